@@ -1,0 +1,41 @@
+# Quick start: `make run` serves the embedded store with demo data; `make test` runs every test.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+STORE ?= var/store
+HOST ?= 127.0.0.1
+PORT ?= 8080
+export GERBIL_QA_DATA ?= $(abspath ../shared/data)
+
+.PHONY: install run test bench lint format clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+run: install
+	$(VENV)/bin/gerbil-qa serve --store $(STORE) --host $(HOST) --port $(PORT)
+
+test: install
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: install
+	$(PY) bench/evaluate.py
+	$(PY) bench/store.py
+	$(PY) bench/http.py
+	$(PY) bench/systems.py
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,102 @@
+"""One error hierarchy for the whole service.
+
+Every error a user can cause is a :class:`ServiceError` carrying the HTTP status the web layer
+answers with; the CLI prints its message and exits non-zero. Input files that cannot be read raise
+:class:`FormatError`, which names the file, the position, the question and what was expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+class ServiceError(Exception):
+    """An error a user or client can act on; ``status`` is the HTTP status to answer with."""
+
+    status: int = 500
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class BadRequest(ServiceError):
+    status = 400
+
+
+class Forbidden(ServiceError):
+    status = 403
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class Conflict(ServiceError):
+    status = 409
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One finding about an input file: where it is, what was expected, how bad it is.
+
+    ``line``/``column`` are 1-based; ``path`` is a JSON path (``$.questions[3].answers``) or an
+    XML element path. ``question_id`` names the question the problem belongs to, when known.
+    """
+
+    message: str
+    severity: Severity = "error"
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    path: str | None = None
+    question_id: str | None = None
+    expected: str | None = None
+
+    def located(self, *, file: str | None) -> Problem:
+        """The same problem attributed to ``file`` (readers often learn the name late)."""
+        return self if self.file or file is None else replace(self, file=file)
+
+    def __str__(self) -> str:
+        where = self.file or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        parts = [where]
+        if self.path:
+            parts.append(self.path)
+        if self.question_id is not None:
+            parts.append(f"question {self.question_id}")
+        text = f"{': '.join(parts)}: {self.severity}: {self.message}"
+        if self.expected:
+            text += f" (expected {self.expected})"
+        return text
+
+
+class FormatError(ServiceError):
+    """An input file that cannot be read. ``problems`` lists every fatal finding (at least one)."""
+
+    status = 400
+
+    def __init__(self, problems: Problem | list[Problem] | tuple[Problem, ...]) -> None:
+        items = (problems,) if isinstance(problems, Problem) else tuple(problems)
+        if not items:
+            raise ValueError("FormatError needs at least one problem")
+        self.problems: tuple[Problem, ...] = items
+        first = items[0]
+        self.file, self.line, self.column = first.file, first.line, first.column
+        self.path, self.question_id, self.expected = first.path, first.question_id, first.expected
+        more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+        super().__init__(str(first) + more)
+
+    def located(self, *, file: str | None) -> FormatError:
+        return FormatError([p.located(file=file) for p in self.problems])

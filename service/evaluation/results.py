@@ -1,0 +1,122 @@
+"""Evaluation results: per-question records first, aggregates computed from them.
+
+These frozen types cross every boundary (CLI output, graph writer, web pages), and
+:meth:`Evaluation.to_json` is the JSON contract of ``gerbil-qa evaluate --output json``:
+extend it compatibly, never rename a key. Undefined values are ``None`` (JSON ``null``),
+never a silent 0 or a NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from service.errors import Problem
+
+if TYPE_CHECKING:
+    from service.evaluation.profiles import Profile
+
+
+class ExperimentType(str, Enum):
+    """The QA experiment and GERBIL QA's sub-experiments, in their canonical order."""
+
+    QA = "QA"
+    C2KB = "C2KB"
+    P2KB = "P2KB"
+    RE2KB = "RE2KB"
+    AT = "AT"
+    AIT2KB = "AIT2KB"
+
+
+class QuestionStatus(str, Enum):
+    """Why a question has the scores it has."""
+
+    SCORED = "scored"
+    NO_TEXT = "no-text"  # no question string in the chosen language: left out and counted
+    MISSING = "missing"  # the answer file has no entry for it: scored as an empty answer
+    ERROR = "error"  # the system call failed: scored as an empty answer, counted as an error
+
+
+Measure = float | int | None
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionScore:
+    """The scores of one question in one task.
+
+    ``tp``/``fp``/``fn`` are the counts the profile matched (``None`` where a profile has no
+    counts); ``gold`` and ``given`` are the compared items as displayed (N-Triples-like), for
+    per-question diagnostics. ``processed`` is False when the system gave nothing for it.
+    """
+
+    question_id: str
+    status: QuestionStatus = QuestionStatus.SCORED
+    tp: int | None = None
+    fp: int | None = None
+    fn: int | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    processed: bool = True
+    gold: tuple[str, ...] = ()
+    given: tuple[str, ...] = ()
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TaskScores:
+    """One experiment type's results: canonical measure name -> value, and the questions."""
+
+    experiment_type: ExperimentType
+    measures: Mapping[str, Measure]
+    questions: tuple[QuestionScore, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The result of scoring one system on one dataset under one profile and language."""
+
+    dataset: str
+    system: str
+    profile: Profile
+    language: str
+    tasks: Mapping[ExperimentType, TaskScores]
+    kb: str | None = None
+    problems: tuple[Problem, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--output json`` contract (see the README)."""
+        questions: dict[str, dict[str, Any]] = {}
+        for etype, task in self.tasks.items():
+            for qs in task.questions:
+                entry = questions.setdefault(qs.question_id, {"id": qs.question_id})
+                entry[etype.value] = qs.to_json()
+                if qs.status is not QuestionStatus.SCORED:
+                    entry.setdefault("status", qs.status.value)
+        out: dict[str, Any] = {
+            "dataset": self.dataset,
+            "system": self.system,
+            "profile": self.profile.name,
+            "profileVersion": self.profile.version,
+            "signature": self.profile.signature,
+            "language": self.language,
+            "kb": self.kb,
+            "results": {etype.value: dict(task.measures) for etype, task in self.tasks.items()},
+            "questions": list(questions.values()),
+            "warnings": [str(p) for p in self.problems],
+        }
+        out.update(self.extra)
+        return out

@@ -1,0 +1,340 @@
+"""The domain model: datasets, questions and answers, with answers as RDF terms.
+
+Pure data, no I/O. Every format reads into these types and writes from them; evaluation,
+the graph and the web only ever see these. Gold files and system answer files share one shape
+(a QALD answer file *is* a dataset whose answers are the system's), so both read into
+:class:`Dataset`; :func:`system_run` turns one into the answers of a system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from service.errors import Problem
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_STRING = XSD + "string"
+XSD_BOOLEAN = XSD + "boolean"
+XSD_INTEGER = XSD + "integer"
+XSD_DECIMAL = XSD + "decimal"
+XSD_DOUBLE = XSD + "double"
+XSD_DATE = XSD + "date"
+XSD_DATETIME = XSD + "dateTime"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDF_TYPE = RDF + "type"
+RDF_LANGSTRING = RDF + "langString"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+OWL_SAMEAS = "http://www.w3.org/2002/07/owl#sameAs"
+
+
+class TermKind(str, Enum):
+    """The kind of an RDF term, spelled as in SPARQL 1.1 JSON results."""
+
+    IRI = "uri"
+    LITERAL = "literal"
+    BNODE = "bnode"
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """An RDF term as found in an answer: an IRI, a literal (datatype or language) or a blank node.
+
+    Values are kept exactly as the file gave them (no trimming, no normalisation): matching
+    profiles decide what counts as equal. ``datatype`` is ``None`` for a simple literal.
+    """
+
+    value: str
+    kind: TermKind = TermKind.LITERAL
+    datatype: str | None = None
+    lang: str | None = None
+
+    @classmethod
+    def iri(cls, value: str) -> Term:
+        return cls(value, TermKind.IRI)
+
+    @classmethod
+    def literal(cls, value: str, *, datatype: str | None = None, lang: str | None = None) -> Term:
+        return cls(value, TermKind.LITERAL, datatype, lang)
+
+    @classmethod
+    def boolean(cls, value: bool) -> Term:
+        return cls("true" if value else "false", TermKind.LITERAL, XSD_BOOLEAN)
+
+    @property
+    def is_iri(self) -> bool:
+        return self.kind is TermKind.IRI
+
+    @property
+    def is_literal(self) -> bool:
+        return self.kind is TermKind.LITERAL
+
+    def n3(self) -> str:
+        """N-Triples-like spelling, for display and diagnostics (not for parsing)."""
+        if self.kind is TermKind.IRI:
+            return f"<{self.value}>"
+        if self.kind is TermKind.BNODE:
+            return f"_:{self.value}"
+        escaped = self.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        if self.lang:
+            return f'"{escaped}"@{self.lang}'
+        if self.datatype and self.datatype != XSD_STRING:
+            return f'"{escaped}"^^<{self.datatype}>'
+        return f'"{escaped}"'
+
+
+Row = Mapping[str, Term]
+"""One solution: variable name (without ``?``) to term. Treat as read-only."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSet:
+    """The answers to one question, as SPARQL results: rows of bindings, or one boolean.
+
+    ``vars`` is the ``head.vars`` of the results (rows may bind variables not listed there,
+    a real QALD oddity; :meth:`values` takes every bound variable). An ASK answer has
+    ``boolean`` set and no rows.
+    """
+
+    vars: tuple[str, ...] = ()
+    rows: tuple[Row, ...] = ()
+    boolean: bool | None = None
+
+    @property
+    def is_boolean(self) -> bool:
+        return self.boolean is not None
+
+    @property
+    def is_empty(self) -> bool:
+        return self.boolean is None and not any(self.rows)
+
+    def values(self) -> tuple[Term, ...]:
+        """Every answer term in row order (the boolean as an ``xsd:boolean`` literal)."""
+        if self.boolean is not None:
+            return (Term.boolean(self.boolean),)
+        out: list[Term] = []
+        for row in self.rows:
+            out.extend(self._row_terms(row))
+        return tuple(out)
+
+    def _row_terms(self, row: Row) -> Iterator[Term]:
+        # Variables of the head first, in head order; then any the head forgot, in row order.
+        for var in self.vars:
+            if var in row:
+                yield row[var]
+        for var, term in row.items():
+            if var not in self.vars:
+                yield term
+
+    def row_values(self) -> tuple[tuple[Term, ...], ...]:
+        """Each row as the tuple of its terms (the QALD-6 tool treats a row as one answer)."""
+        if self.boolean is not None:
+            return ((Term.boolean(self.boolean),),)
+        return tuple(tuple(self._row_terms(row)) for row in self.rows)
+
+    @classmethod
+    def of(cls, terms: Iterable[Term], *, var: str = "answer") -> AnswerSet:
+        """A one-variable answer set holding ``terms`` in order."""
+        return cls(vars=(var,), rows=tuple({var: t} for t in terms))
+
+
+class AnswerType(str, Enum):
+    """The five QALD answer types (QALD-6 guidelines; GERBIL QA's AT experiment)."""
+
+    RESOURCE = "resource"
+    STRING = "string"
+    NUMBER = "number"
+    DATE = "date"
+    BOOLEAN = "boolean"
+
+
+_ANSWER_TYPE_SPELLINGS = {
+    "resource": AnswerType.RESOURCE,
+    "resouce": AnswerType.RESOURCE,  # typo in QALD-5 files and GERBIL's examples
+    "uri": AnswerType.RESOURCE,
+    "list": AnswerType.RESOURCE,
+    "listofresource": AnswerType.RESOURCE,
+    "string": AnswerType.STRING,
+    "text": AnswerType.STRING,
+    "literal": AnswerType.STRING,
+    "number": AnswerType.NUMBER,
+    "num": AnswerType.NUMBER,
+    "date": AnswerType.DATE,
+    "boolean": AnswerType.BOOLEAN,
+    "bool": AnswerType.BOOLEAN,
+}
+
+
+def normalise_answer_type(raw: str | None) -> AnswerType | None:
+    """Map the spellings found in real files (``num``, ``uri``, ``resouce``…) to an AnswerType."""
+    if raw is None:
+        return None
+    return _ANSWER_TYPE_SPELLINGS.get(raw.strip().lower().replace(" ", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """An eQALD annotation: a span of the question text linked to a KB IRI."""
+
+    iri: str
+    kind: str | None = None  # "ENTITY", "CLASS" or "PROPERTY" as written in the file
+    begin: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionText:
+    """The question in one language. A language may appear several times (QALD-9-plus)."""
+
+    language: str
+    string: str | None = None
+    keywords: str | None = None
+    annotations: tuple[Annotation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question of a dataset, or one entry of a system's answer file.
+
+    ``answers`` is ``None`` when the file gives no answers at all (question-only files, LC-QuAD)
+    and an empty :class:`AnswerSet` when it gives an empty gold set. ``out_of_scope`` is set
+    for QALD's ``OUT OF SCOPE`` queries. ``extra`` keeps format-specific fields that have no
+    slot here (LC-QuAD template id, NLQ type…) as strings, so conversions keep them.
+    """
+
+    id: str
+    texts: tuple[QuestionText, ...] = ()
+    answertype: str | None = None
+    aggregation: bool | None = None
+    onlydbo: bool | None = None
+    hybrid: bool | None = None
+    sparql: str | None = None
+    pseudo_query: str | None = None
+    schemaless_query: str | None = None
+    answers: AnswerSet | None = None
+    out_of_scope: bool = False
+    answer_item_types: tuple[str, ...] = ()
+    confidence: float | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def answer_type(self) -> AnswerType | None:
+        return normalise_answer_type(self.answertype)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for t in self.texts:
+            seen.setdefault(t.language, None)
+        return tuple(seen)
+
+    def texts_in(self, language: str) -> tuple[QuestionText, ...]:
+        return tuple(t for t in self.texts if t.language == language)
+
+    def text(self, language: str) -> str | None:
+        """The first non-empty question string in ``language``, if any."""
+        for t in self.texts_in(language):
+            if t.string and t.string.strip():
+                return t.string
+        return None
+
+    def annotations(self, language: str) -> tuple[Annotation, ...]:
+        return tuple(a for t in self.texts_in(language) for a in t.annotations)
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """A set of questions as read from one file.
+
+    ``problems`` holds the non-fatal findings of the reader (fatal ones raise ``FormatError``),
+    so ``gerbil-qa validate`` can report them and the graph can store them.
+    """
+
+    id: str | None
+    questions: tuple[Question, ...]
+    source: str | None = None
+    format: str | None = None
+    problems: tuple[Problem, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __iter__(self) -> Iterator[Question]:
+        return iter(self.questions)
+
+    def by_id(self) -> dict[str, Question]:
+        """Questions by id; with duplicate ids (a real oddity) the first one wins."""
+        out: dict[str, Question] = {}
+        for q in self.questions:
+            out.setdefault(q.id, q)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SystemAnswer:
+    """What a system gave for one question: answers plus anything that helps diagnose them.
+
+    ``answers`` row order is the system's ranking (for MRR/Hits@k). ``runtime_ms`` is the wall
+    time of the call (web services only); ``error`` the reason a call failed, if it did.
+    """
+
+    question_id: str
+    answers: AnswerSet = field(default_factory=AnswerSet)
+    sparql: str | None = None
+    annotations: tuple[Annotation, ...] = ()
+    answertype: str | None = None
+    answer_item_types: tuple[str, ...] = ()
+    confidence: float | None = None
+    runtime_ms: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SystemRun:
+    """All answers of one system to one dataset, keyed by question id."""
+
+    system: str
+    answers: Mapping[str, SystemAnswer]
+    source: str | None = None
+    problems: tuple[Problem, ...] = ()
+
+    def get(self, question_id: str) -> SystemAnswer | None:
+        return self.answers.get(question_id)
+
+
+def system_run(dataset: Dataset, *, system: str, language: str | None = None) -> SystemRun:
+    """Read a system's answer file (already parsed as a Dataset) as that system's answers.
+
+    Duplicate ids keep the first entry and are reported as a warning. ``language`` picks the
+    annotations of that language (eQALD); without it, annotations of every language are kept.
+    """
+    answers: dict[str, SystemAnswer] = {}
+    problems = list(dataset.problems)
+    for q in dataset.questions:
+        if q.id in answers:
+            problems.append(
+                Problem(
+                    "duplicate question id in answer file; the first entry is used",
+                    severity="warning",
+                    file=dataset.source,
+                    question_id=q.id,
+                )
+            )
+            continue
+        notes = tuple(
+            a for t in q.texts if language is None or t.language == language for a in t.annotations
+        )
+        answers[q.id] = SystemAnswer(
+            question_id=q.id,
+            answers=q.answers if q.answers is not None else AnswerSet(),
+            sparql=q.sparql,
+            annotations=notes,
+            answertype=q.answertype,
+            answer_item_types=q.answer_item_types,
+            confidence=q.confidence,
+        )
+    return SystemRun(
+        system=system, answers=answers, source=dataset.source, problems=tuple(problems)
+    )

@@ -1,0 +1,28 @@
+"""`ruff check` and `ruff format --check` are part of the test suite, so CI enforces them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _ruff() -> list[str]:
+    exe = Path(sys.executable).with_name("ruff")
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("ruff")
+    if not found:
+        pytest.skip("ruff is not installed")
+    return [found]
+
+
+@pytest.mark.parametrize("args", [["check", "."], ["format", "--check", "."]])
+def test_ruff_is_clean(args: list[str]) -> None:
+    done = subprocess.run([*_ruff(), *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
