@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from service.errors import Problem
 
@@ -29,7 +29,7 @@ RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 OWL_SAMEAS = "http://www.w3.org/2002/07/owl#sameAs"
 
 
-class TermKind(str, Enum):
+class TermKind(StrEnum):
     """The kind of an RDF term, spelled as in SPARQL 1.1 JSON results."""
 
     IRI = "uri"
@@ -139,7 +139,7 @@ class AnswerSet:
         return cls(vars=(var,), rows=tuple({var: t} for t in terms))
 
 
-class AnswerType(str, Enum):
+class AnswerType(StrEnum):
     """The five QALD answer types (QALD-6 guidelines; GERBIL QA's AT experiment)."""
 
     RESOURCE = "resource"

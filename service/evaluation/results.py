@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from service.errors import Problem
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from service.evaluation.profiles import Profile
 
 
-class ExperimentType(str, Enum):
+class ExperimentType(StrEnum):
     """The QA experiment and GERBIL QA's sub-experiments, in their canonical order."""
 
     QA = "QA"
@@ -30,7 +30,7 @@ class ExperimentType(str, Enum):
     AIT2KB = "AIT2KB"
 
 
-class QuestionStatus(str, Enum):
+class QuestionStatus(StrEnum):
     """Why a question has the scores it has."""
 
     SCORED = "scored"
