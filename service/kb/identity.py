@@ -1,0 +1,219 @@
+"""Identity of IRIs without a knowledge base: spellings that name the same resource.
+
+QA systems and gold files spell the same DBpedia resource many ways: ``<…>``-wrapped,
+``https`` instead of ``http``, ``en.dbpedia.org`` for ``dbpedia.org``, the Wikipedia article URL
+(``https://en.wikipedia.org/wiki/X`` is DBpedia's ``http://dbpedia.org/resource/X``; other
+language editions map to ``http://xx.dbpedia.org/resource/X``), or percent-encoded and not
+(``Caf%C3%A9`` / ``Café``, ``%28`` / ``(``). None of this needs a KB.
+
+Two functions, pure and cheap:
+
+* :func:`canonical_iri` gives the one normal form; two IRIs denote the same resource by these
+  rules iff their normal forms are equal.
+* :func:`canonical_iris` gives every spelling worth asking a KB about (the normal form included);
+  every member has the same normal form, so two sets overlap iff the normal forms are equal.
+
+The rules, in order:
+
+1. Surrounding whitespace and one pair of angle brackets are stripped (QALD-7 hybrid files).
+2. The scheme and host are lower-cased, default ports dropped, and ``https`` becomes ``http``
+   (RFC 9110 §4.2.2 lets ``https`` name a different resource, but every KB in QA publishes its
+   IRIs under ``http`` and systems switch freely).
+3. Percent-escapes in the path are decoded when they stand for a character an IRI may hold
+   literally (RFC 3987 §3.2: non-ASCII UTF-8; RFC 3986 §6.2.2.2: unreserved characters; and the
+   sub-delimiters DBpedia writes raw, like ``'`` ``(`` ``)`` ``,``); ``%2F``, ``%3F``, ``%23``
+   and ``%25`` stay encoded because decoding them changes how the IRI parses. Characters an IRI
+   may not hold (space, ``"``, ``<``…) are encoded; escapes use upper-case hex.
+4. ``en.dbpedia.org`` is ``dbpedia.org`` (DBpedia's English chapter has no language prefix);
+   ``dbpedia.org/page/X`` (the HTML page) is ``dbpedia.org/resource/X``.
+5. A Wikipedia article URL (``xx.wikipedia.org/wiki/X``, mobile ``xx.m.wikipedia.org``) is the
+   DBpedia resource of that edition; spaces in DBpedia and Wikipedia names are underscores.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import TYPE_CHECKING
+from urllib.parse import SplitResult, urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from service.kb import KnowledgeBase
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+# RFC 3986 unreserved characters plus sub-delims and ':' '@' that are harmless in a path.
+_DECODABLE_ASCII = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@"
+)
+# Characters RFC 3987 does not allow literally in an IRI; they are always percent-encoded.
+_MUST_ENCODE = frozenset(' "<>\\^`{|}') | frozenset(chr(c) for c in range(0x21)) | {"\x7f"}
+_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+# Language editions: ISO 639 codes, some with a suffix (``zh-yue``); not ``www``, ``live``…
+_LANG = r"(?!www\.)(?P<lang>[a-z]{2,3}(?:-[a-z]+)?)"
+_WIKIPEDIA = re.compile(rf"^{_LANG}\.(?:m\.)?wikipedia\.org$")
+_DBPEDIA = re.compile(rf"^(?:{_LANG}\.)?dbpedia\.org$")
+_RESOURCE = "/resource/"
+
+
+def strip_brackets(iri: str) -> str:
+    """``' <http://x> '`` -> ``'http://x'`` (one pair of angle brackets, and whitespace)."""
+    text = iri.strip()
+    if len(text) >= 2 and text[0] == "<" and text[-1] == ">":
+        text = text[1:-1].strip()
+    return text
+
+
+def _decode_run(run: str) -> str:
+    """Decode one run of ``%XX`` escapes where the result may stand literally in an IRI path."""
+    raw = bytes(int(run[i + 1 : i + 3], 16) for i in range(0, len(run), 3))
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        byte = raw[i]
+        if byte < 0x80:
+            char = chr(byte)
+            out.append(char if char in _DECODABLE_ASCII else f"%{byte:02X}")
+            i += 1
+            continue
+        # A UTF-8 sequence: decode it whole, or keep its bytes escaped when it is not valid UTF-8.
+        length = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4
+        chunk = raw[i : i + length]
+        try:
+            out.append(chunk.decode("utf-8"))
+            i += length
+        except UnicodeDecodeError:
+            out.append(f"%{byte:02X}")
+            i += 1
+    return "".join(out)
+
+
+def _normalise_path(path: str) -> str:
+    decoded = _ESCAPES.sub(lambda m: _decode_run(m.group(0)), path)
+    if not any(c in _MUST_ENCODE for c in decoded):
+        return decoded
+    return "".join(f"%{ord(c):02X}" if c in _MUST_ENCODE else c for c in decoded)
+
+
+def _dbpedia_host(lang: str | None) -> str:
+    return "dbpedia.org" if lang in (None, "en") else f"{lang}.dbpedia.org"
+
+
+@lru_cache(maxsize=65536)
+def canonical_iri(iri: str) -> str:
+    """The normal form of an IRI under the module's identity rules (see the module docstring).
+
+    >>> canonical_iri("<https://en.wikipedia.org/wiki/Caf%C3%A9>")
+    'http://dbpedia.org/resource/Café'
+    >>> canonical_iri("http://en.dbpedia.org/resource/Brazil_%28disambiguation%29")
+    'http://dbpedia.org/resource/Brazil_(disambiguation)'
+
+    A string that is not an absolute ``scheme:…`` IRI comes back with only rule 1 applied.
+    """
+    text = strip_brackets(iri)
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return text
+    scheme = parts.scheme.lower()
+    if not scheme or (scheme in _DEFAULT_PORTS and not parts.netloc):
+        return text
+    if scheme not in _DEFAULT_PORTS:
+        # Other schemes (urn:, mailto:, ftp:): only the scheme's case is normalised.
+        return urlunsplit(parts._replace(scheme=scheme))
+    host = (parts.hostname or "").lower()
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    if parts.username or parts.password:
+        netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
+    path = _normalise_path(parts.path)
+    query, fragment = parts.query, parts.fragment
+    wiki = _WIKIPEDIA.match(host)
+    dbp = _DBPEDIA.match(host)
+    if wiki and path.startswith("/wiki/") and len(path) > len("/wiki/") and not query:
+        netloc = _dbpedia_host(wiki.group("lang"))
+        path = _RESOURCE + path[len("/wiki/") :].replace(" ", "_").replace("%20", "_")
+    elif dbp:
+        netloc = _dbpedia_host(dbp.group("lang"))
+        if path.startswith("/page/"):
+            path = _RESOURCE + path[len("/page/") :]
+        if path.startswith(_RESOURCE):
+            path = path.replace("%20", "_")
+    return urlunsplit(SplitResult("http", netloc, path, query, fragment))
+
+
+def _uri_form(iri: str, *, encode: str = "") -> str:
+    """The IRI with non-ASCII characters (and those in ``encode``) percent-encoded as UTF-8."""
+    out: list[str] = []
+    for char in iri:
+        if ord(char) > 0x7F or char in encode:
+            out.extend(f"%{b:02X}" for b in char.encode("utf-8"))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+@lru_cache(maxsize=65536)
+def canonical_iris(iri: str) -> frozenset[str]:
+    """Every spelling of ``iri`` worth looking up in a KB, its normal form included.
+
+    All members have the same :func:`canonical_iri`, so two IRIs are identical without a KB iff
+    their sets overlap. For a DBpedia or Wikipedia IRI the set holds the DBpedia resource IRI
+    under ``http`` and ``https``, with and without ``en.``, the Wikipedia article URL, and the
+    IRI, URI and fully escaped percent-encodings of the name. For any other ``http(s)`` IRI it
+    holds both schemes and both encodings; a non-IRI string maps to itself alone.
+    """
+    canonical = canonical_iri(iri)
+    parts = urlsplit(canonical)
+    if parts.scheme != "http":
+        return frozenset({canonical})
+    encodings = {canonical, _uri_form(canonical)}
+    dbp = _DBPEDIA.match(parts.hostname or "")
+    if dbp and parts.path.startswith(_RESOURCE):
+        # Older DBpedia releases and many systems escape sub-delimiters in resource names too.
+        prefix, name = canonical[: canonical.index(_RESOURCE)], parts.path[len(_RESOURCE) :]
+        escaped = _uri_form(name, encode="!$&'()*+,;=:@")
+        if parts.query or parts.fragment:
+            escaped = urlsplit(_uri_form(canonical)).path[len(_RESOURCE) :]
+        encodings.add(prefix + _RESOURCE + escaped)
+    spellings: set[str] = set()
+    for form in encodings:
+        rest = form[len("http://") :]
+        spellings.update((form, "https://" + rest))
+        if dbp:
+            lang = dbp.group("lang") or "en"
+            name_and_more = rest.split(_RESOURCE, 1)[1] if _RESOURCE in rest else None
+            if lang == "en":
+                spellings.update(("http://en." + rest, "https://en." + rest))
+            if name_and_more is not None and "?" not in name_and_more and "#" not in name_and_more:
+                wiki = f"{lang}.wikipedia.org/wiki/{name_and_more}"
+                spellings.update(("https://" + wiki, "http://" + wiki))
+    return frozenset(spellings)
+
+
+def same_without_kb(a: str, b: str) -> bool:
+    """True when two IRIs denote the same resource by the identity rules alone."""
+    return canonical_iri(a) == canonical_iri(b)
+
+
+def identity_sets(
+    iris: Iterable[str], *, kb: KnowledgeBase | None = None
+) -> dict[str, frozenset[str]]:
+    """For each IRI, the normal forms of everything it is identical to.
+
+    Without a KB that is ``{canonical_iri(iri)}``; with one, every spelling from
+    :func:`canonical_iris` is expanded by the KB's owl:sameAs closure in one batched call, and
+    the results are normalised again. Two IRIs denote the same resource iff their sets overlap.
+    """
+    wanted = list(dict.fromkeys(iris))
+    spellings = {iri: canonical_iris(iri) for iri in wanted}
+    if kb is None:
+        return {iri: frozenset({canonical_iri(iri)}) for iri in wanted}
+    closure = kb.same_as({s for group in spellings.values() for s in group})
+    out: dict[str, frozenset[str]] = {}
+    for iri, group in spellings.items():
+        found = {canonical_iri(iri)}
+        for spelling in group:
+            found.update(canonical_iri(x) for x in closure.get(spelling, ()))
+        out[iri] = frozenset(found)
+    return out
