@@ -1,0 +1,140 @@
+"""Read and write QA benchmark files: one registry of formats, one way in and out.
+
+>>> from service.formats import read, write
+>>> ds = read(b'{"questions": [{"id": 1, "question": [{"language": "en", "string": "Hi?"}]}]}')
+>>> ds.format, ds.questions[0].id, ds.questions[0].text("en")
+('qald-json', '1', 'Hi?')
+>>> read(write(ds, "qald-json")).questions == ds.questions
+True
+
+Every format is one module with one :class:`~service.formats.base.Format` descriptor, listed
+in :data:`FORMATS` (the order is the sniffing order: most specific first). Importing this
+package is cheap (``json`` only; XML support loads ``defusedxml`` when first used).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from service.errors import FormatError, Problem
+from service.formats import qald_json
+from service.formats.base import DEFAULT_LIMITS, Format, Limits, Source
+from service.mediatypes import bare
+from service.model import Dataset
+
+__all__ = [
+    "FORMATS",
+    "Format",
+    "FormatError",
+    "Limits",
+    "get",
+    "losses",
+    "read",
+    "sniff",
+    "write",
+]
+
+FORMATS: dict[str, Format] = {f.name: f for f in (qald_json.FORMAT,)}
+"""Every format by name, in sniffing order."""
+
+
+def get(name: str) -> Format:
+    """The format called ``name`` (or serving media type ``name``); FormatError if none."""
+    wanted = name.strip().lower()
+    if wanted in FORMATS:
+        return FORMATS[wanted]
+    for fmt in FORMATS.values():
+        if bare(wanted) in fmt.media_types[:1]:
+            return fmt
+    raise FormatError(Problem(f"unknown format {name!r}", expected="one of " + ", ".join(FORMATS)))
+
+
+def read(
+    source: str | Path | bytes,
+    *,
+    format: str | None = None,
+    name: str | None = None,
+    language: str | None = None,
+    limits: Limits | None = None,
+) -> Dataset:
+    """Read a dataset (or a system's answer file) from a path or from bytes.
+
+    ``format`` is sniffed when not given (content first, then the file extension). ``name``
+    names bytes in messages. ``language`` tags question texts whose file gives no language
+    (TSV). A path read is recorded in ``Dataset.source`` as given. Raises FormatError.
+    """
+    limits = limits or DEFAULT_LIMITS
+    if isinstance(source, bytes | bytearray | memoryview):
+        data, path, label = bytes(source), None, name
+        _check_size(len(data), limits, label)
+    else:
+        path = Path(source)
+        label = name or str(source)
+        data = _read_file(path, limits, label)
+    src = Source(data, name=label, path=path, language=language, limits=limits)
+    fmt = get(format) if format else FORMATS[_sniff(src)]
+    try:
+        dataset = fmt.read(src)
+    except FormatError as err:
+        raise err.located(file=label) from None
+    recorded = str(source) if path is not None else dataset.source
+    return replace(dataset, source=recorded, format=fmt.name)
+
+
+def write(dataset: Dataset, format: str) -> bytes:
+    """``dataset`` in ``format``; what the format cannot carry is listed by :func:`losses`."""
+    return get(format).write(dataset)
+
+
+def losses(dataset: Dataset, format: str) -> list[str]:
+    """What writing ``dataset`` as ``format`` drops, one phrase each (empty: nothing)."""
+    return get(format).losses(dataset)
+
+
+def sniff(data: bytes, *, name: str | None = None) -> str:
+    """The name of the format of ``data``: by content first, then by ``name``'s extension."""
+    return _sniff(Source(data, name=name))
+
+
+def _sniff(src: Source) -> str:
+    for fmt in FORMATS.values():
+        if fmt.sniff(src):
+            return fmt.name
+    # The extension decides only when one format claims it (.json is shared by four).
+    claimed = [f.name for f in FORMATS.values() if src.extension in f.extensions]
+    if src.extension and len(claimed) == 1:
+        return claimed[0]
+    tried = ", ".join(FORMATS)
+    raise FormatError(
+        Problem(
+            "unknown format: the content matches none of the known formats",
+            file=src.name,
+            expected=f"one of {tried} (tried by content, then by file extension)",
+        )
+    )
+
+
+def _check_size(size: int, limits: Limits, label: str | None) -> None:
+    if size > limits.max_bytes:
+        raise FormatError(
+            Problem(
+                f"the file is {size} bytes, more than the limit of {limits.max_bytes} bytes "
+                "(Limits.max_bytes)",
+                file=label,
+                expected=f"at most {limits.max_bytes} bytes",
+            )
+        )
+
+
+def _read_file(path: Path, limits: Limits, label: str) -> bytes:
+    try:
+        _check_size(path.stat().st_size, limits, label)
+        with path.open("rb") as handle:
+            data = handle.read(limits.max_bytes + 1)
+    except OSError as err:
+        raise FormatError(
+            Problem(f"cannot read the file: {err.strerror or err}", file=label)
+        ) from None
+    _check_size(len(data), limits, label)
+    return data

@@ -1,0 +1,397 @@
+"""What every format module shares: the descriptor, the input, limits and the problem report.
+
+A format is one module defining one frozen :class:`Format`; ``service.formats`` registers them
+in one table. Readers get a :class:`Source` (the bytes plus where they came from) and collect
+their findings in a :class:`Report`, which raises one :class:`FormatError` for all fatal ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from service.errors import FormatError, Problem, Severity
+from service.model import Dataset
+
+Step = str | int
+"""One step of a JSON path: an object key or an array index."""
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Input size limits; a file over a limit is refused with a :class:`FormatError`."""
+
+    max_bytes: int = 256 * MIB
+    max_questions: int = 1_000_000
+    max_problems: int = 10_000  # findings kept per file; a garbage file should not eat memory
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """One benchmark file format: how to recognise, read and write it.
+
+    ``sniff`` looks at the content only (the registry falls back to ``extensions``);
+    ``write`` returns the bytes and never fails on a valid :class:`Dataset` (what the format
+    cannot carry is listed by ``losses``).
+    """
+
+    name: str
+    label: str
+    media_types: tuple[str, ...]
+    extensions: tuple[str, ...]
+    read: Callable[[Source], Dataset]
+    write: Callable[[Dataset], bytes]
+    sniff: Callable[[Source], bool]
+    losses: Callable[[Dataset], list[str]]
+    description: str = ""
+
+
+@dataclass(eq=False)
+class Source:
+    """The bytes to read and what is known about them; parses JSON once for sniffer and reader."""
+
+    data: bytes
+    name: str | None = None
+    path: Path | None = None
+    language: str | None = None
+    limits: Limits = DEFAULT_LIMITS
+    _json: Any = field(default=None, repr=False)
+    _json_error: FormatError | None = field(default=None, repr=False)
+    _json_done: bool = field(default=False, repr=False)
+
+    @cached_property
+    def text(self) -> str:
+        """The content as text (UTF-8, a byte-order mark is dropped); FormatError if not UTF-8."""
+        try:
+            return self.data.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            line, column = _line_col_of_byte(self.data, err.start)
+            raise FormatError(
+                Problem(
+                    f"the file is not valid UTF-8 (byte 0x{self.data[err.start]:02x})",
+                    file=self.name,
+                    line=line,
+                    column=column,
+                    expected="UTF-8 text",
+                )
+            ) from None
+
+    @property
+    def head(self) -> str:
+        """The first characters, for sniffing, without failing on bad bytes."""
+        return self.data[:4096].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+
+    def json(self) -> Any:
+        """The parsed JSON value; raises FormatError (with line and column) if it is not JSON."""
+        if not self._json_done:
+            self._json_done = True
+            try:
+                self._json = parse_json(self.text, file=self.name)
+            except FormatError as err:
+                self._json_error = err
+        if self._json_error is not None:
+            raise self._json_error
+        return self._json
+
+    def is_json(self) -> bool:
+        if not self.head.startswith(("{", "[")):
+            return False
+        try:
+            self.json()
+        except FormatError:
+            return False
+        return True
+
+    @cached_property
+    def locator(self) -> JsonLocator:
+        return JsonLocator(self.text)
+
+    @property
+    def extension(self) -> str:
+        if not self.name:
+            return ""
+        return Path(self.name).suffix.lstrip(".").lower()
+
+
+def _line_col_of_byte(data: bytes, offset: int) -> tuple[int, int]:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return data.count(b"\n", 0, offset) + 1, column
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON value")
+
+
+def parse_json(text: str, *, file: str | None) -> Any:
+    """``json.loads`` with errors turned into a located :class:`FormatError`."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as err:
+        raise FormatError(
+            Problem(
+                f"not valid JSON: {err.msg}",
+                file=file,
+                line=err.lineno,
+                column=err.colno,
+                expected="a JSON document",
+            )
+        ) from None
+    except (_NotJson, ValueError, RecursionError) as err:
+        # ValueError: an integer too long to convert (Python's int max_str_digits guard).
+        message = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+        raise FormatError(
+            Problem(f"not valid JSON: {message}", file=file, expected="a JSON document")
+        ) from None
+
+
+class JsonLocator:
+    """Finds the line and column of a JSON path in the text it was parsed from.
+
+    ``json`` gives no positions, so this walks the text with the decoder's own
+    ``raw_decode``, one container at a time, caching the offsets of each container's
+    children: locating many problems in one file costs about one extra parse per level.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._decoder = json.JSONDecoder()
+        self._children: dict[int, dict[str, int] | list[int] | None] = {}
+        self._line_starts: list[int] | None = None
+
+    def offset(self, path: Sequence[Step]) -> int:
+        """Offset of the value at ``path``, or of the deepest existing container on it."""
+        pos = self._skip_ws(0)
+        for step in path:
+            children = self._children_of(pos)
+            found = (
+                children.get(step)
+                if isinstance(children, dict) and isinstance(step, str)
+                else children[step]
+                if isinstance(children, list) and isinstance(step, int) and step < len(children)
+                else None
+            )
+            if found is None:
+                break
+            pos = found
+        return pos
+
+    def line_col(self, path: Sequence[Step]) -> tuple[int, int]:
+        return self.position(self.offset(path))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        if self._line_starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        index = bisect.bisect_right(self._line_starts, offset) - 1
+        return index + 1, offset - self._line_starts[index] + 1
+
+    def _skip_ws(self, pos: int) -> int:
+        text = self.text
+        while pos < len(text) and text[pos] in " \t\r\n\ufeff":
+            pos += 1
+        return pos
+
+    def _children_of(self, pos: int) -> dict[str, int] | list[int] | None:
+        if pos in self._children:
+            return self._children[pos]
+        found: dict[str, int] | list[int] | None = None
+        try:
+            if self.text.startswith("{", pos):
+                found = self._object_children(pos)
+            elif self.text.startswith("[", pos):
+                found = self._array_children(pos)
+        except (ValueError, IndexError, RecursionError):
+            found = None  # the text is not JSON here; locate the container instead
+        self._children[pos] = found
+        return found
+
+    def _object_children(self, pos: int) -> dict[str, int]:
+        text, out = self.text, {}
+        pos = self._skip_ws(pos + 1)
+        while not text.startswith("}", pos):
+            key, pos = json.decoder.scanstring(text, pos + 1)
+            pos = self._skip_ws(pos)
+            pos = self._skip_ws(pos + 1)  # the ':'
+            out[key] = pos  # a repeated key: the last one wins, as in json.loads
+            _, pos = self._decoder.raw_decode(text, pos)
+            pos = self._skip_ws(pos)
+            if text.startswith(",", pos):
+                pos = self._skip_ws(pos + 1)
+        return out
+
+    def _array_children(self, pos: int) -> list[int]:
+        text, out = self.text, []
+        pos = self._skip_ws(pos + 1)
+        while not text.startswith("]", pos):
+            out.append(pos)
+            _, pos = self._decoder.raw_decode(text, pos)
+            pos = self._skip_ws(pos)
+            if text.startswith(",", pos):
+                pos = self._skip_ws(pos + 1)
+        return out
+
+
+def json_path(path: Sequence[Step]) -> str:
+    """``("questions", 3, "query", "schemaless ")`` -> ``$.questions[3].query["schemaless "]``."""
+    out = ["$"]
+    for step in path:
+        if isinstance(step, int):
+            out.append(f"[{step}]")
+        elif step.isidentifier():
+            out.append(f".{step}")
+        else:
+            out.append("[" + json.dumps(step, ensure_ascii=False) + "]")
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Finding:
+    message: str
+    severity: Severity
+    at: tuple[Step, ...] | None
+    xml_path: str | None
+    line: int | None
+    column: int | None
+    question_id: str | None
+    expected: str | None
+
+
+class Report:
+    """Collects a reader's findings; :meth:`finish` raises one FormatError for the fatal ones.
+
+    JSON findings are given as a path (``at``) and located lazily, once, at the end: most files
+    have no problem, and locating costs a second walk over the text.
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self._findings: list[_Finding] = []
+        self._dropped = 0
+
+    def error(
+        self,
+        message: str,
+        *,
+        at: Sequence[Step] | None = None,
+        xml_path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        question_id: str | None = None,
+        expected: str | None = None,
+    ) -> None:
+        self._add("error", message, at, xml_path, line, column, question_id, expected)
+
+    def warn(
+        self,
+        message: str,
+        *,
+        at: Sequence[Step] | None = None,
+        xml_path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        question_id: str | None = None,
+        expected: str | None = None,
+    ) -> None:
+        self._add("warning", message, at, xml_path, line, column, question_id, expected)
+
+    def _add(
+        self,
+        severity: Severity,
+        message: str,
+        at: Sequence[Step] | None,
+        xml_path: str | None,
+        line: int | None,
+        column: int | None,
+        question_id: str | None,
+        expected: str | None,
+    ) -> None:
+        if len(self._findings) >= self.source.limits.max_problems:
+            self._dropped += 1
+            return
+        where = tuple(at) if at is not None else None
+        self._findings.append(
+            _Finding(message, severity, where, xml_path, line, column, question_id, expected)
+        )
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity == "error" for f in self._findings)
+
+    def problems(self) -> list[Problem]:
+        out = []
+        for f in self._findings:
+            line, column, path = f.line, f.column, f.xml_path
+            if f.at is not None:
+                path = json_path(f.at)
+                if line is None:
+                    line, column = self.source.locator.line_col(f.at)
+            out.append(
+                Problem(
+                    f.message,
+                    severity=f.severity,
+                    file=self.source.name,
+                    line=line,
+                    column=column,
+                    path=path,
+                    question_id=f.question_id,
+                    expected=f.expected,
+                )
+            )
+        if self._dropped:
+            out.append(
+                Problem(
+                    f"{self._dropped} more problems not listed "
+                    f"(limit: {self.source.limits.max_problems} per file)",
+                    severity="error" if self.has_errors else "warning",
+                    file=self.source.name,
+                )
+            )
+        return out
+
+    def finish(self) -> tuple[Problem, ...]:
+        """The non-fatal problems; raises FormatError listing every problem if any is fatal."""
+        problems = self.problems()
+        if any(p.severity == "error" for p in problems):
+            errors = [p for p in problems if p.severity == "error"]
+            warnings = [p for p in problems if p.severity != "error"]
+            raise FormatError(errors + warnings)
+        return tuple(problems)
+
+
+def check_question_count(report: Report, count: int, *, at: Sequence[Step] = ()) -> bool:
+    """False (and an error) when a file holds more questions than the limits allow."""
+    limit = report.source.limits.max_questions
+    if count > limit:
+        report.error(
+            f"{count} questions, more than the limit of {limit} (Limits.max_questions)",
+            at=at,
+            expected=f"at most {limit} questions",
+        )
+        return False
+    return True
+
+
+def dumps(value: Any) -> bytes:
+    """JSON as the QALD files write it: UTF-8, two-space indent, non-ASCII kept."""
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")

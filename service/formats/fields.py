@@ -1,0 +1,228 @@
+"""Field readers shared by the JSON formats, and the checks every reader runs on its questions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from service.formats.base import Report, Step
+from service.formats.sparql_json import kind_of
+from service.formats.terms import BARE, ELEMENTS, element_term, unique_var
+from service.model import AnswerSet, Question, QuestionText, Term, normalise_answer_type
+
+OUT_OF_SCOPE = "OUT OF SCOPE"
+"""QALD-2..5's query for a question the KB cannot answer (with an empty answer set)."""
+
+
+def read_id(value: Any, report: Report, *, at: tuple[Step, ...]) -> str | None:
+    """Question ids may be strings or integers (QALD-6+ files); kept as strings (``"0"``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    report.error(
+        "question has no id" if value is None else f"question id is {kind_of(value)}",
+        at=at,
+        expected="a string or an integer id",
+    )
+    return None
+
+
+def read_flags(
+    item: dict[str, Any],
+    names: Sequence[str],
+    report: Report,
+    *,
+    at: tuple[Step, ...],
+    qid: str | None,
+) -> tuple[dict[str, bool | None], list[tuple[str, str]]]:
+    """Flags are booleans or the strings "true"/"false" (QALD-5/6 files write strings).
+
+    Anything else (``"aggregation": "union"`` in QALD-7 largescale) is kept in ``extra``
+    as written, with a warning.
+    """
+    flags: dict[str, bool | None] = {}
+    extra: list[tuple[str, str]] = []
+    for name in names:
+        value = item.get(name)
+        if value is None or isinstance(value, bool):
+            flags[name] = value
+        elif isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            flags[name] = value.strip().lower() == "true"
+        else:
+            flags[name] = None
+            extra.append((name, extra_value(value)))
+            report.warn(
+                f"{name} is {json.dumps(value, ensure_ascii=False)[:40]} (kept as written)",
+                at=(*at, name),
+                question_id=qid,
+                expected='true, false, "true" or "false"',
+            )
+    return flags, extra
+
+
+def read_string(
+    value: Any, report: Report, *, at: tuple[Step, ...], qid: str | None, what: str
+) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    report.error(f"{what} is {kind_of(value)}", at=at, question_id=qid, expected="a string")
+    return None
+
+
+def read_answertype(
+    value: Any, report: Report, *, at: tuple[Step, ...], qid: str | None
+) -> str | None:
+    raw = read_string(value, report, at=at, qid=qid, what="answertype")
+    if raw is not None and normalise_answer_type(raw) is None:
+        report.warn(
+            f"unknown answer type {raw!r} (kept as written)",
+            at=at,
+            question_id=qid,
+            expected="resource, string, number, date or boolean",
+        )
+    return raw
+
+
+def extra_value(value: Any) -> str:
+    """A field with no slot in the model, as a string: strings as they are, others as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def read_text_entries(
+    entries: Any,
+    report: Report,
+    *,
+    at: tuple[Step, ...],
+    qid: str | None,
+    string_key: str = "string",
+    known: Sequence[str] = (),
+) -> list[tuple[int, dict[str, Any], QuestionText]]:
+    """``[{"language", "string", "keywords"}]`` -> texts (with each entry and its index).
+
+    A missing language falls back to the ``language`` given to ``read`` (else ``""``, unknown).
+    """
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        report.error(
+            f"question texts are {kind_of(entries)}",
+            at=at,
+            question_id=qid,
+            expected='a list of {"language", "string", "keywords"}',
+        )
+        return []
+    out = []
+    for i, entry in enumerate(entries):
+        where = (*at, i)
+        if not isinstance(entry, dict):
+            report.error(
+                f"question text is {kind_of(entry)}",
+                at=where,
+                question_id=qid,
+                expected='an object {"language", "string", "keywords"}',
+            )
+            continue
+        language = read_string(
+            entry.get("language"), report, at=(*where, "language"), qid=qid, what="language"
+        )
+        if language is None and "language" not in entry:
+            language = report.source.language or ""
+            report.warn(
+                f"question text without language (taken as {language or 'unknown'!r})",
+                at=where,
+                question_id=qid,
+                expected="a language code",
+            )
+        string = read_string(
+            entry.get(string_key), report, at=(*where, string_key), qid=qid, what=string_key
+        )
+        keywords = read_string(
+            entry.get("keywords"), report, at=(*where, "keywords"), qid=qid, what="keywords"
+        )
+        unknown = [k for k in entry if k not in ("language", string_key, "keywords", *known)]
+        if unknown:
+            report.warn(
+                f"question text keys {unknown} are not kept",
+                at=(*where, unknown[0]),
+                question_id=qid,
+            )
+        out.append((i, entry, QuestionText(language or "", string, keywords)))
+    return out
+
+
+def element_answers(
+    rows: Iterable[Sequence[tuple[str | None, str]]],
+) -> AnswerSet:
+    """Rows of ``(element, text)`` (element ``None``: bare text) as an answer set.
+
+    A repeated element within one row binds ``uri``, ``uri_2``… A single ``<boolean>``
+    true/false is the answer of an ASK question, as a QALD-JSON ``boolean`` is.
+    """
+    built: list[dict[str, Term]] = []
+    order: dict[str, None] = {}
+    for cells in rows:
+        row: dict[str, Term] = {}
+        for element, text in cells:
+            var = unique_var(row, element or BARE)
+            row[var] = element_term(element, text)
+            order.setdefault(var, None)
+        built.append(row)
+    if len(built) == 1 and len(built[0]) == 1 and "boolean" in built[0]:
+        value = built[0]["boolean"].value
+        if value.lower() in ("true", "false"):
+            return AnswerSet(boolean=value.lower() == "true")
+    return AnswerSet(vars=tuple(order), rows=tuple(built))
+
+
+def is_element_entry(entry: Any) -> bool:
+    """A QALD-5 JSON answers entry: ``{"string": "…"}`` (element names as keys)."""
+    return (
+        isinstance(entry, dict)
+        and bool(entry)
+        and all(k in ELEMENTS or k == BARE for k in entry)
+        and all(isinstance(v, str) for v in entry.values())
+    )
+
+
+def apply_out_of_scope(question: Question) -> Question:
+    """QALD-2..5: an ``OUT OF SCOPE`` query with no or empty answers marks the question."""
+    from dataclasses import replace
+
+    if (
+        question.sparql is not None
+        and question.sparql.strip().upper() == OUT_OF_SCOPE
+        and (question.answers is None or question.answers.is_empty)
+    ):
+        return replace(question, sparql=None, out_of_scope=True)
+    return question
+
+
+def check_questions(
+    questions: Sequence[Question],
+    report: Report,
+    where: Sequence[tuple[Step, ...] | dict[str, Any]],
+) -> None:
+    """The dataset-level warnings every reader gives: duplicate ids, no text, empty gold.
+
+    ``where`` gives, per question, the JSON path (``at``) or the keyword arguments
+    (``line``, ``xml_path``) that locate it.
+    """
+    seen: dict[str, int] = {}
+    for i, (q, place) in enumerate(zip(questions, where, strict=True)):
+        loc: dict[str, Any] = {"at": place} if isinstance(place, tuple) else dict(place)
+        if q.id in seen:
+            report.warn(
+                f"duplicate question id (also question #{seen[q.id] + 1}); "
+                "lookups by id use the first",
+                question_id=q.id,
+                expected="unique question ids",
+                **loc,
+            )
+        else:
+            seen[q.id] = i
+        if not any(t.string and t.string.strip() for t in q.texts):
+            report.warn("question has no text in any language", question_id=q.id, **loc)
+        if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
+            report.warn("empty answer set", question_id=q.id, **loc)

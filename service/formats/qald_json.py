@@ -1,0 +1,394 @@
+"""QALD-JSON (QALD-6..10, and the QALD-5 ``body`` variant).
+
+``{"dataset": {"id"}, "questions": [{"id", "answertype", "aggregation", "onlydbo", "hybrid",
+"question": [{"language", "string", "keywords"}], "query": {"sparql"|"pseudo"},
+"answers": [SPARQL 1.1 JSON results]}]}``. Real files vary: integer ids, flags as strings,
+no ``answertype`` or ``dataset`` (QALD-10, QALD-9-plus), several ``answers`` entries. QALD-5's
+JSON names the texts ``body``, writes ``query`` as a plain string and answers as
+``[{"string": "…"}]``; such a file is read as such and written back in the same variant
+(``Dataset.metadata`` ``variant=qald5-body``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.formats.base import Format, Report, Source, Step, check_question_count, dumps
+from service.formats.fields import (
+    OUT_OF_SCOPE,
+    apply_out_of_scope,
+    check_questions,
+    element_answers,
+    extra_value,
+    is_element_entry,
+    read_answertype,
+    read_flags,
+    read_id,
+    read_string,
+    read_text_entries,
+)
+from service.formats.sparql_json import kind_of, read_results, write_results
+from service.formats.terms import element_for
+from service.model import AnswerSet, Dataset, Question
+
+NAME = "qald-json"
+VARIANT_KEY = "variant"
+BODY_VARIANT = "qald5-body"
+_QUESTION_KEYS = (
+    "id",
+    "answertype",
+    "aggregation",
+    "onlydbo",
+    "hybrid",
+    "question",
+    "body",
+    "query",
+    "answers",
+)
+_FLAGS = ("aggregation", "onlydbo", "hybrid")
+
+
+def sniff(src: Source) -> bool:
+    if not src.is_json():
+        return False
+    doc = src.json()
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("questions"), list)
+        and not _is_eqald(doc["questions"])
+    )
+
+
+def _is_eqald(questions: list[Any]) -> bool:
+    """eQALD puts the question in an object or adds metadata/annotations/confidence."""
+    for q in questions[:20]:
+        if not isinstance(q, dict):
+            continue
+        if isinstance(q.get("question"), dict) or isinstance(q.get("metadata"), dict):
+            return True
+        if isinstance(q.get("answers"), dict):
+            return True
+        if isinstance(q.get("query"), dict) and ("SPARQL" in q["query"] or _schemaless(q)):
+            return True
+        texts = q.get("question")
+        if isinstance(texts, list) and any(
+            isinstance(t, dict) and "annotations" in t for t in texts
+        ):
+            return True
+        answers = q.get("answers")
+        if isinstance(answers, list) and any(
+            isinstance(a, dict) and ("confidence" in a or "bindings" in a) for a in answers
+        ):
+            return True
+    return False
+
+
+def _schemaless(q: dict[str, Any]) -> bool:
+    return any(k.strip() == "schemaless" for k in q["query"])
+
+
+def read(src: Source) -> Dataset:
+    report = Report(src)
+    doc = src.json()
+    if not isinstance(doc, dict) or not isinstance(doc.get("questions"), list):
+        report.error(
+            "not a QALD-JSON document",
+            at=("questions",) if isinstance(doc, dict) else (),
+            expected='an object {"dataset": {"id"}, "questions": [...]}',
+        )
+        report.finish()
+    dataset_id, metadata = read_dataset_object(doc, report)
+    items: list[Any] = doc["questions"]
+    questions: list[Question] = []
+    places: list[tuple[Step, ...]] = []
+    if check_question_count(report, len(items), at=("questions",)):
+        body = any(isinstance(q, dict) and "body" in q and "question" not in q for q in items)
+        if body:
+            metadata.append((VARIANT_KEY, BODY_VARIANT))
+        for i, item in enumerate(items):
+            q = read_question(item, report, at=("questions", i))
+            if q is not None:
+                questions.append(q)
+                places.append(("questions", i))
+        check_questions(questions, report, places)
+    problems = report.finish()
+    return Dataset(
+        id=dataset_id,
+        questions=tuple(questions),
+        format=NAME,
+        problems=problems,
+        metadata=tuple(metadata),
+    )
+
+
+def read_dataset_object(doc: dict[str, Any], report: Report) -> tuple[str | None, list]:
+    """``{"dataset": {"id", …}}`` -> id and metadata (``dataset.<key>`` for other keys)."""
+    for key in doc:
+        if key not in ("dataset", "questions"):
+            report.warn(f"top-level key {key!r} is not kept", at=(key,))
+    dataset = doc.get("dataset")
+    if dataset is None:
+        return None, []
+    if not isinstance(dataset, dict):
+        report.error(
+            f"dataset is {kind_of(dataset)}", at=("dataset",), expected='an object {"id": …}'
+        )
+        return None, []
+    raw_id = dataset.get("id")
+    dataset_id = None
+    if raw_id is not None:
+        dataset_id = read_id(raw_id, report, at=("dataset", "id"))
+    metadata = [(f"dataset.{k}", extra_value(v)) for k, v in dataset.items() if k != "id"]
+    return dataset_id, metadata
+
+
+def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Question | None:
+    if not isinstance(item, dict):
+        report.error(
+            f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}'
+        )
+        return None
+    qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
+    answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
+    flags, extra = read_flags(item, _FLAGS, report, at=at, qid=qid)
+    text_key = "question" if "question" in item or "body" not in item else "body"
+    if "question" in item and "body" in item:
+        report.warn("both question and body are given; body is not kept", at=(*at, "body"))
+    texts = [
+        t for _, _, t in read_text_entries(item.get(text_key), report, at=(*at, text_key), qid=qid)
+    ]
+    sparql, pseudo, query_extra = read_query(item.get("query"), report, at=(*at, "query"), qid=qid)
+    extra += query_extra
+    answers = read_answers(item, report, at=at, qid=qid)
+    extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
+    if qid is None:
+        return None
+    question = Question(
+        id=qid,
+        texts=tuple(texts),
+        answertype=answertype,
+        sparql=sparql,
+        pseudo_query=pseudo,
+        answers=answers,
+        extra=tuple(extra),
+        **flags,
+    )
+    return apply_out_of_scope(question)
+
+
+def read_query(
+    query: Any, report: Report, *, at: tuple[Step, ...], qid: str | None
+) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+    """``{"sparql": …}`` or ``{"pseudo": …}``, or QALD-5's plain string -> sparql, pseudo, extra."""
+    if query is None or isinstance(query, str):
+        return query, None, []
+    if not isinstance(query, dict):
+        report.error(
+            f"query is {kind_of(query)}",
+            at=at,
+            question_id=qid,
+            expected='an object {"sparql": …} or {"pseudo": …}',
+        )
+        return None, None, []
+    sparql = read_string(query.get("sparql"), report, at=(*at, "sparql"), qid=qid, what="sparql")
+    pseudo = read_string(query.get("pseudo"), report, at=(*at, "pseudo"), qid=qid, what="pseudo")
+    extra = [
+        (f"query.{k}", extra_value(v)) for k, v in query.items() if k not in ("sparql", "pseudo")
+    ]
+    return sparql, pseudo, extra
+
+
+def read_answers(
+    item: dict[str, Any], report: Report, *, at: tuple[Step, ...], qid: str | None
+) -> AnswerSet | None:
+    """The ``answers`` list: SPARQL JSON results (several are concatenated, with a warning)."""
+    if "answers" not in item or item["answers"] is None:
+        return None
+    entries = item["answers"]
+    where = (*at, "answers")
+    if not isinstance(entries, list):
+        report.error(
+            f"answers is {kind_of(entries)}",
+            at=where,
+            question_id=qid,
+            expected="a list of SPARQL JSON results",
+        )
+        return None
+    if entries and all(is_element_entry(e) for e in entries):
+        # QALD-5 JSON: one {"string": "…"} per answer, like QALD-XML's <answer> children.
+        return element_answers([list(e.items()) for e in entries])
+    sets = []
+    for i, entry in enumerate(entries):
+        found = read_results(entry, report, at=(*where, i), qid=qid, bindings_key=False)
+        if found is not None:
+            sets.append(found)
+    if len(entries) > 1:
+        report.warn(
+            f"{len(entries)} answers entries; their rows are concatenated",
+            at=(*where, 1),
+            question_id=qid,
+            expected="one SPARQL JSON results object",
+        )
+    return merge(sets)
+
+
+def merge(sets: list[AnswerSet]) -> AnswerSet:
+    if len(sets) == 1:
+        return sets[0]
+    if not sets:
+        return AnswerSet()
+    names: dict[str, None] = {}
+    rows = []
+    for s in sets:
+        names.update(dict.fromkeys(s.vars))
+        rows.extend(s.rows)
+    boolean = None if rows else next((s.boolean for s in sets if s.boolean is not None), None)
+    return AnswerSet(vars=tuple(names), rows=tuple(rows), boolean=boolean)
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def write(dataset: Dataset) -> bytes:
+    body = dict(dataset.metadata).get(VARIANT_KEY) == BODY_VARIANT
+    doc: dict[str, Any] = {}
+    dataset_obj = dataset_object(dataset)
+    if dataset_obj:
+        doc["dataset"] = dataset_obj
+    doc["questions"] = [_write_body(q) if body else write_question(q) for q in dataset.questions]
+    return dumps(doc)
+
+
+def dataset_object(dataset: Dataset) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if dataset.id is not None:
+        out["id"] = dataset.id
+    for key, value in dataset.metadata:
+        if key.startswith("dataset."):
+            out[key.removeprefix("dataset.")] = value
+    return out
+
+
+def query_object(q: Question) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if q.out_of_scope:
+        out["sparql"] = OUT_OF_SCOPE
+    elif q.sparql is not None:
+        out["sparql"] = q.sparql
+    if q.pseudo_query is not None:
+        out["pseudo"] = q.pseudo_query
+    for key, value in q.extra:
+        if key.startswith("query."):
+            out[key.removeprefix("query.")] = value
+    return out
+
+
+def text_object(text: Any, *, string_key: str = "string") -> dict[str, Any]:
+    out: dict[str, Any] = {"language": text.language}
+    if text.string is not None:
+        out[string_key] = text.string
+    if text.keywords is not None:
+        out["keywords"] = text.keywords
+    return out
+
+
+def write_question(q: Question) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": q.id}
+    if q.answertype is not None:
+        out["answertype"] = q.answertype
+    for flag in _FLAGS:
+        if getattr(q, flag) is not None:
+            out[flag] = getattr(q, flag)
+    out["question"] = [text_object(t) for t in q.texts]
+    query = query_object(q)
+    if query:
+        out["query"] = query
+    if q.answers is not None:
+        out["answers"] = [write_results(q.answers)]
+    for key, value in q.extra:
+        if not key.startswith("query.") and key not in out:
+            out[key] = value
+    return out
+
+
+def _write_body(q: Question) -> dict[str, Any]:
+    """QALD-5's JSON: flags as strings, ``body``, ``query`` a string, ``[{"string": …}]``."""
+    out: dict[str, Any] = {"id": q.id}
+    for flag in ("hybrid", "answertype", "aggregation", "onlydbo"):
+        value = getattr(q, flag)
+        if value is not None:
+            out[flag] = str(value).lower() if isinstance(value, bool) else value
+    out["body"] = [text_object(t) for t in q.texts]
+    if q.out_of_scope:
+        out["query"] = OUT_OF_SCOPE
+    elif q.sparql is not None:
+        out["query"] = q.sparql
+    if q.answers is not None:
+        out["answers"] = _element_entries(q.answers)
+    for key, value in q.extra:
+        if key not in out:
+            out[key] = value
+    return out
+
+
+def _element_entries(answers: AnswerSet) -> list[dict[str, str]]:
+    if answers.boolean is not None:
+        return [{"boolean": "true" if answers.boolean else "false"}]
+    out = []
+    for row in answers.rows:
+        entry: dict[str, str] = {}
+        for var, term in row.items():
+            element, _ = element_for(var, term)
+            entry.setdefault(element or "string", term.value)
+        out.append(entry)
+    return out
+
+
+def losses(dataset: Dataset) -> list[str]:
+    """What QALD-JSON cannot carry (eQALD annotations, schemaless queries, confidences…)."""
+    found: dict[str, int] = {}
+    body = dict(dataset.metadata).get(VARIANT_KEY) == BODY_VARIANT
+    for q in dataset.questions:
+        if q.schemaless_query is not None:
+            found["schemaless queries"] = found.get("schemaless queries", 0) + 1
+        if q.answer_item_types:
+            found["answer item types"] = found.get("answer item types", 0) + 1
+        if q.confidence is not None:
+            found["confidences"] = found.get("confidences", 0) + 1
+        if any(t.annotations for t in q.texts):
+            found["annotations"] = found.get("annotations", 0) + 1
+        if body and q.pseudo_query is not None:
+            found["pseudo queries"] = found.get("pseudo queries", 0) + 1
+        if body and q.answers is not None and _body_lossy(q.answers):
+            found["answer datatypes, languages or repeated variables"] = (
+                found.get("answer datatypes, languages or repeated variables", 0) + 1
+            )
+    return [f"{what} of {n} questions" for what, n in found.items()]
+
+
+def _body_lossy(answers: AnswerSet) -> bool:
+    if answers.boolean is not None:
+        return False
+    for row in answers.rows:
+        elements = []
+        for var, term in row.items():
+            element, exact = element_for(var, term)
+            if not exact:
+                return True
+            elements.append(element or "string")
+        if len(set(elements)) < len(elements):
+            return True
+    return False
+
+
+FORMAT = Format(
+    name=NAME,
+    label="QALD-JSON",
+    media_types=("application/qald+json", "application/json"),
+    extensions=("json",),
+    read=read,
+    write=write,
+    sniff=sniff,
+    losses=losses,
+    description="QALD-6..10 JSON (and the QALD-5 body variant); answers as SPARQL JSON results",
+)

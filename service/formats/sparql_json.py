@@ -1,0 +1,304 @@
+"""SPARQL 1.1 Query Results JSON, as QALD and eQALD files embed it, read leniently.
+
+Real files bend the W3C format: ``"type": "typed-literal"`` (the 2008 note), ``"results": {}``,
+both ``results`` and ``boolean``, ``"type": "uri"`` values in angle brackets or holding a
+literal, bindings of variables missing from ``head.vars``. Values are kept exactly as written
+(the scorer profile decides what matches); each oddity is reported once per answer set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.formats.base import Report, Step
+from service.formats.terms import element_term
+from service.model import AnswerSet, AnswerType, Row, Term, TermKind, normalise_answer_type
+
+TERM_TYPES = {
+    "uri": TermKind.IRI,
+    "literal": TermKind.LITERAL,
+    "typed-literal": TermKind.LITERAL,
+    "bnode": TermKind.BNODE,
+}
+
+
+def looks_like_iri(value: str) -> bool:
+    """``scheme:rest`` with an RFC 3986 scheme: what an absolute IRI starts with."""
+    scheme, sep, rest = value.partition(":")
+    return bool(
+        sep
+        and rest
+        and scheme[:1].isascii()
+        and scheme[:1].isalpha()
+        and all(c.isascii() and (c.isalnum() or c in "+-.") for c in scheme)
+        and not any(c in value for c in ' <>"{}|\\^`')
+    )
+
+
+def read_results(
+    value: Any, report: Report, *, at: tuple[Step, ...], qid: str | None, bindings_key: bool
+) -> AnswerSet | None:
+    """One results object; ``None`` after reporting an error when it cannot be read.
+
+    ``bindings_key`` also accepts eQALD's ``{"bindings": [...]}`` without ``results``.
+    """
+    if not isinstance(value, dict):
+        report.error(
+            "answers entry is not an object",
+            at=at,
+            question_id=qid,
+            expected='SPARQL JSON results {"head", "results": {"bindings"}} or {"head", "boolean"}',
+        )
+        return None
+    head_vars = _read_head(value.get("head"), report, at=(*at, "head"), qid=qid)
+    boolean = value.get("boolean")
+    if boolean is not None and not isinstance(boolean, bool):
+        report.error(
+            f"boolean is {_kind(boolean)}",
+            at=(*at, "boolean"),
+            question_id=qid,
+            expected="true or false",
+        )
+        boolean = None
+    bindings: Any = None
+    bindings_at: tuple[Step, ...] = (*at, "results", "bindings")
+    results = value.get("results")
+    if results is not None:
+        if not isinstance(results, dict):
+            report.error(
+                f"results is {_kind(results)}",
+                at=(*at, "results"),
+                question_id=qid,
+                expected='an object {"bindings": [...]}',
+            )
+        else:
+            bindings = results.get("bindings")  # "results": {} is an empty answer (QALD-7)
+    if bindings is None and bindings_key and "bindings" in value:
+        bindings, bindings_at = value["bindings"], (*at, "bindings")
+    rows = _read_bindings(bindings, report, at=bindings_at, qid=qid, head=head_vars)
+    if rows is None:
+        return None
+    if boolean is not None and results is not None:
+        if rows:
+            report.warn(
+                "both results and boolean are given; the bindings are used, the boolean dropped",
+                at=(*at, "boolean"),
+                question_id=qid,
+                expected="either results or boolean",
+            )
+            boolean = None
+        else:
+            report.warn(
+                "both results and boolean are given; the boolean is used (there are no bindings)",
+                at=(*at, "boolean"),
+                question_id=qid,
+                expected="either results or boolean",
+            )
+    return AnswerSet(vars=head_vars, rows=tuple(rows), boolean=boolean)
+
+
+def _read_head(head: Any, report: Report, *, at: tuple[Step, ...], qid: str | None) -> tuple:
+    if head is None:
+        return ()
+    if not isinstance(head, dict):
+        report.error(f"head is {_kind(head)}", at=at, question_id=qid, expected="an object")
+        return ()
+    names = head.get("vars", [])
+    if not isinstance(names, list) or not all(isinstance(v, str) for v in names):
+        report.error(
+            "head.vars is not a list of names",
+            at=(*at, "vars"),
+            question_id=qid,
+            expected="a list of strings",
+        )
+        return ()
+    link = head.get("link")
+    if link:
+        report.warn("head.link is not kept", at=(*at, "link"), question_id=qid, expected="no links")
+    return tuple(dict.fromkeys(names))
+
+
+def _read_bindings(
+    bindings: Any,
+    report: Report,
+    *,
+    at: tuple[Step, ...],
+    qid: str | None,
+    head: tuple[str, ...],
+) -> list[Row] | None:
+    if bindings is None:
+        return []
+    if not isinstance(bindings, list):
+        report.error(
+            f"bindings is {_kind(bindings)}", at=at, question_id=qid, expected="a list of objects"
+        )
+        return None
+    rows: list[Row] = []
+    oddities = Oddities()
+    ok = True
+    for i, binding in enumerate(bindings):
+        if not isinstance(binding, dict):
+            report.error(
+                f"binding is {_kind(binding)}",
+                at=(*at, i),
+                question_id=qid,
+                expected="an object mapping variable names to terms",
+            )
+            ok = False
+            continue
+        row: dict[str, Term] = {}
+        for var, raw in binding.items():
+            term = read_term(raw, report, at=(*at, i, var), qid=qid, oddities=oddities)
+            if term is None:
+                ok = False
+                continue
+            if head and var not in head:
+                oddities.note(f"variable ?{var} is bound but not in head.vars", (*at, i, var))
+            row[var] = term
+        rows.append(row)
+    oddities.report(report, qid=qid)
+    return rows if ok else None
+
+
+class Oddities:
+    """Tolerated oddities of one answer set: reported once each, where first seen, with a count."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, list] = {}
+
+    def note(self, message: str, at: tuple[Step, ...]) -> None:
+        entry = self._seen.setdefault(message, [at, 0])
+        entry[1] += 1
+
+    def report(self, report: Report, *, qid: str | None) -> None:
+        for message, (at, count) in self._seen.items():
+            suffix = f" ({count} values)" if count > 1 else ""
+            report.warn(message + suffix, at=at, question_id=qid)
+
+
+def _oddity(term: Term) -> str | None:
+    if term.kind is TermKind.IRI:
+        if term.value.startswith("<") and term.value.endswith(">"):
+            return "IRI value written in angle brackets (kept as written)"
+        if not looks_like_iri(term.value):
+            return "value of type uri is not an absolute IRI (kept as written)"
+    elif term.kind is TermKind.LITERAL and term.value == "":
+        return "empty literal value"
+    return None
+
+
+def read_term(
+    raw: Any,
+    report: Report,
+    *,
+    at: tuple[Step, ...],
+    qid: str | None,
+    oddities: Oddities,
+) -> Term | None:
+    expected = '{"type": "uri"|"literal"|"bnode", "value": "…"} (SPARQL 1.1 JSON results)'
+    if not isinstance(raw, dict):
+        report.error(f"term is {_kind(raw)}", at=at, question_id=qid, expected=expected)
+        return None
+    declared = raw.get("type")
+    kind = TERM_TYPES.get(declared) if isinstance(declared, str) else None
+    value = raw.get("value")
+    if kind is None and isinstance(declared, str) and isinstance(value, str):
+        # Answer types used as term types in real files ("resource", "list", "number", "text"):
+        # read as the term that answer type stands for.
+        guessed = _term_of_answer_type(declared, value)
+        if guessed is not None:
+            oddities.note(
+                f"non-standard term type {declared!r} read as {guessed.kind.value}", (*at, "type")
+            )
+            return guessed
+    if kind is None:
+        report.error(
+            f"unknown term type {raw.get('type')!r}",
+            at=(*at, "type"),
+            question_id=qid,
+            expected='"uri", "literal", "typed-literal" or "bnode"',
+        )
+        return None
+    if not isinstance(value, str):
+        report.error(
+            f"term value is {_kind(value)}", at=(*at, "value"), question_id=qid, expected="a string"
+        )
+        return None
+    datatype, lang = raw.get("datatype"), raw.get("xml:lang")
+    for key, got in (("datatype", datatype), ("xml:lang", lang)):
+        if got is not None and not isinstance(got, str):
+            report.error(
+                f"{key} is {_kind(got)}", at=(*at, key), question_id=qid, expected="a string"
+            )
+            return None
+    unknown = [k for k in raw if k not in ("type", "value", "datatype", "xml:lang")]
+    if unknown:
+        oddities.note(f"term keys {unknown} are not kept", (*at, unknown[0]))
+    if kind is not TermKind.LITERAL and (datatype or lang):
+        oddities.note(f"a {raw['type']} cannot have a datatype or language", at)
+        datatype = lang = None
+    elif datatype and lang:
+        oddities.note("literal has both a datatype and a language (kept as written)", at)
+    term = Term(value, kind, datatype or None, lang or None)
+    odd = _oddity(term)
+    if odd:
+        oddities.note(odd, (*at, "value"))
+    return term
+
+
+def _term_of_answer_type(declared: str, value: str) -> Term | None:
+    answer_type = normalise_answer_type(declared)
+    if answer_type is AnswerType.RESOURCE:
+        return Term.iri(value)
+    if answer_type is AnswerType.STRING:
+        return Term.literal(value)
+    if answer_type is AnswerType.NUMBER:
+        return element_term("number", value)
+    if answer_type is AnswerType.DATE:
+        return element_term("date", value)
+    if answer_type is AnswerType.BOOLEAN:
+        return element_term("boolean", value)
+    return None
+
+
+def write_results(answers: AnswerSet, *, bindings_only: bool = False) -> dict[str, Any]:
+    """The SPARQL JSON results object for ``answers`` (eQALD's ``bindings_only`` shape too)."""
+    out: dict[str, Any] = {}
+    if answers.vars or not bindings_only:
+        out["head"] = {"vars": list(answers.vars)} if answers.vars else {}
+    if answers.boolean is not None:
+        out["boolean"] = answers.boolean
+        return out
+    bindings = [{var: write_term(t) for var, t in row.items()} for row in answers.rows]
+    if bindings_only:
+        out["bindings"] = bindings
+    else:
+        out["results"] = {"bindings": bindings}
+    return out
+
+
+def write_term(term: Term) -> dict[str, str]:
+    out = {"type": term.kind.value, "value": term.value}
+    if term.datatype:
+        out["datatype"] = term.datatype
+    if term.lang:
+        out["xml:lang"] = term.lang
+    return out
+
+
+def _kind(value: Any) -> str:
+    """``'a list'``, ``'null'``… for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return "a number"
+
+
+kind_of = _kind
