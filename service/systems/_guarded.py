@@ -1,0 +1,82 @@
+"""urllib3 connections that check the network policy on the address they actually connect to.
+
+Checking a URL's host before the request leaves a gap: DNS can answer differently a moment later
+(rebinding), and a redirect goes somewhere else. So the check sits where the socket is opened:
+the host is resolved once, each address is checked, and the socket connects to a checked address.
+TLS still verifies the certificate against the host name, as usual.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import TYPE_CHECKING, Any
+
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
+
+from service.systems.safety import UnsafeURL, resolve
+
+if TYPE_CHECKING:
+    from service.systems.safety import NetworkPolicy
+
+
+def _guarded_socket(conn: Any, policy: NetworkPolicy) -> socket.socket:
+    host = conn._dns_host.strip("[]")
+    try:
+        addresses = resolve(host, conn.port)
+    except UnsafeURL as err:
+        raise NameResolutionError(conn.host, conn, socket.gaierror(str(err))) from err
+    for address in addresses:
+        policy.check_address(address, host=conn.host)  # raises UnsafeURL: not retried
+    last: OSError | None = None
+    for address in addresses:
+        family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            if isinstance(conn.timeout, int | float):  # else urllib3's "default" sentinel
+                sock.settimeout(conn.timeout)
+            for option in conn.socket_options or ():
+                sock.setsockopt(*option)
+            sock.connect((str(address), conn.port))
+            return sock
+        except TimeoutError as err:
+            sock.close()
+            raise ConnectTimeoutError(
+                conn, f"connection to {conn.host} timed out (timeout={conn.timeout})"
+            ) from err
+        except OSError as err:
+            sock.close()
+            last = err
+    raise NewConnectionError(conn, f"failed to establish a new connection: {last}")
+
+
+def _classes(policy: NetworkPolicy) -> dict[str, type[HTTPConnectionPool]]:
+    class GuardedHTTPConnection(HTTPConnection):
+        def _new_conn(self) -> socket.socket:
+            return _guarded_socket(self, policy)
+
+    class GuardedHTTPSConnection(HTTPSConnection):
+        def _new_conn(self) -> socket.socket:
+            return _guarded_socket(self, policy)
+
+    class GuardedHTTPPool(HTTPConnectionPool):
+        ConnectionCls = GuardedHTTPConnection
+
+    class GuardedHTTPSPool(HTTPSConnectionPool):
+        ConnectionCls = GuardedHTTPSConnection
+
+    return {"http": GuardedHTTPPool, "https": GuardedHTTPSPool}
+
+
+class GuardedAdapter(HTTPAdapter):
+    """A requests adapter whose pools open only sockets the policy allows."""
+
+    def __init__(self, policy: NetworkPolicy, **kwargs: Any) -> None:
+        self.policy = policy
+        super().__init__(max_retries=0, **kwargs)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _classes(self.policy)

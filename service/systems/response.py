@@ -1,0 +1,158 @@
+"""Reading what a QA web service answered to one question, and saying exactly what was wrong.
+
+The interface (GERBIL QA wiki, ``seeds/001``) wants QALD-JSON (``{"questions": [{"answers":
+[SPARQL JSON results]}]}``) or eQALD-JSON; the old QALD-XML is accepted too. GERBIL answered a
+service that sent ``{"answers": …}`` at the top level with only "The annotator caused too many
+single errors" and hid the parser's complaint in its log (dice-group/gerbil#393). Here every
+failure becomes a :class:`BadResponse` whose message names the problem, where it is (a JSON
+path) and what was expected; it is kept with the question it happened on.
+
+The shape of the envelope is checked here; the answers themselves are read by
+``service.formats`` (the one reader of these formats), whose errors carry the JSON path.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from service.errors import FormatError, Problem
+from service.model import SystemAnswer, system_run
+
+SNIPPET = 120
+_RESULTS_KEYS = {"head", "results", "boolean", "bindings"}
+
+
+class BadResponse(Exception):
+    """A response that is not an answer in an accepted format; ``str()`` says why."""
+
+
+def snippet(data: bytes | str, *, limit: int = SNIPPET) -> str:
+    """The start of a body, quoted, for messages (control characters escaped)."""
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    cut = text[:limit]
+    return repr(cut) + ("…" if len(text) > limit else "")
+
+
+def parse_answer(
+    body: bytes,
+    *,
+    question_id: str,
+    system: str,
+    content_type: str | None = None,
+) -> tuple[SystemAnswer, tuple[Problem, ...]]:
+    """The system's answer to question ``question_id`` in ``body``, and any warnings.
+
+    Raises :class:`BadResponse` when ``body`` is not QALD-JSON, eQALD-JSON or QALD-XML holding
+    at least one question.
+    """
+    from service import formats
+
+    text = body.removeprefix(b"\xef\xbb\xbf")
+    if not text.strip():
+        raise BadResponse("the response body is empty (expected QALD-JSON or eQALD-JSON)")
+    if not text.lstrip().startswith(b"<"):
+        _check_envelope(text, content_type)
+    try:
+        dataset = formats.read(text, name="response")
+    except FormatError as err:
+        details = "; ".join(_problem_text(p) for p in err.problems[:3])
+        more = f" (and {len(err.problems) - 3} more)" if len(err.problems) > 3 else ""
+        raise BadResponse(f"the response is not a valid QA answer: {details}{more}") from None
+    if not dataset.questions:
+        raise BadResponse(
+            'the response holds no question: expected {"questions": [{…, "answers": […]}]}'
+        )
+    first = dataset.questions[0]
+    warnings = [
+        replace(p, question_id=question_id, file=None)
+        for p in dataset.problems
+        if p.severity == "warning"
+    ]
+    if len(dataset.questions) > 1:
+        warnings.append(
+            Problem(
+                f"the response holds {len(dataset.questions)} questions; the first one "
+                f"(id {first.id!r}) is used",
+                severity="warning",
+                question_id=question_id,
+                expected="one question per response",
+            )
+        )
+    single = replace(dataset, questions=(first,), problems=())
+    answer = system_run(single, system=system).answers[first.id]
+    return replace(answer, question_id=question_id), tuple(warnings)
+
+
+def _problem_text(problem: Problem) -> str:
+    text = problem.message
+    if problem.path:
+        text = f"at {problem.path}: {text}"
+    elif problem.line is not None:
+        text = f"at line {problem.line}, column {problem.column}: {text}"
+    if problem.expected:
+        text += f" (expected {problem.expected})"
+    return text
+
+
+def _check_envelope(body: bytes, content_type: str | None) -> None:
+    """Diagnose the outer shape of a JSON answer (the mistakes services really make)."""
+    try:
+        doc = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise BadResponse(
+            f"the response is not UTF-8 (byte {err.start} is {body[err.start]:#04x}); "
+            "QALD-JSON must be UTF-8"
+        ) from None
+    except json.JSONDecodeError as err:
+        kind = f" (Content-Type {content_type})" if content_type else ""
+        raise BadResponse(
+            f"the response is not JSON{kind}: {err.msg} at line {err.lineno}, column {err.colno}; "
+            f"it starts with {snippet(body)}"
+        ) from None
+    if not isinstance(doc, dict):
+        raise BadResponse(
+            f"the response is a JSON {_kind(doc)}, not an object: expected QALD-JSON "
+            '{"questions": [{…, "answers": […]}]}'
+        )
+    if "questions" not in doc:
+        found = sorted(_RESULTS_KEYS & doc.keys()) or sorted(doc.keys() & {"answers", "question"})
+        keys = ", ".join(repr(k) for k in sorted(doc)) or "none"
+        if found:
+            raise BadResponse(
+                f"the response has {', '.join(repr(k) for k in found)} at the top level but no "
+                '"questions": QALD-JSON wraps a question\'s answers as {"questions": [{"question": '
+                '[…], "answers": [{"head": …, "results": …}]}]} (top-level keys: '
+                f"{keys})"
+            )
+        raise BadResponse(
+            f'the response has no "questions" list (top-level keys: {keys}); expected QALD-JSON '
+            '{"questions": [{…, "answers": […]}]}'
+        )
+    questions = doc["questions"]
+    if not isinstance(questions, list):
+        raise BadResponse(
+            f'"questions" is a JSON {_kind(questions)}; expected a list holding one question '
+            'object {"answers": […]}'
+        )
+    if not questions:
+        raise BadResponse('"questions" is an empty list; expected one question with its answers')
+    first = questions[0]
+    if not isinstance(first, dict):
+        raise BadResponse(
+            f'"questions"[0] is a JSON {_kind(first)}; expected an object {{"answers": […]}}'
+        )
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if value is None:
+        return "null"
+    return "object"

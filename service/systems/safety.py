@@ -1,0 +1,189 @@
+"""Calling URLs that users give us without letting them reach what they should not.
+
+A QA system is registered by URL, so a user could point the service at its own admin port, a
+database on the private network, or a cloud metadata endpoint (169.254.169.254 hands out
+credentials). The rules, applied to every connection:
+
+* only ``http`` and ``https`` URLs;
+* every address the host resolves to is checked *when the socket is opened*, by the connection
+  class itself, so a DNS answer that changes between a check and the connect (DNS rebinding) and
+  every redirect hop are covered; addresses that are not globally routable (loopback, private,
+  link-local, shared, multicast, reserved, unspecified, and IPv4 inside IPv6 forms of these) and
+  the known metadata addresses are refused unless an allowed network contains them;
+* proxies from the environment are ignored (the check must see the real destination);
+* redirects are followed by the caller, one hop at a time (see ``webservice.py``), and response
+  bodies are read in chunks and cut at a size limit.
+
+The allow-list comes from configuration: ``NetworkPolicy(allow=("127.0.0.1/32",))`` or the
+environment variable ``GERBIL_QA_ALLOW_NETWORKS`` (comma-separated networks).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from service.errors import Forbidden
+
+if TYPE_CHECKING:
+    import requests
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+ALLOW_ENV = "GERBIL_QA_ALLOW_NETWORKS"
+# Cloud metadata services. Most are link-local or private anyway; they are listed so that the
+# reason given names them, and so that allowing a wide private range does not expose them.
+METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
+    ipaddress.ip_address(a)
+    for a in (
+        "169.254.169.254",  # AWS, GCP, Azure, OpenStack, DigitalOcean…
+        "169.254.170.2",  # AWS ECS task credentials
+        "fd00:ec2::254",  # AWS IMDS over IPv6
+        "100.100.100.200",  # Alibaba Cloud
+        "192.0.0.192",  # Oracle Cloud
+    )
+)
+
+
+class UnsafeURL(Forbidden):
+    """A URL the network policy refuses; the message says which address and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkPolicy:
+    """Where outgoing calls may go, and how much they may bring back.
+
+    ``allow`` lists networks that are reachable although not public (e.g. ``127.0.0.1/32`` in
+    tests, a lab subnet in a private deployment). A metadata address is reachable only when an
+    allowed network names it exactly (``/32`` or ``/128``).
+    """
+
+    allow: tuple[IPNetwork, ...] = ()
+    max_redirects: int = 5
+    max_response_bytes: int = 16 * 1024 * 1024
+    schemes: tuple[str, ...] = field(default=("http", "https"))
+
+    @classmethod
+    def allowing(cls, *networks: str, **options: Any) -> NetworkPolicy:
+        return cls(allow=tuple(parse_networks(networks)), **options)
+
+    @classmethod
+    def from_env(cls, **options: Any) -> NetworkPolicy:
+        """The policy with the allow-list of ``$GERBIL_QA_ALLOW_NETWORKS`` (if set)."""
+        raw = os.environ.get(ALLOW_ENV, "")
+        return cls(allow=tuple(parse_networks(raw.split(","))), **options)
+
+    def refusal(self, address: IPAddress) -> str | None:
+        """Why ``address`` may not be contacted, or ``None`` when it may."""
+        plain = _embedded_ipv4(address) or address
+        for net in self.allow:
+            if address in net or plain in net:
+                if plain in METADATA_ADDRESSES and net.num_addresses > 1:
+                    continue
+                return None
+        if plain in METADATA_ADDRESSES:
+            return f"{address} is a cloud metadata address"
+        for label, test in _CATEGORIES:
+            if test(plain):
+                return f"{address} is {label} address"
+        if not plain.is_global:
+            return f"{address} is not a globally routable address"
+        return None
+
+    def check_address(self, address: IPAddress, *, host: str) -> None:
+        reason = self.refusal(address)
+        if reason is not None:
+            raise UnsafeURL(
+                f"refusing to connect to {host}: {reason} "
+                f"(allow it with {ALLOW_ENV} or the service's allow-list if this is intended)"
+            )
+
+    def check_url(self, url: str) -> None:
+        """Refuse a URL early (at registration): wrong scheme, no host, or a refused address.
+
+        This is a courtesy for a clear error message; the binding check happens at connect time.
+        """
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError as err:
+            raise UnsafeURL(f"not a valid URL: {url!r} ({err})") from err
+        if parts.scheme.lower() not in self.schemes:
+            raise UnsafeURL(f"only {'/'.join(self.schemes)} URLs can be called, got {url!r}")
+        host = parts.hostname
+        if not host:
+            raise UnsafeURL(f"the URL has no host: {url!r}")
+        default = 443 if parts.scheme.lower() == "https" else 80
+        for address in resolve(host, port or default):
+            self.check_address(address, host=host)
+
+    def session(self) -> requests.Session:
+        """A ``requests`` session whose every connection obeys this policy."""
+        import requests
+
+        from service.systems._guarded import GuardedAdapter
+
+        session = requests.Session()
+        session.trust_env = False  # no environment proxies: the check must see the destination
+        session.max_redirects = 0
+        adapter = GuardedAdapter(self)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
+
+
+_CATEGORIES: tuple[tuple[str, Any], ...] = (
+    ("a loopback", lambda a: a.is_loopback),
+    ("an unspecified", lambda a: a.is_unspecified),
+    ("a link-local", lambda a: a.is_link_local),
+    ("a multicast", lambda a: a.is_multicast),
+    ("a reserved", lambda a: a.is_reserved),
+    ("a private", lambda a: a.is_private),
+)
+
+
+def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address inside ``::ffff:a.b.c.d``, 6to4 or NAT64 forms (checked as itself)."""
+    if isinstance(address, ipaddress.IPv4Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address in _NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def parse_networks(texts: Iterable[str]) -> list[IPNetwork]:
+    out: list[IPNetwork] = []
+    for text in texts:
+        text = text.strip()
+        if not text:
+            continue
+        try:
+            out.append(ipaddress.ip_network(text, strict=False))
+        except ValueError as err:
+            raise ValueError(f"not an IP network in the allow-list: {text!r}") from err
+    return out
+
+
+def resolve(host: str, port: int) -> list[IPAddress]:
+    """Every address ``host`` resolves to (an IP literal resolves to itself)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as err:
+        raise UnsafeURL(f"cannot resolve host {host!r}: {err.strerror}") from err
+    seen: dict[IPAddress, None] = {}
+    for *_, sockaddr in infos:
+        seen.setdefault(ipaddress.ip_address(str(sockaddr[0]).split("%", 1)[0]), None)
+    return list(seen)

@@ -1,0 +1,404 @@
+"""Running a dataset against a QA system that implements the GERBIL QA web-service interface.
+
+For each question: POST ``query`` (the question string) and ``lang`` (ISO 639-1), form-encoded
+as UTF-8, and read QALD-JSON or eQALD-JSON back (GERBIL QA wiki, ``seeds/001``). Questions run
+concurrently (``concurrency`` calls in flight per system). Each call has a time limit for the
+whole response; connection failures, 5xx and 429 are retried with exponential backoff (a 4xx,
+a read timeout or a malformed answer is not: asking again gives the same). Every failure is kept
+with its question and reason. GERBIL's error policy applies: the run is aborted once more than
+25 % of the questions have failed (``ceil(0.25 × questions)`` errors, GERBIL
+``ErrorCountingAnnotatorDecorator``), or earlier when more than 25 % of at least ``min_calls``
+calls so far failed; questions not asked then carry that reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+from urllib.parse import urlencode, urljoin, urlsplit
+
+from service.errors import BadRequest, Problem
+from service.model import Dataset, Question, SystemAnswer, SystemRun
+from service.systems.response import BadResponse, parse_answer, snippet
+from service.systems.safety import NetworkPolicy, UnsafeURL
+
+if TYPE_CHECKING:
+    import requests
+
+FORM_TYPE = "application/x-www-form-urlencoded; charset=UTF-8"
+ACCEPT = "application/json, application/sparql-results+json;q=0.9, application/xml;q=0.5"
+_REDIRECTS = (301, 302, 303, 307, 308)
+_MAX_RETRY_AFTER = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class WebService:
+    """A QA system reachable over HTTP, and how to call it.
+
+    ``timeout`` bounds one call (connect, wait and the whole body), in seconds; ``retries`` is
+    how many times a transient failure is retried, after ``backoff × 2^n`` seconds.
+    """
+
+    url: str
+    name: str | None = None
+    concurrency: int = 4
+    timeout: float = 60.0
+    retries: int = 2
+    backoff: float = 0.5
+    max_error_rate: float = 0.25
+    min_calls: int = 20
+    policy: NetworkPolicy = field(default_factory=NetworkPolicy.from_env)
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise BadRequest(f"concurrency must be at least 1, got {self.concurrency}")
+        if self.timeout <= 0:
+            raise BadRequest(f"the timeout must be positive, got {self.timeout}")
+        if self.retries < 0:
+            raise BadRequest(f"retries cannot be negative, got {self.retries}")
+        if not 0 <= self.max_error_rate <= 1:
+            raise BadRequest(f"max_error_rate must be in [0, 1], got {self.max_error_rate}")
+
+    @property
+    def system(self) -> str:
+        """The system's name as recorded with results (its URL when no name is given)."""
+        return self.name or self.url
+
+    def check(self) -> None:
+        """Refuse an unsafe URL at registration time, with a clear reason (raises UnsafeURL)."""
+        self.policy.check_url(self.url)
+
+
+@dataclass(frozen=True, slots=True)
+class WebServiceRun:
+    """What running a dataset against a web service produced.
+
+    ``run`` holds an answer for every question asked (failed ones with ``error`` set; with
+    ``aborted`` set, the questions never asked carry the abort reason as their error).
+    ``pending`` lists the questions neither asked nor answered (after a cancellation), so a
+    resumed run knows what is left. ``mean_runtime_ms`` is over successful calls only.
+    """
+
+    run: SystemRun
+    calls: int
+    errors: int
+    mean_runtime_ms: float | None
+    aborted: str | None = None
+    cancelled: bool = False
+    pending: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.cancelled and not self.pending
+
+
+class _Transient(Exception):
+    """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class _Permanent(Exception):
+    """A failure that asking again would repeat."""
+
+
+def run_web_service(
+    dataset: Dataset,
+    service: WebService,
+    *,
+    language: str = "en",
+    done: Mapping[str, SystemAnswer] | None = None,
+    on_answer: Callable[[SystemAnswer], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> WebServiceRun:
+    """Ask ``service`` every question of ``dataset`` that has text in ``language``.
+
+    ``done`` holds answers from an earlier, interrupted run: those questions are not asked
+    again. ``on_answer`` is called (in the calling thread) with each new answer as it arrives, so
+    a caller can persist progress; ``progress(done, total)`` likewise. Setting ``cancel`` stops
+    asking new questions; calls in flight finish.
+    """
+    service.check()
+    previous = dict(done or {})
+    askable = [q for q in dataset.questions if q.text(language) is not None]
+    todo = [q for q in askable if q.id not in previous]
+    total = len(askable)
+    answers: dict[str, SystemAnswer] = {q.id: previous[q.id] for q in askable if q.id in previous}
+    errors = sum(1 for a in answers.values() if a.error is not None)
+    calls = len(answers)
+    problems: list[Problem] = []
+    aborted: str | None = None
+    stop = cancel or threading.Event()
+    local = threading.local()
+    sessions: list[requests.Session] = []
+    sessions_lock = threading.Lock()
+
+    def session() -> requests.Session:
+        if not hasattr(local, "session"):
+            local.session = service.policy.session()
+            with sessions_lock:
+                sessions.append(local.session)
+        return local.session
+
+    def task(question: Question) -> tuple[SystemAnswer, tuple[Problem, ...]]:
+        text = question.text(language) or ""
+        return ask(service, text, language, question_id=question.id, session=session(), stop=stop)
+
+    if progress is not None:
+        progress(len(answers), total)
+    queue = iter(todo)
+    in_flight: dict[Future[tuple[SystemAnswer, tuple[Problem, ...]]], str] = {}
+    with ThreadPoolExecutor(max_workers=service.concurrency, thread_name_prefix="qa-call") as pool:
+
+        def refill() -> None:
+            while len(in_flight) < service.concurrency and not stop.is_set() and aborted is None:
+                question = next(queue, None)
+                if question is None:
+                    return
+                in_flight[pool.submit(task, question)] = question.id
+
+        refill()
+        while in_flight:
+            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in finished:
+                in_flight.pop(future)
+                answer, warnings = future.result()
+                answers[answer.question_id] = answer
+                problems.extend(warnings)
+                calls += 1
+                errors += answer.error is not None
+                if on_answer is not None:
+                    on_answer(answer)
+                if progress is not None:
+                    progress(len(answers), total)
+                if aborted is None:
+                    aborted = _too_many_errors(service, errors=errors, calls=calls, total=total)
+            refill()
+    for s in sessions:
+        s.close()
+
+    pending = tuple(q.id for q in askable if q.id not in answers)
+    if aborted is not None:
+        for qid in pending:
+            answers[qid] = SystemAnswer(qid, error=f"not asked: the run was aborted ({aborted})")
+        pending = ()
+    ok = [a.runtime_ms for a in answers.values() if a.error is None and a.runtime_ms is not None]
+    ordered = {q.id: answers[q.id] for q in askable if q.id in answers}
+    return WebServiceRun(
+        run=SystemRun(
+            system=service.system, answers=ordered, source=service.url, problems=tuple(problems)
+        ),
+        calls=calls,
+        errors=errors,
+        mean_runtime_ms=sum(ok) / len(ok) if ok else None,
+        aborted=aborted,
+        cancelled=stop.is_set() and aborted is None and bool(pending),
+        pending=pending,
+    )
+
+
+def _too_many_errors(service: WebService, *, errors: int, calls: int, total: int) -> str | None:
+    rate = service.max_error_rate
+    limit = math.ceil(rate * total)
+    if errors > limit:
+        return f"{errors} of {total} questions failed, more than {rate:.0%} of them"
+    if calls >= service.min_calls and errors > rate * calls:
+        return f"{errors} of the first {calls} calls failed, more than {rate:.0%}"
+    return None
+
+
+def ask(
+    service: WebService,
+    text: str,
+    language: str,
+    *,
+    question_id: str,
+    session: requests.Session | None = None,
+    stop: threading.Event | None = None,
+) -> tuple[SystemAnswer, tuple[Problem, ...]]:
+    """One question, with retries. Never raises for a failed call: the answer carries ``error``."""
+    own = session is None
+    http = session or service.policy.session()
+    attempt = 0
+    try:
+        while True:
+            started = time.perf_counter()
+            try:
+                body, content_type = _post(service, http, text, language)
+                answer, warnings = parse_answer(
+                    body, question_id=question_id, system=service.system, content_type=content_type
+                )
+                runtime = (time.perf_counter() - started) * 1000
+                return replace(answer, runtime_ms=runtime), warnings
+            except _Transient as err:
+                if attempt >= service.retries:
+                    tries = f" (after {attempt + 1} attempts)" if attempt else ""
+                    return SystemAnswer(question_id, error=f"{err}{tries}"), ()
+                delay = service.backoff * 2**attempt
+                if err.retry_after is not None:
+                    delay = max(delay, min(err.retry_after, _MAX_RETRY_AFTER))
+                attempt += 1
+                if stop is not None and stop.wait(delay):
+                    return SystemAnswer(question_id, error=f"{err} (cancelled before retry)"), ()
+                if stop is None:
+                    time.sleep(delay)
+            except (_Permanent, BadResponse, UnsafeURL) as err:
+                return SystemAnswer(question_id, error=str(err)), ()
+    finally:
+        if own:
+            http.close()
+
+
+def _post(
+    service: WebService, http: requests.Session, text: str, language: str
+) -> tuple[bytes, str | None]:
+    """POST the question (following redirects by hand, each hop re-checked); body and type."""
+    import requests
+
+    deadline = time.monotonic() + service.timeout
+    # urlencode is application/x-www-form-urlencoded over UTF-8: '&', '=', '%', '+' and
+    # non-ASCII text are escaped, spaces become '+' (WHATWG URL, form-urlencoded serializer).
+    # The charset parameter is not required by that spec but Java servlet containers (GERBIL's
+    # own template service) assume ISO-8859-1 without it.
+    form = urlencode({"query": text, "lang": language}, encoding="utf-8").encode("ascii")
+    url, method = service.url, "POST"
+    for _hop in range(service.policy.max_redirects + 1):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Permanent(f"no complete answer within {service.timeout:g} s")
+        headers = {"Accept": ACCEPT}
+        if method == "POST":
+            headers["Content-Type"] = FORM_TYPE
+        try:
+            response = http.request(
+                method,
+                url,
+                data=form if method == "POST" else None,
+                headers=headers,
+                timeout=(min(remaining, 10.0), remaining),
+                stream=True,
+                allow_redirects=False,
+            )
+        except requests.exceptions.ConnectTimeout as err:
+            raise _Transient(f"cannot connect to {_host(url)}: connection timed out") from err
+        except requests.exceptions.ReadTimeout as err:
+            raise _Permanent(f"no answer within {service.timeout:g} s") from err
+        except requests.exceptions.ConnectionError as err:
+            raise _Transient(f"cannot connect to {_host(url)}: {_root_cause(err)}") from err
+        except requests.exceptions.RequestException as err:
+            raise _Permanent(f"the request failed: {_root_cause(err)}") from err
+        with response:
+            status = response.status_code
+            if status in _REDIRECTS and response.headers.get("Location"):
+                target = urljoin(url, response.headers["Location"])
+                if urlsplit(target).scheme.lower() not in service.policy.schemes:
+                    raise _Permanent(f"redirected to a non-HTTP URL: {target}")
+                # The interface is POST-only: a 301/302 that a browser would turn into GET would
+                # lose the question, so it is re-POSTed (like 307/308); 303 means "GET the
+                # result there". The target's address is checked again when connecting.
+                if status == 303:
+                    method = "GET"
+                url = target
+                continue
+            body = _read_body(response, service, deadline)
+            if status >= 500:
+                raise _Transient(f"HTTP {status} {response.reason}: {snippet(body)}")
+            if status == 429:
+                raise _Transient(
+                    f"HTTP 429 Too Many Requests: {snippet(body)}",
+                    retry_after=_retry_after(response.headers.get("Retry-After")),
+                )
+            if status >= 400:
+                raise _Permanent(f"HTTP {status} {response.reason}: {snippet(body)}")
+            if status != 200:
+                raise _Permanent(f"HTTP {status} {response.reason}: expected 200 with an answer")
+            return body, response.headers.get("Content-Type")
+    raise _Permanent(f"more than {service.policy.max_redirects} redirects")
+
+
+def _read_body(response: requests.Response, service: WebService, deadline: float) -> bytes:
+    """The body, cut at the size limit and at the deadline (a drip-feeding server included)."""
+    limit = service.policy.max_response_bytes
+    length = response.headers.get("Content-Length")
+    if length and length.isdigit() and int(length) > limit:
+        raise _Permanent(f"the response is {int(length)} bytes, more than the limit of {limit}")
+    # A watchdog shuts the socket at the deadline, which wakes a read blocked on a silent server.
+    connection = response.raw.connection
+    watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _shutdown, (connection,))
+    watchdog.daemon = True
+    watchdog.start()
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            try:
+                chunk = response.raw.read1(65536, decode_content=True)
+            except Exception as err:
+                if time.monotonic() >= deadline:
+                    raise _Permanent(f"no complete answer within {service.timeout:g} s") from err
+                raise _Transient(f"the connection broke while reading: {err}") from err
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise _Permanent(f"the response is larger than the limit of {limit} bytes")
+            chunks.append(chunk)
+            if time.monotonic() >= deadline:
+                raise _Permanent(f"no complete answer within {service.timeout:g} s")
+    finally:
+        watchdog.cancel()
+    if time.monotonic() >= deadline:  # the watchdog ended the read: the body is cut short
+        raise _Permanent(f"no complete answer within {service.timeout:g} s")
+    return b"".join(chunks)
+
+
+def _shutdown(connection: object) -> None:
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed: nothing left to wake
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _host(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.netloc or url
+
+
+def _root_cause(err: BaseException) -> str:
+    """The innermost reason of a requests/urllib3 error, e.g. 'Connection refused'."""
+    seen: list[BaseException] = []
+    current: BaseException | None = err
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__ or _reason(current)
+    text = str(seen[-1]) or type(seen[-1]).__name__
+    if "] " in text and text.startswith("[Errno"):
+        text = text.split("] ", 1)[1]
+    return text
+
+
+def _reason(err: BaseException) -> BaseException | None:
+    reason = getattr(err, "reason", None)
+    if isinstance(reason, BaseException):
+        return reason
+    args = getattr(err, "args", ())
+    return next((a for a in args if isinstance(a, BaseException)), None)
