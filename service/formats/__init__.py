@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from service.errors import FormatError, Problem
-from service.formats import qald_json
+from service.formats import eqald_json, lcquad_json, nlq_json, qald_json, qald_xml, tsv
 from service.formats.base import DEFAULT_LIMITS, Format, Limits, Source
 from service.mediatypes import bare
 from service.model import Dataset
@@ -35,7 +35,17 @@ __all__ = [
     "write",
 ]
 
-FORMATS: dict[str, Format] = {f.name: f for f in (qald_json.FORMAT,)}
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        eqald_json.FORMAT,
+        qald_json.FORMAT,
+        nlq_json.FORMAT,
+        lcquad_json.FORMAT,
+        qald_xml.FORMAT,
+        tsv.FORMAT,
+    )
+}
 """Every format by name, in sniffing order."""
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from service.errors import FormatError, Problem, Severity
 from service.model import Dataset
@@ -377,6 +377,11 @@ class Report:
             warnings = [p for p in problems if p.severity != "error"]
             raise FormatError(errors + warnings)
         return tuple(problems)
+
+
+def fail(src: Source, message: str, **where: Any) -> NoReturn:
+    """Raise a FormatError for one fatal problem in ``src`` (``where``: Problem fields)."""
+    raise FormatError(Problem(message, file=src.name, **where))
 
 
 def check_question_count(report: Report, count: int, *, at: Sequence[Step] = ()) -> bool:

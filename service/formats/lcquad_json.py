@@ -1,0 +1,134 @@
+"""LC-QuAD 1.0 JSON: a list of ``{"_id", "corrected_question", "intermediary_question",
+"sparql_query", "sparql_template_id"}`` (English, DBpedia 2016-04, no gold answers).
+
+``intermediary_question`` and ``sparql_template_id`` have no slot in the model and are kept in
+``Question.extra``; the template id is written back as the integer it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.formats.base import Format, Report, Source, Step, check_question_count, dumps
+from service.formats.fields import check_questions, extra_value, read_id, read_string
+from service.formats.sparql_json import kind_of
+from service.model import Dataset, Question, QuestionText
+
+NAME = "lcquad-json"
+LANGUAGE = "en"  # LC-QuAD 1.0 is English only
+_KNOWN = ("_id", "corrected_question", "sparql_query")
+
+
+def sniff(src: Source) -> bool:
+    if not src.is_json():
+        return False
+    doc = src.json()
+    return (
+        isinstance(doc, list)
+        and bool(doc)
+        and all(isinstance(e, dict) for e in doc[:20])
+        and all("_id" in e and ("corrected_question" in e or "sparql_query" in e) for e in doc[:20])
+    )
+
+
+def read(src: Source) -> Dataset:
+    report = Report(src)
+    doc = src.json()
+    if not isinstance(doc, list):
+        report.error(
+            f"the document is {kind_of(doc)}",
+            expected='a list of {"_id", "corrected_question", "sparql_query", …}',
+        )
+        report.finish()
+    questions: list[Question] = []
+    places: list[tuple[Step, ...]] = []
+    if check_question_count(report, len(doc)):
+        for i, entry in enumerate(doc):
+            at: tuple[Step, ...] = (i,)
+            if not isinstance(entry, dict):
+                report.error(
+                    f"entry is {kind_of(entry)}",
+                    at=at,
+                    expected='an object {"_id", "corrected_question", "sparql_query", …}',
+                )
+                continue
+            qid = read_id(entry.get("_id"), report, at=(*at, "_id") if "_id" in entry else at)
+            text = read_string(
+                entry.get("corrected_question"),
+                report,
+                at=(*at, "corrected_question"),
+                qid=qid,
+                what="corrected_question",
+            )
+            sparql = read_string(
+                entry.get("sparql_query"), report, at=(*at, "sparql_query"), qid=qid, what="query"
+            )
+            if qid is None:
+                continue
+            texts = (QuestionText(LANGUAGE, text),) if text is not None else ()
+            extra = tuple((k, extra_value(v)) for k, v in entry.items() if k not in _KNOWN)
+            questions.append(Question(id=qid, texts=texts, sparql=sparql, extra=extra))
+            places.append(at)
+        check_questions(questions, report, places)
+    return Dataset(id=None, questions=tuple(questions), format=NAME, problems=report.finish())
+
+
+def write(dataset: Dataset) -> bytes:
+    out = []
+    for q in dataset.questions:
+        entry: dict[str, Any] = {"_id": q.id}
+        text = q.text(LANGUAGE) or next((t.string for t in q.texts if t.string), None)
+        if text is not None:
+            entry["corrected_question"] = text
+        for key, value in q.extra:
+            if key == "sparql_template_id" and value.lstrip("-").isdigit():
+                entry[key] = int(value)
+            else:
+                entry[key] = value
+        sparql = "OUT OF SCOPE" if q.out_of_scope else q.sparql
+        if sparql is not None:
+            entry["sparql_query"] = sparql
+        out.append(entry)
+    return dumps(out)
+
+
+def losses(dataset: Dataset) -> list[str]:
+    found: dict[str, int] = {}
+    for q in dataset.questions:
+        kept = q.text(LANGUAGE) or next((t.string for t in q.texts if t.string), None)
+        dropped = [
+            ("gold answers", q.answers is not None),
+            ("texts other than the first English one", sum(1 for t in q.texts if t.string) > 1),
+            ("non-English texts", kept is not None and q.text(LANGUAGE) is None),
+            ("keywords", any(t.keywords for t in q.texts)),
+            ("annotations", any(t.annotations for t in q.texts)),
+            ("answer types", q.answertype is not None),
+            (
+                "flags (aggregation, onlydbo, hybrid)",
+                (q.aggregation, q.onlydbo, q.hybrid) != (None,) * 3,
+            ),
+            ("pseudo or schemaless queries", bool(q.pseudo_query or q.schemaless_query)),
+            ("answer item types", bool(q.answer_item_types)),
+            ("confidences", q.confidence is not None),
+        ]
+        for what, lost in dropped:
+            if lost:
+                found[what] = found.get(what, 0) + 1
+    if dataset.id is not None:
+        found["the dataset id"] = 1
+    return [
+        f"{what} ({n} questions)" if what != "the dataset id" else what for what, n in found.items()
+    ]
+
+
+FORMAT = Format(
+    name=NAME,
+    label="LC-QuAD 1.0 JSON",
+    media_types=("application/x-lcquad+json",),
+    extensions=("json",),
+    read=read,
+    write=write,
+    sniff=sniff,
+    losses=losses,
+    description="LC-QuAD 1.0: questions and gold SPARQL over DBpedia, no answers",
+)

@@ -1,0 +1,497 @@
+"""QALD-XML (QALD-1..5, some QALD-7 files).
+
+``<dataset id>`` holds ``<question id answertype aggregation onlydbo hybrid>`` elements with
+``<string lang>``, ``<keywords lang>``, ``<query>`` or ``<pseudoquery>`` and
+``<answers><answer>…</answer></answers>``. An ``<answer>`` is one row; its children
+(``<uri>``, ``<string>``, ``<date>``, ``<number>``, ``<boolean>``) or its bare text are the
+row's bindings, named after the element (see :mod:`service.formats.terms`). Text is stripped
+of surrounding whitespace; CDATA is optional; a missing ``lang`` means English (QALD-1/2).
+
+Parsed with defusedxml (no DTDs, no entity declarations, no external references), imported
+when first needed so that importing the formats stays cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, NoReturn
+from xml.sax.saxutils import escape, quoteattr
+
+from service.formats.base import Format, Report, Source, check_question_count, fail
+from service.formats.fields import (
+    OUT_OF_SCOPE,
+    apply_out_of_scope,
+    check_questions,
+    element_answers,
+)
+from service.formats.terms import BARE, ELEMENTS, element_for, is_date, numeric_datatype
+from service.model import (
+    AnswerSet,
+    Dataset,
+    Question,
+    QuestionText,
+    normalise_answer_type,
+)
+
+NAME = "qald-xml"
+DEFAULT_LANGUAGE = "en"  # QALD-1/2 files have no lang attribute: their questions are English
+_FLAGS = ("aggregation", "onlydbo", "hybrid")
+_ROOT = re.compile(r"(<\?xml[^>]*\?>|<!--.*?-->|\s)*<dataset[\s>/]", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+# Characters XML 1.0 cannot carry, even escaped.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def sniff(src: Source) -> bool:
+    return _ROOT.match(src.head) is not None
+
+
+@dataclass(eq=False)
+class Node:
+    """An element with the position of its start tag (ElementTree does not keep one)."""
+
+    tag: str
+    attrib: dict[str, str]
+    line: int
+    column: int
+    path: str
+    children: list[Node] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def where(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "xml_path": self.path}
+
+
+class _Builder:
+    """An ElementTree parser target that records where each element starts."""
+
+    def __init__(self) -> None:
+        self.parser: Any = None
+        self.stack: list[Node] = []
+        self.root: Node | None = None
+        self._counts: list[dict[str, int]] = [{}]
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        counts = self._counts[-1]
+        counts[tag] = counts.get(tag, 0) + 1
+        parent = self.stack[-1].path if self.stack else ""
+        expat = self.parser.parser
+        node = Node(
+            tag,
+            dict(attrib),
+            expat.CurrentLineNumber,
+            expat.CurrentColumnNumber + 1,
+            f"{parent}/{tag}[{counts[tag]}]" if self.stack else f"/{tag}",
+        )
+        if self.stack:
+            self.stack[-1].children.append(node)
+        else:
+            self.root = node
+        self.stack.append(node)
+        self._counts.append({})
+
+    def end(self, tag: str) -> None:
+        self.stack.pop()
+        self._counts.pop()
+
+    def data(self, text: str) -> None:
+        if self.stack:
+            self.stack[-1].parts.append(text)
+
+    def close(self) -> Node | None:
+        return self.root
+
+
+def parse(src: Source) -> Node:
+    """The element tree of ``src``; FormatError with line, column and what was expected."""
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import DefusedXMLParser, ParseError
+
+    builder = _Builder()
+    parser = DefusedXMLParser(target=builder, forbid_dtd=True)
+    builder.parser = parser
+    try:
+        parser.feed(src.data)
+        root = parser.close()
+    except ParseError as err:
+        _syntax_error(src, err, builder)
+    except DefusedXmlException as err:
+        expat = parser.parser
+        fail(
+            src,
+            f"refused: {err}",
+            line=expat.CurrentLineNumber,
+            column=expat.CurrentColumnNumber + 1,
+            expected="XML without DTD, entity declarations or external references",
+        )
+    if root is None:
+        fail(src, "no root element", expected="<dataset>")
+    return root
+
+
+def _syntax_error(src: Source, err: Any, builder: _Builder) -> NoReturn:
+    line, offset = getattr(err, "position", (None, None))
+    column = offset + 1 if offset is not None else None
+    message = str(err).split(":", 1)[0] if ": line" in str(err) else str(err)
+    expected = "well-formed XML"
+    if message == "mismatched tag" and builder.stack:
+        open_node = builder.stack[-1]
+        found = _closing_tag_at(src.data, line, offset)
+        message = (
+            f"mismatched tag: found </{found}> but <{open_node.tag}> "
+            f"(opened at line {open_node.line}) is still open"
+        )
+        expected = f"</{open_node.tag}>"
+    elif builder.stack:
+        expected += f" inside <{builder.stack[-1].tag}> (opened at line {builder.stack[-1].line})"
+    fail(
+        src,
+        f"not well-formed XML: {message}",
+        line=line,
+        column=column,
+        path=builder.stack[-1].path if builder.stack else None,
+        expected=expected,
+    )
+
+
+def _closing_tag_at(data: bytes, line: int | None, offset: int | None) -> str:
+    """The name of the end tag expat stopped at (its message does not say)."""
+    if line is None or offset is None:
+        return "?"
+    lines = data.split(b"\n", line)
+    if len(lines) < line:
+        return "?"
+    text = lines[line - 1].decode("utf-8", "replace")
+    found = re.match(r"</?\s*([^\s>/]+)", text[max(offset - 2, 0) :]) or re.match(
+        r"([^\s>/]+)", text[offset:]
+    )
+    return found.group(1) if found else "?"
+
+
+def read(src: Source) -> Dataset:
+    root = parse(src)
+    report = Report(src)
+    if root.tag != "dataset":
+        report.error(f"root element is <{root.tag}>", **root.where(), expected="<dataset>")
+        report.finish()
+    metadata = tuple((f"dataset.{k}", v) for k, v in root.attrib.items() if k != "id")
+    nodes = [n for n in root.children if n.tag == "question"]
+    for other in root.children:
+        if other.tag != "question":
+            report.warn(
+                f"element <{other.tag}> is not kept", **other.where(), expected="<question>"
+            )
+    questions: list[Question] = []
+    places: list[dict[str, Any]] = []
+    if check_question_count(report, len(nodes)):
+        for node in nodes:
+            q = _read_question(node, report)
+            if q is not None:
+                questions.append(q)
+                places.append(node.where())
+        check_questions(questions, report, places)
+    return Dataset(
+        id=root.attrib.get("id"),
+        questions=tuple(questions),
+        format=NAME,
+        problems=report.finish(),
+        metadata=metadata,
+    )
+
+
+def _read_question(node: Node, report: Report) -> Question | None:
+    qid = node.attrib.get("id")
+    if qid is None:
+        report.error("question has no id attribute", **node.where(), expected='id="…"')
+        return None
+    answertype = node.attrib.get("answertype")
+    if answertype is not None and normalise_answer_type(answertype) is None:
+        report.warn(
+            f"unknown answer type {answertype!r} (kept as written)",
+            **node.where(),
+            question_id=qid,
+            expected="resource, string, number, date or boolean",
+        )
+    flags: dict[str, bool | None] = {}
+    extra: list[tuple[str, str]] = []
+    for name in _FLAGS:
+        raw = node.attrib.get(name)
+        if raw is None or raw.strip().lower() in ("true", "false"):
+            flags[name] = None if raw is None else raw.strip().lower() == "true"
+        else:
+            flags[name] = None
+            extra.append((name, raw))
+            report.warn(
+                f"{name}={raw!r} (kept as written)",
+                **node.where(),
+                question_id=qid,
+                expected="true or false",
+            )
+    known = ("id", "answertype", *_FLAGS)
+    extra += [(k, v) for k, v in node.attrib.items() if k not in known]
+    texts: list[QuestionText] = []
+    fields: dict[str, str] = {}
+    answers: AnswerSet | None = None
+    last_string: int | None = None
+    for child in node.children:
+        value = child.text.strip()
+        if child.tag == "string":
+            texts.append(QuestionText(child.attrib.get("lang", DEFAULT_LANGUAGE), value))
+            last_string = len(texts) - 1
+        elif child.tag == "keywords":
+            _attach_keywords(texts, child.attrib.get("lang", DEFAULT_LANGUAGE), value, last_string)
+            last_string = None
+        elif child.tag in ("query", "pseudoquery"):
+            if child.tag in fields:
+                report.warn(f"a second <{child.tag}> is not kept", **child.where(), question_id=qid)
+            else:
+                fields[child.tag] = value
+        elif child.tag == "answers":
+            if answers is not None:
+                report.warn("a second <answers> is not kept", **child.where(), question_id=qid)
+            else:
+                answers = _read_answers(child, report, qid)
+        else:
+            extra.append((f"element.{child.tag}", value))
+    question = Question(
+        id=qid,
+        texts=tuple(texts),
+        answertype=answertype,
+        sparql=fields.get("query"),
+        pseudo_query=fields.get("pseudoquery"),
+        answers=answers,
+        extra=tuple(extra),
+        **flags,
+    )
+    return apply_out_of_scope(question)
+
+
+def _attach_keywords(
+    texts: list[QuestionText], language: str, keywords: str, last_string: int | None
+) -> None:
+    """Keywords go with the string just before them, else with the latest string of their
+    language still without keywords (QALD-3 lists all strings, then all keywords)."""
+    candidates = [last_string] if last_string is not None else []
+    candidates += [i for i in range(len(texts) - 1, -1, -1) if texts[i].language == language]
+    for i in candidates:
+        if texts[i].language == language and texts[i].keywords is None:
+            texts[i] = replace(texts[i], keywords=keywords)
+            return
+    texts.append(QuestionText(language, None, keywords))
+
+
+def _read_answers(node: Node, report: Report, qid: str) -> AnswerSet:
+    rows: list[list[tuple[str | None, str]]] = []
+    for child in node.children:
+        if child.tag == "answer":
+            rows.append(_read_row(child, report, qid))
+        elif child.tag in ELEMENTS:
+            report.warn(
+                f"<{child.tag}> directly inside <answers> (read as one answer)",
+                **child.where(),
+                question_id=qid,
+                expected="<answer>",
+            )
+            rows.append(_cells([child], report, qid))
+        else:
+            report.warn(
+                f"element <{child.tag}> in <answers> is not kept",
+                **child.where(),
+                question_id=qid,
+                expected="<answer>",
+            )
+    return element_answers(rows)
+
+
+def _read_row(node: Node, report: Report, qid: str) -> list[tuple[str | None, str]]:
+    bare = node.text.strip()
+    if not node.children:
+        if not bare:
+            report.warn("empty <answer>", **node.where(), question_id=qid)
+            return []
+        return [(None, bare)]
+    if bare:
+        report.warn(
+            f"text {bare[:30]!r} beside child elements of <answer> is not kept",
+            **node.where(),
+            question_id=qid,
+            expected="either text or child elements",
+        )
+    return _cells(node.children, report, qid)
+
+
+def _cells(nodes: list[Node], report: Report, qid: str) -> list[tuple[str | None, str]]:
+    cells: list[tuple[str | None, str]] = []
+    for child in nodes:
+        value = child.text.strip()
+        element: str | None = child.tag
+        if child.tag not in ELEMENTS:
+            report.warn(
+                f"unknown answer element <{child.tag}> (read as a string)",
+                **child.where(),
+                question_id=qid,
+                expected="<uri>, <string>, <date>, <number> or <boolean>",
+            )
+            element = "string"
+        elif child.tag == "number" and numeric_datatype(value) is None:
+            report.warn(
+                f"<number> {value[:30]!r} is not a number (read as a plain literal)",
+                **child.where(),
+                question_id=qid,
+            )
+        elif child.tag == "date" and not is_date(value):
+            report.warn(
+                f"<date> {value[:30]!r} is not an xsd:date (kept as written)",
+                **child.where(),
+                question_id=qid,
+                expected="YYYY-MM-DD",
+            )
+        elif child.tag == "boolean" and value.lower() not in ("true", "false"):
+            report.warn(
+                f"<boolean> {value[:30]!r} is not true or false (kept as written)",
+                **child.where(),
+                question_id=qid,
+            )
+        cells.append((element, value))
+    return cells
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def write(dataset: Dataset) -> bytes:
+    out = ['<?xml version="1.0" encoding="UTF-8"?>']
+    attrs = {} if dataset.id is None else {"id": dataset.id}
+    attrs.update(
+        (k.removeprefix("dataset."), v) for k, v in dataset.metadata if _is_attribute(k, "dataset.")
+    )
+    out.append(f"<dataset{_attributes(attrs)}>")
+    for q in dataset.questions:
+        out.extend(_write_question(q))
+    out.append("</dataset>")
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
+def _is_attribute(key: str, prefix: str) -> bool:
+    return key.startswith(prefix) and _NAME.fullmatch(key.removeprefix(prefix)) is not None
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _attributes(attrs: dict[str, str]) -> str:
+    return "".join(f" {k}={quoteattr(_clean(v))}" for k, v in attrs.items())
+
+
+def _element(tag: str, text: str, attrs: dict[str, str] | None = None) -> str:
+    return f"<{tag}{_attributes(attrs or {})}>{escape(_clean(text))}</{tag}>"
+
+
+def _write_question(q: Question) -> list[str]:
+    attrs = {"id": q.id}
+    if q.answertype is not None:
+        attrs["answertype"] = q.answertype
+    for flag in _FLAGS:
+        value = getattr(q, flag)
+        if value is not None:
+            attrs[flag] = "true" if value else "false"
+    for key, value in q.extra:
+        if _NAME.fullmatch(key) and key not in attrs:
+            attrs[key] = value
+    lines = [f"<question{_attributes(attrs)}>"]
+    for t in q.texts:
+        if t.string is not None:
+            lines.append(_element("string", t.string, {"lang": t.language}))
+        if t.keywords is not None:
+            lines.append(_element("keywords", t.keywords, {"lang": t.language}))
+    if q.out_of_scope:
+        lines.append(_element("query", OUT_OF_SCOPE))
+    elif q.sparql is not None:
+        lines.append(_element("query", q.sparql))
+    if q.pseudo_query is not None:
+        lines.append(_element("pseudoquery", q.pseudo_query))
+    for key, value in q.extra:
+        if _is_attribute(key, "element."):
+            lines.append(_element(key.removeprefix("element."), value))
+    if q.answers is not None:
+        lines.extend(_write_answers(q.answers))
+    lines.append("</question>")
+    return lines
+
+
+def _write_answers(answers: AnswerSet) -> list[str]:
+    if answers.boolean is not None:
+        value = "true" if answers.boolean else "false"
+        return ["<answers>", f"<answer>{_element('boolean', value)}</answer>", "</answers>"]
+    if not answers.rows:
+        return ["<answers/>"]
+    lines = ["<answers>"]
+    for row in answers.rows:
+        cells = [(element_for(var, term)[0], term.value) for var, term in row.items()]
+        if len(cells) == 1 and cells[0][0] is None:
+            lines.append(f"<answer>{escape(_clean(cells[0][1]))}</answer>")
+        else:
+            inner = "".join(_element(element or "string", value) for element, value in cells)
+            lines.append(f"<answer>{inner}</answer>")
+    lines.append("</answers>")
+    return lines
+
+
+def losses(dataset: Dataset) -> list[str]:
+    found: dict[str, int] = {}
+
+    def count(what: str) -> None:
+        found[what] = found.get(what, 0) + 1
+
+    for q in dataset.questions:
+        if q.schemaless_query is not None:
+            count("schemaless queries")
+        if q.answer_item_types:
+            count("answer item types")
+        if q.confidence is not None:
+            count("confidences")
+        if any(t.annotations for t in q.texts):
+            count("annotations")
+        if any(not _NAME.fullmatch(k) and not _is_attribute(k, "element.") for k, _ in q.extra):
+            count("extra fields whose names are not XML names")
+        if q.answers is not None and q.answers.boolean is None and _lossy_rows(q.answers):
+            count("answer datatypes, languages, blank nodes or variable names")
+        texts = [v for t in q.texts for v in (t.string, t.keywords) if v is not None]
+        if any(v != v.strip() for v in [*texts, q.sparql or ""]):
+            count("surrounding whitespace")
+        if any(_NOT_XML.search(v) for v in texts):
+            count("characters XML cannot carry")
+    return [f"{what} ({n} questions)" for what, n in found.items()]
+
+
+def _lossy_rows(answers: AnswerSet) -> bool:
+    for row in answers.rows:
+        cells = [(var, *element_for(var, term), term) for var, term in row.items()]
+        for var, element, exact, term in cells:
+            if not exact or term.value != term.value.strip() or term.value == "":
+                return True
+            name = element or BARE
+            if var != name and not var.startswith(f"{name}_"):
+                return True
+        if len(cells) > 1 and any(c[1] is None for c in cells):
+            return True
+    return False
+
+
+FORMAT = Format(
+    name=NAME,
+    label="QALD-XML",
+    media_types=("application/qald+xml", "application/xml", "text/xml"),
+    extensions=("xml",),
+    read=read,
+    write=write,
+    sniff=sniff,
+    losses=losses,
+    description="QALD-1..5 XML: <dataset>, <question>, <string lang>, <query>, <answers>",
+)

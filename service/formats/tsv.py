@@ -1,0 +1,193 @@
+"""TSV as PolEval / gonito challenges use it: ``in.tsv``, ``expected.tsv``, ``out.tsv``.
+
+A file's role comes from its name, as in gonito: ``in*.tsv`` holds one question a line,
+``out*.tsv`` a system's answer a line, anything else is ``expected.tsv``: one line per question
+with tab-separated alternative answers (each alternative one row of the gold answer set, a plain
+literal). Questions are identified by their 1-based line number (``"1"``, ``"2"``…). Reading an
+``expected.tsv`` from a path takes the question texts from the ``in.tsv`` beside it; their
+language is the ``language`` given to ``read`` (``""``, unknown, without one).
+
+``write`` gives one file, of the role recorded when read (``metadata`` ``tsv.role``), else
+``expected`` when the dataset has answers and ``in`` otherwise; :func:`write_in` gives the
+matching ``in.tsv``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from service.errors import FormatError, Problem
+from service.formats.base import Format, Report, Source, check_question_count
+from service.formats.fields import check_questions
+from service.model import AnswerSet, Dataset, Question, QuestionText, Term
+
+NAME = "tsv"
+ROLE_KEY = "tsv.role"
+ANSWER_VAR = "answer"
+IN, OUT, EXPECTED = "in", "out", "expected"
+
+
+def sniff(src: Source) -> bool:
+    return False  # plain text: only the .tsv extension tells (see service.formats.sniff)
+
+
+def role_of(name: str | None) -> str:
+    """gonito's names: ``in.tsv``, ``out.tsv``, ``out-model=x.tsv``; all else is expected."""
+    base = Path(name).name.lower() if name else ""
+    for role in (IN, OUT):
+        if re.match(rf"{role}([-.]|$)", base):
+            return role
+    return EXPECTED
+
+
+def _lines(src: Source) -> list[str]:
+    text = src.text
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline ending the last line
+    return [line.removesuffix("\r") for line in lines]
+
+
+def read(src: Source) -> Dataset:
+    report = Report(src)
+    role = role_of(src.name)
+    lines = _lines(src)
+    questions: list[Question] = []
+    places: list[dict[str, int]] = []
+    if check_question_count(report, len(lines)):
+        texts: list[str] | None = None
+        beside: tuple[Problem, ...] = ()
+        if role == IN:
+            texts = lines
+        elif role == EXPECTED and src.path is not None:
+            texts, beside = _texts_beside(src, src.path, len(lines))
+        language = src.language or ""
+        for i, line in enumerate(lines):
+            qtexts = (QuestionText(language, texts[i]),) if texts is not None else ()
+            answers: AnswerSet | None = None
+            if role == EXPECTED:
+                cells = line.split("\t")
+                answers = AnswerSet.of([Term.literal(v) for v in cells if v != ""])
+                if line and "" in cells:
+                    report.warn(
+                        "empty alternative (not kept)",
+                        line=i + 1,
+                        column=1,
+                        question_id=str(i + 1),
+                        expected="non-empty tab-separated answers",
+                    )
+            elif role == OUT:
+                answers = AnswerSet.of([Term.literal(line)] if line else [])
+            questions.append(Question(id=str(i + 1), texts=qtexts, answers=answers))
+            places.append({"line": i + 1, "column": 1})
+        if texts is None and role == EXPECTED and lines:
+            report.warn(
+                "no in.tsv beside this file: the questions have no text",
+                expected="in.tsv in the same directory",
+            )
+        if role == EXPECTED or texts is not None:
+            check_questions(questions, report, places)
+    else:
+        beside = ()
+    return Dataset(
+        id=None,
+        questions=tuple(questions),
+        format=NAME,
+        problems=beside + report.finish(),
+        metadata=((ROLE_KEY, role),),
+    )
+
+
+def _texts_beside(
+    src: Source, path: Path, count: int
+) -> tuple[list[str] | None, tuple[Problem, ...]]:
+    in_path = path.with_name("in.tsv")
+    if not in_path.is_file():
+        return None, ()
+    from service.formats import read as read_any
+
+    questions = read_any(in_path, format=NAME, language=src.language, limits=src.limits)
+    if len(questions) != count:
+        raise FormatError(
+            Problem(
+                f"{in_path} has {len(questions)} lines but {src.name} has {count}",
+                file=src.name,
+                expected=f"as many questions in {in_path.name} as answer lines",
+            )
+        )
+    return [q.texts[0].string or "" for q in questions], questions.problems
+
+
+def write(dataset: Dataset) -> bytes:
+    role = dict(dataset.metadata).get(ROLE_KEY)
+    if role is None:
+        role = EXPECTED if any(q.answers is not None for q in dataset.questions) else IN
+    if role == IN:
+        return write_in(dataset)
+    lines = []
+    for q in dataset.questions:
+        values = [_cell(row[0].value) for row in _rows(q.answers)]
+        lines.append(values[0] if role == OUT and values else "\t".join(values))
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def write_in(dataset: Dataset) -> bytes:
+    """The ``in.tsv`` of ``dataset``: each question's first text, one a line."""
+    lines = [_cell(next((t.string for t in q.texts if t.string), "")) for q in dataset.questions]
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def _rows(answers: AnswerSet | None) -> tuple[tuple[Term, ...], ...]:
+    if answers is None:
+        return ()
+    return tuple(row for row in answers.row_values() if row)
+
+
+def _cell(value: str) -> str:
+    return value.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+
+
+def losses(dataset: Dataset) -> list[str]:
+    found: dict[str, int] = {}
+    role = dict(dataset.metadata).get(ROLE_KEY)
+
+    def count(what: str) -> None:
+        found[what] = found.get(what, 0) + 1
+
+    for i, q in enumerate(dataset.questions):
+        rows = _rows(q.answers)
+        if q.id != str(i + 1):
+            count("question ids (TSV numbers questions by line)")
+        if role != IN and q.texts:
+            count("question texts (they go in in.tsv: see write_in)")
+        if sum(1 for t in q.texts if t.string) > 1:
+            count("texts other than the first")
+        if any(len(row) > 1 for row in rows):
+            count("values beyond the first of a row")
+        if role == OUT and len(rows) > 1:
+            count("answers beyond the first")
+        if any(t != Term.literal(t.value) for row in rows for t in row):
+            count("answer datatypes, languages and IRI marks")
+        if any(_cell(t.value) != t.value or t.value == "" for row in rows for t in row):
+            count("tabs, line breaks and empty values in answers")
+        if q.sparql or q.pseudo_query or q.schemaless_query:
+            count("queries")
+        if q.answertype or q.aggregation is not None or q.onlydbo is not None or q.hybrid:
+            count("answer types and flags")
+        if q.extra or any(t.keywords or t.annotations for t in q.texts):
+            count("keywords, annotations and extra fields")
+    return [f"{what} ({n} questions)" for what, n in found.items()]
+
+
+FORMAT = Format(
+    name=NAME,
+    label="TSV (PolEval/gonito)",
+    media_types=("text/tab-separated-values",),
+    extensions=("tsv",),
+    read=read,
+    write=write,
+    sniff=sniff,
+    losses=losses,
+    description="in.tsv / expected.tsv (tab-separated alternatives) / out.tsv, one line each",
+)
