@@ -1,0 +1,243 @@
+"""``gerbil-qa system …``, ``dataset refresh``, ``resume`` and ``cancel``.
+
+Cheap to import: every heavy import happens inside a handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from service.errors import BadRequest
+
+
+def command_group(sub: Any, name: str, *, help: str) -> Any:
+    """The subcommand group ``name`` (e.g. ``dataset``), created if no other module made it.
+
+    Two areas add commands under ``dataset`` (GRAPH: ``dataset show…``, SYSTEMS: ``dataset
+    refresh``); whichever registers first creates the group, the other adds to it.
+    """
+    parser = sub.choices.get(name)
+    if parser is None:
+        parser = sub.add_parser(name, help=help)
+    for action in parser._actions:  # argparse keeps the subparsers action only here
+        if isinstance(action, argparse._SubParsersAction):
+            return action
+    return parser.add_subparsers(dest=f"{name}_command", required=True, metavar="COMMAND")
+
+
+def _add_kb_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    parser.add_argument(
+        "--kb",
+        nargs="+",
+        required=required,
+        metavar="FILE|URL",
+        help="RDF files loaded into a local Oxigraph store, or one SPARQL endpoint URL",
+    )
+    parser.add_argument("--kb-version", help="the KB's version, recorded with results")
+    parser.add_argument(
+        "--kb-cache",
+        metavar="FILE",
+        help="sqlite file caching KB lookups (default: none for serve, ~/.cache/gerbil-qa)",
+    )
+    parser.add_argument("--batch-size", type=int, default=100, help="keys per VALUES block")
+
+
+def _add_call_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lang", default="en", help="language of the questions (ISO 639-1)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    parser.add_argument("--retries", type=int, default=2, help="retries of transient failures")
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="NETWORK",
+        help="allow calling this non-public network (e.g. 127.0.0.1/32); repeatable",
+    )
+
+
+def register(sub: Any) -> None:
+    system = sub.add_parser("system", help="QA systems: serve reference systems, call services")
+    commands = system.add_subparsers(dest="system_command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser(
+        "serve", help="serve a reference system (gold-sparql, baseline) as a QA web service"
+    )
+    serve.add_argument("name", choices=("gold-sparql", "baseline"))
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    _add_kb_options(serve, required=True)
+    serve.add_argument("--dataset", help="the dataset whose gold SPARQL gold-sparql runs")
+    serve.add_argument("--lang", default="en", help="the baseline's label language")
+    serve.add_argument("--threads", type=int, default=16, help="worker threads")
+    serve.add_argument(
+        "--delay-ms", type=float, default=0.0, help="added to every answer (imitates latency)"
+    )
+    serve.set_defaults(handler=_serve)
+
+    ask = commands.add_parser(
+        "ask", help="ask a QA web service one question and show its answer or what was wrong"
+    )
+    ask.add_argument("url")
+    ask.add_argument("question")
+    _add_call_options(ask)
+    ask.set_defaults(handler=_ask)
+
+    run = commands.add_parser(
+        "run", help="run every question of a dataset against a QA web service"
+    )
+    run.add_argument("url")
+    run.add_argument("--dataset", required=True, help="questions file (any supported format)")
+    run.add_argument("--name", help="the system's name (default: its URL)")
+    run.add_argument("--concurrency", type=int, default=4, help="calls in flight at once")
+    run.add_argument("--output", type=Path, help="write the answer file (QALD-JSON) here")
+    _add_call_options(run)
+    run.set_defaults(handler=_run)
+
+    dataset = command_group(sub, "dataset", help="built-in and stored datasets")
+    refresh = dataset.add_parser(
+        "refresh", help="re-run a dataset's gold SPARQL on a KB into a new dataset version"
+    )
+    refresh.add_argument("name", help="dataset file (or catalogue name, with --store)")
+    _add_kb_options(refresh, required=True)
+    refresh.add_argument("--output", type=Path, help="the new version's file (never overwritten)")
+    refresh.add_argument("--store", type=Path, help="the service's store (for catalogue names)")
+    refresh.add_argument("--show", type=int, default=20, help="answers shown per changed question")
+    refresh.set_defaults(handler=_refresh)
+
+
+def _policy(allow: list[str]) -> Any:
+    from service.systems.safety import NetworkPolicy, parse_networks
+
+    base = NetworkPolicy.from_env()
+    try:
+        extra = parse_networks(allow)
+    except ValueError as err:
+        raise BadRequest(str(err)) from None
+    return NetworkPolicy(allow=(*base.allow, *extra))
+
+
+def _open_kb(args: argparse.Namespace, *, default_cache: bool) -> Any:
+    from service.kb.cache import default_cache_path
+    from service.kb.open import open_kb
+
+    cache = args.kb_cache or (default_cache_path() if default_cache else None)
+    return open_kb(args.kb, version=args.kb_version, batch_size=args.batch_size, cache=cache)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from service import formats
+    from service.kb import describe
+    from service.systems.reference import build_system
+    from service.systems.server import serve
+
+    kb = _open_kb(args, default_cache=False)
+    dataset = formats.read(args.dataset) if args.dataset else None
+    system = build_system(args.name, kb=kb, dataset=dataset, language=args.lang)
+
+    def ready(url: str) -> None:
+        print(f"serving {system.name} at {url} ({system.describe()}; KB {describe(kb)})")
+        sys.stdout.flush()
+
+    serve(
+        system,
+        host=args.host,
+        port=args.port,
+        threads=args.threads,
+        delay=args.delay_ms / 1000,
+        ready=ready,
+    )
+    return 0
+
+
+def _service(args: argparse.Namespace, **options: Any) -> Any:
+    from service.systems.webservice import WebService
+
+    return WebService(
+        args.url,
+        timeout=args.timeout,
+        retries=args.retries,
+        policy=_policy(args.allow),
+        **options,
+    )
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from service.systems.webservice import ask
+
+    service = _service(args)
+    service.check()
+    answer, warnings = ask(service, args.question, args.lang, question_id="1")
+    for problem in warnings:
+        print(f"gerbil-qa: {problem}", file=sys.stderr)
+    if answer.error is not None:
+        print(f"gerbil-qa: {args.url}: {answer.error}", file=sys.stderr)
+        return 1
+    out: dict[str, Any] = {
+        "answers": [t.n3() for t in answer.answers.values()],
+        "sparql": answer.sparql,
+        "runtimeMs": round(answer.runtime_ms or 0.0, 1),
+    }
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from service import formats
+    from service.systems.archive import answer_file
+    from service.systems.webservice import run_web_service
+
+    dataset = formats.read(args.dataset)
+    service = _service(args, name=args.name, concurrency=args.concurrency)
+    total = sum(1 for q in dataset.questions if q.text(args.lang) is not None)
+    show = sys.stderr.isatty()
+
+    def progress(done: int, all_: int) -> None:
+        if show:
+            print(f"\r{done}/{all_} questions", end="", file=sys.stderr, flush=True)
+
+    result = run_web_service(dataset, service, language=args.lang, progress=progress)
+    if show:
+        print(file=sys.stderr)
+    for qid, answer in result.run.answers.items():
+        if answer.error is not None:
+            print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
+    mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
+    print(
+        f"{service.system}: {len(result.run.answers)}/{total} answered calls, "
+        f"{result.errors} errors, mean runtime {mean}"
+        + (f"; aborted: {result.aborted}" if result.aborted else "")
+    )
+    if args.output is not None:
+        data = answer_file(result.run, dataset, language=args.lang)
+        args.output.write_bytes(data)
+        print(f"answer file written to {args.output}")
+    return 1 if result.aborted else 0
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from service import formats
+    from service.systems.refresh import default_output, diff_text, refresh_gold, write_refresh
+
+    path = Path(args.name)
+    if not path.exists():
+        raise BadRequest(
+            f"dataset {args.name!r} not found: give a dataset file "
+            "(catalogue names need GRAPH's catalogue API)"
+        )
+    dataset = formats.read(path)
+    kb = _open_kb(args, default_cache=False)
+    result = refresh_gold(dataset, kb)
+    output = args.output or default_output(
+        dataset.source, when=datetime.now(UTC), directory=Path.cwd()
+    )
+    fmt = dataset.format if dataset.format in ("qald-json", "eqald-json", "qald-xml") else None
+    new_file, sidecar = write_refresh(result, output, format=fmt or "qald-json")
+    print(diff_text(result, limit=args.show))
+    print(f"new version: {new_file} (provenance: {sidecar})")
+    return 0

@@ -1,0 +1,91 @@
+"""The answer file of a web-service run: what the service said, kept so it can be re-scored.
+
+A QALD-JSON file (written by ``service.formats``) with one entry per question asked: the
+question string sent, the SPARQL and answers the service returned. Two extra per-question keys
+keep what QALD-JSON has no field for, so re-scoring the archive gives the same results as the
+live run: ``"error"`` (why the call failed) and ``"runtimeMs"`` (wall time of a successful
+call). Any QALD-JSON reader ignores them; :func:`read_answer_file` restores them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from service.errors import Problem
+from service.model import AnswerSet, Dataset, Question, QuestionText, SystemRun, system_run
+
+ERROR_KEY = "error"
+RUNTIME_KEY = "runtimeMs"
+ARCHIVE_FORMAT = "qald-json"
+
+
+def answer_file(
+    run: SystemRun, dataset: Dataset, *, language: str, format: str = ARCHIVE_FORMAT
+) -> bytes:
+    """``run`` as an answer file, in the order of ``dataset``'s questions."""
+    from service import formats
+
+    entries: list[Question] = []
+    for question in dataset.questions:
+        answer = run.get(question.id)
+        if answer is None:
+            continue
+        extra: list[tuple[str, str]] = []
+        if answer.error is not None:
+            extra.append((ERROR_KEY, answer.error))
+        if answer.runtime_ms is not None:
+            extra.append((RUNTIME_KEY, f"{answer.runtime_ms:.3f}"))
+        text = question.text(language)
+        entries.append(
+            Question(
+                id=question.id,
+                texts=(QuestionText(language, text, annotations=answer.annotations),),
+                answertype=answer.answertype,
+                sparql=answer.sparql,
+                answers=answer.answers if answer.error is None else AnswerSet(),
+                answer_item_types=answer.answer_item_types,
+                confidence=answer.confidence,
+                extra=tuple(extra),
+            )
+        )
+    archive = Dataset(
+        id=dataset.id,
+        questions=tuple(entries),
+        metadata=(("dataset.system", run.system),),
+    )
+    return formats.write(archive, format)
+
+
+def read_answer_file(
+    data: bytes, *, system: str | None = None, name: str | None = None
+) -> SystemRun:
+    """An answer file (archived or uploaded) as a system's answers, errors and runtimes restored."""
+    from service import formats
+
+    dataset = formats.read(data, name=name)
+    recorded = dict(dataset.metadata).get("dataset.system")
+    run = system_run(dataset, system=system or recorded or name or "system")
+    answers = dict(run.answers)
+    problems = list(run.problems)
+    for question in dataset.questions:
+        extra = dict(question.extra)
+        if question.id not in answers or not (ERROR_KEY in extra or RUNTIME_KEY in extra):
+            continue
+        runtime = None
+        if RUNTIME_KEY in extra:
+            try:
+                runtime = float(extra[RUNTIME_KEY])
+            except ValueError:
+                problems.append(
+                    Problem(
+                        f"runtimeMs is not a number: {extra[RUNTIME_KEY]!r}",
+                        severity="warning",
+                        file=name,
+                        question_id=question.id,
+                        expected="milliseconds as a decimal number",
+                    )
+                )
+        answers[question.id] = replace(
+            answers[question.id], error=extra.get(ERROR_KEY), runtime_ms=runtime
+        )
+    return replace(run, answers=answers, problems=tuple(problems))

@@ -1,0 +1,222 @@
+"""Gold refresh: re-run a dataset's gold SPARQL on a KB and make a new dataset version.
+
+Gold answers are the answers of the gold query on the KB version the benchmark was built on;
+on a newer KB they drift and a perfect system is scored wrong. A refresh keeps every question
+as it was and replaces its answers with what the gold query returns on the given KB now. It never
+touches the old version: it writes a new file next to a PROV-O description (which dataset it
+was derived from, which KB and version it used, when), and a diff lists what changed.
+
+Questions whose query is missing, out of scope, or fails on the KB keep their old answers and
+say why in the diff.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+
+from service import __version__
+from service.errors import Conflict, ServiceError
+from service.kb import KnowledgeBase, describe
+from service.kb.prefixes import with_default_prefixes
+from service.model import AnswerSet, Dataset, Question
+
+
+class Change(StrEnum):
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    FAILED = "failed"  # the gold query failed on this KB: old answers kept
+    NO_QUERY = "no-query"  # no gold SPARQL (hybrid pseudo query, or none): old answers kept
+    OUT_OF_SCOPE = "out-of-scope"  # QALD's OUT OF SCOPE: the gold set stays empty
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionDiff:
+    """What the refresh did to one question; ``added``/``removed`` are N-Triples-like terms."""
+
+    question_id: str
+    change: Change
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refresh:
+    """A refreshed dataset version and how it came about."""
+
+    dataset: Dataset
+    diffs: tuple[QuestionDiff, ...]
+    kb: str
+    started: datetime
+    ended: datetime
+    source: str | None
+
+    def count(self, change: Change) -> int:
+        return sum(1 for d in self.diffs if d.change is change)
+
+    @property
+    def changed(self) -> tuple[QuestionDiff, ...]:
+        return tuple(d for d in self.diffs if d.change is Change.CHANGED)
+
+
+def _answer_keys(answers: AnswerSet | None) -> list[str]:
+    if answers is None:
+        return []
+    return sorted({" ".join(t.n3() for t in row) for row in answers.row_values()})
+
+
+def refresh_gold(dataset: Dataset, kb: KnowledgeBase) -> Refresh:
+    """Run every gold query of ``dataset`` on ``kb``; see the module docstring."""
+    started = datetime.now(UTC)
+    questions: list[Question] = []
+    diffs: list[QuestionDiff] = []
+    for question in dataset.questions:
+        if question.out_of_scope:
+            questions.append(question)
+            diffs.append(QuestionDiff(question.id, Change.OUT_OF_SCOPE))
+            continue
+        if not question.sparql or not question.sparql.strip():
+            questions.append(question)
+            reason = "only a pseudo query" if question.pseudo_query else "no gold SPARQL"
+            diffs.append(QuestionDiff(question.id, Change.NO_QUERY, reason=reason))
+            continue
+        try:
+            fresh = kb.select(with_default_prefixes(question.sparql))
+        except ServiceError as err:
+            questions.append(question)
+            diffs.append(QuestionDiff(question.id, Change.FAILED, reason=str(err)))
+            continue
+        old, new = set(_answer_keys(question.answers)), set(_answer_keys(fresh))
+        same = old == new and (question.answers is not None)
+        diffs.append(
+            QuestionDiff(
+                question.id,
+                Change.UNCHANGED if same else Change.CHANGED,
+                added=tuple(sorted(new - old)),
+                removed=tuple(sorted(old - new)),
+            )
+        )
+        questions.append(question if same else replace(question, answers=fresh))
+    kb_text = describe(kb) or "unknown KB"
+    new_dataset = replace(dataset, questions=tuple(questions))
+    return Refresh(
+        dataset=new_dataset,
+        diffs=tuple(diffs),
+        kb=kb_text,
+        started=started,
+        ended=datetime.now(UTC),
+        source=dataset.source,
+    )
+
+
+def diff_text(refresh: Refresh, *, limit: int = 20) -> str:
+    """A human-readable diff: a summary line, then each changed or failed question."""
+    counts = ", ".join(f"{refresh.count(c)} {c.value}" for c in Change if refresh.count(c))
+    lines = [f"refreshed {len(refresh.diffs)} questions on {refresh.kb}: {counts}"]
+    for diff in refresh.diffs:
+        if diff.change is Change.CHANGED:
+            lines.append(f"  {diff.question_id}: changed")
+            lines.extend(f"    + {t}" for t in diff.added[:limit])
+            if len(diff.added) > limit:
+                lines.append(f"    + … {len(diff.added) - limit} more")
+            lines.extend(f"    - {t}" for t in diff.removed[:limit])
+            if len(diff.removed) > limit:
+                lines.append(f"    - … {len(diff.removed) - limit} more")
+        elif diff.change is Change.FAILED:
+            lines.append(f"  {diff.question_id}: query failed, old answers kept: {diff.reason}")
+    return "\n".join(lines)
+
+
+def provenance_turtle(refresh: Refresh, *, new_file: Path, old_source: str | None) -> str:
+    """PROV-O for the new version: derived from the old file, generated by a refresh that used
+    the KB. Written with pyoxigraph so every IRI and literal is serialised correctly."""
+    import pyoxigraph as ox
+
+    prov = "http://www.w3.org/ns/prov#"
+    dct = "http://purl.org/dc/terms/"
+    xsd_dt = ox.NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")
+    rdf_type = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    rdfs_label = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
+
+    new = ox.NamedNode(new_file.resolve().as_uri())
+    data = new_file.read_bytes()
+    activity = ox.NamedNode(f"{new.value}#refresh")
+    kb = ox.NamedNode(f"{new.value}#kb")
+    agent = ox.NamedNode(f"{new.value}#software")
+    triples = [
+        (new, rdf_type, ox.NamedNode(prov + "Entity")),
+        (new, ox.NamedNode(prov + "wasGeneratedBy"), activity),
+        (
+            new,
+            ox.NamedNode(dct + "created"),
+            ox.Literal(refresh.ended.isoformat(), datatype=xsd_dt),
+        ),
+        (
+            new,
+            ox.NamedNode("http://spdx.org/rdf/terms#checksum"),
+            ox.Literal(f"sha256:{hashlib.sha256(data).hexdigest()}"),
+        ),
+        (activity, rdf_type, ox.NamedNode(prov + "Activity")),
+        (activity, rdfs_label, ox.Literal("gold refresh: gold SPARQL re-run on a KB")),
+        (activity, ox.NamedNode(prov + "used"), kb),
+        (
+            activity,
+            ox.NamedNode(prov + "startedAtTime"),
+            ox.Literal(refresh.started.isoformat(), datatype=xsd_dt),
+        ),
+        (
+            activity,
+            ox.NamedNode(prov + "endedAtTime"),
+            ox.Literal(refresh.ended.isoformat(), datatype=xsd_dt),
+        ),
+        (activity, ox.NamedNode(prov + "wasAssociatedWith"), agent),
+        (agent, rdf_type, ox.NamedNode(prov + "SoftwareAgent")),
+        (agent, rdfs_label, ox.Literal(f"gerbil-qa {__version__}")),
+        (kb, rdf_type, ox.NamedNode(prov + "Entity")),
+        (kb, rdfs_label, ox.Literal(refresh.kb)),
+        (
+            activity,
+            ox.NamedNode(dct + "description"),
+            ox.Literal(", ".join(f"{refresh.count(c)} {c.value}" for c in Change)),
+        ),
+    ]
+    if old_source:
+        old_path = Path(old_source)
+        old = ox.NamedNode(old_path.resolve().as_uri() if old_path.exists() else old_source)
+        triples += [
+            (new, ox.NamedNode(prov + "wasDerivedFrom"), old),
+            (activity, ox.NamedNode(prov + "used"), old),
+        ]
+    quads = [ox.Quad(s, p, o) for s, p, o in triples]
+    out = ox.serialize(quads, format=ox.RdfFormat.TURTLE, prefixes={"prov": prov, "dct": dct})
+    return out.decode("utf-8") if isinstance(out, bytes) else str(out)
+
+
+def write_refresh(
+    refresh: Refresh, output: Path, *, format: str = "qald-json"
+) -> tuple[Path, Path]:
+    """Write the new version to ``output`` (refusing to overwrite anything) and its PROV-O
+    sidecar to ``output`` + ``.prov.ttl``; both are created exclusively."""
+    from service import formats
+
+    sidecar = output.with_name(output.name + ".prov.ttl")
+    for path in (output, sidecar):
+        if path.exists():
+            raise Conflict(f"{path} exists; a refresh never overwrites a dataset version")
+    data = formats.write(refresh.dataset, format)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("xb") as handle:
+        handle.write(data)
+    turtle = provenance_turtle(refresh, new_file=output, old_source=refresh.source)
+    with sidecar.open("x", encoding="utf-8") as handle:
+        handle.write(turtle)
+    return output, sidecar
+
+
+def default_output(source: str | None, *, when: datetime, directory: Path) -> Path:
+    stem = Path(source).name.split(".")[0] if source else "dataset"
+    return directory / f"{stem}.refreshed-{when.strftime('%Y%m%dT%H%M%SZ')}.json"
