@@ -84,7 +84,7 @@ def element_for(var: str, term: Term) -> tuple[str | None, bool]:
         return base, True
     if term.kind is TermKind.IRI:
         return "uri", True
-    for element in ("boolean", "date", "number", "string"):
+    for element in ("boolean", "date", "string", "number"):
         if element_term(element, term.value) == term:
             return element, True
     return "string", False  # a language tag, another datatype or a blank node is lost

@@ -26,6 +26,7 @@ NAME = "tsv"
 ROLE_KEY = "tsv.role"
 ANSWER_VAR = "answer"
 IN, OUT, EXPECTED = "in", "out", "expected"
+TEXTS_LOSS = "question texts (they go in in.tsv"
 
 
 def sniff(src: Source) -> bool:
@@ -132,9 +133,14 @@ def write(dataset: Dataset) -> bytes:
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
-def write_in(dataset: Dataset) -> bytes:
-    """The ``in.tsv`` of ``dataset``: each question's first text, one a line."""
-    lines = [_cell(next((t.string for t in q.texts if t.string), "")) for q in dataset.questions]
+def write_in(dataset: Dataset, *, language: str | None = None) -> bytes:
+    """The ``in.tsv`` of ``dataset``: each question's text in ``language`` (else its first)."""
+    lines = []
+    for q in dataset.questions:
+        text = q.text(language) if language else None
+        if text is None:
+            text = next((t.string for t in q.texts if t.string), "")
+        lines.append(_cell(text))
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
@@ -160,7 +166,7 @@ def losses(dataset: Dataset) -> list[str]:
         if q.id != str(i + 1):
             count("question ids (TSV numbers questions by line)")
         if role != IN and q.texts:
-            count("question texts (they go in in.tsv: see write_in)")
+            count(f"{TEXTS_LOSS}: see write_in)")
         if sum(1 for t in q.texts if t.string) > 1:
             count("texts other than the first")
         if any(len(row) > 1 for row in rows):

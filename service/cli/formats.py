@@ -1,0 +1,118 @@
+"""``gerbil-qa validate`` and ``gerbil-qa convert``: check and translate benchmark files."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from service.errors import FormatError, Problem
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from service.formats import FORMATS
+
+    names = ", ".join(FORMATS)
+    validate = subparsers.add_parser(
+        "validate",
+        help="report every problem in a dataset or answer file",
+        description="Read FILE and print every problem found, one a line "
+        "(file:line:col: path: question id: severity: message), then a summary. "
+        "Exit status 1 when a problem is fatal (the file cannot be used), else 0.",
+    )
+    validate.add_argument("file", metavar="FILE")
+    validate.add_argument("--format", metavar="F", help=f"skip sniffing: one of {names}")
+    validate.add_argument(
+        "--lang", metavar="LANG", help="language of texts the file leaves untagged"
+    )
+    validate.set_defaults(handler=_validate)
+
+    convert = subparsers.add_parser(
+        "convert",
+        help="convert a dataset or answer file to another format",
+        description="Read IN and write it to OUT ('-' for standard output) as FORMAT. "
+        "What FORMAT cannot carry is listed on standard error.",
+    )
+    convert.add_argument("input", metavar="IN")
+    convert.add_argument("output", metavar="OUT")
+    convert.add_argument("--to", required=True, metavar="FORMAT", help=f"one of {names}")
+    convert.add_argument("--from", dest="source_format", metavar="FORMAT", help="skip sniffing")
+    convert.add_argument(
+        "--lang", metavar="LANG", help="language of texts the input leaves untagged"
+    )
+    convert.set_defaults(handler=_convert)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from service.formats import read
+
+    questions = 0
+    try:
+        dataset = read(args.file, format=args.format, language=args.lang)
+        problems: tuple[Problem, ...] = dataset.problems
+        questions = len(dataset)
+    except FormatError as err:
+        problems = err.problems
+    for problem in problems:
+        print(problem)
+    errors = sum(1 for p in problems if p.severity == "error")
+    warnings = len(problems) - errors
+    print(f"{questions} questions, {errors} errors, {warnings} warnings")
+    return 1 if errors else 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from service.formats import get, losses, read, tsv, write
+
+    target = get(args.to)
+    dataset = read(args.input, format=args.source_format, language=args.lang)
+    dropped = losses(dataset, target.name)
+    extra_files: list[tuple[Path, bytes]] = []
+    if target.name == tsv.NAME and args.output != "-":
+        out = Path(args.output)
+        has_texts = any(q.texts for q in dataset.questions)
+        if has_texts and tsv.role_of(out.name) != tsv.IN:
+            # TSV keeps the questions in a file of their own, beside the answers.
+            extra_files.append(
+                (out.with_name("in.tsv"), tsv.write_in(dataset, language=args.lang or "en"))
+            )
+            dropped = [d for d in dropped if not d.startswith(tsv.TEXTS_LOSS)]
+    data = write(dataset, target.name)
+    if args.output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        for path, content in [(Path(args.output), data), *extra_files]:
+            _write_atomically(path, content)
+            print(f"gerbil-qa: wrote {path}", file=sys.stderr)
+    warnings = sum(1 for p in dataset.problems if p.severity == "warning")
+    print(
+        f"gerbil-qa: {len(dataset)} questions from {dataset.format} to {target.name}"
+        + (f" ({warnings} warnings on reading; see gerbil-qa validate)" if warnings else ""),
+        file=sys.stderr,
+    )
+    for what in dropped:
+        print(f"gerbil-qa: dropped: {what}", file=sys.stderr)
+    return 0
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside ``path``, then rename: never a half-written file."""
+    directory = path.parent if str(path.parent) else Path(".")
+    with tempfile.NamedTemporaryFile(
+        dir=directory, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    ) as handle:
+        temporary = Path(handle.name)
+        try:
+            handle.write(data)
+        except BaseException:
+            handle.close()
+            temporary.unlink(missing_ok=True)
+            raise
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
