@@ -1,0 +1,264 @@
+"""The built-in dataset catalogue: DataID/DCAT descriptions in ``datasets/*.ttl``.
+
+Each dataset names its upstream file (``dcat:downloadURL``), its size and SHA-256, and where it
+lies in a local mirror of the upstream files (``gqa:mirrorPath``). Loading a dataset takes the
+file from the mirror folder (setting ``GERBIL_QA_DATA``) or downloads it (into
+``GERBIL_QA_CACHE``), and refuses a file whose checksum is not the catalogue's.
+
+>>> [e.name for e in entries()][:2]
+['qald-1-dbpedia-train', 'qald-1-dbpedia-test']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+from service.errors import BadRequest, NotFound, ServiceError
+from service.paths import DATASETS_DIR
+
+DCAT = "http://www.w3.org/ns/dcat#"
+DCT = "http://purl.org/dc/terms/"
+SPDX = "http://spdx.org/rdf/terms#"
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+_LOCAL_BASE = "http://localhost/"  # a neutral base to read the relative IRIs with
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """One file of a dataset: ``role`` is ``questions`` (or ``expected``: TSV gold answers)."""
+
+    role: str
+    download_url: str
+    mirror_path: str
+    sha256: str
+    byte_size: int
+    media_type: str
+    format: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEntry:
+    name: str
+    title: str
+    description: str
+    question_count: int
+    languages: tuple[str, ...]  # ISO 639-1 codes
+    knowledge_base: str | None
+    knowledge_base_version: str
+    version: str
+    issued: str
+    licence: str | None
+    distributions: tuple[Distribution, ...]
+    select_hybrid: bool | None = None
+
+    @property
+    def questions_file(self) -> Distribution:
+        return next(d for d in self.distributions if d.role == "questions")
+
+    @property
+    def format(self) -> str:
+        return self.questions_file.format
+
+
+def catalog_files() -> tuple[Path, ...]:
+    return tuple(sorted(p for p in DATASETS_DIR.glob("*.ttl")))
+
+
+def catalog_bytes() -> bytes:
+    return b"\n".join(p.read_bytes() for p in catalog_files())
+
+
+def catalog_quads(uris, graph: str) -> list:  # uris: service.graph.uris.Uris
+    """Every catalogue triple, relative IRIs resolved against the deployment base, in ``graph``."""
+    import pyoxigraph
+
+    target = pyoxigraph.NamedNode(graph)
+    out = []
+    for path in catalog_files():
+        for q in pyoxigraph.parse(
+            path=str(path), format=pyoxigraph.RdfFormat.TURTLE, base_iri=uris.base
+        ):
+            out.append(pyoxigraph.Quad(q.subject, q.predicate, q.object, target))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _entries() -> tuple[CatalogEntry, ...]:
+    import pyoxigraph
+
+    store = pyoxigraph.Store()
+    for path in catalog_files():
+        store.load(path=str(path), format=pyoxigraph.RdfFormat.TURTLE, base_iri=_LOCAL_BASE)
+    rows = store.query(
+        f"""SELECT ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid
+        (GROUP_CONCAT(DISTINCT STR(?lang); separator=" ") AS ?langs) WHERE {{
+          <{_LOCAL_BASE}catalog> <{DCAT}dataset> ?d .
+          ?d <{DCT}identifier> ?name ; <{DCT}title> ?title ; <{DCT}description> ?desc ;
+             <{GQA}questionCount> ?count ; <{GQA}knowledgeBaseVersion> ?kbv ;
+             <{DCAT}version> ?version ; <{DCT}issued> ?issued ; <{DCT}language> ?lang .
+          OPTIONAL {{ ?d <{GQA}knowledgeBase> ?kb }}
+          OPTIONAL {{ ?d <{DCT}license> ?lic }}
+          OPTIONAL {{ ?d <{GQA}selectHybrid> ?hybrid }}
+        }} GROUP BY ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid"""
+    )
+    found: list[CatalogEntry] = []
+    for r in rows:
+        dists = []
+        for d in store.query(
+            f"""SELECT ?role ?url ?path ?sha ?size ?mt ?fmt WHERE {{
+              <{r["d"].value}> <{DCAT}distribution> ?x .
+              ?x <{GQA}fileRole> ?role ; <{DCAT}downloadURL> ?url ; <{GQA}mirrorPath> ?path ;
+                 <{SPDX}checksum>/<{SPDX}checksumValue> ?sha ; <{DCAT}byteSize> ?size ;
+                 <{DCAT}mediaType> ?mt ; <{GQA}format> ?fmt }}"""
+        ):
+            dists.append(
+                Distribution(
+                    role=d["role"].value,
+                    download_url=d["url"].value,
+                    mirror_path=d["path"].value,
+                    sha256=d["sha"].value.lower(),
+                    byte_size=int(d["size"].value),
+                    media_type=d["mt"].value.rsplit("/media-types/", 1)[-1],
+                    format=d["fmt"].value,
+                )
+            )
+        hybrid = r["hybrid"]
+        found.append(
+            CatalogEntry(
+                name=r["name"].value,
+                title=r["title"].value,
+                description=r["desc"].value,
+                question_count=int(r["count"].value),
+                languages=tuple(sorted(x.rsplit("/", 1)[1] for x in r["langs"].value.split())),
+                knowledge_base=r["kb"].value if r["kb"] else None,
+                knowledge_base_version=r["kbv"].value,
+                version=r["version"].value,
+                issued=r["issued"].value,
+                licence=r["lic"].value if r["lic"] else None,
+                distributions=tuple(sorted(dists, key=lambda x: x.role != "questions")),
+                select_hybrid=None if hybrid is None else hybrid.value == "true",
+            )
+        )
+    order = _member_order()
+    return tuple(sorted(found, key=lambda e: order.get(e.name, len(order))))
+
+
+def _member_order() -> dict[str, int]:
+    # The order of the catalogue's dcat:dataset list (RDF itself keeps no order).
+    text = (DATASETS_DIR / "catalog.ttl").read_text(encoding="utf-8")
+    names = re.findall(r"<dataset/([^>#]+)>", text)
+    return {n: i for i, n in enumerate(dict.fromkeys(names))}
+
+
+def entries() -> list[CatalogEntry]:
+    """Every built-in dataset, in catalogue order."""
+    return list(_entries())
+
+
+def get_entry(name: str) -> CatalogEntry:
+    for e in _entries():
+        if e.name == name:
+            return e
+    raise NotFound(f"no built-in dataset {name!r} (see `gerbil-qa datasets`)")
+
+
+def find_by_sha256(sha256: str) -> CatalogEntry | None:
+    """The catalogue dataset whose questions file has this checksum (when a file is uploaded)."""
+    wanted = sha256.lower()
+    return next((e for e in _entries() if e.questions_file.sha256 == wanted), None)
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def mirror_dir() -> Path | None:
+    value = os.environ.get("GERBIL_QA_DATA")
+    return Path(value) if value else None
+
+
+def cache_dir() -> Path:
+    value = os.environ.get("GERBIL_QA_CACHE")
+    return Path(value) if value else Path.home() / ".cache" / "gerbil-qa" / "datasets"
+
+
+def _verify(path: Path, dist: Distribution) -> None:
+    got = sha256_of(path)
+    if got != dist.sha256:
+        raise BadRequest(
+            f"{path}: SHA-256 {got} does not match the catalogue's {dist.sha256} for "
+            f"{dist.download_url}; refusing to use it"
+        )
+
+
+def resolve(
+    dist: Distribution,
+    *,
+    mirror: Path | None = None,
+    download: bool = True,
+    cache: Path | None = None,
+    timeout: float = 60.0,
+) -> Path:
+    """The local file of a distribution: from the mirror folder, the download cache, or
+    downloaded now. The checksum is always verified; a mismatch raises BadRequest."""
+    mirror = mirror if mirror is not None else mirror_dir()
+    if mirror is not None:
+        local = mirror / dist.mirror_path
+        if local.is_file():
+            _verify(local, dist)
+            return local
+    target = (cache or cache_dir()) / dist.sha256 / Path(dist.mirror_path).name
+    if target.is_file():
+        _verify(target, dist)
+        return target
+    if not download:
+        raise NotFound(f"{dist.mirror_path} is not in the mirror {mirror} and downloads are off")
+    import requests
+
+    try:
+        response = requests.get(dist.download_url, timeout=timeout)
+        response.raise_for_status()
+    except requests.RequestException as err:
+        raise ServiceError(f"cannot download {dist.download_url}: {err}", status=502) from err
+    data = response.content
+    got = hashlib.sha256(data).hexdigest()
+    if got != dist.sha256:
+        raise BadRequest(
+            f"{dist.download_url}: SHA-256 {got} does not match the catalogue's {dist.sha256}; "
+            "refusing to use it"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(target.suffix + ".part")
+    tmp.write_bytes(data)
+    tmp.replace(target)
+    return target
+
+
+def load(name: str, **resolve_options):  # -> service.model.Dataset
+    """Read a built-in dataset by name (the file resolved and verified as :func:`resolve`)."""
+    from service import formats
+
+    entry = get_entry(name)
+    files = {d.role: resolve(d, **resolve_options) for d in entry.distributions}
+    dataset = formats.read(files["questions"], format=entry.format)
+    if entry.select_hybrid is not None:
+        dataset = replace(
+            dataset,
+            questions=tuple(q for q in dataset.questions if bool(q.hybrid) == entry.select_hybrid),
+        )
+    return replace(dataset, id=name)
+
+
+def load_into(store, name: str, **resolve_options):  # store: GraphStore -> list[Finding]
+    """Load a built-in dataset, run the dataset checks and store questions and findings."""
+    dataset = load(name, **resolve_options)
+    return store.store_dataset(name, dataset)
