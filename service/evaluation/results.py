@@ -37,6 +37,7 @@ class QuestionStatus(StrEnum):
     NO_TEXT = "no-text"  # no question string in the chosen language: left out and counted
     MISSING = "missing"  # the answer file has no entry for it: scored as an empty answer
     ERROR = "error"  # the system call failed: scored as an empty answer, counted as an error
+    NO_GOLD = "no-gold"  # the gold has nothing for this experiment type: left out and counted
 
 
 Measure = float | int | None
@@ -97,6 +98,11 @@ class Evaluation:
     problems: tuple[Problem, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def signature(self) -> str:
+        """The profile's signature for this result, with the KB's identity when one was used."""
+        return self.profile.signature_for(self.kb)
+
     def to_json(self) -> dict[str, Any]:
         """The ``--output json`` contract (see the README)."""
         questions: dict[str, dict[str, Any]] = {}
@@ -111,7 +117,7 @@ class Evaluation:
             "system": self.system,
             "profile": self.profile.name,
             "profileVersion": self.profile.version,
-            "signature": self.profile.signature,
+            "signature": self.signature,
             "language": self.language,
             "kb": self.kb,
             "results": {etype.value: dict(task.measures) for etype, task in self.tasks.items()},

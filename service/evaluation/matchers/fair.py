@@ -1,0 +1,274 @@
+"""The ``fair`` profile's matching: GERBIL's idea with its known unfairness fixed.
+
+Rules (each applies to gold and system alike unless said otherwise):
+
+1. Answer items are the values of every variable of every row (a boolean answer is
+   ``true``/``false`` as ``xsd:boolean``); the sets compared are distinct items.
+2. An item is an IRI when typed ``uri`` and, once whitespace and ``<…>`` are stripped, an
+   absolute URI; or a literal whose text is an ``http(s)://`` URL. A ``uri``-typed value that is
+   no URI (``"false"``, ``"1225"``, ``"Germany"`` in real QALD files) is read as a plain literal.
+3. IRIs are compared by the identity rules of :mod:`service.kb.identity`: angle brackets and
+   whitespace stripped, percent-escapes decoded where an IRI may hold the character, scheme and
+   host case-insensitive, https = http, ``en.dbpedia.org`` = ``dbpedia.org``, ``/page/`` =
+   ``/resource/``, and a Wikipedia article URL equal to the DBpedia resource of the same title
+   and language edition. With a KB, every spelling of both sides is expanded by the owl:sameAs
+   closure and two IRIs match when their closures share a normal form.
+4. Literals are compared by value for their datatype: numbers numerically (``"8"`` =
+   ``"8.0"`` = ``"8e0"``, any numeric XSD type or an untyped numeric string); dates at the gold
+   value's granularity (gold ``1990`` as ``xsd:gYear`` matches ``1990-05-03``; gold
+   ``1990-05-03`` does not match ``1990``; time zone and fractional seconds ignored; a year may
+   be given as a number); booleans (``true``/``false`` in any case, ``1``/``0`` when typed
+   ``xsd:boolean``); strings case- and whitespace-insensitively (Unicode NFC, case folding with
+   the Turkish i rule for ``tr``/``az``, runs of spaces collapsed), language tags ignored.
+5. Labels in both directions (with a KB): a system literal matches a gold IRI when a resource
+   having it as ``rdfs:label`` (any language) matches that IRI; a system IRI matches a gold
+   literal when one of its ``rdfs:label`` values equals the literal as a string (rule 4).
+6. Matching is one-to-one and maximal (bipartite matching), so the order of answers never
+   changes a score. TP = matched pairs, FP = system items left (wrong literals are false
+   positives), FN = gold items left. Then the standard P/R/F rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from service.evaluation.kbview import KBRequests, KBView
+from service.evaluation.matchers.base import Judged, Verdict
+from service.evaluation.values import (
+    boolean_value,
+    date_value,
+    is_absolute_uri,
+    is_date_type,
+    is_numeric_type,
+    number_value,
+    string_key,
+    year_like,
+)
+from service.kb.identity import canonical_iri, canonical_iris, strip_brackets
+from service.model import XSD_BOOLEAN, AnswerSet, Term
+
+Key = tuple[str, object]
+_HTTP = re.compile(r"^https?://\S+$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    key: Key  # the item's identity: ("iri", canonical IRI) or its literal value key
+    iri: str | None = None  # the stripped IRI, for KB lookups
+    term: Term | None = None  # the literal, when not an IRI
+    shown: str = ""
+
+
+def _as_item(term: Term, language: str) -> _Item:
+    if term.is_iri:
+        v = strip_brackets(term.value)
+        if is_absolute_uri(v):
+            return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>")
+        term = Term.literal(term.value.strip())
+    elif term.is_literal and _HTTP.match(term.value.strip()):
+        v = term.value.strip()
+        return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>")
+    return _Item(_literal_key(term, language), term=term, shown=term.n3())
+
+
+def _literal_key(term: Term, language: str) -> Key:
+    """The one value a literal stands for (how a gold literal is read)."""
+    dt, text = term.datatype, term.value
+    if dt == XSD_BOOLEAN:
+        b = boolean_value(term)
+        if b is not None:
+            return ("bool", b)
+    elif is_numeric_type(dt):
+        n = number_value(text)
+        if n is not None:
+            return ("num", n)
+    elif is_date_type(dt):
+        d = date_value(text)
+        if d is not None:
+            return ("date", d.parts)
+    else:
+        b = boolean_value(term)
+        if b is not None:
+            return ("bool", b)
+        n = number_value(text)
+        if n is not None:
+            return ("num", n)
+        d = date_value(text)
+        if d is not None:
+            return ("date", d.parts)
+    return ("str", string_key(text, language=term.lang or language))
+
+
+def _literal_offers(term: Term, language: str) -> set[Key]:
+    """Every value a system literal may stand for (how a system literal is read)."""
+    text = term.value
+    offers: set[Key] = {
+        _literal_key(term, language),
+        ("str", string_key(text, language=term.lang or language)),
+    }
+    b = boolean_value(term)
+    if b is not None:
+        offers.add(("bool", b))
+    n = number_value(text)
+    if n is not None:
+        offers.add(("num", n))
+    d = date_value(text)
+    if d is not None:
+        offers.update(("date", d.parts[:g]) for g in range(1, len(d.parts) + 1))
+        if len(d.parts) == 1 and year_like(text):
+            offers.add(("num", Decimal(d.parts[0]).normalize()))
+    return offers
+
+
+def iri_keys(iri: str, kb: KBView) -> set[Key]:
+    """The identity keys of an IRI: the normal forms of every spelling's sameAs closure."""
+    keys: set[Key] = {("iri", canonical_iri(iri))}
+    if kb.same_as_map:  # without a KB an IRI is only its normal form
+        for spelling in canonical_iris(iri):
+            found = kb.same_as_map.get(spelling)
+            if found:
+                keys.update(("iri", canonical_iri(x)) for x in found)
+    return keys
+
+
+def _resource_keys(resource: str, kb: KBView) -> set[Key]:
+    """The identity keys of a resource the KB returned (its own spelling is the KB's)."""
+    return {("iri", canonical_iri(x)) for x in kb.closure(resource)}
+
+
+def _items(answers: AnswerSet, language: str) -> list[_Item]:
+    return [_as_item(t, language) for t in answers.values()]
+
+
+def _distinct(items: Iterable[_Item]) -> list[_Item]:
+    """One item per identity key, first occurrence order."""
+    first: dict[Key, _Item] = {}
+    for it in items:
+        first.setdefault(it.key, it)
+    return list(first.values())
+
+
+@dataclass(frozen=True, slots=True)
+class FairMatcher:
+    """The fair profile (see the module docstring for every rule)."""
+
+    def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
+        g = _items(gold, language)
+        s = _items(system, language)
+        same: set[str] = set()
+        for it in (*g, *s):
+            if it.iri is not None:
+                same |= canonical_iris(it.iri)
+        gold_has_iri = any(it.iri is not None for it in g)
+        gold_has_literal = any(it.iri is None for it in g)
+        r4l = frozenset(
+            (it.term.value.strip(), None)
+            for it in s
+            if gold_has_iri and it.term is not None and it.term.value.strip()
+        )
+        l4r: set[str] = set()
+        if gold_has_literal:
+            for it in s:
+                if it.iri is not None:
+                    l4r |= canonical_iris(it.iri)
+        return KBRequests(frozenset(same), r4l, frozenset(l4r))
+
+    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+        g = _distinct(_items(gold, language))
+        given = _items(system, language)
+        s = _distinct(given)
+
+        wants: list[set[Key]] = []
+        for it in g:
+            wants.append(iri_keys(it.iri, kb) if it.iri is not None else {it.key})
+        index: dict[Key, list[int]] = {}
+        for gi, keys in enumerate(wants):
+            for k in keys:
+                index.setdefault(k, []).append(gi)
+
+        edges: list[list[int]] = []
+        for it in s:
+            offers = self._offers(it, kb, language)
+            targets = sorted({gi for k in offers for gi in index.get(k, ())})
+            edges.append(targets)
+
+        matched_gold = max_matching(edges, len(g))
+        matched_sys = {si for si in matched_gold.values()}
+        tp = len(matched_gold)
+        correct_keys = {s[si].key for si in matched_sys}
+        verdicts: list[Verdict] = []
+        seen: set[Key] = set()
+        for it in given:
+            if it.key in seen:
+                verdicts.append(Verdict.REPEATED)
+                continue
+            seen.add(it.key)
+            verdicts.append(Verdict.CORRECT if it.key in correct_keys else Verdict.WRONG)
+        return Judged(
+            tp=tp,
+            fp=len(s) - tp,
+            fn=len(g) - tp,
+            n_system=len(s),
+            n_gold=len(g),
+            verdicts=tuple(verdicts),
+            gold=tuple(it.shown for it in g),
+            given=tuple(it.shown for it in s),
+        )
+
+    @staticmethod
+    def _offers(it: _Item, kb: KBView, language: str) -> set[Key]:
+        if it.iri is not None:
+            offers = iri_keys(it.iri, kb)
+            if kb.labels_map:
+                for spelling in canonical_iris(it.iri):
+                    for label in kb.labels(spelling):
+                        offers.add(("str", string_key(label, language=language)))
+            return offers
+        if it.term is None:  # cannot happen: an item is an IRI or a literal
+            return set()
+        offers = _literal_offers(it.term, language)
+        for resource in kb.resources(it.term.value.strip(), None):
+            offers |= _resource_keys(resource, kb)
+        return offers
+
+
+def max_matching(edges: list[list[int]], n_gold: int) -> dict[int, int]:
+    """A maximum bipartite matching (gold index -> system index) by augmenting paths.
+
+    ``edges[s]`` lists the gold items system item ``s`` may match. Breadth-first search for an
+    augmenting path from each system item in turn (Kuhn's algorithm without recursion).
+    """
+    owner: dict[int, int] = {}  # gold -> system
+    for start, targets in enumerate(edges):
+        if not targets:
+            continue
+        free = next((gi for gi in targets if gi not in owner), None)
+        if free is not None:  # the common case: a free gold item, no search needed
+            owner[free] = start
+            continue
+        parent: dict[int, tuple[int, int | None]] = {}  # gold -> (system reaching it, prev gold)
+        queue: deque[tuple[int, int | None]] = deque([(start, None)])
+        visited_sys = {start}
+        end: int | None = None
+        while queue and end is None:
+            si, via = queue.popleft()
+            for gi in edges[si]:
+                if gi in parent:
+                    continue
+                parent[gi] = (si, via)
+                if gi not in owner:
+                    end = gi
+                    break
+                nxt = owner[gi]
+                if nxt not in visited_sys:
+                    visited_sys.add(nxt)
+                    queue.append((nxt, gi))
+        while end is not None:  # flip the path
+            si, prev = parent[end]
+            owner[end] = si
+            end = prev
+    return owner

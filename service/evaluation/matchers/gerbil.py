@@ -1,0 +1,110 @@
+"""The ``gerbil`` profile's matching: GERBIL QA's ``QAMatchingsCounter`` as DESIGN §3 states it.
+
+1. Every answer is the string of its value (datatype and language dropped; a boolean is
+   ``true``/``false``). The gold set holds IRIs only if *every* gold value is a valid absolute URI
+   (``scheme:rest``); otherwise every gold value is a string.
+2. String part: TP_s = |S ∩ G_s| (exact strings), FN_s = |G_s \\ S|, FP_s = 0.
+3. Every system value left over (not among the gold strings) becomes one or more candidate
+   resources: a valid http/https/ftp URL is itself; any other string is looked up as
+   ``rdfs:label "value"@language`` and each resource found is a candidate (none found: the
+   string itself). Candidates are expanded by the owl:sameAs closure; gold IRIs are not.
+4. IRI part, one-to-one and greedy as GERBIL's ``MatchingsCounterImpl``: each gold IRI in gold
+   order takes the first unused candidate (system order) whose closure contains it; TP_a is the
+   number taken, FN_a the gold IRIs left, FP_a the candidates left.
+5. TP = TP_s + TP_a, FP = FP_a, FN = FN_s + FN_a.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.evaluation.kbview import KBRequests, KBView
+from service.evaluation.matchers.base import Judged, Verdict, distinct
+from service.evaluation.values import is_absolute_uri, is_url
+from service.model import AnswerSet
+
+
+def _values(answers: AnswerSet) -> list[str]:
+    return [t.value for t in answers.values()]
+
+
+def _split_gold(gold: list[str]) -> tuple[list[str], list[str]]:
+    """(gold strings, gold IRIs): all IRIs only when every value is an absolute URI."""
+    if gold and all(is_absolute_uri(v) for v in gold):
+        return [], gold
+    return gold, []
+
+
+@dataclass(frozen=True, slots=True)
+class GerbilMatcher:
+    """GERBIL QA 0.3 answer matching (see the module docstring for every rule)."""
+
+    def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
+        g_strings, _ = _split_gold(distinct(_values(gold)))
+        strings = set(g_strings)
+        urls: set[str] = set()
+        labels: set[tuple[str, str | None]] = set()
+        for v in distinct(_values(system)):
+            if v in strings:
+                continue
+            if is_url(v):
+                urls.add(v)
+            else:
+                labels.add((v, language))
+        return KBRequests(same_as=frozenset(urls), resources_for_labels=frozenset(labels))
+
+    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+        g = distinct(_values(gold))
+        given = _values(system)
+        s = distinct(given)
+        g_strings, g_iris = _split_gold(g)
+        strings = set(g_strings)
+        s_set = set(s)
+        tp_s = sum(1 for v in g_strings if v in s_set)
+        fn_s = len(g_strings) - tp_s
+
+        # Candidates: (index of the system value, sameAs closure of the candidate resource).
+        candidates: list[tuple[int, frozenset[str]]] = []
+        for i, v in enumerate(s):
+            if v in strings:
+                continue
+            if is_url(v):
+                candidates.append((i, kb.closure(v)))
+                continue
+            found = kb.resources(v, language)
+            if found:
+                candidates.extend((i, kb.closure(r)) for r in sorted(found))
+            else:
+                candidates.append((i, frozenset((v,))))
+
+        used = [False] * len(candidates)
+        tp_a = 0
+        for iri in g_iris:
+            for c, (_, closure) in enumerate(candidates):
+                if not used[c] and iri in closure:
+                    used[c] = True
+                    tp_a += 1
+                    break
+        fn_a = len(g_iris) - tp_a
+        fp_a = len(candidates) - tp_a
+
+        correct_values = {v for v in s if v in strings}
+        correct_values |= {s[candidates[c][0]] for c in range(len(candidates)) if used[c]}
+        verdicts: list[Verdict] = []
+        seen: set[str] = set()
+        for v in given:
+            if v in seen:
+                verdicts.append(Verdict.REPEATED)
+                continue
+            seen.add(v)
+            verdicts.append(Verdict.CORRECT if v in correct_values else Verdict.WRONG)
+        return Judged(
+            tp=tp_s + tp_a,
+            fp=fp_a,
+            fn=fn_s + fn_a,
+            n_system=len(s),
+            n_gold=len(g),
+            verdicts=tuple(verdicts),
+            gold=tuple(g),
+            given=tuple(s),
+        )

@@ -1,0 +1,108 @@
+"""The ``poleval`` profile's matching: geval ``Accuracy`` with
+``LenientHarden/ExtractNumber/Lower/Fuzzy`` (PolEval 2021 Task 4, quiz QA).
+
+Per question (one TSV line) the answer is one string and the gold a list of alternatives; the
+credit is the best over the alternatives of:
+
+* ExtractNumber: if the gold alternative yields a number (the first match of
+  ``[-+]?[0-9]*\\.[0-9]+|[0-9]+``, else the first whitespace-separated word made only of
+  uppercase roman digits ``IVXLCDM`` with a positive value, written in decimal), credit 1 iff
+  the answer yields the same number string (``XII`` = ``12``; ``12.0`` ≠ ``12``; the answer
+  to ``witamina C`` must contain ``C`` = 100);
+* otherwise Lower/Fuzzy: both lower-cased character by character, score
+  ``max(0, 1 - Levenshtein(answer, gold) / len(gold))``;
+* LenientHarden: credit 1 iff that score is at least 0.5 (an empty gold never matches).
+
+The answer string is the system's values joined by tabs (an ``out.tsv`` line), ``""`` when
+the system gave nothing; answer and alternatives are stripped of surrounding whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
+from service.evaluation.matchers.base import Judged, Verdict
+from service.model import AnswerSet
+
+_ARABIC = re.compile(r"[-+]?[0-9]*\.[0-9]+|[0-9]+")
+_ROMAN = dict(zip("IVXLCDM", (1, 5, 10, 50, 100, 500, 1000), strict=True))
+LENIENT_HARDENING_THRESHOLD = 0.5
+
+
+def roman_value(word: str) -> int | None:
+    """geval's ``romanToInt`` (right to left: add a digit not smaller than the one to its right,
+    else subtract it), or ``None`` when the word holds anything but ``IVXLCDM``."""
+    total, right = 0, 0
+    for ch in reversed(word):
+        v = _ROMAN.get(ch)
+        if v is None:
+            return None
+        total = total + v if v >= right else total - v
+        right = v
+    return total
+
+
+def extract_number(text: str) -> str | None:
+    """geval's ``extractNumber``: the first arabic number, else the first roman numeral word."""
+    m = _ARABIC.search(text)
+    if m:
+        return m.group(0)
+    for word in text.split():
+        v = roman_value(word)
+        if v is not None and v > 0:
+            return str(v)
+    return None
+
+
+def _lower(text: str) -> str:
+    # Haskell's Data.Char.toLower maps one character to one (U+0130 İ -> i), unlike str.lower.
+    return "".join(c.lower()[0] if c.lower() else c for c in text)
+
+
+def fuzzy_score(answer: str, gold: str) -> float:
+    """``max(0, 1 - Levenshtein(answer, gold) / len(gold))``; 0 for an empty gold (geval
+    divides by zero and clamps the result to 0)."""
+    from rapidfuzz.distance import Levenshtein  # imported here: only poleval needs it
+
+    if not gold:
+        return 0.0
+    return max(0.0, 1.0 - Levenshtein.distance(answer, gold) / len(gold))
+
+
+def line_credit(answer: str, gold: str) -> float:
+    """The credit of ``answer`` against one gold alternative (1.0 or 0.0)."""
+    expected_number = extract_number(gold)
+    if expected_number is not None:
+        score = 1.0 if extract_number(answer) == expected_number else 0.0
+    else:
+        score = fuzzy_score(_lower(answer), _lower(gold))
+    return 1.0 if score >= LENIENT_HARDENING_THRESHOLD else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PolEvalMatcher:
+    """PolEval 2021 quiz QA (see the module docstring)."""
+
+    def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
+        return NO_REQUESTS
+
+    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+        # geval strips each line (``onlyStrip``) before matching.
+        alternatives = [t.value.strip() for t in gold.values()] or [""]
+        values = [t.value for t in system.values()]
+        answer = "\t".join(values).strip()
+        credit = max(line_credit(answer, alt) for alt in alternatives)
+        hit = int(credit)
+        return Judged(
+            tp=hit,
+            fp=(1 - hit) if values else 0,
+            fn=1 - hit,
+            n_system=1 if values else 0,
+            n_gold=1,
+            verdicts=(Verdict.CORRECT if hit else Verdict.WRONG,) if values else (),
+            credit=credit,
+            gold=tuple(alternatives),
+            given=(answer,) if values else (),
+        )

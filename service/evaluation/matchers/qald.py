@@ -1,0 +1,107 @@
+"""The QALD challenge tools' matching: QALD-5/6 ``evaluation.rb`` and QALD-1..4 ``Evaluation.py``.
+
+Both compare whole binding rows, not single values, and use no KB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
+from service.evaluation.matchers.base import Judged, Verdict, distinct, verdicts_by_key
+from service.model import AnswerSet
+
+_DIGITS = re.compile(r"[0-9]+")
+
+Qald6Item = tuple[str, object]
+
+
+def qald6_normalise(value: str) -> str:
+    """QALD-6 evaluation.rb ``normalize``: all digits gets ``.0``; else strip, percent-decode.
+
+    The digit test is on the raw value (Ruby ``\\A\\d+\\z``); decoding is Ruby's
+    ``URI.unescape``: ``%XX`` escapes only, ``+`` stays a plus.
+    """
+    if _DIGITS.fullmatch(value):
+        return value + ".0"
+    return unquote(value.strip(), errors="surrogateescape")
+
+
+def qald6_items(answers: AnswerSet) -> list[Qald6Item]:
+    """One item per binding row, the multiset of its normalised values (every variable); an ASK
+    answer is its boolean (a boolean never equals a row holding ``"true"``)."""
+    if answers.boolean is not None:
+        return [("boolean", answers.boolean)]
+    items: list[Qald6Item] = []
+    for row in answers.row_values():
+        counts = Counter(qald6_normalise(t.value) for t in row)
+        items.append(("row", tuple(sorted(counts.items()))))
+    return items
+
+
+def _show_qald6(item: Qald6Item) -> str:
+    kind, value = item
+    if kind == "boolean":
+        return "true" if value else "false"
+    return " ".join(v for v, n in value for _ in range(n))  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class Qald6Matcher:
+    """QALD-5/6 ``evaluation.rb``: rows deduplicated (``answers.uniq``) on both sides;
+    ``correct`` = number of distinct user rows found among the gold rows."""
+
+    def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
+        return NO_REQUESTS
+
+    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+        g = distinct(qald6_items(gold))
+        given = qald6_items(system)
+        u = distinct(given)
+        gold_set = set(g)
+        correct = sum(1 for x in u if x in gold_set)
+        return Judged(
+            tp=correct,
+            fp=len(u) - correct,
+            fn=len(g) - correct,
+            n_system=len(u),
+            n_gold=len(g),
+            verdicts=verdicts_by_key(given, gold_set),
+            gold=tuple(_show_qald6(x) for x in g),
+            given=tuple(_show_qald6(x) for x in u),
+        )
+
+
+def legacy_items(answers: AnswerSet) -> list[tuple[str, ...]]:
+    """QALD-1..4 ``Evaluation.py``: each ``<answer>`` (binding row) is the list of its stripped
+    values; a boolean is the text ``true``/``false``. Duplicates are kept."""
+    return [tuple(t.value.strip() for t in row) for row in answers.row_values()]
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyMatcher:
+    """QALD-1..4 ``Evaluation.py``: lists, not sets. ``c`` counts every user item found among the
+    gold items, repeats included, so recall can exceed 1 as in the original script."""
+
+    def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
+        return NO_REQUESTS
+
+    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+        g = legacy_items(gold)
+        u = legacy_items(system)
+        gold_set = set(g)
+        c = sum(1 for x in u if x in gold_set)
+        verdicts = tuple(Verdict.CORRECT if x in gold_set else Verdict.WRONG for x in u)
+        return Judged(
+            tp=c,
+            fp=len(u) - c,
+            fn=max(0, len(g) - c),
+            n_system=len(u),
+            n_gold=len(g),
+            verdicts=verdicts,
+            gold=tuple(" ".join(x) for x in g),
+            given=tuple(" ".join(x) for x in u),
+        )

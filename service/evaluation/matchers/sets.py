@@ -1,0 +1,119 @@
+"""Matching the sets of the sub-experiments: IRIs (C2KB, P2KB, AIT2KB) and plain keys (RE2KB, AT).
+
+IRI identity per profile:
+
+* ``exact``: the IRI strings, character by character;
+* ``gerbil``: GERBIL's meaning matching, a system IRI matches a gold IRI when the system IRI's
+  owl:sameAs closure contains it, taken one-to-one and greedily in gold order;
+* ``fair``: the identity rules of :mod:`service.kb.identity` and the sameAs closure of both
+  sides, one-to-one and maximal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
+from service.evaluation.matchers.base import Judged, distinct
+from service.evaluation.matchers.fair import iri_keys, max_matching
+from service.kb.identity import canonical_iri, canonical_iris
+
+
+def match_keys(gold: Sequence[Hashable], system: Sequence[Hashable]) -> Judged:
+    """Exact identity of hashable items (relations, answer types), set semantics."""
+    g = distinct(gold)
+    s = distinct(system)
+    gold_set = set(g)
+    tp = sum(1 for x in s if x in gold_set)
+    return Judged(
+        tp=tp,
+        fp=len(s) - tp,
+        fn=len(g) - tp,
+        n_system=len(s),
+        n_gold=len(g),
+        gold=tuple(map(_show, g)),
+        given=tuple(map(_show, s)),
+    )
+
+
+def _show(item: Hashable) -> str:
+    if isinstance(item, tuple) and len(item) == 3 and all(isinstance(p, tuple) for p in item):
+        return " ".join(_show_position(p) for p in item)  # a relation
+    return str(item)
+
+
+def _show_position(pos: tuple[str, ...]) -> str:
+    if pos[0] == "var":
+        return "?"
+    if pos[0] == "iri":
+        return f"<{pos[1]}>"
+    if pos[0] == "lit":
+        return f'"{pos[2]}"'
+    return pos[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class IriSetMatcher:
+    """Matches two sets of IRIs under one identity (``exact``, ``gerbil`` or ``fair``)."""
+
+    identity: str = "exact"
+
+    def requests(self, gold: Sequence[str], system: Sequence[str]) -> KBRequests:
+        if self.identity == "gerbil":
+            return KBRequests(same_as=frozenset(system))
+        if self.identity == "fair":
+            return KBRequests(
+                same_as=frozenset(x for iri in (*gold, *system) for x in canonical_iris(iri))
+            )
+        return NO_REQUESTS
+
+    def match(self, gold: Sequence[str], system: Sequence[str], kb: KBView) -> Judged:
+        if self.identity == "gerbil":
+            return self._greedy(distinct(gold), distinct(system), kb)
+        if self.identity == "fair":
+            return self._fair(distinct(gold), distinct(system), kb)
+        return match_keys(gold, system)
+
+    @staticmethod
+    def _greedy(gold: list[str], system: list[str], kb: KBView) -> Judged:
+        closures = [kb.closure(s) for s in system]
+        used = [False] * len(system)
+        tp = 0
+        for g in gold:
+            for i, closure in enumerate(closures):
+                if not used[i] and g in closure:
+                    used[i] = True
+                    tp += 1
+                    break
+        return _judged(tp, gold, system)
+
+    @staticmethod
+    def _fair(gold: list[str], system: list[str], kb: KBView) -> Judged:
+        # Distinct by normal form first: two spellings of one resource are one item.
+        gold = distinct(gold, key=canonical_iri)
+        system = distinct(system, key=canonical_iri)
+        index: dict[object, list[int]] = {}
+        for gi, g in enumerate(gold):
+            for k in iri_keys(g, kb):
+                index.setdefault(k, []).append(gi)
+        edges = [sorted({gi for k in iri_keys(s, kb) for gi in index.get(k, ())}) for s in system]
+        tp = len(max_matching(edges, len(gold)))
+        return _judged(tp, gold, system)
+
+
+def _judged(tp: int, gold: list[str], system: list[str]) -> Judged:
+    return Judged(
+        tp=tp,
+        fp=len(system) - tp,
+        fn=len(gold) - tp,
+        n_system=len(system),
+        n_gold=len(gold),
+        gold=tuple(gold),
+        given=tuple(system),
+    )
+
+
+def canonical_relation(relation: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    """A relation key with its IRIs in normal form (fair's RE2KB)."""
+    return tuple(("iri", canonical_iri(p[1])) if p[0] == "iri" else p for p in relation)

@@ -1,0 +1,442 @@
+"""``evaluate``: score one system run on one dataset under one profile. Pure: no HTTP, no store.
+
+The order of work is fixed so that a remote KB is asked a bounded number of times:
+
+1. one record per gold question: skipped (no text in the language), missing, failed or scored;
+2. the inputs of every experiment type (gold and system answers; markings from SPARQL, each
+   distinct query string parsed once, and from eQALD annotations);
+3. every KB lookup of the whole experiment collected and asked in one batch per kind
+   (:mod:`service.evaluation.kbview`);
+4. each question matched, then the aggregates computed from the per-question records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from service.errors import BadRequest, Problem
+from service.evaluation.confidence import Ranked, confidence_measures, rank_measures
+from service.evaluation.kbview import KBRequests, KBView, resolve
+from service.evaluation.matchers.base import Judged
+from service.evaluation.matchers.sets import IriSetMatcher, canonical_relation, match_keys
+from service.evaluation.measures import MEASURES, PROCESSED_MEASURES
+from service.evaluation.profiles import Profile, get_profile
+from service.evaluation.results import (
+    Evaluation,
+    ExperimentType,
+    Measure,
+    QuestionScore,
+    QuestionStatus,
+    TaskScores,
+)
+from service.evaluation.scoring import Row
+from service.evaluation.subexperiments import Markings, from_annotations, from_query
+from service.kb import KnowledgeBase, describe
+from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun
+from service.model import normalise_answer_type as _answer_type
+
+if TYPE_CHECKING:
+    from service.sparql import ParsedQuery
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while questions are matched."""
+
+SUB_TYPES = (
+    ExperimentType.C2KB,
+    ExperimentType.P2KB,
+    ExperimentType.RE2KB,
+    ExperimentType.AT,
+    ExperimentType.AIT2KB,
+)
+_IRI_TYPES = {
+    ExperimentType.C2KB: "resources",
+    ExperimentType.P2KB: "properties",
+    ExperimentType.AIT2KB: "item_types",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Case:
+    """One gold question with what the system gave for it."""
+
+    question: Question
+    answer: SystemAnswer
+    status: QuestionStatus
+
+    @property
+    def scored(self) -> bool:
+        return self.status is not QuestionStatus.NO_TEXT
+
+
+class _Queries:
+    """Parses each distinct query string once per run; a failure becomes a warning."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self._cache: dict[str, ParsedQuery | str] = {}  # query text -> parsed, or the error
+        self._problems = problems
+        self._parse: Callable[..., ParsedQuery] | None = None
+
+    def parse(self, text: str | None, *, who: str, question_id: str) -> ParsedQuery | None:
+        if text is None or not text.strip():
+            return None
+        found = self._cache.get(text)
+        if found is None:
+            found = self._cache[text] = self._try(text)
+        if isinstance(found, str):
+            self._problems.append(
+                Problem(
+                    f"the {who} SPARQL query does not parse ({found}); "
+                    "it gives no sub-experiment markings",
+                    severity="warning",
+                    question_id=question_id,
+                )
+            )
+            return None
+        return found
+
+    def _try(self, text: str) -> ParsedQuery | str:
+        if self._parse is None:
+            from service.sparql import parse_query  # imported only when sub-experiments run
+
+            self._parse = parse_query
+        try:
+            return self._parse(text, dialect="lenient")
+        except (ValueError, RecursionError) as err:  # SparqlSyntaxError is a ValueError
+            return str(err) or type(err).__name__
+
+
+def _has_text(question: Question, language: str) -> bool:
+    """A question is asked in ``language`` when it has a string or keywords in it. A question
+    with no texts at all (TSV ``expected.tsv``) is never skipped."""
+    if not question.texts:
+        return True
+    return any(
+        (t.string and t.string.strip()) or (t.keywords and t.keywords.strip())
+        for t in question.texts_in(language)
+    )
+
+
+def _gold_answers(question: Question) -> AnswerSet | None:
+    if question.answers is not None:
+        return question.answers
+    return AnswerSet() if question.out_of_scope else None
+
+
+def _cases(dataset: Dataset, run: SystemRun, language: str) -> list[_Case]:
+    cases: list[_Case] = []
+    for q in dataset.questions:
+        answer = run.get(q.id)
+        if not _has_text(q, language):
+            status = QuestionStatus.NO_TEXT
+        elif answer is None:
+            status = QuestionStatus.MISSING
+        elif answer.error is not None:
+            status = QuestionStatus.ERROR
+        else:
+            status = QuestionStatus.SCORED
+        if answer is None or answer.error is not None:
+            answer = SystemAnswer(
+                question_id=q.id,
+                error=answer.error if answer else None,
+                runtime_ms=answer.runtime_ms if answer else None,
+            )
+        cases.append(_Case(q, answer, status))
+    return cases
+
+
+def _system_has(etype: ExperimentType, answers: Iterable[SystemAnswer]) -> bool:
+    for a in answers:
+        kinds = {(x.kind or "ENTITY").upper() for x in a.annotations}
+        if etype is ExperimentType.AT and a.answertype:
+            return True
+        if etype is ExperimentType.AIT2KB and (a.answer_item_types or "CLASS" in kinds):
+            return True
+        if etype is ExperimentType.C2KB and kinds - {"PROPERTY", "CLASS"}:
+            return True
+        if etype is ExperimentType.P2KB and "PROPERTY" in kinds:
+            return True
+        if etype is not ExperimentType.AT and a.sparql and a.sparql.strip():
+            return True
+    return False
+
+
+def _choose_types(
+    profile: Profile,
+    requested: Sequence[ExperimentType | str] | None,
+    cases: Sequence[_Case],
+    problems: list[Problem],
+) -> list[ExperimentType]:
+    if requested is None:
+        answers = [c.answer for c in cases if c.scored]
+        chosen = [ExperimentType.QA]
+        chosen += [
+            t for t in SUB_TYPES if t in profile.experiment_types and _system_has(t, answers)
+        ]
+        return chosen
+    chosen = []
+    for raw in requested:
+        try:
+            etype = ExperimentType(str(raw).strip().upper())
+        except ValueError:
+            known = ", ".join(t.value for t in ExperimentType)
+            raise BadRequest(f"unknown experiment type {raw!r}; known: {known}") from None
+        if etype not in profile.experiment_types:
+            problems.append(
+                Problem(
+                    f"the {profile.name} profile scores only "
+                    f"{', '.join(t.value for t in profile.experiment_types)}; "
+                    f"{etype.value} is left out",
+                    severity="warning",
+                )
+            )
+        elif etype not in chosen:
+            chosen.append(etype)
+    return sorted(chosen, key=list(ExperimentType).index)
+
+
+@dataclass(frozen=True, slots=True)
+class _SubInputs:
+    gold: Markings | None  # None: the gold says nothing for sub-experiments
+    system: Markings
+    gold_type: str | None
+    system_type: str | None
+
+
+def _sub_inputs(case: _Case, profile: Profile, language: str, queries: _Queries) -> _SubInputs:
+    q, a = case.question, case.answer
+    gold: Markings | None = None
+    parsed = None
+    if not q.out_of_scope:
+        parsed = queries.parse(q.sparql or q.pseudo_query, who="gold", question_id=q.id)
+    if parsed is not None:
+        gold = from_query(
+            parsed, gerbil=profile.gerbil_markings, fold_literals=profile.fold_literals
+        )
+    notes = q.annotations(language)
+    if notes or q.answer_item_types:
+        extra = from_annotations(notes, q.answer_item_types)
+        gold = extra if gold is None else gold.union(extra)
+    system = Markings()
+    sparsed = queries.parse(a.sparql, who="system", question_id=q.id)
+    if sparsed is not None:
+        system = from_query(
+            sparsed, gerbil=profile.gerbil_markings, fold_literals=profile.fold_literals
+        )
+    if a.annotations or a.answer_item_types:
+        system = system.union(from_annotations(a.annotations, a.answer_item_types))
+    gold_type = q.answer_type.value if q.answer_type else None
+    system_type = None
+    if a.answertype and a.answertype.strip():
+        normal = _answer_type(a.answertype)
+        system_type = normal.value if normal else a.answertype.strip().lower()
+    return _SubInputs(gold, system, gold_type, system_type)
+
+
+def _relations(markings: Markings, profile: Profile) -> list[Any]:
+    if profile.identity == "fair":
+        return [canonical_relation(r) for r in markings.relations]
+    return list(markings.relations)
+
+
+def evaluate(
+    dataset: Dataset,
+    run: SystemRun,
+    *,
+    profile: Profile | str,
+    language: str | None = None,
+    kb: KnowledgeBase | None = None,
+    experiment_types: Sequence[ExperimentType | str] | None = None,
+    progress: Progress | None = None,
+    ranked: bool = False,
+) -> Evaluation:
+    """Score ``run`` against ``dataset`` under ``profile`` (a :class:`Profile` or its name).
+
+    ``language`` defaults to the profile's (``en``; ``pl`` for poleval). ``kb`` is used by
+    profiles that match through a KB (``gerbil``, ``fair``). ``experiment_types`` defaults to QA
+    plus every sub-experiment the profile scores and the run has data for (a SPARQL query,
+    annotations, an answer type). ``ranked`` declares that each answer list is in rank order,
+    adding MRR and Hits@k; the confidence measures appear when any answer has a confidence.
+    ``progress(done, total)`` is called as questions are matched.
+    """
+    prof = get_profile(profile)
+    lang = language or prof.default_language
+    problems: list[Problem] = list(run.problems)
+    if prof.name == "poleval" and len(run.answers) != len(dataset.questions):
+        # geval refuses files whose line counts differ; so do we.
+        raise BadRequest(
+            f"{run.source or run.system}: {len(run.answers)} answers for "
+            f"{len(dataset.questions)} questions; the poleval profile needs one answer line "
+            "per question"
+        )
+    known = {q.id for q in dataset.questions}
+    unknown = [qid for qid in run.answers if qid not in known]
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" …" if len(unknown) > 5 else "")
+        problems.append(
+            Problem(
+                f"{len(unknown)} answers for question ids the dataset does not have ({shown}); "
+                "they are ignored",
+                severity="warning",
+                file=run.source,
+            )
+        )
+    cases = _cases(dataset, run, lang)
+    types = _choose_types(prof, experiment_types, cases, problems)
+    scored = [c for c in cases if c.scored]
+
+    queries = _Queries(problems)
+    subs: dict[int, _SubInputs] = {}
+    if any(t is not ExperimentType.QA for t in types):
+        for i, c in enumerate(cases):
+            if c.scored:
+                subs[i] = _sub_inputs(c, prof, lang, queries)
+
+    iri_matcher = IriSetMatcher(prof.identity)
+    view = _lookups(prof, kb, types, cases, subs, iri_matcher, lang)
+
+    total = len(scored) * len(types)
+    done = 0
+    tasks: dict[ExperimentType, TaskScores] = {}
+    for etype in types:
+        records: list[QuestionScore] = []
+        rows: list[Row] = []
+        ranked_qs: list[Ranked] = []
+        for i, c in enumerate(cases):
+            judged = _judge(etype, i, c, prof, view, subs, iri_matcher, lang)
+            if judged is None:
+                status = c.status if not c.scored else QuestionStatus.NO_GOLD
+                records.append(QuestionScore(c.question.id, status=status, processed=False))
+                continue
+            processed = c.status is QuestionStatus.SCORED
+            p, r, f = prof.scoring.question(judged, processed=processed)
+            rows.append(Row(judged, (p, r, f), processed))
+            records.append(
+                QuestionScore(
+                    c.question.id,
+                    status=c.status,
+                    tp=judged.tp,
+                    fp=judged.fp,
+                    fn=judged.fn,
+                    precision=p,
+                    recall=r,
+                    f1=f,
+                    processed=processed,
+                    gold=judged.gold,
+                    given=judged.given,
+                )
+            )
+            if etype is ExperimentType.QA:
+                ranked_qs.append(Ranked(c.answer.confidence, judged.verdicts, judged.n_gold))
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        measures = prof.scoring.aggregate(rows)
+        measures.update(_run_measures(scored, records))
+        if etype is ExperimentType.QA:
+            if any(c.answer.confidence is not None for c in scored):
+                measures.update(confidence_measures(ranked_qs))
+            if ranked:
+                measures.update(rank_measures(ranked_qs))
+        tasks[etype] = TaskScores(etype, _ordered(measures, prof), tuple(records))
+
+    used_kb = kb is not None and prof.uses_kb
+    return Evaluation(
+        dataset=dataset.id or (Path(dataset.source).name if dataset.source else "dataset"),
+        system=run.system,
+        profile=prof,
+        language=lang,
+        tasks=tasks,
+        kb=describe(kb) if used_kb else None,
+        problems=tuple(problems),
+    )
+
+
+def _lookups(
+    prof: Profile,
+    kb: KnowledgeBase | None,
+    types: Sequence[ExperimentType],
+    cases: Sequence[_Case],
+    subs: dict[int, _SubInputs],
+    iri_matcher: IriSetMatcher,
+    lang: str,
+) -> KBView:
+    """Every KB lookup of the experiment, asked at once (at most one call per kind)."""
+    if kb is None or not prof.uses_kb:
+        return KBView()
+    requests: list[KBRequests] = []
+    for i, c in enumerate(cases):
+        if not c.scored:
+            continue
+        if ExperimentType.QA in types:
+            gold = _gold_answers(c.question)
+            if gold is not None:
+                requests.append(prof.matcher.requests(gold, c.answer.answers, language=lang))
+        sub = subs.get(i)
+        if sub is None or sub.gold is None:
+            continue
+        for etype, attr in _IRI_TYPES.items():
+            if etype in types:
+                requests.append(
+                    iri_matcher.requests(getattr(sub.gold, attr), getattr(sub.system, attr))
+                )
+    return resolve(kb, KBRequests.merge(requests))
+
+
+def _judge(
+    etype: ExperimentType,
+    i: int,
+    c: _Case,
+    prof: Profile,
+    view: KBView,
+    subs: dict[int, _SubInputs],
+    iri_matcher: IriSetMatcher,
+    lang: str,
+) -> Judged | None:
+    """The matched question, or ``None`` when it is skipped or the gold has nothing for it."""
+    if not c.scored:
+        return None
+    if etype is ExperimentType.QA:
+        gold = _gold_answers(c.question)
+        if gold is None:
+            return None
+        return prof.matcher.match(gold, c.answer.answers, view, language=lang)
+    sub = subs[i]
+    if etype is ExperimentType.AT:
+        if sub.gold_type is None:
+            return None
+        return match_keys([sub.gold_type], [sub.system_type] if sub.system_type else [])
+    if sub.gold is None:
+        return None
+    if etype is ExperimentType.RE2KB:
+        return match_keys(_relations(sub.gold, prof), _relations(sub.system, prof))
+    attr = _IRI_TYPES[etype]
+    return iri_matcher.match(getattr(sub.gold, attr), getattr(sub.system, attr), view)
+
+
+def _run_measures(scored: Sequence[_Case], records: Sequence[QuestionScore]) -> dict[str, Measure]:
+    times = [
+        c.answer.runtime_ms
+        for c in scored
+        if c.answer.error is None and c.answer.runtime_ms is not None
+    ]
+    n = sum(1 for r in records if r.precision is not None)
+    return {
+        "errorCount": sum(1 for c in scored if c.status is QuestionStatus.ERROR),
+        "meanRuntime": sum(times) / len(times) if times else None,
+        "questions": n,
+        "skippedQuestions": len(records) - n,
+    }
+
+
+def _ordered(measures: dict[str, Measure], prof: Profile) -> dict[str, Measure]:
+    """The measures in registry order; the processed* ones only under qald6."""
+    keep = {
+        name: measures[name]
+        for name in MEASURES
+        if name in measures and (prof.name == "qald6" or name not in PROCESSED_MEASURES)
+    }
+    keep.update({k: v for k, v in measures.items() if k not in MEASURES})
+    return keep

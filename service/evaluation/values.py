@@ -1,0 +1,159 @@
+"""How answer values are read for matching: URI tests, IRI identity, literal values.
+
+Pure string functions shared by the matching profiles. Each cites the tool or rule it follows.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from service.model import XSD, XSD_BOOLEAN, Term
+
+# --- URI tests ------------------------------------------------------------------------------
+
+# RFC 3986 scheme, then at least one character that may appear in a URI reference (no space,
+# no control character, none of <>"{}|\^`), with well-formed percent escapes.
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?:[^\x00-\x20<>\"{}|\\^`%\x7f]|%[0-9A-Fa-f]{2})+$")
+
+
+def is_absolute_uri(value: str) -> bool:
+    """``scheme:rest`` with a valid scheme and only URI characters (GERBIL's gold IRI test)."""
+    return bool(_URI.match(value))
+
+
+# A simplified Apache Commons ``UrlValidator()`` (GERBIL's system-answer test): schemes http,
+# https and ftp; an authority of dot-separated host labels ending in an alphabetic top-level
+# label (the IANA list is not checked), or an IPv4 address, with an optional port; an ASCII path
+# of the characters the validator accepts; any query and fragment without whitespace. Like the
+# Java validator (``\w`` without UNICODE_CHARACTER_CLASS), a non-ASCII character in the path makes
+# the value a plain string.
+_URL = re.compile(
+    r"^(?:https?|ftp)://"
+    r"(?:(?:[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}\.?"
+    r"|(?:[0-9]{1,3}\.){3}[0-9]{1,3})"
+    r"(?::[0-9]{1,5})?"
+    r"(?:/[-A-Za-z0-9_:@&?=+,.!/~*'%$;()]*)?"
+    r"(?:\?[^\s#]*)?"
+    r"(?:#\S*)?$"
+)
+
+
+def is_url(value: str) -> bool:
+    """Whether GERBIL QA's URL validator would accept ``value`` (http, https, ftp only)."""
+    return bool(_URL.match(value))
+
+
+# --- literal values (fair) ------------------------------------------------------------------
+
+_NUMERIC_TYPES = {
+    XSD + t
+    for t in [
+        "integer",
+        "decimal",
+        "double",
+        "float",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "negativeInteger",
+        "nonPositiveInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    ]
+}
+_DATE_TYPES = {XSD + t for t in ("date", "dateTime", "gYear", "gYearMonth", "dateTimeStamp")}
+_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+_DATE = re.compile(
+    r"^(?P<year>-?[0-9]{4,})(?:-(?P<month>[0-9]{2})(?:-(?P<day>[0-9]{2})"
+    r"(?:T(?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2})?))?)?)?"
+    r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})?$"
+)
+_YEAR_ONLY = re.compile(r"^-?[0-9]{4}$")
+
+
+def number_value(text: str) -> Decimal | None:
+    """The numeric value of a lexical form (``"8"`` = ``"8.0"`` = ``"8e0"``), or ``None``."""
+    t = text.strip()
+    if not _NUMBER.match(t):
+        return None
+    try:
+        return Decimal(t).normalize()
+    except InvalidOperation:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class DateValue:
+    """A date at its granularity: parts is (year,), (year, month), (y, m, d) or (y, m, d, time)."""
+
+    parts: tuple[str, ...]
+
+    def at(self, granularity: int) -> DateValue | None:
+        """This date cut to ``granularity`` parts, or ``None`` when it is coarser than that."""
+        if len(self.parts) < granularity:
+            return None
+        return DateValue(self.parts[:granularity])
+
+
+def date_value(text: str) -> DateValue | None:
+    """A date from ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD`` or an xsd:dateTime (time to seconds).
+
+    The time zone and fractional seconds are dropped; ``T00:00:00`` counts as a day (DBpedia
+    writes dates as midnight dateTimes).
+    """
+    m = _DATE.match(text.strip())
+    if not m:
+        return None
+    parts = [str(int(m.group("year")))]
+    if m.group("month"):
+        parts.append(m.group("month"))
+        if m.group("day"):
+            parts.append(m.group("day"))
+            time = m.group("time")
+            if time and time not in ("00:00", "00:00:00"):
+                parts.append(time if len(time) == 8 else time + ":00")
+    return DateValue(tuple(parts))
+
+
+def boolean_value(term: Term) -> bool | None:
+    """``true``/``false`` (any case) or, for an ``xsd:boolean``, also ``1``/``0``."""
+    t = term.value.strip().lower()
+    if t in ("true", "false"):
+        return t == "true"
+    if term.datatype == XSD_BOOLEAN and t in ("1", "0"):
+        return t == "1"
+    return None
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def string_key(text: str, *, language: str | None = None) -> str:
+    """A string compared case- and whitespace-insensitively (NFC, casefold, spaces collapsed).
+
+    Turkish and Azerbaijani dotted and dotless i are lower-cased by their own rule first.
+    """
+    t = unicodedata.normalize("NFC", text)
+    if language and language.lower().split("-")[0] in ("tr", "az"):
+        t = t.replace("İ", "i").replace("I", "ı")
+    return _SPACE.sub(" ", t.casefold()).strip()
+
+
+def is_numeric_type(datatype: str | None) -> bool:
+    return datatype in _NUMERIC_TYPES
+
+
+def is_date_type(datatype: str | None) -> bool:
+    return datatype in _DATE_TYPES
+
+
+def year_like(text: str) -> bool:
+    return bool(_YEAR_ONLY.match(text.strip()))
