@@ -15,7 +15,11 @@ from service import __version__
 from service.errors import FormatError, ServiceError
 
 # Each module defines ``register(subparsers)``; its handlers return an exit code.
-COMMAND_MODULES: tuple[str, ...] = ("service.cli.systems", "service.cli.formats")
+COMMAND_MODULES: tuple[str, ...] = (
+    "service.cli.systems",
+    "service.cli.formats",
+    "service.cli.evaluate",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
