@@ -22,8 +22,10 @@ The rules, in order:
 3. Percent-escapes in the path are decoded when they stand for a character an IRI may hold
    literally (RFC 3987 §3.2: non-ASCII UTF-8; RFC 3986 §6.2.2.2: unreserved characters; and the
    sub-delimiters DBpedia writes raw, like ``'`` ``(`` ``)`` ``,``); ``%2F``, ``%3F``, ``%23``
-   and ``%25`` stay encoded because decoding them changes how the IRI parses. Characters an IRI
-   may not hold (space, ``"``, ``<``…) are encoded; escapes use upper-case hex.
+   and ``%25`` stay encoded because decoding them changes how the IRI parses. In the query and
+   fragment only unreserved and non-ASCII characters are decoded (``&``, ``=``, ``+`` separate
+   parameters there). Characters an IRI may not hold (space, ``"``, ``<``…) are encoded;
+   escapes use upper-case hex.
 4. ``en.dbpedia.org`` is ``dbpedia.org`` (DBpedia's English chapter has no language prefix);
    ``dbpedia.org/page/X`` (the HTML page) is ``dbpedia.org/resource/X``.
 5. A Wikipedia article URL (``xx.wikipedia.org/wiki/X``, mobile ``xx.m.wikipedia.org``) is the
@@ -42,10 +44,10 @@ if TYPE_CHECKING:
     from service.kb import KnowledgeBase
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-# RFC 3986 unreserved characters plus sub-delims and ':' '@' that are harmless in a path.
-_DECODABLE_ASCII = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@"
-)
+# RFC 3986 unreserved characters; in a path also the sub-delims and ':' '@' (harmless there,
+# while in a query '&', '=', '+' and ';' separate parameters and stay encoded).
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_DECODABLE_IN_PATH = _UNRESERVED | frozenset("!$&'()*+,;=:@")
 # Characters RFC 3987 does not allow literally in an IRI; they are always percent-encoded.
 _MUST_ENCODE = frozenset(' "<>\\^`{|}') | frozenset(chr(c) for c in range(0x21)) | {"\x7f"}
 _ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
@@ -64,8 +66,8 @@ def strip_brackets(iri: str) -> str:
     return text
 
 
-def _decode_run(run: str) -> str:
-    """Decode one run of ``%XX`` escapes where the result may stand literally in an IRI path."""
+def _decode_run(run: str, decodable: frozenset[str]) -> str:
+    """Decode one run of ``%XX`` escapes where the result may stand literally in an IRI."""
     raw = bytes(int(run[i + 1 : i + 3], 16) for i in range(0, len(run), 3))
     out: list[str] = []
     i = 0
@@ -73,7 +75,7 @@ def _decode_run(run: str) -> str:
         byte = raw[i]
         if byte < 0x80:
             char = chr(byte)
-            out.append(char if char in _DECODABLE_ASCII else f"%{byte:02X}")
+            out.append(char if char in decodable else f"%{byte:02X}")
             i += 1
             continue
         # A UTF-8 sequence: decode it whole, or keep its bytes escaped when it is not valid UTF-8.
@@ -88,8 +90,8 @@ def _decode_run(run: str) -> str:
     return "".join(out)
 
 
-def _normalise_path(path: str) -> str:
-    decoded = _ESCAPES.sub(lambda m: _decode_run(m.group(0)), path)
+def _normalise(component: str, decodable: frozenset[str] = _DECODABLE_IN_PATH) -> str:
+    decoded = _ESCAPES.sub(lambda m: _decode_run(m.group(0), decodable), component)
     if not any(c in _MUST_ENCODE for c in decoded):
         return decoded
     return "".join(f"%{ord(c):02X}" if c in _MUST_ENCODE else c for c in decoded)
@@ -126,8 +128,8 @@ def canonical_iri(iri: str) -> str:
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if parts.username or parts.password:
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
-    path = _normalise_path(parts.path)
-    query, fragment = parts.query, parts.fragment
+    path = _normalise(parts.path)
+    query, fragment = _normalise(parts.query, _UNRESERVED), _normalise(parts.fragment, _UNRESERVED)
     wiki = _WIKIPEDIA.match(host)
     dbp = _DBPEDIA.match(host)
     if wiki and path.startswith("/wiki/") and len(path) > len("/wiki/") and not query:
@@ -169,13 +171,10 @@ def canonical_iris(iri: str) -> frozenset[str]:
         return frozenset({canonical})
     encodings = {canonical, _uri_form(canonical)}
     dbp = _DBPEDIA.match(parts.hostname or "")
-    if dbp and parts.path.startswith(_RESOURCE):
+    if dbp and parts.path.startswith(_RESOURCE) and not parts.query and not parts.fragment:
         # Older DBpedia releases and many systems escape sub-delimiters in resource names too.
         prefix, name = canonical[: canonical.index(_RESOURCE)], parts.path[len(_RESOURCE) :]
-        escaped = _uri_form(name, encode="!$&'()*+,;=:@")
-        if parts.query or parts.fragment:
-            escaped = urlsplit(_uri_form(canonical)).path[len(_RESOURCE) :]
-        encodings.add(prefix + _RESOURCE + escaped)
+        encodings.add(prefix + _RESOURCE + _uri_form(name, encode="!$&'()*+,;=:@"))
     spellings: set[str] = set()
     for form in encodings:
         rest = form[len("http://") :]
@@ -185,7 +184,7 @@ def canonical_iris(iri: str) -> frozenset[str]:
             name_and_more = rest.split(_RESOURCE, 1)[1] if _RESOURCE in rest else None
             if lang == "en":
                 spellings.update(("http://en." + rest, "https://en." + rest))
-            if name_and_more is not None and "?" not in name_and_more and "#" not in name_and_more:
+            if name_and_more and "?" not in name_and_more and "#" not in name_and_more:
                 wiki = f"{lang}.wikipedia.org/wiki/{name_and_more}"
                 spellings.update(("https://" + wiki, "http://" + wiki))
     return frozenset(spellings)

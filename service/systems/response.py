@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Any
 
 from service.errors import FormatError, Problem
 from service.model import SystemAnswer, system_run
 
 SNIPPET = 120
 _RESULTS_KEYS = {"head", "results", "boolean", "bindings"}
+# Reader warnings that describe a normal answer, not a problem: services need not echo the
+# question text, and "no answer" is an answer.
+_NORMAL_IN_RESPONSES = ("has no text in any language", "empty answer set")
 
 
 class BadResponse(Exception):
@@ -51,13 +55,22 @@ def parse_answer(
     text = body.removeprefix(b"\xef\xbb\xbf")
     if not text.strip():
         raise BadResponse("the response body is empty (expected QALD-JSON or eQALD-JSON)")
-    if not text.lstrip().startswith(b"<"):
-        _check_envelope(text, content_type)
+    if text.lstrip().startswith(b"<"):
+        _check_markup(text, content_type)
+    else:
+        doc = _check_envelope(text, content_type)
+        # The service need not echo an id: we know which question we asked.
+        missing = [q for q in doc["questions"] if isinstance(q, dict) and "id" not in q]
+        for number, question in enumerate(missing, start=1):
+            question["id"] = f"response-{number}"
+        if missing:
+            text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
     try:
         dataset = formats.read(text, name="response")
     except FormatError as err:
-        details = "; ".join(_problem_text(p) for p in err.problems[:3])
-        more = f" (and {len(err.problems) - 3} more)" if len(err.problems) > 3 else ""
+        errors = [p for p in err.problems if p.severity == "error"] or list(err.problems)
+        details = "; ".join(_problem_text(p) for p in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise BadResponse(f"the response is not a valid QA answer: {details}{more}") from None
     if not dataset.questions:
         raise BadResponse(
@@ -67,7 +80,7 @@ def parse_answer(
     warnings = [
         replace(p, question_id=question_id, file=None)
         for p in dataset.problems
-        if p.severity == "warning"
+        if p.severity == "warning" and not any(n in p.message for n in _NORMAL_IN_RESPONSES)
     ]
     if len(dataset.questions) > 1:
         warnings.append(
@@ -95,7 +108,23 @@ def _problem_text(problem: Problem) -> str:
     return text
 
 
-def _check_envelope(body: bytes, content_type: str | None) -> None:
+def _check_markup(body: bytes, content_type: str | None) -> None:
+    """Markup is fine only when it is QALD-XML (accepted, though discouraged, by the wiki)."""
+    from service import formats
+
+    try:
+        if formats.sniff(body) == "qald-xml":
+            return
+    except FormatError:
+        pass
+    kind = f" (Content-Type {content_type})" if content_type else ""
+    raise BadResponse(
+        f"the response is markup{kind} but not QALD-XML; expected QALD-JSON or eQALD-JSON. "
+        f"It starts with {snippet(body)}"
+    )
+
+
+def _check_envelope(body: bytes, content_type: str | None) -> dict[str, Any]:
     """Diagnose the outer shape of a JSON answer (the mistakes services really make)."""
     try:
         doc = json.loads(body.decode("utf-8"))
@@ -142,6 +171,7 @@ def _check_envelope(body: bytes, content_type: str | None) -> None:
         raise BadResponse(
             f'"questions"[0] is a JSON {_kind(first)}; expected an object {{"answers": […]}}'
         )
+    return doc
 
 
 def _kind(value: object) -> str:

@@ -1,0 +1,170 @@
+"""Identity of IRIs without a KB: Wikipedia/DBpedia, en.dbpedia, http/https, percent-encoding."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.kb.identity import (
+    canonical_iri,
+    canonical_iris,
+    identity_sets,
+    same_without_kb,
+    strip_brackets,
+)
+
+DBR = "http://dbpedia.org/resource/"
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [
+        ("http://dbpedia.org/resource/Berlin", DBR + "Berlin"),
+        ("<http://dbpedia.org/resource/Berlin>", DBR + "Berlin"),
+        ("  <https://dbpedia.org/resource/Berlin> ", DBR + "Berlin"),
+        ("http://en.dbpedia.org/resource/Berlin", DBR + "Berlin"),
+        ("https://en.wikipedia.org/wiki/Berlin", DBR + "Berlin"),
+        ("http://en.m.wikipedia.org/wiki/Berlin", DBR + "Berlin"),
+        ("http://dbpedia.org/page/Berlin", DBR + "Berlin"),
+        ("HTTP://DBpedia.org:80/resource/Berlin", DBR + "Berlin"),
+        ("https://dbpedia.org:443/resource/Berlin", DBR + "Berlin"),
+        ("https://de.wikipedia.org/wiki/M%C3%BCnchen", "http://de.dbpedia.org/resource/München"),
+        ("http://de.dbpedia.org/resource/München", "http://de.dbpedia.org/resource/München"),
+        ("http://dbpedia.org/resource/Caf%C3%A9", DBR + "Café"),
+        ("http://dbpedia.org/resource/Brazil_%28film%29", DBR + "Brazil_(film)"),
+        ("http://dbpedia.org/resource/Brazil_%28film%29", DBR + "Brazil_(film)"),
+        ("http://dbpedia.org/resource/Guns_N%27_Roses", DBR + "Guns_N'_Roses"),
+        ("https://en.wikipedia.org/wiki/Barack Obama", DBR + "Barack_Obama"),
+        ("https://en.wikipedia.org/wiki/Barack%20Obama", DBR + "Barack_Obama"),
+        ("http://dbpedia.org/resource/AC/DC", DBR + "AC/DC"),
+        # %2F, %3F, %23 and %25 change how an IRI parses: they stay encoded (hex upper-cased).
+        ("http://dbpedia.org/resource/AC%2fDC", DBR + "AC%2FDC"),
+        ("http://dbpedia.org/resource/Who%3F", DBR + "Who%3F"),
+        ("http://dbpedia.org/resource/100%25", DBR + "100%25"),
+        # Other hosts: only scheme, case, port and encoding are normalised.
+        ("https://www.wikidata.org/entity/Q64", "http://www.wikidata.org/entity/Q64"),
+        ("http://example.org/a%7Eb", "http://example.org/a~b"),
+        ("http://example.org:8080/x", "http://example.org:8080/x"),
+        ("urn:isbn:0451450523", "urn:isbn:0451450523"),
+        ("URN:isbn:1", "urn:isbn:1"),
+        # Not IRIs: returned with only brackets and whitespace stripped.
+        ("Berlin", "Berlin"),
+        ("<Berlin>", "Berlin"),
+        ("http://", "http://"),
+        ("", ""),
+    ],
+)
+def test_canonical_iri(spelling: str, canonical: str) -> None:
+    assert canonical_iri(spelling) == canonical
+
+
+def test_invalid_utf8_escapes_stay_escaped() -> None:
+    assert canonical_iri("http://example.org/%FF%41") == "http://example.org/%FFA"
+
+
+def test_live_and_www_are_not_language_editions() -> None:
+    assert (
+        canonical_iri("http://live.dbpedia.org/resource/X") == "http://live.dbpedia.org/resource/X"
+    )
+    assert "https://live.wikipedia.org/wiki/X" not in canonical_iris(
+        "http://live.dbpedia.org/resource/X"
+    )
+
+
+def test_spellings_of_a_dbpedia_resource() -> None:
+    spellings = canonical_iris("https://en.wikipedia.org/wiki/Caf%C3%A9")
+    for expected in (
+        DBR + "Café",
+        DBR + "Caf%C3%A9",
+        "https://dbpedia.org/resource/Café",
+        "http://en.dbpedia.org/resource/Café",
+        "https://en.wikipedia.org/wiki/Café",
+        "https://en.wikipedia.org/wiki/Caf%C3%A9",
+    ):
+        assert expected in spellings
+    escaped = canonical_iris(DBR + "Brazil_(film)")
+    assert DBR + "Brazil_%28film%29" in escaped and DBR + "Brazil_(film)" in escaped
+
+
+def test_other_language_editions_keep_their_chapter() -> None:
+    spellings = canonical_iris("http://fr.dbpedia.org/resource/Paris")
+    assert "https://fr.wikipedia.org/wiki/Paris" in spellings
+    assert DBR + "Paris" not in spellings
+    assert not same_without_kb("http://fr.dbpedia.org/resource/Paris", DBR + "Paris")
+
+
+def test_non_iris_are_only_themselves() -> None:
+    assert canonical_iris("Berlin") == frozenset({"Berlin"})
+    assert canonical_iris("urn:x:1") == frozenset({"urn:x:1"})
+
+
+def test_strip_brackets() -> None:
+    assert strip_brackets(" <http://x> ") == "http://x"
+    assert strip_brackets("<<http://x>>") == "<http://x>"
+    assert strip_brackets("<") == "<"
+
+
+def test_identity_sets_without_kb() -> None:
+    sets = identity_sets(["https://en.wikipedia.org/wiki/Berlin", DBR + "Berlin", DBR + "Bonn"])
+    assert sets["https://en.wikipedia.org/wiki/Berlin"] == sets[DBR + "Berlin"]
+    assert not sets[DBR + "Bonn"] & sets[DBR + "Berlin"]
+
+
+class _SameAsOnly:
+    """A KB answering only owl:sameAs from a fixed table (enough for ``identity_sets``)."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self.asked: list[set[str]] = []
+        self.links: dict[str, set[str]] = {}
+        for a, b in pairs:
+            self.links.setdefault(a, {a}).add(b)
+            self.links.setdefault(b, {b}).add(a)
+
+    def same_as(self, iris):  # type: ignore[no-untyped-def]
+        wanted = set(iris)
+        self.asked.append(wanted)
+        return {i: frozenset(self.links.get(i, {i})) for i in wanted}
+
+
+def test_identity_sets_ask_the_kb_once_for_every_spelling() -> None:
+    kb = _SameAsOnly([(DBR + "Caf%C3%A9", "http://www.wikidata.org/entity/Q30022")])
+    sets = identity_sets(
+        ["https://en.wikipedia.org/wiki/Café", "https://www.wikidata.org/entity/Q30022"],
+        kb=kb,  # type: ignore[arg-type]
+    )
+    assert len(kb.asked) == 1  # one batched call, whatever the number of spellings
+    assert DBR + "Caf%C3%A9" in kb.asked[0]  # the KB's spelling was among those asked
+    first, second = sets.values()
+    assert first & second
+
+
+iri_text = st.text(
+    alphabet=st.sampled_from(list("abcXYZ019_-.~()',!$&*+;=:@/%?#é東 ")), max_size=20
+)
+hosts = st.sampled_from(
+    [
+        "dbpedia.org",
+        "en.dbpedia.org",
+        "de.dbpedia.org",
+        "en.wikipedia.org",
+        "fr.m.wikipedia.org",
+        "example.org",
+        "www.wikidata.org",
+    ]
+)
+paths = st.sampled_from(["/resource/", "/wiki/", "/page/", "/", "/entity/"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(scheme=st.sampled_from(["http", "https", "HTTP"]), host=hosts, path=paths, name=iri_text)
+def test_every_spelling_has_the_same_normal_form(
+    scheme: str, host: str, path: str, name: str
+) -> None:
+    iri = f"{scheme}://{host}{path}{name}"
+    canonical = canonical_iri(iri)
+    assert canonical_iri(canonical) == canonical  # idempotent
+    spellings = canonical_iris(iri)
+    assert canonical in spellings
+    for spelling in spellings:
+        assert canonical_iri(spelling) == canonical, spelling

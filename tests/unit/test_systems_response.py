@@ -1,0 +1,129 @@
+"""Reading one web-service response, and the exact reason when it is not an answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.model import Term
+from service.systems.response import BadResponse, parse_answer
+
+BERLIN = {"type": "uri", "value": "http://dbpedia.org/resource/Berlin"}
+
+
+def _qald(answers: list[object], **extra: object) -> bytes:
+    question = {"id": "7", "question": [{"language": "en", "string": "Capital?"}], **extra}
+    question["answers"] = answers
+    return json.dumps({"questions": [question]}).encode()
+
+
+def parse(body: bytes, **kw: str):  # type: ignore[no-untyped-def]
+    return parse_answer(body, question_id="q1", system="sys", **kw)
+
+
+def test_qald_json_answer() -> None:
+    body = _qald(
+        [{"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": BERLIN}]}}],
+        query={"sparql": "SELECT ?uri WHERE { ?uri a <C> }"},
+        answertype="resource",
+    )
+    answer, warnings = parse(body)
+    assert answer.question_id == "q1"  # our id, not the one the service echoed
+    assert answer.answers.values() == (Term.iri(BERLIN["value"]),)
+    assert answer.sparql == "SELECT ?uri WHERE { ?uri a <C> }"
+    assert answer.answertype == "resource"
+    assert answer.error is None and warnings == ()
+
+
+def test_boolean_and_bom() -> None:
+    answer, _ = parse(b"\xef\xbb\xbf" + _qald([{"head": {}, "boolean": True}]))
+    assert answer.answers.boolean is True
+
+
+def test_eqald_answer_with_confidence() -> None:
+    body = json.dumps(
+        {
+            "questions": [
+                {
+                    "id": "1",
+                    "question": [{"language": "en", "string": "Capital?"}],
+                    "answers": [{"bindings": [{"result": BERLIN}], "confidence": "0.9"}],
+                }
+            ]
+        }
+    ).encode()
+    answer, _ = parse(body)
+    assert answer.answers.values() == (Term.iri(BERLIN["value"]),)
+    assert answer.confidence == pytest.approx(0.9)
+
+
+def test_several_questions_use_the_first_with_a_warning() -> None:
+    doc = json.loads(_qald([]))
+    doc["questions"].append({"id": "8", "answers": []})
+    answer, warnings = parse(json.dumps(doc).encode())
+    assert answer.question_id == "q1"
+    assert any("holds 2 questions" in w.message for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"", "the response body is empty"),
+        (b"  \n", "the response body is empty"),
+        (
+            b"<html><body>Internal error</body></html>",
+            "markup but not QALD-XML",
+        ),
+        (b"{'questions': []}", "not JSON: Expecting property name enclosed in double quotes"),
+        (b'{"questions": [', "not JSON: Expecting value at line 1, column 16"),
+        (b"[1, 2]", "a JSON array, not an object"),
+        (b'"Berlin"', "a JSON string, not an object"),
+        (b'{"result": "Berlin"}', "no \"questions\" list (top-level keys: 'result')"),
+        (b'{"questions": {"id": 1}}', '"questions" is a JSON object; expected a list'),
+        (b'{"questions": []}', '"questions" is an empty list'),
+        (b'{"questions": ["Berlin"]}', '"questions"[0] is a JSON string'),
+        (b"\xff\xfe{}", "not UTF-8 (byte 0 is 0xff)"),
+    ],
+)
+def test_bad_responses_say_what_was_wrong(body: bytes, message: str) -> None:
+    with pytest.raises(BadResponse) as caught:
+        parse(body)
+    assert message in str(caught.value)
+
+
+def test_gerbil_issue_393_top_level_answers() -> None:
+    # dice-group/gerbil#393: a service sent {"answers": [...]} and GERBIL only said
+    # "The annotator caused too many single errors".
+    body = json.dumps(
+        {"answers": [{"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": BERLIN}]}}]}
+    ).encode()
+    with pytest.raises(BadResponse) as caught:
+        parse(body)
+    text = str(caught.value)
+    assert "'answers' at the top level but no \"questions\"" in text
+    assert '{"questions": [{"question": […], "answers": [{"head": …, "results": …}]}]}' in text
+
+
+def test_bare_sparql_results_are_named() -> None:
+    body = json.dumps({"head": {"vars": ["x"]}, "results": {"bindings": []}}).encode()
+    with pytest.raises(BadResponse, match="'head', 'results' at the top level"):
+        parse(body)
+
+
+def test_answers_errors_carry_the_json_path() -> None:
+    body = _qald([{"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": 42}]}}])
+    with pytest.raises(BadResponse) as caught:
+        parse(body)
+    assert "$.questions[0].answers[0].results.bindings[0]" in str(caught.value)
+
+
+def test_html_error_page_is_named_with_its_content_type() -> None:
+    with pytest.raises(BadResponse, match=r"not JSON \(Content-Type text/html\)"):
+        parse(b"Service Unavailable", content_type="text/html")
+
+
+def test_a_bare_answer_needs_no_question_text_and_gives_no_warning() -> None:
+    body = json.dumps({"questions": [{"answers": [{"head": {"vars": []}, "results": {}}]}]})
+    answer, warnings = parse(body.encode())
+    assert answer.answers.is_empty and warnings == ()
