@@ -212,6 +212,8 @@ def check_questions(
     seen: dict[str, int] = {}
     for i, (q, place) in enumerate(zip(questions, where, strict=True)):
         loc: dict[str, Any] = {"at": place} if isinstance(place, tuple) else dict(place)
+        if not q.id.strip():
+            report.warn("empty question id (kept as written)", question_id=q.id, **loc)
         if q.id in seen:
             report.warn(
                 f"duplicate question id (also question #{seen[q.id] + 1}); "
