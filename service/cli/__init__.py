@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "service.cli.systems",
     "service.cli.formats",
     "service.cli.evaluate",
+    "service.cli.graph",
 )
 
 

@@ -102,6 +102,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle_evaluate(args: argparse.Namespace) -> int:
     evaluations = compute(args, progress_factory=_progress_bar if sys.stderr.isatty() else None)
+    if getattr(args, "store", None):  # --store DIR [--base URI]: added by service.cli.graph
+        from service.cli.graph import record_evaluations
+
+        evaluations = record_evaluations(args, evaluations)
     emit(evaluations, args.output, sys.stdout)
     _warn(evaluations)
     return 0

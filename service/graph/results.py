@@ -278,7 +278,7 @@ def _task_triples(g: _Lines, record, uris: Uris, n: int, ev: Evaluation, task, r
             (_p(PROV, "wasGeneratedBy"), exp),
             *dims,
             (_p(GQA, "profileVersion"), literal(str(ev.profile.version))),
-            (_p(GQA, "signature"), literal(_signature(ev))),
+            (_p(GQA, "signature"), literal(ev.signature)),
         ],
     )
     if ev.kb:
@@ -356,8 +356,3 @@ def _question_measures(qs: QuestionScore) -> dict[str, float | int]:
         "f1": qs.f1,
     }
     return {k: v for k, v in values.items() if v is not None}
-
-
-def _signature(ev: Evaluation) -> str:
-    signature_for = getattr(ev.profile, "signature_for", None)
-    return signature_for(ev.kb) if signature_for else ev.profile.signature

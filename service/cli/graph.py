@@ -1,0 +1,215 @@
+"""``gerbil-qa export``, ``import``, ``check``, ``datasets``, ``dataset show|load``, and the
+``--store DIR [--base URI]`` options of ``gerbil-qa evaluate`` (which record the experiment).
+
+Cheap to import: pyoxigraph, rdflib and pyshacl are imported inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from service.errors import BadRequest
+
+if TYPE_CHECKING:
+    from service.evaluation.results import Evaluation
+
+DEFAULT_BASE = "http://localhost:8080/"  # = service.graph.uris.DEFAULT_BASE (not imported: cheap)
+
+
+def _store_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    parser.add_argument(
+        "--store", type=Path, required=required, metavar="DIR", help="the store directory"
+    )
+    parser.add_argument(
+        "--base", default=DEFAULT_BASE, metavar="URI", help=f"base of minted URIs ({DEFAULT_BASE})"
+    )
+
+
+def register(sub: Any) -> None:
+    export = sub.add_parser("export", help="dump the store (or one experiment) as RDF")
+    _store_options(export)
+    export.add_argument("--experiment", metavar="ID", help="only this experiment's graph")
+    export.add_argument(
+        "--format", default="nquads", choices=("nquads", "trig", "turtle"), help="RDF syntax"
+    )
+    export.add_argument("--output", type=Path, metavar="FILE", help="write here, not stdout")
+    export.set_defaults(handler=_export)
+
+    imp = sub.add_parser("import", help="restore a dump made by `gerbil-qa export`")
+    _store_options(imp)
+    imp.add_argument("file", type=Path, help="an N-Quads (.nq) or TriG (.trig) dump")
+    imp.set_defaults(handler=_import)
+
+    check = sub.add_parser(
+        "check", help="run the Data Cube integrity constraints and SHACL shapes over the store"
+    )
+    _store_options(check)
+    check.add_argument(
+        "--standards", type=Path, metavar="DIR", help="shared standards folder (IC queries)"
+    )
+    check.add_argument("--no-shapes", action="store_true", help="only the Data Cube checks")
+    check.set_defaults(handler=_check)
+
+    datasets = sub.add_parser("datasets", help="list the built-in datasets")
+    datasets.set_defaults(handler=_datasets)
+
+    from service.cli.systems import command_group
+
+    dataset = command_group(sub, "dataset", help="built-in and stored datasets")
+    show = dataset.add_parser("show", help="describe one built-in dataset")
+    show.add_argument("name")
+    show.set_defaults(handler=_dataset_show)
+    load = dataset.add_parser(
+        "load", help="load a built-in dataset (mirror or download), check it, store its questions"
+    )
+    load.add_argument("name")
+    _store_options(load)
+    load.add_argument("--offline", action="store_true", help="never download: mirror only")
+    load.set_defaults(handler=_dataset_load)
+
+    evaluate = sub.choices.get("evaluate")
+    if evaluate is not None:  # `gerbil-qa evaluate … --store DIR` records the experiment
+        _store_options(evaluate, required=False)
+
+
+def _open(args: argparse.Namespace):  # -> GraphStore
+    from service.graph.store import GraphStore
+
+    return GraphStore(args.store, base=args.base)
+
+
+def _export(args: argparse.Namespace) -> int:
+    store = _open(args)
+    try:
+        data = store.export(format=args.format, experiment_id=args.experiment)
+    finally:
+        store.close()
+    if args.output:
+        args.output.write_bytes(data)
+    else:
+        sys.stdout.buffer.write(data)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    if not args.file.is_file():
+        raise BadRequest(f"{args.file}: no such file")
+    fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
+    store = _open(args)
+    try:
+        n = store.import_dump(args.file.read_bytes(), format=fmt)
+    finally:
+        store.close()
+    print(f"imported {n} quads from {args.file}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from service.graph.checks import check_store
+
+    store = _open(args)
+    try:
+        found = check_store(store, standards=args.standards, shapes=not args.no_shapes)
+    finally:
+        store.close()
+    for violation in found:
+        print(violation)
+    print(f"{len(found)} violation(s)", file=sys.stderr)
+    return 1 if found else 0
+
+
+def _datasets(args: argparse.Namespace) -> int:
+    from service.catalog import entries
+
+    rows = [
+        (e.name, str(e.question_count), ",".join(e.languages), e.knowledge_base_version, e.title)
+        for e in entries()
+    ]
+    header = ("name", "questions", "languages", "knowledge base", "title")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(row[:4], widths, strict=True)) + "  " + row[4])
+    return 0
+
+
+def _dataset_show(args: argparse.Namespace) -> int:
+    from service.catalog import get_entry
+
+    e = get_entry(args.name)
+    print(f"{e.name}: {e.title}")
+    print(f"  {e.description}")
+    print(f"  questions: {e.question_count}   languages: {', '.join(e.languages)}")
+    print(f"  knowledge base: {e.knowledge_base or '-'} ({e.knowledge_base_version})")
+    print(f"  version: {e.version}   issued: {e.issued}   licence: {e.licence or '-'}")
+    for d in e.distributions:
+        print(f"  {d.role}: {d.download_url}")
+        print(f"    {d.byte_size} bytes, sha256 {d.sha256}, {d.format}, mirror: {d.mirror_path}")
+    return 0
+
+
+def _dataset_load(args: argparse.Namespace) -> int:
+    from service.catalog import load_into
+
+    store = _open(args)
+    try:
+        findings = load_into(store, args.name, download=not args.offline)
+    finally:
+        store.close()
+    print(f"{args.name}: stored; {len(findings)} finding(s)")
+    for f in findings[:20]:
+        where = f" question {f.question_id}" if f.question_id else ""
+        print(f"  {f.severity}: {f.kind}{where}: {f.message}")
+    return 0
+
+
+def record_evaluations(
+    args: argparse.Namespace, evaluations: Sequence[Evaluation]
+) -> list[Evaluation]:
+    """``evaluate --store``: write the evaluations as one experiment (private until published)
+    and add ``"experiment": {"id", "uri"}`` to each (``Evaluation.extra`` reaches the JSON)."""
+    from service import catalog
+    from service.formats import read
+    from service.graph.results import UploadedFile
+    from service.graph.store import GraphStore
+
+    if not evaluations:
+        return list(evaluations)
+    started = datetime.now(UTC)
+    dataset_path = Path(args.dataset)
+    sha = catalog.sha256_of(dataset_path)
+    entry = catalog.find_by_sha256(sha)
+    uploads = [UploadedFile(dataset_path.name, sha, dataset_path.stat().st_size, "dataset")]
+    names = list(getattr(args, "system", None) or [])
+    for i, path in enumerate(args.answers):
+        p = Path(path)
+        system = names[i] if i < len(names) else p.stem
+        uploads.append(
+            UploadedFile(p.name, catalog.sha256_of(p), p.stat().st_size, "answers", system=system)
+        )
+    dataset = read(dataset_path, language=evaluations[0].language)
+    store = GraphStore(args.store, base=args.base)
+    try:
+        ticket = store.record_experiment(
+            evaluations,
+            dataset=dataset,
+            dataset_name=entry.name if entry else None,
+            catalogued=entry is not None,
+            dataset_sha256=sha,
+            uploads=uploads,
+            started=started,
+        )
+    finally:
+        store.close()
+    print(
+        f"gerbil-qa: recorded experiment {ticket.id} at {ticket.uri} (private; owner token: "
+        f"{ticket.token})",
+        file=sys.stderr,
+    )
+    info = {"id": ticket.id, "uri": ticket.uri}
+    return [replace(ev, extra={**ev.extra, "experiment": info}) for ev in evaluations]

@@ -1,0 +1,217 @@
+"""Checks over what the store serves: the Data Cube integrity constraints and our SHACL shapes.
+
+The IC queries are the Recommendation's own (``datacube/ic/`` of the shared standards folder,
+setting ``GERBIL_QA_STANDARDS``): the cube is loaded with our vocabulary into the default graph
+of a scratch store, normalised with the Recommendation's two update scripts, and every ASK must
+be false. IC-17 uses the portable variant (the published text's HAVING over a SELECT alias never
+fires under SPARQL 1.1 algebra), IC-20/21 are instantiated from their templates, and the
+approximate IC-0 (ill-typed literals) runs too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from service.errors import ServiceError
+from service.paths import PROJECT_ROOT, SHAPES_DIR
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One failed check: which check, on what (a graph or file), and what it says."""
+
+    check: str
+    target: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.target}: {self.check}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityConstraint:
+    name: str  # "ic-01", "ic-19a", "ic-20" …
+    title: str
+    query: str | None = None  # an ASK query (None for templates)
+    instantiation: str | None = None  # IC-20/21: SELECT ?p whose bindings fill the template
+    template: str | None = None
+
+
+def standards_dir() -> Path:
+    """The shared standards folder (``GERBIL_QA_STANDARDS``, else ``../shared/standards``)."""
+    value = os.environ.get("GERBIL_QA_STANDARDS")
+    if value:
+        return Path(value)
+    shared = os.environ.get("GERBIL_QA_SHARED")
+    return Path(shared) / "standards" if shared else PROJECT_ROOT.parent / "shared" / "standards"
+
+
+def _datacube_dir(standards: Path | None) -> Path:
+    folder = (standards or standards_dir()) / "datacube"
+    if not (folder / "ic").is_dir():
+        raise ServiceError(
+            f"Data Cube IC queries not found in {folder}/ic; set GERBIL_QA_STANDARDS to the "
+            "standards folder"
+        )
+    return folder
+
+
+def _title(text: str) -> str:
+    first = text.splitlines()[0]
+    return first.lstrip("# ").split(". ", 1)[-1].strip()
+
+
+@lru_cache(maxsize=4)
+def integrity_constraints(standards: Path | None = None) -> tuple[IntegrityConstraint, ...]:
+    """IC-1 … IC-21 (IC-17 portable, IC-20/21 as instantiation + template) and IC-0 (approx.)."""
+    ic = _datacube_dir(standards) / "ic"
+    out: list[IntegrityConstraint] = []
+    approx = ic / "portable" / "ic-00-datatype-consistency.approx.rq"
+    if approx.is_file():
+        out.append(IntegrityConstraint("ic-00", "Datatype consistency", approx.read_text()))
+    for path in sorted(ic.glob("ic-*.rq")):
+        stem = path.name.removesuffix(".rq")
+        name = stem.split("-", 2)[0] + "-" + stem.split("-", 2)[1]
+        text = path.read_text()
+        if stem.endswith(".template"):
+            continue
+        if stem.endswith(".instantiation"):
+            template = path.with_name(path.name.replace(".instantiation.", ".template."))
+            out.append(
+                IntegrityConstraint(
+                    name, _title(text), instantiation=text, template=template.read_text()
+                )
+            )
+            continue
+        if name == "ic-17":
+            portable = next((ic / "portable").glob("ic-17-*.portable.rq"), None)
+            if portable is not None:
+                text = portable.read_text()
+        out.append(IntegrityConstraint(name, _title(text), text))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4)
+def _normalisation(standards: Path | None) -> tuple[str, str]:
+    folder = _datacube_dir(standards)
+    return (
+        (folder / "normalize-phase-1.ru").read_text(),
+        (folder / "normalize-phase-2.ru").read_text(),
+    )
+
+
+def normalised_store(triples: Iterable, *, standards: Path | None = None):  # -> pyoxigraph.Store
+    """A scratch store with ``triples`` (Triples or Quads) in its default graph, normalised."""
+    import pyoxigraph
+
+    store = pyoxigraph.Store()
+    default = pyoxigraph.DefaultGraph()
+    store.extend(pyoxigraph.Quad(t.subject, t.predicate, t.object, default) for t in triples)
+    phase1, phase2 = _normalisation(standards)
+    store.update(phase1)
+    store.update(phase2)
+    return store
+
+
+def run_constraint(store, ic: IntegrityConstraint) -> bool:
+    """True when the normalised ``store`` violates ``ic``."""
+    if ic.query is not None:
+        return bool(store.query(ic.query))
+    assert ic.instantiation is not None and ic.template is not None  # built above
+    for row in store.query(ic.instantiation):
+        if bool(store.query(ic.template.replace("$p", row["p"].value))):
+            return True
+    return False
+
+
+def datacube_violations(
+    triples: Iterable,
+    *,
+    target: str = "<data>",
+    with_vocabulary: bool = True,
+    standards: Path | None = None,
+    only: Sequence[str] | None = None,
+) -> list[Violation]:
+    """Run every integrity constraint over ``triples`` (plus our vocabulary: code lists, DSD
+    components, measure ranges). Returns one Violation per violated constraint."""
+    from service.graph.vocabulary import vocabulary_triples
+
+    data = list(triples)
+    if with_vocabulary:
+        data += list(vocabulary_triples())
+    store = normalised_store(data, standards=standards)
+    found = []
+    for ic in integrity_constraints(standards):
+        if only is not None and ic.name not in only:
+            continue
+        if run_constraint(store, ic):
+            found.append(Violation(ic.name.upper(), target, ic.title))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _shapes_graph():
+    import rdflib
+
+    g = rdflib.Graph()
+    for path in sorted(SHAPES_DIR.glob("*.ttl")):
+        g.parse(path, format="turtle")
+    return g
+
+
+def shacl_violations(
+    triples: Iterable, *, target: str = "<data>", with_vocabulary: bool = True
+) -> list[Violation]:
+    """Validate ``triples`` against ``shapes/`` with pyshacl (no inference: we check what is
+    written, types included). The vocabulary is added so code-list members have their types."""
+    import pyoxigraph
+    import pyshacl
+    import rdflib
+
+    from service.graph.vocabulary import vocabulary_triples
+
+    items = [pyoxigraph.Triple(t.subject, t.predicate, t.object) for t in triples]
+    if with_vocabulary:
+        items += [pyoxigraph.Triple(t.subject, t.predicate, t.object) for t in vocabulary_triples()]
+    data = rdflib.Graph()
+    data.parse(data=pyoxigraph.serialize(items, format=pyoxigraph.RdfFormat.N_TRIPLES), format="nt")
+    conforms, report, _ = pyshacl.validate(
+        data, shacl_graph=_shapes_graph(), inference="none", advanced=False
+    )
+    if conforms:
+        return []
+    sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+    out = []
+    for result in report.subjects(rdflib.RDF.type, sh.ValidationResult):
+        focus = report.value(result, sh.focusNode)
+        path = report.value(result, sh.resultPath)
+        message = report.value(result, sh.resultMessage)
+        where = f"{focus}" + (f" {path}" if path is not None else "")
+        out.append(Violation("SHACL", target, f"{where}: {message}"))
+    return sorted(out, key=str)
+
+
+def check_store(store, *, standards: Path | None = None, shapes: bool = True) -> list[Violation]:
+    """Every check over a :class:`~service.graph.store.GraphStore`: the ICs per experiment graph
+    (public and private), the shapes over every graph but the admin graph."""
+    import pyoxigraph
+
+    found: list[Violation] = []
+    uris = store.uris
+    exp_prefix = uris.base + "graph/experiment/"
+    graphs: list[tuple[object, str]] = [
+        (s, g.value) for s in (store.public, store.private) for g in s.named_graphs()
+    ]
+    for source, graph in sorted(graphs, key=lambda x: x[1]):
+        if graph == uris.admin_graph or graph == uris.vocab_graph:
+            continue
+        quads = list(source.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph)))
+        if graph.startswith(exp_prefix):
+            found += datacube_violations(quads, target=graph, standards=standards)
+        if shapes:
+            found += shacl_violations(quads, target=graph)
+    return found
