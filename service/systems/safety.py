@@ -131,7 +131,6 @@ class NetworkPolicy:
 
         session = requests.Session()
         session.trust_env = False  # no environment proxies: the check must see the destination
-        session.max_redirects = 0
         adapter = GuardedAdapter(self)
         session.mount("http://", adapter)
         session.mount("https://", adapter)

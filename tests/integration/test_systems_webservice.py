@@ -1,0 +1,431 @@
+"""The web-service client against a real, misbehaving HTTP server on 127.0.0.1.
+
+Each path of the server misbehaves in one way (slow, 5xx, 4xx, malformed or wrongly shaped JSON,
+huge or drip-fed bodies, redirects, dropped connections); the client must keep every failure
+with its reason, retry only what is transient, and never hang.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
+
+import pytest
+
+from service.model import Dataset, Question, QuestionText, Term
+from service.systems.safety import NetworkPolicy
+from service.systems.webservice import WebService, ask, run_web_service
+
+LOCAL = NetworkPolicy.allowing("127.0.0.1/32", max_response_bytes=1_000_000)
+
+
+def _answer(*values: str) -> bytes:
+    bindings = [{"x": {"type": "literal", "value": v}} for v in values]
+    doc = {
+        "questions": [
+            {"id": "1", "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": bindings}}]}
+        ]
+    }
+    return json.dumps(doc, ensure_ascii=False).encode("utf-8")
+
+
+class Recorder:
+    """What the server saw: raw bodies, parsed forms, hits per path and question, concurrency."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.bodies: list[bytes] = []
+        self.content_types: list[str] = []
+        self.hits: Counter[tuple[str, str]] = Counter()
+        self.active = 0
+        self.max_active = 0
+
+    def reset(self) -> None:
+        with self.lock:
+            self.__init__()  # type: ignore[misc]
+
+
+class MisbehavingHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    recorder: Recorder
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def _send(
+        self, status: int, body: bytes, *, kind: str = "application/json", **headers: str
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.end_headers()
+        # The client may have given up first (timeouts): that is what is being tested.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path == "/result":  # the target of a 303
+            self._send(200, _answer("via 303"))
+        else:
+            self._send(404, b"not here")
+
+    def do_POST(self) -> None:
+        rec = self.recorder
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        form = {k: v[0] for k, v in parse_qs(raw.decode("ascii"), keep_blank_values=True).items()}
+        question = form.get("query", "")
+        path = self.path
+        with rec.lock:
+            rec.bodies.append(raw)
+            rec.content_types.append(self.headers.get("Content-Type", ""))
+            rec.hits[(path, question)] += 1
+            hits = rec.hits[(path, question)]
+            rec.active += 1
+            rec.max_active = max(rec.max_active, rec.active)
+        try:
+            self._behave(path, question, form, hits)
+        finally:
+            with rec.lock:
+                rec.active -= 1
+
+    def _behave(self, path: str, question: str, form: dict[str, str], hits: int) -> None:
+        if path == "/echo":
+            self._send(200, _answer(question, form.get("lang", "")))
+        elif path == "/slow":
+            time.sleep(2)
+            self._send(200, _answer("late"))
+        elif path == "/latency":
+            time.sleep(0.2)
+            self._send(200, _answer(question))
+        elif path == "/flaky":  # two 503s, then an answer
+            if hits <= 2:
+                self._send(503, b"warming up", kind="text/plain")
+            else:
+                self._send(200, _answer("finally"))
+        elif path == "/500":
+            self._send(500, b"java.lang.NullPointerException at QA.answer", kind="text/plain")
+        elif path == "/404":
+            self._send(404, b"no such endpoint", kind="text/plain")
+        elif path == "/429":
+            if hits == 1:
+                self._send(429, b"slow down", kind="text/plain", Retry_After="0")
+            else:
+                self._send(200, _answer("ok"))
+        elif path == "/failing-some":  # questions whose text ends in 0 or 5 fail
+            if question.endswith(("0", "5")):
+                self._send(500, b"no")
+            else:
+                self._send(200, _answer(question))
+        elif path == "/malformed":
+            self._send(200, b'{"questions": [{"answers": [')
+        elif path == "/393":
+            self._send(
+                200,
+                json.dumps(
+                    {"answers": [{"head": {"vars": []}, "results": {"bindings": []}}]}
+                ).encode(),
+            )
+        elif path == "/html":
+            self._send(200, b"<html><body>It works!</body></html>", kind="text/html")
+        elif path == "/huge-declared":
+            self.send_response(200)
+            self.send_header("Content-Length", str(50_000_000))
+            self.end_headers()
+            self.wfile.write(b"{" * 1000)
+        elif path == "/huge-chunked":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"x" * 65536
+            try:
+                for _ in range(40):  # 2.6 MB, more than the 1 MB limit
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass  # the client hung up at its limit, as it should
+        elif path == "/drip":
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            try:
+                for _ in range(100):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:
+                pass
+        elif path == "/drop":
+            self.close_connection = True
+            self.connection.shutdown(2)
+        elif path == "/redirect-307":
+            self._send(307, b"", Location="/echo")
+        elif path == "/redirect-303":
+            self._send(303, b"", Location="/result")
+        elif path == "/redirect-away":
+            port = self.server.server_address[1]
+            self._send(302, b"", Location=f"http://127.0.0.2:{port}/echo")
+        elif path == "/redirect-loop":
+            self._send(302, b"", Location="/redirect-loop")
+        elif path == "/redirect-ftp":
+            self._send(302, b"", Location="ftp://127.0.0.1/x")
+        else:
+            self._send(404, b"unknown test path")
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # Clients hanging up early (timeouts, size limits) is what these tests provoke.
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, Recorder]]:
+    recorder = Recorder()
+    handler = type("Handler", (MisbehavingHandler,), {"recorder": recorder})
+    httpd = QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", recorder
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _service(base: str, path: str, **options: object) -> WebService:
+    settings: dict[str, object] = {"timeout": 1.0, "retries": 2, "backoff": 0.01, "policy": LOCAL}
+    settings.update(options)
+    return WebService(base + path, **settings)  # type: ignore[arg-type]
+
+
+def _dataset(texts: list[str], *, language: str = "en") -> Dataset:
+    return Dataset(
+        "test",
+        tuple(Question(str(i), (QuestionText(language, t),)) for i, t in enumerate(texts)),
+    )
+
+
+QUESTIONS_WITH_SPECIAL_CHARACTERS = [
+    "Who wrote a&b=c?",
+    "Is 100% + 5% = 105%?",
+    "1+1=2 & 2+2=4",
+    "%20 is not a space, %zz is not an escape",
+    "Wer hat München gegründet?",
+    "東京の人口は？",
+    "Emoji 🤖 and a\nnewline",
+    "query=fake&lang=xx",
+    "   leading and trailing spaces   ",
+]
+
+
+@pytest.mark.parametrize("text", QUESTIONS_WITH_SPECIAL_CHARACTERS)
+def test_questions_round_trip_exactly(server: tuple[str, Recorder], text: str) -> None:
+    base, _ = server
+    answer, _ = ask(_service(base, "/echo"), text, "de", question_id="q")
+    assert answer.error is None
+    assert answer.answers.values() == (Term.literal(text), Term.literal("de"))
+
+
+def test_form_encoding_is_utf8_form_urlencoded(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    ask(_service(base, "/echo"), "a&b=c+d 100% ü", "en", question_id="q")
+    assert recorder.bodies == [b"query=a%26b%3Dc%2Bd+100%25+%C3%BC&lang=en"]
+    assert recorder.content_types == ["application/x-www-form-urlencoded; charset=UTF-8"]
+
+
+def test_slow_service_times_out_without_retry(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    started = time.monotonic()
+    answer, _ = ask(_service(base, "/slow", timeout=0.5), "q1", "en", question_id="q")
+    assert answer.error == "no answer within 0.5 s"
+    assert time.monotonic() - started < 1.5
+    assert recorder.hits[("/slow", "q1")] == 1  # a read timeout is not retried
+
+
+def test_drip_fed_body_is_cut_at_the_deadline(server: tuple[str, Recorder]) -> None:
+    base, _ = server
+    started = time.monotonic()
+    answer, _ = ask(_service(base, "/drip", timeout=0.6), "q", "en", question_id="q")
+    assert answer.error == "no complete answer within 0.6 s"
+    assert time.monotonic() - started < 1.5
+
+
+def test_5xx_is_retried_with_backoff(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/flaky"), "flaky question", "en", question_id="q")
+    assert answer.error is None and answer.answers.values() == (Term.literal("finally"),)
+    assert recorder.hits[("/flaky", "flaky question")] == 3
+
+
+def test_persistent_500_keeps_the_servers_reason(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/500", retries=1), "q", "en", question_id="q")
+    assert answer.error == (
+        "HTTP 500 Internal Server Error: 'java.lang.NullPointerException at QA.answer' "
+        "(after 2 attempts)"
+    )
+    assert recorder.hits[("/500", "q")] == 2
+
+
+def test_4xx_is_not_retried(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/404"), "q", "en", question_id="q")
+    assert answer.error == "HTTP 404 Not Found: 'no such endpoint'"
+    assert recorder.hits[("/404", "q")] == 1
+
+
+def test_429_is_retried_after_the_servers_hint(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/429"), "q", "en", question_id="q")
+    assert answer.error is None and recorder.hits[("/429", "q")] == 2
+
+
+def test_dropped_connection_is_retried_then_reported(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/drop", retries=1), "q", "en", question_id="q")
+    assert answer.error is not None and "(after 2 attempts)" in answer.error
+    assert recorder.hits[("/drop", "q")] == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        (
+            "/malformed",
+            "the response is not JSON (Content-Type application/json): Expecting value at line 1,"
+            ' column 29; it starts with \'{"questions": [{"answers": [\'',
+        ),
+        ("/393", "the response has 'answers' at the top level but no \"questions\""),
+        ("/html", "the response is markup (Content-Type text/html) but not QALD-XML"),
+        ("/huge-declared", "the response is 50000000 bytes, more than the limit of 1000000"),
+        ("/huge-chunked", "the response is larger than the limit of 1000000 bytes"),
+        ("/redirect-away", "refusing to connect to 127.0.0.2: 127.0.0.2 is a loopback address"),
+        ("/redirect-loop", "more than 5 redirects"),
+        ("/redirect-ftp", "redirected to a non-HTTP URL: ftp://127.0.0.1/x"),
+    ],
+)
+def test_bad_answers_are_kept_with_their_reason(
+    server: tuple[str, Recorder], path: str, message: str
+) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, path), "q", "en", question_id="q")
+    assert answer.error is not None and message in answer.error, answer.error
+    assert answer.runtime_ms is None
+    assert recorder.hits[(path, "q")] == 1 or path.startswith("/redirect")  # never retried
+
+
+def test_redirects_are_followed_by_hand(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/redirect-307"), "a&b", "en", question_id="q")
+    assert answer.answers.values() == (Term.literal("a&b"), Term.literal("en"))  # re-POSTed
+    answer, _ = ask(_service(base, "/redirect-303"), "q", "en", question_id="q")
+    assert answer.answers.values() == (Term.literal("via 303"),)  # 303: GET the result
+
+
+def test_loopback_is_refused_without_an_allow_list(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    service = WebService(base + "/echo", policy=NetworkPolicy())
+    answer, _ = ask(service, "q", "en", question_id="q")
+    assert answer.error is not None and "127.0.0.1 is a loopback address" in answer.error
+    assert not recorder.bodies  # nothing reached the server
+
+
+def test_a_run_is_concurrent_and_measures_runtime(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    dataset = _dataset([f"question {i}" for i in range(12)])
+    started = time.monotonic()
+    result = run_web_service(dataset, _service(base, "/latency", concurrency=4), language="en")
+    elapsed = time.monotonic() - started
+    assert result.errors == 0 and result.calls == 12 and result.complete
+    assert list(result.run.answers) == [q.id for q in dataset.questions]  # dataset order
+    assert recorder.max_active == 4
+    assert elapsed < 12 * 0.2 / 2  # well under sequential time
+    assert result.mean_runtime_ms is not None and 200 <= result.mean_runtime_ms < 1000
+    assert all(
+        a.runtime_ms is not None and a.runtime_ms >= 200 for a in result.run.answers.values()
+    )
+
+
+def test_questions_without_text_in_the_language_are_not_asked(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    dataset = Dataset(
+        "mixed",
+        (
+            Question("1", (QuestionText("en", "in English"),)),
+            Question("2", (QuestionText("de", "auf Deutsch"),)),
+        ),
+    )
+    result = run_web_service(dataset, _service(base, "/echo"), language="de")
+    assert list(result.run.answers) == ["2"] and result.calls == 1
+
+
+def test_error_rate_policy_aborts_like_gerbil(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    dataset = _dataset([f"q{i}" for i in range(40)])
+    result = run_web_service(
+        dataset, _service(base, "/500", retries=0, concurrency=2), language="en"
+    )
+    # GERBIL tolerates ceil(0.25 × 40) = 10 errors; the 11th aborts (calls in flight finish).
+    assert result.aborted == "11 of 40 questions failed, more than 25% of them"
+    assert 11 <= result.calls <= 12
+    assert len(result.run.answers) == 40
+    not_asked = [
+        a for a in result.run.answers.values() if a.error and a.error.startswith("not asked")
+    ]
+    assert len(not_asked) == 40 - result.calls
+    assert sum(recorder.hits.values()) == result.calls
+
+
+def test_a_few_errors_do_not_abort(server: tuple[str, Recorder]) -> None:
+    base, _ = server
+    dataset = _dataset([f"q{i}" for i in range(40)])  # q0, q5, q10, … fail: 20 %
+    result = run_web_service(dataset, _service(base, "/failing-some", retries=0), language="en")
+    assert result.aborted is None and result.errors == 8 and result.calls == 40
+    assert result.run.answers["5"].error == "HTTP 500 Internal Server Error: 'no'"
+    assert result.mean_runtime_ms is not None
+
+
+def test_cancel_then_resume_asks_each_question_once(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    dataset = _dataset([f"question {i}" for i in range(20)])
+    service = _service(base, "/latency", concurrency=2)
+    cancel = threading.Event()
+    seen: list[str] = []
+
+    def on_answer(answer) -> None:  # type: ignore[no-untyped-def]
+        seen.append(answer.question_id)
+        if len(seen) == 3:
+            cancel.set()
+
+    first = run_web_service(dataset, service, language="en", on_answer=on_answer, cancel=cancel)
+    assert first.cancelled and first.pending and not first.complete
+    assert len(first.run.answers) + len(first.pending) == 20
+    second = run_web_service(dataset, service, language="en", done=first.run.answers)
+    assert second.complete and len(second.run.answers) == 20
+    assert second.calls == 20  # resumed answers count as calls made
+    assert all(count == 1 for count in recorder.hits.values())
+    assert sum(recorder.hits.values()) == 20
