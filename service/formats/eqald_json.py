@@ -352,8 +352,9 @@ def _answers(
     sets = []
     for entry, place in zip(entries, places, strict=True):
         found = read_results(entry, report, at=place, qid=qid, bindings_key=True)
-        if found is not None:
-            sets.append(found)
+        if found is None:
+            return None, confidence  # reported as an error
+        sets.append(found)
         if isinstance(entry, dict):
             unknown = [
                 k

@@ -203,11 +203,14 @@ def check_questions(
     questions: Sequence[Question],
     report: Report,
     where: Sequence[tuple[Step, ...] | dict[str, Any]],
+    *,
+    texts: bool = True,
 ) -> None:
     """The dataset-level warnings every reader gives: duplicate ids, no text, empty gold.
 
     ``where`` gives, per question, the JSON path (``at``) or the keyword arguments
-    (``line``, ``xml_path``) that locate it.
+    (``line``, ``xml_path``) that locate it. ``texts=False`` skips the no-text check (a file
+    that cannot hold texts, reported once by its reader).
     """
     seen: dict[str, int] = {}
     for i, (q, place) in enumerate(zip(questions, where, strict=True)):
@@ -224,7 +227,7 @@ def check_questions(
             )
         else:
             seen[q.id] = i
-        if not any(t.string and t.string.strip() for t in q.texts):
+        if texts and not any(t.string and t.string.strip() for t in q.texts):
             report.warn("question has no text in any language", question_id=q.id, **loc)
         if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
             report.warn("empty answer set", question_id=q.id, **loc)

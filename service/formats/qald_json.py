@@ -220,8 +220,9 @@ def read_answers(
     sets = []
     for i, entry in enumerate(entries):
         found = read_results(entry, report, at=(*where, i), qid=qid, bindings_key=False)
-        if found is not None:
-            sets.append(found)
+        if found is None:
+            return None  # reported as an error; an empty set would add a misleading warning
+        sets.append(found)
     if len(entries) > 1:
         report.warn(
             f"{len(entries)} answers entries; their rows are concatenated",

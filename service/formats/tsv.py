@@ -87,8 +87,8 @@ def read(src: Source) -> Dataset:
                 "no in.tsv beside this file: the questions have no text",
                 expected="in.tsv in the same directory",
             )
-        if role == EXPECTED or texts is not None:
-            check_questions(questions, report, places)
+        if role != OUT:  # a system's answers: empty ones are normal, texts absent
+            check_questions(questions, report, places, texts=texts is not None)
     else:
         beside = ()
     return Dataset(

@@ -1,0 +1,390 @@
+"""QALD-JSON and eQALD-JSON readers and writers on small hand-made files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from service.errors import FormatError
+from service.formats import read, write
+from service.model import (
+    XSD_INTEGER,
+    Annotation,
+    AnswerSet,
+    QuestionText,
+    Term,
+    TermKind,
+)
+
+
+def doc(*questions: dict[str, Any], dataset: Any = None) -> bytes:
+    out: dict[str, Any] = {"questions": list(questions)}
+    if dataset is not None:
+        out = {"dataset": dataset, **out}
+    return json.dumps(out, indent=1).encode()
+
+
+def results(*bindings: dict[str, Any], vars: tuple[str, ...] = ("uri",)) -> dict[str, Any]:
+    return {"head": {"vars": list(vars)}, "results": {"bindings": list(bindings)}}
+
+
+def uri(value: str) -> dict[str, str]:
+    return {"type": "uri", "value": value}
+
+
+def q(qid: Any = "1", **fields: Any) -> dict[str, Any]:
+    return {"id": qid, "question": [{"language": "en", "string": "Who?"}], **fields}
+
+
+def test_standard_question() -> None:
+    data = doc(
+        q(
+            "7",
+            answertype="resource",
+            aggregation=False,
+            onlydbo=True,
+            hybrid=False,
+            question=[{"language": "en", "string": "Who?", "keywords": "who"}],
+            query={"sparql": "SELECT ?uri WHERE {}"},
+            answers=[results({"uri": uri("http://x/a")})],
+        ),
+        dataset={"id": "demo"},
+    )
+    ds = read(data)
+    assert ds.format == "qald-json"
+    assert ds.id == "demo"
+    assert ds.problems == ()
+    (question,) = ds.questions
+    assert question.id == "7"
+    assert question.texts == (QuestionText("en", "Who?", "who"),)
+    assert (question.aggregation, question.onlydbo, question.hybrid) == (False, True, False)
+    assert question.sparql == "SELECT ?uri WHERE {}"
+    assert question.answers == AnswerSet(vars=("uri",), rows=({"uri": Term.iri("http://x/a")},))
+
+
+def test_integer_ids_string_flags_and_missing_fields() -> None:
+    ds = read(doc(q(0, aggregation="true", onlydbo="False", hybrid=" false ")))
+    question = ds.questions[0]
+    assert question.id == "0"
+    assert (question.aggregation, question.onlydbo, question.hybrid) == (True, False, False)
+    assert question.answertype is None and ds.id is None and question.answers is None
+
+
+def test_terms_kept_exactly_as_written() -> None:
+    bindings = [
+        {"x": {"type": "uri", "value": "<http://x/a>"}},
+        {"x": {"type": "uri", "value": "Germany"}},
+        {"x": {"type": "typed-literal", "datatype": XSD_INTEGER, "value": "8"}},
+        {"x": {"type": "literal", "xml:lang": "en", "value": " Berlin "}},
+        {"x": {"type": "literal", "value": ""}},
+        {"x": {"type": "bnode", "value": "b0"}},
+    ]
+    ds = read(doc(q(answers=[results(*bindings, vars=("x",))])))
+    assert [r["x"] for r in ds.questions[0].answers.rows] == [
+        Term("<http://x/a>", TermKind.IRI),
+        Term("Germany", TermKind.IRI),
+        Term("8", TermKind.LITERAL, XSD_INTEGER),
+        Term(" Berlin ", TermKind.LITERAL, lang="en"),
+        Term("", TermKind.LITERAL),
+        Term("b0", TermKind.BNODE),
+    ]
+    messages = sorted(p.message for p in ds.problems)
+    assert messages == [
+        "IRI value written in angle brackets (kept as written)",
+        "empty literal value",
+        "value of type uri is not an absolute IRI (kept as written)",
+    ]
+    assert {p.severity for p in ds.problems} == {"warning"}
+
+
+def test_results_without_bindings_or_boolean_is_empty() -> None:
+    ds = read(doc(q(answers=[{"head": {"vars": ["x"]}, "results": {}}])))
+    assert ds.questions[0].answers == AnswerSet(vars=("x",))
+    assert [p.message for p in ds.problems] == ["empty answer set"]
+
+
+def test_both_results_and_boolean() -> None:
+    ask = {"head": {}, "results": {}, "boolean": False}
+    mixed = {**results({"uri": uri("http://x/a")}), "boolean": True}
+    ds = read(doc(q("1", answers=[ask]), q("2", answers=[mixed])))
+    assert ds.questions[0].answers == AnswerSet(boolean=False)
+    assert ds.questions[1].answers == AnswerSet(
+        vars=("uri",), rows=({"uri": Term.iri("http://x/a")},)
+    )
+    found = [(p.question_id, p.message.split(";")[1].strip()) for p in ds.problems]
+    assert found == [
+        ("1", "the boolean is used (there are no bindings)"),
+        ("2", "the bindings are used, the boolean dropped"),
+    ]
+
+
+def test_several_answers_entries_are_concatenated() -> None:
+    first = results({"a": uri("http://x/1")}, vars=("a",))
+    second = results({"b": uri("http://x/2")}, vars=("b",))
+    ds = read(doc(q(answers=[first, second])))
+    assert ds.questions[0].answers == AnswerSet(
+        vars=("a", "b"), rows=({"a": Term.iri("http://x/1")}, {"b": Term.iri("http://x/2")})
+    )
+    (problem,) = ds.problems
+    assert problem.message == "2 answers entries; their rows are concatenated"
+    assert problem.path == "$.questions[0].answers[1]"
+
+
+def test_variable_missing_from_head_is_kept_and_reported_once() -> None:
+    rows = [{"s": uri(f"http://x/{i}")} for i in range(3)]
+    ds = read(doc(q(answers=[results(*rows, vars=("uri",))])))
+    assert len(ds.questions[0].answers.values()) == 3
+    (problem,) = ds.problems
+    assert problem.message == "variable ?s is bound but not in head.vars (3 values)"
+
+
+def test_text_variants_keywords_only_and_repeated_language() -> None:
+    texts = [
+        {"language": "ru", "string": "Кто?"},
+        {"language": "ru", "string": "Кто это?"},
+        {"language": "ro", "keywords": "cine"},
+    ]
+    question = read(doc(q(question=texts))).questions[0]
+    assert question.texts == (
+        QuestionText("ru", "Кто?"),
+        QuestionText("ru", "Кто это?"),
+        QuestionText("ro", None, "cine"),
+    )
+    assert question.text("ru") == "Кто?" and question.text("ro") is None
+
+
+def test_dataset_level_warnings() -> None:
+    ds = read(
+        doc(
+            q("1", answertype="whatever", answers=[results()]),
+            q("1", question=[{"language": "en", "keywords": "k"}]),
+        )
+    )
+    found = sorted((p.question_id, p.message.split(" (")[0]) for p in ds.problems)
+    assert found == [
+        ("1", "duplicate question id"),
+        ("1", "empty answer set"),
+        ("1", "question has no text in any language"),
+        ("1", "unknown answer type 'whatever'"),
+    ]
+
+
+def test_out_of_scope_json() -> None:
+    question = read(doc(q(query={"sparql": " OUT OF SCOPE "}, answers=[]))).questions[0]
+    assert (question.out_of_scope, question.sparql, question.answers) == (True, None, AnswerSet())
+    again = read(write(read(doc(q(query={"sparql": "OUT OF SCOPE"}, answers=[]))), "qald-json"))
+    assert again.questions[0].out_of_scope
+
+
+def test_qald5_body_variant_round_trip() -> None:
+    body = {
+        "id": "3",
+        "hybrid": "false",
+        "answertype": "boolean",
+        "aggregation": "false",
+        "onlydbo": "true",
+        "body": [{"language": "en", "string": "Is it?", "keywords": "it"}],
+        "query": "ASK {}",
+        "answers": [{"string": "true"}],
+    }
+    data = doc(body, dataset={"id": "qald-5_train"})
+    ds = read(data)
+    question = ds.questions[0]
+    assert question.texts == (QuestionText("en", "Is it?", "it"),)
+    assert question.sparql == "ASK {}"
+    assert question.answers == AnswerSet(vars=("string",), rows=({"string": Term.literal("true")},))
+    assert dict(ds.metadata) == {"variant": "qald5-body"}
+    written = json.loads(write(ds, "qald-json"))
+    assert written == json.loads(data)
+    assert read(write(ds, "qald-json")).questions == ds.questions
+
+
+def test_non_boolean_flag_is_kept_in_extra() -> None:
+    ds = read(doc(q(aggregation="union")))
+    assert ds.questions[0].aggregation is None
+    assert ds.questions[0].extra == (("aggregation", "union"),)
+    assert json.loads(write(ds, "qald-json"))["questions"][0]["aggregation"] == "union"
+
+
+def test_unknown_fields_are_kept_in_extra() -> None:
+    ds = read(doc(q(note="checked", score=[1, 2], query={"sparql": "S", "alt": "A"})))
+    assert ds.questions[0].extra == (("query.alt", "A"), ("note", "checked"), ("score", "[1, 2]"))
+    written = json.loads(write(ds, "qald-json"))["questions"][0]
+    assert (written["note"], written["query"]) == ("checked", {"sparql": "S", "alt": "A"})
+
+
+def test_errors_name_path_position_question_and_expectation() -> None:
+    data = b"""{"questions": [
+  {"id": "1", "question": [{"language": "en", "string": "A?"}],
+   "answers": [{"head": {"vars": ["x"]},
+                "results": {"bindings": [{"x": {"type": "iri", "value": "http://x"}}]}}]},
+  {"id": "2", "question": 5,
+   "aggregation": 3}
+]}"""
+    with pytest.raises(FormatError) as caught:
+        read(data, name="answers.json")
+    problems = caught.value.problems
+    assert [str(p) for p in problems] == [
+        "answers.json:4:57: $.questions[0].answers[0].results.bindings[0].x.type: question 1: "
+        "error: unknown term type 'iri' "
+        '(expected "uri", "literal", "typed-literal" or "bnode")',
+        "answers.json:5:27: $.questions[1].question: question 2: error: question texts are "
+        'a number (expected a list of {"language", "string", "keywords"})',
+        "answers.json:6:19: $.questions[1].aggregation: question 2: warning: aggregation is 3 "
+        '(kept as written) (expected true, false, "true" or "false")',
+        "answers.json:5:3: $.questions[1]: question 2: warning: question has no text in any "
+        "language",
+    ]
+
+
+def test_json_syntax_error_position() -> None:
+    with pytest.raises(FormatError) as caught:
+        read(b'{"questions": [\n  {"id": 1,,}\n]}', format="qald-json", name="x.json")
+    err = caught.value
+    assert (err.file, err.line, err.column) == ("x.json", 2, 12)
+    assert "not valid JSON" in str(err) and err.expected == "a JSON document"
+
+
+def test_not_a_qald_document() -> None:
+    with pytest.raises(FormatError) as caught:
+        read(b'{"items": []}', format="qald-json")
+    assert caught.value.expected == 'an object {"dataset": {"id"}, "questions": [...]}'
+
+
+# --- eQALD ----------------------------------------------------------------------------------
+
+WIKI = {
+    "dataset": {"id": "eq", "metadata": "some metadata"},
+    "questions": [
+        {
+            "id": "1",
+            "metadata": {
+                "answertype": "ListOfResource",
+                "hybrid": "FALSE",
+                "aggregation": "TRUE",
+                "answeritemtype": ["dbo:City"],
+            },
+            "question": [
+                {
+                    "language": "en",
+                    "string": "Which cities?",
+                    "keywords": "cities",
+                    "annotations": [
+                        {"char_begin": "6", "char_end": 12, "URI": "dbo:City", "type": "CLASS"}
+                    ],
+                }
+            ],
+            "query": {"SPARQL": "SELECT ?c {}", "schemaless ": "SELECT ?c { ?c a :City }"},
+            "answers": [
+                {
+                    "bindings": [{"c": {"type": "uri", "value": "http://x/Bonn"}}],
+                    "confidence": "0.9",
+                }
+            ],
+        }
+    ],
+}
+
+
+def test_eqald_wiki_shape() -> None:
+    ds = read(json.dumps(WIKI).encode())
+    assert ds.format == "eqald-json"
+    assert dict(ds.metadata) == {"dataset.metadata": "some metadata"}
+    question = ds.questions[0]
+    assert question.answertype == "ListOfResource"
+    assert (question.aggregation, question.hybrid) == (True, False)
+    assert question.answer_item_types == ("dbo:City",)
+    assert question.texts[0].annotations == (Annotation("dbo:City", "CLASS", 6, 12),)
+    assert question.sparql == "SELECT ?c {}"
+    assert question.schemaless_query == "SELECT ?c { ?c a :City }"
+    assert question.confidence == 0.9
+    assert question.answers == AnswerSet(rows=({"c": Term.iri("http://x/Bonn")},))
+    assert ds.problems == ()
+    again = read(write(ds, "eqald-json"))
+    assert again.questions == ds.questions and again.metadata == ds.metadata
+    assert '"schemaless": ' in write(ds, "eqald-json").decode()
+
+
+def test_eqald_answers_as_object_and_numeric_confidence() -> None:
+    question = dict(WIKI["questions"][0])
+    question["answers"] = {"head": {"vars": ["c"]}, "boolean": True, "confidence": 1}
+    ds = read(json.dumps({"questions": [question]}).encode())
+    assert ds.questions[0].answers == AnswerSet(vars=("c",), boolean=True)
+    assert ds.questions[0].confidence == 1.0
+
+
+@pytest.mark.parametrize("bad", ["high", None, "nan", True])
+def test_eqald_non_numeric_confidence_is_an_error_naming_the_path(bad: Any) -> None:
+    question = json.loads(json.dumps(WIKI["questions"][0]))
+    question["answers"][0]["confidence"] = bad
+    data = json.dumps({"questions": [question]}).encode()
+    if bad is None:
+        assert read(data).questions[0].confidence is None
+        return
+    with pytest.raises(FormatError) as caught:
+        read(data)
+    err = caught.value
+    assert err.path == "$.questions[0].answers[0].confidence"
+    assert err.question_id == "1" and err.expected == "a finite number (e.g. 0.9)"
+
+
+def test_eqald_bad_char_offset() -> None:
+    question = json.loads(json.dumps(WIKI["questions"][0]))
+    question["question"][0]["annotations"][0]["char_begin"] = "5..."
+    with pytest.raises(FormatError) as caught:
+        read(json.dumps({"questions": [question]}).encode())
+    assert caught.value.path == "$.questions[0].question[0].annotations[0].char_begin"
+
+
+EXTENDED = {
+    "dataset": {"id": "x"},
+    "questions": [
+        {
+            "question": {
+                "id": "0",
+                "answertype": "date",
+                "language": [
+                    {"language": "en", "question": "When?", "keywords": "when", "SPARQL": "S1"},
+                    {"language": "de", "question": "Wann?", "SPARQL": "S2"},
+                    {"language": "es", "keywords": "cuando", "SPARQL": "S1"},
+                ],
+                "answers": {"head": {"vars": ["d"]}, "results": {"bindings": []}},
+                "metadata": {"aggregation": False, "onlydbo": True, "hybrid": False},
+            }
+        }
+    ],
+}
+
+
+def test_eqald_extended_shape_round_trip() -> None:
+    ds = read(json.dumps(EXTENDED).encode())
+    question = ds.questions[0]
+    assert question.texts == (
+        QuestionText("en", "When?", "when"),
+        QuestionText("de", "Wann?"),
+        QuestionText("es", None, "cuando"),
+    )
+    assert question.sparql == "S1"
+    assert question.extra == (("sparql@de", "S2"),)
+    assert question.answers == AnswerSet(vars=("d",))
+    assert json.loads(write(ds, "eqald-json")) == EXTENDED
+
+
+def test_qald_json_to_eqald_and_back_keeps_everything() -> None:
+    data = doc(
+        q(
+            "1",
+            answertype="number",
+            aggregation=True,
+            onlydbo=False,
+            hybrid=False,
+            query={"sparql": "S"},
+            answers=[results({"n": {"type": "literal", "value": "3"}}, vars=("n",))],
+        ),
+        dataset={"id": "d"},
+    )
+    ds = read(data)
+    again = read(write(read(write(ds, "eqald-json")), "qald-json"))
+    assert again.questions == ds.questions and again.id == ds.id
