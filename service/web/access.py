@@ -1,0 +1,82 @@
+"""Who may see an experiment: everyone once published; before that, its owner only.
+
+The owner token is given once, at submission (only its SHA-256 is stored, in the admin graph).
+A client presents it as ``Authorization: Bearer <token>`` (the API, scripts, ``curl``). For a
+browser, the submission answer includes a link ``experiment/{id}?token=<token>``: the service
+checks it, stores it in an HttpOnly, SameSite=Lax cookie scoped to ``/experiment/`` and named
+after the experiment, and redirects (303) to the same URL without the token, so the token does
+not stay in the address bar, the history, ``Referer`` headers or access logs of later requests.
+The operator may configure an admin token (``GERBIL_QA_ADMIN_TOKEN``) that counts as every
+experiment's owner; on the command line, the operator uses ``gerbil-qa publish --store``.
+"""
+
+from __future__ import annotations
+
+import hmac
+from urllib.parse import urlencode
+
+from flask import Response, redirect, request
+
+from service.errors import NotFound
+from service.graph.uris import EXPERIMENT_ID
+from service.web.state import services
+
+COOKIE_PREFIX = "gqa_owner_"
+COOKIE_PATH = "/experiment/"
+COOKIE_MAX_AGE = 30 * 24 * 3600
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def presented_token(experiment_id: str) -> str | None:
+    return bearer_token() or request.cookies.get(COOKIE_PREFIX + experiment_id)
+
+
+def is_admin(token: str | None) -> bool:
+    admin = services().config.admin_token
+    return bool(admin and token and hmac.compare_digest(admin, token))
+
+
+def is_owner(experiment_id: str, token: str | None = None) -> bool:
+    """True when the request carries the owner token (or the admin token) of the experiment."""
+    token = token if token is not None else presented_token(experiment_id)
+    if not token:
+        return False
+    return is_admin(token) or services().graph.check_token(experiment_id, token)
+
+
+def require_experiment(experiment_id: str):  # -> ExperimentStatus
+    """The status record of an experiment; 404 for an id that was never minted."""
+    if not EXPERIMENT_ID.match(experiment_id):
+        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
+    return services().graph.experiment_status(experiment_id)
+
+
+def token_redirect(experiment_id: str) -> Response | None:
+    """Handle ``?token=`` on an experiment URL: remember a valid token in a cookie, then
+    redirect to the URL without it. ``None`` when there is no token parameter."""
+    token = request.args.get("token")
+    if token is None:
+        return None
+    rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
+    target = request.path + (f"?{urlencode(rest)}" if rest else "")
+    response = redirect(target, code=303)
+    if EXPERIMENT_ID.match(experiment_id) and is_owner(experiment_id, token):
+        response.set_cookie(
+            COOKIE_PREFIX + experiment_id,
+            token,
+            max_age=COOKIE_MAX_AGE,
+            path=COOKIE_PATH,
+            httponly=True,
+            samesite="Lax",
+            secure=services().config.secure_cookies,
+        )
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response

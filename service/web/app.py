@@ -1,0 +1,147 @@
+"""The Flask application factory (STYLE §6): ``create_app(config)`` wires the store, the public
+snapshots, the SPARQL workers and the experiment runner, and registers the blueprints
+``resources`` (URIs by content negotiation), ``sparql``, ``api`` and ``ui``."""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from service.errors import FormatError, ServiceError
+from service.web import conneg
+from service.web.config import WebConfig, load_config
+from service.web.state import EXTENSION, Services
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_DIR = ".public-snapshots"
+
+
+def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: Any = None) -> Flask:
+    """Build the app. ``graph`` may be an open ``GraphStore`` on disk (tests preload one)."""
+    from service.graph.store import GraphStore
+    from service.web.public_view import PublicView
+    from service.web.query_pool import QueryPool
+    from service.web.runner import ExperimentRunner
+
+    cfg = config if isinstance(config, WebConfig) else load_config(config)
+    if graph is None:
+        path = cfg.store
+        if path is None:  # no store given: a throw-away one (the endpoint needs it on disk)
+            path = Path(tempfile.mkdtemp(prefix="gerbil-qa-store-"))
+        graph = GraphStore(path, base=cfg.base)
+    if graph.path is None:
+        raise ServiceError("the web service needs a store on disk (--store DIR)")
+    if graph.uris.base != cfg.base:
+        raise ServiceError(f"the store uses base {graph.uris.base}, the service {cfg.base}")
+
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = cfg.max_upload_bytes
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    pool = QueryPool(
+        size=cfg.sparql_workers, timeout=cfg.sparql_timeout, queue_timeout=cfg.sparql_queue_timeout
+    )
+    view = PublicView(
+        graph.public,
+        work_dir=Path(graph.path) / SNAPSHOT_DIR,
+        in_use=pool.snapshots_in_use,
+        on_refresh=pool.set_snapshot,
+    )
+    runner = ExperimentRunner(graph, workers=cfg.runner_workers, on_change=view.refresh)
+    state = Services(config=cfg, graph=graph, view=view, pool=pool, runner=runner)
+    app.extensions[EXTENSION] = state
+    view.refresh()
+    atexit.register(state.close)
+
+    from service.web import api, resources, sparql_endpoint, ui
+
+    app.register_blueprint(ui.bp)
+    app.register_blueprint(resources.bp)
+    app.register_blueprint(sparql_endpoint.bp)
+    app.register_blueprint(api.bp)
+    app.register_error_handler(ServiceError, _service_error)
+    app.register_error_handler(HTTPException, _http_error)
+    app.after_request(_security_headers)
+    if cfg.demo:
+        from service.web.demo import ensure_demo
+
+        ensure_demo(state)
+    return app
+
+
+def close_app(app: Flask) -> None:
+    """Stop the workers and release the store (tests; ``serve`` does it at exit)."""
+    state: Services = app.extensions[EXTENSION]
+    state.close()
+    atexit.unregister(state.close)
+
+
+def _problems(err: ServiceError) -> list[dict[str, Any]]:
+    if not isinstance(err, FormatError):
+        return []
+    return [
+        {
+            "message": p.message,
+            "severity": p.severity,
+            "file": p.file,
+            "line": p.line,
+            "column": p.column,
+            "path": p.path,
+            "question": p.question_id,
+            "expected": p.expected,
+            "text": str(p),
+        }
+        for p in err.problems
+    ]
+
+
+def error_response(status: int, message: str, *, problems: list[dict[str, Any]] | None = None):
+    """One error body for the whole service: JSON under /api, HTML for browsers, else text."""
+    if request.path.startswith("/api/"):
+        response = jsonify({"error": message, "status": status, "problems": problems or []})
+    else:
+        offered = (conneg.HTML,)
+        wants_html = conneg.choose_from_accept(
+            request.headers.get("Accept"), offered, default=conneg.HTML
+        ) is conneg.HTML and "text/html" in (request.headers.get("Accept") or "")
+        if wants_html:
+            page = render_template("error.html", status=status, message=message, problems=problems)
+            response = Response(page, content_type="text/html; charset=utf-8")
+        else:
+            lines = [message, *(p["text"] for p in problems or [])]
+            response = Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+    response.status_code = status
+    response.vary.add("Accept")
+    return response
+
+
+def _service_error(err: ServiceError) -> Response:
+    if err.status >= 500:
+        log.error("%s %s: %s", request.method, request.path, err.message)
+    return error_response(err.status, err.message, problems=_problems(err))
+
+
+def _http_error(err: HTTPException) -> Response:
+    response = error_response(err.code or 500, err.description or err.name)
+    if err.code == 405 and hasattr(err, "valid_methods") and err.valid_methods:
+        response.headers["Allow"] = ", ".join(err.valid_methods)
+    return response
+
+
+def _security_headers(response: Response) -> Response:
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    if response.mimetype == "text/html":
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        )
+    return response

@@ -1,0 +1,102 @@
+"""Settings of the web service: a mapping first, then ``GERBIL_QA_*`` environment variables.
+
+One frozen value read once by :func:`service.web.create_app`; every module gets what it needs
+from it. Environment variables win over the mapping so that a deployment can override what a
+``Makefile`` or a test passes (Flask tutorial pattern: config from mapping, then environment).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from service.errors import BadRequest
+
+ENV_PREFIX = "GERBIL_QA_"
+DEFAULT_BASE = "http://localhost:8080/"
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """Everything the web layer can be told. Names map to ``GERBIL_QA_<NAME>`` in upper case."""
+
+    store: Path | None = None  # the Oxigraph store directory; None: an in-memory store (tests)
+    base: str = DEFAULT_BASE  # every minted URI starts with it; must end with "/"
+    host: str = "127.0.0.1"
+    port: int = 8080
+    threads: int = 8  # waitress worker threads
+    # SPARQL endpoint limits (DESIGN §4: a hard time limit and a result-size limit per query).
+    sparql_workers: int = 2  # processes that run public queries and can be killed
+    sparql_timeout: float = 10.0  # seconds before a query's process is killed
+    sparql_max_bytes: int = 16 * 1024 * 1024  # serialised result size limit
+    sparql_queue_timeout: float = 10.0  # seconds a request waits for a free worker (else 503)
+    runner_workers: int = 2  # experiments evaluated at the same time
+    admin_token: str | None = None  # grants owner rights on every experiment (operator)
+    max_upload_bytes: int = 64 * 1024 * 1024
+    demo: bool = False  # compute and publish the demo experiment at first start
+    # Knowledge bases a submission may name: "name=spec[,spec…];name2=url" (RDF files or one
+    # SPARQL endpoint URL each). The demo KB is always available as "demo".
+    kbs: str = ""
+    secure_cookies: bool = False  # mark the owner cookie Secure (set behind HTTPS)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def sparql_url(self) -> str:
+        return self.base + "sparql"
+
+
+def _convert(name: str, raw: Any, kind: Any) -> Any:
+    text = str(raw)
+    try:
+        if kind in (int, "int"):
+            return int(text)
+        if kind in (float, "float"):
+            return float(text)
+        if kind in (bool, "bool"):
+            if isinstance(raw, bool):
+                return raw
+            if text.strip().lower() in ("1", "true", "yes", "on"):
+                return True
+            if text.strip().lower() in ("0", "false", "no", "off", ""):
+                return False
+            raise ValueError(text)
+    except ValueError:
+        raise BadRequest(f"setting {name}: cannot read {text!r} as {kind}") from None
+    return raw
+
+
+def load_config(
+    mapping: Mapping[str, Any] | None = None, *, environ: Mapping[str, str] | None = None
+) -> WebConfig:
+    """Build the settings from ``mapping`` (keys as field names), then the environment."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    known = {f.name: f for f in fields(WebConfig) if f.name != "extra"}
+    for key, value in (mapping or {}).items():
+        if key.lower() in known:
+            values[key.lower()] = value
+        else:
+            extra[key] = value
+    for name in known:
+        env_value = env.get(ENV_PREFIX + name.upper())
+        if env_value is not None:
+            values[name] = env_value
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        kind = known[name].type
+        if value is None:
+            out[name] = None
+        elif name == "store":
+            out[name] = Path(value)
+        elif name in ("base", "host", "admin_token", "kbs"):
+            out[name] = str(value)
+        else:
+            out[name] = _convert(name, value, kind)
+    base = out.get("base", DEFAULT_BASE)
+    if not base.endswith("/"):
+        out["base"] = base + "/"
+    return WebConfig(**out, extra=extra)

@@ -1,0 +1,95 @@
+"""Which triples make up the document of a URI (its RDF representation).
+
+A resource's document is its concise bounded description (the triples with it as subject,
+following blank nodes) plus its hash resources (``experiment/{id}#structure`` dereferences
+with ``experiment/{id}``, see ``service/graph/uris.py``), plus what a kind of resource adds:
+an experiment summary brings its task observations (``gqa:task``), a task brings its
+per-question results (the subjects of ``gqa:resultOf`` it). Every representation (HTML, Turtle,
+JSON-LD, RDF/XML, N-Triples, N-Quads, CSV) is built from the same quads.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.graph.uris import GQA
+
+PROV = "http://www.w3.org/ns/prov#"
+FOLLOW_EXPERIMENT = (GQA + "task", PROV + "used", PROV + "wasAssociatedWith")
+REVERSE_TASK = (GQA + "resultOf",)
+
+
+def document_quads(
+    store: Any,
+    uri: str,
+    *,
+    graph: str | None = None,
+    follow: Sequence[str] = (),
+    reverse: Sequence[str] = (),
+) -> list[Any]:
+    """The quads of ``uri``'s document in ``store`` (in ``graph`` only, when given)."""
+    import pyoxigraph as ox
+
+    graph_node = ox.NamedNode(graph) if graph is not None else None
+    follow_set = frozenset(follow)
+    start = ox.NamedNode(uri)
+    todo: list[Any] = [start]
+    for predicate in reverse:
+        todo.extend(
+            q.subject
+            for q in store.quads_for_pattern(None, ox.NamedNode(predicate), start, graph_node)
+        )
+    seen: set[Any] = set()
+    out: list[Any] = []
+    prefix = uri + "#"
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for quad in store.quads_for_pattern(node, None, None, graph_node):
+            out.append(quad)
+            obj = quad.object
+            # Blank nodes, hash resources and the followed links belong to this document.
+            if isinstance(obj, ox.BlankNode) or (
+                isinstance(obj, ox.NamedNode)
+                and (obj.value.startswith(prefix) or quad.predicate.value in follow_set)
+            ):
+                todo.append(obj)
+    return out
+
+
+@dataclass(slots=True)
+class Node:
+    """The properties of one subject, read from quads: predicate IRI -> objects (terms)."""
+
+    uri: str
+    props: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
+
+    def all(self, predicate: str) -> list[Any]:
+        return self.props.get(predicate, [])
+
+    def one(self, predicate: str) -> Any | None:
+        values = self.props.get(predicate)
+        return values[0] if values else None
+
+    def text(self, predicate: str) -> str | None:
+        value = self.one(predicate)
+        return None if value is None else value.value
+
+
+def index(quads: Iterable[Any]) -> dict[str, Node]:
+    """Subjects (IRI or ``_:id``) -> :class:`Node`."""
+    import pyoxigraph as ox
+
+    nodes: dict[str, Node] = {}
+    for q in quads:
+        key = q.subject.value if isinstance(q.subject, ox.NamedNode) else f"_:{q.subject.value}"
+        node = nodes.get(key)
+        if node is None:
+            node = nodes[key] = Node(key)
+        node.props[q.predicate.value].append(q.object)
+    return nodes

@@ -1,0 +1,78 @@
+"""Example queries shown on the SPARQL page (leaderboard, per-answer-type F1, a system's history).
+
+They use only terms the graph writes (``service/graph/results.py``): a task observation carries
+the GERBIL dimensions (``gerbil:annotator`` = system, ``gerbil:dataset``,
+``gerbil:experimentType``) and its measures; per-question results point to their task
+(``gqa:resultOf``) and to the question (``gqa:question``), whose features are in its dataset's
+graph.
+"""
+
+from __future__ import annotations
+
+from service.web.sparql_endpoint import ExampleQuery
+
+PREFIXES = """PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
+PREFIX qb: <http://purl.org/linked-data/cube#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+"""
+
+LEADERBOARD = (
+    PREFIXES
+    + """
+# Leaderboard: macro F1 of every system on every dataset (QA task), best first.
+SELECT ?system ?dataset ?profile ?language ?macroF1 ?experiment WHERE {
+  ?task a gqa:Task ;
+        gerbil:experimentType gqa:QA ;
+        gerbil:annotator ?system ;
+        gerbil:dataset ?dataset ;
+        gqa:profile ?profile ;
+        gqa:language ?language ;
+        gerbil:macroF1 ?macroF1 ;
+        qb:dataSet ?experiment .
+}
+ORDER BY DESC(?macroF1)
+LIMIT 100"""
+)
+
+PER_ANSWER_TYPE = (
+    PREFIXES
+    + """
+# Mean per-question F1 by answer type, for each system (QA task).
+SELECT ?system ?answerType (COUNT(?result) AS ?questions) (AVG(?f1) AS ?meanF1) WHERE {
+  ?task a gqa:Task ; gerbil:experimentType gqa:QA ; gerbil:annotator ?system .
+  ?result gqa:resultOf ?task ; gqa:f1 ?f1 ; gqa:question ?question .
+  ?question gqa:answerType ?answerType .
+}
+GROUP BY ?system ?answerType
+ORDER BY ?system ?answerType"""
+)
+
+
+def system_history(system_uri: str) -> str:
+    return (
+        PREFIXES
+        + f"""
+# A system's history: its QA results over time, in every public experiment.
+SELECT ?ended ?dataset ?profile ?macroF1 ?experiment WHERE {{
+  ?task gerbil:annotator <{system_uri}> ;
+        gerbil:experimentType gqa:QA ;
+        gerbil:dataset ?dataset ;
+        gqa:profile ?profile ;
+        qb:dataSet ?experiment .
+  OPTIONAL {{ ?task gerbil:macroF1 ?macroF1 }}
+  ?experiment prov:endedAtTime ?ended .
+}}
+ORDER BY ?ended"""
+    )
+
+
+def examples_for(base: str, *, system: str = "demo-good") -> tuple[ExampleQuery, ...]:
+    from service.graph.uris import Uris
+
+    return (
+        ExampleQuery("Leaderboard", LEADERBOARD),
+        ExampleQuery("F1 per answer type", PER_ANSWER_TYPE),
+        ExampleQuery("A system's history", system_history(Uris(base).system(system))),
+    )

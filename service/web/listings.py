@@ -1,0 +1,337 @@
+"""Lists for the pages and the API, read from the public store only (so they cannot leak).
+
+Leaderboards, experiments, systems, the catalogue and the vocabulary terms are SPARQL queries
+over the union of the public graphs: a private experiment is not in that store at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.graph.terms import DCT, OWL, PROV, QB, RDF, RDFS
+from service.graph.uris import GERBIL, GQA
+from service.web.pages import csv_table, local
+from service.web.state import services
+
+PREFIXES = f"""PREFIX gqa: <{GQA}>
+PREFIX gerbil: <{GERBIL}>
+PREFIX qb: <{QB}>
+PREFIX prov: <{PROV}>
+PREFIX dct: <{DCT}>
+PREFIX rdfs: <{RDFS}>
+PREFIX dcat: <http://www.w3.org/ns/dcat#>
+"""
+
+LEADERBOARD_MEASURES = ("macroF1", "macroPrecision", "macroRecall", "microF1", "macroF1QALD")
+
+
+def _select(query: str) -> list[dict[str, Any]]:
+    store = services().graph.public
+    results = store.query(PREFIXES + query, use_default_graph_as_union=True)
+    names = [v.value for v in results.variables]
+    return [{n: row[n] for n in names} for row in results]
+
+
+def _v(term: Any) -> str | None:
+    return None if term is None else term.value
+
+
+def _num(term: Any) -> float | None:
+    if term is None:
+        return None
+    try:
+        return float(term.value)
+    except ValueError:
+        return None
+
+
+def _iri(value: str) -> str:
+    if any(c in value for c in '<>"{}|^`\\ \n'):
+        raise ValueError(f"not an IRI: {value!r}")
+    return f"<{value}>"
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    task: str
+    experiment: str
+    system: str
+    system_label: str
+    dataset: str
+    experiment_type: str
+    language: str
+    profile: str
+    signature: str | None
+    ended: str | None
+    measures: dict[str, float | None]
+
+
+def leaderboard(
+    *, dataset: str | None = None, system: str | None = None, experiment_type: str | None = "QA"
+) -> list[LeaderboardRow]:
+    """Task results of public experiments (best macro F1 first), filtered as asked."""
+    from service.graph.terms import measure_iri
+
+    filters = []
+    if dataset is not None:
+        filters.append(f"VALUES ?dataset {{ {_iri(dataset)} }}")
+    if system is not None:
+        filters.append(f"VALUES ?system {{ {_iri(system)} }}")
+    if experiment_type is not None:
+        filters.append(f"VALUES ?etype {{ gqa:{experiment_type} }}")
+    optional = "\n".join(
+        f"  OPTIONAL {{ ?task {_iri(measure_iri(m))} ?m_{m} }}" for m in LEADERBOARD_MEASURES
+    )
+    rows = _select(
+        f"""SELECT * WHERE {{
+  {" ".join(filters)}
+  ?task a gqa:Task ; qb:dataSet ?experiment ; gerbil:annotator ?system ;
+        gerbil:dataset ?dataset ; gerbil:experimentType ?etype ; gqa:language ?language ;
+        gqa:profile ?profile .
+  OPTIONAL {{ ?task gqa:signature ?signature }}
+  OPTIONAL {{ ?system rdfs:label ?label }}
+  OPTIONAL {{ ?experiment prov:endedAtTime ?ended }}
+{optional}
+}}"""
+    )
+    seen: dict[str, LeaderboardRow] = {}
+    for r in rows:
+        task = _v(r["task"]) or ""
+        if task in seen:  # a system labelled twice: keep one row
+            continue
+        seen[task] = LeaderboardRow(
+            task=task,
+            experiment=_v(r["experiment"]) or "",
+            system=_v(r["system"]) or "",
+            system_label=_v(r["label"]) or local(_v(r["system"])),
+            dataset=_v(r["dataset"]) or "",
+            experiment_type=local(_v(r["etype"])),
+            language=local(_v(r["language"])),
+            profile=local(_v(r["profile"])).removeprefix("profile-"),
+            signature=_v(r["signature"]),
+            ended=_v(r["ended"]),
+            measures={m: _num(r[f"m_{m}"]) for m in LEADERBOARD_MEASURES},
+        )
+    return sorted(
+        seen.values(),
+        key=lambda x: (-(x.measures["macroF1"] or -1.0), x.system_label, x.experiment),
+    )
+
+
+def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:
+    header = [
+        "task",
+        "experiment",
+        "system",
+        "dataset",
+        "experimentType",
+        "language",
+        "profile",
+        "signature",
+        "ended",
+        *LEADERBOARD_MEASURES,
+    ]
+    return csv_table(
+        header,
+        (
+            [
+                r.task,
+                r.experiment,
+                r.system,
+                r.dataset,
+                r.experiment_type,
+                r.language,
+                r.profile,
+                r.signature,
+                r.ended,
+                *(r.measures[m] for m in LEADERBOARD_MEASURES),
+            ]
+            for r in rows
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentRow:
+    uri: str
+    id: str
+    ended: str | None
+    datasets: tuple[str, ...]
+    systems: tuple[str, ...]
+
+
+def experiments(*, limit: int = 500) -> list[ExperimentRow]:
+    """Published experiments, newest first."""
+    rows = _select(
+        f"""SELECT ?exp ?id ?ended ?dataset ?systemLabel ?system WHERE {{
+  ?exp a gqa:Experiment ; dct:identifier ?id .
+  OPTIONAL {{ ?exp prov:endedAtTime ?ended }}
+  OPTIONAL {{ ?exp gqa:task ?t . ?t gerbil:dataset ?dataset ; gerbil:annotator ?system .
+             OPTIONAL {{ ?system rdfs:label ?systemLabel }} }}
+}} ORDER BY DESC(?id) LIMIT {int(limit) * 50}"""
+    )
+    grouped: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        uri = _v(r["exp"]) or ""
+        entry = grouped.setdefault(
+            uri, {"id": _v(r["id"]), "ended": _v(r["ended"]), "datasets": {}, "systems": {}}
+        )
+        if r["dataset"] is not None:
+            entry["datasets"][_v(r["dataset"])] = None
+        if r["system"] is not None:
+            entry["systems"][_v(r["systemLabel"]) or local(_v(r["system"]))] = None
+    out = [
+        ExperimentRow(
+            uri, e["id"] or local(uri), e["ended"], tuple(e["datasets"]), tuple(e["systems"])
+        )
+        for uri, e in grouped.items()
+    ]
+    return sorted(out, key=lambda e: e.id, reverse=True)[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class SystemRow:
+    uri: str
+    label: str
+    experiments: int
+
+
+def systems() -> list[SystemRow]:
+    rows = _select(
+        """SELECT ?system (SAMPLE(?label) AS ?name) (COUNT(DISTINCT ?exp) AS ?n) WHERE {
+  ?task a gqa:Task ; gerbil:annotator ?system ; qb:dataSet ?exp .
+  OPTIONAL { ?system rdfs:label ?label }
+} GROUP BY ?system"""
+    )
+    out = [
+        SystemRow(
+            _v(r["system"]) or "", _v(r["name"]) or local(_v(r["system"])), int(_v(r["n"]) or 0)
+        )
+        for r in rows
+    ]
+    return sorted(out, key=lambda s: s.label.lower())
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetRow:
+    uri: str
+    name: str
+    title: str
+    questions: int | None
+    languages: tuple[str, ...]
+    knowledge_base: str | None
+    issued: str | None
+
+
+def datasets() -> list[DatasetRow]:
+    """The catalogue's datasets."""
+    graph = services().graph.uris.catalog_graph
+    rows = _select(
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH {_iri(graph)} {{
+  ?ds a dcat:Dataset ; dct:identifier ?name .
+  OPTIONAL {{ ?ds dct:title ?title }}
+  OPTIONAL {{ ?ds gqa:questionCount ?count }}
+  OPTIONAL {{ ?ds dct:language ?lang }}
+  OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kb }}
+  OPTIONAL {{ ?ds dct:issued ?issued }}
+}} }}"""
+    )
+    grouped: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        uri = _v(r["ds"]) or ""
+        entry = grouped.setdefault(uri, {"row": r, "langs": {}})
+        if r["lang"] is not None:
+            entry["langs"][local(_v(r["lang"]))] = None
+    out = []
+    for uri, e in grouped.items():
+        r = e["row"]
+        count = _num(r["count"])
+        out.append(
+            DatasetRow(
+                uri=uri,
+                name=_v(r["name"]) or local(uri),
+                title=_v(r["title"]) or local(uri),
+                questions=int(count) if count is not None else None,
+                languages=tuple(sorted(e["langs"])),
+                knowledge_base=_v(r["kb"]),
+                issued=_v(r["issued"]),
+            )
+        )
+    return sorted(out, key=lambda d: d.name)
+
+
+def datasets_csv(rows: Sequence[DatasetRow]) -> bytes:
+    return csv_table(
+        ["dataset", "name", "title", "questions", "languages", "knowledgeBase", "issued"],
+        (
+            [r.uri, r.name, r.title, r.questions, " ".join(r.languages), r.knowledge_base, r.issued]
+            for r in rows
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionListRow:
+    uri: str
+    id: str
+    label: str | None
+    answer_type: str | None
+
+
+def dataset_questions(dataset: str) -> list[QuestionListRow]:
+    rows = _select(
+        f"""SELECT ?q ?id ?label ?type WHERE {{
+  ?q a gqa:Question ; dct:isPartOf {_iri(dataset)} ; dct:identifier ?id .
+  OPTIONAL {{ ?q rdfs:label ?label }}
+  OPTIONAL {{ ?q gqa:answerType ?type }}
+}}"""
+    )
+    seen: dict[str, QuestionListRow] = {}
+    for r in rows:
+        uri = _v(r["q"]) or ""
+        seen.setdefault(
+            uri,
+            QuestionListRow(
+                uri,
+                _v(r["id"]) or "",
+                _v(r["label"]),
+                local(_v(r["type"])).removeprefix("answerType-") or None,
+            ),
+        )
+    return sorted(seen.values(), key=lambda q: (0, int(q.id)) if q.id.isdigit() else (1, q.id))
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    anchor: str
+    uri: str
+    kind: str
+    label: str | None
+    comment: str | None
+
+
+def vocabulary_terms(quads: Iterable[Any]) -> list[Term]:
+    from service.web.describe import index
+
+    kinds = {
+        OWL + "Class": "class",
+        RDFS + "Class": "class",
+        RDF + "Property": "property",
+        OWL + "ObjectProperty": "property",
+        OWL + "DatatypeProperty": "property",
+        QB + "MeasureProperty": "measure",
+        QB + "DimensionProperty": "dimension",
+        QB + "AttributeProperty": "attribute",
+    }
+    out = []
+    for uri, node in index(quads).items():
+        if not (uri.startswith(GQA) or uri.startswith(GERBIL)):
+            continue
+        types = [t.value for t in node.all(RDF + "type")]
+        kind = next((kinds[t] for t in types if t in kinds), "individual" if types else "term")
+        anchor = uri[len(GQA) :] if uri.startswith(GQA) else "gerbil-" + uri[len(GERBIL) :]
+        out.append(Term(anchor, uri, kind, node.text(RDFS + "label"), node.text(RDFS + "comment")))
+    order = {"class": 0, "property": 1, "measure": 2, "dimension": 3, "attribute": 4}
+    return sorted(out, key=lambda t: (order.get(t.kind, 5), t.anchor.lower()))

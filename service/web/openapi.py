@@ -1,0 +1,314 @@
+"""The OpenAPI 3.1 document of the JSON API (served at ``api/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service import __version__
+
+_ERROR = {"$ref": "#/components/responses/Error"}
+
+
+def _op(summary: str, description: str, responses: dict[str, Any], **extra: Any) -> dict:
+    return {"summary": summary, "description": description, "responses": responses, **extra}
+
+
+def openapi_document(base: str) -> dict[str, Any]:
+    exp_id = {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "description": "Experiment id: yyyyMMdd and a 4-digit daily counter.",
+        "schema": {"type": "string", "pattern": "^[0-9]{12}$"},
+    }
+    owner = [{"ownerToken": []}]
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "GERBIL QA API",
+            "version": __version__,
+            "description": (
+                "Submit question answering experiments, follow them, read their results and "
+                "publish them. A new experiment is private: only the holder of its owner token "
+                "(returned once, at submission) sees it, by sending `Authorization: Bearer "
+                "<token>` (or, in a browser, by opening `experiment/{id}?token=<token>` once: "
+                "the token is then kept in a cookie and removed from the address). Publishing "
+                "makes it visible everywhere at once: its URI, the SPARQL endpoint, listings. "
+                "Every experiment URI dereferences to HTML or RDF by content negotiation."
+            ),
+        },
+        "servers": [{"url": base.rstrip("/")}],
+        "components": {
+            "securitySchemes": {
+                "ownerToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The owner token returned by POST /api/experiments.",
+                }
+            },
+            "responses": {
+                "Error": {
+                    "description": "An error the client can act on.",
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
+                    },
+                }
+            },
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "required": ["error", "status"],
+                    "properties": {
+                        "error": {"type": "string"},
+                        "status": {"type": "integer"},
+                        "problems": {
+                            "type": "array",
+                            "description": "For unreadable files: each problem with its position "
+                            "(the same as `gerbil-qa validate` prints).",
+                            "items": {"$ref": "#/components/schemas/Problem"},
+                        },
+                    },
+                },
+                "Problem": {
+                    "type": "object",
+                    "properties": {
+                        "message": {"type": "string"},
+                        "severity": {"enum": ["error", "warning"]},
+                        "file": {"type": ["string", "null"]},
+                        "line": {"type": ["integer", "null"]},
+                        "column": {"type": ["integer", "null"]},
+                        "path": {"type": ["string", "null"], "description": "JSON or XML path"},
+                        "question": {"type": ["string", "null"]},
+                        "expected": {"type": ["string", "null"]},
+                        "text": {"type": "string"},
+                    },
+                },
+                "InlineFile": {
+                    "type": "object",
+                    "required": ["content"],
+                    "properties": {
+                        "content": {"type": "string", "description": "The file's text."},
+                        "filename": {"type": "string"},
+                        "format": {
+                            "enum": [
+                                "qald-xml",
+                                "qald-json",
+                                "eqald-json",
+                                "nlq-json",
+                                "lcquad-json",
+                                "tsv",
+                            ],
+                            "description": "Sniffed when absent.",
+                        },
+                    },
+                },
+                "Submission": {
+                    "type": "object",
+                    "required": ["dataset", "systems"],
+                    "properties": {
+                        "dataset": {
+                            "description": "A catalogue dataset name (GET /api/datasets) or an "
+                            "uploaded file.",
+                            "oneOf": [
+                                {"type": "string"},
+                                {"$ref": "#/components/schemas/InlineFile"},
+                            ],
+                        },
+                        "title": {"type": "string", "description": "Name of an uploaded dataset."},
+                        "systems": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "name": {"type": "string"},
+                                    "answers": {"$ref": "#/components/schemas/InlineFile"},
+                                    "url": {
+                                        "type": "string",
+                                        "format": "uri",
+                                        "description": "A QA web service (GERBIL QA interface: "
+                                        "POST query and lang, answers QALD-JSON).",
+                                    },
+                                },
+                            },
+                        },
+                        "profile": {
+                            "type": "string",
+                            "default": "fair",
+                            "description": "A scorer profile (GET /api/profiles).",
+                        },
+                        "language": {"type": "string", "default": "en"},
+                        "experimentTypes": {
+                            "type": "array",
+                            "items": {"enum": ["QA", "C2KB", "P2KB", "RE2KB", "AT", "AIT2KB"]},
+                            "description": "Default: every type the profile supports.",
+                        },
+                        "kb": {"type": "string", "description": "A configured knowledge base."},
+                    },
+                },
+                "Ticket": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "uri": {"type": "string", "format": "uri"},
+                        "token": {"type": "string", "description": "Owner token, shown once."},
+                        "status": {"type": "string"},
+                        "statusUrl": {"type": "string", "format": "uri"},
+                        "ownerLink": {"type": "string", "format": "uri"},
+                    },
+                },
+                "Experiment": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "uri": {"type": "string", "format": "uri"},
+                        "status": {
+                            "enum": [
+                                "queued",
+                                "running",
+                                "finished",
+                                "failed",
+                                "interrupted",
+                                "cancelled",
+                            ]
+                        },
+                        "public": {"type": "boolean"},
+                        "progress": {"type": ["string", "null"]},
+                        "message": {"type": ["string", "null"]},
+                        "papers": {"type": "array", "items": {"type": "string"}},
+                        "results": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "description": "One task: system x dataset x experiment type x "
+                                "language x profile, with every measure (null: undefined).",
+                            },
+                        },
+                    },
+                },
+            },
+        },
+        "paths": {
+            "/api/experiments": {
+                "post": _op(
+                    "Submit an experiment",
+                    "Every file is read and checked before anything is queued; a bad file gets "
+                    "400 with the problems and their positions. Answers 202 at once with the "
+                    "experiment URI (reserved, private) and the owner token. As multipart/"
+                    "form-data: `dataset` (catalogue name) or file `dataset_file`; files "
+                    "`answers` (one per system; `answers_name` names them in order, else the "
+                    "file name); `webservice` as `name=url`; `profile`, `language`, "
+                    "`experiment_type` (repeatable), `kb`.",
+                    {
+                        "202": {
+                            "description": "Queued",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Ticket"}
+                                }
+                            },
+                        },
+                        "400": _ERROR,
+                        "403": _ERROR,
+                    },
+                    requestBody={
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {"$ref": "#/components/schemas/Submission"}
+                            },
+                            "multipart/form-data": {"schema": {"type": "object"}},
+                        },
+                    },
+                ),
+                "get": _op(
+                    "List published experiments",
+                    "Newest first. With the operator's admin token: every experiment and status.",
+                    {"200": {"description": "The list"}},
+                ),
+            },
+            "/api/experiments/{id}": {
+                "get": _op(
+                    "Status and results of an experiment",
+                    "Public experiments for everyone; private ones for their owner (403 else).",
+                    {
+                        "200": {
+                            "description": "The experiment",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Experiment"}
+                                }
+                            },
+                        },
+                        "403": _ERROR,
+                        "404": _ERROR,
+                    },
+                    parameters=[exp_id],
+                    security=[{}, {"ownerToken": []}],
+                ),
+            },
+            "/api/experiments/{id}/publish": {
+                "post": _op(
+                    "Publish an experiment",
+                    "Moves a finished experiment into the public view atomically.",
+                    {"200": {"description": "Published"}, "403": _ERROR, "409": _ERROR},
+                    parameters=[exp_id],
+                    security=owner,
+                )
+            },
+            "/api/experiments/{id}/papers": {
+                "post": _op(
+                    "Attach a paper",
+                    "Links the experiment to a paper (`dct:isReferencedBy` in its RDF). Body: "
+                    '{"doi": "10.3233/SW-180312"} or {"url": "https://…"}.',
+                    {"201": {"description": "Attached"}, "400": _ERROR, "403": _ERROR},
+                    parameters=[exp_id],
+                    security=owner,
+                    requestBody={
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "doi": {"type": "string"},
+                                        "url": {"type": "string", "format": "uri"},
+                                    },
+                                }
+                            }
+                        },
+                    },
+                )
+            },
+            "/api/experiments/{id}/cancel": {
+                "post": _op(
+                    "Cancel a queued or running experiment",
+                    "Stops asking questions; the experiment ends as cancelled.",
+                    {"200": {"description": "Cancellation requested"}, "403": _ERROR},
+                    parameters=[exp_id],
+                    security=owner,
+                )
+            },
+            "/api/datasets": {
+                "get": _op(
+                    "List the catalogue's datasets",
+                    "Name, title, size, languages.",
+                    {"200": {"description": "The datasets"}},
+                )
+            },
+            "/api/systems": {
+                "get": _op(
+                    "List systems with public results",
+                    "With their URIs.",
+                    {"200": {"description": "The systems"}},
+                )
+            },
+            "/api/profiles": {
+                "get": _op(
+                    "List scorer profiles and knowledge bases",
+                    "Each profile with version, IRI and signature.",
+                    {"200": {"description": "The profiles"}},
+                )
+            },
+        },
+    }

@@ -1,0 +1,271 @@
+"""Run public SPARQL queries in worker processes that can be killed at the time limit.
+
+pyoxigraph cannot cancel a running query (and a result iterator must be consumed on the thread
+that ran it), so a query that runs too long can only be stopped by ending the process running
+it. Each worker opens a read-only snapshot of the public view (see ``public_view.py``), runs one
+query at a time, serialises the result itself (so the result-size limit is checked while
+writing) and sends back bytes. On timeout the parent kills the worker with SIGKILL and starts a
+replacement in the background, so other queries keep being answered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from service.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+# spawn, not fork: the parent is a threaded server holding an open RocksDB; forking it would
+# copy locks held by other threads.
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
+@dataclass(frozen=True, slots=True)
+class QueryJob:
+    """One query as the endpoint decided to run it.
+
+    ``union_default`` makes the default graph the union of all graphs of the snapshot (which holds
+    public graphs only); ``default_graphs``/``named_graphs`` (protocol parameters) override it.
+    ``results_format``/``rdf_format`` are pyoxigraph format member names for SELECT/ASK and for
+    CONSTRUCT/DESCRIBE; ``None`` means the client accepts no such format (answered with 406).
+    """
+
+    query: str
+    base_iri: str | None = None
+    union_default: bool = True
+    default_graphs: tuple[str, ...] | None = None
+    named_graphs: tuple[str, ...] | None = None
+    results_format: str | None = "JSON"
+    rdf_format: str | None = "TURTLE"
+    max_bytes: int = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class QueryOutcome:
+    """What a worker answered: ``kind`` is ``boolean``, ``solutions`` or ``triples``."""
+
+    kind: str
+    body: bytes
+    format: str  # the pyoxigraph format member name used
+
+
+class QueryTimeout(ServiceError):
+    status = 503
+
+
+class _TooLarge(OSError):
+    pass
+
+
+class _LimitedWriter:
+    """A binary sink that refuses to grow past ``limit`` bytes (the result-size limit)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def write(self, data: bytes) -> int:
+        self.size += len(data)
+        if self.size > self.limit:
+            raise _TooLarge(f"the result is larger than {self.limit} bytes")
+        self.parts.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def _run_job(store: Any, job: QueryJob) -> QueryOutcome:
+    import pyoxigraph as ox
+
+    kwargs: dict[str, Any] = {"base_iri": job.base_iri}
+    if job.default_graphs is not None:
+        kwargs["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
+    elif job.union_default:
+        kwargs["use_default_graph_as_union"] = True
+    if job.named_graphs is not None:
+        kwargs["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
+    result = store.query(job.query, **kwargs)
+    if isinstance(result, ox.QueryTriples):
+        kind, fmt_name, fmt = "triples", job.rdf_format, None
+        if fmt_name is not None:
+            fmt = getattr(ox.RdfFormat, fmt_name)
+    else:
+        kind = "boolean" if isinstance(result, ox.QueryBoolean) else "solutions"
+        fmt_name, fmt = job.results_format, None
+        if fmt_name is not None:
+            fmt = getattr(ox.QueryResultsFormat, fmt_name)
+    if fmt is None or fmt_name is None:
+        raise ServiceError(f"no acceptable media type for a {kind} result", status=406)
+    sink = _LimitedWriter(job.max_bytes)
+    result.serialize(sink, fmt)
+    return QueryOutcome(kind=kind, body=b"".join(sink.parts), format=fmt_name)
+
+
+def _worker_main(conn: Connection) -> None:
+    """Child process: open snapshots on demand and answer one job at a time."""
+    import pyoxigraph as ox
+
+    store: Any = None
+    opened: str | None = None
+    conn.send(("ready", None))
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        path, job = message
+        try:
+            if path != opened:
+                store = None
+                store = ox.Store.read_only(path)
+                opened = path
+            reply: tuple[str, Any] = ("ok", _run_job(store, job))
+        except ServiceError as err:
+            reply = ("error", (err.status, err.message))
+        except SyntaxError as err:
+            reply = ("error", (400, f"query syntax error: {err}"))
+        except _TooLarge as err:
+            reply = ("error", (413, f"{err}; add a LIMIT or ask for less"))
+        except (OSError, ValueError, TypeError, RuntimeError) as err:
+            # pyoxigraph reports evaluation errors (e.g. a bad IRI in the protocol parameters,
+            # a type error in an aggregate) as one of these; the client sees the message.
+            reply = ("error", (400, f"query evaluation failed: {err}"))
+        conn.send(reply)
+
+
+class _Worker:
+    def __init__(self) -> None:
+        parent, child = _CONTEXT.Pipe()
+        self.conn = parent
+        self.process = _CONTEXT.Process(
+            target=_worker_main, args=(child,), name="gerbil-qa-sparql", daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.snapshot: str | None = None
+
+    def wait_ready(self, timeout: float) -> bool:
+        if not self.conn.poll(timeout):
+            return False
+        return self.conn.recv() == ("ready", None)
+
+    def kill(self) -> None:
+        with contextlib.suppress(Exception):
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+class QueryPool:
+    """A fixed number of killable query processes over the current public snapshot."""
+
+    def __init__(
+        self,
+        *,
+        size: int = 2,
+        timeout: float = 10.0,
+        queue_timeout: float = 10.0,
+        start_timeout: float = 60.0,
+    ) -> None:
+        self.size = max(1, size)
+        self.timeout = timeout
+        self.queue_timeout = queue_timeout
+        self.start_timeout = start_timeout
+        self.snapshot: str | None = None
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.killed = 0  # queries stopped at the time limit, for tests and monitoring
+        workers = [_Worker() for _ in range(self.size)]
+        for worker in workers:
+            self._adopt(worker)
+
+    def _adopt(self, worker: _Worker) -> None:
+        if not worker.wait_ready(self.start_timeout):
+            worker.kill()
+            raise RuntimeError("a SPARQL worker process did not start")
+        with self._lock:
+            if self._closed:
+                worker.kill()
+                return
+            self._all.add(worker)
+        self._idle.put(worker)
+
+    def _replace(self, worker: _Worker) -> None:
+        with self._lock:
+            self._all.discard(worker)
+            if self._closed:
+                return
+        worker.kill()
+
+        def start() -> None:
+            try:
+                self._adopt(_Worker())
+            except Exception:  # logged, and the pool runs with one worker fewer until restart
+                log.exception("could not restart a SPARQL worker")
+
+        threading.Thread(target=start, name="gerbil-qa-sparql-restart", daemon=True).start()
+
+    def set_snapshot(self, path: str) -> None:
+        self.snapshot = path
+
+    def snapshots_in_use(self) -> set[str]:
+        with self._lock:
+            return {w.snapshot for w in self._all if w.snapshot}
+
+    def run(self, job: QueryJob) -> QueryOutcome:
+        """Run ``job`` in a free worker; raise :class:`QueryTimeout` past the time limit."""
+        if self.snapshot is None:
+            raise ServiceError("the SPARQL endpoint is starting; try again", status=503)
+        try:
+            worker = self._idle.get(timeout=self.queue_timeout)
+        except queue.Empty:
+            raise ServiceError(
+                "every SPARQL worker is busy; try again shortly", status=503
+            ) from None
+        started = time.monotonic()
+        try:
+            worker.snapshot = self.snapshot
+            worker.conn.send((self.snapshot, job))
+            answered = worker.conn.poll(self.timeout)
+            if answered:
+                status, payload = worker.conn.recv()
+        except (EOFError, OSError) as err:  # the process died (crash, out of memory)
+            self._replace(worker)
+            raise ServiceError(f"the query process failed: {err}", status=500) from None
+        if not answered:
+            self.killed += 1
+            self._replace(worker)
+            raise QueryTimeout(
+                f"the query ran longer than the limit of {self.timeout:g} s and was stopped"
+            )
+        self._idle.put(worker)
+        log.debug("query answered in %.3f s", time.monotonic() - started)
+        if status == "ok":
+            return payload
+        code, message = payload
+        raise ServiceError(message, status=code)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            workers = list(self._all)
+            self._all.clear()
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                worker.conn.send(None)
+            worker.kill()

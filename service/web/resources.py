@@ -1,0 +1,436 @@
+"""Every minted URI dereferences (blueprint ``resources``), by content negotiation.
+
+``experiment/{id}`` (and GERBIL's ``experiment?id={id}``, redirected), its tasks
+``experiment/{id}/task/{n}`` and per-question results, ``dataset/{name}`` with its versions and
+questions, ``system/{name}``, ``software/{version}``, ``catalog`` and ``vocab`` (hash terms), and
+``dump`` (every public graph). HTML, Turtle, JSON-LD, N-Triples, RDF/XML, N-Quads and TriG come
+from the same quads (``describe.py``); experiments, tasks, systems and the catalogue also offer
+CSV tables. Public resources are read from the public store only; an unpublished experiment is
+shown to its owner (``access.py``) and is ``403 not public yet`` for everyone else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+
+from service.errors import NotFound
+from service.graph.terms import DCT, RDF, RDFS
+from service.graph.uris import EXPERIMENT_ID, GQA
+from service.web import conneg, pages
+from service.web.access import is_owner, require_experiment, token_redirect
+from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads, index
+from service.web.rdf_out import CONTEXT_PATH, serialize
+from service.web.state import services
+
+bp = Blueprint("resources", __name__)
+
+PUBLIC_CACHE = "public, max-age=60"
+PRIVATE_CACHE = "private, no-store"
+
+
+def _rdf_response(quads: Sequence[Any], rep: conneg.Representation) -> Response:
+    if rep.rdf is None:  # pragma: no cover - callers pass RDF representations only
+        raise NotFound(f"no RDF representation {rep.key}")
+    context = services().config.base + CONTEXT_PATH
+    body = serialize(quads, rep.rdf, context_url=context)
+    return Response(body, content_type=f"{rep.media_type}; charset=utf-8")
+
+
+def respond(
+    uri: str,
+    offered: Sequence[conneg.Representation],
+    rep: conneg.Representation,
+    *,
+    quads: Callable[[], Sequence[Any]],
+    html: Callable[[], str],
+    csv: Callable[[], bytes] | None = None,
+    private: bool = False,
+) -> Response:
+    """The negotiated response for ``uri``: HTML, an RDF syntax or CSV, with the headers."""
+    if rep is conneg.HTML:
+        response = Response(html(), content_type="text/html; charset=utf-8")
+    elif rep is conneg.CSV:
+        if csv is None:  # pragma: no cover - CSV is offered only with a table
+            raise NotFound("no CSV table for this resource")
+        response = Response(csv(), content_type="text/csv; charset=utf-8")
+        response.headers["Content-Disposition"] = f'inline; filename="{pages.local(uri)}.csv"'
+    else:
+        response = _rdf_response(quads(), rep)
+    response.headers["Cache-Control"] = PRIVATE_CACHE if private else PUBLIC_CACHE
+    return conneg.decorate(response, url=uri, offered=offered, chosen=rep)
+
+
+def alternates(uri: str, offered: Sequence[conneg.Representation]) -> list[dict[str, str]]:
+    return [
+        {"media_type": r.media_type, "href": f"{uri}.{r.extension}", "label": r.label}
+        for r in offered
+        if r is not conneg.HTML and r.extension
+    ]
+
+
+def not_public(experiment_id: str, uri: str, rep: conneg.Representation) -> Response:
+    message = (
+        f"Experiment {experiment_id} is not public yet. Its URI {uri} is reserved and will show "
+        "the results once its owner publishes them."
+    )
+    if rep is conneg.HTML:
+        page = render_template("not_public.html", experiment_id=experiment_id, uri=uri)
+        response = Response(page, status=403, content_type="text/html; charset=utf-8")
+    else:
+        response = Response(message + "\n", status=403, content_type="text/plain; charset=utf-8")
+    response.headers["Cache-Control"] = "no-store"
+    response.vary.add("Accept")
+    return response
+
+
+# --- experiments -----------------------------------------------------------------------------
+
+EXPERIMENT_OFFERS = conneg.offers(quads=True, csv=True)
+PLAIN_OFFERS = conneg.offers(quads=True)
+
+
+@bp.get("/experiment")
+def gerbil_experiment() -> Response:
+    """GERBIL's ``experiment?id={id}`` form: a permanent redirect to ``experiment/{id}``."""
+    experiment_id = request.args.get("id")
+    if not experiment_id:
+        return redirect(url_for("ui.experiments"), code=302)
+    if not EXPERIMENT_ID.match(experiment_id):
+        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
+    return redirect(services().graph.uris.experiment(experiment_id), code=301)
+
+
+def _experiment_store(experiment_id: str, rep: conneg.Representation):
+    """(status, store holding its graph, private?) or a 403 response for a non-owner."""
+    status = require_experiment(experiment_id)
+    graph = services().graph
+    if status.public:
+        return status, graph.public, False
+    if not is_owner(experiment_id):
+        return status, None, True
+    return status, graph.private, True
+
+
+def _status_quads(status) -> list[Any]:
+    """What is known of an experiment that has no results yet (shown to its owner only)."""
+    import pyoxigraph as ox
+
+    node = ox.NamedNode(status.uri)
+    return [
+        ox.Quad(node, ox.NamedNode(RDF + "type"), ox.NamedNode(GQA + "Experiment")),
+        ox.Quad(
+            node, ox.NamedNode(RDFS + "label"), ox.Literal(f"Experiment {status.id}", language="en")
+        ),
+        ox.Quad(node, ox.NamedNode(GQA + "status"), ox.Literal(status.status)),
+    ]
+
+
+@bp.get("/experiment/<name>")
+def experiment(name: str) -> Response:
+    experiment_id, ext = conneg.split_extension(name)
+    redirected = token_redirect(experiment_id)
+    if redirected is not None:
+        return redirected
+    rep = conneg.negotiate(request, EXPERIMENT_OFFERS, extension=ext, default=conneg.HTML)
+    status, store, private = _experiment_store(experiment_id, rep)
+    graph = services().graph
+    uri = graph.uris.experiment(experiment_id)
+    if store is None:
+        return not_public(experiment_id, uri, rep)
+    graph_name = graph.uris.experiment_graph(experiment_id)
+    cache: dict[str, Any] = {}
+
+    def quads() -> Sequence[Any]:
+        if "q" not in cache:
+            found = document_quads(store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT)
+            cache["q"] = found or _status_quads(status)
+        return cache["q"]
+
+    def page() -> pages.ExperimentPage:
+        return pages.experiment_page(experiment_id, quads(), graph.uris)
+
+    def html() -> str:
+        from service.web.access import presented_token
+        from service.web.api import publish_check
+        from service.web.citation import citation_for
+
+        token = presented_token(experiment_id) if private else None
+        return render_template(
+            "experiment.html",
+            page=page(),
+            status=status,
+            private=private,
+            publish_check=publish_check(experiment_id, token) if token else "",
+            citation=citation_for(experiment_id, uri, base=graph.uris.base),
+            alternates=alternates(uri, EXPERIMENT_OFFERS),
+            pages=pages,
+        )
+
+    return respond(
+        uri,
+        EXPERIMENT_OFFERS,
+        rep,
+        quads=quads,
+        html=html,
+        csv=lambda: pages.experiment_csv(page()),
+        private=private,
+    )
+
+
+def _question_nodes(store: Any, uris: Sequence[str]) -> dict[str, Any]:
+    """Question descriptions (texts, gold answers) from ``store`` (any graph)."""
+    import pyoxigraph as ox
+
+    quads: list[Any] = []
+    for uri in dict.fromkeys(uris):
+        quads.extend(store.quads_for_pattern(ox.NamedNode(uri), None, None, None))
+    return index(quads)
+
+
+@bp.get("/experiment/<experiment_id>/task/<name>")
+def task(experiment_id: str, name: str) -> Response:
+    number, ext = conneg.split_extension(name)
+    if not number.isdigit():
+        raise NotFound(f"no task {number} in experiment {experiment_id}")
+    rep = conneg.negotiate(request, EXPERIMENT_OFFERS, extension=ext, default=conneg.HTML)
+    _status, store, private = _experiment_store(experiment_id, rep)
+    graph = services().graph
+    uri = graph.uris.task(experiment_id, int(number))
+    if store is None:
+        return not_public(experiment_id, graph.uris.experiment(experiment_id), rep)
+    graph_name = graph.uris.experiment_graph(experiment_id)
+    found = document_quads(store, uri, graph=graph_name, reverse=REVERSE_TASK)
+    if not found:
+        raise NotFound(f"experiment {experiment_id} has no task {number}")
+
+    def page() -> pages.TaskPage:
+        nodes = index(found)
+        questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
+        described = _question_nodes(graph.public, questions)
+        missing = [q for q in questions if q not in described]
+        if missing:  # an uploaded dataset: its questions live in the experiment's graph
+            described.update(_question_nodes(store, missing))
+        language = nodes[uri].text(GQA + "language") if uri in nodes else None
+        return pages.task_page(experiment_id, uri, found, described, pages.local(language) or "en")
+
+    def html() -> str:
+        return render_template(
+            "task.html",
+            page=page(),
+            uri=uri,
+            experiment_uri=graph.uris.experiment(experiment_id),
+            private=private,
+            alternates=alternates(uri, EXPERIMENT_OFFERS),
+            pages=pages,
+        )
+
+    return respond(
+        uri,
+        EXPERIMENT_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=html,
+        csv=lambda: pages.task_csv(page()),
+        private=private,
+    )
+
+
+@bp.get("/experiment/<experiment_id>/task/<int:number>/question/<path:name>")
+def question_result(experiment_id: str, number: int, name: str) -> Response:
+    question_id, ext = conneg.split_extension(name)
+    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    _status, store, private = _experiment_store(experiment_id, rep)
+    graph = services().graph
+    if store is None:
+        return not_public(experiment_id, graph.uris.experiment(experiment_id), rep)
+    uri = graph.uris.question_result(experiment_id, number, question_id)
+    found = document_quads(store, uri, graph=graph.uris.experiment_graph(experiment_id))
+    if not found:
+        raise NotFound(f"no result for question {question_id} in task {number}")
+    return respond(
+        uri,
+        PLAIN_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=lambda: _generic_html(uri, found, private=private),
+        private=private,
+    )
+
+
+# --- public resources: datasets, questions, systems, software, catalogue, vocabulary ---------
+
+
+def _public_document(uri: str) -> list[Any]:
+    found = document_quads(services().graph.public, uri)
+    if not found:
+        raise NotFound(f"nothing is known about {uri} (or it is not public)")
+    return found
+
+
+def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **extra: Any) -> str:
+    nodes = index(quads)
+    main = nodes.get(uri)
+    title = (main.text(DCT + "title") or main.text(RDFS + "label")) if main else None
+    return render_template(
+        extra.pop("template", "resource.html"),
+        uri=uri,
+        title=title or pages.local(uri),
+        main=main,
+        others=[n for k, n in nodes.items() if k != uri],
+        private=private,
+        alternates=alternates(uri, extra.pop("offered", PLAIN_OFFERS)),
+        pages=pages,
+        **extra,
+    )
+
+
+def _public_resource(uri: str, ext: str | None, **extra: Any) -> Response:
+    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    found = _public_document(uri)
+    return respond(
+        uri,
+        PLAIN_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=lambda: _generic_html(uri, found, **extra),
+    )
+
+
+@bp.get("/dataset/<name>")
+def dataset(name: str) -> Response:
+    dataset_name, ext = conneg.split_extension(name)
+    uris = services().graph.uris
+    uri = uris.dataset(dataset_name)
+    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    found = _public_document(uri)
+
+    def html() -> str:
+        from service.web import listings
+
+        return _generic_html(
+            uri,
+            found,
+            template="dataset.html",
+            questions=listings.dataset_questions(uri),
+            leaderboard=listings.leaderboard(dataset=uri),
+        )
+
+    return respond(uri, PLAIN_OFFERS, rep, quads=lambda: found, html=html)
+
+
+@bp.get("/dataset/<name>/question/<path:qid>")
+def question(name: str, qid: str) -> Response:
+    question_id, ext = conneg.split_extension(qid)
+    return _public_resource(services().graph.uris.question(name, question_id), ext)
+
+
+@bp.get("/dataset/<name>/version/<path:version>")
+def dataset_version(name: str, version: str) -> Response:
+    label, ext = conneg.split_extension(version)
+    return _public_resource(services().graph.uris.dataset_version(name, label), ext)
+
+
+SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
+
+
+@bp.get("/system/<path:name>")
+def system(name: str) -> Response:
+    from service.web import listings
+
+    system_name, ext = conneg.split_extension(name)
+    uri = services().graph.uris.system(system_name)
+    rep = conneg.negotiate(request, SYSTEM_OFFERS, extension=ext, default=conneg.HTML)
+    found = _public_document(uri)
+    history = listings.leaderboard(system=uri)
+    return respond(
+        uri,
+        SYSTEM_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=lambda: _generic_html(
+            uri, found, template="system.html", history=history, offered=SYSTEM_OFFERS
+        ),
+        csv=lambda: listings.leaderboard_csv(history),
+    )
+
+
+@bp.get("/software/<name>")
+def software(name: str) -> Response:
+    version, ext = conneg.split_extension(name)
+    return _public_resource(services().graph.uris.software(version), ext)
+
+
+CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
+
+
+@bp.get("/catalog")
+@bp.get("/catalog.<ext>")
+def catalog(ext: str | None = None) -> Response:
+    from service.web import listings
+
+    if ext is not None and ext not in conneg.EXTENSIONS:
+        raise NotFound(f"the catalogue has no .{ext} representation")
+    graph = services().graph
+    uri = graph.uris.catalog
+    rep = conneg.negotiate(request, CATALOG_OFFERS, extension=ext, default=conneg.HTML)
+    found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph)
+    rows = listings.datasets()
+    return respond(
+        uri,
+        CATALOG_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=lambda: render_template(
+            "catalog.html", uri=uri, rows=rows, alternates=alternates(uri, CATALOG_OFFERS)
+        ),
+        csv=lambda: listings.datasets_csv(rows),
+    )
+
+
+@bp.get("/vocab")
+@bp.get("/vocab.<ext>")
+def vocab(ext: str | None = None) -> Response:
+    import pyoxigraph as ox
+
+    from service.web import listings
+
+    if ext is not None and ext not in conneg.EXTENSIONS:
+        raise NotFound(f"the vocabulary has no .{ext} representation")
+    graph = services().graph
+    uri = graph.uris.vocab
+    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    target = ox.NamedNode(graph.uris.vocab_graph)
+    found = list(graph.public.quads_for_pattern(None, None, None, target))
+    return respond(
+        uri,
+        PLAIN_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=lambda: render_template(
+            "vocab.html",
+            uri=uri,
+            terms=listings.vocabulary_terms(found),
+            alternates=alternates(uri, PLAIN_OFFERS),
+        ),
+    )
+
+
+DUMP_OFFERS = conneg.QUADS
+
+
+@bp.get("/dump")
+@bp.get("/dump.<ext>")
+def dump(ext: str | None = None) -> Response:
+    """Every public graph, as N-Quads or TriG (the public store holds nothing else)."""
+    graph = services().graph
+    rep = conneg.negotiate(request, DUMP_OFFERS, extension=ext, default=conneg.RDF["nquads"])
+    if rep.rdf is None:  # pragma: no cover
+        raise NotFound("no such dump format")
+    body = serialize(list(graph.public), rep.rdf, context_url="")
+    response = Response(body, content_type=f"{rep.media_type}; charset=utf-8")
+    response.headers["Cache-Control"] = PUBLIC_CACHE
+    uri = graph.uris.base + "dump"
+    return conneg.decorate(response, url=uri, offered=DUMP_OFFERS, chosen=rep)

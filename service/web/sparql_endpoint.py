@@ -1,0 +1,361 @@
+"""The public SPARQL 1.1 Protocol endpoint (blueprint ``sparql``), read-only.
+
+Query operations: GET with ``query``; POST with ``application/x-www-form-urlencoded`` (``query``
+in the body); POST with ``application/sparql-query`` (the body is the query); protocol dataset
+parameters ``default-graph-uri``/``named-graph-uri`` (SPARQL 1.1 Protocol §2.1). Updates in any
+form (an ``update`` parameter, an ``application/sparql-update`` body) get 403; ``SERVICE`` gets
+403 too. A GET without a query returns the service description (Service Description §2), or the
+HTML query page for a browser. Queries run in killable worker processes over the public view
+(``query_pool.py``, ``public_view.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from flask import Blueprint, Response, render_template, request
+
+from service import mediatypes
+from service.errors import BadRequest, Forbidden, ServiceError
+from service.web import conneg
+from service.web.query_pool import QueryJob
+from service.web.sparql_guard import inspect_query
+from service.web.state import services
+
+bp = Blueprint("sparql", __name__)
+
+FORMATS_NS = "http://www.w3.org/ns/formats/"
+# W3C format IRIs (http://www.w3.org/ns/formats/) for sd:resultFormat, by our syntax name.
+FORMAT_IRIS = {
+    "json": "SPARQL_Results_JSON",
+    "xml": "SPARQL_Results_XML",
+    "csv": "SPARQL_Results_CSV",
+    "tsv": "SPARQL_Results_TSV",
+    "turtle": "Turtle",
+    "ntriples": "N-Triples",
+    "rdfxml": "RDF_XML",
+    "jsonld": "JSON-LD",
+    "nquads": "N-Quads",
+    "trig": "TriG",
+}
+
+RESULTS = tuple(
+    conneg.Representation(s.name, s.label, s.media_types, s.extension)
+    for s in mediatypes.RESULTS_SYNTAXES
+)
+GRAPH_RESULTS = tuple(conneg.RDF[s.name] for s in mediatypes.RDF_SYNTAXES)
+_FORM = "application/x-www-form-urlencoded"
+_QUERY = "application/sparql-query"
+_UPDATE = "application/sparql-update"
+_READ_ONLY = "this endpoint is read-only: SPARQL Update is not accepted"
+_NO_SERVICE = (
+    "SERVICE (federated query) is not allowed on this public endpoint; "
+    "run federated queries from your own SPARQL engine against this endpoint instead"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolRequest:
+    """A query operation as the protocol delivered it."""
+
+    query: str
+    default_graphs: tuple[str, ...]
+    named_graphs: tuple[str, ...]
+
+
+def _decode(body: bytes, *, what: str) -> str:
+    charset = (request.mimetype_params.get("charset") or "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        raise ServiceError(
+            f"{what}: charset={charset} is not supported; send UTF-8 (SPARQL 1.1 Protocol §2.1)",
+            status=415,
+        )
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadRequest(f"{what}: the body is not valid UTF-8 (byte {err.start})") from None
+
+
+def _single(values: Sequence[str], name: str) -> str | None:
+    if len(values) > 1:
+        raise BadRequest(f"exactly one '{name}' parameter is allowed, got {len(values)}")
+    return values[0] if values else None
+
+
+def read_protocol_request() -> ProtocolRequest | None:
+    """The query of this request, or ``None`` for a plain GET (service description)."""
+    args = request.args
+    if "update" in args or "using-graph-uri" in args or "using-named-graph-uri" in args:
+        raise Forbidden(_READ_ONLY)
+    default_graphs = args.getlist("default-graph-uri")
+    named_graphs = args.getlist("named-graph-uri")
+    if request.method in ("GET", "HEAD"):
+        query = _single(args.getlist("query"), "query")
+        if query is None:
+            return None
+    else:
+        mimetype = request.mimetype
+        if mimetype == _UPDATE:
+            raise Forbidden(_READ_ONLY)
+        if mimetype == _FORM:
+            text = _decode(request.get_data(cache=True), what="form body")
+            try:
+                form = parse_qsl(text, keep_blank_values=True, strict_parsing=False)
+            except ValueError as err:
+                raise BadRequest(f"form body: {err}") from None
+            names = [name for name, _ in form]
+            if "update" in names:
+                raise Forbidden(_READ_ONLY)
+            query = _single([v for k, v in form if k == "query"] + args.getlist("query"), "query")
+            if query is None:
+                raise BadRequest("the form body has no 'query' parameter")
+            default_graphs += [v for k, v in form if k == "default-graph-uri"]
+            named_graphs += [v for k, v in form if k == "named-graph-uri"]
+        elif mimetype == _QUERY:
+            if "query" in args:
+                raise BadRequest("a direct POST carries its query in the body, not in 'query'")
+            query = _decode(request.get_data(cache=True), what="query body")
+        else:
+            given = f"Content-Type {mimetype}" if mimetype else "no Content-Type"
+            raise ServiceError(
+                f"{given}: POST a query as {_FORM} (query=...) or as {_QUERY}", status=415
+            )
+    return ProtocolRequest(query, tuple(default_graphs), tuple(named_graphs))
+
+
+def _negotiate_results(form: str | None) -> tuple[str | None, str | None, bool]:
+    """(results format, RDF format, html) as pyoxigraph member names, for this request."""
+    html_offer = (conneg.HTML,)
+    fmt = request.args.get("format")
+    accept = request.headers.get("Accept")
+    picks: list[conneg.Representation | None] = []
+    for offered in (RESULTS, GRAPH_RESULTS):
+        options = (*offered, *html_offer)
+        if fmt:
+            token = fmt.strip().lower()
+            pick = next(
+                (
+                    r
+                    for r in options
+                    if token in (r.key, r.extension) or mediatypes.bare(token) in r.media_types
+                ),
+                None,
+            )
+        else:
+            pick = conneg.choose_from_accept(accept, options, default=offered[0])
+        picks.append(pick)
+    results, graph = picks
+    wants_html = (form in ("SELECT", "ASK") and results is conneg.HTML) or (
+        form in ("CONSTRUCT", "DESCRIBE") and graph is conneg.HTML
+    )
+    if wants_html:  # run as JSON / Turtle and render the page from that
+        return "JSON", "TURTLE", True
+    res_name = None if results in (None, conneg.HTML) else _results_member(results)
+    rdf_name = None if graph in (None, conneg.HTML) or graph.rdf is None else graph.rdf.oxigraph
+    wanted = {"SELECT": res_name, "ASK": res_name, "CONSTRUCT": rdf_name, "DESCRIBE": rdf_name}
+    if form in wanted and wanted[form] is None:
+        offered = RESULTS if form in ("SELECT", "ASK") else GRAPH_RESULTS
+        asked = f"format={fmt}" if fmt else f"Accept: {accept}"
+        raise conneg.NotAcceptable(
+            f"{asked} offers no format for a {form} result; available: "
+            + ", ".join(r.media_type for r in offered)
+        )
+    return res_name, rdf_name, False
+
+
+def _results_member(rep: conneg.Representation) -> str:
+    syntax = mediatypes.results_by_name(rep.key)
+    if syntax is None:  # pragma: no cover - RESULTS is built from the same table
+        raise ServiceError(f"unknown results syntax {rep.key}")
+    return syntax.oxigraph
+
+
+def _media_type_of(kind: str, member: str) -> str:
+    if kind == "triples":
+        syntax = next(s for s in mediatypes.RDF_SYNTAXES if s.oxigraph == member)
+    else:
+        syntax = next(s for s in mediatypes.RESULTS_SYNTAXES if s.oxigraph == member)
+    text_like = syntax.media_type.startswith("text/") or "json" in syntax.media_type
+    return syntax.media_type + ("; charset=utf-8" if text_like else "")
+
+
+def _cors(response: Response) -> Response:
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    response.headers["Access-Control-Expose-Headers"] = "Content-Type, Link, Vary"
+    return response
+
+
+@bp.after_request
+def _add_cors(response: Response) -> Response:
+    return _cors(response)
+
+
+@bp.route("/sparql", methods=["OPTIONS"])
+@bp.route("/sparql/", methods=["OPTIONS"])
+def preflight() -> Response:
+    response = Response(status=204)
+    response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+    response.headers["Access-Control-Allow-Headers"] = "Accept, Content-Type"
+    response.headers["Access-Control-Max-Age"] = "86400"
+    return response
+
+
+@bp.route("/sparql", methods=["GET", "POST"])
+@bp.route("/sparql/", methods=["GET", "POST"])
+def endpoint() -> Response:
+    operation = read_protocol_request()
+    if operation is None:
+        return service_description()
+    facts = inspect_query(operation.query)
+    if facts.uses_service:
+        raise Forbidden(_NO_SERVICE)
+    results_format, rdf_format, html = _negotiate_results(facts.form)
+    state = services()
+    job = QueryJob(
+        query=operation.query,
+        base_iri=state.config.sparql_url,
+        union_default=not facts.has_dataset_clause,
+        default_graphs=operation.default_graphs or None,
+        named_graphs=operation.named_graphs or None,
+        results_format=results_format,
+        rdf_format=rdf_format,
+        max_bytes=state.config.sparql_max_bytes,
+    )
+    outcome = state.pool.run(job)
+    if html:
+        return _html_results(operation.query, outcome.kind, outcome.body)
+    response = Response(outcome.body, content_type=_media_type_of(outcome.kind, outcome.format))
+    response.vary.add("Accept")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _html_results(query: str, kind: str, body: bytes) -> Response:
+    table: dict | None = None
+    boolean: bool | None = None
+    text: str | None = None
+    if kind == "triples":
+        text = body.decode("utf-8")
+    else:
+        data = json.loads(body)
+        if "boolean" in data:
+            boolean = bool(data["boolean"])
+        else:
+            table = {
+                "vars": data["head"]["vars"],
+                "rows": data["results"]["bindings"],
+            }
+    page = render_template(
+        "query.html",
+        query=query,
+        table=table,
+        boolean=boolean,
+        text=text,
+        examples=example_queries(),
+    )
+    response = Response(page, content_type="text/html; charset=utf-8")
+    response.vary.add("Accept")
+    return response
+
+
+# --- service description -------------------------------------------------------------------
+
+SD_OFFERS = (conneg.HTML, *conneg.TRIPLES)
+
+
+def service_description() -> Response:
+    state = services()
+    rep = conneg.negotiate(request, SD_OFFERS, default=conneg.RDF["turtle"])
+    if rep is conneg.HTML:
+        page = render_template("query.html", query=None, examples=example_queries())
+        response = Response(page, content_type="text/html; charset=utf-8")
+    elif rep.rdf is not None:  # every other offer is an RDF syntax
+        from service.web.rdf_out import serialize
+
+        body = serialize(
+            description_quads(), rep.rdf, context_url=state.config.base + "context.jsonld"
+        )
+        response = Response(body, content_type=rep.media_type + "; charset=utf-8")
+    response.vary.add("Accept")
+    return response
+
+
+MAX_LISTED_GRAPHS = 1000
+
+
+def description_quads() -> list:
+    """The service description as pyoxigraph quads (default graph)."""
+    import pyoxigraph as ox
+
+    state = services()
+    sd = "http://www.w3.org/ns/sparql-service-description#"
+    rdf_type = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    comment = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment")
+    title = ox.NamedNode("http://purl.org/dc/terms/title")
+    service = ox.NamedNode(state.config.sparql_url + "#service")
+    dataset = ox.BlankNode("dataset")
+    default_graph = ox.BlankNode("default")
+
+    def n(local: str) -> ox.NamedNode:
+        return ox.NamedNode(sd + local)
+
+    out = [
+        ox.Quad(service, rdf_type, n("Service")),
+        ox.Quad(service, n("endpoint"), ox.NamedNode(state.config.sparql_url)),
+        ox.Quad(service, n("supportedLanguage"), n("SPARQL11Query")),
+        ox.Quad(service, n("feature"), n("UnionDefaultGraph")),
+        ox.Quad(service, title, ox.Literal("GERBIL QA public SPARQL endpoint")),
+        ox.Quad(
+            service,
+            comment,
+            ox.Literal(
+                "Read-only. The default graph is the union of the public graphs (vocabulary, "
+                "catalogue, datasets, published experiments); only public graphs are named "
+                f"graphs. Limits: {state.config.sparql_timeout:g} s per query, "
+                f"{state.config.sparql_max_bytes} bytes per result. SERVICE is not allowed.",
+                language="en",
+            ),
+        ),
+        ox.Quad(service, n("defaultDataset"), dataset),
+        ox.Quad(dataset, rdf_type, n("Dataset")),
+        ox.Quad(dataset, n("defaultGraph"), default_graph),
+        ox.Quad(default_graph, rdf_type, n("Graph")),
+    ]
+    for name in FORMAT_IRIS.values():
+        out.append(ox.Quad(service, n("resultFormat"), ox.NamedNode(FORMATS_NS + name)))
+    graphs = sorted(state.view.graphs)
+    for index, graph in enumerate(graphs[:MAX_LISTED_GRAPHS]):
+        node = ox.BlankNode(f"g{index}")
+        out.append(ox.Quad(dataset, n("namedGraph"), node))
+        out.append(ox.Quad(node, rdf_type, n("NamedGraph")))
+        out.append(ox.Quad(node, n("name"), ox.NamedNode(graph)))
+    if len(graphs) > MAX_LISTED_GRAPHS:
+        out.append(
+            ox.Quad(
+                dataset,
+                comment,
+                ox.Literal(
+                    f"{len(graphs)} named graphs; the first {MAX_LISTED_GRAPHS} are listed. "
+                    "SELECT DISTINCT ?g { GRAPH ?g {} } lists them all."
+                ),
+            )
+        )
+    return out
+
+
+# --- example queries for the HTML page -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleQuery:
+    title: str
+    text: str
+
+
+def example_queries() -> tuple[ExampleQuery, ...]:
+    from service.web.examples import examples_for
+
+    return examples_for(services().config.base)
