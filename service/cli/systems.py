@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from service.errors import BadRequest
+from service.errors import BadRequest, ServiceError
 
 
 def command_group(sub: Any, name: str, *, help: str) -> Any:
@@ -107,6 +107,30 @@ def register(sub: Any) -> None:
     refresh.add_argument("--store", type=Path, help="the service's store (for catalogue names)")
     refresh.add_argument("--show", type=int, default=20, help="answers shown per changed question")
     refresh.set_defaults(handler=_refresh)
+
+    resume = sub.add_parser(
+        "resume", help="continue an interrupted, cancelled or failed experiment"
+    )
+    _add_store_options(resume)
+    resume.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    resume.add_argument(
+        "--allow", action="append", default=[], metavar="NETWORK", help="allow a non-public network"
+    )
+    resume.set_defaults(handler=_resume)
+
+    cancel = sub.add_parser("cancel", help="cancel a queued or running experiment")
+    _add_store_options(cancel)
+    cancel.set_defaults(handler=_cancel)
+
+    progress = sub.add_parser("progress", help="show an experiment's status and questions done")
+    _add_store_options(progress)
+    progress.set_defaults(handler=_progress)
+
+
+def _add_store_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=Path, required=True, metavar="DIR", help="the store")
+    parser.add_argument("--base", default=None, metavar="URI", help="base of minted URIs")
+    parser.add_argument("id", help="the experiment id (yyyyMMdd + 4 digits)")
 
 
 def _policy(allow: list[str]) -> Any:
@@ -240,4 +264,85 @@ def _refresh(args: argparse.Namespace) -> int:
     new_file, sidecar = write_refresh(result, output, format=fmt or "qald-json")
     print(diff_text(result, limit=args.show))
     print(f"new version: {new_file} (provenance: {sidecar})")
+    return 0
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    from service.graph.store import open_store
+
+    if args.base:
+        return open_store(args.store, base=args.base)
+    return open_store(args.store)
+
+
+def _store_busy(err: ServiceError) -> bool:
+    return "lock" in err.message.lower()
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from service.systems.runner import DurableRunner
+
+    with _open_store(args) as graph:
+        runner = DurableRunner(graph, workers=1, policy=_policy(args.allow), timeout=args.timeout)
+        try:
+            job = runner.resume(args.id)
+            print(f"resuming experiment {args.id} ({len(job.systems)} systems)", file=sys.stderr)
+            runner.wait(args.id)
+        finally:
+            runner.close()
+        status = graph.experiment_status(args.id)
+    print(
+        f"experiment {args.id}: {status.status}"
+        + (f" ({status.message})" if status.message else "")
+    )
+    return 0 if status.status == "finished" else 1
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    from service.systems.jobs import JobStore
+
+    jobs = JobStore(args.store / "jobs")
+    if jobs.has(args.id):
+        jobs.request_cancel(args.id)  # a service process running the job sees this and stops
+    try:
+        graph = _open_store(args)
+    except ServiceError as err:
+        if jobs.has(args.id):
+            print(f"cancellation of {args.id} requested; the running service stops it ({err})")
+            return 0
+        raise
+    with graph:
+        status = graph.experiment_status(args.id)
+        if status.status in ("queued", "interrupted"):
+            graph.set_status(args.id, "cancelled", message="cancelled from the command line")
+            status = graph.experiment_status(args.id)
+        elif status.status not in ("running",):
+            print(f"experiment {args.id} is {status.status}: nothing to cancel", file=sys.stderr)
+            return 1
+    print(f"experiment {args.id}: {status.status}")
+    return 0
+
+
+def _progress(args: argparse.Namespace) -> int:
+    from service.systems.jobs import JobStore
+
+    jobs = JobStore(args.store / "jobs")
+    try:
+        with _open_store(args) as graph:
+            status = graph.experiment_status(args.id)
+            print(f"experiment {args.id}: {status.status}")
+            for label, value in (("message", status.message), ("progress", status.progress)):
+                if value:
+                    print(f"  {label}: {value}")
+    except ServiceError as err:
+        if not jobs.has(args.id):
+            raise
+        print(f"experiment {args.id}: the store is in use by a running service ({err})")
+    if jobs.has(args.id):
+        job = jobs.load(args.id)
+        done = jobs.progress(args.id, len(job.systems))
+        total = sum(1 for q in job.dataset.questions if q.text(job.language) is not None)
+        for spec, count in zip(job.systems, done, strict=True):
+            shown = total if spec.answers is not None else count
+            print(f"  {spec.name}: {shown}/{total} questions")
     return 0
