@@ -143,9 +143,12 @@ def compute(
     dataset = read(args.dataset, language=language)
     kb = open_kb(args.kb, version=args.kb_version)
     out: list[Evaluation] = []
+    same_file = Path(args.dataset).resolve()
     for i, path in enumerate(args.answers):
         name = names[i] if i < len(names) else Path(path).stem
-        run = system_run(read(path, language=language), system=name, language=language)
+        # The gold file given as answers (a sanity check, or the upper bound) is read once.
+        answers = dataset if Path(path).resolve() == same_file else read(path, language=language)
+        run = system_run(answers, system=name, language=language)
         progress = progress_factory(name) if progress_factory else None
         out.append(
             evaluate(
@@ -165,14 +168,11 @@ def compute(
 
 
 def emit(evaluations: Sequence[Evaluation], output: str, stream: TextIO) -> None:
-    """Print ``evaluations`` as ``table``, ``json`` (JSON Lines for several) or ``csv``."""
+    """Print ``evaluations`` as ``table``, ``json`` (one object a line) or ``csv``."""
     if output == "json":
-        if len(evaluations) == 1:
-            json.dump(evaluations[0].to_json(), stream, ensure_ascii=False, indent=2)
-            stream.write("\n")
-        else:
-            for ev in evaluations:
-                stream.write(json.dumps(ev.to_json(), ensure_ascii=False) + "\n")
+        # One object per line (compact: json's C encoder; indenting is pure Python and slow).
+        for ev in evaluations:
+            stream.write(json.dumps(ev.to_json(), ensure_ascii=False) + "\n")
     elif output == "csv":
         _csv(evaluations, stream)
     else:

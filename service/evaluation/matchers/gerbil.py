@@ -24,6 +24,31 @@ from service.evaluation.values import is_absolute_uri, is_url
 from service.model import AnswerSet
 
 
+def greedy_one_to_one(gold: list[str], closures: list[frozenset[str]]) -> list[bool]:
+    """GERBIL's ``MatchingsCounterImpl``: each gold IRI, in gold order, takes the first unused
+    candidate (in system order) whose closure contains it. Returns which candidates were taken.
+
+    Indexed by IRI so that it runs in the size of the closures, not |gold| x |candidates|.
+    """
+    holders: dict[str, list[int]] = {}
+    for c, closure in enumerate(closures):
+        for iri in closure:
+            holders.setdefault(iri, []).append(c)
+    used = [False] * len(closures)
+    position: dict[str, int] = {}  # per IRI, how far its holder list has been consumed
+    for iri in gold:
+        found = holders.get(iri)
+        if not found:
+            continue
+        i = position.get(iri, 0)
+        while i < len(found) and used[found[i]]:
+            i += 1
+        position[iri] = i
+        if i < len(found):
+            used[found[i]] = True
+    return used
+
+
 def _values(answers: AnswerSet) -> list[str]:
     return [t.value for t in answers.values()]
 
@@ -77,14 +102,8 @@ class GerbilMatcher:
             else:
                 candidates.append((i, frozenset((v,))))
 
-        used = [False] * len(candidates)
-        tp_a = 0
-        for iri in g_iris:
-            for c, (_, closure) in enumerate(candidates):
-                if not used[c] and iri in closure:
-                    used[c] = True
-                    tp_a += 1
-                    break
+        used = greedy_one_to_one(g_iris, [closure for _, closure in candidates])
+        tp_a = sum(used)
         fn_a = len(g_iris) - tp_a
         fp_a = len(candidates) - tp_a
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
 from service.evaluation.matchers.base import Judged, distinct
 from service.evaluation.matchers.fair import iri_keys, max_matching
+from service.evaluation.matchers.gerbil import greedy_one_to_one
 from service.kb.identity import canonical_iri, canonical_iris
 
 
@@ -77,16 +78,8 @@ class IriSetMatcher:
 
     @staticmethod
     def _greedy(gold: list[str], system: list[str], kb: KBView) -> Judged:
-        closures = [kb.closure(s) for s in system]
-        used = [False] * len(system)
-        tp = 0
-        for g in gold:
-            for i, closure in enumerate(closures):
-                if not used[i] and g in closure:
-                    used[i] = True
-                    tp += 1
-                    break
-        return _judged(tp, gold, system)
+        used = greedy_one_to_one(gold, [kb.closure(s) for s in system])
+        return _judged(sum(used), gold, system)
 
     @staticmethod
     def _fair(gold: list[str], system: list[str], kb: KBView) -> Judged:

@@ -1,0 +1,129 @@
+"""The in-memory KB (service/kb/memory.py) and the batching of KB lookups during evaluation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.errors import BadRequest, FormatError
+from service.evaluation import evaluate
+from service.kb import KnowledgeBase
+from service.kb.memory import MemoryKB
+from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
+
+DBR = "http://dbpedia.org/resource/"
+OWL = "http://www.w3.org/2002/07/owl#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+
+TTL = f"""
+@prefix owl: <{OWL}> . @prefix rdfs: <{RDFS}> . @prefix dbr: <{DBR}> .
+dbr:A owl:sameAs dbr:B .
+dbr:C owl:sameAs dbr:B .
+dbr:D owl:sameAs dbr:C .
+dbr:X owl:sameAs dbr:Y .
+dbr:A rdfs:label "Alpha"@en , "Alfa"@de , "Alpha"@en-GB , "alpha" .
+dbr:Z rdfs:label "Alpha"@en .
+dbr:A a <http://dbpedia.org/ontology/Letter> , <http://dbpedia.org/ontology/Thing> .
+"""
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> MemoryKB:
+    path = tmp_path_factory.mktemp("kb") / "kb.ttl"
+    path.write_text(TTL, encoding="utf-8")
+    return MemoryKB.from_file(path, version="test-1")
+
+
+def test_it_implements_the_protocol(kb: MemoryKB) -> None:
+    assert isinstance(kb, KnowledgeBase)
+    assert kb.identity.startswith("file:sha256:") and len(kb.identity) == 12 + 64
+    assert kb.version == "test-1"
+
+
+def test_sameas_closure_is_symmetric_and_transitive(kb: MemoryKB) -> None:
+    group = frozenset(DBR + n for n in "ABCD")
+    closures = kb.same_as([DBR + "A", DBR + "D", DBR + "X", DBR + "Q"])
+    assert closures[DBR + "A"] == group and closures[DBR + "D"] == group
+    assert closures[DBR + "X"] == {DBR + "X", DBR + "Y"}
+    assert closures[DBR + "Q"] == {DBR + "Q"}  # unknown: itself
+
+
+def test_labels_both_ways(kb: MemoryKB) -> None:
+    found = kb.resources_for_labels([("Alpha", "en"), ("Alpha", None), ("Alfa", "en"), ("x", None)])
+    assert found[("Alpha", "en")] == {DBR + "A", DBR + "Z"}  # exact tag, not en-GB's
+    assert found[("Alpha", None)] == {DBR + "A", DBR + "Z"}
+    assert found[("Alfa", "en")] == frozenset() and found[("x", None)] == frozenset()
+    labels = kb.labels_for_resources([DBR + "A"], language="en")
+    assert labels[DBR + "A"] == {"Alpha"}  # langMatches: en and en-GB, not the untagged one
+    assert kb.labels_for_resources([DBR + "A"])[DBR + "A"] == {"Alpha", "Alfa", "alpha"}
+
+
+def test_types_and_select(kb: MemoryKB) -> None:
+    types = kb.types_of([DBR + "A", DBR + "B"])
+    assert types[DBR + "A"] == {
+        "http://dbpedia.org/ontology/Letter",
+        "http://dbpedia.org/ontology/Thing",
+    }
+    assert types[DBR + "B"] == frozenset()
+    result = kb.select(f"SELECT ?l WHERE {{ <{DBR}A> <{RDFS}label> ?l FILTER(lang(?l) = 'de') }}")
+    assert [row["l"] for row in result.rows] == [Term.literal("Alfa", lang="de")]
+    assert kb.select(f"ASK {{ <{DBR}A> <{OWL}sameAs> <{DBR}B> }}").boolean is True
+    with pytest.raises(BadRequest):
+        kb.select("SELECT nonsense")
+
+
+def test_round_trips_count_calls_not_keys(kb: MemoryKB) -> None:
+    before = kb.round_trips
+    kb.same_as([DBR + str(i) for i in range(1000)])
+    kb.types_of([DBR + "A"])
+    assert kb.round_trips == before + 2
+
+
+def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("<http://x> <http://y> .\n", encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        MemoryKB.from_file(bad)
+    assert err.value.file == str(bad) and err.value.line is not None
+    unknown = tmp_path / "kb.unknown"
+    unknown.write_text("x", encoding="utf-8")
+    with pytest.raises(FormatError, match="RDF syntax"):
+        MemoryKB.from_file(unknown)
+    with pytest.raises(FormatError, match="not found"):
+        MemoryKB.from_file(tmp_path / "missing.ttl")
+
+
+def _experiment(n_questions: int, n_answers: int) -> tuple[Dataset, SystemRun]:
+    qs, answers = [], {}
+    for q in range(n_questions):
+        gold = AnswerSet.of(Term.iri(f"{DBR}G{q}_{i}") for i in range(n_answers))
+        qs.append(Question(str(q), (QuestionText("en", "q?"),), answers=gold))
+        given = [Term.iri(f"{DBR}S{q}_{i}") for i in range(n_answers)]
+        given += [Term.literal(f"label {q} {i}") for i in range(n_answers)]
+        answers[str(q)] = SystemAnswer(str(q), answers=AnswerSet.of(given))
+    return Dataset("d", tuple(qs)), SystemRun("s", answers)
+
+
+@pytest.mark.parametrize("profile", ["gerbil", "fair"])
+def test_kb_round_trips_do_not_depend_on_the_number_of_answers(kb: MemoryKB, profile: str) -> None:
+    counts = []
+    for n_questions, n_answers in ((1, 1), (20, 50)):
+        ds, run = _experiment(n_questions, n_answers)
+        before = kb.round_trips
+        evaluate(ds, run, profile=profile, kb=kb)
+        counts.append(kb.round_trips - before)
+    assert counts[0] == counts[1]
+    assert 1 <= counts[1] <= 3  # labels (one call per direction) then sameAs
+
+
+def test_profiles_without_kb_never_ask_it(kb: MemoryKB) -> None:
+    ds, run = _experiment(3, 3)
+    before = kb.round_trips
+    for profile in ("exact", "qald6", "qald-legacy"):
+        ev = evaluate(ds, run, profile=profile, kb=kb)
+        assert ev.kb is None and ev.signature.endswith("kb:no")
+    assert kb.round_trips == before
+    ev = evaluate(ds, run, profile="fair", kb=kb)
+    assert ev.kb == f"{kb.identity} (test-1)"
+    assert ev.signature.endswith(f"|kb:{kb.identity}_(test-1)")

@@ -1,0 +1,97 @@
+"""The ``poleval`` profile: geval LenientHarden/ExtractNumber/Lower/Fuzzy/Accuracy."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.errors import BadRequest
+from service.evaluation import evaluate, get_profile
+from service.evaluation.matchers.poleval import extract_number, line_credit, roman_value
+from service.evaluation.results import ExperimentType
+from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun, Term
+
+
+@pytest.mark.parametrize(
+    ("word", "value"),
+    [("XII", 12), ("IV", 4), ("MCMXC", 1990), ("IIII", 4), ("C", 100), ("xii", None), ("A", None)],
+)
+def test_roman_values(word: str, value: int | None) -> None:
+    assert roman_value(word) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("w XII wieku", "12"),
+        ("rok 1410", "1410"),
+        ("-3.5 stopnia", "-3.5"),
+        ("-5", "5"),  # geval's regex: the sign belongs to the decimal alternative only
+        ("witamina C", "100"),
+        ("Lara Croft", None),
+        ("Ludwik XIV i Ludwik XV", "14"),
+    ],
+)
+def test_extract_number(text: str, number: str | None) -> None:
+    assert extract_number(text) == number
+
+
+def test_roman_numeral_equals_its_decimal() -> None:
+    assert line_credit("12", "XII") == 1.0
+    assert line_credit("XII", "12") == 1.0
+    assert line_credit("w XII wieku", "XII") == 1.0
+    assert line_credit("13", "XII") == 0.0
+
+
+def test_witamina_c_needs_the_c() -> None:
+    # The gold yields the number 100 (roman C): only an answer yielding 100 counts.
+    assert line_credit("C", "witamina C") == 1.0
+    assert line_credit("witamina C", "witamina C") == 1.0
+    assert line_credit("witamina", "witamina C") == 0.0
+    assert line_credit("witamina c", "witamina C") == 0.0  # lower-case c is no roman numeral
+
+
+def test_numbers_are_compared_as_strings() -> None:
+    assert line_credit("1410 r.", "1410") == 1.0
+    assert line_credit("12.0", "12") == 0.0
+
+
+def test_levenshtein_at_most_half_the_gold_length_lower_cased() -> None:
+    assert line_credit("jerozolima", "w Jerozolimie") == 1.0  # distance 4 <= 13/2
+    assert line_credit("LARA CROFT", "Lara Croft") == 1.0
+    assert line_credit("abcd", "abcdefgh") == 1.0  # distance 4 = 8/2
+    assert line_credit("abc", "abcdefgh") == 0.0  # distance 5 > 4
+    assert line_credit("", "") == 0.0  # an empty gold never matches
+
+
+def run(gold: list[list[str]], answers: list[str]):
+    qs = tuple(
+        Question(str(i + 1), answers=AnswerSet.of(Term.literal(a) for a in alts))
+        for i, alts in enumerate(gold)
+    )
+    sys_answers = {
+        str(i + 1): SystemAnswer(str(i + 1), answers=AnswerSet.of([Term.literal(a)] if a else []))
+        for i, a in enumerate(answers)
+    }
+    return evaluate(Dataset("d", qs), SystemRun("s", sys_answers), profile="poleval")
+
+
+def test_best_alternative_counts_and_accuracy_is_mean_credit() -> None:
+    ev = run(
+        [["Richard I", "Ryszard Lwie Serce"], ["52"], ["tak"], ["Pobożny"]],
+        ["Ryszard Lwie Serca", "52 tygodnie", "nie", ""],
+    )
+    assert ev.language == "pl"
+    task = ev.tasks[ExperimentType.QA]
+    assert [q.f1 for q in task.questions] == [1.0, 1.0, 0.0, 0.0]
+    assert task.measures["accuracy"] == 0.5
+    assert task.measures["macroF1"] == 0.5
+
+
+def test_line_counts_must_match() -> None:
+    with pytest.raises(BadRequest, match="one answer line per question"):
+        run([["a"], ["b"]], ["a"])
+
+
+def test_poleval_scores_qa_only() -> None:
+    assert get_profile("poleval").experiment_types == (ExperimentType.QA,)
+    assert get_profile("poleval").default_language == "pl"

@@ -1,0 +1,161 @@
+"""The ``qald6`` (QALD-5/6 evaluation.rb) and ``qald-legacy`` (QALD-1..4 Evaluation.py) rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.evaluation import evaluate
+from service.evaluation.matchers.qald import qald6_normalise
+from service.evaluation.results import ExperimentType, QuestionStatus
+from service.evaluation.scoring import round5
+from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
+
+
+def lits(*values: str) -> AnswerSet:
+    return AnswerSet.of(Term.literal(v) for v in values)
+
+
+def rows(*tuples: tuple[str, ...]) -> AnswerSet:
+    names = ("a", "b", "c")
+    return AnswerSet(
+        vars=names[: max(len(t) for t in tuples)],
+        rows=tuple({names[i]: Term.literal(v) for i, v in enumerate(t)} for t in tuples),
+    )
+
+
+def run_all(gold: list[AnswerSet], system: dict[str, AnswerSet], profile: str):
+    qs = tuple(
+        Question(str(i + 1), (QuestionText("en", f"q{i}?"),), answers=g) for i, g in enumerate(gold)
+    )
+    run = SystemRun("s", {k: SystemAnswer(k, answers=v) for k, v in system.items()})
+    ev = evaluate(Dataset("d", qs), run, profile=profile)
+    return ev.tasks[ExperimentType.QA]
+
+
+# -- qald6 ---------------------------------------------------------------------------------------
+
+
+def test_qald6_digits_get_point_zero() -> None:
+    assert qald6_normalise("42") == "42.0"
+    assert qald6_normalise("42.0") == "42.0"
+    task = run_all([lits("42")], {"1": lits("42.0")}, "qald6")
+    assert task.questions[0].f1 == 1.0
+
+
+def test_qald6_digit_test_is_on_the_raw_value() -> None:
+    # Ruby's /\A\d+\z/ is tested before strip: " 42" is stripped but gets no ".0".
+    assert qald6_normalise(" 42") == "42"
+    assert qald6_normalise("-42") == "-42"
+
+
+def test_qald6_percent_decoding_after_strip() -> None:
+    gold = AnswerSet.of([Term.iri("http://dbpedia.org/resource/G%C3%B6del")])
+    system = AnswerSet.of([Term.iri(" http://dbpedia.org/resource/Gödel ")])
+    task = run_all([gold], {"1": system}, "qald6")
+    assert task.questions[0].f1 == 1.0
+    assert qald6_normalise("a+b%20c") == "a+b c"  # URI.unescape keeps '+'
+
+
+def test_qald6_a_row_is_one_answer_and_rows_are_deduplicated() -> None:
+    gold = rows(("x", "1"), ("y", "2"))
+    system = rows(("1", "x"), ("1", "x"), ("y", "3"))  # a multiset: order inside a row is free
+    q = run_all([gold], {"1": system}, "qald6").questions[0]
+    assert (q.tp, q.fp, q.fn) == (1, 1, 1)  # 2 distinct user rows, 1 correct
+    assert (q.precision, q.recall) == (0.5, 0.5)
+
+
+def test_qald6_boolean_is_not_a_string_row() -> None:
+    q = run_all([AnswerSet(boolean=True)], {"1": lits("true")}, "qald6").questions[0]
+    assert q.f1 == 0.0
+    q = run_all([AnswerSet(boolean=True)], {"1": AnswerSet(boolean=True)}, "qald6").questions[0]
+    assert q.f1 == 1.0
+
+
+def test_qald6_empty_user_answer_has_precision_one() -> None:
+    q = run_all([lits("a", "b")], {"1": AnswerSet()}, "qald6").questions[0]
+    assert (q.precision, q.recall, q.f1) == (1.0, 0.0, 0.0)
+
+
+def test_qald6_empty_gold() -> None:
+    task = run_all([AnswerSet(), AnswerSet()], {"1": AnswerSet(), "2": lits("x")}, "qald6")
+    assert [q.f1 for q in task.questions] == [1.0, 0.0]
+
+
+def test_qald6_aggregates_over_all_and_processed_questions() -> None:
+    # q1: 1 of 2 user answers correct, gold 4 -> P .5 R .25; q2: perfect; q3 missing (unprocessed).
+    gold = [lits("a", "b", "c", "d"), lits("x"), lits("z", "w")]
+    task = run_all(gold, {"1": lits("a", "q"), "2": lits("x")}, "qald6")
+    m = task.measures
+    assert task.questions[2].status is QuestionStatus.MISSING
+    assert task.questions[2].processed is False and task.questions[2].f1 == 0.0
+    # micro: correct 2, user 3, gold all 7, gold processed 5
+    assert m["microPrecision"] == pytest.approx(2 / 3)
+    assert m["microRecall"] == pytest.approx(2 / 7)
+    assert m["processedMicroRecall"] == pytest.approx(2 / 5)
+    # macro: F of the means, not the mean of F
+    p, r = (0.5 + 1 + 0) / 3, (0.25 + 1 + 0) / 3
+    assert m["macroPrecision"] == pytest.approx(p)
+    assert m["macroF1"] == pytest.approx(2 * p * r / (p + r))
+    pp, pr = (0.5 + 1) / 2, (0.25 + 1) / 2
+    assert m["processedMacroF1"] == pytest.approx(2 * pp * pr / (pp + pr))
+
+
+def test_qald6_zero_denominators_give_zero() -> None:
+    m = run_all([lits("a")], {}, "qald6").measures
+    assert m["microPrecision"] == 0.0 and m["processedMacroPrecision"] == 0.0
+
+
+def test_processed_measures_only_under_qald6() -> None:
+    assert "processedMicroF1" in run_all([lits("a")], {"1": lits("a")}, "qald6").measures
+    for profile in ("gerbil", "fair", "exact", "qald-legacy"):
+        assert "processedMicroF1" not in run_all([lits("a")], {"1": lits("a")}, profile).measures
+
+
+# -- qald-legacy ---------------------------------------------------------------------------------
+
+
+def test_legacy_duplicates_count() -> None:
+    # Lists, not sets: a repeated correct answer is counted twice (recall 2/1 as in the script).
+    q = run_all([lits("a")], {"1": lits("a", "a")}, "qald-legacy").questions[0]
+    assert (q.precision, q.recall) == (1.0, 2.0)
+
+
+def test_legacy_rounds_to_five_places_half_up() -> None:
+    # 1 correct of 64 gold: 1/64 = 0.015625 exactly, a tie Python 2 rounds up (Python 3: down).
+    gold = lits(*[str(i) for i in range(64)])
+    q = run_all([gold], {"1": lits("0")}, "qald-legacy").questions[0]
+    assert q.recall == 0.01563
+    assert q.f1 == round5(2 * 1.0 * 0.01563 / (1.0 + 0.01563))
+    q = run_all([lits("a", "b", "c")], {"1": lits("a")}, "qald-legacy").questions[0]
+    assert q.recall == 0.33333
+
+
+def test_legacy_empty_rules() -> None:
+    task = run_all(
+        [AnswerSet(), lits("a"), AnswerSet()],
+        {"1": AnswerSet(), "2": AnswerSet(), "3": lits("x")},
+        "qald-legacy",
+    )
+    assert [q.f1 for q in task.questions] == [1.0, 0.0, 0.0]
+
+
+def test_legacy_global_means_over_all_gold_questions_and_f_of_means() -> None:
+    task = run_all(
+        [lits("a", "b"), lits("c"), lits("d")], {"1": lits("a"), "2": lits("c")}, "qald-legacy"
+    )
+    p, r = (1.0 + 1.0 + 0) / 3, (0.5 + 1.0 + 0) / 3
+    assert task.measures["macroPrecision"] == pytest.approx(p)
+    assert task.measures["macroRecall"] == pytest.approx(r)
+    assert task.measures["macroF1"] == pytest.approx(2 * p * r / (p + r))
+
+
+def test_legacy_global_f_is_zero_when_a_mean_is_zero() -> None:
+    task = run_all([lits("a")], {"1": lits("b")}, "qald-legacy")
+    assert task.measures["macroF1"] == 0.0
+
+
+def test_legacy_rows_are_ordered_lists() -> None:
+    q = run_all([rows(("x", "1"))], {"1": rows(("1", "x"))}, "qald-legacy").questions[0]
+    assert q.f1 == 0.0
+    q = run_all([rows(("x", "1"))], {"1": rows(("x ", " 1"))}, "qald-legacy").questions[0]
+    assert q.f1 == 1.0  # values are stripped
