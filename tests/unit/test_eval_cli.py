@@ -1,0 +1,169 @@
+"""``gerbil-qa evaluate`` and ``gerbil-qa profiles`` run in-process on small files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+from service.evaluation import PROFILES
+
+DBR = "http://dbpedia.org/resource/"
+
+
+def qald(questions: list[tuple[str, list[str]]]) -> str:
+    return json.dumps(
+        {
+            "dataset": {"id": "tiny"},
+            "questions": [
+                {
+                    "id": qid,
+                    "question": [{"language": "en", "string": f"Question {qid}?"}],
+                    "answers": [
+                        {
+                            "head": {"vars": ["uri"]},
+                            "results": {
+                                "bindings": [{"uri": {"type": "uri", "value": DBR + v}} for v in vs]
+                            },
+                        }
+                    ],
+                }
+                for qid, vs in questions
+            ],
+        }
+    )
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    out = {
+        "gold": tmp_path / "gold.json",
+        "good": tmp_path / "good.json",
+        "half": tmp_path / "half.json",
+        "kb": tmp_path / "kb.ttl",
+    }
+    out["gold"].write_text(qald([("1", ["A", "B"]), ("2", ["C"])]), encoding="utf-8")
+    out["good"].write_text(qald([("1", ["A", "B"]), ("2", ["C"])]), encoding="utf-8")
+    out["half"].write_text(qald([("1", ["A", "X"]), ("2", ["D"])]), encoding="utf-8")
+    out["kb"].write_text(
+        f"<{DBR}D> <http://www.w3.org/2002/07/owl#sameAs> <{DBR}C> .\n", encoding="utf-8"
+    )
+    return out
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_output_is_the_contract(files: dict[str, Path], capsys: pytest.CaptureFixture[str]):
+    code, out, err = run_cli(
+        ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["half"]),
+         "--output", "json"], capsys,
+    )  # fmt: skip
+    assert code == 0 and "[#" not in err  # no progress bar when stderr is not a terminal
+    (line,) = out.splitlines()
+    result = json.loads(line)
+    assert (result["dataset"], result["system"], result["profile"]) == ("tiny", "half", "fair")
+    qa = result["results"]["QA"]
+    assert qa["macroPrecision"] == pytest.approx(0.25) and qa["questions"] == 2
+    assert qa["meanRuntime"] is None  # JSON null
+    assert [q["QA"]["tp"] for q in result["questions"]] == [1, 0]
+
+
+def test_several_answer_files_give_json_lines(files: dict[str, Path], capsys) -> None:
+    code, out, _ = run_cli(
+        ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["good"]),
+         "--answers", str(files["half"]), "--system", "Good", "--output", "json",
+         "--profile", "exact"], capsys,
+    )  # fmt: skip
+    assert code == 0
+    results = [json.loads(line) for line in out.splitlines()]
+    assert [r["system"] for r in results] == ["Good", "half"]
+    assert [r["results"]["QA"]["microF1"] for r in results] == [1.0, pytest.approx(1 / 3)]
+
+
+def test_table_shows_measures_and_signature(files: dict[str, Path], capsys) -> None:
+    code, out, _ = run_cli(
+        ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["half"]),
+         "--profile", "qald6"], capsys,
+    )  # fmt: skip
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("dataset: tiny   system: half   profile: qald6 1.0.0")
+    assert lines[1].split() == ["measure", "QA"]
+    rows = {line.split()[0]: line.split()[1] for line in lines[2:-1]}
+    assert rows["processedMacroF1"] and rows["meanRuntime"] == "n/a"
+    assert lines[-1] == f"signature: {PROFILES['qald6'].signature}"
+    assert len({len(line) for line in lines[1:-1]}) == 1  # aligned columns
+
+
+def test_csv_has_one_row_per_type_and_measure(files: dict[str, Path], capsys) -> None:
+    code, out, _ = run_cli(
+        ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["half"]),
+         "--output", "csv", "--profile", "exact"], capsys,
+    )  # fmt: skip
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {r["type"] for r in rows} == {"QA"}
+    f1 = next(r for r in rows if r["measure"] == "microF1")
+    assert float(f1["value"]) == pytest.approx(1 / 3) and f1["signature"].startswith("gerbil-qa")
+    assert next(r for r in rows if r["measure"] == "meanRuntime")["value"] == ""
+
+
+def test_kb_file_changes_the_score_and_the_signature(files: dict[str, Path], capsys) -> None:
+    args = ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["half"])]
+    args += ["--output", "json", "--profile", "fair"]
+    without = json.loads(run_cli(args, capsys)[1])
+    with_kb = json.loads(
+        run_cli([*args, "--kb", str(files["kb"]), "--kb-version", "v1"], capsys)[1]
+    )
+    assert without["results"]["QA"]["microF1"] < with_kb["results"]["QA"]["microF1"]
+    assert with_kb["kb"].startswith("file:sha256:") and with_kb["kb"].endswith("(v1)")
+    assert with_kb["signature"].split("|")[-1].startswith("kb:file:sha256:")
+    assert without["signature"].endswith("|kb:none")
+
+
+def test_bad_input_is_a_clear_error(files: dict[str, Path], capsys) -> None:
+    code, _, err = run_cli(
+        ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["half"]),
+         "--profile", "nope"], capsys,
+    )  # fmt: skip
+    assert code == 1 and "unknown scorer profile 'nope'" in err
+    broken = files["half"].with_name("broken.json")
+    broken.write_text("{", encoding="utf-8")
+    code, _, err = run_cli(
+        ["evaluate", "--dataset", str(files["gold"]), "--answers", str(broken)], capsys
+    )
+    assert code == 1 and "broken.json" in err
+
+
+def test_profiles_lists_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["profiles"], capsys)
+    assert code == 0
+    for profile in PROFILES.values():
+        assert f"{profile.name} {profile.version}" in out
+        assert profile.iri in out and profile.signature in out
+    assert "fair 1.0.0 (default)" in out
+
+
+def test_evaluate_imports_neither_rdflib_nor_pyoxigraph(files: dict[str, Path]) -> None:
+    script = (
+        "import sys, io, contextlib\n"
+        "from service.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['evaluate', '--dataset', {str(files['gold'])!r},"
+        f" '--answers', {str(files['half'])!r}])\n"
+        "print(code, 'rdflib' in sys.modules, 'pyoxigraph' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["0", "False", "False"]

@@ -1,0 +1,280 @@
+"""``evaluate``: statuses, experiment types, sub-experiment markings, warnings, JSON contract."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import service.sparql
+from service.errors import BadRequest
+from service.evaluation import evaluate
+from service.evaluation.results import ExperimentType, QuestionStatus
+from service.evaluation.subexperiments import from_query
+from service.model import (
+    Annotation,
+    AnswerSet,
+    Dataset,
+    Question,
+    QuestionText,
+    SystemAnswer,
+    SystemRun,
+    Term,
+)
+
+DBR = "http://dbpedia.org/resource/"
+DBO = "http://dbpedia.org/ontology/"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+EN = (QuestionText("en", "Who?"),)
+
+GOLD_Q = f"""SELECT DISTINCT ?uri WHERE {{
+  ?uri a <{DBO}Person> ; <{DBO}birthPlace> <{DBR}Berlin> .
+  ?uri <{DBO}height> "1.80"^^<http://www.w3.org/2001/XMLSchema#double> .
+  ?x a <{DBO}City> . }}"""
+
+
+def q(qid: str, answers: AnswerSet | None = None, **kw: object) -> Question:
+    kw.setdefault("texts", EN)
+    return Question(qid, answers=answers if answers is not None else AnswerSet(), **kw)  # type: ignore[arg-type]
+
+
+def lits(*values: str) -> AnswerSet:
+    return AnswerSet.of(Term.literal(v) for v in values)
+
+
+# -- question statuses ----------------------------------------------------------------------------
+
+
+def test_statuses_skipped_missing_failed() -> None:
+    ds = Dataset(
+        "d",
+        (
+            q("1", lits("a")),
+            q("2", lits("b"), texts=(QuestionText("de", "Wer?"),)),  # no English text
+            q("3", lits("c")),  # not in the answer file
+            q("4", lits("d")),  # the call failed
+            q("5", lits("e"), texts=(QuestionText("en", keywords="e keywords"),)),
+        ),
+    )
+    run = SystemRun(
+        "s",
+        {
+            "1": SystemAnswer("1", answers=lits("a"), runtime_ms=100.0),
+            "2": SystemAnswer("2", answers=lits("b"), runtime_ms=50.0),
+            "4": SystemAnswer("4", error="HTTP 500", runtime_ms=999.0),
+            "5": SystemAnswer("5", answers=lits("e"), runtime_ms=300.0),
+        },
+    )
+    task = evaluate(ds, run, profile="fair").tasks[ExperimentType.QA]
+    statuses = [r.status for r in task.questions]
+    assert statuses == [
+        QuestionStatus.SCORED,
+        QuestionStatus.NO_TEXT,
+        QuestionStatus.MISSING,
+        QuestionStatus.ERROR,
+        QuestionStatus.SCORED,  # keywords in the language count as text
+    ]
+    skipped = task.questions[1]
+    assert skipped.precision is None and skipped.processed is False  # left out, but listed
+    assert [r.f1 for r in task.questions if r.f1 is not None] == [1.0, 0.0, 0.0, 1.0]
+    m = task.measures
+    assert (m["questions"], m["skippedQuestions"], m["errorCount"]) == (4, 1, 1)
+    assert m["meanRuntime"] == pytest.approx(200.0)  # successful calls of scored questions only
+    assert m["macroF1"] == 0.5
+
+
+def test_questions_without_any_text_are_not_skipped() -> None:
+    ds = Dataset("d", (Question("1", answers=lits("x")),))  # a TSV expected.tsv line
+    run = SystemRun("s", {"1": SystemAnswer("1", answers=lits("x"))})
+    assert evaluate(ds, run, profile="exact").tasks[ExperimentType.QA].measures["questions"] == 1
+
+
+def test_question_only_files_have_no_gold_and_out_of_scope_is_empty_gold() -> None:
+    ds = Dataset("d", (Question("1", EN), Question("2", EN, out_of_scope=True)))
+    run = SystemRun("s", {"1": SystemAnswer("1"), "2": SystemAnswer("2")})
+    task = evaluate(ds, run, profile="exact").tasks[ExperimentType.QA]
+    assert [r.status for r in task.questions] == [QuestionStatus.NO_GOLD, QuestionStatus.SCORED]
+    assert task.questions[1].f1 == 1.0 and task.measures["skippedQuestions"] == 1
+
+
+def test_unknown_answer_ids_and_reader_problems_are_warnings() -> None:
+    ds = Dataset("d", (q("1", lits("a")),))
+    run = SystemRun("s", {"1": SystemAnswer("1"), "99": SystemAnswer("99")}, source="answers.json")
+    ev = evaluate(ds, run, profile="fair")
+    assert any("question ids the dataset does not have (99)" in str(p) for p in ev.problems)
+    assert all(p.severity == "warning" for p in ev.problems)
+
+
+def test_progress_is_reported() -> None:
+    ds = Dataset("d", tuple(q(str(i), lits("a")) for i in range(3)))
+    run = SystemRun("s", {})
+    calls: list[tuple[int, int]] = []
+    evaluate(ds, run, profile="exact", progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+
+
+# -- experiment types -----------------------------------------------------------------------------
+
+
+def test_default_types_follow_the_data() -> None:
+    ds = Dataset("d", (q("1", lits("a"), sparql=GOLD_Q, answertype="resource"),))
+    plain = SystemRun("s", {"1": SystemAnswer("1", answers=lits("a"))})
+    assert list(evaluate(ds, plain, profile="fair").tasks) == [ExperimentType.QA]
+    rich = SystemRun("s", {"1": SystemAnswer("1", sparql=GOLD_Q, answertype="resource")})
+    assert list(evaluate(ds, rich, profile="fair").tasks) == list(ExperimentType)
+    assert list(evaluate(ds, rich, profile="qald6").tasks) == [ExperimentType.QA]
+
+
+def test_requested_types_and_unsupported_ones() -> None:
+    ds = Dataset("d", (q("1", lits("a")),))
+    run = SystemRun("s", {"1": SystemAnswer("1")})
+    ev = evaluate(ds, run, profile="qald6", experiment_types=["QA", "C2KB"])
+    assert list(ev.tasks) == [ExperimentType.QA]
+    assert any("C2KB is left out" in p.message for p in ev.problems)
+    ev = evaluate(ds, run, profile="fair", experiment_types=["re2kb", "QA"])
+    assert list(ev.tasks) == [ExperimentType.QA, ExperimentType.RE2KB]
+    # no gold query: the question is listed as no-gold and left out of RE2KB
+    assert ev.tasks[ExperimentType.RE2KB].questions[0].status is QuestionStatus.NO_GOLD
+    with pytest.raises(BadRequest, match="unknown experiment type"):
+        evaluate(ds, run, profile="fair", experiment_types=["QALD"])
+
+
+# -- sub-experiment markings ----------------------------------------------------------------------
+
+
+def test_markings_from_a_query() -> None:
+    parsed = service.sparql.parse_query(GOLD_Q)
+    m = from_query(parsed, gerbil=False)
+    assert m.resources == (DBR + "Berlin",)
+    assert m.properties == (DBO + "birthPlace", DBO + "height")
+    assert m.item_types == (DBO + "Person",)  # ?x is not projected: City is no answer item type
+    assert len(m.relations) == 4
+    assert (("var",), ("iri", RDF_TYPE), ("iri", DBO + "City")) in m.relations
+    assert (("var",), ("iri", DBO + "height"), ("lit", "num", "1.8")) in m.relations
+    g = from_query(parsed, gerbil=True)  # GERBIL also counts properties and types in C2KB
+    assert set(g.resources) == {DBR + "Berlin", DBO + "birthPlace", DBO + "height", DBO + "Person"}
+
+
+def test_select_star_projects_everything_and_ask_nothing() -> None:
+    star = service.sparql.parse_query(f"SELECT * WHERE {{ ?x a <{DBO}City> }}")
+    assert from_query(star, gerbil=False).item_types == (DBO + "City",)
+    ask = service.sparql.parse_query(f"ASK {{ <{DBR}A> a <{DBO}City> }}")
+    assert from_query(ask, gerbil=False).item_types == ()
+
+
+def run_sub(gold_query: str | None, system_query: str | None, profile: str = "fair", **kw: object):
+    ds = Dataset("d", (q("1", lits("a"), sparql=gold_query, **kw),))
+    run = SystemRun("s", {"1": SystemAnswer("1", sparql=system_query)})
+    return evaluate(ds, run, profile=profile, experiment_types=list(ExperimentType))
+
+
+def test_re2kb_ignores_variable_names_not_positions_and_compares_literals_by_value() -> None:
+    gold = f'SELECT ?a WHERE {{ ?a <{DBO}p> <{DBR}B> . ?a <{DBO}n> 5 . ?a <{DBO}s> "x"@en }}'
+    renamed = f'SELECT ?z WHERE {{ ?z <{DBO}p> <{DBR}B> . ?z <{DBO}n> 5.0 . ?z <{DBO}s> "x" }}'
+    swapped = f'SELECT ?z WHERE {{ <{DBR}B> <{DBO}p> ?z . ?z <{DBO}n> "5" . ?z <{DBO}s> "X" }}'
+    assert run_sub(gold, renamed).tasks[ExperimentType.RE2KB].questions[0].tp == 3
+    q2 = run_sub(gold, swapped, profile="exact").tasks[ExperimentType.RE2KB].questions[0]
+    assert (q2.tp, q2.fp, q2.fn) == (0, 3, 3)  # positions swapped; "5" is a string; case
+
+
+def test_unparsable_sparql_is_a_warning_never_a_crash() -> None:
+    ev = run_sub(GOLD_Q, "SELECT ?x WHERE { ?x ?p ")
+    c2kb = ev.tasks[ExperimentType.C2KB].questions[0]
+    assert (c2kb.tp, c2kb.fp, c2kb.fn) == (0, 0, 1)  # no system markings
+    assert any("system SPARQL query does not parse" in p.message for p in ev.problems)
+    ev = run_sub("SELEKT nonsense", GOLD_Q)
+    assert ev.tasks[ExperimentType.C2KB].questions[0].status is QuestionStatus.NO_GOLD
+    assert any("gold SPARQL query does not parse" in p.message for p in ev.problems)
+
+
+def test_each_query_string_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = service.sparql.parse_query
+
+    def counting(text: str, **kw: object):  # type: ignore[no-untyped-def]
+        calls.append(text)
+        return real(text, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service.sparql, "parse_query", counting)
+    ds = Dataset("d", tuple(q(str(i), lits("a"), sparql=GOLD_Q) for i in range(5)))
+    run = SystemRun("s", {str(i): SystemAnswer(str(i), sparql=GOLD_Q) for i in range(5)})
+    ev = evaluate(ds, run, profile="fair")
+    assert len(ev.tasks) == 5 and calls == [GOLD_Q]  # every type but AT (no answer type)
+
+
+def test_eqald_annotations_and_answer_types() -> None:
+    notes = (
+        Annotation("dbr:Berlin", "ENTITY"),
+        Annotation("dbo:birthPlace", "PROPERTY"),
+        Annotation(f"<{DBO}Person>", "CLASS"),
+    )
+    ds = Dataset("d", (q("1", lits("a"), texts=(QuestionText("en", "Who?", annotations=notes),),
+                         answertype="resource"),))  # fmt: skip
+    run = SystemRun(
+        "s",
+        {"1": SystemAnswer("1", annotations=notes[:1], answertype="resouce",
+                           answer_item_types=("dbo:Person",))},
+    )  # fmt: skip
+    ev = evaluate(ds, run, profile="fair")
+    assert list(ev.tasks) == [
+        ExperimentType.QA,
+        ExperimentType.C2KB,
+        ExperimentType.AT,
+        ExperimentType.AIT2KB,
+    ]
+    assert ev.tasks[ExperimentType.C2KB].questions[0].f1 == 1.0
+    assert ev.tasks[ExperimentType.AT].questions[0].f1 == 1.0  # "resouce" typo accepted
+    assert ev.tasks[ExperimentType.AIT2KB].questions[0].f1 == 1.0
+    wrong = SystemRun("s", {"1": SystemAnswer("1", answertype="date")})
+    assert evaluate(ds, wrong, profile="fair").tasks[ExperimentType.AT].questions[0].f1 == 0.0
+
+
+def test_fair_sub_experiments_use_iri_identity_exact_does_not() -> None:
+    wiki = f"SELECT ?x WHERE {{ ?x <{DBO}birthPlace> <https://en.wikipedia.org/wiki/Berlin> }}"
+    gold = f"SELECT ?x WHERE {{ ?x <{DBO}birthPlace> <{DBR}Berlin> }}"
+    assert run_sub(gold, wiki, "fair").tasks[ExperimentType.C2KB].questions[0].tp == 1
+    assert run_sub(gold, wiki, "fair").tasks[ExperimentType.RE2KB].questions[0].tp == 1
+    assert run_sub(gold, wiki, "exact").tasks[ExperimentType.C2KB].questions[0].tp == 0
+
+
+# -- the JSON contract ----------------------------------------------------------------------------
+
+
+def test_json_contract() -> None:
+    ds = Dataset("qald-x", (q("1", lits("a"), sparql=GOLD_Q), q("2", lits("b"))))
+    run = SystemRun("sys", {"1": SystemAnswer("1", answers=lits("a"), sparql=GOLD_Q)})
+    out = json.loads(json.dumps(evaluate(ds, run, profile="fair").to_json()))
+    for key in ("dataset", "system", "profile", "profileVersion", "signature", "language"):
+        assert out[key]
+    assert (out["dataset"], out["system"], out["profile"], out["language"]) == (
+        "qald-x",
+        "sys",
+        "fair",
+        "en",
+    )
+    assert out["signature"].startswith("gerbil-qa:fair|v:1.0.0|")
+    assert set(out["results"]) == {t.value for t in ExperimentType} - {"AT"}
+    for measures in out["results"].values():
+        for name in (
+            "microPrecision",
+            "microRecall",
+            "microF1",
+            "macroPrecision",
+            "macroRecall",
+            "macroF1",
+            "macroF1QALD",
+            "accuracy",
+            "errorCount",
+            "questions",
+        ):
+            assert name in measures
+    first, second = out["questions"]
+    assert first["id"] == "1" and set(first["QA"]) == {
+        "tp",
+        "fp",
+        "fn",
+        "precision",
+        "recall",
+        "f1",
+    }
+    assert second["status"] == "missing"
