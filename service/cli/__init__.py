@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "service.cli.formats",
     "service.cli.evaluate",
     "service.cli.graph",
+    "service.cli.web",
 )
 
 

@@ -223,6 +223,11 @@ class QueryPool:
     def set_snapshot(self, path: str) -> None:
         self.snapshot = path
 
+    def pids(self) -> set[int]:
+        """Process ids of the live workers (for monitoring and tests)."""
+        with self._lock:
+            return {w.process.pid for w in self._all if w.process.pid is not None}
+
     def snapshots_in_use(self) -> set[str]:
         with self._lock:
             return {w.snapshot for w in self._all if w.snapshot}

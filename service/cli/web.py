@@ -1,0 +1,141 @@
+"""``gerbil-qa serve`` (the web service on waitress) and ``gerbil-qa publish`` (the operator
+publishes an experiment from the command line)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    serve = subparsers.add_parser(
+        "serve",
+        help="run the web service (URIs, SPARQL endpoint, JSON API)",
+        description=(
+            "Serve the store over HTTP with waitress: experiment URIs by content negotiation, "
+            "the public SPARQL endpoint and the JSON API. Settings not given here come from "
+            "GERBIL_QA_* environment variables (GERBIL_QA_BASE, GERBIL_QA_SPARQL_TIMEOUT, "
+            "GERBIL_QA_SPARQL_WORKERS, GERBIL_QA_ADMIN_TOKEN, GERBIL_QA_KBS, …). At first start "
+            "the service computes and publishes the demo experiment (datasets/demo)."
+        ),
+    )
+    serve.add_argument("--store", type=Path, help="store directory (created if missing)")
+    serve.add_argument("--host", help="interface to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (8080)")
+    serve.add_argument(
+        "--base", metavar="URI", help="base of every URI (default http://localhost:PORT/)"
+    )
+    serve.add_argument("--threads", type=int, help="HTTP worker threads (8)")
+    serve.add_argument(
+        "--url-prefix",
+        default="",
+        metavar="PATH",
+        help="path the service is mounted under behind a proxy (e.g. /gerbil)",
+    )
+    serve.add_argument("--no-demo", action="store_true", help="do not compute the demo experiment")
+    serve.set_defaults(handler=_serve)
+
+    publish = subparsers.add_parser(
+        "publish",
+        help="publish an experiment (the operator; no token needed)",
+        description="Make a finished experiment public, as its owner would through the API.",
+    )
+    publish.add_argument("--store", type=Path, required=True, help="store directory")
+    publish.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
+    publish.add_argument("--base", metavar="URI", help="base URI (default: the store's)")
+    publish.set_defaults(handler=_publish)
+
+
+def stored_base(store: Path) -> str | None:
+    """The base a store was created with (read without taking the store's lock)."""
+    import pyoxigraph as ox
+
+    private = store / "private"
+    if not private.is_dir():
+        return None
+    reader = ox.Store.read_only(str(private))
+    found = [
+        q.object.value
+        for q in reader.quads_for_pattern(
+            ox.NamedNode("urn:gerbil-qa:store"),
+            ox.NamedNode("http://w3id.org/gerbil/qa/vocab#base"),
+            None,
+        )
+    ]
+    del reader
+    return found[0] if found else None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import dataclasses
+    import logging
+    import signal
+
+    import waitress
+
+    from service.web import close_app, create_app
+    from service.web.config import ENV_PREFIX, load_config
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    config = load_config({"demo": True})
+    explicit = {
+        k: v
+        for k, v in {
+            "store": args.store,
+            "host": args.host,
+            "port": args.port,
+            "base": args.base,
+            "threads": args.threads,
+        }.items()
+        if v is not None
+    }
+    if args.no_demo:
+        explicit["demo"] = False
+    config = dataclasses.replace(config, **explicit)
+    if config.store is None:
+        print("gerbil-qa serve: give --store DIR (or set GERBIL_QA_STORE)")
+        return 2
+    if args.base is None and ENV_PREFIX + "BASE" not in os.environ:
+        base = stored_base(config.store) or f"http://localhost:{config.port}/"
+        config = dataclasses.replace(config, base=base)
+    if not config.base.endswith("/"):
+        config = dataclasses.replace(config, base=config.base + "/")
+    app = create_app(config)
+
+    def stop(signum: int, frame: object) -> None:  # SIGTERM: leave through the finally below
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    print(f"GERBIL QA serving {config.store} on http://{config.host}:{config.port}/ ", flush=True)
+    print(f"  URIs under {config.base}; SPARQL endpoint {config.base}sparql", flush=True)
+    try:
+        waitress.serve(
+            app,
+            host=config.host,
+            port=config.port,
+            threads=config.threads,
+            url_prefix=args.url_prefix,
+            ident="gerbil-qa",
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        close_app(app)
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from service.graph.store import GraphStore
+    from service.graph.uris import DEFAULT_BASE
+
+    if not (args.store / "private").is_dir():
+        print(f"gerbil-qa publish: no store at {args.store}")
+        return 1
+    base = args.base or stored_base(args.store) or DEFAULT_BASE
+    with GraphStore(args.store, base=base, catalog=False) as graph:
+        status = graph.publish(args.id)
+    print(f"published {status.id}: {status.uri} ({status.published_at})")
+    return 0

@@ -1,0 +1,139 @@
+"""A real GERBIL QA server on 127.0.0.1 (waitress in a thread, real store, real SPARQL worker
+processes), shared by the web tests of a session, plus HTTP helpers."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from service.paths import DEMO_DIR
+
+PROTOCOL_GRAPHS = {
+    "http://kasei.us/2009/09/sparql/data/data1.rdf": "data1.nt",
+    "http://kasei.us/2009/09/sparql/data/data2.rdf": "data2.nt",
+    "http://kasei.us/2009/09/sparql/data/data3.rdf": "data3.nt",
+}
+SPARQL_TIMEOUT = 3.0
+MAX_BYTES = 400_000
+
+
+@dataclass
+class Server:
+    url: str  # http://127.0.0.1:PORT/ (also the base of every URI)
+    app: Any
+    graph: Any
+    thread: threading.Thread
+    server: Any
+
+    def get(self, path: str, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("allow_redirects", False)
+        kwargs.setdefault("timeout", 30)
+        return requests.get(self.url + path.lstrip("/"), **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("allow_redirects", False)
+        kwargs.setdefault("timeout", 30)
+        return requests.post(self.url + path.lstrip("/"), **kwargs)
+
+    def request(self, method: str, path: str, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("allow_redirects", False)
+        kwargs.setdefault("timeout", 30)
+        return requests.request(method, self.url + path.lstrip("/"), **kwargs)
+
+    @property
+    def demo_id(self) -> str:
+        statuses = self.graph.list_experiments()
+        return next(s.id for s in statuses if s.job and "gerbil-qa-demo" in s.job)
+
+    def submit_demo(self, *, systems: tuple[str, ...] = ("strong", "partial")) -> dict[str, Any]:
+        """Submit the demo files through the API (a new private experiment); wait for it."""
+        files = [("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes()))]
+        for name in systems:
+            path = DEMO_DIR / f"answers-{name}.json"
+            files.append(("answers", (path.name, path.read_bytes())))
+        response = self.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        self.wait_finished(ticket["id"], ticket["token"])
+        return ticket
+
+    def wait_finished(self, experiment_id: str, token: str, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self.get(
+                f"api/experiments/{experiment_id}", headers={"Authorization": f"Bearer {token}"}
+            ).json()
+            if state["status"] in ("finished", "failed", "cancelled"):
+                assert state["status"] == "finished", state
+                return state
+            if time.monotonic() > deadline:
+                raise AssertionError(f"experiment {experiment_id} did not finish: {state}")
+            time.sleep(0.1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(store: Path, *, preload: dict[str, Path] | None = None, **config: Any) -> Server:
+    import pyoxigraph as ox
+    import waitress
+
+    from service.graph.store import GraphStore
+    from service.web import create_app
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    graph = GraphStore(store, base=url)
+    for name, path in (preload or {}).items():
+        graph.public.load(
+            path=str(path), format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(name)
+        )
+    settings = {
+        "base": url,
+        "sparql_timeout": SPARQL_TIMEOUT,
+        "sparql_workers": 2,
+        "sparql_max_bytes": MAX_BYTES,
+        "demo": True,
+    }
+    settings.update(config)
+    app = create_app(settings, graph=graph)
+    server = waitress.create_server(app, host="127.0.0.1", port=port, threads=8)
+    thread = threading.Thread(target=server.run, name="test-waitress", daemon=True)
+    thread.start()
+    for _ in range(100):
+        try:
+            requests.get(url + "api/profiles", timeout=2)
+            break
+        except requests.ConnectionError:
+            time.sleep(0.05)
+    return Server(url=url, app=app, graph=graph, thread=thread, server=server)
+
+
+def stop_server(server: Server) -> None:
+    from service.web import close_app
+
+    server.server.close()
+    server.thread.join(5)
+    close_app(server.app)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory, standards_dir: Path) -> Iterator[Server]:
+    """The shared server: demo experiment published, the W3C protocol data preloaded as
+    public graphs (``data1.rdf`` … ``data3.rdf``)."""
+    protocol = standards_dir / "sparql11-tests" / "protocol"
+    preload = {name: protocol / file for name, file in PROTOCOL_GRAPHS.items()}
+    running = start_server(tmp_path_factory.mktemp("web-store"), preload=preload)
+    yield running
+    stop_server(running)

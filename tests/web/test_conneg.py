@@ -1,0 +1,258 @@
+"""Content negotiation of resource URIs on the running server: every rule of issue 4.
+
+Format URLs, ``?format=``, Accept with q-values and specificity, defaults without Accept,
+406, ``Vary``, ``Link: rel="alternate"``, HEAD, 404s, GERBIL's ``experiment?id=`` redirect,
+and that Turtle, JSON-LD, RDF/XML, N-Triples and N-Quads of one resource are the same graph.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+import rdflib
+from rdflib.compare import isomorphic
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inside rdflib
+
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+RDFLIB_FORMAT = {
+    "text/turtle": "turtle",
+    "application/ld+json": "json-ld",
+    "application/n-triples": "nt",
+    "application/rdf+xml": "xml",
+    "application/n-quads": "nquads",
+    "application/trig": "trig",
+}
+EXTENSIONS = {
+    "ttl": "text/turtle",
+    "jsonld": "application/ld+json",
+    "nt": "application/n-triples",
+    "rdf": "application/rdf+xml",
+    "nq": "application/n-quads",
+    "trig": "application/trig",
+    "csv": "text/csv",
+    "html": "text/html",
+}
+
+
+def kind(response) -> str:
+    return response.headers["Content-Type"].split(";")[0].strip()
+
+
+@pytest.fixture(scope="module")
+def exp(server) -> str:
+    return f"experiment/{server.demo_id}"
+
+
+@pytest.mark.parametrize(
+    ("accept", "expected"),
+    [
+        (None, "text/html"),  # no Accept header: the default (not Werkzeug's silent default)
+        ("*/*", "text/html"),
+        (BROWSER, "text/html"),
+        ("text/turtle", "text/turtle"),
+        ("application/x-turtle", "text/turtle"),
+        ("application/ld+json", "application/ld+json"),
+        ("application/n-triples", "application/n-triples"),
+        ("text/plain", "application/n-triples"),
+        ("application/rdf+xml", "application/rdf+xml"),
+        ("application/n-quads", "application/n-quads"),
+        ("application/trig", "application/trig"),
+        ("text/csv", "text/csv"),
+        ("TEXT/Turtle; charset=utf-8", "text/turtle"),  # case and parameters ignored
+        ("text/turtle;q=0.5, application/rdf+xml;q=0.9", "application/rdf+xml"),
+        ("application/rdf+xml;q=0.4, text/turtle", "text/turtle"),
+        ("text/*;q=0.3, text/turtle;q=0.8, */*;q=0.1", "text/turtle"),
+        # q=0 refuses a type even when a wildcard would match it (RFC 9110 §12.5.1)
+        ("text/html;q=0, text/turtle;q=0, */*", "application/ld+json"),
+        ("text/turtle;q=0, text/*", "text/html"),
+        ("application/json;q=1, text/turtle;q=0.2", "text/turtle"),
+        ("text/turtle, application/ld+json", "text/turtle"),  # tie: the server's order
+    ],
+)
+def test_accept(server, exp: str, accept: str | None, expected: str) -> None:
+    headers = {} if accept is None else {"Accept": accept}
+    response = server.get(exp, headers=headers)
+    assert response.status_code == 200, response.text
+    assert kind(response) == expected
+    assert "Accept" in response.headers["Vary"]
+
+
+@pytest.mark.parametrize("accept", ["image/png", "application/json", "text/html;q=0", "foo"])
+def test_406_when_nothing_fits(server, exp: str, accept: str) -> None:
+    response = server.get(exp, headers={"Accept": accept})
+    assert response.status_code == 406
+    assert "text/turtle" in response.text  # says what is available
+    assert "Accept" in response.headers["Vary"]
+
+
+@pytest.mark.parametrize("ext", sorted(EXTENSIONS))
+def test_format_urls(server, exp: str, ext: str) -> None:
+    # An extension wins over Accept.
+    response = server.get(f"{exp}.{ext}", headers={"Accept": "application/rdf+xml"})
+    assert response.status_code == 200
+    assert kind(response) == EXTENSIONS[ext]
+    assert "Accept" in response.headers["Vary"]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("turtle", "text/turtle"),
+        ("ttl", "text/turtle"),
+        ("text/turtle", "text/turtle"),
+        ("jsonld", "application/ld+json"),
+        ("nt", "application/n-triples"),
+        ("rdfxml", "application/rdf+xml"),
+        ("csv", "text/csv"),
+        ("html", "text/html"),
+    ],
+)
+def test_format_parameter(server, exp: str, value: str, expected: str) -> None:
+    response = server.get(exp, params={"format": value}, headers={"Accept": "text/html"})
+    assert response.status_code == 200
+    assert kind(response) == expected
+
+
+def test_unknown_format_parameter_is_406(server, exp: str) -> None:
+    assert server.get(exp, params={"format": "png"}).status_code == 406
+
+
+def test_link_alternates_cover_every_format_and_resolve(server, exp: str) -> None:
+    response = server.get(exp, headers={"Accept": "text/html"})
+    links = re.findall(r'<([^>]+)>; rel="alternate"; type="([^"]+)"', response.headers["Link"])
+    assert {t for _, t in links} == set(EXTENSIONS.values())
+    for url, media_type in links:
+        target = server.get(url.replace(server.url, ""))
+        assert target.status_code == 200
+        assert kind(target) == media_type
+
+
+def test_head_has_the_headers_and_no_body(server, exp: str) -> None:
+    get = server.get(exp, headers={"Accept": "text/turtle"})
+    head = server.request("HEAD", exp, headers={"Accept": "text/turtle"})
+    assert head.status_code == 200
+    assert head.content == b""
+    for name in ("Content-Type", "Vary", "Link"):
+        assert head.headers[name] == get.headers[name]
+    assert int(head.headers["Content-Length"]) == len(get.content)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "experiment/209901019999",  # well-formed id never minted
+        "experiment/not-an-id",
+        "experiment/209901019999.ttl",
+        "dataset/no-such-dataset",
+        "system/no-such-system",
+        "dataset/no-such-dataset/question/1",
+    ],
+)
+def test_unknown_ids_are_404(server, path: str) -> None:
+    assert server.get(path, headers={"Accept": "text/turtle"}).status_code == 404
+
+
+def test_unknown_extension_is_404(server, exp: str) -> None:
+    assert server.get(f"{exp}.png").status_code == 404
+    assert server.get(f"{exp}/task/1.png").status_code == 404
+
+
+def test_gerbil_experiment_form_redirects(server) -> None:
+    response = server.get("experiment", params={"id": server.demo_id})
+    assert response.status_code == 301
+    assert response.headers["Location"] == f"{server.url}experiment/{server.demo_id}"
+    assert server.get("experiment", params={"id": "nope"}).status_code == 404
+
+
+def _graph(response) -> rdflib.Graph:
+    fmt = RDFLIB_FORMAT[kind(response)]
+    if fmt in ("nquads", "trig"):
+        dataset = rdflib.Dataset()
+        dataset.parse(data=response.content, format=fmt)
+        out = rdflib.Graph()
+        for s, p, o, _ in dataset.quads():
+            out.add((s, p, o))
+        return out
+    return rdflib.Graph().parse(data=response.content, format=fmt)
+
+
+def resources(server) -> list[str]:
+    demo = server.demo_id
+    dataset = server.get(f"experiment/{demo}.csv").text.splitlines()[1].split(",")[2]
+    return [
+        f"experiment/{demo}",
+        f"experiment/{demo}/task/2",
+        f"experiment/{demo}/task/1/question/5",
+        dataset.replace(server.url, ""),
+        dataset.replace(server.url, "") + "/question/3",
+        "system/demo-strong",
+        "catalog",
+        "vocab",
+    ]
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_all_rdf_syntaxes_are_the_same_graph(server, index: int) -> None:
+    path = resources(server)[index]
+    graphs = {}
+    for media_type in RDFLIB_FORMAT:
+        response = server.get(path, headers={"Accept": media_type})
+        assert response.status_code == 200, (path, media_type, response.text[:300])
+        assert kind(response) == media_type
+        graphs[media_type] = _graph(response)
+    reference = graphs["text/turtle"]
+    assert len(reference) > 3
+    for media_type, graph in graphs.items():
+        assert isomorphic(graph, reference), f"{path}: {media_type} differs from Turtle"
+
+
+def test_jsonld_uses_the_published_context(server, exp: str) -> None:
+    doc = server.get(exp, headers={"Accept": "application/ld+json"}).json()
+    assert doc["@context"] == server.url + "context.jsonld"
+    context = server.get("context.jsonld")
+    assert kind(context) == "application/ld+json"
+    assert context.json()["@context"]["gqa"] == "http://w3id.org/gerbil/qa/vocab#"
+
+
+def test_nquads_carry_the_experiment_graph(server, exp: str) -> None:
+    body = server.get(f"{exp}.nq").text
+    assert f"<{server.url}graph/experiment/{server.demo_id}> ." in body
+
+
+def test_csv_tables(server, exp: str) -> None:
+    rows = list(csv.DictReader(io.StringIO(server.get(f"{exp}.csv").text)))
+    assert len(rows) == 3  # the demo: three systems, QA only
+    assert {r["system"].rsplit("/", 1)[1] for r in rows} == {
+        "demo-strong",
+        "demo-partial",
+        "demo-baseline",
+    }
+    strong = next(r for r in rows if r["system"].endswith("demo-strong"))
+    assert float(strong["macroF1"]) == 1.0
+    assert strong["signature"].startswith("gerbil-qa:fair|")
+    questions = list(csv.DictReader(io.StringIO(server.get(f"{exp}/task/1.csv").text)))
+    assert len(questions) == 14
+    assert {"tp", "fp", "fn", "precision", "recall", "f1", "given", "gold"} <= set(questions[0])
+
+
+def test_csv_is_not_offered_where_there_is_no_table(server) -> None:
+    assert server.get("vocab", headers={"Accept": "text/csv"}).status_code == 406
+    assert server.get("vocab.csv").status_code == 404
+
+
+def test_catalog_lists_builtin_datasets(server) -> None:
+    rows = list(csv.DictReader(io.StringIO(server.get("catalog.csv").text)))
+    assert len(rows) >= 20
+    assert any(r["name"] == "qald-9-dbpedia-test" for r in rows) or any(
+        r["name"].startswith("qald-9") for r in rows
+    )
+
+
+def test_vocab_terms_have_anchors(server) -> None:
+    page = server.get("vocab", headers={"Accept": "text/html"}).text
+    assert 'id="Experiment"' in page
+    assert 'id="Task"' in page

@@ -1,0 +1,284 @@
+"""The W3C SPARQL 1.1 Protocol test suite (``sparql11-tests/protocol/manifest.ttl``) against the
+running endpoint, and the Service Description tests (``service-description/manifest.ttl``).
+
+Every query test must pass as the manifest says. This endpoint is read-only, so every update
+test must be refused with a 4xx (the standards README's rule), and every ``bad_*`` test must get a
+4xx. The manifest's data (``data1.nt`` … ``data3.nt``) is preloaded as public named graphs.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import rdflib
+from rdflib.namespace import RDF, RDFS
+
+from tests.conftest import STANDARDS
+
+MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
+HT = rdflib.Namespace("http://www.w3.org/2011/http#")
+CNT = rdflib.Namespace("http://www.w3.org/2011/content#")
+HTS = rdflib.Namespace("http://www.w3.org/2011/http-statusCodes#")
+SD = rdflib.Namespace("http://www.w3.org/ns/sparql-service-description#")
+PROTOCOL = STANDARDS / "sparql11-tests" / "protocol" / "manifest.ttl"
+SD_DIR = STANDARDS / "sparql11-tests" / "service-description"
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: str | None
+    encoding: str
+    statuses: frozenset[str]
+    format: str | None
+    boolean: bool | None
+
+
+@dataclass(frozen=True)
+class ProtocolTest:
+    id: str
+    name: str
+    requests: tuple[HttpRequest, ...]
+
+
+def _list(graph: rdflib.Graph, head) -> list:
+    return list(rdflib.collection.Collection(graph, head))
+
+
+def load_protocol_tests() -> list[ProtocolTest]:
+    if not PROTOCOL.is_file():
+        return []
+    g = rdflib.Graph().parse(PROTOCOL, format="turtle", publicID=PROTOCOL.as_uri())
+    manifest = next(g.subjects(RDF.type, MF.Manifest))
+    tests = []
+    for entry in _list(g, g.value(manifest, MF.entries)):
+        action = g.value(entry, MF.action)
+        requests = []
+        for req in _list(g, g.value(action, HT.requests)):
+            headers = {}
+            for header in _list(g, g.value(req, HT.headers)) if g.value(req, HT.headers) else []:
+                headers[str(g.value(header, HT.fieldName))] = str(g.value(header, HT.fieldValue))
+            body = g.value(req, HT.body)
+            resp = g.value(req, HT.resp)
+            boolean = g.value(resp, MF.expectedBoolean)
+            fmt = g.value(resp, MF.expectedFormat)
+            requests.append(
+                HttpRequest(
+                    method=str(g.value(req, HT.methodName)),
+                    path=str(g.value(req, HT.absolutePath)),
+                    headers=headers,
+                    body=str(g.value(body, CNT.chars)) if body is not None else None,
+                    encoding=str(g.value(body, CNT.characterEncoding) or "UTF-8")
+                    if body is not None
+                    else "UTF-8",
+                    statuses=frozenset(
+                        str(s).rsplit("#", 1)[1] for s in g.objects(resp, MF.expectedStatus)
+                    ),
+                    format=str(fmt) if fmt is not None else None,
+                    boolean=boolean.toPython() if boolean is not None else None,
+                )
+            )
+        tests.append(
+            ProtocolTest(
+                str(entry).rsplit("#", 1)[1], str(g.value(entry, MF.name)), tuple(requests)
+            )
+        )
+    return tests
+
+
+TESTS = load_protocol_tests()
+QUERY_TESTS = [t for t in TESTS if t.id.startswith("query_")]
+UPDATE_TESTS = [t for t in TESTS if t.id.startswith("update_")]
+BAD_TESTS = [t for t in TESTS if t.id.startswith("bad_")]
+
+
+def test_the_whole_suite_is_run() -> None:
+    if not TESTS:
+        pytest.skip(f"protocol manifest not found at {PROTOCOL}")
+    assert len(TESTS) == 34
+    assert len(QUERY_TESTS) + len(UPDATE_TESTS) + len(BAD_TESTS) == 34
+
+
+def send(server, req: HttpRequest):
+    path = req.path.replace("/sparql/", "sparql/", 1)
+    data = req.body.encode(req.encoding.replace("UTF-16", "utf-16")) if req.body else None
+    return server.request(req.method, path, headers=req.headers, data=data)
+
+
+def boolean_of(response) -> bool:
+    kind = response.headers["Content-Type"].split(";")[0].strip()
+    if "json" in kind:
+        return json.loads(response.content)["boolean"]
+    if "xml" in kind:
+        root = ET.fromstring(response.content)
+        node = root.find("{http://www.w3.org/2005/sparql-results#}boolean")
+        return node is not None and node.text == "true"
+    raise AssertionError(f"a boolean result in {kind}")
+
+
+def check_format(response, expected: str | None) -> None:
+    kind = response.headers["Content-Type"].split(";")[0].strip()
+    if expected == "boolean":
+        assert kind in ("application/sparql-results+json", "application/sparql-results+xml")
+    elif expected == "tabular":
+        assert kind in (
+            "application/sparql-results+json",
+            "application/sparql-results+xml",
+            "text/csv",
+            "text/tab-separated-values",
+        )
+        if "json" in kind:
+            assert "head" in json.loads(response.content)
+    elif expected == "RDF":
+        assert kind in ("application/rdf+xml", "text/turtle", "application/n-triples")
+        rdflib.Graph().parse(
+            data=response.content,
+            format={
+                "application/rdf+xml": "xml",
+                "text/turtle": "turtle",
+                "application/n-triples": "nt",
+            }[kind],
+        )
+
+
+def status_class(code: int) -> str:
+    return f"StatusCode{code // 100}xx"
+
+
+@pytest.mark.parametrize("test", QUERY_TESTS, ids=lambda t: t.id)
+def test_query(server, test: ProtocolTest) -> None:
+    for req in test.requests:
+        response = send(server, req)
+        assert status_class(response.status_code) in req.statuses, (
+            response.status_code,
+            response.text,
+        )
+        check_format(response, req.format)
+        if req.boolean is not None:
+            assert boolean_of(response) is req.boolean
+
+
+@pytest.mark.parametrize("test", UPDATE_TESTS, ids=lambda t: t.id)
+def test_update_is_refused(server, test: ProtocolTest) -> None:
+    before = len(server.graph.public)
+    for req in test.requests:
+        if req.headers.get("content-type", "").startswith("application/sparql-query"):
+            continue  # the follow-up ASK checks an update that must not have happened
+        response = send(server, req)
+        assert 400 <= response.status_code < 500, (response.status_code, response.text)
+        assert response.status_code == 403
+        assert "read-only" in response.text
+    assert len(server.graph.public) == before
+
+
+@pytest.mark.parametrize("test", BAD_TESTS, ids=lambda t: t.id)
+def test_bad_request_gets_4xx(server, test: ProtocolTest) -> None:
+    for req in test.requests:
+        response = send(server, req)
+        assert 400 <= response.status_code < 500, (response.status_code, response.text)
+        assert response.text.strip(), "a 4xx says what was wrong"
+
+
+# --- Service Description -----------------------------------------------------------------------
+
+
+def _description(server, accept: str = "text/turtle") -> rdflib.Graph:
+    response = server.get("sparql", headers={"Accept": accept})
+    assert response.status_code == 200
+    fmt = {
+        "text/turtle": "turtle",
+        "application/rdf+xml": "xml",
+        "application/n-triples": "nt",
+        "application/ld+json": "json-ld",
+    }[response.headers["Content-Type"].split(";")[0]]
+    return rdflib.Graph().parse(data=response.content, format=fmt, publicID=server.url + "sparql")
+
+
+@pytest.mark.parametrize(
+    "accept", ["text/turtle", "application/rdf+xml", "application/n-triples", "*/*", ""]
+)
+def test_sd_returns_rdf(server, accept: str) -> None:
+    """SD test `returns-rdf`: GET on the endpoint without a query returns RDF."""
+    headers = {"Accept": accept} if accept else {}
+    response = server.get("sparql", headers=headers)
+    assert response.status_code == 200
+    kind = response.headers["Content-Type"].split(";")[0]
+    assert kind in ("text/turtle", "application/rdf+xml", "application/n-triples")
+    assert (
+        len(
+            rdflib.Graph().parse(
+                data=response.content,
+                format={
+                    "text/turtle": "turtle",
+                    "application/rdf+xml": "xml",
+                    "application/n-triples": "nt",
+                }[kind],
+            )
+        )
+        > 5
+    )
+
+
+def test_sd_has_endpoint_triple(server) -> None:
+    """SD test `has-endpoint-triple`: an sd:Service whose sd:endpoint is the endpoint URL."""
+    g = _description(server)
+    services = list(g.subjects(RDF.type, SD.Service))
+    assert len(services) == 1
+    assert (services[0], SD.endpoint, rdflib.URIRef(server.url + "sparql")) in g
+
+
+def test_sd_conforms_to_schema(server) -> None:
+    """SD test `conforms-to-schema`: every sd: term is defined by the SD vocabulary, and subjects
+    and objects of sd: properties have the classes their rdfs:domain and rdfs:range name."""
+    vocab = rdflib.Graph().parse(SD_DIR / "sparql-service-description.2012.ttl")
+    defined = set(vocab.subjects())
+    g = _description(server)
+    inferred = rdflib.Graph()
+    # Individuals the vocabulary defines (sd:SPARQL11Query, sd:UnionDefaultGraph) keep its types.
+    for s, o in [*g.subject_objects(RDF.type), *vocab.subject_objects(RDF.type)]:
+        inferred.add((s, RDF.type, o))
+        for sup in vocab.transitive_objects(o, RDFS.subClassOf):
+            inferred.add((s, RDF.type, sup))
+    for s, p, o in g:
+        for term in (p, o):
+            if isinstance(term, rdflib.URIRef) and str(term).startswith(str(SD)):
+                assert term in defined, f"{term} is not an SD term"
+        if not str(p).startswith(str(SD)):
+            continue
+        domain = vocab.value(p, RDFS.domain)
+        if domain is not None:
+            assert (s, RDF.type, domain) in inferred, f"{s} {p}: subject not a {domain}"
+        range_ = vocab.value(p, RDFS.range)
+        if range_ is not None and str(range_).startswith(str(SD)):
+            assert (o, RDF.type, range_) in inferred, f"{p} {o}: object not a {range_}"
+
+
+def test_sd_lists_public_graphs_and_features(server) -> None:
+    g = _description(server)
+    names = {str(o) for o in g.objects(None, SD.name)}
+    assert "http://kasei.us/2009/09/sparql/data/data1.rdf" in names
+    assert server.graph.uris.vocab_graph in names
+    assert server.graph.uris.admin_graph not in names
+    assert (None, SD.feature, SD.UnionDefaultGraph) in g
+    formats = {str(o) for o in g.objects(None, SD.resultFormat)}
+    assert "http://www.w3.org/ns/formats/SPARQL_Results_JSON" in formats
+
+
+def test_browser_gets_the_query_page(server) -> None:
+    response = server.get("sparql", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert response.status_code == 200
+    assert response.headers["Content-Type"].startswith("text/html")
+    assert "<textarea" in response.text and "Leaderboard" in response.text
+
+
+def test_protocol_files_exist() -> None:
+    if not PROTOCOL.is_file():
+        pytest.skip("standards not available")
+    for name in ("data1.nt", "data2.nt", "data3.nt"):
+        assert (Path(PROTOCOL).parent / name).is_file()
