@@ -14,6 +14,7 @@ calls so far failed; questions not asked then carry that reason.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import socket
 import threading
@@ -312,14 +313,14 @@ def _post(
                 continue
             body = _read_body(response, service, deadline)
             if status >= 500:
-                raise _Transient(f"HTTP {status} {response.reason}: {snippet(body)}")
+                raise _Transient(f"HTTP {status} {response.reason}: {_reason_in(body)}")
             if status == 429:
                 raise _Transient(
-                    f"HTTP 429 Too Many Requests: {snippet(body)}",
+                    f"HTTP 429 Too Many Requests: {_reason_in(body)}",
                     retry_after=_retry_after(response.headers.get("Retry-After")),
                 )
             if status >= 400:
-                raise _Permanent(f"HTTP {status} {response.reason}: {snippet(body)}")
+                raise _Permanent(f"HTTP {status} {response.reason}: {_reason_in(body)}")
             if status != 200:
                 raise _Permanent(f"HTTP {status} {response.reason}: expected 200 with an answer")
             return body, response.headers.get("Content-Type")
@@ -360,6 +361,19 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
     if time.monotonic() >= deadline:  # the watchdog ended the read: the body is cut short
         raise _Permanent(f"no complete answer within {service.timeout:g} s")
     return b"".join(chunks)
+
+
+def _reason_in(body: bytes) -> str:
+    """What an error response says: its JSON ``error``/``message``/``detail``, else its start."""
+    try:
+        doc = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return snippet(body)
+    if isinstance(doc, dict):
+        for key in ("error", "message", "detail"):
+            if isinstance(doc.get(key), str):
+                return snippet(doc[key])
+    return snippet(body)
 
 
 def _shutdown(connection: object) -> None:
