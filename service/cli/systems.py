@@ -41,7 +41,8 @@ def _add_kb_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument(
         "--kb-cache",
         metavar="FILE",
-        help="sqlite file caching KB lookups (default: none for serve, ~/.cache/gerbil-qa)",
+        help="sqlite file caching KB lookups (default for an endpoint: "
+        "$GERBIL_QA_KB_CACHE or ~/.cache/gerbil-qa/kb.sqlite; none for files)",
     )
     parser.add_argument("--batch-size", type=int, default=100, help="keys per VALUES block")
 
@@ -101,10 +102,12 @@ def register(sub: Any) -> None:
     refresh = dataset.add_parser(
         "refresh", help="re-run a dataset's gold SPARQL on a KB into a new dataset version"
     )
-    refresh.add_argument("name", help="dataset file (or catalogue name, with --store)")
+    refresh.add_argument("name", help="a dataset file or a built-in dataset's name")
     _add_kb_options(refresh, required=True)
     refresh.add_argument("--output", type=Path, help="the new version's file (never overwritten)")
-    refresh.add_argument("--store", type=Path, help="the service's store (for catalogue names)")
+    refresh.add_argument(
+        "--store", type=Path, help="write the new version under DIR/datasets/ (default: here)"
+    )
     refresh.add_argument("--show", type=int, default=20, help="answers shown per changed question")
     refresh.set_defaults(handler=_refresh)
 
@@ -144,11 +147,10 @@ def _policy(allow: list[str]) -> Any:
     return NetworkPolicy(allow=(*base.allow, *extra))
 
 
-def _open_kb(args: argparse.Namespace, *, default_cache: bool) -> Any:
-    from service.kb.cache import default_cache_path
-    from service.kb.open import open_kb
+def _open_kb(args: argparse.Namespace) -> Any:
+    from service.kb.open import DEFAULT_CACHE, open_kb
 
-    cache = args.kb_cache or (default_cache_path() if default_cache else None)
+    cache = args.kb_cache or DEFAULT_CACHE
     return open_kb(args.kb, version=args.kb_version, batch_size=args.batch_size, cache=cache)
 
 
@@ -158,7 +160,7 @@ def _serve(args: argparse.Namespace) -> int:
     from service.systems.reference import build_system
     from service.systems.server import serve
 
-    kb = _open_kb(args, default_cache=False)
+    kb = _open_kb(args)
     dataset = formats.read(args.dataset) if args.dataset else None
     system = build_system(args.name, kb=kb, dataset=dataset, language=args.lang)
 
@@ -249,16 +251,17 @@ def _refresh(args: argparse.Namespace) -> int:
     from service.systems.refresh import default_output, diff_text, refresh_gold, write_refresh
 
     path = Path(args.name)
-    if not path.exists():
-        raise BadRequest(
-            f"dataset {args.name!r} not found: give a dataset file "
-            "(catalogue names need GRAPH's catalogue API)"
-        )
-    dataset = formats.read(path)
-    kb = _open_kb(args, default_cache=False)
+    if path.exists():
+        dataset = formats.read(path)
+    else:
+        from service import catalog
+
+        dataset = catalog.load(args.name)  # NotFound names `gerbil-qa datasets`
+    kb = _open_kb(args)
     result = refresh_gold(dataset, kb)
+    directory = args.store / "datasets" if args.store is not None else Path.cwd()
     output = args.output or default_output(
-        dataset.source, when=datetime.now(UTC), directory=Path.cwd()
+        dataset.source, when=datetime.now(UTC), directory=directory
     )
     fmt = dataset.format if dataset.format in ("qald-json", "eqald-json", "qald-xml") else None
     new_file, sidecar = write_refresh(result, output, format=fmt or "qald-json")

@@ -28,8 +28,8 @@ CREATE TABLE IF NOT EXISTS lookup (
 
 
 def default_cache_path() -> Path:
-    """``$GERBIL_QA_CACHE`` or ``$XDG_CACHE_HOME/gerbil-qa/kb.sqlite`` (``~/.cache`` by default)."""
-    explicit = os.environ.get("GERBIL_QA_CACHE")
+    """``$GERBIL_QA_KB_CACHE`` or ``$XDG_CACHE_HOME/gerbil-qa/kb.sqlite`` (``~/.cache``)."""
+    explicit = os.environ.get("GERBIL_QA_KB_CACHE")
     if explicit:
         return Path(explicit)
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")

@@ -219,10 +219,16 @@ def test_gzipped_files_load(kb_file: Path, tmp_path: Path) -> None:
     assert LocalKB([packed]).types_of([DBR + "Berlin"])[DBR + "Berlin"]
 
 
-def test_open_kb_picks_the_implementation(kb_file: Path, server: OxigraphServer) -> None:
-    assert isinstance(open_kb([kb_file]), LocalKB)
+def test_open_kb_picks_the_implementation(
+    kb_file: Path, server: OxigraphServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GERBIL_QA_KB_CACHE", str(tmp_path / "kb.sqlite"))
+    local = open_kb([kb_file])
+    assert isinstance(local, LocalKB) and local.cache is None  # in memory: nothing to cache
     remote = open_kb([server.url], version="v9")
     assert isinstance(remote, RemoteKB) and describe(remote) == f"{server.url} (v9)"
+    assert remote.cache is not None and remote.cache.path == tmp_path / "kb.sqlite"
+    assert open_kb([server.url], cache=None).cache is None
     with pytest.raises(BadRequest, match="not both"):
         open_kb([kb_file, server.url])
 
