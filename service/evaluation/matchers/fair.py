@@ -77,6 +77,7 @@ _PLAIN_HTTP = re.compile(
 )
 
 
+@lru_cache(maxsize=1 << 16)
 def normal_form(iri: str) -> str:
     """``canonical_iri`` with a shortcut for IRIs it leaves unchanged."""
     return iri if _PLAIN_HTTP.match(iri) else canonical_iri(iri)
@@ -123,7 +124,8 @@ def _literal_key(term: Term, language: str) -> Key:
     return ("str", string_key(text, language=term.lang or language))
 
 
-def _literal_offers(term: Term, language: str) -> set[Key]:
+@lru_cache(maxsize=1 << 16)
+def _literal_offers(term: Term, language: str) -> frozenset[Key]:
     """Every value a system literal may stand for (how a system literal is read)."""
     text = term.value
     offers: set[Key] = {
@@ -141,7 +143,7 @@ def _literal_offers(term: Term, language: str) -> set[Key]:
         offers.update(("date", d.parts[:g]) for g in range(1, len(d.parts) + 1))
         if len(d.parts) == 1 and year_like(text):
             offers.add(("num", Decimal(d.parts[0]).normalize()))
-    return offers
+    return frozenset(offers)
 
 
 def iri_keys(iri: str, kb: KBView) -> set[Key]:
@@ -202,24 +204,18 @@ class FairMatcher:
         given = _items(system, language)
         s = _distinct(given)
 
-        wants: list[set[Key]] = []
-        for it in g:
-            wants.append(iri_keys(it.iri, kb) if it.iri is not None else {it.key})
-        index: dict[Key, list[int]] = {}
-        for gi, keys in enumerate(wants):
-            for k in keys:
-                index.setdefault(k, []).append(gi)
-
-        edges: list[list[int]] = []
-        for it in s:
-            offers = self._offers(it, kb, language)
-            targets = sorted({gi for k in offers for gi in index.get(k, ())})
-            edges.append(targets)
-
-        matched_gold = max_matching(edges, len(g))
-        matched_sys = {si for si in matched_gold.values()}
-        tp = len(matched_gold)
-        correct_keys = {s[si].key for si in matched_sys}
+        if kb.same_as_map or kb.labels_map or kb.resources_map:
+            correct_keys = self._bipartite(g, s, kb, language)
+        else:
+            # Without a KB an IRI matches only the IRI of the same normal form and never a
+            # literal: the IRIs are a set intersection, only the literals need the matching.
+            iris = {it.key for it in g if it.iri is not None}
+            correct_keys = {it.key for it in s if it.iri is not None and it.key in iris}
+            literals_g = [it for it in g if it.iri is None]
+            literals_s = [it for it in s if it.iri is None]
+            if literals_g and literals_s:
+                correct_keys |= self._bipartite(literals_g, literals_s, kb, language)
+        tp = len(correct_keys)
         verdicts: list[Verdict] = []
         seen: set[Key] = set()
         for it in given:
@@ -239,10 +235,23 @@ class FairMatcher:
             given=tuple(it.shown for it in s),
         )
 
+    def _bipartite(self, g: list[_Item], s: list[_Item], kb: KBView, language: str) -> set[Key]:
+        """The keys of the system items in a maximum one-to-one matching."""
+        index: dict[Key, list[int]] = {}
+        for gi, it in enumerate(g):
+            wants = iri_keys(it.iri, kb) if it.iri is not None and kb.same_as_map else {it.key}
+            for k in wants:
+                index.setdefault(k, []).append(gi)
+        edges: list[list[int]] = []
+        for it in s:
+            offers = self._offers(it, kb, language)
+            edges.append(sorted({gi for k in offers for gi in index.get(k, ())}))
+        return {s[si].key for si in max_matching(edges, len(g)).values()}
+
     @staticmethod
     def _offers(it: _Item, kb: KBView, language: str) -> set[Key]:
         if it.iri is not None:
-            offers = iri_keys(it.iri, kb)
+            offers = iri_keys(it.iri, kb) if kb.same_as_map else {it.key}
             if kb.labels_map:
                 for spelling in canonical_iris(it.iri):
                     for label in kb.labels(spelling):
@@ -250,7 +259,7 @@ class FairMatcher:
             return offers
         if it.term is None:  # cannot happen: an item is an IRI or a literal
             return set()
-        offers = _literal_offers(it.term, language)
+        offers = set(_literal_offers(it.term, language))
         for resource in kb.resources(it.term.value.strip(), None):
             offers |= _resource_keys(resource, kb)
         return offers
