@@ -55,18 +55,22 @@ def local(uri: str | None) -> str:
     return uri
 
 
+_INTEGER_TYPES = frozenset(
+    "http://www.w3.org/2001/XMLSchema#" + t
+    for t in ("integer", "nonNegativeInteger", "positiveInteger", "int", "long")
+)
+
+
 def _number(term: Any) -> float | int | None:
-    try:
-        text = term.value
-    except AttributeError:
+    """A numeric literal as int (integer datatypes) or float (anything else numeric)."""
+    text = getattr(term, "value", None)
+    if text is None:
         return None
+    datatype = getattr(getattr(term, "datatype", None), "value", None)
     try:
-        return int(text)
+        return int(text) if datatype in _INTEGER_TYPES else float(text)
     except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return None
+        return None
 
 
 @dataclass(frozen=True, slots=True)

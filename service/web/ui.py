@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, render_template
+from flask import Blueprint, Response, redirect, render_template, url_for
 
 from service import __version__
 from service.web import listings
@@ -39,6 +39,11 @@ def experiments() -> str:
 @bp.get("/systems")
 def systems() -> str:
     return render_template("systems.html", rows=listings.systems())
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    return redirect(url_for("static", filename="favicon.svg"), code=301)
 
 
 @bp.get("/context.jsonld")

@@ -1,0 +1,301 @@
+"""The JSON API on the running server: submission (JSON and multipart; files and web-service
+systems), validation before queueing with the CLI's errors, status, results, listings, the
+OpenAPI document."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from service.paths import DEMO_DIR
+
+QUESTIONS = (DEMO_DIR / "questions.json").read_text()
+STRONG = (DEMO_DIR / "answers-strong.json").read_text()
+PARTIAL = (DEMO_DIR / "answers-partial.json").read_text()
+
+
+def count(server) -> int:
+    return len(server.graph.list_experiments(include_private=True))
+
+
+def test_submit_json_and_read_results(server) -> None:
+    body = {
+        "dataset": {"content": QUESTIONS, "filename": "solar.json"},
+        "systems": [
+            {"name": "json-strong", "answers": {"content": STRONG}},
+            {"name": "json-partial", "answers": PARTIAL},
+        ],
+        "profile": "gerbil",
+        "language": "en",
+        "experimentTypes": ["QA"],
+        "kb": "demo",
+    }
+    response = server.post("api/experiments", json=body)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    assert ticket["uri"] == f"{server.url}experiment/{ticket['id']}"
+    assert response.headers["Location"] == ticket["uri"]
+    assert ticket["ownerLink"] == f"{ticket['uri']}?token={ticket['token']}"
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    by_system = {r["systemLabel"]: r for r in state["results"]}
+    assert set(by_system) == {"json-strong", "json-partial"}
+    strong = by_system["json-strong"]
+    assert strong["profile"] == "gerbil" and strong["experimentType"] == "QA"
+    assert strong["signature"].startswith("gerbil-qa:gerbil|")
+    # gerbil matches sameAs and labels but compares literals as strings ("2.0" != "2", case)
+    assert strong["measures"]["macroF1"] == pytest.approx(12 / 14)
+    assert by_system["json-partial"]["measures"]["macroF1"] < strong["measures"]["macroF1"]
+
+
+def test_submit_catalogue_dataset_by_name(server, data_dir: Path, monkeypatch) -> None:
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the local mirror: never download
+    qald = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    if not qald.is_file():
+        pytest.skip("QALD-9 test not in the data mirror")
+    answers = {"questions": json.loads(qald.read_text())["questions"][:5]}
+    response = server.post(
+        "api/experiments",
+        json={
+            "dataset": "qald-9-test-multilingual",
+            "profile": "exact",
+            "systems": [{"name": "gold-five", "answers": json.dumps(answers)}],
+        },
+    )
+    if response.status_code == 404:
+        pytest.skip(response.json()["error"])
+    assert response.status_code == 202, response.text
+    state = server.wait_finished(response.json()["id"], response.json()["token"])
+    qa = next(r for r in state["results"] if r["experimentType"] == "QA")
+    assert qa["dataset"] == f"{server.url}dataset/qald-9-test-multilingual"
+    assert 0 < qa["measures"]["macroF1"] < 0.1  # 5 of 150 questions answered (by the gold)
+
+
+def test_multipart_with_a_web_service_system(server, monkeypatch) -> None:
+    import waitress
+
+    from service.formats import read
+    from service.kb.open import open_kb
+    from service.systems.reference import build_system
+    from service.systems.server import make_app
+    from tests.web.conftest import free_port
+
+    monkeypatch.setenv("GERBIL_QA_ALLOW_NETWORKS", "127.0.0.1/32")
+    kb = open_kb([str(DEMO_DIR / "kb.ttl")])
+    system = build_system("gold-sparql", kb=kb, dataset=read(DEMO_DIR / "questions.json"))
+    port = free_port()
+    qa = waitress.create_server(make_app(system), host="127.0.0.1", port=port)
+    thread = threading.Thread(target=qa.run, daemon=True)
+    thread.start()
+    try:
+        response = server.post(
+            "api/experiments",
+            files=[
+                ("dataset_file", ("questions.json", QUESTIONS.encode())),
+                ("answers", ("partial.json", PARTIAL.encode())),
+            ],
+            data={
+                "webservice": f"gold=http://127.0.0.1:{port}/",
+                "profile": "fair",
+                "kb": "demo",
+                "experiment_type": "QA",
+            },
+        )
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        state = server.wait_finished(ticket["id"], ticket["token"])
+    finally:
+        qa.close()
+    by_system = {r["systemLabel"]: r for r in state["results"]}
+    assert by_system["gold"]["measures"]["macroF1"] == 1.0  # the gold SPARQL on the same KB
+    assert by_system["partial"]["measures"]["macroF1"] < 1.0
+    turtle = server.get(
+        f"experiment/{ticket['id']}.ttl", headers={"Authorization": f"Bearer {ticket['token']}"}
+    ).text
+    assert f"http://127.0.0.1:{port}/" in turtle  # the service's endpoint is recorded
+
+
+def _cli_errors(tmp_path: Path, name: str, data: bytes) -> list[str]:
+    (tmp_path / name).write_bytes(data)
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "validate", name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    return [
+        line.removeprefix("gerbil-qa: ")
+        for line in done.stderr.splitlines() + done.stdout.splitlines()
+        if ": error: " in line
+    ]
+
+
+def test_a_bad_answer_file_gets_the_cli_errors_and_nothing_is_queued(server, tmp_path) -> None:
+    broken = STRONG.replace('"type": "uri"', '"type": 5', 1).encode()
+    before = count(server)
+    response = server.post(
+        "api/experiments",
+        files=[
+            ("dataset_file", ("questions.json", QUESTIONS.encode())),
+            ("answers", ("broken.json", broken)),
+        ],
+    )
+    assert response.status_code == 400
+    error = response.json()
+    assert error["problems"], error
+    first = error["problems"][0]
+    assert first["file"] == "broken.json" and first["line"] and first["column"]
+    assert [p["text"] for p in error["problems"] if p["severity"] == "error"] == _cli_errors(
+        tmp_path, "broken.json", broken
+    )
+    assert count(server) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"dataset": "no-such-dataset", "systems": [{"answers": "{}"}]}, 404, "no-such-dataset"),
+        ({"systems": [{"answers": STRONG}]}, 400, "no dataset"),
+        ({"dataset": {"content": QUESTIONS}, "systems": []}, 400, "no systems"),
+        (
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"answers": STRONG}],
+                "profile": "nope",
+            },
+            400,
+            "known profiles",
+        ),
+        (
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"answers": STRONG}],
+                "language": "english!",
+            },
+            400,
+            "ISO 639",
+        ),
+        (
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"answers": STRONG}],
+                "experimentTypes": ["QB"],
+            },
+            400,
+            "experiment type",
+        ),
+        (
+            {"dataset": {"content": QUESTIONS}, "systems": [{"answers": STRONG}], "kb": "x"},
+            400,
+            "knowledge base",
+        ),
+        (
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"name": "a", "answers": STRONG}, {"name": "a", "answers": PARTIAL}],
+            },
+            400,
+            "distinct",
+        ),
+        (
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"name": "meta", "url": "http://169.254.169.254/latest"}],
+            },
+            403,
+            "refus",
+        ),
+        (
+            {"dataset": {"content": QUESTIONS}, "systems": [{"name": "ftp", "url": "ftp://x/"}]},
+            403,
+            "URL",
+        ),
+        (
+            {
+                "dataset": {"content": '{"questions": [{"id": 1}]}'},
+                "systems": [{"answers": STRONG}],
+            },
+            400,
+            "gold answers",
+        ),
+    ],
+)
+def test_invalid_submissions_are_refused_before_queueing(server, body, status, words) -> None:
+    before = count(server)
+    response = server.post("api/experiments", json=body)
+    assert response.status_code == status, response.text
+    assert words in response.json()["error"]
+    assert count(server) == before
+
+
+def test_unsupported_body(server) -> None:
+    response = server.post("api/experiments", data=b"x", headers={"Content-Type": "text/plain"})
+    assert response.status_code == 400
+
+
+def test_status_of_unknown_experiment(server) -> None:
+    assert server.get("api/experiments/209901019999").status_code == 404
+    assert server.get("api/experiments/nope").status_code == 404
+
+
+def test_publish_before_finished_is_a_conflict(server) -> None:
+    ticket = server.graph.create_experiment(job="{}")
+    response = server.post(
+        f"api/experiments/{ticket.id}/publish", headers={"Authorization": f"Bearer {ticket.token}"}
+    )
+    assert response.status_code == 409
+    assert "queued" in response.json()["error"]
+
+
+def test_listings_and_profiles(server) -> None:
+    datasets = server.get("api/datasets").json()["datasets"]
+    assert any(d["name"].startswith("qald-9") for d in datasets)
+    profiles = server.get("api/profiles").json()
+    assert {p["name"] for p in profiles["profiles"]} >= {"fair", "gerbil", "qald6", "exact"}
+    assert "demo" in profiles["knowledgeBases"]
+    systems = server.get("api/systems").json()["systems"]
+    assert any(s["label"] == "demo-strong" for s in systems)
+    experiments = server.get("api/experiments").json()["experiments"]
+    assert any(e["id"] == server.demo_id for e in experiments)
+
+
+def test_openapi_document(server) -> None:
+    response = server.get("api/openapi.json")
+    assert response.status_code == 200
+    doc = response.json()
+    assert doc["openapi"].startswith("3.")
+    assert doc["servers"][0]["url"] == server.url.rstrip("/")
+    paths = doc["paths"]
+    for path, method in [
+        ("/api/experiments", "post"),
+        ("/api/experiments", "get"),
+        ("/api/experiments/{id}", "get"),
+        ("/api/experiments/{id}/publish", "post"),
+        ("/api/experiments/{id}/papers", "post"),
+        ("/api/datasets", "get"),
+        ("/api/systems", "get"),
+    ]:
+        assert method in paths[path], (path, method)
+    # every $ref resolves
+    refs = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                refs.add(node["$ref"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+    for ref in refs:
+        target = doc
+        for part in ref.removeprefix("#/").split("/"):
+            target = target[part]
+    assert server.get("api", headers={"Accept": "text/html"}).status_code == 200

@@ -1,0 +1,163 @@
+"""``gerbil-qa serve`` and ``gerbil-qa publish`` as real processes (what ``make run`` does)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from tests.web.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_")}
+    env["GERBIL_QA_SPARQL_WORKERS"] = "1"
+    return env
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.add(int(entry.name))
+    return out
+
+
+def _start(store: Path, port: int) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", "--store", str(store), "--port", str(port)],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=1)
+            return process
+        except requests.ConnectionError:
+            if process.poll() is not None:
+                raise AssertionError(process.stdout.read() if process.stdout else "") from None
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError("gerbil-qa serve did not start")
+
+
+def _stop(process: subprocess.Popen) -> str:
+    children = _children(process.pid)
+    process.send_signal(signal.SIGTERM)
+    output, _ = process.communicate(timeout=20)
+    assert process.returncode == 0, output
+    deadline = time.monotonic() + 10  # SPARQL workers and multiprocessing's resource tracker
+    while [c for c in children if Path(f"/proc/{c}").exists()] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [c for c in children if Path(f"/proc/{c}").exists()], "workers outlived serve"
+    return output
+
+
+def test_serve_starts_with_a_published_demo_and_restarts(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    process = _start(store, port)
+    try:
+        experiments = requests.get(url + "api/experiments", timeout=10).json()["experiments"]
+        assert len(experiments) == 1
+        demo = experiments[0]
+        assert demo["uri"] == f"http://localhost:{port}/experiment/{demo['id']}"  # default base
+        turtle = requests.get(
+            f"{url}experiment/{demo['id']}", headers={"Accept": "text/turtle"}, timeout=10
+        )
+        assert turtle.status_code == 200 and "gqa:Experiment" in turtle.text
+        ask = requests.get(
+            url + "sparql",
+            params={"query": "ASK { ?t a <http://w3id.org/gerbil/qa/vocab#Task> }"},
+            headers={"Accept": "application/sparql-results+json"},
+            timeout=10,
+        )
+        assert ask.json()["boolean"] is True
+        catalog = requests.get(url + "api/datasets", timeout=10).json()["datasets"]
+        assert len(catalog) >= 20  # the built-in catalogue
+    finally:
+        output = _stop(process)
+    assert "serving" in output.lower()
+    assert not (store / ".public-snapshots").exists()  # cleaned up at exit
+
+    process = _start(store, port)  # a restart keeps the store and does not recompute the demo
+    try:
+        again = requests.get(url + "api/experiments", timeout=10).json()["experiments"]
+        assert [e["id"] for e in again] == [demo["id"]]
+    finally:
+        _stop(process)
+
+
+def test_publish_from_the_command_line(tmp_path: Path) -> None:
+    from service import formats
+    from service.graph.store import GraphStore
+    from service.paths import DEMO_DIR
+    from service.web.config import WebConfig
+    from service.web.runner import ExperimentJob, ExperimentRunner, SystemSpec
+
+    store = tmp_path / "store"
+    base = "http://example.org/gqa/"
+    with GraphStore(store, base=base) as graph:
+        ticket = graph.create_experiment(job="{}")
+        runner = ExperimentRunner(graph, workers=1)
+        job = ExperimentJob(
+            experiment_id=ticket.id,
+            experiment_uri=ticket.uri,
+            dataset=formats.read(DEMO_DIR / "questions.json"),
+            dataset_name="solar",
+            systems=(
+                SystemSpec("cli-system", answers=formats.read(DEMO_DIR / "answers-partial.json")),
+            ),
+            profile="exact",
+            catalogued=False,
+        )
+        import threading
+
+        runner.execute(job, threading.Event())
+        runner.close()
+        assert not graph.is_public(ticket.id)
+    assert WebConfig().base != base  # publish finds the store's own base without --base
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "publish", "--store", str(store), ticket.id],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"published {ticket.id}: {base}experiment/{ticket.id}" in done.stdout
+    with GraphStore(store, base=base, catalog=False) as graph:
+        assert graph.is_public(ticket.id)
+    unknown = subprocess.run(
+        [sys.executable, "-m", "service", "publish", "--store", str(store), "209901019999"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert unknown.returncode == 1 and "209901019999" in unknown.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "service", "publish", "--store", str(tmp_path / "none"), "x"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 1
