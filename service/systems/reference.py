@@ -116,6 +116,19 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(normalise_text(text)))
 
 
+def _stem(word: str) -> str:
+    """A crude stem, enough to meet "discovered" and "discoverer", "moons" and "moon"."""
+    for suffix in ("ing", "ers", "er", "ed", "es", "s", "y"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    return word[:6]
+
+
+def _content(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(_stem(w) for w in words if w not in _STOPWORDS)
+
+
 def _local_name(iri: str) -> str:
     tail = re.split(r"[/#]", iri.rstrip("/#"))[-1]
     return _CAMEL.sub(" ", tail).replace("_", " ")
@@ -172,7 +185,7 @@ class BaselineSystem:
                     index.entities.setdefault(words, set()).add(iri)
         for iri, words in property_words.items():
             words.update(_tokens(_local_name(iri)))
-            content = frozenset(words - _STOPWORDS)
+            content = _content(words)
             if content:
                 index.properties.append(_Property(iri, content))
         index.properties.sort(key=lambda p: p.iri)
@@ -188,7 +201,7 @@ class BaselineSystem:
         return set(), words
 
     def _property(self, words: Iterable[str]) -> _Property | None:
-        content = {w for w in words if w not in _STOPWORDS}
+        content = _content(words)
         best, best_score = None, 0.0
         for prop in self._index.properties:
             overlap = len(content & prop.words)
