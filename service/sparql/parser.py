@@ -241,7 +241,9 @@ class Parser:
         else:
             raise self._expected("SELECT, ASK, CONSTRUCT, DESCRIBE, PREFIX or BASE")
         if self.kinds[self.i] != "EOF":
-            raise self._expected("end of query")
+            raise self._expected(
+                "GROUP BY, HAVING, ORDER BY, LIMIT, OFFSET, VALUES or the end of the query"
+            )
         projection: tuple[str, ...] = ()
         if form == "SELECT" or (form == "DESCRIBE" and select.star):
             projection = self._projection(select)
