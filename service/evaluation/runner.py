@@ -109,13 +109,15 @@ class _Queries:
 
 
 def _has_text(question: Question, language: str) -> bool:
-    """A question is asked in ``language`` when it has a string or keywords in it. A question
-    with no texts at all (TSV ``expected.tsv``) is never skipped."""
+    """A question is asked in ``language`` when it has a string or keywords in it, or in no
+    stated language (``""``: a TSV file read without one). A question with no texts at all
+    (TSV ``expected.tsv`` alone) is never skipped."""
     if not question.texts:
         return True
     return any(
-        (t.string and t.string.strip()) or (t.keywords and t.keywords.strip())
-        for t in question.texts_in(language)
+        t.language in (language, "")
+        and ((t.string and t.string.strip()) or (t.keywords and t.keywords.strip()))
+        for t in question.texts
     )
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from service.cli import main
 from service.errors import BadRequest
 from service.evaluation import evaluate, get_profile
 from service.evaluation.matchers.poleval import extract_number, line_credit, roman_value
@@ -95,3 +99,24 @@ def test_line_counts_must_match() -> None:
 def test_poleval_scores_qa_only() -> None:
     assert get_profile("poleval").experiment_types == (ExperimentType.QA,)
     assert get_profile("poleval").default_language == "pl"
+
+
+def test_poleval_dev_through_the_cli(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The real PolEval 2021 dev-0 gold (expected.tsv with in.tsv beside it) and two out.tsv."""
+    expected = data_dir / "poleval2021" / "dev-0" / "expected.tsv"
+    lines = expected.read_text(encoding="utf-8").splitlines()
+    perfect = tmp_path / "out.tsv"
+    perfect.write_text("\n".join(line.split("\t")[-1] for line in lines) + "\n", encoding="utf-8")
+    half = tmp_path / "out-half.tsv"
+    half.write_text(
+        "\n".join(line.split("\t")[0] if i % 2 else "zzzzzzzzzzzz" for i, line in enumerate(lines))
+        + "\n",
+        encoding="utf-8",
+    )
+    args = ["evaluate", "--dataset", str(expected), "--profile", "poleval", "--output", "json"]
+    assert main([*args, "--answers", str(perfect), "--answers", str(half)]) == 0
+    first, second = (json.loads(x) for x in capsys.readouterr().out.splitlines())
+    assert first["language"] == "pl" and first["results"]["QA"]["questions"] == len(lines)
+    assert first["results"]["QA"]["accuracy"] == 1.0
+    # odd lines carry a gold alternative (credit 1), even lines a nonsense answer (credit 0)
+    assert second["results"]["QA"]["accuracy"] == (len(lines) // 2) / len(lines)
