@@ -1,0 +1,139 @@
+"""The durable runner inside the web service: an experiment submitted through the JSON API with a
+QA web service runs in the service's worker pool, reports progress, archives the answers it
+got as an entity of the experiment, can be cancelled through the API and then resumed.
+
+The app is built by the web layer's ``create_app``; its runner is replaced by
+:class:`DurableRunner` here, which is the one-line hook the web layer is asked to adopt.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.kb.local import LocalKB
+from service.paths import DEMO_DIR
+from service.systems.reference import BaselineSystem
+from service.systems.runner import DurableRunner
+from service.systems.safety import NetworkPolicy
+from service.systems.server import ServedSystem, make_app
+
+LOCAL = NetworkPolicy.allowing("127.0.0.1/32")
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[str]:
+    kb = LocalKB([DEMO_DIR / "kb.ttl"])
+    with ServedSystem(make_app(BaselineSystem(kb), delay=0.05)) as system:
+        yield system.url
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from service.web import close_app, create_app
+    from service.web.state import EXTENSION
+
+    monkeypatch.setenv("GERBIL_QA_ALLOW_NETWORKS", "127.0.0.1/32")  # submission URL check
+    app = create_app({"store": tmp_path / "store", "sparql_workers": 1, "demo": False})
+    state = app.extensions[EXTENSION]
+    state.runner.close()
+    state.runner = DurableRunner(state.graph, workers=1, on_change=state.changed, policy=LOCAL)
+    yield app
+    close_app(app)
+
+
+def _submit(client: Any, url: str) -> tuple[str, str]:
+    body = {
+        "dataset": {
+            "filename": "questions.json",
+            "content": (DEMO_DIR / "questions.json").read_text(encoding="utf-8"),
+        },
+        "systems": [{"name": "baseline", "url": url}],
+        "profile": "fair",
+        "kb": "demo",
+    }
+    response = client.post("/api/experiments", json=body)
+    assert response.status_code in (200, 201, 202), response.get_data(as_text=True)
+    data = response.get_json()
+    return data["id"], data["token"]
+
+
+def _status(client: Any, eid: str, token: str) -> dict[str, Any]:
+    response = client.get(f"/api/experiments/{eid}", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def _wait(client: Any, eid: str, token: str, *statuses: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status = _status(client, eid, token)
+        if status["status"] in statuses:
+            return status
+        time.sleep(0.05)
+    raise AssertionError(f"experiment {eid} never reached {statuses}: {status}")
+
+
+def test_api_experiment_with_a_web_service_runs_durably(app: Any, served: str) -> None:
+    from service.web.state import EXTENSION
+
+    client = app.test_client()
+    eid, token = _submit(client, served)
+    seen_progress = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status = _status(client, eid, token)
+        if status["progress"]:
+            seen_progress.add(status["progress"])
+        if status["status"] == "finished":
+            break
+        time.sleep(0.02)
+    assert status["status"] == "finished", status
+    assert any("questions" in p for p in seen_progress), seen_progress  # questions done, live
+    qa = [r for r in status["results"] if r["experimentType"].endswith("QA")]
+    assert qa and 0 < qa[0]["measures"]["macroF1"] < 1  # the baseline: some right, some wrong
+    graph = app.extensions[EXTENSION].graph
+    rows = graph.private.query(
+        "SELECT ?title ?sha WHERE { GRAPH ?g { ?f <http://w3id.org/gerbil/qa/vocab#fileRole> "
+        '"answers" ; <http://purl.org/dc/terms/title> ?title ; '
+        "<http://w3id.org/gerbil/qa/vocab#sha256> ?sha } }"
+    )
+    found = [(r["title"].value, r["sha"].value) for r in rows]
+    archive = Path(graph.path) / "answers" / eid / "1-baseline.json"
+    assert found == [("1-baseline.json", _sha256(archive))]
+    assert len(json.loads(archive.read_text(encoding="utf-8"))["questions"]) == 14
+    assert not (Path(graph.path) / "jobs" / eid).exists()
+
+
+def test_api_cancel_then_resume(app: Any, served: str) -> None:
+    from service.web.state import EXTENSION
+
+    client = app.test_client()
+    runner: DurableRunner = app.extensions[EXTENSION].runner
+    eid, token = _submit(client, served)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not runner.jobs.answers(eid, 0):  # type: ignore[union-attr]
+        time.sleep(0.01)
+    cancelled = client.post(
+        f"/api/experiments/{eid}/cancel", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert cancelled.status_code == 200 and cancelled.get_json()["cancelling"] is True
+    status = _wait(client, eid, token, "cancelled", "finished")
+    assert status["status"] == "cancelled", status
+    assert "resume to continue" in status["message"]
+    done_before = runner.progress(eid)[0].done
+    assert 0 < done_before < 14
+    runner.resume(eid)
+    status = _wait(client, eid, token, "finished", "failed")
+    assert status["status"] == "finished", status
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
