@@ -101,7 +101,9 @@ def test_poleval_scores_qa_only() -> None:
     assert get_profile("poleval").default_language == "pl"
 
 
-def test_poleval_dev_through_the_cli(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_poleval_dev_through_the_cli(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The real PolEval 2021 dev-0 gold (expected.tsv with in.tsv beside it) and two out.tsv."""
     expected = data_dir / "poleval2021" / "dev-0" / "expected.tsv"
     lines = expected.read_text(encoding="utf-8").splitlines()
