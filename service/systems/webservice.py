@@ -131,7 +131,8 @@ def run_web_service(
     """
     service.check()
     previous = dict(done or {})
-    askable = [q for q in dataset.questions if q.text(language) is not None]
+    # Duplicate ids (a real oddity of some files): the first question wins, as in by_id().
+    askable = [q for q in dataset.by_id().values() if q.text(language) is not None]
     todo = [q for q in askable if q.id not in previous]
     total = len(askable)
     answers: dict[str, SystemAnswer] = {q.id: previous[q.id] for q in askable if q.id in previous}

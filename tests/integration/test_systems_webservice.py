@@ -429,3 +429,17 @@ def test_cancel_then_resume_asks_each_question_once(server: tuple[str, Recorder]
     assert second.calls == 20  # resumed answers count as calls made
     assert all(count == 1 for count in recorder.hits.values())
     assert sum(recorder.hits.values()) == 20
+
+
+def test_duplicate_question_ids_are_asked_once(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    dataset = Dataset(
+        "dup",
+        (
+            Question("20", (QuestionText("en", "first"),)),
+            Question("20", (QuestionText("en", "second"),)),
+        ),
+    )
+    result = run_web_service(dataset, _service(base, "/echo"), language="en")
+    assert result.calls == 1 and list(recorder.hits) == [("/echo", "first")]
