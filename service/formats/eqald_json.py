@@ -47,7 +47,16 @@ VARIANT_KEY = "variant"
 EXTENDED_VARIANT = "qald7-extended"
 _FLAGS = ("aggregation", "onlydbo", "hybrid")
 _METADATA_KEYS = ("answertype", *_FLAGS, "answeritemtype")
-_QUESTION_KEYS = ("id", "metadata", "question", "query", "answers", "answertype", *_FLAGS)
+_QUESTION_KEYS = (
+    "id",
+    "metadata",
+    "question",
+    "query",
+    "answers",
+    "confidence",
+    "answertype",
+    *_FLAGS,
+)
 
 
 def sniff(src: Source) -> bool:
@@ -180,7 +189,7 @@ def _read_extended(
     sparql = queries[0][1] if queries else None
     extra += [(f"sparql@{lang}", s) for lang, s in queries[1:] if s != sparql]
     answers, confidence = _answers(item, report, at=at, qid=qid)
-    known = ("id", "answertype", "language", "answers", "metadata")
+    known = ("id", "answertype", "language", "answers", "metadata", "confidence")
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in known]
     if qid is None:
         return None

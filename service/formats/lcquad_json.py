@@ -77,7 +77,7 @@ def write(dataset: Dataset) -> bytes:
     out = []
     for q in dataset.questions:
         entry: dict[str, Any] = {"_id": q.id}
-        text = q.text(LANGUAGE) or next((t.string for t in q.texts if t.string), None)
+        text = _text(q)
         if text is not None:
             entry["corrected_question"] = text
         for key, value in q.extra:
@@ -92,10 +92,16 @@ def write(dataset: Dataset) -> bytes:
     return dumps(out)
 
 
+def _text(q: Question) -> str | None:
+    """The English text (even if empty), else the first text with a string."""
+    english = [t.string for t in q.texts_in(LANGUAGE) if t.string is not None]
+    return english[0] if english else next((t.string for t in q.texts if t.string), None)
+
+
 def losses(dataset: Dataset) -> list[str]:
     found: dict[str, int] = {}
     for q in dataset.questions:
-        kept = q.text(LANGUAGE) or next((t.string for t in q.texts if t.string), None)
+        kept = _text(q)
         dropped = [
             ("gold answers", q.answers is not None),
             ("texts other than the first English one", sum(1 for t in q.texts if t.string) > 1),

@@ -54,13 +54,25 @@ class Node:
     attrib: dict[str, str]
     line: int
     column: int
-    path: str
+    parent: Node | None = None
+    index: int = 1  # among the parent's children of the same tag, from 1
     children: list[Node] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return "".join(self.parts)
+
+    @property
+    def path(self) -> str:
+        """``/dataset/question[3]/answers[1]``; built on demand (deep files would make storing
+        every path quadratic)."""
+        steps = []
+        node: Node | None = self
+        while node is not None:
+            steps.append(f"{node.tag}[{node.index}]" if node.parent else node.tag)
+            node = node.parent
+        return "/" + "/".join(reversed(steps))
 
     def where(self) -> dict[str, Any]:
         return {"line": self.line, "column": self.column, "xml_path": self.path}
@@ -78,17 +90,18 @@ class _Builder:
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         counts = self._counts[-1]
         counts[tag] = counts.get(tag, 0) + 1
-        parent = self.stack[-1].path if self.stack else ""
         expat = self.parser.parser
+        parent = self.stack[-1] if self.stack else None
         node = Node(
             tag,
             dict(attrib),
             expat.CurrentLineNumber,
             expat.CurrentColumnNumber + 1,
-            f"{parent}/{tag}[{counts[tag]}]" if self.stack else f"/{tag}",
+            parent,
+            counts[tag],
         )
-        if self.stack:
-            self.stack[-1].children.append(node)
+        if parent is not None:
+            parent.children.append(node)
         else:
             self.root = node
         self.stack.append(node)
@@ -119,6 +132,16 @@ def parse(src: Source) -> Node:
         root = parser.close()
     except ParseError as err:
         _syntax_error(src, err, builder)
+    except (LookupError, UnicodeError, ValueError) as err:
+        # An encoding expat cannot use (unknown, or multi-byte) from the XML declaration.
+        expat = parser.parser
+        fail(
+            src,
+            f"cannot decode the file: {err}",
+            line=expat.CurrentLineNumber,
+            column=expat.CurrentColumnNumber + 1,
+            expected="UTF-8, UTF-16, ISO-8859-1 or another single-byte encoding",
+        )
     except DefusedXmlException as err:
         expat = parser.parser
         fail(
