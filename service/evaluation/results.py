@@ -66,7 +66,7 @@ class QuestionScore:
     note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "tp": self.tp,
             "fp": self.fp,
             "fn": self.fn,
@@ -74,6 +74,9 @@ class QuestionScore:
             "recall": self.recall,
             "f1": self.f1,
         }
+        if self.status is not QuestionStatus.SCORED:
+            out["status"] = self.status.value
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +113,8 @@ class Evaluation:
             for qs in task.questions:
                 entry = questions.setdefault(qs.question_id, {"id": qs.question_id})
                 entry[etype.value] = qs.to_json()
-                if qs.status is not QuestionStatus.SCORED:
+                # no-gold belongs to one experiment type (it is in that type's entry only)
+                if qs.status not in (QuestionStatus.SCORED, QuestionStatus.NO_GOLD):
                     entry.setdefault("status", qs.status.value)
         out: dict[str, Any] = {
             "dataset": self.dataset,
