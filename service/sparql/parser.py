@@ -517,7 +517,10 @@ class Parser:
         if self.kinds[self.i] != "INTEGER" or self.texts[self.i][0] in "+-":
             raise self._expected("an unsigned integer")
         self.i += 1
-        return int(self.texts[self.i - 1])
+        try:
+            return int(self.texts[self.i - 1])
+        except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits)
+            raise self._error("integer too large", self.i - 1, "a smaller integer") from None
 
     # [20] GroupCondition ::= BuiltInCall | FunctionCall | '(' Expression ( 'AS' Var )? ')' | Var
     def _group_condition(self, select: _Select) -> bool:
