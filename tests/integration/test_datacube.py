@@ -1,0 +1,224 @@
+"""Data Cube integrity constraints and SHACL shapes over real experiments written by the store.
+
+The experiment: QALD-8 train (multilingual) x the six systems of system-outputs/qald8-train,
+scored by the real evaluator (default profile and experiment types), written by
+``GraphStore.record_experiment`` and read back from the store (what it *serves*, after Oxigraph's
+literal normalisation). The IC queries are the Recommendation's own files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph
+import pytest
+
+from service.graph.checks import (
+    datacube_violations,
+    integrity_constraints,
+    normalised_store,
+    run_constraint,
+    shacl_violations,
+)
+from service.graph.store import GraphStore
+from tests.conftest import DATA, QALD, STANDARDS
+
+DATACUBE = STANDARDS / "datacube"
+SYSTEMS = DATA / "system-outputs" / "qald8-train"
+QALD8_TRAIN = QALD / "8" / "data" / "qald-8-train-multilingual.json"
+
+
+def _manifest() -> list[tuple[str, list[str], str]]:
+    path = DATACUBE / "fixtures" / "MANIFEST.tsv"
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        ic, files, expected = line.split("\t")
+        rows.append((ic, files.split(","), expected))
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("ic", "files", "expected"), _manifest(), ids=lambda x: x if isinstance(x, str) else None
+)
+def test_checker_agrees_with_the_spec_editors_fixtures(
+    standards_dir: Path, ic: str, files: list[str], expected: str
+) -> None:
+    quads = []
+    for name in files:
+        quads += pyoxigraph.parse(
+            path=str(DATACUBE / "fixtures" / name), format=pyoxigraph.RdfFormat.TURTLE
+        )
+    store = normalised_store(quads)
+    [constraint] = [c for c in integrity_constraints() if c.name == ic]
+    assert run_constraint(store, constraint) == (expected == "fail")
+
+
+def test_every_ic_file_is_run(standards_dir: Path) -> None:
+    names = {c.name for c in integrity_constraints()}
+    files = {"-".join(p.name.split("-")[:2]) for p in (DATACUBE / "ic").glob("ic-*.rq")}
+    assert files <= names and "ic-00" in names
+    # IC-17 is the portable variant (the REC text never fires under SPARQL 1.1 algebra).
+    [ic17] = [c for c in integrity_constraints() if c.name == "ic-17"]
+    assert "HAVING (COUNT(?obs2) != ?numMeasures)" in (ic17.query or "")
+
+
+def _evaluations(names: list[str] | None = None, *, types: list[str] | None = None):
+    from service import formats
+    from service.evaluation import evaluate
+    from service.model import system_run
+
+    dataset = formats.read(QALD8_TRAIN)
+    out = []
+    for path in sorted(SYSTEMS.glob("*.json")):
+        name = path.name.split("_")[0]
+        if names is None or name in names:
+            run = system_run(formats.read(path), system=name)
+            out.append(evaluate(dataset, run, profile="fair", experiment_types=types))
+    return dataset, out
+
+
+@pytest.fixture(scope="module")
+def experiment(data_dir: Path, standards_dir: Path):
+    """All six systems in one experiment, the QA task (IC-12 is quadratic in the questions of
+    a data set, so the sub-experiments are covered by ``small`` below)."""
+    dataset, evaluations = _evaluations(types=["QA"])
+    store = GraphStore(None)
+    ticket = store.record_experiment(
+        evaluations, dataset=dataset, dataset_name="qald-8-train-multilingual", catalogued=True
+    )
+    yield store, ticket, evaluations
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def small(data_dir: Path, standards_dir: Path):
+    """One system with the default experiment types (QA and the sub-experiments it has data
+    for), so the experiment has several tasks."""
+    dataset, evaluations = _evaluations(["GANSWER2"])
+    store = GraphStore(None)
+    ticket = store.record_experiment(
+        evaluations, dataset=dataset, dataset_name="qald-8-train-multilingual", catalogued=True
+    )
+    yield store, ticket, evaluations
+    store.close()
+
+
+def test_real_experiment_has_no_ic_violation(experiment) -> None:
+    store, ticket, evaluations = experiment
+    quads = store.experiment_quads(ticket.id)
+    assert len({e.system for e in evaluations}) == 6
+    assert datacube_violations(quads, target=ticket.uri) == []
+
+
+def test_experiment_with_several_tasks_has_no_ic_violation(small) -> None:
+    store, ticket, evaluations = small
+    assert len(evaluations[0].tasks) >= 2
+    assert datacube_violations(store.experiment_quads(ticket.id), target=ticket.uri) == []
+
+
+def test_real_experiment_has_every_task_and_question_observation(experiment) -> None:
+    store, ticket, evaluations = experiment
+    graph = store.uris.experiment_graph(ticket.id)
+    rows = list(
+        store.private.query(
+            f"""PREFIX qb: <http://purl.org/linked-data/cube#>
+            PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+            SELECT (COUNT(DISTINCT ?task) AS ?tasks) (COUNT(DISTINCT ?q) AS ?qs) WHERE {{
+              GRAPH <{graph}> {{ ?task qb:dataSet <{ticket.uri}> .
+                                 ?q gqa:resultOf ?task ; qb:dataSet ?set . }} }}"""
+        )
+    )
+    n_tasks = sum(len(e.tasks) for e in evaluations)
+    n_questions = sum(len(t.questions) for e in evaluations for t in e.tasks.values())
+    assert int(rows[0]["tasks"].value) == n_tasks == 6
+    assert int(rows[0]["qs"].value) == n_questions
+
+
+def _without(quads, subject, predicate):
+    return [q for q in quads if not (q.subject == subject and q.predicate == predicate)]
+
+
+def test_a_broken_cube_is_flagged(small) -> None:
+    store, ticket, _ = small
+    quads = store.experiment_quads(ticket.id)
+    task1 = pyoxigraph.NamedNode(store.uris.task(ticket.id, 1))
+    f1 = pyoxigraph.NamedNode("http://w3id.org/gerbil/vocab#microF1")
+    annotator = pyoxigraph.NamedNode("http://w3id.org/gerbil/vocab#annotator")
+    only = ["ic-11", "ic-14"]
+    assert [v.check for v in datacube_violations(_without(quads, task1, f1), only=only)] == [
+        "IC-14"
+    ]
+    no_dimension = _without(quads, task1, annotator)
+    assert [v.check for v in datacube_violations(no_dimension, only=only)] == ["IC-11"]
+
+
+def test_shapes_pass_on_what_the_store_serves(small) -> None:
+    store, ticket, _ = small
+    served = pyoxigraph.parse(
+        store.export(experiment_id=ticket.id), format=pyoxigraph.RdfFormat.N_QUADS
+    )
+    assert shacl_violations(served, target=ticket.uri) == []
+    for graph in (store.uris.catalog_graph, store.uris.dataset_graph("qald-8-train-multilingual")):
+        quads = store.public.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph))
+        assert shacl_violations(quads, target=graph) == []
+
+
+def test_a_broken_write_breaks_a_shape(small) -> None:
+    store, ticket, _ = small
+    quads = store.experiment_quads(ticket.id)
+    g = pyoxigraph.NamedNode(store.uris.experiment_graph(ticket.id))
+    task1 = pyoxigraph.NamedNode(store.uris.task(ticket.id, 1))
+    f1 = pyoxigraph.NamedNode("http://w3id.org/gerbil/vocab#microF1")
+    annotator = pyoxigraph.NamedNode("http://w3id.org/gerbil/vocab#annotator")
+    # a measure written as a plain string (GERBIL wrote literals where numbers/IRIs belong)
+    broken = [*_without(quads, task1, f1), pyoxigraph.Quad(task1, f1, pyoxigraph.Literal("0.5"), g)]
+    found = shacl_violations(broken)
+    assert found and all("microF1" in str(v) for v in found)
+    # the system as a literal instead of its IRI
+    literal_system = [
+        *_without(quads, task1, annotator),
+        pyoxigraph.Quad(task1, annotator, pyoxigraph.Literal("gAnswer2"), g),
+    ]
+    assert any("annotator" in str(v) for v in shacl_violations(literal_system))
+
+
+MACRO_F1_PER_ANSWER_TYPE = """
+PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
+PREFIX qb: <http://purl.org/linked-data/cube#>
+PREFIX dct: <http://purl.org/dc/terms/>
+SELECT ?system ?answerType (AVG(?f1) AS ?macroF1) (COUNT(?result) AS ?questions) WHERE {
+  ?result gqa:f1 ?f1 ; gqa:question ?question ; gerbil:annotator ?system ;
+          gerbil:experimentType gqa:QA ; qb:dataSet ?set .
+  ?question gqa:answerType ?answerType ; dct:isPartOf <%s> .
+} GROUP BY ?system ?answerType ORDER BY ?system ?answerType
+"""
+
+
+def test_sparql_macro_f1_per_answer_type_for_each_system(experiment) -> None:
+    store, ticket, evaluations = experiment
+    # What anyone sees once the experiment is public: the union of the public graphs.
+    store.publish(ticket.id)
+    dataset_uri = store.uris.dataset("qald-8-train-multilingual")
+    rows = list(store.query_public(MACRO_F1_PER_ANSWER_TYPE % dataset_uri))
+    got = {(r["system"].value, r["answerType"].value): float(r["macroF1"].value) for r in rows}
+    from service import formats
+
+    dataset = formats.read(QALD8_TRAIN).by_id()
+    expected: dict[tuple[str, str], list[float]] = {}
+    for ev in evaluations:
+        for qs in ev.tasks[next(iter(ev.tasks))].questions:
+            at = dataset[qs.question_id].answer_type
+            if qs.f1 is None or at is None:
+                continue
+            key = (store.uris.system(ev.system), f"http://w3id.org/gerbil/qa/vocab#answerType-{at}")
+            expected.setdefault(key, []).append(qs.f1)
+    assert len({s for s, _ in got}) == 6
+    assert len({a for _, a in got}) >= 4  # resource, number, date, boolean… in QALD-8 train
+    assert got.keys() == expected.keys()
+    for key, values in expected.items():
+        assert got[key] == pytest.approx(sum(values) / len(values), abs=1e-12)
