@@ -1,0 +1,337 @@
+"""The store layer: URIs, ids and counters, private until published, dumps, crash safety."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyoxigraph
+import pytest
+
+from service.errors import BadRequest, Conflict, NotFound, ServiceError
+from service.evaluation.profiles import get_profile
+from service.evaluation.results import (
+    Evaluation,
+    ExperimentType,
+    QuestionScore,
+    QuestionStatus,
+    TaskScores,
+)
+from service.graph.results import UploadedFile
+from service.graph.store import GraphStore
+from service.graph.uris import Uris
+from service.model import AnswerSet, Dataset, Question, QuestionText, Term
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _dataset(n: int = 3) -> Dataset:
+    return Dataset(
+        "tiny",
+        tuple(
+            Question(
+                f"q{i}/x" if i == 2 else f"q{i}",
+                texts=(QuestionText("en", f"Question {i}?"), QuestionText("de", f"Frage {i}?")),
+                answertype="resource" if i % 2 else "number",
+                answers=AnswerSet.of([Term.iri(f"http://example.org/a{i}")]),
+            )
+            for i in range(1, n + 1)
+        ),
+    )
+
+
+def _evaluation(dataset: Dataset, *, system: str = "sys", undefined: bool = False) -> Evaluation:
+    scored = [
+        QuestionScore(
+            q.id,
+            tp=1,
+            fp=0,
+            fn=0,
+            precision=1.0,
+            recall=1.0,
+            f1=1.0,
+            given=(f"<http://example.org/a{i}>", '"x"@en'),
+        )
+        for i, q in enumerate(dataset.questions, start=1)
+    ]
+    skipped = QuestionScore("skipped", status=QuestionStatus.NO_TEXT, processed=False)
+    scores = (*scored, skipped)
+    measures = {"microF1": 1.0, "macroF1": 1.0, "questions": len(dataset), "errorCount": 0}
+    measures["macroF1QALD"] = None if undefined else 0.5
+    task = TaskScores(ExperimentType.QA, measures, scores)
+    return Evaluation("tiny", system, get_profile("exact"), "en", {ExperimentType.QA: task})
+
+
+def test_uris_round_trip() -> None:
+    uris = Uris("https://w3id.org/gerbil/qa")
+    assert uris.base == "https://w3id.org/gerbil/qa/"
+    cases = {
+        uris.experiment("202401020003"): ("experiment", {"experiment": "202401020003"}),
+        uris.task("202401020003", 2): ("task", {"experiment": "202401020003", "task": "2"}),
+        uris.question_result("202401020003", 1, "a/b c"): (
+            "question-result",
+            {"experiment": "202401020003", "task": "1", "question": "a/b c"},
+        ),
+        uris.question("qald-9 train", "7"): (
+            "question",
+            {"dataset": "qald-9 train", "question": "7"},
+        ),
+        uris.dataset_version("d", "2018-08-17"): (
+            "dataset-version",
+            {"dataset": "d", "version": "2018-08-17"},
+        ),
+        uris.system("Ask Now/2"): ("system", {"system": "Ask Now/2"}),
+        uris.catalog: ("catalog", {}),
+        uris.sparql: ("sparql", {}),
+        uris.experiment_graph("202401020003"): ("graph-experiment", {"experiment": "202401020003"}),
+        uris.gerbil_experiment("202401020003"): (
+            "gerbil-experiment",
+            {"experiment": "202401020003"},
+        ),
+    }
+    for uri, (kind, keys) in cases.items():
+        found = uris.locate(uri)
+        assert found is not None and (found.kind, found.keys) == (kind, keys), uri
+    assert "%2F" in uris.question_result("202401020003", 1, "a/b c")
+    assert uris.locate(uris.task_questions("202401020003", 1)).fragment == "questions"
+    assert uris.locate("https://example.org/experiment/202401020003") is None
+    assert uris.locate(uris.base + "experiment/12") is None
+    with pytest.raises(ValueError):
+        uris.experiment("2024-01-02")
+
+
+def test_ids_continue_after_restart_and_tokens_are_hashed(tmp_path: Path) -> None:
+    day = datetime(2024, 3, 1, 12, tzinfo=UTC)
+    store = GraphStore(tmp_path / "s", catalog=False)
+    a = store.create_experiment(now=day)
+    b = store.create_experiment(now=day)
+    store.close()
+    store = GraphStore(tmp_path / "s", catalog=False)
+    c = store.create_experiment(now=day)
+    d = store.create_experiment(now=datetime(2024, 3, 2, tzinfo=UTC))
+    assert [a.id, b.id, c.id, d.id] == [
+        "202403010001",
+        "202403010002",
+        "202403010003",
+        "202403020001",
+    ]
+    assert store.check_token(a.id, a.token) and not store.check_token(a.id, b.token)
+    dump = store.export(format="nquads")
+    assert a.token.encode() not in dump  # only the hash is kept
+    store.close()
+
+
+def test_record_is_private_until_published(tmp_path: Path) -> None:
+    dataset = _dataset()
+    store = GraphStore(tmp_path / "s", catalog=False)
+    ticket = store.record_experiment([_evaluation(dataset)], dataset=dataset)
+    status = store.experiment_status(ticket.id)
+    assert (status.status, status.public) == ("finished", False)
+    assert not store.is_public(ticket.id)
+    graph = store.uris.experiment_graph(ticket.id)
+    assert graph not in store.public_graphs()
+    everything = store.query_public(f"ASK {{ <{ticket.uri}> ?p ?o }}")
+    assert not everything
+    assert store.list_experiments() == []
+    assert [s.id for s in store.list_experiments(include_private=True)] == [ticket.id]
+    # The uploaded dataset's questions are private with the experiment.
+    assert not store.query_public("ASK { ?q a <http://w3id.org/gerbil/qa/vocab#Question> }")
+    published = store.publish(ticket.id)
+    assert published.public and published.published_at
+    assert store.is_public(ticket.id) and graph in store.public_graphs()
+    assert store.query_public(f"ASK {{ <{ticket.uri}> <http://purl.org/dc/terms/issued> ?t }}")
+    assert not store.private.contains_named_graph(pyoxigraph.NamedNode(graph))
+    assert [s.id for s in store.list_experiments()] == [ticket.id]
+    store.close()
+
+
+def test_undefined_measures_are_recorded_not_invented(tmp_path: Path) -> None:
+    dataset = _dataset()
+    store = GraphStore(None, catalog=False)
+    ticket = store.record_experiment([_evaluation(dataset, undefined=True)], dataset=dataset)
+    task = store.uris.task(ticket.id, 1)
+    quads = store.experiment_quads(ticket.id)
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    assert not [q for q in quads if q.predicate.value == gqa + "macroF1QALD"]
+    undefined = [
+        q.object.value
+        for q in quads
+        if q.subject.value == task and q.predicate.value == gqa + "undefinedMeasure"
+    ]
+    assert undefined == [gqa + "macroF1QALD"]
+    # the DSD lists only measures every task has; the skipped question is no observation
+    structure = store.uris.experiment_structure(ticket.id)
+    components = {q.object.value for q in quads if q.subject.value == structure}
+    assert (
+        gqa + "component-macroF1QALD" not in components and gqa + "component-macroF1" in components
+    )
+    skipped = store.uris.question_result(ticket.id, 1, "skipped")
+    types = {
+        q.object.value
+        for q in quads
+        if q.subject.value == skipped and q.predicate.value.endswith("#type")
+    }
+    assert "http://purl.org/linked-data/cube#Observation" not in types
+
+
+def test_answers_and_uploads_are_rdf_terms(tmp_path: Path) -> None:
+    dataset = _dataset()
+    store = GraphStore(None, catalog=False)
+    upload = UploadedFile("answers.json", "ab" * 32, 123, "answers", system="sys")
+    ticket = store.record_experiment([_evaluation(dataset)], dataset=dataset, uploads=[upload])
+    rows = list(
+        store.private.query(
+            "PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#> SELECT ?a WHERE { GRAPH ?g { "
+            "?r gqa:givenAnswer ?a } }"
+        )
+    )
+    kinds = {type(r["a"]).__name__ for r in rows}
+    assert kinds == {"NamedNode", "Literal"}
+    assert any(getattr(r["a"], "language", None) == "en" for r in rows)
+    sha = list(
+        store.private.query(
+            "PREFIX spdx: <http://spdx.org/rdf/terms#> SELECT ?v WHERE { GRAPH ?g { "
+            "?f spdx:checksum/spdx:checksumValue ?v } }"
+        )
+    )
+    assert [r["v"].value for r in sha] == ["ab" * 32]
+    assert ticket.id
+
+
+def test_publish_refuses_unfinished_and_unknown(tmp_path: Path) -> None:
+    store = GraphStore(None, catalog=False)
+    ticket = store.create_experiment(job='{"dataset": "x"}')
+    store.set_status(ticket.id, "running", progress="3/10")
+    st = store.experiment_status(ticket.id)
+    assert (st.status, st.progress, st.job) == ("running", "3/10", '{"dataset": "x"}')
+    with pytest.raises(Conflict):
+        store.publish(ticket.id)
+    with pytest.raises(NotFound):
+        store.experiment_status("209901010001")
+    with pytest.raises(BadRequest):
+        store.set_status(ticket.id, "done")
+    dataset = _dataset()
+    done = store.record_experiment([_evaluation(dataset)], dataset=dataset, ticket=ticket)
+    assert done.id == ticket.id and store.experiment_status(ticket.id).status == "finished"
+    with pytest.raises(Conflict):
+        store.record_experiment([_evaluation(dataset)], dataset=dataset, ticket=ticket)
+
+
+def test_export_import_round_trip(tmp_path: Path) -> None:
+    dataset = _dataset()
+    one = GraphStore(tmp_path / "one", catalog=False)
+    public = one.record_experiment([_evaluation(dataset)], dataset=dataset)
+    private = one.record_experiment([_evaluation(dataset, system="other")], dataset=dataset)
+    one.publish(public.id)
+    dump = one.export(format="trig")
+    turtle = one.export(format="turtle", experiment_id=private.id)
+    with pytest.raises(BadRequest):
+        one.export(format="turtle")
+    one.close()
+    two = GraphStore(tmp_path / "two", catalog=False)
+    two.import_dump(dump, format="trig")
+    assert two.is_public(public.id) and not two.is_public(private.id)
+    assert two.check_token(private.id, private.token)
+    assert two.export(format="turtle", experiment_id=private.id) == turtle
+    nxt = two.create_experiment()
+    assert nxt.id not in (public.id, private.id)
+    two.close()
+    other_base = GraphStore(tmp_path / "three", base="https://example.org/qa/", catalog=False)
+    with pytest.raises(BadRequest):
+        other_base.import_dump(dump, format="trig")
+
+
+def test_store_refuses_another_base(tmp_path: Path) -> None:
+    GraphStore(tmp_path / "s", catalog=False).close()
+    with pytest.raises(ServiceError):
+        GraphStore(tmp_path / "s", base="https://example.org/", catalog=False)
+
+
+def test_vocabulary_covers_every_measure_profile_and_status() -> None:
+    from service.evaluation.measures import MEASURES
+    from service.evaluation.profiles import PROFILES
+    from service.graph.terms import measure_iri
+    from service.graph.vocabulary import measure_ranges
+
+    store = GraphStore(None, catalog=False)
+    ranges = measure_ranges()
+    for name, info in MEASURES.items():
+        assert ranges.get(measure_iri(name)) == info.datatype, name
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    for profile in PROFILES.values():
+        rows = list(
+            store.query_public(
+                f"SELECT ?v WHERE {{ <{profile.iri}> a <{gqa}Profile> ; "
+                f"<http://www.w3.org/2004/02/skos/core#inScheme> <{gqa}profiles> ; "
+                f"<http://www.w3.org/2002/07/owl#versionInfo> ?v }}"
+            )
+        )
+        assert [r["v"].value for r in rows] == [profile.version], profile.name
+    for status in QuestionStatus:
+        assert store.query_public(f"ASK {{ <{gqa}status-{status.value}> a <{gqa}QuestionStatus> }}")
+    for etype in ExperimentType:
+        assert store.query_public(f"ASK {{ <{gqa}{etype.value}> a <{gqa}ExperimentType> }}")
+    # every term of ours has a label and a comment
+    missing = list(
+        store.query_public(
+            "SELECT ?t WHERE { ?t a ?k . FILTER(STRSTARTS(STR(?t), 'http://w3id.org/gerbil/')) "
+            "FILTER NOT EXISTS { ?t <http://www.w3.org/2000/01/rdf-schema#label> ?l ; "
+            "<http://www.w3.org/2000/01/rdf-schema#comment> ?c } }"
+        )
+    )
+    assert missing == []
+
+
+CRASH_CHILD = r"""
+import sys
+from service.graph.store import GraphStore
+from tests.integration.test_graph_store import _dataset, _evaluation
+store = GraphStore(sys.argv[1], catalog=False)
+dataset = _dataset(400)
+evaluation = _evaluation(dataset)
+print("ready", flush=True)
+while True:
+    store.record_experiment([evaluation], dataset=dataset)
+"""
+
+
+@pytest.mark.slow
+def test_a_killed_writer_leaves_no_partial_experiment(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for delay in (0.35, 0.6, 0.9):
+        child = subprocess.Popen(
+            [sys.executable, "-c", CRASH_CHILD, str(path)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+        )
+        assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        store = GraphStore(path, catalog=False)
+        finished = {s.id for s in store.list_experiments(include_private=True)}
+        graphs = {
+            g.value.rsplit("/", 1)[1]
+            for g in store.private.named_graphs()
+            if "/graph/experiment/" in g.value
+        }
+        assert graphs == finished  # no graph without its admin record, and vice versa
+        for eid in graphs:
+            n = len(
+                list(
+                    store.private.query(
+                        f"SELECT ?r WHERE {{ GRAPH <{store.uris.experiment_graph(eid)}> {{ "
+                        "?r <http://w3id.org/gerbil/qa/vocab#resultOf> ?t } }"
+                    )
+                )
+            )
+            assert n == 401, eid  # 400 questions + the skipped one: the whole experiment
+        store.close()
+    assert finished  # the child did write complete experiments before being killed
