@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import unquote
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
@@ -19,6 +20,7 @@ _DIGITS = re.compile(r"[0-9]+")
 Qald6Item = tuple[str, object]
 
 
+@lru_cache(maxsize=1 << 16)
 def qald6_normalise(value: str) -> str:
     """QALD-6 evaluation.rb ``normalize``: all digits gets ``.0``; else strip, percent-decode.
 
@@ -37,8 +39,11 @@ def qald6_items(answers: AnswerSet) -> list[Qald6Item]:
         return [("boolean", answers.boolean)]
     items: list[Qald6Item] = []
     for row in answers.row_values():
-        counts = Counter(qald6_normalise(t.value) for t in row)
-        items.append(("row", tuple(sorted(counts.items()))))
+        if len(row) == 1:  # the common case, without building a Counter
+            items.append(("row", ((qald6_normalise(row[0].value), 1),)))
+        else:
+            counts = Counter(qald6_normalise(t.value) for t in row)
+            items.append(("row", tuple(sorted(counts.items()))))
     return items
 
 
