@@ -9,7 +9,8 @@ lookup is a dictionary access, so one batched call costs one "round trip" whatev
   insensitive, as ``"x"@en`` in SPARQL); without one it matches the lexical form in any language.
   ``labels_for_resources(language=…)`` keeps labels whose tag matches as SPARQL ``langMatches``.
 * rdf:type objects (IRIs) per subject.
-* ``select`` runs SPARQL on an in-memory Oxigraph store holding the same triples.
+* ``select`` runs SPARQL on an in-memory Oxigraph store holding the same triples (the default
+  graph is the union of all graphs, as in :mod:`service.kb.local`).
 
 The same semantics as the SPARQL KBs of :mod:`service.kb.batched`, without the queries.
 pyoxigraph is imported when a file is loaded, never at module import.
@@ -186,7 +187,7 @@ class MemoryKB:
 
         self._round_trips += 1
         try:
-            result: Any = self.store.query(sparql)
+            result: Any = self.store.query(sparql, use_default_graph_as_union=True)
         except SyntaxError as err:
             raise BadRequest(f"SPARQL syntax error: {err}") from err
         if isinstance(result, pyoxigraph.QueryBoolean):
