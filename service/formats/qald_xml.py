@@ -132,16 +132,6 @@ def parse(src: Source) -> Node:
         root = parser.close()
     except ParseError as err:
         _syntax_error(src, err, builder)
-    except (LookupError, UnicodeError, ValueError) as err:
-        # An encoding expat cannot use (unknown, or multi-byte) from the XML declaration.
-        expat = parser.parser
-        fail(
-            src,
-            f"cannot decode the file: {err}",
-            line=expat.CurrentLineNumber,
-            column=expat.CurrentColumnNumber + 1,
-            expected="UTF-8, UTF-16, ISO-8859-1 or another single-byte encoding",
-        )
     except DefusedXmlException as err:
         expat = parser.parser
         fail(
@@ -150,6 +140,18 @@ def parse(src: Source) -> Node:
             line=expat.CurrentLineNumber,
             column=expat.CurrentColumnNumber + 1,
             expected="XML without DTD, entity declarations or external references",
+        )
+    except (LookupError, UnicodeError, ValueError) as err:
+        # An encoding expat cannot use (unknown, or multi-byte) from the XML declaration.
+        if not isinstance(err, LookupError | UnicodeError) and "encoding" not in str(err):
+            raise
+        expat = parser.parser
+        fail(
+            src,
+            f"cannot decode the file: {err}",
+            line=expat.CurrentLineNumber,
+            column=expat.CurrentColumnNumber + 1,
+            expected="UTF-8, UTF-16, ISO-8859-1 or another single-byte encoding",
         )
     if root is None:
         fail(src, "no root element", expected="<dataset>")

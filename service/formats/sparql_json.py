@@ -8,6 +8,7 @@ literal, bindings of variables missing from ``head.vars``. Values are kept exact
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from service.formats.base import Report, Step
@@ -22,17 +23,12 @@ TERM_TYPES = {
 }
 
 
+_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s<>\"{}|\\^`]+")
+
+
 def looks_like_iri(value: str) -> bool:
-    """``scheme:rest`` with an RFC 3986 scheme: what an absolute IRI starts with."""
-    scheme, sep, rest = value.partition(":")
-    return bool(
-        sep
-        and rest
-        and scheme[:1].isascii()
-        and scheme[:1].isalpha()
-        and all(c.isascii() and (c.isalnum() or c in "+-.") for c in scheme)
-        and not any(c in value for c in ' <>"{}|\\^`')
-    )
+    """``scheme:rest`` with an RFC 3986 scheme and no character an IRI cannot hold."""
+    return _IRI.fullmatch(value) is not None
 
 
 def read_results(
