@@ -27,15 +27,14 @@ Definitions (seed 004; every choice the paper leaves open is stated here):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from math import sqrt
+from typing import NamedTuple
 
 from service.evaluation.matchers.base import Verdict
 from service.evaluation.results import Measure
 
 
-@dataclass(frozen=True, slots=True)
-class Ranked:
+class Ranked(NamedTuple):
     """One question as the confidence measures see it."""
 
     confidence: float | None

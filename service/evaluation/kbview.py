@@ -14,15 +14,15 @@ So the number of KB calls is at most three, whatever the number of questions and
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from service.kb import KnowledgeBase, LabelKey
 
 _EMPTY: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class KBRequests:
+class KBRequests(NamedTuple):
     """What one question (or a whole experiment, merged) needs from the KB."""
 
     same_as: frozenset[str] = _EMPTY
@@ -47,13 +47,12 @@ class KBRequests:
 NO_REQUESTS = KBRequests()
 
 
-@dataclass(frozen=True, slots=True)
-class KBView:
+class KBView(NamedTuple):
     """The answers of the KB to the merged requests; without a KB, every IRI is only itself."""
 
-    same_as_map: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    resources_map: Mapping[LabelKey, frozenset[str]] = field(default_factory=dict)
-    labels_map: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    same_as_map: Mapping[str, frozenset[str]] = MappingProxyType({})
+    resources_map: Mapping[LabelKey, frozenset[str]] = MappingProxyType({})
+    labels_map: Mapping[str, frozenset[str]] = MappingProxyType({})
 
     def closure(self, iri: str) -> frozenset[str]:
         """The owl:sameAs closure of ``iri``, itself included."""
@@ -88,7 +87,11 @@ def resolve(
     for found in resources.values():
         iris |= found
     same: Mapping[str, frozenset[str]] = kb.same_as(sorted(iris)) if iris else {}
-    return KBView(dict(same), dict(resources), dict(labels))
+    return KBView(
+        MappingProxyType(dict(same)),
+        MappingProxyType(dict(resources)),
+        MappingProxyType(dict(labels)),
+    )
 
 
 def _label_order(key: LabelKey) -> tuple[str, str]:

@@ -13,9 +13,8 @@ The order of work is fixed so that a remote KB is asked a bounded number of time
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, Problem
 from service.evaluation.confidence import Ranked, confidence_measures, rank_measures
@@ -58,8 +57,7 @@ _IRI_TYPES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Case:
+class _Case(NamedTuple):
     """One gold question with what the system gave for it."""
 
     question: Question
@@ -199,8 +197,7 @@ def _choose_types(
     return sorted(chosen, key=list(ExperimentType).index)
 
 
-@dataclass(frozen=True, slots=True)
-class _SubInputs:
+class _SubInputs(NamedTuple):
     gold: Markings | None  # None: the gold says nothing for sub-experiments
     system: Markings
     gold_type: str | None

@@ -8,9 +8,8 @@ computed from the per-question records (STYLE §5); undefined values are ``None`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from service.evaluation.matchers.base import Judged
 from service.evaluation.results import Measure
@@ -39,8 +38,7 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
     """One scored question as the aggregation sees it."""
 
     judged: Judged
@@ -80,11 +78,11 @@ class Scoring(Protocol):
     def aggregate(self, rows: Sequence[Row]) -> dict[str, Measure]: ...
 
 
-@dataclass(frozen=True, slots=True)
 class StandardScoring:
     """Micro P/R/F from summed counts with the same rule; macro = means of per-question values."""
 
-    name: str = "standard"
+    __slots__ = ()  # stateless
+    name = "standard"
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         return standard_prf(judged.tp, judged.fp, judged.fn)
@@ -110,7 +108,6 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
-@dataclass(frozen=True, slots=True)
 class Qald6Scoring:
     """QALD-5/6 ``evaluation.rb``.
 
@@ -122,7 +119,8 @@ class Qald6Scoring:
     a zero denominator gives 0.
     """
 
-    name: str = "qald6"
+    __slots__ = ()  # stateless
+    name = "qald6"
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         if not processed:
@@ -160,7 +158,6 @@ def round5(value: float) -> float:
     return float(Decimal(value).quantize(Decimal("0.00001"), rounding=ROUND_HALF_UP))
 
 
-@dataclass(frozen=True, slots=True)
 class LegacyScoring:
     """QALD-1..4 ``Evaluation.py`` (QALD-3 ``Evaluation_Task1.py``, "Jela 5.5").
 
@@ -170,7 +167,8 @@ class LegacyScoring:
     either mean is 0). Micro values (not in the tool) use the standard rule on summed counts.
     """
 
-    name: str = "qald-legacy"
+    __slots__ = ()  # stateless
+    name = "qald-legacy"
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         c, u, g = judged.tp, judged.n_system, judged.n_gold

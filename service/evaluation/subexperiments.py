@@ -23,8 +23,7 @@ in annotations (``dbo:Person``) are expanded for the usual prefixes.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.evaluation.values import is_numeric_type, number_value, string_key
 from service.model import RDF_TYPE, XSD_BOOLEAN, Annotation
@@ -70,8 +69,7 @@ def expand(name: str) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class Markings:
+class Markings(NamedTuple):
     """Everything one side says about one question, each in first-seen order, no repeats."""
 
     resources: tuple[str, ...] = ()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple
 
 from service.model import XSD, XSD_BOOLEAN, Term
 
@@ -90,8 +90,7 @@ def number_value(text: str) -> Decimal | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class DateValue:
+class DateValue(NamedTuple):
     """A date at its granularity: parts is (year,), (year, month), (y, m, d) or (y, m, d, time)."""
 
     parts: tuple[str, ...]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from service.evaluation.kbview import KBRequests, KBView
 from service.model import AnswerSet
@@ -19,8 +18,7 @@ class Verdict(StrEnum):
     WRONG = "wrong"
 
 
-@dataclass(frozen=True, slots=True)
-class Judged:
+class Judged(NamedTuple):
     """One question matched under a profile.
 
     ``tp``/``fp``/``fn`` are the profile's counts; ``n_system``/``n_gold`` the sizes of the sets

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
 from service.evaluation.matchers.base import Judged, distinct, verdicts_by_key
 from service.model import AnswerSet
@@ -14,9 +12,10 @@ def value_strings(answers: AnswerSet) -> list[str]:
     return [t.value for t in answers.values()]
 
 
-@dataclass(frozen=True, slots=True)
 class ExactMatcher:
     """The baseline most tools use: the set of value strings, compared character by character."""
+
+    __slots__ = ()  # stateless: nothing to change
 
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS

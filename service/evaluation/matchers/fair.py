@@ -34,9 +34,9 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from typing import NamedTuple
 
 from service.evaluation.kbview import KBRequests, KBView
 from service.evaluation.matchers.base import Judged, Verdict
@@ -59,8 +59,7 @@ _HTTP = re.compile(r"^https?://\S+$")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S")
 
 
-@dataclass(frozen=True, slots=True)
-class _Item:
+class _Item(NamedTuple):
     key: Key  # the item's identity: ("iri", canonical IRI) or its literal value key
     iri: str | None = None  # the stripped IRI, for KB lookups
     term: Term | None = None  # the literal, when not an IRI
@@ -174,9 +173,10 @@ def _distinct(items: Iterable[_Item]) -> list[_Item]:
     return list(first.values())
 
 
-@dataclass(frozen=True, slots=True)
 class FairMatcher:
     """The fair profile (see the module docstring for every rule)."""
+
+    __slots__ = ()  # stateless: nothing to change
 
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         g = _items(gold, language)

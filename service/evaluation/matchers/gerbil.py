@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from service.evaluation.kbview import KBRequests, KBView
 from service.evaluation.matchers.base import Judged, Verdict, distinct
 from service.evaluation.values import is_absolute_uri, is_url
@@ -60,9 +58,10 @@ def _split_gold(gold: list[str]) -> tuple[list[str], list[str]]:
     return gold, []
 
 
-@dataclass(frozen=True, slots=True)
 class GerbilMatcher:
     """GERBIL QA 0.3 answer matching (see the module docstring for every rule)."""
+
+    __slots__ = ()  # stateless: nothing to change
 
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         g_strings, _ = _split_gold(distinct(_values(gold)))

@@ -20,7 +20,6 @@ the system gave nothing; answer and alternatives are stripped of surrounding whi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
 from service.evaluation.matchers.base import Judged, Verdict
@@ -81,9 +80,10 @@ def line_credit(answer: str, gold: str) -> float:
     return 1.0 if score >= LENIENT_HARDENING_THRESHOLD else 0.0
 
 
-@dataclass(frozen=True, slots=True)
 class PolEvalMatcher:
     """PolEval 2021 quiz QA (see the module docstring)."""
+
+    __slots__ = ()  # stateless: nothing to change
 
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS

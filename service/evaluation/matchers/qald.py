@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote
 
@@ -54,10 +53,11 @@ def _show_qald6(item: Qald6Item) -> str:
     return " ".join(v for v, n in value for _ in range(n))  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True, slots=True)
 class Qald6Matcher:
     """QALD-5/6 ``evaluation.rb``: rows deduplicated (``answers.uniq``) on both sides;
     ``correct`` = number of distinct user rows found among the gold rows."""
+
+    __slots__ = ()  # stateless: nothing to change
 
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
@@ -86,10 +86,11 @@ def legacy_items(answers: AnswerSet) -> list[tuple[str, ...]]:
     return [tuple(t.value.strip() for t in row) for row in answers.row_values()]
 
 
-@dataclass(frozen=True, slots=True)
 class LegacyMatcher:
     """QALD-1..4 ``Evaluation.py``: lists, not sets. ``c`` counts every user item found among the
     gold items, repeats included, so recall can exceed 1 as in the original script."""
+
+    __slots__ = ()  # stateless: nothing to change
 
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
