@@ -78,12 +78,21 @@ def catalog_quads(uris, graph: str) -> list:  # uris: service.graph.uris.Uris
     import pyoxigraph
 
     target = pyoxigraph.NamedNode(graph)
+    names: dict[str, object] = {}
+
+    def skolem(term):  # blank nodes (the checksum nodes) get IRIs under the catalogue document
+        if isinstance(term, pyoxigraph.BlankNode):
+            return names.setdefault(
+                term.value, pyoxigraph.NamedNode(f"{uris.catalog}#node-{len(names) + 1}")
+            )
+        return term
+
     out = []
     for path in catalog_files():
         for q in pyoxigraph.parse(
             path=str(path), format=pyoxigraph.RdfFormat.TURTLE, base_iri=uris.base
         ):
-            out.append(pyoxigraph.Quad(q.subject, q.predicate, q.object, target))
+            out.append(pyoxigraph.Quad(skolem(q.subject), q.predicate, skolem(q.object), target))
     return out
 
 

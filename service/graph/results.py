@@ -25,6 +25,9 @@ from service.graph.vocabulary import measure_ranges
 from service.model import Dataset
 
 TASK_DIMENSIONS = ("system", "dataset", "experimentType", "language", "profile")
+# A question observation's task fixes system, dataset, type, language and profile: its
+# dimensions are the task and the question (joins reach the rest through gqa:resultOf).
+QUESTION_DIMENSIONS = ("resultOf", "question")
 QUESTION_MEASURES = ("tp", "fp", "fn", "precision", "recall", "f1")
 TYPE = iri(RDF + "type")
 
@@ -309,7 +312,7 @@ def _task_triples(g: _Lines, record, uris: Uris, n: int, ev: Evaluation, task, r
         ],
     )
     g.add(qstruct, TYPE, _p(QB, "DataStructureDefinition"))
-    for dim in (*TASK_DIMENSIONS, "question"):
+    for dim in QUESTION_DIMENSIONS:
         g.add(qstruct, _p(QB, "component"), _p(GQA, f"component-{dim}"))
     for name in sorted(common):
         g.add(qstruct, _p(QB, "component"), _p(GQA, f"component-{name}"))
@@ -334,7 +337,7 @@ def _task_triples(g: _Lines, record, uris: Uris, n: int, ev: Evaluation, task, r
             ],
         )
         if measures and common <= set(measures):
-            g.many(r, [(TYPE, _p(QB, "Observation")), (_p(QB, "dataSet"), qset), *dims])
+            g.many(r, [(TYPE, _p(QB, "Observation")), (_p(QB, "dataSet"), qset)])
         for name, value in measures.items():
             g.add(r, iri(t.measure_iri(name)), _measure_value(name, value, ranges))
         for name in QUESTION_MEASURES:

@@ -5,8 +5,10 @@ Two pyoxigraph stores side by side (``DIR/public`` and ``DIR/private``, or both 
 - **public**: the vocabulary (``graph/vocab``), the catalogue (``graph/catalog``), the questions
   and checks of catalogue datasets (``graph/dataset/{name}``) and every *published* experiment
   (``graph/experiment/{id}``). Nothing else is ever written there, so the SPARQL endpoint can
-  query it with the union of its graphs as default graph and nothing private can leak, whatever
-  the query (``GRAPH ?g``, ``FROM NAMED``…).
+  query it and nothing private can leak, whatever the query (``GRAPH ?g``, ``FROM NAMED``…).
+  Its default graph holds the union of its named graphs, kept in step by every write (the same
+  transaction): queries read the default graph directly, as fast as a plain cube, instead of
+  Oxigraph's union-of-graphs view, which deduplicates across graphs at every step.
 - **private**: unpublished experiments (same graph names) and the admin graph (``graph/admin``:
   status, owner-token hash, daily id counter, publication time), which the public never sees.
 
@@ -49,7 +51,7 @@ from service.graph.results import (
 )
 from service.graph.terms import DCT, GQA, RDF, SPDX, XSD, iri, literal
 from service.graph.uris import DEFAULT_BASE, Uris, check_experiment_id
-from service.graph.vocabulary import load_vocabulary_into, vocabulary_bytes
+from service.graph.vocabulary import vocabulary_bytes, vocabulary_triples
 from service.mediatypes import RdfSyntax, rdf_by_name
 from service.model import Dataset
 
@@ -161,7 +163,19 @@ class GraphStore:
 
     def query_public(self, sparql: str):  # -> pyoxigraph query results
         """Run a query over the public view (default graph = union of the public graphs)."""
-        return self.public.query(sparql, use_default_graph_as_union=True)
+        return self.public.query(sparql)
+
+    def _replace_public_graph(self, graph: str, lines: list[str]) -> None:
+        """Replace a public named graph and its share of the default graph, in one update."""
+        self.public.update(
+            f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
+            f"DROP SILENT GRAPH <{graph}> ;\n"
+            + _insert_data({graph: lines})
+            + " ;\nINSERT DATA {\n"
+            + "\n".join(lines)
+            + "\n}"
+        )
 
     def _admin_select(self, body: str) -> list[dict[str, str]]:
         rows = self.private.query(
@@ -190,7 +204,7 @@ class GraphStore:
         ):
             return
         with self._lock:
-            load_vocabulary_into(self.public, graph)
+            self._replace_public_graph(graph, _lines(vocabulary_triples()))
             self._set_content_hash(graph, digest)
 
     def ensure_catalog(self) -> None:
@@ -203,10 +217,7 @@ class GraphStore:
         if self._content_hash(graph) == digest and self.public.contains_named_graph(node):
             return
         with self._lock:
-            quads = catalog_quads(self.uris, graph)
-            if self.public.contains_named_graph(node):
-                self.public.remove_graph(node)
-            self.public.extend(quads)
+            self._replace_public_graph(graph, _lines(catalog_quads(self.uris, graph)))
             self._set_content_hash(graph, digest)
 
     # -- datasets ----------------------------------------------------------------------------
@@ -228,7 +239,7 @@ class GraphStore:
         lines += finding_triples(name, found, self.uris, now or _now())
         graph = self.uris.dataset_graph(name)
         with self._lock:
-            self.public.update(f"DROP SILENT GRAPH <{graph}> ;\n" + _insert_data({graph: lines}))
+            self._replace_public_graph(graph, lines)
         return found
 
     # -- experiments -------------------------------------------------------------------------
@@ -466,7 +477,16 @@ class GraphStore:
                 self._ox.Literal(_iso(when), datatype=self._ox.NamedNode(XSD + "dateTime")),
                 graph,
             )
-            self.public.extend([*quads, issued])
+            default = self._ox.DefaultGraph()
+            copies = [self._ox.Quad(q.subject, q.predicate, q.object, default) for q in quads]
+            self.public.extend(
+                [
+                    *quads,
+                    issued,
+                    *copies,
+                    self._ox.Quad(issued.subject, issued.predicate, issued.object, default),
+                ]
+            )
             self._finish_publication(experiment_id, _iso(when))
             return self.experiment_status(experiment_id)
 
@@ -514,7 +534,9 @@ class GraphStore:
         else:
             if not syntax.quads:
                 raise BadRequest(f"{syntax.label} cannot hold named graphs: export one experiment")
-            quads = [*self.public, *self.private]
+            # the public default graph is a copy of the public named graphs: not dumped
+            named = (q for q in self.public if not isinstance(q.graph_name, self._ox.DefaultGraph))
+            quads = [*named, *self.private]
         if not syntax.quads:
             quads = [self._ox.Triple(q.subject, q.predicate, q.object) for q in quads]
         from service.graph.terms import PREFIXES
@@ -562,8 +584,10 @@ class GraphStore:
                 (public if name[len(exp_prefix) :] in published else private).append(q)
             else:
                 public.append(q)
+        default = self._ox.DefaultGraph()
+        copies = [self._ox.Quad(q.subject, q.predicate, q.object, default) for q in public]
         with self._lock:
-            self.public.extend(public)
+            self.public.extend([*public, *copies])
             self.private.extend(private)
         return len(public) + len(private)
 
@@ -579,6 +603,11 @@ def _syntax(name: str) -> RdfSyntax:
     if syntax is None or syntax.name not in ("nquads", "trig", "turtle", "ntriples"):
         raise BadRequest(f"unknown export format {name!r}; expected nquads, trig or turtle")
     return syntax
+
+
+def _lines(items: Iterable) -> list[str]:
+    """pyoxigraph triples/quads as N-Triples lines (their str() is N-Triples syntax)."""
+    return [f"{t.subject} {t.predicate} {t.object} ." for t in items]
 
 
 def _insert_data(graphs: dict[str, list[str]]) -> str:
