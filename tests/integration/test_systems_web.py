@@ -107,7 +107,12 @@ def test_api_experiment_with_a_web_service_runs_durably(app: Any, served: str) -
     archive = Path(graph.path) / "answers" / eid / "1-baseline.json"
     assert found == [("1-baseline.json", _sha256(archive))]
     assert len(json.loads(archive.read_text(encoding="utf-8"))["questions"]) == 14
-    assert not (Path(graph.path) / "jobs" / eid).exists()
+    # The job state goes once the experiment is recorded (just after "finished" shows).
+    job_dir = Path(graph.path) / "jobs" / eid
+    deadline = time.monotonic() + 10
+    while job_dir.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not job_dir.exists()
 
 
 def test_api_cancel_then_resume(app: Any, served: str) -> None:
