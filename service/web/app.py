@@ -54,8 +54,12 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
         in_use=pool.snapshots_in_use,
         on_refresh=pool.set_snapshot,
     )
-    runner = ExperimentRunner(graph, workers=cfg.runner_workers, on_change=view.refresh)
-    state = Services(config=cfg, graph=graph, view=view, pool=pool, runner=runner)
+    from service.web.cache import DocumentCache
+
+    cache = DocumentCache(max_entries=cfg.page_cache_entries)
+    runner = ExperimentRunner(graph, workers=cfg.runner_workers)
+    state = Services(config=cfg, graph=graph, view=view, pool=pool, runner=runner, cache=cache)
+    runner.on_change = state.changed
     app.extensions[EXTENSION] = state
     view.refresh()
     atexit.register(state.close)

@@ -36,6 +36,7 @@ class WebConfig:
     runner_workers: int = 2  # experiments evaluated at the same time
     admin_token: str | None = None  # grants owner rights on every experiment (operator)
     max_upload_bytes: int = 64 * 1024 * 1024
+    page_cache_entries: int = 1024  # rendered public documents kept in memory (0: off)
     demo: bool = False  # compute and publish the demo experiment at first start
     # Knowledge bases a submission may name: "name=spec[,spec…];name2=url" (RDF files or one
     # SPARQL endpoint URL each). The demo KB is always available as "demo".

@@ -30,7 +30,9 @@ def document_quads(
     follow: Sequence[str] = (),
     reverse: Sequence[str] = (),
 ) -> list[Any]:
-    """The quads of ``uri``'s document in ``store`` (in ``graph`` only, when given)."""
+    """The quads of ``uri``'s document in ``store``: in ``graph`` only, when given, else in
+    every named graph (the public store's default graph is a derived copy of their union, so
+    its quads are left out: each triple is reported in the graph that holds it)."""
     import pyoxigraph as ox
 
     graph_node = ox.NamedNode(graph) if graph is not None else None
@@ -41,6 +43,7 @@ def document_quads(
         todo.extend(
             q.subject
             for q in store.quads_for_pattern(None, ox.NamedNode(predicate), start, graph_node)
+            if not isinstance(q.graph_name, ox.DefaultGraph)
         )
     seen: set[Any] = set()
     out: list[Any] = []
@@ -51,6 +54,8 @@ def document_quads(
             continue
         seen.add(node)
         for quad in store.quads_for_pattern(node, None, None, graph_node):
+            if isinstance(quad.graph_name, ox.DefaultGraph):
+                continue
             out.append(quad)
             obj = quad.object
             # Blank nodes, hash resources and the followed links belong to this document.

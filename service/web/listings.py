@@ -28,8 +28,8 @@ LEADERBOARD_MEASURES = ("macroF1", "macroPrecision", "macroRecall", "microF1", "
 
 
 def _select(query: str) -> list[dict[str, Any]]:
-    store = services().graph.public
-    results = store.query(PREFIXES + query, use_default_graph_as_union=True)
+    # The public store's default graph is the union of the public graphs (graph layer).
+    results = services().graph.query_public(PREFIXES + query)
     names = [v.value for v in results.variables]
     return [{n: row[n] for n in names} for row in results]
 

@@ -33,15 +33,17 @@ _CONTEXT = multiprocessing.get_context("spawn")
 class QueryJob:
     """One query as the endpoint decided to run it.
 
-    ``union_default`` makes the default graph the union of all graphs of the snapshot (which holds
-    public graphs only); ``default_graphs``/``named_graphs`` (protocol parameters) override it.
+    Without protocol dataset parameters the query runs on the snapshot's own dataset: its
+    default graph is the union of the public graphs (the graph layer keeps it so) unless the
+    query names its dataset with ``FROM``/``FROM NAMED``. ``default_graphs``/``named_graphs``
+    are the protocol's ``default-graph-uri``/``named-graph-uri``: when either is given they
+    replace the whole dataset (SPARQL 1.1 Protocol §2.1.4), an absent one meaning empty.
     ``results_format``/``rdf_format`` are pyoxigraph format member names for SELECT/ASK and for
     CONSTRUCT/DESCRIBE; ``None`` means the client accepts no such format (answered with 406).
     """
 
     query: str
     base_iri: str | None = None
-    union_default: bool = True
     default_graphs: tuple[str, ...] | None = None
     named_graphs: tuple[str, ...] | None = None
     results_format: str | None = "JSON"
@@ -89,12 +91,9 @@ def _run_job(store: Any, job: QueryJob) -> QueryOutcome:
     import pyoxigraph as ox
 
     kwargs: dict[str, Any] = {"base_iri": job.base_iri}
-    if job.default_graphs is not None:
-        kwargs["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
-    elif job.union_default:
-        kwargs["use_default_graph_as_union"] = True
-    if job.named_graphs is not None:
-        kwargs["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
+    if job.default_graphs is not None or job.named_graphs is not None:
+        kwargs["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs or ()]
+        kwargs["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs or ()]
     result = store.query(job.query, **kwargs)
     if isinstance(result, ox.QueryTriples):
         kind, fmt_name, fmt = "triples", job.rdf_format, None

@@ -31,14 +31,6 @@ PUBLIC_CACHE = "public, max-age=60"
 PRIVATE_CACHE = "private, no-store"
 
 
-def _rdf_response(quads: Sequence[Any], rep: conneg.Representation) -> Response:
-    if rep.rdf is None:  # pragma: no cover - callers pass RDF representations only
-        raise NotFound(f"no RDF representation {rep.key}")
-    context = services().config.base + CONTEXT_PATH
-    body = serialize(quads, rep.rdf, context_url=context)
-    return Response(body, content_type=f"{rep.media_type}; charset=utf-8")
-
-
 def respond(
     uri: str,
     offered: Sequence[conneg.Representation],
@@ -49,18 +41,46 @@ def respond(
     csv: Callable[[], bytes] | None = None,
     private: bool = False,
 ) -> Response:
-    """The negotiated response for ``uri``: HTML, an RDF syntax or CSV, with the headers."""
+    """The negotiated response for ``uri``: HTML, an RDF syntax or CSV, with the headers.
+
+    Public documents are served from the page cache when they were rendered before (see
+    ``cache.py``); private ones are rendered for each request and never stored.
+    """
+    cache = services().cache
+    key = (uri, rep.key)
+    rendered = None if private else cache.get(key)
+    if rendered is None:
+        rendered = cache.rendered(*_render(uri, rep, quads=quads, html=html, csv=csv))
+        if not private:
+            cache.put(key, rendered)
+    response = Response(rendered.body, content_type=rendered.content_type)
+    if rep is conneg.CSV:
+        response.headers["Content-Disposition"] = f'inline; filename="{pages.local(uri)}.csv"'
+    response.headers["Cache-Control"] = PRIVATE_CACHE if private else PUBLIC_CACHE
+    response.set_etag(rendered.etag)
+    conneg.decorate(response, url=uri, offered=offered, chosen=rep)
+    return response.make_conditional(request)
+
+
+def _render(
+    uri: str,
+    rep: conneg.Representation,
+    *,
+    quads: Callable[[], Sequence[Any]],
+    html: Callable[[], str],
+    csv: Callable[[], bytes] | None,
+) -> tuple[bytes, str]:
     if rep is conneg.HTML:
-        response = Response(html(), content_type="text/html; charset=utf-8")
-    elif rep is conneg.CSV:
+        return html().encode("utf-8"), "text/html; charset=utf-8"
+    if rep is conneg.CSV:
         if csv is None:  # pragma: no cover - CSV is offered only with a table
             raise NotFound("no CSV table for this resource")
-        response = Response(csv(), content_type="text/csv; charset=utf-8")
-        response.headers["Content-Disposition"] = f'inline; filename="{pages.local(uri)}.csv"'
-    else:
-        response = _rdf_response(quads(), rep)
-    response.headers["Cache-Control"] = PRIVATE_CACHE if private else PUBLIC_CACHE
-    return conneg.decorate(response, url=uri, offered=offered, chosen=rep)
+        return csv(), "text/csv; charset=utf-8"
+    if rep.rdf is None:  # pragma: no cover - every other offer is an RDF syntax
+        raise NotFound(f"no representation {rep.key}")
+    context = services().config.base + CONTEXT_PATH
+    body = serialize(quads(), rep.rdf, context_url=context)
+    return body, f"{rep.media_type}; charset=utf-8"
 
 
 def alternates(uri: str, offered: Sequence[conneg.Representation]) -> list[dict[str, str]]:
@@ -104,10 +124,18 @@ def gerbil_experiment() -> Response:
 
 
 def _experiment_store(experiment_id: str, rep: conneg.Representation):
-    """(status, store holding its graph, private?) or a 403 response for a non-owner."""
-    status = require_experiment(experiment_id)
+    """(status or None, store holding its graph or None for a non-owner, private?).
+
+    A published experiment is recognised by its graph in the public store (a cheap lookup);
+    only unpublished ones need the admin record (404 for an id never minted).
+    """
     graph = services().graph
-    if status.public:
+    if not EXPERIMENT_ID.match(experiment_id):
+        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
+    if graph.is_public(experiment_id):
+        return None, graph.public, False
+    status = require_experiment(experiment_id)
+    if status.public:  # published between the two lookups
         return status, graph.public, False
     if not is_owner(experiment_id):
         return status, None, True
@@ -146,7 +174,7 @@ def experiment(name: str) -> Response:
     def quads() -> Sequence[Any]:
         if "q" not in cache:
             found = document_quads(store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT)
-            cache["q"] = found or _status_quads(status)
+            cache["q"] = found or _status_quads(status or require_experiment(experiment_id))
         return cache["q"]
 
     def page() -> pages.ExperimentPage:
@@ -161,7 +189,7 @@ def experiment(name: str) -> Response:
         return render_template(
             "experiment.html",
             page=page(),
-            status=status,
+            status=status or require_experiment(experiment_id),
             private=private,
             publish_check=publish_check(experiment_id, token) if token else "",
             citation=citation_for(experiment_id, uri, base=graph.uris.base),
@@ -186,7 +214,11 @@ def _question_nodes(store: Any, uris: Sequence[str]) -> dict[str, Any]:
 
     quads: list[Any] = []
     for uri in dict.fromkeys(uris):
-        quads.extend(store.quads_for_pattern(ox.NamedNode(uri), None, None, None))
+        quads.extend(
+            q
+            for q in store.quads_for_pattern(ox.NamedNode(uri), None, None, None)
+            if not isinstance(q.graph_name, ox.DefaultGraph)
+        )
     return index(quads)
 
 
@@ -424,12 +456,16 @@ DUMP_OFFERS = conneg.QUADS
 @bp.get("/dump")
 @bp.get("/dump.<ext>")
 def dump(ext: str | None = None) -> Response:
-    """Every public graph, as N-Quads or TriG (the public store holds nothing else)."""
+    """Every public graph, as N-Quads or TriG (the public store holds nothing else; its default
+    graph, a derived copy of the union, is left out)."""
+    import pyoxigraph as ox
+
     graph = services().graph
     rep = conneg.negotiate(request, DUMP_OFFERS, extension=ext, default=conneg.RDF["nquads"])
     if rep.rdf is None:  # pragma: no cover
         raise NotFound("no such dump format")
-    body = serialize(list(graph.public), rep.rdf, context_url="")
+    quads = [q for q in graph.public if not isinstance(q.graph_name, ox.DefaultGraph)]
+    body = serialize(quads, rep.rdf, context_url="")
     response = Response(body, content_type=f"{rep.media_type}; charset=utf-8")
     response.headers["Cache-Control"] = PUBLIC_CACHE
     uri = graph.uris.base + "dump"

@@ -217,7 +217,6 @@ def endpoint() -> Response:
     job = QueryJob(
         query=operation.query,
         base_iri=state.config.sparql_url,
-        union_default=not facts.has_dataset_clause,
         default_graphs=operation.default_graphs or None,
         named_graphs=operation.named_graphs or None,
         results_format=results_format,

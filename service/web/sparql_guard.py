@@ -1,11 +1,10 @@
 """What the public endpoint must know about a query text before running it.
 
-Two facts decide how a query may run: whether it names a dataset itself (``FROM`` /
-``FROM NAMED``: then its own dataset applies instead of the union of public graphs) and whether
-it calls ``SERVICE`` (refused: pyoxigraph would fetch the remote endpoint, and a public service
-must not make requests on a stranger's behalf). A small lexer finds the keywords outside strings,
-IRIs and comments; pyoxigraph parses the query itself. Safety does not rest on this lexer: the
-worker's store holds public graphs only, so a missed ``FROM`` can change an answer, never leak.
+Two facts: the query form (to negotiate the response format before running it) and whether it
+calls ``SERVICE`` (refused: pyoxigraph would fetch the remote endpoint, and a public service must
+not make requests on a stranger's behalf). A small lexer finds the keywords outside strings,
+IRIs and comments; pyoxigraph parses the query itself. It errs on the safe side: any bare word
+``SERVICE`` (the keyword cannot be anything else) refuses the query.
 """
 
 from __future__ import annotations
@@ -38,10 +37,9 @@ QUERY_FORMS = ("SELECT", "CONSTRUCT", "DESCRIBE", "ASK")
 
 @dataclass(frozen=True, slots=True)
 class QueryFacts:
-    """What the lexer saw: the query form (``None`` if unknown), dataset clause, SERVICE."""
+    """What the lexer saw: the query form (``None`` if unknown) and SERVICE."""
 
     form: str | None
-    has_dataset_clause: bool
     uses_service: bool
 
 
@@ -56,13 +54,13 @@ def _decode_codepoints(text: str) -> str:
 
 
 def inspect_query(text: str) -> QueryFacts:
-    """Scan ``text`` for the query form, ``FROM`` and ``SERVICE`` (keywords are case-insensitive).
+    """Scan ``text`` for the query form and ``SERVICE`` (keywords are case-insensitive).
 
     >>> inspect_query('SELECT * FROM <g> { ?s ?p "SERVICE" }')
-    QueryFacts(form='SELECT', has_dataset_clause=True, uses_service=False)
+    QueryFacts(form='SELECT', uses_service=False)
     """
     form: str | None = None
-    dataset = service = False
+    service = False
     for match in _TOKEN.finditer(_decode_codepoints(text)):
         if match.lastgroup != "name":
             continue
@@ -72,8 +70,6 @@ def inspect_query(text: str) -> QueryFacts:
         upper = word.upper()
         if form is None and upper in QUERY_FORMS:
             form = upper
-        elif upper == "FROM":
-            dataset = True
         elif upper == "SERVICE":
             service = True
-    return QueryFacts(form=form, has_dataset_clause=dataset, uses_service=service)
+    return QueryFacts(form=form, uses_service=service)

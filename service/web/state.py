@@ -10,6 +10,7 @@ from flask import current_app
 
 if TYPE_CHECKING:
     from service.graph.store import GraphStore
+    from service.web.cache import DocumentCache
     from service.web.config import WebConfig
     from service.web.public_view import PublicView
     from service.web.query_pool import QueryPool
@@ -27,11 +28,14 @@ class Services:
     view: PublicView
     pool: QueryPool
     runner: ExperimentRunner
+    cache: DocumentCache
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def changed(self) -> None:
-        """Take a new public snapshot so the endpoint sees the write (publication, papers…)."""
+        """After a write: drop cached pages and take a new public snapshot for the endpoint."""
+        self.cache.clear()
         self.view.refresh()
+        self.cache.clear()  # a page rendered during the refresh may predate the write
 
     def close(self) -> None:
         self.runner.close()
