@@ -23,20 +23,49 @@ COMMAND_MODULES: tuple[str, ...] = (
     "service.cli.web",
 )
 
+# Which modules register each top-level command, so a run imports only what it needs
+# (tests/unit/test_cli.py keeps this table equal to what the modules really register).
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "evaluate": ("service.cli.evaluate",),
+    "profiles": ("service.cli.evaluate",),
+    "validate": ("service.cli.formats",),
+    "convert": ("service.cli.formats",),
+    "export": ("service.cli.graph",),
+    "import": ("service.cli.graph",),
+    "check": ("service.cli.graph",),
+    "datasets": ("service.cli.graph",),
+    "dataset": ("service.cli.graph", "service.cli.systems"),
+    "system": ("service.cli.systems",),
+    "resume": ("service.cli.systems",),
+    "cancel": ("service.cli.systems",),
+    "progress": ("service.cli.systems",),
+    "serve": ("service.cli.web",),
+    "publish": ("service.cli.web",),
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def _modules_for(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command modules needed to parse ``argv``: all of them for help or a typo."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    return COMMANDS.get(command or "", COMMAND_MODULES)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser; given ``argv``, only the modules its command needs are imported."""
     parser = argparse.ArgumentParser(
         prog="gerbil-qa", description="Benchmark question answering systems (GERBIL QA)."
     )
     parser.add_argument("--version", action="version", version=f"gerbil-qa {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    modules = COMMAND_MODULES if argv is None else _modules_for(argv)
+    for name in modules:
         importlib.import_module(name).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
     try:
         return int(args.handler(args) or 0)
     except FormatError as err:
