@@ -16,7 +16,7 @@ from __future__ import annotations
 
 _DBPEDIA = "DBpedia's Virtuoso endpoint"
 _WDQS = "the Wikidata Query Service"
-_LINKEDSPENDING = "LinkedSpending's Virtuoso endpoint (QALD-6 data cubes)"
+_LINKEDSPENDING = "LinkedSpending's Virtuoso endpoint, QALD-6 data cubes"
 _QALD = "the QALD datasets' own convention for DBpedia resources"
 
 # prefix -> (namespace IRI, who predeclares it)

@@ -184,3 +184,25 @@ def test_a_standard_query_has_no_leniencies_and_both_dialects_agree() -> None:
 def test_leniencies_are_listed_once() -> None:
     q = parse_query("ASK { dbo:a dbo:b dbo:c . dbo:d dbo:e dbo:f }")
     assert len(q.leniencies) == 1
+
+
+def test_virtuoso_having_without_parentheses_and_arithmetic_projections() -> None:
+    # QALD-6 statisticalQA draft (history/statisticalQA.2016-01-05.xml) q42 and q33
+    q = parse_query(
+        "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
+        "select count(?country) as ?result { select ?country { ?obs ?p ?country ; ?q ?aid } "
+        "group by ?country having sum(xsd:decimal(?aid))>1000000 }"
+    )
+    assert q.projection == ("result",)
+    assert q.aggregates == ("COUNT", "SUM")
+    assert "HAVING condition without enclosing parentheses" in q.leniencies
+    q = parse_query("select ?total/?years/365.242 { ?s ?total ?years }")
+    assert q.projection == ("callret-0",)
+    assert q.leniencies == (
+        "expression projected without 'AS ?var' (Virtuoso names it callret-0): "
+        "?total / ?years / 365.242",
+    )
+    # A standard HAVING and plain variables are untouched.
+    assert parse_query("SELECT ?s ?o { ?s ?p ?o }").leniencies == ()
+    q = parse_query("SELECT ?s { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(?o) > 1) COUNT(?p) < 3")
+    assert q.leniencies == ("HAVING condition without enclosing parentheses",)
