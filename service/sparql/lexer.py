@@ -130,11 +130,21 @@ class Tokens:
         self.offsets: list[int] = []
         self._scan()
 
-    def _scan(self) -> None:
+    def split_less_than(self, index: int) -> None:
+        """Re-read token ``index``, an IRIREF, as the operator ``<`` (or ``<=``) and rescan."""
+        start = self.offsets[index]
+        operator = "<=" if self.text.startswith("<=", start) else "<"
+        del self.kinds[index:], self.texts[index:], self.offsets[index:]
+        self.kinds.append(operator)
+        self.texts.append(operator)
+        self.offsets.append(start)
+        self._scan(start + len(operator))
+
+    def _scan(self, pos: int = 0) -> None:
         text = self.text
         kinds, texts, offsets = self.kinds, self.texts, self.offsets
         keywords = KEYWORDS
-        pos, end = 0, len(text)
+        end = len(text)
         match = _TOKEN.match
         while pos < end:
             m = match(text, pos)
@@ -197,7 +207,9 @@ class Tokens:
         self.kinds += [upper[:k], upper[k:]]
         self.texts += [word[:k], word[k:]]
         self.offsets += [pos, pos + k]
-        self.notes.append(f"keywords written together: {word!r} read as '{word[:k]} {word[k:]}'")
+        note = f"keywords written together: {word!r} read as '{word[:k]} {word[k:]}'"
+        if note not in self.notes:
+            self.notes.append(note)
         return True
 
     def _bad_character(self, pos: int) -> SparqlSyntaxError:

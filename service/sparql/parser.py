@@ -623,15 +623,23 @@ class Parser:
                         )
                 allowed.add(item.name)
             if select.star:
-                for name in select.where:
-                    if name not in allowed:
-                        self._violation(
-                            f"SELECT * in an aggregate query projects ?{name}, which is "
-                            "not grouped (SPARQL 1.1 §11.4)",
-                            select.star_index,
-                            "SELECT * in an aggregate query",
-                        )
-                        break
+                if select.grouped:
+                    self._violation(
+                        "SELECT * is only permitted when the query has no GROUP BY "
+                        "(SPARQL 1.1 §16.1.1)",
+                        select.star_index,
+                        "SELECT * with GROUP BY (the grouped variables are projected)",
+                    )
+                else:
+                    for name in select.where:
+                        if name not in allowed:
+                            self._violation(
+                                f"SELECT * in an aggregate query projects ?{name}, which is "
+                                "not grouped (SPARQL 1.1 §11.4)",
+                                select.star_index,
+                                "SELECT * in an aggregate query",
+                            )
+                            break
                 return tuple(name for name in select.where if name in allowed)
         if select.star:
             return tuple(select.where)
@@ -1134,6 +1142,12 @@ class Parser:
     def _relational_expression(self) -> None:
         self._additive_expression()
         kind = self.kinds[self.i]
+        if kind == "IRIREF":
+            # "?a<?b&&?c>?d": longest match made "<?b&&?c>" an IRIREF, but no IRI can follow
+            # an operand, so this '<' is less-than (as rdflib and Oxigraph read it too).
+            self.tokens.split_less_than(self.i)
+            self.leniencies.update(dict.fromkeys(self.tokens.notes))
+            kind = self.kinds[self.i]
         if kind in _RELATIONAL:
             self.i += 1
             self._additive_expression()
