@@ -289,6 +289,18 @@ def test_unicode_names() -> None:
     assert q.patterns == (T(V("ñame"), I("Straße"), B("β·1")),)
 
 
+def test_comments_are_white_space_but_not_inside_iris_and_strings() -> None:
+    q = strict(
+        "# a comment\nPREFIX ex: <http://example.org/#frag> # another\n"
+        "SELECT ?x#no space needed\nWHERE { ?x ex:p '# not a comment' ; <http://x#y> ?z } # end"
+    )
+    assert q.projection == ("x",)
+    assert q.patterns == (
+        T(V("x"), I("http://example.org/#fragp"), L("# not a comment")),
+        T(V("x"), I("http://x#y"), V("z")),
+    )
+
+
 def test_var_and_dollar_var_are_the_same_variable() -> None:
     q = strict("SELECT $x { ?x ?p $o }")
     assert q.projection == ("x",)
@@ -406,7 +418,7 @@ def test_all_builtins_parse() -> None:
         "sameTerm(?x, ?x)", "isIRI(?x)", "isURI(?x)", "isBlank(?x)", "isLiteral(?x)",
         "isNumeric(?x)", "REGEX(?x, 'a')", "REGEX(?x, 'a', 'i')", "EXISTS { ?x ?p ?o }",
         "NOT EXISTS { ?x ?p ?o }", "!BOUND(?x)", "-?x + +?x - ?x * 2 / 3 >= 4",
-        "?x -1 * 2 < 5", "?x != ?x", "?x <= ?x", "?x > ?x",
+        "?x -1 * 2 < 5", "?x != ?x", "?x <= ?x", "?x > ?x", "<http://f>(DISTINCT ?x, 1)",
     ]  # fmt: skip
     for expr in exprs:
         q = strict(f"SELECT ?x {{ ?x ?p ?o FILTER({expr}) }}")
