@@ -18,6 +18,8 @@ import pytest
 
 from service.sparql import Node, ParsedQuery, Path, SparqlSyntaxError, parse_query
 
+pytestmark = pytest.mark.slow  # ~30-60 s: rdflib parses every real gold query
+
 # ---------------------------------------------------------------------------- the corpus
 
 
@@ -244,7 +246,8 @@ def verdicts(corpus: Corpus) -> Verdicts:
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         chunks = [texts[i::workers] for i in range(workers)]
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_rdflib_verdicts, chunks)
+            # a bound, so that a stuck worker fails the test instead of hanging CI
+            parts = pool.map_async(_rdflib_verdicts, chunks).get(timeout=600)
         theirs = {
             text: verdict
             for part, chunk in zip(parts, chunks, strict=True)
