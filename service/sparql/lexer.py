@@ -177,7 +177,7 @@ class Tokens:
         offsets.append(end)
 
     def _check_name(self, kind: str, value: str, pos: int) -> None:
-        """Hold the non-ASCII characters of a name to [164]–[167] (see the class comment)."""
+        """Hold the non-ASCII characters of a name to [164]–[167] (see the comment on _BASE)."""
         if kind == "PNAME":
             colon = value.index(":")
             starts = {0, colon + 1}

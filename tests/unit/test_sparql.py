@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import doctest
 import pickle
 import subprocess
 import sys
@@ -551,6 +552,12 @@ def test_errors_pickle_with_their_position() -> None:
 def test_unknown_dialect_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="dialect"):
         parse_query("ASK {}", dialect="loose")  # type: ignore[arg-type]
+
+
+def test_docstring_examples() -> None:
+    import service.sparql
+
+    assert doctest.testmod(service.sparql).failed == 0
 
 
 def test_import_is_light() -> None:
