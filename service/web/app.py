@@ -57,8 +57,11 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
     from service.web.cache import DocumentCache
 
     cache = DocumentCache(max_entries=cfg.page_cache_entries)
+    results = DocumentCache(max_entries=cfg.sparql_cache_entries, max_bytes=32 * 1024 * 1024)
     runner = ExperimentRunner(graph, workers=cfg.runner_workers)
-    state = Services(config=cfg, graph=graph, view=view, pool=pool, runner=runner, cache=cache)
+    state = Services(
+        config=cfg, graph=graph, view=view, pool=pool, runner=runner, cache=cache, results=results
+    )
     runner.on_change = state.changed
     app.extensions[EXTENSION] = state
     view.refresh()

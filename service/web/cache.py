@@ -1,11 +1,12 @@
-"""A small cache of rendered public documents (HTML, RDF, CSV of public resources).
+"""Small caches of what the public view renders: resource documents and SPARQL results.
 
 Oxigraph decodes every term of every quad it returns with its own key-value lookups (about
 30 µs per quad here), so building a 900-quad experiment summary takes ~40 ms, while the
-document only changes when the store does. Rendered bodies of *public* resources are kept here,
-keyed by URI and representation, and the whole cache is dropped on every write
-(``Services.changed``), so a publication or an attached paper shows at once. Private views are
-never cached. Each entry carries an ETag so clients can revalidate with ``If-None-Match``.
+document only changes when the store does. Rendered bodies of *public* resources are kept,
+keyed by URI and representation; public SPARQL results likewise, keyed by the query text, the
+protocol dataset and the format. Both caches are dropped on every write (``Services.changed``),
+so a publication or an attached paper shows at once; private views are never cached. Each
+entry carries an ETag so clients can revalidate with ``If-None-Match``.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ class Rendered:
 
 
 class DocumentCache:
-    """LRU of :class:`Rendered` bodies, bounded by entries and bytes; ``max_entries=0`` is off."""
+    """LRU of :class:`Rendered` bodies, bounded by entries and bytes; ``max_entries=0`` is off.
+
+    An entry larger than an eighth of ``max_bytes`` is not kept."""
 
     def __init__(self, *, max_entries: int = 1024, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._items: OrderedDict[tuple[str, str], Rendered] = OrderedDict()
+        self._items: OrderedDict[tuple[object, ...], Rendered] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self.hits = 0
@@ -39,7 +42,7 @@ class DocumentCache:
     def rendered(body: bytes, content_type: str) -> Rendered:
         return Rendered(body, content_type, hashlib.sha256(body).hexdigest()[:32])
 
-    def get(self, key: tuple[str, str]) -> Rendered | None:
+    def get(self, key: tuple[object, ...]) -> Rendered | None:
         with self._lock:
             item = self._items.get(key)
             if item is None:
@@ -49,7 +52,7 @@ class DocumentCache:
             self.hits += 1
             return item
 
-    def put(self, key: tuple[str, str], item: Rendered) -> None:
+    def put(self, key: tuple[object, ...], item: Rendered) -> None:
         if self.max_entries <= 0 or len(item.body) > self.max_bytes // 8:
             return
         with self._lock:

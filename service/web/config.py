@@ -33,6 +33,7 @@ class WebConfig:
     sparql_timeout: float = 10.0  # seconds before a query's process is killed
     sparql_max_bytes: int = 16 * 1024 * 1024  # serialised result size limit
     sparql_queue_timeout: float = 10.0  # seconds a request waits for a free worker (else 503)
+    sparql_cache_entries: int = 256  # results of public queries kept until the next write (0: off)
     runner_workers: int = 2  # experiments evaluated at the same time
     admin_token: str | None = None  # grants owner rights on every experiment (operator)
     max_upload_bytes: int = 64 * 1024 * 1024

@@ -68,7 +68,7 @@ ORDER BY ?ended"""
     )
 
 
-def examples_for(base: str, *, system: str = "demo-good") -> tuple[ExampleQuery, ...]:
+def examples_for(base: str, *, system: str = "demo-strong") -> tuple[ExampleQuery, ...]:
     from service.graph.uris import Uris
 
     return (

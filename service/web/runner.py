@@ -150,7 +150,6 @@ class ExperimentRunner:
         running.cancel.set()
         if running.future.cancel():  # never started
             self.graph.set_status(experiment_id, "cancelled", message="cancelled before it ran")
-            self.on_change()
         return True
 
     def wait(self, experiment_id: str, timeout: float | None = None) -> None:
@@ -173,6 +172,9 @@ class ExperimentRunner:
     def _guarded(self, job: ExperimentJob, cancel: threading.Event) -> None:
         try:
             self.execute(job, cancel)
+            if job.publish or job.catalogued is not False:
+                # public data changed (a publication, or a catalogue dataset's questions)
+                self.on_change()
         except Cancelled as err:
             self.graph.set_status(job.experiment_id, "cancelled", message=err.message)
         except ServiceError as err:
@@ -183,8 +185,6 @@ class ExperimentRunner:
             self.graph.set_status(
                 job.experiment_id, "failed", message=f"internal error: {type(err).__name__}: {err}"
             )
-        finally:
-            self.on_change()
 
     def execute(self, job: ExperimentJob, cancel: threading.Event) -> None:
         """Obtain every system's answers, evaluate them and record the experiment."""

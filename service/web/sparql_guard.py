@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # SPARQL 1.1 §19.2: \u and \U escapes are replaced before the query is parsed, so a keyword
 # may be spelled with escapes (\u0053ERVICE). Decode them first so the lexer sees what the
@@ -33,14 +34,18 @@ _TOKEN = re.compile(
 )
 
 QUERY_FORMS = ("SELECT", "CONSTRUCT", "DESCRIBE", "ASK")
+# Functions whose value changes from one evaluation to the next (SPARQL 1.1 §17.4): a query
+# using one must not be answered from the result cache.
+VOLATILE = frozenset({"RAND", "NOW", "UUID", "STRUUID", "BNODE"})
 
 
 @dataclass(frozen=True, slots=True)
 class QueryFacts:
-    """What the lexer saw: the query form (``None`` if unknown) and SERVICE."""
+    """What the lexer saw: the query form (``None`` if unknown), SERVICE, volatile functions."""
 
     form: str | None
     uses_service: bool
+    volatile: bool = False
 
 
 def _decode_codepoints(text: str) -> str:
@@ -57,10 +62,10 @@ def inspect_query(text: str) -> QueryFacts:
     """Scan ``text`` for the query form and ``SERVICE`` (keywords are case-insensitive).
 
     >>> inspect_query('SELECT * FROM <g> { ?s ?p "SERVICE" }')
-    QueryFacts(form='SELECT', uses_service=False)
+    QueryFacts(form='SELECT', uses_service=False, volatile=False)
     """
     form: str | None = None
-    service = False
+    service = volatile = False
     for match in _TOKEN.finditer(_decode_codepoints(text)):
         if match.lastgroup != "name":
             continue
@@ -72,4 +77,12 @@ def inspect_query(text: str) -> QueryFacts:
             form = upper
         elif upper == "SERVICE":
             service = True
-    return QueryFacts(form=form, uses_service=service)
+        elif upper in VOLATILE:
+            volatile = True
+    return QueryFacts(form=form, uses_service=service, volatile=volatile)
+
+
+@lru_cache(maxsize=512)
+def inspect_query_cached(text: str) -> QueryFacts:
+    """:func:`inspect_query`, remembered for the texts seen last (clients repeat queries)."""
+    return inspect_query(text)

@@ -29,13 +29,16 @@ class Services:
     pool: QueryPool
     runner: ExperimentRunner
     cache: DocumentCache
+    results: DocumentCache
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def changed(self) -> None:
-        """After a write: drop cached pages and take a new public snapshot for the endpoint."""
+        """After a write: drop cached pages and results, take a new snapshot for the endpoint."""
         self.cache.clear()
         self.view.refresh()
-        self.cache.clear()  # a page rendered during the refresh may predate the write
+        # Pages or results made while the snapshot was taken may predate the write.
+        self.cache.clear()
+        self.results.clear()
 
     def close(self) -> None:
         self.runner.close()

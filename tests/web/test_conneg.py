@@ -256,3 +256,12 @@ def test_vocab_terms_have_anchors(server) -> None:
     page = server.get("vocab", headers={"Accept": "text/html"}).text
     assert 'id="Experiment"' in page
     assert 'id="Task"' in page
+
+
+def test_etag_revalidation(server, exp: str) -> None:
+    first = server.get(exp, headers={"Accept": "text/turtle"})
+    etag = first.headers["ETag"]
+    again = server.get(exp, headers={"Accept": "text/turtle", "If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    other = server.get(exp, headers={"Accept": "application/rdf+xml", "If-None-Match": etag})
+    assert other.status_code == 200  # another representation, another tag

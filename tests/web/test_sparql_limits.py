@@ -173,3 +173,20 @@ def test_browser_gets_results_as_a_table(server) -> None:
     assert response.headers["Content-Type"].startswith("text/html")
     assert 'id="results"' in response.text
     assert server.graph.uris.vocab_graph in response.text
+
+
+def test_result_cache_keeps_semantics(server) -> None:
+    query = "SELECT ?g WHERE { GRAPH ?g {} } ORDER BY ?g"
+    first = server.get("sparql", params={"query": query})
+    cached = server.get("sparql", params={"query": query, "format": "json"})
+    assert first.content == cached.content
+    revalidated = server.get(
+        "sparql", params={"query": query}, headers={"If-None-Match": first.headers["ETag"]}
+    )
+    assert revalidated.status_code == 304
+    # another format is another answer
+    assert server.get("sparql", params={"query": query, "format": "csv"}).content != first.content
+    # volatile functions are evaluated anew each time (never cached)
+    rand = "SELECT (RAND() AS ?r) (STRUUID() AS ?u) {}"
+    answers = {server.get("sparql", params={"query": rand}).text for _ in range(3)}
+    assert len(answers) == 3

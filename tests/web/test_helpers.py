@@ -1,0 +1,146 @@
+"""The web layer's small pure parts: the SPARQL lexer, Accept parsing, format URLs, settings,
+citations, paper IRIs, the document cache (no server needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.errors import BadRequest
+from service.web import conneg
+from service.web.cache import DocumentCache
+from service.web.citation import citation_for
+from service.web.config import load_config
+from service.web.papers import paper_iri
+from service.web.sparql_guard import inspect_query
+
+
+@pytest.mark.parametrize(
+    ("query", "form", "service", "volatile"),
+    [
+        ('SELECT * { ?s ?p "SERVICE" }', "SELECT", False, False),
+        ("select * {service<http://x/>{?s ?p ?o}}", "SELECT", True, False),
+        ("ASK { ?s <http://x/service> ?o } # SERVICE in a comment", "ASK", False, False),
+        ("SELECT ?service { ?service ex:service '''SERVICE\n''' }", "SELECT", False, False),
+        (
+            "PREFIX service: <x:> CONSTRUCT { ?s service:p ?o } WHERE { ?s ?p ?o }",
+            "CONSTRUCT",
+            False,
+            False,
+        ),
+        (r"SELECT * { \u0053ERVICE <http://x/> {} }", "SELECT", True, False),
+        (
+            "SELECT * { ?s ?p ?o FILTER(?o < 3 && ?o > 1) SERVICE SILENT <x:y> {} }",
+            "SELECT",
+            True,
+            False,
+        ),
+        ("DESCRIBE <http://x/>", "DESCRIBE", False, False),
+        ("SELECT (RAND() AS ?r) {}", "SELECT", False, True),
+        ("SELECT (now() AS ?t) {}", "SELECT", False, True),
+        ('SELECT ?now { ?now ?p "RAND" }', "SELECT", False, False),
+        ("PREFIX : <x:> SELECT * { :a :b :c }", "SELECT", False, False),
+    ],
+)
+def test_inspect_query(query: str, form: str, service: bool, volatile: bool) -> None:
+    facts = inspect_query(query)
+    assert (facts.form, facts.uses_service, facts.volatile) == (form, service, volatile)
+
+
+OFFERS = conneg.offers(quads=True, csv=True)
+
+
+@pytest.mark.parametrize(
+    ("accept", "expected"),
+    [
+        (None, "html"),
+        ("", "html"),
+        ("*/*", "html"),
+        ("text/turtle;q=0.9, text/*;q=1", "html"),
+        ("application/n-triples;q=0.2, application/rdf+xml;q=0.3", "rdfxml"),
+        ("text/turtle;q=bad, application/ld+json;q=0.1", "jsonld"),
+        ("text/turtle;q=0", None),
+        ("image/*", None),
+        ("application/trig;q=0.5, application/n-quads;q=0.5", "nquads"),
+    ],
+)
+def test_choose_from_accept(accept: str | None, expected: str | None) -> None:
+    chosen = conneg.choose_from_accept(accept, OFFERS, default=conneg.HTML)
+    assert (chosen.key if chosen else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("202401010001.ttl", ("202401010001", "ttl")),
+        ("202401010001.TTL", ("202401010001", "ttl")),
+        ("202401010001", ("202401010001", None)),
+        ("qald-9.train", ("qald-9.train", None)),
+        ("x.jsonld", ("x", "jsonld")),
+        (".ttl", (".ttl", None)),
+    ],
+)
+def test_split_extension(name: str, expected: tuple[str, str | None]) -> None:
+    assert conneg.split_extension(name) == expected
+
+
+def test_config_mapping_then_environment() -> None:
+    config = load_config(
+        {"base": "http://h/x", "sparql_timeout": "2.5", "demo": "yes", "other": 1},
+        environ={"GERBIL_QA_SPARQL_TIMEOUT": "4", "GERBIL_QA_PORT": "9000"},
+    )
+    assert config.base == "http://h/x/"  # always ends with a slash
+    assert config.sparql_timeout == 4.0  # the environment wins
+    assert config.port == 9000 and config.demo is True
+    assert config.extra == {"other": 1}
+    with pytest.raises(BadRequest, match="sparql_workers"):
+        load_config({"sparql_workers": "many"}, environ={})
+
+
+def test_citation_is_fixed_by_id_and_uri() -> None:
+    c = citation_for(
+        "202403150007",
+        "https://w3id.org/gerbil/qa/experiment/202403150007",
+        base="https://w3id.org/gerbil/qa/",
+    )
+    assert c.bibtex.startswith("@misc{gerbilqa-202403150007,")
+    assert "year = {2024}" in c.bibtex and "month = mar" in c.bibtex
+    assert "url = {https://w3id.org/gerbil/qa/experiment/202403150007}" in c.bibtex
+    assert c.text == (
+        "GERBIL QA (2024). GERBIL QA experiment 202403150007. w3id.org. "
+        "https://w3id.org/gerbil/qa/experiment/202403150007"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "iri"),
+    [
+        ({"doi": "10.3233/SW-180312"}, "https://doi.org/10.3233/SW-180312"),
+        ({"doi": "doi:10.3233/SW-180312"}, "https://doi.org/10.3233/SW-180312"),
+        ({"doi": "https://doi.org/10.1000/xyz"}, "https://doi.org/10.1000/xyz"),
+        ({"url": "https://example.org/paper.pdf"}, "https://example.org/paper.pdf"),
+    ],
+)
+def test_paper_iri(kwargs: dict, iri: str) -> None:
+    assert paper_iri(**kwargs) == iri
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"doi": "11.1/x"}, {"url": "ftp://x/"}, {"url": "https://x/<a>"}]
+)
+def test_paper_iri_refuses(kwargs: dict) -> None:
+    with pytest.raises(BadRequest):
+        paper_iri(**kwargs)
+
+
+def test_document_cache_is_bounded() -> None:
+    cache = DocumentCache(max_entries=2, max_bytes=800)
+    for n in range(3):
+        cache.put(("k", n), cache.rendered(b"x" * 10, "text/plain"))
+    assert cache.get(("k", 0)) is None and cache.get(("k", 2)) is not None
+    cache.put(("big",), cache.rendered(b"x" * 200, "text/plain"))  # > max_bytes / 8: not kept
+    assert cache.get(("big",)) is None
+    off = DocumentCache(max_entries=0)
+    off.put(("k",), off.rendered(b"x", "text/plain"))
+    assert off.get(("k",)) is None
+    first = cache.rendered(b"same", "a")
+    assert first.etag == cache.rendered(b"same", "b").etag != cache.rendered(b"other", "a").etag
