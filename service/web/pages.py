@@ -146,6 +146,8 @@ def _task_row(node: Node, labels: dict[str, str]) -> TaskRow:
     )
     for name in undefined:
         measures.setdefault(name, None)
+    order = {name: n for n, name in enumerate(measure_order())}
+    measures = dict(sorted(measures.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
     system = node.text(GERBIL + "annotator") or ""
     number = int(node.uri.rsplit("/", 1)[1]) if node.uri.rsplit("/", 1)[1].isdigit() else 0
     return TaskRow(
