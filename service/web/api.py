@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
 
-from service.errors import BadRequest, Forbidden
+from service.errors import BadRequest, Conflict, Forbidden
 from service.web import listings, pages
 from service.web.access import bearer_token, is_admin, is_owner, require_experiment
 from service.web.state import services
@@ -61,7 +61,7 @@ def submit() -> Response:
         raw = submission.from_form(request.form, request.files)
     else:
         raise BadRequest("send the submission as multipart/form-data or application/json")
-    valid = submission.validate(raw, kbs=_kbs())
+    valid = submission.validate(raw, kbs=_kbs(), policy=services().config.network_policy())
     state = services()
     ticket = state.graph.create_experiment(job=valid.summary())
     uploads = []
@@ -117,6 +117,8 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
         follow=FOLLOW_EXPERIMENT,
     )
     page = pages.experiment_page(experiment_id, quads, graph.uris)
+    progress = getattr(state.runner, "progress", None)
+    per_system = progress(experiment_id) if progress and status.status != "finished" else []
     return {
         "id": status.id,
         "uri": status.uri,
@@ -125,6 +127,7 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
         "created": status.created,
         "publishedAt": status.published_at,
         "progress": status.progress,
+        "systems": [{"system": p.system, "done": p.done, "total": p.total} for p in per_system],
         "message": status.message,
         "dataset": page.dataset,
         "papers": list(page.papers),
@@ -253,6 +256,20 @@ def cancel(experiment_id: str) -> Response:
     active = state.runner.cancel(experiment_id)
     status = state.graph.experiment_status(experiment_id)
     return _json({"id": experiment_id, "cancelling": active, "status": status.status})
+
+
+@bp.post("/api/experiments/<experiment_id>/resume")
+def resume(experiment_id: str) -> Response:
+    """Queue an interrupted, cancelled or failed experiment again (the systems area's runner
+    reuses the answers it already has)."""
+    _require_owner(experiment_id)
+    state = services()
+    resume_job = getattr(state.runner, "resume", None)
+    if resume_job is None:
+        raise Conflict("this service's runner cannot resume experiments")
+    resume_job(experiment_id)
+    status = state.graph.experiment_status(experiment_id)
+    return _json({"id": experiment_id, "status": status.status}, 202)
 
 
 @bp.get("/api/datasets")

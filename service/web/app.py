@@ -29,7 +29,6 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
     from service.graph.store import GraphStore
     from service.web.public_view import PublicView
     from service.web.query_pool import QueryPool
-    from service.web.runner import ExperimentRunner
 
     cfg = config if isinstance(config, WebConfig) else load_config(config)
     if graph is None:
@@ -58,7 +57,11 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
 
     cache = DocumentCache(max_entries=cfg.page_cache_entries)
     results = DocumentCache(max_entries=cfg.sparql_cache_entries, max_bytes=32 * 1024 * 1024)
-    runner = ExperimentRunner(graph, workers=cfg.runner_workers)
+    # The systems area's runner: the in-process pool of runner.py made durable (job state on
+    # disk, web services asked with progress and resume, interrupted jobs marked at start).
+    from service.systems.runner import DurableRunner
+
+    runner = DurableRunner(graph, workers=cfg.runner_workers, policy=cfg.network_policy())
     state = Services(
         config=cfg, graph=graph, view=view, pool=pool, runner=runner, cache=cache, results=results
     )

@@ -42,12 +42,21 @@ class WebConfig:
     # Knowledge bases a submission may name: "name=spec[,spec…];name2=url" (RDF files or one
     # SPARQL endpoint URL each). The demo KB is always available as "demo".
     kbs: str = ""
+    # Networks that submitted web-service URLs may reach although not public, comma-separated
+    # (e.g. "127.0.0.1/32" in tests, a lab subnet); the systems area's safety policy.
+    allow_networks: str = ""
     secure_cookies: bool = False  # mark the owner cookie Secure (set behind HTTPS)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def sparql_url(self) -> str:
         return self.base + "sparql"
+
+    def network_policy(self):  # -> service.systems.safety.NetworkPolicy (imported lazily)
+        from service.systems.safety import NetworkPolicy
+
+        networks = [n.strip() for n in self.allow_networks.split(",") if n.strip()]
+        return NetworkPolicy.allowing(*networks) if networks else NetworkPolicy.from_env()
 
 
 def _convert(name: str, raw: Any, kind: Any) -> Any:
@@ -94,7 +103,7 @@ def load_config(
             out[name] = None
         elif name == "store":
             out[name] = Path(value)
-        elif name in ("base", "host", "admin_token", "kbs"):
+        elif name in ("base", "host", "admin_token", "kbs", "allow_networks"):
             out[name] = str(value)
         else:
             out[name] = _convert(name, value, kind)

@@ -174,6 +174,18 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                         "public": {"type": "boolean"},
                         "progress": {"type": ["string", "null"]},
+                        "systems": {
+                            "type": "array",
+                            "description": "While it runs: questions answered per system.",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "system": {"type": "string"},
+                                    "done": {"type": "integer"},
+                                    "total": {"type": "integer"},
+                                },
+                            },
+                        },
                         "message": {"type": ["string", "null"]},
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "results": {
@@ -285,6 +297,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Cancel a queued or running experiment",
                     "Stops asking questions; the experiment ends as cancelled.",
                     {"200": {"description": "Cancellation requested"}, "403": _ERROR},
+                    parameters=[exp_id],
+                    security=owner,
+                )
+            },
+            "/api/experiments/{id}/resume": {
+                "post": _op(
+                    "Resume an interrupted, cancelled or failed experiment",
+                    "Queues it again; answers already obtained from web services are reused.",
+                    {"202": {"description": "Queued again"}, "403": _ERROR, "409": _ERROR},
                     parameters=[exp_id],
                     security=owner,
                 )

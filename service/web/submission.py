@@ -202,6 +202,7 @@ def validate(
     raw: RawSubmission,
     *,
     kbs: dict[str, tuple[str, ...]],
+    policy: Any = None,
     default_profile: str = "fair",
 ) -> ValidSubmission:
     """Check everything (raises ``BadRequest``/``FormatError``/``UnsafeURL``); nothing is stored."""
@@ -269,7 +270,12 @@ def validate(
 
             url = (system.url or "").strip()
             name_of = system.name or _name_from_url(url)
-            WebService(url, name=name_of).check()
+            service = (
+                WebService(url, name=name_of, policy=policy)
+                if policy
+                else WebService(url, name=name_of)
+            )
+            service.check()
             answers = None
         name_of = name_of.strip()
         if not SYSTEM_NAME.match(name_of):

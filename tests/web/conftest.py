@@ -105,6 +105,7 @@ def start_server(store: Path, *, preload: dict[str, Path] | None = None, **confi
         "sparql_workers": 2,
         "sparql_max_bytes": MAX_BYTES,
         "demo": True,
+        "allow_networks": "127.0.0.1/32",  # test QA services run on loopback
     }
     settings.update(config)
     app = create_app(settings, graph=graph)

@@ -75,7 +75,7 @@ def test_submit_catalogue_dataset_by_name(server, data_dir: Path, monkeypatch) -
     assert 0 < qa["measures"]["macroF1"] < 0.1  # 5 of 150 questions answered (by the gold)
 
 
-def test_multipart_with_a_web_service_system(server, monkeypatch) -> None:
+def test_multipart_with_a_web_service_system(server) -> None:
     import waitress
 
     from service.formats import read
@@ -84,7 +84,6 @@ def test_multipart_with_a_web_service_system(server, monkeypatch) -> None:
     from service.systems.server import make_app
     from tests.web.conftest import free_port
 
-    monkeypatch.setenv("GERBIL_QA_ALLOW_NETWORKS", "127.0.0.1/32")
     kb = open_kb([str(DEMO_DIR / "kb.ttl")])
     system = build_system("gold-sparql", kb=kb, dataset=read(DEMO_DIR / "questions.json"))
     port = free_port()
@@ -299,3 +298,54 @@ def test_openapi_document(server) -> None:
         for part in ref.removeprefix("#/").split("/"):
             target = target[part]
     assert server.get("api", headers={"Accept": "text/html"}).status_code == 200
+
+
+def test_progress_cancel_and_resume_through_the_api(server) -> None:
+    import time
+
+    import waitress
+
+    from service.formats import read
+    from service.kb.open import open_kb
+    from service.systems.reference import build_system
+    from service.systems.server import make_app
+    from tests.web.conftest import free_port
+
+    kb = open_kb([str(DEMO_DIR / "kb.ttl")])
+    system = build_system("gold-sparql", kb=kb, dataset=read(DEMO_DIR / "questions.json"))
+    port = free_port()
+    qa = waitress.create_server(make_app(system, delay=0.4), host="127.0.0.1", port=port)
+    threading.Thread(target=qa.run, daemon=True).start()
+    try:
+        response = server.post(
+            "api/experiments",
+            json={"dataset": {"content": QUESTIONS}, "kb": "demo", "experimentTypes": ["QA"],
+                  "systems": [{"name": "slow-gold", "url": f"http://127.0.0.1:{port}/"}]},
+        )  # fmt: skip
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        url = f"api/experiments/{ticket['id']}"
+        deadline = time.monotonic() + 30
+        while True:  # wait until some questions are answered, then cancel
+            state = server.get(url, headers=auth).json()
+            if state["systems"] and state["systems"][0]["done"] >= 1:
+                break
+            assert time.monotonic() < deadline, state
+            time.sleep(0.05)
+        assert state["status"] == "running" and state["systems"][0]["total"] == 14
+        assert (
+            server.post(f"{url}/cancel", headers={"Authorization": "Bearer x"}).status_code == 403
+        )
+        assert server.post(f"{url}/cancel", headers=auth).json()["cancelling"] is True
+        while server.get(url, headers=auth).json()["status"] != "cancelled":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        resumed = server.post(f"{url}/resume", headers=auth)
+        assert resumed.status_code == 202, resumed.text
+        final = server.wait_finished(ticket["id"], ticket["token"])
+    finally:
+        qa.close()
+    assert final["results"][0]["measures"]["macroF1"] == 1.0  # as an uninterrupted run
+    again = server.post(f"{url}/resume", headers=auth)
+    assert again.status_code == 409  # a finished experiment is not resumed
