@@ -12,7 +12,6 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -165,14 +164,18 @@ class JsonLocator:
 
     ``json`` gives no positions, so this walks the text with the decoder's own
     ``raw_decode``, one container at a time, caching the offsets of each container's
-    children: locating many problems in one file costs about one extra parse per level.
+    children. A container's children are found by scanning the grandchildren that are
+    containers too (not by decoding them whole), so the walk down ``questions[i]`` decodes the
+    big array about once; locating many problems in one file costs about one extra parse.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._decoder = json.JSONDecoder()
         self._children: dict[int, dict[str, int] | list[int] | None] = {}
-        self._line_starts: list[int] | None = None
+        # Offsets whose line is known, with the number of newlines before each (sorted).
+        self._known: list[int] = [0]
+        self._newlines: list[int] = [0]
 
     def offset(self, path: Sequence[Step]) -> int:
         """Offset of the value at ``path``, or of the deepest existing container on it."""
@@ -195,11 +198,15 @@ class JsonLocator:
         return self.position(self.offset(path))
 
     def position(self, offset: int) -> tuple[int, int]:
-        if self._line_starts is None:
-            lengths = map(len, self.text.split("\n"))
-            self._line_starts = list(accumulate(lengths, lambda a, n: a + n + 1, initial=0))
-        index = bisect_right(self._line_starts, offset) - 1
-        return index + 1, offset - self._line_starts[index] + 1
+        """1-based line and column of ``offset``: newlines counted from the nearest offset
+        already located before it (problems come mostly in text order: one pass in all)."""
+        text = self.text
+        index = bisect_right(self._known, offset) - 1
+        line = self._newlines[index] + text.count("\n", self._known[index], offset)
+        if self._known[index] != offset:
+            self._known.insert(index + 1, offset)
+            self._newlines.insert(index + 1, line)
+        return line + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
     def _skip_ws(self, pos: int) -> int:
         text = self.text
@@ -212,39 +219,43 @@ class JsonLocator:
             return self._children[pos]
         found: dict[str, int] | list[int] | None = None
         try:
-            if self.text.startswith("{", pos):
-                found = self._object_children(pos)
-            elif self.text.startswith("[", pos):
-                found = self._array_children(pos)
+            if self.text.startswith(("{", "["), pos):
+                found, _ = self._scan(pos, deeper=True)
         except (ValueError, IndexError, RecursionError):
             found = None  # the text is not JSON here; locate the container instead
         self._children[pos] = found
         return found
 
-    def _object_children(self, pos: int) -> dict[str, int]:
-        text, out = self.text, {}
-        pos = self._skip_ws(pos + 1)
-        while not text.startswith("}", pos):
-            key, pos = json.decoder.scanstring(text, pos + 1)
-            pos = self._skip_ws(pos)
-            pos = self._skip_ws(pos + 1)  # the ':'
-            out[key] = pos  # a repeated key: the last one wins, as in json.loads
-            _, pos = self._decoder.raw_decode(text, pos)
-            pos = self._skip_ws(pos)
-            if text.startswith(",", pos):
-                pos = self._skip_ws(pos + 1)
-        return out
+    def _scan(self, pos: int, *, deeper: bool) -> tuple[dict[str, int] | list[int], int]:
+        """The children's offsets of the container at ``pos``, and the offset after it.
 
-    def _array_children(self, pos: int) -> list[int]:
-        text, out = self.text, []
+        ``deeper``: a child that is a container is scanned too (its children cached) instead
+        of being decoded whole.
+        """
+        text = self.text
+        is_object = text.startswith("{", pos)
+        close = "}" if is_object else "]"
+        keys: dict[str, int] = {}
+        items: list[int] = []
         pos = self._skip_ws(pos + 1)
-        while not text.startswith("]", pos):
-            out.append(pos)
-            _, pos = self._decoder.raw_decode(text, pos)
+        while not text.startswith(close, pos):
+            if is_object:
+                key, pos = json.decoder.scanstring(text, pos + 1)
+                pos = self._skip_ws(pos)
+                pos = self._skip_ws(pos + 1)  # the ':'
+                keys[key] = pos  # a repeated key: the last one wins, as in json.loads
+            else:
+                items.append(pos)
+            if deeper and text.startswith(("{", "["), pos):
+                children, end = self._scan(pos, deeper=False)
+                self._children[pos] = children
+                pos = end
+            else:
+                _, pos = self._decoder.raw_decode(text, pos)
             pos = self._skip_ws(pos)
             if text.startswith(",", pos):
                 pos = self._skip_ws(pos + 1)
-        return out
+        return (keys if is_object else items), pos + 1
 
 
 def json_path(path: Sequence[Step]) -> str:

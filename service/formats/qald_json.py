@@ -27,9 +27,16 @@ from service.formats.fields import (
     read_string,
     read_text_entries,
 )
-from service.formats.sparql_json import kind_of, read_results, write_results
+from service.formats.sparql_json import (
+    NotPlain,
+    PlainTerms,
+    kind_of,
+    plain_results,
+    read_results,
+    write_results,
+)
 from service.formats.terms import element_for
-from service.model import AnswerSet, Dataset, Question
+from service.model import AnswerSet, Dataset, Question, QuestionText, normalise_answer_type
 
 NAME = "qald-json"
 VARIANT_KEY = "variant"
@@ -105,8 +112,12 @@ def read(src: Source) -> Dataset:
         body = any(isinstance(q, dict) and "body" in q and "question" not in q for q in items)
         if body:
             metadata.append((VARIANT_KEY, BODY_VARIANT))
+        terms = PlainTerms()
         for i, item in enumerate(items):
-            q = read_question(item, report, at=("questions", i))
+            try:
+                q: Question | None = plain_question(item, terms)
+            except NotPlain:
+                q = read_question(item, report, at=("questions", i))
             if q is not None:
                 questions.append(q)
                 places.append(("questions", i))
@@ -174,6 +185,105 @@ def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questio
         **flags,
     )
     return apply_out_of_scope(question)
+
+
+# --- the fast path ---------------------------------------------------------------------------
+# Most questions of real files are well formed. ``plain_question`` builds such a question
+# straight from the parsed JSON, without the careful reader's path bookkeeping and checks, and
+# gives up (``NotPlain``) at the first thing the careful reader would report or read in a
+# special way; that question is then read by ``read_question``. So the careful reader defines
+# what a file means, and tests/unit/test_formats_fast.py checks that both agree on every
+# question of the real QALD-JSON files and on generated ones.
+
+_TEXT_KEYS = frozenset(("language", "string", "keywords"))
+
+
+def plain_question(item: Any, terms: PlainTerms) -> Question:
+    """A well-formed QALD-JSON question object as a Question; NotPlain if anything is odd."""
+    if type(item) is not dict or "body" in item:
+        raise NotPlain
+    qid = item.get("id")
+    if type(qid) is int:
+        qid = str(qid)
+    elif type(qid) is not str:
+        raise NotPlain
+    answertype = item.get("answertype")
+    if answertype is not None and (
+        type(answertype) is not str or normalise_answer_type(answertype) is None
+    ):
+        raise NotPlain
+    flags = [_plain_flag(item.get(name)) for name in _FLAGS]
+    texts: list[QuestionText] = []
+    entries = item.get("question")
+    if entries is not None:
+        if type(entries) is not list:
+            raise NotPlain
+        for entry in entries:
+            if (
+                type(entry) is not dict
+                or "language" not in entry
+                or not _TEXT_KEYS.issuperset(entry)
+            ):
+                raise NotPlain
+            language, string, keywords = (
+                entry.get("language"),
+                entry.get("string"),
+                entry.get("keywords"),
+            )
+            for value in (language, string, keywords):
+                if value is not None and type(value) is not str:
+                    raise NotPlain
+            texts.append(QuestionText(language or "", string, keywords))
+    query = item.get("query")
+    sparql, pseudo, extra = query, None, []
+    if type(query) is dict:
+        sparql, pseudo = query.get("sparql"), query.get("pseudo")
+        if (sparql is not None and type(sparql) is not str) or (
+            pseudo is not None and type(pseudo) is not str
+        ):
+            raise NotPlain
+        extra = [
+            (f"query.{k}", extra_value(v))
+            for k, v in query.items()
+            if k not in ("sparql", "pseudo")
+        ]
+    elif query is not None and type(query) is not str:
+        raise NotPlain
+    answers = None
+    entries = item.get("answers")
+    if entries is not None:
+        if type(entries) is not list or len(entries) > 1:
+            raise NotPlain
+        if not entries:
+            answers = AnswerSet()
+        elif is_element_entry(entries[0]):
+            raise NotPlain
+        else:
+            answers = plain_results(entries[0], terms)
+    extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
+    question = Question(
+        id=qid,
+        texts=tuple(texts),
+        answertype=answertype,
+        aggregation=flags[0],
+        onlydbo=flags[1],
+        hybrid=flags[2],
+        sparql=sparql,
+        pseudo_query=pseudo,
+        answers=answers,
+        extra=tuple(extra),
+    )
+    return apply_out_of_scope(question)
+
+
+def _plain_flag(value: Any) -> bool | None:
+    if value is None or type(value) is bool:
+        return value
+    if type(value) is str:
+        word = value.strip().lower()
+        if word in ("true", "false"):
+            return word == "true"
+    raise NotPlain
 
 
 def read_query(
