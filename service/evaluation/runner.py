@@ -50,6 +50,9 @@ SUB_TYPES = (
     ExperimentType.AT,
     ExperimentType.AIT2KB,
 )
+_MARKING_TYPES = frozenset(
+    (ExperimentType.C2KB, ExperimentType.P2KB, ExperimentType.RE2KB, ExperimentType.AIT2KB)
+)
 _IRI_TYPES = {
     ExperimentType.C2KB: "resources",
     ExperimentType.P2KB: "properties",
@@ -70,14 +73,19 @@ class _Case(NamedTuple):
 
 
 class _Queries:
-    """Parses each distinct query string once per run; a failure becomes a warning."""
+    """Parses each distinct query string once per run, and derives its markings once (a gold
+    file given as answers, or a system echoing the gold query, repeats every query); a parse
+    failure becomes a warning each time the query is asked for."""
 
-    def __init__(self, problems: list[Problem]) -> None:
-        self._cache: dict[str, ParsedQuery | str] = {}  # query text -> parsed, or the error
+    def __init__(self, problems: list[Problem], profile: Profile) -> None:
+        self._cache: dict[str, Markings | str] = {}  # query text -> markings, or the error
         self._problems = problems
+        self._gerbil = profile.gerbil_markings
+        self._fold = profile.fold_literals
         self._parse: Callable[..., ParsedQuery] | None = None
 
-    def parse(self, text: str | None, *, who: str, question_id: str) -> ParsedQuery | None:
+    def markings(self, text: str | None, *, who: str, question_id: str) -> Markings | None:
+        """The markings of ``text``; ``None`` when there is no query or it does not parse."""
         if text is None or not text.strip():
             return None
         found = self._cache.get(text)
@@ -95,15 +103,16 @@ class _Queries:
             return None
         return found
 
-    def _try(self, text: str) -> ParsedQuery | str:
+    def _try(self, text: str) -> Markings | str:
         if self._parse is None:
             from service.sparql import parse_query  # imported only when sub-experiments run
 
             self._parse = parse_query
         try:
-            return self._parse(text, dialect="lenient")
+            parsed = self._parse(text, dialect="lenient")
         except (ValueError, RecursionError) as err:  # SparqlSyntaxError is a ValueError
             return str(err) or type(err).__name__
+        return from_query(parsed, gerbil=self._gerbil, fold_literals=self._fold)
 
 
 def _has_text(question: Question, language: str) -> bool:
@@ -204,33 +213,30 @@ class _SubInputs(NamedTuple):
     system_type: str | None
 
 
-def _sub_inputs(case: _Case, profile: Profile, language: str, queries: _Queries) -> _SubInputs:
+def _sub_inputs(
+    case: _Case, types: Sequence[ExperimentType], language: str, queries: _Queries
+) -> _SubInputs:
+    """What the sub-experiments in ``types`` compare for one question; markings (SPARQL parsed)
+    only when a marking type is scored, answer types only for AT."""
     q, a = case.question, case.answer
     gold: Markings | None = None
-    parsed = None
-    if not q.out_of_scope:
-        parsed = queries.parse(q.sparql or q.pseudo_query, who="gold", question_id=q.id)
-    if parsed is not None:
-        gold = from_query(
-            parsed, gerbil=profile.gerbil_markings, fold_literals=profile.fold_literals
-        )
-    notes = q.annotations(language)
-    if notes or q.answer_item_types:
-        extra = from_annotations(notes, q.answer_item_types)
-        gold = extra if gold is None else gold.union(extra)
     system = Markings()
-    sparsed = queries.parse(a.sparql, who="system", question_id=q.id)
-    if sparsed is not None:
-        system = from_query(
-            sparsed, gerbil=profile.gerbil_markings, fold_literals=profile.fold_literals
-        )
-    if a.annotations or a.answer_item_types:
-        system = system.union(from_annotations(a.annotations, a.answer_item_types))
-    gold_type = q.answer_type.value if q.answer_type else None
-    system_type = None
-    if a.answertype and a.answertype.strip():
-        normal = _answer_type(a.answertype)
-        system_type = normal.value if normal else a.answertype.strip().lower()
+    if any(t in _MARKING_TYPES for t in types):
+        if not q.out_of_scope:
+            gold = queries.markings(q.sparql or q.pseudo_query, who="gold", question_id=q.id)
+        notes = q.annotations(language)
+        if notes or q.answer_item_types:
+            extra = from_annotations(notes, q.answer_item_types)
+            gold = extra if gold is None else gold.union(extra)
+        system = queries.markings(a.sparql, who="system", question_id=q.id) or system
+        if a.annotations or a.answer_item_types:
+            system = system.union(from_annotations(a.annotations, a.answer_item_types))
+    gold_type = system_type = None
+    if ExperimentType.AT in types:
+        gold_type = q.answer_type.value if q.answer_type else None
+        if a.answertype and a.answertype.strip():
+            normal = _answer_type(a.answertype)
+            system_type = normal.value if normal else a.answertype.strip().lower()
     return _SubInputs(gold, system, gold_type, system_type)
 
 
@@ -286,12 +292,12 @@ def evaluate(
     types = _choose_types(prof, experiment_types, cases, problems)
     scored = [c for c in cases if c.scored]
 
-    queries = _Queries(problems)
+    queries = _Queries(problems, prof)
     subs: dict[int, _SubInputs] = {}
     if any(t is not ExperimentType.QA for t in types):
         for i, c in enumerate(cases):
             if c.scored:
-                subs[i] = _sub_inputs(c, prof, lang, queries)
+                subs[i] = _sub_inputs(c, types, lang, queries)
 
     iri_matcher = IriSetMatcher(prof.identity)
     view = _lookups(prof, kb, types, cases, subs, iri_matcher, lang)

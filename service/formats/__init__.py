@@ -20,7 +20,6 @@ from pathlib import Path
 from service.errors import FormatError, Problem
 from service.formats import eqald_json, lcquad_json, nlq_json, qald_json, qald_xml, tsv
 from service.formats.base import DEFAULT_LIMITS, Format, Limits, Source
-from service.mediatypes import bare
 from service.model import Dataset
 
 __all__ = [
@@ -54,6 +53,8 @@ def get(name: str) -> Format:
     wanted = name.strip().lower()
     if wanted in FORMATS:
         return FORMATS[wanted]
+    from service.mediatypes import bare  # only for a media type (the import is not free)
+
     for fmt in FORMATS.values():
         if bare(wanted) in fmt.media_types[:1]:
             return fmt

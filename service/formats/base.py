@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from service.errors import FormatError, Problem, Severity
 from service.model import Dataset
@@ -56,18 +56,31 @@ class Format:
     description: str = ""
 
 
-@dataclass(eq=False)
 class Source:
-    """The bytes to read and what is known about them; parses JSON once for sniffer and reader."""
+    """The bytes to read and what is known about them; parses JSON once for sniffer and reader.
 
-    data: bytes
-    name: str | None = None
-    path: Path | None = None
-    language: str | None = None
-    limits: Limits = DEFAULT_LIMITS
-    _json: Any = field(default=None, repr=False)
-    _json_error: FormatError | None = field(default=None, repr=False)
-    _json_done: bool = field(default=False, repr=False)
+    A plain class (not a dataclass, which costs a millisecond at import; see bench/evaluate.py).
+    """
+
+    def __init__(
+        self,
+        data: bytes,
+        name: str | None = None,
+        path: Path | None = None,
+        language: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.data = data
+        self.name = name
+        self.path = path
+        self.language = language
+        self.limits = limits
+        self._json: Any = None
+        self._json_error: FormatError | None = None
+        self._json_done = False
+
+    def __repr__(self) -> str:
+        return f"Source(<{len(self.data)} bytes>, name={self.name!r})"
 
     @cached_property
     def text(self) -> str:
@@ -271,8 +284,7 @@ def json_path(path: Sequence[Step]) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
-class _Finding:
+class _Finding(NamedTuple):
     message: str
     severity: Severity
     at: tuple[Step, ...] | None

@@ -14,7 +14,7 @@ when first needed so that importing the formats stays cheap.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, NoReturn
 
 from service.formats.base import Format, Report, Source, check_question_count, fail
@@ -46,18 +46,31 @@ def sniff(src: Source) -> bool:
     return _ROOT.match(src.head) is not None
 
 
-@dataclass(eq=False)
 class Node:
-    """An element with the position of its start tag (ElementTree does not keep one)."""
+    """An element with the position of its start tag (ElementTree does not keep one).
 
-    tag: str
-    attrib: dict[str, str]
-    line: int
-    column: int
-    parent: Node | None = None
-    index: int = 1  # among the parent's children of the same tag, from 1
-    children: list[Node] = field(default_factory=list)
-    parts: list[str] = field(default_factory=list)
+    A plain class: a dataclass would cost a millisecond at every import of the formats.
+    """
+
+    __slots__ = ("attrib", "children", "column", "index", "line", "parent", "parts", "tag")
+
+    def __init__(
+        self,
+        tag: str,
+        attrib: dict[str, str],
+        line: int,
+        column: int,
+        parent: Node | None = None,
+        index: int = 1,  # among the parent's children of the same tag, from 1
+    ) -> None:
+        self.tag = tag
+        self.attrib = attrib
+        self.line = line
+        self.column = column
+        self.parent = parent
+        self.index = index
+        self.children: list[Node] = []
+        self.parts: list[str] = []
 
     @property
     def text(self) -> str:

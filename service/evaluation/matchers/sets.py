@@ -12,7 +12,6 @@ IRI identity per profile:
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
 from service.evaluation.matchers.base import Judged, distinct
@@ -54,11 +53,17 @@ def _show_position(pos: tuple[str, ...]) -> str:
     return pos[-1]
 
 
-@dataclass(frozen=True, slots=True)
 class IriSetMatcher:
-    """Matches two sets of IRIs under one identity (``exact``, ``gerbil`` or ``fair``)."""
+    """Matches two sets of IRIs under one identity (``exact``, ``gerbil`` or ``fair``).
 
-    identity: str = "exact"
+    A plain class, not a dataclass: it is created per run and never compared, and a dataclass
+    costs a millisecond of import time (``gerbil-qa evaluate`` is timed against ``import rdflib``).
+    """
+
+    __slots__ = ("identity",)
+
+    def __init__(self, identity: str = "exact") -> None:
+        self.identity = identity
 
     def requests(self, gold: Sequence[str], system: Sequence[str]) -> KBRequests:
         if self.identity == "gerbil":
