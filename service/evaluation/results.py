@@ -107,11 +107,24 @@ class Evaluation:
         return self.profile.signature_for(self.kb)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``--output json`` contract (see the README)."""
-        questions: dict[str, dict[str, Any]] = {}
+        """The ``--output json`` contract (see the README).
+
+        One ``questions`` entry per question record, in dataset order. A dataset may repeat an
+        id (QALD-8 ``wikidata-train-7.json`` has two questions 20): the k-th record with an id
+        in each task belongs to the k-th entry with that id, so no question's scores overwrite
+        another's.
+        """
+        entries: list[dict[str, Any]] = []
+        by_occurrence: dict[tuple[str, int], dict[str, Any]] = {}
         for etype, task in self.tasks.items():
+            seen: dict[str, int] = {}
             for qs in task.questions:
-                entry = questions.setdefault(qs.question_id, {"id": qs.question_id})
+                qid = qs.question_id
+                nth = seen[qid] = seen.get(qid, -1) + 1
+                entry = by_occurrence.get((qid, nth))
+                if entry is None:
+                    entry = by_occurrence[(qid, nth)] = {"id": qid}
+                    entries.append(entry)
                 entry[etype.value] = qs.to_json()
                 # no-gold belongs to one experiment type (it is in that type's entry only)
                 if qs.status not in (QuestionStatus.SCORED, QuestionStatus.NO_GOLD):
@@ -125,7 +138,7 @@ class Evaluation:
             "language": self.language,
             "kb": self.kb,
             "results": {etype.value: dict(task.measures) for etype, task in self.tasks.items()},
-            "questions": list(questions.values()),
+            "questions": entries,
             "warnings": [str(p) for p in self.problems],
         }
         out.update(self.extra)

@@ -184,7 +184,9 @@ class JsonLocator:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._decoder = json.JSONDecoder()
+        # Only the end of each value is wanted: objects become their size (``len``, a C call)
+        # instead of dicts, which makes skipping a value about a third faster.
+        self._decoder = json.JSONDecoder(object_pairs_hook=len)
         self._children: dict[int, dict[str, int] | list[int] | None] = {}
         # Offsets whose line is known, with the number of newlines before each (sorted).
         self._known: list[int] = [0]
