@@ -59,7 +59,7 @@ def sparql(server, query: str, **params) -> dict:
         params={"query": query, **params},
         headers={"Accept": "application/sparql-results+json"},
     )
-    assert response.status_code == 200, response.text
+    assert response.status_code == 200, (query, params, response.text)
     return response.json()
 
 
@@ -72,18 +72,28 @@ def sparql_sees(server, p: Private) -> dict[str, bool]:
     graphs = {r["g"]["value"] for r in rows(sparql(server, "SELECT DISTINCT ?g { GRAPH ?g {} }"))}
     found = {
         "GRAPH ?g": p.graph in graphs,
-        "GRAPH <g>": bool(rows(sparql(server, f"SELECT * {{ GRAPH <{p.graph}> {{ ?s ?p ?o }} }}"))),
-        "FROM": bool(rows(sparql(server, f"SELECT * FROM <{p.graph}> {{ ?s ?p ?o }}"))),
+        "GRAPH <g>": bool(
+            rows(sparql(server, f"SELECT * {{ GRAPH <{p.graph}> {{ ?s ?p ?o }} }} LIMIT 3"))
+        ),
+        "FROM": bool(rows(sparql(server, f"SELECT * FROM <{p.graph}> {{ ?s ?p ?o }} LIMIT 3"))),
         "FROM NAMED": bool(
-            rows(sparql(server, f"SELECT * FROM NAMED <{p.graph}> {{ GRAPH ?g {{ ?s ?p ?o }} }}"))
+            rows(
+                sparql(
+                    server, f"SELECT * FROM NAMED <{p.graph}> {{ GRAPH ?g {{ ?s ?p ?o }} }} LIMIT 3"
+                )
+            )
         ),
         "named-graph-uri": bool(
             rows(
-                sparql(server, "SELECT * { GRAPH ?g { ?s ?p ?o } }", **{"named-graph-uri": p.graph})
+                sparql(
+                    server,
+                    "SELECT * { GRAPH ?g { ?s ?p ?o } } LIMIT 3",
+                    **{"named-graph-uri": p.graph},
+                )
             )
         ),
         "default-graph-uri": bool(
-            rows(sparql(server, "SELECT * { ?s ?p ?o }", **{"default-graph-uri": p.graph}))
+            rows(sparql(server, "SELECT * { ?s ?p ?o } LIMIT 3", **{"default-graph-uri": p.graph}))
         ),
         "default graph": sparql(server, f"ASK {{ <{p.uri}> ?p ?o }}")["boolean"],
         "system name": sparql(server, f'ASK {{ ?s ?p "{p.system}" }}')["boolean"],
