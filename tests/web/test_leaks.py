@@ -255,3 +255,16 @@ def test_paper_link_is_in_the_rdf(server, fresh: Private) -> None:
     )
     assert result["boolean"] is True
     json.dumps(result)
+
+
+def test_a_reserved_experiment_has_its_uri_and_citation_before_results(server) -> None:
+    ticket = server.graph.create_experiment(job="{}")
+    auth = {"Authorization": f"Bearer {ticket.token}"}
+    turtle = server.get(f"experiment/{ticket.id}.ttl", headers=auth)
+    assert turtle.status_code == 200
+    assert '"queued"' in turtle.text and f"<{ticket.uri}>" in turtle.text
+    page = server.get(f"experiment/{ticket.id}", headers={"Accept": "text/html", **auth})
+    assert "No results yet" in page.text and "queued" in page.text
+    assert f"@misc{{gerbilqa-{ticket.id}," in page.text and ticket.uri in page.text
+    assert server.get(f"experiment/{ticket.id}.ttl").status_code == 403
+    assert ticket.id not in server.get("api/experiments").text
