@@ -45,7 +45,10 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_upload_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]
     pool = QueryPool(
-        size=cfg.sparql_workers, timeout=cfg.sparql_timeout, queue_timeout=cfg.sparql_queue_timeout
+        size=cfg.sparql_workers,
+        timeout=cfg.sparql_timeout,
+        queue_timeout=cfg.sparql_queue_timeout,
+        memory_mb=cfg.sparql_memory_mb,
     )
     view = PublicView(
         graph.public,

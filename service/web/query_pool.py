@@ -111,9 +111,19 @@ def _run_job(store: Any, job: QueryJob) -> QueryOutcome:
     return QueryOutcome(kind=kind, body=b"".join(sink.parts), format=fmt_name)
 
 
-def _worker_main(conn: Connection) -> None:
+def _worker_main(conn: Connection, memory_mb: int = 0) -> None:
     """Child process: open snapshots on demand and answer one job at a time."""
+    import resource
+
     import pyoxigraph as ox
+
+    if memory_mb > 0:
+        # A query that materialises a huge intermediate result (a sorted cartesian product
+        # grows by ~1 GB/s here) must not take the machine down before the time limit: past
+        # this address-space limit the allocation fails and this process ends; the pool
+        # answers 503 and starts another.
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     store: Any = None
     opened: str | None = None
@@ -146,11 +156,11 @@ def _worker_main(conn: Connection) -> None:
 
 
 class _Worker:
-    def __init__(self) -> None:
+    def __init__(self, memory_mb: int = 0) -> None:
         parent, child = _CONTEXT.Pipe()
         self.conn = parent
         self.process = _CONTEXT.Process(
-            target=_worker_main, args=(child,), name="gerbil-qa-sparql", daemon=True
+            target=_worker_main, args=(child, memory_mb), name="gerbil-qa-sparql", daemon=True
         )
         self.process.start()
         child.close()
@@ -178,8 +188,10 @@ class QueryPool:
         timeout: float = 10.0,
         queue_timeout: float = 10.0,
         start_timeout: float = 60.0,
+        memory_mb: int = 0,
     ) -> None:
         self.size = max(1, size)
+        self.memory_mb = memory_mb
         self.timeout = timeout
         self.queue_timeout = queue_timeout
         self.start_timeout = start_timeout
@@ -189,7 +201,7 @@ class QueryPool:
         self._lock = threading.Lock()
         self._closed = False
         self.killed = 0  # queries stopped at the time limit, for tests and monitoring
-        workers = [_Worker() for _ in range(self.size)]
+        workers = [_Worker(memory_mb) for _ in range(self.size)]
         for worker in workers:
             self._adopt(worker)
 
@@ -213,7 +225,7 @@ class QueryPool:
 
         def start() -> None:
             try:
-                self._adopt(_Worker())
+                self._adopt(_Worker(self.memory_mb))
             except Exception:  # logged, and the pool runs with one worker fewer until restart
                 log.exception("could not restart a SPARQL worker")
 
@@ -248,9 +260,14 @@ class QueryPool:
             answered = worker.conn.poll(self.timeout)
             if answered:
                 status, payload = worker.conn.recv()
-        except (EOFError, OSError) as err:  # the process died (crash, out of memory)
+        except (EOFError, OSError):  # the process died: out of memory (or a crash)
             self._replace(worker)
-            raise ServiceError(f"the query process failed: {err}", status=500) from None
+            limit = f" of {self.memory_mb} MB" if self.memory_mb else ""
+            raise ServiceError(
+                f"the query process ended before answering (exit code {worker.process.exitcode}),"
+                f" most likely past the memory limit{limit}; ask for less",
+                status=503,
+            ) from None
         if not answered:
             self.killed += 1
             self._replace(worker)

@@ -190,3 +190,20 @@ def test_result_cache_keeps_semantics(server) -> None:
     rand = "SELECT (RAND() AS ?r) (STRUUID() AS ?u) {}"
     answers = {server.get("sparql", params={"query": rand}).text for _ in range(3)}
     assert len(answers) == 3
+
+
+def test_memory_limit_stops_a_query_and_the_pool_recovers(server) -> None:
+    pool = server.app.extensions["gerbil_qa"].pool
+    assert pool.memory_mb > 0
+    # a sorted cartesian product materialises ~1 GB per second before the first row
+    query = "SELECT * { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f"
+    started = time.monotonic()
+    response = server.get("sparql", params={"query": query})
+    assert response.status_code == 503
+    assert "memory limit" in response.text or "stopped" in response.text
+    assert time.monotonic() - started < SPARQL_TIMEOUT + 2.5
+    deadline = time.monotonic() + 20
+    while len(pool.pids()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(pool.pids()) == 2
+    assert server.get("sparql", params={"query": "ASK {}"}).status_code == 200
