@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from flask import current_app
@@ -30,7 +29,6 @@ class Services:
     runner: ExperimentRunner
     cache: DocumentCache
     results: DocumentCache
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def changed(self) -> None:
         """After a write: drop cached pages and results, take a new snapshot for the endpoint."""
