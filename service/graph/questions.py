@@ -8,19 +8,24 @@ question (as :meth:`Dataset.by_id` does) and are reported as findings.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeAlias
 
+from service.graph import nodes as n
 from service.graph import terms as t
-from service.graph.terms import DATAID, DCAT, DCT, PROV, RDF, RDFS, XSD, iri, literal
-from service.graph.uris import GQA, Uris
+from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
+from service.graph.terms import DATAID, DCAT, DCT, PROV, RDF, RDFS, XSD
+from service.graph.uris import GQA, Uris, finding_of, question_of
 from service.model import Dataset, Question
 
-TYPE = iri(RDF + "type")
+Object: TypeAlias = NamedNode | BlankNode | Literal
+TYPE = node(RDF + "type")
 
 
-def _p(ns: str, local: str) -> str:
-    return f"<{ns}{local}>"
+def _p(ns: str, local: str) -> NamedNode:
+    return node(ns + local)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,32 +105,36 @@ def check_dataset(
     return findings
 
 
-def question_triples(name: str, dataset: Dataset, uris: Uris) -> list[str]:
-    """N-Triples lines describing every question of ``dataset`` (first of duplicate ids)."""
-    out: list[str] = []
-    ds = iri(uris.dataset(name))
+def question_quads(dataset_uri: str, dataset: Dataset, graph: NamedNode) -> list[Quad]:
+    """Quads (in ``graph``) describing every question of ``dataset`` (first of duplicate ids)
+    under ``dataset_uri`` (a dataset's or a dataset version's URI)."""
+    out: list[Quad] = []
+    ds = node(dataset_uri)
     for q in dataset.by_id().values():
-        out += _question(iri(uris.question(name, q.id)), ds, q)
+        s = NamedNode(question_of(dataset_uri, q.id))
+        out += [Quad(s, p, o, graph) for p, o in _question(ds, q)]
     return out
 
 
-def _question(s: str, ds: str, q: Question) -> list[str]:
-    pairs: list[tuple[str, str]] = [
+def _question(ds: NamedNode, q: Question) -> list[tuple[NamedNode, Object]]:
+    pairs: list[tuple[NamedNode, Object]] = [
         (TYPE, _p(GQA, "Question")),
-        (_p(DCT, "identifier"), literal(q.id)),
+        (_p(DCT, "identifier"), n.literal(q.id)),
         (_p(DCT, "isPartOf"), ds),
-        (_p(GQA, "outOfScope"), t.boolean(q.out_of_scope)),
+        (_p(GQA, "outOfScope"), n.boolean(q.out_of_scope)),
     ]
     for text in q.texts:
         if text.string and text.string.strip():
             pairs.append(
-                (_p(GQA, "questionText"), literal(text.string.strip(), lang=text.language))
+                (_p(GQA, "questionText"), n.literal(text.string.strip(), lang=text.language))
             )
         if text.keywords and text.keywords.strip():
-            pairs.append((_p(GQA, "keywords"), literal(text.keywords.strip(), lang=text.language)))
+            pairs.append(
+                (_p(GQA, "keywords"), n.literal(text.keywords.strip(), lang=text.language))
+            )
     first = q.text("en") or next((x.string for x in q.texts if x.string), None)
     if first:
-        pairs.append((_p(RDFS, "label"), literal(first.strip())))
+        pairs.append((_p(RDFS, "label"), n.literal(first.strip())))
     if q.answer_type is not None:
         pairs.append((_p(GQA, "answerType"), _p(GQA, f"answerType-{q.answer_type.value}")))
     for prop, value in (
@@ -134,58 +143,62 @@ def _question(s: str, ds: str, q: Question) -> list[str]:
         ("hybrid", q.hybrid),
     ):
         if value is not None:
-            pairs.append((_p(GQA, prop), t.boolean(value)))
+            pairs.append((_p(GQA, prop), n.boolean(value)))
     if q.sparql:
-        pairs.append((_p(GQA, "goldQuery"), literal(q.sparql)))
+        pairs.append((_p(GQA, "goldQuery"), n.literal(q.sparql)))
     if q.pseudo_query:
-        pairs.append((_p(GQA, "pseudoQuery"), literal(q.pseudo_query)))
+        pairs.append((_p(GQA, "pseudoQuery"), n.literal(q.pseudo_query)))
     if q.answers is not None:
-        values = {t.answer_term(v) for v in q.answers.values()}
-        pairs.append((_p(GQA, "goldAnswerCount"), t.integer(len(values))))
-        pairs += [(_p(GQA, "goldAnswer"), v) for v in sorted(values)]
+        values = set(map(n.answer_term, q.answers.values()))
+        pairs.append((_p(GQA, "goldAnswerCount"), n.integer(len(values))))
+        pairs += [(_p(GQA, "goldAnswer"), v) for v in sorted(values, key=str)]
     for item_type in q.answer_item_types:
-        if t.is_valid_iri(item_type):
-            pairs.append((_p(GQA, "answerItemType"), iri(item_type)))
-    return [f"{s} {p} {o} ." for p, o in pairs]
+        if (item := n.checked_iri(item_type)) is not None:
+            pairs.append((_p(GQA, "answerItemType"), item))
+    return pairs
 
 
-def finding_triples(name: str, findings: list[Finding], uris: Uris, checked_at) -> list[str]:
-    """The findings as ``gqa:DatasetFinding`` resources (hash URIs of the dataset)."""
-    ds = iri(uris.dataset(name))
-    out = [f"{ds} {_p(GQA, 'checkedAt')} {t.date_time(checked_at)} ."]
-    for n, f in enumerate(findings, start=1):
-        s = iri(uris.dataset_finding(name, n))
-        pairs = [
+def finding_quads(
+    dataset_uri: str, findings: Sequence[Finding], checked_at: datetime, graph: NamedNode
+) -> list[Quad]:
+    """The findings as ``gqa:DatasetFinding`` resources (hash URIs of the dataset's document)."""
+    ds = node(dataset_uri)
+    out = [Quad(ds, _p(GQA, "checkedAt"), n.date_time(checked_at), graph)]
+    for k, f in enumerate(findings, start=1):
+        s = NamedNode(finding_of(dataset_uri, k))
+        pairs: list[tuple[NamedNode, Object]] = [
             (TYPE, _p(GQA, "DatasetFinding")),
             (_p(GQA, "findingKind"), _p(GQA, f"finding-{f.kind}")),
-            (_p(GQA, "severity"), literal(f.severity)),
-            (_p(RDFS, "comment"), literal(f.message)),
+            (_p(GQA, "severity"), n.literal(f.severity)),
+            (_p(RDFS, "comment"), n.literal(f.message)),
         ]
         if f.question_id is not None:
-            pairs.append((_p(GQA, "aboutQuestion"), iri(uris.question(name, f.question_id))))
+            pairs.append(
+                (_p(GQA, "aboutQuestion"), NamedNode(question_of(dataset_uri, f.question_id)))
+            )
         if f.language and (lang := t.language_iri(f.language)):
-            pairs.append((_p(GQA, "aboutLanguage"), iri(lang)))
-        out.append(f"{ds} {_p(GQA, 'finding')} {s} .")
-        out += [f"{s} {p} {o} ." for p, o in pairs]
+            pairs.append((_p(GQA, "aboutLanguage"), node(lang)))
+        out.append(Quad(ds, _p(GQA, "finding"), s, graph))
+        out += [Quad(s, p, o, graph) for p, o in pairs]
     return out
 
 
-def dataset_description_triples(ref, uris: Uris) -> list[str]:  # ref: results.DatasetRef
-    """A dataset that is not in the catalogue (an upload), described where its results are."""
-    ds = iri(uris.dataset(ref.name))
-    pairs = [
+def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # ref: DatasetRef
+    """A dataset that is not in the catalogue (an upload), described where its results are:
+    the (predicate, object) pairs of its URI."""
+    pairs: list[tuple[NamedNode, Object]] = [
         (TYPE, _p(DCAT, "Dataset")),
         (TYPE, _p(DATAID, "Dataset")),
         (TYPE, _p(PROV, "Entity")),
-        (_p(DCT, "identifier"), literal(ref.name)),
-        (_p(DCT, "title"), literal(ref.title or ref.name)),
+        (_p(DCT, "identifier"), n.literal(ref.name)),
+        (_p(DCT, "title"), n.literal(ref.title or ref.name)),
     ]
     if ref.sha256:
-        pairs.append((_p(GQA, "sha256"), literal(ref.sha256, datatype=XSD + "hexBinary")))
+        pairs.append((_p(GQA, "sha256"), n.literal(ref.sha256, datatype=XSD + "hexBinary")))
     if ref.dataset is not None:
-        pairs.append((_p(GQA, "questionCount"), t.integer(len(ref.dataset.by_id()))))
+        pairs.append((_p(GQA, "questionCount"), n.integer(len(ref.dataset.by_id()))))
         langs = {lang for q in ref.dataset.questions for lang in q.languages}
         for code in sorted(langs):
             if lang := t.language_iri(code):
-                pairs.append((_p(DCT, "language"), iri(lang)))
-    return [f"{ds} {p} {o} ." for p, o in pairs]
+                pairs.append((_p(DCT, "language"), node(lang)))
+    return pairs

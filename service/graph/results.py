@@ -16,20 +16,26 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeAlias
 
 from service.evaluation.results import Evaluation, QuestionScore
+from service.graph import nodes as n
 from service.graph import terms as t
-from service.graph.terms import DCAT, DCT, PROV, QB, RDF, RDFS, SPDX, XSD, iri, literal
-from service.graph.uris import GERBIL, GQA, Uris
+from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
+from service.graph.terms import DCAT, DCT, PROV, QB, RDF, RDFS, SPDX, XSD
+from service.graph.uris import GERBIL, GQA, Uris, enc
 from service.graph.vocabulary import measure_ranges
 from service.model import Dataset
+
+Subject: TypeAlias = NamedNode | BlankNode
+Object: TypeAlias = NamedNode | BlankNode | Literal
 
 TASK_DIMENSIONS = ("system", "dataset", "experimentType", "language", "profile")
 # A question observation's task fixes system, dataset, type, language and profile: its
 # dimensions are the task and the question (joins reach the rest through gqa:resultOf).
 QUESTION_DIMENSIONS = ("resultOf", "question")
 QUESTION_MEASURES = ("tp", "fp", "fn", "precision", "recall", "f1")
-TYPE = iri(RDF + "type")
+TYPE = node(RDF + "type")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +77,7 @@ class DatasetRef:
 
 @dataclass(frozen=True, slots=True)
 class ExperimentRecord:
-    """Everything :func:`experiment_triples` writes for one finished experiment."""
+    """Everything :func:`experiment_quads` writes for one finished experiment."""
 
     experiment_id: str
     evaluations: tuple[Evaluation, ...]
@@ -98,75 +104,76 @@ def dataset_content_hash(dataset: Dataset) -> str:
     return h.hexdigest()
 
 
-class _Lines:
-    """Collects N-Triples lines (``s p o .``) of one graph."""
+class _Graph:
+    """Collects the quads of one named graph (terms built directly, repeated ones cached)."""
 
-    def __init__(self) -> None:
-        self.lines: list[str] = []
+    def __init__(self, graph: NamedNode) -> None:
+        self.graph = graph
+        self.quads: list[Quad] = []
 
-    def add(self, s: str, p: str, o: str) -> None:
-        self.lines.append(f"{s} {p} {o} .")
+    def add(self, s: Subject, p: NamedNode, o: Object) -> None:
+        self.quads.append(Quad(s, p, o, self.graph))
 
-    def many(self, s: str, pairs: Iterable[tuple[str, str]]) -> None:
-        for p, o in pairs:
-            self.lines.append(f"{s} {p} {o} .")
-
-
-def _p(ns: str, local: str) -> str:
-    return f"<{ns}{local}>"
+    def many(self, s: Subject, pairs: Iterable[tuple[NamedNode, Object]]) -> None:
+        g = self.graph
+        self.quads.extend(Quad(s, p, o, g) for p, o in pairs)
 
 
-def _measure_value(name: str, value: float | int, ranges: Mapping[str, str]) -> str:
+def _p(ns: str, local: str) -> NamedNode:
+    return node(ns + local)
+
+
+def _measure_property(name: str, ranges: Mapping[str, str]) -> tuple[NamedNode, str]:
     prop = t.measure_iri(name)
     if prop not in ranges:
         raise ValueError(
             f"measure {name!r} has no qb:MeasureProperty in the vocabulary (ontology/); add it"
         )
-    return t.number(value, ranges[prop])
+    return node(prop), ranges[prop]
 
 
 def _defined(measures: Mapping[str, float | int | None]) -> set[str]:
     return {name for name, value in measures.items() if value is not None}
 
 
-def experiment_triples(record: ExperimentRecord, uris: Uris) -> list[str]:
-    """The N-Triples lines of an experiment's graph (without the graph name)."""
+def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Quad]:
+    """The quads of an experiment's graph (named ``graph``)."""
     ranges = measure_ranges()
-    g = _Lines()
+    g = _Graph(node(graph))
     eid = record.experiment_id
-    exp = iri(uris.experiment(eid))
+    exp = node(uris.experiment(eid))
     evals = record.evaluations
     if not evals:
         raise ValueError("an experiment needs at least one evaluation")
-    ds_uri = iri(uris.dataset(record.dataset.name))
-    software = iri(uris.software(record.software_version))
+    ds_uri = node(uris.dataset(record.dataset.name))
+    software = node(uris.software(record.software_version))
 
     # -- the experiment: data set of tasks and PROV activity --------------------------------
-    structure = iri(uris.experiment_structure(eid))
+    structure = node(uris.experiment_structure(eid))
     g.many(
         exp,
         [
             (TYPE, _p(GQA, "Experiment")),
             (TYPE, _p(QB, "DataSet")),
             (TYPE, _p(PROV, "Activity")),
-            (_p(RDFS, "label"), literal(f"Experiment {eid}", lang="en")),
-            (_p(DCT, "identifier"), literal(eid)),
+            (_p(RDFS, "label"), n.literal(f"Experiment {eid}", lang="en")),
+            (_p(DCT, "identifier"), n.literal(eid)),
             (_p(QB, "structure"), structure),
-            (_p(PROV, "startedAtTime"), t.date_time(record.started)),
-            (_p(PROV, "endedAtTime"), t.date_time(record.ended)),
+            (_p(PROV, "startedAtTime"), n.date_time(record.started)),
+            (_p(PROV, "endedAtTime"), n.date_time(record.ended)),
             (_p(PROV, "used"), ds_uri),
             (_p(PROV, "wasAssociatedWith"), software),
         ],
     )
     for profile_iri in sorted({e.profile.iri for e in evals}):
-        g.add(exp, _p(GQA, "profile"), iri(profile_iri))
+        g.add(exp, _p(GQA, "profile"), node(profile_iri))
     g.many(
         software,
         [
             (TYPE, _p(GQA, "Evaluator")),
             (TYPE, _p(PROV, "SoftwareAgent")),
-            (_p(RDFS, "label"), literal(f"GERBIL QA for Python {record.software_version}")),
-            (_p(GQA, "softwareVersion"), literal(record.software_version)),
+            (_p(RDFS, "label"), n.literal(f"GERBIL QA for Python {record.software_version}")),
+            (_p(GQA, "softwareVersion"), n.literal(record.software_version)),
         ],
     )
 
@@ -174,37 +181,41 @@ def experiment_triples(record: ExperimentRecord, uris: Uris) -> list[str]:
     infos = {s.name: s for s in record.systems}
     for name in sorted({e.system for e in evals} | set(infos)):
         info = infos.get(name, SystemInfo(name))
-        sys_uri = iri(uris.system(name))
+        sys_uri = node(uris.system(name))
         g.add(exp, _p(PROV, "used"), sys_uri)
         g.many(
             sys_uri,
             [
                 (TYPE, _p(GQA, "System")),
                 (TYPE, _p(PROV, "SoftwareAgent")),
-                (_p(RDFS, "label"), literal(info.label or name)),
-                (_p(DCT, "identifier"), literal(name)),
+                (_p(RDFS, "label"), n.literal(info.label or name)),
+                (_p(DCT, "identifier"), n.literal(name)),
             ],
         )
-        if info.endpoint and t.is_valid_iri(info.endpoint):
-            g.add(sys_uri, _p(GQA, "endpoint"), iri(info.endpoint))
+        if info.endpoint and (endpoint := n.checked_iri(info.endpoint)) is not None:
+            g.add(sys_uri, _p(GQA, "endpoint"), endpoint)
         if info.description:
-            g.add(sys_uri, _p(RDFS, "comment"), literal(info.description))
+            g.add(sys_uri, _p(RDFS, "comment"), n.literal(info.description))
 
     # -- uploaded files ---------------------------------------------------------------------
-    for n, up in enumerate(record.uploads, start=1):
-        f = iri(uris.upload(eid, n))
+    for k, up in enumerate(record.uploads, start=1):
+        f = node(uris.upload(eid, k))
         g.add(exp, _p(PROV, "used"), f)
-        checksum = f"_:sha{n}"
+        checksum = n.BlankNode()  # fresh: blank node ids are store-wide in Oxigraph
+        sha = n.literal(up.sha256, datatype=XSD + "hexBinary")
         g.many(
             f,
             [
                 (TYPE, _p(GQA, "UploadedFile")),
                 (TYPE, _p(PROV, "Entity")),
-                (_p(DCT, "title"), literal(up.name)),
-                (_p(GQA, "fileRole"), literal(up.role)),
-                (_p(GQA, "sha256"), literal(up.sha256, datatype=XSD + "hexBinary")),
+                (_p(DCT, "title"), n.literal(up.name)),
+                (_p(GQA, "fileRole"), n.literal(up.role)),
+                (_p(GQA, "sha256"), sha),
                 (_p(SPDX, "checksum"), checksum),
-                (_p(DCAT, "byteSize"), literal(str(up.size), datatype=XSD + "nonNegativeInteger")),
+                (
+                    _p(DCAT, "byteSize"),
+                    n.literal(str(up.size), datatype=XSD + "nonNegativeInteger"),
+                ),
             ],
         )
         g.many(
@@ -212,35 +223,35 @@ def experiment_triples(record: ExperimentRecord, uris: Uris) -> list[str]:
             [
                 (TYPE, _p(SPDX, "Checksum")),
                 (_p(SPDX, "algorithm"), _p(SPDX, "checksumAlgorithm_sha256")),
-                (_p(SPDX, "checksumValue"), literal(up.sha256, datatype=XSD + "hexBinary")),
+                (_p(SPDX, "checksumValue"), sha),
             ],
         )
         if up.media_type:
-            g.add(
-                f,
-                _p(DCAT, "mediaType"),
-                iri(f"http://www.iana.org/assignments/media-types/{up.media_type}"),
-            )
+            media = n.checked_iri(f"http://www.iana.org/assignments/media-types/{up.media_type}")
+            if media is not None:
+                g.add(f, _p(DCAT, "mediaType"), media)
         if up.role == "answers" and up.system:
-            g.add(f, _p(GQA, "answersOf"), iri(uris.system(up.system)))
+            g.add(f, _p(GQA, "answersOf"), node(uris.system(up.system)))
         if up.role == "dataset" and not record.dataset.catalogued:
             g.add(ds_uri, _p(PROV, "wasDerivedFrom"), f)
 
     # -- an uploaded dataset is described (with its questions) inside the experiment --------
     if not record.dataset.catalogued:
-        from service.graph.questions import dataset_description_triples, question_triples
+        from service.graph.questions import dataset_description, question_quads
 
-        g.lines += dataset_description_triples(record.dataset, uris)
+        g.many(ds_uri, dataset_description(record.dataset, uris))
         if record.dataset.dataset is not None:
-            g.lines += question_triples(record.dataset.name, record.dataset.dataset, uris)
+            g.quads += question_quads(
+                uris.dataset(record.dataset.name), record.dataset.dataset, g.graph
+            )
 
     # -- tasks ------------------------------------------------------------------------------
     tasks: list[tuple[Evaluation, object]] = [(e, task) for e in evals for task in e.tasks.values()]
     common = set.intersection(*(_defined(task.measures) for _, task in tasks))  # type: ignore[attr-defined]
     if not common:
         raise ValueError("no measure is defined on every task: the Data Cube needs at least one")
-    g.many(structure, [(TYPE, _p(QB, "DataStructureDefinition"))])
-    g.add(structure, _p(RDFS, "label"), literal(f"Structure of experiment {eid}", lang="en"))
+    g.add(structure, TYPE, _p(QB, "DataStructureDefinition"))
+    g.add(structure, _p(RDFS, "label"), n.literal(f"Structure of experiment {eid}", lang="en"))
     for dim in TASK_DIMENSIONS:
         g.add(structure, _p(QB, "component"), _p(GQA, f"component-{dim}"))
     for name in sorted(common):
@@ -248,25 +259,36 @@ def experiment_triples(record: ExperimentRecord, uris: Uris) -> list[str]:
     for attr in ("profileVersion", "signature"):
         g.add(structure, _p(QB, "component"), _p(GQA, f"component-{attr}"))
 
-    for n, (ev, task) in enumerate(tasks, start=1):
-        _task_triples(g, record, uris, n, ev, task, ranges)  # type: ignore[arg-type]
-    return g.lines
+    questions: dict[str, NamedNode] = {}  # question URIs recur in every task
+    for k, (ev, task) in enumerate(tasks, start=1):
+        _task_quads(g, record, uris, k, ev, task, ranges, questions)  # type: ignore[arg-type]
+    return g.quads
 
 
-def _task_triples(g: _Lines, record, uris: Uris, n: int, ev: Evaluation, task, ranges) -> None:
+def _task_quads(
+    g: _Graph,
+    record: ExperimentRecord,
+    uris: Uris,
+    k: int,
+    ev: Evaluation,
+    task,  # TaskScores
+    ranges: Mapping[str, str],
+    questions: dict[str, NamedNode],
+) -> None:
     eid = record.experiment_id
-    exp = iri(uris.experiment(eid))
-    obs = iri(uris.task(eid, n))
+    exp = node(uris.experiment(eid))
+    task_uri = uris.task(eid, k)
+    obs = NamedNode(task_uri)
     etype = task.experiment_type.value
     lang_iri = t.language_iri(ev.language)
     if lang_iri is None:
         raise ValueError(f"language {ev.language!r} is not an ISO 639 code")
     dims = [
-        (_p(GERBIL, "annotator"), iri(uris.system(ev.system))),
-        (_p(GERBIL, "dataset"), iri(uris.dataset(record.dataset.name))),
+        (_p(GERBIL, "annotator"), node(uris.system(ev.system))),
+        (_p(GERBIL, "dataset"), node(uris.dataset(record.dataset.name))),
         (_p(GERBIL, "experimentType"), _p(GQA, etype)),
-        (_p(GQA, "language"), iri(lang_iri)),
-        (_p(GQA, "profile"), iri(ev.profile.iri)),
+        (_p(GQA, "language"), node(lang_iri)),
+        (_p(GQA, "profile"), node(ev.profile.iri)),
     ]
     g.add(exp, _p(GQA, "task"), obs)
     label = f"{ev.system} on {record.dataset.name}: {etype} ({ev.language}, {ev.profile.name})"
@@ -277,25 +299,25 @@ def _task_triples(g: _Lines, record, uris: Uris, n: int, ev: Evaluation, task, r
             (TYPE, _p(QB, "Observation")),
             (TYPE, _p(PROV, "Entity")),
             (_p(QB, "dataSet"), exp),
-            (_p(RDFS, "label"), literal(label, lang="en")),
+            (_p(RDFS, "label"), n.literal(label, lang="en")),
             (_p(PROV, "wasGeneratedBy"), exp),
             *dims,
-            (_p(GQA, "profileVersion"), literal(str(ev.profile.version))),
-            (_p(GQA, "signature"), literal(ev.signature)),
+            (_p(GQA, "profileVersion"), n.literal(str(ev.profile.version))),
+            (_p(GQA, "signature"), n.literal(ev.signature)),
         ],
     )
     if ev.kb:
-        kb = iri(ev.kb) if t.is_valid_iri(ev.kb) else literal(ev.kb)
-        g.add(obs, _p(GQA, "knowledgeBase"), kb)
+        g.add(obs, _p(GQA, "knowledgeBase"), n.checked_iri(ev.kb) or n.literal(ev.kb))
     for name, value in task.measures.items():
+        prop, datatype = _measure_property(name, ranges)
         if value is None:
-            g.add(obs, _p(GQA, "undefinedMeasure"), iri(t.measure_iri(name)))
+            g.add(obs, _p(GQA, "undefinedMeasure"), prop)
         else:
-            g.add(obs, iri(t.measure_iri(name)), _measure_value(name, value, ranges))
+            g.add(obs, prop, n.number(value, datatype))
 
     # Per-question observations: their own data set, structure from the measures they all have.
-    qset = iri(uris.task_questions(eid, n))
-    qstruct = iri(uris.task_question_structure(eid, n))
+    qset = NamedNode(uris.task_questions(eid, k))
+    qstruct = NamedNode(uris.task_question_structure(eid, k))
     g.add(obs, _p(GQA, "questionResults"), qset)
     scores = task.questions
     per_q = [_question_measures(qs) for qs in scores]
@@ -307,7 +329,7 @@ def _task_triples(g: _Lines, record, uris: Uris, n: int, ev: Evaluation, task, r
         [
             (TYPE, _p(GQA, "QuestionResultSet")),
             (TYPE, _p(QB, "DataSet")),
-            (_p(RDFS, "label"), literal(f"Per-question results of {label}", lang="en")),
+            (_p(RDFS, "label"), n.literal(f"Per-question results of {label}", lang="en")),
             (_p(QB, "structure"), qstruct),
         ],
     )
@@ -321,32 +343,52 @@ def _task_triples(g: _Lines, record, uris: Uris, n: int, ev: Evaluation, task, r
         # IC-3: a structure needs a measure; with no scored question there are no observations.
         g.add(qstruct, _p(QB, "component"), _p(GQA, "component-f1"))
 
+    props = {name: _measure_property(name, ranges) for name in QUESTION_MEASURES}
+    constant = [
+        (TYPE, _p(GQA, "QuestionResult")),
+        (TYPE, _p(PROV, "Entity")),
+        (_p(GQA, "resultOf"), obs),
+    ]
+    observation = [(TYPE, _p(QB, "Observation")), (_p(QB, "dataSet"), qset)]
+    generated = (_p(PROV, "wasGeneratedBy"), exp)
+    p_question, p_status, p_processed = (
+        _p(GQA, "question"),
+        _p(GQA, "questionStatus"),
+        _p(GQA, "processed"),
+    )
+    p_undefined, p_given, p_note = (
+        _p(GQA, "undefinedMeasure"),
+        _p(GQA, "givenAnswer"),
+        _p(GQA, "note"),
+    )
+    prefix = task_uri + "/question/"
     for qs, measures in zip(scores, per_q, strict=True):
-        r = iri(uris.question_result(eid, n, qs.question_id))
-        question = iri(uris.question(record.dataset.name, qs.question_id))
-        g.many(
-            r,
-            [
-                (TYPE, _p(GQA, "QuestionResult")),
-                (TYPE, _p(PROV, "Entity")),
-                (_p(GQA, "resultOf"), obs),
-                (_p(GQA, "question"), question),
-                (_p(GQA, "questionStatus"), _p(GQA, f"status-{qs.status.value}")),
-                (_p(GQA, "processed"), t.boolean(qs.processed)),
-                (_p(PROV, "wasGeneratedBy"), exp),
-            ],
-        )
-        if measures and common <= set(measures):
-            g.many(r, [(TYPE, _p(QB, "Observation")), (_p(QB, "dataSet"), qset)])
+        r = NamedNode(prefix + enc(qs.question_id))
+        question = questions.get(qs.question_id)
+        if question is None:
+            question = questions[qs.question_id] = NamedNode(
+                uris.question(record.dataset.name, qs.question_id)
+            )
+        pairs: list[tuple[NamedNode, Object]] = [
+            *constant,
+            (p_question, question),
+            (p_status, _p(GQA, f"status-{qs.status.value}")),
+            (p_processed, n.boolean(qs.processed)),
+            generated,
+        ]
+        if measures and common <= measures.keys():
+            pairs += observation
         for name, value in measures.items():
-            g.add(r, iri(t.measure_iri(name)), _measure_value(name, value, ranges))
+            prop, datatype = props[name]
+            pairs.append((prop, n.number(value, datatype)))
         for name in QUESTION_MEASURES:
             if name in computed and name not in measures:
-                g.add(r, _p(GQA, "undefinedMeasure"), iri(t.measure_iri(name)))
+                pairs.append((p_undefined, props[name][0]))
         for item in qs.given:
-            g.add(r, _p(GQA, "givenAnswer"), t.displayed_term(item))
+            pairs.append((p_given, n.displayed_term(item)))
         if qs.note:
-            g.add(r, _p(GQA, "note"), literal(qs.note))
+            pairs.append((p_note, n.literal(qs.note)))
+        g.many(r, pairs)
 
 
 def _question_measures(qs: QuestionScore) -> dict[str, float | int]:

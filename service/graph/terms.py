@@ -166,7 +166,7 @@ def language_iri(code: str) -> str | None:
     return None
 
 
-_NT_TERM = re.compile(
+NT_TERM = re.compile(
     r'^(?:<(?P<iri>[^<>"\s]*)>|"(?P<lex>(?:[^"\\]|\\.)*)"(?:@(?P<lang>[A-Za-z0-9-]+)|\^\^<(?P<dt>[^<>\s]*)>)?)$'
 )
 
@@ -190,7 +190,7 @@ def displayed_term(text: str) -> str:
 
     Anything that does not read as an N-Triples IRI or literal is kept as a plain literal.
     """
-    m = _NT_TERM.match(text)
+    m = NT_TERM.match(text)
     if not m:
         return literal(text)
     if m.group("iri") is not None:

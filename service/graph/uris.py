@@ -14,11 +14,13 @@ percent-encoded with nothing kept but RFC 3986 unreserved characters):
 ``dataset/{name}``                                     dataset (dcat:Dataset, dataid:Dataset)
 ``dataset/{name}/version/{version}``                   a version of a dataset
 ``dataset/{name}/question/{qid}``                      one question of a dataset
+``dataset/{name}/version/{version}/question/{qid}``    one question of a dataset version
 ``system/{name}``                                      a QA system
 ``software/{version}``                                 this evaluator (prov:SoftwareAgent)
 ``catalog`` ``vocab`` ``sparql``                       catalogue, vocabulary document, endpoint
 ``graph/{vocab|catalog|admin}``                        named graphs of the store
 ``graph/dataset/{name}`` ``graph/experiment/{id}``
+``graph/dataset/{name}/version/{version}``
 =====================================================  ===================================
 
 Structural resources that no one browses to on their own (Data Cube structures, the per-task
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import quote, unquote
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -47,8 +50,10 @@ def normalise_base(base: str) -> str:
     return base if base.endswith("/") else base + "/"
 
 
+@lru_cache(maxsize=1 << 16)
 def enc(key: str) -> str:
-    """Percent-encode one path segment (a name or a question id); '/' is encoded too."""
+    """Percent-encode one path segment (a name or a question id); '/' is encoded too. Cached:
+    question ids and names recur in every experiment."""
     return quote(str(key), safe="")
 
 
@@ -111,10 +116,21 @@ class Uris:
         return self.dataset(name) + "#checks"
 
     def dataset_finding(self, name: str, n: int) -> str:
-        return f"{self.dataset(name)}#finding-{n}"
+        return finding_of(self.dataset(name), n)
 
     def question(self, dataset_name: str, question_id: str) -> str:
-        return f"{self.dataset(dataset_name)}/question/{enc(question_id)}"
+        return question_of(self.dataset(dataset_name), question_id)
+
+    def version_question(self, name: str, version: str, question_id: str) -> str:
+        return question_of(self.dataset_version(name, version), question_id)
+
+    def version_activity(self, name: str, version: str) -> str:
+        """The activity (a gold refresh) that generated a dataset version."""
+        return self.dataset_version(name, version) + "#activity"
+
+    def version_kb(self, name: str, version: str) -> str:
+        """The knowledge base (as a PROV entity) a dataset version's activity used."""
+        return self.dataset_version(name, version) + "#kb"
 
     def system(self, name: str) -> str:
         return f"{self.base}system/{enc(name)}"
@@ -150,6 +166,9 @@ class Uris:
 
     def dataset_graph(self, name: str) -> str:
         return f"{self.base}graph/dataset/{enc(name)}"
+
+    def dataset_version_graph(self, name: str, version: str) -> str:
+        return f"{self.dataset_graph(name)}/version/{enc(version)}"
 
     def experiment_graph(self, experiment_id: str) -> str:
         check_experiment_id(experiment_id)
@@ -204,6 +223,10 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dataset", ("dataset", "{dataset}")),
     ("dataset-version", ("dataset", "{dataset}", "version", "{version}")),
     ("question", ("dataset", "{dataset}", "question", "{question}")),
+    (
+        "version-question",
+        ("dataset", "{dataset}", "version", "{version}", "question", "{question}"),
+    ),
     ("system", ("system", "{system}")),
     ("software", ("software", "{version}")),
     ("catalog", ("catalog",)),
@@ -213,8 +236,19 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("graph-catalog", ("graph", "catalog")),
     ("graph-admin", ("graph", "admin")),
     ("graph-dataset", ("graph", "dataset", "{dataset}")),
+    ("graph-dataset-version", ("graph", "dataset", "{dataset}", "version", "{version}")),
     ("graph-experiment", ("graph", "experiment", "{experiment}")),
 )
+
+
+def question_of(dataset_uri: str, question_id: str) -> str:
+    """A question's URI under its dataset's (or dataset version's) URI."""
+    return f"{dataset_uri}/question/{enc(question_id)}"
+
+
+def finding_of(dataset_uri: str, n: int) -> str:
+    """A dataset check finding: a hash URI of the dataset's (or version's) document."""
+    return f"{dataset_uri}#finding-{n}"
 
 
 def check_experiment_id(experiment_id: str) -> str:

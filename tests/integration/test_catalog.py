@@ -21,6 +21,8 @@ from service.graph.checks import shacl_violations
 from service.graph.store import GraphStore
 
 ROOT = Path(__file__).resolve().parents[2]
+GQA_NS = "http://w3id.org/gerbil/qa/vocab#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
 NAMES = [e.name for e in catalog.entries()]
 
 
@@ -152,3 +154,83 @@ def test_cli_lists_the_catalogue() -> None:
     assert done.returncode == 0, done.stderr
     listed = [line.split()[0] for line in done.stdout.splitlines()[1:]]
     assert listed == NAMES
+
+
+def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> None:
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from service.errors import Conflict
+    from service.model import AnswerSet, Term
+
+    store = GraphStore(None)
+    name = "qald-8-test-multilingual"
+    original = catalog.load(name, mirror=data_dir, download=False)
+    catalog.load_into(store, name, mirror=data_dir, download=False)
+    first = original.questions[0]
+    bonn = Term.iri("http://dbpedia.org/resource/Bonn")
+    refreshed = replace(
+        original, questions=(replace(first, answers=AnswerSet.of([bonn])), *original.questions[1:])
+    )
+    started = datetime(2024, 5, 1, 12, tzinfo=UTC)
+    v1 = store.register_dataset_version(
+        name,
+        refreshed,
+        kb="https://dbpedia.org/sparql",
+        kb_version="DBpedia 2022-12",
+        started=started,
+        ended=started.replace(minute=5),
+        summary="1 changed",
+    )
+    uris = store.uris
+    assert (
+        v1.uri
+        == uris.dataset_version(name, v1.version)
+        == uris.dataset(name) + (f"/version/{v1.version}")
+    )
+    assert v1.version.startswith("sha256-") and v1.previous == uris.dataset(name)
+    assert v1.question_count == len(original.by_id())
+    dcat, prov, gqa = "http://www.w3.org/ns/dcat#", "http://www.w3.org/ns/prov#", GQA_NS
+    # description and provenance, as anyone sees them (the public default graph)
+    assert store.query_public(
+        f"""ASK {{ <{uris.dataset(name)}> <{dcat}hasVersion> <{v1.uri}> .
+        <{v1.uri}> a <{gqa}DatasetVersion> ; <{dcat}previousVersion> <{uris.dataset(name)}> ;
+            <{prov}wasDerivedFrom> <{uris.dataset(name)}> ; <{prov}wasGeneratedBy> ?a ;
+            <{dcat}version> "{v1.version}" ; <{gqa}knowledgeBaseVersion> "DBpedia 2022-12" ;
+            <http://purl.org/dc/terms/issued> "2024-05-01T12:05:00+00:00"^^<{XSD}dateTime> .
+        ?a a <{prov}Activity> ; <{prov}used> <{uris.dataset(name)}>, ?kb ;
+           <{prov}startedAtTime> "2024-05-01T12:00:00+00:00"^^<{XSD}dateTime> ;
+           <{prov}wasAssociatedWith> ?software .
+        ?kb <http://purl.org/dc/terms/identifier> "https://dbpedia.org/sparql" ;
+            <{gqa}knowledgeBaseVersion> "DBpedia 2022-12" ;
+            <{prov}wasDerivedFrom> <https://dbpedia.org/sparql> .
+        ?software <{gqa}softwareVersion> ?sv }}"""
+    )
+    # its questions are stored like any dataset's, with the new gold answers; the old stay
+    new_q = uris.version_question(name, v1.version, first.id)
+    old_q = uris.question(name, first.id)
+    answers = {
+        r["q"].value: r["a"].value
+        for r in store.query_public(
+            f"SELECT ?q ?a WHERE {{ VALUES ?q {{ <{new_q}> <{old_q}> }} ?q <{gqa}goldAnswer> ?a }}"
+        )
+        if r["q"].value == new_q
+    }
+    assert answers == {new_q: bonn.value}
+    assert not store.query_public(f"ASK {{ <{old_q}> <{gqa}goldAnswer> <{bonn.value}> }}")
+    assert store.query_public(
+        f"ASK {{ <{new_q}> <http://purl.org/dc/terms/isPartOf> <{v1.uri}> }}"
+    ) and store.query_public(f"ASK {{ <{old_q}> <{gqa}goldAnswer> ?a }}")
+    graph = pyoxigraph.NamedNode(uris.dataset_version_graph(name, v1.version))
+    quads = list(store.public.quads_for_pattern(None, None, None, graph))
+    assert shacl_violations(quads, target=graph.value) == []
+    # never overwritten; a later version derives from the newest one
+    with pytest.raises(Conflict):
+        store.register_dataset_version(name, refreshed, kb="https://dbpedia.org/sparql")
+    v2 = store.register_dataset_version(
+        name, original, kb="file:sha256:abc", started=started.replace(day=2)
+    )
+    assert v2.previous == v1.uri
+    assert [v.version for v in store.dataset_versions(name)] == [v1.version, v2.version]
+    assert uris.locate(new_q).kind == "version-question"
+    assert uris.locate(graph.value).kind == "graph-dataset-version"

@@ -335,3 +335,126 @@ def test_a_killed_writer_leaves_no_partial_experiment(tmp_path: Path) -> None:
             assert n == 401, eid  # 400 questions + the skipped one: the whole experiment
         store.close()
     assert finished  # the child did write complete experiments before being killed
+
+
+PUBLISH_CHILD = r"""
+import os, signal, sys
+from service.graph.store import GraphStore
+from tests.integration.test_graph_store import _dataset, _evaluation
+store = GraphStore(sys.argv[1], catalog=False)
+dataset = _dataset(int(sys.argv[3]))
+evaluation = _evaluation(dataset)
+if sys.argv[2] == "between":
+    # killed right after the public copy is written, before the admin record follows it
+    store._finish_publication = lambda *a: os.kill(os.getpid(), signal.SIGKILL)
+    ticket = store.record_experiment([evaluation], dataset=dataset)
+    print(ticket.id, flush=True)
+    store.publish(ticket.id)
+    raise SystemExit("not killed")
+while True:
+    ticket = store.record_experiment([evaluation], dataset=dataset)
+    store.publish(ticket.id)
+    print("published", flush=True)
+"""
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+PUBLISHED_QUESTIONS = 120  # + the skipped question of _evaluation
+
+
+def _results_in(store: GraphStore, experiment_id: str, *, where: str) -> int:
+    """Question results of an experiment in its graph (public or private store) or in the
+    public default graph."""
+    uri = store.uris.experiment(experiment_id)
+    pattern = f"?r <{GQA}resultOf> ?t . ?t <http://purl.org/linked-data/cube#dataSet> <{uri}>"
+    if where == "default":
+        source, body = store.public, pattern
+    else:
+        source = store.public if where == "public" else store.private
+        body = f"GRAPH <{store.uris.experiment_graph(experiment_id)}> {{ {pattern} }}"
+    rows = list(source.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ {body} }}"))
+    return int(rows[0]["n"].value)
+
+
+def _assert_publication_consistent(store: GraphStore) -> int:
+    """Every experiment is either wholly private or wholly public (named graph, default-graph
+    copy, admin record); returns how many are public."""
+    public = 0
+    for st in store.list_experiments(include_private=True):
+        graph = pyoxigraph.NamedNode(store.uris.experiment_graph(st.id))
+        if store.public.contains_named_graph(graph):
+            public += 1
+            assert st.public and st.published_at, st.id
+            assert not store.private.contains_named_graph(graph), st.id
+            assert _results_in(store, st.id, where="public") == PUBLISHED_QUESTIONS + 1, st.id
+            assert _results_in(store, st.id, where="default") == PUBLISHED_QUESTIONS + 1, st.id
+            assert store.query_public(f"ASK {{ <{st.uri}> <http://purl.org/dc/terms/issued> ?t }}")
+        else:
+            assert not st.public, st.id
+            assert _results_in(store, st.id, where="private") == PUBLISHED_QUESTIONS + 1, st.id
+            assert _results_in(store, st.id, where="default") == 0, st.id
+    return public
+
+
+def _child(path: Path, mode: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-c", PUBLISH_CHILD, str(path), mode, str(PUBLISHED_QUESTIONS)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+    )
+
+
+@pytest.mark.slow
+def test_a_publication_killed_between_the_stores_is_completed_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    child = _child(path, "between")
+    assert child.stdout is not None
+    experiment_id = child.stdout.readline().decode().strip()
+    assert child.wait(timeout=60) == -signal.SIGKILL
+    # what the crash left: the public copy written, the admin record not yet updated
+    public = pyoxigraph.Store(str(path / "public"))
+    graph = pyoxigraph.NamedNode(Uris().experiment_graph(experiment_id))
+    assert public.contains_named_graph(graph)
+    del public
+    store = GraphStore(path, catalog=False)  # the next open completes the publication
+    status = store.experiment_status(experiment_id)
+    assert status.public and status.published_at
+    assert _assert_publication_consistent(store) == 1
+    store.close()
+
+
+@pytest.mark.slow
+def test_a_killed_publisher_leaves_every_experiment_wholly_private_or_public(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "store"
+    published = 0
+    for delay in (0.05, 0.3, 0.6):
+        child = _child(path, "loop")
+        # one publication done, then killed somewhere in the next record/publish cycle
+        assert child.stdout is not None and child.stdout.readline().strip() == b"published"
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+        store = GraphStore(path, catalog=False)
+        published = _assert_publication_consistent(store)
+        store.close()
+    assert published >= 3  # each child published at least once before being killed
+
+
+def test_a_recorded_ticket_outranks_its_old_status_until_settled(tmp_path: Path) -> None:
+    dataset = _dataset()
+    store = GraphStore(tmp_path / "s", catalog=False)
+    ticket = store.create_experiment()
+    store.set_status(ticket.id, "running", progress="1/2")
+    # as if the process died between the experiment's transaction and the status clean-up
+    store._settle_status = lambda experiment_id: None  # type: ignore[method-assign]
+    store.record_experiment([_evaluation(dataset)], dataset=dataset, ticket=ticket)
+    assert store.experiment_status(ticket.id).status == "finished"
+    assert [s.status for s in store.list_experiments(include_private=True)] == ["finished"]
+    store.close()
+    store = GraphStore(tmp_path / "s", catalog=False)
+    statuses = store._admin_select(f"<{ticket.uri}> <{GQA}status> ?s")
+    assert statuses == [{"s": "finished"}]
+    store.close()
