@@ -106,7 +106,9 @@ def register(sub: Any) -> None:
     _add_kb_options(refresh, required=True)
     refresh.add_argument("--output", type=Path, help="the new version's file (never overwritten)")
     refresh.add_argument(
-        "--store", type=Path, help="write the new version under DIR/datasets/ (default: here)"
+        "--store",
+        type=Path,
+        help="register the new version in the store at DIR and write it under DIR/datasets/",
     )
     refresh.add_argument("--show", type=int, default=20, help="answers shown per changed question")
     refresh.set_defaults(handler=_refresh)
@@ -264,6 +266,11 @@ def _refresh(args: argparse.Namespace) -> int:
         dataset.source, when=datetime.now(UTC), directory=directory
     )
     fmt = dataset.format if dataset.format in ("qald-json", "eqald-json", "qald-xml") else None
+    if args.store is not None:  # the store's catalogue gets the version (graph layer's API)
+        from service.systems.refresh import register_refresh
+
+        version = register_refresh(result, args.store, source=args.name)
+        print(f"registered version: {version.uri}")
     new_file, sidecar = write_refresh(result, output, format=fmt or "qald-json")
     print(diff_text(result, limit=args.show))
     print(f"new version: {new_file} (provenance: {sidecar})")

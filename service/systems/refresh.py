@@ -17,12 +17,16 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service import __version__
 from service.errors import Conflict, ServiceError
 from service.kb import KnowledgeBase, describe
 from service.kb.prefixes import with_default_prefixes
 from service.model import AnswerSet, Dataset, Question
+
+if TYPE_CHECKING:
+    from service.graph.store import DatasetVersion
 
 
 class Change(StrEnum):
@@ -54,6 +58,8 @@ class Refresh:
     started: datetime
     ended: datetime
     source: str | None
+    kb_identity: str | None = None  # the KB's identity and version, apart (``kb`` joins them)
+    kb_version: str | None = None
 
     def count(self, change: Change) -> int:
         return sum(1 for d in self.diffs if d.change is change)
@@ -110,6 +116,8 @@ def refresh_gold(dataset: Dataset, kb: KnowledgeBase) -> Refresh:
         started=started,
         ended=datetime.now(UTC),
         source=dataset.source,
+        kb_identity=kb.identity,
+        kb_version=kb.version,
     )
 
 
@@ -215,6 +223,35 @@ def write_refresh(
     with sidecar.open("x", encoding="utf-8") as handle:
         handle.write(turtle)
     return output, sidecar
+
+
+def register_refresh(refresh: Refresh, store_dir: Path, *, source: str) -> DatasetVersion:
+    """Register the refreshed dataset as a new version in the graph store at ``store_dir``
+    (``GraphStore.register_dataset_version``: never overwrites, Conflict if that version exists).
+    ``source`` is what was refreshed: a catalogue dataset's name, or a file (a catalogue
+    dataset when its checksum is one's; else named like an uploaded dataset)."""
+    from service import catalog
+    from service.graph.results import uploaded_dataset_name
+    from service.graph.store import GraphStore
+
+    path = Path(source)
+    if path.is_file():
+        sha = catalog.sha256_of(path)
+        entry = catalog.find_by_sha256(sha)
+        name = entry.name if entry else uploaded_dataset_name(path.name.split(".")[0], sha)
+    else:
+        name = catalog.get_entry(source).name
+    counts = ", ".join(f"{refresh.count(c)} {c.value}" for c in Change)
+    with GraphStore(store_dir, base=None) as store:
+        return store.register_dataset_version(
+            name,
+            refresh.dataset,
+            kb=refresh.kb_identity or refresh.kb,
+            kb_version=refresh.kb_version,
+            started=refresh.started,
+            ended=refresh.ended,
+            summary=f"gold SPARQL re-run on {refresh.kb}: {counts}",
+        )
 
 
 def default_output(source: str | None, *, when: datetime, directory: Path) -> Path:

@@ -316,3 +316,30 @@ def test_dataset_refresh_makes_a_new_version(files: dict[str, Path], tmp_path: P
         command, capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120
     )
     assert again.returncode == 1 and "never overwrites" in again.stderr
+    # --store: the new version is also registered in the store's catalogue, with provenance
+    store_dir = tmp_path / "store"
+    stored = subprocess.run(
+        [*command[:-2], "--output", str(tmp_path / "geo-v2b.json"), "--store", str(store_dir)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert stored.returncode == 0, stored.stderr
+    [uri] = [x.split(": ", 1)[1] for x in stored.stdout.splitlines() if x.startswith("registered")]
+    from service.graph.store import GraphStore
+
+    with GraphStore(store_dir, base=None) as graph:
+        name = graph.uris.locate(uri).keys["dataset"]
+        [version] = graph.dataset_versions(name)
+        assert version.uri == uri and version.previous == graph.uris.dataset(name)
+        prov = "http://www.w3.org/ns/prov#"
+        gqa = "http://w3id.org/gerbil/qa/vocab#"
+        assert graph.query_public(
+            f"""ASK {{ <{uri}> <{prov}wasGeneratedBy> ?a . ?a <{prov}used> ?kb .
+            ?kb <{gqa}knowledgeBaseVersion> "v2" ; <http://purl.org/dc/terms/identifier> ?id .
+            FILTER(STRSTARTS(?id, "file:sha256:")) }}"""
+        )
+        bonn = graph.uris.version_question(name, version.version, "1")
+        assert graph.query_public(f"ASK {{ <{bonn}> <{gqa}goldAnswer> <{DBR}Bonn> }}")
