@@ -450,6 +450,53 @@ def vocab(ext: str | None = None) -> Response:
     )
 
 
+GRAPH_OFFERS = conneg.offers(quads=True)
+
+
+@bp.get("/graph/<path:name>")
+def named_graph(name: str) -> Response:
+    """A named graph of the store, whole: public graphs for everyone; an unpublished
+    experiment's graph for its owner only; the admin graph for nobody (404)."""
+    import pyoxigraph as ox
+
+    graph = services().graph
+    rest, ext = conneg.split_extension(name)
+    uri = graph.uris.base + "graph/" + rest
+    located = graph.uris.locate(uri)
+    if located is None or not located.kind.startswith("graph-") or located.kind == "graph-admin":
+        raise NotFound(f"no public graph {uri}")
+    rep = conneg.negotiate(request, GRAPH_OFFERS, extension=ext, default=conneg.HTML)
+    store, private = graph.public, False
+    if not graph.public.contains_named_graph(ox.NamedNode(uri)):
+        if located.kind != "graph-experiment":
+            raise NotFound(f"no public graph {uri}")
+        experiment_id = located.keys["experiment"]
+        _status, store, private = _experiment_store(experiment_id, rep)
+        if store is None:
+            return not_public(experiment_id, graph.uris.experiment(experiment_id), rep)
+    cache: dict[str, list[Any]] = {}
+
+    def quads() -> list[Any]:
+        if "q" not in cache:
+            cache["q"] = list(store.quads_for_pattern(None, None, None, ox.NamedNode(uri)))
+        return cache["q"]
+
+    return respond(
+        uri,
+        GRAPH_OFFERS,
+        rep,
+        quads=quads,
+        html=lambda: render_template(
+            "graph.html",
+            uri=uri,
+            size=len(quads()),
+            private=private,
+            alternates=alternates(uri, GRAPH_OFFERS),
+        ),
+        private=private,
+    )
+
+
 DUMP_OFFERS = conneg.QUADS
 
 

@@ -268,3 +268,18 @@ def test_etag_revalidation(server, exp: str) -> None:
     assert again.status_code == 304 and again.content == b""
     other = server.get(exp, headers={"Accept": "application/rdf+xml", "If-None-Match": etag})
     assert other.status_code == 200  # another representation, another tag
+
+
+def test_named_graphs_dereference(server) -> None:
+    demo = server.demo_id
+    nq = server.get(f"graph/experiment/{demo}.nq")
+    assert nq.status_code == 200
+    assert f"<{server.url}graph/experiment/{demo}> ." in nq.text
+    page = server.get(f"graph/experiment/{demo}", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and "triples" in page.text
+    vocab = server.get("graph/vocab", headers={"Accept": "text/turtle"})
+    assert vocab.status_code == 200 and "gqa:Experiment" in vocab.text
+    assert server.get("graph/admin").status_code == 404
+    assert server.get("graph/admin.nq").status_code == 404
+    assert server.get("graph/nothing/here").status_code == 404
+    assert server.get("graph/experiment/209901019999.ttl").status_code == 404

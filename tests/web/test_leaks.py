@@ -268,3 +268,11 @@ def test_a_reserved_experiment_has_its_uri_and_citation_before_results(server) -
     assert f"@misc{{gerbilqa-{ticket.id}," in page.text and ticket.uri in page.text
     assert server.get(f"experiment/{ticket.id}.ttl").status_code == 403
     assert ticket.id not in server.get("api/experiments").text
+
+
+def test_the_graph_of_a_private_experiment(server) -> None:
+    ticket = _submit(server, f"graphed-{secrets.token_hex(4)}")
+    path = f"graph/experiment/{ticket.id}.nq"
+    assert server.get(path).status_code == 403
+    owner = server.get(path, headers={"Authorization": f"Bearer {ticket.token}"})
+    assert owner.status_code == 200 and ticket.system in owner.text
