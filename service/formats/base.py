@@ -8,6 +8,7 @@ their findings in a :class:`Report`, which raises one :class:`FormatError` for a
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -172,6 +173,9 @@ def parse_json(text: str, *, file: str | None) -> Any:
         ) from None
 
 
+_JSON_SPACE = re.compile("[ \t\r\n\ufeff]*")
+
+
 class JsonLocator:
     """Finds the line and column of a JSON path in the text it was parsed from.
 
@@ -224,10 +228,7 @@ class JsonLocator:
         return line + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
     def _skip_ws(self, pos: int) -> int:
-        text = self.text
-        while pos < len(text) and text[pos] in " \t\r\n\ufeff":
-            pos += 1
-        return pos
+        return _JSON_SPACE.match(self.text, pos).end()  # type: ignore[union-attr]
 
     def _children_of(self, pos: int) -> dict[str, int] | list[int] | None:
         if pos in self._children:

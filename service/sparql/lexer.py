@@ -37,11 +37,16 @@ _PN_LOCAL = (  # [169]
 _EXPONENT = "[eE][+-]?[0-9]+"
 _WS = "[ \t\r\n]"
 
+# Whitespace and comments before a token (possessive: no backtracking into them).
+_SPACE = r"(?:[ \t\r\n]++|#[^\r\n]*+)*+"
+_SKIP_SPACE = re.compile(_SPACE)
 # Order matters (see the module docstring). Top-level groups only, so ``lastgroup`` names them.
+# The leading whitespace is part of each match (not a token of its own): half the matches.
 _TOKEN = re.compile(
-    "|".join(
+    _SPACE
+    + "(?:"
+    + "|".join(
         [
-            rf"(?P<WS>(?:{_WS}+|#[^\r\n]*)+)",
             r'(?P<IRIREF><[^<>"{}|^`\\\x00-\x20]*>)',
             rf"(?P<PNAME>(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?)",
             rf"(?P<BLANK_NODE_LABEL>_:{_U_DIGIT}(?:{_CHARS_DOT}*{_CHARS})?)",  # [142]
@@ -60,6 +65,7 @@ _TOKEN = re.compile(
             r"(?P<PUNCT>\^\^|&&|\|\||!=|<=|>=|[{}()\[\];,.=<>!+\-*/^|?])",
         ]
     )
+    + ")"
 )
 
 
@@ -148,15 +154,17 @@ class Tokens:
         match = _TOKEN.match
         while pos < end:
             m = match(text, pos)
-            if m is None:
+            if m is None:  # only whitespace left, or a character no token starts with
+                pos = _SKIP_SPACE.match(text, pos).end()  # type: ignore[union-attr]
+                if pos >= end:
+                    break
                 raise self._bad_character(pos)
             kind = m.lastgroup
-            value = m.group()
-            if kind == "WS":
-                pos = m.end()
-                continue
+            start = m.start(kind)  # type: ignore[arg-type]
+            value = m.group(kind)  # type: ignore[arg-type]
+            pos = m.end()
             if kind in _NAMES and not value.isascii():
-                self._check_name(kind, value, pos)
+                self._check_name(kind, value, start)  # type: ignore[arg-type]
             if kind == "PUNCT":
                 kind = value
             elif kind == "WORD":
@@ -165,13 +173,11 @@ class Tokens:
                     kind = upper
                 elif value == "a":
                     kind = "a"
-                elif self.lenient and self._split_glued(value, pos):
-                    pos = m.end()
+                elif self.lenient and self._split_glued(value, start):
                     continue
             kinds.append(kind)  # type: ignore[arg-type]
             texts.append(value)
-            offsets.append(pos)
-            pos = m.end()
+            offsets.append(start)
         kinds.append("EOF")
         texts.append("")
         offsets.append(end)

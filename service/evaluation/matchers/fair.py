@@ -241,30 +241,45 @@ class FairMatcher:
         else:
             # Without a KB an IRI matches only the IRI of the same normal form and never a
             # literal: the IRIs are a set intersection, only the literals need the matching.
-            iris = {it.key for it in g if it.iri is not None}
-            correct_keys = {it.key for it in s if it.iri is not None and it.key in iris}
-            literals_g = [it for it in g if it.iri is None]
-            literals_s = [it for it in s if it.iri is None]
+            iris: set[Key] = set()
+            literals_g: list[_Item] = []
+            for it in g:
+                if it.iri is None:
+                    literals_g.append(it)
+                else:
+                    iris.add(it.key)
+            correct_keys = set()
+            literals_s: list[_Item] = []
+            for it in s:
+                if it.iri is None:
+                    literals_s.append(it)
+                elif it.key in iris:
+                    correct_keys.add(it.key)
             if literals_g and literals_s:
                 correct_keys |= self._bipartite(literals_g, literals_s, kb, language)
         tp = len(correct_keys)
-        verdicts: list[Verdict] = []
-        seen: set[Key] = set()
-        for it in given:
-            if it.key in seen:
-                verdicts.append(Verdict.REPEATED)
-                continue
-            seen.add(it.key)
-            verdicts.append(Verdict.CORRECT if it.key in correct_keys else Verdict.WRONG)
+        correct, wrong = Verdict.CORRECT, Verdict.WRONG
+        if len(s) == len(given):  # no repeats: ``s`` is ``given``
+            verdicts = tuple([correct if it.key in correct_keys else wrong for it in s])
+        else:
+            found: list[Verdict] = []
+            seen: set[Key] = set()
+            for it in given:
+                if it.key in seen:
+                    found.append(Verdict.REPEATED)
+                    continue
+                seen.add(it.key)
+                found.append(correct if it.key in correct_keys else wrong)
+            verdicts = tuple(found)
         return Judged(
             tp=tp,
             fp=len(s) - tp,
             fn=len(g) - tp,
             n_system=len(s),
             n_gold=len(g),
-            verdicts=tuple(verdicts),
-            gold=tuple(it.shown for it in g),
-            given=tuple(it.shown for it in s),
+            verdicts=verdicts,
+            gold=tuple([it.shown for it in g]),
+            given=tuple([it.shown for it in s]),
         )
 
     def _bipartite(self, g: list[_Item], s: list[_Item], kb: KBView, language: str) -> set[Key]:
