@@ -340,12 +340,12 @@ def plain_results(value: Any, terms: PlainTerms) -> AnswerSet:
             for binding in bindings:
                 if type(binding) is not dict:
                     raise NotPlain
-                if names and not names.keys() >= binding.keys():
-                    raise NotPlain  # a variable missing from head.vars is reported
                 row: dict[str, Term] = {}
                 for var, raw in binding.items():
+                    if names and var not in names:
+                        raise NotPlain  # a variable missing from head.vars is reported
                     # IRIs inline: most terms are IRIs, and a call per term is half the cost.
-                    if type(raw) is dict and raw.get("type") == "uri" and len(raw) == 2:
+                    if type(raw) is dict and len(raw) == 2 and raw.get("type") == "uri":
                         value = raw.get("value")
                         found = iris.get(value)  # type: ignore[arg-type]
                         if found is None:
