@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import NamedTuple
 
 from service.model import XSD, XSD_BOOLEAN, Term
@@ -30,7 +31,7 @@ def is_absolute_uri(value: str) -> bool:
 # of the characters the validator accepts; any query and fragment without whitespace. Like the
 # Java validator (``\w`` without UNICODE_CHARACTER_CLASS), a non-ASCII character in the path makes
 # the value a plain string.
-_URL = re.compile(
+_URL = (
     r"^(?:https?|ftp)://"
     r"(?:(?:[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}\.?"
     r"|(?:[0-9]{1,3}\.){3}[0-9]{1,3})"
@@ -41,9 +42,14 @@ _URL = re.compile(
 )
 
 
+@lru_cache(maxsize=1)
+def _url() -> re.Pattern[str]:
+    return re.compile(_URL)  # on first use: only the gerbil profile needs it
+
+
 def is_url(value: str) -> bool:
     """Whether GERBIL QA's URL validator would accept ``value`` (http, https, ftp only)."""
-    return bool(_URL.match(value))
+    return bool(_url().match(value))
 
 
 # --- literal values (fair) ------------------------------------------------------------------
