@@ -110,12 +110,22 @@ def answer_term(term: Term) -> NamedNode | Literal:
 _UNESCAPE = re.compile(r"\\(.)")
 
 
-@lru_cache(maxsize=1 << 14)
 def displayed_term(text: str) -> NamedNode | Literal:
     """A compared item as the profile displays it (``<iri>``, ``"x"@en``…) back to a term.
 
     Anything that does not read as an N-Triples IRI or literal is kept as a plain literal.
+    Short items are cached (the same answers recur across systems and tasks); long ones not,
+    so the cache stays small.
     """
+    return _displayed_cached(text) if len(text) <= 300 else _displayed(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _displayed_cached(text: str) -> NamedNode | Literal:
+    return _displayed(text)
+
+
+def _displayed(text: str) -> NamedNode | Literal:
     m = t.NT_TERM.match(text)
     if not m:
         return Literal(text)
