@@ -79,6 +79,7 @@ class Source:
         self._json: Any = None
         self._json_error: FormatError | None = None
         self._json_done = False
+        self._offsets: Offsets = {}  # what parsing the JSON learnt about positions
 
     def __repr__(self) -> str:
         return f"Source(<{len(self.data)} bytes>, name={self.name!r})"
@@ -110,7 +111,7 @@ class Source:
         if not self._json_done:
             self._json_done = True
             try:
-                self._json = parse_json(self.text, file=self.name)
+                self._json = parse_json(self.text, file=self.name, offsets=self._offsets)
             except FormatError as err:
                 self._json_error = err
         if self._json_error is not None:
@@ -128,7 +129,7 @@ class Source:
 
     @cached_property
     def locator(self) -> JsonLocator:
-        return JsonLocator(self.text)
+        return JsonLocator(self.text, known=self._offsets)
 
     @property
     def extension(self) -> str:
@@ -151,9 +152,26 @@ def _refuse_constant(name: str) -> Any:
     raise _NotJson(f"{name} is not a JSON value")
 
 
-def parse_json(text: str, *, file: str | None) -> Any:
-    """``json.loads`` with errors turned into a located :class:`FormatError`."""
+Offsets = dict[int, "dict[str, int] | list[int] | None"]
+"""Offset of a container -> offsets of its children (by key or index), as JsonLocator keeps."""
+
+
+def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -> Any:
+    """``json.loads`` with errors turned into a located :class:`FormatError`.
+
+    With ``offsets``, the top level is decoded one member at a time (each member by the
+    decoder's own ``raw_decode``), and where each member starts, and where each item of a
+    top-level array (or of an array that is a member of the top-level object) starts, is put
+    in ``offsets`` for :class:`JsonLocator`: locating a problem in ``questions[i]`` then does
+    not decode the file a second time. Anything unexpected falls back to ``json.loads``, so
+    the value, or the error, is always exactly that of ``json.loads``.
+    """
     try:
+        if offsets is not None:
+            try:
+                return _decode_top_level(text, offsets)
+            except (ValueError, IndexError, RecursionError):
+                offsets.clear()  # json.loads below says what is wrong
         return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         raise FormatError(
@@ -173,6 +191,64 @@ def parse_json(text: str, *, file: str | None) -> Any:
         ) from None
 
 
+_JSON_WS = re.compile("[ \t\n\r]*")  # JSON's whitespace, as json.loads accepts it
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def _decode_top_level(text: str, offsets: Offsets) -> Any:
+    """``json.loads(text)`` for an object or array, recording offsets; ValueError otherwise."""
+    skip = _JSON_WS.match
+    start = skip(text, 0).end()
+    if text.startswith("[", start):
+        value, end = _decode_array(text, start, offsets)
+    elif text.startswith("{", start):
+        value, keys = {}, {}
+        pos = skip(text, start + 1).end()
+        while not text.startswith("}", pos):
+            if keys and not text.startswith(",", pos):
+                raise ValueError("expected ','")
+            if keys:
+                pos = skip(text, pos + 1).end()
+            if not text.startswith('"', pos):
+                raise ValueError("expected a key")
+            key, pos = json.decoder.scanstring(text, pos + 1)
+            pos = skip(text, pos).end()
+            if not text.startswith(":", pos):
+                raise ValueError("expected ':'")
+            pos = skip(text, pos + 1).end()
+            keys[key] = pos  # a repeated key: the last one wins, as in json.loads
+            if text.startswith("[", pos):
+                value[key], pos = _decode_array(text, pos, offsets)
+            else:
+                value[key], pos = _DECODER.raw_decode(text, pos)
+            pos = skip(text, pos).end()
+        offsets[start] = keys
+        end = pos + 1
+    else:
+        raise ValueError("not an object or array")
+    if skip(text, end).end() != len(text):
+        raise ValueError("extra data")
+    return value
+
+
+def _decode_array(text: str, start: int, offsets: Offsets) -> tuple[list[Any], int]:
+    skip, decode = _JSON_WS.match, _DECODER.raw_decode
+    items: list[Any] = []
+    at: list[int] = []
+    pos = skip(text, start + 1).end()
+    while not text.startswith("]", pos):
+        if at:
+            if not text.startswith(",", pos):
+                raise ValueError("expected ','")
+            pos = skip(text, pos + 1).end()
+        at.append(pos)
+        item, pos = decode(text, pos)
+        items.append(item)
+        pos = skip(text, pos).end()
+    offsets[start] = at
+    return items, pos + 1
+
+
 _JSON_SPACE = re.compile("[ \t\r\n\ufeff]*")
 
 
@@ -186,12 +262,12 @@ class JsonLocator:
     big array about once; locating many problems in one file costs about one extra parse.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, known: Offsets | None = None) -> None:
         self.text = text
         # Only the end of each value is wanted: objects become their size (``len``, a C call)
         # instead of dicts, which makes skipping a value about a third faster.
         self._decoder = json.JSONDecoder(object_pairs_hook=len)
-        self._children: dict[int, dict[str, int] | list[int] | None] = {}
+        self._children: Offsets = dict(known) if known else {}
         # Offsets whose line is known, with the number of newlines before each (sorted).
         self._known: list[int] = [0]
         self._newlines: list[int] = [0]

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from service.errors import FormatError
 from service.formats import qald_json, read, sniff
-from service.formats.base import Report, Source
+from service.formats.base import JsonLocator, Report, Source, parse_json
 from service.formats.sparql_json import NotPlain, PlainTerms
 from tests.conftest import DATA, QALD
 from tests.unit.test_formats_fuzz import JSON_VALUES, mutate
@@ -134,3 +135,65 @@ def test_mutated_questions_agree(data: st.DataObject) -> None:
     if isinstance(item, dict) and data.draw(st.booleans()):
         item = {**item, data.draw(st.sampled_from(list(item) or ["id"])): data.draw(JSON_VALUES)}
     _agrees(item)
+
+
+# --- the top-level decode that records offsets (parse_json(..., offsets=...)) ----------------
+
+EDGE_DOCUMENTS = [
+    '{"a": 1, "a": [2]}', '{"a": [1, 2], "a": [3]}', "[1, 2,]", '{"a": 1,}', "[1 2]", '{"a" 1}',
+    "  [ ]  ", "{}", "[]", "[1] x", '{"a": NaN}', "[Infinity]", "\ufeff[1]", '{"a": "\\u00e9"}',
+    '[{"x": [1, {"y": 2}]}, 3]', '{"a": 1}{"b": 2}', '{"a": [1, 2]', "[", "", "  ", "1", '"x"',
+    '{"a": 1e400}', "[1" + "0" * 5000 + "]", "[[[[]]]]", '["\\x"]', '{"a": "\t"}', "null",
+]  # fmt: skip
+
+
+def _outcome(text: str, offsets: dict[int, Any] | None) -> tuple[str, str]:
+    try:
+        return "value", repr(parse_json(text, file="f.json", offsets=offsets))
+    except FormatError as err:
+        return "error", str(err)
+
+
+@pytest.mark.parametrize("text", EDGE_DOCUMENTS, ids=range(len(EDGE_DOCUMENTS)))
+def test_offsets_decode_gives_what_json_loads_gives(text: str) -> None:
+    assert _outcome(text, {}) == _outcome(text, None)
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON_VALUES, indent=st.sampled_from([None, 0, 2]), cut=st.integers(0, 400))
+def test_offsets_decode_and_locator_agree_with_the_plain_ones(
+    value: Any, indent: int | None, cut: int
+) -> None:
+    text = json.dumps(value, indent=indent)
+    for candidate in (text, text[:cut] + text[cut + 1 :]):  # a valid document, and a broken one
+        offsets: dict[int, Any] = {}
+        assert _outcome(candidate, offsets) == _outcome(candidate, None)
+        if offsets:  # decoded: every path is located where the unseeded locator puts it
+            seeded, plain = JsonLocator(candidate, known=offsets), JsonLocator(candidate)
+            for path in _paths(json.loads(candidate)):
+                assert seeded.line_col(path) == plain.line_col(path)
+
+
+def _paths(value: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    out = [prefix, (*prefix, "missing"), (*prefix, 99)]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out += _paths(item, (*prefix, i))
+    return out
+
+
+def test_real_file_problems_are_located_without_a_second_parse(data_dir: Path) -> None:
+    """QALD-9 test has four warnings inside questions; with the offsets of the first parse the
+    locator decodes only those questions, and finds what a fresh locator finds."""
+    path = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    src = Source(path.read_bytes(), name=path.name)
+    doc = src.json()
+    fresh = JsonLocator(src.text)
+    items = src._offsets[fresh.offset(("questions",))]
+    assert isinstance(items, list) and len(items) == len(doc["questions"])
+    for i in (0, 8, 118, len(items) - 1):
+        at = ("questions", i, "answers", 0, "boolean")
+        assert src.locator.line_col(at) == fresh.line_col(at)
