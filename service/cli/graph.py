@@ -74,7 +74,9 @@ def register(sub: Any) -> None:
     load.set_defaults(handler=_dataset_load)
 
     evaluate = sub.choices.get("evaluate")
-    if evaluate is not None:  # `gerbil-qa evaluate … --store DIR` records the experiment
+    # `gerbil-qa evaluate … --store DIR` records the experiment (unless evaluate's own module
+    # declares the options; then it still calls record_evaluations below)
+    if evaluate is not None and "--store" not in evaluate._option_string_actions:
         _store_options(evaluate, required=False)
 
 
