@@ -85,6 +85,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="answers are listed in rank order: also report MRR and Hits@1/5/10",
     )
     evaluate.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
+    evaluate.add_argument(
+        "--store",
+        metavar="DIR",
+        help="also record the run as one experiment in this store (private until published)",
+    )
+    evaluate.add_argument(
+        "--base",
+        metavar="URI",
+        default="http://localhost:8080/",
+        help="base of the URIs minted in a new store (default http://localhost:8080/)",
+    )
     evaluate.set_defaults(handler=handle_evaluate)
 
     profiles = subparsers.add_parser(
@@ -111,7 +122,7 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     finally:
         if was_enabled:
             gc.enable()
-    if getattr(args, "store", None):  # --store DIR [--base URI]: added by service.cli.graph
+    if args.store:
         from service.cli.graph import record_evaluations
 
         evaluations = record_evaluations(args, evaluations)

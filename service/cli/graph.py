@@ -1,5 +1,5 @@
 """``gerbil-qa export``, ``import``, ``check``, ``datasets``, ``dataset show|load``, and the
-``--store DIR [--base URI]`` options of ``gerbil-qa evaluate`` (which record the experiment).
+the recording behind ``gerbil-qa evaluate --store DIR [--base URI]`` (:func:`record_evaluations`).
 
 Cheap to import: pyoxigraph, rdflib and pyshacl are imported inside the handlers.
 """
@@ -72,12 +72,6 @@ def register(sub: Any) -> None:
     _store_options(load)
     load.add_argument("--offline", action="store_true", help="never download: mirror only")
     load.set_defaults(handler=_dataset_load)
-
-    evaluate = sub.choices.get("evaluate")
-    # `gerbil-qa evaluate … --store DIR` records the experiment (unless evaluate's own module
-    # declares the options; then it still calls record_evaluations below)
-    if evaluate is not None and "--store" not in evaluate._option_string_actions:
-        _store_options(evaluate, required=False)
 
 
 def _open(args: argparse.Namespace):  # -> GraphStore

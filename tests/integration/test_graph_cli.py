@@ -98,11 +98,6 @@ def test_check_reports_a_violation_in_the_store(tmp_path: Path, capsys) -> None:
     assert "IC-11" in done.stdout and done.stderr.strip().endswith("1 violation(s)")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="service/cli/__init__.py COMMANDS['evaluate'] does not import service.cli.graph, which "
-    "adds --store/--base to evaluate (lead: add it there, or EVAL declares the two options)",
-)
 def test_evaluate_store_through_the_dispatcher(tmp_path: Path) -> None:
     done = subprocess.run(
         [
