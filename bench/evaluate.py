@@ -14,6 +14,8 @@ against the start-up time of ``python -c "import rdflib"`` measured in the same 
    alternates each round): ``gerbil-qa evaluate --output json`` with the default profile and
    experiment types on QALD-9 test with the gold file as the answers, and on QALD-8 train with
    a real system's answers (TeBaQA). Target: ratio of medians at most 1.5.
+4. When valgrind is installed, the instructions each command executes (a figure other jobs on
+   a shared machine cannot disturb; a companion to the times, not the target).
 
 The machine's load average is printed before and after: on a shared machine, read the ratio
 (measured in the same run) rather than the absolute times.
@@ -26,6 +28,8 @@ import compileall
 import importlib.util
 import os
 import platform
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -157,6 +161,38 @@ def whole_process(runs: int) -> list[float]:
     return ratios
 
 
+def _instructions(cmd: list[str]) -> int | None:
+    """Instructions executed by ``cmd`` (valgrind's callgrind), or None if it fails."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
+    found = re.search(rb"Collected : (\d+)", done.stderr)
+    return int(found.group(1)) if done.returncode == 0 and found else None
+
+
+def instruction_counts() -> None:
+    """The same comparison in instructions: no noise from other jobs on the machine, but not
+    the target (an instruction of rdflib's import, which reads many small files, costs more
+    time than one of ours)."""
+    if shutil.which("valgrind") is None:
+        print("\ninstructions: valgrind not found, skipped (apt-get install valgrind)")
+        return
+    ours = [str(GERBIL_QA), "evaluate", "--dataset", str(TEST9), "--answers", str(TEST9)]
+    ours += ["--output", "json"]
+    a = _instructions(ours)
+    b = _instructions([sys.executable, "-c", "import rdflib"])
+    if a is None or b is None:
+        print("\ninstructions: valgrind failed, skipped")
+        return
+    print(
+        f"\ninstructions (callgrind, deterministic), QALD-9 test gold as answers: "
+        f"{a / 1e6:.0f} M; import rdflib: {b / 1e6:.0f} M; ratio {a / b:.2f}"
+    )
+
+
 def _load() -> str:
     try:
         one, five, fifteen = os.getloadavg()
@@ -179,6 +215,7 @@ def main() -> None:
     compile_bytecode()
     in_process(runs)
     whole_process(runs)
+    instruction_counts()
     print(_load())
 
 
