@@ -117,6 +117,7 @@ class Evaluation:
         entries: list[dict[str, Any]] = []
         by_occurrence: dict[tuple[str, int], dict[str, Any]] = {}
         for etype, task in self.tasks.items():
+            type_name = etype.value  # an enum's .value is a Python-level property: once a task
             seen: dict[str, int] = {}
             for qs in task.questions:
                 qid = qs.question_id
@@ -125,7 +126,7 @@ class Evaluation:
                 if entry is None:
                     entry = by_occurrence[(qid, nth)] = {"id": qid}
                     entries.append(entry)
-                entry[etype.value] = qs.to_json()
+                entry[type_name] = qs.to_json()
                 # no-gold belongs to one experiment type (it is in that type's entry only)
                 if qs.status not in (QuestionStatus.SCORED, QuestionStatus.NO_GOLD):
                     entry.setdefault("status", qs.status.value)
