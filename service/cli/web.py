@@ -44,6 +44,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     publish.add_argument("--store", type=Path, required=True, help="store directory")
     publish.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
     publish.add_argument("--base", metavar="URI", help="base URI (default: the store's)")
+    publish.add_argument(
+        "--paper",
+        action="append",
+        default=[],
+        metavar="DOI|URL",
+        help="link a paper citing the experiment (dct:isReferencedBy); repeatable; an already "
+        "published experiment just gets the link",
+    )
     publish.set_defaults(handler=_publish)
 
 
@@ -136,6 +144,9 @@ def _publish(args: argparse.Namespace) -> int:
         return 1
     base = args.base or stored_base(args.store) or DEFAULT_BASE
     with GraphStore(args.store, base=base, catalog=False) as graph:
+        papers = [graph.attach_paper(args.id, reference) for reference in args.paper]
         status = graph.publish(args.id)
     print(f"published {status.id}: {status.uri} ({status.published_at})")
+    for paper in papers:
+        print(f"  referenced by {paper}")
     return 0

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import threading
 from collections.abc import Iterable, Sequence
@@ -76,6 +77,10 @@ from service.model import Dataset
 
 STATUSES = ("queued", "running", "finished", "failed", "interrupted", "cancelled")
 _STORE_MARKER = "urn:gerbil-qa:store"
+# A DOI as written in papers and links: 10.<registrant>/<suffix>, optionally as doi: or a doi.org
+# URL (DOI Handbook §2.2: the prefix is "10." and a registrant code, the suffix any characters).
+_DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
+_URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -675,6 +680,26 @@ class GraphStore:
             self._finish_publication(experiment_id, _iso(when))
             return self.experiment_status(experiment_id)
 
+    def attach_paper(self, experiment_id: str, reference: str) -> str:
+        """Link a finished experiment to a paper that cites it: ``<experiment> dct:isReferencedBy
+        <paper>`` in its graph, in one transaction. ``reference`` is a DOI (``10.3233/SW-180312``,
+        ``doi:…``, ``https://doi.org/…``; the link is ``https://doi.org/…``) or an http(s) URL.
+        A published experiment gets the link in its public graph and in the public default
+        graph together; an unpublished one in its private graph (publishing copies it). Attaching
+        the same paper twice changes nothing. Returns the paper's IRI."""
+        paper = paper_iri(reference)
+        with self._lock:  # not between a publication's two steps
+            st = self.experiment_status(experiment_id)
+            if st.status != "finished":
+                raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
+            graph = node(self.uris.experiment_graph(experiment_id))
+            link = Quad(node(st.uri), node(DCT + "isReferencedBy"), node(paper), graph)
+            if self.public.contains_named_graph(graph):
+                self._add_public([link])
+            else:
+                self.private.extend([link])
+        return paper
+
     def _finish_publication(self, experiment_id: str, when: str) -> None:
         exp = iri(self.uris.experiment(experiment_id))
         admin = self.uris.admin_graph
@@ -784,6 +809,31 @@ class GraphStore:
             self._add_public(public)
             self.private.extend(private)
         return len(public) + len(private)
+
+
+def paper_iri(reference: str) -> str:
+    """The IRI of a paper given as a DOI (-> ``https://doi.org/10.…``) or an http(s) URL;
+    BadRequest naming what was expected otherwise."""
+    text = reference.strip() if isinstance(reference, str) else ""
+    if not text:
+        raise BadRequest("give the paper as a DOI (10.…) or an http(s) URL")
+    doi = _DOI.match(text)
+    if doi:
+        from urllib.parse import quote, unquote
+
+        suffix = unquote(doi.group(1)) if "doi.org/" in text.lower() else doi.group(1)
+        # DOI Handbook §3.8 (DOIs in URLs): "#", "?", "%" and the like are percent-encoded
+        paper = "https://doi.org/" + quote(suffix, safe="/:@!$&'()*+,;=-._~")
+    elif _URL.match(text):
+        paper = text
+    else:
+        raise BadRequest(
+            f"not a DOI or an http(s) URL: {reference!r} "
+            "(expected e.g. 10.3233/SW-180312 or https://example.org/paper)"
+        )
+    if not t.is_valid_iri(paper) or any(c in paper for c in '<>"{}|\\^`'):
+        raise BadRequest(f"cannot use {paper!r} as an IRI")
+    return paper
 
 
 def _iso(when: datetime) -> str:

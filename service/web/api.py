@@ -235,16 +235,19 @@ def publish_form(experiment_id: str) -> Response:
 
 @bp.post("/api/experiments/<experiment_id>/papers")
 def attach_paper(experiment_id: str) -> Response:
-    from service.web.papers import attach_paper as attach
-    from service.web.papers import paper_iri
+    from service.graph.store import paper_iri
 
     _require_owner(experiment_id)
     data = request.get_json(silent=True) if request.is_json else request.form
-    if not data:
+    if not isinstance(data, dict) or not (data.get("doi") or data.get("url")):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
-    paper = paper_iri(doi=data.get("doi"), url=data.get("url"))
+    doi, url = data.get("doi"), data.get("url")
+    if not isinstance(doi or url, str):
+        raise BadRequest("'doi' and 'url' are strings")
+    if doi and not paper_iri(doi).startswith("https://doi.org/"):
+        raise BadRequest(f"not a DOI: {doi!r} (expected e.g. 10.3233/SW-180312)")
     state = services()
-    attach(state.graph, experiment_id, paper)
+    paper = state.graph.attach_paper(experiment_id, doi or url)
     state.changed()
     return _json({"id": experiment_id, "paper": paper}, 201)
 

@@ -271,9 +271,15 @@ def openapi_document(base: str) -> dict[str, Any]:
             "/api/experiments/{id}/papers": {
                 "post": _op(
                     "Attach a paper",
-                    "Links the experiment to a paper (`dct:isReferencedBy` in its RDF). Body: "
+                    "Links a finished experiment to a paper (`dct:isReferencedBy` in its RDF; a "
+                    "DOI becomes `https://doi.org/…`). Body: "
                     '{"doi": "10.3233/SW-180312"} or {"url": "https://…"}.',
-                    {"201": {"description": "Attached"}, "400": _ERROR, "403": _ERROR},
+                    {
+                        "201": {"description": "Attached"},
+                        "400": _ERROR,
+                        "403": _ERROR,
+                        "409": _ERROR,
+                    },
                     parameters=[exp_id],
                     security=owner,
                     requestBody={

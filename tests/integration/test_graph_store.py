@@ -222,6 +222,53 @@ def test_publish_refuses_unfinished_and_unknown(tmp_path: Path) -> None:
         store.record_experiment([_evaluation(dataset)], dataset=dataset, ticket=ticket)
 
 
+def test_attach_paper_keeps_the_public_copy_in_step(tmp_path: Path) -> None:
+    dataset = _dataset()
+    store = GraphStore(tmp_path / "s", catalog=False)
+    ticket = store.record_experiment([_evaluation(dataset)], dataset=dataset)
+    referenced = "http://purl.org/dc/terms/isReferencedBy"
+    graph = pyoxigraph.NamedNode(store.uris.experiment_graph(ticket.id))
+    default = pyoxigraph.DefaultGraph()
+
+    def papers(where: pyoxigraph.Store, in_graph: object) -> set[str]:
+        subject, predicate = pyoxigraph.NamedNode(ticket.uri), pyoxigraph.NamedNode(referenced)
+        return {q.object.value for q in where.quads_for_pattern(subject, predicate, None, in_graph)}
+
+    before = len(store.private)
+    # unpublished: the link is in the private graph only
+    first = store.attach_paper(ticket.id, "doi:10.3233/SW-180312")
+    assert first == "https://doi.org/10.3233/SW-180312"
+    assert papers(store.private, graph) == {first} and len(store.private) == before + 1
+    assert not store.query_public(f"ASK {{ ?e <{referenced}> ?p }}")
+    assert store.attach_paper(ticket.id, "https://doi.org/10.3233/SW-180312") == first
+    assert len(store.private) == before + 1  # the same paper again changes nothing
+    store.publish(ticket.id)
+    assert papers(store.public, graph) == papers(store.public, default) == {first}
+    # published: the public graph and the default graph (what SPARQL reads) together
+    second = store.attach_paper(ticket.id, " https://example.org/paper.pdf ")
+    assert second == "https://example.org/paper.pdf"
+    assert papers(store.public, graph) == papers(store.public, default) == {first, second}
+    assert not store.private.contains_named_graph(graph)
+    query = f"SELECT ?p WHERE {{ <{ticket.uri}> <{referenced}> ?p }}"
+    assert {r["p"].value for r in store.query_public(query)} == {first, second}
+    # bad input: a clear error, nothing written
+    size = len(store.public)
+    for bad in ("", "nope", "11.1/x", "ftp://example.org/p", "https://example.org/<a>"):
+        with pytest.raises(BadRequest):
+            store.attach_paper(ticket.id, bad)
+    with pytest.raises(NotFound):
+        store.attach_paper("209901010001", "10.1000/x")
+    queued = store.create_experiment()
+    with pytest.raises(Conflict, match="queued"):
+        store.attach_paper(queued.id, "10.1000/x")
+    assert len(store.public) == size
+    store.close()
+    # it survives a restart, in both copies
+    again = GraphStore(tmp_path / "s", catalog=False)
+    assert papers(again.public, default) == {first, second}
+    again.close()
+
+
 def test_export_import_round_trip(tmp_path: Path) -> None:
     dataset = _dataset()
     one = GraphStore(tmp_path / "one", catalog=False)

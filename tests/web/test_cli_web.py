@@ -134,8 +134,13 @@ def test_publish_from_the_command_line(tmp_path: Path) -> None:
         runner.close()
         assert not graph.is_public(ticket.id)
     assert WebConfig().base != base  # publish finds the store's own base without --base
+    command = [sys.executable, "-m", "service", "publish", "--store", str(store), ticket.id]
+    bad = subprocess.run(
+        [*command, "--paper", "not-a-doi"], cwd=ROOT, env=_env(), capture_output=True, text=True
+    )
+    assert bad.returncode == 1 and "not a DOI or an http(s) URL: 'not-a-doi'" in bad.stderr
     done = subprocess.run(
-        [sys.executable, "-m", "service", "publish", "--store", str(store), ticket.id],
+        [*command, "--paper", "doi:10.3233/SW-180312"],
         cwd=ROOT,
         env=_env(),
         capture_output=True,
@@ -143,8 +148,13 @@ def test_publish_from_the_command_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert f"published {ticket.id}: {base}experiment/{ticket.id}" in done.stdout
+    assert "referenced by https://doi.org/10.3233/SW-180312" in done.stdout
     with GraphStore(store, base=base, catalog=False) as graph:
         assert graph.is_public(ticket.id)
+        assert graph.query_public(
+            f"ASK {{ <{ticket.uri}> <http://purl.org/dc/terms/isReferencedBy> "
+            "<https://doi.org/10.3233/SW-180312> }"
+        )
     unknown = subprocess.run(
         [sys.executable, "-m", "service", "publish", "--store", str(store), "209901019999"],
         cwd=ROOT,

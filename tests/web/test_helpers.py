@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from service.errors import BadRequest
+from service.graph.store import paper_iri
 from service.web import conneg
 from service.web.cache import DocumentCache
 from service.web.citation import citation_for
 from service.web.config import load_config
-from service.web.papers import paper_iri
 from service.web.sparql_guard import inspect_query
 
 
@@ -112,24 +112,24 @@ def test_citation_is_fixed_by_id_and_uri() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "iri"),
+    ("reference", "iri"),
     [
-        ({"doi": "10.3233/SW-180312"}, "https://doi.org/10.3233/SW-180312"),
-        ({"doi": "doi:10.3233/SW-180312"}, "https://doi.org/10.3233/SW-180312"),
-        ({"doi": "https://doi.org/10.1000/xyz"}, "https://doi.org/10.1000/xyz"),
-        ({"url": "https://example.org/paper.pdf"}, "https://example.org/paper.pdf"),
+        ("10.3233/SW-180312", "https://doi.org/10.3233/SW-180312"),
+        ("doi:10.3233/SW-180312", "https://doi.org/10.3233/SW-180312"),
+        ("https://doi.org/10.1000/xyz", "https://doi.org/10.1000/xyz"),
+        ("https://dx.doi.org/10.1000/a%23b", "https://doi.org/10.1000/a%23b"),
+        ("10.1000/a#b?c", "https://doi.org/10.1000/a%23b%3Fc"),
+        ("https://example.org/paper.pdf", "https://example.org/paper.pdf"),
     ],
 )
-def test_paper_iri(kwargs: dict, iri: str) -> None:
-    assert paper_iri(**kwargs) == iri
+def test_paper_iri(reference: str, iri: str) -> None:
+    assert paper_iri(reference) == iri
 
 
-@pytest.mark.parametrize(
-    "kwargs", [{}, {"doi": "11.1/x"}, {"url": "ftp://x/"}, {"url": "https://x/<a>"}]
-)
-def test_paper_iri_refuses(kwargs: dict) -> None:
+@pytest.mark.parametrize("reference", ["", " ", "11.1/x", "ftp://x/", "https://x/<a>", "nope"])
+def test_paper_iri_refuses(reference: str) -> None:
     with pytest.raises(BadRequest):
-        paper_iri(**kwargs)
+        paper_iri(reference)
 
 
 def test_document_cache_is_bounded() -> None:

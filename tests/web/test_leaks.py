@@ -255,6 +255,20 @@ def test_paper_link_is_in_the_rdf(server, fresh: Private) -> None:
     )
     assert result["boolean"] is True
     json.dumps(result)
+    # attached after publishing: at once in the public RDF and in the endpoint's default graph
+    later = server.post(
+        f"api/experiments/{fresh.id}/papers",
+        json={"url": "https://example.org/later-paper"},
+        headers=auth,
+    )
+    assert later.status_code == 201, later.text
+    assert "https://example.org/later-paper" in server.get(f"experiment/{fresh.id}.nt").text
+    result = sparql(
+        server,
+        f"ASK {{ <{fresh.uri}> <http://purl.org/dc/terms/isReferencedBy> "
+        "<https://example.org/later-paper> }",
+    )
+    assert result["boolean"] is True
 
 
 def test_a_reserved_experiment_has_its_uri_and_citation_before_results(server) -> None:
