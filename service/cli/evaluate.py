@@ -18,7 +18,6 @@ from service.errors import BadRequest
 
 if TYPE_CHECKING:
     from service.evaluation.results import Evaluation
-    from service.kb import KnowledgeBase
 
 OUTPUTS = ("table", "json", "csv")
 CSV_COLUMNS = (
@@ -131,19 +130,6 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def open_kb(spec: str | None, *, version: str | None = None) -> KnowledgeBase | None:
-    """``--kb``: an RDF file becomes a :class:`~service.kb.memory.MemoryKB`; a URL a remote KB."""
-    if not spec:
-        return None
-    if spec.startswith(("http://", "https://")):
-        from service.kb.open import open_kb as open_remote
-
-        return open_remote([spec], version=version)
-    from service.kb.memory import MemoryKB
-
-    return MemoryKB.from_file(spec, version=version)
-
-
 def compute(
     args: argparse.Namespace,
     *,
@@ -161,7 +147,11 @@ def compute(
         raise BadRequest(f"{len(names)} --system names for {len(args.answers)} --answers files")
     types = [t for t in args.types.split(",") if t.strip()] if args.types else None
     dataset = read(args.dataset, language=language)
-    kb = open_kb(args.kb, version=args.kb_version)
+    kb = None
+    if args.kb:  # an RDF file: an in-memory Oxigraph store (LocalKB); a URL: a RemoteKB
+        from service.kb.open import open_kb
+
+        kb = open_kb([args.kb], version=args.kb_version)
     out: list[Evaluation] = []
     same_file = Path(args.dataset).resolve()
     for i, path in enumerate(args.answers):

@@ -1,4 +1,5 @@
-"""A knowledge base in a local Oxigraph store, loaded from RDF files.
+"""A knowledge base in a local, in-memory Oxigraph store, loaded from RDF files: what
+:func:`service.kb.open.open_kb` and ``gerbil-qa evaluate --kb FILE`` give for files.
 
 Its identity is the SHA-256 of the files' contents (so a changed file is another KB, and the
 disk cache never mixes them up); its version is the one given, else an ``owl:versionInfo`` or
@@ -34,7 +35,7 @@ SELECT ?v WHERE {
 """
 
 
-def _syntax_for(path: Path):  # -> pyoxigraph.RdfFormat
+def _syntax_for(path: Path) -> pyoxigraph.RdfFormat:
     name = path.name.lower().removesuffix(".gz")
     ext = name.rsplit(".", 1)[-1] if "." in name else ""
     syntax = rdf_by_extension(_EXTRA_EXTENSIONS.get(ext, ext))
@@ -79,22 +80,6 @@ class LocalKB(BatchedSparqlKB):
             self._load(path)
         self._identity = files_identity(self.files)
         self._version = version if version is not None else self._declared_version()
-
-    @classmethod
-    def from_store(
-        cls,
-        store: pyoxigraph.Store,
-        *,
-        identity: str,
-        version: str | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        cache: LookupCache | None = None,
-    ) -> LocalKB:
-        """A KB over an existing store (e.g. one built in memory by a test or a bench)."""
-        kb = cls.__new__(cls)
-        BatchedSparqlKB.__init__(kb, batch_size=batch_size, cache=cache)
-        kb.files, kb.store, kb._identity, kb._version = (), store, identity, version
-        return kb
 
     @property
     def identity(self) -> str:

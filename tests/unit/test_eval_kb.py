@@ -1,4 +1,5 @@
-"""The in-memory KB (service/kb/memory.py) and the batching of KB lookups during evaluation."""
+"""The KB ``--kb FILE`` opens (service/kb/local.py: an in-memory Oxigraph store loaded from the
+file) and the batching of KB lookups during evaluation."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import pytest
 from service.errors import BadRequest, FormatError
 from service.evaluation import evaluate
 from service.kb import KnowledgeBase
-from service.kb.memory import MemoryKB
+from service.kb.local import LocalKB
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
 
 DBR = "http://dbpedia.org/resource/"
 OWL = "http://www.w3.org/2002/07/owl#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+ONE_BATCH = 100_000  # more keys than any call below asks (spellings included): a call is a trip
 
 TTL = f"""
 @prefix owl: <{OWL}> . @prefix rdfs: <{RDFS}> . @prefix dbr: <{DBR}> .
@@ -29,19 +31,19 @@ dbr:A a <http://dbpedia.org/ontology/Letter> , <http://dbpedia.org/ontology/Thin
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory) -> MemoryKB:
+def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
     path = tmp_path_factory.mktemp("kb") / "kb.ttl"
     path.write_text(TTL, encoding="utf-8")
-    return MemoryKB.from_file(path, version="test-1")
+    return LocalKB([path], version="test-1", batch_size=ONE_BATCH)
 
 
-def test_it_implements_the_protocol(kb: MemoryKB) -> None:
+def test_it_implements_the_protocol(kb: LocalKB) -> None:
     assert isinstance(kb, KnowledgeBase)
     assert kb.identity.startswith("file:sha256:") and len(kb.identity) == 12 + 64
     assert kb.version == "test-1"
 
 
-def test_sameas_closure_is_symmetric_and_transitive(kb: MemoryKB) -> None:
+def test_sameas_closure_is_symmetric_and_transitive(kb: LocalKB) -> None:
     group = frozenset(DBR + n for n in "ABCD")
     closures = kb.same_as([DBR + "A", DBR + "D", DBR + "X", DBR + "Q"])
     assert closures[DBR + "A"] == group and closures[DBR + "D"] == group
@@ -49,7 +51,7 @@ def test_sameas_closure_is_symmetric_and_transitive(kb: MemoryKB) -> None:
     assert closures[DBR + "Q"] == {DBR + "Q"}  # unknown: itself
 
 
-def test_labels_both_ways(kb: MemoryKB) -> None:
+def test_labels_both_ways(kb: LocalKB) -> None:
     found = kb.resources_for_labels([("Alpha", "en"), ("Alpha", None), ("Alfa", "en"), ("x", None)])
     assert found[("Alpha", "en")] == {DBR + "A", DBR + "Z"}  # exact tag, not en-GB's
     assert found[("Alpha", None)] == {DBR + "A", DBR + "Z"}
@@ -59,7 +61,7 @@ def test_labels_both_ways(kb: MemoryKB) -> None:
     assert kb.labels_for_resources([DBR + "A"])[DBR + "A"] == {"Alpha", "Alfa", "alpha"}
 
 
-def test_types_and_select(kb: MemoryKB) -> None:
+def test_types_and_select(kb: LocalKB) -> None:
     types = kb.types_of([DBR + "A", DBR + "B"])
     assert types[DBR + "A"] == {
         "http://dbpedia.org/ontology/Letter",
@@ -73,7 +75,7 @@ def test_types_and_select(kb: MemoryKB) -> None:
         kb.select("SELECT nonsense")
 
 
-def test_round_trips_count_calls_not_keys(kb: MemoryKB) -> None:
+def test_round_trips_count_calls_not_keys(kb: LocalKB) -> None:
     before = kb.round_trips
     kb.same_as([DBR + str(i) for i in range(1000)])
     kb.types_of([DBR + "A"])
@@ -84,14 +86,14 @@ def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.ttl"
     bad.write_text("<http://x> <http://y> .\n", encoding="utf-8")
     with pytest.raises(FormatError) as err:
-        MemoryKB.from_file(bad)
+        LocalKB([bad])
     assert err.value.file == str(bad) and err.value.line is not None
     unknown = tmp_path / "kb.unknown"
     unknown.write_text("x", encoding="utf-8")
     with pytest.raises(FormatError, match="RDF syntax"):
-        MemoryKB.from_file(unknown)
+        LocalKB([unknown])
     with pytest.raises(FormatError, match="not found"):
-        MemoryKB.from_file(tmp_path / "missing.ttl")
+        LocalKB([tmp_path / "missing.ttl"])
 
 
 def _experiment(n_questions: int, n_answers: int) -> tuple[Dataset, SystemRun]:
@@ -106,7 +108,7 @@ def _experiment(n_questions: int, n_answers: int) -> tuple[Dataset, SystemRun]:
 
 
 @pytest.mark.parametrize("profile", ["gerbil", "fair"])
-def test_kb_round_trips_do_not_depend_on_the_number_of_answers(kb: MemoryKB, profile: str) -> None:
+def test_kb_round_trips_do_not_depend_on_the_number_of_answers(kb: LocalKB, profile: str) -> None:
     counts = []
     for n_questions, n_answers in ((1, 1), (20, 50)):
         ds, run = _experiment(n_questions, n_answers)
@@ -117,7 +119,7 @@ def test_kb_round_trips_do_not_depend_on_the_number_of_answers(kb: MemoryKB, pro
     assert 1 <= counts[1] <= 3  # labels (one call per direction) then sameAs
 
 
-def test_profiles_without_kb_never_ask_it(kb: MemoryKB) -> None:
+def test_profiles_without_kb_never_ask_it(kb: LocalKB) -> None:
     ds, run = _experiment(3, 3)
     before = kb.round_trips
     for profile in ("exact", "qald6", "qald-legacy"):

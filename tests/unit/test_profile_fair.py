@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from service.evaluation import evaluate
 from service.evaluation.results import ExperimentType
-from service.kb.memory import MemoryKB
+from service.kb.local import LocalKB
 from service.model import (
     XSD,
     AnswerSet,
@@ -25,7 +25,7 @@ from service.model import (
 DBR = "http://dbpedia.org/resource/"
 
 
-def judge(gold: list[Term], system: list[Term], *, kb: MemoryKB | None = None):
+def judge(gold: list[Term], system: list[Term], *, kb: LocalKB | None = None):
     ds = Dataset("d", (Question("1", (QuestionText("en", "q?"),), answers=AnswerSet.of(gold)),))
     run = SystemRun("s", {"1": SystemAnswer("1", answers=AnswerSet.of(system))})
     ev = evaluate(ds, run, profile="fair", kb=kb, experiment_types=["QA"])
@@ -131,7 +131,7 @@ def test_a_literal_holding_a_url_is_an_iri() -> None:
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory) -> MemoryKB:
+def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
     path = tmp_path_factory.mktemp("kb") / "kb.nt"
     lines = [
         f"<{DBR}Berlin> <http://www.w3.org/2002/07/owl#sameAs> "
@@ -143,10 +143,10 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> MemoryKB:
         f'<{DBR}Bonn> <http://www.w3.org/2000/01/rdf-schema#label> "Bonn"@de .',
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return MemoryKB.from_file(path)
+    return LocalKB([path])
 
 
-def test_sameas_on_both_sides(kb: MemoryKB) -> None:
+def test_sameas_on_both_sides(kb: LocalKB) -> None:
     # Gold de.dbpedia, system dbr: only connected through Wikidata, from either side.
     gold = [Term.iri("http://de.dbpedia.org/resource/Berlin")]
     assert judge(gold, [Term.iri(DBR + "Berlin")], kb=kb) == (1, 0, 0)
@@ -155,7 +155,7 @@ def test_sameas_on_both_sides(kb: MemoryKB) -> None:
     assert judge(gold, [Term.iri("https://en.wikipedia.org/wiki/Berlin")], kb=kb) == (1, 0, 0)
 
 
-def test_labels_in_both_directions(kb: MemoryKB) -> None:
+def test_labels_in_both_directions(kb: LocalKB) -> None:
     # system string -> resource (any language, case as in the KB)
     assert judge([Term.iri(DBR + "Bonn")], [lit("Bonn")], kb=kb) == (1, 0, 0)
     # system IRI -> its labels, compared with the gold string by the string rule

@@ -10,7 +10,7 @@ from service.evaluation import evaluate
 from service.evaluation.kbview import KBView
 from service.evaluation.matchers.gerbil import GerbilMatcher
 from service.evaluation.results import ExperimentType
-from service.kb.memory import MemoryKB
+from service.kb.local import LocalKB
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
 
 DBR = "http://dbpedia.org/resource/"
@@ -103,7 +103,7 @@ def test_booleans_as_true_false() -> None:
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory) -> MemoryKB:
+def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
     path = tmp_path_factory.mktemp("kb") / "kb.ttl"
     path.write_text(
         f"""
@@ -117,10 +117,10 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> MemoryKB:
         """,
         encoding="utf-8",
     )
-    return MemoryKB.from_file(path)
+    return LocalKB([path])
 
 
-def test_system_iris_are_expanded_by_the_sameas_closure(kb: MemoryKB) -> None:
+def test_system_iris_are_expanded_by_the_sameas_closure(kb: LocalKB) -> None:
     # The system's German DBpedia IRI reaches dbr:Berlin through Wikidata (transitive, symmetric).
     system = AnswerSet.of([Term.iri("http://de.dbpedia.org/resource/Berlin")])
     _, q = score(iris("Berlin"), system, kb=kb)
@@ -129,7 +129,7 @@ def test_system_iris_are_expanded_by_the_sameas_closure(kb: MemoryKB) -> None:
     assert (q.tp, q.fp, q.fn) == (0, 1, 1)
 
 
-def test_gold_iris_are_not_expanded(kb: MemoryKB) -> None:
+def test_gold_iris_are_not_expanded(kb: LocalKB) -> None:
     # GERBIL expands only the system side: a gold Wikidata IRI is matched by the system's dbr IRI
     # only because dbr:Berlin's own closure contains it; a system IRI outside every closure fails.
     gold = AnswerSet.of([Term.iri("http://www.wikidata.org/entity/Q64")])
@@ -139,12 +139,12 @@ def test_gold_iris_are_not_expanded(kb: MemoryKB) -> None:
     assert q.tp == 0
 
 
-def test_system_strings_are_looked_up_as_labels(kb: MemoryKB) -> None:
+def test_system_strings_are_looked_up_as_labels(kb: LocalKB) -> None:
     _, q = score(iris("Berlin"), lits("Berlin"), kb=kb)
     assert (q.tp, q.fp, q.fn) == (1, 0, 0)
 
 
-def test_a_label_shared_by_two_resources_costs_precision(kb: MemoryKB) -> None:
+def test_a_label_shared_by_two_resources_costs_precision(kb: LocalKB) -> None:
     # "Barack Obama" labels two resources: both become candidates, one matches, one is an FP.
     _, q = score(iris("Obama"), lits("Barack Obama"), kb=kb)
     assert (q.tp, q.fp, q.fn) == (1, 1, 0)
