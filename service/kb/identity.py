@@ -101,6 +101,17 @@ def _dbpedia_host(lang: str | None) -> str:
     return "dbpedia.org" if lang in (None, "en") else f"{lang}.dbpedia.org"
 
 
+# An http IRI that the rules leave as it is: lower-case host without port, not a Wikipedia or
+# en.dbpedia host, no /page/, no percent-escape, no character an IRI must encode, no query or
+# fragment. Most IRIs of real files are such; tests/unit/test_kb_identity.py checks on every IRI
+# of the QALD gold files, and on generated ones, that the rules indeed return them unchanged.
+PLAIN_HTTP_IRI = re.compile(
+    r"http://(?!en\.dbpedia\.org/)(?![^/]*wikipedia\.org/)[a-z0-9\-]+(?:\.[a-z0-9\-]+)*/"
+    r"(?!page/)[^\x00-\x20%\"<>\\^`{|}?#\x7f]*"
+)
+"""Use with ``fullmatch``: an IRI it matches is its own normal form (a shortcut, no parsing)."""
+
+
 @lru_cache(maxsize=65536)
 def canonical_iri(iri: str) -> str:
     """The normal form of an IRI under the module's identity rules (see the module docstring).
@@ -112,6 +123,13 @@ def canonical_iri(iri: str) -> str:
 
     A string that is not an absolute ``scheme:…`` IRI comes back with only rule 1 applied.
     """
+    if PLAIN_HTTP_IRI.fullmatch(iri):  # saves most of the time of large answer sets
+        return iri
+    return _by_the_rules(iri)
+
+
+def _by_the_rules(iri: str) -> str:
+    """:func:`canonical_iri` without the shortcut: every rule applied."""
     text = strip_brackets(iri)
     try:
         parts = urlsplit(text)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.kb.identity import (
+    PLAIN_HTTP_IRI,
+    _by_the_rules,  # canonical_iri without its shortcut, to check the shortcut against
     canonical_iri,
     canonical_iris,
     identity_sets,
@@ -168,3 +173,38 @@ def test_every_spelling_has_the_same_normal_form(
     assert canonical in spellings
     for spelling in spellings:
         assert canonical_iri(spelling) == canonical, spelling
+
+
+# -- the shortcut of canonical_iri (PLAIN_HTTP_IRI) must agree with the rules ---------------------
+
+
+def test_plain_http_shortcut_agrees_with_the_rules_on_real_gold_iris(data_dir: Path) -> None:
+    checked = 0
+    for path in sorted((data_dir / "qald" / "ag-sc_QALD").glob("[6-9]/data/*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for question in doc.get("questions", []):
+            for answers in question.get("answers", []) or []:
+                for row in (answers.get("results") or {}).get("bindings", []) or []:
+                    for value in row.values():
+                        iri = str(value.get("value", ""))
+                        if PLAIN_HTTP_IRI.fullmatch(iri):
+                            checked += 1
+                            assert _by_the_rules(iri) == iri == canonical_iri(iri), (path, iri)
+    assert checked > 20000
+
+
+IRI_CHARS = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789-._~!$&'()*+,;=:@/%?# <>\"é\n"
+HOSTS = [
+    "http://dbpedia.org/",
+    "http://en.dbpedia.org/",
+    "http://x.org/page/",
+    "http://de.wikipedia.org/",
+    "http://a-b.c1.org/",
+    "http://Dbpedia.org/",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=IRI_CHARS, max_size=30), st.sampled_from(HOSTS))
+def test_plain_http_shortcut_never_changes_the_result(path: str, prefix: str) -> None:
+    assert canonical_iri(prefix + path) == _by_the_rules(prefix + path)

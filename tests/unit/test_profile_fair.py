@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from service.evaluation import evaluate
 from service.evaluation.results import ExperimentType
@@ -178,46 +174,3 @@ def test_empty_rules_are_standard() -> None:
     run = SystemRun("s", {"1": SystemAnswer("1")})
     q = evaluate(ds, run, profile="fair").tasks[ExperimentType.QA].questions[0]
     assert (q.precision, q.recall, q.f1) == (1.0, 1.0, 1.0)
-
-
-# -- the normal-form shortcut must agree with service.kb.identity --------------------------------
-
-
-def test_normal_form_shortcut_agrees_with_canonical_iri_on_real_gold_iris(data_dir: Path) -> None:
-    import json
-
-    from service.evaluation.matchers.fair import _PLAIN_HTTP, normal_form
-    from service.kb.identity import canonical_iri
-
-    checked = 0
-    for path in sorted((data_dir / "qald" / "ag-sc_QALD").glob("[6-9]/data/*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for question in doc.get("questions", []):
-            for answers in question.get("answers", []) or []:
-                for row in (answers.get("results") or {}).get("bindings", []) or []:
-                    for value in row.values():
-                        iri = str(value.get("value", ""))
-                        if _PLAIN_HTTP.match(iri):
-                            checked += 1
-                            assert canonical_iri(iri) == iri == normal_form(iri), (path, iri)
-    assert checked > 20000
-
-
-IRI_CHARS = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789-._~!$&'()*+,;=:@/%?# <>\"é"
-HOSTS = [
-    "http://dbpedia.org/",
-    "http://en.dbpedia.org/",
-    "http://x.org/page/",
-    "http://de.wikipedia.org/",
-    "http://a-b.c1.org/",
-    "http://Dbpedia.org/",
-]
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=IRI_CHARS, max_size=30), st.sampled_from(HOSTS))
-def test_normal_form_shortcut_never_changes_the_result(path: str, prefix: str) -> None:
-    from service.evaluation.matchers.fair import normal_form
-    from service.kb.identity import canonical_iri
-
-    assert normal_form(prefix + path) == canonical_iri(prefix + path)

@@ -49,7 +49,7 @@ from service.evaluation.values import (
     string_key,
     year_like,
 )
-from service.kb.identity import canonical_iri, canonical_iris, strip_brackets
+from service.kb.identity import PLAIN_HTTP_IRI, canonical_iri, canonical_iris, strip_brackets
 from service.model import XSD_BOOLEAN, AnswerSet, Term, TermKind
 
 Key = tuple[str, object]
@@ -66,31 +66,15 @@ class _Item(NamedTuple):
     shown: str = ""
 
 
-# An http IRI that the identity rules leave as it is: lower-case host without port, not a
-# Wikipedia or en.dbpedia host, no /page/, no percent-escape, no character an IRI must encode,
-# no query or fragment. ``canonical_iri`` returns such an IRI unchanged (a unit test checks this
-# on every IRI of the QALD gold files); skipping it saves most of the time of large answer sets.
-_PLAIN_HTTP = re.compile(
-    r"^http://(?!en\.dbpedia\.org/)(?![^/]*wikipedia\.org/)[a-z0-9\-]+(?:\.[a-z0-9\-]+)*/"
-    r"(?!page/)[^\x00-\x20%\"<>\\^`{|}?#\x7f]*$"
-)
-
-
-@lru_cache(maxsize=1 << 16)
-def normal_form(iri: str) -> str:
-    """``canonical_iri`` with a shortcut for IRIs it leaves unchanged."""
-    return iri if _PLAIN_HTTP.match(iri) else canonical_iri(iri)
-
-
 @lru_cache(maxsize=1 << 16)
 def _iri_item(value: str, language: str) -> _Item:
     """The item of a ``uri``-typed value, cached by its string: gold and system files repeat
     the same IRIs, and a string's hash is cached where a Term's is recomputed."""
-    if _PLAIN_HTTP.fullmatch(value):  # nothing to strip, already in normal form
+    if PLAIN_HTTP_IRI.fullmatch(value):  # nothing to strip, already in normal form
         return _Item(("iri", value), iri=value, shown=f"<{value}>")
     v = strip_brackets(value)
     if _SCHEME.match(v):
-        return _Item(("iri", normal_form(v)), iri=v, shown=f"<{v}>")
+        return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>")
     return _literal_item(Term.literal(value.strip()), language)
 
 
@@ -104,7 +88,7 @@ def _as_item(term: Term, language: str) -> _Item:
 def _literal_item(term: Term, language: str) -> _Item:
     if term.is_literal and _HTTP.match(term.value.strip()):
         v = term.value.strip()
-        return _Item(("iri", normal_form(v)), iri=v, shown=f"<{v}>")
+        return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>")
     return _Item(_literal_key(term, language), term=term, shown=term.n3())
 
 
@@ -160,7 +144,7 @@ def _literal_offers(term: Term, language: str) -> frozenset[Key]:
 
 def iri_keys(iri: str, kb: KBView) -> set[Key]:
     """The identity keys of an IRI: the normal forms of every spelling's sameAs closure."""
-    keys: set[Key] = {("iri", normal_form(iri))}
+    keys: set[Key] = {("iri", canonical_iri(iri))}
     if kb.same_as_map:  # without a KB an IRI is only its normal form
         for spelling in canonical_iris(iri):
             found = kb.same_as_map.get(spelling)

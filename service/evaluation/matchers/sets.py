@@ -15,9 +15,9 @@ from collections.abc import Hashable, Sequence
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
 from service.evaluation.matchers.base import Judged, distinct
-from service.evaluation.matchers.fair import iri_keys, max_matching, normal_form
+from service.evaluation.matchers.fair import iri_keys, max_matching
 from service.evaluation.matchers.gerbil import greedy_one_to_one
-from service.kb.identity import canonical_iris
+from service.kb.identity import canonical_iri, canonical_iris
 
 
 def match_keys(gold: Sequence[Hashable], system: Sequence[Hashable]) -> Judged:
@@ -89,11 +89,11 @@ class IriSetMatcher:
     @staticmethod
     def _fair(gold: list[str], system: list[str], kb: KBView) -> Judged:
         # Distinct by normal form first: two spellings of one resource are one item.
-        gold = distinct(gold, key=normal_form)
-        system = distinct(system, key=normal_form)
+        gold = distinct(gold, key=canonical_iri)
+        system = distinct(system, key=canonical_iri)
         if not kb.same_as_map:  # identity alone: normal forms are equal or not
-            wanted = {normal_form(g) for g in gold}
-            return _judged(sum(1 for x in system if normal_form(x) in wanted), gold, system)
+            wanted = {canonical_iri(g) for g in gold}
+            return _judged(sum(1 for x in system if canonical_iri(x) in wanted), gold, system)
         index: dict[object, list[int]] = {}
         for gi, g in enumerate(gold):
             for k in iri_keys(g, kb):
@@ -117,4 +117,4 @@ def _judged(tp: int, gold: list[str], system: list[str]) -> Judged:
 
 def canonical_relation(relation: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
     """A relation key with its IRIs in normal form (fair's RE2KB)."""
-    return tuple(("iri", normal_form(p[1])) if p[0] == "iri" else p for p in relation)
+    return tuple(("iri", canonical_iri(p[1])) if p[0] == "iri" else p for p in relation)
