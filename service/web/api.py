@@ -158,7 +158,9 @@ def experiment(experiment_id: str) -> Response:
 
 @bp.get("/api/experiments")
 def experiments() -> Response:
-    """Published experiments; with the admin token, every experiment and its status."""
+    """Published experiments, newest first, a page at a time (``?page=N&size=M``, 100 by
+    default, ``next`` links the following page); with the admin token, every experiment and
+    its status."""
     state = services()
     if is_admin(bearer_token()):
         items = [
@@ -166,7 +168,11 @@ def experiments() -> Response:
             for s in state.graph.list_experiments(include_private=True)
         ]
         return _json({"experiments": items})
-    rows = listings.experiments()
+    page = listings.page_from(request.args, size=100, max_size=500)
+    rows = listings.experiments(limit=page.size + 1, offset=page.offset)
+    following = None
+    if len(rows) > page.size:
+        following = f"{state.config.base}api/experiments?page={page.number + 1}&size={page.size}"
     return _json(
         {
             "experiments": [
@@ -177,8 +183,11 @@ def experiments() -> Response:
                     "datasets": list(r.datasets),
                     "systems": list(r.systems),
                 }
-                for r in rows
-            ]
+                for r in rows[: page.size]
+            ],
+            "page": page.number,
+            "size": page.size,
+            "next": following,
         }
     )
 

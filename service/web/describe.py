@@ -29,21 +29,33 @@ def document_quads(
     graph: str | None = None,
     follow: Sequence[str] = (),
     reverse: Sequence[str] = (),
+    union: bool = False,
 ) -> list[Any]:
-    """The quads of ``uri``'s document in ``store``: in ``graph`` only, when given, else in
-    every named graph (the public store's default graph is a derived copy of their union, so
-    its quads are left out: each triple is reported in the graph that holds it)."""
+    """The quads of ``uri``'s document in ``store``: in ``graph`` only, when given; else, with
+    ``union``, in the default graph (the public store's materialised union of its named graphs,
+    where each triple is once); else in every named graph (each triple reported in the graph
+    that holds it; the default graph, a derived copy, left out).
+
+    Most of the time goes into Oxigraph decoding the terms of each quad it returns (string
+    lookups in RocksDB, ~8 µs a quad here, also in Rust), so the loop below touches each quad's
+    terms once and leaves the rest to Oxigraph."""
     import pyoxigraph as ox
 
-    graph_node = ox.NamedNode(graph) if graph is not None else None
+    named, blank, default_graph = ox.NamedNode, ox.BlankNode, ox.DefaultGraph
+    if graph is not None:
+        graph_node: Any = named(graph)
+    elif union:
+        graph_node = default_graph()
+    else:
+        graph_node = None
     follow_set = frozenset(follow)
-    start = ox.NamedNode(uri)
+    start = named(uri)
     todo: list[Any] = [start]
     for predicate in reverse:
         todo.extend(
             q.subject
-            for q in store.quads_for_pattern(None, ox.NamedNode(predicate), start, graph_node)
-            if not isinstance(q.graph_name, ox.DefaultGraph)
+            for q in store.quads_for_pattern(None, named(predicate), start, graph_node)
+            if graph_node is not None or type(q.graph_name) is not default_graph
         )
     seen: set[Any] = set()
     out: list[Any] = []
@@ -53,15 +65,20 @@ def document_quads(
         if node in seen:
             continue
         seen.add(node)
-        for quad in store.quads_for_pattern(node, None, None, graph_node):
-            if isinstance(quad.graph_name, ox.DefaultGraph):
-                continue
-            out.append(quad)
+        found = list(store.quads_for_pattern(node, None, None, graph_node))
+        if graph_node is None:
+            found = [q for q in found if type(q.graph_name) is not default_graph]
+        out += found
+        for quad in found:
             obj = quad.object
+            kind = type(obj)
             # Blank nodes, hash resources and the followed links belong to this document.
-            if isinstance(obj, ox.BlankNode) or (
-                isinstance(obj, ox.NamedNode)
-                and (obj.value.startswith(prefix) or quad.predicate.value in follow_set)
+            if kind is blank or (
+                kind is named
+                and (
+                    obj.value.startswith(prefix)
+                    or (follow_set and quad.predicate.value in follow_set)
+                )
             ):
                 todo.append(obj)
     return out

@@ -1,6 +1,7 @@
 """Example queries shown on the SPARQL page (leaderboard, per-answer-type F1, a system's history).
 
-They use only terms the graph writes (``service/graph/results.py``): a task observation carries
+The leaderboard is the graph layer's published query, the one the web pages run. The others use
+only terms the graph writes (``service/graph/results.py``): a task observation carries
 the GERBIL dimensions (``gerbil:annotator`` = system, ``gerbil:dataset``,
 ``gerbil:experimentType``) and its measures; per-question results point to their task
 (``gqa:resultOf``) and to the question (``gqa:question``), whose features are in its dataset's
@@ -9,6 +10,7 @@ graph.
 
 from __future__ import annotations
 
+from service.graph.queries import leaderboard_query
 from service.web.sparql_endpoint import ExampleQuery
 
 PREFIXES = """PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
@@ -18,22 +20,10 @@ PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 """
 
-LEADERBOARD = (
-    PREFIXES
-    + """
-# Leaderboard: macro F1 of every system on every dataset (QA task), best first.
-SELECT ?system ?dataset ?profile ?language ?macroF1 ?experiment WHERE {
-  ?task a gqa:Task ;
-        gerbil:experimentType gqa:QA ;
-        gerbil:annotator ?system ;
-        gerbil:dataset ?dataset ;
-        gqa:profile ?profile ;
-        gqa:language ?language ;
-        gerbil:macroF1 ?macroF1 ;
-        qb:dataSet ?experiment .
-}
-ORDER BY DESC(?macroF1)
-LIMIT 100"""
+# The published leaderboard query (service.graph.queries): the one the pages run.
+LEADERBOARD = leaderboard_query(
+    limit=100,
+    title="Leaderboard: every system's QA results on every dataset, best macro F1 first.",
 )
 
 PER_ANSWER_TYPE = (

@@ -1,7 +1,10 @@
 """Lists for the pages and the API, read from the public store only (so they cannot leak).
 
 Leaderboards, experiments, systems, the catalogue and the vocabulary terms are SPARQL queries
-over the union of the public graphs: a private experiment is not in that store at all.
+over the union of the public graphs: a private experiment is not in that store at all. The
+leaderboard is the graph layer's published query (``service.graph.queries``), the one the
+SPARQL page shows and ``bench/store.py`` measures. Lists that grow with the number of
+experiments are read a page at a time (:class:`Page`).
 """
 
 from __future__ import annotations
@@ -9,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
+from service.graph.queries import LEADERBOARD_MEASURES, leaderboard_query
 from service.graph.terms import DCT, OWL, PROV, QB, RDF, RDFS
 from service.graph.uris import GERBIL, GQA
 from service.web.pages import csv_table, local
@@ -24,14 +29,15 @@ PREFIX rdfs: <{RDFS}>
 PREFIX dcat: <http://www.w3.org/ns/dcat#>
 """
 
-LEADERBOARD_MEASURES = ("macroF1", "macroPrecision", "macroRecall", "microF1", "macroF1QALD")
+
+def _rows(results: Any) -> list[dict[str, Any]]:
+    names = [v.value for v in results.variables]
+    return [{n: row[n] for n in names} for row in results]
 
 
 def _select(query: str) -> list[dict[str, Any]]:
     # The public store's default graph is the union of the public graphs (graph layer).
-    results = services().graph.query_public(PREFIXES + query)
-    names = [v.value for v in results.variables]
-    return [{n: row[n] for n in names} for row in results]
+    return _rows(services().graph.query_public(PREFIXES + query))
 
 
 def _v(term: Any) -> str | None:
@@ -54,6 +60,41 @@ def _iri(value: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Page:
+    """Which slice of a long list to show: ``number`` from 1, ``size`` rows each."""
+
+    number: int = 1
+    size: int = 50
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+
+MAX_PAGE = 100_000
+
+
+def page_from(args: Any, *, size: int = 50, max_size: int = 500) -> Page:
+    """``?page=N[&size=M]`` of a request (a bad value is a 400 naming it)."""
+    from service.errors import BadRequest
+
+    def number(name: str, default: int, top: int) -> int:
+        raw = args.get(name)
+        if raw is None or raw == "":
+            return default
+        if not raw.isdigit() or not 1 <= int(raw) <= top:
+            raise BadRequest(f"{name}={raw!r}: expected a whole number from 1 to {top}")
+        return int(raw)
+
+    return Page(number("page", 1, MAX_PAGE), number("size", size, max_size))
+
+
+def page_args(args: Any) -> dict[str, str]:
+    """What the links to other pages keep of a request's paging (an explicit ``size``)."""
+    return {"size": args["size"]} if args.get("size") else {}
+
+
+@dataclass(frozen=True, slots=True)
 class LeaderboardRow:
     task: str
     experiment: str
@@ -69,35 +110,23 @@ class LeaderboardRow:
 
 
 def leaderboard(
-    *, dataset: str | None = None, system: str | None = None, experiment_type: str | None = "QA"
+    *,
+    dataset: str | None = None,
+    system: str | None = None,
+    experiment_type: str | None = "QA",
+    limit: int | None = None,
+    offset: int = 0,
 ) -> list[LeaderboardRow]:
-    """Task results of public experiments (best macro F1 first), filtered as asked."""
-    from service.graph.terms import measure_iri
-
-    filters = []
-    if dataset is not None:
-        filters.append(f"VALUES ?dataset {{ {_iri(dataset)} }}")
-    if system is not None:
-        filters.append(f"VALUES ?system {{ {_iri(system)} }}")
-    if experiment_type is not None:
-        filters.append(f"VALUES ?etype {{ gqa:{experiment_type} }}")
-    optional = "\n".join(
-        f"  OPTIONAL {{ ?task {_iri(measure_iri(m))} ?m_{m} }}" for m in LEADERBOARD_MEASURES
+    """Task results of public experiments, best macro F1 first, filtered as asked: the
+    published query (``service.graph.queries.leaderboard_query``), one slice of it when
+    ``limit``/``offset`` are given."""
+    query = leaderboard_query(
+        dataset=dataset, system=system, experiment_type=experiment_type, limit=limit
     )
-    rows = _select(
-        f"""SELECT * WHERE {{
-  {" ".join(filters)}
-  ?task a gqa:Task ; qb:dataSet ?experiment ; gerbil:annotator ?system ;
-        gerbil:dataset ?dataset ; gerbil:experimentType ?etype ; gqa:language ?language ;
-        gqa:profile ?profile .
-  OPTIONAL {{ ?task gqa:signature ?signature }}
-  OPTIONAL {{ ?system rdfs:label ?label }}
-  OPTIONAL {{ ?experiment prov:endedAtTime ?ended }}
-{optional}
-}}"""
-    )
+    if offset:
+        query += f"\nOFFSET {int(offset)}"  # SPARQL 1.1 §19.8: LIMIT and OFFSET in any order
     seen: dict[str, LeaderboardRow] = {}
-    for r in rows:
+    for r in _rows(services().graph.query_public(query)):
         task = _v(r["task"]) or ""
         if task in seen:  # a system labelled twice: keep one row
             continue
@@ -114,10 +143,7 @@ def leaderboard(
             ended=_v(r["ended"]),
             measures={m: _num(r[f"m_{m}"]) for m in LEADERBOARD_MEASURES},
         )
-    return sorted(
-        seen.values(),
-        key=lambda x: (-(x.measures["macroF1"] or -1.0), x.system_label, x.experiment),
-    )
+    return list(seen.values())  # in the query's order
 
 
 def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:
@@ -154,6 +180,31 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
+class DatasetUse:
+    """A dataset with public results of one experiment type, and how many tasks it has."""
+
+    uri: str
+    name: str
+    tasks: int
+
+
+def datasets_with_results(*, experiment_type: str = "QA") -> list[DatasetUse]:
+    """Datasets that public tasks of ``experiment_type`` used, most used first. One grouping
+    over task observations (their terms stay encoded in Oxigraph until the few result rows)."""
+    if not experiment_type.isidentifier():
+        raise ValueError(f"not an experiment type: {experiment_type!r}")
+    rows = _select(
+        f"""SELECT ?dataset (COUNT(?task) AS ?n) WHERE {{
+  ?task gerbil:experimentType gqa:{experiment_type} ; gerbil:dataset ?dataset .
+}} GROUP BY ?dataset ORDER BY DESC(?n) ?dataset"""
+    )
+    return [
+        DatasetUse(_v(r["dataset"]) or "", unquote(local(_v(r["dataset"]))), int(_v(r["n"]) or 0))
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
 class ExperimentRow:
     uri: str
     id: str
@@ -162,15 +213,19 @@ class ExperimentRow:
     systems: tuple[str, ...]
 
 
-def experiments(*, limit: int = 500) -> list[ExperimentRow]:
-    """Published experiments, newest first."""
+def experiments(*, limit: int = 50, offset: int = 0) -> list[ExperimentRow]:
+    """Published experiments, newest first (by id: ``yyyyMMdd`` + counter), one slice.
+
+    The slice is chosen first over identifiers alone (short literals Oxigraph keeps inline, so
+    sorting them decodes no string); only its experiments are then described."""
     rows = _select(
         f"""SELECT ?exp ?id ?ended ?dataset ?systemLabel ?system WHERE {{
-  ?exp a gqa:Experiment ; dct:identifier ?id .
+  {{ SELECT ?exp ?id WHERE {{ ?exp a gqa:Experiment ; dct:identifier ?id . }}
+    ORDER BY DESC(?id) LIMIT {int(limit)} OFFSET {int(offset)} }}
   OPTIONAL {{ ?exp prov:endedAtTime ?ended }}
   OPTIONAL {{ ?exp gqa:task ?t . ?t gerbil:dataset ?dataset ; gerbil:annotator ?system .
              OPTIONAL {{ ?system rdfs:label ?systemLabel }} }}
-}} ORDER BY DESC(?id) LIMIT {int(limit) * 50}"""
+}}"""
     )
     grouped: dict[str, dict[str, Any]] = {}
     for r in rows:
@@ -188,7 +243,7 @@ def experiments(*, limit: int = 500) -> list[ExperimentRow]:
         )
         for uri, e in grouped.items()
     ]
-    return sorted(out, key=lambda e: e.id, reverse=True)[:limit]
+    return sorted(out, key=lambda e: e.id, reverse=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -235,8 +235,27 @@ def openapi_document(base: str) -> dict[str, Any]:
                 ),
                 "get": _op(
                     "List published experiments",
-                    "Newest first. With the operator's admin token: every experiment and status.",
-                    {"200": {"description": "The list"}},
+                    "Newest first, a page at a time: `page` (from 1) and `size` (default 100, "
+                    "at most 500); `next` is the URL of the following page, or null. With the "
+                    "operator's admin token: every experiment and status.",
+                    {"200": {"description": "The list"}, "400": _ERROR},
+                    parameters=[
+                        {
+                            "name": "page",
+                            "in": "query",
+                            "schema": {"type": "integer", "minimum": 1, "default": 1},
+                        },
+                        {
+                            "name": "size",
+                            "in": "query",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": 500,
+                                "default": 100,
+                            },
+                        },
+                    ],
                 ),
             },
             "/api/experiments/{id}": {

@@ -19,7 +19,7 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from service.errors import NotFound
 from service.graph.terms import DCT, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
-from service.web import conneg, pages
+from service.web import conneg, listings, pages
 from service.web.access import is_owner, require_experiment, token_redirect
 from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads, index
 from service.web.rdf_out import CONTEXT_PATH, serialize
@@ -40,14 +40,16 @@ def respond(
     html: Callable[[], str],
     csv: Callable[[], bytes] | None = None,
     private: bool = False,
+    variant: object = None,
 ) -> Response:
     """The negotiated response for ``uri``: HTML, an RDF syntax or CSV, with the headers.
 
     Public documents are served from the page cache when they were rendered before (see
-    ``cache.py``); private ones are rendered for each request and never stored.
+    ``cache.py``); private ones are rendered for each request and never stored. ``variant``
+    tells apart renderings of one representation (the page of a paged HTML table).
     """
     cache = services().cache
-    key = (uri, rep.key)
+    key = (uri, rep.key, variant)
     rendered = None if private else cache.get(key)
     if rendered is None:
         rendered = cache.rendered(*_render(uri, rep, quads=quads, html=html, csv=csv))
@@ -295,8 +297,12 @@ def question_result(experiment_id: str, number: int, name: str) -> Response:
 # --- public resources: datasets, questions, systems, software, catalogue, vocabulary ---------
 
 
-def _public_document(uri: str) -> list[Any]:
-    found = document_quads(services().graph.public, uri)
+def _public_document(uri: str, rep: conneg.Representation | None = None) -> list[Any]:
+    """The document of a public resource. Quad syntaxes name the graph of each triple (a system
+    is described in every experiment graph that used it); everything else reads the public
+    default graph, the union the graph layer keeps, where each triple is once."""
+    union = rep is None or rep.rdf is None or not rep.rdf.quads
+    found = document_quads(services().graph.public, uri, union=union)
     if not found:
         raise NotFound(f"nothing is known about {uri} (or it is not public)")
     return found
@@ -321,7 +327,7 @@ def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **ex
 
 def _public_resource(uri: str, ext: str | None, **extra: Any) -> Response:
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri)
+    found = _public_document(uri, rep)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -331,26 +337,47 @@ def _public_resource(uri: str, ext: str | None, **extra: Any) -> Response:
     )
 
 
+def _paged(
+    rep: conneg.Representation, rows: Callable[[int, int], list[Any]], **link: Any
+) -> tuple[listings.Page | None, Callable[[], dict[str, Any]]]:
+    """For the HTML of a resource with a long table: the page asked for (``?page=N``) and the
+    template values of that page (rows, pager); None and nothing for other representations."""
+    if rep is not conneg.HTML:
+        return None, dict
+    page = listings.page_from(request.args)
+
+    def values() -> dict[str, Any]:
+        found = rows(page.size + 1, page.offset)
+        return {"rows": found[: page.size], "page": page, "has_next": len(found) > page.size}
+
+    link["args"] = {**link.get("args", {}), **listings.page_args(request.args)}
+    return page, lambda: {**values(), **link}
+
+
 @bp.get("/dataset/<name>")
 def dataset(name: str) -> Response:
     dataset_name, ext = conneg.split_extension(name)
     uris = services().graph.uris
     uri = uris.dataset(dataset_name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri)
+    found = _public_document(uri, rep)
+    page, paged = _paged(
+        rep,
+        lambda limit, offset: listings.leaderboard(dataset=uri, limit=limit, offset=offset),
+        endpoint="resources.dataset",
+        args={"name": dataset_name},
+    )
 
     def html() -> str:
-        from service.web import listings
-
         return _generic_html(
             uri,
             found,
             template="dataset.html",
             questions=listings.dataset_questions(uri),
-            leaderboard=listings.leaderboard(dataset=uri),
+            table=paged(),
         )
 
-    return respond(uri, PLAIN_OFFERS, rep, quads=lambda: found, html=html)
+    return respond(uri, PLAIN_OFFERS, rep, quads=lambda: found, html=html, variant=page)
 
 
 @bp.get("/dataset/<name>/question/<path:qid>")
@@ -359,10 +386,34 @@ def question(name: str, qid: str) -> Response:
     return _public_resource(services().graph.uris.question(name, question_id), ext)
 
 
-@bp.get("/dataset/<name>/version/<path:version>")
-def dataset_version(name: str, version: str) -> Response:
+@bp.get("/dataset/<name>/version/<path:rest>")
+def dataset_version(name: str, rest: str) -> Response:
+    """A registered version of a dataset (``GraphStore.register_dataset_version``), ``rest`` =
+    ``{version}``, and one of its questions (its text and gold answers as that version has
+    them), ``rest`` = ``{version}/question/{qid}``. One route for both: the server decodes
+    ``%2F``, so a version label or a question id may arrive with slashes in it."""
+    uris = services().graph.uris
+    version, marker, qid = rest.partition("/question/")
+    if marker:
+        question_id, ext = conneg.split_extension(qid)
+        return _public_resource(uris.version_question(name, version, question_id), ext)
     label, ext = conneg.split_extension(version)
-    return _public_resource(services().graph.uris.dataset_version(name, label), ext)
+    uri = uris.dataset_version(name, label)
+    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    found = _public_document(uri, rep)
+    return respond(
+        uri,
+        PLAIN_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=lambda: _generic_html(
+            uri,
+            found,
+            template="dataset.html",
+            questions=listings.dataset_questions(uri),
+            table=None,  # results name the dataset, not a version of it
+        ),
+    )
 
 
 SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
@@ -370,22 +421,27 @@ SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
 
 @bp.get("/system/<path:name>")
 def system(name: str) -> Response:
-    from service.web import listings
-
     system_name, ext = conneg.split_extension(name)
     uri = services().graph.uris.system(system_name)
     rep = conneg.negotiate(request, SYSTEM_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri)
-    history = listings.leaderboard(system=uri)
+    found = _public_document(uri, rep)
+    page, paged = _paged(
+        rep,
+        lambda limit, offset: listings.leaderboard(system=uri, limit=limit, offset=offset),
+        endpoint="resources.system",
+        args={"name": system_name},
+    )
     return respond(
         uri,
         SYSTEM_OFFERS,
         rep,
         quads=lambda: found,
         html=lambda: _generic_html(
-            uri, found, template="system.html", history=history, offered=SYSTEM_OFFERS
+            uri, found, template="system.html", table=paged(), offered=SYSTEM_OFFERS
         ),
-        csv=lambda: listings.leaderboard_csv(history),
+        # the CSV is the system's whole history (every public QA task result)
+        csv=lambda: listings.leaderboard_csv(listings.leaderboard(system=uri)),
+        variant=page,
     )
 
 
@@ -401,8 +457,6 @@ CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
 @bp.get("/catalog")
 @bp.get("/catalog.<ext>")
 def catalog(ext: str | None = None) -> Response:
-    from service.web import listings
-
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the catalogue has no .{ext} representation")
     graph = services().graph
@@ -426,8 +480,6 @@ def catalog(ext: str | None = None) -> Response:
 @bp.get("/vocab.<ext>")
 def vocab(ext: str | None = None) -> Response:
     import pyoxigraph as ox
-
-    from service.web import listings
 
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the vocabulary has no .{ext} representation")
