@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple, NoReturn, TypedDict, Unpack
 
 from service.errors import FormatError, Problem, Severity
 from service.model import Dataset
@@ -374,6 +374,18 @@ class _Finding(NamedTuple):
     expected: str | None
 
 
+class Where(TypedDict, total=False):
+    """Where a finding is (a JSON path ``at``, or an XML path, line and column), the question
+    it concerns and what was expected there; every key optional."""
+
+    at: Sequence[Step] | None
+    xml_path: str | None
+    line: int | None
+    column: int | None
+    question_id: str | None
+    expected: str | None
+
+
 class Report:
     """Collects a reader's findings; :meth:`finish` raises one FormatError for the fatal ones.
 
@@ -386,42 +398,23 @@ class Report:
         self._findings: list[_Finding] = []
         self._dropped = 0
 
-    def error(
-        self,
-        message: str,
-        *,
-        at: Sequence[Step] | None = None,
-        xml_path: str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-        question_id: str | None = None,
-        expected: str | None = None,
-    ) -> None:
-        self._add("error", message, at, xml_path, line, column, question_id, expected)
+    def error(self, message: str, **where: Unpack[Where]) -> None:
+        self._add("error", message, **where)
 
-    def warn(
-        self,
-        message: str,
-        *,
-        at: Sequence[Step] | None = None,
-        xml_path: str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-        question_id: str | None = None,
-        expected: str | None = None,
-    ) -> None:
-        self._add("warning", message, at, xml_path, line, column, question_id, expected)
+    def warn(self, message: str, **where: Unpack[Where]) -> None:
+        self._add("warning", message, **where)
 
     def _add(
         self,
         severity: Severity,
         message: str,
-        at: Sequence[Step] | None,
-        xml_path: str | None,
-        line: int | None,
-        column: int | None,
-        question_id: str | None,
-        expected: str | None,
+        *,
+        at: Sequence[Step] | None = None,
+        xml_path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        question_id: str | None = None,
+        expected: str | None = None,
     ) -> None:
         if len(self._findings) >= self.source.limits.max_problems:
             self._dropped += 1
