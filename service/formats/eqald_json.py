@@ -22,14 +22,16 @@ A file of the second shape is written back in it (``Dataset.metadata`` ``variant
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from service.formats.base import Format, Report, Source, Step, check_question_count, dumps
+from service.formats.base import Format, Report, Source, Step
 from service.formats.fields import (
+    FLAGS,
     OUT_OF_SCOPE,
     apply_out_of_scope,
-    check_questions,
     extra_value,
     read_answertype,
     read_flags,
@@ -37,16 +39,21 @@ from service.formats.fields import (
     read_string,
     read_text_entries,
 )
-from service.formats.qald_json import dataset_object, merge, read_dataset_object
+from service.formats.qald_json import (
+    VARIANT_KEY,
+    merge,
+    query_object,
+    read_document,
+    text_object,
+    write_document,
+)
 from service.formats.qald_json import sniff as qald_sniff
 from service.formats.sparql_json import kind_of, read_results, write_results
 from service.model import Annotation, AnswerSet, Dataset, Question, QuestionText
 
 NAME = "eqald-json"
-VARIANT_KEY = "variant"
 EXTENDED_VARIANT = "qald7-extended"
-_FLAGS = ("aggregation", "onlydbo", "hybrid")
-_METADATA_KEYS = ("answertype", *_FLAGS, "answeritemtype")
+_METADATA_KEYS = ("answertype", *FLAGS, "answeritemtype")
 _QUESTION_KEYS = (
     "id",
     "metadata",
@@ -55,7 +62,7 @@ _QUESTION_KEYS = (
     "answers",
     "confidence",
     "answertype",
-    *_FLAGS,
+    *FLAGS,
 )
 
 
@@ -72,46 +79,23 @@ def sniff(src: Source) -> bool:
 
 
 def read(src: Source) -> Dataset:
-    report = Report(src)
-    doc = src.json()
-    if not isinstance(doc, dict) or not isinstance(doc.get("questions"), list):
-        report.error(
-            "not an eQALD-JSON document",
-            at=("questions",) if isinstance(doc, dict) else (),
-            expected='an object {"dataset": {"id"}, "questions": [...]}',
-        )
-        report.finish()
-    dataset_id, metadata = read_dataset_object(doc, report)
-    items: list[Any] = doc["questions"]
-    questions: list[Question] = []
-    places: list[tuple[Step, ...]] = []
-    if check_question_count(report, len(items), at=("questions",)):
-        extended = any(_is_extended(item) for item in items)
-        if extended:
-            metadata.append((VARIANT_KEY, EXTENDED_VARIANT))
-        for i, item in enumerate(items):
-            at: tuple[Step, ...] = ("questions", i)
-            if _is_extended(item):
-                q = _read_extended(item["question"], report, at=(*at, "question"))
-                if len(item) > 1:
-                    report.warn(
-                        f"keys {[k for k in item if k != 'question']} beside question are not kept",
-                        at=at,
-                    )
-            else:
-                q = _read_question(item, report, at=at)
-            if q is not None:
-                questions.append(q)
-                places.append(at)
-        check_questions(questions, report, places)
-    problems = report.finish()
-    return Dataset(
-        id=dataset_id,
-        questions=tuple(questions),
-        format=NAME,
-        problems=problems,
-        metadata=tuple(metadata),
+    return read_document(
+        src, name=NAME, what="an eQALD-JSON document", read_item=_read_item, variant=_variant
     )
+
+
+def _variant(items: list[Any]) -> str | None:
+    return EXTENDED_VARIANT if any(_is_extended(item) for item in items) else None
+
+
+def _read_item(item: Any, report: Report, at: tuple[Step, ...]) -> Question | None:
+    if not _is_extended(item):
+        return _read_question(item, report, at=at)
+    q = _read_extended(item["question"], report, at=(*at, "question"))
+    if len(item) > 1:
+        others = [k for k in item if k != "question"]
+        report.warn(f"keys {others} beside question are not kept", at=at)
+    return q
 
 
 def _is_extended(item: Any) -> bool:
@@ -127,11 +111,11 @@ def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questi
         return None
     qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
     meta, meta_at = _metadata(item, report, at=at, qid=qid)
-    fields = {**{k: item[k] for k in ("answertype", *_FLAGS) if k in item}, **meta}
+    fields = {**{k: item[k] for k in ("answertype", *FLAGS) if k in item}, **meta}
     answertype = read_answertype(
         fields.get("answertype"), report, at=(*meta_at, "answertype"), qid=qid
     )
-    flags, extra = read_flags(fields, _FLAGS, report, at=meta_at, qid=qid)
+    flags, extra = read_flags(fields, FLAGS, report, at=meta_at, qid=qid)
     item_types = _item_types(
         meta.get("answeritemtype"), report, at=(*meta_at, "answeritemtype"), qid=qid
     )
@@ -164,7 +148,7 @@ def _read_extended(
     qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
     meta, meta_at = _metadata(item, report, at=at, qid=qid)
     answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
-    flags, extra = read_flags(meta, _FLAGS, report, at=meta_at, qid=qid)
+    flags, extra = read_flags(meta, FLAGS, report, at=meta_at, qid=qid)
     item_types = _item_types(
         meta.get("answeritemtype"), report, at=(*meta_at, "answeritemtype"), qid=qid
     )
@@ -418,23 +402,18 @@ def _confidence(
 
 
 def write(dataset: Dataset) -> bytes:
-    extended = dict(dataset.metadata).get(VARIANT_KEY) == EXTENDED_VARIANT
-    doc: dict[str, Any] = {}
-    dataset_obj = dataset_object(dataset)
-    if dataset_obj:
-        doc["dataset"] = dataset_obj
-    if extended:
-        doc["questions"] = [{"question": _write_extended(q)} for q in dataset.questions]
-    else:
-        doc["questions"] = [_write_question(q) for q in dataset.questions]
-    return dumps(doc)
+    if dict(dataset.metadata).get(VARIANT_KEY) == EXTENDED_VARIANT:
+        return write_document(
+            dataset, [{"question": _write_extended(q)} for q in dataset.questions]
+        )
+    return write_document(dataset, [_write_question(q) for q in dataset.questions])
 
 
 def _metadata_object(q: Question) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     if q.answertype is not None:
         meta["answertype"] = q.answertype
-    for flag in _FLAGS:
+    for flag in FLAGS:
         if getattr(q, flag) is not None:
             meta[flag] = getattr(q, flag)
     if q.answer_item_types:
@@ -442,7 +421,7 @@ def _metadata_object(q: Question) -> dict[str, Any]:
     for key, value in q.extra:
         if key.startswith("metadata."):
             meta[key.removeprefix("metadata.")] = value
-        elif key in _FLAGS and key not in meta:
+        elif key in FLAGS and key not in meta:
             meta[key] = value  # a flag kept as written ("union")
     return meta
 
@@ -454,27 +433,12 @@ def _write_question(q: Question) -> dict[str, Any]:
         out["metadata"] = meta
     texts = []
     for t in q.texts:
-        entry: dict[str, Any] = {"language": t.language}
-        if t.string is not None:
-            entry["string"] = t.string
-        if t.keywords is not None:
-            entry["keywords"] = t.keywords
+        entry = text_object(t)
         if t.annotations:
             entry["annotations"] = [_write_annotation(a) for a in t.annotations]
         texts.append(entry)
     out["question"] = texts
-    query: dict[str, str] = {}
-    if q.out_of_scope:
-        query["SPARQL"] = OUT_OF_SCOPE
-    elif q.sparql is not None:
-        query["SPARQL"] = q.sparql
-    if q.schemaless_query is not None:
-        query["schemaless"] = q.schemaless_query
-    if q.pseudo_query is not None:
-        query["pseudo"] = q.pseudo_query
-    for key, value in q.extra:
-        if key.startswith("query."):
-            query[key.removeprefix("query.")] = value
+    query = query_object(q, sparql_key="SPARQL", schemaless_key="schemaless")
     if query:
         out["query"] = query
     if q.answers is not None:
@@ -485,7 +449,7 @@ def _write_question(q: Question) -> dict[str, Any]:
     elif q.confidence is not None:
         out["confidence"] = q.confidence
     for key, value in q.extra:
-        if not key.startswith(("query.", "metadata.")) and key not in _FLAGS and key not in out:
+        if not key.startswith(("query.", "metadata.")) and key not in FLAGS and key not in out:
             out[key] = value
     return out
 
@@ -510,11 +474,7 @@ def _write_extended(q: Question) -> dict[str, Any]:
     sparql = OUT_OF_SCOPE if q.out_of_scope else q.sparql
     texts = []
     for t in q.texts:
-        entry: dict[str, Any] = {"language": t.language}
-        if t.string is not None:
-            entry["question"] = t.string
-        if t.keywords is not None:
-            entry["keywords"] = t.keywords
+        entry = text_object(t, string_key="question")
         query = per_language.get(t.language, sparql) if texts else sparql
         if query is not None:
             entry["SPARQL"] = query
@@ -526,7 +486,7 @@ def _write_extended(q: Question) -> dict[str, Any]:
     if meta:
         out["metadata"] = meta
     for key, value in q.extra:
-        if not key.startswith(("metadata.", "sparql@")) and key not in _FLAGS and key not in out:
+        if not key.startswith(("metadata.", "sparql@")) and key not in FLAGS and key not in out:
             out[key] = value
     if q.confidence is not None:
         out["confidence"] = q.confidence
@@ -534,23 +494,22 @@ def _write_extended(q: Question) -> dict[str, Any]:
 
 
 def losses(dataset: Dataset) -> list[str]:
-    extended = dict(dataset.metadata).get(VARIANT_KEY) == EXTENDED_VARIANT
-    found: dict[str, int] = {}
-
-    def count(what: str) -> None:
-        found[what] = found.get(what, 0) + 1
-
-    for q in dataset.questions:
-        if extended:
-            if any(t.annotations for t in q.texts):
-                count("annotations")
-            if q.schemaless_query is not None:
-                count("schemaless queries")
-            if q.pseudo_query is not None:
-                count("pseudo queries")
-            if q.sparql is not None and not q.texts:
-                count("SPARQL queries (no language entry to hold them)")
+    found = Counter(_lost(dataset))
     return [f"{what} of {n} questions" for what, n in found.items()]
+
+
+def _lost(dataset: Dataset) -> Iterator[str]:
+    if dict(dataset.metadata).get(VARIANT_KEY) != EXTENDED_VARIANT:
+        return
+    for q in dataset.questions:
+        if any(t.annotations for t in q.texts):
+            yield "annotations"
+        if q.schemaless_query is not None:
+            yield "schemaless queries"
+        if q.pseudo_query is not None:
+            yield "pseudo queries"
+        if q.sparql is not None and not q.texts:
+            yield "SPARQL queries (no language entry to hold them)"
 
 
 FORMAT = Format(

@@ -3,16 +3,44 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from service.formats.base import Report, Step
+from service.formats.base import Report, Source, Step, check_question_count
 from service.formats.sparql_json import kind_of
 from service.formats.terms import BARE, ELEMENTS, element_term, unique_var
 from service.model import AnswerSet, Question, QuestionText, Term, normalise_answer_type
 
 OUT_OF_SCOPE = "OUT OF SCOPE"
 """QALD-2..5's query for a question the KB cannot answer (with an empty answer set)."""
+
+FLAGS = ("aggregation", "onlydbo", "hybrid")
+"""The QALD question flags (the :class:`~service.model.Question` fields of the same names)."""
+
+
+def sniff_list(src: Source, looks_right: Callable[[dict[str, Any]], bool]) -> bool:
+    """A JSON array whose first 20 items are objects that ``looks_right`` (the list formats)."""
+    if not src.is_json():
+        return False
+    doc = src.json()
+    head = doc[:20] if isinstance(doc, list) else []
+    return bool(head) and all(isinstance(e, dict) and looks_right(e) for e in head)
+
+
+def list_entries(report: Report, shape: str) -> Iterator[tuple[tuple[Step, ...], dict[str, Any]]]:
+    """The objects of a list format's top-level array, each with its path. A top level that is
+    not an array is fatal, an item that is not an object an error (``shape``: an entry's keys)."""
+    doc = report.source.json()
+    if not isinstance(doc, list):
+        report.error(f"the document is {kind_of(doc)}", expected=f"a list of {shape}")
+        report.finish()
+    if not check_question_count(report, len(doc)):
+        return
+    for i, entry in enumerate(doc):
+        if isinstance(entry, dict):
+            yield (i,), entry
+        else:
+            report.error(f"entry is {kind_of(entry)}", at=(i,), expected=f"an object {shape}")
 
 
 def read_id(value: Any, report: Report, *, at: tuple[Step, ...]) -> str | None:

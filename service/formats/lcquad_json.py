@@ -7,69 +7,55 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from service.formats.base import Format, Report, Source, Step, check_question_count, dumps
-from service.formats.fields import check_questions, extra_value, read_id, read_string
-from service.formats.sparql_json import kind_of
+from service.formats.base import Format, Report, Source, Step, dumps
+from service.formats.fields import (
+    check_questions,
+    extra_value,
+    list_entries,
+    read_id,
+    read_string,
+    sniff_list,
+)
 from service.model import Dataset, Question, QuestionText
 
 NAME = "lcquad-json"
 LANGUAGE = "en"  # LC-QuAD 1.0 is English only
 _KNOWN = ("_id", "corrected_question", "sparql_query")
+_SHAPE = '{"_id", "corrected_question", "sparql_query", …}'
 
 
 def sniff(src: Source) -> bool:
-    if not src.is_json():
-        return False
-    doc = src.json()
-    return (
-        isinstance(doc, list)
-        and bool(doc)
-        and all(isinstance(e, dict) for e in doc[:20])
-        and all("_id" in e and ("corrected_question" in e or "sparql_query" in e) for e in doc[:20])
+    return sniff_list(
+        src, lambda e: "_id" in e and ("corrected_question" in e or "sparql_query" in e)
     )
 
 
 def read(src: Source) -> Dataset:
     report = Report(src)
-    doc = src.json()
-    if not isinstance(doc, list):
-        report.error(
-            f"the document is {kind_of(doc)}",
-            expected='a list of {"_id", "corrected_question", "sparql_query", …}',
-        )
-        report.finish()
     questions: list[Question] = []
     places: list[tuple[Step, ...]] = []
-    if check_question_count(report, len(doc)):
-        for i, entry in enumerate(doc):
-            at: tuple[Step, ...] = (i,)
-            if not isinstance(entry, dict):
-                report.error(
-                    f"entry is {kind_of(entry)}",
-                    at=at,
-                    expected='an object {"_id", "corrected_question", "sparql_query", …}',
-                )
-                continue
-            qid = read_id(entry.get("_id"), report, at=(*at, "_id") if "_id" in entry else at)
-            text = read_string(
-                entry.get("corrected_question"),
-                report,
-                at=(*at, "corrected_question"),
-                qid=qid,
-                what="corrected_question",
-            )
-            sparql = read_string(
-                entry.get("sparql_query"), report, at=(*at, "sparql_query"), qid=qid, what="query"
-            )
-            if qid is None:
-                continue
-            texts = (QuestionText(LANGUAGE, text),) if text is not None else ()
-            extra = tuple((k, extra_value(v)) for k, v in entry.items() if k not in _KNOWN)
-            questions.append(Question(id=qid, texts=texts, sparql=sparql, extra=extra))
-            places.append(at)
-        check_questions(questions, report, places)
+    for at, entry in list_entries(report, _SHAPE):
+        qid = read_id(entry.get("_id"), report, at=(*at, "_id") if "_id" in entry else at)
+        text = read_string(
+            entry.get("corrected_question"),
+            report,
+            at=(*at, "corrected_question"),
+            qid=qid,
+            what="corrected_question",
+        )
+        sparql = read_string(
+            entry.get("sparql_query"), report, at=(*at, "sparql_query"), qid=qid, what="query"
+        )
+        if qid is None:
+            continue
+        texts = (QuestionText(LANGUAGE, text),) if text is not None else ()
+        extra = tuple((k, extra_value(v)) for k, v in entry.items() if k not in _KNOWN)
+        questions.append(Question(id=qid, texts=texts, sparql=sparql, extra=extra))
+        places.append(at)
+    check_questions(questions, report, places)
     return Dataset(id=None, questions=tuple(questions), format=NAME, problems=report.finish())
 
 
@@ -99,7 +85,7 @@ def _text(q: Question) -> str | None:
 
 
 def losses(dataset: Dataset) -> list[str]:
-    found: dict[str, int] = {}
+    found: Counter[str] = Counter()
     for q in dataset.questions:
         kept = _text(q)
         dropped = [
@@ -117,9 +103,7 @@ def losses(dataset: Dataset) -> list[str]:
             ("answer item types", bool(q.answer_item_types)),
             ("confidences", q.confidence is not None),
         ]
-        for what, lost in dropped:
-            if lost:
-                found[what] = found.get(what, 0) + 1
+        found.update(what for what, lost in dropped if lost)
     if dataset.id is not None:
         found["the dataset id"] = 1
     return [

@@ -9,28 +9,28 @@ query. Other languages' answer and query have no slot: they are kept in ``Questi
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from service.formats.base import Format, Report, Source, Step, check_question_count, dumps
-from service.formats.fields import check_questions, extra_value, read_id, read_string
-from service.formats.sparql_json import kind_of
+from service.formats.base import Format, Report, Source, Step, dumps
+from service.formats.fields import (
+    check_questions,
+    extra_value,
+    list_entries,
+    read_id,
+    read_string,
+    sniff_list,
+)
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
 
 NAME = "nlq-json"
 GOLD_LANGUAGE = "en"
 _FIELDS = ("id", "lang", "question", "answer", "type", "sparql")
+_SHAPE = '{"id", "lang", "question", "answer", "type", "sparql"}'
 
 
 def sniff(src: Source) -> bool:
-    if not src.is_json():
-        return False
-    doc = src.json()
-    return (
-        isinstance(doc, list)
-        and bool(doc)
-        and all(isinstance(e, dict) for e in doc[:20])
-        and all("lang" in e and "question" in e and "id" in e for e in doc[:20])
-    )
+    return sniff_list(src, lambda e: "lang" in e and "question" in e and "id" in e)
 
 
 class _Builder:
@@ -59,32 +59,17 @@ class _Builder:
 
 def read(src: Source) -> Dataset:
     report = Report(src)
-    doc = src.json()
-    if not isinstance(doc, list):
-        report.error(
-            f"the document is {kind_of(doc)}",
-            expected='a list of {"id", "lang", "question", "answer", "type", "sparql"}',
-        )
-        report.finish()
     builders: dict[str, _Builder] = {}
-    if check_question_count(report, len(doc)):
-        for i, entry in enumerate(doc):
-            _read_entry(entry, report, builders, at=(i,))
+    for at, entry in list_entries(report, _SHAPE):
+        _read_entry(entry, report, builders, at=at)
     questions = [b.build() for b in builders.values()]
     check_questions(questions, report, [b.at for b in builders.values()])
     return Dataset(id=None, questions=tuple(questions), format=NAME, problems=report.finish())
 
 
 def _read_entry(
-    entry: Any, report: Report, builders: dict[str, _Builder], *, at: tuple[Step, ...]
+    entry: dict[str, Any], report: Report, builders: dict[str, _Builder], *, at: tuple[Step, ...]
 ) -> None:
-    if not isinstance(entry, dict):
-        report.error(
-            f"entry is {kind_of(entry)}",
-            at=at,
-            expected='an object {"id", "lang", "question", "answer", "type", "sparql"}',
-        )
-        return
     qid = read_id(entry.get("id"), report, at=(*at, "id") if "id" in entry else at)
     values = {
         key: read_string(entry.get(key), report, at=(*at, key), qid=qid, what=key)
@@ -162,7 +147,7 @@ def _answer(q: Question) -> str | None:
 
 
 def losses(dataset: Dataset) -> list[str]:
-    found: dict[str, int] = {}
+    found: Counter[str] = Counter()
     for q in dataset.questions:
         dropped = [
             ("answers beyond the first", q.answers is not None and len(q.answers.values()) > 1),
@@ -178,9 +163,7 @@ def losses(dataset: Dataset) -> list[str]:
             ("gold answers and queries of questions without English text", _no_english(q)),
             ("out-of-scope marks", q.out_of_scope),
         ]
-        for what, lost in dropped:
-            if lost:
-                found[what] = found.get(what, 0) + 1
+        found.update(what for what, lost in dropped if lost)
     return [f"{what} ({n} questions)" for what, n in found.items()]
 
 

@@ -11,10 +11,13 @@ JSON names the texts ``body``, writes ``query`` as a plain string and answers as
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from service.formats.base import Format, Report, Source, Step, check_question_count, dumps
 from service.formats.fields import (
+    FLAGS,
     OUT_OF_SCOPE,
     apply_out_of_scope,
     check_questions,
@@ -52,7 +55,6 @@ _QUESTION_KEYS = (
     "query",
     "answers",
 )
-_FLAGS = ("aggregation", "onlydbo", "hybrid")
 
 
 def sniff(src: Source) -> bool:
@@ -95,11 +97,38 @@ def _schemaless(q: dict[str, Any]) -> bool:
 
 
 def read(src: Source) -> Dataset:
+    terms = PlainTerms()
+
+    def read_item(item: Any, report: Report, at: tuple[Step, ...]) -> Question | None:
+        try:
+            return plain_question(item, terms)
+        except NotPlain:
+            return read_question(item, report, at=at)
+
+    return read_document(src, name=NAME, what="a QALD-JSON document", read_item=read_item)
+
+
+def _variant(items: list[Any]) -> str | None:
+    if any(isinstance(q, dict) and "body" in q and "question" not in q for q in items):
+        return BODY_VARIANT
+    return None
+
+
+def read_document(
+    src: Source,
+    *,
+    name: str,
+    what: str,
+    read_item: Callable[[Any, Report, tuple[Step, ...]], Question | None],
+    variant: Callable[[list[Any]], str | None] = _variant,
+) -> Dataset:
+    """``{"dataset": {"id", …}, "questions": [...]}`` (QALD-JSON and eQALD-JSON): each item
+    read by ``read_item``; ``variant`` names the shape of the items to write back, if special."""
     report = Report(src)
     doc = src.json()
     if not isinstance(doc, dict) or not isinstance(doc.get("questions"), list):
         report.error(
-            "not a QALD-JSON document",
+            f"not {what}",
             at=("questions",) if isinstance(doc, dict) else (),
             expected='an object {"dataset": {"id"}, "questions": [...]}',
         )
@@ -109,24 +138,21 @@ def read(src: Source) -> Dataset:
     questions: list[Question] = []
     places: list[tuple[Step, ...]] = []
     if check_question_count(report, len(items), at=("questions",)):
-        body = any(isinstance(q, dict) and "body" in q and "question" not in q for q in items)
-        if body:
-            metadata.append((VARIANT_KEY, BODY_VARIANT))
-        terms = PlainTerms()
+        shape = variant(items)
+        if shape is not None:
+            metadata.append((VARIANT_KEY, shape))
         for i, item in enumerate(items):
-            try:
-                q: Question | None = plain_question(item, terms)
-            except NotPlain:
-                q = read_question(item, report, at=("questions", i))
+            at: tuple[Step, ...] = ("questions", i)
+            q = read_item(item, report, at)
             if q is not None:
                 questions.append(q)
-                places.append(("questions", i))
+                places.append(at)
         check_questions(questions, report, places)
     problems = report.finish()
     return Dataset(
         id=dataset_id,
         questions=tuple(questions),
-        format=NAME,
+        format=name,
         problems=problems,
         metadata=tuple(metadata),
     )
@@ -161,7 +187,7 @@ def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questio
         return None
     qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
     answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
-    flags, extra = read_flags(item, _FLAGS, report, at=at, qid=qid)
+    flags, extra = read_flags(item, FLAGS, report, at=at, qid=qid)
     text_key = "question" if "question" in item or "body" not in item else "body"
     if "question" in item and "body" in item:
         report.warn("both question and body are given; body is not kept", at=(*at, "body"))
@@ -212,7 +238,7 @@ def plain_question(item: Any, terms: PlainTerms) -> Question:
         type(answertype) is not str or normalise_answer_type(answertype) is None
     ):
         raise NotPlain
-    flags = [_plain_flag(item.get(name)) for name in _FLAGS]
+    flags = [_plain_flag(item.get(name)) for name in FLAGS]
     texts: list[QuestionText] = []
     entries = item.get("question")
     if entries is not None:
@@ -362,11 +388,18 @@ def merge(sets: list[AnswerSet]) -> AnswerSet:
 
 def write(dataset: Dataset) -> bytes:
     body = dict(dataset.metadata).get(VARIANT_KEY) == BODY_VARIANT
+    return write_document(
+        dataset, [_write_body(q) if body else write_question(q) for q in dataset.questions]
+    )
+
+
+def write_document(dataset: Dataset, questions: list[dict[str, Any]]) -> bytes:
+    """``{"dataset": {…}, "questions": questions}`` (the dataset object only when not empty)."""
     doc: dict[str, Any] = {}
     dataset_obj = dataset_object(dataset)
     if dataset_obj:
         doc["dataset"] = dataset_obj
-    doc["questions"] = [_write_body(q) if body else write_question(q) for q in dataset.questions]
+    doc["questions"] = questions
     return dumps(doc)
 
 
@@ -380,12 +413,16 @@ def dataset_object(dataset: Dataset) -> dict[str, Any]:
     return out
 
 
-def query_object(q: Question) -> dict[str, str]:
+def query_object(
+    q: Question, *, sparql_key: str = "sparql", schemaless_key: str | None = None
+) -> dict[str, str]:
+    """The ``query`` object (``schemaless_key``: also the schemaless query, under that key)."""
     out: dict[str, str] = {}
-    if q.out_of_scope:
-        out["sparql"] = OUT_OF_SCOPE
-    elif q.sparql is not None:
-        out["sparql"] = q.sparql
+    sparql = OUT_OF_SCOPE if q.out_of_scope else q.sparql
+    if sparql is not None:
+        out[sparql_key] = sparql
+    if schemaless_key is not None and q.schemaless_query is not None:
+        out[schemaless_key] = q.schemaless_query
     if q.pseudo_query is not None:
         out["pseudo"] = q.pseudo_query
     for key, value in q.extra:
@@ -394,7 +431,7 @@ def query_object(q: Question) -> dict[str, str]:
     return out
 
 
-def text_object(text: Any, *, string_key: str = "string") -> dict[str, Any]:
+def text_object(text: QuestionText, *, string_key: str = "string") -> dict[str, Any]:
     out: dict[str, Any] = {"language": text.language}
     if text.string is not None:
         out[string_key] = text.string
@@ -407,7 +444,7 @@ def write_question(q: Question) -> dict[str, Any]:
     out: dict[str, Any] = {"id": q.id}
     if q.answertype is not None:
         out["answertype"] = q.answertype
-    for flag in _FLAGS:
+    for flag in FLAGS:
         if getattr(q, flag) is not None:
             out[flag] = getattr(q, flag)
     out["question"] = [text_object(t) for t in q.texts]
@@ -457,24 +494,25 @@ def _element_entries(answers: AnswerSet) -> list[dict[str, str]]:
 
 def losses(dataset: Dataset) -> list[str]:
     """What QALD-JSON cannot carry (eQALD annotations, schemaless queries, confidences…)."""
-    found: dict[str, int] = {}
+    found = Counter(_lost(dataset))
+    return [f"{what} of {n} questions" for what, n in found.items()]
+
+
+def _lost(dataset: Dataset) -> Iterator[str]:
     body = dict(dataset.metadata).get(VARIANT_KEY) == BODY_VARIANT
     for q in dataset.questions:
         if q.schemaless_query is not None:
-            found["schemaless queries"] = found.get("schemaless queries", 0) + 1
+            yield "schemaless queries"
         if q.answer_item_types:
-            found["answer item types"] = found.get("answer item types", 0) + 1
+            yield "answer item types"
         if q.confidence is not None:
-            found["confidences"] = found.get("confidences", 0) + 1
+            yield "confidences"
         if any(t.annotations for t in q.texts):
-            found["annotations"] = found.get("annotations", 0) + 1
+            yield "annotations"
         if body and q.pseudo_query is not None:
-            found["pseudo queries"] = found.get("pseudo queries", 0) + 1
+            yield "pseudo queries"
         if body and q.answers is not None and _body_lossy(q.answers):
-            found["answer datatypes, languages or repeated variables"] = (
-                found.get("answer datatypes, languages or repeated variables", 0) + 1
-            )
-    return [f"{what} of {n} questions" for what, n in found.items()]
+            yield "answer datatypes, languages or repeated variables"
 
 
 def _body_lossy(answers: AnswerSet) -> bool:

@@ -14,12 +14,15 @@ when first needed so that importing the formats stays cheap.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NoReturn
 
 from service.formats.base import Format, Report, Source, check_question_count, fail
 from service.formats.fields import (
+    FLAGS,
     OUT_OF_SCOPE,
     apply_out_of_scope,
     check_questions,
@@ -36,7 +39,6 @@ from service.model import (
 
 NAME = "qald-xml"
 DEFAULT_LANGUAGE = "en"  # QALD-1/2 files have no lang attribute: their questions are English
-_FLAGS = ("aggregation", "onlydbo", "hybrid")
 _ROOT = re.compile(r"(<\?xml[^>]*\?>|<!--.*?-->|\s)*<dataset[\s>/]", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 # Characters XML 1.0 cannot carry, even escaped. Compiled when first needed: the surrogate
@@ -263,7 +265,7 @@ def _read_question(node: Node, report: Report) -> Question | None:
         )
     flags: dict[str, bool | None] = {}
     extra: list[tuple[str, str]] = []
-    for name in _FLAGS:
+    for name in FLAGS:
         raw = node.attrib.get(name)
         if raw is None or raw.strip().lower() in ("true", "false"):
             flags[name] = None if raw is None else raw.strip().lower() == "true"
@@ -276,7 +278,7 @@ def _read_question(node: Node, report: Report) -> Question | None:
                 question_id=qid,
                 expected="true or false",
             )
-    known = ("id", "answertype", *_FLAGS)
+    known = ("id", "answertype", *FLAGS)
     extra += [(k, v) for k, v in node.attrib.items() if k not in known]
     texts: list[QuestionText] = []
     fields: dict[str, str] = {}
@@ -451,7 +453,7 @@ def _write_question(q: Question) -> list[str]:
     attrs = {"id": q.id}
     if q.answertype is not None:
         attrs["answertype"] = q.answertype
-    for flag in _FLAGS:
+    for flag in FLAGS:
         value = getattr(q, flag)
         if value is not None:
             attrs[flag] = "true" if value else "false"
@@ -498,30 +500,29 @@ def _write_answers(answers: AnswerSet) -> list[str]:
 
 
 def losses(dataset: Dataset) -> list[str]:
-    found: dict[str, int] = {}
+    found = Counter(_lost(dataset))
+    return [f"{what} ({n} questions)" for what, n in found.items()]
 
-    def count(what: str) -> None:
-        found[what] = found.get(what, 0) + 1
 
+def _lost(dataset: Dataset) -> Iterator[str]:
     for q in dataset.questions:
         if q.schemaless_query is not None:
-            count("schemaless queries")
+            yield "schemaless queries"
         if q.answer_item_types:
-            count("answer item types")
+            yield "answer item types"
         if q.confidence is not None:
-            count("confidences")
+            yield "confidences"
         if any(t.annotations for t in q.texts):
-            count("annotations")
+            yield "annotations"
         if any(not _NAME.fullmatch(k) and not _is_attribute(k, "element.") for k, _ in q.extra):
-            count("extra fields whose names are not XML names")
+            yield "extra fields whose names are not XML names"
         if q.answers is not None and q.answers.boolean is None and _lossy_rows(q.answers):
-            count("answer datatypes, languages, blank nodes or variable names")
+            yield "answer datatypes, languages, blank nodes or variable names"
         texts = [v for t in q.texts for v in (t.string, t.keywords) if v is not None]
         if any(v != v.strip() for v in [*texts, q.sparql or ""]):
-            count("surrounding whitespace")
+            yield "surrounding whitespace"
         if any(_not_xml().search(v) for v in texts):
-            count("characters XML cannot carry")
-    return [f"{what} ({n} questions)" for what, n in found.items()]
+            yield "characters XML cannot carry"
 
 
 def _lossy_rows(answers: AnswerSet) -> bool:

@@ -15,6 +15,8 @@ matching ``in.tsv``.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from service.errors import FormatError, Problem
@@ -155,35 +157,34 @@ def _cell(value: str) -> str:
 
 
 def losses(dataset: Dataset) -> list[str]:
-    found: dict[str, int] = {}
+    found = Counter(_lost(dataset))
+    return [f"{what} ({n} questions)" for what, n in found.items()]
+
+
+def _lost(dataset: Dataset) -> Iterator[str]:
     role = dict(dataset.metadata).get(ROLE_KEY)
-
-    def count(what: str) -> None:
-        found[what] = found.get(what, 0) + 1
-
     for i, q in enumerate(dataset.questions):
         rows = _rows(q.answers)
         if q.id != str(i + 1):
-            count("question ids (TSV numbers questions by line)")
+            yield "question ids (TSV numbers questions by line)"
         if role != IN and q.texts:
-            count(f"{TEXTS_LOSS}: see write_in)")
+            yield f"{TEXTS_LOSS}: see write_in)"
         if sum(1 for t in q.texts if t.string) > 1:
-            count("texts other than the first")
+            yield "texts other than the first"
         if any(len(row) > 1 for row in rows):
-            count("values beyond the first of a row")
+            yield "values beyond the first of a row"
         if role == OUT and len(rows) > 1:
-            count("answers beyond the first")
+            yield "answers beyond the first"
         if any(t != Term.literal(t.value) for row in rows for t in row):
-            count("answer datatypes, languages and IRI marks")
+            yield "answer datatypes, languages and IRI marks"
         if any(_cell(t.value) != t.value or t.value == "" for row in rows for t in row):
-            count("tabs, line breaks and empty values in answers")
+            yield "tabs, line breaks and empty values in answers"
         if q.sparql or q.pseudo_query or q.schemaless_query:
-            count("queries")
+            yield "queries"
         if q.answertype or q.aggregation is not None or q.onlydbo is not None or q.hybrid:
-            count("answer types and flags")
+            yield "answer types and flags"
         if q.extra or any(t.keywords or t.annotations for t in q.texts):
-            count("keywords, annotations and extra fields")
-    return [f"{what} ({n} questions)" for what, n in found.items()]
+            yield "keywords, annotations and extra fields"
 
 
 FORMAT = Format(
