@@ -82,6 +82,8 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
     app.after_request(_security_headers)
+    # programs' GET queries skip Flask's request machinery (same rules; sparql_endpoint.py)
+    app.wsgi_app = sparql_endpoint.QueryFastPath(app, state, SECURITY_HEADERS)  # type: ignore[method-assign]
     if cfg.demo:
         from service.web.demo import ensure_demo
 
@@ -148,9 +150,12 @@ def _http_error(err: HTTPException) -> Response:
     return response
 
 
+SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"))
+
+
 def _security_headers(response: Response) -> Response:
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
+    for name, value in SECURITY_HEADERS:
+        response.headers.setdefault(name, value)
     if response.mimetype == "text/html":
         response.headers.setdefault(
             "Content-Security-Policy",

@@ -282,3 +282,61 @@ def test_protocol_files_exist() -> None:
         pytest.skip("standards not available")
     for name in ("data1.nt", "data2.nt", "data3.nt"):
         assert (Path(PROTOCOL).parent / name).is_file()
+
+
+DATA1 = "GRAPH <http://kasei.us/2009/09/sparql/data/data1.rdf> { ?s ?p ?o }"
+FAST_CASES = [
+    (f"SELECT * {{ {DATA1} }} ORDER BY ?s ?p ?o LIMIT 3", "application/sparql-results+json", 200),
+    (f"ASK {{ {DATA1} }}", "application/sparql-results+xml", 200),
+    (f"SELECT * {{ {DATA1} }} ORDER BY ?s ?p ?o LIMIT 2", "text/csv", 200),
+    (f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {DATA1} }}", "text/turtle", 200),
+    ("SELECT * WHERE { ?s ?p", "application/sparql-results+json", 400),
+    ("SELECT * { SERVICE <http://x.test/> { ?s ?p ?o } }", "*/*", 403),
+    ("ASK {}", "image/png", 406),
+]
+
+
+@pytest.mark.parametrize(("query", "accept", "status"), FAST_CASES)
+def test_programs_get_queries_answered_like_flask(server, query, accept, status) -> None:
+    """A program's GET goes through the WSGI fast path, a POST through Flask: same answers."""
+    from service.web.sparql_endpoint import QueryFastPath
+
+    fast = server.app.wsgi_app
+    assert isinstance(fast, QueryFastPath)
+    before = fast.answered
+    got = server.get("sparql", params={"query": query}, headers={"Accept": accept})
+    posted = server.post("sparql", data={"query": query}, headers={"Accept": accept})
+    assert got.status_code == posted.status_code == status, got.text
+    assert fast.answered == before + (status == 200)
+    assert got.content == posted.content
+    for name in (
+        "Content-Type",
+        "Vary",
+        "Cache-Control",
+        "ETag",
+        "Access-Control-Allow-Origin",
+        "X-Content-Type-Options",
+        "Referrer-Policy",
+    ):
+        assert got.headers.get(name) == posted.headers.get(name), name
+    if status == 200:
+        etag = got.headers["ETag"]
+        again = server.get(
+            "sparql", params={"query": query}, headers={"Accept": accept, "If-None-Match": etag}
+        )
+        assert again.status_code == 304 and again.content == b""
+        head = server.request("HEAD", "sparql", params={"query": query}, headers={"Accept": accept})
+        assert head.status_code == 200 and head.content == b""
+        assert head.headers["Content-Length"] == got.headers["Content-Length"]
+
+
+def test_browsers_still_get_pages_from_flask(server) -> None:
+    fast = server.app.wsgi_app
+    before = fast.answered
+    for params in ({"query": "ASK {}"}, {"query": "ASK {}", "format": "html"}, {}):
+        page = server.get("sparql", params=params, headers={"Accept": "*/*"})
+        assert page.status_code == 200
+    browser = server.get("sparql", params={"query": "ASK {}"}, headers={"Accept": "text/html"})
+    assert "<textarea" in browser.text
+    assert "<textarea" in server.get("sparql", params={"query": "ASK {}", "format": "html"}).text
+    assert fast.answered == before + 1  # only the first: */* gets JSON results
