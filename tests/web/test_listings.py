@@ -43,7 +43,7 @@ def leaderboard_tasks(page_html: str) -> list[str]:
 def most_used_dataset(server) -> str:
     query = """PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
     PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
-    SELECT ?d (COUNT(?t) AS ?n) { ?t gerbil:experimentType gqa:QA ; gerbil:dataset ?d }
+    SELECT ?d (COUNT(?t) AS ?n) { ?t gerbil:dataset ?d }
     GROUP BY ?d ORDER BY DESC(?n) ?d LIMIT 1"""
     answer = server.get(
         "sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"}
@@ -76,12 +76,15 @@ def test_experiment_lists_are_paged(server, published) -> None:
     assert first["next"] == f"{server.url}api/experiments?page=2&size=1"
     second = server.get(first["next"].replace(server.url, "")).json()
     assert len(second["experiments"]) == 1
-    newest, older = first["experiments"][0]["id"], second["experiments"][0]["id"]
-    assert newest > older  # newest first, no repeats across pages
+    newest, older = first["experiments"][0], second["experiments"][0]
+    assert newest["ended"] >= older["ended"] and newest["id"] != older["id"]
+    newest, older = newest["id"], older["id"]
     everything = server.get("api/experiments").json()
     ids = [e["id"] for e in everything["experiments"]]
-    assert ids == sorted(ids, reverse=True) and everything["next"] is None
-    assert set(published) | {server.demo_id} <= set(ids)
+    ended = [e["ended"] for e in everything["experiments"]]
+    assert ended == sorted(ended, reverse=True) and everything["next"] is None
+    assert len(set(ids)) == len(ids) and set(published) | {server.demo_id} <= set(ids)
+    assert ids[:2] == [newest, older]
     last = server.get("api/experiments", params={"size": 1, "page": len(ids)}).json()
     assert last["experiments"][0]["id"] == ids[-1] and last["next"] is None
     # the HTML list: a page of rows and the links to its neighbours
