@@ -88,11 +88,13 @@ def _prf(average: str, base: str, scope: str) -> MeasureInfo:
     return MeasureInfo(m, label, how, XSD + "double", optional=scope == "processed")
 
 
+def _prfs(scope: str) -> list[MeasureInfo]:
+    """Micro and macro precision, recall and F1 over ``scope``."""
+    return [_prf(a, b, scope) for a in ("micro", "macro") for b in ("precision", "recall", "f1")]
+
+
 def _build() -> dict[str, MeasureInfo]:
-    infos: list[MeasureInfo] = []
-    for average in ("micro", "macro"):
-        for base in ("precision", "recall", "f1"):
-            infos.append(_prf(average, base, "all"))
+    infos = _prfs("all")
     infos += [
         MeasureInfo(
             Measure("macroF1QALD"),
@@ -139,9 +141,7 @@ def _build() -> dict[str, MeasureInfo]:
             XSD + "integer",
         ),
     ]
-    for average in ("micro", "macro"):
-        for base in ("precision", "recall", "f1"):
-            infos.append(_prf(average, base, "processed"))
+    infos += _prfs("processed")
     infos += [
         MeasureInfo(
             Measure("cws"),

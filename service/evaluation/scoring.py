@@ -54,6 +54,17 @@ def qald_prf(row: Row) -> tuple[float, float]:
     return row.prf[0], row.prf[1]
 
 
+def standard_micro(rows: Sequence[Row]) -> dict[str, Measure]:
+    """Micro P/R/F1: the standard rule on the counts summed over ``rows`` (undefined if none)."""
+    if not rows:
+        return {"microPrecision": None, "microRecall": None, "microF1": None}
+    tp = sum(r.judged.tp for r in rows)
+    fp = sum(r.judged.fp for r in rows)
+    fn = sum(r.judged.fn for r in rows)
+    p, r, f = standard_prf(tp, fp, fn)
+    return {"microPrecision": p, "microRecall": r, "microF1": f}
+
+
 def common_measures(rows: Sequence[Row]) -> dict[str, Measure]:
     """macroF1QALD and accuracy, the same for every scheme."""
     out: dict[str, Measure] = {}
@@ -88,14 +99,7 @@ class StandardScoring:
         return standard_prf(judged.tp, judged.fp, judged.fn)
 
     def aggregate(self, rows: Sequence[Row]) -> dict[str, Measure]:
-        tp = sum(r.judged.tp for r in rows)
-        fp = sum(r.judged.fp for r in rows)
-        fn = sum(r.judged.fn for r in rows)
-        out: dict[str, Measure] = {}
-        if rows:
-            out["microPrecision"], out["microRecall"], out["microF1"] = standard_prf(tp, fp, fn)
-        else:
-            out["microPrecision"] = out["microRecall"] = out["microF1"] = None
+        out = standard_micro(rows)
         out["macroPrecision"] = _mean([r.prf[0] for r in rows])
         out["macroRecall"] = _mean([r.prf[1] for r in rows])
         out["macroF1"] = _mean([r.prf[2] for r in rows])
@@ -181,19 +185,14 @@ class LegacyScoring:
         return p, r, round5((2 * p * r) / (r + p))
 
     def aggregate(self, rows: Sequence[Row]) -> dict[str, Measure]:
-        tp = sum(r.judged.tp for r in rows)
-        fp = sum(r.judged.fp for r in rows)
-        fn = sum(r.judged.fn for r in rows)
-        out: dict[str, Measure] = {}
+        out = standard_micro(rows)
         if rows:
-            out["microPrecision"], out["microRecall"], out["microF1"] = standard_prf(tp, fp, fn)
             p = sum(r.prf[0] for r in rows) / len(rows)
             r_ = sum(r.prf[1] for r in rows) / len(rows)
             out["macroPrecision"], out["macroRecall"] = p, r_
             out["macroF1"] = 0.0 if p == 0 or r_ == 0 else 2 * r_ * p / (p + r_)
         else:
-            for k in ("micro", "macro"):
-                out[f"{k}Precision"] = out[f"{k}Recall"] = out[f"{k}F1"] = None
+            out["macroPrecision"] = out["macroRecall"] = out["macroF1"] = None
         out.update(common_measures(rows))
         return out
 

@@ -74,3 +74,37 @@ def distinct(items: Iterable[H], *, key: Callable[[H], Hashable] | None = None) 
     for item in items:
         first.setdefault(key(item), item)
     return list(first.values())
+
+
+def paired(
+    tp: int, gold: Sequence[str], given: Sequence[str], verdicts: tuple[Verdict, ...] = ()
+) -> Judged:
+    """``tp`` of the distinct ``given`` items paired one-to-one with distinct ``gold`` items
+    (both as displayed): the other given items are false, the other gold items missed."""
+    return Judged(
+        tp=tp,
+        fp=len(given) - tp,
+        fn=len(gold) - tp,
+        n_system=len(given),
+        n_gold=len(gold),
+        verdicts=verdicts,
+        gold=tuple(gold),
+        given=tuple(given),
+    )
+
+
+def match_sets(
+    gold: Iterable[H],
+    given: Sequence[H],
+    *,
+    show: Callable[[H], str] = str,
+    verdicts: bool = True,
+) -> Judged:
+    """Set semantics on hashable items: a distinct given item is correct when it is among the
+    distinct gold items (``verdicts``: also judge each given item, repeats included)."""
+    g = distinct(gold)
+    s = distinct(given)
+    gold_set = set(g)
+    tp = sum(1 for x in s if x in gold_set)
+    judged = verdicts_by_key(given, gold_set) if verdicts else ()
+    return paired(tp, tuple(map(show, g)), tuple(map(show, s)), judged)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, distinct, verdicts_by_key
+from service.evaluation.matchers.base import Judged, match_sets
 from service.model import AnswerSet
 
 
@@ -21,18 +21,4 @@ class ExactMatcher:
         return NO_REQUESTS
 
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
-        g = distinct(value_strings(gold))
-        given = value_strings(system)
-        s = distinct(given)
-        gold_set = set(g)
-        tp = sum(1 for v in s if v in gold_set)
-        return Judged(
-            tp=tp,
-            fp=len(s) - tp,
-            fn=len(g) - tp,
-            n_system=len(s),
-            n_gold=len(g),
-            verdicts=verdicts_by_key(given, gold_set),
-            gold=tuple(map(str, g)),
-            given=tuple(map(str, s)),
-        )
+        return match_sets(value_strings(gold), value_strings(system))

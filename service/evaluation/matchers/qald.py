@@ -11,7 +11,7 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, Verdict, distinct, verdicts_by_key
+from service.evaluation.matchers.base import Judged, Verdict, match_sets
 from service.model import AnswerSet
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -63,21 +63,7 @@ class Qald6Matcher:
         return NO_REQUESTS
 
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
-        g = distinct(qald6_items(gold))
-        given = qald6_items(system)
-        u = distinct(given)
-        gold_set = set(g)
-        correct = sum(1 for x in u if x in gold_set)
-        return Judged(
-            tp=correct,
-            fp=len(u) - correct,
-            fn=len(g) - correct,
-            n_system=len(u),
-            n_gold=len(g),
-            verdicts=verdicts_by_key(given, gold_set),
-            gold=tuple(_show_qald6(x) for x in g),
-            given=tuple(_show_qald6(x) for x in u),
-        )
+        return match_sets(qald6_items(gold), qald6_items(system), show=_show_qald6)
 
 
 def legacy_items(answers: AnswerSet) -> list[tuple[str, ...]]:

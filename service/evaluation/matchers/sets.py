@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, distinct
+from service.evaluation.matchers.base import Judged, distinct, match_sets, paired
 from service.evaluation.matchers.fair import iri_keys, max_matching
 from service.evaluation.matchers.gerbil import greedy_one_to_one
 from service.kb.identity import canonical_iri, canonical_iris
@@ -22,19 +22,7 @@ from service.kb.identity import canonical_iri, canonical_iris
 
 def match_keys(gold: Sequence[Hashable], system: Sequence[Hashable]) -> Judged:
     """Exact identity of hashable items (relations, answer types), set semantics."""
-    g = distinct(gold)
-    s = distinct(system)
-    gold_set = set(g)
-    tp = sum(1 for x in s if x in gold_set)
-    return Judged(
-        tp=tp,
-        fp=len(s) - tp,
-        fn=len(g) - tp,
-        n_system=len(s),
-        n_gold=len(g),
-        gold=tuple(map(_show, g)),
-        given=tuple(map(_show, s)),
-    )
+    return match_sets(gold, system, show=_show, verdicts=False)
 
 
 def _show(item: Hashable) -> str:
@@ -84,7 +72,7 @@ class IriSetMatcher:
     @staticmethod
     def _greedy(gold: list[str], system: list[str], kb: KBView) -> Judged:
         used = greedy_one_to_one(gold, [kb.closure(s) for s in system])
-        return _judged(sum(used), gold, system)
+        return paired(sum(used), gold, system)
 
     @staticmethod
     def _fair(gold: list[str], system: list[str], kb: KBView) -> Judged:
@@ -93,26 +81,14 @@ class IriSetMatcher:
         system = distinct(system, key=canonical_iri)
         if not kb.same_as_map:  # identity alone: normal forms are equal or not
             wanted = {canonical_iri(g) for g in gold}
-            return _judged(sum(1 for x in system if canonical_iri(x) in wanted), gold, system)
+            return paired(sum(1 for x in system if canonical_iri(x) in wanted), gold, system)
         index: dict[object, list[int]] = {}
         for gi, g in enumerate(gold):
             for k in iri_keys(g, kb):
                 index.setdefault(k, []).append(gi)
         edges = [sorted({gi for k in iri_keys(s, kb) for gi in index.get(k, ())}) for s in system]
         tp = len(max_matching(edges, len(gold)))
-        return _judged(tp, gold, system)
-
-
-def _judged(tp: int, gold: list[str], system: list[str]) -> Judged:
-    return Judged(
-        tp=tp,
-        fp=len(system) - tp,
-        fn=len(gold) - tp,
-        n_system=len(system),
-        n_gold=len(gold),
-        gold=tuple(gold),
-        given=tuple(system),
-    )
+        return paired(tp, gold, system)
 
 
 def canonical_relation(relation: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
