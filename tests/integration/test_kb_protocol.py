@@ -5,14 +5,12 @@ survive the trip through VALUES blocks; round trips depend on the batch size onl
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from service.errors import BadRequest, FormatError
 from service.kb import KnowledgeBase, describe
-from service.kb.batched import BatchedSparqlKB
 from service.kb.cache import LookupCache
 from service.kb.identity import identity_sets
 from service.kb.local import LocalKB
@@ -68,23 +66,6 @@ def kb_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("kb") / "kb.ttl"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def server(kb_file: Path) -> Iterator[OxigraphServer]:
-    with OxigraphServer([kb_file]) as running:
-        yield running
-
-
-@pytest.fixture(params=["local", "remote"])
-def make_kb(request: pytest.FixtureRequest, kb_file: Path):  # type: ignore[no-untyped-def]
-    def make(**options: object) -> BatchedSparqlKB:
-        if request.param == "local":
-            return LocalKB([kb_file], **options)  # type: ignore[arg-type]
-        server = request.getfixturevalue("server")
-        return RemoteKB(server.url, **options)  # type: ignore[arg-type]
-
-    return make
 
 
 def test_implements_the_protocol(make_kb) -> None:  # type: ignore[no-untyped-def]
@@ -220,17 +201,17 @@ def test_gzipped_files_load(kb_file: Path, tmp_path: Path) -> None:
 
 
 def test_open_kb_picks_the_implementation(
-    kb_file: Path, server: OxigraphServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    kb_file: Path, kb_server: OxigraphServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GERBIL_QA_KB_CACHE", str(tmp_path / "kb.sqlite"))
     local = open_kb([kb_file])
     assert isinstance(local, LocalKB) and local.cache is None  # in memory: nothing to cache
-    remote = open_kb([server.url], version="v9")
-    assert isinstance(remote, RemoteKB) and describe(remote) == f"{server.url} (v9)"
+    remote = open_kb([kb_server.url], version="v9")
+    assert isinstance(remote, RemoteKB) and describe(remote) == f"{kb_server.url} (v9)"
     assert remote.cache is not None and remote.cache.path == tmp_path / "kb.sqlite"
-    assert open_kb([server.url], cache=None).cache is None
+    assert open_kb([kb_server.url], cache=None).cache is None
     with pytest.raises(BadRequest, match="not both"):
-        open_kb([kb_file, server.url])
+        open_kb([kb_file, kb_server.url])
 
 
 def test_identity_sets_join_wikipedia_and_sameas(make_kb) -> None:  # type: ignore[no-untyped-def]

@@ -8,17 +8,12 @@ keys costs at most ``kinds × ceil(K / B)`` round trips, however many answers me
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from service.evaluation import evaluate
-from service.kb.batched import BatchedSparqlKB
-from service.kb.local import LocalKB
-from service.kb.remote import RemoteKB
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
-from service.systems.localnet import OxigraphServer
 
 DBR = "http://dbpedia.org/resource/"
 RESOURCES = 300
@@ -36,12 +31,6 @@ def kb_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("kb") / "kb.ttl"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def server(kb_file: Path) -> Iterator[OxigraphServer]:
-    with OxigraphServer([kb_file]) as running:
-        yield running
 
 
 def _experiment(questions: int, answers_per_question: int) -> tuple[Dataset, SystemRun]:
@@ -67,23 +56,13 @@ def _experiment(questions: int, answers_per_question: int) -> tuple[Dataset, Sys
     return Dataset("round-trips", tuple(gold)), SystemRun("system", given)
 
 
-@pytest.fixture(params=["local", "remote"])
-def make_kb(request: pytest.FixtureRequest, kb_file: Path):  # type: ignore[no-untyped-def]
-    def make(batch_size: int) -> BatchedSparqlKB:
-        if request.param == "local":
-            return LocalKB([kb_file], batch_size=batch_size)
-        return RemoteKB(request.getfixturevalue("server").url, batch_size=batch_size)
-
-    return make
-
-
 @pytest.mark.parametrize("batch_size", [50, 1000])
 def test_round_trips_are_bounded_by_batch_size(make_kb, batch_size: int) -> None:  # type: ignore[no-untyped-def]
     small = _experiment(questions=40, answers_per_question=5)
     large = _experiment(questions=400, answers_per_question=20)  # 40× the answers
     trips = []
     for dataset, run in (small, large):
-        kb = make_kb(batch_size)
+        kb = make_kb(batch_size=batch_size)
         result = evaluate(dataset, run, profile="gerbil", language="en", kb=kb)
         f1 = result.tasks[next(iter(result.tasks))].measures["microF1"]
         assert f1 == pytest.approx(1.0)  # every answer matched, through the KB

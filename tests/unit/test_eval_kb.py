@@ -12,6 +12,7 @@ from service.evaluation import evaluate
 from service.kb import KnowledgeBase
 from service.kb.local import LocalKB
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
+from tests.helpers import kb_from_rdf
 
 DBR = "http://dbpedia.org/resource/"
 OWL = "http://www.w3.org/2002/07/owl#"
@@ -32,9 +33,7 @@ dbr:A a <http://dbpedia.org/ontology/Letter> , <http://dbpedia.org/ontology/Thin
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
-    path = tmp_path_factory.mktemp("kb") / "kb.ttl"
-    path.write_text(TTL, encoding="utf-8")
-    return LocalKB([path], version="test-1", batch_size=ONE_BATCH)
+    return kb_from_rdf(tmp_path_factory, TTL, version="test-1", batch_size=ONE_BATCH)
 
 
 def test_it_implements_the_protocol(kb: LocalKB) -> None:

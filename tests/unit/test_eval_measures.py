@@ -18,21 +18,10 @@ from service.evaluation.measures import (
     parse_measure,
 )
 from service.evaluation.results import ExperimentType
-from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
+from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun
+from tests.helpers import CONTRACT_MEASURES, lits
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
-CONTRACT = [
-    "microPrecision",
-    "microRecall",
-    "microF1",
-    "macroPrecision",
-    "macroRecall",
-    "macroF1",
-    "macroF1QALD",
-    "accuracy",
-    "errorCount",
-    "questions",
-]
 
 
 @pytest.mark.parametrize("name", list(MEASURES))
@@ -46,7 +35,7 @@ def test_every_name_parses_back_to_an_equal_measure(name: str) -> None:
 
 
 def test_registry_holds_the_contract_names() -> None:
-    assert set(CONTRACT) <= set(MEASURES)
+    assert set(CONTRACT_MEASURES) <= set(MEASURES)
     assert set(CONFIDENCE_MEASURES + RANK_MEASURES) <= set(MEASURES)
     assert Measure("hits", k=5).name == "hitsAt5"
     assert parse_measure("processedMacroF1") == Measure("f1", average="macro", scope="processed")
@@ -54,10 +43,6 @@ def test_registry_holds_the_contract_names() -> None:
         parse_measure("macroF2")
     with pytest.raises(ValueError):
         parse_measure("processedmacroF1")
-
-
-def lits(*values: str) -> AnswerSet:
-    return AnswerSet.of(Term.literal(v) for v in values)
 
 
 def evaluate_cases(cases: list[tuple[AnswerSet, AnswerSet | None, float | None]], **kw):

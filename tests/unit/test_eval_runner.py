@@ -19,8 +19,8 @@ from service.model import (
     QuestionText,
     SystemAnswer,
     SystemRun,
-    Term,
 )
+from tests.helpers import CONTRACT_MEASURES, lits
 
 DBR = "http://dbpedia.org/resource/"
 DBO = "http://dbpedia.org/ontology/"
@@ -36,10 +36,6 @@ GOLD_Q = f"""SELECT DISTINCT ?uri WHERE {{
 def q(qid: str, answers: AnswerSet | None = None, **kw: object) -> Question:
     kw.setdefault("texts", EN)
     return Question(qid, answers=answers if answers is not None else AnswerSet(), **kw)  # type: ignore[arg-type]
-
-
-def lits(*values: str) -> AnswerSet:
-    return AnswerSet.of(Term.literal(v) for v in values)
 
 
 # -- question statuses ----------------------------------------------------------------------------
@@ -255,18 +251,7 @@ def test_json_contract() -> None:
     assert out["signature"].startswith("gerbil-qa:fair|v:1.0.0|")
     assert set(out["results"]) == {t.value for t in ExperimentType} - {"AT"}
     for measures in out["results"].values():
-        for name in (
-            "microPrecision",
-            "microRecall",
-            "microF1",
-            "macroPrecision",
-            "macroRecall",
-            "macroF1",
-            "macroF1QALD",
-            "accuracy",
-            "errorCount",
-            "questions",
-        ):
+        for name in CONTRACT_MEASURES:
             assert name in measures
     first, second = out["questions"]
     assert first["id"] == "1" and set(first["QA"]) == {

@@ -17,6 +17,7 @@ from service.model import (
     SystemRun,
     Term,
 )
+from tests.helpers import kb_from_rdf
 
 DBR = "http://dbpedia.org/resource/"
 
@@ -128,7 +129,6 @@ def test_a_literal_holding_a_url_is_an_iri() -> None:
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
-    path = tmp_path_factory.mktemp("kb") / "kb.nt"
     lines = [
         f"<{DBR}Berlin> <http://www.w3.org/2002/07/owl#sameAs> "
         "<http://www.wikidata.org/entity/Q64> .",
@@ -138,8 +138,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
         f'<{DBR}Berlin> <http://www.w3.org/2000/01/rdf-schema#label> "Berlín"@es .',
         f'<{DBR}Bonn> <http://www.w3.org/2000/01/rdf-schema#label> "Bonn"@de .',
     ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return LocalKB([path])
+    return kb_from_rdf(tmp_path_factory, "\n".join(lines) + "\n", name="kb.nt")
 
 
 def test_sameas_on_both_sides(kb: LocalKB) -> None:

@@ -12,16 +12,13 @@ from service.evaluation.matchers.gerbil import GerbilMatcher
 from service.evaluation.results import ExperimentType
 from service.kb.local import LocalKB
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
+from tests.helpers import kb_from_rdf, lits
 
 DBR = "http://dbpedia.org/resource/"
 
 
 def iris(*names: str) -> AnswerSet:
     return AnswerSet.of(Term.iri(DBR + n) for n in names)
-
-
-def lits(*values: str) -> AnswerSet:
-    return AnswerSet.of(Term.literal(v) for v in values)
 
 
 def score(gold: AnswerSet, system: AnswerSet, *, kb: object = None, profile: str = "gerbil"):
@@ -104,8 +101,8 @@ def test_booleans_as_true_false() -> None:
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
-    path = tmp_path_factory.mktemp("kb") / "kb.ttl"
-    path.write_text(
+    return kb_from_rdf(
+        tmp_path_factory,
         f"""
         @prefix owl: <http://www.w3.org/2002/07/owl#> .
         @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -115,9 +112,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
         <{DBR}Obama> rdfs:label "Barack Obama"@en .
         <{DBR}Obama_Sr> rdfs:label "Barack Obama"@en .
         """,
-        encoding="utf-8",
     )
-    return LocalKB([path])
 
 
 def test_system_iris_are_expanded_by_the_sameas_closure(kb: LocalKB) -> None:

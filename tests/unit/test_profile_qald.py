@@ -9,10 +9,7 @@ from service.evaluation.matchers.qald import qald6_normalise
 from service.evaluation.results import ExperimentType, QuestionStatus
 from service.evaluation.scoring import round5
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
-
-
-def lits(*values: str) -> AnswerSet:
-    return AnswerSet.of(Term.literal(v) for v in values)
+from tests.helpers import lits
 
 
 def rows(*tuples: tuple[str, ...]) -> AnswerSet:

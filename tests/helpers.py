@@ -1,0 +1,38 @@
+"""Small builders several test modules share (import as ``from tests.helpers import …``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.kb.local import LocalKB
+from service.model import AnswerSet, Term
+
+CONTRACT_MEASURES = (
+    "microPrecision",
+    "microRecall",
+    "microF1",
+    "macroPrecision",
+    "macroRecall",
+    "macroF1",
+    "macroF1QALD",
+    "accuracy",
+    "errorCount",
+    "questions",
+)
+"""The measures every ``results[type]`` of ``--output json`` holds (issue 2's JSON contract)."""
+
+
+def lits(*values: str) -> AnswerSet:
+    """An answer set of plain literals, one row each."""
+    return AnswerSet.of(Term.literal(v) for v in values)
+
+
+def kb_from_rdf(
+    tmp_path_factory: pytest.TempPathFactory, text: str, *, name: str = "kb.ttl", **options: object
+) -> LocalKB:
+    """A local KB loaded from ``text`` written to a fresh file called ``name``."""
+    path: Path = tmp_path_factory.mktemp("kb") / name
+    path.write_text(text, encoding="utf-8")
+    return LocalKB([path], **options)  # type: ignore[arg-type]
