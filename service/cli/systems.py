@@ -285,10 +285,6 @@ def _open_store(args: argparse.Namespace) -> Any:
     return open_store(args.store)
 
 
-def _store_busy(err: ServiceError) -> bool:
-    return "lock" in err.message.lower()
-
-
 def _resume(args: argparse.Namespace) -> int:
     from service.systems.runner import DurableRunner
 

@@ -27,7 +27,6 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+)")
 _DOUBLE = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)[eE][+-]?[0-9]+")
 _DATE = re.compile(r"-?[0-9]{4,}-[0-9]{2}-[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2})?")
-NUMERIC_TYPES = (XSD_INTEGER, XSD_DECIMAL, XSD_DOUBLE)
 
 
 def numeric_datatype(value: str) -> str | None:
@@ -43,10 +42,6 @@ def numeric_datatype(value: str) -> str | None:
 
 def is_date(value: str) -> bool:
     return _DATE.fullmatch(value) is not None
-
-
-def is_boolean_word(value: str) -> bool:
-    return value.lower() in ("true", "false")
 
 
 def element_term(element: str | None, value: str) -> Term:

@@ -26,7 +26,6 @@ from service.model import AnswerSet, Dataset, Question, QuestionText, Term
 
 NAME = "tsv"
 ROLE_KEY = "tsv.role"
-ANSWER_VAR = "answer"
 IN, OUT, EXPECTED = "in", "out", "expected"
 TEXTS_LOSS = "question texts (they go in in.tsv"
 

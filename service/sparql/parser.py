@@ -81,7 +81,6 @@ _UPDATES = frozenset(
     {"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY", "WITH"}
 )
 _ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
-_LOCAL_ESCAPES = frozenset("_~.-!$&'()*+,;=/?#@%")
 
 _Tree = tuple  # a path while it is parsed: ("iri", s) | ("seq"|"alt", [..]) | ("inv", t) | ...
 
