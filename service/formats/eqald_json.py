@@ -41,13 +41,14 @@ from service.formats.fields import (
 )
 from service.formats.qald_json import (
     VARIANT_KEY,
+    looks_eqald,
     merge,
     query_object,
+    questions_list,
     read_document,
     text_object,
     write_document,
 )
-from service.formats.qald_json import sniff as qald_sniff
 from service.formats.sparql_json import kind_of, read_results, write_results
 from service.model import Annotation, AnswerSet, Dataset, Question, QuestionText
 
@@ -67,15 +68,8 @@ _QUESTION_KEYS = (
 
 
 def sniff(src: Source) -> bool:
-    if not src.is_json():
-        return False
-    doc = src.json()
-    return (
-        isinstance(doc, dict)
-        and isinstance(doc.get("questions"), list)
-        and bool(doc["questions"])
-        and not qald_sniff(src)
-    )
+    items = questions_list(src)
+    return bool(items) and looks_eqald(items)
 
 
 def read(src: Source) -> Dataset:

@@ -214,6 +214,31 @@ def is_element_entry(entry: Any) -> bool:
     )
 
 
+def eqald_losses(q: Question) -> Iterator[str]:
+    """What only eQALD-JSON carries of ``q``, as the ``losses`` of a format that drops it."""
+    if q.schemaless_query is not None:
+        yield "schemaless queries"
+    if q.answer_item_types:
+        yield "answer item types"
+    if q.confidence is not None:
+        yield "confidences"
+    if any(t.annotations for t in q.texts):
+        yield "annotations"
+
+
+def metadata_losses(q: Question) -> list[tuple[str, bool]]:
+    """Whether ``q`` loses keywords, annotations, answer types and flags (list formats)."""
+    return [
+        ("keywords", any(t.keywords for t in q.texts)),
+        ("annotations", any(t.annotations for t in q.texts)),
+        ("answer types", q.answertype is not None),
+        (
+            "flags (aggregation, onlydbo, hybrid)",
+            (q.aggregation, q.onlydbo, q.hybrid) != (None,) * 3,
+        ),
+    ]
+
+
 def apply_out_of_scope(question: Question) -> Question:
     """QALD-2..5: an ``OUT OF SCOPE`` query with no or empty answers marks the question."""
     from dataclasses import replace

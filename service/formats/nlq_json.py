@@ -17,6 +17,7 @@ from service.formats.fields import (
     check_questions,
     extra_value,
     list_entries,
+    metadata_losses,
     read_id,
     read_string,
     sniff_list,
@@ -153,13 +154,7 @@ def losses(dataset: Dataset) -> list[str]:
             ("answers beyond the first", q.answers is not None and len(q.answers.values()) > 1),
             ("empty gold answer sets", q.answers is not None and not q.answers.values()),
             ("answer datatypes, languages and IRIs", _typed(q)),
-            ("keywords", any(t.keywords for t in q.texts)),
-            ("annotations", any(t.annotations for t in q.texts)),
-            ("answer types", q.answertype is not None),
-            (
-                "flags (aggregation, onlydbo, hybrid)",
-                (q.aggregation, q.onlydbo, q.hybrid) != (None,) * 3,
-            ),
+            *metadata_losses(q),
             ("gold answers and queries of questions without English text", _no_english(q)),
             ("out-of-scope marks", q.out_of_scope),
         ]

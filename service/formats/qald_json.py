@@ -22,6 +22,7 @@ from service.formats.fields import (
     apply_out_of_scope,
     check_questions,
     element_answers,
+    eqald_losses,
     extra_value,
     is_element_entry,
     read_answertype,
@@ -58,17 +59,21 @@ _QUESTION_KEYS = (
 
 
 def sniff(src: Source) -> bool:
+    items = questions_list(src)
+    return items is not None and not looks_eqald(items)
+
+
+def questions_list(src: Source) -> list[Any] | None:
+    """The ``questions`` array when ``src`` is a JSON object holding one (both QALD-JSONs)."""
     if not src.is_json():
-        return False
+        return None
     doc = src.json()
-    return (
-        isinstance(doc, dict)
-        and isinstance(doc.get("questions"), list)
-        and not _is_eqald(doc["questions"])
-    )
+    if isinstance(doc, dict) and isinstance(doc.get("questions"), list):
+        return doc["questions"]
+    return None
 
 
-def _is_eqald(questions: list[Any]) -> bool:
+def looks_eqald(questions: list[Any]) -> bool:
     """eQALD puts the question in an object or adds metadata/annotations/confidence."""
     for q in questions[:20]:
         if not isinstance(q, dict):
@@ -501,14 +506,7 @@ def losses(dataset: Dataset) -> list[str]:
 def _lost(dataset: Dataset) -> Iterator[str]:
     body = dict(dataset.metadata).get(VARIANT_KEY) == BODY_VARIANT
     for q in dataset.questions:
-        if q.schemaless_query is not None:
-            yield "schemaless queries"
-        if q.answer_item_types:
-            yield "answer item types"
-        if q.confidence is not None:
-            yield "confidences"
-        if any(t.annotations for t in q.texts):
-            yield "annotations"
+        yield from eqald_losses(q)
         if body and q.pseudo_query is not None:
             yield "pseudo queries"
         if body and q.answers is not None and _body_lossy(q.answers):

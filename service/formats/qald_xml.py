@@ -27,6 +27,7 @@ from service.formats.fields import (
     apply_out_of_scope,
     check_questions,
     element_answers,
+    eqald_losses,
 )
 from service.formats.terms import BARE, ELEMENTS, element_for, is_date, numeric_datatype
 from service.model import (
@@ -155,29 +156,27 @@ def parse(src: Source) -> Node:
     except ParseError as err:
         _syntax_error(src, err, builder)
     except DefusedXmlException as err:
-        expat = parser.parser
-        fail(
-            src,
-            f"refused: {err}",
-            line=expat.CurrentLineNumber,
-            column=expat.CurrentColumnNumber + 1,
-            expected="XML without DTD, entity declarations or external references",
-        )
+        expected = "XML without DTD, entity declarations or external references"
+        _fail_where_expat_is(src, parser.parser, f"refused: {err}", expected)
     except (LookupError, UnicodeError, ValueError) as err:
         # An encoding expat cannot use (unknown, or multi-byte) from the XML declaration.
         if not isinstance(err, LookupError | UnicodeError) and "encoding" not in str(err):
             raise
-        expat = parser.parser
-        fail(
-            src,
-            f"cannot decode the file: {err}",
-            line=expat.CurrentLineNumber,
-            column=expat.CurrentColumnNumber + 1,
-            expected="UTF-8, UTF-16, ISO-8859-1 or another single-byte encoding",
-        )
+        expected = "UTF-8, UTF-16, ISO-8859-1 or another single-byte encoding"
+        _fail_where_expat_is(src, parser.parser, f"cannot decode the file: {err}", expected)
     if root is None:
         fail(src, "no root element", expected="<dataset>")
     return root
+
+
+def _fail_where_expat_is(src: Source, expat: Any, message: str, expected: str) -> NoReturn:
+    fail(
+        src,
+        message,
+        line=expat.CurrentLineNumber,
+        column=expat.CurrentColumnNumber + 1,
+        expected=expected,
+    )
 
 
 def _syntax_error(src: Source, err: Any, builder: _Builder) -> NoReturn:
@@ -506,14 +505,7 @@ def losses(dataset: Dataset) -> list[str]:
 
 def _lost(dataset: Dataset) -> Iterator[str]:
     for q in dataset.questions:
-        if q.schemaless_query is not None:
-            yield "schemaless queries"
-        if q.answer_item_types:
-            yield "answer item types"
-        if q.confidence is not None:
-            yield "confidences"
-        if any(t.annotations for t in q.texts):
-            yield "annotations"
+        yield from eqald_losses(q)
         if any(not _NAME.fullmatch(k) and not _is_attribute(k, "element.") for k, _ in q.extra):
             yield "extra fields whose names are not XML names"
         if q.answers is not None and q.answers.boolean is None and _lossy_rows(q.answers):

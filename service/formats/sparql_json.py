@@ -50,7 +50,7 @@ def read_results(
     boolean = value.get("boolean")
     if boolean is not None and not isinstance(boolean, bool):
         report.error(
-            f"boolean is {_kind(boolean)}",
+            f"boolean is {kind_of(boolean)}",
             at=(*at, "boolean"),
             question_id=qid,
             expected="true or false",
@@ -62,7 +62,7 @@ def read_results(
     if results is not None:
         if not isinstance(results, dict):
             report.error(
-                f"results is {_kind(results)}",
+                f"results is {kind_of(results)}",
                 at=(*at, "results"),
                 question_id=qid,
                 expected='an object {"bindings": [...]}',
@@ -97,7 +97,7 @@ def _read_head(head: Any, report: Report, *, at: tuple[Step, ...], qid: str | No
     if head is None:
         return ()
     if not isinstance(head, dict):
-        report.error(f"head is {_kind(head)}", at=at, question_id=qid, expected="an object")
+        report.error(f"head is {kind_of(head)}", at=at, question_id=qid, expected="an object")
         return ()
     names = head.get("vars", [])
     if not isinstance(names, list) or not all(isinstance(v, str) for v in names):
@@ -126,7 +126,7 @@ def _read_bindings(
         return []
     if not isinstance(bindings, list):
         report.error(
-            f"bindings is {_kind(bindings)}", at=at, question_id=qid, expected="a list of objects"
+            f"bindings is {kind_of(bindings)}", at=at, question_id=qid, expected="a list of objects"
         )
         return None
     rows: list[Row] = []
@@ -135,7 +135,7 @@ def _read_bindings(
     for i, binding in enumerate(bindings):
         if not isinstance(binding, dict):
             report.error(
-                f"binding is {_kind(binding)}",
+                f"binding is {kind_of(binding)}",
                 at=(*at, i),
                 question_id=qid,
                 expected="an object mapping variable names to terms",
@@ -193,7 +193,7 @@ def read_term(
 ) -> Term | None:
     expected = '{"type": "uri"|"literal"|"bnode", "value": "…"} (SPARQL 1.1 JSON results)'
     if not isinstance(raw, dict):
-        report.error(f"term is {_kind(raw)}", at=at, question_id=qid, expected=expected)
+        report.error(f"term is {kind_of(raw)}", at=at, question_id=qid, expected=expected)
         return None
     declared = raw.get("type")
     kind = TERM_TYPES.get(declared) if isinstance(declared, str) else None
@@ -217,14 +217,17 @@ def read_term(
         return None
     if not isinstance(value, str):
         report.error(
-            f"term value is {_kind(value)}", at=(*at, "value"), question_id=qid, expected="a string"
+            f"term value is {kind_of(value)}",
+            at=(*at, "value"),
+            question_id=qid,
+            expected="a string",
         )
         return None
     datatype, lang = raw.get("datatype"), raw.get("xml:lang")
     for key, got in (("datatype", datatype), ("xml:lang", lang)):
         if got is not None and not isinstance(got, str):
             report.error(
-                f"{key} is {_kind(got)}", at=(*at, key), question_id=qid, expected="a string"
+                f"{key} is {kind_of(got)}", at=(*at, key), question_id=qid, expected="a string"
             )
             return None
     unknown = [k for k in raw if k not in ("type", "value", "datatype", "xml:lang")]
@@ -384,7 +387,7 @@ def write_term(term: Term) -> dict[str, str]:
     return out
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     """``'a list'``, ``'null'``… for messages."""
     if value is None:
         return "null"
@@ -397,6 +400,3 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return "a string"
     return "a number"
-
-
-kind_of = _kind
