@@ -105,6 +105,13 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``gerbil-qa ARGS`` in a new process running this checkout, its output as text."""
+    return subprocess.run(
+        [*GERBIL_QA, *args], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120
+    )
+
+
 def _serve(*args: str) -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
@@ -196,26 +203,18 @@ def test_cli_run_archives_answers_that_rescore_identically(
     files: dict[str, Path], gold: str, tmp_path: Path
 ) -> None:
     output = tmp_path / "answers.json"
-    done = subprocess.run(
-        [
-            *GERBIL_QA,
-            "system",
-            "run",
-            gold,
-            "--dataset",
-            str(files["dataset"]),
-            "--name",
-            "gold-sparql",
-            "--allow",
-            "127.0.0.1/32",
-            "--output",
-            str(output),
-        ],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        cwd=ROOT,
-        timeout=120,
+    done = _cli(
+        "system",
+        "run",
+        gold,
+        "--dataset",
+        str(files["dataset"]),
+        "--name",
+        "gold-sparql",
+        "--allow",
+        "127.0.0.1/32",
+        "--output",
+        str(output),
     )
     assert done.returncode == 0, done.stderr
     assert f"gold-sparql: {len(QUESTIONS)}/{len(QUESTIONS)} answered calls, 0 errors" in done.stdout
@@ -224,26 +223,18 @@ def test_cli_run_archives_answers_that_rescore_identically(
     assert all(a.runtime_ms is not None for a in archived.answers.values())
     assert _score(files, archived) == pytest.approx(1.0)
     # And through the evaluator's own command line, as a user would re-score it later.
-    scored = subprocess.run(
-        [
-            *GERBIL_QA,
-            "evaluate",
-            "--dataset",
-            str(files["dataset"]),
-            "--answers",
-            str(output),
-            "--profile",
-            "gerbil",
-            "--kb",
-            str(files["kb"]),
-            "--output",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        cwd=ROOT,
-        timeout=120,
+    scored = _cli(
+        "evaluate",
+        "--dataset",
+        str(files["dataset"]),
+        "--answers",
+        str(output),
+        "--profile",
+        "gerbil",
+        "--kb",
+        str(files["kb"]),
+        "--output",
+        "json",
     )
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout)["results"]["QA"]["macroF1"] == pytest.approx(1.0)
@@ -282,7 +273,6 @@ def test_dataset_refresh_makes_a_new_version(files: dict[str, Path], tmp_path: P
     output = tmp_path / "geo-v2.json"
     original = files["dataset"].read_bytes()
     command = [
-        *GERBIL_QA,
         "dataset",
         "refresh",
         str(files["dataset"]),
@@ -293,9 +283,7 @@ def test_dataset_refresh_makes_a_new_version(files: dict[str, Path], tmp_path: P
         "--output",
         str(output),
     ]
-    done = subprocess.run(
-        command, capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120
-    )
+    done = _cli(*command)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"refreshed {len(QUESTIONS)} questions on file:sha256:")
@@ -312,19 +300,12 @@ def test_dataset_refresh_makes_a_new_version(files: dict[str, Path], tmp_path: P
     prov = Path(str(output) + ".prov.ttl").read_text(encoding="utf-8")
     assert "prov:wasDerivedFrom" in prov and files["dataset"].resolve().as_uri() in prov
     assert "(v2)" in prov and "prov:startedAtTime" in prov
-    again = subprocess.run(
-        command, capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120
-    )
+    again = _cli(*command)
     assert again.returncode == 1 and "never overwrites" in again.stderr
     # --store: the new version is also registered in the store's catalogue, with provenance
     store_dir = tmp_path / "store"
-    stored = subprocess.run(
-        [*command[:-2], "--output", str(tmp_path / "geo-v2b.json"), "--store", str(store_dir)],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        cwd=ROOT,
-        timeout=120,
+    stored = _cli(
+        *command[:-2], "--output", str(tmp_path / "geo-v2b.json"), "--store", str(store_dir)
     )
     assert stored.returncode == 0, stored.stderr
     [uri] = [x.split(": ", 1)[1] for x in stored.stdout.splitlines() if x.startswith("registered")]
