@@ -14,10 +14,16 @@ R rounds that take turns between the servers, medians reported, as this machine 
   (whose default graph is the union of the public graphs, as the graph layer keeps it);
 - pyoxigraph in-process on that copy (1 and 4 threads, the leaderboard serialised as JSON).
 
-Queries: a leaderboard (QA tasks by macro F1; cheap, ~1 ms in-process) and mean F1 per answer
-type (a join over every per-question result; heavier). Pages: an experiment URI as Turtle and as
-HTML. Targets (issue 4, this 2-core machine): SPARQL >= 0.8x the Oxigraph server; Turtle
-experiment summary >= 300 req/s. The script checks that all servers return the same rows.
+Queries: a minimal leaderboard (QA tasks by macro F1, four variables; ~1.3 ms in-process), the
+published leaderboard (``service.graph.queries.leaderboard_query(limit=100)``, the SPARQL page's
+example and the query the pages run; ~4 ms) and mean F1 per answer type (a join over every
+per-question result; heavier). Pages: an experiment URI as Turtle and as HTML. Targets (issue 4,
+this 2-core machine): SPARQL >= 0.8x the Oxigraph server; Turtle experiment summary >= 300
+req/s. The script checks that all servers return the same rows.
+
+``--listings 1000,10000,100000`` measures instead the latency of the listing pages (home page,
+experiment lists, a dataset's leaderboard, a system's history, systems) as the number of public
+experiments grows, on bench/store.py's synthetic stores.
 """
 
 # ruff: noqa: E402  (the imports follow the sys.path repair below, on purpose)
@@ -116,7 +122,18 @@ def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str],
     return ids, size
 
 
-QUERIES = {"leaderboard": LEADERBOARD, "F1 per answer type": PER_ANSWER_TYPE}
+def published_leaderboard() -> str:
+    """The leaderboard the service publishes: the SPARQL page's example, the pages' query."""
+    from service.web.examples import LEADERBOARD as PUBLISHED
+
+    return PUBLISHED
+
+
+QUERIES = {
+    "leaderboard": LEADERBOARD,
+    "published leaderboard": published_leaderboard(),
+    "F1 per answer type": PER_ANSWER_TYPE,
+}
 
 
 def stored(directory: Path, *, base: str) -> tuple[list[str], int]:
@@ -234,6 +251,98 @@ def rows_of(url: str) -> list[tuple]:
     ]
 
 
+def listings_bench(sizes: list[int], work: Path, *, repeat: int) -> None:
+    """Latency of the pages that list public results, as the number of experiments grows.
+
+    The stores are bench/store.py's synthetic ones (one QA task of 2 questions per experiment,
+    20 datasets, 50 systems, written by the service's own writer and bulk-loaded, each size
+    adding to the previous one). ``gerbil-qa serve`` runs on each with its caches off; each page
+    is requested ``repeat`` times in turn, one client, and the median is printed, next to the
+    unfiltered leaderboard query the home page ran before (in-process, the same store)."""
+    import importlib.util
+    import random
+
+    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "bench" / "store.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit("bench/store.py not found")
+    bench_store = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_store)
+    import pyoxigraph as ox
+
+    from service.graph.queries import leaderboard_query
+    from service.graph.store import GraphStore
+
+    cubes = bench_store.Cubes(work, random.Random(42))
+    store = work / "ours"
+    dataset_uri = ox.NamedNode(cubes.uris.dataset(bench_store.DATASETS[3]))
+    cubes.ours._add_public(  # a title, so that the dataset's page exists (not catalogued)
+        [
+            ox.Quad(
+                dataset_uri,
+                ox.NamedNode("http://purl.org/dc/terms/title"),
+                ox.Literal("A synthetic dataset"),
+                ox.NamedNode(cubes.uris.dataset_graph(bench_store.DATASETS[3])),
+            )
+        ]
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_")}
+    env.update(GERBIL_QA_SPARQL_CACHE_ENTRIES="0", GERBIL_QA_PAGE_CACHE_ENTRIES="0")
+    gerbil_qa = str(Path(sys.executable).with_name("gerbil-qa"))
+    dataset, system = bench_store.DATASETS[3], bench_store.SYSTEMS[7]
+    pages = {
+        "home page": "/",
+        "experiments, page 1": "/experiments",
+        "experiments, page 100": "/experiments?page=100",
+        "API experiments, page 1": "/api/experiments",
+        f"dataset {dataset} (leaderboard page 1)": f"/dataset/{dataset}",
+        f"system {system} (history page 1)": f"/system/{system}",
+        "systems": "/systems",
+    }
+    print(
+        f"\nlisting pages, caches off, 1 client, median of {repeat} (ms); "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    print(f"  {'experiments':>11}  " + "  ".join(f"{name}" for name in pages) + "  | before:")
+    print("  " + " " * 11 + "  unfiltered leaderboard query (the old home page), in-process")
+    try:
+        for n in sizes:
+            cubes.grow(n)
+            started = time.perf_counter()
+            old = leaderboard_query()
+            list(cubes.ours.query_public(old))
+            unfiltered = (time.perf_counter() - started) * 1000
+            cubes.ours.close()
+            port = free_port()
+            server = subprocess.Popen(
+                [gerbil_qa, "serve", "--store", str(store), "--port", str(port), "--no-demo"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                wait_for(f"http://127.0.0.1:{port}/api/profiles", timeout=120)
+                times: dict[str, list[float]] = {name: [] for name in pages}
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+                for _ in range(repeat):
+                    for name, path in pages.items():
+                        began = time.perf_counter()
+                        conn.request("GET", path, headers={"Accept": "text/html"})
+                        response = conn.getresponse()
+                        response.read()
+                        if response.status != 200:
+                            raise SystemExit(f"{path}: {response.status}")
+                        times[name].append((time.perf_counter() - began) * 1000)
+                conn.close()
+            finally:
+                server.terminate()
+                server.wait(30)
+            cells = "  ".join(f"{statistics.median(times[name]):>{len(name)}.1f}" for name in pages)
+            print(f"  {n:>11}  {cells}  | {unfiltered:.0f} ms")
+            cubes.ours = GraphStore(store)
+    finally:
+        cubes.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="per target, all rounds")
@@ -244,7 +353,18 @@ def main() -> int:
     parser.add_argument(
         "--reuse", type=Path, metavar="DIR", help="build the store in DIR once and reuse it"
     )
+    parser.add_argument(
+        "--listings",
+        metavar="SIZES",
+        help="instead: latency of the listing pages at these numbers of synthetic experiments "
+        "(e.g. 10000,100000; bench/store.py's stores)",
+    )
     args = parser.parse_args()
+    if args.listings:
+        with tempfile.TemporaryDirectory(prefix="gqa-bench-listings-") as tmp:
+            sizes = [int(size) for size in args.listings.split(",")]
+            listings_bench(sizes, Path(tmp), repeat=max(3, args.rounds))
+        return 0
     if not OUTPUTS.is_dir():
         print(f"bench/http.py: the QALD-8 system outputs are not at {OUTPUTS}", file=sys.stderr)
         return 2

@@ -52,8 +52,26 @@ class QueryJob:
 
 
 @dataclass(frozen=True, slots=True)
+class DocumentJob:
+    """The RDF document of a public resource (``describe.document_quads`` over the snapshot,
+    written by ``rdf_out.serialize``), rendered in a worker: those calls hold the GIL for
+    each quad Oxigraph decodes, so in the threaded server concurrent documents would take
+    turns on one core; in the worker processes they run side by side."""
+
+    uri: str
+    syntax: str  # a name of service.mediatypes.RDF_SYNTAXES
+    context_url: str
+    graph: str | None = None
+    follow: tuple[str, ...] = ()
+    reverse: tuple[str, ...] = ()
+    union: bool = False
+    max_bytes: int = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
 class QueryOutcome:
-    """What a worker answered: ``kind`` is ``boolean``, ``solutions`` or ``triples``."""
+    """What a worker answered: ``kind`` is ``boolean``, ``solutions`` or ``triples`` for a
+    query; ``document`` for a :class:`DocumentJob` (``empty`` when the snapshot has none)."""
 
     kind: str
     body: bytes
@@ -61,6 +79,12 @@ class QueryOutcome:
 
 
 class QueryTimeout(ServiceError):
+    status = 503
+
+
+class PoolBusy(ServiceError):
+    """No worker was free within the wait."""
+
     status = 503
 
 
@@ -111,6 +135,30 @@ def _run_job(store: Any, job: QueryJob) -> QueryOutcome:
     return QueryOutcome(kind=kind, body=b"".join(sink.parts), format=fmt_name)
 
 
+def _run_document(store: Any, job: DocumentJob) -> QueryOutcome:
+    from service.mediatypes import rdf_by_name
+    from service.web.describe import document_quads
+    from service.web.rdf_out import serialize
+
+    syntax = rdf_by_name(job.syntax)
+    if syntax is None:
+        raise ServiceError(f"unknown RDF syntax {job.syntax}", status=406)
+    quads = document_quads(
+        store,
+        job.uri,
+        graph=job.graph,
+        follow=job.follow,
+        reverse=job.reverse,
+        union=job.union,
+    )
+    if not quads:
+        return QueryOutcome(kind="empty", body=b"", format=job.syntax)
+    body = serialize(quads, syntax, context_url=job.context_url)
+    if len(body) > job.max_bytes:
+        raise _TooLarge(f"the document is larger than {job.max_bytes} bytes")
+    return QueryOutcome(kind="document", body=body, format=job.syntax)
+
+
 def _worker_main(conn: Connection, memory_mb: int = 0) -> None:
     """Child process: open snapshots on demand and answer one job at a time."""
     import resource
@@ -141,7 +189,8 @@ def _worker_main(conn: Connection, memory_mb: int = 0) -> None:
                 store = None
                 store = ox.Store.read_only(path)
                 opened = path
-            reply: tuple[str, Any] = ("ok", _run_job(store, job))
+            run = _run_document if isinstance(job, DocumentJob) else _run_job
+            reply: tuple[str, Any] = ("ok", run(store, job))
         except ServiceError as err:
             reply = ("error", (err.status, err.message))
         except SyntaxError as err:
@@ -201,6 +250,7 @@ class QueryPool:
         self._lock = threading.Lock()
         self._closed = False
         self.killed = 0  # queries stopped at the time limit, for tests and monitoring
+        self.documents = 0  # documents written by the workers, likewise
         workers = [_Worker(memory_mb) for _ in range(self.size)]
         for worker in workers:
             self._adopt(worker)
@@ -243,16 +293,15 @@ class QueryPool:
         with self._lock:
             return {w.snapshot for w in self._all if w.snapshot}
 
-    def run(self, job: QueryJob) -> QueryOutcome:
-        """Run ``job`` in a free worker; raise :class:`QueryTimeout` past the time limit."""
+    def run(self, job: QueryJob | DocumentJob, *, wait: float | None = None) -> QueryOutcome:
+        """Run ``job`` in a free worker; raise :class:`QueryTimeout` past the time limit.
+        ``wait``: seconds to wait for a free worker (default: the pool's queue timeout)."""
         if self.snapshot is None:
             raise ServiceError("the SPARQL endpoint is starting; try again", status=503)
         try:
-            worker = self._idle.get(timeout=self.queue_timeout)
+            worker = self._idle.get(timeout=self.queue_timeout if wait is None else wait)
         except queue.Empty:
-            raise ServiceError(
-                "every SPARQL worker is busy; try again shortly", status=503
-            ) from None
+            raise PoolBusy("every SPARQL worker is busy; try again shortly") from None
         started = time.monotonic()
         try:
             worker.snapshot = self.snapshot
@@ -277,6 +326,8 @@ class QueryPool:
         self._idle.put(worker)
         log.debug("query answered in %.3f s", time.monotonic() - started)
         if status == "ok":
+            if payload.kind == "document":
+                self.documents += 1
             return payload
         code, message = payload
         raise ServiceError(message, status=code)

@@ -12,6 +12,7 @@ shown to its owner (``access.py``) and is ``403 not public yet`` for everyone el
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -22,6 +23,7 @@ from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import conneg, listings, pages
 from service.web.access import is_owner, require_experiment, token_redirect
 from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads, index
+from service.web.query_pool import DocumentJob, PoolBusy
 from service.web.rdf_out import CONTEXT_PATH, serialize
 from service.web.state import services
 
@@ -41,18 +43,24 @@ def respond(
     csv: Callable[[], bytes] | None = None,
     private: bool = False,
     variant: object = None,
+    in_worker: DocumentJob | None = None,
 ) -> Response:
     """The negotiated response for ``uri``: HTML, an RDF syntax or CSV, with the headers.
 
     Public documents are served from the page cache when they were rendered before (see
     ``cache.py``); private ones are rendered for each request and never stored. ``variant``
     tells apart renderings of one representation (the page of a paged HTML table).
+    ``in_worker`` describes a public document (its ``syntax`` is filled in here) for the query
+    workers to write; without a free worker, or when the snapshot lacks it (published a moment
+    ago), it is written here from ``quads``.
     """
     cache = services().cache
     key = (uri, rep.key, variant)
     rendered = None if private else cache.get(key)
     if rendered is None:
-        rendered = cache.rendered(*_render(uri, rep, quads=quads, html=html, csv=csv))
+        rendered = cache.rendered(
+            *_render(uri, rep, quads=quads, html=html, csv=csv, in_worker=in_worker)
+        )
         if not private:
             cache.put(key, rendered)
     response = Response(rendered.body, content_type=rendered.content_type)
@@ -71,6 +79,7 @@ def _render(
     quads: Callable[[], Sequence[Any]],
     html: Callable[[], str],
     csv: Callable[[], bytes] | None,
+    in_worker: DocumentJob | None = None,
 ) -> tuple[bytes, str]:
     if rep is conneg.HTML:
         return html().encode("utf-8"), "text/html; charset=utf-8"
@@ -81,8 +90,24 @@ def _render(
     if rep.rdf is None:  # pragma: no cover - every other offer is an RDF syntax
         raise NotFound(f"no representation {rep.key}")
     context = services().config.base + CONTEXT_PATH
-    body = serialize(quads(), rep.rdf, context_url=context)
+    body = None
+    if in_worker is not None:
+        body = _written_by_a_worker(replace(in_worker, syntax=rep.rdf.name, context_url=context))
+    if body is None:
+        body = serialize(quads(), rep.rdf, context_url=context)
     return body, f"{rep.media_type}; charset=utf-8"
+
+
+WORKER_WAIT = 0.05  # seconds a document waits for a free query worker before being written here
+
+
+def _written_by_a_worker(job: DocumentJob) -> bytes | None:
+    """The document written by a query worker, or None to write it here."""
+    try:
+        outcome = services().pool.run(job, wait=WORKER_WAIT)
+    except PoolBusy:
+        return None
+    return outcome.body if outcome.kind == "document" else None
 
 
 def alternates(uri: str, offered: Sequence[conneg.Representation]) -> list[dict[str, str]]:
@@ -207,6 +232,9 @@ def experiment(name: str) -> Response:
         html=html,
         csv=lambda: pages.experiment_csv(page()),
         private=private,
+        in_worker=None
+        if private
+        else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_EXPERIMENT),
     )
 
 
@@ -226,6 +254,8 @@ def _question_nodes(store: Any, uris: Sequence[str]) -> dict[str, Any]:
 
 @bp.get("/experiment/<experiment_id>/task/<name>")
 def task(experiment_id: str, name: str) -> Response:
+    import pyoxigraph as ox
+
     number, ext = conneg.split_extension(name)
     if not number.isdigit():
         raise NotFound(f"no task {number} in experiment {experiment_id}")
@@ -236,11 +266,18 @@ def task(experiment_id: str, name: str) -> Response:
     if store is None:
         return not_public(experiment_id, graph.uris.experiment(experiment_id), rep)
     graph_name = graph.uris.experiment_graph(experiment_id)
-    found = document_quads(store, uri, graph=graph_name, reverse=REVERSE_TASK)
-    if not found:
+    described = store.quads_for_pattern(ox.NamedNode(uri), None, None, ox.NamedNode(graph_name))
+    if next(described, None) is None:
         raise NotFound(f"experiment {experiment_id} has no task {number}")
+    cache: dict[str, list[Any]] = {}
+
+    def quads() -> list[Any]:
+        if "q" not in cache:
+            cache["q"] = document_quads(store, uri, graph=graph_name, reverse=REVERSE_TASK)
+        return cache["q"]
 
     def page() -> pages.TaskPage:
+        found = quads()
         nodes = index(found)
         questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
         described = _question_nodes(graph.public, questions)
@@ -265,10 +302,13 @@ def task(experiment_id: str, name: str) -> Response:
         uri,
         EXPERIMENT_OFFERS,
         rep,
-        quads=lambda: found,
+        quads=quads,
         html=html,
         csv=lambda: pages.task_csv(page()),
         private=private,
+        in_worker=None
+        if private
+        else DocumentJob(uri, "", "", graph=graph_name, reverse=REVERSE_TASK),
     )
 
 

@@ -283,3 +283,41 @@ def test_named_graphs_dereference(server) -> None:
     assert server.get("graph/admin.nq").status_code == 404
     assert server.get("graph/nothing/here").status_code == 404
     assert server.get("graph/experiment/209901019999.ttl").status_code == 404
+
+
+def test_public_documents_are_written_by_the_query_workers(server, exp: str) -> None:
+    """The worker's Turtle of a public experiment and task is what this process would write
+    (the same quads, the same serialiser); a private one never goes to the workers."""
+    from service.web import rdf_out
+    from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads
+    from service.web.state import EXTENSION
+
+    state = server.app.extensions[EXTENSION]
+    graph = server.graph
+    demo = server.demo_id
+    name = graph.uris.experiment_graph(demo)
+    for path, follow, reverse in (
+        (exp, FOLLOW_EXPERIMENT, ()),
+        (f"{exp}/task/2", (), REVERSE_TASK),
+    ):
+        state.changed()  # nothing cached
+        before = state.pool.documents
+        for ext, syntax in (("ttl", "turtle"), ("nq", "nquads"), ("rdf", "rdfxml")):
+            response = server.get(f"{path}.{ext}")
+            assert response.status_code == 200
+            quads = document_quads(
+                graph.public, server.url + path, graph=name, follow=follow, reverse=reverse
+            )
+            here = rdf_out.serialize(
+                quads,
+                rdf_out.mediatypes.rdf_by_name(syntax),
+                context_url=server.url + "context.jsonld",
+            )
+            assert response.content == here, (path, ext)
+        assert state.pool.documents == before + 3
+    ticket = server.submit_demo(systems=("baseline",))  # private: the owner's view is made here
+    before = state.pool.documents
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    private = server.get(f"experiment/{ticket['id']}.ttl", headers=owner)
+    assert private.status_code == 200 and ticket["uri"] in private.text
+    assert state.pool.documents == before
