@@ -76,6 +76,24 @@ def check_accessibility(driver) -> None:
     assert driver.find_element(By.CSS_SELECTOR, "a.skip").get_attribute("href").endswith("#content")
 
 
+def wait_until(driver, condition, timeout: float = 20):
+    """What ``condition`` returns once it is truthy: a click starts a navigation or a request
+    and returns before the next page is there."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def _stale(element) -> bool:
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    return False
+
+
 def test_home_and_leaderboard(server, browser) -> None:
     from selenium.webdriver.common.by import By
 
@@ -115,7 +133,7 @@ def test_experiment_page_citation_and_diagnostics(server, browser) -> None:
     assert {a.text for a in formats} >= {"Turtle", "JSON-LD", "RDF/XML", "N-Triples", "CSV"}
 
     rows[1].find_element(By.CSS_SELECTOR, "th a").click()  # demo-partial's task
-    assert "/task/" in browser.current_url
+    wait_until(browser, lambda d: "/task/" in d.current_url and d.find_elements(By.ID, "questions"))
     check_accessibility(browser)
     questions = browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")
     assert len(questions) == 14
@@ -136,7 +154,8 @@ def test_sparql_page_runs_an_example(server, browser) -> None:
     browser.find_element(By.CSS_SELECTOR, "button[data-example='example-1']").click()
     assert "Leaderboard" in box.get_attribute("value")  # the example script ran under the CSP
     browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-    cells = browser.find_elements(By.CSS_SELECTOR, "#results tbody tr")
+    # the click only starts the request: wait for the results (a loaded CI machine is slow)
+    cells = wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr"))
     assert len(cells) >= 3
     assert "demo-strong" in cells[0].text
     assert severe_logs(browser) == []
@@ -157,7 +176,9 @@ def test_owner_opens_private_experiment_and_publishes(server, browser) -> None:
     assert browser.current_url == url  # the token is gone from the address bar
     assert browser.find_element(By.ID, "private-notice").is_displayed()
     assert "baseline" in browser.find_element(By.ID, "table-QA").text
-    browser.find_element(By.ID, "publish").click()
+    button = browser.find_element(By.ID, "publish")
+    button.click()
+    wait_until(browser, lambda d: not d.find_elements(By.ID, "publish") or _stale(button))
     assert browser.current_url == url
     assert not browser.find_elements(By.ID, "private-notice")
     assert server.graph.is_public(ticket["id"])
