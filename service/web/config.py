@@ -32,7 +32,7 @@ class WebConfig:
     sparql_workers: int = 2  # processes that run public queries and can be killed
     sparql_timeout: float = 10.0  # seconds before a query's process is killed
     sparql_max_bytes: int = 16 * 1024 * 1024  # serialised result size limit
-    sparql_memory_mb: int = 1024  # address-space limit of each query process (0: none)
+    sparql_memory_mb: int = 1024  # resident-memory limit of each query process (0: none)
     sparql_queue_timeout: float = 10.0  # seconds a request waits for a free worker (else 503)
     sparql_cache_entries: int = 256  # results of public queries kept until the next write (0: off)
     runner_workers: int = 2  # experiments evaluated at the same time

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import queue
 import threading
 import time
@@ -27,6 +28,11 @@ log = logging.getLogger(__name__)
 # spawn, not fork: the parent is a threaded server holding an open RocksDB; forking it would
 # copy locks held by other threads.
 _CONTEXT = multiprocessing.get_context("spawn")
+
+MEMORY_CHECK = 0.02  # seconds between checks of a running query's resident memory
+# The workers' address-space backstop, on top of the limit: thread stacks and malloc arenas
+# reserve ~0.5-1.5 GB of address space whatever a query uses.
+ADDRESS_SPACE_SLACK_MB = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,11 +172,11 @@ def _worker_main(conn: Connection, memory_mb: int = 0) -> None:
     import pyoxigraph as ox
 
     if memory_mb > 0:
-        # A query that materialises a huge intermediate result (a sorted cartesian product
-        # grows by ~1 GB/s here) must not take the machine down before the time limit: past
-        # this address-space limit the allocation fails and this process ends; the pool
-        # answers 503 and starts another.
-        limit = memory_mb * 1024 * 1024
+        # A backstop only: the parent stops a worker whose resident memory passes memory_mb
+        # (see QueryPool.run). Address space is far larger than what a process uses (thread
+        # stacks, malloc arenas), and RocksDB aborts when it cannot start a thread, so a tight
+        # address-space limit made ordinary queries fail now and then.
+        limit = (memory_mb + ADDRESS_SPACE_SLACK_MB) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     store: Any = None
@@ -202,6 +208,22 @@ def _worker_main(conn: Connection, memory_mb: int = 0) -> None:
             # a type error in an aggregate) as one of these; the client sees the message.
             reply = ("error", (400, f"query evaluation failed: {err}"))
         conn.send(reply)
+
+
+class _OverMemory(Exception):
+    """A worker's resident memory passed the pool's limit."""
+
+
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _resident_bytes(pid: int | None) -> int:
+    """Resident memory of process ``pid`` from Linux's /proc (0 where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_SIZE
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class _Worker:
@@ -306,15 +328,21 @@ class QueryPool:
         try:
             worker.snapshot = self.snapshot
             worker.conn.send((self.snapshot, job))
-            answered = worker.conn.poll(self.timeout)
+            answered = self._wait(worker, started)
             if answered:
                 status, payload = worker.conn.recv()
-        except (EOFError, OSError):  # the process died: out of memory (or a crash)
+        except _OverMemory:
             self._replace(worker)
-            limit = f" of {self.memory_mb} MB" if self.memory_mb else ""
+            raise ServiceError(
+                f"the query used more than the memory limit of {self.memory_mb} MB and was"
+                " stopped; ask for less",
+                status=503,
+            ) from None
+        except (EOFError, OSError):  # the process died: past the address-space backstop
+            self._replace(worker)
             raise ServiceError(
                 f"the query process ended before answering (exit code {worker.process.exitcode}),"
-                f" most likely past the memory limit{limit}; ask for less",
+                " most likely past the memory limit; ask for less",
                 status=503,
             ) from None
         if not answered:
@@ -331,6 +359,22 @@ class QueryPool:
             return payload
         code, message = payload
         raise ServiceError(message, status=code)
+
+    def _wait(self, worker: _Worker, started: float) -> bool:
+        """Whether ``worker`` answered within the time limit; raises :class:`_OverMemory` as
+        soon as its resident memory passes the limit (checked every ``MEMORY_CHECK`` s: at
+        ~1 GB/s of growth it overshoots by a few tens of MB)."""
+        if self.memory_mb <= 0:
+            return worker.conn.poll(self.timeout)
+        limit = self.memory_mb * 1024 * 1024
+        while True:
+            left = self.timeout - (time.monotonic() - started)
+            if left <= 0:
+                return False
+            if worker.conn.poll(min(MEMORY_CHECK, left)):
+                return True
+            if _resident_bytes(worker.process.pid) > limit:
+                raise _OverMemory
 
     def close(self) -> None:
         with self._lock:

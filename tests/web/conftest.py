@@ -22,6 +22,7 @@ PROTOCOL_GRAPHS = {
     "http://kasei.us/2009/09/sparql/data/data3.rdf": "data3.nt",
 }
 SPARQL_TIMEOUT = 3.0
+SPARQL_MEMORY_MB = 256
 MAX_BYTES = 400_000
 
 
@@ -104,6 +105,8 @@ def start_server(store: Path, *, preload: dict[str, Path] | None = None, **confi
         "sparql_timeout": SPARQL_TIMEOUT,
         "sparql_workers": 2,
         "sparql_max_bytes": MAX_BYTES,
+        # small enough that a runaway query reaches it well within the time limit
+        "sparql_memory_mb": SPARQL_MEMORY_MB,
         "demo": True,
         "allow_networks": "127.0.0.1/32",  # test QA services run on loopback
     }
