@@ -38,6 +38,9 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
+# Running a script puts its folder first on sys.path, where bench/http.py would shadow the
+# standard library's http package (which urllib and requests import): put the root there.
+sys.path[0] = str(ROOT)
 DATA = Path(os.environ.get("GERBIL_QA_DATA", ROOT.parent / "shared" / "data")).resolve()
 QALD = DATA / "qald" / "ag-sc_QALD"
 TRAIN9 = QALD / "9" / "data" / "qald-9-train-multilingual.json"
@@ -81,7 +84,6 @@ def _median_time(fn: object, runs: int, before: object = None) -> float:
 
 
 def in_process(runs: int) -> None:
-    sys.path.insert(0, str(ROOT))
     from service.evaluation import PROFILES, evaluate
     from service.evaluation.matchers import fair, gerbil, qald
     from service.formats import read

@@ -36,7 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# Running a script puts its folder first on sys.path, where bench/http.py would shadow the
+# standard library's http package (which urllib and requests import): put the root there.
+sys.path[0] = str(ROOT)
 
 import pyoxigraph as ox  # noqa: E402
 

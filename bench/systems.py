@@ -27,7 +27,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# Running a script puts its folder first on sys.path, where bench/http.py would shadow the
+# standard library's http package (which urllib and requests import): put the root there.
+sys.path[0] = str(ROOT)
 DATA = Path(os.environ.get("GERBIL_QA_DATA", ROOT.parent / "shared" / "data")).resolve()
 TEST9 = DATA / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
 DBR = "http://dbpedia.org/resource/"
