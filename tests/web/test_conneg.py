@@ -321,3 +321,23 @@ def test_public_documents_are_written_by_the_query_workers(server, exp: str) -> 
     private = server.get(f"experiment/{ticket['id']}.ttl", headers=owner)
     assert private.status_code == 200 and ticket["uri"] in private.text
     assert state.pool.documents == before
+
+
+def test_every_minted_uri_dereferences(server) -> None:
+    """DESIGN §4: every IRI the service minted under its base and published (experiments,
+    tasks, per-question results, datasets, questions, systems, files, graphs) answers 200 with
+    RDF; hash IRIs through their document."""
+    rows = server.graph.query_public(
+        "SELECT DISTINCT ?i { { ?i ?p ?o } UNION { ?s ?p ?i } UNION { GRAPH ?i {} } "
+        f'FILTER(isIRI(?i) && STRSTARTS(STR(?i), "{server.url}")) }}'
+    )
+    documents = {str(row[0].value).split("#", 1)[0] for row in rows}
+    assert len(documents) > 100  # the demo experiment's tasks and questions, at least
+    failed = {}
+    for iri in sorted(documents):
+        response = server.get(iri[len(server.url) :], headers={"Accept": "application/n-triples"})
+        if response.status_code != 200 or not response.text.strip():
+            failed[iri] = response.status_code
+    kinds = {iri[len(server.url) :].split("/", 1)[0] for iri in documents}
+    assert kinds >= {"experiment", "dataset", "system", "graph"}, kinds
+    assert failed == {}
