@@ -89,15 +89,21 @@ def _evaluations(
     return dataset, out
 
 
-@pytest.fixture(scope="module")
-def experiment(data_dir: Path, standards_dir: Path):
-    """All six systems in one experiment, the QA task (IC-12 is quadratic in the questions of
-    a data set, so the sub-experiments are covered by ``small`` below)."""
-    dataset, evaluations = _evaluations(types=["QA"])
+def _recorded(names: list[str] | None = None, **options):
+    """An in-memory store holding one experiment of those systems: (store, ticket, evaluations)."""
+    dataset, evaluations = _evaluations(names, **options)
     store = GraphStore(None)
     ticket = store.record_experiment(
         evaluations, dataset=dataset, dataset_name="qald-8-train-multilingual", catalogued=True
     )
+    return store, ticket, evaluations
+
+
+@pytest.fixture(scope="module")
+def experiment(data_dir: Path, standards_dir: Path):
+    """All six systems in one experiment, the QA task (IC-12 is quadratic in the questions of
+    a data set, so the sub-experiments are covered by ``small`` below)."""
+    store, ticket, evaluations = _recorded(types=["QA"])
     yield store, ticket, evaluations
     store.close()
 
@@ -106,11 +112,7 @@ def experiment(data_dir: Path, standards_dir: Path):
 def small(data_dir: Path, standards_dir: Path):
     """One system with the default experiment types (QA and the sub-experiments it has data
     for), so the experiment has several tasks."""
-    dataset, evaluations = _evaluations(["GANSWER2"])
-    store = GraphStore(None)
-    ticket = store.record_experiment(
-        evaluations, dataset=dataset, dataset_name="qald-8-train-multilingual", catalogued=True
-    )
+    store, ticket, evaluations = _recorded(["GANSWER2"])
     yield store, ticket, evaluations
     store.close()
 
@@ -119,11 +121,7 @@ def small(data_dir: Path, standards_dir: Path):
 def tiny(data_dir: Path, standards_dir: Path):
     """Two systems on the first 40 questions, every experiment type they have data for: small
     enough for the published (quadratic) IC-12 query."""
-    dataset, evaluations = _evaluations(["GANSWER2", "TeBaQA"], first=40)
-    store = GraphStore(None)
-    ticket = store.record_experiment(
-        evaluations, dataset=dataset, dataset_name="qald-8-train-multilingual", catalogued=True
-    )
+    store, ticket, _ = _recorded(["GANSWER2", "TeBaQA"], first=40)
     yield store.experiment_quads(ticket.id), store.uris, ticket
     store.close()
 
