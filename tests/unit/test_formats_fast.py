@@ -27,7 +27,9 @@ from tests.unit.test_formats_fuzz import JSON_VALUES, mutate
 
 def _qald_json_files() -> list[Path]:
     found = []
-    for path in sorted(DATA.rglob("*.json")):
+    # QALD-JSON lives in these folders; others (TEXT2SPARQL result sets…) are other formats
+    folders = (DATA / "qald", DATA / "system-outputs")
+    for path in sorted(p for folder in folders for p in folder.rglob("*.json")):
         data = path.read_bytes()
         if len(data) < 20_000_000 and sniff(data, name=path.name) == "qald-json":
             found.append(path)
