@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 export GERBIL_QA_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install run test bench lint format clean
+.PHONY: install run test bench lint typecheck format clean
 
 install: $(STAMP)
 
@@ -37,6 +37,9 @@ bench: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+typecheck: install
+	$(VENV)/bin/mypy
 
 format: install
 	$(VENV)/bin/ruff check --fix .
