@@ -78,7 +78,9 @@ def k1_measure(questions: Sequence[Ranked]) -> float | None:
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     """Pearson's r; ``None`` with fewer than two pairs or a zero variance."""
     n = len(xs)
-    if n < 2:
+    # a constant variable has no variance; its mean need not equal its value in floating point
+    # (0.1 ten times averages to 0.09999999999999999), so test for constancy, not for sxx == 0
+    if n < 2 or min(xs) == max(xs) or min(ys) == max(ys):
         return None
     mx, my = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)

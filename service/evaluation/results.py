@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from service.errors import Problem
 
 if TYPE_CHECKING:
+    from service.evaluation.matchers.base import Verdict
     from service.evaluation.profiles import Profile
 
 
@@ -50,6 +51,10 @@ class QuestionScore:
     ``tp``/``fp``/``fn`` are the counts the profile matched (``None`` where a profile has no
     counts); ``gold`` and ``given`` are the compared items as displayed (N-Triples-like), for
     per-question diagnostics. ``processed`` is False when the system gave nothing for it.
+    ``n_system``/``n_gold``/``credit``/``confidence``/``verdicts`` are what the aggregates
+    are computed from besides the counts (the matcher's set sizes, a graded profile's credit,
+    the system's confidence, the verdict of each given item in rank order), kept so that
+    :mod:`service.evaluation.statistics` can recompute every aggregate on resamples.
     """
 
     question_id: str
@@ -64,6 +69,11 @@ class QuestionScore:
     gold: tuple[str, ...] = ()
     given: tuple[str, ...] = ()
     note: str | None = None
+    n_system: int | None = None
+    n_gold: int | None = None
+    credit: float | None = None
+    confidence: float | None = None
+    verdicts: tuple[Verdict, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -331,6 +331,11 @@ def evaluate(
                     processed=processed,
                     gold=judged.gold,
                     given=judged.given,
+                    n_system=judged.n_system,
+                    n_gold=judged.n_gold,
+                    credit=judged.credit,
+                    confidence=c.answer.confidence,
+                    verdicts=judged.verdicts,
                 )
             )
             if etype is ExperimentType.QA:

@@ -1,114 +1,831 @@
-"""Uncertainty of per-question averages: bootstrap confidence intervals and paired significance
-tests between two systems on the same questions, each with a recorded seed (sacrebleu style).
+"""Honest comparison: bootstrap confidence intervals and paired significance tests, vectorised.
 
-The inputs are per-question values (e.g. the ``f1`` of every scored question of a task, in
-dataset order, two systems aligned by question); macro measures are their means.
+A task's per-question records become a column table (:func:`question_table`). Every aggregate
+measure of every scoring scheme (:mod:`service.evaluation.scoring`) and the confidence and rank
+measures (:mod:`service.evaluation.confidence`) has a *twin* here that computes it from the
+columns for many resamples at once: a resample is one row of an index matrix (which rows of the
+table, in which order), and the twin maps an index matrix of shape (resamples, questions) to one
+value per row, NaN where the measure is undefined. On the identity resample every twin equals
+the scorer's point estimate (up to the order of floating-point summation); the tests hold the
+two computations together for every profile on real data.
 
->>> ci = bootstrap_ci([1.0, 0.0, 1.0, 1.0], seed=1)
->>> ci.low <= ci.estimate <= ci.high, ci.seed
-(True, 1)
+The counts ``questions``, ``skippedQuestions`` and ``errorCount`` describe the run rather than a
+sample of questions, and ``meanRuntime`` is a property of the service's calls: none of them
+gets an interval or a test.
+
+* Intervals: percentile bootstrap over questions (Efron & Tibshirani 1993, ch. 13), default
+  1,000 resamples at 95 %; resamples on which a measure is undefined are left out and counted.
+* Paired tests on the same questions: approximate randomisation (Noreen 1989; Yeh 2000 for
+  F-type measures: whole per-question records are swapped between the systems and the measure
+  recomputed), two-sided, p = (count + 1)/(R + 1), default R = 10,000; McNemar's exact binomial
+  test on the discordant questions for exact-match accuracy; a paired bootstrap on request
+  (the differences centred on the observed one, Efron & Tibshirani 1993 §16.4). A shuffle or
+  resample on which the difference is undefined counts as at least as extreme (conservative).
+* Holm's step-down correction across the pairs; tiers: the best system and every system not
+  significantly worse than it (Holm-adjusted p ≥ alpha) form tier 1, then the same on the rest.
+
+Randomness: a fresh ``numpy.random.Generator(PCG64(seed))`` for each system's intervals and for
+each pair's test, so a number never depends on which other systems were compared, and the same
+seed gives byte-identical output. The method, resamples and seed belong to a result's signature
+(:func:`interval_signature`, :func:`test_signature`), sacrebleu style.
+
+>>> from service.evaluation.results import ExperimentType, QuestionScore, TaskScores
+>>> right = QuestionScore("1", tp=1, fp=0, fn=0, precision=1.0, recall=1.0, f1=1.0,
+...                       n_system=1, n_gold=1)
+>>> wrong = QuestionScore("2", tp=0, fp=1, fn=1, precision=0.0, recall=0.0, f1=0.0,
+...                       n_system=1, n_gold=1)
+>>> task = TaskScores(ExperimentType.QA, {"macroF1": 0.75}, (right, right, right, wrong))
+>>> ci = bootstrap_intervals(question_table(task, scheme="standard"), seed=1)["macroF1"]
+>>> ci.estimate, ci.low <= 0.75 <= ci.high
+(0.75, True)
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from math import comb, isnan
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from service.evaluation.measures import Measure
+from service.evaluation.results import Measure as Value
+from service.evaluation.results import QuestionScore, TaskScores
+
+FloatArray = npt.NDArray[np.float64]
+IndexArray = npt.NDArray[np.intp]
 
 DEFAULT_SEED = 12345
+DEFAULT_RESAMPLES = 1000  # bootstrap intervals (and the paired bootstrap)
+DEFAULT_SHUFFLES = 10000  # approximate randomisation
+DEFAULT_LEVEL = 0.95
+DEFAULT_ALPHA = 0.05
+
+INTERVAL_METHOD = "bootstrap-percentile"
+TESTS: dict[str, str] = {
+    "ar": "approximate randomisation (two-sided, p = (count + 1)/(R + 1))",
+    "bootstrap": "paired bootstrap (centred, two-sided, p = (count + 1)/(B + 1))",
+    "mcnemar": "McNemar's exact binomial test on the discordant questions",
+}
+"""The paired tests by the short name the signature and the JSON ``test`` key use."""
+
+NO_INTERVAL: tuple[str, ...] = ("questions", "skippedQuestions", "errorCount", "meanRuntime")
+"""Reported measures that get no interval: counts of the run, and the calls' mean runtime."""
+
+# The random stream is drawn in blocks of this many resamples whatever the chunk a computation
+# works on, so the numbers do not depend on memory-driven chunking. Changing it changes every
+# interval and p-value for a given seed.
+_RNG_BLOCK = 64
+_CHUNK_ELEMENTS = 1 << 20  # index-matrix entries per computation chunk (bounds memory)
+_TIE = 1e-12  # a shuffled difference this close to the observed one counts as equal
+
+
+# -- the column table ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class QuestionTable:
+    """A task's scored questions as columns (one row per question, dataset order).
+
+    ``measures`` are the reported measures this table can recompute (in the task's order);
+    ``point`` the scorer's values for them.
+    """
+
+    scheme: str
+    question_ids: tuple[str, ...]
+    columns: Mapping[str, FloatArray]
+    measures: tuple[str, ...]
+    point: Mapping[str, Value]
+
+    def __len__(self) -> int:
+        return len(self.question_ids)
+
+
+_EVAL_K = {"correct": 1.0, "repeated": 0.0, "wrong": -1.0}  # confidence.py's eval(r)
+
+
+def _need(record: QuestionScore, name: str) -> Any:
+    value = getattr(record, name)
+    if value is None:
+        raise ValueError(
+            f"question {record.question_id}: the record has no {name}; statistics need the "
+            "records service.evaluation.evaluate produces"
+        )
+    return value
+
+
+def _rank_columns(records: Sequence[QuestionScore]) -> dict[str, list[float]]:
+    """Per-question terms of the confidence and rank measures, computed as confidence.py does
+    (an empty answer is one NIL item, correct iff the gold set is empty)."""
+    names = (
+        "score",
+        "top",
+        "k_term",
+        "k1_term",
+        "items",
+        "right",
+        "rr",
+        "hits1",
+        "hits5",
+        "hits10",
+    )
+    out: dict[str, list[float]] = {k: [] for k in names}
+    for rec in records:
+        n_gold = _need(rec, "n_gold")
+        if rec.verdicts:
+            items = tuple(v.value if hasattr(v, "value") else str(v) for v in rec.verdicts)
+        elif _need(rec, "n_system") > 0:
+            raise ValueError(f"question {rec.question_id}: the record has no verdicts")
+        else:
+            items = ("correct" if n_gold == 0 else "wrong",)
+        score = rec.confidence if rec.confidence is not None else 0.0
+        top_right = items[0] == "correct"
+        first = next((i for i, v in enumerate(items, start=1) if v == "correct"), None)
+        out["score"].append(score)
+        out["top"].append(1.0 if top_right else 0.0)
+        denominator = max(n_gold or 1, len(items))
+        out["k_term"].append(sum(score * _EVAL_K[v] for v in items) / denominator)
+        out["k1_term"].append(score * (1.0 if top_right else -1.0))
+        out["items"].append(float(len(items)))
+        out["right"].append(float(sum(1 for v in items if v == "correct")))
+        out["rr"].append(1.0 / first if first is not None else 0.0)
+        for k in (1, 5, 10):
+            out[f"hits{k}"].append(1.0 if first is not None and first <= k else 0.0)
+    return out
+
+
+def question_table(task: TaskScores, *, scheme: str) -> QuestionTable:
+    """The column table of ``task``'s scored questions under the scoring scheme ``scheme``
+    (``standard``, ``qald6`` or ``qald-legacy``: a profile's ``scoring.name``)."""
+    if scheme not in _TWINS:
+        raise ValueError(f"unknown scoring scheme {scheme!r}; known: {', '.join(_TWINS)}")
+    rows = [r for r in task.questions if r.precision is not None]
+    cols: dict[str, list[float]] = {k: [] for k in _BASE_COLUMNS}
+    graded = bool(rows) and all(r.credit is not None for r in rows)
+    for r in rows:
+        tp, fp, fn = _need(r, "tp"), _need(r, "fp"), _need(r, "fn")
+        n_system, n_gold = _need(r, "n_system"), _need(r, "n_gold")
+        p, rc, f = _need(r, "precision"), _need(r, "recall"), _need(r, "f1")
+        done = 1.0 if r.processed else 0.0
+        cols["tp"].append(tp)
+        cols["fp"].append(fp)
+        cols["fn"].append(fn)
+        cols["n_gold"].append(n_gold)
+        cols["precision"].append(p)
+        cols["recall"].append(rc)
+        cols["f1"].append(f)
+        cols["processed"].append(done)
+        cols["done_tp"].append(tp * done)
+        cols["done_system"].append(n_system * done)
+        cols["done_gold"].append(n_gold * done)
+        # scoring.qald_prf: an empty answer to a question with gold answers is P = 1, R = 0
+        empty = n_system == 0 and n_gold > 0
+        cols["qald_p"].append(1.0 if empty else p)
+        cols["qald_r"].append(0.0 if empty else rc)
+        # scoring.common_measures: the credit of graded profiles, else the exact-match indicator
+        exact = 1.0 if p == 1 and rc == 1 else 0.0
+        cols["accuracy"].append((r.credit or 0.0) if graded else exact)
+    twins = _TWINS[scheme]
+    names = [n for n in task.measures if n in twins]
+    if any(n in task.measures for n in _CONFIDENCE_TWINS) or any(
+        n in task.measures for n in _RANK_TWINS
+    ):
+        cols.update(_rank_columns(rows))
+    names += [n for n in task.measures if n in _CONFIDENCE_TWINS or n in _RANK_TWINS]
+    return QuestionTable(
+        scheme=scheme,
+        question_ids=tuple(r.question_id for r in rows),
+        columns={k: np.asarray(v, dtype=np.float64) for k, v in cols.items()},
+        measures=tuple(n for n in task.measures if n in names),
+        point={n: task.measures[n] for n in names},
+    )
+
+
+_BASE_COLUMNS = (
+    "tp",
+    "fp",
+    "fn",
+    "n_gold",
+    "precision",
+    "recall",
+    "f1",
+    "processed",
+    "done_tp",
+    "done_system",
+    "done_gold",
+    "qald_p",
+    "qald_r",
+    "accuracy",
+)
+
+
+def concatenated(a: QuestionTable, b: QuestionTable) -> QuestionTable:
+    """``a``'s rows then ``b``'s (for paired tests: row i of a and row n + i of b are the
+    same question); both must hold the same questions in the same order."""
+    if a.scheme != b.scheme:
+        raise ValueError(f"paired tests need one scoring scheme: {a.scheme} vs {b.scheme}")
+    if a.question_ids != b.question_ids:
+        raise ValueError(
+            f"paired tests need the same questions in the same order: {len(a)} questions vs "
+            f"{len(b)}" + ("" if len(a) != len(b) else " (the ids differ)")
+        )
+    keys = [k for k in a.columns if k in b.columns]
+    return QuestionTable(
+        scheme=a.scheme,
+        question_ids=a.question_ids + b.question_ids,
+        columns={k: np.concatenate([a.columns[k], b.columns[k]]) for k in keys},
+        measures=tuple(n for n in a.measures if n in b.measures),
+        point={},
+    )
+
+
+# -- the twins: every aggregate over an index matrix ---------------------------------------------
+
+
+class _Sample:
+    """The table's columns gathered by an index matrix, each gather and sum done once."""
+
+    def __init__(self, columns: Mapping[str, FloatArray], idx: IndexArray) -> None:
+        self._columns = columns
+        self.idx = idx
+        self.n = idx.shape[1]
+        self._taken: dict[str, FloatArray] = {}
+        self._sums: dict[str, FloatArray] = {}
+
+    def take(self, name: str) -> FloatArray:
+        got = self._taken.get(name)
+        if got is None:
+            got = self._taken[name] = self._columns[name][self.idx]
+        return got
+
+    def sum(self, name: str) -> FloatArray:
+        got = self._sums.get(name)
+        if got is None:
+            got = self._sums[name] = self.take(name).sum(axis=1)
+        return got
+
+    def mean(self, name: str) -> FloatArray:
+        return self.sum(name) / self.n
+
+
+Twin = Callable[["_Sample"], FloatArray]
+
+
+def _ratio(a: FloatArray, b: FloatArray | float) -> FloatArray:
+    """a / b, 0 where b is 0 (evaluation.rb: "if denominator == 0 then 0")."""
+    b_arr = np.broadcast_to(np.asarray(b, dtype=np.float64), a.shape)
+    return np.divide(a, b_arr, out=np.zeros_like(a), where=b_arr != 0)
+
+
+def _fscore(p: FloatArray, r: FloatArray) -> FloatArray:
+    """scoring.fscore: 2PR/(P+R), 0 when both are 0."""
+    s = p + r
+    return np.divide(2 * p * r, s, out=np.zeros_like(s), where=s != 0)
+
+
+def _standard_micro(s: _Sample) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """scoring.standard_prf on the summed counts."""
+    tp, fp, fn = s.sum("tp"), s.sum("fp"), s.sum("fn")
+    none = tp == 0
+    perfect = (none & (fp == 0) & (fn == 0)).astype(np.float64)
+    p = np.where(none, perfect, _ratio(tp, tp + fp))
+    r = np.where(none, perfect, _ratio(tp, tp + fn))
+    return p, r, np.where(none, perfect, _fscore(p, r))
+
+
+def _mean_of(column: str) -> Twin:
+    """The mean of a per-question column (macro averages, accuracy, K, K1, MRR, Hits@k)."""
+    return lambda s: s.mean(column)
+
+
+def _macro_f1_qald(s: _Sample) -> FloatArray:
+    mp, mr = s.mean("qald_p"), s.mean("qald_r")
+    return np.where(mp + mr == 0, np.nan, _fscore(mp, mr))
+
+
+def _legacy_macro_f1(s: _Sample) -> FloatArray:
+    """LegacyScoring: 0 when either mean is 0, else 2RP/(P+R) in the script's order."""
+    p, r = s.mean("precision"), s.mean("recall")
+    zero = (p == 0) | (r == 0)
+    return np.divide(2 * r * p, p + r, out=np.zeros_like(p), where=~zero)
+
+
+def _qald6(scope: str, average: str, base: str) -> Twin:
+    """Qald6Scoring: micro P = Σcorrect/Σ|user| and R = Σcorrect/Σ|gold|, macro P and R the
+    means, F the F of its P and R, over all questions or (``processed``) the processed ones."""
+
+    def twin(s: _Sample) -> FloatArray:
+        n = s.sum("processed") if scope == "processed" else float(s.n)
+        gold = s.sum("done_gold") if scope == "processed" else s.sum("n_gold")
+        if average == "micro":
+            p, r = _ratio(s.sum("done_tp"), s.sum("done_system")), _ratio(s.sum("done_tp"), gold)
+        else:
+            p, r = _ratio(s.sum("precision"), n), _ratio(s.sum("recall"), n)
+        if base == "precision":
+            return p
+        return r if base == "recall" else _fscore(p, r)
+
+    return twin
+
+
+def _cws(s: _Sample) -> FloatArray:
+    """TREC CWS: questions by confidence, highest first, ties in the resample's order."""
+    order = np.argsort(-s.take("score"), axis=1, kind="stable")
+    right = np.take_along_axis(s.take("top"), order, axis=1)
+    ranks = np.arange(1, s.n + 1, dtype=np.float64)
+    return (np.cumsum(right, axis=1) / ranks).sum(axis=1) / s.n
+
+
+def _pearson(s: _Sample) -> FloatArray:
+    """Pearson's r over every answer item (confidence, correct): each question contributes
+    ``items`` items at its confidence, ``right`` of them correct; centred sums (two-pass).
+    Undefined with fewer than two items or a constant variable."""
+    score, items, right = s.take("score"), s.take("items"), s.take("right")
+    n = s.sum("items")
+    mx = (items * score).sum(axis=1) / n
+    my = s.sum("right") / n
+    dx = score - mx[:, None]
+    sxx = (items * dx * dx).sum(axis=1)
+    syy = (right * (1 - my[:, None]) ** 2 + (items - right) * my[:, None] ** 2).sum(axis=1)
+    sxy = (dx * (right - items * my[:, None])).sum(axis=1)
+    constant = (score.max(axis=1) == score.min(axis=1)) | (s.sum("right") == 0) | (my == 1)
+    bad = constant | (n < 2) | (sxx == 0) | (syy == 0)
+    out = np.full(n.shape, np.nan)
+    np.divide(sxy, np.sqrt(sxx * syy), out=out, where=~bad)
+    return out
+
+
+_COMMON: dict[str, Twin] = {
+    "macroF1QALD": _macro_f1_qald,
+    "accuracy": _mean_of("accuracy"),
+}
+_STANDARD_MICRO: dict[str, Twin] = {
+    "microPrecision": lambda s: _standard_micro(s)[0],
+    "microRecall": lambda s: _standard_micro(s)[1],
+    "microF1": lambda s: _standard_micro(s)[2],
+}
+_TWINS: dict[str, dict[str, Twin]] = {
+    "standard": {
+        **_STANDARD_MICRO,
+        "macroPrecision": _mean_of("precision"),
+        "macroRecall": _mean_of("recall"),
+        "macroF1": _mean_of("f1"),
+        **_COMMON,
+    },
+    "qald6": {
+        Measure(base, average=average, scope=scope).name: _qald6(scope, average, base)
+        for scope in ("all", "processed")
+        for average in ("micro", "macro")
+        for base in ("precision", "recall", "f1")
+    }
+    | _COMMON,
+    "qald-legacy": {
+        **_STANDARD_MICRO,
+        "macroPrecision": _mean_of("precision"),
+        "macroRecall": _mean_of("recall"),
+        "macroF1": _legacy_macro_f1,
+        **_COMMON,
+    },
+}
+_CONFIDENCE_TWINS: dict[str, Twin] = {
+    "cws": _cws,
+    "k1": _mean_of("k1_term"),
+    "k": _mean_of("k_term"),
+    "r": _pearson,
+}
+_RANK_TWINS: dict[str, Twin] = {
+    "mrr": _mean_of("rr"),
+    **{f"hitsAt{k}": _mean_of(f"hits{k}") for k in (1, 5, 10)},
+}
+
+
+def _twin(table: QuestionTable, name: str) -> Twin:
+    for group in (_TWINS[table.scheme], _CONFIDENCE_TWINS, _RANK_TWINS):
+        if name in group:
+            return group[name]
+    if name in NO_INTERVAL:
+        raise ValueError(f"{name} is a count of the run: it has no interval and no test")
+    raise ValueError(
+        f"no resampled computation of {name!r} under the {table.scheme} scheme; "
+        f"this table has: {', '.join(table.measures)}"
+    )
+
+
+def measure_values(
+    table: QuestionTable, names: Sequence[str], idx: IndexArray
+) -> dict[str, FloatArray]:
+    """Each measure in ``names`` on every row of the index matrix ``idx`` (NaN: undefined)."""
+    twins = {name: _twin(table, name) for name in names}
+    sample = _Sample(table.columns, idx)
+    return {name: twin(sample) for name, twin in twins.items()}
+
+
+def point_values(table: QuestionTable, names: Sequence[str] | None = None) -> dict[str, Value]:
+    """The measures on the identity resample (``None``: undefined), for checking the twins."""
+    chosen = list(table.measures if names is None else names)
+    if not len(table):
+        return dict.fromkeys(chosen)
+    identity = np.arange(len(table), dtype=np.intp)[None, :]
+    return {k: _scalar(v[0]) for k, v in measure_values(table, chosen, identity).items()}
+
+
+def _scalar(value: np.floating[Any] | float) -> float | None:
+    out = float(value)
+    return None if isnan(out) else out
+
+
+# -- random index matrices -----------------------------------------------------------------------
+
+
+def _generator(seed: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def _chunks(total: int, width: int) -> Iterator[int]:
+    """Chunk sizes (multiples of the RNG block) covering ``total`` resamples of ``width``."""
+    per = max(1, _CHUNK_ELEMENTS // max(1, width * _RNG_BLOCK)) * _RNG_BLOCK
+    done = 0
+    while done < total:
+        size = min(per, total - done)
+        yield size
+        done += size
+
+
+def _draw(rng: np.random.Generator, rows: int, make: Callable[[int], np.ndarray]) -> np.ndarray:
+    """``rows`` rows drawn as consecutive blocks of ``_RNG_BLOCK`` (the last may be short)."""
+    parts = [make(min(_RNG_BLOCK, rows - start)) for start in range(0, rows, _RNG_BLOCK)]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _bootstrap_indices(rng: np.random.Generator, rows: int, n: int) -> IndexArray:
+    return _draw(rng, rows, lambda k: rng.integers(0, n, size=(k, n), dtype=np.intp))
+
+
+def _swaps(rng: np.random.Generator, rows: int, n: int) -> npt.NDArray[np.bool_]:
+    return _draw(rng, rows, lambda k: rng.integers(0, 2, size=(k, n), dtype=np.bool_))
+
+
+# -- intervals -----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Interval:
-    """A percentile bootstrap interval of the mean, with what it took to reproduce it."""
+    """A percentile bootstrap interval of one measure, with what it takes to reproduce it.
 
-    estimate: float
-    low: float
-    high: float
-    confidence: float
-    samples: int
+    ``undefined`` counts the resamples on which the measure was undefined (left out of the
+    percentiles); ``low``/``high`` are ``None`` when the estimate itself is undefined.
+    """
+
+    measure: str
+    estimate: float | None
+    low: float | None
+    high: float | None
+    level: float
+    resamples: int
     seed: int
+    undefined: int = 0
+
+    def to_json(self) -> list[float | None]:
+        """The contract's ``[low, high]``."""
+        return [self.low, self.high]
+
+
+def bootstrap_intervals(
+    table: QuestionTable,
+    *,
+    measures: Sequence[str] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Interval]:
+    """Percentile bootstrap intervals over questions for ``measures`` (default: every measure
+    the table can recompute), each estimate the scorer's own value."""
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, not {resamples}")
+    if not 0 < level < 1:
+        raise ValueError(f"the interval level must lie between 0 and 1, not {level}")
+    names = list(table.measures if measures is None else measures)
+    for name in names:
+        _twin(table, name)  # fail before any work on a measure without a computation
+    n = len(table)
+    estimates = {name: _estimate(table, name) for name in names}
+    if n == 0:
+        return {m: Interval(m, None, None, None, level, resamples, seed) for m in names}
+    rng = _generator(seed)
+    parts: dict[str, list[FloatArray]] = {name: [] for name in names}
+    for rows in _chunks(resamples, n):
+        values = measure_values(table, names, _bootstrap_indices(rng, rows, n))
+        for name in names:
+            parts[name].append(values[name])
+    tail = (1 - level) / 2
+    out: dict[str, Interval] = {}
+    for name in names:
+        draws = np.concatenate(parts[name])
+        defined = draws[~np.isnan(draws)]
+        estimate = estimates[name]
+        if estimate is None or not defined.size:
+            out[name] = Interval(name, estimate, None, None, level, resamples, seed, resamples)
+            continue
+        low, high = np.quantile(defined, [tail, 1 - tail])
+        undefined = resamples - int(defined.size)
+        out[name] = Interval(
+            name, estimate, float(low), float(high), level, resamples, seed, undefined
+        )
+    return out
+
+
+def _estimate(table: QuestionTable, name: str) -> float | None:
+    """The scorer's value when the table carries it, else the twin's on the identity."""
+    if name in table.point:
+        value = table.point[name]
+        return None if value is None else float(value)
+    return point_values(table, [name])[name]
+
+
+def interval_signature(
+    *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL
+) -> str:
+    """The signature fields of an interval, e.g.
+    ``ci:bootstrap-percentile|n:1000|seed:12345|level:0.95``."""
+    return f"ci:{INTERVAL_METHOD}|n:{resamples}|seed:{seed}|level:{level:g}"
+
+
+def test_signature(
+    test: str,
+    *,
+    samples: int = DEFAULT_SHUFFLES,
+    seed: int = DEFAULT_SEED,
+    alpha: float = DEFAULT_ALPHA,
+) -> str:
+    """The signature fields of a comparison's paired tests, e.g.
+    ``test:ar|n:10000|seed:12345|correction:holm|alpha:0.05`` (McNemar is exact: no n, seed)."""
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
+    drawn = "" if test == "mcnemar" else f"|n:{samples}|seed:{seed}"
+    return f"test:{test}{drawn}|correction:holm|alpha:{alpha:g}"
+
+
+test_signature.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+# -- paired tests ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class Comparison:
-    """A paired test of ``mean(a) - mean(b)``: the observed difference and its p-value."""
+class PairedTest:
+    """A paired test of ``measure(a) - measure(b)`` on the same questions."""
 
-    difference: float
-    p_value: float
-    method: str  # "paired-bootstrap" or "approximate-randomisation"
-    samples: int
-    seed: int
-
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values)
+    measure: str
+    difference: float | None
+    p_value: float | None
+    test: str  # a key of TESTS
+    samples: int  # shuffles or resamples drawn (0 for McNemar)
+    seed: int | None  # None for McNemar (exact)
 
 
-def _check(values: Sequence[float]) -> None:
-    if not values:
-        raise ValueError("no values: nothing to resample")
+def _difference(a: QuestionTable, b: QuestionTable, measure: str) -> float | None:
+    va, vb = _estimate(a, measure), _estimate(b, measure)
+    return None if va is None or vb is None else va - vb
 
 
-def bootstrap_ci(
-    values: Sequence[float],
-    *,
-    confidence: float = 0.95,
-    samples: int = 1000,
-    seed: int = DEFAULT_SEED,
-) -> Interval:
-    """Percentile bootstrap interval of the mean of ``values`` (Efron & Tibshirani 1993)."""
-    _check(values)
-    rng = random.Random(seed)
-    n = len(values)
-    means = sorted(_mean([values[rng.randrange(n)] for _ in range(n)]) for _ in range(samples))
-    tail = (1 - confidence) / 2
-    low = means[int(tail * (samples - 1))]
-    high = means[round((1 - tail) * (samples - 1))]
-    return Interval(_mean(values), low, high, confidence, samples, seed)
-
-
-def paired_bootstrap(
-    a: Sequence[float], b: Sequence[float], *, samples: int = 1000, seed: int = DEFAULT_SEED
-) -> Comparison:
-    """Paired bootstrap test (Koehn 2004): the share of resamples of the questions in which the
-    difference of the means does not keep the observed sign (two-sided: doubled, at most 1)."""
-    _pair(a, b)
-    rng = random.Random(seed)
-    n = len(a)
-    diffs = [x - y for x, y in zip(a, b, strict=True)]
-    observed = _mean(diffs)
-    if observed == 0:
-        return Comparison(0.0, 1.0, "paired-bootstrap", samples, seed)
-    against = 0
-    for _ in range(samples):
-        d = _mean([diffs[rng.randrange(n)] for _ in range(n)])
-        if (d <= 0) if observed > 0 else (d >= 0):
-            against += 1
-    return Comparison(observed, min(1.0, 2 * against / samples), "paired-bootstrap", samples, seed)
+def _p_from_null(null: list[FloatArray], observed: float, draws: int) -> float:
+    """(count + 1)/(draws + 1), count = null differences at least as extreme (NaN counts)."""
+    values = np.concatenate(null)
+    extreme = np.isnan(values) | (np.abs(values) >= abs(observed) - _TIE)
+    return (int(extreme.sum()) + 1) / (draws + 1)
 
 
 def approximate_randomisation(
-    a: Sequence[float], b: Sequence[float], *, samples: int = 10000, seed: int = DEFAULT_SEED
-) -> Comparison:
-    """Paired approximate randomisation (Noreen 1989; Riezler & Maxwell 2005): swap each
-    question's two values with probability 1/2; p = (r + 1) / (samples + 1) where r counts the
-    shuffles whose |difference of means| is at least the observed one."""
-    _pair(a, b)
-    rng = random.Random(seed)
-    diffs = [x - y for x, y in zip(a, b, strict=True)]
-    observed = abs(_mean(diffs))
-    n = len(diffs)
-    at_least = 0
-    for _ in range(samples):
-        total = sum(d if rng.random() < 0.5 else -d for d in diffs)
-        if abs(total / n) >= observed - 1e-12:
-            at_least += 1
-    p = (at_least + 1) / (samples + 1)
-    return Comparison(_mean(diffs), p, "approximate-randomisation", samples, seed)
+    a: QuestionTable,
+    b: QuestionTable,
+    measure: str,
+    *,
+    samples: int = DEFAULT_SHUFFLES,
+    seed: int = DEFAULT_SEED,
+) -> PairedTest:
+    """Swap each question's two records with probability 1/2, recompute ``measure`` for both
+    pseudo-systems, and count the shuffles whose |difference| is at least the observed one."""
+    both = concatenated(a, b)
+    twin = _twin(a, measure)
+    observed = _difference(a, b, measure)
+    n = len(a)
+    if observed is None or n == 0:
+        return PairedTest(measure, observed, None, "ar", samples, seed)
+    rng = _generator(seed)
+    base = np.arange(n, dtype=np.intp)
+    null: list[FloatArray] = []
+    for rows in _chunks(samples, 2 * n):
+        swap = _swaps(rng, rows, n)
+        from_a = base + n * swap  # the pseudo-system a takes b's record where swapped
+        from_b = base + n * ~swap
+        va = twin(_Sample(both.columns, from_a))
+        vb = twin(_Sample(both.columns, from_b))
+        null.append(va - vb)
+    return PairedTest(measure, observed, _p_from_null(null, observed, samples), "ar", samples, seed)
 
 
-def _pair(a: Sequence[float], b: Sequence[float]) -> None:
-    _check(a)
-    if len(a) != len(b):
-        raise ValueError(f"paired tests need the same questions: {len(a)} values vs {len(b)}")
+def paired_bootstrap(
+    a: QuestionTable,
+    b: QuestionTable,
+    measure: str,
+    *,
+    samples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> PairedTest:
+    """Resample the questions (the same for both systems); the null distribution is the
+    resampled differences centred on the observed one."""
+    concatenated(a, b)  # the same questions
+    twin = _twin(a, measure)
+    observed = _difference(a, b, measure)
+    n = len(a)
+    if observed is None or n == 0:
+        return PairedTest(measure, observed, None, "bootstrap", samples, seed)
+    rng = _generator(seed)
+    null: list[FloatArray] = []
+    for rows in _chunks(samples, 2 * n):
+        idx = _bootstrap_indices(rng, rows, n)
+        null.append(twin(_Sample(a.columns, idx)) - twin(_Sample(b.columns, idx)) - observed)
+    p = _p_from_null(null, observed, samples)
+    return PairedTest(measure, observed, p, "bootstrap", samples, seed)
+
+
+def binary_accuracy(table: QuestionTable) -> bool:
+    """Whether each question's accuracy term is 0 or 1 (McNemar applies)."""
+    col = table.columns["accuracy"]
+    return bool(np.all((col == 0) | (col == 1)))
+
+
+def mcnemar(a: QuestionTable, b: QuestionTable) -> PairedTest:
+    """McNemar's exact test on accuracy: with b01 questions only ``a`` gets right and b10 only
+    ``b``, p = min(1, 2 · P(X ≤ min(b01, b10))) for X ~ Binomial(b01 + b10, 1/2); 1 with no
+    discordant question."""
+    concatenated(a, b)
+    if not (binary_accuracy(a) and binary_accuracy(b)):
+        raise ValueError("McNemar needs right/wrong questions; this accuracy is graded")
+    ra, rb = a.columns["accuracy"] == 1, b.columns["accuracy"] == 1
+    only_a, only_b = int(np.sum(ra & ~rb)), int(np.sum(rb & ~ra))
+    return PairedTest("accuracy", _difference(a, b, "accuracy"), mcnemar_p(only_a, only_b),
+                      "mcnemar", 0, None)  # fmt: skip
+
+
+def mcnemar_p(only_a: int, only_b: int) -> float:
+    """The exact two-sided McNemar p-value from the two discordant counts."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    tail = sum(comb(n, k) for k in range(min(only_a, only_b) + 1))
+    return float(min(Fraction(1), Fraction(2 * tail, 2**n)))
+
+
+def default_test(measure: str) -> str:
+    """McNemar for exact-match accuracy, approximate randomisation for everything else."""
+    return "mcnemar" if measure == "accuracy" else "ar"
+
+
+def paired_test(
+    a: QuestionTable,
+    b: QuestionTable,
+    measure: str,
+    *,
+    test: str = "auto",
+    samples: int | None = None,
+    seed: int = DEFAULT_SEED,
+) -> PairedTest:
+    """The paired test ``test`` (``auto``: :func:`default_test`, falling back to ``ar`` when
+    accuracy is graded) of ``measure`` between ``a`` and ``b``."""
+    chosen = _resolve_test(test, measure, (a, b))
+    if chosen == "mcnemar":
+        return mcnemar(a, b)
+    if chosen == "bootstrap":
+        return paired_bootstrap(a, b, measure, samples=samples or DEFAULT_RESAMPLES, seed=seed)
+    return approximate_randomisation(a, b, measure, samples=samples or DEFAULT_SHUFFLES, seed=seed)
+
+
+def _resolve_test(test: str, measure: str, tables: Sequence[QuestionTable]) -> str:
+    if test != "auto" and test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; known: auto, {', '.join(TESTS)}")
+    if test == "mcnemar" and measure != "accuracy":
+        raise ValueError(f"McNemar tests accuracy only, not {measure}")
+    if test != "auto":
+        return test
+    chosen = default_test(measure)
+    if chosen == "mcnemar" and not all(binary_accuracy(t) for t in tables):
+        return "ar"
+    return chosen
+
+
+# -- many systems: Holm and tiers ----------------------------------------------------------------
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values, in the input order (``None`` stays ``None`` and does
+    not count as a hypothesis): the i-th smallest of m becomes max over j ≤ i of
+    min(1, (m - j + 1) · p_(j))."""
+    known = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(known)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(known):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One pair of a comparison: the test of ``a`` against ``b`` and its Holm-adjusted p."""
+
+    a: str
+    b: str
+    test: PairedTest
+    p_adjusted: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "measure": self.test.measure,
+            "difference": self.test.difference,
+            "pValue": self.test.p_value,
+            "pAdjusted": self.p_adjusted,
+        }
+
+
+def tiers(
+    values: Mapping[str, float | None],
+    adjusted: Mapping[frozenset[str], float | None],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+) -> dict[str, int | None]:
+    """Tier 1 is the best system (highest value; ties in the given order) and every system not
+    significantly worse than it (adjusted p ≥ ``alpha``, or no p); then the same on the rest.
+    A system whose value is undefined gets no tier (``None``)."""
+    rest = sorted((s for s, v in values.items() if v is not None), key=lambda s: -values[s])  # type: ignore[operator]
+    out: dict[str, int | None] = dict.fromkeys(values)
+    tier = 0
+    while rest:
+        tier += 1
+        best = rest[0]
+        same = [best]
+        for s in rest[1:]:
+            p = adjusted.get(frozenset((best, s)))
+            if p is None or p >= alpha:
+                same.append(s)
+        for s in same:
+            out[s] = tier
+        rest = [s for s in rest if s not in same]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """All pairwise tests of one measure between systems, Holm-corrected, and their tiers."""
+
+    measure: str
+    test: str
+    samples: int
+    seed: int
+    alpha: float
+    pairs: tuple[Pair, ...]
+    tiers: Mapping[str, int | None]
+
+    @property
+    def signature(self) -> str:
+        return test_signature(self.test, samples=self.samples, seed=self.seed, alpha=self.alpha)
+
+
+def rank_systems(
+    tables: Mapping[str, QuestionTable],
+    measure: str,
+    *,
+    test: str = "auto",
+    samples: int | None = None,
+    seed: int = DEFAULT_SEED,
+    alpha: float = DEFAULT_ALPHA,
+) -> Ranking:
+    """Every pair of ``tables`` (in the given order, a before b) tested on ``measure`` with one
+    test for all pairs, Holm's correction across them, and the tiers."""
+    names = list(tables)
+    chosen = _resolve_test(test, measure, list(tables.values()))
+    drawn = samples or (DEFAULT_RESAMPLES if chosen == "bootstrap" else DEFAULT_SHUFFLES)
+    results = [
+        (x, y, paired_test(tables[x], tables[y], measure, test=chosen, samples=drawn, seed=seed))
+        for i, x in enumerate(names)
+        for y in names[i + 1 :]
+    ]
+    adjusted = holm([r.p_value for _, _, r in results])
+    pairs = tuple(Pair(x, y, r, p) for (x, y, r), p in zip(results, adjusted, strict=True))
+    values = {name: _estimate(t, measure) for name, t in tables.items()}
+    by_pair = {frozenset((p.a, p.b)): p.p_adjusted for p in pairs}
+    return Ranking(
+        measure=measure,
+        test=chosen,
+        samples=0 if chosen == "mcnemar" else drawn,
+        seed=seed,
+        alpha=alpha,
+        pairs=pairs,
+        tiers=tiers(values, by_pair, alpha=alpha),
+    )
