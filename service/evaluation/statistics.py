@@ -136,7 +136,7 @@ def _rank_columns(records: Sequence[QuestionScore]) -> dict[str, list[float]]:
     for rec in records:
         n_gold = _need(rec, "n_gold")
         if rec.verdicts:
-            items = tuple(v.value if hasattr(v, "value") else str(v) for v in rec.verdicts)
+            items = tuple(str(v) for v in rec.verdicts)  # Verdict is a StrEnum
         elif _need(rec, "n_system") > 0:
             raise ValueError(f"question {rec.question_id}: the record has no verdicts")
         else:
@@ -188,18 +188,16 @@ def question_table(task: TaskScores, *, scheme: str) -> QuestionTable:
         # scoring.common_measures: the credit of graded profiles, else the exact-match indicator
         exact = 1.0 if p == 1 and rc == 1 else 0.0
         cols["accuracy"].append((r.credit or 0.0) if graded else exact)
-    twins = _TWINS[scheme]
-    names = [n for n in task.measures if n in twins]
-    if any(n in task.measures for n in _CONFIDENCE_TWINS) or any(
-        n in task.measures for n in _RANK_TWINS
-    ):
+    extra = _CONFIDENCE_TWINS | _RANK_TWINS
+    if any(n in extra for n in task.measures):
         cols.update(_rank_columns(rows))
-    names += [n for n in task.measures if n in _CONFIDENCE_TWINS or n in _RANK_TWINS]
+    known = _TWINS[scheme] | extra
+    names = tuple(n for n in task.measures if n in known)
     return QuestionTable(
         scheme=scheme,
         question_ids=tuple(r.question_id for r in rows),
         columns={k: np.asarray(v, dtype=np.float64) for k, v in cols.items()},
-        measures=tuple(n for n in task.measures if n in names),
+        measures=names,
         point={n: task.measures[n] for n in names},
     )
 
@@ -586,6 +584,13 @@ class PairedTest:
     seed: int | None  # None for McNemar (exact)
 
 
+def _pair_twin(a: QuestionTable, b: QuestionTable, measure: str) -> Twin:
+    twin = _twin(a, measure)
+    if measure not in a.measures or measure not in b.measures:
+        raise ValueError(f"{measure} is not reported for both systems; it cannot be compared")
+    return twin
+
+
 def _difference(a: QuestionTable, b: QuestionTable, measure: str) -> float | None:
     va, vb = _estimate(a, measure), _estimate(b, measure)
     return None if va is None or vb is None else va - vb
@@ -609,7 +614,7 @@ def approximate_randomisation(
     """Swap each question's two records with probability 1/2, recompute ``measure`` for both
     pseudo-systems, and count the shuffles whose |difference| is at least the observed one."""
     both = concatenated(a, b)
-    twin = _twin(a, measure)
+    twin = _pair_twin(a, b, measure)
     observed = _difference(a, b, measure)
     n = len(a)
     if observed is None or n == 0:
@@ -638,7 +643,7 @@ def paired_bootstrap(
     """Resample the questions (the same for both systems); the null distribution is the
     resampled differences centred on the observed one."""
     concatenated(a, b)  # the same questions
-    twin = _twin(a, measure)
+    twin = _pair_twin(a, b, measure)
     observed = _difference(a, b, measure)
     n = len(a)
     if observed is None or n == 0:

@@ -1,0 +1,185 @@
+"""Several systems compared honestly: every measure with a bootstrap interval, every pair of
+systems tested on one measure (Holm-corrected), and tiers (issue 11).
+
+:meth:`Comparison.to_json` is the JSON contract of ``gerbil-qa compare --output json`` (keys are
+only ever added, never renamed)::
+
+    {"dataset", "profile", "signature", "seed", "resamples", "test",
+     "systems": [{"system", "results": {TYPE: {measure: value}},
+                  "intervals": {TYPE: {measure: [low, high]}}, "tier"}],
+     "pairs": [{"a", "b", "measure", "difference", "pValue", "pAdjusted"}]}
+
+``system`` is the name ``evaluate`` gave the run; ``results`` are the scorer's numbers exactly as
+``evaluate --output json`` prints them; ``intervals`` hold every measure but the counts
+(:data:`~service.evaluation.statistics.NO_INTERVAL`). The pairs and tiers are on the QA
+experiment. ``signature`` is the profile's signature followed by the interval and the test
+fields (:func:`~service.evaluation.statistics.interval_signature`,
+:func:`~service.evaluation.statistics.test_signature`).
+
+Imports NumPy (through :mod:`service.evaluation.statistics`): import this module only where a
+comparison or an interval is computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.errors import BadRequest
+from service.evaluation import statistics as st
+from service.evaluation.results import Evaluation, ExperimentType
+from service.evaluation.results import Measure as Value
+
+
+@dataclass(frozen=True, slots=True)
+class SystemResult:
+    """One system of a comparison: the scorer's numbers, their intervals, its tier."""
+
+    system: str
+    results: Mapping[ExperimentType, Mapping[str, Value]]
+    intervals: Mapping[ExperimentType, Mapping[str, st.Interval]]
+    tier: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "results": {t.value: dict(m) for t, m in self.results.items()},
+            "intervals": {
+                t.value: {name: ci.to_json() for name, ci in cis.items()}
+                for t, cis in self.intervals.items()
+            },
+            "tier": self.tier,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """The result of :func:`compare`."""
+
+    dataset: str
+    profile: str
+    signature: str
+    seed: int
+    resamples: int
+    level: float
+    systems: tuple[SystemResult, ...]
+    ranking: st.Ranking
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract (see the module docstring)."""
+        return {
+            "dataset": self.dataset,
+            "profile": self.profile,
+            "signature": self.signature,
+            "seed": self.seed,
+            "resamples": self.resamples,
+            "test": self.ranking.test,
+            "systems": [s.to_json() for s in self.systems],
+            "pairs": [p.to_json() for p in self.ranking.pairs],
+        }
+
+
+def compare(
+    evaluations: Sequence[Evaluation],
+    *,
+    measure: str = "macroF1",
+    test: str = "auto",
+    seed: int = st.DEFAULT_SEED,
+    resamples: int = st.DEFAULT_RESAMPLES,
+    samples: int | None = None,
+    level: float = st.DEFAULT_LEVEL,
+    alpha: float = st.DEFAULT_ALPHA,
+) -> Comparison:
+    """Compare the systems of ``evaluations`` (one dataset, profile and language) on
+    ``measure`` of the QA experiment.
+
+    ``resamples`` is the number of bootstrap resamples of the intervals; ``samples`` that of the
+    test (default 10,000 shuffles for ``ar``, 1,000 resamples for ``bootstrap``); ``test`` is
+    ``auto`` (McNemar for accuracy, else approximate randomisation), ``ar``, ``bootstrap`` or
+    ``mcnemar``.
+    """
+    _check(evaluations, measure=measure, test=test, resamples=resamples, level=level)
+    first = evaluations[0]
+    scheme = first.profile.scoring.name
+    systems: list[tuple[str, Evaluation, dict[ExperimentType, st.QuestionTable]]] = []
+    for ev in evaluations:
+        tables = {t: st.question_table(task, scheme=scheme) for t, task in ev.tasks.items()}
+        systems.append((ev.system, ev, tables))
+    try:
+        ranking = st.rank_systems(
+            {name: tables[ExperimentType.QA] for name, _, tables in systems},
+            measure,
+            test=test,
+            samples=samples,
+            seed=seed,
+            alpha=alpha,
+        )
+    except ValueError as err:  # e.g. McNemar asked for graded accuracy
+        raise BadRequest(str(err)) from err
+    results = tuple(
+        SystemResult(
+            system=name,
+            results={t: dict(task.measures) for t, task in ev.tasks.items()},
+            intervals={
+                t: st.bootstrap_intervals(table, resamples=resamples, level=level, seed=seed)
+                for t, table in tables.items()
+            },
+            tier=ranking.tiers[name],
+        )
+        for name, ev, tables in systems
+    )
+    signature = "|".join(
+        (
+            first.signature,
+            st.interval_signature(resamples=resamples, seed=seed, level=level),
+            ranking.signature,
+        )
+    )
+    return Comparison(
+        dataset=first.dataset,
+        profile=first.profile.name,
+        signature=signature,
+        seed=seed,
+        resamples=resamples,
+        level=level,
+        systems=results,
+        ranking=ranking,
+    )
+
+
+def _check(
+    evaluations: Sequence[Evaluation], *, measure: str, test: str, resamples: int, level: float
+) -> None:
+    """Refuse, naming the culprit, anything that would make the comparison unfair."""
+    if not evaluations:
+        raise BadRequest("nothing to compare: give at least one system's answers")
+    first = evaluations[0]
+    seen: set[str] = set()
+    for ev in evaluations:
+        where = f"system {ev.system!r}"
+        if ev.dataset != first.dataset:
+            raise BadRequest(f"{where} was scored on {ev.dataset}, not {first.dataset}")
+        if ev.signature != first.signature:
+            raise BadRequest(
+                f"{where} was scored as {ev.signature}, not {first.signature}: "
+                "compare under one profile (and KB)"
+            )
+        if ev.language != first.language:
+            raise BadRequest(f"{where} was scored in {ev.language!r}, not {first.language!r}")
+        if ev.system in seen:
+            raise BadRequest(
+                f"two systems are called {ev.system!r}; give each answer file its own name"
+            )
+        seen.add(ev.system)
+        qa = ev.tasks.get(ExperimentType.QA)
+        if qa is None or measure not in qa.measures:
+            raise BadRequest(f"{where} has no QA {measure}; compare on a measure it reports")
+    if measure in st.NO_INTERVAL:
+        raise BadRequest(f"{measure} is a count of the run; compare on a quality measure")
+    if test != "auto" and test not in st.TESTS:
+        raise BadRequest(f"unknown test {test!r}; known: auto, {', '.join(st.TESTS)}")
+    if resamples < 1:
+        raise BadRequest(f"resamples must be at least 1, not {resamples}")
+    if not 0 < level < 1:
+        raise BadRequest(f"the interval level must lie between 0 and 1, not {level}")

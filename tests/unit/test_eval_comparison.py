@@ -1,0 +1,96 @@
+"""``compare``: the six QALD-8 train systems under ``exact``, and the JSON contract of issue 11."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service.errors import BadRequest
+from service.evaluation import evaluate
+from service.evaluation.comparison import compare
+from service.evaluation.results import Evaluation
+from service.evaluation.statistics import NO_INTERVAL, holm
+from service.formats import read
+from service.model import system_run
+
+SYSTEMS = ["AskNow", "GANSWER2", "QAKIS", "QANSWER", "QASystem", "TeBaQA"]
+
+
+@pytest.fixture(scope="module")
+def qald8_exact(data_dir: Path) -> list[Evaluation]:
+    gold = read(data_dir / "qald/ag-sc_QALD/8/data/qald-8-train-multilingual.json")
+    folder = data_dir / "system-outputs" / "qald8-train"
+    return [
+        evaluate(
+            gold, system_run(read(folder / f"{s}_QALD8_Train.json"), system=s), profile="exact"
+        )
+        for s in SYSTEMS
+    ]
+
+
+def test_the_json_contract(qald8_exact: list[Evaluation]) -> None:
+    out = compare(qald8_exact, measure="macroF1").to_json()
+    assert list(out) == ["dataset", "profile", "signature", "seed", "resamples", "test",
+                         "systems", "pairs"]  # fmt: skip
+    assert (out["dataset"], out["profile"]) == ("qald-8-train-multilingual", "exact")
+    assert (out["seed"], out["resamples"], out["test"]) == (12345, 1000, "ar")
+    assert out["signature"] == (
+        qald8_exact[0].signature + "|ci:bootstrap-percentile|n:1000|seed:12345|level:0.95"
+        "|test:ar|n:10000|seed:12345|correction:holm|alpha:0.05"
+    )
+    assert [s["system"] for s in out["systems"]] == SYSTEMS
+    for entry, ev in zip(out["systems"], qald8_exact, strict=True):
+        assert list(entry) == ["system", "results", "intervals", "tier"]
+        assert entry["system"] == ev.to_json()["system"]
+        assert entry["results"] == ev.to_json()["results"]  # the scorer's numbers, unchanged
+        for etype, measures in entry["results"].items():
+            intervals = entry["intervals"][etype]
+            assert set(intervals) == set(measures) - set(NO_INTERVAL)
+            for name, (low, high) in intervals.items():
+                value = measures[name]
+                if value is None:
+                    assert low is None and high is None
+                else:
+                    assert low <= value <= high, (entry["system"], etype, name)
+    assert len(out["pairs"]) == 15
+    for pair in out["pairs"]:
+        assert list(pair) == ["a", "b", "measure", "difference", "pValue", "pAdjusted"]
+        assert pair["measure"] == "macroF1" and pair["pAdjusted"] >= pair["pValue"]
+    assert [p["pAdjusted"] for p in out["pairs"]] == holm([p["pValue"] for p in out["pairs"]])
+    assert json.dumps(out) == json.dumps(compare(qald8_exact, measure="macroF1").to_json())
+
+
+def test_tiers_of_the_qald8_train_systems(qald8_exact: list[Evaluation]) -> None:
+    tiers = {s.system: s.tier for s in compare(qald8_exact, measure="macroF1").systems}
+    # gANSWER2 (macro F1 .55) is alone at the top; AskNow (.10) alone at the bottom
+    assert tiers["GANSWER2"] == 1 and tiers["AskNow"] == max(tiers.values())
+    assert sorted(set(tiers.values())) == list(range(1, max(tiers.values()) + 1))
+    # QAKIS (.20) and TeBaQA (.18) differ by noise: one tier
+    assert tiers["QAKIS"] == tiers["TeBaQA"]
+    accuracy = compare(qald8_exact, measure="accuracy")
+    assert accuracy.ranking.test == "mcnemar" and accuracy.to_json()["test"] == "mcnemar"
+    assert "|test:mcnemar|correction:holm|alpha:0.05" in accuracy.signature
+
+
+def test_unfair_comparisons_are_refused(data_dir: Path, qald8_exact: list[Evaluation]) -> None:
+    gold = read(data_dir / "qald/ag-sc_QALD/8/data/qald-8-train-multilingual.json")
+    run = system_run(
+        read(data_dir / "system-outputs/qald8-train/TeBaQA_QALD8_Train.json"), system="TeBaQA"
+    )
+    other_profile = evaluate(gold, run, profile="qald6")
+    with pytest.raises(BadRequest, match="compare under one profile"):
+        compare([qald8_exact[0], other_profile])
+    with pytest.raises(BadRequest, match="two systems are called 'TeBaQA'"):
+        compare([qald8_exact[-1], evaluate(gold, run, profile="exact")])
+    with pytest.raises(BadRequest, match="has no QA cws"):
+        compare(qald8_exact, measure="cws")
+    with pytest.raises(BadRequest, match="count of the run"):
+        compare(qald8_exact, measure="questions")
+    with pytest.raises(BadRequest, match="unknown test"):
+        compare(qald8_exact, test="t-test")
+    with pytest.raises(BadRequest, match="McNemar tests accuracy only"):
+        compare(qald8_exact[:2], measure="macroF1", test="mcnemar")
+    with pytest.raises(BadRequest, match="nothing to compare"):
+        compare([])
