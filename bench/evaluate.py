@@ -21,7 +21,16 @@ The machine's load average is printed before and after: on a shared machine, rea
 (measured in the same run) rather than the absolute times.
 """
 
+# ruff: noqa: E402  (the imports follow the sys.path repair below, on purpose)
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path, where bench/http.py and
+# bench/statistics.py would shadow the standard library's http package and statistics module
+# (urllib, requests and rdflib import http): put the project root there before any import.
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 import argparse
 import compileall
@@ -32,15 +41,10 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import time
-from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
-# Running a script puts its folder first on sys.path, where bench/http.py would shadow the
-# standard library's http package (which urllib and requests import): put the root there.
-sys.path[0] = str(ROOT)
 DATA = Path(os.environ.get("GERBIL_QA_DATA", ROOT.parent / "shared" / "data")).resolve()
 QALD = DATA / "qald" / "ag-sc_QALD"
 TRAIN9 = QALD / "9" / "data" / "qald-9-train-multilingual.json"

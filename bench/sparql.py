@@ -17,7 +17,16 @@ Bytecode is cached in a temporary ``PYTHONPYCACHEPREFIX`` (warmed once), as an i
 package would have it, even where ``PYTHONDONTWRITEBYTECODE`` is set.
 """
 
+# ruff: noqa: E402  (the imports follow the sys.path repair below, on purpose)
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path, where bench/http.py and
+# bench/statistics.py would shadow the standard library's http package and statistics module
+# (rdflib imports http): drop that entry before any import (the root is added where needed).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse
 import glob
@@ -25,15 +34,10 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# Running a script puts its folder first on sys.path, where bench/http.py would shadow the
-# standard library's http package (which rdflib imports).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 DATA = Path(os.environ.get("GERBIL_QA_DATA", ROOT.parent / "shared" / "data")).resolve()
 TEST9 = DATA / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
 

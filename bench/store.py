@@ -21,41 +21,44 @@ Run: ``python bench/store.py [--sizes 1000,10000,100000] [--repeat 15] [--transa
 (about 30 minutes with 100k on 2 cores; ``--sizes 1000,10000`` takes 3).
 """
 
+# ruff: noqa: E402  (the imports follow the sys.path repair below, on purpose)
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path, where bench/http.py and
+# bench/statistics.py would shadow the standard library's http package and statistics module
+# (urllib, requests and rdflib import http): put the project root there before any import.
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 import argparse
 import os
 import platform
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-# Running a script puts its folder first on sys.path, where bench/http.py would shadow the
-# standard library's http package (which urllib and requests import): put the root there.
-sys.path[0] = str(ROOT)
+import pyoxigraph as ox
 
-import pyoxigraph as ox  # noqa: E402
-
-from service.evaluation.profiles import get_profile  # noqa: E402
-from service.evaluation.results import (  # noqa: E402
+from service.evaluation.profiles import get_profile
+from service.evaluation.results import (
     Evaluation,
     ExperimentType,
     QuestionScore,
     TaskScores,
 )
-from service.graph.queries import LEADERBOARD_MEASURES, leaderboard_query  # noqa: E402
-from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads  # noqa: E402
-from service.graph.store import GraphStore  # noqa: E402
-from service.graph.terms import language_iri, literal, measure_iri  # noqa: E402
-from service.graph.uris import Uris  # noqa: E402
-from service.model import AnswerSet, Dataset, Question, QuestionText, Term  # noqa: E402
+from service.graph.queries import LEADERBOARD_MEASURES, leaderboard_query
+from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
+from service.graph.store import GraphStore
+from service.graph.terms import language_iri, literal, measure_iri
+from service.graph.uris import Uris
+from service.model import AnswerSet, Dataset, Question, QuestionText, Term
 
+ROOT = Path(__file__).resolve().parent.parent
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 QB = "http://purl.org/linked-data/cube#"
 PROV = "http://www.w3.org/ns/prov#"
