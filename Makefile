@@ -33,6 +33,7 @@ bench: install
 	$(PY) bench/store.py
 	$(PY) bench/http.py
 	$(PY) bench/systems.py
+	$(PY) bench/statistics.py
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -79,7 +79,7 @@ NO_INTERVAL: tuple[str, ...] = ("questions", "skippedQuestions", "errorCount", "
 # works on, so the numbers do not depend on memory-driven chunking. Changing it changes every
 # interval and p-value for a given seed.
 _RNG_BLOCK = 64
-_CHUNK_ELEMENTS = 1 << 20  # index-matrix entries per computation chunk (bounds memory)
+_CHUNK_ELEMENTS = 1 << 18  # index-matrix entries per chunk: bounds memory, stays in cache
 _TIE = 1e-12  # a shuffled difference this close to the observed one counts as equal
 
 
@@ -262,7 +262,12 @@ class _Sample:
     def sum(self, name: str) -> FloatArray:
         got = self._sums.get(name)
         if got is None:
-            got = self._sums[name] = self.take(name).sum(axis=1)
+            # a gathered matrix is kept only when a twin asked for it: a sum alone needs no
+            # copy kept alive (freed memory is reused, fresh pages cost more than the gather)
+            whole = self._taken.get(name)
+            if whole is None:
+                whole = self._columns[name][self.idx]
+            got = self._sums[name] = whole.sum(axis=1)
         return got
 
     def mean(self, name: str) -> FloatArray:
