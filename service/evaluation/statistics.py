@@ -775,7 +775,8 @@ def tiers(
     """Tier 1 is the best system (highest value; ties in the given order) and every system not
     significantly worse than it (adjusted p ≥ ``alpha``, or no p); then the same on the rest.
     A system whose value is undefined gets no tier (``None``)."""
-    rest = sorted((s for s, v in values.items() if v is not None), key=lambda s: -values[s])  # type: ignore[operator]
+    defined = {s: v for s, v in values.items() if v is not None}
+    rest = sorted(defined, key=lambda s: -defined[s])  # stable: ties keep the given order
     out: dict[str, int | None] = dict.fromkeys(values)
     tier = 0
     while rest:
