@@ -588,6 +588,16 @@ class PairedTest:
     samples: int  # shuffles or resamples drawn (0 for McNemar)
     seed: int | None  # None for McNemar (exact)
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "difference": self.difference,
+            "pValue": self.p_value,
+            "test": self.test,
+            "samples": self.samples,
+            "seed": self.seed,
+        }
+
 
 def _pair_twin(a: QuestionTable, b: QuestionTable, measure: str) -> Twin:
     twin = _twin(a, measure)
@@ -808,6 +818,15 @@ class Ranking:
     @property
     def signature(self) -> str:
         return test_signature(self.test, samples=self.samples, seed=self.seed, alpha=self.alpha)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "test": self.test,
+            "signature": self.signature,
+            "pairs": [p.to_json() for p in self.pairs],
+            "tiers": dict(self.tiers),
+        }
 
 
 def rank_systems(
