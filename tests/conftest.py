@@ -1,28 +1,45 @@
-"""Shared fixtures: where the real benchmark data and standards live."""
+"""Shared fixtures: where the real benchmark data and standards live. The suite's rules (what a
+layer needs, ``GERBIL_QA_SKIP``, no skip under ``CI=true``) are in ``tests/layers.py``; its hooks
+are imported here, which registers them (a hook added there is added to this import)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("GERBIL_QA_SHARED", ROOT.parent / "shared")).resolve()
-DATA = Path(os.environ.get("GERBIL_QA_DATA", SHARED / "data")).resolve()
-STANDARDS = SHARED / "standards"
-QALD = DATA / "qald" / "ag-sc_QALD"
+from tests.layers import (
+    DATA,
+    QALD,
+    SHARED,
+    STANDARDS,
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+    pytest_terminal_summary,
+)
+
+__all__ = [
+    "DATA",
+    "QALD",
+    "SHARED",
+    "STANDARDS",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_make_collect_report",
+    "pytest_runtest_makereport",
+    "pytest_terminal_summary",
+]
 
 
+# A test asking for one of these needs the shared folder: when the folder is missing the run
+# stops before any test runs (tests/layers.py), so here it is there.
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    if not DATA.is_dir():
-        pytest.skip(f"real benchmark data not found at {DATA}")
     return DATA
 
 
 @pytest.fixture(scope="session")
 def standards_dir() -> Path:
-    if not STANDARDS.is_dir():
-        pytest.skip(f"standards not found at {STANDARDS}")
     return STANDARDS

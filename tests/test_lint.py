@@ -18,7 +18,7 @@ def _ruff() -> list[str]:
         return [str(exe)]
     found = shutil.which("ruff")
     if not found:
-        pytest.skip("ruff is not installed")
+        pytest.fail("ruff is not installed: run `make install` (it is in the test extra)")
     return [found]
 
 

@@ -24,8 +24,6 @@ from service.model import (
 )
 from tests.conftest import DATA, QALD
 
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"no benchmark data at {DATA}")
-
 FOLDERS = ("qald", "lcquad1", "poleval2021", "system-outputs")
 MALFORMED = QALD / "5/data/qald-5_train_raw.xml"
 # Files in those folders that hold no questions (lexicons, score tables, licences, notes).

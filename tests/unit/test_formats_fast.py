@@ -36,7 +36,7 @@ def _qald_json_files() -> list[Path]:
     return found
 
 
-FILES = _qald_json_files() if DATA.is_dir() else []
+FILES = _qald_json_files() if DATA.is_dir() else []  # none: the run stops (tests/layers.py)
 
 
 def _careful(monkeypatch: pytest.MonkeyPatch, source: Path | bytes) -> Any:
@@ -63,8 +63,6 @@ def _agrees(item: Any) -> bool:
 
 
 def test_there_are_real_qald_json_files() -> None:
-    if not DATA.is_dir():
-        pytest.skip("shared data not available")
     assert len(FILES) >= 20
     assert QALD / "9" / "data" / "qald-9-test-multilingual.json" in FILES
 
@@ -81,8 +79,6 @@ def test_real_file_reads_the_same_without_the_fast_path(
 def test_fast_path_takes_most_real_questions() -> None:
     """Not a correctness check: the fast path must be the common case to be worth having."""
     path = QALD / "9" / "data" / "qald-9-test-multilingual.json"
-    if not path.is_file():
-        pytest.skip("shared data not available")
     items = json.loads(path.read_bytes())["questions"]
     taken = sum(_agrees(item) for item in items)
     assert taken >= 0.9 * len(items)

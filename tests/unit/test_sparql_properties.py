@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +97,6 @@ def _real_queries() -> list[str]:
 REAL = _real_queries()
 
 
-@pytest.mark.skipif(not REAL, reason=f"real benchmark data not found at {DATA}")
 @SETTINGS
 @given(st.data())
 def test_mutated_real_queries(data: st.DataObject) -> None:
@@ -123,8 +121,7 @@ def test_mutated_real_queries(data: st.DataObject) -> None:
 
 def test_every_real_query_sample_parses_in_the_lenient_dialect() -> None:
     """The unmutated sample itself is accepted (so the mutations start from valid queries)."""
-    if not REAL:
-        pytest.skip(f"real benchmark data not found at {DATA}")
+    assert REAL, f"no QALD-9 test or LC-QuAD 1 test file under {DATA}"
     rejected = []
     for text in REAL:
         try:

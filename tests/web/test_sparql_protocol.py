@@ -99,8 +99,6 @@ BAD_TESTS = [t for t in TESTS if t.id.startswith("bad_")]
 
 
 def test_the_whole_suite_is_run() -> None:
-    if not TESTS:
-        pytest.skip(f"protocol manifest not found at {PROTOCOL}")
     assert len(TESTS) == 34
     assert len(QUERY_TESTS) + len(UPDATE_TESTS) + len(BAD_TESTS) == 34
 
@@ -278,8 +276,7 @@ def test_browser_gets_the_query_page(server) -> None:
 
 
 def test_protocol_files_exist() -> None:
-    if not PROTOCOL.is_file():
-        pytest.skip("standards not available")
+    assert PROTOCOL.is_file()
     for name in ("data1.nt", "data2.nt", "data3.nt"):
         assert (Path(PROTOCOL).parent / name).is_file()
 
