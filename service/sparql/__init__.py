@@ -31,9 +31,16 @@ if TYPE_CHECKING:
     from typing import Literal
 
     Dialect = Literal["lenient", "strict"]
+    Escapes = Literal["everywhere", "in_terms"]
 
 
-def parse_query(text: str, *, dialect: Dialect = "lenient", base: str | None = None) -> ParsedQuery:
+def parse_query(
+    text: str,
+    *,
+    dialect: Dialect = "lenient",
+    base: str | None = None,
+    escapes: Escapes = "everywhere",
+) -> ParsedQuery:
     """Parse one SPARQL 1.1 query (not an update) and return its facts.
 
     ``dialect="strict"`` accepts exactly SPARQL 1.1 Query: the grammar of §19.8 plus its static
@@ -59,12 +66,15 @@ def parse_query(text: str, *, dialect: Dialect = "lenient", base: str | None = N
     - breaches of the static rules above (Virtuoso groups by an ungrouped projected variable
       implicitly).
 
-    ``base`` is the base IRI for relative IRIs when the query has no BASE. Raises
+    ``base`` is the base IRI for relative IRIs when the query has no BASE. ``escapes`` says
+    where ``\\u``/``\\U`` code point escapes are read: ``"everywhere"`` before tokenizing, as
+    §19.2 says; ``"in_terms"`` only inside IRIs and strings, as Oxigraph reads them (the public
+    endpoint's guard must read a query exactly as the engine that runs it). Raises
     :class:`SparqlSyntaxError` for anything else, including too deep nesting.
     """
     if dialect not in ("lenient", "strict"):
         raise ValueError(f"unknown SPARQL dialect {dialect!r}: expected 'lenient' or 'strict'")
-    parser = Parser(text, strict=dialect == "strict", base=base)
+    parser = Parser(text, strict=dialect == "strict", base=base, escapes=escapes)
     try:
         return parser.parse()
     except RecursionError:

@@ -42,31 +42,38 @@ _SPACE = r"(?:[ \t\r\n]++|#[^\r\n]*+)*+"
 _SKIP_SPACE = re.compile(_SPACE)
 # Order matters (see the module docstring). Top-level groups only, so ``lastgroup`` names them.
 # The leading whitespace is part of each match (not a token of its own): half the matches.
-_TOKEN = re.compile(
-    _SPACE
-    + "(?:"
-    + "|".join(
-        [
-            r'(?P<IRIREF><[^<>"{}|^`\\\x00-\x20]*>)',
-            rf"(?P<PNAME>(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?)",
-            rf"(?P<BLANK_NODE_LABEL>_:{_U_DIGIT}(?:{_CHARS_DOT}*{_CHARS})?)",  # [142]
-            rf"(?P<VAR>[?$]{_U_DIGIT}+)",  # [143], [144], [166]
-            r"(?P<LANGTAG>@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*)",
-            rf"(?P<DOUBLE>[+-]?(?:[0-9]+\.[0-9]*{_EXPONENT}|\.[0-9]+{_EXPONENT}|[0-9]+{_EXPONENT}))",
-            r"(?P<DECIMAL>[+-]?[0-9]*\.[0-9]+)",
-            r"(?P<INTEGER>[+-]?[0-9]+)",
-            r"(?P<STRING_LONG1>'''(?:(?:'|'')?(?:[^'\\]|\\[\s\S]))*''')",
-            r'(?P<STRING_LONG2>"""(?:(?:"|"")?(?:[^"\\]|\\[\s\S]))*""")',
-            r"(?P<STRING1>'(?:[^'\\\n\r]|\\[^\n\r])*')",
-            r'(?P<STRING2>"(?:[^"\\\n\r]|\\[^\n\r])*")',
-            rf"(?P<NIL>\({_WS}*\))",
-            rf"(?P<ANON>\[{_WS}*\])",
-            r"(?P<WORD>[A-Za-z][A-Za-z0-9_]*)",
-            r"(?P<PUNCT>\^\^|&&|\|\||!=|<=|>=|[{}()\[\];,.=<>!+\-*/^|?])",
-        ]
-    )
-    + ")"
+_IRIREF = r'<[^<>"{}|^`\\\x00-\x20]*>'  # [139]
+# [139] IRIREF with [27] UCHAR escapes, as an engine that reads code point escapes only inside
+# IRIs and strings (Oxigraph) sees it (see ``Tokens``).
+_IRIREF_UCHAR = r'<(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>'
+_OTHER_TERMINALS = "|".join(
+    [
+        rf"(?P<PNAME>(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?)",
+        rf"(?P<BLANK_NODE_LABEL>_:{_U_DIGIT}(?:{_CHARS_DOT}*{_CHARS})?)",  # [142]
+        rf"(?P<VAR>[?$]{_U_DIGIT}+)",  # [143], [144], [166]
+        r"(?P<LANGTAG>@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*)",
+        rf"(?P<DOUBLE>[+-]?(?:[0-9]+\.[0-9]*{_EXPONENT}|\.[0-9]+{_EXPONENT}|[0-9]+{_EXPONENT}))",
+        r"(?P<DECIMAL>[+-]?[0-9]*\.[0-9]+)",
+        r"(?P<INTEGER>[+-]?[0-9]+)",
+        r"(?P<STRING_LONG1>'''(?:(?:'|'')?(?:[^'\\]|\\[\s\S]))*''')",
+        r'(?P<STRING_LONG2>"""(?:(?:"|"")?(?:[^"\\]|\\[\s\S]))*""")',
+        r"(?P<STRING1>'(?:[^'\\\n\r]|\\[^\n\r])*')",
+        r'(?P<STRING2>"(?:[^"\\\n\r]|\\[^\n\r])*")',
+        rf"(?P<NIL>\({_WS}*\))",
+        rf"(?P<ANON>\[{_WS}*\])",
+        r"(?P<WORD>[A-Za-z][A-Za-z0-9_]*)",
+        r"(?P<PUNCT>\^\^|&&|\|\||!=|<=|>=|[{}()\[\];,.=<>!+\-*/^|?])",
+    ]
 )
+_TOKEN = re.compile(f"{_SPACE}(?:(?P<IRIREF>{_IRIREF})|{_OTHER_TERMINALS})")
+_token_in_terms: re.Pattern[str] | None = None  # compiled when first needed (import budget)
+
+
+def _in_terms_pattern() -> re.Pattern[str]:
+    global _token_in_terms
+    if _token_in_terms is None:
+        _token_in_terms = re.compile(f"{_SPACE}(?:(?P<IRIREF>{_IRIREF_UCHAR})|{_OTHER_TERMINALS})")
+    return _token_in_terms
 
 
 def words(text: str) -> frozenset[str]:
@@ -122,15 +129,38 @@ class Tokens:
     ``kinds[i]`` is a terminal name (``IRIREF``, ``PNAME``, ``VAR``, ``STRING2``…), an upper-cased
     keyword (``SELECT``), ``a``, a punctuation string (``{``, ``^^``) or ``EOF``; ``texts[i]`` is
     the matched source text; ``offsets[i]`` its offset in the escape-expanded text.
+
+    ``escapes``: where ``\\u``/``\\U`` code point escapes are read. ``"everywhere"`` is §19.2:
+    they are replaced before tokenizing, so ``\\u0053ERVICE`` is the keyword and ``"\\u0022"``
+    closes a string. ``"in_terms"`` is how Oxigraph reads them: only inside IRIs and strings
+    (the token keeps the escape; the parser decodes it), anywhere else they are an error.
     """
 
-    __slots__ = ("_shifts", "kinds", "lenient", "notes", "offsets", "original", "text", "texts")
+    __slots__ = (
+        "_shifts",
+        "escapes",
+        "kinds",
+        "lenient",
+        "notes",
+        "offsets",
+        "original",
+        "text",
+        "texts",
+    )
 
-    def __init__(self, original: str, *, lenient: bool = False) -> None:
+    def __init__(
+        self, original: str, *, lenient: bool = False, escapes: str = "everywhere"
+    ) -> None:
+        if escapes not in ("everywhere", "in_terms"):
+            raise ValueError(f"escapes must be 'everywhere' or 'in_terms', not {escapes!r}")
         self.original = original
         self.lenient = lenient
+        self.escapes = escapes
         self.notes: list[str] = []  # what the lenient dialect accepted while tokenizing
-        self.text, self._shifts = _expand_codepoint_escapes(original)
+        if escapes == "everywhere":
+            self.text, self._shifts = _expand_codepoint_escapes(original)
+        else:
+            self.text, self._shifts = original, []
         self.kinds: list[str] = []
         self.texts: list[str] = []
         self.offsets: list[int] = []
@@ -151,7 +181,7 @@ class Tokens:
         kinds, texts, offsets = self.kinds, self.texts, self.offsets
         keywords = KEYWORDS
         end = len(text)
-        match = _TOKEN.match
+        match = (_TOKEN if self.escapes == "everywhere" else _in_terms_pattern()).match
         while pos < end:
             m = match(text, pos)
             if m is None:  # only whitespace left, or a character no token starts with

@@ -12,6 +12,7 @@ few unambiguous Virtuoso habits and says so in ``leniencies``; see :func:`parse_
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 
 from service.sparql.errors import SparqlSyntaxError
@@ -80,6 +81,8 @@ _BUILTINS = (
 _UPDATES = frozenset(
     {"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY", "WITH"}
 )
+_UCHAR = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
+_HEX = re.compile("[0-9A-Fa-f]+")
 _ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 
 _Tree = tuple  # a path while it is parsed: ("iri", s) | ("seq"|"alt", [..]) | ("inv", t) | ...
@@ -134,8 +137,10 @@ class _Select:
 class Parser:
     """Parses one query text; :meth:`parse` returns the :class:`ParsedQuery`."""
 
-    def __init__(self, text: str, *, strict: bool, base: str | None) -> None:
-        tokens = Tokens(text, lenient=not strict)
+    def __init__(
+        self, text: str, *, strict: bool, base: str | None, escapes: str = "everywhere"
+    ) -> None:
+        tokens = Tokens(text, lenient=not strict, escapes=escapes)
         self.tokens = tokens
         self.kinds = tokens.kinds
         self.texts = tokens.texts
@@ -1375,6 +1380,10 @@ class Parser:
                 return "".join(out)
             out.append(body[at:slash])
             char = body[slash + 1 : slash + 2]
+            if char in "uU" and self.tokens.escapes == "in_terms":
+                at = slash + (6 if char == "u" else 10)
+                out.append(self._code_point(body[slash:at], offset + slash))
+                continue
             if char not in _ECHAR:
                 raise self.tokens.error(
                     offset + slash,
@@ -1384,6 +1393,17 @@ class Parser:
             out.append(_ECHAR[char])
             at = slash + 2
 
+    def _code_point(self, escape: str, offset: int) -> str:
+        """The character of a ``\\uXXXX``/``\\UXXXXXXXX`` escape inside a string or an IRI."""
+        digits = escape[2:]
+        length = 4 if escape[1:2] == "u" else 8
+        code = int(digits, 16) if len(digits) == length and _HEX.fullmatch(digits) else -1
+        if not 0 <= code <= 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            raise self.tokens.error(
+                offset, f"invalid code point escape {escape!r}", "a Unicode scalar value"
+            )
+        return chr(code)
+
     # [136] iri ::= IRIREF | PrefixedName
     def _iri(self) -> str:
         kind = self.kinds[self.i]
@@ -1391,6 +1411,9 @@ class Parser:
         if kind == "IRIREF":
             self.i += 1
             iri = text[1:-1]
+            if "\\" in iri:  # [27] UCHAR, left in the token when escapes are read "in_terms"
+                start = self.tokens.offsets[self.i - 1] + 1
+                iri = _UCHAR.sub(lambda m: self._code_point(m.group(), start + m.start()), iri)
             if self.base is not None and not is_absolute(iri):
                 return resolve(self.base, iri)
             return iri

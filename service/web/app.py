@@ -27,6 +27,7 @@ SNAPSHOT_DIR = ".public-snapshots"
 def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: Any = None) -> Flask:
     """Build the app. ``graph`` may be an open ``GraphStore`` on disk (tests preload one)."""
     from service.graph.store import GraphStore
+    from service.web.isolation import DEFAULT_MECHANISMS
     from service.web.public_view import PublicView
     from service.web.query_pool import QueryPool
 
@@ -49,6 +50,11 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
         timeout=cfg.sparql_timeout,
         queue_timeout=cfg.sparql_queue_timeout,
         memory_mb=cfg.sparql_memory_mb,
+        long_slots=cfg.sparql_long_queries or None,
+        quick_seconds=cfg.sparql_quick_seconds,
+        # requests waiting for a long slot hold an HTTP thread each: keep most threads free
+        long_waiting=max(1, cfg.threads // 4),
+        isolation=DEFAULT_MECHANISMS if cfg.sparql_network_isolation else (),
     )
     view = PublicView(
         graph.public,

@@ -28,12 +28,25 @@ class WebConfig:
     host: str = "127.0.0.1"
     port: int = 8080
     threads: int = 8  # waitress worker threads
+    # Connections (waitress; see serving.py and the reverse proxy in README): at most
+    # connection_limit open at once, each closed after channel_timeout seconds without traffic.
+    connection_limit: int = 1000
+    channel_timeout: float = 30.0
     # SPARQL endpoint limits (DESIGN §4: a hard time limit and a result-size limit per query).
     sparql_workers: int = 2  # processes that run public queries and can be killed
     sparql_timeout: float = 10.0  # seconds before a query's process is killed
     sparql_max_bytes: int = 16 * 1024 * 1024  # serialised result size limit
     sparql_memory_mb: int = 1024  # resident-memory limit of each query process (0: none)
     sparql_queue_timeout: float = 10.0  # seconds a request waits for a free worker (else 503)
+    # Fair service (query_pool.py): a query running past sparql_quick_seconds is "long" and needs
+    # one of sparql_long_queries slots (default: workers - 1), so a worker stays for quick ones.
+    sparql_long_queries: int = 0  # 0: sparql_workers - 1
+    sparql_quick_seconds: float = 0.5
+    # Queries past these are refused before any engine sees them (sparql_guard.py): 400.
+    sparql_max_query_bytes: int = 64 * 1024
+    sparql_max_depth: int = 64  # nesting of { }, ( ) and [ ]
+    # Worker processes have no network (isolation.py); off only where no mechanism exists.
+    sparql_network_isolation: bool = True
     sparql_cache_entries: int = 256  # results of public queries kept until the next write (0: off)
     runner_workers: int = 2  # experiments evaluated at the same time
     admin_token: str | None = None  # grants owner rights on every experiment (operator)

@@ -26,6 +26,7 @@ from service import mediatypes
 from service.errors import BadRequest, Forbidden, ServiceError
 from service.web import conneg
 from service.web.query_pool import QueryJob
+from service.web.sparql_guard import QueryFacts
 from service.web.sparql_guard import inspect_query_cached as inspect_query
 from service.web.state import services
 
@@ -231,7 +232,7 @@ def answer_query(state: Services, req: Request, operation: ProtocolRequest) -> Q
     """The endpoint's rules for one query operation, whoever parsed the HTTP request: SERVICE
     refused, the result format negotiated, a cached answer reused (public data only changes on
     writes, which clear the cache), else the query run in a worker process."""
-    facts = inspect_query(operation.query)
+    facts = _facts(state, operation.query)
     if facts.uses_service:
         raise Forbidden(_NO_SERVICE)
     results_format, rdf_format, html = negotiate_results(
@@ -250,13 +251,20 @@ def answer_query(state: Services, req: Request, operation: ProtocolRequest) -> Q
     key = (job.query, job.default_graphs, job.named_graphs, results_format, rdf_format)
     rendered = None if facts.volatile else state.results.get(key)
     if rendered is None:
-        outcome = state.pool.run(job)
+        outcome = state.pool.run(job, shape=facts.shape)
         media_type = _media_type_of(outcome.kind, outcome.format)
         rendered = state.results.rendered(outcome.body, f"{outcome.kind} {media_type}")
         if not facts.volatile:
             state.results.put(key, rendered)
     kind, _, media_type = rendered.content_type.partition(" ")
     return QueryAnswer(kind, rendered.body, media_type, rendered.etag, html)
+
+
+def _facts(state: Services, query: str) -> QueryFacts:
+    config = state.config
+    return inspect_query(
+        query, max_bytes=config.sparql_max_query_bytes, max_depth=config.sparql_max_depth
+    )
 
 
 ANSWER_HEADERS = (("Vary", "Accept"), ("Cache-Control", "no-cache"), *CORS_HEADERS)
@@ -299,7 +307,7 @@ class QueryFastPath:
             operation = read_protocol_request(req)
             if operation is None:
                 return self.next(environ, start_response)  # the service description
-            form = inspect_query(operation.query).form
+            form = _facts(self.state, operation.query).form
             if negotiate_results(req.args.get("format"), req.headers.get("Accept"), form)[2]:
                 return self.next(environ, start_response)  # a page for a browser
             answer = answer_query(self.state, req, operation)

@@ -9,6 +9,8 @@ past it is stopped with a message that says so.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import pyoxigraph as ox
 import pytest
 
 from service.errors import ServiceError
-from service.web.query_pool import QueryJob, QueryPool
+from service.web.query_pool import PoolBusy, QueryJob, QueryPool, QueryTimeout
 
 LIMIT_MB = 128
 
@@ -53,3 +55,65 @@ def test_a_query_past_the_limit_is_stopped_and_the_pool_recovers(pool) -> None:
     outcome = pool.run(QueryJob(query="ASK {}"), wait=30)  # a fresh worker answers
     assert b"true" in outcome.body
     assert pool.pids() != {pid}
+
+
+# --- a lane kept free for quick queries -------------------------------------------------------
+
+CARTESIAN = "SELECT (COUNT(*) AS ?n) {{ ?a ?b ?c . ?d ?e ?f . ?g ?h ?{last} }}"
+QUICK = QueryJob(query="SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")
+
+
+@pytest.fixture()
+def lanes(pool) -> Iterator[QueryPool]:
+    two = QueryPool(size=2, timeout=4, quick_seconds=0.3, long_waiting=1)
+    two.set_snapshot(pool.snapshot)
+    yield two
+    two.close()
+
+
+def _in_thread(pool: QueryPool, job: QueryJob, shape: int, out: dict) -> threading.Thread:
+    def run() -> None:
+        try:
+            out[shape] = pool.run(job, shape=shape)
+        except ServiceError as err:
+            out[shape] = err
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def _quick_latencies(pool: QueryPool, seconds: float) -> list[float]:
+    latencies = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.monotonic()
+        assert b'"2000"' in pool.run(QUICK).body
+        latencies.append(time.monotonic() - started)
+    return latencies
+
+
+def test_long_queries_never_take_the_last_worker(lanes) -> None:
+    assert lanes.long_slots == 1
+    out: dict[int, object] = {}
+    first = _in_thread(lanes, QueryJob(CARTESIAN.format(last="i")), 1, out)
+    time.sleep(0.6)  # past quick_seconds: it holds the long slot
+    # another long query, of another shape: it starts on the free worker, passes the quick
+    # time with the slot taken, and is stopped and queued for the slot (to run later)
+    second = _in_thread(lanes, QueryJob(CARTESIAN.format(last="x")), 2, out)
+    time.sleep(0.6)
+    assert lanes.requeued == 1
+    # the same shape again waits for the slot from the start: quick queries keep a worker
+    third = _in_thread(lanes, QueryJob(CARTESIAN.format(last="x")), 2, out)
+    latencies = _quick_latencies(lanes, 1.5)
+    assert lanes.requeued == 1
+    assert len(latencies) >= 10 and max(latencies) < 0.25, latencies
+    # a fourth long query finds one already waiting (long_waiting=1): refused at once
+    with pytest.raises(PoolBusy, match="long"):
+        lanes.run(QueryJob(CARTESIAN.format(last="x")), shape=2)
+    for thread in (first, second, third):
+        thread.join(30)
+    # each long query ran to the time limit in turn, or waited past the queue time
+    assert isinstance(out[1], QueryTimeout)
+    assert isinstance(out[2], (QueryTimeout, PoolBusy))
+    assert lanes.killed >= 2

@@ -81,11 +81,15 @@ def test_service_is_refused(server) -> None:
     for query in (
         "SELECT * { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }",
         "select * { service silent <http://example.org/sparql> {} }",
-        "SELECT * { \\u0053ERVICE <http://example.org/sparql> {} }",
     ):
         response = server.get("sparql", params={"query": query})
         assert response.status_code == 403, query
         assert "SERVICE" in response.text
+    # Oxigraph reads \u escapes only inside IRIs and strings, and so does the guard: a keyword
+    # spelled with one is a syntax error (tests/reliability has the whole corpus of forms)
+    escaped = "SELECT * { \\u0053ERVICE <http://example.org/sparql> {} }"
+    response = server.get("sparql", params={"query": escaped})
+    assert response.status_code == 400 and "syntax error" in response.text
     # the word inside a string or an IRI is not the keyword
     fine = server.get("sparql", params={"query": 'ASK { ?s ?p "SERVICE" }'})
     assert fine.status_code == 200
