@@ -24,6 +24,12 @@ req/s. The script checks that all servers return the same rows.
 ``--listings 1000,10000,100000`` measures instead the latency of the listing pages (home page,
 experiment lists, a dataset's leaderboard, a system's history, systems) as the number of public
 experiments grows, on bench/store.py's synthetic stores.
+
+``--flood N`` measures instead fair service under a flood (issue 13): the latency of a simple
+uncached query (the minimal leaderboard, caches off, one client, back to back) alone, then while
+N clients send cartesian products (each with fresh variable names, stopped at the time limit),
+for ``--seconds`` each; it prints p50/p99/max, the statuses, and the target (p99 < 500 ms, no
+5xx for the simple query).
 """
 
 # ruff: noqa: E402  (the imports follow the sys.path repair below, on purpose)
@@ -382,6 +388,100 @@ def listings_bench(sizes: list[int], work: Path, *, repeat: int) -> None:
         cubes.close()
 
 
+CARTESIAN = "SELECT (COUNT(*) AS ?n) WHERE {{ ?a{n} ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }}"
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def timed_requests(port: int, query: str, *, seconds: float) -> tuple[list[float], dict[int, int]]:
+    """One client sending ``query`` back to back for ``seconds``: latencies and statuses."""
+    target = f"/sparql?query={quote(query)}"
+    headers = {"Accept": "application/sparql-results+json"}
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.monotonic()
+        conn.request("GET", target, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        latencies.append(time.monotonic() - started)
+        statuses[response.status] = statuses.get(response.status, 0) + 1
+    conn.close()
+    return latencies, statuses
+
+
+def flood_bench(work: Path, *, clients: int, seconds: float, triples: int) -> int:
+    """The simple query's latency alone and under a flood of cartesian products."""
+    if (work / "store").is_dir():
+        ids, size = stored(work / "store", base=BASE)
+    else:
+        ids, size = build_store(work / "store", base=BASE, triples=triples)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_")}
+    env.update(GERBIL_QA_SPARQL_CACHE_ENTRIES="0", GERBIL_QA_PAGE_CACHE_ENTRIES="0")
+    gerbil_qa = str(Path(sys.executable).with_name("gerbil-qa"))
+    server = subprocess.Popen(
+        [gerbil_qa, "serve", "--store", str(work / "store"), "--port", str(port), "--no-demo"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    flood_statuses: dict[int, int] = {}
+    stop = threading.Event()
+
+    def flooder(n: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        sent = 0
+        while not stop.is_set():
+            sent += 1
+            query = CARTESIAN.format(n=f"{n}_{sent}")  # a new text each time: no cache helps
+            conn.request("GET", f"/sparql?query={quote(query)}")
+            response = conn.getresponse()
+            response.read()
+            flood_statuses[response.status] = flood_statuses.get(response.status, 0) + 1
+        conn.close()
+
+    try:
+        wait_for(f"http://127.0.0.1:{port}/api/profiles")
+        timed_requests(port, LEADERBOARD, seconds=1.0)  # warm up
+        alone, alone_statuses = timed_requests(port, LEADERBOARD, seconds=seconds)
+        threads = [threading.Thread(target=flooder, args=(n,)) for n in range(clients)]
+        for thread in threads:
+            thread.start()
+        flooded, flooded_statuses = timed_requests(port, LEADERBOARD, seconds=seconds)
+        stop.set()
+        for thread in threads:
+            thread.join(120)
+    finally:
+        server.terminate()
+        server.wait(30)
+    print(
+        f"store: {size} triples, {len(ids)} experiments; simple query: the minimal leaderboard, "
+        f"caches off, one client back to back, {seconds:g} s per phase ({os.cpu_count()} CPUs)"
+    )
+    print(f"  {'':<34} {'requests':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}  statuses")
+    for label, latencies, statuses in (
+        ("alone", alone, alone_statuses),
+        (f"while {clients} clients flood", flooded, flooded_statuses),
+    ):
+        print(
+            f"  {label:<34} {len(latencies):>8} {percentile(latencies, 0.5) * 1000:>8.1f} "
+            f"{percentile(latencies, 0.99) * 1000:>8.1f} {max(latencies) * 1000:>8.1f}  "
+            f"{dict(sorted(statuses.items()))}"
+        )
+    print(f"  the flood's cartesian products: statuses {dict(sorted(flood_statuses.items()))}")
+    p99 = percentile(flooded, 0.99)
+    errors = sum(n for status, n in flooded_statuses.items() if status >= 500)
+    verdict = "met" if p99 < 0.5 and errors == 0 else "NOT met"
+    print(f"target: p99 under flood < 500 ms and no 5xx: {verdict} ({p99 * 1000:.0f} ms, {errors})")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="per target, all rounds")
@@ -398,7 +498,24 @@ def main() -> int:
         help="instead: latency of the listing pages at these numbers of synthetic experiments "
         "(e.g. 10000,100000; bench/store.py's stores)",
     )
+    parser.add_argument(
+        "--flood",
+        type=int,
+        metavar="N",
+        help="instead: the simple query's latency alone and while N clients send cartesian "
+        "products (issue 13: 2-4)",
+    )
     args = parser.parse_args()
+    if args.flood:
+        if not OUTPUTS.is_dir():
+            print(f"bench/http.py: the QALD-8 system outputs are not at {OUTPUTS}", file=sys.stderr)
+            return 2
+        work = args.reuse or Path(tempfile.mkdtemp(prefix="gqa-bench-flood-"))
+        try:
+            return flood_bench(work, clients=args.flood, seconds=args.seconds, triples=args.triples)
+        finally:
+            if args.reuse is None:
+                shutil.rmtree(work, ignore_errors=True)
     if args.listings:
         with tempfile.TemporaryDirectory(prefix="gqa-bench-listings-") as tmp:
             sizes = [int(size) for size in args.listings.split(",")]

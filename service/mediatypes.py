@@ -26,6 +26,7 @@ class RdfSyntax:
     oxigraph: str
     quads: bool = False
     aliases: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # more names clients give in format= (Virtuoso, Fuseki, …)
 
     @property
     def media_types(self) -> tuple[str, ...]:
@@ -47,6 +48,10 @@ class ResultsSyntax:
     extension: str
     oxigraph: str
     aliases: tuple[str, ...] = ()
+    # SPARQL clients ask for a results format whatever the query form (SPARQLWrapper sends
+    # format=xml, rdflib Accept: application/sparql-results+json): the RDF syntax a CONSTRUCT or
+    # DESCRIBE result then gets, as Fuseki answers (JSON -> JSON-LD, XML -> RDF/XML)
+    graph_counterpart: str | None = None
 
     @property
     def media_types(self) -> tuple[str, ...]:
@@ -59,14 +64,41 @@ class ResultsSyntax:
 
 
 TURTLE = RdfSyntax(
-    "turtle", "Turtle", "text/turtle", "ttl", "TURTLE", aliases=("application/x-turtle",)
+    "turtle",
+    "Turtle",
+    "text/turtle",
+    "ttl",
+    "TURTLE",
+    # Turtle is N3 without its extensions: an N3 reader reads it
+    aliases=("application/x-turtle", "application/turtle", "text/n3", "text/rdf+n3"),
+    names=("n3",),
 )
-JSON_LD = RdfSyntax("jsonld", "JSON-LD", "application/ld+json", "jsonld", "JSON_LD")
+JSON_LD = RdfSyntax(
+    "jsonld",
+    "JSON-LD",
+    "application/ld+json",
+    "jsonld",
+    "JSON_LD",
+    aliases=("application/x-json+ld",),
+    names=("json-ld",),
+)
 N_TRIPLES = RdfSyntax(
-    "ntriples", "N-Triples", "application/n-triples", "nt", "N_TRIPLES", aliases=("text/plain",)
+    "ntriples",
+    "N-Triples",
+    "application/n-triples",
+    "nt",
+    "N_TRIPLES",
+    aliases=("text/plain",),
+    names=("n-triples",),
 )
 RDF_XML = RdfSyntax(
-    "rdfxml", "RDF/XML", "application/rdf+xml", "rdf", "RDF_XML", aliases=("application/xml",)
+    "rdfxml",
+    "RDF/XML",
+    "application/rdf+xml",
+    "rdf",
+    "RDF_XML",
+    aliases=("application/xml",),
+    names=("rdf+xml",),
 )
 N_QUADS = RdfSyntax(
     "nquads",
@@ -89,6 +121,7 @@ RESULTS_JSON = ResultsSyntax(
     "srj",
     "JSON",
     aliases=("application/json",),
+    graph_counterpart="jsonld",
 )
 RESULTS_XML = ResultsSyntax(
     "xml",
@@ -97,6 +130,7 @@ RESULTS_XML = ResultsSyntax(
     "srx",
     "XML",
     aliases=("application/xml", "text/xml"),
+    graph_counterpart="rdfxml",
 )
 RESULTS_CSV = ResultsSyntax("csv", "CSV", "text/csv", "csv", "CSV")
 RESULTS_TSV = ResultsSyntax("tsv", "TSV", "text/tab-separated-values", "tsv", "TSV")

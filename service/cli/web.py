@@ -16,7 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Serve the store over HTTP with waitress: experiment URIs by content negotiation, "
             "the public SPARQL endpoint and the JSON API. Settings not given here come from "
             "GERBIL_QA_* environment variables (GERBIL_QA_BASE, GERBIL_QA_SPARQL_TIMEOUT, "
-            "GERBIL_QA_SPARQL_WORKERS, GERBIL_QA_ADMIN_TOKEN, GERBIL_QA_KBS, …). At first start "
+            "GERBIL_QA_SPARQL_WORKERS, GERBIL_QA_CONNECTION_LIMIT, GERBIL_QA_CHANNEL_TIMEOUT, "
+            "GERBIL_QA_ADMIN_TOKEN, GERBIL_QA_KBS, …). At first start "
             "the service computes and publishes the demo experiment (datasets/demo)."
         ),
     )
@@ -27,6 +28,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--base", metavar="URI", help="base of every URI (default http://localhost:PORT/)"
     )
     serve.add_argument("--threads", type=int, help="HTTP worker threads (8)")
+    serve.add_argument(
+        "--connection-limit",
+        type=int,
+        metavar="N",
+        help="open connections accepted at once (1000); more wait for one to close",
+    )
+    serve.add_argument(
+        "--channel-timeout",
+        type=int,
+        metavar="S",
+        help="close a connection after S seconds without traffic (30): idle keep-alive "
+        "sockets, half-sent requests",
+    )
     serve.add_argument(
         "--url-prefix",
         default="",
@@ -80,10 +94,9 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
     import signal
 
-    import waitress
-
     from service.web import close_app, create_app
     from service.web.config import ENV_PREFIX, load_config
+    from service.web.serving import create_server
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -97,6 +110,8 @@ def _serve(args: argparse.Namespace) -> int:
             "port": args.port,
             "base": args.base,
             "threads": args.threads,
+            "connection_limit": args.connection_limit,
+            "channel_timeout": args.channel_timeout,
         }.items()
         if v is not None
     }
@@ -117,20 +132,19 @@ def _serve(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    print(f"GERBIL QA serving {config.store} on http://{config.host}:{config.port}/ ", flush=True)
-    print(f"  URIs under {config.base}; SPARQL endpoint {config.base}sparql", flush=True)
+    server = None
     try:
-        waitress.serve(
-            app,
-            host=config.host,
-            port=config.port,
-            threads=config.threads,
-            url_prefix=args.url_prefix,
-            ident="gerbil-qa",
+        server = create_server(app, config, url_prefix=args.url_prefix)
+        print(
+            f"GERBIL QA serving {config.store} on http://{config.host}:{config.port}/ ", flush=True
         )
+        print(f"  URIs under {config.base}; SPARQL endpoint {config.base}sparql", flush=True)
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        if server is not None:
+            server.close()
         close_app(app)
     return 0
 

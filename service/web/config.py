@@ -31,7 +31,7 @@ class WebConfig:
     # Connections (waitress; see serving.py and the reverse proxy in README): at most
     # connection_limit open at once, each closed after channel_timeout seconds without traffic.
     connection_limit: int = 1000
-    channel_timeout: float = 30.0
+    channel_timeout: int = 30
     # SPARQL endpoint limits (DESIGN §4: a hard time limit and a result-size limit per query).
     sparql_workers: int = 2  # processes that run public queries and can be killed
     sparql_timeout: float = 10.0  # seconds before a query's process is killed

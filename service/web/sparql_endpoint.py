@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_to_bytes
 
 from flask import Blueprint, Response, render_template, request
 from werkzeug.http import HTTP_STATUS_CODES
@@ -72,6 +72,8 @@ class ProtocolRequest:
     query: str
     default_graphs: tuple[str, ...]
     named_graphs: tuple[str, ...]
+    # the format parameters clients send (``format``, and Fuseki's ``output``), in order
+    formats: tuple[str, ...] = ()
 
 
 def _decode(req: Request, body: bytes, *, what: str) -> str:
@@ -87,6 +89,21 @@ def _decode(req: Request, body: bytes, *, what: str) -> str:
         raise BadRequest(f"{what}: the body is not valid UTF-8 (byte {err.start})") from None
 
 
+def _check_utf8_parameter(query_string: bytes, name: str) -> None:
+    """400 if parameter ``name`` of the URL is not UTF-8 once percent-decoded (§2.1.1), as a
+    POST body that is not UTF-8 is."""
+    for pair in query_string.split(b"&"):
+        key, _, value = pair.partition(b"=")
+        if unquote_to_bytes(key.replace(b"+", b" ")) != name.encode():
+            continue
+        try:
+            unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise BadRequest(
+                f"the '{name}' parameter is not valid UTF-8 once percent-decoded (byte {err.start})"
+            ) from None
+
+
 def _single(values: Sequence[str], name: str) -> str | None:
     if len(values) > 1:
         raise BadRequest(f"exactly one '{name}' parameter is allowed, got {len(values)}")
@@ -100,10 +117,13 @@ def read_protocol_request(req: Request) -> ProtocolRequest | None:
         raise Forbidden(_READ_ONLY)
     default_graphs = args.getlist("default-graph-uri")
     named_graphs = args.getlist("named-graph-uri")
+    formats = [*args.getlist("format"), *args.getlist("output")]
     if req.method in ("GET", "HEAD"):
         query = _single(args.getlist("query"), "query")
         if query is None:
             return None
+        if "%" in query or "\ufffd" in query:  # werkzeug keeps bytes it cannot decode as %XX
+            _check_utf8_parameter(req.query_string, "query")
     else:
         mimetype = req.mimetype
         if mimetype == _UPDATE:
@@ -122,6 +142,7 @@ def read_protocol_request(req: Request) -> ProtocolRequest | None:
                 raise BadRequest("the form body has no 'query' parameter")
             default_graphs += [v for k, v in form if k == "default-graph-uri"]
             named_graphs += [v for k, v in form if k == "named-graph-uri"]
+            formats += [v for k, v in form if k in ("format", "output")]
         elif mimetype == _QUERY:
             if "query" in args:
                 raise BadRequest("a direct POST carries its query in the body, not in 'query'")
@@ -131,49 +152,74 @@ def read_protocol_request(req: Request) -> ProtocolRequest | None:
             raise ServiceError(
                 f"{given}: POST a query as {_FORM} (query=...) or as {_QUERY}", status=415
             )
-    return ProtocolRequest(query, tuple(default_graphs), tuple(named_graphs))
+    return ProtocolRequest(query, tuple(default_graphs), tuple(named_graphs), tuple(formats))
+
+
+def _names(syntax: mediatypes.RdfSyntax | mediatypes.ResultsSyntax) -> tuple[str, ...]:
+    """Every name a client may give ``syntax`` in ``format=``, lower case."""
+    names = (syntax.name, syntax.extension, *getattr(syntax, "names", ()), *syntax.media_types)
+    return tuple(name.lower() for name in names)
+
+
+def _graph_names() -> dict[str, str]:
+    """``format=`` names for a graph result -> pyoxigraph RDF format: the RDF syntaxes' own,
+    then the results formats clients ask for anyway, as their RDF counterparts."""
+    out = {name: s.oxigraph for s in mediatypes.RDF_SYNTAXES for name in _names(s)}
+    for results in mediatypes.RESULTS_SYNTAXES:
+        rdf = mediatypes.rdf_by_name(results.graph_counterpart or "")
+        if rdf is not None:
+            for name in _names(results):
+                out.setdefault(name, rdf.oxigraph)
+    return out
+
+
+HTML_NAMES = frozenset({"html", *conneg.HTML.media_types})
+RESULT_NAMES = {name: s.oxigraph for s in mediatypes.RESULTS_SYNTAXES for name in _names(s)}
+GRAPH_NAMES = _graph_names()
+# for Accept: the results media types a graph result answers, as their RDF counterparts
+COUNTERPARTS = tuple(
+    conneg.Representation(rdf.name, rdf.label, r.media_types, None, rdf=rdf)
+    for r in mediatypes.RESULTS_SYNTAXES
+    if (rdf := mediatypes.rdf_by_name(r.graph_counterpart or "")) is not None
+)
 
 
 @lru_cache(maxsize=512)
 def negotiate_results(
-    fmt: str | None, accept: str | None, form: str | None
+    formats: tuple[str, ...], accept: str | None, form: str
 ) -> tuple[str | None, str | None, bool]:
-    """(results format, RDF format, html) as pyoxigraph member names, for ``?format=`` and
-    ``Accept`` (cached: clients send the same few values again and again)."""
-    html_offer = (conneg.HTML,)
-    picks: list[conneg.Representation | None] = []
-    for offered in (RESULTS, GRAPH_RESULTS):
-        options = (*offered, *html_offer)
-        if fmt:
-            token = fmt.strip().lower()
-            pick = next(
-                (
-                    r
-                    for r in options
-                    if token in (r.key, r.extension) or mediatypes.bare(token) in r.media_types
-                ),
-                None,
-            )
-        else:
-            pick = conneg.choose_from_accept(accept, options, default=offered[0])
-        picks.append(pick)
-    results, graph = picks
-    wants_html = (form in ("SELECT", "ASK") and results is conneg.HTML) or (
-        form in ("CONSTRUCT", "DESCRIBE") and graph is conneg.HTML
+    """(results format, RDF format, html) as pyoxigraph member names for a ``form`` query.
+
+    As Virtuoso and Fuseki do: the first ``format``/``output`` value that names a format for
+    this query form wins (a name, an extension or a media type; SPARQLWrapper sends
+    ``format=xml`` for every form, so a results format asked for a graph result gives its RDF
+    counterpart: XML -> RDF/XML, JSON -> JSON-LD); else ``Accept``, read the same way; else 406.
+    Cached: clients send the same few values again and again."""
+    graph = form in ("CONSTRUCT", "DESCRIBE")
+    names = GRAPH_NAMES if graph else RESULT_NAMES
+    for value in formats:
+        token = mediatypes.bare(value)
+        if token in HTML_NAMES:
+            return "JSON", "TURTLE", True  # run as JSON / Turtle, render the page from that
+        member = names.get(token)
+        if member:
+            return (None, member, False) if graph else (member, None, False)
+    offered: tuple[conneg.Representation, ...] = (
+        (*GRAPH_RESULTS, *COUNTERPARTS) if graph else RESULTS
     )
-    if wants_html:  # run as JSON / Turtle and render the page from that
+    pick = conneg.choose_from_accept(accept, (*offered, conneg.HTML), default=offered[0])
+    if pick is conneg.HTML:
         return "JSON", "TURTLE", True
-    res_name = None if results in (None, conneg.HTML) else _results_member(results)
-    rdf_name = None if graph in (None, conneg.HTML) or graph.rdf is None else graph.rdf.oxigraph
-    wanted = {"SELECT": res_name, "ASK": res_name, "CONSTRUCT": rdf_name, "DESCRIBE": rdf_name}
-    if form in wanted and wanted[form] is None:
-        offered = RESULTS if form in ("SELECT", "ASK") else GRAPH_RESULTS
-        asked = f"format={fmt}" if fmt else f"Accept: {accept}"
-        raise conneg.NotAcceptable(
-            f"{asked} offers no format for a {form} result; available: "
-            + ", ".join(r.media_type for r in offered)
-        )
-    return res_name, rdf_name, False
+    if pick is not None and graph and pick.rdf is not None:
+        return None, pick.rdf.oxigraph, False
+    if pick is not None and not graph:
+        return _results_member(pick), None, False
+    asked = ", ".join(f"format={f}" for f in formats) or f"Accept: {accept}"
+    available = GRAPH_RESULTS if graph else RESULTS
+    raise conneg.NotAcceptable(
+        f"{asked} offers no format for a {form} result; available: "
+        + ", ".join(r.media_type for r in available)
+    )
 
 
 def _results_member(rep: conneg.Representation) -> str:
@@ -185,6 +231,7 @@ def _results_member(rep: conneg.Representation) -> str:
 
 @lru_cache(maxsize=64)
 def _media_type_of(kind: str, member: str) -> str:
+    syntax: mediatypes.RdfSyntax | mediatypes.ResultsSyntax
     if kind == "triples":
         syntax = next(s for s in mediatypes.RDF_SYNTAXES if s.oxigraph == member)
     else:
@@ -236,7 +283,7 @@ def answer_query(state: Services, req: Request, operation: ProtocolRequest) -> Q
     if facts.uses_service:
         raise Forbidden(_NO_SERVICE)
     results_format, rdf_format, html = negotiate_results(
-        req.args.get("format"), req.headers.get("Accept"), facts.form
+        operation.formats, req.headers.get("Accept"), facts.form
     )
     job = QueryJob(
         query=operation.query,
@@ -282,7 +329,8 @@ def endpoint() -> Response:
     response = Response(answer.body, content_type=answer.media_type)
     response.headers.update(ANSWER_HEADERS)
     response.set_etag(answer.etag)
-    return response.make_conditional(request)
+    response.make_conditional(request)  # in place: 304 when the ETag matches
+    return response
 
 
 class QueryFastPath:
@@ -308,7 +356,7 @@ class QueryFastPath:
             if operation is None:
                 return self.next(environ, start_response)  # the service description
             form = _facts(self.state, operation.query).form
-            if negotiate_results(req.args.get("format"), req.headers.get("Accept"), form)[2]:
+            if negotiate_results(operation.formats, req.headers.get("Accept"), form)[2]:
                 return self.next(environ, start_response)  # a page for a browser
             answer = answer_query(self.state, req, operation)
         except ServiceError as err:

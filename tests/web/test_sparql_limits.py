@@ -211,3 +211,20 @@ def test_memory_limit_stops_a_query_and_the_pool_recovers(server) -> None:
         time.sleep(0.1)
     assert len(pool.pids()) == 2
     assert server.get("sparql", params={"query": "ASK {}"}).status_code == 200
+
+
+def test_invalid_utf8_is_refused_in_a_get_as_in_a_post(server) -> None:
+    bad = "sparql?query=ASK%20%7B%20%3Fs%20%3Fp%20%22%FF%FE%22%20%7D"
+    for path, headers in ((bad, {}), (bad, {"Accept": "text/html"})):  # fast path and Flask
+        response = server.get(path, headers=headers)
+        assert response.status_code == 400, response.text
+        assert "not valid UTF-8" in response.text
+    posted = server.post(
+        "sparql",
+        data=b'ASK { ?s ?p "\xff\xfe" }',
+        headers={"Content-Type": "application/sparql-query"},
+    )
+    assert posted.status_code == 400 and "not valid UTF-8" in posted.text
+    # U+FFFD itself, percent-encoded as UTF-8, is a character like any other
+    fine = server.get("sparql?query=ASK%20%7B%20%3Fs%20%3Fp%20%22%EF%BF%BD%22%20%7D")
+    assert fine.status_code == 200

@@ -1,0 +1,69 @@
+"""The HTTP server for the app: waitress, with bounds on slow and idle clients.
+
+Waitress's defaults (100 connections, closed after 120 s without traffic, ``select()``) let 99
+half-sent request bodies or 120 idle sockets make the service unreachable for two minutes
+(issue 13). Here: ``connection_limit`` connections (1,000), each closed after
+``channel_timeout`` seconds without traffic (30 s; waitress checks every ``cleanup_interval``,
+set to a third of that), ``poll()`` instead of ``select()`` (which cannot watch descriptors past
+1,023), and the process's open-files limit raised to fit the connections beside the store's
+files. A client that trickles a byte now and then keeps its connection; a reverse proxy in
+front bounds those (``service/web/README.md`` has an nginx setup).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from service.web.config import WebConfig
+
+log = logging.getLogger(__name__)
+
+# descriptors beside the connections: RocksDB's files (two stores and a snapshot), the worker
+# pipes, logs
+OTHER_FILES = 2048
+
+
+def waitress_options(config: WebConfig) -> dict[str, Any]:
+    """The waitress settings for ``config`` (``waitress.create_server`` keyword arguments)."""
+    timeout = max(1, round(config.channel_timeout))
+    return {
+        "host": config.host,
+        "port": config.port,
+        "threads": config.threads,
+        "connection_limit": config.connection_limit,
+        "channel_timeout": timeout,
+        "cleanup_interval": max(1, timeout // 3),
+        "asyncore_use_poll": True,
+        "ident": "gerbil-qa",
+    }
+
+
+def raise_open_files_limit(config: WebConfig) -> int:
+    """Raise the soft limit on open files to fit ``connection_limit`` connections (up to the
+    hard limit); return the limit in force, with a warning in the log if it is too low."""
+    import resource
+
+    wanted = config.connection_limit + OTHER_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        new = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+        soft = new
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        log.warning(
+            "open files are limited to %d (hard limit): fewer than connection_limit=%d "
+            "connections and the store's files need; lower connection_limit or raise the limit",
+            soft,
+            config.connection_limit,
+        )
+    return soft
+
+
+def create_server(app: Any, config: WebConfig, **extra: Any) -> Any:
+    """A waitress server for ``app`` as ``config`` says (``extra``: more waitress settings,
+    e.g. ``url_prefix``); call ``run()`` on it."""
+    import waitress
+
+    raise_open_files_limit(config)
+    return waitress.create_server(app, **waitress_options(config), **extra)

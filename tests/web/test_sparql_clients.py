@@ -1,0 +1,188 @@
+"""SPARQL clients with their defaults against the running endpoint (issue 9, item 4).
+
+SPARQLWrapper sends ``format``, ``output`` and ``results`` parameters with every query
+(``format=xml`` by default, whatever the query form, and two values each for TSV, JSON-LD and
+RDF/XML) and an ``Accept`` header for the form; rdflib's ``SPARQLStore`` sends an ``Accept`` header
+for its ``returnFormat`` (``application/sparql-results+json`` for "json", on a CONSTRUCT too).
+Every query form (SELECT, ASK, CONSTRUCT, DESCRIBE), over GET, POST with a form body and POST with
+the query as body, in every result format each client asks for, must give the same answer.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import warnings
+from typing import Any
+from xml.dom.minidom import Document
+
+import pytest
+import rdflib
+from rdflib.compare import isomorphic
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
+from SPARQLWrapper import (
+    CSV,
+    JSON,
+    JSONLD,
+    N3,
+    POST,
+    POSTDIRECTLY,
+    RDFXML,
+    TSV,
+    TURTLE,
+    URLENCODED,
+    XML,
+    SPARQLWrapper,
+)
+
+ANSWER_TYPE = "http://w3id.org/gerbil/qa/vocab#AnswerType"  # a few, in the vocabulary
+SELECT = f"SELECT ?s WHERE {{ ?s a <{ANSWER_TYPE}> }} ORDER BY ?s"
+ASK = f"ASK {{ ?s a <{ANSWER_TYPE}> }}"
+CONSTRUCT = f"CONSTRUCT {{ ?s a <{ANSWER_TYPE}> }} WHERE {{ ?s a <{ANSWER_TYPE}> }}"
+DESCRIBE = f"DESCRIBE ?s WHERE {{ ?s a <{ANSWER_TYPE}> }}"
+METHODS = {
+    "GET": None,
+    "POST form": URLENCODED,
+    "POST query": POSTDIRECTLY,
+}
+
+
+@pytest.fixture(scope="module")
+def expected(server) -> dict[str, Any]:
+    """The answers, read from plain requests (SPARQL JSON and N-Triples)."""
+    rows = server.get("sparql", params={"query": SELECT, "format": "json"}).json()
+    out: dict[str, Any] = {
+        SELECT: {b["s"]["value"] for b in rows["results"]["bindings"]},
+    }
+    for query in (CONSTRUCT, DESCRIBE):
+        text = server.get("sparql", params={"query": query, "format": "nt"}).text
+        out[query] = rdflib.Graph().parse(data=text, format="nt")
+    assert len(out[SELECT]) >= 3 and len(out[DESCRIBE]) > len(out[CONSTRUCT]) >= 3
+    return out
+
+
+def _same(graph: rdflib.Graph, expected: rdflib.Graph) -> bool:
+    return isomorphic(graph, expected)
+
+
+def _wrapper(server, method: str, query: str, fmt: str | None) -> SPARQLWrapper:
+    sparql = SPARQLWrapper(server.url + "sparql")
+    sparql.setQuery(query)
+    if fmt is not None:
+        sparql.setReturnFormat(fmt)
+    if METHODS[method] is not None:
+        sparql.setMethod(POST)
+        sparql.setRequestMethod(METHODS[method])
+    return sparql
+
+
+def _rows(converted, fmt: str | None) -> set[str]:
+    if fmt == JSON:
+        return {b["s"]["value"] for b in converted["results"]["bindings"]}
+    if fmt in (None, XML):
+        assert isinstance(converted, Document)
+        return {node.firstChild.data for node in converted.getElementsByTagName("uri")}
+    delimiter = "\t" if fmt == TSV else ","
+    rows = list(csv.reader(io.StringIO(converted.decode("utf-8")), delimiter=delimiter))
+    return {cell.strip("<>") for row in rows[1:] for cell in row}
+
+
+def _graph(converted, fmt: str | None) -> rdflib.Graph:
+    if isinstance(converted, rdflib.Graph):
+        return converted
+    if fmt == JSON:  # JSON-LD, which SPARQLWrapper hands over as JSON
+        return rdflib.Graph().parse(data=json.dumps(converted), format="json-ld")
+    return rdflib.Graph().parse(data=converted, format="turtle")
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("fmt", [None, JSON, XML, CSV, TSV])
+def test_sparqlwrapper_select(server, expected, method, fmt) -> None:
+    result = _wrapper(server, method, SELECT, fmt).query()
+    assert _rows(result.convert(), fmt) == expected[SELECT]
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("fmt", [None, JSON, XML, CSV, TSV])
+def test_sparqlwrapper_ask(server, method, fmt) -> None:
+    converted = _wrapper(server, method, ASK, fmt).query().convert()
+    if fmt in (CSV, TSV):
+        assert converted.strip() == b"true"
+    elif fmt == JSON:
+        assert converted["boolean"] is True
+    else:
+        (boolean,) = converted.getElementsByTagName("boolean")
+        assert boolean.firstChild.data == "true"
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("query", [CONSTRUCT, DESCRIBE], ids=["construct", "describe"])
+@pytest.mark.parametrize("fmt", [None, XML, RDFXML, TURTLE, N3, JSONLD, JSON])
+def test_sparqlwrapper_graph_results(server, expected, method, query, fmt) -> None:
+    with warnings.catch_warnings():
+        # SPARQLWrapper warns that it sends Accept: */* for JSON on a CONSTRUCT
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = _wrapper(server, method, query, fmt).query()
+    media_type = result.info()["content-type"].split(";")[0]
+    wanted = {
+        None: "application/rdf+xml",
+        XML: "application/rdf+xml",
+        RDFXML: "application/rdf+xml",
+        TURTLE: "text/turtle",
+        N3: "text/turtle",
+        JSONLD: "application/ld+json",
+        JSON: "application/ld+json",
+    }[fmt]
+    assert media_type == wanted
+    assert _same(_graph(result.convert(), fmt), expected[query])
+
+
+STORE_METHODS = ("GET", "POST", "POST_FORM")
+
+
+def _store(server, method: str, return_format: str) -> rdflib.Graph:
+    store = SPARQLStore(server.url + "sparql", returnFormat=return_format, method=method)
+    return rdflib.Graph(store=store)
+
+
+@pytest.mark.parametrize("method", STORE_METHODS)
+@pytest.mark.parametrize("return_format", ["json", "xml", "csv", "tsv"])
+def test_rdflib_sparqlstore_select_and_ask(server, expected, method, return_format) -> None:
+    graph = _store(server, method, return_format)
+    assert {str(row[0]) for row in graph.query(SELECT)} == expected[SELECT]
+    if return_format in ("json", "xml"):  # rdflib reads booleans from these two only
+        assert graph.query(ASK).askAnswer is True
+
+
+@pytest.mark.parametrize("method", STORE_METHODS)
+@pytest.mark.parametrize("query", [CONSTRUCT, DESCRIBE], ids=["construct", "describe"])
+@pytest.mark.parametrize("return_format", ["json", "xml", "turtle", "application/ld+json"])
+def test_rdflib_sparqlstore_graph_results(server, expected, method, query, return_format) -> None:
+    result = _store(server, method, return_format).query(query)
+    assert _same(result.graph, expected[query])
+
+
+def test_format_parameters_follow_the_query_form(server) -> None:
+    # format=xml: SPARQL results XML for a SELECT, RDF/XML for a CONSTRUCT (Virtuoso, Fuseki)
+    for query, media_type in (
+        (SELECT, "application/sparql-results+xml"),
+        (CONSTRUCT, "application/rdf+xml"),
+    ):
+        response = server.get("sparql", params={"query": query, "format": "xml"})
+        assert response.headers["Content-Type"].split(";")[0] == media_type
+    json_ld = server.get("sparql", params={"query": CONSTRUCT, "format": "json"})
+    assert json_ld.headers["Content-Type"].startswith("application/ld+json")
+    # the first value that names a format for the form wins; unknown ones are passed over
+    several = server.get(
+        "sparql", params=[("query", CONSTRUCT), ("format", "csv"), ("output", "ttl")]
+    )
+    assert several.headers["Content-Type"].startswith("text/turtle")
+    # none fits, nor does Accept: 406, saying what was asked
+    refused = server.get(
+        "sparql", params={"query": SELECT, "format": "turtle"}, headers={"Accept": "text/turtle"}
+    )
+    assert refused.status_code == 406 and "format=turtle" in refused.text
+    # format in a POSTed form body counts too
+    posted = server.post("sparql", data={"query": CONSTRUCT, "format": "nt"})
+    assert posted.headers["Content-Type"].startswith("application/n-triples")
