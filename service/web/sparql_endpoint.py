@@ -4,8 +4,9 @@ Query operations: GET with ``query``; POST with ``application/x-www-form-urlenco
 in the body); POST with ``application/sparql-query`` (the body is the query); protocol dataset
 parameters ``default-graph-uri``/``named-graph-uri`` (SPARQL 1.1 Protocol §2.1). Updates in any
 form (an ``update`` parameter, an ``application/sparql-update`` body) get 403; ``SERVICE`` gets
-403 too. A GET without a query returns the service description (Service Description §2), or the
-HTML query page for a browser. Queries run in killable worker processes over the public view
+403 too (``sparql_guard.py`` reads the query as the engine will; the workers have no network).
+A GET without a query returns the service description (Service Description §2), or the HTML
+query page for a browser. Queries run in killable worker processes over the public view
 (``query_pool.py``, ``public_view.py``).
 """
 
@@ -474,7 +475,9 @@ def description_quads() -> list:
                 "Read-only. The default graph is the union of the public graphs (vocabulary, "
                 "catalogue, datasets, published experiments); only public graphs are named "
                 f"graphs. Limits: {state.config.sparql_timeout:g} s per query, "
-                f"{state.config.sparql_max_bytes} bytes per result. SERVICE is not allowed.",
+                f"{state.config.sparql_max_bytes} bytes per result, queries up to "
+                f"{state.config.sparql_max_query_bytes} bytes and "
+                f"{state.config.sparql_max_depth} levels of nesting. SERVICE is not allowed.",
                 language="en",
             ),
         ),
