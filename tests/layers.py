@@ -39,7 +39,7 @@ CI_ALLOWED_SKIPS: dict[str, str] = {}
 a test that cannot run in CI is a test CI does not have."""
 
 SHARED_FIXTURES = frozenset({"data_dir", "standards_dir"})
-LAYER_DIRS = ("unit", "integration", "reference", "web")
+LAYER_DIRS = ("unit", "integration", "reference", "web", "reliability")
 
 
 def ci() -> bool:
