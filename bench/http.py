@@ -100,7 +100,8 @@ def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str],
     from service import catalog, formats
     from service.evaluation import evaluate
     from service.evaluation.profiles import get_profile
-    from service.graph.store import GraphStore
+    from service.graph.results import DatasetRef
+    from service.graph.store import open_storage
     from service.model import system_run
 
     dataset = catalog.load("qald-8-train-multilingual")
@@ -116,12 +117,11 @@ def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str],
         return sum(1 for _ in store.quads_for_pattern(None, None, None, ox.DefaultGraph()))
 
     ids = []
-    with GraphStore(directory, base=base) as graph:
+    with open_storage(directory, base=base) as graph:
         while queried(graph.public) < triples:
-            ticket = graph.record_experiment(
-                evaluations, dataset=dataset, dataset_name="qald-8-train-multilingual"
-            )
-            graph.publish(ticket.id)
+            ref = DatasetRef.catalogue("qald-8-train-multilingual", dataset)
+            ticket = graph.experiments.record(evaluations, dataset=ref)
+            graph.experiments.publish(ticket.id)
             ids.append(ticket.id)
         size = queried(graph.public)
         graph.public.backup(str(directory.parent / "oxigraph-copy"))
@@ -147,10 +147,10 @@ def stored(directory: Path, *, base: str) -> tuple[list[str], int]:
     """The experiments and size of a store built by an earlier run (``--reuse``)."""
     import pyoxigraph as ox
 
-    from service.graph.store import GraphStore
+    from service.graph.store import open_storage
 
-    with GraphStore(directory, base=base, catalog=False) as graph:
-        ids = [s.id for s in graph.list_experiments()]
+    with open_storage(directory, base=base, catalog=False) as graph:
+        ids = [s.id for s in graph.experiments.listing()]
         size = sum(1 for _ in graph.public.quads_for_pattern(None, None, None, ox.DefaultGraph()))
     return ids, size
 
@@ -314,13 +314,15 @@ def listings_bench(sizes: list[int], work: Path, *, repeat: int) -> None:
     spec.loader.exec_module(bench_store)
     import pyoxigraph as ox
 
+    from service.graph.adapter import add_public
     from service.graph.queries import leaderboard_query
-    from service.graph.store import GraphStore
+    from service.graph.store import open_storage
 
     cubes = bench_store.Cubes(work, random.Random(42))
     store = work / "ours"
     dataset_uri = ox.NamedNode(cubes.uris.dataset(bench_store.DATASETS[3]))
-    cubes.ours._add_public(  # a title, so that the dataset's page exists (not catalogued)
+    add_public(
+        cubes.ours.store,  # a title, so that the dataset's page exists (not catalogued)
         [
             ox.Quad(
                 dataset_uri,
@@ -328,7 +330,7 @@ def listings_bench(sizes: list[int], work: Path, *, repeat: int) -> None:
                 ox.Literal("A synthetic dataset"),
                 ox.NamedNode(cubes.uris.dataset_graph(bench_store.DATASETS[3])),
             )
-        ]
+        ],
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_")}
     env.update(GERBIL_QA_SPARQL_CACHE_ENTRIES="0", GERBIL_QA_PAGE_CACHE_ENTRIES="0")
@@ -354,7 +356,7 @@ def listings_bench(sizes: list[int], work: Path, *, repeat: int) -> None:
             cubes.grow(n)
             started = time.perf_counter()
             old = leaderboard_query()
-            list(cubes.ours.query_public(old))
+            list(cubes.ours.public.query(old))
             unfiltered = (time.perf_counter() - started) * 1000
             cubes.ours.close()
             port = free_port()
@@ -383,7 +385,7 @@ def listings_bench(sizes: list[int], work: Path, *, repeat: int) -> None:
                 server.wait(30)
             cells = "  ".join(f"{statistics.median(times[name]):>{len(name)}.1f}" for name in pages)
             print(f"  {n:>11}  {cells}  | {unfiltered:.0f} ms")
-            cubes.ours = GraphStore(store)
+            cubes.ours = open_storage(store)
     finally:
         cubes.close()
 

@@ -51,9 +51,10 @@ from service.evaluation.results import (
     QuestionScore,
     TaskScores,
 )
+from service.graph.adapter import add_public
 from service.graph.queries import LEADERBOARD_MEASURES, leaderboard_query
 from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
-from service.graph.store import GraphStore
+from service.graph.store import open_storage
 from service.graph.terms import language_iri, literal, measure_iri
 from service.graph.uris import Uris
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
@@ -129,22 +130,23 @@ def dataset(n: int) -> Dataset:
 
 def bench_write(tmp: Path, rng: random.Random, runs: int) -> None:
     ds = dataset(400)
-    store = GraphStore(tmp / "write", catalog=False)
-    store.store_dataset("bench-400", ds)
-    store.ensure_catalog()
+    store = open_storage(tmp / "write", catalog=False)
+    store.catalogue.store_questions("bench-400", ds)
+    store.catalogue.ensure_catalog()
     evaluations = [evaluation(400, system="system-0", dataset="bench-400", rng=rng)]
-    store.record_experiment(evaluations, dataset=ds, dataset_name="bench-400", catalogued=True)
+    ref = DatasetRef.catalogue("bench-400", ds)
+    store.experiments.record(evaluations, dataset=ref)
     walls, cpus, publish = [], [], []
     for _ in range(runs):
         ev = [evaluation(400, system="system-0", dataset="bench-400", rng=rng)]
         t0, c0 = time.perf_counter(), time.process_time()
-        ticket = store.record_experiment(ev, dataset=ds, dataset_name="bench-400", catalogued=True)
+        ticket = store.experiments.record(ev, dataset=ref)
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
         t0 = time.perf_counter()
-        store.publish(ticket.id)
+        store.experiments.publish(ticket.id)
         publish.append(time.perf_counter() - t0)
-    n_quads = len(store.experiment_quads(ticket.id))
+    n_quads = len(store.experiments.quads(ticket.id))
     store.close()
     print(f"write one finished 400-question experiment ({n_quads} quads, on disk, one transaction;")
     print(f"  {runs} runs, {load_average()}):")
@@ -165,7 +167,7 @@ class Cubes:
         self.tmp = tmp
         self.rng = rng
         self.uris = Uris()
-        self.ours = GraphStore(tmp / "ours")  # vocabulary and catalogue, as served
+        self.ours = open_storage(tmp / "ours")  # vocabulary and catalogue, as served
         self.raw = ox.Store(str(tmp / "raw"))
         self.count = 0
         self.labelled: set[str] = set()
@@ -200,7 +202,9 @@ class Cubes:
         named = experiment_quads(record, uris, graph.value)
         exp = ox.NamedNode(uris.experiment(eid))
         named.append(ox.Quad(exp, ox.NamedNode(DCT_ISSUED), ox.Literal(NOW.isoformat()), graph))
-        default = ox.DefaultGraph()  # what GraphStore.publish adds: the default-graph copy
+        default = (
+            ox.DefaultGraph()
+        )  # what ExperimentRepository.publish adds: the default-graph copy
         quads = named + [ox.Quad(q.subject, q.predicate, q.object, default) for q in named]
 
         # The raw cube: only the triples the leaderboard query reads, nothing else.
@@ -271,13 +275,13 @@ def bench_leaderboard(sizes: list[int], tmp: Path, rng: random.Random, repeat: i
             built = cubes.grow(n)
             quads = len(cubes.ours.public)
             for name, query in queries.items():
-                ours_rows = rows(cubes.ours.query_public(query))
+                ours_rows = rows(cubes.ours.public.query(query))
                 raw_rows = rows(cubes.raw.query(query))
                 if ours_rows != raw_rows or not ours_rows:
                     raise SystemExit(f"{name}: the two cubes disagree at {n} experiments")
                 times = interleaved(
                     {
-                        "ours": lambda q=query: list(cubes.ours.query_public(q)),
+                        "ours": lambda q=query: list(cubes.ours.public.query(q)),
                         "raw": lambda q=query: list(cubes.raw.query(q)),
                     },
                     repeat if n < 100_000 or name == "dataset page" else max(3, repeat // 3),
@@ -304,13 +308,17 @@ def bench_union_flag(tmp: Path, rng: random.Random, n: int = 1000) -> None:
     cubes = Cubes(tmp / "union", rng)
     cubes.grow(n)
     named = ox.Store()
-    named.extend(q for q in cubes.ours.public if not isinstance(q.graph_name, ox.DefaultGraph))
+    named.extend(
+        q
+        for q in cubes.ours.public.quads_for_pattern(None, None, None, None)
+        if not isinstance(q.graph_name, ox.DefaultGraph)
+    )
     query = leaderboard_query(dataset=cubes.uris.dataset(DATASETS[3]))
-    copy = rows(cubes.ours.query_public(query))
+    copy = rows(cubes.ours.public.query(query))
     union = rows(named.query(query, use_default_graph_as_union=True))
     times = interleaved(
         {
-            "copy": lambda: list(cubes.ours.query_public(query)),
+            "copy": lambda: list(cubes.ours.public.query(query)),
             "union": lambda: list(named.query(query, use_default_graph_as_union=True)),
         },
         5,
@@ -327,27 +335,28 @@ def bench_union_flag(tmp: Path, rng: random.Random, n: int = 1000) -> None:
 
 def bench_transactional(tmp: Path, rng: random.Random, n: int, repeat: int) -> None:
     """The service's own layout: ``n`` experiments published one transaction each (as
-    ``GraphStore.publish`` writes them), left as RocksDB's background compaction leaves them,
-    against the raw cube (bulk-loaded and compacted)."""
+    ``ExperimentRepository.publish`` writes them), left as RocksDB's background compaction
+    leaves them, against the raw cube (bulk-loaded and compacted)."""
     cubes = Cubes(tmp / "transactional", rng)
     t0 = time.perf_counter()
     raw_file = cubes.tmp / "raw.nt"
     with raw_file.open("w") as raw:
         for k in range(n):
             quads, lines = cubes._experiment(k)
-            cubes.ours._add_public(
-                [q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)]
+            add_public(
+                cubes.ours.store,
+                [q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)],
             )
             raw.write(lines)
     cubes.raw.bulk_load(path=str(raw_file), format=ox.RdfFormat.N_TRIPLES)
     cubes.raw.optimize()
     built = time.perf_counter() - t0
     query = leaderboard_query(dataset=cubes.uris.dataset(DATASETS[3]))
-    if rows(cubes.ours.query_public(query)) != rows(cubes.raw.query(query)):
+    if rows(cubes.ours.public.query(query)) != rows(cubes.raw.query(query)):
         raise SystemExit("the two cubes disagree")
     times = interleaved(
         {
-            "ours": lambda: list(cubes.ours.query_public(query)),
+            "ours": lambda: list(cubes.ours.public.query(query)),
             "raw": lambda: list(cubes.raw.query(query)),
         },
         repeat,

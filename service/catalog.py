@@ -267,7 +267,8 @@ def load(name: str, **resolve_options):  # -> service.model.Dataset
     return replace(dataset, id=name)
 
 
-def load_into(store, name: str, **resolve_options):  # store: GraphStore -> list[Finding]
-    """Load a built-in dataset, run the dataset checks and store questions and findings."""
+def load_into(catalogue, name: str, **resolve_options):  # -> list[Finding]
+    """Load a built-in dataset, run the dataset checks and store questions and findings in a
+    store's catalogue (a :class:`~service.graph.catalogue.CatalogueRepository`)."""
     dataset = load(name, **resolve_options)
-    return store.store_dataset(name, dataset)
+    return catalogue.store_questions(name, dataset)

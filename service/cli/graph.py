@@ -18,6 +18,7 @@ from service.errors import BadRequest
 
 if TYPE_CHECKING:
     from service.evaluation.results import Evaluation
+    from service.graph.store import Storage
 
 DEFAULT_BASE = "http://localhost:8080/"  # = service.graph.uris.DEFAULT_BASE (not imported: cheap)
 
@@ -74,18 +75,17 @@ def register(sub: Any) -> None:
     load.set_defaults(handler=_dataset_load)
 
 
-def _open(args: argparse.Namespace):  # -> GraphStore
-    from service.graph.store import GraphStore
+def _open(args: argparse.Namespace) -> Storage:
+    from service.graph.store import open_storage
 
-    return GraphStore(args.store, base=args.base)
+    return open_storage(args.store, base=args.base)
 
 
 def _export(args: argparse.Namespace) -> int:
-    store = _open(args)
-    try:
-        data = store.export(format=args.format, experiment_id=args.experiment)
-    finally:
-        store.close()
+    from service.graph.dumps import export
+
+    with _open(args) as storage:
+        data = export(storage, format=args.format, experiment_id=args.experiment)
     if args.output:
         args.output.write_bytes(data)
     else:
@@ -97,11 +97,10 @@ def _import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise BadRequest(f"{args.file}: no such file")
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
-    store = _open(args)
-    try:
-        n = store.import_dump(args.file.read_bytes(), format=fmt)
-    finally:
-        store.close()
+    from service.graph.dumps import import_dump
+
+    with _open(args) as storage:
+        n = import_dump(storage, args.file.read_bytes(), format=fmt)
     print(f"imported {n} quads from {args.file}")
     return 0
 
@@ -109,11 +108,8 @@ def _import(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from service.graph.checks import check_store
 
-    store = _open(args)
-    try:
-        found = check_store(store, standards=args.standards, shapes=not args.no_shapes)
-    finally:
-        store.close()
+    with _open(args) as storage:
+        found = check_store(storage, standards=args.standards, shapes=not args.no_shapes)
     for violation in found:
         print(violation)
     print(f"{len(found)} violation(s)", file=sys.stderr)
@@ -152,11 +148,8 @@ def _dataset_show(args: argparse.Namespace) -> int:
 def _dataset_load(args: argparse.Namespace) -> int:
     from service.catalog import load_into
 
-    store = _open(args)
-    try:
-        findings = load_into(store, args.name, download=not args.offline)
-    finally:
-        store.close()
+    with _open(args) as storage:
+        findings = load_into(storage.catalogue, args.name, download=not args.offline)
     print(f"{args.name}: stored; {len(findings)} finding(s)")
     for f in findings[:20]:
         where = f" question {f.question_id}" if f.question_id else ""
@@ -171,8 +164,8 @@ def record_evaluations(
     and add ``"experiment": {"id", "uri"}`` to each (``Evaluation.extra`` reaches the JSON)."""
     from service import catalog
     from service.formats import read
-    from service.graph.results import UploadedFile
-    from service.graph.store import GraphStore
+    from service.graph.results import DatasetRef, UploadedFile
+    from service.graph.store import open_storage
 
     if not evaluations:
         return list(evaluations)
@@ -189,19 +182,16 @@ def record_evaluations(
             UploadedFile(p.name, catalog.sha256_of(p), p.stat().st_size, "answers", system=system)
         )
     dataset = read(dataset_path, language=evaluations[0].language)
-    store = GraphStore(args.store, base=args.base)
-    try:
-        ticket = store.record_experiment(
-            evaluations,
-            dataset=dataset,
-            dataset_name=entry.name if entry else None,
-            catalogued=entry is not None,
-            dataset_sha256=sha,
-            uploads=uploads,
-            started=started,
+    with open_storage(args.store, base=args.base) as storage:
+        if entry is not None:
+            if not storage.catalogue.has_questions(entry.name):
+                storage.catalogue.store_questions(entry.name, dataset)
+            ref = DatasetRef.catalogue(entry.name, dataset, sha256=sha)
+        else:
+            ref = DatasetRef.upload(evaluations[0].dataset, dataset, sha256=sha)
+        ticket = storage.experiments.record(
+            evaluations, dataset=ref, uploads=uploads, started=started
         )
-    finally:
-        store.close()
     print(
         f"gerbil-qa: recorded experiment {ticket.id} at {ticket.uri} (private; owner token: "
         f"{ticket.token})",

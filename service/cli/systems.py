@@ -266,10 +266,8 @@ def _refresh(args: argparse.Namespace) -> int:
         dataset.source, when=datetime.now(UTC), directory=directory
     )
     fmt = dataset.format if dataset.format in ("qald-json", "eqald-json", "qald-xml") else None
-    if args.store is not None:  # the store's catalogue gets the version (graph layer's API)
-        from service.systems.refresh import register_refresh
-
-        version = register_refresh(result, args.store, source=args.name)
+    if args.store is not None:  # the store's catalogue gets the version, with its PROV
+        version = _register_refresh(result, args.store, source=args.name)
         print(f"registered version: {version.uri}")
     new_file, sidecar = write_refresh(result, output, format=fmt or "qald-json")
     print(diff_text(result, limit=args.show))
@@ -277,12 +275,38 @@ def _refresh(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_store(args: argparse.Namespace) -> Any:
-    from service.graph.store import open_store
+def _register_refresh(refresh: Any, store: Path, *, source: str) -> Any:
+    """Register a refreshed dataset as a new version in the store's catalogue. ``source`` is
+    what was refreshed: a catalogue dataset's name, or a file (the catalogue dataset whose
+    checksum it has; else named like an uploaded dataset)."""
+    from service import catalog
+    from service.graph.results import uploaded_dataset_name
+    from service.graph.store import open_storage
+    from service.systems.refresh import summary
 
-    if args.base:
-        return open_store(args.store, base=args.base)
-    return open_store(args.store)
+    path = Path(source)
+    if path.is_file():
+        sha = catalog.sha256_of(path)
+        entry = catalog.find_by_sha256(sha)
+        name = entry.name if entry else uploaded_dataset_name(path.name.split(".")[0], sha)
+    else:
+        name = catalog.get_entry(source).name
+    with open_storage(store, base=None) as storage:
+        return storage.catalogue.register_version(
+            name,
+            refresh.dataset,
+            kb=refresh.kb_identity or refresh.kb,
+            kb_version=refresh.kb_version,
+            started=refresh.started,
+            ended=refresh.ended,
+            summary=summary(refresh),
+        )
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    from service.graph.store import open_storage
+
+    return open_storage(args.store, base=args.base)
 
 
 def _resume(args: argparse.Namespace) -> int:
@@ -296,7 +320,7 @@ def _resume(args: argparse.Namespace) -> int:
             runner.wait(args.id)
         finally:
             runner.close()
-        status = graph.experiment_status(args.id)
+        status = graph.experiments.status(args.id)
     print(
         f"experiment {args.id}: {status.status}"
         + (f" ({status.message})" if status.message else "")
@@ -318,10 +342,12 @@ def _cancel(args: argparse.Namespace) -> int:
             return 0
         raise
     with graph:
-        status = graph.experiment_status(args.id)
+        status = graph.experiments.status(args.id)
         if status.status in ("queued", "interrupted"):
-            graph.set_status(args.id, "cancelled", message="cancelled from the command line")
-            status = graph.experiment_status(args.id)
+            graph.experiments.set_status(
+                args.id, "cancelled", message="cancelled from the command line"
+            )
+            status = graph.experiments.status(args.id)
         elif status.status not in ("running",):
             print(f"experiment {args.id} is {status.status}: nothing to cancel", file=sys.stderr)
             return 1
@@ -335,7 +361,7 @@ def _progress(args: argparse.Namespace) -> int:
     jobs = JobStore(args.store / "jobs")
     try:
         with _open_store(args) as graph:
-            status = graph.experiment_status(args.id)
+            status = graph.experiments.status(args.id)
             print(f"experiment {args.id}: {status.status}")
             for label, value in (("message", status.message), ("progress", status.progress)):
                 if value:

@@ -69,26 +69,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     publish.set_defaults(handler=_publish)
 
 
-def stored_base(store: Path) -> str | None:
-    """The base a store was created with (read without taking the store's lock)."""
-    import pyoxigraph as ox
-
-    private = store / "private"
-    if not private.is_dir():
-        return None
-    reader = ox.Store.read_only(str(private))
-    found = [
-        q.object.value
-        for q in reader.quads_for_pattern(
-            ox.NamedNode("urn:gerbil-qa:store"),
-            ox.NamedNode("http://w3id.org/gerbil/qa/vocab#base"),
-            None,
-        )
-    ]
-    del reader
-    return found[0] if found else None
-
-
 def _serve(args: argparse.Namespace) -> int:
     import dataclasses
     import logging
@@ -122,6 +102,8 @@ def _serve(args: argparse.Namespace) -> int:
         print("gerbil-qa serve: give --store DIR (or set GERBIL_QA_STORE)")
         return 2
     if args.base is None and ENV_PREFIX + "BASE" not in os.environ:
+        from service.graph.store import stored_base
+
         base = stored_base(config.store) or f"http://localhost:{config.port}/"
         config = dataclasses.replace(config, base=base)
     if not config.base.endswith("/"):
@@ -150,16 +132,15 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from service.graph.store import GraphStore
-    from service.graph.uris import DEFAULT_BASE
+    from service.graph.store import open_storage
 
     if not (args.store / "private").is_dir():
         print(f"gerbil-qa publish: no store at {args.store}")
         return 1
-    base = args.base or stored_base(args.store) or DEFAULT_BASE
-    with GraphStore(args.store, base=base, catalog=False) as graph:
-        papers = [graph.attach_paper(args.id, reference) for reference in args.paper]
-        status = graph.publish(args.id)
+    with open_storage(args.store, base=args.base, catalog=False) as storage:
+        experiments = storage.experiments
+        papers = [experiments.attach_paper(args.id, reference) for reference in args.paper]
+        status = experiments.publish(args.id)
     print(f"published {status.id}: {status.uri} ({status.published_at})")
     for paper in papers:
         print(f"  referenced by {paper}")

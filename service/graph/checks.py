@@ -15,9 +15,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from service.errors import ServiceError
 from service.paths import PROJECT_ROOT, SHAPES_DIR
+
+if TYPE_CHECKING:
+    from service.graph.store import Storage
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,23 +252,26 @@ def shacl_violations(
     return sorted(out, key=str)
 
 
-def check_store(store, *, standards: Path | None = None, shapes: bool = True) -> list[Violation]:
-    """Every check over a :class:`~service.graph.store.GraphStore`: the ICs per experiment graph
-    (public and private), the shapes over every graph but the admin graph."""
+def check_store(
+    storage: Storage, *, standards: Path | None = None, shapes: bool = True
+) -> list[Violation]:
+    """Every check over a store, read from one consistent snapshot: the ICs per experiment
+    graph (public and private), the shapes over every graph but the admin graph."""
     import pyoxigraph
 
     found: list[Violation] = []
-    uris = store.uris
+    uris = storage.uris
     exp_prefix = uris.base + "graph/experiment/"
-    graphs: list[tuple[object, str]] = [
-        (s, g.value) for s in (store.public, store.private) for g in s.named_graphs()
-    ]
-    for source, graph in sorted(graphs, key=lambda x: x[1]):
-        if graph == uris.admin_graph or graph == uris.vocab_graph:
-            continue
-        quads = list(source.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph)))
-        if graph.startswith(exp_prefix):
-            found += datacube_violations(quads, target=graph, standards=standards)
-        if shapes:
-            found += shacl_violations(quads, target=graph)
+    with storage.store.snapshot() as (public, private):
+        graphs: list[tuple[Any, str]] = [
+            (s, g.value) for s in (public, private) for g in s.named_graphs()
+        ]
+        for source, graph in sorted(graphs, key=lambda x: x[1]):
+            if graph == uris.admin_graph or graph == uris.vocab_graph:
+                continue
+            quads = list(source.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph)))
+            if graph.startswith(exp_prefix):
+                found += datacube_violations(quads, target=graph, standards=standards)
+            if shapes:
+                found += shacl_violations(quads, target=graph)
     return found

@@ -80,9 +80,12 @@ def integer(value: int) -> Literal:
 
 
 def date_time(value: datetime) -> Literal:
+    """An ``xsd:dateTime`` in UTC, always to the millisecond (one precision for every time we
+    record, so times written apart still compare as they happened)."""
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return Literal(value.isoformat(), datatype=_datatype(XSD + "dateTime"))
+    text = value.astimezone(UTC).isoformat(timespec="milliseconds")
+    return Literal(text, datatype=_datatype(XSD + "dateTime"))
 
 
 def checked_iri(value: str) -> NamedNode | None:

@@ -74,6 +74,23 @@ class DatasetRef:
     title: str | None = None
     sha256: str | None = None
 
+    @classmethod
+    def catalogue(
+        cls, name: str, dataset: Dataset | None = None, *, sha256: str | None = None
+    ) -> DatasetRef:
+        """A dataset of the catalogue (or one of its versions), under its public URI."""
+        return cls(name, True, dataset, sha256=sha256)
+
+    @classmethod
+    def upload(
+        cls, label: str, dataset: Dataset | None, *, sha256: str | None = None
+    ) -> DatasetRef:
+        """A dataset that is not in the catalogue, named ``{label}-{hash8}`` (the file's
+        SHA-256 when known, else a hash of its questions)."""
+        digest = sha256 or (dataset_content_hash(dataset) if dataset else None)
+        name = uploaded_dataset_name(label, digest or hashlib.sha256(label.encode()).hexdigest())
+        return cls(name, False, dataset, title=label, sha256=sha256)
+
 
 @dataclass(frozen=True, slots=True)
 class ExperimentRecord:

@@ -62,9 +62,21 @@ def read_answer_file(
     """An answer file (archived or uploaded) as a system's answers, errors and runtimes restored."""
     from service import formats
 
-    dataset = formats.read(data, name=name)
+    return answers_from(formats.read(data, name=name), system=system, name=name)
+
+
+def answers_from(
+    dataset: Dataset,
+    *,
+    system: str | None = None,
+    name: str | None = None,
+    language: str | None = None,
+) -> SystemRun:
+    """A parsed answer file as a system's answers: what :func:`answer_file` kept of each call
+    (``error``, ``runtimeMs``) is restored, so a ``gerbil-qa system run`` archive scores with
+    its failed calls and runtimes; the system is named ``system``, else as the file says."""
     recorded = dict(dataset.metadata).get("dataset.system")
-    run = system_run(dataset, system=system or recorded or name or "system")
+    run = system_run(dataset, system=system or recorded or name or "system", language=language)
     answers = dict(run.answers)
     problems = list(run.problems)
     for question in dataset.questions:
@@ -80,7 +92,7 @@ def read_answer_file(
                     Problem(
                         f"runtimeMs is not a number: {extra[RUNTIME_KEY]!r}",
                         severity="warning",
-                        file=name,
+                        file=name or dataset.source,
                         question_id=question.id,
                         expected="milliseconds as a decimal number",
                     )

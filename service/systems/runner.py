@@ -41,8 +41,8 @@ from service.web.runner import Cancelled, ExperimentJob, ExperimentRunner, Syste
 
 log = logging.getLogger(__name__)
 
-RESUMABLE = ("interrupted", "cancelled", "failed")
-ACTIVE = ("queued", "running")
+RESUMABLE = ("interrupted", "cancelled", "error")
+ACTIVE = ("reserved", "queued", "running")
 _PROGRESS_EVERY = 0.5  # seconds between progress writes to the admin graph
 
 
@@ -71,8 +71,8 @@ class DurableRunner(ExperimentRunner):
         recover: bool = True,
     ) -> None:
         super().__init__(graph, workers=workers, on_change=on_change, obtain=self._obtain)
-        if jobs is None and getattr(graph, "path", None) is not None:
-            jobs = JobStore(Path(graph.path) / "jobs")
+        if jobs is None and graph.work_dir is not None:
+            jobs = JobStore(Path(graph.work_dir) / "jobs")
         self.jobs = jobs
         self.policy = policy or NetworkPolicy.from_env()
         self.concurrency = concurrency
@@ -86,6 +86,7 @@ class DurableRunner(ExperimentRunner):
     def submit(self, job: ExperimentJob) -> None:
         if self.jobs is not None:
             self.jobs.save(job)
+        self.graph.experiments.set_status(job.experiment_id, "queued")
         super().submit(job)
 
     def recover(self) -> list[str]:
@@ -95,14 +96,14 @@ class DurableRunner(ExperimentRunner):
         marked = []
         for eid in self.jobs.ids():
             try:
-                status = self.graph.experiment_status(eid)
+                status = self.graph.experiments.status(eid)
             except ServiceError:
                 log.warning("job %s has no experiment in the store; its state is kept", eid)
                 continue
             if status.status == "finished":
                 self.jobs.remove(eid)  # recorded before a crash removed its job state
             elif status.status in ACTIVE and eid not in self.active():
-                self.graph.set_status(
+                self.graph.experiments.set_status(
                     eid,
                     "interrupted",
                     message="interrupted by a restart; resume it to continue "
@@ -115,7 +116,7 @@ class DurableRunner(ExperimentRunner):
 
     def resume(self, experiment_id: str) -> ExperimentJob:
         """Queue an interrupted, cancelled or failed experiment again (NotFound, Conflict)."""
-        status = self.graph.experiment_status(experiment_id)
+        status = self.graph.experiments.status(experiment_id)
         if status.status not in RESUMABLE:
             raise Conflict(
                 f"experiment {experiment_id} is {status.status}; only "
@@ -125,7 +126,7 @@ class DurableRunner(ExperimentRunner):
             raise Conflict("this store keeps no job state (in memory): nothing to resume")
         job = self.jobs.load(experiment_id)
         self.jobs.clear_cancel(experiment_id)
-        self.graph.set_status(experiment_id, "queued", message="resumed")
+        self.graph.experiments.set_status(experiment_id, "queued", message="resumed")
         super().submit(job)
         self.on_change()
         return job
@@ -158,7 +159,9 @@ class DurableRunner(ExperimentRunner):
         )
         watcher.start()
         try:
-            self.graph.set_status(job.experiment_id, "running", progress="asking systems")
+            self.graph.experiments.set_status(
+                job.experiment_id, "running", progress="asking systems"
+            )
             runs: dict[int, SystemRun] = {}
             archives: list[Upload] = []
             for index, spec in enumerate(job.systems):
@@ -208,7 +211,7 @@ class DurableRunner(ExperimentRunner):
             if count < total and now - last[0] < _PROGRESS_EVERY:
                 return
             last[0] = now
-            self.graph.set_status(
+            self.graph.experiments.set_status(
                 eid,
                 "running",
                 progress=f"system {index + 1}/{len(job.systems)} ({spec.name}): "

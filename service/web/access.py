@@ -48,14 +48,14 @@ def is_owner(experiment_id: str, token: str | None = None) -> bool:
     token = token if token is not None else presented_token(experiment_id)
     if not token:
         return False
-    return is_admin(token) or services().graph.check_token(experiment_id, token)
+    return is_admin(token) or services().storage.experiments.check_token(experiment_id, token)
 
 
 def require_experiment(experiment_id: str):  # -> ExperimentStatus
     """The status record of an experiment; 404 for an id that was never minted."""
     if not EXPERIMENT_ID.match(experiment_id):
         raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
-    return services().graph.experiment_status(experiment_id)
+    return services().storage.experiments.status(experiment_id)
 
 
 def token_redirect(experiment_id: str) -> Response | None:

@@ -63,7 +63,7 @@ def submit() -> Response:
         raise BadRequest("send the submission as multipart/form-data or application/json")
     valid = submission.validate(raw, kbs=_kbs(), policy=services().config.network_policy())
     state = services()
-    ticket = state.graph.create_experiment(job=valid.summary())
+    ticket = state.storage.experiments.reserve(summary=valid.summary())
     uploads = []
     if valid.dataset_upload is not None:
         up = valid.dataset_upload
@@ -108,15 +108,15 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     status = require_experiment(experiment_id)
     if not status.public and not is_owner(experiment_id):
         raise Forbidden(f"experiment {experiment_id} is not public yet")
-    graph = state.graph
-    store = graph.public if status.public else graph.private
+    storage = state.storage
+    store = storage.public if status.public else storage.private
     quads = document_quads(
         store,
         status.uri,
-        graph=graph.uris.experiment_graph(experiment_id),
+        graph=storage.uris.experiment_graph(experiment_id),
         follow=FOLLOW_EXPERIMENT,
     )
-    page = pages.experiment_page(experiment_id, quads, graph.uris)
+    page = pages.experiment_page(experiment_id, quads, storage.uris)
     progress = getattr(state.runner, "progress", None)
     per_system = progress(experiment_id) if progress and status.status != "finished" else []
     return {
@@ -165,7 +165,7 @@ def experiments() -> Response:
     if is_admin(bearer_token()):
         items = [
             {"id": s.id, "uri": s.uri, "status": s.status, "public": s.public}
-            for s in state.graph.list_experiments(include_private=True)
+            for s in state.storage.experiments.listing(include_private=True)
         ]
         return _json({"experiments": items})
     page = listings.page_from(request.args, size=100, max_size=500)
@@ -205,7 +205,7 @@ def _require_owner(experiment_id: str) -> None:
 def publish(experiment_id: str) -> Response:
     _require_owner(experiment_id)
     state = services()
-    status = state.graph.publish(experiment_id)
+    status = state.storage.experiments.publish(experiment_id)
     state.changed()
     return _json(
         {
@@ -237,14 +237,14 @@ def publish_form(experiment_id: str) -> Response:
     ):
         raise Forbidden("only the owner can publish this experiment")
     state = services()
-    state.graph.publish(experiment_id)
+    state.storage.experiments.publish(experiment_id)
     state.changed()
-    return redirect(state.graph.uris.experiment(experiment_id), code=303)
+    return redirect(state.storage.uris.experiment(experiment_id), code=303)
 
 
 @bp.post("/api/experiments/<experiment_id>/papers")
 def attach_paper(experiment_id: str) -> Response:
-    from service.graph.store import paper_iri
+    from service.graph.experiments import paper_iri
 
     _require_owner(experiment_id)
     data = request.get_json(silent=True) if request.is_json else request.form
@@ -256,7 +256,7 @@ def attach_paper(experiment_id: str) -> Response:
     if doi and not paper_iri(doi).startswith("https://doi.org/"):
         raise BadRequest(f"not a DOI: {doi!r} (expected e.g. 10.3233/SW-180312)")
     state = services()
-    paper = state.graph.attach_paper(experiment_id, doi or url)
+    paper = state.storage.experiments.attach_paper(experiment_id, doi or url)
     state.changed()
     return _json({"id": experiment_id, "paper": paper}, 201)
 
@@ -266,7 +266,7 @@ def cancel(experiment_id: str) -> Response:
     _require_owner(experiment_id)
     state = services()
     active = state.runner.cancel(experiment_id)
-    status = state.graph.experiment_status(experiment_id)
+    status = state.storage.experiments.status(experiment_id)
     return _json({"id": experiment_id, "cancelling": active, "status": status.status})
 
 
@@ -280,7 +280,7 @@ def resume(experiment_id: str) -> Response:
     if resume_job is None:
         raise Conflict("this service's runner cannot resume experiments")
     resume_job(experiment_id)
-    status = state.graph.experiment_status(experiment_id)
+    status = state.storage.experiments.status(experiment_id)
     return _json({"id": experiment_id, "status": status.status}, 202)
 
 

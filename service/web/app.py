@@ -9,7 +9,7 @@ import logging
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -19,28 +19,33 @@ from service.web import conneg
 from service.web.config import WebConfig, load_config
 from service.web.state import EXTENSION, Services
 
+if TYPE_CHECKING:
+    from service.graph.store import Storage
+
 log = logging.getLogger(__name__)
 
 SNAPSHOT_DIR = ".public-snapshots"
 
 
-def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: Any = None) -> Flask:
-    """Build the app. ``graph`` may be an open ``GraphStore`` on disk (tests preload one)."""
-    from service.graph.store import GraphStore
+def create_app(
+    config: WebConfig | Mapping[str, Any] | None = None, *, storage: Storage | None = None
+) -> Flask:
+    """Build the app. ``storage`` may be an open store on disk (tests preload one)."""
+    from service.graph.store import open_storage
     from service.web.isolation import DEFAULT_MECHANISMS
     from service.web.public_view import PublicView
     from service.web.query_pool import QueryPool
 
     cfg = config if isinstance(config, WebConfig) else load_config(config)
-    if graph is None:
+    if storage is None:
         path = cfg.store
         if path is None:  # no store given: a throw-away one (the endpoint needs it on disk)
             path = Path(tempfile.mkdtemp(prefix="gerbil-qa-store-"))
-        graph = GraphStore(path, base=cfg.base)
-    if graph.path is None:
+        storage = open_storage(path, base=cfg.base)
+    if storage.work_dir is None:
         raise ServiceError("the web service needs a store on disk (--store DIR)")
-    if graph.uris.base != cfg.base:
-        raise ServiceError(f"the store uses base {graph.uris.base}, the service {cfg.base}")
+    if storage.uris.base != cfg.base:
+        raise ServiceError(f"the store uses base {storage.uris.base}, the service {cfg.base}")
 
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_upload_bytes
@@ -57,8 +62,8 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
         isolation=DEFAULT_MECHANISMS if cfg.sparql_network_isolation else (),
     )
     view = PublicView(
-        graph.public,
-        work_dir=Path(graph.path) / SNAPSHOT_DIR,
+        storage.public,
+        work_dir=storage.work_dir / SNAPSHOT_DIR,
         in_use=pool.snapshots_in_use,
         on_refresh=pool.set_snapshot,
     )
@@ -70,9 +75,15 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None, *, graph: An
     # disk, web services asked with progress and resume, interrupted jobs marked at start).
     from service.systems.runner import DurableRunner
 
-    runner = DurableRunner(graph, workers=cfg.runner_workers, policy=cfg.network_policy())
+    runner = DurableRunner(storage, workers=cfg.runner_workers, policy=cfg.network_policy())
     state = Services(
-        config=cfg, graph=graph, view=view, pool=pool, runner=runner, cache=cache, results=results
+        config=cfg,
+        storage=storage,
+        view=view,
+        pool=pool,
+        runner=runner,
+        cache=cache,
+        results=results,
     )
     runner.on_change = state.changed
     app.extensions[EXTENSION] = state

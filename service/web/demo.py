@@ -53,8 +53,8 @@ def ensure_demo(state: Services) -> str:
     from service import formats
     from service.web.runner import ExperimentJob, SystemSpec
 
-    graph = state.graph
-    for status in graph.list_experiments(include_private=True):
+    experiments = state.storage.experiments
+    for status in experiments.listing(include_private=True):
         if status.job and DEMO_MARKER in status.job and status.public:
             return status.id
     dataset = formats.read(DEMO_QUESTIONS)
@@ -64,7 +64,7 @@ def ensure_demo(state: Services) -> str:
         systems.append(SystemSpec(name, answers=formats.read(path), label=name))
         uploads.append(_upload(path.name, path.read_bytes(), "answers", name))
     summary = json.dumps({"demo": DEMO_MARKER, "dataset": "demo", "profile": "fair"})
-    ticket = graph.create_experiment(job=summary)
+    ticket = experiments.reserve(summary=summary)
     job = ExperimentJob(
         experiment_id=ticket.id,
         experiment_uri=ticket.uri,

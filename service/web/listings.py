@@ -37,7 +37,7 @@ def _rows(results: Any) -> list[dict[str, Any]]:
 
 def _select(query: str) -> list[dict[str, Any]]:
     # The public store's default graph is the union of the public graphs (graph layer).
-    return _rows(services().graph.query_public(PREFIXES + query))
+    return _rows(services().storage.public.query(PREFIXES + query))
 
 
 def _v(term: Any) -> str | None:
@@ -126,7 +126,7 @@ def leaderboard(
     if offset:
         query += f"\nOFFSET {int(offset)}"  # SPARQL 1.1 §19.8: LIMIT and OFFSET in any order
     seen: dict[str, LeaderboardRow] = {}
-    for r in _rows(services().graph.query_public(query)):
+    for r in _rows(services().storage.public.query(query)):
         task = _v(r["task"]) or ""
         if task in seen:  # a system labelled twice: keep one row
             continue
@@ -222,7 +222,7 @@ def experiments(*, limit: int = 50, offset: int = 0) -> list[ExperimentRow]:
     """
     import pyoxigraph as ox
 
-    graph = services().graph
+    graph = services().storage
     public, uris = graph.public, graph.uris
     rows = _select(
         f"""SELECT ?exp ?ended WHERE {{ ?exp prov:endedAtTime ?ended }}
@@ -273,7 +273,7 @@ def systems() -> list[SystemRow]:
     typed systems (a few) joined to the experiments' ``prov:used`` links, then a label each."""
     import pyoxigraph as ox
 
-    public = services().graph.public
+    public = services().storage.public
     rows = _select(
         """SELECT ?system (COUNT(?exp) AS ?n) WHERE {
   ?system a gqa:System . ?exp prov:used ?system
@@ -301,7 +301,7 @@ class DatasetRow:
 
 def datasets() -> list[DatasetRow]:
     """The catalogue's datasets."""
-    graph = services().graph.uris.catalog_graph
+    graph = services().storage.uris.catalog_graph
     rows = _select(
         f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH {_iri(graph)} {{
   ?ds a dcat:Dataset ; dct:identifier ?name .

@@ -147,7 +147,7 @@ def gerbil_experiment() -> Response:
         return redirect(url_for("ui.experiments"), code=302)
     if not EXPERIMENT_ID.match(experiment_id):
         raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
-    return redirect(services().graph.uris.experiment(experiment_id), code=301)
+    return redirect(services().storage.uris.experiment(experiment_id), code=301)
 
 
 def _experiment_store(experiment_id: str, rep: conneg.Representation):
@@ -156,10 +156,10 @@ def _experiment_store(experiment_id: str, rep: conneg.Representation):
     A published experiment is recognised by its graph in the public store (a cheap lookup);
     only unpublished ones need the admin record (404 for an id never minted).
     """
-    graph = services().graph
+    graph = services().storage
     if not EXPERIMENT_ID.match(experiment_id):
         raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
-    if graph.is_public(experiment_id):
+    if graph.experiments.is_public(experiment_id):
         return None, graph.public, False
     status = require_experiment(experiment_id)
     if status.public:  # published between the two lookups
@@ -191,7 +191,7 @@ def experiment(name: str) -> Response:
         return redirected
     rep = conneg.negotiate(request, EXPERIMENT_OFFERS, extension=ext, default=conneg.HTML)
     status, store, private = _experiment_store(experiment_id, rep)
-    graph = services().graph
+    graph = services().storage
     uri = graph.uris.experiment(experiment_id)
     if store is None:
         return not_public(experiment_id, uri, rep)
@@ -261,7 +261,7 @@ def task(experiment_id: str, name: str) -> Response:
         raise NotFound(f"no task {number} in experiment {experiment_id}")
     rep = conneg.negotiate(request, EXPERIMENT_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
-    graph = services().graph
+    graph = services().storage
     uri = graph.uris.task(experiment_id, int(number))
     if store is None:
         return not_public(experiment_id, graph.uris.experiment(experiment_id), rep)
@@ -317,7 +317,7 @@ def question_result(experiment_id: str, number: int, name: str) -> Response:
     question_id, ext = conneg.split_extension(name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
-    graph = services().graph
+    graph = services().storage
     if store is None:
         return not_public(experiment_id, graph.uris.experiment(experiment_id), rep)
     uri = graph.uris.question_result(experiment_id, number, question_id)
@@ -342,7 +342,7 @@ def _public_document(uri: str, rep: conneg.Representation | None = None) -> list
     is described in every experiment graph that used it); everything else reads the public
     default graph, the union the graph layer keeps, where each triple is once."""
     union = rep is None or rep.rdf is None or not rep.rdf.quads
-    found = document_quads(services().graph.public, uri, union=union)
+    found = document_quads(services().storage.public, uri, union=union)
     if not found:
         raise NotFound(f"nothing is known about {uri} (or it is not public)")
     return found
@@ -397,7 +397,7 @@ def _paged(
 @bp.get("/dataset/<name>")
 def dataset(name: str) -> Response:
     dataset_name, ext = conneg.split_extension(name)
-    uris = services().graph.uris
+    uris = services().storage.uris
     uri = uris.dataset(dataset_name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     found = _public_document(uri, rep)
@@ -423,16 +423,16 @@ def dataset(name: str) -> Response:
 @bp.get("/dataset/<name>/question/<path:qid>")
 def question(name: str, qid: str) -> Response:
     question_id, ext = conneg.split_extension(qid)
-    return _public_resource(services().graph.uris.question(name, question_id), ext)
+    return _public_resource(services().storage.uris.question(name, question_id), ext)
 
 
 @bp.get("/dataset/<name>/version/<path:rest>")
 def dataset_version(name: str, rest: str) -> Response:
-    """A registered version of a dataset (``GraphStore.register_dataset_version``), ``rest`` =
+    """A registered version of a dataset (``CatalogueRepository.register_version``), ``rest`` =
     ``{version}``, and one of its questions (its text and gold answers as that version has
     them), ``rest`` = ``{version}/question/{qid}``. One route for both: the server decodes
     ``%2F``, so a version label or a question id may arrive with slashes in it."""
-    uris = services().graph.uris
+    uris = services().storage.uris
     version, marker, qid = rest.partition("/question/")
     if marker:
         question_id, ext = conneg.split_extension(qid)
@@ -462,7 +462,7 @@ SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
 @bp.get("/system/<path:name>")
 def system(name: str) -> Response:
     system_name, ext = conneg.split_extension(name)
-    uri = services().graph.uris.system(system_name)
+    uri = services().storage.uris.system(system_name)
     rep = conneg.negotiate(request, SYSTEM_OFFERS, extension=ext, default=conneg.HTML)
     found = _public_document(uri, rep)
     page, paged = _paged(
@@ -488,7 +488,7 @@ def system(name: str) -> Response:
 @bp.get("/software/<name>")
 def software(name: str) -> Response:
     version, ext = conneg.split_extension(name)
-    return _public_resource(services().graph.uris.software(version), ext)
+    return _public_resource(services().storage.uris.software(version), ext)
 
 
 CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
@@ -499,7 +499,7 @@ CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
 def catalog(ext: str | None = None) -> Response:
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the catalogue has no .{ext} representation")
-    graph = services().graph
+    graph = services().storage
     uri = graph.uris.catalog
     rep = conneg.negotiate(request, CATALOG_OFFERS, extension=ext, default=conneg.HTML)
     found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph)
@@ -523,7 +523,7 @@ def vocab(ext: str | None = None) -> Response:
 
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the vocabulary has no .{ext} representation")
-    graph = services().graph
+    graph = services().storage
     uri = graph.uris.vocab
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     target = ox.NamedNode(graph.uris.vocab_graph)
@@ -551,7 +551,7 @@ def named_graph(name: str) -> Response:
     experiment's graph for its owner only; the admin graph for nobody (404)."""
     import pyoxigraph as ox
 
-    graph = services().graph
+    graph = services().storage
     rest, ext = conneg.split_extension(name)
     uri = graph.uris.base + "graph/" + rest
     located = graph.uris.locate(uri)
@@ -599,11 +599,15 @@ def dump(ext: str | None = None) -> Response:
     graph, a derived copy of the union, is left out)."""
     import pyoxigraph as ox
 
-    graph = services().graph
+    graph = services().storage
     rep = conneg.negotiate(request, DUMP_OFFERS, extension=ext, default=conneg.RDF["nquads"])
     if rep.rdf is None:  # pragma: no cover
         raise NotFound("no such dump format")
-    quads = [q for q in graph.public if not isinstance(q.graph_name, ox.DefaultGraph)]
+    quads = [
+        q
+        for q in graph.public.quads_for_pattern(None, None, None, None)
+        if not isinstance(q.graph_name, ox.DefaultGraph)
+    ]
     body = serialize(quads, rep.rdf, context_url="")
     response = Response(body, content_type=f"{rep.media_type}; charset=utf-8")
     response.headers["Cache-Control"] = PUBLIC_CACHE

@@ -149,7 +149,9 @@ class ExperimentRunner:
             return False
         running.cancel.set()
         if running.future.cancel():  # never started
-            self.graph.set_status(experiment_id, "cancelled", message="cancelled before it ran")
+            self.graph.experiments.set_status(
+                experiment_id, "cancelled", message="cancelled before it ran"
+            )
         return True
 
     def wait(self, experiment_id: str, timeout: float | None = None) -> None:
@@ -176,27 +178,37 @@ class ExperimentRunner:
                 # public data changed (a publication, or a catalogue dataset's questions)
                 self.on_change()
         except Cancelled as err:
-            self.graph.set_status(job.experiment_id, "cancelled", message=err.message)
+            self.graph.experiments.set_status(job.experiment_id, "cancelled", message=err.message)
         except ServiceError as err:
             log.warning("experiment %s failed: %s", job.experiment_id, err)
-            self.graph.set_status(job.experiment_id, "failed", message=err.message)
+            self.graph.experiments.set_status(job.experiment_id, "error", message=err.message)
         except Exception as err:  # a bug: recorded on the experiment and logged with its trace
             log.exception("experiment %s failed", job.experiment_id)
-            self.graph.set_status(
-                job.experiment_id, "failed", message=f"internal error: {type(err).__name__}: {err}"
+            self.graph.experiments.set_status(
+                job.experiment_id, "error", message=f"internal error: {type(err).__name__}: {err}"
             )
+
+    def _dataset_ref(self, job: ExperimentJob) -> Any:
+        from service.graph.results import DatasetRef
+
+        catalogue = self.graph.catalogue
+        if job.catalogued is not False and catalogue.is_catalogued(job.dataset_name):
+            if not catalogue.has_questions(job.dataset_name):
+                catalogue.store_questions(job.dataset_name, job.dataset)
+            return DatasetRef.catalogue(job.dataset_name, job.dataset, sha256=job.dataset_sha256)
+        return DatasetRef.upload(job.dataset_name, job.dataset, sha256=job.dataset_sha256)
 
     def execute(self, job: ExperimentJob, cancel: threading.Event) -> None:
         """Obtain every system's answers, evaluate them and record the experiment."""
         from service.evaluation import evaluate
         from service.evaluation.profiles import get_profile
         from service.evaluation.results import ExperimentType
+        from service.graph.experiments import Ticket
         from service.graph.results import SystemInfo, UploadedFile
-        from service.graph.store import Ticket
 
         started = datetime.now(UTC).replace(microsecond=0)
         eid = job.experiment_id
-        self.graph.set_status(eid, "running", progress=f"0/{len(job.systems)} systems")
+        self.graph.experiments.set_status(eid, "running", progress=f"0/{len(job.systems)} systems")
         kb = None
         if job.kb:
             from service.kb.open import open_kb
@@ -212,7 +224,7 @@ class ExperimentRunner:
                 raise Cancelled("cancelled")
 
             def progress(text: str, n: int = n) -> None:
-                self.graph.set_status(
+                self.graph.experiments.set_status(
                     eid, "running", progress=f"{n - 1}/{len(job.systems)} systems; {text}"
                 )
 
@@ -229,15 +241,14 @@ class ExperimentRunner:
                     experiment_types=types,
                 )
             )
-            self.graph.set_status(eid, "running", progress=f"{n}/{len(job.systems)} systems")
+            self.graph.experiments.set_status(
+                eid, "running", progress=f"{n}/{len(job.systems)} systems"
+            )
         if cancel.is_set():
             raise Cancelled("cancelled")
-        self.graph.record_experiment(
+        self.graph.experiments.record(
             evaluations,
-            dataset=job.dataset,
-            dataset_name=job.dataset_name,
-            catalogued=job.catalogued,
-            dataset_sha256=job.dataset_sha256,
+            dataset=self._dataset_ref(job),
             systems=[
                 SystemInfo(s.name, label=s.label, endpoint=s.url, description=s.description)
                 for s in job.systems
@@ -253,4 +264,4 @@ class ExperimentRunner:
             ticket=Ticket(eid, job.experiment_uri, ""),
         )
         if job.publish:
-            self.graph.publish(eid)
+            self.graph.experiments.publish(eid)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from flask import current_app
 
 if TYPE_CHECKING:
-    from service.graph.store import GraphStore
+    from service.graph.store import Storage
     from service.web.cache import DocumentCache
     from service.web.config import WebConfig
     from service.web.public_view import PublicView
@@ -23,7 +23,7 @@ class Services:
     """What the blueprints share. ``changed()`` must follow every write to the store."""
 
     config: WebConfig
-    graph: GraphStore
+    storage: Storage
     view: PublicView
     pool: QueryPool
     runner: ExperimentRunner
@@ -42,7 +42,7 @@ class Services:
         self.runner.close()
         self.pool.close()
         self.view.close()
-        self.graph.close()
+        self.storage.close()
 
 
 def services() -> Services:

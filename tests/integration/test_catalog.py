@@ -18,7 +18,7 @@ import pytest
 from service import catalog
 from service.errors import BadRequest
 from service.graph.checks import shacl_violations
-from service.graph.store import GraphStore
+from service.graph.store import open_storage
 
 ROOT = Path(__file__).resolve().parents[2]
 GQA_NS = "http://w3id.org/gerbil/qa/vocab#"
@@ -64,20 +64,20 @@ def test_question_count_is_what_the_reader_finds(data_dir: Path, name: str) -> N
 
 
 def test_catalogue_as_served_passes_the_shapes() -> None:
-    store = GraphStore(None)
+    store = open_storage(None)
     graph = pyoxigraph.NamedNode(store.uris.catalog_graph)
     quads = list(store.public.quads_for_pattern(None, None, None, graph))
     assert shacl_violations(quads, target=graph.value) == []
     # IRIs where IRIs belong, typed literals as the store serves them
     rows = list(
-        store.query_public(
+        store.public.query(
             "PREFIX dcat: <http://www.w3.org/ns/dcat#> SELECT ?u ?s WHERE { "
             "?d dcat:downloadURL ?u ; dcat:byteSize ?s }"
         )
     )
     assert rows and all(isinstance(r["u"], pyoxigraph.NamedNode) for r in rows)
     assert {r["s"].datatype.value for r in rows} == {"http://www.w3.org/2001/XMLSchema#integer"}
-    assert store.query_public(
+    assert store.public.query(
         f"ASK {{ <{store.uris.catalog}> <http://www.w3.org/ns/dcat#dataset> "
         f"<{store.uris.dataset('qald-10-test')}> }}"
     )
@@ -123,13 +123,15 @@ def test_download_is_verified_and_cached(http_server: str, tmp_path: Path) -> No
 
 
 def test_dataset_checks_are_stored_as_rdf(data_dir: Path) -> None:
-    store = GraphStore(None)
-    findings = catalog.load_into(store, "qald-9-plus-test-dbpedia", mirror=data_dir, download=False)
+    store = open_storage(None)
+    findings = catalog.load_into(
+        store.catalogue, "qald-9-plus-test-dbpedia", mirror=data_dir, download=False
+    )
     empty = [f for f in findings if f.kind == "empty-gold"]
     assert len(empty) >= 30  # the README counts 35 empty gold sets (some are out of scope)
     gqa = "http://w3id.org/gerbil/qa/vocab#"
     rows = list(
-        store.query_public(
+        store.public.query(
             f"SELECT ?kind (COUNT(?f) AS ?n) WHERE {{ ?d <{gqa}finding> ?f . "
             f"?f <{gqa}findingKind> ?kind }} GROUP BY ?kind"
         )
@@ -137,7 +139,7 @@ def test_dataset_checks_are_stored_as_rdf(data_dir: Path) -> None:
     stored = {r["kind"].value.rsplit("-", 1)[0]: int(r["n"].value) for r in rows}
     assert sum(stored.values()) == len(findings)
     # questions are joinable with their features
-    assert store.query_public(
+    assert store.public.query(
         f"ASK {{ ?q <{gqa}questionText> ?t ; <{gqa}goldAnswer> ?a ; "
         f"<http://purl.org/dc/terms/isPartOf> <{store.uris.dataset('qald-9-plus-test-dbpedia')}> "
         "FILTER(LANG(?t) = 'uk') }"
@@ -163,17 +165,17 @@ def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> 
     from service.errors import Conflict
     from service.model import AnswerSet, Term
 
-    store = GraphStore(None)
+    store = open_storage(None)
     name = "qald-8-test-multilingual"
     original = catalog.load(name, mirror=data_dir, download=False)
-    catalog.load_into(store, name, mirror=data_dir, download=False)
+    catalog.load_into(store.catalogue, name, mirror=data_dir, download=False)
     first = original.questions[0]
     bonn = Term.iri("http://dbpedia.org/resource/Bonn")
     refreshed = replace(
         original, questions=(replace(first, answers=AnswerSet.of([bonn])), *original.questions[1:])
     )
     started = datetime(2024, 5, 1, 12, tzinfo=UTC)
-    v1 = store.register_dataset_version(
+    v1 = store.catalogue.register_version(
         name,
         refreshed,
         kb="https://dbpedia.org/sparql",
@@ -192,7 +194,7 @@ def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> 
     assert v1.question_count == len(original.by_id())
     dcat, prov, gqa = "http://www.w3.org/ns/dcat#", "http://www.w3.org/ns/prov#", GQA_NS
     # description and provenance, as anyone sees them (the public default graph)
-    assert store.query_public(
+    assert store.public.query(
         f"""ASK {{ <{uris.dataset(name)}> <{dcat}hasVersion> <{v1.uri}> .
         <{v1.uri}> a <{gqa}DatasetVersion> ; <{dcat}previousVersion> <{uris.dataset(name)}> ;
             <{prov}wasDerivedFrom> <{uris.dataset(name)}> ; <{prov}wasGeneratedBy> ?a ;
@@ -211,26 +213,26 @@ def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> 
     old_q = uris.question(name, first.id)
     answers = {
         r["q"].value: r["a"].value
-        for r in store.query_public(
+        for r in store.public.query(
             f"SELECT ?q ?a WHERE {{ VALUES ?q {{ <{new_q}> <{old_q}> }} ?q <{gqa}goldAnswer> ?a }}"
         )
         if r["q"].value == new_q
     }
     assert answers == {new_q: bonn.value}
-    assert not store.query_public(f"ASK {{ <{old_q}> <{gqa}goldAnswer> <{bonn.value}> }}")
-    assert store.query_public(
+    assert not store.public.query(f"ASK {{ <{old_q}> <{gqa}goldAnswer> <{bonn.value}> }}")
+    assert store.public.query(
         f"ASK {{ <{new_q}> <http://purl.org/dc/terms/isPartOf> <{v1.uri}> }}"
-    ) and store.query_public(f"ASK {{ <{old_q}> <{gqa}goldAnswer> ?a }}")
+    ) and store.public.query(f"ASK {{ <{old_q}> <{gqa}goldAnswer> ?a }}")
     graph = pyoxigraph.NamedNode(uris.dataset_version_graph(name, v1.version))
     quads = list(store.public.quads_for_pattern(None, None, None, graph))
     assert shacl_violations(quads, target=graph.value) == []
     # never overwritten; a later version derives from the newest one
     with pytest.raises(Conflict):
-        store.register_dataset_version(name, refreshed, kb="https://dbpedia.org/sparql")
-    v2 = store.register_dataset_version(
+        store.catalogue.register_version(name, refreshed, kb="https://dbpedia.org/sparql")
+    v2 = store.catalogue.register_version(
         name, original, kb="file:sha256:abc", started=started.replace(day=2)
     )
     assert v2.previous == v1.uri
-    assert [v.version for v in store.dataset_versions(name)] == [v1.version, v2.version]
+    assert [v.version for v in store.catalogue.versions(name)] == [v1.version, v2.version]
     assert uris.locate(new_q).kind == "version-question"
     assert uris.locate(graph.value).kind == "graph-dataset-version"

@@ -2,7 +2,7 @@
 
 The experiment: QALD-8 train (multilingual) x the six systems of system-outputs/qald8-train,
 scored by the real evaluator (default profile and experiment types), written by
-``GraphStore.record_experiment`` and read back from the store (what it *serves*, after Oxigraph's
+``ExperimentRepository.record`` and read back from the store (what it *serves*, after Oxigraph's
 literal normalisation). The IC queries are the Recommendation's own files.
 """
 
@@ -21,7 +21,9 @@ from service.graph.checks import (
     run_constraint,
     shacl_violations,
 )
-from service.graph.store import GraphStore
+from service.graph.dumps import export
+from service.graph.results import DatasetRef
+from service.graph.store import open_storage
 from service.graph.vocabulary import vocabulary_triples
 from tests.conftest import DATA, QALD, STANDARDS
 
@@ -92,10 +94,10 @@ def _evaluations(
 def _recorded(names: list[str] | None = None, **options):
     """An in-memory store holding one experiment of those systems: (store, ticket, evaluations)."""
     dataset, evaluations = _evaluations(names, **options)
-    store = GraphStore(None)
-    ticket = store.record_experiment(
-        evaluations, dataset=dataset, dataset_name="qald-8-train-multilingual", catalogued=True
-    )
+    store = open_storage(None)
+    name = "qald-8-train-multilingual"
+    store.catalogue.store_questions(name, dataset)
+    ticket = store.experiments.record(evaluations, dataset=DatasetRef.catalogue(name, dataset))
     return store, ticket, evaluations
 
 
@@ -122,7 +124,7 @@ def tiny(data_dir: Path, standards_dir: Path):
     """Two systems on the first 40 questions, every experiment type they have data for: small
     enough for the published (quadratic) IC-12 query."""
     store, ticket, _ = _recorded(["GANSWER2", "TeBaQA"], first=40)
-    yield store.experiment_quads(ticket.id), store.uris, ticket
+    yield store.experiments.quads(ticket.id), store.uris, ticket
     store.close()
 
 
@@ -201,7 +203,7 @@ def test_grouped_ic12_gives_the_published_verdict_on_real_and_broken_cubes(tiny)
 
 def test_real_experiment_has_no_ic_violation(experiment) -> None:
     store, ticket, evaluations = experiment
-    quads = store.experiment_quads(ticket.id)
+    quads = store.experiments.quads(ticket.id)
     assert len({e.system for e in evaluations}) == 6
     assert datacube_violations(quads, target=ticket.uri) == []
 
@@ -209,7 +211,7 @@ def test_real_experiment_has_no_ic_violation(experiment) -> None:
 def test_experiment_with_several_tasks_has_no_ic_violation(small) -> None:
     store, ticket, evaluations = small
     assert len(evaluations[0].tasks) >= 2
-    assert datacube_violations(store.experiment_quads(ticket.id), target=ticket.uri) == []
+    assert datacube_violations(store.experiments.quads(ticket.id), target=ticket.uri) == []
 
 
 def test_real_experiment_has_every_task_and_question_observation(experiment) -> None:
@@ -236,7 +238,7 @@ def _without(quads, subject, predicate):
 
 def test_a_broken_cube_is_flagged(small) -> None:
     store, ticket, _ = small
-    quads = store.experiment_quads(ticket.id)
+    quads = store.experiments.quads(ticket.id)
     task1 = pyoxigraph.NamedNode(store.uris.task(ticket.id, 1))
     f1 = pyoxigraph.NamedNode("http://w3id.org/gerbil/vocab#microF1")
     annotator = pyoxigraph.NamedNode("http://w3id.org/gerbil/vocab#annotator")
@@ -251,7 +253,7 @@ def test_a_broken_cube_is_flagged(small) -> None:
 def test_shapes_pass_on_what_the_store_serves(small) -> None:
     store, ticket, _ = small
     served = pyoxigraph.parse(
-        store.export(experiment_id=ticket.id), format=pyoxigraph.RdfFormat.N_QUADS
+        export(store, experiment_id=ticket.id), format=pyoxigraph.RdfFormat.N_QUADS
     )
     assert shacl_violations(served, target=ticket.uri) == []
     for graph in (store.uris.catalog_graph, store.uris.dataset_graph("qald-8-train-multilingual")):
@@ -293,9 +295,9 @@ SELECT ?system ?answerType (AVG(?f1) AS ?macroF1) (COUNT(?result) AS ?questions)
 def test_sparql_macro_f1_per_answer_type_for_each_system(experiment) -> None:
     store, ticket, evaluations = experiment
     # What anyone sees once the experiment is public: the union of the public graphs.
-    store.publish(ticket.id)
+    store.experiments.publish(ticket.id)
     dataset_uri = store.uris.dataset("qald-8-train-multilingual")
-    rows = list(store.query_public(MACRO_F1_PER_ANSWER_TYPE % dataset_uri))
+    rows = list(store.public.query(MACRO_F1_PER_ANSWER_TYPE % dataset_uri))
     got = {(r["system"].value, r["answerType"].value): float(r["macroF1"].value) for r in rows}
     from service import formats
 

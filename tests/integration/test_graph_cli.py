@@ -12,7 +12,7 @@ import pytest
 
 from service.cli import build_parser
 from service.evaluation.profiles import PROFILES
-from service.graph.store import GraphStore
+from service.graph.store import open_storage
 from tests.conftest import DATA, QALD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,8 +65,8 @@ def test_evaluate_store_then_check_finds_nothing_for_every_profile(
         assert out["profile"] == name and out["experiment"]["uri"].endswith(out["experiment"]["id"])
         recorded.append(out["experiment"]["id"])
     assert len(set(recorded)) == len(PROFILES)
-    with GraphStore(store) as graph:
-        assert {s.id for s in graph.list_experiments(include_private=True)} == set(recorded)
+    with open_storage(store) as graph:
+        assert {s.id for s in graph.experiments.listing(include_private=True)} == set(recorded)
     done = subprocess.run(
         [sys.executable, "-m", "service", "check", "--store", str(store)],
         cwd=ROOT,
@@ -83,7 +83,7 @@ def test_check_reports_a_violation_in_the_store(tmp_path: Path, capsys) -> None:
     out = _evaluate_with_store(
         ["--dataset", str(QALD8_TEST), "--answers", str(QALD8_TEST), "--store", str(store)], capsys
     )
-    with GraphStore(store) as graph:  # a task loses its system dimension: IC-11
+    with open_storage(store) as graph:  # a task loses its system dimension: IC-11
         task = graph.uris.task(out["experiment"]["id"], 1)
         annotator = "http://w3id.org/gerbil/vocab#annotator"
         graph.private.update(f"DELETE WHERE {{ GRAPH ?g {{ <{task}> <{annotator}> ?s }} }}")

@@ -22,8 +22,9 @@ from service.evaluation.results import (
     QuestionStatus,
     TaskScores,
 )
-from service.graph.results import UploadedFile
-from service.graph.store import GraphStore
+from service.graph.dumps import export, import_dump
+from service.graph.results import DatasetRef, UploadedFile
+from service.graph.store import Storage, open_storage
 from service.graph.uris import Uris
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
 
@@ -67,6 +68,10 @@ def _evaluation(dataset: Dataset, *, system: str = "sys", undefined: bool = Fals
     return Evaluation("tiny", system, get_profile("exact"), "en", {ExperimentType.QA: task})
 
 
+def _public_graphs(store: Storage) -> list[str]:
+    return sorted(g.value for g in store.public.named_graphs())
+
+
 def test_uris_round_trip() -> None:
     uris = Uris("https://w3id.org/gerbil/qa")
     assert uris.base == "https://w3id.org/gerbil/qa/"
@@ -107,55 +112,61 @@ def test_uris_round_trip() -> None:
 
 def test_ids_continue_after_restart_and_tokens_are_hashed(tmp_path: Path) -> None:
     day = datetime(2024, 3, 1, 12, tzinfo=UTC)
-    store = GraphStore(tmp_path / "s", catalog=False)
-    a = store.create_experiment(now=day)
-    b = store.create_experiment(now=day)
+    store = open_storage(tmp_path / "s", catalog=False)
+    a = store.experiments.reserve(now=day)
+    b = store.experiments.reserve(now=day)
     store.close()
-    store = GraphStore(tmp_path / "s", catalog=False)
-    c = store.create_experiment(now=day)
-    d = store.create_experiment(now=datetime(2024, 3, 2, tzinfo=UTC))
+    store = open_storage(tmp_path / "s", catalog=False)
+    c = store.experiments.reserve(now=day)
+    d = store.experiments.reserve(now=datetime(2024, 3, 2, tzinfo=UTC))
     assert [a.id, b.id, c.id, d.id] == [
         "202403010001",
         "202403010002",
         "202403010003",
         "202403020001",
     ]
-    assert store.check_token(a.id, a.token) and not store.check_token(a.id, b.token)
-    dump = store.export(format="nquads")
+    assert store.experiments.check_token(a.id, a.token) and not store.experiments.check_token(
+        a.id, b.token
+    )
+    dump = export(store, format="nquads")
     assert a.token.encode() not in dump  # only the hash is kept
     store.close()
 
 
 def test_record_is_private_until_published(tmp_path: Path) -> None:
     dataset = _dataset()
-    store = GraphStore(tmp_path / "s", catalog=False)
-    ticket = store.record_experiment([_evaluation(dataset)], dataset=dataset)
-    status = store.experiment_status(ticket.id)
+    store = open_storage(tmp_path / "s", catalog=False)
+    ticket = store.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("tiny", dataset)
+    )
+    status = store.experiments.status(ticket.id)
     assert (status.status, status.public) == ("finished", False)
-    assert not store.is_public(ticket.id)
+    assert not store.experiments.is_public(ticket.id)
     graph = store.uris.experiment_graph(ticket.id)
-    assert graph not in store.public_graphs()
-    everything = store.query_public(f"ASK {{ <{ticket.uri}> ?p ?o }}")
+    assert graph not in _public_graphs(store)
+    everything = store.public.query(f"ASK {{ <{ticket.uri}> ?p ?o }}")
     assert not everything
-    assert store.list_experiments() == []
-    assert [s.id for s in store.list_experiments(include_private=True)] == [ticket.id]
+    assert store.experiments.listing() == []
+    assert [s.id for s in store.experiments.listing(include_private=True)] == [ticket.id]
     # The uploaded dataset's questions are private with the experiment.
-    assert not store.query_public("ASK { ?q a <http://w3id.org/gerbil/qa/vocab#Question> }")
-    published = store.publish(ticket.id)
+    assert not store.public.query("ASK { ?q a <http://w3id.org/gerbil/qa/vocab#Question> }")
+    published = store.experiments.publish(ticket.id)
     assert published.public and published.published_at
-    assert store.is_public(ticket.id) and graph in store.public_graphs()
-    assert store.query_public(f"ASK {{ <{ticket.uri}> <http://purl.org/dc/terms/issued> ?t }}")
+    assert store.experiments.is_public(ticket.id) and graph in _public_graphs(store)
+    assert store.public.query(f"ASK {{ <{ticket.uri}> <http://purl.org/dc/terms/issued> ?t }}")
     assert not store.private.contains_named_graph(pyoxigraph.NamedNode(graph))
-    assert [s.id for s in store.list_experiments()] == [ticket.id]
+    assert [s.id for s in store.experiments.listing()] == [ticket.id]
     store.close()
 
 
 def test_undefined_measures_are_recorded_not_invented(tmp_path: Path) -> None:
     dataset = _dataset()
-    store = GraphStore(None, catalog=False)
-    ticket = store.record_experiment([_evaluation(dataset, undefined=True)], dataset=dataset)
+    store = open_storage(None, catalog=False)
+    ticket = store.experiments.record(
+        [_evaluation(dataset, undefined=True)], dataset=DatasetRef.upload("tiny", dataset)
+    )
     task = store.uris.task(ticket.id, 1)
-    quads = store.experiment_quads(ticket.id)
+    quads = store.experiments.quads(ticket.id)
     gqa = "http://w3id.org/gerbil/qa/vocab#"
     assert not [q for q in quads if q.predicate.value == gqa + "macroF1QALD"]
     undefined = [
@@ -181,9 +192,11 @@ def test_undefined_measures_are_recorded_not_invented(tmp_path: Path) -> None:
 
 def test_answers_and_uploads_are_rdf_terms(tmp_path: Path) -> None:
     dataset = _dataset()
-    store = GraphStore(None, catalog=False)
+    store = open_storage(None, catalog=False)
     upload = UploadedFile("answers.json", "ab" * 32, 123, "answers", system="sys")
-    ticket = store.record_experiment([_evaluation(dataset)], dataset=dataset, uploads=[upload])
+    ticket = store.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("tiny", dataset), uploads=[upload]
+    )
     rows = list(
         store.private.query(
             "PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#> SELECT ?a WHERE { GRAPH ?g { "
@@ -204,28 +217,34 @@ def test_answers_and_uploads_are_rdf_terms(tmp_path: Path) -> None:
 
 
 def test_publish_refuses_unfinished_and_unknown(tmp_path: Path) -> None:
-    store = GraphStore(None, catalog=False)
-    ticket = store.create_experiment(job='{"dataset": "x"}')
-    store.set_status(ticket.id, "running", progress="3/10")
-    st = store.experiment_status(ticket.id)
+    store = open_storage(None, catalog=False)
+    ticket = store.experiments.reserve(summary='{"dataset": "x"}')
+    store.experiments.set_status(ticket.id, "running", progress="3/10")
+    st = store.experiments.status(ticket.id)
     assert (st.status, st.progress, st.job) == ("running", "3/10", '{"dataset": "x"}')
     with pytest.raises(Conflict):
-        store.publish(ticket.id)
+        store.experiments.publish(ticket.id)
     with pytest.raises(NotFound):
-        store.experiment_status("209901010001")
+        store.experiments.status("209901010001")
     with pytest.raises(BadRequest):
-        store.set_status(ticket.id, "done")
+        store.experiments.set_status(ticket.id, "done")
     dataset = _dataset()
-    done = store.record_experiment([_evaluation(dataset)], dataset=dataset, ticket=ticket)
-    assert done.id == ticket.id and store.experiment_status(ticket.id).status == "finished"
+    done = store.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("tiny", dataset), ticket=ticket
+    )
+    assert done.id == ticket.id and store.experiments.status(ticket.id).status == "finished"
     with pytest.raises(Conflict):
-        store.record_experiment([_evaluation(dataset)], dataset=dataset, ticket=ticket)
+        store.experiments.record(
+            [_evaluation(dataset)], dataset=DatasetRef.upload("tiny", dataset), ticket=ticket
+        )
 
 
 def test_attach_paper_keeps_the_public_copy_in_step(tmp_path: Path) -> None:
     dataset = _dataset()
-    store = GraphStore(tmp_path / "s", catalog=False)
-    ticket = store.record_experiment([_evaluation(dataset)], dataset=dataset)
+    store = open_storage(tmp_path / "s", catalog=False)
+    ticket = store.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("tiny", dataset)
+    )
     referenced = "http://purl.org/dc/terms/isReferencedBy"
     graph = pyoxigraph.NamedNode(store.uris.experiment_graph(ticket.id))
     default = pyoxigraph.DefaultGraph()
@@ -236,67 +255,72 @@ def test_attach_paper_keeps_the_public_copy_in_step(tmp_path: Path) -> None:
 
     before = len(store.private)
     # unpublished: the link is in the private graph only
-    first = store.attach_paper(ticket.id, "doi:10.3233/SW-180312")
+    first = store.experiments.attach_paper(ticket.id, "doi:10.3233/SW-180312")
     assert first == "https://doi.org/10.3233/SW-180312"
     assert papers(store.private, graph) == {first} and len(store.private) == before + 1
-    assert not store.query_public(f"ASK {{ ?e <{referenced}> ?p }}")
-    assert store.attach_paper(ticket.id, "https://doi.org/10.3233/SW-180312") == first
+    assert not store.public.query(f"ASK {{ ?e <{referenced}> ?p }}")
+    assert store.experiments.attach_paper(ticket.id, "https://doi.org/10.3233/SW-180312") == first
     assert len(store.private) == before + 1  # the same paper again changes nothing
-    store.publish(ticket.id)
+    store.experiments.publish(ticket.id)
     assert papers(store.public, graph) == papers(store.public, default) == {first}
     # published: the public graph and the default graph (what SPARQL reads) together
-    second = store.attach_paper(ticket.id, " https://example.org/paper.pdf ")
+    second = store.experiments.attach_paper(ticket.id, " https://example.org/paper.pdf ")
     assert second == "https://example.org/paper.pdf"
     assert papers(store.public, graph) == papers(store.public, default) == {first, second}
     assert not store.private.contains_named_graph(graph)
     query = f"SELECT ?p WHERE {{ <{ticket.uri}> <{referenced}> ?p }}"
-    assert {r["p"].value for r in store.query_public(query)} == {first, second}
+    assert {r["p"].value for r in store.public.query(query)} == {first, second}
     # bad input: a clear error, nothing written
     size = len(store.public)
     for bad in ("", "nope", "11.1/x", "ftp://example.org/p", "https://example.org/<a>"):
         with pytest.raises(BadRequest):
-            store.attach_paper(ticket.id, bad)
+            store.experiments.attach_paper(ticket.id, bad)
     with pytest.raises(NotFound):
-        store.attach_paper("209901010001", "10.1000/x")
-    queued = store.create_experiment()
+        store.experiments.attach_paper("209901010001", "10.1000/x")
+    queued = store.experiments.reserve()
+    store.experiments.set_status(queued.id, "queued")
     with pytest.raises(Conflict, match="queued"):
-        store.attach_paper(queued.id, "10.1000/x")
+        store.experiments.attach_paper(queued.id, "10.1000/x")
     assert len(store.public) == size
     store.close()
     # it survives a restart, in both copies
-    again = GraphStore(tmp_path / "s", catalog=False)
+    again = open_storage(tmp_path / "s", catalog=False)
     assert papers(again.public, default) == {first, second}
     again.close()
 
 
 def test_export_import_round_trip(tmp_path: Path) -> None:
     dataset = _dataset()
-    one = GraphStore(tmp_path / "one", catalog=False)
-    public = one.record_experiment([_evaluation(dataset)], dataset=dataset)
-    private = one.record_experiment([_evaluation(dataset, system="other")], dataset=dataset)
-    one.publish(public.id)
-    dump = one.export(format="trig")
-    turtle = one.export(format="turtle", experiment_id=private.id)
+    one = open_storage(tmp_path / "one", catalog=False)
+    public = one.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("tiny", dataset)
+    )
+    private = one.experiments.record(
+        [_evaluation(dataset, system="other")], dataset=DatasetRef.upload("tiny", dataset)
+    )
+    one.experiments.publish(public.id)
+    dump = export(one, format="trig")
+    turtle = export(one, format="turtle", experiment_id=private.id)
     with pytest.raises(BadRequest):
-        one.export(format="turtle")
+        export(one, format="turtle")
     one.close()
-    two = GraphStore(tmp_path / "two", catalog=False)
-    two.import_dump(dump, format="trig")
-    assert two.is_public(public.id) and not two.is_public(private.id)
-    assert two.check_token(private.id, private.token)
-    assert two.export(format="turtle", experiment_id=private.id) == turtle
-    nxt = two.create_experiment()
+    two = open_storage(tmp_path / "two", catalog=False)
+    import_dump(two, dump, format="trig")
+    assert two.experiments.is_public(public.id) and not two.experiments.is_public(private.id)
+    assert two.experiments.check_token(private.id, private.token)
+    assert export(two, format="turtle", experiment_id=private.id) == turtle
+    nxt = two.experiments.reserve()
     assert nxt.id not in (public.id, private.id)
     two.close()
-    other_base = GraphStore(tmp_path / "three", base="https://example.org/qa/", catalog=False)
+    other_base = open_storage(tmp_path / "three", base="https://example.org/qa/", catalog=False)
     with pytest.raises(BadRequest):
-        other_base.import_dump(dump, format="trig")
+        import_dump(other_base, dump, format="trig")
 
 
 def test_store_refuses_another_base(tmp_path: Path) -> None:
-    GraphStore(tmp_path / "s", catalog=False).close()
+    open_storage(tmp_path / "s", catalog=False).close()
     with pytest.raises(ServiceError):
-        GraphStore(tmp_path / "s", base="https://example.org/", catalog=False)
+        open_storage(tmp_path / "s", base="https://example.org/", catalog=False)
 
 
 def test_vocabulary_covers_every_measure_profile_and_status() -> None:
@@ -305,14 +329,14 @@ def test_vocabulary_covers_every_measure_profile_and_status() -> None:
     from service.graph.terms import measure_iri
     from service.graph.vocabulary import measure_ranges
 
-    store = GraphStore(None, catalog=False)
+    store = open_storage(None, catalog=False)
     ranges = measure_ranges()
     for name, info in MEASURES.items():
         assert ranges.get(measure_iri(name)) == info.datatype, name
     gqa = "http://w3id.org/gerbil/qa/vocab#"
     for profile in PROFILES.values():
         rows = list(
-            store.query_public(
+            store.public.query(
                 f"SELECT ?v WHERE {{ <{profile.iri}> a <{gqa}Profile> ; "
                 f"<http://www.w3.org/2004/02/skos/core#inScheme> <{gqa}profiles> ; "
                 f"<http://www.w3.org/2002/07/owl#versionInfo> ?v }}"
@@ -320,12 +344,12 @@ def test_vocabulary_covers_every_measure_profile_and_status() -> None:
         )
         assert [r["v"].value for r in rows] == [profile.version], profile.name
     for status in QuestionStatus:
-        assert store.query_public(f"ASK {{ <{gqa}status-{status.value}> a <{gqa}QuestionStatus> }}")
+        assert store.public.query(f"ASK {{ <{gqa}status-{status.value}> a <{gqa}QuestionStatus> }}")
     for etype in ExperimentType:
-        assert store.query_public(f"ASK {{ <{gqa}{etype.value}> a <{gqa}ExperimentType> }}")
+        assert store.public.query(f"ASK {{ <{gqa}{etype.value}> a <{gqa}ExperimentType> }}")
     # every term of ours has a label and a comment
     missing = list(
-        store.query_public(
+        store.public.query(
             "SELECT ?t WHERE { ?t a ?k . FILTER(STRSTARTS(STR(?t), 'http://w3id.org/gerbil/')) "
             "FILTER NOT EXISTS { ?t <http://www.w3.org/2000/01/rdf-schema#label> ?l ; "
             "<http://www.w3.org/2000/01/rdf-schema#comment> ?c } }"
@@ -336,14 +360,15 @@ def test_vocabulary_covers_every_measure_profile_and_status() -> None:
 
 CRASH_CHILD = r"""
 import sys
-from service.graph.store import GraphStore
+from service.graph.results import DatasetRef
+from service.graph.store import open_storage
 from tests.integration.test_graph_store import _dataset, _evaluation
-store = GraphStore(sys.argv[1], catalog=False)
+store = open_storage(sys.argv[1], catalog=False)
 dataset = _dataset(400)
 evaluation = _evaluation(dataset)
 print("ready", flush=True)
 while True:
-    store.record_experiment([evaluation], dataset=dataset)
+    store.experiments.record([evaluation], dataset=DatasetRef.upload("tiny", dataset))
 """
 
 
@@ -362,8 +387,8 @@ def test_a_killed_writer_leaves_no_partial_experiment(tmp_path: Path) -> None:
         time.sleep(delay)
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
-        store = GraphStore(path, catalog=False)
-        finished = {s.id for s in store.list_experiments(include_private=True)}
+        store = open_storage(path, catalog=False)
+        finished = {s.id for s in store.experiments.listing(include_private=True)}
         graphs = {
             g.value.rsplit("/", 1)[1]
             for g in store.private.named_graphs()
@@ -386,21 +411,22 @@ def test_a_killed_writer_leaves_no_partial_experiment(tmp_path: Path) -> None:
 
 PUBLISH_CHILD = r"""
 import os, signal, sys
-from service.graph.store import GraphStore
+from service.graph.results import DatasetRef
+from service.graph.store import open_storage
 from tests.integration.test_graph_store import _dataset, _evaluation
-store = GraphStore(sys.argv[1], catalog=False)
+store = open_storage(sys.argv[1], catalog=False)
 dataset = _dataset(int(sys.argv[3]))
 evaluation = _evaluation(dataset)
 if sys.argv[2] == "between":
     # killed right after the public copy is written, before the admin record follows it
-    store._finish_publication = lambda *a: os.kill(os.getpid(), signal.SIGKILL)
-    ticket = store.record_experiment([evaluation], dataset=dataset)
+    store.experiments._finish_publication = lambda *a: os.kill(os.getpid(), signal.SIGKILL)
+    ticket = store.experiments.record([evaluation], dataset=DatasetRef.upload("tiny", dataset))
     print(ticket.id, flush=True)
-    store.publish(ticket.id)
+    store.experiments.publish(ticket.id)
     raise SystemExit("not killed")
 while True:
-    ticket = store.record_experiment([evaluation], dataset=dataset)
-    store.publish(ticket.id)
+    ticket = store.experiments.record([evaluation], dataset=DatasetRef.upload("tiny", dataset))
+    store.experiments.publish(ticket.id)
     print("published", flush=True)
 """
 
@@ -408,7 +434,7 @@ GQA = "http://w3id.org/gerbil/qa/vocab#"
 PUBLISHED_QUESTIONS = 120  # + the skipped question of _evaluation
 
 
-def _results_in(store: GraphStore, experiment_id: str, *, where: str) -> int:
+def _results_in(store: Storage, experiment_id: str, *, where: str) -> int:
     """Question results of an experiment in its graph (public or private store) or in the
     public default graph."""
     uri = store.uris.experiment(experiment_id)
@@ -422,11 +448,11 @@ def _results_in(store: GraphStore, experiment_id: str, *, where: str) -> int:
     return int(rows[0]["n"].value)
 
 
-def _assert_publication_consistent(store: GraphStore) -> int:
+def _assert_publication_consistent(store: Storage) -> int:
     """Every experiment is either wholly private or wholly public (named graph, default-graph
     copy, admin record); returns how many are public."""
     public = 0
-    for st in store.list_experiments(include_private=True):
+    for st in store.experiments.listing(include_private=True):
         graph = pyoxigraph.NamedNode(store.uris.experiment_graph(st.id))
         if store.public.contains_named_graph(graph):
             public += 1
@@ -434,7 +460,7 @@ def _assert_publication_consistent(store: GraphStore) -> int:
             assert not store.private.contains_named_graph(graph), st.id
             assert _results_in(store, st.id, where="public") == PUBLISHED_QUESTIONS + 1, st.id
             assert _results_in(store, st.id, where="default") == PUBLISHED_QUESTIONS + 1, st.id
-            assert store.query_public(f"ASK {{ <{st.uri}> <http://purl.org/dc/terms/issued> ?t }}")
+            assert store.public.query(f"ASK {{ <{st.uri}> <http://purl.org/dc/terms/issued> ?t }}")
         else:
             assert not st.public, st.id
             assert _results_in(store, st.id, where="private") == PUBLISHED_QUESTIONS + 1, st.id
@@ -464,8 +490,8 @@ def test_a_publication_killed_between_the_stores_is_completed_on_open(tmp_path: 
     graph = pyoxigraph.NamedNode(Uris().experiment_graph(experiment_id))
     assert public.contains_named_graph(graph)
     del public
-    store = GraphStore(path, catalog=False)  # the next open completes the publication
-    status = store.experiment_status(experiment_id)
+    store = open_storage(path, catalog=False)  # the next open completes the publication
+    status = store.experiments.status(experiment_id)
     assert status.public and status.published_at
     assert _assert_publication_consistent(store) == 1
     store.close()
@@ -484,7 +510,7 @@ def test_a_killed_publisher_leaves_every_experiment_wholly_private_or_public(
         time.sleep(delay)
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
-        store = GraphStore(path, catalog=False)
+        store = open_storage(path, catalog=False)
         published = _assert_publication_consistent(store)
         store.close()
     assert published >= 3  # each child published at least once before being killed
@@ -492,16 +518,18 @@ def test_a_killed_publisher_leaves_every_experiment_wholly_private_or_public(
 
 def test_a_recorded_ticket_outranks_its_old_status_until_settled(tmp_path: Path) -> None:
     dataset = _dataset()
-    store = GraphStore(tmp_path / "s", catalog=False)
-    ticket = store.create_experiment()
-    store.set_status(ticket.id, "running", progress="1/2")
+    store = open_storage(tmp_path / "s", catalog=False)
+    ticket = store.experiments.reserve()
+    store.experiments.set_status(ticket.id, "running", progress="1/2")
     # as if the process died between the experiment's transaction and the status clean-up
-    store._settle_status = lambda experiment_id: None  # type: ignore[method-assign]
-    store.record_experiment([_evaluation(dataset)], dataset=dataset, ticket=ticket)
-    assert store.experiment_status(ticket.id).status == "finished"
-    assert [s.status for s in store.list_experiments(include_private=True)] == ["finished"]
+    store.experiments._settle_status = lambda experiment_id: None  # type: ignore[method-assign]
+    store.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("tiny", dataset), ticket=ticket
+    )
+    assert store.experiments.status(ticket.id).status == "finished"
+    assert [s.status for s in store.experiments.listing(include_private=True)] == ["finished"]
     store.close()
-    store = GraphStore(tmp_path / "s", catalog=False)
-    statuses = store._admin_select(f"<{ticket.uri}> <{GQA}status> ?s")
+    store = open_storage(tmp_path / "s", catalog=False)
+    statuses = store.experiments._admin_select(f"<{ticket.uri}> <{GQA}status> ?s")
     assert statuses == [{"s": "finished"}]
     store.close()

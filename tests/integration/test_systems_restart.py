@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from service.graph.store import GraphStore
+from service.graph.store import Storage, open_storage
 from service.kb.local import LocalKB
 from service.systems.jobs import JobStore
 from service.systems.reference import BaselineSystem
@@ -110,16 +110,16 @@ DRIVER = textwrap.dedent(
     """
     import sys
     from service import formats
-    from service.graph.store import GraphStore
+    from service.graph.store import Storage, open_storage
     from service.systems.runner import DurableRunner
     from service.systems.safety import NetworkPolicy
     from service.web.runner import ExperimentJob, SystemSpec
 
     store, dataset, kb, url = sys.argv[1:]
-    graph = GraphStore(store)
+    graph = open_storage(store)
     runner = DurableRunner(graph, workers=1, policy=NetworkPolicy.allowing("127.0.0.1/32"),
                            concurrency=2)
-    ticket = graph.create_experiment(job="restart test")
+    ticket = graph.experiments.reserve(summary="restart test")
     print(ticket.id, flush=True)
     runner.submit(ExperimentJob(ticket.id, ticket.uri, formats.read(dataset), "cities",
                                 (SystemSpec("baseline", url=url),), "gerbil", kb=(kb,)))
@@ -129,10 +129,10 @@ DRIVER = textwrap.dedent(
 )
 
 
-def _job(graph: GraphStore, setup: dict[str, Any]) -> ExperimentJob:
+def _job(graph: Storage, setup: dict[str, Any]) -> ExperimentJob:
     from service import formats
 
-    ticket = graph.create_experiment(job="restart test")
+    ticket = graph.experiments.reserve(summary="restart test")
     return ExperimentJob(
         ticket.id,
         ticket.uri,
@@ -144,7 +144,7 @@ def _job(graph: GraphStore, setup: dict[str, Any]) -> ExperimentJob:
     )
 
 
-def _results(graph: GraphStore, experiment_id: str) -> Counter[tuple[str, str, str]]:
+def _results(graph: Storage, experiment_id: str) -> Counter[tuple[str, str, str]]:
     """Every numeric result of an experiment, subjects made relative to the experiment, without
     the measures that are wall-clock times (they differ from run to run by nature)."""
     exp = graph.uris.experiment(experiment_id)
@@ -166,13 +166,13 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     # The reference: the same experiment, uninterrupted, in this process.
-    with GraphStore(setup["dir"] / "reference") as graph:
+    with open_storage(setup["dir"] / "reference") as graph:
         runner = DurableRunner(graph, workers=1, policy=LOCAL, concurrency=2)
         job = _job(graph, setup)
         runner.submit(job)
         runner.wait(job.experiment_id)
         runner.close()
-        assert graph.experiment_status(job.experiment_id).status == "finished"
+        assert graph.experiments.status(job.experiment_id).status == "finished"
         expected = _results(graph, job.experiment_id)
         archive = setup["dir"] / "reference" / "answers" / job.experiment_id / "1-baseline.json"
     # The comparison below compares something: every call answered, half of them right.
@@ -224,9 +224,9 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
     assert f"baseline: {answered_before}/{QUESTIONS} questions" in shown.stdout
 
     # A restart marks it interrupted.
-    with GraphStore(store) as graph:
+    with open_storage(store) as graph:
         runner = DurableRunner(graph, workers=1, policy=LOCAL)
-        status = graph.experiment_status(eid)
+        status = graph.experiments.status(eid)
         runner.close()
     assert status.status == "interrupted"
     assert status.message is not None and "resume" in status.message
@@ -243,8 +243,8 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"experiment {eid}: finished" in done.stdout
 
-    with GraphStore(store) as graph:
-        assert graph.experiment_status(eid).status == "finished"
+    with open_storage(store) as graph:
+        assert graph.experiments.status(eid).status == "finished"
         assert _results(graph, eid) == expected
     assert not (store / "jobs" / eid).exists()  # job state is dropped once recorded
     assert (store / "answers" / eid / "1-baseline.json").is_file()  # the archived answers
@@ -255,7 +255,7 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
 
 
 def test_cancel_and_resume_in_process(setup: dict[str, Any]) -> None:
-    with GraphStore(setup["dir"] / "cancelled") as graph:
+    with open_storage(setup["dir"] / "cancelled") as graph:
         runner = DurableRunner(graph, workers=1, policy=LOCAL, concurrency=1)
         job = _job(graph, setup)
         runner.submit(job)
@@ -264,22 +264,22 @@ def test_cancel_and_resume_in_process(setup: dict[str, Any]) -> None:
             time.sleep(0.02)
         assert runner.cancel(job.experiment_id)
         runner.wait(job.experiment_id)
-        status = graph.experiment_status(job.experiment_id)
+        status = graph.experiments.status(job.experiment_id)
         assert status.status == "cancelled"
         assert status.message is not None and "resume to continue" in status.message
         progress = runner.progress(job.experiment_id)
         assert progress[0].system == "baseline" and 0 < progress[0].done < QUESTIONS
         runner.resume(job.experiment_id)
         runner.wait(job.experiment_id)
-        assert graph.experiment_status(job.experiment_id).status == "finished"
-        with pytest.raises(Exception, match="only interrupted, cancelled, failed"):
+        assert graph.experiments.status(job.experiment_id).status == "finished"
+        with pytest.raises(Exception, match="only interrupted, cancelled, error"):
             runner.resume(job.experiment_id)
         runner.close()
 
 
 def test_cancel_from_the_command_line_reaches_a_running_job(setup: dict[str, Any]) -> None:
     store = setup["dir"] / "cli-cancel"
-    with GraphStore(store) as graph:
+    with open_storage(store) as graph:
         runner = DurableRunner(graph, workers=1, policy=LOCAL, concurrency=1)
         job = _job(graph, setup)
         runner.submit(job)
@@ -297,5 +297,5 @@ def test_cancel_from_the_command_line_reaches_a_running_job(setup: dict[str, Any
         assert cancelled.returncode == 0, cancelled.stderr
         assert "cancellation of" in cancelled.stdout and "requested" in cancelled.stdout
         runner.wait(job.experiment_id, timeout=20)
-        assert graph.experiment_status(job.experiment_id).status == "cancelled"
+        assert graph.experiments.status(job.experiment_id).status == "cancelled"
         runner.close()

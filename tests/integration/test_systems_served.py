@@ -309,18 +309,18 @@ def test_dataset_refresh_makes_a_new_version(files: dict[str, Path], tmp_path: P
     )
     assert stored.returncode == 0, stored.stderr
     [uri] = [x.split(": ", 1)[1] for x in stored.stdout.splitlines() if x.startswith("registered")]
-    from service.graph.store import GraphStore
+    from service.graph.store import open_storage
 
-    with GraphStore(store_dir, base=None) as graph:
+    with open_storage(store_dir, base=None) as graph:
         name = graph.uris.locate(uri).keys["dataset"]
-        [version] = graph.dataset_versions(name)
+        [version] = graph.catalogue.versions(name)
         assert version.uri == uri and version.previous == graph.uris.dataset(name)
         prov = "http://www.w3.org/ns/prov#"
         gqa = "http://w3id.org/gerbil/qa/vocab#"
-        assert graph.query_public(
+        assert graph.public.query(
             f"""ASK {{ <{uri}> <{prov}wasGeneratedBy> ?a . ?a <{prov}used> ?kb .
             ?kb <{gqa}knowledgeBaseVersion> "v2" ; <http://purl.org/dc/terms/identifier> ?id .
             FILTER(STRSTARTS(?id, "file:sha256:")) }}"""
         )
         bonn = graph.uris.version_question(name, version.version, "1")
-        assert graph.query_public(f"ASK {{ <{bonn}> <{gqa}goldAnswer> <{DBR}Bonn> }}")
+        assert graph.public.query(f"ASK {{ <{bonn}> <{gqa}goldAnswer> <{DBR}Bonn> }}")

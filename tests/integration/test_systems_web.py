@@ -42,7 +42,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     app = create_app({"store": tmp_path / "store", "sparql_workers": 1, "demo": False})
     state = app.extensions[EXTENSION]
     state.runner.close()
-    state.runner = DurableRunner(state.graph, workers=1, on_change=state.changed, policy=LOCAL)
+    state.runner = DurableRunner(state.storage, workers=1, on_change=state.changed, policy=LOCAL)
     yield app
     close_app(app)
 
@@ -97,18 +97,18 @@ def test_api_experiment_with_a_web_service_runs_durably(app: Any, served: str) -
     assert any("questions" in p for p in seen_progress), seen_progress  # questions done, live
     qa = [r for r in status["results"] if r["experimentType"].endswith("QA")]
     assert qa and 0 < qa[0]["measures"]["macroF1"] < 1  # the baseline: some right, some wrong
-    graph = app.extensions[EXTENSION].graph
+    graph = app.extensions[EXTENSION].storage
     rows = graph.private.query(
         "SELECT ?title ?sha WHERE { GRAPH ?g { ?f <http://w3id.org/gerbil/qa/vocab#fileRole> "
         '"answers" ; <http://purl.org/dc/terms/title> ?title ; '
         "<http://w3id.org/gerbil/qa/vocab#sha256> ?sha } }"
     )
     found = [(r["title"].value, r["sha"].value) for r in rows]
-    archive = Path(graph.path) / "answers" / eid / "1-baseline.json"
+    archive = Path(graph.work_dir) / "answers" / eid / "1-baseline.json"
     assert found == [("1-baseline.json", _sha256(archive))]
     assert len(json.loads(archive.read_text(encoding="utf-8"))["questions"]) == 14
     # The job state goes once the experiment is recorded (just after "finished" shows).
-    job_dir = Path(graph.path) / "jobs" / eid
+    job_dir = Path(graph.work_dir) / "jobs" / eid
     deadline = time.monotonic() + 10
     while job_dir.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -134,7 +134,7 @@ def test_api_cancel_then_resume(app: Any, served: str) -> None:
     done_before = runner.progress(eid)[0].done
     assert 0 < done_before < 14
     runner.resume(eid)
-    status = _wait(client, eid, token, "finished", "failed")
+    status = _wait(client, eid, token, "finished", "error")
     assert status["status"] == "finished", status
 
 

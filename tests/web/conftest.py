@@ -30,7 +30,7 @@ MAX_BYTES = 400_000
 class Server:
     url: str  # http://127.0.0.1:PORT/ (also the base of every URI)
     app: Any
-    graph: Any
+    storage: Any
     thread: threading.Thread
     server: Any
 
@@ -51,7 +51,7 @@ class Server:
 
     @property
     def demo_id(self) -> str:
-        statuses = self.graph.list_experiments()
+        statuses = self.storage.experiments.listing()
         return next(s.id for s in statuses if s.job and "gerbil-qa-demo" in s.job)
 
     def submit_demo(self, *, systems: tuple[str, ...] = ("strong", "partial")) -> dict[str, Any]:
@@ -72,7 +72,7 @@ class Server:
             state = self.get(
                 f"api/experiments/{experiment_id}", headers={"Authorization": f"Bearer {token}"}
             ).json()
-            if state["status"] in ("finished", "failed", "cancelled"):
+            if state["status"] in ("finished", "error", "cancelled"):
                 assert state["status"] == "finished", state
                 return state
             if time.monotonic() > deadline:
@@ -90,14 +90,14 @@ def start_server(store: Path, *, preload: dict[str, Path] | None = None, **confi
     import pyoxigraph as ox
     import waitress
 
-    from service.graph.store import GraphStore
+    from service.graph.store import open_storage
     from service.web import create_app
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    graph = GraphStore(store, base=url)
+    storage = open_storage(store, base=url)
     for name, path in (preload or {}).items():
-        graph.public.load(
+        storage.public.load(
             path=str(path), format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(name)
         )
     settings = {
@@ -111,7 +111,7 @@ def start_server(store: Path, *, preload: dict[str, Path] | None = None, **confi
         "allow_networks": "127.0.0.1/32",  # test QA services run on loopback
     }
     settings.update(config)
-    app = create_app(settings, graph=graph)
+    app = create_app(settings, storage=storage)
     server = waitress.create_server(app, host="127.0.0.1", port=port, threads=8)
     thread = threading.Thread(target=server.run, name="test-waitress", daemon=True)
     thread.start()
@@ -121,7 +121,7 @@ def start_server(store: Path, *, preload: dict[str, Path] | None = None, **confi
             break
         except requests.ConnectionError:
             time.sleep(0.05)
-    return Server(url=url, app=app, graph=graph, thread=thread, server=server)
+    return Server(url=url, app=app, storage=storage, thread=thread, server=server)
 
 
 def stop_server(server: Server) -> None:

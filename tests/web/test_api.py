@@ -20,7 +20,7 @@ PARTIAL = (DEMO_DIR / "answers-partial.json").read_text()
 
 
 def count(server) -> int:
-    return len(server.graph.list_experiments(include_private=True))
+    return len(server.storage.experiments.listing(include_private=True))
 
 
 def test_submit_json_and_read_results(server) -> None:
@@ -238,7 +238,8 @@ def test_status_of_unknown_experiment(server) -> None:
 
 
 def test_publish_before_finished_is_a_conflict(server) -> None:
-    ticket = server.graph.create_experiment(job="{}")
+    ticket = server.storage.experiments.reserve(summary="{}")
+    server.storage.experiments.set_status(ticket.id, "queued")
     response = server.post(
         f"api/experiments/{ticket.id}/publish", headers={"Authorization": f"Bearer {ticket.token}"}
     )

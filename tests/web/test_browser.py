@@ -178,7 +178,7 @@ def test_owner_opens_private_experiment_and_publishes(server, browser) -> None:
     wait_until(browser, lambda d: not d.find_elements(By.ID, "publish") or _stale(button))
     assert browser.current_url == url
     assert not browser.find_elements(By.ID, "private-notice")
-    assert server.graph.is_public(ticket["id"])
+    assert server.storage.experiments.is_public(ticket["id"])
 
     browser.delete_all_cookies()  # a stranger now sees it
     browser.get(url)

@@ -107,15 +107,15 @@ def test_serve_starts_with_a_published_demo_and_restarts(tmp_path: Path) -> None
 
 def test_publish_from_the_command_line(tmp_path: Path) -> None:
     from service import formats
-    from service.graph.store import GraphStore
+    from service.graph.store import open_storage
     from service.paths import DEMO_DIR
     from service.web.config import WebConfig
     from service.web.runner import ExperimentJob, ExperimentRunner, SystemSpec
 
     store = tmp_path / "store"
     base = "http://example.org/gqa/"
-    with GraphStore(store, base=base) as graph:
-        ticket = graph.create_experiment(job="{}")
+    with open_storage(store, base=base) as graph:
+        ticket = graph.experiments.reserve(summary="{}")
         runner = ExperimentRunner(graph, workers=1)
         job = ExperimentJob(
             experiment_id=ticket.id,
@@ -132,7 +132,7 @@ def test_publish_from_the_command_line(tmp_path: Path) -> None:
 
         runner.execute(job, threading.Event())
         runner.close()
-        assert not graph.is_public(ticket.id)
+        assert not graph.experiments.is_public(ticket.id)
     assert WebConfig().base != base  # publish finds the store's own base without --base
     command = [sys.executable, "-m", "service", "publish", "--store", str(store), ticket.id]
     bad = subprocess.run(
@@ -149,9 +149,9 @@ def test_publish_from_the_command_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert f"published {ticket.id}: {base}experiment/{ticket.id}" in done.stdout
     assert "referenced by https://doi.org/10.3233/SW-180312" in done.stdout
-    with GraphStore(store, base=base, catalog=False) as graph:
-        assert graph.is_public(ticket.id)
-        assert graph.query_public(
+    with open_storage(store, base=base, catalog=False) as graph:
+        assert graph.experiments.is_public(ticket.id)
+        assert graph.public.query(
             f"ASK {{ <{ticket.uri}> <http://purl.org/dc/terms/isReferencedBy> "
             "<https://doi.org/10.3233/SW-180312> }"
         )

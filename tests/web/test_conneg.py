@@ -293,7 +293,7 @@ def test_public_documents_are_written_by_the_query_workers(server, exp: str) -> 
     from service.web.state import EXTENSION
 
     state = server.app.extensions[EXTENSION]
-    graph = server.graph
+    graph = server.storage
     demo = server.demo_id
     name = graph.uris.experiment_graph(demo)
     for path, follow, reverse in (
@@ -327,7 +327,7 @@ def test_every_minted_uri_dereferences(server) -> None:
     """DESIGN §4: every IRI the service minted under its base and published (experiments,
     tasks, per-question results, datasets, questions, systems, files, graphs) answers 200 with
     RDF; hash IRIs through their document."""
-    rows = server.graph.query_public(
+    rows = server.storage.public.query(
         "SELECT DISTINCT ?i { { ?i ?p ?o } UNION { ?s ?p ?i } UNION { GRAPH ?i {} } "
         f'FILTER(isIRI(?i) && STRSTARTS(STR(?i), "{server.url}")) }}'
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from service.errors import BadRequest
-from service.graph.store import paper_iri
+from service.graph.experiments import paper_iri
 from service.web import conneg
 from service.web.cache import DocumentCache
 from service.web.citation import citation_for

@@ -42,7 +42,7 @@ def _submit(server, system: str) -> Private:
     return Private(
         ticket["id"],
         ticket["uri"],
-        server.graph.uris.experiment_graph(ticket["id"]),
+        server.storage.uris.experiment_graph(ticket["id"]),
         ticket["token"],
         system,
     )
@@ -228,7 +228,7 @@ def test_others_cannot_publish_or_attach(server, fresh: Private) -> None:
             f"api/experiments/{fresh.id}/papers", json={"doi": "10.1/x"}, headers=headers
         )
         assert response.status_code == 403
-    assert not server.graph.is_public(fresh.id)
+    assert not server.storage.experiments.is_public(fresh.id)
 
 
 def test_paper_link_is_in_the_rdf(server, fresh: Private) -> None:
@@ -272,13 +272,13 @@ def test_paper_link_is_in_the_rdf(server, fresh: Private) -> None:
 
 
 def test_a_reserved_experiment_has_its_uri_and_citation_before_results(server) -> None:
-    ticket = server.graph.create_experiment(job="{}")
+    ticket = server.storage.experiments.reserve(summary="{}")
     auth = {"Authorization": f"Bearer {ticket.token}"}
     turtle = server.get(f"experiment/{ticket.id}.ttl", headers=auth)
     assert turtle.status_code == 200
-    assert '"queued"' in turtle.text and f"<{ticket.uri}>" in turtle.text
+    assert '"reserved"' in turtle.text and f"<{ticket.uri}>" in turtle.text
     page = server.get(f"experiment/{ticket.id}", headers={"Accept": "text/html", **auth})
-    assert "No results yet" in page.text and "queued" in page.text
+    assert "No results yet" in page.text and "reserved" in page.text
     assert f"@misc{{gerbilqa-{ticket.id}," in page.text and ticket.uri in page.text
     assert server.get(f"experiment/{ticket.id}.ttl").status_code == 403
     assert ticket.id not in server.get("api/experiments").text

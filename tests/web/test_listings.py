@@ -142,7 +142,7 @@ def version(server) -> tuple[str, str]:
     from service.web.state import EXTENSION
 
     dataset = formats.read(DEMO_DIR / "questions.json")
-    registered = server.graph.register_dataset_version(
+    registered = server.storage.catalogue.register_version(
         "demo-versioned", dataset, kb="demo", version="2024-05"
     )
     server.app.extensions[EXTENSION].changed()

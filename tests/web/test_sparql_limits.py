@@ -96,7 +96,7 @@ def test_service_is_refused(server) -> None:
 
 
 def test_updates_are_refused_in_every_form(server) -> None:
-    before = len(server.graph.public)
+    before = len(server.storage.public)
     attempts = [
         server.get("sparql", params={"update": "CLEAR ALL"}),
         server.post("sparql", data={"update": "CLEAR ALL"}),
@@ -110,7 +110,7 @@ def test_updates_are_refused_in_every_form(server) -> None:
     # an update sent as a query is a syntax error, and the store is read-only anyway
     as_query = server.get("sparql", params={"query": "INSERT DATA { <a:b> <a:c> <a:d> }"})
     assert as_query.status_code == 400
-    assert len(server.graph.public) == before
+    assert len(server.storage.public) == before
 
 
 def test_results_formats(server) -> None:
@@ -176,7 +176,7 @@ def test_browser_gets_results_as_a_table(server) -> None:
     assert response.status_code == 200
     assert response.headers["Content-Type"].startswith("text/html")
     assert 'id="results"' in response.text
-    assert server.graph.uris.vocab_graph in response.text
+    assert server.storage.uris.vocab_graph in response.text
 
 
 def test_result_cache_keeps_semantics(server) -> None:

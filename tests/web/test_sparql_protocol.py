@@ -164,7 +164,7 @@ def test_query(server, test: ProtocolTest) -> None:
 
 @pytest.mark.parametrize("test", UPDATE_TESTS, ids=lambda t: t.id)
 def test_update_is_refused(server, test: ProtocolTest) -> None:
-    before = len(server.graph.public)
+    before = len(server.storage.public)
     for req in test.requests:
         if req.headers.get("content-type", "").startswith("application/sparql-query"):
             continue  # the follow-up ASK checks an update that must not have happened
@@ -172,7 +172,7 @@ def test_update_is_refused(server, test: ProtocolTest) -> None:
         assert 400 <= response.status_code < 500, (response.status_code, response.text)
         assert response.status_code == 403
         assert "read-only" in response.text
-    assert len(server.graph.public) == before
+    assert len(server.storage.public) == before
 
 
 @pytest.mark.parametrize("test", BAD_TESTS, ids=lambda t: t.id)
@@ -261,8 +261,8 @@ def test_sd_lists_public_graphs_and_features(server) -> None:
     g = _description(server)
     names = {str(o) for o in g.objects(None, SD.name)}
     assert "http://kasei.us/2009/09/sparql/data/data1.rdf" in names
-    assert server.graph.uris.vocab_graph in names
-    assert server.graph.uris.admin_graph not in names
+    assert server.storage.uris.vocab_graph in names
+    assert server.storage.uris.admin_graph not in names
     assert (None, SD.feature, SD.UnionDefaultGraph) in g
     formats = {str(o) for o in g.objects(None, SD.resultFormat)}
     assert "http://www.w3.org/ns/formats/SPARQL_Results_JSON" in formats

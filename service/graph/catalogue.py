@@ -1,0 +1,281 @@
+"""The catalogue repository: vocabulary and catalogue graphs, dataset questions, dataset versions.
+
+All of it is public data: the vocabulary (``graph/vocab``, rebuilt from ``ontology/`` when the
+files change), the DCAT/DataID catalogue of built-in datasets (``graph/catalog``, from
+``datasets/*.ttl``), the questions and check findings of catalogue datasets
+(``graph/dataset/{name}``) and registered dataset versions such as gold refreshes
+(``graph/dataset/{name}/version/{v}``, each with its PROV activity). Every change of a graph is
+one transaction, and its share of the materialised public default graph changes with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from service import __version__
+from service.errors import Conflict, NotFound
+from service.graph import nodes as n
+from service.graph import prov
+from service.graph import terms as t
+from service.graph.adapter import Side, StoreAdapter, add_public
+from service.graph.nodes import NamedNode, Quad, node
+from service.graph.questions import Finding, check_dataset, finding_quads, question_quads
+from service.graph.results import dataset_content_hash
+from service.graph.terms import DATAID, DCAT, DCT, GQA, RDF, RDFS, SPDX, literal
+from service.graph.uris import Uris
+from service.graph.vocabulary import vocabulary_bytes, vocabulary_triples
+from service.model import Dataset
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetVersion:
+    """A registered version of a dataset (``dataset/{name}/version/{version}``)."""
+
+    name: str
+    version: str
+    uri: str
+    graph: str
+    previous: str  # the URI of the version it was derived from
+    issued: str
+    question_count: int
+
+
+def _p(local: str) -> str:
+    return f"<{GQA}{local}>"
+
+
+def _q(local: str) -> NamedNode:
+    return node(GQA + local)
+
+
+def _lines(items: Iterable) -> list[str]:
+    """pyoxigraph triples/quads as N-Triples lines (their str() is N-Triples syntax)."""
+    return [f"{t.subject} {t.predicate} {t.object} ." for t in items]
+
+
+class CatalogueRepository:
+    """The public, non-experiment graphs of a store (module docstring)."""
+
+    def __init__(self, store: StoreAdapter, uris: Uris) -> None:
+        self.store = store
+        self.uris = uris
+
+    # -- vocabulary and catalogue ------------------------------------------------------------
+    def ensure_vocabulary(self) -> bool:
+        """(Re)load the vocabulary when its files changed; True when it did."""
+        digest = hashlib.sha256(vocabulary_bytes()).hexdigest()
+        return self._ensure(self.uris.vocab_graph, digest, vocabulary_triples)
+
+    def ensure_catalog(self) -> bool:
+        """(Re)load the built-in catalogue (``datasets/*.ttl``) when its files changed."""
+        from service.catalog import catalog_bytes, catalog_quads
+
+        digest = hashlib.sha256(catalog_bytes()).hexdigest()
+        graph = self.uris.catalog_graph
+        return self._ensure(graph, digest, lambda: catalog_quads(self.uris, graph))
+
+    def _ensure(self, graph: str, digest: str, quads: object) -> bool:
+        if self._content_hash(graph) == digest and self.store.public.contains_named_graph(
+            node(graph)
+        ):
+            return False
+        with self.store.lock:
+            self._replace_public_graph(graph, quads())  # type: ignore[operator]
+            self._set_content_hash(graph, digest)
+        return True
+
+    def _content_hash(self, graph: str) -> str | None:
+        rows = self.store.private.query(
+            f"SELECT ?h WHERE {{ GRAPH <{self.uris.admin_graph}> {{ "
+            f"<{graph}> {_p('contentHash')} ?h }} }}"
+        )
+        return next((row["h"].value for row in rows), None)
+
+    def _set_content_hash(self, graph: str, value: str) -> None:
+        admin = self.uris.admin_graph
+        self.store.update(
+            Side.PRIVATE,
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ <{graph}> {_p('contentHash')} ?h }} }} ;\n"
+            f"INSERT DATA {{ GRAPH <{admin}> {{ <{graph}> {_p('contentHash')} "
+            f"{literal(value)} . }} }}",
+        )
+
+    def _replace_public_graph(self, graph: str, quads: Iterable) -> None:
+        """Replace a public named graph and its share of the default graph, in one update."""
+        body = "\n".join(_lines(quads))
+        self.store.update(
+            Side.PUBLIC,
+            f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
+            f"DROP SILENT GRAPH <{graph}> ;\n"
+            # one INSERT DATA: a blank node label means the same node in both copies
+            f"INSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}}\n{body}\n}}",
+        )
+
+    def is_catalogued(self, name: str) -> bool:
+        """True when the store's catalogue describes dataset ``name``."""
+        ds = self.uris.dataset(name)
+        return bool(
+            self.store.public.query(
+                f"ASK {{ GRAPH <{self.uris.catalog_graph}> {{ <{ds}> a <{DCAT}Dataset> }} }}"
+            )
+        )
+
+    def name_for_sha256(self, sha256: str) -> str | None:
+        """The catalogue dataset one of whose distributions has this SHA-256 (an upload
+        byte-identical to it), when exactly one has."""
+        rows = self.store.public.query(
+            f"SELECT DISTINCT ?id WHERE {{ GRAPH <{self.uris.catalog_graph}> {{ "
+            f"?d <{DCAT}distribution> ?x ; <{DCT}identifier> ?id . "
+            f"?x <{SPDX}checksum>/<{SPDX}checksumValue> ?v "
+            f'FILTER(LCASE(STR(?v)) = "{sha256.lower()}") }} }}'
+        )
+        names = [row["id"].value for row in rows]
+        return names[0] if len(names) == 1 else None
+
+    # -- dataset questions -------------------------------------------------------------------
+    def has_questions(self, name: str) -> bool:
+        return bool(self.store.public.contains_named_graph(node(self.uris.dataset_graph(name))))
+
+    def store_questions(
+        self,
+        name: str,
+        dataset: Dataset,
+        *,
+        findings: Sequence[Finding] | None = None,
+        now: datetime | None = None,
+    ) -> list[Finding]:
+        """Store the questions and check findings of a *catalogue* dataset (public graph
+        ``graph/dataset/{name}``, replaced in one transaction). Returns the findings."""
+        found = list(findings) if findings is not None else check_dataset(dataset)
+        graph = self.uris.dataset_graph(name)
+        ds = self.uris.dataset(name)
+        quads = question_quads(ds, dataset, node(graph))
+        quads += finding_quads(ds, found, prov.timestamp(now), node(graph))
+        with self.store.lock:
+            self._replace_public_graph(graph, quads)
+        return found
+
+    # -- versions ----------------------------------------------------------------------------
+    def register_version(
+        self,
+        name: str,
+        dataset: Dataset,
+        *,
+        kb: str,
+        kb_version: str | None = None,
+        version: str | None = None,
+        previous: str | None = None,
+        started: datetime | None = None,
+        ended: datetime | None = None,
+        summary: str | None = None,
+        software_version: str = __version__,
+    ) -> DatasetVersion:
+        """Register a new version of dataset ``name`` (e.g. a gold refresh on a newer KB).
+
+        It gets ``dataset/{name}/version/{version}`` (``version`` defaults to ``sha256-`` and 12
+        hex digits of its questions' content), a public graph of its own with its description,
+        provenance, questions and check findings, written in one transaction; an existing version
+        is never overwritten (Conflict). ``previous`` is the version label it was derived from
+        (default: the newest registered version, else the catalogue's dataset itself). The
+        description: ``dcat:previousVersion`` and ``prov:wasDerivedFrom`` the previous version,
+        the dataset ``dcat:hasVersion`` it, ``prov:wasGeneratedBy`` a ``gqa:GoldRefresh``
+        activity that used the previous version and the KB (``kb``: its identity, an IRI when it
+        is one; ``kb_version``), run by this software between ``started`` and ``ended``.
+        """
+        found = check_dataset(dataset)
+        label = version or "sha256-" + dataset_content_hash(dataset)[:12]
+        uris = self.uris
+        uri = uris.dataset_version(name, label)
+        graph_iri = uris.dataset_version_graph(name, label)
+        ended = prov.timestamp(ended)
+        started = prov.timestamp(started or ended)
+        with self.store.lock:
+            if self.store.public.contains_named_graph(node(graph_iri)):
+                raise Conflict(f"{uri} exists; a dataset version is never overwritten")
+            if previous is not None:
+                before = uris.dataset_version(name, previous)
+                if not self.store.public.contains_named_graph(
+                    node(uris.dataset_version_graph(name, previous))
+                ):
+                    raise NotFound(f"no version {previous!r} of dataset {name!r} to derive from")
+            else:
+                known = self.versions(name)
+                before = known[-1].uri if known else uris.dataset(name)
+            g = node(graph_iri)
+            v, ds = node(uri), node(uris.dataset(name))
+            activity = node(uris.version_activity(name, label))
+            kb_node = node(uris.version_kb(name, label))
+            software = node(uris.software(software_version))
+            issued = n.date_time(ended)
+            typ = node(RDF + "type")
+            count = len(dataset.by_id())
+            pairs: list[tuple[object, NamedNode, object]] = [
+                (v, typ, _q("DatasetVersion")),
+                (v, typ, node(DCAT + "Dataset")),
+                (v, typ, node(DATAID + "Dataset")),
+                *prov.entity(v, generated_by=activity, derived_from=[node(before)]),
+                (v, node(DCT + "identifier"), n.literal(f"{name}/version/{label}")),
+                (v, node(DCT + "title"), n.literal(f"{name}, version {label}")),
+                (v, node(DCAT + "version"), n.literal(label)),
+                (v, node(DCT + "isVersionOf"), ds),
+                (ds, node(DCAT + "hasVersion"), v),
+                (v, node(DCAT + "previousVersion"), node(before)),
+                (v, node(DCT + "issued"), issued),
+                (v, _q("questionCount"), n.integer(count)),
+                *prov.activity(
+                    activity,
+                    started=started,
+                    ended=ended,
+                    used=[node(before), kb_node],
+                    agent=software,
+                    kinds=[_q("GoldRefresh")],
+                    label=f"Gold refresh of {name}",
+                    description=summary,
+                ),
+                *prov.software(software, software_version),
+                *prov.entity(kb_node),
+                (kb_node, node(RDFS + "label"), n.literal(kb)),
+                (kb_node, node(DCT + "identifier"), n.literal(kb)),
+            ]
+            if (kb_iri := n.checked_iri(kb)) is not None and kb.startswith(("http://", "https://")):
+                pairs.append((v, _q("knowledgeBase"), kb_iri))
+                pairs.append((kb_node, prov.DERIVED_FROM, kb_iri))
+            if kb_version:
+                pairs.append((v, _q("knowledgeBaseVersion"), n.literal(kb_version)))
+                pairs.append((kb_node, _q("knowledgeBaseVersion"), n.literal(kb_version)))
+            langs = {lang for q in dataset.questions for lang in q.languages}
+            for code in sorted(langs):
+                if lang_iri := t.language_iri(code):
+                    pairs.append((v, node(DCT + "language"), node(lang_iri)))
+            quads = [Quad(s, p, o, g) for s, p, o in pairs]  # type: ignore[arg-type]
+            quads += question_quads(uri, dataset, g)
+            quads += finding_quads(uri, found, ended, g)
+            add_public(self.store, quads)
+        return DatasetVersion(name, label, uri, graph_iri, before, issued.value, count)
+
+    def versions(self, name: str) -> list[DatasetVersion]:
+        """The registered versions of dataset ``name``, oldest first."""
+        ds = self.uris.dataset(name)
+        rows = self.store.public.query(
+            f"""SELECT ?v ?label ?prev ?issued ?count WHERE {{
+              <{ds}> <{DCAT}hasVersion> ?v .
+              ?v <{DCAT}version> ?label ; <{DCAT}previousVersion> ?prev ;
+                 <{DCT}issued> ?issued ; {_p("questionCount")} ?count }}"""
+        )
+        found = [
+            DatasetVersion(
+                name,
+                r["label"].value,
+                r["v"].value,
+                self.uris.dataset_version_graph(name, r["label"].value),
+                r["prev"].value,
+                r["issued"].value,
+                int(r["count"].value),
+            )
+            for r in rows
+        ]
+        return sorted(found, key=lambda d: (d.issued, d.version))

@@ -1,0 +1,111 @@
+"""The embedded store adapter: two pyoxigraph stores, ``DIR/public`` and ``DIR/private``.
+
+Oxigraph applies one ``Store.extend`` or ``Store.update`` in one transaction, which is what
+:class:`~service.graph.adapter.StoreAdapter` asks for. A store directory can be opened by one
+process at a time (RocksDB's lock): a second opening fails with :class:`StoreBusy`, and a
+process that wants a consistent read while ``serve`` holds the lock asks the server for a
+checkpoint (:mod:`service.graph.snapshots`) and opens that with :meth:`EmbeddedStore.checkpoint`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from service.errors import Conflict, ServiceError
+from service.graph.adapter import QuadReader, Side
+
+
+class StoreBusy(ServiceError):
+    """The store directory is locked by another process."""
+
+    status = 409
+
+
+class EmbeddedStore:
+    """See the module docstring. ``EmbeddedStore(None)`` keeps both datasets in memory."""
+
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+        import pyoxigraph
+
+        self.path = Path(path) if path is not None else None
+        self._read_only = read_only
+        self.lock = threading.RLock()
+        if self.path is None:
+            self.public: Any = pyoxigraph.Store()
+            self.private: Any = pyoxigraph.Store()
+            return
+        try:
+            if read_only:
+                self.public = pyoxigraph.Store.read_only(str(self.path / "public"))
+                self.private = pyoxigraph.Store.read_only(str(self.path / "private"))
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                self.public = pyoxigraph.Store(str(self.path / "public"))
+                self.private = pyoxigraph.Store(str(self.path / "private"))
+        except OSError as err:
+            if "lock" in str(err).lower():
+                raise StoreBusy(
+                    f"the store at {self.path} is in use by another process "
+                    "(a running `gerbil-qa serve` or `evaluate --store`)"
+                ) from err
+            raise ServiceError(f"cannot open the store at {self.path}: {err}") from err
+
+    @classmethod
+    def checkpoint(cls, path: Path) -> EmbeddedStore:
+        """Open a checkpoint (``path/public``, ``path/private``) that no one writes: read-only."""
+        return cls(path, read_only=True)
+
+    @property
+    def location(self) -> str:
+        return str(self.path) if self.path is not None else "memory"
+
+    @property
+    def work_dir(self) -> Path | None:
+        return self.path
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    def reader(self, side: Side) -> QuadReader:
+        store: QuadReader = self.public if side is Side.PUBLIC else self.private
+        return store
+
+    def add(self, side: Side, quads: Sequence[Any]) -> None:
+        self._writable()
+        self.reader(side).extend(quads)  # type: ignore[attr-defined]  # one transaction
+
+    def update(self, side: Side, update: str) -> None:
+        self._writable()
+        self.reader(side).update(update)  # type: ignore[attr-defined]  # one transaction
+
+    @contextmanager
+    def snapshot(self) -> Iterator[tuple[QuadReader, QuadReader]]:
+        # Only this process writes the store, and only under the lock: holding it, the two
+        # datasets do not change while they are read.
+        with self.lock:
+            yield self.public, self.private
+
+    def backup(self, target: Path) -> None:
+        """A checkpoint of both datasets in ``target`` (RocksDB hard links, milliseconds),
+        taken under the write lock so the two belong together."""
+        with self.lock:
+            target.mkdir(parents=True, exist_ok=True)
+            self.public.backup(str(target / "public"))
+            self.private.backup(str(target / "private"))
+
+    def close(self) -> None:
+        """Flush and release the stores (the directory lock goes with the last reference)."""
+        if self.path is not None and not self._read_only and self.public is not None:
+            self.public.flush()
+            self.private.flush()
+        self.public = None
+        self.private = None
+
+    def _writable(self) -> None:
+        if self._read_only:
+            raise Conflict(f"the store at {self.location} is open read-only")

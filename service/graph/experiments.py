@@ -1,0 +1,489 @@
+"""The experiment repository: ids, the status lifecycle, recording, publication, papers.
+
+An experiment's results are one named graph (``graph/experiment/{id}``, written by
+:mod:`service.graph.results`), private until published. What only the service knows about it
+lives in the private admin graph (``graph/admin``): its status, message and progress line, the
+SHA-256 of its owner token, when it was created and published, and a one-line summary of what
+was asked (``gqa:job``).
+
+**Status lifecycle** (:class:`Status`)::
+
+    reserved -> queued -> running -> finished | error | cancelled | interrupted
+    interrupted | cancelled | error -> queued (resumed)
+
+An id is *reserved* when a submission has passed its checks; it becomes *queued* once its job
+is saved, and a submission that fails in between ends as *error* (and the background runner's
+recovery ends any id a crash left reserved without a job). *finished* is reached only
+by :meth:`ExperimentRepository.record`, in the transaction that writes the results. Records
+written before the lifecycle had a name for it say ``failed``; they read as *error*.
+
+**Transactions.** A new experiment's admin record is insert-only (the day's counter keeps
+every value given out and the next id follows the largest); recording adds status
+``finished``, which outranks the old status until :meth:`_settle_status` (or the next open)
+removes it, so the results and their status are one ``add``. Publishing copies the graph and its
+share of the public default graph into the public dataset in one ``add`` (the moment it becomes
+public), then updates the admin record and drops the private copy in one update; a crash in
+between is completed by :meth:`ExperimentRepository.recover`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from service import __version__
+from service.errors import BadRequest, Conflict, NotFound, ServiceError
+from service.evaluation.results import Evaluation
+from service.graph import nodes as n
+from service.graph import terms as t
+from service.graph.adapter import Side, StoreAdapter, add_public
+from service.graph.nodes import NamedNode, Quad, node
+from service.graph.prov import timestamp
+from service.graph.results import (
+    DatasetRef,
+    ExperimentRecord,
+    SystemInfo,
+    UploadedFile,
+    experiment_quads,
+)
+from service.graph.terms import DCT, GQA, RDF, XSD, iri, literal
+from service.graph.uris import Uris, check_experiment_id
+
+# A DOI as written in papers and links: 10.<registrant>/<suffix>, optionally as doi: or a doi.org
+# URL (DOI Handbook §2.2: the prefix is "10." and a registrant code, the suffix any characters).
+_DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
+_URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
+
+
+class Status(StrEnum):
+    """Where an experiment is in its lifecycle (module docstring)."""
+
+    RESERVED = "reserved"
+    QUEUED = "queued"
+    RUNNING = "running"
+    FINISHED = "finished"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+
+    @classmethod
+    def read(cls, text: str) -> Status:
+        """A stored status; ``failed`` (the name before the lifecycle) is :attr:`ERROR`."""
+        if text == "failed":
+            return cls.ERROR
+        try:
+            return cls(text)
+        except ValueError:
+            raise ServiceError(f"unknown experiment status {text!r} in the store") from None
+
+    @property
+    def active(self) -> bool:
+        """Someone is (or should be) working on it."""
+        return self in (Status.RESERVED, Status.QUEUED, Status.RUNNING)
+
+    @property
+    def resumable(self) -> bool:
+        return self in RESUMABLE
+
+
+RESUMABLE = (Status.INTERRUPTED, Status.CANCELLED, Status.ERROR)
+TRANSITIONS: dict[Status, frozenset[Status]] = {
+    Status.RESERVED: frozenset(
+        {Status.QUEUED, Status.RUNNING, Status.ERROR, Status.CANCELLED, Status.INTERRUPTED}
+    ),
+    Status.QUEUED: frozenset(
+        {Status.QUEUED, Status.RUNNING, Status.ERROR, Status.CANCELLED, Status.INTERRUPTED}
+    ),
+    Status.RUNNING: frozenset({Status.RUNNING, Status.ERROR, Status.CANCELLED, Status.INTERRUPTED}),
+    Status.INTERRUPTED: frozenset({Status.QUEUED, Status.CANCELLED, Status.ERROR}),
+    Status.CANCELLED: frozenset({Status.QUEUED, Status.CANCELLED}),
+    Status.ERROR: frozenset({Status.QUEUED, Status.ERROR}),
+    Status.FINISHED: frozenset(),
+}
+"""The changes :meth:`ExperimentRepository.set_status` allows (finished comes from ``record``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """A new experiment: its id, URI and the owner token (shown once; only its hash is kept)."""
+
+    id: str
+    uri: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentStatus:
+    """What the admin graph knows about an experiment."""
+
+    id: str
+    uri: str
+    status: Status
+    public: bool
+    created: str | None = None
+    published_at: str | None = None
+    message: str | None = None
+    progress: str | None = None
+    job: str | None = None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _p(local: str) -> str:
+    return f"<{GQA}{local}>"
+
+
+def _q(local: str) -> NamedNode:
+    return node(GQA + local)
+
+
+def _insert_data(graphs: dict[str, list[str]]) -> str:
+    parts = [f"GRAPH <{g}> {{\n" + "\n".join(lines) + "\n}" for g, lines in graphs.items() if lines]
+    return "INSERT DATA {\n" + "\n".join(parts) + "\n}"
+
+
+class ExperimentRepository:
+    """Experiments in a store (module docstring)."""
+
+    def __init__(self, store: StoreAdapter, uris: Uris) -> None:
+        self.store = store
+        self.uris = uris
+
+    # -- reading -----------------------------------------------------------------------------
+    def _admin_select(self, body: str) -> list[dict[str, str]]:
+        rows = self.store.private.query(
+            f"SELECT * WHERE {{ GRAPH <{self.uris.admin_graph}> {{ {body} }} }}"
+        )
+        return [
+            {v.value: row[v].value for v in rows.variables if row[v] is not None} for row in rows
+        ]
+
+    def status(self, experiment_id: str) -> ExperimentStatus:
+        """The admin record of an experiment (one indexed lookup); NotFound when there is none."""
+        check_experiment_id(experiment_id)
+        found = self._statuses(experiment_id)
+        if not found:
+            raise NotFound(f"no experiment {experiment_id}")
+        return found[0]
+
+    def _statuses(self, experiment_id: str | None = None) -> list[ExperimentStatus]:
+        subject = iri(self.uris.experiment(experiment_id)) if experiment_id else "?e"
+        rows = self._admin_select(
+            f"{subject} {_p('status')} ?status ; {_p('published')} ?pub . "
+            f"OPTIONAL {{ {subject} {_p('createdAt')} ?created }} "
+            f"OPTIONAL {{ {subject} {_p('publishedAt')} ?pubAt }} "
+            f"OPTIONAL {{ {subject} {_p('message')} ?message }} "
+            f"OPTIONAL {{ {subject} {_p('progress')} ?progress }} "
+            f"OPTIONAL {{ {subject} {_p('job')} ?job }} "
+        )
+        out: dict[str, ExperimentStatus] = {}
+        for row in rows:
+            uri = row.get("e") or self.uris.experiment(experiment_id or "")
+            eid = uri.rsplit("/", 1)[1]
+            if eid in out and out[eid].status is Status.FINISHED:
+                continue  # an insert-only record not yet settled: finished outranks the old status
+            out[eid] = ExperimentStatus(
+                id=eid,
+                uri=uri,
+                status=Status.read(row["status"]),
+                public=row["pub"] == "true",
+                created=row.get("created"),
+                published_at=row.get("pubAt"),
+                message=row.get("message"),
+                progress=row.get("progress"),
+                job=row.get("job"),
+            )
+        return sorted(out.values(), key=lambda s: s.id)
+
+    def listing(self, *, include_private: bool = False) -> list[ExperimentStatus]:
+        """Experiments in id order: only published ones, or all of them (the operator's view)."""
+        return [s for s in self._statuses() if include_private or s.public]
+
+    def is_public(self, experiment_id: str) -> bool:
+        graph = node(self.uris.experiment_graph(experiment_id))
+        return bool(self.store.public.contains_named_graph(graph))
+
+    def check_token(self, experiment_id: str, token: str | None) -> bool:
+        """True when ``token`` is the owner token of the experiment (constant-time compare)."""
+        if not token:
+            return False
+        exp = iri(self.uris.experiment(check_experiment_id(experiment_id)))
+        rows = self._admin_select(f"{exp} {_p('ownerTokenHash')} ?h")
+        return any(hmac.compare_digest(r["h"], token_hash(token)) for r in rows)
+
+    def quads(self, experiment_id: str) -> list[Quad]:
+        """The quads of an experiment's graph, wherever it is (for its owner or the operator)."""
+        graph = node(self.uris.experiment_graph(experiment_id))
+        public = self.store.public.contains_named_graph(graph)
+        source = self.store.public if public else self.store.private
+        return list(source.quads_for_pattern(None, None, None, graph))
+
+    # -- the lifecycle -----------------------------------------------------------------------
+    def reserve(self, *, summary: str | None = None, now: datetime | None = None) -> Ticket:
+        """Reserve an id (``yyyyMMdd`` + daily counter, kept in the admin graph so it continues
+        after restarts) and an owner token for an experiment whose job is saved next."""
+        with self.store.lock:
+            ticket, admin = self._allocate(timestamp(now), status=Status.RESERVED, job=summary)
+            self.store.add(Side.PRIVATE, admin)
+            return ticket
+
+    def _allocate(
+        self, now: datetime, *, status: Status, job: str | None
+    ) -> tuple[Ticket, list[Quad]]:
+        """A new id and owner token, and the admin quads recording them (insert-only: the
+        counter keeps every value given out and the next id follows the largest)."""
+        day = now.strftime("%Y%m%d")
+        counter = f"{self.uris.admin_graph}#counter-{day}"
+        rows = self._admin_select(f"<{counter}> {_p('counterValue')} ?v")
+        value = max((int(r["v"]) for r in rows), default=0) + 1
+        while self._exists(f"{day}{value:04d}"):
+            value += 1
+        if value > 9999:
+            raise ServiceError(f"more than 9999 experiments on {day}")
+        eid = f"{day}{value:04d}"
+        token = secrets.token_urlsafe(24)
+        exp = node(self.uris.experiment(eid))
+        c = node(counter)
+        pairs: list[tuple[Any, NamedNode, Any]] = [
+            (c, _q("counterDay"), n.literal(day)),
+            (c, _q("counterValue"), n.integer(value)),
+            (exp, node(RDF + "type"), _q("Experiment")),
+            (exp, _q("status"), n.literal(status.value)),
+            (exp, _q("ownerTokenHash"), n.literal(token_hash(token))),
+            (exp, _q("createdAt"), n.date_time(now)),
+            (exp, _q("published"), n.boolean(False)),
+        ]
+        if job is not None:
+            pairs.append((exp, _q("job"), n.literal(job)))
+        admin = node(self.uris.admin_graph)
+        quads = [Quad(s, p, o, admin) for s, p, o in pairs]
+        return Ticket(eid, self.uris.experiment(eid), token), quads
+
+    def _exists(self, experiment_id: str) -> bool:
+        exp = self.uris.experiment(experiment_id)
+        return bool(
+            self.store.private.query(
+                f"ASK {{ GRAPH <{self.uris.admin_graph}> {{ <{exp}> {_p('status')} ?s }} }}"
+            )
+        )
+
+    def set_status(
+        self,
+        experiment_id: str,
+        status: Status | str,
+        *,
+        message: str | None = None,
+        progress: str | None = None,
+    ) -> None:
+        """Move an experiment along its lifecycle (:data:`TRANSITIONS`; Conflict otherwise),
+        with an optional message and progress line; one update of the private admin graph."""
+        try:
+            new = Status(status)
+        except ValueError:
+            known = ", ".join(s.value for s in Status)
+            raise BadRequest(f"unknown status {status!r}; expected one of {known}") from None
+        if new is Status.FINISHED:
+            raise BadRequest("an experiment becomes finished by recording its results")
+        with self.store.lock:
+            old = self.status(experiment_id).status  # NotFound
+            if new not in TRANSITIONS[old]:
+                raise Conflict(f"experiment {experiment_id} is {old}; it cannot become {new}")
+            exp = iri(self.uris.experiment(experiment_id))
+            admin = self.uris.admin_graph
+            props = ["status"] + (["message"] if message is not None else [])
+            props += ["progress"] if progress is not None else []
+            text = "".join(
+                f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p(p)} ?o }} }} ;\n" for p in props
+            )
+            lines = [f"{exp} {_p('status')} {literal(new.value)} ."]
+            if message is not None:
+                lines.append(f"{exp} {_p('message')} {literal(message)} .")
+            if progress is not None:
+                lines.append(f"{exp} {_p('progress')} {literal(progress)} .")
+            self.store.update(Side.PRIVATE, text + _insert_data({admin: lines}))
+
+    def record(
+        self,
+        evaluations: Sequence[Evaluation],
+        *,
+        dataset: DatasetRef,
+        systems: Iterable[SystemInfo] = (),
+        uploads: Iterable[UploadedFile] = (),
+        started: datetime | None = None,
+        ended: datetime | None = None,
+        ticket: Ticket | None = None,
+        software_version: str = __version__,
+    ) -> Ticket:
+        """Write one finished experiment as a private graph, in one transaction.
+
+        ``dataset`` names it as the graph does (:class:`DatasetRef`: a catalogue dataset keeps
+        its public URI; an upload is described, with its questions, inside the experiment's
+        graph). With a ``ticket`` (from :meth:`reserve`) that experiment is completed; else a
+        new id is allocated. Returns the id, URI and owner token.
+        """
+        evals = tuple(evaluations)
+        if not evals:
+            raise BadRequest("an experiment needs at least one evaluation")
+        now = timestamp()
+        with self.store.lock:
+            if ticket is None:
+                ticket, admin = self._allocate(now, status=Status.FINISHED, job=None)
+            else:
+                st = self.status(ticket.id)
+                if st.status is Status.FINISHED:
+                    raise Conflict(f"experiment {ticket.id} is already recorded")
+                # insert-only; the old status goes in _settle_status (finished outranks it)
+                admin = [
+                    Quad(
+                        node(ticket.uri),
+                        _q("status"),
+                        n.literal(Status.FINISHED.value),
+                        node(self.uris.admin_graph),
+                    )
+                ]
+            record = ExperimentRecord(
+                experiment_id=ticket.id,
+                evaluations=evals,
+                dataset=dataset,
+                started=started or now,
+                ended=ended or now,
+                software_version=software_version,
+                systems=tuple(systems),
+                uploads=tuple(uploads),
+            )
+            quads = experiment_quads(record, self.uris, self.uris.experiment_graph(ticket.id))
+            # one transaction: the experiment and its admin record
+            self.store.add(Side.PRIVATE, [*quads, *admin])
+            if len(admin) == 1:
+                self._settle_status(ticket.id)
+        return ticket
+
+    def _settle_status(self, experiment_id: str) -> None:
+        """Drop the statuses a finished experiment had before (left by an insert-only record)."""
+        exp = iri(self.uris.experiment(experiment_id))
+        admin = self.uris.admin_graph
+        self.store.update(
+            Side.PRIVATE,
+            f"DELETE {{ GRAPH <{admin}> {{ {exp} {_p('status')} ?s }} }} WHERE {{ "
+            f"GRAPH <{admin}> {{ {exp} {_p('status')} ?s }} FILTER(STR(?s) != 'finished') }}",
+        )
+
+    def publish(self, experiment_id: str, *, now: datetime | None = None) -> ExperimentStatus:
+        """Make a finished experiment public: its graph (with ``dct:issued``) and its share of
+        the public default graph are added to the public dataset in one transaction, the moment
+        it becomes public; then the admin record and the private copy follow in one update. A
+        crash between the two is completed by :meth:`recover`."""
+        with self.store.lock:
+            st = self.status(experiment_id)
+            if st.public:
+                return st
+            if st.status is not Status.FINISHED:
+                raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
+            when = timestamp(now)
+            graph = node(self.uris.experiment_graph(experiment_id))
+            quads = list(self.store.private.quads_for_pattern(None, None, None, graph))
+            issued = Quad(node(st.uri), node(DCT + "issued"), n.date_time(when), graph)
+            add_public(self.store, [*quads, issued])
+            self._finish_publication(experiment_id, n.date_time(when).value)
+            return self.status(experiment_id)
+
+    def attach_paper(self, experiment_id: str, reference: str) -> str:
+        """Link a finished experiment to a paper that cites it: ``<experiment> dct:isReferencedBy
+        <paper>`` in its graph, in one transaction. ``reference`` is a DOI (``10.3233/SW-180312``,
+        ``doi:…``, ``https://doi.org/…``; the link is ``https://doi.org/…``) or an http(s) URL.
+        A published experiment gets the link in its public graph and in the public default
+        graph together; an unpublished one in its private graph (publishing copies it). Attaching
+        the same paper twice changes nothing. Returns the paper's IRI."""
+        paper = paper_iri(reference)
+        with self.store.lock:  # not between a publication's two steps
+            st = self.status(experiment_id)
+            if st.status is not Status.FINISHED:
+                raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
+            graph = node(self.uris.experiment_graph(experiment_id))
+            link = Quad(node(st.uri), node(DCT + "isReferencedBy"), node(paper), graph)
+            if self.store.public.contains_named_graph(graph):
+                add_public(self.store, [link])
+            else:
+                self.store.add(Side.PRIVATE, [link])
+        return paper
+
+    def _finish_publication(self, experiment_id: str, when: str) -> None:
+        exp = iri(self.uris.experiment(experiment_id))
+        admin = self.uris.admin_graph
+        graph = self.uris.experiment_graph(experiment_id)
+        self.store.update(
+            Side.PRIVATE,
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('published')} ?p }} }} ;\n"
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('publishedAt')} ?t }} }} ;\n"
+            + _insert_data(
+                {
+                    admin: [
+                        f"{exp} {_p('published')} {t.boolean(True)} .",
+                        f'{exp} {_p("publishedAt")} "{when}"^^<{XSD}dateTime> .',
+                    ]
+                }
+            )
+            + f" ;\nDROP SILENT GRAPH <{graph}>",
+        )
+
+    def recover(self) -> None:
+        """Complete what a crash interrupted: a publication whose public copy is written but
+        whose admin record is not, and a recorded experiment's old status."""
+        admin = self.uris.admin_graph
+        unpublished = self.store.private.query(
+            f"SELECT ?e WHERE {{ GRAPH <{admin}> {{ ?e {_p('published')} false }} }}"
+        )
+        for row in list(unpublished):
+            uri = row["e"].value
+            eid = uri.rsplit("/", 1)[1]
+            graph = node(self.uris.experiment_graph(eid))
+            if self.store.public.contains_named_graph(graph):
+                issued = [
+                    q.object.value
+                    for q in self.store.public.quads_for_pattern(
+                        node(uri), node(DCT + "issued"), None, graph
+                    )
+                ]
+                self._finish_publication(
+                    eid, issued[0] if issued else n.date_time(timestamp()).value
+                )
+        unsettled = self.store.private.query(
+            f"SELECT DISTINCT ?e WHERE {{ GRAPH <{admin}> {{ ?e {_p('status')} 'finished', ?s "
+            "FILTER(STR(?s) != 'finished') } }"
+        )
+        for row in list(unsettled):
+            self._settle_status(row["e"].value.rsplit("/", 1)[1])
+
+
+def paper_iri(reference: str) -> str:
+    """The IRI of a paper given as a DOI (-> ``https://doi.org/10.…``) or an http(s) URL;
+    BadRequest naming what was expected otherwise."""
+    text = reference.strip() if isinstance(reference, str) else ""
+    if not text:
+        raise BadRequest("give the paper as a DOI (10.…) or an http(s) URL")
+    doi = _DOI.match(text)
+    if doi:
+        from urllib.parse import quote, unquote
+
+        suffix = unquote(doi.group(1)) if "doi.org/" in text.lower() else doi.group(1)
+        # DOI Handbook §3.8 (DOIs in URLs): "#", "?", "%" and the like are percent-encoded
+        paper = "https://doi.org/" + quote(suffix, safe="/:@!$&'()*+,;=-._~")
+    elif _URL.match(text):
+        paper = text
+    else:
+        raise BadRequest(
+            f"not a DOI or an http(s) URL: {reference!r} "
+            "(expected e.g. 10.3233/SW-180312 or https://example.org/paper)"
+        )
+    if not t.is_valid_iri(paper) or any(c in paper for c in '<>"{}|\\^`'):
+        raise BadRequest(f"cannot use {paper!r} as an IRI")
+    return paper
