@@ -1,16 +1,19 @@
 """``gerbil-qa evaluate`` and ``gerbil-qa profiles``: score answer files from the command line.
 
-The handler is two steps, so other areas can add to it in a few lines: :func:`compute` turns
-the arguments into :class:`~service.evaluation.results.Evaluation` objects, :func:`emit` prints
-them. Everything but argparse is imported inside the handlers (pyoxigraph only with ``--kb``):
-``gerbil-qa evaluate`` is timed against the start-up of ``import rdflib``.
+The handler is the application layer's use case, like the API's: :func:`spec_from_args` turns
+the arguments into an :class:`~service.experiments.spec.ExperimentSpec`,
+:func:`~service.experiments.run.run_experiment` runs it (and records it with ``--store``), and
+:func:`emit` prints the evaluations. Everything but argparse is imported inside the handlers
+(pyoxigraph only with ``--kb``, ``--store`` or a catalogue name): ``gerbil-qa evaluate`` is timed
+against the start-up of ``import rdflib``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -18,6 +21,8 @@ from service.errors import BadRequest
 
 if TYPE_CHECKING:
     from service.evaluation.results import Evaluation
+    from service.experiments.progress import RunProgress
+    from service.experiments.spec import DatasetSource, ExperimentSpec
 
 OUTPUTS = ("table", "json", "csv")
 CSV_COLUMNS = (
@@ -45,13 +50,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "line (JSON Lines), one per file, in the order given."
         ),
     )
-    evaluate.add_argument("--dataset", required=True, metavar="FILE", help="the gold dataset")
+    evaluate.add_argument(
+        "--dataset",
+        required=True,
+        metavar="FILE|NAME",
+        help="the gold dataset: a file, or a built-in dataset's name (gerbil-qa datasets)",
+    )
     evaluate.add_argument(
         "--answers",
         required=True,
-        action="append",
+        action="extend",
+        nargs="+",
         metavar="FILE",
-        help="a system's answer file (repeatable)",
+        help="answer files, one per system (several after one flag, or the flag repeated)",
     )
     evaluate.add_argument(
         "--system",
@@ -83,6 +94,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="answers are listed in rank order: also report MRR and Hits@1/5/10",
     )
+    evaluate.add_argument(
+        "--force",
+        action="store_true",
+        help="score answers even when under half of the dataset's question ids have one "
+        "(refused by default: they are likely answers to another dataset)",
+    )
     evaluate.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
     evaluate.add_argument(
         "--store",
@@ -92,8 +109,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--base",
         metavar="URI",
-        default="http://localhost:8080/",
-        help="base of the URIs minted in a new store (default http://localhost:8080/)",
+        help="base of the URIs minted in a new store (default: the store's own, "
+        "http://localhost:8080/ for a new one)",
     )
     evaluate.set_defaults(handler=handle_evaluate)
 
@@ -111,70 +128,81 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle_evaluate(args: argparse.Namespace) -> int:
     import gc
 
+    from service.experiments.run import run_experiment
+
+    spec = spec_from_args(args)
+    storage = None
+    if args.store:
+        from service.graph.store import open_storage
+
+        storage = open_storage(args.store, base=args.base)
     # Reading and scoring allocate many objects and make no reference cycles: the cyclic
     # collector would only walk them again and again (about 3% of a QALD-9 run). Refcounting
     # still frees everything; the collector is back on when the command is done.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        evaluations = compute(args, progress_factory=_progress_bar if sys.stderr.isatty() else None)
+        bar = _ProgressBar() if sys.stderr.isatty() else None
+        outcome = run_experiment(spec, storage=storage, progress=bar)
+        if bar is not None:
+            bar.finish()
     finally:
         if was_enabled:
             gc.enable()
-    if args.store:
-        from service.cli.graph import record_evaluations
-
-        evaluations = record_evaluations(args, evaluations)
+        if storage is not None:
+            storage.close()
+    evaluations = list(outcome.evaluations)
+    if outcome.ticket is not None:
+        ticket = outcome.ticket
+        print(
+            f"gerbil-qa: recorded experiment {ticket.id} at {ticket.uri} (private; owner token: "
+            f"{ticket.token})",
+            file=sys.stderr,
+        )
+        info = {"id": ticket.id, "uri": ticket.uri}
+        evaluations = [replace(ev, extra={**ev.extra, "experiment": info}) for ev in evaluations]
     emit(evaluations, args.output, sys.stdout)
     _warn(evaluations)
     return 0
 
 
-def compute(
-    args: argparse.Namespace,
-    *,
-    progress_factory: Callable[[str], Callable[[int, int], None]] | None = None,
-) -> list[Evaluation]:
-    """The evaluations the arguments ask for, one per ``--answers`` file, in order."""
-    from service.evaluation import evaluate, get_profile
-    from service.formats import read
-    from service.model import system_run
+def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
+    """The experiment the arguments ask for: one answer-file system per ``--answers`` file."""
+    from service.experiments.spec import ExperimentSpec, FileRef, KBSpec, RunOptions
+    from service.experiments.systems import AnswerFile
 
-    profile = get_profile(args.profile)
-    language = args.lang or profile.default_language
+    answers: list[str] = list(args.answers)
     names: list[str] = list(args.system or [])
-    if len(names) > len(args.answers):
-        raise BadRequest(f"{len(names)} --system names for {len(args.answers)} --answers files")
-    types = [t for t in args.types.split(",") if t.strip()] if args.types else None
-    dataset = read(args.dataset, language=language)
-    kb = None
-    if args.kb:  # an RDF file: an in-memory Oxigraph store (LocalKB); a URL: a RemoteKB
-        from service.kb.open import open_kb
+    if len(names) > len(answers):
+        raise BadRequest(f"{len(names)} --system names for {len(answers)} --answers files")
+    systems = tuple(
+        AnswerFile(names[i] if i < len(names) else Path(path).stem, FileRef.local(path))
+        for i, path in enumerate(answers)
+    )
+    types = [t.strip().upper() for t in args.types.split(",") if t.strip()] if args.types else []
+    return ExperimentSpec(
+        dataset=dataset_source(args.dataset),
+        systems=systems,
+        profile=args.profile,
+        languages=(args.lang,) if args.lang else (),
+        experiment_types=tuple(dict.fromkeys(types)),
+        kb=KBSpec((args.kb,), version=args.kb_version) if args.kb else None,
+        options=RunOptions(ranked=args.ranked, force=args.force),
+    )
 
-        kb = open_kb([args.kb], version=args.kb_version)
-    out: list[Evaluation] = []
-    same_file = Path(args.dataset).resolve()
-    for i, path in enumerate(args.answers):
-        name = names[i] if i < len(names) else Path(path).stem
-        # The gold file given as answers (a sanity check, or the upper bound) is read once.
-        answers = dataset if Path(path).resolve() == same_file else read(path, language=language)
-        run = system_run(answers, system=name, language=language)
-        progress = progress_factory(name) if progress_factory else None
-        out.append(
-            evaluate(
-                dataset,
-                run,
-                profile=profile,
-                language=language,
-                kb=kb,
-                experiment_types=types,
-                progress=progress,
-                ranked=args.ranked,
-            )
-        )
-        if progress is not None:
-            print(file=sys.stderr)
-    return out
+
+def dataset_source(text: str) -> DatasetSource:
+    """``--dataset``: a file when one is there, else a built-in dataset's name (a name that is
+    neither is reported as the file that cannot be read)."""
+    from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
+
+    path = Path(text)
+    if not path.exists() and "/" not in text and "\\" not in text:
+        from service import catalog
+
+        if any(entry.name == text for entry in catalog.entries()):
+            return CatalogueDataset(text)
+    return FileDataset(FileRef.local(path))
 
 
 def emit(evaluations: Sequence[Evaluation], output: str, stream: TextIO) -> None:
@@ -257,19 +285,32 @@ def _warn(evaluations: Sequence[Evaluation]) -> None:
             print("  … (all of them are listed in --output json)", file=sys.stderr)
 
 
-def _progress_bar(label: str) -> Callable[[int, int], None]:
-    """A one-line progress bar on standard error (used only when it is a terminal)."""
+class _ProgressBar:
+    """A one-line progress bar on standard error per system while it is scored (used only
+    when standard error is a terminal)."""
+
     width = 30
 
-    def show(done: int, total: int) -> None:
-        if total <= 0:
+    def __init__(self) -> None:
+        self.shown: str | None = None
+
+    def __call__(self, progress: RunProgress) -> None:
+        if progress.phase != "scoring":
             return
-        filled = width * done // total
-        bar = "#" * filled + "-" * (width - filled)
-        sys.stderr.write(f"\r{label}: [{bar}] {done}/{total}")
+        current = next((s for s in progress.systems if s.state == "scoring"), None)
+        if current is None or current.total <= 0:
+            return
+        if self.shown is not None and self.shown != current.system:
+            sys.stderr.write("\n")
+        self.shown = current.system
+        filled = self.width * current.done // current.total
+        bar = "#" * filled + "-" * (self.width - filled)
+        sys.stderr.write(f"\r{current.system}: [{bar}] {current.done}/{current.total}")
         sys.stderr.flush()
 
-    return show
+    def finish(self) -> None:
+        if self.shown is not None:
+            sys.stderr.write("\n")
 
 
 # -- profiles ------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""``gerbil-qa export``, ``import``, ``check``, ``datasets``, ``dataset show|load``, and the
-the recording behind ``gerbil-qa evaluate --store DIR [--base URI]`` (:func:`record_evaluations`).
+"""``gerbil-qa export``, ``import``, ``check``, ``datasets``, ``dataset show|load``.
 
+Commands on a store take its base from the store (``--base`` only names the base of a new one).
 Cheap to import: pyoxigraph, rdflib and pyshacl are imported inside the handlers.
 """
 
@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
-    from service.evaluation.results import Evaluation
     from service.graph.store import Storage
 
 DEFAULT_BASE = "http://localhost:8080/"  # = service.graph.uris.DEFAULT_BASE (not imported: cheap)
@@ -28,7 +24,9 @@ def _store_options(parser: argparse.ArgumentParser, *, required: bool = True) ->
         "--store", type=Path, required=required, metavar="DIR", help="the store directory"
     )
     parser.add_argument(
-        "--base", default=DEFAULT_BASE, metavar="URI", help=f"base of minted URIs ({DEFAULT_BASE})"
+        "--base",
+        metavar="URI",
+        help=f"base of minted URIs (default: the store's own; {DEFAULT_BASE} for a new store)",
     )
 
 
@@ -155,47 +153,3 @@ def _dataset_load(args: argparse.Namespace) -> int:
         where = f" question {f.question_id}" if f.question_id else ""
         print(f"  {f.severity}: {f.kind}{where}: {f.message}")
     return 0
-
-
-def record_evaluations(
-    args: argparse.Namespace, evaluations: Sequence[Evaluation]
-) -> list[Evaluation]:
-    """``evaluate --store``: write the evaluations as one experiment (private until published)
-    and add ``"experiment": {"id", "uri"}`` to each (``Evaluation.extra`` reaches the JSON)."""
-    from service import catalog
-    from service.formats import read
-    from service.graph.results import DatasetRef, UploadedFile
-    from service.graph.store import open_storage
-
-    if not evaluations:
-        return list(evaluations)
-    started = datetime.now(UTC)
-    dataset_path = Path(args.dataset)
-    sha = catalog.sha256_of(dataset_path)
-    entry = catalog.find_by_sha256(sha)
-    uploads = [UploadedFile(dataset_path.name, sha, dataset_path.stat().st_size, "dataset")]
-    names = list(getattr(args, "system", None) or [])
-    for i, path in enumerate(args.answers):
-        p = Path(path)
-        system = names[i] if i < len(names) else p.stem
-        uploads.append(
-            UploadedFile(p.name, catalog.sha256_of(p), p.stat().st_size, "answers", system=system)
-        )
-    dataset = read(dataset_path, language=evaluations[0].language)
-    with open_storage(args.store, base=args.base) as storage:
-        if entry is not None:
-            if not storage.catalogue.has_questions(entry.name):
-                storage.catalogue.store_questions(entry.name, dataset)
-            ref = DatasetRef.catalogue(entry.name, dataset, sha256=sha)
-        else:
-            ref = DatasetRef.upload(evaluations[0].dataset, dataset, sha256=sha)
-        ticket = storage.experiments.record(
-            evaluations, dataset=ref, uploads=uploads, started=started
-        )
-    print(
-        f"gerbil-qa: recorded experiment {ticket.id} at {ticket.uri} (private; owner token: "
-        f"{ticket.token})",
-        file=sys.stderr,
-    )
-    info = {"id": ticket.id, "uri": ticket.uri}
-    return [replace(ev, extra={**ev.extra, "experiment": info}) for ev in evaluations]

@@ -310,17 +310,17 @@ def _open_store(args: argparse.Namespace) -> Any:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from service.systems.runner import DurableRunner
+    from service.experiments.runner import ExperimentRunner
 
-    with _open_store(args) as graph:
-        runner = DurableRunner(graph, workers=1, policy=_policy(args.allow), timeout=args.timeout)
+    with _open_store(args) as storage:
+        runner = ExperimentRunner(storage, workers=1, policy=_policy(args.allow))
         try:
-            job = runner.resume(args.id)
-            print(f"resuming experiment {args.id} ({len(job.systems)} systems)", file=sys.stderr)
+            spec = runner.resume(args.id, timeout=args.timeout)
+            print(f"resuming experiment {args.id} ({len(spec.systems)} systems)", file=sys.stderr)
             runner.wait(args.id)
         finally:
             runner.close()
-        status = graph.experiments.status(args.id)
+        status = storage.experiments.status(args.id)
     print(
         f"experiment {args.id}: {status.status}"
         + (f" ({status.message})" if status.message else "")
@@ -329,25 +329,25 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _cancel(args: argparse.Namespace) -> int:
-    from service.systems.jobs import JobStore
+    from service.experiments.jobs import JobStore
 
     jobs = JobStore(args.store / "jobs")
     if jobs.has(args.id):
         jobs.request_cancel(args.id)  # a service process running the job sees this and stops
     try:
-        graph = _open_store(args)
+        storage = _open_store(args)
     except ServiceError as err:
         if jobs.has(args.id):
             print(f"cancellation of {args.id} requested; the running service stops it ({err})")
             return 0
         raise
-    with graph:
-        status = graph.experiments.status(args.id)
-        if status.status in ("queued", "interrupted"):
-            graph.experiments.set_status(
+    with storage:
+        status = storage.experiments.status(args.id)
+        if status.status in ("reserved", "queued", "interrupted"):
+            storage.experiments.set_status(
                 args.id, "cancelled", message="cancelled from the command line"
             )
-            status = graph.experiments.status(args.id)
+            status = storage.experiments.status(args.id)
         elif status.status not in ("running",):
             print(f"experiment {args.id} is {status.status}: nothing to cancel", file=sys.stderr)
             return 1
@@ -356,12 +356,12 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 def _progress(args: argparse.Namespace) -> int:
-    from service.systems.jobs import JobStore
+    from service.experiments.jobs import JobStore
 
     jobs = JobStore(args.store / "jobs")
     try:
-        with _open_store(args) as graph:
-            status = graph.experiments.status(args.id)
+        with _open_store(args) as storage:
+            status = storage.experiments.status(args.id)
             print(f"experiment {args.id}: {status.status}")
             for label, value in (("message", status.message), ("progress", status.progress)):
                 if value:
@@ -371,10 +371,15 @@ def _progress(args: argparse.Namespace) -> int:
             raise
         print(f"experiment {args.id}: the store is in use by a running service ({err})")
     if jobs.has(args.id):
-        job = jobs.load(args.id)
-        done = jobs.progress(args.id, len(job.systems))
-        total = sum(1 for q in job.dataset.questions if q.text(job.language) is not None)
-        for spec, count in zip(job.systems, done, strict=True):
-            shown = total if spec.answers is not None else count
-            print(f"  {spec.name}: {shown}/{total} questions")
+        spec = jobs.spec(args.id)
+        progress = jobs.progress(args.id)
+        known = progress.systems if progress is not None else ()
+        for index, system in enumerate(spec.systems):
+            total = known[index].total if index < len(known) else 0
+            # the answer log is what survives a kill; answer files have nothing to ask
+            done = total if system.from_files else jobs.answered(args.id, index)
+            errors = known[index].errors if index < len(known) else 0
+            shown = f"{done}/{total}" if total else f"{done}"
+            extra = f", {errors} errors" if errors else ""
+            print(f"  {system.name}: {shown} questions{extra}")
     return 0

@@ -3,16 +3,17 @@ that ran them, and the entities they used and generated.
 
 Every writer of provenance (experiment graphs, registered dataset versions, the sidecar file of
 a refreshed dataset) takes its triples from here, so start and end times have one precision
-(:func:`timestamp`) and the same shape wherever they are read.
+(:func:`~service.graph.clock.timestamp`) and the same shape wherever they are read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypeAlias
 
 from service.graph import nodes as n
+from service.graph.clock import timestamp
 from service.graph.nodes import BlankNode, Literal, NamedNode, node
 from service.graph.terms import DCT, PROV, RDF, RDFS
 from service.graph.uris import GQA
@@ -31,16 +32,6 @@ DERIVED_FROM = node(PROV + "wasDerivedFrom")
 STARTED = node(PROV + "startedAtTime")
 ENDED = node(PROV + "endedAtTime")
 ASSOCIATED = node(PROV + "wasAssociatedWith")
-
-
-def timestamp(when: datetime | None = None) -> datetime:
-    """``when`` (default: now) in UTC at the precision every PROV time is recorded in
-    (milliseconds), so a start and an end written for one activity compare as they happened."""
-    value = when or datetime.now(UTC)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    value = value.astimezone(UTC)
-    return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
 def activity(

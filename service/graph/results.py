@@ -13,13 +13,15 @@ number, and left out of the structure.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import TypeAlias
 
 from service.evaluation.results import Evaluation, QuestionScore
 from service.graph import nodes as n
+from service.graph import prov
 from service.graph import terms as t
 from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
 from service.graph.terms import DCAT, DCT, PROV, QB, RDF, RDFS, SPDX, XSD
@@ -167,32 +169,27 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
 
     # -- the experiment: data set of tasks and PROV activity --------------------------------
     structure = node(uris.experiment_structure(eid))
+    activity = prov.activity(
+        exp,
+        started=record.started,
+        ended=record.ended,
+        used=[ds_uri],
+        agent=software,
+        kinds=[_p(GQA, "Experiment"), _p(QB, "DataSet")],
+        label=f"Experiment {eid}",
+    )
+    g.many(exp, [(p, o) for _, p, o in activity])
     g.many(
         exp,
         [
-            (TYPE, _p(GQA, "Experiment")),
-            (TYPE, _p(QB, "DataSet")),
-            (TYPE, _p(PROV, "Activity")),
-            (_p(RDFS, "label"), n.literal(f"Experiment {eid}", lang="en")),
             (_p(DCT, "identifier"), n.literal(eid)),
             (_p(QB, "structure"), structure),
-            (_p(PROV, "startedAtTime"), n.date_time(record.started)),
-            (_p(PROV, "endedAtTime"), n.date_time(record.ended)),
-            (_p(PROV, "used"), ds_uri),
-            (_p(PROV, "wasAssociatedWith"), software),
+            (_p(GQA, "datasetLabel"), n.literal(evals[0].dataset)),
         ],
     )
     for profile_iri in sorted({e.profile.iri for e in evals}):
         g.add(exp, _p(GQA, "profile"), node(profile_iri))
-    g.many(
-        software,
-        [
-            (TYPE, _p(GQA, "Evaluator")),
-            (TYPE, _p(PROV, "SoftwareAgent")),
-            (_p(RDFS, "label"), n.literal(f"GERBIL QA for Python {record.software_version}")),
-            (_p(GQA, "softwareVersion"), n.literal(record.software_version)),
-        ],
-    )
+    g.many(software, [(p, o) for _, p, o in prov.software(software, record.software_version)])
 
     # -- systems ----------------------------------------------------------------------------
     infos = {s.name: s for s in record.systems}
@@ -277,9 +274,45 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         g.add(structure, _p(QB, "component"), _p(GQA, f"component-{attr}"))
 
     questions: dict[str, NamedNode] = {}  # question URIs recur in every task
+    first_tasks: set[int] = set()
     for k, (ev, task) in enumerate(tasks, start=1):
         _task_quads(g, record, uris, k, ev, task, ranges, questions)  # type: ignore[arg-type]
+        if id(ev) not in first_tasks:  # the evaluation's warnings, on its first task
+            first_tasks.add(id(ev))
+            _warning_quads(g, NamedNode(uris.task(eid, k)), ev)
+    # The dataset's question order (the results JSON lists questions in it), once per question.
+    p_position = _p(GQA, "position")
+    for position, qid in enumerate(dict.fromkeys(_question_order(evals))):
+        if (question := questions.get(qid)) is not None:
+            g.add(question, p_position, _position(position))
     return g.quads
+
+
+def _question_order(evals: Sequence[Evaluation]) -> Iterable[str]:
+    for ev in evals:
+        for task in ev.tasks.values():
+            for qs in task.questions:
+                yield qs.question_id
+
+
+@lru_cache(maxsize=4096)
+def _position(value: int) -> Literal:
+    return n.literal(str(value), datatype=XSD + "nonNegativeInteger")
+
+
+def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation) -> None:
+    """An evaluation's warnings (as ``--output json`` lists them), in order."""
+    for position, problem in enumerate(ev.problems):
+        warning = BlankNode()
+        g.add(task, _p(GQA, "warning"), warning)
+        g.many(
+            warning,
+            [
+                (TYPE, _p(GQA, "Warning")),
+                (_p(GQA, "position"), _position(position)),
+                (_p(RDFS, "comment"), n.literal(str(problem))),
+            ],
+        )
 
 
 def _task_quads(
@@ -321,6 +354,7 @@ def _task_quads(
             *dims,
             (_p(GQA, "profileVersion"), n.literal(str(ev.profile.version))),
             (_p(GQA, "signature"), n.literal(ev.signature)),
+            (_p(GQA, "languageTag"), n.literal(ev.language)),
         ],
     )
     if ev.kb:

@@ -1,4 +1,5 @@
-"""QA systems: how their answers are obtained, safely, and kept.
+"""QA systems: how their answers are obtained, safely, and kept (the experiments that use
+them, durable across restarts, are the application layer's: :mod:`service.experiments`).
 
 * :mod:`~service.systems.webservice`: run a dataset against a GERBIL QA web service
   (concurrency, timeouts, retries, GERBIL's error policy, every failure kept with its reason);
@@ -9,8 +10,6 @@
   ``gold-sparql`` and ``baseline``, served as web services (``gerbil-qa system serve``);
 * :mod:`~service.systems.refresh`: gold refresh of a dataset on a KB (``gerbil-qa dataset
   refresh``);
-* :mod:`~service.systems.jobs` and :mod:`~service.systems.runner`: experiments that survive a
-  restart (``gerbil-qa resume``, ``cancel``, ``progress``);
 * :mod:`~service.systems.localnet`: local servers for tests and benchmarks (Oxigraph server,
   latency proxy).
 """

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
 
-from service.errors import BadRequest, Conflict, Forbidden
+from service.errors import BadRequest, Forbidden
 from service.web import listings, pages
 from service.web.access import bearer_token, is_admin, is_owner, require_experiment
 from service.web.state import services
@@ -52,8 +52,11 @@ def _kbs() -> dict[str, tuple[str, ...]]:
 
 @bp.post("/api/experiments")
 def submit() -> Response:
+    """Check the submission (cheap checks always; small uploads parsed at once, so ordinary
+    mistakes are a 400 naming file, line and column), then reserve its id, save its job and
+    queue it; nothing is reserved for a submission that fails its checks."""
+    from service.experiments.run import prepare
     from service.web import submission
-    from service.web.runner import ExperimentJob, SystemSpec, Upload
 
     if request.mimetype == "application/json":
         raw = submission.from_json(request.get_json(silent=True))
@@ -61,32 +64,15 @@ def submit() -> Response:
         raw = submission.from_form(request.form, request.files)
     else:
         raise BadRequest("send the submission as multipart/form-data or application/json")
-    valid = submission.validate(raw, kbs=_kbs(), policy=services().config.network_policy())
     state = services()
-    ticket = state.storage.experiments.reserve(summary=valid.summary())
-    uploads = []
-    if valid.dataset_upload is not None:
-        up = valid.dataset_upload
-        uploads.append(Upload(up.filename, up.sha256, len(up.data), "dataset"))
-    for system in valid.systems:
-        if system.upload is not None:
-            up = system.upload
-            uploads.append(Upload(up.filename, up.sha256, len(up.data), "answers", system.name))
-    job = ExperimentJob(
-        experiment_id=ticket.id,
-        experiment_uri=ticket.uri,
-        dataset=valid.dataset,
-        dataset_name=valid.dataset_name,
-        systems=tuple(SystemSpec(s.name, answers=s.answers, url=s.url) for s in valid.systems),
-        profile=valid.profile,
-        language=valid.language,
-        experiment_types=valid.experiment_types,
-        catalogued=valid.catalogued,
-        dataset_sha256=valid.dataset_upload.sha256 if valid.dataset_upload else None,
-        kb=valid.kb,
-        uploads=tuple(uploads),
+    spec, uploads = submission.to_spec(raw, kbs=_kbs())
+    files = prepare(
+        spec,
+        uploads,
+        policy=state.config.network_policy(),
+        parse_bytes=state.config.sync_parse_bytes,
     )
-    state.runner.submit(job)
+    ticket = state.runner.submit(spec, uploads=uploads, files=files)
     body = {
         "id": ticket.id,
         "uri": ticket.uri,
@@ -102,52 +88,57 @@ def submit() -> Response:
 
 
 def _experiment_json(experiment_id: str) -> dict[str, Any]:
-    from service.web.describe import FOLLOW_EXPERIMENT, document_quads
-
+    """An experiment's status (one indexed lookup), its progress while it runs (a small file
+    beside its job, never the job itself) and, once recorded, its results."""
     state = services()
     status = require_experiment(experiment_id)
     if not status.public and not is_owner(experiment_id):
         raise Forbidden(f"experiment {experiment_id} is not public yet")
     storage = state.storage
-    store = storage.public if status.public else storage.private
-    quads = document_quads(
-        store,
-        status.uri,
-        graph=storage.uris.experiment_graph(experiment_id),
-        follow=FOLLOW_EXPERIMENT,
-    )
-    page = pages.experiment_page(experiment_id, quads, storage.uris)
-    progress = getattr(state.runner, "progress", None)
-    per_system = progress(experiment_id) if progress and status.status != "finished" else []
-    return {
+    progress = None if status.status == "finished" else state.runner.progress(experiment_id)
+    out: dict[str, Any] = {
         "id": status.id,
         "uri": status.uri,
-        "status": status.status,
+        "status": status.status.value,
         "public": status.public,
         "created": status.created,
         "publishedAt": status.published_at,
-        "progress": status.progress,
-        "systems": [{"system": p.system, "done": p.done, "total": p.total} for p in per_system],
+        "progress": progress.text() if progress is not None else status.progress,
+        "phase": progress.phase if progress is not None else None,
+        "systems": [s.to_json() for s in progress.systems] if progress is not None else [],
         "message": status.message,
-        "dataset": page.dataset,
-        "papers": list(page.papers),
-        "results": [
-            {
-                "task": t.uri,
-                "system": t.system,
-                "systemLabel": t.system_label,
-                "dataset": t.dataset,
-                "experimentType": t.experiment_type,
-                "language": t.language,
-                "profile": t.profile,
-                "profileVersion": t.profile_version,
-                "signature": t.signature,
-                "knowledgeBase": t.knowledge_base,
-                "measures": t.measures,
-            }
-            for t in page.tasks
-        ],
+        "dataset": None,
+        "papers": [],
+        "results": [],
+        "evaluations": [],
     }
+    if status.status != "finished":
+        return out
+    from service.graph.reader import evaluations
+
+    quads = storage.experiments.quads(experiment_id)
+    page = pages.experiment_page(experiment_id, quads, storage.uris)
+    # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
+    out["evaluations"] = evaluations(quads, storage.uris, experiment_id)
+    out["dataset"] = page.dataset
+    out["papers"] = list(page.papers)
+    out["results"] = [
+        {
+            "task": t.uri,
+            "system": t.system,
+            "systemLabel": t.system_label,
+            "dataset": t.dataset,
+            "experimentType": t.experiment_type,
+            "language": t.language,
+            "profile": t.profile,
+            "profileVersion": t.profile_version,
+            "signature": t.signature,
+            "knowledgeBase": t.knowledge_base,
+            "measures": t.measures,
+        }
+        for t in page.tasks
+    ]
+    return out
 
 
 @bp.get("/api/experiments/<experiment_id>")
@@ -164,7 +155,7 @@ def experiments() -> Response:
     state = services()
     if is_admin(bearer_token()):
         items = [
-            {"id": s.id, "uri": s.uri, "status": s.status, "public": s.public}
+            {"id": s.id, "uri": s.uri, "status": s.status.value, "public": s.public}
             for s in state.storage.experiments.listing(include_private=True)
         ]
         return _json({"experiments": items})
@@ -251,12 +242,13 @@ def attach_paper(experiment_id: str) -> Response:
     if not isinstance(data, dict) or not (data.get("doi") or data.get("url")):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
     doi, url = data.get("doi"), data.get("url")
-    if not isinstance(doi or url, str):
+    reference = doi or url
+    if not isinstance(reference, str):
         raise BadRequest("'doi' and 'url' are strings")
     if doi and not paper_iri(doi).startswith("https://doi.org/"):
         raise BadRequest(f"not a DOI: {doi!r} (expected e.g. 10.3233/SW-180312)")
     state = services()
-    paper = state.storage.experiments.attach_paper(experiment_id, doi or url)
+    paper = state.storage.experiments.attach_paper(experiment_id, reference)
     state.changed()
     return _json({"id": experiment_id, "paper": paper}, 201)
 
@@ -267,7 +259,7 @@ def cancel(experiment_id: str) -> Response:
     state = services()
     active = state.runner.cancel(experiment_id)
     status = state.storage.experiments.status(experiment_id)
-    return _json({"id": experiment_id, "cancelling": active, "status": status.status})
+    return _json({"id": experiment_id, "cancelling": active, "status": status.status.value})
 
 
 @bp.post("/api/experiments/<experiment_id>/resume")
@@ -276,12 +268,9 @@ def resume(experiment_id: str) -> Response:
     reuses the answers it already has)."""
     _require_owner(experiment_id)
     state = services()
-    resume_job = getattr(state.runner, "resume", None)
-    if resume_job is None:
-        raise Conflict("this service's runner cannot resume experiments")
-    resume_job(experiment_id)
+    state.runner.resume(experiment_id)
     status = state.storage.experiments.status(experiment_id)
-    return _json({"id": experiment_id, "status": status.status}, 202)
+    return _json({"id": experiment_id, "status": status.status.value}, 202)
 
 
 @bp.get("/api/datasets")

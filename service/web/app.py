@@ -71,11 +71,11 @@ def create_app(
 
     cache = DocumentCache(max_entries=cfg.page_cache_entries)
     results = DocumentCache(max_entries=cfg.sparql_cache_entries, max_bytes=32 * 1024 * 1024)
-    # The systems area's runner: the in-process pool of runner.py made durable (job state on
-    # disk, web services asked with progress and resume, interrupted jobs marked at start).
-    from service.systems.runner import DurableRunner
+    # The application layer's background runner: a small pool, job state beside the store,
+    # interrupted jobs marked at start.
+    from service.experiments.runner import ExperimentRunner
 
-    runner = DurableRunner(storage, workers=cfg.runner_workers, policy=cfg.network_policy())
+    runner = ExperimentRunner(storage, workers=cfg.runner_workers, policy=cfg.network_policy())
     state = Services(
         config=cfg,
         storage=storage,
@@ -85,7 +85,7 @@ def create_app(
         cache=cache,
         results=results,
     )
-    runner.on_change = state.changed
+    runner.on_public_change = state.changed
     app.extensions[EXTENSION] = state
     view.refresh()
     atexit.register(state.close)

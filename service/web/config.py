@@ -51,6 +51,9 @@ class WebConfig:
     runner_workers: int = 2  # experiments evaluated at the same time
     admin_token: str | None = None  # grants owner rights on every experiment (operator)
     max_upload_bytes: int = 64 * 1024 * 1024
+    # Submissions whose uploads total at most this are parsed in the request (format errors are
+    # a 400 with file:line:column); larger ones are parsed in the job.
+    sync_parse_bytes: int = 2 * 1024 * 1024
     page_cache_entries: int = 1024  # rendered public documents kept in memory (0: off)
     demo: bool = False  # compute and publish the demo experiment at first start
     # Knowledge bases a submission may name: "name=spec[,spec…];name2=url" (RDF files or one

@@ -10,10 +10,8 @@ different quality (``strong`` answers partly with DBpedia IRIs, labels and ``"2.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import threading
 from typing import TYPE_CHECKING
 
 from service.errors import BadRequest
@@ -50,44 +48,31 @@ def configured_kbs(config: WebConfig) -> dict[str, tuple[str, ...]]:
 
 def ensure_demo(state: Services) -> str:
     """Compute, record and publish the demo experiment unless the store has it; its id."""
-    from service import formats
-    from service.web.runner import ExperimentJob, SystemSpec
+    from service.experiments.spec import (
+        ExperimentSpec,
+        FileDataset,
+        FileRef,
+        KBSpec,
+        RunOptions,
+    )
+    from service.experiments.systems import AnswerFile
 
     experiments = state.storage.experiments
     for status in experiments.listing(include_private=True):
         if status.job and DEMO_MARKER in status.job and status.public:
             return status.id
-    dataset = formats.read(DEMO_QUESTIONS)
-    systems = []
-    uploads = [_upload(DEMO_QUESTIONS.name, DEMO_QUESTIONS.read_bytes(), "dataset", None)]
-    for name, path in DEMO_SYSTEMS:
-        systems.append(SystemSpec(name, answers=formats.read(path), label=name))
-        uploads.append(_upload(path.name, path.read_bytes(), "answers", name))
-    summary = json.dumps({"demo": DEMO_MARKER, "dataset": "demo", "profile": "fair"})
-    ticket = experiments.reserve(summary=summary)
-    job = ExperimentJob(
-        experiment_id=ticket.id,
-        experiment_uri=ticket.uri,
-        dataset=dataset,
-        dataset_name=DEMO_MARKER,
-        systems=tuple(systems),
+    spec = ExperimentSpec(
+        dataset=FileDataset(FileRef.local(DEMO_QUESTIONS)),
+        systems=tuple(
+            AnswerFile(name, FileRef.local(path), label=name) for name, path in DEMO_SYSTEMS
+        ),
         profile="fair",
-        language="en",
-        catalogued=False,
-        dataset_sha256=hashlib.sha256(DEMO_QUESTIONS.read_bytes()).hexdigest(),
-        kb=(str(DEMO_KB),),
-        uploads=tuple(uploads),
-        publish=True,
+        languages=("en",),
+        kb=KBSpec((str(DEMO_KB),), name="demo"),
+        options=RunOptions(publish=True),
     )
-    state.runner.execute(job, threading.Event())
+    summary = json.dumps({"demo": DEMO_MARKER, "dataset": "demo", "profile": "fair"})
+    ticket = state.runner.run_now(spec, summary=summary)
     state.changed()
     log.info("demo experiment %s computed and published", ticket.id)
     return ticket.id
-
-
-def _upload(name: str, data: bytes, role: str, system: str | None) -> object:
-    from service.web.runner import Upload
-
-    return Upload(
-        name, hashlib.sha256(data).hexdigest(), len(data), role, system, "application/json"
-    )

@@ -10,9 +10,7 @@ JSON-LD, RDF/XML, N-Triples, N-Quads, CSV) is built from the same quads.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from service.graph.uris import GQA
@@ -82,36 +80,3 @@ def document_quads(
             ):
                 todo.append(obj)
     return out
-
-
-@dataclass(slots=True)
-class Node:
-    """The properties of one subject, read from quads: predicate IRI -> objects (terms)."""
-
-    uri: str
-    props: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
-
-    def all(self, predicate: str) -> list[Any]:
-        return self.props.get(predicate, [])
-
-    def one(self, predicate: str) -> Any | None:
-        values = self.props.get(predicate)
-        return values[0] if values else None
-
-    def text(self, predicate: str) -> str | None:
-        value = self.one(predicate)
-        return None if value is None else value.value
-
-
-def index(quads: Iterable[Any]) -> dict[str, Node]:
-    """Subjects (IRI or ``_:id``) -> :class:`Node`."""
-    import pyoxigraph as ox
-
-    nodes: dict[str, Node] = {}
-    for q in quads:
-        key = q.subject.value if isinstance(q.subject, ox.NamedNode) else f"_:{q.subject.value}"
-        node = nodes.get(key)
-        if node is None:
-            node = nodes[key] = Node(key)
-        node.props[q.predicate.value].append(q.object)
-    return nodes

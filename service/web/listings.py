@@ -387,7 +387,7 @@ class Term:
 
 
 def vocabulary_terms(quads: Iterable[Any]) -> list[Term]:
-    from service.web.describe import index
+    from service.graph.reader import index
 
     kinds = {
         OWL + "Class": "class",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from service import __version__
+from service.experiments.progress import PHASES, SYSTEM_STATES
+from service.graph.experiments import Status
 
 _ERROR = {"$ref": "#/components/responses/Error"}
 
@@ -144,6 +146,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "Default: every type the profile supports.",
                         },
                         "kb": {"type": "string", "description": "A configured knowledge base."},
+                        "force": {
+                            "type": "boolean",
+                            "default": False,
+                            "description": "Score answer files even when under half of the "
+                            "dataset's question ids have an answer (else refused: likely "
+                            "answers to another dataset).",
+                        },
                     },
                 },
                 "Ticket": {
@@ -163,38 +172,62 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "id": {"type": "string"},
                         "uri": {"type": "string", "format": "uri"},
                         "status": {
-                            "enum": [
-                                "queued",
-                                "running",
-                                "finished",
-                                "failed",
-                                "interrupted",
-                                "cancelled",
-                            ]
+                            "enum": [s.value for s in Status],
+                            "description": "The lifecycle: reserved -> queued -> running -> "
+                            "finished | error | cancelled | interrupted (interrupted, cancelled "
+                            "and error can be resumed).",
                         },
                         "public": {"type": "boolean"},
-                        "progress": {"type": ["string", "null"]},
+                        "progress": {
+                            "type": ["string", "null"],
+                            "description": "How far it is, in one line.",
+                        },
+                        "phase": {
+                            "enum": [*PHASES, None],
+                            "description": "While it runs: what it is doing.",
+                        },
                         "systems": {
                             "type": "array",
-                            "description": "While it runs: questions answered per system.",
+                            "description": "While it runs: per system, questions done of the "
+                            "total and the errors so far with their reasons.",
                             "items": {
                                 "type": "object",
                                 "properties": {
                                     "system": {"type": "string"},
+                                    "state": {"enum": list(SYSTEM_STATES)},
                                     "done": {"type": "integer"},
                                     "total": {"type": "integer"},
+                                    "errors": {"type": "integer"},
+                                    "errorReasons": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "properties": {
+                                                "question": {"type": "string"},
+                                                "reason": {"type": "string"},
+                                            },
+                                        },
+                                    },
                                 },
                             },
                         },
                         "message": {"type": ["string", "null"]},
                         "papers": {"type": "array", "items": {"type": "string"}},
+                        "evaluations": {
+                            "type": "array",
+                            "description": "Once finished: one object per system, exactly as "
+                            "`gerbil-qa evaluate --output json` prints it (dataset, system, "
+                            "profile, profileVersion, signature, language, kb, results per "
+                            "experiment type, per-question entries, warnings).",
+                            "items": {"type": "object"},
+                        },
                         "results": {
                             "type": "array",
-                            "items": {
-                                "type": "object",
-                                "description": "One task: system x dataset x experiment type x "
-                                "language x profile, with every measure (null: undefined).",
-                            },
+                            "deprecated": True,
+                            "description": "Superseded by `evaluations` (kept for existing "
+                            "clients): one task per item, system x dataset x experiment type "
+                            "x language x profile, with every measure (null: undefined).",
+                            "items": {"type": "object"},
                         },
                     },
                 },
@@ -204,13 +237,17 @@ def openapi_document(base: str) -> dict[str, Any]:
             "/api/experiments": {
                 "post": _op(
                     "Submit an experiment",
-                    "Every file is read and checked before anything is queued; a bad file gets "
-                    "400 with the problems and their positions. Answers 202 at once with the "
-                    "experiment URI (reserved, private) and the owner token. As multipart/"
-                    "form-data: `dataset` (catalogue name) or file `dataset_file`; files "
-                    "`answers` (one per system; `answers_name` names them in order, else the "
-                    "file name); `webservice` as `name=url`; `profile`, `language`, "
-                    "`experiment_type` (repeatable), `kb`.",
+                    "Names, URLs (against the network policy), profile, language, types, KB "
+                    "and sizes are checked before anything is reserved; uploads of at most a "
+                    "few megabytes in total (GERBIL_QA_SYNC_PARSE_BYTES) are also read at "
+                    "once, so a bad file gets 400 with the problems and their positions; "
+                    "larger ones are read by the job (a bad file then ends it as `error` with "
+                    "the same message). Answers 202 with the experiment URI (private) and the "
+                    "owner token. As multipart/form-data: `dataset` (catalogue name) or file "
+                    "`dataset_file` (`dataset_format` declares its format); files `answers` "
+                    "(one per system; `answers_name` names them and `answers_format` declares "
+                    "their formats, in order); `webservice` as `name=url`; `profile`, "
+                    "`language`, `experiment_type` (repeatable), `kb`, `force`.",
                     {
                         "202": {
                             "description": "Queued",

@@ -7,12 +7,12 @@ a template; numbers keep their full precision here and are rounded only in the t
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from service.graph.terms import DCT, PROV, QB, RDFS, measure_name
-from service.graph.uris import GERBIL, GQA, Uris
-from service.web.describe import Node, index
+from service.graph.reader import Node, TaskResult, index, local, number, task_result
+from service.graph.terms import DCT, PROV, QB, RDFS
+from service.graph.uris import GQA, Uris
 
 MEASURE_ORDER = (
     "macroF1",
@@ -25,6 +25,7 @@ MEASURE_ORDER = (
     "accuracy",
 )
 QUESTION_MEASURES = ("tp", "fp", "fn", "precision", "recall", "f1")
+__all__ = ["local"]  # pages.local is what templates and the resources module call
 # Counts shown after the scores.
 _NOT_SCORES = frozenset({"questions", "errorCount"})
 
@@ -45,49 +46,7 @@ def measure_label(name: str) -> str:
     return info.label if info else name
 
 
-def local(uri: str | None) -> str:
-    """The last path segment or fragment of a URI, for display."""
-    if not uri:
-        return ""
-    for sep in ("#", "/"):
-        if sep in uri.rstrip(sep):
-            uri = uri.rstrip(sep).rsplit(sep, 1)[1]
-    return uri
-
-
-_INTEGER_TYPES = frozenset(
-    "http://www.w3.org/2001/XMLSchema#" + t
-    for t in ("integer", "nonNegativeInteger", "positiveInteger", "int", "long")
-)
-
-
-def _number(term: Any) -> float | int | None:
-    """A numeric literal as int (integer datatypes) or float (anything else numeric)."""
-    text = getattr(term, "value", None)
-    if text is None:
-        return None
-    datatype = getattr(getattr(term, "datatype", None), "value", None)
-    try:
-        return int(text) if datatype in _INTEGER_TYPES else float(text)
-    except ValueError:
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class TaskRow:
-    uri: str
-    number: int
-    system: str
-    system_label: str
-    dataset: str
-    experiment_type: str
-    language: str
-    profile: str
-    profile_version: str | None
-    signature: str | None
-    knowledge_base: str | None
-    measures: dict[str, float | int | None]
-    undefined: tuple[str, ...]
+TaskRow = TaskResult  # a row of the experiment page: the reader's task result
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,39 +91,14 @@ class ExperimentPage:
         ]
 
 
-def _task_row(node: Node, labels: dict[str, str]) -> TaskRow:
-    from service.graph.vocabulary import measure_ranges
-
-    ranges = measure_ranges()
-    measures: dict[str, float | int | None] = {}
-    for predicate, values in node.props.items():
-        name = measure_name(predicate)
-        if predicate in ranges and name and values:
-            measures[name] = _number(values[0])
-    undefined = tuple(
-        n for n in (measure_name(u.value) for u in node.all(GQA + "undefinedMeasure")) if n
-    )
-    for name in undefined:
-        measures.setdefault(name, None)
+def _task_row(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskRow:
+    """The reader's task result, its measures in display order (headline measures first)."""
+    row = task_result(node, nodes, uris)
     order = {name: n for n, name in enumerate(measure_order())}
-    measures = dict(sorted(measures.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
-    system = node.text(GERBIL + "annotator") or ""
-    number = int(node.uri.rsplit("/", 1)[1]) if node.uri.rsplit("/", 1)[1].isdigit() else 0
-    return TaskRow(
-        uri=node.uri,
-        number=number,
-        system=system,
-        system_label=labels.get(system) or local(system),
-        dataset=node.text(GERBIL + "dataset") or "",
-        experiment_type=local(node.text(GERBIL + "experimentType")),
-        language=local(node.text(GQA + "language")),
-        profile=local(node.text(GQA + "profile")).removeprefix("profile-"),
-        profile_version=node.text(GQA + "profileVersion"),
-        signature=node.text(GQA + "signature"),
-        knowledge_base=node.text(GQA + "knowledgeBase"),
-        measures=measures,
-        undefined=undefined,
+    measures = dict(
+        sorted(row.measures.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
     )
+    return replace(row, measures=measures)
 
 
 def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> ExperimentPage:
@@ -172,7 +106,9 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
     uri = uris.experiment(experiment_id)
     exp = nodes.get(uri) or Node(uri)
     labels = {k: n.text(RDFS + "label") or "" for k, n in nodes.items()}
-    tasks = [_task_row(nodes[t.value], labels) for t in exp.all(GQA + "task") if t.value in nodes]
+    tasks = [
+        _task_row(nodes[t.value], nodes, uris) for t in exp.all(GQA + "task") if t.value in nodes
+    ]
     tasks.sort(key=lambda r: r.number)
     dataset = next(
         (u.value for u in exp.all(PROV + "used") if u.value.startswith(uris.base + "dataset/")),
@@ -245,11 +181,12 @@ def task_page(
     quads: Iterable[Any],
     questions: dict[str, Node],
     language: str,
+    *,
+    uris: Uris,
 ) -> TaskPage:
     nodes = index(quads)
     task_node = nodes.get(task_uri) or Node(task_uri)
-    labels = {k: n.text(RDFS + "label") or "" for k, n in nodes.items()}
-    task = _task_row(task_node, labels)
+    task = _task_row(task_node, nodes, uris)
     rows: list[QuestionRow] = []
     for uri, node in nodes.items():
         if node.text(GQA + "resultOf") != task_uri:
@@ -260,7 +197,7 @@ def task_page(
         text = next((t.value for t in texts if getattr(t, "language", None) == language), None)
         if text is None and texts:
             text = texts[0].value
-        measures = {m: _number(node.one(GQA + m)) for m in QUESTION_MEASURES}
+        measures = {m: number(node.one(GQA + m)) for m in QUESTION_MEASURES}
         rows.append(
             QuestionRow(
                 uri=uri,

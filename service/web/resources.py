@@ -18,11 +18,12 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
 from service.errors import NotFound
+from service.graph.reader import index
 from service.graph.terms import DCT, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import conneg, listings, pages
 from service.web.access import is_owner, require_experiment, token_redirect
-from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads, index
+from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads
 from service.web.query_pool import DocumentJob, PoolBusy
 from service.web.rdf_out import CONTEXT_PATH, serialize
 from service.web.state import services
@@ -285,7 +286,9 @@ def task(experiment_id: str, name: str) -> Response:
         if missing:  # an uploaded dataset: its questions live in the experiment's graph
             described.update(_question_nodes(store, missing))
         language = nodes[uri].text(GQA + "language") if uri in nodes else None
-        return pages.task_page(experiment_id, uri, found, described, pages.local(language) or "en")
+        return pages.task_page(
+            experiment_id, uri, found, described, pages.local(language) or "en", uris=graph.uris
+        )
 
     def html() -> str:
         return render_template(

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 from flask import current_app
 
 if TYPE_CHECKING:
+    from service.experiments.runner import ExperimentRunner
     from service.graph.store import Storage
     from service.web.cache import DocumentCache
     from service.web.config import WebConfig
     from service.web.public_view import PublicView
     from service.web.query_pool import QueryPool
-    from service.web.runner import ExperimentRunner
 
 EXTENSION = "gerbil_qa"
 
@@ -31,7 +31,9 @@ class Services:
     results: DocumentCache
 
     def changed(self) -> None:
-        """After a write: drop cached pages and results, take a new snapshot for the endpoint."""
+        """After a *public* write (a publication, a new dataset version, a catalogue dataset's
+        questions): drop cached pages and results, take a new snapshot for the endpoint.
+        Writes of private experiments (status, progress, results) need none of it."""
         self.cache.clear()
         self.view.refresh()
         # Pages or results made while the snapshot was taken may predate the write.

@@ -1,33 +1,34 @@
-"""Reading and validating a submission before anything is queued.
+"""A submission as the API receives it, turned into an experiment spec.
 
 A submission names a dataset (a catalogue name, or an uploaded file), its systems (uploaded
-answer files, or QA web-service URLs), a scorer profile, a language, experiment types and
-optionally a configured knowledge base. Every file is read here with ``service.formats.read``,
-so an upload gets exactly the errors ``gerbil-qa validate`` prints (file, line/column or JSON
-path, question id, what was expected); URLs are checked against the network policy. Only a
-submission that passes every check gets an experiment id.
+answer files, or QA web-service URLs), a scorer profile, a language, experiment types,
+optionally a configured knowledge base and ``force``. This module reads the request into a
+:class:`RawSubmission` and builds the :class:`~service.experiments.spec.ExperimentSpec` and the
+uploads (bytes by SHA-256); checking and parsing are the application layer's
+(:func:`service.experiments.run.prepare`): uploads get exactly the errors ``gerbil-qa
+validate`` prints, URLs are checked against the network policy, and only a submission that
+passes gets an experiment id.
 
 Two encodings are accepted (see ``openapi.py``): ``multipart/form-data`` (fields ``dataset`` or
-file ``dataset_file``; files ``answers`` (one per system, named after the file unless
-``answers_name`` gives names in the same order); fields ``webservice`` as ``name=url`` or a bare
-URL; ``profile``, ``language``, ``experiment_type`` (repeatable), ``kb``) and JSON (the same, with
-file contents inline as text).
+file ``dataset_file`` with optional ``dataset_format``; files ``answers`` (one per system, named
+after the file unless ``answers_name`` gives names in the same order, formats by
+``answers_format`` in the same order); fields ``webservice`` as ``name=url`` or a bare URL;
+``profile``, ``language``, ``experiment_type`` (repeatable), ``kb``, ``force``) and JSON (the
+same, with file contents inline as text).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.errors import BadRequest, FormatError, Problem
-from service.model import Dataset
+from service.errors import BadRequest
 
-LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
-SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+()-]{0,79}$")
+if TYPE_CHECKING:
+    from service.experiments.spec import ExperimentSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,7 @@ class RawSubmission:
     experiment_types: tuple[str, ...]
     kb: str | None
     title: str | None = None
+    force: bool = False
 
 
 def from_form(form: Any, files: Any) -> RawSubmission:
@@ -71,12 +73,14 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     if upload is not None and upload.filename:
         dataset_file = FileUpload(upload.filename, upload.read(), form.get("dataset_format"))
     names = form.getlist("answers_name")
+    formats = form.getlist("answers_format")
     systems: list[RawSystem] = []
     for n, item in enumerate(files.getlist("answers")):
         if not item.filename:
             continue
         name = names[n] if n < len(names) and names[n].strip() else None
-        systems.append(RawSystem(name, FileUpload(item.filename, item.read(), None)))
+        declared = formats[n] if n < len(formats) and formats[n].strip() else None
+        systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
     for value in form.getlist("webservice"):
         name, sep, url = value.partition("=")
         if sep and not name.lower().startswith(("http:", "https:")):
@@ -92,18 +96,34 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         experiment_types=tuple(form.getlist("experiment_type")),
         kb=form.get("kb") or None,
         title=form.get("title") or None,
+        force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
     )
+
+
+def _text(data: dict[str, Any], key: str, where: str) -> str | None:
+    """An optional string member; BadRequest naming it when it is something else."""
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise BadRequest(f"{where}.{key}: expected a string, got {type(value).__name__}")
+
+
+def _utf8(text: str, where: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as err:  # a lone surrogate ("\ud800") decoded from JSON
+        raise BadRequest(f"{where}: not valid Unicode text ({err.reason})") from None
 
 
 def _inline_file(value: Any, where: str, default_name: str) -> FileUpload:
     if isinstance(value, str):
-        return FileUpload(default_name, value.encode("utf-8"))
+        return FileUpload(default_name, _utf8(value, where))
     if not isinstance(value, dict) or not isinstance(value.get("content"), str):
         raise BadRequest(f"{where}: expected a string or an object with 'content' (text)")
     return FileUpload(
-        str(value.get("filename") or default_name),
-        value["content"].encode("utf-8"),
-        value.get("format"),
+        _text(value, "filename", where) or default_name,
+        _utf8(value["content"], f"{where}.content"),
+        _text(value, "format", where),
     )
 
 
@@ -129,175 +149,90 @@ def from_json(data: Any) -> RawSubmission:
         answers = item.get("answers")
         systems.append(
             RawSystem(
-                item.get("name"),
+                _text(item, "name", where),
                 answers=_inline_file(answers, f"{where}.answers", f"system-{n + 1}.json")
                 if answers is not None
                 else None,
-                url=item.get("url"),
+                url=_text(item, "url", where),
             )
         )
     types = data.get("experimentTypes") or []
     if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
         raise BadRequest('$.experimentTypes: expected a list of names such as "QA"')
+    force = data.get("force", False)
+    if not isinstance(force, bool):
+        raise BadRequest("$.force: expected true or false")
     return RawSubmission(
         dataset_name=dataset_name,
         dataset_file=dataset_file,
         systems=tuple(systems),
-        profile=data.get("profile"),
-        language=data.get("language"),
+        profile=_text(data, "profile", "$"),
+        language=_text(data, "language", "$"),
         experiment_types=tuple(types),
-        kb=data.get("kb"),
-        title=data.get("title"),
+        kb=_text(data, "kb", "$"),
+        title=_text(data, "title", "$"),
+        force=force,
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ValidSystem:
-    name: str
-    answers: Dataset | None
-    url: str | None
-    upload: FileUpload | None
+def to_spec(
+    raw: RawSubmission, *, kbs: dict[str, tuple[str, ...]], default_profile: str = "fair"
+) -> tuple[ExperimentSpec, dict[str, bytes]]:
+    """The spec a submission asks for and its uploaded files by SHA-256 (BadRequest for what
+    the request itself gets wrong: both or neither dataset, a system with both or neither of
+    answers and URL, an unknown KB name)."""
+    from service.experiments.spec import (
+        CatalogueDataset,
+        ExperimentSpec,
+        FileDataset,
+        FileRef,
+        KBSpec,
+        RunOptions,
+    )
+    from service.experiments.systems import AnswerFile, WebService
 
+    uploads: dict[str, bytes] = {}
 
-@dataclass(frozen=True, slots=True)
-class ValidSubmission:
-    dataset: Dataset
-    dataset_name: str
-    catalogued: bool
-    dataset_upload: FileUpload | None
-    systems: tuple[ValidSystem, ...]
-    profile: str
-    language: str
-    experiment_types: tuple[str, ...] | None
-    kb: tuple[str, ...]
-    kb_name: str | None
+    def keep(upload: FileUpload) -> FileRef:
+        ref = FileRef.upload(upload.filename, upload.data, format=upload.format)
+        uploads[ref.sha256 or ""] = upload.data
+        return ref
 
-    def summary(self) -> str:
-        """A JSON line stored with the queued experiment (what was asked, no file contents)."""
-        return json.dumps(
-            {
-                "dataset": self.dataset_name,
-                "catalogued": self.catalogued,
-                "systems": [
-                    {"name": s.name, "url": s.url, "file": s.upload.filename if s.upload else None}
-                    for s in self.systems
-                ],
-                "profile": self.profile,
-                "language": self.language,
-                "experimentTypes": list(self.experiment_types or ()),
-                "kb": self.kb_name,
-            },
-            sort_keys=True,
-        )
-
-
-def _read(upload: FileUpload, *, language: str) -> Dataset:
-    from service import formats
-
-    name = PurePosixPath(upload.filename).name or "upload"
-    return formats.read(upload.data, format=upload.format, name=name, language=language)
-
-
-def validate(
-    raw: RawSubmission,
-    *,
-    kbs: dict[str, tuple[str, ...]],
-    policy: Any = None,
-    default_profile: str = "fair",
-) -> ValidSubmission:
-    """Check everything (raises ``BadRequest``/``FormatError``/``UnsafeURL``); nothing is stored."""
-    from service import catalog
-    from service.evaluation.profiles import get_profile
-    from service.evaluation.results import ExperimentType
-
-    profile = get_profile(raw.profile or default_profile)
-    language = (raw.language or profile.default_language).strip()
-    if not LANGUAGE.match(language):
-        raise BadRequest(f"language {language!r}: expected an ISO 639 code such as 'en'")
-    types: tuple[str, ...] | None = None
-    if raw.experiment_types:
-        known = [e.value for e in ExperimentType]
-        for value in raw.experiment_types:
-            if value not in known:
-                raise BadRequest(
-                    f"unknown experiment type {value!r}; expected some of {', '.join(known)}"
-                )
-        types = tuple(dict.fromkeys(raw.experiment_types))
-    kb: tuple[str, ...] = ()
+    if raw.dataset_file is not None and raw.dataset_name:
+        raise BadRequest("give either a catalogue dataset name or a dataset file, not both")
+    dataset: CatalogueDataset | FileDataset
+    if raw.dataset_file is not None:
+        dataset = FileDataset(keep(raw.dataset_file), title=raw.title)
+    elif raw.dataset_name:
+        dataset = CatalogueDataset(raw.dataset_name)
+    else:
+        raise BadRequest("no dataset: give a catalogue name ('dataset') or upload a file")
+    kb = None
     if raw.kb:
         if raw.kb not in kbs:
             known = ", ".join(sorted(kbs)) or "none configured"
             raise BadRequest(f"unknown knowledge base {raw.kb!r}; known: {known}")
-        kb = kbs[raw.kb]
-
-    if raw.dataset_file is not None and raw.dataset_name:
-        raise BadRequest("give either a catalogue dataset name or a dataset file, not both")
-    if raw.dataset_file is not None:
-        dataset = _read(raw.dataset_file, language=language)
-        name = raw.title or PurePosixPath(raw.dataset_file.filename).stem or "dataset"
-        catalogued = False
-    elif raw.dataset_name:
-        entry = catalog.get_entry(raw.dataset_name)
-        dataset = catalog.load(entry.name)
-        name = entry.name
-        catalogued = True
-    else:
-        raise BadRequest("no dataset: give a catalogue name ('dataset') or upload a file")
-    if not dataset.questions:
-        raise FormatError(Problem("the dataset has no questions", file=dataset.source))
-    if not any(q.answers is not None for q in dataset.questions):
-        raise FormatError(
-            Problem(
-                "the dataset has no gold answers, so nothing can be scored",
-                file=dataset.source,
-                expected="questions with answers",
-            )
-        )
-
-    if not raw.systems:
-        raise BadRequest("no systems: upload answer files ('answers') or give web-service URLs")
-    systems: list[ValidSystem] = []
-    seen: set[str] = set()
+        kb = KBSpec(kbs[raw.kb], name=raw.kb)
+    systems: list[AnswerFile | WebService] = []
     for n, system in enumerate(raw.systems, start=1):
         if (system.answers is None) == (system.url is None):
             raise BadRequest(f"system {n}: give either an answer file or a web-service URL")
         if system.answers is not None:
-            name_of = system.name or PurePosixPath(system.answers.filename).stem
-            answers = _read(system.answers, language=language)
-            url = None
+            name = system.name or PurePosixPath(system.answers.filename).stem
+            systems.append(AnswerFile(str(name).strip(), keep(system.answers)))
         else:
-            from service.systems.webservice import WebService
-
-            url = (system.url or "").strip()
-            name_of = system.name or _name_from_url(url)
-            service = (
-                WebService(url, name=name_of, policy=policy)
-                if policy
-                else WebService(url, name=name_of)
-            )
-            service.check()
-            answers = None
-        name_of = name_of.strip()
-        if not SYSTEM_NAME.match(name_of):
-            raise BadRequest(
-                f"system {n}: name {name_of!r} must be 1-80 letters, digits, spaces or ._+()-"
-            )
-        if name_of in seen:
-            raise BadRequest(f"two systems are called {name_of!r}; give each a distinct name")
-        seen.add(name_of)
-        systems.append(ValidSystem(name_of, answers, url, system.answers))
-    return ValidSubmission(
+            url = str(system.url or "").strip()
+            systems.append(WebService(str(system.name or _name_from_url(url)).strip(), url))
+    spec = ExperimentSpec(
         dataset=dataset,
-        dataset_name=name,
-        catalogued=catalogued,
-        dataset_upload=raw.dataset_file,
         systems=tuple(systems),
-        profile=profile.name,
-        language=language,
-        experiment_types=types,
+        profile=raw.profile or default_profile,
+        languages=(raw.language.strip(),) if raw.language else (),
+        experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,
-        kb_name=raw.kb,
+        options=RunOptions(force=raw.force),
     )
+    return spec, uploads
 
 
 def _name_from_url(url: str) -> str:

@@ -21,14 +21,15 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from service.experiments.jobs import JobStore
+from service.experiments.runner import ExperimentRunner
+from service.experiments.spec import ExperimentSpec, FileDataset, FileRef, KBSpec, RunOptions
+from service.experiments.systems import WebService
 from service.graph.store import Storage, open_storage
 from service.kb.local import LocalKB
-from service.systems.jobs import JobStore
 from service.systems.reference import BaselineSystem
-from service.systems.runner import DurableRunner
 from service.systems.safety import NetworkPolicy
 from service.systems.server import ServedSystem, make_app
-from service.web.runner import ExperimentJob, SystemSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 GERBIL_QA = [sys.executable, "-m", "service"]
@@ -109,38 +110,32 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 DRIVER = textwrap.dedent(
     """
     import sys
-    from service import formats
-    from service.graph.store import Storage, open_storage
-    from service.systems.runner import DurableRunner
+    from service.experiments.runner import ExperimentRunner
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef, KBSpec, RunOptions
+    from service.experiments.systems import WebService
+    from service.graph.store import open_storage
     from service.systems.safety import NetworkPolicy
-    from service.web.runner import ExperimentJob, SystemSpec
 
     store, dataset, kb, url = sys.argv[1:]
-    graph = open_storage(store)
-    runner = DurableRunner(graph, workers=1, policy=NetworkPolicy.allowing("127.0.0.1/32"),
-                           concurrency=2)
-    ticket = graph.experiments.reserve(summary="restart test")
+    storage = open_storage(store)
+    runner = ExperimentRunner(storage, workers=1, policy=NetworkPolicy.allowing("127.0.0.1/32"))
+    spec = ExperimentSpec(FileDataset(FileRef.local(dataset)), (WebService("baseline", url),),
+                          "gerbil", kb=KBSpec((kb,)), options=RunOptions(concurrency=2))
+    ticket = runner.submit(spec)
     print(ticket.id, flush=True)
-    runner.submit(ExperimentJob(ticket.id, ticket.uri, formats.read(dataset), "cities",
-                                (SystemSpec("baseline", url=url),), "gerbil", kb=(kb,)))
     runner.wait(ticket.id)
     print("finished", flush=True)
     """
 )
 
 
-def _job(graph: Storage, setup: dict[str, Any]) -> ExperimentJob:
-    from service import formats
-
-    ticket = graph.experiments.reserve(summary="restart test")
-    return ExperimentJob(
-        ticket.id,
-        ticket.uri,
-        formats.read(setup["dataset"]),
-        "cities",
-        (SystemSpec("baseline", url=setup["url"]),),
+def _spec(setup: dict[str, Any], *, concurrency: int = 2) -> ExperimentSpec:
+    return ExperimentSpec(
+        FileDataset(FileRef.local(setup["dataset"])),
+        (WebService("baseline", setup["url"]),),
         "gerbil",
-        kb=(str(setup["kb"]),),
+        kb=KBSpec((str(setup["kb"]),)),
+        options=RunOptions(concurrency=concurrency),
     )
 
 
@@ -167,14 +162,13 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
 
     # The reference: the same experiment, uninterrupted, in this process.
     with open_storage(setup["dir"] / "reference") as graph:
-        runner = DurableRunner(graph, workers=1, policy=LOCAL, concurrency=2)
-        job = _job(graph, setup)
-        runner.submit(job)
-        runner.wait(job.experiment_id)
+        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
+        ticket = runner.submit(_spec(setup))
+        runner.wait(ticket.id)
         runner.close()
-        assert graph.experiments.status(job.experiment_id).status == "finished"
-        expected = _results(graph, job.experiment_id)
-        archive = setup["dir"] / "reference" / "answers" / job.experiment_id / "1-baseline.json"
+        assert graph.experiments.status(ticket.id).status == "finished"
+        expected = _results(graph, ticket.id)
+        archive = setup["dir"] / "reference" / "answers" / ticket.id / "1-baseline.json"
     # The comparison below compares something: every call answered, half of them right.
     assert expected and '"error"' not in archive.read_text(encoding="utf-8")
     assert archive.read_text(encoding="utf-8").count(f"{DBR}Land_") == QUESTIONS // 2
@@ -225,7 +219,7 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
 
     # A restart marks it interrupted.
     with open_storage(store) as graph:
-        runner = DurableRunner(graph, workers=1, policy=LOCAL)
+        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
         status = graph.experiments.status(eid)
         runner.close()
     assert status.status == "interrupted"
@@ -256,38 +250,39 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
 
 def test_cancel_and_resume_in_process(setup: dict[str, Any]) -> None:
     with open_storage(setup["dir"] / "cancelled") as graph:
-        runner = DurableRunner(graph, workers=1, policy=LOCAL, concurrency=1)
-        job = _job(graph, setup)
-        runner.submit(job)
+        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
+        assert runner.jobs is not None
+        eid = runner.submit(_spec(setup, concurrency=1)).id
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not runner.jobs.answers(job.experiment_id, 0):
+        while time.monotonic() < deadline and not runner.jobs.answers(eid, 0):
             time.sleep(0.02)
-        assert runner.cancel(job.experiment_id)
-        runner.wait(job.experiment_id)
-        status = graph.experiments.status(job.experiment_id)
+        assert runner.cancel(eid)
+        runner.wait(eid)
+        status = graph.experiments.status(eid)
         assert status.status == "cancelled"
         assert status.message is not None and "resume to continue" in status.message
-        progress = runner.progress(job.experiment_id)
-        assert progress[0].system == "baseline" and 0 < progress[0].done < QUESTIONS
-        runner.resume(job.experiment_id)
-        runner.wait(job.experiment_id)
-        assert graph.experiments.status(job.experiment_id).status == "finished"
+        progress = runner.progress(eid)
+        assert progress is not None
+        assert progress.systems[0].system == "baseline" and 0 < progress.systems[0].done < QUESTIONS
+        runner.resume(eid)
+        runner.wait(eid)
+        assert graph.experiments.status(eid).status == "finished"
         with pytest.raises(Exception, match="only interrupted, cancelled, error"):
-            runner.resume(job.experiment_id)
+            runner.resume(eid)
         runner.close()
 
 
 def test_cancel_from_the_command_line_reaches_a_running_job(setup: dict[str, Any]) -> None:
     store = setup["dir"] / "cli-cancel"
     with open_storage(store) as graph:
-        runner = DurableRunner(graph, workers=1, policy=LOCAL, concurrency=1)
-        job = _job(graph, setup)
-        runner.submit(job)
-        while not runner.jobs.answers(job.experiment_id, 0):
+        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
+        assert runner.jobs is not None
+        eid = runner.submit(_spec(setup, concurrency=1)).id
+        while not runner.jobs.answers(eid, 0):
             time.sleep(0.02)
         # The store is open here (as in a running server): the CLI leaves a marker.
         cancelled = subprocess.run(
-            [*GERBIL_QA, "cancel", "--store", str(store), job.experiment_id],
+            [*GERBIL_QA, "cancel", "--store", str(store), eid],
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -296,6 +291,6 @@ def test_cancel_from_the_command_line_reaches_a_running_job(setup: dict[str, Any
         )
         assert cancelled.returncode == 0, cancelled.stderr
         assert "cancellation of" in cancelled.stdout and "requested" in cancelled.stdout
-        runner.wait(job.experiment_id, timeout=20)
-        assert graph.experiments.status(job.experiment_id).status == "cancelled"
+        runner.wait(eid, timeout=20)
+        assert graph.experiments.status(eid).status == "cancelled"
         runner.close()

@@ -2,8 +2,8 @@
 QA web service runs in the service's worker pool, reports progress, archives the answers it
 got as an entity of the experiment, can be cancelled through the API and then resumed.
 
-The app is built by the web layer's ``create_app``; its runner is replaced by
-:class:`DurableRunner` here, which is the one-line hook the web layer is asked to adopt.
+The app is built by the web layer's ``create_app``; its runner is replaced by one with a single
+worker and a network policy that allows loopback (the test's QA service).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from service.experiments.runner import ExperimentRunner
 from service.kb.local import LocalKB
 from service.paths import DEMO_DIR
 from service.systems.reference import BaselineSystem
-from service.systems.runner import DurableRunner
 from service.systems.safety import NetworkPolicy
 from service.systems.server import ServedSystem, make_app
 
@@ -42,7 +42,9 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     app = create_app({"store": tmp_path / "store", "sparql_workers": 1, "demo": False})
     state = app.extensions[EXTENSION]
     state.runner.close()
-    state.runner = DurableRunner(state.storage, workers=1, on_change=state.changed, policy=LOCAL)
+    state.runner = ExperimentRunner(
+        state.storage, workers=1, on_public_change=state.changed, policy=LOCAL
+    )
     yield app
     close_app(app)
 
@@ -119,7 +121,7 @@ def test_api_cancel_then_resume(app: Any, served: str) -> None:
     from service.web.state import EXTENSION
 
     client = app.test_client()
-    runner: DurableRunner = app.extensions[EXTENSION].runner
+    runner: ExperimentRunner = app.extensions[EXTENSION].runner
     eid, token = _submit(client, served)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not runner.jobs.answers(eid, 0):  # type: ignore[union-attr]
@@ -131,7 +133,9 @@ def test_api_cancel_then_resume(app: Any, served: str) -> None:
     status = _wait(client, eid, token, "cancelled", "finished")
     assert status["status"] == "cancelled", status
     assert "resume to continue" in status["message"]
-    done_before = runner.progress(eid)[0].done
+    progress = runner.progress(eid)
+    assert progress is not None
+    done_before = progress.systems[0].done
     assert 0 < done_before < 14
     runner.resume(eid)
     status = _wait(client, eid, token, "finished", "error")

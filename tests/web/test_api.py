@@ -5,6 +5,7 @@ OpenAPI document."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -56,14 +57,18 @@ def test_submit_catalogue_dataset_by_name(server, data_dir: Path, monkeypatch) -
     monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the local mirror: never download
     qald = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
     answers = {"questions": json.loads(qald.read_text())["questions"][:5]}
-    response = server.post(
-        "api/experiments",
-        json={
-            "dataset": "qald-9-test-multilingual",
-            "profile": "exact",
-            "systems": [{"name": "gold-five", "answers": json.dumps(answers)}],
-        },
-    )
+    body = {
+        "dataset": "qald-9-test-multilingual",
+        "profile": "exact",
+        "systems": [{"name": "gold-five", "answers": json.dumps(answers)}],
+    }
+    before = count(server)
+    refused = server.post("api/experiments", json=body)
+    # 5 of 150 question ids: answers to another dataset, most likely; refused, nothing reserved
+    assert refused.status_code == 400, refused.text
+    assert "only 5 of the dataset's 150 question ids" in refused.json()["error"]
+    assert '"force": true' in refused.json()["error"] and count(server) == before
+    response = server.post("api/experiments", json={**body, "force": True})
     assert response.status_code == 202, response.text
     state = server.wait_finished(response.json()["id"], response.json()["token"])
     qa = next(r for r in state["results"] if r["experimentType"] == "QA")
@@ -346,3 +351,33 @@ def test_progress_cancel_and_resume_through_the_api(server) -> None:
     assert final["results"][0]["measures"]["macroF1"] == 1.0  # as an uninterrupted run
     again = server.post(f"{url}/resume", headers=auth)
     assert again.status_code == 409  # a finished experiment is not resumed
+
+
+def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
+    """For one experiment, the API's ``evaluations`` equal ``gerbil-qa evaluate --output json``
+    (without its ``experiment`` block): same keys, measures, per-question entries, warnings."""
+    files = [("dataset_file", ("questions.json", QUESTIONS.encode()))]
+    for name in ("answers-strong.json", "answers-partial.json"):
+        files.append(("answers", (name, (DEMO_DIR / name).read_bytes())))
+    response = server.post(
+        "api/experiments", files=files, data={"profile": "fair", "kb": "demo", "language": "en"}
+    )
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "service", "evaluate"),
+            *("--dataset", "questions.json", "--kb", "kb.ttl", "--output", "json"),
+            *("--answers", "answers-strong.json", "answers-partial.json"),
+        ],
+        cwd=DEMO_DIR,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert done.returncode == 0, done.stderr
+    cli = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [c["system"] for c in cli] == ["answers-strong", "answers-partial"]
+    assert cli[1]["warnings"] and cli[0]["questions"][0]["QA"]["tp"] is not None  # not empty
+    assert state["evaluations"] == cli

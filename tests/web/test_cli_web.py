@@ -106,32 +106,23 @@ def test_serve_starts_with_a_published_demo_and_restarts(tmp_path: Path) -> None
 
 
 def test_publish_from_the_command_line(tmp_path: Path) -> None:
-    from service import formats
+    from service.experiments.run import run_experiment
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+    from service.experiments.systems import AnswerFile
     from service.graph.store import open_storage
     from service.paths import DEMO_DIR
     from service.web.config import WebConfig
-    from service.web.runner import ExperimentJob, ExperimentRunner, SystemSpec
 
     store = tmp_path / "store"
     base = "http://example.org/gqa/"
     with open_storage(store, base=base) as graph:
-        ticket = graph.experiments.reserve(summary="{}")
-        runner = ExperimentRunner(graph, workers=1)
-        job = ExperimentJob(
-            experiment_id=ticket.id,
-            experiment_uri=ticket.uri,
-            dataset=formats.read(DEMO_DIR / "questions.json"),
-            dataset_name="solar",
-            systems=(
-                SystemSpec("cli-system", answers=formats.read(DEMO_DIR / "answers-partial.json")),
-            ),
+        spec = ExperimentSpec(
+            FileDataset(FileRef.local(DEMO_DIR / "questions.json"), title="solar"),
+            (AnswerFile("cli-system", FileRef.local(DEMO_DIR / "answers-partial.json")),),
             profile="exact",
-            catalogued=False,
         )
-        import threading
-
-        runner.execute(job, threading.Event())
-        runner.close()
+        ticket = run_experiment(spec, storage=graph).ticket
+        assert ticket is not None
         assert not graph.experiments.is_public(ticket.id)
     assert WebConfig().base != base  # publish finds the store's own base without --base
     command = [sys.executable, "-m", "service", "publish", "--store", str(store), ticket.id]

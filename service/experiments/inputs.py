@@ -1,0 +1,222 @@
+"""Reading and checking what an experiment is given: its files, its dataset, its answers.
+
+Every check a user can trip over is here, once, for the command line and the API alike: an
+unreadable file (``file:line:column``, from the format readers), a dataset without questions or
+without gold answers, answers whose question ids barely match the dataset's (answers to another
+dataset, unless forced), and a run that leaves every question skipped (no question has text in
+the chosen language).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from service.errors import BadRequest, FormatError, Problem
+from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset, FileRef
+
+if TYPE_CHECKING:
+    from service.evaluation.results import Evaluation
+    from service.graph.catalogue import CatalogueRepository
+    from service.graph.results import DatasetRef, UploadedFile
+    from service.model import Dataset, SystemRun
+
+MIN_MATCHED_IDS = 0.5  # below this share of the dataset's question ids, answers are refused
+
+
+class Files:
+    """The bytes, checksums and parsed content of the files an experiment reads.
+
+    A local file is read from its path; an upload from ``blobs`` (the job's files, or the
+    request's while a submission is checked). Each file is parsed once per language."""
+
+    def __init__(self, blobs: Mapping[str, bytes] | Callable[[str], bytes] | None = None) -> None:
+        self._blobs = blobs
+        self._parsed: dict[tuple[str, str | None, str], Dataset] = {}
+        self._sums: dict[str, tuple[str, int]] = {}
+
+    def data(self, ref: FileRef) -> bytes:
+        if ref.path is not None:
+            try:
+                return Path(ref.path).read_bytes()
+            except OSError as err:
+                raise FormatError(
+                    Problem(f"cannot read the file: {err.strerror or err}", file=ref.path)
+                ) from None
+        if ref.sha256 is None or self._blobs is None:
+            raise BadRequest(f"{ref.name}: the uploaded file is not available")
+        if callable(self._blobs):
+            return self._blobs(ref.sha256)
+        if ref.sha256 not in self._blobs:
+            raise BadRequest(f"{ref.name}: the uploaded file is not available")
+        return self._blobs[ref.sha256]
+
+    def checksum(self, ref: FileRef) -> tuple[str, int]:
+        """SHA-256 and size (read from the file when the reference has none)."""
+        if ref.sha256 is not None and ref.size is not None:
+            return ref.sha256, ref.size
+        key = ref.path or ref.name
+        if key not in self._sums:
+            data = self.data(ref)
+            self._sums[key] = (hashlib.sha256(data).hexdigest(), len(data))
+        return self._sums[key]
+
+    def dataset(self, ref: FileRef, *, language: str | None) -> Dataset:
+        """The file read as a dataset or answer file (FormatError naming file and position)."""
+        from service import formats
+
+        key = (ref.path or ref.sha256 or ref.name, ref.format, language or "")
+        if key not in self._parsed:
+            if ref.path is not None:
+                parsed = formats.read(ref.path, format=ref.format, language=language)
+            else:
+                name = PurePosixPath(ref.name).name or "upload"
+                parsed = formats.read(
+                    self.data(ref), format=ref.format, name=name, language=language
+                )
+            self._parsed[key] = parsed
+        return self._parsed[key]
+
+
+def read_dataset(source: DatasetSource, files: Files, *, language: str | None) -> Dataset:
+    """The dataset of a spec, read and checked (:func:`check_dataset`)."""
+    if isinstance(source, CatalogueDataset):
+        from dataclasses import replace
+
+        from service import catalog
+
+        entry = catalog.get_entry(source.name)  # NotFound names `gerbil-qa datasets`
+        if source.version not in (None, entry.version):
+            raise BadRequest(
+                f"dataset {entry.name}: only its catalogue version {entry.version!r} can be "
+                f"evaluated by name, not {source.version!r}; give a registered version's file"
+            )
+        dataset = catalog.load(entry.name)
+    else:
+        dataset = files.dataset(source.file, language=language)
+        if source.title:
+            from dataclasses import replace
+
+            dataset = replace(dataset, id=source.title)
+    check_dataset(dataset)
+    return dataset
+
+
+def check_dataset(dataset: Dataset) -> None:
+    """A dataset must have questions and gold answers to score against."""
+    if not dataset.questions:
+        raise FormatError(Problem("the dataset has no questions", file=dataset.source))
+    if not any(q.answers is not None or q.out_of_scope for q in dataset.questions):
+        raise FormatError(
+            Problem(
+                "the dataset has no gold answers, so nothing can be scored",
+                file=dataset.source,
+                expected="questions with answers",
+            )
+        )
+
+
+def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: str) -> None:
+    """Refuse answers that answer less than half of the dataset's questions by id (answers to
+    another dataset, e.g. QALD-8 answers against QALD-9 test), unless ``force``."""
+    ids = {q.id for q in dataset.questions}
+    matched = sum(1 for qid in run.answers if qid in ids)
+    if force or not ids or matched >= MIN_MATCHED_IDS * len(ids):
+        return
+    foreign = [qid for qid in run.answers if qid not in ids][:3]
+    shown = (
+        f"; ids such as {', '.join(map(repr, foreign))} are not the dataset's" if foreign else ""
+    )
+    raise BadRequest(
+        f"{where}: only {matched} of the dataset's {len(ids)} question ids have an answer here"
+        f"{shown}: are these answers to another dataset? Force scoring them with --force "
+        '(the API: "force": true)'
+    )
+
+
+def check_scored(evaluation: Evaluation, dataset: Dataset) -> None:
+    """A run that leaves every question skipped is an error that says why, not a table of n/a."""
+    from service.evaluation.results import QuestionStatus
+
+    records = [qs for task in evaluation.tasks.values() for qs in task.questions]
+    if records and any(qs.status is not QuestionStatus.NO_TEXT for qs in records):
+        return
+    languages = sorted({lang for q in dataset.questions for lang in q.languages if lang})
+    has = f"it has questions in {', '.join(languages)}" if languages else "it has no question text"
+    raise BadRequest(
+        f"every question of {evaluation.dataset} was skipped: none has text in language "
+        f"{evaluation.language!r} (the {evaluation.profile.name} profile's default is "
+        f"{evaluation.profile.default_language!r}); {has}. Choose one with --lang "
+        '(the API: "language")'
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedDataset:
+    """How the graph names the experiment's dataset, and its file entity (an upload)."""
+
+    ref: DatasetRef
+    upload: UploadedFile | None
+    stored_questions: bool  # a catalogue dataset's questions were stored now (a public write)
+
+
+def dataset_record(
+    source: DatasetSource,
+    dataset: Dataset,
+    files: Files,
+    catalogue: CatalogueRepository,
+) -> RecordedDataset:
+    """The dataset as the graph names it: a catalogue dataset keeps its public URI (and its
+    questions are stored in its public graph if they are not yet); a file byte-identical to a
+    catalogue dataset's distribution is that dataset (same SHA-256: it joins its leaderboard);
+    any other file is an uploaded dataset, described inside the experiment's graph."""
+    from service.graph.results import DatasetRef, UploadedFile
+
+    upload: UploadedFile | None = None
+    name: str | None = None
+    sha: str | None = None
+    if isinstance(source, CatalogueDataset):
+        name = source.name
+    else:
+        sha, size = files.checksum(source.file)
+        upload = UploadedFile(
+            source.file.name, sha, size, role="dataset", media_type=media_type_of(dataset)
+        )
+        name = catalogue.name_for_sha256(sha)
+    if name is not None:
+        stored = False
+        if not catalogue.has_questions(name):
+            catalogue.store_questions(name, dataset)
+            stored = True
+        return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), upload, stored)
+    label = dataset_label(source, dataset)
+    return RecordedDataset(DatasetRef.upload(label, dataset, sha256=sha), upload, False)
+
+
+def media_type_of(dataset: Dataset) -> str | None:
+    """The registered (IANA) media type of the format a file was read as: its generic one
+    (``application/json`` for the JSON formats, ``application/xml``, …), since our ``+json``
+    names are not registered and the graph links media types to IANA's registry."""
+    from service.formats import FORMATS
+
+    fmt = FORMATS.get(dataset.format or "")
+    if fmt is None or not fmt.media_types:
+        return None
+    media = fmt.media_types[-1]
+    for suffix, generic in (("+json", "application/json"), ("+xml", "application/xml")):
+        if media.endswith(suffix):
+            return generic
+    return media
+
+
+def dataset_label(source: DatasetSource, dataset: Dataset) -> str:
+    """What the results call the dataset: its title, its id, or its file's name."""
+    if isinstance(source, FileDataset) and source.title:
+        return source.title
+    if dataset.id:
+        return dataset.id
+    name = source.file.name if isinstance(source, FileDataset) else dataset.source
+    return PurePosixPath(name).stem if name else "dataset"

@@ -1,0 +1,301 @@
+"""``run_experiment``: the one way an experiment is run, whoever asks for it.
+
+1. the spec is checked (profile, language, systems and their addresses) and the dataset read;
+2. each system's answers are obtained (:mod:`service.experiments.systems`): read from a file,
+   or asked from a service with every answer logged as it arrives when a job keeps state;
+3. each system is evaluated (pure: :func:`service.evaluation.evaluate`), and a run that scores
+   no question at all is refused with the reason;
+4. with a store, the experiment is recorded in one transaction (and published if asked).
+
+PROV times: the start is taken before anything is read, the end just before the results are
+written, both to the millisecond.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+from service.errors import BadRequest
+from service.experiments.inputs import Files, check_scored, dataset_record, read_dataset
+from service.experiments.progress import (
+    MAX_REASONS,
+    ProgressCallback,
+    QuestionError,
+    RunProgress,
+    SystemProgress,
+)
+from service.experiments.spec import ExperimentSpec
+from service.experiments.systems import (
+    AnswerLog,
+    Cancelled,
+    Obtained,
+    SystemContext,
+    check_name,
+)
+
+if TYPE_CHECKING:
+    from service.evaluation.results import Evaluation
+    from service.graph.experiments import Ticket
+    from service.graph.store import Storage
+    from service.model import SystemAnswer
+    from service.systems.safety import NetworkPolicy
+
+
+class JobState(Protocol):
+    """What a durable job keeps while it runs (:class:`service.experiments.jobs.JobFiles`)."""
+
+    def log(self, system_index: int) -> AnswerLog: ...
+
+    def archive(self, name: str, data: bytes) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a run produced: one evaluation per system (in the spec's order), the recorded
+    experiment's ticket (with a store), its PROV times, and whether public data changed."""
+
+    evaluations: tuple[Evaluation, ...]
+    ticket: Ticket | None
+    started: datetime
+    ended: datetime
+    public_changed: bool = False
+
+
+def run_experiment(
+    spec: ExperimentSpec,
+    *,
+    storage: Storage | None = None,
+    ticket: Ticket | None = None,
+    files: Files | None = None,
+    job: JobState | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    policy: NetworkPolicy | None = None,
+) -> Outcome:
+    """Run ``spec`` (module docstring). Without ``storage`` nothing is recorded (``evaluate``
+    without ``--store``); with a ``ticket`` (a reserved id) that experiment is completed, else
+    a new id is allocated. Raises :class:`~service.errors.ServiceError` subclasses a user can
+    act on (:class:`Cancelled` when ``cancel`` is set)."""
+    from service.evaluation import evaluate
+    from service.evaluation.profiles import get_profile
+    from service.graph.clock import timestamp
+
+    started = timestamp()
+    stop = cancel or threading.Event()
+    files = files or Files()
+    profile = get_profile(spec.profile)
+    language = check_spec(spec, policy=policy, default_language=profile.default_language)
+    report = _Reporter([s.name for s in spec.systems], progress)
+
+    report.phase("reading")
+    dataset = read_dataset(spec.dataset, files, language=language)
+    if spec.gold is not None:
+        raise BadRequest(
+            "a separate gold file is not supported yet: give gold answers in the dataset"
+        )
+    kb = None
+    if spec.kb is not None:
+        from service.kb.open import open_kb
+
+        kb = open_kb(list(spec.kb.sources), version=spec.kb.version)
+
+    report.phase("asking")
+    obtained: list[Obtained] = []
+    for index, system in enumerate(spec.systems):
+        if stop.is_set():
+            raise Cancelled("cancelled before every system was asked; resume to continue")
+        report.system(index, state="asking")
+        context = SystemContext(
+            index=index,
+            dataset=dataset,
+            language=language,
+            options=spec.options,
+            files=files,
+            cancel=stop,
+            progress=report.counter(index),
+            answered=report.errors_of(index),
+            kb=kb,
+            policy=policy,
+            log=job.log(index) if job is not None else None,
+            archive=job.archive if job is not None else None,
+        )
+        obtained.append(system.obtain(context))
+
+    report.phase("scoring")
+    evaluations: list[Evaluation] = []
+    for index, got in enumerate(obtained):
+        if stop.is_set():
+            raise Cancelled("cancelled while scoring; resume to continue")
+        report.system(index, state="scoring", done=0)
+        evaluation = evaluate(
+            dataset,
+            got.run,
+            profile=profile,
+            language=language,
+            kb=kb,
+            experiment_types=spec.experiment_types or None,
+            progress=report.scoring(index),
+            ranked=spec.options.ranked,
+        )
+        check_scored(evaluation, dataset)
+        evaluations.append(evaluation)
+        report.system(index, state="done")
+
+    public_changed = False
+    if storage is not None:
+        report.phase("recording")
+        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue)
+        public_changed = recorded.stored_questions
+        uploads = [recorded.upload] if recorded.upload is not None else []
+        uploads += [f.uploaded(files) for got in obtained for f in got.files]
+        ticket = storage.experiments.record(
+            evaluations,
+            dataset=recorded.ref,
+            systems=[s.info() for s in spec.systems],
+            uploads=uploads,
+            started=started,
+            ended=timestamp(),
+            ticket=ticket,
+        )
+        if spec.options.publish:
+            storage.experiments.publish(ticket.id)
+            public_changed = True
+    ended = timestamp()
+    report.phase("done")
+    return Outcome(tuple(evaluations), ticket, started, ended, public_changed)
+
+
+def prepare(
+    spec: ExperimentSpec,
+    uploads: Mapping[str, bytes],
+    *,
+    policy: NetworkPolicy | None,
+    parse_bytes: int,
+) -> Files:
+    """Check a submission before it gets an id. The cheap checks always (:func:`check_spec`,
+    the catalogue name, the upload sizes); when the uploads total at most ``parse_bytes``, they
+    are also read now, with the dataset and the answer files' checks, so an ordinary mistake is
+    a 400 naming ``file:line:column``. Larger uploads are read in the job (a format error then
+    ends the experiment as ``error`` with the same message). Returns the files, parsed or not,
+    for the job."""
+    from service import catalog
+    from service.evaluation.profiles import get_profile
+    from service.experiments.spec import CatalogueDataset
+    from service.formats import DEFAULT_LIMITS
+
+    profile = get_profile(spec.profile)
+    language = check_spec(spec, policy=policy, default_language=profile.default_language)
+    if isinstance(spec.dataset, CatalogueDataset):
+        catalog.get_entry(spec.dataset.name)  # NotFound names `gerbil-qa datasets`
+    for ref in spec.files():
+        if (ref.size or 0) > DEFAULT_LIMITS.max_bytes:
+            raise BadRequest(
+                f"{ref.name}: {ref.size} bytes, more than the limit of "
+                f"{DEFAULT_LIMITS.max_bytes} bytes per file"
+            )
+    files = Files(uploads)
+    if sum(len(data) for data in uploads.values()) > parse_bytes:
+        return files
+    dataset = read_dataset(spec.dataset, files, language=language)
+    ignore = threading.Event()
+    for index, system in enumerate(spec.systems):
+        if system.from_files:  # nothing to ask: read and check its answers now
+            system.obtain(
+                SystemContext(
+                    index=index,
+                    dataset=dataset,
+                    language=language,
+                    options=spec.options,
+                    files=files,
+                    cancel=ignore,
+                    progress=lambda done, total: None,
+                    answered=lambda answer: None,
+                )
+            )
+    return files
+
+
+def check_spec(spec: ExperimentSpec, *, policy: NetworkPolicy | None, default_language: str) -> str:
+    """The cheap checks, before anything is read or asked: the language (returned), the
+    experiment types, the systems (names, addresses against the network policy, what they
+    need). Raises BadRequest (UnsafeURL for an address)."""
+    import re
+
+    from service.evaluation.results import ExperimentType
+
+    if len(spec.languages) > 1:
+        raise BadRequest("one language per experiment for now; run one experiment per language")
+    language = (spec.languages[0] if spec.languages else default_language).strip()
+    if not re.match(r"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$", language):
+        raise BadRequest(f"language {language!r}: expected an ISO 639 code such as 'en'")
+    known = [e.value for e in ExperimentType]
+    for value in spec.experiment_types:
+        if value not in known:
+            raise BadRequest(
+                f"unknown experiment type {value!r}; expected some of {', '.join(known)}"
+            )
+    if not spec.systems:
+        raise BadRequest("no systems: give answer files, web-service URLs or reference systems")
+    seen: set[str] = set()
+    for n, system in enumerate(spec.systems, start=1):
+        name = check_name(system.name, n)
+        if name in seen:
+            raise BadRequest(f"two systems are called {name!r}; give each a distinct name")
+        seen.add(name)
+        system.check(policy=policy, has_kb=spec.kb is not None)
+    return language
+
+
+class _Reporter:
+    """Keeps the structured progress and hands each change to the callback (if any)."""
+
+    def __init__(self, systems: list[str], callback: ProgressCallback | None) -> None:
+        self._callback = callback
+        self._lock = threading.Lock()
+        self.current = RunProgress("reading", tuple(SystemProgress(s) for s in systems))
+
+    def _emit(self, value: RunProgress) -> None:
+        self.current = value
+        if self._callback is not None:
+            self._callback(value)
+
+    def phase(self, name: str) -> None:
+        if self._callback is not None:
+            with self._lock:
+                self._emit(RunProgress(name, self.current.systems))
+
+    def system(self, index: int, **changes: object) -> None:
+        if self._callback is not None:
+            with self._lock:
+                self._emit(self.current.system(index, **changes))
+
+    def answered(self, index: int, answer: SystemAnswer) -> None:
+        if self._callback is None or answer.error is None:
+            return
+        with self._lock:
+            before = self.current.systems[index]
+            reasons = before.reasons
+            if len(reasons) < MAX_REASONS:
+                reasons = (*reasons, QuestionError(answer.question_id, answer.error))
+            self._emit(self.current.system(index, errors=before.errors + 1, reasons=reasons))
+
+    def counter(self, index: int) -> Callable[[int, int], None]:
+        def count(done: int, total: int) -> None:
+            self.system(index, done=done, total=total)
+
+        return count
+
+    def errors_of(self, index: int) -> Callable[[SystemAnswer], None]:
+        def answered(answer: SystemAnswer) -> None:
+            self.answered(index, answer)
+
+        return answered
+
+    def scoring(self, index: int) -> Callable[[int, int], None] | None:
+        if self._callback is None:
+            return None
+        return lambda done, total: self.system(index, done=done, total=total)

@@ -1,0 +1,331 @@
+"""Experiments in the background, durably: a small thread pool, the job state of
+:mod:`service.experiments.jobs`, and :func:`~service.experiments.run.run_experiment`.
+
+* :meth:`ExperimentRunner.submit` reserves the experiment's id, saves its job (spec and
+  uploaded files) and queues it; if saving fails, the experiment ends as ``error`` at once, so
+  no id is left reserved or queued without a job;
+* while it runs, each answer a service gives is appended to the job's log and the newest
+  structured progress is kept beside the job (what :meth:`progress` reads, in constant time);
+* at start, experiments a dead process left active are marked ``interrupted`` when their job
+  is saved (else ``error``) (:meth:`recover`);
+* :meth:`resume` queues an interrupted, cancelled or failed (``error``) job again: the answers
+  already logged are reused, only the missing questions are asked, so the result is the one an
+  uninterrupted run gives;
+* :meth:`cancel` also leaves a marker file, so ``gerbil-qa cancel`` can stop a job that a
+  server process runs.
+
+Only public writes (a publication, a catalogue dataset's questions stored) call
+``on_public_change``: progress and results of a private experiment touch no public cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from service.errors import Conflict, ServiceError
+from service.experiments.inputs import Files
+from service.experiments.jobs import JobStore
+from service.experiments.progress import RunProgress
+from service.experiments.run import Outcome, run_experiment
+from service.experiments.spec import ExperimentSpec
+from service.experiments.systems import Aborted, Cancelled
+from service.graph.experiments import RESUMABLE, Status, Ticket
+
+if TYPE_CHECKING:
+    from service.graph.store import Storage
+    from service.systems.safety import NetworkPolicy
+
+log = logging.getLogger(__name__)
+
+PROGRESS_EVERY = 0.5  # seconds between progress writes beside a job
+
+
+@dataclass(slots=True)
+class _Running:
+    future: Future[None]
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+class ExperimentRunner:
+    """See the module docstring. Without a store on disk (``storage.work_dir`` None) nothing is
+    kept beside it: jobs run, but cannot be resumed after a restart."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        jobs: JobStore | None = None,
+        workers: int = 2,
+        policy: NetworkPolicy | None = None,
+        on_public_change: Callable[[], object] | None = None,
+        recover: bool = True,
+    ) -> None:
+        self.storage = storage
+        if jobs is None and storage.work_dir is not None:
+            jobs = JobStore(storage.work_dir / "jobs")
+        self.jobs = jobs
+        self.policy = policy
+        self.on_public_change = on_public_change or (lambda: None)
+        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="gqa-run")
+        self._running: dict[str, _Running] = {}
+        self._progress: dict[str, RunProgress] = {}
+        self._lock = threading.Lock()
+        if recover:
+            self.recover()
+
+    # -- what the API and the command line call ----------------------------------------------
+    def submit(
+        self,
+        spec: ExperimentSpec,
+        *,
+        uploads: Mapping[str, bytes] | None = None,
+        files: Files | None = None,
+        summary: str | None = None,
+    ) -> Ticket:
+        """Reserve an id, save the job (``uploads``: file bytes by SHA-256) and queue it.
+        ``files`` may carry what a submission already parsed, so it is not parsed again."""
+        experiments = self.storage.experiments
+        blobs = dict(uploads or {})
+        ticket = experiments.reserve(summary=summary or spec.summary())
+        try:
+            if self.jobs is not None:
+                self.jobs.create(ticket.id, spec, blobs)
+            experiments.set_status(ticket.id, Status.QUEUED)
+        except BaseException as err:
+            experiments.set_status(
+                ticket.id, Status.ERROR, message=f"the submission could not be saved: {err}"
+            )
+            raise
+        self._queue(ticket, spec, files or self._files(ticket.id, blobs))
+        return ticket
+
+    def run_now(self, spec: ExperimentSpec, *, summary: str | None = None) -> Ticket:
+        """Run ``spec`` in this thread and record it (the demo at first start)."""
+        ticket = self.storage.experiments.reserve(summary=summary or spec.summary())
+        self.storage.experiments.set_status(ticket.id, Status.RUNNING)
+        try:
+            outcome = run_experiment(spec, storage=self.storage, ticket=ticket, policy=self.policy)
+        except BaseException as err:
+            self.storage.experiments.set_status(ticket.id, Status.ERROR, message=str(err))
+            raise
+        if outcome.public_changed:
+            self.on_public_change()
+        return ticket
+
+    def resume(self, experiment_id: str, *, timeout: float | None = None) -> ExperimentSpec:
+        """Queue an interrupted, cancelled or failed experiment again (NotFound, Conflict);
+        ``timeout`` replaces the seconds per web-service call it was submitted with."""
+        experiments = self.storage.experiments
+        status = experiments.status(experiment_id)
+        if not status.status.resumable:
+            names = ", ".join(s.value for s in RESUMABLE)
+            raise Conflict(
+                f"experiment {experiment_id} is {status.status}; only {names} experiments "
+                "can be resumed"
+            )
+        if self.jobs is None or not self.jobs.has(experiment_id):
+            raise Conflict(f"experiment {experiment_id} has no saved job: nothing to resume")
+        spec = self.jobs.spec(experiment_id)
+        if timeout is not None:
+            spec = replace(spec, options=replace(spec.options, timeout=timeout))
+        self.jobs.clear_cancel(experiment_id)
+        experiments.set_status(experiment_id, Status.QUEUED, message="resumed")
+        ticket = Ticket(experiment_id, status.uri, "")
+        self._queue(ticket, spec, self._files(experiment_id, {}))
+        return spec
+
+    def cancel(self, experiment_id: str) -> bool:
+        """Ask a queued or running job to stop; True if it was still active here."""
+        if self.jobs is not None and self.jobs.has(experiment_id):
+            self.jobs.request_cancel(experiment_id)
+        with self._lock:
+            running = self._running.get(experiment_id)
+        if running is None or running.future.done():
+            return False
+        running.cancel.set()
+        if running.future.cancel():  # never started
+            self.storage.experiments.set_status(
+                experiment_id, Status.CANCELLED, message="cancelled before it ran"
+            )
+        return True
+
+    def wait(self, experiment_id: str, timeout: float | None = None) -> None:
+        """Block until the job is done (tests, the command line)."""
+        with self._lock:
+            running = self._running.get(experiment_id)
+        if running is not None:
+            running.future.result(timeout)
+
+    def active(self) -> list[str]:
+        with self._lock:
+            return [k for k, v in self._running.items() if not v.future.done()]
+
+    def progress(self, experiment_id: str) -> RunProgress | None:
+        """The newest structured progress: from memory while it runs here, else the small
+        file beside its job; None when there is none. Never reads the job itself."""
+        with self._lock:
+            found = self._progress.get(experiment_id)
+        if found is None and self.jobs is not None:
+            found = self.jobs.progress(experiment_id)
+        return found
+
+    def recover(self) -> list[str]:
+        """Mark experiments a dead process left active: ``interrupted`` when their job is
+        saved (resume it), else ``error`` (the submission never completed). Jobs of recorded
+        experiments are dropped. Returns the ids marked interrupted."""
+        experiments = self.storage.experiments
+        marked = []
+        mine = set(self.active())
+        for status in experiments.listing(include_private=True):
+            eid = status.id
+            if status.status is Status.FINISHED:
+                if self.jobs is not None and self.jobs.has(eid):
+                    self.jobs.remove(eid)  # recorded before a crash removed its job state
+            elif status.status.active and eid not in mine:
+                if self.jobs is not None and self.jobs.has(eid):
+                    experiments.set_status(
+                        eid,
+                        Status.INTERRUPTED,
+                        message="interrupted by a restart; resume it to continue "
+                        f"(gerbil-qa resume --store DIR {eid}, or the API)",
+                    )
+                    marked.append(eid)
+                else:
+                    experiments.set_status(
+                        eid, Status.ERROR, message="the submission did not complete (no job)"
+                    )
+        return marked
+
+    def close(self) -> None:
+        with self._lock:
+            for running in self._running.values():
+                running.cancel.set()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- running -----------------------------------------------------------------------------
+    def _files(self, experiment_id: str, blobs: Mapping[str, bytes]) -> Files:
+        if blobs or self.jobs is None:
+            return Files(dict(blobs))
+        return Files(self.jobs.files_of(experiment_id).blob)
+
+    def _queue(self, ticket: Ticket, spec: ExperimentSpec, files: Files) -> None:
+        with self._lock:
+            running = _Running(future=Future())
+            self._running[ticket.id] = running
+            running.future = self._pool.submit(self._guarded, ticket, spec, files, running.cancel)
+
+    def _guarded(
+        self, ticket: Ticket, spec: ExperimentSpec, files: Files, cancel: threading.Event
+    ) -> None:
+        eid = ticket.id
+        writer = self._progress_writer(eid)
+        try:
+            outcome = self._execute(ticket, spec, files, cancel, writer)
+        except Cancelled as err:
+            self._end(eid, Status.CANCELLED, err.message)
+        except Aborted as err:
+            log.warning("experiment %s aborted: %s", eid, err)
+            self._end(eid, Status.ERROR, err.message)
+        except ServiceError as err:
+            log.warning("experiment %s failed: %s", eid, err)
+            self._end(eid, Status.ERROR, err.message)
+        except Exception as err:  # a bug: recorded on the experiment and logged with its trace
+            log.exception("experiment %s failed", eid)
+            self._end(eid, Status.ERROR, f"internal error: {type(err).__name__}: {err}")
+        else:
+            if self.jobs is not None:
+                self.jobs.remove(eid)
+            if outcome.public_changed:
+                self.on_public_change()
+        finally:
+            writer.flush()  # what a cancelled or failed run got to stays readable
+            with self._lock:
+                self._progress.pop(eid, None)
+
+    def _end(self, experiment_id: str, status: Status, message: str) -> None:
+        try:
+            self.storage.experiments.set_status(experiment_id, status, message=message)
+        except Conflict as err:  # someone else ended it first (a cancel from the command line)
+            log.warning("experiment %s: %s", experiment_id, err)
+
+    def _execute(
+        self,
+        ticket: Ticket,
+        spec: ExperimentSpec,
+        files: Files,
+        cancel: threading.Event,
+        writer: _ProgressWriter,
+    ) -> Outcome:
+        eid = ticket.id
+        self.storage.experiments.set_status(eid, Status.RUNNING, progress="started")
+        stop_watching = threading.Event()
+        if self.jobs is not None:
+            watcher = threading.Thread(
+                target=self._watch_cancel, args=(eid, cancel, stop_watching), daemon=True
+            )
+            watcher.start()
+        try:
+            return run_experiment(
+                spec,
+                storage=self.storage,
+                ticket=ticket,
+                files=files,
+                job=self.jobs.files_of(eid) if self.jobs is not None else None,
+                progress=writer,
+                cancel=cancel,
+                policy=self.policy,
+            )
+        finally:
+            stop_watching.set()
+
+    def _progress_writer(self, experiment_id: str) -> _ProgressWriter:
+        return _ProgressWriter(self, experiment_id)
+
+    def _watch_cancel(self, eid: str, cancel: threading.Event, stop: threading.Event) -> None:
+        while not stop.wait(0.2):
+            if self.jobs is not None and self.jobs.cancel_requested(eid):
+                cancel.set()
+                return
+
+
+class _ProgressWriter:
+    """Keeps a job's newest progress in memory; writes it beside the job at once when its
+    phase, a system's state or a total changes, else at most every :data:`PROGRESS_EVERY`
+    seconds; a new phase also goes to the admin graph (one private update)."""
+
+    def __init__(self, runner: ExperimentRunner, experiment_id: str) -> None:
+        self.runner, self.experiment_id = runner, experiment_id
+        self.written = 0.0
+        self.shape: tuple[object, ...] | None = None
+        self.latest: RunProgress | None = None
+        self.latest_written = True
+
+    def __call__(self, progress: RunProgress) -> None:
+        runner, eid = self.runner, self.experiment_id
+        with runner._lock:
+            runner._progress[eid] = progress
+        self.latest, self.latest_written = progress, False
+        now = time.monotonic()
+        shape = (progress.phase, tuple((s.state, s.total) for s in progress.systems))
+        if shape == self.shape and now - self.written < PROGRESS_EVERY:
+            return
+        new_phase = self.shape is None or shape[0] != self.shape[0]
+        self.written, self.shape = now, shape
+        self.flush()
+        if new_phase and progress.phase != "done":
+            runner.storage.experiments.set_status(eid, Status.RUNNING, progress=progress.phase)
+
+    def flush(self) -> None:
+        """Write the newest progress beside the job, if it is not written yet."""
+        jobs = self.runner.jobs
+        if self.latest is None or self.latest_written or jobs is None:
+            return
+        if jobs.has(self.experiment_id):  # a finished job's directory is gone
+            jobs.write_progress(self.experiment_id, self.latest)
+        self.latest_written = True

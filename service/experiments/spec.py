@@ -1,0 +1,241 @@
+"""What an experiment evaluates: :class:`ExperimentSpec`, frozen, and its JSON form.
+
+A spec holds no parsed data, only references: a catalogue dataset by name (and version) or a
+file (:class:`FileRef`: a local path, or an upload kept by its SHA-256 beside the job); the
+systems as a tuple of kinds (:mod:`service.experiments.systems`); the scorer profile, the
+languages, the experiment types, the knowledge base and the run options. Its JSON form
+(:meth:`ExperimentSpec.to_json`) is what a job stores, a few hundred bytes whatever the size of
+the uploads, and reading it back (:meth:`ExperimentSpec.from_json`) gives an equal spec:
+
+>>> spec = ExperimentSpec(CatalogueDataset("qald-9-test-multilingual"), ())
+>>> ExperimentSpec.from_json(spec.to_json()) == spec
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from service.errors import BadRequest
+
+if TYPE_CHECKING:
+    from service.experiments.systems import SystemSource
+
+SPEC_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    """A file an experiment reads: a local ``path`` (the CLI), or an upload kept by its
+    ``sha256`` (the API; the bytes live beside the job). ``format`` is the declared format
+    (None: sniffed from the content)."""
+
+    name: str
+    sha256: str | None = None
+    size: int | None = None
+    path: str | None = None
+    format: str | None = None
+
+    @classmethod
+    def local(cls, path: str | Path, *, format: str | None = None) -> FileRef:
+        return cls(Path(path).name, path=str(path), format=format)
+
+    @classmethod
+    def upload(cls, name: str, data: bytes, *, format: str | None = None) -> FileRef:
+        import hashlib
+
+        return cls(name, hashlib.sha256(data).hexdigest(), len(data), format=format)
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact(
+            {
+                "name": self.name,
+                "sha256": self.sha256,
+                "size": self.size,
+                "path": self.path,
+                "format": self.format,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FileRef:
+        return cls(
+            _text(data, "name"),
+            data.get("sha256"),
+            data.get("size"),
+            data.get("path"),
+            data.get("format"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueDataset:
+    """A dataset of the built-in catalogue, by name; ``version`` None is the catalogue's."""
+
+    name: str
+    version: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact({"kind": "catalogue", "name": self.name, "version": self.version})
+
+
+@dataclass(frozen=True, slots=True)
+class FileDataset:
+    """A dataset file (a PolEval ``expected.tsv`` needs its ``in.tsv`` beside it when local);
+    ``title`` names it in the results (default: its id or file name)."""
+
+    file: FileRef
+    title: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact({"kind": "file", "file": self.file.to_json(), "title": self.title})
+
+
+DatasetSource = CatalogueDataset | FileDataset
+
+
+def dataset_from_json(data: Mapping[str, Any]) -> DatasetSource:
+    kind = data.get("kind")
+    if kind == "catalogue":
+        return CatalogueDataset(_text(data, "name"), data.get("version"))
+    if kind == "file":
+        return FileDataset(FileRef.from_json(data["file"]), data.get("title"))
+    raise BadRequest(f"unknown dataset kind {kind!r} in a stored spec")
+
+
+@dataclass(frozen=True, slots=True)
+class KBSpec:
+    """A knowledge base: RDF files or one SPARQL endpoint URL (``sources``), its version for
+    the record, and the configured name it was chosen by (the API), if any."""
+
+    sources: tuple[str, ...]
+    version: str | None = None
+    name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact({"sources": list(self.sources), "version": self.version, "name": self.name})
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> KBSpec:
+        return cls(tuple(data["sources"]), data.get("version"), data.get("name"))
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How to run: ``ranked`` answers (MRR, Hits@k); ``publish`` once recorded; ``force``
+    scoring answers whose question ids barely match the dataset's; per web service
+    ``concurrency`` calls in flight, ``timeout`` seconds per call and ``retries``."""
+
+    ranked: bool = False
+    publish: bool = False
+    force: bool = False
+    concurrency: int = 4
+    timeout: float = 60.0
+    retries: int = 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ranked": self.ranked,
+            "publish": self.publish,
+            "force": self.force,
+            "concurrency": self.concurrency,
+            "timeout": self.timeout,
+            "retries": self.retries,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunOptions:
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**known)
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentSpec:
+    """Everything that defines one experiment (module docstring).
+
+    ``languages`` empty means the profile's default language; ``experiment_types`` empty
+    means QA plus every sub-experiment the answers have data for. ``gold``, when given, is a
+    separate source of gold answers for ``dataset``'s questions (read by a later reader).
+    """
+
+    dataset: DatasetSource
+    systems: tuple[SystemSource, ...]
+    profile: str = "fair"
+    languages: tuple[str, ...] = ()
+    experiment_types: tuple[str, ...] = ()
+    kb: KBSpec | None = None
+    gold: DatasetSource | None = None
+    options: RunOptions = field(default_factory=RunOptions)
+
+    def files(self) -> tuple[FileRef, ...]:
+        """Every file the spec reads (the dataset's, the gold's and the answer files)."""
+        out = [s.file for s in (self.dataset, self.gold) if isinstance(s, FileDataset)]
+        out += [f for system in self.systems for f in system.files()]
+        return tuple(out)
+
+    def summary(self) -> str:
+        """One line of JSON naming what was asked (kept with the experiment's status)."""
+        import json
+
+        dataset = self.dataset
+        named = (
+            dataset.name if isinstance(dataset, CatalogueDataset) else dataset.title
+        ) or dataset.file.name  # type: ignore[union-attr]
+        return json.dumps(
+            {
+                "dataset": named,
+                "catalogued": isinstance(dataset, CatalogueDataset),
+                "systems": [{"name": s.name, "kind": s.kind} for s in self.systems],
+                "profile": self.profile,
+                "languages": list(self.languages),
+                "experimentTypes": list(self.experiment_types),
+                "kb": self.kb.name if self.kb else None,
+            },
+            sort_keys=True,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact(
+            {
+                "version": SPEC_VERSION,
+                "dataset": self.dataset.to_json(),
+                "systems": [s.to_json() for s in self.systems],
+                "profile": self.profile,
+                "languages": list(self.languages),
+                "experimentTypes": list(self.experiment_types),
+                "kb": self.kb.to_json() if self.kb else None,
+                "gold": self.gold.to_json() if self.gold else None,
+                "options": self.options.to_json(),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ExperimentSpec:
+        from service.experiments.systems import system_from_json
+
+        if data.get("version") != SPEC_VERSION:
+            raise BadRequest(f"a stored spec of version {data.get('version')!r} cannot be read")
+        return cls(
+            dataset=dataset_from_json(data["dataset"]),
+            systems=tuple(system_from_json(s) for s in data.get("systems", [])),
+            profile=data.get("profile", "fair"),
+            languages=tuple(data.get("languages", ())),
+            experiment_types=tuple(data.get("experimentTypes", ())),
+            kb=KBSpec.from_json(data["kb"]) if data.get("kb") else None,
+            gold=dataset_from_json(data["gold"]) if data.get("gold") else None,
+            options=RunOptions.from_json(data.get("options", {})),
+        )
+
+
+def _compact(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise BadRequest(f"a stored spec has no {key!r}")
+    return value

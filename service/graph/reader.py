@@ -1,0 +1,251 @@
+"""Reading stored results back: one reader for the pages, the CSV tables and the JSON API.
+
+:func:`experiment_tasks` turns an experiment's quads into its task results (the rows of the
+experiment page, its CSV table and the API's ``results``); :func:`evaluations` into the objects
+``gerbil-qa evaluate --output json`` prints, one per system, with their per-question entries
+and warnings (the ``experiment`` block aside): the graph stores what that contract needs
+(``gqa:datasetLabel``, ``gqa:languageTag``, the question order as ``gqa:position``, the
+warnings as ``gqa:Warning`` nodes), so the API's results are the command line's, key for key.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.graph.terms import GERBIL, GQA, RDFS, measure_name
+from service.graph.uris import Uris
+
+QUESTION_MEASURES = ("tp", "fp", "fn", "precision", "recall", "f1")
+_INTEGER_TYPES = frozenset(
+    "http://www.w3.org/2001/XMLSchema#" + t
+    for t in ("integer", "nonNegativeInteger", "positiveInteger", "int", "long")
+)
+
+
+@dataclass(slots=True)
+class Node:
+    """The properties of one subject, read from quads: predicate IRI -> objects (terms)."""
+
+    uri: str
+    props: dict[str, list[Any]] = field(default_factory=lambda: defaultdict(list))
+
+    def all(self, predicate: str) -> list[Any]:
+        return self.props.get(predicate, [])
+
+    def one(self, predicate: str) -> Any | None:
+        values = self.props.get(predicate)
+        return values[0] if values else None
+
+    def text(self, predicate: str) -> str | None:
+        value = self.one(predicate)
+        return None if value is None else value.value
+
+
+def index(quads: Iterable[Any]) -> dict[str, Node]:
+    """Subjects (IRI or ``_:id``) -> :class:`Node`."""
+    import pyoxigraph as ox
+
+    nodes: dict[str, Node] = {}
+    for q in quads:
+        key = q.subject.value if isinstance(q.subject, ox.NamedNode) else f"_:{q.subject.value}"
+        node = nodes.get(key)
+        if node is None:
+            node = nodes[key] = Node(key)
+        node.props[q.predicate.value].append(q.object)
+    return nodes
+
+
+def number(term: Any) -> float | int | None:
+    """A numeric literal as int (integer datatypes) or float (anything else numeric)."""
+    text = getattr(term, "value", None)
+    if text is None:
+        return None
+    datatype = getattr(getattr(term, "datatype", None), "value", None)
+    try:
+        return int(text) if datatype in _INTEGER_TYPES else float(text)
+    except ValueError:
+        return None
+
+
+def local(uri: str | None) -> str:
+    """The last path segment or fragment of a URI, for display."""
+    if not uri:
+        return ""
+    for sep in ("#", "/"):
+        if sep in uri.rstrip(sep):
+            uri = uri.rstrip(sep).rsplit(sep, 1)[1]
+    return uri
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """One task observation: system x dataset x experiment type x language x profile, with
+    every measure in the registry's order (``None``: undefined, also listed in ``undefined``)."""
+
+    uri: str
+    number: int
+    system: str  # the system's URI
+    system_name: str
+    system_label: str
+    dataset: str
+    experiment_type: str
+    language: str
+    language_tag: str
+    profile: str
+    profile_version: str | None
+    signature: str | None
+    knowledge_base: str | None
+    measures: dict[str, float | int | None]
+    undefined: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+
+
+def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
+    """The task observation ``node`` (``nodes``: the document's other subjects)."""
+    from service.evaluation.measures import MEASURES
+    from service.graph.vocabulary import measure_ranges
+
+    ranges = measure_ranges()
+    measures: dict[str, float | int | None] = {}
+    for predicate, values in node.props.items():
+        name = measure_name(predicate)
+        if predicate in ranges and name and values:
+            measures[name] = number(values[0])
+    undefined = tuple(
+        n for n in (measure_name(u.value) for u in node.all(GQA + "undefinedMeasure")) if n
+    )
+    for name in undefined:
+        measures.setdefault(name, None)
+    order = {name: n for n, name in enumerate(MEASURES)}
+    measures = dict(sorted(measures.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+    system = node.text(GERBIL + "annotator") or ""
+    located = uris.locate(system)
+    system_name = located.keys["system"] if located and located.kind == "system" else local(system)
+    label_node = nodes.get(system)
+    language = local(node.text(GQA + "language"))
+    warnings = sorted(
+        (number(w.one(GQA + "position")) or 0, w.text(RDFS + "comment") or "")
+        for w in (nodes.get(_key(t)) for t in node.all(GQA + "warning"))
+        if w is not None
+    )
+    tail = node.uri.rsplit("/", 1)[1]
+    return TaskResult(
+        uri=node.uri,
+        number=int(tail) if tail.isdigit() else 0,
+        system=system,
+        system_name=system_name,
+        system_label=(label_node.text(RDFS + "label") if label_node else None) or system_name,
+        dataset=node.text(GERBIL + "dataset") or "",
+        experiment_type=local(node.text(GERBIL + "experimentType")),
+        language=language,
+        language_tag=node.text(GQA + "languageTag") or language,
+        profile=local(node.text(GQA + "profile")).removeprefix("profile-"),
+        profile_version=node.text(GQA + "profileVersion"),
+        signature=node.text(GQA + "signature"),
+        knowledge_base=node.text(GQA + "knowledgeBase"),
+        measures=measures,
+        undefined=undefined,
+        warnings=tuple(text for _, text in warnings),
+    )
+
+
+def experiment_tasks(
+    nodes: dict[str, Node], uris: Uris, experiment_id: str
+) -> tuple[TaskResult, ...]:
+    """The experiment's task results, in task order."""
+    exp = nodes.get(uris.experiment(experiment_id))
+    if exp is None:
+        return ()
+    found = [task_result(nodes[t.value], nodes, uris) for t in exp.all(GQA + "task")]
+    return tuple(sorted(found, key=lambda r: r.number))
+
+
+def evaluations(quads: Iterable[Any], uris: Uris, experiment_id: str) -> list[dict[str, Any]]:
+    """The experiment's results as ``gerbil-qa evaluate --output json`` prints them: one object
+    per evaluation (system, language and profile), in the order they were run, without the
+    ``experiment`` block. ``quads``: the experiment's whole graph."""
+    nodes = index(quads)
+    exp = nodes.get(uris.experiment(experiment_id))
+    if exp is None:
+        return []
+    label = exp.text(GQA + "datasetLabel")
+    tasks = experiment_tasks(nodes, uris, experiment_id)
+    results_of: dict[str, list[Node]] = defaultdict(list)
+    for node in nodes.values():
+        owner = node.text(GQA + "resultOf")
+        if owner is not None:
+            results_of[owner].append(node)
+    position = {
+        uri: number(n.one(GQA + "position"))
+        for uri, n in nodes.items()
+        if n.one(GQA + "position") is not None and n.one(GQA + "question") is None
+    }
+    groups: dict[tuple[str, str, str], list[TaskResult]] = {}
+    for task in tasks:
+        groups.setdefault((task.system, task.language_tag, task.profile), []).append(task)
+    return [_evaluation(group, label, results_of, position, uris) for group in groups.values()]
+
+
+def _evaluation(
+    tasks: Sequence[TaskResult],
+    label: str | None,
+    results_of: dict[str, list[Node]],
+    position: dict[str, float | int | None],
+    uris: Uris,
+) -> dict[str, Any]:
+    first = tasks[0]
+    entries: list[dict[str, Any]] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    for task in tasks:
+        rows = results_of.get(task.uri, [])
+        rows.sort(key=lambda r: _order(r, position, uris))
+        for row in rows:
+            qid = _question_id(row.text(GQA + "question") or row.uri, uris)
+            entry = by_id.get(qid)
+            if entry is None:
+                entry = by_id[qid] = {"id": qid}
+                entries.append(entry)
+            status = local(row.text(GQA + "questionStatus")).removeprefix("status-") or "scored"
+            scores: dict[str, Any] = {m: number(row.one(GQA + m)) for m in QUESTION_MEASURES}
+            if status != "scored":
+                scores["status"] = status
+            entry[task.experiment_type] = scores
+            if status not in ("scored", "no-gold"):
+                entry.setdefault("status", status)
+    return {
+        "dataset": label or local(first.dataset),
+        "system": first.system_name,
+        "profile": first.profile,
+        "profileVersion": first.profile_version,
+        "signature": first.signature,
+        "language": first.language_tag,
+        "kb": first.knowledge_base,
+        "results": {t.experiment_type: dict(t.measures) for t in tasks},
+        "questions": entries,
+        "warnings": [w for t in tasks for w in t.warnings],
+    }
+
+
+def _order(row: Node, position: dict[str, float | int | None], uris: Uris) -> tuple[int, Any]:
+    question = row.text(GQA + "question") or ""
+    at = position.get(question)
+    if at is not None:
+        return (0, at)
+    qid = _question_id(question, uris)
+    return (1, (0, int(qid)) if qid.isdigit() else (1, qid))
+
+
+def _question_id(uri: str, uris: Uris) -> str:
+    located = uris.locate(uri)
+    if located is not None and "question" in located.keys:
+        return located.keys["question"]
+    return local(uri)
+
+
+def _key(term: Any) -> str:
+    import pyoxigraph as ox
+
+    return term.value if isinstance(term, ox.NamedNode) else f"_:{term.value}"
