@@ -17,12 +17,11 @@ if TYPE_CHECKING:
     from service.graph.store import Storage
 
 DEFAULT_BASE = "http://localhost:8080/"  # = service.graph.uris.DEFAULT_BASE (not imported: cheap)
+SHOWN_FINDINGS = 20  # findings printed by `dataset load`; the rest are counted
 
 
 def _store_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    parser.add_argument(
-        "--store", type=Path, required=required, metavar="DIR", help="the store directory"
-    )
+    parser.add_argument("--store", required=required, metavar="DIR", help="the store directory")
     parser.add_argument(
         "--base",
         metavar="URI",
@@ -73,16 +72,26 @@ def register(sub: Any) -> None:
     load.set_defaults(handler=_dataset_load)
 
 
+def _location(args: argparse.Namespace) -> Path:
+    from service.graph.store import check_location
+
+    location = check_location(args.store)  # a URL is refused: no remote store adapter yet
+    if location is None:
+        raise BadRequest("give --store DIR")
+    return location
+
+
 def _open(args: argparse.Namespace) -> Storage:
     from service.graph.store import open_storage
 
-    return open_storage(args.store, base=args.base)
+    return open_storage(_location(args), base=args.base)
 
 
 def _export(args: argparse.Namespace) -> int:
     from service.graph.dumps import export
+    from service.graph.snapshots import consistent_storage
 
-    with _open(args) as storage:
+    with consistent_storage(_location(args), base=args.base) as storage:  # also while served
         data = export(storage, format=args.format, experiment_id=args.experiment)
     if args.output:
         args.output.write_bytes(data)
@@ -105,8 +114,9 @@ def _import(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from service.graph.checks import check_store
+    from service.graph.snapshots import consistent_storage
 
-    with _open(args) as storage:
+    with consistent_storage(_location(args), base=args.base) as storage:  # also while served
         found = check_store(storage, standards=args.standards, shapes=not args.no_shapes)
     for violation in found:
         print(violation)
@@ -149,7 +159,12 @@ def _dataset_load(args: argparse.Namespace) -> int:
     with _open(args) as storage:
         findings = load_into(storage.catalogue, args.name, download=not args.offline)
     print(f"{args.name}: stored; {len(findings)} finding(s)")
-    for f in findings[:20]:
+    for f in findings[:SHOWN_FINDINGS]:
         where = f" question {f.question_id}" if f.question_id else ""
         print(f"  {f.severity}: {f.kind}{where}: {f.message}")
+    if len(findings) > SHOWN_FINDINGS:
+        print(
+            f"  … {len(findings) - SHOWN_FINDINGS} more (all of them are in the store: "
+            f"gerbil-qa export --store {args.store})"
+        )
     return 0

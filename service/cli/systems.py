@@ -107,7 +107,6 @@ def register(sub: Any) -> None:
     refresh.add_argument("--output", type=Path, help="the new version's file (never overwritten)")
     refresh.add_argument(
         "--store",
-        type=Path,
         help="register the new version in the store at DIR and write it under DIR/datasets/",
     )
     refresh.add_argument("--show", type=int, default=20, help="answers shown per changed question")
@@ -133,7 +132,7 @@ def register(sub: Any) -> None:
 
 
 def _add_store_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", type=Path, required=True, metavar="DIR", help="the store")
+    parser.add_argument("--store", required=True, metavar="DIR", help="the store")
     parser.add_argument("--base", default=None, metavar="URI", help="base of minted URIs")
     parser.add_argument("id", help="the experiment id (yyyyMMdd + 4 digits)")
 
@@ -234,9 +233,10 @@ def _run(args: argparse.Namespace) -> int:
         if answer.error is not None:
             print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
     mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
+    # questions never asked (after an abort) are counted apart from the calls that failed
     print(
-        f"{service.system}: {len(result.run.answers)}/{total} answered calls, "
-        f"{result.errors} errors, mean runtime {mean}"
+        f"{service.system}: {total} questions: {result.calls} asked, {result.errors} failed, "
+        f"{total - result.calls} never asked; mean runtime {mean}"
         + (f"; aborted: {result.aborted}" if result.aborted else "")
     )
     if args.output is not None:
@@ -261,13 +261,14 @@ def _refresh(args: argparse.Namespace) -> int:
         dataset = catalog.load(args.name)  # NotFound names `gerbil-qa datasets`
     kb = _open_kb(args)
     result = refresh_gold(dataset, kb)
-    directory = args.store / "datasets" if args.store is not None else Path.cwd()
+    store = _store_dir(args) if args.store is not None else None
+    directory = store / "datasets" if store is not None else Path.cwd()
     output = args.output or default_output(
         dataset.source, when=datetime.now(UTC), directory=directory
     )
     fmt = dataset.format if dataset.format in ("qald-json", "eqald-json", "qald-xml") else None
-    if args.store is not None:  # the store's catalogue gets the version, with its PROV
-        version = _register_refresh(result, args.store, source=args.name)
+    if store is not None:  # the store's catalogue gets the version, with its PROV
+        version = _register_refresh(result, store, source=args.name)
         print(f"registered version: {version.uri}")
     new_file, sidecar = write_refresh(result, output, format=fmt or "qald-json")
     print(diff_text(result, limit=args.show))
@@ -303,6 +304,12 @@ def _register_refresh(refresh: Any, store: Path, *, source: str) -> Any:
         )
 
 
+def _store_dir(args: argparse.Namespace) -> Path:
+    from service.graph.store import check_location
+
+    return Path(check_location(args.store) or ".")  # a URL is refused: no remote adapter yet
+
+
 def _open_store(args: argparse.Namespace) -> Any:
     from service.graph.store import open_storage
 
@@ -331,7 +338,7 @@ def _resume(args: argparse.Namespace) -> int:
 def _cancel(args: argparse.Namespace) -> int:
     from service.experiments.jobs import JobStore
 
-    jobs = JobStore(args.store / "jobs")
+    jobs = JobStore(_store_dir(args) / "jobs")
     if jobs.has(args.id):
         jobs.request_cancel(args.id)  # a service process running the job sees this and stops
     try:
@@ -357,10 +364,11 @@ def _cancel(args: argparse.Namespace) -> int:
 
 def _progress(args: argparse.Namespace) -> int:
     from service.experiments.jobs import JobStore
+    from service.graph.snapshots import consistent_storage
 
-    jobs = JobStore(args.store / "jobs")
-    try:
-        with _open_store(args) as storage:
+    jobs = JobStore(_store_dir(args) / "jobs")
+    try:  # while a service runs it, from a snapshot it takes
+        with consistent_storage(args.store, base=args.base) as storage:
             status = storage.experiments.status(args.id)
             print(f"experiment {args.id}: {status.status}")
             for label, value in (("message", status.message), ("progress", status.progress)):
@@ -369,7 +377,7 @@ def _progress(args: argparse.Namespace) -> int:
     except ServiceError as err:
         if not jobs.has(args.id):
             raise
-        print(f"experiment {args.id}: the store is in use by a running service ({err})")
+        print(f"experiment {args.id}: the store is in use by another process ({err})")
     if jobs.has(args.id):
         spec = jobs.spec(args.id)
         progress = jobs.progress(args.id)

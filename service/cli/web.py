@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "the service computes and publishes the demo experiment (datasets/demo)."
         ),
     )
-    serve.add_argument("--store", type=Path, help="store directory (created if missing)")
+    serve.add_argument("--store", help="store directory (created if missing)")
     serve.add_argument("--host", help="interface to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (8080)")
     serve.add_argument(
@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="publish an experiment (the operator; no token needed)",
         description="Make a finished experiment public, as its owner would through the API.",
     )
-    publish.add_argument("--store", type=Path, required=True, help="store directory")
+    publish.add_argument("--store", required=True, help="store directory")
     publish.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
     publish.add_argument("--base", metavar="URI", help="base URI (default: the store's)")
     publish.add_argument(
@@ -85,7 +85,7 @@ def _serve(args: argparse.Namespace) -> int:
     explicit = {
         k: v
         for k, v in {
-            "store": args.store,
+            "store": _directory(args.store),
             "host": args.host,
             "port": args.port,
             "base": args.base,
@@ -134,10 +134,11 @@ def _serve(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     from service.graph.store import open_storage
 
-    if not (args.store / "private").is_dir():
+    store = _directory(args.store)
+    if store is None or not (store / "private").is_dir():
         print(f"gerbil-qa publish: no store at {args.store}")
         return 1
-    with open_storage(args.store, base=args.base, catalog=False) as storage:
+    with open_storage(store, base=args.base, catalog=False) as storage:
         experiments = storage.experiments
         papers = [experiments.attach_paper(args.id, reference) for reference in args.paper]
         status = experiments.publish(args.id)
@@ -145,3 +146,9 @@ def _publish(args: argparse.Namespace) -> int:
     for paper in papers:
         print(f"  referenced by {paper}")
     return 0
+
+
+def _directory(location: str | None) -> Path | None:
+    from service.graph.store import check_location
+
+    return check_location(location)  # a URL is refused: no remote store adapter yet

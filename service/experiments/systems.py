@@ -259,9 +259,11 @@ class WebService:
                 "questions answered; resume to continue)"
             )
         if result.aborted:
+            total = len(result.run.answers)
             raise Aborted(
-                f"system {self.name} was aborted by the error-rate rule: {result.aborted}; "
-                f"{result.errors} of {len(result.run.answers)} questions failed"
+                f"system {self.name} was aborted by the error-rate rule ({result.aborted}): "
+                f"{result.calls} of {total} questions asked, {result.errors} of them failed, "
+                f"{total - result.calls} never asked"
             )
         return Obtained(result.run, _archived(result.run, ctx, self.name))
 

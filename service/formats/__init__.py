@@ -116,6 +116,8 @@ def _sniff(src: Source) -> str:
     claimed = [f.name for f in FORMATS.values() if src.extension in f.extensions]
     if src.extension and len(claimed) == 1:
         return claimed[0]
+    if src.head.startswith(("{", "[")):
+        src.json()  # JSON that does not parse (a truncated file): say where, not "unknown"
     tried = ", ".join(FORMATS)
     raise FormatError(
         Problem(

@@ -86,6 +86,12 @@ def create_app(
         results=results,
     )
     runner.on_public_change = state.changed
+    from service.graph.embedded import EmbeddedStore
+
+    if isinstance(storage.store, EmbeddedStore):  # consistent reads for the CLI while serving
+        from service.graph.snapshots import SnapshotService
+
+        state.snapshots = SnapshotService(storage.store).start()
     app.extensions[EXTENSION] = state
     view.refresh()
     atexit.register(state.close)

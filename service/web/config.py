@@ -119,7 +119,9 @@ def load_config(
         if value is None:
             out[name] = None
         elif name == "store":
-            out[name] = Path(value)
+            from service.graph.store import check_location  # a URL: refused, not a folder
+
+            out[name] = check_location(value)
         elif name in ("base", "host", "admin_token", "kbs", "allow_networks"):
             out[name] = str(value)
         else:

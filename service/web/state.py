@@ -9,6 +9,7 @@ from flask import current_app
 
 if TYPE_CHECKING:
     from service.experiments.runner import ExperimentRunner
+    from service.graph.snapshots import SnapshotService
     from service.graph.store import Storage
     from service.web.cache import DocumentCache
     from service.web.config import WebConfig
@@ -29,6 +30,7 @@ class Services:
     runner: ExperimentRunner
     cache: DocumentCache
     results: DocumentCache
+    snapshots: SnapshotService | None = None  # answers `gerbil-qa export/check` while serving
 
     def changed(self) -> None:
         """After a *public* write (a publication, a new dataset version, a catalogue dataset's
@@ -41,6 +43,8 @@ class Services:
         self.results.clear()
 
     def close(self) -> None:
+        if self.snapshots is not None:
+            self.snapshots.close()
         self.runner.close()
         self.pool.close()
         self.view.close()

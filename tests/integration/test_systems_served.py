@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +218,8 @@ def test_cli_run_archives_answers_that_rescore_identically(
         str(output),
     )
     assert done.returncode == 0, done.stderr
-    assert f"gold-sparql: {len(QUESTIONS)}/{len(QUESTIONS)} answered calls, 0 errors" in done.stdout
+    n = len(QUESTIONS)
+    assert f"gold-sparql: {n} questions: {n} asked, 0 failed, 0 never asked" in done.stdout
     archived = read_answer_file(output.read_bytes(), name=str(output))
     assert archived.system == "gold-sparql"
     assert all(a.runtime_ms is not None for a in archived.answers.values())
@@ -237,7 +239,47 @@ def test_cli_run_archives_answers_that_rescore_identically(
         "json",
     )
     assert scored.returncode == 0, scored.stderr
-    assert json.loads(scored.stdout)["results"]["QA"]["macroF1"] == pytest.approx(1.0)
+    qa = json.loads(scored.stdout)["results"]["QA"]
+    assert qa["macroF1"] == pytest.approx(1.0)
+    # the archive's runtimes are read back: the mean of the calls' times, never 0
+    runtimes = [a.runtime_ms for a in archived.answers.values()]
+    assert qa["errorCount"] == 0 and qa["meanRuntime"] == pytest.approx(
+        sum(runtimes) / len(runtimes), rel=1e-3
+    )
+
+
+def test_an_aborted_run_says_what_was_never_asked_and_rescores_its_errors(
+    files: dict[str, Path], gold: str, tmp_path: Path
+) -> None:
+    from service import formats
+    from service.model import QuestionText
+
+    dataset = formats.read(files["dataset"])
+    # the gold-sparql service knows its questions by their text: the first four are unknown
+    unknown = {q.id for q in dataset.questions[:4]}
+    questions = [
+        replace(q, texts=(QuestionText("en", f"Unknown {q.id}?"),)) if q.id in unknown else q
+        for q in dataset.questions
+    ]
+    changed = tmp_path / "changed.json"
+    changed.write_bytes(formats.write(replace(dataset, questions=tuple(questions)), "qald-json"))
+    output = tmp_path / "aborted.json"
+    done = _cli(
+        *("system", "run", gold, "--dataset", str(changed), "--name", "gold-sparql"),
+        *("--allow", "127.0.0.1/32", "--concurrency", "1", "--output", str(output)),
+    )
+    n = len(QUESTIONS)
+    # GERBIL's rule: more than ceil(25 % of 7) = 2 failures aborts after the third one
+    assert done.returncode == 1
+    assert f"gold-sparql: {n} questions: 3 asked, 3 failed, {n - 3} never asked" in done.stdout
+    assert "aborted: 3 of 7 questions failed" in done.stdout
+    scored = _cli(
+        *("evaluate", "--dataset", str(changed), "--answers", str(output), "--output", "json")
+    )
+    assert scored.returncode == 0, scored.stderr
+    result = json.loads(scored.stdout)
+    assert result["results"]["QA"]["errorCount"] == n  # 3 failed calls + 4 never asked
+    assert {e["status"] for e in result["questions"]} == {"error"}
 
 
 def test_archive_keeps_errors(files: dict[str, Path], gold: str) -> None:

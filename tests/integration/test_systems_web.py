@@ -9,8 +9,10 @@ worker and a network policy that allows loopback (the test's QA service).
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +111,17 @@ def test_api_experiment_with_a_web_service_runs_durably(app: Any, served: str) -
     archive = Path(graph.work_dir) / "answers" / eid / "1-baseline.json"
     assert found == [("1-baseline.json", _sha256(archive))]
     assert len(json.loads(archive.read_text(encoding="utf-8"))["questions"]) == 14
+    # PROV: the start is when the run started, the end when it was recorded, both to the ms
+    prov = "http://www.w3.org/ns/prov#"
+    [times] = graph.private.query(
+        f"SELECT ?s ?e WHERE {{ GRAPH ?g {{ <{status['uri']}> <{prov}startedAtTime> ?s ; "
+        f"<{prov}endedAtTime> ?e }} }}"
+    )
+    start, end = times["s"].value, times["e"].value
+    assert all(re.match(r"^.*T\d\d:\d\d:\d\d\.\d{3}(Z|\+00:00)$", t) for t in (start, end))
+    # 14 questions asked at 50 ms each, 4 at a time: the run lasts well over 100 ms
+    elapsed = datetime.fromisoformat(end) - datetime.fromisoformat(start)
+    assert elapsed.total_seconds() > 0.1, (start, end)
     # The job state goes once the experiment is recorded (just after "finished" shows).
     job_dir = Path(graph.work_dir) / "jobs" / eid
     deadline = time.monotonic() + 10
@@ -146,3 +159,27 @@ def _sha256(path: Path) -> str:
     import hashlib
 
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _refusing(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+    """A QA service that answers every question with 400 (not retried: asking again is futile)."""
+    environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+    body = b'{"error": "I do not understand"}'
+    start_response("400 Bad Request", [("Content-Type", "application/json")])
+    return [body]
+
+
+def test_a_run_aborted_by_the_error_rate_rule_ends_in_error_saying_so(app: Any) -> None:
+    client = app.test_client()
+    with ServedSystem(_refusing) as refusing:
+        eid, token = _submit(client, refusing.url)
+        status = _wait(client, eid, token, "finished", "error", "cancelled")
+    assert status["status"] == "error", status
+    assert "aborted by the error-rate rule" in status["message"]
+    # GERBIL's rule: more than ceil(25 % of 14) = 4 failures; calls in flight still end
+    assert "(5 of 14 questions failed, more than 25% of them)" in status["message"]
+    asked = re.search(r"(\d+) of 14 questions asked, (\d+) of them failed", status["message"])
+    assert asked is not None and 5 <= int(asked[1]) == int(asked[2]) < 14
+    [system] = status["systems"]  # the progress says which calls failed and why
+    assert system["errors"] == int(asked[2]) == len(system["errorReasons"])
+    assert all("400" in e["reason"] for e in system["errorReasons"])

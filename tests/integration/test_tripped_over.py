@@ -1,0 +1,248 @@
+"""What a new user tripped over (issue 8, item 5), each on the command line as they met it.
+
+The API's side of two of them is in ``tests/web/test_api.py`` (answer ids under half of the
+dataset's, an upload byte-identical to a catalogue dataset); the PROV times of a web-service
+run in ``tests/integration/test_systems_web.py``; ``system run``'s errors and runtimes read
+back in ``tests/integration/test_systems_served.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from service.paths import DEMO_DIR
+from tests.conftest import DATA, QALD
+
+ROOT = Path(__file__).resolve().parents[2]
+QALD9_TEST = QALD / "9" / "data" / "qald-9-test-multilingual.json"
+QALD8_TEST = QALD / "8" / "data" / "qald-8-test-multilingual.json"
+PROV = "http://www.w3.org/ns/prov#"
+
+
+def _cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GERBIL_QA_DATA": str(DATA)}
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _demo(*names: str) -> list[str]:
+    return [str(DEMO_DIR / name) for name in names]
+
+
+def test_a_catalogue_name_is_a_dataset(data_dir: Path) -> None:
+    if not QALD9_TEST.is_file():
+        pytest.skip("QALD-9 test not in the data mirror")
+    by_name = _cli(
+        *("evaluate", "--dataset", "qald-9-test-multilingual", "--answers", str(QALD9_TEST)),
+        *("--profile", "exact", "--output", "json"),
+    )
+    assert by_name.returncode == 0, by_name.stderr
+    by_file = _cli(
+        *("evaluate", "--dataset", str(QALD9_TEST), "--answers", str(QALD9_TEST)),
+        *("--profile", "exact", "--output", "json"),
+    )
+    named, filed = json.loads(by_name.stdout), json.loads(by_file.stdout)
+    assert named["dataset"] == "qald-9-test-multilingual"
+    assert named["results"] == filed["results"] and named["results"]["QA"]["macroF1"] == 1.0
+    typo = _cli("evaluate", "--dataset", "qald-9-test-multilingal", "--answers", str(QALD9_TEST))
+    assert typo.returncode == 1 and "cannot read the file" in typo.stderr
+
+
+def test_several_answer_files_after_one_flag() -> None:
+    files = _demo("answers-strong.json", "answers-partial.json")
+    base = ["evaluate", "--dataset", *_demo("questions.json"), "--output", "json"]
+    one_flag = _cli(*base, "--answers", *files)
+    repeated = _cli(*base, "--answers", files[0], "--answers", files[1])
+    assert one_flag.returncode == 0, one_flag.stderr
+    assert [e["system"] for e in _json_lines(one_flag.stdout)] == [
+        "answers-strong",
+        "answers-partial",
+    ]
+    assert _json_lines(one_flag.stdout) == _json_lines(repeated.stdout)
+
+
+def test_store_commands_take_the_base_from_the_store(tmp_path: Path) -> None:
+    store, base = tmp_path / "store", "https://example.org/qa/"
+    recorded = _cli(
+        *("evaluate", "--dataset", *_demo("questions.json"), "--answers"),
+        *_demo("answers-partial.json"),
+        *("--store", str(store), "--base", base),
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    eid = re.search(r"recorded experiment (\d{12})", recorded.stderr).group(1)  # type: ignore[union-attr]
+    dump = _cli("export", "--store", str(store))
+    assert dump.returncode == 0, dump.stderr
+    assert f"<{base}experiment/{eid}>" in dump.stdout
+    checked = _cli("check", "--store", str(store), "--no-shapes")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    shown = _cli("progress", "--store", str(store), eid)
+    assert shown.returncode == 0 and f"experiment {eid}: finished" in shown.stdout
+    (tmp_path / "dump.nq").write_text(dump.stdout, encoding="utf-8")
+    again = tmp_path / "again"
+    _cli("evaluate", "--dataset", *_demo("questions.json"), "--answers", *_demo(
+        "answers-partial.json"), "--store", str(again), "--base", base)  # fmt: skip
+    restored = _cli("import", "--store", str(again), str(tmp_path / "dump.nq"))
+    assert restored.returncode == 0, restored.stderr
+    # a base given on the command line must still be the store's
+    other = _cli("export", "--store", str(store), "--base", "https://example.com/other/")
+    assert other.returncode == 1 and f"created with base {base}" in other.stderr
+
+
+@pytest.mark.slow
+def test_export_and_check_while_the_store_is_served(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    recorded = _cli(
+        *("evaluate", "--dataset", *_demo("questions.json"), "--answers"),
+        *(*_demo("answers-strong.json"), "--store", str(store)),
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    eid = re.search(r"recorded experiment (\d{12})", recorded.stderr).group(1)  # type: ignore[union-attr]
+    from tests.web.conftest import free_port
+
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GERBIL_QA_SPARQL_WORKERS": "1"}
+    command = ["serve", "--store", str(store), "--port", str(port), "--no-demo"]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service", *command],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=2)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        # the server holds the store (RocksDB's lock): a plain opening would fail
+        dump = _cli("export", "--store", str(store), "--experiment", eid, "--format", "turtle")
+        assert dump.returncode == 0, dump.stderr
+        assert f"experiment/{eid}>" in dump.stdout and "answers-strong" in dump.stdout
+        checked = _cli("check", "--store", str(store), "--no-shapes")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "0 violation(s)" in checked.stderr
+        assert not [p for p in (store / ".snapshots").iterdir()]  # each checkpoint released
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def test_a_run_that_skips_every_question_says_why() -> None:
+    base = ["evaluate", "--dataset", *_demo("questions.json"), "--answers"]
+    by_language = _cli(*base, *_demo("answers-strong.json"), "--lang", "fr")
+    assert by_language.returncode == 1
+    assert "every question of gerbil-qa-demo was skipped" in by_language.stderr
+    assert "language 'fr'" in by_language.stderr and "questions in en" in by_language.stderr
+    # a profile whose default language the dataset lacks: poleval reads Polish
+    by_profile = _cli(*base, *_demo("answers-strong.json"), "--profile", "poleval")
+    assert by_profile.returncode == 1
+    assert "the poleval profile's default is 'pl'" in by_profile.stderr
+
+
+def test_answers_to_another_dataset_are_refused_unless_forced(data_dir: Path) -> None:
+    if not (QALD9_TEST.is_file() and QALD8_TEST.is_file()):
+        pytest.skip("QALD-9 test or QALD-8 test not in the data mirror")
+    # QALD-8 test's answers (its gold, as a perfect system's) share 26 ids with QALD-9 test
+    argv = ["evaluate", "--dataset", str(QALD9_TEST), "--answers", str(QALD8_TEST)]
+    refused = _cli(*argv)
+    assert refused.returncode == 1
+    assert "only 26 of the dataset's 150 question ids have an answer" in refused.stderr
+    assert "--force" in refused.stderr
+    forced = _cli(*argv, "--force", "--output", "json")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(forced.stdout)["results"]["QA"]["questions"] == 150
+
+
+def test_cli_prov_times_are_taken_when_they_happen(tmp_path: Path) -> None:
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    before = time.time()
+    recorded = _cli(
+        *("evaluate", "--dataset", *_demo("questions.json"), "--answers"),
+        *(*_demo("answers-strong.json"), "--store", str(store), "--kb", *_demo("kb.ttl")),
+    )
+    after = time.time()
+    assert recorded.returncode == 0, recorded.stderr
+    with open_storage(store, base=None) as storage:
+        [status] = storage.experiments.listing(include_private=True)
+        uri = storage.uris.experiment(status.id)
+        [row] = storage.private.query(
+            f"SELECT ?s ?e WHERE {{ GRAPH ?g {{ <{uri}> <{PROV}startedAtTime> ?s ; "
+            f"<{PROV}endedAtTime> ?e }} }}"
+        )
+    start, end = row["s"].value, row["e"].value
+    stamp = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|\+00:00)$")  # both to the ms
+    assert stamp.match(start) and stamp.match(end), (start, end)
+    from datetime import datetime
+
+    started, ended = datetime.fromisoformat(start), datetime.fromisoformat(end)
+    # the start is taken before the KB is loaded and the answers scored, the end after
+    assert before - 0.001 <= started.timestamp() < ended.timestamp() <= after
+
+
+def test_a_remote_store_is_refused_not_made_a_folder(tmp_path: Path) -> None:
+    done = _cli(
+        *("evaluate", "--dataset", *_demo("questions.json"), "--answers"),
+        *(*_demo("answers-strong.json"), "--store", "http://localhost:7878/"),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert "--store http://localhost:7878/: a remote SPARQL store is not supported" in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no folder called "http:"
+    exported = _cli("export", "--store", "https://example.org/sparql", cwd=tmp_path)
+    assert exported.returncode == 1 and "not supported" in exported.stderr
+
+
+def test_dataset_load_says_how_many_findings_it_does_not_show(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    done = _cli(
+        *("dataset", "load", "qald-9-plus-test-dbpedia", "--offline"),
+        *("--store", str(tmp_path / "store")),
+    )
+    if done.returncode != 0 and "not in the mirror" in done.stderr:
+        pytest.skip(done.stderr)
+    assert done.returncode == 0, done.stderr
+    total = int(re.search(r"stored; (\d+) finding", done.stdout).group(1))  # type: ignore[union-attr]
+    assert total > 20  # the README counts 35 empty gold sets alone
+    shown = [line for line in done.stdout.splitlines() if line.startswith(("  warning", "  error"))]
+    assert len(shown) == 20
+    assert f"  … {total - 20} more" in done.stdout
+
+
+def test_a_truncated_json_file_says_where_it_ends(tmp_path: Path) -> None:
+    text = (DEMO_DIR / "questions.json").read_text(encoding="utf-8")
+    cut = text[: len(text) // 2]
+    (tmp_path / "cut.json").write_text(cut, encoding="utf-8")
+    done = _cli(
+        *("evaluate", "--dataset", "cut.json", "--answers", *_demo("answers-strong.json")),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    line = cut.count("\n") + 1
+    assert re.search(rf"cut\.json:{line}:\d+: error: not valid JSON", done.stderr), done.stderr
+    assert "unknown format" not in done.stderr
