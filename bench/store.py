@@ -151,7 +151,7 @@ def bench_write(tmp: Path, rng: random.Random, runs: int) -> None:
     print(f"write one finished 400-question experiment ({n_quads} quads, on disk, one transaction;")
     print(f"  {runs} runs, {load_average()}):")
     print(
-        f"  record_experiment  median {statistics.median(walls):.3f} s  min {min(walls):.3f} s"
+        f"  record             median {statistics.median(walls):.3f} s  min {min(walls):.3f} s"
         f"  (CPU median {statistics.median(cpus):.3f} s)   target <= 0.2 s"
     )
     print(

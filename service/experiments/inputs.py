@@ -9,7 +9,6 @@ the chosen language).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -60,6 +59,8 @@ class Files:
             return ref.sha256, ref.size
         key = ref.path or ref.name
         if key not in self._sums:
+            import hashlib  # not at import: OpenSSL's start-up is felt by `evaluate`
+
             data = self.data(ref)
             self._sums[key] = (hashlib.sha256(data).hexdigest(), len(data))
         return self._sums[key]

@@ -13,44 +13,34 @@ written, both to the millisecond.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from service.errors import BadRequest
 from service.experiments.inputs import Files, check_scored, dataset_record, read_dataset
-from service.experiments.progress import (
-    MAX_REASONS,
-    ProgressCallback,
-    QuestionError,
-    RunProgress,
-    SystemProgress,
-)
 from service.experiments.spec import ExperimentSpec
-from service.experiments.systems import (
-    AnswerLog,
-    Cancelled,
-    Obtained,
-    SystemContext,
-    check_name,
-)
+from service.experiments.systems import Cancelled, Obtained, SystemContext, check_name
 
 if TYPE_CHECKING:
+    import threading
+    from datetime import datetime
+
     from service.evaluation.results import Evaluation
+    from service.experiments.progress import ProgressCallback
+    from service.experiments.systems import AnswerLog
+
+    class JobState(Protocol):
+        """What a durable job keeps while it runs (:class:`service.experiments.jobs.JobFiles`)."""
+
+        def log(self, system_index: int) -> AnswerLog: ...
+
+        def archive(self, name: str, data: bytes) -> None: ...
+
     from service.graph.experiments import Ticket
     from service.graph.store import Storage
     from service.model import SystemAnswer
     from service.systems.safety import NetworkPolicy
-
-
-class JobState(Protocol):
-    """What a durable job keeps while it runs (:class:`service.experiments.jobs.JobFiles`)."""
-
-    def log(self, system_index: int) -> AnswerLog: ...
-
-    def archive(self, name: str, data: bytes) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +75,7 @@ def run_experiment(
     from service.graph.clock import timestamp
 
     started = timestamp()
-    stop = cancel or threading.Event()
+    stop = cancel or _NeverSet()
     files = files or Files()
     profile = get_profile(spec.profile)
     language = check_spec(spec, policy=policy, default_language=profile.default_language)
@@ -201,7 +191,7 @@ def prepare(
     if sum(len(data) for data in uploads.values()) > parse_bytes:
         return files
     dataset = read_dataset(spec.dataset, files, language=language)
-    ignore = threading.Event()
+    ignore = _NeverSet()
     for index, system in enumerate(spec.systems):
         if system.from_files:  # nothing to ask: read and check its answers now
             system.obtain(
@@ -250,21 +240,37 @@ def check_spec(spec: ExperimentSpec, *, policy: NetworkPolicy | None, default_la
     return language
 
 
+class _NeverSet:
+    """A cancel event no one sets (``threading`` is not imported for ``evaluate``)."""
+
+    def is_set(self) -> bool:
+        return False
+
+
 class _Reporter:
-    """Keeps the structured progress and hands each change to the callback (if any)."""
+    """Keeps the structured progress and hands each change to the callback (if any; without
+    one nothing is built)."""
 
     def __init__(self, systems: list[str], callback: ProgressCallback | None) -> None:
         self._callback = callback
+        if callback is None:
+            return
+        import threading
+
+        from service.experiments.progress import RunProgress, SystemProgress
+
         self._lock = threading.Lock()
         self.current = RunProgress("reading", tuple(SystemProgress(s) for s in systems))
 
-    def _emit(self, value: RunProgress) -> None:
+    def _emit(self, value: Any) -> None:
         self.current = value
         if self._callback is not None:
             self._callback(value)
 
     def phase(self, name: str) -> None:
         if self._callback is not None:
+            from service.experiments.progress import RunProgress
+
             with self._lock:
                 self._emit(RunProgress(name, self.current.systems))
 
@@ -276,6 +282,8 @@ class _Reporter:
     def answered(self, index: int, answer: SystemAnswer) -> None:
         if self._callback is None or answer.error is None:
             return
+        from service.experiments.progress import MAX_REASONS, QuestionError
+
         with self._lock:
             before = self.current.systems[index]
             reasons = before.reasons

@@ -19,10 +19,7 @@ that we run on the KB) is one class with ``kind``, ``to_json``/``from_json``, ``
 
 from __future__ import annotations
 
-import hashlib
 import re
-import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -52,12 +49,36 @@ class Aborted(ServiceError):
     status = 422
 
 
-class AnswerLog(Protocol):
-    """Where a system's answers are kept as they arrive (the job's log), for a resume."""
+if TYPE_CHECKING:  # typing only: a Protocol class costs ~2M instructions at import (evaluate)
 
-    def done(self) -> dict[str, SystemAnswer]: ...
+    class CancelSignal(Protocol):
+        """Set when the run is to stop (a ``threading.Event``)."""
 
-    def append(self, answer: SystemAnswer) -> None: ...
+        def is_set(self) -> bool: ...
+
+    class AnswerLog(Protocol):
+        """Where a system's answers are kept as they arrive (the job's log), for a resume."""
+
+        def done(self) -> dict[str, SystemAnswer]: ...
+
+        def append(self, answer: SystemAnswer) -> None: ...
+
+    class SystemSource(Protocol):
+        kind: ClassVar[str]
+        from_files: ClassVar[bool]  # its answers are read from files (nothing is asked)
+
+        @property
+        def name(self) -> str: ...
+
+        def to_json(self) -> dict[str, Any]: ...
+
+        def files(self) -> tuple[FileRef, ...]: ...
+
+        def info(self) -> SystemInfo: ...
+
+        def check(self, *, policy: NetworkPolicy | None, has_kb: bool) -> None: ...
+
+        def obtain(self, ctx: SystemContext) -> Obtained: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +90,7 @@ class SystemContext:
     language: str
     options: RunOptions
     files: Files
-    cancel: threading.Event
+    cancel: CancelSignal
     progress: Callable[[int, int], None]  # questions done, of the total
     answered: Callable[[SystemAnswer], None]  # each answer as it arrives (errors are counted)
     kb: KnowledgeBase | None = None
@@ -108,24 +129,6 @@ class Obtained:
 
     run: SystemRun
     files: tuple[FileEntity, ...] = ()
-
-
-class SystemSource(Protocol):
-    kind: ClassVar[str]
-    from_files: ClassVar[bool]  # its answers are read from files (nothing is asked)
-
-    @property
-    def name(self) -> str: ...
-
-    def to_json(self) -> dict[str, Any]: ...
-
-    def files(self) -> tuple[FileRef, ...]: ...
-
-    def info(self) -> SystemInfo: ...
-
-    def check(self, *, policy: NetworkPolicy | None, has_kb: bool) -> None: ...
-
-    def obtain(self, ctx: SystemContext) -> Obtained: ...
 
 
 def check_name(name: str, n: int) -> str:
@@ -231,6 +234,8 @@ class WebService:
         self._client(RunOptions(), policy).check()  # UnsafeURL names the rule
 
     def obtain(self, ctx: SystemContext) -> Obtained:
+        import threading
+
         from service.systems.webservice import run_web_service
 
         done = ctx.log.done() if ctx.log is not None else {}
@@ -250,7 +255,7 @@ class WebService:
             done=done,
             on_answer=keep,
             progress=ctx.progress,
-            cancel=ctx.cancel,
+            cancel=ctx.cancel if isinstance(ctx.cancel, threading.Event) else None,
         )
         if result.cancelled:
             asked = len(result.run.answers)
@@ -331,6 +336,8 @@ class Reference:
 
 
 def _ask(system: Any, question_id: str, question: Any, language: str) -> SystemAnswer:
+    import time
+
     from service.model import SystemAnswer
 
     start = time.perf_counter()
@@ -351,6 +358,8 @@ def _ask(system: Any, question_id: str, question: Any, language: str) -> SystemA
 def _archived(run: SystemRun, ctx: SystemContext, name: str) -> tuple[FileEntity, ...]:
     """The answers a system gave, kept as an answer file beside the store (so the experiment
     can be re-scored without the system) and recorded as an entity with its SHA-256."""
+    import hashlib
+
     from service.systems.archive import answer_file
 
     data = answer_file(run, ctx.dataset, language=ctx.language)

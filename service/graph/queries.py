@@ -7,7 +7,7 @@ It reads task observations only (never per-question results): a task carries its
 ``gqa:profile``) and its measures, so one row costs a handful of index lookups whatever the
 number of questions.
 
-Run it with :meth:`service.graph.store.GraphStore.query_public` (the public store's default
+Run it on the public dataset, ``storage.public.query(…)`` (the public store's default
 graph is the union of the public graphs, materialised; see ``store.py``).
 
 >>> "gerbil:dataset ?dataset" in leaderboard_query(dataset="http://localhost:8080/dataset/d")

@@ -381,3 +381,27 @@ def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
     assert [c["system"] for c in cli] == ["answers-strong", "answers-partial"]
     assert cli[1]["warnings"] and cli[0]["questions"][0]["QA"]["tp"] is not None  # not empty
     assert state["evaluations"] == cli
+
+
+def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data_dir: Path) -> None:
+    """Same SHA-256 as the catalogue's distribution: the experiment's dataset is the catalogue
+    dataset (its results join its leaderboard), not an uploaded ``…-ec60ec4d``."""
+    qald = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    if not qald.is_file():
+        pytest.skip("QALD-9 test not in the data mirror")
+    data = qald.read_bytes()
+    response = server.post(
+        "api/experiments",
+        files=[("dataset_file", ("mine.json", data)), ("answers", ("gold.json", data))],
+        data={"profile": "exact", "experiment_type": "QA"},
+    )
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    [qa] = state["results"]
+    assert qa["dataset"] == f"{server.url}dataset/qald-9-test-multilingual"
+    assert state["dataset"] == qa["dataset"] and qa["measures"]["macroF1"] == 1.0
+    turtle = server.get(
+        f"experiment/{ticket['id']}.ttl", headers={"Authorization": f"Bearer {ticket['token']}"}
+    ).text
+    assert "qald-9-test-multilingual-" not in turtle  # no uploaded-dataset name was minted
