@@ -188,3 +188,36 @@ def test_a_run_aborted_by_the_error_rate_rule_ends_in_error_saying_so(app: Any) 
     [system] = status["systems"]  # the progress says which calls failed and why
     assert system["errors"] == int(asked[2]) == len(system["errorReasons"])
     assert all("400" in e["reason"] for e in system["errorReasons"])
+
+
+def test_a_large_upload_is_parsed_by_the_job_and_its_error_ends_it(tmp_path: Path) -> None:
+    """Above ``sync_parse_bytes`` a submission is answered at once (202) and parsed by its
+    job: a format error then ends the experiment as error with the file:line:column message a
+    small upload gets as a 400."""
+    from service.web import close_app, create_app
+
+    app = create_app(
+        {"store": tmp_path / "store", "sparql_workers": 1, "demo": False, "sync_parse_bytes": 100}
+    )
+    try:
+        client = app.test_client()
+        broken = (DEMO_DIR / "questions.json").read_text(encoding="utf-8")[:-40]
+        body = {
+            "dataset": {"filename": "solar.json", "content": broken},
+            "systems": [{"name": "p", "answers": (DEMO_DIR / "answers-partial.json").read_text()}],
+        }
+        response = client.post("/api/experiments", json=body)
+        assert response.status_code == 202, response.get_data(as_text=True)
+        eid, token = response.get_json()["id"], response.get_json()["token"]
+        status = _wait(client, eid, token, "finished", "error")
+        assert status["status"] == "error"
+        assert re.match(r"^solar\.json:\d+:\d+: error: not valid JSON", status["message"])
+    finally:
+        close_app(app)
+    small = create_app({"store": tmp_path / "small", "sparql_workers": 1, "demo": False})
+    try:  # the same upload under the threshold: a 400 with that message, no id reserved
+        refused = small.test_client().post("/api/experiments", json=body)
+        assert refused.status_code == 400
+        assert refused.get_json()["error"] == status["message"]
+    finally:
+        close_app(small)

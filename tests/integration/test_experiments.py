@@ -1,0 +1,153 @@
+"""The application layer: specs stored as small JSON beside uploads kept as files, no id left
+behind when a submission cannot be saved, recovery after a crash, every system kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service.errors import Conflict, FormatError
+from service.experiments.jobs import JobStore
+from service.experiments.run import run_experiment
+from service.experiments.runner import ExperimentRunner
+from service.experiments.spec import (
+    CatalogueDataset,
+    ExperimentSpec,
+    FileDataset,
+    FileRef,
+    KBSpec,
+    RunOptions,
+)
+from service.experiments.systems import AnswerFile, Reference, WebService
+from service.graph.experiments import Status
+from service.graph.store import open_storage
+from service.paths import DEMO_DIR
+
+QUESTIONS = DEMO_DIR / "questions.json"
+PARTIAL = DEMO_DIR / "answers-partial.json"
+
+
+def _upload_spec() -> tuple[ExperimentSpec, dict[str, bytes]]:
+    data, answers = QUESTIONS.read_bytes(), PARTIAL.read_bytes()
+    dataset, partial = FileRef.upload("q.json", data), FileRef.upload("p.json", answers)
+    spec = ExperimentSpec(
+        FileDataset(dataset, title="solar"),
+        (AnswerFile("partial", partial),),
+        profile="exact",
+    )
+    return spec, {dataset.sha256 or "": data, partial.sha256 or "": answers}
+
+
+def test_a_spec_reads_back_equal_for_every_kind() -> None:
+    spec = ExperimentSpec(
+        CatalogueDataset("qald-9-test-multilingual", version="2018"),
+        (
+            AnswerFile("a", FileRef.local("/tmp/a.json", format="qald-json"), label="A"),
+            AnswerFile("b", FileRef.upload("b.json", b"{}")),
+            WebService("w", "https://qa.example.org/api", label="W"),
+            Reference("g", "gold-sparql"),
+        ),
+        profile="gerbil",
+        languages=("de",),
+        experiment_types=("QA", "C2KB"),
+        kb=KBSpec(("kb.ttl", "more.nt"), version="2016-10", name="dbpedia"),
+        gold=FileDataset(FileRef.local("gold.json")),
+        options=RunOptions(ranked=True, publish=True, force=True, concurrency=2, timeout=5.0),
+    )
+    text = json.dumps(spec.to_json())
+    assert ExperimentSpec.from_json(json.loads(text)) == spec
+    assert "https://qa.example.org/api" in text and '"kind": "reference"' in text
+
+
+def test_a_job_keeps_a_small_spec_and_the_uploads_as_files(tmp_path: Path) -> None:
+    spec, uploads = _upload_spec()
+    big = b'{"questions": []}' + b" " * 1_000_000  # a 1 MB upload stays a file of its own
+    ref = FileRef.upload("big.json", big)
+    spec = ExperimentSpec(spec.dataset, (*spec.systems, AnswerFile("big", ref)))
+    jobs = JobStore(tmp_path / "jobs")
+    jobs.create("202401010001", spec, {**uploads, ref.sha256 or "": big})
+    job = tmp_path / "jobs" / "202401010001"
+    assert (job / "spec.json").stat().st_size < 2000
+    assert (job / "files" / (ref.sha256 or "")).read_bytes() == big
+    assert jobs.spec("202401010001") == spec and jobs.ids() == ["202401010001"]
+
+
+class _FailingJobs(JobStore):
+    def create(self, *args: object, **kwargs: object) -> None:
+        raise OSError("No space left on device")
+
+
+def test_a_submission_that_cannot_be_saved_leaves_no_id_behind(tmp_path: Path) -> None:
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        runner = ExperimentRunner(storage, jobs=_FailingJobs(tmp_path / "jobs"), workers=1)
+        with pytest.raises(OSError, match="No space left"):
+            runner.submit(spec, uploads=uploads)
+        [status] = storage.experiments.listing(include_private=True)
+        assert status.status is Status.ERROR
+        assert status.message == "the submission could not be saved: No space left on device"
+        assert runner.active() == []
+        runner.close()
+
+
+def test_recovery_ends_every_active_id(tmp_path: Path) -> None:
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        jobs = JobStore(tmp_path / "store" / "jobs")
+        ghost = experiments.reserve()  # reserved, then the process died: no job
+        queued = experiments.reserve()
+        jobs.create(queued.id, spec, uploads)
+        experiments.set_status(queued.id, "queued")  # saved and queued, then it died
+        runner = ExperimentRunner(storage, workers=1)  # recovers at start
+        assert experiments.status(ghost.id).status is Status.ERROR
+        assert experiments.status(queued.id).status is Status.INTERRUPTED
+        with pytest.raises(Conflict, match="no saved job"):
+            runner.resume(ghost.id)
+        runner.resume(queued.id)  # the job's uploads are read from its files
+        runner.wait(queued.id, timeout=60)
+        assert experiments.status(queued.id).status is Status.FINISHED
+        assert not jobs.has(queued.id)
+        runner.close()
+
+
+def test_a_large_upload_with_a_format_error_ends_the_job_saying_where(tmp_path: Path) -> None:
+    broken = QUESTIONS.read_bytes()[:-40]  # truncated: parsed in the job, not the request
+    ref = FileRef.upload("solar.json", broken)
+    spec = ExperimentSpec(FileDataset(ref), (AnswerFile("p", FileRef.local(PARTIAL)),))
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        runner = ExperimentRunner(storage, workers=1)
+        ticket = runner.submit(spec, uploads={ref.sha256 or "": broken})
+        runner.wait(ticket.id, timeout=60)
+        status = storage.experiments.status(ticket.id)
+        runner.close()
+    with pytest.raises(FormatError) as direct:
+        _read(broken)
+    assert status.status is Status.ERROR
+    assert status.message == direct.value.message  # exactly what the request would have said
+    assert status.message.startswith("solar.json:") and "not valid JSON" in status.message
+
+
+def _read(data: bytes) -> None:
+    from service import formats
+
+    formats.read(data, name="solar.json")
+
+
+def test_a_reference_system_is_a_kind_like_the_others() -> None:
+    spec = ExperimentSpec(
+        FileDataset(FileRef.local(QUESTIONS)),
+        (Reference("upper-bound", "gold-sparql"), AnswerFile("partial", FileRef.local(PARTIAL))),
+        profile="fair",
+        kb=KBSpec((str(DEMO_DIR / "kb.ttl"),)),
+    )
+    outcome = run_experiment(spec)
+    upper, partial = outcome.evaluations
+    assert upper.system == "upper-bound" and partial.system == "partial"
+    # the gold queries on the KB they were computed from: the upper bound, with runtimes
+    assert upper.tasks["QA"].measures["macroF1"] == 1.0  # type: ignore[index]
+    assert upper.tasks["QA"].measures["meanRuntime"] is not None  # type: ignore[index]
+    assert partial.tasks["QA"].measures["macroF1"] < 1.0  # type: ignore[index,operator]
+    assert outcome.ticket is None and outcome.started <= outcome.ended
