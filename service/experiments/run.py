@@ -13,12 +13,13 @@ written, both to the millisecond.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from service.errors import BadRequest
-from service.experiments.inputs import Files, check_scored, dataset_record, read_dataset
+from service.experiments.inputs import Files, check_scored, read_dataset
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Cancelled, Obtained, SystemContext, check_name
 
@@ -46,13 +47,26 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a run produced: one evaluation per system (in the spec's order), the recorded
-    experiment's ticket (with a store), its PROV times, and whether public data changed."""
+    experiment's ticket (with a store), when it started and ended (POSIX seconds; as UTC
+    datetimes: :attr:`started`, :attr:`ended`), and whether public data changed."""
 
     evaluations: tuple[Evaluation, ...]
     ticket: Ticket | None
-    started: datetime
-    ended: datetime
+    started_at: float
+    ended_at: float
     public_changed: bool = False
+
+    @property
+    def started(self) -> datetime:
+        from service.graph.clock import from_posix
+
+        return from_posix(self.started_at)
+
+    @property
+    def ended(self) -> datetime:
+        from service.graph.clock import from_posix
+
+        return from_posix(self.ended_at)
 
 
 def run_experiment(
@@ -72,9 +86,8 @@ def run_experiment(
     act on (:class:`Cancelled` when ``cancel`` is set)."""
     from service.evaluation import evaluate
     from service.evaluation.profiles import get_profile
-    from service.graph.clock import timestamp
 
-    started = timestamp()
+    started = time.time()  # the PROV start: before anything is read
     stop = cancel or _NeverSet()
     files = files or Files()
     profile = get_profile(spec.profile)
@@ -137,6 +150,9 @@ def run_experiment(
 
     public_changed = False
     if storage is not None:
+        from service.experiments.recording import dataset_record
+        from service.graph.clock import from_posix, timestamp
+
         report.phase("recording")
         recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue)
         public_changed = recorded.stored_questions
@@ -147,14 +163,14 @@ def run_experiment(
             dataset=recorded.ref,
             systems=[s.info() for s in spec.systems],
             uploads=uploads,
-            started=started,
+            started=from_posix(started),
             ended=timestamp(),
             ticket=ticket,
         )
         if spec.options.publish:
             storage.experiments.publish(ticket.id)
             public_changed = True
-    ended = timestamp()
+    ended = time.time()
     report.phase("done")
     return Outcome(tuple(evaluations), ticket, started, ended, public_changed)
 

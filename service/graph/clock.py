@@ -14,3 +14,8 @@ def timestamp(when: datetime | None = None) -> datetime:
         value = value.replace(tzinfo=UTC)
     value = value.astimezone(UTC)
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
+
+
+def from_posix(seconds: float) -> datetime:
+    """POSIX seconds (``time.time()``) as :func:`timestamp` records them."""
+    return timestamp(datetime.fromtimestamp(seconds, UTC))

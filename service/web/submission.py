@@ -181,6 +181,7 @@ def to_spec(
     """The spec a submission asks for and its uploaded files by SHA-256 (BadRequest for what
     the request itself gets wrong: both or neither dataset, a system with both or neither of
     answers and URL, an unknown KB name)."""
+    from service.experiments.asked import WebService
     from service.experiments.spec import (
         CatalogueDataset,
         ExperimentSpec,
@@ -189,7 +190,7 @@ def to_spec(
         KBSpec,
         RunOptions,
     )
-    from service.experiments.systems import AnswerFile, WebService
+    from service.experiments.systems import AnswerFile
 
     uploads: dict[str, bytes] = {}
 

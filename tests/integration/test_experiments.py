@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from service.errors import Conflict, FormatError
+from service.experiments.asked import Reference, WebService
 from service.experiments.jobs import JobStore
 from service.experiments.run import run_experiment
 from service.experiments.runner import ExperimentRunner
@@ -20,7 +21,7 @@ from service.experiments.spec import (
     KBSpec,
     RunOptions,
 )
-from service.experiments.systems import AnswerFile, Reference, WebService
+from service.experiments.systems import AnswerFile
 from service.graph.experiments import Status
 from service.graph.store import open_storage
 from service.paths import DEMO_DIR

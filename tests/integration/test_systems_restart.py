@@ -21,10 +21,10 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from service.experiments.asked import WebService
 from service.experiments.jobs import JobStore
 from service.experiments.runner import ExperimentRunner
 from service.experiments.spec import ExperimentSpec, FileDataset, FileRef, KBSpec, RunOptions
-from service.experiments.systems import WebService
 from service.graph.store import Storage, open_storage
 from service.kb.local import LocalKB
 from service.systems.reference import BaselineSystem
@@ -112,7 +112,7 @@ DRIVER = textwrap.dedent(
     import sys
     from service.experiments.runner import ExperimentRunner
     from service.experiments.spec import ExperimentSpec, FileDataset, FileRef, KBSpec, RunOptions
-    from service.experiments.systems import WebService
+    from service.experiments.asked import WebService
     from service.graph.store import open_storage
     from service.systems.safety import NetworkPolicy
 

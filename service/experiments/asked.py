@@ -1,0 +1,193 @@
+"""Systems that are asked question by question: QA web services and reference systems.
+
+Two kinds of :mod:`service.experiments.systems` (registered in its ``SYSTEM_KINDS``), apart
+from the answer-file kind so that ``gerbil-qa evaluate`` does not load them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from service.errors import BadRequest, ServiceError
+from service.experiments.spec import FileRef, RunOptions
+from service.experiments.systems import (
+    Aborted,
+    Cancelled,
+    Obtained,
+    SystemContext,
+    archived,
+)
+
+if TYPE_CHECKING:
+    from service.graph.results import SystemInfo
+    from service.model import SystemAnswer
+    from service.systems.safety import NetworkPolicy
+
+
+# -- QA web services ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WebService:
+    """A QA web service at ``url`` (GERBIL QA's interface)."""
+
+    kind: ClassVar[str] = "webservice"
+    from_files: ClassVar[bool] = False
+    name: str
+    url: str
+    label: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"kind": self.kind, "name": self.name, "url": self.url}
+        return {**out, "label": self.label} if self.label else out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> WebService:
+        return cls(str(data["name"]), str(data["url"]), data.get("label"))
+
+    def files(self) -> tuple[FileRef, ...]:
+        return ()
+
+    def info(self) -> SystemInfo:
+        from service.graph.results import SystemInfo
+
+        return SystemInfo(self.name, label=self.label, endpoint=self.url)
+
+    def _client(self, options: RunOptions, policy: NetworkPolicy | None) -> Any:
+        from service.systems.webservice import WebService as Client
+
+        settings: dict[str, Any] = {"policy": policy} if policy is not None else {}
+        return Client(
+            self.url,
+            name=self.name,
+            concurrency=options.concurrency,
+            timeout=options.timeout,
+            retries=options.retries,
+            **settings,
+        )
+
+    def check(self, *, policy: NetworkPolicy | None, has_kb: bool) -> None:
+        self._client(RunOptions(), policy).check()  # UnsafeURL names the rule
+
+    def obtain(self, ctx: SystemContext) -> Obtained:
+        import threading
+
+        from service.systems.webservice import run_web_service
+
+        done = ctx.log.done() if ctx.log is not None else {}
+        for earlier in done.values():  # a resumed run: its errors so far are in the progress
+            if earlier.error is not None:
+                ctx.answered(earlier)
+
+        def keep(answer: SystemAnswer) -> None:
+            if ctx.log is not None:
+                ctx.log.append(answer)
+            ctx.answered(answer)
+
+        result = run_web_service(
+            ctx.dataset,
+            self._client(ctx.options, ctx.policy),
+            language=ctx.language,
+            done=done,
+            on_answer=keep,
+            progress=ctx.progress,
+            cancel=ctx.cancel if isinstance(ctx.cancel, threading.Event) else None,
+        )
+        if result.cancelled:
+            asked = len(result.run.answers)
+            raise Cancelled(
+                f"cancelled while asking {self.name} ({asked} of {asked + len(result.pending)} "
+                "questions answered; resume to continue)"
+            )
+        if result.aborted:
+            total = len(result.run.answers)
+            raise Aborted(
+                f"system {self.name} was aborted by the error-rate rule ({result.aborted}): "
+                f"{result.calls} of {total} questions asked, {result.errors} of them failed, "
+                f"{total - result.calls} never asked"
+            )
+        return Obtained(result.run, archived(result.run, ctx, self.name))
+
+
+# -- reference systems ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A reference system that runs here: ``gold-sparql`` (the gold queries on the KB: its
+    upper bound) or ``baseline`` (label matching over the KB)."""
+
+    kind: ClassVar[str] = "reference"
+    from_files: ClassVar[bool] = False
+    name: str
+    reference: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "reference": self.reference}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Reference:
+        return cls(str(data["name"]), str(data["reference"]))
+
+    def files(self) -> tuple[FileRef, ...]:
+        return ()
+
+    def info(self) -> SystemInfo:
+        from service.graph.results import SystemInfo
+
+        return SystemInfo(self.name, description=f"reference system {self.reference}")
+
+    def check(self, *, policy: NetworkPolicy | None, has_kb: bool) -> None:
+        from service.systems.reference import SYSTEM_NAMES
+
+        if self.reference not in SYSTEM_NAMES:
+            raise BadRequest(
+                f"unknown reference system {self.reference!r}; known: {', '.join(SYSTEM_NAMES)}"
+            )
+        if not has_kb:
+            raise BadRequest(f"the reference system {self.reference} needs a knowledge base")
+
+    def obtain(self, ctx: SystemContext) -> Obtained:
+        from service.model import SystemRun
+        from service.systems.reference import build_system
+
+        if ctx.kb is None:
+            raise BadRequest(f"the reference system {self.reference} needs a knowledge base")
+        system = build_system(self.reference, kb=ctx.kb, dataset=ctx.dataset, language=ctx.language)
+        done = ctx.log.done() if ctx.log is not None else {}
+        askable = [q for q in ctx.dataset.by_id().values() if q.text(ctx.language) is not None]
+        answers: dict[str, SystemAnswer] = {}
+        for n, question in enumerate(askable, start=1):
+            if ctx.cancel.is_set():
+                raise Cancelled(f"cancelled while asking {self.name}; resume to continue")
+            answer = done.get(question.id) or _ask(system, question.id, question, ctx.language)
+            if question.id not in done and ctx.log is not None:
+                ctx.log.append(answer)
+            answers[question.id] = answer
+            if question.id not in done:
+                ctx.answered(answer)
+            ctx.progress(n, len(askable))
+        run = SystemRun(self.name, answers, source=f"reference system {self.reference}")
+        return Obtained(run, archived(run, ctx, self.name))
+
+
+def _ask(system: Any, question_id: str, question: Any, language: str) -> SystemAnswer:
+    import time
+
+    from service.model import SystemAnswer
+
+    start = time.perf_counter()
+    try:
+        reply = system.answer(question.text(language) or "", language)
+    except ServiceError as err:
+        return SystemAnswer(question_id, error=err.message)
+    runtime = (time.perf_counter() - start) * 1000
+    return SystemAnswer(
+        question_id,
+        answers=reply.answers,
+        sparql=reply.sparql,
+        answertype=reply.answertype,
+        runtime_ms=runtime,
+    )
