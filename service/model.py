@@ -9,7 +9,7 @@ the graph and the web only ever see these. Gold files and system answer files sh
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from service.errors import Problem
@@ -201,6 +201,13 @@ class Question:
     and an empty :class:`AnswerSet` when it gives an empty gold set. ``out_of_scope`` is set
     for QALD's ``OUT OF SCOPE`` queries. ``extra`` keeps format-specific fields that have no
     slot here (LC-QuAD template id, NLQ type…) as strings, so conversions keep them.
+
+    TEXT2SPARQL scores each question once per language, and its files say so:
+    ``language`` is set on an entry that holds for one language only (a result-set item
+    ``ck25:1-en``, a returned query), ``None`` on one that holds for every language (QALD).
+    ``features`` are the query features the dataset states (``SELECT``, ``COUNT``,
+    ``RESULT_ORDER_MATTERS``…), ``classes`` and ``properties`` the KB terms the gold query
+    uses, each as the file writes it (``:Department``): slices and query-level results use them.
     """
 
     id: str
@@ -217,6 +224,10 @@ class Question:
     answer_item_types: tuple[str, ...] = ()
     confidence: float | None = None
     extra: tuple[tuple[str, str], ...] = ()
+    language: str | None = None
+    features: tuple[str, ...] = ()
+    classes: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
 
     @property
     def answer_type(self) -> AnswerType | None:
@@ -308,11 +319,14 @@ def system_run(dataset: Dataset, *, system: str, language: str | None = None) ->
     """Read a system's answer file (already parsed as a Dataset) as that system's answers.
 
     Duplicate ids keep the first entry and are reported as a warning. ``language`` picks the
-    annotations of that language (eQALD); without it, annotations of every language are kept.
+    annotations of that language (eQALD) and leaves out entries for another language
+    (TEXT2SPARQL answers, ``Question.language``); without it, every entry and annotation is kept.
     """
     answers: dict[str, SystemAnswer] = {}
     problems = list(dataset.problems)
     for q in dataset.questions:
+        if language is not None and q.language is not None and q.language != language:
+            continue
         if q.id in answers:
             problems.append(
                 Problem(
@@ -338,3 +352,59 @@ def system_run(dataset: Dataset, *, system: str, language: str | None = None) ->
     return SystemRun(
         system=system, answers=answers, source=dataset.source, problems=tuple(problems)
     )
+
+
+def attach_gold(dataset: Dataset, gold: Dataset) -> Dataset:
+    """``dataset`` with its gold answers taken from ``gold`` (a result set or any answers file).
+
+    Entries are matched by question id and language: an entry for one language
+    (``Question.language``) answers the question in that language, an entry without one answers
+    it in every language. A question holds one answer set, so when its languages' gold sets
+    differ the first language's is kept, with a warning. Questions no entry answers keep what
+    they had, and entries no question takes are left out; both are reported as warnings in
+    ``problems``.
+    """
+    entries: dict[str, list[Question]] = {}
+    for entry in gold.questions:
+        if entry.answers is not None:
+            entries.setdefault(entry.id, []).append(entry)
+    problems = list(dataset.problems) + list(gold.problems)
+    used: set[int] = set()
+    questions: list[Question] = []
+    for q in dataset.questions:
+        languages = q.languages
+        found = [
+            e
+            for e in entries.get(q.id, ())
+            if e.language is None or not languages or e.language in languages
+        ]
+        used.update(id(e) for e in found)
+        if not found:
+            problems.append(_gold_problem("no gold answers for this question", gold, q.id))
+            questions.append(q)
+            continue
+        found.sort(key=lambda e: languages.index(e.language) if e.language in languages else -1)
+        answers = found[0].answers
+        if any(e.answers != answers for e in found[1:]):
+            problems.append(
+                _gold_problem(
+                    f"the gold answers differ between languages; those for "
+                    f"{found[0].language or 'every language'} are used",
+                    gold,
+                    q.id,
+                )
+            )
+        questions.append(replace(q, answers=answers))
+    for entry in gold.questions:
+        if entry.answers is not None and id(entry) not in used:
+            where = f" ({entry.language})" if entry.language else ""
+            problems.append(
+                _gold_problem(
+                    f"gold answers{where} for a question the dataset does not have", gold, entry.id
+                )
+            )
+    return replace(dataset, questions=tuple(questions), problems=tuple(problems))
+
+
+def _gold_problem(message: str, gold: Dataset, question_id: str) -> Problem:
+    return Problem(message, severity="warning", file=gold.source, question_id=question_id)

@@ -18,7 +18,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from service.errors import FormatError, Problem
-from service.formats import eqald_json, lcquad_json, nlq_json, qald_json, qald_xml, tsv
+from service.formats import (
+    eqald_json,
+    lcquad_json,
+    nlq_json,
+    qald_json,
+    qald_xml,
+    result_set_json,
+    text2sparql_answers,
+    text2sparql_yaml,
+    tsv,
+)
 from service.formats.base import DEFAULT_LIMITS, Format, Limits, Source
 from service.model import Dataset
 
@@ -41,7 +51,10 @@ FORMATS: dict[str, Format] = {
         qald_json.FORMAT,
         nlq_json.FORMAT,
         lcquad_json.FORMAT,
+        text2sparql_answers.FORMAT,
+        result_set_json.FORMAT,
         qald_xml.FORMAT,
+        text2sparql_yaml.FORMAT,
         tsv.FORMAT,
     )
 }

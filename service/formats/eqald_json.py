@@ -38,6 +38,7 @@ from service.formats.fields import (
     read_id,
     read_string,
     read_text_entries,
+    text2sparql_losses,
 )
 from service.formats.qald_json import (
     VARIANT_KEY,
@@ -130,7 +131,9 @@ def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questi
         confidence=confidence,
         extra=tuple(extra),
         **query,
-        **flags,
+        aggregation=flags.get("aggregation"),
+        onlydbo=flags.get("onlydbo"),
+        hybrid=flags.get("hybrid"),
     )
     return apply_out_of_scope(question)
 
@@ -180,7 +183,9 @@ def _read_extended(
         answer_item_types=item_types,
         confidence=confidence,
         extra=tuple(extra),
-        **flags,
+        aggregation=flags.get("aggregation"),
+        onlydbo=flags.get("onlydbo"),
+        hybrid=flags.get("hybrid"),
     )
     return apply_out_of_scope(question)
 
@@ -493,6 +498,8 @@ def losses(dataset: Dataset) -> list[str]:
 
 
 def _lost(dataset: Dataset) -> Iterator[str]:
+    for q in dataset.questions:
+        yield from text2sparql_losses(q)
     if dict(dataset.metadata).get(VARIANT_KEY) != EXTENDED_VARIANT:
         return
     for q in dataset.questions:

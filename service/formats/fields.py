@@ -226,6 +226,15 @@ def eqald_losses(q: Question) -> Iterator[str]:
         yield "annotations"
 
 
+def text2sparql_losses(q: Question) -> Iterator[str]:
+    """What only the TEXT2SPARQL formats carry of ``q``, as the ``losses`` of a format that
+    drops it."""
+    if q.features or q.classes or q.properties:
+        yield "query features, classes and properties"
+    if q.language is not None:
+        yield "the language an entry is for (TEXT2SPARQL items such as ck25:1-en)"
+
+
 def metadata_losses(q: Question) -> list[tuple[str, bool]]:
     """Whether ``q`` loses keywords, annotations, answer types and flags (list formats)."""
     return [

@@ -19,6 +19,7 @@ from service.formats.fields import (
     read_id,
     read_string,
     sniff_list,
+    text2sparql_losses,
 )
 from service.model import Dataset, Question, QuestionText
 
@@ -94,6 +95,7 @@ def losses(dataset: Dataset) -> list[str]:
             ("texts other than the first English one", sum(1 for t in q.texts if t.string) > 1),
             ("non-English texts", kept is not None and q.text(LANGUAGE) is None),
             *metadata_losses(q),
+            *((what, True) for what in text2sparql_losses(q)),
             ("pseudo or schemaless queries", bool(q.pseudo_query or q.schemaless_query)),
             ("answer item types", bool(q.answer_item_types)),
             ("confidences", q.confidence is not None),

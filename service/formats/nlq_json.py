@@ -21,6 +21,7 @@ from service.formats.fields import (
     read_id,
     read_string,
     sniff_list,
+    text2sparql_losses,
 )
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
 
@@ -155,6 +156,7 @@ def losses(dataset: Dataset) -> list[str]:
             ("empty gold answer sets", q.answers is not None and not q.answers.values()),
             ("answer datatypes, languages and IRIs", _typed(q)),
             *metadata_losses(q),
+            *((what, True) for what in text2sparql_losses(q)),
             ("gold answers and queries of questions without English text", _no_english(q)),
             ("out-of-scope marks", q.out_of_scope),
         ]

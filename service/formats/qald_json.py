@@ -30,6 +30,7 @@ from service.formats.fields import (
     read_id,
     read_string,
     read_text_entries,
+    text2sparql_losses,
 )
 from service.formats.sparql_json import (
     NotPlain,
@@ -213,7 +214,9 @@ def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questio
         pseudo_query=pseudo,
         answers=answers,
         extra=tuple(extra),
-        **flags,
+        aggregation=flags.get("aggregation"),
+        onlydbo=flags.get("onlydbo"),
+        hybrid=flags.get("hybrid"),
     )
     return apply_out_of_scope(question)
 
@@ -507,6 +510,7 @@ def _lost(dataset: Dataset) -> Iterator[str]:
     body = dict(dataset.metadata).get(VARIANT_KEY) == BODY_VARIANT
     for q in dataset.questions:
         yield from eqald_losses(q)
+        yield from text2sparql_losses(q)
         if body and q.pseudo_query is not None:
             yield "pseudo queries"
         if body and q.answers is not None and _body_lossy(q.answers):

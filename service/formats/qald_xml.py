@@ -28,6 +28,7 @@ from service.formats.fields import (
     check_questions,
     element_answers,
     eqald_losses,
+    text2sparql_losses,
 )
 from service.formats.terms import BARE, ELEMENTS, element_for, is_date, numeric_datatype
 from service.model import (
@@ -311,7 +312,9 @@ def _read_question(node: Node, report: Report) -> Question | None:
         pseudo_query=fields.get("pseudoquery"),
         answers=answers,
         extra=tuple(extra),
-        **flags,
+        aggregation=flags.get("aggregation"),
+        onlydbo=flags.get("onlydbo"),
+        hybrid=flags.get("hybrid"),
     )
     return apply_out_of_scope(question)
 
@@ -506,6 +509,7 @@ def losses(dataset: Dataset) -> list[str]:
 def _lost(dataset: Dataset) -> Iterator[str]:
     for q in dataset.questions:
         yield from eqald_losses(q)
+        yield from text2sparql_losses(q)
         if any(not _NAME.fullmatch(k) and not _is_attribute(k, "element.") for k, _ in q.extra):
             yield "extra fields whose names are not XML names"
         if q.answers is not None and q.answers.boolean is None and _lossy_rows(q.answers):

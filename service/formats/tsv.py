@@ -21,7 +21,7 @@ from pathlib import Path
 
 from service.errors import FormatError, Problem
 from service.formats.base import Format, Report, Source, check_question_count
-from service.formats.fields import check_questions
+from service.formats.fields import check_questions, text2sparql_losses
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
 
 NAME = "tsv"
@@ -184,6 +184,7 @@ def _lost(dataset: Dataset) -> Iterator[str]:
             yield "answer types and flags"
         if q.extra or any(t.keywords or t.annotations for t in q.texts):
             yield "keywords, annotations and extra fields"
+        yield from text2sparql_losses(q)
 
 
 FORMAT = Format(

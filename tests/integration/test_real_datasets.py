@@ -24,12 +24,16 @@ from service.model import (
 )
 from tests.conftest import DATA, QALD
 
-FOLDERS = ("qald", "lcquad1", "poleval2021", "system-outputs")
+FOLDERS = ("qald", "lcquad1", "poleval2021", "system-outputs", "text2sparql2025")
 MALFORMED = QALD / "5/data/qald-5_train_raw.xml"
 # Files in those folders that hold no questions (lexicons, score tables, licences, notes).
 NOT_QUESTION_FILES = {
     "qald/ag-sc_QALD/statistics.tsv",  # a table of challenge editions
     "poleval2021/in-header.tsv",  # the column names of in.tsv
+    # TEXT2SPARQL'25 official per-item scores (read by the text2sparql reference tests)
+    "text2sparql2025/systems/FRANZ/ck25_eval.json",
+    "text2sparql2025/systems/FRANZ/db25_eval.json",
+    "text2sparql2025/systems/DBPEDIA-SC/db25_eval.json",
 }
 NOT_QUESTION_SUFFIXES = {".ttl", ".csv", ".md", ""}  # lexicons, per-question scores, LICENSE
 
@@ -88,12 +92,33 @@ KNOWN_COUNTS = {
     "qald/ag-sc_QALD/3/data/dbpedia-train.xml": 100,
     "qald/ag-sc_QALD/3/data/dbpedia-test.xml": 99,
     "qald/ag-sc_QALD/1/data/dbpedia-train.xml": 50,
+    # TEXT2SPARQL'25 (its README): CK25 50 questions in English, DB25 100 in English and
+    # Spanish; result sets and answers hold one entry per question and language.
+    "text2sparql2025/ck25/questions.yml": 50,
+    "text2sparql2025/ck25/true_result_set.json": 50,
+    "text2sparql2025/db25/questions.yaml": 100,
+    "text2sparql2025/db25/true_result_set.json": 200,
+    "text2sparql2025/systems/FRANZ/ck25_answers.json": 50,
+    "text2sparql2025/systems/FRANZ/ck25_system_result_set.json": 50,
+    "text2sparql2025/systems/FRANZ/db25_answers.json": 200,
+    "text2sparql2025/systems/FRANZ/db25_system_result_set.json": 200,
+    "text2sparql2025/systems/DBPEDIA-SC/ck25_answers.json": 0,  # published empty: []
+    "text2sparql2025/systems/DBPEDIA-SC/db25_answers.json": 200,
+    "text2sparql2025/systems/DBPEDIA-SC/db25_system_result_set.json": 200,
     **{f"system-outputs/qald8-train/{s}_QALD8_Train.json": 219 for s in (
         "AskNow", "GANSWER2", "QAKIS", "QANSWER", "QASystem", "TeBaQA"
     )},
 }  # fmt: skip
 
-EXPECTED_FORMAT = {".xml": "qald-xml", ".tsv": "tsv"}
+EXPECTED_FORMAT = {".xml": "qald-xml", ".tsv": "tsv", ".yml": "text2sparql-yaml"}
+EXPECTED_FORMAT_BY_NAME = {
+    "questions.yaml": "text2sparql-yaml",
+    "true_result_set.json": "result-set-json",
+    "ck25_system_result_set.json": "result-set-json",
+    "db25_system_result_set.json": "result-set-json",
+    "ck25_answers.json": "text2sparql-answers",
+    "db25_answers.json": "text2sparql-answers",
+}
 
 
 def test_every_data_file_is_either_read_or_known_not_to_hold_questions() -> None:
@@ -109,11 +134,13 @@ def test_every_data_file_is_either_read_or_known_not_to_hold_questions() -> None
 def test_file_loads(path: Path) -> None:
     ds = load(path)
     assert ds.source == str(path)
-    assert len(ds) > 0
+    assert len(ds) > 0 or KNOWN_COUNTS.get(_rel(path)) == 0
     assert all(isinstance(q.id, str) for q in ds)
     assert not [p for p in ds.problems if p.severity == "error"]
     if path.suffix in EXPECTED_FORMAT:
         assert ds.format == EXPECTED_FORMAT[path.suffix]
+    if path.name in EXPECTED_FORMAT_BY_NAME:
+        assert ds.format == EXPECTED_FORMAT_BY_NAME[path.name]
     if _rel(path) in KNOWN_COUNTS:
         assert len(ds) == KNOWN_COUNTS[_rel(path)]
 

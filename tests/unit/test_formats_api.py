@@ -28,7 +28,10 @@ def test_registry_holds_one_descriptor_per_format() -> None:
         "qald-json",
         "nlq-json",
         "lcquad-json",
+        "text2sparql-answers",
+        "result-set-json",
         "qald-xml",
+        "text2sparql-yaml",
         "tsv",
     ]
     for name, fmt in FORMATS.items():

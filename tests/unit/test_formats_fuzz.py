@@ -59,7 +59,12 @@ def test_arbitrary_bytes(data: bytes) -> None:
 
 
 @FUZZ
-@given(text=st.text(max_size=300), head=st.sampled_from(["", "<dataset>", '{"questions": [']))
+@given(
+    text=st.text(max_size=300),
+    head=st.sampled_from(
+        ["", "<dataset>", '{"questions": [', "questions:\n  - ", '{"ck25:1-en": ']
+    ),
+)
 def test_arbitrary_text(text: str, head: str) -> None:
     for fmt in READERS:
         read_or_format_error((head + text).encode(), fmt)
@@ -71,6 +76,8 @@ KEYS = [
     *("query", "sparql", "SPARQL", "schemaless ", "metadata", "confidence", "annotations"),
     *("char_begin", "URI", "body", "lang", "answer", "_id", "uri", "corrected_question"),
     *("sparql_query", "aggregation", "dataset", "x"),
+    *("qname", "endpoint", "features", "classes", "properties", "prefix", "defaultNamespace"),
+    *("ck25:1-en", "db25:2-es", "true"),
 ]
 JSON_VALUES = st.recursive(
     st.none()
@@ -155,6 +162,17 @@ def _real_snippets() -> dict[str, tuple[str, bytes]]:
             else:
                 doc = doc[:4]
             out[key] = (fmt, json.dumps(doc, ensure_ascii=False).encode())
+    t2s = DATA / "text2sparql2025"
+    answers = t2s / "systems/DBPEDIA-SC/db25_answers.json"
+    if answers.is_file():
+        entries = json.loads(answers.read_text(encoding="utf-8"))[:3]
+        out["t2s-answers"] = ("text2sparql-answers", json.dumps(entries).encode())
+        gold = json.loads((t2s / "db25/true_result_set.json").read_text(encoding="utf-8"))
+        keys = ["db25:2-en", "db25:8-en", "db25:93-es"]  # a list, an ASK true, an ASK false
+        out["t2s-results"] = ("result-set-json", json.dumps({k: gold[k] for k in keys}).encode())
+        text = (t2s / "ck25/questions.yml").read_text(encoding="utf-8")
+        end = text.index("\n  - id: 4\n")
+        out["t2s-yaml"] = ("text2sparql-yaml", text[:end].encode())
     for key, path in {
         "xml1": qald / "1/data/dbpedia-test.xml",
         "xml5": qald / "5/data/qald-5_train.xml",
@@ -189,7 +207,8 @@ def mutate(value: Any, data: st.DataObject) -> Any:
     return data.draw(JSON_VALUES | st.sampled_from([str(value), [value], {"value": value}]))
 
 
-JSON_SNIPPETS = [k for k, (fmt, _) in SNIPPETS.items() if fmt != "qald-xml"]
+YAML_FORMAT = "text2sparql-yaml"
+JSON_SNIPPETS = [k for k, (fmt, _) in SNIPPETS.items() if fmt not in ("qald-xml", YAML_FORMAT)]
 
 
 @FUZZ
@@ -202,6 +221,21 @@ def test_structural_mutations_of_real_snippets(data: st.DataObject) -> None:
     encoded = json.dumps(doc, ensure_ascii=False).encode()
     read_or_format_error(encoded, None)
     read_or_format_error(encoded, fmt)
+
+
+@pytest.mark.skipif("t2s-yaml" not in SNIPPETS, reason="no TEXT2SPARQL data")
+@FUZZ
+@given(data=st.data())
+def test_structural_mutations_of_real_yaml(data: st.DataObject) -> None:
+    import yaml
+
+    doc = yaml.safe_load(SNIPPETS["t2s-yaml"][1])
+    for _ in range(data.draw(st.integers(1, 3))):
+        doc = mutate(doc, data)
+    style = data.draw(st.sampled_from([False, True, None]))
+    encoded = yaml.safe_dump(doc, default_flow_style=style, allow_unicode=True).encode()
+    read_or_format_error(encoded, None, name="q.yml")
+    read_or_format_error(encoded, YAML_FORMAT)
 
 
 @FUZZ
@@ -228,6 +262,13 @@ def test_byte_mutations_of_real_snippets(data: st.DataObject) -> None:
     read_or_format_error(bytes(mutated), fmt)
 
 
+LAUGHS = (
+    b"a: &a [x, x]\n"
+    + b"".join(b"%c: &%c [*%c, *%c]\n" % (c, c, c - 1, c - 1) for c in range(ord("b"), ord("z")))
+    + b"questions: [*y]\n"
+)
+
+
 @pytest.mark.parametrize(
     ("data", "fmt"),
     [
@@ -241,6 +282,9 @@ def test_byte_mutations_of_real_snippets(data: st.DataObject) -> None:
         ),
         (b'<?xml version="1.0" encoding="klingon"?><dataset/>', "qald-xml"),
         (b"<dataset>" + b"<a>" * 50_000, "qald-xml"),
+        (b"questions: " + b"[" * 100_000, "text2sparql-yaml"),  # deeper than the recursion limit
+        (LAUGHS, "text2sparql-yaml"),  # each alias doubles what an expanding reader builds
+        (b"questions:\n  - !!python/object/apply:os.system [echo hi]\n", "text2sparql-yaml"),
     ],
 )  # fmt: skip
 def test_pathological_inputs_fail_cleanly(data: bytes, fmt: str) -> None:
@@ -448,3 +492,86 @@ def test_identity_tsv_expected(lines: list[list[str]]) -> None:
     )
     ds = Dataset(None, questions, metadata=(("tsv.role", "expected"),))
     assert_identity(ds, "tsv", name="expected.tsv")
+
+
+@st.composite
+def t2s_questions(draw: st.DrawFn, qid: str) -> Question:
+    langs = draw(st.lists(LANGS, unique=True, max_size=3))
+    names = st.lists(TEXT, max_size=3).map(tuple)
+    return Question(
+        id=qid,
+        texts=tuple(QuestionText(lang, draw(TEXT)) for lang in langs),
+        sparql=draw(st.none() | TEXT),
+        features=draw(names),
+        classes=draw(names),
+        properties=draw(names),
+        extra=tuple(draw(st.dictionaries(st.sampled_from(["level", "note"]), TEXT)).items()),
+    )
+
+
+@FUZZ
+@given(data=st.data(), prefix=st.none() | IDS, namespace=st.none() | TEXT)
+def test_identity_text2sparql_yaml(
+    data: st.DataObject, prefix: str | None, namespace: str | None
+) -> None:
+    metadata = tuple((k, v) for k, v in (("prefix", prefix), ("defaultNamespace", namespace)) if v)
+    ds = _dataset(data.draw, t2s_questions, metadata=metadata)
+    again = read(write(ds, "text2sparql-yaml"), format="text2sparql-yaml")
+    assert (again.questions, again.id, again.metadata) == (ds.questions, ds.id, ds.metadata)
+
+
+VALUES = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@st.composite
+def result_set_entries(draw: st.DrawFn, qid: str) -> Question:
+    if draw(st.booleans()) and draw(st.booleans()):
+        answers = AnswerSet(boolean=draw(st.booleans()))
+    else:
+        values = draw(st.lists(VALUES.filter(lambda v: v != "true"), unique=True, max_size=4))
+        answers = AnswerSet.of([_result_term(v) for v in values], var="value")
+    return Question(
+        id=qid, answers=answers, language=draw(st.none() | st.sampled_from(["en", "es"]))
+    )
+
+
+def _result_term(value: str) -> Term:
+    from service.formats.result_set_json import _term
+
+    return _term(value)
+
+
+@FUZZ
+@given(data=st.data(), prefix=st.none() | IDS)
+def test_identity_result_set_json(data: st.DataObject, prefix: str | None) -> None:
+    ds = _dataset(data.draw, result_set_entries)
+    ds = Dataset(None, ds.questions, metadata=(("prefix", prefix),) if prefix else ())
+    again = read(write(ds, "result-set-json"), format="result-set-json")
+    assert again.questions == ds.questions
+    assert again.metadata == (ds.metadata if ds.questions else ())  # the prefix is in the keys
+
+
+@st.composite
+def answers_entries(draw: st.DrawFn, qid: str) -> Question:
+    language = draw(st.sampled_from(["en", "es", "pt-BR"]))
+    # In the order the format writes them: endpoint and uri where the challenge puts them.
+    keys = ("endpoint", "uri", "x")
+    extra = dict(sorted(draw(st.dictionaries(st.sampled_from(keys), TEXT)).items()))
+    return Question(
+        id=qid,
+        texts=(QuestionText(language, draw(TEXT)),),
+        sparql=draw(st.none() | TEXT),
+        language=language,
+        extra=tuple(extra.items()),
+    )
+
+
+@FUZZ
+@given(data=st.data(), prefix=st.none() | IDS)
+def test_identity_text2sparql_answers(data: st.DataObject, prefix: str | None) -> None:
+    ds = _dataset(data.draw, answers_entries)
+    ds = Dataset(data.draw(IDS), ds.questions, metadata=(("prefix", prefix),) if prefix else ())
+    again = read(write(ds, "text2sparql-answers"), format="text2sparql-answers")
+    assert again.questions == ds.questions
+    if ds.questions:  # the dataset and prefix are written into each entry
+        assert (again.id, again.metadata) == (ds.id, ds.metadata)
