@@ -40,6 +40,7 @@ def parse_query(
     dialect: Dialect = "lenient",
     base: str | None = None,
     escapes: Escapes = "everywhere",
+    prefixes: dict[str, str] | None = None,
 ) -> ParsedQuery:
     """Parse one SPARQL 1.1 query (not an update) and return its facts.
 
@@ -69,12 +70,14 @@ def parse_query(
     ``base`` is the base IRI for relative IRIs when the query has no BASE. ``escapes`` says
     where ``\\u``/``\\U`` code point escapes are read: ``"everywhere"`` before tokenizing, as
     §19.2 says; ``"in_terms"`` only inside IRIs and strings, as Oxigraph reads them (the public
-    endpoint's guard must read a query exactly as the engine that runs it). Raises
+    endpoint's guard must read a query exactly as the engine that runs it). ``prefixes`` are
+    the prefixes the query's environment predeclares (a TEXT2SPARQL dataset's default namespace
+    as ``:``): the lenient dialect reads them undeclared before the well-known ones. Raises
     :class:`SparqlSyntaxError` for anything else, including too deep nesting.
     """
     if dialect not in ("lenient", "strict"):
         raise ValueError(f"unknown SPARQL dialect {dialect!r}: expected 'lenient' or 'strict'")
-    parser = Parser(text, strict=dialect == "strict", base=base, escapes=escapes)
+    parser = Parser(text, strict=dialect == "strict", base=base, escapes=escapes, prefixes=prefixes)
     try:
         return parser.parse()
     except RecursionError:

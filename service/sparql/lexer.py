@@ -139,6 +139,7 @@ class Tokens:
     __slots__ = (
         "_shifts",
         "escapes",
+        "glued",
         "kinds",
         "lenient",
         "notes",
@@ -157,6 +158,7 @@ class Tokens:
         self.lenient = lenient
         self.escapes = escapes
         self.notes: list[str] = []  # what the lenient dialect accepted while tokenizing
+        self.glued: set[int] = set()  # where two keywords written together were split
         if escapes == "everywhere":
             self.text, self._shifts = _expand_codepoint_escapes(original)
         else:
@@ -243,6 +245,7 @@ class Tokens:
         self.kinds += [upper[:k], upper[k:]]
         self.texts += [word[:k], word[k:]]
         self.offsets += [pos, pos + k]
+        self.glued.add(pos + k)
         note = f"keywords written together: {word!r} read as '{word[:k]} {word[k:]}'"
         if note not in self.notes:
             self.notes.append(note)

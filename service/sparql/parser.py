@@ -91,16 +91,24 @@ _Tree = tuple  # a path while it is parsed: ("iri", s) | ("seq"|"alt", [..]) | (
 class _Item:
     """One projection item of a SELECT clause, kept until the WHERE clause is known."""
 
-    __slots__ = ("aggregate", "index", "is_expression", "name", "variables")
+    __slots__ = ("aggregate", "alias", "index", "is_expression", "name", "variables")
 
     def __init__(
-        self, name: str, index: int, *, is_expression: bool, variables: list[str], aggregate: bool
+        self,
+        name: str,
+        index: int,
+        *,
+        is_expression: bool,
+        variables: list[str],
+        aggregate: bool,
+        alias: int = -1,
     ) -> None:
         self.name = name
         self.index = index
         self.is_expression = is_expression
         self.variables = variables
         self.aggregate = aggregate
+        self.alias = alias  # the token index of the variable after AS (-1: none)
 
 
 class _Select:
@@ -108,6 +116,7 @@ class _Select:
 
     __slots__ = (
         "distinct",
+        "group_end",
         "group_vars",
         "grouped",
         "items",
@@ -118,6 +127,7 @@ class _Select:
         "star",
         "star_index",
         "where",
+        "where_end",
     )
 
     def __init__(self) -> None:
@@ -132,13 +142,22 @@ class _Select:
         self.modifier_aggregate = False
         self.limit: int | None = None
         self.offset: int | None = None
+        self.where_end = -1  # token index of the WHERE clause's closing '}'
+        self.group_end = -1  # token index of the last GROUP BY condition's last token
 
 
 class Parser:
     """Parses one query text; :meth:`parse` returns the :class:`ParsedQuery`."""
 
     def __init__(
-        self, text: str, *, strict: bool, base: str | None, escapes: str = "everywhere"
+        self,
+        text: str,
+        *,
+        strict: bool,
+        base: str | None,
+        escapes: str = "everywhere",
+        prefixes: dict[str, str] | None = None,
+        rewrite: bool = False,
     ) -> None:
         tokens = Tokens(text, lenient=not strict, escapes=escapes)
         self.tokens = tokens
@@ -172,6 +191,20 @@ class Parser:
         self.aggregates_ok = False
         self.aggregate_seen = False
         self.aggregate_depth = 0
+        # The prefixes the query's environment predeclares (a dataset's default namespace as
+        # ':'), tried before the well-known ones; and the undeclared prefixes the query used.
+        self.environment = prefixes or {}
+        self.undeclared: dict[str, str] = {}
+        # With ``rewrite``: (start, end, text) replacements of the expanded query text that make
+        # it standard SPARQL an engine runs as the lenient dialect reads it (service.sparql.
+        # standard). Every prefixed name becomes its full IRI (no PREFIX needed, and engines'
+        # own quirks with local names such as res:T._E._Lawrence are out of the way).
+        self.rewrite = rewrite
+        self.edits: list[tuple[int, int, str]] = []
+        self.label_tokens: dict[str, list[int]] = {}  # where each blank node label is
+        self.shared_labels: set[str] = set()  # labels used in two basic graph patterns
+        if rewrite:
+            self.edits += [(at, at, " ") for at in sorted(tokens.glued)]
 
     # ---------------------------------------------------------------- errors and tokens
 
@@ -210,6 +243,32 @@ class Parser:
         if self.strict:
             raise self._error(message, index)
         self.leniencies[lenient_note] = None
+
+    # ---------------------------------------------------------------- rewriting
+
+    def _end(self, index: int) -> int:
+        return self.tokens.offsets[index] + len(self.texts[index])
+
+    def _insert_before(self, index: int, text: str) -> None:
+        if self.rewrite:
+            at = self.tokens.offsets[index]
+            self.edits.append((at, at, text))
+
+    def _insert_after(self, index: int, text: str) -> None:
+        if self.rewrite:
+            at = self._end(index)
+            self.edits.append((at, at, text))
+
+    def _replace(self, first: int, last: int, text: str) -> None:
+        """Replace tokens ``first`` … ``last`` (and what lies between them) by ``text``."""
+        if self.rewrite:
+            self.edits.append((self.tokens.offsets[first], self._end(last), text))
+
+    def _fresh_variable(self, base: str, taken: set[str] | dict[str, None]) -> str:
+        n = 1
+        while f"{base}_{n}" in taken:
+            n += 1
+        return f"{base}_{n}"
 
     # ---------------------------------------------------------------- [1] QueryUnit
 
@@ -250,6 +309,10 @@ class Parser:
             raise self._expected(
                 "GROUP BY, HAVING, ORDER BY, LIMIT, OFFSET, VALUES or the end of the query"
             )
+        for label in self.shared_labels:
+            # One node meant in two basic graph patterns (Virtuoso joins them): a variable.
+            for index in self.label_tokens.get(label, ()):
+                self._replace(index, index, f"?bnode_{label}")
         projection: tuple[str, ...] = ()
         if form == "SELECT" or (form == "DESCRIBE" and select.star):
             projection = self._projection(select)
@@ -321,7 +384,9 @@ class Parser:
         if self.kinds[self.i] == "FROM":
             # Virtuoso reads FROM inside a sub-query (QALD-6 data-cube gold queries).
             self._lenient("FROM inside a sub-query", self.i)
+            start = self.i
             self._dataset_clauses(([], []))
+            self._replace(start, self.i - 1, "")  # no standard equivalent: the KB is one graph
         self._where_clause(select)
         self._solution_modifier(select)
         self._values_clause(select)
@@ -360,6 +425,7 @@ class Parser:
                 if kinds[self.i] == "AS":
                     self.i += 1
                     name = self._var_name()
+                    alias = self.i - 1
                     self._expect(")", "')'")
                 elif kinds[self.i] == ")" and not self.strict:
                     self.i += 1
@@ -367,31 +433,50 @@ class Parser:
                         # Virtuoso: SELECT DISTINCT(?x) / SELECT (?x) projects ?x itself.
                         name = texts[start + 1][1:]
                         self._lenient(f"parenthesised variable '(?{name})' projected", start)
+                        self._replace(start, start, " ")
+                        self._replace(start + 2, start + 2, " ")
                         items.append(
                             _Item(name, start, is_expression=False, variables=[], aggregate=False)
                         )
                         continue
-                    name = self._unnamed_projection(select, start, in_parentheses=True)
+                    name, alias = self._unnamed_projection(select, start, in_parentheses=True)
                 else:
                     raise self._expected("'AS'")
                 items.append(
-                    _Item(name, start, is_expression=True, variables=variables, aggregate=aggregate)
+                    _Item(
+                        name,
+                        start,
+                        is_expression=True,
+                        variables=variables,
+                        aggregate=aggregate,
+                        alias=alias,
+                    )
                 )
             elif not self.strict and (kind in _BUILTINS or kind in _IRIS or kind == "VAR"):
                 # Virtuoso: SELECT COUNT(?x), SELECT xsd:date(?d), SELECT SUM(?x) AS ?s,
                 # SELECT ?total/?years (a VAR only gets here when an operator follows it)
                 variables, aggregate = self._in_expression(self._expression, aggregates=True)
-                name = self._unnamed_projection(select, start, in_parentheses=False)
+                name, alias = self._unnamed_projection(select, start, in_parentheses=False)
                 items.append(
-                    _Item(name, start, is_expression=True, variables=variables, aggregate=aggregate)
+                    _Item(
+                        name,
+                        start,
+                        is_expression=True,
+                        variables=variables,
+                        aggregate=aggregate,
+                        alias=alias,
+                    )
                 )
             else:
                 break
         if not items:
             raise self._expected("'*', a variable or '(' expression AS variable ')'")
 
-    def _unnamed_projection(self, select: _Select, start: int, *, in_parentheses: bool) -> str:
-        """Lenient: an expression projected without the ``( … AS ?v )`` form."""
+    def _unnamed_projection(
+        self, select: _Select, start: int, *, in_parentheses: bool
+    ) -> tuple[str, int]:
+        """Lenient: an expression projected without the ``( … AS ?v )`` form; its name and
+        the token index of its AS variable (-1: none)."""
         shown = " ".join(self.texts[start : min(self.i, start + 12)])
         if self.i > start + 12:
             shown += " …"
@@ -400,12 +485,20 @@ class Parser:
             name = self._var_name()
             what = "'(expression) AS ?var'" if in_parentheses else "'expression AS ?var'"
             self._lenient(f"{what} projected without enclosing parentheses: {shown}", start)
-            return name
+            self._insert_before(start, "(")
+            self._insert_after(self.i - 1, ")")
+            return name, self.i - 1
         name = f"callret-{len(select.items)}"
         self._lenient(
             f"expression projected without 'AS ?var' (Virtuoso names it {name}): {shown}", start
         )
-        return name
+        standard = "?" + name.replace("-", "_")  # a SPARQL variable name has no '-'
+        if in_parentheses:
+            self._insert_before(self.i - 1, f" AS {standard}")
+        else:
+            self._insert_before(start, "(")
+            self._insert_after(self.i - 1, f" AS {standard})")
+        return name, -1
 
     # [10] ConstructQuery ::= 'CONSTRUCT' ( ConstructTemplate DatasetClause* WhereClause
     #   SolutionModifier | DatasetClause* 'WHERE' '{' TriplesTemplate? '}' SolutionModifier )
@@ -483,6 +576,7 @@ class Parser:
         elif self.kinds[self.i] != "{":
             raise self._expected("WHERE or '{'")
         select.where.update(self._group_graph_pattern())
+        select.where_end = self.i - 1
 
     # [18] SolutionModifier ::= GroupClause? HavingClause? OrderClause? LimitOffsetClauses?
     def _solution_modifier(self, select: _Select) -> None:
@@ -496,17 +590,23 @@ class Parser:
                 pass
             if self.i == start:
                 raise self._expected("a variable, '(' expression ')' or a function call")
+            select.group_end = self.i - 1
         if kinds[self.i] == "HAVING":  # [21] HavingClause ::= 'HAVING' HavingCondition+
             self.i += 1
             if not self._constraint_start():
                 raise self._expected("'(' expression ')' or a function call")
             while self._constraint_start():
                 read = self._constraint
-                if not self.strict and self.kinds[self._constraint_end()] in _OPERATORS:
+                start = self.i
+                bare = not self.strict and self.kinds[self._constraint_end()] in _OPERATORS
+                if bare:
                     # Virtuoso: HAVING SUM(?x) > 1000 (statisticalQA gold queries)
                     self._lenient("HAVING condition without enclosing parentheses", self.i)
                     read = self._expression
                 _, aggregate = self._in_expression(read, aggregates=True)
+                if bare:
+                    self._insert_before(start, "(")
+                    self._insert_after(self.i - 1, ")")
                 select.modifier_aggregate |= aggregate
         if kinds[self.i] == "ORDER":  # [23] OrderClause ::= 'ORDER' 'BY' OrderCondition+
             self.i += 1
@@ -588,9 +688,15 @@ class Parser:
                 select.where.setdefault(name)
 
     def _projection(self, select: _Select) -> tuple[str, ...]:
-        """Projected names, after the static checks of §18.2.1 and §11.4."""
+        """Projected names, after the static checks of §18.2.1 and §11.4.
+
+        In the lenient dialect each breach is read as Virtuoso reads it, and (with
+        ``rewrite``) rewritten so: an AS target that is already taken gets a fresh name, a
+        variable projected twice once, a variable neither grouped nor aggregated is grouped by.
+        """
         items = select.items
         names: list[str] = []
+        taken: set[str] = set(select.where) | {item.name for item in items}
         for item in items:
             if item.is_expression and item.name in select.where:
                 self._violation(
@@ -599,6 +705,7 @@ class Parser:
                     item.index,
                     f"?{item.name} is both bound in the WHERE clause and assigned with AS",
                 )
+                self._rename_alias(item, taken)
             elif item.is_expression and item.name in names:
                 self._violation(
                     f"?{item.name} is already projected and cannot be the target of AS "
@@ -606,6 +713,9 @@ class Parser:
                     item.index,
                     f"?{item.name} is projected twice",
                 )
+                self._rename_alias(item, taken)
+            elif not item.is_expression and item.name in names:
+                self._replace(item.index, item.index, "")  # engines refuse a repeated variable
             names.append(item.name)
         aggregate = (
             select.grouped or select.modifier_aggregate or any(item.aggregate for item in items)
@@ -614,6 +724,7 @@ class Parser:
             # §11.4: in an aggregate query only grouped variables (and earlier aliases) may be
             # projected outside an aggregate.
             allowed = set(select.group_vars)
+            ungrouped: dict[str, None] = {}
             for item in items:
                 loose = item.variables if item.is_expression else [item.name]
                 for name in loose:
@@ -625,6 +736,7 @@ class Parser:
                             f"?{name} projected from an aggregate query without GROUP BY ?{name} "
                             "(Virtuoso groups by it implicitly)",
                         )
+                        ungrouped[name] = None
                 allowed.add(item.name)
             if select.star:
                 if select.grouped:
@@ -634,6 +746,7 @@ class Parser:
                         select.star_index,
                         "SELECT * with GROUP BY (the grouped variables are projected)",
                     )
+                    projected = tuple(name for name in select.where if name in allowed)
                 else:
                     for name in select.where:
                         if name not in allowed:
@@ -644,10 +757,32 @@ class Parser:
                                 "SELECT * in an aggregate query",
                             )
                             break
-                return tuple(name for name in select.where if name in allowed)
+                    projected = tuple(name for name in select.where if name in allowed)
+                if projected:
+                    star = " ".join(f"?{name}" for name in projected)
+                    self._replace(select.star_index, select.star_index, star)
+                self._group_by(select, ungrouped)
+                return projected
+            self._group_by(select, ungrouped)
         if select.star:
             return tuple(select.where)
         return tuple(names)
+
+    def _rename_alias(self, item: _Item, taken: set[str]) -> None:
+        if item.alias >= 0:
+            fresh = self._fresh_variable(item.name, taken)
+            taken.add(fresh)
+            self._replace(item.alias, item.alias, f"?{fresh}")
+
+    def _group_by(self, select: _Select, names: dict[str, None]) -> None:
+        """Rewrite: group by ``names`` too (Virtuoso's implicit grouping made explicit)."""
+        if not names:
+            return
+        spelled = " ".join(f"?{name}" for name in names)
+        if select.grouped:
+            self._insert_after(select.group_end, f" {spelled}")
+        elif select.where_end >= 0:
+            self._insert_after(select.where_end, f" GROUP BY {spelled}")
 
     # ---------------------------------------------------------------- graph patterns
 
@@ -943,7 +1078,10 @@ class Parser:
             label = text[2:]
             if self.scope is not None:
                 first = self.label_bgp.setdefault(label, self.bgp)
+                if self.rewrite:
+                    self.label_tokens.setdefault(label, []).append(self.i)
                 if first != self.bgp:
+                    self.shared_labels.add(label)
                     self._violation(
                         f"blank node label _:{label} is used in two basic graph patterns "
                         "(SPARQL 1.1 §4.1.4)",
@@ -1333,6 +1471,7 @@ class Parser:
                 self._lenient(f"'AS {self.texts[self.i + 1]}' inside {name}(…) ignored", self.i)
                 self.i += 1
                 self._var_name()
+                self._replace(self.i - 2, self.i - 1, "")
         if name == "GROUP_CONCAT" and self.kinds[self.i] == ";":
             self.i += 1
             self._expect("SEPARATOR", "SEPARATOR")
@@ -1428,10 +1567,14 @@ class Parser:
         if "\\" in local:
             # [173] PN_LOCAL_ESC: the backslash goes, the character stays (never a backslash).
             local = local.replace("\\", "")
+        if self.rewrite:
+            self._replace(self.i - 1, self.i - 1, f"<{namespace}{local}>")
         return namespace + local
 
     def _undeclared(self, prefix: str) -> str:
         known = None if self.strict else PREDECLARED.get(prefix)
+        if not self.strict and prefix in self.environment:
+            known = (self.environment[prefix], "the dataset's prefixes")
         if known is None:
             extra = "" if self.strict else " (and not one the lenient dialect knows)"
             raise self._error(
@@ -1440,6 +1583,7 @@ class Parser:
         namespace, source = known
         self._lenient(f"undeclared prefix '{prefix}:' read as <{namespace}> ({source})", self.i)
         self.prefixes[prefix] = namespace
+        self.undeclared[prefix] = namespace
         return namespace
 
 
