@@ -1,9 +1,15 @@
 """The built-in dataset catalogue: DataID/DCAT descriptions in ``datasets/*.ttl``.
 
-Each dataset names its upstream file (``dcat:downloadURL``), its size and SHA-256, and where it
-lies in a local mirror of the upstream files (``gqa:mirrorPath``). Loading a dataset takes the
-file from the mirror folder (setting ``GERBIL_QA_DATA``) or downloads it (into
+Each dataset names its upstream files (``dcat:downloadURL``), their size and SHA-256, and where
+they lie in a local mirror of the upstream files (``gqa:mirrorPath``). Loading a dataset takes
+a file from the mirror folder (setting ``GERBIL_QA_DATA``) or downloads it (into
 ``GERBIL_QA_CACHE``), and refuses a file whose checksum is not the catalogue's.
+
+A file's role (``gqa:fileRole``) says what it is: ``questions``; ``expected`` (TSV gold
+answers); ``gold`` (gold answers given apart, as TEXT2SPARQL does: attached to the questions by
+question id and language when the dataset is loaded); ``kb`` (a file of the dataset's knowledge
+graph: :func:`kb_files`). A dataset whose KB is a remote endpoint names it
+(``void:sparqlEndpoint``).
 
 >>> [e.name for e in entries()][:2]
 ['qald-1-dbpedia-train', 'qald-1-dbpedia-test']
@@ -25,12 +31,13 @@ DCAT = "http://www.w3.org/ns/dcat#"
 DCT = "http://purl.org/dc/terms/"
 SPDX = "http://spdx.org/rdf/terms#"
 GQA = "http://w3id.org/gerbil/qa/vocab#"
+VOID = "http://rdfs.org/ns/void#"
 _LOCAL_BASE = "http://localhost/"  # a neutral base to read the relative IRIs with
 
 
 @dataclass(frozen=True, slots=True)
 class Distribution:
-    """One file of a dataset: ``role`` is ``questions`` (or ``expected``: TSV gold answers)."""
+    """One file of a dataset: ``role`` is ``questions``, ``expected``, ``gold`` or ``kb``."""
 
     role: str
     download_url: str
@@ -55,14 +62,25 @@ class CatalogEntry:
     licence: str | None
     distributions: tuple[Distribution, ...]
     select_hybrid: bool | None = None
+    sparql_endpoint: str | None = None  # the KB as a remote endpoint, when it is one
 
     @property
     def questions_file(self) -> Distribution:
         return next(d for d in self.distributions if d.role == "questions")
 
     @property
+    def kb_distributions(self) -> tuple[Distribution, ...]:
+        """The files of the dataset's knowledge graph (empty when the KB is not part of it), in
+        a fixed order (a local KB's identity is the checksum of its files in order)."""
+        return tuple(sorted((d for d in self.distributions if d.role == "kb"), key=_by_path))
+
+    @property
     def format(self) -> str:
         return self.questions_file.format
+
+
+def _by_path(dist: Distribution) -> str:
+    return dist.mirror_path
 
 
 def catalog_files() -> tuple[Path, ...]:
@@ -104,7 +122,7 @@ def _entries() -> tuple[CatalogEntry, ...]:
     for path in catalog_files():
         store.load(path=str(path), format=pyoxigraph.RdfFormat.TURTLE, base_iri=_LOCAL_BASE)
     rows = store.query(
-        f"""SELECT ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid
+        f"""SELECT ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid ?endpoint
         (GROUP_CONCAT(DISTINCT STR(?lang); separator=" ") AS ?langs) WHERE {{
           <{_LOCAL_BASE}catalog> <{DCAT}dataset> ?d .
           ?d <{DCT}identifier> ?name ; <{DCT}title> ?title ; <{DCT}description> ?desc ;
@@ -113,7 +131,8 @@ def _entries() -> tuple[CatalogEntry, ...]:
           OPTIONAL {{ ?d <{GQA}knowledgeBase> ?kb }}
           OPTIONAL {{ ?d <{DCT}license> ?lic }}
           OPTIONAL {{ ?d <{GQA}selectHybrid> ?hybrid }}
-        }} GROUP BY ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid"""
+          OPTIONAL {{ ?d <{VOID}sparqlEndpoint> ?endpoint }}
+        }} GROUP BY ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid ?endpoint"""
     )
     found: list[CatalogEntry] = []
     for r in rows:
@@ -151,6 +170,7 @@ def _entries() -> tuple[CatalogEntry, ...]:
                 licence=r["lic"].value if r["lic"] else None,
                 distributions=tuple(sorted(dists, key=lambda x: x.role != "questions")),
                 select_hybrid=None if hybrid is None else hybrid.value == "true",
+                sparql_endpoint=r["endpoint"].value if r["endpoint"] else None,
             )
         )
     order = _member_order()
@@ -257,14 +277,26 @@ def load(name: str, **resolve_options):  # -> service.model.Dataset
     from service import formats
 
     entry = get_entry(name)
-    files = {d.role: resolve(d, **resolve_options) for d in entry.distributions}
-    dataset = formats.read(files["questions"], format=entry.format)
+    wanted = [d for d in entry.distributions if d.role != "kb"]
+    files = {d.role: (resolve(d, **resolve_options), d.format) for d in wanted}
+    dataset = formats.read(files["questions"][0], format=entry.format)
+    if "gold" in files:
+        from service.model import attach_gold
+
+        path, gold_format = files["gold"]
+        dataset = attach_gold(dataset, formats.read(path, format=gold_format))
     if entry.select_hybrid is not None:
         dataset = replace(
             dataset,
             questions=tuple(q for q in dataset.questions if bool(q.hybrid) == entry.select_hybrid),
         )
     return replace(dataset, id=name)
+
+
+def kb_files(name: str, **resolve_options) -> list[Path]:
+    """The local files of a built-in dataset's knowledge graph (resolved and verified as
+    :func:`resolve`); empty when its KB is not part of it (see ``CatalogEntry.sparql_endpoint``)."""
+    return [resolve(d, **resolve_options) for d in get_entry(name).kb_distributions]
 
 
 def load_into(catalogue, name: str, **resolve_options):  # -> list[Finding]

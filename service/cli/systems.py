@@ -103,13 +103,19 @@ def register(sub: Any) -> None:
         "refresh", help="re-run a dataset's gold SPARQL on a KB into a new dataset version"
     )
     refresh.add_argument("name", help="a dataset file or a built-in dataset's name")
-    _add_kb_options(refresh, required=True)
+    _add_kb_options(refresh, required=False)  # default: a built-in dataset's own KB
     refresh.add_argument("--output", type=Path, help="the new version's file (never overwritten)")
     refresh.add_argument(
         "--store",
         help="register the new version in the store at DIR and write it under DIR/datasets/",
     )
     refresh.add_argument("--show", type=int, default=20, help="answers shown per changed question")
+    refresh.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per gold query (then it is stopped)"
+    )
+    refresh.add_argument(
+        "--max-results", type=int, default=100_000, help="rows per gold query at most"
+    )
     refresh.set_defaults(handler=_refresh)
 
     resume = sub.add_parser(
@@ -250,6 +256,8 @@ def _refresh(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from service import formats
+    from service.formats.text2sparql import prefix_environment
+    from service.kb.executor import ExecutionLimits, SparqlExecutor
     from service.systems.refresh import default_output, diff_text, refresh_gold, write_refresh
 
     path = Path(args.name)
@@ -259,8 +267,12 @@ def _refresh(args: argparse.Namespace) -> int:
         from service import catalog
 
         dataset = catalog.load(args.name)  # NotFound names `gerbil-qa datasets`
-    kb = _open_kb(args)
-    result = refresh_gold(dataset, kb)
+    limits = ExecutionLimits(timeout=args.timeout, max_results=args.max_results)
+    kb = _refresh_kb(args, is_file=path.exists())
+    with SparqlExecutor(
+        kb, prefixes=prefix_environment(dataset), limits=limits, version=args.kb_version
+    ) as executor:
+        result = refresh_gold(dataset, executor)
     store = _store_dir(args) if args.store is not None else None
     directory = store / "datasets" if store is not None else Path.cwd()
     output = args.output or default_output(
@@ -274,6 +286,26 @@ def _refresh(args: argparse.Namespace) -> int:
     print(diff_text(result, limit=args.show))
     print(f"new version: {new_file} (provenance: {sidecar})")
     return 0
+
+
+def _refresh_kb(args: argparse.Namespace, *, is_file: bool) -> str | list[str]:
+    """The KB ``--kb`` names, else a built-in dataset's own (its KB files, or its endpoint)."""
+    specs = [str(s) for s in args.kb or ()]
+    if not specs and not is_file:
+        from service import catalog
+
+        entry = catalog.get_entry(args.name)
+        specs = [str(p) for p in catalog.kb_files(args.name)]
+        if not specs and entry.sparql_endpoint:
+            specs = [entry.sparql_endpoint]
+    if not specs:
+        raise BadRequest(
+            "no KB: give --kb (RDF files or a SPARQL endpoint URL); only a built-in dataset "
+            "that names its own KB needs none"
+        )
+    if len(specs) == 1 and specs[0].startswith(("http://", "https://")):
+        return specs[0]
+    return specs
 
 
 def _register_refresh(refresh: Any, store: Path, *, source: str) -> Any:

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from service.errors import BadRequest, NotFound, ServiceError
+from service.formats.text2sparql import prefix_environment
 from service.kb import KnowledgeBase
-from service.kb.prefixes import with_default_prefixes
+from service.kb.executor import QueryFailure, prepare
 from service.kb.terms import iri_ref
 from service.model import RDF_TYPE, RDFS_LABEL, AnswerSet, Dataset, Question
 
@@ -89,8 +90,13 @@ class GoldSparqlSystem:
             return Reply(AnswerSet(), sparql=None, answertype=question.answertype)
         if not question.sparql:
             raise Unanswerable(f"question {question.id} has no gold SPARQL query")
+        # As the SPARQL executor runs gold queries: the lenient dialect rewritten to standard
+        # SPARQL, in the dataset's prefix environment.
+        prepared = prepare(question.sparql, prefixes=prefix_environment(self.dataset))
+        if isinstance(prepared, QueryFailure):
+            raise Unanswerable(f"the gold SPARQL of question {question.id} failed: {prepared}")
         try:
-            answers = self.kb.select(with_default_prefixes(question.sparql))
+            answers = self.kb.select(prepared.text)
         except ServiceError as err:
             raise Unanswerable(f"the gold SPARQL of question {question.id} failed: {err}") from err
         return Reply(answers, sparql=question.sparql, answertype=question.answertype)

@@ -6,8 +6,17 @@ as it was and replaces its answers with what the gold query returns on the given
 touches the old version: it writes a new file next to a PROV-O description (which dataset it
 was derived from, which KB and version it used, when), and a diff lists what changed.
 
-Questions whose query is missing, out of scope, or fails on the KB keep their old answers and
-say why in the diff.
+Gold queries run through the one SPARQL executor (:mod:`service.kb.executor`): the lenient
+dialect rewritten to standard SPARQL, the dataset's prefix environment, a time and result-size
+limit per query. Questions whose query is missing, out of scope, or fails keep their old answers
+and say why in the diff (a parse error with its position in the query as written). A changed
+question says what may explain the change when the query shows it (ties under ``ORDER BY …
+LIMIT``, an empty old gold set).
+
+Old and new answers are compared as RDF terms, except when the old gold states no types at all
+(no datatype, no language tag: a TEXT2SPARQL result set, TSV): such a gold can only be compared
+by its values, so both sides are then compared as sets of values (IRIs, and literals without
+their datatype or language; booleans as ``true``/``false``), as TEXT2SPARQL scores them.
 """
 
 from __future__ import annotations
@@ -17,12 +26,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service import __version__
-from service.errors import Conflict, ServiceError
-from service.kb import KnowledgeBase, describe
-from service.kb.prefixes import with_default_prefixes
-from service.model import AnswerSet, Dataset, Question
+from service.errors import Conflict
+from service.model import AnswerSet, Dataset, Question, Term, TermKind
+
+if TYPE_CHECKING:
+    from service.kb.executor import QueryFailure, SparqlExecutor
 
 
 class Change(StrEnum):
@@ -42,6 +53,8 @@ class QuestionDiff:
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     reason: str | None = None
+    failure: QueryFailure | None = None  # why the query failed (FAILED only)
+    notes: tuple[str, ...] = ()  # what may explain a change, read from the query
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,15 +78,39 @@ class Refresh:
         return tuple(d for d in self.diffs if d.change is Change.CHANGED)
 
 
-def _answer_keys(answers: AnswerSet | None) -> list[str]:
+def _untyped(answers: AnswerSet | None) -> bool:
+    """A gold that states no datatype or language (values only: result sets, TSV)."""
     if answers is None:
-        return []
-    return sorted({" ".join(t.n3() for t in row) for row in answers.row_values()})
+        return False
+    return all(
+        t.kind is TermKind.IRI or (t.datatype is None and t.lang is None)
+        for row in answers.rows
+        for t in row.values()
+    )
 
 
-def refresh_gold(dataset: Dataset, kb: KnowledgeBase) -> Refresh:
-    """Run every gold query of ``dataset`` on ``kb``; see the module docstring."""
+def _answer_keys(answers: AnswerSet | None, *, values_only: bool) -> set[str]:
+    if answers is None:
+        return set()
+    if values_only:  # each value once, a literal without its datatype or language
+        if answers.boolean is not None:
+            return {"true" if answers.boolean else "false"}
+        return {
+            t.n3() if t.kind is not TermKind.LITERAL else Term.literal(t.value).n3()
+            for t in answers.values()
+        }
+    return {" ".join(t.n3() for t in row) for row in answers.row_values()}
+
+
+def refresh_gold(dataset: Dataset, executor: SparqlExecutor) -> Refresh:
+    """Run every gold query of ``dataset`` with ``executor``; see the module docstring."""
     started = datetime.now(UTC)
+    runnable = [
+        q for q in dataset.questions if not q.out_of_scope and q.sparql and q.sparql.strip()
+    ]
+    results = dict(
+        zip(map(id, runnable), executor.run_all(q.sparql for q in runnable), strict=True)
+    )
     questions: list[Question] = []
     diffs: list[QuestionDiff] = []
     for question in dataset.questions:
@@ -81,18 +118,24 @@ def refresh_gold(dataset: Dataset, kb: KnowledgeBase) -> Refresh:
             questions.append(question)
             diffs.append(QuestionDiff(question.id, Change.OUT_OF_SCOPE))
             continue
-        if not question.sparql or not question.sparql.strip():
+        result = results.get(id(question))
+        if result is None:
             questions.append(question)
             reason = "only a pseudo query" if question.pseudo_query else "no gold SPARQL"
             diffs.append(QuestionDiff(question.id, Change.NO_QUERY, reason=reason))
             continue
-        try:
-            fresh = kb.select(with_default_prefixes(question.sparql))
-        except ServiceError as err:
+        if result.failure is not None:
             questions.append(question)
-            diffs.append(QuestionDiff(question.id, Change.FAILED, reason=str(err)))
+            diffs.append(
+                QuestionDiff(
+                    question.id, Change.FAILED, reason=str(result.failure), failure=result.failure
+                )
+            )
             continue
-        old, new = set(_answer_keys(question.answers)), set(_answer_keys(fresh))
+        fresh = result.answers
+        values_only = _untyped(question.answers)
+        old = _answer_keys(question.answers, values_only=values_only)
+        new = _answer_keys(fresh, values_only=values_only)
         same = old == new and (question.answers is not None)
         diffs.append(
             QuestionDiff(
@@ -100,10 +143,12 @@ def refresh_gold(dataset: Dataset, kb: KnowledgeBase) -> Refresh:
                 Change.UNCHANGED if same else Change.CHANGED,
                 added=tuple(sorted(new - old)),
                 removed=tuple(sorted(old - new)),
+                notes=() if same else _possible_causes(question, fresh, executor),
             )
         )
         questions.append(question if same else replace(question, answers=fresh))
-    kb_text = describe(kb) or "unknown KB"
+    identity, version = executor.identity, executor.version
+    kb_text = f"{identity} ({version})" if version else identity
     new_dataset = replace(dataset, questions=tuple(questions))
     return Refresh(
         dataset=new_dataset,
@@ -112,9 +157,30 @@ def refresh_gold(dataset: Dataset, kb: KnowledgeBase) -> Refresh:
         started=started,
         ended=datetime.now(UTC),
         source=dataset.source,
-        kb_identity=kb.identity,
-        kb_version=kb.version,
+        kb_identity=identity,
+        kb_version=version,
     )
+
+
+def _possible_causes(
+    question: Question, fresh: AnswerSet, executor: SparqlExecutor
+) -> tuple[str, ...]:
+    """What in the query or the old gold may explain a change (hints, not verdicts)."""
+    from service.sparql import SparqlSyntaxError
+    from service.sparql.complexity import analyse_query
+
+    notes = []
+    if question.answers is not None and question.answers.is_empty and not fresh.is_empty:
+        notes.append("the old gold set is empty (the query gave nothing where it was made)")
+    try:
+        shape = analyse_query(question.sparql or "", prefixes=executor.prefixes)
+    except SparqlSyntaxError:
+        return tuple(notes)
+    if shape.order_by and shape.limits:
+        notes.append(
+            "ORDER BY with LIMIT: where values tie at the cut, engines may keep different ones"
+        )
+    return tuple(notes)
 
 
 def diff_text(refresh: Refresh, *, limit: int = 20) -> str:
@@ -130,6 +196,7 @@ def diff_text(refresh: Refresh, *, limit: int = 20) -> str:
             lines.extend(f"    - {t}" for t in diff.removed[:limit])
             if len(diff.removed) > limit:
                 lines.append(f"    - … {len(diff.removed) - limit} more")
+            lines.extend(f"    (possible cause: {note})" for note in diff.notes)
         elif diff.change is Change.FAILED:
             lines.append(f"  {diff.question_id}: query failed, old answers kept: {diff.reason}")
     return "\n".join(lines)

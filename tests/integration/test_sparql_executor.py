@@ -1,0 +1,222 @@
+"""The SPARQL executor on a real local KB (worker processes) and a real remote endpoint
+(`oxigraph serve-read-only`, and small HTTP servers for slow and huge answers): answers, every
+failure reason, limits that stop the engine, positions in the query as written."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.errors import FormatError
+from service.kb.executor import (
+    ExecutionLimits,
+    FailureReason,
+    QueryResult,
+    SparqlExecutor,
+    prepare,
+)
+from service.kb.remote import RemoteKBError
+from service.model import AnswerSet, Term
+from service.sparql.standard import StandardQuery
+from service.systems.localnet import OxigraphServer, free_port
+
+NS = "http://ld.company.org/prod-vocab/"
+INST = "http://ld.company.org/prod-instances/"
+
+
+@pytest.fixture(scope="module")
+def kb_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    lines = [f"@prefix pv: <{NS}> .", f"@prefix i: <{INST}> ."]
+    for n in range(3):
+        lines.append(f'i:dept-{n} a pv:Department ; pv:name "Dept {n}" .')
+    for n in range(600):  # enough for a cross product no engine finishes in a second
+        lines.append(
+            f"i:empl-{n} a pv:Employee ; pv:memberOf i:dept-{n % 3} ; pv:age {20 + n % 40} ."
+        )
+    path = tmp_path_factory.mktemp("kb") / "kb.ttl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def executor(kb_file: Path) -> Iterator[SparqlExecutor]:
+    limits = ExecutionLimits(timeout=1.5, max_results=50)
+    with SparqlExecutor([kb_file], prefixes={"": NS}, limits=limits, workers=2) as ex:
+        yield ex
+
+
+def reason(result: QueryResult) -> FailureReason | None:
+    return result.failure.reason if result.failure else None
+
+
+def test_a_lenient_query_runs_in_the_datasets_prefix_environment(executor: SparqlExecutor) -> None:
+    # LLM style: undeclared default namespace, Virtuoso's COUNT(…) AS ?c
+    result = executor.run("SELECT COUNT(?d) AS ?c WHERE { ?d a :Department }")
+    assert result.ok, result.failure
+    assert result.answers.values()[0].value == "3"
+    assert result.executed == f"SELECT (COUNT(?d) AS ?c) WHERE {{ ?d a <{NS}Department> }}"
+    assert any("undeclared prefix ':'" in note for note in result.rewrites)
+    ask = executor.run("ASK { <http://ld.company.org/prod-instances/dept-1> a :Department }")
+    assert ask.answers == AnswerSet(boolean=True)
+    rows = executor.run("SELECT ?n WHERE { ?d :name ?n } ORDER BY ?n").answers
+    assert rows.values() == tuple(Term.literal(f"Dept {n}") for n in range(3))
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "message", "where"),
+    [
+        ("", FailureReason.EMPTY, "no query", None),
+        ("  # nothing here\n", FailureReason.EMPTY, "no query", None),
+        ("?\n\nselect ?d where { ?d a :Department }", FailureReason.PROSE,
+         "text before the query: '?'", None),
+        ("Here it is:\nSELECT ?d WHERE { ?d a :Department }", FailureReason.PROSE,
+         "text before the query: 'Here it is:'", None),
+        ("```sparql\nSELECT ?d WHERE { ?d a :Department }\n```", FailureReason.PROSE,
+         "Markdown code block", None),
+        ("SELECT ?d WHERE { ?d a :Department }\nThis lists every department.",
+         FailureReason.PROSE, "text after the query", (2, 1)),
+        ("I cannot answer that.", FailureReason.PROSE, "no SPARQL query in the text", None),
+        ("SELECT ?d WHERE {\n  ?d :x <http://ld/{unique_identifier}> }", FailureReason.PARSE_ERROR,
+         "expected an RDF term", (2, 9)),
+        ("SELECT ?d WHERE { ?d a ex:Thing }", FailureReason.PARSE_ERROR,
+         "undeclared prefix 'ex:'", (1, 24)),
+        ("CONSTRUCT WHERE { ?s ?p ?o }", FailureReason.NOT_SELECT_OR_ASK, "gives triples", None),
+    ],
+)  # fmt: skip
+def test_what_never_reaches_the_engine_fails_with_its_reason(
+    executor: SparqlExecutor,
+    query: str,
+    expected: FailureReason,
+    message: str,
+    where: tuple[int, int] | None,
+) -> None:
+    result = executor.run(query)
+    assert reason(result) is expected
+    assert result.failure is not None and message in result.failure.message
+    if where is not None:
+        assert (result.failure.line, result.failure.column) == where
+    assert result.answers == AnswerSet() and result.executed is None
+
+
+def test_engine_errors_are_kept_with_the_engines_message(executor: SparqlExecutor) -> None:
+    result = executor.run("SELECT (xsd:int(?a) AS ?i) WHERE { ?e :age ?a }")
+    assert reason(result) is FailureReason.ENGINE_ERROR
+    assert "XMLSchema#int> is not supported" in str(result.failure)
+    assert result.executed is not None and result.answers == AnswerSet()
+
+
+def test_too_many_results_stop_reading(executor: SparqlExecutor) -> None:
+    result = executor.run("SELECT * WHERE { ?s ?p ?o }")
+    assert reason(result) is FailureReason.TOO_MANY_RESULTS
+    assert "more than 50 results" in str(result.failure)
+    assert executor.run("SELECT ?d WHERE { ?d a :Department }").ok
+
+
+def test_a_query_past_the_time_limit_is_stopped_and_its_worker_replaced(
+    executor: SparqlExecutor,
+) -> None:
+    before = executor.worker_pids()
+    killed = executor.killed
+    started = time.monotonic()
+    result = executor.run("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }")
+    assert time.monotonic() - started < 5
+    assert reason(result) is FailureReason.TIMEOUT
+    assert "longer than the limit of 1.5 s" in str(result.failure)
+    assert executor.killed == killed + 1
+    after = executor.worker_pids()
+    assert len(after) == 2 and len(before - after) == 1  # one process killed, one new
+    # the pool answers again, the fresh worker included
+    results = executor.run_all(["SELECT ?d WHERE { ?d a :Department }"] * 4)
+    assert all(r.ok and len(r.answers.rows) == 3 for r in results)
+
+
+def test_workers_load_the_kb_once(kb_file: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "kb.ttl"
+    copy.write_bytes(kb_file.read_bytes())
+    with SparqlExecutor([copy], prefixes={"": NS}) as ex:
+        pids = ex.worker_pids()
+        copy.write_text(f"<{INST}x> a <{NS}Department> .", encoding="utf-8")  # not reread
+        counts = [ex.run("SELECT ?d WHERE { ?d a :Department }") for _ in range(5)]
+        assert {len(r.answers.rows) for r in counts} == {3}
+        assert ex.worker_pids() == pids
+        assert ex.identity.startswith("file:sha256:")
+
+
+def test_a_kb_that_cannot_be_loaded_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("<a> <b> .", encoding="utf-8")
+    with pytest.raises(FormatError, match="cannot load the KB"):
+        SparqlExecutor([bad])
+    with pytest.raises(FormatError, match="KB file not found"):
+        SparqlExecutor([tmp_path / "missing.ttl"])
+
+
+def test_prepare_needs_no_engine() -> None:
+    prepared = prepare("select count(*) as ?x where{dbr:Y dbo:author ?x }")
+    assert isinstance(prepared, StandardQuery)
+    assert prepared.text.startswith("select (count(*) as ?x_1) where{")
+
+
+# --- a remote endpoint -----------------------------------------------------------------------
+
+
+def test_a_remote_endpoint_answers_and_refuses_like_a_local_kb(kb_file: Path) -> None:
+    with (
+        OxigraphServer([kb_file]) as server,
+        SparqlExecutor(server.url, prefixes={"": NS}, limits=ExecutionLimits(max_results=50)) as ex,
+    ):
+        assert ex.identity == server.url and ex.worker_pids() == set()
+        result = ex.run("SELECT COUNT(?d) AS ?c WHERE { ?d a :Department }")
+        assert result.ok and result.answers.values()[0].value == "3"
+        assert reason(ex.run("SELECT * WHERE { ?s ?p ?o }")) is FailureReason.TOO_MANY_RESULTS
+        failed = ex.run("SELECT (xsd:int(?a) AS ?i) WHERE { ?e :age ?a }")
+        assert reason(failed) is FailureReason.ENGINE_ERROR
+        assert "the endpoint answered HTTP 500: The custom function" in str(failed.failure)
+        assert reason(ex.run("")) is FailureReason.EMPTY
+
+
+class _SlowOrHuge(http.server.BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/sparql-results+json")
+        self.end_headers()
+        if self.server.mode == "slow":  # type: ignore[attr-defined]
+            time.sleep(3)
+        else:
+            self.wfile.write(b'{"head": {"vars": ["x"]}, "results": {"bindings": [')
+            for _ in range(2000):
+                self.wfile.write(b'{"x": {"type": "literal", "value": "' + b"y" * 500 + b'"}},')
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("slow", "timeout"), ("huge", "too-many-results")])
+def test_a_remote_endpoint_gets_a_time_and_a_size_limit(mode: str, expected: str) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowOrHuge)
+    server.mode = mode  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/sparql"
+    limits = ExecutionLimits(timeout=1.0, max_bytes=100_000)
+    try:
+        with SparqlExecutor(url, limits=limits) as ex:
+            started = time.monotonic()
+            result = ex.run("SELECT ?x WHERE { ?x ?p ?o }")
+            assert time.monotonic() - started < 2.5
+            assert reason(result) == expected, result.failure
+    finally:
+        server.shutdown()
+
+
+def test_an_endpoint_that_cannot_be_reached_is_an_error_not_an_answer() -> None:
+    with (
+        SparqlExecutor(f"http://127.0.0.1:{free_port()}/sparql") as ex,
+        pytest.raises(RemoteKBError, match="Connection refused"),
+    ):
+        ex.run("ASK { ?s ?p ?o }")
