@@ -94,12 +94,16 @@ class AnswerSet:
 
     ``vars`` is the ``head.vars`` of the results (rows may bind variables not listed there,
     a real QALD oddity; :meth:`values` takes every bound variable). An ASK answer has
-    ``boolean`` set and no rows.
+    ``boolean`` set and no rows. ``empty_bindings`` marks a boolean whose file also gave an
+    empty ``results.bindings`` array (``{"results": {"bindings": []}, "boolean": true}``, real
+    QALD-9 system output): the QALD-6 scorer reads such an answer's bindings, so it is empty
+    under the ``qald6`` profile; every other profile reads the boolean.
     """
 
     vars: tuple[str, ...] = ()
     rows: tuple[Row, ...] = ()
     boolean: bool | None = None
+    empty_bindings: bool = False
 
     @property
     def is_boolean(self) -> bool:

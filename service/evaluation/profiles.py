@@ -123,13 +123,16 @@ twice); (6) the question text of the chosen language is used, not always English
 
 QALD6_PROFILE = Profile(
     name="qald6",
-    version="1.0.0",
+    version="1.1.0",
     reference="QALD-6-evaluation.rb",
     description=(
         "The official QALD-5/6 scorer (ag-sc/QALD 6/scripts/evaluation.rb). Each binding row is "
         "one answer, the multiset of its values (every variable), rows deduplicated; an ASK "
-        "answer is its boolean. A value of digits only is compared as value + '.0', any other "
-        "value stripped and percent-decoded. An empty gold set scores 1 for an empty answer, "
+        "answer is its boolean, except that an answer object with a results.bindings array is "
+        "read from its bindings even when the array is empty and a boolean is given (so "
+        '{"results": {"bindings": []}, "boolean": true} is an empty answer; every other '
+        "profile reads that boolean). A value of digits only is compared as value + '.0', any "
+        "other value stripped and percent-decoded. An empty gold set scores 1 for an empty answer, "
         "else 0; otherwise precision is 1 for an empty answer, else correct/|answers|, and "
         "recall correct/|gold|. A question missing from the answer file is unprocessed and "
         "scores 0. Reported over all gold questions and (processed*) over the processed ones: "
@@ -139,6 +142,7 @@ QALD6_PROFILE = Profile(
     ),
     settings=(
         ("items", "rows"),
+        ("boolean", "unless-bindings-array"),
         ("match", "digits+.0,strip+unescape"),
         ("sets", "uniq"),
         ("empty-user", "P=1"),

@@ -85,12 +85,18 @@ def read_results(
             boolean = None
         else:
             report.warn(
-                "both results and boolean are given; the boolean is used (there are no bindings)",
+                "both results and boolean are given; the boolean is used (there are no "
+                "bindings), except by the qald6 profile when a bindings array is given",
                 at=(*at, "boolean"),
                 question_id=qid,
                 expected="either results or boolean",
             )
-    return AnswerSet(vars=head_vars, rows=tuple(rows), boolean=boolean)
+    # QALD-6 evaluation.rb reads a results.bindings array whenever there is one, even empty.
+    from_results = bindings_at[-2:] == ("results", "bindings")
+    empty_bindings = boolean is not None and isinstance(bindings, list) and from_results
+    return AnswerSet(
+        vars=head_vars, rows=tuple(rows), boolean=boolean, empty_bindings=empty_bindings
+    )
 
 
 def _read_head(head: Any, report: Report, *, at: tuple[Step, ...], qid: str | None) -> tuple:
@@ -368,6 +374,8 @@ def write_results(answers: AnswerSet, *, bindings_only: bool = False) -> dict[st
     if answers.vars or not bindings_only:
         out["head"] = {"vars": list(answers.vars)} if answers.vars else {}
     if answers.boolean is not None:
+        if answers.empty_bindings:
+            out["results"] = {"bindings": []}
         out["boolean"] = answers.boolean
         return out
     bindings = [{var: write_term(t) for var, t in row.items()} for row in answers.rows]

@@ -236,3 +236,25 @@ def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> 
     assert [v.version for v in store.catalogue.versions(name)] == [v1.version, v2.version]
     assert uris.locate(new_q).kind == "version-question"
     assert uris.locate(graph.value).kind == "graph-dataset-version"
+
+
+def test_text2sparql_datasets_bring_their_gold_and_kb(data_dir: Path) -> None:
+    ck25 = catalog.load("text2sparql-2025-ck25", mirror=data_dir, download=False)
+    assert (ck25.id, len(ck25), ck25.problems) == ("text2sparql-2025-ck25", 50, ())
+    assert all(q.answers is not None for q in ck25)  # gold attached from the result set
+    assert ck25.by_id()["33"].answers is not None and ck25.by_id()["33"].answers.boolean is False
+    files = catalog.kb_files("text2sparql-2025-ck25", mirror=data_dir, download=False)
+    assert [f.name for f in files] == ["prod-inst.ttl", "prod-vocab.ttl"]
+    db25 = catalog.get_entry("text2sparql-2025-db25")
+    assert db25.sparql_endpoint == "https://dbpedia.org/sparql" and db25.languages == ("en", "es")
+    assert catalog.kb_files("text2sparql-2025-db25", mirror=data_dir, download=False) == []
+    loaded = catalog.load("text2sparql-2025-db25", mirror=data_dir, download=False)
+    assert loaded.problems == () and all(q.answers is not None for q in loaded)
+
+
+def test_the_shapes_list_every_registered_format() -> None:
+    from service.formats import FORMATS
+
+    shapes = (ROOT / "shapes" / "gerbil-qa-shapes.ttl").read_text(encoding="utf-8")
+    listed = shapes.split("sh:path gqa:format", 1)[1].split("sh:in (", 1)[1].split(")", 1)[0]
+    assert listed.split() == [f'"{name}"' for name in FORMATS] + ['"turtle"']

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from service.evaluation import evaluate
 from service.evaluation.matchers.qald import qald6_normalise
 from service.evaluation.results import ExperimentType, QuestionStatus
 from service.evaluation.scoring import round5
-from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
+from service.formats import read, write
+from service.model import (
+    AnswerSet,
+    Dataset,
+    Question,
+    QuestionText,
+    SystemAnswer,
+    SystemRun,
+    Term,
+    system_run,
+)
+from tests.conftest import QALD
 from tests.helpers import lits
+
+QA = ExperimentType.QA
+QALD9_TEST = QALD / "9/data/qald-9-test-multilingual.json"
 
 
 def rows(*tuples: tuple[str, ...]) -> AnswerSet:
@@ -66,6 +82,34 @@ def test_qald6_boolean_is_not_a_string_row() -> None:
     assert q.f1 == 0.0
     q = run_all([AnswerSet(boolean=True)], {"1": AnswerSet(boolean=True)}, "qald6").questions[0]
     assert q.f1 == 1.0
+
+
+@pytest.mark.skipif(not QALD9_TEST.is_file(), reason="no QALD data")
+def test_qald6_reads_an_empty_bindings_array_before_the_boolean() -> None:
+    """QALD-9 test question 6 (a yes/no question, gold true) answered as real QALD-9 system
+    output writes it: ``{"results": {"bindings": []}, "boolean": true}``. evaluation.rb reads
+    the bindings whenever there is a ``results.bindings`` array: an empty answer. Other
+    profiles read the boolean, as they do for question 79's plain ``{"boolean": true}``."""
+    gold = read(QALD9_TEST)
+    assert gold.by_id()["6"].answers == AnswerSet(boolean=True)  # "results": {} has no array
+    answers = {
+        "questions": [
+            {"id": "6", "answers": [{"head": {}, "results": {"bindings": []}, "boolean": True}]},
+            {"id": "79", "answers": [{"head": {}, "boolean": True}]},
+        ]
+    }
+    system = read(json.dumps(answers).encode(), name="system.json")
+    assert system.by_id()["6"].answers == AnswerSet(boolean=True, empty_bindings=True)
+    assert read(write(system, "qald-json")).questions == system.questions
+    run = system_run(system, system="s")
+    per_question = {
+        name: {q.question_id: q for q in evaluate(gold, run, profile=name).tasks[QA].questions}
+        for name in ("qald6", "exact", "fair")
+    }
+    six = per_question["qald6"]["6"]
+    assert (six.precision, six.recall, six.f1) == (1.0, 0.0, 0.0)  # an empty answer
+    assert per_question["qald6"]["79"].f1 == 1.0
+    assert per_question["exact"]["6"].f1 == 1.0 and per_question["fair"]["6"].f1 == 1.0
 
 
 def test_qald6_empty_user_answer_has_precision_one() -> None:

@@ -33,7 +33,11 @@ def qald6_normalise(value: str) -> str:
 
 def qald6_items(answers: AnswerSet) -> list[Qald6Item]:
     """One item per binding row, the multiset of its normalised values (every variable); an ASK
-    answer is its boolean (a boolean never equals a row holding ``"true"``)."""
+    answer is its boolean (a boolean never equals a row holding ``"true"``) unless its file also
+    gave a ``results.bindings`` array: evaluation.rb reads the bindings whenever there is such an
+    array, even an empty one (``AnswerSet.empty_bindings``), so that answer is empty."""
+    if answers.empty_bindings:
+        return []
     if answers.boolean is not None:
         return [("boolean", answers.boolean)]
     items: list[Qald6Item] = []
