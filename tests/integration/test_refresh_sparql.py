@@ -12,8 +12,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
 from service import catalog, formats
 from service.formats.result_set_json import _items
 from service.formats.text2sparql import prefix_environment
@@ -25,7 +23,6 @@ from tests.conftest import DATA, QALD
 
 ROOT = Path(__file__).resolve().parents[2]
 CK25 = "text2sparql-2025-ck25"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"no benchmark data at {DATA}")
 
 # CK25 questions whose official result set Oxigraph does not reproduce, and why (data README:
 # "xsd:int(…) casts that Oxigraph does not support, ties under ORDER BY … LIMIT, empty official

@@ -223,7 +223,6 @@ def test_structural_mutations_of_real_snippets(data: st.DataObject) -> None:
     read_or_format_error(encoded, fmt)
 
 
-@pytest.mark.skipif("t2s-yaml" not in SNIPPETS, reason="no TEXT2SPARQL data")
 @FUZZ
 @given(data=st.data())
 def test_structural_mutations_of_real_yaml(data: st.DataObject) -> None:

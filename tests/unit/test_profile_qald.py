@@ -84,7 +84,6 @@ def test_qald6_boolean_is_not_a_string_row() -> None:
     assert q.f1 == 1.0
 
 
-@pytest.mark.skipif(not QALD9_TEST.is_file(), reason="no QALD data")
 def test_qald6_reads_an_empty_bindings_array_before_the_boolean() -> None:
     """QALD-9 test question 6 (a yes/no question, gold true) answered as real QALD-9 system
     output writes it: ``{"results": {"bindings": []}, "boolean": true}``. evaluation.rb reads

@@ -79,7 +79,6 @@ CK25_MORE_THAN_STATED = {
 }
 
 
-@pytest.mark.skipif(not T2S.is_dir(), reason="no TEXT2SPARQL data")
 def test_ck25_gold_queries_have_every_stated_feature() -> None:
     dataset = read(T2S / "ck25/questions.yml")
     environment = prefix_environment(dataset)
@@ -94,7 +93,6 @@ def test_ck25_gold_queries_have_every_stated_feature() -> None:
     assert more == CK25_MORE_THAN_STATED
 
 
-@pytest.mark.skipif(not T2S.is_dir(), reason="no TEXT2SPARQL data")
 def test_db25_gold_queries_are_analysed() -> None:
     dataset = read(T2S / "db25/questions.yaml")
     found = {

@@ -12,10 +12,7 @@ from service.sparql.standard import standard_query
 from tests.conftest import DATA
 from tests.reference.sparql.test_oracles import read_corpus
 
-pytestmark = [
-    pytest.mark.slow,  # ~20 s: every real gold query parsed twice and planned by Oxigraph
-    pytest.mark.skipif(not DATA.is_dir(), reason=f"no benchmark data at {DATA}"),
-]
+pytestmark = pytest.mark.slow  # ~20 s: every real gold query parsed twice and planned by Oxigraph
 
 # Queries Oxigraph parses but cannot run, each for a reason in the query itself.
 ENGINE_REFUSES = {
