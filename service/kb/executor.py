@@ -167,12 +167,14 @@ class SparqlExecutor:
     """Runs queries on one KB: RDF ``files`` (a local Oxigraph store per worker process) or one
     SPARQL ``endpoint`` URL. ``prefixes`` is the dataset's prefix environment.
 
-    Use as a context manager (or call :meth:`close`): local workers are processes.
+    Use as a context manager (or call :meth:`close`): local workers are processes, started
+    with ``spawn``, so a script that creates an executor needs the usual
+    ``if __name__ == "__main__":`` guard.
     """
 
     def __init__(
         self,
-        kb: Sequence[str | Path] | str,
+        kb: Sequence[str | Path] | str | Path,
         *,
         prefixes: Mapping[str, str] | None = None,
         limits: ExecutionLimits | None = None,
@@ -182,7 +184,7 @@ class SparqlExecutor:
         self.prefixes = dict(prefixes or {})
         self.limits = limits or ExecutionLimits()
         self.workers = max(1, workers)
-        specs = [kb] if isinstance(kb, str) else [str(k) for k in kb]
+        specs = [str(kb)] if isinstance(kb, str | Path) else [str(k) for k in kb]
         urls = [s for s in specs if s.startswith(("http://", "https://"))]
         if not specs:
             raise BadRequest("no KB given: name RDF files or one SPARQL endpoint URL")
