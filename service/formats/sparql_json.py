@@ -85,8 +85,12 @@ def read_results(
             boolean = None
         else:
             report.warn(
-                "both results and boolean are given; the boolean is used (there are no "
-                "bindings), except by the qald6 profile when a bindings array is given",
+                "both results and boolean are given; the boolean is used (there are no bindings)"
+                + (
+                    ", except by the qald6 profile, which reads the empty bindings array"
+                    if isinstance(bindings, list)
+                    else ""
+                ),
                 at=(*at, "boolean"),
                 question_id=qid,
                 expected="either results or boolean",

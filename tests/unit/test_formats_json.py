@@ -108,15 +108,23 @@ def test_results_without_bindings_or_boolean_is_empty() -> None:
 def test_both_results_and_boolean() -> None:
     ask = {"head": {}, "results": {}, "boolean": False}
     mixed = {**results({"uri": uri("http://x/a")}), "boolean": True}
-    ds = read(doc(q("1", answers=[ask]), q("2", answers=[mixed])))
+    empty = {"head": {}, "results": {"bindings": []}, "boolean": True}
+    ds = read(doc(q("1", answers=[ask]), q("2", answers=[mixed]), q("3", answers=[empty])))
     assert ds.questions[0].answers == AnswerSet(boolean=False)
     assert ds.questions[1].answers == AnswerSet(
         vars=("uri",), rows=({"uri": Term.iri("http://x/a")},)
     )
+    # an empty bindings array is kept beside the boolean: the qald6 profile reads it
+    assert ds.questions[2].answers == AnswerSet(boolean=True, empty_bindings=True)
     found = [(p.question_id, p.message.split(";")[1].strip()) for p in ds.problems]
     assert found == [
         ("1", "the boolean is used (there are no bindings)"),
         ("2", "the bindings are used, the boolean dropped"),
+        (
+            "3",
+            "the boolean is used (there are no bindings), except by the qald6 profile, "
+            "which reads the empty bindings array",
+        ),
     ]
 
 
