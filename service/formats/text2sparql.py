@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 
 from service.model import Dataset
 
 PREFIX_KEY = "prefix"
 NAMESPACE_KEY = "defaultNamespace"
 
-# A language suffix: ISO 639 code, optionally a region or script (en, es, pt-BR, zh_Hans).
-_ITEM = re.compile(r"(?P<id>.+?)-(?P<lang>[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?)")
+
+@cache
+def _item() -> re.Pattern[str]:
+    """A language suffix: ISO 639 code, optionally a region or script (en, es, pt-BR, zh_Hans).
+    Compiled when first used: every ``gerbil-qa evaluate`` imports the formats."""
+    return re.compile(r"(?P<id>.+?)-(?P<lang>[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?)")
 
 
 def split_item(key: str) -> tuple[str | None, str, str | None]:
@@ -33,7 +38,7 @@ def split_item(key: str) -> tuple[str | None, str, str | None]:
         head, tail = key.split(":", 1)
         if head and tail:
             prefix, rest = head, tail
-    found = _ITEM.fullmatch(rest)
+    found = _item().fullmatch(rest)
     if found is None:
         return prefix, rest, None
     return prefix, found.group("id"), found.group("lang")

@@ -30,12 +30,12 @@ _NULL = "tag:yaml.org,2002:null"
 _QUESTION_KEYS = ("id", "question", "features", "classes", "properties", "query")
 _LISTS = ("features", "classes", "properties")
 _SHAPE = "{dataset: {id, prefix, defaultNamespace}, questions: [...]}"
-_HEAD = re.compile(r"(?m)^questions[ \t]*:")
+_HEAD = r"(?m)^questions[ \t]*:"  # compiled by re's cache when first sniffed, not at import
 
 
 def sniff(src: Source) -> bool:
     head = src.head
-    return not head.startswith(("{", "[", "<")) and _HEAD.search(head) is not None
+    return not head.startswith(("{", "[", "<")) and re.search(_HEAD, head) is not None
 
 
 class _Reader:
@@ -295,7 +295,7 @@ def _read_query(reader: _Reader, node: Node | None, at: tuple[Step, ...], qid: s
 
 # --- writing ---------------------------------------------------------------------------------
 
-_INTEGER = re.compile(r"0|[1-9][0-9]*")
+_INTEGER = r"0|[1-9][0-9]*"
 
 
 def write(dataset: Dataset) -> bytes:
@@ -316,7 +316,7 @@ def write(dataset: Dataset) -> bytes:
 
 
 def _question(q: Question) -> dict[str, Any]:
-    entry: dict[str, Any] = {"id": int(q.id) if _INTEGER.fullmatch(q.id) else q.id}
+    entry: dict[str, Any] = {"id": int(q.id) if re.fullmatch(_INTEGER, q.id) else q.id}
     texts: dict[str, str] = {}
     for t in q.texts:
         if t.string is not None:
