@@ -143,6 +143,17 @@ class AnswerSet:
         return cls(vars=(var,), rows=tuple({var: t} for t in terms))
 
 
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """What a code list says about one member of an enumeration (the vocabulary's SKOS concept
+    is generated from it by ``python -m service.contracts write``)."""
+
+    label: str  # rdfs:label, and the skos:prefLabel unless ``title`` is given
+    description: str  # rdfs:comment
+    title: str | None = None  # skos:prefLabel when it differs from the label
+    close_match: str | None = None  # skos:closeMatch: an IRI of another vocabulary
+
+
 class AnswerType(StrEnum):
     """The five QALD answer types (QALD-6 guidelines; GERBIL QA's AT experiment)."""
 
@@ -151,6 +162,16 @@ class AnswerType(StrEnum):
     NUMBER = "number"
     DATE = "date"
     BOOLEAN = "boolean"
+
+
+ANSWER_TYPES: dict[AnswerType, Concept] = {
+    AnswerType.RESOURCE: Concept("resource", "The answers are IRIs of the knowledge base."),
+    AnswerType.STRING: Concept("string", "The answers are strings."),
+    AnswerType.NUMBER: Concept("number", "The answer is a number (a count or a value)."),
+    AnswerType.DATE: Concept("date", "The answer is a date."),
+    AnswerType.BOOLEAN: Concept("boolean", "The answer is true or false (an ASK query)."),
+}
+"""The code list ``gqa:answerTypes``: every answer type with its label and description."""
 
 
 _ANSWER_TYPE_SPELLINGS = {

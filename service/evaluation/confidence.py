@@ -30,8 +30,7 @@ from collections.abc import Sequence
 from math import sqrt
 from typing import NamedTuple
 
-from service.evaluation.matchers.base import Verdict
-from service.evaluation.results import Measure
+from service.evaluation.results import Measure, Verdict
 
 
 class Ranked(NamedTuple):
@@ -136,16 +135,10 @@ def hits_at(questions: Sequence[Ranked], k: int) -> float | None:
 
 
 def confidence_measures(questions: Sequence[Ranked]) -> dict[str, Measure]:
+    """The four confidence measures of ``questions`` (the registry computes each on its own)."""
     return {
         "cws": cws(questions),
         "k1": k1_measure(questions),
         "k": k_measure(questions),
         "r": r_measure(questions),
     }
-
-
-def rank_measures(questions: Sequence[Ranked]) -> dict[str, Measure]:
-    out: dict[str, Measure] = {"mrr": mrr(questions)}
-    for k in (1, 5, 10):
-        out[f"hitsAt{k}"] = hits_at(questions, k)
-    return out

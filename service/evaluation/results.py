@@ -14,9 +14,9 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from service.errors import Problem
+from service.model import Concept
 
 if TYPE_CHECKING:
-    from service.evaluation.matchers.base import Verdict
     from service.evaluation.profiles import Profile
 
 
@@ -31,6 +31,45 @@ class ExperimentType(StrEnum):
     AIT2KB = "AIT2KB"
 
 
+EXPERIMENT_TYPES: dict[ExperimentType, Concept] = {
+    ExperimentType.QA: Concept(
+        "QA",
+        "The answers of the system compared with the gold answers.",
+        title="Question answering",
+    ),
+    ExperimentType.C2KB: Concept(
+        "C2KB",
+        "The resources (entities and classes) the system's query uses compared with those of "
+        "the gold query.",
+        title="Resources to knowledge base",
+        close_match="http://w3id.org/gerbil/vocab#C2KB",
+    ),
+    ExperimentType.P2KB: Concept(
+        "P2KB",
+        "The properties the system's query uses compared with those of the gold query.",
+        title="Properties to knowledge base",
+    ),
+    ExperimentType.RE2KB: Concept(
+        "RE2KB",
+        "The triple patterns of the system's query compared with those of the gold query "
+        "(variables match by position).",
+        title="Relations to knowledge base",
+    ),
+    ExperimentType.AT: Concept(
+        "AT",
+        "The answer type the system gives compared with the gold answer type.",
+        title="Answer type",
+    ),
+    ExperimentType.AIT2KB: Concept(
+        "AIT2KB",
+        "The classes of the projected answers compared with the gold ones.",
+        title="Answer item types to knowledge base",
+    ),
+}
+"""The code list ``gqa:experimentTypes`` (Usbeck et al., Benchmarking Question Answering
+Systems, Semantic Web 10(2), 2019): every experiment type with its label and description."""
+
+
 class QuestionStatus(StrEnum):
     """Why a question has the scores it has."""
 
@@ -41,20 +80,58 @@ class QuestionStatus(StrEnum):
     NO_GOLD = "no-gold"  # the gold has nothing for this experiment type: left out and counted
 
 
+QUESTION_STATUSES: dict[QuestionStatus, Concept] = {
+    QuestionStatus.SCORED: Concept("scored", "The system's answer was scored."),
+    QuestionStatus.NO_TEXT: Concept(
+        "no text",
+        "The question has no text in the chosen language: left out of the scores and counted.",
+    ),
+    QuestionStatus.MISSING: Concept(
+        "missing", "The answer file has no entry for the question: scored as an empty answer."
+    ),
+    QuestionStatus.ERROR: Concept(
+        "error",
+        "The call to the system failed: scored as an empty answer and counted as an error.",
+    ),
+    QuestionStatus.NO_GOLD: Concept(
+        "no gold",
+        "The gold has nothing for this experiment type (no parsable gold query, annotations or "
+        "answer type): left out and counted.",
+    ),
+}
+"""The code list ``gqa:questionStatuses``: every question status with its label and
+description."""
+
+
+class Verdict(StrEnum):
+    """The judgement of one answer item the system gave (CLEF 2004's eval(r))."""
+
+    CORRECT = "correct"
+    REPEATED = "repeated"  # the same answer (under the profile's identity) given earlier
+    WRONG = "wrong"
+
+
 Measure = float | int | None
 
 
 @dataclass(frozen=True, slots=True)
 class QuestionScore:
-    """The scores of one question in one task.
+    """The scores of one question in one task: the per-question record every aggregate measure
+    is computed from (:mod:`service.evaluation.measures`), so resampling the records of a task
+    and recomputing gives the aggregates of the resample.
 
-    ``tp``/``fp``/``fn`` are the counts the profile matched (``None`` where a profile has no
-    counts); ``gold`` and ``given`` are the compared items as displayed (N-Triples-like), for
-    per-question diagnostics. ``processed`` is False when the system gave nothing for it.
-    ``n_system``/``n_gold``/``credit``/``confidence``/``verdicts`` are what the aggregates
-    are computed from besides the counts (the matcher's set sizes, a graded profile's credit,
-    the system's confidence, the verdict of each given item in rank order), kept so that
-    :mod:`service.evaluation.statistics` can recompute every aggregate on resamples.
+    ``tp``/``fp``/``fn`` are the counts the profile matched and ``n_gold``/``n_system`` the sizes
+    of the sets (or lists) it compared (``None`` when the question was not scored);
+    ``precision``/``recall``/``f1`` the profile's per-question values, ``None`` exactly when
+    the question is left out of the task's scores; ``credit`` the whole-question score of
+    profiles that grade one (poleval). ``processed`` is False when the system gave nothing for
+    it. ``gold`` and ``given`` are the compared items as displayed (N-Triples-like), for
+    per-question diagnostics. ``failed`` is True when the system call for the question failed,
+    ``runtime_ms`` the time of a successful call, ``confidence`` the system's confidence and
+    ``verdicts`` the judgement of each answer item in the system's order (for the confidence and
+    rank measures).
+    Every field an aggregate reads is kept so that :mod:`service.evaluation.statistics` can
+    recompute every aggregate on resamples.
     """
 
     question_id: str
@@ -74,6 +151,13 @@ class QuestionScore:
     credit: float | None = None
     confidence: float | None = None
     verdicts: tuple[Verdict, ...] = ()
+    failed: bool = False
+    runtime_ms: float | None = None
+
+    @property
+    def scored(self) -> bool:
+        """True when the question counts in the task's scores."""
+        return self.precision is not None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -17,21 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, Problem
-from service.evaluation.confidence import Ranked, confidence_measures, rank_measures
 from service.evaluation.kbview import KBRequests, KBView, resolve
 from service.evaluation.matchers.base import Judged
 from service.evaluation.matchers.sets import IriSetMatcher, canonical_relation, match_keys
-from service.evaluation.measures import MEASURES, PROCESSED_MEASURES
+from service.evaluation.measures import MEASURES, Reporting, TaskRecords, has_confidence
 from service.evaluation.profiles import Profile, get_profile
 from service.evaluation.results import (
     Evaluation,
     ExperimentType,
-    Measure,
     QuestionScore,
     QuestionStatus,
     TaskScores,
 )
-from service.evaluation.scoring import Row
 from service.evaluation.subexperiments import Markings, from_annotations, from_query
 from service.kb import KnowledgeBase, describe
 from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun
@@ -269,11 +266,11 @@ def evaluate(
     prof = get_profile(profile)
     lang = language or prof.default_language
     problems: list[Problem] = list(run.problems)
-    if prof.name == "poleval" and len(run.answers) != len(dataset.questions):
-        # geval refuses files whose line counts differ; so do we.
+    if prof.answer_count_must_match and len(run.answers) != len(dataset.questions):
+        # geval refuses files whose line counts differ; so do profiles that follow it.
         raise BadRequest(
             f"{run.source or run.system}: {len(run.answers)} answers for "
-            f"{len(dataset.questions)} questions; the poleval profile needs one answer line "
+            f"{len(dataset.questions)} questions; the {prof.name} profile needs one answer line "
             "per question"
         )
     known = {q.id for q in dataset.questions}
@@ -307,50 +304,22 @@ def evaluate(
     tasks: dict[ExperimentType, TaskScores] = {}
     for etype in types:
         records: list[QuestionScore] = []
-        rows: list[Row] = []
-        ranked_qs: list[Ranked] = []
         for i, c in enumerate(cases):
             judged = _judge(etype, i, c, prof, view, subs, iri_matcher, lang)
-            if judged is None:
-                status = c.status if not c.scored else QuestionStatus.NO_GOLD
-                records.append(QuestionScore(c.question.id, status=status, processed=False))
-                continue
-            processed = c.status is QuestionStatus.SCORED
-            p, r, f = prof.scoring.question(judged, processed=processed)
-            rows.append(Row(judged, (p, r, f), processed))
-            records.append(
-                QuestionScore(
-                    c.question.id,
-                    status=c.status,
-                    tp=judged.tp,
-                    fp=judged.fp,
-                    fn=judged.fn,
-                    precision=p,
-                    recall=r,
-                    f1=f,
-                    processed=processed,
-                    gold=judged.gold,
-                    given=judged.given,
-                    n_system=judged.n_system,
-                    n_gold=judged.n_gold,
-                    credit=judged.credit,
-                    confidence=c.answer.confidence,
-                    verdicts=judged.verdicts,
-                )
-            )
-            if etype is ExperimentType.QA:
-                ranked_qs.append(Ranked(c.answer.confidence, judged.verdicts, judged.n_gold))
-            done += 1
-            if progress is not None:
-                progress(done, total)
-        measures = prof.scoring.aggregate(rows)
-        measures.update(_run_measures(scored, records))
-        if etype is ExperimentType.QA:
-            if any(c.answer.confidence is not None for c in scored):
-                measures.update(confidence_measures(ranked_qs))
-            if ranked:
-                measures.update(rank_measures(ranked_qs))
-        tasks[etype] = TaskScores(etype, _ordered(measures, prof), tuple(records))
+            records.append(_record(c, judged, prof))
+            if judged is not None:
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+        reporting = Reporting(
+            etype,
+            prof.name,
+            processed=prof.processed_measures,
+            confidence=prof.confidence_measures and has_confidence(records),
+            ranked=ranked,
+        )
+        measures = MEASURES.compute(TaskRecords(records, prof.scoring), reporting)
+        tasks[etype] = TaskScores(etype, measures, tuple(records))
 
     used_kb = kb is not None and prof.uses_kb
     return Evaluation(
@@ -426,27 +395,40 @@ def _judge(
     return iri_matcher.match(getattr(sub.gold, attr), getattr(sub.system, attr), view)
 
 
-def _run_measures(scored: Sequence[_Case], records: Sequence[QuestionScore]) -> dict[str, Measure]:
-    times = [
-        c.answer.runtime_ms
-        for c in scored
-        if c.answer.error is None and c.answer.runtime_ms is not None
-    ]
-    n = sum(1 for r in records if r.precision is not None)
-    return {
-        "errorCount": sum(1 for c in scored if c.status is QuestionStatus.ERROR),
-        "meanRuntime": sum(times) / len(times) if times else None,
-        "questions": n,
-        "skippedQuestions": len(records) - n,
-    }
-
-
-def _ordered(measures: dict[str, Measure], prof: Profile) -> dict[str, Measure]:
-    """The measures in registry order; the processed* ones only under qald6."""
-    keep = {
-        name: measures[name]
-        for name in MEASURES
-        if name in measures and (prof.name == "qald6" or name not in PROCESSED_MEASURES)
-    }
-    keep.update({k: v for k, v in measures.items() if k not in MEASURES})
-    return keep
+def _record(c: _Case, judged: Judged | None, prof: Profile) -> QuestionScore:
+    """The per-question record of one case in one task (``judged`` None: left out)."""
+    asked = c.scored  # the question has text in the language: the system was asked it
+    failed = c.status is QuestionStatus.ERROR
+    runtime = c.answer.runtime_ms if c.status is QuestionStatus.SCORED else None
+    confidence = c.answer.confidence if asked else None
+    if judged is None:
+        return QuestionScore(
+            c.question.id,
+            status=c.status if not asked else QuestionStatus.NO_GOLD,
+            processed=False,
+            failed=failed,
+            runtime_ms=runtime,
+            confidence=confidence,
+        )
+    processed = c.status is QuestionStatus.SCORED
+    p, r, f = prof.scoring.question(judged, processed=processed)
+    return QuestionScore(
+        c.question.id,
+        status=c.status,
+        tp=judged.tp,
+        fp=judged.fp,
+        fn=judged.fn,
+        precision=p,
+        recall=r,
+        f1=f,
+        processed=processed,
+        gold=judged.gold,
+        given=judged.given,
+        n_gold=judged.n_gold,
+        n_system=judged.n_system,
+        credit=judged.credit,
+        failed=failed,
+        runtime_ms=runtime,
+        confidence=confidence,
+        verdicts=judged.verdicts,
+    )

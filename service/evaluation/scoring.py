@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from service.evaluation.matchers.base import Judged
-from service.evaluation.results import Measure
+from service.evaluation.results import QuestionScore
 
 PRF = tuple[float, float, float]
 
@@ -38,55 +38,49 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-class Row(NamedTuple):
-    """One scored question as the aggregation sees it."""
-
-    judged: Judged
-    prf: PRF
-    processed: bool
+def _p(row: QuestionScore) -> float:
+    return row.precision or 0.0  # scored rows always have one; 0.0 only satisfies the types
 
 
-def qald_prf(row: Row) -> tuple[float, float]:
-    """Macro F1 QALD's per-question values: an empty answer to a question with gold answers is
-    P = 1, R = 0 (GERBIL QA, dice-group/gerbil#211); otherwise the profile's own values."""
-    if row.judged.n_system == 0 and row.judged.n_gold > 0:
-        return 1.0, 0.0
-    return row.prf[0], row.prf[1]
+def _r(row: QuestionScore) -> float:
+    return row.recall or 0.0
 
 
-def standard_micro(rows: Sequence[Row]) -> dict[str, Measure]:
-    """Micro P/R/F1: the standard rule on the counts summed over ``rows`` (undefined if none)."""
-    if not rows:
-        return {"microPrecision": None, "microRecall": None, "microF1": None}
-    tp = sum(r.judged.tp for r in rows)
-    fp = sum(r.judged.fp for r in rows)
-    fn = sum(r.judged.fn for r in rows)
-    p, r, f = standard_prf(tp, fp, fn)
-    return {"microPrecision": p, "microRecall": r, "microF1": f}
+def _f(row: QuestionScore) -> float:
+    return row.f1 or 0.0
 
 
-def common_measures(rows: Sequence[Row]) -> dict[str, Measure]:
-    """macroF1QALD and accuracy, the same for every scheme."""
-    out: dict[str, Measure] = {}
-    pr = [qald_prf(r) for r in rows]
-    mp = _mean([p for p, _ in pr])
-    mr = _mean([r for _, r in pr])
-    out["macroF1QALD"] = None if mp is None or mr is None or mp + mr == 0 else fscore(mp, mr)
-    if rows and all(r.judged.credit is not None for r in rows):
-        out["accuracy"] = _mean([r.judged.credit or 0.0 for r in rows])
-    else:
-        out["accuracy"] = _mean([1.0 if r.prf[0] == 1 and r.prf[1] == 1 else 0.0 for r in rows])
-    return out
+def _count(value: int | None) -> int:
+    return value or 0
 
 
 class Scoring(Protocol):
-    """A scheme: the per-question rule and the aggregates."""
+    """A scheme: the per-question rule and the two aggregations.
+
+    ``micro`` and ``macro`` get the scored per-question records of one scope (every scored
+    question, or only the processed ones) and return (P, R, F1), or ``None`` when undefined.
+    They read only the records' counts (``tp``, ``fp``, ``fn``, ``n_gold``, ``n_system``) and
+    per-question values (``precision``, ``recall``, ``f1``), so a vectorised twin over those
+    columns can be tested equal to them.
+    """
 
     name: str
 
     def question(self, judged: Judged, *, processed: bool) -> PRF: ...
 
-    def aggregate(self, rows: Sequence[Row]) -> dict[str, Measure]: ...
+    def micro(self, rows: Sequence[QuestionScore]) -> PRF | None: ...
+
+    def macro(self, rows: Sequence[QuestionScore]) -> PRF | None: ...
+
+
+def standard_micro(rows: Sequence[QuestionScore]) -> PRF | None:
+    """Micro P/R/F1: the standard rule on the counts summed over ``rows`` (undefined if none)."""
+    if not rows:
+        return None
+    tp = sum(_count(r.tp) for r in rows)
+    fp = sum(_count(r.fp) for r in rows)
+    fn = sum(_count(r.fn) for r in rows)
+    return standard_prf(tp, fp, fn)
 
 
 class StandardScoring:
@@ -98,13 +92,14 @@ class StandardScoring:
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         return standard_prf(judged.tp, judged.fp, judged.fn)
 
-    def aggregate(self, rows: Sequence[Row]) -> dict[str, Measure]:
-        out = standard_micro(rows)
-        out["macroPrecision"] = _mean([r.prf[0] for r in rows])
-        out["macroRecall"] = _mean([r.prf[1] for r in rows])
-        out["macroF1"] = _mean([r.prf[2] for r in rows])
-        out.update(common_measures(rows))
-        return out
+    def micro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        return standard_micro(rows)
+
+    def macro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        if not rows:
+            return None
+        n = len(rows)
+        return (sum(map(_p, rows)) / n, sum(map(_r, rows)) / n, sum(map(_f, rows)) / n)
 
 
 def _ratio(a: float, b: float) -> float:
@@ -135,25 +130,17 @@ class Qald6Scoring:
         r = judged.tp / judged.n_gold
         return p, r, fscore(p, r)
 
-    def aggregate(self, rows: Sequence[Row]) -> dict[str, Measure]:
-        done = [r for r in rows if r.processed]
-        correct = sum(r.judged.tp for r in done)
-        user = sum(r.judged.n_system for r in done)
-        gold_done = sum(r.judged.n_gold for r in done)
-        gold_all = sum(r.judged.n_gold for r in rows)
-        sum_p = sum(r.prf[0] for r in rows)
-        sum_r = sum(r.prf[1] for r in rows)
-        out: dict[str, Measure] = {}
-        for prefix, gold, n in (("", gold_all, len(rows)), ("processed", gold_done, len(done))):
-            micro_p, micro_r = _ratio(correct, user), _ratio(correct, gold)
-            macro_p, macro_r = _ratio(sum_p, n), _ratio(sum_r, n)
-            for avg, p, r in (("micro", micro_p, micro_r), ("macro", macro_p, macro_r)):
-                base = f"{prefix}{avg.capitalize()}" if prefix else avg
-                out[f"{base}Precision"] = p
-                out[f"{base}Recall"] = r
-                out[f"{base}F1"] = fscore(p, r)
-        out.update(common_measures(rows))
-        return dict(sorted(out.items(), key=lambda kv: kv[0].startswith("processed")))
+    def micro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        # an unprocessed question has no answers: it adds to the gold count only
+        correct = sum(_count(r.tp) for r in rows)
+        user = sum(_count(r.n_system) for r in rows)
+        gold = sum(_count(r.n_gold) for r in rows)
+        p, r = _ratio(correct, user), _ratio(correct, gold)
+        return p, r, fscore(p, r)
+
+    def macro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        p, r = _ratio(sum(map(_p, rows)), len(rows)), _ratio(sum(map(_r, rows)), len(rows))
+        return p, r, fscore(p, r)
 
 
 def round5(value: float) -> float:
@@ -184,17 +171,15 @@ class LegacyScoring:
         p = round5(float(Decimal(c) / Decimal(u)))
         return p, r, round5((2 * p * r) / (r + p))
 
-    def aggregate(self, rows: Sequence[Row]) -> dict[str, Measure]:
-        out = standard_micro(rows)
-        if rows:
-            p = sum(r.prf[0] for r in rows) / len(rows)
-            r_ = sum(r.prf[1] for r in rows) / len(rows)
-            out["macroPrecision"], out["macroRecall"] = p, r_
-            out["macroF1"] = 0.0 if p == 0 or r_ == 0 else 2 * r_ * p / (p + r_)
-        else:
-            out["macroPrecision"] = out["macroRecall"] = out["macroF1"] = None
-        out.update(common_measures(rows))
-        return out
+    def micro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        return standard_micro(rows)
+
+    def macro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        if not rows:
+            return None
+        p = sum(map(_p, rows)) / len(rows)
+        r = sum(map(_r, rows)) / len(rows)
+        return p, r, 0.0 if p == 0 or r == 0 else 2 * r * p / (p + r)
 
 
 STANDARD = StandardScoring()

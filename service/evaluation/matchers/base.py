@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from enum import StrEnum
 from typing import NamedTuple, Protocol, TypeVar
 
 from service.evaluation.kbview import KBRequests, KBView
+from service.evaluation.results import Verdict
 from service.model import AnswerSet
 
-
-class Verdict(StrEnum):
-    """The judgement of one answer item the system gave (CLEF 2004's eval(r))."""
-
-    CORRECT = "correct"
-    REPEATED = "repeated"  # the same answer (under the profile's identity) given earlier
-    WRONG = "wrong"
+__all__ = [
+    "AnswerMatcher",
+    "Judged",
+    "Verdict",
+    "distinct",
+    "match_sets",
+    "paired",
+    "verdicts_by_key",
+]
 
 
 class Judged(NamedTuple):

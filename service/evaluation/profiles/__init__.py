@@ -1,0 +1,116 @@
+"""Scorer profiles: one module per profile, registered by name in :data:`PROFILES`.
+
+Every profile has a stable ``name``, a ``version`` (bumped on any change of behaviour), an
+``iri`` (``http://w3id.org/gerbil/qa/vocab#profile-<name>``), a one-paragraph ``description``
+and a ``signature`` built from an explicit list of its settings, sacrebleu style, printed with
+every number it produces; a result that used a KB carries the KB's identity in its signature
+(:meth:`Profile.signature_for`). See :mod:`service.evaluation.profiles.base` for the fields.
+
+**Adding a profile** is one module here defining ``PROFILE = Profile(...)`` plus one line in
+:data:`_MODULES`; ``make contracts`` then regenerates the vocabulary's code list. A profile's
+module is imported the first time the profile is asked for, so ``gerbil-qa evaluate`` loads
+only the matcher it uses.
+
+>>> get_profile("exact").signature
+'gerbil-qa:exact|v:1.0.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|kb:no'
+>>> list(PROFILES)[:2]
+['fair', 'gerbil']
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+
+from service.errors import BadRequest
+from service.evaluation.profiles.base import (
+    ALL_TYPES,
+    QA_ONLY,
+    VOCAB,
+    AnswerItems,
+    Profile,
+)
+
+__all__ = [
+    "ALL_TYPES",
+    "DEFAULT_PROFILE",
+    "PROFILES",
+    "QA_ONLY",
+    "VOCAB",
+    "AnswerItems",
+    "Profile",
+    "ProfileRegistry",
+    "get_profile",
+]
+
+_MODULES: dict[str, str] = {
+    "fair": "fair",
+    "gerbil": "gerbil",
+    "qald6": "qald6",
+    "qald-legacy": "qald_legacy",
+    "exact": "exact",
+    "poleval": "poleval",
+}
+"""Every profile's name -> its module in this package, in listing order (the first is the
+default). Register a new profile here."""
+
+
+class ProfileRegistry(Mapping[str, Profile]):
+    """Profiles by name, in listing order; a profile's module is imported on first use.
+
+    Iterating the names imports nothing; reading a profile imports its module only.
+    """
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+        self._loaded: dict[str, Profile] = {}
+
+    def __getitem__(self, name: str) -> Profile:
+        found = self._loaded.get(name)
+        if found is None:
+            module = self._modules[name]  # KeyError for an unknown name, as a Mapping should
+            found = importlib.import_module(f"{__name__}.{module}").PROFILE
+            if not isinstance(found, Profile) or found.name != name:
+                raise ValueError(f"{__name__}.{module}.PROFILE is not the profile {name!r}")
+            self._loaded[name] = found
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def register(self, profile: Profile) -> Profile:
+        """Add a profile value (last in listing order); ``ValueError`` if the name is taken.
+        The built-in profiles are registered by module in :data:`_MODULES` instead."""
+        if profile.name in self._modules:
+            raise ValueError(f"profile {profile.name!r} is already registered")
+        self._modules[profile.name] = ""  # never imported: the value is loaded already
+        self._loaded[profile.name] = profile
+        return profile
+
+    def unregister(self, name: str) -> None:
+        """Remove a profile (tests that register a profile of their own take it out again)."""
+        del self._modules[name]
+        self._loaded.pop(name, None)
+
+
+PROFILES = ProfileRegistry(_MODULES)
+"""Every profile by name; the first (``fair``) is the default."""
+
+DEFAULT_PROFILE = next(iter(PROFILES))
+
+
+def get_profile(name: str | Profile) -> Profile:
+    """The profile called ``name``; ``BadRequest`` naming the known ones otherwise."""
+    if isinstance(name, Profile):
+        return name
+    key = name.strip().lower()
+    if key not in PROFILES:
+        known = ", ".join(PROFILES)
+        raise BadRequest(f"unknown scorer profile {name!r}; known profiles: {known}")
+    return PROFILES[key]

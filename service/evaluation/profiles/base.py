@@ -1,0 +1,117 @@
+"""The :class:`Profile` value: what a scorer profile states about its behaviour.
+
+A profile is a frozen value. Everything the scoring core does differently per profile is one of
+its fields (no ``profile.name == …`` switch anywhere): how answers are read (``items``), how
+they are matched (``matcher``) and aggregated (``scoring``), the identity of sub-experiment IRIs
+(``identity``), which optional measures it reports (``processed_measures``,
+``confidence_measures``), whether a run must answer every question (``answer_count_must_match``),
+its default language and its experiment types. Its ``signature`` is built from the fields that
+fix the numbers (name, version, reference, ``settings``, KB use), sacrebleu style.
+
+>>> from service.evaluation.profiles import get_profile
+>>> get_profile("exact").signature
+'gerbil-qa:exact|v:1.0.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|kb:no'
+>>> get_profile("qald6").items
+<AnswerItems.ROWS: 'rows'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from service.evaluation.matchers.base import AnswerMatcher
+from service.evaluation.results import ExperimentType
+from service.evaluation.scoring import Scoring
+
+VOCAB = "http://w3id.org/gerbil/qa/vocab#"
+ALL_TYPES = tuple(ExperimentType)
+QA_ONLY = (ExperimentType.QA,)
+IDENTITIES = ("exact", "gerbil", "fair")
+
+
+class AnswerItems(StrEnum):
+    """How a profile reads the answers of one question (the ``items`` setting)."""
+
+    VALUES = "values"  # the values of every variable of every row
+    ROWS = "rows"  # each binding row is one answer (the multiset of its values)
+    ROW_LISTS = "row-lists"  # each row's values as a list; duplicates count
+    LINE = "line"  # one answer line per question (PolEval TSV)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One scorer profile (see the module docstring).
+
+    ``settings`` are the signature's rules in order, starting with ``items`` (an
+    :class:`AnswerItems`) and holding ``match``. ``matcher`` judges a question's answers,
+    ``scoring`` turns counts into P/R/F and aggregates them; ``identity`` is how sub-experiment
+    IRIs are compared (``exact``, ``gerbil`` or ``fair``); ``gerbil_markings`` counts properties and
+    answer item types in C2KB as GERBIL does; ``fold_literals`` compares RE2KB string literals
+    case- and space-insensitively; ``processed_measures`` adds the measures over processed
+    questions only (QALD-5/6's second table); ``confidence_measures`` reports CWS, K1, K and r
+    when answers carry confidences; ``answer_count_must_match`` refuses a run whose number of
+    answers differs from the number of questions (geval's rule). ``title`` names it in the
+    vocabulary's code list (skos:prefLabel).
+    """
+
+    name: str
+    version: str
+    reference: str
+    title: str
+    description: str
+    settings: tuple[tuple[str, str], ...]
+    matcher: AnswerMatcher
+    scoring: Scoring
+    experiment_types: tuple[ExperimentType, ...] = ALL_TYPES
+    uses_kb: bool = False
+    identity: str = "exact"
+    gerbil_markings: bool = False
+    fold_literals: bool = False
+    default_language: str = "en"
+    processed_measures: bool = False
+    confidence_measures: bool = True
+    answer_count_must_match: bool = False
+
+    def __post_init__(self) -> None:
+        for key, value in self.settings:
+            if "|" in key + value or ":" in key:
+                raise ValueError(f"profile {self.name}: setting {key}:{value} breaks the signature")
+        keys = [key for key, _ in self.settings]
+        if keys[:1] != ["items"] or "match" not in keys:
+            raise ValueError(f"profile {self.name}: settings must start with items and hold match")
+        if self.settings[0][1] not in set(AnswerItems):
+            known = ", ".join(AnswerItems)
+            raise ValueError(f"profile {self.name}: items must be one of {known}")
+        if self.identity not in IDENTITIES:
+            raise ValueError(f"profile {self.name}: identity must be one of {IDENTITIES}")
+        if not self.experiment_types or ExperimentType.QA not in self.experiment_types:
+            raise ValueError(f"profile {self.name}: every profile scores the QA experiment")
+
+    @property
+    def iri(self) -> str:
+        return f"{VOCAB}profile-{self.name}"
+
+    @property
+    def items(self) -> AnswerItems:
+        """How the answers of a question are read (the first setting)."""
+        return AnswerItems(self.settings[0][1])
+
+    @property
+    def signature(self) -> str:
+        """The signature of a result computed without a KB."""
+        return self.signature_for(None)
+
+    def signature_for(self, kb: str | None) -> str:
+        """The signature of a result; ``kb`` is the identity of the KB used, if any."""
+        fields = [f"gerbil-qa:{self.name}", f"v:{self.version}", f"ref:{self.reference}"]
+        fields += [f"{k}:{v}" for k, v in self.settings]
+        if self.uses_kb:
+            fields.append(f"kb:{_escape(kb) if kb else 'none'}")
+        else:
+            fields.append("kb:no")
+        return "|".join(fields)
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "%7C").replace(" ", "_")
