@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+from service.evaluation.measures import require
 from service.graph.terms import DCT, PROV, QB, RDFS, measure_iri
 from service.graph.uris import GERBIL, GQA
 
@@ -28,7 +29,7 @@ PREFIX rdfs: <{RDFS}>
 """
 
 # The measures a leaderboard row carries (canonical names, see service.evaluation.measures).
-LEADERBOARD_MEASURES = ("macroF1", "macroPrecision", "macroRecall", "microF1", "macroF1QALD")
+LEADERBOARD_MEASURES = require("macroF1", "macroPrecision", "macroRecall", "microF1", "macroF1QALD")
 
 # The variables of a leaderboard row, in order; a measure ``m`` is the variable ``m_<m>``.
 LEADERBOARD_VARIABLES = (

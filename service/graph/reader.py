@@ -15,10 +15,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.evaluation.measures import MEASURES
+from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
 from service.graph.terms import GERBIL, GQA, RDFS, measure_name
 from service.graph.uris import Uris
 
-QUESTION_MEASURES = ("tp", "fp", "fn", "precision", "recall", "f1")
+QUESTION_MEASURES = tuple(_QUESTION_MEASURES)
+_QUESTION_PROPERTIES = {name: q.iri for name, q in _QUESTION_MEASURES.items()}
 _INTEGER_TYPES = frozenset(
     "http://www.w3.org/2001/XMLSchema#" + t
     for t in ("integer", "nonNegativeInteger", "positiveInteger", "int", "long")
@@ -105,14 +108,10 @@ class TaskResult:
 
 def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
     """The task observation ``node`` (``nodes``: the document's other subjects)."""
-    from service.evaluation.measures import MEASURES
-    from service.graph.vocabulary import measure_ranges
-
-    ranges = measure_ranges()
     measures: dict[str, float | int | None] = {}
     for predicate, values in node.props.items():
         name = measure_name(predicate)
-        if predicate in ranges and name and values:
+        if name and values and name in MEASURES and MEASURES[name].iri == predicate:
             measures[name] = number(values[0])
     undefined = tuple(
         n for n in (measure_name(u.value) for u in node.all(GQA + "undefinedMeasure")) if n
@@ -209,7 +208,9 @@ def _evaluation(
                 entry = by_id[qid] = {"id": qid}
                 entries.append(entry)
             status = local(row.text(GQA + "questionStatus")).removeprefix("status-") or "scored"
-            scores: dict[str, Any] = {m: number(row.one(GQA + m)) for m in QUESTION_MEASURES}
+            scores: dict[str, Any] = {
+                m: number(row.one(iri)) for m, iri in _QUESTION_PROPERTIES.items()
+            }
             if status != "scored":
                 scores["status"] = status
             entry[task.experiment_type] = scores

@@ -13,12 +13,15 @@ number, and left out of the structure.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from typing import TypeAlias
 
+from service.evaluation.measures import MEASURES
+from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
 from service.evaluation.results import Evaluation, QuestionScore
 from service.graph import nodes as n
 from service.graph import prov
@@ -26,7 +29,6 @@ from service.graph import terms as t
 from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
 from service.graph.terms import DCAT, DCT, PROV, QB, RDF, RDFS, SPDX, XSD
 from service.graph.uris import GERBIL, GQA, Uris, enc
-from service.graph.vocabulary import measure_ranges
 from service.model import Dataset
 
 Subject: TypeAlias = NamedNode | BlankNode
@@ -36,7 +38,8 @@ TASK_DIMENSIONS = ("system", "dataset", "experimentType", "language", "profile")
 # A question observation's task fixes system, dataset, type, language and profile: its
 # dimensions are the task and the question (joins reach the rest through gqa:resultOf).
 QUESTION_DIMENSIONS = ("resultOf", "question")
-QUESTION_MEASURES = ("tp", "fp", "fn", "precision", "recall", "f1")
+QUESTION_MEASURES = tuple(_QUESTION_MEASURES)
+_question_values = operator.attrgetter(*QUESTION_MEASURES)
 TYPE = node(RDF + "type")
 
 
@@ -142,13 +145,13 @@ def _p(ns: str, local: str) -> NamedNode:
     return node(ns + local)
 
 
-def _measure_property(name: str, ranges: Mapping[str, str]) -> tuple[NamedNode, str]:
-    prop = t.measure_iri(name)
-    if prop not in ranges:
-        raise ValueError(
-            f"measure {name!r} has no qb:MeasureProperty in the vocabulary (ontology/); add it"
-        )
-    return node(prop), ranges[prop]
+def _measure_property(name: str) -> tuple[NamedNode, str]:
+    """A measure's property and datatype, from the measures registry (a name it does not know
+    is an error: nothing unregistered is written)."""
+    info = _QUESTION_MEASURES.get(name) or MEASURES.get(name)
+    if info is None:
+        raise ValueError(f"measure {name!r} is not in the measures registry")
+    return node(info.iri), info.datatype
 
 
 def _defined(measures: Mapping[str, float | int | None]) -> set[str]:
@@ -157,7 +160,6 @@ def _defined(measures: Mapping[str, float | int | None]) -> set[str]:
 
 def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Quad]:
     """The quads of an experiment's graph (named ``graph``)."""
-    ranges = measure_ranges()
     g = _Graph(node(graph))
     eid = record.experiment_id
     exp = node(uris.experiment(eid))
@@ -276,7 +278,7 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
     questions: dict[str, NamedNode] = {}  # question URIs recur in every task
     first_tasks: set[int] = set()
     for k, (ev, task) in enumerate(tasks, start=1):
-        _task_quads(g, record, uris, k, ev, task, ranges, questions)  # type: ignore[arg-type]
+        _task_quads(g, record, uris, k, ev, task, questions)  # type: ignore[arg-type]
         if id(ev) not in first_tasks:  # the evaluation's warnings, on its first task
             first_tasks.add(id(ev))
             _warning_quads(g, NamedNode(uris.task(eid, k)), ev)
@@ -322,7 +324,6 @@ def _task_quads(
     k: int,
     ev: Evaluation,
     task,  # TaskScores
-    ranges: Mapping[str, str],
     questions: dict[str, NamedNode],
 ) -> None:
     eid = record.experiment_id
@@ -360,7 +361,7 @@ def _task_quads(
     if ev.kb:
         g.add(obs, _p(GQA, "knowledgeBase"), n.checked_iri(ev.kb) or n.literal(ev.kb))
     for name, value in task.measures.items():
-        prop, datatype = _measure_property(name, ranges)
+        prop, datatype = _measure_property(name)
         if value is None:
             g.add(obs, _p(GQA, "undefinedMeasure"), prop)
         else:
@@ -394,7 +395,7 @@ def _task_quads(
         # IC-3: a structure needs a measure; with no scored question there are no observations.
         g.add(qstruct, _p(QB, "component"), _p(GQA, "component-f1"))
 
-    props = {name: _measure_property(name, ranges) for name in QUESTION_MEASURES}
+    props = {name: _measure_property(name) for name in QUESTION_MEASURES}
     constant = [
         (TYPE, _p(GQA, "QuestionResult")),
         (TYPE, _p(PROV, "Entity")),
@@ -443,12 +444,5 @@ def _task_quads(
 
 
 def _question_measures(qs: QuestionScore) -> dict[str, float | int]:
-    values = {
-        "tp": qs.tp,
-        "fp": qs.fp,
-        "fn": qs.fn,
-        "precision": qs.precision,
-        "recall": qs.recall,
-        "f1": qs.f1,
-    }
-    return {k: v for k, v in values.items() if v is not None}
+    values = _question_values(qs)
+    return {k: v for k, v in zip(QUESTION_MEASURES, values, strict=True) if v is not None}

@@ -50,26 +50,16 @@ PREFIXES: dict[str, str] = {
     "foaf": FOAF,
 }
 
-# Measures GERBIL already named (http://w3id.org/gerbil/vocab#); every other measure is gqa:<name>.
-GERBIL_MEASURES = frozenset(
-    {
-        "microPrecision",
-        "microRecall",
-        "microF1",
-        "macroPrecision",
-        "macroRecall",
-        "macroF1",
-        "errorCount",
-    }
-)
-
 _LANG_TAG = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
 _SAFE_IRI = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>\"{}|\\^`\x00-\x20]*$")
 
 
 def measure_iri(name: str) -> str:
-    """The property of a measure by its canonical camelCase name (``microF1`` -> gerbil:microF1)."""
-    return (GERBIL if name in GERBIL_MEASURES else GQA) + name
+    """The property of a measure by its canonical camelCase name (``microF1`` -> gerbil:microF1,
+    as the measures registry says); ``KeyError`` for a name the registry does not know."""
+    from service.evaluation.measures import MEASURES, QUESTION_MEASURES
+
+    return (QUESTION_MEASURES.get(name) or MEASURES[name]).iri
 
 
 def measure_name(iri: str) -> str | None:

@@ -10,11 +10,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from service.graph.reader import Node, TaskResult, index, local, number, task_result
+from service.evaluation.measures import MEASURES, require
+from service.evaluation.measures import QUESTION_MEASURES as QUESTION_MEASURE_INFO
+from service.graph.reader import (
+    QUESTION_MEASURES,
+    Node,
+    TaskResult,
+    index,
+    local,
+    number,
+    task_result,
+)
 from service.graph.terms import DCT, PROV, QB, RDFS
 from service.graph.uris import GQA, Uris
 
-MEASURE_ORDER = (
+MEASURE_ORDER = require(
     "macroF1",
     "macroPrecision",
     "macroRecall",
@@ -24,24 +34,19 @@ MEASURE_ORDER = (
     "macroF1QALD",
     "accuracy",
 )
-QUESTION_MEASURES = ("tp", "fp", "fn", "precision", "recall", "f1")
-__all__ = ["local"]  # pages.local is what templates and the resources module call
+__all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and resources call
 # Counts shown after the scores.
 _NOT_SCORES = frozenset({"questions", "errorCount"})
 
 
 def measure_order() -> list[str]:
     """Canonical measure names in display order: the headline ones, then the registry's."""
-    from service.evaluation.measures import MEASURES
-
     out = list(MEASURE_ORDER)
     out += [name for name in MEASURES if name not in out]
     return out
 
 
 def measure_label(name: str) -> str:
-    from service.evaluation.measures import MEASURES
-
     info = MEASURES.get(name)
     return info.label if info else name
 
@@ -197,7 +202,7 @@ def task_page(
         text = next((t.value for t in texts if getattr(t, "language", None) == language), None)
         if text is None and texts:
             text = texts[0].value
-        measures = {m: number(node.one(GQA + m)) for m in QUESTION_MEASURES}
+        measures = {m: number(node.one(q.iri)) for m, q in QUESTION_MEASURE_INFO.items()}
         rows.append(
             QuestionRow(
                 uri=uri,
