@@ -9,7 +9,7 @@ PORT ?= 8080
 # tests find it themselves: tests/layers.py, so that `pytest` alone runs as `make test` does).
 run bench: export GERBIL_QA_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install run test bench lint typecheck format clean
+.PHONY: install run test bench lint typecheck format contracts clean
 
 install: $(STAMP)
 
@@ -46,6 +46,11 @@ lint: install
 
 typecheck: install
 	$(VENV)/bin/mypy
+
+# Regenerate the vocabulary and shapes files that come from the registries (measures, profiles,
+# formats, experiment types); `$(PY) -m service.contracts check` (and a test) fails while stale.
+contracts: install
+	$(PY) -m service.contracts write
 
 format: install
 	$(VENV)/bin/ruff check --fix .

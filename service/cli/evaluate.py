@@ -36,10 +36,20 @@ CSV_COLUMNS = (
     "value",
     "signature",
 )
-_PROFILE_NAMES = "fair (default), gerbil, qald6, qald-legacy, exact, poleval"
+
+
+def _choices() -> tuple[str, str, str]:
+    """The default profile, the profile names (default marked) and the experiment types, for
+    the help: from the registries, without importing any profile's module."""
+    from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
+    from service.evaluation.results import ExperimentType
+
+    profiles = ", ".join(f"{n} (default)" if n == DEFAULT_PROFILE else n for n in PROFILES)
+    return DEFAULT_PROFILE, profiles, ",".join(t.value for t in ExperimentType)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    default_profile, profile_names, type_names = _choices()
     evaluate = subparsers.add_parser(
         "evaluate",
         help="score a system's answers against a dataset",
@@ -71,23 +81,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the system's name, one per --answers in order (default: the file's stem)",
     )
     evaluate.add_argument(
-        "--profile", default="fair", metavar="P", help=f"scorer profile: {_PROFILE_NAMES}"
+        "--profile", default=default_profile, metavar="P", help=f"scorer profile: {profile_names}"
     )
     evaluate.add_argument(
-        "--lang", metavar="L", help="question language (default: the profile's, en or pl)"
+        "--lang", metavar="L", help="question language (default: the profile's; gerbil-qa profiles)"
     )
     evaluate.add_argument(
         "--kb",
         metavar="FILE",
         help="RDF file (any syntax by extension) or SPARQL endpoint URL for owl:sameAs and "
-        "label lookups (gerbil and fair profiles)",
+        "label lookups (profiles that use a KB: see gerbil-qa profiles)",
     )
     evaluate.add_argument("--kb-version", metavar="V", help="the KB's version, for the record")
     evaluate.add_argument(
         "--types",
         metavar="T,…",
-        help="experiment types, comma-separated: QA,C2KB,P2KB,RE2KB,AT,AIT2KB (default: QA "
-        "and every sub-experiment the answers have data for)",
+        help=f"experiment types, comma-separated: {type_names} (default: QA and every "
+        "sub-experiment the answers have data for)",
     )
     evaluate.add_argument(
         "--ranked",

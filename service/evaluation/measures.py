@@ -357,8 +357,13 @@ def _prf(average: str, base: str, scope: str) -> MeasureInfo:
     else:
         how = (
             f"Macro-averaged {_BASE_LABELS[base]} over {over}: the mean of the per-question "
-            f"{_BASE_LABELS[base]} (for F1 under the qald6 and qald-legacy profiles: the F1 of the "
-            "mean precision and mean recall, as their reference tools compute it)."
+            f"{_BASE_LABELS[base]}"
+            + (
+                " (under the qald6 and qald-legacy profiles: the F1 of the mean precision and "
+                "mean recall, as their reference tools compute it)."
+                if base == "f1"
+                else "."
+            )
         )
     label = f"{average} {_BASE_LABELS[base]}" + (" (processed)" if scope == "processed" else "")
     return MeasureInfo(
@@ -404,7 +409,7 @@ def _build() -> list[MeasureInfo]:
         ),
         MeasureInfo(
             Measure("errorCount"),
-            "errors",
+            "error count",
             "Number of scored questions whose system call failed (scored as empty answers).",
             _INTEGER,
             error_count,

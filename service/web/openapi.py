@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from service import __version__
+from service.contracts import openapi as registries
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.graph.experiments import Status
 
@@ -92,14 +93,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "content": {"type": "string", "description": "The file's text."},
                         "filename": {"type": "string"},
                         "format": {
-                            "enum": [
-                                "qald-xml",
-                                "qald-json",
-                                "eqald-json",
-                                "nlq-json",
-                                "lcquad-json",
-                                "tsv",
-                            ],
+                            "enum": registries.format_enum(),
                             "description": "Sniffed when absent.",
                         },
                     },
@@ -136,13 +130,14 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                         "profile": {
                             "type": "string",
-                            "default": "fair",
+                            "enum": registries.profile_enum(),
+                            "default": registries.default_profile(),
                             "description": "A scorer profile (GET /api/profiles).",
                         },
                         "language": {"type": "string", "default": "en"},
                         "experimentTypes": {
                             "type": "array",
-                            "items": {"enum": ["QA", "C2KB", "P2KB", "RE2KB", "AT", "AIT2KB"]},
+                            "items": {"enum": registries.experiment_type_enum()},
                             "description": "Default: every type the profile supports.",
                         },
                         "kb": {"type": "string", "description": "A configured knowledge base."},
@@ -155,6 +150,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                     },
                 },
+                "Measures": registries.measures_schema(),
+                "QuestionMeasures": registries.question_measures_schema(),
                 "Ticket": {
                     "type": "object",
                     "properties": {
@@ -219,7 +216,21 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "`gerbil-qa evaluate --output json` prints it (dataset, system, "
                             "profile, profileVersion, signature, language, kb, results per "
                             "experiment type, per-question entries, warnings).",
-                            "items": {"type": "object"},
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "results": {
+                                        "type": "object",
+                                        "description": "Experiment type -> its measures.",
+                                        "propertyNames": {
+                                            "enum": registries.experiment_type_enum()
+                                        },
+                                        "additionalProperties": {
+                                            "$ref": "#/components/schemas/Measures"
+                                        },
+                                    }
+                                },
+                            },
                         },
                         "results": {
                             "type": "array",
@@ -227,7 +238,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "Superseded by `evaluations` (kept for existing "
                             "clients): one task per item, system x dataset x experiment type "
                             "x language x profile, with every measure (null: undefined).",
-                            "items": {"type": "object"},
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "measures": {"$ref": "#/components/schemas/Measures"}
+                                },
+                            },
                         },
                     },
                 },

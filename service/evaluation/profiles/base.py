@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from service.evaluation.matchers.base import AnswerMatcher
 from service.evaluation.results import ExperimentType
-from service.evaluation.scoring import Scoring
+
+if TYPE_CHECKING:  # the registry lists profile names without importing matchers or schemes
+    from service.evaluation.matchers.base import AnswerMatcher
+    from service.evaluation.scoring import Scoring
 
 VOCAB = "http://w3id.org/gerbil/qa/vocab#"
 ALL_TYPES = tuple(ExperimentType)

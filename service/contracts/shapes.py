@@ -1,0 +1,92 @@
+"""The generated SHACL shapes (``shapes/``): one property shape per measure (datatype, at most
+one value, bounds) and the ``sh:in`` lists of the registries' enumerations. They add
+``sh:property`` to the node shapes written by hand in the other ``shapes/*.ttl`` files (the
+checks load every file into one shapes graph)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.contracts.turtle import collection, header, literal, number, objects, subject, term
+from service.evaluation.measures import MEASURES, QUESTION_MEASURES
+from service.evaluation.results import ExperimentType, QuestionStatus
+from service.formats import FORMATS
+from service.model import AnswerType
+
+KB_FILE_FORMATS = ("turtle",)
+"""Formats of catalogue distributions that are no question or answer files: the files of a
+dataset's knowledge graph (fileRole ``kb``), read as RDF by the KB loader."""
+
+
+def _measure_shape(
+    shape: str, iri: str, datatype: str, minimum: float | None, maximum: float | None
+) -> str:
+    pairs = [("sh:path", term(iri)), ("sh:maxCount", "1"), ("sh:datatype", term(datatype))]
+    if minimum is not None:
+        pairs.append(("sh:minInclusive", number(minimum)))
+    if maximum is not None:
+        pairs.append(("sh:maxInclusive", number(maximum)))
+    return subject(shape, pairs)
+
+
+def _in(shape: str, path: str, values: Sequence[str]) -> str:
+    return subject(shape, [("sh:path", path), ("sh:in", collection(values))])
+
+
+def shapes_ttl() -> str:
+    out = [
+        header(
+            "SHACL property shapes that come from registries: every measure of a task or "
+            "per-question observation, and the closed lists of experiment types, question "
+            "statuses, answer types and file formats.",
+            [
+                "the measures registry (service/evaluation/measures.py)",
+                "ExperimentType, QuestionStatus (service/evaluation/results.py)",
+                "AnswerType (service/model.py)",
+                "the format registry (service/formats/__init__.py: FORMATS; and KB_FILE_FORMATS)",
+            ],
+            ["gqa", "gqash", "gerbil", "sh", "xsd"],
+        )
+    ]
+    task = [f"gqash:measure-{name}" for name in MEASURES]
+    question = [f"gqash:questionMeasure-{name}" for name in QUESTION_MEASURES]
+    out.append(
+        subject(
+            "gqash:Task",
+            [("sh:property", objects([*task, "gqash:experimentTypes"]))],
+        )
+    )
+    out.append(
+        subject(
+            "gqash:QuestionResult",
+            [("sh:property", objects([*question, "gqash:questionStatuses"]))],
+        )
+    )
+    out.append(subject("gqash:Question", [("sh:property", "gqash:answerTypes")]))
+    out.append(subject("gqash:Distribution", [("sh:property", "gqash:formats")]))
+    for shape, info in zip(task, MEASURES.values(), strict=True):
+        out.append(_measure_shape(shape, info.iri, info.datatype, info.minimum, info.maximum))
+    for shape, q in zip(question, QUESTION_MEASURES.values(), strict=True):
+        out.append(_measure_shape(shape, q.iri, q.datatype, q.minimum, q.maximum))
+    out.append(
+        _in(
+            "gqash:experimentTypes",
+            "gerbil:experimentType",
+            [f"gqa:{t.value}" for t in ExperimentType],
+        )
+    )
+    out.append(
+        _in(
+            "gqash:questionStatuses",
+            "gqa:questionStatus",
+            [f"gqa:status-{s.value}" for s in QuestionStatus],
+        )
+    )
+    out.append(
+        _in(
+            "gqash:answerTypes", "gqa:answerType", [f"gqa:answerType-{a.value}" for a in AnswerType]
+        )
+    )
+    formats = [literal(name, lang=None) for name in (*FORMATS, *KB_FILE_FORMATS)]
+    out.append(_in("gqash:formats", "gqa:format", formats))
+    return "\n".join(out)

@@ -1,0 +1,178 @@
+"""The generated parts of the vocabulary (``ontology/``): measure properties with their Data Cube
+component specifications, and the code lists of experiment types, profiles, answer types and
+question statuses. The hand-written parts (classes, dimensions, attributes, finding kinds) stay
+in the other ``ontology/*.ttl`` files; the store loads them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+from service.contracts.turtle import header, literal, objects, subject, term
+from service.evaluation.measures import MEASURES, QUESTION_MEASURES
+from service.evaluation.profiles import PROFILES
+from service.evaluation.results import (
+    EXPERIMENT_TYPES,
+    QUESTION_STATUSES,
+    ExperimentType,
+    QuestionStatus,
+)
+from service.model import ANSWER_TYPES, AnswerType, Concept
+
+ONTOLOGY = "<http://w3id.org/gerbil/qa/vocab>"
+
+
+def measures_ttl() -> str:
+    """Every measure of the registries as a ``qb:MeasureProperty`` and its component
+    specification ``gqa:component-<name>`` (what an experiment's structure points at)."""
+    out = [
+        header(
+            "The measures of GERBIL QA results: one qb:MeasureProperty and one Data Cube component "
+            "specification each.",
+            ["the measures registry (service/evaluation/measures.py: MEASURES, QUESTION_MEASURES)"],
+            ["gqa", "gerbil", "qb", "rdf", "rdfs", "xsd"],
+        )
+    ]
+    rows = [
+        (info.name, info.iri, info.label, info.description, info.datatype, "task")
+        for info in MEASURES.values()
+    ]
+    rows += [
+        (q.name, q.iri, q.label, q.description, q.datatype, "question")
+        for q in QUESTION_MEASURES.values()
+    ]
+    for name, iri, label, description, datatype, level in rows:
+        prop = term(iri)
+        out.append(
+            subject(
+                prop,
+                [
+                    ("a", "rdf:Property, qb:MeasureProperty"),
+                    ("rdfs:label", literal(label)),
+                    ("rdfs:comment", literal(description)),
+                    ("rdfs:range", term(datatype)),
+                    ("rdfs:isDefinedBy", ONTOLOGY),
+                ],
+            )
+        )
+        where = "task" if level == "task" else "per-question"
+        out.append(
+            subject(
+                f"gqa:component-{name}",
+                [
+                    ("a", "qb:ComponentSpecification"),
+                    ("rdfs:label", literal(f"{label} measure")),
+                    (
+                        "rdfs:comment",
+                        literal(
+                            f"The measure {prop} in the structure of GERBIL QA {where} "
+                            "observations."
+                        ),
+                    ),
+                    ("qb:measure", prop),
+                ],
+            )
+        )
+    return "\n".join(out)
+
+
+# The code lists: scheme IRI, label, comment, the concepts' class, their IRI prefix, members.
+_SCHEMES = (
+    (
+        "experimentTypes",
+        "experiment types",
+        "The QA experiment and GERBIL QA's sub-experiments (Usbeck et al., Benchmarking Question "
+        "Answering Systems, Semantic Web 10(2), 2019).",
+        "ExperimentType",
+        "",
+    ),
+    (
+        "profiles",
+        "scorer profiles",
+        "The scorer profiles GERBIL QA offers; each is reproducible against the tool it names. "
+        "owl:versionInfo is the current version of each (every observation also records the "
+        "exact version and signature that produced it).",
+        "Profile",
+        "profile-",
+    ),
+    ("answerTypes", "answer types", "The five QALD answer types.", "AnswerType", "answerType-"),
+    (
+        "questionStatuses",
+        "question statuses",
+        "Why a question has the scores it has in a task.",
+        "QuestionStatus",
+        "status-",
+    ),
+)
+
+
+def _members() -> dict[str, list[tuple[str, Concept, list[tuple[str, str]]]]]:
+    """Each scheme's members in registry order: notation, concept, extra pairs."""
+    profiles = []
+    for p in PROFILES.values():
+        concept = Concept(p.name, p.description, title=p.title)
+        profiles.append((p.name, concept, [("owl:versionInfo", literal(p.version, lang=None))]))
+    return {
+        "experimentTypes": _enum_members(EXPERIMENT_TYPES, ExperimentType),
+        "profiles": profiles,
+        "answerTypes": _enum_members(ANSWER_TYPES, AnswerType),
+        "questionStatuses": _enum_members(QUESTION_STATUSES, QuestionStatus),
+    }
+
+
+def _enum_members(
+    table: Mapping[Any, Concept], enum: type[StrEnum]
+) -> list[tuple[str, Concept, list[tuple[str, str]]]]:
+    """The members of ``enum`` in order, each with its entry in ``table`` (all must have one)."""
+    missing = [m.value for m in enum if m not in table]
+    if missing:
+        raise ValueError(f"{enum.__name__}: no code list entry for {', '.join(missing)}")
+    return [(m.value, table[m], []) for m in enum]
+
+
+def codelists_ttl() -> str:
+    """The code lists (skos:ConceptScheme) of the registries' enumerations."""
+    out = [
+        header(
+            "Code lists (skos:ConceptScheme) of GERBIL QA's coded dimensions and attributes that "
+            "come from registries.",
+            [
+                "ExperimentType and QuestionStatus (service/evaluation/results.py)",
+                "the profiles registry (service/evaluation/profiles/)",
+                "AnswerType (service/model.py)",
+            ],
+            ["gqa", "gerbil", "skos", "rdfs", "owl"],
+        )
+    ]
+    members = _members()
+    for scheme, label, comment, cls, prefix in _SCHEMES:
+        concepts = [f"gqa:{prefix}{notation}" for notation, _, _ in members[scheme]]
+        out.append(
+            subject(
+                f"gqa:{scheme}",
+                [
+                    ("a", "skos:ConceptScheme"),
+                    ("rdfs:label", literal(label)),
+                    ("rdfs:comment", literal(comment)),
+                    ("skos:prefLabel", literal(f"GERBIL QA {label}")),
+                    ("skos:hasTopConcept", objects(concepts)),
+                ],
+            )
+        )
+        for (notation, concept, extra), iri in zip(members[scheme], concepts, strict=True):
+            pairs = [
+                ("a", f"skos:Concept, gqa:{cls}"),
+                ("skos:inScheme", f"gqa:{scheme}"),
+                ("skos:topConceptOf", f"gqa:{scheme}"),
+                ("skos:notation", literal(notation, lang=None)),
+                ("skos:prefLabel", literal(concept.title or concept.label)),
+                ("rdfs:label", literal(concept.label)),
+                *extra,
+                ("rdfs:comment", literal(concept.description)),
+            ]
+            if concept.close_match:
+                pairs.append(("skos:closeMatch", term(concept.close_match)))
+            out.append(subject(iri, pairs))
+    return "\n".join(out)
