@@ -248,6 +248,12 @@ class MeasureRegistry(Mapping[str, MeasureInfo]):
         chosen = (info for info in self._infos.values() if info.reported(reporting))
         return {info.name: info.compute(task) for info in chosen}
 
+    def recompute(self, names: Iterable[str], task: TaskRecords) -> dict[str, Value]:
+        """The measures ``names`` (say, those a task reported) computed from ``task`` (say, a
+        resample of the task's records), in registry order; unknown names fail."""
+        wanted = set(require(*names, registry=self))
+        return {n: i.compute(task) for n, i in self._infos.items() if n in wanted}
+
 
 def require(*names: str, registry: Mapping[str, object] | None = None) -> tuple[str, ...]:
     """``names`` when every one is a registered measure; ``ValueError`` naming the closest
