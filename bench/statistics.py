@@ -141,16 +141,27 @@ def reference(
     evaluations: Sequence[Any], draws: int, resamples: int, shuffles: int
 ) -> dict[str, float]:
     """The pure-Python scorer looped over resamples / shuffles, extrapolated."""
-    from service.evaluation.matchers.base import Judged
+    from service.evaluation.measures import MEASURES, TaskRecords, require
     from service.evaluation.results import ExperimentType
-    from service.evaluation.scoring import STANDARD, Row
+    from service.evaluation.scoring import STANDARD
 
-    def rows_of(ev: Any) -> list[Row]:
-        out = []
-        for r in ev.tasks[ExperimentType.QA].questions:
-            judged = Judged(r.tp, r.fp, r.fn, r.n_system, r.n_gold, credit=r.credit)
-            out.append(Row(judged, (r.precision, r.recall, r.f1), r.processed))
-        return out
+    # the aggregates of a standard-scheme task: micro and macro P/R/F1, macro F1 QALD, accuracy
+    names = require(
+        "microPrecision",
+        "microRecall",
+        "microF1",
+        "macroPrecision",
+        "macroRecall",
+        "macroF1",
+        "macroF1QALD",
+        "accuracy",
+    )
+
+    def rows_of(ev: Any) -> list[Any]:
+        return list(ev.tasks[ExperimentType.QA].questions)
+
+    def aggregate(rows: list[Any]) -> dict[str, Any]:
+        return MEASURES.recompute(names, TaskRecords(rows, STANDARD))
 
     a, b = rows_of(evaluations[0]), rows_of(evaluations[1])
     n = len(a)
@@ -158,14 +169,14 @@ def reference(
 
     def bootstrap_loop() -> None:
         for _ in range(draws):
-            STANDARD.aggregate([a[rng.randrange(n)] for _ in range(n)])
+            aggregate([a[rng.randrange(n)] for _ in range(n)])
 
     def shuffle_loop() -> None:
         for _ in range(draws):
             swap = [rng.random() < 0.5 for _ in range(n)]
             x = [b[i] if s else a[i] for i, s in enumerate(swap)]
             y = [a[i] if s else b[i] for i, s in enumerate(swap)]
-            STANDARD.aggregate(x)["macroF1"] - STANDARD.aggregate(y)["macroF1"]  # type: ignore[operator]
+            aggregate(x)["macroF1"] - aggregate(y)["macroF1"]
 
     systems = len(evaluations)
     pairs = systems * (systems - 1) // 2
@@ -176,7 +187,7 @@ def reference(
         "ar macroF1": per_shuffle / draws * shuffles * pairs,
     }
     print(
-        f"\npure-Python reference (StandardScoring.aggregate per draw; {draws} draws timed, "
+        f"\npure-Python reference (the registry's computations per draw; {draws} draws timed, "
         "extrapolated):"
     )
     print(
@@ -201,12 +212,14 @@ def import_cost(runs: int = 5) -> None:
 
     bare = median_ms("pass")
     numpy = median_ms("import numpy")
-    core = median_ms("import service.evaluation")
-    stats = median_ms("import service.evaluation, service.evaluation.statistics")
+    core = median_ms("from service.evaluation import evaluate")
+    stats = median_ms(
+        "from service.evaluation import evaluate; import service.evaluation.statistics"
+    )
     print(f"\nimport cost, median of {runs} fresh processes (python -c):")
     print(f"  python itself                             {bare:6.0f} ms")
     print(f"  import numpy                              {numpy:6.0f} ms (+{numpy - bare:.0f})")
-    print(f"  import service.evaluation (evaluate's)    {core:6.0f} ms")
+    print(f"  import evaluate (service.evaluation)      {core:6.0f} ms")
     print(f"  ... and service.evaluation.statistics     {stats:6.0f} ms (+{stats - core:.0f})")
 
 

@@ -181,11 +181,11 @@ def question_table(task: TaskScores, *, scheme: str) -> QuestionTable:
         cols["done_tp"].append(tp * done)
         cols["done_system"].append(n_system * done)
         cols["done_gold"].append(n_gold * done)
-        # scoring.qald_prf: an empty answer to a question with gold answers is P = 1, R = 0
+        # measures.qald_prf: an empty answer to a question with gold answers is P = 1, R = 0
         empty = n_system == 0 and n_gold > 0
         cols["qald_p"].append(1.0 if empty else p)
         cols["qald_r"].append(0.0 if empty else rc)
-        # scoring.common_measures: the credit of graded profiles, else the exact-match indicator
+        # measures.accuracy: the credit of graded profiles, else the exact-match indicator
         exact = 1.0 if p == 1 and rc == 1 else 0.0
         cols["accuracy"].append((r.credit or 0.0) if graded else exact)
     extra = _CONFIDENCE_TWINS | _RANK_TWINS
