@@ -24,12 +24,11 @@ True
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
+from typing import NamedTuple
 
 from service.evaluation.confidence import (
     Ranked,
@@ -82,45 +81,58 @@ class Measure:
 # -- what a measure is computed from ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class TaskRecords:
     """Everything an aggregate measure is computed from: the per-question records of one task
     (one per gold question, in dataset order, skipped ones included) and the profile's scoring
     scheme. Resampling ``records`` and computing again gives the aggregates of the resample.
 
     The shared intermediate values (the scored records, the scheme's micro and macro triples)
-    are computed once per instance.
+    are computed once per instance. A plain class: a dataclass would cost a millisecond at
+    import, and nothing here needs one.
     """
 
-    records: Sequence[QuestionScore]
-    scoring: Scoring
+    __slots__ = ("_averages", "_processed", "_ranked", "_scored", "records", "scoring")
 
-    @cached_property
+    def __init__(self, records: Sequence[QuestionScore], scoring: Scoring) -> None:
+        self.records = records
+        self.scoring = scoring
+        self._scored: tuple[QuestionScore, ...] | None = None
+        self._processed: tuple[QuestionScore, ...] | None = None
+        self._averages: dict[tuple[str, str], PRF | None] = {}
+        self._ranked: tuple[Ranked, ...] | None = None
+
+    @property
     def scored(self) -> tuple[QuestionScore, ...]:
         """The records that count in the scores (the others are skipped: no text, no gold)."""
-        return tuple(r for r in self.records if r.scored)
+        if self._scored is None:
+            self._scored = tuple(r for r in self.records if r.scored)
+        return self._scored
 
-    @cached_property
+    @property
     def processed(self) -> tuple[QuestionScore, ...]:
         """The scored records of questions the system gave something for."""
-        return tuple(r for r in self.scored if r.processed)
+        if self._processed is None:
+            self._processed = tuple(r for r in self.scored if r.processed)
+        return self._processed
 
     def averages(self, average: str, scope: str) -> PRF | None:
-        """The scheme's (P, R, F1) for ``average`` (micro, macro) over ``scope``."""
-        return self._averages[(average, scope)]
+        """The scheme's (P, R, F1) for ``average`` (micro, macro) over ``scope`` (all,
+        processed)."""
+        key = (average, scope)
+        if key not in self._averages:
+            rows = self.processed if scope == "processed" else self.scored
+            aggregate = self.scoring.micro if average == "micro" else self.scoring.macro
+            self._averages[key] = aggregate(rows)
+        return self._averages[key]
 
-    @cached_property
-    def _averages(self) -> dict[tuple[str, str], PRF | None]:
-        out: dict[tuple[str, str], PRF | None] = {}
-        for scope, rows in (("all", self.scored), ("processed", self.processed)):
-            out[("micro", scope)] = self.scoring.micro(rows)
-            out[("macro", scope)] = self.scoring.macro(rows)
-        return out
-
-    @cached_property
+    @property
     def ranked(self) -> tuple[Ranked, ...]:
         """The scored questions as the confidence and rank measures see them."""
-        return tuple(Ranked(r.confidence, r.verdicts, r.n_gold or 0) for r in self.scored)
+        if self._ranked is None:
+            self._ranked = tuple(
+                Ranked(r.confidence, r.verdicts, r.n_gold or 0) for r in self.scored
+            )
+        return self._ranked
 
 
 Compute = Callable[[TaskRecords], Value]
@@ -136,8 +148,7 @@ class When(StrEnum):
     RANKED = "ranked"  # the answers are declared in rank order (evaluate(..., ranked=True))
 
 
-@dataclass(frozen=True, slots=True)
-class Reporting:
+class Reporting(NamedTuple):
     """What decides which measures one task reports."""
 
     experiment_type: ExperimentType
@@ -266,6 +277,8 @@ def require(*names: str, registry: Mapping[str, object] | None = None) -> tuple[
 
 
 def _unknown(name: str, known: Iterable[str]) -> str:
+    import difflib  # only for an error message
+
     names = list(known)
     close = difflib.get_close_matches(name, names, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -579,8 +592,7 @@ def parse_measure(name: str) -> Measure:
 # -- per-question measures ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class QuestionMeasureInfo:
+class QuestionMeasureInfo(NamedTuple):
     """A measure of one question's observation: the :class:`QuestionScore` field ``name``."""
 
     name: str
