@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.errors import BadRequest
+from service.evaluation.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from service.experiments.systems import SystemSource
@@ -163,7 +164,7 @@ class ExperimentSpec:
 
     dataset: DatasetSource
     systems: tuple[SystemSource, ...]
-    profile: str = "fair"
+    profile: str = DEFAULT_PROFILE
     languages: tuple[str, ...] = ()
     experiment_types: tuple[str, ...] = ()
     kb: KBSpec | None = None

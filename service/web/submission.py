@@ -176,11 +176,12 @@ def from_json(data: Any) -> RawSubmission:
 
 
 def to_spec(
-    raw: RawSubmission, *, kbs: dict[str, tuple[str, ...]], default_profile: str = "fair"
+    raw: RawSubmission, *, kbs: dict[str, tuple[str, ...]], default_profile: str | None = None
 ) -> tuple[ExperimentSpec, dict[str, bytes]]:
     """The spec a submission asks for and its uploaded files by SHA-256 (BadRequest for what
     the request itself gets wrong: both or neither dataset, a system with both or neither of
     answers and URL, an unknown KB name)."""
+    from service.evaluation.profiles import DEFAULT_PROFILE
     from service.experiments.asked import WebService
     from service.experiments.spec import (
         CatalogueDataset,
@@ -227,7 +228,7 @@ def to_spec(
     spec = ExperimentSpec(
         dataset=dataset,
         systems=tuple(systems),
-        profile=raw.profile or default_profile,
+        profile=raw.profile or default_profile or DEFAULT_PROFILE,
         languages=(raw.language.strip(),) if raw.language else (),
         experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,

@@ -15,7 +15,7 @@ from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.profiles import PROFILES
 from service.graph.checks import shacl_violations
 from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
-from service.graph.store import GraphStore
+from service.graph.store import open_storage
 from service.graph.uris import Uris
 from service.model import Dataset, Question, QuestionText, SystemAnswer, SystemRun
 from service.paths import PROJECT_ROOT
@@ -35,8 +35,8 @@ def test_generated_files_parse_strictly(path: str) -> None:
 
 
 def test_the_store_serves_the_registries_words() -> None:
-    store = GraphStore(None, catalog=False)
-    rows = store.query_public(
+    store = open_storage(None, catalog=False).store
+    rows = store.public.query(
         f"SELECT ?m ?label ?comment ?range WHERE {{ ?m a <http://purl.org/linked-data/cube#"
         f"MeasureProperty> ; <{RDFS}label> ?label ; <{RDFS}comment> ?comment ; "
         f"<{RDFS}range> ?range }}"
@@ -45,7 +45,7 @@ def test_the_store_serves_the_registries_words() -> None:
     expected = {i.iri: (i.label, i.description, i.datatype) for i in MEASURES.values()}
     expected |= {q.iri: (q.label, q.description, q.datatype) for q in QUESTION_MEASURES.values()}
     assert served == expected
-    versions = store.query_public(
+    versions = store.public.query(
         f"SELECT ?p ?v WHERE {{ ?p a <{GQA}Profile> ; "
         "<http://www.w3.org/2002/07/owl#versionInfo> ?v }"
     )

@@ -48,7 +48,6 @@ QB = "http://purl.org/linked-data/cube#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 SHAPES = "http://w3id.org/gerbil/qa/shapes#"
 SH = "http://www.w3.org/ns/shacl#"
-DATA = PROJECT_ROOT.parent / "shared" / "data"
 
 
 # -- the committed files ---------------------------------------------------------------------
@@ -360,17 +359,14 @@ def test_a_profile_module_is_imported_only_when_asked_for() -> None:
 # -- aggregates are functions of the per-question records ------------------------------------
 
 
-@pytest.mark.parametrize("profile", list(PROFILES))
-def test_aggregates_are_recomputed_from_the_records(profile: str) -> None:
+# poleval needs one answer line per question, which the QALD-8 answers are not
+@pytest.mark.parametrize("profile", [p for p in PROFILES if p != "poleval"])
+def test_aggregates_are_recomputed_from_the_records(profile: str, data_dir: Path) -> None:
     """What H5's resampling relies on: a task's measures are the registry's computations over
     its records; computed on a resample, they are the resample's aggregates."""
-    path = DATA / "system-outputs" / "qald8-train" / "TeBaQA_QALD8_Train.json"
-    gold = DATA / "qald" / "ag-sc_QALD" / "8" / "data" / "qald-8-train-multilingual.json"
-    if not path.exists() or not gold.exists():
-        pytest.skip("shared data not mounted")
+    path = data_dir / "system-outputs" / "qald8-train" / "TeBaQA_QALD8_Train.json"
+    gold = data_dir / "qald" / "ag-sc_QALD" / "8" / "data" / "qald-8-train-multilingual.json"
     prof = get_profile(profile)
-    if prof.answer_count_must_match:
-        pytest.skip("the QALD-8 answers do not cover every question")
     ev = evaluate(read(gold), system_run(read(path), system="TeBaQA"), profile=prof, ranked=True)
     for etype, task in ev.tasks.items():
         reporting = Reporting(

@@ -23,6 +23,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "evaluation": DOMAIN_MUST_NOT,
     "kb": DOMAIN_MUST_NOT,
     "mediatypes": DOMAIN_MUST_NOT,
+    "contracts": DOMAIN_MUST_NOT,  # generated from the registries alone
     "catalog": {"web", "systems", "experiments", "cli"},
     "graph": {"web", "experiments", "cli", "systems"},
     "systems": {"web", "experiments", "cli"},
