@@ -105,7 +105,7 @@ class TaskRecords:
     def scored(self) -> tuple[QuestionScore, ...]:
         """The records that count in the scores (the others are skipped: no text, no gold)."""
         if self._scored is None:
-            self._scored = tuple(r for r in self.records if r.scored)
+            self._scored = tuple(r for r in self.records if r.precision is not None)
         return self._scored
 
     @property

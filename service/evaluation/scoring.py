@@ -34,26 +34,6 @@ def standard_prf(tp: int, fp: int, fn: int) -> PRF:
     return p, r, fscore(p, r)
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def _p(row: QuestionScore) -> float:
-    return row.precision or 0.0  # scored rows always have one; 0.0 only satisfies the types
-
-
-def _r(row: QuestionScore) -> float:
-    return row.recall or 0.0
-
-
-def _f(row: QuestionScore) -> float:
-    return row.f1 or 0.0
-
-
-def _count(value: int | None) -> int:
-    return value or 0
-
-
 class Scoring(Protocol):
     """A scheme: the per-question rule and the two aggregations.
 
@@ -73,13 +53,22 @@ class Scoring(Protocol):
     def macro(self, rows: Sequence[QuestionScore]) -> PRF | None: ...
 
 
+def _sum_p(rows: Sequence[QuestionScore]) -> float:
+    # scored rows always have P and R; "or 0.0" only satisfies the types
+    return sum(r.precision or 0.0 for r in rows)
+
+
+def _sum_r(rows: Sequence[QuestionScore]) -> float:
+    return sum(r.recall or 0.0 for r in rows)
+
+
 def standard_micro(rows: Sequence[QuestionScore]) -> PRF | None:
     """Micro P/R/F1: the standard rule on the counts summed over ``rows`` (undefined if none)."""
     if not rows:
         return None
-    tp = sum(_count(r.tp) for r in rows)
-    fp = sum(_count(r.fp) for r in rows)
-    fn = sum(_count(r.fn) for r in rows)
+    tp = sum(r.tp or 0 for r in rows)
+    fp = sum(r.fp or 0 for r in rows)
+    fn = sum(r.fn or 0 for r in rows)
     return standard_prf(tp, fp, fn)
 
 
@@ -99,7 +88,7 @@ class StandardScoring:
         if not rows:
             return None
         n = len(rows)
-        return (sum(map(_p, rows)) / n, sum(map(_r, rows)) / n, sum(map(_f, rows)) / n)
+        return (_sum_p(rows) / n, _sum_r(rows) / n, sum(r.f1 or 0.0 for r in rows) / n)
 
 
 def _ratio(a: float, b: float) -> float:
@@ -132,14 +121,14 @@ class Qald6Scoring:
 
     def micro(self, rows: Sequence[QuestionScore]) -> PRF | None:
         # an unprocessed question has no answers: it adds to the gold count only
-        correct = sum(_count(r.tp) for r in rows)
-        user = sum(_count(r.n_system) for r in rows)
-        gold = sum(_count(r.n_gold) for r in rows)
+        correct = sum(r.tp or 0 for r in rows)
+        user = sum(r.n_system or 0 for r in rows)
+        gold = sum(r.n_gold or 0 for r in rows)
         p, r = _ratio(correct, user), _ratio(correct, gold)
         return p, r, fscore(p, r)
 
     def macro(self, rows: Sequence[QuestionScore]) -> PRF | None:
-        p, r = _ratio(sum(map(_p, rows)), len(rows)), _ratio(sum(map(_r, rows)), len(rows))
+        p, r = _ratio(_sum_p(rows), len(rows)), _ratio(_sum_r(rows), len(rows))
         return p, r, fscore(p, r)
 
 
@@ -177,8 +166,8 @@ class LegacyScoring:
     def macro(self, rows: Sequence[QuestionScore]) -> PRF | None:
         if not rows:
             return None
-        p = sum(map(_p, rows)) / len(rows)
-        r = sum(map(_r, rows)) / len(rows)
+        p = _sum_p(rows) / len(rows)
+        r = _sum_r(rows) / len(rows)
         return p, r, 0.0 if p == 0 or r == 0 else 2 * r * p / (p + r)
 
 
