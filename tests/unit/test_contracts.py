@@ -312,7 +312,7 @@ def test_profile_registry_errors() -> None:
         PROFILES.register(get_profile("exact"))
     with pytest.raises(BadRequest, match="known profiles: fair, gerbil, qald6"):
         get_profile("testonly")
-    with pytest.raises(ValueError, match="settings must start with items and match"):
+    with pytest.raises(ValueError, match="settings must start with items and hold match"):
         Profile(**{**_fields(TEST_PROFILE), "settings": (("match", "x"),)})
     with pytest.raises(ValueError, match="items must be one of"):
         Profile(**{**_fields(TEST_PROFILE), "settings": (("items", "cells"), ("match", "x"))})
