@@ -133,7 +133,10 @@ def from_query(query: ParsedQuery, *, gerbil: bool, fold_literals: bool = False)
     relations: dict[RelationKey, None] = {}
     types: dict[str, None] = {}
     for pattern in query.patterns:
-        s, p, o = pattern.subject, pattern.predicate, pattern.object
+        # A node or a property path: _kind tells which, the type checker cannot.
+        s: Any = pattern.subject
+        p: Any = pattern.predicate
+        o: Any = pattern.object
         if _kind(s) == "iri":
             resources[str(s.value)] = None
         is_type = _kind(p) == "iri" and str(p.value) == RDF_TYPE

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+from _json import scanstring  # json's C string scanner (json.decoder re-exports it)
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn, TypedDict, Unpack
+from typing import Any, NamedTuple, NoReturn, TypedDict, Unpack, cast
 
 from service.errors import FormatError, Problem, Severity
 from service.model import Dataset
@@ -192,17 +193,21 @@ def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -
 
 
 _JSON_WS = re.compile("[ \t\n\r]*")  # JSON's whitespace, as json.loads accepts it
+# The pattern matches everywhere (possibly empty), so its ``match`` never gives None.
+_SKIP_WS = cast("Callable[[str, int], re.Match[str]]", _JSON_WS.match)
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def _decode_top_level(text: str, offsets: Offsets) -> Any:
     """``json.loads(text)`` for an object or array, recording offsets; ValueError otherwise."""
-    skip = _JSON_WS.match
+    skip = _SKIP_WS
+    value: Any
     start = skip(text, 0).end()
     if text.startswith("[", start):
         value, end = _decode_array(text, start, offsets)
     elif text.startswith("{", start):
-        value, keys = {}, {}
+        value = {}
+        keys: dict[str, int] = {}
         pos = skip(text, start + 1).end()
         while not text.startswith("}", pos):
             if keys and not text.startswith(",", pos):
@@ -211,7 +216,7 @@ def _decode_top_level(text: str, offsets: Offsets) -> Any:
                 pos = skip(text, pos + 1).end()
             if not text.startswith('"', pos):
                 raise ValueError("expected a key")
-            key, pos = json.decoder.scanstring(text, pos + 1)
+            key, pos = scanstring(text, pos + 1)
             pos = skip(text, pos).end()
             if not text.startswith(":", pos):
                 raise ValueError("expected ':'")
@@ -232,7 +237,7 @@ def _decode_top_level(text: str, offsets: Offsets) -> Any:
 
 
 def _decode_array(text: str, start: int, offsets: Offsets) -> tuple[list[Any], int]:
-    skip, decode = _JSON_WS.match, _DECODER.raw_decode
+    skip, decode = _SKIP_WS, _DECODER.raw_decode
     items: list[Any] = []
     at: list[int] = []
     pos = skip(text, start + 1).end()
@@ -332,7 +337,7 @@ class JsonLocator:
         pos = self._skip_ws(pos + 1)
         while not text.startswith(close, pos):
             if is_object:
-                key, pos = json.decoder.scanstring(text, pos + 1)
+                key, pos = scanstring(text, pos + 1)
                 pos = self._skip_ws(pos)
                 pos = self._skip_ws(pos + 1)  # the ':'
                 keys[key] = pos  # a repeated key: the last one wins, as in json.loads

@@ -70,7 +70,7 @@ _QUESTION_KEYS = (
 
 def sniff(src: Source) -> bool:
     items = questions_list(src)
-    return bool(items) and looks_eqald(items)
+    return items is not None and bool(items) and looks_eqald(items)
 
 
 def read(src: Source) -> Dataset:
@@ -430,7 +430,7 @@ def _write_question(q: Question) -> dict[str, Any]:
     meta = _metadata_object(q)
     if meta:
         out["metadata"] = meta
-    texts = []
+    texts: list[dict[str, Any]] = []
     for t in q.texts:
         entry = text_object(t)
         if t.annotations:
@@ -471,7 +471,7 @@ def _write_extended(q: Question) -> dict[str, Any]:
         out["answertype"] = q.answertype
     per_language = {k.removeprefix("sparql@"): v for k, v in q.extra if k.startswith("sparql@")}
     sparql = OUT_OF_SCOPE if q.out_of_scope else q.sparql
-    texts = []
+    texts: list[dict[str, Any]] = []
     for t in q.texts:
         entry = text_object(t, string_key="question")
         query = per_language.get(t.language, sparql) if texts else sparql

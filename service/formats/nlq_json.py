@@ -109,8 +109,9 @@ def _read_entry(
             builder.sparql = values["sparql"]
         else:
             for key in ("answer", "sparql"):
-                if values[key] is not None:
-                    builder.extra.append((f"{key}@{lang}", values[key]))
+                value = values[key]
+                if value is not None:
+                    builder.extra.append((f"{key}@{lang}", value))
     builder.languages.add(lang)
     unknown = [k for k in entry if k not in _FIELDS]
     builder.extra += [(k, extra_value(entry[k])) for k in unknown]

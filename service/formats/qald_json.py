@@ -383,7 +383,7 @@ def merge(sets: list[AnswerSet]) -> AnswerSet:
     if not sets:
         return AnswerSet()
     names: dict[str, None] = {}
-    rows = []
+    rows: list[Any] = []
     for s in sets:
         names.update(dict.fromkeys(s.vars))
         rows.extend(s.rows)

@@ -34,7 +34,7 @@ class _Record:
     _defaults: dict[str, Any] = {}  # noqa: RUF012 (read-only, per subclass)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        fields = self.__slots__
+        fields: tuple[str, ...] = self.__slots__
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__} takes at most {len(fields)} arguments")
         for name in kwargs:
@@ -54,7 +54,8 @@ class _Record:
             _set(self, name, value)
 
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        fields: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, name) for name in fields)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -65,7 +66,8 @@ class _Record:
         return hash(self._values())
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        names: tuple[str, ...] = self.__slots__
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
         return f"{type(self).__name__}({fields})"
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -186,9 +186,9 @@ class BaselineSystem:
             if iri in property_words:
                 property_words[iri].update(_tokens(label))
             elif iri not in predicates:
-                words = _tokens(label)
-                if words:
-                    index.entities.setdefault(words, set()).add(iri)
+                entity_words = _tokens(label)
+                if entity_words:
+                    index.entities.setdefault(entity_words, set()).add(iri)
         for iri, words in property_words.items():
             words.update(_tokens(_local_name(iri)))
             content = _content(words)

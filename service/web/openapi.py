@@ -24,7 +24,7 @@ def openapi_document(base: str) -> dict[str, Any]:
         "description": "Experiment id: yyyyMMdd and a 4-digit daily counter.",
         "schema": {"type": "string", "pattern": "^[0-9]{12}$"},
     }
-    owner = [{"ownerToken": []}]
+    owner: list[dict[str, list[str]]] = [{"ownerToken": []}]
     return {
         "openapi": "3.1.0",
         "info": {
