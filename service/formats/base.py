@@ -309,7 +309,8 @@ class JsonLocator:
         return line + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
     def _skip_ws(self, pos: int) -> int:
-        return _JSON_SPACE.match(self.text, pos).end()  # type: ignore[union-attr]
+        space = _JSON_SPACE.match(self.text, pos)
+        return space.end() if space else pos  # the pattern matches everywhere
 
     def _children_of(self, pos: int) -> dict[str, int] | list[int] | None:
         if pos in self._children:

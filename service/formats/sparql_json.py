@@ -360,7 +360,7 @@ def plain_results(value: Any, terms: PlainTerms) -> AnswerSet:
                     # IRIs inline: most terms are IRIs, and a call per term is half the cost.
                     if type(raw) is dict and len(raw) == 2 and raw.get("type") == "uri":
                         value = raw.get("value")
-                        found = iris.get(value)  # type: ignore[arg-type]
+                        found = iris.get(value)
                         if found is None:
                             if type(value) is not str or iri_syntax(value) is None:
                                 raise NotPlain

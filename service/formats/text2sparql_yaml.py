@@ -140,7 +140,7 @@ def _compose(src: Source) -> Node | None:
     import yaml
 
     try:
-        return yaml.compose(src.text, Loader=yaml.SafeLoader)  # type: ignore[no-any-return]
+        return yaml.compose(src.text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         message = " ".join(p for p in (err.context, err.problem) if p) or "malformed YAML"

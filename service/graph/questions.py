@@ -42,7 +42,7 @@ class Finding:
 def _default_parser() -> Callable[[str], None] | None:
     """The project's SPARQL parser (lenient: QALD gold queries often omit PREFIX declarations)."""
     try:
-        from service.sparql import parse_query  # type: ignore[attr-defined]
+        from service.sparql import parse_query
     except (ImportError, SyntaxError):  # not available (yet): the finding says it was skipped
         return None
 

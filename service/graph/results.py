@@ -278,7 +278,7 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
     questions: dict[str, NamedNode] = {}  # question URIs recur in every task
     first_tasks: set[int] = set()
     for k, (ev, task) in enumerate(tasks, start=1):
-        _task_quads(g, record, uris, k, ev, task, questions)  # type: ignore[arg-type]
+        _task_quads(g, record, uris, k, ev, task, questions)
         if id(ev) not in first_tasks:  # the evaluation's warnings, on its first task
             first_tasks.add(id(ev))
             _warning_quads(g, NamedNode(uris.task(eid, k)), ev)

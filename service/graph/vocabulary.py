@@ -64,6 +64,4 @@ def vocabulary_triples():  # -> Iterator[pyoxigraph.Quad] in the default graph
 
 
 def is_term(iri: str) -> bool:
-    return bool(
-        _vocabulary_store().query(f"ASK {{ <{iri}> <{RDF}type> ?t }}")  # type: ignore[arg-type]
-    )
+    return bool(_vocabulary_store().query(f"ASK {{ <{iri}> <{RDF}type> ?t }}"))

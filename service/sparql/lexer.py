@@ -187,16 +187,17 @@ class Tokens:
         while pos < end:
             m = match(text, pos)
             if m is None:  # only whitespace left, or a character no token starts with
-                pos = _SKIP_SPACE.match(text, pos).end()  # type: ignore[union-attr]
+                space = _SKIP_SPACE.match(text, pos)
+                pos = space.end() if space else pos  # the pattern matches everywhere
                 if pos >= end:
                     break
                 raise self._bad_character(pos)
-            kind = m.lastgroup
-            start = m.start(kind)  # type: ignore[arg-type]
-            value = m.group(kind)  # type: ignore[arg-type]
+            kind = m.lastgroup or ""  # every alternative of the pattern is a named group
+            start = m.start(kind)
+            value = m.group(kind)
             pos = m.end()
             if kind in _NAMES and not value.isascii():
-                self._check_name(kind, value, start)  # type: ignore[arg-type]
+                self._check_name(kind, value, start)
             if kind == "PUNCT":
                 kind = value
             elif kind == "WORD":
@@ -207,7 +208,7 @@ class Tokens:
                     kind = "a"
                 elif self.lenient and self._split_glued(value, start):
                     continue
-            kinds.append(kind)  # type: ignore[arg-type]
+            kinds.append(kind)
             texts.append(value)
             offsets.append(start)
         kinds.append("EOF")

@@ -23,6 +23,8 @@ from service.sparql.query import Node, ParsedQuery, Path, TriplePattern
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs 3 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from service.sparql.query import QueryForm
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -1204,7 +1206,9 @@ class Parser:
 
     # ---------------------------------------------------------------- expressions
 
-    def _in_expression(self, read: object, *, aggregates: bool) -> tuple[list[str], bool]:
+    def _in_expression(
+        self, read: Callable[[], object], *, aggregates: bool
+    ) -> tuple[list[str], bool]:
         """Run ``read`` (an expression production) in a fresh expression context.
 
         Returns the variables used outside aggregates and whether an aggregate appeared.
@@ -1216,7 +1220,7 @@ class Parser:
             False,
             0,
         )
-        read()  # type: ignore[operator]
+        read()
         result = (self.evars, self.aggregate_seen)
         self.evars, self.aggregates_ok, self.aggregate_seen, self.aggregate_depth = saved
         return result

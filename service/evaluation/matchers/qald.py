@@ -16,7 +16,7 @@ from service.model import AnswerSet
 
 _DIGITS = re.compile(r"[0-9]+")
 
-Qald6Item = tuple[str, object]
+Qald6Item = tuple[str, bool | tuple[tuple[str, int], ...]]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -51,10 +51,10 @@ def qald6_items(answers: AnswerSet) -> list[Qald6Item]:
 
 
 def _show_qald6(item: Qald6Item) -> str:
-    kind, value = item
-    if kind == "boolean":
+    value = item[1]
+    if isinstance(value, bool):
         return "true" if value else "false"
-    return " ".join(v for v, n in value for _ in range(n))  # type: ignore[attr-defined]
+    return " ".join(v for v, n in value for _ in range(n))
 
 
 class Qald6Matcher:
