@@ -15,7 +15,8 @@ from __future__ import annotations
 import hmac
 from urllib.parse import urlencode
 
-from flask import Response, redirect, request
+from flask import redirect, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import NotFound
 from service.graph.uris import EXPERIMENT_ID
@@ -58,7 +59,7 @@ def require_experiment(experiment_id: str):  # -> ExperimentStatus
     return services().storage.experiments.status(experiment_id)
 
 
-def token_redirect(experiment_id: str) -> Response | None:
+def token_redirect(experiment_id: str) -> BaseResponse | None:
     """Handle ``?token=`` on an experiment URL: remember a valid token in a cookie, then
     redirect to the URL without it. ``None`` when there is no token parameter."""
     token = request.args.get("token")

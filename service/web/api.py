@@ -11,6 +11,7 @@ import hmac
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Forbidden
 from service.web import listings, pages
@@ -215,7 +216,7 @@ def publish_check(experiment_id: str, token: str) -> str:
 
 
 @bp.post("/experiment/<experiment_id>/publish")
-def publish_form(experiment_id: str) -> Response:
+def publish_form(experiment_id: str) -> BaseResponse:
     from service.web.access import COOKIE_PREFIX
 
     require_experiment(experiment_id)

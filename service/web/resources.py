@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import NotFound
 from service.graph.reader import index
@@ -45,7 +46,7 @@ def respond(
     private: bool = False,
     variant: object = None,
     in_worker: DocumentJob | None = None,
-) -> Response:
+) -> BaseResponse:
     """The negotiated response for ``uri``: HTML, an RDF syntax or CSV, with the headers.
 
     Public documents are served from the page cache when they were rendered before (see
@@ -119,7 +120,7 @@ def alternates(uri: str, offered: Sequence[conneg.Representation]) -> list[dict[
     ]
 
 
-def not_public(experiment_id: str, uri: str, rep: conneg.Representation) -> Response:
+def not_public(experiment_id: str, uri: str, rep: conneg.Representation) -> BaseResponse:
     message = (
         f"Experiment {experiment_id} is not public yet. Its URI {uri} is reserved and will show "
         "the results once its owner publishes them."
@@ -141,7 +142,7 @@ PLAIN_OFFERS = conneg.offers(quads=True)
 
 
 @bp.get("/experiment")
-def gerbil_experiment() -> Response:
+def gerbil_experiment() -> BaseResponse:
     """GERBIL's ``experiment?id={id}`` form: a permanent redirect to ``experiment/{id}``."""
     experiment_id = request.args.get("id")
     if not experiment_id:
@@ -185,7 +186,7 @@ def _status_quads(status) -> list[Any]:
 
 
 @bp.get("/experiment/<name>")
-def experiment(name: str) -> Response:
+def experiment(name: str) -> BaseResponse:
     experiment_id, ext = conneg.split_extension(name)
     redirected = token_redirect(experiment_id)
     if redirected is not None:
@@ -254,7 +255,7 @@ def _question_nodes(store: Any, uris: Sequence[str]) -> dict[str, Any]:
 
 
 @bp.get("/experiment/<experiment_id>/task/<name>")
-def task(experiment_id: str, name: str) -> Response:
+def task(experiment_id: str, name: str) -> BaseResponse:
     import pyoxigraph as ox
 
     number, ext = conneg.split_extension(name)
@@ -316,7 +317,7 @@ def task(experiment_id: str, name: str) -> Response:
 
 
 @bp.get("/experiment/<experiment_id>/task/<int:number>/question/<path:name>")
-def question_result(experiment_id: str, number: int, name: str) -> Response:
+def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
     question_id, ext = conneg.split_extension(name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
@@ -368,7 +369,7 @@ def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **ex
     )
 
 
-def _public_resource(uri: str, ext: str | None, **extra: Any) -> Response:
+def _public_resource(uri: str, ext: str | None, **extra: Any) -> BaseResponse:
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     found = _public_document(uri, rep)
     return respond(
@@ -398,7 +399,7 @@ def _paged(
 
 
 @bp.get("/dataset/<name>")
-def dataset(name: str) -> Response:
+def dataset(name: str) -> BaseResponse:
     dataset_name, ext = conneg.split_extension(name)
     uris = services().storage.uris
     uri = uris.dataset(dataset_name)
@@ -424,13 +425,13 @@ def dataset(name: str) -> Response:
 
 
 @bp.get("/dataset/<name>/question/<path:qid>")
-def question(name: str, qid: str) -> Response:
+def question(name: str, qid: str) -> BaseResponse:
     question_id, ext = conneg.split_extension(qid)
     return _public_resource(services().storage.uris.question(name, question_id), ext)
 
 
 @bp.get("/dataset/<name>/version/<path:rest>")
-def dataset_version(name: str, rest: str) -> Response:
+def dataset_version(name: str, rest: str) -> BaseResponse:
     """A registered version of a dataset (``CatalogueRepository.register_version``), ``rest`` =
     ``{version}``, and one of its questions (its text and gold answers as that version has
     them), ``rest`` = ``{version}/question/{qid}``. One route for both: the server decodes
@@ -463,7 +464,7 @@ SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
 
 
 @bp.get("/system/<path:name>")
-def system(name: str) -> Response:
+def system(name: str) -> BaseResponse:
     system_name, ext = conneg.split_extension(name)
     uri = services().storage.uris.system(system_name)
     rep = conneg.negotiate(request, SYSTEM_OFFERS, extension=ext, default=conneg.HTML)
@@ -489,7 +490,7 @@ def system(name: str) -> Response:
 
 
 @bp.get("/software/<name>")
-def software(name: str) -> Response:
+def software(name: str) -> BaseResponse:
     version, ext = conneg.split_extension(name)
     return _public_resource(services().storage.uris.software(version), ext)
 
@@ -499,7 +500,7 @@ CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
 
 @bp.get("/catalog")
 @bp.get("/catalog.<ext>")
-def catalog(ext: str | None = None) -> Response:
+def catalog(ext: str | None = None) -> BaseResponse:
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the catalogue has no .{ext} representation")
     graph = services().storage
@@ -521,7 +522,7 @@ def catalog(ext: str | None = None) -> Response:
 
 @bp.get("/vocab")
 @bp.get("/vocab.<ext>")
-def vocab(ext: str | None = None) -> Response:
+def vocab(ext: str | None = None) -> BaseResponse:
     import pyoxigraph as ox
 
     if ext is not None and ext not in conneg.EXTENSIONS:
@@ -549,7 +550,7 @@ GRAPH_OFFERS = conneg.offers(quads=True)
 
 
 @bp.get("/graph/<path:name>")
-def named_graph(name: str) -> Response:
+def named_graph(name: str) -> BaseResponse:
     """A named graph of the store, whole: public graphs for everyone; an unpublished
     experiment's graph for its owner only; the admin graph for nobody (404)."""
     import pyoxigraph as ox
@@ -597,7 +598,7 @@ DUMP_OFFERS = conneg.QUADS
 
 @bp.get("/dump")
 @bp.get("/dump.<ext>")
-def dump(ext: str | None = None) -> Response:
+def dump(ext: str | None = None) -> BaseResponse:
     """Every public graph, as N-Quads or TriG (the public store holds nothing else; its default
     graph, a derived copy of the union, is left out)."""
     import pyoxigraph as ox

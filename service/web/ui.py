@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
 
 from service import __version__
 from service.web import listings
@@ -32,7 +33,7 @@ def _globals() -> dict[str, object]:
     return {"version": __version__}
 
 
-def cached_page(key: tuple[object, ...], render: Callable[[], str]) -> Response:
+def cached_page(key: tuple[object, ...], render: Callable[[], str]) -> BaseResponse:
     """An HTML page of public data, from the page cache when it was rendered since the last
     write (an ETag lets browsers revalidate)."""
     cache = services().cache
@@ -47,7 +48,7 @@ def cached_page(key: tuple[object, ...], render: Callable[[], str]) -> Response:
 
 
 @bp.get("/")
-def home() -> Response:
+def home() -> BaseResponse:
     asked = request.args.get("dataset") or None
 
     def render() -> str:
@@ -73,7 +74,7 @@ def home() -> Response:
 
 
 @bp.get("/experiments")
-def experiments() -> Response:
+def experiments() -> BaseResponse:
     page = listings.page_from(request.args)
 
     def render() -> str:
@@ -91,19 +92,19 @@ def experiments() -> Response:
 
 
 @bp.get("/systems")
-def systems() -> Response:
+def systems() -> BaseResponse:
     return cached_page(
         ("page:systems",), lambda: render_template("systems.html", rows=listings.systems())
     )
 
 
 @bp.get("/favicon.ico")
-def favicon() -> Response:
+def favicon() -> BaseResponse:
     return redirect(url_for("static", filename="favicon.svg"), code=301)
 
 
 @bp.get("/context.jsonld")
-def context() -> Response:
+def context() -> BaseResponse:
     """The JSON-LD context every JSON-LD document of the service refers to (a stable URL)."""
     body = json.dumps(context_document(), indent=2)
     response = Response(body, content_type="application/ld+json; charset=utf-8")
