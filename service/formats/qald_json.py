@@ -40,8 +40,9 @@ from service.formats.sparql_json import (
     read_results,
     write_results,
 )
-from service.formats.terms import element_for
+from service.formats.terms import BARE, element_for, element_term
 from service.model import AnswerSet, Dataset, Question, QuestionText, normalise_answer_type
+from service.valid_terms import valid_term
 
 NAME = "qald-json"
 VARIANT_KEY = "variant"
@@ -360,6 +361,11 @@ def read_answers(
         return None
     if entries and all(is_element_entry(e) for e in entries):
         # QALD-5 JSON: one {"string": "…"} per answer, like QALD-XML's <answer> children.
+        for i, entry in enumerate(entries):
+            for key, text in entry.items():
+                stored = valid_term(element_term(None if key == BARE else key, text))
+                if stored.changed:
+                    report.warn(stored.warning(), at=(*where, i, key), question_id=qid)
         return element_answers([list(e.items()) for e in entries])
     sets = []
     for i, entry in enumerate(entries):

@@ -30,7 +30,14 @@ from service.formats.fields import (
     eqald_losses,
     text2sparql_losses,
 )
-from service.formats.terms import BARE, ELEMENTS, element_for, is_date, numeric_datatype
+from service.formats.terms import (
+    BARE,
+    ELEMENTS,
+    element_for,
+    element_term,
+    is_date,
+    numeric_datatype,
+)
 from service.model import (
     AnswerSet,
     Dataset,
@@ -38,6 +45,7 @@ from service.model import (
     QuestionText,
     normalise_answer_type,
 )
+from service.valid_terms import valid_term
 
 NAME = "qald-xml"
 DEFAULT_LANGUAGE = "en"  # QALD-1/2 files have no lang attribute: their questions are English
@@ -394,17 +402,23 @@ def _cells(nodes: list[Node], report: Report, qid: str) -> list[tuple[str | None
             )
         elif child.tag == "date" and not is_date(value):
             report.warn(
-                f"<date> {value[:30]!r} is not an xsd:date (kept as written)",
+                f"<date> {value[:30]!r} is not an xsd:date (kept as written; stored "
+                f"{valid_term(element_term('date', value)).rule})",
                 **child.where(),
                 question_id=qid,
                 expected="YYYY-MM-DD",
             )
         elif child.tag == "boolean" and value.lower() not in ("true", "false"):
             report.warn(
-                f"<boolean> {value[:30]!r} is not true or false (kept as written)",
+                f"<boolean> {value[:30]!r} is not true or false (kept as written; stored as a "
+                "plain literal)",
                 **child.where(),
                 question_id=qid,
             )
+        else:
+            stored = valid_term(element_term(element, value))
+            if stored.changed:
+                report.warn(f"<{child.tag}> {stored.warning()}", **child.where(), question_id=qid)
         cells.append((element, value))
     return cells
 

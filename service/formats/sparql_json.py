@@ -14,6 +14,7 @@ from typing import Any
 from service.formats.base import Report, Step
 from service.formats.terms import element_term
 from service.model import AnswerSet, AnswerType, Row, Term, TermKind, normalise_answer_type
+from service.valid_terms import is_valid_iri, valid_term
 
 TERM_TYPES = {
     "uri": TermKind.IRI,
@@ -182,15 +183,24 @@ class Oddities:
             report.warn(message + suffix, at=at, question_id=qid)
 
 
-def _oddity(term: Term) -> str | None:
+def _oddities(term: Term) -> list[str]:
+    """What is odd about ``term``, including how it is stored when it is no valid RDF term
+    (``service/valid_terms.py``: the value is kept as written for scoring)."""
+    stored = valid_term(term)
     if term.kind is TermKind.IRI:
-        if term.value.startswith("<") and term.value.endswith(">"):
-            return "IRI value written in angle brackets (kept as written)"
-        if not looks_like_iri(term.value):
-            return "value of type uri is not an absolute IRI (kept as written)"
-    elif term.kind is TermKind.LITERAL and term.value == "":
-        return "empty literal value"
-    return None
+        if stored.changed:
+            if term.value.startswith("<") and term.value.endswith(">"):
+                odd = "IRI value written in angle brackets"
+            elif not looks_like_iri(term.value):
+                odd = "value of type uri is not an absolute IRI"
+            else:
+                odd = f"{term.value[:80]!r} is not a valid IRI"
+            return [f"{odd} (kept as written; stored {stored.rule})"]
+        return []
+    found = ["empty literal value"] if term.kind is TermKind.LITERAL and term.value == "" else []
+    if stored.changed:
+        found.append(stored.warning())
+    return found
 
 
 def read_term(
@@ -246,11 +256,8 @@ def read_term(
     if kind is not TermKind.LITERAL and (datatype or lang):
         oddities.note(f"a {raw['type']} cannot have a datatype or language", at)
         datatype = lang = None
-    elif datatype and lang:
-        oddities.note("literal has both a datatype and a language (kept as written)", at)
     term = Term(value, kind, datatype or None, lang or None)
-    odd = _oddity(term)
-    if odd:
+    for odd in _oddities(term):
         oddities.note(odd, (*at, "value"))
     return term
 
@@ -297,7 +304,7 @@ class PlainTerms:
         if kind == "uri":
             term = self.iris.get(value)
             if term is None:
-                if len(raw) != 2 or _IRI.fullmatch(value) is None:
+                if len(raw) != 2 or _IRI.fullmatch(value) is None or not is_valid_iri(value):
                     raise NotPlain
                 term = self.iris[value] = Term(value, TermKind.IRI)
             elif len(raw) != 2:
@@ -317,7 +324,10 @@ class PlainTerms:
         key = (value, datatype or None, lang or None)
         term = self.literals.get(key)
         if term is None:
-            term = self.literals[key] = Term(value, TermKind.LITERAL, key[1], key[2])
+            term = Term(value, TermKind.LITERAL, key[1], key[2])
+            if valid_term(term).changed:
+                raise NotPlain  # the careful reader says how it is stored
+            self.literals[key] = term
         return term
 
 
@@ -362,7 +372,11 @@ def plain_results(value: Any, terms: PlainTerms) -> AnswerSet:
                         value = raw.get("value")
                         found = iris.get(value)
                         if found is None:
-                            if type(value) is not str or iri_syntax(value) is None:
+                            if (
+                                type(value) is not str
+                                or iri_syntax(value) is None
+                                or not is_valid_iri(value)
+                            ):
                                 raise NotPlain
                             found = iris[value] = Term(value, TermKind.IRI)
                         row[var] = found

@@ -252,11 +252,47 @@ def shacl_violations(
     return sorted(out, key=str)
 
 
+def term_violations(quads: Iterable, *, target: str = "<data>") -> list[Violation]:
+    """Every term of ``quads`` a strict RDF parser would refuse or a datatype does not allow
+    (an invalid IRI or language tag, ``rdf:langString`` without a language, an ill-typed
+    literal: Data Cube IC-0, "datatype consistency"), each with its subject and predicate.
+    Oxigraph keeps such literals as given (it normalises only well-typed ones), so they are
+    found by :func:`service.valid_terms.valid_term`, the rule the writers apply."""
+    import pyoxigraph
+
+    from service.model import Term, TermKind
+    from service.valid_terms import is_valid_iri, valid_term
+
+    found: list[Violation] = []
+    for quad in quads:
+        where = f"{_spelled(quad.subject)} <{quad.predicate.value}>"
+        for position in (quad.subject, quad.predicate, quad.object):
+            if isinstance(position, pyoxigraph.NamedNode) and not is_valid_iri(position.value):
+                found.append(Violation("IRI", target, f"{where}: <{position.value}> is not valid"))
+        obj = quad.object
+        if isinstance(obj, pyoxigraph.Literal):
+            datatype = obj.datatype.value if obj.language is None else None
+            term = Term(obj.value, TermKind.LITERAL, datatype, obj.language)
+            stored = valid_term(term)
+            if stored.changed:
+                found.append(Violation("IC-0", target, f"{where}: {stored.problem}"))
+    return found
+
+
+def _spelled(term: object) -> str:
+    import pyoxigraph
+
+    if isinstance(term, pyoxigraph.NamedNode):
+        return f"<{term.value}>"
+    return str(term)
+
+
 def check_store(
     storage: Storage, *, standards: Path | None = None, shapes: bool = True
 ) -> list[Violation]:
     """Every check over a store, read from one consistent snapshot: the ICs per experiment
-    graph (public and private), the shapes over every graph but the admin graph."""
+    graph (public and private), valid terms in every graph, the shapes over every graph but
+    the admin graph."""
     import pyoxigraph
 
     found: list[Violation] = []
@@ -267,9 +303,10 @@ def check_store(
             (s, g.value) for s in (public, private) for g in s.named_graphs()
         ]
         for source, graph in sorted(graphs, key=lambda x: x[1]):
+            quads = list(source.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph)))
+            found += term_violations(quads, target=graph)
             if graph == uris.admin_graph or graph == uris.vocab_graph:
                 continue
-            quads = list(source.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph)))
             if graph.startswith(exp_prefix):
                 found += datacube_violations(quads, target=graph, standards=standards)
             if shapes:

@@ -19,6 +19,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad
 from service.graph import terms as t
 from service.graph.terms import XSD
 from service.model import Term, TermKind
+from service.valid_terms import is_valid_iri, valid_term
 
 __all__ = ["BlankNode", "DefaultGraph", "Literal", "NamedNode", "Quad"]
 
@@ -38,14 +39,19 @@ def _datatype(value: str) -> NamedNode:
 
 
 def literal(value: str, *, datatype: str | None = None, lang: str | None = None) -> Literal:
-    """A literal; an invalid language tag is normalised (``pt_BR`` -> ``pt-BR``) or dropped."""
-    if lang:
-        tag = t.language_tag(lang)
-        if tag:
-            return Literal(value, language=tag)
-    if datatype and datatype != XSD_STRING:
-        return Literal(value, datatype=_datatype(datatype))
-    return Literal(value)
+    """A literal a strict parser accepts: what is not valid is mapped by the rule of
+    :mod:`service.valid_terms` (``pt_BR`` -> ``pt-BR``, ``"1920-10-8"^^xsd:date`` ->
+    ``"1920-10-08"^^xsd:date``, ``rdf:langString`` without a language -> ``xsd:string``)."""
+    return _literal(valid_term(Term.literal(value, datatype=datatype, lang=lang)).term)
+
+
+def _literal(term: Term) -> Literal:
+    """The pyoxigraph literal of a term :func:`valid_term` returned."""
+    if term.lang:
+        return Literal(term.value, language=term.lang)
+    if term.datatype and term.datatype != XSD_STRING:
+        return Literal(term.value, datatype=_datatype(term.datatype))
+    return Literal(term.value)
 
 
 @lru_cache(maxsize=4096)
@@ -89,25 +95,16 @@ def date_time(value: datetime) -> Literal:
 
 
 def checked_iri(value: str) -> NamedNode | None:
-    """A NamedNode for an untrusted IRI (answers, endpoints), or None when a store would not
-    accept it as an IRI."""
-    if not t.is_valid_iri(value):
-        return None
-    return node(value)
+    """A NamedNode for an untrusted IRI (answers, endpoints), or None when a strict parser
+    would not accept it as an IRI."""
+    return node(value) if is_valid_iri(value) else None
 
 
 def answer_term(term: Term) -> NamedNode | Literal:
-    """An answer (system or gold) as a term; an invalid IRI becomes a plain literal."""
-    if term.kind is TermKind.IRI:
-        value = term.value.strip()
-        if value.startswith("<") and value.endswith(">"):
-            value = value[1:-1]  # seen in QALD-7 hybrid: "<http://…>" as a uri value
-        return checked_iri(value) or Literal(term.value)
-    if term.kind is TermKind.BNODE:
-        return Literal(term.value)
-    if term.datatype and not t.is_valid_iri(term.datatype):
-        return Literal(term.value)
-    return literal(term.value, datatype=term.datatype, lang=term.lang)
+    """An answer (system or gold) as the valid term :mod:`service.valid_terms` stores for it
+    (an invalid IRI or a blank node becomes a plain literal, and so on)."""
+    stored = valid_term(term).term
+    return node(stored.value) if stored.kind is TermKind.IRI else _literal(stored)
 
 
 _UNESCAPE = re.compile(r"\\(.)")
@@ -131,11 +128,11 @@ def _displayed_cached(text: str) -> NamedNode | Literal:
 def _displayed(text: str) -> NamedNode | Literal:
     m = t.NT_TERM.match(text)
     if not m:
-        return Literal(text)
+        return literal(text)
     if m.group("iri") is not None:
-        return checked_iri(m.group("iri")) or Literal(text)
+        return checked_iri(m.group("iri")) or literal(text)
     lex = _UNESCAPE.sub(lambda x: {"n": "\n", "r": "\r", "t": "\t"}.get(x[1], x[1]), m["lex"])
     dt = m.group("dt")
-    if dt and not t.is_valid_iri(dt):
-        return Literal(text)
+    if dt and not is_valid_iri(dt):
+        return literal(text)
     return literal(lex, datatype=dt, lang=m.group("lang"))

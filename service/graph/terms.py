@@ -2,8 +2,8 @@
 
 The writers build N-Triples/SPARQL text rather than pyoxigraph objects: one SPARQL Update request
 is one transaction in Oxigraph (and in any SPARQL 1.1 store, which keeps a remote store possible),
-and formatting strings is cheaper than building millions of term objects. Untrusted IRIs (answers
-from files) are checked with pyoxigraph before they are spelled as IRIs.
+and formatting strings is cheaper than building millions of term objects. Every term is checked
+by :mod:`service.valid_terms` before it is spelled.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from service.graph.uris import GERBIL, GQA
-from service.model import Term, TermKind
+from service.model import Term
+from service.valid_terms import is_valid_iri, language_tag, valid_term
+
+__all__ = ["is_valid_iri", "language_tag"]  # re-exported: the writers' one validity check
 
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -50,8 +53,6 @@ PREFIXES: dict[str, str] = {
     "foaf": FOAF,
 }
 
-_LANG_TAG = re.compile(r"^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$")
-_SAFE_IRI = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s<>\"{}|\\^`\x00-\x20]*$")
 
 
 def measure_iri(name: str) -> str:
@@ -74,38 +75,20 @@ def iri(value: str) -> str:
     return f"<{value}>"
 
 
-def is_valid_iri(value: str) -> bool:
-    """True when ``value`` is an absolute IRI an RDF store accepts (checked by pyoxigraph)."""
-    if not _SAFE_IRI.match(value):
-        return False
-    import pyoxigraph
-
-    try:
-        pyoxigraph.NamedNode(value)
-    except ValueError:
-        return False
-    return True
-
-
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
 
 
 def literal(value: str, *, datatype: str | None = None, lang: str | None = None) -> str:
-    """An N-Triples literal; an invalid language tag is normalised (``pt_BR`` -> ``pt-BR``)."""
-    text = f'"{_escape(value)}"'
-    if lang:
-        tag = language_tag(lang)
-        if tag:
-            return f"{text}@{tag}"
-    if datatype and datatype != XSD + "string":
-        return f"{text}^^<{datatype}>"
+    """An N-Triples literal, valid for a strict parser: what is not valid is mapped by the rule
+    of :mod:`service.valid_terms` (``pt_BR`` -> ``pt-BR``, an ill-typed value -> a plain one)."""
+    stored = valid_term(Term.literal(value, datatype=datatype, lang=lang)).term
+    text = f'"{_escape(stored.value)}"'
+    if stored.lang:
+        return f"{text}@{stored.lang}"
+    if stored.datatype and stored.datatype != XSD + "string":
+        return f"{text}^^<{stored.datatype}>"
     return text
-
-
-def language_tag(raw: str) -> str | None:
-    tag = raw.strip().replace("_", "-")
-    return tag if _LANG_TAG.match(tag) else None
 
 
 def boolean(value: bool) -> str:
@@ -159,34 +142,3 @@ def language_iri(code: str) -> str | None:
 NT_TERM = re.compile(
     r'^(?:<(?P<iri>[^<>"\s]*)>|"(?P<lex>(?:[^"\\]|\\.)*)"(?:@(?P<lang>[A-Za-z0-9-]+)|\^\^<(?P<dt>[^<>\s]*)>)?)$'
 )
-
-
-def answer_term(term: Term) -> str:
-    """An answer (system or gold) as an N-Triples term; an invalid IRI becomes a plain literal."""
-    if term.kind is TermKind.IRI:
-        value = term.value.strip()
-        if value.startswith("<") and value.endswith(">"):
-            value = value[1:-1]  # seen in QALD-7 hybrid: "<http://…>" as a uri value
-        return iri(value) if is_valid_iri(value) else literal(term.value)
-    if term.kind is TermKind.BNODE:
-        return literal(term.value)
-    if term.datatype and not is_valid_iri(term.datatype):
-        return literal(term.value)
-    return literal(term.value, datatype=term.datatype, lang=term.lang)
-
-
-def displayed_term(text: str) -> str:
-    """A compared item as the profile displays it (``<iri>``, ``"x"@en``…) back to a term.
-
-    Anything that does not read as an N-Triples IRI or literal is kept as a plain literal.
-    """
-    m = NT_TERM.match(text)
-    if not m:
-        return literal(text)
-    if m.group("iri") is not None:
-        return iri(m.group("iri")) if is_valid_iri(m.group("iri")) else literal(text)
-    lex = re.sub(r"\\(.)", lambda x: {"n": "\n", "r": "\r", "t": "\t"}.get(x[1], x[1]), m["lex"])
-    dt = m.group("dt")
-    if dt and not is_valid_iri(dt):
-        return literal(text)
-    return literal(lex, datatype=dt, lang=m.group("lang"))

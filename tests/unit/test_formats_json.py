@@ -92,9 +92,10 @@ def test_terms_kept_exactly_as_written() -> None:
     ]
     messages = sorted(p.message for p in ds.problems)
     assert messages == [
-        "IRI value written in angle brackets (kept as written)",
+        "IRI value written in angle brackets (kept as written; stored without them)",
+        "a blank node is no answer term (kept as written; stored as a plain literal)",
         "empty literal value",
-        "value of type uri is not an absolute IRI (kept as written)",
+        "value of type uri is not an absolute IRI (kept as written; stored as a plain literal)",
     ]
     assert {p.severity for p in ds.problems} == {"warning"}
 

@@ -1,0 +1,249 @@
+"""The validity rule of ``service/valid_terms.py``, checked against pyoxigraph's strict parser
+(IRIs, language tags) and Oxigraph's own XSD casts (lexical forms), and each mapping rule."""
+
+from __future__ import annotations
+
+import json
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.model import RDF_LANGSTRING, XSD, Term, TermKind
+from service.valid_terms import (
+    is_valid_iri,
+    is_valid_language_tag,
+    lexical_problem,
+    valid_term,
+)
+
+
+def _oxigraph_accepts_iri(value: str) -> bool:
+    try:
+        ox.NamedNode(value)
+    except (ValueError, UnicodeEncodeError):
+        return False
+    return True
+
+
+def _oxigraph_accepts_tag(tag: str) -> bool:
+    line = f'<http://a> <http://b> "x"@{tag} .'
+    try:
+        list(ox.parse(line.encode("utf-8", "surrogatepass"), format=ox.RdfFormat.N_TRIPLES))
+    except SyntaxError:
+        return False
+    return True
+
+
+IRIS = [
+    "http://dbpedia.org/resource/Batman_(1989_film)",
+    "http://a/%zz",
+    "http://a/%",
+    "http://[::1]/",
+    "http://[::1",
+    "http://[1:2:3:4:5:6:7:8:9]/",
+    "http://[::ffff:1.2.3.400]/",
+    "http://[v7.abc]/",
+    "http://[fe80::1%25eth0]/",
+    "http://a:b/",
+    "http://user@host:80/p?q#f",
+    "http://a b",
+    "http://a/{x}",
+    "http://a/\\x",
+    "http://a/é",
+    "http://a/\ue000",
+    "http://a/?\ue000",
+    "http://a/\ufffe",
+    "http://a/\ud800",
+    "http://a#b#c",
+    "dbr:Foo",
+    "a:",
+    "1http://a",
+    "urn:isbn:0451450523",
+]
+
+
+@pytest.mark.parametrize("value", IRIS)
+def test_iris_as_pyoxigraph_reads_them(value: str) -> None:
+    assert is_valid_iri(value) == _oxigraph_accepts_iri(value)
+
+
+_IRI_ALPHABET = st.sampled_from(
+    [*"ab09:/?#[]@!$&'()*+,;=-._~% <>\"{}|\\^`", "%41", "é", "\ue000", "\ufffe", "::"]
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_IRI_ALPHABET, max_size=12).map("".join))
+def test_random_iris_as_pyoxigraph_reads_them(rest: str) -> None:
+    for value in (f"http://{rest}", f"http:{rest}", f"s:/{rest}"):
+        assert is_valid_iri(value) == _oxigraph_accepts_iri(value), value
+
+
+TAGS = [
+    "en",
+    "EN",
+    "a",
+    "abcd",
+    "abcdefgh",
+    "abcdefghi",
+    "en-US",
+    "en-a",
+    "en--us",
+    "x-foo",
+    "x",
+    "i-klingon",
+    "zh-min-nan",
+    "de-1996",
+    "en-US-u-ca-gregory",
+    "zh-Hant-TW",
+    "sgn-BE-FR",
+    "en-abc-def-ghi",
+    "en-abc-def-ghi-jkl",
+    "123",
+    "pt_BR",
+]
+
+
+@pytest.mark.parametrize("tag", TAGS)
+def test_language_tags_as_pyoxigraph_reads_them(tag: str) -> None:
+    assert is_valid_language_tag(tag) == _oxigraph_accepts_tag(tag)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["en", "a", "abc", "Latn", "US", "419", "x", "u", "1996", "-"]),
+        min_size=1,
+        max_size=6,
+    ).map("-".join)
+)
+def test_random_language_tags_as_pyoxigraph_reads_them(tag: str) -> None:
+    assert is_valid_language_tag(tag) == _oxigraph_accepts_tag(tag)
+
+
+LEXICAL = [
+    " 12 ", "12", "+12", "-0", "1.", ".5", "1e5", "1.5E-3", "INF", "+INF", "-INF", "NaN",
+    "1920-10-8", "1920-10-08", "-0044-03-01", "0000-01-01", "2011-02-29", "2012-02-29",
+    "1900-02-29", "2000-02-29", "2012-02-29Z", "2012-02-29+14:00", "2012-02-29+14:01",
+    "2012-04-31", "2012-13-01", "12012-01-01", "012-01-01", "2012-03-04T24:00:00",
+    "2012-03-04T24:00:01", "2012-03-04T23:59:60", "2012-03-04T10:00:00.123Z", "2012-03-04T10:00",
+    "2011", "-2011", "0000", "02011", "2011Z", "2011-02", "true", "false", "1", "0", "True",
+    "P1Y", "P", "PT", "P1Y2M3DT4H5M6.7S", "-P1D", "P1.5Y", "PT1.5S", "12:00:00", "24:00:00",
+    "12:00", "abc", "",
+]  # fmt: skip
+CASTS = [
+    "integer", "decimal", "double", "float", "boolean", "date", "dateTime", "time", "gYear",
+    "gYearMonth", "duration", "yearMonthDuration", "dayTimeDuration",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("datatype", CASTS)
+def test_lexical_forms_as_oxigraph_casts_them(datatype: str) -> None:
+    """Oxigraph's cast from a string parses the lexical form (it also takes ``nan`` and
+    ``inf``, which XSD does not: we are stricter there, never more lenient)."""
+    values = " ".join(json.dumps(v) for v in LEXICAL)
+    query = f"SELECT ?s (<{XSD}{datatype}>(?s) AS ?c) WHERE {{ VALUES ?s {{ {values} }} }}"
+    for row in ox.Store().query(query):
+        value, ours = row["s"].value, lexical_problem(row["s"].value, XSD + datatype) is None
+        assert ours == (row["c"] is not None), (datatype, value)
+
+
+@pytest.mark.parametrize(
+    ("value", "datatype", "problem"),
+    [
+        ("128", "byte", "out of the range"),
+        ("-1", "nonNegativeInteger", "out of the range"),
+        ("0", "positiveInteger", "out of the range"),
+        ("18446744073709551615", "unsignedLong", None),
+        ("abc", "hexBinary", "not a valid"),
+        ("0FB7", "hexBinary", None),
+        ("--02-29", "gMonthDay", None),
+        ("--02-30", "gMonthDay", "no such day"),
+        ("QUJD", "base64Binary", None),
+        ("QUJ", "base64Binary", "not a valid"),
+        ("a  b", "token", "not a valid"),
+        ("anything", "anyURI", None),
+        ("x", "http://example.org/unit#metre", None),
+    ],
+)
+def test_other_lexical_spaces(value: str, datatype: str, problem: str | None) -> None:
+    found = lexical_problem(value, datatype if ":" in datatype else XSD + datatype)
+    assert (found is None) if problem is None else (found is not None and problem in found)
+
+
+def lit(value: str, datatype: str | None = None, lang: str | None = None) -> Term:
+    return Term.literal(value, datatype=datatype, lang=lang)
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        (lit("Berlin", RDF_LANGSTRING), lit("Berlin")),
+        (lit("1920-10-8", XSD + "date"), lit("1920-10-08", XSD + "date")),
+        (lit("-44-3-1", XSD + "date"), lit("-44-3-1")),  # before year 1: ambiguous
+        (lit("1957-00-00", XSD + "date"), lit("1957-00-00")),
+        (lit("2012-3-4 5:06:07Z", XSD + "dateTime"), lit("2012-03-04T05:06:07Z", XSD + "dateTime")),
+        (lit("211", XSD + "gYear"), lit("0211", XSD + "gYear")),
+        (lit("True", XSD + "boolean"), lit("true", XSD + "boolean")),
+        (lit("yes", XSD + "boolean"), lit("yes")),
+        (lit(" 12 ", XSD + "integer"), lit("12", XSD + "integer")),
+        (lit("1,000", XSD + "integer"), lit("1,000")),
+        (lit("x", lang="pt_BR"), lit("x", lang="pt-BR")),
+        (lit("x", lang="a"), lit("x")),
+        (lit("x", XSD + "integer", "en"), lit("x", lang="en")),
+        (lit("x", "http://a b"), lit("x")),
+        (lit("caf\ud800"), lit("caf\ufffd")),
+        (Term.iri(" <http://a/b> "), Term.iri("http://a/b")),
+        (Term.iri("http://a b"), lit("http://a b")),
+        (Term("b0", TermKind.BNODE), lit("b0")),
+    ],
+)
+def test_the_mapping_rule(given: Term, stored: Term) -> None:
+    mapped = valid_term(given)
+    assert mapped.term == stored
+    assert mapped.changed
+    assert mapped.warning().startswith(mapped.problem or "<none>")
+    assert mapped.warning().endswith(f"(kept as written; stored {mapped.rule})")
+
+
+def test_xsd_string_spelled_out_is_the_same_literal() -> None:
+    mapped = valid_term(lit("x", XSD + "string"))
+    assert mapped.term == lit("x") and not mapped.changed
+
+
+@pytest.mark.parametrize(
+    "term",
+    [
+        lit("x"),
+        lit("x", lang="en-US"),
+        lit("1920-10-08", XSD + "date"),
+        lit("-0044-03-15", XSD + "date"),
+        lit("POINT(1 2)", "http://www.opengis.net/ont/geosparql#wktLiteral"),
+        Term.iri("http://dbpedia.org/resource/Berlin"),
+    ],
+)
+def test_valid_terms_are_kept(term: Term) -> None:
+    assert valid_term(term).term == term and not valid_term(term).changed
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        lit("Berlin", RDF_LANGSTRING),
+        lit("1920-10-8", XSD + "date"),
+        lit("x", lang="a"),
+        lit("caf\ud800"),
+        Term.iri("http://a b"),
+        lit("300", XSD + "byte"),
+    ],
+)
+def test_what_is_stored_parses_strictly(given: Term) -> None:
+    """The stored term, written by the graph writers and read back by the strict parser."""
+    from service.graph import nodes
+
+    triple = ox.Triple(ox.NamedNode("http://a"), ox.NamedNode("http://b"), nodes.answer_term(given))
+    text = ox.serialize([triple], format=ox.RdfFormat.N_TRIPLES)
+    (back,) = ox.parse(text, format=ox.RdfFormat.N_TRIPLES)
+    assert back.object == triple.object
