@@ -105,6 +105,7 @@ def create_app(
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
     app.after_request(_security_headers)
+    app.after_request(_cors)
     # programs' GET queries skip Flask's request machinery (same rules; sparql_endpoint.py)
     app.wsgi_app = sparql_endpoint.QueryFastPath(app, state, SECURITY_HEADERS)  # type: ignore[method-assign]
     if cfg.demo:
@@ -174,6 +175,12 @@ def _http_error(err: HTTPException) -> Response:
 
 
 SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"))
+
+
+def _cors(response: Response) -> Response:
+    from service.web.cors import add_cors
+
+    return add_cors(request, response)
 
 
 def _security_headers(response: Response) -> Response:

@@ -3,7 +3,9 @@ processes), shared by the web tests of a session, plus HTTP helpers."""
 
 from __future__ import annotations
 
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +17,7 @@ import pytest
 import requests
 
 from service.paths import DEMO_DIR
+from tests.layers import CHROMEDRIVER, CHROMIUM
 
 PROTOCOL_GRAPHS = {
     "http://kasei.us/2009/09/sparql/data/data1.rdf": "data1.nt",
@@ -141,3 +144,41 @@ def server(tmp_path_factory: pytest.TempPathFactory, standards_dir: Path) -> Ite
     running = start_server(tmp_path_factory.mktemp("web-store"), preload=preload)
     yield running
     stop_server(running)
+
+
+# --- a real browser (Debian chromium, headless, through selenium) ----------------------------
+
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,900",
+)
+
+
+def _driver(profile: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    profile = Path(tempfile.mkdtemp(prefix="gqa-chromium-"))
+    driver = _driver(profile)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
