@@ -21,6 +21,10 @@ per-question result; heavier). Pages: an experiment URI as Turtle and as HTML. T
 this 2-core machine): SPARQL >= 0.8x the Oxigraph server; Turtle experiment summary >= 300
 req/s. The script checks that all servers return the same rows.
 
+Then JSON-LD beside Turtle (issue 9): a 408-question task and a whole experiment graph, caches
+off, with the ratio, pyld's time for the task (the writer before) and the SPARQL endpoint's
+latency while two clients fetch the graph as JSON-LD; ``--documents`` runs only that part.
+
 ``--listings 1000,10000,100000`` measures instead the latency of the listing pages (home page,
 experiment lists, a dataset's leaderboard, a system's history, systems) as the number of public
 experiments grows, on bench/store.py's synthetic stores.
@@ -484,6 +488,139 @@ def flood_bench(work: Path, *, clients: int, seconds: float, triples: int) -> in
     return 0
 
 
+def timed_get(conn: http.client.HTTPConnection, path: str, accept: str) -> tuple[float, int]:
+    """Seconds to GET ``path`` with ``Accept: accept`` on ``conn``, and the body's size."""
+    began = time.perf_counter()
+    conn.request("GET", path, headers={"Accept": accept})
+    response = conn.getresponse()
+    body = response.read()
+    if response.status != 200:
+        raise SystemExit(f"{path} as {accept}: {response.status} {body[:200]!r}")
+    return time.perf_counter() - began, len(body)
+
+
+def documents_bench(work: Path, *, repeat: int) -> dict[str, float]:
+    """JSON-LD beside Turtle for big documents: a 408-question task (QALD-9 train, the gold
+    answers as a system's, every experiment type) and that experiment's whole graph, served
+    by ``gerbil-qa serve`` with its caches off (each request writes the document). Prints
+    median latencies of ``repeat`` interleaved requests, sizes and the JSON-LD/Turtle ratio;
+    what pyld (the writer before) takes for the task, in-process; and the SPARQL endpoint's
+    latency alone and while two clients keep fetching the graph as JSON-LD."""
+    os.environ.setdefault("GERBIL_QA_DATA", str(DATA))
+    from service import catalog
+    from service.evaluation import evaluate
+    from service.graph.store import GraphStore
+    from service.model import system_run
+
+    store = work / "documents"
+    dataset = catalog.load("qald-9-train-multilingual")
+    run = system_run(dataset, system="gold-answers")
+    evaluation = evaluate(dataset, run, profile="exact", language="en")
+    with GraphStore(store, base=BASE) as graph:
+        ticket = graph.record_experiment(
+            [evaluation], dataset=dataset, dataset_name="qald-9-train-multilingual"
+        )
+        graph.publish(ticket.id)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_")}
+    env.update(GERBIL_QA_SPARQL_CACHE_ENTRIES="0", GERBIL_QA_PAGE_CACHE_ENTRIES="0")
+    port = free_port()
+    gerbil_qa = str(Path(sys.executable).with_name("gerbil-qa"))
+    server = subprocess.Popen(
+        [gerbil_qa, "serve", "--store", str(store), "--port", str(port), "--no-demo"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    figures: dict[str, float] = {}
+    try:
+        wait_for(f"http://127.0.0.1:{port}/api/profiles", timeout=120)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        documents = {
+            f"task of {len(dataset)} questions": f"/experiment/{ticket.id}/task/1",
+            "whole experiment graph": f"/graph/experiment/{ticket.id}",
+        }
+        syntaxes = {"Turtle": "text/turtle", "JSON-LD": "application/ld+json"}
+        times: dict[tuple[str, str], list[float]] = {}
+        sizes: dict[tuple[str, str], int] = {}
+        for _ in range(repeat):
+            for name, path in documents.items():
+                for syntax, accept in syntaxes.items():
+                    took, size = timed_get(conn, path, accept)
+                    times.setdefault((name, syntax), []).append(took)
+                    sizes[(name, syntax)] = size
+        task_nt = f"http://127.0.0.1:{port}{documents[f'task of {len(dataset)} questions']}.nt"
+        conn.close()
+        pyld_seconds = pyld_time(get_bytes(task_nt))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)  # idle ones are closed
+        sparql = "/sparql?query=" + quote(LEADERBOARD)
+        alone = [timed_get(conn, sparql, "application/sparql-results+json")[0] for _ in range(5)]
+        stop = threading.Event()
+
+        def fetch_graph() -> None:
+            other = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            while not stop.is_set():
+                timed_get(other, documents["whole experiment graph"], "application/ld+json")
+
+        hammers = [threading.Thread(target=fetch_graph) for _ in range(2)]
+        for thread in hammers:
+            thread.start()
+        time.sleep(0.5)
+        busy = [timed_get(conn, sparql, "application/sparql-results+json")[0] for _ in range(5)]
+        stop.set()
+        for thread in hammers:
+            thread.join()
+        conn.close()
+    finally:
+        server.terminate()
+        server.wait(30)
+    print(
+        f"\nJSON-LD beside Turtle, caches off, 1 client, median of {repeat} interleaved "
+        f"requests (load average {os.getloadavg()[0]:.1f})"
+    )
+    for name in documents:
+        turtle = statistics.median(times[(name, "Turtle")])
+        jsonld = statistics.median(times[(name, "JSON-LD")])
+        figures[f"{name}: JSON-LD / Turtle"] = jsonld / turtle
+        print(
+            f"  {name}: Turtle {turtle * 1000:.0f} ms ({sizes[(name, 'Turtle')] / 1e6:.1f} MB), "
+            f"JSON-LD {jsonld * 1000:.0f} ms ({sizes[(name, 'JSON-LD')] / 1e6:.1f} MB): "
+            f"ratio {jsonld / turtle:.2f}"
+        )
+    task = f"task of {len(dataset)} questions"
+    print(
+        f"  before (pyld from_rdf + compact, in-process, the task): {pyld_seconds:.1f} s, "
+        f"{pyld_seconds / statistics.median(times[(task, 'JSON-LD')]):.0f}x our JSON-LD request"
+    )
+    figures["SPARQL alone"] = statistics.median(alone)
+    figures["SPARQL beside 2 JSON-LD graph clients"] = statistics.median(busy)
+    print(
+        f"  leaderboard SPARQL query: {statistics.median(alone) * 1000:.0f} ms alone, "
+        f"{statistics.median(busy) * 1000:.0f} ms while 2 clients fetch the graph as JSON-LD"
+    )
+    return figures
+
+
+def get_bytes(url: str) -> bytes:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
+    conn.request("GET", parts.path)
+    body = conn.getresponse().read()
+    conn.close()
+    return body
+
+
+def pyld_time(ntriples: bytes) -> float:
+    """Seconds pyld takes to write ``ntriples`` as the service wrote JSON-LD before."""
+    from pyld import jsonld
+
+    from service.web.rdf_out import context_document
+
+    began = time.perf_counter()
+    expanded = jsonld.from_rdf(ntriples.decode("utf-8"), {"format": "application/n-quads"})
+    jsonld.compact(expanded, context_document())
+    return time.perf_counter() - began
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="per target, all rounds")
@@ -493,6 +630,11 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8, help="waitress threads")
     parser.add_argument(
         "--reuse", type=Path, metavar="DIR", help="build the store in DIR once and reuse it"
+    )
+    parser.add_argument(
+        "--documents",
+        action="store_true",
+        help="instead: only JSON-LD beside Turtle for a 408-question task and a whole graph",
     )
     parser.add_argument(
         "--listings",
@@ -518,6 +660,10 @@ def main() -> int:
         finally:
             if args.reuse is None:
                 shutil.rmtree(work, ignore_errors=True)
+    if args.documents:
+        with tempfile.TemporaryDirectory(prefix="gqa-bench-documents-") as tmp:
+            documents_bench(Path(tmp), repeat=max(3, args.rounds))
+        return 0
     if args.listings:
         with tempfile.TemporaryDirectory(prefix="gqa-bench-listings-") as tmp:
             sizes = [int(size) for size in args.listings.split(",")]
@@ -690,6 +836,8 @@ def main() -> int:
         turtle = figures[f"{label}: experiment URI as Turtle"]
         verdict = "met" if turtle >= 300 else "NOT met"
         print(f"{label}: Turtle experiment summary {turtle:.0f} req/s (target >= 300: {verdict})")
+    with tempfile.TemporaryDirectory(prefix="gqa-bench-documents-") as tmp:
+        documents_bench(Path(tmp), repeat=max(3, args.rounds))
     return 0
 
 

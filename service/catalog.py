@@ -54,7 +54,7 @@ class CatalogEntry:
     title: str
     description: str
     question_count: int
-    languages: tuple[str, ...]  # ISO 639-1 codes
+    languages: tuple[str, ...]  # ISO 639-1 codes (the catalogue names EU authority IRIs)
     knowledge_base: str | None
     knowledge_base_version: str
     version: str
@@ -92,31 +92,56 @@ def catalog_bytes() -> bytes:
 
 
 def catalog_quads(uris, graph: str) -> list:  # uris: service.graph.uris.Uris
-    """Every catalogue triple, relative IRIs resolved against the deployment base, in ``graph``."""
+    """Every catalogue triple, relative IRIs resolved against the deployment base, in ``graph``,
+    with the descriptions DCAT-AP asks for of the authority concepts and media types named
+    (:func:`service.graph.dcat.linked_descriptions`).
+
+    Blank nodes (a distribution's checksum, a rights statement) become hash IRIs of the
+    resource that points at them, named after the property (``dataset/x#distribution-checksum``,
+    ``dataset/x#rights``), so they are served in that resource's document."""
     import pyoxigraph
 
-    target = pyoxigraph.NamedNode(graph)
-    names: dict[str, object] = {}
+    from service.graph.dcat import linked_descriptions
 
-    def skolem(term):  # blank nodes (the checksum nodes) get IRIs under the catalogue document
-        if isinstance(term, pyoxigraph.BlankNode):
-            return names.setdefault(
-                term.value, pyoxigraph.NamedNode(f"{uris.catalog}#node-{len(names) + 1}")
-            )
-        return term
-
-    out = []
-    for path in catalog_files():
+    parsed = [
+        q
+        for path in catalog_files()
         for q in pyoxigraph.parse(
             path=str(path), format=pyoxigraph.RdfFormat.TURTLE, base_iri=uris.base
-        ):
-            out.append(pyoxigraph.Quad(skolem(q.subject), q.predicate, skolem(q.object), target))
+        )
+    ]
+    names: dict[str, pyoxigraph.NamedNode] = {}
+    for q in parsed:
+        if isinstance(q.object, pyoxigraph.BlankNode) and q.object.value not in names:
+            owner, local = q.subject.value, _local_name(q.predicate.value)
+            name = f"{owner}-{local}" if "#" in owner else f"{owner}#{local}"
+            while pyoxigraph.NamedNode(name) in names.values():
+                name += "-2"
+            names[q.object.value] = pyoxigraph.NamedNode(name)
+
+    def skolem(term):
+        if isinstance(term, pyoxigraph.BlankNode):
+            return names[term.value]
+        return term
+
+    target = pyoxigraph.NamedNode(graph)
+    out = [
+        pyoxigraph.Quad(skolem(q.subject), q.predicate, skolem(q.object), target) for q in parsed
+    ]
+    named = (q.object.value for q in parsed if isinstance(q.object, pyoxigraph.NamedNode))
+    out += [pyoxigraph.Quad(s, p, o, target) for s, p, o in linked_descriptions(named)]
     return out
+
+
+def _local_name(iri: str) -> str:
+    return re.split(r"[#/]", iri.rstrip("/#"))[-1]
 
 
 @lru_cache(maxsize=1)
 def _entries() -> tuple[CatalogEntry, ...]:
     import pyoxigraph
+
+    from service.graph.dcat import language_code
 
     store = pyoxigraph.Store()
     for path in catalog_files():
@@ -162,7 +187,7 @@ def _entries() -> tuple[CatalogEntry, ...]:
                 title=r["title"].value,
                 description=r["desc"].value,
                 question_count=int(r["count"].value),
-                languages=tuple(sorted(x.rsplit("/", 1)[1] for x in r["langs"].value.split())),
+                languages=tuple(sorted(language_code(x) for x in r["langs"].value.split())),
                 knowledge_base=r["kb"].value if r["kb"] else None,
                 knowledge_base_version=r["kbv"].value,
                 version=r["version"].value,

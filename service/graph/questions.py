@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeAlias
 
+from service.graph import dcat
 from service.graph import nodes as n
 from service.graph import terms as t
 from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
@@ -186,19 +187,36 @@ def finding_quads(
 def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # ref: DatasetRef
     """A dataset that is not in the catalogue (an upload), described where its results are:
     the (predicate, object) pairs of its URI."""
+    title = ref.title or ref.name
+    count = len(ref.dataset.by_id()) if ref.dataset is not None else None
+    about = f" ({count} questions)" if count is not None else ""
     pairs: list[tuple[NamedNode, Object]] = [
         (TYPE, _p(DCAT, "Dataset")),
         (TYPE, _p(DATAID, "Dataset")),
         (TYPE, _p(PROV, "Entity")),
         (_p(DCT, "identifier"), n.literal(ref.name)),
-        (_p(DCT, "title"), n.literal(ref.title or ref.name)),
+        (_p(DCT, "title"), n.literal(title)),
+        (
+            _p(DCT, "description"),
+            n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en"),
+        ),
+    ]
+    pairs += [
+        (_p(DCAT, "keyword"), n.literal("question answering", lang="en")),
+        (_p(DCAT, "keyword"), n.literal("benchmark", lang="en")),
+        (_p(DCAT, "theme"), node(dcat.DATA_THEMES + "/TECH")),
     ]
     if ref.sha256:
         pairs.append((_p(GQA, "sha256"), n.literal(ref.sha256, datatype=XSD + "hexBinary")))
     if ref.dataset is not None:
-        pairs.append((_p(GQA, "questionCount"), n.integer(len(ref.dataset.by_id()))))
+        pairs.append((_p(GQA, "questionCount"), n.integer(count or 0)))
         langs = {lang for q in ref.dataset.questions for lang in q.languages}
         for code in sorted(langs):
-            if lang := t.language_iri(code):
+            if lang := dcat.language_iri(code):
                 pairs.append((_p(DCT, "language"), node(lang)))
     return pairs
+
+
+def linked_descriptions(pairs: list[tuple[NamedNode, Object]]) -> list[dcat.Triple]:
+    """What DCAT-AP asks to see described of the IRIs ``pairs`` link to (languages…)."""
+    return list(dcat.linked_descriptions(o.value for _, o in pairs if isinstance(o, NamedNode)))

@@ -253,9 +253,16 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
 
     # -- an uploaded dataset is described (with its questions) inside the experiment --------
     if not record.dataset.catalogued:
-        from service.graph.questions import dataset_description, question_quads
+        from service.graph.questions import (
+            dataset_description,
+            linked_descriptions,
+            question_quads,
+        )
 
-        g.many(ds_uri, dataset_description(record.dataset, uris))
+        described = dataset_description(record.dataset, uris)
+        g.many(ds_uri, described)
+        for s, p, o in linked_descriptions(described):
+            g.add(s, p, o)
         if record.dataset.dataset is not None:
             g.quads += question_quads(
                 uris.dataset(record.dataset.name), record.dataset.dataset, g.graph

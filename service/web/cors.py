@@ -24,8 +24,7 @@ from flask import Request, Response
 ALLOW_ORIGIN = ("Access-Control-Allow-Origin", "*")
 EXPOSE_HEADERS = (
     "Access-Control-Expose-Headers",
-    "Content-Location, Content-Disposition, ETag, Last-Modified, Link, Location, Retry-After, "
-    "Vary",
+    "Content-Location, Content-Disposition, ETag, Last-Modified, Link, Location, Retry-After, Vary",
 )
 ALLOW_HEADERS = "Accept, Authorization, Content-Type, If-Match, If-Modified-Since, If-None-Match"
 DEFAULT_METHODS = "GET, HEAD, POST, OPTIONS"

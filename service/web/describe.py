@@ -1,10 +1,12 @@
 """Which triples make up the document of a URI (its RDF representation).
 
 A resource's document is its concise bounded description (the triples with it as subject,
-following blank nodes) plus its hash resources (``experiment/{id}#structure`` dereferences
-with ``experiment/{id}``, see ``service/graph/uris.py``), plus what a kind of resource adds:
+following blank nodes) plus its hash resources and those of the resources followed
+(``experiment/{id}#structure`` dereferences with ``experiment/{id}``, see
+``service/graph/uris.py``), plus what a kind of resource adds:
 an experiment summary brings its task observations (``gqa:task``), a task brings its
-per-question results (the subjects of ``gqa:resultOf`` it). Every representation (HTML, Turtle,
+per-question results (the subjects of ``gqa:resultOf`` it), a dataset the descriptions of what
+DCAT-AP checks it links to, the catalogue its datasets. Every representation (HTML, Turtle,
 JSON-LD, RDF/XML, N-Triples, N-Quads, CSV) is built from the same quads.
 """
 
@@ -16,8 +18,34 @@ from typing import Any
 from service.graph.uris import GQA
 
 PROV = "http://www.w3.org/ns/prov#"
+DCT = "http://purl.org/dc/terms/"
+DCAT = "http://www.w3.org/ns/dcat#"
 FOLLOW_EXPERIMENT = (GQA + "task", PROV + "used", PROV + "wasAssociatedWith")
 REVERSE_TASK = (GQA + "resultOf",)
+# A dataset's document describes what DCAT-AP checks of the resources it links to (publisher,
+# licence and their types, languages, media types, formats, landing page, themes, checksum
+# algorithm, the schemes of concepts).
+FOLLOW_DATASET = (
+    DCT + "publisher",
+    DCT + "license",
+    DCT + "language",
+    DCT + "format",
+    DCT + "type",
+    DCAT + "mediaType",
+    DCAT + "landingPage",
+    DCAT + "contactPoint",
+    DCAT + "theme",
+    "http://data.europa.eu/r5r/availability",
+    "http://spdx.org/rdf/terms#algorithm",
+    "http://www.w3.org/2004/02/skos/core#inScheme",
+)
+# The catalogue's document holds its datasets' documents: a DCAT-AP catalogue, whole.
+FOLLOW_CATALOG = (
+    *FOLLOW_DATASET,
+    DCAT + "dataset",
+    DCAT + "themeTaxonomy",
+    "http://xmlns.com/foaf/0.1/homepage",
+)
 
 
 def document_quads(
@@ -57,7 +85,6 @@ def document_quads(
         )
     seen: set[Any] = set()
     out: list[Any] = []
-    prefix = uri + "#"
     while todo:
         node = todo.pop()
         if node in seen:
@@ -67,6 +94,8 @@ def document_quads(
         if graph_node is None:
             found = [q for q in found if type(q.graph_name) is not default_graph]
         out += found
+        # the hash resources of the resource being described (or of a followed one)
+        prefix = node.value.split("#", 1)[0] + "#" if type(node) is named else uri + "#"
         for quad in found:
             obj = quad.object
             kind = type(obj)

@@ -1,5 +1,6 @@
-"""Writing RDF for the web: pyoxigraph for Turtle, N-Triples, RDF/XML, N-Quads and TriG; pyld
-for JSON-LD compacted with our published ``@context`` (served at ``{base}context.jsonld``).
+"""Writing RDF for the web: pyoxigraph for Turtle, N-Triples, RDF/XML, N-Quads and TriG; our
+one-pass writer (``jsonld_out.py``) for JSON-LD compacted with our published ``@context``
+(served at ``{base}context.jsonld``).
 
 All syntaxes are written from the same list of quads, so the Turtle, JSON-LD and RDF/XML of a
 resource are the same graph (tests check it with rdflib's ``isomorphic``).
@@ -31,11 +32,46 @@ def prefixes() -> dict[str, str]:
     return {k: v for k, v in context_document()["@context"].items() if isinstance(v, str)}
 
 
+# Properties whose declared range is a type derived from xsd:integer. Oxigraph stores every
+# integer as xsd:integer (``"390731"^^xsd:nonNegativeInteger`` comes back as xsd:integer), so
+# the writers give these their declared type back (DCAT-AP checks dcat:byteSize's datatype).
+DECLARED_INTEGER_TYPES = {
+    "http://www.w3.org/ns/dcat#byteSize": "http://www.w3.org/2001/XMLSchema#nonNegativeInteger",
+}
+XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
+
+
+def with_declared_types(quads: list[Any]) -> list[Any]:
+    """``quads`` with the values of :data:`DECLARED_INTEGER_TYPES` typed as declared (values
+    that do not fit the type are left alone)."""
+    import pyoxigraph as ox
+
+    declared = _declared()
+    hits = [i for i, q in enumerate(quads) if q.predicate in declared]
+    if not hits:
+        return quads
+    out = list(quads)
+    for i in hits:
+        q = out[i]
+        obj = q.object
+        if type(obj) is ox.Literal and obj.datatype.value == XSD_INTEGER and obj.value[0] != "-":
+            typed = ox.Literal(obj.value, datatype=declared[q.predicate])
+            out[i] = ox.Quad(q.subject, q.predicate, typed, q.graph_name)
+    return out
+
+
+@cache
+def _declared() -> dict[Any, Any]:
+    import pyoxigraph as ox
+
+    return {ox.NamedNode(p): ox.NamedNode(t) for p, t in DECLARED_INTEGER_TYPES.items()}
+
+
 def serialize(quads: Iterable[Any], syntax: mediatypes.RdfSyntax, *, context_url: str) -> bytes:
     """Write pyoxigraph ``Quad``s in ``syntax``; graph names are dropped for triple syntaxes."""
     import pyoxigraph as ox
 
-    items = list(quads)
+    items = with_declared_types(list(quads))
     if syntax.name == mediatypes.JSON_LD.name:
         return _jsonld(items, context_url=context_url)
     if syntax.quads:
@@ -63,13 +99,6 @@ def used_prefixes(items: list[Any], *, quads: bool = False) -> dict[str, str]:
 
 
 def _jsonld(quads: list[Any], *, context_url: str) -> bytes:
-    import pyoxigraph as ox
-    from pyld import jsonld
+    from service.web.jsonld_out import write_jsonld
 
-    triples = list(dict.fromkeys(ox.Triple(q.subject, q.predicate, q.object) for q in quads))
-    nquads = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).decode("utf-8")
-    expanded = jsonld.from_rdf(nquads, {"format": "application/n-quads"})
-    # Compact against the context held in memory (no fetch), then point at its stable URL.
-    compacted = jsonld.compact(expanded, context_document())
-    compacted["@context"] = context_url
-    return json.dumps(compacted, ensure_ascii=False, indent=2).encode("utf-8")
+    return write_jsonld(quads, context_url=context_url, prefixes=prefixes())

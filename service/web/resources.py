@@ -24,7 +24,13 @@ from service.graph.terms import DCT, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import conneg, listings, pages
 from service.web.access import is_owner, require_experiment, token_redirect
-from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads
+from service.web.describe import (
+    FOLLOW_CATALOG,
+    FOLLOW_DATASET,
+    FOLLOW_EXPERIMENT,
+    REVERSE_TASK,
+    document_quads,
+)
 from service.web.query_pool import DocumentJob, PoolBusy
 from service.web.rdf_out import CONTEXT_PATH, serialize
 from service.web.state import services
@@ -341,12 +347,14 @@ def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
 # --- public resources: datasets, questions, systems, software, catalogue, vocabulary ---------
 
 
-def _public_document(uri: str, rep: conneg.Representation | None = None) -> list[Any]:
+def _public_document(
+    uri: str, rep: conneg.Representation | None = None, *, follow: Sequence[str] = ()
+) -> list[Any]:
     """The document of a public resource. Quad syntaxes name the graph of each triple (a system
     is described in every experiment graph that used it); everything else reads the public
     default graph, the union the graph layer keeps, where each triple is once."""
     union = rep is None or rep.rdf is None or not rep.rdf.quads
-    found = document_quads(services().storage.public, uri, union=union)
+    found = document_quads(services().storage.public, uri, union=union, follow=follow)
     if not found:
         raise NotFound(f"nothing is known about {uri} (or it is not public)")
     return found
@@ -404,7 +412,7 @@ def dataset(name: str) -> BaseResponse:
     uris = services().storage.uris
     uri = uris.dataset(dataset_name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep)
+    found = _public_document(uri, rep, follow=FOLLOW_DATASET)
     page, paged = _paged(
         rep,
         lambda limit, offset: listings.leaderboard(dataset=uri, limit=limit, offset=offset),
@@ -444,7 +452,7 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
     label, ext = conneg.split_extension(version)
     uri = uris.dataset_version(name, label)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep)
+    found = _public_document(uri, rep, follow=FOLLOW_DATASET)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -506,7 +514,7 @@ def catalog(ext: str | None = None) -> BaseResponse:
     graph = services().storage
     uri = graph.uris.catalog
     rep = conneg.negotiate(request, CATALOG_OFFERS, extension=ext, default=conneg.HTML)
-    found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph)
+    found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph, follow=FOLLOW_CATALOG)
     rows = listings.datasets()
     return respond(
         uri,
