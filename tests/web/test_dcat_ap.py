@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cache
-from pathlib import Path
 
 import pytest
 import rdflib
 
+from tests.conftest import STANDARDS
+
+DCAT_AP = STANDARDS / "dcat-ap-3.0.1"
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 DCAT = "http://www.w3.org/ns/dcat#"
 DCT = "http://purl.org/dc/terms/"
@@ -41,10 +43,9 @@ REMAINING = {
 
 @cache
 def shapes(*names: str) -> rdflib.Graph:
-    folder = Path(__file__).resolve().parents[2].parent / "shared" / "standards"
     graph = rdflib.Graph()
     for name in names:
-        graph.parse(folder / "dcat-ap-3.0.1" / name, format="turtle")
+        graph.parse(DCAT_AP / name, format="turtle")
     return graph
 
 
