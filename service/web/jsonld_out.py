@@ -128,8 +128,12 @@ def write_jsonld(triples: Iterable[Any], *, context_url: str, prefixes: Mapping[
             values[entry] = entry
 
     compactor = _Compactor(prefixes)
-    every_iri = (
-        v[1] for props in nodes.values() for vs in props.values() for v in vs if v[0] == "iri"
+    every_iri = (  # objects, and the datatypes of literals
+        v[1] if v[0] == "iri" else v[2]
+        for props in nodes.values()
+        for vs in props.values()
+        for v in vs
+        if v[0] == "iri" or (v[0] == "lit" and v[2] is not None)
     )
     off = confusable_prefixes(
         (*nodes, *(p for props in nodes.values() for p in props), *every_iri), compactor.prefixes

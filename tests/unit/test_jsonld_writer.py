@@ -122,11 +122,12 @@ def test_iris_that_read_as_compact_iris_switch_their_prefix_off() -> None:
         T(EX + "r", GQA + "answer", ox.NamedNode("owl:sameAs")),
         T(EX + "r", "http://www.w3.org/2002/07/owl#sameAs", ox.NamedNode(EX + "s")),
         T(EX + "r", "http://www.w3.org/2000/01/rdf-schema#seeAlso", ox.NamedNode("rdfs:x")),
+        T(EX + "r", GQA + "typed", ox.Literal("1", datatype=ox.NamedNode("xsd:odd"))),
     ]
     with pytest.raises(jsonld.JsonLdError):
         pylds(triples)
     document = ours(triples)
-    assert document["@context"] == [CONTEXT_URL, {"owl": None, "rdfs": None}]
+    assert document["@context"] == [CONTEXT_URL, {"owl": None, "rdfs": None, "xsd": None}]
     assert document["gqa:answer"] == {"@id": "owl:sameAs"}
     assert "http://www.w3.org/2002/07/owl#sameAs" in document
     assert read_back(document) == canonical(triples)
