@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from service.graph.dcat import language_code
 from service.graph.queries import LEADERBOARD_MEASURES, leaderboard_query
 from service.graph.terms import DCT, OWL, PROV, QB, RDF, RDFS
 from service.graph.uris import GERBIL, GQA
@@ -317,7 +318,7 @@ def datasets() -> list[DatasetRow]:
         uri = _v(r["ds"]) or ""
         entry = grouped.setdefault(uri, {"row": r, "langs": {}})
         if r["lang"] is not None:
-            entry["langs"][local(_v(r["lang"]))] = None
+            entry["langs"][language_code(_v(r["lang"]) or "")] = None  # "en", as before
     out = []
     for uri, e in grouped.items():
         r = e["row"]

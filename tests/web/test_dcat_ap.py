@@ -128,3 +128,15 @@ def test_checksums_and_byte_sizes_are_served_with_their_dataset(server) -> None:
     ]  # fmt: skip
     assert str(language) == "http://publications.europa.eu/resource/authority/language/ENG"
     assert (language, rdflib.RDF.type, rdflib.URIRef(DCT + "LinguisticSystem")) in data
+
+
+def test_lists_and_the_api_still_name_languages_by_their_codes(server) -> None:
+    """The descriptions name EU authority IRIs; the JSON API, the CSV and ``gerbil-qa
+    datasets`` keep the ISO 639-1 codes they always gave."""
+    from service.catalog import get_entry
+
+    rows = {d["name"]: d for d in server.get("api/datasets").json()["datasets"]}
+    assert rows["qald-9-test-multilingual"]["languages"][:3] == ["de", "en", "es"]
+    (line,) = [x for x in server.get("catalog.csv").text.splitlines() if "qald-9-plus" in x]
+    assert ",ba be de en es fr hy lt ru uk," in line
+    assert get_entry("poleval-2021-qa-dev-0").languages == ("pl",)
