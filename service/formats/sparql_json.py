@@ -280,6 +280,16 @@ def _term_of_answer_type(declared: str, value: str) -> Term | None:
 # --- the fast path (see service.formats.qald_json.plain_question) ---------------------------
 
 
+def _plain_iri(value: str) -> bool:
+    """A valid IRI the careful reader takes without a word: :func:`looks_like_iri` too, which
+    for a valid IRI only adds that something follows the scheme's colon."""
+    if not is_valid_iri(value):
+        return False
+    if value.isascii():  # no character a valid IRI holds is \s or a bracket of _IRI in ASCII
+        return value.index(":") < len(value) - 1
+    return _IRI.fullmatch(value) is not None  # (Unicode spaces are \s but IRI characters)
+
+
 class NotPlain(Exception):
     """Raised by the fast path where the careful reader would report or special-case something."""
 
@@ -304,7 +314,7 @@ class PlainTerms:
         if kind == "uri":
             term = self.iris.get(value)
             if term is None:
-                if len(raw) != 2 or _IRI.fullmatch(value) is None or not is_valid_iri(value):
+                if len(raw) != 2 or not _plain_iri(value):
                     raise NotPlain
                 term = self.iris[value] = Term(value, TermKind.IRI)
             elif len(raw) != 2:
@@ -359,7 +369,7 @@ def plain_results(value: Any, terms: PlainTerms) -> AnswerSet:
         if bindings is not None:
             if type(bindings) is not list:
                 raise NotPlain
-            iris, term, iri_syntax = terms.iris, terms.term, _IRI.fullmatch
+            iris, term = terms.iris, terms.term
             for binding in bindings:
                 if type(binding) is not dict:
                     raise NotPlain
@@ -372,11 +382,7 @@ def plain_results(value: Any, terms: PlainTerms) -> AnswerSet:
                         value = raw.get("value")
                         found = iris.get(value)
                         if found is None:
-                            if (
-                                type(value) is not str
-                                or iri_syntax(value) is None
-                                or not is_valid_iri(value)
-                            ):
+                            if type(value) is not str or not _plain_iri(value):
                                 raise NotPlain
                             found = iris[value] = Term(value, TermKind.IRI)
                         row[var] = found
