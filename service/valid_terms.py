@@ -73,9 +73,7 @@ def _ascii_form(value: str) -> str:
         code = ord(ch)
         if code < 0x80:
             out.append(ch)
-        elif 0xA0 <= code <= 0xD7FF:  # most non-ASCII text (Latin, Greek, Cyrillic, CJK…)
-            out.append(_UCS_MARK)
-        elif _in(code, _UCS_RANGES):
+        elif 0xA0 <= code <= 0xD7FF or _in(code, _UCS_RANGES):  # the first: most text
             out.append(_UCS_MARK)
         elif _in(code, _PRIVATE_RANGES):
             out.append(_PRIVATE_MARK)
