@@ -509,18 +509,18 @@ def documents_bench(work: Path, *, repeat: int) -> dict[str, float]:
     os.environ.setdefault("GERBIL_QA_DATA", str(DATA))
     from service import catalog
     from service.evaluation import evaluate
-    from service.graph.store import GraphStore
+    from service.graph.results import DatasetRef
+    from service.graph.store import open_storage
     from service.model import system_run
 
     store = work / "documents"
     dataset = catalog.load("qald-9-train-multilingual")
     run = system_run(dataset, system="gold-answers")
     evaluation = evaluate(dataset, run, profile="exact", language="en")
-    with GraphStore(store, base=BASE) as graph:
-        ticket = graph.record_experiment(
-            [evaluation], dataset=dataset, dataset_name="qald-9-train-multilingual"
-        )
-        graph.publish(ticket.id)
+    with open_storage(store, base=BASE) as storage:
+        ref = DatasetRef.catalogue("qald-9-train-multilingual", dataset)
+        ticket = storage.experiments.record([evaluation], dataset=ref)
+        storage.experiments.publish(ticket.id)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_")}
     env.update(GERBIL_QA_SPARQL_CACHE_ENTRIES="0", GERBIL_QA_PAGE_CACHE_ENTRIES="0")
     port = free_port()

@@ -30,6 +30,7 @@ FILE_TYPE_OF = {
     "text/xml": "XML",
     "text/tab-separated-values": "TSV",
     "text/csv": "CSV",
+    "application/yaml": "YAML",
     "text/turtle": "RDF_TURTLE",
     "application/n-triples": "RDF_N_TRIPLES",
     "application/ld+json": "JSON_LD",
@@ -51,6 +52,7 @@ CONCEPT_LABELS = {
     "RDF_TURTLE": "RDF Turtle",
     "RDF_N_TRIPLES": "RDF N-Triples",
     "JSON_LD": "JSON-LD",
+    "YAML": "YAML",
 }
 
 

@@ -54,7 +54,6 @@ PREFIXES: dict[str, str] = {
 }
 
 
-
 def measure_iri(name: str) -> str:
     """The property of a measure by its canonical camelCase name (``microF1`` -> gerbil:microF1,
     as the measures registry says); ``KeyError`` for a name the registry does not know."""

@@ -21,7 +21,7 @@ ORIGIN = "http://elsewhere.example"
 
 def software(server) -> str:
     """The path of the evaluator software that made the demo experiment."""
-    found = server.graph.public.query(
+    found = server.storage.public.query(
         "SELECT ?s WHERE { ?s a <http://www.w3.org/ns/prov#SoftwareAgent> } LIMIT 1"
     )
     return next(iter(found))["s"].value.replace(server.url, "")
