@@ -139,6 +139,8 @@ RESULTS_SYNTAXES: tuple[ResultsSyntax, ...] = (RESULTS_JSON, RESULTS_XML, RESULT
 
 HTML = "text/html"
 CSV = "text/csv"
+BIBTEX = "application/x-bibtex"  # not registered with IANA; what reference managers send
+SVG = "image/svg+xml"
 
 
 def bare(media_type: str) -> str:

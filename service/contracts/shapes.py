@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from service.contracts.turtle import collection, header, literal, number, objects, subject, term
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
-from service.evaluation.results import ExperimentType, QuestionStatus
+from service.evaluation.results import ExperimentType, MatchRule, QuestionStatus
 from service.formats import FORMATS
 from service.model import AnswerType
 
@@ -38,10 +38,10 @@ def shapes_ttl() -> str:
         header(
             "SHACL property shapes that come from registries: every measure of a task or "
             "per-question observation, and the closed lists of experiment types, question "
-            "statuses, answer types and file formats.",
+            "statuses, match rules, answer types and file formats.",
             [
                 "the measures registry (service/evaluation/measures.py)",
-                "ExperimentType, QuestionStatus (service/evaluation/results.py)",
+                "ExperimentType, QuestionStatus, MatchRule (service/evaluation/results.py)",
                 "AnswerType (service/model.py)",
                 "the format registry (service/formats/__init__.py: FORMATS; and KB_FILE_FORMATS)",
             ],
@@ -62,6 +62,7 @@ def shapes_ttl() -> str:
             [("sh:property", objects([*question, "gqash:questionStatuses"]))],
         )
     )
+    out.append(subject("gqash:AnswerMatch", [("sh:property", "gqash:matchRules")]))
     out.append(subject("gqash:Question", [("sh:property", "gqash:answerTypes")]))
     out.append(subject("gqash:Distribution", [("sh:property", "gqash:formats")]))
     for shape, info in zip(task, MEASURES.values(), strict=True):
@@ -82,6 +83,9 @@ def shapes_ttl() -> str:
             [f"gqa:status-{s.value}" for s in QuestionStatus],
         )
     )
+    # an answer match names the rule that matched: never "none" (that is a false answer)
+    rules = [f"gqa:rule-{r.value}" for r in MatchRule if r is not MatchRule.NONE]
+    out.append(_in("gqash:matchRules", "gqa:matchRule", rules))
     out.append(
         _in(
             "gqash:answerTypes", "gqa:answerType", [f"gqa:answerType-{a.value}" for a in AnswerType]

@@ -1,7 +1,7 @@
 """The generated parts of the vocabulary (``ontology/``): measure properties with their Data Cube
-component specifications, and the code lists of experiment types, profiles, answer types and
-question statuses. The hand-written parts (classes, dimensions, attributes, finding kinds) stay
-in the other ``ontology/*.ttl`` files; the store loads them all.
+component specifications, and the code lists of experiment types, profiles, answer types,
+question statuses and match rules. The hand-written parts (classes, dimensions, attributes,
+finding kinds) stay in the other ``ontology/*.ttl`` files; the store loads them all.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.profiles import PROFILES
 from service.evaluation.results import (
     EXPERIMENT_TYPES,
+    MATCH_RULES,
     QUESTION_STATUSES,
     ExperimentType,
+    MatchRule,
     QuestionStatus,
 )
 from service.model import ANSWER_TYPES, AnswerType, Concept
@@ -105,6 +107,14 @@ _SCHEMES = (
         "QuestionStatus",
         "status-",
     ),
+    (
+        "matchRules",
+        "match rules",
+        "Why a given answer was judged correct: the rules of the scorer profiles that match a "
+        "given answer to a gold answer.",
+        "MatchRule",
+        "rule-",
+    ),
 )
 
 
@@ -119,6 +129,7 @@ def _members() -> dict[str, list[tuple[str, Concept, list[tuple[str, str]]]]]:
         "profiles": profiles,
         "answerTypes": _enum_members(ANSWER_TYPES, AnswerType),
         "questionStatuses": _enum_members(QUESTION_STATUSES, QuestionStatus),
+        "matchRules": _enum_members(MATCH_RULES, MatchRule),
     }
 
 
@@ -139,7 +150,7 @@ def codelists_ttl() -> str:
             "Code lists (skos:ConceptScheme) of GERBIL QA's coded dimensions and attributes that "
             "come from registries.",
             [
-                "ExperimentType and QuestionStatus (service/evaluation/results.py)",
+                "ExperimentType, QuestionStatus and MatchRule (service/evaluation/results.py)",
                 "the profiles registry (service/evaluation/profiles/)",
                 "AnswerType (service/model.py)",
             ],

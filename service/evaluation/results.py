@@ -111,6 +111,79 @@ class Verdict(StrEnum):
     WRONG = "wrong"
 
 
+class MatchRule(StrEnum):
+    """Why a given answer was judged correct: the rule of the profile that matched it to a gold
+    answer (``NONE``: nothing matched it, a false positive). Every matcher names one for each
+    matched pair (:data:`ItemMatch`)."""
+
+    EXACT = "exact"
+    IRI_IDENTITY = "iri-identity"
+    SAME_AS = "same-as"
+    LABEL = "label"
+    NUMERIC = "numeric"
+    DATE_GRANULARITY = "date-granularity"
+    BOOLEAN = "boolean"
+    CASEFOLD_STRING = "casefold-string"
+    NORMALISED_ROW = "normalised-row"
+    NUMBER_EXTRACT = "number-extract"
+    FUZZY = "fuzzy"
+    NONE = "none"
+
+
+MATCH_RULES: dict[MatchRule, Concept] = {
+    MatchRule.EXACT: Concept("exact", "The same value, character for character."),
+    MatchRule.IRI_IDENTITY: Concept(
+        "IRI identity",
+        "The same IRI once written in normal form: angle brackets and whitespace stripped, "
+        "percent-escapes decoded, scheme and host case-insensitive, https = http, Wikipedia "
+        "article URL = DBpedia resource.",
+    ),
+    MatchRule.SAME_AS: Concept(
+        "owl:sameAs", "IRIs of one resource by the knowledge base's owl:sameAs links."
+    ),
+    MatchRule.LABEL: Concept(
+        "label",
+        "A literal equal to an rdfs:label of the IRI on the other side (a label looked up in "
+        "the knowledge base).",
+    ),
+    MatchRule.NUMERIC: Concept("numeric", "Numbers equal by value (8 = 8.0 = 8e0)."),
+    MatchRule.DATE_GRANULARITY: Concept(
+        "date at the gold's granularity",
+        "Dates equal at the gold value's granularity (gold 1990 matches 1990-05-03).",
+    ),
+    MatchRule.BOOLEAN: Concept("boolean", "The same truth value (true, 1)."),
+    MatchRule.CASEFOLD_STRING: Concept(
+        "case-folded string",
+        "Strings equal once case-folded and with runs of whitespace collapsed; language tags "
+        "ignored.",
+    ),
+    MatchRule.NORMALISED_ROW: Concept(
+        "normalised row",
+        "Binding rows equal once each value is normalised as QALD-6 evaluation.rb does "
+        "(whole numbers get .0, percent-escapes decoded).",
+    ),
+    MatchRule.NUMBER_EXTRACT: Concept(
+        "extracted number",
+        "PolEval: the first number (or Roman numeral) of the answer equals that of a gold "
+        "alternative.",
+    ),
+    MatchRule.FUZZY: Concept(
+        "fuzzy (Levenshtein)",
+        "PolEval: lower-cased, the Levenshtein distance to a gold alternative is at most half "
+        "its length.",
+    ),
+    MatchRule.NONE: Concept(
+        "no match", "No rule matched the answer to a gold answer: a false positive."
+    ),
+}
+"""The code list ``gqa:matchRules``: every match rule with its label and description."""
+
+ItemMatch = tuple[int, int, MatchRule]
+"""``(given, gold, rule)``: given item ``given`` (an index into ``given``) matched gold item
+``gold`` (an index into ``gold``) by ``rule``. Given items in no match are false; gold items in
+none were missed. A question's matches come in no particular order. (A plain tuple, not a
+NamedTuple: one is made for every matched answer, and a NamedTuple costs 8 times as much.)"""
+
 Measure = float | int | None
 
 
@@ -131,7 +204,9 @@ class QuestionScore:
     ``verdicts`` the judgement of each answer item in the system's order (for the confidence and
     rank measures).
     Every field an aggregate reads is kept so that :mod:`service.evaluation.statistics` can
-    recompute every aggregate on resamples.
+    recompute every aggregate on resamples. ``matches`` explain the counts: which given item
+    matched which gold item by which rule (:data:`ItemMatch`); ``error`` is why the system's
+    call failed and ``system_query`` the SPARQL it gave (for the per-question view).
     """
 
     question_id: str
@@ -153,6 +228,9 @@ class QuestionScore:
     verdicts: tuple[Verdict, ...] = ()
     failed: bool = False
     runtime_ms: float | None = None
+    matches: tuple[ItemMatch, ...] = ()
+    error: str | None = None
+    system_query: str | None = None
 
     @property
     def scored(self) -> bool:

@@ -401,6 +401,9 @@ def _record(c: _Case, judged: Judged | None, prof: Profile) -> QuestionScore:
     failed = c.status is QuestionStatus.ERROR
     runtime = c.answer.runtime_ms if c.status is QuestionStatus.SCORED else None
     confidence = c.answer.confidence if asked else None
+    # what the call returned, for the per-question view: why it failed, the SPARQL it gave
+    error = c.answer.error
+    query = (c.answer.sparql.strip() or None) if c.answer.sparql else None
     if judged is None:
         return QuestionScore(
             c.question.id,
@@ -409,6 +412,8 @@ def _record(c: _Case, judged: Judged | None, prof: Profile) -> QuestionScore:
             failed=failed,
             runtime_ms=runtime,
             confidence=confidence,
+            error=error,
+            system_query=query,
         )
     processed = c.status is QuestionStatus.SCORED
     p, r, f = prof.scoring.question(judged, processed=processed)
@@ -431,4 +436,7 @@ def _record(c: _Case, judged: Judged | None, prof: Profile) -> QuestionScore:
         runtime_ms=runtime,
         confidence=confidence,
         verdicts=judged.verdicts,
+        matches=judged.matches,
+        error=error,
+        system_query=query,
     )

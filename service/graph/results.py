@@ -22,7 +22,7 @@ from typing import TypeAlias
 
 from service.evaluation.measures import MEASURES
 from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
-from service.evaluation.results import Evaluation, QuestionScore
+from service.evaluation.results import Evaluation, MatchRule, QuestionScore
 from service.graph import nodes as n
 from service.graph import prov
 from service.graph import terms as t
@@ -447,7 +447,76 @@ def _task_quads(
             pairs.append((p_given, n.displayed_term(item)))
         if qs.note:
             pairs.append((p_note, n.literal(qs.note)))
+        pairs += _call_pairs(qs)
         g.many(r, pairs)
+        if qs.matches or qs.tp == 0:  # explained (a record without matches but with a tp is not)
+            _explanation(g, r, qs)
+
+
+def _call_pairs(qs: QuestionScore) -> list[tuple[NamedNode, Object]]:
+    """What the system's call for this question returned: wall time, error, SPARQL."""
+    pairs: list[tuple[NamedNode, Object]] = []
+    if qs.runtime_ms is not None:
+        pairs.append((_p(GQA, "runtime"), n.number(qs.runtime_ms, XSD + "double")))
+    if qs.error:
+        pairs.append((_p(GQA, "errorMessage"), n.literal(qs.error)))
+    if qs.system_query:
+        pairs.append((_p(GQA, "systemQuery"), n.literal(qs.system_query)))
+    return pairs
+
+
+EXPLAINED_PER_KIND = 100
+"""At most this many exact answers, other matches, false and missed answers are written per
+result (each kind in given or gold order): some gold answer sets hold thousands of items (one
+of QALD-8 train 2,150), the counts tp/fp/fn give the totals, and a page shows ten of each."""
+
+
+def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> None:
+    """Why the result has its counts: a given answer identical to the gold answer it matched
+    is a ``gqa:exactAnswer`` (one triple: by far the most common case, and answer sets run to
+    thousands); every other matched pair is a ``gqa:AnswerMatch`` (a hash resource of the
+    result, ``…#match-k``) with its rule; the given answers no rule matched are
+    ``gqa:falseAnswer`` and the gold answers nothing matched ``gqa:missedAnswer``; at most
+    :data:`EXPLAINED_PER_KIND` of each."""
+    p_match, p_given, p_gold, p_rule = (
+        _p(GQA, "answerMatch"),
+        _p(GQA, "matchedGiven"),
+        _p(GQA, "matchedGold"),
+        _p(GQA, "matchRule"),
+    )
+    kind, p_exact, exact = _p(GQA, "AnswerMatch"), _p(GQA, "exactAnswer"), MatchRule.EXACT
+    matched_given: set[int] = set()
+    matched_gold: set[int] = set()
+    k = n_exact = 0
+    for given, gold, rule in sorted(qs.matches):
+        matched_given.add(given)
+        matched_gold.add(gold)
+        if rule is exact and qs.given[given] == qs.gold[gold]:
+            n_exact += 1
+            if n_exact <= EXPLAINED_PER_KIND:
+                g.add(result, p_exact, n.displayed_term(qs.given[given]))
+            continue
+        k += 1
+        if k > EXPLAINED_PER_KIND:
+            continue
+        m = NamedNode(f"{result.value}#match-{k}")
+        g.add(result, p_match, m)
+        g.many(
+            m,
+            [
+                (TYPE, kind),
+                (p_given, n.displayed_term(qs.given[given])),
+                (p_gold, n.displayed_term(qs.gold[gold])),
+                (p_rule, _p(GQA, f"rule-{rule.value}")),
+            ],
+        )
+    p_false, p_missed = _p(GQA, "falseAnswer"), _p(GQA, "missedAnswer")
+    false = [item for i, item in enumerate(qs.given) if i not in matched_given]
+    missed = [item for i, item in enumerate(qs.gold) if i not in matched_gold]
+    for item in false[:EXPLAINED_PER_KIND]:
+        g.add(result, p_false, n.displayed_term(item))
+    for item in missed[:EXPLAINED_PER_KIND]:
+        g.add(result, p_missed, n.displayed_term(item))
 
 
 def _question_measures(qs: QuestionScore) -> dict[str, float | int]:

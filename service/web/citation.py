@@ -1,16 +1,21 @@
-"""How to cite an experiment: BibTeX and plain text built from what is fixed at submission.
+"""How to cite an experiment: BibTeX and plain text, and the papers that cite it.
 
-The citation must not change when the experiment finishes or is published (its URI and
-citation exist from the start, DESIGN §4), so it uses only the id (whose first 8 digits are the
-submission date), the URI and the service's base: nothing computed later.
+The experiment's own entry must not change when the experiment finishes or is published (its
+URI and citation exist from the start, DESIGN §4), so it uses only the id (whose first 8 digits
+are the submission date), the URI and the service's base: nothing computed later. Papers
+attached to it (``dct:isReferencedBy``, ``GraphStore.attach_paper``) are added after it, one
+entry each with its DOI (or URL), so the ``.bib`` download carries them; reference managers
+complete a DOI entry from the DOI.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,13 +23,29 @@ class Citation:
     uri: str
     bibtex: str
     text: str
+    dois: tuple[str, ...] = ()  # of the attached papers (``10.3233/SW-180312``)
 
 
-def citation_for(experiment_id: str, uri: str, *, base: str) -> Citation:
+def doi_of(paper: str) -> str | None:
+    """The DOI of a paper IRI (``https://doi.org/10.…``), None for other URLs."""
+    for prefix in DOI_PREFIXES:
+        if paper.lower().startswith(prefix):
+            return unquote(paper[len(prefix) :])
+    return None
+
+
+def _braced(text: str) -> str:
+    """``text`` safe inside a BibTeX ``{…}`` value: braces balanced by dropping them."""
+    return text.replace("{", "").replace("}", "").replace("\\", "")
+
+
+def citation_for(
+    experiment_id: str, uri: str, *, base: str, papers: Sequence[str] = ()
+) -> Citation:
     year, month, day = experiment_id[:4], int(experiment_id[4:6]), int(experiment_id[6:8])
     host = urlsplit(base).netloc or base
     title = f"GERBIL QA experiment {experiment_id}"
-    bibtex = (
+    entries = [
         f"@misc{{gerbilqa-{experiment_id},\n"
         f"  title = {{{{{title}}}}},\n"
         f"  author = {{{{GERBIL QA}}}},\n"
@@ -35,6 +56,17 @@ def citation_for(experiment_id: str, uri: str, *, base: str) -> Citation:
         f"  note = {{Experiment submitted on {year}-{month:02d}-{day:02d} "
         f"to GERBIL QA at {host}}}\n"
         f"}}"
-    )
+    ]
+    dois = []
+    for k, paper in enumerate(sorted(papers), start=1):
+        doi = doi_of(paper)
+        fields = [f"  note = {{Cites GERBIL QA experiment {experiment_id}, {uri}}}"]
+        if doi is not None:
+            dois.append(doi)
+            fields.insert(0, f"  doi = {{{_braced(doi)}}}")
+        fields.insert(0, f"  url = {{{_braced(paper)}}}")
+        entries.append(f"@misc{{gerbilqa-{experiment_id}-paper-{k},\n" + ",\n".join(fields) + "\n}")
     text = f"GERBIL QA ({year}). {title}. {host}. {uri}"
-    return Citation(uri=uri, bibtex=bibtex, text=text)
+    if dois:
+        text += ". Cited by " + ", ".join(f"doi:{d}" for d in dois)
+    return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))

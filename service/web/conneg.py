@@ -42,17 +42,18 @@ class Representation:
 
 HTML = Representation("html", "HTML", (mediatypes.HTML, "application/xhtml+xml"), "html")
 CSV = Representation("csv", "CSV", (mediatypes.CSV,), "csv")
+BIBTEX = Representation("bibtex", "BibTeX", (mediatypes.BIBTEX,), "bib")
 RDF = {
     s.name: Representation(s.name, s.label, s.media_types, s.extension, rdf=s)
     for s in mediatypes.RDF_SYNTAXES
 }
 TRIPLES = tuple(RDF[s.name] for s in mediatypes.RDF_SYNTAXES if not s.quads)
 QUADS = tuple(RDF[s.name] for s in mediatypes.RDF_SYNTAXES if s.quads)
-EXTENSIONS = {r.extension for r in (HTML, CSV, *RDF.values()) if r.extension}
+EXTENSIONS = {r.extension for r in (HTML, CSV, BIBTEX, *RDF.values()) if r.extension}
 
 
 def offers(
-    *, html: bool = True, quads: bool = False, csv: bool = False
+    *, html: bool = True, quads: bool = False, csv: bool = False, bibtex: bool = False
 ) -> tuple[Representation, ...]:
     """The representations of a resource, in the server's order of preference."""
     out: list[Representation] = [HTML] if html else []
@@ -61,6 +62,8 @@ def offers(
         out.extend(QUADS)
     if csv:
         out.append(CSV)
+    if bibtex:
+        out.append(BIBTEX)
     return tuple(out)
 
 

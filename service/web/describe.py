@@ -5,9 +5,10 @@ following blank nodes) plus its hash resources and those of the resources follow
 (``experiment/{id}#structure`` dereferences with ``experiment/{id}``, see
 ``service/graph/uris.py``), plus what a kind of resource adds:
 an experiment summary brings its task observations (``gqa:task``), a task brings its
-per-question results (the subjects of ``gqa:resultOf`` it), a dataset the descriptions of what
-DCAT-AP checks it links to, the catalogue its datasets. Every representation (HTML, Turtle,
-JSON-LD, RDF/XML, N-Triples, N-Quads, CSV) is built from the same quads.
+per-question results (the subjects of ``gqa:resultOf`` it) and their answer matches, a dataset
+the descriptions of what DCAT-AP checks it links to, the catalogue its datasets. Every
+representation (HTML, Turtle, JSON-LD, RDF/XML, N-Triples, N-Quads, CSV) is built from the same
+quads.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ FOLLOW_CATALOG = (
     DCAT + "themeTaxonomy",
     "http://xmlns.com/foaf/0.1/homepage",
 )
+# A task's per-question results bring the explanation of their counts (``…/question/q#match-k``).
+FOLLOW_TASK = (GQA + "answerMatch",)
 
 
 def document_quads(

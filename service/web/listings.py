@@ -75,8 +75,9 @@ class Page:
 MAX_PAGE = 100_000
 
 
-def page_from(args: Any, *, size: int = 50, max_size: int = 500) -> Page:
-    """``?page=N[&size=M]`` of a request (a bad value is a 400 naming it)."""
+def page_from(args: Any, *, size: int = 50, max_size: int = 500, name: str = "page") -> Page:
+    """``?page=N[&size=M]`` of a request (a bad value is a 400 naming it); ``name`` is the
+    page parameter's name, for a page with several paged lists."""
     from service.errors import BadRequest
 
     def number(name: str, default: int, top: int) -> int:
@@ -87,6 +88,8 @@ def page_from(args: Any, *, size: int = 50, max_size: int = 500) -> Page:
             raise BadRequest(f"{name}={raw!r}: expected a whole number from 1 to {top}")
         return int(raw)
 
+    if name != "page":  # a second list on the page: its own number, its fixed size
+        return Page(number(name, 1, MAX_PAGE), size)
     return Page(number("page", 1, MAX_PAGE), number("size", size, max_size))
 
 
@@ -115,14 +118,24 @@ def leaderboard(
     dataset: str | None = None,
     system: str | None = None,
     experiment_type: str | None = "QA",
+    profile: str | None = None,
+    language: str | None = None,
+    measures: tuple[str, ...] = LEADERBOARD_MEASURES,
     limit: int | None = None,
     offset: int = 0,
 ) -> list[LeaderboardRow]:
-    """Task results of public experiments, best macro F1 first, filtered as asked: the
-    published query (``service.graph.queries.leaderboard_query``), one slice of it when
-    ``limit``/``offset`` are given."""
+    """Task results of public experiments, filtered as asked (``dataset``, ``system``,
+    ``profile``, ``language`` are IRIs), best first by the first of ``measures`` (undefined
+    last): the published query (``service.graph.queries.leaderboard_query``), one slice of it
+    when ``limit``/``offset`` are given."""
     query = leaderboard_query(
-        dataset=dataset, system=system, experiment_type=experiment_type, limit=limit
+        dataset=dataset,
+        system=system,
+        experiment_type=experiment_type,
+        profile=profile,
+        language=language,
+        measures=measures,
+        limit=limit,
     )
     if offset:
         query += f"\nOFFSET {int(offset)}"  # SPARQL 1.1 §19.8: LIMIT and OFFSET in any order
@@ -142,7 +155,7 @@ def leaderboard(
             profile=local(_v(r["profile"])).removeprefix("profile-"),
             signature=_v(r["signature"]),
             ended=_v(r["ended"]),
-            measures={m: _num(r[f"m_{m}"]) for m in LEADERBOARD_MEASURES},
+            measures={m: _num(r[f"m_{m}"]) for m in measures},
         )
     return list(seen.values())  # in the query's order
 
@@ -178,6 +191,50 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:
             for r in rows
         ),
     )
+
+
+def task_measures(tasks: Iterable[str], names: Sequence[str]) -> dict[str, dict[str, float]]:
+    """The measures ``names`` of each task, by one index lookup per task: for the few rows a
+    page shows (the leaderboard query itself sorts by one measure only)."""
+    import pyoxigraph as ox
+
+    from service.graph.terms import measure_name
+
+    public = services().storage.public
+    wanted = set(names)
+    out: dict[str, dict[str, float]] = {}
+    for task in dict.fromkeys(tasks):
+        found: dict[str, float] = {}
+        for q in public.quads_for_pattern(ox.NamedNode(task), None, None, ox.DefaultGraph()):
+            name = measure_name(q.predicate.value)
+            if name in wanted and (value := _num(q.object)) is not None:
+                found[name] = value
+        out[task] = found
+    return out
+
+
+def papers(experiments: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The papers citing each experiment (``dct:isReferencedBy``), by index lookups: for the
+    few rows a page shows."""
+    import pyoxigraph as ox
+
+    public = services().storage.public
+    cited, default = ox.NamedNode(DCT + "isReferencedBy"), ox.DefaultGraph()
+    out: dict[str, tuple[str, ...]] = {}
+    for exp in dict.fromkeys(experiments):
+        found = public.quads_for_pattern(ox.NamedNode(exp), cited, None, default)
+        out[exp] = tuple(sorted(q.object.value for q in found))
+    return out
+
+
+def used_values(predicate: str) -> list[tuple[str, int]]:
+    """The values of a task dimension (``gqa:language``, ``gqa:profile``) in public results
+    and how many tasks have each: one scan of the predicate, grouped in Oxigraph."""
+    rows = _select(
+        f"""SELECT ?v (COUNT(?task) AS ?n) WHERE {{ ?task {_iri(predicate)} ?v }}
+GROUP BY ?v ORDER BY DESC(?n) ?v"""
+    )
+    return [(_v(r["v"]) or "", int(_v(r["n"]) or 0)) for r in rows]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ a template; numbers keep their full precision here and are rounded only in the t
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 from service.evaluation.measures import MEASURES, require
 from service.evaluation.measures import QUESTION_MEASURES as QUESTION_MEASURE_INFO
@@ -148,6 +148,32 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
 
 
 @dataclass(frozen=True, slots=True)
+class MatchRow:
+    """One given answer matched to one gold answer, and the rule that matched them."""
+
+    given: str
+    gold: str
+    rule: str  # the rule's code (``same-as``)
+    rule_label: str
+
+
+OUTCOMES = ("correct", "partly", "wrong", "error", "missing", "skipped")
+"""What became of a question, for the task page's filter: every answer right (F1 = 1), some
+right, none right, the call failed, the answer file has no entry, or left out (no text in the
+language, nothing in the gold for this experiment type)."""
+
+
+def outcome(status: str, f1: float | int | None) -> str:
+    if status in ("error", "missing"):
+        return status
+    if f1 is None or status != "scored":
+        return "skipped"
+    if f1 >= 1:
+        return "correct"
+    return "partly" if f1 > 0 else "wrong"
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionRow:
     uri: str
     question: str
@@ -159,6 +185,102 @@ class QuestionRow:
     gold: tuple[str, ...]
     note: str | None
     answer_type: str | None
+    outcome: str = "skipped"
+    features: dict[str, bool] = field(default_factory=dict)  # aggregation, hybrid, onlydbo…
+    explained: bool = False  # matches, false and missed answers are recorded
+    matches: tuple[MatchRow, ...] = ()
+    false: tuple[str, ...] = ()  # given answers no rule matched
+    missed: tuple[str, ...] = ()  # gold answers nothing matched
+    runtime_ms: float | None = None
+    error: str | None = None
+    system_query: str | None = None
+
+    def totals(self) -> Totals:
+        """How many answers were matched, false and missed: the lists, or the counts when the
+        graph holds only the first of a long list (``EXPLAINED_PER_KIND``)."""
+        from service.graph.results import EXPLAINED_PER_KIND as CAP
+
+        tp, fp, fn = (int(self.measures.get(m) or 0) for m in ("tp", "fp", "fn"))
+        false, missed = len(self.false), len(self.missed)
+        return Totals(
+            matched=max(len(self.matches), tp),
+            false=max(false, fp) if false >= CAP else false,
+            missed=max(missed, fn) if missed >= CAP else missed,
+        )
+
+
+class Totals(NamedTuple):
+    matched: int
+    false: int
+    missed: int
+
+
+FEATURES = ("aggregation", "hybrid", "onlydbo", "outofscope")
+# The question properties behind the boolean features (dataset graph, service.graph.questions).
+_FEATURE_PROPERTIES = {
+    "aggregation": GQA + "aggregation",
+    "hybrid": GQA + "hybrid",
+    "onlydbo": GQA + "onlyDbo",
+    "outofscope": GQA + "outOfScope",
+}
+FEATURE_LABELS = {
+    "aggregation": "Aggregation",
+    "hybrid": "Hybrid",
+    "onlydbo": "DBpedia ontology only",
+    "outofscope": "Out of scope",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionFilter:
+    """Which rows of a task page to show (``?outcome=…&answertype=…&aggregation=yes|no…``):
+    a row is shown when its outcome is one of ``outcomes`` (all when empty), its answer type is
+    ``answer_type`` (when given) and each feature in ``features`` has the value asked for."""
+
+    outcomes: frozenset[str] = frozenset()
+    answer_type: str | None = None
+    features: tuple[tuple[str, bool], ...] = ()
+
+    @classmethod
+    def from_args(cls, args: Any) -> QuestionFilter:
+        """The filter of a request's query (a bad value is a 400 naming it)."""
+        from service.errors import BadRequest
+
+        outcomes = frozenset(v for v in args.getlist("outcome") if v)
+        unknown = sorted(outcomes - set(OUTCOMES))
+        if unknown:
+            raise BadRequest(f"outcome={unknown[0]!r}: expected one of {', '.join(OUTCOMES)}")
+        features = []
+        for name in FEATURES:
+            raw = args.get(name, "")
+            if raw in ("", "any"):
+                continue
+            if raw not in ("yes", "no"):
+                raise BadRequest(f"{name}={raw!r}: expected yes, no or any")
+            features.append((name, raw == "yes"))
+        return cls(outcomes, args.get("answertype") or None, tuple(features))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.outcomes or self.answer_type or self.features)
+
+    def keeps(self, row: QuestionRow) -> bool:
+        if self.outcomes and row.outcome not in self.outcomes:
+            return False
+        if self.answer_type and row.answer_type != self.answer_type:
+            return False
+        return all(row.features.get(name) is value for name, value in self.features)
+
+    def args(self) -> dict[str, Any]:
+        """The filter as query arguments (for the pager's links)."""
+        out: dict[str, Any] = {}
+        if self.outcomes:
+            out["outcome"] = [o for o in OUTCOMES if o in self.outcomes]
+        if self.answer_type:
+            out["answertype"] = self.answer_type
+        for name, value in self.features:
+            out[name] = "yes" if value else "no"
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +288,21 @@ class TaskPage:
     task: TaskRow
     experiment_id: str
     rows: tuple[QuestionRow, ...]
+
+    def outcome_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for r in self.rows:
+            counts[r.outcome] += 1
+        return counts
+
+    @property
+    def answer_types(self) -> list[str]:
+        return sorted({r.answer_type for r in self.rows if r.answer_type})
+
+    @property
+    def features(self) -> list[str]:
+        """The features some question of this task has a value for."""
+        return [f for f in FEATURES if any(f in r.features for r in self.rows)]
 
 
 def _display(term: Any) -> str:
@@ -176,20 +313,74 @@ def _display(term: Any) -> str:
     if isinstance(term, ox.Literal):
         if term.language:
             return f"{term.value} @{term.language}"
+        datatype = term.datatype.value
+        if datatype.startswith(_XSD) and datatype != _XSD + "string":
+            return f"{term.value} (xsd:{datatype[len(_XSD) :]})"  # 2 (xsd:integer)
         return term.value
     return str(term)
+
+
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def _rule_label(code: str) -> str:
+    from service.evaluation.results import MATCH_RULES, MatchRule
+
+    try:
+        return MATCH_RULES[MatchRule(code)].label
+    except ValueError:  # a rule of a newer vocabulary than this code
+        return code
+
+
+def _matches(node: Node, nodes: dict[str, Node]) -> tuple[MatchRow, ...]:
+    exact = _rule_label("exact")
+    out = [
+        MatchRow(given=a, gold=a, rule="exact", rule_label=exact)
+        for a in map(_display, node.all(GQA + "exactAnswer"))
+    ]
+    for m in node.all(GQA + "answerMatch"):
+        found = nodes.get(m.value)
+        if found is None:
+            continue
+        code = local(found.text(GQA + "matchRule")).removeprefix("rule-")
+        given, gold = found.one(GQA + "matchedGiven"), found.one(GQA + "matchedGold")
+        out.append(
+            MatchRow(
+                given=_display(given) if given is not None else "",
+                gold=_display(gold) if gold is not None else "",
+                rule=code,
+                rule_label=_rule_label(code),
+            )
+        )
+    return tuple(sorted(out, key=lambda m: (m.given, m.gold)))
+
+
+EXPLANATIONS = tuple(GQA + p for p in ("exactAnswer", "answerMatch", "falseAnswer", "missedAnswer"))
+# What the task page reads of a question whose results are explained (no gold answers).
+QUESTION_PROPERTIES = (
+    DCT + "identifier",
+    GQA + "questionText",
+    GQA + "answerType",
+    *_FEATURE_PROPERTIES.values(),
+)
+
+
+def explained(nodes: dict[str, Node]) -> bool:
+    """Whether the results among ``nodes`` carry their explanation (written since it exists)."""
+    return any(p in node.props for node in nodes.values() for p in EXPLANATIONS)
 
 
 def task_page(
     experiment_id: str,
     task_uri: str,
-    quads: Iterable[Any],
+    nodes: dict[str, Node],
     questions: dict[str, Node],
     language: str,
     *,
     uris: Uris,
 ) -> TaskPage:
-    nodes = index(quads)
+    """The rows of a task's page from its document's nodes (``describe.index``) and its
+    questions' descriptions."""
     task_node = nodes.get(task_uri) or Node(task_uri)
     task = _task_row(task_node, nodes, uris)
     rows: list[QuestionRow] = []
@@ -203,13 +394,24 @@ def task_page(
         if text is None and texts:
             text = texts[0].value
         measures = {m: number(node.one(q.iri)) for m, q in QUESTION_MEASURE_INFO.items()}
+        status = local(node.text(GQA + "questionStatus")).removeprefix("status-")
+        features = {}
+        if q is not None:
+            for name, prop in _FEATURE_PROPERTIES.items():
+                value = q.text(prop)
+                if value is not None:
+                    features[name] = value == "true"
+        matches = _matches(node, nodes)
+        false = tuple(sorted(_display(v) for v in node.all(GQA + "falseAnswer")))
+        missed = tuple(sorted(_display(v) for v in node.all(GQA + "missedAnswer")))
+        runtime = node.one(GQA + "runtime")
         rows.append(
             QuestionRow(
                 uri=uri,
                 question=question_uri,
                 question_id=(q.text(DCT + "identifier") if q else None) or local(question_uri),
                 text=text,
-                status=local(node.text(GQA + "questionStatus")).removeprefix("status-"),
+                status=status,
                 measures=measures,
                 given=tuple(sorted(_display(v) for v in node.all(GQA + "givenAnswer"))),
                 gold=tuple(sorted(_display(v) for v in q.all(GQA + "goldAnswer"))) if q else (),
@@ -217,8 +419,19 @@ def task_page(
                 answer_type=local(q.text(GQA + "answerType")).removeprefix("answerType-")
                 if q and q.text(GQA + "answerType")
                 else None,
+                outcome=outcome(status, measures.get("f1")),
+                features=features,
+                explained=bool(matches or false or missed),
+                matches=matches,
+                false=false,
+                missed=missed,
+                runtime_ms=number(runtime) if runtime is not None else None,
+                error=node.text(GQA + "errorMessage"),
+                system_query=node.text(GQA + "systemQuery"),
             )
         )
+    if any(r.explained for r in rows):  # results written with explanations: empty ones too
+        rows = [replace(r, explained=r.measures.get("tp") is not None) for r in rows]
     rows.sort(key=lambda r: _natural(r.question_id))
     return TaskPage(task=task, experiment_id=experiment_id, rows=tuple(rows))
 
@@ -290,3 +503,80 @@ def task_csv(page: TaskPage) -> bytes:
 def qb_dataset_of(nodes: dict[str, Node], uri: str) -> str | None:
     node = nodes.get(uri)
     return node.text(QB + "dataSet") if node else None
+
+
+# --- datasets: the check findings summarised, not inlined -----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRow:
+    uri: str
+    message: str
+    question: str | None  # the question's URI
+    question_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FindingGroup:
+    """The findings of one kind and severity: how many, and the first few."""
+
+    kind: str  # its code (``empty-gold``)
+    label: str
+    severity: str
+    count: int
+    examples: tuple[FindingRow, ...]
+
+
+FINDING_EXAMPLES = 3
+
+
+def finding_rows(nodes: dict[str, Node], dataset_uri: str) -> list[FindingRow]:
+    """Every finding of the dataset (its ``gqa:finding`` hash resources), in number order."""
+    main = nodes.get(dataset_uri)
+    out = []
+    for f in main.all(GQA + "finding") if main else []:
+        node = nodes.get(f.value)
+        if node is None:
+            continue
+        question = node.text(GQA + "aboutQuestion")
+        out.append(
+            FindingRow(
+                uri=f.value,
+                message=node.text(RDFS + "comment") or "",
+                question=question,
+                question_id=local(question) if question else None,
+            )
+        )
+    return sorted(out, key=lambda r: _natural(r.uri.rsplit("-", 1)[-1]))
+
+
+def finding_kinds(nodes: dict[str, Node]) -> dict[str, tuple[str, str]]:
+    """Finding URI -> (kind code, severity)."""
+    out = {}
+    for uri, node in nodes.items():
+        kind = node.text(GQA + "findingKind")
+        if kind is not None:
+            out[uri] = (local(kind).removeprefix("finding-"), node.text(GQA + "severity") or "")
+    return out
+
+
+def finding_groups(nodes: dict[str, Node], dataset_uri: str) -> list[FindingGroup]:
+    """The findings grouped by kind and severity (errors first, then the largest groups)."""
+    from service.graph.vocabulary import labels
+
+    names = labels()
+    kinds = finding_kinds(nodes)
+    grouped: dict[tuple[str, str], list[FindingRow]] = {}
+    for row in finding_rows(nodes, dataset_uri):
+        grouped.setdefault(kinds.get(row.uri, ("", "")), []).append(row)
+    groups = [
+        FindingGroup(
+            kind=kind,
+            label=names.get(f"{GQA}finding-{kind}", kind),
+            severity=severity,
+            count=len(rows),
+            examples=tuple(rows[:FINDING_EXAMPLES]),
+        )
+        for (kind, severity), rows in grouped.items()
+    ]
+    return sorted(groups, key=lambda g: (g.severity != "error", -g.count, g.kind))

@@ -18,16 +18,18 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import NotFound
-from service.graph.reader import index
+from service.errors import Forbidden, NotFound
+from service.graph.reader import Node, index
 from service.graph.terms import DCT, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
-from service.web import conneg, listings, pages
+from service.web import badges, charts, conneg, figures, listings, pages
 from service.web.access import is_owner, require_experiment, token_redirect
+from service.web.citation import Citation, citation_for
 from service.web.describe import (
     FOLLOW_CATALOG,
     FOLLOW_DATASET,
     FOLLOW_EXPERIMENT,
+    FOLLOW_TASK,
     REVERSE_TASK,
     document_quads,
 )
@@ -49,6 +51,7 @@ def respond(
     quads: Callable[[], Sequence[Any]],
     html: Callable[[], str],
     csv: Callable[[], bytes] | None = None,
+    bibtex: Callable[[], bytes] | None = None,
     private: bool = False,
     variant: object = None,
     in_worker: DocumentJob | None = None,
@@ -67,13 +70,15 @@ def respond(
     rendered = None if private else cache.get(key)
     if rendered is None:
         rendered = cache.rendered(
-            *_render(uri, rep, quads=quads, html=html, csv=csv, in_worker=in_worker)
+            *_render(uri, rep, quads=quads, html=html, csv=csv, bibtex=bibtex, in_worker=in_worker)
         )
         if not private:
             cache.put(key, rendered)
     response = Response(rendered.body, content_type=rendered.content_type)
     if rep is conneg.CSV:
         response.headers["Content-Disposition"] = f'inline; filename="{pages.local(uri)}.csv"'
+    if rep is conneg.BIBTEX:  # a download: browsers save it for the reference manager
+        response.headers["Content-Disposition"] = f'attachment; filename="{pages.local(uri)}.bib"'
     response.headers["Cache-Control"] = PRIVATE_CACHE if private else PUBLIC_CACHE
     response.set_etag(rendered.etag)
     conneg.decorate(response, url=uri, offered=offered, chosen=rep)
@@ -87,10 +92,15 @@ def _render(
     quads: Callable[[], Sequence[Any]],
     html: Callable[[], str],
     csv: Callable[[], bytes] | None,
+    bibtex: Callable[[], bytes] | None = None,
     in_worker: DocumentJob | None = None,
 ) -> tuple[bytes, str]:
     if rep is conneg.HTML:
         return html().encode("utf-8"), "text/html; charset=utf-8"
+    if rep is conneg.BIBTEX:
+        if bibtex is None:  # pragma: no cover - BibTeX is offered only with a citation
+            raise NotFound("no BibTeX for this resource")
+        return bibtex(), f"{rep.media_type}; charset=utf-8"
     if rep is conneg.CSV:
         if csv is None:  # pragma: no cover - CSV is offered only with a table
             raise NotFound("no CSV table for this resource")
@@ -143,7 +153,8 @@ def not_public(experiment_id: str, uri: str, rep: conneg.Representation) -> Base
 
 # --- experiments -----------------------------------------------------------------------------
 
-EXPERIMENT_OFFERS = conneg.offers(quads=True, csv=True)
+EXPERIMENT_OFFERS = conneg.offers(quads=True, csv=True, bibtex=True)
+TASK_OFFERS = conneg.offers(quads=True, csv=True)
 PLAIN_OFFERS = conneg.offers(quads=True)
 
 
@@ -215,19 +226,28 @@ def experiment(name: str) -> BaseResponse:
     def page() -> pages.ExperimentPage:
         return pages.experiment_page(experiment_id, quads(), graph.uris)
 
+    def citation() -> Citation:
+        return citation_for(experiment_id, uri, base=graph.uris.base, papers=page().papers)
+
+    # the two systems of the per-question scatter (?a=…&b=…; default: the two best)
+    pick = (request.args.get("a") or None, request.args.get("b") or None)
+
     def html() -> str:
         from service.web.access import presented_token
         from service.web.api import publish_check
-        from service.web.citation import citation_for
 
         token = presented_token(experiment_id) if private else None
+        shown = page()
         return render_template(
             "experiment.html",
-            page=page(),
+            page=shown,
             status=status or require_experiment(experiment_id),
             private=private,
             publish_check=publish_check(experiment_id, token) if token else "",
-            citation=citation_for(experiment_id, uri, base=graph.uris.base),
+            citation=citation(),
+            figures=_figures(shown, store, graph_name, pick),
+            badge=None if private else badges.snippets(shown),
+            charts=charts,
             alternates=alternates(uri, EXPERIMENT_OFFERS),
             pages=pages,
         )
@@ -239,6 +259,8 @@ def experiment(name: str) -> BaseResponse:
         quads=quads,
         html=html,
         csv=lambda: pages.experiment_csv(page()),
+        bibtex=lambda: (citation().bibtex + "\n").encode("utf-8"),
+        variant=pick if rep is conneg.HTML else None,
         private=private,
         in_worker=None
         if private
@@ -246,18 +268,82 @@ def experiment(name: str) -> BaseResponse:
     )
 
 
-def _question_nodes(store: Any, uris: Sequence[str]) -> dict[str, Any]:
-    """Question descriptions (texts, gold answers) from ``store`` (any graph)."""
+@bp.get("/experiment/<experiment_id>/badge.svg")
+def badge(experiment_id: str) -> Response:
+    """An embeddable SVG badge of a published result (``?measure=macroF1[&system=NAME]``):
+    private experiments have none (403), like their other representations."""
+    from service import mediatypes
+
+    graph = services().storage
+    if not EXPERIMENT_ID.match(experiment_id):
+        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
+    uri = graph.uris.experiment(experiment_id)
+    if not graph.experiments.is_public(experiment_id):
+        require_experiment(experiment_id)  # 404 for an id never minted
+        raise Forbidden(f"experiment {experiment_id} is not public yet: it has no badge")
+    measure = request.args.get("measure") or badges.DEFAULT_MEASURE
+    system = request.args.get("system") or None
+    cache = services().cache
+    key = (uri + "/badge.svg", measure, system)
+    rendered = cache.get(key)
+    if rendered is None:
+        quads = document_quads(
+            graph.public,
+            uri,
+            graph=graph.uris.experiment_graph(experiment_id),
+            follow=FOLLOW_EXPERIMENT,
+        )
+        shown = pages.experiment_page(experiment_id, quads, graph.uris)
+        svg = badges.badge_svg(badges.choose(shown, measure=measure, system=system))
+        rendered = cache.rendered(svg.encode("utf-8"), f"{mediatypes.SVG}; charset=utf-8")
+        cache.put(key, rendered)
+    response = Response(rendered.body, content_type=rendered.content_type)
+    response.headers["Cache-Control"] = "public, max-age=300"
+    # embedded from other sites as an <img>; a badge opened on its own runs nothing
+    response.headers["Content-Security-Policy"] = "default-src 'none'"
+    response.headers["Cross-Origin-Resource-Policy"] = "cross-origin"
+    response.set_etag(rendered.etag)
+    response.make_conditional(request)  # in place: 304 when the ETag matches
+    return response
+
+
+def _figures(
+    page: pages.ExperimentPage, store: Any, graph_name: str, pick: tuple[str | None, str | None]
+) -> figures.Figures:
+    """The experiment page's charts, from its stored per-question results (answer types from
+    the dataset's questions: public, or in the experiment's graph for an uploaded dataset)."""
+    qa = [t.uri for t in page.tasks_of("QA")]
+    results = figures.stored_results(store, graph_name, qa)
+    questions = {r.question for found in results.values() for r in found}
+    types = figures.answer_types_of(services().storage.public, questions)
+    missing = questions - types.keys()
+    if missing and store is not services().storage.public:
+        types.update(figures.answer_types_of(store, missing))
+    return figures.figures(page, results, types, pick=pick)
+
+
+def _question_nodes(
+    store: Any, uris: Sequence[str], predicates: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """Question descriptions from ``store`` (any graph): every property, or only
+    ``predicates`` (a question's gold answers run to thousands: the pages that explain each
+    answer need its texts and features only)."""
     import pyoxigraph as ox
 
+    wanted = [None] if predicates is None else [ox.NamedNode(p) for p in predicates]
     quads: list[Any] = []
     for uri in dict.fromkeys(uris):
-        quads.extend(
-            q
-            for q in store.quads_for_pattern(ox.NamedNode(uri), None, None, None)
-            if not isinstance(q.graph_name, ox.DefaultGraph)
-        )
+        subject = ox.NamedNode(uri)
+        for predicate in wanted:
+            quads.extend(
+                q
+                for q in store.quads_for_pattern(subject, predicate, None, None)
+                if not isinstance(q.graph_name, ox.DefaultGraph)
+            )
     return index(quads)
+
+
+TASK_PAGE_SIZE = 100  # questions per page of a task's HTML
 
 
 @bp.get("/experiment/<experiment_id>/task/<name>")
@@ -267,7 +353,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
     number, ext = conneg.split_extension(name)
     if not number.isdigit():
         raise NotFound(f"no task {number} in experiment {experiment_id}")
-    rep = conneg.negotiate(request, EXPERIMENT_OFFERS, extension=ext, default=conneg.HTML)
+    rep = conneg.negotiate(request, TASK_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
     graph = services().storage
     uri = graph.uris.task(experiment_id, int(number))
@@ -281,44 +367,69 @@ def task(experiment_id: str, name: str) -> BaseResponse:
 
     def quads() -> list[Any]:
         if "q" not in cache:
-            cache["q"] = document_quads(store, uri, graph=graph_name, reverse=REVERSE_TASK)
+            cache["q"] = document_quads(
+                store, uri, graph=graph_name, follow=FOLLOW_TASK, reverse=REVERSE_TASK
+            )
         return cache["q"]
 
     def page() -> pages.TaskPage:
-        found = quads()
-        nodes = index(found)
+        nodes = index(quads())
         questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
-        described = _question_nodes(graph.public, questions)
+        # explained results show the gold answers they compared: the questions' are not needed
+        wanted = None if not pages.explained(nodes) else pages.QUESTION_PROPERTIES
+        described = _question_nodes(graph.public, questions, wanted)
         missing = [q for q in questions if q not in described]
         if missing:  # an uploaded dataset: its questions live in the experiment's graph
-            described.update(_question_nodes(store, missing))
+            described.update(_question_nodes(store, missing, wanted))
         language = nodes[uri].text(GQA + "language") if uri in nodes else None
         return pages.task_page(
-            experiment_id, uri, found, described, pages.local(language) or "en", uris=graph.uris
+            experiment_id, uri, nodes, described, pages.local(language) or "en", uris=graph.uris
         )
 
+    # The HTML shows the questions a filter keeps (?outcome=…&answertype=…), a page at a time.
+    shown = pages.QuestionFilter.from_args(request.args) if rep is conneg.HTML else None
+    slice_ = listings.page_from(request.args, size=TASK_PAGE_SIZE) if shown else None
+
     def html() -> str:
+        found = page()
+        kept = [r for r in found.rows if shown is None or shown.keeps(r)]
+        at = slice_ or listings.Page(1, TASK_PAGE_SIZE)
         return render_template(
             "task.html",
-            page=page(),
+            page=found,
+            rows=kept[at.offset : at.offset + at.size],
+            kept=len(kept),
+            filter=shown or pages.QuestionFilter(),
+            pager={
+                "page": at,
+                "has_next": len(kept) > at.offset + at.size,
+                "endpoint": "resources.task",
+                "args": {
+                    "experiment_id": experiment_id,
+                    "name": number,
+                    **(shown.args() if shown else {}),
+                    **listings.page_args(request.args),
+                },
+            },
             uri=uri,
             experiment_uri=graph.uris.experiment(experiment_id),
             private=private,
-            alternates=alternates(uri, EXPERIMENT_OFFERS),
+            alternates=alternates(uri, TASK_OFFERS),
             pages=pages,
         )
 
     return respond(
         uri,
-        EXPERIMENT_OFFERS,
+        TASK_OFFERS,
         rep,
         quads=quads,
         html=html,
         csv=lambda: pages.task_csv(page()),
         private=private,
+        variant=(shown, slice_),
         in_worker=None
         if private
-        else DocumentJob(uri, "", "", graph=graph_name, reverse=REVERSE_TASK),
+        else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_TASK, reverse=REVERSE_TASK),
     )
 
 
@@ -406,6 +517,78 @@ def _paged(
     return page, lambda: {**values(), **link}
 
 
+DATASET_QUESTIONS = 100  # questions per page of a dataset's HTML
+DATASET_FINDINGS = 50  # findings per page when one kind is listed
+
+
+def _dataset_html(
+    uri: str,
+    found: Sequence[Any],
+    table: dict[str, Any] | None,
+    *,
+    endpoint: str,
+    route: dict[str, str],
+) -> str:
+    """A dataset's page, light whatever the dataset: its description without the list of
+    finding IRIs, the findings summarised by kind (``?findings=KIND`` lists one kind a page at
+    a time), the questions a page at a time (``?questions_page=N``); the RDF has everything."""
+    from service.errors import BadRequest
+
+    nodes = index(found)
+    main = nodes.get(uri)
+    described = None
+    if main is not None:  # the finding IRIs are summarised below, not listed here
+        described = Node(main.uri)
+        described.props.update({p: v for p, v in main.props.items() if p != GQA + "finding"})
+    title = (main.text(DCT + "title") or main.text(RDFS + "label")) if main else None
+    groups = pages.finding_groups(nodes, uri)
+    kind = request.args.get("findings") or None
+    listed = None
+    if kind is not None:
+        if kind not in {g.kind for g in groups}:
+            raise BadRequest(
+                f"findings={kind!r}: this dataset has findings of the kinds "
+                f"{', '.join(sorted({g.kind for g in groups})) or '(none)'}"
+            )
+        kinds = pages.finding_kinds(nodes)
+        rows = [r for r in pages.finding_rows(nodes, uri) if kinds[r.uri][0] == kind]
+        at = listings.page_from(request.args, size=DATASET_FINDINGS, name="findings_page")
+        listed = {
+            "kind": kind,
+            "rows": rows[at.offset : at.offset + at.size],
+            "total": len(rows),
+            "page": at,
+            "has_next": len(rows) > at.offset + at.size,
+        }
+    questions = listings.dataset_questions(uri)
+    at = listings.page_from(request.args, size=DATASET_QUESTIONS, name="questions_page")
+    return render_template(
+        "dataset.html",
+        uri=uri,
+        title=title or pages.local(uri),
+        main=described,
+        checked=main.text(GQA + "checkedAt") if main else None,
+        groups=groups,
+        listed=listed,
+        questions=questions[at.offset : at.offset + at.size],
+        questions_total=len(questions),
+        questions_page=at,
+        questions_next=len(questions) > at.offset + at.size,
+        endpoint=endpoint,
+        route=route,  # the route's own arguments, for the links to other pages of a list
+        query=dict(request.args.items()),
+        table=table,
+        alternates=alternates(uri, PLAIN_OFFERS),
+        pages=pages,
+    )
+
+
+def _dataset_variant(page: listings.Page | None) -> tuple[object, ...]:
+    """What tells apart the HTML renderings of one dataset document."""
+    keys = ("findings", "findings_page", "questions_page")
+    return (page, *(request.args.get(k) for k in keys))
+
+
 @bp.get("/dataset/<name>")
 def dataset(name: str) -> BaseResponse:
     dataset_name, ext = conneg.split_extension(name)
@@ -419,17 +602,16 @@ def dataset(name: str) -> BaseResponse:
         endpoint="resources.dataset",
         args={"name": dataset_name},
     )
-
-    def html() -> str:
-        return _generic_html(
-            uri,
-            found,
-            template="dataset.html",
-            questions=listings.dataset_questions(uri),
-            table=paged(),
-        )
-
-    return respond(uri, PLAIN_OFFERS, rep, quads=lambda: found, html=html, variant=page)
+    return respond(
+        uri,
+        PLAIN_OFFERS,
+        rep,
+        quads=lambda: found,
+        html=lambda: _dataset_html(
+            uri, found, paged(), endpoint="resources.dataset", route={"name": dataset_name}
+        ),
+        variant=_dataset_variant(page),
+    )
 
 
 @bp.get("/dataset/<name>/question/<path:qid>")
@@ -458,13 +640,15 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
         PLAIN_OFFERS,
         rep,
         quads=lambda: found,
-        html=lambda: _generic_html(
+        # no leaderboard: results name the dataset, not a version of it
+        html=lambda: _dataset_html(
             uri,
             found,
-            template="dataset.html",
-            questions=listings.dataset_questions(uri),
-            table=None,  # results name the dataset, not a version of it
+            None,
+            endpoint="resources.dataset_version",
+            route={"name": name, "rest": rest},
         ),
+        variant=_dataset_variant(None),
     )
 
 

@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from service import __version__
-from service.web import listings
+from service.errors import BadRequest
+from service.evaluation.profiles import get_profile
+from service.evaluation.results import ExperimentType
+from service.web import listings, pages
+from service.web.citation import doi_of
+from service.web.pages import local
 from service.web.rdf_out import context_document
 from service.web.state import services
 
@@ -71,6 +78,136 @@ def home() -> BaseResponse:
         )
 
     return cached_page(("page:home", asked), render)
+
+
+LEADERBOARD_COLUMNS = (
+    "macroF1",
+    "macroPrecision",
+    "macroRecall",
+    "microF1",
+    "microPrecision",
+    "microRecall",
+    "macroF1QALD",
+    "accuracy",
+)
+
+
+ALL_DATASETS = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardFilter:
+    """What ``leaderboards`` shows: one experiment type on one dataset (or all), in one
+    language and profile (or all), sorted by one measure, best first."""
+
+    dataset: str | None = None  # the dataset's name; None: the most used; "all": every one
+    language: str | None = None  # an ISO 639 code
+    profile: str | None = None  # a profile's name
+    experiment_type: str = "QA"
+    sort: str = "macroF1"
+
+    @classmethod
+    def from_args(cls, args: Any) -> LeaderboardFilter:
+        """The filter of a request's query; a bad value is a 400 naming it and what fits."""
+        from service.evaluation.results import ExperimentType
+        from service.graph.terms import language_iri
+
+        language = args.get("language") or None
+        if language is not None and language_iri(language) is None:
+            raise BadRequest(f"language={language!r}: expected an ISO 639 code such as en")
+        profile = args.get("profile") or None
+        if profile is not None:
+            get_profile(profile)  # 400 naming the known profiles
+        etype = args.get("type") or "QA"
+        if etype not in {t.value for t in ExperimentType}:
+            known = ", ".join(t.value for t in ExperimentType)
+            raise BadRequest(f"type={etype!r}: expected one of {known}")
+        sort = args.get("sort") or "macroF1"
+        if sort not in sortable_measures():
+            raise BadRequest(f"sort={sort!r}: expected one of {', '.join(sortable_measures())}")
+        return cls(args.get("dataset") or None, language, profile, etype, sort)
+
+    def args(self, **changed: str) -> dict[str, str]:
+        """The filter as query arguments (defaults left out), with ``changed`` applied."""
+        values = {
+            "dataset": self.dataset,
+            "language": self.language,
+            "profile": self.profile,
+            "type": None if self.experiment_type == "QA" else self.experiment_type,
+            "sort": None if self.sort == "macroF1" else self.sort,
+        }
+        values.update(changed)
+        return {k: v for k, v in values.items() if v}
+
+
+def sortable_measures() -> list[str]:
+    """Every measure a leaderboard can be sorted by: the registry's, but the counts."""
+    from service.evaluation.measures import MEASURES
+
+    return [
+        m
+        for m in MEASURES
+        if m not in ("questions", "skippedQuestions", "errorCount", "meanRuntime")
+    ]
+
+
+@bp.get("/leaderboards")
+def leaderboards() -> Response:
+    """Leaderboards filtered by dataset, language, profile and experiment type, sorted by any
+    measure on the server (``?dataset=…&language=…&profile=…&type=…&sort=…&page=N``):
+    the published leaderboard query sorted by that one measure, the shown rows' other measures
+    and papers read by index lookups. Without ``dataset``, the dataset with the most public
+    results (as on the home page); ``dataset=all`` ranks every dataset's results together."""
+    from service.graph.terms import language_iri
+    from service.graph.uris import GQA
+
+    chosen = LeaderboardFilter.from_args(request.args)
+    page = listings.page_from(request.args)
+
+    def render() -> str:
+        uris = services().storage.uris
+        used = listings.datasets_with_results()
+        # one dataset unless all are asked for: a ranking across datasets compares little, and
+        # sorting every task of every dataset is what costs (~0.5 s at 5,000 experiments)
+        dataset = chosen.dataset or (used[0].name if used else ALL_DATASETS)
+        shown_filter = replace(chosen, dataset=dataset)
+        profile_iri = get_profile(chosen.profile).iri if chosen.profile else None
+        rows = listings.leaderboard(
+            dataset=None if dataset == ALL_DATASETS else uris.dataset(dataset),
+            language=language_iri(chosen.language) if chosen.language else None,
+            profile=profile_iri,
+            experiment_type=chosen.experiment_type,
+            measures=(chosen.sort,),
+            limit=page.size + 1,
+            offset=page.offset,
+        )
+        shown = rows[: page.size]
+        columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
+        return render_template(
+            "leaderboards.html",
+            chosen=shown_filter,
+            rows=shown,
+            measures=listings.task_measures([r.task for r in shown], columns),
+            papers=listings.papers(r.experiment for r in shown),
+            columns=columns,
+            sortable=sortable_measures(),
+            datasets=used,
+            all_datasets=ALL_DATASETS,
+            languages=[(local(v), n) for v, n in listings.used_values(GQA + "language")],
+            profiles=[
+                (local(v).removeprefix("profile-"), n)
+                for v, n in listings.used_values(GQA + "profile")
+            ],
+            types=[t.value for t in ExperimentType],
+            page=page,
+            has_next=len(rows) > page.size,
+            endpoint="ui.leaderboards",
+            args={**shown_filter.args(), **listings.page_args(request.args)},
+            doi_of=doi_of,
+            pages=pages,
+        )
+
+    return cached_page(("page:leaderboards", chosen, page), render)
 
 
 @bp.get("/experiments")

@@ -22,7 +22,7 @@ from service.graph.checks import (
     shacl_violations,
 )
 from service.graph.dumps import export
-from service.graph.results import DatasetRef
+from service.graph.results import EXPLAINED_PER_KIND, DatasetRef
 from service.graph.store import open_storage
 from service.graph.vocabulary import vocabulary_triples
 from tests.conftest import DATA, QALD, STANDARDS
@@ -315,3 +315,98 @@ def test_sparql_macro_f1_per_answer_type_for_each_system(experiment) -> None:
     assert got.keys() == expected.keys()
     for key, values in expected.items():
         assert got[key] == pytest.approx(sum(values) / len(values), abs=1e-12)
+
+
+EXPLANATIONS = """
+PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+SELECT ?result ?tp (COUNT(DISTINCT ?match) AS ?matches) WHERE {
+  ?result gqa:resultOf <%s> ; gqa:tp ?tp .
+  OPTIONAL {
+    { ?result gqa:answerMatch ?match . ?match gqa:matchRule ?rule ;
+        gqa:matchedGiven ?given ; gqa:matchedGold ?gold . ?result gqa:givenAnswer ?given }
+    UNION
+    { ?result gqa:exactAnswer ?match . ?result gqa:givenAnswer ?match }
+  }
+} GROUP BY ?result ?tp
+"""
+
+
+GQA_EXACT = "http://w3id.org/gerbil/qa/vocab#exactAnswer"
+
+
+def test_every_true_positive_is_explained_in_the_graph(small) -> None:
+    """Each result's true positives are its exact answers and its ``gqa:AnswerMatch``
+    resources, each with its rule, a given answer that is one of the result's given answers,
+    and a gold answer; the rules are codes of the vocabulary's ``gqa:matchRules``; the false and
+    missed answers are the rest."""
+    store, ticket, evaluations = small
+    [ev] = evaluations
+    graph = pyoxigraph.NamedNode(store.uris.experiment_graph(ticket.id))
+    quads = store.experiments.quads(ticket.id)
+    local = pyoxigraph.Store()
+    local.extend(pyoxigraph.Quad(q.subject, q.predicate, q.object) for q in quads)
+    qa = ev.tasks[next(iter(ev.tasks))]
+    rows = list(local.query(EXPLANATIONS % store.uris.task(ticket.id, 1)))
+    assert len(rows) == sum(1 for q in qa.questions if q.tp is not None)
+    cap = EXPLAINED_PER_KIND  # exact answers and other matches: each at most this many
+    for row in rows:
+        tp, found = int(row["tp"].value), int(row["matches"].value)
+        assert found == tp or cap <= found <= tp, row["result"]
+    rules = {
+        r["rule"].value
+        for r in local.query(
+            "SELECT DISTINCT ?rule WHERE { ?m <http://w3id.org/gerbil/qa/vocab#matchRule> ?rule }"
+        )
+    }
+    vocabulary = {
+        r["c"].value
+        for r in store.public.query(
+            "SELECT ?c WHERE { GRAPH ?g { ?c <http://www.w3.org/2004/02/skos/core#inScheme> "
+            "<http://w3id.org/gerbil/qa/vocab#matchRules> } }"
+        )
+    }
+    assert len(vocabulary) == 12 and rules <= vocabulary  # without a KB: mostly exact here
+    exact = sum(1 for q in quads if q.predicate.value == GQA_EXACT)
+    assert exact > 0
+    false = sum(
+        1 for q in quads if q.predicate.value.endswith("#falseAnswer") and q.graph_name == graph
+    )
+    missed = sum(1 for q in quads if q.predicate.value.endswith("#missedAnswer"))
+    assert false == sum(
+        min(cap, len(q.given) - len({m[0] for m in q.matches})) for q in qa.questions
+    )
+    assert missed == sum(
+        min(cap, len(q.gold) - len({m[1] for m in q.matches})) for q in qa.questions
+    )
+    assert max(len(q.gold) for q in qa.questions) > cap  # the cap was put to the test
+
+
+def test_an_answer_match_without_its_rule_breaks_a_shape(tiny) -> None:
+    quads, _uris, _ticket = tiny
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    result = next(q.subject for q in quads if q.predicate.value == gqa + "resultOf")
+    graph = quads[0].graph_name
+    match = pyoxigraph.NamedNode(result.value + "#match-99")
+
+    def with_match(*extra: tuple[str, object]) -> list:
+        added = [
+            (gqa + "answerMatch", None),
+            (
+                "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+                pyoxigraph.NamedNode(gqa + "AnswerMatch"),
+            ),
+            (gqa + "matchedGiven", pyoxigraph.Literal("8.0")),
+            (gqa + "matchedGold", pyoxigraph.Literal("8")),
+            *extra,
+        ]
+        out = list(quads)
+        for p, o in added:
+            subject, obj = (result, match) if o is None else (match, o)
+            out.append(pyoxigraph.Quad(subject, pyoxigraph.NamedNode(p), obj, graph))  # type: ignore[arg-type]
+        return out
+
+    rule = gqa + "matchRule"
+    assert shacl_violations(with_match((rule, pyoxigraph.NamedNode(gqa + "rule-numeric")))) == []
+    assert any("matchRule" in str(v) for v in shacl_violations(with_match()))
+    none = with_match((rule, pyoxigraph.NamedNode(gqa + "rule-none")))
+    assert any("matchRule" in str(v) for v in shacl_violations(none))

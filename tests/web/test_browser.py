@@ -2,20 +2,54 @@
 
 Checks what a reader and a QA researcher do: read the leaderboard, open an experiment and its
 per-question diagnostics, copy the citation, run an example query, and (as an owner) open a
-private experiment with the token link and publish it. Also: no console errors (the pages send a
-strict Content-Security-Policy, so an inline script would show up here), basic accessibility
-(language, one h1, header cells with scope, labelled form fields).
+private experiment with the token link and publish it; filter a task's questions by outcome and
+feature with the keyboard, read the charts, take a badge's snippet, filter and sort the
+leaderboards. Also: no console errors (the pages send a strict Content-Security-Policy, so an
+inline script would show up here), basic accessibility (language, one h1, header cells with
+scope, every form control labelled, images and charts with text alternatives, controls reached
+with the Tab key).
+
+Every page a test visits is saved as a full-page screenshot under ``var/screenshots/`` (or
+``$GERBIL_QA_SCREENSHOTS``), named after the test and the step.
 """
 
 from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
+SCREENSHOTS = Path(
+    os.environ.get(
+        "GERBIL_QA_SCREENSHOTS", Path(__file__).resolve().parents[2] / "var" / "screenshots"
+    )
+)
+
 
 def severe_logs(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def shot(driver, name: str) -> Path:
+    """Save the whole page as ``SCREENSHOTS/<name>.png`` (the window grown to the page's
+    height for the picture, then put back)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / (re.sub(r"[^A-Za-z0-9_.-]+", "-", name) + ".png")
+    size = driver.get_window_size()
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(size["width"], min(max(height, 400), 8000))
+    driver.save_screenshot(str(path))
+    driver.set_window_size(size["width"], size["height"])
+    return path
+
+
+def visit(driver, url: str, name: str) -> None:
+    driver.get(url)
+    shot(driver, name)
 
 
 def check_accessibility(driver) -> None:
@@ -25,10 +59,42 @@ def check_accessibility(driver) -> None:
     assert len(driver.find_elements(By.TAG_NAME, "h1")) == 1
     for th in driver.find_elements(By.CSS_SELECTOR, "thead th"):
         assert th.get_attribute("scope") == "col"
-    for field in driver.find_elements(By.CSS_SELECTOR, "textarea, select, input[type=text]"):
+    controls = "textarea, select, input:not([type=hidden]):not([type=submit])"
+    for field in driver.find_elements(By.CSS_SELECTOR, controls):
         label = driver.find_elements(By.CSS_SELECTOR, f"label[for='{field.get_attribute('id')}']")
         assert label, f"field {field.get_attribute('name')} has no label"
+    for image in driver.find_elements(By.TAG_NAME, "img"):
+        assert (image.get_attribute("alt") or "").strip(), image.get_attribute("src")
+    for svg in driver.find_elements(By.CSS_SELECTOR, "main svg"):
+        if svg.get_attribute("aria-hidden") == "true":
+            continue
+        assert svg.get_attribute("role") == "img"
+        names = (svg.get_attribute("aria-labelledby") or "").split()
+        assert names, "a chart without a text alternative"
+        for ident in names:  # the title and description it points to exist and say something
+            text = driver.execute_script(
+                "return document.getElementById(arguments[0]).textContent", ident
+            )
+            assert text and text.strip(), ident
+    for element in driver.find_elements(By.CSS_SELECTOR, "main a[href], main button, main select"):
+        assert int(element.get_attribute("tabIndex") or 0) >= 0  # reachable with Tab
     assert driver.find_element(By.CSS_SELECTOR, "a.skip").get_attribute("href").endswith("#content")
+
+
+def tab_to(driver, element_id: str, *, limit: int = 400) -> None:
+    """Press Tab from the top of the page until ``element_id`` has the focus (as a keyboard
+    user would); fails when it is never reached."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    driver.execute_script(
+        "document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)"
+    )
+    for _ in range(limit):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        if driver.execute_script("return document.activeElement.id") == element_id:
+            return
+    raise AssertionError(f"#{element_id} is not reached with the Tab key")
 
 
 def wait_until(driver, condition, timeout: float = 20):
@@ -52,7 +118,7 @@ def _stale(element) -> bool:
 def test_home_and_leaderboard(server, browser) -> None:
     from selenium.webdriver.common.by import By
 
-    browser.get(server.url)
+    visit(browser, server.url, "home")
     assert "GERBIL QA" in browser.title
     check_accessibility(browser)
     rows = browser.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")
@@ -68,7 +134,7 @@ def test_experiment_page_citation_and_diagnostics(server, browser) -> None:
     from selenium.webdriver.common.by import By
 
     demo = server.demo_id
-    browser.get(f"{server.url}experiment/{demo}")
+    visit(browser, f"{server.url}experiment/{demo}", "experiment-demo")
     check_accessibility(browser)
     assert browser.find_element(By.TAG_NAME, "h1").text == f"Experiment {demo}"
     table = browser.find_element(By.ID, "table-QA")
@@ -89,6 +155,7 @@ def test_experiment_page_citation_and_diagnostics(server, browser) -> None:
 
     rows[1].find_element(By.CSS_SELECTOR, "th a").click()  # demo-partial's task
     wait_until(browser, lambda d: "/task/" in d.current_url and d.find_elements(By.ID, "questions"))
+    shot(browser, "task-demo-partial")
     check_accessibility(browser)
     questions = browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")
     assert len(questions) == 14
@@ -102,7 +169,7 @@ def test_experiment_page_citation_and_diagnostics(server, browser) -> None:
 def test_sparql_page_runs_an_example(server, browser) -> None:
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{server.url}sparql")
+    visit(browser, f"{server.url}sparql", "sparql")
     check_accessibility(browser)
     box = browser.find_element(By.ID, "query")
     browser.execute_script("arguments[0].value = ''", box)
@@ -111,6 +178,7 @@ def test_sparql_page_runs_an_example(server, browser) -> None:
     browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
     # the click only starts the request: wait for the results (a loaded CI machine is slow)
     cells = wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr"))
+    shot(browser, "sparql-results")
     assert len(cells) >= 3
     assert "demo-strong" in cells[0].text
     assert severe_logs(browser) == []
@@ -122,23 +190,192 @@ def test_owner_opens_private_experiment_and_publishes(server, browser) -> None:
     ticket = server.submit_demo(systems=("baseline",))
     url = f"{server.url}experiment/{ticket['id']}"
     browser.delete_all_cookies()
-    browser.get(url)
+    visit(browser, url, "private-stranger")
     assert "not public yet" in browser.find_element(By.ID, "not-public").text
     assert "demo-baseline" not in browser.page_source and "baseline" not in browser.page_source
     assert [m for m in severe_logs(browser) if "403" not in m] == []  # the 403 is expected
 
     browser.get(ticket["ownerLink"])
+    shot(browser, "private-owner")
     assert browser.current_url == url  # the token is gone from the address bar
     assert browser.find_element(By.ID, "private-notice").is_displayed()
     assert "baseline" in browser.find_element(By.ID, "table-QA").text
     button = browser.find_element(By.ID, "publish")
     button.click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "publish") or _stale(button))
+    shot(browser, "published-owner")
     assert browser.current_url == url
     assert not browser.find_elements(By.ID, "private-notice")
     assert server.storage.experiments.is_public(ticket["id"])
 
     browser.delete_all_cookies()  # a stranger now sees it
-    browser.get(url)
+    visit(browser, url, "published-stranger")
     assert "baseline" in browser.find_element(By.ID, "table-QA").text
+    assert severe_logs(browser) == []
+
+
+def _task_path(server, system: str) -> str:
+    """The QA task of ``system`` in the demo experiment."""
+    rows = server.storage.public.query(
+        f"""PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+PREFIX gerbil: <http://w3id.org/gerbil/vocab#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?task WHERE {{ <{server.url}experiment/{server.demo_id}> gqa:task ?task .
+  ?task gerbil:experimentType gqa:QA ; gerbil:annotator ?s . ?s rdfs:label "{system}" }}"""
+    )
+    return next(iter(rows))["task"].value  # type: ignore[index]
+
+
+def test_task_page_explains_and_filters_with_the_keyboard(server, browser) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    task = _task_path(server, "demo-strong")
+    visit(browser, task, "task-demo-strong")
+    check_accessibility(browser)
+    rules = {r.text for r in browser.find_elements(By.CSS_SELECTOR, "#questions .rule")}
+    assert {"owl:sameAs", "label", "exact"} <= rules  # why each answer was judged correct
+    first = browser.find_element(By.CSS_SELECTOR, "#questions tbody tr")
+    assert "http://dbpedia.org/resource/Jupiter" in first.text and "owl:sameAs" in first.text
+    summary = first.find_element(By.CSS_SELECTOR, "details.query summary")
+    summary.click()  # the system's SPARQL opens without a script
+    assert "ORDER BY DESC(?r)" in first.find_element(By.CSS_SELECTOR, "details.query pre").text
+
+    partial = _task_path(server, "demo-partial")
+    visit(browser, partial, "task-demo-partial-all")
+    everything = browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")
+    # a keyboard user ticks "wrong" and submits the filter
+    tab_to(browser, "outcome-wrong")
+    browser.switch_to.active_element.send_keys(Keys.SPACE)
+    assert browser.find_element(By.ID, "outcome-wrong").is_selected()
+    tab_to(browser, "apply-filters")
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_until(browser, lambda d: "outcome=wrong" in d.current_url)
+    shot(browser, "task-demo-partial-wrong")
+    check_accessibility(browser)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")
+    assert 0 < len(rows) < len(everything)
+    assert {r.get_attribute("class") for r in rows} == {"outcome-wrong"}
+    assert browser.find_element(By.ID, "outcome-wrong").is_selected()  # the form remembers
+    # and by a question feature: number questions only
+    browser.find_element(By.ID, "outcome-wrong").click()
+    Select(browser.find_element(By.ID, "answertype")).select_by_visible_text("number")
+    browser.find_element(By.ID, "apply-filters").click()
+    wait_until(browser, lambda d: "answertype=number" in d.current_url)
+    shot(browser, "task-demo-partial-number")
+    texts = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")]
+    assert texts and all("\nnumber" in t or " number" in t for t in texts)
+    browser.find_element(By.ID, "clear-filters").click()
+    wait_until(browser, lambda d: "answertype" not in d.current_url)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")) == len(everything)
+    assert severe_logs(browser) == []
+
+
+def test_experiment_charts_are_visible_with_their_titles(server, browser) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    visit(browser, f"{server.url}experiment/{server.demo_id}", "experiment-charts")
+    check_accessibility(browser)
+    charts = {
+        svg.get_attribute("id"): svg for svg in browser.find_elements(By.CSS_SELECTOR, "svg.chart")
+    }
+    assert list(charts) == ["chart-measures", "chart-answer-types", "chart-scatter"]
+    for svg in charts.values():
+        assert svg.is_displayed() and svg.size["width"] > 200 and svg.size["height"] > 150
+    title = (
+        charts["chart-measures"].find_element(By.CSS_SELECTOR, "title").get_attribute("textContent")
+    )
+    assert title.startswith("QA measures of each system with 95 % bootstrap intervals")
+    bars = charts["chart-measures"].find_elements(By.CSS_SELECTOR, "rect.bar")
+    assert len(bars) >= 3 * 6 and all(b.size["height"] >= 1 for b in bars)
+    assert charts["chart-measures"].find_elements(By.CSS_SELECTOR, "g.whisker")
+    # the numbers behind the answer-type chart open without a script
+    browser.find_element(By.XPATH, "//summary[contains(., 'answer-type chart')]").click()
+    assert browser.find_element(By.ID, "table-answer-types").is_displayed()
+    # another pair of systems for the scatter
+    Select(browser.find_element(By.ID, "scatter-a")).select_by_visible_text("demo-baseline")
+    Select(browser.find_element(By.ID, "scatter-b")).select_by_visible_text("demo-strong")
+    browser.find_element(By.CSS_SELECTOR, "#scatter-systems button").click()
+    wait_until(browser, lambda d: "a=demo-baseline" in d.current_url)
+    shot(browser, "experiment-scatter-baseline-strong")
+    scatter = browser.find_element(By.ID, "chart-scatter")
+    assert (
+        scatter.find_element(By.CSS_SELECTOR, "title").get_attribute("textContent")
+        == "Per-question F1: demo-baseline against demo-strong"
+    )
+    assert scatter.find_elements(By.CSS_SELECTOR, "circle.point")
+    assert severe_logs(browser) == []
+
+
+def test_badge_snippet_and_bibtex_of_a_published_experiment(server, browser) -> None:
+    from selenium.webdriver.common.by import By
+
+    ticket = server.submit_demo(systems=("strong",))
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    server.post(f"api/experiments/{ticket['id']}/papers", headers=auth, json={"doi": "10.1000/b1"})
+    url = f"{server.url}experiment/{ticket['id']}"
+    browser.delete_all_cookies()
+    visit(browser, url, "experiment-badge")
+    check_accessibility(browser)
+    preview = browser.find_element(By.ID, "badge-preview")
+    wait_until(browser, lambda d: d.execute_script("return arguments[0].naturalWidth", preview) > 0)
+    assert "answers-strong" in (preview.get_attribute("alt") or "")
+    markdown = browser.find_element(By.ID, "badge-markdown").get_attribute("value")
+    assert markdown.startswith("[![GERBIL QA: answers-strong scores macro F1")
+    assert f"({url}/badge.svg?measure=macroF1)]({url})" in markdown
+    html = browser.find_element(By.ID, "badge-html").get_attribute("value")
+    assert html.startswith(f'<a href="{url}"><img src="{url}/badge.svg?measure=macroF1"')
+    tab_to(browser, "badge-markdown")  # the snippets are reached with the keyboard
+    assert "doi:10.1000/b1" in browser.find_element(By.ID, "citation-text").text
+    assert "doi = {10.1000/b1}" in browser.find_element(By.ID, "citation-bibtex").text
+    visit(browser, f"{url}/badge.svg?measure=macroF1", "badge-svg")
+    assert "answers-strong" in browser.page_source
+    assert severe_logs(browser) == []
+
+
+def test_leaderboards_filter_and_sort(server, browser) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    visit(browser, server.url, "home-for-leaderboards")
+    browser.find_element(By.LINK_TEXT, "Leaderboards").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "leaderboard-filters"))
+    shot(browser, "leaderboards")
+    check_accessibility(browser)
+    Select(browser.find_element(By.ID, "lb-profile")).select_by_value("fair")
+    Select(browser.find_element(By.ID, "lb-language")).select_by_value("en")
+    browser.find_element(By.ID, "apply-leaderboard").click()
+    wait_until(browser, lambda d: "profile=fair" in d.current_url)
+    shot(browser, "leaderboards-fair-en")
+    table = browser.find_element(By.ID, "leaderboard-table")
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert rows and {r.find_elements(By.TAG_NAME, "td")[3].text for r in rows} == {"fair"}
+    # sort by micro F1 with the column header's link
+    table.find_element(By.LINK_TEXT, "micro F1").click()
+    wait_until(browser, lambda d: "sort=microF1" in d.current_url)
+    shot(browser, "leaderboards-fair-en-micro-f1")
+    check_accessibility(browser)
+    sorted_by = browser.find_element(By.CSS_SELECTOR, "th[aria-sort=descending]")
+    assert sorted_by.text.startswith("micro F1")
+    cells = browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table tbody tr td:nth-of-type(5)")
+    values = [float(c.text) for c in cells]
+    assert values == sorted(values, reverse=True) and len(values) >= 3
+    assert "profile=fair" in browser.current_url and "language=en" in browser.current_url
+    tab_to(browser, "lb-sort")
+    assert severe_logs(browser) == []
+
+
+def test_dataset_page_is_light(server, browser) -> None:
+    from selenium.webdriver.common.by import By
+
+    visit(browser, f"{server.url}experiment/{server.demo_id}", "experiment-for-dataset")
+    browser.find_element(By.CSS_SELECTOR, "dl.facts dd a").click()  # the dataset
+    wait_until(browser, lambda d: "/dataset/" in d.current_url)
+    shot(browser, "dataset-demo")
+    check_accessibility(browser)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#dataset-questions tbody tr")) == 14
+    assert browser.find_element(By.ID, "findings").is_displayed()
+    assert len(browser.page_source) < 60_000
     assert severe_logs(browser) == []

@@ -35,6 +35,7 @@ EXTENSIONS = {
     "trig": "application/trig",
     "csv": "text/csv",
     "html": "text/html",
+    "bib": "application/x-bibtex",
 }
 
 
@@ -289,7 +290,7 @@ def test_public_documents_are_written_by_the_query_workers(server, exp: str) -> 
     """The worker's Turtle of a public experiment and task is what this process would write
     (the same quads, the same serialiser); a private one never goes to the workers."""
     from service.web import rdf_out
-    from service.web.describe import FOLLOW_EXPERIMENT, REVERSE_TASK, document_quads
+    from service.web.describe import FOLLOW_EXPERIMENT, FOLLOW_TASK, REVERSE_TASK, document_quads
     from service.web.state import EXTENSION
 
     state = server.app.extensions[EXTENSION]
@@ -298,7 +299,7 @@ def test_public_documents_are_written_by_the_query_workers(server, exp: str) -> 
     name = graph.uris.experiment_graph(demo)
     for path, follow, reverse in (
         (exp, FOLLOW_EXPERIMENT, ()),
-        (f"{exp}/task/2", (), REVERSE_TASK),
+        (f"{exp}/task/2", FOLLOW_TASK, REVERSE_TASK),
     ):
         state.changed()  # nothing cached
         before = state.pool.documents

@@ -130,6 +130,25 @@ def test_citation_is_fixed_by_id_and_uri() -> None:
     )
 
 
+def test_citation_carries_the_doi_of_each_attached_paper() -> None:
+    uri = "https://w3id.org/gerbil/qa/experiment/202403150007"
+    plain = citation_for("202403150007", uri, base="https://w3id.org/gerbil/qa/")
+    c = citation_for(
+        "202403150007",
+        uri,
+        base="https://w3id.org/gerbil/qa/",
+        papers=["https://doi.org/10.1000/a%23b", "https://example.org/paper.pdf"],
+    )
+    assert c.bibtex.startswith(plain.bibtex)  # the experiment's own entry does not change
+    assert c.dois == ("10.1000/a#b",)
+    assert "doi = {10.1000/a#b}" in c.bibtex
+    assert "url = {https://example.org/paper.pdf}" in c.bibtex
+    assert c.bibtex.count("@misc{") == 3
+    assert c.text.endswith("Cited by doi:10.1000/a#b")
+    # balanced braces: every entry closes
+    assert c.bibtex.count("{") == c.bibtex.count("}")
+
+
 @pytest.mark.parametrize(
     ("reference", "iri"),
     [

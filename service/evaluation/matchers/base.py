@@ -1,17 +1,20 @@
-"""What every answer matcher returns: counts, sizes and a verdict per given answer."""
+"""What every answer matcher returns: counts, sizes, a verdict per given answer, and which rule
+matched each given answer to which gold answer (the explanation pages and the graph show)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from typing import NamedTuple, Protocol, TypeVar
 
 from service.evaluation.kbview import KBRequests, KBView
-from service.evaluation.results import Verdict
+from service.evaluation.results import ItemMatch, MatchRule, Verdict
 from service.model import AnswerSet
 
 __all__ = [
     "AnswerMatcher",
+    "ItemMatch",
     "Judged",
+    "MatchRule",
     "Verdict",
     "distinct",
     "match_sets",
@@ -26,7 +29,8 @@ class Judged(NamedTuple):
     ``tp``/``fp``/``fn`` are the profile's counts; ``n_system``/``n_gold`` the sizes of the sets
     (or lists) it compared; ``verdicts`` one entry per answer item in the system's order (for
     the confidence and rank measures); ``credit`` the per-question score of profiles that grade
-    a question as a whole (poleval); ``gold``/``given`` the compared items as displayed.
+    a question as a whole (poleval); ``gold``/``given`` the compared items as displayed;
+    ``matches`` which given item matched which gold item by which rule (the explanation).
     """
 
     tp: int
@@ -38,6 +42,7 @@ class Judged(NamedTuple):
     credit: float | None = None
     gold: tuple[str, ...] = ()
     given: tuple[str, ...] = ()
+    matches: tuple[ItemMatch, ...] = ()
 
 
 class AnswerMatcher(Protocol):
@@ -52,7 +57,7 @@ class AnswerMatcher(Protocol):
         ...
 
 
-def verdicts_by_key(keys: Sequence[Hashable], correct: set[H]) -> tuple[Verdict, ...]:
+def verdicts_by_key(keys: Sequence[Hashable], correct: Collection[Hashable]) -> tuple[Verdict, ...]:
     """Verdicts for answer items identified by ``keys`` (repeats after the first occurrence)."""
     seen: set[Hashable] = set()
     out: list[Verdict] = []
@@ -79,10 +84,14 @@ def distinct(items: Iterable[H], *, key: Callable[[H], Hashable] | None = None) 
 
 
 def paired(
-    tp: int, gold: Sequence[str], given: Sequence[str], verdicts: tuple[Verdict, ...] = ()
+    matches: Sequence[ItemMatch],
+    gold: Sequence[str],
+    given: Sequence[str],
+    verdicts: tuple[Verdict, ...] = (),
 ) -> Judged:
-    """``tp`` of the distinct ``given`` items paired one-to-one with distinct ``gold`` items
-    (both as displayed): the other given items are false, the other gold items missed."""
+    """The distinct ``given`` items paired one-to-one with distinct ``gold`` items (both as
+    displayed) by ``matches``: the other given items are false, the other gold items missed."""
+    tp = len(matches)
     return Judged(
         tp=tp,
         fp=len(given) - tp,
@@ -92,6 +101,7 @@ def paired(
         verdicts=verdicts,
         gold=tuple(gold),
         given=tuple(given),
+        matches=tuple(matches),
     )
 
 
@@ -101,12 +111,14 @@ def match_sets(
     *,
     show: Callable[[H], str] = str,
     verdicts: bool = True,
+    rule: MatchRule = MatchRule.EXACT,
 ) -> Judged:
-    """Set semantics on hashable items: a distinct given item is correct when it is among the
-    distinct gold items (``verdicts``: also judge each given item, repeats included)."""
+    """Set semantics on hashable items: a distinct given item is correct (by ``rule``) when it
+    is among the distinct gold items (``verdicts``: also judge each given item, repeats
+    included)."""
     g = distinct(gold)
     s = distinct(given)
-    gold_set = set(g)
-    tp = sum(1 for x in s if x in gold_set)
-    judged = verdicts_by_key(given, gold_set) if verdicts else ()
-    return paired(tp, tuple(map(show, g)), tuple(map(show, s)), judged)
+    position = {x: i for i, x in enumerate(g)}
+    matches = [(si, gi, rule) for si, x in enumerate(s) if (gi := position.get(x)) is not None]
+    judged = verdicts_by_key(given, position.keys()) if verdicts else ()
+    return paired(matches, tuple(map(show, g)), tuple(map(show, s)), judged)

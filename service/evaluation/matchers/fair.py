@@ -39,7 +39,13 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from service.evaluation.kbview import KBRequests, KBView
-from service.evaluation.matchers.base import Judged, Verdict, paired, verdicts_by_key
+from service.evaluation.matchers.base import (
+    Judged,
+    MatchRule,
+    Verdict,
+    paired,
+    verdicts_by_key,
+)
 from service.evaluation.values import (
     boolean_value,
     date_value,
@@ -221,37 +227,48 @@ class FairMatcher:
         g = _distinct(gold_items)
         s = g if system is gold else _distinct(given)
 
+        pairs: dict[int, int]  # gold index -> system index
         if kb.same_as_map or kb.labels_map or kb.resources_map:
-            correct_keys = self._bipartite(g, s, kb, language)
+            pairs = self._bipartite(g, s, kb, language)
         else:
             # Without a KB an IRI matches only the IRI of the same normal form and never a
             # literal: the IRIs are a set intersection, only the literals need the matching.
-            iris: set[Key] = set()
-            literals_g: list[_Item] = []
-            for it in g:
+            iris: dict[Key, int] = {}
+            literals_g: list[int] = []
+            for gi, it in enumerate(g):
                 if it.iri is None:
-                    literals_g.append(it)
+                    literals_g.append(gi)
                 else:
-                    iris.add(it.key)
-            correct_keys = set()
-            literals_s: list[_Item] = []
-            for it in s:
+                    iris[it.key] = gi
+            pairs = {}
+            literals_s: list[int] = []
+            for si, it in enumerate(s):
                 if it.iri is None:
-                    literals_s.append(it)
-                elif it.key in iris:
-                    correct_keys.add(it.key)
+                    literals_s.append(si)
+                elif (at := iris.get(it.key)) is not None:
+                    pairs[at] = si
             if literals_g and literals_s:
-                correct_keys |= self._bipartite(literals_g, literals_s, kb, language)
-        tp = len(correct_keys)
+                found = self._bipartite(
+                    [g[i] for i in literals_g], [s[i] for i in literals_s], kb, language
+                )
+                for gl, sl in found.items():
+                    pairs[literals_g[gl]] = literals_s[sl]
+        correct_keys = {s[si].key for si in pairs.values()}
         correct, wrong = Verdict.CORRECT, Verdict.WRONG
         if len(s) == len(given):  # no repeats: ``s`` is ``given``
             verdicts = tuple([correct if it.key in correct_keys else wrong for it in s])
         else:
             verdicts = verdicts_by_key([it.key for it in given], correct_keys)
-        return paired(tp, [it.shown for it in g], [it.shown for it in s], verdicts)
+        exact = MatchRule.EXACT  # items are cached: the same value is often the very same object
+        matches = [
+            (si, gi, exact if s[si] is g[gi] else _rule(s[si], g[gi])) for gi, si in pairs.items()
+        ]
+        return paired(matches, [it.shown for it in g], [it.shown for it in s], verdicts)
 
-    def _bipartite(self, g: list[_Item], s: list[_Item], kb: KBView, language: str) -> set[Key]:
-        """The keys of the system items in a maximum one-to-one matching."""
+    def _bipartite(
+        self, g: list[_Item], s: list[_Item], kb: KBView, language: str
+    ) -> dict[int, int]:
+        """A maximum one-to-one matching: gold index -> system index."""
         index: dict[Key, list[int]] = {}
         for gi, it in enumerate(g):
             wants = iri_keys(it.iri, kb) if it.iri is not None and kb.same_as_map else {it.key}
@@ -261,7 +278,7 @@ class FairMatcher:
         for it in s:
             offers = self._offers(it, kb, language)
             edges.append(sorted({gi for k in offers for gi in index.get(k, ())}))
-        return {s[si].key for si in max_matching(edges, len(g)).values()}
+        return max_matching(edges, len(g))
 
     @staticmethod
     def _offers(it: _Item, kb: KBView, language: str) -> set[Key]:
@@ -278,6 +295,29 @@ class FairMatcher:
         for resource in kb.resources(it.term.value.strip(), None):
             offers |= _resource_keys(resource, kb)
         return offers
+
+
+# The rule that matches two literals of one kind of value when their texts differ.
+_LITERAL_RULES = {
+    "num": MatchRule.NUMERIC,
+    "date": MatchRule.DATE_GRANULARITY,
+    "bool": MatchRule.BOOLEAN,
+    "str": MatchRule.CASEFOLD_STRING,
+}
+
+
+def _rule(given: _Item, gold: _Item) -> MatchRule:
+    """Which of the rules in the module docstring matched ``given`` to ``gold`` (called for
+    matched pairs only, so it can tell the rules apart by what the two items are)."""
+    if given.iri is not None and gold.iri is not None:  # rule 3
+        if given.iri == gold.iri:
+            return MatchRule.EXACT
+        return MatchRule.IRI_IDENTITY if given.key == gold.key else MatchRule.SAME_AS
+    if given.term is None or gold.term is None:  # an IRI and a literal: rule 5
+        return MatchRule.LABEL
+    if given.term.value.strip() == gold.term.value.strip():
+        return MatchRule.EXACT
+    return _LITERAL_RULES.get(gold.key[0], MatchRule.CASEFOLD_STRING)  # rule 4
 
 
 def max_matching(edges: list[list[int]], n_gold: int) -> dict[int, int]:

@@ -17,14 +17,15 @@
 from __future__ import annotations
 
 from service.evaluation.kbview import KBRequests, KBView
-from service.evaluation.matchers.base import Judged, Verdict, distinct
+from service.evaluation.matchers.base import Judged, MatchRule, Verdict, distinct
 from service.evaluation.values import is_absolute_uri, is_url
 from service.model import AnswerSet
 
 
-def greedy_one_to_one(gold: list[str], closures: list[frozenset[str]]) -> list[bool]:
+def greedy_one_to_one(gold: list[str], closures: list[frozenset[str]]) -> list[int]:
     """GERBIL's ``MatchingsCounterImpl``: each gold IRI, in gold order, takes the first unused
-    candidate (in system order) whose closure contains it. Returns which candidates were taken.
+    candidate (in system order) whose closure contains it. Returns, per candidate, the index of
+    the gold IRI that took it (-1: none).
 
     Indexed by IRI so that it runs in the size of the closures, not |gold| x |candidates|.
     """
@@ -32,19 +33,19 @@ def greedy_one_to_one(gold: list[str], closures: list[frozenset[str]]) -> list[b
     for c, closure in enumerate(closures):
         for iri in closure:
             holders.setdefault(iri, []).append(c)
-    used = [False] * len(closures)
+    taken = [-1] * len(closures)
     position: dict[str, int] = {}  # per IRI, how far its holder list has been consumed
-    for iri in gold:
+    for gi, iri in enumerate(gold):
         found = holders.get(iri)
         if not found:
             continue
         i = position.get(iri, 0)
-        while i < len(found) and used[found[i]]:
+        while i < len(found) and taken[found[i]] >= 0:
             i += 1
         position[iri] = i
         if i < len(found):
-            used[found[i]] = True
-    return used
+            taken[found[i]] = gi
+    return taken
 
 
 def _values(answers: AnswerSet) -> list[str]:
@@ -82,32 +83,41 @@ class GerbilMatcher:
         given = _values(system)
         s = distinct(given)
         g_strings, g_iris = _split_gold(g)
-        strings = set(g_strings)
-        s_set = set(s)
-        tp_s = sum(1 for v in g_strings if v in s_set)
+        # g_strings or g_iris is all of g, so their indices are g's
+        strings = {v: gi for gi, v in enumerate(g_strings)}
+        matches = [
+            (si, gi, MatchRule.EXACT)
+            for si, v in enumerate(s)
+            if (gi := strings.get(v)) is not None
+        ]
+        tp_s = len(matches)
         fn_s = len(g_strings) - tp_s
 
-        # Candidates: (index of the system value, sameAs closure of the candidate resource).
-        candidates: list[tuple[int, frozenset[str]]] = []
+        # Candidates: the system value's index, the candidate resource's sameAs closure, and the
+        # rule that applies if it is taken (a URL equal to the gold IRI is EXACT, see below).
+        candidates: list[tuple[int, frozenset[str], MatchRule]] = []
         for i, v in enumerate(s):
             if v in strings:
                 continue
             if is_url(v):
-                candidates.append((i, kb.closure(v)))
+                candidates.append((i, kb.closure(v), MatchRule.SAME_AS))
                 continue
             found = kb.resources(v, language)
             if found:
-                candidates.extend((i, kb.closure(r)) for r in sorted(found))
+                candidates.extend((i, kb.closure(r), MatchRule.LABEL) for r in sorted(found))
             else:
-                candidates.append((i, frozenset((v,))))
+                candidates.append((i, frozenset((v,)), MatchRule.EXACT))
 
-        used = greedy_one_to_one(g_iris, [closure for _, closure in candidates])
-        tp_a = sum(used)
+        taken = greedy_one_to_one(g_iris, [closure for _, closure, _ in candidates])
+        for (i, _closure, rule), gi in zip(candidates, taken, strict=True):
+            if gi >= 0:
+                exact = rule is MatchRule.SAME_AS and s[i] == g_iris[gi]
+                matches.append((i, gi, MatchRule.EXACT if exact else rule))
+        tp_a = len(matches) - tp_s
         fn_a = len(g_iris) - tp_a
         fp_a = len(candidates) - tp_a
 
-        correct_values = {v for v in s if v in strings}
-        correct_values |= {s[candidates[c][0]] for c in range(len(candidates)) if used[c]}
+        correct_values = {s[given] for given, _, _ in matches}
         verdicts: list[Verdict] = []
         seen: set[str] = set()
         for v in given:
@@ -125,4 +135,5 @@ class GerbilMatcher:
             verdicts=tuple(verdicts),
             gold=tuple(g),
             given=tuple(s),
+            matches=tuple(matches),
         )

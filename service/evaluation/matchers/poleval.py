@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, Verdict
+from service.evaluation.matchers.base import Judged, MatchRule, Verdict
 from service.model import AnswerSet
 
 _ARABIC = re.compile(r"[-+]?[0-9]*\.[0-9]+|[0-9]+")
@@ -72,12 +72,20 @@ def fuzzy_score(answer: str, gold: str) -> float:
 
 def line_credit(answer: str, gold: str) -> float:
     """The credit of ``answer`` against one gold alternative (1.0 or 0.0)."""
+    return judge_line(answer, gold)[0]
+
+
+def judge_line(answer: str, gold: str) -> tuple[float, MatchRule]:
+    """The credit of ``answer`` against one gold alternative (1.0 or 0.0) and the rule that
+    decided it (number extraction when the gold yields a number, else the fuzzy match)."""
     expected_number = extract_number(gold)
     if expected_number is not None:
         score = 1.0 if extract_number(answer) == expected_number else 0.0
+        rule = MatchRule.NUMBER_EXTRACT
     else:
         score = fuzzy_score(_lower(answer), _lower(gold))
-    return 1.0 if score >= LENIENT_HARDENING_THRESHOLD else 0.0
+        rule = MatchRule.FUZZY
+    return (1.0 if score >= LENIENT_HARDENING_THRESHOLD else 0.0), rule
 
 
 class PolEvalMatcher:
@@ -93,8 +101,11 @@ class PolEvalMatcher:
         alternatives = [t.value.strip() for t in gold.values()] or [""]
         values = [t.value for t in system.values()]
         answer = "\t".join(values).strip()
-        credit = max(line_credit(answer, alt) for alt in alternatives)
+        judged = [judge_line(answer, alt) for alt in alternatives]
+        credit = max(c for c, _ in judged)
         hit = int(credit)
+        best = next(i for i, (c, _) in enumerate(judged) if c == credit)
+        matches = ((0, best, judged[best][1]),) if hit and values else ()
         return Judged(
             tp=hit,
             fp=(1 - hit) if values else 0,
@@ -105,4 +116,5 @@ class PolEvalMatcher:
             credit=credit,
             gold=tuple(alternatives),
             given=(answer,) if values else (),
+            matches=matches,
         )

@@ -11,7 +11,7 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, Verdict, match_sets
+from service.evaluation.matchers.base import Judged, MatchRule, Verdict, match_sets
 from service.model import AnswerSet
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -67,7 +67,9 @@ class Qald6Matcher:
         return NO_REQUESTS
 
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
-        return match_sets(qald6_items(gold), qald6_items(system), show=_show_qald6)
+        return match_sets(
+            qald6_items(gold), qald6_items(system), show=_show_qald6, rule=MatchRule.NORMALISED_ROW
+        )
 
 
 def legacy_items(answers: AnswerSet) -> list[tuple[str, ...]]:
@@ -88,9 +90,14 @@ class LegacyMatcher:
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
         g = legacy_items(gold)
         u = legacy_items(system)
-        gold_set = set(g)
-        c = sum(1 for x in u if x in gold_set)
-        verdicts = tuple(Verdict.CORRECT if x in gold_set else Verdict.WRONG for x in u)
+        first: dict[tuple[str, ...], int] = {}
+        for gi, x in enumerate(g):
+            first.setdefault(x, gi)
+        matches = tuple(
+            (ui, at, MatchRule.EXACT) for ui, x in enumerate(u) if (at := first.get(x)) is not None
+        )
+        c = len(matches)
+        verdicts = tuple(Verdict.CORRECT if x in first else Verdict.WRONG for x in u)
         return Judged(
             tp=c,
             fp=len(u) - c,
@@ -100,4 +107,5 @@ class LegacyMatcher:
             verdicts=verdicts,
             gold=tuple(" ".join(x) for x in g),
             given=tuple(" ".join(x) for x in u),
+            matches=matches,
         )

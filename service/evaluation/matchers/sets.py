@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, distinct, match_sets, paired
+from service.evaluation.matchers.base import Judged, MatchRule, distinct, match_sets, paired
 from service.evaluation.matchers.fair import iri_keys, max_matching
 from service.evaluation.matchers.gerbil import greedy_one_to_one
 from service.kb.identity import canonical_iri, canonical_iris
@@ -71,24 +71,47 @@ class IriSetMatcher:
 
     @staticmethod
     def _greedy(gold: list[str], system: list[str], kb: KBView) -> Judged:
-        used = greedy_one_to_one(gold, [kb.closure(s) for s in system])
-        return paired(sum(used), gold, system)
+        taken = greedy_one_to_one(gold, [kb.closure(s) for s in system])
+        matches = [
+            (si, gi, MatchRule.EXACT if system[si] == gold[gi] else MatchRule.SAME_AS)
+            for si, gi in enumerate(taken)
+            if gi >= 0
+        ]
+        return paired(matches, gold, system)
 
     @staticmethod
     def _fair(gold: list[str], system: list[str], kb: KBView) -> Judged:
         # Distinct by normal form first: two spellings of one resource are one item.
         gold = distinct(gold, key=canonical_iri)
         system = distinct(system, key=canonical_iri)
+        canonical = {canonical_iri(g): gi for gi, g in enumerate(gold)}
         if not kb.same_as_map:  # identity alone: normal forms are equal or not
-            wanted = {canonical_iri(g) for g in gold}
-            return paired(sum(1 for x in system if canonical_iri(x) in wanted), gold, system)
+            matches = [
+                (si, gi, _identity_rule(x, gold[gi]))
+                for si, x in enumerate(system)
+                if (gi := canonical.get(canonical_iri(x))) is not None
+            ]
+            return paired(matches, gold, system)
         index: dict[object, list[int]] = {}
         for gi, g in enumerate(gold):
             for k in iri_keys(g, kb):
                 index.setdefault(k, []).append(gi)
         edges = [sorted({gi for k in iri_keys(s, kb) for gi in index.get(k, ())}) for s in system]
-        tp = len(max_matching(edges, len(gold)))
-        return paired(tp, gold, system)
+        matches = [
+            (si, gi, _identity_rule(system[si], gold[gi]))
+            for gi, si in max_matching(edges, len(gold)).items()
+        ]
+        return paired(matches, gold, system)
+
+
+def _identity_rule(given: str, gold: str) -> MatchRule:
+    """How two IRIs the fair identity matched are the same: as written, in normal form, or
+    only through the KB's owl:sameAs links."""
+    if given == gold:
+        return MatchRule.EXACT
+    return (
+        MatchRule.IRI_IDENTITY if canonical_iri(given) == canonical_iri(gold) else MatchRule.SAME_AS
+    )
 
 
 def canonical_relation(relation: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:

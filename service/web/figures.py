@@ -1,0 +1,333 @@
+"""The experiment page's charts and intervals, computed from the stored per-question results.
+
+The page's numbers come from the task observations; their intervals are recomputed here from
+the per-question observations of the same graph by :mod:`service.evaluation.statistics`
+(percentile bootstrap, its default resamples and seed, so the page shows what ``compare`` would
+print). A stored result keeps the counts, P/R/F and status of each question but not the sizes
+of the compared sets; those are read back as ``n_system = tp + fp`` and ``n_gold = tp + fn``,
+which is exact for set matching (exact, fair, qald6) and keeps what the aggregates use of
+them otherwise (whether a side is empty: Macro F1 QALD); a graded profile's credit (poleval) is
+its tp. Measures that need what is not stored (confidences, ranks) get no interval.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.graph.uris import GQA
+from service.web.charts import BarChart, Scatter, Series
+from service.web.pages import ExperimentPage, TaskRow, local, measure_label
+
+CHART_MEASURES = (
+    "macroF1",
+    "macroPrecision",
+    "macroRecall",
+    "microF1",
+    "microPrecision",
+    "microRecall",
+    "macroF1QALD",
+    "accuracy",
+)
+MAX_SCATTER_POINTS = 5000  # more questions than this: no scatter (the page would grow too much)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResult:
+    """One per-question observation as stored."""
+
+    question: str  # the question's URI
+    status: str
+    processed: bool
+    tp: int | None
+    fp: int | None
+    fn: int | None
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def _int(term: Any) -> int | None:
+    return None if term is None else int(float(term.value))
+
+
+def _float(term: Any) -> float | None:
+    return None if term is None else float(term.value)
+
+
+def stored_results(store: Any, graph: str, tasks: Sequence[str]) -> dict[str, list[StoredResult]]:
+    """The per-question observations of ``tasks`` in ``graph`` of ``store`` (a pyoxigraph
+    store), by task URI, in question-URI order: one query, index lookups per result."""
+    if not tasks:
+        return {}
+    values = " ".join(f"<{t}>" for t in tasks)
+    query = f"""PREFIX gqa: <{GQA}>
+SELECT ?task ?q ?status ?processed ?tp ?fp ?fn ?p ?r ?f WHERE {{ GRAPH <{graph}> {{
+  VALUES ?task {{ {values} }}
+  ?res gqa:resultOf ?task ; gqa:question ?q ; gqa:questionStatus ?status ;
+       gqa:processed ?processed .
+  OPTIONAL {{ ?res gqa:tp ?tp }} OPTIONAL {{ ?res gqa:fp ?fp }} OPTIONAL {{ ?res gqa:fn ?fn }}
+  OPTIONAL {{ ?res gqa:precision ?p }} OPTIONAL {{ ?res gqa:recall ?r }}
+  OPTIONAL {{ ?res gqa:f1 ?f }}
+}} }} ORDER BY ?task ?q"""
+    out: dict[str, list[StoredResult]] = defaultdict(list)
+    for row in store.query(query):
+        out[row["task"].value].append(
+            StoredResult(
+                question=row["q"].value,
+                status=local(row["status"].value).removeprefix("status-"),
+                processed=row["processed"].value == "true",
+                tp=_int(row["tp"]),
+                fp=_int(row["fp"]),
+                fn=_int(row["fn"]),
+                precision=_float(row["p"]),
+                recall=_float(row["r"]),
+                f1=_float(row["f"]),
+            )
+        )
+    return dict(out)
+
+
+def _scheme(profile: str) -> tuple[str, bool] | None:
+    """(scoring scheme, graded) of a profile name, None for a profile this code does not know."""
+    from service.errors import BadRequest
+    from service.evaluation.profiles import get_profile
+
+    try:
+        found = get_profile(profile)
+    except BadRequest:  # a profile this version does not have: no intervals
+        return None
+    return found.scoring.name, found.name == "poleval"
+
+
+def intervals(
+    task: TaskRow, results: Sequence[StoredResult], *, resamples: int | None = None
+) -> dict[str, tuple[float, float]]:
+    """Bootstrap intervals of ``task``'s chart measures, from its stored question results
+    (empty when they cannot be computed: an unknown profile, no scored question)."""
+    from service.evaluation.results import (
+        ExperimentType,
+        QuestionScore,
+        QuestionStatus,
+        TaskScores,
+    )
+
+    known = _scheme(task.profile)
+    if known is None or not results:
+        return {}
+    scheme, graded = known
+    records = []
+    for r in results:
+        if r.tp is None or r.fp is None or r.fn is None:
+            records.append(QuestionScore(r.question, status=QuestionStatus(r.status)))
+            continue
+        records.append(
+            QuestionScore(
+                r.question,
+                status=QuestionStatus(r.status),
+                tp=r.tp,
+                fp=r.fp,
+                fn=r.fn,
+                precision=r.precision,
+                recall=r.recall,
+                f1=r.f1,
+                processed=r.processed,
+                n_system=r.tp + r.fp,
+                n_gold=r.tp + r.fn,
+                credit=float(r.tp) if graded else None,
+            )
+        )
+    measures = {m: task.measures[m] for m in CHART_MEASURES if m in task.measures}
+    if not measures:
+        return {}
+    from service.evaluation import statistics
+
+    try:
+        etype = ExperimentType(task.experiment_type)
+    except ValueError:
+        return {}
+    table = statistics.question_table(TaskScores(etype, measures, tuple(records)), scheme=scheme)
+    found = statistics.bootstrap_intervals(
+        table,
+        measures=[m for m in measures if m in table.measures],
+        resamples=resamples or statistics.DEFAULT_RESAMPLES,
+    )
+    return {
+        name: (ci.low, ci.high)
+        for name, ci in found.items()
+        if ci.low is not None and ci.high is not None
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What the experiment page draws for its QA tasks."""
+
+    measures: BarChart | None
+    intervals: Mapping[str, Mapping[str, tuple[float, float]]]  # task URI -> measure -> CI
+    answer_types: BarChart | None
+    answer_type_rows: tuple[tuple[str, tuple[tuple[float | None, int], ...]], ...]
+    scatter: Scatter | None
+    scatter_systems: tuple[str, ...]  # labels of the systems one may pick for the scatter
+    scatter_counts: tuple[tuple[float, float, int], ...]  # (x, y, questions), for the table
+
+
+def _qa_rows(page: ExperimentPage) -> list[TaskRow]:
+    return page.tasks_of("QA")
+
+
+def measures_chart(
+    page: ExperimentPage, found: Mapping[str, Mapping[str, tuple[float, float]]]
+) -> BarChart | None:
+    rows = _qa_rows(page)
+    names = [m for m in CHART_MEASURES if any(r.measures.get(m) is not None for r in rows)]
+    if not rows or not names:
+        return None
+    with_ci = any(found.get(r.uri) for r in rows)
+    series = tuple(
+        Series(
+            r.system_label,
+            tuple(_as_float(r.measures.get(m)) for m in names),
+            tuple(found.get(r.uri, {}).get(m) for m in names),
+        )
+        for r in rows
+    )
+    level = " with 95 % bootstrap intervals (1,000 resamples over questions)" if with_ci else ""
+    return BarChart(
+        ident="chart-measures",
+        title=f"QA measures of each system{level}",
+        description=(
+            f"Bar chart of {', '.join(measure_label(m) for m in names)} for "
+            f"{', '.join(r.system_label for r in rows)}{level}. The numbers are in the QA "
+            "results table."
+        ),
+        categories=tuple(measure_label(m) for m in names),
+        series=series,
+        axis_label="score, 0 to 1",
+    )
+
+
+def _as_float(value: float | int | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def answer_type_chart(
+    page: ExperimentPage,
+    results: Mapping[str, Sequence[StoredResult]],
+    answer_types: Mapping[str, str],
+) -> tuple[BarChart | None, tuple[tuple[str, tuple[tuple[float | None, int], ...]], ...]]:
+    """Macro F1 (mean per-question F1) of each system per answer type of the questions, and
+    the same as table rows: (answer type, ((macro F1, questions) per system))."""
+    rows = _qa_rows(page)
+    types = sorted(
+        {
+            answer_types[q.question]
+            for r in rows
+            for q in results.get(r.uri, ())
+            if q.question in answer_types
+        }
+    )
+    if not rows or not types:
+        return None, ()
+    table: list[tuple[str, tuple[tuple[float | None, int], ...]]] = []
+    per_system: list[list[float | None]] = [[] for _ in rows]
+    for kind in types:
+        cells = []
+        for k, r in enumerate(rows):
+            f1 = [
+                q.f1
+                for q in results.get(r.uri, ())
+                if q.f1 is not None and answer_types.get(q.question) == kind
+            ]
+            value = sum(f1) / len(f1) if f1 else None
+            cells.append((value, len(f1)))
+            per_system[k].append(value)
+        table.append((kind, tuple(cells)))
+    chart = BarChart(
+        ident="chart-answer-types",
+        title="Macro F1 per answer type of the questions",
+        description=(
+            f"Bar chart of the mean per-question F1 of {', '.join(r.system_label for r in rows)} "
+            f"on the questions of each answer type ({', '.join(types)}). The numbers are in the "
+            "table below the chart."
+        ),
+        categories=tuple(types),
+        series=tuple(
+            Series(r.system_label, tuple(v)) for r, v in zip(rows, per_system, strict=True)
+        ),
+        axis_label="macro F1, 0 to 1",
+    )
+    return chart, tuple(table)
+
+
+def scatter(
+    a: TaskRow, b: TaskRow, results: Mapping[str, Sequence[StoredResult]]
+) -> tuple[Scatter | None, tuple[tuple[float, float, int], ...]]:
+    """Per-question F1 of two systems on the questions both have an F1 for."""
+    left = {q.question: q.f1 for q in results.get(a.uri, ()) if q.f1 is not None}
+    right = {q.question: q.f1 for q in results.get(b.uri, ()) if q.f1 is not None}
+    points = tuple((left[q], right[q]) for q in sorted(left.keys() & right.keys()))
+    if not points or len(points) > MAX_SCATTER_POINTS:
+        return None, ()
+    counts: dict[tuple[float, float], int] = defaultdict(int)
+    for x, y in points:
+        counts[(round(x, 3), round(y, 3))] += 1
+    better_a = sum(1 for x, y in points if x > y)
+    better_b = sum(1 for x, y in points if y > x)
+    chart = Scatter(
+        ident="chart-scatter",
+        title=f"Per-question F1: {a.system_label} against {b.system_label}",
+        description=(
+            f"One circle per distinct pair of F1 values over {len(points)} questions, larger "
+            f"for more questions. {a.system_label} is better on {better_a} questions, "
+            f"{b.system_label} on {better_b}, they tie on {len(points) - better_a - better_b}. "
+            "The counts are in the table below the chart."
+        ),
+        x_label=a.system_label,
+        y_label=b.system_label,
+        points=points,
+    )
+    return chart, tuple((x, y, n) for (x, y), n in sorted(counts.items()))
+
+
+def answer_types_of(store: Any, questions: Iterable[str]) -> dict[str, str]:
+    """Answer type (``resource``, ``number``…) of each question URI that has one in ``store``."""
+    import pyoxigraph as ox
+
+    prop = ox.NamedNode(GQA + "answerType")
+    out: dict[str, str] = {}
+    for q in questions:
+        found = next(store.quads_for_pattern(ox.NamedNode(q), prop, None, None), None)
+        if found is not None:
+            out[q] = local(found.object.value).removeprefix("answerType-")
+    return out
+
+
+def figures(
+    page: ExperimentPage,
+    results: Mapping[str, Sequence[StoredResult]],
+    answer_types: Mapping[str, str],
+    *,
+    pick: tuple[str | None, str | None] = (None, None),
+) -> Figures:
+    """Every figure of the experiment page; ``pick`` names the two systems of the scatter
+    (default: the two best by macro F1)."""
+    rows = _qa_rows(page)
+    found = {r.uri: intervals(r, results.get(r.uri, ())) for r in rows}
+    by_label = {r.system_label: r for r in rows}
+    chosen = [by_label.get(name) if name else None for name in pick]
+    a = chosen[0] or (rows[0] if rows else None)
+    b = chosen[1] or next((r for r in rows if r is not a), None)
+    plot, counts = scatter(a, b, results) if a is not None and b is not None else (None, ())
+    chart, table = answer_type_chart(page, results, answer_types)
+    return Figures(
+        measures=measures_chart(page, found),
+        intervals=found,
+        answer_types=chart,
+        answer_type_rows=table,
+        scatter=plot,
+        scatter_systems=tuple(by_label),
+        scatter_counts=counts,
+    )

@@ -1,0 +1,87 @@
+"""What the task page computes from a result: outcome, filters, totals of long lists."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from service.errors import BadRequest
+from service.graph.results import EXPLAINED_PER_KIND
+from service.web.pages import OUTCOMES, QuestionFilter, QuestionRow, outcome
+
+
+@pytest.mark.parametrize(
+    ("status", "f1", "expected"),
+    [
+        ("scored", 1.0, "correct"),
+        ("scored", 0.4, "partly"),
+        ("scored", 0.0, "wrong"),
+        ("error", 0.0, "error"),
+        ("missing", 0.0, "missing"),
+        ("no-text", None, "skipped"),
+        ("no-gold", None, "skipped"),
+    ],
+)
+def test_outcome(status: str, f1: float | None, expected: str) -> None:
+    assert outcome(status, f1) == expected and expected in OUTCOMES
+
+
+def row(qid: str, result: str, answer_type: str | None, **features: bool) -> QuestionRow:
+    return QuestionRow(
+        uri=qid,
+        question=qid,
+        question_id=qid,
+        text=None,
+        status="scored",
+        measures={},
+        given=(),
+        gold=(),
+        note=None,
+        answer_type=answer_type,
+        outcome=result,
+        features=features,
+    )
+
+
+def test_filter_keeps_rows_by_outcome_answer_type_and_features() -> None:
+    rows = [
+        row("1", "correct", "number", aggregation=True),
+        row("2", "wrong", "number", aggregation=False),
+        row("3", "wrong", "resource"),
+        row("4", "missing", "resource", aggregation=True),
+    ]
+    asked = QuestionFilter.from_args(
+        MultiDict([("outcome", "wrong"), ("outcome", "missing"), ("aggregation", "no")])
+    )
+    assert [r.question_id for r in rows if asked.keeps(r)] == ["2"]  # 3 has no value for it
+    assert QuestionFilter.from_args(MultiDict({"answertype": "number"})).args() == {
+        "answertype": "number"
+    }
+    everything = QuestionFilter.from_args(MultiDict({"hybrid": "any"}))
+    assert not everything.active and all(everything.keeps(r) for r in rows)
+    assert asked.args() == {"outcome": ["wrong", "missing"], "aggregation": "no"}
+
+
+@pytest.mark.parametrize("args", [{"outcome": "great"}, {"hybrid": "maybe"}, {"onlydbo": "1"}])
+def test_bad_filter_values_are_named(args: dict[str, str]) -> None:
+    with pytest.raises(BadRequest, match=next(iter(args))):
+        QuestionFilter.from_args(MultiDict(args))
+
+
+def test_totals_use_the_counts_when_a_list_was_cut() -> None:
+    long = [f"<http://example.org/{i}>" for i in range(EXPLAINED_PER_KIND)]
+    cut = QuestionRow(
+        uri="r",
+        question="q",
+        question_id="1",
+        text=None,
+        status="scored",
+        measures={"tp": 0, "fp": 3, "fn": 2150},
+        given=(),
+        gold=(),
+        note=None,
+        answer_type=None,
+        false=("a", "b", "c"),
+        missed=tuple(long),
+    )
+    assert cut.totals() == (0, 3, 2150)

@@ -1,0 +1,161 @@
+"""Pages that stay light (a dataset's findings summarised, its questions paged) and the
+leaderboards filtered by dataset, language and profile and sorted by any measure, over HTTP."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from service.model import AnswerSet, Dataset, Question, QuestionText, Term
+from service.web.state import EXTENSION
+
+DATASET = "h9-findings"
+
+
+@pytest.fixture(scope="module")
+def checked(server) -> str:
+    """A public dataset of 120 questions whose checks found 60 empty gold answer sets and 120
+    questions without German text (the dataset has German texts for none of them)."""
+    questions = []
+    for i in range(1, 121):
+        texts = (QuestionText("en", f"Question {i}?"),)
+        if i == 1:
+            texts += (QuestionText("de", "Frage 1?"),)
+        gold = AnswerSet() if i % 2 else AnswerSet.of([Term.iri(f"http://example.org/a{i}")])
+        questions.append(Question(str(i), texts, answers=gold))
+    found = server.storage.catalogue.store_questions(DATASET, Dataset(DATASET, tuple(questions)))
+    assert len(found) > 100
+    server.app.extensions[EXTENSION].changed()
+    return f"dataset/{DATASET}"
+
+
+def test_dataset_page_summarises_findings_and_pages_questions(server, checked) -> None:
+    page = server.get(checked)
+    assert page.status_code == 200
+    html = page.text
+    assert len(page.content) < 60_000
+    # the finding IRIs are not listed: at most the few examples of each kind link to questions
+    assert html.count("#finding-") == 0
+    summary = re.search(r'<table id="finding-summary">.*?</table>', html, flags=re.S)
+    assert summary is not None
+    assert re.search(
+        r"empty gold answers</th><td>\w+</td>\s*<td class=\"num\"><a [^>]*>60<", summary[0]
+    )
+    assert "all 60</a>" in summary[0]
+    # the questions a hundred at a time
+    rows = re.findall(r'<tr><th scope="row"><a href="[^"]*/question/(\d+)"', html)
+    assert rows == [str(i) for i in range(1, 101)]
+    assert f'href="/{checked}?questions_page=2"' in html
+    second = server.get(checked, params={"questions_page": 2}).text
+    assert re.findall(r'<tr><th scope="row"><a href="[^"]*/question/(\d+)"', second) == [
+        str(i) for i in range(101, 121)
+    ]
+    # the RDF still has every finding
+    turtle = server.get(checked + ".nt").text
+    assert turtle.count("#finding-") > 100
+
+
+def test_one_kind_of_finding_is_listed_a_page_at_a_time(server, checked) -> None:
+    first = server.get(checked, params={"findings": "empty-gold"}).text
+    listed = re.search(r'<table id="findings-listed">.*?</table>', first, flags=re.S)
+    assert listed is not None and "60 findings of the kind empty-gold" in listed[0]
+    assert listed[0].count('<tr><th scope="row"') == 50
+    second = server.get(checked, params={"findings": "empty-gold", "findings_page": 2}).text
+    rest = re.search(r'<table id="findings-listed">.*?</table>', second, flags=re.S)
+    assert rest is not None and rest[0].count('<tr><th scope="row"') == 10
+    bad = server.get(checked, params={"findings": "nonsense"})
+    assert bad.status_code == 400 and "empty-gold" in bad.text
+
+
+def _publish(server, *, profile: str, systems: tuple[str, ...]) -> dict:
+    from service.paths import DEMO_DIR
+
+    files = [("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes()))]
+    for name in systems:
+        path = DEMO_DIR / f"answers-{name}.json"
+        files.append(("answers", (f"{profile}-{name}.json", path.read_bytes())))
+    response = server.post("api/experiments", files=files, data={"profile": profile, "kb": "demo"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    return ticket
+
+
+@pytest.fixture(scope="module")
+def mixed(server) -> dict:
+    """Public results under two profiles: the demo's (fair) and one experiment under qald6
+    whose paper is attached."""
+    ticket = _publish(server, profile="qald6", systems=("strong", "baseline"))
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    server.post(f"api/experiments/{ticket['id']}/papers", headers=auth, json={"doi": "10.1000/h9"})
+    return ticket
+
+
+def leaderboard_rows(html: str) -> list[list[str]]:
+    table = re.search(r'<table class="leaderboard" id="leaderboard-table">.*?</table>', html, re.S)
+    if table is None:
+        return []
+    body = table[0].split("<tbody>", 1)[1]
+    return [
+        [
+            " ".join(re.sub(r"<[^>]+>", " ", c).split())
+            for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
+        ]
+        for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    ]
+
+
+def test_leaderboards_filter_by_profile(server, mixed) -> None:
+    everything = server.get("leaderboards", params={"dataset": "all"}).text
+    assert 'id="mixed-profiles"' in everything  # one ranking would mix qald6 and fair
+    profiles = {row[4] for row in leaderboard_rows(everything)}
+    assert {"fair", "qald6"} <= profiles
+    for profile in ("fair", "qald6"):
+        html = server.get("leaderboards", params={"profile": profile, "dataset": "all"}).text
+        rows = leaderboard_rows(html)
+        assert rows and {row[4] for row in rows} == {profile}
+        assert 'id="mixed-profiles"' not in html
+    qald6 = leaderboard_rows(
+        server.get("leaderboards", params={"profile": "qald6", "dataset": "all"}).text
+    )
+    assert {row[1] for row in qald6} == {"qald6-strong", "qald6-baseline"}
+    assert all("doi:10.1000/h9" in row[-1] for row in qald6)  # the paper, linked
+    none = server.get("leaderboards", params={"profile": "poleval", "dataset": "all"}).text
+    assert 'id="no-results"' in none
+
+
+def test_leaderboards_sort_by_any_measure(server, mixed) -> None:
+    for measure, column in (("macroF1", 5), ("microF1", 5), ("accuracy", 5)):
+        html = server.get("leaderboards", params={"profile": "fair", "sort": measure}).text
+        rows = leaderboard_rows(html)
+        values = [float(r[column]) for r in rows]
+        assert values == sorted(values, reverse=True), measure
+        assert 'aria-sort="descending"' in html
+    html = server.get("leaderboards", params={"profile": "fair", "sort": "microF1"}).text
+    header = re.search(r"<thead>.*?</thead>", html, re.S)
+    assert header is not None and "micro F1 ▼" in header[0]
+    assert "sort=macroF1QALD" in header[0] and "profile=fair" in header[0]  # links keep filters
+    assert server.get("leaderboards", params={"sort": "questions"}).status_code == 400
+    assert server.get("leaderboards", params={"language": "english"}).status_code == 400
+    assert server.get("leaderboards", params={"type": "XYZ"}).status_code == 400
+
+
+def test_leaderboards_filter_by_dataset_and_language_and_page(server, mixed) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    default = leaderboard_rows(server.get("leaderboards").text)
+    dataset = default[0][2]
+    assert {r[2] for r in default} == {dataset}  # one dataset by default: the most used
+    html = server.get("leaderboards", params={"dataset": dataset, "language": "en", "size": 2}).text
+    rows = leaderboard_rows(html)
+    assert len(rows) == 2 and all(r[2] == dataset and r[3] == "en" for r in rows)
+    link = re.search(r'rel="next" href="([^"]*)"', html)
+    assert link is not None  # the next page keeps the filters
+    query = parse_qs(urlsplit(link[1].replace("&amp;", "&")).query)
+    assert query == {"dataset": [dataset], "language": ["en"], "size": ["2"], "page": ["2"]}
+    assert leaderboard_rows(server.get("leaderboards", params={"language": "de"}).text) == []
+    sub = leaderboard_rows(server.get("leaderboards", params={"type": "C2KB"}).text)
+    assert sub  # the demo's systems give SPARQL: sub-experiments are ranked too

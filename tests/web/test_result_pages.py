@@ -1,0 +1,248 @@
+"""The result pages over HTTP (a real server): why each answer was judged as it was, the task
+page's filters, the experiment page's charts and intervals, BibTeX with papers, badges."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from typing import Any
+
+import pyoxigraph
+import pytest
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+class Rows(HTMLParser):
+    """The rows of ``table#questions``: each row's class and its cells' text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[tuple[str, list[str]]] = []
+        self._in_table = False
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "table" and found.get("id") == "questions":
+            self._in_table = True
+        elif self._in_table and tag == "tr" and "outcome-" in (found.get("class") or ""):
+            self.rows.append((found.get("class") or "", []))
+        elif self._in_table and self.rows and tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._in_table = False
+        elif tag in ("td", "th") and self._cell is not None:
+            self.rows[-1][1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def question_rows(html: str) -> list[tuple[str, list[str]]]:
+    parser = Rows()
+    parser.feed(html)
+    return parser.rows
+
+
+@pytest.fixture(scope="module")
+def tasks(server) -> dict[str, str]:
+    """System label -> the path of its QA task in the demo experiment."""
+    demo = server.demo_id
+    rows = server.storage.public.query(
+        f"""PREFIX gqa: <{GQA}> PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?task ?label WHERE {{ <{server.url}experiment/{demo}> gqa:task ?task .
+  ?task gerbil:experimentType gqa:QA ; gerbil:annotator ?s . ?s rdfs:label ?label }}"""
+    )
+    return {r["label"].value: r["task"].value.removeprefix(server.url) for r in rows}
+
+
+def test_task_page_explains_each_answer(server, tasks) -> None:
+    page = server.get(tasks["demo-strong"])
+    assert page.status_code == 200
+    rows = {cells[0]: (cls, cells) for cls, cells in question_rows(page.text)}
+    assert len(rows) == 14
+    # the demo's strong system names Jupiter by its DBpedia IRI: matched through owl:sameAs
+    cls, cells = rows["1"]
+    assert cls == "outcome-correct"
+    assert (
+        "http://dbpedia.org/resource/Jupiter = http://example.org/solar/Jupiter owl:sameAs"
+        in (cells[9])
+    )
+    assert "SELECT ?uri WHERE" in cells[1]  # the system's SPARQL, in a <details>
+    # and William Herschel by his label
+    assert (
+        "William Herschel @en = http://example.org/solar/William_Herschel label" in rows["5"][1][9]
+    )
+    partial = {c[0]: c for _, c in question_rows(server.get(tasks["demo-partial"]).text)}
+    assert "false: http://example.org/solar/Saturn" in partial["1"][9]
+    assert "missed: http://example.org/solar/Jupiter" in partial["1"][9]
+    assert partial["5"][2].startswith("missing")
+
+
+def questions_with(server, prop: str, value: str) -> set[str]:
+    """Ids of the demo questions whose ``gqa:{prop}`` is ``value`` (an answer type's name or a
+    boolean), read from the public store."""
+    rows = server.storage.public.query(
+        f"""PREFIX gqa: <{GQA}> PREFIX dct: <http://purl.org/dc/terms/>
+SELECT ?id ?v WHERE {{ ?q a gqa:Question ; dct:identifier ?id ; gqa:{prop} ?v .
+  FILTER(CONTAINS(STR(?q), "gerbil-qa-demo")) }}"""
+    )
+    return {r["id"].value for r in rows if r["v"].value.rsplit("-", 1)[-1] == value}
+
+
+def test_task_page_filters_by_outcome_and_feature(server, tasks) -> None:
+    path = tasks["demo-partial"]
+    everything = question_rows(server.get(path).text)
+    outcomes = {cls.removeprefix("outcome-") for cls, _ in everything}
+    assert {"correct", "partly", "wrong", "missing"} <= outcomes
+    wrong = question_rows(server.get(path, params={"outcome": "wrong"}).text)
+    assert wrong and all(cls == "outcome-wrong" for cls, _ in wrong)
+    assert len(wrong) == sum(1 for cls, _ in everything if cls == "outcome-wrong")
+    two = question_rows(server.get(path, params={"outcome": ["wrong", "missing"]}).text)
+    assert {cls for cls, _ in two} == {"outcome-wrong", "outcome-missing"}
+    numbers = question_rows(server.get(path, params={"answertype": "number"}).text)
+    assert {cells[0] for _, cells in numbers} == questions_with(server, "answerType", "number")
+    assert len(numbers) < len(everything)
+    aggregation = server.get(path, params={"aggregation": "yes"}).text
+    shown = question_rows(aggregation)
+    assert {cells[0] for _, cells in shown} == questions_with(server, "aggregation", "true")
+    both = question_rows(server.get(path, params={"aggregation": "no", "outcome": "correct"}).text)
+    assert both and not {cells[0] for _, cells in both} & questions_with(
+        server, "aggregation", "true"
+    )
+    assert 'id="clear-filters"' in aggregation
+    assert '<option value="yes" selected>' in aggregation  # the form shows what was asked
+    # the filters are GET parameters: the page works without JavaScript, bad values are named
+    bad = server.get(path, params={"outcome": "great"}, headers={"Accept": "text/html"})
+    assert bad.status_code == 400 and "outcome=&#39;great&#39;" in bad.text
+    assert server.get(path, params={"hybrid": "maybe"}).status_code == 400
+
+
+def test_task_rdf_carries_the_answer_matches(server, tasks) -> None:
+    turtle = server.get(tasks["demo-strong"] + ".ttl")
+    assert turtle.status_code == 200
+    store = pyoxigraph.Store()
+    store.load(turtle.content, format=pyoxigraph.RdfFormat.TURTLE)
+    rules = {
+        r["rule"].value.removeprefix(GQA)
+        for r in store.query(f"SELECT ?rule WHERE {{ ?m <{GQA}matchRule> ?rule }}")  # type: ignore[union-attr]
+    }
+    assert {"rule-same-as", "rule-label"} <= rules  # exact matches are gqa:exactAnswer
+    matches = store.query(
+        f"""SELECT (COUNT(?m) AS ?n) WHERE {{
+  {{ ?r <{GQA}answerMatch> ?m . ?m a <{GQA}AnswerMatch> }} UNION {{ ?r <{GQA}exactAnswer> ?m }}
+}}"""
+    )
+    tps = store.query(f"SELECT (SUM(?tp) AS ?n) WHERE {{ ?r <{GQA}tp> ?tp }}")
+    assert int(next(iter(matches))["n"].value) == int(next(iter(tps))["n"].value)  # type: ignore[index]
+
+
+def test_experiment_page_draws_charts_with_intervals(server) -> None:
+    demo = server.demo_id
+    page = server.get(f"experiment/{demo}")
+    assert page.status_code == 200
+    html = page.text
+    svgs = re.findall(r"<svg .*?</svg>", html, flags=re.S)
+    assert len(svgs) == 3
+    ids = []
+    for svg in svgs:
+        root = ET.fromstring(svg)  # strict XML inside the HTML
+        assert root.get("role") == "img"
+        assert root.find(f"{SVG}title") is not None and root.find(f"{SVG}desc") is not None
+        ids.append(root.get("id"))
+    assert ids == ["chart-measures", "chart-answer-types", "chart-scatter"]
+    measures = ET.fromstring(svgs[0])
+    whiskers = measures.findall(f".//{SVG}g[@class='whisker']")
+    assert whiskers  # intervals from the stored per-question results
+    # the interval of demo-partial's macro F1 is in the table, and brackets its value
+    m = re.search(r"0\.4993<br><span class=\"ci\"[^>]*>\[(0\.\d+), (0\.\d+)\]", html)
+    assert m and float(m[1]) < 0.4993 < float(m[2])
+    assert 'id="table-answer-types"' in html and 'id="table-scatter"' in html
+
+
+def test_scatter_systems_are_chosen_by_query(server) -> None:
+    demo = server.demo_id
+    html = server.get(f"experiment/{demo}", params={"a": "demo-baseline", "b": "demo-partial"}).text
+    [svg] = re.findall(r'<svg [^>]*id="chart-scatter".*?</svg>', html, flags=re.S)
+    title = ET.fromstring(svg).findtext(f"{SVG}title")
+    assert title == "Per-question F1: demo-baseline against demo-partial"
+    assert "<option selected>demo-baseline</option>" in html
+
+
+@pytest.fixture(scope="module")
+def published(server) -> dict[str, Any]:
+    """A new experiment (the demo's strong and partial answers), published, with a paper."""
+    ticket = server.submit_demo()
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    paper = server.post(
+        f"api/experiments/{ticket['id']}/papers", headers=auth, json={"doi": "10.3233/SW-180312"}
+    )
+    assert paper.status_code in (200, 201), paper.text
+    return ticket
+
+
+def test_bibtex_download_carries_the_papers_doi(server, published) -> None:
+    eid = published["id"]
+    bib = server.get(f"experiment/{eid}.bib")
+    assert bib.status_code == 200
+    assert bib.headers["Content-Type"].startswith("application/x-bibtex")
+    assert bib.headers["Content-Disposition"] == f'attachment; filename="{eid}.bib"'
+    assert bib.text.startswith(f"@misc{{gerbilqa-{eid},")
+    assert "doi = {10.3233/SW-180312}" in bib.text
+    negotiated = server.get(f"experiment/{eid}", headers={"Accept": "application/x-bibtex"})
+    assert negotiated.text == bib.text
+    html = server.get(f"experiment/{eid}").text
+    assert "doi:10.3233/SW-180312" in html and f'href="{server.url}experiment/{eid}.bib"' in html
+
+
+def test_badge_of_a_published_result(server, published) -> None:
+    eid = published["id"]
+    badge = server.get(f"experiment/{eid}/badge.svg", params={"measure": "macroF1"})
+    assert badge.status_code == 200
+    assert badge.headers["Content-Type"].startswith("image/svg+xml")
+    assert badge.headers["Content-Security-Policy"] == "default-src 'none'"
+    root = ET.fromstring(badge.text)
+    assert root.get("role") == "img"
+    statement = root.findtext(f"{SVG}title") or ""
+    assert statement.startswith("GERBIL QA: answers-strong scores macro F1 1.000")
+    assert root.get("aria-label") == statement
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert texts == ["GERBIL QA · macro F1", "1.000 · answers-strong"]
+    chosen = ET.fromstring(
+        server.get(
+            f"experiment/{eid}/badge.svg",
+            params={"measure": "microF1", "system": "answers-partial"},
+        ).text
+    )
+    assert [t.text for t in chosen.iter(f"{SVG}text")][1].endswith("· answers-partial")
+    assert (
+        server.get(f"experiment/{eid}/badge.svg", params={"measure": "nonsense"}).status_code == 400
+    )
+    missing = server.get(f"experiment/{eid}/badge.svg", params={"system": "nobody"})
+    assert missing.status_code == 404
+    # the page offers it with its snippets
+    html = server.get(f"experiment/{eid}").text
+    url = f"{server.url}experiment/{eid}/badge.svg?measure=macroF1"
+    assert f'<img src="{url}"' in html
+    assert "[![GERBIL QA: answers-strong scores macro F1 1.000" in html
+    assert f"]({url})]({server.url}experiment/{eid})" in html
+
+
+def test_private_experiments_have_no_badge(server) -> None:
+    ticket = server.submit_demo(systems=("baseline",))
+    found = server.get(f"experiment/{ticket['id']}/badge.svg")
+    assert found.status_code == 403
+    owner = server.get(
+        f"experiment/{ticket['id']}", headers={"Authorization": f"Bearer {ticket['token']}"}
+    )
+    assert owner.status_code == 200 and 'id="badge-markdown"' not in owner.text
+    assert server.get("experiment/209901019999/badge.svg").status_code == 404
