@@ -3,9 +3,6 @@ matched it to which gold item (``Judged.matches``), and the counts agree with th
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from service.evaluation import evaluate
@@ -24,6 +21,7 @@ from service.model import (
     SystemRun,
     Term,
 )
+from tests.conftest import DATA, QALD
 from tests.helpers import kb_from_rdf
 
 EX = "http://example.org/"
@@ -180,12 +178,10 @@ def test_records_keep_runtime_error_and_query() -> None:
 
 # -- on real data: the explanation accounts for every count ------------------------------------
 
-DATA = Path(os.environ.get("GERBIL_QA_DATA", Path(__file__).parents[3] / "shared" / "data"))
-QALD8 = DATA / "qald/ag-sc_QALD/8/data/qald-8-train-multilingual.json"
-RUNS = DATA / "system-outputs/qald8-train"
+QALD8 = QALD / "8" / "data" / "qald-8-train-multilingual.json"
+RUNS = DATA / "system-outputs" / "qald8-train"
 
 
-@pytest.mark.skipif(not QALD8.exists(), reason="the shared QALD-8 data is not here")
 @pytest.mark.parametrize("profile", ["fair", "gerbil", "exact", "qald6", "qald-legacy"])
 def test_matches_account_for_the_counts_on_qald8(profile: str) -> None:
     from service.formats import read
