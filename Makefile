@@ -39,6 +39,7 @@ bench: install
 	$(PY) bench/http.py
 	$(PY) bench/systems.py
 	$(PY) bench/statistics.py
+	$(PY) bench/pages.py
 
 lint: install
 	$(VENV)/bin/ruff check .
