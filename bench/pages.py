@@ -37,11 +37,10 @@ import argparse
 import os
 import platform
 import random
-import statistics
 import tempfile
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 BASE = "http://localhost:8080/"
 DATASETS = [f"bench-dataset-{i}" for i in range(20)]
@@ -50,6 +49,13 @@ PROFILES = ("fair", "qald6")
 LANGUAGES = ("en", "de")
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
 QALD9 = "qald-9-train-multilingual"
+
+
+def median(values: list[float]) -> float:
+    """The median (here, not the statistics module: bench/statistics.py shadows it for mypy)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def load_average() -> str:
@@ -127,18 +133,18 @@ def grow(graph: Any, n: int, tmp: Path, rng: random.Random) -> float:
             default = ox.DefaultGraph()  # what publishing adds: the default-graph copy
             quads += [ox.Quad(q.subject, q.predicate, q.object, default) for q in quads]
             ox.serialize(quads, out, format=ox.RdfFormat.N_QUADS)
-        for name in DATASETS:  # described, as catalogue datasets are, so their pages exist
-            uri = ox.NamedNode(graph.uris.dataset(name))
-            where = ox.NamedNode(graph.uris.dataset_graph(name))
-            triples = [
+        for label in DATASETS:  # described, as catalogue datasets are, so their pages exist
+            uri = ox.NamedNode(graph.uris.dataset(label))
+            where = ox.NamedNode(graph.uris.dataset_graph(label))
+            triples: list[tuple[ox.NamedNode, ox.NamedNode | ox.Literal]] = [
                 (
                     ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
                     ox.NamedNode("http://www.w3.org/ns/dcat#Dataset"),
                 ),
-                (ox.NamedNode("http://purl.org/dc/terms/identifier"), ox.Literal(name)),
+                (ox.NamedNode("http://purl.org/dc/terms/identifier"), ox.Literal(label)),
                 (
                     ox.NamedNode("http://purl.org/dc/terms/title"),
-                    ox.Literal(f"Benchmark dataset {name}"),
+                    ox.Literal(f"Benchmark dataset {label}"),
                 ),
             ]
             described = [
@@ -219,10 +225,10 @@ def bench_write(tmp: Path, runs: int) -> None:
         results._explanation = explain  # type: ignore[assignment]
         graph.close()
     print(f"\nrecord the 408-question experiment (3 systems), median of {runs} ({load_average()}):")
-    reference = statistics.median(times["without (reference)"])
+    reference = median(times["without (reference)"])
     for name, found in times.items():
-        median = statistics.median(found)
-        print(f"  {name:<22} {sizes[name]:>8} quads  {median:.3f} s  ({median / reference:.2f}x)")
+        middle = median(found)
+        print(f"  {name:<22} {sizes[name]:>8} quads  {middle:.3f} s  ({middle / reference:.2f}x)")
 
 
 def timed(client: Any, state: Any, path: str, repeat: int) -> tuple[float, float, int]:
@@ -237,7 +243,7 @@ def timed(client: Any, state: Any, path: str, repeat: int) -> tuple[float, float
         if response.status_code != 200:
             raise SystemExit(f"{path}: {response.status_code} {response.data[:300]!r}")
         size = len(response.data)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000, size
+    return median(walls) * 1000, median(cpus) * 1000, size
 
 
 def row(name: str, figures: tuple[float, float, int], note: str = "") -> None:
@@ -302,9 +308,10 @@ def main() -> None:
             state = app.extensions[EXTENSION]
             state.changed()
             client = app.test_client()
+            size = len(cast(Any, graph.store.public))  # the embedded pyoxigraph store
             print(
                 f"{args.experiments} synthetic experiments built and compacted in {built:.0f} s; "
-                f"{len(graph.public)} public quads; the 408-question experiment {eid}"
+                f"{size} public quads; the 408-question experiment {eid}"
             )
             print(f"\nlisting pages, cold, median of {args.repeat} ({load_average()}):")
             header()

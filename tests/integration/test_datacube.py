@@ -346,18 +346,19 @@ def test_every_true_positive_is_explained_in_the_graph(small) -> None:
     local = pyoxigraph.Store()
     local.extend(pyoxigraph.Quad(q.subject, q.predicate, q.object) for q in quads)
     qa = ev.tasks[next(iter(ev.tasks))]
-    rows = list(local.query(EXPLANATIONS % store.uris.task(ticket.id, 1)))
+    solutions = local.query(EXPLANATIONS % store.uris.task(ticket.id, 1))
+    assert isinstance(solutions, pyoxigraph.QuerySolutions)
+    rows = list(solutions)
     assert len(rows) == sum(1 for q in qa.questions if q.tp is not None)
     cap = EXPLAINED_PER_KIND  # exact answers and other matches: each at most this many
     for row in rows:
         tp, found = int(row["tp"].value), int(row["matches"].value)
         assert found == tp or cap <= found <= tp, row["result"]
-    rules = {
-        r["rule"].value
-        for r in local.query(
-            "SELECT DISTINCT ?rule WHERE { ?m <http://w3id.org/gerbil/qa/vocab#matchRule> ?rule }"
-        )
-    }
+    used = local.query(
+        "SELECT DISTINCT ?rule WHERE { ?m <http://w3id.org/gerbil/qa/vocab#matchRule> ?rule }"
+    )
+    assert isinstance(used, pyoxigraph.QuerySolutions)
+    rules = {r["rule"].value for r in used}
     vocabulary = {
         r["c"].value
         for r in store.public.query(

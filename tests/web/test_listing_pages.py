@@ -15,11 +15,11 @@ DATASET = "h9-findings"
 
 @pytest.fixture(scope="module")
 def checked(server) -> str:
-    """A public dataset of 120 questions whose checks found 60 empty gold answer sets and 120
-    questions without German text (the dataset has German texts for none of them)."""
+    """A public dataset of 120 questions whose checks found 60 empty gold answer sets and 119
+    questions without German text (only question 1 has one)."""
     questions = []
     for i in range(1, 121):
-        texts = (QuestionText("en", f"Question {i}?"),)
+        texts: tuple[QuestionText, ...] = (QuestionText("en", f"Question {i}?"),)
         if i == 1:
             texts += (QuestionText("de", "Frage 1?"),)
         gold = AnswerSet() if i % 2 else AnswerSet.of([Term.iri(f"http://example.org/a{i}")])
