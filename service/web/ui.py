@@ -152,7 +152,7 @@ def sortable_measures() -> list[str]:
 
 
 @bp.get("/leaderboards")
-def leaderboards() -> Response:
+def leaderboards() -> BaseResponse:
     """Leaderboards filtered by dataset, language, profile and experiment type, sorted by any
     measure on the server (``?dataset=…&language=…&profile=…&type=…&sort=…&page=N``):
     the published leaderboard query sorted by that one measure, the shown rows' other measures
