@@ -70,7 +70,7 @@ BASE = "http://bench.gerbil-qa.test/"  # URIs only: requests go to the port each
 PER_ANSWER_TYPE = """PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
 PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
 SELECT ?system ?answerType (COUNT(?result) AS ?questions) (AVG(?f1) AS ?meanF1) WHERE {
-  ?task a gqa:Task ; gerbil:experimentType gqa:QA ; gerbil:annotator ?system .
+  ?task a gqa:Task ; gerbil:experimentType gerbil:QA ; gerbil:annotator ?system .
   ?result gqa:resultOf ?task ; gqa:f1 ?f1 ; gqa:question ?question .
   ?question gqa:answerType ?answerType .
 }
@@ -82,7 +82,7 @@ PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
 PREFIX qb: <http://purl.org/linked-data/cube#>
 SELECT ?system ?dataset ?macroF1 ?experiment WHERE {
   ?task a gqa:Task ;
-        gerbil:experimentType gqa:QA ;
+        gerbil:experimentType gerbil:QA ;
         gerbil:annotator ?system ;
         gerbil:dataset ?dataset ;
         gerbil:macroF1 ?macroF1 ;

@@ -215,7 +215,7 @@ class Cubes:
             (f"{QB}dataSet", f"<{uris.experiment(eid)}>"),
             ("http://w3id.org/gerbil/vocab#annotator", f"<{uris.system(system)}>"),
             ("http://w3id.org/gerbil/vocab#dataset", f"<{uris.dataset(ds_name)}>"),
-            ("http://w3id.org/gerbil/vocab#experimentType", f"<{GQA}QA>"),
+            ("http://w3id.org/gerbil/vocab#experimentType", "<http://w3id.org/gerbil/vocab#QA>"),
             (f"{GQA}language", f"<{language_iri('en')}>"),
             (f"{GQA}profile", f"<{PROFILE.iri}>"),
             (f"{GQA}signature", literal(ev.signature)),

@@ -137,6 +137,15 @@ def _local_name(iri: str) -> str:
     return re.split(r"[#/]", iri.rstrip("/#"))[-1]
 
 
+def _select(store, query: str):  # -> pyoxigraph.QuerySolutions
+    import pyoxigraph
+
+    rows = store.query(query)
+    if not isinstance(rows, pyoxigraph.QuerySolutions):
+        raise TypeError(f"expected solutions of a SELECT query, got {type(rows).__name__}")
+    return rows
+
+
 @lru_cache(maxsize=1)
 def _entries() -> tuple[CatalogEntry, ...]:
     import pyoxigraph
@@ -146,7 +155,8 @@ def _entries() -> tuple[CatalogEntry, ...]:
     store = pyoxigraph.Store()
     for path in catalog_files():
         store.load(path=str(path), format=pyoxigraph.RdfFormat.TURTLE, base_iri=_LOCAL_BASE)
-    rows = store.query(
+    rows = _select(
+        store,
         f"""SELECT ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid ?endpoint
         (GROUP_CONCAT(DISTINCT STR(?lang); separator=" ") AS ?langs) WHERE {{
           <{_LOCAL_BASE}catalog> <{DCAT}dataset> ?d .
@@ -157,17 +167,19 @@ def _entries() -> tuple[CatalogEntry, ...]:
           OPTIONAL {{ ?d <{DCT}license> ?lic }}
           OPTIONAL {{ ?d <{GQA}selectHybrid> ?hybrid }}
           OPTIONAL {{ ?d <{VOID}sparqlEndpoint> ?endpoint }}
-        }} GROUP BY ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid ?endpoint"""
+        }}
+        GROUP BY ?d ?name ?title ?desc ?count ?kb ?kbv ?version ?issued ?lic ?hybrid ?endpoint""",
     )
     found: list[CatalogEntry] = []
     for r in rows:
         dists = []
-        for d in store.query(
+        for d in _select(
+            store,
             f"""SELECT ?role ?url ?path ?sha ?size ?mt ?fmt WHERE {{
               <{r["d"].value}> <{DCAT}distribution> ?x .
               ?x <{GQA}fileRole> ?role ; <{DCAT}downloadURL> ?url ; <{GQA}mirrorPath> ?path ;
                  <{SPDX}checksum>/<{SPDX}checksumValue> ?sha ; <{DCAT}byteSize> ?size ;
-                 <{DCAT}mediaType> ?mt ; <{GQA}format> ?fmt }}"""
+                 <{DCAT}mediaType> ?mt ; <{GQA}format> ?fmt }}""",
         ):
             dists.append(
                 Distribution(

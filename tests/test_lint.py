@@ -1,4 +1,4 @@
-"""`ruff check` and `ruff format --check` are part of the test suite, so CI enforces them."""
+"""`ruff check`, `ruff format --check` and mypy are part of the test suite, so CI enforces them."""
 
 from __future__ import annotations
 
@@ -25,4 +25,13 @@ def _ruff() -> list[str]:
 @pytest.mark.parametrize("args", [["check", "."], ["format", "--check", "."]])
 def test_ruff_is_clean(args: list[str]) -> None:
     done = subprocess.run([*_ruff(), *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_is_clean() -> None:
+    """The type checker over service/ (pyproject's [tool.mypy]) reports nothing."""
+    exe = Path(sys.executable).with_name("mypy")
+    if not exe.exists():
+        pytest.fail("mypy is not installed: run `make install` (it is in the test extra)")
+    done = subprocess.run([str(exe)], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -73,7 +73,7 @@ def shapes_ttl() -> str:
         _in(
             "gqash:experimentTypes",
             "gerbil:experimentType",
-            [f"gqa:{t.value}" for t in ExperimentType],
+            [f"gerbil:{t.value}" for t in ExperimentType],
         )
     )
     out.append(

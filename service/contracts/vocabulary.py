@@ -80,7 +80,8 @@ def measures_ttl() -> str:
     return "\n".join(out)
 
 
-# The code lists: scheme IRI, label, comment, the concepts' class, their IRI prefix, members.
+# The code lists: scheme IRI, label, comment, the concepts' class, their IRI prefix (a CURIE),
+# members.
 _SCHEMES = (
     (
         "experimentTypes",
@@ -88,7 +89,7 @@ _SCHEMES = (
         "The QA experiment and GERBIL QA's sub-experiments (Usbeck et al., Benchmarking Question "
         "Answering Systems, Semantic Web 10(2), 2019).",
         "ExperimentType",
-        "",
+        "gerbil:",  # GERBIL's own IRIs (gerbil:QA, …), so GERBIL-era queries find our tasks
     ),
     (
         "profiles",
@@ -97,15 +98,15 @@ _SCHEMES = (
         "owl:versionInfo is the current version of each (every observation also records the "
         "exact version and signature that produced it).",
         "Profile",
-        "profile-",
+        "gqa:profile-",
     ),
-    ("answerTypes", "answer types", "The five QALD answer types.", "AnswerType", "answerType-"),
+    ("answerTypes", "answer types", "The five QALD answer types.", "AnswerType", "gqa:answerType-"),
     (
         "questionStatuses",
         "question statuses",
         "Why a question has the scores it has in a task.",
         "QuestionStatus",
-        "status-",
+        "gqa:status-",
     ),
     (
         "matchRules",
@@ -113,7 +114,7 @@ _SCHEMES = (
         "Why a given answer was judged correct: the rules of the scorer profiles that match a "
         "given answer to a gold answer.",
         "MatchRule",
-        "rule-",
+        "gqa:rule-",
     ),
 )
 
@@ -159,7 +160,7 @@ def codelists_ttl() -> str:
     ]
     members = _members()
     for scheme, label, comment, cls, prefix in _SCHEMES:
-        concepts = [f"gqa:{prefix}{notation}" for notation, _, _ in members[scheme]]
+        concepts = [f"{prefix}{notation}" for notation, _, _ in members[scheme]]
         out.append(
             subject(
                 f"gqa:{scheme}",

@@ -238,12 +238,14 @@ class CatalogueRepository:
                 ),
                 *prov.software(software, software_version),
                 *prov.entity(kb_node),
+                *prov.entity(node(before)),  # typed here too: no inference needed to see it
                 (kb_node, node(RDFS + "label"), n.literal(kb)),
                 (kb_node, node(DCT + "identifier"), n.literal(kb)),
             ]
             if (kb_iri := n.checked_iri(kb)) is not None and kb.startswith(("http://", "https://")):
                 pairs.append((v, _q("knowledgeBase"), kb_iri))
                 pairs.append((kb_node, prov.DERIVED_FROM, kb_iri))
+                pairs.append((kb_iri, typ, prov.ENTITY))
             if kb_version:
                 pairs.append((v, _q("knowledgeBaseVersion"), n.literal(kb_version)))
                 pairs.append((kb_node, _q("knowledgeBaseVersion"), n.literal(kb_version)))

@@ -151,6 +151,21 @@ def _insert_data(graphs: dict[str, list[str]]) -> str:
     return "INSERT DATA {\n" + "\n".join(parts) + "\n}"
 
 
+def _refuse_invalid_terms(experiment_id: str, quads: Sequence[Quad]) -> None:
+    """Publishing is for strict clients too: a graph holding a term a strict RDF parser refuses
+    (written behind the writers' back, or by an older version) stays private (issue 9.1)."""
+    from service.graph.checks import term_violations
+
+    bad = term_violations(quads)
+    if bad:
+        shown = "; ".join(v.message for v in bad[:3])
+        more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
+        raise Conflict(
+            f"experiment {experiment_id} is not published: it holds terms a strict RDF parser "
+            f"refuses: {shown}{more}; `gerbil-qa check` lists them"
+        )
+
+
 class ExperimentRepository:
     """Experiments in a store (module docstring)."""
 
@@ -391,6 +406,7 @@ class ExperimentRepository:
             when = timestamp(now)
             graph = node(self.uris.experiment_graph(experiment_id))
             quads = list(self.store.private.quads_for_pattern(None, None, None, graph))
+            _refuse_invalid_terms(experiment_id, quads)
             issued = Quad(node(st.uri), node(DCT + "issued"), n.date_time(when), graph)
             add_public(self.store, [*quads, issued])
             self._finish_publication(experiment_id, n.date_time(when).value)

@@ -26,6 +26,7 @@ TYPE = node(RDF + "type")
 ACTIVITY = node(PROV + "Activity")
 ENTITY = node(PROV + "Entity")
 SOFTWARE_AGENT = node(PROV + "SoftwareAgent")
+AGENT = node(PROV + "Agent")
 USED = node(PROV + "used")
 GENERATED_BY = node(PROV + "wasGeneratedBy")
 DERIVED_FROM = node(PROV + "wasDerivedFrom")
@@ -63,10 +64,12 @@ def activity(
 
 
 def software(agent: NamedNode, version: str) -> list[Triple]:
-    """This evaluator as the ``prov:SoftwareAgent`` that ran an activity."""
+    """This evaluator as the ``prov:SoftwareAgent`` that ran an activity (also typed
+    ``prov:Agent``, so that clients without RDFS inference find it as one)."""
     return [
         (agent, TYPE, node(GQA + "Evaluator")),
         (agent, TYPE, SOFTWARE_AGENT),
+        (agent, TYPE, AGENT),
         (agent, node(RDFS + "label"), n.literal(f"GERBIL QA for Python {version}")),
         (agent, node(GQA + "softwareVersion"), n.literal(version)),
     ]

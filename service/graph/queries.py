@@ -68,7 +68,7 @@ def leaderboard_query(
     """Task results of public experiments, best macro F1 first (undefined last).
 
     Each argument filters on one dimension: ``dataset``, ``system``, ``profile`` and
-    ``language`` are IRIs, ``experiment_type`` the local name of a ``gqa:`` experiment type
+    ``language`` are IRIs, ``experiment_type`` the local name of a ``gerbil:`` experiment type
     (None: every type). One row per task (a system with two labels gives two rows); variables
     :data:`LEADERBOARD_VARIABLES` plus ``m_<measure>`` for each of ``measures`` (unbound when
     the task does not have it). ``title`` becomes a comment line (the SPARQL page's example).
@@ -81,7 +81,7 @@ def leaderboard_query(
     if experiment_type is not None:
         if not experiment_type.isidentifier():
             raise ValueError(f"not an experiment type: {experiment_type!r}")
-        values.append(f"VALUES ?etype {{ gqa:{experiment_type} }}")
+        values.append(f"VALUES ?etype {{ gerbil:{experiment_type} }}")
     if profile is not None:
         values.append(f"VALUES ?profile {{ {_iri(profile)} }}")
     if language is not None:

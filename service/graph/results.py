@@ -22,7 +22,13 @@ from typing import TypeAlias
 
 from service.evaluation.measures import MEASURES
 from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
-from service.evaluation.results import Evaluation, MatchRule, QuestionScore
+from service.evaluation.results import (
+    Evaluation,
+    ExperimentType,
+    MatchRule,
+    QuestionScore,
+    TaskScores,
+)
 from service.graph import nodes as n
 from service.graph import prov
 from service.graph import terms as t
@@ -181,6 +187,7 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         label=f"Experiment {eid}",
     )
     g.many(exp, [(p, o) for _, p, o in activity])
+    g.add(ds_uri, TYPE, _p(PROV, "Entity"))  # what the experiment used, typed without inference
     g.many(
         exp,
         [
@@ -202,8 +209,12 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         g.many(
             sys_uri,
             [
+                # Used by the experiment (an entity) and a piece of software that answers (an
+                # agent): both types written out, for clients that do no RDFS inference.
                 (TYPE, _p(GQA, "System")),
                 (TYPE, _p(PROV, "SoftwareAgent")),
+                (TYPE, _p(PROV, "Agent")),
+                (TYPE, _p(PROV, "Entity")),
                 (_p(RDFS, "label"), n.literal(info.label or name)),
                 (_p(DCT, "identifier"), n.literal(name)),
             ],
@@ -269,8 +280,10 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
             )
 
     # -- tasks ------------------------------------------------------------------------------
-    tasks: list[tuple[Evaluation, object]] = [(e, task) for e in evals for task in e.tasks.values()]
-    common = set.intersection(*(_defined(task.measures) for _, task in tasks))  # type: ignore[attr-defined]
+    tasks: list[tuple[Evaluation, TaskScores]] = [
+        (e, task) for e in evals for task in e.tasks.values()
+    ]
+    common = set.intersection(*(_defined(task.measures) for _, task in tasks))
     if not common:
         raise ValueError("no measure is defined on every task: the Data Cube needs at least one")
     g.add(structure, TYPE, _p(QB, "DataStructureDefinition"))
@@ -284,8 +297,16 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
 
     questions: dict[str, NamedNode] = {}  # question URIs recur in every task
     first_tasks: set[int] = set()
+    # GERBIL's gerbil:subExperimentOf: a sub-experiment's task points at the QA task of the
+    # same evaluation (system, dataset, language, profile).
+    qa_task = {
+        id(ev): NamedNode(uris.task(eid, k))
+        for k, (ev, task) in enumerate(tasks, start=1)
+        if task.experiment_type is ExperimentType.QA
+    }
     for k, (ev, task) in enumerate(tasks, start=1):
-        _task_quads(g, record, uris, k, ev, task, questions)
+        parent = None if task.experiment_type is ExperimentType.QA else qa_task.get(id(ev))
+        _task_quads(g, record, uris, k, ev, task, questions, parent=parent)
         if id(ev) not in first_tasks:  # the evaluation's warnings, on its first task
             first_tasks.add(id(ev))
             _warning_quads(g, NamedNode(uris.task(eid, k)), ev)
@@ -330,8 +351,10 @@ def _task_quads(
     uris: Uris,
     k: int,
     ev: Evaluation,
-    task,  # TaskScores
+    task: TaskScores,
     questions: dict[str, NamedNode],
+    *,
+    parent: NamedNode | None = None,
 ) -> None:
     eid = record.experiment_id
     exp = node(uris.experiment(eid))
@@ -344,7 +367,7 @@ def _task_quads(
     dims = [
         (_p(GERBIL, "annotator"), node(uris.system(ev.system))),
         (_p(GERBIL, "dataset"), node(uris.dataset(record.dataset.name))),
-        (_p(GERBIL, "experimentType"), _p(GQA, etype)),
+        (_p(GERBIL, "experimentType"), _p(GERBIL, etype)),
         (_p(GQA, "language"), node(lang_iri)),
         (_p(GQA, "profile"), node(ev.profile.iri)),
     ]
@@ -363,8 +386,13 @@ def _task_quads(
             (_p(GQA, "profileVersion"), n.literal(str(ev.profile.version))),
             (_p(GQA, "signature"), n.literal(ev.signature)),
             (_p(GQA, "languageTag"), n.literal(ev.language)),
+            # GERBIL's task status (0: finished; only finished tasks are recorded) and time
+            (_p(GERBIL, "statusCode"), n.literal("0", datatype=XSD + "int")),
+            (_p(GERBIL, "timestamp"), n.date_time(record.ended)),
         ],
     )
+    if parent is not None:
+        g.add(obs, _p(GERBIL, "subExperimentOf"), parent)
     if ev.kb:
         g.add(obs, _p(GQA, "knowledgeBase"), n.checked_iri(ev.kb) or n.literal(ev.kb))
     for name, value in task.measures.items():

@@ -31,7 +31,7 @@ PER_ANSWER_TYPE = (
     + """
 # Mean per-question F1 by answer type, for each system (QA task).
 SELECT ?system ?answerType (COUNT(?result) AS ?questions) (AVG(?f1) AS ?meanF1) WHERE {
-  ?task a gqa:Task ; gerbil:experimentType gqa:QA ; gerbil:annotator ?system .
+  ?task a gqa:Task ; gerbil:experimentType gerbil:QA ; gerbil:annotator ?system .
   ?result gqa:resultOf ?task ; gqa:f1 ?f1 ; gqa:question ?question .
   ?question gqa:answerType ?answerType .
 }
@@ -47,7 +47,7 @@ def system_history(system_uri: str) -> str:
 # A system's history: its QA results over time, in every public experiment.
 SELECT ?ended ?dataset ?profile ?macroF1 ?experiment WHERE {{
   ?task gerbil:annotator <{system_uri}> ;
-        gerbil:experimentType gqa:QA ;
+        gerbil:experimentType gerbil:QA ;
         gerbil:dataset ?dataset ;
         gqa:profile ?profile ;
         qb:dataSet ?experiment .

@@ -82,7 +82,14 @@ def serialize(quads: Iterable[Any], syntax: mediatypes.RdfSyntax, *, context_url
     kwargs: dict[str, Any] = {}
     if syntax.name in (mediatypes.TURTLE.name, mediatypes.TRIG.name, mediatypes.RDF_XML.name):
         kwargs["prefixes"] = used_prefixes(data, quads=syntax.quads)
-    return ox.serialize(data, format=syntax.oxigraph_format(), **kwargs)
+    return _bytes(ox.serialize(data, format=syntax.oxigraph_format(), **kwargs))
+
+
+def _bytes(out: bytes | None) -> bytes:
+    """pyoxigraph's ``serialize`` without an ``output`` returns the bytes (never None)."""
+    if out is None:
+        raise RuntimeError("pyoxigraph.serialize wrote to an output instead of returning bytes")
+    return out
 
 
 def used_prefixes(items: list[Any], *, quads: bool = False) -> dict[str, str]:
@@ -94,7 +101,9 @@ def used_prefixes(items: list[Any], *, quads: bool = False) -> dict[str, str]:
     not needed, which is harmless."""
     import pyoxigraph as ox
 
-    text = ox.serialize(items, format=ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES)
+    text = _bytes(
+        ox.serialize(items, format=ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES)
+    )
     return {name: ns for name, ns in prefixes().items() if f"<{ns}".encode() in text}
 
 

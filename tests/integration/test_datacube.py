@@ -286,7 +286,7 @@ PREFIX qb: <http://purl.org/linked-data/cube#>
 PREFIX dct: <http://purl.org/dc/terms/>
 SELECT ?system ?answerType (AVG(?f1) AS ?macroF1) (COUNT(?result) AS ?questions) WHERE {
   ?result gqa:f1 ?f1 ; gqa:question ?question ; gqa:resultOf ?task ; qb:dataSet ?set .
-  ?task gerbil:annotator ?system ; gerbil:experimentType gqa:QA .
+  ?task gerbil:annotator ?system ; gerbil:experimentType gerbil:QA .
   ?question gqa:answerType ?answerType ; dct:isPartOf <%s> .
 } GROUP BY ?system ?answerType ORDER BY ?system ?answerType
 """

@@ -209,6 +209,13 @@ def test_check_finds_nothing_then_reports_a_bad_literal_where_it_is(
         f"{graph_name}: IC-0: <{experiment.uri}> <http://purl.org/dc/terms/date>: "
         "'1920-10-8' is not a valid xsd:date"
     )
+    # ... and publishing refuses that graph: it stays private, nothing reaches the public side
+    assert main(["publish", "--store", str(copy), "--base", BASE, experiment.id]) == 1
+    err = capsys.readouterr().err
+    assert f"experiment {experiment.id} is not published" in err and "1920-10-8" in err
+    with open_storage(copy, base=BASE) as storage:
+        assert not storage.experiments.status(experiment.id).public
+        assert not storage.public.contains_named_graph(ox.NamedNode(graph_name))
 
 
 def test_every_real_answer_term_is_stored_as_a_term_the_strict_parser_reads(

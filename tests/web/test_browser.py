@@ -220,7 +220,7 @@ def _task_path(server, system: str) -> str:
         f"""PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
 PREFIX gerbil: <http://w3id.org/gerbil/vocab#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT ?task WHERE {{ <{server.url}experiment/{server.demo_id}> gqa:task ?task .
-  ?task gerbil:experimentType gqa:QA ; gerbil:annotator ?s . ?s rdfs:label "{system}" }}"""
+  ?task gerbil:experimentType gerbil:QA ; gerbil:annotator ?s . ?s rdfs:label "{system}" }}"""
     )
     return next(iter(rows))["task"].value  # type: ignore[index]
 

@@ -59,7 +59,7 @@ def tasks(server) -> dict[str, str]:
         f"""PREFIX gqa: <{GQA}> PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT ?task ?label WHERE {{ <{server.url}experiment/{demo}> gqa:task ?task .
-  ?task gerbil:experimentType gqa:QA ; gerbil:annotator ?s . ?s rdfs:label ?label }}"""
+  ?task gerbil:experimentType gerbil:QA ; gerbil:annotator ?s . ?s rdfs:label ?label }}"""
     )
     return {r["label"].value: r["task"].value.removeprefix(server.url) for r in rows}
 
