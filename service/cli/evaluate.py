@@ -89,8 +89,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--kb",
         metavar="FILE",
-        help="RDF file (any syntax by extension) or SPARQL endpoint URL for owl:sameAs and "
-        "label lookups (profiles that use a KB: see gerbil-qa profiles)",
+        action="append",
+        help="RDF file (any syntax by extension; repeatable) or one SPARQL endpoint URL: for "
+        "owl:sameAs and label lookups (profiles that use a KB: see gerbil-qa profiles) and to run "
+        "the queries of TEXT2SPARQL answers (default: a catalogue dataset's own KB)",
     )
     evaluate.add_argument("--kb-version", metavar="V", help="the KB's version, for the record")
     evaluate.add_argument(
@@ -196,7 +198,7 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         profile=args.profile,
         languages=(args.lang,) if args.lang else (),
         experiment_types=tuple(dict.fromkeys(types)),
-        kb=KBSpec((args.kb,), version=args.kb_version) if args.kb else None,
+        kb=KBSpec(tuple(args.kb), version=args.kb_version) if args.kb else None,
         options=RunOptions(ranked=args.ranked, force=args.force),
     )
 

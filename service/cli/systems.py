@@ -94,7 +94,19 @@ def register(sub: Any) -> None:
     run.add_argument("--dataset", required=True, help="questions file (any supported format)")
     run.add_argument("--name", help="the system's name (default: its URL)")
     run.add_argument("--concurrency", type=int, default=4, help="calls in flight at once")
-    run.add_argument("--output", type=Path, help="write the answer file (QALD-JSON) here")
+    run.add_argument(
+        "--interface",
+        choices=("qa", "text2sparql"),
+        default="qa",
+        help="qa: a GERBIL QA web service (POST query, lang; answers QALD-JSON); text2sparql: a "
+        "TEXT2SPARQL service (GET question, dataset; answers a SPARQL query, kept as the answer "
+        "and run on the KB when evaluated)",
+    )
+    run.add_argument(
+        "--output",
+        type=Path,
+        help="write the answer file here (QALD-JSON; TEXT2SPARQL answers JSON for text2sparql)",
+    )
     _add_call_options(run)
     run.set_defaults(handler=_run)
 
@@ -220,11 +232,17 @@ def _ask(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from service import formats
-    from service.systems.archive import answer_file
+    from service.systems.archive import ARCHIVE_FORMAT, answer_file
     from service.systems.webservice import run_web_service
 
     dataset = formats.read(args.dataset)
-    service = _service(args, name=args.name, concurrency=args.concurrency)
+    service = _service(
+        args,
+        name=args.name,
+        concurrency=args.concurrency,
+        interface=args.interface,
+        dataset_id=dataset.id,
+    )
     total = sum(1 for q in dataset.questions if q.text(args.lang) is not None)
     show = sys.stderr.isatty()
 
@@ -246,7 +264,8 @@ def _run(args: argparse.Namespace) -> int:
         + (f"; aborted: {result.aborted}" if result.aborted else "")
     )
     if args.output is not None:
-        data = answer_file(result.run, dataset, language=args.lang)
+        fmt = "text2sparql-answers" if args.interface == "text2sparql" else ARCHIVE_FORMAT
+        data = answer_file(result.run, dataset, language=args.lang, format=fmt)
         args.output.write_bytes(data)
         print(f"answer file written to {args.output}")
     return 1 if result.aborted else 0

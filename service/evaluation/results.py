@@ -302,6 +302,8 @@ class Evaluation:
                 # no-gold belongs to one experiment type (it is in that type's entry only)
                 if qs.status not in (QuestionStatus.SCORED, QuestionStatus.NO_GOLD):
                     entry.setdefault("status", qs.status.value)
+                if qs.error:  # why the system gave no answer (its call, its query)
+                    entry.setdefault("error", qs.error)
         out: dict[str, Any] = {
             "dataset": self.dataset,
             "system": self.system,

@@ -91,6 +91,34 @@ class StandardScoring:
         return (_sum_p(rows) / n, _sum_r(rows) / n, sum(r.f1 or 0.0 for r in rows) / n)
 
 
+def set_prf(tp: int, fp: int, fn: int) -> PRF:
+    """pytrec_eval's ``set_P``/``set_recall``/``set_F`` as TEXT2SPARQL'25 used them: no hit
+    (no relevant item, nothing retrieved, or nothing in common) is (0, 0, 0), also when both
+    sets are empty; else P = TP/(TP+FP), R = TP/(TP+FN), F their harmonic mean."""
+    if tp == 0:
+        return (0.0, 0.0, 0.0)
+    p = tp / (tp + fp)
+    r = tp / (tp + fn)
+    return p, r, fscore(p, r)
+
+
+class SetScoring:
+    """TEXT2SPARQL'25: per question :func:`set_prf`; macro = the challenge's averages (plain
+    means over every scored question × language); micro from summed counts (standard rule)."""
+
+    __slots__ = ()  # stateless
+    name = "set"
+
+    def question(self, judged: Judged, *, processed: bool) -> PRF:
+        return set_prf(judged.tp, judged.fp, judged.fn)
+
+    def micro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        return standard_micro(rows)
+
+    def macro(self, rows: Sequence[QuestionScore]) -> PRF | None:
+        return STANDARD.macro(rows)
+
+
 def _ratio(a: float, b: float) -> float:
     # evaluation.rb: "if denominator == 0 then 0"
     return a / b if b else 0.0
@@ -172,5 +200,6 @@ class LegacyScoring:
 
 
 STANDARD = StandardScoring()
+SET = SetScoring()
 QALD6 = Qald6Scoring()
 LEGACY = LegacyScoring()

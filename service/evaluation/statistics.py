@@ -385,6 +385,13 @@ _TWINS: dict[str, dict[str, Twin]] = {
         for base in ("precision", "recall", "f1")
     }
     | _COMMON,
+    "set": {  # TEXT2SPARQL'25: the per-question rule differs, the aggregations are standard
+        **_STANDARD_MICRO,
+        "macroPrecision": _mean_of("precision"),
+        "macroRecall": _mean_of("recall"),
+        "macroF1": _mean_of("f1"),
+        **_COMMON,
+    },
     "qald-legacy": {
         **_STANDARD_MICRO,
         "macroPrecision": _mean_of("precision"),

@@ -22,7 +22,7 @@ from service.experiments.systems import (
 
 if TYPE_CHECKING:
     from service.graph.results import SystemInfo
-    from service.model import SystemAnswer
+    from service.model import SystemAnswer, SystemRun
     from service.systems.safety import NetworkPolicy
 
 
@@ -34,6 +34,7 @@ class WebService:
     """A QA web service at ``url`` (GERBIL QA's interface)."""
 
     kind: ClassVar[str] = "webservice"
+    interface: ClassVar[str] = "qa"
     from_files: ClassVar[bool] = False
     name: str
     url: str
@@ -55,7 +56,9 @@ class WebService:
 
         return SystemInfo(self.name, label=self.label, endpoint=self.url)
 
-    def _client(self, options: RunOptions, policy: NetworkPolicy | None) -> Any:
+    def _client(
+        self, options: RunOptions, policy: NetworkPolicy | None, *, dataset_id: str | None = None
+    ) -> Any:
         from service.systems.webservice import WebService as Client
 
         settings: dict[str, Any] = {"policy": policy} if policy is not None else {}
@@ -65,6 +68,8 @@ class WebService:
             concurrency=options.concurrency,
             timeout=options.timeout,
             retries=options.retries,
+            interface=self.interface,
+            dataset_id=dataset_id,
             **settings,
         )
 
@@ -88,7 +93,7 @@ class WebService:
 
         result = run_web_service(
             ctx.dataset,
-            self._client(ctx.options, ctx.policy),
+            self._client(ctx.options, ctx.policy, dataset_id=ctx.dataset.id),
             language=ctx.language,
             done=done,
             on_answer=keep,
@@ -108,7 +113,31 @@ class WebService:
                 f"{result.calls} of {total} questions asked, {result.errors} of them failed, "
                 f"{total - result.calls} never asked"
             )
-        return Obtained(result.run, archived(result.run, ctx, self.name))
+        return self._obtained(result.run, ctx)
+
+    def _obtained(self, run: SystemRun, ctx: SystemContext) -> Obtained:
+        return Obtained(run, archived(run, ctx, self.name))
+
+
+@dataclass(frozen=True, slots=True)
+class Text2SparqlService(WebService):
+    """A Text2SPARQL service at ``url`` (TEXT2SPARQL'25: GET ``question`` and ``dataset``,
+    answers ``{"query"}``): asked like a QA web service (same network policy, concurrency,
+    time limits, retries, error reasons, resume), its queries archived as TEXT2SPARQL answers
+    and run on the experiment's KB (:mod:`service.experiments.queries`)."""
+
+    kind: ClassVar[str] = "text2sparql"
+    interface: ClassVar[str] = "text2sparql"
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Text2SparqlService:
+        return cls(str(data["name"]), str(data["url"]), data.get("label"))
+
+    def _obtained(self, run: SystemRun, ctx: SystemContext) -> Obtained:
+        from service.systems.archive import QUERY_FORMAT
+
+        files = archived(run, ctx, self.name, format=QUERY_FORMAT)
+        return Obtained(run, files, queries=True)
 
 
 # -- reference systems ----------------------------------------------------------------------

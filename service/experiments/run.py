@@ -126,7 +126,15 @@ def run_experiment(
             log=job.log(index) if job is not None else None,
             archive=job.archive if job is not None else None,
         )
-        obtained.append(system.obtain(context))
+        got = system.obtain(context)
+        if got.queries:  # answers are SPARQL queries: run them on the pinned KB
+            from dataclasses import replace
+
+            from service.experiments.queries import answer_queries, kb_sources
+
+            sources, version = kb_sources(spec)
+            got = replace(got, run=answer_queries(got.run, dataset, sources, version=version))
+        obtained.append(got)
 
     report.phase("scoring")
     evaluations: list[Evaluation] = []

@@ -13,8 +13,11 @@ system's answers to a dataset (:meth:`obtain`), with their files to record as PR
 - :class:`~service.experiments.asked.Reference`: a reference system that runs here
   (``gold-sparql``, ``baseline``) over the experiment's KB, archived like a service's answers.
 
-Adding a kind (e.g. a Text2SPARQL service: GET ``question`` and ``dataset``, a SPARQL query back
-that we run on the KB) is one class with ``kind``, ``from_files``, ``to_json``/``from_json``,
+- :class:`~service.experiments.asked.Text2SparqlService`: a Text2SPARQL service (GET
+  ``question`` and ``dataset``, a SPARQL query back that is run on the KB), asked like a QA
+  web service.
+
+Adding a kind is one class with ``kind``, ``from_files``, ``to_json``/``from_json``,
 ``files``, ``info``, ``check`` and ``obtain``, plus its entry in :data:`SYSTEM_KINDS`.
 """
 
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     from service.model import Dataset, SystemAnswer, SystemRun
     from service.systems.safety import NetworkPolicy
 
+QUERY_ANSWERS_FORMAT = "text2sparql-answers"  # an answer file whose answers are queries
 SYSTEM_NAME = r"^\w[\w .+()@,:'-]{0,119}$"  # compiled when first used (start-up of evaluate)
 
 
@@ -126,10 +130,12 @@ class FileEntity:
 
 @dataclass(frozen=True, slots=True)
 class Obtained:
-    """A system's answers and the files to record with them."""
+    """A system's answers and the files to record with them; ``queries``: the answers are
+    SPARQL queries to run on the KB (:mod:`service.experiments.queries`)."""
 
     run: SystemRun
     files: tuple[FileEntity, ...] = ()
+    queries: bool = False
 
 
 def check_name(name: str, n: int) -> str:
@@ -186,17 +192,19 @@ class AnswerFile:
         entity = FileEntity(
             self.file.name, self.name, media_type=media_type_of(parsed), ref=self.file
         )
-        return Obtained(run, (entity,))
+        return Obtained(run, (entity,), queries=parsed.format == QUERY_ANSWERS_FORMAT)
 
 
-def archived(run: SystemRun, ctx: SystemContext, name: str) -> tuple[FileEntity, ...]:
+def archived(
+    run: SystemRun, ctx: SystemContext, name: str, *, format: str | None = None
+) -> tuple[FileEntity, ...]:
     """The answers a system gave, kept as an answer file beside the store (so the experiment
     can be re-scored without the system) and recorded as an entity with its SHA-256."""
     import hashlib
 
-    from service.systems.archive import answer_file
+    from service.systems.archive import ARCHIVE_FORMAT, answer_file
 
-    data = answer_file(run, ctx.dataset, language=ctx.language)
+    data = answer_file(run, ctx.dataset, language=ctx.language, format=format or ARCHIVE_FORMAT)
     file_name = f"{ctx.index + 1}-{_safe(name)}.json"
     if ctx.archive is not None:
         ctx.archive(file_name, data)
@@ -218,6 +226,7 @@ def _safe(name: str) -> str:
 SYSTEM_KINDS: dict[str, str] = {
     "answers": "service.experiments.systems:AnswerFile",
     "webservice": "service.experiments.asked:WebService",
+    "text2sparql": "service.experiments.asked:Text2SparqlService",
     "reference": "service.experiments.asked:Reference",
 }
 """Every kind of system by its ``kind`` (the key a stored spec names it by) -> where its class

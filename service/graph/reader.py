@@ -216,6 +216,8 @@ def _evaluation(
             entry[task.experiment_type] = scores
             if status not in ("scored", "no-gold"):
                 entry.setdefault("status", status)
+            if (error := row.text(GQA + "errorMessage")) is not None:
+                entry.setdefault("error", error)
     return {
         "dataset": label or local(first.dataset),
         "system": first.system_name,

@@ -4,7 +4,9 @@ A QALD-JSON file (written by ``service.formats``) with one entry per question as
 question string sent, the SPARQL and answers the service returned. Two extra per-question keys
 keep what QALD-JSON has no field for, so re-scoring the archive gives the same results as the
 live run: ``"error"`` (why the call failed) and ``"runtimeMs"`` (wall time of a successful
-call). Any QALD-JSON reader ignores them; :func:`read_answer_file` restores them.
+call). Any QALD-JSON reader ignores them; :func:`read_answer_file` restores them. A Text2SPARQL
+service's run is kept as TEXT2SPARQL answers JSON (:data:`QUERY_FORMAT`: its queries, each
+entry's ``qname`` and ``endpoint``), with the same two extra keys.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from service.model import AnswerSet, Dataset, Question, QuestionText, SystemRun,
 ERROR_KEY = "error"
 RUNTIME_KEY = "runtimeMs"
 ARCHIVE_FORMAT = "qald-json"
+QUERY_FORMAT = "text2sparql-answers"
 
 
 def answer_file(
@@ -35,10 +38,13 @@ def answer_file(
             extra.append((ERROR_KEY, answer.error))
         if answer.runtime_ms is not None:
             extra.append((RUNTIME_KEY, f"{answer.runtime_ms:.3f}"))
+        if format == QUERY_FORMAT and run.source:
+            extra.append(("endpoint", run.source))  # the TEXT2SPARQL answers' own field
         text = question.text(language)
         entries.append(
             Question(
                 id=question.id,
+                language=language if format == QUERY_FORMAT else None,
                 texts=(QuestionText(language, text, annotations=answer.annotations),),
                 answertype=answer.answertype,
                 sparql=answer.sparql,
@@ -51,9 +57,16 @@ def answer_file(
     archive = Dataset(
         id=dataset.id,
         questions=tuple(entries),
-        metadata=(("dataset.system", run.system),),
+        # the dataset's prefix names each TEXT2SPARQL answer's item (``ck25:1-en``)
+        metadata=(("dataset.system", run.system), *_prefix_of(dataset)),
     )
     return formats.write(archive, format)
+
+
+def _prefix_of(dataset: Dataset) -> tuple[tuple[str, str], ...]:
+    from service.formats.text2sparql import PREFIX_KEY
+
+    return tuple((k, v) for k, v in dataset.metadata if k == PREFIX_KEY)
 
 
 def read_answer_file(

@@ -186,3 +186,22 @@ def _kind(value: object) -> str:
     if value is None:
         return "null"
     return "object"
+
+
+def parse_query_answer(body: bytes, *, question_id: str) -> SystemAnswer:
+    """A Text2SPARQL service's answer: JSON ``{"dataset", "question", "query"}``; the query is
+    kept exactly as returned (an empty string or prose is real output, judged when it runs)."""
+    text = body.removeprefix(b"\xef\xbb\xbf")
+    try:
+        doc = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise BadResponse(
+            f"the response is not JSON ({err}): {snippet(body)} "
+            '(expected {"dataset", "question", "query"})'
+        ) from err
+    if not isinstance(doc, dict) or not isinstance(doc.get("query"), str):
+        raise BadResponse(
+            f"the response has no query string: {snippet(body)} "
+            '(expected {"dataset", "question", "query"})'
+        )
+    return SystemAnswer(question_id, sparql=doc["query"])

@@ -1,4 +1,8 @@
-"""Running a dataset against a QA system that implements the GERBIL QA web-service interface.
+"""Running a dataset against a QA system over HTTP: a GERBIL QA web service, or a Text2SPARQL
+service (``interface="text2sparql"``: ``GET url?question=…&dataset=<dataset id>`` answering JSON
+``{"dataset", "question", "query"}``, TEXT2SPARQL'25; the query is the answer, run later on the
+KB by :mod:`service.experiments.queries`). Both share everything below: network policy,
+concurrency, time limits, retries, error reasons and the error-rate abort.
 
 For each question: POST ``query`` (the question string) and ``lang`` (ISO 639-1), form-encoded
 as UTF-8, and read QALD-JSON or eQALD-JSON back (GERBIL QA wiki, ``seeds/001``). Questions run
@@ -27,7 +31,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 from service.errors import BadRequest, Problem
 from service.model import Dataset, Question, SystemAnswer, SystemRun
-from service.systems.response import BadResponse, parse_answer, snippet
+from service.systems.response import BadResponse, parse_answer, parse_query_answer, snippet
 from service.systems.safety import NetworkPolicy, UnsafeURL
 
 if TYPE_CHECKING:
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
 FORM_TYPE = "application/x-www-form-urlencoded; charset=UTF-8"
 ACCEPT = "application/json, application/sparql-results+json;q=0.9, application/xml;q=0.5"
 _REDIRECTS = (301, 302, 303, 307, 308)
+INTERFACES = ("qa", "text2sparql")
+JSON_ACCEPT = "application/json"
 _MAX_RETRY_AFTER = 30.0
 
 
@@ -56,8 +62,14 @@ class WebService:
     max_error_rate: float = 0.25
     min_calls: int = 20
     policy: NetworkPolicy = field(default_factory=NetworkPolicy.from_env)
+    interface: str = "qa"  # "qa" (POST query, lang) or "text2sparql" (GET question, dataset)
+    dataset_id: str | None = None  # the ``dataset`` a Text2SPARQL service is asked about
 
     def __post_init__(self) -> None:
+        if self.interface not in INTERFACES:
+            raise BadRequest(
+                f"unknown interface {self.interface!r}; known: {', '.join(INTERFACES)}"
+            )
         if self.concurrency < 1:
             raise BadRequest(f"concurrency must be at least 1, got {self.concurrency}")
         if self.timeout <= 0:
@@ -237,9 +249,16 @@ def ask(
             started = time.perf_counter()
             try:
                 body, content_type = _post(service, http, text, language)
-                answer, warnings = parse_answer(
-                    body, question_id=question_id, system=service.system, content_type=content_type
-                )
+                warnings: tuple[Problem, ...] = ()
+                if service.interface == "text2sparql":
+                    answer = parse_query_answer(body, question_id=question_id)
+                else:
+                    answer, warnings = parse_answer(
+                        body,
+                        question_id=question_id,
+                        system=service.system,
+                        content_type=content_type,
+                    )
                 runtime = (time.perf_counter() - started) * 1000
                 return replace(answer, runtime_ms=runtime), warnings
             except _Transient as err:
@@ -274,11 +293,14 @@ def _post(
     # own template service) assume ISO-8859-1 without it.
     form = urlencode({"query": text, "lang": language}, encoding="utf-8").encode("ascii")
     url, method = service.url, "POST"
+    if service.interface == "text2sparql":  # TEXT2SPARQL'25: the question in the query string
+        query = urlencode({"question": text, "dataset": service.dataset_id or ""}, encoding="utf-8")
+        url, method = f"{url}{'&' if '?' in url else '?'}{query}", "GET"
     for _hop in range(service.policy.max_redirects + 1):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise _Permanent(f"no complete answer within {service.timeout:g} s")
-        headers = {"Accept": ACCEPT}
+        headers = {"Accept": JSON_ACCEPT if service.interface == "text2sparql" else ACCEPT}
         if method == "POST":
             headers["Content-Type"] = FORM_TYPE
         try:

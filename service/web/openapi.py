@@ -123,7 +123,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                                         "type": "string",
                                         "format": "uri",
                                         "description": "A QA web service (GERBIL QA interface: "
-                                        "POST query and lang, answers QALD-JSON).",
+                                        "POST query and lang, answers QALD-JSON), or with "
+                                        "interface text2sparql a Text2SPARQL service (GET "
+                                        "question and dataset, answers a SPARQL query that is "
+                                        "run on the dataset's KB).",
+                                    },
+                                    "interface": {
+                                        "type": "string",
+                                        "enum": ["qa", "text2sparql"],
+                                        "default": "qa",
                                     },
                                 },
                             },
@@ -262,7 +270,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "owner token. As multipart/form-data: `dataset` (catalogue name) or file "
                     "`dataset_file` (`dataset_format` declares its format); files `answers` "
                     "(one per system; `answers_name` names them and `answers_format` declares "
-                    "their formats, in order); `webservice` as `name=url`; `profile`, "
+                    "their formats, in order); `webservice` and `text2sparql` as `name=url`; "
+                    "`profile`, "
                     "`language`, `experiment_type` (repeatable), `kb`, `force`.",
                     {
                         "202": {

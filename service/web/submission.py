@@ -49,6 +49,7 @@ class RawSystem:
     name: str | None
     answers: FileUpload | None = None
     url: str | None = None
+    interface: str = "qa"  # for a URL: "qa" (a QA web service) or "text2sparql"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +82,13 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         name = names[n] if n < len(names) and names[n].strip() else None
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
-    for value in form.getlist("webservice"):
-        name, sep, url = value.partition("=")
-        if sep and not name.lower().startswith(("http:", "https:")):
-            systems.append(RawSystem(name.strip(), url=url.strip()))
-        else:
-            systems.append(RawSystem(None, url=value.strip()))
+    for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
+        for value in form.getlist(field_name):
+            name, sep, url = value.partition("=")
+            if sep and not name.lower().startswith(("http:", "https:")):
+                systems.append(RawSystem(name.strip(), url=url.strip(), interface=interface))
+            else:
+                systems.append(RawSystem(None, url=value.strip(), interface=interface))
     return RawSubmission(
         dataset_name=form.get("dataset") or None,
         dataset_file=dataset_file,
@@ -154,6 +156,7 @@ def from_json(data: Any) -> RawSubmission:
                 if answers is not None
                 else None,
                 url=_text(item, "url", where),
+                interface=_interface(item, where),
             )
         )
     types = data.get("experimentTypes") or []
@@ -182,7 +185,7 @@ def to_spec(
     the request itself gets wrong: both or neither dataset, a system with both or neither of
     answers and URL, an unknown KB name)."""
     from service.evaluation.profiles import DEFAULT_PROFILE
-    from service.experiments.asked import WebService
+    from service.experiments.asked import Text2SparqlService, WebService
     from service.experiments.spec import (
         CatalogueDataset,
         ExperimentSpec,
@@ -215,7 +218,7 @@ def to_spec(
             known = ", ".join(sorted(kbs)) or "none configured"
             raise BadRequest(f"unknown knowledge base {raw.kb!r}; known: {known}")
         kb = KBSpec(kbs[raw.kb], name=raw.kb)
-    systems: list[AnswerFile | WebService] = []
+    systems: list[AnswerFile | WebService] = []  # a Text2SparqlService is a WebService
     for n, system in enumerate(raw.systems, start=1):
         if (system.answers is None) == (system.url is None):
             raise BadRequest(f"system {n}: give either an answer file or a web-service URL")
@@ -224,7 +227,8 @@ def to_spec(
             systems.append(AnswerFile(str(name).strip(), keep(system.answers)))
         else:
             url = str(system.url or "").strip()
-            systems.append(WebService(str(system.name or _name_from_url(url)).strip(), url))
+            kind = Text2SparqlService if system.interface == "text2sparql" else WebService
+            systems.append(kind(str(system.name or _name_from_url(url)).strip(), url))
     spec = ExperimentSpec(
         dataset=dataset,
         systems=tuple(systems),
@@ -235,6 +239,13 @@ def to_spec(
         options=RunOptions(force=raw.force),
     )
     return spec, uploads
+
+
+def _interface(item: dict[str, Any], where: str) -> str:
+    value = item.get("interface", "qa")
+    if value not in ("qa", "text2sparql"):
+        raise BadRequest(f'{where}.interface: expected "qa" or "text2sparql", got {value!r}')
+    return str(value)
 
 
 def _name_from_url(url: str) -> str:

@@ -13,10 +13,10 @@ from service.evaluation.profiles import DEFAULT_PROFILE, VOCAB, Profile
 from service.evaluation.results import ExperimentType
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
 
-NAMES = ["gerbil", "qald6", "qald-legacy", "exact", "fair", "poleval"]
+NAMES = ["gerbil", "qald6", "qald-legacy", "exact", "fair", "poleval", "text2sparql"]
 
 
-def test_the_six_profiles_and_the_default() -> None:
+def test_the_seven_profiles_and_the_default() -> None:
     assert sorted(PROFILES) == sorted(NAMES)
     assert DEFAULT_PROFILE == "fair"
     assert next(iter(PROFILES)) == "fair"
@@ -66,7 +66,7 @@ def test_unknown_profile_is_a_clear_error() -> None:
 def test_kb_use_and_experiment_types_per_profile() -> None:
     assert {n for n, p in PROFILES.items() if p.uses_kb} == {"gerbil", "fair"}
     full = {n for n, p in PROFILES.items() if p.experiment_types == tuple(ExperimentType)}
-    assert full == {"gerbil", "fair", "exact"}
+    assert full == {"gerbil", "fair", "exact", "text2sparql"}
 
 
 # -- exact ----------------------------------------------------------------------------------------

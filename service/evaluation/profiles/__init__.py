@@ -50,6 +50,7 @@ _MODULES: dict[str, str] = {
     "qald-legacy": "qald_legacy",
     "exact": "exact",
     "poleval": "poleval",
+    "text2sparql": "text2sparql",
 }
 """Every profile's name -> its module in this package, in listing order (the first is the
 default). Register a new profile here."""

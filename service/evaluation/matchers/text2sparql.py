@@ -1,0 +1,42 @@
+"""The ``text2sparql`` profile's matching: TEXT2SPARQL'25's items, compared as exact strings.
+
+The challenge scored result sets with pytrec_eval's ``set_P``/``set_recall``/``set_F``: the items
+are the value strings of every binding of every variable. A gold item is relevant only with a
+weight above 0, so an ASK whose gold is false has no relevant item; every item a system returned
+is retrieved whatever its weight, so a system's ASK answer is the item ``true`` whether it said
+true or false (``{"true": 0}`` in its result set).
+"""
+
+from __future__ import annotations
+
+from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
+from service.evaluation.matchers.base import Judged, match_sets
+from service.model import AnswerSet
+
+ASK_ITEM = "true"
+
+
+def relevant_items(gold: AnswerSet) -> list[str]:
+    """The gold's relevant items: its value strings; an ASK gives ``true`` only when true."""
+    if gold.boolean is not None:
+        return [ASK_ITEM] if gold.boolean else []
+    return [t.value for t in gold.values()]
+
+
+def retrieved_items(system: AnswerSet) -> list[str]:
+    """What the system returned: its value strings; an ASK answer is ``true`` either way."""
+    if system.boolean is not None:
+        return [ASK_ITEM]
+    return [t.value for t in system.values()]
+
+
+class Text2SparqlMatcher:
+    """Relevant gold items against retrieved system items, set semantics, exact strings."""
+
+    __slots__ = ()  # stateless
+
+    def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
+        return NO_REQUESTS
+
+    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+        return match_sets(relevant_items(gold), retrieved_items(system))

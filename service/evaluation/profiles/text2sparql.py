@@ -1,0 +1,34 @@
+"""TEXT2SPARQL'25 (ESWC 2025), as the challenge scored result sets."""
+
+from __future__ import annotations
+
+from service.evaluation.matchers.text2sparql import Text2SparqlMatcher
+from service.evaluation.profiles.base import Profile
+from service.evaluation.scoring import SET
+
+PROFILE = Profile(
+    name="text2sparql",
+    version="1.0.0",
+    reference="TEXT2SPARQL-2025-pytrec_eval-set",
+    title="TEXT2SPARQL'25",
+    description=(
+        "The TEXT2SPARQL'25 challenge's scoring (pytrec_eval set_P, set_recall, set_F over "
+        "result sets). Items are the value strings of every binding of every variable, "
+        "compared exactly, as sets. A gold item is relevant only with a weight above 0, so an "
+        "ASK whose gold is false has no relevant item; every item a system returned counts as "
+        "retrieved, so a system's ASK answer is the item 'true' whether it said true or false. "
+        "A question with no relevant item, nothing retrieved or no hit scores 0/0/0 (also when "
+        "both are empty); else P = TP/(TP+FP), R = TP/(TP+FN). Macro precision, recall and F1 "
+        "are the challenge's averages: plain means over every question and language scored. "
+        "NDCG is not computed (the published files give no ranks: it is 0 for every system)."
+    ),
+    settings=(
+        ("items", "values"),
+        ("match", "string"),
+        ("sets", "distinct"),
+        ("ask", "gold-true-relevant,system-any-retrieved"),
+        ("empty", "0/0"),
+    ),
+    matcher=Text2SparqlMatcher(),
+    scoring=SET,
+)

@@ -1,0 +1,63 @@
+"""Answers that are queries: run each system query on the experiment's pinned KB.
+
+A TEXT2SPARQL answers file (``text2sparql-answers``) and a Text2SPARQL service give a SPARQL
+query per question and no answers: the answers are what the query returns on the dataset's
+knowledge graph. The KB is the experiment's (``--kb``: RDF files or one endpoint), else the
+catalogue dataset's own (its KB files, else its SPARQL endpoint). Each query runs through
+:class:`~service.kb.executor.SparqlExecutor` (the dataset's prefix environment, the lenient
+dialect rewritten to standard SPARQL, a time and result-size limit); a query that gives no
+answers keeps its reason (empty, prose, parse error, engine error, timeout…) as the question's
+error, and the question is scored as an empty answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from service.errors import BadRequest
+
+if TYPE_CHECKING:
+    from service.experiments.spec import ExperimentSpec
+    from service.model import Dataset, SystemRun
+
+
+def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
+    """The KB the system queries run on, and its version (the spec's, else the catalogue's)."""
+    from service.experiments.spec import CatalogueDataset
+
+    if spec.kb is not None:
+        return spec.kb.sources, spec.kb.version
+    if isinstance(spec.dataset, CatalogueDataset):
+        from service import catalog
+
+        entry = catalog.get_entry(spec.dataset.name)
+        files = catalog.kb_files(entry.name)
+        if files:
+            return tuple(str(f) for f in files), entry.knowledge_base_version
+        if entry.sparql_endpoint:
+            return (entry.sparql_endpoint,), entry.knowledge_base_version
+    raise BadRequest(
+        "the system gives SPARQL queries, whose answers come from the knowledge base: give the "
+        "KB (--kb FILE, repeatable, or a SPARQL endpoint URL; the API's kb)"
+    )
+
+
+def answer_queries(
+    run: SystemRun, dataset: Dataset, sources: tuple[str, ...], *, version: str | None
+) -> SystemRun:
+    """``run`` with each answer's query run on the KB (answers already failed are kept)."""
+    from service.formats.text2sparql import prefix_environment
+    from service.kb.executor import SparqlExecutor
+
+    todo = [a for a in run.answers.values() if a.error is None]
+    answers = dict(run.answers)
+    with SparqlExecutor(
+        list(sources), prefixes=prefix_environment(dataset), version=version
+    ) as executor:
+        for answer, result in zip(todo, executor.run_all(a.sparql for a in todo), strict=True):
+            error = (
+                None if result.failure is None else f"the query gave no answers: {result.failure}"
+            )
+            answers[answer.question_id] = replace(answer, answers=result.answers, error=error)
+    return replace(run, answers=answers)

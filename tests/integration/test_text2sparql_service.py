@@ -1,0 +1,118 @@
+"""A Text2SPARQL service end to end (issue 10 items 3 and 4): ask it, keep its queries, run them
+on the pinned KB, score them as the challenge did.
+
+The service is real: an HTTP server on 127.0.0.1, started here, answering the TEXT2SPARQL'25
+interface (``GET ?question=…&dataset=…`` -> ``{"dataset", "question", "query"}``) with the
+queries FRANZ's service returned in the official run (``systems/FRANZ/ck25_answers.json``).
+``gerbil-qa system run --interface text2sparql`` asks it every CK25 question and writes the
+TEXT2SPARQL answers JSON; ``gerbil-qa evaluate --kb`` with the two CK25 graphs runs each query
+on them and scores the result sets under ``text2sparql``: the per-question values are the
+published ones (``ck25_eval.json``), and every failed query names its reason.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from service.cli import main
+from service.kb.executor import FailureReason
+
+T2S = "text2sparql2025"
+
+
+@pytest.fixture(scope="module")
+def service(data_dir: Path) -> Iterator[tuple[str, list[str]]]:
+    """The URL of a Text2SPARQL service replaying FRANZ's CK25 queries, and what it was asked."""
+    entries = json.loads((data_dir / T2S / "systems" / "FRANZ" / "ck25_answers.json").read_text())
+    by_question = {e["question"]: e for e in entries}
+    asked: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            params = parse_qs(urlsplit(self.path).query)
+            question = params.get("question", [""])[0]
+            asked.append(params.get("dataset", [""])[0])
+            entry = by_question.get(question)
+            if entry is None:
+                self.send_error(404, "unknown question")
+                return
+            body = json.dumps(
+                {"dataset": entry["dataset"], "question": question, "query": entry["query"]}
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:  # quiet
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/api", asked
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def _mirror(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+
+
+def test_ask_keep_run_on_the_kb_and_score(
+    service: tuple[str, list[str]],
+    data_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url, asked = service
+    questions = data_dir / T2S / "ck25" / "questions.yml"
+    answers = tmp_path / "franz-ck25.json"
+    argv = ["system", "run", url, "--interface", "text2sparql", "--dataset", str(questions)]
+    assert (
+        main([*argv, "--output", str(answers), "--allow", "127.0.0.1/32", "--name", "FRANZ"]) == 0
+    )
+    assert "50 questions: 50 asked, 0 failed" in capsys.readouterr().out
+    assert set(asked) == {"https://text2sparql.aksw.org/2025/corporate/"}  # the dataset id
+    kept = json.loads(answers.read_text())
+    assert [e["qname"] for e in kept][:2] == ["ck25:1-en", "ck25:2-en"]
+    assert all(e["endpoint"] == url and "query" in e for e in kept)
+
+    graphs = data_dir / T2S / "ck25" / "graphs"
+    argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
+    argv += ["--kb", str(graphs / "prod-vocab.ttl"), "--kb", str(graphs / "prod-inst.ttl")]
+    assert main([*argv, "--profile", "text2sparql", "--output", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    published = json.loads((data_dir / T2S / "systems" / "FRANZ" / "ck25_eval.json").read_text())
+    for entry in result["questions"]:
+        expected = published[f"ck25:{entry['id']}-en"]
+        assert entry["QA"]["precision"] == pytest.approx(expected["set_P"], abs=1e-9)
+        assert entry["QA"]["recall"] == pytest.approx(expected["set_recall"], abs=1e-9)
+        assert entry["QA"]["f1"] == pytest.approx(expected["set_F"], abs=1e-9)
+    assert result["results"]["QA"]["macroF1"] == pytest.approx(
+        published["average"]["set_F"], abs=1e-9
+    )
+    failed = [e for e in result["questions"] if e.get("status") == "error"]
+    assert failed and result["results"]["QA"]["errorCount"] == len(failed)
+    reasons = {r.value for r in FailureReason}
+    for entry in failed:  # each says why its query gave nothing
+        assert entry["error"].startswith("the query gave no answers: ")
+        assert entry["error"].split(": ", 1)[1].split(" ", 1)[0].split(":")[0] in reasons
+
+
+def test_queries_need_a_kb(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """TEXT2SPARQL answers scored against a dataset file (the gold result sets) that names no
+    KB: a clear error, not empty answers."""
+    answers = data_dir / T2S / "systems" / "FRANZ" / "ck25_answers.json"
+    gold = data_dir / T2S / "ck25" / "true_result_set.json"
+    assert main(["evaluate", "--dataset", str(gold), "--answers", str(answers)]) == 1
+    assert "give the KB (--kb FILE" in capsys.readouterr().err
