@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "service.cli.systems",
     "service.cli.formats",
     "service.cli.evaluate",
+    "service.cli.compare",
     "service.cli.graph",
     "service.cli.web",
 )
@@ -28,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 COMMANDS: dict[str, tuple[str, ...]] = {
     "evaluate": ("service.cli.evaluate",),
     "profiles": ("service.cli.evaluate",),
+    "compare": ("service.cli.compare",),
     "validate": ("service.cli.formats",),
     "convert": ("service.cli.formats",),
     "export": ("service.cli.graph",),

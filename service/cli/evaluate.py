@@ -48,6 +48,65 @@ def _choices() -> tuple[str, str, str]:
     return DEFAULT_PROFILE, profiles, ",".join(t.value for t in ExperimentType)
 
 
+def add_run_arguments(
+    parser: argparse.ArgumentParser, default_profile: str, profile_names: str, type_names: str
+) -> None:
+    """The arguments that say what to score (``evaluate`` and ``compare`` share them, so the
+    same files give the same systems, named alike)."""
+    parser.add_argument(
+        "--dataset",
+        required=True,
+        metavar="FILE|NAME",
+        help="the gold dataset: a file, or a built-in dataset's name (gerbil-qa datasets)",
+    )
+    parser.add_argument(
+        "--answers",
+        required=True,
+        action="extend",
+        nargs="+",
+        metavar="FILE",
+        help="answer files, one per system (several after one flag, or the flag repeated)",
+    )
+    parser.add_argument(
+        "--system",
+        action="append",
+        metavar="NAME",
+        help="the system's name, one per --answers in order (default: the file's stem)",
+    )
+    parser.add_argument(
+        "--profile", default=default_profile, metavar="P", help=f"scorer profile: {profile_names}"
+    )
+    parser.add_argument(
+        "--lang", metavar="L", help="question language (default: the profile's; gerbil-qa profiles)"
+    )
+    parser.add_argument(
+        "--kb",
+        metavar="FILE",
+        action="append",
+        help="RDF file (any syntax by extension; repeatable) or one SPARQL endpoint URL: for "
+        "owl:sameAs and label lookups (profiles that use a KB: see gerbil-qa profiles) and to run "
+        "the queries of TEXT2SPARQL answers (default: a catalogue dataset's own KB)",
+    )
+    parser.add_argument("--kb-version", metavar="V", help="the KB's version, for the record")
+    parser.add_argument(
+        "--types",
+        metavar="T,…",
+        help=f"experiment types, comma-separated: {type_names} (default: QA and every "
+        "sub-experiment the answers have data for)",
+    )
+    parser.add_argument(
+        "--ranked",
+        action="store_true",
+        help="answers are listed in rank order: also report MRR and Hits@1/5/10",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="score answers even when under half of the dataset's question ids have one "
+        "(refused by default: they are likely answers to another dataset)",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     default_profile, profile_names, type_names = _choices()
     evaluate = subparsers.add_parser(
@@ -60,58 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "line (JSON Lines), one per file, in the order given."
         ),
     )
-    evaluate.add_argument(
-        "--dataset",
-        required=True,
-        metavar="FILE|NAME",
-        help="the gold dataset: a file, or a built-in dataset's name (gerbil-qa datasets)",
-    )
-    evaluate.add_argument(
-        "--answers",
-        required=True,
-        action="extend",
-        nargs="+",
-        metavar="FILE",
-        help="answer files, one per system (several after one flag, or the flag repeated)",
-    )
-    evaluate.add_argument(
-        "--system",
-        action="append",
-        metavar="NAME",
-        help="the system's name, one per --answers in order (default: the file's stem)",
-    )
-    evaluate.add_argument(
-        "--profile", default=default_profile, metavar="P", help=f"scorer profile: {profile_names}"
-    )
-    evaluate.add_argument(
-        "--lang", metavar="L", help="question language (default: the profile's; gerbil-qa profiles)"
-    )
-    evaluate.add_argument(
-        "--kb",
-        metavar="FILE",
-        action="append",
-        help="RDF file (any syntax by extension; repeatable) or one SPARQL endpoint URL: for "
-        "owl:sameAs and label lookups (profiles that use a KB: see gerbil-qa profiles) and to run "
-        "the queries of TEXT2SPARQL answers (default: a catalogue dataset's own KB)",
-    )
-    evaluate.add_argument("--kb-version", metavar="V", help="the KB's version, for the record")
-    evaluate.add_argument(
-        "--types",
-        metavar="T,…",
-        help=f"experiment types, comma-separated: {type_names} (default: QA and every "
-        "sub-experiment the answers have data for)",
-    )
-    evaluate.add_argument(
-        "--ranked",
-        action="store_true",
-        help="answers are listed in rank order: also report MRR and Hits@1/5/10",
-    )
-    evaluate.add_argument(
-        "--force",
-        action="store_true",
-        help="score answers even when under half of the dataset's question ids have one "
-        "(refused by default: they are likely answers to another dataset)",
-    )
+    add_run_arguments(evaluate, default_profile, profile_names, type_names)
     evaluate.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
     evaluate.add_argument(
         "--store",

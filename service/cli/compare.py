@@ -1,0 +1,131 @@
+"""``gerbil-qa compare``: several systems on one dataset, with intervals, paired tests and tiers.
+
+The systems are scored exactly as ``evaluate`` scores the same arguments (one spec builder, so
+each ``system`` is the name ``evaluate`` gives that file), then compared by
+:func:`service.evaluation.comparison.compare`, whose JSON is the command's contract:
+``{"dataset", "profile", "signature", "seed", "resamples", "test", "systems": [{"system",
+"results", "intervals", "tier"}], "pairs": [{"a", "b", "measure", "difference", "pValue",
+"pAdjusted"}]}`` (keys only ever added).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from service.errors import BadRequest
+
+if TYPE_CHECKING:
+    from service.evaluation.comparison import Comparison
+
+OUTPUTS = ("table", "json", "csv")
+TESTS = ("auto", "ar", "mcnemar", "bootstrap")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from service.cli.evaluate import _choices, add_run_arguments
+
+    default_profile, profile_names, type_names = _choices()
+    compare = subparsers.add_parser(
+        "compare",
+        help="compare systems on one dataset: intervals, paired tests, tiers",
+        description=(
+            "Score two or more answer files against a dataset (as evaluate does) and compare "
+            "them on one measure of the QA experiment: a bootstrap interval for every measure, "
+            "paired tests on the same questions for every pair (approximate randomisation for "
+            "F-type measures, McNemar for accuracy; Holm-corrected) and tiers (the best system "
+            "and every system not significantly worse than it form tier 1; then the rest)."
+        ),
+    )
+    add_run_arguments(compare, default_profile, profile_names, type_names)
+    compare.add_argument(
+        "--measure", default="macroF1", help="the measure compared (default: macroF1)"
+    )
+    compare.add_argument("--test", choices=TESTS, default="auto", help="the paired test")
+    # defaults live in service.evaluation.statistics (not imported here: it loads NumPy)
+    compare.add_argument("--seed", type=int, help="random seed (default 12345)")
+    compare.add_argument(
+        "--resamples", type=int, help="bootstrap resamples of the intervals (default 1000)"
+    )
+    compare.add_argument(
+        "--samples",
+        type=int,
+        help="samples of the paired test (default: 10,000 shuffles for ar, 1,000 for bootstrap)",
+    )
+    compare.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
+    compare.set_defaults(handler=handle_compare, store=None, base=None)
+
+
+def handle_compare(args: argparse.Namespace) -> int:
+    from service.cli.evaluate import spec_from_args
+    from service.evaluation.comparison import compare
+    from service.experiments.run import run_experiment
+
+    spec = spec_from_args(args)
+    if len(spec.systems) < 2:
+        raise BadRequest("compare needs at least two --answers files")
+    outcome = run_experiment(spec)
+    given = {"seed": args.seed, "resamples": args.resamples, "samples": args.samples}
+    result = compare(
+        list(outcome.evaluations),
+        measure=args.measure,
+        test=args.test,
+        **{k: v for k, v in given.items() if v is not None},
+    )
+    emit(result, args.output, sys.stdout, measure=args.measure)
+    return 0
+
+
+def emit(result: Comparison, output: str, out: TextIO, *, measure: str) -> None:
+    data = result.to_json()
+    if output == "json":
+        out.write(json.dumps(data, ensure_ascii=False) + "\n")
+    elif output == "csv":
+        _csv(data, out, measure=measure)
+    else:
+        _table(data, out, measure=measure)
+
+
+def _value(x: Any) -> str:
+    return "n/a" if x is None else f"{x:.4f}"
+
+
+def _interval(pair: Any) -> str:
+    return "n/a" if not pair else f"[{pair[0]:.4f}, {pair[1]:.4f}]"
+
+
+def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
+    out.write(f"dataset: {data['dataset']}   profile: {data['profile']}   measure: {measure}\n")
+    rows: list[tuple[str, ...]] = [("tier", "system", measure, "95% interval")]
+    for s in sorted(data["systems"], key=lambda s: (s["tier"], s["system"])):
+        qa = s["results"].get("QA", {})
+        ci = s["intervals"].get("QA", {}).get(measure)
+        rows.append((str(s["tier"]), s["system"], _value(qa.get(measure)), _interval(ci)))
+    _aligned(rows, out)
+    out.write(f"\npairs ({data['test']}, Holm-adjusted):\n")
+    pairs: list[tuple[str, ...]] = [("a", "b", "difference", "p", "p adjusted")]
+    for p in data["pairs"]:
+        pairs.append(
+            (p["a"], p["b"], _value(p["difference"]), _value(p["pValue"]), _value(p["pAdjusted"]))
+        )
+    _aligned(pairs, out)
+    out.write(f"signature: {data['signature']}\n")
+
+
+def _aligned(rows: list[tuple[str, ...]], out: TextIO) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        out.write("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
+        out.write("\n")
+
+
+def _csv(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
+    """One row per system: tier, the measure, its interval (spreadsheets read it as is)."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["system", "tier", measure, "low", "high"])
+    for s in sorted(data["systems"], key=lambda s: (s["tier"], s["system"])):
+        ci = s["intervals"].get("QA", {}).get(measure) or [None, None]
+        writer.writerow([s["system"], s["tier"], s["results"].get("QA", {}).get(measure), *ci])
