@@ -51,6 +51,15 @@ def _kbs() -> dict[str, tuple[str, ...]]:
     return configured_kbs(services().config)
 
 
+def _json_body() -> Any:
+    """The request's JSON (None when it is not JSON). JSON nested past the parser's recursion
+    limit is a 400 like any other malformed body, not a crash."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        raise BadRequest("$: the JSON nests too deeply (expected the request object)") from None
+
+
 @bp.post("/api/experiments")
 def submit() -> Response:
     """Check the submission (cheap checks always; small uploads parsed at once, so ordinary
@@ -60,7 +69,7 @@ def submit() -> Response:
     from service.web import submission
 
     if request.mimetype == "application/json":
-        raw = submission.from_json(request.get_json(silent=True))
+        raw = submission.from_json(_json_body())
     elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
         raw = submission.from_form(request.form, request.files)
     else:
@@ -239,7 +248,7 @@ def attach_paper(experiment_id: str) -> Response:
     from service.graph.experiments import paper_iri
 
     _require_owner(experiment_id)
-    data = request.get_json(silent=True) if request.is_json else request.form
+    data = _json_body() if request.is_json else request.form
     if not isinstance(data, dict) or not (data.get("doi") or data.get("url")):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
     doi, url = data.get("doi"), data.get("url")

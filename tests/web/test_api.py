@@ -232,6 +232,28 @@ def test_invalid_submissions_are_refused_before_queueing(server, body, status, w
     assert count(server) == before
 
 
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nests too deeply"),  # past the decoder's recursion
+        (b'{"dataset": {"content": "x"}, "systems": [{"name": "a", "url": 12345}]}', "url"),
+        (b'{"dataset": "qald-9-test-multilingual", "title": {}, "systems": []}', "title"),
+        (
+            b'{"dataset": "x", "systems": [{"name": "a", "url": "http://a/", "interface": 1}]}',
+            "interface",
+        ),
+    ],
+)
+def test_malformed_json_is_a_400_naming_the_field(server, body: bytes, words: str) -> None:
+    before = count(server)
+    response = server.post(
+        "api/experiments", data=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 400, response.text
+    assert words in response.json()["error"]
+    assert count(server) == before  # nothing reserved, nothing left queued
+
+
 def test_unsupported_body(server) -> None:
     response = server.post("api/experiments", data=b"x", headers={"Content-Type": "text/plain"})
     assert response.status_code == 400
