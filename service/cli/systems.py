@@ -56,7 +56,8 @@ def _add_call_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NETWORK",
-        help="allow calling this non-public network (e.g. 127.0.0.1/32); repeatable",
+        help="allow calling this non-public network (e.g. 127.0.0.1/32) or network:port "
+        "(127.0.0.1:8000); repeatable",
     )
 
 
@@ -156,14 +157,14 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _policy(allow: list[str]) -> Any:
-    from service.systems.safety import NetworkPolicy, parse_networks
+    import os
 
-    base = NetworkPolicy.from_env()
+    from service.systems.safety import ALLOW_ENV, NetworkPolicy
+
     try:
-        extra = parse_networks(allow)
+        return NetworkPolicy.allowing(*os.environ.get(ALLOW_ENV, "").split(","), *allow)
     except ValueError as err:
         raise BadRequest(str(err)) from None
-    return NetworkPolicy(allow=(*base.allow, *extra))
 
 
 def _open_kb(args: argparse.Namespace) -> Any:

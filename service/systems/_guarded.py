@@ -29,7 +29,8 @@ def _guarded_socket(conn: Any, policy: NetworkPolicy) -> socket.socket:
     except UnsafeURL as err:
         raise NameResolutionError(conn.host, conn, socket.gaierror(str(err))) from err
     for address in addresses:
-        policy.check_address(address, host=conn.host)  # raises UnsafeURL: not retried
+        # raises UnsafeURL (not retried)
+        policy.check_address(address, host=conn.host, port=conn.port)
     last: OSError | None = None
     for address in addresses:
         family = socket.AF_INET6 if address.version == 6 else socket.AF_INET

@@ -60,29 +60,39 @@ class NetworkPolicy:
     """Where outgoing calls may go, and how much they may bring back.
 
     ``allow`` lists networks that are reachable although not public (e.g. ``127.0.0.1/32`` in
-    tests, a lab subnet in a private deployment). A metadata address is reachable only when an
-    allowed network names it exactly (``/32`` or ``/128``).
+    tests, a lab subnet in a private deployment); ``allow_ports`` networks reachable on one port
+    only (``127.0.0.1:8000``, ``10.0.0.0/8:443``, ``[::1]:8000``). A metadata address is reachable
+    only when an allowed network names it exactly (``/32`` or ``/128``). ``deny`` (network, port)
+    pairs are never reachable, whatever is allowed: the service's own listening address, so an
+    allowed loopback cannot be used to reach its own API.
     """
 
     allow: tuple[IPNetwork, ...] = ()
+    allow_ports: tuple[tuple[IPNetwork, int], ...] = ()
+    deny: tuple[tuple[IPNetwork, int], ...] = ()
     max_redirects: int = 5
     max_response_bytes: int = 16 * 1024 * 1024
     schemes: tuple[str, ...] = field(default=("http", "https"))
 
     @classmethod
-    def allowing(cls, *networks: str, **options: Any) -> NetworkPolicy:
-        return cls(allow=tuple(parse_networks(networks)), **options)
+    def allowing(cls, *entries: str, **options: Any) -> NetworkPolicy:
+        """A policy allowing ``entries``: networks (``10.0.0.0/8``) or ``network:port``."""
+        networks, ports = parse_allow(entries)
+        return cls(allow=tuple(networks), allow_ports=tuple(ports), **options)
 
     @classmethod
     def from_env(cls, **options: Any) -> NetworkPolicy:
         """The policy with the allow-list of ``$GERBIL_QA_ALLOW_NETWORKS`` (if set)."""
-        raw = os.environ.get(ALLOW_ENV, "")
-        return cls(allow=tuple(parse_networks(raw.split(","))), **options)
+        return cls.allowing(*os.environ.get(ALLOW_ENV, "").split(","), **options)
 
-    def refusal(self, address: IPAddress) -> str | None:
-        """Why ``address`` may not be contacted, or ``None`` when it may."""
+    def refusal(self, address: IPAddress, port: int | None = None) -> str | None:
+        """Why ``address`` (on ``port``, when known) may not be contacted, or ``None``."""
         plain = _embedded_ipv4(address) or address
-        for net in self.allow:
+        for net, denied in self.deny:
+            if port == denied and (address in net or plain in net):
+                return f"{address} port {port} is this service itself"
+        allowed = [*self.allow, *(net for net, p in self.allow_ports if p == port)]
+        for net in allowed:
             if address in net or plain in net:
                 if plain in METADATA_ADDRESSES and net.num_addresses > 1:
                     continue
@@ -96,8 +106,8 @@ class NetworkPolicy:
             return f"{address} is not a globally routable address"
         return None
 
-    def check_address(self, address: IPAddress, *, host: str) -> None:
-        reason = self.refusal(address)
+    def check_address(self, address: IPAddress, *, host: str, port: int | None = None) -> None:
+        reason = self.refusal(address, port)
         if reason is not None:
             raise UnsafeURL(
                 f"refusing to connect to {host}: {reason} "
@@ -121,7 +131,7 @@ class NetworkPolicy:
             raise UnsafeURL(f"the URL has no host: {url!r}")
         default = 443 if parts.scheme.lower() == "https" else 80
         for address in resolve(host, port or default):
-            self.check_address(address, host=host)
+            self.check_address(address, host=host, port=port or default)
 
     def session(self) -> requests.Session:
         """A ``requests`` session whose every connection obeys this policy."""
@@ -163,6 +173,40 @@ def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
+def parse_allow(texts: Iterable[str]) -> tuple[list[IPNetwork], list[tuple[IPNetwork, int]]]:
+    """Allow-list entries: networks (``127.0.0.1/32``, ``::1``) and ``network:port`` entries
+    (``127.0.0.1:8000``, ``10.0.0.0/8:443``, ``[::1]:8000``, ``[fd00::/8]:80``)."""
+    networks: list[IPNetwork] = []
+    ports: list[tuple[IPNetwork, int]] = []
+    for text in texts:
+        text = text.strip()
+        if not text:
+            continue
+        network, port = _split_port(text)
+        if port is None:
+            networks += parse_networks([network])
+        else:
+            ports += [(net, port) for net in parse_networks([network])]
+    return networks, ports
+
+
+def _split_port(text: str) -> tuple[str, int | None]:
+    """``[v6]:port`` or ``v4[/n]:port`` -> (network, port); anything else has no port."""
+    if text.startswith("["):
+        inside, _, rest = text[1:].partition("]")
+        return inside, _port(rest.removeprefix(":"), text) if rest else None
+    if text.count(":") == 1:
+        network, _, port = text.partition(":")
+        return network, _port(port, text)
+    return text, None
+
+
+def _port(text: str, entry: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise ValueError(f"not a port in the allow-list entry {entry!r} (expected 1-65535)")
+    return int(text)
+
+
 def parse_networks(texts: Iterable[str]) -> list[IPNetwork]:
     out: list[IPNetwork] = []
     for text in texts:
@@ -174,6 +218,27 @@ def parse_networks(texts: Iterable[str]) -> list[IPNetwork]:
         except ValueError as err:
             raise ValueError(f"not an IP network in the allow-list: {text!r}") from err
     return out
+
+
+def own_addresses(host: str) -> list[IPNetwork]:
+    """The addresses a server listening on ``host`` answers at: that address, or every
+    loopback and every address of this machine's name when it listens on all (``0.0.0.0``)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None  # a name: whatever it resolves to, below
+    if address is not None and not address.is_unspecified:
+        return [ipaddress.ip_network(address)]
+    found = [ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")]
+    names = {socket.gethostname()} | ({host} if address is None else set())
+    for name in names:
+        try:
+            infos = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)
+        except OSError:
+            continue
+        for *_, sockaddr in infos:
+            found.append(ipaddress.ip_network(str(sockaddr[0]).split("%", 1)[0]))
+    return list(dict.fromkeys(found))
 
 
 def resolve(host: str, port: int) -> list[IPAddress]:

@@ -70,10 +70,15 @@ class WebConfig:
         return self.base + "sparql"
 
     def network_policy(self):  # -> service.systems.safety.NetworkPolicy (imported lazily)
-        from service.systems.safety import NetworkPolicy
+        """The allow-list (``allow_networks``, else ``$GERBIL_QA_ALLOW_NETWORKS``; networks or
+        ``network:port``), never the service's own listening address and port."""
+        from dataclasses import replace
+
+        from service.systems.safety import NetworkPolicy, own_addresses
 
         networks = [n.strip() for n in self.allow_networks.split(",") if n.strip()]
-        return NetworkPolicy.allowing(*networks) if networks else NetworkPolicy.from_env()
+        policy = NetworkPolicy.allowing(*networks) if networks else NetworkPolicy.from_env()
+        return replace(policy, deny=tuple((n, self.port) for n in own_addresses(self.host)))
 
 
 def _convert(name: str, raw: Any, kind: Any) -> Any:

@@ -96,3 +96,37 @@ def test_allow_list_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_parse_networks_skips_blanks() -> None:
     assert parse_networks(["", " 192.0.2.1 "]) == [ipaddress.ip_network("192.0.2.1/32")]
+
+
+def test_allow_entries_can_name_a_port() -> None:
+    policy = NetworkPolicy.allowing("127.0.0.1:8000", "10.0.0.0/8:443", "[::1]:8000", "192.0.2.9")
+    loopback = ipaddress.ip_address("127.0.0.1")
+    assert policy.refusal(loopback, 8000) is None
+    assert "loopback" in (policy.refusal(loopback, 8001) or "")
+    assert "loopback" in (policy.refusal(loopback) or "")  # no port known: not that entry
+    assert policy.refusal(ipaddress.ip_address("10.1.2.3"), 443) is None
+    assert policy.refusal(ipaddress.ip_address("10.1.2.3"), 80) is not None
+    assert policy.refusal(ipaddress.ip_address("::1"), 8000) is None
+    policy.check_url("http://127.0.0.1:8000/qa")  # allowed
+    with pytest.raises(UnsafeURL, match="loopback"):
+        policy.check_url("http://127.0.0.1:8001/qa")
+    for bad in ("127.0.0.1:0", "127.0.0.1:http", "[::1]:99999"):
+        with pytest.raises(ValueError, match="not a port"):
+            NetworkPolicy.allowing(bad)
+
+
+def test_the_service_itself_is_never_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Allowing 127.0.0.1/32 let a redirect reach the service's own API (issue 13.8): its
+    listening address and port are refused whatever the allow-list says; other ports stay."""
+    from service.web.config import WebConfig
+
+    monkeypatch.delenv("GERBIL_QA_ALLOW_NETWORKS", raising=False)
+    config = WebConfig(host="127.0.0.1", port=8080, allow_networks="127.0.0.1/32")
+    policy = config.network_policy()
+    with pytest.raises(UnsafeURL, match="this service itself"):
+        policy.check_url("http://127.0.0.1:8080/api/experiments")
+    policy.check_url("http://127.0.0.1:8081/qa")  # another local service: allowed
+    everywhere = WebConfig(host="0.0.0.0", port=8080, allow_networks="127.0.0.0/8").network_policy()
+    for url in ("http://127.0.0.1:8080/", "http://127.0.0.2:8080/", "http://[::1]:8080/"):
+        with pytest.raises(UnsafeURL, match="this service itself"):
+            everywhere.check_url(url)
