@@ -60,6 +60,12 @@ def add_run_arguments(
         help="the gold dataset: a file, or a built-in dataset's name (gerbil-qa datasets)",
     )
     parser.add_argument(
+        "--gold",
+        metavar="FILE|NAME",
+        help="take the gold answers from this file (a TEXT2SPARQL result set or any answers "
+        "format) instead of the dataset, matched by question id and language",
+    )
+    parser.add_argument(
         "--answers",
         required=True,
         action="extend",
@@ -202,6 +208,7 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()] if args.types else []
     return ExperimentSpec(
         dataset=dataset_source(args.dataset),
+        gold=dataset_source(args.gold) if args.gold else None,
         systems=systems,
         profile=args.profile,
         languages=(args.lang,) if args.lang else (),

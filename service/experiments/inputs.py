@@ -79,8 +79,17 @@ class Files:
         return self._parsed[key]
 
 
-def read_dataset(source: DatasetSource, files: Files, *, language: str | None) -> Dataset:
-    """The dataset of a spec, read and checked (:func:`check_dataset`)."""
+def read_dataset(
+    source: DatasetSource,
+    files: Files,
+    *,
+    language: str | None,
+    gold: DatasetSource | None = None,
+) -> Dataset:
+    """The dataset of a spec, read and checked (:func:`check_dataset`); with ``gold`` (a result
+    set or any answers file, or a catalogue dataset) its gold answers are taken from there,
+    matched by question id and language (:func:`service.model.attach_gold`; what does not match
+    is reported as warnings)."""
     if isinstance(source, CatalogueDataset):
         from dataclasses import replace
 
@@ -99,8 +108,29 @@ def read_dataset(source: DatasetSource, files: Files, *, language: str | None) -
             from dataclasses import replace
 
             dataset = replace(dataset, id=source.title)
+    if gold is not None:
+        dataset = _with_gold(dataset, gold, files, language=language)
     check_dataset(dataset)
     return dataset
+
+
+def _with_gold(
+    dataset: Dataset, source: DatasetSource, files: Files, *, language: str | None
+) -> Dataset:
+    from dataclasses import replace
+
+    from service.model import attach_gold
+
+    if isinstance(source, CatalogueDataset):
+        from service import catalog
+
+        gold = catalog.load(catalog.get_entry(source.name).name)
+    else:
+        gold = files.dataset(source.file, language=language)
+    if language is not None:  # the entries of the language scored (and those for every one)
+        kept = tuple(q for q in gold.questions if q.language in (None, language))
+        gold = replace(gold, questions=kept)
+    return attach_gold(dataset, gold)
 
 
 def check_dataset(dataset: Dataset) -> None:

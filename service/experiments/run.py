@@ -95,11 +95,12 @@ def run_experiment(
     report = _Reporter([s.name for s in spec.systems], progress)
 
     report.phase("reading")
-    dataset = read_dataset(spec.dataset, files, language=language)
-    if spec.gold is not None:
+    if spec.gold is not None and storage is not None:
         raise BadRequest(
-            "a separate gold file is not supported yet: give gold answers in the dataset"
+            "recording an experiment scored against a separate gold file is not supported yet "
+            "(its results would join the dataset's leaderboard): score it without a store"
         )
+    dataset = read_dataset(spec.dataset, files, language=language, gold=spec.gold)
     kb = None
     if spec.kb is not None:
         from service.kb.open import open_kb
