@@ -102,21 +102,15 @@ def set_prf(tp: int, fp: int, fn: int) -> PRF:
     return p, r, fscore(p, r)
 
 
-class SetScoring:
-    """TEXT2SPARQL'25: per question :func:`set_prf`; macro = the challenge's averages (plain
-    means over every scored question × language); micro from summed counts (standard rule)."""
+class SetScoring(StandardScoring):
+    """TEXT2SPARQL'25: per question :func:`set_prf`; the aggregations are the standard ones
+    (macro = the challenge's averages, plain means over every scored question × language)."""
 
     __slots__ = ()  # stateless
     name = "set"
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         return set_prf(judged.tp, judged.fp, judged.fn)
-
-    def micro(self, rows: Sequence[QuestionScore]) -> PRF | None:
-        return standard_micro(rows)
-
-    def macro(self, rows: Sequence[QuestionScore]) -> PRF | None:
-        return STANDARD.macro(rows)
 
 
 def _ratio(a: float, b: float) -> float:

@@ -370,14 +370,16 @@ _STANDARD_MICRO: dict[str, Twin] = {
     "microRecall": lambda s: _standard_micro(s)[1],
     "microF1": lambda s: _standard_micro(s)[2],
 }
+_STANDARD: dict[str, Twin] = {
+    **_STANDARD_MICRO,
+    "macroPrecision": _mean_of("precision"),
+    "macroRecall": _mean_of("recall"),
+    "macroF1": _mean_of("f1"),
+    **_COMMON,
+}
 _TWINS: dict[str, dict[str, Twin]] = {
-    "standard": {
-        **_STANDARD_MICRO,
-        "macroPrecision": _mean_of("precision"),
-        "macroRecall": _mean_of("recall"),
-        "macroF1": _mean_of("f1"),
-        **_COMMON,
-    },
+    "standard": _STANDARD,
+    "set": _STANDARD,  # TEXT2SPARQL'25: another per-question rule, the standard aggregations
     "qald6": {
         Measure(base, average=average, scope=scope).name: _qald6(scope, average, base)
         for scope in ("all", "processed")
@@ -385,13 +387,6 @@ _TWINS: dict[str, dict[str, Twin]] = {
         for base in ("precision", "recall", "f1")
     }
     | _COMMON,
-    "set": {  # TEXT2SPARQL'25: the per-question rule differs, the aggregations are standard
-        **_STANDARD_MICRO,
-        "macroPrecision": _mean_of("precision"),
-        "macroRecall": _mean_of("recall"),
-        "macroF1": _mean_of("f1"),
-        **_COMMON,
-    },
     "qald-legacy": {
         **_STANDARD_MICRO,
         "macroPrecision": _mean_of("precision"),
