@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
-    from service.evaluation.results import Evaluation
+    from service.evaluation.results import Evaluation, ExperimentType
     from service.experiments.progress import RunProgress
     from service.experiments.spec import DatasetSource, ExperimentSpec
 
@@ -126,6 +126,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_run_arguments(evaluate, default_profile, profile_names, type_names)
+    evaluate.add_argument(
+        "--intervals",
+        action="store_true",
+        help="also a 95 %% percentile bootstrap interval for every measure (over questions; "
+        "JSON key intervals, a column in the table, low/high columns in the CSV)",
+    )
+    evaluate.add_argument(
+        "--resamples", type=int, metavar="N", help="bootstrap resamples (default 1000)"
+    )
+    evaluate.add_argument("--seed", type=int, metavar="N", help="random seed (default 12345)")
     evaluate.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
     evaluate.add_argument(
         "--store",
@@ -178,6 +188,8 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         if storage is not None:
             storage.close()
     evaluations = list(outcome.evaluations)
+    if args.intervals:
+        evaluations = [_with_intervals(ev, args) for ev in evaluations]
     if outcome.ticket is not None:
         ticket = outcome.ticket
         print(
@@ -190,6 +202,27 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     emit(evaluations, args.output, sys.stdout)
     _warn(evaluations)
     return 0
+
+
+def _with_intervals(ev: Evaluation, args: argparse.Namespace) -> Evaluation:
+    """``ev`` with the bootstrap intervals of its measures (JSON: ``intervals``, and
+    ``intervalSignature``: the signature with the interval's method, resamples and seed)."""
+    from service.evaluation import statistics as st
+    from service.evaluation.comparison import intervals_of
+
+    given = {"resamples": args.resamples, "seed": args.seed}
+    options = {k: v for k, v in given.items() if v is not None}
+    found = intervals_of(ev, **options)
+    return replace(
+        ev,
+        extra={
+            **ev.extra,
+            "intervals": {
+                t.value: {m: ci.to_json() for m, ci in cis.items()} for t, cis in found.items()
+            },
+            "intervalSignature": f"{ev.signature}|{st.interval_signature(**options)}",
+        },
+    )
 
 
 def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
@@ -264,7 +297,14 @@ def table(ev: Evaluation) -> str:
     for task in ev.tasks.values():
         names.extend(n for n in task.measures if n not in names)
     header = ["measure", *(t.value for t in types)]
-    body = [[n, *(_format(ev.tasks[t].measures.get(n)) for t in types)] for n in names]
+    shown = ev.extra.get("intervals", {})  # evaluate --intervals
+
+    def cell(t: ExperimentType, n: str) -> str:
+        ci = shown.get(t.value, {}).get(n)
+        value = _format(ev.tasks[t].measures.get(n))
+        return value if not ci or ci[0] is None else f"{value} [{ci[0]:.4f}, {ci[1]:.4f}]"
+
+    body = [[n, *(cell(t, n) for t in types)] for n in names]
     widths = [max(len(r[c]) for r in [header, *body]) for c in range(len(header))]
     lines = [
         f"dataset: {ev.dataset}   system: {ev.system}   profile: {ev.profile.name} "
@@ -274,7 +314,7 @@ def table(ev: Evaluation) -> str:
         cells = [row[0].ljust(widths[0])]
         cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         lines.append("  ".join(cells).rstrip())
-    lines.append(f"signature: {ev.signature}")
+    lines.append(f"signature: {ev.extra.get('intervalSignature') or ev.signature}")
     return "\n".join(lines) + "\n"
 
 
@@ -282,23 +322,28 @@ def _csv(evaluations: Sequence[Evaluation], stream: TextIO) -> None:
     import csv
 
     writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    # evaluate --intervals adds two columns at the end (the others keep their places)
+    with_ci = any("intervals" in ev.extra for ev in evaluations)
+    writer.writerow([*CSV_COLUMNS, *(("low", "high") if with_ci else ())])
     for ev in evaluations:
+        shown = ev.extra.get("intervals", {})
         for etype, task in ev.tasks.items():
             for name, value in task.measures.items():
-                writer.writerow(
-                    [
-                        ev.dataset,
-                        ev.system,
-                        ev.profile.name,
-                        ev.profile.version,
-                        ev.language,
-                        etype.value,
-                        name,
-                        "" if value is None else repr(value) if isinstance(value, float) else value,
-                        ev.signature,
-                    ]
-                )
+                row = [
+                    ev.dataset,
+                    ev.system,
+                    ev.profile.name,
+                    ev.profile.version,
+                    ev.language,
+                    etype.value,
+                    name,
+                    "" if value is None else repr(value) if isinstance(value, float) else value,
+                    ev.extra.get("intervalSignature") or ev.signature,
+                ]
+                if with_ci:
+                    low, high = shown.get(etype.value, {}).get(name) or (None, None)
+                    row += ["" if low is None else repr(low), "" if high is None else repr(high)]
+                writer.writerow(row)
 
 
 def _warn(evaluations: Sequence[Evaluation]) -> None:

@@ -121,10 +121,7 @@ def compare(
         SystemResult(
             system=name,
             results={t: dict(task.measures) for t, task in ev.tasks.items()},
-            intervals={
-                t: st.bootstrap_intervals(table, resamples=resamples, level=level, seed=seed)
-                for t, table in tables.items()
-            },
+            intervals=intervals_of(ev, resamples=resamples, seed=seed, level=level, tables=tables),
             tier=ranking.tiers[name],
         )
         for name, ev, tables in systems
@@ -146,6 +143,24 @@ def compare(
         systems=results,
         ranking=ranking,
     )
+
+
+def intervals_of(
+    ev: Evaluation,
+    *,
+    resamples: int = st.DEFAULT_RESAMPLES,
+    seed: int = st.DEFAULT_SEED,
+    level: float = st.DEFAULT_LEVEL,
+    tables: Mapping[ExperimentType, st.QuestionTable] | None = None,
+) -> dict[ExperimentType, dict[str, st.Interval]]:
+    """A bootstrap interval for every measure of every task of ``ev`` (``evaluate
+    --intervals``, and each system of a comparison); ``tables``: its question tables, if made."""
+    scheme = ev.profile.scoring.name
+    found = tables or {t: st.question_table(task, scheme=scheme) for t, task in ev.tasks.items()}
+    return {
+        t: dict(st.bootstrap_intervals(table, resamples=resamples, level=level, seed=seed))
+        for t, table in found.items()
+    }
 
 
 def _check(

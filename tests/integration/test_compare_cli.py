@@ -64,3 +64,30 @@ def test_table_csv_and_errors(data_dir: Path, capsys: pytest.CaptureFixture[str]
     one = _args(data_dir)[:5]
     assert main(one) == 1
     assert "compare needs at least two --answers files" in capsys.readouterr().err
+
+
+def test_evaluate_intervals(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``evaluate --intervals``: the same interval as ``compare`` gives that system, the interval
+    method in ``intervalSignature``, low/high columns appended to the CSV, one seed one output."""
+    args = _args(data_dir)
+    gold, answers = args[2], args[4]  # the dataset and AskNow's answers
+    argv = ["evaluate", "--dataset", gold, "--answers", answers, "--profile", "exact"]
+    argv += ["--types", "QA", "--intervals"]
+    assert main([*argv, "--output", "json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert data["intervalSignature"] == data["signature"] + (
+        "|ci:bootstrap-percentile|n:1000|seed:12345|level:0.95"
+    )
+    low, high = data["intervals"]["QA"]["macroF1"]
+    assert low < data["results"]["QA"]["macroF1"] < high
+    assert "questions" not in data["intervals"]["QA"]  # counts describe the run: no interval
+    assert main([*_args(data_dir), "--output", "json", "--types", "QA"]) == 0
+    compared = json.loads(capsys.readouterr().out)
+    asknow = next(s for s in compared["systems"] if s["system"] == "AskNow_QALD8_Train")
+    assert asknow["intervals"]["QA"]["macroF1"] == [low, high]
+    assert main([*argv, "--output", "json"]) == 0
+    assert capsys.readouterr().out == out  # byte-identical for one seed
+    assert main([*argv, "--output", "csv", "--resamples", "200"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].endswith(",signature,low,high") and "|n:200|" in rows[1]
