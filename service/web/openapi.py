@@ -258,6 +258,36 @@ def openapi_document(base: str) -> dict[str, Any]:
             },
         },
         "paths": {
+            "/api/compare": {
+                "post": _op(
+                    "Compare systems",
+                    "`gerbil-qa compare` over HTTP: two or more answer files (a Submission whose "
+                    "systems all have answers, at most GERBIL_QA_SYNC_PARSE_BYTES in total) "
+                    "scored on one dataset and compared at once; nothing is stored. Options: "
+                    "`measure` (default macroF1), `test` (auto, ar, mcnemar, bootstrap), `seed`, "
+                    "`resamples` (at most 10,000), `samples` (at most 100,000). Answers the "
+                    "compare JSON: dataset, profile, signature, seed, resamples, test, "
+                    "systems[{system, results, intervals, tier}], pairs[{a, b, measure, "
+                    "difference, pValue, pAdjusted}].",
+                    {
+                        "200": {
+                            "description": "The comparison",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        },
+                        "400": _ERROR,
+                        "403": _ERROR,
+                    },
+                    requestBody={
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {"$ref": "#/components/schemas/Submission"}
+                            },
+                            "multipart/form-data": {"schema": {"type": "object"}},
+                        },
+                    },
+                ),
+            },
             "/api/experiments": {
                 "post": _op(
                     "Submit an experiment",

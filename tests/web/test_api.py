@@ -425,3 +425,34 @@ def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data
         f"experiment/{ticket['id']}.ttl", headers={"Authorization": f"Bearer {ticket['token']}"}
     ).text
     assert "qald-9-test-multilingual-" not in turtle  # no uploaded-dataset name was minted
+
+
+def test_compare_answer_files_over_http(server) -> None:
+    """POST /api/compare: gerbil-qa compare's JSON for uploaded answer files, nothing stored,
+    the work bounded, web services refused."""
+    before = count(server)
+    systems = [{"name": "strong", "answers": STRONG}, {"name": "partial", "answers": PARTIAL}]
+    body = {"dataset": {"content": QUESTIONS}, "systems": systems, "profile": "exact"}
+    response = server.post("api/compare", json={**body, "resamples": 200, "samples": 500})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert list(data) == [
+        *("dataset", "profile", "signature", "seed", "resamples", "test", "systems", "pairs")
+    ]
+    assert data["profile"] == "exact" and data["resamples"] == 200
+    assert {s["system"] for s in data["systems"]} == {"strong", "partial"}
+    assert {s["system"]: s["tier"] for s in data["systems"]}["strong"] == 1
+    assert len(data["pairs"]) == 1 and "pAdjusted" in data["pairs"][0]
+    assert count(server) == before  # nothing recorded
+    again = server.post("api/compare", json={**body, "resamples": 200, "samples": 500})
+    assert again.content == response.content  # one seed, one answer
+    for extra, words in (
+        ({"resamples": 10**9}, "$.resamples"),
+        ({"seed": "x"}, "$.seed"),
+        ({"measure": 5}, "$.measure"),
+        ({"systems": systems[:1]}, "two or more answer files"),
+        ({"systems": [*systems, {"name": "ws", "url": "http://example.org/qa"}]}, "answer files"),
+    ):
+        refused = server.post("api/compare", json={**body, **extra})
+        assert refused.status_code == 400, (extra, refused.text)
+        assert words in refused.json()["error"]
