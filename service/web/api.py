@@ -97,77 +97,17 @@ def submit() -> Response:
     return response
 
 
-# Bounds of a synchronous comparison's work (the CLI has none).
-COMPARE_MAX_RESAMPLES = 10_000
-COMPARE_MAX_SAMPLES = 100_000
-
-
 @bp.post("/api/compare")
 def compare_systems() -> Response:
     """``gerbil-qa compare`` over HTTP: the submission's answer files scored and compared at
-    once (nothing is stored), answering the compare JSON contract. Options in the JSON body or
-    form: ``measure``, ``test``, ``seed``, ``resamples``, ``samples``."""
-    from service.evaluation.comparison import compare
-    from service.experiments.run import prepare, run_experiment
-    from service.web import submission
+    once (nothing is stored), answering the compare JSON contract
+    (:func:`service.web.comparing.compare_request`)."""
+    from service.web.comparing import compare_request
 
-    if request.mimetype == "application/json":
-        body = _json_body()
-        raw = submission.from_json(body)
-        options = body if isinstance(body, dict) else {}
-    elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
-        raw = submission.from_form(request.form, request.files)
-        options = request.form
-    else:
-        raise BadRequest("send the comparison as multipart/form-data or application/json")
-    state = services()
-    spec, uploads = submission.to_spec(raw, kbs=_kbs())
-    if len(spec.systems) < 2 or any(not s.from_files for s in spec.systems):
-        raise BadRequest(
-            "$.systems: compare needs two or more answer files (run web services as an "
-            "experiment first)"
-        )
-    limit = state.config.sync_parse_bytes
-    if sum(len(data) for data in uploads.values()) > limit:
-        raise BadRequest(
-            f"the uploads are larger than {limit} bytes, the limit of a comparison answered at "
-            "once (GERBIL_QA_SYNC_PARSE_BYTES); compare with gerbil-qa compare"
-        )
-    policy = state.config.network_policy()
-    files = prepare(spec, uploads, policy=policy, parse_bytes=limit)
-    outcome = run_experiment(spec, files=files, policy=policy)
-    result = compare(
-        list(outcome.evaluations),
-        measure=_option_text(options, "measure") or "macroF1",
-        test=_option_text(options, "test") or "auto",
-        **_compare_numbers(options),
-    )
-    return _json(result.to_json())
-
-
-def _option_text(options: Any, key: str) -> str | None:
-    value = options.get(key)
-    if value is not None and not isinstance(value, str):
-        raise BadRequest(f"$.{key}: expected a string, got {type(value).__name__}")
-    return value or None
-
-
-def _compare_numbers(options: Any) -> dict[str, int]:
-    """``seed``, ``resamples`` and ``samples``, checked (integers, bounded work)."""
-    bounds = {"seed": 2**63 - 1, "resamples": COMPARE_MAX_RESAMPLES, "samples": COMPARE_MAX_SAMPLES}
-    out: dict[str, int] = {}
-    for key, most in bounds.items():
-        value = options.get(key)
-        if value is None or value == "":
-            continue
-        try:
-            number = int(value) if not isinstance(value, bool | float) else None
-        except (TypeError, ValueError):
-            number = None
-        if number is None or not 0 <= number <= most or (key != "seed" and number < 1):
-            raise BadRequest(f"$.{key}: expected an integer from {int(key != 'seed')} to {most}")
-        out[key] = number
-    return out
+    body = _json_body() if request.mimetype == "application/json" else None
+    if request.mimetype == "application/json" and body is None:
+        raise BadRequest("$: expected a JSON object (the submission and the options)")
+    return _json(compare_request(body, kbs=_kbs()).comparison.to_json())
 
 
 def _experiment_json(experiment_id: str) -> dict[str, Any]:

@@ -96,12 +96,13 @@ def create_app(
     view.refresh()
     atexit.register(state.close)
 
-    from service.web import api, resources, sparql_endpoint, ui
+    from service.web import api, comparing, resources, sparql_endpoint, ui
 
     app.register_blueprint(ui.bp)
     app.register_blueprint(resources.bp)
     app.register_blueprint(sparql_endpoint.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(comparing.bp)
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
     app.after_request(_security_headers)

@@ -379,3 +379,34 @@ def test_dataset_page_is_light(server, browser) -> None:
     assert browser.find_element(By.ID, "findings").is_displayed()
     assert len(browser.page_source) < 60_000
     assert severe_logs(browser) == []
+
+
+def test_compare_uploaded_answer_files(server, browser) -> None:
+    """From the home page: open Compare, upload the demo dataset and two answer files, see the
+    tiers, the charts with their titles and the per-question differences."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from service.paths import DEMO_DIR
+
+    visit(browser, server.url, "compare-from-home")
+    browser.find_element(By.LINK_TEXT, "Compare").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-form"))
+    shot(browser, "compare-form")
+    check_accessibility(browser)
+    browser.find_element(By.ID, "cmp-dataset-file").send_keys(str(DEMO_DIR / "questions.json"))
+    answers = [str(DEMO_DIR / "answers-strong.json"), str(DEMO_DIR / "answers-partial.json")]
+    browser.find_element(By.ID, "cmp-answers").send_keys("\n".join(answers))
+    Select(browser.find_element(By.ID, "cmp-profile")).select_by_value("exact")
+    browser.find_element(By.ID, "compare-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-systems"))
+    shot(browser, "compare-result")
+    check_accessibility(browser)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#compare-systems tbody tr")
+    assert rows[0].find_element(By.TAG_NAME, "th").text == "answers-strong"
+    charts = {s.get_attribute("id"): s for s in browser.find_elements(By.CSS_SELECTOR, "svg.chart")}
+    assert set(charts) == {"chart-compare-measures", "chart-compare-scatter"}
+    for svg in charts.values():
+        assert svg.is_displayed() and svg.size["width"] > 200
+    assert browser.find_elements(By.CSS_SELECTOR, "#compare-differences tbody tr")
+    assert severe_logs(browser) == []

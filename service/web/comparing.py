@@ -1,0 +1,223 @@
+"""Comparing uploaded answer files at once: ``POST /api/compare`` (the compare JSON) and the
+``compare`` page for people (a form; tiers, intervals, p-values, charts, per-question differences).
+
+Both read a submission like ``POST /api/experiments`` (a dataset by name or upload, systems as
+answer files, profile, language), score it without recording anything (``run_experiment``
+without a store) and compare the systems with :func:`service.evaluation.comparison.compare`,
+the function behind ``gerbil-qa compare``. The work is bounded: uploads up to the synchronous
+parse limit, at most :data:`MAX_RESAMPLES` resamples and :data:`MAX_SAMPLES` test samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flask import Blueprint, render_template, request
+
+from service.errors import BadRequest, ServiceError
+from service.web.state import services
+
+if TYPE_CHECKING:
+    from service.evaluation.comparison import Comparison
+    from service.evaluation.results import Evaluation
+
+bp = Blueprint("compare", __name__)
+
+MAX_RESAMPLES = 10_000
+MAX_SAMPLES = 100_000
+MAX_DIFFERENCES = 500  # rows of the per-question differences shown on the page
+
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    comparison: Comparison
+    evaluations: tuple[Evaluation, ...]
+    measure: str
+
+
+def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compared:
+    """Score and compare the submission of this request (JSON ``body``, else the form)."""
+    from service.evaluation.comparison import compare
+    from service.experiments.run import prepare, run_experiment
+    from service.web import submission
+
+    if body is not None:
+        raw = submission.from_json(body)
+        options: Any = body if isinstance(body, dict) else {}
+    elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        raw = submission.from_form(request.form, request.files)
+        options = request.form
+    else:
+        raise BadRequest("send the comparison as multipart/form-data or application/json")
+    state = services()
+    spec, uploads = submission.to_spec(raw, kbs=dict(kbs))
+    if len(spec.systems) < 2 or any(not s.from_files for s in spec.systems):
+        raise BadRequest(
+            "$.systems: compare needs two or more answer files (run web services as an "
+            "experiment first)"
+        )
+    limit = state.config.sync_parse_bytes
+    if sum(len(data) for data in uploads.values()) > limit:
+        raise BadRequest(
+            f"the uploads are larger than {limit} bytes, the limit of a comparison answered at "
+            "once (GERBIL_QA_SYNC_PARSE_BYTES); compare with gerbil-qa compare"
+        )
+    policy = state.config.network_policy()
+    files = prepare(spec, uploads, policy=policy, parse_bytes=limit)
+    outcome = run_experiment(spec, files=files, policy=policy)
+    measure = _text(options, "measure") or "macroF1"
+    result = compare(
+        list(outcome.evaluations),
+        measure=measure,
+        test=_text(options, "test") or "auto",
+        **_numbers(options),
+    )
+    return Compared(result, outcome.evaluations, measure)
+
+
+def _text(options: Any, key: str) -> str | None:
+    value = options.get(key)
+    if value is not None and not isinstance(value, str):
+        raise BadRequest(f"$.{key}: expected a string, got {type(value).__name__}")
+    return value or None
+
+
+def _numbers(options: Any) -> dict[str, int]:
+    """``seed``, ``resamples`` and ``samples``, checked (integers, bounded work)."""
+    bounds = {"seed": 2**63 - 1, "resamples": MAX_RESAMPLES, "samples": MAX_SAMPLES}
+    out: dict[str, int] = {}
+    for key, most in bounds.items():
+        value = options.get(key)
+        if value is None or value == "":
+            continue
+        least = 0 if key == "seed" else 1
+        try:
+            number = None if isinstance(value, bool | float) else int(value)
+        except (TypeError, ValueError):
+            number = None
+        if number is None or not least <= number <= most:
+            raise BadRequest(f"$.{key}: expected an integer from {least} to {most}")
+        out[key] = number
+    return out
+
+
+# -- the page ------------------------------------------------------------------------------------
+
+
+@bp.get("/compare")
+def form() -> str:
+    return _page()
+
+
+@bp.post("/compare")
+def compared() -> tuple[str, int] | str:
+    from service.web.demo import configured_kbs
+
+    try:
+        found = compare_request(None, kbs=configured_kbs(services().config))
+    except ServiceError as err:  # shown next to the form, values kept where a form can keep them
+        return _page(error=err.message), err.status
+    return _page(found=found)
+
+
+def _page(*, found: Compared | None = None, error: str | None = None) -> str:
+    from service import catalog
+    from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
+    from service.web import charts, pages
+
+    figures = _figures(found) if found is not None else None
+    return render_template(
+        "compare.html",
+        datasets=catalog.entries(),
+        profiles=[PROFILES[name] for name in PROFILES],
+        default_profile=DEFAULT_PROFILE,
+        chosen=request.form if request.method == "POST" else {},
+        result=found.comparison.to_json() if found is not None else None,
+        measure=found.measure if found is not None else "macroF1",
+        figures=figures,
+        error=error,
+        charts=charts,
+        pages=pages,
+    )
+
+
+def _figures(found: Compared) -> dict[str, Any]:
+    """The charts (measures with intervals, per-question F1 of the first two systems) and the
+    per-question differences on the QA experiment."""
+    from service.evaluation.results import ExperimentType
+    from service.web.charts import BarChart, Scatter, Series
+    from service.web.figures import CHART_MEASURES
+    from service.web.pages import measure_label
+
+    data = found.comparison.to_json()
+    systems = data["systems"]
+    names = [
+        m
+        for m in CHART_MEASURES
+        if any(s["results"].get("QA", {}).get(m) is not None for s in systems)
+    ]
+    bars = BarChart(
+        ident="chart-compare-measures",
+        title="QA measures of each system with 95 % bootstrap intervals",
+        description=(
+            f"Bar chart of {', '.join(measure_label(m) for m in names)} for "
+            f"{', '.join(s['system'] for s in systems)}, each with its interval. The numbers are "
+            "in the table above."
+        ),
+        categories=tuple(measure_label(m) for m in names),
+        series=tuple(
+            Series(
+                s["system"],
+                tuple(s["results"].get("QA", {}).get(m) for m in names),
+                tuple(_pair(s["intervals"].get("QA", {}).get(m)) for m in names),
+            )
+            for s in systems
+        ),
+        axis_label="score, 0 to 1",
+    )
+    per_question = [
+        {q.question_id: q for q in ev.tasks[ExperimentType.QA].questions}
+        for ev in found.evaluations
+        if ExperimentType.QA in ev.tasks
+    ]
+    scatter = None
+    if len(per_question) >= 2:
+        a, b = per_question[0], per_question[1]
+        both = [q for q in a if q in b and a[q].f1 is not None and b[q].f1 is not None]
+        points = tuple((float(a[q].f1 or 0), float(b[q].f1 or 0)) for q in both)
+        if points:
+            first, second = found.evaluations[0].system, found.evaluations[1].system
+            better = sum(1 for x, y in points if x > y), sum(1 for x, y in points if y > x)
+            scatter = Scatter(
+                ident="chart-compare-scatter",
+                title=f"Per-question F1: {first} against {second}",
+                description=(
+                    f"One circle per distinct pair of F1 values over {len(points)} questions. "
+                    f"{first} is better on {better[0]}, {second} on {better[1]}; the differing "
+                    "questions are listed below."
+                ),
+                x_label=first,
+                y_label=second,
+                points=points,
+            )
+    ids = list(per_question[0]) if per_question else []
+    rows = []
+    for qid in ids:
+        values = [pq[qid].f1 if qid in pq else None for pq in per_question]
+        if len({v for v in values if v is not None}) > 1:
+            rows.append((qid, values))
+    return {
+        "measures": bars,
+        "scatter": scatter,
+        "systems": [ev.system for ev in found.evaluations],
+        "differences": rows[:MAX_DIFFERENCES],
+        "differences_total": len(rows),
+    }
+
+
+def _pair(value: Any) -> tuple[float, float] | None:
+    if not value or value[0] is None or value[1] is None:
+        return None
+    return (float(value[0]), float(value[1]))
