@@ -25,6 +25,14 @@ def openapi_document(base: str) -> dict[str, Any]:
         "schema": {"type": "string", "pattern": "^[0-9]{12}$"},
     }
     owner: list[dict[str, list[str]]] = [{"ownerToken": []}]
+    # a submission (of an experiment, or of a comparison), as JSON or as a form
+    submission_body = {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}},
+            "multipart/form-data": {"schema": {"type": "object"}},
+        },
+    }
     return {
         "openapi": "3.1.0",
         "info": {
@@ -277,15 +285,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "400": _ERROR,
                         "403": _ERROR,
                     },
-                    requestBody={
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {"$ref": "#/components/schemas/Submission"}
-                            },
-                            "multipart/form-data": {"schema": {"type": "object"}},
-                        },
-                    },
+                    requestBody=submission_body,
                 ),
             },
             "/api/experiments": {
@@ -315,15 +315,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "400": _ERROR,
                         "403": _ERROR,
                     },
-                    requestBody={
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {"$ref": "#/components/schemas/Submission"}
-                            },
-                            "multipart/form-data": {"schema": {"type": "object"}},
-                        },
-                    },
+                    requestBody=submission_body,
                 ),
                 "get": _op(
                     "List published experiments",
