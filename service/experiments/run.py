@@ -163,6 +163,11 @@ def run_experiment(
         from service.graph.clock import from_posix, timestamp
 
         report.phase("recording")
+        if storage.work_dir is not None:  # the bytes first, then the graph that names them
+            from service.experiments.kept import keep
+
+            for ref in spec.files():
+                keep(storage.work_dir, files.checksum(ref)[0], files.data(ref))
         recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue)
         public_changed = recorded.stored_questions
         uploads = [recorded.upload] if recorded.upload is not None else []

@@ -11,6 +11,7 @@ shown to its owner (``access.py``) and is ``403 not public yet`` for everyone el
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -20,7 +21,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import Forbidden, NotFound
 from service.graph.reader import Node, index
-from service.graph.terms import DCT, RDF, RDFS
+from service.graph.terms import DCT, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, charts, conneg, figures, listings, pages
 from service.web.access import is_owner, require_experiment, token_redirect
@@ -186,6 +187,55 @@ def _experiment_store(experiment_id: str, rep: conneg.Representation):
     if not is_owner(experiment_id):
         return status, None, True
     return status, graph.private, True
+
+
+@bp.get("/experiment/<experiment_id>/file/<sha256>")
+def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
+    """A file the experiment used (dataset, answers, gold; uploaded or archived), to whoever
+    may see the experiment, as an attachment named as it was uploaded."""
+    from service.experiments.kept import kept
+
+    _status, store, private = _experiment_store(experiment_id, conneg.HTML)
+    if store is None:
+        raise Forbidden(f"experiment {experiment_id} is not public yet")
+    storage = services().storage
+    sha = sha256.lower()
+    graph = storage.uris.experiment_graph(experiment_id)
+    rows = list(
+        store.query(
+            f"""SELECT ?title ?type WHERE {{ GRAPH <{graph}> {{
+              <{storage.uris.experiment(experiment_id)}> <{PROV}used> ?f .
+              ?f <{GQA}sha256> ?sha ; <{DCT}title> ?title .
+              OPTIONAL {{ ?f <http://www.w3.org/ns/dcat#mediaType> ?type }}
+              FILTER(LCASE(STR(?sha)) = "{sha if EXPERIMENT_FILE.match(sha) else ""}") }} }}"""
+        )
+    )
+    if not rows:
+        raise NotFound(f"experiment {experiment_id} used no file with SHA-256 {sha256}")
+    title = rows[0]["title"].value
+    data = kept(storage.work_dir, sha, experiment_id=experiment_id, name=title)
+    if data is None:
+        raise NotFound(
+            f"the file {title!r} of experiment {experiment_id} is not kept (it was recorded "
+            "before the service kept the files it scores)"
+        )
+    media = rows[0]["type"]
+    mimetype = media.value.rsplit("/media-types/", 1)[-1] if media is not None else None
+    response = Response(data, mimetype=mimetype or "application/octet-stream")
+    response.headers["Content-Disposition"] = _attachment(title)
+    response.headers["Cache-Control"] = "private, no-store" if private else "public, max-age=3600"
+    return response
+
+
+EXPERIMENT_FILE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _attachment(name: str) -> str:
+    """``Content-Disposition`` for a download: an ASCII fallback and the UTF-8 name (RFC 6266)."""
+    from urllib.parse import quote
+
+    plain = re.sub(r"[^A-Za-z0-9._ -]+", "_", name) or "file"
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name)}"
 
 
 def _status_quads(status) -> list[Any]:

@@ -456,3 +456,31 @@ def test_compare_answer_files_over_http(server) -> None:
         refused = server.post("api/compare", json={**body, **extra})
         assert refused.status_code == 400, (extra, refused.text)
         assert words in refused.json()["error"]
+
+
+def test_the_files_an_experiment_used_are_downloadable_by_who_may_see_it(server) -> None:
+    """Uploaded files are kept by SHA-256 beside the store (the job's copy goes with the job)
+    and served to the owner, then to everyone once published; linked from the page."""
+    import hashlib
+
+    ticket = server.submit_demo(systems=("strong",))
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    data = (DEMO_DIR / "answers-strong.json").read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    url = f"experiment/{eid}/file/{sha}"
+    assert server.get(url).status_code == 403  # private: not for others
+    mine = server.get(url, headers=owner)
+    assert mine.status_code == 200 and mine.content == data
+    assert mine.headers["Content-Disposition"].startswith('attachment; filename="answers-strong')
+    assert "no-store" in mine.headers["Cache-Control"]
+    page = server.get(f"experiment/{eid}", headers=owner).text
+    assert f"/experiment/{eid}/file/{sha}" in page
+    other = hashlib.sha256(b"another file").hexdigest()
+    assert server.get(f"experiment/{eid}/file/{other}", headers=owner).status_code == 404
+    assert server.get(f"experiment/{eid}/file/not-a-sha", headers=owner).status_code == 404
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).status_code == 200
+    public = server.get(url)
+    assert public.status_code == 200 and public.content == data
+    questions = (DEMO_DIR / "questions.json").read_bytes()
+    dataset = server.get(f"experiment/{eid}/file/{hashlib.sha256(questions).hexdigest()}")
+    assert dataset.status_code == 200 and dataset.content == questions
