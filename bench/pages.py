@@ -13,7 +13,8 @@ public experiments plus a real 400-question experiment.
    client, median of ``--repeat`` runs: the leaderboards (all, filtered and sorted, a late
    page), the home page, a dataset's page with its leaderboard, the experiment page (charts and
    bootstrap intervals computed from the stored per-question results), a task page (408
-   explained questions, 100 a page) and its filtered view.
+   explained questions, 100 a page) and its filtered view, the comparison of its three stored
+   QA tasks (the compare page) and the run page.
 4. Dataset pages of catalogue datasets (``--datasets``; default the QALD-9 files): the page as
    served next to the reference measured in the same run, the same description and findings
    rendered the way the page did before (a properties table per finding, every finding IRI
@@ -41,6 +42,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from typing import Any, cast
+from urllib.parse import quote
 
 BASE = "http://localhost:8080/"
 DATASETS = [f"bench-dataset-{i}" for i in range(20)]
@@ -349,6 +351,25 @@ def main() -> None:
             row(
                 "task 1 as Turtle",
                 timed(client, state, f"/experiment/{eid}/task/1.ttl", args.repeat),
+            )
+            qa_tasks = [
+                r["task"].value
+                for r in graph.public.query(
+                    f"""PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
+SELECT ?task WHERE {{ <{BASE}experiment/{eid}> gqa:task ?task .
+  ?task gerbil:experimentType gerbil:QA }} ORDER BY ?task"""
+                )
+            ]
+            query = "&".join(f"task={quote(t, safe='')}" for t in qa_tasks)
+            row(
+                f"compare its {len(qa_tasks)} stored QA tasks (tiers, charts)",
+                timed(client, state, f"/compare?{query}", args.repeat),
+                "10,000 shuffles a pair, 1,000 resamples",
+            )
+            row(
+                "run page (the catalogue by challenge)",
+                timed(client, state, "/experiments/new", args.repeat),
             )
             print("\ndataset pages, cold (reference: the same description and findings as the")
             print("page inlined them before, measured in this run):")

@@ -251,6 +251,51 @@ class QuestionScore:
         return out
 
 
+def stored_score(
+    question_id: str,
+    *,
+    status: str,
+    processed: bool,
+    counts: tuple[int | None, int | None, int | None],
+    prf: tuple[float | None, float | None, float | None],
+    graded: bool,
+) -> QuestionScore:
+    """A question's record as the store keeps it (counts and P/R/F1, no items): enough to
+    recompute :data:`COUNT_MEASURES` on resamples, for intervals and comparisons of stored
+    results. ``graded``: the profile grades whole questions (its credit is the TP count)."""
+    tp, fp, fn = counts
+    if tp is None or fp is None or fn is None:
+        return QuestionScore(question_id, status=QuestionStatus(status))
+    return QuestionScore(
+        question_id,
+        status=QuestionStatus(status),
+        tp=tp,
+        fp=fp,
+        fn=fn,
+        precision=prf[0],
+        recall=prf[1],
+        f1=prf[2],
+        processed=processed,
+        n_system=tp + fp,
+        n_gold=tp + fn,
+        credit=float(tp) if graded else None,
+    )
+
+
+COUNT_MEASURES = (
+    "macroF1",
+    "macroPrecision",
+    "macroRecall",
+    "microF1",
+    "microPrecision",
+    "microRecall",
+    "macroF1QALD",
+    "accuracy",
+)
+"""The aggregates a stored task can recompute from its per-question counts alone (the
+confidence and rank measures need the answer items, which the store does not keep)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TaskScores:
     """One experiment type's results: canonical measure name -> value, and the questions."""

@@ -59,10 +59,12 @@ class SystemProgress:
 
 @dataclass(frozen=True, slots=True)
 class RunProgress:
-    """The whole run: its ``phase`` (reading, asking, scoring, recording, done) and systems."""
+    """The whole run: its ``phase`` (reading, asking, scoring, recording, done), systems and
+    when it started (seconds since the epoch), from which pages tell time elapsed and left."""
 
     phase: str
     systems: tuple[SystemProgress, ...] = ()
+    started: float | None = None
 
     def system(self, index: int, **changes: Any) -> RunProgress:
         """This progress with system ``index`` changed."""
@@ -78,14 +80,33 @@ class RunProgress:
             parts.append(f"{s.system} {s.done}/{s.total} questions{errors}")
         return f"{self.phase}: " + "; ".join(parts) if parts else self.phase
 
+    def timing(self, now: float) -> tuple[float | None, float | None]:
+        """Seconds elapsed and an estimate of the seconds left (None when unknown): the time
+        per question so far, over the questions not done yet."""
+        if self.started is None:
+            return None, None
+        elapsed = max(0.0, now - self.started)
+        done = sum(s.done for s in self.systems)
+        total = sum(s.total for s in self.systems)
+        if self.phase == "done":
+            return elapsed, 0.0
+        if not done or not total:
+            return elapsed, None
+        return elapsed, elapsed * max(0, total - done) / done
+
     def to_json(self) -> dict[str, Any]:
-        return {"phase": self.phase, "systems": [s.to_json() for s in self.systems]}
+        out: dict[str, Any] = {"phase": self.phase, "systems": [s.to_json() for s in self.systems]}
+        if self.started is not None:
+            out["started"] = self.started
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunProgress:
+        started = data.get("started")
         return cls(
             str(data.get("phase", "")),
             tuple(SystemProgress.from_json(s) for s in data.get("systems", ())),
+            float(started) if isinstance(started, int | float) else None,
         )
 
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from service.graph.experiments import Ticket
     from service.graph.store import Storage
-    from service.model import SystemAnswer
+    from service.model import Dataset, SystemAnswer
     from service.systems.safety import NetworkPolicy
 
 
@@ -55,6 +55,7 @@ class Outcome:
     started_at: float
     ended_at: float
     public_changed: bool = False
+    dataset: Dataset | None = None  # the dataset as read (its questions' features, types)
 
     @property
     def started(self) -> datetime:
@@ -186,7 +187,7 @@ def run_experiment(
             public_changed = True
     ended = time.time()
     report.phase("done")
-    return Outcome(tuple(evaluations), ticket, started, ended, public_changed)
+    return Outcome(tuple(evaluations), ticket, started, ended, public_changed, dataset)
 
 
 def prepare(
@@ -290,7 +291,9 @@ class _Reporter:
         from service.experiments.progress import RunProgress, SystemProgress
 
         self._lock = threading.Lock()
-        self.current = RunProgress("reading", tuple(SystemProgress(s) for s in systems))
+        self.current = RunProgress(
+            "reading", tuple(SystemProgress(s) for s in systems), started=time.time()
+        )
 
     def _emit(self, value: Any) -> None:
         self.current = value
@@ -299,10 +302,10 @@ class _Reporter:
 
     def phase(self, name: str) -> None:
         if self._callback is not None:
-            from service.experiments.progress import RunProgress
+            from dataclasses import replace
 
             with self._lock:
-                self._emit(RunProgress(name, self.current.systems))
+                self._emit(replace(self.current, phase=name))
 
     def system(self, index: int, **changes: object) -> None:
         if self._callback is not None:

@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.evaluation.measures import MEASURES
 from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
 from service.graph.terms import GERBIL, GQA, RDFS, measure_name
 from service.graph.uris import Uris
+
+if TYPE_CHECKING:
+    from service.evaluation.results import Evaluation, QuestionScore
 
 QUESTION_MEASURES = tuple(_QUESTION_MEASURES)
 _QUESTION_PROPERTIES = {name: q.iri for name, q in _QUESTION_MEASURES.items()}
@@ -202,7 +205,7 @@ def _evaluation(
         rows = results_of.get(task.uri, [])
         rows.sort(key=lambda r: _order(r, position, uris))
         for row in rows:
-            qid = _question_id(row.text(GQA + "question") or row.uri, uris)
+            qid = question_id_of(row.text(GQA + "question") or row.uri, uris)
             entry = by_id.get(qid)
             if entry is None:
                 entry = by_id[qid] = {"id": qid}
@@ -237,11 +240,12 @@ def _order(row: Node, position: dict[str, float | int | None], uris: Uris) -> tu
     at = position.get(question)
     if at is not None:
         return (0, at)
-    qid = _question_id(question, uris)
+    qid = question_id_of(question, uris)
     return (1, (0, int(qid)) if qid.isdigit() else (1, qid))
 
 
-def _question_id(uri: str, uris: Uris) -> str:
+def question_id_of(uri: str, uris: Uris) -> str:
+    """The dataset's own id of a question URI minted here (else its last segment)."""
     located = uris.locate(uri)
     if located is not None and "question" in located.keys:
         return located.keys["question"]
@@ -252,3 +256,143 @@ def _key(term: Any) -> str:
     import pyoxigraph as ox
 
     return term.value if isinstance(term, ox.NamedNode) else f"_:{term.value}"
+
+
+def scoring_of(profile: str) -> tuple[str, bool] | None:
+    """(scoring scheme, graded) of a stored result's profile name; None for a profile this
+    version does not have (its stored numbers cannot be recomputed)."""
+    from service.errors import BadRequest
+    from service.evaluation.profiles import get_profile
+
+    try:
+        found = get_profile(profile)
+    except BadRequest:
+        return None
+    return found.scoring.name, found.name == "poleval"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResult:
+    """One per-question observation as stored."""
+
+    question: str  # the question's URI
+    status: str
+    processed: bool
+    tp: int | None
+    fp: int | None
+    fn: int | None
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def _int(term: Any) -> int | None:
+    return None if term is None else int(float(term.value))
+
+
+def _float(term: Any) -> float | None:
+    return None if term is None else float(term.value)
+
+
+def stored_results(store: Any, graph: str, tasks: Sequence[str]) -> dict[str, list[StoredResult]]:
+    """The per-question observations of ``tasks`` in ``graph`` of ``store`` (a pyoxigraph
+    store), by task URI, in the dataset's question order (``gqa:position``, as ``evaluate``
+    has them, so a seeded resample draws the same questions): one query, index lookups."""
+    if not tasks:
+        return {}
+    values = " ".join(f"<{t}>" for t in tasks)
+    query = f"""PREFIX gqa: <{GQA}>
+SELECT ?task ?q ?status ?processed ?tp ?fp ?fn ?p ?r ?f WHERE {{ GRAPH <{graph}> {{
+  VALUES ?task {{ {values} }}
+  ?res gqa:resultOf ?task ; gqa:question ?q ; gqa:questionStatus ?status ;
+       gqa:processed ?processed .
+  OPTIONAL {{ ?res gqa:tp ?tp }} OPTIONAL {{ ?res gqa:fp ?fp }} OPTIONAL {{ ?res gqa:fn ?fn }}
+  OPTIONAL {{ ?res gqa:precision ?p }} OPTIONAL {{ ?res gqa:recall ?r }}
+  OPTIONAL {{ ?res gqa:f1 ?f }} OPTIONAL {{ ?q gqa:position ?at }}
+}} }} ORDER BY ?task ?at ?q"""
+    out: dict[str, list[StoredResult]] = defaultdict(list)
+    for row in store.query(query):
+        out[row["task"].value].append(
+            StoredResult(
+                question=row["q"].value,
+                status=local(row["status"].value).removeprefix("status-"),
+                processed=row["processed"].value == "true",
+                tp=_int(row["tp"]),
+                fp=_int(row["fp"]),
+                fn=_int(row["fn"]),
+                precision=_float(row["p"]),
+                recall=_float(row["r"]),
+                f1=_float(row["f"]),
+            )
+        )
+    return dict(out)
+
+
+def stored_records(
+    results: Sequence[StoredResult], *, graded: bool, uris: Uris | None = None
+) -> tuple[QuestionScore, ...]:
+    """The per-question records statistics recompute aggregates from, out of stored results
+    (question ids: the question URIs, or with ``uris`` the dataset's own ids)."""
+    from service.evaluation.results import stored_score
+
+    return tuple(
+        stored_score(
+            r.question if uris is None else question_id_of(r.question, uris),
+            status=r.status,
+            processed=r.processed,
+            counts=(r.tp, r.fp, r.fn),
+            prf=(r.precision, r.recall, r.f1),
+            graded=graded,
+        )
+        for r in results
+    )
+
+
+def stored_task(store: Any, graph: str, task_uri: str, uris: Uris) -> TaskResult | None:
+    """A stored task's description (measures, system and its label, profile, language,
+    signature), read by index lookups in ``graph`` of ``store``; None when it is not there."""
+    import pyoxigraph as ox
+
+    where = ox.NamedNode(graph)
+    quads = list(store.quads_for_pattern(ox.NamedNode(task_uri), None, None, where))
+    if not quads:
+        return None
+    nodes = index(quads)
+    system = nodes[task_uri].text(GERBIL + "annotator")
+    if system:
+        label = ox.NamedNode(RDFS + "label")
+        nodes.update(index(store.quads_for_pattern(ox.NamedNode(system), label, None, where)))
+    return task_result(nodes[task_uri], nodes, uris)
+
+
+def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: Uris) -> Evaluation:
+    """A stored QA task as an :class:`~service.evaluation.results.Evaluation` that statistics
+    and comparisons accept: its :data:`~service.evaluation.results.COUNT_MEASURES` and the
+    per-question records they are recomputed from (``results``: its :func:`stored_results`).
+    BadRequest when it is no QA task, or was scored under a profile version this one cannot
+    reproduce (its signature differs)."""
+    from service.errors import BadRequest
+    from service.evaluation.profiles import get_profile
+    from service.evaluation.results import COUNT_MEASURES, Evaluation, ExperimentType, TaskScores
+
+    if task.experiment_type != ExperimentType.QA.value:
+        raise BadRequest(f"{task.uri}: a {task.experiment_type} task; compare QA tasks")
+    known = scoring_of(task.profile)
+    if known is None:
+        raise BadRequest(f"{task.uri}: scored under profile {task.profile!r}, unknown here")
+    records = stored_records(results, graded=known[1], uris=uris)
+    measures = {m: task.measures[m] for m in COUNT_MEASURES if m in task.measures}
+    evaluation = Evaluation(
+        dataset=local(task.dataset),
+        system=task.system_label,
+        profile=get_profile(task.profile),
+        language=task.language_tag,
+        tasks={ExperimentType.QA: TaskScores(ExperimentType.QA, measures, records)},
+        kb=task.knowledge_base,
+    )
+    if task.signature and evaluation.signature != task.signature:
+        raise BadRequest(
+            f"{task.uri} was scored as {task.signature}; this version scores as "
+            f"{evaluation.signature}: re-score it before comparing"
+        )
+    return evaluation

@@ -12,13 +12,14 @@ experiment's owner; on the command line, the operator uses ``gerbil-qa publish -
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from urllib.parse import urlencode
 
 from flask import redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import NotFound
+from service.errors import Forbidden, NotFound
 from service.graph.uris import EXPERIMENT_ID
 from service.web.state import services
 
@@ -81,3 +82,24 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
+
+
+def form_check(experiment_id: str, token: str, action: str) -> str:
+    """The value an owner's form (publish, cancel) must send back: proves the page was
+    rendered for the owner (a cross-site form cannot know it), so the cookie alone cannot act
+    (CSRF)."""
+    message = f"{action}:{experiment_id}".encode()
+    return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()
+
+
+def require_owner_form(experiment_id: str, action: str) -> None:
+    """Forbidden unless this form post carries the owner cookie and its ``check``."""
+    require_experiment(experiment_id)
+    token = request.cookies.get(COOKIE_PREFIX + experiment_id)
+    check = request.form.get("check", "")
+    if not (
+        token
+        and is_owner(experiment_id, token)
+        and hmac.compare_digest(check, form_check(experiment_id, token, action))
+    ):
+        raise Forbidden(f"only the owner can {action} this experiment")

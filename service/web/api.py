@@ -6,8 +6,6 @@ then runs in the background (``runner.py``). The owner token goes in ``Authoriza
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
@@ -62,11 +60,9 @@ def _json_body() -> Any:
 
 @bp.post("/api/experiments")
 def submit() -> Response:
-    """Check the submission (cheap checks always; small uploads parsed at once, so ordinary
-    mistakes are a 400 naming file, line and column), then reserve its id, save its job and
-    queue it; nothing is reserved for a submission that fails its checks."""
-    from service.experiments.run import prepare
+    """Check the submission, then reserve its id and queue it (``running.start``)."""
     from service.web import submission
+    from service.web.running import start
 
     if request.mimetype == "application/json":
         raw = submission.from_json(_json_body())
@@ -74,21 +70,13 @@ def submit() -> Response:
         raw = submission.from_form(request.form, request.files)
     else:
         raise BadRequest("send the submission as multipart/form-data or application/json")
-    state = services()
-    spec, uploads = submission.to_spec(raw, kbs=_kbs())
-    files = prepare(
-        spec,
-        uploads,
-        policy=state.config.network_policy(),
-        parse_bytes=state.config.sync_parse_bytes,
-    )
-    ticket = state.runner.submit(spec, uploads=uploads, files=files)
+    ticket = start(raw)
     body = {
         "id": ticket.id,
         "uri": ticket.uri,
         "token": ticket.token,
         "status": "queued",
-        "statusUrl": f"{state.config.base}api/experiments/{ticket.id}",
+        "statusUrl": f"{services().config.base}api/experiments/{ticket.id}",
         "ownerLink": f"{ticket.uri}?token={ticket.token}",
         "note": "Keep the token: it is shown once. Send it as 'Authorization: Bearer <token>'.",
     }
@@ -111,32 +99,15 @@ def compare_systems() -> Response:
 
 
 def _experiment_json(experiment_id: str) -> dict[str, Any]:
-    """An experiment's status (one indexed lookup), its progress while it runs (a small file
-    beside its job, never the job itself) and, once recorded, its results."""
-    state = services()
-    status = require_experiment(experiment_id)
-    if not status.public and not is_owner(experiment_id):
-        raise Forbidden(f"experiment {experiment_id} is not public yet")
-    storage = state.storage
-    progress = None if status.status == "finished" else state.runner.progress(experiment_id)
-    out: dict[str, Any] = {
-        "id": status.id,
-        "uri": status.uri,
-        "status": status.status.value,
-        "public": status.public,
-        "created": status.created,
-        "publishedAt": status.published_at,
-        "progress": progress.text() if progress is not None else status.progress,
-        "phase": progress.phase if progress is not None else None,
-        "systems": [s.to_json() for s in progress.systems] if progress is not None else [],
-        "message": status.message,
-        "dataset": None,
-        "papers": [],
-        "results": [],
-        "evaluations": [],
-    }
-    if status.status != "finished":
+    """An experiment's status and progress (``running.status_payload``) and, once recorded,
+    its results."""
+    from service.web.running import status_payload
+
+    out = status_payload(experiment_id)
+    out.update(dataset=None, papers=[], results=[], evaluations=[])
+    if out["status"] != "finished":
         return out
+    storage = services().storage
     from service.graph.reader import evaluations
 
     quads = storage.experiments.quads(experiment_id)
@@ -231,25 +202,11 @@ def publish(experiment_id: str) -> Response:
     )
 
 
-def publish_check(experiment_id: str, token: str) -> str:
-    """The value the publish form must send back: proves the page was rendered for the owner
-    (a cross-site form cannot know it), so the cookie alone cannot publish (CSRF)."""
-    return hmac.new(token.encode(), f"publish:{experiment_id}".encode(), hashlib.sha256).hexdigest()
-
-
 @bp.post("/experiment/<experiment_id>/publish")
 def publish_form(experiment_id: str) -> BaseResponse:
-    from service.web.access import COOKIE_PREFIX
+    from service.web.access import require_owner_form
 
-    require_experiment(experiment_id)
-    token = request.cookies.get(COOKIE_PREFIX + experiment_id)
-    check = request.form.get("check", "")
-    if not (
-        token
-        and is_owner(experiment_id, token)
-        and hmac.compare_digest(check, publish_check(experiment_id, token))
-    ):
-        raise Forbidden("only the owner can publish this experiment")
+    require_owner_form(experiment_id, "publish")
     state = services()
     state.storage.experiments.publish(experiment_id)
     state.changed()

@@ -96,13 +96,14 @@ def create_app(
     view.refresh()
     atexit.register(state.close)
 
-    from service.web import api, comparing, resources, sparql_endpoint, ui
+    from service.web import api, comparing, resources, running, sparql_endpoint, ui
 
     app.register_blueprint(ui.bp)
     app.register_blueprint(resources.bp)
     app.register_blueprint(sparql_endpoint.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(comparing.bp)
+    app.register_blueprint(running.bp)
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
     app.after_request(_security_headers)
@@ -123,7 +124,7 @@ def close_app(app: Flask) -> None:
     atexit.unregister(state.close)
 
 
-def _problems(err: ServiceError) -> list[dict[str, Any]]:
+def problems_of(err: ServiceError) -> list[dict[str, Any]]:
     if not isinstance(err, FormatError):
         return []
     return [
@@ -165,7 +166,7 @@ def error_response(status: int, message: str, *, problems: list[dict[str, Any]] 
 def _service_error(err: ServiceError) -> Response:
     if err.status >= 500:
         log.error("%s %s: %s", request.method, request.path, err.message)
-    return error_response(err.status, err.message, problems=_problems(err))
+    return error_response(err.status, err.message, problems=problems_of(err))
 
 
 def _http_error(err: HTTPException) -> Response:

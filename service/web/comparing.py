@@ -10,13 +10,14 @@ parse limit, at most :data:`MAX_RESAMPLES` resamples and :data:`MAX_SAMPLES` tes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, render_template, request
 
 from service.errors import BadRequest, ServiceError
+from service.evaluation.results import ExperimentType
 from service.web.state import services
 
 if TYPE_CHECKING:
@@ -28,6 +29,9 @@ bp = Blueprint("compare", __name__)
 MAX_RESAMPLES = 10_000
 MAX_SAMPLES = 100_000
 MAX_DIFFERENCES = 500  # rows of the per-question differences shown on the page
+MAX_STORED = 20  # stored tasks compared at once
+LEADERBOARD_TIERS = 10  # a leaderboard's top rows given tiers
+LEADERBOARD_RESAMPLES = 1_000  # resamples and shuffles behind a leaderboard's tiers
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,7 @@ class Compared:
     comparison: Comparison
     evaluations: tuple[Evaluation, ...]
     measure: str
+    answer_types: Mapping[str, str]  # question id -> answer type, where the dataset says
 
 
 def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compared:
@@ -43,6 +48,11 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
     from service.experiments.run import prepare, run_experiment
     from service.web import submission
 
+    if isinstance(body, dict) and "tasks" in body:  # stored tasks, not files
+        tasks = body["tasks"]
+        if not isinstance(tasks, list):
+            raise BadRequest("$.tasks: expected a list of task URIs")
+        return compare_stored(tasks, body)
     if body is not None:
         raw = submission.from_json(body)
         options: Any = body if isinstance(body, dict) else {}
@@ -74,7 +84,117 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
         test=_text(options, "test") or "auto",
         **_numbers(options),
     )
-    return Compared(result, outcome.evaluations, measure)
+    questions = outcome.dataset.questions if outcome.dataset is not None else ()
+    types = {q.id: q.answer_type.value for q in questions if q.answer_type is not None}
+    return Compared(result, outcome.evaluations, measure, types)
+
+
+def compare_stored(tasks: list[Any], options: Any) -> Compared:
+    """Compare stored QA tasks (their URIs, as the leaderboards link them) on their stored
+    per-question results: public experiments, or private ones whose owner token the request
+    carries. The same checks as for files: one dataset, profile (and version) and language."""
+    from service.evaluation.comparison import compare
+
+    if not all(isinstance(t, str) for t in tasks):
+        raise BadRequest("$.tasks: expected a list of task URIs")
+    tasks = list(dict.fromkeys(tasks))
+    if not 2 <= len(tasks) <= MAX_STORED:
+        raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
+    types: dict[str, str] = {}
+    evaluations = stored_evaluations(tasks, answer_types=types)
+    measure = _text(options, "measure") or "macroF1"
+    result = compare(
+        evaluations, measure=measure, test=_text(options, "test") or "auto", **_numbers(options)
+    )
+    return Compared(result, tuple(evaluations), measure, types)
+
+
+def stored_evaluations(
+    tasks: Sequence[str], *, public_only: bool = False, answer_types: dict[str, str] | None = None
+) -> list[Evaluation]:
+    """The stored QA tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``), one
+    system name each: a system run in two experiments is named by experiment too. With
+    ``answer_types``, the answer type of each question id is added to it."""
+    from service.graph.reader import (
+        question_id_of,
+        stored_evaluation,
+        stored_results,
+        stored_task,
+    )
+    from service.web.access import is_owner
+    from service.web.figures import answer_types_of
+
+    storage = services().storage
+    found: list[tuple[str, Evaluation]] = []  # (experiment id, its stored task)
+    for uri in tasks:
+        located = storage.uris.locate(uri)
+        if located is None or located.kind != "task":
+            raise BadRequest(f"{uri}: not a task URI of this service (…/experiment/ID/task/N)")
+        experiment_id = located.keys["experiment"]
+        if storage.experiments.is_public(experiment_id):
+            store = storage.public
+        elif not public_only and is_owner(experiment_id):
+            store = storage.private
+        else:
+            raise BadRequest(f"{uri}: experiment {experiment_id} is not public")
+        graph = storage.uris.experiment_graph(experiment_id)
+        task = stored_task(store, graph, uri, storage.uris)
+        if task is None:
+            raise BadRequest(f"{uri}: no such task (yet)")
+        results = stored_results(store, graph, [uri]).get(uri, [])
+        found.append((experiment_id, stored_evaluation(task, results, storage.uris)))
+        if answer_types is not None and not answer_types:  # one dataset: its types once
+            uris = [r.question for r in results]
+            typed = answer_types_of(storage.public, uris) or answer_types_of(store, uris)
+            answer_types.update({question_id_of(q, storage.uris): t for q, t in typed.items()})
+    names = [e.system for _, e in found]
+    return [
+        replace(e, system=f"{e.system} ({eid})") if names.count(e.system) > 1 else e
+        for eid, e in found
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A leaderboard row's tier and the 95 % interval of the measure it is ranked by."""
+
+    tier: int | None
+    interval: tuple[float, float] | None
+
+
+def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]:
+    """Tiers and intervals of a leaderboard's top rows (public QA tasks of one dataset,
+    language and profile, best first): :func:`~service.evaluation.comparison.compare` on
+    their stored results with fewer samples than a comparison asked for (1,000 resamples and
+    1,000 shuffles: the page is rendered once per write). Rows scored under another signature
+    than the first are left out (None)."""
+    from service.evaluation.comparison import compare
+
+    if len(tasks) < 2:
+        return {}
+    try:
+        evaluations = stored_evaluations(tasks, public_only=True)
+    except ServiceError:  # e.g. a profile version this service cannot recompute
+        return {}
+    first = evaluations[0].signature
+    kept = [(t, e) for t, e in zip(tasks, evaluations, strict=True) if e.signature == first]
+    if len(kept) < 2:
+        return {}
+    try:
+        result = compare(
+            [e for _, e in kept],
+            measure=measure,
+            resamples=LEADERBOARD_RESAMPLES,
+            samples=LEADERBOARD_RESAMPLES,
+        )
+    except ServiceError:
+        return {}
+    out = {}
+    for (task, _), system in zip(kept, result.systems, strict=True):
+        ci = system.intervals.get(ExperimentType.QA, {}).get(measure)
+        pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
+        out[task] = Standing(system.tier, pair)
+    return out
 
 
 def _text(options: Any, key: str) -> str | None:
@@ -107,8 +227,17 @@ def _numbers(options: Any) -> dict[str, int]:
 
 
 @bp.get("/compare")
-def form() -> str:
-    return _page()
+def form() -> tuple[str, int] | str:
+    """The form; with ``?task=URI&task=URI…`` (the leaderboards' ticked rows) the comparison
+    of those stored tasks."""
+    tasks = request.args.getlist("task")
+    if not tasks:
+        return _page()
+    try:
+        found = compare_stored(tasks, request.args)
+    except ServiceError as err:
+        return _page(error=err.message), err.status
+    return _page(found=found)
 
 
 @bp.post("/compare")
@@ -146,9 +275,8 @@ def _page(*, found: Compared | None = None, error: str | None = None) -> str:
 def _figures(found: Compared) -> dict[str, Any]:
     """The charts (measures with intervals, per-question F1 of the first two systems) and the
     per-question differences on the QA experiment."""
-    from service.evaluation.results import ExperimentType
     from service.web.charts import BarChart, Scatter, Series
-    from service.web.figures import CHART_MEASURES
+    from service.web.figures import CHART_MEASURES, answer_type_bars
     from service.web.pages import measure_label
 
     data = found.comparison.to_json()
@@ -202,6 +330,14 @@ def _figures(found: Compared) -> dict[str, Any]:
                 y_label=second,
                 points=points,
             )
+    systems_f1 = [
+        (ev.system, {q.question_id: q.f1 for q in ev.tasks[ExperimentType.QA].questions})
+        for ev in found.evaluations
+        if ExperimentType.QA in ev.tasks
+    ]
+    by_type, type_rows = answer_type_bars(
+        "chart-compare-answer-types", systems_f1, found.answer_types
+    )
     ids = list(per_question[0]) if per_question else []
     rows = []
     for qid in ids:
@@ -210,6 +346,8 @@ def _figures(found: Compared) -> dict[str, Any]:
             rows.append((qid, values))
     return {
         "measures": bars,
+        "answer_types": by_type,
+        "answer_type_rows": type_rows,
         "scatter": scatter,
         "systems": [ev.system for ev in found.evaluations],
         "differences": rows[:MAX_DIFFERENCES],

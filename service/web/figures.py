@@ -17,89 +17,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from service.evaluation.results import COUNT_MEASURES
+from service.graph.reader import StoredResult
 from service.graph.uris import GQA
 from service.web.charts import BarChart, Scatter, Series
 from service.web.pages import ExperimentPage, TaskRow, local, measure_label
 
-CHART_MEASURES = (
-    "macroF1",
-    "macroPrecision",
-    "macroRecall",
-    "microF1",
-    "microPrecision",
-    "microRecall",
-    "macroF1QALD",
-    "accuracy",
-)
+CHART_MEASURES = COUNT_MEASURES  # what stored per-question results recompute
 MAX_SCATTER_POINTS = 5000  # more questions than this: no scatter (the page would grow too much)
-
-
-@dataclass(frozen=True, slots=True)
-class StoredResult:
-    """One per-question observation as stored."""
-
-    question: str  # the question's URI
-    status: str
-    processed: bool
-    tp: int | None
-    fp: int | None
-    fn: int | None
-    precision: float | None
-    recall: float | None
-    f1: float | None
-
-
-def _int(term: Any) -> int | None:
-    return None if term is None else int(float(term.value))
-
-
-def _float(term: Any) -> float | None:
-    return None if term is None else float(term.value)
-
-
-def stored_results(store: Any, graph: str, tasks: Sequence[str]) -> dict[str, list[StoredResult]]:
-    """The per-question observations of ``tasks`` in ``graph`` of ``store`` (a pyoxigraph
-    store), by task URI, in question-URI order: one query, index lookups per result."""
-    if not tasks:
-        return {}
-    values = " ".join(f"<{t}>" for t in tasks)
-    query = f"""PREFIX gqa: <{GQA}>
-SELECT ?task ?q ?status ?processed ?tp ?fp ?fn ?p ?r ?f WHERE {{ GRAPH <{graph}> {{
-  VALUES ?task {{ {values} }}
-  ?res gqa:resultOf ?task ; gqa:question ?q ; gqa:questionStatus ?status ;
-       gqa:processed ?processed .
-  OPTIONAL {{ ?res gqa:tp ?tp }} OPTIONAL {{ ?res gqa:fp ?fp }} OPTIONAL {{ ?res gqa:fn ?fn }}
-  OPTIONAL {{ ?res gqa:precision ?p }} OPTIONAL {{ ?res gqa:recall ?r }}
-  OPTIONAL {{ ?res gqa:f1 ?f }}
-}} }} ORDER BY ?task ?q"""
-    out: dict[str, list[StoredResult]] = defaultdict(list)
-    for row in store.query(query):
-        out[row["task"].value].append(
-            StoredResult(
-                question=row["q"].value,
-                status=local(row["status"].value).removeprefix("status-"),
-                processed=row["processed"].value == "true",
-                tp=_int(row["tp"]),
-                fp=_int(row["fp"]),
-                fn=_int(row["fn"]),
-                precision=_float(row["p"]),
-                recall=_float(row["r"]),
-                f1=_float(row["f"]),
-            )
-        )
-    return dict(out)
-
-
-def _scheme(profile: str) -> tuple[str, bool] | None:
-    """(scoring scheme, graded) of a profile name, None for a profile this code does not know."""
-    from service.errors import BadRequest
-    from service.evaluation.profiles import get_profile
-
-    try:
-        found = get_profile(profile)
-    except BadRequest:  # a profile this version does not have: no intervals
-        return None
-    return found.scoring.name, found.name == "poleval"
 
 
 def intervals(
@@ -107,38 +32,14 @@ def intervals(
 ) -> dict[str, tuple[float, float]]:
     """Bootstrap intervals of ``task``'s chart measures, from its stored question results
     (empty when they cannot be computed: an unknown profile, no scored question)."""
-    from service.evaluation.results import (
-        ExperimentType,
-        QuestionScore,
-        QuestionStatus,
-        TaskScores,
-    )
+    from service.evaluation.results import ExperimentType, TaskScores
+    from service.graph.reader import scoring_of, stored_records
 
-    known = _scheme(task.profile)
+    known = scoring_of(task.profile)
     if known is None or not results:
         return {}
     scheme, graded = known
-    records = []
-    for r in results:
-        if r.tp is None or r.fp is None or r.fn is None:
-            records.append(QuestionScore(r.question, status=QuestionStatus(r.status)))
-            continue
-        records.append(
-            QuestionScore(
-                r.question,
-                status=QuestionStatus(r.status),
-                tp=r.tp,
-                fp=r.fp,
-                fn=r.fn,
-                precision=r.precision,
-                recall=r.recall,
-                f1=r.f1,
-                processed=r.processed,
-                n_system=r.tp + r.fp,
-                n_gold=r.tp + r.fn,
-                credit=float(r.tp) if graded else None,
-            )
-        )
+    records = stored_records(results, graded=graded)
     measures = {m: task.measures[m] for m in CHART_MEASURES if m in task.measures}
     if not measures:
         return {}
@@ -218,45 +119,44 @@ def answer_type_chart(
     results: Mapping[str, Sequence[StoredResult]],
     answer_types: Mapping[str, str],
 ) -> tuple[BarChart | None, tuple[tuple[str, tuple[tuple[float | None, int], ...]], ...]]:
+    """The experiment page's :func:`answer_type_bars` of its QA tasks' stored results."""
+    systems = [
+        (r.system_label, {q.question: q.f1 for q in results.get(r.uri, ())}) for r in _qa_rows(page)
+    ]
+    return answer_type_bars("chart-answer-types", systems, answer_types)
+
+
+def answer_type_bars(
+    ident: str,
+    systems: Sequence[tuple[str, Mapping[str, float | None]]],
+    answer_types: Mapping[str, str],
+) -> tuple[BarChart | None, tuple[tuple[str, tuple[tuple[float | None, int], ...]], ...]]:
     """Macro F1 (mean per-question F1) of each system per answer type of the questions, and
-    the same as table rows: (answer type, ((macro F1, questions) per system))."""
-    rows = _qa_rows(page)
-    types = sorted(
-        {
-            answer_types[q.question]
-            for r in rows
-            for q in results.get(r.uri, ())
-            if q.question in answer_types
-        }
-    )
-    if not rows or not types:
+    the same as table rows: (answer type, ((macro F1, questions) per system)). ``systems``:
+    (label, per-question F1 by question key); ``answer_types``: answer type by question key."""
+    types = sorted({answer_types[q] for _, f1s in systems for q in f1s if q in answer_types})
+    if not systems or not types:
         return None, ()
     table: list[tuple[str, tuple[tuple[float | None, int], ...]]] = []
-    per_system: list[list[float | None]] = [[] for _ in rows]
+    per_system: list[list[float | None]] = [[] for _ in systems]
     for kind in types:
         cells = []
-        for k, r in enumerate(rows):
-            f1 = [
-                q.f1
-                for q in results.get(r.uri, ())
-                if q.f1 is not None and answer_types.get(q.question) == kind
-            ]
-            value = sum(f1) / len(f1) if f1 else None
-            cells.append((value, len(f1)))
+        for k, (_, f1s) in enumerate(systems):
+            found = [f for q, f in f1s.items() if f is not None and answer_types.get(q) == kind]
+            value = sum(found) / len(found) if found else None
+            cells.append((value, len(found)))
             per_system[k].append(value)
         table.append((kind, tuple(cells)))
+    labels = [label for label, _ in systems]
     chart = BarChart(
-        ident="chart-answer-types",
+        ident=ident,
         title="Macro F1 per answer type of the questions",
         description=(
-            f"Bar chart of the mean per-question F1 of {', '.join(r.system_label for r in rows)} "
-            f"on the questions of each answer type ({', '.join(types)}). The numbers are in the "
-            "table below the chart."
+            f"Bar chart of the mean per-question F1 of {', '.join(labels)} on the questions of "
+            f"each answer type ({', '.join(types)}). The numbers are in the table below the chart."
         ),
         categories=tuple(types),
-        series=tuple(
-            Series(r.system_label, tuple(v)) for r, v in zip(rows, per_system, strict=True)
-        ),
+        series=tuple(Series(label, tuple(v)) for label, v in zip(labels, per_system, strict=True)),
         axis_label="macro F1, 0 to 1",
     )
     return chart, tuple(table)

@@ -8,6 +8,7 @@ from service import __version__
 from service.contracts import openapi as registries
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.graph.experiments import Status
+from service.systems.reference import SYSTEM_NAMES
 
 _ERROR = {"$ref": "#/components/responses/Error"}
 
@@ -111,8 +112,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "required": ["dataset", "systems"],
                     "properties": {
                         "dataset": {
-                            "description": "A catalogue dataset name (GET /api/datasets) or an "
-                            "uploaded file.",
+                            "description": "A catalogue dataset name (GET /api/datasets), "
+                            "`demo` (the served demo's questions, on the demo KB), or an uploaded "
+                            "file.",
                             "oneOf": [
                                 {"type": "string"},
                                 {"$ref": "#/components/schemas/InlineFile"},
@@ -140,6 +142,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                                         "type": "string",
                                         "enum": ["qa", "text2sparql"],
                                         "default": "qa",
+                                    },
+                                    "reference": {
+                                        "enum": list(SYSTEM_NAMES),
+                                        "description": "A reference system that runs here on "
+                                        "the KB (give `kb`, or the demo dataset's own).",
                                     },
                                 },
                             },
@@ -224,6 +231,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 },
                             },
                         },
+                        "elapsedSeconds": {
+                            "type": ["number", "null"],
+                            "description": "While it runs: seconds since it started.",
+                        },
+                        "remainingSeconds": {
+                            "type": ["number", "null"],
+                            "description": "While it runs: an estimate of the seconds left "
+                            "(the time per question so far; null until one is done).",
+                        },
                         "message": {"type": ["string", "null"]},
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "evaluations": {
@@ -301,6 +317,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`dataset_file` (`dataset_format` declares its format); files `answers` "
                     "(one per system; `answers_name` names them and `answers_format` declares "
                     "their formats, in order); `webservice` and `text2sparql` as `name=url`; "
+                    "`reference` as `name=reference`; "
                     "`profile`, "
                     "`language`, `experiment_type` (repeatable), `kb`, `force`.",
                     {

@@ -283,17 +283,25 @@ def experiment(name: str) -> BaseResponse:
     pick = (request.args.get("a") or None, request.args.get("b") or None)
 
     def html() -> str:
-        from service.web.access import presented_token
-        from service.web.api import publish_check
+        from service.web.access import form_check, presented_token
+        from service.web.running import status_payload
 
         token = presented_token(experiment_id) if private else None
         shown = page()
+        current = status or require_experiment(experiment_id)
+        live = None
+        if current.status.value != "finished":
+            live = status_payload(experiment_id)
+            live["statusUrl"] = url_for("run.status", experiment_id=experiment_id)
         return render_template(
             "experiment.html",
             page=shown,
-            status=status or require_experiment(experiment_id),
+            status=current,
+            live=live,
             private=private,
-            publish_check=publish_check(experiment_id, token) if token else "",
+            owner_checks={a: form_check(experiment_id, token, a) for a in ("publish", "cancel")}
+            if token
+            else {},
             citation=citation(),
             figures=_figures(shown, store, graph_name, pick),
             badge=None if private else badges.snippets(shown),
@@ -362,8 +370,10 @@ def _figures(
 ) -> figures.Figures:
     """The experiment page's charts, from its stored per-question results (answer types from
     the dataset's questions: public, or in the experiment's graph for an uploaded dataset)."""
+    from service.graph.reader import stored_results
+
     qa = [t.uri for t in page.tasks_of("QA")]
-    results = figures.stored_results(store, graph_name, qa)
+    results = stored_results(store, graph_name, qa)
     questions = {r.question for found in results.values() for r in found}
     types = figures.answer_types_of(services().storage.public, questions)
     missing = questions - types.keys()

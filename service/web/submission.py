@@ -1,7 +1,8 @@
 """A submission as the API receives it, turned into an experiment spec.
 
-A submission names a dataset (a catalogue name, or an uploaded file), its systems (uploaded
-answer files, or QA web-service URLs), a scorer profile, a language, experiment types,
+A submission names a dataset (a catalogue name, ``demo`` for the served demo's questions, or an
+uploaded file), its systems (uploaded answer files, QA web-service or Text2SPARQL-service URLs,
+reference systems that run here), a scorer profile, a language, experiment types,
 optionally a configured knowledge base and ``force``. This module reads the request into a
 :class:`RawSubmission` and builds the :class:`~service.experiments.spec.ExperimentSpec` and the
 uploads (bytes by SHA-256); checking and parsing are the application layer's
@@ -12,7 +13,8 @@ passes gets an experiment id.
 Two encodings are accepted (see ``openapi.py``): ``multipart/form-data`` (fields ``dataset`` or
 file ``dataset_file`` with optional ``dataset_format``; files ``answers`` (one per system, named
 after the file unless ``answers_name`` gives names in the same order, formats by
-``answers_format`` in the same order); fields ``webservice`` as ``name=url`` or a bare URL;
+``answers_format`` in the same order); fields ``webservice`` and ``text2sparql`` as ``name=url``
+or a bare URL; ``reference`` as ``name=reference`` or a bare reference system name;
 ``profile``, ``language``, ``experiment_type`` (repeatable), ``kb``, ``force``) and JSON (the
 same, with file contents inline as text).
 """
@@ -29,6 +31,8 @@ from service.errors import BadRequest
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
+
+DEMO_DATASET = "demo"  # a dataset name that means the served demo's questions (datasets/demo/)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,7 @@ class RawSystem:
     answers: FileUpload | None = None
     url: str | None = None
     interface: str = "qa"  # for a URL: "qa" (a QA web service) or "text2sparql"
+    reference: str | None = None  # a reference system that runs here (needs a KB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +88,17 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
     for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
-        for value in form.getlist(field_name):
+        for value in _lines(form.getlist(field_name)):
             name, sep, url = value.partition("=")
             if sep and not name.lower().startswith(("http:", "https:")):
                 systems.append(RawSystem(name.strip(), url=url.strip(), interface=interface))
             else:
                 systems.append(RawSystem(None, url=value.strip(), interface=interface))
+    for value in _lines(form.getlist("reference")):
+        name, sep, reference = value.partition("=")
+        if value:
+            named = name.strip() if sep else None
+            systems.append(RawSystem(named, reference=(reference if sep else value).strip()))
     return RawSubmission(
         dataset_name=form.get("dataset") or None,
         dataset_file=dataset_file,
@@ -100,6 +110,12 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         title=form.get("title") or None,
         force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
     )
+
+
+def _lines(values: list[str]) -> list[str]:
+    """Field values split at line ends (the run page's text areas hold one system a line),
+    blank lines dropped."""
+    return [line.strip() for value in values for line in value.splitlines() if line.strip()]
 
 
 def _text(data: dict[str, Any], key: str, where: str) -> str | None:
@@ -147,7 +163,9 @@ def from_json(data: Any) -> RawSubmission:
     for n, item in enumerate(raw_systems):
         where = f"$.systems[{n}]"
         if not isinstance(item, dict):
-            raise BadRequest(f"{where}: expected an object with 'name' and 'answers' or 'url'")
+            raise BadRequest(
+                f"{where}: expected an object with 'name' and 'answers', 'url' or 'reference'"
+            )
         answers = item.get("answers")
         systems.append(
             RawSystem(
@@ -157,6 +175,7 @@ def from_json(data: Any) -> RawSubmission:
                 else None,
                 url=_text(item, "url", where),
                 interface=_interface(item, where),
+                reference=_text(item, "reference", where),
             )
         )
     types = data.get("experimentTypes") or []
@@ -185,7 +204,7 @@ def to_spec(
     the request itself gets wrong: both or neither dataset, a system with both or neither of
     answers and URL, an unknown KB name)."""
     from service.evaluation.profiles import DEFAULT_PROFILE
-    from service.experiments.asked import Text2SparqlService, WebService
+    from service.experiments.asked import Reference, Text2SparqlService, WebService
     from service.experiments.spec import (
         CatalogueDataset,
         ExperimentSpec,
@@ -206,23 +225,35 @@ def to_spec(
     if raw.dataset_file is not None and raw.dataset_name:
         raise BadRequest("give either a catalogue dataset name or a dataset file, not both")
     dataset: CatalogueDataset | FileDataset
+    kb_name = raw.kb
     if raw.dataset_file is not None:
         dataset = FileDataset(keep(raw.dataset_file), title=raw.title)
+    elif raw.dataset_name == DEMO_DATASET:  # the demo's questions, on the demo KB by default
+        from service.web.demo import DEMO_QUESTIONS
+
+        demo = FileUpload(DEMO_QUESTIONS.name, DEMO_QUESTIONS.read_bytes())
+        dataset = FileDataset(keep(demo), title=raw.title)
+        kb_name = kb_name or "demo"
     elif raw.dataset_name:
         dataset = CatalogueDataset(raw.dataset_name)
     else:
         raise BadRequest("no dataset: give a catalogue name ('dataset') or upload a file")
     kb = None
-    if raw.kb:
-        if raw.kb not in kbs:
+    if kb_name:
+        if kb_name not in kbs:
             known = ", ".join(sorted(kbs)) or "none configured"
-            raise BadRequest(f"unknown knowledge base {raw.kb!r}; known: {known}")
-        kb = KBSpec(kbs[raw.kb], name=raw.kb)
-    systems: list[AnswerFile | WebService] = []  # a Text2SparqlService is a WebService
+            raise BadRequest(f"unknown knowledge base {kb_name!r}; known: {known}")
+        kb = KBSpec(kbs[kb_name], name=kb_name)
+    systems: list[AnswerFile | WebService | Reference] = []  # Text2SparqlService: a WebService
     for n, system in enumerate(raw.systems, start=1):
-        if (system.answers is None) == (system.url is None):
-            raise BadRequest(f"system {n}: give either an answer file or a web-service URL")
-        if system.answers is not None:
+        given = [system.answers is not None, system.url is not None, system.reference is not None]
+        if sum(given) != 1:
+            raise BadRequest(
+                f"system {n}: give one of an answer file, a web-service URL or a reference system"
+            )
+        if system.reference is not None:
+            systems.append(Reference(str(system.name or system.reference), system.reference))
+        elif system.answers is not None:
             name = system.name or PurePosixPath(system.answers.filename).stem
             systems.append(AnswerFile(str(name).strip(), keep(system.answers)))
         else:

@@ -21,8 +21,8 @@ from werkzeug.wrappers import Response as BaseResponse
 from service import __version__
 from service.errors import BadRequest
 from service.evaluation.profiles import get_profile
-from service.evaluation.results import ExperimentType
-from service.web import listings, pages
+from service.evaluation.results import COUNT_MEASURES, ExperimentType
+from service.web import comparing, listings, pages
 from service.web.citation import doi_of
 from service.web.pages import local
 from service.web.rdf_out import context_document
@@ -183,6 +183,22 @@ def leaderboards() -> BaseResponse:
         )
         shown = rows[: page.size]
         columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
+        # tiers where rows are comparable: one dataset, language, profile, a count measure
+        comparable = (
+            dataset != ALL_DATASETS
+            and chosen.language
+            and chosen.profile
+            and chosen.experiment_type == ExperimentType.QA.value
+            and chosen.sort in COUNT_MEASURES
+            and page.number == 1
+        )
+        standings = (
+            comparing.leaderboard_tiers(
+                [r.task for r in shown[: comparing.LEADERBOARD_TIERS]], chosen.sort
+            )
+            if comparable
+            else {}
+        )
         return render_template(
             "leaderboards.html",
             chosen=shown_filter,
@@ -205,6 +221,10 @@ def leaderboards() -> BaseResponse:
             args={**shown_filter.args(), **listings.page_args(request.args)},
             doi_of=doi_of,
             pages=pages,
+            compare_measures=COUNT_MEASURES,
+            standings=standings,
+            tiers_offered=bool(comparable),
+            tier_rows=comparing.LEADERBOARD_TIERS,
         )
 
     return cached_page(("page:leaderboards", chosen, page), render)

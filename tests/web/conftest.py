@@ -3,6 +3,8 @@ processes), shared by the web tests of a session, plus HTTP helpers."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shutil
 import socket
 import tempfile
@@ -10,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +185,44 @@ def browser() -> Iterator:
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
+
+
+# --- a QA web service on loopback that takes its time (live progress, cancel) ----------------
+
+
+class _SlowQAHandler(BaseHTTPRequestHandler):
+    """``POST /delay/<seconds>``: answers "Earth" to every question after the delay;
+    ``POST /refuse``: a 400 with a reason, at once."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.startswith("/refuse"):
+            body = b"this service does not answer questions about planets"
+            self.send_response(400)
+            self.send_header("Content-Type", "text/plain")
+        else:
+            time.sleep(float(self.path.rsplit("/", 1)[-1]))
+            binding = {"x": {"type": "literal", "value": "Earth"}}
+            answer = {"head": {"vars": ["x"]}, "results": {"bindings": [binding]}}
+            body = json.dumps({"questions": [{"id": "1", "answers": [answer]}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(OSError):  # the runner gave up (cancel): nothing to tell
+            self.wfile.write(body)
+
+
+@pytest.fixture(scope="session")
+def slow_qa() -> Iterator[str]:
+    """The base URL of the slow QA web service (``{base}delay/0.5``, ``{base}refuse``)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _SlowQAHandler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()

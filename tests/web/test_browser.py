@@ -351,7 +351,9 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     shot(browser, "leaderboards-fair-en")
     table = browser.find_element(By.ID, "leaderboard-table")
     rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
-    assert rows and {r.find_elements(By.TAG_NAME, "td")[3].text for r in rows} == {"fair"}
+    profile = _column(table, "Profile")
+    assert rows and {_cells(r)[profile].text for r in rows} == {"fair"}
+    assert browser.find_elements(By.CSS_SELECTOR, "td.tier")  # comparable rows get tiers
     # sort by micro F1 with the column header's link
     table.find_element(By.LINK_TEXT, "micro F1").click()
     wait_until(browser, lambda d: "sort=microF1" in d.current_url)
@@ -359,12 +361,28 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     check_accessibility(browser)
     sorted_by = browser.find_element(By.CSS_SELECTOR, "th[aria-sort=descending]")
     assert sorted_by.text.startswith("micro F1")
-    cells = browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table tbody tr td:nth-of-type(5)")
-    values = [float(c.text) for c in cells]
+    table = browser.find_element(By.ID, "leaderboard-table")
+    micro = _column(table, "micro F1")
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    values = [float(_cells(r)[micro].text.split()[0]) for r in rows]
     assert values == sorted(values, reverse=True) and len(values) >= 3
     assert "profile=fair" in browser.current_url and "language=en" in browser.current_url
     tab_to(browser, "lb-sort")
     assert severe_logs(browser) == []
+
+
+def _column(table, heading: str) -> int:
+    """The index of the column whose header starts with ``heading``."""
+    from selenium.webdriver.common.by import By
+
+    headers = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
+    return next(n for n, text in enumerate(headers) if text.startswith(heading))
+
+
+def _cells(row) -> list:
+    from selenium.webdriver.common.by import By
+
+    return row.find_elements(By.CSS_SELECTOR, "th, td")
 
 
 def test_dataset_page_is_light(server, browser) -> None:
@@ -405,7 +423,11 @@ def test_compare_uploaded_answer_files(server, browser) -> None:
     rows = browser.find_elements(By.CSS_SELECTOR, "#compare-systems tbody tr")
     assert rows[0].find_element(By.TAG_NAME, "th").text == "answers-strong"
     charts = {s.get_attribute("id"): s for s in browser.find_elements(By.CSS_SELECTOR, "svg.chart")}
-    assert set(charts) == {"chart-compare-measures", "chart-compare-scatter"}
+    assert set(charts) == {
+        "chart-compare-measures",
+        "chart-compare-answer-types",
+        "chart-compare-scatter",
+    }
     for svg in charts.values():
         assert svg.is_displayed() and svg.size["width"] > 200
     assert browser.find_elements(By.CSS_SELECTOR, "#compare-differences tbody tr")

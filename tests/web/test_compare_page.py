@@ -41,6 +41,8 @@ def test_a_comparison_of_uploaded_files(server) -> None:
     assert title is not None and (title.text or "").startswith("QA measures of each system")
     assert svg.findall(f".//{SVG}g[@class='whisker']")  # intervals drawn
     assert 'id="chart-compare-scatter"' in html
+    assert 'id="chart-compare-answer-types"' in html  # the demo's questions carry answer types
+    assert '<th scope="row">number</th>' in html.split('id="compare-answer-types"')[1]
 
 
 def test_errors_are_shown_next_to_the_form(server) -> None:
@@ -49,3 +51,111 @@ def test_errors_are_shown_next_to_the_form(server) -> None:
     assert response.status_code == 400
     assert 'id="compare-error"' in response.text and "two or more answer files" in response.text
     assert 'id="compare-form"' in response.text
+
+
+def _demo_tasks(server) -> dict[str, str]:
+    """The demo experiment's QA task URIs by system label (it is public)."""
+    rows = server.storage.public.query(
+        f"""PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+PREFIX gerbil: <http://w3id.org/gerbil/vocab#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?task ?label WHERE {{ <{server.url}experiment/{server.demo_id}> gqa:task ?task .
+  ?task gerbil:experimentType gerbil:QA ; gerbil:annotator ?s . ?s rdfs:label ?label }}"""
+    )
+    return {row["label"].value: row["task"].value for row in rows}  # type: ignore[index]
+
+
+def test_stored_tasks_compare_as_their_answer_files_do(server) -> None:
+    """The leaderboards' comparison reads the stored per-question results; with the same seed
+    it gives exactly what comparing the same answer files gives: numbers, intervals, p-values,
+    tiers."""
+    tasks = _demo_tasks(server)
+    stored = server.post(
+        "api/compare",
+        json={"tasks": [tasks["demo-strong"], tasks["demo-baseline"]], "resamples": 200},
+    )
+    assert stored.status_code == 200, stored.text
+    files = {
+        "dataset": "demo",
+        "kb": "demo",
+        "profile": "fair",
+        "language": "en",
+        "resamples": 200,
+        "systems": [
+            {"name": f"demo-{n}", "answers": (DEMO_DIR / f"answers-{n}.json").read_text()}
+            for n in ("strong", "baseline")
+        ],
+    }
+    uploaded = server.post("api/compare", json=files)
+    assert uploaded.status_code == 200, uploaded.text
+    a, b = stored.json(), uploaded.json()
+    assert a["signature"] == b["signature"] and a["test"] == b["test"]
+    assert [s["system"] for s in a["systems"]] == ["demo-strong", "demo-baseline"]
+    for mine, theirs in zip(a["systems"], b["systems"], strict=True):
+        for measure in ("macroF1", "microF1", "macroF1QALD"):
+            assert mine["results"]["QA"][measure] == theirs["results"]["QA"][measure]
+            assert mine["intervals"]["QA"][measure] == theirs["intervals"]["QA"][measure]
+        assert mine["tier"] == theirs["tier"]
+    assert a["pairs"] == b["pairs"] and a["pairs"][0]["pValue"] < 0.05
+
+
+def test_the_leaderboard_links_its_rows_to_the_comparison(server) -> None:
+    tasks = _demo_tasks(server)
+    board = server.get("leaderboards", params={"profile": "fair"}).text
+    assert 'id="compare-selected"' in board
+    assert f'name="task" value="{tasks["demo-partial"]}"' in board
+    page = server.get("compare", params={"task": [tasks["demo-strong"], tasks["demo-partial"]]})
+    assert page.status_code == 200, page.text
+    assert '<th scope="row">demo-strong</th>' in page.text
+    assert 'id="chart-compare-measures"' in page.text and 'id="compare-pairs"' in page.text
+    assert 'id="chart-compare-answer-types"' in page.text
+    differences = page.text.split('id="compare-differences"')[1]
+    assert '<th scope="row">1</th>' in differences or ">1<" in differences  # the ids, not URIs
+    assert "/question/" not in differences
+
+
+def test_stored_comparisons_refuse_what_is_not_comparable(server) -> None:
+    tasks = _demo_tasks(server)
+    one = server.get("compare", params={"task": tasks["demo-strong"]})
+    assert one.status_code == 400 and "compare 2 to 20 stored tasks" in one.text
+    foreign = server.post("api/compare", json={"tasks": [tasks["demo-strong"], "http://x/y"]})
+    assert foreign.status_code == 400 and "not a task URI" in foreign.json()["error"]
+    ticket = server.submit_demo(systems=("baseline",))  # private
+    private = f"{server.url}experiment/{ticket['id']}/task/1"
+    hidden = server.post("api/compare", json={"tasks": [tasks["demo-strong"], private]})
+    assert hidden.status_code == 400 and "is not public" in hidden.json()["error"]
+    owned = server.post(
+        "api/compare",
+        json={"tasks": [tasks["demo-strong"], private]},
+        headers={"Authorization": f"Bearer {ticket['token']}"},
+    )
+    assert owned.status_code == 200, owned.text
+
+
+def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
+    """One dataset, language and profile: the top rows get tiers and the ranked measure its
+    interval; a ranking that mixes profiles says how to get them instead."""
+    import re
+
+    tasks = _demo_tasks(server)
+    demo = server.get("leaderboards").text
+    dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', demo)
+    assert dataset, "the demo dataset is not offered"
+    board = server.get(
+        "leaderboards", params={"dataset": dataset.group(1), "profile": "fair", "language": "en"}
+    ).text
+    assert 'id="tiers-note"' in board and "Tiers and intervals of the top" in board
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", board, re.S):
+        task = re.search(r'name="task" value="([^"]+)"', row)
+        tier = re.search(r'<td class="num tier">([^<]+)</td>', row)
+        if task and tier and tier.group(1) != "–":
+            rows[task.group(1)] = int(tier.group(1))
+    assert rows[tasks["demo-strong"]] == 1 and len(rows) >= 3
+    # the very tiers a comparison of those rows with the same samples gives
+    same = server.post(
+        "api/compare", json={"tasks": list(rows), "resamples": 1000, "samples": 1000}
+    ).json()
+    assert [s["tier"] for s in same["systems"]] == list(rows.values())
+    assert board.count('<span class="ci"') >= 3
+    mixed = server.get("leaderboards", params={"dataset": dataset.group(1)}).text
+    assert "Choose one language and one profile" in mixed and 'class="num tier"' not in mixed

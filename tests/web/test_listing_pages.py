@@ -98,14 +98,16 @@ def leaderboard_rows(html: str) -> list[list[str]]:
     table = re.search(r'<table class="leaderboard" id="leaderboard-table">.*?</table>', html, re.S)
     if table is None:
         return []
-    body = table[0].split("<tbody>", 1)[1]
-    return [
-        [
-            " ".join(re.sub(r"<[^>]+>", " ", c).split())
-            for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
-        ]
-        for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
-    ]
+    head, body = table[0].split("<tbody>", 1)
+
+    def cells(row: str) -> list[str]:
+        found = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
+        return [" ".join(re.sub(r"<[^>]+>", " ", c).split()) for c in found]
+
+    # the columns as before the compare checkboxes and the tiers (columns of their own)
+    headers = cells(head.split("<thead>", 1)[1])
+    keep = [n for n, h in enumerate(headers) if h != "Compare" and h != "Tier"]
+    return [[row[n] for n in keep] for row in map(cells, re.findall(r"<tr>(.*?)</tr>", body, re.S))]
 
 
 def test_leaderboards_filter_by_profile(server, mixed) -> None:

@@ -1,0 +1,190 @@
+"""Running experiments (blueprint ``run``): the one submit path behind ``POST /api/experiments``
+and the run page ``experiments/new``; an experiment's live status (``status_payload``, what the
+API answers and what the experiment page polls at ``experiment/{id}/status``); the owner's
+cancel button.
+
+The run page is a plain HTML form that posts the same fields as the API's multipart encoding
+(``submission.from_form``), so it works without JavaScript; a small script served by the
+service (``static/run.js``) adds a dataset search and a copy button. A submission that fails
+its checks comes back as the form with the error and the file positions next to it, with
+nothing reserved; one that passes shows its owner token once, with the owner link and a
+cookie already set for the experiment's pages.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from flask import Blueprint, Response, jsonify, make_response, redirect, render_template, request
+from werkzeug.wrappers import Response as BaseResponse
+
+from service.errors import Forbidden, ServiceError
+from service.web.access import is_owner, require_experiment
+from service.web.state import services
+
+if TYPE_CHECKING:
+    from service.graph.experiments import Ticket
+    from service.web.submission import RawSubmission
+
+bp = Blueprint("run", __name__)
+
+
+def start(raw: RawSubmission) -> Ticket:
+    """Check a submission (cheap checks always; small uploads parsed at once, so ordinary
+    mistakes are a 400 naming file, line and column), then reserve its id, save its job and
+    queue it; nothing is reserved for a submission that fails its checks."""
+    from service.experiments.run import prepare
+    from service.web import submission
+    from service.web.demo import configured_kbs
+
+    state = services()
+    spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
+    files = prepare(
+        spec,
+        uploads,
+        policy=state.config.network_policy(),
+        parse_bytes=state.config.sync_parse_bytes,
+    )
+    return state.runner.submit(spec, uploads=uploads, files=files)
+
+
+def status_payload(experiment_id: str) -> dict[str, Any]:
+    """An experiment's status for its owner or, once public, anyone: one indexed lookup and
+    its progress while it runs (a small file beside its job, never the job itself), with the
+    time elapsed and an estimate of the time left."""
+    state = services()
+    status = require_experiment(experiment_id)
+    if not status.public and not is_owner(experiment_id):
+        raise Forbidden(f"experiment {experiment_id} is not public yet")
+    progress = None if status.status == "finished" else state.runner.progress(experiment_id)
+    elapsed, remaining = progress.timing(time.time()) if progress is not None else (None, None)
+    return {
+        "id": status.id,
+        "uri": status.uri,
+        "status": status.status.value,
+        "public": status.public,
+        "created": status.created,
+        "publishedAt": status.published_at,
+        "progress": progress.text() if progress is not None else status.progress,
+        "phase": progress.phase if progress is not None else None,
+        "systems": [s.to_json() for s in progress.systems] if progress is not None else [],
+        "elapsedSeconds": _rounded(elapsed),
+        "remainingSeconds": _rounded(remaining),
+        "message": status.message,
+    }
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 1)
+
+
+# -- the pages -----------------------------------------------------------------------------------
+
+
+@bp.get("/experiments/new")
+def new() -> str:
+    return _form()
+
+
+@bp.post("/experiments/new")
+def submitted() -> BaseResponse | tuple[str, int]:
+    from service.web.access import COOKIE_MAX_AGE, COOKIE_PATH, COOKIE_PREFIX
+    from service.web.app import problems_of
+    from service.web.submission import from_form
+
+    try:
+        ticket = start(from_form(request.form, request.files))
+    except ServiceError as err:  # next to the form, with the file positions, nothing reserved
+        return _form(error=err.message, problems=problems_of(err)), err.status
+    state = services()
+    page = render_template(
+        "submitted.html",
+        ticket=ticket,
+        owner_link=f"{ticket.uri}?token={ticket.token}",
+        experiment_url=state.storage.uris.experiment(ticket.id),
+    )
+    response = make_response(page, 201)
+    response.headers["Location"] = ticket.uri
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    # the submitter's browser is the owner's: its experiment pages open without the link
+    response.set_cookie(
+        COOKIE_PREFIX + ticket.id,
+        ticket.token,
+        max_age=COOKIE_MAX_AGE,
+        path=COOKIE_PATH,
+        httponly=True,
+        samesite="Lax",
+        secure=state.config.secure_cookies,
+    )
+    return response
+
+
+def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = None) -> str:
+    from service import catalog
+    from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
+    from service.evaluation.results import ExperimentType
+    from service.formats import FORMATS
+    from service.systems.reference import SYSTEM_NAMES
+    from service.web.demo import DEMO_QUESTIONS, configured_kbs
+    from service.web.submission import DEMO_DATASET
+
+    groups: dict[str, list[catalog.CatalogEntry]] = {}
+    for entry in catalog.entries():
+        groups.setdefault(challenge_of(entry.name), []).append(entry)
+    return render_template(
+        "run.html",
+        demo=DEMO_DATASET,
+        demo_questions=_demo_size(DEMO_QUESTIONS),
+        groups=groups,
+        profiles=[PROFILES[name] for name in PROFILES],
+        default_profile=DEFAULT_PROFILE,
+        experiment_types=[t.value for t in ExperimentType],
+        formats=list(FORMATS),
+        references=SYSTEM_NAMES,
+        kbs=sorted(configured_kbs(services().config)),
+        chosen=request.form if request.method == "POST" else request.args,
+        error=error,
+        problems=problems or [],
+    )
+
+
+def challenge_of(name: str) -> str:
+    """The challenge a catalogue dataset belongs to, for grouping: ``qald-9-test-…`` is QALD-9."""
+    head, _, rest = name.partition("-")
+    number = rest.split("-", 1)[0]
+    if head == "qald":
+        return f"QALD-{number}"
+    if head == "lc":
+        return "LC-QuAD"
+    if head in ("poleval", "text2sparql"):
+        return {"poleval": "PolEval", "text2sparql": "TEXT2SPARQL"}[head] + f" {number}"
+    return head.upper()
+
+
+def _demo_size(path: Any) -> int:
+    import json
+
+    try:
+        return len(json.loads(path.read_bytes()).get("questions", []))
+    except (OSError, ValueError):
+        return 0
+
+
+@bp.get("/experiment/<experiment_id>/status")
+def status(experiment_id: str) -> Response:
+    """The live status the experiment page polls (the owner's cookie is scoped to
+    ``/experiment/``, so the page cannot use the API's URL)."""
+    response = jsonify(status_payload(experiment_id))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/experiment/<experiment_id>/cancel")
+def cancel(experiment_id: str) -> BaseResponse:
+    from service.web.access import require_owner_form
+
+    require_owner_form(experiment_id, "cancel")
+    services().runner.cancel(experiment_id)
+    return redirect(services().storage.uris.experiment(experiment_id), code=303)

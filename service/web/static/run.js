@@ -1,0 +1,43 @@
+// The run page: a search that narrows the dataset list, and copy buttons for the owner link
+// and token. Served by the service (the pages send a strict CSP: no inline scripts). The
+// page works without it.
+(function () {
+  var search = document.getElementById("dataset-search");
+  var select = document.getElementById("run-dataset");
+  if (search && select) {
+    search.addEventListener("input", function () {
+      var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var first = null;
+      select.querySelectorAll("option").forEach(function (option) {
+        if (!option.value) return;
+        var text = (option.textContent + " " + option.parentNode.label).toLowerCase();
+        var shown = words.every(function (w) { return text.indexOf(w) >= 0; });
+        option.hidden = !shown;
+        if (shown && first === null) first = option;
+      });
+      select.querySelectorAll("optgroup").forEach(function (group) {
+        group.hidden = !group.querySelector("option:not([hidden])");
+      });
+      if (first && select.selectedOptions[0] && select.selectedOptions[0].hidden) {
+        select.value = first.value;
+      }
+    });
+  }
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var field = document.getElementById(button.dataset.copy);
+      var status = document.getElementById("copy-status");
+      field.select();
+      var done = function () { if (status) status.textContent = "Copied."; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(field.value).then(done, function () {
+          document.execCommand("copy");
+          done();
+        });
+      } else {
+        document.execCommand("copy");
+        done();
+      }
+    });
+  });
+})();

@@ -1,0 +1,181 @@
+"""The whole flow of a researcher in a real browser (Debian chromium, headless): from the home
+page open the run page, pick the demo dataset, upload the demo's answer file, submit, keep the
+token, watch the experiment finish without reloading, open the per-question view, publish, find
+it on the leaderboard, compare two systems and see the charts. Also: a web-service run watched
+live (counters move, results swap in, no reload) and cancelled by its owner.
+
+Screenshots of every page visited go where ``test_browser.py`` puts them (``var/screenshots/``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from service.paths import DEMO_DIR
+from tests.web.test_browser import (
+    check_accessibility,
+    severe_logs,
+    shot,
+    visit,
+    wait_until,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def _run_page(browser, server) -> None:
+    from selenium.webdriver.common.by import By
+
+    visit(browser, server.url, "flow-home")
+    browser.find_element(By.ID, "home-new-experiment").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
+
+
+def _submit_run(browser, *, answers: list[str] = (), webservice: str = "") -> str:
+    """Fill the run page (dataset demo) and submit; the experiment id from the token page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element(By.ID, "run-dataset")).select_by_value("demo")
+    if answers:
+        browser.find_element(By.ID, "run-answers").send_keys("\n".join(answers))
+    if webservice:
+        browser.find_element(By.ID, "run-webservice").send_keys(webservice)
+    Select(browser.find_element(By.ID, "run-profile")).select_by_value("fair")
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    return link.split("?", 1)[0].rsplit("/", 1)[-1]
+
+
+def test_run_watch_drill_down_publish_rank_and_compare(server, browser) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.delete_all_cookies()
+    _run_page(browser, server)
+    shot(browser, "flow-run-page")
+    check_accessibility(browser)
+    # the search narrows the list to the matching datasets
+    browser.find_element(By.ID, "dataset-search").send_keys("qald-9 test")
+    shown = [
+        o.get_attribute("value")
+        for o in browser.find_elements(By.CSS_SELECTOR, "#run-dataset option")
+        if o.get_attribute("value") and not o.get_attribute("hidden")
+    ]
+    assert shown and all("qald-9" in v and "test" in v for v in shown), shown
+    shot(browser, "flow-run-page-search")
+    browser.find_element(By.ID, "dataset-search").clear()
+
+    experiment_id = _submit_run(browser, answers=[str(DEMO_DIR / "answers-strong.json")])
+    shot(browser, "flow-submitted")
+    check_accessibility(browser)
+    token = browser.find_element(By.ID, "owner-token").get_attribute("value")
+    assert len(token) >= 20
+    browser.find_element(By.ID, "copy-owner-token").click()
+    wait_until(browser, lambda d: d.find_element(By.ID, "copy-status").text == "Copied.")
+
+    browser.find_element(By.ID, "open-experiment").click()
+    browser.execute_script("window.gqaMarker = 42")  # gone if the page reloads
+    wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=60)
+    shot(browser, "flow-experiment-finished")
+    check_accessibility(browser)
+    assert browser.find_element(By.ID, "private-notice").is_displayed()  # the owner sees it
+    assert "answers-strong" in browser.find_element(By.ID, "table-QA").text
+
+    # the per-question view of the system's QA task
+    browser.find_element(By.CSS_SELECTOR, "#table-QA tbody th a").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "questions"))
+    shot(browser, "flow-per-question")
+    check_accessibility(browser)
+    assert browser.find_elements(By.CSS_SELECTOR, "#questions tbody tr")
+    assert browser.find_elements(By.CSS_SELECTOR, ".rule")  # the rule that decided an answer
+    browser.back()
+
+    wait_until(browser, lambda d: d.find_elements(By.ID, "publish"))
+    browser.find_element(By.ID, "publish").click()
+    wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
+    shot(browser, "flow-published")
+    assert server.storage.experiments.is_public(experiment_id)
+
+    # the leaderboard of the demo dataset lists it
+    browser.find_element(By.LINK_TEXT, "Leaderboards").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "leaderboard-filters"))
+    Select(browser.find_element(By.ID, "lb-profile")).select_by_value("fair")
+    browser.find_element(By.ID, "apply-leaderboard").click()
+    wait_until(browser, lambda d: "profile=fair" in d.current_url)
+    shot(browser, "flow-leaderboard")
+    links = browser.find_elements(
+        By.CSS_SELECTOR, f"#leaderboard-table a[href*='/experiment/{experiment_id}']"
+    )
+    assert links, "the published experiment is not on the leaderboard"
+
+    # tick it and another system on the leaderboard: compare them, with charts
+    links[0].find_element(By.XPATH, "ancestor::tr").find_element(By.NAME, "task").click()
+    others = [
+        row
+        for row in browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table tbody tr")
+        if f"/experiment/{experiment_id}/" not in row.get_attribute("innerHTML")
+    ]
+    others[-1].find_element(By.NAME, "task").click()
+    browser.find_element(By.ID, "compare-ticked").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-systems"))
+    shot(browser, "flow-compare")
+    check_accessibility(browser)
+    systems = browser.find_elements(By.CSS_SELECTOR, "#compare-systems tbody th")
+    assert "answers-strong" in {s.text for s in systems} and len(systems) == 2
+    charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart")
+    assert len(charts) >= 2 and all(c.is_displayed() for c in charts)
+    assert severe_logs(browser) == []
+
+
+def test_a_web_service_run_is_watched_live_and_results_swap_in(server, browser, slow_qa) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.delete_all_cookies()
+    _run_page(browser, server)
+    _submit_run(browser, webservice=f"slow={slow_qa}delay/0.5")
+    browser.find_element(By.ID, "open-experiment").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "progress-table"))
+    browser.execute_script("window.gqaMarker = 42")
+
+    def counted(driver) -> int:
+        cells = driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody td.num")
+        if not cells:
+            return 0
+        done, _, total = cells[0].text.strip().partition("/")
+        return int(done) if done.isdigit() and total and int(done) < int(total) else 0
+
+    wait_until(browser, counted, timeout=60)
+    shot(browser, "flow-live-progress")
+    check_accessibility(browser)
+    assert "elapsed" in browser.find_element(By.ID, "progress-time").text
+    wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
+    shot(browser, "flow-live-finished")
+    assert browser.execute_script("return window.gqaMarker") == 42  # no reload
+    assert "slow" in browser.find_element(By.ID, "table-QA").text
+    assert severe_logs(browser) == []
+
+
+def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.delete_all_cookies()
+    _run_page(browser, server)
+    _submit_run(browser, webservice=f"{slow_qa}delay/3")
+    browser.find_element(By.ID, "open-experiment").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "cancel"))
+    shot(browser, "flow-cancel-before")
+    browser.find_element(By.ID, "cancel").click()
+
+    def cancelled(driver) -> bool:
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        try:  # the click posts a form and the page comes back: an element may go stale
+            return "cancelled" in driver.find_element(By.ID, "progress-status").text
+        except StaleElementReferenceException:
+            return False
+
+    wait_until(browser, cancelled, timeout=60)
+    shot(browser, "flow-cancelled")
+    assert severe_logs(browser) == []

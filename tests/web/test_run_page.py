@@ -1,0 +1,160 @@
+"""The run page (``experiments/new``) and the live status over HTTP, against the real server:
+the form lists the catalogue by challenge and the demo; a good submission shows its token
+once and sets the owner's cookie; a bad one comes back with the file position and reserves
+nothing; reference systems and web services from the text areas; the status an experiment page
+polls (elapsed, left, per-system counts and reasons); the owner's cancel button."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import requests
+
+from service import catalog
+from service.paths import DEMO_DIR
+
+
+def _token(page: str) -> str:
+    found = re.search(r'id="owner-token" class="snippet" readonly value="([^"]+)"', page)
+    assert found, page[:2000]
+    return found.group(1)
+
+
+def _submit(server, files: list[tuple[str, Any]], **data: Any) -> requests.Response:
+    return server.post("experiments/new", files=files or None, data=data)
+
+
+def _answers(name: str) -> tuple[str, tuple[str, bytes]]:
+    path = DEMO_DIR / f"answers-{name}.json"
+    return ("answers", (path.name, path.read_bytes()))
+
+
+def _owner(server, response: requests.Response) -> tuple[str, dict[str, str]]:
+    experiment_id = response.headers["Location"].rsplit("/", 1)[-1]
+    cookie = response.cookies.get(f"gqa_owner_{experiment_id}")
+    assert cookie == _token(response.text)  # the browser that submitted is the owner's
+    return experiment_id, {f"gqa_owner_{experiment_id}": cookie}
+
+
+def _wait(server, experiment_id: str, cookies: dict[str, str], *, until=None, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        state = server.get(f"experiment/{experiment_id}/status", cookies=cookies).json()
+        if until(state) if until else state["status"] not in ("reserved", "queued", "running"):
+            return state
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+
+
+def test_the_form_offers_the_catalogue_by_challenge_and_the_demo(server) -> None:
+    page = server.get("experiments/new").text
+    assert '<optgroup label="QALD-9">' in page and '<optgroup label="TEXT2SPARQL 2025">' in page
+    for entry in catalog.entries():
+        label = f"{entry.name} ({entry.question_count} questions"
+        assert f'<option value="{entry.name}">{label}' in page
+    assert '<option value="demo" selected>' in page
+    for profile in ("fair", "exact", "qald6", "text2sparql"):
+        assert f'id="profile-{profile}"' in page  # each profile explained
+    assert 'name="reference" value="baseline"' in page
+    home = server.get("").text
+    assert 'href="/experiments/new">New experiment</a>' in home  # in the navigation
+
+
+def test_a_submission_shows_its_token_once_and_the_browser_owns_it(server) -> None:
+    before = len(server.storage.experiments.listing(include_private=True))
+    response = _submit(server, [_answers("partial")], dataset="demo")
+    assert response.status_code == 201, response.text
+    assert response.headers["Cache-Control"] == "no-store"
+    assert len(server.storage.experiments.listing(include_private=True)) == before + 1
+    experiment_id, cookies = _owner(server, response)
+    token = _token(response.text)
+    assert f"experiment/{experiment_id}?token={token}" in response.text  # the owner link
+    assert 'id="copy-owner-link"' in response.text
+    state = _wait(server, experiment_id, cookies)
+    assert state["status"] == "finished", state
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    assert 'id="table-QA"' in page and "answers-partial" in page
+    assert server.get(f"experiment/{experiment_id}").status_code == 403  # private to strangers
+    assert server.get(f"experiment/{experiment_id}/status").status_code == 403
+
+
+def test_a_bad_file_comes_back_with_its_position_and_reserves_nothing(server) -> None:
+    before = len(server.storage.experiments.listing(include_private=True))
+    broken = ("answers", ("mine.json", b'{"questions": [{"id": "1", "answers": ['))
+    response = _submit(server, [broken], dataset="demo", webservice="")
+    assert response.status_code == 400
+    problems = re.search(r'<ul id="run-problems">(.*?)</ul>', response.text, re.S)
+    assert problems and "mine.json:1:" in problems.group(1), response.text[-3000:]
+    assert 'id="run-form"' in response.text  # the form again, to fix and resend
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+    empty = _submit(server, [], dataset="demo")
+    assert empty.status_code == 400 and 'id="run-error"' in empty.text
+
+
+def test_reference_systems_and_services_from_the_text_areas(server, slow_qa) -> None:
+    response = _submit(
+        server,
+        [],
+        dataset="demo",
+        reference="baseline",
+        webservice=f"quick={slow_qa}delay/0\n\n{slow_qa}delay/0.01\n",
+    )
+    assert response.status_code == 201, response.text
+    experiment_id, cookies = _owner(server, response)
+    state = _wait(server, experiment_id, cookies)
+    assert state["status"] == "finished", state
+    body = server.get(f"experiment/{experiment_id}.ttl", cookies=cookies).text
+    for system in ("baseline", "quick", "127.0.0.1-"):
+        assert system in body
+
+
+def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
+    response = _submit(server, [], dataset="demo", webservice=f"slow={slow_qa}delay/0.4")
+    assert response.status_code == 201, response.text
+    experiment_id, cookies = _owner(server, response)
+
+    def midway(state: dict[str, Any]) -> bool:
+        systems = {s["system"]: s for s in state["systems"]}
+        return "slow" in systems and 0 < systems["slow"]["done"] < systems["slow"]["total"]
+
+    state = _wait(server, experiment_id, cookies, until=midway)
+    assert state["status"] == "running" and state["elapsedSeconds"] is not None
+    assert state["remainingSeconds"] is not None and state["remainingSeconds"] > 0
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    assert 'id="progress-table"' in page and 'http-equiv="refresh"' in page  # without JS
+    assert "progress.js" in page and 'id="cancel"' in page
+    final = _wait(server, experiment_id, cookies)
+    assert final["status"] == "finished", final
+
+
+def test_an_aborted_service_is_said_to_be_with_its_reasons(server, slow_qa) -> None:
+    response = _submit(server, [], dataset="demo", webservice=f"no={slow_qa}refuse")
+    experiment_id, cookies = _owner(server, response)
+    state = _wait(server, experiment_id, cookies)
+    assert state["status"] == "error", state
+    assert "aborted by the error-rate rule" in state["message"], state
+    reasons = [r["reason"] for s in state["systems"] for r in s["errorReasons"]]
+    assert reasons and all("planets" in r for r in reasons), state
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    assert "aborted by the error-rate rule" in page and "does not answer questions" in page
+
+
+def test_the_owner_cancels_from_the_page(server, slow_qa) -> None:
+    response = _submit(server, [], dataset="demo", webservice=f"{slow_qa}delay/3")
+    experiment_id, cookies = _owner(server, response)
+    _wait(server, experiment_id, cookies, until=lambda s: s["status"] == "running")
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    check = re.search(r'id="cancel-form">\s*<input type="hidden" name="check" value="(\w+)"', page)
+    assert check, page
+    forged = server.post(f"experiment/{experiment_id}/cancel", cookies=cookies, data={})
+    assert forged.status_code == 403  # the cookie alone cannot cancel (CSRF)
+    stranger = server.post(f"experiment/{experiment_id}/cancel", data={"check": check.group(1)})
+    assert stranger.status_code == 403
+    cancelled = server.post(
+        f"experiment/{experiment_id}/cancel", cookies=cookies, data={"check": check.group(1)}
+    )
+    assert cancelled.status_code == 303
+    state = _wait(server, experiment_id, cookies, timeout=30)
+    assert state["status"] == "cancelled", state
