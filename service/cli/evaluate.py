@@ -205,24 +205,9 @@ def handle_evaluate(args: argparse.Namespace) -> int:
 
 
 def _with_intervals(ev: Evaluation, args: argparse.Namespace) -> Evaluation:
-    """``ev`` with the bootstrap intervals of its measures (JSON: ``intervals``, and
-    ``intervalSignature``: the signature with the interval's method, resamples and seed)."""
-    from service.evaluation import statistics as st
-    from service.evaluation.comparison import intervals_of
+    from service.evaluation.comparison import with_intervals
 
-    given = {"resamples": args.resamples, "seed": args.seed}
-    options = {k: v for k, v in given.items() if v is not None}
-    found = intervals_of(ev, **options)
-    return replace(
-        ev,
-        extra={
-            **ev.extra,
-            "intervals": {
-                t.value: {m: ci.to_json() for m, ci in cis.items()} for t, cis in found.items()
-            },
-            "intervalSignature": f"{ev.signature}|{st.interval_signature(**options)}",
-        },
-    )
+    return with_intervals(ev, resamples=args.resamples, seed=args.seed)
 
 
 def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:

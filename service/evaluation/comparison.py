@@ -163,6 +163,32 @@ def intervals_of(
     }
 
 
+def with_intervals(
+    ev: Evaluation, *, resamples: int | None = None, seed: int | None = None
+) -> Evaluation:
+    """``ev`` with the bootstrap interval of every measure of every task, as ``evaluate
+    --intervals`` prints them and the graph stores them: ``extra["intervals"]`` (``{TYPE:
+    {measure: [low, high]}}``) and ``extra["intervalSignature"]`` (the signature with the
+    interval's method, resamples, seed and level)."""
+    from dataclasses import replace
+
+    options = {
+        "resamples": st.DEFAULT_RESAMPLES if resamples is None else resamples,
+        "seed": st.DEFAULT_SEED if seed is None else seed,
+    }
+    found = intervals_of(ev, resamples=options["resamples"], seed=options["seed"])
+    return replace(
+        ev,
+        extra={
+            **ev.extra,
+            "intervals": {
+                t.value: {m: ci.to_json() for m, ci in cis.items()} for t, cis in found.items()
+            },
+            "intervalSignature": f"{ev.signature}|{st.interval_signature(**options)}",
+        },
+    )
+
+
 def _check(
     evaluations: Sequence[Evaluation], *, measure: str, test: str, resamples: int, level: float
 ) -> None:

@@ -164,6 +164,10 @@ def run_experiment(
         from service.graph.clock import from_posix, timestamp
 
         report.phase("recording")
+        # every stored number carries its interval (NumPy, loaded only to record)
+        from service.evaluation.comparison import with_intervals
+
+        evaluations = [ev if "intervals" in ev.extra else with_intervals(ev) for ev in evaluations]
         if storage.work_dir is not None:  # the bytes first, then the graph that names them
             from service.experiments.kept import keep
 

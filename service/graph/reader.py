@@ -107,6 +107,9 @@ class TaskResult:
     measures: dict[str, float | int | None]
     undefined: tuple[str, ...]
     warnings: tuple[str, ...] = ()
+    # the stored bootstrap interval of each measure ([low, high], None ends when undefined)
+    intervals: dict[str, list[float | None]] = field(default_factory=dict)
+    interval_signature: str | None = None
 
 
 def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
@@ -133,6 +136,13 @@ def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
         for w in (nodes.get(_key(t)) for t in node.all(GQA + "warning"))
         if w is not None
     )
+    intervals: dict[str, list[float | None]] = {}
+    for ref in node.all(GQA + "interval"):
+        ci = nodes.get(_key(ref))
+        name = measure_name(ci.text(GQA + "intervalOf") or "") if ci is not None else None
+        if ci is not None and name:
+            bounds = [number(ci.one(GQA + "lowerBound")), number(ci.one(GQA + "upperBound"))]
+            intervals[name] = [None if b is None else float(b) for b in bounds]
     tail = node.uri.rsplit("/", 1)[1]
     return TaskResult(
         uri=node.uri,
@@ -151,6 +161,8 @@ def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
         measures=measures,
         undefined=undefined,
         warnings=tuple(text for _, text in warnings),
+        intervals=intervals,
+        interval_signature=node.text(GQA + "intervalSignature"),
     )
 
 
@@ -221,7 +233,7 @@ def _evaluation(
                 entry.setdefault("status", status)
             if (error := row.text(GQA + "errorMessage")) is not None:
                 entry.setdefault("error", error)
-    return {
+    out: dict[str, Any] = {
         "dataset": label or local(first.dataset),
         "system": first.system_name,
         "profile": first.profile,
@@ -233,6 +245,10 @@ def _evaluation(
         "questions": entries,
         "warnings": [w for t in tasks for w in t.warnings],
     }
+    if any(t.intervals for t in tasks):  # as `evaluate --intervals` prints them
+        out["intervals"] = {t.experiment_type: dict(t.intervals) for t in tasks}
+        out["intervalSignature"] = first.interval_signature
+    return out
 
 
 def _order(row: Node, position: dict[str, float | int | None], uris: Uris) -> tuple[int, Any]:

@@ -294,6 +294,9 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         g.add(structure, _p(QB, "component"), _p(GQA, f"component-{name}"))
     for attr in ("profileVersion", "signature"):
         g.add(structure, _p(QB, "component"), _p(GQA, f"component-{attr}"))
+    if any("intervals" in e.extra for e in evals):
+        for attr in ("interval", "intervalSignature"):
+            g.add(structure, _p(QB, "component"), _p(GQA, f"component-{attr}"))
 
     questions: dict[str, NamedNode] = {}  # question URIs recur in every task
     first_tasks: set[int] = set()
@@ -343,6 +346,30 @@ def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation) -> None:
                 (_p(RDFS, "comment"), n.literal(str(problem))),
             ],
         )
+
+
+def _interval_quads(g: _Graph, obs: NamedNode, task_uri: str, ev: Evaluation, etype: str) -> None:
+    """The bootstrap interval of each measure of the task (``ev.extra["intervals"]``, as
+    ``evaluate --intervals`` gives them), one ``gqa:Interval`` each (``…/task/k#interval-m``;
+    no bounds when the measure is undefined on the resamples), and its signature."""
+    found = ev.extra.get("intervals", {}).get(etype)
+    if not found:
+        return
+    double = XSD + "double"
+    for name, (low, high) in found.items():
+        prop, _ = _measure_property(name)
+        ci = NamedNode(f"{task_uri}#interval-{name}")
+        g.add(obs, _p(GQA, "interval"), ci)
+        g.many(ci, [(TYPE, _p(GQA, "Interval")), (_p(GQA, "intervalOf"), prop)])
+        if low is not None and high is not None:
+            g.many(
+                ci,
+                [
+                    (_p(GQA, "lowerBound"), n.number(low, double)),
+                    (_p(GQA, "upperBound"), n.number(high, double)),
+                ],
+            )
+    g.add(obs, _p(GQA, "intervalSignature"), n.literal(ev.extra["intervalSignature"]))
 
 
 def _task_quads(
@@ -401,6 +428,7 @@ def _task_quads(
             g.add(obs, _p(GQA, "undefinedMeasure"), prop)
         else:
             g.add(obs, prop, n.number(value, datatype))
+    _interval_quads(g, obs, task_uri, ev, etype)
 
     # Per-question observations: their own data set, structure from the measures they all have.
     qset = NamedNode(uris.task_questions(eid, k))

@@ -30,8 +30,15 @@ MAX_SCATTER_POINTS = 5000  # more questions than this: no scatter (the page woul
 def intervals(
     task: TaskRow, results: Sequence[StoredResult], *, resamples: int | None = None
 ) -> dict[str, tuple[float, float]]:
-    """Bootstrap intervals of ``task``'s chart measures, from its stored question results
-    (empty when they cannot be computed: an unknown profile, no scored question)."""
+    """Bootstrap intervals of ``task``'s chart measures: as stored with it, else (experiments
+    recorded before intervals were) recomputed from its stored question results (empty when
+    they cannot be: an unknown profile, no scored question)."""
+    if task.intervals and resamples is None:
+        return {
+            m: (low, high)
+            for m, (low, high) in task.intervals.items()
+            if m in CHART_MEASURES and low is not None and high is not None
+        }
     from service.evaluation.results import ExperimentType, TaskScores
     from service.graph.reader import scoring_of, stored_records
 

@@ -245,9 +245,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "evaluations": {
                             "type": "array",
                             "description": "Once finished: one object per system, exactly as "
-                            "`gerbil-qa evaluate --output json` prints it (dataset, system, "
-                            "profile, profileVersion, signature, language, kb, results per "
-                            "experiment type, per-question entries, warnings).",
+                            "`gerbil-qa evaluate --intervals --output json` prints it (dataset, "
+                            "system, profile, profileVersion, signature, language, kb, results "
+                            "per experiment type, per-question entries, warnings; intervals and "
+                            "intervalSignature as stored with the result).",
                             "items": {
                                 "type": "object",
                                 "properties": {
@@ -260,7 +261,25 @@ def openapi_document(base: str) -> dict[str, Any]:
                                         "additionalProperties": {
                                             "$ref": "#/components/schemas/Measures"
                                         },
-                                    }
+                                    },
+                                    "intervals": {
+                                        "type": "object",
+                                        "description": "Experiment type -> measure -> its 95 % "
+                                        "bootstrap interval [low, high] (nulls: undefined).",
+                                        "propertyNames": {
+                                            "enum": registries.experiment_type_enum()
+                                        },
+                                        "additionalProperties": {
+                                            "type": "object",
+                                            "additionalProperties": {
+                                                "type": "array",
+                                                "items": {"type": ["number", "null"]},
+                                                "minItems": 2,
+                                                "maxItems": 2,
+                                            },
+                                        },
+                                    },
+                                    "intervalSignature": {"type": "string"},
                                 },
                             },
                         },

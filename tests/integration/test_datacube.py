@@ -92,8 +92,12 @@ def _evaluations(
 
 
 def _recorded(names: list[str] | None = None, **options):
-    """An in-memory store holding one experiment of those systems: (store, ticket, evaluations)."""
+    """An in-memory store holding one experiment of those systems: (store, ticket, evaluations),
+    each with its bootstrap intervals, as the application layer records them."""
+    from service.evaluation.comparison import with_intervals
+
     dataset, evaluations = _evaluations(names, **options)
+    evaluations = [with_intervals(ev, resamples=200) for ev in evaluations]
     store = open_storage(None)
     name = "qald-8-train-multilingual"
     store.catalogue.store_questions(name, dataset)
@@ -411,3 +415,46 @@ def test_an_answer_match_without_its_rule_breaks_a_shape(tiny) -> None:
     assert any("matchRule" in str(v) for v in shacl_violations(with_match()))
     none = with_match((rule, pyoxigraph.NamedNode(gqa + "rule-none")))
     assert any("matchRule" in str(v) for v in shacl_violations(none))
+
+
+INTERVALS = """
+PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
+SELECT ?task ?low ?high ?signature WHERE { GRAPH ?g {
+  ?task gerbil:experimentType gerbil:QA ; gerbil:macroF1 ?f1 ; gqa:intervalSignature ?signature ;
+        gqa:interval [ gqa:intervalOf gerbil:macroF1 ; gqa:lowerBound ?low ;
+                       gqa:upperBound ?high ] .
+} }
+"""
+
+
+def test_every_measure_is_stored_with_its_interval(small) -> None:
+    """The intervals are Data Cube attributes of each task (the ICs and shapes above pass with
+    them), one gqa:Interval per measure, the numbers `evaluate --intervals` prints."""
+    store, ticket, evaluations = small
+    [row] = list(store.private.query(INTERVALS))
+    [qa_intervals] = [evaluations[0].extra["intervals"]["QA"]]
+    assert [row["low"].value, row["high"].value] == [str(v) for v in qa_intervals["macroF1"]]
+    assert row["signature"].value.endswith("|ci:bootstrap-percentile|n:200|seed:12345|level:0.95")
+    structure = pyoxigraph.NamedNode(store.uris.experiment_structure(ticket.id))
+    components = {
+        q.object.value
+        for q in store.private.quads_for_pattern(
+            structure, pyoxigraph.NamedNode("http://purl.org/linked-data/cube#component"), None
+        )
+    }
+    assert "http://w3id.org/gerbil/qa/vocab#component-interval" in components
+
+
+def test_an_interval_upside_down_breaks_a_shape(tiny) -> None:
+    quads, uris, ticket = tiny
+    ci = pyoxigraph.NamedNode(uris.task(ticket.id, 1) + "#interval-macroF1")
+    lower = pyoxigraph.NamedNode("http://w3id.org/gerbil/qa/vocab#lowerBound")
+    g = pyoxigraph.NamedNode(uris.experiment_graph(ticket.id))
+    double = pyoxigraph.NamedNode("http://www.w3.org/2001/XMLSchema#double")
+    broken = [
+        *_without(quads, ci, lower),
+        pyoxigraph.Quad(ci, lower, pyoxigraph.Literal("2.0", datatype=double), g),
+    ]
+    found = shacl_violations(broken)
+    assert found and any("lowerBound" in str(v) for v in found)

@@ -376,8 +376,9 @@ def test_progress_cancel_and_resume_through_the_api(server) -> None:
 
 
 def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
-    """For one experiment, the API's ``evaluations`` equal ``gerbil-qa evaluate --output json``
-    (without its ``experiment`` block): same keys, measures, per-question entries, warnings."""
+    """For one experiment, the API's ``evaluations`` equal ``gerbil-qa evaluate --intervals
+    --output json`` (without its ``experiment`` block): same keys, measures, per-question
+    entries, warnings, and the intervals the graph stores with every measure."""
     files = [("dataset_file", ("questions.json", QUESTIONS.encode()))]
     for name in ("answers-strong.json", "answers-partial.json"):
         files.append(("answers", (name, (DEMO_DIR / name).read_bytes())))
@@ -390,7 +391,7 @@ def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
     done = subprocess.run(
         [
             *(sys.executable, "-m", "service", "evaluate"),
-            *("--dataset", "questions.json", "--kb", "kb.ttl", "--output", "json"),
+            *("--dataset", "questions.json", "--kb", "kb.ttl", "--output", "json", "--intervals"),
             *("--answers", "answers-strong.json", "answers-partial.json"),
         ],
         cwd=DEMO_DIR,
@@ -403,6 +404,11 @@ def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
     assert [c["system"] for c in cli] == ["answers-strong", "answers-partial"]
     assert cli[1]["warnings"] and cli[0]["questions"][0]["QA"]["tp"] is not None  # not empty
     assert state["evaluations"] == cli
+    # the stored intervals are `evaluate --intervals`'s, to the last digit
+    assert cli[0]["intervals"]["QA"]["macroF1"][0] is not None
+    assert state["evaluations"][0]["intervalSignature"].endswith(
+        "|ci:bootstrap-percentile|n:1000|seed:12345|level:0.95"
+    )
 
 
 def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data_dir: Path) -> None:
