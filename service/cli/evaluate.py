@@ -83,7 +83,12 @@ def add_run_arguments(
         "--profile", default=default_profile, metavar="P", help=f"scorer profile: {profile_names}"
     )
     parser.add_argument(
-        "--lang", metavar="L", help="question language (default: the profile's; gerbil-qa profiles)"
+        "--lang",
+        metavar="L",
+        help="question language (default: the profile's; gerbil-qa profiles); several as en,es "
+        "or all (every language of the dataset): each question is scored once per language and "
+        "the measures are pooled over every question x language (JSON: byLanguage has each "
+        "language's, and every per-question entry its language)",
     )
     parser.add_argument(
         "--kb",
@@ -212,6 +217,7 @@ def _with_intervals(ev: Evaluation, args: argparse.Namespace) -> Evaluation:
 
 def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     """The experiment the arguments ask for: one answer-file system per ``--answers`` file."""
+    from service.evaluation.languages import parse_languages
     from service.experiments.spec import ExperimentSpec, FileRef, KBSpec, RunOptions
     from service.experiments.systems import AnswerFile
 
@@ -229,7 +235,7 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         gold=dataset_source(args.gold) if args.gold else None,
         systems=systems,
         profile=args.profile,
-        languages=(args.lang,) if args.lang else (),
+        languages=parse_languages(args.lang) if args.lang else (),
         experiment_types=tuple(dict.fromkeys(types)),
         kb=KBSpec(tuple(args.kb), version=args.kb_version) if args.kb else None,
         options=RunOptions(ranked=args.ranked, force=args.force),

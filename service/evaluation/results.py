@@ -231,6 +231,7 @@ class QuestionScore:
     matches: tuple[ItemMatch, ...] = ()
     error: str | None = None
     system_query: str | None = None
+    language: str | None = None  # set in a task pooled over several languages
 
     @property
     def scored(self) -> bool:
@@ -349,6 +350,8 @@ class Evaluation:
                     entry.setdefault("status", qs.status.value)
                 if qs.error:  # why the system gave no answer (its call, its query)
                     entry.setdefault("error", qs.error)
+                if qs.language is not None:  # a task pooled over languages
+                    entry["language"] = qs.language
         out: dict[str, Any] = {
             "dataset": self.dataset,
             "system": self.system,

@@ -23,6 +23,8 @@ from service.experiments.inputs import Files, check_scored, read_dataset
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Cancelled, Obtained, SystemContext, check_name
 
+ALL_LANGUAGES = "all"  # a spec's languages: every language the dataset has
+
 if TYPE_CHECKING:
     import threading
     from datetime import datetime
@@ -92,7 +94,7 @@ def run_experiment(
     stop = cancel or _NeverSet()
     files = files or Files()
     profile = get_profile(spec.profile)
-    language = check_spec(spec, policy=policy, default_language=profile.default_language)
+    languages = check_spec(spec, policy=policy, default_language=profile.default_language)
     report = _Reporter([s.name for s in spec.systems], progress)
 
     report.phase("reading")
@@ -101,13 +103,110 @@ def run_experiment(
             "recording an experiment scored against a separate gold file is not supported yet "
             "(its results would join the dataset's leaderboard): score it without a store"
         )
-    dataset = read_dataset(spec.dataset, files, language=language, gold=spec.gold)
+    if languages == (ALL_LANGUAGES,):
+        languages = _dataset_languages(read_dataset(spec.dataset, files, language=None))
     kb = None
     if spec.kb is not None:
         from service.kb.open import open_kb
 
         kb = open_kb(list(spec.kb.sources), version=spec.kb.version)
 
+    # one pass per language (a web service is asked in each); several are pooled per system
+    by_language: list[list[Evaluation]] = []
+    obtained: list[Obtained] = []
+    dataset: Dataset | None = None
+    for language in languages:
+        read = read_dataset(spec.dataset, files, language=language, gold=spec.gold)
+        dataset = dataset or read
+        got = _ask(spec, read, language, kb=kb, files=files, job=job, stop=stop, report=report,
+                   policy=policy)  # fmt: skip
+        obtained += got
+        report.phase("scoring")
+        evaluations: list[Evaluation] = []
+        for index, answers in enumerate(got):
+            if stop.is_set():
+                raise Cancelled("cancelled while scoring; resume to continue")
+            report.system(index, state="scoring", done=0)
+            evaluation = evaluate(
+                read,
+                answers.run,
+                profile=profile,
+                language=language,
+                kb=kb,
+                experiment_types=spec.experiment_types or None,
+                progress=report.scoring(index),
+                ranked=spec.options.ranked,
+            )
+            check_scored(evaluation, read)
+            evaluations.append(evaluation)
+            report.system(index, state="done")
+        by_language.append(evaluations)
+    assert dataset is not None  # check_spec gives at least one language
+    if len(languages) == 1:
+        evaluations = by_language[0]
+        recorded_evaluations = list(evaluations)
+    else:
+        from service.evaluation.languages import pooled
+
+        per_system = list(zip(*by_language, strict=True))
+        evaluations = [pooled(list(each)) for each in per_system]
+        # the graph keeps the pooled task and each language's (its per-language measures)
+        recorded_evaluations = [*evaluations, *(ev for each in per_system for ev in each)]
+
+    public_changed = False
+    if storage is not None:
+        from service.experiments.recording import dataset_record
+        from service.graph.clock import from_posix, timestamp
+
+        report.phase("recording")
+        # every stored number carries its interval (NumPy, loaded only to record)
+        from service.evaluation.comparison import with_intervals
+
+        recorded_evaluations = [
+            ev if "intervals" in ev.extra else with_intervals(ev) for ev in recorded_evaluations
+        ]
+        evaluations = recorded_evaluations[: len(evaluations)]
+        if storage.work_dir is not None:  # the bytes first, then the graph that names them
+            from service.experiments.kept import keep
+
+            for ref in spec.files():
+                keep(storage.work_dir, files.checksum(ref)[0], files.data(ref))
+        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue)
+        public_changed = recorded.stored_questions
+        uploads = [recorded.upload] if recorded.upload is not None else []
+        # a file asked in several languages is one entity (FileEntity is a frozen value)
+        uploads += [f.uploaded(files) for f in dict.fromkeys(f for g in obtained for f in g.files)]
+        ticket = storage.experiments.record(
+            recorded_evaluations,
+            dataset=recorded.ref,
+            systems=[s.info() for s in spec.systems],
+            uploads=uploads,
+            started=from_posix(started),
+            ended=timestamp(),
+            ticket=ticket,
+        )
+        if spec.options.publish:
+            storage.experiments.publish(ticket.id)
+            public_changed = True
+    ended = time.time()
+    report.phase("done")
+    return Outcome(tuple(evaluations), ticket, started, ended, public_changed, dataset)
+
+
+def _ask(
+    spec: ExperimentSpec,
+    dataset: Dataset,
+    language: str,
+    *,
+    kb: Any,
+    files: Files,
+    job: JobState | None,
+    stop: Any,
+    report: _Reporter,
+    policy: NetworkPolicy | None,
+) -> list[Obtained]:
+    """Every system's answers in ``language`` (asked, read or run; SPARQL answers run on the
+    pinned KB)."""
     report.phase("asking")
     obtained: list[Obtained] = []
     for index, system in enumerate(spec.systems):
@@ -137,61 +236,18 @@ def run_experiment(
             sources, version = kb_sources(spec)
             got = replace(got, run=answer_queries(got.run, dataset, sources, version=version))
         obtained.append(got)
+    return obtained
 
-    report.phase("scoring")
-    evaluations: list[Evaluation] = []
-    for index, got in enumerate(obtained):
-        if stop.is_set():
-            raise Cancelled("cancelled while scoring; resume to continue")
-        report.system(index, state="scoring", done=0)
-        evaluation = evaluate(
-            dataset,
-            got.run,
-            profile=profile,
-            language=language,
-            kb=kb,
-            experiment_types=spec.experiment_types or None,
-            progress=report.scoring(index),
-            ranked=spec.options.ranked,
-        )
-        check_scored(evaluation, dataset)
-        evaluations.append(evaluation)
-        report.system(index, state="done")
 
-    public_changed = False
-    if storage is not None:
-        from service.experiments.recording import dataset_record
-        from service.graph.clock import from_posix, timestamp
-
-        report.phase("recording")
-        # every stored number carries its interval (NumPy, loaded only to record)
-        from service.evaluation.comparison import with_intervals
-
-        evaluations = [ev if "intervals" in ev.extra else with_intervals(ev) for ev in evaluations]
-        if storage.work_dir is not None:  # the bytes first, then the graph that names them
-            from service.experiments.kept import keep
-
-            for ref in spec.files():
-                keep(storage.work_dir, files.checksum(ref)[0], files.data(ref))
-        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue)
-        public_changed = recorded.stored_questions
-        uploads = [recorded.upload] if recorded.upload is not None else []
-        uploads += [f.uploaded(files) for got in obtained for f in got.files]
-        ticket = storage.experiments.record(
-            evaluations,
-            dataset=recorded.ref,
-            systems=[s.info() for s in spec.systems],
-            uploads=uploads,
-            started=from_posix(started),
-            ended=timestamp(),
-            ticket=ticket,
-        )
-        if spec.options.publish:
-            storage.experiments.publish(ticket.id)
-            public_changed = True
-    ended = time.time()
-    report.phase("done")
-    return Outcome(tuple(evaluations), ticket, started, ended, public_changed, dataset)
+def _dataset_languages(dataset: Dataset) -> tuple[str, ...]:
+    """Every language the dataset's questions have a text in, most questions first."""
+    counts: dict[str, int] = {}
+    for question in dataset.questions:
+        for language in question.languages:
+            counts[language] = counts.get(language, 0) + 1
+    if not counts:
+        raise BadRequest("the dataset's questions have no text in any language")
+    return tuple(sorted(counts, key=lambda lang: -counts[lang]))
 
 
 def prepare(
@@ -213,7 +269,8 @@ def prepare(
     from service.formats import DEFAULT_LIMITS
 
     profile = get_profile(spec.profile)
-    language = check_spec(spec, policy=policy, default_language=profile.default_language)
+    languages = check_spec(spec, policy=policy, default_language=profile.default_language)
+    language = None if languages == (ALL_LANGUAGES,) else languages[0]
     if isinstance(spec.dataset, CatalogueDataset):
         catalog.get_entry(spec.dataset.name)  # NotFound names `gerbil-qa datasets`
     for ref in spec.files():
@@ -226,6 +283,7 @@ def prepare(
     if sum(len(data) for data in uploads.values()) > parse_bytes:
         return files
     dataset = read_dataset(spec.dataset, files, language=language)
+    language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first
     ignore = _NeverSet()
     for index, system in enumerate(spec.systems):
         if system.from_files:  # nothing to ask: read and check its answers now
@@ -244,19 +302,26 @@ def prepare(
     return files
 
 
-def check_spec(spec: ExperimentSpec, *, policy: NetworkPolicy | None, default_language: str) -> str:
-    """The cheap checks, before anything is read or asked: the language (returned), the
+def check_spec(
+    spec: ExperimentSpec, *, policy: NetworkPolicy | None, default_language: str
+) -> tuple[str, ...]:
+    """The cheap checks, before anything is read or asked: the languages (returned; or
+    ``("all",)``, every language of the dataset), the
     experiment types, the systems (names, addresses against the network policy, what they
     need). Raises BadRequest (UnsafeURL for an address)."""
     import re
 
     from service.evaluation.results import ExperimentType
 
-    if len(spec.languages) > 1:
-        raise BadRequest("one language per experiment for now; run one experiment per language")
-    language = (spec.languages[0] if spec.languages else default_language).strip()
-    if not re.match(r"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$", language):
-        raise BadRequest(f"language {language!r}: expected an ISO 639 code such as 'en'")
+    languages = tuple(dict.fromkeys(lang.strip() for lang in spec.languages if lang.strip()))
+    languages = languages or (default_language,)
+    if ALL_LANGUAGES in languages and len(languages) > 1:
+        raise BadRequest(f"{ALL_LANGUAGES!r} stands alone: every language of the dataset")
+    for language in languages:
+        if language != ALL_LANGUAGES and not re.match(
+            r"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$", language
+        ):
+            raise BadRequest(f"language {language!r}: expected an ISO 639 code such as 'en'")
     known = [e.value for e in ExperimentType]
     for value in spec.experiment_types:
         if value not in known:
@@ -272,7 +337,7 @@ def check_spec(spec: ExperimentSpec, *, policy: NetworkPolicy | None, default_la
             raise BadRequest(f"two systems are called {name!r}; give each a distinct name")
         seen.add(name)
         system.check(policy=policy, has_kb=spec.kb is not None)
-    return language
+    return languages
 
 
 class _NeverSet:

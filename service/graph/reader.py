@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from service.evaluation.languages import SEPARATOR as POOLED_SEPARATOR
 from service.evaluation.measures import MEASURES
 from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
 from service.graph.terms import GERBIL, GQA, RDFS, measure_name
@@ -200,7 +201,25 @@ def evaluations(quads: Iterable[Any], uris: Uris, experiment_id: str) -> list[di
     groups: dict[tuple[str, str, str], list[TaskResult]] = {}
     for task in tasks:
         groups.setdefault((task.system, task.language_tag, task.profile), []).append(task)
-    return [_evaluation(group, label, results_of, position, uris) for group in groups.values()]
+    # a task pooled over languages ("en,es") carries its languages' tasks as byLanguage, as
+    # `evaluate --lang en,es` prints it; they are not objects of their own then
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    inside: set[tuple[str, str, str]] = set()
+    for key, group in groups.items():
+        system, tag, profile = key
+        if POOLED_SEPARATOR in tag:
+            parts = [(system, lang, profile) for lang in tag.split(POOLED_SEPARATOR)]
+            found = [groups[p] for p in parts if p in groups]
+            if found:
+                inside.update(p for p in parts if p in groups)
+                out[key] = _evaluation(group, label, results_of, position, uris)
+                out[key]["byLanguage"] = {
+                    g[0].language_tag: {t.experiment_type: dict(t.measures) for t in g}
+                    for g in found
+                }
+                continue
+        out[key] = _evaluation(group, label, results_of, position, uris)
+    return [value for key, value in out.items() if key not in inside]
 
 
 def _evaluation(
@@ -212,15 +231,23 @@ def _evaluation(
 ) -> dict[str, Any]:
     first = tasks[0]
     entries: list[dict[str, Any]] = []
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[tuple[str, str | None], dict[str, Any]] = {}
+    languages = {lang: n for n, lang in enumerate(first.language_tag.split(POOLED_SEPARATOR))}
     for task in tasks:
         rows = results_of.get(task.uri, [])
-        rows.sort(key=lambda r: _order(r, position, uris))
+        # a pooled task lists each language's questions in turn, as the pooling did
+        rows.sort(
+            key=lambda r: (
+                languages.get(local(r.text(GQA + "language")), 0),
+                _order(r, position, uris),
+            )
+        )
         for row in rows:
             qid = question_id_of(row.text(GQA + "question") or row.uri, uris)
-            entry = by_id.get(qid)
+            language = local(row.text(GQA + "language")) or None
+            entry = by_id.get((qid, language))
             if entry is None:
-                entry = by_id[qid] = {"id": qid}
+                entry = by_id[(qid, language)] = {"id": qid}
                 entries.append(entry)
             status = local(row.text(GQA + "questionStatus")).removeprefix("status-") or "scored"
             scores: dict[str, Any] = {
@@ -233,6 +260,8 @@ def _evaluation(
                 entry.setdefault("status", status)
             if (error := row.text(GQA + "errorMessage")) is not None:
                 entry.setdefault("error", error)
+            if language is not None:
+                entry["language"] = language
     out: dict[str, Any] = {
         "dataset": label or local(first.dataset),
         "system": first.system_name,

@@ -20,6 +20,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import TypeAlias
 
+from service.evaluation.languages import SEPARATOR as POOLED_SEPARATOR
 from service.evaluation.measures import MEASURES
 from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
 from service.evaluation.results import (
@@ -348,6 +349,9 @@ def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation) -> None:
         )
 
 
+MULTIPLE_LANGUAGES = "mul"  # ISO 639-2 for a task over several languages
+
+
 def _interval_quads(g: _Graph, obs: NamedNode, task_uri: str, ev: Evaluation, etype: str) -> None:
     """The bootstrap interval of each measure of the task (``ev.extra["intervals"]``, as
     ``evaluate --intervals`` gives them), one ``gqa:Interval`` each (``…/task/k#interval-m``;
@@ -388,7 +392,8 @@ def _task_quads(
     task_uri = uris.task(eid, k)
     obs = NamedNode(task_uri)
     etype = task.experiment_type.value
-    lang_iri = t.language_iri(ev.language)
+    pooled = POOLED_SEPARATOR in ev.language  # several languages: ISO 639-2 "mul"
+    lang_iri = t.language_iri(MULTIPLE_LANGUAGES if pooled else ev.language)
     if lang_iri is None:
         raise ValueError(f"language {ev.language!r} is not an ISO 639 code")
     dims = [
@@ -449,7 +454,7 @@ def _task_quads(
         ],
     )
     g.add(qstruct, TYPE, _p(QB, "DataStructureDefinition"))
-    for dim in QUESTION_DIMENSIONS:
+    for dim in (*QUESTION_DIMENSIONS, *(("language",) if pooled else ())):
         g.add(qstruct, _p(QB, "component"), _p(GQA, f"component-{dim}"))
     for name in sorted(common):
         g.add(qstruct, _p(QB, "component"), _p(GQA, f"component-{name}"))
@@ -476,9 +481,10 @@ def _task_quads(
         _p(GQA, "givenAnswer"),
         _p(GQA, "note"),
     )
-    prefix = task_uri + "/question/"
+    prefix = task_uri + "/question/"  # Uris.question_result, built here once per task
     for qs, measures in zip(scores, per_q, strict=True):
-        r = NamedNode(prefix + enc(qs.question_id))
+        # in a pooled task a question is observed once per language: …/question/{id}@{lang}
+        r = NamedNode(prefix + enc(qs.question_id) + (f"@{qs.language}" if qs.language else ""))
         question = questions.get(qs.question_id)
         if question is None:
             question = questions[qs.question_id] = NamedNode(
@@ -504,6 +510,8 @@ def _task_quads(
         if qs.note:
             pairs.append((p_note, n.literal(qs.note)))
         pairs += _call_pairs(qs)
+        if qs.language is not None:
+            pairs.append((_p(GQA, "language"), node(t.language_iri(qs.language) or "")))
         g.many(r, pairs)
         if qs.matches or qs.tp == 0:  # explained (a record without matches but with a tp is not)
             _explanation(g, r, qs)

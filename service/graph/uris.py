@@ -100,8 +100,13 @@ class Uris:
     def task_question_structure(self, experiment_id: str, n: int) -> str:
         return self.task(experiment_id, n) + "#structure"
 
-    def question_result(self, experiment_id: str, n: int, question_id: str) -> str:
-        return f"{self.task(experiment_id, n)}/question/{enc(question_id)}"
+    def question_result(
+        self, experiment_id: str, n: int, question_id: str, language: str | None = None
+    ) -> str:
+        """A per-question result; in a task pooled over languages, one per language
+        (``…/question/{id}@{lang}``: an '@' in an id is percent-encoded, so this one is not)."""
+        tail = f"@{language}" if language else ""
+        return f"{self.task(experiment_id, n)}/question/{enc(question_id)}{tail}"
 
     def dataset(self, name: str) -> str:
         return f"{self.base}dataset/{enc(name)}"

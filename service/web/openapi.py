@@ -157,7 +157,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "default": registries.default_profile(),
                             "description": "A scorer profile (GET /api/profiles).",
                         },
-                        "language": {"type": "string", "default": "en"},
+                        "language": {
+                            "type": "string",
+                            "default": "en",
+                            "description": "A language (en), several (en,es: each question "
+                            "scored once per language, the measures pooled over them, each "
+                            "language's in byLanguage) or all (every language of the dataset).",
+                        },
                         "experimentTypes": {
                             "type": "array",
                             "items": {"enum": registries.experiment_type_enum()},

@@ -390,7 +390,9 @@ def task_page(
         question_uri = node.text(GQA + "question") or ""
         q = questions.get(question_uri)
         texts = q.all(GQA + "questionText") if q else []
-        text = next((t.value for t in texts if getattr(t, "language", None) == language), None)
+        asked_in = local(node.text(GQA + "language")) or None  # a task pooled over languages
+        wanted = asked_in or language
+        text = next((t.value for t in texts if getattr(t, "language", None) == wanted), None)
         if text is None and texts:
             text = texts[0].value
         measures = {m: number(node.one(q.iri)) for m, q in QUESTION_MEASURE_INFO.items()}
@@ -409,7 +411,8 @@ def task_page(
             QuestionRow(
                 uri=uri,
                 question=question_uri,
-                question_id=(q.text(DCT + "identifier") if q else None) or local(question_uri),
+                question_id=((q.text(DCT + "identifier") if q else None) or local(question_uri))
+                + (f" ({asked_in})" if asked_in else ""),
                 text=text,
                 status=status,
                 measures=measures,

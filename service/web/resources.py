@@ -503,6 +503,10 @@ def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
         return not_public(experiment_id, graph.uris.experiment(experiment_id), rep)
     uri = graph.uris.question_result(experiment_id, number, question_id)
     found = document_quads(store, uri, graph=graph.uris.experiment_graph(experiment_id))
+    if not found and "@" in question_id:  # a task pooled over languages: {id}@{language}
+        qid, _, language = question_id.rpartition("@")
+        uri = graph.uris.question_result(experiment_id, number, qid, language)
+        found = document_quads(store, uri, graph=graph.uris.experiment_graph(experiment_id))
     if not found:
         raise NotFound(f"no result for question {question_id} in task {number}")
     return respond(

@@ -203,6 +203,7 @@ def to_spec(
     """The spec a submission asks for and its uploaded files by SHA-256 (BadRequest for what
     the request itself gets wrong: both or neither dataset, a system with both or neither of
     answers and URL, an unknown KB name)."""
+    from service.evaluation.languages import parse_languages
     from service.evaluation.profiles import DEFAULT_PROFILE
     from service.experiments.asked import Reference, Text2SparqlService, WebService
     from service.experiments.spec import (
@@ -264,7 +265,7 @@ def to_spec(
         dataset=dataset,
         systems=tuple(systems),
         profile=raw.profile or default_profile or DEFAULT_PROFILE,
-        languages=(raw.language.strip(),) if raw.language else (),
+        languages=parse_languages(raw.language) if raw.language and raw.language.strip() else (),
         experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,
         options=RunOptions(force=raw.force),

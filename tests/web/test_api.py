@@ -490,3 +490,33 @@ def test_the_files_an_experiment_used_are_downloadable_by_who_may_see_it(server)
     questions = (DEMO_DIR / "questions.json").read_bytes()
     dataset = server.get(f"experiment/{eid}/file/{hashlib.sha256(questions).hexdigest()}")
     assert dataset.status_code == 200 and dataset.content == questions
+
+
+def test_several_languages_pooled_over_http(server, data_dir: Path, monkeypatch) -> None:
+    """``"language": "en,es"``: the API's evaluation is pooled with each language's measures in
+    byLanguage; the task page tells the languages apart; each language's result of a question
+    has its own URI (``…/question/{id}@{lang}``)."""
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the catalogue's local mirror
+    answers = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "db25_system_result_set.json"
+    response = server.post(
+        "api/experiments",
+        files=[("answers", ("franz.json", answers.read_bytes()))],
+        data={
+            "dataset": "text2sparql-2025-db25",
+            "profile": "text2sparql",
+            "language": "en,es",
+            "experiment_type": "QA",
+        },
+    )
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    [ev] = state["evaluations"]
+    assert ev["language"] == "en,es" and set(ev["byLanguage"]) == {"en", "es"}
+    assert ev["results"]["QA"]["questions"] == 200
+    pooled = next(r["task"] for r in state["results"] if r["language"] == "mul")
+    page = server.get(pooled.removeprefix(server.url), headers=auth).text
+    assert "1 (es)" in page and "1 (en)" in page
+    one = server.get(f"{pooled.removeprefix(server.url)}/question/1@es.ttl", headers=auth)
+    assert one.status_code == 200 and "iso639-1/es" in one.text

@@ -1,0 +1,72 @@
+"""Several languages in one task: a system scored once per language, then pooled.
+
+TEXT2SPARQL'25 averages over every question x language of DB25 (English and Spanish); QALD
+reports one language at a time. :func:`pooled` gives both: a task whose records are every
+language's records (each carrying its ``language``), whose measures are recomputed over all of
+them by the measures registry (so micro and macro mean "over every question x language"), with
+the per-language measures kept beside (``extra["byLanguage"]``). It works for every profile:
+nothing is rescored, the registry's computations run on the pooled records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from service.errors import BadRequest
+from service.evaluation.measures import MEASURES, TaskRecords
+from service.evaluation.results import Evaluation, TaskScores
+
+SEPARATOR = ","  # the language of a pooled evaluation: its languages joined, e.g. "en,es"
+
+
+def parse_languages(text: str) -> tuple[str, ...]:
+    """``"en, es"`` -> ``("en", "es")`` (order kept, repeats dropped); ``all`` stays ``all``."""
+    found = tuple(dict.fromkeys(p.strip() for p in text.split(SEPARATOR) if p.strip()))
+    if not found:
+        raise BadRequest("no language given: expected codes such as en or en,es, or all")
+    return found
+
+
+def pooled(evaluations: Sequence[Evaluation]) -> Evaluation:
+    """One system's per-language evaluations (same dataset, profile and KB) as one: the
+    experiment types every language has, their records concatenated in language order, the
+    reported measures recomputed over them; ``language`` is the languages joined by commas."""
+    if not evaluations:
+        raise ValueError("nothing to pool")
+    if len(evaluations) == 1:
+        return evaluations[0]
+    first = evaluations[0]
+    for ev in evaluations[1:]:
+        if (ev.system, ev.dataset, ev.signature) != (first.system, first.dataset, first.signature):
+            raise ValueError("pooled evaluations must share system, dataset and signature")
+    types = [t for t in first.tasks if all(t in ev.tasks for ev in evaluations)]
+    tasks: dict = {}
+    for etype in types:
+        records = tuple(
+            replace(q, language=ev.language)
+            for ev in evaluations
+            for q in ev.tasks[etype].questions
+        )
+        names = first.tasks[etype].measures.keys() | {
+            n for ev in evaluations for n in ev.tasks[etype].measures
+        }
+        measures = MEASURES.recompute(names, TaskRecords(records, first.profile.scoring))
+        tasks[etype] = TaskScores(etype, measures, records)
+    problems = tuple(dict.fromkeys(p for ev in evaluations for p in ev.problems))
+    by_language = {
+        ev.language: {t.value: dict(task.measures) for t, task in ev.tasks.items()}
+        for ev in evaluations
+    }
+    return replace(
+        first,
+        language=SEPARATOR.join(ev.language for ev in evaluations),
+        tasks=tasks,
+        problems=problems,
+        extra={**first.extra, "byLanguage": by_language},
+    )
+
+
+def languages_of(evaluation: Evaluation) -> tuple[str, ...]:
+    """The languages of an evaluation: one, or those it pools."""
+    return tuple(evaluation.language.split(SEPARATOR))

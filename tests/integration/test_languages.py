@@ -1,0 +1,122 @@
+"""Several languages in one task (``--lang en,es``, ``all``): every question scored once per
+language, the measures pooled over every question x language (as TEXT2SPARQL averages DB25),
+each language's measures in ``byLanguage``, each per-question entry with its ``language``; for
+every profile; recorded as a task over ``mul`` plus each language's task, read back by the API's
+reader as the command line printed it, with the Data Cube ICs and our shapes holding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+from service.evaluation.profiles import PROFILES
+from tests.conftest import DATA, QALD
+
+FRANZ = DATA / "text2sparql2025" / "systems" / "FRANZ"
+QALD9_TEST = QALD / "9" / "data" / "qald-9-test-multilingual.json"
+
+
+@pytest.fixture(autouse=True)
+def _mirror(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the catalogue reads the local mirror
+
+
+def _evaluate(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict]:
+    assert main(["evaluate", *args, "--output", "json"]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_db25_pooled_over_english_and_spanish_is_the_published_average(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    [ev] = _evaluate(
+        capsys,
+        *("--dataset", "text2sparql-2025-db25", "--profile", "text2sparql", "--types", "QA"),
+        *("--answers", str(FRANZ / "db25_system_result_set.json"), "--lang", "en,es"),
+    )
+    published = json.loads((FRANZ / "db25_eval.json").read_text())
+    average = published["average"]
+    assert ev["language"] == "en,es"
+    for theirs, ours in (("set_P", "macroPrecision"), ("set_recall", "macroRecall")):
+        assert ev["results"]["QA"][ours] == pytest.approx(average[theirs], abs=1e-9)
+    assert ev["results"]["QA"]["macroF1"] == pytest.approx(average["set_F"], abs=1e-9)
+    for language in ("en", "es"):
+        assert ev["byLanguage"][language]["QA"]["macroF1"] == pytest.approx(
+            average[f"set_F-{language}"], abs=1e-9
+        )
+    assert len(ev["questions"]) == 200 and ev["results"]["QA"]["questions"] == 200
+    for entry in ev["questions"]:
+        expected = published[f"db25:{entry['id']}-{entry['language']}"]
+        assert entry["QA"]["f1"] == pytest.approx(expected["set_F"], abs=1e-9)
+
+
+@pytest.mark.parametrize("profile", [p for p in PROFILES if p != "poleval"])
+def test_every_profile_pools_its_own_records(
+    capsys: pytest.CaptureFixture[str], profile: str
+) -> None:
+    """The gold answers as the system's, in German and English: the pooled macro F1 is the
+    mean of the per-question F1 over both languages, the counts add up. (poleval: its data has
+    one language, Polish; pooling is the same code.)"""
+    [ev] = _evaluate(
+        capsys,
+        *("--dataset", str(QALD9_TEST), "--answers", str(QALD9_TEST), "--lang", "de,en"),
+        *("--profile", profile, "--types", "QA"),
+    )
+    by = ev["byLanguage"]
+    assert set(by) == {"de", "en"} and ev["language"] == "de,en"
+    scored = [e for e in ev["questions"] if e["QA"].get("f1") is not None]
+    assert {e["language"] for e in ev["questions"]} == {"de", "en"}
+    pooled = ev["results"]["QA"]
+    assert pooled["questions"] == by["de"]["QA"]["questions"] + by["en"]["QA"]["questions"]
+    if profile not in ("qald6", "qald-legacy"):  # their macro F1 is not the mean of per-question F1
+        assert pooled["macroF1"] == pytest.approx(
+            sum(e["QA"]["f1"] for e in scored) / len(scored), abs=1e-12
+        )
+
+
+def test_all_means_every_language_of_the_dataset(capsys: pytest.CaptureFixture[str]) -> None:
+    [ev] = _evaluate(
+        capsys,
+        *("--dataset", "text2sparql-2025-db25", "--profile", "text2sparql", "--types", "QA"),
+        *("--answers", str(FRANZ / "db25_system_result_set.json"), "--lang", "all"),
+    )
+    assert sorted(ev["byLanguage"]) == ["en", "es"]
+
+
+def test_recorded_pooled_tasks_read_back_as_printed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from service.graph.checks import datacube_violations, shacl_violations
+    from service.graph.reader import evaluations
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    [printed] = _evaluate(
+        capsys,
+        *("--dataset", "text2sparql-2025-db25", "--profile", "text2sparql", "--types", "QA"),
+        *("--answers", str(FRANZ / "db25_system_result_set.json"), "--lang", "en,es"),
+        *("--store", str(store)),
+    )
+    experiment = printed.pop("experiment")
+    storage = open_storage(store)
+    try:
+        quads = storage.experiments.quads(experiment["id"])
+        [read] = evaluations(quads, storage.uris, experiment["id"])
+        assert read == printed  # what the API answers is what the command line printed
+        assert (
+            read["byLanguage"]["es"]["QA"]["macroF1"]
+            == printed["byLanguage"]["es"]["QA"]["macroF1"]
+        )
+        languages = {
+            q.object.value
+            for q in quads
+            if q.predicate.value == "http://w3id.org/gerbil/qa/vocab#language"
+        }
+        assert "http://id.loc.gov/vocabulary/iso639-2/mul" in languages  # the pooled task
+        assert shacl_violations(quads, target=experiment["uri"]) == []
+        assert datacube_violations(quads, target=experiment["uri"]) == []
+    finally:
+        storage.close()
