@@ -305,8 +305,37 @@ def table(ev: Evaluation) -> str:
         cells = [row[0].ljust(widths[0])]
         cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         lines.append("  ".join(cells).rstrip())
+    lines += _query_lines(ev)
     lines.append(f"signature: {ev.extra.get('intervalSignature') or ev.signature}")
     return "\n".join(lines) + "\n"
+
+
+def _query_lines(ev: Evaluation) -> list[str]:
+    """For a system that answered with SPARQL: the shapes of its queries against the gold
+    queries (TEXT2SPARQL's query analysis; per question in the JSON's queryShape)."""
+    from service.evaluation.results import ExperimentType
+
+    qa = ev.tasks.get(ExperimentType.QA)
+    shapes = [q.query_shape for q in qa.questions if q.query_shape] if qa else []
+    if not shapes:
+        return []
+
+    def mean(role: str, key: str) -> str:
+        values = [s[role][key] for s in shapes if role in s and key in s[role]]
+        return f"{sum(values) / len(values):.2f}" if values else "n/a"
+
+    refused = sum(1 for s in shapes if "error" in s["system"])
+    features: dict[str, int] = {}
+    for s in shapes:
+        for name in s["system"].get("features", ()):
+            features[name] = features.get(name, 0) + 1
+    listed = ", ".join(f"{k} {v}" for k, v in sorted(features.items(), key=lambda kv: -kv[1]))
+    return [
+        f"queries: {len(shapes)} system queries ({refused} refused by the parser); mean triple "
+        f"patterns {mean('system', 'triplePatterns')} (gold {mean('gold', 'triplePatterns')}), "
+        f"join vertices {mean('system', 'joinVertices')} (gold {mean('gold', 'joinVertices')})",
+        f"query features: {listed or 'none'}",
+    ]
 
 
 def _csv(evaluations: Sequence[Evaluation], stream: TextIO) -> None:

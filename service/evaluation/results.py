@@ -232,6 +232,9 @@ class QuestionScore:
     error: str | None = None
     system_query: str | None = None
     language: str | None = None  # set in a task pooled over several languages
+    # the shapes of the system's SPARQL and of the gold query, when the system gave one:
+    # {"system": {...}, "gold": {...}} (service.sparql.complexity.query_shape)
+    query_shape: Mapping[str, Any] | None = None
 
     @property
     def scored(self) -> bool:
@@ -352,6 +355,8 @@ class Evaluation:
                     entry.setdefault("error", qs.error)
                 if qs.language is not None:  # a task pooled over languages
                     entry["language"] = qs.language
+                if qs.query_shape is not None:
+                    entry.setdefault("queryShape", dict(qs.query_shape))
         out: dict[str, Any] = {
             "dataset": self.dataset,
             "system": self.system,

@@ -12,7 +12,7 @@ The order of work is fixed so that a remote KB is asked a bounded number of time
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -74,9 +74,11 @@ class _Queries:
     file given as answers, or a system echoing the gold query, repeats every query); a parse
     failure becomes a warning each time the query is asked for."""
 
-    def __init__(self, problems: list[Problem], profile: Profile) -> None:
+    def __init__(self, problems: list[Problem], profile: Profile, dataset: Dataset) -> None:
         self._cache: dict[str, Markings | str] = {}  # query text -> markings, or the error
         self._problems = problems
+        self._dataset = dataset  # its prefixes may be used undeclared (TEXT2SPARQL's ':')
+        self._prefixes: dict[str, str] | None = None
         self._gerbil = profile.gerbil_markings
         self._fold = profile.fold_literals
         self._parse: Callable[..., ParsedQuery] | None = None
@@ -102,11 +104,13 @@ class _Queries:
 
     def _try(self, text: str) -> Markings | str:
         if self._parse is None:
+            from service.formats.text2sparql import prefix_environment
             from service.sparql import parse_query  # imported only when sub-experiments run
 
             self._parse = parse_query
+            self._prefixes = dict(prefix_environment(self._dataset)) or None
         try:
-            parsed = self._parse(text, dialect="lenient")
+            parsed = self._parse(text, dialect="lenient", prefixes=self._prefixes)
         except (ValueError, RecursionError) as err:  # SparqlSyntaxError is a ValueError
             return str(err) or type(err).__name__
         return from_query(parsed, gerbil=self._gerbil, fold_literals=self._fold)
@@ -148,6 +152,8 @@ def _cases(dataset: Dataset, run: SystemRun, language: str) -> list[_Case]:
                 question_id=q.id,
                 error=answer.error if answer else None,
                 runtime_ms=answer.runtime_ms if answer else None,
+                # a query that failed is kept: the per-question view shows what was asked
+                sparql=answer.sparql if answer else None,
             )
         cases.append(_Case(q, answer, status))
     return cases
@@ -225,7 +231,8 @@ def _sub_inputs(
         if notes or q.answer_item_types:
             extra = from_annotations(notes, q.answer_item_types)
             gold = extra if gold is None else gold.union(extra)
-        system = queries.markings(a.sparql, who="system", question_id=q.id) or system
+        if case.status is QuestionStatus.SCORED:  # a failed call marks nothing
+            system = queries.markings(a.sparql, who="system", question_id=q.id) or system
         if a.annotations or a.answer_item_types:
             system = system.union(from_annotations(a.annotations, a.answer_item_types))
     gold_type = system_type = None
@@ -289,7 +296,7 @@ def evaluate(
     types = _choose_types(prof, experiment_types, cases, problems)
     scored = [c for c in cases if c.scored]
 
-    queries = _Queries(problems, prof)
+    queries = _Queries(problems, prof, dataset)
     subs: dict[int, _SubInputs] = {}
     if any(t is not ExperimentType.QA for t in types):
         for i, c in enumerate(cases):
@@ -301,12 +308,14 @@ def evaluate(
 
     total = len(scored) * len(types)
     done = 0
+    shapes = _query_shapes(cases, dataset)
     tasks: dict[ExperimentType, TaskScores] = {}
     for etype in types:
         records: list[QuestionScore] = []
+        on_qa = etype is ExperimentType.QA
         for i, c in enumerate(cases):
             judged = _judge(etype, i, c, prof, view, subs, iri_matcher, lang)
-            records.append(_record(c, judged, prof))
+            records.append(_record(c, judged, prof, shapes.get(i) if on_qa else None))
             if judged is not None:
                 done += 1
                 if progress is not None:
@@ -395,8 +404,30 @@ def _judge(
     return iri_matcher.match(getattr(sub.gold, attr), getattr(sub.system, attr), view)
 
 
-def _record(c: _Case, judged: Judged | None, prof: Profile) -> QuestionScore:
-    """The per-question record of one case in one task (``judged`` None: left out)."""
+def _query_shapes(cases: Sequence[_Case], dataset: Dataset) -> dict[int, dict[str, Any]]:
+    """The shapes of each system query and its question's gold query (TEXT2SPARQL's query
+    analysis), by case; nothing to parse, and nothing imported, for runs without queries."""
+    asked = [(i, c) for i, c in enumerate(cases) if c.answer.sparql and c.answer.sparql.strip()]
+    if not asked:
+        return {}
+    from service.formats.text2sparql import prefix_environment
+    from service.sparql.complexity import query_shape
+
+    prefixes = prefix_environment(dataset)
+    out: dict[int, dict[str, Any]] = {}
+    for i, c in asked:
+        shape = {"system": query_shape(c.answer.sparql or "", prefixes)}
+        if c.question.sparql and c.question.sparql.strip():
+            shape["gold"] = query_shape(c.question.sparql, prefixes)
+        out[i] = shape
+    return out
+
+
+def _record(
+    c: _Case, judged: Judged | None, prof: Profile, shape: Mapping[str, Any] | None = None
+) -> QuestionScore:
+    """The per-question record of one case in one task (``judged`` None: left out; ``shape``:
+    the query shapes of the case, on the QA task's record)."""
     asked = c.scored  # the question has text in the language: the system was asked it
     failed = c.status is QuestionStatus.ERROR
     runtime = c.answer.runtime_ms if c.status is QuestionStatus.SCORED else None
@@ -414,6 +445,7 @@ def _record(c: _Case, judged: Judged | None, prof: Profile) -> QuestionScore:
             confidence=confidence,
             error=error,
             system_query=query,
+            query_shape=shape,
         )
     processed = c.status is QuestionStatus.SCORED
     p, r, f = prof.scoring.question(judged, processed=processed)
@@ -439,4 +471,5 @@ def _record(c: _Case, judged: Judged | None, prof: Profile) -> QuestionScore:
         matches=judged.matches,
         error=error,
         system_query=query,
+        query_shape=shape,
     )

@@ -212,13 +212,13 @@ def evaluations(quads: Iterable[Any], uris: Uris, experiment_id: str) -> list[di
             found = [groups[p] for p in parts if p in groups]
             if found:
                 inside.update(p for p in parts if p in groups)
-                out[key] = _evaluation(group, label, results_of, position, uris)
+                out[key] = _evaluation(group, label, results_of, position, uris, nodes)
                 out[key]["byLanguage"] = {
                     g[0].language_tag: {t.experiment_type: dict(t.measures) for t in g}
                     for g in found
                 }
                 continue
-        out[key] = _evaluation(group, label, results_of, position, uris)
+        out[key] = _evaluation(group, label, results_of, position, uris, nodes)
     return [value for key, value in out.items() if key not in inside]
 
 
@@ -228,6 +228,7 @@ def _evaluation(
     results_of: dict[str, list[Node]],
     position: dict[str, float | int | None],
     uris: Uris,
+    nodes_of: dict[str, Node],
 ) -> dict[str, Any]:
     first = tasks[0]
     entries: list[dict[str, Any]] = []
@@ -262,6 +263,9 @@ def _evaluation(
                 entry.setdefault("error", error)
             if language is not None:
                 entry["language"] = language
+            shapes = _query_shapes(row, nodes_of)
+            if shapes:
+                entry.setdefault("queryShape", shapes)
     out: dict[str, Any] = {
         "dataset": label or local(first.dataset),
         "system": first.system_name,
@@ -277,6 +281,27 @@ def _evaluation(
     if any(t.intervals for t in tasks):  # as `evaluate --intervals` prints them
         out["intervals"] = {t.experiment_type: dict(t.intervals) for t in tasks}
         out["intervalSignature"] = first.interval_signature
+    return out
+
+
+def _query_shapes(row: Node, nodes: dict[str, Node]) -> dict[str, Any]:
+    """The query shapes of a per-question result (``gqa:queryShape``), as the JSON has them."""
+    out: dict[str, Any] = {}
+    for ref in row.all(GQA + "queryShape"):
+        shape = nodes.get(_key(ref))
+        role = shape.text(GQA + "queryRole") if shape is not None else None
+        if shape is None or role is None:
+            continue
+        error = shape.text(GQA + "parseError")
+        if error is not None:
+            out[role] = {"error": error}
+            continue
+        features = shape.text(GQA + "queryFeatures") or ""
+        out[role] = {
+            "triplePatterns": number(shape.one(GQA + "triplePatterns")),
+            "joinVertices": number(shape.one(GQA + "joinVertices")),
+            "features": features.split(),
+        }
     return out
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from service.evaluation.languages import SEPARATOR as POOLED_SEPARATOR
 from service.evaluation.measures import MEASURES
@@ -513,8 +513,32 @@ def _task_quads(
         if qs.language is not None:
             pairs.append((_p(GQA, "language"), node(t.language_iri(qs.language) or "")))
         g.many(r, pairs)
+        if qs.query_shape:
+            _shape_quads(g, r, qs.query_shape)
         if qs.matches or qs.tp == 0:  # explained (a record without matches but with a tp is not)
             _explanation(g, r, qs)
+
+
+def _shape_quads(g: _Graph, result: NamedNode, shapes: Mapping[str, Mapping[str, Any]]) -> None:
+    """The shapes of the system's query and of the gold query (``QuestionScore.query_shape``):
+    ``…/question/{q}#query-system`` and ``#query-gold``, each a ``gqa:QueryShape``."""
+    for role, shape in shapes.items():
+        found = NamedNode(f"{result.value}#query-{role}")
+        g.add(result, _p(GQA, "queryShape"), found)
+        pairs: list[tuple[NamedNode, Object]] = [
+            (TYPE, _p(GQA, "QueryShape")),
+            (_p(GQA, "queryRole"), n.literal(role)),
+        ]
+        if "error" in shape:
+            pairs.append((_p(GQA, "parseError"), n.literal(shape["error"])))
+        else:
+            integer = XSD + "integer"
+            pairs += [
+                (_p(GQA, "triplePatterns"), n.number(shape["triplePatterns"], integer)),
+                (_p(GQA, "joinVertices"), n.number(shape["joinVertices"], integer)),
+                (_p(GQA, "queryFeatures"), n.literal(" ".join(shape["features"]))),
+            ]
+        g.many(found, pairs)
 
 
 def _call_pairs(qs: QuestionScore) -> list[tuple[NamedNode, Object]]:

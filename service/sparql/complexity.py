@@ -101,6 +101,22 @@ class QueryComplexity:
         return out
 
 
+def query_shape(text: str, prefixes: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The compact shape the results carry for a query: ``{"triplePatterns", "joinVertices",
+    "features"}``, or ``{"error": "line 1, column 24: …"}`` when our parser refuses it."""
+    from service.sparql.errors import SparqlSyntaxError
+
+    try:
+        found = analyse_query(text, prefixes=prefixes)
+    except SparqlSyntaxError as err:
+        return {"error": str(err)}
+    return {
+        "triplePatterns": found.triple_patterns,
+        "joinVertices": found.join_vertices,
+        "features": list(found.features()),
+    }
+
+
 def analyse_query(text: str, *, prefixes: Mapping[str, str] | None = None) -> QueryComplexity:
     """The complexity of ``text`` read in the lenient dialect (``prefixes``: the dataset's
     environment, as for :func:`service.sparql.parse_query`). Raises SparqlSyntaxError."""
