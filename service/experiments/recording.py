@@ -20,7 +20,7 @@ class RecordedDataset:
     """How the graph names the experiment's dataset, and its file entity (an upload)."""
 
     ref: DatasetRef
-    upload: UploadedFile | None
+    uploads: tuple[UploadedFile, ...]  # the dataset file's entity (an upload), the gold's
     stored_questions: bool  # a catalogue dataset's questions were stored now (a public write)
 
 
@@ -29,6 +29,8 @@ def dataset_record(
     dataset: Dataset,
     files: Files,
     catalogue: CatalogueRepository,
+    *,
+    gold: DatasetSource | None = None,
 ) -> RecordedDataset:
     """The dataset as the graph names it: a catalogue dataset keeps its public URI (and its
     questions are stored in its public graph if they are not yet); a file byte-identical to a
@@ -36,6 +38,8 @@ def dataset_record(
     any other file is an uploaded dataset, described inside the experiment's graph."""
     from service.graph.results import DatasetRef, UploadedFile
 
+    if gold is not None:
+        return _with_gold(source, dataset, files, gold)
     upload: UploadedFile | None = None
     name: str | None = None
     sha: str | None = None
@@ -52,9 +56,40 @@ def dataset_record(
         if not catalogue.has_questions(name):
             catalogue.store_questions(name, dataset)
             stored = True
-        return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), upload, stored)
+        kept = (upload,) if upload is not None else ()
+        return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), kept, stored)
     label = dataset_label(source, dataset)
-    return RecordedDataset(DatasetRef.upload(label, dataset, sha256=sha), upload, False)
+    kept = (upload,) if upload is not None else ()
+    return RecordedDataset(DatasetRef.upload(label, dataset, sha256=sha), kept, False)
+
+
+def _with_gold(
+    source: DatasetSource, dataset: Dataset, files: Files, gold: DatasetSource
+) -> RecordedDataset:
+    """Questions scored against a separate gold are a dataset of their own (described in the
+    experiment's graph, named by the questions and that gold together), so their results never
+    join the leaderboard of the questions' own gold; the gold file is kept as an entity."""
+    from service.graph.results import DatasetRef, UploadedFile
+
+    gold_name = gold.name if isinstance(gold, CatalogueDataset) else gold.file.name
+    own = dataset_label(source, dataset)
+    if "://" in own:  # a dataset id that is an IRI (TEXT2SPARQL's): its last segment
+        own = [part for part in own.split("/") if part][-1]
+    label = f"{own} with the gold of {PurePosixPath(gold_name).stem}"
+    uploads = []
+    for kept, role in ((source, "dataset"), (gold, "gold")):
+        if isinstance(kept, FileDataset):
+            sha, size = files.checksum(kept.file)
+            uploads.append(
+                UploadedFile(
+                    kept.file.name,
+                    sha,
+                    size,
+                    role=role,
+                    media_type=media_type_of(dataset) if role == "dataset" else None,
+                )
+            )
+    return RecordedDataset(DatasetRef.upload(label, dataset), tuple(uploads), False)
 
 
 def dataset_label(source: DatasetSource, dataset: Dataset) -> str:

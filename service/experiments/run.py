@@ -98,11 +98,6 @@ def run_experiment(
     report = _Reporter([s.name for s in spec.systems], progress)
 
     report.phase("reading")
-    if spec.gold is not None and storage is not None:
-        raise BadRequest(
-            "recording an experiment scored against a separate gold file is not supported yet "
-            "(its results would join the dataset's leaderboard): score it without a store"
-        )
     if languages == (ALL_LANGUAGES,):
         languages = _dataset_languages(read_dataset(spec.dataset, files, language=None))
     kb = None
@@ -171,9 +166,9 @@ def run_experiment(
 
             for ref in spec.files():
                 keep(storage.work_dir, files.checksum(ref)[0], files.data(ref))
-        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue)
+        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
         public_changed = recorded.stored_questions
-        uploads = [recorded.upload] if recorded.upload is not None else []
+        uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)
         uploads += [f.uploaded(files) for f in dict.fromkeys(f for g in obtained for f in g.files)]
         ticket = storage.experiments.record(
@@ -282,7 +277,7 @@ def prepare(
     files = Files(uploads)
     if sum(len(data) for data in uploads.values()) > parse_bytes:
         return files
-    dataset = read_dataset(spec.dataset, files, language=language)
+    dataset = read_dataset(spec.dataset, files, language=language, gold=spec.gold)
     language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first
     ignore = _NeverSet()
     for index, system in enumerate(spec.systems):

@@ -57,7 +57,7 @@ class UploadedFile:
     name: str
     sha256: str
     size: int
-    role: str = "answers"  # "dataset" | "answers"
+    role: str = "answers"  # "dataset" | "answers" | "gold"
     system: str | None = None  # whose answers (role "answers")
     media_type: str | None = None
 

@@ -121,6 +121,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                             ],
                         },
                         "title": {"type": "string", "description": "Name of an uploaded dataset."},
+                        "gold": {
+                            "description": "Gold answers from elsewhere (a result set or any "
+                            "answers file, or a catalogue dataset's), matched by question id "
+                            "and language; the results are then a dataset of their own.",
+                            "oneOf": [
+                                {"type": "string"},
+                                {"$ref": "#/components/schemas/InlineFile"},
+                            ],
+                        },
                         "systems": {
                             "type": "array",
                             "minItems": 1,
@@ -342,7 +351,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`dataset_file` (`dataset_format` declares its format); files `answers` "
                     "(one per system; `answers_name` names them and `answers_format` declares "
                     "their formats, in order); `webservice` and `text2sparql` as `name=url`; "
-                    "`reference` as `name=reference`; "
+                    "`reference` as `name=reference`; `gold` (catalogue name) or file "
+                    "`gold_file` (gold answers from elsewhere); "
                     "`profile`, "
                     "`language`, `experiment_type` (repeatable), `kb`, `force`.",
                     {

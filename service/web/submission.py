@@ -70,6 +70,8 @@ class RawSubmission:
     kb: str | None
     title: str | None = None
     force: bool = False
+    gold_name: str | None = None  # gold answers from elsewhere: a catalogue dataset's
+    gold_file: FileUpload | None = None  # … or a file (a result set or any answers file)
 
 
 def from_form(form: Any, files: Any) -> RawSubmission:
@@ -99,7 +101,13 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         if value:
             named = name.strip() if sep else None
             systems.append(RawSystem(named, reference=(reference if sep else value).strip()))
+    gold_upload = files.get("gold_file")
+    gold_file = None
+    if gold_upload is not None and gold_upload.filename:
+        gold_file = FileUpload(gold_upload.filename, gold_upload.read(), form.get("gold_format"))
     return RawSubmission(
+        gold_name=form.get("gold") or None,
+        gold_file=gold_file,
         dataset_name=form.get("dataset") or None,
         dataset_file=dataset_file,
         systems=tuple(systems),
@@ -184,6 +192,9 @@ def from_json(data: Any) -> RawSubmission:
     force = data.get("force", False)
     if not isinstance(force, bool):
         raise BadRequest("$.force: expected true or false")
+    gold = data.get("gold")
+    if gold is not None and not isinstance(gold, str | dict):
+        raise BadRequest("$.gold: expected a catalogue name or an object with 'content'")
     return RawSubmission(
         dataset_name=dataset_name,
         dataset_file=dataset_file,
@@ -194,6 +205,8 @@ def from_json(data: Any) -> RawSubmission:
         kb=_text(data, "kb", "$"),
         title=_text(data, "title", "$"),
         force=force,
+        gold_name=gold if isinstance(gold, str) else None,
+        gold_file=_inline_file(gold, "$.gold", "gold.json") if isinstance(gold, dict) else None,
     )
 
 
@@ -261,7 +274,15 @@ def to_spec(
             url = str(system.url or "").strip()
             kind = Text2SparqlService if system.interface == "text2sparql" else WebService
             systems.append(kind(str(system.name or _name_from_url(url)).strip(), url))
+    if raw.gold_name and raw.gold_file is not None:
+        raise BadRequest("give the gold either as a catalogue name or as a file, not both")
+    gold: CatalogueDataset | FileDataset | None = None
+    if raw.gold_file is not None:
+        gold = FileDataset(keep(raw.gold_file))
+    elif raw.gold_name:
+        gold = CatalogueDataset(raw.gold_name)
     spec = ExperimentSpec(
+        gold=gold,
         dataset=dataset,
         systems=tuple(systems),
         profile=raw.profile or default_profile or DEFAULT_PROFILE,

@@ -120,3 +120,38 @@ def test_recorded_pooled_tasks_read_back_as_printed(
         assert datacube_violations(quads, target=experiment["uri"]) == []
     finally:
         storage.close()
+
+
+def test_a_run_against_a_separate_gold_is_recorded_as_a_dataset_of_its_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--gold`` with ``--store``: the questions and that gold are a dataset of their own (never
+    the leaderboard of the questions' own gold), the gold file is kept as an entity."""
+    from service.graph.checks import shacl_violations
+    from service.graph.store import open_storage
+
+    folder = DATA / "text2sparql2025" / "db25"
+    store = tmp_path / "store"
+    [printed] = _evaluate(
+        capsys,
+        *(
+            "--dataset",
+            str(folder / "questions.yaml"),
+            "--gold",
+            str(folder / "true_result_set.json"),
+        ),
+        *("--answers", str(FRANZ / "db25_system_result_set.json"), "--lang", "en,es"),
+        *("--profile", "text2sparql", "--types", "QA", "--store", str(store)),
+    )
+    published = json.loads((FRANZ / "db25_eval.json").read_text())["average"]
+    assert printed["results"]["QA"]["macroF1"] == pytest.approx(published["set_F"], abs=1e-9)
+    storage = open_storage(store)
+    try:
+        quads = storage.experiments.quads(printed["experiment"]["id"])
+        datasets = {q.object.value for q in quads if q.predicate.value.endswith("vocab#dataset")}
+        assert any("/dataset/" in d and "with-the-gold-of-true_result_set" in d for d in datasets)
+        roles = {q.object.value for q in quads if q.predicate.value.endswith("#fileRole")}
+        assert {"dataset", "gold", "answers"} <= roles
+        assert shacl_violations(quads, target=printed["experiment"]["uri"]) == []
+    finally:
+        storage.close()

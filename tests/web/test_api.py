@@ -520,3 +520,40 @@ def test_several_languages_pooled_over_http(server, data_dir: Path, monkeypatch)
     assert "1 (es)" in page and "1 (en)" in page
     one = server.get(f"{pooled.removeprefix(server.url)}/question/1@es.ttl", headers=auth)
     assert one.status_code == 200 and "iso639-1/es" in one.text
+
+
+def test_gold_given_separately_over_http(server, data_dir: Path) -> None:
+    """``"gold"``: the TEXT2SPARQL questions without answers, the organisers' result sets as the
+    gold; the experiment's dataset is that pair (not the questions' own leaderboard)."""
+    folder = data_dir / "text2sparql2025"
+    body = {
+        "dataset": {
+            "filename": "questions.yaml",
+            "content": (folder / "db25/questions.yaml").read_text(),
+        },
+        "gold": {
+            "filename": "true.json",
+            "content": (folder / "db25/true_result_set.json").read_text(),
+        },
+        "systems": [
+            {
+                "name": "FRANZ",
+                "answers": (folder / "systems/FRANZ/db25_system_result_set.json").read_text(),
+            }
+        ],
+        "profile": "text2sparql",
+        "language": "es",
+        "experimentTypes": ["QA"],
+    }
+    response = server.post("api/experiments", json=body)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    published = json.loads((folder / "systems/FRANZ/db25_eval.json").read_text())["average"]
+    [ev] = state["evaluations"]
+    assert ev["results"]["QA"]["macroF1"] == pytest.approx(published["set_F-es"], abs=1e-9)
+    assert "with-the-gold-of-true" in state["dataset"]
+    both = server.post("api/experiments", json={**body, "gold": {"content": "{}"}, "dataset": "x"})
+    assert both.status_code in (400, 404)
+    wrong = server.post("api/experiments", json={**body, "gold": 5})
+    assert wrong.status_code == 400 and "$.gold" in wrong.json()["error"]

@@ -117,6 +117,6 @@ def test_gold_given_separately(
     for theirs, ours in MACRO.items():
         expected = published["average"][f"{theirs}-{language}"]
         assert result[ours] == pytest.approx(expected, abs=TOLERANCE), theirs
-    # not recorded: its results would join the dataset's leaderboard with another gold
-    assert main([*argv, "--store", str(tmp_path / "store")]) == 1
-    assert "separate gold file is not supported yet" in capsys.readouterr().err
+    # recorded as a dataset of its own: never the leaderboard of the questions' own gold
+    assert main([*argv, "--store", str(tmp_path / "store")]) == 0
+    assert "recorded experiment" in capsys.readouterr().err
