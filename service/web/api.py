@@ -262,12 +262,15 @@ def attach_paper(experiment_id: str) -> Response:
 
     _require_owner(experiment_id)
     data = _json_body() if request.is_json else request.form
-    if not isinstance(data, dict) or not (data.get("doi") or data.get("url")):
+    if not isinstance(data, dict):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
+    for key in ("doi", "url"):  # a wrong type is named, never read as absent
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise BadRequest(f"$.{key}: expected a string, got {type(data[key]).__name__}")
     doi, url = data.get("doi"), data.get("url")
     reference = doi or url
-    if not isinstance(reference, str):
-        raise BadRequest("'doi' and 'url' are strings")
+    if not reference:
+        raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
     if doi and not paper_iri(doi).startswith("https://doi.org/"):
         raise BadRequest(f"not a DOI: {doi!r} (expected e.g. 10.3233/SW-180312)")
     state = services()

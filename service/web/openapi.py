@@ -8,6 +8,7 @@ from service import __version__
 from service.contracts import openapi as registries
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.graph.experiments import Status
+from service.web.listings import MAX_PAGE
 
 _ERROR = {"$ref": "#/components/responses/Error"}
 
@@ -327,7 +328,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                         {
                             "name": "page",
                             "in": "query",
-                            "schema": {"type": "integer", "minimum": 1, "default": 1},
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": MAX_PAGE,
+                                "default": 1,
+                            },
                         },
                         {
                             "name": "size",
