@@ -264,6 +264,52 @@ def test_status_of_unknown_experiment(server) -> None:
     assert server.get("api/experiments/nope").status_code == 404
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "page=%C2%B2",  # "²": str.isdigit() but not int() (was a 500)
+        "size=%C2%B2",
+        "page=" + "9" * 5000,  # past int()'s 4,300 digits (was a 500)
+        "page=%D9%A1",  # Arabic-Indic one: not a page number either
+    ],
+)
+def test_a_page_number_not_in_ascii_digits_is_a_400_naming_it(server, query: str) -> None:
+    response = server.get(f"api/experiments?{query}")
+    assert response.status_code == 400, response.text
+    assert response.json()["error"].startswith(query.partition("=")[0] + "=")
+
+
+def test_an_experiment_id_is_twelve_ascii_digits_and_nothing_after(server) -> None:
+    demo = server.demo_id
+    for path in (
+        f"api/experiments/{demo}%0A",  # "$" matched before a final newline (was a 500)
+        f"api/experiments/{demo}%0A/publish",
+        "api/experiments/" + "%D9%A2" * 12,  # "\d" took Arabic-Indic digits
+    ):
+        response = server.request("POST" if path.endswith("publish") else "GET", path)
+        assert response.status_code == 404, (path, response.text)
+        assert response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"doi": 0, "url": "https://example.org/paper"}, "doi"),  # doi was read as absent
+        ({"doi": "10.1000/182", "url": 5}, "url"),
+        ({"url": ["https://example.org/paper"]}, "url"),
+    ],
+)
+def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, field: str) -> None:
+    ticket = server.storage.experiments.reserve(summary="{}")
+    response = server.post(
+        f"api/experiments/{ticket.id}/papers",
+        json=body,
+        headers={"Authorization": f"Bearer {ticket.token}"},
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"].startswith(f"$.{field}: expected a string")
+
+
 def test_publish_before_finished_is_a_conflict(server) -> None:
     ticket = server.storage.experiments.reserve(summary="{}")
     server.storage.experiments.set_status(ticket.id, "queued")
