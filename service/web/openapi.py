@@ -125,9 +125,17 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "minItems": 1,
                             "items": {
                                 "type": "object",
+                                "description": "An answer file or a web service, not both.",
+                                "oneOf": [{"required": ["answers"]}, {"required": ["url"]}],
                                 "properties": {
                                     "name": {"type": "string"},
-                                    "answers": {"$ref": "#/components/schemas/InlineFile"},
+                                    "answers": {
+                                        "description": "The file's text, or the file.",
+                                        "oneOf": [
+                                            {"type": "string"},
+                                            {"$ref": "#/components/schemas/InlineFile"},
+                                        ],
+                                    },
                                     "url": {
                                         "type": "string",
                                         "format": "uri",
@@ -397,6 +405,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "application/json": {
                                 "schema": {
                                     "type": "object",
+                                    "anyOf": [{"required": ["doi"]}, {"required": ["url"]}],
                                     "properties": {
                                         "doi": {"type": "string"},
                                         "url": {"type": "string", "format": "uri"},

@@ -242,6 +242,34 @@ def test_invalid_submissions_are_refused_before_queueing(server, body, status, w
             b'{"dataset": "x", "systems": [{"name": "a", "url": "http://a/", "interface": 1}]}',
             "interface",
         ),
+        # a lone surrogate in text that is stored: was a 500 after the id was reserved (the
+        # experiment left behind as "error")
+        (
+            json.dumps(
+                {
+                    "dataset": {"content": QUESTIONS},
+                    "title": "\ud800",
+                    "systems": [{"answers": STRONG}],
+                }
+            ).encode(),
+            "$.title: not valid Unicode text",
+        ),
+        (
+            json.dumps(
+                {
+                    "dataset": {"content": QUESTIONS, "filename": "q\udfff.json"},
+                    "systems": [{"answers": STRONG}],
+                }
+            ).encode(),
+            "$.dataset.filename: not valid Unicode text",
+        ),
+        # a wrong type that reads as false was taken for "every type"
+        (b'{"dataset": "x", "experimentTypes": 0, "systems": []}', "$.experimentTypes"),
+        (b'{"dataset": "x", "experimentTypes": {}, "systems": []}', "$.experimentTypes"),
+        # not JSON at all: said "must be an object"
+        (b'\xff{"dataset": "x"}', "$: not valid JSON"),
+        (b'{"dataset": "x", "systems": [', "$: not valid JSON"),
+        (b'{"dataset": "x", "systems": ' + b"9" * 5000 + b"}", "$: not valid JSON"),
     ],
 )
 def test_malformed_json_is_a_400_naming_the_field(server, body: bytes, words: str) -> None:
@@ -292,14 +320,15 @@ def test_an_experiment_id_is_twelve_ascii_digits_and_nothing_after(server) -> No
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "words"),
     [
-        ({"doi": 0, "url": "https://example.org/paper"}, "doi"),  # doi was read as absent
-        ({"doi": "10.1000/182", "url": 5}, "url"),
-        ({"url": ["https://example.org/paper"]}, "url"),
+        ({"doi": 0, "url": "https://example.org/paper"}, "$.doi: expected a string"),  # was absent
+        ({"doi": "10.1000/182", "url": 5}, "$.url: expected a string"),
+        ({"url": ["https://example.org/paper"]}, "$.url: expected a string"),
+        ({"doi": "10.1000/\ud800"}, "$.doi: not valid Unicode text"),
     ],
 )
-def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, field: str) -> None:
+def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, words: str) -> None:
     ticket = server.storage.experiments.reserve(summary="{}")
     response = server.post(
         f"api/experiments/{ticket.id}/papers",
@@ -307,7 +336,7 @@ def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, field:
         headers={"Authorization": f"Bearer {ticket.token}"},
     )
     assert response.status_code == 400, response.text
-    assert response.json()["error"].startswith(f"$.{field}: expected a string")
+    assert response.json()["error"].startswith(words)
 
 
 def test_publish_before_finished_is_a_conflict(server) -> None:
