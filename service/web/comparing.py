@@ -51,6 +51,10 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
         options = request.form
     else:
         raise BadRequest("send the comparison as multipart/form-data or application/json")
+    # the options are read before any scoring: a bad one costs nothing
+    measure = _text(options, "measure") or "macroF1"
+    test = _text(options, "test") or "auto"
+    numbers = _numbers(options, form=body is None)
     state = services()
     spec, uploads = submission.to_spec(raw, kbs=dict(kbs))
     if len(spec.systems) < 2 or any(not s.from_files for s in spec.systems):
@@ -67,30 +71,29 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
     policy = state.config.network_policy()
     files = prepare(spec, uploads, policy=policy, parse_bytes=limit)
     outcome = run_experiment(spec, files=files, policy=policy)
-    measure = _text(options, "measure") or "macroF1"
-    result = compare(
-        list(outcome.evaluations),
-        measure=measure,
-        test=_text(options, "test") or "auto",
-        **_numbers(options),
-    )
+    result = compare(list(outcome.evaluations), measure=measure, test=test, **numbers)
     return Compared(result, outcome.evaluations, measure)
 
 
 def _text(options: Any, key: str) -> str | None:
+    from service.web.submission import utf8
+
     value = options.get(key)
     if value is not None and not isinstance(value, str):
         raise BadRequest(f"$.{key}: expected a string, got {type(value).__name__}")
+    if value:
+        utf8(value, f"$.{key}")
     return value or None
 
 
-def _numbers(options: Any) -> dict[str, int]:
-    """``seed``, ``resamples`` and ``samples``, checked (integers, bounded work)."""
+def _numbers(options: Any, *, form: bool) -> dict[str, int]:
+    """``seed``, ``resamples`` and ``samples``, checked (integers, bounded work); an empty
+    form field is an absent one, an empty JSON string is not a number."""
     bounds = {"seed": 2**63 - 1, "resamples": MAX_RESAMPLES, "samples": MAX_SAMPLES}
     out: dict[str, int] = {}
     for key, most in bounds.items():
         value = options.get(key)
-        if value is None or value == "":
+        if value is None or (form and value == ""):
             continue
         least = 0 if key == "seed" else 1
         try:

@@ -84,12 +84,20 @@ class Api:
     operations: list[Operation]
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """``schema`` with its ``$ref`` followed and its ``allOf`` parts merged."""
         while "$ref" in schema:
             target: Any = self.doc
             for part in schema["$ref"].removeprefix("#/").split("/"):
                 target = target[part]
             schema = target
-        return schema
+        if "allOf" not in schema:
+            return schema
+        merged: dict[str, Any] = {"properties": {}, "required": []}
+        for part in [self.resolve(p) for p in schema["allOf"]]:
+            merged["properties"].update(part.get("properties", {}))
+            merged["required"] += part.get("required", [])
+            merged.update({k: v for k, v in part.items() if k not in merged})
+        return merged
 
     def accepts(self, schema: dict[str, Any]) -> set[str]:
         """The JSON types a schema accepts."""

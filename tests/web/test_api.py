@@ -527,6 +527,10 @@ def test_compare_answer_files_over_http(server) -> None:
         ({"measure": 5}, "$.measure"),
         ({"systems": systems[:1]}, "two or more answer files"),
         ({"systems": [*systems, {"name": "ws", "url": "http://example.org/qa"}]}, "answer files"),
+        ({"seed": ""}, "$.seed"),  # an empty JSON string was read as no seed
+        ({"measure": "\ud800"}, "$.measure: not valid Unicode text"),  # a message's surrogate
+        # the options are checked before the (costly) scoring: was 404 for the dataset
+        ({"dataset": "no-such-dataset", "resamples": "x"}, "$.resamples"),
     ):
         refused = server.post("api/compare", json={**body, **extra})
         assert refused.status_code == 400, (extra, refused.text)
