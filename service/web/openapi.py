@@ -192,6 +192,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "type": "object",
                     "description": "The Submission as multipart/form-data (see POST "
                     "/api/experiments).",
+                    "oneOf": [{"required": ["dataset"]}, {"required": ["dataset_file"]}],
+                    "anyOf": [
+                        {"required": ["answers"]},
+                        {"required": ["webservice"]},
+                        {"required": ["text2sparql"]},
+                    ],
                     "properties": {
                         "dataset": {"type": "string", "description": "A catalogue name."},
                         "dataset_file": {"type": "string", "format": "binary"},
