@@ -40,7 +40,8 @@ GQA = "http://w3id.org/gerbil/qa/vocab#"
 GERBIL = "http://w3id.org/gerbil/vocab#"
 DEFAULT_BASE = "http://localhost:8080/"
 
-EXPERIMENT_ID = re.compile(r"^(\d{8})(\d{4})$")
+# ASCII digits only, and nothing after them: "\d" takes any Unicode digit, "$" a final newline
+EXPERIMENT_ID = re.compile(r"^([0-9]{8})([0-9]{4})\Z")
 
 
 def normalise_base(base: str) -> str:

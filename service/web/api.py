@@ -50,12 +50,17 @@ def _kbs() -> dict[str, tuple[str, ...]]:
 
 
 def _json_body() -> Any:
-    """The request's JSON (None when it is not JSON). JSON nested past the parser's recursion
-    limit is a 400 like any other malformed body, not a crash."""
+    """The request's JSON. A body that is not JSON is a 400 saying where it stops being JSON
+    (bytes that are not UTF-8, -16 or -32, a number past 4,300 digits, the end too soon), and
+    JSON nested past the parser's recursion limit is one too, not a crash."""
+    import json
+
     try:
-        return request.get_json(silent=True)
+        return json.loads(request.get_data(cache=True))
     except RecursionError:
         raise BadRequest("$: the JSON nests too deeply (expected the request object)") from None
+    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, too many digits
+        raise BadRequest(f"$: not valid JSON: {err} (expected the request object)") from None
 
 
 @bp.post("/api/experiments")
@@ -93,7 +98,7 @@ def compare_systems() -> Response:
     from service.web.comparing import compare_request
 
     body = _json_body() if request.mimetype == "application/json" else None
-    if request.mimetype == "application/json" and body is None:
+    if request.mimetype == "application/json" and not isinstance(body, dict):
         raise BadRequest("$: expected a JSON object (the submission and the options)")
     return _json(compare_request(body, kbs=_kbs()).comparison.to_json())
 
@@ -216,15 +221,20 @@ def publish_form(experiment_id: str) -> BaseResponse:
 @bp.post("/api/experiments/<experiment_id>/papers")
 def attach_paper(experiment_id: str) -> Response:
     from service.graph.experiments import paper_iri
+    from service.web.submission import utf8
 
     _require_owner(experiment_id)
     data = _json_body() if request.is_json else request.form
-    if not isinstance(data, dict) or not (data.get("doi") or data.get("url")):
+    if not isinstance(data, dict):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
+    for key in ("doi", "url"):  # a wrong type is named, never read as absent
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise BadRequest(f"$.{key}: expected a string, got {type(data[key]).__name__}")
+        utf8(data.get(key) or "", f"$.{key}")
     doi, url = data.get("doi"), data.get("url")
     reference = doi or url
-    if not isinstance(reference, str):
-        raise BadRequest("'doi' and 'url' are strings")
+    if not reference:
+        raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
     if doi and not paper_iri(doi).startswith("https://doi.org/"):
         raise BadRequest(f"not a DOI: {doi!r} (expected e.g. 10.3233/SW-180312)")
     state = services()

@@ -61,6 +61,10 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
         options = request.form
     else:
         raise BadRequest("send the comparison as multipart/form-data or application/json")
+    # the options are read before any scoring: a bad one costs nothing
+    measure = _text(options, "measure") or "macroF1"
+    test = _text(options, "test") or "auto"
+    numbers = _numbers(options, form=body is None)
     state = services()
     spec, uploads = submission.to_spec(raw, kbs=dict(kbs))
     if len(spec.systems) < 2 or any(not s.from_files for s in spec.systems):
@@ -77,19 +81,13 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
     policy = state.config.network_policy()
     files = prepare(spec, uploads, policy=policy, parse_bytes=limit)
     outcome = run_experiment(spec, files=files, policy=policy)
-    measure = _text(options, "measure") or "macroF1"
-    result = compare(
-        list(outcome.evaluations),
-        measure=measure,
-        test=_text(options, "test") or "auto",
-        **_numbers(options),
-    )
+    result = compare(list(outcome.evaluations), measure=measure, test=test, **numbers)
     questions = outcome.dataset.questions if outcome.dataset is not None else ()
     types = {q.id: q.answer_type.value for q in questions if q.answer_type is not None}
     return Compared(result, outcome.evaluations, measure, types)
 
 
-def compare_stored(tasks: list[Any], options: Any) -> Compared:
+def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Compared:
     """Compare stored QA tasks (their URIs, as the leaderboards link them) on their stored
     per-question results: public experiments, or private ones whose owner token the request
     carries. The same checks as for files: one dataset, profile (and version) and language."""
@@ -100,12 +98,13 @@ def compare_stored(tasks: list[Any], options: Any) -> Compared:
     tasks = list(dict.fromkeys(tasks))
     if not 2 <= len(tasks) <= MAX_STORED:
         raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
+    # the options are read before anything is read from the store
+    measure = _text(options, "measure") or "macroF1"
+    test = _text(options, "test") or "auto"
+    numbers = _numbers(options, form=form)
     types: dict[str, str] = {}
     evaluations = stored_evaluations(tasks, answer_types=types)
-    measure = _text(options, "measure") or "macroF1"
-    result = compare(
-        evaluations, measure=measure, test=_text(options, "test") or "auto", **_numbers(options)
-    )
+    result = compare(evaluations, measure=measure, test=test, **numbers)
     return Compared(result, tuple(evaluations), measure, types)
 
 
@@ -198,19 +197,24 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
 
 
 def _text(options: Any, key: str) -> str | None:
+    from service.web.submission import utf8
+
     value = options.get(key)
     if value is not None and not isinstance(value, str):
         raise BadRequest(f"$.{key}: expected a string, got {type(value).__name__}")
+    if value:
+        utf8(value, f"$.{key}")
     return value or None
 
 
-def _numbers(options: Any) -> dict[str, int]:
-    """``seed``, ``resamples`` and ``samples``, checked (integers, bounded work)."""
+def _numbers(options: Any, *, form: bool) -> dict[str, int]:
+    """``seed``, ``resamples`` and ``samples``, checked (integers, bounded work); an empty
+    form field is an absent one, an empty JSON string is not a number."""
     bounds = {"seed": 2**63 - 1, "resamples": MAX_RESAMPLES, "samples": MAX_SAMPLES}
     out: dict[str, int] = {}
     for key, most in bounds.items():
         value = options.get(key)
-        if value is None or value == "":
+        if value is None or (form and value == ""):
             continue
         least = 0 if key == "seed" else 1
         try:
@@ -234,7 +238,7 @@ def form() -> tuple[str, int] | str:
     if not tasks:
         return _page()
     try:
-        found = compare_stored(tasks, request.args)
+        found = compare_stored(tasks, request.args, form=True)
     except ServiceError as err:
         return _page(error=err.message), err.status
     return _page(found=found)

@@ -84,9 +84,13 @@ def page_from(args: Any, *, size: int = 50, max_size: int = 500, name: str = "pa
         raw = args.get(name)
         if raw is None or raw == "":
             return default
-        if not raw.isdigit() or not 1 <= int(raw) <= top:
-            raise BadRequest(f"{name}={raw!r}: expected a whole number from 1 to {top}")
-        return int(raw)
+        # ASCII digits ("²".isdigit(), int("²") fails), not past the bound's length (int()
+        # refuses more than 4,300 digits)
+        digits = raw.lstrip("0") or "0"
+        valid = raw.isascii() and raw.isdigit() and len(digits) <= len(str(top))
+        if not valid or not 1 <= int(digits) <= top:
+            raise BadRequest(f"{name}={raw[:20]!r}: expected a whole number from 1 to {top}")
+        return int(digits)
 
     if name != "page":  # a second list on the page: its own number, its fixed size
         return Page(number(name, 1, MAX_PAGE), size)

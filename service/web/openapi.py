@@ -9,6 +9,8 @@ from service.contracts import openapi as registries
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.graph.experiments import Status
 from service.systems.reference import SYSTEM_NAMES
+from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES
+from service.web.listings import MAX_PAGE
 
 _ERROR = {"$ref": "#/components/responses/Error"}
 
@@ -26,14 +28,26 @@ def openapi_document(base: str) -> dict[str, Any]:
         "schema": {"type": "string", "pattern": "^[0-9]{12}$"},
     }
     owner: list[dict[str, list[str]]] = [{"ownerToken": []}]
-    # a submission (of an experiment, or of a comparison), as JSON or as a form
-    submission_body = {
-        "required": True,
-        "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/Submission"}},
-            "multipart/form-data": {"schema": {"type": "object"}},
-        },
-    }
+
+    def submission_body(*extra: dict[str, Any]) -> dict[str, Any]:
+        """A submission (of an experiment, or with ``extra`` options of a comparison), as JSON
+        or as a form."""
+
+        def schema(name: str) -> dict[str, Any]:
+            ref = {"$ref": f"#/components/schemas/{name}"}
+            return {"allOf": [ref, *extra]} if extra else ref
+
+        return {
+            "required": True,
+            "content": {
+                "application/json": {"schema": schema("Submission")},
+                "multipart/form-data": {"schema": schema("SubmissionForm")},
+            },
+        }
+
+    formats = {"enum": registries.format_enum()}
+    many = {"type": "array", "items": {"type": "string"}}
+    files = {"type": "array", "items": {"type": "string", "format": "binary"}}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -135,9 +149,17 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "minItems": 1,
                             "items": {
                                 "type": "object",
+                                "description": "An answer file or a web service, not both.",
+                                "oneOf": [{"required": ["answers"]}, {"required": ["url"]}],
                                 "properties": {
                                     "name": {"type": "string"},
-                                    "answers": {"$ref": "#/components/schemas/InlineFile"},
+                                    "answers": {
+                                        "description": "The file's text, or the file.",
+                                        "oneOf": [
+                                            {"type": "string"},
+                                            {"$ref": "#/components/schemas/InlineFile"},
+                                        ],
+                                    },
                                     "url": {
                                         "type": "string",
                                         "format": "uri",
@@ -186,6 +208,49 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "dataset's question ids have an answer (else refused: likely "
                             "answers to another dataset).",
                         },
+                    },
+                },
+                "SubmissionForm": {
+                    "type": "object",
+                    "description": "The Submission as multipart/form-data (see POST "
+                    "/api/experiments).",
+                    "oneOf": [{"required": ["dataset"]}, {"required": ["dataset_file"]}],
+                    "anyOf": [
+                        {"required": ["answers"]},
+                        {"required": ["webservice"]},
+                        {"required": ["text2sparql"]},
+                    ],
+                    "properties": {
+                        "dataset": {"type": "string", "description": "A catalogue name."},
+                        "dataset_file": {"type": "string", "format": "binary"},
+                        "dataset_format": formats,
+                        "title": {"type": "string"},
+                        "answers": {**files, "description": "One answer file per system."},
+                        "answers_name": {**many, "description": "The systems' names, in order."},
+                        "answers_format": {"type": "array", "items": formats},
+                        "webservice": {**many, "description": "`name=url` or a URL."},
+                        "text2sparql": {**many, "description": "`name=url` or a URL."},
+                        "profile": {"enum": registries.profile_enum()},
+                        "language": {"type": "string"},
+                        "experiment_type": {
+                            "type": "array",
+                            "items": {"enum": registries.experiment_type_enum()},
+                        },
+                        "kb": {"type": "string"},
+                        "force": {"type": "boolean"},
+                    },
+                },
+                "CompareOptions": {
+                    "type": "object",
+                    "properties": {
+                        "measure": {"type": "string", "default": "macroF1"},
+                        "test": {
+                            "enum": ["auto", "ar", "mcnemar", "bootstrap"],
+                            "default": "auto",
+                        },
+                        "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                        "resamples": {"type": "integer", "minimum": 1, "maximum": MAX_RESAMPLES},
+                        "samples": {"type": "integer", "minimum": 1, "maximum": MAX_SAMPLES},
                     },
                 },
                 "Measures": registries.measures_schema(),
@@ -321,9 +386,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Compare systems",
                     "`gerbil-qa compare` over HTTP: two or more answer files (a Submission whose "
                     "systems all have answers, at most GERBIL_QA_SYNC_PARSE_BYTES in total) "
-                    "scored on one dataset and compared at once; nothing is stored. Options: "
-                    "`measure` (default macroF1), `test` (auto, ar, mcnemar, bootstrap), `seed`, "
-                    "`resamples` (at most 10,000), `samples` (at most 100,000). Answers the "
+                    "scored on one dataset and compared at once; nothing is stored. Options "
+                    "(CompareOptions): `measure` (default macroF1), `test` (auto, ar, mcnemar, "
+                    "bootstrap), `seed`, `resamples` (at most 10,000), `samples` (at most "
+                    "100,000). Answers the "
                     "compare JSON: dataset, profile, signature, seed, resamples, test, "
                     "systems[{system, results, intervals, tier}], pairs[{a, b, measure, "
                     "difference, pValue, pAdjusted}].",
@@ -335,7 +401,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "400": _ERROR,
                         "403": _ERROR,
                     },
-                    requestBody=submission_body,
+                    requestBody=submission_body({"$ref": "#/components/schemas/CompareOptions"}),
                 ),
             },
             "/api/experiments": {
@@ -367,7 +433,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "400": _ERROR,
                         "403": _ERROR,
                     },
-                    requestBody=submission_body,
+                    requestBody=submission_body(),
                 ),
                 "get": _op(
                     "List published experiments",
@@ -379,7 +445,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                         {
                             "name": "page",
                             "in": "query",
-                            "schema": {"type": "integer", "minimum": 1, "default": 1},
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": MAX_PAGE,
+                                "default": 1,
+                            },
                         },
                         {
                             "name": "size",
@@ -443,6 +514,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "application/json": {
                                 "schema": {
                                     "type": "object",
+                                    "anyOf": [{"required": ["doi"]}, {"required": ["url"]}],
                                     "properties": {
                                         "doi": {"type": "string"},
                                         "url": {"type": "string", "format": "uri"},

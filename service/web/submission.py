@@ -127,14 +127,20 @@ def _lines(values: list[str]) -> list[str]:
 
 
 def _text(data: dict[str, Any], key: str, where: str) -> str | None:
-    """An optional string member; BadRequest naming it when it is something else."""
+    """An optional string member; BadRequest naming it when it is something else, or text
+    with a lone surrogate (it could be stored nowhere)."""
     value = data.get(key)
-    if value is None or isinstance(value, str):
+    if value is None:
+        return value
+    if isinstance(value, str):
+        utf8(value, f"{where}.{key}")
         return value
     raise BadRequest(f"{where}.{key}: expected a string, got {type(value).__name__}")
 
 
-def _utf8(text: str, where: str) -> bytes:
+def utf8(text: str, where: str) -> bytes:
+    """``text`` as UTF-8; BadRequest naming ``where`` when it holds a lone surrogate (JSON can
+    write one, nothing can store it)."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as err:  # a lone surrogate ("\ud800") decoded from JSON
@@ -143,12 +149,12 @@ def _utf8(text: str, where: str) -> bytes:
 
 def _inline_file(value: Any, where: str, default_name: str) -> FileUpload:
     if isinstance(value, str):
-        return FileUpload(default_name, _utf8(value, where))
+        return FileUpload(default_name, utf8(value, where))
     if not isinstance(value, dict) or not isinstance(value.get("content"), str):
         raise BadRequest(f"{where}: expected a string or an object with 'content' (text)")
     return FileUpload(
         _text(value, "filename", where) or default_name,
-        _utf8(value["content"], f"{where}.content"),
+        utf8(value["content"], f"{where}.content"),
         _text(value, "format", where),
     )
 
@@ -158,7 +164,7 @@ def from_json(data: Any) -> RawSubmission:
     if not isinstance(data, dict):
         raise BadRequest("the JSON body must be an object")
     dataset = data.get("dataset")
-    dataset_name = dataset if isinstance(dataset, str) else None
+    dataset_name = _text(data, "dataset", "$") if isinstance(dataset, str) else None
     dataset_file = None
     if isinstance(dataset, dict):
         dataset_file = _inline_file(dataset, "$.dataset", "dataset.json")
@@ -186,9 +192,12 @@ def from_json(data: Any) -> RawSubmission:
                 reference=_text(item, "reference", where),
             )
         )
-    types = data.get("experimentTypes") or []
+    types = data.get("experimentTypes")
+    types = [] if types is None else types  # 0, "", {} or false are refused, not read as []
     if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
         raise BadRequest('$.experimentTypes: expected a list of names such as "QA"')
+    for n, name in enumerate(types):
+        utf8(name, f"$.experimentTypes[{n}]")
     force = data.get("force", False)
     if not isinstance(force, bool):
         raise BadRequest("$.force: expected true or false")

@@ -242,6 +242,34 @@ def test_invalid_submissions_are_refused_before_queueing(server, body, status, w
             b'{"dataset": "x", "systems": [{"name": "a", "url": "http://a/", "interface": 1}]}',
             "interface",
         ),
+        # a lone surrogate in text that is stored: was a 500 after the id was reserved (the
+        # experiment left behind as "error")
+        (
+            json.dumps(
+                {
+                    "dataset": {"content": QUESTIONS},
+                    "title": "\ud800",
+                    "systems": [{"answers": STRONG}],
+                }
+            ).encode(),
+            "$.title: not valid Unicode text",
+        ),
+        (
+            json.dumps(
+                {
+                    "dataset": {"content": QUESTIONS, "filename": "q\udfff.json"},
+                    "systems": [{"answers": STRONG}],
+                }
+            ).encode(),
+            "$.dataset.filename: not valid Unicode text",
+        ),
+        # a wrong type that reads as false was taken for "every type"
+        (b'{"dataset": "x", "experimentTypes": 0, "systems": []}', "$.experimentTypes"),
+        (b'{"dataset": "x", "experimentTypes": {}, "systems": []}', "$.experimentTypes"),
+        # not JSON at all: said "must be an object"
+        (b'\xff{"dataset": "x"}', "$: not valid JSON"),
+        (b'{"dataset": "x", "systems": [', "$: not valid JSON"),
+        (b'{"dataset": "x", "systems": ' + b"9" * 5000 + b"}", "$: not valid JSON"),
     ],
 )
 def test_malformed_json_is_a_400_naming_the_field(server, body: bytes, words: str) -> None:
@@ -262,6 +290,53 @@ def test_unsupported_body(server) -> None:
 def test_status_of_unknown_experiment(server) -> None:
     assert server.get("api/experiments/209901019999").status_code == 404
     assert server.get("api/experiments/nope").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "page=%C2%B2",  # "²": str.isdigit() but not int() (was a 500)
+        "size=%C2%B2",
+        "page=" + "9" * 5000,  # past int()'s 4,300 digits (was a 500)
+        "page=%D9%A1",  # Arabic-Indic one: not a page number either
+    ],
+)
+def test_a_page_number_not_in_ascii_digits_is_a_400_naming_it(server, query: str) -> None:
+    response = server.get(f"api/experiments?{query}")
+    assert response.status_code == 400, response.text
+    assert response.json()["error"].startswith(query.partition("=")[0] + "=")
+
+
+def test_an_experiment_id_is_twelve_ascii_digits_and_nothing_after(server) -> None:
+    demo = server.demo_id
+    for path in (
+        f"api/experiments/{demo}%0A",  # "$" matched before a final newline (was a 500)
+        f"api/experiments/{demo}%0A/publish",
+        "api/experiments/" + "%D9%A2" * 12,  # "\d" took Arabic-Indic digits
+    ):
+        response = server.request("POST" if path.endswith("publish") else "GET", path)
+        assert response.status_code == 404, (path, response.text)
+        assert response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"doi": 0, "url": "https://example.org/paper"}, "$.doi: expected a string"),  # was absent
+        ({"doi": "10.1000/182", "url": 5}, "$.url: expected a string"),
+        ({"url": ["https://example.org/paper"]}, "$.url: expected a string"),
+        ({"doi": "10.1000/\ud800"}, "$.doi: not valid Unicode text"),
+    ],
+)
+def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, words: str) -> None:
+    ticket = server.storage.experiments.reserve(summary="{}")
+    response = server.post(
+        f"api/experiments/{ticket.id}/papers",
+        json=body,
+        headers={"Authorization": f"Bearer {ticket.token}"},
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"].startswith(words)
 
 
 def test_publish_before_finished_is_a_conflict(server) -> None:
@@ -458,6 +533,10 @@ def test_compare_answer_files_over_http(server) -> None:
         ({"measure": 5}, "$.measure"),
         ({"systems": systems[:1]}, "two or more answer files"),
         ({"systems": [*systems, {"name": "ws", "url": "http://example.org/qa"}]}, "answer files"),
+        ({"seed": ""}, "$.seed"),  # an empty JSON string was read as no seed
+        ({"measure": "\ud800"}, "$.measure: not valid Unicode text"),  # a message's surrogate
+        # the options are checked before the (costly) scoring: was 404 for the dataset
+        ({"dataset": "no-such-dataset", "resamples": "x"}, "$.resamples"),
     ):
         refused = server.post("api/compare", json={**body, **extra})
         assert refused.status_code == 400, (extra, refused.text)
