@@ -119,6 +119,8 @@ def add_run_arguments(
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
+
     default_profile, profile_names, type_names = _choices()
     evaluate = subparsers.add_parser(
         "evaluate",
@@ -141,6 +143,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--resamples", type=int, metavar="N", help="bootstrap resamples (default 1000)"
     )
     evaluate.add_argument("--seed", type=int, metavar="N", help="random seed (default 12345)")
+    evaluate.add_argument(
+        "--by",
+        metavar="DIM[,DIM]",
+        help="also every measure broken down by a feature of the questions: "
+        f"{', '.join(SLICE_DIMENSIONS)} or extra:KEY (JSON key slices, a block per dimension "
+        "in the table)",
+    )
     evaluate.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
     evaluate.add_argument(
         "--store",
@@ -172,6 +181,11 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     from service.experiments.run import run_experiment
 
     spec = spec_from_args(args)
+    dimensions: tuple[str, ...] = ()
+    if args.by:  # checked before anything runs
+        from service.evaluation.slices import parse_dimensions
+
+        dimensions = parse_dimensions(args.by)
     storage = None
     if args.store:
         from service.graph.store import open_storage
@@ -195,6 +209,14 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     evaluations = list(outcome.evaluations)
     if args.intervals:
         evaluations = [_with_intervals(ev, args) for ev in evaluations]
+    if dimensions and outcome.dataset is not None:
+        from service.evaluation.slices import question_values, sliced
+
+        values = question_values(outcome.dataset.questions)
+        evaluations = [
+            replace(ev, extra={**ev.extra, "slices": sliced(ev, values, dimensions)})
+            for ev in evaluations
+        ]
     if outcome.ticket is not None:
         ticket = outcome.ticket
         print(
@@ -306,8 +328,31 @@ def table(ev: Evaluation) -> str:
         cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         lines.append("  ".join(cells).rstrip())
     lines += _query_lines(ev)
+    lines += _slice_lines(ev)
     lines.append(f"signature: {ev.extra.get('intervalSignature') or ev.signature}")
     return "\n".join(lines) + "\n"
+
+
+SLICE_COLUMNS = ("questions", "macroF1", "microF1", "macroF1QALD")
+
+
+def _slice_lines(ev: Evaluation) -> list[str]:
+    """``--by``: per dimension, the QA experiment's headline measures of each value."""
+    lines: list[str] = []
+    for dim, by_value in ev.extra.get("slices", {}).items():
+        rows = [
+            [value, *(_format(types.get("QA", {}).get(m)) for m in SLICE_COLUMNS)]
+            for value, types in by_value.items()
+        ]
+        header = [f"by {dim} (QA)", *SLICE_COLUMNS]
+        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+        for row in [header, *rows]:
+            cells = [row[0].ljust(widths[0])]
+            cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+            lines.append("  ".join(cells).rstrip())
+        if not rows:
+            lines.append(f"  (no question has a value for {dim})")
+    return lines
 
 
 def _query_lines(ev: Evaluation) -> list[str]:

@@ -145,6 +145,8 @@ def _question(ds: NamedNode, q: Question) -> list[tuple[NamedNode, Object]]:
     ):
         if value is not None:
             pairs.append((_p(GQA, prop), n.boolean(value)))
+    # the query features a dataset states (TEXT2SPARQL: SELECT, COUNT, RESULT_ORDER_MATTERS…)
+    pairs += [(_p(GQA, "queryFeature"), n.literal(f)) for f in dict.fromkeys(q.features)]
     if q.sparql:
         pairs.append((_p(GQA, "goldQuery"), n.literal(q.sparql)))
     if q.pseudo_query:

@@ -451,7 +451,9 @@ def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: U
     if known is None:
         raise BadRequest(f"{task.uri}: scored under profile {task.profile!r}, unknown here")
     records = stored_records(results, graded=known[1], uris=uris)
-    measures = {m: task.measures[m] for m in COUNT_MEASURES if m in task.measures}
+    # the counts too: they describe the (sliced) run, statistics leave them out
+    wanted = (*COUNT_MEASURES, "questions", "skippedQuestions")
+    measures = {m: task.measures[m] for m in wanted if m in task.measures}
     evaluation = Evaluation(
         dataset=local(task.dataset),
         system=task.system_label,
@@ -466,3 +468,29 @@ def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: U
             f"{evaluation.signature}: re-score it before comparing"
         )
     return evaluation
+
+
+def question_values(store: Any, questions: Iterable[str], uris: Uris) -> dict[str, dict[str, Any]]:
+    """Each question's values in the slicing dimensions (``evaluation.slices``), read from its
+    description in ``store`` (any graph), by the dataset's own question id."""
+    import pyoxigraph as ox
+
+    flags = {"aggregation": "aggregation", "hybrid": "hybrid", "onlyDbo": "onlydbo"}
+    out: dict[str, dict[str, Any]] = {}
+    for uri in dict.fromkeys(questions):
+        values: dict[str, Any] = {}
+        features: list[str] = []
+        for quad in store.quads_for_pattern(ox.NamedNode(uri), None, None, None):
+            name = local(quad.predicate.value)
+            if name == "answerType":
+                values["answertype"] = (local(quad.object.value).removeprefix("answerType-"),)
+            elif name in flags:
+                values[flags[name]] = ("yes" if quad.object.value == "true" else "no",)
+            elif name == "outOfScope":
+                values["outofscope"] = ("yes" if quad.object.value == "true" else "no",)
+            elif name == "queryFeature" and quad.object.value not in features:
+                features.append(quad.object.value)
+        if features:
+            values["feature"] = tuple(features)
+        out.setdefault(question_id_of(uri, uris), values)
+    return out

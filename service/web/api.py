@@ -119,6 +119,9 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     page = pages.experiment_page(experiment_id, quads, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
     out["evaluations"] = evaluations(quads, storage.uris, experiment_id)
+    by = request.args.get("by")
+    if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
+        _add_slices(out["evaluations"], experiment_id, page, by)
     out["dataset"] = page.dataset
     out["papers"] = list(page.papers)
     out["results"] = [
@@ -138,6 +141,18 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
         for t in page.tasks
     ]
     return out
+
+
+def _add_slices(objects: list[dict[str, Any]], experiment_id: str, page: Any, by: str) -> None:
+    """Each evaluation's QA measures per value of the dimensions ``by`` (``slices``)."""
+    from service.evaluation.slices import parse_dimensions
+    from service.web.figures import stored_slices
+
+    found = stored_slices(experiment_id, page, parse_dimensions(by))
+    for obj in objects:
+        key = (obj["system"], obj["language"], obj["profile"])
+        if key in found:
+            obj["slices"] = found[key]
 
 
 @bp.get("/api/experiments/<experiment_id>")

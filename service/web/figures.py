@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.evaluation.results import COUNT_MEASURES
-from service.graph.reader import StoredResult
+from service.graph.reader import StoredResult, stored_results
 from service.graph.uris import GQA
 from service.web.charts import BarChart, Scatter, Series
 from service.web.pages import ExperimentPage, TaskRow, local, measure_label
@@ -238,3 +238,33 @@ def figures(
         scatter_systems=tuple(by_label),
         scatter_counts=counts,
     )
+
+
+def stored_slices(
+    experiment_id: str, page: ExperimentPage, dimensions: Sequence[str]
+) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """The QA measures of each evaluation of a stored experiment per value of ``dimensions``
+    (``evaluation.slices``), from its stored per-question results and the questions' stored
+    features; keyed by (system name, language, profile) as the API's evaluations are."""
+    from service.evaluation.slices import sliced
+    from service.graph.reader import question_values, stored_evaluation
+    from service.web.state import services
+
+    storage = services().storage
+    public = storage.experiments.is_public(experiment_id)
+    store = storage.public if public else storage.private
+    graph = storage.uris.experiment_graph(experiment_id)
+    tasks = [t for t in page.tasks if t.experiment_type == "QA"]
+    results = stored_results(store, graph, [t.uri for t in tasks])
+    questions = {r.question for found in results.values() for r in found}
+    values = question_values(storage.public, questions, storage.uris)
+    if not public:  # an uploaded dataset's questions are described in the experiment's graph
+        for qid, found in question_values(store, questions, storage.uris).items():
+            values.setdefault(qid, {}).update(found)
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for task in tasks:
+        key = (task.system_name, task.language_tag, task.profile)
+        if key not in out:
+            evaluation = stored_evaluation(task, results.get(task.uri, []), storage.uris)
+            out[key] = sliced(evaluation, values, dimensions)
+    return out

@@ -20,6 +20,7 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import Forbidden, NotFound
+from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.graph.reader import Node, index
 from service.graph.terms import DCT, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
@@ -281,6 +282,7 @@ def experiment(name: str) -> BaseResponse:
 
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)
     pick = (request.args.get("a") or None, request.args.get("b") or None)
+    by = request.args.get("by") or None  # the QA measures per feature of the questions
 
     def html() -> str:
         from service.web.access import form_check, presented_token
@@ -304,6 +306,9 @@ def experiment(name: str) -> BaseResponse:
             else {},
             citation=citation(),
             figures=_figures(shown, store, graph_name, pick),
+            breakdown=_breakdown(experiment_id, shown, by) if by and not live else None,
+            by=by,
+            slice_dimensions=SLICE_DIMENSIONS,  # the slices registry's
             badge=None if private else badges.snippets(shown),
             charts=charts,
             alternates=alternates(uri, EXPERIMENT_OFFERS),
@@ -318,7 +323,7 @@ def experiment(name: str) -> BaseResponse:
         html=html,
         csv=lambda: pages.experiment_csv(page()),
         bibtex=lambda: (citation().bibtex + "\n").encode("utf-8"),
-        variant=pick if rep is conneg.HTML else None,
+        variant=(*pick, by) if rep is conneg.HTML else None,
         private=private,
         in_worker=None
         if private
@@ -363,6 +368,23 @@ def badge(experiment_id: str) -> Response:
     response.set_etag(rendered.etag)
     response.make_conditional(request)  # in place: 304 when the ETag matches
     return response
+
+
+def _breakdown(experiment_id: str, page: pages.ExperimentPage, by: str) -> dict[str, Any]:
+    """The experiment page's breakdown: each value of one dimension x each system's QA
+    macro F1, micro F1 and questions (``?by=answertype``; a bad name is a 400)."""
+    from service.evaluation.slices import parse_dimensions
+
+    [dimension] = parse_dimensions(by)[:1]
+    found = figures.stored_slices(experiment_id, page, [dimension])
+    systems = [f"{name} ({language})" if len({k[1] for k in found}) > 1 else name
+               for name, language, _ in found]  # fmt: skip
+    values = sorted({v for slices in found.values() for v in slices[dimension]})
+    rows = [
+        (value, [slices[dimension].get(value, {}).get("QA", {}) for slices in found.values()])
+        for value in values
+    ]
+    return {"dimension": dimension, "systems": systems, "rows": rows}
 
 
 def _figures(

@@ -636,3 +636,43 @@ def test_gold_given_separately_over_http(server, data_dir: Path) -> None:
     assert both.status_code in (400, 404)
     wrong = server.post("api/experiments", json={**body, "gold": 5})
     assert wrong.status_code == 400 and "$.gold" in wrong.json()["error"]
+
+
+def test_measures_by_a_feature_of_the_questions(server) -> None:
+    """``?by=answertype,aggregation``: each evaluation's QA measures per value, recomputed from
+    the stored per-question results and the questions' stored features: the numbers
+    ``evaluate --by`` prints for the same files."""
+    files = [("dataset_file", ("questions.json", QUESTIONS.encode()))]
+    files.append(
+        ("answers", ("answers-partial.json", (DEMO_DIR / "answers-partial.json").read_bytes()))
+    )
+    response = server.post(
+        "api/experiments", files=files, data={"profile": "fair", "kb": "demo", "language": "en"}
+    )
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    state = server.get(
+        f"api/experiments/{ticket['id']}", params={"by": "answertype,aggregation"}, headers=auth
+    ).json()
+    [ev] = state["evaluations"]
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "service", "evaluate", "--by", "answertype,aggregation"),
+            *("--dataset", "questions.json", "--kb", "kb.ttl", "--output", "json"),
+            *("--answers", "answers-partial.json"),
+        ],
+        cwd=DEMO_DIR,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    cli = json.loads(done.stdout)["slices"]
+    assert set(ev["slices"]["answertype"]) == {"boolean", "date", "number", "resource", "string"}
+    for dim in ("answertype", "aggregation"):
+        assert set(ev["slices"][dim]) == set(cli[dim])
+        for value, types in ev["slices"][dim].items():
+            for measure in ("macroF1", "microF1", "macroF1QALD", "questions"):
+                assert types["QA"][measure] == cli[dim][value]["QA"][measure], (dim, value)
+    bad = server.get(f"api/experiments/{ticket['id']}", params={"by": "colour"}, headers=auth)
+    assert bad.status_code == 400 and "cannot break down by 'colour'" in bad.json()["error"]

@@ -248,3 +248,21 @@ def test_private_experiments_have_no_badge(server) -> None:
     )
     assert owner.status_code == 200 and 'id="badge-markdown"' not in owner.text
     assert server.get("experiment/209901019999/badge.svg").status_code == 404
+
+
+def test_the_experiment_page_breaks_the_measures_down(server) -> None:
+    """``?by=answertype``: a table of each answer type x each system's QA macro F1, micro F1 and
+    questions, the numbers the API's ``?by=`` gives; a bad dimension is a 400."""
+    import re
+
+    page = server.get(f"experiment/{server.demo_id}", params={"by": "answertype"})
+    assert page.status_code == 200
+    html = page.text
+    assert 'id="breakdown-table"' in html and '<th scope="row">number</th>' in html
+    api = server.get(f"api/experiments/{server.demo_id}", params={"by": "answertype"}).json()
+    strong = next(e for e in api["evaluations"] if e["system"] == "demo-strong")
+    resource = strong["slices"]["answertype"]["resource"]["QA"]
+    table = html.split('id="breakdown-table"', 1)[1]
+    row = re.search(r'<th scope="row">resource</th>(.*?)</tr>', table, re.S)
+    assert row and f"{resource['macroF1']:.4f}" in row.group(1)
+    assert server.get(f"experiment/{server.demo_id}", params={"by": "colour"}).status_code == 400

@@ -1,0 +1,88 @@
+"""Every measure broken down by a feature of the questions (``--by answertype``, the API's
+``?by=``): answer type, aggregation, hybrid, onlydbo, out of scope, language (of a pooled task's
+records), the TEXT2SPARQL query features a dataset states, and any other field a dataset carries
+(``extra:KEY``, e.g. LC-QuAD's template id).
+
+A slice's measures are recomputed by the measures registry from the records of its questions,
+so a slice means what the whole task means (micro sums, macro means) on fewer questions. A
+question may fall in several slices of one dimension (TEXT2SPARQL features: ``SELECT`` and
+``COUNT``) or in none (no answer type given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from service.errors import BadRequest
+from service.evaluation.measures import MEASURES, TaskRecords
+from service.evaluation.results import Evaluation, QuestionScore
+
+FLAGS = {"aggregation": "aggregation", "hybrid": "hybrid", "onlydbo": "onlydbo"}
+DIMENSIONS = ("answertype", "aggregation", "hybrid", "onlydbo", "outofscope", "language", "feature")
+"""The dimensions every dataset may have; ``extra:KEY`` adds a dataset's own fields."""
+EXTRA = "extra:"
+
+# question id -> dimension -> the question's values in it
+QuestionValues = Mapping[str, Mapping[str, tuple[str, ...]]]
+
+
+def parse_dimensions(text: str) -> tuple[str, ...]:
+    """``"answertype,feature"`` -> the dimensions, checked (BadRequest naming the known ones)."""
+    found = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+    for name in found:
+        if name not in DIMENSIONS and not (name.startswith(EXTRA) and len(name) > len(EXTRA)):
+            known = ", ".join(DIMENSIONS)
+            raise BadRequest(f"cannot break down by {name!r}; known: {known}, extra:KEY")
+    if not found:
+        raise BadRequest("--by: name a dimension such as answertype")
+    return found
+
+
+def question_values(questions: Iterable[Any]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Each question's values in every dimension (``questions``: ``service.model.Question``)."""
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for q in questions:
+        values: dict[str, tuple[str, ...]] = {}
+        if q.answer_type is not None:
+            values["answertype"] = (q.answer_type.value,)
+        for dim, attr in FLAGS.items():
+            flag = getattr(q, attr)
+            if flag is not None:
+                values[dim] = ("yes" if flag else "no",)
+        values["outofscope"] = ("yes" if q.out_of_scope else "no",)
+        if q.features:
+            values["feature"] = tuple(dict.fromkeys(q.features))
+        for key, value in q.extra:
+            values[EXTRA + key] = (value,)
+        out.setdefault(q.id, values)  # a repeated id: its first question's values
+    return out
+
+
+def sliced(
+    evaluation: Evaluation, values: QuestionValues, dimensions: Sequence[str]
+) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+    """``{dimension: {value: {TYPE: measures}}}`` for ``evaluation`` (values sorted; a
+    dimension no question has is an empty mapping)."""
+    out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    scoring = evaluation.profile.scoring
+    for dim in dimensions:
+        by_value: dict[str, dict[str, dict[str, Any]]] = {}
+        for etype, task in evaluation.tasks.items():
+            groups: dict[str, list[QuestionScore]] = {}
+            for record in task.questions:
+                for value in _values(record, values, dim, evaluation.language):
+                    groups.setdefault(value, []).append(record)
+            for value, records in groups.items():
+                measures = MEASURES.recompute(task.measures.keys(), TaskRecords(records, scoring))
+                by_value.setdefault(value, {})[etype.value] = measures
+        out[dim] = {value: by_value[value] for value in sorted(by_value)}
+    return out
+
+
+def _values(
+    record: QuestionScore, values: QuestionValues, dim: str, language: str
+) -> tuple[str, ...]:
+    if dim == "language":
+        return (record.language or language,)
+    return values.get(record.question_id, {}).get(dim, ())
