@@ -54,6 +54,19 @@ def register(sub: Any) -> None:
     check.add_argument("--no-shapes", action="store_true", help="only the Data Cube checks")
     check.set_defaults(handler=_check)
 
+    rescore = sub.add_parser(
+        "rescore",
+        help="re-score a stored experiment into a new revision (the old one stays)",
+        description="Run a stored experiment's spec again (its kept files; the profile's current "
+        "version, or --profile; the catalogue's current dataset) into a new private experiment "
+        "that is prov:wasRevisionOf the old one, and print what changed per question.",
+    )
+    _store_options(rescore, required=False)
+    rescore.add_argument("experiment", metavar="ID", help="the experiment to re-score")
+    rescore.add_argument("--profile", help="score under this profile instead of the spec's")
+    rescore.add_argument("--output", choices=("table", "json"), default="table")
+    rescore.set_defaults(handler=_rescore)
+
     datasets = sub.add_parser("datasets", help="list the built-in datasets")
     datasets.set_defaults(handler=_datasets)
 
@@ -85,6 +98,49 @@ def _open(args: argparse.Namespace) -> Storage:
     from service.graph.store import open_storage
 
     return open_storage(_location(args), base=args.base)
+
+
+def _rescore(args: argparse.Namespace) -> int:
+    import json
+
+    from service.experiments.inputs import Files
+    from service.experiments.rescore import changes, rescore_spec
+    from service.experiments.run import run_experiment
+    from service.graph.reader import evaluations
+
+    storage = _open(args)
+    try:
+        old = args.experiment
+        spec, uploads = rescore_spec(storage, old, profile=args.profile)
+        before = evaluations(storage.experiments.quads(old), storage.uris, old)
+        outcome = run_experiment(spec, storage=storage, files=Files(uploads))
+        assert outcome.ticket is not None  # a store records
+        new = outcome.ticket.id
+        after = evaluations(storage.experiments.quads(new), storage.uris, new)
+    finally:
+        storage.close()
+    diff = changes(before, after)
+    if args.output == "json":
+        print(json.dumps({"experiment": new, "revisionOf": old, "changes": diff}))
+        return 0
+    print(f"experiment {new} re-scores {old} (prov:wasRevisionOf; private until published)")
+    for system in diff["systems"]:
+        count = len(system["questions"])
+        print(f"  {system['system']} ({system['language']}): {count} question results changed")
+        if system["signatureBefore"] != system["signatureAfter"]:
+            print(f"    signature before: {system['signatureBefore']}")
+            print(f"    signature after:  {system['signatureAfter']}")
+        for etype, measures in system["results"].items():
+            for name, (was, now) in measures.items():
+                print(f"    {etype} {name}: {was} -> {now}")
+        for change in system["questions"][:20]:
+            print(
+                f"    question {change['question']} {change['type']}: F1 "
+                f"{change['before']['f1']} -> {change['after']['f1']}"
+            )
+        if len(system["questions"]) > 20:
+            print(f"    … {len(system['questions']) - 20} more (--output json lists them all)")
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -171,8 +171,12 @@ def run_experiment(
         uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)
         uploads += [f.uploaded(files) for f in dict.fromkeys(f for g in obtained for f in g.files)]
+        from service.experiments.rescore import recorded_spec
+
         ticket = storage.experiments.record(
             recorded_evaluations,
+            spec=recorded_spec(spec, files),
+            revision_of=spec.options.revision_of,
             dataset=recorded.ref,
             systems=[s.info() for s in spec.systems],
             uploads=uploads,

@@ -136,6 +136,7 @@ class RunOptions:
     concurrency: int = 4
     timeout: float = 60.0
     retries: int = 2
+    revision_of: str | None = None  # the id of the experiment this run re-scores
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -145,11 +146,14 @@ class RunOptions:
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "retries": self.retries,
+            **({"revisionOf": self.revision_of} if self.revision_of else {}),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunOptions:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        if data.get("revisionOf"):
+            known["revision_of"] = str(data["revisionOf"])
         return cls(**known)
 
 

@@ -53,7 +53,7 @@ from service.graph.results import (
     UploadedFile,
     experiment_quads,
 )
-from service.graph.terms import DCT, GQA, RDF, XSD, iri, literal
+from service.graph.terms import DCT, GQA, PROV, RDF, XSD, iri, literal
 from service.graph.uris import Uris, check_experiment_id
 
 # A DOI as written in papers and links: 10.<registrant>/<suffix>, optionally as doi: or a doi.org
@@ -235,6 +235,31 @@ class ExperimentRepository:
         rows = self._admin_select(f"{exp} {_p('ownerTokenHash')} ?h")
         return any(hmac.compare_digest(r["h"], token_hash(token)) for r in rows)
 
+    def spec_of(self, experiment_id: str) -> str | None:
+        """The spec an experiment ran (JSON, kept when it was recorded), if it was kept."""
+        exp = iri(self.uris.experiment(check_experiment_id(experiment_id)))
+        rows = self._admin_select(f"{exp} {_p('spec')} ?s")
+        return rows[0]["s"] if rows else None
+
+    def revisions(
+        self, experiment_id: str, *, include_private: bool = False
+    ) -> tuple[list[str], list[str]]:
+        """(the experiments this one re-scores, the experiments that re-score it), as ids:
+        public ones, and with ``include_private`` (its owner's view) private ones too."""
+        uri = self.uris.experiment(check_experiment_id(experiment_id))
+        older: list[str] = []
+        newer: list[str] = []
+        prop = node(PROV + "wasRevisionOf")
+        stores = (
+            (self.store.public, self.store.private) if include_private else (self.store.public,)
+        )
+        for store in stores:
+            for q in store.quads_for_pattern(node(uri), prop, None, None):
+                older.append(q.object.value.rsplit("/", 1)[-1])
+            for q in store.quads_for_pattern(None, prop, node(uri), None):
+                newer.append(q.subject.value.rsplit("/", 1)[-1])
+        return sorted(set(older)), sorted(set(newer))
+
     def quads(self, experiment_id: str) -> list[Quad]:
         """The quads of an experiment's graph, wherever it is (for its owner or the operator)."""
         graph = node(self.uris.experiment_graph(experiment_id))
@@ -337,6 +362,8 @@ class ExperimentRepository:
         ended: datetime | None = None,
         ticket: Ticket | None = None,
         software_version: str = __version__,
+        spec: str | None = None,
+        revision_of: str | None = None,
     ) -> Ticket:
         """Write one finished experiment as a private graph, in one transaction.
 
@@ -375,7 +402,22 @@ class ExperimentRepository:
                 systems=tuple(systems),
                 uploads=tuple(uploads),
             )
-            quads = experiment_quads(record, self.uris, self.uris.experiment_graph(ticket.id))
+            graph = self.uris.experiment_graph(ticket.id)
+            quads = experiment_quads(record, self.uris, graph)
+            if revision_of is not None:  # a re-scoring: a new revision, the old one stays
+                check_experiment_id(revision_of)
+                quads.append(
+                    Quad(
+                        node(ticket.uri),
+                        node(PROV + "wasRevisionOf"),
+                        node(self.uris.experiment(revision_of)),
+                        node(graph),
+                    )
+                )
+            if spec is not None:  # what ran, so that it can be run again (gerbil-qa rescore)
+                admin.append(
+                    Quad(node(ticket.uri), _q("spec"), n.literal(spec), node(self.uris.admin_graph))
+                )
             # one transaction: the experiment and its admin record
             self.store.add(Side.PRIVATE, [*quads, *admin])
             if len(admin) == 1:

@@ -65,7 +65,8 @@ def leaderboard_query(
     limit: int | None = None,
     title: str | None = None,
 ) -> str:
-    """Task results of public experiments, best macro F1 first (undefined last).
+    """Task results of public experiments, best macro F1 first (undefined last); an
+    experiment re-scored into a published revision is left out (its revision stands for it).
 
     Each argument filters on one dimension: ``dataset``, ``system``, ``profile`` and
     ``language`` are IRIs, ``experiment_type`` the local name of a ``gerbil:`` experiment type
@@ -103,7 +104,9 @@ def leaderboard_query(
         gqa:profile ?profile .
   OPTIONAL { ?task gqa:signature ?signature }
   OPTIONAL { ?system rdfs:label ?label }
-  OPTIONAL { ?experiment prov:endedAtTime ?ended }"""
+  OPTIONAL { ?experiment prov:endedAtTime ?ended }
+  # the newest revision only: an experiment re-scored into a published one is history
+  FILTER NOT EXISTS { ?revision prov:wasRevisionOf ?experiment }"""
         + optional
         # ties by task IRI only: every IRI compared costs a string lookup in Oxigraph
         + f"\n}}\nORDER BY {order}?task"

@@ -119,6 +119,12 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     page = pages.experiment_page(experiment_id, quads, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
     out["evaluations"] = evaluations(quads, storage.uris, experiment_id)
+    for old in out["revisionOf"]:  # a re-scoring: what changed, if the old one may be seen
+        if storage.experiments.is_public(old) or is_owner(old):
+            from service.experiments.rescore import changes
+
+            before = evaluations(storage.experiments.quads(old), storage.uris, old)
+            out["changes"] = changes(before, out["evaluations"])
     by = request.args.get("by")
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
         _add_slices(out["evaluations"], experiment_id, page, by)
@@ -265,6 +271,44 @@ def cancel(experiment_id: str) -> Response:
     active = state.runner.cancel(experiment_id)
     status = state.storage.experiments.status(experiment_id)
     return _json({"id": experiment_id, "cancelling": active, "status": status.status.value})
+
+
+@bp.post("/api/experiments/<experiment_id>/rescore")
+def rescore(experiment_id: str) -> Response:
+    """Re-score a finished experiment into a new revision (``gerbil-qa rescore``): its kept
+    spec and files, the profile's current version or ``{"profile": …}``; 202 with the new
+    experiment (its own owner token), which says ``prov:wasRevisionOf`` this one."""
+    from service.experiments.rescore import rescore_spec
+    from service.experiments.run import prepare
+
+    _require_owner(experiment_id)
+    body = _json_body() if request.is_json else request.form
+    profile = body.get("profile") if isinstance(body, dict) or hasattr(body, "get") else None
+    if profile is not None and not isinstance(profile, str):
+        raise BadRequest('$.profile: expected a profile name such as "exact"')
+    state = services()
+    spec, uploads = rescore_spec(state.storage, experiment_id, profile=profile or None)
+    files = prepare(
+        spec,
+        uploads,
+        policy=state.config.network_policy(),
+        parse_bytes=state.config.sync_parse_bytes,
+    )
+    ticket = state.runner.submit(spec, uploads=uploads, files=files)
+    response = _json(
+        {
+            "id": ticket.id,
+            "uri": ticket.uri,
+            "token": ticket.token,
+            "status": "queued",
+            "revisionOf": experiment_id,
+            "statusUrl": f"{state.config.base}api/experiments/{ticket.id}",
+            "ownerLink": f"{ticket.uri}?token={ticket.token}",
+        },
+        202,
+    )
+    response.headers["Location"] = ticket.uri
+    return response
 
 
 @bp.post("/api/experiments/<experiment_id>/resume")

@@ -321,6 +321,21 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "(the time per question so far; null until one is done).",
                         },
                         "message": {"type": ["string", "null"]},
+                        "revisionOf": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "The experiments this one re-scores (ids).",
+                        },
+                        "revisedBy": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "The experiments that re-score this one (ids).",
+                        },
+                        "changes": {
+                            "type": "object",
+                            "description": "A re-scoring's changes against the experiment it "
+                            "re-scores (when that one may be seen).",
+                        },
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "evaluations": {
                             "type": "array",
@@ -541,6 +556,40 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {"202": {"description": "Queued again"}, "403": _ERROR, "409": _ERROR},
                     parameters=[exp_id],
                     security=owner,
+                )
+            },
+            "/api/experiments/{id}/rescore": {
+                "post": _op(
+                    "Re-score a finished experiment into a new revision",
+                    "Runs its kept spec and files again (the profile's current version, or "
+                    "`profile`) into a new private experiment that is prov:wasRevisionOf this "
+                    "one; the old one is never changed. Answers 202 with the new experiment and "
+                    "its own owner token; once finished, its status has `revisionOf` and, when "
+                    "the old one may be seen, `changes` (per system: the signatures before and "
+                    "after, the measures and questions that changed).",
+                    {
+                        "202": {"description": "Queued as a new experiment"},
+                        "400": _ERROR,
+                        "403": _ERROR,
+                    },
+                    parameters=[exp_id],
+                    security=owner,
+                    requestBody={
+                        "required": False,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "profile": {
+                                            "enum": registries.profile_enum(),
+                                            "description": "Score under this profile instead.",
+                                        }
+                                    },
+                                }
+                            }
+                        },
+                    },
                 )
             },
             "/api/datasets": {

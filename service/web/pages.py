@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from service.evaluation.measures import MEASURES, require
 from service.evaluation.measures import QUESTION_MEASURES as QUESTION_MEASURE_INFO
+from service.evaluation.results import COUNT_MEASURES
 from service.graph.reader import (
     QUESTION_MEASURES,
     Node,
@@ -24,16 +25,7 @@ from service.graph.reader import (
 from service.graph.terms import DCT, PROV, QB, RDFS
 from service.graph.uris import GQA, Uris
 
-MEASURE_ORDER = require(
-    "macroF1",
-    "macroPrecision",
-    "macroRecall",
-    "microF1",
-    "microPrecision",
-    "microRecall",
-    "macroF1QALD",
-    "accuracy",
-)
+MEASURE_ORDER = require(*COUNT_MEASURES)  # the headline measures, first on every page
 __all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and resources call
 # Counts shown after the scores.
 _NOT_SCORES = frozenset({"questions", "errorCount"})

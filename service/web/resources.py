@@ -307,6 +307,7 @@ def experiment(name: str) -> BaseResponse:
             citation=citation(),
             figures=_figures(shown, store, graph_name, pick),
             breakdown=_breakdown(experiment_id, shown, by) if by and not live else None,
+            revisions=graph.experiments.revisions(experiment_id, include_private=private),
             by=by,
             slice_dimensions=SLICE_DIMENSIONS,  # the slices registry's
             badge=None if private else badges.snippets(shown),

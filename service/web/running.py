@@ -59,7 +59,12 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         raise Forbidden(f"experiment {experiment_id} is not public yet")
     progress = None if status.status == "finished" else state.runner.progress(experiment_id)
     elapsed, remaining = progress.timing(time.time()) if progress is not None else (None, None)
+    older, newer = state.storage.experiments.revisions(
+        experiment_id, include_private=is_owner(experiment_id)
+    )
     return {
+        "revisionOf": older,
+        "revisedBy": newer,
         "id": status.id,
         "uri": status.uri,
         "status": status.status.value,

@@ -469,7 +469,9 @@ class Ledger:
         elif status in (200, 201, 202):
             payload = response.json()
             assert isinstance(payload, dict), what
-            if status == 202 and response.request.path_url == "/api/experiments":
+            # a submission, or a re-scoring (a new experiment with its own token)
+            path = response.request.path_url
+            if status == 202 and (path == "/api/experiments" or path.endswith("/rescore")):
                 self.accepted[payload["id"]] = payload["token"]
 
     def settle(self, timeout: float = 60) -> None:

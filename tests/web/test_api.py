@@ -676,3 +676,30 @@ def test_measures_by_a_feature_of_the_questions(server) -> None:
                 assert types["QA"][measure] == cli[dim][value]["QA"][measure], (dim, value)
     bad = server.get(f"api/experiments/{ticket['id']}", params={"by": "colour"}, headers=auth)
     assert bad.status_code == 400 and "cannot break down by 'colour'" in bad.json()["error"]
+
+
+def test_rescore_over_http_makes_a_revision(server) -> None:
+    """``POST /api/experiments/{id}/rescore``: the owner re-scores a finished experiment under
+    another profile; the new experiment (its own token) says it re-scores the old one and, the
+    old one being public, what changed per question; the old one lists its revision."""
+    ticket = server.submit_demo(systems=("strong",))
+    old, auth = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{old}/rescore", json={}).status_code == 403
+    response = server.post(
+        f"api/experiments/{old}/rescore", json={"profile": "exact"}, headers=auth
+    )
+    assert response.status_code == 202, response.text
+    revision = response.json()
+    assert revision["revisionOf"] == old and revision["id"] != old
+    server.post(f"api/experiments/{old}/publish", headers=auth)
+    state = server.wait_finished(revision["id"], revision["token"])
+    assert state["revisionOf"] == [old]
+    [system] = state["changes"]["systems"]
+    assert system["signatureAfter"].startswith("gerbil-qa:exact|") and system["questions"]
+    page = server.get(
+        f"experiment/{revision['id']}",
+        headers={**auth, "Authorization": f"Bearer {revision['token']}"},
+    )
+    assert 'id="revision-of"' in page.text
+    bad = server.post(f"api/experiments/{old}/rescore", json={"profile": 5}, headers=auth)
+    assert bad.status_code == 400 and "$.profile" in bad.json()["error"]

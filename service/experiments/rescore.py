@@ -1,0 +1,139 @@
+"""Re-scoring a stored experiment into a new revision (``gerbil-qa rescore``, the API's
+``POST /api/experiments/{id}/rescore``).
+
+Every experiment recorded since re-scoring exists keeps the spec it ran, with each file's
+SHA-256, beside its status (``ExperimentRepository.spec_of``), and the files themselves beside
+the store (``kept.py``). Re-scoring runs that spec again, under the profile's current version
+(or another profile), on the catalogue's current dataset files, into a NEW experiment that
+says ``prov:wasRevisionOf`` the old one; the old one is never touched. :func:`changes` is the
+per-question diff between the two and why (a new signature: profile version, settings or KB).
+
+What cannot be re-scored is refused with the reason: an experiment that kept no spec, a file
+that is neither at its path nor kept, systems that must be asked again (web services: their
+answers are re-scored from the archive only by resuming, not here).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from service.errors import BadRequest
+from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+from service.experiments.systems import AnswerFile
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from service.experiments.inputs import Files
+    from service.graph.store import Storage
+
+
+def recorded_spec(spec: ExperimentSpec, files: Files) -> str:
+    """The spec as kept with the experiment: every file named by its SHA-256 and size too."""
+
+    def checksummed(ref: FileRef) -> FileRef:
+        sha, size = files.checksum(ref)
+        return replace(ref, sha256=sha, size=size)
+
+    return json.dumps(_with_refs(spec, checksummed).to_json(), sort_keys=True)
+
+
+def rescore_spec(
+    storage: Storage, experiment_id: str, *, profile: str | None = None
+) -> tuple[ExperimentSpec, dict[str, bytes]]:
+    """The spec that re-scores ``experiment_id`` and the kept bytes it needs, by SHA-256."""
+    from service.experiments.kept import kept
+
+    status = storage.experiments.status(experiment_id)
+    if status.status.value != "finished":
+        raise BadRequest(
+            f"experiment {experiment_id} is {status.status.value}: only a finished one is re-scored"
+        )
+    text = storage.experiments.spec_of(experiment_id)
+    if text is None:
+        raise BadRequest(
+            f"experiment {experiment_id} kept no spec (recorded before re-scoring existed): "
+            "score its files again with gerbil-qa evaluate"
+        )
+    spec = ExperimentSpec.from_json(json.loads(text))
+    asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
+    if asked:
+        raise BadRequest(
+            f"systems {', '.join(asked)} were asked over the network; re-scoring reads files "
+            "only (resume the experiment to reuse their archived answers)"
+        )
+    uploads: dict[str, bytes] = {}
+
+    def restore(ref: FileRef) -> FileRef:
+        if ref.path and Path(ref.path).is_file():
+            return ref
+        data = kept(storage.work_dir, ref.sha256 or "", experiment_id=experiment_id, name=ref.name)
+        if data is None:
+            raise BadRequest(
+                f"{ref.name}: neither at {ref.path or 'its path'} nor kept by this store"
+            )
+        uploads[ref.sha256 or ""] = data
+        return FileRef(ref.name, ref.sha256, ref.size, None, ref.format)
+
+    spec = _with_refs(spec, restore)
+    options = replace(spec.options, revision_of=experiment_id, publish=False)
+    return replace(spec, profile=profile or spec.profile, options=options), uploads
+
+
+def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> ExperimentSpec:
+    def source(found: Any) -> Any:
+        return replace(found, file=change(found.file)) if isinstance(found, FileDataset) else found
+
+    systems = tuple(
+        replace(s, file=change(s.file)) if isinstance(s, AnswerFile) else s for s in spec.systems
+    )
+    return replace(spec, dataset=source(spec.dataset), gold=source(spec.gold), systems=systems)
+
+
+def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
+    """What re-scoring changed, from the two experiments' ``evaluate --output json`` objects:
+    per system, the signature before and after (why: a profile version, setting or KB) and
+    each question whose precision, recall or F1 changed in an experiment type."""
+    old = {(e["system"], e["language"]): e for e in before}
+    systems = []
+    for new in after:
+        was = old.get((new["system"], new["language"]))
+        if was is None:
+            continue
+        earlier = {q["id"]: q for q in was["questions"]}
+        changed = []
+        for question in new["questions"]:
+            prior = earlier.get(question["id"], {})
+            for etype in new["results"]:
+                a, b = prior.get(etype, {}), question.get(etype, {})
+                keys = ("precision", "recall", "f1")
+                if any(a.get(k) != b.get(k) for k in keys):
+                    changed.append(
+                        {
+                            "question": question["id"],
+                            "type": etype,
+                            "before": {k: a.get(k) for k in keys},
+                            "after": {k: b.get(k) for k in keys},
+                        }
+                    )
+        systems.append(
+            {
+                "system": new["system"],
+                "language": new["language"],
+                "signatureBefore": was["signature"],
+                "signatureAfter": new["signature"],
+                "results": {
+                    etype: {
+                        m: [was["results"].get(etype, {}).get(m), value]
+                        for m, value in measures.items()
+                        if was["results"].get(etype, {}).get(m) != value
+                    }
+                    for etype, measures in new["results"].items()
+                },
+                "questions": changed,
+            }
+        )
+    return {"systems": systems}

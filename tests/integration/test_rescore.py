@@ -1,0 +1,101 @@
+"""Re-scoring into revisions (issue 11 item 4): ``gerbil-qa rescore`` runs a stored
+experiment's kept spec and files again into a NEW experiment that is ``prov:wasRevisionOf``
+the old one (never overwritten), prints the per-question changes and why (the signatures), and
+the leaderboards show the newest published revision only."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+from service.paths import DEMO_DIR
+
+PROV_REVISION = "http://www.w3.org/ns/prov#wasRevisionOf"
+
+
+def _record(capsys: pytest.CaptureFixture[str], store: Path, *answers: Path) -> str:
+    argv = [
+        "evaluate",
+        "--dataset",
+        str(DEMO_DIR / "questions.json"),
+        "--kb",
+        str(DEMO_DIR / "kb.ttl"),
+    ]
+    argv += ["--answers", *map(str, answers), "--store", str(store), "--output", "json"]
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out.splitlines()[0])["experiment"]["id"]
+
+
+def test_a_revision_is_a_new_experiment_linked_to_the_old_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    # the answer files are copies that disappear: re-scoring reads the store's kept bytes
+    strong, partial = (
+        shutil.copy(DEMO_DIR / f"answers-{n}.json", tmp_path) for n in ("strong", "partial")
+    )
+    old = _record(capsys, store, Path(strong), Path(partial))
+    storage = open_storage(store)
+    before = sorted(map(str, storage.experiments.quads(old)))
+    storage.close()
+    Path(strong).unlink()
+    Path(partial).unlink()
+
+    assert (
+        main(["rescore", old, "--store", str(store), "--profile", "exact", "--output", "json"]) == 0
+    )
+    done = json.loads(capsys.readouterr().out)
+    new = done["experiment"]
+    assert done["revisionOf"] == old and new != old
+    [strong_changes] = [s for s in done["changes"]["systems"] if s["system"] == "answers-strong"]
+    assert strong_changes["signatureBefore"].startswith("gerbil-qa:fair|")
+    assert strong_changes["signatureAfter"].startswith("gerbil-qa:exact|")
+    changed = {c["question"] for c in strong_changes["questions"] if c["type"] == "QA"}
+    assert "1" in changed  # a DBpedia IRI that fair matched through sameAs and exact does not
+    assert strong_changes["results"]["QA"]["macroF1"][0] == 1.0
+
+    storage = open_storage(store)
+    try:
+        assert sorted(map(str, storage.experiments.quads(old))) == before  # never overwritten
+        links = [q for q in storage.experiments.quads(new) if q.predicate.value == PROV_REVISION]
+        assert [q.object.value for q in links] == [storage.uris.experiment(old)]
+        assert storage.experiments.revisions(new, include_private=True) == ([old], [])
+        # the leaderboards show the newest published revision only
+        from service.graph.queries import leaderboard_query
+
+        storage.experiments.publish(old)
+        storage.experiments.publish(new)
+        rows = list(storage.public.query(leaderboard_query(experiment_type="QA")))
+        shown = {r["experiment"].value.rsplit("/", 1)[-1] for r in rows}
+        assert new in shown and old not in shown
+    finally:
+        storage.close()
+    table_code = main(["rescore", new, "--store", str(store)])
+    assert table_code == 0 and f"re-scores {new}" in capsys.readouterr().out
+
+
+def test_what_cannot_be_rescored_is_refused_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from service import formats
+    from service.evaluation import evaluate
+    from service.graph.results import DatasetRef
+    from service.graph.store import open_storage
+    from service.model import system_run
+
+    store = tmp_path / "store"
+    storage = open_storage(store)
+    dataset = formats.read(DEMO_DIR / "questions.json")
+    run = system_run(formats.read(DEMO_DIR / "answers-partial.json"), system="partial")
+    ticket = storage.experiments.record(
+        [evaluate(dataset, run, profile="exact")], dataset=DatasetRef.upload("demo", dataset)
+    )
+    storage.close()
+    assert main(["rescore", ticket.id, "--store", str(store)]) != 0
+    assert "kept no spec" in capsys.readouterr().err
