@@ -43,6 +43,7 @@ LEADERBOARD_VARIABLES = (
     "profile",
     "signature",
     "ended",
+    "revisionOf",  # the experiment this one re-scores, if it is a revision (its history)
 )
 
 _UNSAFE_IRI = frozenset('<>"{}|^`\\ \n\r\t')
@@ -105,6 +106,7 @@ def leaderboard_query(
   OPTIONAL { ?task gqa:signature ?signature }
   OPTIONAL { ?system rdfs:label ?label }
   OPTIONAL { ?experiment prov:endedAtTime ?ended }
+  OPTIONAL { ?experiment prov:wasRevisionOf ?revisionOf }
   # the newest revision only: an experiment re-scored into a published one is history
   FILTER NOT EXISTS { ?revision prov:wasRevisionOf ?experiment }"""
         + optional

@@ -115,6 +115,7 @@ class LeaderboardRow:
     signature: str | None
     ended: str | None
     measures: dict[str, float | None]
+    revision_of: str | None = None  # the experiment this row's re-scores (its history)
 
 
 def leaderboard(
@@ -160,6 +161,7 @@ def leaderboard(
             signature=_v(r["signature"]),
             ended=_v(r["ended"]),
             measures={m: _num(r[f"m_{m}"]) for m in measures},
+            revision_of=_v(r["revisionOf"]),
         )
     return list(seen.values())  # in the query's order
 

@@ -74,6 +74,8 @@ def test_a_revision_is_a_new_experiment_linked_to_the_old_one(
         rows = list(storage.public.query(leaderboard_query(experiment_type="QA")))
         shown = {r["experiment"].value.rsplit("/", 1)[-1] for r in rows}
         assert new in shown and old not in shown
+        history = {r["revisionOf"].value for r in rows if r["revisionOf"] is not None}
+        assert history == {storage.uris.experiment(old)}  # the row links its history
     finally:
         storage.close()
     table_code = main(["rescore", new, "--store", str(store)])
