@@ -60,6 +60,12 @@ def add_run_arguments(
         help="the gold dataset: a file, or a built-in dataset's name (gerbil-qa datasets)",
     )
     parser.add_argument(
+        "--dataset-version",
+        metavar="V",
+        help="a built-in dataset's registered version (gerbil-qa dataset refresh NAME --store "
+        "registers one; read from that store's kept file, so give --store)",
+    )
+    parser.add_argument(
         "--gold",
         metavar="FILE|NAME",
         help="take the gold answers from this file (a TEXT2SPARQL result set or any answers "
@@ -252,8 +258,17 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         for i, path in enumerate(answers)
     )
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()] if args.types else []
+    dataset = dataset_source(args.dataset)
+    if getattr(args, "dataset_version", None):
+        from dataclasses import replace as with_version
+
+        from service.experiments.spec import CatalogueDataset
+
+        if not isinstance(dataset, CatalogueDataset):
+            raise BadRequest("--dataset-version names a version of a built-in dataset's name")
+        dataset = with_version(dataset, version=args.dataset_version)
     return ExperimentSpec(
-        dataset=dataset_source(args.dataset),
+        dataset=dataset,
         gold=dataset_source(args.gold) if args.gold else None,
         systems=systems,
         profile=args.profile,

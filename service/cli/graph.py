@@ -64,6 +64,11 @@ def register(sub: Any) -> None:
     _store_options(rescore, required=False)
     rescore.add_argument("experiment", metavar="ID", help="the experiment to re-score")
     rescore.add_argument("--profile", help="score under this profile instead of the spec's")
+    rescore.add_argument(
+        "--dataset-version",
+        metavar="V",
+        help="score against this registered version of its catalogue dataset (a gold refresh)",
+    )
     rescore.add_argument("--output", choices=("table", "json"), default="table")
     rescore.set_defaults(handler=_rescore)
 
@@ -111,7 +116,9 @@ def _rescore(args: argparse.Namespace) -> int:
     storage = _open(args)
     try:
         old = args.experiment
-        spec, uploads = rescore_spec(storage, old, profile=args.profile)
+        spec, uploads = rescore_spec(
+            storage, old, profile=args.profile, dataset_version=args.dataset_version
+        )
         before = evaluations(storage.experiments.quads(old), storage.uris, old)
         outcome = run_experiment(spec, storage=storage, files=Files(uploads))
         assert outcome.ticket is not None  # a store records

@@ -299,10 +299,17 @@ def _refresh(args: argparse.Namespace) -> int:
         dataset.source, when=datetime.now(UTC), directory=directory
     )
     fmt = dataset.format if dataset.format in ("qald-json", "eqald-json", "qald-xml") else None
-    if store is not None:  # the store's catalogue gets the version, with its PROV
-        version = _register_refresh(result, store, source=args.name)
-        print(f"registered version: {version.uri}")
     new_file, sidecar = write_refresh(result, output, format=fmt or "qald-json")
+    if store is not None:  # the store's catalogue gets the version, with its PROV and its file
+        import hashlib
+
+        from service.experiments.kept import keep
+
+        data = Path(new_file).read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        keep(store, sha, data)  # experiments run the version by name from here
+        version = _register_refresh(result, store, source=args.name, file_sha256=sha)
+        print(f"registered version: {version.uri}")
     print(diff_text(result, limit=args.show))
     print(f"new version: {new_file} (provenance: {sidecar})")
     return 0
@@ -328,7 +335,9 @@ def _refresh_kb(args: argparse.Namespace, *, is_file: bool) -> str | list[str]:
     return specs
 
 
-def _register_refresh(refresh: Any, store: Path, *, source: str) -> Any:
+def _register_refresh(
+    refresh: Any, store: Path, *, source: str, file_sha256: str | None = None
+) -> Any:
     """Register a refreshed dataset as a new version in the store's catalogue. ``source`` is
     what was refreshed: a catalogue dataset's name, or a file (the catalogue dataset whose
     checksum it has; else named like an uploaded dataset)."""
@@ -353,6 +362,7 @@ def _register_refresh(refresh: Any, store: Path, *, source: str) -> Any:
             started=refresh.started,
             ended=refresh.ended,
             summary=summary(refresh),
+            file_sha256=file_sha256,
         )
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.errors import BadRequest
-from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileDataset, FileRef
 from service.experiments.systems import AnswerFile
 
 if TYPE_CHECKING:
@@ -42,9 +42,14 @@ def recorded_spec(spec: ExperimentSpec, files: Files) -> str:
 
 
 def rescore_spec(
-    storage: Storage, experiment_id: str, *, profile: str | None = None
+    storage: Storage,
+    experiment_id: str,
+    *,
+    profile: str | None = None,
+    dataset_version: str | None = None,
 ) -> tuple[ExperimentSpec, dict[str, bytes]]:
-    """The spec that re-scores ``experiment_id`` and the kept bytes it needs, by SHA-256."""
+    """The spec that re-scores ``experiment_id`` and the kept bytes it needs, by SHA-256;
+    ``dataset_version``: against a registered version of its catalogue dataset instead."""
     from service.experiments.kept import kept
 
     status = storage.experiments.status(experiment_id)
@@ -78,6 +83,13 @@ def rescore_spec(
         uploads[ref.sha256 or ""] = data
         return FileRef(ref.name, ref.sha256, ref.size, None, ref.format)
 
+    if dataset_version is not None:
+        if not isinstance(spec.dataset, CatalogueDataset):
+            raise BadRequest(
+                f"experiment {experiment_id} scored an uploaded dataset: a version is a "
+                "catalogue dataset's"
+            )
+        spec = replace(spec, dataset=replace(spec.dataset, version=dataset_version))
     spec = _with_refs(spec, restore)
     options = replace(spec.options, revision_of=experiment_id, publish=False)
     return replace(spec, profile=profile or spec.profile, options=options), uploads

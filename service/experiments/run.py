@@ -96,6 +96,7 @@ def run_experiment(
     profile = get_profile(spec.profile)
     languages = check_spec(spec, policy=policy, default_language=profile.default_language)
     report = _Reporter([s.name for s in spec.systems], progress)
+    spec = _registered_version(spec, storage)
 
     report.phase("reading")
     if languages == (ALL_LANGUAGES,):
@@ -236,6 +237,38 @@ def _ask(
             got = replace(got, run=answer_queries(got.run, dataset, sources, version=version))
         obtained.append(got)
     return obtained
+
+
+def _registered_version(spec: ExperimentSpec, storage: Storage | None) -> ExperimentSpec:
+    """A catalogue dataset named with a version other than the catalogue's (one that
+    ``dataset refresh --store`` registered) is read from the file that store kept for it; its
+    results are a dataset of their own (another gold than the catalogue's)."""
+    from dataclasses import replace
+
+    from service import catalog
+    from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
+
+    source = spec.dataset
+    if not isinstance(source, CatalogueDataset) or source.version is None:
+        return spec
+    if source.version == catalog.get_entry(source.name).version:
+        return replace(spec, dataset=CatalogueDataset(source.name))
+    if storage is None or storage.work_dir is None:
+        raise BadRequest(
+            f"version {source.version!r} of {source.name} is read from the store that "
+            "registered it: give --store"
+        )
+    sha = storage.catalogue.version_file(source.name, source.version)
+    if sha is None:
+        raise BadRequest(
+            f"{source.name} has no registered version {source.version!r} with a kept file "
+            f"(gerbil-qa dataset refresh {source.name} --store … registers one)"
+        )
+    from service.experiments.kept import FILES_DIR
+
+    path = storage.work_dir / FILES_DIR / sha
+    ref = FileRef(f"{source.name}-{source.version}.json", sha, None, str(path))
+    return replace(spec, dataset=FileDataset(ref, title=f"{source.name} version {source.version}"))
 
 
 def _dataset_languages(dataset: Dataset) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from service.graph.adapter import Side, StoreAdapter, add_public
 from service.graph.nodes import NamedNode, Quad, node
 from service.graph.questions import Finding, check_dataset, finding_quads, question_quads
 from service.graph.results import dataset_content_hash
-from service.graph.terms import DATAID, DCAT, DCT, GQA, RDF, RDFS, SPDX, literal
+from service.graph.terms import DATAID, DCAT, DCT, GQA, RDF, RDFS, SPDX, XSD, literal
 from service.graph.uris import Uris
 from service.graph.vocabulary import vocabulary_bytes, vocabulary_triples
 from service.model import Dataset
@@ -173,6 +173,7 @@ class CatalogueRepository:
         ended: datetime | None = None,
         summary: str | None = None,
         software_version: str = __version__,
+        file_sha256: str | None = None,
     ) -> DatasetVersion:
         """Register a new version of dataset ``name`` (e.g. a gold refresh on a newer KB).
 
@@ -220,6 +221,12 @@ class CatalogueRepository:
                 *prov.entity(v, generated_by=activity, derived_from=[node(before)]),
                 (v, node(DCT + "identifier"), n.literal(f"{name}/version/{label}")),
                 (v, node(DCT + "title"), n.literal(f"{name}, version {label}")),
+                # the version's file, kept beside the store: experiments run it by name
+                *(
+                    [(v, _q("sha256"), n.literal(file_sha256, datatype=XSD + "hexBinary"))]
+                    if file_sha256
+                    else []
+                ),
                 (v, node(DCAT + "version"), n.literal(label)),
                 (v, node(DCT + "isVersionOf"), ds),
                 (ds, node(DCAT + "hasVersion"), v),
@@ -258,6 +265,12 @@ class CatalogueRepository:
             quads += finding_quads(uri, found, ended, g)
             add_public(self.store, quads)
         return DatasetVersion(name, label, uri, graph_iri, before, issued.value, count)
+
+    def version_file(self, name: str, version: str) -> str | None:
+        """The SHA-256 of a registered version's file (kept beside the store), if it has one."""
+        v = self.uris.dataset_version(name, version)
+        rows = self.store.public.query(f"SELECT ?s WHERE {{ <{v}> {_p('sha256')} ?s }}")
+        return next((row["s"].value for row in rows), None)
 
     def versions(self, name: str) -> list[DatasetVersion]:
         """The registered versions of dataset ``name``, oldest first."""

@@ -101,3 +101,38 @@ def test_what_cannot_be_rescored_is_refused_with_the_reason(
     storage.close()
     assert main(["rescore", ticket.id, "--store", str(store)]) != 0
     assert "kept no spec" in capsys.readouterr().err
+
+
+def test_a_registered_gold_refresh_is_run_and_rescored_by_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data_dir: Path, monkeypatch
+) -> None:
+    """``dataset refresh NAME --store`` registers a version with its file kept; ``evaluate
+    --dataset NAME --dataset-version V`` runs it by name (a dataset of its own: another gold), and
+    ``rescore --dataset-version V`` re-scores a catalogue run against it."""
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    store = tmp_path / "store"
+    franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
+    refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", str(store)]
+    assert main([*refresh, "--output", str(tmp_path / "ck25-v2.json")]) == 0
+    [uri] = [
+        line.split(": ", 1)[1]
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("registered version")
+    ]
+    version = uri.rsplit("/version/", 1)[1]
+    run = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(franz)]
+    run += ["--profile", "text2sparql", "--types", "QA", "--output", "json"]
+    assert main([*run, "--dataset-version", version]) != 0  # read from its store
+    assert "give --store" in capsys.readouterr().err
+    assert main([*run, "--dataset-version", version, "--store", str(store)]) == 0
+    on_version = json.loads(capsys.readouterr().out)
+    assert on_version["results"]["QA"]["questions"] == 50
+
+    assert main([*run, "--store", str(store)]) == 0
+    old = json.loads(capsys.readouterr().out)["experiment"]["id"]
+    argv = ["rescore", old, "--store", str(store), "--dataset-version", version]
+    assert main([*argv, "--output", "json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["revisionOf"] == old
+    [system] = done["changes"]["systems"]
+    assert system["results"]["QA"]  # the refreshed gold moved some measure
