@@ -288,6 +288,7 @@ def prepare(
     *,
     policy: NetworkPolicy | None,
     parse_bytes: int,
+    storage: Storage | None = None,
 ) -> Files:
     """Check a submission before it gets an id. The cheap checks always (:func:`check_spec`,
     the catalogue name, the upload sizes); when the uploads total at most ``parse_bytes``, they
@@ -314,7 +315,8 @@ def prepare(
     files = Files(uploads)
     if sum(len(data) for data in uploads.values()) > parse_bytes:
         return files
-    dataset = read_dataset(spec.dataset, files, language=language, gold=spec.gold)
+    read = _registered_version(spec, storage) if storage is not None else spec
+    dataset = read_dataset(read.dataset, files, language=language, gold=spec.gold)
     language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first
     ignore = _NeverSet()
     for index, system in enumerate(spec.systems):

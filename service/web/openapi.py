@@ -135,6 +135,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                             ],
                         },
                         "title": {"type": "string", "description": "Name of an uploaded dataset."},
+                        "datasetVersion": {
+                            "type": "string",
+                            "description": "A registered version of the catalogue dataset "
+                            "(`dataset refresh … --store`), read from the file this store kept; "
+                            "its results are a dataset of their own.",
+                        },
                         "gold": {
                             "description": "Gold answers from elsewhere (a result set or any "
                             "answers file, or a catalogue dataset's), matched by question id "

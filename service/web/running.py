@@ -45,6 +45,7 @@ def start(raw: RawSubmission) -> Ticket:
         uploads,
         policy=state.config.network_policy(),
         parse_bytes=state.config.sync_parse_bytes,
+        storage=state.storage,
     )
     return state.runner.submit(spec, uploads=uploads, files=files)
 

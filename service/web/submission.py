@@ -70,6 +70,7 @@ class RawSubmission:
     kb: str | None
     title: str | None = None
     force: bool = False
+    dataset_version: str | None = None  # a registered version of the catalogue dataset
     gold_name: str | None = None  # gold answers from elsewhere: a catalogue dataset's
     gold_file: FileUpload | None = None  # … or a file (a result set or any answers file)
 
@@ -106,6 +107,7 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     if gold_upload is not None and gold_upload.filename:
         gold_file = FileUpload(gold_upload.filename, gold_upload.read(), form.get("gold_format"))
     return RawSubmission(
+        dataset_version=form.get("dataset_version") or None,
         gold_name=form.get("gold") or None,
         gold_file=gold_file,
         dataset_name=form.get("dataset") or None,
@@ -214,6 +216,7 @@ def from_json(data: Any) -> RawSubmission:
         kb=_text(data, "kb", "$"),
         title=_text(data, "title", "$"),
         force=force,
+        dataset_version=_text(data, "datasetVersion", "$"),
         gold_name=gold if isinstance(gold, str) else None,
         gold_file=_inline_file(gold, "$.gold", "gold.json") if isinstance(gold, dict) else None,
     )
@@ -258,7 +261,7 @@ def to_spec(
         dataset = FileDataset(keep(demo), title=raw.title)
         kb_name = kb_name or "demo"
     elif raw.dataset_name:
-        dataset = CatalogueDataset(raw.dataset_name)
+        dataset = CatalogueDataset(raw.dataset_name, raw.dataset_version or None)
     else:
         raise BadRequest("no dataset: give a catalogue name ('dataset') or upload a file")
     kb = None

@@ -703,3 +703,39 @@ def test_rescore_over_http_makes_a_revision(server) -> None:
     assert 'id="revision-of"' in page.text
     bad = server.post(f"api/experiments/{old}/rescore", json={"profile": 5}, headers=auth)
     assert bad.status_code == 400 and "$.profile" in bad.json()["error"]
+
+
+def test_a_registered_dataset_version_by_name_over_http(
+    server, data_dir: Path, monkeypatch
+) -> None:
+    """``"datasetVersion"``: a version registered in this store (its file kept) is run by name;
+    its results are a dataset of their own; an unknown version is a 400 before anything runs."""
+    import hashlib
+
+    from service import catalog, formats
+    from service.experiments.kept import keep
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    dataset = catalog.load("text2sparql-2025-ck25")
+    data = formats.write(dataset, "qald-json")
+    data = data if isinstance(data, bytes) else data.encode("utf-8")
+    sha = hashlib.sha256(data).hexdigest()
+    keep(server.storage.work_dir, sha, data)
+    server.storage.catalogue.register_version(
+        "text2sparql-2025-ck25", dataset, kb="test", version="api-v2", file_sha256=sha
+    )
+    answers = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
+    body = {
+        "dataset": "text2sparql-2025-ck25",
+        "datasetVersion": "api-v2",
+        "systems": [{"name": "FRANZ", "answers": answers.read_text()}],
+        "profile": "text2sparql",
+        "experimentTypes": ["QA"],
+    }
+    response = server.post("api/experiments", json=body)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    assert "version-api-v2" in state["dataset"]
+    unknown = server.post("api/experiments", json={**body, "datasetVersion": "nope"})
+    assert unknown.status_code == 400 and "no registered version 'nope'" in unknown.json()["error"]
