@@ -70,26 +70,47 @@ class _Case(NamedTuple):
 
 
 class _Queries:
-    """Parses each distinct query string once per run, and derives its markings once (a gold
-    file given as answers, or a system echoing the gold query, repeats every query); a parse
-    failure becomes a warning each time the query is asked for."""
+    """Parses each distinct query string once per run (a gold file given as answers, or a
+    system echoing the gold query, repeats every query) for the sub-experiments' markings and
+    the per-question query shapes alike; a parse failure becomes a warning each time the
+    query's markings are asked for."""
 
     def __init__(self, problems: list[Problem], profile: Profile, dataset: Dataset) -> None:
-        self._cache: dict[str, Markings | str] = {}  # query text -> markings, or the error
+        self._parsed: dict[str, tuple[ParsedQuery, list[str]] | str] = {}  # or the error
+        self._markings: dict[str, Markings] = {}
+        self._shapes: dict[str, dict[str, Any]] = {}
         self._problems = problems
-        self._dataset = dataset  # its prefixes may be used undeclared (TEXT2SPARQL's ':')
-        self._prefixes: dict[str, str] | None = None
         self._gerbil = profile.gerbil_markings
         self._fold = profile.fold_literals
-        self._parse: Callable[..., ParsedQuery] | None = None
+        self._dataset = dataset  # its prefixes may be used undeclared (TEXT2SPARQL's ':')
+        self._prefixes: dict[str, str] | None = None
+        self._parser: Callable[..., Any] | None = None
+
+    def _parse(self, text: str) -> tuple[ParsedQuery, list[str]] | str:
+        found = self._parsed.get(text)
+        if found is None:
+            if self._parser is None:  # imported only when a query is read
+                from service.formats.text2sparql import prefix_environment
+                from service.sparql.parser import Parser
+
+                self._parser = Parser
+                self._prefixes = dict(prefix_environment(self._dataset)) or None
+            parser = self._parser(text, strict=False, base=None, prefixes=self._prefixes)
+            try:
+                try:
+                    found = (parser.parse(), parser.kinds)
+                except RecursionError:
+                    raise parser.nested_too_deeply() from None
+            except ValueError as err:  # SparqlSyntaxError is a ValueError
+                found = str(err) or type(err).__name__
+            self._parsed[text] = found
+        return found
 
     def markings(self, text: str | None, *, who: str, question_id: str) -> Markings | None:
         """The markings of ``text``; ``None`` when there is no query or it does not parse."""
         if text is None or not text.strip():
             return None
-        found = self._cache.get(text)
-        if found is None:
-            found = self._cache[text] = self._try(text)
+        found = self._parse(text)
         if isinstance(found, str):
             self._problems.append(
                 Problem(
@@ -100,20 +121,23 @@ class _Queries:
                 )
             )
             return None
-        return found
+        marked = self._markings.get(text)
+        if marked is None:
+            marked = self._markings[text] = from_query(
+                found[0], gerbil=self._gerbil, fold_literals=self._fold
+            )
+        return marked
 
-    def _try(self, text: str) -> Markings | str:
-        if self._parse is None:
-            from service.formats.text2sparql import prefix_environment
-            from service.sparql import parse_query  # imported only when sub-experiments run
+    def shape(self, text: str) -> dict[str, Any]:
+        """The compact shape of ``text`` (``service.sparql.complexity.compact``) or its error."""
+        shape = self._shapes.get(text)
+        if shape is None:
+            from service.sparql.complexity import compact, complexity
 
-            self._parse = parse_query
-            self._prefixes = dict(prefix_environment(self._dataset)) or None
-        try:
-            parsed = self._parse(text, dialect="lenient", prefixes=self._prefixes)
-        except (ValueError, RecursionError) as err:  # SparqlSyntaxError is a ValueError
-            return str(err) or type(err).__name__
-        return from_query(parsed, gerbil=self._gerbil, fold_literals=self._fold)
+            found = self._parse(text)
+            shape = {"error": found} if isinstance(found, str) else compact(complexity(*found))
+            self._shapes[text] = shape
+        return shape
 
 
 def _has_text(question: Question, language: str) -> bool:
@@ -308,7 +332,9 @@ def evaluate(
 
     total = len(scored) * len(types)
     done = 0
-    shapes = _query_shapes(cases, dataset)
+    # the query shapes come with the query-level sub-experiments, which parse the same queries
+    marked = any(t in _MARKING_TYPES for t in types)
+    shapes = _query_shapes(cases, queries) if marked else {}
     tasks: dict[ExperimentType, TaskScores] = {}
     for etype in types:
         records: list[QuestionScore] = []
@@ -404,21 +430,17 @@ def _judge(
     return iri_matcher.match(getattr(sub.gold, attr), getattr(sub.system, attr), view)
 
 
-def _query_shapes(cases: Sequence[_Case], dataset: Dataset) -> dict[int, dict[str, Any]]:
+def _query_shapes(cases: Sequence[_Case], queries: _Queries) -> dict[int, dict[str, Any]]:
     """The shapes of each system query and its question's gold query (TEXT2SPARQL's query
-    analysis), by case; nothing to parse, and nothing imported, for runs without queries."""
-    asked = [(i, c) for i, c in enumerate(cases) if c.answer.sparql and c.answer.sparql.strip()]
-    if not asked:
-        return {}
-    from service.formats.text2sparql import prefix_environment
-    from service.sparql.complexity import query_shape
-
-    prefixes = prefix_environment(dataset)
+    analysis), by case, from the parses the sub-experiments share; nothing for runs without
+    queries."""
     out: dict[int, dict[str, Any]] = {}
-    for i, c in asked:
-        shape = {"system": query_shape(c.answer.sparql or "", prefixes)}
+    for i, c in enumerate(cases):
+        if not c.answer.sparql or not c.answer.sparql.strip():
+            continue
+        shape = {"system": queries.shape(c.answer.sparql)}
         if c.question.sparql and c.question.sparql.strip():
-            shape["gold"] = query_shape(c.question.sparql, prefixes)
+            shape["gold"] = queries.shape(c.question.sparql)
         out[i] = shape
     return out
 

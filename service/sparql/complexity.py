@@ -20,33 +20,57 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from service.sparql.parser import _AGGREGATES, _BUILTINS, Parser
-from service.sparql.query import Node, ParsedQuery, Path
+from service.sparql.query import Node, ParsedQuery, Path, _Record
 
 # Operators are counted by their keyword tokens (keywords are never inside strings or IRIs):
 # EXISTS covers NOT EXISTS; GROUP and ORDER are GROUP BY and ORDER BY (GROUP_CONCAT is a token of
 # its own); every SELECT but the outer one starts a sub-query.
 _NOT_FUNCTIONS = _AGGREGATES | {"EXISTS", "NOT"}
+_COUNTED = frozenset(
+    (
+        "ORDER", "GROUP", "HAVING", "LIMIT", "OFFSET", "SELECT", "FILTER", "OPTIONAL", "UNION",
+        "MINUS", "BIND", "VALUES", "EXISTS", "SERVICE", "GRAPH",
+    )
+)  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class QueryComplexity:
-    """The shape of one query (see the module docstring); every count is over the whole query."""
+class QueryComplexity(_Record):
+    """The shape of one query (see the module docstring); every count is over the whole query.
 
-    form: str  # SELECT, ASK, CONSTRUCT or DESCRIBE
+    A :class:`~service.sparql.query._Record` (a frozen value class without ``dataclasses``):
+    creating a 26-field frozen dataclass at import costs more than analysing every query of a
+    run, and this module is imported by every run whose systems answer with SPARQL.
+
+    Fields: ``form`` (SELECT, ASK, CONSTRUCT or DESCRIBE), ``triple_patterns``,
+    ``join_vertices``, ``projected`` (variables the outer query returns), ``distinct`` (the
+    outer query is SELECT DISTINCT), ``limit`` and ``offset`` (the outer query's), then counts
+    over the whole query (sub-queries included): ``order_by``, ``group_by``, ``having``,
+    ``limits``, ``offsets``, ``subqueries``, ``filters``, ``optionals``, ``unions``, ``minus``,
+    ``binds``, ``values``, ``exists`` (EXISTS and NOT EXISTS), ``services``, ``graphs``,
+    ``property_paths``; ``aggregates`` (COUNT, SUM… each once, in order of first use) and
+    ``functions`` (built-in functions other than aggregates: ROUND, CONTAINS…).
+    """
+
+    __slots__ = (  # noqa: RUF023 (field order)
+        "form", "triple_patterns", "join_vertices", "projected", "distinct", "limit", "offset",
+        "order_by", "group_by", "having", "limits", "offsets", "subqueries", "filters",
+        "optionals", "unions", "minus", "binds", "values", "exists", "services", "graphs",
+        "property_paths", "aggregates", "functions",
+    )  # fmt: skip
+    form: str
     triple_patterns: int
     join_vertices: int
-    projected: int  # variables the (outer) query returns
-    distinct: bool  # the outer query is SELECT DISTINCT
-    limit: int | None  # the outer query's LIMIT and OFFSET
+    projected: int
+    distinct: bool
+    limit: int | None
     offset: int | None
-    order_by: int  # ORDER BY clauses (sub-queries included), likewise below
+    order_by: int
     group_by: int
     having: int
-    limits: int  # LIMIT clauses anywhere
+    limits: int
     offsets: int
     subqueries: int
     filters: int
@@ -55,12 +79,12 @@ class QueryComplexity:
     minus: int
     binds: int
     values: int
-    exists: int  # EXISTS and NOT EXISTS
+    exists: int
     services: int
     graphs: int
     property_paths: int
-    aggregates: tuple[str, ...]  # COUNT, SUM… each once, in order of first use
-    functions: tuple[str, ...]  # built-in functions other than aggregates (ROUND, CONTAINS…)
+    aggregates: tuple[str, ...]
+    functions: tuple[str, ...]
 
     def features(self) -> tuple[str, ...]:
         """The query's features in TEXT2SPARQL'25's vocabulary (CK25's ``features``): the form,
@@ -94,7 +118,7 @@ class QueryComplexity:
 
     def as_json(self) -> dict[str, Any]:
         """JSON-ready: every field (tuples as lists) plus ``features``."""
-        out = asdict(self)
+        out = {name: getattr(self, name) for name in self.__slots__}
         out["aggregates"] = list(self.aggregates)
         out["functions"] = list(self.functions)
         out["features"] = list(self.features())
@@ -102,14 +126,19 @@ class QueryComplexity:
 
 
 def query_shape(text: str, prefixes: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The compact shape the results carry for a query: ``{"triplePatterns", "joinVertices",
-    "features"}``, or ``{"error": "line 1, column 24: …"}`` when our parser refuses it."""
+    """The compact shape the results carry for a query (:func:`compact`), or ``{"error":
+    "line 1, column 24: …"}`` when our parser refuses it."""
     from service.sparql.errors import SparqlSyntaxError
 
     try:
-        found = analyse_query(text, prefixes=prefixes)
+        return compact(analyse_query(text, prefixes=prefixes))
     except SparqlSyntaxError as err:
         return {"error": str(err)}
+
+
+def compact(found: QueryComplexity) -> dict[str, Any]:
+    """``{"triplePatterns", "joinVertices", "features"}``: what each question's result says
+    of a query's shape."""
     return {
         "triplePatterns": found.triple_patterns,
         "joinVertices": found.join_vertices,
@@ -130,7 +159,7 @@ def analyse_query(text: str, *, prefixes: Mapping[str, str] | None = None) -> Qu
 
 def complexity(parsed: ParsedQuery, kinds: list[str]) -> QueryComplexity:
     """The complexity of a parsed query, given the token kinds it was parsed from."""
-    counts = Counter(kinds)
+    counts = Counter(k for k in kinds if k in _COUNTED)  # the keywords counted, nothing else
     functions = dict.fromkeys(k for k in kinds if k in _BUILTINS and k not in _NOT_FUNCTIONS)
     return QueryComplexity(
         form=parsed.form,
@@ -162,7 +191,17 @@ def complexity(parsed: ParsedQuery, kinds: list[str]) -> QueryComplexity:
 
 
 def _join_vertices(parsed: ParsedQuery) -> int:
-    degree: Counter[Node] = Counter()
+    # keyed by (kind, value, datatype, lang): hashing a Node by its fields costs a tuple each
+    degree: dict[tuple[Any, ...], int] = {}
     for pattern in parsed.patterns:
-        degree.update({pattern.subject, pattern.object})
+        s, o = pattern.subject, pattern.object
+        ends = {_key(s), _key(o)}
+        for end in ends:
+            degree[end] = degree.get(end, 0) + 1
     return sum(1 for n in degree.values() if n > 1)
+
+
+def _key(term: Node | Path | Any) -> tuple[Any, ...]:
+    if isinstance(term, Node):
+        return (term.kind, term.value, term.datatype, term.lang)
+    return (id(term),)

@@ -184,18 +184,23 @@ def test_unparsable_sparql_is_a_warning_never_a_crash() -> None:
 
 
 def test_each_query_string_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[str] = []
-    real = service.sparql.parse_query
+    from service.sparql.parser import Parser
 
-    def counting(text: str, **kw: object):  # type: ignore[no-untyped-def]
-        calls.append(text)
-        return real(text, **kw)  # type: ignore[arg-type]
+    calls: list[int] = []
+    real = Parser.parse
 
-    monkeypatch.setattr(service.sparql, "parse_query", counting)
+    def counting(self):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(Parser, "parse", counting)
     ds = Dataset("d", tuple(q(str(i), lits("a"), sparql=GOLD_Q) for i in range(5)))
     run = SystemRun("s", {str(i): SystemAnswer(str(i), sparql=GOLD_Q) for i in range(5)})
     ev = evaluate(ds, run, profile="fair")
-    assert len(ev.tasks) == 5 and calls == [GOLD_Q]  # every type but AT (no answer type)
+    assert len(ev.tasks) == 5 and len(calls) == 1  # every type but AT (no answer type)
+    # the query shapes share that one parse
+    shape = ev.tasks[ExperimentType.QA].questions[0].query_shape
+    assert shape is not None and shape["system"] == shape["gold"]
 
 
 def test_eqald_annotations_and_answer_types() -> None:

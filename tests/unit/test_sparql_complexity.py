@@ -4,7 +4,6 @@ gold queries (whose ``features`` the TEXT2SPARQL organisers stated by hand)."""
 from __future__ import annotations
 
 import json
-from dataclasses import FrozenInstanceError
 
 import pytest
 
@@ -45,7 +44,7 @@ def test_counts_cover_the_whole_query() -> None:
     )  # fmt: skip
     data = json.loads(json.dumps(c.as_json()))
     assert data["features"][0] == "SELECT" and data["join_vertices"] == 3
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError, match="frozen"):
         c.filters = 0  # type: ignore[misc]
 
 
