@@ -706,16 +706,27 @@ def test_rescore_over_http_makes_a_revision(server) -> None:
 
 
 def test_a_registered_dataset_version_by_name_over_http(
-    server, data_dir: Path, monkeypatch
+    data_dir: Path, monkeypatch, tmp_path: Path
 ) -> None:
     """``"datasetVersion"``: a version registered in this store (its file kept) is run by name;
-    its results are a dataset of their own; an unknown version is a 400 before anything runs."""
+    its results are a dataset of their own; an unknown version is a 400 before anything runs.
+    (A server of its own: a registered version is a public activity the listings would show.)"""
+    from tests.web.conftest import start_server, stop_server
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    server = start_server(tmp_path / "store", demo=False)
+    try:
+        _run_a_registered_version(server, data_dir)
+    finally:
+        stop_server(server)
+
+
+def _run_a_registered_version(server, data_dir: Path) -> None:
     import hashlib
 
     from service import catalog, formats
     from service.experiments.kept import keep
 
-    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
     dataset = catalog.load("text2sparql-2025-ck25")
     data = formats.write(dataset, "qald-json")
     data = data if isinstance(data, bytes) else data.encode("utf-8")
