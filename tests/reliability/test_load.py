@@ -2,8 +2,9 @@
 items 6 and 9).
 
 ``gerbil-qa serve`` runs in a subprocess on 127.0.0.1 (the demo published). Client threads
-(CI: 20 for 10 s per condition; ``make soak``: 50 for 60 s) each cycle through pages, content
-negotiation, SPARQL and the API's status and listings on kept-alive connections. The two
+(CI: 20 for 10 s, 5 s per condition; ``make soak``: 50 for 60 s per condition) each cycle
+through pages, content negotiation, SPARQL and the API's status and listings on kept-alive
+connections. The two
 conditions take turns in rounds, so a change in the machine's other load hits both alike:
 without any experiment running, and while a private experiment asks a slow QA web service on
 127.0.0.1 (60 questions, 50 ms each, 4 at once; a new one is submitted whenever one ends, so
@@ -32,7 +33,7 @@ import requests
 from tests.reliability.figures import Served, percentile, record, scaled
 
 CLIENTS = scaled(20, 50)
-SECONDS = scaled(10.0, 60.0)  # per condition
+SECONDS = scaled(5.0, 60.0)  # per condition
 ROUNDS = scaled(2, 4)  # each condition SECONDS / ROUNDS at a time, taking turns
 RUN_QUESTIONS = 60
 DELAY = 0.05

@@ -33,7 +33,7 @@ from tests.reliability.figures import SEED, SOAK, percentile, record, scaled
 from tests.reliability.test_endpoint_network import Listener
 from tests.web.conftest import Server, start_server, stop_server
 
-MUTATIONS = scaled(6, 60)  # per format, role and way of naming the format
+MUTATIONS = scaled(6, 25)  # per format, role and way of naming the format
 ANSWERS = (DEMO_DIR / "answers-strong.json").read_bytes()
 SECRET = "gerbil-qa-secret-7f3a91"
 SLOW = 5.0  # seconds: no upload may take longer to refuse
