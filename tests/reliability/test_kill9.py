@@ -57,8 +57,9 @@ def _question(i: int, right: bool) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """A dataset of 150 questions and a system's answers to it (two in three right)."""
+def files(tmp_path_factory: pytest.TempPathFactory, standards_dir: Path) -> dict[str, Path]:
+    """A dataset of 150 questions and a system's answers to it (two in three right); the
+    checks read the Data Cube constraints from the shared standards (``standards_dir``)."""
     directory = tmp_path_factory.mktemp("kill9")
     dataset = directory / "dataset.json"
     dataset.write_text(
