@@ -88,17 +88,23 @@ def secrets_(server: Server, slow_qa: str) -> Iterator[tuple[Secret, Secret, Sec
     other = _submit(server, f"other-{secrets.token_hex(4)}")
     server.wait_finished(other["id"], other["token"])
     running_name = f"slow-{secrets.token_hex(4)}"
-    running = _submit(server, running_name, webservice=f"{running_name}={slow_qa}delay/20")
+    running = _submit(server, running_name, webservice=f"{running_name}={slow_qa}delay/5")
     yield (
         _secret(server, finished, marker),
         _secret(server, running, running_name),
         _secret(server, other, ""),
     )
-    requests.post(
-        f"{server.url}api/experiments/{running['id']}/cancel",
-        headers={"Authorization": f"Bearer {running['token']}"},
-        timeout=30,
-    )
+    # cancelled, and ended before the next tests use the shared server and its runner
+    auth = {"Authorization": f"Bearer {running['token']}"}
+    requests.post(f"{server.url}api/experiments/{running['id']}/cancel", headers=auth, timeout=30)
+    deadline = time.monotonic() + 60
+    while server.get(f"api/experiments/{running['id']}", headers=auth).json()["status"] in (
+        "reserved",
+        "queued",
+        "running",
+    ):
+        assert time.monotonic() < deadline, "the running experiment was not cancelled"
+        time.sleep(0.1)
 
 
 class Tally:
