@@ -9,7 +9,7 @@ PORT ?= 8080
 # tests find it themselves: tests/layers.py, so that `pytest` alone runs as `make test` does).
 run bench: export GERBIL_QA_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install run test bench lint typecheck format contracts clean
+.PHONY: install run test bench soak lint typecheck format contracts clean
 
 install: $(STAMP)
 
@@ -40,6 +40,12 @@ bench: install
 	$(PY) bench/systems.py
 	$(PY) bench/statistics.py
 	$(PY) bench/pages.py
+
+# The reliability suite at full size (bench/soak.py): kill -9 50 times per kind of write, 50
+# clients for 60 s with and without a private run, the flood, leak, SSRF and upload corpora;
+# prints a table of figures, fails when a test fails. About 10 minutes.
+soak: install
+	$(PY) bench/soak.py
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -172,7 +172,14 @@ def check_scored(evaluation: Evaluation, dataset: Dataset) -> None:
     records = [qs for task in evaluation.tasks.values() for qs in task.questions]
     if records and any(qs.status is not QuestionStatus.NO_TEXT for qs in records):
         return
-    languages = sorted({lang for q in dataset.questions for lang in q.languages if lang})
+    languages = sorted(  # where some text is there: an empty string is no question
+        {
+            t.language
+            for q in dataset.questions
+            for t in q.texts
+            if t.language and ((t.string or "").strip() or (t.keywords or "").strip())
+        }
+    )
     has = f"it has questions in {', '.join(languages)}" if languages else "it has no question text"
     raise BadRequest(
         f"every question of {evaluation.dataset} was skipped: none has text in language "

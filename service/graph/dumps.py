@@ -13,12 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from service.errors import BadRequest, NotFound
 from service.graph.adapter import Side, add_public
+from service.graph.uris import GQA
 from service.mediatypes import RdfSyntax, rdf_by_name
 
 if TYPE_CHECKING:
     from service.graph.store import Storage
 
 STORE_MARKER = "urn:gerbil-qa:store"
+
+
+def _experiment_id(quad: Any) -> str:
+    return str(getattr(quad.subject, "value", "")).rsplit("/", 1)[-1]
 
 
 def syntax_of(name: str) -> RdfSyntax:
@@ -80,7 +85,8 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
     if bases and bases != {uris.base}:
         raise BadRequest(f"the dump was made with base {', '.join(bases)}, not {uris.base}")
     admin = ox.NamedNode(uris.admin_graph)
-    published_p = ox.NamedNode("http://w3id.org/gerbil/qa/vocab#published")
+    published_p = ox.NamedNode(GQA + "published")
+    published_at = ox.NamedNode(GQA + "publishedAt")
     published = {
         str(getattr(q.subject, "value", "")).rsplit("/", 1)[1]
         for q in scratch.quads_for_pattern(None, published_p, None, admin)
@@ -89,20 +95,35 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
     public: list[Any] = []
     private: list[Any] = []
     exp_prefix = uris.base + "graph/experiment/"
+    read = 0
     for q in scratch:
         g = q.graph_name
         if isinstance(g, ox.DefaultGraph):
             continue  # the store marker
+        read += 1
         name = str(getattr(g, "value", ""))
         if not name.startswith(uris.base + "graph/"):
             raise BadRequest(f"the dump has a graph that is not one of this store's: {name}")
         if name == uris.admin_graph:
+            if q.predicate in (published_p, published_at) and _experiment_id(q) in published:
+                continue  # recorded unpublished first, published below
             private.append(q)
         elif name.startswith(exp_prefix):
-            (public if name[len(exp_prefix) :] in published else private).append(q)
+            if name[len(exp_prefix) :] in published:
+                public.append(q)
+            private.append(q)
         else:
             public.append(q)
+    unpublished = [
+        ox.Quad(ox.NamedNode(uris.experiment(eid)), published_p, ox.Literal(False), admin)
+        for eid in sorted(published)
+    ]
+    # Three steps, each whole, so that a crash between them leaves no experiment partial: every
+    # experiment private with its admin record (one transaction); then the public graphs;
+    # then the published ones made public as a publication is, completed by the next open if
+    # the process dies first (ExperimentRepository.recover: the public copy holds dct:issued).
     with storage.store.lock:
+        storage.store.add(Side.PRIVATE, [*private, *unpublished])
         add_public(storage.store, public)
-        storage.store.add(Side.PRIVATE, private)
-    return len(public) + len(private)
+        storage.experiments.recover()
+    return read

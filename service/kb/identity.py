@@ -189,7 +189,10 @@ def canonical_iris(iri: str) -> frozenset[str]:
     holds both schemes and both encodings; a non-IRI string maps to itself alone.
     """
     canonical = canonical_iri(iri)
-    parts = urlsplit(canonical)
+    try:
+        parts = urlsplit(canonical)
+    except ValueError:  # not a URL (``http://ex]ample.org/``): the IRI alone, as canonical_iri
+        return frozenset({canonical})
     if parts.scheme != "http":
         return frozenset({canonical})
     encodings = {canonical, _uri_form(canonical)}

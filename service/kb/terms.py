@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from service.model import XSD_STRING, AnswerSet, Term, TermKind
+from service.valid_terms import is_valid_iri
 
 T = TypeVar("T")
 
@@ -30,10 +31,12 @@ _NEEDS_ESCAPE = re.compile(r'[\\"\n\r\t\b\f]')
 def iri_ref(iri: str) -> str | None:
     """``<iri>`` for SPARQL text, or ``None`` when no RDF store can hold this IRI.
 
-    Such an IRI (relative, or with a space or a quote in it) cannot be in any KB, so a lookup
-    answers it without asking. Callers must handle ``None``; nothing is silently rewritten.
+    Such an IRI (relative, with a space or a quote in it, or otherwise not RFC 3987, such as
+    ``http://ex]ample.org/``, which Oxigraph's query parser refuses) cannot be in any KB, so a
+    lookup answers it without asking. Callers must handle ``None``; nothing is silently
+    rewritten.
     """
-    if not _ABSOLUTE.match(iri) or _IRI_FORBIDDEN.search(iri):
+    if not _ABSOLUTE.match(iri) or _IRI_FORBIDDEN.search(iri) or not is_valid_iri(iri):
         return None
     return f"<{iri}>"
 

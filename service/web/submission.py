@@ -317,5 +317,10 @@ def _name_from_url(url: str) -> str:
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
-    text = (parts.hostname or "service") + (f"-{parts.port}" if parts.port else "")
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text)[:80]
+    try:
+        port = parts.port
+    except ValueError:  # out of range: the address check says so, not the name
+        port = None
+    text = (parts.hostname or "service") + (f"-{port}" if port else "")
+    # a name starts with a letter or digit: "[::1]" gives "1", not "-1"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._")[:80] or "service"

@@ -517,6 +517,79 @@ def test_a_killed_publisher_leaves_every_experiment_wholly_private_or_public(
     assert published >= 3  # each child published at least once before being killed
 
 
+IMPORT_CHILD = r"""
+import os, signal, sys
+from service.graph.adapter import Side
+from service.graph.store import open_storage
+store = open_storage(sys.argv[1], catalog=False)
+data = open(sys.argv[2], "rb").read()
+stop_at = int(sys.argv[3])  # die when the import writes (add or update) the stop_at-th time
+writes = 0
+def dying(write):
+    def written(side, what):
+        global writes
+        writes += 1
+        if writes == stop_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        write(side, what)
+    return written
+store.store.add = dying(store.store.add)
+store.store.update = dying(store.store.update)
+from service.graph.dumps import import_dump
+import_dump(store, data, format="nquads")
+raise SystemExit("not killed")
+"""
+
+
+@pytest.mark.slow
+def test_an_import_killed_between_its_writes_leaves_no_partial_experiment(
+    tmp_path: Path,
+) -> None:
+    # Before: the public graphs were written first, then the admin records: killed between
+    # the two, the published experiments were in the public store (and the endpoint) with no
+    # admin record. Now every experiment is first written private with its admin record.
+    dataset = _dataset(PUBLISHED_QUESTIONS)
+    source = open_storage(tmp_path / "source", catalog=False)
+    tickets = [
+        source.experiments.record(
+            [_evaluation(dataset, system=f"s{n}")], dataset=DatasetRef.upload("tiny", dataset)
+        )
+        for n in range(3)
+    ]
+    source.experiments.publish(tickets[0].id)
+    dump = tmp_path / "dump.nq"
+    dump.write_bytes(export(source, format="nquads"))
+    source.close()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for stop_at in (1, 2, 3):  # before each of the import's three writes
+        path = tmp_path / f"killed-{stop_at}"
+        child = subprocess.Popen(
+            [sys.executable, "-c", IMPORT_CHILD, str(path), str(dump), str(stop_at)],
+            cwd=ROOT,
+            env=env,
+        )
+        assert child.wait(timeout=60) == -signal.SIGKILL
+        store = open_storage(path, catalog=False)
+        listed = {s.id: s.public for s in store.experiments.listing(include_private=True)}
+        assert listed in (
+            {},
+            {t.id: False for t in tickets},
+            {t.id: n == 0 for n, t in enumerate(tickets)},
+        ), listed
+        _assert_publication_consistent(store)
+        graphs = {
+            g.value.rsplit("/", 1)[1]
+            for side in (store.public, store.private)
+            for g in side.named_graphs()
+            if "/graph/experiment/" in g.value
+        }
+        assert graphs == set(listed)  # no graph without its admin record
+        import_dump(store, dump.read_bytes(), format="nquads")  # run again: all of it there
+        assert _assert_publication_consistent(store) == 1
+        assert store.experiments.check_token(tickets[1].id, tickets[1].token)
+        store.close()
+
+
 def test_a_recorded_ticket_outranks_its_old_status_until_settled(tmp_path: Path) -> None:
     dataset = _dataset()
     store = open_storage(tmp_path / "s", catalog=False)

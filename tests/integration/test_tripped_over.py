@@ -160,6 +160,27 @@ def test_a_run_that_skips_every_question_says_why() -> None:
     assert "the poleval profile's default is 'pl'" in by_profile.stderr
 
 
+def test_a_dataset_of_empty_questions_is_not_said_to_have_questions(tmp_path: Path) -> None:
+    # Found by the reliability suite: an XML question whose only text was markup the reader
+    # keeps out (<xi:include/>) was "skipped: none has text in language 'en' …; it has
+    # questions in en": the language of an empty string counted as a question.
+    empty = tmp_path / "empty.json"
+    empty.write_text(
+        json.dumps(
+            {
+                "questions": [
+                    {"id": "1", "question": [{"language": "en", "string": " "}], "answers": []}
+                ]
+            }
+        )
+    )
+    done = _cli("evaluate", "--dataset", str(empty), "--answers", *_demo("answers-strong.json"),
+                "--force")  # fmt: skip
+    assert done.returncode == 1
+    assert "none has text in language 'en'" in done.stderr
+    assert "it has no question text" in done.stderr, done.stderr
+
+
 def test_answers_to_another_dataset_are_refused_unless_forced(data_dir: Path) -> None:
     # QALD-8 test's answers (its gold, as a perfect system's) share 26 ids with QALD-9 test
     argv = ["evaluate", "--dataset", str(QALD9_TEST), "--answers", str(QALD8_TEST)]

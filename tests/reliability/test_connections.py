@@ -24,6 +24,7 @@ import requests
 from service.web import close_app, create_app
 from service.web.config import load_config
 from service.web.serving import create_server, waitress_options
+from tests.reliability.figures import record
 from tests.web.conftest import free_port
 
 QUERY = {"query": "ASK {}"}
@@ -121,8 +122,12 @@ def test_idle_and_half_sent_connections_do_not_lock_anyone_out(running) -> None:
             time.sleep(0.5)
             left = _drop_closed(left)
         closed = len(idle) + len(half) - len(left)
-        print(
-            f"\n270 idle/half-sent connections: answered in {waited * 1000:.0f} ms; {closed} closed"
+        record(
+            "slow-clients",
+            idle=len(idle),
+            half_sent=len(half),
+            answered_ms=round(waited * 1000),
+            closed_by_server=closed,
         )
         assert not left
     finally:
@@ -136,7 +141,7 @@ def test_past_the_limit_the_service_comes_back_by_itself(running) -> None:
     try:
         waited = _answer_time(running.url)
         # before: 120 s; now the idle ones are closed after 2-3 s and the backlog served
-        print(f"\n60 idle connections over a limit of 40: answered after {waited:.1f} s")
+        record("slow-clients-over-limit", idle=60, limit=40, answered_s=round(waited, 1))
         assert waited < 10, waited
     finally:
         for sock in idle:

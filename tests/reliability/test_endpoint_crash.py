@@ -16,12 +16,14 @@ import os
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
 
 from service.web.query_pool import death_of
 from service.web.sparql_guard import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from tests.reliability.figures import record
 from tests.web.conftest import Server, start_server, stop_server
 
 TIMEOUT = 3.0
@@ -91,6 +93,7 @@ def test_deep_nesting_is_refused_before_the_engine(served, name) -> None:
     assert f"more than {DEFAULT_MAX_DEPTH} levels deep" in response.text
     assert "sparql_max_depth" in response.text
     assert pool.pids() == pids and pool.crashed == crashed
+    record("crash-nesting", form=name, attempts=1, refused_400=1, worker_crashes=0)
 
 
 def test_an_oversized_query_is_refused_naming_the_limit(served) -> None:
@@ -117,7 +120,13 @@ def test_the_longest_chains_within_the_limits_do_not_crash_a_worker(served) -> N
         assert response.status_code in (200, 413, 503), (name, response.text)
         if response.status_code == 503:
             assert "longer than the limit" in response.text, response.text
-    print(f"\nchains filling {DEFAULT_MAX_BYTES:,} bytes: {outcomes}; workers crashed: 0")
+    record(
+        "crash-chains",
+        attempts=len(outcomes),
+        bytes_each=DEFAULT_MAX_BYTES,
+        statuses=dict(sorted(Counter(outcomes.values()).items())),
+        worker_crashes=pool.crashed - crashed,
+    )
     assert pool.crashed == crashed
 
 

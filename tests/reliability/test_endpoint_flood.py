@@ -19,12 +19,13 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from tests.reliability.figures import percentile, record, scaled
 from tests.web.conftest import Server, start_server, stop_server
 
 CARTESIAN = "SELECT (COUNT(*) AS ?n) WHERE {{ ?a{n} ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }}"
 SIMPLE = "SELECT ?t (COUNT(?s) AS ?n) WHERE { ?s a ?t } GROUP BY ?t ORDER BY ?t LIMIT 5"
-FLOOD_CLIENTS = 3
-SECONDS = 8.0
+FLOOD_CLIENTS = scaled(3, 4)
+SECONDS = scaled(8.0, 30.0)  # make soak: 4 clients for 30 s
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +38,6 @@ def served(tmp_path_factory) -> Iterator[Server]:
     )
     yield running
     stop_server(running)
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def test_a_simple_query_is_answered_during_a_flood(served) -> None:
@@ -74,11 +70,18 @@ def test_a_simple_query_is_answered_during_a_flood(served) -> None:
         stop.set()
         for thread in threads:
             thread.join(60)
-    p50, p99 = _percentile(latencies, 0.5), _percentile(latencies, 0.99)
-    print(
-        f"\nsimple query during a flood of {FLOOD_CLIENTS} clients: {len(latencies)} requests, "
-        f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, statuses {dict(statuses)}; "
-        f"flood statuses {dict(flood)}"
+    p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+    record(
+        "flood-simple-query",
+        flood_clients=FLOOD_CLIENTS,
+        seconds=SECONDS,
+        requests=len(latencies),
+        p50_ms=round(p50 * 1000),
+        p99_ms=round(p99 * 1000),
+        max_ms=round(max(latencies) * 1000),
+        statuses=dict(statuses),
+        flood_statuses=dict(flood),
+        worker_crashes=served.app.extensions["gerbil_qa"].pool.crashed,
     )
     assert statuses == Counter({200: len(latencies)})  # no 5xx, nothing refused
     assert len(latencies) >= 20

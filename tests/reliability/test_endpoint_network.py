@@ -28,6 +28,7 @@ from service.web.isolation import MECHANISMS
 from service.web.query_pool import QueryJob, QueryPool
 from service.web.sparql_guard import inspect_query
 from tests.reliability.bypass_corpus import corpus, decoys, hand_written
+from tests.reliability.figures import record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,9 +100,12 @@ def test_the_guard_lets_through_nothing_the_engine_would_connect_for(listener) -
             allowed += 1
             leaked += connected
             assert not connected, f"the guard allowed a query Oxigraph connects for: {query!r}"
-    print(
-        f"\nbypass corpus: {len(forms)} queries; without the guard Oxigraph connected for "
-        f"{connecting}; the guard allowed {allowed}, which connected {leaked} times"
+    record(
+        "endpoint-guard",
+        forms=len(forms),
+        connecting_without_guard=connecting,
+        allowed_by_guard=allowed,
+        connections_through_guard=leaked,
     )
     assert len(forms) > 2000
     assert allowed >= len(decoys(listener.port))  # SERVICE inside strings, comments, IRIs
@@ -129,10 +133,16 @@ def test_the_service_makes_no_connection_for_any_form(listener, tmp_path) -> Non
             if _guard(query) != "allowed":
                 assert response.status_code in (400, 403), (query, response.text)
         pool = server.app.extensions["gerbil_qa"].pool
-        print(f"\n{len(forms)} forms through the service: statuses {statuses}, connections 0")
         assert pool.isolation != "off"
     finally:
         stop_server(server)
+    record(
+        "endpoint-ssrf-served",
+        attempts=len(forms),
+        statuses=dict(sorted(statuses.items())),
+        connections=listener.connections,
+        isolation=pool.isolation,
+    )
     assert listener.connections == 0
 
 

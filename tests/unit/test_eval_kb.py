@@ -128,3 +128,20 @@ def test_profiles_without_kb_never_ask_it(kb: LocalKB) -> None:
     ev = evaluate(ds, run, profile="fair", kb=kb)
     assert ev.kb == f"{kb.identity} (test-1)"
     assert ev.signature.endswith(f"|kb:{kb.identity}_(test-1)")
+
+
+@pytest.mark.parametrize("profile", ["gerbil", "fair"])
+def test_an_iri_no_store_can_hold_is_scored_without_failing_the_lookup(
+    kb: LocalKB, profile: str
+) -> None:
+    # Found by the reliability suite's fuzzed uploads: a gold IRI "http://ex]ample.org/…"
+    # made the KB lookup fail (Oxigraph refuses the whole VALUES query), so the experiment
+    # ended in error; then the spellings of it raised ValueError ("Invalid IPv6 URL").
+    odd = "http://ex]ample.org/solar/Uranus"
+    gold = AnswerSet.of([Term.iri(odd), Term.iri(DBR + "A")])
+    dataset = Dataset("d", (Question("1", (QuestionText("en", "q?"),), answers=gold),))
+    given = AnswerSet.of([Term.iri(odd), Term.iri(DBR + "B")])
+    run = SystemRun("s", {"1": SystemAnswer("1", answers=given)})
+    evaluation = evaluate(dataset, run, profile=profile, kb=kb)
+    assert evaluation.tasks  # scored; the odd IRI matched as itself, A and B by owl:sameAs
+    assert kb.same_as([odd])[odd] == {odd}

@@ -5,6 +5,9 @@ Routes tried (issue 4): SPARQL ``GRAPH ?g``, ``FROM``/``FROM NAMED``, protocol
 name; every HTML/RDF/CSV representation of the experiment, its tasks and results; the
 listings (HTML and API), the home page's leaderboard, the systems page, the public dump. Then
 the owner publishes it and each route shows it.
+
+``tests/reliability/test_private_leaks.py`` tries every route and SPARQL form at once and counts
+(the status, cancel and file routes, comparisons, every listing, several tokens and media types).
 """
 
 from __future__ import annotations

@@ -93,6 +93,22 @@ def test_a_bad_file_comes_back_with_its_position_and_reserves_nothing(server) ->
     assert empty.status_code == 400 and 'id="run-error"' in empty.text
 
 
+def test_an_unnamed_service_url_is_refused_for_its_address_not_its_name(server) -> None:
+    # Before: a URL with a port out of range was a 500 (the name derived from the URL read its
+    # port), and every unnamed IPv6 URL was refused for its derived name ("-1-8080").
+    before = len(server.storage.experiments.listing(include_private=True))
+    for url, words in (
+        ("http://127.0.0.1:99999/qa", "not a valid URL"),
+        ("http://[::1]:8080/qa", "refusing to connect to ::1"),
+        ("http://[fe80::1]/qa", "refusing to connect to fe80::1"),
+    ):
+        response = _submit(server, [], dataset="demo", webservice=url)
+        assert response.status_code in (400, 403), (url, response.status_code)
+        error = re.search(r'id="run-error" role="alert"><p>(.*?)</p>', response.text, re.S)
+        assert error and words in error.group(1), (url, error and error.group(1))
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+
+
 def test_reference_systems_and_services_from_the_text_areas(server, slow_qa) -> None:
     response = _submit(
         server,

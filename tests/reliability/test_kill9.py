@@ -1,0 +1,447 @@
+"""kill -9 at random points of the real command line's writes (issue 13, item 9): nothing is left
+partial, the store checks clean, and what was interrupted completes when run again.
+
+Four kinds of writer, each a ``gerbil-qa`` subprocess killed with SIGKILL after a random delay
+(uniform over the time an uninterrupted run of the same command takes, measured first):
+
+- ``record``: ``gerbil-qa evaluate --store`` recording an experiment of 150 questions;
+- ``publish``: ``gerbil-qa publish`` of a finished private experiment, then run again;
+- ``import``: ``gerbil-qa import`` of a dump (published and private experiments) into a new
+  store, then run again;
+- ``run``: ``gerbil-qa serve`` killed while an experiment asks a QA web service on 127.0.0.1,
+  then ``gerbil-qa resume`` finishes it.
+
+After every kill the store opens, every experiment is wholly absent or wholly there (its graph
+complete, in exactly one of the two stores, its admin record saying the same, the public default
+graph holding exactly the published ones), and the Data Cube and term checks find nothing; the
+full ``gerbil-qa check`` (shapes too) runs on every store at the end of a kind. CI kills 8 times
+per kind (the web-service run 2 times); ``make soak`` 50 (20).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from service.graph.store import Storage, open_storage
+from tests.reliability.figures import SEED, Served, cli, record, scaled, start_cli
+
+QUESTIONS = 150
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+QB_DATASET = "http://purl.org/linked-data/cube#dataSet"
+KILLS = scaled(8, 50)
+RUN_KILLS = scaled(2, 20)
+PER_STORE = 4  # kills per store: the full check at the end of a store stays small
+
+
+def _question(i: int, right: bool) -> dict[str, Any]:
+    value = f"http://example.org/Thing_{i if right else i + 100_000}"
+    binding = {"x": {"type": "uri", "value": value}}
+    return {
+        "id": str(i),
+        "question": [{"language": "en", "string": f"What is thing {i}?"}],
+        "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [binding]}}],
+    }
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory, standards_dir: Path) -> dict[str, Path]:
+    """A dataset of 150 questions and a system's answers to it (two in three right); the
+    checks read the Data Cube constraints from the shared standards (``standards_dir``)."""
+    directory = tmp_path_factory.mktemp("kill9")
+    dataset = directory / "dataset.json"
+    dataset.write_text(
+        json.dumps(
+            {
+                "dataset": {"id": "kill9"},
+                "questions": [_question(i, True) for i in range(QUESTIONS)],
+            }
+        )
+    )
+    answers = directory / "answers.json"
+    answers.write_text(
+        json.dumps({"questions": [_question(i, i % 3 != 0) for i in range(QUESTIONS)]})
+    )
+    return {"dir": directory, "dataset": dataset, "answers": answers}
+
+
+def _evaluate_args(files: dict[str, Path], store: Path) -> list[str]:
+    return [
+        "evaluate",
+        "--dataset",
+        str(files["dataset"]),
+        "--answers",
+        str(files["answers"]),
+        "--profile",
+        "exact",
+        "--output",
+        "json",
+        "--store",
+        str(store),
+    ]
+
+
+# --- what "nothing partial" means -------------------------------------------------------------
+
+
+def _count(reader: Any, query: str) -> int:
+    return int(next(iter(reader.query(query)))["n"].value)
+
+
+def _results(storage: Storage, experiment_id: str, where: str) -> int:
+    """Question results of an experiment: in its graph in the ``public`` or ``private`` store,
+    or in the public ``default`` graph (the endpoint's union)."""
+    uri = storage.uris.experiment(experiment_id)
+    pattern = f"?r <{GQA}resultOf> ?t . ?t <{QB_DATASET}> <{uri}>"
+    if where == "default":
+        return _count(storage.public, f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}")
+    reader = storage.public if where == "public" else storage.private
+    graph = storage.uris.experiment_graph(experiment_id)
+    return _count(reader, f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ {pattern} }} }}")
+
+
+def _experiment_graphs(storage: Storage, reader: Any) -> set[str]:
+    prefix = storage.uris.base + "graph/experiment/"
+    return {g.value[len(prefix) :] for g in reader.named_graphs() if g.value.startswith(prefix)}
+
+
+def partial_experiments(storage: Storage, results: int) -> list[str]:
+    """Every way an experiment of ``storage`` is not wholly there or wholly absent (empty: all
+    well). ``results``: the question results a whole experiment has."""
+    problems = []
+    statuses = {s.id: s for s in storage.experiments.listing(include_private=True)}
+    public = _experiment_graphs(storage, storage.public)
+    private = _experiment_graphs(storage, storage.private)
+    for eid in sorted(public | private | set(statuses)):
+        status = statuses.get(eid)
+        if status is None:
+            problems.append(f"{eid}: a graph without its admin record")
+            continue
+        if eid in public and eid in private:
+            problems.append(f"{eid}: in both stores")
+        if status.status != "finished":
+            if eid in public or eid in private:
+                problems.append(f"{eid}: a graph, yet {status.status}")
+            continue
+        where = "public" if status.public else "private"
+        if eid not in (public if status.public else private):
+            problems.append(f"{eid}: finished and {where}, but its graph is not in that store")
+            continue
+        found = _results(storage, eid, where)
+        if found != results:
+            problems.append(f"{eid}: {found} question results, not {results}")
+        shown = _results(storage, eid, "default")
+        if shown != (results if status.public else 0):
+            problems.append(f"{eid}: {shown} results in the public default graph ({where})")
+        if status.public and not status.published_at:
+            problems.append(f"{eid}: public without a publication date")
+    return problems
+
+
+def _check_quickly(storage: Storage) -> list[str]:
+    """The Data Cube constraints and valid terms of every graph (no shapes: the full check
+    runs once per store, at its end)."""
+    from service.graph.checks import check_store
+
+    return [str(v) for v in check_store(storage, shapes=False)]
+
+
+def _full_check(store: Path) -> int:
+    done = cli("check", "--store", str(store), timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "0 violation(s)" in done.stderr
+    return 1
+
+
+@dataclass
+class Tally:
+    """What a kind's kills did."""
+
+    kind: str
+    kills: int = 0  # SIGKILL sent to a live process
+    ended_first: int = 0  # the process had ended before its delay ran out (not counted a kill)
+    delays: list[float] = field(default_factory=list)
+    partial: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    full_checks: int = 0
+    resumed: int = 0  # interrupted work completed by running it again
+    seconds: float = 0.0
+
+    def report(self, **more: Any) -> None:
+        record(
+            f"kill9-{self.kind}",
+            kills=self.kills,
+            ended_before_kill=self.ended_first,
+            partial=len(self.partial),
+            violations=len(self.violations),
+            full_checks=self.full_checks,
+            resumed=self.resumed,
+            delay_ms=f"{min(self.delays) * 1000:.0f}-{max(self.delays) * 1000:.0f}",
+            seconds=round(self.seconds, 1),
+            seed=SEED,
+            **more,
+        )
+
+
+def _timed(args: list[str]) -> float:
+    """How long ``gerbil-qa ARGS`` takes uninterrupted (it must succeed)."""
+    started = time.monotonic()
+    process = start_cli(*args)
+    assert process.wait(timeout=120) == 0, args
+    return time.monotonic() - started
+
+
+def _kill_after(args: list[str], delay: float, tally: Tally) -> bool:
+    """Start ``gerbil-qa ARGS`` and SIGKILL it after ``delay`` s; True when it was still
+    running (a kill), False when it had already ended."""
+    process = start_cli(*args)
+    try:
+        process.wait(timeout=delay)
+    except subprocess.TimeoutExpired:  # still running, as wanted
+        process.send_signal(signal.SIGKILL)
+        code = process.wait(timeout=30)
+        if code == -signal.SIGKILL:
+            tally.kills += 1
+            tally.delays.append(delay)
+            return True
+        assert code == 0, args  # it ended between the time-out and the signal
+    tally.ended_first += 1
+    return False
+
+
+@contextmanager
+def _after_kill(store: Path, tally: Tally, results: int) -> Iterator[Storage]:
+    """The store as the next process opens it, its experiments and checks counted in."""
+    with open_storage(store, base=None) as storage:
+        tally.partial += partial_experiments(storage, results)
+        tally.violations += _check_quickly(storage)
+        yield storage
+
+
+def _kills(kind: str, total: int) -> Iterator[tuple[int, random.Random]]:
+    """The kill loop's indices with one seeded random source per kind; bounded in count (at
+    most three times ``total`` tries) and time."""
+    rng = random.Random(f"{SEED}-{kind}")
+    deadline = time.monotonic() + scaled(60, 400)
+    for attempt in range(3 * total):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{kind}: out of time after {attempt} tries")
+        yield attempt, rng
+
+
+# --- the kinds ----------------------------------------------------------------------------------
+
+
+def _whole_results(files: dict[str, Path]) -> int:
+    """Question results of one whole experiment (an uninterrupted run in a store of its own)."""
+    store = files["dir"] / "reference"
+    if not store.exists():
+        done = cli(*_evaluate_args(files, store))
+        assert done.returncode == 0, done.stderr
+    with open_storage(store, base=None) as storage:
+        (only,) = storage.experiments.listing(include_private=True)
+        return _results(storage, only.id, "private")
+
+
+def test_kill9_while_recording_experiments(files: dict[str, Path]) -> None:
+    started = time.monotonic()
+    tally = Tally("record")
+    results = _whole_results(files)
+    assert results >= QUESTIONS
+    duration = _timed(_evaluate_args(files, files["dir"] / "timing"))
+    before = 0  # experiments in the store before this kill
+    landed_after_commit = 0  # kills after the experiment's transaction (the process exiting)
+    store = files["dir"] / "record-0"
+    for _, rng in _kills("record", KILLS):
+        if tally.kills >= KILLS:
+            break
+        if before >= PER_STORE:  # a new store now and then: the full check stays small
+            tally.full_checks += _full_check(store)
+            store, before = files["dir"] / f"record-{tally.kills}", 0
+        if not _kill_after(_evaluate_args(files, store), rng.uniform(0.05, 0.9 * duration), tally):
+            before += 1
+            continue
+        if store.exists():
+            with _after_kill(store, tally, results) as storage:
+                now = len(storage.experiments.listing(include_private=True))
+            landed_after_commit += now > before
+            before = max(now, before + 1)
+    if store.exists():
+        tally.full_checks += _full_check(store)
+    tally.seconds = time.monotonic() - started
+    tally.report(recorded_when_killed=landed_after_commit, uninterrupted_ms=round(duration * 1000))
+    assert tally.kills == KILLS
+    assert tally.partial == [] and tally.violations == []
+
+
+def _private_experiments(store: Path, files: dict[str, Path], count: int) -> list[str]:
+    """A store with ``count`` finished private experiments (recorded by ``gerbil-qa
+    evaluate``); their ids."""
+    for _ in range(count):
+        done = cli(*_evaluate_args(files, store))
+        assert done.returncode == 0, done.stderr
+    with open_storage(store, base=None) as storage:
+        return [s.id for s in storage.experiments.listing(include_private=True)]
+
+
+@pytest.fixture(scope="module")
+def template(files: dict[str, Path]) -> tuple[Path, list[str]]:
+    """A store of four finished private experiments (closed: copies of it are stores too)."""
+    store = files["dir"] / "template"
+    return store, _private_experiments(store, files, PER_STORE)
+
+
+def test_kill9_while_publishing(files: dict[str, Path], template: tuple[Path, list[str]]) -> None:
+    started = time.monotonic()
+    tally = Tally("publish")
+    results = _whole_results(files)
+    timing = files["dir"] / "publish-timing"
+    shutil.copytree(template[0], timing)
+    duration = _timed(["publish", "--store", str(timing), template[1][0]])
+    published = 0
+    stores = 0
+    pending: list[str] = []
+    store = files["dir"] / "publish-0"
+    for _, rng in _kills("publish", KILLS):
+        if tally.kills >= KILLS:
+            break
+        if not pending:
+            if store.exists():
+                tally.full_checks += _full_check(store)
+            store = files["dir"] / f"publish-{stores}"
+            stores += 1
+            shutil.copytree(template[0], store)
+            pending = list(template[1])
+        eid = pending.pop()
+        args = ["publish", "--store", str(store), eid]
+        killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
+        if killed:
+            with _after_kill(store, tally, results) as storage:
+                published += storage.experiments.status(eid).public
+        # run again, it completes: the experiment is public, wholly
+        again = cli(*args)
+        assert again.returncode == 0, again.stderr
+        tally.resumed += killed
+        with open_storage(store, base=None) as storage:
+            assert storage.experiments.status(eid).public
+            tally.partial += partial_experiments(storage, results)
+    tally.full_checks += _full_check(store)
+    tally.seconds = time.monotonic() - started
+    tally.report(public_when_killed=published, uninterrupted_ms=round(duration * 1000))
+    assert tally.kills == KILLS
+    assert tally.partial == [] and tally.violations == []
+
+
+def test_kill9_while_importing(files: dict[str, Path], template: tuple[Path, list[str]]) -> None:
+    started = time.monotonic()
+    tally = Tally("import")
+    results = _whole_results(files)
+    source = files["dir"] / "import-source"
+    shutil.copytree(template[0], source)
+    ids = template[1]
+    for eid in ids[:2]:
+        assert cli("publish", "--store", str(source), eid).returncode == 0
+    dump = files["dir"] / "dump.nq"
+    done = cli("export", "--store", str(source), "--output", str(dump))
+    assert done.returncode == 0, done.stderr
+    expected = {eid: eid in ids[:2] for eid in ids}  # id -> public
+    duration = _timed(["import", "--store", str(files["dir"] / "import-timing"), str(dump)])
+    imported_when_killed = 0
+    for attempt, rng in _kills("import", KILLS):
+        if tally.kills >= KILLS:
+            break
+        store = files["dir"] / f"import-{attempt}"
+        args = ["import", "--store", str(store), str(dump)]
+        killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
+        if killed and store.exists():
+            with _after_kill(store, tally, results) as storage:
+                there = storage.experiments.listing(include_private=True)
+            imported_when_killed += len(there)
+            for status in there:  # the dump's, private until the import's last step
+                if status.id not in expected or (status.public and not expected[status.id]):
+                    tally.partial.append(f"{status.id}: public {status.public} after import")
+        again = cli(*args)  # run again, the store is the dump's
+        assert again.returncode == 0, again.stderr
+        tally.resumed += killed
+        with open_storage(store, base=None) as storage:
+            got = {s.id: s.public for s in storage.experiments.listing(include_private=True)}
+            assert got == expected
+            tally.partial += partial_experiments(storage, results)
+        if killed and tally.kills % PER_STORE == 0:
+            tally.full_checks += _full_check(store)
+        shutil.rmtree(store, ignore_errors=True)
+    tally.seconds = time.monotonic() - started
+    tally.report(
+        experiments_seen_when_killed=imported_when_killed, uninterrupted_ms=round(duration * 1000)
+    )
+    assert tally.kills == KILLS
+    assert tally.partial == [] and tally.violations == []
+
+
+RUN_QUESTIONS = 40
+DELAY = 0.1  # seconds the QA service takes per question: 40 questions, 4 at once, ~1 s
+
+
+def test_kill9_of_the_server_during_a_run_then_resume(files: dict[str, Path], slow_qa: str) -> None:
+    started = time.monotonic()
+    tally = Tally("run")
+    port = slow_qa.rsplit(":", 1)[1].strip("/")
+    allow = f"127.0.0.1:{port}"  # the QA service only: not the server itself
+    questions = json.loads(files["dataset"].read_text())
+    questions["questions"] = questions["questions"][:RUN_QUESTIONS]
+    body = {
+        "dataset": {"content": json.dumps(questions), "filename": "kill9.json"},
+        "systems": [{"name": "slow", "url": f"{slow_qa}delay/{DELAY}"}],
+        "profile": "exact",
+    }
+    finished_before_kill = 0
+    results = 0
+    for attempt, rng in _kills("run", RUN_KILLS):
+        if tally.kills >= RUN_KILLS:
+            break
+        store = files["dir"] / f"run-{attempt}"
+        served = Served(store, GERBIL_QA_ALLOW_NETWORKS=allow)
+        try:
+            response = requests.post(served.url + "api/experiments", json=body, timeout=60)
+            assert response.status_code == 202, response.text
+            eid = response.json()["id"]
+            delay = rng.uniform(0.05, RUN_QUESTIONS * DELAY / 4 + 0.5)
+            time.sleep(delay)
+        finally:
+            served.kill()
+        tally.kills += 1
+        tally.delays.append(delay)
+        with open_storage(store, base=None) as storage:
+            status = storage.experiments.status(eid)
+            if status.status == "finished":
+                finished_before_kill += 1
+                results = _results(storage, eid, "private")
+            tally.partial += partial_experiments(storage, results or -1)
+            tally.violations += _check_quickly(storage)
+        if status.status != "finished":
+            resumed = cli("resume", "--store", str(store), eid, "--allow", allow, timeout=120)
+            assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+            assert f"experiment {eid}: finished" in resumed.stdout
+            tally.resumed += 1
+        with open_storage(store, base=None) as storage:
+            assert storage.experiments.status(eid).status == "finished"
+            results = results or _results(storage, eid, "private")
+            tally.partial += partial_experiments(storage, results)
+            assert not (store / "jobs" / eid).exists()  # the job's state went with the record
+        tally.full_checks += _full_check(store)
+    tally.seconds = time.monotonic() - started
+    tally.report(finished_before_kill=finished_before_kill)
+    assert tally.kills == RUN_KILLS
+    assert tally.partial == [] and tally.violations == []
