@@ -95,8 +95,8 @@ class _Queries:
 
                 self._parser = Parser
                 self._prefixes = dict(prefix_environment(self._dataset)) or None
-            parser = self._parser(text, strict=False, base=None, prefixes=self._prefixes)
-            try:
+            try:  # the lexer runs in the constructor: it raises too
+                parser = self._parser(text, strict=False, base=None, prefixes=self._prefixes)
                 try:
                     found = (parser.parse(), parser.kinds)
                 except RecursionError:

@@ -268,3 +268,14 @@ def test_json_contract() -> None:
         "f1",
     }
     assert second["status"] == "missing"
+
+
+def test_a_query_the_lexer_refuses_is_a_warning_too() -> None:
+    """A character no SPARQL token starts with (the lexer refuses it while the parser is being
+    built) is a warning and no markings, like any other parse failure, never a crash."""
+    ev = run_sub(GOLD_Q, "SELECT ?x WHERE { ?x ?p ?o & }")
+    c2kb = ev.tasks[ExperimentType.C2KB].questions[0]
+    assert (c2kb.tp, c2kb.fp) == (0, 0)
+    assert any("unexpected character '&'" in p.message for p in ev.problems)
+    shape = ev.tasks[ExperimentType.QA].questions[0].query_shape
+    assert shape is not None and "unexpected character" in shape["system"]["error"]
