@@ -6,6 +6,7 @@ from typing import Any
 
 from service import __version__
 from service.contracts import openapi as registries
+from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.graph.experiments import Status
 from service.systems.reference import SYSTEM_NAMES
@@ -500,9 +501,21 @@ def openapi_document(base: str) -> dict[str, Any]:
                             },
                         },
                         "403": _ERROR,
+                        "400": _ERROR,
                         "404": _ERROR,
                     },
-                    parameters=[exp_id],
+                    parameters=[
+                        exp_id,
+                        {
+                            "name": "by",
+                            "in": "query",
+                            "required": False,
+                            "description": "Also each evaluation's QA measures per value of "
+                            "these features of the questions (`slices`), comma-separated: "
+                            f"{', '.join(SLICE_DIMENSIONS)} or extra:KEY.",
+                            "schema": {"type": "string"},
+                        },
+                    ],
                     security=[{}, {"ownerToken": []}],
                 ),
             },
