@@ -283,7 +283,7 @@ def rescore(experiment_id: str) -> Response:
 
     _require_owner(experiment_id)
     body = _json_body() if request.is_json else request.form
-    profile = body.get("profile") if isinstance(body, dict) or hasattr(body, "get") else None
+    profile = body.get("profile") if body is not None and hasattr(body, "get") else None
     if profile is not None and not isinstance(profile, str):
         raise BadRequest('$.profile: expected a profile name such as "exact"')
     state = services()

@@ -2,6 +2,19 @@
 (``tests/web/conftest.py``): ``server`` (a real server on 127.0.0.1, the demo published) and
 ``slow_qa`` (a QA web service on 127.0.0.1 that takes its time)."""
 
+from collections.abc import Iterator
+
+import pytest
+
+from tests.reliability.test_endpoint_network import Listener
 from tests.web.conftest import server, slow_qa
 
-__all__ = ["server", "slow_qa"]
+__all__ = ["listener", "server", "slow_qa"]
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[Listener]:
+    """A socket on 127.0.0.1 that counts every connection made to it (none may be)."""
+    running = Listener()
+    yield running
+    running.close()

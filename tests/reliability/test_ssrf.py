@@ -129,13 +129,6 @@ REFUSAL_WORDS = (
 
 
 @pytest.fixture(scope="module")
-def listener() -> Iterator[Listener]:
-    running = Listener()
-    yield running
-    running.close()
-
-
-@pytest.fixture(scope="module")
 def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server with no allow-list (neither its setting nor the environment's)."""
     saved = os.environ.pop("GERBIL_QA_ALLOW_NETWORKS", None)

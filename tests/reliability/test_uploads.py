@@ -65,13 +65,6 @@ CHUNKS = [
 
 
 @pytest.fixture(scope="module")
-def listener() -> Iterator[Listener]:
-    running = Listener()
-    yield running
-    running.close()
-
-
-@pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     running = start_server(tmp_path_factory.mktemp("uploads-store"), demo=False)
     yield running
