@@ -90,10 +90,10 @@ def register(sub: Any) -> None:
     load.set_defaults(handler=_dataset_load)
 
 
-def _location(args: argparse.Namespace) -> Path:
+def _location(args: argparse.Namespace) -> Path | str:
     from service.graph.store import check_location
 
-    location = check_location(args.store)  # a URL is refused: no remote store adapter yet
+    location = check_location(args.store)  # a directory, or a remote store's URL
     if location is None:
         raise BadRequest("give --store DIR")
     return location

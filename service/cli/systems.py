@@ -367,9 +367,10 @@ def _register_refresh(
 
 
 def _store_dir(args: argparse.Namespace) -> Path:
-    from service.graph.store import check_location
+    """The directory of the store's jobs and files (a remote store's work directory)."""
+    from service.graph.store import check_location, work_dir_of
 
-    return Path(check_location(args.store) or ".")  # a URL is refused: no remote adapter yet
+    return work_dir_of(check_location(args.store) or ".")
 
 
 def _open_store(args: argparse.Namespace) -> Any:

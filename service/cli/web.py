@@ -135,7 +135,7 @@ def _publish(args: argparse.Namespace) -> int:
     from service.graph.store import open_storage
 
     store = _directory(args.store)
-    if store is None or not (store / "private").is_dir():
+    if store is None or (isinstance(store, Path) and not (store / "private").is_dir()):
         print(f"gerbil-qa publish: no store at {args.store}")
         return 1
     with open_storage(store, base=args.base, catalog=False) as storage:
@@ -148,7 +148,7 @@ def _publish(args: argparse.Namespace) -> int:
     return 0
 
 
-def _directory(location: str | None) -> Path | None:
+def _directory(location: str | None) -> Path | str | None:
     from service.graph.store import check_location
 
-    return check_location(location)  # a URL is refused: no remote store adapter yet
+    return check_location(location)  # a directory, or a remote store's URL

@@ -14,6 +14,10 @@
 * :meth:`cancel` also leaves a marker file, so ``gerbil-qa cancel`` can stop a job that a
   server process runs.
 
+On a shared (remote) store several replicas run jobs: each job is claimed before it runs
+(:mod:`service.experiments.claims`), so it runs once; a replica renews its claims and takes over
+(:meth:`take_over`) the jobs whose runner stopped renewing, instead of marking them interrupted.
+
 Only public writes (a publication, a catalogue dataset's questions stored) call
 ``on_public_change``: progress and results of a private experiment touch no public cache.
 """
@@ -28,7 +32,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from service.errors import Conflict, ServiceError
+from service.errors import Conflict, NotFound, ServiceError
+from service.experiments.claims import Claims
 from service.experiments.inputs import Files
 from service.experiments.jobs import JobStore
 from service.experiments.progress import RunProgress
@@ -76,8 +81,12 @@ class ExperimentRunner:
         self._running: dict[str, _Running] = {}
         self._progress: dict[str, RunProgress] = {}
         self._lock = threading.Lock()
+        self.claims = Claims(storage)
+        self._stop = threading.Event()
         if recover:
             self.recover()
+        if self.claims.shared:  # replicas: keep our claims alive, take over the dead ones'
+            threading.Thread(target=self._tend_claims, name="gqa-claims", daemon=True).start()
 
     # -- what the API and the command line call ----------------------------------------------
     def submit(
@@ -180,8 +189,10 @@ class ExperimentRunner:
         saved (resume it), else ``error`` (the submission never completed). Jobs of recorded
         experiments are dropped. Returns the ids marked interrupted."""
         experiments = self.storage.experiments
-        marked = []
+        marked: list[str] = []
         mine = set(self.active())
+        if self.claims.shared:  # other replicas may be running them: see take_over()
+            return marked
         for status in experiments.listing(include_private=True):
             eid = status.id
             if status.status is Status.FINISHED:
@@ -202,7 +213,43 @@ class ExperimentRunner:
                     )
         return marked
 
+    def take_over(self) -> list[str]:
+        """On a shared store: resume the experiments whose runner died (their claim not renewed
+        for the lease time, :mod:`service.experiments.claims`). Returns the ids taken over."""
+        taken = []
+        mine = set(self.active())
+        for eid in self.claims.orphans():
+            if eid in mine or self.jobs is None or not self.claims.claim(eid):
+                continue
+            try:
+                if not self.jobs.has(eid):
+                    self._end(eid, Status.ERROR, "the submission did not complete (no job)")
+                    continue
+                status = self.storage.experiments.status(eid).status
+                if status is Status.RUNNING:
+                    self.storage.experiments.set_status(
+                        eid, Status.INTERRUPTED, message="its runner stopped"
+                    )
+                self.resume(eid)
+                taken.append(eid)
+                log.info("experiment %s: taken over from a runner that stopped", eid)
+            except (Conflict, NotFound) as err:  # it moved on meanwhile
+                log.info("experiment %s not taken over: %s", eid, err)
+                self.claims.release(eid)
+        return taken
+
+    def _tend_claims(self) -> None:
+        beat = self.claims.lease / 3
+        while not self._stop.wait(beat):
+            try:
+                for eid in self.active():
+                    self.claims.renew(eid)
+                self.take_over()
+            except Exception as err:  # the store may be away for a while: keep going
+                log.warning("tending the claims failed: %s", err)
+
     def close(self) -> None:
+        self._stop.set()
         with self._lock:
             for running in self._running.values():
                 running.cancel.set()
@@ -224,6 +271,9 @@ class ExperimentRunner:
         self, ticket: Ticket, spec: ExperimentSpec, files: Files, cancel: threading.Event
     ) -> None:
         eid = ticket.id
+        if not self.claims.claim(eid):  # another replica runs it
+            log.info("experiment %s is run by %s", eid, self.claims.holder(eid))
+            return
         writer = self._progress_writer(eid)
         try:
             outcome = self._execute(ticket, spec, files, cancel, writer)
@@ -247,6 +297,7 @@ class ExperimentRunner:
             writer.flush()  # what a cancelled or failed run got to stays readable
             with self._lock:
                 self._progress.pop(eid, None)
+            self.claims.release(eid)
 
     def _end(self, experiment_id: str, status: Status, message: str) -> None:
         try:

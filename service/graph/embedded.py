@@ -83,6 +83,19 @@ class EmbeddedStore:
         self._writable()
         self.reader(side).update(update)  # type: ignore[attr-defined]  # one transaction
 
+    def add_unless(self, side: Side, quads: Sequence[Any], *, exists: str, proof: Any) -> bool:
+        # One process holds the store (RocksDB's lock): under the write lock, a look and a
+        # write are one step.
+        with self.lock:
+            if self.reader(side).query(f"ASK {{ {exists} }}"):
+                return False
+            self.add(side, quads)
+            return True
+
+    @property
+    def shared(self) -> bool:
+        return False
+
     @contextmanager
     def snapshot(self) -> Iterator[tuple[QuadReader, QuadReader]]:
         # Only this process writes the store, and only under the lock: holding it, the two

@@ -33,7 +33,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -60,6 +60,9 @@ from service.graph.uris import Uris, check_experiment_id
 # URL (DOI Handbook §2.2: the prefix is "10." and a registrant code, the suffix any characters).
 _DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
+
+
+ID_ATTEMPTS = 50  # ids tried when other processes on a shared store take them meanwhile
 
 
 class Status(StrEnum):
@@ -272,9 +275,23 @@ class ExperimentRepository:
         """Reserve an id (``yyyyMMdd`` + daily counter, kept in the admin graph so it continues
         after restarts) and an owner token for an experiment whose job is saved next."""
         with self.store.lock:
-            ticket, admin = self._allocate(timestamp(now), status=Status.RESERVED, job=summary)
-            self.store.add(Side.PRIVATE, admin)
-            return ticket
+            for _ in range(ID_ATTEMPTS):
+                ticket, admin = self._allocate(timestamp(now), status=Status.RESERVED, job=summary)
+                if self._add_new(ticket, admin):
+                    return ticket
+        raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts; try again")
+
+    def _add_new(self, ticket: Ticket, quads: Sequence[Quad]) -> bool:
+        """Add a new experiment's quads unless its id was taken meanwhile (another process on
+        a shared store): one atomic conditional write; False when the id is taken."""
+        admin = self.uris.admin_graph
+        proof = next(q for q in quads if q.predicate == _q("ownerTokenHash"))
+        return self.store.add_unless(
+            Side.PRIVATE,
+            quads,
+            exists=f"GRAPH <{admin}> {{ <{ticket.uri}> {_p('status')} ?any }}",
+            proof=proof,
+        )
 
     def _allocate(
         self, now: datetime, *, status: Status, job: str | None
@@ -376,53 +393,68 @@ class ExperimentRepository:
         if not evals:
             raise BadRequest("an experiment needs at least one evaluation")
         now = timestamp()
+        record = ExperimentRecord(
+            experiment_id="",  # set below, once the id is known
+            evaluations=evals,
+            dataset=dataset,
+            started=started or now,
+            ended=ended or now,
+            software_version=software_version,
+            systems=tuple(systems),
+            uploads=tuple(uploads),
+        )
         with self.store.lock:
-            if ticket is None:
-                ticket, admin = self._allocate(now, status=Status.FINISHED, job=None)
-            else:
-                st = self.status(ticket.id)
-                if st.status is Status.FINISHED:
-                    raise Conflict(f"experiment {ticket.id} is already recorded")
-                # insert-only; the old status goes in _settle_status (finished outranks it)
-                admin = [
-                    Quad(
-                        node(ticket.uri),
-                        _q("status"),
-                        n.literal(Status.FINISHED.value),
-                        node(self.uris.admin_graph),
-                    )
-                ]
-            record = ExperimentRecord(
-                experiment_id=ticket.id,
-                evaluations=evals,
-                dataset=dataset,
-                started=started or now,
-                ended=ended or now,
-                software_version=software_version,
-                systems=tuple(systems),
-                uploads=tuple(uploads),
-            )
-            graph = self.uris.experiment_graph(ticket.id)
-            quads = experiment_quads(record, self.uris, graph)
-            if revision_of is not None:  # a re-scoring: a new revision, the old one stays
-                check_experiment_id(revision_of)
-                quads.append(
-                    Quad(
-                        node(ticket.uri),
-                        node(PROV + "wasRevisionOf"),
-                        node(self.uris.experiment(revision_of)),
-                        node(graph),
-                    )
+            if ticket is None:  # a new id, written with the experiment in one transaction
+                for _ in range(ID_ATTEMPTS):
+                    ticket, admin = self._allocate(now, status=Status.FINISHED, job=None)
+                    quads = self._graph_quads(record, ticket, admin, spec, revision_of)
+                    if self._add_new(ticket, [*quads, *admin]):
+                        return ticket
+                raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts")
+            st = self.status(ticket.id)
+            if st.status is Status.FINISHED:
+                raise Conflict(f"experiment {ticket.id} is already recorded")
+            # insert-only; the old status goes in _settle_status (finished outranks it)
+            admin = [
+                Quad(
+                    node(ticket.uri),
+                    _q("status"),
+                    n.literal(Status.FINISHED.value),
+                    node(self.uris.admin_graph),
                 )
-            if spec is not None:  # what ran, so that it can be run again (gerbil-qa rescore)
-                admin.append(
-                    Quad(node(ticket.uri), _q("spec"), n.literal(spec), node(self.uris.admin_graph))
-                )
+            ]
+            quads = self._graph_quads(record, ticket, admin, spec, revision_of)
             # one transaction: the experiment and its admin record
             self.store.add(Side.PRIVATE, [*quads, *admin])
-            if len(admin) == 1:
-                self._settle_status(ticket.id)
+            self._settle_status(ticket.id)
         return ticket
+
+    def _graph_quads(
+        self,
+        record: ExperimentRecord,
+        ticket: Ticket,
+        admin: list[Quad],
+        spec: str | None,
+        revision_of: str | None,
+    ) -> list[Quad]:
+        """The experiment graph of ``record`` under ``ticket``'s id (``admin`` gets the spec)."""
+        graph = self.uris.experiment_graph(ticket.id)
+        quads = experiment_quads(replace(record, experiment_id=ticket.id), self.uris, graph)
+        if revision_of is not None:  # a re-scoring: a new revision, the old one stays
+            check_experiment_id(revision_of)
+            quads.append(
+                Quad(
+                    node(ticket.uri),
+                    node(PROV + "wasRevisionOf"),
+                    node(self.uris.experiment(revision_of)),
+                    node(graph),
+                )
+            )
+        if spec is not None:  # what ran, so that it can be run again (gerbil-qa rescore)
+            admin.append(
+                Quad(node(ticket.uri), _q("spec"), n.literal(spec), node(self.uris.admin_graph))
+            )
+        return quads
 
     def _settle_status(self, experiment_id: str) -> None:
         """Drop the statuses a finished experiment had before (left by an insert-only record)."""

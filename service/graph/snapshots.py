@@ -124,8 +124,13 @@ def release(checkpoint: Path) -> None:
 def consistent_storage(location: str | Path, *, base: str | None = None) -> Iterator[Storage]:
     """The store at ``location`` for reading: opened as usual, or, when a running service
     holds it, a checkpoint the service takes now (read-only, as it was at that moment)."""
+    from service.graph.remote import is_remote
     from service.graph.store import open_checkpoint, open_storage
 
+    if is_remote(str(location)):  # no directory lock: every process reads the store itself
+        with open_storage(str(location), base=base) as remote:
+            yield remote
+        return
     try:
         storage: Storage | None = open_storage(location, base=base)
     except StoreBusy:

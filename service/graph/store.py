@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeAlias
 
 from service.errors import BadRequest, ServiceError
 from service.graph.adapter import QuadReader, Side, StoreAdapter
@@ -43,6 +44,7 @@ from service.graph.catalogue import CatalogueRepository
 from service.graph.dumps import STORE_MARKER
 from service.graph.embedded import EmbeddedStore
 from service.graph.experiments import ExperimentRepository
+from service.graph.remote import RemoteSettings, RemoteStore, is_remote
 from service.graph.uris import DEFAULT_BASE, GQA, Uris
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -81,17 +83,40 @@ class Storage:
         self.close()
 
 
-def check_location(location: str | Path | None) -> Path | None:
-    """A store location as a directory; a URL is refused (no remote store adapter yet)."""
+Location: TypeAlias = Path | str  # a store directory, or the http(s) URL of a remote store
+
+
+def check_location(location: str | Path | None) -> Location | None:
+    """A store location: a directory (a Path), an http(s) URL kept as text (a remote store,
+    :mod:`service.graph.remote`), None for in memory; another scheme is refused."""
     if location is None:
         return None
     text = str(location)
+    if is_remote(text):
+        return text
     if _SCHEME.match(text):
         raise BadRequest(
-            f"--store {text}: a remote SPARQL store is not supported yet; "
-            "give a directory for the embedded store"
+            f"--store {text}: expected a directory or an http(s) URL of a SPARQL store"
         )
     return Path(location)
+
+
+def work_dir_of(location: Location) -> Path:
+    """The local directory of a store's jobs and kept files: the directory itself, or a remote
+    store's work directory (``GERBIL_QA_WORK_DIR``)."""
+    if isinstance(location, str) and is_remote(location):
+        work = RemoteSettings.from_env(location).work_dir
+        assert work is not None  # from_env always names one
+        return work
+    return Path(location)
+
+
+def open_adapter(location: str | Path | None) -> StoreAdapter:
+    """The adapter for a location: a remote store for an http(s) URL (settings from the
+    environment, :mod:`service.graph.remote`), else the embedded store in that directory."""
+    if location is not None and is_remote(str(location)):
+        return RemoteStore(RemoteSettings.from_env(str(location)))
+    return EmbeddedStore(check_location(location))
 
 
 def open_storage(
@@ -100,10 +125,11 @@ def open_storage(
     base: str | None = DEFAULT_BASE,
     catalog: bool = True,
 ) -> Storage:
-    """Open (or create) the store at ``location`` (None: in memory), check its base (``None``:
-    the store's own, :data:`DEFAULT_BASE` for a new one), complete what a crash interrupted and
-    (re)load the vocabulary and, with ``catalog``, the built-in catalogue when they changed."""
-    adapter = EmbeddedStore(check_location(location))
+    """Open (or create) the store at ``location`` (a directory, an http(s) URL, None: in
+    memory), check its base (``None``: the store's own, :data:`DEFAULT_BASE` for a new one),
+    complete what a crash interrupted and (re)load the vocabulary and, with ``catalog``, the
+    built-in catalogue when they changed."""
+    adapter = open_adapter(location)
     try:
         uris = Uris(base or _marked_base(adapter) or DEFAULT_BASE)
         _check_base(adapter, uris.base)
@@ -133,6 +159,12 @@ def stored_base(location: str | Path) -> str | None:
     """The base a store directory was created with, read without taking the store's lock."""
     import pyoxigraph as ox
 
+    if is_remote(str(location)):
+        remote = RemoteStore(RemoteSettings.from_env(str(location)))
+        try:
+            return _marked_base(remote)
+        finally:
+            remote.close()
     private = Path(location) / "private"
     if not private.is_dir():
         return None

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import quote, unquote
 
+from service.errors import BadRequest
+
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 GERBIL = "http://w3id.org/gerbil/vocab#"
 DEFAULT_BASE = "http://localhost:8080/"
@@ -257,9 +259,13 @@ def finding_of(dataset_uri: str, n: int) -> str:
     return f"{dataset_uri}#finding-{n}"
 
 
+class InvalidExperimentId(BadRequest, ValueError):
+    """An experiment id that is not one: a clear 400 / CLI message, still a ValueError."""
+
+
 def check_experiment_id(experiment_id: str) -> str:
     if not EXPERIMENT_ID.match(experiment_id):
-        raise ValueError(f"not an experiment id (yyyyMMdd + 4 digits): {experiment_id!r}")
+        raise InvalidExperimentId(f"not an experiment id (yyyyMMdd + 4 digits): {experiment_id!r}")
     return experiment_id
 
 

@@ -32,9 +32,6 @@ def create_app(
 ) -> Flask:
     """Build the app. ``storage`` may be an open store on disk (tests preload one)."""
     from service.graph.store import open_storage
-    from service.web.isolation import DEFAULT_MECHANISMS
-    from service.web.public_view import PublicView
-    from service.web.query_pool import QueryPool
 
     cfg = config if isinstance(config, WebConfig) else load_config(config)
     if storage is None:
@@ -43,30 +40,14 @@ def create_app(
             path = Path(tempfile.mkdtemp(prefix="gerbil-qa-store-"))
         storage = open_storage(path, base=cfg.base)
     if storage.work_dir is None:
-        raise ServiceError("the web service needs a store on disk (--store DIR)")
+        raise ServiceError("the web service needs a store on disk (--store DIR or URL)")
     if storage.uris.base != cfg.base:
         raise ServiceError(f"the store uses base {storage.uris.base}, the service {cfg.base}")
 
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_upload_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    pool = QueryPool(
-        size=cfg.sparql_workers,
-        timeout=cfg.sparql_timeout,
-        queue_timeout=cfg.sparql_queue_timeout,
-        memory_mb=cfg.sparql_memory_mb,
-        long_slots=cfg.sparql_long_queries or None,
-        quick_seconds=cfg.sparql_quick_seconds,
-        # requests waiting for a long slot hold an HTTP thread each: keep most threads free
-        long_waiting=max(1, cfg.threads // 4),
-        isolation=DEFAULT_MECHANISMS if cfg.sparql_network_isolation else (),
-    )
-    view = PublicView(
-        storage.public,
-        work_dir=storage.work_dir / SNAPSHOT_DIR,
-        in_use=pool.snapshots_in_use,
-        on_refresh=pool.set_snapshot,
-    )
+    pool, view = _query_engine(cfg, storage)
     from service.web.cache import DocumentCache
 
     cache = DocumentCache(max_entries=cfg.page_cache_entries)
@@ -92,6 +73,12 @@ def create_app(
         from service.graph.snapshots import SnapshotService
 
         state.snapshots = SnapshotService(storage.store).start()
+    from service.graph.remote import RemoteStore
+
+    if isinstance(storage.store, RemoteStore):  # other replicas may write: follow their writes
+        from service.web.replicas import ChangeWatcher
+
+        state.watcher = ChangeWatcher(storage, on_change=state.refresh).start()
     app.extensions[EXTENSION] = state
     view.refresh()
     atexit.register(state.close)
@@ -115,6 +102,41 @@ def create_app(
 
         ensure_demo(state)
     return app
+
+
+def _query_engine(cfg: WebConfig, storage: Storage) -> tuple[Any, Any]:
+    """What runs public queries and what the endpoint reads them from: worker processes over
+    snapshots of the embedded store, or the remote store itself (remote_queries.py)."""
+    from service.graph.remote import RemoteStore
+
+    if isinstance(storage.store, RemoteStore):
+        from service.web.remote_queries import RemoteQueries, RemoteView
+
+        public = storage.store.public
+        return RemoteQueries(public, timeout=cfg.sparql_timeout), RemoteView(public)
+    from service.web.isolation import DEFAULT_MECHANISMS
+    from service.web.public_view import PublicView
+    from service.web.query_pool import QueryPool
+
+    assert storage.work_dir is not None
+    pool = QueryPool(
+        size=cfg.sparql_workers,
+        timeout=cfg.sparql_timeout,
+        queue_timeout=cfg.sparql_queue_timeout,
+        memory_mb=cfg.sparql_memory_mb,
+        long_slots=cfg.sparql_long_queries or None,
+        quick_seconds=cfg.sparql_quick_seconds,
+        # requests waiting for a long slot hold an HTTP thread each: keep most threads free
+        long_waiting=max(1, cfg.threads // 4),
+        isolation=DEFAULT_MECHANISMS if cfg.sparql_network_isolation else (),
+    )
+    view = PublicView(
+        storage.public,
+        work_dir=storage.work_dir / SNAPSHOT_DIR,
+        in_use=pool.snapshots_in_use,
+        on_refresh=pool.set_snapshot,
+    )
+    return pool, view
 
 
 def close_app(app: Flask) -> None:

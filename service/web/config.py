@@ -23,7 +23,7 @@ DEFAULT_BASE = "http://localhost:8080/"
 class WebConfig:
     """Everything the web layer can be told. Names map to ``GERBIL_QA_<NAME>`` in upper case."""
 
-    store: Path | None = None  # the Oxigraph store directory; None: an in-memory store (tests)
+    store: Path | str | None = None  # a store directory or a remote store's URL; None: in memory
     base: str = DEFAULT_BASE  # every minted URI starts with it; must end with "/"
     host: str = "127.0.0.1"
     port: int = 8080
@@ -124,7 +124,7 @@ def load_config(
         if value is None:
             out[name] = None
         elif name == "store":
-            from service.graph.store import check_location  # a URL: refused, not a folder
+            from service.graph.store import check_location  # a directory or a store's URL
 
             out[name] = check_location(value)
         elif name in ("base", "host", "admin_token", "kbs", "allow_networks"):

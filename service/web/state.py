@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from service.web.config import WebConfig
     from service.web.public_view import PublicView
     from service.web.query_pool import QueryPool
+    from service.web.remote_queries import RemoteQueries, RemoteView
+    from service.web.replicas import ChangeWatcher
 
 EXTENSION = "gerbil_qa"
 
@@ -25,17 +27,23 @@ class Services:
 
     config: WebConfig
     storage: Storage
-    view: PublicView
-    pool: QueryPool
+    view: PublicView | RemoteView
+    pool: QueryPool | RemoteQueries
     runner: ExperimentRunner
     cache: DocumentCache
     results: DocumentCache
     snapshots: SnapshotService | None = None  # answers `gerbil-qa export/check` while serving
+    watcher: ChangeWatcher | None = None  # a remote store: other replicas' public writes
 
     def changed(self) -> None:
         """After a *public* write (a publication, a new dataset version, a catalogue dataset's
-        questions): drop cached pages and results, take a new snapshot for the endpoint.
-        Writes of private experiments (status, progress, results) need none of it."""
+        questions): drop cached pages and results, take a new snapshot for the endpoint (the
+        other replicas of a remote store follow by its change token, ``replicas.py``). Writes
+        of private experiments (status, progress, results) need none of it."""
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Drop cached pages and results and take a new snapshot (the public data changed)."""
         self.cache.clear()
         self.view.refresh()
         # Pages or results made while the snapshot was taken may predate the write.
@@ -43,6 +51,8 @@ class Services:
         self.results.clear()
 
     def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
         if self.snapshots is not None:
             self.snapshots.close()
         self.runner.close()

@@ -1,0 +1,412 @@
+"""The remote store adapter: the two datasets in SPARQL stores the operators run.
+
+``--store http://host:7878`` (or ``GERBIL_QA_STORE``) names the **public** dataset;
+``GERBIL_QA_PRIVATE_STORE`` names a second one for the **private** dataset (unpublished
+experiments and the admin graph). Two datasets, not one with access rules: the public endpoint
+forwards queries to the public dataset only, so no query (``GRAPH ?g``, ``FROM NAMED``, protocol
+dataset parameters) can reach a private graph, whatever the store's own access control. Each is
+a store speaking SPARQL 1.1 Query, Update and the Graph Store Protocol; where they are under the
+URL is a *layout* (:data:`LAYOUTS`, ``GERBIL_QA_STORE_LAYOUT``): Oxigraph's server (``query``,
+``update``, ``store``), Fuseki (``sparql``, ``update``, ``data``), Virtuoso (``sparql``,
+``sparql``, ``sparql-graph-crud``). Credentials: ``GERBIL_QA_STORE_USER`` and
+``GERBIL_QA_STORE_PASSWORD`` (HTTP Basic, or Digest with ``GERBIL_QA_STORE_AUTH=digest``, as
+Virtuoso's ``sparql-auth`` wants).
+
+Every write is one SPARQL Update request (``INSERT DATA`` for added quads), which SPARQL 1.1
+Update applies atomically: an experiment is written whole or not at all, whatever happens to
+this process. Reads are SPARQL queries whose results pyoxigraph parses, so the repositories get
+the same result objects as from the embedded store; a whole graph comes by the Graph Store
+Protocol as N-Triples.
+
+Job state, kept answer files and the like stay in a local directory (``GERBIL_QA_WORK_DIR``,
+default ``~/.local/state/gerbil-qa/HOST_PORT``); replicas of one deployment share it (a
+directory on one machine, a volume across machines), see :mod:`service.experiments.claims`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pyoxigraph import DefaultGraph
+
+from service.errors import BadRequest, ServiceError
+from service.graph.adapter import QuadReader, Side
+from service.graph.dumps import STORE_MARKER
+from service.graph.uris import GQA
+
+ENV_PRIVATE = "GERBIL_QA_PRIVATE_STORE"
+CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph
+RESULTS_JSON = "application/sparql-results+json"
+N_TRIPLES = "application/n-triples"
+N_QUADS = "application/n-quads"
+
+# Where query, update and Graph Store Protocol are under a store's URL.
+LAYOUTS: dict[str, tuple[str, str, str]] = {
+    "oxigraph": ("query", "update", "store"),
+    "fuseki": ("sparql", "update", "data"),
+    "virtuoso": ("sparql", "sparql", "sparql-graph-crud"),
+}
+
+_URL = re.compile(r"^https?://", re.IGNORECASE)
+
+
+def is_remote(location: object) -> bool:
+    """True for an http(s) URL (a remote store), False for a directory."""
+    return isinstance(location, str) and bool(_URL.match(location))
+
+
+class StoreUnavailable(ServiceError):
+    """The remote store did not answer, or answered with an error."""
+
+    status = 503
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteSettings:
+    """How to reach the two datasets (from ``GERBIL_QA_*`` variables, see the module docstring)."""
+
+    public: str
+    private: str
+    layout: str = "oxigraph"
+    user: str | None = None
+    password: str | None = None
+    auth: str = "basic"
+    timeout: float = 60.0
+    work_dir: Path | None = None
+
+    @classmethod
+    def from_env(cls, public: str, env: Mapping[str, str] | None = None) -> RemoteSettings:
+        env = os.environ if env is None else env
+        private = env.get(ENV_PRIVATE, "").strip()
+        if not private:
+            raise BadRequest(
+                f"--store {public}: a remote store needs a second dataset for unpublished "
+                f"experiments: set {ENV_PRIVATE} to its URL (another Oxigraph server or Fuseki "
+                "dataset; the first one is what the public endpoint serves)"
+            )
+        if not is_remote(private):
+            raise BadRequest(f"{ENV_PRIVATE}={private}: expected an http(s) URL")
+        if private.rstrip("/") == public.rstrip("/"):
+            raise BadRequest(
+                f"{ENV_PRIVATE} names the same dataset as --store ({public}): unpublished "
+                "experiments would be public"
+            )
+        layout = env.get("GERBIL_QA_STORE_LAYOUT", "oxigraph").strip().lower()
+        if layout not in LAYOUTS:
+            raise BadRequest(
+                f"GERBIL_QA_STORE_LAYOUT={layout}: expected one of {', '.join(LAYOUTS)}"
+            )
+        auth = env.get("GERBIL_QA_STORE_AUTH", "basic").strip().lower()
+        if auth not in ("basic", "digest"):
+            raise BadRequest(f"GERBIL_QA_STORE_AUTH={auth}: expected basic or digest")
+        try:
+            timeout = float(env.get("GERBIL_QA_STORE_TIMEOUT", "60"))
+        except ValueError:
+            raise BadRequest("GERBIL_QA_STORE_TIMEOUT: expected seconds") from None
+        work = env.get("GERBIL_QA_WORK_DIR", "").strip()
+        return cls(
+            public=public,
+            private=private,
+            layout=layout,
+            user=env.get("GERBIL_QA_STORE_USER") or None,
+            password=env.get("GERBIL_QA_STORE_PASSWORD") or None,
+            auth=auth,
+            timeout=timeout,
+            work_dir=Path(work) if work else default_work_dir(public),
+        )
+
+
+def default_work_dir(url: str) -> Path:
+    """``$XDG_STATE_HOME/gerbil-qa/HOST_PORT_PATH`` (replicas on one machine share it)."""
+    parts = urlsplit(url)
+    name = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{parts.hostname}_{parts.port or ''}{parts.path}")
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "gerbil-qa" / name.strip("_")
+
+
+class RemoteDataset:
+    """One remote dataset, read as a :class:`~service.graph.adapter.QuadReader`."""
+
+    def __init__(self, url: str, settings: RemoteSettings, session: Any) -> None:
+        query, update, store = LAYOUTS[settings.layout]
+        root = url.rstrip("/") + "/"
+        self.url = url
+        self.query_url = root + query
+        self.update_url = root + update
+        self.store_url = root + store
+        self._session = session
+        self._timeout = settings.timeout
+
+    # -- reading -------------------------------------------------------------------------
+    def query(self, query: str, **options: Any) -> Any:
+        """Run a query; SELECT/ASK results parsed by pyoxigraph, CONSTRUCT as a list of triples."""
+        import pyoxigraph as ox
+
+        params: list[tuple[str, str]] = []
+        if options.get("default_graph") is not None:
+            params += [("default-graph-uri", _iri(g)) for g in options["default_graph"]]
+        if options.get("named_graphs") is not None:
+            params += [("named-graph-uri", _iri(g)) for g in options["named_graphs"]]
+        if options.get("use_default_graph_as_union"):
+            params.append(("union-default-graph", ""))  # Oxigraph server's extension
+        if options.get("base_iri"):
+            query = f"BASE <{options['base_iri']}>\n{query}"
+        response = self._post(
+            self.query_url,
+            {"query": query},
+            params=params,
+            accept=f"{RESULTS_JSON}, {N_TRIPLES};q=0.9",
+        )
+        media = response.headers.get("Content-Type", "").split(";")[0].strip()
+        if media == N_TRIPLES:
+            return [q.triple for q in ox.parse(response.content, format=ox.RdfFormat.N_TRIPLES)]
+        return ox.parse_query_results(response.content, format=ox.QueryResultsFormat.JSON)
+
+    def quads_for_pattern(
+        self, subject: Any, predicate: Any, object: Any, graph_name: Any = None
+    ) -> Iterator[Any]:
+        import pyoxigraph as ox
+
+        if subject is None and predicate is None and object is None:
+            if isinstance(graph_name, ox.NamedNode | ox.DefaultGraph):
+                return iter(self._graph(graph_name))
+            if graph_name is None:
+                whole = self._dataset()
+                if whole is not None:
+                    return iter(whole)
+        # A blank node cannot be named in a query (its label would be a variable): ask for
+        # every node in its place and keep the one (stores such as Oxigraph's keep labels).
+        given = dict(zip("spo", (subject, predicate, object), strict=True))
+        blank = {k: v for k, v in given.items() if _is_blank(v)}
+        terms = {k: None if k in blank else v for k, v in given.items()}
+        pattern = " ".join(f"?{k}" if v is None else str(v) for k, v in terms.items()) + " ."
+        wanted = [f"?{k}" for k, v in terms.items() if v is None]
+        select = " ".join(wanted) if wanted else "*"
+        if isinstance(graph_name, ox.DefaultGraph):
+            text = f"SELECT {select} WHERE {{ {pattern} }}"
+        elif graph_name is not None:
+            text = f"SELECT {select} WHERE {{ GRAPH {graph_name} {{ {pattern} }} }}"
+        else:
+            text = (
+                f"SELECT {select} ?g WHERE {{ {{ {pattern} }} UNION "
+                f"{{ GRAPH ?g {{ {pattern} }} }} }}"
+            )
+            if not wanted:
+                text = text.replace("SELECT * ?g", "SELECT ?g")
+        rows = self.query(text)
+        default = ox.DefaultGraph()
+        out: list[Any] = []
+        for row in rows:
+            s, p, o = (terms[k] or row[k] for k in ("s", "p", "o"))
+            if blank and any(row[k] != v for k, v in blank.items()):
+                continue
+            g = graph_name if graph_name is not None else row["g"]
+            out.append(ox.Quad(s, p, o, g if g is not None else default))
+        return iter(out)
+
+    def _graph(self, graph_name: Any) -> list[Any]:
+        """A whole graph by the Graph Store Protocol (one streamed N-Triples document)."""
+        import pyoxigraph as ox
+
+        params = {"default": ""} if isinstance(graph_name, ox.DefaultGraph) else None
+        if params is None:
+            params = {"graph": graph_name.value}
+        response = self._request("GET", self.store_url, params=params, accept=N_TRIPLES)
+        if response.status_code == 404:
+            return []
+        _raise_for(response, self.store_url)
+        return [
+            ox.Quad(q.subject, q.predicate, q.object, graph_name)
+            for q in ox.parse(response.content, format=ox.RdfFormat.N_TRIPLES)
+        ]
+
+    def _dataset(self) -> list[Any] | None:
+        """The whole dataset as N-Quads by the Graph Store Protocol where the store offers it
+        (Oxigraph, Fuseki); None where it does not (then a query reads it)."""
+        import pyoxigraph as ox
+
+        response = self._request("GET", self.store_url, accept=N_QUADS)
+        media = response.headers.get("Content-Type", "").split(";")[0].strip()
+        if response.status_code != 200 or media != N_QUADS:
+            return None
+        return list(ox.parse(response.content, format=ox.RdfFormat.N_QUADS))
+
+    def contains_named_graph(self, graph_name: Any) -> bool:
+        return bool(self.query(f"ASK {{ GRAPH {graph_name} {{ ?s ?p ?o }} }}"))
+
+    def named_graphs(self) -> Iterator[Any]:
+        rows = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+        return iter([row["g"] for row in rows])
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.quads_for_pattern(None, None, None)
+
+    # -- writing -------------------------------------------------------------------------
+    def update(self, text: str) -> None:
+        """One SPARQL 1.1 Update request: applied whole or not at all."""
+        self._post(self.update_url, {"update": text})
+
+    # -- HTTP ----------------------------------------------------------------------------
+    def _post(
+        self,
+        url: str,
+        form: dict[str, str],
+        *,
+        params: Sequence[tuple[str, str]] = (),
+        accept: str = "*/*",
+    ) -> Any:
+        response = self._request("POST", url, data=form, params=list(params), accept=accept)
+        _raise_for(response, url)
+        return response
+
+    def _request(self, method: str, url: str, *, accept: str, **kwargs: Any) -> Any:
+        import requests
+
+        try:
+            return self._session.request(
+                method, url, headers={"Accept": accept}, timeout=self._timeout, **kwargs
+            )
+        except requests.RequestException as err:
+            raise StoreUnavailable(f"the store at {self.url} did not answer: {err}") from err
+
+
+def _raise_for(response: Any, url: str) -> None:
+    if response.status_code >= 400:
+        text = response.text.strip().splitlines()
+        detail = text[0][:300] if text else response.reason
+        raise StoreUnavailable(f"the store at {url} answered {response.status_code}: {detail}")
+
+
+def _is_blank(term: Any) -> bool:
+    import pyoxigraph as ox
+
+    return isinstance(term, ox.BlankNode)
+
+
+def _iri(value: Any) -> str:
+    return str(getattr(value, "value", value))
+
+
+def insert_data(quads: Sequence[Any]) -> str:
+    """``INSERT DATA`` of pyoxigraph quads; a blank node label names one node across the
+    whole request."""
+    return "INSERT DATA {\n" + _quad_block(quads) + "\n}"
+
+
+def _quad_block(quads: Sequence[Any]) -> str:
+    """Quads as a SPARQL quad block, grouped by graph (their str() is N-Triples syntax)."""
+    by_graph: dict[Any, list[str]] = {}
+    for q in quads:
+        by_graph.setdefault(q.graph_name, []).append(f"{q.subject} {q.predicate} {q.object} .")
+    parts = []
+    for graph, lines in by_graph.items():
+        body = "\n".join(lines)
+        parts.append(body if isinstance(graph, DefaultGraph) else f"GRAPH {graph} {{\n{body}\n}}")
+    return "\n".join(parts)
+
+
+class RemoteStore:
+    """A :class:`~service.graph.adapter.StoreAdapter` over two remote datasets."""
+
+    def __init__(self, settings: RemoteSettings) -> None:
+        import requests
+        from requests.adapters import HTTPAdapter
+
+        self.settings = settings
+        session = requests.Session()
+        session.trust_env = False  # the operator's store, not whatever proxy the shell names
+        pool = HTTPAdapter(pool_connections=4, pool_maxsize=32)
+        session.mount("http://", pool)
+        session.mount("https://", pool)
+        if settings.user is not None:
+            from requests.auth import HTTPBasicAuth, HTTPDigestAuth
+
+            auth = HTTPDigestAuth if settings.auth == "digest" else HTTPBasicAuth
+            session.auth = auth(settings.user, settings.password or "")
+        self._session = session
+        # typed Any like the embedded store's (the protocol's attributes are QuadReaders)
+        self.public: Any = RemoteDataset(settings.public, settings, session)
+        self.private: Any = RemoteDataset(settings.private, settings, session)
+        self.lock = threading.RLock()
+        self.written_token: str | None = None  # the last change token this process wrote
+        if settings.work_dir is not None:
+            settings.work_dir.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def location(self) -> str:
+        return self.settings.public
+
+    @property
+    def work_dir(self) -> Path | None:
+        return self.settings.work_dir
+
+    @property
+    def read_only(self) -> bool:
+        return False
+
+    def reader(self, side: Side) -> RemoteDataset:
+        return self.public if side is Side.PUBLIC else self.private
+
+    def add(self, side: Side, quads: Sequence[Any]) -> None:
+        if quads:
+            self.reader(side).update(insert_data(quads))
+            self._changed(side)
+
+    def update(self, side: Side, update: str) -> None:
+        self.reader(side).update(update)
+        self._changed(side)
+
+    def add_unless(self, side: Side, quads: Sequence[Any], *, exists: str, proof: Any) -> bool:
+        # One update is one transaction for the store: of two processes inserting under the
+        # same condition, one finds it true. The proof tells which one that was.
+        dataset = self.reader(side)
+        template = _quad_block(quads)
+        dataset.update(f"INSERT {{\n{template}\n}} WHERE {{ FILTER NOT EXISTS {{ {exists} }} }}")
+        pattern = f"{proof.subject} {proof.predicate} {proof.object}"
+        if not isinstance(proof.graph_name, DefaultGraph):
+            pattern = f"GRAPH {proof.graph_name} {{ {pattern} }}"
+        added = bool(dataset.query(f"ASK {{ {pattern} }}"))
+        if added:
+            self._changed(side)
+        return added
+
+    @property
+    def shared(self) -> bool:
+        return True
+
+    # -- telling other processes that the public dataset changed -------------------------
+    def _changed(self, side: Side) -> None:
+        """After a public write, a new change token in the private dataset: the replicas
+        (:mod:`service.web.replicas`) drop their caches when they see it."""
+        if side is not Side.PUBLIC:
+            return
+        import secrets
+
+        token = secrets.token_hex(8)
+        marker, prop = f"<{STORE_MARKER}>", f"<{CHANGE_TOKEN}>"
+        self.private.update(
+            f'DELETE WHERE {{ {marker} {prop} ?t }} ;\nINSERT DATA {{ {marker} {prop} "{token}" }}'
+        )
+        self.written_token = token
+
+    def change_token(self) -> str | None:
+        """The newest public change token (None before the first public write)."""
+        rows = self.private.query(f"SELECT ?t WHERE {{ <{STORE_MARKER}> <{CHANGE_TOKEN}> ?t }}")
+        return next((row["t"].value for row in rows), None)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[tuple[QuadReader, QuadReader]]:
+        # Two servers offer no common snapshot: each query reads one consistent state of its
+        # dataset; dumps and checks read the datasets one after the other.
+        yield self.public, self.private
+
+    def close(self) -> None:
+        self._session.close()

@@ -1,0 +1,191 @@
+"""The public endpoint and documents over a remote store (:mod:`service.graph.remote`).
+
+With the embedded store, queries run in worker processes over snapshots of the public store
+(``query_pool.py``, ``public_view.py``). With a remote store, the store is the engine: the
+endpoint checks a query by the same rules (``sparql_guard``: no ``SERVICE``, size and depth
+limits) and forwards it to the **public** dataset only, asking for the format it negotiated, and
+passes the store's bytes on, cut at the result-size limit and the time limit. The private
+dataset is another store that this path never names, so no query can reach it. Documents of
+resources are written here from the public dataset.
+
+:class:`RemoteQueries` and :class:`RemoteView` stand where :class:`~service.web.query_pool.
+QueryPool` and :class:`~service.web.public_view.PublicView` stand for the embedded store (the
+same few methods), so the endpoint has one code path.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from service.errors import ServiceError
+from service.graph.remote import RemoteDataset, StoreUnavailable
+from service.web.query_pool import DocumentJob, QueryJob, QueryOutcome, QueryTimeout
+
+log = logging.getLogger(__name__)
+
+CHUNK = 64 * 1024
+
+
+class RemoteQueries:
+    """Runs endpoint queries and resource documents against the public remote dataset."""
+
+    def __init__(self, public: RemoteDataset, *, timeout: float, session: Any = None) -> None:
+        import requests
+        from requests.adapters import HTTPAdapter
+
+        self.public = public
+        self.timeout = timeout
+        self.snapshot: str | None = public.url  # the pool's "ready" marker
+        if session is None:
+            session = requests.Session()
+            session.trust_env = False
+            adapter = HTTPAdapter(pool_connections=2, pool_maxsize=64)
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+        self._session = session
+        self._busy = 0
+        self._lock = threading.Lock()
+
+    def run(
+        self, job: QueryJob | DocumentJob, *, wait: float | None = None, shape: int | None = None
+    ) -> QueryOutcome:
+        if isinstance(job, DocumentJob):
+            from service.web.query_pool import _run_document
+
+            return _run_document(self.public, job)
+        return self._query(job)
+
+    def _query(self, job: QueryJob) -> QueryOutcome:
+        import requests
+
+        accept, by_media = _accepted(job)
+        if not accept:
+            raise ServiceError("no acceptable media type for this result", status=406)
+        text = f"BASE <{job.base_iri}>\n{job.query}" if job.base_iri else job.query
+        params: list[tuple[str, str]] = []
+        if job.default_graphs is not None or job.named_graphs is not None:
+            params += [("default-graph-uri", g) for g in job.default_graphs or ()]
+            params += [("named-graph-uri", g) for g in job.named_graphs or ()]
+            if not job.default_graphs:  # SPARQL 1.1 Protocol: an absent one means empty
+                params.append(("default-graph-uri", "urn:gerbil-qa:empty"))
+        try:
+            with self._session.post(
+                self.public.query_url,
+                data={"query": text},
+                params=params,
+                headers={"Accept": ", ".join(accept)},
+                timeout=(5.0, self.timeout),
+                stream=True,
+            ) as response:
+                if response.status_code >= 400:
+                    raise _refused(response)
+                media = response.headers.get("Content-Type", "").split(";")[0].strip()
+                found = by_media.get(media)
+                if found is None:
+                    raise StoreUnavailable(f"the store answered {media or 'no media type'}")
+                kind, member = found
+                body = _read_limited(response, job.max_bytes)
+        except requests.Timeout:
+            raise QueryTimeout(
+                f"the query ran longer than the limit of {self.timeout:g} s and was stopped"
+            ) from None
+        except requests.RequestException as err:
+            raise StoreUnavailable(f"the store did not answer: {err}") from err
+        if kind == "solutions" and _is_boolean(body, member):
+            kind = "boolean"
+        return QueryOutcome(kind=kind, body=body, format=member)
+
+    # what the pool offers besides run() (the endpoint and the tests ask)
+    def set_snapshot(self, path: str) -> None:
+        pass
+
+    def snapshots_in_use(self) -> set[str]:
+        return set()
+
+    def pids(self) -> set[int]:
+        return set()
+
+    def busy_pids(self) -> set[int]:
+        return set()
+
+    def close(self) -> None:
+        self._session.close()
+
+
+def _accepted(job: QueryJob) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """The media types to ask for and, per media type, (kind, pyoxigraph member name)."""
+    from service import mediatypes
+
+    accept: list[str] = []
+    by_media: dict[str, tuple[str, str]] = {}
+    if job.results_format is not None:
+        results = next(s for s in mediatypes.RESULTS_SYNTAXES if s.oxigraph == job.results_format)
+        accept.append(results.media_type)
+        by_media[results.media_type] = ("solutions", job.results_format)
+    if job.rdf_format is not None:
+        rdf = next(s for s in mediatypes.RDF_SYNTAXES if s.oxigraph == job.rdf_format)
+        accept.append(rdf.media_type)
+        by_media[rdf.media_type] = ("triples", job.rdf_format)
+    return accept, by_media
+
+
+def _read_limited(response: Any, limit: int) -> bytes:
+    parts: list[bytes] = []
+    size = 0
+    for chunk in response.iter_content(CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise ServiceError(
+                f"the result is larger than {limit} bytes; add a LIMIT or ask for less",
+                status=413,
+            )
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _is_boolean(body: bytes, member: str) -> bool:
+    head = body[:512]
+    if member == "JSON":
+        return b'"boolean"' in head
+    if member == "XML":
+        return b"<boolean" in head
+    return False
+
+
+def _refused(response: Any) -> ServiceError:
+    """The store's 4xx is the client's (a syntax or evaluation error); 5xx is ours."""
+    text = response.text.strip().splitlines()
+    detail = (text[0] if text else response.reason)[:500]
+    if 400 <= response.status_code < 500:
+        return ServiceError(f"query failed: {detail}", status=400)
+    return StoreUnavailable(f"the store answered {response.status_code}: {detail}")
+
+
+class RemoteView:
+    """The public graphs' names for the endpoint's service description, read when first asked
+    after a change; nothing to snapshot: the remote store serves each query from its current
+    state."""
+
+    def __init__(self, public: RemoteDataset) -> None:
+        self._public = public
+        self.path: str | None = public.url
+        self._graphs: frozenset[str] | None = None
+
+    @property
+    def graphs(self) -> frozenset[str]:
+        import pyoxigraph as ox
+
+        if self._graphs is None:
+            self._graphs = frozenset(
+                g.value for g in self._public.named_graphs() if isinstance(g, ox.NamedNode)
+            )
+        return self._graphs
+
+    def refresh(self) -> str:
+        self._graphs = None
+        return self._public.url
+
+    def close(self) -> None:
+        pass

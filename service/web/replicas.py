@@ -1,0 +1,71 @@
+"""Several ``serve`` processes on one remote store: each follows the others' public writes.
+
+Every public write through a remote store leaves a new change token in the private dataset
+(:meth:`~service.graph.remote.RemoteStore._changed`): whoever wrote it (another replica, or
+``gerbil-qa publish`` from a shell). :class:`ChangeWatcher` reads the token every
+``interval`` seconds and, when another process wrote it, drops this replica's cached pages and
+results; so a publication shows on every replica within about ``interval`` seconds. A token
+read costs one small query on the private store.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from service.graph.store import Storage
+
+log = logging.getLogger(__name__)
+
+INTERVAL = 1.0  # seconds between two reads of the change token
+
+
+class ChangeWatcher:
+    """See the module docstring."""
+
+    def __init__(
+        self, storage: Storage, *, on_change: Callable[[], object], interval: float = INTERVAL
+    ) -> None:
+        from service.graph.remote import RemoteStore
+
+        assert isinstance(storage.store, RemoteStore)
+        self.store: RemoteStore = storage.store
+        self.on_change: Callable[[], object] = on_change
+        self.interval: float = interval
+        self.seen: str | None = self.store.change_token()
+        self.refreshes: int = 0  # for tests and monitoring
+        self._stop: threading.Event = threading.Event()
+        self._thread: threading.Thread = threading.Thread(
+            target=self._run, name="gqa-replicas", daemon=True
+        )
+
+    def start(self) -> ChangeWatcher:
+        self._thread.start()
+        return self
+
+    def check(self) -> bool:
+        """Read the token once; True when another process changed the public data."""
+        token = self.store.change_token()
+        if token == self.seen:
+            return False
+        self.seen = token
+        if token is not None and token == self.store.written_token:
+            return False  # this process's own write: it refreshed already
+        self.refreshes += 1
+        self.on_change()
+        return True
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.check()
+            except Exception as err:  # the store may be down for a while: keep watching
+                log.warning("reading the public change token failed: %s", err)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)

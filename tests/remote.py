@@ -1,0 +1,120 @@
+"""Real remote stores for the tests: Oxigraph servers (the ``oxigraph`` PyPI package's
+``oxigraph serve``) on 127.0.0.1, one for the public dataset and one for the private one, as a
+deployment on a remote store runs them (:mod:`service.graph.remote`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+
+OXIGRAPH = Path(sys.executable).parent / "oxigraph"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class OxigraphServer:
+    url: str
+    process: subprocess.Popen
+
+    def query(self, text: str) -> list[dict[str, str]]:
+        """A SELECT on the server itself (not through GERBIL QA): rows of plain values."""
+        response = requests.post(
+            self.url + "query",
+            data={"query": text},
+            headers={"Accept": "application/sparql-results+json"},
+            timeout=30,
+        )
+        response.raise_for_status()
+        return [
+            {k: v["value"] for k, v in row.items()}
+            for row in response.json()["results"]["bindings"]
+        ]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+
+def start_oxigraph(location: Path) -> OxigraphServer:
+    port = free_port()
+    process = subprocess.Popen(
+        [str(OXIGRAPH), "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    for _ in range(200):
+        with contextlib.suppress(requests.ConnectionError):
+            requests.get(url + "query", params={"query": "ASK {}"}, timeout=2)
+            return OxigraphServer(url, process)
+        if process.poll() is not None:
+            raise RuntimeError(f"oxigraph serve exited with {process.returncode}")
+        time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("oxigraph serve did not start")
+
+
+@dataclass
+class RemotePair:
+    """The two datasets of one deployment and the settings that name them."""
+
+    public: OxigraphServer
+    private: OxigraphServer
+    work_dir: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "GERBIL_QA_PRIVATE_STORE": self.private.url,
+            "GERBIL_QA_WORK_DIR": str(self.work_dir),
+        }
+
+    @property
+    def url(self) -> str:
+        return self.public.url
+
+
+@contextlib.contextmanager
+def remote_pair(directory: Path) -> Iterator[RemotePair]:
+    public = start_oxigraph(directory / "public")
+    try:
+        private = start_oxigraph(directory / "private")
+        try:
+            yield RemotePair(public, private, directory / "work")
+        finally:
+            private.stop()
+    finally:
+        public.stop()
+
+
+@contextlib.contextmanager
+def environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``os.environ`` with ``values`` set, as it was afterwards."""
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in old.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
