@@ -94,6 +94,7 @@ class RemotePair:
 
 @contextlib.contextmanager
 def remote_pair(directory: Path) -> Iterator[RemotePair]:
+    directory.mkdir(parents=True, exist_ok=True)
     public = start_oxigraph(directory / "public")
     try:
         private = start_oxigraph(directory / "private")

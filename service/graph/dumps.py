@@ -80,7 +80,8 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
     uris = storage.uris
     marker = ox.NamedNode(STORE_MARKER)
     bases = {
-        str(getattr(q.object, "value", "")) for q in scratch.quads_for_pattern(marker, None, None)
+        str(getattr(q.object, "value", ""))
+        for q in scratch.quads_for_pattern(marker, ox.NamedNode(GQA + "base"), None)
     }
     if bases and bases != {uris.base}:
         raise BadRequest(f"the dump was made with base {', '.join(bases)}, not {uris.base}")

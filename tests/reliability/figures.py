@@ -88,12 +88,15 @@ class Served:
     """``gerbil-qa serve`` in a subprocess on 127.0.0.1 (the real server as an operator runs
     it), stopped with SIGKILL or SIGTERM."""
 
-    def __init__(self, store: Path, *, demo: bool = False, **env: str) -> None:
+    def __init__(
+        self, store: Path | str, *, demo: bool = False, base: str | None = None, **env: str
+    ) -> None:
         from tests.web.conftest import free_port
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
-        args = ["serve", "--store", str(store), "--port", str(self.port), "--base", self.url]
+        self.base = base or self.url  # replicas share one base (the proxy's), not their URL
+        args = ["serve", "--store", str(store), "--port", str(self.port), "--base", self.base]
         self.process = start_cli(*args, *([] if demo else ["--no-demo"]), **env)
         deadline = time.monotonic() + 60
         while True:

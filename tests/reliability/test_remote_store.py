@@ -1,0 +1,142 @@
+"""The command line on a remote store (issue 14): two real Oxigraph servers (``oxigraph serve``)
+hold the public and the private dataset; ``gerbil-qa`` runs in subprocesses with
+``--store http://…`` and ``GERBIL_QA_PRIVATE_STORE``.
+
+- an experiment recorded on the remote store is the experiment the embedded store records
+  (the same graph, compared canonically), and evaluate, publish, rescore, export, import and
+  check all work on it, the data landing in the servers themselves;
+- kill -9 of ``evaluate --store URL`` at random points leaves nothing partial (one SPARQL
+  Update per experiment), as on the embedded store.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.graph.store import open_storage
+from tests.reliability.figures import cli, scaled
+from tests.reliability.test_kill9 import (  # noqa: F401  (the fixture, used here too)
+    QUESTIONS,
+    Tally,
+    _evaluate_args,
+    _kill_after,
+    _kills,
+    _timed,
+    files,
+    partial_experiments,
+)
+from tests.remote import RemotePair, environment, remote_pair
+
+KILLS = scaled(6, 50)
+
+
+@pytest.fixture()
+def pair(tmp_path: Path) -> Iterator[RemotePair]:
+    with remote_pair(tmp_path) as running, environment(running.env):
+        yield running
+
+
+def _ok(*args: str) -> str:
+    done = cli(*args, timeout=180)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done.stdout + done.stderr
+
+
+def _canonical(quads: list) -> set[str]:
+    """The quads, blank nodes canonically named, without the times of the run (which differ
+    from run to run)."""
+    import pyoxigraph as ox
+
+    timed = {"http://www.w3.org/2001/XMLSchema#dateTime", "http://www.w3.org/2001/XMLSchema#date"}
+    kept = [
+        q
+        for q in quads
+        if not (isinstance(q.object, ox.Literal) and q.object.datatype.value in timed)
+    ]
+    dataset = ox.Dataset(kept)
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
+    return {str(q) for q in dataset}
+
+
+def test_an_experiment_on_a_remote_store_is_the_embedded_one_and_every_command_works(
+    files: dict[str, Path], pair: RemotePair, tmp_path: Path
+) -> None:
+    embedded = tmp_path / "embedded"
+    _ok(*_evaluate_args(files, embedded))
+    _ok(*_evaluate_args(files, pair.url))  # type: ignore[arg-type]  # a URL
+    with open_storage(embedded, base=None) as local, open_storage(pair.url, base=None) as remote:
+        (here,) = local.experiments.listing(include_private=True)
+        (there,) = remote.experiments.listing(include_private=True)
+        assert here.id == there.id and there.status == "finished" and not there.public
+        assert _canonical(local.experiments.quads(here.id)) == _canonical(
+            remote.experiments.quads(there.id)
+        )
+        eid = there.id
+    # the private dataset's server holds it; the public one does not
+    graph = f"http://localhost:8080/graph/experiment/{eid}"
+    ask = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+    assert int(pair.private.query(ask)[0]["n"]) > 1000
+    assert int(pair.public.query(ask)[0]["n"]) == 0
+
+    _ok("publish", eid, "--store", pair.url)
+    assert int(pair.public.query(ask)[0]["n"]) > 1000
+    assert int(pair.private.query(ask)[0]["n"]) == 0
+    rescored = _ok("rescore", eid, "--store", pair.url, "--profile", "fair")
+    assert "revision" in rescored.lower() or eid in rescored
+    dump = tmp_path / "dump.nq"
+    _ok("export", "--store", pair.url, "--output", str(dump))
+    assert "0 violation(s)" in _ok("check", "--store", pair.url)
+
+    # the dump restores into another remote store: the same experiments, the same graphs
+    with remote_pair(tmp_path / "second") as second, environment(second.env):
+        _ok("import", str(dump), "--store", second.url)
+        assert "0 violation(s)" in _ok("check", "--store", second.url)
+        with open_storage(pair.url, base=None) as a, open_storage(second.url, base=None) as b:
+            before = {
+                (s.id, s.status, s.public) for s in a.experiments.listing(include_private=True)
+            }
+            after = {
+                (s.id, s.status, s.public) for s in b.experiments.listing(include_private=True)
+            }
+            assert before == after and len(before) == 2
+            for eid_, _, _ in before:
+                assert _canonical(a.experiments.quads(eid_)) == _canonical(
+                    b.experiments.quads(eid_)
+                )
+
+
+def test_kill9_while_recording_on_a_remote_store(files: dict[str, Path], pair: RemotePair) -> None:
+    started = time.monotonic()
+    tally = Tally("record-remote")
+    args = _evaluate_args(files, pair.url)  # type: ignore[arg-type]  # a URL
+    duration = _timed(args)
+    with open_storage(pair.url, base=None) as storage:
+        (whole,) = storage.experiments.listing(include_private=True)
+        results = int(
+            next(
+                iter(
+                    storage.private.query(
+                        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?r "
+                        "<http://w3id.org/gerbil/qa/vocab#resultOf> ?t } }"
+                    )
+                )
+            )["n"].value
+        )
+        assert results >= QUESTIONS, whole
+    for _, rng in _kills("record-remote", KILLS):
+        if tally.kills >= KILLS:
+            break
+        if not _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally):
+            continue
+        with open_storage(pair.url, base=None) as storage:
+            tally.partial += partial_experiments(storage, results)
+    assert "0 violation(s)" in _ok("check", "--store", pair.url)
+    tally.full_checks += 1
+    tally.seconds = time.monotonic() - started
+    tally.report(uninterrupted_ms=round(duration * 1000), store="oxigraph serve (remote)")
+    assert tally.kills == KILLS
+    assert tally.partial == [], tally.partial

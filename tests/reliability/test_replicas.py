@@ -1,0 +1,290 @@
+"""Two replicas on one remote store (issue 14, the end-to-end test): two Oxigraph servers hold
+the public and the private dataset; two ``gerbil-qa serve`` processes (A and B) share them and a
+work directory, with one base URI (the proxy's) as a deployment behind a reverse proxy has.
+
+- a web-service run submitted on A is watched on B (status and live progress with the owner's
+  token), invisible on B without it (pages, API, SPARQL), asked of the QA service once per
+  question (claimed once), published on A, then served by B by content negotiation and SPARQL
+  (B's caches follow A's write), and the data is in the remote servers themselves;
+- killed with SIGKILL during a run, A's job is taken over by B once its claim's lease runs out,
+  and finishes there without asking again what A had asked;
+- several runs submitted to both replicas at once each run once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+import requests
+
+from service.paths import DEMO_DIR
+from tests.reliability.figures import Served, record
+from tests.remote import RemotePair, remote_pair
+
+BASE = "http://gerbil-qa.test/"  # the public base both replicas serve under
+QUESTIONS = (DEMO_DIR / "questions.json").read_bytes()
+LEASE = 2.0
+IN_FLIGHT = 4  # web-service calls in flight per system (service.systems.webservice)
+
+
+class CountingQA:
+    """A QA web service on 127.0.0.1 that answers after ``delay`` seconds and counts how often
+    each question was asked, per run (the path names the run)."""
+
+    def __init__(self) -> None:
+        self.asked: Counter[tuple[str, str]] = Counter()
+        self.lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                _, run, delay = self.path.split("/")  # /RUN/SECONDS
+                question = parse_qs(body.decode("utf-8"))["query"][0]
+                with owner.lock:
+                    owner.asked[(run, question)] += 1
+                time.sleep(float(delay))
+                answer = b'{"questions": [{"id": "1", "answers": [{"head": {"vars": ["x"]},'
+                answer += (
+                    b'"results": {"bindings": [{"x": {"type": "literal", "value": "7"}}]}}]}]}'
+                )
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                try:
+                    self.wfile.write(answer)
+                except OSError:
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+
+    def of(self, run: str) -> Counter[str]:
+        with self.lock:
+            return Counter({q: n for (r, q), n in self.asked.items() if r == run})
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture()
+def qa() -> Iterator[CountingQA]:
+    service = CountingQA()
+    yield service
+    service.close()
+
+
+@pytest.fixture()
+def deployment(tmp_path: Path) -> Iterator[tuple[RemotePair, dict[str, str]]]:
+    with remote_pair(tmp_path) as pair:
+        env = {
+            **pair.env,
+            "GERBIL_QA_LEASE_SECONDS": str(LEASE),
+            "GERBIL_QA_ALLOW_NETWORKS": "127.0.0.1/32",  # the QA service runs on loopback
+        }
+        yield pair, env
+
+
+def _submit(replica: Served, qa: CountingQA, run: str, delay: float) -> dict[str, str]:
+    response = requests.post(
+        replica.url + "api/experiments",
+        files=[("dataset_file", ("questions.json", QUESTIONS))],
+        data={"kb": "demo", "webservice": f"{run}={qa.url}{run}/{delay}"},
+        timeout=30,
+    )
+    assert response.status_code == 202, response.text
+    return response.json()
+
+
+def _status(replica: Served, ticket: dict[str, str]) -> dict[str, Any]:
+    response = requests.get(
+        f"{replica.url}api/experiments/{ticket['id']}",
+        headers={"Authorization": f"Bearer {ticket['token']}"},
+        timeout=30,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _until(what: str, test: Any, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = test()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def _questions() -> int:
+    import json
+
+    return len(json.loads(QUESTIONS)["questions"])
+
+
+def _finished(replica: Served, ticket: dict[str, str]) -> dict[str, Any] | None:
+    state = _status(replica, ticket)
+    assert state["status"] not in ("error", "cancelled", "interrupted"), state
+    return state if state["status"] == "finished" else None
+
+
+def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
+    deployment: tuple[RemotePair, dict[str, str]], qa: CountingQA
+) -> None:
+    pair, env = deployment
+    a = Served(pair.url, base=BASE, **env)
+    b = Served(pair.url, base=BASE, **env)
+    try:
+        # B's listing and leaderboard are cached before anything is published
+        assert requests.get(b.url + "api/experiments", timeout=30).json()["experiments"] == []
+        ticket = _submit(a, qa, "watched", 0.15)
+        eid = ticket["id"]
+        graph = f"{BASE}graph/experiment/{eid}"
+        # watched on B: running, with live progress, with the owner's token
+        seen = _until(
+            "progress on B",
+            lambda: (
+                (s := _status(b, ticket))["status"] == "running"
+                and sum(system["done"] for system in s["systems"]) > 0
+                and s
+            ),
+        )
+        assert seen["id"] == eid
+        # invisible on B without the token: pages, API, SPARQL
+        for path in (f"experiment/{eid}", f"api/experiments/{eid}", f"experiment/{eid}/task/1"):
+            assert requests.get(b.url + path, timeout=30).status_code in (403, 404), path
+        ask = f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+        answer = requests.get(b.url + "sparql", params={"query": ask}, timeout=30)
+        assert answer.json()["boolean"] is False
+        _until("the run to finish", lambda: _finished(b, ticket))
+        # claimed once: every question asked once
+        asked = qa.of("watched")
+        assert len(asked) == _questions() and set(asked.values()) == {1}, asked
+        # published on A ...
+        published = requests.post(
+            f"{a.url}api/experiments/{eid}/publish",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+            timeout=30,
+        )
+        assert published.status_code == 200, published.text
+        # ... served by B by content negotiation and SPARQL, its cached listing refreshed
+        turtle = _until(
+            "B to serve the published experiment",
+            lambda: (
+                (
+                    r := requests.get(
+                        b.url + f"experiment/{eid}", headers={"Accept": "text/turtle"}, timeout=30
+                    )
+                ).status_code
+                == 200
+                and r
+            ),
+            timeout=10,
+        )
+        assert f"<{BASE}experiment/{eid}>" in turtle.text or f"experiment/{eid}" in turtle.text
+        listed = _until(
+            "B's listing",
+            lambda: [
+                e
+                for e in requests.get(b.url + "api/experiments", timeout=30).json()["experiments"]
+                if e["id"] == eid
+            ],
+            timeout=10,
+        )
+        assert listed
+        # B's cached answer to the same query follows A's write (its change watcher, ~1 s)
+        _until(
+            "B's SPARQL answer",
+            lambda: requests.get(b.url + "sparql", params={"query": ask}, timeout=30).json()[
+                "boolean"
+            ],
+            timeout=10,
+        )
+        # the data is in the remote store itself
+        count = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+        assert int(pair.public.query(count)[0]["n"]) > 100
+        assert int(pair.private.query(count)[0]["n"]) == 0
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_dead_replicas_run_is_taken_over(
+    deployment: tuple[RemotePair, dict[str, str]], qa: CountingQA
+) -> None:
+    pair, env = deployment
+    a = Served(pair.url, base=BASE, **env)
+    b = Served(pair.url, base=BASE, **env)
+    try:
+        ticket = _submit(a, qa, "orphan", 0.3)
+        _until("some answers", lambda: sum(qa.of("orphan").values()) >= 8)
+        a.kill()
+        killed_at = time.monotonic()
+        asked_by_a = sum(qa.of("orphan").values())
+        state = _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
+        took = time.monotonic() - killed_at
+        asked = qa.of("orphan")
+        assert len(asked) == _questions()  # every question answered, by A or by B
+        # asked twice: at most the calls A had in flight (4 per system by default), whose
+        # answers it never logged
+        again = sum(asked.values()) - _questions()
+        assert again <= IN_FLIGHT, asked
+        record(
+            "replicas-takeover",
+            asked_by_a=asked_by_a,
+            asked_again=again,
+            seconds_to_finish_after_kill=round(took, 1),
+            lease_s=LEASE,
+            status=state["status"],
+        )
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_runs_submitted_to_both_replicas_each_run_once(
+    deployment: tuple[RemotePair, dict[str, str]], qa: CountingQA
+) -> None:
+    pair, env = deployment
+    replicas = [Served(pair.url, base=BASE, **env) for _ in range(2)]
+    try:
+        tickets: list[tuple[str, dict[str, str]]] = []
+        lock = threading.Lock()
+
+        def submit(i: int) -> None:
+            run = f"many{i}"
+            ticket = _submit(replicas[i % 2], qa, run, 0.02)
+            with lock:
+                tickets.append((run, ticket))
+
+        threads = [threading.Thread(target=submit, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ids = {ticket["id"] for _, ticket in tickets}
+        assert len(ids) == 6  # ids allocated by the store: never the same twice
+        for run, ticket in tickets:
+            _until(f"{run} to finish", lambda t=ticket: _finished(replicas[0], t), timeout=120)
+            asked = qa.of(run)
+            assert len(asked) == _questions() and set(asked.values()) == {1}, (run, asked)
+        record("replicas-exactly-once", runs=6, questions=6 * _questions(), asked_twice=0)
+    finally:
+        for replica in replicas:
+            replica.stop()
