@@ -18,20 +18,21 @@ from pathlib import Path
 import pytest
 
 from service.graph.store import open_storage
+from tests.reliability import test_kill9
 from tests.reliability.figures import cli, scaled
-from tests.reliability.test_kill9 import (  # noqa: F401  (the fixture, used here too)
+from tests.reliability.test_kill9 import (
     QUESTIONS,
     Tally,
     _evaluate_args,
     _kill_after,
     _kills,
     _timed,
-    files,
     partial_experiments,
 )
 from tests.remote import RemotePair, environment, remote_pair
 
 KILLS = scaled(6, 50)
+files = test_kill9.files  # the same dataset and answers (a module fixture)
 
 
 @pytest.fixture()
