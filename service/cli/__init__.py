@@ -47,6 +47,22 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 
+STORE_HELP = (
+    "the store: a directory (the embedded Oxigraph store, created if missing) or the http(s) "
+    "URL of a remote SPARQL store (its private twin in $GERBIL_QA_PRIVATE_STORE)"
+)
+
+
+def add_store_option(parser: argparse.ArgumentParser, *, required: bool, what: str = "") -> None:
+    """``--store DIR|URL``, the same for every command (``what``: what the command does there)."""
+    parser.add_argument(
+        "--store",
+        required=required,
+        metavar="DIR|URL",
+        help=STORE_HELP + (f"; {what}" if what else ""),
+    )
+
+
 def _modules_for(argv: Sequence[str]) -> tuple[str, ...]:
     """The command modules needed to parse ``argv``: all of them for help or a typo."""
     command = next((a for a in argv if not a.startswith("-")), None)

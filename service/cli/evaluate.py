@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from service.cli import add_store_option
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
@@ -157,10 +158,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "in the table)",
     )
     evaluate.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
-    evaluate.add_argument(
-        "--store",
-        metavar="DIR",
-        help="also record the run as one experiment in this store (private until published)",
+    add_store_option(
+        evaluate, required=False, what="also record the run there (private until published)"
     )
     evaluate.add_argument(
         "--base",

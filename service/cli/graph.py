@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from service.cli import add_store_option
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ SHOWN_FINDINGS = 20  # findings printed by `dataset load`; the rest are counted
 
 
 def _store_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    parser.add_argument("--store", required=required, metavar="DIR", help="the store directory")
+    add_store_option(parser, required=required)
     parser.add_argument(
         "--base",
         metavar="URI",

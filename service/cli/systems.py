@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from service.cli import add_store_option
 from service.errors import BadRequest, ServiceError
 
 
@@ -118,9 +119,10 @@ def register(sub: Any) -> None:
     refresh.add_argument("name", help="a dataset file or a built-in dataset's name")
     _add_kb_options(refresh, required=False)  # default: a built-in dataset's own KB
     refresh.add_argument("--output", type=Path, help="the new version's file (never overwritten)")
-    refresh.add_argument(
-        "--store",
-        help="register the new version in the store at DIR and write it under DIR/datasets/",
+    add_store_option(
+        refresh,
+        required=False,
+        what="register the new version there, its file kept beside the store",
     )
     refresh.add_argument("--show", type=int, default=20, help="answers shown per changed question")
     refresh.add_argument(
@@ -151,7 +153,7 @@ def register(sub: Any) -> None:
 
 
 def _add_store_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", required=True, metavar="DIR", help="the store")
+    add_store_option(parser, required=True)
     parser.add_argument("--base", default=None, metavar="URI", help="base of minted URIs")
     parser.add_argument("id", help="the experiment id (yyyyMMdd + 4 digits)")
 

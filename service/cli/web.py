@@ -7,6 +7,8 @@ import argparse
 import os
 from pathlib import Path
 
+from service.cli import add_store_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     serve = subparsers.add_parser(
@@ -21,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "the service computes and publishes the demo experiment (datasets/demo)."
         ),
     )
-    serve.add_argument("--store", help="store directory (created if missing)")
+    add_store_option(serve, required=False, what="default $GERBIL_QA_STORE")
     serve.add_argument("--host", help="interface to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (8080)")
     serve.add_argument(
@@ -55,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="publish an experiment (the operator; no token needed)",
         description="Make a finished experiment public, as its owner would through the API.",
     )
-    publish.add_argument("--store", required=True, help="store directory")
+    add_store_option(publish, required=True)
     publish.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
     publish.add_argument("--base", metavar="URI", help="base URI (default: the store's)")
     publish.add_argument(
