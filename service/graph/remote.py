@@ -135,6 +135,8 @@ def default_work_dir(url: str) -> Path:
 class RemoteDataset:
     """One remote dataset, read as a :class:`~service.graph.adapter.QuadReader`."""
 
+    remote = True  # each call is a round trip: readers that can, ask for whole graphs
+
     def __init__(self, url: str, settings: RemoteSettings, session: Any) -> None:
         query, update, store = LAYOUTS[settings.layout]
         root = url.rstrip("/") + "/"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from service.graph.adapter import graph_reader
 from service.graph.uris import GQA
 
 PROV = "http://www.w3.org/ns/prov#"
@@ -71,6 +72,8 @@ def document_quads(
     import pyoxigraph as ox
 
     named, blank, default_graph = ox.NamedNode, ox.BlankNode, ox.DefaultGraph
+    if graph is not None:  # one request for the graph where each lookup is a round trip
+        store = graph_reader(store, graph)
     if graph is not None:
         graph_node: Any = named(graph)
     elif union:

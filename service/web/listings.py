@@ -202,35 +202,49 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:
 def task_measures(tasks: Iterable[str], names: Sequence[str]) -> dict[str, dict[str, float]]:
     """The measures ``names`` of each task, by one index lookup per task: for the few rows a
     page shows (the leaderboard query itself sorts by one measure only)."""
-    import pyoxigraph as ox
 
     from service.graph.terms import measure_name
 
     public = services().storage.public
     wanted = set(names)
-    out: dict[str, dict[str, float]] = {}
-    for task in dict.fromkeys(tasks):
-        found: dict[str, float] = {}
-        for q in public.quads_for_pattern(ox.NamedNode(task), None, None, ox.DefaultGraph()):
-            name = measure_name(q.predicate.value)
-            if name in wanted and (value := _num(q.object)) is not None:
-                found[name] = value
-        out[task] = found
+    out: dict[str, dict[str, float]] = {task: {} for task in tasks}
+    for subject, predicate, value in _about(public, list(out), None):
+        name = measure_name(predicate.value)
+        if name in wanted and (number := _num(value)) is not None:
+            out[subject][name] = number
     return out
+
+
+def _about(public: Any, subjects: list[str], predicate: str | None) -> list[tuple[str, Any, Any]]:
+    """(subject, predicate, object) of the public default graph for a page's few rows: an
+    index lookup per subject, or, on a remote store (a round trip each), one query."""
+    import pyoxigraph as ox
+
+    if not getattr(public, "remote", False):
+        pred = ox.NamedNode(predicate) if predicate is not None else None
+        return [
+            (s, q.predicate, q.object)
+            for s in subjects
+            for q in public.quads_for_pattern(ox.NamedNode(s), pred, None, ox.DefaultGraph())
+        ]
+    if not subjects:
+        return []
+    values = " ".join(_iri(s) for s in subjects)
+    p = _iri(predicate) if predicate is not None else "?p"
+    rows = public.query(f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {values} }} ?s {p} ?o }}")
+    fixed = ox.NamedNode(predicate) if predicate is not None else None
+    return [(row["s"].value, fixed or row["p"], row["o"]) for row in rows]
 
 
 def papers(experiments: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """The papers citing each experiment (``dct:isReferencedBy``), by index lookups: for the
     few rows a page shows."""
-    import pyoxigraph as ox
 
     public = services().storage.public
-    cited, default = ox.NamedNode(DCT + "isReferencedBy"), ox.DefaultGraph()
-    out: dict[str, tuple[str, ...]] = {}
-    for exp in dict.fromkeys(experiments):
-        found = public.quads_for_pattern(ox.NamedNode(exp), cited, None, default)
-        out[exp] = tuple(sorted(q.object.value for q in found))
-    return out
+    found: dict[str, list[str]] = {exp: [] for exp in experiments}
+    for exp, _, paper in _about(public, list(found), DCT + "isReferencedBy"):
+        found[exp].append(paper.value)
+    return {exp: tuple(sorted(papers)) for exp, papers in found.items()}
 
 
 def used_values(predicate: str) -> list[tuple[str, int]]:
