@@ -310,7 +310,7 @@ def _refresh(args: argparse.Namespace) -> int:
         data = Path(new_file).read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         keep(store, sha, data)  # experiments run the version by name from here
-        version = _register_refresh(result, store, source=args.name, file_sha256=sha)
+        version = _register_refresh(result, args.store, source=args.name, file_sha256=sha)
         print(f"registered version: {version.uri}")
     print(diff_text(result, limit=args.show))
     print(f"new version: {new_file} (provenance: {sidecar})")
@@ -338,7 +338,7 @@ def _refresh_kb(args: argparse.Namespace, *, is_file: bool) -> str | list[str]:
 
 
 def _register_refresh(
-    refresh: Any, store: Path, *, source: str, file_sha256: str | None = None
+    refresh: Any, store: str, *, source: str, file_sha256: str | None = None
 ) -> Any:
     """Register a refreshed dataset as a new version in the store's catalogue. ``source`` is
     what was refreshed: a catalogue dataset's name, or a file (the catalogue dataset whose

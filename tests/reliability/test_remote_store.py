@@ -141,3 +141,37 @@ def test_kill9_while_recording_on_a_remote_store(files: dict[str, Path], pair: R
     tally.report(uninterrupted_ms=round(duration * 1000), store="oxigraph serve (remote)")
     assert tally.kills == KILLS
     assert tally.partial == [], tally.partial
+
+
+def test_a_dataset_version_is_registered_run_and_rescored_on_a_remote_store(
+    capsys: pytest.CaptureFixture[str], pair: RemotePair, tmp_path: Path, data_dir: Path
+) -> None:
+    """The catalogue and versions on a remote store: ``dataset refresh --store URL`` registers
+    a version (its file kept in the work directory), ``evaluate --dataset-version`` and
+    ``rescore --dataset-version`` read it back from the store."""
+    import json
+
+    from service.cli import main
+
+    with environment({"GERBIL_QA_DATA": str(data_dir)}):
+        franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
+        refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", pair.url]
+        assert main([*refresh, "--output", str(tmp_path / "ck25-v2.json")]) == 0
+        [uri] = [
+            line.split(": ", 1)[1]
+            for line in capsys.readouterr().out.splitlines()
+            if line.startswith("registered version")
+        ]
+        version = uri.rsplit("/version/", 1)[1]
+        # the version is described in the public dataset's server
+        rows = pair.public.query(f"SELECT ?g WHERE {{ GRAPH ?g {{ <{uri}> ?p ?o }} }} LIMIT 1")
+        assert rows, uri
+        run = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(franz)]
+        run += ["--profile", "text2sparql", "--types", "QA", "--output", "json"]
+        assert main([*run, "--dataset-version", version, "--store", pair.url]) == 0
+        assert json.loads(capsys.readouterr().out)["results"]["QA"]["questions"] == 50
+        assert main([*run, "--store", pair.url]) == 0
+        old = json.loads(capsys.readouterr().out)["experiment"]["id"]
+        argv = ["rescore", old, "--store", pair.url, "--dataset-version", version]
+        assert main([*argv, "--output", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["revisionOf"] == old
