@@ -41,6 +41,10 @@ TESTS = [
     "tests/reliability/test_endpoint_crash.py",
     "tests/reliability/test_connections.py",
     "tests/reliability/test_api_fuzz.py",
+    "tests/reliability/test_remote_store.py",
+    "tests/reliability/test_replicas.py",
+    "tests/reliability/test_private_leaks_remote.py",
+    "tests/reliability/test_virtuoso.py",
 ]
 
 

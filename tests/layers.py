@@ -8,6 +8,8 @@
   message naming what is missing and how to get it. Nothing is skipped quietly.
 - ``GERBIL_QA_SKIP=shared,browser`` (either name or both) is the only way to skip those tests;
   the run's last lines say which layers ran and which were skipped.
+- An *optional* layer (``virtuoso``: tests of another store, which the issue asks to run where
+  it is installed) is not run where what it needs is missing, and the last lines say so.
 - With ``CI=true`` a skipped test fails the run, unless ``CI_ALLOWED_SKIPS`` names it and why.
 """
 
@@ -68,6 +70,14 @@ def needs_browser(item: pytest.Item) -> bool:
     return item.get_closest_marker("browser") is not None
 
 
+def needs_virtuoso(item: pytest.Item) -> bool:
+    return item.get_closest_marker("virtuoso") is not None
+
+
+def missing_virtuoso() -> list[str]:
+    return [] if shutil.which("virtuoso-t") and shutil.which("isql-vt") else ["virtuoso-t"]
+
+
 def missing_shared() -> list[str]:
     wanted = (("the benchmark data", DATA), ("the standards", STANDARDS))
     return [f"{what} ({path})" for what, path in wanted if not path.is_dir()]
@@ -90,6 +100,7 @@ class Layer:
     needs: Callable[[pytest.Item], bool]
     missing: Callable[[], list[str]]
     how: str  # how to get what is missing
+    optional: bool = False  # where it is missing, its tests are not run, and the run says so
 
 
 LAYERS = (
@@ -107,6 +118,13 @@ LAYERS = (
         "install them with `sudo apt-get install chromium chromium-driver` (`make test` does "
         "this itself when it runs as root or with passwordless sudo) and selenium with "
         "`make install`",
+    ),
+    Layer(
+        "virtuoso",
+        needs_virtuoso,
+        missing_virtuoso,
+        "install Debian's virtuoso-opensource (`sudo apt-get install virtuoso-opensource`)",
+        optional=True,
     ),
 )
 
@@ -128,6 +146,7 @@ def skipped_layers() -> frozenset[str]:
 @dataclass
 class _Run:
     skipped: dict[str, int] = field(default_factory=dict)  # layer -> tests skipped by request
+    absent: dict[str, int] = field(default_factory=dict)  # optional layer -> tests not run
     browser: set[str] = field(default_factory=set)  # node ids of the browser tests
     ci_failed: list[str] = field(default_factory=list)  # skips that failed under CI=true
 
@@ -154,7 +173,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             for item in chosen:
                 item.add_marker(pytest.mark.skip(reason=reason))
             run.skipped[layer.name] = len(chosen)
-        elif missing := layer.missing():
+        elif (missing := layer.missing()) and layer.optional:
+            config.hook.pytest_deselected(items=chosen)
+            items[:] = [item for item in items if not layer.needs(item)]
+            run.absent[layer.name] = len(chosen)
+        elif missing:
             problems.append(
                 f"missing {' and '.join(missing)}, which {len(chosen)} selected tests need "
                 f"(the first: {chosen[0].nodeid}).\n"
@@ -233,6 +256,9 @@ def pytest_terminal_summary(
     if run.skipped:
         named = ", ".join(f"{name} ({n} tests)" for name, n in run.skipped.items())
         write(f"gerbil-qa test layers skipped by {SKIP_VARIABLE}: {named}", yellow=True)
+    for name, n in run.absent.items():
+        layer = next(layer for layer in LAYERS if layer.name == name)
+        write(f"gerbil-qa: {n} {name} tests not run here (not installed: {layer.how})", yellow=True)
     if run.ci_failed:
         write(f"CI=true: {len(run.ci_failed)} skipped tests failed the run", red=True)
     return None

@@ -7,10 +7,10 @@ forwards queries to the public dataset only, so no query (``GRAPH ?g``, ``FROM N
 dataset parameters) can reach a private graph, whatever the store's own access control. Each is
 a store speaking SPARQL 1.1 Query, Update and the Graph Store Protocol; where they are under the
 URL is a *layout* (:data:`LAYOUTS`, ``GERBIL_QA_STORE_LAYOUT``): Oxigraph's server (``query``,
-``update``, ``store``), Fuseki (``sparql``, ``update``, ``data``), Virtuoso (``sparql``,
-``sparql``, ``sparql-graph-crud``). Credentials: ``GERBIL_QA_STORE_USER`` and
-``GERBIL_QA_STORE_PASSWORD`` (HTTP Basic, or Digest with ``GERBIL_QA_STORE_AUTH=digest``, as
-Virtuoso's ``sparql-auth`` wants).
+``update``, ``store``) or Fuseki (``sparql``, ``update``, ``data``). Credentials:
+``GERBIL_QA_STORE_USER`` and ``GERBIL_QA_STORE_PASSWORD`` (HTTP Basic, or Digest with
+``GERBIL_QA_STORE_AUTH=digest``). A store that does not keep what is written as written is
+refused when opened, with the reason (:data:`UNFAITHFUL`: Virtuoso 7).
 
 Every write is one SPARQL Update request (``INSERT DATA`` for added quads), which SPARQL 1.1
 Update applies atomically: an experiment is written whole or not at all, whatever happens to
@@ -52,7 +52,17 @@ N_QUADS = "application/n-quads"
 LAYOUTS: dict[str, tuple[str, str, str]] = {
     "oxigraph": ("query", "update", "store"),
     "fuseki": ("sparql", "update", "data"),
-    "virtuoso": ("sparql", "sparql", "sparql-graph-crud"),
+}
+
+# Stores that change what is written to them, refused with the reason (tests/reliability/
+# test_virtuoso.py checks each reason against the Debian package where it is installed).
+UNFAITHFUL: dict[str, str] = {
+    "virtuoso": (
+        "Virtuoso 7 changes what is written to it: it refuses blank nodes in INSERT DATA, has "
+        'no default graph to write, stores "true"^^xsd:boolean as "1" and '
+        '"1"^^xsd:decimal as xsd:integer (Data Cube measures and the admin graph\'s flags '
+        "would not read back as written); use Oxigraph's server or Fuseki"
+    ),
 }
 
 _URL = re.compile(r"^https?://", re.IGNORECASE)
@@ -241,6 +251,18 @@ class RemoteDataset:
             return None
         return list(ox.parse(response.content, format=ox.RdfFormat.N_QUADS))
 
+    def check_engine(self) -> None:
+        """Refuse a store known to change what is written to it (:data:`UNFAITHFUL`)."""
+        response = self._request(
+            "GET", self.query_url, params={"query": "ASK {}"}, accept=RESULTS_JSON
+        )
+        server = response.headers.get("Server", "").lower()
+        for name, reason in UNFAITHFUL.items():
+            if name in server:
+                raise BadRequest(
+                    f"the store at {self.url} is {response.headers['Server']}: {reason}"
+                )
+
     def contains_named_graph(self, graph_name: Any) -> bool:
         return bool(self.query(f"ASK {{ GRAPH {graph_name} {{ ?s ?p ?o }} }}"))
 
@@ -337,6 +359,8 @@ class RemoteStore:
         # typed Any like the embedded store's (the protocol's attributes are QuadReaders)
         self.public: Any = RemoteDataset(settings.public, settings, session)
         self.private: Any = RemoteDataset(settings.private, settings, session)
+        for dataset in (self.public, self.private):
+            dataset.check_engine()
         self.lock = threading.RLock()
         self.written_token: str | None = None  # the last change token this process wrote
         if settings.work_dir is not None:
