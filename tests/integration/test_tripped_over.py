@@ -222,17 +222,27 @@ def test_cli_prov_times_are_taken_when_they_happen(tmp_path: Path) -> None:
     assert before - 0.001 <= started.timestamp() < ended.timestamp() <= after
 
 
-def test_a_remote_store_is_refused_not_made_a_folder(tmp_path: Path) -> None:
+def test_a_store_url_is_a_remote_store_never_a_folder(tmp_path: Path) -> None:
+    """An http(s) URL is a remote store (service/graph/remote.py): without its private twin, or
+    when nothing answers there, a clear error; another scheme is refused; never a folder."""
+    evaluate = ("evaluate", "--dataset", *_demo("questions.json"), "--answers")
     done = _cli(
-        *("evaluate", "--dataset", *_demo("questions.json"), "--answers"),
-        *(*_demo("answers-strong.json"), "--store", "http://localhost:7878/"),
-        cwd=tmp_path,
+        *evaluate, *_demo("answers-strong.json"), "--store", "http://localhost:9/", cwd=tmp_path
     )
     assert done.returncode == 1
-    assert "--store http://localhost:7878/: a remote SPARQL store is not supported" in done.stderr
+    assert "set GERBIL_QA_PRIVATE_STORE to its URL" in done.stderr, done.stderr
     assert list(tmp_path.iterdir()) == []  # no folder called "http:"
-    exported = _cli("export", "--store", "https://example.org/sparql", cwd=tmp_path)
-    assert exported.returncode == 1 and "not supported" in exported.stderr
+    exported = _cli("export", "--store", "ftp://example.org/sparql", cwd=tmp_path)
+    assert exported.returncode == 1
+    assert "expected a directory or an http(s) URL" in exported.stderr, exported.stderr
+    os.environ["GERBIL_QA_PRIVATE_STORE"] = "http://127.0.0.1:9/"  # the discard port: refused
+    try:
+        checked = _cli("check", "--store", "http://127.0.0.1:9/public", cwd=tmp_path)
+    finally:
+        del os.environ["GERBIL_QA_PRIVATE_STORE"]
+    assert checked.returncode == 1 and "did not answer" in checked.stderr, checked.stderr
+    assert "Traceback" not in checked.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_dataset_load_says_how_many_findings_it_does_not_show(
