@@ -15,7 +15,7 @@
   server process runs.
 
 On a shared (remote) store several replicas run jobs: each job is claimed before it runs
-(:mod:`service.experiments.claims`), so it runs once; a replica renews its claims and takes over
+(:mod:`service.graph.claims`), so it runs once; a replica renews its claims and takes over
 (:meth:`take_over`) the jobs whose runner stopped renewing, instead of marking them interrupted.
 
 Only public writes (a publication, a catalogue dataset's questions stored) call
@@ -33,13 +33,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from service.errors import Conflict, NotFound, ServiceError
-from service.experiments.claims import Claims
 from service.experiments.inputs import Files
 from service.experiments.jobs import JobStore
 from service.experiments.progress import RunProgress
 from service.experiments.run import Outcome, run_experiment
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Aborted, Cancelled
+from service.graph.claims import Claims
 from service.graph.experiments import RESUMABLE, Status, Ticket
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class ExperimentRunner:
         self._running: dict[str, _Running] = {}
         self._progress: dict[str, RunProgress] = {}
         self._lock = threading.Lock()
-        self.claims = Claims(storage)
+        self.claims = Claims(storage.store, storage.uris)
         self._stop = threading.Event()
         if recover:
             self.recover()
@@ -215,11 +215,11 @@ class ExperimentRunner:
 
     def take_over(self) -> list[str]:
         """On a shared store: resume the experiments whose runner died (their claim not renewed
-        for the lease time, :mod:`service.experiments.claims`). Returns the ids taken over."""
+        for the lease time, :mod:`service.graph.claims`). Returns the ids taken over."""
         taken = []
         mine = set(self.active())
         for eid in self.claims.orphans():
-            if eid in mine or self.jobs is None or not self.claims.claim(eid):
+            if eid in mine or self.jobs is None or not self.claims.claim(self._uri(eid)):
                 continue
             try:
                 if not self.jobs.has(eid):
@@ -235,15 +235,14 @@ class ExperimentRunner:
                 log.info("experiment %s: taken over from a runner that stopped", eid)
             except (Conflict, NotFound) as err:  # it moved on meanwhile
                 log.info("experiment %s not taken over: %s", eid, err)
-                self.claims.release(eid)
+                self.claims.release(self._uri(eid))
         return taken
 
     def _tend_claims(self) -> None:
         beat = self.claims.lease / 3
         while not self._stop.wait(beat):
             try:
-                for eid in self.active():
-                    self.claims.renew(eid)
+                self.claims.beat()  # every claim of this runner stays live
                 self.take_over()
             except Exception as err:  # the store may be away for a while: keep going
                 log.warning("tending the claims failed: %s", err)
@@ -271,8 +270,8 @@ class ExperimentRunner:
         self, ticket: Ticket, spec: ExperimentSpec, files: Files, cancel: threading.Event
     ) -> None:
         eid = ticket.id
-        if not self.claims.claim(eid):  # another replica runs it
-            log.info("experiment %s is run by %s", eid, self.claims.holder(eid))
+        if not self.claims.claim(ticket.uri or self._uri(eid)):  # another replica runs it
+            log.info("experiment %s is run by %s", eid, self.claims.holder(self._uri(eid)))
             return
         writer = self._progress_writer(eid)
         try:
@@ -297,7 +296,10 @@ class ExperimentRunner:
             writer.flush()  # what a cancelled or failed run got to stays readable
             with self._lock:
                 self._progress.pop(eid, None)
-            self.claims.release(eid)
+            self.claims.release(self._uri(eid))
+
+    def _uri(self, experiment_id: str) -> str:
+        return self.storage.uris.experiment(experiment_id)
 
     def _end(self, experiment_id: str, status: Status, message: str) -> None:
         try:

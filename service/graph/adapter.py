@@ -14,7 +14,6 @@ the embedded Oxigraph one (issue 14). Every operation maps onto a standard proto
 ``reader.named_graphs()``          ``SELECT DISTINCT ?g { GRAPH ?g {} }``
 ``add(side, quads)``               one ``INSERT DATA`` request (atomic by SPARQL 1.1 Update)
 ``update(side, text)``             one SPARQL 1.1 Update request (atomic)
-``add_unless(side, quads, …)``     one ``INSERT {…} WHERE { FILTER NOT EXISTS {…} }``
 =================================  =========================================================
 
 ``snapshot()`` is a consistent read of both datasets together (dumps and checks): the embedded
@@ -88,15 +87,10 @@ class StoreAdapter(Protocol):
         """Run one SPARQL 1.1 Update on one dataset, in one transaction."""
         ...
 
-    def add_unless(self, side: Side, quads: Sequence[Any], *, exists: str, proof: Any) -> bool:
-        """Add ``quads`` in one transaction unless the group pattern ``exists`` matches, as one
-        atomic step even when other processes write the same store; True when they were added
-        (``proof``, one of them, is then in the store)."""
-        ...
-
     @property
     def shared(self) -> bool:
-        """Other processes may use the store at the same time (a remote store: replicas)."""
+        """Other processes may write the store at the same time (a remote store: replicas);
+        what only one may do is then claimed (:mod:`service.graph.claims`)."""
         ...
 
     def snapshot(self) -> AbstractContextManager[tuple[QuadReader, QuadReader]]:

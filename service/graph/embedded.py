@@ -83,15 +83,6 @@ class EmbeddedStore:
         self._writable()
         self.reader(side).update(update)  # type: ignore[attr-defined]  # one transaction
 
-    def add_unless(self, side: Side, quads: Sequence[Any], *, exists: str, proof: Any) -> bool:
-        # One process holds the store (RocksDB's lock): under the write lock, a look and a
-        # write are one step.
-        with self.lock:
-            if self.reader(side).query(f"ASK {{ {exists} }}"):
-                return False
-            self.add(side, quads)
-            return True
-
     @property
     def shared(self) -> bool:
         return False

@@ -44,6 +44,7 @@ from service.evaluation.results import Evaluation
 from service.graph import nodes as n
 from service.graph import terms as t
 from service.graph.adapter import Side, StoreAdapter, add_public
+from service.graph.claims import Claims
 from service.graph.nodes import NamedNode, Quad, node
 from service.graph.prov import timestamp
 from service.graph.results import (
@@ -175,6 +176,7 @@ class ExperimentRepository:
     def __init__(self, store: StoreAdapter, uris: Uris) -> None:
         self.store = store
         self.uris = uris
+        self._claims_of: Claims | None = None  # ids given out on a shared store
 
     # -- reading -----------------------------------------------------------------------------
     def _admin_select(self, body: str) -> list[dict[str, str]]:
@@ -282,16 +284,24 @@ class ExperimentRepository:
         raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts; try again")
 
     def _add_new(self, ticket: Ticket, quads: Sequence[Quad]) -> bool:
-        """Add a new experiment's quads unless its id was taken meanwhile (another process on
-        a shared store): one atomic conditional write; False when the id is taken."""
-        admin = self.uris.admin_graph
-        proof = next(q for q in quads if q.predicate == _q("ownerTokenHash"))
-        return self.store.add_unless(
-            Side.PRIVATE,
-            quads,
-            exists=f"GRAPH <{admin}> {{ <{ticket.uri}> {_p('status')} ?any }}",
-            proof=proof,
-        )
+        """Add a new experiment's quads in one transaction unless its id is taken; False when
+        it is. On a shared store the id is claimed first (:mod:`service.graph.claims`: a
+        conditional insert alone is not exclusive there); this process's lock does the rest."""
+        claims = self._claims()
+        if not claims.claim(ticket.uri):
+            return False
+        try:
+            if self._exists(ticket.id):
+                return False
+            self.store.add(Side.PRIVATE, quads)
+            return True
+        finally:
+            claims.release(ticket.uri)
+
+    def _claims(self) -> Claims:
+        if self._claims_of is None:
+            self._claims_of = Claims(self.store, self.uris)
+        return self._claims_of
 
     def _allocate(
         self, now: datetime, *, status: Status, job: str | None
@@ -302,7 +312,9 @@ class ExperimentRepository:
         counter = f"{self.uris.admin_graph}#counter-{day}"
         rows = self._admin_select(f"<{counter}> {_p('counterValue')} ?v")
         value = max((int(r["v"]) for r in rows), default=0) + 1
-        while self._exists(f"{day}{value:04d}"):
+        while self._exists(f"{day}{value:04d}") or self._claims().claimed(
+            self.uris.experiment(f"{day}{value:04d}")
+        ):
             value += 1
         if value > 9999:
             raise ServiceError(f"more than 9999 experiments on {day}")

@@ -16,8 +16,6 @@ same few methods), so the endpoint has one code path.
 from __future__ import annotations
 
 import logging
-import threading
-from typing import Any
 
 from service.errors import ServiceError
 from service.graph.remote import RemoteDataset, StoreUnavailable
@@ -25,28 +23,14 @@ from service.web.query_pool import DocumentJob, QueryJob, QueryOutcome, QueryTim
 
 log = logging.getLogger(__name__)
 
-CHUNK = 64 * 1024
-
 
 class RemoteQueries:
     """Runs endpoint queries and resource documents against the public remote dataset."""
 
-    def __init__(self, public: RemoteDataset, *, timeout: float, session: Any = None) -> None:
-        import requests
-        from requests.adapters import HTTPAdapter
-
+    def __init__(self, public: RemoteDataset, *, timeout: float) -> None:
         self.public = public
         self.timeout = timeout
         self.snapshot: str | None = public.url  # the pool's "ready" marker
-        if session is None:
-            session = requests.Session()
-            session.trust_env = False
-            adapter = HTTPAdapter(pool_connections=2, pool_maxsize=64)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
-        self._session = session
-        self._busy = 0
-        self._lock = threading.Lock()
 
     def run(
         self, job: QueryJob | DocumentJob, *, wait: float | None = None, shape: int | None = None
@@ -58,7 +42,7 @@ class RemoteQueries:
         return self._query(job)
 
     def _query(self, job: QueryJob) -> QueryOutcome:
-        import requests
+        import urllib3
 
         accept, by_media = _accepted(job)
         if not accept:
@@ -71,28 +55,19 @@ class RemoteQueries:
             if not job.default_graphs:  # SPARQL 1.1 Protocol: an absent one means empty
                 params.append(("default-graph-uri", "urn:gerbil-qa:empty"))
         try:
-            with self._session.post(
-                self.public.query_url,
-                data={"query": text},
-                params=params,
-                headers={"Accept": ", ".join(accept)},
-                timeout=(5.0, self.timeout),
-                stream=True,
-            ) as response:
-                if response.status_code >= 400:
-                    raise _refused(response)
-                media = response.headers.get("Content-Type", "").split(";")[0].strip()
-                found = by_media.get(media)
-                if found is None:
-                    raise StoreUnavailable(f"the store answered {media or 'no media type'}")
-                kind, member = found
-                body = _read_limited(response, job.max_bytes)
-        except requests.Timeout:
+            status, media, body = self.public.forward(
+                text, params, ", ".join(accept), limit=job.max_bytes, timeout=self.timeout
+            )
+        except urllib3.exceptions.ReadTimeoutError:
             raise QueryTimeout(
                 f"the query ran longer than the limit of {self.timeout:g} s and was stopped"
             ) from None
-        except requests.RequestException as err:
-            raise StoreUnavailable(f"the store did not answer: {err}") from err
+        if status >= 400:
+            raise _refused(status, body)
+        found = by_media.get(media)
+        if found is None:
+            raise StoreUnavailable(f"the store answered {media or 'no media type'}")
+        kind, member = found
         if kind == "solutions" and _is_boolean(body, member):
             kind = "boolean"
         return QueryOutcome(kind=kind, body=body, format=member)
@@ -111,7 +86,7 @@ class RemoteQueries:
         return set()
 
     def close(self) -> None:
-        self._session.close()
+        pass
 
 
 def _accepted(job: QueryJob) -> tuple[list[str], dict[str, tuple[str, str]]]:
@@ -131,20 +106,6 @@ def _accepted(job: QueryJob) -> tuple[list[str], dict[str, tuple[str, str]]]:
     return accept, by_media
 
 
-def _read_limited(response: Any, limit: int) -> bytes:
-    parts: list[bytes] = []
-    size = 0
-    for chunk in response.iter_content(CHUNK):
-        size += len(chunk)
-        if size > limit:
-            raise ServiceError(
-                f"the result is larger than {limit} bytes; add a LIMIT or ask for less",
-                status=413,
-            )
-        parts.append(chunk)
-    return b"".join(parts)
-
-
 def _is_boolean(body: bytes, member: str) -> bool:
     head = body[:512]
     if member == "JSON":
@@ -154,13 +115,13 @@ def _is_boolean(body: bytes, member: str) -> bool:
     return False
 
 
-def _refused(response: Any) -> ServiceError:
+def _refused(status: int, body: bytes) -> ServiceError:
     """The store's 4xx is the client's (a syntax or evaluation error); 5xx is ours."""
-    text = response.text.strip().splitlines()
-    detail = (text[0] if text else response.reason)[:500]
-    if 400 <= response.status_code < 500:
+    text = body.decode("utf-8", "replace").strip().splitlines()
+    detail = (text[0] if text else str(status))[:500]
+    if 400 <= status < 500:
         return ServiceError(f"query failed: {detail}", status=400)
-    return StoreUnavailable(f"the store answered {response.status_code}: {detail}")
+    return StoreUnavailable(f"the store answered {status}: {detail}")
 
 
 class RemoteView:

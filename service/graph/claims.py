@@ -1,0 +1,174 @@
+"""Claims: which process may do something that only one may do, on a store several share.
+
+Several ``serve`` processes on one remote store (replicas) share the queue and the id counter.
+A snapshot-isolated store such as Oxigraph's server does not make a conditional insert
+exclusive (two updates that each find "no one holds it" both commit: measured, 6 duplicate ids
+in 90 reservations from three processes), so exclusivity is arbitrated:
+
+1. a process (a *runner*, named by host, pid and a nonce) keeps a heartbeat in the admin graph
+   (``<urn:gerbil-qa:runner:…> gqa:heartbeatAt NOW()``, renewed every lease/3); its claims are
+   live while the heartbeat is younger than the lease (:data:`LEASE_SECONDS`);
+2. to claim a subject (an experiment to run, an id to give out) it adds its claim
+   (``<subject> gqa:claim <subject#claim-…>``, ``gqa:claimedBy`` the runner, ``gqa:claimedAt``
+   the store's ``NOW()``) unless a live claim of another runner is there;
+3. it waits :data:`SETTLE_SECONDS`, longer than any claim update takes, so every claim made at
+   the same time has landed, then reads the live claims: the earliest (then the smallest runner
+   name) wins, the same answer for every process; a loser removes its claim.
+
+A claim holds for as long as its runner beats: a runner that dies stops, its claims lapse
+together after the lease, and another replica takes its experiments over. Times are the store's
+(``NOW()`` in the updates), so replicas whose clocks differ agree.
+
+With the embedded store only one process can open the store (RocksDB's lock): there is no one
+to race, nothing is written, and every claim succeeds (:attr:`Claims.shared` is False).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import socket
+import time
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from service.graph.adapter import Side
+from service.graph.terms import XSD
+from service.graph.uris import GQA
+
+if TYPE_CHECKING:
+    from service.graph.adapter import StoreAdapter
+    from service.graph.uris import Uris
+
+LEASE_SECONDS = 30.0  # a runner whose heartbeat is older is dead, and so are its claims
+SETTLE_SECONDS = 0.3  # longer than a claim update takes: then every concurrent claim is in
+ENV_LEASE = "GERBIL_QA_LEASE_SECONDS"
+
+
+def lease_seconds() -> float:
+    try:
+        return max(1.0, float(os.environ.get(ENV_LEASE, LEASE_SECONDS)))
+    except ValueError:
+        return LEASE_SECONDS
+
+
+def runner_name() -> str:
+    """This process's name in claims: host, pid and a nonce (pids are reused)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+_CLAIM = f"<{GQA}claim>"
+_BY = f"<{GQA}claimedBy>"
+_AT = f"<{GQA}claimedAt>"
+_BEAT = f"<{GQA}heartbeatAt>"
+
+
+class Claims:
+    """The claims of one runner on a store (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: StoreAdapter,
+        uris: Uris,
+        *,
+        owner: str | None = None,
+        lease: float | None = None,
+        settle: float = SETTLE_SECONDS,
+    ) -> None:
+        self.store = store
+        self.admin = uris.admin_graph
+        self.owner = owner or runner_name()
+        self.runner = f"<urn:gerbil-qa:runner:{quote(self.owner, safe='')}>"
+        self.lease = lease if lease is not None else lease_seconds()
+        self.settle = settle
+        self.shared = store.shared
+
+    def _claim_node(self, subject: str) -> str:
+        return f"<{subject}#claim-{hashlib.sha256(self.owner.encode()).hexdigest()[:16]}>"
+
+    def _live(self, runner: str = "?r") -> str:
+        return f"{runner} {_BEAT} ?beat FILTER(?beat >= NOW() - {_duration(self.lease)})"
+
+    def _update(self, text: str) -> None:
+        self.store.update(Side.PRIVATE, text)
+
+    def beat(self) -> None:
+        """Renew this runner's heartbeat: every claim it holds stays live (one update)."""
+        if not self.shared:
+            return
+        g = self.admin
+        self._update(
+            f"DELETE WHERE {{ GRAPH <{g}> {{ {self.runner} {_BEAT} ?old }} }} ;\n"
+            f"INSERT {{ GRAPH <{g}> {{ {self.runner} {_BEAT} ?now }} }} "
+            "WHERE { BIND(NOW() AS ?now) }"
+        )
+
+    def claim(self, subject: str) -> bool:
+        """Claim ``subject`` (an IRI); True when this runner holds it now (module docstring)."""
+        if not self.shared:
+            return True
+        g, s, mine = self.admin, f"<{subject}>", self._claim_node(subject)
+        self.beat()
+        self._update(
+            f"INSERT {{ GRAPH <{g}> {{ {s} {_CLAIM} {mine} . {mine} {_BY} {self.runner} ; "
+            f"{_AT} ?now }} }} WHERE {{ BIND(NOW() AS ?now) FILTER NOT EXISTS {{ GRAPH <{g}> {{ "
+            f"{s} {_CLAIM} ?c . ?c {_BY} ?r . {self._live()} FILTER(?r != {self.runner}) }} }} }}"
+        )
+        time.sleep(self.settle)
+        if self.holder(subject) == self.runner[1:-1]:
+            return True
+        self.release(subject)
+        return False
+
+    def holder(self, subject: str) -> str | None:
+        """The runner (its IRI) whose live claim on ``subject`` is the earliest; None: no one."""
+        if not self.shared:
+            return self.runner[1:-1]
+        rows = self.store.private.query(
+            f"SELECT ?r WHERE {{ GRAPH <{self.admin}> {{ <{subject}> {_CLAIM} ?c . ?c {_BY} ?r ; "
+            f"{_AT} ?at . {self._live()} }} }} ORDER BY ?at STR(?r) LIMIT 1"
+        )
+        return next((row["r"].value for row in rows), None)
+
+    def release(self, subject: str) -> None:
+        """Drop this runner's claim on ``subject`` (and the lapsed claims of dead runners)."""
+        if not self.shared:
+            return
+        g, s, mine = self.admin, f"<{subject}>", self._claim_node(subject)
+        self._update(
+            f"DELETE WHERE {{ GRAPH <{g}> {{ {s} {_CLAIM} {mine} . {mine} ?p ?o }} }} ;\n"
+            f"DELETE {{ GRAPH <{g}> {{ {s} {_CLAIM} ?c . ?c ?p ?o }} }} WHERE {{ GRAPH <{g}> {{ "
+            f"{s} {_CLAIM} ?c . ?c {_BY} ?r ; ?p ?o "
+            f"FILTER NOT EXISTS {{ {self._live()} }} }} }}"
+        )
+
+    def claimed(self, subject: str) -> bool:
+        """Someone (live or not) claimed ``subject`` (an id being given out is taken)."""
+        if not self.shared:
+            return False
+        return bool(
+            self.store.private.query(
+                f"ASK {{ GRAPH <{self.admin}> {{ <{subject}> {_CLAIM} ?c }} }}"
+            )
+        )
+
+    def orphans(self) -> list[str]:
+        """Experiments someone should be working on (queued or running) that no live claim
+        holds: their runner died, or the replica that queued them did before claiming."""
+        if not self.shared:
+            return []
+        lease = _duration(self.lease)
+        rows = self.store.private.query(
+            f"SELECT DISTINCT ?e WHERE {{ GRAPH <{self.admin}> {{ "
+            f"?e <{GQA}status> ?s FILTER(STR(?s) IN ('queued', 'running')) "
+            f"FILTER NOT EXISTS {{ ?e <{GQA}status> 'finished' }} "
+            f"FILTER NOT EXISTS {{ ?e {_CLAIM} ?c . ?c {_BY} ?r . {self._live()} }} "
+            f"OPTIONAL {{ ?e <{GQA}createdAt> ?created }} }} "
+            f"FILTER(!BOUND(?created) || ?created < NOW() - {lease}) }}"
+        )
+        return sorted(row["e"].value.rsplit("/", 1)[-1] for row in rows)
+
+
+def _duration(seconds: float) -> str:
+    return f'"PT{seconds:.3f}S"^^<{XSD}dayTimeDuration>'
