@@ -115,6 +115,10 @@ def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str],
         answers = formats.read(OUTPUTS / f"{name}_QALD8_Train.json")
         run = system_run(answers, system=name)
         evaluations.append(evaluate(dataset, run, profile=profile, language="en"))
+    # recorded as the application layer records a run: every number with its interval
+    from service.evaluation.comparison import with_intervals
+
+    evaluations = [with_intervals(ev) for ev in evaluations]
     import pyoxigraph as ox
 
     def queried(store) -> int:  # triples of the default graph, which the queries read
@@ -122,6 +126,9 @@ def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str],
 
     ids = []
     with open_storage(directory, base=base) as graph:
+        # the questions' public graph, as recording through the application layer stores it
+        # (the answer-type query joins them)
+        graph.catalogue.store_questions("qald-8-train-multilingual", dataset)
         while queried(graph.public) < triples:
             ref = DatasetRef.catalogue("qald-8-train-multilingual", dataset)
             ticket = graph.experiments.record(evaluations, dataset=ref)
