@@ -17,9 +17,10 @@ R rounds that take turns between the servers, medians reported, as this machine 
 Queries: a minimal leaderboard (QA tasks by macro F1, four variables; ~1.3 ms in-process), the
 published leaderboard (``service.graph.queries.leaderboard_query(limit=100)``, the SPARQL page's
 example and the query the pages run; ~4 ms) and mean F1 per answer type (a join over every
-per-question result; heavier). Pages: an experiment URI as Turtle and as HTML. Targets (issue 4,
-this 2-core machine): SPARQL >= 0.8x the Oxigraph server; Turtle experiment summary >= 300
-req/s. The script checks that all servers return the same rows.
+per-question result; heavier). Pages: an experiment URI as Turtle and as HTML. Targets (issue 4, and
+issue 14 with the caches off; this 2-core machine): SPARQL >= 0.8x the Oxigraph server;
+experiment pages (Turtle and HTML) >= 300 req/s. The script checks that all servers return
+the same rows.
 
 Then JSON-LD beside Turtle (issue 9): a 408-question task and a whole experiment graph, caches
 off, with the ratio, pyld's time for the task (the writer before) and the SPARQL endpoint's
@@ -115,6 +116,10 @@ def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str],
         answers = formats.read(OUTPUTS / f"{name}_QALD8_Train.json")
         run = system_run(answers, system=name)
         evaluations.append(evaluate(dataset, run, profile=profile, language="en"))
+    # recorded as the application layer records a run: every number with its interval
+    from service.evaluation.comparison import with_intervals
+
+    evaluations = [with_intervals(ev) for ev in evaluations]
     import pyoxigraph as ox
 
     def queried(store) -> int:  # triples of the default graph, which the queries read
@@ -122,6 +127,9 @@ def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str],
 
     ids = []
     with open_storage(directory, base=base) as graph:
+        # the questions' public graph, as recording through the application layer stores it
+        # (the answer-type query joins them)
+        graph.catalogue.store_questions("qald-8-train-multilingual", dataset)
         while queried(graph.public) < triples:
             ref = DatasetRef.catalogue("qald-8-train-multilingual", dataset)
             ticket = graph.experiments.record(evaluations, dataset=ref)
@@ -833,9 +841,10 @@ def main() -> int:
         by_cpu = f"{cpu[reference] / cpu[label]:8.2f}" if label in cpu else ""
         print(f"  {label:<{width}}  {ratio:8.2f}  (target >= 0.80: {verdict})  {by_cpu}")
     for label in ("gerbil-qa serve", "gerbil-qa serve, caches off"):
-        turtle = figures[f"{label}: experiment URI as Turtle"]
-        verdict = "met" if turtle >= 300 else "NOT met"
-        print(f"{label}: Turtle experiment summary {turtle:.0f} req/s (target >= 300: {verdict})")
+        for kind in ("Turtle", "HTML"):
+            rate = figures[f"{label}: experiment URI as {kind}"]
+            verdict = "met" if rate >= 300 else "NOT met"
+            print(f"{label}: experiment page as {kind} {rate:.0f} req/s (target >= 300: {verdict})")
     with tempfile.TemporaryDirectory(prefix="gqa-bench-documents-") as tmp:
         documents_bench(Path(tmp), repeat=max(3, args.rounds))
     return 0

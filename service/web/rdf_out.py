@@ -41,22 +41,25 @@ DECLARED_INTEGER_TYPES = {
 XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 
 
-def with_declared_types(quads: list[Any]) -> list[Any]:
-    """``quads`` with the values of :data:`DECLARED_INTEGER_TYPES` typed as declared (values
-    that do not fit the type are left alone)."""
+def with_declared_types(items: list[Any]) -> list[Any]:
+    """``items`` (quads or triples) with the values of :data:`DECLARED_INTEGER_TYPES` typed as
+    declared (values that do not fit the type are left alone)."""
     import pyoxigraph as ox
 
     declared = _declared()
-    hits = [i for i, q in enumerate(quads) if q.predicate in declared]
+    hits = [i for i, q in enumerate(items) if q.predicate in declared]
     if not hits:
-        return quads
-    out = list(quads)
+        return items
+    out = list(items)
     for i in hits:
         q = out[i]
         obj = q.object
         if type(obj) is ox.Literal and obj.datatype.value == XSD_INTEGER and obj.value[0] != "-":
             typed = ox.Literal(obj.value, datatype=declared[q.predicate])
-            out[i] = ox.Quad(q.subject, q.predicate, typed, q.graph_name)
+            if type(q) is ox.Triple:
+                out[i] = ox.Triple(q.subject, q.predicate, typed)
+            else:
+                out[i] = ox.Quad(q.subject, q.predicate, typed, q.graph_name)
     return out
 
 
@@ -67,21 +70,41 @@ def _declared() -> dict[Any, Any]:
     return {ox.NamedNode(p): ox.NamedNode(t) for p, t in DECLARED_INTEGER_TYPES.items()}
 
 
+@cache
+def _declared_markers() -> tuple[bytes, ...]:
+    """The declared-type properties as N-Triples writes them (``<iri>``)."""
+    return tuple(f"<{p}>".encode() for p in DECLARED_INTEGER_TYPES)
+
+
+PREFIXED = frozenset({mediatypes.TURTLE.name, mediatypes.TRIG.name, mediatypes.RDF_XML.name})
+
+
 def serialize(quads: Iterable[Any], syntax: mediatypes.RdfSyntax, *, context_url: str) -> bytes:
-    """Write pyoxigraph ``Quad``s in ``syntax``; graph names are dropped for triple syntaxes."""
+    """Write pyoxigraph ``Quad``s in ``syntax``; graph names are dropped for triple syntaxes.
+
+    Every term is handled by Oxigraph: the items' N-Triples (N-Quads) text, written once,
+    tells which properties need their declared type and which prefixes are used (and is the
+    answer when N-Triples or N-Quads was asked for); Python touches no term of an item."""
     import pyoxigraph as ox
 
-    items = with_declared_types(list(quads))
+    items = quads if isinstance(quads, list) else list(quads)
     if syntax.name == mediatypes.JSON_LD.name:
-        return _jsonld(items, context_url=context_url)
-    if syntax.quads:
-        data: list[Any] = items
-    else:
-        # Triples from several graphs can repeat; a graph is a set.
-        data = list(dict.fromkeys(ox.Triple(q.subject, q.predicate, q.object) for q in items))
+        return _jsonld(with_declared_types(items), context_url=context_url)
+    # Triples from several graphs can repeat; a graph is a set. (``Quad.triple`` is one call
+    # into Oxigraph; rebuilding a Triple from its three terms cost 6x more.)
+    data: list[Any] = items if syntax.quads else list(dict.fromkeys(q.triple for q in items))
+    lines_format = ox.RdfFormat.N_QUADS if syntax.quads else ox.RdfFormat.N_TRIPLES
+    lines = _bytes(ox.serialize(data, format=lines_format))
+    if any(marker in lines for marker in _declared_markers()):
+        typed = with_declared_types(data)
+        if typed is not data:
+            data = typed
+            lines = _bytes(ox.serialize(data, format=lines_format))
+    if syntax.oxigraph_format() == lines_format:
+        return lines
     kwargs: dict[str, Any] = {}
-    if syntax.name in (mediatypes.TURTLE.name, mediatypes.TRIG.name, mediatypes.RDF_XML.name):
-        kwargs["prefixes"] = used_prefixes(data, quads=syntax.quads)
+    if syntax.name in PREFIXED:
+        kwargs["prefixes"] = _prefixes_in(lines)
     return _bytes(ox.serialize(data, format=syntax.oxigraph_format(), **kwargs))
 
 
@@ -94,17 +117,22 @@ def _bytes(out: bytes | None) -> bytes:
 
 def used_prefixes(items: list[Any], *, quads: bool = False) -> dict[str, str]:
     """The prefixes whose namespace some IRI of ``items`` (triples, or ``quads``) starts with,
-    so that no unused prefix is declared. Found in the items' N-Triples (N-Quads) text, where
-    every IRI is written ``<…>``: one serialisation in Oxigraph and a substring search per
-    prefix, instead of visiting each term in Python (which cost more than the rest of writing
-    an experiment's Turtle). A literal containing ``<namespace`` text can add a prefix that is
-    not needed, which is harmless."""
+    so that no unused prefix is declared (see :func:`_prefixes_in`)."""
     import pyoxigraph as ox
 
-    text = _bytes(
-        ox.serialize(items, format=ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES)
+    return _prefixes_in(
+        _bytes(
+            ox.serialize(items, format=ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES)
+        )
     )
-    return {name: ns for name, ns in prefixes().items() if f"<{ns}".encode() in text}
+
+
+def _prefixes_in(lines: bytes) -> dict[str, str]:
+    """The prefixes used in N-Triples (N-Quads) text ``lines``, where every IRI is written
+    ``<…>``: a substring search per prefix, instead of visiting each term in Python (which
+    cost more than the rest of writing an experiment's Turtle). A literal containing
+    ``<namespace`` text can add a prefix that is not needed, which is harmless."""
+    return {name: ns for name, ns in prefixes().items() if f"<{ns}".encode() in lines}
 
 
 def _jsonld(quads: list[Any], *, context_url: str) -> bytes:

@@ -274,8 +274,10 @@ def experiment(name: str) -> BaseResponse:
             cache["q"] = found or _status_quads(status or require_experiment(experiment_id))
         return cache["q"]
 
-    def page() -> pages.ExperimentPage:
-        return pages.experiment_page(experiment_id, quads(), graph.uris)
+    def page() -> pages.ExperimentPage:  # once per request (the HTML and its citation)
+        if "page" not in cache:
+            cache["page"] = pages.experiment_page(experiment_id, quads(), graph.uris)
+        return cache["page"]
 
     def citation() -> Citation:
         return citation_for(experiment_id, uri, base=graph.uris.base, papers=page().papers)
