@@ -651,6 +651,12 @@ def main() -> int:
         "(e.g. 10000,100000; bench/store.py's stores)",
     )
     parser.add_argument(
+        "--remote",
+        action="store_true",
+        help="also the service on a remote store (issue 14): a copy of the store served by two "
+        "`oxigraph serve` (public, private), `gerbil-qa serve --store URL`, caches off",
+    )
+    parser.add_argument(
         "--flood",
         type=int,
         metavar="N",
@@ -683,6 +689,7 @@ def main() -> int:
 
     work = args.reuse or Path(tempfile.mkdtemp(prefix="gqa-bench-http-"))
     ours_port, raw_port, oxi_port = free_port(), free_port(), free_port()
+    remote_port = free_port()
     figures: dict[str, float] = {}
     cpu: dict[str, float] = {}  # server CPU ms per request (the server and its workers)
     ratios: dict[str, float] = {}
@@ -690,6 +697,7 @@ def main() -> int:
     load_before = os.getloadavg()
     base = BASE
     processes: list[subprocess.Popen] = []
+    remote_servers: list[subprocess.Popen] = []
     try:
         started = time.monotonic()
         if (work / "store").is_dir():
@@ -711,6 +719,9 @@ def main() -> int:
         snapshot = str(work / "store-uncached")
         if not Path(snapshot).exists():  # a second copy: one store cannot be opened twice
             shutil.copytree(store, snapshot, ignore=shutil.ignore_patterns("LOCK"))
+        copy = work / "store-remote"  # a third, for the Oxigraph servers of --remote
+        if args.remote and not copy.exists():
+            shutil.copytree(store, copy, ignore=shutil.ignore_patterns("LOCK"))
         for port, directory, environ in ((ours_port, store, env), (raw_port, snapshot, no_cache)):
             processes.append(
                 subprocess.Popen(
@@ -721,6 +732,46 @@ def main() -> int:
                 )
             )
         oxigraph = str(Path(sys.executable).with_name("oxigraph"))
+        if args.remote:  # the same data in two Oxigraph servers, the service in front of them
+            ports = {"public": free_port(), "private": free_port()}
+            for side, port in ports.items():
+                remote_servers.append(
+                    subprocess.Popen(
+                        [
+                            oxigraph,
+                            "serve",
+                            "--location",
+                            str(copy / side),
+                            "--bind",
+                            f"127.0.0.1:{port}",
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
+                )
+            for port in ports.values():
+                wait_for(f"http://127.0.0.1:{port}/")
+            remote_env = dict(
+                no_cache,
+                GERBIL_QA_PRIVATE_STORE=f"http://127.0.0.1:{ports['private']}/",
+                GERBIL_QA_WORK_DIR=str(work / "remote-work"),
+            )
+            processes.append(
+                subprocess.Popen(
+                    [
+                        gerbil_qa,
+                        "serve",
+                        "--store",
+                        f"http://127.0.0.1:{ports['public']}/",
+                        "--port",
+                        str(remote_port),
+                        "--no-demo",
+                    ],
+                    env=remote_env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         location = str(work / "oxigraph-copy")
         processes.append(
             subprocess.Popen(
@@ -740,6 +791,7 @@ def main() -> int:
             f"http://127.0.0.1:{ours_port}/api/profiles",
             f"http://127.0.0.1:{raw_port}/api/profiles",
             f"http://127.0.0.1:{oxi_port}/",
+            *([f"http://127.0.0.1:{remote_port}/api/profiles"] if args.remote else []),
         ):
             wait_for(url)
 
@@ -752,29 +804,35 @@ def main() -> int:
         }
         for name, text in QUERIES.items():
             rows = rows_of(ours(ours_port, text))
-            if not rows or rows != rows_of(oxi[name]) or rows != rows_of(ours(raw_port, text)):
+            others = [oxi[name], ours(raw_port, text)]
+            others += [ours(remote_port, text)] if args.remote else []
+            if not rows or any(rows != rows_of(url) for url in others):
                 print(f"the servers disagree on the {name} query", file=sys.stderr)
                 return 1
             counts[name] = len(rows)
         accept = {"Accept": "application/sparql-results+json"}
         seconds = args.seconds
         experiment = f"/experiment/{ids[0]}"
-        pid_ours, pid_raw, pid_oxi = (p.pid for p in processes)
+        pid_ours, pid_raw = processes[0].pid, processes[1].pid
+        pid_oxi = processes[-1].pid
+        # the service on the remote store: its CPU counted with both Oxigraph servers'
+        remote_label = "gerbil-qa serve, remote store, caches off"
         for name, text in QUERIES.items():
+            targets = {
+                f"oxigraph serve-read-only: {name}": (oxi[name], accept),
+                f"gerbil-qa serve: {name}": (ours(ours_port, text), accept),
+                f"gerbil-qa serve, caches off: {name}": (ours(raw_port, text), accept),
+            }
+            servers = {
+                f"oxigraph serve-read-only: {name}": pid_oxi,
+                f"gerbil-qa serve: {name}": pid_ours,
+                f"gerbil-qa serve, caches off: {name}": pid_raw,
+            }
+            if args.remote:
+                targets[f"{remote_label}: {name}"] = (ours(remote_port, text), accept)
+                servers[f"{remote_label}: {name}"] = processes[2].pid
             rates = interleaved(
-                {
-                    f"oxigraph serve-read-only: {name}": (oxi[name], accept),
-                    f"gerbil-qa serve: {name}": (ours(ours_port, text), accept),
-                    f"gerbil-qa serve, caches off: {name}": (ours(raw_port, text), accept),
-                },
-                seconds=seconds,
-                rounds=args.rounds,
-                servers={
-                    f"oxigraph serve-read-only: {name}": pid_oxi,
-                    f"gerbil-qa serve: {name}": pid_ours,
-                    f"gerbil-qa serve, caches off: {name}": pid_raw,
-                },
-                cpu=cpu,
+                targets, seconds=seconds, rounds=args.rounds, servers=servers, cpu=cpu
             )
             reference = rates[f"oxigraph serve-read-only: {name}"]
             for label, values in rates.items():
@@ -800,8 +858,19 @@ def main() -> int:
             )
             for kind, media_type in (("Turtle", "text/turtle"), ("HTML", "text/html"))
         }
+        if args.remote:
+            for kind, media_type in (("Turtle", "text/turtle"), ("HTML", "text/html")):
+                pages[f"{remote_label}: experiment URI as {kind}"] = (
+                    f"http://127.0.0.1:{remote_port}{experiment}",
+                    {"Accept": media_type},
+                )
         page_servers = {
-            label: pid_ours if label.startswith("gerbil-qa serve:") else pid_raw for label in pages
+            label: pid_ours
+            if label.startswith("gerbil-qa serve:")
+            else processes[2].pid
+            if label.startswith(remote_label)
+            else pid_raw
+            for label in pages
         }
         for label, values in interleaved(
             pages, seconds=seconds, rounds=args.rounds, servers=page_servers, cpu=cpu
@@ -809,9 +878,9 @@ def main() -> int:
             figures[label] = statistics.median(values)
         load_after = os.getloadavg()
     finally:
-        for process in processes:
+        for process in [*processes, *remote_servers]:
             process.terminate()
-        for process in processes:
+        for process in [*processes, *remote_servers]:
             try:
                 process.wait(20)
             except subprocess.TimeoutExpired:
