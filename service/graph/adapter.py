@@ -100,18 +100,6 @@ class StoreAdapter(Protocol):
     def close(self) -> None: ...
 
 
-def graph_reader(reader: QuadReader, graph: str) -> QuadReader:
-    """A reader for several lookups in one named graph: ``reader`` itself, or, for a remote
-    store (where each lookup is a round trip), the graph fetched in one request into memory."""
-    if not getattr(reader, "remote", False):
-        return reader
-    import pyoxigraph as ox
-
-    local: Any = ox.Store()
-    local.extend(reader.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
-    return local
-
-
 def all_quads(reader: QuadReader, *, graph: Any = None) -> Iterable[Any]:
     """Every quad of a reader (of one graph with ``graph``)."""
     return reader.quads_for_pattern(None, None, None, graph)

@@ -223,6 +223,33 @@ class RemoteDataset:
             out.append(ox.Quad(s, p, o, g if g is not None else default))
         return iter(out)
 
+    def subjects_quads(self, nodes: Sequence[Any], graph_name: Any) -> list[Any]:
+        """The quads of the IRIs among ``nodes`` as subjects, and of the blank nodes they link
+        to, in one query (blank nodes among ``nodes`` give nothing: their quads came with the
+        quads linking them). ``graph_name``: a named graph, the default graph, or None (any
+        named graph)."""
+        import pyoxigraph as ox
+
+        iris = [n for n in nodes if isinstance(n, ox.NamedNode)]
+        if not iris:
+            return []
+        values = " ".join(str(n) for n in iris)
+        pattern = "?s ?p ?o OPTIONAL { ?o ?bp ?bo FILTER(isBlank(?o)) }"
+        if isinstance(graph_name, ox.NamedNode):
+            pattern = f"GRAPH {graph_name} {{ {pattern} }}"
+        elif graph_name is None:
+            pattern = f"GRAPH ?g {{ {pattern} }}"
+        rows = self.query(f"SELECT * WHERE {{ VALUES ?s {{ {values} }} {pattern} }}")
+        default = ox.DefaultGraph()
+        out: dict[Any, None] = {}
+        for row in rows:
+            g = graph_name if graph_name is not None else row["g"]
+            g = g if g is not None else default
+            out[ox.Quad(row["s"], row["p"], row["o"], g)] = None
+            if row["bp"] is not None:
+                out[ox.Quad(row["o"], row["bp"], row["bo"], g)] = None
+        return list(out)
+
     def _graph(self, graph_name: Any) -> list[Any]:
         """A whole graph by the Graph Store Protocol (one streamed N-Triples document)."""
         import pyoxigraph as ox

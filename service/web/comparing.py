@@ -114,7 +114,6 @@ def stored_evaluations(
     """The stored QA tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``), one
     system name each: a system run in two experiments is named by experiment too. With
     ``answer_types``, the answer type of each question id is added to it."""
-    from service.graph.adapter import graph_reader
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -138,7 +137,6 @@ def stored_evaluations(
         else:
             raise BadRequest(f"{uri}: experiment {experiment_id} is not public")
         graph = storage.uris.experiment_graph(experiment_id)
-        store = graph_reader(store, graph)  # a remote store: the graph in one request
         task = stored_task(store, graph, uri, storage.uris)
         if task is None:
             raise BadRequest(f"{uri}: no such task (yet)")

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from service.graph.adapter import graph_reader
 from service.graph.uris import GQA
 
 PROV = "http://www.w3.org/ns/prov#"
@@ -72,8 +71,6 @@ def document_quads(
     import pyoxigraph as ox
 
     named, blank, default_graph = ox.NamedNode, ox.BlankNode, ox.DefaultGraph
-    if graph is not None:  # one request for the graph where each lookup is a round trip
-        store = graph_reader(store, graph)
     if graph is not None:
         graph_node: Any = named(graph)
     elif union:
@@ -82,28 +79,28 @@ def document_quads(
         graph_node = None
     follow_set = frozenset(follow)
     start = named(uri)
-    todo: list[Any] = [start]
+    level: list[Any] = [start]
     for predicate in reverse:
-        todo.extend(
+        level.extend(
             q.subject
             for q in store.quads_for_pattern(None, named(predicate), start, graph_node)
             if graph_node is not None or type(q.graph_name) is not default_graph
         )
     seen: set[Any] = set()
     out: list[Any] = []
-    while todo:
-        node = todo.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        found = list(store.quads_for_pattern(node, None, None, graph_node))
+    # level by level: a remote store answers each level in one request (subject_quads)
+    while level:
+        fresh = [node for node in dict.fromkeys(level) if node not in seen]
+        seen.update(fresh)
+        level = []
+        found = subject_quads(store, fresh, graph_node)
         if graph_node is None:
             found = [q for q in found if type(q.graph_name) is not default_graph]
         out += found
-        # the hash resources of the resource being described (or of a followed one)
-        prefix = node.value.split("#", 1)[0] + "#" if type(node) is named else uri + "#"
         for quad in found:
-            obj = quad.object
+            subject, obj = quad.subject, quad.object
+            # the hash resources of the resource being described (or of a followed one)
+            prefix = subject.value.split("#", 1)[0] + "#" if type(subject) is named else uri + "#"
             kind = type(obj)
             # Blank nodes, hash resources and the followed links belong to this document.
             if kind is blank or (
@@ -113,5 +110,14 @@ def document_quads(
                     or (follow_set and quad.predicate.value in follow_set)
                 )
             ):
-                todo.append(obj)
+                level.append(obj)
     return out
+
+
+def subject_quads(store: Any, nodes: Sequence[Any], graph_node: Any) -> list[Any]:
+    """The quads of each of ``nodes`` as subject (in ``graph_node``; None: any graph): an index
+    lookup per node, or one request for them all on a remote store, which also brings the
+    quads of the blank nodes they link to (a query cannot name a blank node later)."""
+    if getattr(store, "remote", False):
+        return store.subjects_quads(nodes, graph_node)
+    return [q for node in nodes for q in store.quads_for_pattern(node, None, None, graph_node)]

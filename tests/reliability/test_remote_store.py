@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from service.graph.store import open_storage
+from service.web.describe import FOLLOW_EXPERIMENT, FOLLOW_TASK, REVERSE_TASK, document_quads
 from tests.reliability import test_kill9
 from tests.reliability.figures import cli, scaled
 from tests.reliability.test_kill9 import (
@@ -77,6 +78,20 @@ def test_an_experiment_on_a_remote_store_is_the_embedded_one_and_every_command_w
             remote.experiments.quads(there.id)
         )
         eid = there.id
+        # the documents the pages and conneg serve (walked level by level on the remote store,
+        # one request a level, blank nodes brought with their parents) are the embedded ones
+        for uri, follow, reverse in (
+            (local.uris.experiment(eid), FOLLOW_EXPERIMENT, ()),
+            (local.uris.experiment(eid) + "/task/1", FOLLOW_TASK, REVERSE_TASK),
+        ):
+            graph = local.uris.experiment_graph(eid)
+            docs = [
+                _canonical(
+                    document_quads(s.private, uri, graph=graph, follow=follow, reverse=reverse)
+                )
+                for s in (local, remote)
+            ]
+            assert docs[0] == docs[1] and len(docs[0]) > 20, uri
     # the private dataset's server holds it; the public one does not
     graph = f"http://localhost:8080/graph/experiment/{eid}"
     ask = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
