@@ -99,6 +99,21 @@ def deployment(tmp_path: Path) -> Iterator[tuple[RemotePair, dict[str, str]]]:
         yield pair, env
 
 
+@pytest.fixture()
+def replicas(deployment: tuple[RemotePair, dict[str, str]]) -> Iterator[tuple[Served, Served]]:
+    """Replicas A and B of the deployment: two `gerbil-qa serve` under one base."""
+    pair, env = deployment
+    a = Served(pair.url, base=BASE, **env)
+    try:
+        b = Served(pair.url, base=BASE, **env)
+        try:
+            yield a, b
+        finally:
+            b.stop()
+    finally:
+        a.stop()
+
+
 def _submit(replica: Served, qa: CountingQA, run: str, delay: float) -> dict[str, str]:
     response = requests.post(
         replica.url + "api/experiments",
@@ -144,149 +159,130 @@ def _finished(replica: Served, ticket: dict[str, str]) -> dict[str, Any] | None:
 
 
 def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
-    deployment: tuple[RemotePair, dict[str, str]], qa: CountingQA
+    deployment: tuple[RemotePair, dict[str, str]],
+    replicas: tuple[Served, Served],
+    qa: CountingQA,
 ) -> None:
-    pair, env = deployment
-    a = Served(pair.url, base=BASE, **env)
-    b = Served(pair.url, base=BASE, **env)
-    try:
-        # B's listing and leaderboard are cached before anything is published
-        assert requests.get(b.url + "api/experiments", timeout=30).json()["experiments"] == []
-        ticket = _submit(a, qa, "watched", 0.15)
-        eid = ticket["id"]
-        graph = f"{BASE}graph/experiment/{eid}"
-        # watched on B: running, with live progress, with the owner's token
-        seen = _until(
-            "progress on B",
-            lambda: (
-                (s := _status(b, ticket))["status"] == "running"
-                and sum(system["done"] for system in s["systems"]) > 0
-                and s
-            ),
-        )
-        assert seen["id"] == eid
-        # invisible on B without the token: pages, API, SPARQL
-        for path in (f"experiment/{eid}", f"api/experiments/{eid}", f"experiment/{eid}/task/1"):
-            assert requests.get(b.url + path, timeout=30).status_code in (403, 404), path
-        ask = f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
-        answer = requests.get(b.url + "sparql", params={"query": ask}, timeout=30)
-        assert answer.json()["boolean"] is False
-        _until("the run to finish", lambda: _finished(b, ticket))
-        # claimed once: every question asked once
-        asked = qa.of("watched")
-        assert len(asked) == _questions() and set(asked.values()) == {1}, asked
-        # published on A ...
-        published = requests.post(
-            f"{a.url}api/experiments/{eid}/publish",
-            headers={"Authorization": f"Bearer {ticket['token']}"},
-            timeout=30,
-        )
-        assert published.status_code == 200, published.text
-        # ... served by B by content negotiation and SPARQL, its cached listing refreshed
-        turtle = _until(
-            "B to serve the published experiment",
-            lambda: (
-                (
-                    r := requests.get(
-                        b.url + f"experiment/{eid}", headers={"Accept": "text/turtle"}, timeout=30
-                    )
-                ).status_code
-                == 200
-                and r
-            ),
-            timeout=10,
-        )
-        assert f"<{BASE}experiment/{eid}>" in turtle.text or f"experiment/{eid}" in turtle.text
-        listed = _until(
-            "B's listing",
-            lambda: [
-                e
-                for e in requests.get(b.url + "api/experiments", timeout=30).json()["experiments"]
-                if e["id"] == eid
-            ],
-            timeout=10,
-        )
-        assert listed
-        # B's cached answer to the same query follows A's write (its change watcher, ~1 s)
-        _until(
-            "B's SPARQL answer",
-            lambda: requests.get(b.url + "sparql", params={"query": ask}, timeout=30).json()[
-                "boolean"
-            ],
-            timeout=10,
-        )
-        # the data is in the remote store itself
-        count = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
-        assert int(pair.public.query(count)[0]["n"]) > 100
-        assert int(pair.private.query(count)[0]["n"]) == 0
-    finally:
-        a.stop()
-        b.stop()
+    pair, _ = deployment
+    a, b = replicas
+    # B's listing and leaderboard are cached before anything is published
+    assert requests.get(b.url + "api/experiments", timeout=30).json()["experiments"] == []
+    ticket = _submit(a, qa, "watched", 0.15)
+    eid = ticket["id"]
+    graph = f"{BASE}graph/experiment/{eid}"
+    # watched on B: running, with live progress, with the owner's token
+    seen = _until(
+        "progress on B",
+        lambda: (
+            (s := _status(b, ticket))["status"] == "running"
+            and sum(system["done"] for system in s["systems"]) > 0
+            and s
+        ),
+    )
+    assert seen["id"] == eid
+    # invisible on B without the token: pages, API, SPARQL
+    for path in (f"experiment/{eid}", f"api/experiments/{eid}", f"experiment/{eid}/task/1"):
+        assert requests.get(b.url + path, timeout=30).status_code in (403, 404), path
+    ask = f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+    answer = requests.get(b.url + "sparql", params={"query": ask}, timeout=30)
+    assert answer.json()["boolean"] is False
+    _until("the run to finish", lambda: _finished(b, ticket))
+    # claimed once: every question asked once
+    asked = qa.of("watched")
+    assert len(asked) == _questions() and set(asked.values()) == {1}, asked
+    # published on A ...
+    published = requests.post(
+        f"{a.url}api/experiments/{eid}/publish",
+        headers={"Authorization": f"Bearer {ticket['token']}"},
+        timeout=30,
+    )
+    assert published.status_code == 200, published.text
+    # ... served by B by content negotiation and SPARQL, its cached listing refreshed
+    turtle = _until(
+        "B to serve the published experiment",
+        lambda: (
+            (
+                r := requests.get(
+                    b.url + f"experiment/{eid}", headers={"Accept": "text/turtle"}, timeout=30
+                )
+            ).status_code
+            == 200
+            and r
+        ),
+        timeout=10,
+    )
+    assert f"<{BASE}experiment/{eid}>" in turtle.text or f"experiment/{eid}" in turtle.text
+    listed = _until(
+        "B's listing",
+        lambda: [
+            e
+            for e in requests.get(b.url + "api/experiments", timeout=30).json()["experiments"]
+            if e["id"] == eid
+        ],
+        timeout=10,
+    )
+    assert listed
+    # B's cached answer to the same query follows A's write (its change watcher, ~1 s)
+    _until(
+        "B's SPARQL answer",
+        lambda: requests.get(b.url + "sparql", params={"query": ask}, timeout=30).json()["boolean"],
+        timeout=10,
+    )
+    # the data is in the remote store itself
+    count = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+    assert int(pair.public.query(count)[0]["n"]) > 100
+    assert int(pair.private.query(count)[0]["n"]) == 0
 
 
-def test_a_dead_replicas_run_is_taken_over(
-    deployment: tuple[RemotePair, dict[str, str]], qa: CountingQA
-) -> None:
-    pair, env = deployment
-    a = Served(pair.url, base=BASE, **env)
-    b = Served(pair.url, base=BASE, **env)
-    try:
-        ticket = _submit(a, qa, "orphan", 0.3)
-        _until("some answers", lambda: sum(qa.of("orphan").values()) >= 8)
-        a.kill()
-        killed_at = time.monotonic()
-        asked_by_a = sum(qa.of("orphan").values())
-        state = _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
-        took = time.monotonic() - killed_at
-        asked = qa.of("orphan")
-        assert len(asked) == _questions()  # every question answered, by A or by B
-        # asked twice: at most the calls A had in flight (4 per system by default), whose
-        # answers it never logged
-        again = sum(asked.values()) - _questions()
-        assert again <= IN_FLIGHT, asked
-        record(
-            "replicas-takeover",
-            asked_by_a=asked_by_a,
-            asked_again=again,
-            seconds_to_finish_after_kill=round(took, 1),
-            lease_s=LEASE,
-            status=state["status"],
-        )
-    finally:
-        a.stop()
-        b.stop()
+def test_a_dead_replicas_run_is_taken_over(replicas: tuple[Served, Served], qa: CountingQA) -> None:
+    a, b = replicas
+    ticket = _submit(a, qa, "orphan", 0.3)
+    _until("some answers", lambda: sum(qa.of("orphan").values()) >= 8)
+    a.kill()
+    killed_at = time.monotonic()
+    asked_by_a = sum(qa.of("orphan").values())
+    state = _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
+    took = time.monotonic() - killed_at
+    asked = qa.of("orphan")
+    assert len(asked) == _questions()  # every question answered, by A or by B
+    # asked twice: at most the calls A had in flight (4 per system by default), whose
+    # answers it never logged
+    again = sum(asked.values()) - _questions()
+    assert again <= IN_FLIGHT, asked
+    record(
+        "replicas-takeover",
+        asked_by_a=asked_by_a,
+        asked_again=again,
+        seconds_to_finish_after_kill=round(took, 1),
+        lease_s=LEASE,
+        status=state["status"],
+    )
 
 
 def test_runs_submitted_to_both_replicas_each_run_once(
-    deployment: tuple[RemotePair, dict[str, str]], qa: CountingQA
+    replicas: tuple[Served, Served], qa: CountingQA
 ) -> None:
-    pair, env = deployment
-    replicas = [Served(pair.url, base=BASE, **env) for _ in range(2)]
-    try:
-        tickets: list[tuple[str, dict[str, str]]] = []
-        lock = threading.Lock()
+    tickets: list[tuple[str, dict[str, str]]] = []
+    lock = threading.Lock()
 
-        def submit(i: int) -> None:
-            run = f"many{i}"
-            ticket = _submit(replicas[i % 2], qa, run, 0.02)
-            with lock:
-                tickets.append((run, ticket))
+    def submit(i: int) -> None:
+        run = f"many{i}"
+        ticket = _submit(replicas[i % 2], qa, run, 0.02)
+        with lock:
+            tickets.append((run, ticket))
 
-        threads = [threading.Thread(target=submit, args=(i,)) for i in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        ids = {ticket["id"] for _, ticket in tickets}
-        assert len(ids) == 6  # ids allocated by the store: never the same twice
-        for run, ticket in tickets:
-            _until(f"{run} to finish", lambda t=ticket: _finished(replicas[0], t), timeout=120)
-            asked = qa.of(run)
-            assert len(asked) == _questions() and set(asked.values()) == {1}, (run, asked)
-        record("replicas-exactly-once", runs=6, questions=6 * _questions(), asked_twice=0)
-    finally:
-        for replica in replicas:
-            replica.stop()
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ids = {ticket["id"] for _, ticket in tickets}
+    assert len(ids) == 6  # ids allocated by the store: never the same twice
+    for run, ticket in tickets:
+        _until(f"{run} to finish", lambda t=ticket: _finished(replicas[0], t), timeout=120)
+        asked = qa.of(run)
+        assert len(asked) == _questions() and set(asked.values()) == {1}, (run, asked)
+    record("replicas-exactly-once", runs=6, questions=6 * _questions(), asked_twice=0)
 
 
 def _reserve(url: str, env: dict[str, str], count: int, out: Any) -> None:
