@@ -38,6 +38,7 @@ from service.experiments.systems import Aborted, Cancelled
 from service.graph.experiments import RESUMABLE, Status, Ticket
 
 if TYPE_CHECKING:
+    from service.formats.base import Limits
     from service.graph.store import Storage
     from service.systems.safety import NetworkPolicy
 
@@ -65,8 +66,10 @@ class ExperimentRunner:
         policy: NetworkPolicy | None = None,
         on_public_change: Callable[[], object] | None = None,
         recover: bool = True,
+        limits: Limits | None = None,
     ) -> None:
         self.storage = storage
+        self.limits = limits  # the format readers' for uploads read in a job (None: the env's)
         if jobs is None and storage.work_dir is not None:
             jobs = JobStore(storage.work_dir / "jobs")
         self.jobs = jobs
@@ -211,8 +214,8 @@ class ExperimentRunner:
     # -- running -----------------------------------------------------------------------------
     def _files(self, experiment_id: str, blobs: Mapping[str, bytes]) -> Files:
         if blobs or self.jobs is None:
-            return Files(dict(blobs))
-        return Files(self.jobs.files_of(experiment_id).blob)
+            return Files(dict(blobs), limits=self.limits)
+        return Files(self.jobs.files_of(experiment_id).blob, limits=self.limits)
 
     def _queue(self, ticket: Ticket, spec: ExperimentSpec, files: Files) -> None:
         with self._lock:

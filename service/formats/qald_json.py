@@ -35,6 +35,7 @@ from service.formats.fields import (
 from service.formats.sparql_json import (
     NotPlain,
     PlainTerms,
+    count_raw_answers,
     kind_of,
     plain_results,
     read_results,
@@ -150,6 +151,13 @@ def read_document(
             metadata.append((VARIANT_KEY, shape))
         for i, item in enumerate(items):
             at: tuple[Step, ...] = ("questions", i)
+            if type(item) is dict and item.get("answers") is not None:
+                qid = item.get("id")
+                report.count_answers(
+                    count_raw_answers(item["answers"]),
+                    at=(*at, "answers"),
+                    question_id=str(qid) if type(qid) in (str, int) else None,
+                )
             q = read_item(item, report, at)
             if q is not None:
                 questions.append(q)

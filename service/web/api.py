@@ -293,6 +293,7 @@ def rescore(experiment_id: str) -> Response:
         uploads,
         policy=state.config.network_policy(),
         parse_bytes=state.config.sync_parse_bytes,
+        limits=state.config.answer_limits(),
     )
     ticket = state.runner.submit(spec, uploads=uploads, files=files)
     response = _json(
