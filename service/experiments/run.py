@@ -301,7 +301,7 @@ def prepare(
     from service import catalog
     from service.evaluation.profiles import get_profile
     from service.experiments.spec import CatalogueDataset
-    from service.formats import DEFAULT_LIMITS
+    from service.formats.base import DEFAULT_LIMITS
 
     profile = get_profile(spec.profile)
     languages = check_spec(spec, policy=policy, default_language=profile.default_language)

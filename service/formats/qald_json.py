@@ -151,13 +151,7 @@ def read_document(
             metadata.append((VARIANT_KEY, shape))
         for i, item in enumerate(items):
             at: tuple[Step, ...] = ("questions", i)
-            if type(item) is dict and item.get("answers") is not None:
-                qid = item.get("id")
-                report.count_answers(
-                    count_raw_answers(item["answers"]),
-                    at=(*at, "answers"),
-                    question_id=str(qid) if type(qid) in (str, int) else None,
-                )
+            _count_answers(item, report, at)
             q = read_item(item, report, at)
             if q is not None:
                 questions.append(q)
@@ -170,6 +164,25 @@ def read_document(
         format=name,
         problems=problems,
         metadata=tuple(metadata),
+    )
+
+
+def _count_answers(item: Any, report: Report, at: tuple[Step, ...]) -> None:
+    """Count a question's answers against the limits before it is read: ``answers`` of the
+    question object (or of its ``question`` object: QALD-7's extended eQALD)."""
+    if type(item) is not dict:
+        return
+    holder, where = item, at
+    inner = item.get("question")
+    if item.get("answers") is None and type(inner) is dict:
+        holder, where = inner, (*at, "question")
+    if holder.get("answers") is None:
+        return
+    qid = holder.get("id")
+    report.count_answers(
+        count_raw_answers(holder["answers"]),
+        at=(*where, "answers"),
+        question_id=str(qid) if type(qid) in (str, int) else None,
     )
 
 
