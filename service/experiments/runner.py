@@ -20,11 +20,13 @@ Only public writes (a publication, a catalogue dataset's questions stored) call
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -274,16 +276,17 @@ class ExperimentRunner:
             )
             watcher.start()
         try:
-            return run_experiment(
-                spec,
-                storage=self.storage,
-                ticket=ticket,
-                files=files,
-                job=self.jobs.files_of(eid) if self.jobs is not None else None,
-                progress=writer,
-                cancel=cancel,
-                policy=self.policy,
-            )
+            with collector_paused():
+                return run_experiment(
+                    spec,
+                    storage=self.storage,
+                    ticket=ticket,
+                    files=files,
+                    job=self.jobs.files_of(eid) if self.jobs is not None else None,
+                    progress=writer,
+                    cancel=cancel,
+                    policy=self.policy,
+                )
         finally:
             stop_watching.set()
 
@@ -295,6 +298,33 @@ class ExperimentRunner:
             if self.jobs is not None and self.jobs.cancel_requested(eid):
                 cancel.set()
                 return
+
+
+_paused = 0
+_paused_lock = threading.Lock()
+_was_enabled = True
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while any job runs (as ``gerbil-qa evaluate`` runs):
+    reading and scoring a big answer file allocate millions of objects and make no reference
+    cycles, and each full collection over them held the GIL for up to half a second, stalling
+    every request (status polls) while it ran. Reference counting still frees everything; the
+    collector is back on when the last job ends, and then collects what requests left."""
+    global _paused, _was_enabled
+    with _paused_lock:
+        if _paused == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _paused += 1
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            if _paused == 0 and _was_enabled:
+                gc.enable()
 
 
 class _ProgressWriter:

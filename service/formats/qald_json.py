@@ -153,6 +153,7 @@ def read_document(
             at: tuple[Step, ...] = ("questions", i)
             _count_answers(item, report, at)
             q = read_item(item, report, at)
+            items[i] = None  # the parsed JSON goes as its question is built (big answer files)
             if q is not None:
                 questions.append(q)
                 places.append(at)
