@@ -78,7 +78,7 @@ def generate(path: Path, bindings: int) -> tuple[int, int]:
     per, extra = divmod(bindings, len(questions))
     written = 0
     with path.open("w", encoding="utf-8") as out:
-        out.write('{"dataset": {"id": "%s"}, "questions": [\n' % DATASET)
+        out.write(json.dumps({"dataset": {"id": DATASET}})[:-1] + ', "questions": [\n')
         for n, question in enumerate(questions):
             want = per + (1 if n < extra else 0)
             gold = [
@@ -88,11 +88,11 @@ def generate(path: Path, bindings: int) -> tuple[int, int]:
             ][:want]
             rows = []
             for row in gold:
-                ((var, term),) = row.items()
+                ((_var, term),) = row.items()
                 kind = "uri" if term.kind is TermKind.IRI else "literal"
                 rows.append('{"x":' + json.dumps({"type": kind, "value": term.value}) + "}")
             rows += [
-                '{"x":{"type":"uri","value":"http://ex.org/a%d"}}' % (written + i)
+                f'{{"x":{{"type":"uri","value":"http://ex.org/a{written + i}"}}}}'
                 for i in range(want - len(rows))
             ]
             written += len(rows)

@@ -126,3 +126,28 @@ def test_a_short_list_is_written_whole(monkeypatch, n: int) -> None:
     quads = store.experiments.quads(ticket.id)
     subject = store.uris.question_result(ticket.id, 1, "q1")
     assert len(_objects(quads, subject, "givenAnswer")) == n
+
+
+def test_the_api_results_of_a_real_run_with_warnings_read_the_same() -> None:
+    """The demo's partial answers under ``fair``: matches by several rules, false and missed
+    answers, and warnings (blank nodes) that the lean read must keep."""
+    from service.experiments.run import run_experiment
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef, KBSpec
+    from service.experiments.systems import AnswerFile
+    from service.paths import DEMO_DIR
+
+    store = open_storage(None, catalog=False)
+    spec = ExperimentSpec(
+        dataset=FileDataset(FileRef.local(str(DEMO_DIR / "questions.json"))),
+        systems=(AnswerFile("p", FileRef.local(str(DEMO_DIR / "answers-partial.json"))),),
+        profile="fair",
+        kb=KBSpec((str(DEMO_DIR / "kb.ttl"),)),
+        languages=("en",),
+    )
+    ticket = run_experiment(spec, storage=store).ticket
+    assert ticket is not None
+    every = store.experiments.quads(ticket.id)
+    lean = store.experiments.quads(ticket.id, answers=False)
+    full = evaluations(every, store.uris, ticket.id)
+    assert full[0]["warnings"]
+    assert evaluations(lean, store.uris, ticket.id) == full
