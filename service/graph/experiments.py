@@ -281,7 +281,8 @@ class ExperimentRepository:
         left_out = ", ".join(f"<{GQA}{name}>" for name in ANSWER_PREDICATES)
         solutions = source.query(
             f"SELECT ?s ?p ?o WHERE {{ GRAPH <{graph.value}> {{ ?s ?p ?o "
-            f"FILTER(?p NOT IN ({left_out}) && (isBlank(?s) || !CONTAINS(STR(?s), '#match-'))) }} }}"
+            f"FILTER(?p NOT IN ({left_out}) && "
+            f"(isBlank(?s) || !CONTAINS(STR(?s), '#match-'))) }} }}"
         )
         return [Quad(row[0], row[1], row[2], graph) for row in solutions]
 
