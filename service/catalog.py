@@ -316,12 +316,14 @@ def load(name: str, **resolve_options):  # -> service.model.Dataset
     entry = get_entry(name)
     wanted = [d for d in entry.distributions if d.role != "kb"]
     files = {d.role: (resolve(d, **resolve_options), d.format) for d in wanted}
-    dataset = formats.read(files["questions"][0], format=entry.format)
+    # The catalogue's files are the operator's choice: no answer limits (those are for uploads).
+    limits = formats.UNLIMITED_ANSWERS
+    dataset = formats.read(files["questions"][0], format=entry.format, limits=limits)
     if "gold" in files:
         from service.model import attach_gold
 
         path, gold_format = files["gold"]
-        dataset = attach_gold(dataset, formats.read(path, format=gold_format))
+        dataset = attach_gold(dataset, formats.read(path, format=gold_format, limits=limits))
     if entry.select_hybrid is not None:
         dataset = replace(
             dataset,

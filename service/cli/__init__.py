@@ -63,6 +63,62 @@ def add_store_option(parser: argparse.ArgumentParser, *, required: bool, what: s
     )
 
 
+# The format readers' answer limits (service/formats/base.py reads these variables; the
+# options below set them for one command, so every file the command reads is held to them).
+ANSWER_LIMIT_OPTIONS: dict[str, str] = {
+    "max_answers_per_question": "GERBIL_QA_MAX_ANSWERS_PER_QUESTION",
+    "max_answers_per_file": "GERBIL_QA_MAX_ANSWERS_PER_FILE",
+}
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
+    return value
+
+
+def add_answer_limits(parser: argparse.ArgumentParser) -> None:
+    """``--max-answers-per-question N`` and ``--max-answers-per-file N`` (default: the
+    environment variables, else 100,000 and 2,000,000): an answer file past one is refused."""
+    for dest, env in ANSWER_LIMIT_OPTIONS.items():
+        what = dest.removeprefix("max_answers_").replace("_", " ")
+        parser.add_argument(
+            "--" + dest.replace("_", "-"),
+            dest=dest,
+            type=_limit,
+            metavar="N",
+            help=f"refuse a file with more than N answers {what} (default: ${env}, else "
+            + ("100,000)" if what == "per question" else "2,000,000)"),
+        )
+
+
+def _with_answer_limits(args: argparse.Namespace) -> dict[str, str | None]:
+    """Set the answer-limit variables the options give; what they were, to restore."""
+    import os
+
+    before: dict[str, str | None] = {}
+    for dest, env in ANSWER_LIMIT_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value is not None:
+            before[env] = os.environ.get(env)
+            os.environ[env] = str(value)
+    return before
+
+
+def _restore(before: dict[str, str | None]) -> None:
+    import os
+
+    for env, value in before.items():
+        if value is None:
+            os.environ.pop(env, None)
+        else:
+            os.environ[env] = value
+
+
 def _modules_for(argv: Sequence[str]) -> tuple[str, ...]:
     """The command modules needed to parse ``argv``: all of them for help or a typo."""
     command = next((a for a in argv if not a.startswith("-")), None)
@@ -85,6 +141,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(argv).parse_args(argv)
+    before = _with_answer_limits(args)
     try:
         return int(args.handler(args) or 0)
     except FormatError as err:
@@ -98,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        _restore(before)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from service.cli import add_answer_limits
 from service.errors import FormatError, Problem
 
 
@@ -27,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument(
         "--lang", metavar="LANG", help="language of texts the file leaves untagged"
     )
+    add_answer_limits(validate)
     validate.set_defaults(handler=_validate)
 
     convert = subparsers.add_parser(

@@ -120,11 +120,11 @@ def _rescore(args: argparse.Namespace) -> int:
         spec, uploads = rescore_spec(
             storage, old, profile=args.profile, dataset_version=args.dataset_version
         )
-        before = evaluations(storage.experiments.quads(old), storage.uris, old)
+        before = evaluations(storage.experiments.quads(old, answers=False), storage.uris, old)
         outcome = run_experiment(spec, storage=storage, files=Files(uploads))
         assert outcome.ticket is not None  # a store records
         new = outcome.ticket.id
-        after = evaluations(storage.experiments.quads(new), storage.uris, new)
+        after = evaluations(storage.experiments.quads(new, answers=False), storage.uris, new)
     finally:
         storage.close()
     diff = changes(before, after)

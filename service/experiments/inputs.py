@@ -18,6 +18,7 @@ from service.experiments.spec import CatalogueDataset, DatasetSource, FileRef
 
 if TYPE_CHECKING:
     from service.evaluation.results import Evaluation
+    from service.formats.base import Limits
     from service.model import Dataset, SystemRun
 
 MIN_MATCHED_IDS = 0.5  # below this share of the dataset's question ids, answers are refused
@@ -29,8 +30,14 @@ class Files:
     A local file is read from its path; an upload from ``blobs`` (the job's files, or the
     request's while a submission is checked). Each file is parsed once per language."""
 
-    def __init__(self, blobs: Mapping[str, bytes] | Callable[[str], bytes] | None = None) -> None:
+    def __init__(
+        self,
+        blobs: Mapping[str, bytes] | Callable[[str], bytes] | None = None,
+        *,
+        limits: Limits | None = None,
+    ) -> None:
         self._blobs = blobs
+        self.limits = limits  # None: the format readers' (the environment's answer limits)
         self._parsed: dict[tuple[str, str | None, str], Dataset] = {}
         self._sums: dict[str, tuple[str, int]] = {}
 
@@ -69,11 +76,17 @@ class Files:
         key = (ref.path or ref.sha256 or ref.name, ref.format, language or "")
         if key not in self._parsed:
             if ref.path is not None:
-                parsed = formats.read(ref.path, format=ref.format, language=language)
+                parsed = formats.read(
+                    ref.path, format=ref.format, language=language, limits=self.limits
+                )
             else:
                 name = PurePosixPath(ref.name).name or "upload"
                 parsed = formats.read(
-                    self.data(ref), format=ref.format, name=name, language=language
+                    self.data(ref),
+                    format=ref.format,
+                    name=name,
+                    language=language,
+                    limits=self.limits,
                 )
             self._parsed[key] = parsed
         return self._parsed[key]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from service.evaluation.results import Evaluation
     from service.experiments.progress import ProgressCallback
     from service.experiments.systems import AnswerLog
+    from service.formats.base import Limits
 
     class JobState(Protocol):
         """What a durable job keeps while it runs (:class:`service.experiments.jobs.JobFiles`)."""
@@ -289,17 +290,18 @@ def prepare(
     policy: NetworkPolicy | None,
     parse_bytes: int,
     storage: Storage | None = None,
+    limits: Limits | None = None,
 ) -> Files:
     """Check a submission before it gets an id. The cheap checks always (:func:`check_spec`,
     the catalogue name, the upload sizes); when the uploads total at most ``parse_bytes``, they
     are also read now, with the dataset and the answer files' checks, so an ordinary mistake is
     a 400 naming ``file:line:column``. Larger uploads are read in the job (a format error then
-    ends the experiment as ``error`` with the same message). Returns the files, parsed or not,
-    for the job."""
+    ends the experiment as ``error`` with the same message). ``limits``: the readers' (the
+    answer limits; None: the environment's). Returns the files, parsed or not, for the job."""
     from service import catalog
     from service.evaluation.profiles import get_profile
     from service.experiments.spec import CatalogueDataset
-    from service.formats import DEFAULT_LIMITS
+    from service.formats.base import DEFAULT_LIMITS
 
     profile = get_profile(spec.profile)
     languages = check_spec(spec, policy=policy, default_language=profile.default_language)
@@ -312,7 +314,7 @@ def prepare(
                 f"{ref.name}: {ref.size} bytes, more than the limit of "
                 f"{DEFAULT_LIMITS.max_bytes} bytes per file"
             )
-    files = Files(uploads)
+    files = Files(uploads, limits=limits)
     if sum(len(data) for data in uploads.values()) > parse_bytes:
         return files
     read = _registered_version(spec, storage) if storage is not None else spec

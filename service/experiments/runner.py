@@ -24,11 +24,13 @@ Only public writes (a publication, a catalogue dataset's questions stored) call
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -43,6 +45,7 @@ from service.graph.claims import Claims
 from service.graph.experiments import RESUMABLE, Status, Ticket
 
 if TYPE_CHECKING:
+    from service.formats.base import Limits
     from service.graph.store import Storage
     from service.systems.safety import NetworkPolicy
 
@@ -70,8 +73,10 @@ class ExperimentRunner:
         policy: NetworkPolicy | None = None,
         on_public_change: Callable[[], object] | None = None,
         recover: bool = True,
+        limits: Limits | None = None,
     ) -> None:
         self.storage = storage
+        self.limits = limits  # the format readers' for uploads read in a job (None: the env's)
         if jobs is None and storage.work_dir is not None:
             jobs = JobStore(storage.work_dir / "jobs")
         self.jobs = jobs
@@ -257,8 +262,8 @@ class ExperimentRunner:
     # -- running -----------------------------------------------------------------------------
     def _files(self, experiment_id: str, blobs: Mapping[str, bytes]) -> Files:
         if blobs or self.jobs is None:
-            return Files(dict(blobs))
-        return Files(self.jobs.files_of(experiment_id).blob)
+            return Files(dict(blobs), limits=self.limits)
+        return Files(self.jobs.files_of(experiment_id).blob, limits=self.limits)
 
     def _queue(self, ticket: Ticket, spec: ExperimentSpec, files: Files) -> None:
         with self._lock:
@@ -324,16 +329,17 @@ class ExperimentRunner:
             )
             watcher.start()
         try:
-            return run_experiment(
-                spec,
-                storage=self.storage,
-                ticket=ticket,
-                files=files,
-                job=self.jobs.files_of(eid) if self.jobs is not None else None,
-                progress=writer,
-                cancel=cancel,
-                policy=self.policy,
-            )
+            with collector_paused():
+                return run_experiment(
+                    spec,
+                    storage=self.storage,
+                    ticket=ticket,
+                    files=files,
+                    job=self.jobs.files_of(eid) if self.jobs is not None else None,
+                    progress=writer,
+                    cancel=cancel,
+                    policy=self.policy,
+                )
         finally:
             stop_watching.set()
 
@@ -345,6 +351,33 @@ class ExperimentRunner:
             if self.jobs is not None and self.jobs.cancel_requested(eid):
                 cancel.set()
                 return
+
+
+_paused = 0
+_paused_lock = threading.Lock()
+_was_enabled = True
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while any job runs (as ``gerbil-qa evaluate`` runs):
+    reading and scoring a big answer file allocate millions of objects and make no reference
+    cycles, and each full collection over them held the GIL for up to half a second, stalling
+    every request (status polls) while it ran. Reference counting still frees everything; the
+    collector is back on when the last job ends, and then collects what requests left."""
+    global _paused, _was_enabled
+    with _paused_lock:
+        if _paused == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _paused += 1
+    try:
+        yield
+    finally:
+        with _paused_lock:
+            _paused -= 1
+            if _paused == 0 and _was_enabled:
+                gc.enable()
 
 
 class _ProgressWriter:

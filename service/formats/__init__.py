@@ -29,11 +29,12 @@ from service.formats import (
     text2sparql_yaml,
     tsv,
 )
-from service.formats.base import DEFAULT_LIMITS, Format, Limits, Source
+from service.formats.base import UNLIMITED_ANSWERS, Format, Limits, Source
 from service.model import Dataset
 
 __all__ = [
     "FORMATS",
+    "UNLIMITED_ANSWERS",
     "Format",
     "FormatError",
     "Limits",
@@ -88,7 +89,7 @@ def read(
     names bytes in messages. ``language`` tags question texts whose file gives no language
     (TSV). A path read is recorded in ``Dataset.source`` as given. Raises FormatError.
     """
-    limits = limits or DEFAULT_LIMITS
+    limits = limits or Limits()  # the answer limits from the environment, if set there
     if isinstance(source, bytes | bytearray | memoryview):
         data, path, label = bytes(source), None, name
         _check_size(len(data), limits, label)

@@ -8,16 +8,17 @@ their findings in a :class:`Report`, which raises one :class:`FormatError` for a
 from __future__ import annotations
 
 import json
+import os
 import re
 from _json import scanstring  # json's C string scanner (json.decoder re-exports it)
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TypedDict, Unpack, cast
 
-from service.errors import FormatError, Problem, Severity
+from service.errors import BadRequest, FormatError, Problem, Severity
 from service.model import Dataset
 
 Step = str | int
@@ -25,17 +26,63 @@ Step = str | int
 
 MIB = 1024 * 1024
 
+# Answers (rows of an answer set: a SPARQL binding, a QALD-XML <answer>, a result-set value, a
+# TSV alternative; a boolean answer is one) per question and per file. 100,000 per question is
+# 14x the largest answer set in the benchmark files and system outputs we mirror (6,933: QALD-2's
+# participants' answers) and 10x the rows DBpedia's public endpoint returns for one query;
+# 2,000,000 per file is over 100x the largest file's answers there (16,886: TEXT2SPARQL's DBpedia
+# gold) and about what a 64 MiB upload (the server's limit) of terse SPARQL JSON can hold.
+MAX_ANSWERS_PER_QUESTION = 100_000
+MAX_ANSWERS_PER_FILE = 2_000_000
+ANSWERS_PER_QUESTION_ENV = "GERBIL_QA_MAX_ANSWERS_PER_QUESTION"
+ANSWERS_PER_FILE_ENV = "GERBIL_QA_MAX_ANSWERS_PER_FILE"
+
+
+def _env_limit(name: str, default: int) -> int:
+    """A positive whole number from the environment variable ``name`` (else ``default``);
+    FormatError naming the variable when it is something else."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    return parse_limit(raw, name)
+
+
+def parse_limit(raw: str, name: str) -> int:
+    """``raw`` as a limit (a whole number at least 1; ``_`` and ``,`` separators allowed)."""
+    try:
+        value = int(raw.strip().replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise BadRequest(f"{name}: cannot read {raw!r} as a limit; expected a whole number ≥ 1")
+    return value
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Input size limits; a file over a limit is refused with a :class:`FormatError`."""
+    """Input size limits; a file over a limit is refused with a :class:`FormatError`.
+
+    The answer limits default to ``$GERBIL_QA_MAX_ANSWERS_PER_QUESTION`` and
+    ``$GERBIL_QA_MAX_ANSWERS_PER_FILE`` when set (read when a ``Limits`` is made)."""
 
     max_bytes: int = 256 * MIB
     max_questions: int = 1_000_000
     max_problems: int = 10_000  # findings kept per file; a garbage file should not eat memory
+    max_answers_per_question: int = field(
+        default_factory=lambda: _env_limit(ANSWERS_PER_QUESTION_ENV, MAX_ANSWERS_PER_QUESTION)
+    )
+    max_answers_per_file: int = field(
+        default_factory=lambda: _env_limit(ANSWERS_PER_FILE_ENV, MAX_ANSWERS_PER_FILE)
+    )
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = Limits(
+    max_answers_per_question=MAX_ANSWERS_PER_QUESTION, max_answers_per_file=MAX_ANSWERS_PER_FILE
+)
+"""The built-in limits (not the environment's)."""
+
+UNLIMITED_ANSWERS = Limits(max_answers_per_question=2**62, max_answers_per_file=2**62)
+"""For files the operator chose (the catalogue's): no answer limits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +450,7 @@ class Report:
         self.source = source
         self._findings: list[_Finding] = []
         self._dropped = 0
+        self.answers = 0  # answers counted so far (:meth:`count_answers`)
 
     def error(self, message: str, **where: Unpack[Where]) -> None:
         self._add("error", message, **where)
@@ -429,6 +477,45 @@ class Report:
         self._findings.append(
             _Finding(message, severity, where, xml_path, line, column, question_id, expected)
         )
+
+    def count_answers(self, count: int, **where: Unpack[Where]) -> None:
+        """Count one question's ``count`` answers against the limits, before they are built;
+        past a limit, raise the FormatError at once (reading stops there) naming the file, the
+        position (``where``: a JSON path, a line and column, the question id) and the limit."""
+        limits = self.source.limits
+        self.answers += count
+        qid = where.get("question_id")
+        question = f"question {qid!r}" if qid is not None else "a question"
+        if count > limits.max_answers_per_question:
+            limit = limits.max_answers_per_question
+            message = (
+                f"{question} has {count:,} answers, more than the limit per question; "
+                "the file was not read further"
+            )
+            expected = f"at most {limit:,} answers per question ({ANSWERS_PER_QUESTION_ENV})"
+        elif self.answers > limits.max_answers_per_file:
+            limit = limits.max_answers_per_file
+            message = (
+                f"the answers up to {question} number {self.answers:,}, more than the limit "
+                "per file; the file was not read further"
+            )
+            expected = f"at most {limit:,} answers per file ({ANSWERS_PER_FILE_ENV})"
+        else:
+            return
+        at = where.get("at")
+        self._findings.append(  # past max_problems too: this one must be said
+            _Finding(
+                message,
+                "error",
+                tuple(at) if at is not None else None,
+                where.get("xml_path"),
+                where.get("line"),
+                where.get("column"),
+                qid,
+                expected,
+            )
+        )
+        self.finish()
 
     @property
     def has_errors(self) -> bool:

@@ -35,6 +35,7 @@ from service.formats.fields import (
 from service.formats.sparql_json import (
     NotPlain,
     PlainTerms,
+    count_raw_answers,
     kind_of,
     plain_results,
     read_results,
@@ -150,7 +151,9 @@ def read_document(
             metadata.append((VARIANT_KEY, shape))
         for i, item in enumerate(items):
             at: tuple[Step, ...] = ("questions", i)
+            _count_answers(item, report, at)
             q = read_item(item, report, at)
+            items[i] = None  # the parsed JSON goes as its question is built (big answer files)
             if q is not None:
                 questions.append(q)
                 places.append(at)
@@ -162,6 +165,25 @@ def read_document(
         format=name,
         problems=problems,
         metadata=tuple(metadata),
+    )
+
+
+def _count_answers(item: Any, report: Report, at: tuple[Step, ...]) -> None:
+    """Count a question's answers against the limits before it is read: ``answers`` of the
+    question object (or of its ``question`` object: QALD-7's extended eQALD)."""
+    if type(item) is not dict:
+        return
+    holder, where = item, at
+    inner = item.get("question")
+    if item.get("answers") is None and type(inner) is dict:
+        holder, where = inner, (*at, "question")
+    if holder.get("answers") is None:
+        return
+    qid = holder.get("id")
+    report.count_answers(
+        count_raw_answers(holder["answers"]),
+        at=(*where, "answers"),
+        question_id=str(qid) if type(qid) in (str, int) else None,
     )
 
 

@@ -244,6 +244,13 @@ def read(src: Source) -> Dataset:
     places: list[dict[str, Any]] = []
     if check_question_count(report, len(nodes)):
         for node in nodes:
+            answers = next((c for c in node.children if c.tag == "answers"), None)
+            if answers is not None:
+                report.count_answers(
+                    sum(1 for c in answers.children if c.tag == "answer" or c.tag in ELEMENTS),
+                    **answers.where(),
+                    question_id=node.attrib.get("id"),
+                )
             q = _read_question(node, report)
             if q is not None:
                 questions.append(q)

@@ -62,6 +62,8 @@ def read(src: Source) -> Dataset:
             prefix, qid, language = split_item(key)
             if prefix:
                 prefixes[prefix] += 1
+            if isinstance(items, dict):
+                report.count_answers(len(items), at=(key,), question_id=qid)
             answers = _read_items(items, report, at=(key,), qid=qid)
             if answers is None:
                 continue

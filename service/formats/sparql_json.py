@@ -32,6 +32,26 @@ def looks_like_iri(value: str) -> bool:
     return _IRI.fullmatch(value) is not None
 
 
+def count_raw_answers(answers: Any) -> int:
+    """How many answers a question's raw ``answers`` value holds, counted without building any:
+    the bindings of each results object (``results.bindings``, eQALD's ``bindings``), 1 for a
+    boolean or any other entry (QALD-5's ``{"string": …}``, one per answer); for the limits
+    (:meth:`~service.formats.base.Report.count_answers`), so an oversized file is refused
+    before its rows are read."""
+    entries = answers if type(answers) is list else [answers] if type(answers) is dict else []
+    count = 0
+    for entry in entries:
+        bindings = None
+        if type(entry) is dict:
+            results = entry.get("results")
+            if type(results) is dict:
+                bindings = results.get("bindings")
+            if bindings is None:
+                bindings = entry.get("bindings")
+        count += len(bindings) if type(bindings) is list else 1
+    return count
+
+
 def read_results(
     value: Any, report: Report, *, at: tuple[Step, ...], qid: str | None, bindings_key: bool
 ) -> AnswerSet | None:

@@ -70,6 +70,9 @@ def read(src: Source) -> Dataset:
             answers: AnswerSet | None = None
             if role == EXPECTED:
                 cells = line.split("\t")
+                report.count_answers(
+                    len(cells) - cells.count(""), line=i + 1, column=1, question_id=str(i + 1)
+                )
                 answers = AnswerSet.of([Term.literal(v) for v in cells if v != ""])
                 if line and "" in cells:
                     report.warn(
@@ -80,6 +83,7 @@ def read(src: Source) -> Dataset:
                         expected="non-empty tab-separated answers",
                     )
             elif role == OUT:
+                report.count_answers(1 if line else 0, line=i + 1, column=1, question_id=str(i + 1))
                 answers = AnswerSet.of([Term.literal(line)] if line else [])
             questions.append(Question(id=str(i + 1), texts=qtexts, answers=answers))
             places.append({"line": i + 1, "column": 1})

@@ -170,6 +170,11 @@ def _refuse_invalid_terms(experiment_id: str, quads: Sequence[Quad]) -> None:
         )
 
 
+ANSWER_PREDICATES = ("givenAnswer", "exactAnswer", "falseAnswer", "missedAnswer", "answerMatch")
+"""The per-answer properties of a question result (``service.graph.results``); an answer
+match's own triples are on its ``…#match-k`` node."""
+
+
 class ExperimentRepository:
     """Experiments in a store (module docstring)."""
 
@@ -265,12 +270,26 @@ class ExperimentRepository:
                 newer.append(q.subject.value.rsplit("/", 1)[-1])
         return sorted(set(older)), sorted(set(newer))
 
-    def quads(self, experiment_id: str) -> list[Quad]:
-        """The quads of an experiment's graph, wherever it is (for its owner or the operator)."""
+    def quads(self, experiment_id: str, *, answers: bool = True) -> list[Quad]:
+        """The quads of an experiment's graph, wherever it is (for its owner or the operator).
+
+        ``answers=False`` leaves out the per-answer triples of its question results (given,
+        exact, false and missed answers and the answer matches: up to
+        :data:`~service.graph.results.RECORDED_GIVEN_PER_TASK` and more per task), which the
+        measures, the tasks and the JSON results never read: the API's status of a finished
+        experiment read them all, about 2 s for one 52 MB answer file."""
         graph = node(self.uris.experiment_graph(experiment_id))
         public = self.store.public.contains_named_graph(graph)
         source = self.store.public if public else self.store.private
-        return list(source.quads_for_pattern(None, None, None, graph))
+        if answers:
+            return list(source.quads_for_pattern(None, None, None, graph))
+        left_out = ", ".join(f"<{GQA}{name}>" for name in ANSWER_PREDICATES)
+        solutions = source.query(
+            f"SELECT ?s ?p ?o WHERE {{ GRAPH <{graph.value}> {{ ?s ?p ?o "
+            f"FILTER(?p NOT IN ({left_out}) && "
+            f"(isBlank(?s) || !CONTAINS(STR(?s), '#match-'))) }} }}"
+        )
+        return [Quad(row[0], row[1], row[2], graph) for row in solutions]
 
     # -- the lifecycle -----------------------------------------------------------------------
     def reserve(self, *, summary: str | None = None, now: datetime | None = None) -> Ticket:

@@ -482,6 +482,7 @@ def _task_quads(
         _p(GQA, "note"),
     )
     prefix = task_uri + "/question/"  # Uris.question_result, built here once per task
+    budget = RECORDED_GIVEN_PER_TASK
     for qs, measures in zip(scores, per_q, strict=True):
         # in a pooled task a question is observed once per language: …/question/{id}@{lang}
         r = NamedNode(prefix + enc(qs.question_id) + (f"@{qs.language}" if qs.language else ""))
@@ -505,8 +506,12 @@ def _task_quads(
         for name in QUESTION_MEASURES:
             if name in computed and name not in measures:
                 pairs.append((p_undefined, props[name][0]))
-        for item in qs.given:
-            pairs.append((p_given, n.displayed_term(item)))
+        given = qs.given
+        recorded = min(len(given), RECORDED_GIVEN, budget)
+        budget -= recorded
+        if recorded == len(given):
+            for item in given:
+                pairs.append((p_given, n.displayed_term(item)))
         if qs.note:
             pairs.append((p_note, n.literal(qs.note)))
         pairs += _call_pairs(qs)
@@ -515,8 +520,12 @@ def _task_quads(
         g.many(r, pairs)
         if qs.query_shape:
             _shape_quads(g, r, qs.query_shape)
+        named: set[int] = set()
         if qs.matches or qs.tp == 0:  # explained (a record without matches but with a tp is not)
-            _explanation(g, r, qs)
+            named = _explanation(g, r, qs)
+        if recorded < len(given):  # the first ones, and every one the explanation names
+            for i in sorted(named.union(range(recorded))):
+                g.add(r, p_given, n.displayed_term(given[i]))
 
 
 def _shape_quads(g: _Graph, result: NamedNode, shapes: Mapping[str, Mapping[str, Any]]) -> None:
@@ -553,19 +562,31 @@ def _call_pairs(qs: QuestionScore) -> list[tuple[NamedNode, Object]]:
     return pairs
 
 
+RECORDED_GIVEN = 1_000
+"""At most this many given answers are written per result (``gqa:givenAnswer``, in given order,
+plus every one its explanation names): an answer file may give a question 100,000 answers (the
+limit per question), and writing each as a triple made one 52 MB file 10^6 triples (a 3 GB
+transaction, 200 MB dumps, a 36 s ``check``). The counts tp and fp give the totals, the kept
+answer file has every answer, and a page shows ten."""
+
+RECORDED_GIVEN_PER_TASK = 100_000
+"""At most this many of a task's given answers are written in all (the first questions' first
+:data:`RECORDED_GIVEN`; then only those explanations name), so that many questions of a few
+hundred answers each do not add up to millions of triples either."""
+
 EXPLAINED_PER_KIND = 100
 """At most this many exact answers, other matches, false and missed answers are written per
 result (each kind in given or gold order): some gold answer sets hold thousands of items (one
 of QALD-8 train 2,150), the counts tp/fp/fn give the totals, and a page shows ten of each."""
 
 
-def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> None:
+def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> set[int]:
     """Why the result has its counts: a given answer identical to the gold answer it matched
     is a ``gqa:exactAnswer`` (one triple: by far the most common case, and answer sets run to
     thousands); every other matched pair is a ``gqa:AnswerMatch`` (a hash resource of the
     result, ``…#match-k``) with its rule; the given answers no rule matched are
     ``gqa:falseAnswer`` and the gold answers nothing matched ``gqa:missedAnswer``; at most
-    :data:`EXPLAINED_PER_KIND` of each."""
+    :data:`EXPLAINED_PER_KIND` of each. Returns the indexes of the given answers it names."""
     p_match, p_given, p_gold, p_rule = (
         _p(GQA, "answerMatch"),
         _p(GQA, "matchedGiven"),
@@ -576,6 +597,7 @@ def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> None:
     matched_given: set[int] = set()
     matched_gold: set[int] = set()
     k = n_exact = 0
+    named: set[int] = set()
     for given, gold, rule in sorted(qs.matches):
         matched_given.add(given)
         matched_gold.add(gold)
@@ -583,10 +605,12 @@ def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> None:
             n_exact += 1
             if n_exact <= EXPLAINED_PER_KIND:
                 g.add(result, p_exact, n.displayed_term(qs.given[given]))
+                named.add(given)
             continue
         k += 1
         if k > EXPLAINED_PER_KIND:
             continue
+        named.add(given)
         m = NamedNode(f"{result.value}#match-{k}")
         g.add(result, p_match, m)
         g.many(
@@ -599,12 +623,13 @@ def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> None:
             ],
         )
     p_false, p_missed = _p(GQA, "falseAnswer"), _p(GQA, "missedAnswer")
-    false = [item for i, item in enumerate(qs.given) if i not in matched_given]
+    false = [i for i in range(len(qs.given)) if i not in matched_given][:EXPLAINED_PER_KIND]
     missed = [item for i, item in enumerate(qs.gold) if i not in matched_gold]
-    for item in false[:EXPLAINED_PER_KIND]:
-        g.add(result, p_false, n.displayed_term(item))
+    for i in false:
+        g.add(result, p_false, n.displayed_term(qs.given[i]))
     for item in missed[:EXPLAINED_PER_KIND]:
         g.add(result, p_missed, n.displayed_term(item))
+    return named.union(false)
 
 
 def _question_measures(qs: QuestionScore) -> dict[str, float | int]:

@@ -115,7 +115,7 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     storage = services().storage
     from service.graph.reader import evaluations
 
-    quads = storage.experiments.quads(experiment_id)
+    quads = storage.experiments.quads(experiment_id, answers=False)
     page = pages.experiment_page(experiment_id, quads, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
     out["evaluations"] = evaluations(quads, storage.uris, experiment_id)
@@ -123,7 +123,7 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
         if storage.experiments.is_public(old) or is_owner(old):
             from service.experiments.rescore import changes
 
-            before = evaluations(storage.experiments.quads(old), storage.uris, old)
+            before = evaluations(storage.experiments.quads(old, answers=False), storage.uris, old)
             out["changes"] = changes(before, out["evaluations"])
     by = request.args.get("by")
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
@@ -293,6 +293,7 @@ def rescore(experiment_id: str) -> Response:
         uploads,
         policy=state.config.network_policy(),
         parse_bytes=state.config.sync_parse_bytes,
+        limits=state.config.answer_limits(),
     )
     ticket = state.runner.submit(spec, uploads=uploads, files=files)
     response = _json(

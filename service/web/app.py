@@ -56,7 +56,12 @@ def create_app(
     # interrupted jobs marked at start.
     from service.experiments.runner import ExperimentRunner
 
-    runner = ExperimentRunner(storage, workers=cfg.runner_workers, policy=cfg.network_policy())
+    runner = ExperimentRunner(
+        storage,
+        workers=cfg.runner_workers,
+        policy=cfg.network_policy(),
+        limits=cfg.answer_limits(),
+    )
     state = Services(
         config=cfg,
         storage=storage,

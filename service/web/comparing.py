@@ -79,7 +79,9 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
             "once (GERBIL_QA_SYNC_PARSE_BYTES); compare with gerbil-qa compare"
         )
     policy = state.config.network_policy()
-    files = prepare(spec, uploads, policy=policy, parse_bytes=limit)
+    files = prepare(
+        spec, uploads, policy=policy, parse_bytes=limit, limits=state.config.answer_limits()
+    )
     outcome = run_experiment(spec, files=files, policy=policy)
     result = compare(list(outcome.evaluations), measure=measure, test=test, **numbers)
     questions = outcome.dataset.questions if outcome.dataset is not None else ()

@@ -54,6 +54,10 @@ class WebConfig:
     # Submissions whose uploads total at most this are parsed in the request (format errors are
     # a 400 with file:line:column); larger ones are parsed in the job.
     sync_parse_bytes: int = 2 * 1024 * 1024
+    # Answers per question and per file of an upload (service/formats/base.py): a file past
+    # either is refused naming the file, the question and the limit (400, or the job's error).
+    max_answers_per_question: int = 100_000
+    max_answers_per_file: int = 2_000_000
     page_cache_entries: int = 1024  # rendered public documents kept in memory (0: off)
     demo: bool = False  # compute and publish the demo experiment at first start
     # Knowledge bases a submission may name: "name=spec[,spec…];name2=url" (RDF files or one
@@ -64,6 +68,15 @@ class WebConfig:
     allow_networks: str = ""
     secure_cookies: bool = False  # mark the owner cookie Secure (set behind HTTPS)
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def answer_limits(self):  # -> service.formats.Limits (imported lazily)
+        """The format readers' limits with this configuration's answer limits."""
+        from service.formats import Limits
+
+        return Limits(
+            max_answers_per_question=self.max_answers_per_question,
+            max_answers_per_file=self.max_answers_per_file,
+        )
 
     @property
     def sparql_url(self) -> str:
@@ -131,6 +144,9 @@ def load_config(
             out[name] = str(value)
         else:
             out[name] = _convert(name, value, kind)
+    for name in ("max_answers_per_question", "max_answers_per_file"):
+        if name in out and out[name] < 1:
+            raise BadRequest(f"setting {name}: expected a whole number ≥ 1, got {out[name]}")
     base = out.get("base", DEFAULT_BASE)
     if not base.endswith("/"):
         out["base"] = base + "/"

@@ -200,6 +200,17 @@ class QuestionRow:
             missed=max(missed, fn) if missed >= CAP else missed,
         )
 
+    @property
+    def given_total(self) -> int:
+        """How many answers were given: the list, or tp + fp when the graph holds only the
+        first of a long list (``RECORDED_GIVEN``)."""
+        from service.graph.results import RECORDED_GIVEN
+
+        if len(self.given) < RECORDED_GIVEN:
+            return len(self.given)
+        tp, fp = (int(self.measures.get(m) or 0) for m in ("tp", "fp"))
+        return max(len(self.given), tp + fp)
+
 
 class Totals(NamedTuple):
     matched: int

@@ -46,6 +46,7 @@ def start(raw: RawSubmission) -> Ticket:
         policy=state.config.network_policy(),
         parse_bytes=state.config.sync_parse_bytes,
         storage=state.storage,
+        limits=state.config.answer_limits(),
     )
     return state.runner.submit(spec, uploads=uploads, files=files)
 
