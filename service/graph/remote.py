@@ -414,13 +414,8 @@ def _iri(value: Any) -> str:
 
 
 def insert_data(quads: Sequence[Any]) -> str:
-    """``INSERT DATA`` of pyoxigraph quads; a blank node label names one node across the
-    whole request."""
-    return "INSERT DATA {\n" + _quad_block(quads) + "\n}"
-
-
-def _quad_block(quads: Sequence[Any]) -> str:
-    """Quads as a SPARQL quad block, grouped by graph (their str() is N-Triples syntax)."""
+    """``INSERT DATA`` of pyoxigraph quads, grouped by graph (their str() is N-Triples syntax);
+    a blank node label names one node across the whole request."""
     by_graph: dict[Any, list[str]] = {}
     for q in quads:
         by_graph.setdefault(q.graph_name, []).append(f"{q.subject} {q.predicate} {q.object} .")
@@ -428,7 +423,7 @@ def _quad_block(quads: Sequence[Any]) -> str:
     for graph, lines in by_graph.items():
         body = "\n".join(lines)
         parts.append(body if isinstance(graph, DefaultGraph) else f"GRAPH {graph} {{\n{body}\n}}")
-    return "\n".join(parts)
+    return "INSERT DATA {\n" + "\n".join(parts) + "\n}"
 
 
 class RemoteStore:
