@@ -253,6 +253,34 @@ def measure_pages(url: str, n: int, repeat: int) -> dict[str, float]:
     }
 
 
+def measure(
+    mode: str,
+    location: str,
+    env: dict[str, str],
+    n: int,
+    pages: Callable[[random.Random], tuple[str, str]],
+    args: argparse.Namespace,
+    rng: random.Random,
+    note: Callable[[str, str, float], None],
+) -> None:
+    """One store's figures: write and publish in process, then through ``serve`` (caches off)
+    the pages' latency and throughput; a remote store also with a second replica."""
+    write, publish = write_and_publish(location, rng)
+    note(mode, "write (400 questions) ms", write * 1000)
+    note(mode, "publish ms", publish * 1000)
+    url, replica = serve(location, env)
+    with replica:
+        for name, ms in measure_pages(url, n, args.repeat).items():
+            note(mode, f"{name} ms", ms)
+        rate = throughput([url], pages, args.clients, args.seconds)
+        note(mode, "experiment pages req/s, 1 process", rate)
+        if mode == "remote":  # replicas share a remote store only
+            url_b, replica_b = serve(location, env)
+            with replica_b:
+                rate = throughput([url, url_b], pages, args.clients, args.seconds)
+                note(mode, "experiment pages req/s, 2 replicas", rate)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000")
@@ -287,18 +315,7 @@ def main() -> None:
                 eid = experiment_id(rng.randrange(n))
                 return f"experiment/{eid}", rng.choice(("text/turtle", "text/html"))
 
-            write, publish = write_and_publish(store_dir, rng)
-            note("embedded", "write (400 questions) ms", write * 1000)
-            note("embedded", "publish ms", publish * 1000)
-            url, server = serve(store_dir, {})
-            with server:
-                for name, ms in measure_pages(url, n, args.repeat).items():
-                    note("embedded", f"{name} ms", ms)
-                note(
-                    "embedded",
-                    "experiment pages req/s, 1 process",
-                    throughput([url], pages, args.clients, args.seconds),
-                )
+            measure("embedded", store_dir, {}, n, pages, args, rng, note)
             ports = free_port(), free_port()
             public, private = (f"http://127.0.0.1:{p}/" for p in ports)
             env = {
@@ -321,25 +338,7 @@ def main() -> None:
             ]
             with oxi[0], oxi[1]:
                 os.environ.update(env)
-                write, publish = write_and_publish(public, rng)
-                note("remote", "write (400 questions) ms", write * 1000)
-                note("remote", "publish ms", publish * 1000)
-                url_a, replica_a = serve(public, env)
-                url_b, replica_b = serve(public, env)
-                with replica_a:
-                    for name, ms in measure_pages(url_a, n, args.repeat).items():
-                        note("remote", f"{name} ms", ms)
-                    note(
-                        "remote",
-                        "experiment pages req/s, 1 process",
-                        throughput([url_a], pages, args.clients, args.seconds),
-                    )
-                    with replica_b:
-                        note(
-                            "remote",
-                            "experiment pages req/s, 2 replicas",
-                            throughput([url_a, url_b], pages, args.clients, args.seconds),
-                        )
+                measure("remote", public, env, n, pages, args, rng, note)
     print()
     print(
         f"  {'figure':<42} {'store':<9} " + " ".join(f"{n:>10}" for n in sizes) + "  growth per x10"
