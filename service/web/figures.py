@@ -24,6 +24,7 @@ from service.web.charts import BarChart, Scatter, Series
 from service.web.pages import ExperimentPage, TaskRow, local, measure_label
 
 CHART_MEASURES = COUNT_MEASURES  # what stored per-question results recompute
+F1s = Mapping[str, Mapping[str, float | None]]  # task URI -> question URI -> F1 (None: none)
 MAX_SCATTER_POINTS = 5000  # more questions than this: no scatter (the page would grow too much)
 
 
@@ -122,14 +123,10 @@ def _as_float(value: float | int | None) -> float | None:
 
 
 def answer_type_chart(
-    page: ExperimentPage,
-    results: Mapping[str, Sequence[StoredResult]],
-    answer_types: Mapping[str, str],
+    page: ExperimentPage, f1s: F1s, answer_types: Mapping[str, str]
 ) -> tuple[BarChart | None, tuple[tuple[str, tuple[tuple[float | None, int], ...]], ...]]:
     """The experiment page's :func:`answer_type_bars` of its QA tasks' stored results."""
-    systems = [
-        (r.system_label, {q.question: q.f1 for q in results.get(r.uri, ())}) for r in _qa_rows(page)
-    ]
+    systems = [(r.system_label, f1s.get(r.uri, {})) for r in _qa_rows(page)]
     return answer_type_bars("chart-answer-types", systems, answer_types)
 
 
@@ -170,12 +167,15 @@ def answer_type_bars(
 
 
 def scatter(
-    a: TaskRow, b: TaskRow, results: Mapping[str, Sequence[StoredResult]]
+    a: TaskRow, b: TaskRow, f1s: F1s
 ) -> tuple[Scatter | None, tuple[tuple[float, float, int], ...]]:
     """Per-question F1 of two systems on the questions both have an F1 for."""
-    left = {q.question: q.f1 for q in results.get(a.uri, ()) if q.f1 is not None}
-    right = {q.question: q.f1 for q in results.get(b.uri, ()) if q.f1 is not None}
-    points = tuple((left[q], right[q]) for q in sorted(left.keys() & right.keys()))
+    left, right = f1s.get(a.uri, {}), f1s.get(b.uri, {})
+    points = tuple(
+        (x, y)
+        for q in sorted(left)
+        if (x := left[q]) is not None and (y := right.get(q)) is not None
+    )
     if not points or len(points) > MAX_SCATTER_POINTS:
         return None, ()
     counts: dict[tuple[float, float], int] = defaultdict(int)
@@ -214,21 +214,24 @@ def answer_types_of(store: Any, questions: Iterable[str]) -> dict[str, str]:
 
 def figures(
     page: ExperimentPage,
-    results: Mapping[str, Sequence[StoredResult]],
+    f1s: F1s,
     answer_types: Mapping[str, str],
     *,
     pick: tuple[str | None, str | None] = (None, None),
+    results: Mapping[str, Sequence[StoredResult]] | None = None,
 ) -> Figures:
-    """Every figure of the experiment page; ``pick`` names the two systems of the scatter
-    (default: the two best by macro F1)."""
+    """Every figure of the experiment page, from the per-question F1 of its QA tasks (task
+    URI -> question URI -> F1, :func:`~service.graph.reader.stored_f1s`); ``results``: the
+    whole stored results of the tasks whose intervals are not stored (recomputed from them).
+    ``pick`` names the two systems of the scatter (default: the two best by macro F1)."""
     rows = _qa_rows(page)
-    found = {r.uri: intervals(r, results.get(r.uri, ())) for r in rows}
+    found = {r.uri: intervals(r, (results or {}).get(r.uri, ())) for r in rows}
     by_label = {r.system_label: r for r in rows}
     chosen = [by_label.get(name) if name else None for name in pick]
     a = chosen[0] or (rows[0] if rows else None)
     b = chosen[1] or next((r for r in rows if r is not a), None)
-    plot, counts = scatter(a, b, results) if a is not None and b is not None else (None, ())
-    chart, table = answer_type_chart(page, results, answer_types)
+    plot, counts = scatter(a, b, f1s) if a is not None and b is not None else (None, ())
+    chart, table = answer_type_chart(page, f1s, answer_types)
     return Figures(
         measures=measures_chart(page, found),
         intervals=found,

@@ -80,6 +80,7 @@ class DocumentJob:
     reverse: tuple[str, ...] = ()
     union: bool = False
     max_bytes: int = 64 * 1024 * 1024
+    raw: bool = False  # the quads as Oxigraph writes N-Quads, for the caller to read back
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +168,12 @@ def _run_document(store: Any, job: DocumentJob) -> QueryOutcome:
     )
     if not quads:
         return QueryOutcome(kind="empty", body=b"", format=job.syntax)
-    body = serialize(quads, syntax, context_url=job.context_url)
+    if job.raw:
+        import pyoxigraph as ox
+
+        body = ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b""
+    else:
+        body = serialize(quads, syntax, context_url=job.context_url)
     if len(body) > job.max_bytes:
         raise _TooLarge(f"the document is larger than {job.max_bytes} bytes")
     return QueryOutcome(kind="document", body=body, format=job.syntax)

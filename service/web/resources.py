@@ -19,6 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
+from service import mediatypes
 from service.errors import Forbidden, NotFound
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.graph.reader import Node, index
@@ -35,7 +36,7 @@ from service.web.describe import (
     REVERSE_TASK,
     document_quads,
 )
-from service.web.query_pool import DocumentJob, PoolBusy
+from service.web.query_pool import DocumentJob, PoolBusy, QueryJob, QueryPool
 from service.web.rdf_out import CONTEXT_PATH, serialize
 from service.web.state import services
 
@@ -128,6 +129,21 @@ def _written_by_a_worker(job: DocumentJob) -> bytes | None:
     except PoolBusy:
         return None
     return outcome.body if outcome.kind == "document" else None
+
+
+def _read_by_a_worker(job: DocumentJob) -> list[Any] | None:
+    """The quads of a public document read by a query worker (the page then builds from them
+    in this process), or None to read them here. Reading is most of a large page's time and
+    holds the GIL for each quad; in the workers, pages on two cores run side by side. On a
+    remote store the queries run in this process anyway: read here."""
+    import pyoxigraph as ox
+
+    if not isinstance(services().pool, QueryPool):
+        return None
+    body = _written_by_a_worker(replace(job, syntax=mediatypes.N_QUADS.name, raw=True))
+    if body is None:
+        return None
+    return list(ox.parse(body, format=ox.RdfFormat.N_QUADS))
 
 
 def alternates(uri: str, offered: Sequence[conneg.Representation]) -> list[dict[str, str]]:
@@ -268,9 +284,15 @@ def experiment(name: str) -> BaseResponse:
     graph_name = graph.uris.experiment_graph(experiment_id)
     cache: dict[str, Any] = {}
 
+    in_worker = (
+        None if private else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_EXPERIMENT)
+    )
+
     def quads() -> Sequence[Any]:
         if "q" not in cache:
-            found = document_quads(store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT)
+            found = None if in_worker is None else _read_by_a_worker(in_worker)
+            if not found:  # private, no free worker, or not in the workers' snapshot yet
+                found = document_quads(store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT)
             cache["q"] = found or _status_quads(status or require_experiment(experiment_id))
         return cache["q"]
 
@@ -307,7 +329,7 @@ def experiment(name: str) -> BaseResponse:
             if token
             else {},
             citation=citation(),
-            figures=_figures(shown, store, graph_name, pick),
+            figures=_figures(shown, store, graph_name, pick, public=not private),
             breakdown=_breakdown(experiment_id, shown, by) if by and not live else None,
             revisions=graph.experiments.revisions(experiment_id, include_private=private),
             by=by,
@@ -328,9 +350,7 @@ def experiment(name: str) -> BaseResponse:
         bibtex=lambda: (citation().bibtex + "\n").encode("utf-8"),
         variant=(*pick, by) if rep is conneg.HTML else None,
         private=private,
-        in_worker=None
-        if private
-        else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_EXPERIMENT),
+        in_worker=in_worker,
     )
 
 
@@ -338,8 +358,6 @@ def experiment(name: str) -> BaseResponse:
 def badge(experiment_id: str) -> Response:
     """An embeddable SVG badge of a published result (``?measure=macroF1[&system=NAME]``):
     private experiments have none (403), like their other representations."""
-    from service import mediatypes
-
     graph = services().storage
     if not EXPERIMENT_ID.match(experiment_id):
         raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
@@ -391,20 +409,50 @@ def _breakdown(experiment_id: str, page: pages.ExperimentPage, by: str) -> dict[
 
 
 def _figures(
-    page: pages.ExperimentPage, store: Any, graph_name: str, pick: tuple[str | None, str | None]
+    page: pages.ExperimentPage,
+    store: Any,
+    graph_name: str,
+    pick: tuple[str | None, str | None],
+    *,
+    public: bool,
 ) -> figures.Figures:
-    """The experiment page's charts, from its stored per-question results (answer types from
-    the dataset's questions: public, or in the experiment's graph for an uploaded dataset)."""
-    from service.graph.reader import stored_results
+    """The experiment page's charts, from its stored per-question F1 (and whole results for
+    tasks recorded before intervals were stored; answer types from the dataset's questions:
+    public, or in the experiment's graph for an uploaded dataset)."""
+    from service.graph.reader import stored_f1s, stored_results
 
-    qa = [t.uri for t in page.tasks_of("QA")]
-    results = stored_results(store, graph_name, qa)
-    questions = {r.question for found in results.values() for r in found}
+    qa = page.tasks_of("QA")
+    uris = [t.uri for t in qa]
+    f1s = _f1s_by_a_worker(graph_name, uris) if public and uris else None
+    if f1s is None:
+        f1s = stored_f1s(store, graph_name, uris)
+    bare = [t.uri for t in qa if not t.intervals]
+    results = stored_results(store, graph_name, bare) if bare else {}
+    questions = {q for found in f1s.values() for q in found}
     types = figures.answer_types_of(services().storage.public, questions)
     missing = questions - types.keys()
     if missing and store is not services().storage.public:
         types.update(figures.answer_types_of(store, missing))
-    return figures.figures(page, results, types, pick=pick)
+    return figures.figures(page, f1s, types, pick=pick, results=results)
+
+
+def _f1s_by_a_worker(
+    graph_name: str, tasks: list[str]
+) -> dict[str, dict[str, float | None]] | None:
+    """A public experiment's per-question F1 read by a query worker (as :func:`_read_by_a_worker`
+    reads its quads), or None to read them here: no free worker, a remote store, or a
+    snapshot without every task yet (published a moment ago)."""
+    from service.graph.reader import f1s_of_json, f1s_query
+
+    pool = services().pool
+    if not isinstance(pool, QueryPool):
+        return None
+    try:
+        outcome = pool.run(QueryJob(query=f1s_query(graph_name, tasks)), wait=WORKER_WAIT)
+    except PoolBusy:
+        return None
+    found = f1s_of_json(outcome.body)
+    return found if found.keys() == set(tasks) else None
 
 
 def _question_nodes(

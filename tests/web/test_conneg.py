@@ -324,6 +324,36 @@ def test_public_documents_are_written_by_the_query_workers(server, exp: str) -> 
     assert state.pool.documents == before
 
 
+def test_public_pages_read_their_quads_in_the_query_workers(
+    server, exp: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A public experiment's HTML page is built from quads and per-question F1 that a query
+    worker read (the reading runs on the other core): the same page as when this process reads
+    them; a private one never goes to the workers."""
+    from service.web import resources
+    from service.web.state import EXTENSION
+
+    state = server.app.extensions[EXTENSION]
+
+    def page(path: str, **headers: str) -> str:
+        state.changed()  # nothing cached
+        response = server.get(path, headers={"Accept": "text/html", **headers})
+        assert response.status_code == 200
+        return re.sub(r'nonce="[^"]*"', "", response.text)
+
+    before = state.pool.documents
+    by_workers = page(exp)
+    assert state.pool.documents == before + 1
+    monkeypatch.setattr(resources, "_read_by_a_worker", lambda job: None)
+    monkeypatch.setattr(resources, "_f1s_by_a_worker", lambda graph, tasks: None)
+    assert page(exp) == by_workers
+    monkeypatch.undo()
+    ticket = server.submit_demo(systems=("baseline",))
+    before = state.pool.documents
+    owner = page(f"experiment/{ticket['id']}", Authorization=f"Bearer {ticket['token']}")
+    assert ticket["id"] in owner and state.pool.documents == before
+
+
 def test_every_minted_uri_dereferences(server) -> None:
     """DESIGN §4: every IRI the service minted under its base and published (experiments,
     tasks, per-question results, datasets, questions, systems, files, graphs) answers 200 with
