@@ -49,6 +49,9 @@ FOLLOW_CATALOG = (
 )
 # A task's per-question results bring the explanation of their counts (``…/question/q#match-k``).
 FOLLOW_TASK = (GQA + "answerMatch",)
+# What the experiment's HTML page (and its CSV, its citation) leaves out of the document: the
+# warnings about the answer files (often half of an experiment's quads) and the cube structures.
+PAGE_SKIP_EXPERIMENT = (GQA + "warning", "http://purl.org/linked-data/cube#structure")
 
 
 def document_quads(
@@ -59,11 +62,14 @@ def document_quads(
     follow: Sequence[str] = (),
     reverse: Sequence[str] = (),
     union: bool = False,
+    skip: Sequence[str] = (),
 ) -> list[Any]:
     """The quads of ``uri``'s document in ``store``: in ``graph`` only, when given; else, with
     ``union``, in the default graph (the public store's materialised union of its named graphs,
     where each triple is once); else in every named graph (each triple reported in the graph
-    that holds it; the default graph, a derived copy, left out).
+    that holds it; the default graph, a derived copy, left out). ``skip``: predicates whose
+    triples are left out, and what they link to not followed (a page that shows no warnings
+    needs not read them).
 
     Most of the time goes into Oxigraph decoding the terms of each quad it returns (string
     lookups in RocksDB, ~8 µs a quad here, also in Rust), so the loop below touches each quad's
@@ -77,7 +83,7 @@ def document_quads(
         graph_node = default_graph()
     else:
         graph_node = None
-    follow_set = frozenset(follow)
+    follow_set, skip_set = frozenset(follow), frozenset(skip)
     start = named(uri)
     level: list[Any] = [start]
     for predicate in reverse:
@@ -96,6 +102,8 @@ def document_quads(
         found = subject_quads(store, fresh, graph_node)
         if graph_node is None:
             found = [q for q in found if type(q.graph_name) is not default_graph]
+        if skip_set:
+            found = [q for q in found if q.predicate.value not in skip_set]
         out += found
         for quad in found:
             subject, obj = quad.subject, quad.object

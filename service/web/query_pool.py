@@ -81,6 +81,7 @@ class DocumentJob:
     union: bool = False
     max_bytes: int = 64 * 1024 * 1024
     raw: bool = False  # the quads as Oxigraph writes N-Quads, for the caller to read back
+    skip: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +166,7 @@ def _run_document(store: Any, job: DocumentJob) -> QueryOutcome:
         follow=job.follow,
         reverse=job.reverse,
         union=job.union,
+        skip=job.skip,
     )
     if not quads:
         return QueryOutcome(kind="empty", body=b"", format=job.syntax)

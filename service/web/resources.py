@@ -33,6 +33,7 @@ from service.web.describe import (
     FOLLOW_DATASET,
     FOLLOW_EXPERIMENT,
     FOLLOW_TASK,
+    PAGE_SKIP_EXPERIMENT,
     REVERSE_TASK,
     document_quads,
 )
@@ -288,17 +289,23 @@ def experiment(name: str) -> BaseResponse:
         None if private else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_EXPERIMENT)
     )
 
-    def quads() -> Sequence[Any]:
-        if "q" not in cache:
-            found = None if in_worker is None else _read_by_a_worker(in_worker)
+    def quads(skip: tuple[str, ...] = ()) -> Sequence[Any]:
+        """The document (``skip``: without those predicates' triples, for the page)."""
+        key = f"q{skip}"
+        if key not in cache:
+            found = None if in_worker is None else _read_by_a_worker(replace(in_worker, skip=skip))
             if not found:  # private, no free worker, or not in the workers' snapshot yet
-                found = document_quads(store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT)
-            cache["q"] = found or _status_quads(status or require_experiment(experiment_id))
-        return cache["q"]
+                found = document_quads(
+                    store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT, skip=skip
+                )
+            cache[key] = found or _status_quads(status or require_experiment(experiment_id))
+        return cache[key]
 
     def page() -> pages.ExperimentPage:  # once per request (the HTML and its citation)
         if "page" not in cache:
-            cache["page"] = pages.experiment_page(experiment_id, quads(), graph.uris)
+            cache["page"] = pages.experiment_page(
+                experiment_id, quads(PAGE_SKIP_EXPERIMENT), graph.uris
+            )
         return cache["page"]
 
     def citation() -> Citation:

@@ -354,6 +354,27 @@ def test_public_pages_read_their_quads_in_the_query_workers(
     assert ticket["id"] in owner and state.pool.documents == before
 
 
+def test_the_page_reads_the_document_without_what_it_does_not_show(server, exp: str) -> None:
+    """``skip`` leaves out the warnings and the cube structures (and what only they link to):
+    the rest of the experiment's document is read as it is."""
+    from service.web.describe import FOLLOW_EXPERIMENT, PAGE_SKIP_EXPERIMENT, document_quads
+
+    graph = server.storage
+    name = graph.uris.experiment_graph(server.demo_id)
+    uri = server.url + exp
+    whole = document_quads(graph.public, uri, graph=name, follow=FOLLOW_EXPERIMENT)
+    page = document_quads(
+        graph.public, uri, graph=name, follow=FOLLOW_EXPERIMENT, skip=PAGE_SKIP_EXPERIMENT
+    )
+    skipped = {q for q in whole if q.predicate.value in PAGE_SKIP_EXPERIMENT}
+    assert skipped and {q.predicate.value for q in skipped} == set(PAGE_SKIP_EXPERIMENT)
+    assert set(page) < set(whole) and not set(page) & skipped
+    # what is left out besides: only what the skipped triples led to (warnings, structures)
+    reached = {q.object for q in skipped}
+    for quad in set(whole) - set(page) - skipped:
+        assert quad.subject in reached or quad.subject.value.endswith("#structure"), quad
+
+
 def test_every_minted_uri_dereferences(server) -> None:
     """DESIGN §4: every IRI the service minted under its base and published (experiments,
     tasks, per-question results, datasets, questions, systems, files, graphs) answers 200 with
