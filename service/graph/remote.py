@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -46,6 +47,7 @@ from service.graph.uris import GQA
 
 ENV_PRIVATE = "GERBIL_QA_PRIVATE_STORE"
 CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph
+PENDING = "pending-"  # a change token written before a public write (see RemoteStore._changing)
 RESULTS_JSON = "application/sparql-results+json"
 N_TRIPLES = "application/n-triples"
 N_QUADS = "application/n-quads"
@@ -466,10 +468,12 @@ class RemoteStore:
 
     def add(self, side: Side, quads: Sequence[Any]) -> None:
         if quads:
+            self._changing(side)
             self.reader(side).update(insert_data(quads))
             self._changed(side)
 
     def update(self, side: Side, update: str) -> None:
+        self._changing(side)
         self.reader(side).update(update)
         self._changed(side)
 
@@ -478,14 +482,21 @@ class RemoteStore:
         return True
 
     # -- telling other processes that the public dataset changed -------------------------
+    # Two tokens a public write: a pending one before it, a new one after. A process killed
+    # between its write and the second token leaves the pending one, which the replicas treat
+    # as done once it is older than their limit (``replicas.PENDING_LIMIT``): without it, they
+    # would keep pages cached before the write until the next public write.
+    def _changing(self, side: Side) -> None:
+        if side is Side.PUBLIC:
+            self._write_token(PENDING + secrets.token_hex(8))
+
     def _changed(self, side: Side) -> None:
         """After a public write, a new change token in the private dataset: the replicas
         (:mod:`service.web.replicas`) drop their caches when they see it."""
-        if side is not Side.PUBLIC:
-            return
-        import secrets
+        if side is Side.PUBLIC:
+            self._write_token(secrets.token_hex(8))
 
-        token = secrets.token_hex(8)
+    def _write_token(self, token: str) -> None:
         marker, prop = f"<{STORE_MARKER}>", f"<{CHANGE_TOKEN}>"
         self.private.update(
             f'DELETE WHERE {{ {marker} {prop} ?t }} ;\nINSERT DATA {{ {marker} {prop} "{token}" }}'

@@ -6,12 +6,18 @@ Every public write through a remote store leaves a new change token in the priva
 ``interval`` seconds and, when another process wrote it, drops this replica's cached pages and
 results; so a publication shows on every replica within about ``interval`` seconds. A token
 read costs one small query on the private store.
+
+A write is announced twice: a pending token before it, a new one after. A writer killed
+between its write and the second token leaves the pending token for good: a replica that has
+seen the same pending token for ``pending_limit`` seconds (by its own clock) drops its caches
+once more, so what it cached while the write landed does not outlive the limit.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -21,13 +27,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INTERVAL = 1.0  # seconds between two reads of the change token
+# Seconds after which a pending token counts as a write whose writer died (a public write
+# takes well under a second; publishing a large experiment a few).
+PENDING_LIMIT = 30.0
 
 
 class ChangeWatcher:
     """See the module docstring."""
 
     def __init__(
-        self, storage: Storage, *, on_change: Callable[[], object], interval: float = INTERVAL
+        self,
+        storage: Storage,
+        *,
+        on_change: Callable[[], object],
+        interval: float = INTERVAL,
+        pending_limit: float = PENDING_LIMIT,
     ) -> None:
         from service.graph.remote import RemoteStore
 
@@ -35,7 +49,9 @@ class ChangeWatcher:
         self.store: RemoteStore = storage.store
         self.on_change: Callable[[], object] = on_change
         self.interval: float = interval
+        self.pending_limit: float = pending_limit
         self.seen: str | None = self.store.change_token()
+        self.pending_since: float | None = None  # when another's pending token was first seen
         self.refreshes: int = 0  # for tests and monitoring
         self._stop: threading.Event = threading.Event()
         self._thread: threading.Thread = threading.Thread(
@@ -47,13 +63,23 @@ class ChangeWatcher:
         return self
 
     def check(self) -> bool:
-        """Read the token once; True when another process changed the public data."""
+        """Read the token once; True when another process changed the public data (or left
+        a pending token older than the limit)."""
+        from service.graph.remote import PENDING
+
         token = self.store.change_token()
+        now = time.monotonic()
         if token == self.seen:
-            return False
-        self.seen = token
-        if token is not None and token == self.store.written_token:
-            return False  # this process's own write: it refreshed already
+            if self.pending_since is None or now - self.pending_since < self.pending_limit:
+                return False
+            self.pending_since = None  # its writer died: its write landed or never will
+        else:
+            self.seen = token
+            self.pending_since = None
+            if token is not None and token == self.store.written_token:
+                return False  # this process's own write: it refreshed already
+            if token is not None and token.startswith(PENDING):
+                self.pending_since = now
         self.refreshes += 1
         self.on_change()
         return True

@@ -8,7 +8,10 @@ work directory, with one base URI (the proxy's) as a deployment behind a reverse
   (B's caches follow A's write), and the data is in the remote servers themselves;
 - killed with SIGKILL during a run, A's job is taken over by B once its claim's lease runs out,
   and finishes there without asking again what A had asked;
-- several runs submitted to both replicas at once each run once.
+- several runs submitted to both replicas at once each run once;
+- a writer that dies between its public write and its second change token leaves a pending
+  token: the other replicas drop their caches when they see it and again once it is older
+  than their limit.
 """
 
 from __future__ import annotations
@@ -323,3 +326,44 @@ def test_ids_given_out_by_three_processes_at_once_are_never_the_same(
     )
     assert doubled == []
     record("replicas-unique-ids", processes=3, ids=len(ids), duplicates=45 - len(set(ids)))
+
+
+def test_a_writer_dead_after_its_write_leaves_a_pending_token_the_replicas_outlive(
+    deployment: tuple[RemotePair, dict[str, str]],
+) -> None:
+    """The writer's death between its public write and its second token, emulated by the
+    write without the second token (a kill cannot be aimed between two requests), on the real
+    servers; B's watcher is the one `serve` runs, with a short limit."""
+    import pyoxigraph as ox
+
+    from service.graph.adapter import Side
+    from service.graph.remote import PENDING
+    from service.graph.store import open_storage
+    from service.web.replicas import ChangeWatcher
+    from tests.remote import environment
+
+    pair, env = deployment
+    quad = ox.Quad(ox.NamedNode(BASE + "x"), ox.NamedNode(BASE + "p"), ox.Literal("1"))
+    with (
+        environment(env),
+        open_storage(pair.url, base=BASE) as a,
+        open_storage(pair.url, base=BASE) as b,
+    ):
+        drops: list[float] = []
+        watcher = ChangeWatcher(b, on_change=lambda: drops.append(1), pending_limit=0.5)
+        own = ChangeWatcher(a, on_change=lambda: drops.append(-1))
+        a.store._changing(Side.PUBLIC)
+        a.store.public.update(f"INSERT DATA {{ {quad} }}")  # ... and the writer is gone
+        assert (a.store.change_token() or "").startswith(PENDING)
+        assert watcher.check() and len(drops) == 1  # seen: dropped at once
+        assert not watcher.check() and len(drops) == 1  # the same pending token: kept
+        time.sleep(0.6)
+        assert watcher.check() and len(drops) == 2  # older than the limit: dropped again
+        assert not watcher.check() and len(drops) == 2  # and then left alone
+        # a whole write: B drops its caches once; the writer's own watcher never
+        a.store.add(Side.PUBLIC, [ox.Quad(quad.subject, quad.predicate, ox.Literal("2"))])
+        assert not (a.store.change_token() or "").startswith(PENDING)
+        assert watcher.check() and len(drops) == 3
+        time.sleep(0.6)
+        assert not watcher.check() and len(drops) == 3
+        assert not own.check() and -1 not in drops
