@@ -48,13 +48,17 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
         if not syntax.quads:
             raise BadRequest(f"{syntax.label} cannot hold named graphs: export one experiment")
         with storage.store.snapshot() as (public, private):
+            # The private dataset first: where the two are read one after the other (a remote
+            # store), an experiment published between the reads is then in both, as it was
+            # before (the admin record read with it says unpublished), never in neither.
+            private_quads = list(private.quads_for_pattern(None, None, None, None))
             # the public default graph is a copy of the public named graphs: not dumped
             quads = [
                 q
                 for q in public.quads_for_pattern(None, None, None, None)
                 if not isinstance(q.graph_name, ox.DefaultGraph)
             ]
-            quads += private.quads_for_pattern(None, None, None, None)
+            quads += private_quads
     if not syntax.quads:
         quads = [ox.Triple(q.subject, q.predicate, q.object) for q in quads]
     from service.graph.terms import PREFIXES

@@ -190,3 +190,41 @@ def test_a_dataset_version_is_registered_run_and_rescored_on_a_remote_store(
         argv = ["rescore", old, "--store", pair.url, "--dataset-version", version]
         assert main([*argv, "--output", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["revisionOf"] == old
+
+
+def test_an_export_during_a_publication_keeps_the_experiment(
+    files: dict[str, Path], pair: RemotePair, tmp_path: Path
+) -> None:
+    """The two datasets are read one after the other: an experiment published between the two
+    reads (the publication made to happen right after the first) is in the dump as it was
+    before it, unpublished, and comes back from it; read the other way round it was in neither."""
+    import pyoxigraph as ox
+
+    from service.graph.dumps import export, import_dump
+
+    _ok(*_evaluate_args(files, pair.url))  # type: ignore[arg-type]  # a URL
+    with open_storage(pair.url, base=None) as remote:
+        (recorded,) = remote.experiments.listing(include_private=True)
+        graph = remote.uris.experiment_graph(recorded.id)
+        reads: list[str] = []
+        for side in ("public", "private"):
+            dataset = getattr(remote.store, side)
+            read = dataset.quads_for_pattern
+
+            def first_then_publish(*pattern: object, _read=read, _side: str = side) -> list:
+                found = list(_read(*pattern))
+                if pattern == (None, None, None, None):  # the export's (publishing reads too)
+                    reads.append(_side)
+                    if len(reads) == 1:
+                        remote.experiments.publish(recorded.id)
+                return found
+
+            dataset.quads_for_pattern = first_then_publish
+        dump = export(remote)
+    graphs = {str(q.graph_name) for q in ox.parse(dump, format=ox.RdfFormat.N_QUADS)}
+    assert f"<{graph}>" in graphs
+    with open_storage(tmp_path / "restored", base=None) as restored:
+        import_dump(restored, dump)
+        (back,) = restored.experiments.listing(include_private=True)
+        assert back.id == recorded.id and not restored.experiments.is_public(recorded.id)
+    assert reads == ["private", "public"]
