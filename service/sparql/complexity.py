@@ -146,9 +146,12 @@ def compact_shape(parsed: ParsedQuery, kinds: list[str]) -> dict[str, Any]:
     """``compact(complexity(parsed, kinds))`` without the whole record: the evaluation wants
     the shape of every query of a run, and the record was half of its cost."""
     counts, functions = _tallies(kinds)
-    flags = [(name, counts.get(name, 0)) for name in _FEATURE_KEYWORDS]
-    flags.insert(5, ("SUBSELECT", counts.get("SELECT", 0) - (parsed.form == "SELECT")))
-    flags.append(("PATH", _property_paths(parsed)))
+    flags = [  # in the order of QueryComplexity.features
+        *((name, counts.get(name, 0)) for name in _MODIFIERS),
+        ("SUBSELECT", counts.get("SELECT", 0) - (parsed.form == "SELECT")),
+        *((name, counts.get(name, 0)) for name in _OPERATORS),
+        ("PATH", _property_paths(parsed)),
+    ]
     return {
         "triplePatterns": len(parsed.patterns),
         "joinVertices": _join_vertices(parsed),
@@ -156,11 +159,10 @@ def compact_shape(parsed: ParsedQuery, kinds: list[str]) -> dict[str, Any]:
     }
 
 
-# The keywords that are features under their own name, in the order of the features (with
-# SUBSELECT after OFFSET and PATH last: see QueryComplexity.features).
-_FEATURE_KEYWORDS = (
-    "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "FILTER", "OPTIONAL", "UNION", "MINUS", "BIND",
-    "VALUES", "EXISTS", "SERVICE", "GRAPH",
+# The keywords that are features under their own name (QueryComplexity.features).
+_MODIFIERS = ("GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET")
+_OPERATORS = (
+    "FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "EXISTS", "SERVICE", "GRAPH",
 )  # fmt: skip
 
 
