@@ -131,6 +131,8 @@ def is_valid_iri(value: str) -> bool:
     form = value if value.isascii() else _ascii_form(value)
     if _compiled(_PLAIN_IRI).fullmatch(form) is not None:
         return "%" not in form or _compiled(_BAD_ESCAPE).search(form) is None
+    if ":" not in form:  # no scheme: refused without compiling the grammar (~0.5 ms)
+        return False
     match = _compiled(_IRI_PATTERN).fullmatch(form)
     return match is not None and (match["ip"] is None or _valid_ip_literal(match["ip"]))
 
@@ -323,7 +325,7 @@ def valid_term(term: Term) -> Mapped:
     """The valid term stored for ``term``, by the rule of the module docstring."""
     if term.kind is TermKind.LITERAL:
         if term.datatype is None and term.lang is None:  # most literals: only text to check
-            if _compiled(_SURROGATE).search(term.value) is None:
+            if term.value.isascii() or _compiled(_SURROGATE).search(term.value) is None:
                 return Mapped(term)
             return _literal_term(term)
         return _cached_literal(term) if len(term.value) <= _CACHED_LENGTH else _literal_term(term)

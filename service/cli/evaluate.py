@@ -182,8 +182,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle_evaluate(args: argparse.Namespace) -> int:
-    import gc
-
+    # main() turns the cyclic collector off for the whole command (service.cli.COLLECTOR_OFF)
     from service.experiments.run import run_experiment
 
     spec = spec_from_args(args)
@@ -197,19 +196,12 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         from service.graph.store import open_storage
 
         storage = open_storage(args.store, base=args.base)
-    # Reading and scoring allocate many objects and make no reference cycles: the cyclic
-    # collector would only walk them again and again (about 3% of a QALD-9 run). Refcounting
-    # still frees everything; the collector is back on when the command is done.
-    was_enabled = gc.isenabled()
-    gc.disable()
     try:
         bar = _ProgressBar() if sys.stderr.isatty() else None
         outcome = run_experiment(spec, storage=storage, progress=bar)
         if bar is not None:
             bar.finish()
     finally:
-        if was_enabled:
-            gc.enable()
         if storage is not None:
             storage.close()
     evaluations = list(outcome.evaluations)

@@ -132,10 +132,10 @@ class _Queries:
         """The compact shape of ``text`` (``service.sparql.complexity.compact``) or its error."""
         shape = self._shapes.get(text)
         if shape is None:
-            from service.sparql.complexity import compact, complexity
+            from service.sparql.complexity import compact_shape
 
             found = self._parse(text)
-            shape = {"error": found} if isinstance(found, str) else compact(complexity(*found))
+            shape = {"error": found} if isinstance(found, str) else compact_shape(*found)
             self._shapes[text] = shape
         return shape
 

@@ -246,12 +246,13 @@ def _registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experi
     results are a dataset of their own (another gold than the catalogue's)."""
     from dataclasses import replace
 
-    from service import catalog
     from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
 
     source = spec.dataset
     if not isinstance(source, CatalogueDataset) or source.version is None:
         return spec
+    from service import catalog  # only here: it costs `evaluate` on a file ~3 ms (hashlib)
+
     if source.version == catalog.get_entry(source.name).version:
         return replace(spec, dataset=CatalogueDataset(source.name))
     if storage is None or storage.work_dir is None:

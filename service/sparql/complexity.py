@@ -18,8 +18,7 @@ the LSQ query-log statistics; predicates are not vertices.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from service.sparql.parser import _AGGREGATES, _BUILTINS, Parser
@@ -93,7 +92,6 @@ class QueryComplexity(_Record):
 
         ``RESULT_ORDER_MATTERS`` is a property of the question, not of the query, and never
         appears here."""
-        found = [self.form, *self.aggregates]
         flags = (
             ("GROUP", self.group_by),
             ("HAVING", self.having),
@@ -112,9 +110,7 @@ class QueryComplexity(_Record):
             ("GRAPH", self.graphs),
             ("PATH", self.property_paths),
         )
-        found += [name for name, count in flags if count]
-        found += [f for f in self.functions if f not in found]
-        return tuple(found)
+        return _features(self.form, self.aggregates, flags, self.functions)
 
     def as_json(self) -> dict[str, Any]:
         """JSON-ready: every field (tuples as lists) plus ``features``."""
@@ -146,6 +142,57 @@ def compact(found: QueryComplexity) -> dict[str, Any]:
     }
 
 
+def compact_shape(parsed: ParsedQuery, kinds: list[str]) -> dict[str, Any]:
+    """``compact(complexity(parsed, kinds))`` without the whole record: the evaluation wants
+    the shape of every query of a run, and the record was half of its cost."""
+    counts, functions = _tallies(kinds)
+    flags = [  # in the order of QueryComplexity.features
+        *((name, counts.get(name, 0)) for name in _MODIFIERS),
+        ("SUBSELECT", counts.get("SELECT", 0) - (parsed.form == "SELECT")),
+        *((name, counts.get(name, 0)) for name in _OPERATORS),
+        ("PATH", _property_paths(parsed)),
+    ]
+    return {
+        "triplePatterns": len(parsed.patterns),
+        "joinVertices": _join_vertices(parsed),
+        "features": list(_features(parsed.form, parsed.aggregates, flags, functions)),
+    }
+
+
+# The keywords that are features under their own name (QueryComplexity.features).
+_MODIFIERS = ("GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET")
+_OPERATORS = (
+    "FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "VALUES", "EXISTS", "SERVICE", "GRAPH",
+)  # fmt: skip
+
+
+def _features(
+    form: str,
+    aggregates: tuple[str, ...],
+    flags: Iterable[tuple[str, int]],
+    functions: Iterable[str],
+) -> tuple[str, ...]:
+    found = [form, *aggregates]
+    found += [name for name, count in flags if count]
+    found += [f for f in functions if f not in found]
+    return tuple(found)
+
+
+def _tallies(kinds: list[str]) -> tuple[dict[str, int], tuple[str, ...]]:
+    """How often each counted keyword occurs, and the built-in functions used (each once, in
+    order of first use)."""
+    counts: dict[str, int] = {}  # a dict, not a Counter: its misses call Python code
+    for kind in kinds:
+        if kind in _COUNTED:
+            counts[kind] = counts.get(kind, 0) + 1
+    functions = dict.fromkeys(k for k in kinds if k in _BUILTINS and k not in _NOT_FUNCTIONS)
+    return counts, tuple(functions)
+
+
+def _property_paths(parsed: ParsedQuery) -> int:
+    return sum(isinstance(p.predicate, Path) for p in parsed.patterns)
+
+
 def analyse_query(text: str, *, prefixes: Mapping[str, str] | None = None) -> QueryComplexity:
     """The complexity of ``text`` read in the lenient dialect (``prefixes``: the dataset's
     environment, as for :func:`service.sparql.parse_query`). Raises SparqlSyntaxError."""
@@ -159,8 +206,7 @@ def analyse_query(text: str, *, prefixes: Mapping[str, str] | None = None) -> Qu
 
 def complexity(parsed: ParsedQuery, kinds: list[str]) -> QueryComplexity:
     """The complexity of a parsed query, given the token kinds it was parsed from."""
-    counts = Counter(k for k in kinds if k in _COUNTED)  # the keywords counted, nothing else
-    functions = dict.fromkeys(k for k in kinds if k in _BUILTINS and k not in _NOT_FUNCTIONS)
+    counts, functions = _tallies(kinds)
     return QueryComplexity(
         form=parsed.form,
         triple_patterns=len(parsed.patterns),
@@ -169,24 +215,24 @@ def complexity(parsed: ParsedQuery, kinds: list[str]) -> QueryComplexity:
         distinct=parsed.distinct,
         limit=parsed.limit,
         offset=parsed.offset,
-        order_by=counts["ORDER"],
-        group_by=counts["GROUP"],
-        having=counts["HAVING"],
-        limits=counts["LIMIT"],
-        offsets=counts["OFFSET"],
-        subqueries=counts["SELECT"] - (parsed.form == "SELECT"),
-        filters=counts["FILTER"],
-        optionals=counts["OPTIONAL"],
-        unions=counts["UNION"],
-        minus=counts["MINUS"],
-        binds=counts["BIND"],
-        values=counts["VALUES"],
-        exists=counts["EXISTS"],
-        services=counts["SERVICE"],
-        graphs=counts["GRAPH"],
-        property_paths=sum(isinstance(p.predicate, Path) for p in parsed.patterns),
+        order_by=counts.get("ORDER", 0),
+        group_by=counts.get("GROUP", 0),
+        having=counts.get("HAVING", 0),
+        limits=counts.get("LIMIT", 0),
+        offsets=counts.get("OFFSET", 0),
+        subqueries=counts.get("SELECT", 0) - (parsed.form == "SELECT"),
+        filters=counts.get("FILTER", 0),
+        optionals=counts.get("OPTIONAL", 0),
+        unions=counts.get("UNION", 0),
+        minus=counts.get("MINUS", 0),
+        binds=counts.get("BIND", 0),
+        values=counts.get("VALUES", 0),
+        exists=counts.get("EXISTS", 0),
+        services=counts.get("SERVICE", 0),
+        graphs=counts.get("GRAPH", 0),
+        property_paths=_property_paths(parsed),
         aggregates=parsed.aggregates,
-        functions=tuple(functions),
+        functions=functions,
     )
 
 

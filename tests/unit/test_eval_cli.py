@@ -167,3 +167,48 @@ def test_evaluate_imports_neither_rdflib_nor_pyoxigraph(files: dict[str, Path]) 
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["0", "False", "False"]
+
+
+def test_collector_off_while_evaluate_runs_and_as_it_was_after(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # main() pauses the cyclic collector for the command; called with an argv (not as the
+    # process's own command line) it freezes nothing and turns the collector back on
+    import gc
+
+    import service.cli.evaluate as evaluate_cli
+
+    seen: list[bool] = []
+    real_emit = evaluate_cli.emit
+
+    def emit(*args: object, **kwargs: object) -> None:
+        seen.append(gc.isenabled())
+        real_emit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(evaluate_cli, "emit", emit)
+    frozen = gc.get_freeze_count()
+    code, _, _ = run_cli(
+        ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["half"])], capsys
+    )
+    assert code == 0 and seen == [False]
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_as_the_process_command_line_objects_are_frozen_for_the_exit(
+    files: dict[str, Path],
+) -> None:
+    # main() without argv is the console script: the process exits next, and its last full
+    # collection need not walk the objects left
+    script = (
+        "import gc, sys, io, contextlib\n"
+        f"sys.argv = ['gerbil-qa', 'evaluate', '--dataset', {str(files['gold'])!r},"
+        f" '--answers', {str(files['half'])!r}]\n"
+        "from service.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    code = main()\n"
+        "print(code, gc.get_freeze_count() > 0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["0", "True"]
