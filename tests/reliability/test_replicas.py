@@ -170,7 +170,9 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
     a, b = replicas
     # B's listing and leaderboard are cached before anything is published
     assert requests.get(b.url + "api/experiments", timeout=30).json()["experiments"] == []
-    ticket = _submit(a, qa, "watched", 0.15)
+    # slow enough that B is asked while the run is going (at 0.15 s an answer the run was
+    # over in ~0.7 s, between two of B's status answers, 2 runs in 3 after test_remote_store)
+    ticket = _submit(a, qa, "watched", 0.5)
     eid = ticket["id"]
     graph = f"{BASE}graph/experiment/{eid}"
     # watched on B: running, with live progress, with the owner's token
