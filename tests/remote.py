@@ -53,8 +53,8 @@ class OxigraphServer:
             self.process.wait(10)
 
 
-def start_oxigraph(location: Path, port: int | None = None) -> OxigraphServer:
-    port = port or free_port()
+def start_oxigraph(location: Path) -> OxigraphServer:
+    port = free_port()
     process = subprocess.Popen(
         [str(OXIGRAPH), "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,

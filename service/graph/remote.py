@@ -34,7 +34,6 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http import client as http_client
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -147,17 +146,14 @@ class RemoteDataset:
 
     remote = True  # each call is a round trip: readers that can, ask for whole graphs
 
-    def __init__(
-        self, url: str, settings: RemoteSettings, http: Any, reads: KeptConnections
-    ) -> None:
+    def __init__(self, url: str, settings: RemoteSettings, http: Any) -> None:
         query, update, store = LAYOUTS[settings.layout]
         root = url.rstrip("/") + "/"
         self.url = url
         self.query_url = root + query
         self.update_url = root + update
         self.store_url = root + store
-        self._http = http  # a urllib3 PoolManager, shared by both datasets: writes, the endpoint
-        self._reads = reads  # reads (queries, graphs), shared too
+        self._http = http  # a urllib3 PoolManager, shared by both datasets
         self._timeout = settings.timeout
 
     # -- reading -------------------------------------------------------------------------
@@ -351,16 +347,11 @@ class RemoteDataset:
     def update(self, text: str) -> None:
         """One SPARQL 1.1 Update request: applied whole or not at all."""
         response = self._send(
-            "POST",
-            self.update_url,
-            body=text,
-            content_type="application/sparql-update",
-            read=False,
+            "POST", self.update_url, body=text, content_type="application/sparql-update"
         )
         _raise_for(response, self.update_url)
 
-    # -- HTTP: urllib3 (a fourth of requests' CPU a call) for writes and the endpoint; reads
-    # -- on kept http.client connections (KeptConnections: under half of urllib3's CPU) ---
+    # -- HTTP (urllib3: a fourth of requests' CPU time per call, measured) ------------------
     def forward(
         self,
         query: str,
@@ -412,11 +403,7 @@ class RemoteDataset:
         accept: str = "*/*",
         timeout: Any = None,
         stream: bool = False,
-        read: bool = True,
     ) -> Any:
-        """One request; ``read``: it changes nothing (a query, a graph read), so it goes by the
-        kept connections, which may send it again on a fresh connection when the kept one was
-        closed by the store."""
         from urllib.parse import urlencode
 
         import urllib3
@@ -425,27 +412,11 @@ class RemoteDataset:
         if content_type is not None:
             headers["Content-Type"] = f"{content_type}; charset=utf-8"
         target = f"{url}?{urlencode(params)}" if params else url
-        data = body.encode("utf-8") if body is not None else None
-        if read and not stream:
-            try:
-                return self._reads.request(
-                    method,
-                    target,
-                    body=data,
-                    headers=headers,
-                    timeout=timeout if timeout is not None else self._timeout,
-                )
-            except TimeoutError:
-                raise StoreUnavailable(
-                    f"the store at {self.url} did not answer within {self._timeout:g} s"
-                ) from None
-            except (OSError, http_client.HTTPException) as err:
-                raise StoreUnavailable(f"the store at {self.url} did not answer: {err}") from err
         try:
             return self._http.request(
                 method,
                 target,
-                body=data,
+                body=body.encode("utf-8") if body is not None else None,
                 headers=headers,
                 timeout=timeout if timeout is not None else self._timeout,
                 preload_content=not stream,
@@ -459,100 +430,6 @@ class RemoteDataset:
             ) from None
         except urllib3.exceptions.HTTPError as err:
             raise StoreUnavailable(f"the store at {self.url} did not answer: {err}") from err
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A store's answer read whole: what the readers ask of a urllib3 response."""
-
-    status: int
-    headers: http_client.HTTPMessage
-    data: bytes
-
-
-class KeptConnections:
-    """Keep-alive HTTP/1.1 connections for reads (``http.client``), shared by the threads: each
-    request takes an idle one of its store, or opens one, and gives it back after reading the
-    answer (at most :attr:`IDLE` kept a store).
-
-    A page asks the store a few hundred small queries; urllib3 cost 100-140 µs of CPU a
-    request here against 46 µs for ``http.client`` on a kept connection (pool bookkeeping,
-    its checks of the connection, headers and body sent in two writes), measured. A kept
-    connection the store has closed meanwhile fails at once: the request is sent again on a
-    new one (reads only: what changes the store goes by urllib3, which checks before sending).
-    """
-
-    IDLE = 32
-
-    def __init__(self, headers: Mapping[str, str]) -> None:
-        self._headers = dict(headers)
-        self._lock = threading.Lock()
-        self._idle: dict[tuple[str, str], list[http_client.HTTPConnection]] = {}
-
-    def request(
-        self,
-        method: str,
-        url: str,
-        *,
-        body: bytes | None,
-        headers: Mapping[str, str],
-        timeout: float,
-    ) -> Answer:
-        parts = urlsplit(url)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        key = (parts.scheme.lower(), parts.netloc)
-        sent = {**self._headers, **headers}
-        with self._lock:
-            idle = self._idle.setdefault(key, [])
-            conn = idle.pop() if idle else None
-        kept = conn is not None
-        if conn is None:
-            conn = _connection(key, timeout)
-        while True:
-            conn.timeout = timeout
-            if conn.sock is not None:
-                conn.sock.settimeout(timeout)
-            try:
-                conn.request(method, path, body=body, headers=sent)
-                response = conn.getresponse()
-                data = response.read()
-            except (ConnectionError, http_client.BadStatusLine) as err:
-                conn.close()
-                if kept and not isinstance(err, ConnectionRefusedError):
-                    kept = False  # closed by the store while kept: once more, on a new one
-                    continue
-                raise
-            except BaseException:
-                conn.close()  # in an unknown state (a timeout mid-answer)
-                raise
-            break
-        with self._lock:
-            idle = self._idle.setdefault(key, [])
-            if conn.sock is not None and len(idle) < self.IDLE:
-                idle.append(conn)
-                conn = None
-        if conn is not None:
-            conn.close()
-        return Answer(response.status, response.headers, data)
-
-    def close(self) -> None:
-        """Close the idle connections (a later read opens a new one)."""
-        with self._lock:
-            for idle in self._idle.values():
-                for conn in idle:
-                    conn.close()
-            self._idle.clear()
-
-
-def _connection(key: tuple[str, str], timeout: float) -> http_client.HTTPConnection:
-    scheme, netloc = key
-    if scheme == "https":
-        import ssl
-
-        return http_client.HTTPSConnection(
-            netloc, timeout=timeout, context=ssl.create_default_context()
-        )
-    return http_client.HTTPConnection(netloc, timeout=timeout)
 
 
 class ResultTooLarge(ServiceError):
@@ -609,10 +486,9 @@ class RemoteStore:
         # no proxy from the environment: the operator's store, reached as named
         http = urllib3.PoolManager(num_pools=4, maxsize=32, headers=headers)
         self._http = http
-        self._reads = KeptConnections(headers)
         # typed Any like the embedded store's (the protocol's attributes are QuadReaders)
-        self.public: Any = RemoteDataset(settings.public, settings, http, self._reads)
-        self.private: Any = RemoteDataset(settings.private, settings, http, self._reads)
+        self.public: Any = RemoteDataset(settings.public, settings, http)
+        self.private: Any = RemoteDataset(settings.private, settings, http)
         for dataset in (self.public, self.private):
             dataset.check_engine()
         self.lock = threading.RLock()
@@ -685,4 +561,3 @@ class RemoteStore:
 
     def close(self) -> None:
         self._http.clear()
-        self._reads.close()
