@@ -465,22 +465,24 @@ def _f1s_by_a_worker(
 def _question_nodes(
     store: Any, uris: Sequence[str], predicates: Sequence[str] | None = None
 ) -> dict[str, Any]:
-    """Question descriptions from ``store`` (any graph): every property, or only
-    ``predicates`` (a question's gold answers run to thousands: the pages that explain each
-    answer need its texts and features only)."""
-    import pyoxigraph as ox
-
-    wanted = [None] if predicates is None else [ox.NamedNode(p) for p in predicates]
-    quads: list[Any] = []
-    for uri in dict.fromkeys(uris):
-        subject = ox.NamedNode(uri)
-        for predicate in wanted:
-            quads.extend(
-                q
-                for q in store.quads_for_pattern(subject, predicate, None, None)
-                if not isinstance(q.graph_name, ox.DefaultGraph)
-            )
-    return index(quads)
+    """Question descriptions from ``store`` (any named graph), in one query: every property,
+    or only ``predicates`` (a question's gold answers run to thousands: the pages that explain
+    each answer need its texts and features only). A lookup per question and property was
+    ~1,750 requests for a task page on a remote store."""
+    questions = " ".join(f"<{u}>" for u in dict.fromkeys(uris))
+    if not questions:
+        return {}
+    only = "" if predicates is None else f"VALUES ?p {{ {' '.join(f'<{p}>' for p in predicates)} }}"
+    rows = store.query(
+        f"SELECT ?q ?p ?o WHERE {{ VALUES ?q {{ {questions} }} {only} GRAPH ?g {{ ?q ?p ?o }} }}"
+    )
+    nodes: dict[str, Node] = {}
+    for q, p, o in rows:  # as reader.index would file them (a row per graph holding it)
+        node = nodes.get(q.value)
+        if node is None:
+            node = nodes[q.value] = Node(q.value)
+        node.props[p.value].append(o)
+    return nodes
 
 
 TASK_PAGE_SIZE = 100  # questions per page of a task's HTML
@@ -504,10 +506,16 @@ def task(experiment_id: str, name: str) -> BaseResponse:
     if next(described, None) is None:
         raise NotFound(f"experiment {experiment_id} has no task {number}")
     cache: dict[str, list[Any]] = {}
+    in_worker = (
+        None
+        if private
+        else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_TASK, reverse=REVERSE_TASK)
+    )
 
     def quads() -> list[Any]:
         if "q" not in cache:
-            cache["q"] = document_quads(
+            found = None if in_worker is None else _read_by_a_worker(in_worker)
+            cache["q"] = found or document_quads(
                 store, uri, graph=graph_name, follow=FOLLOW_TASK, reverse=REVERSE_TASK
             )
         return cache["q"]
@@ -567,9 +575,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
         csv=lambda: pages.task_csv(page()),
         private=private,
         variant=(shown, slice_),
-        in_worker=None
-        if private
-        else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_TASK, reverse=REVERSE_TASK),
+        in_worker=in_worker,
     )
 
 

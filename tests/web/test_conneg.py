@@ -327,9 +327,9 @@ def test_public_documents_are_written_by_the_query_workers(server, exp: str) -> 
 def test_public_pages_read_their_quads_in_the_query_workers(
     server, exp: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A public experiment's HTML page is built from quads and per-question F1 that a query
-    worker read (the reading runs on the other core): the same page as when this process reads
-    them; a private one never goes to the workers."""
+    """A public experiment's and task's HTML pages are built from quads (and per-question F1)
+    that a query worker read (the reading runs on the other core): the same pages as when this
+    process reads them; a private one never goes to the workers."""
     from service.web import resources
     from service.web.state import EXTENSION
 
@@ -341,12 +341,13 @@ def test_public_pages_read_their_quads_in_the_query_workers(
         assert response.status_code == 200
         return re.sub(r'nonce="[^"]*"', "", response.text)
 
+    paths = (exp, f"{exp}/task/2")
     before = state.pool.documents
-    by_workers = page(exp)
-    assert state.pool.documents == before + 1
+    by_workers = [page(path) for path in paths]
+    assert state.pool.documents == before + len(paths)
     monkeypatch.setattr(resources, "_read_by_a_worker", lambda job: None)
     monkeypatch.setattr(resources, "_f1s_by_a_worker", lambda graph, tasks: None)
-    assert page(exp) == by_workers
+    assert [page(path) for path in paths] == by_workers
     monkeypatch.undo()
     ticket = server.submit_demo(systems=("baseline",))
     before = state.pool.documents
