@@ -289,11 +289,14 @@ def experiment(name: str) -> BaseResponse:
         None if private else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_EXPERIMENT)
     )
 
-    def quads(skip: tuple[str, ...] = ()) -> Sequence[Any]:
-        """The document (``skip``: without those predicates' triples, for the page)."""
+    def quads(skip: tuple[str, ...] = (), *, worker: bool = False) -> Sequence[Any]:
+        """The document (``skip``: without those predicates' triples, for the page), read by a
+        query worker if ``worker`` (the RDF path asked one to write it already)."""
         key = f"q{skip}"
         if key not in cache:
-            found = None if in_worker is None else _read_by_a_worker(replace(in_worker, skip=skip))
+            found = None
+            if worker and in_worker is not None:
+                found = _read_by_a_worker(replace(in_worker, skip=skip))
             if not found:  # private, no free worker, or not in the workers' snapshot yet
                 found = document_quads(
                     store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT, skip=skip
@@ -304,7 +307,7 @@ def experiment(name: str) -> BaseResponse:
     def page() -> pages.ExperimentPage:  # once per request (the HTML and its citation)
         if "page" not in cache:
             cache["page"] = pages.experiment_page(
-                experiment_id, quads(PAGE_SKIP_EXPERIMENT), graph.uris
+                experiment_id, quads(PAGE_SKIP_EXPERIMENT, worker=True), graph.uris
             )
         return cache["page"]
 
@@ -512,16 +515,17 @@ def task(experiment_id: str, name: str) -> BaseResponse:
         else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_TASK, reverse=REVERSE_TASK)
     )
 
-    def quads() -> list[Any]:
+    def quads(*, worker: bool = False) -> list[Any]:
+        """The document, read by a query worker if ``worker`` (see :func:`experiment`)."""
         if "q" not in cache:
-            found = None if in_worker is None else _read_by_a_worker(in_worker)
+            found = _read_by_a_worker(in_worker) if worker and in_worker is not None else None
             cache["q"] = found or document_quads(
                 store, uri, graph=graph_name, follow=FOLLOW_TASK, reverse=REVERSE_TASK
             )
         return cache["q"]
 
     def page() -> pages.TaskPage:
-        nodes = index(quads())
+        nodes = index(quads(worker=True))
         questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
         # explained results show the gold answers they compared: the questions' are not needed
         wanted = None if not pages.explained(nodes) else pages.QUESTION_PROPERTIES
