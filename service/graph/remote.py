@@ -170,13 +170,8 @@ class RemoteDataset:
             params.append(("union-default-graph", ""))  # Oxigraph server's extension
         if options.get("base_iri"):
             query = f"BASE <{options['base_iri']}>\n{query}"
-        response = self._send(
-            "POST",
-            self.query_url,
-            params=params,
-            body=query,
-            content_type="application/sparql-query",
-            accept=f"{RESULTS_JSON}, {N_TRIPLES};q=0.9",
+        response = self._post_query(
+            query, accept=f"{RESULTS_JSON}, {N_TRIPLES};q=0.9", params=params
         )
         _raise_for(response, self.query_url)
         if _media(response) == N_TRIPLES:
@@ -272,13 +267,7 @@ class RemoteDataset:
         they were written."""
         import pyoxigraph as ox
 
-        response = self._send(
-            "POST",
-            self.query_url,
-            body=query,
-            content_type="application/sparql-query",
-            accept=N_TRIPLES,
-        )
+        response = self._post_query(query, accept=N_TRIPLES)
         _raise_for(response, self.query_url)
         data = response.data
         media = _media(response)
@@ -366,13 +355,10 @@ class RemoteDataset:
         (urllib3's ``ReadTimeoutError`` past it)."""
         import urllib3
 
-        response = self._send(
-            "POST",
-            self.query_url,
-            params=params,
-            body=query,
-            content_type="application/sparql-query",
+        response = self._post_query(
+            query,
             accept=accept,
+            params=params,
             timeout=urllib3.Timeout(connect=5.0, read=timeout),
             stream=True,
         )
@@ -391,6 +377,21 @@ class RemoteDataset:
             raise StoreUnavailable(f"the store at {self.url} did not answer: {err}") from err
         finally:
             response.release_conn()
+
+    def _post_query(
+        self, query: str, *, accept: str, params: Sequence[tuple[str, str]] = (), **options: Any
+    ) -> Any:
+        """A query sent by the protocol's POST with the query as the body (no length limit of
+        a URL); ``options``: :meth:`_send`'s ``timeout`` and ``stream``."""
+        return self._send(
+            "POST",
+            self.query_url,
+            params=params,
+            body=query,
+            content_type="application/sparql-query",
+            accept=accept,
+            **options,
+        )
 
     def _send(
         self,
