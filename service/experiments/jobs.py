@@ -168,6 +168,8 @@ class JobStore:
         path = self._dir(experiment_id) / "answers" / f"{system_index}.jsonl"
         line = json.dumps(encode(answer), ensure_ascii=False) + "\n"
         with self._lock:
+            if not self.has(experiment_id):  # recorded and removed (by another replica): no log
+                return
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("a", encoding="utf-8") as out:
                 out.write(line)

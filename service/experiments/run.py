@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from service.experiments.progress import ProgressCallback
     from service.experiments.systems import AnswerLog
     from service.formats.base import Limits
+    from service.graph.claims import Hold
 
     class JobState(Protocol):
         """What a durable job keeps while it runs (:class:`service.experiments.jobs.JobFiles`)."""
@@ -83,11 +84,13 @@ def run_experiment(
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
     policy: NetworkPolicy | None = None,
+    hold: Hold | None = None,
 ) -> Outcome:
     """Run ``spec`` (module docstring). Without ``storage`` nothing is recorded (``evaluate``
     without ``--store``); with a ``ticket`` (a reserved id) that experiment is completed, else
     a new id is allocated. Raises :class:`~service.errors.ServiceError` subclasses a user can
-    act on (:class:`Cancelled` when ``cancel`` is set)."""
+    act on (:class:`Cancelled` when ``cancel`` is set). ``hold``: the runner's claim on the
+    experiment (a shared store), the precondition of its record."""
     from service.evaluation import evaluate
     from service.evaluation.profiles import get_profile
 
@@ -185,6 +188,7 @@ def run_experiment(
             started=from_posix(started),
             ended=timestamp(),
             ticket=ticket,
+            hold=hold,
         )
         if spec.options.publish:
             storage.experiments.publish(ticket.id)

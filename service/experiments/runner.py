@@ -41,8 +41,8 @@ from service.experiments.progress import RunProgress
 from service.experiments.run import Outcome, run_experiment
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Aborted, Cancelled
-from service.graph.claims import Claims
-from service.graph.experiments import RESUMABLE, Status, Ticket
+from service.graph.claims import HOLD, Claims, Hold
+from service.graph.experiments import RESUMABLE, ClaimLapsed, Status, Ticket
 
 if TYPE_CHECKING:
     from service.formats.base import Limits
@@ -54,10 +54,27 @@ log = logging.getLogger(__name__)
 PROGRESS_EVERY = 0.5  # seconds between progress writes beside a job
 
 
+class _RunStop(threading.Event):
+    """A run's cancel event, also seen as set once the runner's claim on the run lapsed
+    (:mod:`service.graph.claims`): a runner that wakes from a pause past its lease asks, writes
+    and records nothing more, whatever step it was at."""
+
+    hold: Hold | None = None
+
+    def is_set(self) -> bool:
+        return super().is_set() or self.lapsed()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return super().wait(timeout) or self.lapsed()
+
+    def lapsed(self) -> bool:
+        return self.hold is not None and not self.hold.holding()
+
+
 @dataclass(slots=True)
 class _Running:
     future: Future[None]
-    cancel: threading.Event = field(default_factory=threading.Event)
+    cancel: _RunStop = field(default_factory=_RunStop)
 
 
 class ExperimentRunner:
@@ -272,26 +289,35 @@ class ExperimentRunner:
             running.future = self._pool.submit(self._guarded, ticket, spec, files, running.cancel)
 
     def _guarded(
-        self, ticket: Ticket, spec: ExperimentSpec, files: Files, cancel: threading.Event
+        self, ticket: Ticket, spec: ExperimentSpec, files: Files, cancel: _RunStop
     ) -> None:
-        eid = ticket.id
-        if not self.claims.claim(ticket.uri or self._uri(eid)):  # another replica runs it
-            log.info("experiment %s is run by %s", eid, self.claims.holder(self._uri(eid)))
+        eid, uri = ticket.id, ticket.uri or self._uri(ticket.id)
+        if not self.claims.claim(uri):  # another replica runs it
+            log.info("experiment %s is run by %s", eid, self.claims.holder(uri))
             return
-        writer = self._progress_writer(eid)
+        cancel.hold = hold = self.claims.hold(uri)
+        writer = self._progress_writer(eid, hold)
         try:
             outcome = self._execute(ticket, spec, files, cancel, writer)
-        except Cancelled as err:
-            self._end(eid, Status.CANCELLED, err.message)
-        except Aborted as err:
-            log.warning("experiment %s aborted: %s", eid, err)
-            self._end(eid, Status.ERROR, err.message)
         except ServiceError as err:
-            log.warning("experiment %s failed: %s", eid, err)
-            self._end(eid, Status.ERROR, err.message)
+            if isinstance(err, ClaimLapsed) or cancel.lapsed():
+                log.warning(
+                    "experiment %s: this runner's claim lapsed (no heartbeat landed for %g s of "
+                    "its %g s lease): it stops, and the runner that takes it over finishes it",
+                    eid,
+                    self.claims.lease * HOLD,
+                    self.claims.lease,
+                )
+            elif isinstance(err, Cancelled):
+                self._end(eid, Status.CANCELLED, err.message)
+            else:  # Aborted (too many errors) and any error a user can act on
+                failed = "aborted" if isinstance(err, Aborted) else "failed"
+                log.warning("experiment %s %s: %s", eid, failed, err)
+                self._end(eid, Status.ERROR, err.message)
         except Exception as err:  # a bug: recorded on the experiment and logged with its trace
             log.exception("experiment %s failed", eid)
-            self._end(eid, Status.ERROR, f"internal error: {type(err).__name__}: {err}")
+            if not cancel.lapsed():
+                self._end(eid, Status.ERROR, f"internal error: {type(err).__name__}: {err}")
         else:
             if self.jobs is not None:
                 self.jobs.remove(eid)
@@ -301,7 +327,7 @@ class ExperimentRunner:
             writer.flush()  # what a cancelled or failed run got to stays readable
             with self._lock:
                 self._progress.pop(eid, None)
-            self.claims.release(self._uri(eid))
+            self.claims.release(uri)
 
     def _uri(self, experiment_id: str) -> str:
         return self.storage.uris.experiment(experiment_id)
@@ -317,7 +343,7 @@ class ExperimentRunner:
         ticket: Ticket,
         spec: ExperimentSpec,
         files: Files,
-        cancel: threading.Event,
+        cancel: _RunStop,
         writer: _ProgressWriter,
     ) -> Outcome:
         eid = ticket.id
@@ -339,12 +365,13 @@ class ExperimentRunner:
                     progress=writer,
                     cancel=cancel,
                     policy=self.policy,
+                    hold=cancel.hold,
                 )
         finally:
             stop_watching.set()
 
-    def _progress_writer(self, experiment_id: str) -> _ProgressWriter:
-        return _ProgressWriter(self, experiment_id)
+    def _progress_writer(self, experiment_id: str, hold: Hold | None = None) -> _ProgressWriter:
+        return _ProgressWriter(self, experiment_id, hold)
 
     def _watch_cancel(self, eid: str, cancel: threading.Event, stop: threading.Event) -> None:
         while not stop.wait(0.2):
@@ -383,10 +410,11 @@ def collector_paused() -> Iterator[None]:
 class _ProgressWriter:
     """Keeps a job's newest progress in memory; writes it beside the job at once when its
     phase, a system's state or a total changes, else at most every :data:`PROGRESS_EVERY`
-    seconds; a new phase also goes to the admin graph (one private update)."""
+    seconds; a new phase also goes to the admin graph (one private update). Nothing once the
+    runner's claim on the run (``hold``) lapsed: the runner that took it over writes it."""
 
-    def __init__(self, runner: ExperimentRunner, experiment_id: str) -> None:
-        self.runner, self.experiment_id = runner, experiment_id
+    def __init__(self, runner: ExperimentRunner, experiment_id: str, hold: Hold | None) -> None:
+        self.runner, self.experiment_id, self.hold = runner, experiment_id, hold
         self.written = 0.0
         self.shape: tuple[object, ...] | None = None
         self.latest: RunProgress | None = None
@@ -394,6 +422,8 @@ class _ProgressWriter:
 
     def __call__(self, progress: RunProgress) -> None:
         runner, eid = self.runner, self.experiment_id
+        if self.hold is not None and not self.hold.holding():
+            return
         with runner._lock:
             runner._progress[eid] = progress
         self.latest, self.latest_written = progress, False
@@ -411,6 +441,8 @@ class _ProgressWriter:
         """Write the newest progress beside the job, if it is not written yet."""
         jobs = self.runner.jobs
         if self.latest is None or self.latest_written or jobs is None:
+            return
+        if self.hold is not None and not self.hold.holding():
             return
         if jobs.has(self.experiment_id):  # a finished job's directory is gone
             jobs.write_progress(self.experiment_id, self.latest)

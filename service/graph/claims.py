@@ -19,6 +19,16 @@ A claim holds for as long as its runner beats: a runner that dies stops, its cla
 together after the lease, and another replica takes its experiments over. Times are the store's
 (``NOW()`` in the updates), so replicas whose clocks differ agree.
 
+A runner that is only paused (a stopped VM, a long GC pause, a network partition) must not go on
+when it wakes up: another replica may have taken its work over meanwhile. So a runner counts its
+claims as held only until :data:`HOLD` of the lease has passed since it *sent* its last heartbeat
+that the store accepted (the store's time of that beat is later, so the claims are still live
+then); past it, :meth:`Claims.holding` is False, a run stops asking and writing, and the next
+beat takes a new runner name, so that the old claims stay lapsed for good (renewing them would
+revive them next to the replica that took the work over). The final write of a run is
+conditional on the claim too (:meth:`Hold.pattern`): a runner paused between its check and its
+write writes nothing.
+
 With the embedded store only one process can open the store (RocksDB's lock): there is no one
 to race, nothing is written, and every claim succeeds (:attr:`Claims.shared` is False).
 """
@@ -26,10 +36,13 @@ to race, nothing is written, and every claim succeeds (:attr:`Claims.shared` is 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import secrets
 import socket
+import threading
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -41,8 +54,14 @@ if TYPE_CHECKING:
     from service.graph.adapter import StoreAdapter
     from service.graph.uris import Uris
 
+log = logging.getLogger(__name__)
+
 LEASE_SECONDS = 30.0  # a runner whose heartbeat is older is dead, and so are its claims
 SETTLE_SECONDS = 0.3  # longer than a claim update takes: then every concurrent claim is in
+# A runner holds its claims for this part of the lease after sending a heartbeat that landed:
+# beats go every lease/3, so a beat may fail once before its runs stop; the rest is the margin
+# for the last write of a run to land while the claim is live.
+HOLD = 0.8
 ENV_LEASE = "GERBIL_QA_LEASE_SECONDS"
 
 
@@ -83,6 +102,37 @@ class Claims:
         self.lease = lease if lease is not None else lease_seconds()
         self.settle = settle
         self.shared = store.shared
+        self.generation = 0  # a new runner name after a lapse (see the module docstring)
+        self._beat_sent: float | None = None  # monotonic: when the last beat that landed left
+        self._beating = threading.Lock()
+
+    def holding(self) -> bool:
+        """Whether this runner's claims are surely still live (always, on a store no one
+        shares): a heartbeat that landed was sent less than :data:`HOLD` of the lease ago."""
+        if not self.shared:
+            return True
+        sent = self._beat_sent
+        return sent is not None and time.monotonic() - sent < self.lease * HOLD
+
+    def hold(self, subject: str) -> Hold:
+        """This runner's claim on ``subject`` (claimed already), for a run to check."""
+        return Hold(self, subject, self.generation, self.runner, self._claim_node(subject))
+
+    def _rename(self) -> None:
+        """Go on under a new name; the old name's claims never become live again (its
+        heartbeat is dropped, or lapses where the store cannot be reached now)."""
+        # quietly: a claims object that only beats when it claims (ids) lapses between uses;
+        # a run that stops for it says so (the runner)
+        log.debug("runner %s: its heartbeat lapsed; going on under a new name", self.owner)
+        old = self.runner
+        self.owner = runner_name()
+        self.runner = f"<urn:gerbil-qa:runner:{quote(self.owner, safe='')}>"
+        self.generation += 1
+        self._beat_sent = None
+        try:
+            self._update(f"DELETE WHERE {{ GRAPH <{self.admin}> {{ {old} {_BEAT} ?beat }} }}")
+        except Exception as err:  # unreachable now: it lapses on its own
+            log.debug("dropping the heartbeat of %s failed: %s", old, err)
 
     def _claim_node(self, subject: str) -> str:
         return f"<{subject}#claim-{hashlib.sha256(self.owner.encode()).hexdigest()[:16]}>"
@@ -97,12 +147,30 @@ class Claims:
         """Renew this runner's heartbeat: every claim it holds stays live (one update)."""
         if not self.shared:
             return
-        g = self.admin
+        with self._beating:  # the runs' threads claim while the claims' thread beats
+            if self._beat_sent is not None and not self.holding():
+                self._rename()  # never renew claims another runner may hold by now
+            sent = time.monotonic()
+            if self._beat_sent is not None and not self._renew():
+                self._rename()  # it lapsed in the store meanwhile (a beat that took long)
+                sent = time.monotonic()
+            if self._beat_sent is None:  # a new name: its first heartbeat
+                self._update(
+                    f"INSERT {{ GRAPH <{self.admin}> {{ {self.runner} {_BEAT} ?now }} }} "
+                    "WHERE { BIND(NOW() AS ?now) }"
+                )
+            self._beat_sent = sent
+
+    def _renew(self) -> bool:
+        """Renew the heartbeat if it is still live, in one update (a renewal that lands after
+        the lease must not revive claims others may have taken since); whether it is live."""
+        g, live = self.admin, self._live(self.runner)
         self._update(
-            f"DELETE WHERE {{ GRAPH <{g}> {{ {self.runner} {_BEAT} ?old }} }} ;\n"
+            f"DELETE {{ GRAPH <{g}> {{ {self.runner} {_BEAT} ?beat }} }} "
             f"INSERT {{ GRAPH <{g}> {{ {self.runner} {_BEAT} ?now }} }} "
-            "WHERE { BIND(NOW() AS ?now) }"
+            f"WHERE {{ GRAPH <{g}> {{ {live} }} BIND(NOW() AS ?now) }}"
         )
+        return bool(self.store.private.query(f"ASK {{ GRAPH <{g}> {{ {live} }} }}"))
 
     def claim(self, subject: str) -> bool:
         """Claim ``subject`` (an IRI); True when this runner holds it now (module docstring)."""
@@ -168,6 +236,32 @@ class Claims:
             f"FILTER(!BOUND(?created) || ?created < NOW() - {lease}) }}"
         )
         return sorted(row["e"].value.rsplit("/", 1)[-1] for row in rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """A runner's claim on one subject, as a run checks it before each step and its final
+    write states it as a precondition."""
+
+    claims: Claims
+    subject: str
+    generation: int  # the runner's name when it claimed: a new name means the claim lapsed
+    runner: str  # that name's IRI and the claim's node, as SPARQL terms
+    node: str
+
+    def holding(self) -> bool:
+        return self.claims.generation == self.generation and self.claims.holding()
+
+    def pattern(self) -> str | None:
+        """A SPARQL group pattern that matches once while this claim is live in the store
+        (None on a store no one shares: nothing to check)."""
+        claims, node = self.claims, self.node
+        if not claims.shared:
+            return None
+        return (
+            f"GRAPH <{claims.admin}> {{ <{self.subject}> {_CLAIM} {node} . "
+            f"{node} {_BY} {self.runner} . {claims._live(self.runner)} }}"
+        )
 
 
 def _duration(seconds: float) -> str:

@@ -44,7 +44,7 @@ from service.evaluation.results import Evaluation
 from service.graph import nodes as n
 from service.graph import terms as t
 from service.graph.adapter import Side, StoreAdapter, add_public
-from service.graph.claims import Claims
+from service.graph.claims import Claims, Hold
 from service.graph.nodes import NamedNode, Quad, node
 from service.graph.prov import timestamp
 from service.graph.results import (
@@ -148,6 +148,11 @@ def _p(local: str) -> str:
 
 def _q(local: str) -> NamedNode:
     return node(GQA + local)
+
+
+class ClaimLapsed(Conflict):
+    """A run's claim on its experiment lapsed (its runner was paused or cut off past the
+    lease): another runner took the experiment over, and this one must write nothing more."""
 
 
 def _insert_data(graphs: dict[str, list[str]]) -> str:
@@ -412,13 +417,16 @@ class ExperimentRepository:
         software_version: str = __version__,
         spec: str | None = None,
         revision_of: str | None = None,
+        hold: Hold | None = None,
     ) -> Ticket:
         """Write one finished experiment as a private graph, in one transaction.
 
         ``dataset`` names it as the graph does (:class:`DatasetRef`: a catalogue dataset keeps
         its public URI; an upload is described, with its questions, inside the experiment's
         graph). With a ``ticket`` (from :meth:`reserve`) that experiment is completed; else a
-        new id is allocated. Returns the id, URI and owner token.
+        new id is allocated. Returns the id, URI and owner token. ``hold``: the run's claim on
+        the experiment (a shared store): the write lands only while it is live, else
+        :class:`ClaimLapsed` and nothing is written.
         """
         evals = tuple(evaluations)
         if not evals:
@@ -456,7 +464,25 @@ class ExperimentRepository:
             ]
             quads = self._graph_quads(record, ticket, admin, spec, revision_of)
             # one transaction: the experiment and its admin record
-            self.store.add(Side.PRIVATE, [*quads, *admin])
+            claim = hold.pattern() if hold is not None else None
+            if hold is None or claim is None:
+                self.store.add(Side.PRIVATE, [*quads, *admin])
+            else:  # ... if the claim is live and no one recorded it meanwhile
+                exp, by = iri(ticket.uri), node(hold.runner[1:-1])
+                admin.append(
+                    Quad(node(ticket.uri), _q("recordedBy"), by, node(self.uris.admin_graph))
+                )
+                done = f"GRAPH <{self.uris.admin_graph}> {{ {exp} {_p('status')} 'finished' }}"
+                where = f"{claim} FILTER NOT EXISTS {{ {done} }}"
+                self.store.update(Side.PRIVATE, t.insert_quads([*quads, *admin], where=where))
+                landed = (
+                    f"GRAPH <{self.uris.admin_graph}> {{ {exp} {_p('recordedBy')} {hold.runner} }}"
+                )
+                if not self.store.private.query(f"ASK {{ {landed} }}"):
+                    raise ClaimLapsed(
+                        f"experiment {ticket.id}: this runner's claim lapsed before its results "
+                        "were written; the runner that took it over records them"
+                    )
             self._settle_status(ticket.id)
         return ticket
 

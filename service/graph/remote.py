@@ -38,11 +38,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pyoxigraph import DefaultGraph
-
 from service.errors import BadRequest, ServiceError
 from service.graph.adapter import QuadReader, Side
 from service.graph.dumps import STORE_MARKER
+from service.graph.terms import insert_quads
 from service.graph.uris import GQA
 
 ENV_PRIVATE = "GERBIL_QA_PRIVATE_STORE"
@@ -461,19 +460,6 @@ def _iri(value: Any) -> str:
     return str(getattr(value, "value", value))
 
 
-def insert_data(quads: Sequence[Any]) -> str:
-    """``INSERT DATA`` of pyoxigraph quads, grouped by graph (their str() is N-Triples syntax);
-    a blank node label names one node across the whole request."""
-    by_graph: dict[Any, list[str]] = {}
-    for q in quads:
-        by_graph.setdefault(q.graph_name, []).append(f"{q.subject} {q.predicate} {q.object} .")
-    parts = []
-    for graph, lines in by_graph.items():
-        body = "\n".join(lines)
-        parts.append(body if isinstance(graph, DefaultGraph) else f"GRAPH {graph} {{\n{body}\n}}")
-    return "INSERT DATA {\n" + "\n".join(parts) + "\n}"
-
-
 class RemoteStore:
     """A :class:`~service.graph.adapter.StoreAdapter` over two remote datasets."""
 
@@ -515,7 +501,7 @@ class RemoteStore:
     def add(self, side: Side, quads: Sequence[Any]) -> None:
         if quads:
             self._changing(side)
-            self.reader(side).update(insert_data(quads))
+            self.reader(side).update(insert_quads(quads))
             self._changed(side)
 
     def update(self, side: Side, update: str) -> None:

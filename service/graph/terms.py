@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 from service.graph.uris import GERBIL, GQA
 from service.model import Term
@@ -141,3 +143,23 @@ def language_iri(code: str) -> str | None:
 NT_TERM = re.compile(
     r'^(?:<(?P<iri>[^<>"\s]*)>|"(?P<lex>(?:[^"\\]|\\.)*)"(?:@(?P<lang>[A-Za-z0-9-]+)|\^\^<(?P<dt>[^<>\s]*)>)?)$'
 )
+
+
+def insert_quads(quads: Sequence[Any], *, where: str | None = None) -> str:
+    """``INSERT DATA`` of pyoxigraph quads, grouped by graph (their str() is N-Triples syntax);
+    a blank node label names one node across the whole request. With ``where`` (a group
+    pattern), ``INSERT … WHERE``: the quads are added once if the pattern matches when the
+    update runs, else nothing is (a write's precondition, checked in its transaction)."""
+    from pyoxigraph import DefaultGraph
+
+    by_graph: dict[Any, list[str]] = {}
+    for q in quads:
+        by_graph.setdefault(q.graph_name, []).append(f"{q.subject} {q.predicate} {q.object} .")
+    parts = []
+    for graph, lines in by_graph.items():
+        body = "\n".join(lines)
+        parts.append(body if isinstance(graph, DefaultGraph) else f"GRAPH {graph} {{\n{body}\n}}")
+    template = "{\n" + "\n".join(parts) + "\n}"
+    if where is None:
+        return "INSERT DATA " + template
+    return f"INSERT {template}\nWHERE {{ FILTER EXISTS {{ {where} }} }}"

@@ -17,6 +17,7 @@ work directory, with one base URI (the proxy's) as a deployment behind a reverse
 from __future__ import annotations
 
 import contextlib
+import signal
 import threading
 import time
 from collections import Counter
@@ -262,6 +263,41 @@ def test_a_dead_replicas_run_is_taken_over(replicas: tuple[Served, Served], qa: 
         lease_s=LEASE,
         status=state["status"],
     )
+
+
+def test_a_paused_replica_does_not_go_on_with_a_run_taken_over(
+    deployment: tuple[RemotePair, dict[str, str]],
+    replicas: tuple[Served, Served],
+    qa: CountingQA,
+) -> None:
+    """A stopped for longer than the lease (a VM or GC pause, a partition) while running: B
+    takes the run over and finishes it; A, resumed, must see that its claim lapsed and stop
+    (no more questions asked, no second record, no status written over B's)."""
+    pair, _ = deployment
+    a, b = replicas
+    ticket = _submit(a, qa, "paused", 1.0)
+    _until("some answers", lambda: sum(qa.of("paused").values()) >= IN_FLIGHT)
+    a.process.send_signal(signal.SIGSTOP)
+    try:
+        _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
+        asked_before = sum(qa.of("paused").values())
+    finally:
+        a.process.send_signal(signal.SIGCONT)
+    time.sleep(3 * LEASE)  # what A would ask, write or record after it woke up
+    again = sum(qa.of("paused").values()) - asked_before
+    assert again == 0, f"A asked {again} more questions after its claim lapsed"
+    for replica in (a, b):  # finished, as B recorded it: no error or second record over it
+        assert _status(replica, ticket)["status"] == "finished"
+    graph = f"{BASE}graph/experiment/{ticket['id']}"
+    macro_f1 = "<http://w3id.org/gerbil/vocab#macroF1>"
+    [row] = pair.private.query(
+        f"SELECT (COUNT(?f) AS ?values) (COUNT(DISTINCT ?t) AS ?tasks) "
+        f"WHERE {{ GRAPH <{graph}> {{ ?t {macro_f1} ?f }} }}"
+    )
+    assert int(row["tasks"]) > 0
+    # one record: one macro F1 a task (two records of one experiment would give two)
+    assert row["values"] == row["tasks"], row
+    record("replicas-paused", asked_after_waking=again, lease_s=LEASE)
 
 
 def test_runs_submitted_to_both_replicas_each_run_once(

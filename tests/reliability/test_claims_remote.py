@@ -1,0 +1,98 @@
+"""Claims on a real Oxigraph server when their runner pauses past the lease (issue 14: a run is
+executed once): the runner that wakes up writes nothing over the runner that took its work over.
+
+- a record whose claim lapsed lands nothing (its write is conditional on the claim), and the
+  runner that claimed after it records;
+- a heartbeat renewed after the lease does not revive the lapsed claims: the runner goes on
+  under a new name, and the claim stays with the runner that took it;
+- on the embedded store no one shares, claims hold and add no condition.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.graph.claims import Claims
+from service.graph.experiments import ClaimLapsed, Status
+from service.graph.results import DatasetRef
+from service.graph.store import Storage, open_storage
+from tests.integration.test_graph_store import _dataset, _evaluation
+from tests.remote import environment, remote_pair
+
+LEASE = 1.0
+
+
+@pytest.fixture()
+def storage(tmp_path: Path) -> Iterator[Storage]:
+    with remote_pair(tmp_path) as pair, environment(pair.env):
+        opened = open_storage(pair.url, base="http://gerbil-qa.test/", catalog=False)
+        try:
+            yield opened
+        finally:
+            opened.close()
+
+
+def _claims(storage: Storage, owner: str) -> Claims:
+    return Claims(storage.store, storage.uris, owner=owner, lease=LEASE, settle=0.05)
+
+
+def _lapse() -> None:
+    time.sleep(LEASE * 1.3)  # the first runner is paused: no heartbeat for longer than the lease
+
+
+def test_a_record_after_the_claim_lapsed_writes_nothing(storage: Storage) -> None:
+    dataset = _dataset()
+    ticket = storage.experiments.reserve()
+    a, b = _claims(storage, "a"), _claims(storage, "b")
+    assert a.claim(ticket.uri)
+    held_by_a = a.hold(ticket.uri)
+    assert held_by_a.holding()
+    _lapse()
+    assert not held_by_a.holding()  # A knows it on waking, before asking the store
+    assert b.claim(ticket.uri)  # B takes the experiment over
+    record = {"dataset": DatasetRef.upload("tiny", dataset), "ticket": ticket}
+    with pytest.raises(ClaimLapsed):
+        storage.experiments.record([_evaluation(dataset, system="A")], **record, hold=held_by_a)
+    assert storage.experiments.status(ticket.id).status is Status.RESERVED
+    assert storage.experiments.quads(ticket.id) == []  # nothing of A's record landed
+    storage.experiments.record(
+        [_evaluation(dataset, system="B")], **record, hold=b.hold(ticket.uri)
+    )
+    assert storage.experiments.status(ticket.id).status is Status.FINISHED
+    systems = {
+        q.object.value
+        for q in storage.experiments.quads(ticket.id)
+        if q.predicate.value == "http://w3id.org/gerbil/vocab#annotator"
+    }
+    assert systems and all(system.endswith("/B") for system in systems), systems
+
+
+def test_a_late_heartbeat_does_not_revive_lapsed_claims(storage: Storage) -> None:
+    subject = storage.uris.experiment("202601010001")
+    a, b = _claims(storage, "a"), _claims(storage, "b")
+    assert a.claim(subject)
+    held_by_a = a.hold(subject)
+    _lapse()
+    assert b.claim(subject)
+    # A's beat sent before the lease ran out and landing after it: A's own clock says its
+    # claims are live, the store's heartbeat has lapsed
+    a._beat_sent = time.monotonic()
+    a.beat()
+    assert a.generation == 1 and a.holding()  # A goes on under a new name ...
+    assert not held_by_a.holding()  # ... its old claim is not held
+    assert b.holder(subject) == b.runner[1:-1]  # ... and B keeps the experiment
+    assert not a.claim(subject)  # nor can A's new name take it while B beats
+
+
+def test_the_embedded_store_adds_no_condition(tmp_path: Path) -> None:
+    with open_storage(tmp_path / "store", catalog=False) as embedded:
+        claims = Claims(embedded.store, embedded.uris, lease=LEASE)
+        subject = embedded.uris.experiment("202601010001")
+        assert claims.claim(subject)
+        hold = claims.hold(subject)
+        _lapse()
+        assert hold.holding() and hold.pattern() is None
