@@ -262,12 +262,14 @@ class ExperimentRunner:
 
     def _tend_claims(self) -> None:
         beat = self.claims.lease / 3
-        while not self._stop.wait(beat):
+        while True:  # at once, then every lease/3: a replica is ready once it has beaten
             try:
                 self.claims.beat()  # every claim of this runner stays live
                 self.take_over()
             except Exception as err:  # the store may be away for a while: keep going
                 log.warning("tending the claims failed: %s", err)
+            if self._stop.wait(beat):
+                return
 
     def close(self) -> None:
         self._stop.set()

@@ -97,6 +97,11 @@ class StoreAdapter(Protocol):
         """A consistent read of (public, private) together, for dumps and checks."""
         ...
 
+    def ping(self, side: Side, timeout: float) -> None:
+        """Raise if one dataset does not answer a trivial query within ``timeout`` seconds
+        (a replica's readiness, ``/health``)."""
+        ...
+
     def close(self) -> None: ...
 
 

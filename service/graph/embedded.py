@@ -87,6 +87,9 @@ class EmbeddedStore:
     def shared(self) -> bool:
         return False
 
+    def ping(self, side: Side, timeout: float) -> None:
+        self.reader(side).query("ASK {}")  # in process: no time to wait for
+
     @contextmanager
     def snapshot(self) -> Iterator[tuple[QuadReader, QuadReader]]:
         # Only this process writes the store, and only under the lock: holding it, the two

@@ -177,6 +177,14 @@ class RemoteDataset:
             return [q.triple for q in ox.parse(response.data, format=ox.RdfFormat.N_TRIPLES)]
         return ox.parse_query_results(response.data, format=ox.QueryResultsFormat.JSON)
 
+    def ping(self, timeout: float) -> None:
+        """``ASK {}`` within ``timeout`` seconds (:class:`StoreUnavailable` if not)."""
+        import urllib3
+
+        wait = urllib3.Timeout(connect=timeout, read=timeout)
+        response = self._post_query("ASK {}", accept=RESULTS_JSON, timeout=wait)
+        _raise_for(response, self.query_url)
+
     def quads_for_pattern(
         self, subject: Any, predicate: Any, object: Any, graph_name: Any = None
     ) -> Iterator[Any]:
@@ -425,8 +433,9 @@ class RemoteDataset:
         except urllib3.exceptions.ReadTimeoutError:
             if stream:
                 raise  # the endpoint's time limit: its caller says so
+            waited = getattr(timeout, "read_timeout", timeout) or self._timeout
             raise StoreUnavailable(
-                f"the store at {self.url} did not answer within {self._timeout:g} s"
+                f"the store at {self.url} did not answer within {waited:g} s"
             ) from None
         except urllib3.exceptions.HTTPError as err:
             raise StoreUnavailable(f"the store at {self.url} did not answer: {err}") from err
@@ -512,6 +521,9 @@ class RemoteStore:
     @property
     def shared(self) -> bool:
         return True
+
+    def ping(self, side: Side, timeout: float) -> None:
+        self.reader(side).ping(timeout)
 
     # -- telling other processes that the public dataset changed -------------------------
     # Two tokens a public write: a pending one before it, a new one after. A process killed

@@ -459,6 +459,18 @@ class QueryPool:
     def set_snapshot(self, path: str) -> None:
         self.snapshot = path
 
+    def heal(self) -> int:
+        """Replace the idle workers that died (a query would find them so; ``/health`` must
+        not wait for one), and return how many workers run."""
+        with self._cond:
+            dead = [w for w in self._idle if not w.process.is_alive()]
+            for worker in dead:
+                self._idle.remove(worker)
+        for worker in dead:
+            self._died(worker, while_idle=True)
+        with self._cond:
+            return sum(1 for w in self._all if w.process.is_alive())
+
     def pids(self) -> set[int]:
         """Process ids of the live workers (for monitoring and tests)."""
         with self._cond:

@@ -53,6 +53,7 @@ class ChangeWatcher:
         self.seen: str | None = self.store.change_token()
         self.pending_since: float | None = None  # when another's pending token was first seen
         self.refreshes: int = 0  # for tests and monitoring
+        self.read_at: float = time.monotonic()  # the last token read that succeeded (/health)
         self._stop: threading.Event = threading.Event()
         self._thread: threading.Thread = threading.Thread(
             target=self._run, name="gqa-replicas", daemon=True
@@ -68,7 +69,7 @@ class ChangeWatcher:
         from service.graph.remote import PENDING
 
         token = self.store.change_token()
-        now = time.monotonic()
+        now = self.read_at = time.monotonic()
         if token == self.seen:
             if self.pending_since is None or now - self.pending_since < self.pending_limit:
                 return False

@@ -300,6 +300,40 @@ def test_a_paused_replica_does_not_go_on_with_a_run_taken_over(
     record("replicas-paused", asked_after_waking=again, lease_s=LEASE)
 
 
+def test_health_says_when_a_replica_cannot_serve(
+    deployment: tuple[RemotePair, dict[str, str]], replicas: tuple[Served, Served]
+) -> None:
+    """What the proxy in front of the replicas probes: ready while both datasets answer, 503
+    within the probe's time limit while the private one hangs, ready again after."""
+    pair, _ = deployment
+    a, _ = replicas
+    ready = requests.get(a.url + "health", timeout=30)
+    assert ready.status_code == 200, ready.text
+    checks = ready.json()["checks"]
+    assert set(checks) == {
+        "publicStore",
+        "privateStore",
+        "sparqlWorkers",
+        "replicaChanges",
+        "claims",
+    }
+    assert all(check["ok"] for check in checks.values()), checks
+    assert pair.private.url not in ready.text  # no internal address on a public route
+    pair.private.process.send_signal(signal.SIGSTOP)  # the private store hangs
+    try:
+        started = time.monotonic()
+        hung = requests.get(a.url + "health", timeout=30)
+        took = time.monotonic() - started
+        assert hung.status_code == 503, hung.text
+        assert hung.json()["status"] == "unavailable"
+        assert hung.json()["checks"]["privateStore"]["ok"] is False
+        assert hung.json()["checks"]["publicStore"]["ok"] is True
+        assert took < 10, took  # the probe's own limit, not the store's 60 s
+    finally:
+        pair.private.process.send_signal(signal.SIGCONT)
+    _until("ready again", lambda: requests.get(a.url + "health", timeout=30).status_code == 200)
+
+
 def test_runs_submitted_to_both_replicas_each_run_once(
     replicas: tuple[Served, Served], qa: CountingQA
 ) -> None:

@@ -1,0 +1,87 @@
+"""Health of one replica, for the proxy or orchestrator in front of it (blueprint ``health``).
+
+``GET /health/live``: the process answers (a liveness probe: restart it if not).
+``GET /health``: whether this replica can serve now (a readiness probe: route requests to it or
+not): 200 with ``"status": "ok"``, else 503 with ``"status": "unavailable"``; each check says
+whether it passed and how long it took. The checks: both datasets answer a trivial query within
+:data:`TIMEOUT`; the SPARQL workers are up (embedded store); on a shared store, this replica has
+read the other replicas' change token lately (else its cached pages may be stale) and holds its
+claims (else it cannot run experiments). Public, so it names no store address and no error text
+(those go to the log); never cached.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from service import __version__
+from service.graph.adapter import Side
+from service.web.state import Services, services
+
+bp = Blueprint("health", __name__)
+log = logging.getLogger(__name__)
+
+TIMEOUT = 2.0  # seconds a dataset has to answer; probes of proxies wait a few seconds at most
+# A replica that has not read the change token for this many of its intervals may serve pages
+# cached before another replica's publication.
+CHANGES_STALE = 10
+
+
+@bp.get("/health/live")
+def live() -> Response:
+    return _answer({"status": "ok", "version": __version__}, 200)
+
+
+@bp.get("/health")
+def ready() -> Response:
+    state = services()
+    checks = {
+        "publicStore": _store(state, Side.PUBLIC),
+        "privateStore": _store(state, Side.PRIVATE),
+        "sparqlWorkers": _workers(state),
+    }
+    if state.watcher is not None:
+        age = time.monotonic() - state.watcher.read_at
+        fresh = age < CHANGES_STALE * state.watcher.interval
+        checks["replicaChanges"] = {"ok": fresh, "secondsSinceRead": round(age, 1)}
+    claims = state.runner.claims
+    if claims.shared:
+        checks["claims"] = {"ok": claims.holding()}
+    ok = all(check["ok"] for check in checks.values())
+    body = {"status": "ok" if ok else "unavailable", "version": __version__, "checks": checks}
+    return _answer(body, 200 if ok else 503)
+
+
+def _store(state: Services, side: Side) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        state.storage.store.ping(side, TIMEOUT)
+    except Exception as err:  # any failure means "not ready"; the reason is for the log only
+        log.warning("health: the %s dataset did not answer: %s", side.value, err)
+        return {"ok": False, "ms": _ms(started)}
+    return {"ok": True, "ms": _ms(started)}
+
+
+def _workers(state: Services) -> dict[str, Any]:
+    from service.web.query_pool import QueryPool
+
+    pool = state.pool
+    if not isinstance(pool, QueryPool):  # a remote store answers the endpoint's queries
+        return {"ok": True}
+    alive = pool.heal()
+    return {"ok": pool.snapshot is not None and alive > 0, "workers": alive, "of": pool.size}
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _answer(body: dict[str, Any], status: int) -> Response:
+    response = jsonify(body)
+    response.status_code = status
+    response.headers["Cache-Control"] = "no-store"
+    return response
