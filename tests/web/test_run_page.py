@@ -6,6 +6,7 @@ polls (elapsed, left, per-system counts and reasons); the owner's cancel button.
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from typing import Any
@@ -91,6 +92,28 @@ def test_a_bad_file_comes_back_with_its_position_and_reserves_nothing(server) ->
     assert len(server.storage.experiments.listing(include_private=True)) == before
     empty = _submit(server, [], dataset="demo")
     assert empty.status_code == 400 and 'id="run-error"' in empty.text
+
+
+def test_each_problem_of_a_refused_file_is_said_once(server) -> None:
+    # Before: the first problem was the alert's text and again the list's first item
+    binding = '{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "wat"}}]}}'
+    body = '{"questions": [{"id": "1", "question": [{"language": "en", "string": "?"}], '
+    body += f'"answers": [{binding}]}}]}}'
+    response = _submit(server, [("answers", ("typed.json", body.encode()))], dataset="demo")
+    assert response.status_code == 400
+    alert = re.search(r'id="run-error" role="alert">(.*?)</div>', response.text, re.S)
+    assert alert, response.text[-3000:]
+    assert alert.group(1).count("typed.json:1:") == 1
+    assert "unknown term type 'wat'" in html.unescape(alert.group(1))
+    assert "1 problem." in alert.group(1)
+
+
+def test_answers_to_another_dataset_say_which_box_forces_them(server) -> None:
+    foreign = b'{"questions": [{"id": "q-elsewhere", "answers": []}]}'
+    refused = _submit(server, [("answers", ("other.json", foreign))], dataset="demo")
+    assert refused.status_code == 400
+    assert "score answer files even when they answer under half" in html.unescape(refused.text)
+    assert '<label for="run-force">score answer files even when' in refused.text
 
 
 def test_an_unnamed_service_url_is_refused_for_its_address_not_its_name(server) -> None:
