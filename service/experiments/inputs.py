@@ -160,6 +160,10 @@ def check_dataset(dataset: Dataset) -> None:
         )
 
 
+# The web forms' box for ``force``; the refusal below names it, so a reader knows what to tick.
+FORCE_LABEL = "score answer files even when they answer under half of the questions"
+
+
 def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: str) -> None:
     """Refuse answers that answer less than half of the dataset's questions by id (answers to
     another dataset, e.g. QALD-8 answers against QALD-9 test), unless ``force``."""
@@ -174,7 +178,7 @@ def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: st
     raise BadRequest(
         f"{where}: only {matched} of the dataset's {len(ids)} question ids have an answer here"
         f"{shown}: are these answers to another dataset? Force scoring them with --force "
-        '(the API: "force": true)'
+        f'(the API: "force": true; the run and compare pages: tick "{FORCE_LABEL}")'
     )
 
 

@@ -23,7 +23,8 @@ class QuestionError:
 
 @dataclass(frozen=True, slots=True)
 class SystemProgress:
-    """One system: ``state`` is waiting, asking, scoring or done."""
+    """One system: ``state`` is waiting, asking, scoring or done; ``since`` when it entered
+    that state (seconds since the epoch), from which its pace is known."""
 
     system: str
     done: int = 0
@@ -31,6 +32,11 @@ class SystemProgress:
     errors: int = 0
     reasons: tuple[QuestionError, ...] = ()
     state: str = "waiting"
+    since: float | None = None
+
+    def left(self) -> int:
+        """Questions still to be asked or scored here."""
+        return max(0, self.total - self.done) if self.state != "done" else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +50,7 @@ class SystemProgress:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SystemProgress:
+        since = data.get("since")
         return cls(
             system=str(data["system"]),
             done=int(data.get("done", 0)),
@@ -54,7 +61,15 @@ class SystemProgress:
                 for e in data.get("errorReasons", ())
             ),
             state=str(data.get("state", "waiting")),
+            since=float(since) if isinstance(since, int | float) else None,
         )
+
+    def kept(self) -> dict[str, Any]:
+        """What the runner keeps beside the job: the API's fields and ``since``."""
+        out = self.to_json()
+        if self.since is not None:
+            out["since"] = self.since
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +81,11 @@ class RunProgress:
     systems: tuple[SystemProgress, ...] = ()
     started: float | None = None
 
-    def system(self, index: int, **changes: Any) -> RunProgress:
-        """This progress with system ``index`` changed."""
+    def system(self, index: int, now: float | None = None, **changes: Any) -> RunProgress:
+        """This progress with system ``index`` changed (a new ``state`` starts ``now``)."""
         systems = list(self.systems)
+        if "state" in changes and changes["state"] != systems[index].state:
+            changes.setdefault("since", now)
         systems[index] = replace(systems[index], **changes)
         return replace(self, systems=tuple(systems))
 
@@ -81,21 +98,29 @@ class RunProgress:
         return f"{self.phase}: " + "; ".join(parts) if parts else self.phase
 
     def timing(self, now: float) -> tuple[float | None, float | None]:
-        """Seconds elapsed and an estimate of the seconds left (None when unknown): the time
-        per question so far, over the questions not done yet."""
+        """Seconds elapsed and an estimate of the seconds left (None when unknown): the pace
+        of the system at work (its time per question since it entered its state), over every
+        question not done yet. Not the pace of the whole run: an answer file's questions are
+        done at once, and counting them made a slow service's 14 questions "about 0 s left".
+
+        >>> slow = SystemProgress("slow", done=2, total=10, state="asking", since=100.0)
+        >>> file = SystemProgress("file", done=13, total=13, state="asking", since=99.0)
+        >>> RunProgress("asking", (file, slow), started=99.0).timing(104.0)
+        (5.0, 16.0)
+        """
         if self.started is None:
             return None, None
         elapsed = max(0.0, now - self.started)
-        done = sum(s.done for s in self.systems)
-        total = sum(s.total for s in self.systems)
         if self.phase == "done":
             return elapsed, 0.0
-        if not done or not total:
+        working = [s for s in self.systems if s.left() and s.since is not None and s.done]
+        if not working:
             return elapsed, None
-        return elapsed, elapsed * max(0, total - done) / done
+        pace = max(0.0, now - (working[0].since or now)) / working[0].done
+        return elapsed, pace * sum(s.left() for s in self.systems)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"phase": self.phase, "systems": [s.to_json() for s in self.systems]}
+        out: dict[str, Any] = {"phase": self.phase, "systems": [s.kept() for s in self.systems]}
         if self.started is not None:
             out["started"] = self.started
         return out

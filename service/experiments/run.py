@@ -420,7 +420,7 @@ class _Reporter:
     def system(self, index: int, **changes: object) -> None:
         if self._callback is not None:
             with self._lock:
-                self._emit(self.current.system(index, **changes))
+                self._emit(self.current.system(index, time.time(), **changes))
 
     def answered(self, index: int, answer: SystemAnswer) -> None:
         if self._callback is None or answer.error is None:

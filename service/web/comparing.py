@@ -242,7 +242,7 @@ def form() -> tuple[str, int] | str:
     try:
         found = compare_stored(tasks, request.args, form=True)
     except ServiceError as err:
-        return _page(error=err.message), err.status
+        return _page(error=err), err.status
     return _page(found=found)
 
 
@@ -253,14 +253,16 @@ def compared() -> tuple[str, int] | str:
     try:
         found = compare_request(None, kbs=configured_kbs(services().config))
     except ServiceError as err:  # shown next to the form, values kept where a form can keep them
-        return _page(error=err.message), err.status
+        return _page(error=err), err.status
     return _page(found=found)
 
 
-def _page(*, found: Compared | None = None, error: str | None = None) -> str:
+def _page(*, found: Compared | None = None, error: ServiceError | None = None) -> str:
     from service import catalog
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
+    from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
+    from service.web.app import problems_of
 
     figures = _figures(found) if found is not None else None
     return render_template(
@@ -272,7 +274,9 @@ def _page(*, found: Compared | None = None, error: str | None = None) -> str:
         result=found.comparison.to_json() if found is not None else None,
         measure=found.measure if found is not None else "macroF1",
         figures=figures,
-        error=error,
+        error=error.message if error is not None else None,
+        problems=problems_of(error) if error is not None else [],  # each file's, listed
+        force_label=FORCE_LABEL,
         charts=charts,
         pages=pages,
     )

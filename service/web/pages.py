@@ -31,6 +31,26 @@ __all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and re
 _NOT_SCORES = frozenset({"questions", "errorCount"})
 
 
+def anchor(node_uri: str, page_uri: str) -> str | None:
+    """The ``id`` a hash URI of ``page_uri`` has on its page (``page#distribution`` →
+    ``distribution``), so a link to it lands on its description; None for other URIs.
+
+    >>> anchor("http://x/dataset/d#distribution", "http://x/dataset/d")
+    'distribution'
+    >>> anchor("http://x/catalog#contact-qald", "http://x/dataset/d") is None
+    True
+    """
+    head, sep, fragment = node_uri.partition("#")
+    return fragment if sep and fragment and head == page_uri else None
+
+
+def hash_nodes(nodes: dict[str, Node], page_uri: str, *, skip: Iterable[str] = ()) -> list[Node]:
+    """The nodes described under ``page_uri#…``, for the tables below a page's own (minus
+    ``skip``)."""
+    left_out = set(skip)
+    return [node for key, node in nodes.items() if anchor(key, page_uri) and key not in left_out]
+
+
 def measure_order() -> list[str]:
     """Canonical measure names in display order: the headline ones, then the registry's."""
     out = list(MEASURE_ORDER)
@@ -60,7 +80,7 @@ class ExperimentPage:
     software: str | None
     papers: tuple[str, ...]
     tasks: tuple[TaskRow, ...]
-    uploads: tuple[tuple[str, str, str], ...]  # (title, role, sha256)
+    uploads: tuple[tuple[str, str, str, str | None], ...]  # (title, role, sha256, anchor)
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -120,6 +140,7 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
                     node.text(DCT + "title") or "",
                     node.text(GQA + "fileRole") or "",
                     node.text(GQA + "sha256") or "",
+                    anchor(used.value, uri),  # experiment#file-N lands here
                 )
             )
     return ExperimentPage(

@@ -716,11 +716,13 @@ def _dataset_html(
         }
     questions = listings.dataset_questions(uri)
     at = listings.page_from(request.args, size=DATASET_QUESTIONS, name="questions_page")
+    findings = {v.value for v in main.all(GQA + "finding")} if main is not None else set()
     return render_template(
         "dataset.html",
         uri=uri,
         title=title or pages.local(uri),
         main=described,
+        others=pages.hash_nodes(nodes, uri, skip=findings),  # its distribution, gold, licence…
         checked=main.text(GQA + "checkedAt") if main else None,
         groups=groups,
         listed=listed,
@@ -860,7 +862,12 @@ def catalog(ext: str | None = None) -> BaseResponse:
         rep,
         quads=lambda: found,
         html=lambda: render_template(
-            "catalog.html", uri=uri, rows=rows, alternates=alternates(uri, CATALOG_OFFERS)
+            "catalog.html",
+            uri=uri,
+            rows=rows,
+            agents=pages.hash_nodes(index(found), uri),  # catalog#contact-qald lands here
+            alternates=alternates(uri, CATALOG_OFFERS),
+            pages=pages,
         ),
         csv=lambda: listings.datasets_csv(rows),
     )

@@ -132,6 +132,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
     from service import catalog
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.evaluation.results import ExperimentType
+    from service.experiments.inputs import FORCE_LABEL
     from service.formats import FORMATS
     from service.systems.reference import SYSTEM_NAMES
     from service.web.demo import DEMO_QUESTIONS, configured_kbs
@@ -154,6 +155,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         chosen=request.form if request.method == "POST" else request.args,
         error=error,
         problems=problems or [],
+        force_label=FORCE_LABEL,
     )
 
 

@@ -164,7 +164,7 @@ FLAGS = (
 )
 
 
-def _driver(profile: Path):
+def _driver(profile: Path, *, javascript: bool = True):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -173,18 +173,31 @@ def _driver(profile: Path):
     for flag in FLAGS:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
+    if not javascript:  # as a reader who turned scripts off
+        content = {"profile.managed_default_content_settings.javascript": 2}
+        options.add_experimental_option("prefs", content)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
+def _browser(*, javascript: bool) -> Iterator:
     profile = Path(tempfile.mkdtemp(prefix="gqa-chromium-"))
-    driver = _driver(profile)
+    driver = _driver(profile, javascript=javascript)
     driver.set_page_load_timeout(30)
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    yield from _browser(javascript=True)
+
+
+@pytest.fixture(scope="module")
+def browser_without_js() -> Iterator:
+    """Chromium with JavaScript turned off: what the pages promise to such readers."""
+    yield from _browser(javascript=False)
 
 
 # --- a QA web service on loopback that takes its time (live progress, cancel) ----------------

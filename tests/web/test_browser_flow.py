@@ -2,7 +2,9 @@
 page open the run page, pick the demo dataset, upload the demo's answer file, submit, keep the
 token, watch the experiment finish without reloading, open the per-question view, publish, find
 it on the leaderboard, compare two systems and see the charts. Also: a web-service run watched
-live (counters move, results swap in, no reload) and cancelled by its owner.
+live (counters move, results swap in, no reload) and cancelled by its owner; and, with
+JavaScript turned off, a run watched to its results (the page refreshes itself), published, and
+the SPARQL page's examples run.
 
 Screenshots of every page visited go where ``test_browser.py`` puts them (``var/screenshots/``).
 """
@@ -178,4 +180,32 @@ def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> Non
 
     wait_until(browser, cancelled, timeout=60)
     shot(browser, "flow-cancelled")
+    assert severe_logs(browser) == []
+
+
+def test_without_javascript_a_run_is_watched_published_and_queried(
+    server, browser_without_js, slow_qa
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser = browser_without_js
+    _run_page(browser, server)
+    experiment_id = _submit_run(browser, webservice=f"slow={slow_qa}delay/0.2")
+    browser.find_element(By.ID, "open-experiment").click()
+    assert browser.find_elements(By.ID, "progress-table")  # still running: the progress
+    shot(browser, "nojs-progress")
+    # the page refreshes itself every 5 s until the results are there
+    wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=60)
+    shot(browser, "nojs-finished")
+    browser.find_element(By.ID, "publish").click()
+    wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
+    assert server.storage.experiments.is_public(experiment_id)
+
+    # the SPARQL page's examples are links: each runs its query and shows it to edit
+    browser.find_element(By.LINK_TEXT, "SPARQL").click()
+    browser.find_element(By.ID, "example-2").click()
+    rows = wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr"))
+    shot(browser, "nojs-sparql-example")
+    assert any("/system/slow" in row.text for row in rows)
+    assert "answerType" in browser.find_element(By.ID, "query").get_attribute("value")
     assert severe_logs(browser) == []

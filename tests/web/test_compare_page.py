@@ -4,6 +4,8 @@ to the form; the JSON API's ``/api/compare`` is tested in test_api.py."""
 
 from __future__ import annotations
 
+import html
+import re
 import xml.etree.ElementTree as ET
 
 from service.paths import DEMO_DIR
@@ -51,6 +53,36 @@ def test_errors_are_shown_next_to_the_form(server) -> None:
     assert response.status_code == 400
     assert 'id="compare-error"' in response.text and "two or more answer files" in response.text
     assert 'id="compare-form"' in response.text
+
+
+def test_every_problem_of_a_refused_file_is_listed(server) -> None:
+    # Before: only the first problem, with "(and 2 more)" and no way to see them
+    bad = b"""{"questions": [
+ {"id": "1", "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": 5}}]},
+ {"id": "2", "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": 6}}]}]}"""
+    files = [*_files()[:2], ("answers", ("broken.json", bad))]
+    response = server.post("compare", files=files, data={"profile": "exact"})
+    assert response.status_code == 400
+    listed = re.search(r'<ul id="compare-problems">(.*?)</ul>', response.text, re.S)
+    assert listed, response.text[-3000:]
+    items = re.findall(r"<li>(.*?)</li>", listed.group(1))
+    assert [i.split(": ")[0] for i in items if ": error:" in i] == [
+        "broken.json:2:76",
+        "broken.json:3:76",
+    ]
+    assert all("bindings is a number (expected a list of objects)" in i for i in items[:2])
+
+
+def test_answers_to_another_dataset_are_compared_when_forced(server) -> None:
+    other = (DEMO_DIR / "answers-partial.json").read_text().replace('"id": "', '"id": "x')
+    files = [*_files()[:2], ("answers", ("other.json", other.encode()))]
+    refused = server.post("compare", files=files, data={"profile": "exact"})
+    assert refused.status_code == 400
+    assert "score answer files even when" in html.unescape(refused.text)
+    forced = server.post("compare", files=files, data={"profile": "exact", "force": "1"})
+    assert forced.status_code == 200, forced.text[-2000:]
+    assert '<th scope="row">other</th>' in forced.text
+    assert 'id="cmp-force" name="force" value="1" checked' in forced.text  # the form keeps it
 
 
 def _demo_tasks(server) -> dict[str, str]:

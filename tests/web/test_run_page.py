@@ -6,6 +6,7 @@ polls (elapsed, left, per-system counts and reasons); the owner's cancel button.
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from typing import Any
@@ -93,6 +94,28 @@ def test_a_bad_file_comes_back_with_its_position_and_reserves_nothing(server) ->
     assert empty.status_code == 400 and 'id="run-error"' in empty.text
 
 
+def test_each_problem_of_a_refused_file_is_said_once(server) -> None:
+    # Before: the first problem was the alert's text and again the list's first item
+    binding = '{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "wat"}}]}}'
+    body = '{"questions": [{"id": "1", "question": [{"language": "en", "string": "?"}], '
+    body += f'"answers": [{binding}]}}]}}'
+    response = _submit(server, [("answers", ("typed.json", body.encode()))], dataset="demo")
+    assert response.status_code == 400
+    alert = re.search(r'id="run-error" role="alert">(.*?)</div>', response.text, re.S)
+    assert alert, response.text[-3000:]
+    assert alert.group(1).count("typed.json:1:") == 1
+    assert "unknown term type 'wat'" in html.unescape(alert.group(1))
+    assert "1 problem." in alert.group(1)
+
+
+def test_answers_to_another_dataset_say_which_box_forces_them(server) -> None:
+    foreign = b'{"questions": [{"id": "q-elsewhere", "answers": []}]}'
+    refused = _submit(server, [("answers", ("other.json", foreign))], dataset="demo")
+    assert refused.status_code == 400
+    assert "score answer files even when they answer under half" in html.unescape(refused.text)
+    assert '<label for="run-force">score answer files even when' in refused.text
+
+
 def test_an_unnamed_service_url_is_refused_for_its_address_not_its_name(server) -> None:
     # Before: a URL with a port out of range was a 500 (the name derived from the URL read its
     # port), and every unnamed IPv6 URL was refused for its derived name ("-1-8080").
@@ -127,7 +150,10 @@ def test_reference_systems_and_services_from_the_text_areas(server, slow_qa) -> 
 
 
 def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
-    response = _submit(server, [], dataset="demo", webservice=f"slow={slow_qa}delay/0.4")
+    # an answer file beside the service: its questions are done at once, and they used to
+    # count in the pace ("about 0 s left" while the service had most of its questions to go)
+    files = [_answers("partial")]
+    response = _submit(server, files, dataset="demo", webservice=f"slow={slow_qa}delay/0.4")
     assert response.status_code == 201, response.text
     experiment_id, cookies = _owner(server, response)
 
@@ -137,7 +163,10 @@ def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
 
     state = _wait(server, experiment_id, cookies, until=midway)
     assert state["status"] == "running" and state["elapsedSeconds"] is not None
-    assert state["remainingSeconds"] is not None and state["remainingSeconds"] > 0
+    slow = next(s for s in state["systems"] if s["system"] == "slow")
+    # 0.4 s a question, four in flight: at least 0.1 s for each question left (half of it
+    # here, for the rounding of a loaded machine)
+    assert state["remainingSeconds"] >= 0.05 * (slow["total"] - slow["done"]), (state, slow)
     page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
     assert 'id="progress-table"' in page and 'http-equiv="refresh"' in page  # without JS
     assert "progress.js" in page and 'id="cancel"' in page
