@@ -28,7 +28,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -232,19 +232,22 @@ class JobStore:
         write_atomically(path, data)
         return path
 
-    def files_of(self, experiment_id: str) -> JobFiles:
-        return JobFiles(self, experiment_id)
+    def files_of(
+        self, experiment_id: str, *, holding: Callable[[], bool] = lambda: True
+    ) -> JobFiles:
+        return JobFiles(self, experiment_id, holding)
 
 
 class _Log:
-    def __init__(self, jobs: JobStore, experiment_id: str, index: int) -> None:
-        self._jobs, self._id, self._index = jobs, experiment_id, index
+    def __init__(self, files: JobFiles, index: int) -> None:
+        self._files, self._index = files, index
 
     def done(self) -> dict[str, SystemAnswer]:
-        return self._jobs.answers(self._id, self._index)
+        return self._files.jobs.answers(self._files.experiment_id, self._index)
 
     def append(self, answer: SystemAnswer) -> None:
-        self._jobs.append(self._id, self._index, answer)
+        if self._files.holding():  # a runner whose claim lapsed leaves the log to its successor
+            self._files.jobs.append(self._files.experiment_id, self._index, answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,9 +256,10 @@ class JobFiles:
 
     jobs: JobStore
     experiment_id: str
+    holding: Callable[[], bool] = lambda: True  # whether this runner may still write it
 
     def log(self, system_index: int) -> _Log:
-        return _Log(self.jobs, self.experiment_id, system_index)
+        return _Log(self, system_index)
 
     def archive(self, name: str, data: bytes) -> None:
         self.jobs.write_archive(self.experiment_id, name, data)

@@ -24,6 +24,7 @@ Only public writes (a publication, a catalogue dataset's questions stored) call
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import threading
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from service.errors import Conflict, NotFound, ServiceError
 from service.experiments.inputs import Files
-from service.experiments.jobs import JobStore
+from service.experiments.jobs import JobFiles, JobStore
 from service.experiments.progress import RunProgress
 from service.experiments.run import Outcome, run_experiment
 from service.experiments.spec import ExperimentSpec
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes beside a job
+HANDOVER_WAIT = 20.0  # seconds a shutdown waits for running experiments to stop asking
 
 
 class _RunStop(threading.Event):
@@ -60,6 +62,7 @@ class _RunStop(threading.Event):
     and records nothing more, whatever step it was at."""
 
     hold: Hold | None = None
+    handed_over = False  # the service is stopping: the run is left to a restart or a replica
 
     def is_set(self) -> bool:
         return super().is_set() or self.lapsed()
@@ -271,12 +274,22 @@ class ExperimentRunner:
             if self._stop.wait(beat):
                 return
 
-    def close(self) -> None:
+    def close(self, wait: float = HANDOVER_WAIT) -> None:
+        """Stop (a shutdown, e.g. a deploy): running experiments stop asking and are handed
+        over, not cancelled: on a shared store another replica takes them over at once (their
+        claims released), else they are marked ``interrupted`` to be resumed; queued ones stay
+        queued. Waits up to ``wait`` seconds for the runs to stop (calls in flight end first)."""
         self._stop.set()
         with self._lock:
-            for running in self._running.values():
-                running.cancel.set()
+            running = list(self._running.values())
+        for each in running:
+            each.cancel.handed_over = True
+            each.cancel.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + wait
+        for each in running:
+            with contextlib.suppress(Exception):  # it ended as it ended; only the wait matters
+                each.future.result(timeout=max(0.0, deadline - time.monotonic()))
 
     # -- running -----------------------------------------------------------------------------
     def _files(self, experiment_id: str, blobs: Mapping[str, bytes]) -> Files:
@@ -310,6 +323,8 @@ class ExperimentRunner:
                     self.claims.lease * HOLD,
                     self.claims.lease,
                 )
+            elif isinstance(err, Cancelled) and cancel.handed_over:
+                self._hand_over(eid)
             elif isinstance(err, Cancelled):
                 self._end(eid, Status.CANCELLED, err.message)
             else:  # Aborted (too many errors) and any error a user can act on
@@ -330,6 +345,19 @@ class ExperimentRunner:
             with self._lock:
                 self._progress.pop(eid, None)
             self.claims.release(uri)
+
+    def _hand_over(self, experiment_id: str) -> None:
+        """A run stopped by a shutdown: on a shared store, left running for another replica
+        to take over once its claim is released (below); else marked to be resumed."""
+        if self.claims.shared:
+            log.info("experiment %s: stopped by a shutdown, left to another replica", experiment_id)
+            return
+        self._end(
+            experiment_id,
+            Status.INTERRUPTED,
+            "interrupted by a shutdown of the service; resume it to continue "
+            f"(gerbil-qa resume --store DIR {experiment_id}, or the API)",
+        )
 
     def _uri(self, experiment_id: str) -> str:
         return self.storage.uris.experiment(experiment_id)
@@ -363,7 +391,7 @@ class ExperimentRunner:
                     storage=self.storage,
                     ticket=ticket,
                     files=files,
-                    job=self.jobs.files_of(eid) if self.jobs is not None else None,
+                    job=self._job_files(eid, cancel),
                     progress=writer,
                     cancel=cancel,
                     policy=self.policy,
@@ -371,6 +399,12 @@ class ExperimentRunner:
                 )
         finally:
             stop_watching.set()
+
+    def _job_files(self, experiment_id: str, cancel: _RunStop) -> JobFiles | None:
+        """The job's files as its run writes them: nothing more once its claim lapsed."""
+        if self.jobs is None:
+            return None
+        return self.jobs.files_of(experiment_id, holding=lambda: not cancel.lapsed())
 
     def _progress_writer(self, experiment_id: str, hold: Hold | None = None) -> _ProgressWriter:
         return _ProgressWriter(self, experiment_id, hold)

@@ -265,6 +265,25 @@ def test_a_dead_replicas_run_is_taken_over(replicas: tuple[Served, Served], qa: 
     )
 
 
+def test_a_replica_stopped_for_a_deploy_hands_its_run_over(
+    replicas: tuple[Served, Served], qa: CountingQA
+) -> None:
+    """SIGTERM (a rolling deploy) during a run: A stops asking and releases the run, which B
+    takes over at once (not after the lease) and finishes; nothing is cancelled or lost."""
+    a, b = replicas
+    ticket = _submit(a, qa, "handed", 0.3)
+    _until("some answers", lambda: sum(qa.of("handed").values()) >= IN_FLIGHT)
+    a.stop()  # SIGTERM, waits for the process to end
+    assert a.process.returncode == 0
+    stopped_at = time.monotonic()
+    state = _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
+    took = time.monotonic() - stopped_at
+    asked = qa.of("handed")
+    assert len(asked) == _questions()
+    assert sum(asked.values()) - _questions() <= IN_FLIGHT, asked  # A's calls in flight, at most
+    record("replicas-handover", seconds_to_finish_after_stop=round(took, 1), status=state["status"])
+
+
 def test_a_paused_replica_does_not_go_on_with_a_run_taken_over(
     deployment: tuple[RemotePair, dict[str, str]],
     replicas: tuple[Served, Served],
