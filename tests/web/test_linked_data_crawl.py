@@ -5,9 +5,10 @@ version and the vocabulary, every IRI under the service's base that a document n
 or object) is fetched, up to :data:`LIMIT` documents, as Turtle, N-Triples, RDF/XML and JSON-LD.
 Each is read by strict parsers: pyoxigraph's (the JSON-LD with its published context put in
 place), rdflib's, and for JSON-LD pyld's ``expand`` + ``to_rdf``; every reading must be the
-Turtle's graph. A hash IRI must be described in its document, and no IRI under the base may
-fail to dereference. Every term of our namespaces that a document (or the store) uses must be
-defined in ``ontology/`` with a label and a comment.
+Turtle's graph. A hash IRI must be described in its document, no IRI under the base may fail
+to dereference, and the documents pass our SHACL shapes (``shapes/``). Every term of our
+namespaces that a document (or the store) uses must be defined in ``ontology/`` with a label
+and a comment.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from functools import cache
 from typing import Any
 
 import pyoxigraph as ox
+import pyshacl
 import pytest
 import rdflib
 import requests
 from pyld import jsonld
 from rdflib.compare import isomorphic
 
-from service.paths import ONTOLOGY_DIR
+from service.paths import ONTOLOGY_DIR, SHAPES_DIR
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inside rdflib
 
@@ -272,6 +274,68 @@ def test_hash_iris_are_described_in_their_document(crawl: Crawl) -> None:
     hashes = [iri for iri in crawl.named if "#" in iri]
     assert len(hashes) > 50  # intervals, matches, structures, checksums…
     assert undescribed == {}
+
+
+# --- our shapes ------------------------------------------------------------------------------
+
+SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+
+
+@cache
+def shapes() -> rdflib.Graph:
+    graph = rdflib.Graph()
+    for path in sorted(SHAPES_DIR.glob("*.ttl")):
+        graph.parse(path, format="turtle")
+    return graph
+
+
+def shape_results(graph: rdflib.Graph) -> list[tuple[str, str, str, str | None]]:
+    """pyshacl with shapes/ over ``graph`` and the vocabulary (code-list members have their
+    types there), as ``gerbil-qa check`` runs it: (focus, path, component, class asked)."""
+    from service.graph.vocabulary import vocabulary_triples
+
+    data = rdflib.Graph() + graph
+    vocabulary = ox.serialize(
+        [ox.Triple(q.subject, q.predicate, q.object) for q in vocabulary_triples()],
+        format=ox.RdfFormat.N_TRIPLES,
+    )
+    data.parse(data=vocabulary, format="nt")
+    _conforms, report, _ = pyshacl.validate(data, shacl_graph=shapes(), inference="none")
+    found = []
+    for result in report.objects(None, SH.result):
+        shape = report.value(result, SH.sourceShape)
+        asked = shapes().value(shape, SH["class"]) if shape is not None else None
+        found.append(
+            (
+                str(report.value(result, SH.focusNode)),
+                str(report.value(result, SH.resultPath)),
+                str(report.value(result, SH.sourceConstraintComponent)).rsplit("#", 1)[-1],
+                str(report.value(result, SH.value)) + " " + str(asked) if asked else None,
+            )
+        )
+    return found
+
+
+def test_the_served_documents_pass_our_shapes(server, crawl: Crawl) -> None:
+    """All the documents read together conform to shapes/; one document of each kind, read
+    alone, misses only the types of resources it links to (a task's experiment and system, a
+    question result's task), which their own documents give: nothing else."""
+    together = rdflib.Graph()
+    for graph in crawl.graphs.values():
+        together += graph
+    assert shape_results(together) == []
+    by_kind: dict[str, str] = {}
+    for document in crawl.graphs:
+        by_kind.setdefault(re.sub(r"[0-9]+", "N", document[len(server.url) :]), document)
+    elsewhere = []
+    for document in by_kind.values():
+        for focus, path, component, linked in shape_results(crawl.graphs[document]):
+            assert component == "ClassConstraintComponent" and linked, (focus, path, component)
+            value, asked = linked.split(" ")
+            own = crawl.graphs[value.split("#", 1)[0]]
+            assert (rdflib.URIRef(value), rdflib.RDF.type, rdflib.URIRef(asked)) in own, linked
+            elsewhere.append(path)
+    assert len(by_kind) > 30 and elsewhere  # the per-document check ran and saw links
 
 
 # --- the vocabulary -------------------------------------------------------------------------
