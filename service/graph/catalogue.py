@@ -17,12 +17,17 @@ from datetime import datetime
 
 from service import __version__
 from service.errors import Conflict, NotFound
+from service.graph import dcat, prov
 from service.graph import nodes as n
-from service.graph import prov
-from service.graph import terms as t
 from service.graph.adapter import Side, StoreAdapter, add_public
-from service.graph.nodes import NamedNode, Quad, node
-from service.graph.questions import Finding, check_dataset, finding_quads, question_quads
+from service.graph.nodes import Literal, NamedNode, Quad, node
+from service.graph.questions import (
+    Finding,
+    check_dataset,
+    finding_quads,
+    question_quads,
+    topic_pairs,
+)
 from service.graph.results import dataset_content_hash
 from service.graph.terms import DATAID, DCAT, DCT, GQA, RDF, RDFS, SPDX, XSD, literal
 from service.graph.uris import Uris
@@ -54,6 +59,24 @@ def _q(local: str) -> NamedNode:
 def _lines(items: Iterable) -> list[str]:
     """pyoxigraph triples/quads as N-Triples lines (their str() is N-Triples syntax)."""
     return [f"{t.subject} {t.predicate} {t.object} ." for t in items]
+
+
+def _version_description(name: str, label: str, count: int, kb: str) -> Literal:
+    return n.literal(
+        f"Version {label} of the dataset {name}: its {count} questions with the gold answers "
+        f"the knowledge base {kb} gave.",
+        lang="en",
+    )
+
+
+def _version_languages(version: NamedNode, dataset: Dataset) -> list[dcat.Triple]:
+    """The version's languages as the catalogue names them (EU authority IRIs, which DCAT-AP
+    requires) and what DCAT-AP asks to see of them and of its theme (type, scheme, label)."""
+    codes = sorted({lang for q in dataset.questions for lang in q.languages})
+    iris = [iri for code in codes if (iri := dcat.language_iri(code))]
+    language = node(DCT + "language")
+    described = [*iris, *(o.value for _, o in topic_pairs() if isinstance(o, NamedNode))]
+    return [(version, language, node(iri)) for iri in iris] + dcat.linked_descriptions(described)
 
 
 class CatalogueRepository:
@@ -221,6 +244,7 @@ class CatalogueRepository:
                 *prov.entity(v, generated_by=activity, derived_from=[node(before)]),
                 (v, node(DCT + "identifier"), n.literal(f"{name}/version/{label}")),
                 (v, node(DCT + "title"), n.literal(f"{name}, version {label}")),
+                (v, node(DCT + "description"), _version_description(name, label, count, kb)),
                 # the version's file, kept beside the store: experiments run it by name
                 *(
                     [(v, _q("sha256"), n.literal(file_sha256, datatype=XSD + "hexBinary"))]
@@ -256,10 +280,8 @@ class CatalogueRepository:
             if kb_version:
                 pairs.append((v, _q("knowledgeBaseVersion"), n.literal(kb_version)))
                 pairs.append((kb_node, _q("knowledgeBaseVersion"), n.literal(kb_version)))
-            langs = {lang for q in dataset.questions for lang in q.languages}
-            for code in sorted(langs):
-                if lang_iri := t.language_iri(code):
-                    pairs.append((v, node(DCT + "language"), node(lang_iri)))
+            pairs += [(v, p, o) for p, o in topic_pairs()]
+            pairs += _version_languages(v, dataset)
             quads = [Quad(s, p, o, g) for s, p, o in pairs]  # type: ignore[arg-type]
             quads += question_quads(uri, dataset, g)
             quads += finding_quads(uri, found, ended, g)

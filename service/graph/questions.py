@@ -186,6 +186,16 @@ def finding_quads(
     return out
 
 
+def topic_pairs() -> list[tuple[NamedNode, Object]]:
+    """What every QA benchmark we describe outside the catalogue is about (DCAT-AP recommends
+    keywords and a theme): an uploaded dataset, a registered version."""
+    return [
+        (_p(DCAT, "keyword"), n.literal("question answering", lang="en")),
+        (_p(DCAT, "keyword"), n.literal("benchmark", lang="en")),
+        (_p(DCAT, "theme"), node(dcat.DATA_THEMES + "/TECH")),
+    ]
+
+
 def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # ref: DatasetRef
     """A dataset that is not in the catalogue (an upload), described where its results are:
     the (predicate, object) pairs of its URI."""
@@ -203,11 +213,7 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
             n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en"),
         ),
     ]
-    pairs += [
-        (_p(DCAT, "keyword"), n.literal("question answering", lang="en")),
-        (_p(DCAT, "keyword"), n.literal("benchmark", lang="en")),
-        (_p(DCAT, "theme"), node(dcat.DATA_THEMES + "/TECH")),
-    ]
+    pairs += topic_pairs()
     if ref.sha256:
         pairs.append((_p(GQA, "sha256"), n.literal(ref.sha256, datatype=XSD + "hexBinary")))
     if ref.dataset is not None:

@@ -40,6 +40,8 @@ FOLLOW_DATASET = (
     "http://spdx.org/rdf/terms#algorithm",
     "http://www.w3.org/2004/02/skos/core#inScheme",
 )
+# A dataset (or a version) names its questions: what links them to it, not their descriptions.
+LINKS_DATASET = (DCT + "isPartOf",)
 # The catalogue's document holds its datasets' documents: a DCAT-AP catalogue, whole.
 FOLLOW_CATALOG = (
     *FOLLOW_DATASET,
@@ -63,13 +65,16 @@ def document_quads(
     reverse: Sequence[str] = (),
     union: bool = False,
     skip: Sequence[str] = (),
+    links: Sequence[str] = (),
 ) -> list[Any]:
     """The quads of ``uri``'s document in ``store``: in ``graph`` only, when given; else, with
     ``union``, in the default graph (the public store's materialised union of its named graphs,
     where each triple is once); else in every named graph (each triple reported in the graph
     that holds it; the default graph, a derived copy, left out). ``skip``: predicates whose
     triples are left out, and what they link to not followed (a page that shows no warnings
-    needs not read them).
+    needs not read them). ``links``: predicates whose triples pointing at ``uri`` are
+    included, their subjects not described (a dataset names its questions, which have
+    documents of their own).
 
     Most of the time goes into Oxigraph decoding the terms of each quad it returns (string
     lookups in RocksDB, 3-5 µs a quad here, measured, also in Rust), so the loop below touches
@@ -93,7 +98,12 @@ def document_quads(
             if graph_node is not None or type(q.graph_name) is not default_graph
         )
     seen: set[Any] = set()
-    out: list[Any] = []
+    out: list[Any] = [
+        q
+        for predicate in links
+        for q in store.quads_for_pattern(None, named(predicate), start, graph_node)
+        if graph_node is not None or type(q.graph_name) is not default_graph
+    ]
     # level by level: a remote store answers each level in one request (subject_quads)
     while level:
         fresh = [node for node in dict.fromkeys(level) if node not in seen]

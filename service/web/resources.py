@@ -33,6 +33,7 @@ from service.web.describe import (
     FOLLOW_DATASET,
     FOLLOW_EXPERIMENT,
     FOLLOW_TASK,
+    LINKS_DATASET,
     PAGE_SKIP_EXPERIMENT,
     REVERSE_TASK,
     document_quads,
@@ -613,13 +614,18 @@ def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
 
 
 def _public_document(
-    uri: str, rep: conneg.Representation | None = None, *, follow: Sequence[str] = ()
+    uri: str,
+    rep: conneg.Representation | None = None,
+    *,
+    follow: Sequence[str] = (),
+    links: Sequence[str] = (),
 ) -> list[Any]:
     """The document of a public resource. Quad syntaxes name the graph of each triple (a system
     is described in every experiment graph that used it); everything else reads the public
     default graph, the union the graph layer keeps, where each triple is once."""
     union = rep is None or rep.rdf is None or not rep.rdf.quads
-    found = document_quads(services().storage.public, uri, union=union, follow=follow)
+    public = services().storage.public
+    found = document_quads(public, uri, union=union, follow=follow, links=links)
     if not found:
         raise NotFound(f"nothing is known about {uri} (or it is not public)")
     return found
@@ -751,7 +757,7 @@ def dataset(name: str) -> BaseResponse:
     uris = services().storage.uris
     uri = uris.dataset(dataset_name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep, follow=FOLLOW_DATASET)
+    found = _public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
     page, paged = _paged(
         rep,
         lambda limit, offset: listings.leaderboard(dataset=uri, limit=limit, offset=offset),
@@ -790,7 +796,7 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
     label, ext = conneg.split_extension(version)
     uri = uris.dataset_version(name, label)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep, follow=FOLLOW_DATASET)
+    found = _public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
     return respond(
         uri,
         PLAIN_OFFERS,

@@ -22,7 +22,7 @@ from service import __version__
 from service.errors import BadRequest
 from service.evaluation.profiles import get_profile
 from service.evaluation.results import COUNT_MEASURES, ExperimentType
-from service.web import comparing, listings, pages
+from service.web import comparing, conneg, listings, pages
 from service.web.citation import doi_of
 from service.web.pages import local
 from service.web.rdf_out import context_document
@@ -54,8 +54,18 @@ def cached_page(key: tuple[object, ...], render: Callable[[], str]) -> BaseRespo
     return response.make_conditional(request)
 
 
+# The catalogue names the home page (its foaf:homepage) and describes it; a client asking the
+# home page for RDF is sent there (303) rather than handed HTML it did not ask for.
+HOME_OFFERS = conneg.offers(quads=True)
+
+
 @bp.get("/")
 def home() -> BaseResponse:
+    rep = conneg.negotiate(request, HOME_OFFERS, default=conneg.HTML)
+    if rep is not conneg.HTML:
+        moved = redirect(f"{services().storage.uris.catalog}.{rep.extension}", code=303)
+        moved.vary.add("Accept")
+        return moved
     asked = request.args.get("dataset") or None
 
     def render() -> str:
@@ -77,7 +87,9 @@ def home() -> BaseResponse:
             base=services().config.base,
         )
 
-    return cached_page(("page:home", asked), render)
+    response = cached_page(("page:home", asked), render)
+    response.vary.add("Accept")
+    return response
 
 
 LEADERBOARD_COLUMNS = COUNT_MEASURES  # the headline measures

@@ -92,14 +92,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(store: Path, *, preload: dict[str, Path] | None = None, **config: Any) -> Server:
+def start_server(
+    store: Path,
+    *,
+    preload: dict[str, Path] | None = None,
+    port: int | None = None,
+    **config: Any,
+) -> Server:
+    """``port``: a given one (a store keeps the base it was made with, port included)."""
     import pyoxigraph as ox
     import waitress
 
     from service.graph.store import open_storage
     from service.web import create_app
 
-    port = free_port()
+    port = port or free_port()
     url = f"http://127.0.0.1:{port}/"
     storage = open_storage(store, base=url)
     for name, path in (preload or {}).items():

@@ -100,17 +100,19 @@ def test_mandatory_shapes_pass_on_every_served_description(server, media_type: s
     assert failures == {}
 
 
+OTHERS = (
+    "html_shacl_shapes_recommended.ttl",
+    "html_shacl_range.ttl",
+    "html_shacl_mdr-vocabularies.shape.ttl",
+    "html_shacl_deprecateduris.ttl",
+)
+
+
 @pytest.mark.parametrize("media_type", sorted(SYNTAXES))
 def test_other_shapes_report_only_what_the_readme_lists(server, media_type: str) -> None:
-    others = (
-        "html_shacl_shapes_recommended.ttl",
-        "html_shacl_range.ttl",
-        "html_shacl_mdr-vocabularies.shape.ttl",
-        "html_shacl_deprecateduris.ttl",
-    )
     total: Counter = Counter()
     for uri in descriptions(server):
-        total += results(server, uri, media_type, *others)
+        total += results(server, uri, media_type, *OTHERS)
     unexpected = {key: n for key, n in total.items() if key not in REMAINING}
     assert unexpected == {}
     print(sorted(total.items()))
@@ -142,3 +144,48 @@ def test_lists_and_the_api_still_name_languages_by_their_codes(server) -> None:
     (line,) = [x for x in server.get("catalog.csv").text.splitlines() if "qald-9-plus" in x]
     assert ",ba be de en es fr hy lt ru uk," in line
     assert get_entry("poleval-2021-qa-dev-0").languages == ("pl",)
+
+
+@pytest.fixture(scope="module")
+def refreshed(server, data_dir) -> str:
+    """A dataset version as ``gerbil-qa dataset refresh --store`` registers it, of QALD-9's
+    multilingual test questions (eleven languages), under a name outside the catalogue."""
+    from service import formats
+    from service.web.state import EXTENSION
+
+    questions = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    version = server.storage.catalogue.register_version(
+        "refreshed-qald-9-multilingual",
+        formats.read(questions),
+        kb="https://dbpedia.org/sparql",
+        version="2025-06",
+    )
+    server.app.extensions[EXTENSION].changed()
+    return version.uri
+
+
+@pytest.mark.parametrize("media_type", sorted(SYNTAXES))
+def test_a_refreshed_version_passes_as_the_catalogue_does(
+    server, refreshed: str, media_type: str
+) -> None:
+    """The version's document passes the mandatory shapes, and the others report only what
+    they report of the catalogue's datasets; its languages are the EU authority IRIs."""
+    assert results(server, refreshed, media_type, "html_shacl_shapes.ttl") == Counter()
+    others = results(server, refreshed, media_type, *OTHERS)
+    assert set(others) <= REMAINING, others
+    data = rdflib.Graph().parse(data=server.get(refreshed.replace(server.url, "") + ".ttl").content)
+    version = rdflib.URIRef(refreshed)
+    assert data.value(version, rdflib.URIRef(DCT + "description")).language == "en"
+    languages = {str(o) for o in data.objects(version, rdflib.URIRef(DCT + "language"))}
+    eu = "http://publications.europa.eu/resource/authority/language/"
+    assert len(languages) == 11 and {lang.removeprefix(eu) for lang in languages} >= {
+        "ENG",
+        "DEU",
+        "RUS",
+    }
+    for language in languages:
+        assert (
+            rdflib.URIRef(language),
+            rdflib.RDF.type,
+            rdflib.URIRef(DCT + "LinguisticSystem"),
+        ) in data

@@ -1,0 +1,185 @@
+"""A whole store through ``gerbil-qa export`` and ``import``: experiments in every state
+(published with a paper attached, a published re-scored revision of it, private, failed) come
+back as the same quads in both datasets (compared canonically: an import renames blank nodes),
+and the service started on the restored store serves the same documents and pages, to the
+public and to each owner, but for what a dump does not hold: a run's per-system progress (job
+files beside the store), which the failed run's page says is not kept. (Per-graph and
+remote-store round trips: tests/integration/test_graph_store.py, test_odd_literals.py,
+tests/reliability/test_remote_store.py.)"""
+
+from __future__ import annotations
+
+import gc
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from service.cli import main
+from service.graph.adapter import all_quads
+from service.graph.store import open_storage
+from tests.web.conftest import Server, free_port, start_server, stop_server
+
+PAPER = "10.3233/SW-180312"
+RDF_SYNTAXES = {"text/turtle": ox.RdfFormat.TURTLE, "application/n-quads": ox.RdfFormat.N_QUADS}
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _wait(server: Server, experiment_id: str, token: str, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        state = server.get(f"api/experiments/{experiment_id}", headers=_bearer(token)).json()
+        if state["status"] not in ("reserved", "queued", "running"):
+            return state
+        assert time.monotonic() < deadline, state
+        time.sleep(0.1)
+
+
+def _every_state(server: Server, slow_qa: str) -> dict[str, dict[str, str]]:
+    """Experiments in every state, with their owner tokens."""
+    published = server.submit_demo()
+    owner = _bearer(published["token"])
+    assert server.post(f"api/experiments/{published['id']}/publish", headers=owner).ok
+    paper = server.post(
+        f"api/experiments/{published['id']}/papers", headers=owner, json={"doi": PAPER}
+    )
+    assert paper.ok, paper.text
+    revision = server.post(
+        f"api/experiments/{published['id']}/rescore", headers=owner, json={"profile": "exact"}
+    )
+    assert revision.status_code == 202, revision.text
+    rescored = revision.json()
+    assert _wait(server, rescored["id"], rescored["token"])["status"] == "finished"
+    assert server.post(
+        f"api/experiments/{rescored['id']}/publish", headers=_bearer(rescored["token"])
+    ).ok
+    private = server.submit_demo(systems=("baseline",))
+    body = {"dataset": "demo", "kb": "demo", "systems": [{"name": "no", "url": slow_qa + "refuse"}]}
+    refused = server.post("api/experiments", json=body)
+    assert refused.status_code == 202, refused.text
+    failed = refused.json()
+    assert _wait(server, failed["id"], failed["token"])["status"] == "error"
+    return {"published": published, "rescored": rescored, "private": private, "failed": failed}
+
+
+def _paths(server: Server, experiments: dict[str, dict[str, str]]) -> list[tuple[str, str | None]]:
+    """What to fetch, and with whose token (None: as the public)."""
+    published = experiments["published"]["id"]
+    dataset = server.get(f"experiment/{published}.csv").text.splitlines()[1].split(",")[2]
+    out: list[tuple[str, str | None]] = [
+        ("catalog", None),
+        ("vocab", None),
+        ("system/demo-strong", None),
+        (dataset.removeprefix(server.url), None),
+    ]
+    for state, ticket in experiments.items():
+        eid = ticket["id"]
+        token = ticket["token"]
+        out += [(f"experiment/{eid}", None), (f"experiment/{eid}", token)]
+        if state != "failed":
+            out += [
+                (f"experiment/{eid}/task/1", token),
+                (f"experiment/{eid}/task/1/question/1", token),
+            ]
+    return out
+
+
+def _canonical(body: bytes, syntax: ox.RdfFormat) -> set[str]:
+    dataset = ox.Dataset(ox.parse(body, format=syntax))
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
+    return {str(q) for q in dataset}
+
+
+def _served(server: Server, paths: list[tuple[str, str | None]]) -> dict[tuple, Any]:
+    """Each path's status and, when 200, its graph (canonical) and HTML page (nonces out)."""
+    out: dict[tuple, Any] = {}
+    for path, token in paths:
+        headers = _bearer(token) if token else {}
+        for media_type, syntax in RDF_SYNTAXES.items():
+            response = server.get(path, headers={**headers, "Accept": media_type})
+            body = _canonical(response.content, syntax) if response.ok else None
+            out[(path, token, media_type)] = (response.status_code, body)
+        page = server.get(path, headers={**headers, "Accept": "text/html"})
+        out[(path, token, "text/html")] = (
+            page.status_code,
+            re.sub(r'nonce="[^"]*"', "", page.text),
+        )
+    api = server.get("api/experiments").json()
+    out[("api/experiments",)] = api
+    return out
+
+
+PROGRESS = re.compile(r'<section id="progress".*?</section>', re.S)
+
+
+def _progress(page: str) -> str:
+    found = PROGRESS.search(page)
+    assert found is not None
+    return found.group(0)
+
+
+def _without_progress(page: str) -> str:
+    return PROGRESS.sub("", page)
+
+
+def _canonical_store(storage: Any) -> set[str]:
+    """Every quad of both datasets, blank nodes canonically named."""
+    quads = [q for side in (storage.public, storage.private) for q in all_quads(side)]
+    dataset = ox.Dataset(quads)
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
+    return {str(q) for q in dataset}
+
+
+def test_export_then_import_restores_the_store_and_what_it_serves(
+    tmp_path: Path, slow_qa: str
+) -> None:
+    port = free_port()
+    original, restored, dump = tmp_path / "original", tmp_path / "restored", tmp_path / "all.nq"
+    server = start_server(original, port=port, demo=False)
+    try:
+        experiments = _every_state(server, slow_qa)
+        paths = _paths(server, experiments)
+        before = _served(server, paths)
+        # exported while it is served, as an operator would (a checkpoint the server takes)
+        assert main(["export", "--store", str(original), "--output", str(dump)]) == 0
+        held = _canonical_store(server.storage)
+    finally:
+        stop_server(server)
+    base = server.url
+    assert main(["import", "--store", str(restored), "--base", base, str(dump)]) == 0
+    with open_storage(restored, base=base) as storage:
+        assert _canonical_store(storage) == held
+    gc.collect()  # the store's last reference goes: its directory lock with it
+
+    server = start_server(restored, port=port, demo=False)
+    try:
+        after = _served(server, paths)
+    finally:
+        stop_server(server)
+    assert after.keys() == before.keys()
+    # A run's per-system progress is a job file beside the store, not in the dump: the failed
+    # run's owner page says so where it showed its systems' errors; the rest is the same.
+    failed = (f"experiment/{experiments['failed']['id']}", experiments["failed"]["token"])
+    shown, restored_page = before[(*failed, "text/html")][1], after[(*failed, "text/html")][1]
+    assert "this service does not answer questions about planets" in _progress(shown)
+    assert "is not kept here" in _progress(restored_page)
+    assert _without_progress(shown) == _without_progress(restored_page)
+    differing = [key for key in before if after[key] != before[key]]
+    assert differing == [(*failed, "text/html")]
+    # what was fetched is what each state shows: the public sees only the published ones
+    public = {
+        state: before[(f"experiment/{t['id']}", None, "text/turtle")][0]
+        for state, t in experiments.items()
+    }
+    assert public == {"published": 200, "rescored": 200, "private": 403, "failed": 403}
+    private = experiments["private"]
+    assert after[(f"experiment/{private['id']}", private["token"], "text/turtle")][0] == 200
+    (_, graph) = before[(f"experiment/{experiments['rescored']['id']}", None, "text/turtle")]
+    assert any("wasRevisionOf" in line for line in graph)
+    (_, graph) = before[(f"experiment/{experiments['published']['id']}", None, "text/turtle")]
+    assert any(PAPER in line for line in graph)
