@@ -107,6 +107,9 @@ class ExperimentRunner:
         self._progress: dict[str, RunProgress] = {}
         self._lock = threading.Lock()
         self.claims = Claims(storage.store, storage.uris)
+        # for /metrics: runs taken over from a stopped replica, left at a shutdown, stopped
+        # because this runner's claim lapsed
+        self.taken_over = self.handed_over = self.lapsed = 0
         self._stop = threading.Event()
         if recover:
             self.recover()
@@ -257,6 +260,7 @@ class ExperimentRunner:
                     )
                 self.resume(eid)
                 taken.append(eid)
+                self.taken_over += 1
                 log.info("experiment %s: taken over from a runner that stopped", eid)
             except (Conflict, NotFound) as err:  # it moved on meanwhile
                 log.info("experiment %s not taken over: %s", eid, err)
@@ -316,6 +320,7 @@ class ExperimentRunner:
             outcome = self._execute(ticket, spec, files, cancel, writer)
         except ServiceError as err:
             if isinstance(err, ClaimLapsed) or cancel.lapsed():
+                self.lapsed += 1
                 log.warning(
                     "experiment %s: this runner's claim lapsed (no heartbeat landed for %g s of "
                     "its %g s lease): it stops, and the runner that takes it over finishes it",
@@ -349,6 +354,7 @@ class ExperimentRunner:
     def _hand_over(self, experiment_id: str) -> None:
         """A run stopped by a shutdown: on a shared store, left running for another replica
         to take over once its claim is released (below); else marked to be resumed."""
+        self.handed_over += 1
         if self.claims.shared:
             log.info("experiment %s: stopped by a shutdown, left to another replica", experiment_id)
             return

@@ -88,7 +88,16 @@ def create_app(
     view.refresh()
     atexit.register(state.close)
 
-    from service.web import api, comparing, health, resources, running, sparql_endpoint, ui
+    from service.web import (
+        api,
+        comparing,
+        health,
+        metrics,
+        resources,
+        running,
+        sparql_endpoint,
+        ui,
+    )
 
     app.register_blueprint(ui.bp)
     app.register_blueprint(resources.bp)
@@ -97,6 +106,7 @@ def create_app(
     app.register_blueprint(comparing.bp)
     app.register_blueprint(running.bp)
     app.register_blueprint(health.bp)
+    app.register_blueprint(metrics.bp)
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
     app.after_request(_security_headers)

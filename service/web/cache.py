@@ -69,3 +69,8 @@ class DocumentCache:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+
+    def size(self) -> tuple[int, int]:
+        """(entries, bytes) kept now (/metrics)."""
+        with self._lock:
+            return len(self._items), self._bytes

@@ -50,6 +50,7 @@ class WebConfig:
     sparql_cache_entries: int = 256  # results of public queries kept until the next write (0: off)
     runner_workers: int = 2  # experiments evaluated at the same time
     admin_token: str | None = None  # grants owner rights on every experiment (operator)
+    metrics_token: str | None = None  # /metrics answers a bearer of it (Prometheus); unset: off
     max_upload_bytes: int = 64 * 1024 * 1024
     # Submissions whose uploads total at most this are parsed in the request (format errors are
     # a 400 with file:line:column); larger ones are parsed in the job.
@@ -140,7 +141,7 @@ def load_config(
             from service.graph.store import check_location  # a directory or a store's URL
 
             out[name] = check_location(value)
-        elif name in ("base", "host", "admin_token", "kbs", "allow_networks"):
+        elif name in ("base", "host", "admin_token", "metrics_token", "kbs", "allow_networks"):
             out[name] = str(value)
         else:
             out[name] = _convert(name, value, kind)

@@ -374,6 +374,7 @@ class QueryPool:
         self.crashed = 0  # workers that died on their own while running a job
         self.requeued = 0  # queries stopped at the quick time and queued for a long slot
         self.documents = 0  # documents written by the workers
+        self.queries = 0  # queries answered (the endpoint's and the pages')
         if not isolation:
             log.warning(
                 "sparql_network_isolation is off: SPARQL worker processes can reach the network "
@@ -600,6 +601,8 @@ class QueryPool:
         if status == "ok":
             if payload.kind == "document":
                 self.documents += 1
+            else:
+                self.queries += 1
             return payload
         code, message = payload
         raise ServiceError(message, status=code)

@@ -31,6 +31,7 @@ class RemoteQueries:
         self.public = public
         self.timeout = timeout
         self.snapshot: str | None = public.url  # the pool's "ready" marker
+        self.queries = 0  # queries answered (/metrics, as the pool's)
 
     def run(
         self, job: QueryJob | DocumentJob, *, wait: float | None = None, shape: int | None = None
@@ -39,7 +40,9 @@ class RemoteQueries:
             from service.web.query_pool import _run_document
 
             return _run_document(self.public, job)
-        return self._query(job)
+        answered = self._query(job)
+        self.queries += 1
+        return answered
 
     def _query(self, job: QueryJob) -> QueryOutcome:
         import urllib3

@@ -38,6 +38,7 @@ BASE = "http://gerbil-qa.test/"  # the public base both replicas serve under
 QUESTIONS = (DEMO_DIR / "questions.json").read_bytes()
 LEASE = 2.0
 IN_FLIGHT = 4  # web-service calls in flight per system (service.systems.webservice)
+METRICS_TOKEN = "replicas-metrics"
 
 
 class CountingQA:
@@ -99,6 +100,7 @@ def deployment(tmp_path: Path) -> Iterator[tuple[RemotePair, dict[str, str]]]:
             **pair.env,
             "GERBIL_QA_LEASE_SECONDS": str(LEASE),
             "GERBIL_QA_ALLOW_NETWORKS": "127.0.0.1/32",  # the QA service runs on loopback
+            "GERBIL_QA_METRICS_TOKEN": METRICS_TOKEN,
         }
         yield pair, env
 
@@ -148,6 +150,17 @@ def _until(what: str, test: Any, timeout: float = 60) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.1)
+
+
+def _metrics(replica: Served) -> dict[str, float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    response = requests.get(
+        replica.url + "metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=30
+    )
+    assert response.status_code == 200, response.text
+    families = text_string_to_metric_families(response.text)
+    return {s.name: s.value for family in families for s in family.samples if not s.labels}
 
 
 def _questions() -> int:
@@ -255,6 +268,9 @@ def test_a_dead_replicas_run_is_taken_over(replicas: tuple[Served, Served], qa: 
     # answers it never logged
     again = sum(asked.values()) - _questions()
     assert again <= IN_FLIGHT, asked
+    metrics = _metrics(b)  # what B's operator sees
+    assert metrics["gerbil_qa_runs_taken_over_total"] == 1
+    assert metrics["gerbil_qa_claims_holding"] == 1
     record(
         "replicas-takeover",
         asked_by_a=asked_by_a,
