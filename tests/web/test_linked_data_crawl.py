@@ -19,6 +19,7 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
@@ -310,12 +311,16 @@ def test_hash_iris_are_described_in_their_document(crawl: Crawl) -> None:
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 
 
-@cache
-def shapes() -> rdflib.Graph:
+def _turtle_files(directory: Path) -> rdflib.Graph:
     graph = rdflib.Graph()
-    for path in sorted(SHAPES_DIR.glob("*.ttl")):
+    for path in sorted(directory.glob("*.ttl")):
         graph.parse(path, format="turtle")
     return graph
+
+
+@cache
+def shapes() -> rdflib.Graph:
+    return _turtle_files(SHAPES_DIR)
 
 
 def shape_results(graph: rdflib.Graph) -> list[tuple[str, str, str, str | None]]:
@@ -372,10 +377,7 @@ def test_the_served_documents_pass_our_shapes(server, crawl: Crawl) -> None:
 
 @cache
 def ontology() -> rdflib.Graph:
-    graph = rdflib.Graph()
-    for path in sorted(ONTOLOGY_DIR.glob("*.ttl")):
-        graph.parse(path, format="turtle")
-    return graph
+    return _turtle_files(ONTOLOGY_DIR)
 
 
 def undefined(terms: Iterable[str]) -> dict[str, list[str]]:
