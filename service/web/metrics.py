@@ -58,7 +58,9 @@ class _Replica(Collector):
         yield _gauge("info", "The service's version (always 1).", 1, version=__version__)
         pool: Any = state.pool
         yield _counter(
-            "sparql_queries", "Queries run by the engine (answers from the cache not counted).", pool.queries
+            "sparql_queries",
+            "Queries run by the engine (answers from the cache not counted).",
+            pool.queries,
         )
         for name, what in (
             ("killed", "Queries stopped at the time limit (their worker killed)."),

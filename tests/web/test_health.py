@@ -22,6 +22,15 @@ def own(tmp_path: Path) -> Iterator[Server]:
     stop_server(running)
 
 
+def _dead(pid: int) -> bool:
+    """Ended: gone, or a zombie its parent has not reaped yet."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] == "Z"
+    except FileNotFoundError:
+        return True
+
+
 def _health(server: Server) -> requests.Response:
     return requests.get(server.url + "health", timeout=30)
 
@@ -48,6 +57,9 @@ def test_workers_that_died_idle_are_replaced_when_probed(own: Server) -> None:
     for pid in before:
         os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
+    while not all(_dead(pid) for pid in before):  # a probe sooner could still see them run
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
     while True:  # the probe replaces them: a replica out of rotation gets no query that would
         body = _health(own).json()
         if body["status"] == "ok" and body["checks"]["sparqlWorkers"]["workers"] == 2:

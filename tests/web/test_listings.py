@@ -73,6 +73,15 @@ def test_home_shows_one_dataset_and_the_newest_experiments(server, published) ->
 
 
 def test_experiment_lists_are_paged(server, published) -> None:
+    from service import formats
+    from service.paths import DEMO_DIR
+    from service.web.state import EXTENSION
+
+    # a gold refresh is an activity with an end time too: it must not take an experiment's place
+    server.storage.catalogue.register_version(
+        "paged-demo", formats.read(DEMO_DIR / "questions.json"), kb="demo", version="1"
+    )
+    server.app.extensions[EXTENSION].changed()
     first = server.get("api/experiments", params={"size": 1}).json()
     assert (first["page"], first["size"], len(first["experiments"])) == (1, 1, 1)
     assert first["next"] == f"{server.url}api/experiments?page=2&size=1"
