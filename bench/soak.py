@@ -30,21 +30,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = ROOT / "var" / "reliability.jsonl"
+# every file of the suite (a list kept by hand missed the newest), the longest first
+FIRST = ("test_kill9.py", "test_load.py", "test_endpoint_flood.py", "test_private_leaks.py")
 TESTS = [
-    "tests/reliability/test_kill9.py",
-    "tests/reliability/test_load.py",
-    "tests/reliability/test_endpoint_flood.py",
-    "tests/reliability/test_private_leaks.py",
-    "tests/reliability/test_ssrf.py",
-    "tests/reliability/test_endpoint_network.py",
-    "tests/reliability/test_uploads.py",
-    "tests/reliability/test_endpoint_crash.py",
-    "tests/reliability/test_connections.py",
-    "tests/reliability/test_api_fuzz.py",
-    "tests/reliability/test_remote_store.py",
-    "tests/reliability/test_replicas.py",
-    "tests/reliability/test_private_leaks_remote.py",
-    "tests/reliability/test_virtuoso.py",
+    str(path.relative_to(ROOT))
+    for path in sorted(
+        (ROOT / "tests" / "reliability").glob("test_*.py"),
+        key=lambda p: (p.name not in FIRST, FIRST.index(p.name) if p.name in FIRST else 0, p.name),
+    )
 ]
 
 

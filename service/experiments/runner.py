@@ -114,7 +114,15 @@ class ExperimentRunner:
         if recover:
             self.recover()
         if self.claims.shared:  # replicas: keep our claims alive, take over the dead ones'
-            threading.Thread(target=self._tend_claims, name="gqa-claims", daemon=True).start()
+            # two threads: a take-over (claims settle, runs are resumed) must not hold up the
+            # heartbeat past the time the claims are held for (HOLD of the lease)
+            for task, name in (
+                (self.claims.beat, "gqa-heartbeat"),
+                (self.take_over, "gqa-takeover"),
+            ):
+                threading.Thread(
+                    target=self._every_beat, args=(task,), name=name, daemon=True
+                ).start()
 
     # -- what the API and the command line call ----------------------------------------------
     def submit(
@@ -220,6 +228,12 @@ class ExperimentRunner:
         marked: list[str] = []
         mine = set(self.active())
         if self.claims.shared:  # other replicas may be running them: see take_over()
+            jobs = self.jobs
+            for eid in jobs.ids() if jobs is not None else []:
+                # a runner killed between its record and its job's removal left the job
+                with contextlib.suppress(NotFound):
+                    if jobs is not None and experiments.status(eid).status is Status.FINISHED:
+                        jobs.remove(eid)
             return marked
         for status in experiments.listing(include_private=True):
             eid = status.id
@@ -267,15 +281,15 @@ class ExperimentRunner:
                 self.claims.release(self._uri(eid))
         return taken
 
-    def _tend_claims(self) -> None:
-        beat = self.claims.lease / 3
-        while True:  # at once, then every lease/3: a replica is ready once it has beaten
+    def _every_beat(self, task: Callable[[], object]) -> None:
+        """``task`` at once, then every lease/3 until closed (the store may be away for a
+        while: a failure is logged and the next round tries again)."""
+        while True:
             try:
-                self.claims.beat()  # every claim of this runner stays live
-                self.take_over()
-            except Exception as err:  # the store may be away for a while: keep going
-                log.warning("tending the claims failed: %s", err)
-            if self._stop.wait(beat):
+                task()
+            except Exception as err:
+                log.warning("%s failed: %s", threading.current_thread().name, err)
+            if self._stop.wait(self.claims.lease / 3):
                 return
 
     def close(self, wait: float = HANDOVER_WAIT) -> None:
@@ -314,8 +328,8 @@ class ExperimentRunner:
         if not self.claims.claim(uri):  # another replica runs it
             log.info("experiment %s is run by %s", eid, self.claims.holder(uri))
             return
-        cancel.hold = hold = self.claims.hold(uri)
-        writer = self._progress_writer(eid, hold)
+        cancel.hold = self.claims.hold(uri)
+        writer = self._progress_writer(eid, cancel.lapsed)
         try:
             outcome = self._execute(ticket, spec, files, cancel, writer)
         except ServiceError as err:
@@ -412,8 +426,10 @@ class ExperimentRunner:
             return None
         return self.jobs.files_of(experiment_id, holding=lambda: not cancel.lapsed())
 
-    def _progress_writer(self, experiment_id: str, hold: Hold | None = None) -> _ProgressWriter:
-        return _ProgressWriter(self, experiment_id, hold)
+    def _progress_writer(
+        self, experiment_id: str, lapsed: Callable[[], bool] = lambda: False
+    ) -> _ProgressWriter:
+        return _ProgressWriter(self, experiment_id, lapsed)
 
     def _watch_cancel(self, eid: str, cancel: threading.Event, stop: threading.Event) -> None:
         while not stop.wait(0.2):
@@ -453,10 +469,12 @@ class _ProgressWriter:
     """Keeps a job's newest progress in memory; writes it beside the job at once when its
     phase, a system's state or a total changes, else at most every :data:`PROGRESS_EVERY`
     seconds; a new phase also goes to the admin graph (one private update). Nothing once the
-    runner's claim on the run (``hold``) lapsed: the runner that took it over writes it."""
+    runner's claim on the run ``lapsed``: the runner that took it over writes it."""
 
-    def __init__(self, runner: ExperimentRunner, experiment_id: str, hold: Hold | None) -> None:
-        self.runner, self.experiment_id, self.hold = runner, experiment_id, hold
+    def __init__(
+        self, runner: ExperimentRunner, experiment_id: str, lapsed: Callable[[], bool]
+    ) -> None:
+        self.runner, self.experiment_id, self.lapsed = runner, experiment_id, lapsed
         self.written = 0.0
         self.shape: tuple[object, ...] | None = None
         self.latest: RunProgress | None = None
@@ -464,7 +482,7 @@ class _ProgressWriter:
 
     def __call__(self, progress: RunProgress) -> None:
         runner, eid = self.runner, self.experiment_id
-        if self.hold is not None and not self.hold.holding():
+        if self.lapsed():
             return
         with runner._lock:
             runner._progress[eid] = progress
@@ -482,9 +500,7 @@ class _ProgressWriter:
     def flush(self) -> None:
         """Write the newest progress beside the job, if it is not written yet."""
         jobs = self.runner.jobs
-        if self.latest is None or self.latest_written or jobs is None:
-            return
-        if self.hold is not None and not self.hold.holding():
+        if self.latest is None or self.latest_written or jobs is None or self.lapsed():
             return
         if jobs.has(self.experiment_id):  # a finished job's directory is gone
             jobs.write_progress(self.experiment_id, self.latest)
