@@ -144,7 +144,8 @@ class Claims:
         self.store.update(Side.PRIVATE, text)
 
     def beat(self) -> None:
-        """Renew this runner's heartbeat: every claim it holds stays live (one update)."""
+        """Renew this runner's heartbeat: every claim it holds stays live (an update and a
+        check that it landed; under a new name when the old one may have lapsed)."""
         if not self.shared:
             return
         with self._beating:  # the runs' threads claim while the claims' thread beats
