@@ -227,20 +227,12 @@ class ExperimentRunner:
         experiments = self.storage.experiments
         marked: list[str] = []
         mine = set(self.active())
+        self._drop_recorded_jobs()
         if self.claims.shared:  # other replicas may be running them: see take_over()
-            jobs = self.jobs
-            for eid in jobs.ids() if jobs is not None else []:
-                # a runner killed between its record and its job's removal left the job
-                with contextlib.suppress(NotFound):
-                    if jobs is not None and experiments.status(eid).status is Status.FINISHED:
-                        jobs.remove(eid)
             return marked
         for status in experiments.listing(include_private=True):
             eid = status.id
-            if status.status is Status.FINISHED:
-                if self.jobs is not None and self.jobs.has(eid):
-                    self.jobs.remove(eid)  # recorded before a crash removed its job state
-            elif status.status.active and eid not in mine:
+            if status.status.active and eid not in mine:
                 if self.jobs is not None and self.jobs.has(eid):
                     experiments.set_status(
                         eid,
@@ -254,6 +246,17 @@ class ExperimentRunner:
                         eid, Status.ERROR, message="the submission did not complete (no job)"
                     )
         return marked
+
+    def _drop_recorded_jobs(self) -> None:
+        """Jobs of experiments already recorded: a runner killed between its record and its
+        job's removal left them."""
+        jobs = self.jobs
+        if jobs is None:
+            return
+        for eid in jobs.ids():
+            with contextlib.suppress(NotFound):
+                if self.storage.experiments.status(eid).status is Status.FINISHED:
+                    jobs.remove(eid)
 
     def take_over(self) -> list[str]:
         """On a shared store: resume the experiments whose runner died (their claim not renewed
