@@ -44,6 +44,17 @@ class OxigraphServer:
             for row in response.json()["results"]["bindings"]
         ]
 
+    def ask(self, text: str) -> bool:
+        """An ASK on the server itself."""
+        response = requests.post(
+            self.url + "query",
+            data={"query": text},
+            headers={"Accept": "application/sparql-results+json"},
+            timeout=30,
+        )
+        response.raise_for_status()
+        return bool(response.json()["boolean"])
+
     def stop(self) -> None:
         self.process.terminate()
         try:

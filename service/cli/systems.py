@@ -309,7 +309,7 @@ def _refresh(args: argparse.Namespace) -> int:
 
         data = Path(new_file).read_bytes()
         sha = hashlib.sha256(data).hexdigest()
-        keep(store, sha, data)  # experiments run the version by name from here
+        keep(_jobs(args).workspace, sha, data)  # experiments run the version by name from here
         version = _register_refresh(result, args.store, source=args.name, file_sha256=sha)
         print(f"registered version: {version.uri}")
     print(diff_text(result, limit=args.show))
@@ -368,6 +368,15 @@ def _register_refresh(
         )
 
 
+def _jobs(args: argparse.Namespace) -> Any:
+    """The store's jobs (a ``JobStore``), reachable while a service process holds an embedded
+    store open."""
+    from service.experiments.jobs import JobStore
+    from service.graph.store import check_location, workspace_at
+
+    return JobStore(workspace_at(check_location(args.store) or "."))
+
+
 def _store_dir(args: argparse.Namespace) -> Path:
     """The directory of the store's jobs and files (a remote store's work directory)."""
     from service.graph.store import check_location, work_dir_of
@@ -401,9 +410,7 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _cancel(args: argparse.Namespace) -> int:
-    from service.experiments.jobs import JobStore
-
-    jobs = JobStore(_store_dir(args) / "jobs")
+    jobs = _jobs(args)
     if jobs.has(args.id):
         jobs.request_cancel(args.id)  # a service process running the job sees this and stops
     try:
@@ -428,10 +435,9 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 def _progress(args: argparse.Namespace) -> int:
-    from service.experiments.jobs import JobStore
     from service.graph.snapshots import consistent_storage
 
-    jobs = JobStore(_store_dir(args) / "jobs")
+    jobs = _jobs(args)
     try:  # while a service runs it, from a snapshot it takes
         with consistent_storage(args.store, base=args.base) as storage:
             status = storage.experiments.status(args.id)

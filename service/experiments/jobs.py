@@ -1,21 +1,22 @@
-"""Durable state of queued and running experiments, beside the store: what to run, what is done.
+"""Durable state of queued and running experiments: what to run, what is done.
 
 A restart must not lose an experiment nor ask a QA service again what it already answered. Per
-experiment the directory ``STORE/jobs/{id}/`` holds:
+experiment the store's workspace (:mod:`service.graph.workspace`: the directory beside an
+embedded store, the private dataset of a remote one) holds under ``jobs/{id}/``:
 
-* ``files/{sha256}``: each uploaded file as it came (the dataset, answer files), written first;
+* ``files/{sha256}``: each uploaded file as it came (the dataset, answer files);
 * ``spec.json``: the experiment's :class:`~service.experiments.spec.ExperimentSpec` (a few
-  hundred bytes: files are named by their SHA-256), written last, atomically (temporary file,
-  fsync, rename): a job exists once its spec does;
-* ``answers/{n}.jsonl``: one line per answer of the n-th system, appended and fsynced as each
+  hundred bytes: files are named by their SHA-256), written last (in a directory) or with the
+  files in one update (in a dataset): a job exists once its spec does;
+* ``answers/{n}.jsonl``: one line per answer of the n-th system, appended (and fsynced) as each
   answer arrives, so a killed process loses at most the calls in flight; a torn last line (a
   kill in the middle of a write) is dropped on reading;
 * ``progress.json``: the newest :class:`~service.experiments.progress.RunProgress`, replaced
-  atomically (what a status poll reads: one small file, whatever the size of the uploads);
+  whole (what a status poll reads: one small value, whatever the size of the uploads);
 * ``cancel``: present when someone asked to cancel (the CLI can do so while a server process
   runs the job; the runner watches for it).
 
-Answer files a run produced (a web service's answers) are kept in ``STORE/answers/{id}/`` and
+Answer files a run produced (a web service's answers) are kept under ``answers/{id}/`` and
 outlive the job. The status (queued, running, …) lives in the store's admin graph.
 """
 
@@ -24,20 +25,20 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-import os
-import shutil
-import tempfile
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 
 from service.errors import NotFound, ServiceError
 from service.experiments.progress import RunProgress
 from service.experiments.spec import ExperimentSpec
+from service.graph.workspace import Workspace
 from service.model import SystemAnswer
 
+JOBS = "jobs"  # the workspace folder of the jobs
+ARCHIVES = "answers"  # answer files a run produced, kept after the job
+SPEC, PROGRESS, CANCEL = "spec.json", "progress.json", "cancel"
 _TYPE = "__type__"
 _ENUM = "__enum__"
 
@@ -98,33 +99,17 @@ def decode(data: Any, registry: Mapping[str, type] | None = None) -> Any:
     return cls(**{k: decode(v, known) for k, v in data.items() if k != _TYPE})
 
 
-def write_atomically(path: Path, data: bytes, *, sync: bool = True) -> None:
-    """Replace ``path`` with ``data`` in one rename (a reader sees the old or the new file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            if sync:
-                os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 class JobStore:
-    """The ``jobs/`` directory of a store (see the module docstring)."""
+    """The jobs of a store, in its workspace (see the module docstring)."""
 
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
-        self._lock = threading.Lock()
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
 
-    def _dir(self, experiment_id: str) -> Path:
+    @staticmethod
+    def _key(experiment_id: str, name: str = "") -> str:
         if not experiment_id.isdigit():
             raise NotFound(f"no experiment {experiment_id!r}")
-        return self.root / experiment_id
+        return f"{JOBS}/{experiment_id}" + (f"/{name}" if name else "")
 
     # -- the job -----------------------------------------------------------------------------
     def create(
@@ -132,105 +117,90 @@ class JobStore:
     ) -> None:
         """Save a job: its uploaded files (by SHA-256), then its spec (the job exists once it
         is written)."""
-        directory = self._dir(experiment_id)
-        for sha, data in files.items():
-            write_atomically(directory / "files" / _sha(sha), data)
+        key = self._key
+        items = {key(experiment_id, f"files/{_sha(s)}"): data for s, data in files.items()}
         data = json.dumps(spec.to_json(), ensure_ascii=False, sort_keys=True).encode("utf-8")
-        write_atomically(directory / "spec.json", data)
+        items[self._key(experiment_id, SPEC)] = data
+        self.workspace.write(items)
 
     def has(self, experiment_id: str) -> bool:
-        return (self._dir(experiment_id) / "spec.json").is_file()
+        return self.workspace.exists(self._key(experiment_id, SPEC))
 
     def spec(self, experiment_id: str) -> ExperimentSpec:
-        path = self._dir(experiment_id) / "spec.json"
-        if not path.is_file():
+        data = self.workspace.read(self._key(experiment_id, SPEC))
+        if data is None:
             raise NotFound(f"no saved job for experiment {experiment_id} (nothing to resume)")
-        return ExperimentSpec.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return ExperimentSpec.from_json(json.loads(data.decode("utf-8")))
 
     def file(self, experiment_id: str, sha256: str) -> bytes:
-        path = self._dir(experiment_id) / "files" / _sha(sha256)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            raise NotFound(f"job {experiment_id} has no file {sha256}") from None
+        data = self.workspace.read(self._key(experiment_id, f"files/{_sha(sha256)}"))
+        if data is None:
+            raise NotFound(f"job {experiment_id} has no file {sha256}")
+        return data
 
     def ids(self) -> list[str]:
         """Experiments with a saved job (a spec)."""
-        if not self.root.is_dir():
-            return []
-        return sorted(p.name for p in self.root.iterdir() if (p / "spec.json").is_file())
+        return [i for i in self.workspace.folders_with(JOBS, SPEC) if i.isdigit()]
 
     def remove(self, experiment_id: str) -> None:
-        shutil.rmtree(self._dir(experiment_id), ignore_errors=True)
+        self.workspace.remove(self._key(experiment_id))
 
     # -- answers as they arrive --------------------------------------------------------------
     def append(self, experiment_id: str, system_index: int, answer: SystemAnswer) -> None:
-        path = self._dir(experiment_id) / "answers" / f"{system_index}.jsonl"
-        line = json.dumps(encode(answer), ensure_ascii=False) + "\n"
-        with self._lock:
-            if not self.has(experiment_id):  # recorded and removed (by another replica): no log
-                return
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as out:
-                out.write(line)
-                out.flush()
-                os.fsync(out.fileno())
+        # a job recorded and removed (by another replica) meanwhile gets no log
+        self.workspace.append(
+            self._key(experiment_id, f"answers/{system_index}.jsonl"),
+            json.dumps(encode(answer), ensure_ascii=False),
+            if_exists=self._key(experiment_id, SPEC),
+        )
 
     def answers(self, experiment_id: str, system_index: int) -> dict[str, SystemAnswer]:
         """The answers recorded so far for one system (a torn last line is dropped)."""
-        path = self._dir(experiment_id) / "answers" / f"{system_index}.jsonl"
-        if not path.is_file():
-            return {}
+        key = self._key(experiment_id, f"answers/{system_index}.jsonl")
+        lines = self.workspace.lines(key)
         found: dict[str, SystemAnswer] = {}
-        lines = path.read_text(encoding="utf-8").split("\n")
         for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
             try:
                 answer = decode(json.loads(line))
             except json.JSONDecodeError:
-                if number >= len(lines) - 1:
+                if number == len(lines):
                     break  # the write a kill interrupted: that call is simply asked again
-                raise ServiceError(f"{path}:{number}: damaged answer record") from None
+                where = self.workspace.describe(key)
+                raise ServiceError(f"{where}:{number}: damaged answer record") from None
             found[answer.question_id] = answer
         return found
 
     def answered(self, experiment_id: str, system_index: int) -> int:
-        """How many answers are logged for one system (lines counted, nothing decoded)."""
-        path = self._dir(experiment_id) / "answers" / f"{system_index}.jsonl"
-        if not path.is_file():
-            return 0
-        with path.open("rb") as handle:
-            return sum(1 for line in handle if line.endswith(b"\n") and line.strip())
+        """How many answers are logged for one system (nothing decoded)."""
+        return self.workspace.count_lines(self._key(experiment_id, f"answers/{system_index}.jsonl"))
 
     # -- progress and cancellation -----------------------------------------------------------
     def write_progress(self, experiment_id: str, progress: RunProgress) -> None:
         data = json.dumps(progress.to_json(), ensure_ascii=False).encode("utf-8")
-        write_atomically(self._dir(experiment_id) / "progress.json", data, sync=False)
+        self.workspace.write({self._key(experiment_id, PROGRESS): data}, sync=False)
 
     def progress(self, experiment_id: str) -> RunProgress | None:
         """The newest progress written (one small file), or None."""
         try:
-            text = (self._dir(experiment_id) / "progress.json").read_text(encoding="utf-8")
-        except (FileNotFoundError, NotFound):
+            data = self.workspace.read(self._key(experiment_id, PROGRESS))
+        except NotFound:
             return None
-        return RunProgress.from_json(json.loads(text))
+        return None if data is None else RunProgress.from_json(json.loads(data.decode("utf-8")))
 
     def request_cancel(self, experiment_id: str) -> None:
-        write_atomically(self._dir(experiment_id) / "cancel", b"cancel\n")
+        self.workspace.write({self._key(experiment_id, CANCEL): b"cancel\n"})
 
     def cancel_requested(self, experiment_id: str) -> bool:
-        return (self._dir(experiment_id) / "cancel").exists()
+        return self.workspace.exists(self._key(experiment_id, CANCEL))
 
     def clear_cancel(self, experiment_id: str) -> None:
-        (self._dir(experiment_id) / "cancel").unlink(missing_ok=True)
+        self.workspace.remove_key(self._key(experiment_id, CANCEL))
 
     # -- what outlives the job ---------------------------------------------------------------
-    def write_archive(self, experiment_id: str, name: str, data: bytes) -> Path:
-        """Keep an answer file of the experiment (``STORE/answers/{id}/{name}``)."""
-        path = self.root.parent / "answers" / experiment_id / name
-        write_atomically(path, data)
-        return path
+    def write_archive(self, experiment_id: str, name: str, data: bytes) -> None:
+        """Keep an answer file of the experiment (``answers/{id}/{name}``)."""
+        self._key(experiment_id)  # an experiment id, or NotFound
+        self.workspace.write({f"{ARCHIVES}/{experiment_id}/{PurePosixPath(name).name}": data})
 
     def files_of(
         self, experiment_id: str, *, holding: Callable[[], bool] = lambda: True

@@ -1,4 +1,5 @@
-"""The files an experiment read, kept beside the store by their SHA-256 (``STORE/files/{sha}``).
+"""The files an experiment read, kept in the store's workspace by their SHA-256 (``files/{sha}``,
+:mod:`service.graph.workspace`).
 
 An experiment's graph names every uploaded file (dataset, answers, gold) with its SHA-256; the
 bytes are kept here before the graph is written, so whoever may see the experiment can download
@@ -10,36 +11,43 @@ file left by a crash before its graph was written is harmless.
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import PurePosixPath
+
+from service.graph.workspace import Workspace
 
 FILES_DIR = "files"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-def keep(work_dir: Path, sha256: str, data: bytes) -> Path:
-    """Keep ``data`` under its SHA-256 (written once, atomically)."""
-    from service.experiments.jobs import write_atomically
-
-    path = work_dir / FILES_DIR / sha256
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, data)
-    return path
+def file_key(sha256: str) -> str:
+    """The workspace key of a kept file."""
+    if not _SHA256.match(sha256):
+        raise ValueError(f"not a SHA-256: {sha256!r}")
+    return f"{FILES_DIR}/{sha256}"
 
 
-def kept(work_dir: Path | None, sha256: str, *, experiment_id: str, name: str) -> bytes | None:
+def keep(workspace: Workspace, sha256: str, data: bytes) -> None:
+    """Keep ``data`` under its SHA-256 (written once)."""
+    key = file_key(sha256)
+    if not workspace.exists(key):
+        workspace.write({key: data})
+
+
+def kept(
+    workspace: Workspace | None, sha256: str, *, experiment_id: str, name: str
+) -> bytes | None:
     """The bytes of a file an experiment used, by SHA-256: a kept upload, else the answer file
-    its run archived (``STORE/answers/{id}/{name}``, checked against the SHA-256)."""
+    its run archived (``answers/{id}/{name}``, checked against the SHA-256)."""
     import hashlib
 
-    if work_dir is None or not _SHA256.match(sha256):
+    from service.experiments.jobs import ARCHIVES
+
+    if workspace is None or not _SHA256.match(sha256) or not experiment_id.isdigit():
         return None
-    path = work_dir / FILES_DIR / sha256
-    if path.is_file():
-        return path.read_bytes()
-    archived = work_dir / "answers" / experiment_id / Path(name).name
-    if archived.is_file():
-        data = archived.read_bytes()
-        if hashlib.sha256(data).hexdigest() == sha256:
-            return data
+    data = workspace.read(file_key(sha256))
+    if data is not None:
+        return data
+    data = workspace.read(f"{ARCHIVES}/{experiment_id}/{PurePosixPath(name).name}")
+    if data is not None and hashlib.sha256(data).hexdigest() == sha256:
+        return data
     return None

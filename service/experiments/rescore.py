@@ -75,7 +75,7 @@ def rescore_spec(
     def restore(ref: FileRef) -> FileRef:
         if ref.path and Path(ref.path).is_file():
             return ref
-        data = kept(storage.work_dir, ref.sha256 or "", experiment_id=experiment_id, name=ref.name)
+        data = kept(storage.workspace, ref.sha256 or "", experiment_id=experiment_id, name=ref.name)
         if data is None:
             raise BadRequest(
                 f"{ref.name}: neither at {ref.path or 'its path'} nor kept by this store"

@@ -166,11 +166,12 @@ def run_experiment(
             ev if "intervals" in ev.extra else with_intervals(ev) for ev in recorded_evaluations
         ]
         evaluations = recorded_evaluations[: len(evaluations)]
-        if storage.work_dir is not None:  # the bytes first, then the graph that names them
+        workspace = storage.workspace
+        if workspace is not None:  # the bytes first, then the graph that names them
             from service.experiments.kept import keep
 
             for ref in spec.files():
-                keep(storage.work_dir, files.checksum(ref)[0], files.data(ref))
+                keep(workspace, files.checksum(ref)[0], files.data(ref))
         recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
         public_changed = recorded.stored_questions
         uploads = list(recorded.uploads)
@@ -259,7 +260,8 @@ def _registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experi
 
     if source.version == catalog.get_entry(source.name).version:
         return replace(spec, dataset=CatalogueDataset(source.name))
-    if storage is None or storage.work_dir is None:
+    workspace = storage.workspace if storage is not None else None
+    if storage is None or workspace is None:
         raise BadRequest(
             f"version {source.version!r} of {source.name} is read from the store that "
             "registered it: give --store"
@@ -270,9 +272,11 @@ def _registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experi
             f"{source.name} has no registered version {source.version!r} with a kept file "
             f"(gerbil-qa dataset refresh {source.name} --store … registers one)"
         )
-    from service.experiments.kept import FILES_DIR
+    from service.experiments.kept import file_key
 
-    path = storage.work_dir / FILES_DIR / sha
+    path = workspace.path(file_key(sha))
+    if path is None:
+        raise BadRequest(f"{source.name} version {source.version!r}: its file is not kept")
     ref = FileRef(f"{source.name}-{source.version}.json", sha, None, str(path))
     return replace(spec, dataset=FileDataset(ref, title=f"{source.name} version {source.version}"))
 

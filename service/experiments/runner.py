@@ -81,8 +81,8 @@ class _Running:
 
 
 class ExperimentRunner:
-    """See the module docstring. Without a store on disk (``storage.work_dir`` None) nothing is
-    kept beside it: jobs run, but cannot be resumed after a restart."""
+    """See the module docstring. Without a workspace (a store in memory) nothing is kept
+    beside the store: jobs run, but cannot be resumed after a restart."""
 
     def __init__(
         self,
@@ -97,8 +97,9 @@ class ExperimentRunner:
     ) -> None:
         self.storage = storage
         self.limits = limits  # the format readers' for uploads read in a job (None: the env's)
-        if jobs is None and storage.work_dir is not None:
-            jobs = JobStore(storage.work_dir / "jobs")
+        workspace = storage.workspace
+        if jobs is None and workspace is not None:
+            jobs = JobStore(workspace)
         self.jobs = jobs
         self.policy = policy
         self.on_public_change = on_public_change or (lambda: None)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.errors import ServiceError
+from service.graph.workspace import is_work_graph
 from service.paths import PROJECT_ROOT, SHAPES_DIR
 
 if TYPE_CHECKING:
@@ -300,7 +301,10 @@ def check_store(
     exp_prefix = uris.base + "graph/experiment/"
     with storage.store.snapshot() as (public, private):
         graphs: list[tuple[Any, str]] = [
-            (s, g.value) for s in (public, private) for g in s.named_graphs()
+            (s, g.value)
+            for s in (public, private)
+            for g in s.named_graphs()
+            if not is_work_graph(g.value)  # a remote store's job state: not data
         ]
         for source, graph in sorted(graphs, key=lambda x: x[1]):
             quads = list(source.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph)))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from service.errors import BadRequest, NotFound
 from service.graph.adapter import Side, add_public
 from service.graph.uris import GQA
+from service.graph.workspace import is_work_graph
 from service.mediatypes import RdfSyntax, rdf_by_name
 
 if TYPE_CHECKING:
@@ -51,7 +52,12 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
             # The private dataset first: where the two are read one after the other (a remote
             # store), an experiment published between the reads is then in both, as it was
             # before (the admin record read with it says unpublished), never in neither.
-            private_quads = list(private.quads_for_pattern(None, None, None, None))
+            # (a remote store's job state and kept files are the service's own: not dumped)
+            private_quads = [
+                q
+                for q in private.quads_for_pattern(None, None, None, None)
+                if not is_work_graph(getattr(q.graph_name, "value", ""))
+            ]
             # the public default graph is a copy of the public named graphs: not dumped
             quads = [
                 q

@@ -20,9 +20,9 @@ isolation, so what only one process may do (give out an id, run a job) is claime
 the repositories get the same result objects as from the embedded store; a whole graph comes
 by the Graph Store Protocol as N-Triples.
 
-Job state, kept answer files and the like stay in a local directory (``GERBIL_QA_WORK_DIR``,
-default ``~/.local/state/gerbil-qa/HOST_PORT``); replicas of one deployment share it (a
-directory on one machine, a volume across machines), see :mod:`service.experiments.claims`.
+Job state, kept files and archived answers are in the private dataset too
+(:mod:`service.graph.workspace`), so replicas share nothing but the store; a local directory
+(``GERBIL_QA_WORK_DIR``, default ``~/.local/state/gerbil-qa/HOST_PORT``) only caches kept files.
 """
 
 from __future__ import annotations

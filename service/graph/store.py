@@ -46,6 +46,7 @@ from service.graph.embedded import EmbeddedStore
 from service.graph.experiments import ExperimentRepository
 from service.graph.remote import RemoteSettings, RemoteStore, is_remote
 from service.graph.uris import DEFAULT_BASE, GQA, Uris
+from service.graph.workspace import DirWorkspace, GraphWorkspace, Workspace
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -70,8 +71,14 @@ class Storage:
 
     @property
     def work_dir(self) -> Path | None:
-        """The local directory beside the store (jobs, answer archives, snapshots)."""
+        """The local directory beside the store (snapshots; an embedded store's workspace)."""
         return self.store.work_dir
+
+    @property
+    def workspace(self) -> Workspace | None:
+        """Where jobs and kept files are (:mod:`service.graph.workspace`): the directory beside
+        an embedded store, the private dataset of a shared one (None: in memory)."""
+        return workspace_of(self.store)
 
     def close(self) -> None:
         self.store.close()
@@ -101,9 +108,26 @@ def check_location(location: str | Path | None) -> Location | None:
     return Path(location)
 
 
+def workspace_of(store: StoreAdapter) -> Workspace | None:
+    """The workspace of an open store (see :attr:`Storage.workspace`)."""
+    if store.shared:
+        cache = store.work_dir / "cache" if store.work_dir is not None else None
+        return GraphWorkspace(store, cache)
+    return DirWorkspace(store.work_dir) if store.work_dir is not None else None
+
+
+def workspace_at(location: Location) -> Workspace:
+    """The workspace of a store not opened (an embedded one may be held by a server process):
+    its directory, or a remote store's private dataset."""
+    if isinstance(location, str) and is_remote(location):
+        settings = RemoteSettings.from_env(location)
+        return workspace_of(RemoteStore(settings)) or DirWorkspace(work_dir_of(location))
+    return DirWorkspace(Path(location))
+
+
 def work_dir_of(location: Location) -> Path:
-    """The local directory of a store's jobs and kept files: the directory itself, or a remote
-    store's work directory (``GERBIL_QA_WORK_DIR``)."""
+    """The local directory of a store: the directory itself (its workspace), or a remote
+    store's work directory (``GERBIL_QA_WORK_DIR``: a cache of kept files, refreshed datasets)."""
     if isinstance(location, str) and is_remote(location):
         work = RemoteSettings.from_env(location).work_dir
         assert work is not None  # from_env always names one

@@ -232,7 +232,7 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
     if not rows:
         raise NotFound(f"experiment {experiment_id} used no file with SHA-256 {sha256}")
     title = rows[0]["title"].value
-    data = kept(storage.work_dir, sha, experiment_id=experiment_id, name=title)
+    data = kept(storage.workspace, sha, experiment_id=experiment_id, name=title)
     if data is None:
         raise NotFound(
             f"the file {title!r} of experiment {experiment_id} is not kept (it was recorded "

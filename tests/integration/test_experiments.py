@@ -24,6 +24,7 @@ from service.experiments.spec import (
 from service.experiments.systems import AnswerFile
 from service.graph.experiments import Status
 from service.graph.store import open_storage
+from service.graph.workspace import DirWorkspace
 from service.paths import DEMO_DIR
 
 QUESTIONS = DEMO_DIR / "questions.json"
@@ -67,7 +68,7 @@ def test_a_job_keeps_a_small_spec_and_the_uploads_as_files(tmp_path: Path) -> No
     big = b'{"questions": []}' + b" " * 1_000_000  # a 1 MB upload stays a file of its own
     ref = FileRef.upload("big.json", big)
     spec = ExperimentSpec(spec.dataset, (*spec.systems, AnswerFile("big", ref)))
-    jobs = JobStore(tmp_path / "jobs")
+    jobs = JobStore(DirWorkspace(tmp_path))
     jobs.create("202401010001", spec, {**uploads, ref.sha256 or "": big})
     job = tmp_path / "jobs" / "202401010001"
     assert (job / "spec.json").stat().st_size < 2000
@@ -83,7 +84,7 @@ class _FailingJobs(JobStore):
 def test_a_submission_that_cannot_be_saved_leaves_no_id_behind(tmp_path: Path) -> None:
     spec, uploads = _upload_spec()
     with open_storage(tmp_path / "store", catalog=False) as storage:
-        runner = ExperimentRunner(storage, jobs=_FailingJobs(tmp_path / "jobs"), workers=1)
+        runner = ExperimentRunner(storage, jobs=_FailingJobs(DirWorkspace(tmp_path)), workers=1)
         with pytest.raises(OSError, match="No space left"):
             runner.submit(spec, uploads=uploads)
         [status] = storage.experiments.listing(include_private=True)
@@ -97,7 +98,7 @@ def test_recovery_ends_every_active_id(tmp_path: Path) -> None:
     spec, uploads = _upload_spec()
     with open_storage(tmp_path / "store", catalog=False) as storage:
         experiments = storage.experiments
-        jobs = JobStore(tmp_path / "store" / "jobs")
+        jobs = JobStore(DirWorkspace(tmp_path / "store"))
         ghost = experiments.reserve()  # reserved, then the process died: no job
         queued = experiments.reserve()
         jobs.create(queued.id, spec, uploads)

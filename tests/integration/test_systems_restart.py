@@ -26,6 +26,7 @@ from service.experiments.jobs import JobStore
 from service.experiments.runner import ExperimentRunner
 from service.experiments.spec import ExperimentSpec, FileDataset, FileRef, KBSpec, RunOptions
 from service.graph.store import Storage, open_storage
+from service.graph.workspace import DirWorkspace
 from service.kb.local import LocalKB
 from service.systems.reference import BaselineSystem
 from service.systems.safety import NetworkPolicy
@@ -201,7 +202,7 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
         time.sleep(0.02)
     driver.send_signal(signal.SIGKILL)
     driver.wait(timeout=10)
-    answered_before = len(JobStore(store / "jobs").answers(eid, 0))
+    answered_before = len(JobStore(DirWorkspace(store)).answers(eid, 0))
     assert QUESTIONS // 3 <= answered_before < QUESTIONS
 
     # Progress is readable from the command line while nothing runs.

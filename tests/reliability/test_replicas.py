@@ -1,6 +1,7 @@
 """Two replicas on one remote store (issue 14, the end-to-end test): two Oxigraph servers hold
-the public and the private dataset; two ``gerbil-qa serve`` processes (A and B) share them and a
-work directory, with one base URI (the proxy's) as a deployment behind a reverse proxy has.
+the public and the private dataset; two ``gerbil-qa serve`` processes (A and B) share them (and
+nothing else: each has a work directory of its own, as on two machines), with one base URI (the
+proxy's) as a deployment behind a reverse proxy has.
 
 - a web-service run submitted on A is watched on B (status and live progress with the owner's
   token), invisible on B without it (pages, API, SPARQL), asked of the QA service once per
@@ -17,6 +18,7 @@ work directory, with one base URI (the proxy's) as a deployment behind a reverse
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import signal
 import threading
 import time
@@ -30,6 +32,7 @@ from urllib.parse import parse_qs
 import pytest
 import requests
 
+from service.graph.workspace import WORK
 from service.paths import DEMO_DIR
 from tests.reliability.figures import Served, record
 from tests.remote import RemotePair, remote_pair
@@ -107,11 +110,12 @@ def deployment(tmp_path: Path) -> Iterator[tuple[RemotePair, dict[str, str]]]:
 
 @pytest.fixture()
 def replicas(deployment: tuple[RemotePair, dict[str, str]]) -> Iterator[tuple[Served, Served]]:
-    """Replicas A and B of the deployment: two `gerbil-qa serve` under one base."""
+    """Replicas A and B of the deployment: two `gerbil-qa serve` under one base, each with a
+    work directory of its own (as on two machines: what they share is in the store)."""
     pair, env = deployment
-    a = Served(pair.url, base=BASE, **env)
+    a = Served(pair.url, base=BASE, **{**env, "GERBIL_QA_WORK_DIR": str(pair.work_dir / "a")})
     try:
-        b = Served(pair.url, base=BASE, **env)
+        b = Served(pair.url, base=BASE, **{**env, "GERBIL_QA_WORK_DIR": str(pair.work_dir / "b")})
         try:
             yield a, b
         finally:
@@ -251,6 +255,15 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
     count = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
     assert int(pair.public.query(count)[0]["n"]) > 100
     assert int(pair.private.query(count)[0]["n"]) == 0
+    # the uploaded dataset, kept by A while it recorded the run, is downloaded from B: kept
+    # in the private dataset, not in A's work directory
+    sha = hashlib.sha256(QUESTIONS).hexdigest()
+    download = requests.get(b.url + f"experiment/{eid}/file/{sha}", timeout=30)
+    assert download.status_code == 200 and download.content == QUESTIONS
+    assert not list((pair.work_dir / "a").rglob(sha))  # nothing of it on A's disk
+    # the job's state is gone with the record: no job graph is left in the private dataset
+    jobs = f'ASK {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(STRSTARTS(STR(?g), "{WORK}jobs/")) }}'
+    assert not pair.private.ask(jobs)
 
 
 def test_a_dead_replicas_run_is_taken_over(replicas: tuple[Served, Served], qa: CountingQA) -> None:

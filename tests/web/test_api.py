@@ -731,7 +731,7 @@ def _run_a_registered_version(server, data_dir: Path) -> None:
     data = formats.write(dataset, "qald-json")
     data = data if isinstance(data, bytes) else data.encode("utf-8")
     sha = hashlib.sha256(data).hexdigest()
-    keep(server.storage.work_dir, sha, data)
+    keep(server.storage.workspace, sha, data)
     server.storage.catalogue.register_version(
         "text2sparql-2025-ck25", dataset, kb="test", version="api-v2", file_sha256=sha
     )

@@ -1,0 +1,164 @@
+"""The two workspaces keep the same things the same way (:mod:`service.graph.workspace`): the
+directory beside an embedded store, and the private dataset of a real remote store (two
+``oxigraph serve`` on 127.0.0.1). Jobs run on either (:class:`JobStore` over both), and a remote
+store's job state stays out of its dumps and checks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.experiments.jobs import JobStore
+from service.experiments.kept import file_key, keep, kept
+from service.experiments.progress import RunProgress
+from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+from service.experiments.systems import AnswerFile
+from service.graph.adapter import Side
+from service.graph.store import open_storage, workspace_at
+from service.graph.workspace import WORK, DirWorkspace, GraphWorkspace, Workspace
+from service.model import SystemAnswer
+from service.paths import DEMO_DIR
+from tests.remote import RemotePair, environment, remote_pair
+
+QUESTIONS = (DEMO_DIR / "questions.json").read_bytes()
+BINARY = bytes(range(256)) * 4096  # 1 MiB, not UTF-8: kept byte for byte
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemotePair]:
+    with remote_pair(tmp_path_factory.mktemp("remote")) as running, environment(running.env):
+        yield running
+
+
+@pytest.fixture(params=["directory", "dataset"])
+def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workspace]:
+    if request.param == "directory":
+        yield DirWorkspace(tmp_path / "work")
+        return
+    pair: RemotePair = request.getfixturevalue("pair")
+    found = workspace_at(pair.url)
+    assert isinstance(found, GraphWorkspace)
+    found.cache = tmp_path / "cache"
+    yield found
+    graphs = found.store.private.query(
+        f'SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{}} FILTER(STRSTARTS(STR(?g), "{WORK}")) }}'
+    )
+    for row in list(graphs):
+        found.store.update(Side.PRIVATE, f"DROP GRAPH <{row['g'].value}>")
+
+
+def test_keys_hold_bytes_written_together(workspace: Workspace) -> None:
+    assert workspace.read("jobs/7/spec.json") is None and not workspace.exists("jobs/7/spec.json")
+    workspace.write({"jobs/7/files/a": BINARY, "jobs/7/spec.json": b'{"x": 1}'})
+    assert workspace.read("jobs/7/files/a") == BINARY
+    assert workspace.exists("jobs/7/spec.json")
+    workspace.write({"jobs/7/spec.json": b'{"x": 2}'})  # replaced, not added to
+    assert workspace.read("jobs/7/spec.json") == b'{"x": 2}'
+    workspace.write({"jobs/8/spec.json": b"{}", "answers/7/QAKIS answers é.json": b"[1]"})
+    assert workspace.read("answers/7/QAKIS answers é.json") == b"[1]"
+    assert workspace.folders_with("jobs", "spec.json") == ["7", "8"]
+    workspace.remove_key("jobs/8/spec.json")
+    assert workspace.folders_with("jobs", "spec.json") == ["7"]
+    workspace.remove("jobs/7")
+    assert workspace.read("jobs/7/files/a") is None and workspace.folders_with("jobs", "x") == []
+    assert workspace.read("answers/7/QAKIS answers é.json") == b"[1]"  # another folder
+
+
+def test_a_log_keeps_its_lines_in_order_while_its_job_exists(workspace: Workspace) -> None:
+    log, spec = "jobs/9/answers/0.jsonl", "jobs/9/spec.json"
+    workspace.append(log, '{"q": 1}', if_exists=spec)  # no job (yet, or any more): no line
+    assert workspace.lines(log) == [] and workspace.count_lines(log) == 0
+    workspace.write({spec: b"{}"})
+    lines = [json.dumps({"q": i, "text": 'é\n"quoted"'}) for i in range(30)]
+    for line in lines:
+        workspace.append(log, line, if_exists=spec)
+    assert workspace.lines(log) == lines and workspace.count_lines(log) == 30
+    workspace.remove("jobs/9")
+    assert workspace.lines(log) == []
+
+
+def test_values_larger_than_a_results_parser_takes_are_kept_in_parts(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    big = os.urandom(17 * 1024 * 1024)  # its base64 in one literal: over pyoxigraph's 16 MiB
+    workspace.write({"files/" + "e" * 64: big})
+    assert workspace.read("files/" + "e" * 64) == big
+    monkeypatch.setattr("service.graph.workspace.PART", 1000)  # lines in several parts too
+    log, spec = "jobs/3/answers/1.jsonl", "jobs/3/spec.json"
+    workspace.write({spec: b"{}"})
+    lines = [json.dumps({"q": i, "answers": ["é" * 2500]}) for i in range(3)]
+    for line in lines:
+        workspace.append(log, line, if_exists=spec)
+    assert workspace.lines(log) == lines and workspace.count_lines(log) == 3
+
+
+def test_kept_files_have_a_local_path_for_readers_of_paths(workspace: Workspace) -> None:
+    import hashlib
+
+    sha = hashlib.sha256(QUESTIONS).hexdigest()
+    assert workspace.path(file_key(sha)) is None
+    keep(workspace, sha, QUESTIONS)
+    path = workspace.path(file_key(sha))
+    assert path is not None and path.read_bytes() == QUESTIONS
+    assert kept(workspace, sha, experiment_id="3", name="q.json") == QUESTIONS
+    # an archived answer file is found by its experiment and name, checked by its SHA-256
+    workspace.write({"answers/3/run.json": BINARY})
+    binary_sha = hashlib.sha256(BINARY).hexdigest()
+    assert kept(workspace, binary_sha, experiment_id="3", name="../x/run.json") == BINARY
+    assert kept(workspace, sha.replace("a", "b"), experiment_id="3", name="run.json") is None
+    if isinstance(workspace, GraphWorkspace):  # only content-addressed keys are cached
+        with pytest.raises(ValueError, match="only kept files"):
+            workspace.path("jobs/1/spec.json")
+
+
+def test_a_job_lives_in_either_workspace(workspace: Workspace) -> None:
+    ref = FileRef.upload("questions.json", QUESTIONS)
+    spec = ExperimentSpec(FileDataset(ref), (AnswerFile("gold", ref),))
+    jobs = JobStore(workspace)
+    jobs.create("42", spec, {ref.sha256 or "": QUESTIONS})
+    assert jobs.ids() == ["42"] and jobs.has("42") and jobs.spec("42") == spec
+    assert jobs.file("42", ref.sha256 or "") == QUESTIONS
+    first = SystemAnswer(question_id="1", error="timed out")
+    jobs.append("42", 0, first)
+    jobs.append("42", 0, SystemAnswer(question_id="2"))
+    jobs.append("42", 0, SystemAnswer(question_id="1"))  # asked again after a take-over
+    assert jobs.answered("42", 0) == 3
+    assert jobs.answers("42", 0) == {
+        "1": SystemAnswer(question_id="1"),
+        "2": SystemAnswer(question_id="2"),
+    }
+    assert jobs.progress("42") is None
+    progress = RunProgress(phase="asking")
+    jobs.write_progress("42", progress)
+    assert jobs.progress("42") == progress
+    assert not jobs.cancel_requested("42")
+    jobs.request_cancel("42")
+    assert jobs.cancel_requested("42")
+    jobs.clear_cancel("42")
+    assert not jobs.cancel_requested("42")
+    jobs.remove("42")
+    assert jobs.ids() == [] and not jobs.has("42")
+    jobs.append("42", 0, first)  # a runner late after the record: no log comes back
+    assert jobs.answered("42", 0) == 0
+
+
+def test_a_remote_stores_job_state_is_not_in_its_dumps_or_checks(pair: RemotePair) -> None:
+    from service.graph.checks import check_store
+    from service.graph.dumps import export
+
+    with open_storage(pair.url, catalog=False) as storage:
+        workspace = storage.workspace
+        assert isinstance(workspace, GraphWorkspace)
+        workspace.write({"jobs/5/spec.json": b"{}", "files/" + "0" * 64: BINARY})
+        try:
+            dump = export(storage)
+            assert WORK.encode() not in dump and len(dump) > 1000
+            assert not [v for v in check_store(storage, shapes=False) if WORK in str(v)]
+        finally:
+            workspace.remove("jobs/5")
+            workspace.remove("files/" + "0" * 64)
