@@ -203,3 +203,27 @@ def test_the_owner_cancels_from_the_page(server, slow_qa) -> None:
     assert cancelled.status_code == 303
     state = _wait(server, experiment_id, cookies, timeout=30)
     assert state["status"] == "cancelled", state
+
+
+def test_an_answer_file_is_said_to_be_read_while_a_service_is_asked(server, slow_qa) -> None:
+    # Before: the file's row said "asking" with 13/13 (the page, its script, the status JSON)
+    files = [_answers("partial")]
+    response = _submit(server, files, dataset="demo", webservice=f"slow={slow_qa}delay/0.3")
+    assert response.status_code == 201, response.text
+    experiment_id, cookies = _owner(server, response)
+
+    def midway(state: dict[str, Any]) -> bool:
+        systems = {s["system"]: s for s in state["systems"]}
+        return "slow" in systems and 0 < systems["slow"]["done"] < systems["slow"]["total"]
+
+    state = _wait(server, experiment_id, cookies, until=midway)
+    rows = {s["system"]: s for s in state["systems"]}
+    read, slow = rows["answers-partial"], rows["slow"]
+    assert (read["kind"], read["state"], read["done"]) == ("answers", "asking", 13)  # kept
+    assert read["activity"] == "read, waiting to be scored", read
+    assert (slow["kind"], slow["activity"]) == ("webservice", "asking")
+    assert "answers-partial 13/13 answers read" in state["progress"], state["progress"]
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    row = re.search(r'<th scope="row">answers-partial</th><td>([^<]*)</td>', page)
+    assert row and row.group(1) == "read, waiting to be scored", row and row.group(0)
+    assert _wait(server, experiment_id, cookies)["status"] == "finished"
