@@ -227,3 +227,25 @@ def test_an_answer_file_is_said_to_be_read_while_a_service_is_asked(server, slow
     row = re.search(r'<th scope="row">answers-partial</th><td>([^<]*)</td>', page)
     assert row and row.group(1) == "read, waiting to be scored", row and row.group(0)
     assert _wait(server, experiment_id, cookies)["status"] == "finished"
+
+
+def test_a_tsv_answer_file_with_a_header_is_refused_at_line_1(server) -> None:
+    # Before: the header was read as question 1's answers and shifted every other answer
+    lines = "".join(f"answer {n}\n" for n in range(1, 15))
+    header = ("answers", ("mine.tsv", ("question\tanswers\n" + lines).encode()))
+    before = len(server.storage.experiments.listing(include_private=True))
+    response = _submit(server, [header], dataset="demo")
+    assert response.status_code == 400
+    problems = re.search(r'<ul id="run-problems">(.*?)</ul>', response.text, re.S)
+    assert problems, response.text[-3000:]
+    said = html.unescape(problems.group(1))
+    assert "mine.tsv:1:1: error: line 1 looks like a header (`question  answers`)" in said, said
+    assert "TSV answer files have no header; remove it" in said
+    api = server.post("api/experiments", files=[header], data={"dataset": "demo"})
+    assert api.status_code == 400
+    (problem,) = api.json()["problems"]
+    assert (problem["file"], problem["line"], problem["column"]) == ("mine.tsv", 1, 1)
+    assert problem["expected"], problem
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+    plain = ("answers", ("mine.tsv", lines.encode()))  # the same answers without it: taken
+    assert _submit(server, [plain], dataset="demo").status_code == 201
