@@ -249,3 +249,16 @@ def test_a_tsv_answer_file_with_a_header_is_refused_at_line_1(server) -> None:
     assert len(server.storage.experiments.listing(include_private=True)) == before
     plain = ("answers", ("mine.tsv", lines.encode()))  # the same answers without it: taken
     assert _submit(server, [plain], dataset="demo").status_code == 201
+
+
+def test_a_form_without_a_dataset_says_which_field_to_fill(server) -> None:
+    # Before: the API's words, "no dataset: give a catalogue name ('dataset') or upload a file"
+    response = _submit(server, [_answers("partial")], dataset="")
+    assert response.status_code == 400
+    error = re.search(r'id="run-error" role="alert"><p>(.*?)</p>', response.text, re.S)
+    said = html.unescape(error.group(1)) if error else response.text[-3000:]
+    assert "'dataset'" not in said and '"Dataset" list' in said and '"or a dataset file"' in said
+    assert '<label for="run-dataset">Dataset</label>' in response.text
+    assert '<label for="run-dataset-file">or a dataset file</label>' in response.text
+    api = server.post("api/experiments", files=[_answers("partial")])
+    assert api.json()["error"] == "no dataset: give a catalogue name ('dataset') or upload a file"
