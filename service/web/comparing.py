@@ -304,9 +304,9 @@ def _alike(evaluations: Sequence[Evaluation]) -> None:
 @bp.get("/compare")
 def form() -> tuple[str, int] | str:
     """The form; with ``?task=URI&task=URI…`` (the leaderboards' ticked rows) the comparison
-    of those stored tasks."""
+    of those stored tasks; with a leaderboard's ``measure`` but no row ticked, how to tick."""
     tasks = request.args.getlist("task")
-    if not tasks:
+    if not tasks and not request.args:  # from the navigation: the form
         return _page()
     try:
         found = compare_stored(tasks, request.args, form=True)

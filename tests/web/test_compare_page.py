@@ -233,6 +233,18 @@ def test_ticked_rows_without_a_dataset_in_common_say_what_to_pick(server) -> Non
     assert api.status_code == 400 and " was scored on " in api.json()["error"]
 
 
+def test_compare_with_no_row_ticked_says_so(server) -> None:
+    # Before: "Compare the ticked systems" with no row ticked showed the upload form, silent
+    board = server.get("leaderboards").text
+    assert '<input type="hidden" name="measure"' in board.split('id="compare-selected"')[1]
+    page = server.get("compare", params={"measure": "macroF1"})  # what that button sends
+    assert page.status_code == 400
+    assert _error(page.text).startswith("Tick two to 20 rows on a leaderboard to compare them")
+    assert "(0 are ticked)" in _error(page.text)
+    plain = server.get("compare")  # from the navigation: the form, no error
+    assert plain.status_code == 200 and 'id="compare-error"' not in plain.text
+
+
 def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
     """One dataset, language and profile: the top rows get tiers and the ranked measure its
     interval; a ranking that mixes profiles says how to get them instead."""
