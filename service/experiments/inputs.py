@@ -226,7 +226,7 @@ def check_scored(evaluation: Evaluation, dataset: Dataset) -> None:
         f"every question of {evaluation.dataset} was skipped: none has text in language "
         f"{evaluation.language!r} (the {evaluation.profile.name} profile's default is "
         f"{evaluation.profile.default_language!r}); {has}. Choose one with --lang "
-        '(the API: "language")'
+        '(the API: "language"; the run and compare pages: the "Language" field)'
     )
 
 

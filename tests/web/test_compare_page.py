@@ -245,6 +245,17 @@ def test_compare_with_no_row_ticked_says_so(server) -> None:
     assert plain.status_code == 200 and 'id="compare-error"' not in plain.text
 
 
+def test_a_language_the_dataset_lacks_names_the_form_field(server) -> None:
+    # Before: "… Choose one with --lang (the API: "language")", the command line's and the
+    # API's words only, on a page whose field is "Language"
+    data = {"profile": "exact", "dataset": "demo", "language": "de"}
+    page = server.post("compare", files=_files()[1:], data=data)
+    said = _error(page.text)
+    assert page.status_code == 400 and "none has text in language 'de'" in said, said
+    assert 'the run and compare pages: the "Language" field' in said, said
+    assert "Language" in _labels(page.text)
+
+
 def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
     """One dataset, language and profile: the top rows get tiers and the ranked measure its
     interval; a ranking that mixes profiles says how to get them instead."""
