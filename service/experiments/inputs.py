@@ -182,6 +182,30 @@ def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: st
     )
 
 
+def check_header(dataset: Dataset, answers: Dataset, *, where: str) -> None:
+    """Refuse a TSV answer file whose line 1 looks like a header: TSV has none (a question is
+    its line number), so the header would be question 1's answers and every answer after it
+    one question off. A first cell that is one of the dataset's question ids is no header."""
+    if answers.format != "tsv":
+        return
+    from service.formats.tsv import HEADER_KEY
+
+    header = dict(answers.metadata).get(HEADER_KEY)
+    cells = [cell.strip() for cell in header.split("\t")] if header is not None else []
+    if not cells or cells[0] in {q.id for q in dataset.questions}:
+        return
+    raise FormatError(
+        Problem(
+            f"line 1 looks like a header (`{'  '.join(cells)}`): TSV answer files have no "
+            "header; remove it",
+            file=where,
+            line=1,
+            column=1,
+            expected="line n to hold the answers to question n, from line 1",
+        )
+    )
+
+
 def check_scored(evaluation: Evaluation, dataset: Dataset) -> None:
     """A run that leaves every question skipped is an error that says why, not a table of n/a."""
     from service.evaluation.results import QuestionStatus
@@ -202,7 +226,7 @@ def check_scored(evaluation: Evaluation, dataset: Dataset) -> None:
         f"every question of {evaluation.dataset} was skipped: none has text in language "
         f"{evaluation.language!r} (the {evaluation.profile.name} profile's default is "
         f"{evaluation.profile.default_language!r}); {has}. Choose one with --lang "
-        '(the API: "language")'
+        '(the API: "language"; the run and compare pages: the "Language" field)'
     )
 
 

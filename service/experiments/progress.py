@@ -24,7 +24,8 @@ class QuestionError:
 @dataclass(frozen=True, slots=True)
 class SystemProgress:
     """One system: ``state`` is waiting, asking, scoring or done; ``since`` when it entered
-    that state (seconds since the epoch), from which its pace is known."""
+    that state (seconds since the epoch), from which its pace is known; ``kind`` the system's
+    kind (``SYSTEM_KINDS``; None in progress kept before it was)."""
 
     system: str
     done: int = 0
@@ -33,15 +34,44 @@ class SystemProgress:
     reasons: tuple[QuestionError, ...] = ()
     state: str = "waiting"
     since: float | None = None
+    kind: str | None = None
 
     def left(self) -> int:
         """Questions still to be asked or scored here."""
         return max(0, self.total - self.done) if self.state != "done" else 0
 
+    @property
+    def reads(self) -> bool:
+        """Its answers are read from files: nothing is asked (its kind's ``from_files``)."""
+        from service.experiments.systems import SYSTEM_KINDS, system_kind
+
+        if self.kind is None or self.kind not in SYSTEM_KINDS:
+            return False
+        return bool(system_kind(self.kind).from_files)
+
+    def activity(self) -> str:
+        """What the system is doing, in words, for its row on the run page. ``state`` stays
+        the API's code ("asking" while its answers are obtained), but an answer file is read,
+        not asked, and a system whose answers are all in waits to be scored (an answer file's
+        row said "asking 13/13" until its turn came).
+
+        >>> SystemProgress("file", 13, 13, state="asking", kind="answers").activity()
+        'read, waiting to be scored'
+        >>> SystemProgress("service", 2, 13, state="asking", kind="webservice").activity()
+        'asking'
+        """
+        if self.state != "asking":
+            return self.state
+        if self.reads:
+            return "read, waiting to be scored" if self.total else "reading"
+        return "asked, waiting to be scored" if 0 < self.total <= self.done else "asking"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "system": self.system,
+            "kind": self.kind,
             "state": self.state,
+            "activity": self.activity(),
             "done": self.done,
             "total": self.total,
             "errors": self.errors,
@@ -62,6 +92,7 @@ class SystemProgress:
             ),
             state=str(data.get("state", "waiting")),
             since=float(since) if isinstance(since, int | float) else None,
+            kind=str(data["kind"]) if data.get("kind") is not None else None,
         )
 
     def kept(self) -> dict[str, Any]:
@@ -90,11 +121,13 @@ class RunProgress:
         return replace(self, systems=tuple(systems))
 
     def text(self) -> str:
-        """One line, e.g. ``asking: baseline 12/24 questions (1 error); other 0/24 questions``."""
+        """One line, e.g. ``asking: baseline 12/24 questions (1 error); file 13/13 answers
+        read``."""
         parts = []
         for s in self.systems:
             errors = f" ({s.errors} error{'s' if s.errors != 1 else ''})" if s.errors else ""
-            parts.append(f"{s.system} {s.done}/{s.total} questions{errors}")
+            what = "answers read" if s.state == "asking" and s.reads else "questions"
+            parts.append(f"{s.system} {s.done}/{s.total} {what}{errors}")
         return f"{self.phase}: " + "; ".join(parts) if parts else self.phase
 
     def timing(self, now: float) -> tuple[float | None, float | None]:

@@ -99,7 +99,7 @@ def run_experiment(
     files = files or Files()
     profile = get_profile(spec.profile)
     languages = check_spec(spec, policy=policy, default_language=profile.default_language)
-    report = _Reporter([s.name for s in spec.systems], progress)
+    report = _Reporter([(s.name, s.kind) for s in spec.systems], progress)
     spec = _registered_version(spec, storage)
 
     report.phase("reading")
@@ -212,8 +212,8 @@ def _ask(
     policy: NetworkPolicy | None,
 ) -> list[Obtained]:
     """Every system's answers in ``language`` (asked, read or run; SPARQL answers run on the
-    pinned KB)."""
-    report.phase("asking")
+    pinned KB). A run of answer files only asks nothing: its phase is "reading"."""
+    report.phase("reading" if all(s.from_files for s in spec.systems) else "asking")
     obtained: list[Obtained] = []
     for index, system in enumerate(spec.systems):
         if stop.is_set():
@@ -396,7 +396,8 @@ class _Reporter:
     """Keeps the structured progress and hands each change to the callback (if any; without
     one nothing is built)."""
 
-    def __init__(self, systems: list[str], callback: ProgressCallback | None) -> None:
+    def __init__(self, systems: list[tuple[str, str]], callback: ProgressCallback | None) -> None:
+        """``systems``: each system's name and kind."""
         self._callback = callback
         if callback is None:
             return
@@ -406,7 +407,9 @@ class _Reporter:
 
         self._lock = threading.Lock()
         self.current = RunProgress(
-            "reading", tuple(SystemProgress(s) for s in systems), started=time.time()
+            "reading",
+            tuple(SystemProgress(name, kind=kind) for name, kind in systems),
+            started=time.time(),
         )
 
     def _emit(self, value: Any) -> None:

@@ -7,6 +7,11 @@ literal). Questions are identified by their 1-based line number (``"1"``, ``"2"`
 ``expected.tsv`` from a path takes the question texts from the ``in.tsv`` beside it; their
 language is the ``language`` given to ``read`` (``""``, unknown, without one).
 
+The files have no header line (gonito keeps column names apart, in ``in-header.tsv``): a first
+line that looks like one (its first cell a column name such as ``id`` or ``question``) is
+recorded in ``metadata`` (``tsv.header``), and an answer file with one is refused where the
+dataset's question ids are known (:func:`service.experiments.inputs.check_header`).
+
 ``write`` gives one file, of the role recorded when read (``metadata`` ``tsv.role``), else
 ``expected`` when the dataset has answers and ``in`` otherwise; :func:`write_in` gives the
 matching ``in.tsv``.
@@ -28,6 +33,14 @@ NAME = "tsv"
 ROLE_KEY = "tsv.role"
 IN, OUT, EXPECTED = "in", "out", "expected"
 TEXTS_LOSS = "question texts (they go in in.tsv"
+HEADER_KEY = "tsv.header"  # metadata: the first line, when it looks like a header
+# column names a header starts with: no first answer is likely to be one ("no" is an answer)
+HEADER_WORDS = frozenset(
+    {
+        *("id", "qid", "q_id", "question", "questions", "question_id", "questionid"),
+        *("answer", "answers", "expected", "prediction", "predictions", "output"),
+    }
+)
 
 
 def sniff(src: Source) -> bool:
@@ -49,6 +62,15 @@ def _lines(src: Source) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()  # the newline ending the last line
     return [line.removesuffix("\r") for line in lines]
+
+
+def looks_like_header(line: str) -> bool:
+    r"""Line 1 starts with a column name (``id``, ``question_id``, ``Question``…).
+
+    >>> looks_like_header("id\tanswer"), looks_like_header("Question"), looks_like_header("Paris")
+    (True, True, False)
+    """
+    return line.split("\t", 1)[0].strip().lower() in HEADER_WORDS
 
 
 def read(src: Source) -> Dataset:
@@ -101,7 +123,8 @@ def read(src: Source) -> Dataset:
         questions=tuple(questions),
         format=NAME,
         problems=beside + report.finish(),
-        metadata=((ROLE_KEY, role),),
+        metadata=((ROLE_KEY, role),)
+        + (((HEADER_KEY, lines[0]),) if lines and looks_like_header(lines[0]) else ()),
     )
 
 

@@ -10,7 +10,7 @@ parse limit, at most :data:`MAX_RESAMPLES` resamples and :data:`MAX_SAMPLES` tes
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -42,8 +42,11 @@ class Compared:
     answer_types: Mapping[str, str]  # question id -> answer type, where the dataset says
 
 
-def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compared:
-    """Score and compare the submission of this request (JSON ``body``, else the form)."""
+def compare_request(
+    body: Any, *, kbs: Mapping[str, tuple[str, ...]], page: bool = False
+) -> Compared:
+    """Score and compare the submission of this request (JSON ``body``, else the form);
+    ``page``: the compare page's form, whose missing choices are said in its words."""
     from service.evaluation.comparison import compare
     from service.experiments.run import prepare, run_experiment
     from service.web import submission
@@ -58,6 +61,8 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
         options: Any = body if isinstance(body, dict) else {}
     elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
         raw = submission.from_form(request.form, request.files)
+        if page:
+            _form_choices(raw)
         options = request.form
     else:
         raise BadRequest("send the comparison as multipart/form-data or application/json")
@@ -92,12 +97,15 @@ def compare_request(body: Any, *, kbs: Mapping[str, tuple[str, ...]]) -> Compare
 def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Compared:
     """Compare stored QA tasks (their URIs, as the leaderboards link them) on their stored
     per-question results: public experiments, or private ones whose owner token the request
-    carries. The same checks as for files: one dataset, profile (and version) and language."""
+    carries. The same checks as for files: one dataset, profile (and version) and language.
+    ``form``: the compare page (rows ticked on a leaderboard), refused in its words."""
     from service.evaluation.comparison import compare
 
     if not all(isinstance(t, str) for t in tasks):
         raise BadRequest("$.tasks: expected a list of task URIs")
     tasks = list(dict.fromkeys(tasks))
+    if form:
+        _ticked(tasks)
     if not 2 <= len(tasks) <= MAX_STORED:
         raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
     # the options are read before anything is read from the store
@@ -106,6 +114,8 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
     numbers = _numbers(options, form=form)
     types: dict[str, str] = {}
     evaluations = stored_evaluations(tasks, answer_types=types)
+    if form:
+        _alike(evaluations)
     result = compare(evaluations, measure=measure, test=test, **numbers)
     return Compared(result, tuple(evaluations), measure, types)
 
@@ -229,15 +239,74 @@ def _numbers(options: Any, *, form: bool) -> dict[str, int]:
     return out
 
 
+# -- the page's words: a person fills its form or ticks leaderboard rows; the API's messages name
+# the API's fields ("$.systems", 'dataset'), which such a person never sees --------------------
+
+# a dimension ticked rows must share: how they differ, what to tick, the leaderboard's filter
+ALIKE: tuple[tuple[str, str, str, Callable[[Evaluation], str]], ...] = (
+    ("on different datasets", "of one dataset", "Dataset", lambda e: e.dataset),
+    ("in different languages", "in one language", "Language", lambda e: e.language),
+    ("under different profiles", "under one profile", "Profile", lambda e: e.profile.name),
+)
+
+
+def _form_choices(raw: Any) -> None:
+    """Refuse, naming the form's fields by their labels, a comparison without a dataset or
+    with fewer than two answer files (``raw``: the form as a submission)."""
+    if not raw.dataset_name and raw.dataset_file is None:
+        raise BadRequest(
+            'Choose the dataset the answer files answer: pick it in "Catalogue dataset" or '
+            'upload it in "or a dataset file".'
+        )
+    if raw.dataset_name and raw.dataset_file is not None:
+        raise BadRequest(
+            'Choose one dataset: a "Catalogue dataset" or a dataset file, not both (set the '
+            'list back to "(upload a file instead)" to use the file).'
+        )
+    answers = sum(1 for system in raw.systems if system.answers is not None)
+    if answers < 2:
+        raise BadRequest(
+            f'Choose two or more answer files in "Answer files", one per system (you chose '
+            f"{answers}); several can be picked at once."
+        )
+
+
+def _ticked(tasks: Sequence[Any]) -> None:
+    if not 2 <= len(tasks) <= MAX_STORED:
+        ticked = f"{len(tasks)} {'is' if len(tasks) == 1 else 'are'} ticked"
+        raise BadRequest(
+            f"Tick two to {MAX_STORED} rows on a leaderboard to compare them ({ticked}), then "
+            'press "Compare the ticked systems".'
+        )
+
+
+def _alike(evaluations: Sequence[Evaluation]) -> None:
+    """Refuse, with the leaderboard filter to use, ticked rows that are not results on one
+    dataset, in one language and under one profile (and version and KB)."""
+    for differ, one, label, value in ALIKE:
+        values = sorted({value(e) for e in evaluations})
+        if len(values) > 1:
+            raise BadRequest(
+                f"The ticked rows are results {differ} ({', '.join(values)}): tick rows "
+                f'{one} (choose it in the leaderboard\'s "{label}" filter).'
+            )
+    if len({e.signature for e in evaluations}) > 1:
+        raise BadRequest(
+            "The ticked rows were scored by different versions of the profile or on different "
+            "knowledge bases (a row's profile shows its signature when pointed at): tick rows "
+            "scored alike."
+        )
+
+
 # -- the page ------------------------------------------------------------------------------------
 
 
 @bp.get("/compare")
 def form() -> tuple[str, int] | str:
     """The form; with ``?task=URI&task=URI…`` (the leaderboards' ticked rows) the comparison
-    of those stored tasks."""
+    of those stored tasks; with a leaderboard's ``measure`` but no row ticked, how to tick."""
     tasks = request.args.getlist("task")
-    if not tasks:
+    if not tasks and not request.args:  # from the navigation: the form
         return _page()
     try:
         found = compare_stored(tasks, request.args, form=True)
@@ -251,7 +320,7 @@ def compared() -> tuple[str, int] | str:
     from service.web.demo import configured_kbs
 
     try:
-        found = compare_request(None, kbs=configured_kbs(services().config))
+        found = compare_request(None, kbs=configured_kbs(services().config), page=True)
     except ServiceError as err:  # shown next to the form, values kept where a form can keep them
         return _page(error=err), err.status
     return _page(found=found)

@@ -8,6 +8,7 @@ from service import __version__
 from service.contracts import openapi as registries
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
+from service.experiments.systems import SYSTEM_KINDS
 from service.graph.experiments import Status
 from service.systems.reference import SYSTEM_NAMES
 from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES
@@ -301,7 +302,18 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 "type": "object",
                                 "properties": {
                                     "system": {"type": "string"},
+                                    "kind": {
+                                        "enum": [*SYSTEM_KINDS, None],
+                                        "description": "The system's kind (an answer file "
+                                        "is read, the others are asked).",
+                                    },
                                     "state": {"enum": list(SYSTEM_STATES)},
+                                    "activity": {
+                                        "type": "string",
+                                        "description": "What it is doing, in words, as "
+                                        "the experiment page says it (e.g. 'read, waiting "
+                                        "to be scored' for an answer file).",
+                                    },
                                     "done": {"type": "integer"},
                                     "total": {"type": "integer"},
                                     "errors": {"type": "integer"},

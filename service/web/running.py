@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, make_response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import Forbidden, ServiceError
+from service.errors import BadRequest, Forbidden, ServiceError
 from service.web.access import is_owner, require_experiment
 from service.web.state import services
 
@@ -101,7 +101,9 @@ def submitted() -> BaseResponse | tuple[str, int]:
     from service.web.submission import from_form
 
     try:
-        ticket = start(from_form(request.form, request.files))
+        raw = from_form(request.form, request.files)
+        _dataset_chosen(raw)
+        ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved
         return _form(error=err.message, problems=problems_of(err)), err.status
     state = services()
@@ -126,6 +128,14 @@ def submitted() -> BaseResponse | tuple[str, int]:
         secure=state.config.secure_cookies,
     )
     return response
+
+
+def _dataset_chosen(raw: RawSubmission) -> None:
+    """The form's own words for a missing dataset (the API's message names its field)."""
+    if not raw.dataset_name and raw.dataset_file is None:
+        raise BadRequest(
+            'Choose a dataset: pick one in the "Dataset" list or upload one in "or a dataset file".'
+        )
 
 
 def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = None) -> str:

@@ -153,3 +153,30 @@ def test_a_reference_system_is_a_kind_like_the_others() -> None:
     assert upper.tasks["QA"].measures["meanRuntime"] is not None  # type: ignore[index]
     assert partial.tasks["QA"].measures["macroF1"] < 1.0  # type: ignore[index,operator]
     assert outcome.ticket is None and outcome.started <= outcome.ended
+
+
+def test_answer_files_are_read_not_asked_in_the_progress() -> None:
+    # Before: an answer file's row said "asking 13/13" until it was scored (on the run page,
+    # in its script and in the status JSON), and a run of answer files only was "asking"
+    from service.experiments.progress import RunProgress
+
+    spec = ExperimentSpec(
+        FileDataset(FileRef.local(QUESTIONS)),
+        (
+            AnswerFile("partial", FileRef.local(PARTIAL)),
+            AnswerFile("strong", FileRef.local(DEMO_DIR / "answers-strong.json")),
+        ),
+        profile="exact",
+    )
+    seen: list[RunProgress] = []
+    run_experiment(spec, progress=seen.append)
+    assert "asking" not in {p.phase for p in seen} and "scoring" in {p.phase for p in seen}
+    rows = [s.to_json() for p in seen for s in p.systems]
+    assert {r["kind"] for r in rows} == {"answers"}
+    assert not [r for r in rows if "ask" in r["activity"]], rows
+    # while the first file is scored, the second one's answers are read and wait their turn
+    first_scored = [p for p in seen if p.systems[0].state == "scoring"][-1]
+    second = first_scored.systems[1].to_json()
+    assert second["activity"] == "read, waiting to be scored"
+    assert second["done"] == second["total"] == 14
+    assert "strong 14/14 answers read" in first_scored.text()

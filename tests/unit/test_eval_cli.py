@@ -145,6 +145,33 @@ def test_bad_input_is_a_clear_error(files: dict[str, Path], capsys) -> None:
     assert code == 1 and "broken.json" in err
 
 
+def test_a_tsv_answer_file_with_a_header_line_is_refused(files: dict[str, Path], capsys) -> None:
+    # Before: TSV numbers questions by line, so a header ("id<TAB>answer") was question 1's
+    # answers, every answer after it one question off and the last line an unknown question
+    gold = str(files["gold"])
+    answers = files["gold"].with_name("answers.tsv")
+    answers.write_text("A\tB\nC\n", encoding="utf-8")
+    code, _, err = run_cli(["evaluate", "--dataset", gold, "--answers", str(answers)], capsys)
+    assert code == 0, err
+    answers.write_text("id\tanswer\nA\tB\nC\n", encoding="utf-8")
+    code, _, err = run_cli(["evaluate", "--dataset", gold, "--answers", str(answers)], capsys)
+    assert code == 1
+    said = "answers.tsv:1:1: error: line 1 looks like a header (`id  answer`): TSV answer files "
+    assert said + "have no header; remove it (expected " in err, err
+    out = files["gold"].with_name("out.tsv")  # gonito's one answer a line
+    out.write_text("Question_ID\nA\nC\n", encoding="utf-8")
+    code, _, err = run_cli(["evaluate", "--dataset", gold, "--answers", str(out)], capsys)
+    assert code == 1 and "out.tsv:1:1: error: line 1 looks like a header (`Question_ID`)" in err
+    # a word that is one of the dataset's question ids is not taken for a header
+    worded = files["gold"].with_name("worded.json")
+    worded.write_text(qald([("id", ["A"]), ("2", ["C"])]), encoding="utf-8")
+    answers.write_text("id\nC\n", encoding="utf-8")
+    code, _, err = run_cli(
+        ["evaluate", "--dataset", str(worded), "--answers", str(answers)], capsys
+    )
+    assert code == 0, err
+
+
 def test_profiles_lists_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["profiles"], capsys)
     assert code == 0

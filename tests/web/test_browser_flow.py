@@ -159,6 +159,39 @@ def test_a_web_service_run_is_watched_live_and_results_swap_in(server, browser, 
     assert severe_logs(browser) == []
 
 
+def test_the_script_says_an_answer_file_is_read_not_asked(server, browser, slow_qa) -> None:
+    # Before: the rows the script draws showed the file's state, "asking", with 13/13
+    from selenium.webdriver.common.by import By
+
+    browser.delete_all_cookies()
+    _run_page(browser, server)
+    _submit_run(
+        browser,
+        answers=[str(DEMO_DIR / "answers-partial.json")],
+        webservice=f"slow={slow_qa}delay/1",
+    )
+    browser.find_element(By.ID, "open-experiment").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "progress-table"))
+    browser.execute_script("window.gqaMarker = 42")
+    rows = "#progress-table tbody tr"
+    browser.execute_script(f"document.querySelector('{rows}').dataset.served = 'yes'")
+
+    def drawn(driver) -> dict[str, str]:  # once the script has drawn the rows anew
+        found = driver.find_elements(By.CSS_SELECTOR, rows)
+        if not found or found[0].get_attribute("data-served"):
+            return {}
+        cells = [row.find_elements(By.CSS_SELECTOR, "th, td") for row in found]
+        return {c[0].text: c[1].text for c in cells if len(c) > 1}
+
+    states = wait_until(browser, drawn)
+    shot(browser, "flow-live-answer-file")
+    assert states["answers-partial"] == "read, waiting to be scored", states
+    assert states["slow"] == "asking", states
+    assert browser.execute_script("return window.gqaMarker") == 42  # drawn by the script
+    wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
+    assert severe_logs(browser) == []
+
+
 def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> None:
     from selenium.webdriver.common.by import By
 

@@ -148,7 +148,7 @@ def test_the_leaderboard_links_its_rows_to_the_comparison(server) -> None:
 def test_stored_comparisons_refuse_what_is_not_comparable(server) -> None:
     tasks = _demo_tasks(server)
     one = server.get("compare", params={"task": tasks["demo-strong"]})
-    assert one.status_code == 400 and "compare 2 to 20 stored tasks" in one.text
+    assert one.status_code == 400 and "Tick two to 20 rows on a leaderboard" in one.text
     foreign = server.post("api/compare", json={"tasks": [tasks["demo-strong"], "http://x/y"]})
     assert foreign.status_code == 400 and "not a task URI" in foreign.json()["error"]
     ticket = server.submit_demo(systems=("baseline",))  # private
@@ -161,6 +161,99 @@ def test_stored_comparisons_refuse_what_is_not_comparable(server) -> None:
         headers={"Authorization": f"Bearer {ticket['token']}"},
     )
     assert owned.status_code == 200, owned.text
+
+
+def _error(page: str) -> str:
+    found = re.search(r'id="compare-error" role="alert"><p>(.*?)</p>', page, re.S)
+    assert found, page[-3000:]
+    return html.unescape(found.group(1))
+
+
+def _labels(page: str) -> set[str]:
+    return {html.unescape(t) for t in re.findall(r"<label for=\"[^\"]+\">([^<]+)</label>", page)}
+
+
+API_WORDS = ("$.", "'dataset'", "query parameter", "dataset=", "task=")
+
+
+def test_a_form_without_a_dataset_or_files_says_what_to_choose(server) -> None:
+    # Before: the page showed the API's words, "no dataset: give a catalogue name ('dataset')
+    # or upload a file" and "$.systems: compare needs two or more answer files (…)"
+    form = _labels(server.get("compare").text)
+    answers = _files()[1:]
+    page = server.post("compare", files=answers, data={"profile": "exact", "dataset": ""})
+    said = _error(page.text)
+    assert page.status_code == 400 and not any(w in said for w in API_WORDS), said
+    assert '"Catalogue dataset"' in said and '"or a dataset file"' in said, said
+    assert {"Catalogue dataset", "or a dataset file"} <= form  # the labels it names
+    one = server.post("compare", files=answers[:1], data={"profile": "exact", "dataset": "demo"})
+    said = _error(one.text)
+    assert one.status_code == 400 and not any(w in said for w in API_WORDS), said
+    assert "two or more answer files" in said and '"Answer files' in said, said
+    assert any(label.startswith("Answer files") for label in form)
+    # the API keeps its words, which name its fields
+    api = server.post("api/compare", files=answers, data={"profile": "exact"})
+    assert api.status_code == 400
+    assert api.json()["error"] == "no dataset: give a catalogue name ('dataset') or upload a file"
+    api = server.post("api/compare", files=answers[:1], data={"dataset": "demo"})
+    assert api.json()["error"].startswith("$.systems: compare needs two or more answer files")
+
+
+def test_ticked_rows_without_a_dataset_in_common_say_what_to_pick(server) -> None:
+    # Before: "$.tasks: compare 2 to 20 stored tasks, not 1" and "system 'x' was scored on
+    # gerbil-qa-demo-…, not gerbil-qa-demo-…" on a page reached from a leaderboard
+    import json
+
+    tasks = _demo_tasks(server)
+    one = server.get("compare", params={"task": tasks["demo-strong"]})
+    said = _error(one.text)
+    assert one.status_code == 400 and not any(w in said for w in API_WORDS), said
+    assert "Tick two to 20 rows on a leaderboard" in said and "1 is ticked" in said, said
+    questions = json.loads((DEMO_DIR / "questions.json").read_text())
+    questions["dataset"]["id"] = "solar-ten"
+    questions["questions"] = questions["questions"][:10]
+    files = [
+        ("dataset_file", ("ten.json", json.dumps(questions).encode())),
+        ("answers", ("strong.json", (DEMO_DIR / "answers-strong.json").read_bytes())),
+    ]
+    response = server.post(
+        "api/experiments", files=files, data={"profile": "fair", "kb": "demo", "force": "1"}
+    )
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    owner = {"Authorization": f"Bearer {ticket['token']}"}  # private: its owner compares it
+    ticked = [tasks["demo-strong"], f"{server.url}experiment/{ticket['id']}/task/1"]
+    page = server.get("compare", params={"task": ticked}, headers=owner)
+    said = _error(page.text)
+    assert page.status_code == 400 and not any(w in said for w in API_WORDS), said
+    assert "results on different datasets" in said and "solar-ten" in said, said
+    assert 'the leaderboard\'s "Dataset" filter' in said, said
+    api = server.post("api/compare", json={"tasks": ticked}, headers=owner)
+    assert api.status_code == 400 and " was scored on " in api.json()["error"]
+
+
+def test_compare_with_no_row_ticked_says_so(server) -> None:
+    # Before: "Compare the ticked systems" with no row ticked showed the upload form, silent
+    board = server.get("leaderboards").text
+    assert '<input type="hidden" name="measure"' in board.split('id="compare-selected"')[1]
+    page = server.get("compare", params={"measure": "macroF1"})  # what that button sends
+    assert page.status_code == 400
+    assert _error(page.text).startswith("Tick two to 20 rows on a leaderboard to compare them")
+    assert "(0 are ticked)" in _error(page.text)
+    plain = server.get("compare")  # from the navigation: the form, no error
+    assert plain.status_code == 200 and 'id="compare-error"' not in plain.text
+
+
+def test_a_language_the_dataset_lacks_names_the_form_field(server) -> None:
+    # Before: "… Choose one with --lang (the API: "language")", the command line's and the
+    # API's words only, on a page whose field is "Language"
+    data = {"profile": "exact", "dataset": "demo", "language": "de"}
+    page = server.post("compare", files=_files()[1:], data=data)
+    said = _error(page.text)
+    assert page.status_code == 400 and "none has text in language 'de'" in said, said
+    assert 'the run and compare pages: the "Language" field' in said, said
+    assert "Language" in _labels(page.text)
 
 
 def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:

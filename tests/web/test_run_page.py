@@ -203,3 +203,62 @@ def test_the_owner_cancels_from_the_page(server, slow_qa) -> None:
     assert cancelled.status_code == 303
     state = _wait(server, experiment_id, cookies, timeout=30)
     assert state["status"] == "cancelled", state
+
+
+def test_an_answer_file_is_said_to_be_read_while_a_service_is_asked(server, slow_qa) -> None:
+    # Before: the file's row said "asking" with 13/13 (the page, its script, the status JSON)
+    files = [_answers("partial")]
+    response = _submit(server, files, dataset="demo", webservice=f"slow={slow_qa}delay/0.3")
+    assert response.status_code == 201, response.text
+    experiment_id, cookies = _owner(server, response)
+
+    def midway(state: dict[str, Any]) -> bool:
+        systems = {s["system"]: s for s in state["systems"]}
+        return "slow" in systems and 0 < systems["slow"]["done"] < systems["slow"]["total"]
+
+    state = _wait(server, experiment_id, cookies, until=midway)
+    rows = {s["system"]: s for s in state["systems"]}
+    read, slow = rows["answers-partial"], rows["slow"]
+    assert (read["kind"], read["state"], read["done"]) == ("answers", "asking", 13)  # kept
+    assert read["activity"] == "read, waiting to be scored", read
+    assert (slow["kind"], slow["activity"]) == ("webservice", "asking")
+    assert "answers-partial 13/13 answers read" in state["progress"], state["progress"]
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    row = re.search(r'<th scope="row">answers-partial</th><td>([^<]*)</td>', page)
+    assert row and row.group(1) == "read, waiting to be scored", row and row.group(0)
+    assert _wait(server, experiment_id, cookies)["status"] == "finished"
+
+
+def test_a_tsv_answer_file_with_a_header_is_refused_at_line_1(server) -> None:
+    # Before: the header was read as question 1's answers and shifted every other answer
+    lines = "".join(f"answer {n}\n" for n in range(1, 15))
+    header = ("answers", ("mine.tsv", ("question\tanswers\n" + lines).encode()))
+    before = len(server.storage.experiments.listing(include_private=True))
+    response = _submit(server, [header], dataset="demo")
+    assert response.status_code == 400
+    problems = re.search(r'<ul id="run-problems">(.*?)</ul>', response.text, re.S)
+    assert problems, response.text[-3000:]
+    said = html.unescape(problems.group(1))
+    assert "mine.tsv:1:1: error: line 1 looks like a header (`question  answers`)" in said, said
+    assert "TSV answer files have no header; remove it" in said
+    api = server.post("api/experiments", files=[header], data={"dataset": "demo"})
+    assert api.status_code == 400
+    (problem,) = api.json()["problems"]
+    assert (problem["file"], problem["line"], problem["column"]) == ("mine.tsv", 1, 1)
+    assert problem["expected"], problem
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+    plain = ("answers", ("mine.tsv", lines.encode()))  # the same answers without it: taken
+    assert _submit(server, [plain], dataset="demo").status_code == 201
+
+
+def test_a_form_without_a_dataset_says_which_field_to_fill(server) -> None:
+    # Before: the API's words, "no dataset: give a catalogue name ('dataset') or upload a file"
+    response = _submit(server, [_answers("partial")], dataset="")
+    assert response.status_code == 400
+    error = re.search(r'id="run-error" role="alert"><p>(.*?)</p>', response.text, re.S)
+    said = html.unescape(error.group(1)) if error else response.text[-3000:]
+    assert "'dataset'" not in said and '"Dataset" list' in said and '"or a dataset file"' in said
+    assert '<label for="run-dataset">Dataset</label>' in response.text
+    assert '<label for="run-dataset-file">or a dataset file</label>' in response.text
+    api = server.post("api/experiments", files=[_answers("partial")])
+    assert api.json()["error"] == "no dataset: give a catalogue name ('dataset') or upload a file"

@@ -37,7 +37,7 @@
       var row = document.createElement("tr");
       var head = text(row, "th", s.system);
       head.scope = "row";
-      text(row, "td", s.state);
+      text(row, "td", s.activity || s.state);  // "read" for an answer file, not "asking"
       var done = text(row, "td", "", "num");
       var bar = document.createElement("progress");
       bar.max = s.total || 1;
