@@ -28,7 +28,8 @@ run: install
 # Every layer, or a stop naming what is missing (GERBIL_QA_SKIP=shared,browser skips layers;
 # tests/layers.py). Options are in pyproject.toml, so `.venv/bin/pytest` alone does the same.
 test: install
-	bash scripts/ensure-browser
+	bash scripts/ensure-debian browser chromium chromium-driver:chromedriver
+	bash scripts/ensure-debian proxy nginx-light:nginx
 	$(PY) -m pytest
 
 bench: install

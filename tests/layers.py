@@ -3,10 +3,10 @@
 - A test *needs the shared folder* (``../shared``: the benchmark data and the W3C standards) when
   it asks for the ``data_dir`` or ``standards_dir`` fixture, itself or through another fixture
   (the web tests' ``server``), or when its module holds a path inside that folder. A test marked
-  ``browser`` needs Debian chromium, chromium-driver and selenium.
+  ``browser`` needs Debian chromium, chromium-driver and selenium; one marked ``proxy`` nginx.
 - When something a selected test needs is missing, the run stops before any test runs, with one
   message naming what is missing and how to get it. Nothing is skipped quietly.
-- ``GERBIL_QA_SKIP=shared,browser`` (either name or both) is the only way to skip those tests;
+- ``GERBIL_QA_SKIP=shared,browser,proxy`` (any of the names) is the only way to skip those tests;
   the run's last lines say which layers ran and which were skipped.
 - An *optional* layer (``virtuoso``: tests of another store, which the issue asks to run where
   it is installed) is not run where what it needs is missing, and the last lines say so.
@@ -70,6 +70,19 @@ def needs_browser(item: pytest.Item) -> bool:
     return item.get_closest_marker("browser") is not None
 
 
+def needs_proxy(item: pytest.Item) -> bool:
+    return item.get_closest_marker("proxy") is not None
+
+
+def missing_proxy() -> list[str]:
+    return [] if nginx() else ["Debian nginx"]
+
+
+def nginx() -> str | None:
+    """The nginx binary (in /usr/sbin, often not on a user's PATH)."""
+    return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
+
+
 def needs_virtuoso(item: pytest.Item) -> bool:
     return item.get_closest_marker("virtuoso") is not None
 
@@ -118,6 +131,13 @@ LAYERS = (
         "install them with `sudo apt-get install chromium chromium-driver` (`make test` does "
         "this itself when it runs as root or with passwordless sudo) and selenium with "
         "`make install`",
+    ),
+    Layer(
+        "proxy",
+        needs_proxy,
+        missing_proxy,
+        "install it with `sudo apt-get install nginx-light` (`make test` does this itself when "
+        "it runs as root or with passwordless sudo)",
     ),
     Layer(
         "virtuoso",

@@ -7,9 +7,10 @@ forwards queries to the public dataset only, so no query (``GRAPH ?g``, ``FROM N
 dataset parameters) can reach a private graph, whatever the store's own access control. Each is
 a store speaking SPARQL 1.1 Query, Update and the Graph Store Protocol; where they are under the
 URL is a *layout* (:data:`LAYOUTS`, ``GERBIL_QA_STORE_LAYOUT``): Oxigraph's server (``query``,
-``update``, ``store``) or Fuseki (``sparql``, ``update``, ``data``). Credentials:
-``GERBIL_QA_STORE_USER`` and ``GERBIL_QA_STORE_PASSWORD`` (HTTP Basic). A store that does
-not keep what is written as written is refused when opened, with the reason
+``update``, ``store``) or Fuseki (``sparql``, ``update``, ``data``). Credentials (HTTP Basic):
+in a URL (``http://user:password@host/``, for that dataset), else ``GERBIL_QA_STORE_USER`` and
+``GERBIL_QA_STORE_PASSWORD`` (both); never printed, as URLs are named without them. A store
+that does not keep what is written as written is refused when opened, with the reason
 (:data:`UNFAITHFUL`: Virtuoso 7).
 
 Every write is one SPARQL Update request (``INSERT DATA`` for added quads), which SPARQL 1.1
@@ -33,7 +34,7 @@ import secrets
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -94,10 +95,22 @@ class RemoteSettings:
     timeout: float = 60.0
     work_dir: Path | None = None
 
+    # credentials given in a URL, by the URL without them (what every message names)
+    url_credentials: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    def credentials(self, url: str) -> tuple[str, str] | None:
+        """Who a dataset's requests are sent as: its URL's user, else the settings'."""
+        found = self.url_credentials.get(url)
+        if found is None and self.user is not None:
+            found = (self.user, self.password or "")
+        return found
+
     @classmethod
     def from_env(cls, public: str, env: Mapping[str, str] | None = None) -> RemoteSettings:
         env = os.environ if env is None else env
-        private = env.get(ENV_PRIVATE, "").strip()
+        given: dict[str, tuple[str, str]] = {}
+        public = without_credentials(public, given)
+        private = without_credentials(env.get(ENV_PRIVATE, "").strip(), given)
         if not private:
             raise BadRequest(
                 f"--store {public}: a remote store needs a second dataset for unpublished "
@@ -129,7 +142,21 @@ class RemoteSettings:
             password=env.get("GERBIL_QA_STORE_PASSWORD") or None,
             timeout=timeout,
             work_dir=Path(work) if work else default_work_dir(public),
+            url_credentials=given,
         )
+
+
+def without_credentials(url: str, found: dict[str, tuple[str, str]]) -> str:
+    """``url`` without its ``user:password@`` part, which goes into ``found`` under it."""
+    from urllib.parse import unquote
+
+    parts = urlsplit(url)
+    if not is_remote(url) or parts.username is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    bare = parts._replace(netloc=host).geturl()
+    found[bare] = (unquote(parts.username), unquote(parts.password or ""))
+    return bare
 
 
 def default_work_dir(url: str) -> Path:
@@ -154,6 +181,13 @@ class RemoteDataset:
         self.store_url = root + store
         self._http = http  # a urllib3 PoolManager, shared by both datasets
         self._timeout = settings.timeout
+        import urllib3
+
+        credentials = settings.credentials(url)
+        # sent with every request (urllib3 drops a pool's own headers when a request has any)
+        self._auth: dict[str, str] = (
+            urllib3.make_headers(basic_auth=":".join(credentials)) if credentials else {}
+        )
 
     # -- reading -------------------------------------------------------------------------
     def query(self, query: str, **options: Any) -> Any:
@@ -416,7 +450,7 @@ class RemoteDataset:
 
         import urllib3
 
-        headers = {"Accept": accept}
+        headers = {**self._auth, "Accept": accept}
         if content_type is not None:
             headers["Content-Type"] = f"{content_type}; charset=utf-8"
         target = f"{url}?{urlencode(params)}" if params else url
@@ -453,10 +487,19 @@ def _media(response: Any) -> str:
 
 
 def _raise_for(response: Any, url: str) -> None:
-    if response.status >= 400:
+    if response.status < 400:
+        return
+    if response.status in (401, 403):
+        detail = (
+            "it refused the credentials, or wants some: give them in the URL "
+            "(http://user:password@host/) or in GERBIL_QA_STORE_USER and GERBIL_QA_STORE_PASSWORD"
+        )
+    elif _media(response) == "text/html":  # a proxy's error page: its title says as much
+        detail = response.reason or "an HTML error page"
+    else:
         text = response.data.decode("utf-8", "replace").strip().splitlines()
-        detail = text[0][:300] if text else str(response.status)
-        raise StoreUnavailable(f"the store at {url} answered {response.status}: {detail}")
+        detail = text[0][:300] if text else str(response.reason or response.status)
+    raise StoreUnavailable(f"the store at {url} answered {response.status}: {detail}")
 
 
 def _is_blank(term: Any) -> bool:
@@ -476,11 +519,8 @@ class RemoteStore:
         import urllib3
 
         self.settings = settings
-        headers = {}
-        if settings.user is not None:
-            headers = urllib3.make_headers(basic_auth=f"{settings.user}:{settings.password or ''}")
         # no proxy from the environment: the operator's store, reached as named
-        http = urllib3.PoolManager(num_pools=4, maxsize=32, headers=headers)
+        http = urllib3.PoolManager(num_pools=4, maxsize=32)
         self._http = http
         # typed Any like the embedded store's (the protocol's attributes are QuadReaders)
         self.public: Any = RemoteDataset(settings.public, settings, http)
