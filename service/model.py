@@ -298,6 +298,13 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.questions)
 
+    @property
+    def label(self) -> str:
+        """How results name it: its id, else its file's name."""
+        from pathlib import PurePath
+
+        return self.id or (PurePath(self.source).name if self.source else "dataset")
+
     def __iter__(self) -> Iterator[Question]:
         return iter(self.questions)
 

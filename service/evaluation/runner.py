@@ -13,7 +13,6 @@ The order of work is fixed so that a remote KB is asked a bounded number of time
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, Problem
@@ -140,7 +139,7 @@ class _Queries:
         return shape
 
 
-def _has_text(question: Question, language: str) -> bool:
+def has_text(question: Question, language: str) -> bool:
     """A question is asked in ``language`` when it has a string or keywords in it, or in no
     stated language (``""``: a TSV file read without one). A question with no texts at all
     (TSV ``expected.tsv`` alone) is never skipped."""
@@ -163,7 +162,7 @@ def _cases(dataset: Dataset, run: SystemRun, language: str) -> list[_Case]:
     cases: list[_Case] = []
     for q in dataset.questions:
         answer = run.get(q.id)
-        if not _has_text(q, language):
+        if not has_text(q, language):
             status = QuestionStatus.NO_TEXT
         elif answer is None:
             status = QuestionStatus.MISSING
@@ -358,7 +357,7 @@ def evaluate(
 
     used_kb = kb is not None and prof.uses_kb
     return Evaluation(
-        dataset=dataset.id or (Path(dataset.source).name if dataset.source else "dataset"),
+        dataset=dataset.label,
         system=run.system,
         profile=prof,
         language=lang,

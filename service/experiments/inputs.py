@@ -17,6 +17,7 @@ from service.errors import BadRequest, FormatError, Problem
 from service.experiments.spec import CatalogueDataset, DatasetSource, FileRef
 
 if TYPE_CHECKING:
+    from service.evaluation.profiles import Profile
     from service.evaluation.results import Evaluation
     from service.formats.base import Limits
     from service.model import Dataset, SystemRun
@@ -213,6 +214,19 @@ def check_scored(evaluation: Evaluation, dataset: Dataset) -> None:
     records = [qs for task in evaluation.tasks.values() for qs in task.questions]
     if records and any(qs.status is not QuestionStatus.NO_TEXT for qs in records):
         return
+    raise _no_text(evaluation.dataset, dataset, evaluation.language, evaluation.profile)
+
+
+def check_has_text(dataset: Dataset, language: str, profile: Profile) -> None:
+    """Refuse, before a run, a language no question of the dataset has a text in: every
+    question would be skipped (what :func:`check_scored` says after the run)."""
+    from service.evaluation.runner import has_text
+
+    if not any(has_text(q, language) for q in dataset.questions):
+        raise _no_text(dataset.label, dataset, language, profile)
+
+
+def _no_text(name: str, dataset: Dataset, language: str, profile: Profile) -> BadRequest:
     languages = sorted(  # where some text is there: an empty string is no question
         {
             t.language
@@ -222,10 +236,10 @@ def check_scored(evaluation: Evaluation, dataset: Dataset) -> None:
         }
     )
     has = f"it has questions in {', '.join(languages)}" if languages else "it has no question text"
-    raise BadRequest(
-        f"every question of {evaluation.dataset} was skipped: none has text in language "
-        f"{evaluation.language!r} (the {evaluation.profile.name} profile's default is "
-        f"{evaluation.profile.default_language!r}); {has}. Choose one with --lang "
+    return BadRequest(
+        f"every question of {name} was skipped: none has text in language "
+        f"{language!r} (the {profile.name} profile's default is "
+        f"{profile.default_language!r}); {has}. Choose one with --lang "
         '(the API: "language"; the run and compare pages: the "Language" field)'
     )
 

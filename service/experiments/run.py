@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from service.errors import BadRequest
-from service.experiments.inputs import Files, check_scored, read_dataset
+from service.experiments.inputs import Files, check_has_text, check_scored, read_dataset
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Cancelled, Obtained, SystemContext, check_name
 
@@ -328,6 +328,8 @@ def prepare(
         return files
     read = _registered_version(spec, storage) if storage is not None else spec
     dataset = read_dataset(read.dataset, files, language=language, gold=spec.gold)
+    for asked in () if language is None else languages:  # each one must ask something
+        check_has_text(dataset, asked, profile)
     language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first
     ignore = _NeverSet()
     for index, system in enumerate(spec.systems):

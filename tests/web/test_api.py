@@ -24,6 +24,25 @@ def count(server) -> int:
     return len(server.storage.experiments.listing(include_private=True))
 
 
+def test_a_language_no_question_is_in_is_refused_before_an_id(server) -> None:
+    """Submitted in German on an English dataset, the run used to get an id and a 202, then
+    end as an error once every question was skipped; now the submission is refused."""
+    before = count(server)
+    body = {
+        "dataset": {"content": QUESTIONS, "filename": "solar.json"},
+        "systems": [{"name": "json-strong", "answers": STRONG}],
+        "language": "de",
+        "kb": "demo",
+    }
+    response = server.post("api/experiments", json=body)
+    assert response.status_code == 400, response.text
+    assert "none has text in language 'de'" in response.text
+    assert "it has questions in en" in response.text
+    assert count(server) == before
+    body["language"] = "en"  # the same submission in its language goes through
+    assert server.post("api/experiments", json=body).status_code == 202
+
+
 def test_submit_json_and_read_results(server) -> None:
     body = {
         "dataset": {"content": QUESTIONS, "filename": "solar.json"},
