@@ -162,3 +162,36 @@ def test_a_remote_stores_job_state_is_not_in_its_dumps_or_checks(pair: RemotePai
         finally:
             workspace.remove("jobs/5")
             workspace.remove("files/" + "0" * 64)
+
+
+def test_a_registered_dataset_version_runs_on_a_remote_store(
+    pair: RemotePair, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version's file kept in the private dataset is read back (through the local cache,
+    for the readers that take a path) when an experiment names the version."""
+    import hashlib
+
+    from service import catalog, formats
+    from service.experiments.inputs import Files
+    from service.experiments.run import run_experiment
+    from service.experiments.spec import CatalogueDataset
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    name = "text2sparql-2025-ck25"
+    dataset = catalog.load(name)
+    data = formats.write(dataset, "qald-json")
+    data = data if isinstance(data, bytes) else data.encode("utf-8")
+    sha = hashlib.sha256(data).hexdigest()
+    with open_storage(pair.url) as storage:
+        assert storage.workspace is not None
+        keep(storage.workspace, sha, data)
+        storage.catalogue.register_version(name, dataset, kb="test", version="v2", file_sha256=sha)
+        answers = FileRef.upload("gold.json", data)
+        spec = ExperimentSpec(CatalogueDataset(name, version="v2"), (AnswerFile("gold", answers),))
+        outcome = run_experiment(spec, storage=storage, files=Files({answers.sha256 or "": data}))
+        assert outcome.ticket is not None
+        [evaluation] = outcome.evaluations
+        assert "version v2" in evaluation.dataset
+        assert evaluation.tasks["QA"].measures["macroF1"] > 0.9  # type: ignore[index]
+        assert storage.work_dir is not None
+        assert (storage.work_dir / "cache" / "files" / sha).read_bytes() == data
