@@ -311,7 +311,9 @@ def form() -> tuple[str, int] | str:
     try:
         found = compare_stored(tasks, request.args, form=True)
     except ServiceError as err:
-        return _page(error=err), err.status
+        # no row ticked is the form's own state (its button pressed early), not a bad request:
+        # the page says how to tick, with 200 like the form itself
+        return _page(error=err), err.status if tasks else 200
     return _page(found=found)
 
 

@@ -238,7 +238,7 @@ def test_compare_with_no_row_ticked_says_so(server) -> None:
     board = server.get("leaderboards").text
     assert '<input type="hidden" name="measure"' in board.split('id="compare-selected"')[1]
     page = server.get("compare", params={"measure": "macroF1"})  # what that button sends
-    assert page.status_code == 400
+    assert page.status_code == 200  # the form's own state: a crawl of the site follows it
     assert _error(page.text).startswith("Tick two to 20 rows on a leaderboard to compare them")
     assert "(0 are ticked)" in _error(page.text)
     plain = server.get("compare")  # from the navigation: the form, no error
