@@ -29,7 +29,7 @@ run: install
 # tests/layers.py). Options are in pyproject.toml, so `.venv/bin/pytest` alone does the same.
 test: install
 	bash scripts/ensure-debian browser chromium chromium-driver:chromedriver
-	bash scripts/ensure-debian proxy nginx-light:nginx
+	bash scripts/ensure-debian proxy nginx
 	$(PY) -m pytest
 
 bench: install

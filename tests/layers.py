@@ -136,7 +136,7 @@ LAYERS = (
         "proxy",
         needs_proxy,
         missing_proxy,
-        "install it with `sudo apt-get install nginx-light` (`make test` does this itself when "
+        "install it with `sudo apt-get install nginx` (`make test` does this itself when "
         "it runs as root or with passwordless sudo)",
     ),
     Layer(
