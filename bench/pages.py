@@ -333,6 +333,7 @@ def main() -> None:
                 ("home (one dataset's top 15)", "/"),
                 (f"dataset {ds} (its leaderboard)", f"/dataset/{ds}"),
                 ("experiments, page 1", "/experiments"),
+                ("systems (each with its public experiments)", "/systems"),
             ):
                 row(name, timed(client, state, path, args.repeat))
             print(f"\nthe 408-question experiment {eid}, cold:")

@@ -392,22 +392,26 @@ class SystemRow:
 
 
 def systems() -> list[SystemRow]:
-    """Systems with public results and the number of public experiments that used each: the
-    typed systems (a few) joined to the experiments' ``prov:used`` links, then a label each."""
+    """Systems with public results and, for each, the public experiments its page's history
+    lists (QA rows, the newest revisions only): the typed systems (a few) joined to the
+    experiments' ``prov:used`` links, their rows counted (``leaderboard_counts_query``), then
+    a label each."""
     import pyoxigraph as ox
 
     public = services().storage.public
-    rows = _select(
-        """SELECT ?system (COUNT(?exp) AS ?n) WHERE {
-  ?system a gqa:System . ?exp prov:used ?system
-} GROUP BY ?system"""
+    used = _select(
+        "SELECT ?system WHERE { ?system a gqa:System . FILTER EXISTS { ?exp prov:used ?system } }"
     )
+    shown = {
+        _v(r["system"]): int(_v(r["n"]) or 0)
+        for r in _rows(public.query(leaderboard_counts_query(by=("system", "experiment"))))
+    }
     label, default = ox.NamedNode(RDFS + "label"), ox.DefaultGraph()
     out = []
-    for r in rows:
+    for r in used:
         given = next(public.quads_for_pattern(r["system"], label, None, default), None)
         uri = _v(r["system"]) or ""
-        out.append(SystemRow(uri, given.object.value if given else local(uri), int(r["n"].value)))
+        out.append(SystemRow(uri, given.object.value if given else local(uri), shown.get(uri, 0)))
     return sorted(out, key=lambda s: s.label.lower())
 
 

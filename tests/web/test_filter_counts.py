@@ -1,10 +1,10 @@
 """The counts the pages print next to a choice are counts of what that choice shows: each value
 of the leaderboards' filters (dataset, language, profile, and "all") counts the rows the
 leaderboard lists with that value chosen and the other filters as they are; the home page's
-datasets count the rows of their leaderboards. On a server of its own, with results that used
-to be miscounted: an experiment (it carries a profile too), a run in two languages (its
-per-question results carry a language), sub-experiment tasks, and an experiment a published
-revision re-scores."""
+datasets count the rows of their leaderboards; the systems list counts the experiments each
+system's history lists. On a server of its own, with results that used to be miscounted: an
+experiment (it carries a profile too), a run in two languages (its per-question results carry
+a language), sub-experiment tasks, and an experiment a published revision re-scores."""
 
 from __future__ import annotations
 
@@ -154,3 +154,18 @@ def test_home_page_counts_what_each_dataset_leaderboard_lists(counted: Server) -
         dataset = counted.get(f"dataset/{name}", params={"size": 500}).text
         table = dataset.split('<h2 id="leaderboard">', 1)[1].split("</table>", 1)[0]
         assert int(count) == len(re.findall(r'<td><a href="[^"]+/task/\d+">', table)), name
+
+
+def test_systems_list_counts_the_experiments_each_history_lists(counted: Server) -> None:
+    page = counted.get("systems").text
+    rows = re.findall(
+        r'<tr><th scope="row"><a href="([^"]+)">[^<]*</a></th><td class="num">(\d+)</td>', page
+    )
+    assert len(rows) == 6  # the demo's three, and strong, partial, baseline
+    for uri, count in rows:
+        history = counted.get(uri.replace(counted.url, ""), params={"size": 500}).text
+        table = history.split('id="history"', 1)[1]
+        experiments = set(re.findall(r'<td><a href="[^"]+/experiment/(\d+)/task/\d+">', table))
+        assert int(count) == len(experiments), uri
+    api = {s["uri"]: s["experiments"] for s in counted.get("api/systems").json()["systems"]}
+    assert api == {uri: int(count) for uri, count in rows}
