@@ -114,3 +114,54 @@ def leaderboard_query(
         + f"\n}}\nORDER BY {order}?task"
         + (f"\nLIMIT {int(limit)}" if limit is not None else "")
     )
+
+
+# What a count may group rows by, and the predicate each is read from.
+_COUNTED = {
+    "dataset": "gerbil:dataset",
+    "language": "gqa:language",
+    "profile": "gqa:profile",
+    "system": "gerbil:annotator",
+}
+
+
+def leaderboard_counts_query(
+    *, by: tuple[str, ...] = ("dataset", "language", "profile"), experiment_type: str = "QA"
+) -> str:
+    """How many rows :func:`leaderboard_query` gives for ``experiment_type``, per combination
+    of the ``by`` variables (``?n``); with ``"experiment"`` among them, the rows' experiments.
+
+    The same rows, read another way: each dimension by one scan of its predicate, joined on
+    the task in memory (subqueries; the leaderboard's pattern costs an index lookup per task
+    and triple, ten times the time: 90 ms against 10 ms at 5,000 experiments). A ``gqa:Task``
+    has exactly one experiment, system, dataset, type, language and profile (``gqash:Task``),
+    so the leaderboard's other triples hold for each; the experiment is looked up per task
+    only when asked (``qb:dataSet`` is also on every per-question result: a scan would read
+    them all); the tasks of an experiment a published revision re-scores (few) are left out.
+
+    >>> "GROUP BY ?dataset ?language ?profile" in leaderboard_counts_query()
+    True
+    """
+    if not experiment_type.isidentifier():
+        raise ValueError(f"not an experiment type: {experiment_type!r}")
+    unknown = [v for v in by if v not in _COUNTED and v != "experiment"]
+    if unknown or not by:
+        raise ValueError(f"not a leaderboard dimension: {unknown or by!r}")
+    scans = "".join(
+        f"\n  {{ SELECT ?task ?{v} WHERE {{ ?task {_COUNTED[v]} ?{v} }} }}"
+        for v in by
+        if v in _COUNTED
+    )
+    experiment = "\n  ?task qb:dataSet ?experiment ." if "experiment" in by else ""
+    groups = " ".join(f"?{v}" for v in by if v != "experiment")
+    counted = "?experiment" if "experiment" in by else "?task"
+    return (
+        PREFIXES
+        + f"SELECT {groups} (COUNT(DISTINCT {counted}) AS ?n) WHERE {{"
+        + f"\n  {{ SELECT ?task WHERE {{ ?task gerbil:experimentType gerbil:{experiment_type} }} }}"
+        + "\n  { SELECT ?task WHERE { ?task a gqa:Task } }"
+        + scans
+        + experiment
+        + "\n  MINUS { ?revision prov:wasRevisionOf ?old . ?task qb:dataSet ?old }"
+        + f"\n}}\nGROUP BY {groups}"
+    )

@@ -15,7 +15,11 @@ from typing import Any
 from urllib.parse import unquote
 
 from service.graph.dcat import language_code
-from service.graph.queries import LEADERBOARD_MEASURES, leaderboard_query
+from service.graph.queries import (
+    LEADERBOARD_MEASURES,
+    leaderboard_counts_query,
+    leaderboard_query,
+)
 from service.graph.terms import DCT, OWL, PROV, QB, RDF, RDFS
 from service.graph.uris import GERBIL, GQA
 from service.web.pages import csv_table, local
@@ -247,36 +251,71 @@ def papers(experiments: Iterable[str]) -> dict[str, tuple[str, ...]]:
     return {exp: tuple(sorted(papers)) for exp, papers in found.items()}
 
 
-def used_values(predicate: str) -> list[tuple[str, int]]:
-    """The values of a task dimension (``gqa:language``, ``gqa:profile``) in public results
-    and how many tasks have each: one scan of the predicate, grouped in Oxigraph."""
-    rows = _select(
-        f"""SELECT ?v (COUNT(?task) AS ?n) WHERE {{ ?task {_iri(predicate)} ?v }}
-GROUP BY ?v ORDER BY DESC(?n) ?v"""
+@dataclass(frozen=True, slots=True)
+class RowCounts:
+    """How many leaderboard rows of one experiment type each (dataset, language, profile)
+    has, from one grouped query: every filter's counts are sums of these, so each value's
+    count is the number of rows the leaderboard shows with that value chosen and the other
+    filters as they are."""
+
+    cells: tuple[tuple[tuple[str, str, str], int], ...]  # (dataset, language, profile), rows
+
+    def total(self, chosen: Sequence[str | None]) -> int:
+        """Rows with each dimension (dataset, language, profile) as ``chosen``: an IRI each,
+        None for any."""
+        return sum(
+            n
+            for values, n in self.cells
+            if all(want is None or values[d] == want for d, want in enumerate(chosen))
+        )
+
+    def count(self, dimension: int, value: str, chosen: Sequence[str | None]) -> int:
+        """Rows with ``value`` in ``dimension`` (0 dataset, 1 language, 2 profile) and the
+        other dimensions as ``chosen``."""
+        return self.total([value if d == dimension else c for d, c in enumerate(chosen)])
+
+    def values(self, dimension: int) -> list[str]:
+        """The values ``dimension`` has in any row, most rows first (then by IRI)."""
+        totals: dict[str, int] = {}
+        for values, n in self.cells:
+            totals[values[dimension]] = totals.get(values[dimension], 0) + n
+        return sorted(totals, key=lambda v: (-totals[v], v))
+
+
+def row_counts(experiment_type: str = "QA") -> RowCounts:
+    """The leaderboard rows of ``experiment_type`` counted per dataset, language and profile
+    (``leaderboard_counts_query``, grouped in Oxigraph)."""
+    query = leaderboard_counts_query(experiment_type=experiment_type)
+    found = _rows(services().storage.public.query(query))
+    return RowCounts(
+        tuple(
+            (
+                (_v(r["dataset"]) or "", _v(r["language"]) or "", _v(r["profile"]) or ""),
+                int(r["n"].value),
+            )
+            for r in found
+        )
     )
-    return [(_v(r["v"]) or "", int(_v(r["n"]) or 0)) for r in rows]
 
 
 @dataclass(frozen=True, slots=True)
 class DatasetUse:
-    """A dataset with public results, and how many task results (of any experiment type)."""
+    """A dataset with public results, and how many leaderboard rows (of the counted
+    experiment type, with the other filters as chosen)."""
 
     uri: str
     name: str
     tasks: int
 
 
-def datasets_with_results() -> list[DatasetUse]:
-    """Datasets that public tasks used, most used first: one scan of ``gerbil:dataset``
-    grouped in Oxigraph (joining each task to its experiment type would cost a RocksDB seek
-    per task, ten times the scan; every experiment has QA tasks anyway)."""
-    rows = _select(
-        """SELECT ?dataset (COUNT(?task) AS ?n) WHERE { ?task gerbil:dataset ?dataset }
-GROUP BY ?dataset ORDER BY DESC(?n) ?dataset"""
-    )
+def datasets_with_results(
+    counts: RowCounts, chosen: Sequence[str | None] = (None, None, None)
+) -> list[DatasetUse]:
+    """Datasets with leaderboard rows, most rows first; each with its rows under ``chosen``
+    (the language and profile filters; the dataset's own is ignored)."""
     return [
-        DatasetUse(_v(r["dataset"]) or "", unquote(local(_v(r["dataset"]))), int(_v(r["n"]) or 0))
-        for r in rows
+        DatasetUse(uri, unquote(local(uri)), counts.count(0, uri, chosen))
+        for uri in counts.values(0)
     ]
 
 
@@ -353,22 +392,26 @@ class SystemRow:
 
 
 def systems() -> list[SystemRow]:
-    """Systems with public results and the number of public experiments that used each: the
-    typed systems (a few) joined to the experiments' ``prov:used`` links, then a label each."""
+    """Systems with public results and, for each, the public experiments its page's history
+    lists (QA rows, the newest revisions only): the typed systems (a few) joined to the
+    experiments' ``prov:used`` links, their rows counted (``leaderboard_counts_query``), then
+    a label each."""
     import pyoxigraph as ox
 
     public = services().storage.public
-    rows = _select(
-        """SELECT ?system (COUNT(?exp) AS ?n) WHERE {
-  ?system a gqa:System . ?exp prov:used ?system
-} GROUP BY ?system"""
+    used = _select(
+        "SELECT ?system WHERE { ?system a gqa:System . FILTER EXISTS { ?exp prov:used ?system } }"
     )
+    shown = {
+        _v(r["system"]): int(_v(r["n"]) or 0)
+        for r in _rows(public.query(leaderboard_counts_query(by=("system", "experiment"))))
+    }
     label, default = ox.NamedNode(RDFS + "label"), ox.DefaultGraph()
     out = []
-    for r in rows:
+    for r in used:
         given = next(public.quads_for_pattern(r["system"], label, None, default), None)
         uri = _v(r["system"]) or ""
-        out.append(SystemRow(uri, given.object.value if given else local(uri), int(r["n"].value)))
+        out.append(SystemRow(uri, given.object.value if given else local(uri), shown.get(uri, 0)))
     return sorted(out, key=lambda s: s.label.lower())
 
 

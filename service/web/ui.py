@@ -69,7 +69,7 @@ def home() -> BaseResponse:
     asked = request.args.get("dataset") or None
 
     def render() -> str:
-        used = listings.datasets_with_results()
+        used = listings.datasets_with_results(listings.row_counts("QA"))
         chosen = next((d for d in used if d.name == asked), None) if asked else None
         if chosen is None and used and asked is None:
             chosen = used[0]
@@ -159,26 +159,24 @@ def leaderboards() -> BaseResponse:
     """Leaderboards filtered by dataset, language, profile and experiment type, sorted by any
     measure on the server (``?dataset=…&language=…&profile=…&type=…&sort=…&page=N``):
     the published leaderboard query sorted by that one measure, the shown rows' other measures
-    and papers read by index lookups. Without ``dataset``, the dataset with the most public
-    results (as on the home page); ``dataset=all`` ranks every dataset's results together."""
-    from service.graph.terms import language_iri
-    from service.graph.uris import GQA
-
+    and papers read by index lookups. Without ``dataset``, the dataset with the most rows of
+    the experiment type (as on the home page, QA); ``dataset=all`` ranks every dataset's results
+    together. Each filter value shows its rows (``listings.RowCounts``)."""
     chosen = LeaderboardFilter.from_args(request.args)
     page = listings.page_from(request.args)
 
     def render() -> str:
-        uris = services().storage.uris
-        used = listings.datasets_with_results()
+        counts = listings.row_counts(chosen.experiment_type)
+        ranked = listings.datasets_with_results(counts)
         # one dataset unless all are asked for: a ranking across datasets compares little, and
         # sorting every task of every dataset is what costs (~0.5 s at 5,000 experiments)
-        dataset = chosen.dataset or (used[0].name if used else ALL_DATASETS)
+        dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
         shown_filter = replace(chosen, dataset=dataset)
-        profile_iri = get_profile(chosen.profile).iri if chosen.profile else None
+        filters = _filter_iris(shown_filter)
         rows = listings.leaderboard(
-            dataset=None if dataset == ALL_DATASETS else uris.dataset(dataset),
-            language=language_iri(chosen.language) if chosen.language else None,
-            profile=profile_iri,
+            dataset=filters[0],
+            language=filters[1],
+            profile=filters[2],
             experiment_type=chosen.experiment_type,
             measures=(chosen.sort,),
             limit=page.size + 1,
@@ -202,6 +200,7 @@ def leaderboards() -> BaseResponse:
             if comparable
             else {}
         )
+        choices = _filter_choices(counts, shown_filter, filters)
         return render_template(
             "leaderboards.html",
             chosen=shown_filter,
@@ -210,13 +209,8 @@ def leaderboards() -> BaseResponse:
             papers=listings.papers(r.experiment for r in shown),
             columns=columns,
             sortable=sortable_measures(),
-            datasets=used,
+            **choices,
             all_datasets=ALL_DATASETS,
-            languages=[(local(v), n) for v, n in listings.used_values(GQA + "language")],
-            profiles=[
-                (local(v).removeprefix("profile-"), n)
-                for v, n in listings.used_values(GQA + "profile")
-            ],
             types=[t.value for t in ExperimentType],
             page=page,
             has_next=len(rows) > page.size,
@@ -231,6 +225,50 @@ def leaderboards() -> BaseResponse:
         )
 
     return cached_page(("page:leaderboards", chosen, page), render)
+
+
+def _filter_iris(chosen: LeaderboardFilter) -> tuple[str | None, str | None, str | None]:
+    """The dataset, language and profile IRIs a filter keeps rows of (None: any)."""
+    from service.graph.terms import language_iri
+
+    dataset = chosen.dataset
+    return (
+        None if dataset in (None, ALL_DATASETS) else services().storage.uris.dataset(dataset),
+        language_iri(chosen.language) if chosen.language else None,
+        get_profile(chosen.profile).iri if chosen.profile else None,
+    )
+
+
+def _filter_choices(
+    counts: listings.RowCounts,
+    chosen: LeaderboardFilter,
+    filters: tuple[str | None, str | None, str | None],
+) -> dict[str, Any]:
+    """Each filter's values with the rows the leaderboard shows when that value is chosen and
+    the other filters stay as they are ("all" included); a chosen value without rows is
+    listed too (0), so the form shows what the page shows."""
+    datasets = listings.datasets_with_results(counts, filters)
+    if filters[0] is not None and filters[0] not in {d.uri for d in datasets}:
+        datasets.append(listings.DatasetUse(filters[0], chosen.dataset or "", 0))
+    languages = [(local(v), counts.count(1, v, filters)) for v in counts.values(1)]
+    if filters[1] is not None and filters[1] not in counts.values(1):
+        languages.append((chosen.language or "", 0))
+    profiles = [
+        (local(v).removeprefix("profile-"), counts.count(2, v, filters)) for v in counts.values(2)
+    ]
+    if filters[2] is not None and filters[2] not in counts.values(2):
+        profiles.append((chosen.profile or "", 0))
+    return {
+        "datasets": datasets,
+        "languages": languages,
+        "profiles": profiles,
+        # what each "all" option shows: that filter cleared, the others kept
+        "totals": [
+            counts.total([None if d == k else f for d, f in enumerate(filters)]) for k in range(3)
+        ],
+        # the profiles the rows shown mix (the notice), not every profile with results
+        "mixed": sum(1 for _, n in profiles if n),
+    }
 
 
 @bp.get("/experiments")

@@ -12,7 +12,7 @@ import pytest
 import rdflib
 from rdflib.compare import isomorphic
 
-from service.graph.queries import leaderboard_query
+from service.graph.queries import leaderboard_counts_query, leaderboard_query
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inside rdflib
 
@@ -41,14 +41,12 @@ def leaderboard_tasks(page_html: str) -> list[str]:
 
 
 def most_used_dataset(server) -> str:
-    query = """PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
-    PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
-    SELECT ?d (COUNT(?t) AS ?n) { ?t gerbil:dataset ?d }
-    GROUP BY ?d ORDER BY DESC(?n) ?d LIMIT 1"""
+    """The dataset with the most QA leaderboard rows (ties: the first IRI)."""
+    query = leaderboard_counts_query(by=("dataset",)) + "\nORDER BY DESC(?n) ?dataset LIMIT 1"
     answer = server.get(
         "sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"}
     ).json()
-    return answer["results"]["bindings"][0]["d"]["value"]
+    return answer["results"]["bindings"][0]["dataset"]["value"]
 
 
 def test_home_shows_one_dataset_and_the_newest_experiments(server, published) -> None:

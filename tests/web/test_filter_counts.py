@@ -1,0 +1,171 @@
+"""The counts the pages print next to a choice are counts of what that choice shows: each value
+of the leaderboards' filters (dataset, language, profile, and "all") counts the rows the
+leaderboard lists with that value chosen and the other filters as they are; the home page's
+datasets count the rows of their leaderboards; the systems list counts the experiments each
+system's history lists. On a server of its own, with results that used to be miscounted: an
+experiment (it carries a profile too), a run in two languages (its per-question results carry
+a language), sub-experiment tasks, and an experiment a published revision re-scores."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from service.paths import DEMO_DIR
+from tests.web.conftest import Server, start_server, stop_server
+
+FILTERS = ("dataset", "language", "profile")
+
+
+def _bilingual() -> bytes:
+    """The demo's questions, each also in German."""
+    doc = json.loads((DEMO_DIR / "questions.json").read_text())
+    for q in doc["questions"]:
+        q["question"].append(
+            {"language": "de", "string": "Auf Deutsch: " + q["question"][0]["string"]}
+        )
+    return json.dumps(doc).encode()
+
+
+def _run(server: Server, dataset: bytes, systems: tuple[str, ...], **form: str) -> dict:
+    files = [("dataset_file", ("questions.json", dataset))]
+    for name in systems:
+        files.append(
+            ("answers", (f"{name}.json", (DEMO_DIR / f"answers-{name}.json").read_bytes()))
+        )
+    response = server.post("api/experiments", files=files, data={"kb": "demo", **form})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    return ticket
+
+
+def _publish(server: Server, ticket: dict) -> None:
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    response = server.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    assert response.status_code == 200, response.text
+
+
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The demo (fair, English, three systems, every experiment type) and, published: a run of
+    two systems in English and German, and one pooled over both (exact); a QA-only run under
+    gerbil re-scored under fair, the revision published too (the old one is history)."""
+    server = start_server(tmp_path_factory.mktemp("counts-store"), demo=True, sparql_workers=1)
+    try:
+        questions = (DEMO_DIR / "questions.json").read_bytes()
+        _publish(
+            server, _run(server, _bilingual(), ("strong", "partial"), profile="fair", language="de")
+        )
+        _publish(
+            server, _run(server, _bilingual(), ("partial",), profile="exact", language="en,de")
+        )
+        old = _run(server, questions, ("baseline",), profile="gerbil", experiment_type="QA")
+        _publish(server, old)
+        auth = {"Authorization": f"Bearer {old['token']}"}
+        response = server.post(
+            f"api/experiments/{old['id']}/rescore", json={"profile": "fair"}, headers=auth
+        )
+        assert response.status_code == 202, response.text
+        revision = response.json()
+        server.wait_finished(revision["id"], revision["token"])
+        _publish(server, revision)
+        yield server
+    finally:
+        stop_server(server)
+
+
+def _options(html: str, name: str) -> dict[str, int]:
+    """A filter's options on the leaderboards page: value -> the count printed after it."""
+    select = re.search(rf'<select id="lb-{name}" name="{name}">(.*?)</select>', html, re.S)
+    assert select is not None, name
+    found = re.findall(r'<option value="([^"]*)"[^>]*>[^<]*\((\d+)\)</option>', select[1])
+    return {value: int(n) for value, n in found}
+
+
+def _tasks(html: str) -> list[str]:
+    """The rows a leaderboard lists (each row's compare box names its task)."""
+    return re.findall(r'<input type="checkbox" name="task" value="([^"]+)"', html)
+
+
+def _chosen(html: str, name: str) -> str:
+    select = re.search(rf'<select id="lb-{name}" name="{name}">(.*?)</select>', html, re.S)
+    assert select is not None
+    picked = re.search(r'<option value="([^"]*)" selected>', select[1])
+    return picked[1] if picked else ""
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {},
+        {"dataset": "all"},
+        {"dataset": "all", "language": "de"},
+        {"dataset": "all", "profile": "exact"},
+        {"language": "en", "profile": "fair"},
+        {"dataset": "all", "type": "C2KB"},
+        {"dataset": "all", "profile": "poleval"},
+    ],
+)
+def test_each_filter_value_counts_the_rows_it_shows(counted: Server, state: dict) -> None:
+    page = counted.get("leaderboards", params={**state, "size": 500}).text
+    # the filters as the page applied them (without a dataset: the one with the most rows)
+    applied = {**state, **{name: _chosen(page, name) for name in FILTERS}}
+    checked = 0
+    for name in FILTERS:
+        for value, count in _options(page, name).items():
+            shown = counted.get("leaderboards", params={**applied, name: value, "size": 500}).text
+            assert count == len(_tasks(shown)), (state, name, value)
+            checked += 1
+    assert checked >= 10
+
+
+def test_the_counts_the_demo_page_showed_wrongly(counted: Server) -> None:
+    """The demo's dataset: its QA rows whatever is counted (its profile said 14 where the
+    dataset and language said 13: the experiment, the other types' tasks counted too)."""
+    demo = counted.get(f"api/experiments/{counted.demo_id}").json()["dataset"].rsplit("/", 1)[1]
+    page = counted.get("leaderboards", params={"dataset": demo}).text
+    assert len(_tasks(page)) == 4  # the demo's three systems and the revision, not what it revises
+    assert _options(page, "profile") == {"": 4, "fair": 4, "exact": 0}
+    assert _options(page, "language") == {"": 4, "en": 4, "de": 0, "mul": 0}
+    assert _options(page, "dataset")[demo] == 4
+    assert 'id="mixed-profiles"' not in page  # every row shown is under fair
+    everything = counted.get("leaderboards", params={"dataset": "all"}).text
+    assert len(_tasks(everything)) == 9
+    # the pooled run: one task in "mul" and one per language (not its per-question results)
+    assert _options(everything, "language") == {"": 9, "en": 5, "de": 3, "mul": 1}
+    assert _options(everything, "profile") == {"": 9, "fair": 6, "exact": 3}
+    assert "These rows mix 2 profiles" in everything
+
+
+def test_home_page_counts_what_each_dataset_leaderboard_lists(counted: Server) -> None:
+    home = counted.get("", headers={"Accept": "text/html"}).text
+    listed = re.findall(
+        r'<a href="/\?dataset=([^"#]+)#leaderboard">[^<]*</a> <span class="muted">\((\d+)\)', home
+    )
+    current = re.findall(
+        r'<strong aria-current="page">([^<]+)</strong> <span class="muted">\((\d+)\)', home
+    )
+    assert len(listed) + len(current) == 2
+    for name, count in listed + current:
+        dataset = counted.get(f"dataset/{name}", params={"size": 500}).text
+        table = dataset.split('<h2 id="leaderboard">', 1)[1].split("</table>", 1)[0]
+        assert int(count) == len(re.findall(r'<td><a href="[^"]+/task/\d+">', table)), name
+
+
+def test_systems_list_counts_the_experiments_each_history_lists(counted: Server) -> None:
+    page = counted.get("systems").text
+    rows = re.findall(
+        r'<tr><th scope="row"><a href="([^"]+)">[^<]*</a></th><td class="num">(\d+)</td>', page
+    )
+    assert len(rows) == 6  # the demo's three, and strong, partial, baseline
+    for uri, count in rows:
+        history = counted.get(uri.replace(counted.url, ""), params={"size": 500}).text
+        table = history.split('id="history"', 1)[1]
+        experiments = set(re.findall(r'<td><a href="[^"]+/experiment/(\d+)/task/\d+">', table))
+        assert int(count) == len(experiments), uri
+    api = {s["uri"]: s["experiments"] for s in counted.get("api/systems").json()["systems"]}
+    assert api == {uri: int(count) for uri, count in rows}
