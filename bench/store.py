@@ -40,7 +40,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pyoxigraph as ox
 
@@ -197,7 +197,10 @@ class Cubes:
         ds_name = DATASETS[k % len(DATASETS)]
         system = SYSTEMS[self.rng.randrange(len(SYSTEMS))]
         ev = evaluation(2, system=system, dataset=ds_name, rng=self.rng)
-        record = ExperimentRecord(eid, (ev,), DatasetRef(ds_name, True), NOW, NOW, "bench", ())
+        # each its own end time, a minute apart, as real runs have (with one shared time every
+        # listing's sort fell back to comparing IRIs, which no real store does)
+        ended = NOW + timedelta(minutes=k)
+        record = ExperimentRecord(eid, (ev,), DatasetRef(ds_name, True), NOW, ended, "bench", ())
         graph = ox.NamedNode(uris.experiment_graph(eid))
         named = experiment_quads(record, uris, graph.value)
         exp = ox.NamedNode(uris.experiment(eid))
@@ -225,7 +228,8 @@ class Cubes:
                 triples.append((measure_iri(m), f'"{float(measures[m])!r}"^^<{XSD}double>'))
         lines = "".join(f"{task} <{p}> {o} .\n" for p, o in triples)
         lines += (
-            f'<{uris.experiment(eid)}> <{PROV}endedAtTime> "{NOW.isoformat()}"^^<{XSD}dateTime> .\n'
+            f"<{uris.experiment(eid)}> <{PROV}endedAtTime> "
+            f'"{ended.isoformat()}"^^<{XSD}dateTime> .\n'
         )
         if system not in self.labelled:
             self.labelled.add(system)
