@@ -5,6 +5,10 @@ executed once): the runner that wakes up writes nothing over the runner that too
   runner that claimed after it records;
 - a heartbeat renewed after the lease does not revive the lapsed claims: the runner goes on
   under a new name, and the claim stays with the runner that took it;
+- a claimer idle past its hold (the id reservations' claims beat only when they claim) names
+  its claim after the name it goes on under, so releasing it removes it: a claim named after
+  the lapsed name stayed live for a lease and the run's own claim on the new experiment lost
+  to it (every submission to a replica idle for 24 s stayed queued);
 - on the embedded store no one shares, claims hold and add no condition.
 """
 
@@ -86,6 +90,18 @@ def test_a_late_heartbeat_does_not_revive_lapsed_claims(storage: Storage) -> Non
     assert not held_by_a.holding()  # ... its old claim is not held
     assert b.holder(subject) == b.runner[1:-1]  # ... and B keeps the experiment
     assert not a.claim(subject)  # nor can A's new name take it while B beats
+
+
+def test_a_claim_after_an_idle_lapse_is_released_whole(storage: Storage) -> None:
+    ids, runner = _claims(storage, "ids"), _claims(storage, "runner")
+    assert ids.claim(storage.uris.experiment("202601010001"))
+    _lapse()  # idle: no beat between two reservations
+    subject = storage.uris.experiment("202601010002")
+    assert ids.claim(subject)
+    assert ids.generation == 1  # it went on under a new name ...
+    ids.release(subject)
+    assert not ids.claimed(subject)  # ... and its claim went with the release
+    assert runner.claim(subject)  # the run claims its new experiment at once
 
 
 def test_the_embedded_store_adds_no_condition(tmp_path: Path) -> None:
