@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from textwrap import dedent
+from urllib.parse import quote
 
 import pytest
 import requests
@@ -169,6 +170,24 @@ def test_credentials_reach_a_store_behind_a_proxy_and_never_show(
     refused = _evaluate(wrong + "oxigraph/public/", wrong + "oxigraph/private/")
     assert refused.returncode != 0 and "answered 401" in refused.stderr, refused.stderr
     assert PASSWORD not in refused.stdout + refused.stderr
+
+
+def test_a_password_a_url_cannot_hold_as_it_is_must_be_percent_encoded(
+    behind: tuple[RemotePair, str], tmp_path: Path
+) -> None:
+    _, url = behind
+    odd = "p@ss/w#rd?%x"
+    with (tmp_path / "nginx" / "users").open("a") as users:  # nginx reads it at each request
+        users.write(f"odd:{{PLAIN}}{odd}\n")
+    host = url.removeprefix("http://")
+    encoded = f"http://odd:{quote(odd, safe='')}@{host}"
+    done = _evaluate(encoded + "oxigraph/public/", encoded + "oxigraph/private/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    raw = f"http://odd:{odd}@{host}"
+    refused = _evaluate(raw + "oxigraph/public/", raw + "oxigraph/private/")
+    said = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "percent-encode" in said, said
+    assert not any(part in said for part in ("ss/w", "w#rd", "rd?%x")), said
 
 
 def test_the_fuseki_layout_routes_every_request_where_fuseki_has_it(
