@@ -130,7 +130,7 @@ def _stored(pair: RemotePair) -> int:
 
 
 def test_credentials_reach_a_store_behind_a_proxy_and_never_show(
-    behind: tuple[RemotePair, str],
+    behind: tuple[RemotePair, str], tmp_path: Path
 ) -> None:
     pair, url = behind
     public, private = url + "oxigraph/public/", url + "oxigraph/private/"
@@ -154,9 +154,11 @@ def test_credentials_reach_a_store_behind_a_proxy_and_never_show(
     assert done.returncode == 0, done.stderr[-2000:]
     # a replica on it: the public endpoint's queries go through with the credentials, the
     # health probe says nothing of them
+    log = tmp_path / "serve.log"
     served = Served(
         secret + "oxigraph/public/",
         base=DEFAULT_BASE,  # the store's, as `evaluate` made it
+        output=log,
         GERBIL_QA_PRIVATE_STORE=secret + "oxigraph/private/",
     )
     try:
@@ -166,6 +168,9 @@ def test_credentials_reach_a_store_behind_a_proxy_and_never_show(
         assert health.status_code == 200 and PASSWORD not in health.text, health.text
     finally:
         served.stop()
+    # the start banner named the store with its password
+    said = log.read_text()
+    assert "GERBIL QA serving" in said and PASSWORD not in said, said
     wrong = f"http://{USER}:not-{PASSWORD}@{url.removeprefix('http://')}"
     refused = _evaluate(wrong + "oxigraph/public/", wrong + "oxigraph/private/")
     assert refused.returncode != 0 and "answered 401" in refused.stderr, refused.stderr
