@@ -21,12 +21,14 @@ DEFAULT_BASE = "http://localhost:8080/"  # = service.graph.uris.DEFAULT_BASE (no
 SHOWN_FINDINGS = 20  # findings printed by `dataset load`; the rest are counted
 
 
-def _store_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+def _store_options(
+    parser: argparse.ArgumentParser, *, required: bool = True, new: str = DEFAULT_BASE
+) -> None:
     add_store_option(parser, required=required)
     parser.add_argument(
         "--base",
         metavar="URI",
-        help=f"base of minted URIs (default: the store's own; {DEFAULT_BASE} for a new store)",
+        help=f"base of minted URIs (default: the store's own; {new} for a new store)",
     )
 
 
@@ -41,7 +43,7 @@ def register(sub: Any) -> None:
     export.set_defaults(handler=_export)
 
     imp = sub.add_parser("import", help="restore a dump made by `gerbil-qa export`")
-    _store_options(imp)
+    _store_options(imp, new="the dump's")
     imp.add_argument("file", type=Path, help="an N-Quads (.nq) or TriG (.trig) dump")
     imp.set_defaults(handler=_import)
 
@@ -168,10 +170,16 @@ def _import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise BadRequest(f"{args.file}: no such file")
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
-    from service.graph.dumps import import_dump
+    from service.graph.dumps import dump_base, import_dump
+    from service.graph.store import stored_base
 
+    data = args.file.read_bytes()
+    if args.base is None and stored_base(_location(args)) is None:
+        # a new store is made with the dump's base (the default one would refuse the dump,
+        # and once made no --base could change it)
+        args.base = dump_base(data, format=fmt)
     with _open(args) as storage:
-        n = import_dump(storage, args.file.read_bytes(), format=fmt)
+        n = import_dump(storage, data, format=fmt)
     print(f"imported {n} quads from {args.file}")
     return 0
 

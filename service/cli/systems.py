@@ -430,6 +430,9 @@ def _cancel(args: argparse.Namespace) -> int:
         elif status.status not in ("running",):
             print(f"experiment {args.id} is {status.status}: nothing to cancel", file=sys.stderr)
             return 1
+    if status.status == "running":  # "running" alone read as if the cancel had not been taken
+        print(f"cancellation of {args.id} requested; the running service stops it")
+        return 0
     print(f"experiment {args.id}: {status.status}")
     return 0
 

@@ -119,9 +119,10 @@ def _serve(args: argparse.Namespace) -> int:
     server = None
     try:
         server = create_server(app, config, url_prefix=args.url_prefix)
-        print(
-            f"GERBIL QA serving {config.store} on http://{config.host}:{config.port}/ ", flush=True
-        )
+        from service.graph.remote import without_credentials
+
+        store = without_credentials(str(config.store), {})  # a remote URL's password: never
+        print(f"GERBIL QA serving {store} on http://{config.host}:{config.port}/ ", flush=True)
         print(f"  URIs under {config.base}; SPARQL endpoint {config.base}sparql", flush=True)
         server.run()
     except KeyboardInterrupt:

@@ -66,9 +66,11 @@ def rescore_spec(
     spec = ExperimentSpec.from_json(json.loads(text))
     asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
     if asked:
+        # it said to resume the experiment, which a finished one refuses
         raise BadRequest(
             f"systems {', '.join(asked)} were asked over the network; re-scoring reads files "
-            "only (resume the experiment to reuse their archived answers)"
+            f"only: download their archived answers from the experiment's files ({status.uri}) "
+            "and score them with gerbil-qa evaluate"
         )
     uploads: dict[str, bytes] = {}
 

@@ -272,7 +272,8 @@ class ExperimentRunner:
                     self._end(eid, Status.ERROR, "the submission did not complete (no job)")
                     continue
                 status = self.storage.experiments.status(eid).status
-                if status is Status.RUNNING:
+                # queued too: its replica stopped before claiming it (resume takes neither)
+                if status in (Status.RUNNING, Status.QUEUED):
                     self.storage.experiments.set_status(
                         eid, Status.INTERRUPTED, message="its runner stopped"
                     )

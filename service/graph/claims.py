@@ -177,12 +177,14 @@ class Claims:
         """Claim ``subject`` (an IRI); True when this runner holds it now (module docstring)."""
         if not self.shared:
             return True
-        g, s, mine = self.admin, f"<{subject}>", self._claim_node(subject)
-        self.beat()
+        self.beat()  # may go on under a new name: the claim is named after the name it beats
+        with self._beating:  # the name and its node together, never half renamed
+            runner, mine = self.runner, self._claim_node(subject)
+        g, s = self.admin, f"<{subject}>"
         self._update(
-            f"INSERT {{ GRAPH <{g}> {{ {s} {_CLAIM} {mine} . {mine} {_BY} {self.runner} ; "
+            f"INSERT {{ GRAPH <{g}> {{ {s} {_CLAIM} {mine} . {mine} {_BY} {runner} ; "
             f"{_AT} ?now }} }} WHERE {{ BIND(NOW() AS ?now) FILTER NOT EXISTS {{ GRAPH <{g}> {{ "
-            f"{s} {_CLAIM} ?c . ?c {_BY} ?r . {self._live()} FILTER(?r != {self.runner}) }} }} }}"
+            f"{s} {_CLAIM} ?c . ?c {_BY} ?r . {self._live()} FILTER(?r != {runner}) }} }} }}"
         )
         time.sleep(self.settle)
         if self.holder(subject) == self.runner[1:-1]:

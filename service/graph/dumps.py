@@ -74,6 +74,21 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
     return data or b""
 
 
+def dump_base(data: bytes, *, format: str = "nquads") -> str | None:
+    """The base of the store a dump was made from (its store marker); None: not said, or not
+    readable (:func:`import_dump` then says what is wrong)."""
+    import pyoxigraph as ox
+
+    marker, base = ox.NamedNode(STORE_MARKER), ox.NamedNode(GQA + "base")
+    try:
+        for quad in ox.parse(data, format=syntax_of(format).oxigraph_format()):
+            if quad.subject == marker and quad.predicate == base:
+                return str(getattr(quad.object, "value", "")) or None
+    except SyntaxError:
+        return None
+    return None
+
+
 def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int:
     """Restore a dump made by :func:`export` (whole store): each graph goes back to the
     dataset it belongs in. Returns the number of quads read."""

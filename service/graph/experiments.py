@@ -514,13 +514,15 @@ class ExperimentRepository:
         return quads
 
     def _settle_status(self, experiment_id: str) -> None:
-        """Drop the statuses a finished experiment had before (left by an insert-only record)."""
+        """Drop the statuses a finished experiment had before (left by an insert-only record),
+        and the phase its run was in (it showed a finished one as still "recording")."""
         exp = iri(self.uris.experiment(experiment_id))
         admin = self.uris.admin_graph
         self.store.update(
             Side.PRIVATE,
             f"DELETE {{ GRAPH <{admin}> {{ {exp} {_p('status')} ?s }} }} WHERE {{ "
-            f"GRAPH <{admin}> {{ {exp} {_p('status')} ?s }} FILTER(STR(?s) != 'finished') }}",
+            f"GRAPH <{admin}> {{ {exp} {_p('status')} ?s }} FILTER(STR(?s) != 'finished') }} ;\n"
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('progress')} ?phase }} }}",
         )
 
     def publish(self, experiment_id: str, *, now: datetime | None = None) -> ExperimentStatus:

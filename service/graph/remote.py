@@ -151,6 +151,14 @@ def without_credentials(url: str, found: dict[str, tuple[str, str]]) -> str:
     from urllib.parse import unquote
 
     parts = urlsplit(url)
+    if is_remote(url) and "@" in url[len(f"{parts.scheme}://{parts.netloc}") :]:
+        # a password's "/", "?" or "#" ended the host early: what follows was printed as the
+        # store's address (the password's tail with it), so none of the URL is named here
+        raise BadRequest(
+            "a store URL has '@' after its host: percent-encode the user and password "
+            "(@ as %40, / as %2F, ? as %3F, # as %23, % as %25, : as %3A) or set "
+            "GERBIL_QA_STORE_USER and GERBIL_QA_STORE_PASSWORD"
+        )
     if not is_remote(url) or parts.username is None:
         return url
     host = parts.netloc.rsplit("@", 1)[1]

@@ -77,7 +77,7 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
             path=COOKIE_PATH,
             httponly=True,
             samesite="Lax",
-            secure=services().config.secure_cookies,
+            secure=services().config.cookies_secure,
         )
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"

@@ -67,7 +67,8 @@ class WebConfig:
     # Networks that submitted web-service URLs may reach although not public, comma-separated
     # (e.g. "127.0.0.1/32" in tests, a lab subnet); the systems area's safety policy.
     allow_networks: str = ""
-    secure_cookies: bool = False  # mark the owner cookie Secure (set behind HTTPS)
+    # mark the owner cookie Secure; None: when the base is https (users come over TLS)
+    secure_cookies: bool | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def answer_limits(self):  # -> service.formats.Limits (imported lazily)
@@ -78,6 +79,13 @@ class WebConfig:
             max_answers_per_question=self.max_answers_per_question,
             max_answers_per_file=self.max_answers_per_file,
         )
+
+    @property
+    def cookies_secure(self) -> bool:
+        """Whether the owner cookie is ``Secure``: as set, else when the base is https."""
+        if self.secure_cookies is None:
+            return self.base.startswith("https://")
+        return self.secure_cookies
 
     @property
     def sparql_url(self) -> str:
@@ -102,7 +110,7 @@ def _convert(name: str, raw: Any, kind: Any) -> Any:
             return int(text)
         if kind in (float, "float"):
             return float(text)
-        if kind in (bool, "bool"):
+        if kind in (bool, "bool", "bool | None"):
             if isinstance(raw, bool):
                 return raw
             if text.strip().lower() in ("1", "true", "yes", "on"):

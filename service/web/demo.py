@@ -31,6 +31,7 @@ DEMO_SYSTEMS = (
     ("demo-baseline", DEMO_DIR / "answers-baseline.json"),
 )
 DEMO_MARKER = "gerbil-qa-demo"
+DEMO_CLAIM = "urn:gerbil-qa:demo"  # what a replica claims to compute it (service.graph.claims)
 
 
 def configured_kbs(config: WebConfig) -> dict[str, tuple[str, ...]]:
@@ -46,8 +47,31 @@ def configured_kbs(config: WebConfig) -> dict[str, tuple[str, ...]]:
     return kbs
 
 
-def ensure_demo(state: Services) -> str:
-    """Compute, record and publish the demo experiment unless the store has it; its id."""
+def ensure_demo(state: Services) -> str | None:
+    """Compute, record and publish the demo experiment unless the store has it; its id (None:
+    another replica is computing it)."""
+    found = _demo_id(state)
+    if found is not None:
+        return found
+    # replicas started together on a new remote store each computed one (two demos)
+    claims = state.runner.claims
+    if not claims.claim(DEMO_CLAIM):
+        log.info("the demo experiment is computed by another replica")
+        return None
+    try:
+        return _demo_id(state) or _compute_demo(state)
+    finally:
+        claims.release(DEMO_CLAIM)
+
+
+def _demo_id(state: Services) -> str | None:
+    for status in state.storage.experiments.listing(include_private=True):
+        if status.job and DEMO_MARKER in status.job and status.public:
+            return status.id
+    return None
+
+
+def _compute_demo(state: Services) -> str:
     from service.experiments.spec import (
         ExperimentSpec,
         FileDataset,
@@ -57,10 +81,6 @@ def ensure_demo(state: Services) -> str:
     )
     from service.experiments.systems import AnswerFile
 
-    experiments = state.storage.experiments
-    for status in experiments.listing(include_private=True):
-        if status.job and DEMO_MARKER in status.job and status.public:
-            return status.id
     spec = ExperimentSpec(
         dataset=FileDataset(FileRef.local(DEMO_QUESTIONS)),
         systems=tuple(

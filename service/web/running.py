@@ -125,7 +125,7 @@ def submitted() -> BaseResponse | tuple[str, int]:
         path=COOKIE_PATH,
         httponly=True,
         samesite="Lax",
-        secure=state.config.secure_cookies,
+        secure=state.config.cookies_secure,
     )
     return response
 

@@ -180,3 +180,16 @@ def test_answer_files_are_read_not_asked_in_the_progress() -> None:
     assert second["activity"] == "read, waiting to be scored"
     assert second["done"] == second["total"] == 14
     assert "strong 14/14 answers read" in first_scored.text()
+
+
+def test_a_finished_run_keeps_no_phase(tmp_path: Path) -> None:
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        runner = ExperimentRunner(storage, workers=1)
+        ticket = runner.submit(spec, uploads=uploads)
+        runner.wait(ticket.id, timeout=60)
+        runner.close()
+        status = storage.experiments.status(ticket.id)
+    # it kept "recording", the phase it was in before its record: the API and `progress`
+    # showed a finished experiment as still recording
+    assert status.status is Status.FINISHED and status.progress is None, status

@@ -295,3 +295,32 @@ def test_cancel_from_the_command_line_reaches_a_running_job(setup: dict[str, Any
         runner.wait(eid, timeout=20)
         assert graph.experiments.status(eid).status == "cancelled"
         runner.close()
+
+
+def test_cancel_from_the_command_line_on_a_remote_store_says_it_was_requested(
+    setup: dict[str, Any], tmp_path: Path
+) -> None:
+    from tests.remote import environment, remote_pair
+
+    with remote_pair(tmp_path) as pair, environment(pair.env):
+        graph = open_storage(pair.url, catalog=False)
+        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
+        assert runner.jobs is not None
+        eid = runner.submit(_spec(setup, concurrency=1)).id
+        while not runner.jobs.answers(eid, 0):
+            time.sleep(0.02)
+        cancelled = subprocess.run(
+            [*GERBIL_QA, "cancel", "--store", pair.url, eid],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            cwd=ROOT,
+            timeout=60,
+        )
+        # it printed "experiment …: running", as if the cancel had not been taken
+        assert cancelled.returncode == 0, cancelled.stderr
+        assert "cancellation of" in cancelled.stdout and "requested" in cancelled.stdout
+        runner.wait(eid, timeout=20)
+        assert graph.experiments.status(eid).status == "cancelled"
+        runner.close()
+        graph.close()

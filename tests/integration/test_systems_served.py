@@ -366,3 +366,28 @@ def test_dataset_refresh_makes_a_new_version(files: dict[str, Path], tmp_path: P
         )
         bonn = graph.uris.version_question(name, version.version, "1")
         assert graph.public.query(f"ASK {{ <{bonn}> <{gqa}goldAnswer> <{DBR}Bonn> }}")
+
+
+def test_rescoring_a_web_service_run_names_its_archived_answers(
+    files: dict[str, Path], gold: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+    from service.experiments import asked
+    from service.experiments.runner import ExperimentRunner
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+    from service.graph.experiments import Status
+    from service.graph.store import open_storage
+
+    spec = ExperimentSpec(
+        FileDataset(FileRef.local(files["dataset"])), (asked.WebService("gold", gold),)
+    )
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        runner = ExperimentRunner(storage, workers=1, policy=LOCAL)
+        ticket = runner.submit(spec)
+        runner.wait(ticket.id, timeout=60)
+        runner.close()
+        assert storage.experiments.status(ticket.id).status is Status.FINISHED
+    assert main(["rescore", ticket.id, "--store", str(tmp_path / "store")]) != 0
+    said = capsys.readouterr().err
+    # it said to resume the experiment, which refuses a finished one
+    assert "resume" not in said and ticket.uri in said and "gerbil-qa evaluate" in said, said

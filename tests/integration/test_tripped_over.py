@@ -101,6 +101,12 @@ def test_store_commands_take_the_base_from_the_store(tmp_path: Path) -> None:
         "answers-partial.json"), "--store", str(again), "--base", base)  # fmt: skip
     restored = _cli("import", "--store", str(again), str(tmp_path / "dump.nq"))
     assert restored.returncode == 0, restored.stderr
+    # a new store takes the dump's base: it was refused after the store had been created
+    # with the default base, which no --base could change then
+    fresh = _cli("import", "--store", str(tmp_path / "fresh"), str(tmp_path / "dump.nq"))
+    assert fresh.returncode == 0, fresh.stderr
+    again_dumped = _cli("export", "--store", str(tmp_path / "fresh"))
+    assert f"<{base}experiment/{eid}>" in again_dumped.stdout, again_dumped.stderr
     # a base given on the command line must still be the store's
     other = _cli("export", "--store", str(store), "--base", "https://example.com/other/")
     assert other.returncode == 1 and f"created with base {base}" in other.stderr

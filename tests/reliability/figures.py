@@ -73,15 +73,17 @@ def cli(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedPro
     )
 
 
-def start_cli(*args: str, **env: str) -> subprocess.Popen[bytes]:
-    """Start ``gerbil-qa ARGS`` in the background (its output is dropped)."""
-    return subprocess.Popen(
-        [*GERBIL_QA, *args],
-        cwd=ROOT,
-        env=cli_env(**env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+def start_cli(*args: str, output: Path | None = None, **env: str) -> subprocess.Popen[bytes]:
+    """Start ``gerbil-qa ARGS`` in the background (its output is dropped, or goes to the file
+    ``output``)."""
+    sink = subprocess.DEVNULL if output is None else output.open("wb")
+    try:
+        return subprocess.Popen(
+            [*GERBIL_QA, *args], cwd=ROOT, env=cli_env(**env), stdout=sink, stderr=sink
+        )
+    finally:
+        if output is not None:
+            sink.close()  # type: ignore[union-attr]  # the child has its own descriptor
 
 
 class Served:
@@ -89,7 +91,13 @@ class Served:
     it), stopped with SIGKILL or SIGTERM."""
 
     def __init__(
-        self, store: Path | str, *, demo: bool = False, base: str | None = None, **env: str
+        self,
+        store: Path | str,
+        *,
+        demo: bool = False,
+        base: str | None = None,
+        output: Path | None = None,
+        **env: str,
     ) -> None:
         from tests.web.conftest import free_port
 
@@ -97,7 +105,7 @@ class Served:
         self.url = f"http://127.0.0.1:{self.port}/"
         self.base = base or self.url  # replicas share one base (the proxy's), not their URL
         args = ["serve", "--store", str(store), "--port", str(self.port), "--base", self.base]
-        self.process = start_cli(*args, *([] if demo else ["--no-demo"]), **env)
+        self.process = start_cli(*args, *([] if demo else ["--no-demo"]), output=output, **env)
         deadline = time.monotonic() + 60
         while True:
             try:

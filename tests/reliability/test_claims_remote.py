@@ -5,6 +5,12 @@ executed once): the runner that wakes up writes nothing over the runner that too
   runner that claimed after it records;
 - a heartbeat renewed after the lease does not revive the lapsed claims: the runner goes on
   under a new name, and the claim stays with the runner that took it;
+- a claimer idle past its hold (the id reservations' claims beat only when they claim) names
+  its claim after the name it goes on under, so releasing it removes it: a claim named after
+  the lapsed name stayed live for a lease and the run's own claim on the new experiment lost
+  to it (every submission to a replica idle for 24 s stayed queued);
+- a run a replica queued and never claimed (it died first) is taken over and finishes: the
+  take-over resumed only interrupted runs, so it refused a queued one every round, for ever;
 - on the embedded store no one shares, claims hold and add no condition.
 """
 
@@ -16,10 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from service.graph.claims import Claims
+from service.experiments.jobs import JobStore
+from service.experiments.runner import ExperimentRunner
+from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+from service.experiments.systems import AnswerFile
+from service.graph.claims import ENV_LEASE, Claims
 from service.graph.experiments import ClaimLapsed, Status
 from service.graph.results import DatasetRef
 from service.graph.store import Storage, open_storage
+from service.paths import DEMO_DIR
 from tests.integration.test_graph_store import _dataset, _evaluation
 from tests.remote import environment, remote_pair
 
@@ -86,6 +97,47 @@ def test_a_late_heartbeat_does_not_revive_lapsed_claims(storage: Storage) -> Non
     assert not held_by_a.holding()  # ... its old claim is not held
     assert b.holder(subject) == b.runner[1:-1]  # ... and B keeps the experiment
     assert not a.claim(subject)  # nor can A's new name take it while B beats
+
+
+def test_a_claim_after_an_idle_lapse_is_released_whole(storage: Storage) -> None:
+    ids, runner = _claims(storage, "ids"), _claims(storage, "runner")
+    assert ids.claim(storage.uris.experiment("202601010001"))
+    _lapse()  # idle: no beat between two reservations
+    subject = storage.uris.experiment("202601010002")
+    assert ids.claim(subject)
+    assert ids.generation == 1  # it went on under a new name ...
+    ids.release(subject)
+    assert not ids.claimed(subject)  # ... and its claim went with the release
+    assert runner.claim(subject)  # the run claims its new experiment at once
+
+
+def test_a_run_queued_by_a_replica_that_died_before_claiming_it_is_taken_over(
+    storage: Storage,
+) -> None:
+    data, answers = (
+        (DEMO_DIR / "questions.json").read_bytes(),
+        (DEMO_DIR / "answers-partial.json").read_bytes(),
+    )
+    dataset, partial = FileRef.upload("q.json", data), FileRef.upload("p.json", answers)
+    spec = ExperimentSpec(FileDataset(dataset), (AnswerFile("a", partial),))
+    assert storage.workspace is not None
+    experiments = storage.experiments
+    queued = experiments.reserve()  # what a submission does before its runner claims it
+    JobStore(storage.workspace).create(
+        queued.id, spec, {dataset.sha256 or "": data, partial.sha256 or "": answers}
+    )
+    experiments.set_status(queued.id, Status.QUEUED)
+    _lapse()  # the replica died: no one claims it for the lease
+    with environment({ENV_LEASE: str(LEASE)}):
+        runner = ExperimentRunner(storage, workers=1)  # another replica: it takes runs over
+    try:
+        deadline = time.monotonic() + 30
+        while experiments.status(queued.id).status is not Status.FINISHED:
+            assert time.monotonic() < deadline, experiments.status(queued.id)
+            time.sleep(0.2)
+        assert runner.taken_over == 1
+    finally:
+        runner.close()
 
 
 def test_the_embedded_store_adds_no_condition(tmp_path: Path) -> None:

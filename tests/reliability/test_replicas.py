@@ -10,6 +10,8 @@ proxy's) as a deployment behind a reverse proxy has.
 - killed with SIGKILL during a run, A's job is taken over by B once its claim's lease runs out,
   and finishes there without asking again what A had asked;
 - several runs submitted to both replicas at once each run once;
+- two replicas started at once on a new store compute one demo experiment (each computed and
+  published its own);
 - a writer that dies between its public write and its second change token leaves a pending
   token: the other replicas drop their caches when they see it and again once it is older
   than their limit.
@@ -24,6 +26,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -406,6 +409,31 @@ def test_runs_submitted_to_both_replicas_each_run_once(
         asked = qa.of(run)
         assert len(asked) == _questions() and set(asked.values()) == {1}, (run, asked)
     record("replicas-exactly-once", runs=6, questions=6 * _questions(), asked_twice=0)
+
+
+def test_replicas_started_at_once_on_a_new_store_compute_one_demo(
+    deployment: tuple[RemotePair, dict[str, str]],
+) -> None:
+    pair, env = deployment
+    with ThreadPoolExecutor(2) as pool:  # both start, and wait for the demo, at once
+        started = list(
+            pool.map(
+                lambda name: Served(
+                    pair.url,
+                    demo=True,
+                    base=BASE,
+                    **{**env, "GERBIL_QA_WORK_DIR": str(pair.work_dir / name)},
+                ),
+                ("a", "b"),
+            )
+        )
+    try:
+        for replica in started:
+            listed = requests.get(replica.url + "api/experiments", timeout=30).json()
+            assert len(listed["experiments"]) == 1, listed
+    finally:
+        for replica in started:
+            replica.stop()
 
 
 def _reserve(url: str, env: dict[str, str], count: int, out: Any) -> None:

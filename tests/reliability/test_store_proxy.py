@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from textwrap import dedent
+from urllib.parse import quote
 
 import pytest
 import requests
@@ -129,7 +130,7 @@ def _stored(pair: RemotePair) -> int:
 
 
 def test_credentials_reach_a_store_behind_a_proxy_and_never_show(
-    behind: tuple[RemotePair, str],
+    behind: tuple[RemotePair, str], tmp_path: Path
 ) -> None:
     pair, url = behind
     public, private = url + "oxigraph/public/", url + "oxigraph/private/"
@@ -153,9 +154,11 @@ def test_credentials_reach_a_store_behind_a_proxy_and_never_show(
     assert done.returncode == 0, done.stderr[-2000:]
     # a replica on it: the public endpoint's queries go through with the credentials, the
     # health probe says nothing of them
+    log = tmp_path / "serve.log"
     served = Served(
         secret + "oxigraph/public/",
         base=DEFAULT_BASE,  # the store's, as `evaluate` made it
+        output=log,
         GERBIL_QA_PRIVATE_STORE=secret + "oxigraph/private/",
     )
     try:
@@ -165,10 +168,31 @@ def test_credentials_reach_a_store_behind_a_proxy_and_never_show(
         assert health.status_code == 200 and PASSWORD not in health.text, health.text
     finally:
         served.stop()
+    # the start banner named the store with its password
+    said = log.read_text()
+    assert "GERBIL QA serving" in said and PASSWORD not in said, said
     wrong = f"http://{USER}:not-{PASSWORD}@{url.removeprefix('http://')}"
     refused = _evaluate(wrong + "oxigraph/public/", wrong + "oxigraph/private/")
     assert refused.returncode != 0 and "answered 401" in refused.stderr, refused.stderr
     assert PASSWORD not in refused.stdout + refused.stderr
+
+
+def test_a_password_a_url_cannot_hold_as_it_is_must_be_percent_encoded(
+    behind: tuple[RemotePair, str], tmp_path: Path
+) -> None:
+    _, url = behind
+    odd = "p@ss/w#rd?%x"
+    with (tmp_path / "nginx" / "users").open("a") as users:  # nginx reads it at each request
+        users.write(f"odd:{{PLAIN}}{odd}\n")
+    host = url.removeprefix("http://")
+    encoded = f"http://odd:{quote(odd, safe='')}@{host}"
+    done = _evaluate(encoded + "oxigraph/public/", encoded + "oxigraph/private/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    raw = f"http://odd:{odd}@{host}"
+    refused = _evaluate(raw + "oxigraph/public/", raw + "oxigraph/private/")
+    said = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "percent-encode" in said, said
+    assert not any(part in said for part in ("ss/w", "w#rd", "rd?%x")), said
 
 
 def test_the_fuseki_layout_routes_every_request_where_fuseki_has_it(

@@ -3,6 +3,8 @@ citations, paper IRIs, the document cache (no server needed)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from service.errors import BadRequest
@@ -113,6 +115,19 @@ def test_config_mapping_then_environment() -> None:
     assert config.extra == {"other": 1}
     with pytest.raises(BadRequest, match="sparql_workers"):
         load_config({"sparql_workers": "many"}, environ={})
+
+
+def test_an_https_base_marks_the_owner_cookie_secure_unless_told_otherwise() -> None:
+    # behind a TLS proxy (the replicas' README) the owner cookie went out without Secure
+    assert load_config({"base": "https://qa.example.org/"}, environ={}).cookies_secure
+    assert not load_config({"base": "http://qa.example.org/"}, environ={}).cookies_secure
+    off = {"GERBIL_QA_SECURE_COOKIES": "false"}
+    assert not load_config({"base": "https://qa.example.org/"}, environ=off).cookies_secure
+    on = {"GERBIL_QA_SECURE_COOKIES": "true"}
+    assert load_config({"base": "http://qa.example.org/"}, environ=on).cookies_secure
+    # `serve --base` replaces the base after the settings were read
+    replaced = dataclasses.replace(load_config({}, environ={}), base="https://qa.example.org/")
+    assert replaced.cookies_secure
 
 
 def test_citation_is_fixed_by_id_and_uri() -> None:
