@@ -175,15 +175,26 @@ class ExperimentRunner:
                 f"experiment {experiment_id} is {status.status}; only {names} experiments "
                 "can be resumed"
             )
+        return self._requeue(experiment_id, status.uri, timeout=timeout, message="resumed")
+
+    def _requeue(
+        self,
+        experiment_id: str,
+        uri: str,
+        *,
+        timeout: float | None = None,
+        message: str,
+        status: Status = Status.QUEUED,
+    ) -> ExperimentSpec:
+        """Queue a saved job here again (with ``status`` and ``message``)."""
         if self.jobs is None or not self.jobs.has(experiment_id):
             raise Conflict(f"experiment {experiment_id} has no saved job: nothing to resume")
         spec = self.jobs.spec(experiment_id)
         if timeout is not None:
             spec = replace(spec, options=replace(spec.options, timeout=timeout))
         self.jobs.clear_cancel(experiment_id)
-        experiments.set_status(experiment_id, Status.QUEUED, message="resumed")
-        ticket = Ticket(experiment_id, status.uri, "")
-        self._queue(ticket, spec, self._files(experiment_id, {}))
+        self.storage.experiments.set_status(experiment_id, status, message=message)
+        self._queue(Ticket(experiment_id, uri, ""), spec, self._files(experiment_id, {}))
         return spec
 
     def cancel(self, experiment_id: str) -> bool:
@@ -271,13 +282,14 @@ class ExperimentRunner:
                 if not self.jobs.has(eid):
                     self._end(eid, Status.ERROR, "the submission did not complete (no job)")
                     continue
-                status = self.storage.experiments.status(eid).status
-                # queued too: its replica stopped before claiming it (resume takes neither)
-                if status in (Status.RUNNING, Status.QUEUED):
-                    self.storage.experiments.set_status(
-                        eid, Status.INTERRUPTED, message="its runner stopped"
-                    )
-                self.resume(eid)
+                status = self.storage.experiments.status(eid)
+                if status.status not in (Status.RUNNING, Status.QUEUED):
+                    raise Conflict(f"experiment {eid} is {status.status} now")
+                # queued here at once, its status as its runner left it (queued: its replica
+                # stopped before claiming it); never shown "interrupted" on the way, which
+                # pollers took for the run's end (a flaky take-over test saw it)
+                message = "taken over from a runner that stopped"
+                self._requeue(eid, status.uri, message=message, status=status.status)
                 taken.append(eid)
                 self.taken_over += 1
                 log.info("experiment %s: taken over from a runner that stopped", eid)
