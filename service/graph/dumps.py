@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from service.graph.store import Storage
 
 STORE_MARKER = "urn:gerbil-qa:store"
+CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph: the
+# replicas' cache signal (service.web.replicas), this store's own: not dumped
 
 
 def _experiment_id(quad: Any) -> str:
@@ -52,11 +54,13 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
             # The private dataset first: where the two are read one after the other (a remote
             # store), an experiment published between the reads is then in both, as it was
             # before (the admin record read with it says unpublished), never in neither.
-            # (a remote store's job state and kept files are the service's own: not dumped)
+            # (a remote store's job state and kept files, and its replicas' change token, are
+            # the store's own: not dumped)
             private_quads = [
                 q
                 for q in private.quads_for_pattern(None, None, None, None)
                 if not is_work_graph(getattr(q.graph_name, "value", ""))
+                and q.predicate.value != CHANGE_TOKEN
             ]
             # the public default graph is a copy of the public named graphs: not dumped
             quads = [

@@ -41,12 +41,10 @@ from urllib.parse import urlsplit
 
 from service.errors import BadRequest, ServiceError
 from service.graph.adapter import QuadReader, Side
-from service.graph.dumps import STORE_MARKER
+from service.graph.dumps import CHANGE_TOKEN, STORE_MARKER
 from service.graph.terms import insert_quads
-from service.graph.uris import GQA
 
 ENV_PRIVATE = "GERBIL_QA_PRIVATE_STORE"
-CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph
 PENDING = "pending-"  # a change token written before a public write (see RemoteStore._changing)
 RESULTS_JSON = "application/sparql-results+json"
 N_TRIPLES = "application/n-triples"
@@ -537,8 +535,7 @@ class RemoteStore:
             dataset.check_engine()
         self.lock = threading.RLock()
         self.written_token: str | None = None  # the last change token this process wrote
-        if settings.work_dir is not None:
-            settings.work_dir.mkdir(parents=True, exist_ok=True)
+        # the work directory is made when something is cached there (every command made it)
 
     @property
     def location(self) -> str:

@@ -227,17 +227,34 @@ def openapi_document(base: str) -> dict[str, Any]:
                         {"required": ["answers"]},
                         {"required": ["webservice"]},
                         {"required": ["text2sparql"]},
+                        {"required": ["reference"]},
                     ],
                     "properties": {
                         "dataset": {"type": "string", "description": "A catalogue name."},
                         "dataset_file": {"type": "string", "format": "binary"},
                         "dataset_format": formats,
+                        "dataset_version": {
+                            "type": "string",
+                            "description": "As `datasetVersion` in the JSON Submission.",
+                        },
+                        "gold": {
+                            "type": "string",
+                            "description": "Gold answers of a catalogue dataset (as `gold`).",
+                        },
+                        "gold_file": {"type": "string", "format": "binary"},
+                        "gold_format": formats,
                         "title": {"type": "string"},
                         "answers": {**files, "description": "One answer file per system."},
                         "answers_name": {**many, "description": "The systems' names, in order."},
                         "answers_format": {"type": "array", "items": formats},
                         "webservice": {**many, "description": "`name=url` or a URL."},
                         "text2sparql": {**many, "description": "`name=url` or a URL."},
+                        "reference": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "Reference systems that run here on the KB: "
+                            f"`name=system` or a system ({', '.join(SYSTEM_NAMES)}).",
+                        },
                         "profile": {"enum": registries.profile_enum()},
                         "language": {"type": "string"},
                         "experiment_type": {

@@ -147,9 +147,9 @@ def test_a_job_lives_in_either_workspace(workspace: Workspace) -> None:
     assert jobs.answered("42", 0) == 0
 
 
-def test_a_remote_stores_job_state_is_not_in_its_dumps_or_checks(pair: RemotePair) -> None:
+def test_a_remote_stores_own_state_is_not_in_its_dumps_or_checks(pair: RemotePair) -> None:
     from service.graph.checks import check_store
-    from service.graph.dumps import export
+    from service.graph.dumps import CHANGE_TOKEN, STORE_MARKER, export
 
     with open_storage(pair.url, catalog=False) as storage:
         workspace = storage.workspace
@@ -158,6 +158,8 @@ def test_a_remote_stores_job_state_is_not_in_its_dumps_or_checks(pair: RemotePai
         try:
             dump = export(storage)
             assert WORK.encode() not in dump and len(dump) > 1000
+            assert storage.store.change_token() is not None  # the replicas' signal: not dumped
+            assert f"<{STORE_MARKER}> <{CHANGE_TOKEN}>".encode() not in dump
             assert not [v for v in check_store(storage, shapes=False) if WORK in str(v)]
         finally:
             workspace.remove("jobs/5")

@@ -380,6 +380,36 @@ def test_listings_and_profiles(server) -> None:
     assert any(e["id"] == server.demo_id for e in experiments)
 
 
+def test_the_openapi_form_names_every_field_the_run_page_sends(server) -> None:
+    """SubmissionForm is what the run page's form posts: a field the page sends (and the
+    server reads) but the document leaves out cannot be sent by a client built from it (gold,
+    gold_file, gold_format, reference and dataset_version were missing)."""
+    from html.parser import HTMLParser
+
+    class Fields(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.names: set[str] = set()
+            self.inside = False
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            values = dict(attrs)
+            if tag == "form" and values.get("id") == "run-form":
+                self.inside = True
+            elif self.inside and tag in ("input", "select", "textarea") and values.get("name"):
+                self.names.add(values["name"])
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "form":
+                self.inside = False
+
+    page = Fields()
+    page.feed(server.get("experiments/new").text)
+    form = server.get("api/openapi.json").json()["components"]["schemas"]["SubmissionForm"]
+    assert {"dataset", "answers", "gold_file", "reference"} <= page.names
+    assert page.names - set(form["properties"]) == set()
+
+
 def test_openapi_document(server) -> None:
     response = server.get("api/openapi.json")
     assert response.status_code == 200
