@@ -30,8 +30,8 @@ class OxigraphServer:
     url: str
     process: subprocess.Popen
 
-    def query(self, text: str) -> list[dict[str, str]]:
-        """A SELECT on the server itself (not through GERBIL QA): rows of plain values."""
+    def _results(self, text: str) -> dict:
+        """A query on the server itself (not through GERBIL QA), its JSON results."""
         response = requests.post(
             self.url + "query",
             data={"query": text},
@@ -39,21 +39,16 @@ class OxigraphServer:
             timeout=30,
         )
         response.raise_for_status()
-        return [
-            {k: v["value"] for k, v in row.items()}
-            for row in response.json()["results"]["bindings"]
-        ]
+        return response.json()
+
+    def query(self, text: str) -> list[dict[str, str]]:
+        """A SELECT on the server itself: rows of plain values."""
+        rows = self._results(text)["results"]["bindings"]
+        return [{k: v["value"] for k, v in row.items()} for row in rows]
 
     def ask(self, text: str) -> bool:
         """An ASK on the server itself."""
-        response = requests.post(
-            self.url + "query",
-            data={"query": text},
-            headers={"Accept": "application/sparql-results+json"},
-            timeout=30,
-        )
-        response.raise_for_status()
-        return bool(response.json()["boolean"])
+        return bool(self._results(text)["boolean"])
 
     def stop(self) -> None:
         self.process.terminate()

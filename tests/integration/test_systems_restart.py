@@ -276,25 +276,8 @@ def test_cancel_and_resume_in_process(setup: dict[str, Any]) -> None:
 def test_cancel_from_the_command_line_reaches_a_running_job(setup: dict[str, Any]) -> None:
     store = setup["dir"] / "cli-cancel"
     with open_storage(store) as graph:
-        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
-        assert runner.jobs is not None
-        eid = runner.submit(_spec(setup, concurrency=1)).id
-        while not runner.jobs.answers(eid, 0):
-            time.sleep(0.02)
         # The store is open here (as in a running server): the CLI leaves a marker.
-        cancelled = subprocess.run(
-            [*GERBIL_QA, "cancel", "--store", str(store), eid],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            cwd=ROOT,
-            timeout=60,
-        )
-        assert cancelled.returncode == 0, cancelled.stderr
-        assert "cancellation of" in cancelled.stdout and "requested" in cancelled.stdout
-        runner.wait(eid, timeout=20)
-        assert graph.experiments.status(eid).status == "cancelled"
-        runner.close()
+        _cancel_from_the_command_line(setup, graph, str(store))
 
 
 def test_cancel_from_the_command_line_on_a_remote_store_says_it_was_requested(
@@ -302,25 +285,33 @@ def test_cancel_from_the_command_line_on_a_remote_store_says_it_was_requested(
 ) -> None:
     from tests.remote import environment, remote_pair
 
-    with remote_pair(tmp_path) as pair, environment(pair.env):
-        graph = open_storage(pair.url, catalog=False)
-        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
-        assert runner.jobs is not None
-        eid = runner.submit(_spec(setup, concurrency=1)).id
-        while not runner.jobs.answers(eid, 0):
-            time.sleep(0.02)
-        cancelled = subprocess.run(
-            [*GERBIL_QA, "cancel", "--store", pair.url, eid],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            cwd=ROOT,
-            timeout=60,
-        )
-        # it printed "experiment …: running", as if the cancel had not been taken
-        assert cancelled.returncode == 0, cancelled.stderr
-        assert "cancellation of" in cancelled.stdout and "requested" in cancelled.stdout
-        runner.wait(eid, timeout=20)
-        assert graph.experiments.status(eid).status == "cancelled"
-        runner.close()
-        graph.close()
+    # it printed "experiment …: running", as if the cancel had not been taken
+    with (
+        remote_pair(tmp_path) as pair,
+        environment(pair.env),
+        open_storage(pair.url, catalog=False) as graph,
+    ):
+        _cancel_from_the_command_line(setup, graph, pair.url)
+
+
+def _cancel_from_the_command_line(setup: dict[str, Any], graph: Storage, store: str) -> None:
+    """A job running here, cancelled by ``gerbil-qa cancel --store STORE`` in another process:
+    the command says the cancellation was requested, and the job ends cancelled."""
+    runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
+    assert runner.jobs is not None
+    eid = runner.submit(_spec(setup, concurrency=1)).id
+    while not runner.jobs.answers(eid, 0):
+        time.sleep(0.02)
+    cancelled = subprocess.run(
+        [*GERBIL_QA, "cancel", "--store", store, eid],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert "cancellation of" in cancelled.stdout and "requested" in cancelled.stdout
+    runner.wait(eid, timeout=20)
+    assert graph.experiments.status(eid).status == "cancelled"
+    runner.close()

@@ -149,11 +149,13 @@ def test_reference_systems_and_services_from_the_text_areas(server, slow_qa) -> 
         assert system in body
 
 
-def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
-    # an answer file beside the service: its questions are done at once, and they used to
-    # count in the pace ("about 0 s left" while the service had most of its questions to go)
+def _file_beside_a_slow_service(
+    server: Any, slow_qa: str, *, delay: float
+) -> tuple[str, Any, dict[str, Any]]:
+    """A run of an answer file beside a service answering in ``delay`` s, watched until the
+    service is midway: its id, the owner's cookies and that status."""
     files = [_answers("partial")]
-    response = _submit(server, files, dataset="demo", webservice=f"slow={slow_qa}delay/0.4")
+    response = _submit(server, files, dataset="demo", webservice=f"slow={slow_qa}delay/{delay}")
     assert response.status_code == 201, response.text
     experiment_id, cookies = _owner(server, response)
 
@@ -161,7 +163,13 @@ def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
         systems = {s["system"]: s for s in state["systems"]}
         return "slow" in systems and 0 < systems["slow"]["done"] < systems["slow"]["total"]
 
-    state = _wait(server, experiment_id, cookies, until=midway)
+    return experiment_id, cookies, _wait(server, experiment_id, cookies, until=midway)
+
+
+def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
+    # an answer file beside the service: its questions are done at once, and they used to
+    # count in the pace ("about 0 s left" while the service had most of its questions to go)
+    experiment_id, cookies, state = _file_beside_a_slow_service(server, slow_qa, delay=0.4)
     assert state["status"] == "running" and state["elapsedSeconds"] is not None
     slow = next(s for s in state["systems"] if s["system"] == "slow")
     # 0.4 s a question, four in flight: at least 0.1 s for each question left (half of it
@@ -207,16 +215,7 @@ def test_the_owner_cancels_from_the_page(server, slow_qa) -> None:
 
 def test_an_answer_file_is_said_to_be_read_while_a_service_is_asked(server, slow_qa) -> None:
     # Before: the file's row said "asking" with 13/13 (the page, its script, the status JSON)
-    files = [_answers("partial")]
-    response = _submit(server, files, dataset="demo", webservice=f"slow={slow_qa}delay/0.3")
-    assert response.status_code == 201, response.text
-    experiment_id, cookies = _owner(server, response)
-
-    def midway(state: dict[str, Any]) -> bool:
-        systems = {s["system"]: s for s in state["systems"]}
-        return "slow" in systems and 0 < systems["slow"]["done"] < systems["slow"]["total"]
-
-    state = _wait(server, experiment_id, cookies, until=midway)
+    experiment_id, cookies, state = _file_beside_a_slow_service(server, slow_qa, delay=0.3)
     rows = {s["system"]: s for s in state["systems"]}
     read, slow = rows["answers-partial"], rows["slow"]
     assert (read["kind"], read["state"], read["done"]) == ("answers", "asking", 13)  # kept
