@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 run: install
 	$(VENV)/bin/gerbil-qa serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-# Every layer, or a stop naming what is missing (GERBIL_QA_SKIP=shared,browser skips layers;
+# Every layer, or a stop naming what is missing (GERBIL_QA_SKIP=shared,browser,proxy skips layers;
 # tests/layers.py). Options are in pyproject.toml, so `.venv/bin/pytest` alone does the same.
 test: install
 	bash scripts/ensure-debian browser chromium chromium-driver:chromedriver
