@@ -54,14 +54,7 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
             # The private dataset first: where the two are read one after the other (a remote
             # store), an experiment published between the reads is then in both, as it was
             # before (the admin record read with it says unpublished), never in neither.
-            # (a remote store's job state and kept files, and its replicas' change token, are
-            # the store's own: not dumped)
-            private_quads = [
-                q
-                for q in private.quads_for_pattern(None, None, None, None)
-                if not is_work_graph(getattr(q.graph_name, "value", ""))
-                and q.predicate.value != CHANGE_TOKEN
-            ]
+            private_quads = _data_quads(private)
             # the public default graph is a copy of the public named graphs: not dumped
             quads = [
                 q
@@ -76,6 +69,24 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
     kwargs = {"prefixes": PREFIXES} if syntax.name in ("turtle", "trig") else {}
     data = ox.serialize(quads, format=syntax.oxigraph_format(), **kwargs)  # type: ignore[arg-type]
     return data or b""
+
+
+def _data_quads(private: Any) -> list[Any]:
+    """The private dataset's data: a remote store's job state and kept files (work graphs),
+    and its replicas' change token, are the store's own, not dumped. Read graph by graph so
+    the work graphs, which may hold far more bytes than the data (every kept upload), are not
+    transferred only to be dropped."""
+    import pyoxigraph as ox
+
+    quads = [
+        q
+        for q in private.quads_for_pattern(None, None, None, ox.DefaultGraph())
+        if q.predicate.value != CHANGE_TOKEN
+    ]
+    for graph in sorted(private.named_graphs(), key=lambda g: g.value):
+        if not is_work_graph(graph.value):
+            quads += private.quads_for_pattern(None, None, None, graph)
+    return quads
 
 
 def dump_base(data: bytes, *, format: str = "nquads") -> str | None:

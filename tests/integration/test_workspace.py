@@ -155,9 +155,20 @@ def test_a_remote_stores_own_state_is_not_in_its_dumps_or_checks(pair: RemotePai
         workspace = storage.workspace
         assert isinstance(workspace, GraphWorkspace)
         workspace.write({"jobs/5/spec.json": b"{}", "files/" + "0" * 64: BINARY})
+        read: list[object] = []
+        private_read = storage.store.private.quads_for_pattern
+
+        def reading(*pattern: object) -> object:
+            read.append(pattern)
+            return private_read(*pattern)
+
+        storage.store.private.quads_for_pattern = reading  # type: ignore[method-assign]
         try:
             dump = export(storage)
             assert WORK.encode() not in dump and len(dump) > 1000
+            # the kept file's bytes are not even fetched: the private data is read by graph
+            assert read and all(p[3] is not None for p in read)
+            assert not [p for p in read if WORK in str(p[3])]
             assert storage.store.change_token() is not None  # the replicas' signal: not dumped
             assert f"<{STORE_MARKER}> <{CHANGE_TOKEN}>".encode() not in dump
             assert not [v for v in check_store(storage, shapes=False) if WORK in str(v)]

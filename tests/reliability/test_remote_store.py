@@ -220,19 +220,22 @@ def test_an_export_during_a_publication_keeps_the_experiment(
         (recorded,) = remote.experiments.listing(include_private=True)
         graph = remote.uris.experiment_graph(recorded.id)
         reads: list[str] = []
-        for side in ("public", "private"):
-            dataset = getattr(remote.store, side)
-            read = dataset.quads_for_pattern
+        private_graphs = remote.store.private.named_graphs
 
-            def first_then_publish(*pattern: object, _read=read, _side: str = side) -> list:
-                found = list(_read(*pattern))
-                if pattern == (None, None, None, None):  # the export's (publishing reads too)
-                    reads.append(_side)
-                    if len(reads) == 1:
-                        remote.experiments.publish(recorded.id)
-                return found
+        def listed() -> object:  # the private dataset is read graph by graph
+            reads.append("private")
+            return private_graphs()
 
-            dataset.quads_for_pattern = first_then_publish
+        public_read = remote.store.public.quads_for_pattern
+
+        def publish_then_read(*pattern: object) -> list:
+            if pattern == (None, None, None, None) and "public" not in reads:  # the export's
+                reads.append("public")  # (publishing reads so too)
+                remote.experiments.publish(recorded.id)  # after the private read
+            return list(public_read(*pattern))
+
+        remote.store.private.named_graphs = listed
+        remote.store.public.quads_for_pattern = publish_then_read
         dump = export(remote)
     graphs = {str(q.graph_name) for q in ox.parse(dump, format=ox.RdfFormat.N_QUADS)}
     assert f"<{graph}>" in graphs
