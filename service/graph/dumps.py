@@ -54,14 +54,15 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
             # The private dataset first: where the two are read one after the other (a remote
             # store), an experiment published between the reads is then in both, as it was
             # before (the admin record read with it says unpublished), never in neither.
-            private_quads = _data_quads(private)
+            # Written first too: the store marker (the dump's base) is then in its first lines,
+            # where `import` into a new store looks for it before loading the whole dump.
+            quads = _data_quads(private)
             # the public default graph is a copy of the public named graphs: not dumped
-            quads = [
+            quads += [
                 q
                 for q in public.quads_for_pattern(None, None, None, None)
                 if not isinstance(q.graph_name, ox.DefaultGraph)
             ]
-            quads += private_quads
     if not syntax.quads:
         quads = [ox.Triple(q.subject, q.predicate, q.object) for q in quads]
     from service.graph.terms import PREFIXES

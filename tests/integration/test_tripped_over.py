@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from service.graph.uris import GQA
 from service.paths import DEMO_DIR
 from tests.conftest import DATA, QALD
 
@@ -91,6 +92,8 @@ def test_store_commands_take_the_base_from_the_store(tmp_path: Path) -> None:
     dump = _cli("export", "--store", str(store))
     assert dump.returncode == 0, dump.stderr
     assert f"<{base}experiment/{eid}>" in dump.stdout
+    # the base first: an import into a new store reads only up to it before loading
+    assert dump.stdout.startswith(f'<urn:gerbil-qa:store> <{GQA}base> "{base}" .')
     checked = _cli("check", "--store", str(store), "--no-shapes")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     shown = _cli("progress", "--store", str(store), eid)
