@@ -177,7 +177,11 @@ class JobStore:
     # -- progress and cancellation -----------------------------------------------------------
     def write_progress(self, experiment_id: str, progress: RunProgress) -> None:
         data = json.dumps(progress.to_json(), ensure_ascii=False).encode("utf-8")
-        self.workspace.write({self._key(experiment_id, PROGRESS): data}, sync=False)
+        # not beside a finished job (its folder removed): one request on a remote store
+        key = self._key
+        self.workspace.write(
+            {key(experiment_id, PROGRESS): data}, sync=False, if_exists=key(experiment_id, SPEC)
+        )
 
     def progress(self, experiment_id: str) -> RunProgress | None:
         """The newest progress written (one small file), or None."""

@@ -519,6 +519,5 @@ class _ProgressWriter:
         jobs = self.runner.jobs
         if self.latest is None or self.latest_written or jobs is None or self.lapsed():
             return
-        if jobs.has(self.experiment_id):  # a finished job's directory is gone
-            jobs.write_progress(self.experiment_id, self.latest)
+        jobs.write_progress(self.experiment_id, self.latest)  # none once the job is gone
         self.latest_written = True

@@ -49,8 +49,11 @@ class Workspace(Protocol):
 
     def read(self, key: str) -> bytes | None: ...
 
-    def write(self, items: Mapping[str, bytes], *, sync: bool = True) -> None:
-        """Write every item, the last one last: a reader that sees it sees the others."""
+    def write(
+        self, items: Mapping[str, bytes], *, sync: bool = True, if_exists: str | None = None
+    ) -> None:
+        """Write every item, the last one last: a reader that sees it sees the others; with
+        ``if_exists``, only if that key exists when they are written."""
         ...
 
     def exists(self, key: str) -> bool: ...
@@ -114,9 +117,16 @@ class DirWorkspace:
         except (FileNotFoundError, IsADirectoryError):
             return None
 
-    def write(self, items: Mapping[str, bytes], *, sync: bool = True) -> None:
-        for key, data in items.items():
-            write_atomically(self.root / key, data, sync=sync)
+    def write(
+        self, items: Mapping[str, bytes], *, sync: bool = True, if_exists: str | None = None
+    ) -> None:
+        if if_exists is None:
+            for key, data in items.items():
+                write_atomically(self.root / key, data, sync=sync)
+            return
+        with self._lock:  # as append: removed meanwhile, nothing is written
+            if self.exists(if_exists):
+                self.write(items, sync=sync)
 
     def exists(self, key: str) -> bool:
         return (self.root / key).is_file()
@@ -201,16 +211,26 @@ class GraphWorkspace:
         parts = sorted(r["b"].value for r in rows)  # "{part:06d} …" sorts in order
         return base64.b64decode("".join(p.split(" ", 1)[1] for p in parts))
 
-    def write(self, items: Mapping[str, bytes], *, sync: bool = True) -> None:
-        # one request: the items all land or none do (SPARQL 1.1 Update is atomic)
+    def write(
+        self, items: Mapping[str, bytes], *, sync: bool = True, if_exists: str | None = None
+    ) -> None:
+        # one request: the items all land or none do (SPARQL 1.1 Update is atomic), and the
+        # condition is read in the same request (no key written beside a removed folder)
+        condition = ""
+        if if_exists is not None:
+            condition = (
+                f"WHERE {{ GRAPH {self._graph(if_exists)} {{ {self._node(if_exists)} "
+                f"{_BYTES} ?b }} }}"
+            )
         operations = []
         for key, data in items.items():
             graph, node = self._graph(key), self._node(key)
             value = base64.b64encode(data).decode("ascii")
             parts = ", ".join(f'"{n:06d} {chunk}"' for n, chunk in enumerate(_parts(value)))
+            quads = f"{{ GRAPH {graph} {{ {node} {_BYTES} {parts} }} }}"
+            insert = f"INSERT {quads} {condition}" if condition else f"INSERT DATA {quads}"
             operations.append(
-                f"DELETE WHERE {{ GRAPH {graph} {{ {node} {_BYTES} ?b }} }} ;\n"
-                f"INSERT DATA {{ GRAPH {graph} {{ {node} {_BYTES} {parts} }} }}"
+                f"DELETE WHERE {{ GRAPH {graph} {{ {node} {_BYTES} ?b }} }} ;\n{insert}"
             )
         if operations:
             self.store.update(Side.PRIVATE, " ;\n".join(operations))

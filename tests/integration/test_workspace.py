@@ -65,6 +65,12 @@ def test_keys_hold_bytes_written_together(workspace: Workspace) -> None:
     workspace.remove("jobs/7")
     assert workspace.read("jobs/7/files/a") is None and workspace.folders_with("jobs", "x") == []
     assert workspace.read("answers/7/QAKIS answers é.json") == b"[1]"  # another folder
+    workspace.write({"jobs/7/progress": b"1"}, if_exists="jobs/7/spec.json")  # gone: nothing
+    assert workspace.read("jobs/7/progress") is None
+    workspace.write({"answers/7/spec": b"{}"})
+    workspace.write({"answers/7/progress": b"2"}, if_exists="answers/7/spec")
+    assert workspace.read("answers/7/progress") == b"2"
+    workspace.remove("answers/7")
 
 
 def test_a_log_keeps_its_lines_in_order_while_its_job_exists(workspace: Workspace) -> None:
@@ -145,6 +151,8 @@ def test_a_job_lives_in_either_workspace(workspace: Workspace) -> None:
     assert jobs.ids() == [] and not jobs.has("42")
     jobs.append("42", 0, first)  # a runner late after the record: no log comes back
     assert jobs.answered("42", 0) == 0
+    jobs.write_progress("42", progress)  # nor progress (no key left beside no job)
+    assert jobs.progress("42") is None and workspace.read("jobs/42/progress.json") is None
 
 
 def test_a_remote_stores_own_state_is_not_in_its_dumps_or_checks(pair: RemotePair) -> None:
