@@ -93,14 +93,14 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
         for number, value in _numbered_lines(form.getlist(field_name)):
             name, sep, url = value.partition("=")
-            named = bool(sep) and not name.lower().startswith(("http:", "https:"))
-            url = url.strip() if named else value
+            given = bool(sep) and not name.lower().startswith(("http:", "https:"))
+            url = url.strip() if given else value
             if not url or any(c.isspace() for c in url):  # a space for the `=`, a missing URL
                 raise BadRequest(
                     f"{SERVICE_BOXES[field_name]} ({field_name}), line {number}: expected "
                     f"name=URL or a URL, got {value!r}"
                 )
-            systems.append(RawSystem(name.strip() if named else None, url=url, interface=interface))
+            systems.append(RawSystem(name.strip() if given else None, url=url, interface=interface))
     for value in _lines(form.getlist("reference")):
         name, sep, reference = value.partition("=")
         if value:
