@@ -124,14 +124,23 @@ def _rescore(args: argparse.Namespace) -> int:
         )
         before = evaluations(storage.experiments.quads(old, answers=False), storage.uris, old)
         outcome = run_experiment(spec, storage=storage, files=Files(uploads))
-        assert outcome.ticket is not None  # a store records
-        new = outcome.ticket.id
+        ticket = outcome.ticket
+        assert ticket is not None  # a store records
+        new = ticket.id
         after = evaluations(storage.experiments.quads(new, answers=False), storage.uris, new)
     finally:
         storage.close()
     diff = changes(before, after)
+    # private, as `evaluate --store` records are: its owner token is shown once, here
+    print(
+        f"gerbil-qa: recorded experiment {new} at {ticket.uri} (private; owner token: "
+        f"{ticket.token})",
+        file=sys.stderr,
+    )
     if args.output == "json":
-        print(json.dumps({"experiment": new, "revisionOf": old, "changes": diff}))
+        print(
+            json.dumps({"experiment": new, "uri": ticket.uri, "revisionOf": old, "changes": diff})
+        )
         return 0
     print(f"experiment {new} re-scores {old} (prov:wasRevisionOf; private until published)")
     for system in diff["systems"]:

@@ -109,9 +109,12 @@ class NetworkPolicy:
     def check_address(self, address: IPAddress, *, host: str, port: int | None = None) -> None:
         reason = self.refusal(address, port)
         if reason is not None:
+            entry = f"[{address}]" if address.version == 6 else str(address)
+            entry = f"{entry}:{port}" if port is not None else entry
             raise UnsafeURL(
-                f"refusing to connect to {host}: {reason} "
-                f"(allow it with {ALLOW_ENV} or the service's allow-list if this is intended)"
+                f"refusing to connect to {host}: {reason} (if this is intended, allow it: "
+                f"--allow {entry} on the command line, {ALLOW_ENV} or the server's "
+                "allow_networks setting)"
             )
 
     def check_url(self, url: str) -> None:

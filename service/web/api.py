@@ -119,8 +119,11 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     page = pages.experiment_page(experiment_id, quads, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
     out["evaluations"] = evaluations(quads, storage.uris, experiment_id)
-    for old in out["revisionOf"]:  # a re-scoring: what changed, if the old one may be seen
-        if storage.experiments.is_public(old) or is_owner(old):
+    # a re-scoring: what changed, if the old one may be seen; the revision's owner may see it,
+    # as only the old one's owner (or the operator) could make the revision
+    revision_owner = bool(out["revisionOf"]) and is_owner(experiment_id)
+    for old in out["revisionOf"]:
+        if revision_owner or storage.experiments.is_public(old) or is_owner(old):
             from service.experiments.rescore import changes
 
             before = evaluations(storage.experiments.quads(old, answers=False), storage.uris, old)

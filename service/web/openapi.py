@@ -370,7 +370,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "changes": {
                             "type": "object",
                             "description": "A re-scoring's changes against the experiment it "
-                            "re-scores (when that one may be seen).",
+                            "re-scores (when that one is public, or the request owns it or this "
+                            "revision).",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "evaluations": {
@@ -616,8 +617,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Runs its kept spec and files again (the profile's current version, or "
                     "`profile`) into a new private experiment that is prov:wasRevisionOf this "
                     "one; the old one is never changed. Answers 202 with the new experiment and "
-                    "its own owner token; once finished, its status has `revisionOf` and, when "
-                    "the old one may be seen, `changes` (per system: the signatures before and "
+                    "its own owner token; once finished, its status has `revisionOf` and, for "
+                    "that token (or when the old one may be seen), `changes` (per system: the "
+                    "signatures before and "
                     "after, the measures and questions that changed).",
                     {
                         "202": {"description": "Queued as a new experiment"},

@@ -346,6 +346,11 @@ def experiment(name: str) -> BaseResponse:
             by=by,
             slice_dimensions=SLICE_DIMENSIONS,  # the slices registry's
             badge=None if private else badges.snippets(shown),
+            # the preview comes from where the page did (img-src 'self'), not from the URI,
+            # whose host a proxy or a persistent-identifier base may name differently
+            badge_preview=url_for(
+                ".badge", experiment_id=experiment_id, measure=badges.DEFAULT_MEASURE
+            ),
             charts=charts,
             alternates=alternates(uri, EXPERIMENT_OFFERS),
             pages=pages,

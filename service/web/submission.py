@@ -91,12 +91,16 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
     for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
-        for value in _lines(form.getlist(field_name)):
+        for number, value in _numbered_lines(form.getlist(field_name)):
             name, sep, url = value.partition("=")
-            if sep and not name.lower().startswith(("http:", "https:")):
-                systems.append(RawSystem(name.strip(), url=url.strip(), interface=interface))
-            else:
-                systems.append(RawSystem(None, url=value.strip(), interface=interface))
+            given = bool(sep) and not name.lower().startswith(("http:", "https:"))
+            url = url.strip() if given else value
+            if not url or any(c.isspace() for c in url):  # a space for the `=`, a missing URL
+                raise BadRequest(
+                    f"{SERVICE_BOXES[field_name]} ({field_name}), line {number}: expected "
+                    f"name=URL or a URL, got {value!r}"
+                )
+            systems.append(RawSystem(name.strip() if given else None, url=url, interface=interface))
     for value in _lines(form.getlist("reference")):
         name, sep, reference = value.partition("=")
         if value:
@@ -120,6 +124,17 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         title=form.get("title") or None,
         force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
     )
+
+
+# the run page's labels of the service boxes, for errors that name the line
+SERVICE_BOXES = {"webservice": "QA web services", "text2sparql": "Text2SPARQL services"}
+
+
+def _numbered_lines(values: list[str]) -> list[tuple[int, str]]:
+    """Non-blank lines of the fields' values with their line numbers (from 1, blank lines
+    counted, as the text area shows them), stripped."""
+    lines = [line for value in values for line in value.splitlines()]
+    return [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
 
 
 def _lines(values: list[str]) -> list[str]:

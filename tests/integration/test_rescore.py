@@ -82,6 +82,32 @@ def test_a_revision_is_a_new_experiment_linked_to_the_old_one(
     assert table_code == 0 and f"re-scores {new}" in capsys.readouterr().out
 
 
+def test_a_revision_names_its_uri_and_owner_token(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The revision is private, as ``evaluate --store`` records are: ``rescore`` says where it
+    is and its owner token, shown once (without it its page and status were out of reach)."""
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    old = _record(capsys, store, DEMO_DIR / "answers-partial.json")
+    assert main(["rescore", old, "--store", str(store), "--profile", "exact"]) == 0
+    out, err = capsys.readouterr()
+    new = out.split()[1]
+    [line] = [x for x in err.splitlines() if "owner token" in x]
+    storage = open_storage(store)
+    try:
+        uri = storage.uris.experiment(new)
+        assert f"recorded experiment {new} at {uri} (private; owner token: " in line
+        token = line.rsplit("owner token: ", 1)[1].rstrip(")")
+        assert storage.experiments.check_token(new, token)
+    finally:
+        storage.close()
+    assert main(["rescore", old, "--store", str(store), "--output", "json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["uri"].endswith(f"/experiment/{done['experiment']}")
+
+
 def test_what_cannot_be_rescored_is_refused_with_the_reason(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -130,3 +130,14 @@ def test_the_service_itself_is_never_reachable(monkeypatch: pytest.MonkeyPatch) 
     for url in ("http://127.0.0.1:8080/", "http://127.0.0.2:8080/", "http://[::1]:8080/"):
         with pytest.raises(UnsafeURL, match="this service itself"):
             everywhere.check_url(url)
+
+
+def test_a_refusal_names_every_way_to_allow_the_address() -> None:
+    """The command line's way too: `system run` users were told of the variable and "the
+    service's allow-list", not of the `--allow` option they have."""
+    with pytest.raises(UnsafeURL) as refused:
+        DEFAULT.check_url("http://127.0.0.1:8000/qa")
+    message = refused.value.message
+    assert "127.0.0.1 is a loopback address" in message
+    for way in ("--allow 127.0.0.1:8000", "GERBIL_QA_ALLOW_NETWORKS", "allow_networks"):
+        assert way in message, message

@@ -754,6 +754,24 @@ def test_rescore_over_http_makes_a_revision(server) -> None:
     assert bad.status_code == 400 and "$.profile" in bad.json()["error"]
 
 
+def test_a_private_experiments_revision_shows_its_owner_what_changed(server) -> None:
+    """The owner re-scores a private experiment and polls the revision with the token the
+    re-scoring gave (the only one it has for it): ``changes`` is there, as only the old one's
+    owner could make that revision; anyone else still gets a 403 (it used to be left out
+    until the old one was published: a request carries one token)."""
+    ticket = server.submit_demo(systems=("strong",))
+    old, auth = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    revision = server.post(
+        f"api/experiments/{old}/rescore", json={"profile": "exact"}, headers=auth
+    ).json()
+    state = server.wait_finished(revision["id"], revision["token"])
+    assert state["revisionOf"] == [old] and not state["public"]
+    [system] = state["changes"]["systems"]
+    assert system["signatureBefore"].startswith("gerbil-qa:fair|")
+    assert system["signatureAfter"].startswith("gerbil-qa:exact|") and system["questions"]
+    assert server.get(f"api/experiments/{revision['id']}").status_code == 403
+
+
 def test_a_registered_dataset_version_by_name_over_http(
     data_dir: Path, monkeypatch, tmp_path: Path
 ) -> None:

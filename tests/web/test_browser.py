@@ -349,6 +349,25 @@ def test_badge_snippet_and_bibtex_of_a_published_experiment(server, browser) -> 
     assert severe_logs(browser) == []
 
 
+def test_badge_preview_loads_where_the_page_is_served(server, browser) -> None:
+    """Behind a proxy the page's origin need not be the base of its URIs (here: the same
+    server reached as ``localhost``, its base naming 127.0.0.1). The preview is then still
+    this server's own image: the snippets name the badge's URI, the preview is loaded from
+    where the page came from (it used the URI, which the page's ``img-src 'self'`` refused:
+    a console error and a broken image)."""
+    from selenium.webdriver.common.by import By
+
+    elsewhere = server.url.replace("127.0.0.1", "localhost")
+    browser.delete_all_cookies()
+    visit(browser, f"{elsewhere}experiment/{server.demo_id}", "experiment-badge-other-origin")
+    preview = browser.find_element(By.ID, "badge-preview")
+    wait_until(browser, lambda d: d.execute_script("return arguments[0].complete", preview))
+    assert browser.execute_script("return arguments[0].naturalWidth", preview) > 0
+    markdown = browser.find_element(By.ID, "badge-markdown").get_attribute("value")
+    assert f"({server.url}experiment/{server.demo_id}/badge.svg?measure=macroF1)" in markdown
+    assert severe_logs(browser) == []
+
+
 def test_leaderboards_filter_and_sort(server, browser) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

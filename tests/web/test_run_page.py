@@ -132,6 +132,22 @@ def test_an_unnamed_service_url_is_refused_for_its_address_not_its_name(server) 
     assert len(server.storage.experiments.listing(include_private=True)) == before
 
 
+def test_a_service_line_without_its_equals_sign_names_the_box_and_the_form(server) -> None:
+    """``toy http://…`` (a space for the ``=``) was refused as a URL "only http/https URLs can
+    be called, got 'toy http://…'" (403): neither the box nor the form a line takes."""
+    before = len(server.storage.experiments.listing(include_private=True))
+    for box, label in (("webservice", "QA web services"), ("text2sparql", "Text2SPARQL services")):
+        lines = "good=http://127.0.0.1:9/\n\ntoy http://127.0.0.1:9/"
+        response = _submit(server, [], dataset="demo", **{box: lines})
+        assert response.status_code == 400, (box, response.status_code)
+        error = re.search(r'id="run-error" role="alert"><p>(.*?)</p>', response.text, re.S)
+        assert error, response.text[-3000:]
+        words = html.unescape(error.group(1))
+        assert f"{label} ({box}), line 3: expected name=URL or a URL" in words, words
+        assert "'toy http://127.0.0.1:9/'" in words
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+
+
 def test_reference_systems_and_services_from_the_text_areas(server, slow_qa) -> None:
     response = _submit(
         server,
