@@ -198,8 +198,10 @@ class Reference:
             if question.id not in done:
                 ctx.answered(answer)
             ctx.progress(n, len(askable))
+        from service.kb import describe
+
         run = SystemRun(self.name, answers, source=f"reference system {self.reference}")
-        return Obtained(run, archived(run, ctx, self.name))
+        return Obtained(run, archived(run, ctx, self.name), kb=describe(ctx.kb))
 
 
 def _ask(system: Any, question_id: str, question: Any, language: str) -> SystemAnswer:

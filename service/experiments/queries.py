@@ -45,9 +45,12 @@ def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
 
 def answer_queries(
     run: SystemRun, dataset: Dataset, sources: tuple[str, ...], *, version: str | None
-) -> SystemRun:
-    """``run`` with each answer's query run on the KB (answers already failed are kept)."""
+) -> tuple[SystemRun, str | None]:
+    """``run`` with each answer's query run on the KB (answers already failed are kept), and
+    the KB as :func:`service.kb.describe` names it (its files' checksum or its URL, and
+    version)."""
     from service.formats.text2sparql import prefix_environment
+    from service.kb import describe
     from service.kb.executor import SparqlExecutor
 
     todo = [a for a in run.answers.values() if a.error is None]
@@ -60,4 +63,5 @@ def answer_queries(
                 None if result.failure is None else f"the query gave no answers: {result.failure}"
             )
             answers[answer.question_id] = replace(answer, answers=result.answers, error=error)
-    return replace(run, answers=answers)
+        kb = describe(executor)
+    return replace(run, answers=answers), kb

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from service.errors import BadRequest
@@ -138,6 +138,10 @@ def run_experiment(
                 ranked=spec.options.ranked,
             )
             check_scored(evaluation, read)
+            if answers.kb is not None and evaluation.kb is None:
+                # the answers came from this KB (queries run, a reference system): the
+                # result depends on it even where the profile's matching does not
+                evaluation = replace(evaluation, kb=answers.kb)
             evaluations.append(evaluation)
             report.system(index, state="done")
         by_language.append(evaluations)
@@ -235,12 +239,11 @@ def _ask(
         )
         got = system.obtain(context)
         if got.queries:  # answers are SPARQL queries: run them on the pinned KB
-            from dataclasses import replace
-
             from service.experiments.queries import answer_queries, kb_sources
 
             sources, version = kb_sources(spec)
-            got = replace(got, run=answer_queries(got.run, dataset, sources, version=version))
+            run, used = answer_queries(got.run, dataset, sources, version=version)
+            got = replace(got, run=run, kb=used)
         obtained.append(got)
     return obtained
 

@@ -131,11 +131,14 @@ class FileEntity:
 @dataclass(frozen=True, slots=True)
 class Obtained:
     """A system's answers and the files to record with them; ``queries``: the answers are
-    SPARQL queries to run on the KB (:mod:`service.experiments.queries`)."""
+    SPARQL queries to run on the KB (:mod:`service.experiments.queries`); ``kb``: the KB the
+    answers came from when they were computed here (queries run, a reference system), as
+    :func:`service.kb.describe` names it: recorded with the result, in its signature."""
 
     run: SystemRun
     files: tuple[FileEntity, ...] = ()
     queries: bool = False
+    kb: str | None = None
 
 
 def check_name(name: str, n: int) -> str:

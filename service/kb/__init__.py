@@ -59,7 +59,18 @@ class KnowledgeBase(Protocol):
         ...
 
 
-def describe(kb: KnowledgeBase | None) -> str | None:
+class Named(Protocol):
+    """What names a KB in a result: a :class:`KnowledgeBase`, or the SPARQL executor that
+    ran a system's queries on one."""
+
+    @property
+    def identity(self) -> str: ...
+
+    @property
+    def version(self) -> str | None: ...
+
+
+def describe(kb: Named | None) -> str | None:
     """The identity and version of a KB as recorded with a result, e.g. ``file:sha256:… (v1)``."""
     if kb is None:
         return None

@@ -51,10 +51,12 @@ def _syntax_for(path: Path) -> pyoxigraph.RdfFormat:
 
 
 def files_identity(paths: Sequence[Path]) -> str:
-    """``file:sha256:<hex>`` over the files' bytes in the given order."""
+    """``file:sha256:<hex>`` over the files' bytes, whatever their order: the KB is their
+    union (the same two files named in another order were another KB, whose results a
+    comparison refused to set beside the first's)."""
     digest = hashlib.sha256()
-    for path in paths:
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for each in sorted(hashlib.sha256(path.read_bytes()).digest() for path in paths):
+        digest.update(each)
     return f"file:sha256:{digest.hexdigest()}"
 
 

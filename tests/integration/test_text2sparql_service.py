@@ -116,3 +116,52 @@ def test_queries_need_a_kb(data_dir: Path, capsys: pytest.CaptureFixture[str]) -
     gold = data_dir / T2S / "ck25" / "true_result_set.json"
     assert main(["evaluate", "--dataset", str(gold), "--answers", str(answers)]) == 1
     assert "give the KB (--kb FILE" in capsys.readouterr().err
+
+
+def test_the_kb_the_queries_ran_on_is_recorded(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The scores of SPARQL answers depend on the KB they run on: the same file scored 0.89 on
+    CK25's two graphs and 0.02 on one of them, with one signature (``kb:no``) and no KB named
+    in the result or the graph. Now the KB (checksum and version) is in both and in the
+    signature, so results on different KBs are never compared as one."""
+    import pyoxigraph as ox
+
+    from service import catalog
+
+    dataset = catalog.load("text2sparql-2025-ck25")  # a system that answers the gold queries
+    entries = [
+        {"dataset": "https://text2sparql.aksw.org/2025/corporate/", "query": q.sparql,
+         "question": q.text("en"), "qname": f"ck25:{q.id}-en"}
+        for q in dataset.questions
+    ]  # fmt: skip
+    answers = tmp_path / "gold-queries.json"
+    answers.write_text(json.dumps(entries), encoding="utf-8")
+    argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
+    argv += ["--profile", "text2sparql", "--output", "json"]
+    store = tmp_path / "store"
+    assert main([*argv, "--store", str(store)]) == 0  # the catalogue's pinned KB
+    pinned = json.loads(capsys.readouterr().out)
+    one_graph = ["--kb", str(data_dir / T2S / "ck25" / "graphs" / "prod-vocab.ttl")]
+    assert main([*argv, *one_graph]) == 0
+    other = json.loads(capsys.readouterr().out)
+    graphs = data_dir / T2S / "ck25" / "graphs"  # the pinned KB's files, in another order
+    both = ["--kb", str(graphs / "prod-vocab.ttl"), "--kb", str(graphs / "prod-inst.ttl")]
+    assert main([*argv, *both]) == 0
+    assert json.loads(capsys.readouterr().out)["kb"].split(" ")[0] == pinned["kb"].split(" ")[0]
+    assert pinned["kb"].startswith("file:sha256:") and other["kb"].startswith("file:sha256:")
+    assert pinned["kb"] != other["kb"]
+    assert pinned["signature"].endswith(f"|kb:{pinned['kb'].replace(' ', '_')}")
+    assert pinned["signature"] != other["signature"]
+    assert pinned["results"]["QA"]["macroF1"] > 0.5 > other["results"]["QA"]["macroF1"]
+
+    from service.graph.store import open_storage
+
+    with open_storage(store) as storage:
+        (recorded,) = storage.experiments.listing(include_private=True)
+        kbs = {
+            q.object.value
+            for q in storage.experiments.quads(recorded.id, answers=False)
+            if q.predicate == ox.NamedNode("http://w3id.org/gerbil/qa/vocab#knowledgeBase")
+        }
+    assert kbs == {pinned["kb"]}

@@ -49,7 +49,11 @@ def test_signatures_differ_and_carry_the_kb() -> None:
     assert len({p.signature for p in PROFILES.values()}) == len(PROFILES)
     sig = get_profile("gerbil").signature_for("file:sha256:ab (DBpedia 2016-10)")
     assert sig.endswith("|kb:file:sha256:ab_(DBpedia_2016-10)")
-    assert get_profile("exact").signature_for("file:sha256:ab") == get_profile("exact").signature
+    exact = get_profile("exact")
+    assert exact.signature_for(None) == exact.signature and exact.signature.endswith("|kb:no")
+    # a profile that matches without a KB still names the KB the answers came from (queries
+    # run on it): results on two KBs are not one result
+    assert exact.signature_for("file:sha256:ab") == exact.signature[: -len("no")] + "file:sha256:ab"
 
 
 def test_a_setting_cannot_break_the_signature() -> None:

@@ -106,10 +106,11 @@ class Profile:
         return self.signature_for(None)
 
     def signature_for(self, kb: str | None) -> str:
-        """The signature of a result; ``kb`` is the identity of the KB used, if any."""
+        """The signature of a result; ``kb`` is the identity of the KB used, if any: by the
+        matching, or to compute the answers (a Text2SPARQL system's queries run on it)."""
         fields = [f"gerbil-qa:{self.name}", f"v:{self.version}", f"ref:{self.reference}"]
         fields += [f"{k}:{v}" for k, v in self.settings]
-        if self.uses_kb:
+        if self.uses_kb or kb:
             fields.append(f"kb:{_escape(kb) if kb else 'none'}")
         else:
             fields.append("kb:no")
