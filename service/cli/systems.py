@@ -13,6 +13,7 @@ from typing import Any
 
 from service.cli import add_store_option
 from service.errors import BadRequest, ServiceError
+from service.systems.interfaces import INTERFACES
 
 
 def command_group(sub: Any, name: str, *, help: str) -> Any:
@@ -34,9 +35,11 @@ def _add_kb_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument(
         "--kb",
         nargs="+",
+        action="extend",  # `--kb A --kb B` is both files (a second --kb replaced the first)
         required=required,
         metavar="FILE|URL",
-        help="RDF files loaded into a local Oxigraph store, or one SPARQL endpoint URL",
+        help="RDF files loaded into a local Oxigraph store, or one SPARQL endpoint URL "
+        "(--kb A B or --kb A --kb B)",
     )
     parser.add_argument("--kb-version", help="the KB's version, recorded with results")
     parser.add_argument(
@@ -67,14 +70,28 @@ def register(sub: Any) -> None:
     commands = system.add_subparsers(dest="system_command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser(
-        "serve", help="serve a reference system (gold-sparql, baseline) as a QA web service"
+        "serve",
+        help="serve a reference system (gold-sparql, baseline) as a QA web service or a "
+        "Text2SPARQL service",
     )
     serve.add_argument("name", choices=("gold-sparql", "baseline"))
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     _add_kb_options(serve, required=True)
     serve.add_argument("--dataset", help="the dataset whose gold SPARQL gold-sparql runs")
-    serve.add_argument("--lang", default="en", help="the baseline's label language")
+    serve.add_argument(
+        "--lang",
+        default="en",
+        help="the baseline's label language; a Text2SPARQL question's language (gold-sparql "
+        "looks in the others too)",
+    )
+    serve.add_argument(
+        "--interface",
+        choices=INTERFACES,
+        default="qa",
+        help="qa: POST query=&lang=, answers QALD-JSON; text2sparql: GET ?question=&dataset=, "
+        "answers {dataset, question, query} (TEXT2SPARQL'25)",
+    )
     serve.add_argument("--threads", type=int, default=16, help="worker threads")
     serve.add_argument(
         "--delay-ms", type=float, default=0.0, help="added to every answer (imitates latency)"
@@ -98,7 +115,7 @@ def register(sub: Any) -> None:
     run.add_argument("--concurrency", type=int, default=4, help="calls in flight at once")
     run.add_argument(
         "--interface",
-        choices=("qa", "text2sparql"),
+        choices=INTERFACES,
         default="qa",
         help="qa: a GERBIL QA web service (POST query, lang; answers QALD-JSON); text2sparql: a "
         "TEXT2SPARQL service (GET question, dataset; answers a SPARQL query, kept as the answer "
@@ -187,7 +204,10 @@ def _serve(args: argparse.Namespace) -> int:
     system = build_system(args.name, kb=kb, dataset=dataset, language=args.lang)
 
     def ready(url: str) -> None:
-        print(f"serving {system.name} at {url} ({system.describe()}; KB {describe(kb)})")
+        kind = "Text2SPARQL service" if args.interface == "text2sparql" else "QA web service"
+        print(
+            f"serving {system.name} at {url} as a {kind} ({system.describe()}; KB {describe(kb)})"
+        )
         sys.stdout.flush()
 
     serve(
@@ -196,6 +216,8 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         threads=args.threads,
         delay=args.delay_ms / 1000,
+        interface=args.interface,
+        language=args.lang,
         ready=ready,
     )
     return 0

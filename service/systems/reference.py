@@ -48,6 +48,11 @@ class ReferenceSystem(Protocol):
 
     def answer(self, text: str, language: str) -> Reply: ...
 
+    def query(self, text: str, language: str) -> str | None:
+        """The SPARQL the system would run for the question (a Text2SPARQL service's
+        answer), None when it has none."""
+        ...
+
     def describe(self) -> str: ...
 
 
@@ -65,24 +70,35 @@ class GoldSparqlSystem:
         self.dataset = dataset
         self.kb = kb
         self._index: dict[tuple[str, str], Question] = {}
+        self._any_language: dict[str, Question] = {}
         for question in dataset.questions:
             for text in question.texts:
                 if text.string and text.string.strip():
                     key = (text.language, normalise_text(text.string))
                     self._index.setdefault(key, question)
+                    self._any_language.setdefault(key[1], question)
 
     def describe(self) -> str:
         name = self.dataset.id or self.dataset.source or "dataset"
         return f"gold SPARQL of {name} ({len(self.dataset)} questions) run on a KB"
 
     def find(self, text: str, language: str) -> Question:
-        question = self._index.get((language, normalise_text(text)))
+        """The question with this text in ``language``, else in any language (a Text2SPARQL
+        service is not told the question's language)."""
+        key = normalise_text(text)
+        question = self._index.get((language, key)) or self._any_language.get(key)
         if question is None:
             raise NotFound(
                 f"no question of {self.dataset.id or self.dataset.source or 'the dataset'} has "
                 f"this text in language {language!r}: {text!r}"
             )
         return question
+
+    def query(self, text: str, language: str) -> str | None:
+        """The gold query as the dataset writes it, not run (it may fail on the KB here and
+        not on the caller's)."""
+        question = self.find(text, language)
+        return None if question.out_of_scope else question.sparql
 
     def answer(self, text: str, language: str) -> Reply:
         question = self.find(text, language)
@@ -235,6 +251,11 @@ class BaselineSystem:
             if not answers.is_empty:
                 break
         return Reply(answers, sparql=sparql)
+
+    def query(self, text: str, language: str) -> str | None:
+        """The query that gave the answer (the baseline tries two and keeps the one that
+        answers, so it runs them)."""
+        return self.answer(text, language).sparql
 
 
 SYSTEM_NAMES = ("gold-sparql", "baseline")

@@ -5,6 +5,10 @@ multipart/form-data, UTF-8) answers QALD-JSON holding one question: the question
 the SPARQL the system ran, and its answers. ``GET /`` with the same parameters in the query
 string answers the same (handy in a browser); ``GET /`` without them describes the system.
 Errors are JSON ``{"error": …}`` with a 4xx status (a question the system cannot take) or 500.
+
+As a Text2SPARQL service (``interface="text2sparql"``, TEXT2SPARQL'25's interface): ``GET
+/?question=…&dataset=<dataset id>`` answers ``{"dataset", "question", "query"}``, the SPARQL
+the system built (gold-sparql: the gold query), which the caller runs on its own KB.
 """
 
 from __future__ import annotations
@@ -37,9 +41,29 @@ def qald_answer(question: str, language: str, reply: Any) -> bytes:
     return formats.write(Dataset(id=None, questions=(entry,)), "qald-json")
 
 
-def make_app(system: ReferenceSystem, *, delay: float = 0.0) -> WSGIApp:
-    """The WSGI application serving ``system``; ``delay`` seconds are added to every answer
-    (to imitate a remote system's latency in benchmarks and demos)."""
+def text2sparql_answer(question: str, dataset: str, query: str | None) -> bytes:
+    """A TEXT2SPARQL'25 answer: the question's query (empty when the system has none)."""
+    answer = {"dataset": dataset, "question": question, "query": query or ""}
+    return json.dumps(answer, ensure_ascii=False).encode("utf-8")
+
+
+def make_app(
+    system: ReferenceSystem,
+    *,
+    delay: float = 0.0,
+    interface: str = "qa",
+    language: str = "en",
+) -> WSGIApp:
+    """The WSGI application serving ``system`` by ``interface`` (``qa`` or ``text2sparql``,
+    :data:`~service.systems.interfaces.INTERFACES`);
+    ``delay`` seconds are added to every answer (to imitate a remote system's latency in
+    benchmarks and demos); ``language``: a Text2SPARQL question's (the interface names none)."""
+    text2sparql = interface == "text2sparql"
+    field, usage = (
+        ("question", "GET ?question=<question>&dataset=<dataset id> (TEXT2SPARQL'25)")
+        if text2sparql
+        else ("query", "POST query=<question>&lang=<ISO 639-1 code> (form-encoded UTF-8)")
+    )
     from werkzeug.wrappers import Request
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -51,21 +75,22 @@ def make_app(system: ReferenceSystem, *, delay: float = 0.0) -> WSGIApp:
             if request.method not in ("GET", "POST"):
                 raise ServiceError("only GET and POST are supported", status=405)
             params = request.form if request.method == "POST" else request.args
-            text, language = params.get("query"), params.get("lang") or "en"
+            text = params.get(field)
             if text is None and request.method == "GET":
                 payload = json.dumps(
-                    {
-                        "system": system.name,
-                        "description": system.describe(),
-                        "usage": "POST query=<question>&lang=<ISO 639-1 code> (form-encoded UTF-8)",
-                    }
+                    {"system": system.name, "description": system.describe(), "usage": usage}
                 ).encode()
             elif text is None:
-                raise ServiceError("missing form field 'query' (the question)", status=400)
+                raise ServiceError(f"missing form field '{field}' (the question)", status=400)
             else:
                 if delay:
                     time.sleep(delay)
-                payload = qald_answer(text, language, system.answer(text, language))
+                if text2sparql:
+                    query = system.query(text, language)
+                    payload = text2sparql_answer(text, params.get("dataset") or "", query)
+                else:
+                    lang = params.get("lang") or "en"
+                    payload = qald_answer(text, lang, system.answer(text, lang))
         except ServiceError as err:
             status, payload = err.status, json.dumps({"error": err.message}).encode()
         except Exception as err:  # a bug must still answer, and say what it was
@@ -124,12 +149,15 @@ def serve(
     port: int = 8000,
     threads: int = 16,
     delay: float = 0.0,
+    interface: str = "qa",
+    language: str = "en",
     ready: Callable[[str], None] | None = None,
 ) -> None:
     """Serve ``system`` until interrupted (the CLI's ``gerbil-qa system serve``)."""
     from waitress.server import create_server
 
-    server = create_server(make_app(system, delay=delay), host=host, port=port, threads=threads)
+    app = make_app(system, delay=delay, interface=interface, language=language)
+    server = create_server(app, host=host, port=port, threads=threads)
     if ready is not None:
         ready(f"http://{host}:{server.effective_port}/")
     try:

@@ -31,6 +31,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 from service.errors import BadRequest, Problem
 from service.model import Dataset, Question, SystemAnswer, SystemRun
+from service.systems.interfaces import INTERFACES
 from service.systems.response import BadResponse, parse_answer, parse_query_answer, snippet
 from service.systems.safety import NetworkPolicy, UnsafeURL
 
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 FORM_TYPE = "application/x-www-form-urlencoded; charset=UTF-8"
 ACCEPT = "application/json, application/sparql-results+json;q=0.9, application/xml;q=0.5"
 _REDIRECTS = (301, 302, 303, 307, 308)
-INTERFACES = ("qa", "text2sparql")
 JSON_ACCEPT = "application/json"
 _MAX_RETRY_AFTER = 30.0
 

@@ -10,6 +10,7 @@ from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.experiments.systems import SYSTEM_KINDS
 from service.graph.experiments import Status
+from service.systems.interfaces import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
 from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES
 from service.web.listings import MAX_PAGE
@@ -179,7 +180,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     },
                                     "interface": {
                                         "type": "string",
-                                        "enum": ["qa", "text2sparql"],
+                                        "enum": list(INTERFACES),
                                         "default": "qa",
                                     },
                                     "reference": {

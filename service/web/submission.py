@@ -323,8 +323,11 @@ def to_spec(
 
 def _interface(item: dict[str, Any], where: str) -> str:
     value = item.get("interface", "qa")
-    if value not in ("qa", "text2sparql"):
-        raise BadRequest(f'{where}.interface: expected "qa" or "text2sparql", got {value!r}')
+    from service.systems.interfaces import INTERFACES
+
+    if value not in INTERFACES:
+        expected = " or ".join(f'"{name}"' for name in INTERFACES)
+        raise BadRequest(f"{where}.interface: expected {expected}, got {value!r}")
     return str(value)
 
 

@@ -165,3 +165,63 @@ def test_the_kb_the_queries_ran_on_is_recorded(
             if q.predicate == ox.NamedNode("http://w3id.org/gerbil/qa/vocab#knowledgeBase")
         }
     assert kbs == {pinned["kb"]}
+
+
+def test_gold_sparql_served_as_a_text2sparql_service(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`system serve gold-sparql --interface text2sparql` answers TEXT2SPARQL'25's GET with
+    each question's gold query (found in any of its languages), so the whole Text2SPARQL
+    chain runs here without writing a service: asked, kept, run on the KB, scored."""
+    import os
+    import subprocess
+    import sys
+
+    import requests
+
+    from service.systems.localnet import free_port, wait_for_port
+
+    ck25 = data_dir / T2S / "ck25"
+    graphs = ck25 / "graphs"
+    port = free_port()
+    root = Path(__file__).resolve().parents[2]
+    served = subprocess.Popen(
+        [sys.executable, "-m", "service", "system", "serve", "gold-sparql", "--interface",
+         "text2sparql", "--dataset", str(ck25 / "questions.yml"), "--kb",
+         str(graphs / "prod-inst.ttl"), "--kb", str(graphs / "prod-vocab.ttl"), "--port",
+         str(port), "--lang", "es"],
+        env={**os.environ, "PYTHONPATH": str(root)}, cwd=root, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for_port(port, timeout=30)
+        url = f"http://127.0.0.1:{port}/"
+        described = requests.get(url, timeout=10).json()
+        assert "question=" in described["usage"] and described["system"] == "gold-sparql"
+        # served as Spanish, CK25's English questions are found in their own language
+        dataset = "https://text2sparql.aksw.org/2025/corporate/"
+        one = {"question": "In which department is Ms. Brant?", "dataset": dataset}
+        answer = requests.get(url, params=one, timeout=10).json()
+        assert answer["dataset"] == dataset and "Karen.Brant" in answer["query"]
+        answers = tmp_path / "gold.json"
+        argv = ["system", "run", url, "--interface", "text2sparql", "--dataset"]
+        argv += [
+            str(ck25 / "questions.yml"),
+            "--output",
+            str(answers),
+            "--allow",
+            f"127.0.0.1:{port}",
+        ]
+        assert main(argv) == 0
+        assert "50 questions: 50 asked, 0 failed" in capsys.readouterr().out
+    finally:
+        served.terminate()
+        said = served.communicate(timeout=10)[0]
+    from service.kb.local import files_identity
+
+    # both files: a second --kb replaced the first (the KB was prod-vocab.ttl alone)
+    assert f"KB {files_identity([graphs / 'prod-inst.ttl', graphs / 'prod-vocab.ttl'])}" in said
+    argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
+    assert main([*argv, "--profile", "text2sparql", "--output", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["results"]["QA"]["macroF1"] == pytest.approx(0.888, abs=0.01)
