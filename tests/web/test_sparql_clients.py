@@ -186,3 +186,24 @@ def test_format_parameters_follow_the_query_form(server) -> None:
     # format in a POSTed form body counts too
     posted = server.post("sparql", data={"query": CONSTRUCT, "format": "nt"})
     assert posted.headers["Content-Type"].startswith("application/n-triples")
+
+
+def test_the_readmes_citing_example_runs_as_written(server, capsys) -> None:
+    """The SPARQLWrapper block of the README's "Citing a result from a paper", run against
+    this server (its URL and the published demo experiment put in for the README's)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Citing a result from a paper", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    code = code.replace("http://localhost:8080/", server.url)
+    code = code.replace("experiment/ID>", f"experiment/{server.demo_id}>")
+    exec(compile(code, "README.md (citing)", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) >= 2
+    for line in lines:
+        system, f1, low, high = line.split(" ")
+        assert system.startswith(server.url + "system/")
+        assert float(low) <= float(f1) <= float(high)
+    f1s = [float(line.split(" ")[1]) for line in lines]
+    assert f1s == sorted(f1s, reverse=True)
