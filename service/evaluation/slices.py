@@ -33,9 +33,11 @@ def parse_dimensions(text: str) -> tuple[str, ...]:
     for name in found:
         if name not in DIMENSIONS and not (name.startswith(EXTRA) and len(name) > len(EXTRA)):
             known = ", ".join(DIMENSIONS)
-            raise BadRequest(f"cannot break down by {name!r}; known: {known}, extra:KEY")
+            raise BadRequest(
+                f"by={name!r}: cannot break down by it; expected one of {known}, extra:KEY"
+            )
     if not found:
-        raise BadRequest("--by: name a dimension such as answertype")
+        raise BadRequest("by: name a dimension such as answertype")
     return found
 
 
