@@ -118,13 +118,20 @@ def compare(
     except ValueError as err:  # e.g. McNemar asked for graded accuracy
         raise BadRequest(str(err)) from err
     results = tuple(
-        SystemResult(
-            system=name,
-            results={t: dict(task.measures) for t, task in ev.tasks.items()},
-            intervals=intervals_of(ev, resamples=resamples, seed=seed, level=level, tables=tables),
-            tier=ranking.tiers[name],
+        sorted(
+            (
+                SystemResult(
+                    system=name,
+                    results={t: dict(task.measures) for t, task in ev.tasks.items()},
+                    intervals=intervals_of(
+                        ev, resamples=resamples, seed=seed, level=level, tables=tables
+                    ),
+                    tier=ranking.tiers[name],
+                )
+                for name, ev, tables in systems
+            ),
+            key=lambda s: _standing(s, measure),
         )
-        for name, ev, tables in systems
     )
     signature = "|".join(
         (
@@ -143,6 +150,14 @@ def compare(
         systems=results,
         ranking=ranking,
     )
+
+
+def _standing(result: SystemResult, measure: str) -> tuple[Any, ...]:
+    """The order systems are listed in: by tier, within a tier by the measure compared (best
+    first), then by name; no tier or no value last."""
+    value = result.results.get(ExperimentType.QA, {}).get(measure)
+    tier = result.tier
+    return (tier is None, tier or 0, value is None, -(value or 0.0), result.system)
 
 
 def intervals_of(
