@@ -46,6 +46,7 @@ def read(src: Source) -> Dataset:
     datasets: Counter[str] = Counter()
     prefixes: Counter[str] = Counter()
     seen: dict[tuple[str, str | None], int] = {}
+    named: list[tuple[str, tuple[Step, ...], str]] = []  # (prefix, where, question id)
     for at, entry in list_entries(report, _SHAPE):
         name = _item_name(entry, report, at)
         if name is None:
@@ -53,6 +54,7 @@ def read(src: Source) -> Dataset:
         prefix, qid, language = name
         if prefix:
             prefixes[prefix] += 1
+            named.append((prefix, at, qid))
         values = {
             key: read_string(entry.get(key), report, at=(*at, key), qid=qid, what=key)
             for key in ("dataset", "question", "query")
@@ -87,6 +89,15 @@ def read(src: Source) -> Dataset:
                 expected="one dataset per answers file",
             )
     metadata = ((PREFIX_KEY, prefixes.most_common(1)[0][0]),) if prefixes else ()
+    for prefix, at, qid in named:  # another dataset's question, read by its number alone
+        if metadata and prefix != metadata[0][1]:
+            report.warn(
+                f"qname prefix {prefix!r} is not the file's ({metadata[0][1]!r}): read as "
+                f"question {qid} of {metadata[0][1]}",
+                at=(*at, "qname"),
+                question_id=qid,
+                expected="one dataset's questions per answers file",
+            )
     return Dataset(
         id=dataset_id,
         questions=tuple(questions),

@@ -290,6 +290,21 @@ def test_answers_write_what_they_read() -> None:
     assert read(json.dumps(written).encode()).questions == ds.questions
 
 
+def test_another_datasets_qname_is_a_located_warning() -> None:
+    """A db25 entry in a CK25 answers file was read as CK25's question of that number."""
+    entries = [
+        {"dataset": "https://text2sparql.aksw.org/2025/corporate/", "query": "ASK {}",
+         "qname": f"ck25:{n}-en"}
+        for n in (1, 2)
+    ] + [{"dataset": "https://text2sparql.aksw.org/2025/corporate/", "query": "ASK {}",
+          "qname": "db25:3-en"}]  # fmt: skip
+    ds = read(json.dumps(entries, indent=1).encode(), name="ck25_answers.json")
+    (warning,) = [p for p in ds.problems if "prefix" in p.message]
+    assert warning.path == "$[2].qname" and warning.line is not None
+    assert warning.question_id == "3" and "'db25' is not the file's ('ck25')" in warning.message
+    assert not read(json.dumps(entries[:2]).encode()).problems
+
+
 def test_an_empty_answers_list_reads_as_no_entries() -> None:
     ds = read(b"[]", name="ck25_answers.json")
     assert (ds.format, len(ds), ds.problems) == ("text2sparql-answers", 0, ())
