@@ -536,6 +536,10 @@ class ExperimentRepository:
                 return st
             if st.status is not Status.FINISHED:
                 raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
+            if self._complete_publication(experiment_id):
+                # a publication whose second write failed (the private store went away): its
+                # public copy stays as written, a second one would add a second dct:issued
+                return self.status(experiment_id)
             when = timestamp(now)
             graph = node(self.uris.experiment_graph(experiment_id))
             quads = list(self.store.private.quads_for_pattern(None, None, None, graph))
@@ -584,6 +588,22 @@ class ExperimentRepository:
             + f" ;\nDROP SILENT GRAPH <{graph}>",
         )
 
+    def _complete_publication(self, experiment_id: str) -> bool:
+        """Finish a publication whose public copy is written and whose admin record is not,
+        with the copy's ``dct:issued``; False when there is no public copy."""
+        graph = node(self.uris.experiment_graph(experiment_id))
+        if not self.store.public.contains_named_graph(graph):
+            return False
+        uri = node(self.uris.experiment(experiment_id))
+        issued = [
+            q.object.value
+            for q in self.store.public.quads_for_pattern(uri, node(DCT + "issued"), None, graph)
+        ]
+        self._finish_publication(
+            experiment_id, issued[0] if issued else n.date_time(timestamp()).value
+        )
+        return True
+
     def recover(self) -> None:
         """Complete what a crash interrupted: a publication whose public copy is written but
         whose admin record is not, and a recorded experiment's old status."""
@@ -592,19 +612,7 @@ class ExperimentRepository:
             f"SELECT ?e WHERE {{ GRAPH <{admin}> {{ ?e {_p('published')} false }} }}"
         )
         for row in list(unpublished):
-            uri = row["e"].value
-            eid = uri.rsplit("/", 1)[1]
-            graph = node(self.uris.experiment_graph(eid))
-            if self.store.public.contains_named_graph(graph):
-                issued = [
-                    q.object.value
-                    for q in self.store.public.quads_for_pattern(
-                        node(uri), node(DCT + "issued"), None, graph
-                    )
-                ]
-                self._finish_publication(
-                    eid, issued[0] if issued else n.date_time(timestamp()).value
-                )
+            self._complete_publication(row["e"].value.rsplit("/", 1)[1])
         unsettled = self.store.private.query(
             f"SELECT DISTINCT ?e WHERE {{ GRAPH <{admin}> {{ ?e {_p('status')} 'finished', ?s "
             "FILTER(STR(?s) != 'finished') } }"
