@@ -44,6 +44,7 @@ from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Aborted, Cancelled
 from service.graph.claims import HOLD, Claims, Hold
 from service.graph.experiments import RESUMABLE, ClaimLapsed, Status, Ticket
+from service.graph.remote import StoreUnavailable
 
 if TYPE_CHECKING:
     from service.formats.base import Limits
@@ -450,7 +451,11 @@ class ExperimentRunner:
 
     def _watch_cancel(self, eid: str, cancel: threading.Event, stop: threading.Event) -> None:
         while not stop.wait(0.2):
-            if self.jobs is not None and self.jobs.cancel_requested(eid):
+            try:
+                requested = self.jobs is not None and self.jobs.cancel_requested(eid)
+            except StoreUnavailable:  # the store is away for now (the heartbeat says so)
+                continue  # ending here left a cancel from another replica or the CLI unseen
+            if requested:
                 cancel.set()
                 return
 
