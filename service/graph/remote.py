@@ -79,6 +79,9 @@ class StoreUnavailable(ServiceError):
     """The remote store did not answer, or answered with an error."""
 
     status = 503
+    # no answer, or a proxy's "not now" (502, 503, 504): trying again later may succeed, so a
+    # run is left to a take-over rather than ended (an error the store gave stays an error)
+    transient = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,7 +508,9 @@ def _raise_for(response: Any, url: str) -> None:
     else:
         text = response.data.decode("utf-8", "replace").strip().splitlines()
         detail = text[0][:300] if text else str(response.reason or response.status)
-    raise StoreUnavailable(f"the store at {url} answered {response.status}: {detail}")
+    error = StoreUnavailable(f"the store at {url} answered {response.status}: {detail}")
+    error.transient = response.status in (502, 503, 504)
+    raise error
 
 
 def _is_blank(term: Any) -> bool:

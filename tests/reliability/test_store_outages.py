@@ -5,6 +5,9 @@ two, once the store answers again.
 - a publication whose second write (the admin record, in the private dataset) fails after its
   first (the public copy) is completed by the next publication with the copy's ``dct:issued``:
   before, it wrote the public graph again, and the experiment had two (a SHACL violation);
+- a run whose write fails while the private store restarts is taken over and finishes once the
+  store is back: before, it ended on its replica, but neither its status nor its claim could
+  be written, and the claim, kept live by the replica's heartbeat, kept it ``running`` for good;
 - a cancel on replica B of a run on A is seen after the store was away a moment: before, A's
   thread watching for it ended at the first failed read, and the run could not be cancelled.
 """
@@ -29,6 +32,7 @@ from tests.reliability.test_replicas import (
     BASE,
     IN_FLIGHT,
     CountingQA,
+    _finished,
     _questions,
     _status,
     _submit,
@@ -109,6 +113,23 @@ def test_a_publication_cut_between_its_two_writes_is_completed_not_written_twice
 def _serve(pair: RemotePair) -> Served:
     env = {**pair.env, "GERBIL_QA_STORE_TIMEOUT": TIMEOUT, "GERBIL_QA_LEASE_SECONDS": LEASE}
     return Served(pair.url, base=BASE, GERBIL_QA_ALLOW_NETWORKS="127.0.0.1/32", **env)
+
+
+def test_a_run_cut_by_a_store_restart_is_taken_over_and_finishes(
+    pair: RemotePair, qa: CountingQA
+) -> None:
+    replica = _serve(pair)
+    try:
+        ticket = _submit(replica, qa, "cut", 1.0)  # answers come in fours every second
+        _until("the second four asked", lambda: sum(qa.of("cut").values()) >= 2 * IN_FLIGHT)
+        pair.private.restart(down=1.5)  # the second four answer while it is away
+        state = _until("the run to finish", lambda: _finished(replica, ticket), timeout=30)
+    finally:
+        replica.stop()
+    assert state["status"] == "finished"
+    asked = qa.of("cut")
+    assert len(asked) == _questions()
+    assert sum(asked.values()) - _questions() <= 2 * IN_FLIGHT  # those in flight, not logged
 
 
 def test_a_cancel_on_b_reaches_a_run_on_a_after_the_store_was_away(
