@@ -9,14 +9,19 @@ two, once the store answers again.
   store is back: before, it ended on its replica, but neither its status nor its claim could
   be written, and the claim, kept live by the replica's heartbeat, kept it ``running`` for good;
 - a cancel on replica B of a run on A is seen after the store was away a moment: before, A's
-  thread watching for it ended at the first failed read, and the run could not be cancelled.
+  thread watching for it ended at the first failed read, and the run could not be cancelled;
+- two processes publishing one experiment at once publish it once: before, each wrote the
+  public graph with its own ``dct:issued`` (two, a SHACL violation), and each answered with
+  another publication time.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +161,25 @@ def test_a_cancel_on_b_reaches_a_run_on_a_after_the_store_was_away(
         a.stop()
     assert state["status"] == "cancelled", state
     assert sum(qa.of("stop").values()) < _questions()
+
+
+def test_two_processes_publishing_at_once_publish_once(
+    pair: RemotePair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    eid = _record(pair, capsys)
+    # two storages: each its own connections, lock and claims, as two replicas have
+    opened = [open_storage(pair.url, base=None) for _ in range(2)]
+    try:
+        start = threading.Barrier(2)
+
+        def publish(storage: Any) -> str | None:
+            start.wait()
+            return storage.experiments.publish(eid).published_at
+
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(publish, opened))
+        graph = opened[0].uris.experiment_graph(eid)
+    finally:
+        for storage in opened:
+            storage.close()
+    assert _issued(pair, graph) == answers[:1] == answers[1:]
