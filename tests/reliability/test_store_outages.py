@@ -12,7 +12,10 @@ two, once the store answers again.
   thread watching for it ended at the first failed read, and the run could not be cancelled;
 - two processes publishing one experiment at once publish it once: before, each wrote the
   public graph with its own ``dct:issued`` (two, a SHACL violation), and each answered with
-  another publication time.
+  another publication time;
+- a "store" that answers 200 with an HTML page (a proxy's login or error page, a web UI: the
+  URL or its layout is wrong) is said to be one, and the command ends with exit code 1: before,
+  the results parser's SyntaxError came out as a traceback; the health probe says it too.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +36,7 @@ from service.errors import ServiceError
 from service.graph.adapter import Side
 from service.graph.store import open_storage
 from service.paths import DEMO_DIR
-from tests.reliability.figures import Served
+from tests.reliability.figures import Served, cli
 from tests.reliability.test_replicas import (
     BASE,
     IN_FLIGHT,
@@ -183,3 +187,45 @@ def test_two_processes_publishing_at_once_publish_once(
         for storage in opened:
             storage.close()
     assert _issued(pair, graph) == answers[:1] == answers[1:]
+
+
+class _HtmlPage(BaseHTTPRequestHandler):
+    """Answers every request 200 with an HTML page, as a proxy's login page does."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def _page(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b"<html><head><title>Sign in</title></head><body>Sign in</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _page
+
+
+@pytest.fixture()
+def html_page() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _HtmlPage)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_store_url_that_answers_an_html_page_is_said_to_be_wrong(
+    pair: RemotePair, html_page: str
+) -> None:
+    for public, private in ((html_page, pair.private.url), (pair.url, html_page)):
+        done = cli("check", "--store", public, GERBIL_QA_PRIVATE_STORE=private)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        assert f"the store at {html_page}query answered text/html, not SPARQL" in done.stderr
+    with open_storage(pair.url, base=None) as storage:
+        storage.store.private.url = html_page  # the health probe's ping of a wrong URL
+        storage.store.private.query_url = html_page + "query"
+        with pytest.raises(ServiceError, match="not SPARQL results"):
+            storage.store.ping(Side.PRIVATE, 2.0)
