@@ -29,6 +29,7 @@ def free_port() -> int:
 class OxigraphServer:
     url: str
     process: subprocess.Popen
+    location: Path
 
     def _results(self, text: str) -> dict:
         """A query on the server itself (not through GERBIL QA), its JSON results."""
@@ -50,6 +51,15 @@ class OxigraphServer:
         """An ASK on the server itself."""
         return bool(self._results(text)["boolean"])
 
+    def restart(self, down: float = 0.0) -> None:
+        """Killed (SIGKILL) and started again ``down`` seconds later at the same address on the
+        same data, as a crash and its supervisor's restart."""
+        self.process.kill()
+        self.process.wait(10)
+        time.sleep(down)
+        port = int(self.url.rstrip("/").rsplit(":", 1)[1])
+        self.process = start_oxigraph(self.location, port).process
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -59,8 +69,8 @@ class OxigraphServer:
             self.process.wait(10)
 
 
-def start_oxigraph(location: Path) -> OxigraphServer:
-    port = free_port()
+def start_oxigraph(location: Path, port: int | None = None) -> OxigraphServer:
+    port = port or free_port()
     process = subprocess.Popen(
         [str(OXIGRAPH), "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,
@@ -70,7 +80,7 @@ def start_oxigraph(location: Path) -> OxigraphServer:
     for _ in range(200):
         with contextlib.suppress(requests.ConnectionError):
             requests.get(url + "query", params={"query": "ASK {}"}, timeout=2)
-            return OxigraphServer(url, process)
+            return OxigraphServer(url, process, location)
         if process.poll() is not None:
             raise RuntimeError(f"oxigraph serve exited with {process.returncode}")
         time.sleep(0.05)

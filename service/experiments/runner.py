@@ -44,6 +44,7 @@ from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Aborted, Cancelled
 from service.graph.claims import HOLD, Claims, Hold
 from service.graph.experiments import RESUMABLE, ClaimLapsed, Status, Ticket
+from service.graph.remote import StoreUnavailable
 
 if TYPE_CHECKING:
     from service.formats.base import Limits
@@ -108,6 +109,7 @@ class ExperimentRunner:
         self._progress: dict[str, RunProgress] = {}
         self._lock = threading.Lock()
         self.claims = Claims(storage.store, storage.uris)
+        self._unreleased: set[str] = set()  # claims a store away kept from being released
         # for /metrics: runs taken over from a stopped replica, left at a shutdown, stopped
         # because this runner's claim lapsed
         self.taken_over = self.handed_over = self.lapsed = 0
@@ -273,6 +275,7 @@ class ExperimentRunner:
     def take_over(self) -> list[str]:
         """On a shared store: resume the experiments whose runner died (their claim not renewed
         for the lease time, :mod:`service.graph.claims`). Returns the ids taken over."""
+        self._release_left()
         taken = []
         mine = set(self.active())
         for eid in self.claims.orphans():
@@ -361,6 +364,10 @@ class ExperimentRunner:
                 )
             elif isinstance(err, Cancelled) and cancel.handed_over:
                 self._hand_over(eid)
+            elif isinstance(err, StoreUnavailable) and err.transient and self.claims.shared:
+                # the run is fine, the store went away: left running, its claim released (now
+                # or at a take-over round), so a take-over resumes it once the store answers
+                log.warning("experiment %s stopped, to be taken over: %s", eid, err)
             elif isinstance(err, Cancelled):
                 self._end(eid, Status.CANCELLED, err.message)
             else:  # Aborted (too many errors) and any error a user can act on
@@ -377,10 +384,31 @@ class ExperimentRunner:
             if outcome.public_changed:
                 self.on_public_change()
         finally:
+            self._after_run(eid, uri, writer)
+
+    def _after_run(self, eid: str, uri: str, writer: _ProgressWriter) -> None:
+        """Keep the run's last progress and release its claim, whatever the store does: a
+        claim left in it, which this runner's heartbeat keeps live, would keep the run from
+        every take-over (seen: a run ``running`` for good after the store was away a second)."""
+        with contextlib.suppress(StoreUnavailable):  # the store is away: the memory's is lost
             writer.flush()  # what a cancelled or failed run got to stays readable
-            with self._lock:
-                self._progress.pop(eid, None)
+        with self._lock:
+            self._progress.pop(eid, None)
+        try:
             self.claims.release(uri)
+        except StoreUnavailable as err:
+            log.warning("experiment %s: its claim is released later: %s", eid, err)
+            with self._lock:
+                self._unreleased.add(uri)
+
+    def _release_left(self) -> None:
+        """Release the claims a store away kept (:meth:`_after_run`)."""
+        with self._lock:
+            left = list(self._unreleased)
+        for uri in left:
+            self.claims.release(uri)
+            with self._lock:
+                self._unreleased.discard(uri)
 
     def _hand_over(self, experiment_id: str) -> None:
         """A run stopped by a shutdown: on a shared store, left running for another replica
@@ -404,6 +432,8 @@ class ExperimentRunner:
             self.storage.experiments.set_status(experiment_id, status, message=message)
         except Conflict as err:  # someone else ended it first (a cancel from the command line)
             log.warning("experiment %s: %s", experiment_id, err)
+        except StoreUnavailable as err:  # left running: a take-over runs it to its end again
+            log.warning("experiment %s: not marked %s: %s", experiment_id, status, err)
 
     def _execute(
         self,
@@ -450,7 +480,11 @@ class ExperimentRunner:
 
     def _watch_cancel(self, eid: str, cancel: threading.Event, stop: threading.Event) -> None:
         while not stop.wait(0.2):
-            if self.jobs is not None and self.jobs.cancel_requested(eid):
+            try:
+                requested = self.jobs is not None and self.jobs.cancel_requested(eid)
+            except StoreUnavailable:  # the store is away for now (the heartbeat says so)
+                continue  # ending here left a cancel from another replica or the CLI unseen
+            if requested:
                 cancel.set()
                 return
 

@@ -64,6 +64,7 @@ _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
 
 
 ID_ATTEMPTS = 50  # ids tried when other processes on a shared store take them meanwhile
+PUBLISH_ATTEMPTS = 20  # claims of a publication another process holds (0.3 s each)
 
 
 class Status(StrEnum):
@@ -529,21 +530,40 @@ class ExperimentRepository:
         """Make a finished experiment public: its graph (with ``dct:issued``) and its share of
         the public default graph are added to the public dataset in one transaction, the moment
         it becomes public; then the admin record and the private copy follow in one update. A
-        crash between the two is completed by :meth:`recover`."""
+        crash between the two is completed by :meth:`recover`. On a shared store the
+        publication is claimed: two replicas publishing at once wrote two ``dct:issued``."""
+        subject = self.uris.experiment(check_experiment_id(experiment_id)) + "/publication"
+        claims = self._claims()
         with self.store.lock:
-            st = self.status(experiment_id)
-            if st.public:
-                return st
-            if st.status is not Status.FINISHED:
-                raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
-            when = timestamp(now)
-            graph = node(self.uris.experiment_graph(experiment_id))
-            quads = list(self.store.private.quads_for_pattern(None, None, None, graph))
-            _refuse_invalid_terms(experiment_id, quads)
-            issued = Quad(node(st.uri), node(DCT + "issued"), n.date_time(when), graph)
-            add_public(self.store, [*quads, issued])
-            self._finish_publication(experiment_id, n.date_time(when).value)
+            for _ in range(PUBLISH_ATTEMPTS):
+                if claims.claim(subject):
+                    break
+            else:
+                raise Conflict(f"experiment {experiment_id} is being published; try again")
+            try:
+                return self._publish(experiment_id, now)
+            finally:
+                claims.release(subject)
+
+    def _publish(self, experiment_id: str, now: datetime | None) -> ExperimentStatus:
+        """:meth:`publish` once its claim is held."""
+        st = self.status(experiment_id)
+        if st.public:
+            return st
+        if st.status is not Status.FINISHED:
+            raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
+        if self._complete_publication(experiment_id):
+            # a publication whose second write failed (the private store went away): its
+            # public copy stays as written, a second one would add a second dct:issued
             return self.status(experiment_id)
+        when = timestamp(now)
+        graph = node(self.uris.experiment_graph(experiment_id))
+        quads = list(self.store.private.quads_for_pattern(None, None, None, graph))
+        _refuse_invalid_terms(experiment_id, quads)
+        issued = Quad(node(st.uri), node(DCT + "issued"), n.date_time(when), graph)
+        add_public(self.store, [*quads, issued])
+        self._finish_publication(experiment_id, n.date_time(when).value)
+        return self.status(experiment_id)
 
     def attach_paper(self, experiment_id: str, reference: str) -> str:
         """Link a finished experiment to a paper that cites it: ``<experiment> dct:isReferencedBy
@@ -584,6 +604,22 @@ class ExperimentRepository:
             + f" ;\nDROP SILENT GRAPH <{graph}>",
         )
 
+    def _complete_publication(self, experiment_id: str) -> bool:
+        """Finish a publication whose public copy is written and whose admin record is not,
+        with the copy's ``dct:issued``; False when there is no public copy."""
+        graph = node(self.uris.experiment_graph(experiment_id))
+        if not self.store.public.contains_named_graph(graph):
+            return False
+        uri = node(self.uris.experiment(experiment_id))
+        issued = [
+            q.object.value
+            for q in self.store.public.quads_for_pattern(uri, node(DCT + "issued"), None, graph)
+        ]
+        self._finish_publication(
+            experiment_id, issued[0] if issued else n.date_time(timestamp()).value
+        )
+        return True
+
     def recover(self) -> None:
         """Complete what a crash interrupted: a publication whose public copy is written but
         whose admin record is not, and a recorded experiment's old status."""
@@ -592,19 +628,7 @@ class ExperimentRepository:
             f"SELECT ?e WHERE {{ GRAPH <{admin}> {{ ?e {_p('published')} false }} }}"
         )
         for row in list(unpublished):
-            uri = row["e"].value
-            eid = uri.rsplit("/", 1)[1]
-            graph = node(self.uris.experiment_graph(eid))
-            if self.store.public.contains_named_graph(graph):
-                issued = [
-                    q.object.value
-                    for q in self.store.public.quads_for_pattern(
-                        node(uri), node(DCT + "issued"), None, graph
-                    )
-                ]
-                self._finish_publication(
-                    eid, issued[0] if issued else n.date_time(timestamp()).value
-                )
+            self._complete_publication(row["e"].value.rsplit("/", 1)[1])
         unsettled = self.store.private.query(
             f"SELECT DISTINCT ?e WHERE {{ GRAPH <{admin}> {{ ?e {_p('status')} 'finished', ?s "
             "FILTER(STR(?s) != 'finished') } }"

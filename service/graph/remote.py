@@ -79,6 +79,9 @@ class StoreUnavailable(ServiceError):
     """The remote store did not answer, or answered with an error."""
 
     status = 503
+    # no answer, or a proxy's "not now" (502, 503, 504): trying again later may succeed, so a
+    # run is left to a take-over rather than ended (an error the store gave stays an error)
+    transient = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +218,7 @@ class RemoteDataset:
         _raise_for(response, self.query_url)
         if _media(response) == N_TRIPLES:
             return [q.triple for q in ox.parse(response.data, format=ox.RdfFormat.N_TRIPLES)]
+        _expect_results(response, self.query_url)
         return ox.parse_query_results(response.data, format=ox.QueryResultsFormat.JSON)
 
     def ping(self, timeout: float) -> None:
@@ -224,6 +228,7 @@ class RemoteDataset:
         wait = urllib3.Timeout(connect=timeout, read=timeout)
         response = self._post_query("ASK {}", accept=RESULTS_JSON, timeout=wait)
         _raise_for(response, self.query_url)
+        _expect_results(response, self.query_url)
 
     def quads_for_pattern(
         self, subject: Any, predicate: Any, object: Any, graph_name: Any = None
@@ -505,7 +510,22 @@ def _raise_for(response: Any, url: str) -> None:
     else:
         text = response.data.decode("utf-8", "replace").strip().splitlines()
         detail = text[0][:300] if text else str(response.reason or response.status)
-    raise StoreUnavailable(f"the store at {url} answered {response.status}: {detail}")
+    error = StoreUnavailable(f"the store at {url} answered {response.status}: {detail}")
+    error.transient = response.status in (502, 503, 504)
+    raise error
+
+
+def _expect_results(response: Any, url: str) -> None:
+    """A 200 that is no SPARQL results (a proxy's or web UI's HTML page: the URL or its layout
+    is wrong) said so; the parser's SyntaxError came out as a traceback."""
+    media = _media(response)
+    if media not in (RESULTS_JSON, "application/json"):
+        error = StoreUnavailable(
+            f"the store at {url} answered {media or 'no media type'}, not SPARQL results: is "
+            "that a SPARQL store's URL, and GERBIL_QA_STORE_LAYOUT its layout?"
+        )
+        error.transient = False
+        raise error
 
 
 def _is_blank(term: Any) -> bool:

@@ -1,0 +1,231 @@
+"""A remote store that goes away and comes back (the two ``oxigraph serve`` of a deployment,
+stopped with SIGSTOP at a chosen write): what was interrupted ends in one state, never half of
+two, once the store answers again.
+
+- a publication whose second write (the admin record, in the private dataset) fails after its
+  first (the public copy) is completed by the next publication with the copy's ``dct:issued``:
+  before, it wrote the public graph again, and the experiment had two (a SHACL violation);
+- a run whose write fails while the private store restarts is taken over and finishes once the
+  store is back: before, it ended on its replica, but neither its status nor its claim could
+  be written, and the claim, kept live by the replica's heartbeat, kept it ``running`` for good;
+- a cancel on replica B of a run on A is seen after the store was away a moment: before, A's
+  thread watching for it ended at the first failed read, and the run could not be cancelled;
+- two processes publishing one experiment at once publish it once: before, each wrote the
+  public graph with its own ``dct:issued`` (two, a SHACL violation), and each answered with
+  another publication time;
+- a "store" that answers 200 with an HTML page (a proxy's login or error page, a web UI: the
+  URL or its layout is wrong) is said to be one, and the command ends with exit code 1: before,
+  the results parser's SyntaxError came out as a traceback; the health probe says it too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from service.errors import ServiceError
+from service.graph.adapter import Side
+from service.graph.store import open_storage
+from service.paths import DEMO_DIR
+from tests.reliability.figures import Served, cli
+from tests.reliability.test_replicas import (
+    BASE,
+    IN_FLIGHT,
+    CountingQA,
+    _finished,
+    _questions,
+    _status,
+    _submit,
+    _until,
+    qa,
+)
+from tests.remote import OxigraphServer, RemotePair, environment, remote_pair
+
+__all__ = ["qa"]  # the fixture
+# GERBIL_QA_LEASE_SECONDS: a run released is taken over within seconds, and claims outlive
+# an outage of 1.5 s (held for 0.8 of the lease after a beat; beats every 2 s)
+LEASE = "6"
+
+TIMEOUT = "1"  # GERBIL_QA_STORE_TIMEOUT: a stopped store is given up on within a second
+
+
+@pytest.fixture()
+def pair(tmp_path: Path) -> Iterator[RemotePair]:
+    with (
+        remote_pair(tmp_path) as running,
+        environment({**running.env, "GERBIL_QA_STORE_TIMEOUT": TIMEOUT}),
+    ):
+        yield running
+
+
+def _record(pair: RemotePair, capsys: pytest.CaptureFixture[str]) -> str:
+    """An experiment recorded by the command line (the demo's answers), its id."""
+    from service.cli import main
+
+    args = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json")]
+    args += ["--answers", str(DEMO_DIR / "answers-strong.json"), "--store", pair.url]
+    assert main(args) == 0
+    return capsys.readouterr().err.split("recorded experiment ", 1)[1].split()[0]
+
+
+def _stopping(server: OxigraphServer, store: Any, when: str) -> None:
+    """Stop ``server`` (SIGSTOP) just before the first update of ``store`` that contains
+    ``when``."""
+    update = store.update
+
+    def stop_then_update(side: Side, text: str) -> None:
+        if when in text:
+            store.update = update  # once
+            os.kill(server.process.pid, signal.SIGSTOP)
+        update(side, text)
+
+    store.update = stop_then_update
+
+
+def _issued(pair: RemotePair, graph: str) -> list[str]:
+    rows = pair.public.query(
+        f"SELECT ?t WHERE {{ GRAPH <{graph}> {{ ?e <http://purl.org/dc/terms/issued> ?t }} }}"
+    )
+    return [row["t"] for row in rows]
+
+
+def test_a_publication_cut_between_its_two_writes_is_completed_not_written_twice(
+    pair: RemotePair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    eid = _record(pair, capsys)
+    with open_storage(pair.url, base=None) as storage:
+        graph = storage.uris.experiment_graph(eid)
+        _stopping(pair.private, storage.store, "DROP SILENT GRAPH")  # the second write
+        try:
+            with pytest.raises(ServiceError, match="did not answer within"):
+                storage.experiments.publish(eid)
+        finally:
+            os.kill(pair.private.process.pid, signal.SIGCONT)
+        [first] = _issued(pair, graph)  # the public copy is written
+        storage.experiments.publish(eid)  # the operator tries again once the store is back
+        assert storage.experiments.status(eid).public
+        assert _issued(pair, graph) == [first]
+        assert storage.experiments.status(eid).published_at == first
+    private = f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+    assert not pair.private.ask(private)  # the private copy is gone
+
+
+def _serve(pair: RemotePair) -> Served:
+    env = {**pair.env, "GERBIL_QA_STORE_TIMEOUT": TIMEOUT, "GERBIL_QA_LEASE_SECONDS": LEASE}
+    return Served(pair.url, base=BASE, GERBIL_QA_ALLOW_NETWORKS="127.0.0.1/32", **env)
+
+
+def test_a_run_cut_by_a_store_restart_is_taken_over_and_finishes(
+    pair: RemotePair, qa: CountingQA
+) -> None:
+    replica = _serve(pair)
+    try:
+        ticket = _submit(replica, qa, "cut", 1.0)  # answers come in fours every second
+        _until("the second four asked", lambda: sum(qa.of("cut").values()) >= 2 * IN_FLIGHT)
+        pair.private.restart(down=1.5)  # the second four answer while it is away
+        state = _until("the run to finish", lambda: _finished(replica, ticket), timeout=30)
+    finally:
+        replica.stop()
+    assert state["status"] == "finished"
+    asked = qa.of("cut")
+    assert len(asked) == _questions()
+    assert sum(asked.values()) - _questions() <= 2 * IN_FLIGHT  # those in flight, not logged
+
+
+def test_a_cancel_on_b_reaches_a_run_on_a_after_the_store_was_away(
+    pair: RemotePair, qa: CountingQA
+) -> None:
+    a, b = _serve(pair), _serve(pair)
+    try:
+        ticket = _submit(a, qa, "stop", 3.0)  # no answer for 3 s: no write but the watch's
+        _until("the first four asked", lambda: sum(qa.of("stop").values()) >= IN_FLIGHT)
+        pair.private.restart(down=1.0)
+        response = requests.post(
+            f"{b.url}api/experiments/{ticket['id']}/cancel",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+            timeout=30,
+        )
+        assert response.status_code == 200, response.text
+        state = _until(
+            "the run to stop",
+            lambda: (s := _status(b, ticket))["status"] not in ("queued", "running") and s,
+            timeout=15,
+        )
+    finally:
+        b.stop()
+        a.stop()
+    assert state["status"] == "cancelled", state
+    assert sum(qa.of("stop").values()) < _questions()
+
+
+def test_two_processes_publishing_at_once_publish_once(
+    pair: RemotePair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    eid = _record(pair, capsys)
+    # two storages: each its own connections, lock and claims, as two replicas have
+    opened = [open_storage(pair.url, base=None) for _ in range(2)]
+    try:
+        start = threading.Barrier(2)
+
+        def publish(storage: Any) -> str | None:
+            start.wait()
+            return storage.experiments.publish(eid).published_at
+
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(publish, opened))
+        graph = opened[0].uris.experiment_graph(eid)
+    finally:
+        for storage in opened:
+            storage.close()
+    assert _issued(pair, graph) == answers[:1] == answers[1:]
+
+
+class _HtmlPage(BaseHTTPRequestHandler):
+    """Answers every request 200 with an HTML page, as a proxy's login page does."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def _page(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b"<html><head><title>Sign in</title></head><body>Sign in</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _page
+
+
+@pytest.fixture()
+def html_page() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _HtmlPage)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_store_url_that_answers_an_html_page_is_said_to_be_wrong(
+    pair: RemotePair, html_page: str
+) -> None:
+    for public, private in ((html_page, pair.private.url), (pair.url, html_page)):
+        done = cli("check", "--store", public, GERBIL_QA_PRIVATE_STORE=private)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        assert f"the store at {html_page}query answered text/html, not SPARQL" in done.stderr
+    with open_storage(pair.url, base=None) as storage:
+        storage.store.private.url = html_page  # the health probe's ping of a wrong URL
+        storage.store.private.query_url = html_page + "query"
+        with pytest.raises(ServiceError, match="not SPARQL results"):
+            storage.store.ping(Side.PRIVATE, 2.0)
