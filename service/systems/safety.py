@@ -73,6 +73,8 @@ class NetworkPolicy:
     max_redirects: int = 5
     max_response_bytes: int = 16 * 1024 * 1024
     schemes: tuple[str, ...] = field(default=("http", "https"))
+    # Named in a refusal: the command line has --allow, the service only its configuration.
+    how_to_allow: str = f"{ALLOW_ENV} or the service's allow-list"
 
     @classmethod
     def allowing(cls, *entries: str, **options: Any) -> NetworkPolicy:
@@ -111,7 +113,7 @@ class NetworkPolicy:
         if reason is not None:
             raise UnsafeURL(
                 f"refusing to connect to {host}: {reason} "
-                f"(allow it with {ALLOW_ENV} or the service's allow-list if this is intended)"
+                f"(allow it with {self.how_to_allow} if this is intended)"
             )
 
     def check_url(self, url: str) -> None:
