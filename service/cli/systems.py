@@ -181,7 +181,11 @@ def _policy(allow: list[str]) -> Any:
     from service.systems.safety import ALLOW_ENV, NetworkPolicy
 
     try:
-        return NetworkPolicy.allowing(*os.environ.get(ALLOW_ENV, "").split(","), *allow)
+        return NetworkPolicy.allowing(
+            *os.environ.get(ALLOW_ENV, "").split(","),
+            *allow,
+            how_to_allow=f"--allow {{entry}} or {ALLOW_ENV}",
+        )
     except ValueError as err:
         raise BadRequest(str(err)) from None
 

@@ -73,6 +73,9 @@ class NetworkPolicy:
     max_redirects: int = 5
     max_response_bytes: int = 16 * 1024 * 1024
     schemes: tuple[str, ...] = field(default=("http", "https"))
+    # Named in a refusal ({entry}: the refused address and port): the command line has
+    # --allow, the server only its configuration.
+    how_to_allow: str = f"{ALLOW_ENV} or the server's allow_networks setting ({{entry}})"
 
     @classmethod
     def allowing(cls, *entries: str, **options: Any) -> NetworkPolicy:
@@ -112,9 +115,8 @@ class NetworkPolicy:
             entry = f"[{address}]" if address.version == 6 else str(address)
             entry = f"{entry}:{port}" if port is not None else entry
             raise UnsafeURL(
-                f"refusing to connect to {host}: {reason} (if this is intended, allow it: "
-                f"--allow {entry} on the command line, {ALLOW_ENV} or the server's "
-                "allow_networks setting)"
+                f"refusing to connect to {host}: {reason} (if this is intended, allow it "
+                f"with {self.how_to_allow.format(entry=entry)})"
             )
 
     def check_url(self, url: str) -> None:

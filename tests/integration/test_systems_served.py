@@ -282,6 +282,25 @@ def test_an_aborted_run_says_what_was_never_asked_and_rescores_its_errors(
     assert {e["status"] for e in result["questions"]} == {"error"}
 
 
+def test_a_refused_local_service_names_the_command_lines_allow_option(
+    files: dict[str, Path], gold: str
+) -> None:
+    # the README's pair: `system serve … --port 8000`, then `system run URL` without --allow
+    env = {k: v for k, v in _env().items() if k != "GERBIL_QA_ALLOW_NETWORKS"}
+    done = subprocess.run(
+        [*GERBIL_QA, "system", "run", gold, "--dataset", str(files["dataset"])],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "is a loopback address" in done.stderr
+    port = gold.rstrip("/").rsplit(":", 1)[1]
+    assert f"allow it with --allow 127.0.0.1:{port} or GERBIL_QA_ALLOW_NETWORKS" in done.stderr
+
+
 def test_archive_keeps_errors(files: dict[str, Path], gold: str) -> None:
     from dataclasses import replace
 

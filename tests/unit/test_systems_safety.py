@@ -139,5 +139,8 @@ def test_a_refusal_names_every_way_to_allow_the_address() -> None:
         DEFAULT.check_url("http://127.0.0.1:8000/qa")
     message = refused.value.message
     assert "127.0.0.1 is a loopback address" in message
-    for way in ("--allow 127.0.0.1:8000", "GERBIL_QA_ALLOW_NETWORKS", "allow_networks"):
+    for way in ("GERBIL_QA_ALLOW_NETWORKS", "allow_networks setting (127.0.0.1:8000)"):
         assert way in message, message
+    command_line = NetworkPolicy(how_to_allow="--allow {entry} or GERBIL_QA_ALLOW_NETWORKS")
+    with pytest.raises(UnsafeURL, match=r"with --allow \[::1\]:8000 or GERBIL_QA_ALLOW"):
+        command_line.check_url("http://[::1]:8000/qa")
