@@ -32,6 +32,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -68,6 +69,7 @@ UNFAITHFUL: dict[str, str] = {
 }
 
 _URL = re.compile(r"^https?://", re.IGNORECASE)
+CONNECT_TIMEOUT = 10.0  # seconds to connect (with TLS); GERBIL_QA_STORE_TIMEOUT bounds answers
 
 
 def is_remote(location: object) -> bool:
@@ -465,22 +467,31 @@ class RemoteDataset:
         if content_type is not None:
             headers["Content-Type"] = f"{content_type}; charset=utf-8"
         target = f"{url}?{urlencode(params)}" if params else url
+        if timeout is None:  # a connection (and its TLS handshake) is quick or never comes
+            timeout = urllib3.Timeout(
+                connect=min(CONNECT_TIMEOUT, self._timeout), read=self._timeout
+            )
+        started = time.monotonic()
         try:
             return self._http.request(
                 method,
                 target,
                 body=body.encode("utf-8") if body is not None else None,
                 headers=headers,
-                timeout=timeout if timeout is not None else self._timeout,
+                timeout=timeout,
                 preload_content=not stream,
                 retries=False,
             )
         except urllib3.exceptions.ReadTimeoutError:
             if stream:
                 raise  # the endpoint's time limit: its caller says so
-            waited = getattr(timeout, "read_timeout", timeout) or self._timeout
+            waited = time.monotonic() - started
+            hint = ""
+            if url.lower().startswith("https:"):  # a plain-HTTP server never completes the
+                # TLS handshake: urllib3 reports it as a read timeout, after the connect one
+                hint = " (if it speaks plain HTTP, not TLS, its URL starts http://)"
             raise StoreUnavailable(
-                f"the store at {self.url} did not answer within {waited:g} s"
+                f"the store at {self.url} did not answer within {round(waited, 1):g} s{hint}"
             ) from None
         except urllib3.exceptions.HTTPError as err:
             raise StoreUnavailable(f"the store at {self.url} did not answer: {err}") from err

@@ -229,3 +229,27 @@ def test_a_store_url_that_answers_an_html_page_is_said_to_be_wrong(
         storage.store.private.query_url = html_page + "query"
         with pytest.raises(ServiceError, match="not SPARQL results"):
             storage.store.ping(Side.PRIVATE, 2.0)
+
+
+def test_an_https_url_to_a_plain_http_store_fails_within_the_connect_time(
+    pair: RemotePair,
+) -> None:
+    """Oxigraph's server answers no TLS handshake: the command waited the whole store timeout
+    (60 s by default) and said only that the store did not answer. The connection, handshake
+    included, now has 10 s at most, and the message says what to check."""
+    import time
+
+    public = pair.url.replace("http://", "https://")
+    started = time.monotonic()
+    done = cli(
+        "check",
+        "--store",
+        public,
+        GERBIL_QA_PRIVATE_STORE=pair.private.url,
+        GERBIL_QA_STORE_TIMEOUT="60",
+    )
+    took = time.monotonic() - started
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "did not answer within 10 s" in done.stderr, done.stderr
+    assert "its URL starts http://" in done.stderr
+    assert took < 30
