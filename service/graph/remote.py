@@ -521,7 +521,11 @@ def _raise_for(response: Any, url: str) -> None:
     else:
         text = response.data.decode("utf-8", "replace").strip().splitlines()
         detail = text[0][:300] if text else str(response.reason or response.status)
-    error = StoreUnavailable(f"the store at {url} answered {response.status}: {detail}")
+    message = f"the store at {url} answered {response.status}: {detail}"
+    if response.status in (400, 422):  # it read the request and refused it: our defect
+        error = StoreUnavailable(f"{message} (a request this service got wrong)", status=500)
+    else:
+        error = StoreUnavailable(message)
     error.transient = response.status in (502, 503, 504)
     raise error
 

@@ -253,3 +253,15 @@ def test_an_https_url_to_a_plain_http_store_fails_within_the_connect_time(
     assert "did not answer within 10 s" in done.stderr, done.stderr
     assert "its URL starts http://" in done.stderr
     assert took < 30
+
+
+def test_a_request_the_store_refuses_is_this_services_error_not_an_outage(
+    pair: RemotePair,
+) -> None:
+    """A 400 from the store (an update it cannot parse) was reported as the store being
+    unavailable (503), which sent operators after the store for a defect of ours."""
+    with open_storage(pair.url, base=None) as storage, pytest.raises(ServiceError) as refused:
+        storage.store.private.update("INSERT DATA { <a#b#c> <p> <o> }")
+    assert refused.value.status == 500 and not getattr(refused.value, "transient", True)
+    assert "answered 400" in refused.value.message
+    assert "a request this service got wrong" in refused.value.message
