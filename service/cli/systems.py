@@ -110,7 +110,9 @@ def register(sub: Any) -> None:
         "run", help="run every question of a dataset against a QA web service"
     )
     run.add_argument("url")
-    run.add_argument("--dataset", required=True, help="questions file (any supported format)")
+    run.add_argument(
+        "--dataset", required=True, help="questions file (any supported format) or built-in name"
+    )
     run.add_argument("--name", help="the system's name (default: its URL)")
     run.add_argument("--concurrency", type=int, default=4, help="calls in flight at once")
     run.add_argument(
@@ -260,11 +262,19 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from service import formats
+    from service import catalog, formats
+    from service.cli.evaluate import dataset_source
+    from service.experiments.spec import CatalogueDataset
     from service.systems.archive import ARCHIVE_FORMAT, answer_file
     from service.systems.webservice import run_web_service
 
-    dataset = formats.read(args.dataset)
+    # a file (gold answers or not: only its questions are asked), or a built-in dataset's
+    # name, as `evaluate --dataset` takes it
+    source = dataset_source(args.dataset)
+    if isinstance(source, CatalogueDataset):
+        dataset = catalog.load(source.name)
+    else:
+        dataset = formats.read(args.dataset)
     service = _service(
         args,
         name=args.name,

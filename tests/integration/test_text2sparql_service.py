@@ -206,7 +206,7 @@ def test_gold_sparql_served_as_a_text2sparql_service(
         answers = tmp_path / "gold.json"
         argv = ["system", "run", url, "--interface", "text2sparql", "--dataset"]
         argv += [
-            str(ck25 / "questions.yml"),
+            "text2sparql-2025-ck25",  # the built-in dataset by name, as evaluate takes it
             "--output",
             str(answers),
             "--allow",
