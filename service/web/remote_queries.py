@@ -21,6 +21,8 @@ from service.errors import ServiceError
 from service.graph.remote import RemoteDataset, StoreUnavailable
 from service.web.query_pool import DocumentJob, QueryJob, QueryOutcome, QueryTimeout
 
+STORE_PING = 2.0  # seconds a store that did not answer a query in time has to answer ASK {}
+
 log = logging.getLogger(__name__)
 
 
@@ -62,6 +64,9 @@ class RemoteQueries:
                 text, params, ", ".join(accept), limit=job.max_bytes, timeout=self.timeout
             )
         except urllib3.exceptions.ReadTimeoutError:
+            # the query, or the store itself (stopped, overloaded): one quick question tells
+            # which (StoreUnavailable names the store), so the user is not told to ask less
+            self.public.ping(STORE_PING)
             raise QueryTimeout(
                 f"the query ran longer than the limit of {self.timeout:g} s and was stopped"
             ) from None

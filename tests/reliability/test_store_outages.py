@@ -265,3 +265,24 @@ def test_a_request_the_store_refuses_is_this_services_error_not_an_outage(
     assert refused.value.status == 500 and not getattr(refused.value, "transient", True)
     assert "answered 400" in refused.value.message
     assert "a request this service got wrong" in refused.value.message
+
+
+def test_a_stopped_public_store_is_named_not_the_users_query(pair: RemotePair) -> None:
+    """A query forwarded to a public store that was stopped got "the query ran longer than the
+    limit … and was stopped", telling the user to ask less; the store's state is now asked
+    (ASK {} within 2 s) and named."""
+    replica = Served(pair.url, base=BASE, GERBIL_QA_SPARQL_TIMEOUT="2", **pair.env)
+    try:
+        query = {"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 1"}
+        assert requests.get(replica.url + "sparql", params=query, timeout=30).status_code == 200
+        os.kill(pair.public.process.pid, signal.SIGSTOP)
+        try:
+            other = {"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 2"}  # not a cached one
+            hung = requests.get(replica.url + "sparql", params=other, timeout=30)
+        finally:
+            os.kill(pair.public.process.pid, signal.SIGCONT)
+    finally:
+        replica.stop()
+    assert hung.status_code == 503, hung.text
+    assert f"the store at {pair.url}" in hung.text and "did not answer" in hung.text
+    assert "ran longer" not in hung.text
