@@ -280,6 +280,9 @@ class Question:
         return tuple(a for t in self.texts_in(language) for a in t.annotations)
 
 
+FILE_ID_KEY = "file.id"  # Dataset.metadata: the file's own id, where the catalogue renames it
+
+
 @dataclass(frozen=True, slots=True)
 class Dataset:
     """A set of questions as read from one file.
@@ -297,6 +300,13 @@ class Dataset:
 
     def __len__(self) -> int:
         return len(self.questions)
+
+    @property
+    def file_id(self) -> str | None:
+        """The id the dataset's own file gives it (a TEXT2SPARQL dataset's IRI, which its
+        services are asked with and their answers name), where the catalogue names the dataset
+        otherwise (:data:`FILE_ID_KEY`); else its id."""
+        return dict(self.metadata).get(FILE_ID_KEY, self.id)
 
     @property
     def label(self) -> str:

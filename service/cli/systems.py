@@ -280,7 +280,7 @@ def _run(args: argparse.Namespace) -> int:
         name=args.name,
         concurrency=args.concurrency,
         interface=args.interface,
-        dataset_id=dataset.id,
+        dataset_id=dataset.file_id,
     )
     total = sum(1 for q in dataset.questions if q.text(args.lang) is not None)
     show = sys.stderr.isatty()

@@ -93,7 +93,7 @@ class WebService:
 
         result = run_web_service(
             ctx.dataset,
-            self._client(ctx.options, ctx.policy, dataset_id=ctx.dataset.id),
+            self._client(ctx.options, ctx.policy, dataset_id=ctx.dataset.file_id),
             language=ctx.language,
             done=done,
             on_answer=keep,

@@ -55,7 +55,8 @@ def answer_file(
             )
         )
     archive = Dataset(
-        id=dataset.id,
+        # TEXT2SPARQL answers name the dataset as its services are asked (its file's IRI)
+        id=dataset.file_id if format == QUERY_FORMAT else dataset.id,
         questions=tuple(entries),
         # the dataset's prefix names each TEXT2SPARQL answer's item (``ck25:1-en``)
         metadata=(("dataset.system", run.system), *_prefix_of(dataset)),

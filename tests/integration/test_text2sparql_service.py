@@ -214,6 +214,9 @@ def test_gold_sparql_served_as_a_text2sparql_service(
         ]
         assert main(argv) == 0
         assert "50 questions: 50 asked, 0 failed" in capsys.readouterr().out
+        # the answers name the dataset by its IRI, as TEXT2SPARQL answers do
+        entries = json.loads(answers.read_text(encoding="utf-8"))
+        assert {e["dataset"] for e in entries} == {dataset}
     finally:
         served.terminate()
         said = served.communicate(timeout=10)[0]
@@ -225,3 +228,27 @@ def test_gold_sparql_served_as_a_text2sparql_service(
     assert main([*argv, "--profile", "text2sparql", "--output", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["results"]["QA"]["macroF1"] == pytest.approx(0.888, abs=0.01)
+
+
+def test_a_catalogue_datasets_service_is_asked_with_the_datasets_own_iri(
+    service: tuple[str, list[str]],
+) -> None:
+    """A run on the catalogue's CK25 (the web and the API name it text2sparql-2025-ck25) asked
+    each Text2SPARQL service about dataset "text2sparql-2025-ck25": a TEXT2SPARQL'25 service,
+    which serves both challenge datasets by their IRIs, could not know which was meant."""
+    from service.experiments.asked import Text2SparqlService
+    from service.experiments.run import run_experiment
+    from service.experiments.spec import CatalogueDataset, ExperimentSpec
+    from service.systems.safety import NetworkPolicy
+
+    url, asked = service
+    asked.clear()
+    spec = ExperimentSpec(
+        CatalogueDataset("text2sparql-2025-ck25"),
+        (Text2SparqlService("FRANZ", url),),
+        profile="text2sparql",
+    )
+    outcome = run_experiment(spec, policy=NetworkPolicy.allowing("127.0.0.1/32"))
+    assert set(asked) == {"https://text2sparql.aksw.org/2025/corporate/"} and len(asked) == 50
+    (evaluation,) = outcome.evaluations
+    assert evaluation.dataset == "text2sparql-2025-ck25"  # results still name the catalogue's
