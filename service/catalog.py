@@ -329,12 +329,7 @@ def load(name: str, **resolve_options):  # -> service.model.Dataset
             dataset,
             questions=tuple(q for q in dataset.questions if bool(q.hybrid) == entry.select_hybrid),
         )
-    from service.model import FILE_ID_KEY
-
-    metadata = dataset.metadata  # the file's own id kept: a TEXT2SPARQL service is asked by it
-    if dataset.id is not None and dataset.id != name:
-        metadata = (*metadata, (FILE_ID_KEY, dataset.id))
-    return replace(dataset, id=name, metadata=metadata)
+    return dataset.renamed(name)  # its file's id kept: a TEXT2SPARQL service is asked by it
 
 
 def kb_files(name: str, **resolve_options) -> list[Path]:

@@ -308,6 +308,14 @@ class Dataset:
         otherwise (:data:`FILE_ID_KEY`); else its id."""
         return dict(self.metadata).get(FILE_ID_KEY, self.id)
 
+    def renamed(self, name: str) -> Dataset:
+        """This dataset under another id (the catalogue's name), its file's id kept as
+        :attr:`file_id`."""
+        metadata = self.metadata
+        if self.id is not None and self.id != name and FILE_ID_KEY not in dict(metadata):
+            metadata = (*metadata, (FILE_ID_KEY, self.id))
+        return replace(self, id=name, metadata=metadata)
+
     @property
     def label(self) -> str:
         """How results name it: its id, else its file's name."""

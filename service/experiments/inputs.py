@@ -105,8 +105,6 @@ def read_dataset(
     matched by question id and language (:func:`service.model.attach_gold`; what does not match
     is reported as warnings)."""
     if isinstance(source, CatalogueDataset):
-        from dataclasses import replace
-
         from service import catalog
 
         entry = catalog.get_entry(source.name)  # NotFound names `gerbil-qa datasets`
@@ -118,10 +116,8 @@ def read_dataset(
         dataset = catalog.load(entry.name)
     else:
         dataset = files.dataset(source.file, language=language)
-        if source.title:
-            from dataclasses import replace
-
-            dataset = replace(dataset, id=source.title)
+        if source.title:  # a registered version, named as the catalogue's
+            dataset = dataset.renamed(source.title)
     if gold is not None:
         dataset = _with_gold(dataset, gold, files, language=language)
     check_dataset(dataset)
