@@ -145,6 +145,9 @@ def write(dataset: Dataset) -> bytes:
             if q.sparql is not None:
                 entry["query"] = q.sparql
             entry["qname"] = item_key(prefix, q.id, language)
+            if dataset.id is not None and dataset.id.startswith(("http://", "https://")):
+                # the challenge's item IRI: the dataset's IRI and the item (…/corporate/1-en)
+                entry["uri"] = dataset.id.rstrip("/") + "/" + item_key(None, q.id, language)
             entry.update(q.extra)
             out.append({k: entry[k] for k in (*_ORDER, *entry) if k in entry})
     return dumps(out)

@@ -217,6 +217,7 @@ def test_gold_sparql_served_as_a_text2sparql_service(
         # the answers name the dataset by its IRI, as TEXT2SPARQL answers do
         entries = json.loads(answers.read_text(encoding="utf-8"))
         assert {e["dataset"] for e in entries} == {dataset}
+        assert entries[0]["qname"] == "ck25:1-en" and entries[0]["uri"] == dataset + "1-en"
     finally:
         served.terminate()
         said = served.communicate(timeout=10)[0]
