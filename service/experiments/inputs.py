@@ -10,6 +10,7 @@ the chosen language).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -89,6 +90,8 @@ class Files:
                     language=language,
                     limits=self.limits,
                 )
+                # later checks name the file by its source: an upload's is its name, not None
+                parsed = replace(parsed, source=parsed.source or name)
             self._parsed[key] = parsed
         return self._parsed[key]
 
@@ -105,8 +108,6 @@ def read_dataset(
     matched by question id and language (:func:`service.model.attach_gold`; what does not match
     is reported as warnings)."""
     if isinstance(source, CatalogueDataset):
-        from dataclasses import replace
-
         from service import catalog
 
         entry = catalog.get_entry(source.name)  # NotFound names `gerbil-qa datasets`
@@ -119,8 +120,6 @@ def read_dataset(
     else:
         dataset = files.dataset(source.file, language=language)
         if source.title:
-            from dataclasses import replace
-
             dataset = replace(dataset, id=source.title)
     if gold is not None:
         dataset = _with_gold(dataset, gold, files, language=language)
@@ -131,8 +130,6 @@ def read_dataset(
 def _with_gold(
     dataset: Dataset, source: DatasetSource, files: Files, *, language: str | None
 ) -> Dataset:
-    from dataclasses import replace
-
     from service.model import attach_gold
 
     if isinstance(source, CatalogueDataset):

@@ -174,6 +174,24 @@ def test_a_bad_answer_file_gets_the_cli_errors_and_nothing_is_queued(server, tmp
     assert count(server) == before
 
 
+def test_an_uploaded_dataset_without_gold_is_named_in_the_refusal(server) -> None:
+    """The check after reading named an upload '<input>': the file's name is what it has."""
+    no_gold = json.loads(QUESTIONS)
+    for question in no_gold["questions"]:
+        question.pop("answers", None)
+    response = server.post(
+        "api/experiments",
+        files=[
+            ("dataset_file", ("my-questions.json", json.dumps(no_gold).encode())),
+            ("answers", ("strong.json", STRONG.encode())),
+        ],
+    )
+    assert response.status_code == 400, response.text
+    (problem,) = response.json()["problems"]
+    assert problem["file"] == "my-questions.json"
+    assert problem["text"].startswith("my-questions.json: error: the dataset has no gold answers")
+
+
 @pytest.mark.parametrize(
     ("body", "status", "words"),
     [
