@@ -174,6 +174,26 @@ def test_a_bad_answer_file_gets_the_cli_errors_and_nothing_is_queued(server, tmp
     assert count(server) == before
 
 
+def test_every_bad_answer_file_is_reported_at_once(server) -> None:
+    """Two broken answer files: the 400 used to list the first file's problem only, so the
+    second was found on the next try."""
+    truncated = STRONG[:300].encode()
+    no_id = STRONG.replace('"id": "1",', "", 1).encode()
+    before = count(server)
+    response = server.post(
+        "api/experiments",
+        files=[
+            ("dataset_file", ("questions.json", QUESTIONS.encode())),
+            ("answers", ("truncated.json", truncated)),
+            ("answers", ("no-id.json", no_id)),
+        ],
+    )
+    assert response.status_code == 400, response.text
+    files = [p["file"] for p in response.json()["problems"] if p["severity"] == "error"]
+    assert files == ["truncated.json", "no-id.json"]
+    assert count(server) == before
+
+
 def test_an_uploaded_dataset_without_gold_is_named_in_the_refusal(server) -> None:
     """The check after reading named an upload '<input>': the file's name is what it has."""
     no_gold = json.loads(QUESTIONS)
