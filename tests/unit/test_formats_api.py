@@ -73,6 +73,24 @@ def test_unknown_format_lists_the_formats_tried(data: bytes, name: str | None) -
         assert fmt in (caught.value.expected or "")
 
 
+@pytest.mark.parametrize(
+    ("data", "name", "said"),
+    [
+        (b"", "mine.json", "the file is empty (0 bytes)"),
+        (b"", "mine.xml", "the file is empty (0 bytes)"),  # was "XML: no element found"
+        (b"", "out.tsv", "the file is empty (0 bytes)"),  # was an answer file of no lines
+        (b"\n  \n", "mine.json", "the file holds only white space"),
+    ],
+)
+def test_an_empty_file_is_said_to_be_empty(data: bytes, name: str, said: str) -> None:
+    # Before: "unknown format: the content matches none of the known formats"
+    with pytest.raises(FormatError) as caught:
+        read(data, name=name)
+    (problem,) = caught.value.problems
+    assert problem.message == said and problem.file == name
+    assert "qald-json" in (problem.expected or "")
+
+
 def test_reading_a_path_records_source_and_format(tmp_path: Path) -> None:
     path = tmp_path / "d.json"
     path.write_bytes(QALD)
