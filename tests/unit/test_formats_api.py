@@ -264,3 +264,18 @@ def test_cli_module_is_cheap_to_import() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_convert_writes_files_as_any_new_file_is_written(tmp_path: Path) -> None:
+    # Before: OUT (and in.tsv) kept the temporary file's mode 0600, unreadable to the group
+    import os
+
+    source = tmp_path / "q.json"
+    source.write_bytes(QALD)
+    old = os.umask(0o022)
+    try:
+        assert main(["convert", str(source), str(tmp_path / "expected.tsv"), "--to", "tsv"]) == 0
+    finally:
+        os.umask(old)
+    for name in ("expected.tsv", "in.tsv"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name
