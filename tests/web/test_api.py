@@ -194,6 +194,36 @@ def test_every_bad_answer_file_is_reported_at_once(server) -> None:
     assert count(server) == before
 
 
+def test_a_request_over_the_upload_limit_says_the_limit(server) -> None:
+    # Before: Werkzeug's "The data value transmitted exceeds the capacity limit."
+    before = count(server)
+    limit = server.app.config["MAX_CONTENT_LENGTH"]
+    server.app.config["MAX_CONTENT_LENGTH"] = 4096  # the setting, lowered: no 64 MiB to send
+    try:
+        response = server.post(
+            "api/experiments",
+            files=[
+                ("dataset_file", ("questions.json", QUESTIONS.encode())),
+                ("answers", ("strong.json", STRONG.encode())),
+            ],
+        )
+        page = server.post(
+            "experiments/new",
+            files=[("answers", ("strong.json", STRONG.encode()))],
+            data={"dataset": "demo"},
+            headers={"Accept": "text/html"},
+        )
+    finally:
+        server.app.config["MAX_CONTENT_LENGTH"] = limit
+    assert response.status_code == 413
+    said = response.json()["error"]
+    assert "more than the upload limit of 4,096 bytes" in said, said
+    assert f"the request is {int(response.request.headers['Content-Length']):,} bytes" in said
+    assert "GERBIL_QA_MAX_UPLOAD_BYTES" in said
+    assert page.status_code == 413 and "upload limit of 4,096 bytes" in page.text
+    assert count(server) == before
+
+
 def test_an_uploaded_dataset_without_gold_is_named_in_the_refusal(server) -> None:
     """The check after reading named an upload '<input>': the file's name is what it has."""
     no_gold = json.loads(QUESTIONS)
