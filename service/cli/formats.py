@@ -114,7 +114,15 @@ def _write_atomically(path: Path, data: bytes) -> None:
             temporary.unlink(missing_ok=True)
             raise
     try:
+        os.chmod(temporary, _new_file_mode())  # a temporary file is 0600: OUT is not one
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def _new_file_mode() -> int:
+    """The mode ``open()`` gives a new file: 0666 less the umask (read only by setting it)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask

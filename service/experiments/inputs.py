@@ -10,6 +10,7 @@ the chosen language).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -89,6 +90,8 @@ class Files:
                     language=language,
                     limits=self.limits,
                 )
+                # later checks name the file by its source: an upload's is its name, not None
+                parsed = replace(parsed, source=parsed.source or name)
             self._parsed[key] = parsed
         return self._parsed[key]
 
@@ -127,8 +130,6 @@ def read_dataset(
 def _with_gold(
     dataset: Dataset, source: DatasetSource, files: Files, *, language: str | None
 ) -> Dataset:
-    from dataclasses import replace
-
     from service.model import attach_gold
 
     if isinstance(source, CatalogueDataset):

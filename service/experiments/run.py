@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.errors import BadRequest
+from service.errors import BadRequest, FormatError, Problem
 from service.experiments.inputs import Files, check_has_text, check_scored, read_dataset
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Cancelled, Obtained, SystemContext, check_name
@@ -335,20 +335,26 @@ def prepare(
         check_has_text(dataset, asked, profile)
     language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first
     ignore = _NeverSet()
+    refused: list[Problem] = []  # every answer file's problems at once, not the first file's
     for index, system in enumerate(spec.systems):
         if system.from_files:  # nothing to ask: read and check its answers now
-            system.obtain(
-                SystemContext(
-                    index=index,
-                    dataset=dataset,
-                    language=language,
-                    options=spec.options,
-                    files=files,
-                    cancel=ignore,
-                    progress=lambda done, total: None,
-                    answered=lambda answer: None,
+            try:
+                system.obtain(
+                    SystemContext(
+                        index=index,
+                        dataset=dataset,
+                        language=language,
+                        options=spec.options,
+                        files=files,
+                        cancel=ignore,
+                        progress=lambda done, total: None,
+                        answered=lambda answer: None,
+                    )
                 )
-            )
+            except FormatError as err:
+                refused += err.problems
+    if refused:
+        raise FormatError(refused)
     return files
 
 

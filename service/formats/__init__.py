@@ -97,6 +97,8 @@ def read(
         path = Path(source)
         label = name or str(source)
         data = _read_file(path, limits, label)
+    if not data:  # said as such, not as an unknown format or as an answer file of no lines
+        raise FormatError(Problem("the file is empty (0 bytes)", file=label, expected=_ANY_FORMAT))
     src = Source(data, name=label, path=path, language=language, limits=limits)
     fmt = get(format) if format else FORMATS[_sniff(src)]
     try:
@@ -132,14 +134,19 @@ def _sniff(src: Source) -> str:
         return claimed[0]
     if src.head.startswith(("{", "[")):
         src.json()  # JSON that does not parse (a truncated file): say where, not "unknown"
-    tried = ", ".join(FORMATS)
+    blank = not src.data.strip()
     raise FormatError(
         Problem(
-            "unknown format: the content matches none of the known formats",
+            "the file holds only white space"
+            if blank
+            else "unknown format: the content matches none of the known formats",
             file=src.name,
-            expected=f"one of {tried} (tried by content, then by file extension)",
+            expected=f"{_ANY_FORMAT} (tried by content, then by file extension)",
         )
     )
+
+
+_ANY_FORMAT = "a dataset or answer file in one of " + ", ".join(FORMATS)
 
 
 def _check_size(size: int, limits: Limits, label: str | None) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from service.errors import FormatError, ServiceError
@@ -208,10 +208,26 @@ def _service_error(err: ServiceError) -> Response:
 
 
 def _http_error(err: HTTPException) -> Response:
-    response = error_response(err.code or 500, err.description or err.name)
+    message = _too_large() if err.code == 413 else None  # Werkzeug's words name no limit
+    response = error_response(err.code or 500, message or err.description or err.name)
     if err.code == 405 and hasattr(err, "valid_methods") and err.valid_methods:
         response.headers["Allow"] = ", ".join(err.valid_methods)
     return response
+
+
+def _too_large() -> str | None:
+    """What a request over the upload limit is told: its size, the limit and its setting (the
+    files are not named: the body is refused before it is read)."""
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if not limit:
+        return None
+    size = request.content_length
+    sent = f"{size:,} bytes" if size is not None else "more bytes than that"
+    return (
+        f"the request is {sent}, more than the upload limit of {limit:,} bytes "
+        f"({limit / 2**20:.0f} MiB) for all its files together; nothing was stored "
+        "(expected smaller files; the limit is the server's GERBIL_QA_MAX_UPLOAD_BYTES)"
+    )
 
 
 SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"))

@@ -735,6 +735,7 @@ def _dataset_html(
         main=described,
         others=pages.hash_nodes(nodes, uri, skip=findings),  # its distribution, gold, licence…
         checked=main.text(GQA + "checkedAt") if main else None,
+        uploaded=_uploaded_from(main),
         groups=groups,
         listed=listed,
         questions=questions[at.offset : at.offset + at.size],
@@ -748,6 +749,13 @@ def _dataset_html(
         alternates=alternates(uri, PLAIN_OFFERS),
         pages=pages,
     )
+
+
+def _uploaded_from(main: Node | None) -> list[str]:
+    """The experiments' files an uploaded dataset was read from (``…/experiment/ID#file-N``);
+    none for a catalogue dataset."""
+    derived = main.all(PROV + "wasDerivedFrom") if main is not None else []
+    return sorted(v.value for v in derived if "#file-" in v.value)
 
 
 def _dataset_variant(page: listings.Page | None) -> tuple[object, ...]:

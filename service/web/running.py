@@ -131,10 +131,17 @@ def submitted() -> BaseResponse | tuple[str, int]:
 
 
 def _dataset_chosen(raw: RawSubmission) -> None:
-    """The form's own words for a missing dataset (the API's message names its field)."""
+    """The form's own words for a missing dataset, or for two (the API's message names its
+    field). The list starts at the demo, so a file chosen without touching it meets both."""
     if not raw.dataset_name and raw.dataset_file is None:
         raise BadRequest(
             'Choose a dataset: pick one in the "Dataset" list or upload one in "or a dataset file".'
+        )
+    if raw.dataset_name and raw.dataset_file is not None:
+        raise BadRequest(
+            f'Choose one dataset: the "Dataset" list says {raw.dataset_name} and "or a dataset '
+            f'file" holds {raw.dataset_file.filename}; set the list to "(upload a dataset file '
+            'instead)" to use the file (choose the files again: the browser does not keep them).'
         )
 
 

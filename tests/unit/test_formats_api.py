@@ -73,6 +73,24 @@ def test_unknown_format_lists_the_formats_tried(data: bytes, name: str | None) -
         assert fmt in (caught.value.expected or "")
 
 
+@pytest.mark.parametrize(
+    ("data", "name", "said"),
+    [
+        (b"", "mine.json", "the file is empty (0 bytes)"),
+        (b"", "mine.xml", "the file is empty (0 bytes)"),  # was "XML: no element found"
+        (b"", "out.tsv", "the file is empty (0 bytes)"),  # was an answer file of no lines
+        (b"\n  \n", "mine.json", "the file holds only white space"),
+    ],
+)
+def test_an_empty_file_is_said_to_be_empty(data: bytes, name: str, said: str) -> None:
+    # Before: "unknown format: the content matches none of the known formats"
+    with pytest.raises(FormatError) as caught:
+        read(data, name=name)
+    (problem,) = caught.value.problems
+    assert problem.message == said and problem.file == name
+    assert "qald-json" in (problem.expected or "")
+
+
 def test_reading_a_path_records_source_and_format(tmp_path: Path) -> None:
     path = tmp_path / "d.json"
     path.write_bytes(QALD)
@@ -246,3 +264,18 @@ def test_cli_module_is_cheap_to_import() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_convert_writes_files_as_any_new_file_is_written(tmp_path: Path) -> None:
+    # Before: OUT (and in.tsv) kept the temporary file's mode 0600, unreadable to the group
+    import os
+
+    source = tmp_path / "q.json"
+    source.write_bytes(QALD)
+    old = os.umask(0o022)
+    try:
+        assert main(["convert", str(source), str(tmp_path / "expected.tsv"), "--to", "tsv"]) == 0
+    finally:
+        os.umask(old)
+    for name in ("expected.tsv", "in.tsv"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name

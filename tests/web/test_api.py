@@ -174,6 +174,74 @@ def test_a_bad_answer_file_gets_the_cli_errors_and_nothing_is_queued(server, tmp
     assert count(server) == before
 
 
+def test_every_bad_answer_file_is_reported_at_once(server) -> None:
+    """Two broken answer files: the 400 used to list the first file's problem only, so the
+    second was found on the next try."""
+    truncated = STRONG[:300].encode()
+    no_id = STRONG.replace('"id": "1",', "", 1).encode()
+    before = count(server)
+    response = server.post(
+        "api/experiments",
+        files=[
+            ("dataset_file", ("questions.json", QUESTIONS.encode())),
+            ("answers", ("truncated.json", truncated)),
+            ("answers", ("no-id.json", no_id)),
+        ],
+    )
+    assert response.status_code == 400, response.text
+    files = [p["file"] for p in response.json()["problems"] if p["severity"] == "error"]
+    assert files == ["truncated.json", "no-id.json"]
+    assert count(server) == before
+
+
+def test_a_request_over_the_upload_limit_says_the_limit(server) -> None:
+    # Before: Werkzeug's "The data value transmitted exceeds the capacity limit."
+    before = count(server)
+    limit = server.app.config["MAX_CONTENT_LENGTH"]
+    server.app.config["MAX_CONTENT_LENGTH"] = 4096  # the setting, lowered: no 64 MiB to send
+    try:
+        response = server.post(
+            "api/experiments",
+            files=[
+                ("dataset_file", ("questions.json", QUESTIONS.encode())),
+                ("answers", ("strong.json", STRONG.encode())),
+            ],
+        )
+        page = server.post(
+            "experiments/new",
+            files=[("answers", ("strong.json", STRONG.encode()))],
+            data={"dataset": "demo"},
+            headers={"Accept": "text/html"},
+        )
+    finally:
+        server.app.config["MAX_CONTENT_LENGTH"] = limit
+    assert response.status_code == 413
+    said = response.json()["error"]
+    assert "more than the upload limit of 4,096 bytes" in said, said
+    assert f"the request is {int(response.request.headers['Content-Length']):,} bytes" in said
+    assert "GERBIL_QA_MAX_UPLOAD_BYTES" in said
+    assert page.status_code == 413 and "upload limit of 4,096 bytes" in page.text
+    assert count(server) == before
+
+
+def test_an_uploaded_dataset_without_gold_is_named_in_the_refusal(server) -> None:
+    """The check after reading named an upload '<input>': the file's name is what it has."""
+    no_gold = json.loads(QUESTIONS)
+    for question in no_gold["questions"]:
+        question.pop("answers", None)
+    response = server.post(
+        "api/experiments",
+        files=[
+            ("dataset_file", ("my-questions.json", json.dumps(no_gold).encode())),
+            ("answers", ("strong.json", STRONG.encode())),
+        ],
+    )
+    assert response.status_code == 400, response.text
+    (problem,) = response.json()["problems"]
+    assert problem["file"] == "my-questions.json"
+    assert problem["text"].startswith("my-questions.json: error: the dataset has no gold answers")
+
+
 @pytest.mark.parametrize(
     ("body", "status", "words"),
     [

@@ -192,6 +192,22 @@ def test_the_script_says_an_answer_file_is_read_not_asked(server, browser, slow_
     assert severe_logs(browser) == []
 
 
+def test_a_dataset_file_chosen_is_the_dataset_run(server, browser) -> None:
+    # Before: the list stayed at the demo, and the run was refused for naming two datasets
+    from selenium.webdriver.common.by import By
+
+    browser.delete_all_cookies()
+    _run_page(browser, server)
+    upload = browser.find_element(By.ID, "run-dataset-file")
+    upload.send_keys(str(DEMO_DIR / "questions.json"))
+    assert browser.find_element(By.ID, "run-dataset").get_attribute("value") == ""
+    browser.find_element(By.ID, "run-answers").send_keys(str(DEMO_DIR / "answers-strong.json"))
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    shot(browser, "flow-own-dataset-submitted")
+    assert severe_logs(browser) == []
+
+
 def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> None:
     from selenium.webdriver.common.by import By
 

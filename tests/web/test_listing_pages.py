@@ -56,6 +56,23 @@ def test_dataset_page_summarises_findings_and_pages_questions(server, checked) -
     assert turtle.count("#finding-") > 100
 
 
+def test_an_uploaded_dataset_does_not_wait_for_checks_it_never_gets(server) -> None:
+    # Before: "not been checked yet: it is checked when first used in an experiment", on the
+    # page of a dataset uploaded for (and so used by) a published experiment
+    import html
+
+    found = re.search(
+        r"dataset/([\w.-]+-[0-9a-f]{8})", server.get(f"api/experiments/{server.demo_id}").text
+    )
+    assert found, "the demo's uploaded dataset"
+    page = server.get(found[0])
+    assert page.status_code == 200
+    said = re.search(r'<p class="muted" id="upload-checks">(.*?)</p>', page.text, flags=re.S)
+    assert said and "not been checked yet" not in page.text
+    assert "gerbil-qa validate FILE" in html.unescape(said[1])
+    assert f"/experiment/{server.demo_id}#file-" in said[1]  # where its file is offered
+
+
 def test_one_kind_of_finding_is_listed_a_page_at_a_time(server, checked) -> None:
     first = server.get(checked, params={"findings": "empty-gold"}).text
     listed = re.search(r'<table id="findings-listed">.*?</table>', first, flags=re.S)

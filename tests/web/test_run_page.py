@@ -277,3 +277,16 @@ def test_a_form_without_a_dataset_says_which_field_to_fill(server) -> None:
     assert '<label for="run-dataset-file">or a dataset file</label>' in response.text
     api = server.post("api/experiments", files=[_answers("partial")])
     assert api.json()["error"] == "no dataset: give a catalogue name ('dataset') or upload a file"
+
+
+def test_a_file_and_a_listed_dataset_say_which_to_change(server) -> None:
+    # The list starts at the demo: a file chosen without touching it got the API's words
+    # ("give either a catalogue dataset name or a dataset file, not both")
+    mine = ("dataset_file", ("mine.json", (DEMO_DIR / "questions.json").read_bytes()))
+    response = _submit(server, [mine, _answers("partial")], dataset="demo")
+    assert response.status_code == 400
+    error = re.search(r'id="run-error" role="alert"><p>(.*?)</p>', response.text, re.S)
+    said = html.unescape(error.group(1)) if error else response.text[-3000:]
+    assert '"Dataset" list says demo' in said and "mine.json" in said
+    assert '"(upload a dataset file instead)"' in said
+    assert "(upload a dataset file instead)</option>" in response.text  # the option it names

@@ -23,6 +23,13 @@
       }
     });
   }
+  // A dataset file chosen means that file: the list, which starts at the demo, lets it go.
+  var file = document.getElementById("run-dataset-file");
+  if (file && select) {
+    file.addEventListener("change", function () {
+      if (file.files.length) select.value = "";
+    });
+  }
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     button.addEventListener("click", function () {
       var field = document.getElementById(button.dataset.copy);
