@@ -158,6 +158,30 @@ def check_dataset(dataset: Dataset) -> None:
         )
 
 
+def check_unique_ids(dataset: Dataset) -> None:
+    """Refuse a dataset whose question ids repeat, for an experiment to be recorded: the graph
+    names each question's result by its id (two results under one URI merged their numbers, and
+    the store's check found the task invalid), and a system's answers are matched by id, so two
+    questions of one id cannot be told apart. Each repeat is named where its reader found it;
+    ``evaluate`` without a store still scores such a file, with the readers' warnings."""
+    from service.formats.fields import DUPLICATE_ID
+
+    repeated = [p for p in dataset.problems if p.message.startswith(DUPLICATE_ID)]
+    if not repeated:  # a reader that gives no such warning
+        seen: set[tuple[str, str | None]] = set()  # a question per language (TEXT2SPARQL)
+        for question in dataset.questions:
+            key = (question.id, question.language)
+            if key in seen:
+                repeated.append(Problem(f"{DUPLICATE_ID} {question.id}", file=dataset.source))
+            seen.add(key)
+    expected = (
+        "unique question ids (the store names each question's result by its id, and "
+        "answers are matched by it)"
+    )
+    if repeated:
+        raise FormatError([replace(p, severity="error", expected=expected) for p in repeated])
+
+
 # The web forms' box for ``force``; the refusal below names it, so a reader knows what to tick.
 FORCE_LABEL = "score answer files even when they answer under half of the questions"
 

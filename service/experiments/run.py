@@ -19,7 +19,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from service.errors import BadRequest, FormatError, Problem
-from service.experiments.inputs import Files, check_has_text, check_scored, read_dataset
+from service.experiments.inputs import (
+    Files,
+    check_has_text,
+    check_scored,
+    check_unique_ids,
+    read_dataset,
+)
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Cancelled, Obtained, SystemContext, check_name
 
@@ -117,6 +123,8 @@ def run_experiment(
     dataset: Dataset | None = None
     for language in languages:
         read = read_dataset(spec.dataset, files, language=language, gold=spec.gold)
+        if storage is not None and dataset is None:
+            check_unique_ids(read)  # its results are named by question id in the graph
         dataset = dataset or read
         got = _ask(spec, read, language, kb=kb, files=files, job=job, stop=stop, report=report,
                    policy=policy)  # fmt: skip
@@ -331,6 +339,8 @@ def prepare(
         return files
     read = _registered_version(spec, storage) if storage is not None else spec
     dataset = read_dataset(read.dataset, files, language=language, gold=spec.gold)
+    if storage is not None:  # to be recorded (a comparison on the page records nothing)
+        check_unique_ids(dataset)
     for asked in () if language is None else languages:  # each one must ask something
         check_has_text(dataset, asked, profile)
     language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first

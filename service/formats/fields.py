@@ -17,6 +17,8 @@ OUT_OF_SCOPE = "OUT OF SCOPE"
 FLAGS = ("aggregation", "onlydbo", "hybrid")
 """The QALD question flags (the :class:`~service.model.Question` fields of the same names)."""
 
+DUPLICATE_ID = "duplicate question id"  # the warning; check_unique_ids refuses it to stores
+
 
 def sniff_list(src: Source, looks_right: Callable[[dict[str, Any]], bool]) -> bool:
     """A JSON array whose first 20 items are objects that ``looks_right`` (the list formats)."""
@@ -281,8 +283,7 @@ def check_questions(
             report.warn("empty question id (kept as written)", question_id=q.id, **loc)
         if q.id in seen:
             report.warn(
-                f"duplicate question id (also question #{seen[q.id] + 1}); "
-                "lookups by id use the first",
+                f"{DUPLICATE_ID} (also question #{seen[q.id] + 1}); lookups by id use the first",
                 question_id=q.id,
                 expected="unique question ids",
                 **loc,

@@ -281,3 +281,23 @@ def test_a_truncated_json_file_says_where_it_ends(tmp_path: Path) -> None:
     line = cut.count("\n") + 1
     assert re.search(rf"cut\.json:{line}:\d+: error: not valid JSON", done.stderr), done.stderr
     assert "unknown format" not in done.stderr
+
+
+def test_a_dataset_with_a_repeated_id_is_scored_but_not_recorded(tmp_path: Path) -> None:
+    """Recorded, two questions of one id became one result URI holding both results' numbers,
+    which `check` found invalid; `evaluate` without a store scores such a file as before."""
+    data = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    data["questions"][5]["id"] = data["questions"][2]["id"]
+    dataset = tmp_path / "repeated.json"
+    dataset.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    args = ("evaluate", "--dataset", str(dataset), "--answers", *_demo("answers-strong.json"))
+    scored = _cli(*args, "--output", "json")
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["results"]["QA"]["questions"] == len(data["questions"])
+    store = tmp_path / "store"
+    refused = _cli(*args, "--store", str(store))
+    assert refused.returncode == 1
+    assert f"{dataset}:" in refused.stderr and "error: duplicate question id" in refused.stderr
+    assert "unique question ids" in refused.stderr
+    listed = _cli("export", "--store", str(store))
+    assert "/experiment/" not in listed.stdout  # nothing recorded

@@ -242,6 +242,28 @@ def test_an_uploaded_dataset_without_gold_is_named_in_the_refusal(server) -> Non
     assert problem["text"].startswith("my-questions.json: error: the dataset has no gold answers")
 
 
+def test_an_uploaded_dataset_with_a_repeated_id_is_refused_where_it_repeats(server) -> None:
+    """Two questions of one id were recorded as one result URI holding both results' numbers
+    (gqa:f1 0, 1: the store's check found 6 violations), and answers by id cannot tell them
+    apart: refused before an id is given, at the repeat's line, nothing stored."""
+    repeated = json.loads(QUESTIONS)
+    repeated["questions"][5]["id"] = repeated["questions"][2]["id"]
+    before = len(server.storage.experiments.listing(include_private=True))
+    response = server.post(
+        "api/experiments",
+        files=[
+            ("dataset_file", ("mine.json", json.dumps(repeated, indent=1).encode())),
+            ("answers", ("strong.json", STRONG.encode())),
+        ],
+    )
+    assert response.status_code == 400, response.text
+    (problem,) = response.json()["problems"]
+    assert problem["file"] == "mine.json" and problem["line"] is not None
+    assert problem["text"].startswith("mine.json:")
+    assert "duplicate question id" in problem["text"] and "unique question ids" in problem["text"]
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+
+
 @pytest.mark.parametrize(
     ("body", "status", "words"),
     [
