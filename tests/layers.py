@@ -102,8 +102,12 @@ def missing_browser() -> list[str]:
         for package, path in (("chromium", CHROMIUM), ("chromium-driver", CHROMEDRIVER))
         if not Path(path).exists()
     ]
-    if importlib.util.find_spec("selenium") is None:
-        missing.append("the selenium package")
+    for module, package in (
+        ("selenium", "selenium"),
+        ("selenium_axe_python", "selenium-axe-python"),
+    ):
+        if importlib.util.find_spec(module) is None:
+            missing.append(f"the {package} package")
     return missing
 
 
@@ -129,8 +133,8 @@ LAYERS = (
         needs_browser,
         missing_browser,
         "install them with `sudo apt-get install chromium chromium-driver` (`make test` does "
-        "this itself when it runs as root or with passwordless sudo) and selenium with "
-        "`make install`",
+        "this itself when it runs as root or with passwordless sudo) and selenium and "
+        "selenium-axe-python with `make install`",
     ),
     Layer(
         "proxy",

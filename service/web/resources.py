@@ -318,6 +318,9 @@ def experiment(name: str) -> BaseResponse:
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)
     pick = (request.args.get("a") or None, request.args.get("b") or None)
     by = request.args.get("by") or None  # the QA measures per feature of the questions
+    # a page that reloads itself only when its reader asked (WCAG 2.2.1: a timed reload sends
+    # a screen reader back to the top every few seconds)
+    auto_refresh = request.args.get("refresh") == "on"
 
     def html() -> str:
         from service.web.access import form_check, presented_token
@@ -335,6 +338,7 @@ def experiment(name: str) -> BaseResponse:
             page=shown,
             status=current,
             live=live,
+            auto_refresh=auto_refresh,
             private=private,
             owner_checks={a: form_check(experiment_id, token, a) for a in ("publish", "cancel")}
             if token
@@ -364,7 +368,7 @@ def experiment(name: str) -> BaseResponse:
         html=html,
         csv=lambda: pages.experiment_csv(page()),
         bibtex=lambda: (citation().bibtex + "\n").encode("utf-8"),
-        variant=(*pick, by) if rep is conneg.HTML else None,
+        variant=(*pick, by, auto_refresh) if rep is conneg.HTML else None,
         private=private,
         in_worker=in_worker,
     )

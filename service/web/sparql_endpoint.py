@@ -470,7 +470,15 @@ def service_description() -> Response:
     state = services()
     rep = conneg.negotiate(request, SD_OFFERS, default=conneg.RDF["turtle"])
     if rep is conneg.HTML:
-        page = render_template("query.html", query=None, examples=example_queries())
+        # no query yet: no result (an undefined ``boolean`` is "not none" to the template)
+        page = render_template(
+            "query.html",
+            query=None,
+            table=None,
+            boolean=None,
+            text=None,
+            examples=example_queries(),
+        )
         response = Response(page, content_type="text/html; charset=utf-8")
     elif rep.rdf is not None:  # every other offer is an RDF syntax
         from service.web.rdf_out import serialize

@@ -138,6 +138,7 @@ def test_sparql_page_offers_the_published_leaderboard(server, published) -> None
     example = leaderboard_query(limit=100, title="Leaderboard")
     body = example.split("SELECT", 1)[1]
     assert html.escape("SELECT" + body, quote=False) in page
+    assert 'id="result' not in page  # nothing was asked yet (it said "Result: false")
     answer = server.get(
         "sparql",
         params={"query": example},

@@ -192,7 +192,11 @@ def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
     # here, for the rounding of a loaded machine)
     assert state["remainingSeconds"] >= 0.05 * (slow["total"] - slow["done"]), (state, slow)
     page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
-    assert 'id="progress-table"' in page and 'http-equiv="refresh"' in page  # without JS
+    # without JS: a link to reload, and one to have the page reload itself (never unasked)
+    assert 'id="progress-table"' in page and 'http-equiv="refresh"' not in page
+    assert f'href="/experiment/{experiment_id}?refresh=on" id="reload-auto"' in page
+    asked = server.get(f"experiment/{experiment_id}?refresh=on", cookies=cookies).text
+    assert '<meta http-equiv="refresh" content="5">' in asked and 'id="reload-stop"' in asked
     assert "progress.js" in page and 'id="cancel"' in page
     final = _wait(server, experiment_id, cookies)
     assert final["status"] == "finished", final
