@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -17,6 +18,8 @@ OUT_OF_SCOPE = "OUT OF SCOPE"
 FLAGS = ("aggregation", "onlydbo", "hybrid")
 """The QALD question flags (the :class:`~service.model.Question` fields of the same names)."""
 
+# a language subtag of 2-3 letters first (pt_BR is read as pt-BR elsewhere; "german" is no code)
+_LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
 DUPLICATE_ID = "duplicate question id"  # the warning; check_unique_ids refuses it to stores
 
 
@@ -277,6 +280,7 @@ def check_questions(
     that cannot hold texts, reported once by its reader).
     """
     seen: dict[str, int] = {}
+    odd_languages: set[str] = set()
     for i, (q, place) in enumerate(zip(questions, where, strict=True)):
         loc: dict[str, Any] = {"at": place} if isinstance(place, tuple) else dict(place)
         if not q.id.strip():
@@ -292,5 +296,15 @@ def check_questions(
             seen[q.id] = i
         if texts and not any(t.string and t.string.strip() for t in q.texts):
             report.warn("question has no text in any language", question_id=q.id, **loc)
+        for language in dict.fromkeys(t.language for t in q.texts if t.language):
+            if not _LANGUAGE_CODE.match(language) and language not in odd_languages:
+                odd_languages.add(language)  # said once a file: its questions share it
+                report.warn(
+                    f"language {language!r} is no language code: its texts are asked only "
+                    f"with --lang {language}",
+                    question_id=q.id,
+                    expected="an ISO 639 code such as de, or a BCP 47 tag such as en-US",
+                    **loc,
+                )
         if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
             report.warn("empty answer set", question_id=q.id, **loc)

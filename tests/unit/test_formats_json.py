@@ -180,6 +180,27 @@ def test_dataset_level_warnings() -> None:
     ]
 
 
+def test_a_language_that_is_no_code_is_a_warning_once() -> None:
+    """Texts tagged "german" were read without a word, then skipped as having no text for
+    --lang de; pt_BR and en-US are codes (said once a file, at its first question)."""
+    ds = read(
+        doc(
+            q("1", question=[{"language": "german", "string": "Wer?"}]),
+            q("2", question=[{"language": "german", "string": "Was?"}]),
+            q(
+                "3",
+                question=[
+                    {"language": "pt_BR", "string": "Quem?"},
+                    {"language": "en-US", "string": "Who?"},
+                ],
+            ),
+        )
+    )
+    (odd,) = [p for p in ds.problems if "no language code" in p.message]
+    assert odd.question_id == "1" and odd.path == "$.questions[0]" and odd.line is not None
+    assert odd.message.startswith("language 'german' is no language code")
+
+
 def test_out_of_scope_json() -> None:
     question = read(doc(q(query={"sparql": " OUT OF SCOPE "}, answers=[]))).questions[0]
     assert (question.out_of_scope, question.sparql, question.answers) == (True, None, AnswerSet())
