@@ -101,6 +101,8 @@ def read(
         raise FormatError(Problem("the file is empty (0 bytes)", file=label, expected=_ANY_FORMAT))
     src = Source(data, name=label, path=path, language=language, limits=limits)
     fmt = get(format) if format else FORMATS[_sniff(src)]
+    if fmt.name == "tsv":
+        _not_other_format(src)
     try:
         dataset = fmt.read(src)
     except FormatError as err:
@@ -122,6 +124,23 @@ def losses(dataset: Dataset, format: str) -> list[str]:
 def sniff(data: bytes, *, name: str | None = None) -> str:
     """The name of the format of ``data``: by content first, then by ``name``'s extension."""
     return _sniff(Source(data, name=name))
+
+
+def _not_other_format(src: Source) -> None:
+    """TSV reads any text, a JSON or XML file too (as one question a line: a JSON dataset
+    declared TSV became 780 questions, and the refusal then blamed the answer file): content
+    that another format recognises is refused as that format, where TSV was declared."""
+    for other in FORMATS.values():
+        if other.name != "tsv" and other.sniff(src):
+            raise FormatError(
+                Problem(
+                    f"the content is {other.name}, not tsv as declared",
+                    file=src.name,
+                    line=1,
+                    column=1,
+                    expected=f"tab-separated lines, or the file declared as {other.name}",
+                )
+            )
 
 
 def _sniff(src: Source) -> str:

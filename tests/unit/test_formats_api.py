@@ -279,3 +279,17 @@ def test_convert_writes_files_as_any_new_file_is_written(tmp_path: Path) -> None
         os.umask(old)
     for name in ("expected.tsv", "in.tsv"):
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name
+
+
+def test_a_file_declared_tsv_that_another_format_recognises_is_refused_as_that() -> None:
+    """TSV takes any text: a QALD-JSON dataset declared TSV was read as one question a line
+    (780 of them), and the refusal then blamed the answer file."""
+    from service.paths import DEMO_DIR
+
+    data = (DEMO_DIR / "questions.json").read_bytes()
+    with pytest.raises(FormatError) as refused:
+        read(data, format="tsv", name="solar.json")
+    (problem,) = refused.value.problems
+    assert (problem.file, problem.line, problem.column) == ("solar.json", 1, 1)
+    assert problem.message == "the content is qald-json, not tsv as declared"
+    assert read(b"[1]\n\n", format="tsv", name="out.tsv").format == "tsv"  # an answer "[1]"
