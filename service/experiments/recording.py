@@ -58,8 +58,14 @@ def dataset_record(
             stored = True
         kept = (upload,) if upload is not None else ()
         return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), kept, stored)
-    label = dataset_label(source, dataset)
     kept = (upload,) if upload is not None else ()
+    published = catalogue.upload_for_sha256(sha) if sha is not None else None
+    if published is not None:  # the same bytes, published before: that dataset, its title
+        name, title = published
+        return RecordedDataset(
+            DatasetRef(name, False, dataset, title=title, sha256=sha), kept, False
+        )
+    label = dataset_label(source, dataset)
     return RecordedDataset(DatasetRef.upload(label, dataset, sha256=sha), kept, False)
 
 

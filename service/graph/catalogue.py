@@ -159,6 +159,18 @@ class CatalogueRepository:
         names = [row["id"].value for row in rows]
         return names[0] if len(names) == 1 else None
 
+    def upload_for_sha256(self, sha256: str) -> tuple[str, str] | None:
+        """The name and title of a published uploaded dataset whose file has this SHA-256
+        (a new upload of the same bytes is that dataset; only public descriptions are read, so
+        no private experiment's title reaches another one)."""
+        rows = self.store.public.query(
+            f"SELECT ?id ?title WHERE {{ ?d {_p('sha256')} ?v ; <{DCT}identifier> ?id ; "
+            f'<{DCT}title> ?title FILTER(LCASE(STR(?v)) = "{sha256.lower()}" '
+            f'&& STRSTARTS(STR(?d), "{self.uris.dataset("")}")) }} '
+            "ORDER BY STR(?id) STR(?title) LIMIT 1"
+        )
+        return next(((row["id"].value, row["title"].value) for row in rows), None)
+
     # -- dataset questions -------------------------------------------------------------------
     def has_questions(self, name: str) -> bool:
         return bool(self.store.public.contains_named_graph(node(self.uris.dataset_graph(name))))

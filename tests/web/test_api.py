@@ -647,6 +647,48 @@ def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data
     assert "qald-9-test-multilingual-" not in turtle  # no uploaded-dataset name was minted
 
 
+def test_the_same_bytes_uploaded_again_are_the_published_dataset(server) -> None:
+    """An upload of a file a published experiment was scored on is that dataset, under its
+    name and title: uploaded again with another title (or none) it was another dataset IRI,
+    or the same IRI with a second dct:title (the union showed both)."""
+    import pyoxigraph as ox
+
+    data = json.loads(QUESTIONS)
+    data["questions"] = data["questions"][:9]  # bytes of this test's own
+    dataset = json.dumps(data).encode()
+
+    def run(title: str) -> dict:
+        response = server.post(
+            "api/experiments",
+            files=[("dataset_file", ("mine.json", dataset)), ("answers", ("s.json", STRONG))],
+            data={"profile": "exact", "title": title},
+        )
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        return {**server.wait_finished(ticket["id"], ticket["token"]), **ticket}
+
+    first = run("Solar walk")
+    auth = {"Authorization": f"Bearer {first['token']}"}
+    published = server.post(f"api/experiments/{first['id']}/publish", headers=auth)
+    assert published.status_code == 200, published.text
+    again = run("another title")
+    assert again["dataset"] == first["dataset"] and "solar-walk-" in first["dataset"]
+    ask = (
+        f"SELECT (COUNT(DISTINCT ?t) AS ?n) WHERE {{ <{first['dataset']}> "
+        "<http://purl.org/dc/terms/title> ?t }"
+    )
+    graph = server.storage.uris.experiment_graph(again["id"])
+    titles = {
+        q.object.value
+        for q in server.storage.private.quads_for_pattern(None, None, None, ox.NamedNode(graph))
+        if q.predicate.value == "http://purl.org/dc/terms/title"
+        and q.subject.value == first["dataset"]
+    }
+    assert titles == {"Solar walk"}
+    counted = server.get("sparql", params={"query": ask, "format": "json"}).json()
+    assert counted["results"]["bindings"][0]["n"]["value"] == "1"
+
+
 def test_compare_answer_files_over_http(server) -> None:
     """POST /api/compare: gerbil-qa compare's JSON for uploaded answer files, nothing stored,
     the work bounded, web services refused."""
