@@ -11,7 +11,7 @@ page cache until the next write, like resource documents (``cache.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -205,6 +205,7 @@ def leaderboards() -> BaseResponse:
             "leaderboards.html",
             chosen=shown_filter,
             rows=shown,
+            kbs_mixed=_kbs_mixed(shown),
             measures=listings.task_measures([r.task for r in shown], columns),
             papers=listings.papers(r.experiment for r in shown),
             columns=columns,
@@ -269,6 +270,17 @@ def _filter_choices(
         # the profiles the rows shown mix (the notice), not every profile with results
         "mixed": sum(1 for _, n in profiles if n),
     }
+
+
+def _kbs_mixed(rows: Sequence[Any]) -> list[str]:
+    """The profiles whose rows shown were computed on different knowledge bases (their
+    signatures end in different ``kb:`` fields: a Text2SPARQL system's queries run on another
+    KB score otherwise), for the notice; numbers of one profile are else comparable."""
+    kbs: dict[str, set[str]] = {}
+    for row in rows:
+        if row.signature and "|kb:" in row.signature:
+            kbs.setdefault(row.profile, set()).add(row.signature.rsplit("|kb:", 1)[1])
+    return sorted(profile for profile, found in kbs.items() if len(found) > 1)
 
 
 @bp.get("/experiments")

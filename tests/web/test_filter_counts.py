@@ -169,3 +169,30 @@ def test_systems_list_counts_the_experiments_each_history_lists(counted: Server)
         assert int(count) == len(experiments), uri
     api = {s["uri"]: s["experiments"] for s in counted.get("api/systems").json()["systems"]}
     assert api == {uri: int(count) for uri, count in rows}
+
+
+def test_rows_of_one_profile_on_different_kbs_are_said_so(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """fair matches through the KB: the demo's rows (on the demo KB) and a run without a KB
+    are scored otherwise under one profile name; their signatures' kb fields differ, and the
+    leaderboard says so (it ranked them together silently)."""
+    server = start_server(tmp_path_factory.mktemp("kbs-store"), demo=True, sparql_workers=1)
+    try:
+        name = server.get(f"api/experiments/{server.demo_id}").json()["dataset"].rsplit("/", 1)[1]
+        shown = {"dataset": name, "profile": "fair"}
+        assert 'id="mixed-kbs"' not in server.get("leaderboards", params=shown).text
+        strong = (DEMO_DIR / "answers-strong.json").read_bytes()
+        files = [
+            ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+            ("answers", ("strong.json", strong)),
+        ]
+        response = server.post("api/experiments", files=files, data={"profile": "fair"})
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        server.wait_finished(ticket["id"], ticket["token"])
+        _publish(server, ticket)
+        page = server.get("leaderboards", params=shown).text
+        assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed" in page
+    finally:
+        stop_server(server)
