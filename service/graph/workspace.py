@@ -132,10 +132,12 @@ class DirWorkspace:
         return (self.root / key).is_file()
 
     def remove_key(self, key: str) -> None:
-        (self.root / key).unlink(missing_ok=True)
+        with self._lock:  # not between a conditional write's check and its write
+            (self.root / key).unlink(missing_ok=True)
 
     def remove(self, folder: str) -> None:
-        shutil.rmtree(self.root / folder, ignore_errors=True)
+        with self._lock:  # a conditional write that saw the folder would recreate it
+            shutil.rmtree(self.root / folder, ignore_errors=True)
 
     def folders_with(self, parent: str, name: str) -> list[str]:
         folder = self.root / parent

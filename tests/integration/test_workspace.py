@@ -6,6 +6,7 @@ store's job state stays out of its dumps and checks."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +72,37 @@ def test_keys_hold_bytes_written_together(workspace: Workspace) -> None:
     workspace.write({"answers/7/progress": b"2"}, if_exists="answers/7/spec")
     assert workspace.read("answers/7/progress") == b"2"
     workspace.remove("answers/7")
+
+
+def test_a_folder_removed_while_its_progress_is_written_stays_removed(tmp_path: Path) -> None:
+    """A conditional write checks and writes under the lock the removal takes too: without
+    it, a write that saw the job recreated its folder after the removal (a progress key
+    beside no job) or failed with FileNotFoundError when the folder went mid-write."""
+    workspace = DirWorkspace(tmp_path / "work")
+    failures: list[BaseException] = []
+    left = []
+    for n in range(100):
+        workspace.write({f"jobs/{n}/spec.json": b"{}"})
+        stop = threading.Event()
+
+        def write_progress(n: int = n, stop: threading.Event = stop) -> None:
+            while not stop.is_set():
+                try:
+                    workspace.write(
+                        {f"jobs/{n}/progress": b"1"}, sync=False, if_exists=f"jobs/{n}/spec.json"
+                    )
+                except OSError as err:
+                    failures.append(err)
+                    return
+
+        writer = threading.Thread(target=write_progress)
+        writer.start()
+        workspace.remove(f"jobs/{n}")
+        stop.set()
+        writer.join()
+        if (tmp_path / "work" / "jobs" / str(n)).exists():
+            left.append(n)
+    assert left == [] and failures == []
 
 
 def test_a_log_keeps_its_lines_in_order_while_its_job_exists(workspace: Workspace) -> None:
