@@ -103,7 +103,8 @@ def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     for s in data["systems"]:  # in standing order (tier, then the measure)
         qa = s["results"].get("QA", {})
         ci = s["intervals"].get("QA", {}).get(measure)
-        rows.append((str(s["tier"]), s["system"], _value(qa.get(measure)), _interval(ci)))
+        tier = "–" if s["tier"] is None else str(s["tier"])  # no value: no tier
+        rows.append((tier, s["system"], _value(qa.get(measure)), _interval(ci)))
     _aligned(rows, out)
     out.write(f"\npairs ({data['test']}, Holm-adjusted):\n")
     pairs: list[tuple[str, ...]] = [("a", "b", "difference", "p", "p adjusted")]

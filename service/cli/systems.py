@@ -78,7 +78,9 @@ def register(sub: Any) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     _add_kb_options(serve, required=True)
-    serve.add_argument("--dataset", help="the dataset whose gold SPARQL gold-sparql runs")
+    serve.add_argument(
+        "--dataset", help="the dataset whose gold SPARQL gold-sparql runs (a file or built-in name)"
+    )
     serve.add_argument(
         "--lang",
         default="en",
@@ -200,13 +202,12 @@ def _open_kb(args: argparse.Namespace) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from service import formats
     from service.kb import describe
     from service.systems.reference import build_system
     from service.systems.server import serve
 
     kb = _open_kb(args)
-    dataset = formats.read(args.dataset) if args.dataset else None
+    dataset = _questions(args.dataset) if args.dataset else None
     system = build_system(args.name, kb=kb, dataset=dataset, language=args.lang)
 
     def ready(url: str) -> None:
@@ -261,20 +262,24 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(args: argparse.Namespace) -> int:
+def _questions(text: str) -> Any:  # -> service.model.Dataset
+    """``--dataset``: a file (gold answers or not), or a built-in dataset's name, as
+    `evaluate --dataset` takes it."""
     from service import catalog, formats
     from service.cli.evaluate import dataset_source
     from service.experiments.spec import CatalogueDataset
+
+    source = dataset_source(text)
+    if isinstance(source, CatalogueDataset):
+        return catalog.load(source.name)
+    return formats.read(text)
+
+
+def _run(args: argparse.Namespace) -> int:
     from service.systems.archive import ARCHIVE_FORMAT, answer_file
     from service.systems.webservice import run_web_service
 
-    # a file (gold answers or not: only its questions are asked), or a built-in dataset's
-    # name, as `evaluate --dataset` takes it
-    source = dataset_source(args.dataset)
-    if isinstance(source, CatalogueDataset):
-        dataset = catalog.load(source.name)
-    else:
-        dataset = formats.read(args.dataset)
+    dataset = _questions(args.dataset)
     service = _service(
         args,
         name=args.name,

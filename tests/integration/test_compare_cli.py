@@ -91,3 +91,23 @@ def test_evaluate_intervals(data_dir: Path, capsys: pytest.CaptureFixture[str]) 
     assert main([*argv, "--output", "csv", "--resamples", "200"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].endswith(",signature,low,high") and "|n:200|" in rows[1]
+
+
+def test_a_system_without_a_tier_is_listed_last_with_a_dash() -> None:
+    """A system whose measure is undefined gets no tier: the table printed "None" for it (and
+    the sort of (tier, name) pairs could not order None among numbers)."""
+    import io
+
+    from service.cli.compare import _table
+
+    def system(name: str, tier: int | None, value: float | None) -> dict:
+        return {"system": name, "tier": tier, "results": {"QA": {"macroF1": value}},
+                "intervals": {"QA": {"macroF1": None}}}  # fmt: skip
+
+    data = {"dataset": "d", "profile": "exact", "test": "ar", "pairs": [], "signature": "s"}
+    data["systems"] = [system("a", 1, 0.5), system("b", None, None)]
+    out = io.StringIO()
+    _table(data, out, measure="macroF1")
+    rows = out.getvalue().splitlines()
+    assert rows[2].split()[:2] == ["1", "a"] and rows[3].split()[:2] == ["–", "b"]
+    assert "None" not in out.getvalue().split("pairs")[0]

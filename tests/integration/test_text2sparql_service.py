@@ -187,7 +187,7 @@ def test_gold_sparql_served_as_a_text2sparql_service(
     root = Path(__file__).resolve().parents[2]
     served = subprocess.Popen(
         [sys.executable, "-m", "service", "system", "serve", "gold-sparql", "--interface",
-         "text2sparql", "--dataset", str(ck25 / "questions.yml"), "--kb",
+         "text2sparql", "--dataset", "text2sparql-2025-ck25", "--kb",
          str(graphs / "prod-inst.ttl"), "--kb", str(graphs / "prod-vocab.ttl"), "--port",
          str(port), "--lang", "es"],
         env={**os.environ, "PYTHONPATH": str(root)}, cwd=root, stdout=subprocess.PIPE,
