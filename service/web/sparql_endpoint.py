@@ -433,6 +433,21 @@ class QueryFastPath:
         )
 
 
+def _query_page(
+    *,
+    query: str | None = None,
+    table: dict | None = None,
+    boolean: bool | None = None,
+    text: str | None = None,
+) -> str:
+    """The SPARQL page, with a query's result or none (every name given: an undefined
+    ``boolean`` is "not none" to the template, which showed "Result: false")."""
+    return render_template(
+        "query.html", query=query, table=table, boolean=boolean, text=text,
+        examples=example_queries(),
+    )  # fmt: skip
+
+
 def _html_results(query: str, kind: str, body: bytes) -> Response:
     table: dict | None = None
     boolean: bool | None = None
@@ -448,14 +463,7 @@ def _html_results(query: str, kind: str, body: bytes) -> Response:
                 "vars": data["head"]["vars"],
                 "rows": data["results"]["bindings"],
             }
-    page = render_template(
-        "query.html",
-        query=query,
-        table=table,
-        boolean=boolean,
-        text=text,
-        examples=example_queries(),
-    )
+    page = _query_page(query=query, table=table, boolean=boolean, text=text)
     response = Response(page, content_type="text/html; charset=utf-8")
     response.vary.add("Accept")
     return response
@@ -470,15 +478,7 @@ def service_description() -> Response:
     state = services()
     rep = conneg.negotiate(request, SD_OFFERS, default=conneg.RDF["turtle"])
     if rep is conneg.HTML:
-        # no query yet: no result (an undefined ``boolean`` is "not none" to the template)
-        page = render_template(
-            "query.html",
-            query=None,
-            table=None,
-            boolean=None,
-            text=None,
-            examples=example_queries(),
-        )
+        page = _query_page()  # no query yet: no result
         response = Response(page, content_type="text/html; charset=utf-8")
     elif rep.rdf is not None:  # every other offer is an RDF syntax
         from service.web.rdf_out import serialize

@@ -55,6 +55,17 @@ class Server:
         kwargs.setdefault("timeout", 30)
         return requests.request(method, self.url + path.lstrip("/"), **kwargs)
 
+    def register_version(self, name: str, *, kb: str, version: str) -> tuple[str, str]:
+        """A registered version of the demo's questions (as ``gerbil-qa dataset refresh
+        --store`` makes), the caches told: its URI and its first question's id."""
+        from service import formats
+        from service.web.state import EXTENSION
+
+        dataset = formats.read(DEMO_DIR / "questions.json")
+        registered = self.storage.catalogue.register_version(name, dataset, kb=kb, version=version)
+        self.app.extensions[EXTENSION].changed()
+        return registered.uri, dataset.questions[0].id
+
     @property
     def demo_id(self) -> str:
         statuses = self.storage.experiments.listing()

@@ -98,15 +98,7 @@ def submit(driver, button_id: str, ready: Callable, *, javascript: bool) -> None
 @pytest.fixture(scope="module")
 def dataset_version(server) -> str:
     """A registered version of a dataset (as ``gerbil-qa dataset refresh --store`` makes)."""
-    from service import formats
-    from service.web.state import EXTENSION
-
-    dataset = formats.read(DEMO_DIR / "questions.json")
-    registered = server.storage.catalogue.register_version(
-        "a11y-versioned", dataset, kb="demo", version="2024-05"
-    )
-    server.app.extensions[EXTENSION].changed()
-    return registered.uri
+    return server.register_version("a11y-versioned", kb="demo", version="2024-05")[0]
 
 
 def link(driver, css: str) -> str:

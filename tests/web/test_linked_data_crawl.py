@@ -232,16 +232,9 @@ def crawl_from(server, starts: list[str]) -> Crawl:
 @pytest.fixture(scope="module")
 def version(server) -> str:
     """A registered dataset version (what ``gerbil-qa dataset refresh --store`` makes)."""
-    from service import formats
-    from service.paths import DEMO_DIR
-    from service.web.state import EXTENSION
-
-    dataset = formats.read(DEMO_DIR / "questions.json")
-    registered = server.storage.catalogue.register_version(
-        "crawled-demo", dataset, kb="https://dbpedia.org/sparql", version="2025-01"
-    )
-    server.app.extensions[EXTENSION].changed()
-    return registered.uri
+    return server.register_version(
+        "crawled-demo", kb="https://dbpedia.org/sparql", version="2025-01"
+    )[0]
 
 
 @pytest.fixture(scope="module")

@@ -153,16 +153,7 @@ def test_sparql_page_offers_the_published_leaderboard(server, published) -> None
 @pytest.fixture(scope="module")
 def version(server) -> tuple[str, str]:
     """A registered version of a dataset (as ``gerbil-qa dataset refresh --store`` makes)."""
-    from service import formats
-    from service.paths import DEMO_DIR
-    from service.web.state import EXTENSION
-
-    dataset = formats.read(DEMO_DIR / "questions.json")
-    registered = server.storage.catalogue.register_version(
-        "demo-versioned", dataset, kb="demo", version="2024-05"
-    )
-    server.app.extensions[EXTENSION].changed()
-    return registered.uri, dataset.questions[0].id
+    return server.register_version("demo-versioned", kb="demo", version="2024-05")
 
 
 def test_dataset_versions_dereference(server, version) -> None:
