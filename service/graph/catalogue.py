@@ -163,9 +163,13 @@ class CatalogueRepository:
         """The name and title of a published uploaded dataset whose file has this SHA-256
         (a new upload of the same bytes is that dataset; only public descriptions are read, so
         no private experiment's title reaches another one)."""
+        # described in an experiment's graph: a registered version's file has a SHA-256 too,
+        # but its results are a dataset of their own (``run._registered_version``)
+        experiments = self.uris.base + "graph/experiment/"
         rows = self.store.public.query(
-            f"SELECT ?id ?title WHERE {{ ?d {_p('sha256')} ?v ; <{DCT}identifier> ?id ; "
-            f'<{DCT}title> ?title FILTER(LCASE(STR(?v)) = "{sha256.lower()}" '
+            f"SELECT ?id ?title WHERE {{ GRAPH ?g {{ ?d {_p('sha256')} ?v ; "
+            f"<{DCT}identifier> ?id ; <{DCT}title> ?title }} "
+            f'FILTER(LCASE(STR(?v)) = "{sha256.lower()}" && STRSTARTS(STR(?g), "{experiments}") '
             f'&& STRSTARTS(STR(?d), "{self.uris.dataset("")}")) }} '
             "ORDER BY STR(?id) STR(?title) LIMIT 1"
         )
