@@ -31,6 +31,14 @@ __all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and re
 _NOT_SCORES = frozenset({"questions", "errorCount"})
 
 
+def _upload_order(upload: tuple[str, str, str, str | None]) -> tuple[bool, bool, int, str]:
+    """The dataset's files first, then the others as submitted (``file-N``; the store keeps
+    no order)."""
+    _, role, _, fragment = upload
+    number = (fragment or "").removeprefix("file-")
+    return role != "dataset", role != "gold", int(number) if number.isdigit() else 0, upload[0]
+
+
 def anchor(node_uri: str, page_uri: str) -> str | None:
     """The ``id`` a hash URI of ``page_uri`` has on its page (``page#distribution`` →
     ``distribution``), so a link to it lands on its description; None for other URIs.
@@ -143,6 +151,7 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
                     anchor(used.value, uri),  # experiment#file-N lands here
                 )
             )
+    uploads.sort(key=_upload_order)
     return ExperimentPage(
         id=experiment_id,
         uri=uri,

@@ -267,3 +267,14 @@ def test_the_experiment_page_breaks_the_measures_down(server) -> None:
     row = re.search(r'<th scope="row">resource</th>(.*?)</tr>', table, re.S)
     assert row and f"{resource['macroF1']:.4f}" in row.group(1)
     assert server.get(f"experiment/{server.demo_id}", params={"by": "colour"}).status_code == 400
+
+
+def test_experiment_page_lists_the_dataset_file_then_the_answers_as_submitted(server) -> None:
+    html = server.get(f"experiment/{server.demo_id}").text
+    files = re.findall(r">File \((\w+)\)</dt><dd><a [^>]*>([^<]+)</a>", html)
+    assert files == [
+        ("dataset", "questions.json"),
+        ("answers", "answers-strong.json"),
+        ("answers", "answers-partial.json"),
+        ("answers", "answers-baseline.json"),
+    ]
