@@ -184,11 +184,12 @@ def leaderboards() -> BaseResponse:
         )
         shown = rows[: page.size]
         columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
-        # tiers where rows are comparable: one dataset, language, profile, a count measure
+        # tiers where rows are comparable: one dataset, language, profile, a count measure;
+        # a language or profile is one when chosen or when every row shown has the same
         comparable = (
             dataset != ALL_DATASETS
-            and chosen.language
-            and chosen.profile
+            and (chosen.language or len({r.language for r in shown}) == 1)
+            and (chosen.profile or len({r.profile for r in shown}) == 1)
             and chosen.experiment_type == ExperimentType.QA.value
             and chosen.sort in COUNT_MEASURES
             and page.number == 1

@@ -282,5 +282,36 @@ def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
     ).json()
     assert [s["tier"] for s in same["systems"]] == list(rows.values())
     assert board.count('<span class="ci"') >= 3
+
+
+def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None:
+    """A ranking that mixes profiles says how to get tiers; one whose rows all share a
+    language gets them without choosing it (before, the demo's English-only board asked for a
+    language every row already had)."""
+    import json
+
+    questions = json.loads((DEMO_DIR / "questions.json").read_text())
+    questions["dataset"]["id"] = "solar-twelve"
+    questions["questions"] = questions["questions"][:12]
+    # three rows at most: the demo's dataset (3 rows, first on a tie) stays the default board
+    for profile, names in (("fair", ("strong", "partial")), ("exact", ("strong",))):
+        files = [("dataset_file", ("twelve.json", json.dumps(questions).encode()))]
+        files += [
+            ("answers", (f"answers-{name}.json", (DEMO_DIR / f"answers-{name}.json").read_bytes()))
+            for name in names
+        ]
+        data = {"profile": profile, "kb": "demo", "force": "1"}
+        ticket = server.post("api/experiments", files=files, data=data).json()
+        server.wait_finished(ticket["id"], ticket["token"])
+        owner = {"Authorization": f"Bearer {ticket['token']}"}
+        published = server.post(f"api/experiments/{ticket['id']}/publish", headers=owner)
+        assert published.status_code == 200, published.text
+    listing = server.get("leaderboards").text
+    dataset = re.search(r'<option value="(solar-twelve[^"]*)"', listing)
+    assert dataset, "the uploaded dataset is not offered"
     mixed = server.get("leaderboards", params={"dataset": dataset.group(1)}).text
     assert "Choose one language and one profile" in mixed and 'class="num tier"' not in mixed
+    one = server.get("leaderboards", params={"dataset": dataset.group(1), "profile": "fair"})
+    assert "Choose one language" not in one.text
+    tiers = re.findall(r'<td class="num tier">([^<]+)</td>', one.text)
+    assert tiers[:1] == ["1"] and len(tiers) == 2, tiers
