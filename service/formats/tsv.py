@@ -33,6 +33,7 @@ NAME = "tsv"
 ROLE_KEY = "tsv.role"
 IN, OUT, EXPECTED = "in", "out", "expected"
 TEXTS_LOSS = "question texts (they go in in.tsv"
+NO_TEXTS = "no in.tsv beside this file: the questions have no text"
 HEADER_KEY = "tsv.header"  # metadata: the first line, when it looks like a header
 # column names a header starts with: no first answer is likely to be one ("no" is an answer)
 HEADER_WORDS = frozenset(
@@ -111,7 +112,7 @@ def read(src: Source) -> Dataset:
             places.append({"line": i + 1, "column": 1})
         if texts is None and role == EXPECTED and lines:
             report.warn(
-                "no in.tsv beside this file: the questions have no text",
+                NO_TEXTS,
                 expected="in.tsv in the same directory",
             )
         if role != OUT:  # a system's answers: empty ones are normal, texts absent
