@@ -194,6 +194,35 @@ def test_experiment_page_shows_the_stored_intervals_of_confidence_measures(serve
     assert m and float(m[1]) < 0.575 < float(m[2])
 
 
+def test_question_texts_are_marked_with_their_language(server) -> None:
+    # Korean and Polish texts on English pages: without lang a browser and a screen reader
+    # take them for English (CJK glyph choice, pronunciation)
+    texts = [
+        {"language": "en", "string": "Which planet is the largest?"},
+        {"language": "ko", "string": "가장 큰 행성은 무엇인가?"},
+        {"language": "pl", "string": "Która planeta jest największa?"},
+    ]
+    row = {"x": {"type": "literal", "value": "Jowisz"}}
+    answer = {"head": {"vars": ["x"]}, "results": {"bindings": [row]}}
+    dataset = {"questions": [{"id": "1", "question": texts, "answers": [answer]}]}
+    body = json.dumps(dataset, ensure_ascii=False).encode()
+    files = [("dataset_file", ("planets.json", body)), ("answers", ("same.json", body))]
+    response = server.post("api/experiments", files=files, data={"language": "ko"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    task = server.get(f"experiment/{ticket['id']}/task/1", headers=auth).text
+    assert re.search(r'<a href="[^"]*/question/1" lang="ko">가장 큰 행성은 무엇인가\?</a>', task)
+    question = next(r for r in state["evaluations"][0]["questions"] if r["id"] == "1")
+    assert question["QA"]["f1"] == 1.0
+    (dataset_name,) = set(re.findall(r"/dataset/([^/\"]+)/question/1", task))
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    page = server.get(f"dataset/{dataset_name}/question/1").text
+    assert '<span lang="ko">가장 큰 행성은 무엇인가?</span>' in page
+    assert '<span lang="pl">Która planeta jest największa?</span>' in page
+
+
 def test_scatter_systems_are_chosen_by_query(server) -> None:
     demo = server.demo_id
     html = server.get(f"experiment/{demo}", params={"a": "demo-baseline", "b": "demo-partial"}).text
