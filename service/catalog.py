@@ -318,7 +318,13 @@ def load(name: str, **resolve_options):  # -> service.model.Dataset
     files = {d.role: (resolve(d, **resolve_options), d.format) for d in wanted}
     # The catalogue's files are the operator's choice: no answer limits (those are for uploads).
     limits = formats.UNLIMITED_ANSWERS
-    dataset = formats.read(files["questions"][0], format=entry.format, limits=limits)
+    # a file that names no language (TSV) is in the catalogue's, when it states one
+    language = entry.languages[0] if len(entry.languages) == 1 else None
+    dataset = formats.read(
+        files["questions"][0], format=entry.format, language=language, limits=limits
+    )
+    if "expected" in files:
+        dataset = _with_expected(dataset, *files["expected"], limits=limits)
     if "gold" in files:
         from service.model import attach_gold
 
@@ -330,6 +336,21 @@ def load(name: str, **resolve_options):  # -> service.model.Dataset
             questions=tuple(q for q in dataset.questions if bool(q.hybrid) == entry.select_hybrid),
         )
     return dataset.renamed(name)  # its file's id kept: a TEXT2SPARQL service is asked by it
+
+
+def _with_expected(dataset, path: Path, fmt: str, *, limits):  # -> service.model.Dataset
+    """``dataset`` (an ``in.tsv``) with the answers of its ``expected.tsv``, line by line.
+
+    The file is read as bytes: from a path the TSV reader would read the ``in.tsv`` beside it
+    again, and a downloaded copy has none beside it (each file is cached under its checksum).
+    """
+    from service import formats
+    from service.formats.tsv import NO_TEXTS
+    from service.model import attach_gold
+
+    gold = formats.read(path.read_bytes(), format=fmt, name=str(path), limits=limits)
+    kept = tuple(p for p in gold.problems if p.message != NO_TEXTS)  # the texts are in in.tsv
+    return attach_gold(dataset, replace(gold, problems=kept))
 
 
 def kb_files(name: str, **resolve_options) -> list[Path]:

@@ -117,13 +117,15 @@ def read_dataset(
                 f"evaluated by name, not {source.version!r}; give a registered version's file"
             )
         dataset = catalog.load(entry.name)
+        name = entry.name
     else:
         dataset = files.dataset(source.file, language=language)
         if source.title:  # a registered version, named as the catalogue's
             dataset = dataset.renamed(source.title)
+        name = None
     if gold is not None:
         dataset = _with_gold(dataset, gold, files, language=language)
-    check_dataset(dataset)
+    check_dataset(dataset, name=name)
     return dataset
 
 
@@ -144,18 +146,34 @@ def _with_gold(
     return attach_gold(dataset, gold)
 
 
-def check_dataset(dataset: Dataset) -> None:
-    """A dataset must have questions and gold answers to score against."""
+def check_dataset(dataset: Dataset, *, name: str | None = None) -> None:
+    """A dataset must have questions and gold answers to score against; ``name``: the
+    catalogue's, said instead of the path of its file (a web user never sees the mirror)."""
+    where = name or dataset.source
     if not dataset.questions:
-        raise FormatError(Problem("the dataset has no questions", file=dataset.source))
+        raise FormatError(Problem("the dataset has no questions", file=where))
     if not any(q.answers is not None or q.out_of_scope for q in dataset.questions):
         raise FormatError(
             Problem(
-                "the dataset has no gold answers, so nothing can be scored",
-                file=dataset.source,
+                "the dataset has no gold answers, so nothing can be scored"
+                + _gold_queries_hint(dataset, name or dataset.source or "FILE"),
+                file=where,
                 expected="questions with answers",
             )
         )
+
+
+def _gold_queries_hint(dataset: Dataset, name: str) -> str:
+    """How a dataset of gold queries without answers (LC-QuAD 1.0) gets its answers."""
+    queries = sum(1 for q in dataset.questions if q.sparql and q.sparql.strip())
+    if not queries:
+        return ""
+    return (
+        f"; its {queries} questions have gold SPARQL: `gerbil-qa dataset refresh {name} "
+        "--kb FILE|URL` runs them on its knowledge base into a dataset with answers, or give "
+        'the gold answers apart with --gold (the API: "gold"; the run page: "gold answers '
+        'from a file")'
+    )
 
 
 def check_unique_ids(dataset: Dataset) -> None:

@@ -21,6 +21,7 @@ FLAGS = ("aggregation", "onlydbo", "hybrid")
 # a language subtag of 2-3 letters first (pt_BR is read as pt-BR elsewhere; "german" is no code)
 _LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
 DUPLICATE_ID = "duplicate question id"  # the warning; check_unique_ids refuses it to stores
+REPLACEMENT_CHARACTER = "\ufffd"  # what a decoder puts for bytes it could not read
 
 
 def sniff_list(src: Source, looks_right: Callable[[dict[str, Any]], bool]) -> bool:
@@ -281,6 +282,7 @@ def check_questions(
     """
     seen: dict[str, int] = {}
     odd_languages: set[str] = set()
+    garbled: dict[str, tuple[str, dict[str, Any], list[str]]] = {}  # language -> first, all
     for i, (q, place) in enumerate(zip(questions, where, strict=True)):
         loc: dict[str, Any] = {"at": place} if isinstance(place, tuple) else dict(place)
         if not q.id.strip():
@@ -308,3 +310,22 @@ def check_questions(
                 )
         if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
             report.warn("empty answer set", question_id=q.id, **loc)
+        for language in dict.fromkeys(t.language for t in q.texts if _garbled(t.string)):
+            garbled.setdefault(language, (q.id, loc, []))[2].append(q.id)
+    for language, (qid, loc, ids) in garbled.items():
+        report.warn(  # once a language: every text of it usually went through the same decoder
+            f"{_texts(len(ids))} in {language or 'no language'!r} hold U+FFFD "
+            "replacement characters: they were decoded with a wrong encoding before this file "
+            "was written, and what they said is lost",
+            question_id=qid,
+            expected="question texts as their authors wrote them",
+            **loc,
+        )
+
+
+def _texts(n: int) -> str:
+    return "1 question text" if n == 1 else f"{n} question texts"
+
+
+def _garbled(text: str | None) -> bool:
+    return text is not None and REPLACEMENT_CHARACTER in text

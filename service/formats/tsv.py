@@ -33,6 +33,7 @@ NAME = "tsv"
 ROLE_KEY = "tsv.role"
 IN, OUT, EXPECTED = "in", "out", "expected"
 TEXTS_LOSS = "question texts (they go in in.tsv"
+NO_TEXTS = "no in.tsv beside this file: the questions have no text"
 HEADER_KEY = "tsv.header"  # metadata: the first line, when it looks like a header
 # column names a header starts with: no first answer is likely to be one ("no" is an answer)
 HEADER_WORDS = frozenset(
@@ -109,9 +110,11 @@ def read(src: Source) -> Dataset:
                 answers = AnswerSet.of([Term.literal(line)] if line else [])
             questions.append(Question(id=str(i + 1), texts=qtexts, answers=answers))
             places.append({"line": i + 1, "column": 1})
+        if role == OUT:
+            _warn_tabs(report, lines)
         if texts is None and role == EXPECTED and lines:
             report.warn(
-                "no in.tsv beside this file: the questions have no text",
+                NO_TEXTS,
                 expected="in.tsv in the same directory",
             )
         if role != OUT:  # a system's answers: empty ones are normal, texts absent
@@ -126,6 +129,21 @@ def read(src: Source) -> Dataset:
         metadata=((ROLE_KEY, role),)
         + (((HEADER_KEY, lines[0]),) if lines and looks_like_header(lines[0]) else ()),
     )
+
+
+def _warn_tabs(report: Report, lines: list[str]) -> None:
+    """An answer line with a tab is still one answer (geval reads lines whole): said once, as
+    "answer<TAB>confidence" looks like a confidence given and is silently scored wrong."""
+    tabbed = [i for i, line in enumerate(lines) if "\t" in line]
+    if tabbed:
+        report.warn(
+            f"{len(tabbed)} answer line{'s hold' if len(tabbed) > 1 else ' holds'} a tab: "
+            "each whole line is one answer (PolEval/geval), so no confidence or second answer "
+            "is read from TSV; give confidences in eQALD-JSON",
+            line=tabbed[0] + 1,
+            column=lines[tabbed[0]].index("\t") + 1,
+            question_id=str(tabbed[0] + 1),
+        )
 
 
 def _texts_beside(

@@ -7,7 +7,8 @@ print). A stored result keeps the counts, P/R/F and status of each question but 
 of the compared sets; those are read back as ``n_system = tp + fp`` and ``n_gold = tp + fn``,
 which is exact for set matching (exact, fair, qald6) and keeps what the aggregates use of
 them otherwise (whether a side is empty: Macro F1 QALD); a graded profile's credit (poleval) is
-its tp. Measures that need what is not stored (confidences, ranks) get no interval.
+its tp. Measures that need what is not stored (confidences, ranks) are not recomputed: only
+the intervals stored with the task give theirs.
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ MAX_SCATTER_POINTS = 5000  # more questions than this: no scatter (the page woul
 def intervals(
     task: TaskRow, results: Sequence[StoredResult], *, resamples: int | None = None
 ) -> dict[str, tuple[float, float]]:
-    """Bootstrap intervals of ``task``'s chart measures: as stored with it, else (experiments
-    recorded before intervals were) recomputed from its stored question results (empty when
-    they cannot be: an unknown profile, no scored question)."""
+    """Bootstrap intervals of ``task``'s measures: every one stored with it (the confidence
+    and rank measures too), else (experiments recorded before intervals were) those of the
+    chart measures recomputed from its stored question results (empty when they cannot be:
+    an unknown profile, no scored question)."""
     if task.intervals and resamples is None:
         return {
             m: (low, high)
             for m, (low, high) in task.intervals.items()
-            if m in CHART_MEASURES and low is not None and high is not None
+            if low is not None and high is not None
         }
     from service.evaluation.results import ExperimentType, TaskScores
     from service.graph.reader import scoring_of, stored_records

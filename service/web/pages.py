@@ -216,6 +216,7 @@ class QuestionRow:
     runtime_ms: float | None = None
     error: str | None = None
     system_query: str | None = None
+    text_language: str | None = None  # the text's language tag: the page marks it (lang)
 
     def totals(self) -> Totals:
         """How many answers were matched, false and missed: the lists, or the counts when the
@@ -425,9 +426,9 @@ def task_page(
         texts = q.all(GQA + "questionText") if q else []
         asked_in = local(node.text(GQA + "language")) or None  # a task pooled over languages
         wanted = asked_in or language
-        text = next((t.value for t in texts if getattr(t, "language", None) == wanted), None)
-        if text is None and texts:
-            text = texts[0].value
+        shown = next((t for t in texts if getattr(t, "language", None) == wanted), None)
+        if shown is None and texts:
+            shown = texts[0]
         measures = {m: number(node.one(q.iri)) for m, q in QUESTION_MEASURE_INFO.items()}
         status = local(node.text(GQA + "questionStatus")).removeprefix("status-")
         features = {}
@@ -446,7 +447,8 @@ def task_page(
                 question=question_uri,
                 question_id=((q.text(DCT + "identifier") if q else None) or local(question_uri))
                 + (f" ({asked_in})" if asked_in else ""),
-                text=text,
+                text=shown.value if shown is not None else None,
+                text_language=getattr(shown, "language", None) or None,
                 status=status,
                 measures=measures,
                 given=tuple(sorted(_display(v) for v in node.all(GQA + "givenAnswer"))),

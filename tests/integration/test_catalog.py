@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import http.server
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -259,3 +261,26 @@ def test_the_shapes_list_every_registered_format() -> None:
     shapes = (ROOT / "shapes" / "generated-shapes.ttl").read_text(encoding="utf-8")
     listed = shapes.split("sh:path gqa:format", 1)[1].split("sh:in (", 1)[1].split(")", 1)[0]
     assert listed.split() == [f'"{name}"' for name in FORMATS] + ['"turtle"']
+
+
+@pytest.mark.parametrize("name", ["poleval-2021-qa-dev-0", "poleval-2021-qa-test-a"])
+def test_poleval_datasets_bring_their_expected_answers(data_dir: Path, name: str) -> None:
+    # in.tsv holds the questions, expected.tsv (another distribution) the gold alternatives
+    dataset = catalog.load(name, mirror=data_dir, download=False)
+    assert dataset.problems == () and all(q.answers is not None for q in dataset)
+    assert {t.language for q in dataset for t in q.texts} == {"pl"}
+
+
+def test_poleval_dev_0_is_scored_by_its_name(data_dir: Path, tmp_path: Path) -> None:
+    answers = tmp_path / "out.tsv"
+    answers.write_text("Alfa\n" + "\n" * 8 + "cztery\n" + "\n" * 990, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "evaluate", "--dataset", "poleval-2021-qa-dev-0",
+         "--answers", str(answers), "--profile", "poleval", "--output", "json"],
+        cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "GERBIL_QA_DATA": str(data_dir)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["dataset"], result["language"]) == ("poleval-2021-qa-dev-0", "pl")
+    assert result["results"]["QA"]["accuracy"] == 2 / 1000  # alfa; czterech within half

@@ -386,6 +386,19 @@ def test_every_true_positive_is_explained_in_the_graph(small) -> None:
     assert max(len(q.gold) for q in qa.questions) > cap  # the cap was put to the test
 
 
+def test_shapes_run_quietly_over_dates_before_year_one(caplog: pytest.LogCaptureFixture) -> None:
+    # QALD-10's gold holds "-3600000-01-01T00:00:00Z"^^xsd:dateTime (valid XSD 1.1): rdflib
+    # logged a traceback for each such date, and `gerbil-qa check` printed 49 lines of them
+    question = pyoxigraph.NamedNode("http://example.org/dataset/q10/question/1")
+    date = pyoxigraph.Literal("-3600000-01-01T00:00:00Z", datatype=pyoxigraph.NamedNode(
+        "http://www.w3.org/2001/XMLSchema#dateTime"))  # fmt: skip
+    gold = pyoxigraph.NamedNode("http://w3id.org/gerbil/qa/vocab#goldAnswer")
+    with caplog.at_level("WARNING"):
+        found = shacl_violations([pyoxigraph.Triple(question, gold, date)])
+    assert found == []
+    assert [r.getMessage() for r in caplog.records] == []
+
+
 def test_an_answer_match_without_its_rule_breaks_a_shape(tiny) -> None:
     quads, _uris, _ticket = tiny
     gqa = "http://w3id.org/gerbil/qa/vocab#"

@@ -437,7 +437,12 @@ def test_nlq_groups_languages_by_id() -> None:
     # One question of the file has an empty id (in both languages): kept, with a warning.
     (blank,) = [q for q in ds if q.id == ""]
     assert [t.language for t in blank.texts] == ["en", "ko"]
-    assert [(p.question_id, p.line) for p in ds.problems] == [("", 450)]
+    assert [(p.question_id, p.line) for p in ds.problems] == [("", 450), ("2", 2)]
+    # The Korean texts were decoded with a wrong encoding upstream: U+FFFD where Hangul was.
+    assert "\ufffd" in (q.text("ko") or "")
+    assert ds.problems[1].message.startswith(
+        "39 question texts in 'ko' hold U+FFFD replacement characters"
+    )
 
 
 def test_lcquad_fields() -> None:

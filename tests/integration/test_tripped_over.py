@@ -190,6 +190,19 @@ def test_a_dataset_of_empty_questions_is_not_said_to_have_questions(tmp_path: Pa
     assert "it has no question text" in done.stderr, done.stderr
 
 
+def test_a_dataset_of_gold_queries_without_answers_says_what_gives_them(data_dir: Path) -> None:
+    # LC-QuAD 1.0 has gold SPARQL and no answers: the refusal named the server's mirror path
+    # (also to a web user) and "expected questions with answers", not how to get them
+    lcquad = str(data_dir / "lcquad1" / "test-data.json")
+    done = _cli("evaluate", "--dataset", "lc-quad-1-test", "--answers", lcquad)
+    assert done.returncode == 1
+    assert done.stderr.startswith("gerbil-qa: lc-quad-1-test: error: the dataset has no gold")
+    assert str(data_dir) not in done.stderr
+    assert "its 1000 questions have gold SPARQL" in done.stderr
+    assert "gerbil-qa dataset refresh lc-quad-1-test --kb" in done.stderr
+    assert "--gold" in done.stderr
+
+
 def test_answers_to_another_dataset_are_refused_unless_forced(data_dir: Path) -> None:
     # QALD-8 test's answers (its gold, as a perfect system's) share 26 ids with QALD-9 test
     argv = ["evaluate", "--dataset", str(QALD9_TEST), "--answers", str(QALD8_TEST)]

@@ -97,6 +97,17 @@ def test_tsv_out_is_a_system_run(poleval: Path) -> None:
     assert run.get("3").answers.values() == (Term.literal("Kopernik"),)
 
 
+def test_tsv_out_with_a_tab_says_the_whole_line_is_the_answer() -> None:
+    # "Warszawa<TAB>0.9" (an answer and a confidence, as a researcher may write it) is one
+    # answer for geval, which then scores it wrong; it was read without a word
+    ds = read(b"Warszawa\t0.9\nKrak\xc3\xb3w\t0.4\nGdynia\n", format="tsv", name="out.tsv")
+    assert ds.questions[0].answers == AnswerSet.of([Term.literal("Warszawa\t0.9")])
+    assert [(p.line, p.message) for p in ds.problems] == [
+        (1, "2 answer lines hold a tab: each whole line is one answer (PolEval/geval), so no "
+            "confidence or second answer is read from TSV; give confidences in eQALD-JSON")
+    ]  # fmt: skip
+
+
 def test_tsv_in_alone_and_without_language(poleval: Path) -> None:
     ds = read(poleval / "in.tsv")
     assert [q.texts for q in ds][1] == (QuestionText("", "Gdzie?"),)

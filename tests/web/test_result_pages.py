@@ -3,6 +3,7 @@ page's filters, the experiment page's charts and intervals, BibTeX with papers, 
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -10,6 +11,8 @@ from typing import Any
 
 import pyoxigraph
 import pytest
+
+from service.paths import DEMO_DIR
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -168,6 +171,56 @@ def test_experiment_page_draws_charts_with_intervals(server) -> None:
     m = re.search(r"0\.4993<br><span class=\"ci\"[^>]*>\[(0\.\d+), (0\.\d+)\]", html)
     assert m and float(m[1]) < 0.4993 < float(m[2])
     assert 'id="table-answer-types"' in html and 'id="table-scatter"' in html
+
+
+def test_experiment_page_shows_the_stored_intervals_of_confidence_measures(server) -> None:
+    # a run with confidences stores the intervals of CWS, K1, K and r with its task; the
+    # results table showed only those of the eight count measures
+    answers = json.loads((DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8"))
+    for i, question in enumerate(answers["questions"]):
+        question["answers"][0]["confidence"] = str(round(0.9 - 0.05 * i, 2))
+    files = [
+        ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", ("confident.json", json.dumps(answers).encode())),
+    ]
+    response = server.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    html = server.get(f"experiment/{ticket['id']}", headers=auth).text
+    # K1 = mean confidence of the 14 right answers: 0.575, its interval beneath it
+    m = re.search(r"0\.5750<br><span class=\"ci\"[^>]*>\[(0\.\d+), (0\.\d+)\]", html)
+    assert m and float(m[1]) < 0.575 < float(m[2])
+
+
+def test_question_texts_are_marked_with_their_language(server) -> None:
+    # Korean and Polish texts on English pages: without lang a browser and a screen reader
+    # take them for English (CJK glyph choice, pronunciation)
+    texts = [
+        {"language": "en", "string": "Which planet is the largest?"},
+        {"language": "ko", "string": "가장 큰 행성은 무엇인가?"},
+        {"language": "pl", "string": "Która planeta jest największa?"},
+    ]
+    row = {"x": {"type": "literal", "value": "Jowisz"}}
+    answer = {"head": {"vars": ["x"]}, "results": {"bindings": [row]}}
+    dataset = {"questions": [{"id": "1", "question": texts, "answers": [answer]}]}
+    body = json.dumps(dataset, ensure_ascii=False).encode()
+    files = [("dataset_file", ("planets.json", body)), ("answers", ("same.json", body))]
+    response = server.post("api/experiments", files=files, data={"language": "ko"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    task = server.get(f"experiment/{ticket['id']}/task/1", headers=auth).text
+    assert re.search(r'<a href="[^"]*/question/1" lang="ko">가장 큰 행성은 무엇인가\?</a>', task)
+    question = next(r for r in state["evaluations"][0]["questions"] if r["id"] == "1")
+    assert question["QA"]["f1"] == 1.0
+    (dataset_name,) = set(re.findall(r"/dataset/([^/\"]+)/question/1", task))
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    page = server.get(f"dataset/{dataset_name}/question/1").text
+    assert '<span lang="ko">가장 큰 행성은 무엇인가?</span>' in page
+    assert '<span lang="pl">Która planeta jest największa?</span>' in page
 
 
 def test_scatter_systems_are_chosen_by_query(server) -> None:
