@@ -6,6 +6,7 @@ from typing import Any
 
 from service import __version__
 from service.contracts import openapi as registries
+from service.evaluation.results import QuestionStatus
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.experiments.systems import SYSTEM_KINDS
@@ -22,7 +23,236 @@ def _op(summary: str, description: str, responses: dict[str, Any], **extra: Any)
     return {"summary": summary, "description": description, "responses": responses, **extra}
 
 
+def _json_response(description: str, schema: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}},
+    }
+
+
+def _object(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]:
+    """An object schema of ``properties`` (the responses' shapes; names as the API writes
+    them)."""
+    return {"type": "object", "required": list(required), "properties": properties}
+
+
+_TEXT: dict[str, Any] = {"type": "string"}
+_TEXT_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
+_TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
+_URI: dict[str, Any] = {"type": "string", "format": "uri"}
+
+
+def _listing_schemas() -> dict[str, Any]:
+    """The answers of the listings and of the small owner operations."""
+    return {
+        "ExperimentList": _object(
+            ("experiments",),
+            experiments={
+                "type": "array",
+                "items": _object(
+                    ("id", "uri"),
+                    id=_TEXT,
+                    uri=_URI,
+                    ended={**_TEXT_OR_NULL, "description": "xsd:dateTime, when it ended."},
+                    datasets={**_TEXTS, "description": "The datasets' URIs."},
+                    systems={**_TEXTS, "description": "The systems' labels."},
+                    status={
+                        "enum": [s.value for s in Status],
+                        "description": "With the admin token only.",
+                    },
+                    public={"type": "boolean", "description": "With the admin token only."},
+                ),
+            },
+            page={"type": "integer", "minimum": 1},
+            size={"type": "integer", "minimum": 1},
+            next={**_TEXT_OR_NULL, "description": "The following page's URL, or null."},
+        ),
+        "Published": _object(
+            ("id", "uri", "public"),
+            id=_TEXT,
+            uri=_URI,
+            public={"type": "boolean"},
+            publishedAt={**_TEXT_OR_NULL, "description": "xsd:dateTime of the publication."},
+        ),
+        "Paper": _object(
+            ("id", "paper"), id=_TEXT, paper={**_URI, "description": "The paper's IRI."}
+        ),
+        "Cancelled": _object(
+            ("id", "cancelling", "status"),
+            id=_TEXT,
+            cancelling={
+                "type": "boolean",
+                "description": "Whether a run was stopped (false: it was not running).",
+            },
+            status={"enum": [s.value for s in Status]},
+        ),
+        "Resumed": _object(("id", "status"), id=_TEXT, status={"enum": [s.value for s in Status]}),
+        "DatasetList": _object(
+            ("datasets",),
+            datasets={
+                "type": "array",
+                "items": _object(
+                    ("name", "uri"),
+                    name=_TEXT,
+                    uri=_URI,
+                    title=_TEXT_OR_NULL,
+                    questions={"type": ["integer", "null"]},
+                    languages=_TEXTS,
+                    knowledgeBase=_TEXT_OR_NULL,
+                ),
+            },
+        ),
+        "SystemList": _object(
+            ("systems",),
+            systems={
+                "type": "array",
+                "items": _object(
+                    ("uri", "label"),
+                    uri=_URI,
+                    label=_TEXT,
+                    experiments={
+                        "type": "integer",
+                        "description": "Public experiments in the system's history.",
+                    },
+                ),
+            },
+        ),
+        "ProfileList": _object(
+            ("profiles", "knowledgeBases"),
+            profiles={
+                "type": "array",
+                "items": _object(
+                    ("name", "version", "iri", "signature"),
+                    name={"enum": registries.profile_enum()},
+                    version=_TEXT,
+                    iri=_URI,
+                    signature=_TEXT,
+                    description=_TEXT,
+                    defaultLanguage=_TEXT_OR_NULL,
+                ),
+            },
+            knowledgeBases={
+                **_TEXTS,
+                "description": "The names a submission's `kb` may give (configured KBs).",
+            },
+        ),
+    }
+
+
+def _evaluation_properties() -> dict[str, Any]:
+    """An evaluation's fields besides its results and intervals (``Evaluation.to_json``)."""
+    question = _object(
+        ("id",),
+        id=_TEXT,
+        status={
+            "enum": [s.value for s in QuestionStatus],
+            "description": "When not scored in every type: why.",
+        },
+        error={**_TEXT, "description": "Why the system gave no answer (its call, its query)."},
+        language={**_TEXT, "description": "A task pooled over languages: the question's."},
+        queryShape={
+            "type": "object",
+            "description": "The shapes of the system's and the gold "
+            "SPARQL query (features, counts).",
+        },
+    )
+    question["additionalProperties"] = {"$ref": "#/components/schemas/QuestionScore"}
+    question["description"] = "One question: its id, and its scores per experiment type."
+    return {
+        "dataset": _TEXT,
+        "system": _TEXT,
+        "profile": {"enum": registries.profile_enum()},
+        "profileVersion": _TEXT,
+        "signature": _TEXT,
+        "language": _TEXT,
+        "kb": {**_TEXT_OR_NULL, "description": "The KB's identity, when one was used."},
+        "questions": {"type": "array", "items": question},
+        "warnings": {**_TEXTS, "description": "Problems with the answers, with positions."},
+        "slices": {
+            "type": "object",
+            "description": "With `?by=`: the QA measures per value of each feature asked.",
+        },
+    }
+
+
+def _task_result_schema() -> dict[str, Any]:
+    """One task of the deprecated ``results`` list."""
+    return _object(
+        ("task", "measures"),
+        task=_URI,
+        system=_URI,
+        systemLabel=_TEXT_OR_NULL,
+        dataset=_TEXT_OR_NULL,
+        experimentType={"enum": registries.experiment_type_enum()},
+        language=_TEXT_OR_NULL,
+        profile=_TEXT_OR_NULL,
+        profileVersion=_TEXT_OR_NULL,
+        signature=_TEXT_OR_NULL,
+        knowledgeBase=_TEXT_OR_NULL,
+        measures={"$ref": "#/components/schemas/Measures"},
+    )
+
+
+def _comparison_schema() -> dict[str, Any]:
+    """``gerbil-qa compare --output json`` (``Comparison.to_json``)."""
+    from service.evaluation.statistics import TESTS  # NumPy: only when the document is asked
+
+    interval = {
+        "type": "array",
+        "items": {"type": ["number", "null"]},
+        "minItems": 2,
+        "maxItems": 2,
+    }
+    by_type = {"propertyNames": {"enum": registries.experiment_type_enum()}}
+    return _object(
+        ("dataset", "profile", "signature", "systems", "pairs"),
+        dataset=_TEXT,
+        profile=_TEXT,
+        signature=_TEXT,
+        seed={"type": "integer"},
+        resamples={"type": "integer"},
+        test={"enum": list(TESTS), "description": "The paired test used."},
+        systems={
+            "type": "array",
+            "description": "Best first by the measure compared.",
+            "items": _object(
+                ("system", "results", "tier"),
+                system=_TEXT,
+                results={
+                    "type": "object",
+                    **by_type,
+                    "additionalProperties": {"$ref": "#/components/schemas/Measures"},
+                },
+                intervals={
+                    "type": "object",
+                    **by_type,
+                    "additionalProperties": {"type": "object", "additionalProperties": interval},
+                },
+                tier={
+                    "type": ["integer", "null"],
+                    "description": "1: the best and every system not significantly worse; "
+                    "null: its value is undefined.",
+                },
+            ),
+        },
+        pairs={
+            "type": "array",
+            "items": _object(
+                ("a", "b", "measure"),
+                a=_TEXT,
+                b=_TEXT,
+                measure=_TEXT,
+                difference={"type": ["number", "null"]},
+                pValue={"type": ["number", "null"]},
+                pAdjusted={"type": ["number", "null"], "description": "Holm-corrected."},
+            ),
+        },
+    )
+
+
 def openapi_document(base: str) -> dict[str, Any]:
+    from service.evaluation.statistics import TESTS
+
     exp_id = {
         "name": "id",
         "in": "path",
@@ -271,7 +501,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "properties": {
                         "measure": {"type": "string", "default": "macroF1"},
                         "test": {
-                            "enum": ["auto", "ar", "mcnemar", "bootstrap"],
+                            "enum": ["auto", *TESTS],
                             "default": "auto",
                         },
                         "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
@@ -279,8 +509,18 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "samples": {"type": "integer", "minimum": 1, "maximum": MAX_SAMPLES},
                     },
                 },
+                **_listing_schemas(),
+                "Comparison": _comparison_schema(),
                 "Measures": registries.measures_schema(),
                 "QuestionMeasures": registries.question_measures_schema(),
+                "QuestionScore": {
+                    **registries.question_measures_schema(),
+                    "description": "One question's scores in one experiment type.",
+                    "properties": {
+                        **registries.question_measures_schema()["properties"],
+                        "status": {"enum": [s.value for s in QuestionStatus]},
+                    },
+                },
                 "Ticket": {
                     "type": "object",
                     "properties": {
@@ -290,6 +530,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "status": {"type": "string"},
                         "statusUrl": {"type": "string", "format": "uri"},
                         "ownerLink": {"type": "string", "format": "uri"},
+                        "note": {"type": "string", "description": "How to use the token."},
+                        "revisionOf": {
+                            "type": "string",
+                            "description": "A re-scoring: the experiment it re-scores (id).",
+                        },
                     },
                 },
                 "Experiment": {
@@ -304,6 +549,18 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "and error can be resumed).",
                         },
                         "public": {"type": "boolean"},
+                        "created": {
+                            "type": ["string", "null"],
+                            "description": "xsd:dateTime of the submission.",
+                        },
+                        "publishedAt": {
+                            "type": ["string", "null"],
+                            "description": "xsd:dateTime of the publication (null: private).",
+                        },
+                        "dataset": {
+                            "type": ["string", "null"],
+                            "description": "Once finished: the dataset's URI.",
+                        },
                         "progress": {
                             "type": ["string", "null"],
                             "description": "How far it is, in one line.",
@@ -385,6 +642,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "items": {
                                 "type": "object",
                                 "properties": {
+                                    **_evaluation_properties(),
                                     "results": {
                                         "type": "object",
                                         "description": "Experiment type -> its measures.",
@@ -422,12 +680,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "Superseded by `evaluations` (kept for existing "
                             "clients): one task per item, system x dataset x experiment type "
                             "x language x profile, with every measure (null: undefined).",
-                            "items": {
-                                "type": "object",
-                                "properties": {
-                                    "measures": {"$ref": "#/components/schemas/Measures"}
-                                },
-                            },
+                            "items": _task_result_schema(),
                         },
                     },
                 },
@@ -447,10 +700,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "systems[{system, results, intervals, tier}], pairs[{a, b, measure, "
                     "difference, pValue, pAdjusted}].",
                     {
-                        "200": {
-                            "description": "The comparison",
-                            "content": {"application/json": {"schema": {"type": "object"}}},
-                        },
+                        "200": _json_response("The comparison", "Comparison"),
                         "400": _ERROR,
                         "403": _ERROR,
                     },
@@ -497,7 +747,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Newest first, a page at a time: `page` (from 1) and `size` (default 100, "
                     "at most 500); `next` is the URL of the following page, or null. With the "
                     "operator's admin token: every experiment and status.",
-                    {"200": {"description": "The list"}, "400": _ERROR},
+                    {"200": _json_response("The list", "ExperimentList"), "400": _ERROR},
                     parameters=[
                         {
                             "name": "page",
@@ -558,7 +808,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Publish an experiment",
                     "Moves a finished experiment into the public view atomically.",
-                    {"200": {"description": "Published"}, "403": _ERROR, "409": _ERROR},
+                    {"200": _json_response("Published", "Published"), "403": _ERROR, "409": _ERROR},
                     parameters=[exp_id],
                     security=owner,
                 )
@@ -570,7 +820,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "DOI becomes `https://doi.org/…`). Body: "
                     '{"doi": "10.3233/SW-180312"} or {"url": "https://…"}.',
                     {
-                        "201": {"description": "Attached"},
+                        "201": _json_response("Attached", "Paper"),
                         "400": _ERROR,
                         "403": _ERROR,
                         "409": _ERROR,
@@ -598,7 +848,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Cancel a queued or running experiment",
                     "Stops asking questions; the experiment ends as cancelled.",
-                    {"200": {"description": "Cancellation requested"}, "403": _ERROR},
+                    {"200": _json_response("Cancellation requested", "Cancelled"), "403": _ERROR},
                     parameters=[exp_id],
                     security=owner,
                 )
@@ -607,7 +857,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Resume an interrupted, cancelled or failed experiment",
                     "Queues it again; answers already obtained from web services are reused.",
-                    {"202": {"description": "Queued again"}, "403": _ERROR, "409": _ERROR},
+                    {
+                        "202": _json_response("Queued again", "Resumed"),
+                        "403": _ERROR,
+                        "409": _ERROR,
+                    },
                     parameters=[exp_id],
                     security=owner,
                 )
@@ -623,7 +877,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "signatures before and "
                     "after, the measures and questions that changed).",
                     {
-                        "202": {"description": "Queued as a new experiment"},
+                        "202": _json_response("Queued as a new experiment", "Ticket"),
                         "400": _ERROR,
                         "403": _ERROR,
                     },
@@ -651,21 +905,21 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "get": _op(
                     "List the catalogue's datasets",
                     "Name, title, size, languages.",
-                    {"200": {"description": "The datasets"}},
+                    {"200": _json_response("The datasets", "DatasetList")},
                 )
             },
             "/api/systems": {
                 "get": _op(
                     "List systems with public results",
                     "With their URIs.",
-                    {"200": {"description": "The systems"}},
+                    {"200": _json_response("The systems", "SystemList")},
                 )
             },
             "/api/profiles": {
                 "get": _op(
                     "List scorer profiles and knowledge bases",
                     "Each profile with version, IRI and signature.",
-                    {"200": {"description": "The profiles"}},
+                    {"200": _json_response("The profiles", "ProfileList")},
                 )
             },
         },

@@ -1,0 +1,156 @@
+"""The JSON API answers what its OpenAPI document says, read by the strictest clients: the
+document passes openapi-spec-validator (OpenAPI 3.1), and the real responses of every operation,
+successes and errors, validate against the schema the document gives for their status code,
+read strictly — an object may hold only the properties its schema names, as a client generated
+from the document sees nothing else, and a status the document does not list fails."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import OpenAPIV31SpecValidator
+
+from service.paths import DEMO_DIR
+
+QUESTIONS = (DEMO_DIR / "questions.json").read_text()
+STRONG = (DEMO_DIR / "answers-strong.json").read_text()
+PARTIAL = (DEMO_DIR / "answers-partial.json").read_text()
+
+
+def _closed(node: Any) -> Any:
+    """``node`` with every object schema that names its properties closed to others."""
+    if isinstance(node, list):
+        return [_closed(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {
+        k: (_closed(v) if k != "properties" else {p: _closed(s) for p, s in v.items()})
+        for k, v in node.items()
+    }
+    if isinstance(node.get("properties"), dict) and "additionalProperties" not in node:
+        out["additionalProperties"] = False
+    return out
+
+
+def _pointer(*parts: str) -> str:
+    return "#/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@pytest.fixture(scope="module")
+def document(server) -> dict[str, Any]:
+    doc = server.get("api/openapi.json").json()
+    errors = [str(e)[:300] for e in OpenAPIV31SpecValidator(doc).iter_errors()]
+    assert errors == []
+    return doc
+
+
+class Conformance:
+    """Checks each response against ``document``; remembers which (path, method, status) ran."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.doc = document
+        self.closed = _closed(document)  # one root: the $refs point into it
+        self.seen: set[tuple[str, str, str]] = set()
+        self.mismatches: list[str] = []  # all at once: one run names every field to document
+
+    def check(self, path: str, method: str, response: Any) -> dict[str, Any]:
+        status = str(response.status_code)
+        responses = self.doc["paths"][path][method]["responses"]
+        assert status in responses, f"{method.upper()} {path} answered {status}, undocumented"
+        spec, where = responses[status], ("paths", path, method, "responses", status)
+        if "$ref" in spec:  # a shared response: #/components/responses/…
+            where = tuple(spec["$ref"].removeprefix("#/").split("/"))
+            spec = self.doc[where[0]][where[1]][where[2]]
+        content = spec.get("content") or {}
+        assert "application/json" in content, f"{method.upper()} {path} {status}: no schema"
+        assert response.headers["Content-Type"].startswith("application/json")
+        root = {**self.closed, "$ref": _pointer(*where, "content", "application/json", "schema")}
+        body = response.json()
+        errors = sorted(
+            f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+            for e in Draft202012Validator(root).iter_errors(body)
+        )
+        self.mismatches += [f"{method.upper()} {path} {status}: {e}" for e in errors]
+        self.seen.add((path, method, status))
+        return body
+
+
+def test_every_operation_answers_as_documented(server, document) -> None:
+    api = Conformance(document)
+    submission = {
+        "dataset": {"content": QUESTIONS, "filename": "solar.json"},
+        "systems": [
+            {"name": "conformance-strong", "answers": STRONG},
+            {"name": "conformance-partial", "answers": PARTIAL},
+        ],
+        "kb": "demo",
+    }
+    refused = server.post("api/experiments", json={**submission, "profile": "nope"})
+    api.check("/api/experiments", "post", refused)
+    broken = {**submission, "systems": [{"name": "broken", "answers": "{not json"}]}
+    problems = api.check("/api/experiments", "post", server.post("api/experiments", json=broken))
+    assert problems.get("problems"), problems  # the positions, as validate prints them
+    ticket = api.check("/api/experiments", "post", server.post("api/experiments", json=submission))
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    server.wait_finished(eid, ticket["token"])
+    path = "/api/experiments/{id}"
+    api.check(path, "get", server.get(f"api/experiments/{eid}"))  # private: 403
+    api.check(path, "get", server.get("api/experiments/20990101x"))
+    api.check(path, "get", server.get("api/experiments/209901019999"))
+    status = api.check(path, "get", server.get(f"api/experiments/{eid}", headers=owner))
+    assert status["status"] == "finished" and status["evaluations"], status
+    sliced = server.get(f"api/experiments/{eid}", headers=owner, params={"by": "answertype"})
+    assert any("slices" in e for e in api.check(path, "get", sliced)["evaluations"])
+    papers = "/api/experiments/{id}/papers"
+    api.check(papers, "post", server.post(f"api/experiments/{eid}/papers", json={}, headers=owner))
+    attached = server.post(
+        f"api/experiments/{eid}/papers", json={"doi": "10.3233/SW-180312"}, headers=owner
+    )
+    api.check(papers, "post", attached)
+    publish = "/api/experiments/{id}/publish"
+    api.check(publish, "post", server.post(f"api/experiments/{eid}/publish"))  # no token: 403
+    api.check(publish, "post", server.post(f"api/experiments/{eid}/publish", headers=owner))
+    rescore = "/api/experiments/{id}/rescore"
+    revision = server.post(
+        f"api/experiments/{eid}/rescore", json={"profile": "exact"}, headers=owner
+    )
+    again = api.check(rescore, "post", revision)
+    bad = server.post(f"api/experiments/{eid}/rescore", json={"profile": 3}, headers=owner)
+    api.check(rescore, "post", bad)
+    mine = {"Authorization": f"Bearer {again['token']}"}
+    cancel = server.post(f"api/experiments/{again['id']}/cancel", headers=mine)
+    api.check("/api/experiments/{id}/cancel", "post", cancel)
+    server_side = server.get(f"api/experiments/{again['id']}", headers=mine)
+    api.check(path, "get", server_side)  # queued, running, cancelled or finished: all documented
+    resume = server.post(f"api/experiments/{again['id']}/resume", headers=mine)
+    api.check("/api/experiments/{id}/resume", "post", resume)
+    listing = api.check(
+        "/api/experiments", "get", server.get("api/experiments", params={"size": 1})
+    )
+    assert listing["experiments"] and listing["next"], listing
+    api.check("/api/experiments", "get", server.get("api/experiments", params={"size": 0}))
+    for name in ("datasets", "systems", "profiles"):
+        assert api.check(f"/api/{name}", "get", server.get(f"api/{name}"))[name]
+    compared = server.post(
+        "api/compare",
+        json={"dataset": {"content": QUESTIONS}, "systems": submission["systems"], "kb": "demo"},
+    )
+    result = api.check("/api/compare", "post", compared)
+    assert [s["system"] for s in result["systems"]] and result["pairs"], result
+    one = server.post(
+        "api/compare",
+        json={"dataset": {"content": QUESTIONS}, "systems": submission["systems"][:1]},
+    )
+    api.check("/api/compare", "post", one)
+    documented = {
+        (p, m, s)
+        for p, ops in document["paths"].items()
+        for m, op in ops.items()
+        for s in op["responses"]
+        if s.startswith("2")
+    }
+    assert api.mismatches == [], "\n".join(api.mismatches)
+    assert documented - api.seen == set(), json.dumps(sorted(documented - api.seen))
