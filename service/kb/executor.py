@@ -59,6 +59,7 @@ class FailureReason(StrEnum):
     ENGINE_ERROR = "engine-error"  # the engine refused or failed to run it
     TIMEOUT = "timeout"
     TOO_MANY_RESULTS = "too-many-results"
+    SERVICE = "service"  # calls another endpoint: never run (the KB alone answers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +147,12 @@ def prepare(
         return QueryFailure(
             FailureReason.NOT_SELECT_OR_ASK,
             f"a {standard.parsed.form} query gives triples, not answers",
+        )
+    if standard.calls_service:  # it would open connections the query's author chose
+        return QueryFailure(
+            FailureReason.SERVICE,
+            "the query calls another endpoint (SERVICE); queries run on the KB alone and are "
+            "never sent elsewhere",
         )
     return standard
 
