@@ -86,6 +86,13 @@ def test_a_lenient_query_runs_in_the_datasets_prefix_environment(executor: Sparq
         ("SELECT ?d WHERE { ?d a ex:Thing }", FailureReason.PARSE_ERROR,
          "undeclared prefix 'ex:'", (1, 24)),
         ("CONSTRUCT WHERE { ?s ?p ?o }", FailureReason.NOT_SELECT_OR_ASK, "gives triples", None),
+        # updates (an LLM asked to "remove" something): said as such, never "no SPARQL query"
+        ("DELETE WHERE { ?s ?p ?o }", FailureReason.NOT_SELECT_OR_ASK,
+         "an update (DELETE) changes data", None),
+        ("# drop it\nPREFIX x: <http://x/>\ninsert data { x:a x:b x:c }",
+         FailureReason.NOT_SELECT_OR_ASK, "an update (INSERT) changes data", None),
+        ("CLEAR ALL", FailureReason.NOT_SELECT_OR_ASK, "an update (CLEAR) changes data", None),
+        ("Create a list of departments.", FailureReason.PROSE, "no SPARQL query in the text", None),
     ],
 )  # fmt: skip
 def test_what_never_reaches_the_engine_fails_with_its_reason(
