@@ -342,6 +342,9 @@ def _post(
                     f"HTTP 429 Too Many Requests: {_reason_in(body)}",
                     retry_after=_retry_after(response.headers.get("Retry-After")),
                 )
+            if status == 405:
+                hint = _method_hint(service, response)
+                raise _Permanent(f"HTTP 405 {response.reason}: {_reason_in(body)} ({hint})")
             if status >= 400:
                 raise _Permanent(f"HTTP {status} {response.reason}: {_reason_in(body)}")
             if status != 200:
@@ -397,6 +400,15 @@ def _reason_in(body: bytes) -> str:
             if isinstance(doc.get(key), str):
                 return snippet(doc[key])
     return snippet(body)
+
+
+def _method_hint(service: WebService, response: requests.Response) -> str:
+    """What a 405 means here: the service answers other methods than its interface's."""
+    allowed = response.headers.get("Allow", "").strip()
+    said = f"the service allows {allowed}; " if allowed else ""
+    if service.interface == "text2sparql":
+        return f"{said}a Text2SPARQL service is asked by GET, with question and dataset"
+    return f"{said}a QA web service is asked by POST, with the form fields query and lang"
 
 
 def _shutdown(connection: object) -> None:

@@ -163,6 +163,8 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
             except OSError:
                 pass
+        elif path == "/get-only":  # a service written for browsers: GET works, POST does not
+            self._send(405, b"Method Not Allowed", kind="text/html", Allow="GET, HEAD")
         elif path == "/drop":
             self.close_connection = True
             self.connection.shutdown(2)
@@ -443,3 +445,14 @@ def test_duplicate_question_ids_are_asked_once(server: tuple[str, Recorder]) -> 
     )
     result = run_web_service(dataset, _service(base, "/echo"), language="en")
     assert result.calls == 1 and list(recorder.hits) == [("/echo", "first")]
+
+
+def test_a_405_says_the_interface_wants_a_post(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/get-only"), "q", "en", question_id="q")
+    assert answer.error == (
+        "HTTP 405 Method Not Allowed: 'Method Not Allowed' (the service allows GET, HEAD; a "
+        "QA web service is asked by POST, with the form fields query and lang)"
+    )
+    assert recorder.hits[("/get-only", "q")] == 1
