@@ -373,7 +373,7 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
             except Exception as err:
                 if time.monotonic() >= deadline:
                     raise _Permanent(f"no complete answer within {service.timeout:g} s") from err
-                raise _Transient(f"the connection broke while reading: {err}") from err
+                raise _Transient(_broken(err)) from err
             if not chunk:
                 break
             size += len(chunk)
@@ -409,6 +409,18 @@ def _method_hint(service: WebService, response: requests.Response) -> str:
     if service.interface == "text2sparql":
         return f"{said}a Text2SPARQL service is asked by GET, with question and dataset"
     return f"{said}a QA web service is asked by POST, with the form fields query and lang"
+
+
+def _broken(err: BaseException) -> str:
+    """Why a body stopped: how much of it came when the connection closed early."""
+    current: BaseException | None = err
+    while current is not None:
+        partial, expected = getattr(current, "partial", None), getattr(current, "expected", None)
+        if isinstance(partial, int) and isinstance(expected, int):  # urllib3's IncompleteRead
+            total = partial + expected
+            return f"the connection closed before the whole body came ({partial} of {total} bytes)"
+        current = current.__cause__ or current.__context__ or _reason(current)
+    return f"the connection broke while reading: {_root_cause(err)}"
 
 
 def _shutdown(connection: object) -> None:

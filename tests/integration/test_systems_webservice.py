@@ -165,6 +165,15 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                 pass
         elif path == "/get-only":  # a service written for browsers: GET works, POST does not
             self._send(405, b"Method Not Allowed", kind="text/html", Allow="GET, HEAD")
+        elif path == "/cut":  # closes the connection half-way through its body
+            body = _answer("cut short")
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
         elif path == "/drop":
             self.close_connection = True
             self.connection.shutdown(2)
@@ -456,3 +465,15 @@ def test_a_405_says_the_interface_wants_a_post(server: tuple[str, Recorder]) -> 
         "QA web service is asked by POST, with the form fields query and lang)"
     )
     assert recorder.hits[("/get-only", "q")] == 1
+
+
+def test_a_body_cut_short_says_how_much_came(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/cut", retries=1), "q", "en", question_id="q")
+    size = len(_answer("cut short"))
+    assert answer.error == (
+        f"the connection closed before the whole body came ({size // 2} of {size} bytes) "
+        "(after 2 attempts)"
+    )
+    assert recorder.hits[("/cut", "q")] == 2  # retried: the next call may come whole
