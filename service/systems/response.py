@@ -14,6 +14,7 @@ The shape of the envelope is checked here; the answers themselves are read by
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -55,9 +56,11 @@ def parse_answer(
     text = body.removeprefix(b"\xef\xbb\xbf")
     if not text.strip():
         raise BadResponse("the response body is empty (expected QALD-JSON or eQALD-JSON)")
+    recoded: list[Problem] = []
     if text.lstrip().startswith(b"<"):
         _check_markup(text, content_type)
     else:
+        text, recoded = _as_utf8(text, content_type, question_id=question_id)
         doc = _check_envelope(text, content_type)
         # The service need not echo an id: we know which question we asked.
         missing = [q for q in doc["questions"] if isinstance(q, dict) and "id" not in q]
@@ -77,7 +80,7 @@ def parse_answer(
             'the response holds no question: expected {"questions": [{…, "answers": […]}]}'
         )
     first = dataset.questions[0]
-    warnings = [
+    warnings = recoded + [
         replace(p, question_id=question_id, file=None)
         for p in dataset.problems
         if p.severity == "warning" and not any(n in p.message for n in _NORMAL_IN_RESPONSES)
@@ -95,6 +98,40 @@ def parse_answer(
     single = replace(dataset, questions=(first,), problems=())
     answer = system_run(single, system=system).answers[first.id]
     return replace(answer, question_id=question_id), tuple(warnings)
+
+
+def _as_utf8(
+    body: bytes, content_type: str | None, *, question_id: str
+) -> tuple[bytes, list[Problem]]:
+    """A body that is not UTF-8 but says its charset (``charset=ISO-8859-1``: Java servlets'
+    default) read in that charset, with a warning; a UTF-8 body is UTF-8 whatever the header
+    says (JSON is UTF-8, RFC 8259), and anything else is left for the UTF-8 check to refuse."""
+    declared = _CHARSET.search(content_type or "")
+    if declared is None or _is_utf8(body):
+        return body, []
+    charset = declared.group(1)
+    try:
+        text = body.decode(charset)
+    except (LookupError, UnicodeDecodeError):
+        return body, []
+    warning = Problem(
+        f"the response is in {charset}, as its Content-Type says; it was read so",
+        severity="warning",
+        question_id=question_id,
+        expected="UTF-8 (RFC 8259: JSON is UTF-8)",
+    )
+    return text.encode("utf-8"), [warning]
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_CHARSET = re.compile(r'(?i);\s*charset\s*=\s*"?([^";\s]+)')
 
 
 def _problem_text(problem: Problem) -> str:

@@ -165,6 +165,11 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                 pass
         elif path == "/get-only":  # a service written for browsers: GET works, POST does not
             self._send(405, b"Method Not Allowed", kind="text/html", Allow="GET, HEAD")
+        elif path == "/latin1":  # says so in its Content-Type, as Java servlets often do
+            self._send(200, _answer("München").decode().encode("iso-8859-1"),
+                       kind="application/json; charset=ISO-8859-1")  # fmt: skip
+        elif path == "/latin1-but-utf8":  # the header is wrong, the body is UTF-8 after all
+            self._send(200, _answer("München"), kind="application/json; charset=iso-8859-1")
         elif path == "/cut":  # closes the connection half-way through its body
             body = _answer("cut short")
             self.send_response(200)
@@ -465,6 +470,18 @@ def test_a_405_says_the_interface_wants_a_post(server: tuple[str, Recorder]) -> 
         "QA web service is asked by POST, with the form fields query and lang)"
     )
     assert recorder.hits[("/get-only", "q")] == 1
+
+
+def test_a_declared_latin1_body_is_read_with_a_warning(server: tuple[str, Recorder]) -> None:
+    base, _ = server
+    answer, warnings = ask(_service(base, "/latin1"), "q", "en", question_id="q")
+    assert answer.error is None and answer.answers.values() == (Term.literal("München"),)
+    assert [str(w.message) for w in warnings] == [
+        "the response is in ISO-8859-1, as its Content-Type says; it was read so"
+    ]
+    # a wrong header on a UTF-8 body: the body wins, as JSON is UTF-8 (RFC 8259)
+    answer, warnings = ask(_service(base, "/latin1-but-utf8"), "q", "en", question_id="q")
+    assert answer.answers.values() == (Term.literal("München"),) and warnings == ()
 
 
 def test_a_body_cut_short_says_how_much_came(server: tuple[str, Recorder]) -> None:
