@@ -22,6 +22,8 @@ from service.errors import FormatError, Problem
 from service.model import SystemAnswer, system_run
 
 SNIPPET = 120
+# Where a warning about a response is (its line and column are in the body the service sent).
+RESPONSE = "response"
 _RESULTS_KEYS = {"head", "results", "boolean", "bindings"}
 # Reader warnings that describe a normal answer, not a problem: services need not echo the
 # question text, and "no answer" is an answer.
@@ -69,7 +71,7 @@ def parse_answer(
         if missing:
             text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
     try:
-        dataset = formats.read(text, name="response")
+        dataset = formats.read(text, name=RESPONSE)
     except FormatError as err:
         errors = [p for p in err.problems if p.severity == "error"] or list(err.problems)
         details = "; ".join(_problem_text(p) for p in errors[:3])
@@ -81,7 +83,7 @@ def parse_answer(
         )
     first = dataset.questions[0]
     warnings = recoded + [
-        replace(p, question_id=question_id, file=None)
+        replace(p, question_id=question_id, file=RESPONSE)
         for p in dataset.problems
         if p.severity == "warning" and not any(n in p.message for n in _NORMAL_IN_RESPONSES)
     ]
@@ -91,6 +93,7 @@ def parse_answer(
                 f"the response holds {len(dataset.questions)} questions; the first one "
                 f"(id {first.id!r}) is used",
                 severity="warning",
+                file=RESPONSE,
                 question_id=question_id,
                 expected="one question per response",
             )
@@ -117,6 +120,7 @@ def _as_utf8(
     warning = Problem(
         f"the response is in {charset}, as its Content-Type says; it was read so",
         severity="warning",
+        file=RESPONSE,
         question_id=question_id,
         expected="UTF-8 (RFC 8259: JSON is UTF-8)",
     )

@@ -66,6 +66,16 @@ def test_several_questions_use_the_first_with_a_warning() -> None:
     assert any("holds 2 questions" in w.message for w in warnings)
 
 
+def test_a_warning_names_the_response_not_an_input_file() -> None:
+    # a bound variable missing from head.vars: positioned in the response body, which no
+    # "<input>" file tells the service's developer
+    body = _qald([{"head": {"vars": ["x"]}, "results": {"bindings": [{"uri": BERLIN}]}}])
+    _, warnings = parse(body)
+    [warning] = warnings
+    assert str(warning).startswith("response:1:"), str(warning)
+    assert "question q1: warning: variable ?uri is bound but not in head.vars" in str(warning)
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
