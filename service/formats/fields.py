@@ -21,6 +21,7 @@ FLAGS = ("aggregation", "onlydbo", "hybrid")
 # a language subtag of 2-3 letters first (pt_BR is read as pt-BR elsewhere; "german" is no code)
 _LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
 DUPLICATE_ID = "duplicate question id"  # the warning; check_unique_ids refuses it to stores
+EMPTY_ANSWER_SET = "empty answer set"  # the warning (no answer is an answer, but often a slip)
 
 
 def sniff_list(src: Source, looks_right: Callable[[dict[str, Any]], bool]) -> bool:
@@ -307,4 +308,4 @@ def check_questions(
                     **loc,
                 )
         if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
-            report.warn("empty answer set", question_id=q.id, **loc)
+            report.warn(EMPTY_ANSWER_SET, question_id=q.id, **loc)

@@ -89,6 +89,8 @@ def answers_from(
     """A parsed answer file as a system's answers: what :func:`answer_file` kept of each call
     (``error``, ``runtimeMs``) is restored, so a ``gerbil-qa system run`` archive scores with
     its failed calls and runtimes; the system is named ``system``, else as the file says."""
+    from service.formats.fields import EMPTY_ANSWER_SET
+
     recorded = dict(dataset.metadata).get("dataset.system")
     run = system_run(dataset, system=system or recorded or name or "system", language=language)
     answers = dict(run.answers)
@@ -114,4 +116,9 @@ def answers_from(
         answers[question.id] = replace(
             answers[question.id], error=extra.get(ERROR_KEY), runtime_ms=runtime
         )
+    # A failed call's entry is empty because the call failed: its error says so already.
+    failed = {qid for qid, answer in answers.items() if answer.error is not None}
+    problems = [
+        p for p in problems if not (p.message == EMPTY_ANSWER_SET and p.question_id in failed)
+    ]
     return replace(run, answers=answers, problems=tuple(problems))

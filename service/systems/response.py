@@ -26,8 +26,8 @@ SNIPPET = 120
 RESPONSE = "response"
 _RESULTS_KEYS = {"head", "results", "boolean", "bindings"}
 # Reader warnings that describe a normal answer, not a problem: services need not echo the
-# question text, and "no answer" is an answer.
-_NORMAL_IN_RESPONSES = ("has no text in any language", "empty answer set")
+# question text (and "no answer" is an answer: fields.EMPTY_ANSWER_SET, in parse_answer).
+_NORMAL_IN_RESPONSES = ("has no text in any language",)
 
 
 class BadResponse(Exception):
@@ -54,6 +54,7 @@ def parse_answer(
     at least one question.
     """
     from service import formats
+    from service.formats.fields import EMPTY_ANSWER_SET
 
     text = body.removeprefix(b"\xef\xbb\xbf")
     if not text.strip():
@@ -85,7 +86,9 @@ def parse_answer(
     warnings = recoded + [
         replace(p, question_id=question_id, file=RESPONSE)
         for p in dataset.problems
-        if p.severity == "warning" and not any(n in p.message for n in _NORMAL_IN_RESPONSES)
+        if p.severity == "warning"
+        and p.message != EMPTY_ANSWER_SET
+        and not any(n in p.message for n in _NORMAL_IN_RESPONSES)
     ]
     if len(dataset.questions) > 1:
         warnings.append(
