@@ -1,6 +1,7 @@
 """The answer file of a web-service run: what the service said, kept so it can be re-scored.
 
-A QALD-JSON file (written by ``service.formats``) with one entry per question asked: the
+A QALD-JSON file (written by ``service.formats``; eQALD-JSON when an answer holds what QALD-JSON
+drops: a confidence, answer item types, annotations) with one entry per question asked: the
 question string sent, the SPARQL and answers the service returned. Two extra per-question keys
 keep what QALD-JSON has no field for, so re-scoring the archive gives the same results as the
 live run: ``"error"`` (why the call failed) and ``"runtimeMs"`` (wall time of a successful
@@ -19,14 +20,18 @@ from service.model import AnswerSet, Dataset, Question, QuestionText, SystemRun,
 ERROR_KEY = "error"
 RUNTIME_KEY = "runtimeMs"
 ARCHIVE_FORMAT = "qald-json"
+RICH_ARCHIVE_FORMAT = "eqald-json"  # when an answer holds what QALD-JSON drops (confidences…)
 QUERY_FORMAT = "text2sparql-answers"
 
 
 def answer_file(
-    run: SystemRun, dataset: Dataset, *, language: str, format: str = ARCHIVE_FORMAT
+    run: SystemRun, dataset: Dataset, *, language: str, format: str | None = None
 ) -> bytes:
-    """``run`` as an answer file, in the order of ``dataset``'s questions."""
+    """``run`` as an answer file, in the order of ``dataset``'s questions: ``format``, else
+    QALD-JSON, or eQALD-JSON when an answer holds what only it keeps (a confidence, answer
+    item types, annotations), so re-scoring the file gives what the live run gave."""
     from service import formats
+    from service.formats.fields import eqald_losses
 
     entries: list[Question] = []
     for question in dataset.questions:
@@ -54,6 +59,9 @@ def answer_file(
                 extra=tuple(extra),
             )
         )
+    if format is None:
+        rich = any(next(eqald_losses(entry), None) for entry in entries)
+        format = RICH_ARCHIVE_FORMAT if rich else ARCHIVE_FORMAT
     archive = Dataset(
         # TEXT2SPARQL answers name the dataset as its services are asked (its file's IRI)
         id=dataset.file_id if format == QUERY_FORMAT else dataset.id,
