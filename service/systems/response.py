@@ -47,8 +47,10 @@ def parse_answer(
     question_id: str,
     system: str,
     content_type: str | None = None,
+    asked: tuple[str, str] | None = None,
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
-    """The system's answer to question ``question_id`` in ``body``, and any warnings.
+    """The system's answer to question ``question_id`` in ``body``, and any warnings (also
+    when the question the response echoes is not ``asked``: its language and text).
 
     Raises :class:`BadResponse` when ``body`` is not QALD-JSON, eQALD-JSON or QALD-XML holding
     at least one question.
@@ -101,9 +103,26 @@ def parse_answer(
                 expected="one question per response",
             )
         )
+    echoed = first.text(asked[0]) if asked is not None else None
+    if asked is not None and echoed is not None and _plain(echoed) != _plain(asked[1]):
+        warnings.append(
+            Problem(
+                f"the response answers another question: {snippet(echoed)} "
+                f"(asked: {snippet(asked[1])})",
+                severity="warning",
+                file=RESPONSE,
+                question_id=question_id,
+                expected="the answer to the question asked",
+            )
+        )
     single = replace(dataset, questions=(first,), problems=())
     answer = system_run(single, system=system).answers[first.id]
     return replace(answer, question_id=question_id), tuple(warnings)
+
+
+def _plain(text: str) -> str:
+    """A question's text as echoed, spacing and case aside (services normalise both)."""
+    return " ".join(text.split()).casefold()
 
 
 def _as_utf8(

@@ -258,6 +258,7 @@ def ask(
                         question_id=question_id,
                         system=service.system,
                         content_type=content_type,
+                        asked=(language, text),
                     )
                 runtime = (time.perf_counter() - started) * 1000
                 return replace(answer, runtime_ms=runtime), warnings

@@ -18,7 +18,7 @@ def _qald(answers: list[object], **extra: object) -> bytes:
     return json.dumps({"questions": [question]}).encode()
 
 
-def parse(body: bytes, **kw: str):  # type: ignore[no-untyped-def]
+def parse(body: bytes, **kw: object):  # type: ignore[no-untyped-def]
     return parse_answer(body, question_id="q1", system="sys", **kw)
 
 
@@ -64,6 +64,18 @@ def test_several_questions_use_the_first_with_a_warning() -> None:
     answer, warnings = parse(json.dumps(doc).encode())
     assert answer.question_id == "q1"
     assert any("holds 2 questions" in w.message for w in warnings)
+
+
+def test_an_answer_to_another_question_is_said() -> None:
+    # a service that mixes up concurrent requests (or caches by the wrong key) answers the
+    # question asked before: the text it echoes says so; the score alone did not
+    body = _qald([{"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": BERLIN}]}}])
+    _, warnings = parse(body, asked=("en", "Capital of France?"))
+    assert [w.message for w in warnings] == [
+        "the response answers another question: 'Capital?' (asked: 'Capital of France?')"
+    ]
+    assert parse(body, asked=("en", "  Capital?  "))[1] == ()  # the same, spaced differently
+    assert parse(body, asked=("de", "Hauptstadt?"))[1] == ()  # no text in that language: fine
 
 
 def test_a_warning_names_the_response_not_an_input_file() -> None:
