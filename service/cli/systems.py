@@ -258,6 +258,8 @@ def _ask(args: argparse.Namespace) -> int:
         "sparql": answer.sparql,
         "runtimeMs": round(answer.runtime_ms or 0.0, 1),
     }
+    if answer.confidence is not None:  # eQALD: what the confidence measures will use
+        out["confidence"] = answer.confidence
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
 

@@ -163,6 +163,10 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
             except OSError:
                 pass
+        elif path == "/eqald":  # eQALD-JSON: one answer with the system's confidence
+            term = {"type": "literal", "value": question}
+            entry = {"id": "1", "answers": [{"bindings": [{"x": term}], "confidence": "0.25"}]}
+            self._send(200, json.dumps({"questions": [entry]}).encode())
         elif path == "/get-only":  # a service written for browsers: GET works, POST does not
             self._send(405, b"Method Not Allowed", kind="text/html", Allow="GET, HEAD")
         elif path == "/latin1":  # says so in its Content-Type, as Java servlets often do
@@ -494,3 +498,14 @@ def test_a_body_cut_short_says_how_much_came(server: tuple[str, Recorder]) -> No
         "(after 2 attempts)"
     )
     assert recorder.hits[("/cut", "q")] == 2  # retried: the next call may come whole
+
+
+def test_system_ask_shows_the_confidence_an_eqald_service_gave(
+    server: tuple[str, Recorder], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    base, _ = server
+    code = main(["system", "ask", base + "/eqald", "Which?", "--allow", "127.0.0.1/32"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["answers"] == ['"Which?"'] and out["confidence"] == 0.25
