@@ -251,9 +251,12 @@ def _kind(value: object) -> str:
     return "object"
 
 
-def parse_query_answer(body: bytes, *, question_id: str) -> SystemAnswer:
+def parse_query_answer(
+    body: bytes, *, question_id: str, dataset: str | None = None
+) -> tuple[SystemAnswer, tuple[Problem, ...]]:
     """A Text2SPARQL service's answer: JSON ``{"dataset", "question", "query"}``; the query is
-    kept exactly as returned (an empty string or prose is real output, judged when it runs)."""
+    kept exactly as returned (an empty string or prose is real output, judged when it runs),
+    with a warning when the ``dataset`` it names is not the one asked about."""
     text = body.removeprefix(b"\xef\xbb\xbf")
     try:
         doc = json.loads(text.decode("utf-8"))
@@ -267,4 +270,16 @@ def parse_query_answer(body: bytes, *, question_id: str) -> SystemAnswer:
             f"the response has no query string: {snippet(body)} "
             '(expected {"dataset", "question", "query"})'
         )
-    return SystemAnswer(question_id, sparql=doc["query"])
+    said = doc.get("dataset")
+    warnings: tuple[Problem, ...] = ()
+    if dataset and isinstance(said, str) and said and said != dataset:
+        warnings = (
+            Problem(
+                f"the response is about dataset {said!r}, not the one asked about ({dataset!r})",
+                severity="warning",
+                file=RESPONSE,
+                question_id=question_id,
+                expected="the query for the dataset asked about",
+            ),
+        )
+    return SystemAnswer(question_id, sparql=doc["query"]), warnings

@@ -251,7 +251,9 @@ def ask(
                 body, content_type = _post(service, http, text, language)
                 warnings: tuple[Problem, ...] = ()
                 if service.interface == "text2sparql":
-                    answer = parse_query_answer(body, question_id=question_id)
+                    answer, warnings = parse_query_answer(
+                        body, question_id=question_id, dataset=service.dataset_id
+                    )
                 else:
                     answer, warnings = parse_answer(
                         body,

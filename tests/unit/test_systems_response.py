@@ -7,7 +7,7 @@ import json
 import pytest
 
 from service.model import Term
-from service.systems.response import BadResponse, parse_answer
+from service.systems.response import BadResponse, parse_answer, parse_query_answer
 
 BERLIN = {"type": "uri", "value": "http://dbpedia.org/resource/Berlin"}
 
@@ -149,3 +149,19 @@ def test_a_bare_answer_needs_no_question_text_and_gives_no_warning() -> None:
     body = json.dumps({"questions": [{"answers": [{"head": {"vars": []}, "results": {}}]}]})
     answer, warnings = parse(body.encode())
     assert answer.answers.is_empty and warnings == ()
+
+
+def test_a_query_for_another_dataset_is_said() -> None:
+    # a TEXT2SPARQL'25 service serves two datasets by their IRIs; one that answers for the
+    # other (a default, a routing slip) only scored 0, with nothing saying why
+    ck25 = "https://text2sparql.aksw.org/2025/corporate/"
+    db25 = "https://text2sparql.aksw.org/2025/dbpedia/"
+    body = json.dumps({"dataset": db25, "question": "Q?", "query": "SELECT * {}"}).encode()
+    answer, warnings = parse_query_answer(body, question_id="q1", dataset=ck25)
+    assert answer.sparql == "SELECT * {}"
+    assert [w.message for w in warnings] == [
+        f"the response is about dataset {db25!r}, not the one asked about ({ck25!r})"
+    ]
+    assert parse_query_answer(body, question_id="q1", dataset=db25)[1] == ()
+    unnamed = json.dumps({"query": "SELECT * {}"}).encode()  # the dataset is not echoed: fine
+    assert parse_query_answer(unnamed, question_id="q1", dataset=ck25)[1] == ()
