@@ -245,6 +245,14 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     names: list[str] = list(args.system or [])
     if len(names) > len(answers):
         raise BadRequest(f"{len(names)} --system names for {len(answers)} --answers files")
+    for path in answers:
+        if path.startswith(("http://", "https://")) and not Path(path).exists():
+            raise BadRequest(
+                f"--answers {path}: answer files are read, never called; to ask a QA web "
+                f"service, run gerbil-qa system run {path} --dataset DATASET --output "
+                "answers.json, then evaluate answers.json (or submit the URL to the web "
+                "service's API)"
+            )
     systems = tuple(
         AnswerFile(names[i] if i < len(names) else Path(path).stem, FileRef.local(path))
         for i, path in enumerate(answers)

@@ -258,6 +258,8 @@ def _ask(args: argparse.Namespace) -> int:
         "sparql": answer.sparql,
         "runtimeMs": round(answer.runtime_ms or 0.0, 1),
     }
+    if answer.confidence is not None:  # eQALD: what the confidence measures will use
+        out["confidence"] = answer.confidence
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
 
@@ -276,7 +278,7 @@ def _questions(text: str) -> Any:  # -> service.model.Dataset
 
 
 def _run(args: argparse.Namespace) -> int:
-    from service.systems.archive import ARCHIVE_FORMAT, answer_file
+    from service.systems.archive import QUERY_FORMAT, answer_file
     from service.systems.webservice import run_web_service
 
     dataset = _questions(args.dataset)
@@ -308,7 +310,7 @@ def _run(args: argparse.Namespace) -> int:
         + (f"; aborted: {result.aborted}" if result.aborted else "")
     )
     if args.output is not None:
-        fmt = "text2sparql-answers" if args.interface == "text2sparql" else ARCHIVE_FORMAT
+        fmt = QUERY_FORMAT if args.interface == "text2sparql" else None  # QALD-JSON or eQALD
         data = answer_file(result.run, dataset, language=args.lang, format=fmt)
         args.output.write_bytes(data)
         print(f"answer file written to {args.output}")

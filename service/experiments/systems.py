@@ -206,9 +206,9 @@ def archived(
     can be re-scored without the system) and recorded as an entity with its SHA-256."""
     import hashlib
 
-    from service.systems.archive import ARCHIVE_FORMAT, answer_file
+    from service.systems.archive import answer_file
 
-    data = answer_file(run, ctx.dataset, language=ctx.language, format=format or ARCHIVE_FORMAT)
+    data = answer_file(run, ctx.dataset, language=ctx.language, format=format)
     file_name = f"{ctx.index + 1}-{_safe(name)}.json"
     if ctx.archive is not None:
         ctx.archive(file_name, data)

@@ -22,6 +22,7 @@ FLAGS = ("aggregation", "onlydbo", "hybrid")
 _LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
 DUPLICATE_ID = "duplicate question id"  # the warning; check_unique_ids refuses it to stores
 REPLACEMENT_CHARACTER = "\ufffd"  # what a decoder puts for bytes it could not read
+EMPTY_ANSWER_SET = "empty answer set"  # the warning (no answer is an answer, but often a slip)
 
 
 def sniff_list(src: Source, looks_right: Callable[[dict[str, Any]], bool]) -> bool:
@@ -309,7 +310,7 @@ def check_questions(
                     **loc,
                 )
         if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
-            report.warn("empty answer set", question_id=q.id, **loc)
+            report.warn(EMPTY_ANSWER_SET, question_id=q.id, **loc)
         for language in dict.fromkeys(t.language for t in q.texts if _garbled(t.string)):
             garbled.setdefault(language, (q.id, loc, []))[2].append(q.id)
     for language, (qid, loc, ids) in garbled.items():

@@ -55,10 +55,11 @@ class FailureReason(StrEnum):
     EMPTY = "empty"  # no query: nothing, white space or comments only
     PROSE = "prose"  # text around the query (or no query in the text)
     PARSE_ERROR = "parse-error"  # not SPARQL, even in the lenient dialect
-    NOT_SELECT_OR_ASK = "not-select-or-ask"  # CONSTRUCT or DESCRIBE: triples, no answers
+    NOT_SELECT_OR_ASK = "not-select-or-ask"  # CONSTRUCT, DESCRIBE or an update: no answers
     ENGINE_ERROR = "engine-error"  # the engine refused or failed to run it
     TIMEOUT = "timeout"
     TOO_MANY_RESULTS = "too-many-results"
+    SERVICE = "service"  # calls another endpoint: never run (the KB alone answers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +112,14 @@ class ExecutionLimits:
 _COMMENTS = re.compile(r"(?m)#[^\n\r]*")
 _FIRST_KEYWORD = re.compile(r"(?i)(?<![\w:?$])(PREFIX|BASE|SELECT|ASK|CONSTRUCT|DESCRIBE)\b")
 _AFTER_THE_QUERY = "or the end of the query"
+# SPARQL 1.1 Update's operations, after the prologue: no query, whatever our parser would say.
+_PROLOGUE = re.compile(r"(?is)\s*(?:(?:PREFIX\s*[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*")
+# Each operation with what must follow it, so prose ("Create a list…", "Add…") is not one.
+_UPDATE = re.compile(
+    r"(?i)(INSERT|DELETE)\s*(?:DATA\b|WHERE\b|\{)|(LOAD)\s+(?:SILENT\b|<)"
+    r"|(CLEAR|DROP)\s+(?:SILENT|GRAPH|DEFAULT|NAMED|ALL)\b|(CREATE)\s+(?:SILENT|GRAPH)\b"
+    r"|(COPY|MOVE|ADD)\s+(?:SILENT\b|GRAPH\b|DEFAULT\b|<)|(WITH)\s*<"
+)
 
 
 def prepare(
@@ -124,6 +133,14 @@ def prepare(
         return QueryFailure(FailureReason.EMPTY, "no query (empty or white space only)")
     if "```" in query:
         return QueryFailure(FailureReason.PROSE, "the query is wrapped in a Markdown code block")
+    bare = _COMMENTS.sub("", query)
+    update = _UPDATE.match(bare, _PROLOGUE.match(bare).end())  # type: ignore[union-attr]
+    if update is not None:
+        return QueryFailure(
+            FailureReason.NOT_SELECT_OR_ASK,
+            f"an update ({next(filter(None, update.groups())).upper()}) changes data; it gives "
+            "no answers and is never run",
+        )
     first = _FIRST_KEYWORD.search(query)
     if first is None:
         return QueryFailure(FailureReason.PROSE, "no SPARQL query in the text: " + _show(query))
@@ -146,6 +163,12 @@ def prepare(
         return QueryFailure(
             FailureReason.NOT_SELECT_OR_ASK,
             f"a {standard.parsed.form} query gives triples, not answers",
+        )
+    if standard.calls_service:  # it would open connections the query's author chose
+        return QueryFailure(
+            FailureReason.SERVICE,
+            "the query calls another endpoint (SERVICE); queries run on the KB alone and are "
+            "never sent elsewhere",
         )
     return standard
 

@@ -56,6 +56,23 @@ class StandardQuery:
     def rewritten(self) -> bool:
         return self.text != self.original
 
+    @property
+    def calls_service(self) -> bool:
+        """Whether an engine running ``text`` would call another endpoint (``SERVICE``).
+
+        ``text`` is read as Oxigraph reads it (code point escapes only inside terms, ``<`` after
+        an operand a less-than, as the public endpoint's guard reads queries); text it cannot
+        read at all counts as a call when the word is anywhere in it.
+        """
+        from service.sparql.errors import SparqlSyntaxError
+
+        try:
+            parser = Parser(self.text, strict=False, base=None, escapes="in_terms")
+            parser.parse()
+        except (SparqlSyntaxError, RecursionError):
+            return "SERVICE" in self.text.upper()
+        return "SERVICE" in parser.kinds
+
     def original_offset(self, offset: int) -> int:
         """The offset in ``original`` that ``offset`` in ``text`` comes from (inserted text:
         where it was inserted)."""

@@ -1,6 +1,7 @@
 """The answer file of a web-service run: what the service said, kept so it can be re-scored.
 
-A QALD-JSON file (written by ``service.formats``) with one entry per question asked: the
+A QALD-JSON file (written by ``service.formats``; eQALD-JSON when an answer holds what QALD-JSON
+drops: a confidence, answer item types, annotations) with one entry per question asked: the
 question string sent, the SPARQL and answers the service returned. Two extra per-question keys
 keep what QALD-JSON has no field for, so re-scoring the archive gives the same results as the
 live run: ``"error"`` (why the call failed) and ``"runtimeMs"`` (wall time of a successful
@@ -19,14 +20,18 @@ from service.model import AnswerSet, Dataset, Question, QuestionText, SystemRun,
 ERROR_KEY = "error"
 RUNTIME_KEY = "runtimeMs"
 ARCHIVE_FORMAT = "qald-json"
+RICH_ARCHIVE_FORMAT = "eqald-json"  # when an answer holds what QALD-JSON drops (confidences…)
 QUERY_FORMAT = "text2sparql-answers"
 
 
 def answer_file(
-    run: SystemRun, dataset: Dataset, *, language: str, format: str = ARCHIVE_FORMAT
+    run: SystemRun, dataset: Dataset, *, language: str, format: str | None = None
 ) -> bytes:
-    """``run`` as an answer file, in the order of ``dataset``'s questions."""
+    """``run`` as an answer file, in the order of ``dataset``'s questions: ``format``, else
+    QALD-JSON, or eQALD-JSON when an answer holds what only it keeps (a confidence, answer
+    item types, annotations), so re-scoring the file gives what the live run gave."""
     from service import formats
+    from service.formats.fields import eqald_losses
 
     entries: list[Question] = []
     for question in dataset.questions:
@@ -54,6 +59,9 @@ def answer_file(
                 extra=tuple(extra),
             )
         )
+    if format is None:
+        rich = any(next(eqald_losses(entry), None) for entry in entries)
+        format = RICH_ARCHIVE_FORMAT if rich else ARCHIVE_FORMAT
     archive = Dataset(
         # TEXT2SPARQL answers name the dataset as its services are asked (its file's IRI)
         id=dataset.file_id if format == QUERY_FORMAT else dataset.id,
@@ -89,6 +97,8 @@ def answers_from(
     """A parsed answer file as a system's answers: what :func:`answer_file` kept of each call
     (``error``, ``runtimeMs``) is restored, so a ``gerbil-qa system run`` archive scores with
     its failed calls and runtimes; the system is named ``system``, else as the file says."""
+    from service.formats.fields import EMPTY_ANSWER_SET
+
     recorded = dict(dataset.metadata).get("dataset.system")
     run = system_run(dataset, system=system or recorded or name or "system", language=language)
     answers = dict(run.answers)
@@ -114,4 +124,9 @@ def answers_from(
         answers[question.id] = replace(
             answers[question.id], error=extra.get(ERROR_KEY), runtime_ms=runtime
         )
+    # A failed call's entry is empty because the call failed: its error says so already.
+    failed = {qid for qid, answer in answers.items() if answer.error is not None}
+    problems = [
+        p for p in problems if not (p.message == EMPTY_ANSWER_SET and p.question_id in failed)
+    ]
     return replace(run, answers=answers, problems=tuple(problems))

@@ -14,6 +14,7 @@ The shape of the envelope is checked here; the answers themselves are read by
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -21,10 +22,12 @@ from service.errors import FormatError, Problem
 from service.model import SystemAnswer, system_run
 
 SNIPPET = 120
+# Where a warning about a response is (its line and column are in the body the service sent).
+RESPONSE = "response"
 _RESULTS_KEYS = {"head", "results", "boolean", "bindings"}
 # Reader warnings that describe a normal answer, not a problem: services need not echo the
-# question text, and "no answer" is an answer.
-_NORMAL_IN_RESPONSES = ("has no text in any language", "empty answer set")
+# question text (and "no answer" is an answer: fields.EMPTY_ANSWER_SET, in parse_answer).
+_NORMAL_IN_RESPONSES = ("has no text in any language",)
 
 
 class BadResponse(Exception):
@@ -44,20 +47,25 @@ def parse_answer(
     question_id: str,
     system: str,
     content_type: str | None = None,
+    asked: tuple[str, str] | None = None,
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
-    """The system's answer to question ``question_id`` in ``body``, and any warnings.
+    """The system's answer to question ``question_id`` in ``body``, and any warnings (also
+    when the question the response echoes is not ``asked``: its language and text).
 
     Raises :class:`BadResponse` when ``body`` is not QALD-JSON, eQALD-JSON or QALD-XML holding
     at least one question.
     """
     from service import formats
+    from service.formats.fields import EMPTY_ANSWER_SET
 
     text = body.removeprefix(b"\xef\xbb\xbf")
     if not text.strip():
         raise BadResponse("the response body is empty (expected QALD-JSON or eQALD-JSON)")
+    recoded: list[Problem] = []
     if text.lstrip().startswith(b"<"):
         _check_markup(text, content_type)
     else:
+        text, recoded = _as_utf8(text, content_type, question_id=question_id)
         doc = _check_envelope(text, content_type)
         # The service need not echo an id: we know which question we asked.
         missing = [q for q in doc["questions"] if isinstance(q, dict) and "id" not in q]
@@ -66,7 +74,7 @@ def parse_answer(
         if missing:
             text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
     try:
-        dataset = formats.read(text, name="response")
+        dataset = formats.read(text, name=RESPONSE)
     except FormatError as err:
         errors = [p for p in err.problems if p.severity == "error"] or list(err.problems)
         details = "; ".join(_problem_text(p) for p in errors[:3])
@@ -77,10 +85,12 @@ def parse_answer(
             'the response holds no question: expected {"questions": [{…, "answers": […]}]}'
         )
     first = dataset.questions[0]
-    warnings = [
-        replace(p, question_id=question_id, file=None)
+    warnings = recoded + [
+        replace(p, question_id=question_id, file=RESPONSE)
         for p in dataset.problems
-        if p.severity == "warning" and not any(n in p.message for n in _NORMAL_IN_RESPONSES)
+        if p.severity == "warning"
+        and p.message != EMPTY_ANSWER_SET
+        and not any(n in p.message for n in _NORMAL_IN_RESPONSES)
     ]
     if len(dataset.questions) > 1:
         warnings.append(
@@ -88,13 +98,66 @@ def parse_answer(
                 f"the response holds {len(dataset.questions)} questions; the first one "
                 f"(id {first.id!r}) is used",
                 severity="warning",
+                file=RESPONSE,
                 question_id=question_id,
                 expected="one question per response",
+            )
+        )
+    echoed = first.text(asked[0]) if asked is not None else None
+    if asked is not None and echoed is not None and _plain(echoed) != _plain(asked[1]):
+        warnings.append(
+            Problem(
+                f"the response answers another question: {snippet(echoed)} "
+                f"(asked: {snippet(asked[1])})",
+                severity="warning",
+                file=RESPONSE,
+                question_id=question_id,
+                expected="the answer to the question asked",
             )
         )
     single = replace(dataset, questions=(first,), problems=())
     answer = system_run(single, system=system).answers[first.id]
     return replace(answer, question_id=question_id), tuple(warnings)
+
+
+def _plain(text: str) -> str:
+    """A question's text as echoed, spacing and case aside (services normalise both)."""
+    return " ".join(text.split()).casefold()
+
+
+def _as_utf8(
+    body: bytes, content_type: str | None, *, question_id: str
+) -> tuple[bytes, list[Problem]]:
+    """A body that is not UTF-8 but says its charset (``charset=ISO-8859-1``: Java servlets'
+    default) read in that charset, with a warning; a UTF-8 body is UTF-8 whatever the header
+    says (JSON is UTF-8, RFC 8259), and anything else is left for the UTF-8 check to refuse."""
+    declared = _CHARSET.search(content_type or "")
+    if declared is None or _is_utf8(body):
+        return body, []
+    charset = declared.group(1)
+    try:
+        text = body.decode(charset)
+    except (LookupError, UnicodeDecodeError):
+        return body, []
+    warning = Problem(
+        f"the response is in {charset}, as its Content-Type says; it was read so",
+        severity="warning",
+        file=RESPONSE,
+        question_id=question_id,
+        expected="UTF-8 (RFC 8259: JSON is UTF-8)",
+    )
+    return text.encode("utf-8"), [warning]
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_CHARSET = re.compile(r'(?i);\s*charset\s*=\s*"?([^";\s]+)')
 
 
 def _problem_text(problem: Problem) -> str:
@@ -188,9 +251,12 @@ def _kind(value: object) -> str:
     return "object"
 
 
-def parse_query_answer(body: bytes, *, question_id: str) -> SystemAnswer:
+def parse_query_answer(
+    body: bytes, *, question_id: str, dataset: str | None = None
+) -> tuple[SystemAnswer, tuple[Problem, ...]]:
     """A Text2SPARQL service's answer: JSON ``{"dataset", "question", "query"}``; the query is
-    kept exactly as returned (an empty string or prose is real output, judged when it runs)."""
+    kept exactly as returned (an empty string or prose is real output, judged when it runs),
+    with a warning when the ``dataset`` it names is not the one asked about."""
     text = body.removeprefix(b"\xef\xbb\xbf")
     try:
         doc = json.loads(text.decode("utf-8"))
@@ -204,4 +270,16 @@ def parse_query_answer(body: bytes, *, question_id: str) -> SystemAnswer:
             f"the response has no query string: {snippet(body)} "
             '(expected {"dataset", "question", "query"})'
         )
-    return SystemAnswer(question_id, sparql=doc["query"])
+    said = doc.get("dataset")
+    warnings: tuple[Problem, ...] = ()
+    if dataset and isinstance(said, str) and said and said != dataset:
+        warnings = (
+            Problem(
+                f"the response is about dataset {said!r}, not the one asked about ({dataset!r})",
+                severity="warning",
+                file=RESPONSE,
+                question_id=question_id,
+                expected="the query for the dataset asked about",
+            ),
+        )
+    return SystemAnswer(question_id, sparql=doc["query"]), warnings

@@ -251,13 +251,16 @@ def ask(
                 body, content_type = _post(service, http, text, language)
                 warnings: tuple[Problem, ...] = ()
                 if service.interface == "text2sparql":
-                    answer = parse_query_answer(body, question_id=question_id)
+                    answer, warnings = parse_query_answer(
+                        body, question_id=question_id, dataset=service.dataset_id
+                    )
                 else:
                     answer, warnings = parse_answer(
                         body,
                         question_id=question_id,
                         system=service.system,
                         content_type=content_type,
+                        asked=(language, text),
                     )
                 runtime = (time.perf_counter() - started) * 1000
                 return replace(answer, runtime_ms=runtime), warnings
@@ -342,6 +345,9 @@ def _post(
                     f"HTTP 429 Too Many Requests: {_reason_in(body)}",
                     retry_after=_retry_after(response.headers.get("Retry-After")),
                 )
+            if status == 405:
+                hint = _method_hint(service, response)
+                raise _Permanent(f"HTTP 405 {response.reason}: {_reason_in(body)} ({hint})")
             if status >= 400:
                 raise _Permanent(f"HTTP {status} {response.reason}: {_reason_in(body)}")
             if status != 200:
@@ -370,7 +376,7 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
             except Exception as err:
                 if time.monotonic() >= deadline:
                     raise _Permanent(f"no complete answer within {service.timeout:g} s") from err
-                raise _Transient(f"the connection broke while reading: {err}") from err
+                raise _Transient(_broken(err)) from err
             if not chunk:
                 break
             size += len(chunk)
@@ -397,6 +403,27 @@ def _reason_in(body: bytes) -> str:
             if isinstance(doc.get(key), str):
                 return snippet(doc[key])
     return snippet(body)
+
+
+def _method_hint(service: WebService, response: requests.Response) -> str:
+    """What a 405 means here: the service answers other methods than its interface's."""
+    allowed = response.headers.get("Allow", "").strip()
+    said = f"the service allows {allowed}; " if allowed else ""
+    if service.interface == "text2sparql":
+        return f"{said}a Text2SPARQL service is asked by GET, with question and dataset"
+    return f"{said}a QA web service is asked by POST, with the form fields query and lang"
+
+
+def _broken(err: BaseException) -> str:
+    """Why a body stopped: how much of it came when the connection closed early."""
+    current: BaseException | None = err
+    while current is not None:
+        partial, expected = getattr(current, "partial", None), getattr(current, "expected", None)
+        if isinstance(partial, int) and isinstance(expected, int):  # urllib3's IncompleteRead
+            total = partial + expected
+            return f"the connection closed before the whole body came ({partial} of {total} bytes)"
+        current = current.__cause__ or current.__context__ or _reason(current)
+    return f"the connection broke while reading: {_root_cause(err)}"
 
 
 def _shutdown(connection: object) -> None:

@@ -60,7 +60,11 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     if not status.public and not is_owner(experiment_id):
         raise Forbidden(f"experiment {experiment_id} is not public yet")
     progress = None if status.status == "finished" else state.runner.progress(experiment_id)
-    elapsed, remaining = progress.timing(time.time()) if progress is not None else (None, None)
+    # An ended run keeps its progress (the errors and their reasons) but no clock: its last
+    # progress has no end time, so the time since it started would grow for ever.
+    elapsed, remaining = None, None
+    if progress is not None and status.status.active:
+        elapsed, remaining = progress.timing(time.time())
     older, newer = state.storage.experiments.revisions(
         experiment_id, include_private=is_owner(experiment_id)
     )

@@ -86,6 +86,13 @@ def test_a_lenient_query_runs_in_the_datasets_prefix_environment(executor: Sparq
         ("SELECT ?d WHERE { ?d a ex:Thing }", FailureReason.PARSE_ERROR,
          "undeclared prefix 'ex:'", (1, 24)),
         ("CONSTRUCT WHERE { ?s ?p ?o }", FailureReason.NOT_SELECT_OR_ASK, "gives triples", None),
+        # updates (an LLM asked to "remove" something): said as such, never "no SPARQL query"
+        ("DELETE WHERE { ?s ?p ?o }", FailureReason.NOT_SELECT_OR_ASK,
+         "an update (DELETE) changes data", None),
+        ("# drop it\nPREFIX x: <http://x/>\ninsert data { x:a x:b x:c }",
+         FailureReason.NOT_SELECT_OR_ASK, "an update (INSERT) changes data", None),
+        ("CLEAR ALL", FailureReason.NOT_SELECT_OR_ASK, "an update (CLEAR) changes data", None),
+        ("Create a list of departments.", FailureReason.PROSE, "no SPARQL query in the text", None),
     ],
 )  # fmt: skip
 def test_what_never_reaches_the_engine_fails_with_its_reason(
@@ -220,3 +227,60 @@ def test_an_endpoint_that_cannot_be_reached_is_an_error_not_an_answer() -> None:
         pytest.raises(RemoteKBError, match="Connection refused"),
     ):
         ex.run("ASK { ?s ?p ?o }")
+
+
+# --- SERVICE: a system's query never makes the evaluator call another endpoint ------------------
+
+
+class _Recording(http.server.BaseHTTPRequestHandler):
+    """A SPARQL endpoint on loopback that keeps every request it gets (none should come)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.hits.append(self.path)  # type: ignore[attr-defined]
+        body = b'{"head": {"vars": ["s"]}, "results": {"bindings": []}}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/sparql-results+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "SELECT * WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+        "select ?d {{ ?d a :Department OPTIONAL {{ service silent <{url}> {{ ?d ?p ?o }} }} }}",
+        "SELECT * WHERE {{ FILTER(1<2)SERVICE#>\n<{url}> {{ ?s ?p ?o }} }}",
+        "ASK {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+    ],
+)
+def test_a_query_calling_another_endpoint_is_refused_unrun(
+    executor: SparqlExecutor, template: str
+) -> None:
+    """A Text2SPARQL system's query runs on the experiment's KB: a SERVICE call would make the
+    evaluator (the web service too) open connections a stranger chose, past the network policy,
+    and the endpoint's answer came back in the question's error."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recording)
+    server.hits = []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/internal"
+    try:
+        result = executor.run(template.format(url=url))
+        assert reason(result) is FailureReason.SERVICE, result.failure
+        assert "calls another endpoint (SERVICE)" in str(result.failure)
+        assert result.executed is None and result.answers == AnswerSet()
+        assert server.hits == []  # type: ignore[attr-defined]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_service_keyword_inside_a_string_is_no_call(executor: SparqlExecutor) -> None:
+    result = executor.run('SELECT ?d WHERE { ?d :name ?n FILTER(?n != "SERVICE <x> {}") }')
+    assert result.ok and len(result.answers.rows) == 3

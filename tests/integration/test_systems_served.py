@@ -321,6 +321,29 @@ def test_archive_keeps_errors(files: dict[str, Path], gold: str) -> None:
     }
     assert back.answers["6"].error is not None and "Unknown 6?" in back.answers["6"].error
     assert back.answers["1"].answers == result.run.answers["1"].answers
+    # a failed call's entry is empty because it failed: no "empty answer set" warning for it
+    assert not [p for p in back.problems if p.question_id in ("6", "7")], back.problems
+
+
+def test_archive_keeps_what_only_eqald_holds(files: dict[str, Path]) -> None:
+    """An eQALD service's confidences were dropped by the QALD-JSON archive: `system run
+    --output` then `evaluate` lost the confidence measures the live run had."""
+    from service.model import SystemAnswer, SystemRun
+
+    dataset = formats.read(files["dataset"])
+    first, second = dataset.questions[:2]
+    given = {
+        first.id: SystemAnswer(first.id, answers=first.answers, confidence=0.42, runtime_ms=9.0),
+        second.id: SystemAnswer(second.id, error="HTTP 500"),
+    }
+    data = answer_file(SystemRun("eqald", given), dataset, language="en")
+    back = read_answer_file(data)
+    assert back.answers[first.id].confidence == 0.42
+    assert back.answers[first.id].runtime_ms == 9.0 and back.answers[second.id].error == "HTTP 500"
+    assert formats.sniff(data) == "eqald-json"
+    # without anything only eQALD holds, the archive stays plain QALD-JSON
+    plain = {first.id: SystemAnswer(first.id, answers=first.answers)}
+    assert formats.sniff(answer_file(SystemRun("p", plain), dataset, language="en")) == "qald-json"
 
 
 def test_dataset_refresh_makes_a_new_version(files: dict[str, Path], tmp_path: Path) -> None:

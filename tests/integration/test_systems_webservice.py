@@ -163,6 +163,26 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                     time.sleep(0.05)
             except OSError:
                 pass
+        elif path == "/eqald":  # eQALD-JSON: one answer with the system's confidence
+            term = {"type": "literal", "value": question}
+            entry = {"id": "1", "answers": [{"bindings": [{"x": term}], "confidence": "0.25"}]}
+            self._send(200, json.dumps({"questions": [entry]}).encode())
+        elif path == "/get-only":  # a service written for browsers: GET works, POST does not
+            self._send(405, b"Method Not Allowed", kind="text/html", Allow="GET, HEAD")
+        elif path == "/latin1":  # says so in its Content-Type, as Java servlets often do
+            self._send(200, _answer("München").decode().encode("iso-8859-1"),
+                       kind="application/json; charset=ISO-8859-1")  # fmt: skip
+        elif path == "/latin1-but-utf8":  # the header is wrong, the body is UTF-8 after all
+            self._send(200, _answer("München"), kind="application/json; charset=iso-8859-1")
+        elif path == "/cut":  # closes the connection half-way through its body
+            body = _answer("cut short")
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
         elif path == "/drop":
             self.close_connection = True
             self.connection.shutdown(2)
@@ -443,3 +463,49 @@ def test_duplicate_question_ids_are_asked_once(server: tuple[str, Recorder]) -> 
     )
     result = run_web_service(dataset, _service(base, "/echo"), language="en")
     assert result.calls == 1 and list(recorder.hits) == [("/echo", "first")]
+
+
+def test_a_405_says_the_interface_wants_a_post(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/get-only"), "q", "en", question_id="q")
+    assert answer.error == (
+        "HTTP 405 Method Not Allowed: 'Method Not Allowed' (the service allows GET, HEAD; a "
+        "QA web service is asked by POST, with the form fields query and lang)"
+    )
+    assert recorder.hits[("/get-only", "q")] == 1
+
+
+def test_a_declared_latin1_body_is_read_with_a_warning(server: tuple[str, Recorder]) -> None:
+    base, _ = server
+    answer, warnings = ask(_service(base, "/latin1"), "q", "en", question_id="q")
+    assert answer.error is None and answer.answers.values() == (Term.literal("München"),)
+    assert [str(w.message) for w in warnings] == [
+        "the response is in ISO-8859-1, as its Content-Type says; it was read so"
+    ]
+    # a wrong header on a UTF-8 body: the body wins, as JSON is UTF-8 (RFC 8259)
+    answer, warnings = ask(_service(base, "/latin1-but-utf8"), "q", "en", question_id="q")
+    assert answer.answers.values() == (Term.literal("München"),) and warnings == ()
+
+
+def test_a_body_cut_short_says_how_much_came(server: tuple[str, Recorder]) -> None:
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, "/cut", retries=1), "q", "en", question_id="q")
+    size = len(_answer("cut short"))
+    assert answer.error == (
+        f"the connection closed before the whole body came ({size // 2} of {size} bytes) "
+        "(after 2 attempts)"
+    )
+    assert recorder.hits[("/cut", "q")] == 2  # retried: the next call may come whole
+
+
+def test_system_ask_shows_the_confidence_an_eqald_service_gave(
+    server: tuple[str, Recorder], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    base, _ = server
+    code = main(["system", "ask", base + "/eqald", "Which?", "--allow", "127.0.0.1/32"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["answers"] == ['"Which?"'] and out["confidence"] == 0.25

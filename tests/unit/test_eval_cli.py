@@ -145,6 +145,19 @@ def test_bad_input_is_a_clear_error(files: dict[str, Path], capsys) -> None:
     assert code == 1 and "broken.json" in err
 
 
+def test_a_web_service_url_as_answers_says_how_to_ask_it(files: dict[str, Path], capsys) -> None:
+    # a QA system's developer expects evaluate to call the service; it said "cannot read the
+    # file: No such file or directory"
+    url = "http://127.0.0.1:8000/qa"
+    code, _, err = run_cli(["evaluate", "--dataset", str(files["gold"]), "--answers", url], capsys)
+    assert code == 1
+    assert (
+        f"--answers {url}: answer files are read, never called; to ask a QA web service, run "
+        f"gerbil-qa system run {url} --dataset DATASET --output answers.json, then evaluate "
+        "answers.json (or submit the URL to the web service's API)"
+    ) in err, err
+
+
 def test_a_tsv_answer_file_with_a_header_line_is_refused(files: dict[str, Path], capsys) -> None:
     # Before: TSV numbers questions by line, so a header ("id<TAB>answer") was question 1's
     # answers, every answer after it one question off and the last line an unknown question

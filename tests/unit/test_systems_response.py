@@ -7,7 +7,7 @@ import json
 import pytest
 
 from service.model import Term
-from service.systems.response import BadResponse, parse_answer
+from service.systems.response import BadResponse, parse_answer, parse_query_answer
 
 BERLIN = {"type": "uri", "value": "http://dbpedia.org/resource/Berlin"}
 
@@ -18,7 +18,7 @@ def _qald(answers: list[object], **extra: object) -> bytes:
     return json.dumps({"questions": [question]}).encode()
 
 
-def parse(body: bytes, **kw: str):  # type: ignore[no-untyped-def]
+def parse(body: bytes, **kw: object):  # type: ignore[no-untyped-def]
     return parse_answer(body, question_id="q1", system="sys", **kw)
 
 
@@ -64,6 +64,28 @@ def test_several_questions_use_the_first_with_a_warning() -> None:
     answer, warnings = parse(json.dumps(doc).encode())
     assert answer.question_id == "q1"
     assert any("holds 2 questions" in w.message for w in warnings)
+
+
+def test_an_answer_to_another_question_is_said() -> None:
+    # a service that mixes up concurrent requests (or caches by the wrong key) answers the
+    # question asked before: the text it echoes says so; the score alone did not
+    body = _qald([{"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": BERLIN}]}}])
+    _, warnings = parse(body, asked=("en", "Capital of France?"))
+    assert [w.message for w in warnings] == [
+        "the response answers another question: 'Capital?' (asked: 'Capital of France?')"
+    ]
+    assert parse(body, asked=("en", "  Capital?  "))[1] == ()  # the same, spaced differently
+    assert parse(body, asked=("de", "Hauptstadt?"))[1] == ()  # no text in that language: fine
+
+
+def test_a_warning_names_the_response_not_an_input_file() -> None:
+    # a bound variable missing from head.vars: positioned in the response body, which no
+    # "<input>" file tells the service's developer
+    body = _qald([{"head": {"vars": ["x"]}, "results": {"bindings": [{"uri": BERLIN}]}}])
+    _, warnings = parse(body)
+    [warning] = warnings
+    assert str(warning).startswith("response:1:"), str(warning)
+    assert "question q1: warning: variable ?uri is bound but not in head.vars" in str(warning)
 
 
 @pytest.mark.parametrize(
@@ -127,3 +149,19 @@ def test_a_bare_answer_needs_no_question_text_and_gives_no_warning() -> None:
     body = json.dumps({"questions": [{"answers": [{"head": {"vars": []}, "results": {}}]}]})
     answer, warnings = parse(body.encode())
     assert answer.answers.is_empty and warnings == ()
+
+
+def test_a_query_for_another_dataset_is_said() -> None:
+    # a TEXT2SPARQL'25 service serves two datasets by their IRIs; one that answers for the
+    # other (a default, a routing slip) only scored 0, with nothing saying why
+    ck25 = "https://text2sparql.aksw.org/2025/corporate/"
+    db25 = "https://text2sparql.aksw.org/2025/dbpedia/"
+    body = json.dumps({"dataset": db25, "question": "Q?", "query": "SELECT * {}"}).encode()
+    answer, warnings = parse_query_answer(body, question_id="q1", dataset=ck25)
+    assert answer.sparql == "SELECT * {}"
+    assert [w.message for w in warnings] == [
+        f"the response is about dataset {db25!r}, not the one asked about ({ck25!r})"
+    ]
+    assert parse_query_answer(body, question_id="q1", dataset=db25)[1] == ()
+    unnamed = json.dumps({"query": "SELECT * {}"}).encode()  # the dataset is not echoed: fine
+    assert parse_query_answer(unnamed, question_id="q1", dataset=ck25)[1] == ()

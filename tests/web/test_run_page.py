@@ -214,6 +214,19 @@ def test_an_aborted_service_is_said_to_be_with_its_reasons(server, slow_qa) -> N
     assert "aborted by the error-rate rule" in page and "does not answer questions" in page
 
 
+def test_an_ended_run_has_no_clock_running(server, slow_qa) -> None:
+    # an aborted run used to keep its elapsed time growing, with "about N s left", for ever
+    response = _submit(server, [], dataset="demo", webservice=f"no={slow_qa}refuse")
+    experiment_id, cookies = _owner(server, response)
+    state = _wait(server, experiment_id, cookies)
+    assert state["status"] == "error" and state["systems"], state  # its progress is kept
+    time.sleep(1.1)
+    later = server.get(f"experiment/{experiment_id}/status", cookies=cookies).json()
+    assert (later["elapsedSeconds"], later["remainingSeconds"]) == (None, None), later
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    assert " s left" not in page and " s elapsed" not in page
+
+
 def test_the_owner_cancels_from_the_page(server, slow_qa) -> None:
     response = _submit(server, [], dataset="demo", webservice=f"{slow_qa}delay/3")
     experiment_id, cookies = _owner(server, response)
