@@ -7,6 +7,7 @@ from the document sees nothing else, and a status the document does not list fai
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -78,7 +79,7 @@ class Conformance:
         return body
 
 
-def test_every_operation_answers_as_documented(server, document) -> None:
+def test_every_operation_answers_as_documented(server, document, slow_qa) -> None:
     api = Conformance(document)
     submission = {
         "dataset": {"content": QUESTIONS, "filename": "solar.json"},
@@ -117,16 +118,33 @@ def test_every_operation_answers_as_documented(server, document) -> None:
     revision = server.post(
         f"api/experiments/{eid}/rescore", json={"profile": "exact"}, headers=owner
     )
-    again = api.check(rescore, "post", revision)
+    assert api.check(rescore, "post", revision)["revisionOf"] == eid
     bad = server.post(f"api/experiments/{eid}/rescore", json={"profile": 3}, headers=owner)
     api.check(rescore, "post", bad)
-    mine = {"Authorization": f"Bearer {again['token']}"}
-    cancel = server.post(f"api/experiments/{again['id']}/cancel", headers=mine)
-    api.check("/api/experiments/{id}/cancel", "post", cancel)
-    server_side = server.get(f"api/experiments/{again['id']}", headers=mine)
-    api.check(path, "get", server_side)  # queued, running, cancelled or finished: all documented
-    resume = server.post(f"api/experiments/{again['id']}/resume", headers=mine)
+    # a run that asks a slow service: cancelled while it asks, then resumed
+    slow = {
+        "dataset": "demo",
+        "kb": "demo",
+        "systems": [{"name": "slow", "url": slow_qa + "delay/2"}],
+    }
+    run = api.check("/api/experiments", "post", server.post("api/experiments", json=slow))
+    mine = {"Authorization": f"Bearer {run['token']}"}
+    api.check(path, "get", server.get(f"api/experiments/{run['id']}", headers=mine))  # running
+    cancel = server.post(f"api/experiments/{run['id']}/cancel", headers=mine)
+    assert api.check("/api/experiments/{id}/cancel", "post", cancel)["cancelling"] is True
+    deadline = time.monotonic() + 30
+    while server.get(f"api/experiments/{run['id']}", headers=mine).json()["status"] != "cancelled":
+        assert time.monotonic() < deadline, "the cancelled run did not end"
+        time.sleep(0.1)
+    api.check(path, "get", server.get(f"api/experiments/{run['id']}", headers=mine))
+    resume = server.post(f"api/experiments/{run['id']}/resume", headers=mine)
     api.check("/api/experiments/{id}/resume", "post", resume)
+    api.check(  # resumed: running again, so a second resume is a conflict
+        "/api/experiments/{id}/resume",
+        "post",
+        server.post(f"api/experiments/{run['id']}/resume", headers=mine),
+    )
+    server.post(f"api/experiments/{run['id']}/cancel", headers=mine)  # not left asking
     listing = api.check(
         "/api/experiments", "get", server.get("api/experiments", params={"size": 1})
     )
