@@ -69,6 +69,15 @@ EXPERIMENT_TYPES: dict[ExperimentType, Concept] = {
 """The code list ``gqa:experimentTypes`` (Usbeck et al., Benchmarking Question Answering
 Systems, Semantic Web 10(2), 2019): every experiment type with its label and description."""
 
+QUERY_LEVEL_TYPES = (
+    ExperimentType.C2KB,
+    ExperimentType.P2KB,
+    ExperimentType.RE2KB,
+    ExperimentType.AIT2KB,
+)
+"""The sub-experiments whose gold is what the gold query (or an annotation) marks, not the gold
+answers: a dataset of gold queries without answers (LC-QuAD 1.0) is scored on these."""
+
 
 class QuestionStatus(StrEnum):
     """Why a question has the scores it has."""
