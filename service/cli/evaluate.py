@@ -334,6 +334,7 @@ def table(ev: Evaluation) -> str:
         cells = [row[0].ljust(widths[0])]
         cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         lines.append("  ".join(cells).rstrip())
+    lines += [note for task in ev.tasks.values() if (note := task.unscored_note)]
     lines += _query_lines(ev)
     lines += _slice_lines(ev)
     lines.append(f"signature: {ev.extra.get('intervalSignature') or ev.signature}")

@@ -353,6 +353,8 @@ def evaluate(
         )
         measures = MEASURES.compute(TaskRecords(records, prof.scoring), reporting)
         tasks[etype] = TaskScores(etype, measures, tuple(records))
+        if (note := tasks[etype].unscored_note) is not None:  # stored with the task, so pages say
+            problems.append(Problem(note, severity="warning", file=dataset.label))
 
     used_kb = kb is not None and prof.uses_kb
     return Evaluation(

@@ -425,6 +425,8 @@ def _task_quads(
     )
     if parent is not None:
         g.add(obs, _p(GERBIL, "subExperimentOf"), parent)
+    if (note := task.unscored_note) is not None:  # why its measures are all undefined
+        g.add(obs, _p(RDFS, "comment"), n.literal(note, lang="en"))
     if ev.kb:
         g.add(obs, _p(GQA, "knowledgeBase"), n.checked_iri(ev.kb) or n.literal(ev.kb))
     for name, value in task.measures.items():

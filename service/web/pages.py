@@ -108,6 +108,11 @@ class ExperimentPage:
             present - {e.value for e in ExperimentType}
         )
 
+    def unscored_notes(self, experiment_type: str) -> list[str]:
+        """Why no question of this type's tasks was scored, when the gold has nothing for it
+        (the task's ``rdfs:comment``): the table's "undef." otherwise say nothing."""
+        return list(dict.fromkeys(t.note for t in self.tasks_of(experiment_type) if t.note))
+
     def columns(self, experiment_type: str) -> list[str]:
         rows = self.tasks_of(experiment_type)
         names = {m for r in rows for m in r.measures} | {m for r in rows for m in r.undefined}

@@ -71,3 +71,20 @@ def test_the_gold_a_dataset_needs_depends_on_the_types_asked(tmp_path: Path) -> 
     c2kb = _cli("evaluate", "--dataset", str(bare), "--answers", str(bare), "--types", "C2KB")
     assert c2kb.returncode == 1
     assert "no gold queries or annotations, so C2KB cannot be scored" in c2kb.stderr
+
+
+def test_qald10_answer_types_say_why_they_are_not_scored() -> None:
+    # a table of n/a ("questions 0, skippedQuestions 394") and no reason but in the JSON's
+    # per-question statuses (no-gold): QALD-10 gives no answer types
+    qald10 = DATA / "qald" / "KGQA_QALD-10" / "data" / "qald_10" / "qald_10.json"
+    done = _cli("evaluate", "--dataset", "qald-10-test", "--answers", str(qald10), "--types", "AT")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "skippedQuestions  394" in lines
+    said = "AT: no question was scored: the dataset gives no answer types"
+    assert said in lines
+    as_json = _cli("evaluate", "--dataset", "qald-10-test", "--answers", str(qald10),
+                   "--types", "QA,AT", "--output", "json")  # fmt: skip
+    warnings = json.loads(as_json.stdout)["warnings"]
+    assert f"qald-10-test: warning: {said}" in warnings
+    assert not [w for w in warnings if "QA: no question" in w]  # QA was scored

@@ -3,6 +3,7 @@ found on their public pages, over HTTP."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from service import catalog
@@ -35,3 +36,50 @@ def test_a_file_read_from_a_path_is_named_without_its_folders(server) -> None:
     server.app.extensions[EXTENSION].changed()
     text = server.get("dataset/walk-path.nt").text
     assert "/srv/private" not in text and "qald.json:3: warning: odd" in text
+
+
+def _qald(*, answer_types: bool) -> bytes:
+    """Two QALD-JSON questions with gold answers, with or without answer types."""
+    questions = []
+    for i, city in ((1, "Berlin"), (2, "Paris")):
+        q = {
+            "id": str(i),
+            "question": [{"language": "en", "string": f"What is city {i}?"}],
+            "answers": [
+                {
+                    "head": {"vars": ["uri"]},
+                    "results": {
+                        "bindings": [
+                            {"uri": {"type": "uri", "value": f"http://dbpedia.org/resource/{city}"}}
+                        ]
+                    },
+                }
+            ],
+        }
+        if answer_types:
+            q["answertype"] = "resource"
+        questions.append(q)
+    return json.dumps({"questions": questions}).encode()
+
+
+def test_a_type_the_gold_has_nothing_for_says_why_it_has_no_scores(server) -> None:
+    # QALD-10 with --types AT: a table of n/a, "questions 0, skippedQuestions 394", and only
+    # each question's status (no-gold) in the JSON said why
+    files = [
+        ("dataset_file", ("no-types.json", _qald(answer_types=False))),
+        ("answers", ("sys.json", _qald(answer_types=True))),
+    ]
+    data = {"profile": "fair", "experiment_type": ["QA", "AT"]}
+    response = server.post("api/experiments", files=files, data=data)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    said = "AT: no question was scored: the dataset gives no answer types"
+    [evaluation] = state["evaluations"]  # the API says it as `evaluate --output json` does
+    assert any(said in w for w in evaluation["warnings"]), evaluation["warnings"]
+    results = evaluation["results"]
+    assert results["AT"]["questions"] == 0 and results["QA"]["questions"] == 2
+    page = server.get(f"experiment/{ticket['id']}", headers={**auth, "Accept": "text/html"})
+    assert f'<p class="info" id="unscored-AT">{said}.</p>' in page.text
+    assert 'id="unscored-QA"' not in page.text  # QA was scored
