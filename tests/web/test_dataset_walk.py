@@ -83,3 +83,23 @@ def test_a_type_the_gold_has_nothing_for_says_why_it_has_no_scores(server) -> No
     page = server.get(f"experiment/{ticket['id']}", headers={**auth, "Accept": "text/html"})
     assert f'<p class="info" id="unscored-AT">{said}.</p>' in page.text
     assert 'id="unscored-QA"' not in page.text  # QA was scored
+
+
+def test_a_question_label_is_in_the_language_of_its_text(server) -> None:
+    # Polish and Korean headings sat untagged inside <html lang="en">: rdfs:label had no tag
+    questions = (
+        Question("1", (QuestionText("pl", "Ile nóg ma pająk?"),), answers=AnswerSet()),
+        Question("2", (QuestionText("ko", "서울의 인구는?"), QuestionText("en", "Seoul?"))),
+    )
+    server.storage.catalogue.store_questions("walk-langs", Dataset("walk-langs", questions))
+    server.app.extensions[EXTENSION].changed()
+    turtle = server.get("dataset/walk-langs/question/1.nt").text
+    assert '<http://www.w3.org/2000/01/rdf-schema#label> "Ile nóg ma pająk?"@pl' in turtle
+    page = server.get("dataset/walk-langs/question/1").text
+    assert '<h1 lang="pl">Ile nóg ma pająk?</h1>' in page
+    assert '<title lang="pl">Ile nóg ma pająk?' in page
+    english = server.get("dataset/walk-langs/question/2").text  # the English text labels it
+    assert '<h1 lang="en">Seoul?</h1>' in english
+    listed = server.get("dataset/walk-langs").text
+    assert '<td lang="pl">Ile nóg ma pająk?</td>' in listed
+    assert '<td lang="en">Seoul?</td>' in listed
