@@ -626,7 +626,8 @@ def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> set[int]:
         )
     p_false, p_missed = _p(GQA, "falseAnswer"), _p(GQA, "missedAnswer")
     false = [i for i in range(len(qs.given)) if i not in matched_given][:EXPLAINED_PER_KIND]
-    missed = [item for i, item in enumerate(qs.gold) if i not in matched_gold]
+    # none when nothing was missed (fn 0): PolEval's other alternatives of a matched answer
+    missed = [item for i, item in enumerate(qs.gold) if i not in matched_gold] if qs.fn else []
     for i in false:
         g.add(result, p_false, n.displayed_term(qs.given[i]))
     for item in missed[:EXPLAINED_PER_KIND]:

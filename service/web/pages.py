@@ -420,8 +420,11 @@ def task_page(
 ) -> TaskPage:
     """The rows of a task's page from its document's nodes (``describe.index``) and its
     questions' descriptions."""
+    from service.evaluation.profiles.base import gold_alternatives_in
+
     task_node = nodes.get(task_uri) or Node(task_uri)
     task = _task_row(task_node, nodes, uris)
+    alternatives = gold_alternatives_in(task.signature or "")
     rows: list[QuestionRow] = []
     for uri, node in nodes.items():
         if node.text(GQA + "resultOf") != task_uri:
@@ -445,6 +448,8 @@ def task_page(
         matches = _matches(node, nodes)
         false = tuple(sorted(_display(v) for v in node.all(GQA + "falseAnswer")))
         missed = tuple(sorted(_display(v) for v in node.all(GQA + "missedAnswer")))
+        if alternatives:  # one gold answer in several forms: one item, and only if missed
+            missed = _one_answer(missed) if measures.get("fn") else ()
         runtime = node.one(GQA + "runtime")
         rows.append(
             QuestionRow(
@@ -477,6 +482,13 @@ def task_page(
         rows = [replace(r, explained=r.measures.get("tp") is not None) for r in rows]
     rows.sort(key=lambda r: _natural(r.question_id))
     return TaskPage(task=task, experiment_id=experiment_id, rows=tuple(rows))
+
+
+def _one_answer(alternatives: tuple[str, ...]) -> tuple[str, ...]:
+    """Alternatives of one gold answer shown as one: ``4 (or czterech, czworo)``."""
+    if len(alternatives) < 2:
+        return alternatives
+    return (f"{alternatives[0]} (or {', '.join(alternatives[1:])})",)
 
 
 def _natural(text: str) -> tuple[int, int | str]:

@@ -4,6 +4,7 @@ found on their public pages, over HTTP."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from service import catalog
@@ -103,3 +104,41 @@ def test_a_question_label_is_in_the_language_of_its_text(server) -> None:
     listed = server.get("dataset/walk-langs").text
     assert '<td lang="pl">Ile nóg ma pająk?</td>' in listed
     assert '<td lang="en">Seoul?</td>' in listed
+
+
+def _literals(answers: dict[str, list[str]]) -> bytes:
+    """QALD-JSON questions (Polish) with literal answers: id -> values."""
+    questions = [
+        {
+            "id": qid,
+            "question": [{"language": "pl", "string": f"Pytanie {qid}?"}],
+            "answers": [
+                {
+                    "head": {"vars": ["a"]},
+                    "results": {
+                        "bindings": [{"a": {"type": "literal", "value": v}} for v in values]
+                    },
+                }
+            ],
+        }
+        for qid, values in answers.items()
+    ]
+    return json.dumps({"questions": questions}).encode()
+
+
+def test_poleval_alternatives_of_one_answer_are_one_missed_answer(server) -> None:
+    # The task page listed "missed: 4 · czterech · czworo" for one question with FN = 1, and a
+    # question answered right by one alternative had its other alternatives listed as missed
+    gold = {"1": ["4", "czterech", "czworo"], "2": ["4", "cztery"]}
+    files = [
+        ("dataset_file", ("quiz.json", _literals(gold))),
+        ("answers", ("sys.json", _literals({"1": ["pięć"], "2": ["4"]}))),
+    ]
+    response = server.post("api/experiments", files=files, data={"profile": "poleval"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}", "Accept": "text/html"}
+    page = server.get(f"experiment/{ticket['id']}/task/1", headers=auth).text
+    missed = re.findall(r'<li class="fn">.*?missed:</span> (.*?)</li>', page)
+    assert missed == ["4 (or czterech, czworo)"]  # question 1's only; none for question 2
