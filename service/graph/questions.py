@@ -9,12 +9,10 @@ question (as :meth:`Dataset.by_id` does) and are reported as findings.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import PureWindowsPath
 from typing import TypeAlias
 
-from service.errors import Problem
 from service.graph import dcat
 from service.graph import nodes as n
 from service.graph import terms as t
@@ -104,19 +102,9 @@ def check_dataset(
             Finding("format", "gold SPARQL not checked: no SPARQL parser available", "warning")
         )
     for problem in dataset.problems:
-        message = str(_without_folders(problem))
+        message = str(problem.without_folders())  # a file read from a path: no folders
         findings.append(Finding("format", message, problem.severity, problem.question_id))
     return findings
-
-
-def _without_folders(problem: Problem) -> Problem:
-    """The problem naming its file without folders: findings are public (dataset page, graph,
-    API), and a file read from a path (a version registered from the command line) must not
-    show the server's directories. A catalogue file is already named by its dataset."""
-    if problem.file is None:
-        return problem
-    name = PureWindowsPath(problem.file).name  # splits at "/" and at "\\"
-    return problem if name == problem.file else replace(problem, file=name)
 
 
 def question_quads(dataset_uri: str, dataset: Dataset, graph: NamedNode) -> list[Quad]:

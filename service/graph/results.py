@@ -344,7 +344,8 @@ def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation) -> None:
             [
                 (TYPE, _p(GQA, "Warning")),
                 (_p(GQA, "position"), _position(position)),
-                (_p(RDFS, "comment"), n.literal(str(problem))),
+                # an answer file `evaluate --store` read from a path: named without folders
+                (_p(RDFS, "comment"), n.literal(str(problem.without_folders()))),
             ],
         )
 

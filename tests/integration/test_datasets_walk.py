@@ -88,3 +88,19 @@ def test_qald10_answer_types_say_why_they_are_not_scored() -> None:
     warnings = json.loads(as_json.stdout)["warnings"]
     assert f"qald-10-test: warning: {said}" in warnings
     assert not [w for w in warnings if "QA: no question" in w]  # QA was scored
+
+
+def test_a_recorded_experiment_names_its_files_without_the_servers_folders(
+    tmp_path: Path,
+) -> None:
+    # NLQ's own file as the answers: its reader's warnings were stored in the experiment's graph
+    # as '/work/shared/data/qald/NLIWOD/nlq1_vis.json:450:2: … empty question id'
+    nlq = DATA / "qald" / "NLIWOD" / "nlq1_vis.json"
+    store = str(tmp_path / "store")
+    done = _cli("evaluate", "--dataset", "nlq-shared-task-1", "--answers", str(nlq),
+                "--store", store)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    exported = _cli("export", "--store", store)
+    comments = [line for line in exported.stdout.splitlines() if "rdf-schema#comment" in line]
+    assert any('"nlq1_vis.json:450:2: $[56]' in line for line in comments), comments
+    assert not [line for line in comments if str(DATA) in line]
