@@ -257,12 +257,15 @@ def cache_dir() -> Path:
     return Path(value) if value else Path.home() / ".cache" / "gerbil-qa" / "datasets"
 
 
-def _verify(path: Path, dist: Distribution) -> None:
+def _verify(path: Path, dist: Distribution, where: str) -> None:
+    """Refuse a file whose checksum is not the catalogue's; the message names it by its
+    catalogue path (``where`` it lies: the data mirror, the download cache), since it reaches
+    API and run page users, who must not learn the server's folders."""
     got = sha256_of(path)
     if got != dist.sha256:
         raise BadRequest(
-            f"{path}: SHA-256 {got} does not match the catalogue's {dist.sha256} for "
-            f"{dist.download_url}; refusing to use it"
+            f"{dist.mirror_path} in the {where}: SHA-256 {got} does not match the catalogue's "
+            f"{dist.sha256} for {dist.download_url}; refusing to use it"
         )
 
 
@@ -280,14 +283,16 @@ def resolve(
     if mirror is not None:
         local = mirror / dist.mirror_path
         if local.is_file():
-            _verify(local, dist)
+            _verify(local, dist, "data mirror (GERBIL_QA_DATA)")
             return local
     target = (cache or cache_dir()) / dist.sha256 / Path(dist.mirror_path).name
     if target.is_file():
-        _verify(target, dist)
+        _verify(target, dist, "download cache (GERBIL_QA_CACHE)")
         return target
     if not download:
-        raise NotFound(f"{dist.mirror_path} is not in the mirror {mirror} and downloads are off")
+        raise NotFound(
+            f"{dist.mirror_path} is not in the data mirror (GERBIL_QA_DATA) and downloads are off"
+        )
     import requests
 
     try:
@@ -310,12 +315,41 @@ def resolve(
 
 
 def load(name: str, **resolve_options):  # -> service.model.Dataset
-    """Read a built-in dataset by name (the file resolved and verified as :func:`resolve`)."""
-    from service import formats
+    """Read a built-in dataset by name (the file resolved and verified as :func:`resolve`).
+
+    Its ``source``, and the file each of its problems names, is :func:`shown_name`, never the
+    server's path: readers' findings reach the public dataset page, the graph, the API and run
+    pages (``dataset refresh`` takes the path from :func:`resolve`)."""
+    from service.errors import FormatError
 
     entry = get_entry(name)
     wanted = [d for d in entry.distributions if d.role != "kb"]
     files = {d.role: (resolve(d, **resolve_options), d.format) for d in wanted}
+    shown = {str(path): shown_name(entry.name, path) for path, _ in files.values()}
+    try:
+        dataset = _read(entry, files)
+    except FormatError as err:
+        raise FormatError([_shown_problem(p, shown) for p in err.problems]) from None
+    problems = tuple(_shown_problem(p, shown) for p in dataset.problems)
+    source = shown.get(dataset.source or "", dataset.source)
+    # its file's id kept: a TEXT2SPARQL service is asked by it
+    return replace(dataset, source=source, problems=problems).renamed(name)
+
+
+def shown_name(name: str, path: Path) -> str:
+    """How a catalogue dataset's file is named to users: by the dataset's name and the file's
+    own name (``nlq-shared-task-1 (nlq1_vis.json)``), not by the mirror's or cache's folders."""
+    return f"{name} ({path.name})"
+
+
+def _shown_problem(problem, shown: dict[str, str]):  # -> service.errors.Problem
+    return replace(problem, file=shown.get(problem.file or "", problem.file))
+
+
+def _read(entry: CatalogEntry, files: dict[str, tuple[Path, str]]):  # -> Dataset
+    """The dataset of ``entry`` from its resolved files (questions, expected or gold answers)."""
+    from service import formats
+
     # The catalogue's files are the operator's choice: no answer limits (those are for uploads).
     limits = formats.UNLIMITED_ANSWERS
     # a file that names no language (TSV) is in the catalogue's, when it states one
@@ -335,7 +369,7 @@ def load(name: str, **resolve_options):  # -> service.model.Dataset
             dataset,
             questions=tuple(q for q in dataset.questions if bool(q.hybrid) == entry.select_hybrid),
         )
-    return dataset.renamed(name)  # its file's id kept: a TEXT2SPARQL service is asked by it
+    return dataset
 
 
 def _with_expected(dataset, path: Path, fmt: str, *, limits):  # -> service.model.Dataset

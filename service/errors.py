@@ -8,6 +8,7 @@ answers with; the CLI prints its message and exits non-zero. Input files that ca
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import PureWindowsPath
 from typing import Literal
 
 Severity = Literal["error", "warning"]
@@ -64,6 +65,14 @@ class Problem:
     def located(self, *, file: str | None) -> Problem:
         """The same problem attributed to ``file`` (readers often learn the name late)."""
         return self if self.file or file is None else replace(self, file=file)
+
+    def without_folders(self) -> Problem:
+        """The same problem naming its file without folders, for what is public (the graph,
+        pages, the API): a file read from a path must not show the server's directories."""
+        if self.file is None:
+            return self
+        name = PureWindowsPath(self.file).name  # splits at "/" and at "\\"
+        return self if name == self.file else replace(self, file=name)
 
     def __str__(self) -> str:
         where = self.file or "<input>"

@@ -342,6 +342,7 @@ def table(ev: Evaluation) -> str:
         cells = [row[0].ljust(widths[0])]
         cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         lines.append("  ".join(cells).rstrip())
+    lines += [note for task in ev.tasks.values() if (note := task.unscored_note)]
     lines += _query_lines(ev)
     lines += _slice_lines(ev)
     lines.append(f"signature: {ev.extra.get('intervalSignature') or ev.signature}")
@@ -352,14 +353,16 @@ SLICE_COLUMNS = ("questions", "macroF1", "microF1", "macroF1QALD")
 
 
 def _slice_lines(ev: Evaluation) -> list[str]:
-    """``--by``: per dimension, the QA experiment's headline measures of each value."""
+    """``--by``: per dimension, the headline measures of each value in the QA experiment, or
+    in the first one scored when QA is not (``--types C2KB,…`` on gold queries alone)."""
     lines: list[str] = []
+    first = "QA" if "QA" in ev.tasks or not ev.tasks else next(iter(ev.tasks)).value
     for dim, by_value in ev.extra.get("slices", {}).items():
         rows = [
-            [value, *(_format(types.get("QA", {}).get(m)) for m in SLICE_COLUMNS)]
+            [value, *(_format(types.get(first, {}).get(m)) for m in SLICE_COLUMNS)]
             for value, types in by_value.items()
         ]
-        header = [f"by {dim} (QA)", *SLICE_COLUMNS]
+        header = [f"by {dim} ({first})", *SLICE_COLUMNS]
         widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
         for row in [header, *rows]:
             cells = [row[0].ljust(widths[0])]

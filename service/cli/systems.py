@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +333,9 @@ def _refresh(args: argparse.Namespace) -> int:
         from service import catalog
 
         dataset = catalog.load(args.name)  # NotFound names `gerbil-qa datasets`
+        # its provenance and default output name come from the file itself, not its shown name
+        entry = catalog.get_entry(args.name)
+        dataset = replace(dataset, source=str(catalog.resolve(entry.questions_file)))
     limits = ExecutionLimits(timeout=args.timeout, max_results=args.max_results)
     kb = _refresh_kb(args, is_file=path.exists())
     with SparqlExecutor(

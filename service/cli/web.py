@@ -78,7 +78,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from service.web import close_app, create_app
     from service.web.config import ENV_PREFIX, load_config
-    from service.web.serving import create_server
+    from service.web.serving import bind_sockets, create_server
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -110,7 +110,14 @@ def _serve(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, base=base)
     if not config.base.endswith("/"):
         config = dataclasses.replace(config, base=config.base + "/")
-    app = create_app(config)
+    # the address first: a port in use is said before a store is made for it (with its base)
+    sockets = bind_sockets(config)
+    try:
+        app = create_app(config)
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
 
     def stop(signum: int, frame: object) -> None:  # SIGTERM: leave through the finally below
         raise KeyboardInterrupt
@@ -118,7 +125,7 @@ def _serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     server = None
     try:
-        server = create_server(app, config, url_prefix=args.url_prefix)
+        server = create_server(app, config, sockets, url_prefix=args.url_prefix)
         from service.graph.remote import without_credentials
 
         store = without_credentials(str(config.store), {})  # a remote URL's password: never

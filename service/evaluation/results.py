@@ -69,6 +69,15 @@ EXPERIMENT_TYPES: dict[ExperimentType, Concept] = {
 """The code list ``gqa:experimentTypes`` (Usbeck et al., Benchmarking Question Answering
 Systems, Semantic Web 10(2), 2019): every experiment type with its label and description."""
 
+QUERY_LEVEL_TYPES = (
+    ExperimentType.C2KB,
+    ExperimentType.P2KB,
+    ExperimentType.RE2KB,
+    ExperimentType.AIT2KB,
+)
+"""The sub-experiments whose gold is what the gold query (or an annotation) marks, not the gold
+answers: a dataset of gold queries without answers (LC-QuAD 1.0) is scored on these."""
+
 
 class QuestionStatus(StrEnum):
     """Why a question has the scores it has."""
@@ -307,6 +316,33 @@ class TaskScores:
     experiment_type: ExperimentType
     measures: Mapping[str, Measure]
     questions: tuple[QuestionScore, ...]
+
+    @property
+    def unscored_note(self) -> str | None:
+        """Why no question was scored, when the gold had nothing for the type in any question
+        asked (a table of n/a otherwise says nothing): ``AT: no question was scored: the
+        dataset gives no answer types``; None when some question was scored."""
+        statuses = {q.status for q in self.questions}
+        if QuestionStatus.NO_GOLD not in statuses or statuses - _LEFT_OUT:
+            return None
+        return no_gold_note(self.experiment_type)
+
+
+_LEFT_OUT = frozenset((QuestionStatus.NO_GOLD, QuestionStatus.NO_TEXT))
+
+NO_GOLD_REASONS: dict[ExperimentType, str] = {
+    ExperimentType.QA: "the dataset gives no gold answers",
+    ExperimentType.AT: "the dataset gives no answer types",
+    **{t: "the dataset gives no gold queries or annotations" for t in QUERY_LEVEL_TYPES},
+}
+"""What the gold lacks when the scorer marks a question ``no-gold``, by experiment type."""
+
+
+def no_gold_note(experiment_type: ExperimentType | str) -> str:
+    """The sentence said (CLI table, warnings, experiment page, API) for a task none of whose
+    questions the gold has anything for."""
+    etype = ExperimentType(experiment_type)
+    return f"{etype.value}: no question was scored: {NO_GOLD_REASONS[etype]}"
 
 
 @dataclass(frozen=True, slots=True)

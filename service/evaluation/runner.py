@@ -22,6 +22,7 @@ from service.evaluation.matchers.sets import IriSetMatcher, canonical_relation, 
 from service.evaluation.measures import MEASURES, Reporting, TaskRecords, has_confidence
 from service.evaluation.profiles import Profile, get_profile
 from service.evaluation.results import (
+    QUERY_LEVEL_TYPES,
     Evaluation,
     ExperimentType,
     QuestionScore,
@@ -46,9 +47,7 @@ SUB_TYPES = (
     ExperimentType.AT,
     ExperimentType.AIT2KB,
 )
-_MARKING_TYPES = frozenset(
-    (ExperimentType.C2KB, ExperimentType.P2KB, ExperimentType.RE2KB, ExperimentType.AIT2KB)
-)
+_MARKING_TYPES = frozenset(QUERY_LEVEL_TYPES)
 _IRI_TYPES = {
     ExperimentType.C2KB: "resources",
     ExperimentType.P2KB: "properties",
@@ -354,6 +353,8 @@ def evaluate(
         )
         measures = MEASURES.compute(TaskRecords(records, prof.scoring), reporting)
         tasks[etype] = TaskScores(etype, measures, tuple(records))
+        if (note := tasks[etype].unscored_note) is not None:  # stored with the task, so pages say
+            problems.append(Problem(note, severity="warning", file=dataset.label))
 
     used_kb = kb is not None and prof.uses_kb
     return Evaluation(

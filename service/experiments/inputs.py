@@ -9,19 +9,20 @@ the chosen language).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from service.errors import BadRequest, FormatError, Problem
+from service.evaluation.results import QUERY_LEVEL_TYPES, ExperimentType
 from service.experiments.spec import CatalogueDataset, DatasetSource, FileRef
 
 if TYPE_CHECKING:
     from service.evaluation.profiles import Profile
     from service.evaluation.results import Evaluation
     from service.formats.base import Limits
-    from service.model import Dataset, SystemRun
+    from service.model import Dataset, Question, SystemRun
 
 MIN_MATCHED_IDS = 0.5  # below this share of the dataset's question ids, answers are refused
 
@@ -102,11 +103,13 @@ def read_dataset(
     *,
     language: str | None,
     gold: DatasetSource | None = None,
+    types: Sequence[str] = (),
 ) -> Dataset:
     """The dataset of a spec, read and checked (:func:`check_dataset`); with ``gold`` (a result
     set or any answers file, or a catalogue dataset) its gold answers are taken from there,
     matched by question id and language (:func:`service.model.attach_gold`; what does not match
-    is reported as warnings)."""
+    is reported as warnings). ``types``: the experiment types asked for, which say what gold
+    the dataset must have."""
     if isinstance(source, CatalogueDataset):
         from service import catalog
 
@@ -125,7 +128,7 @@ def read_dataset(
         name = None
     if gold is not None:
         dataset = _with_gold(dataset, gold, files, language=language)
-    check_dataset(dataset, name=name)
+    check_dataset(dataset, name=name, types=types)
     return dataset
 
 
@@ -146,13 +149,22 @@ def _with_gold(
     return attach_gold(dataset, gold)
 
 
-def check_dataset(dataset: Dataset, *, name: str | None = None) -> None:
-    """A dataset must have questions and gold answers to score against; ``name``: the
-    catalogue's, said instead of the path of its file (a web user never sees the mirror)."""
+def check_dataset(dataset: Dataset, *, name: str | None = None, types: Sequence[str] = ()) -> None:
+    """A dataset must have questions and gold for the experiment ``types`` (empty: the default,
+    QA first) to score against: QA and AT need gold answers, the query-level sub-experiments
+    gold queries (or annotations), as the scorer marks a question without them ``no-gold``.
+    ``name``: the catalogue's, said instead of its file (a web user never sees the mirror)."""
     where = name or dataset.source
     if not dataset.questions:
         raise FormatError(Problem("the dataset has no questions", file=where))
-    if not any(q.answers is not None or q.out_of_scope for q in dataset.questions):
+    wanted = _known_types(types)
+    answers = any(q.answers is not None or q.out_of_scope for q in dataset.questions)
+    queries = any(map(_has_gold_markings, dataset.questions))
+    by_answers = not types or any(t not in QUERY_LEVEL_TYPES for t in wanted)
+    by_queries = any(t in QUERY_LEVEL_TYPES for t in wanted)
+    if (by_answers and answers) or (by_queries and queries) or (types and not wanted):
+        return  # something can be scored (unknown types: the scorer names the known ones)
+    if by_answers:
         raise FormatError(
             Problem(
                 "the dataset has no gold answers, so nothing can be scored"
@@ -161,18 +173,43 @@ def check_dataset(dataset: Dataset, *, name: str | None = None) -> None:
                 expected="questions with answers",
             )
         )
+    asked = ", ".join(t.value for t in wanted)
+    raise FormatError(
+        Problem(
+            f"the dataset has no gold queries or annotations, so {asked} cannot be scored",
+            file=where,
+            expected="questions with a gold SPARQL query",
+        )
+    )
+
+
+def _known_types(types: Sequence[str]) -> list[ExperimentType]:
+    known = {t.value: t for t in ExperimentType}
+    return [known[k] for k in (str(t).strip().upper() for t in types) if k in known]
+
+
+def _has_gold_markings(question: Question) -> bool:
+    """Whether the query-level sub-experiments have gold for ``question``: its gold query (or
+    pseudo query) when in scope, or annotations and answer item types (as the scorer reads)."""
+    query = question.sparql or question.pseudo_query
+    if query and query.strip() and not question.out_of_scope:
+        return True
+    return bool(question.answer_item_types) or any(t.annotations for t in question.texts)
 
 
 def _gold_queries_hint(dataset: Dataset, name: str) -> str:
-    """How a dataset of gold queries without answers (LC-QuAD 1.0) gets its answers."""
+    """How a dataset of gold queries without answers (LC-QuAD 1.0) gets its answers, or is
+    scored without them."""
     queries = sum(1 for q in dataset.questions if q.sparql and q.sparql.strip())
     if not queries:
         return ""
+    types = ",".join(t.value for t in QUERY_LEVEL_TYPES)
     return (
         f"; its {queries} questions have gold SPARQL: `gerbil-qa dataset refresh {name} "
         "--kb FILE|URL` runs them on its knowledge base into a dataset with answers, or give "
         'the gold answers apart with --gold (the API: "gold"; the run page: "gold answers '
-        'from a file")'
+        f'from a file"), or score only what the queries mark: --types {types} (the API: '
+        '"experimentTypes")'
     )
 
 

@@ -110,7 +110,9 @@ def run_experiment(
 
     report.phase("reading")
     if languages == (ALL_LANGUAGES,):
-        languages = _dataset_languages(read_dataset(spec.dataset, files, language=None))
+        languages = _dataset_languages(
+            read_dataset(spec.dataset, files, language=None, types=spec.experiment_types)
+        )
     kb = None
     if spec.kb is not None:
         from service.kb.open import open_kb
@@ -122,7 +124,9 @@ def run_experiment(
     obtained: list[Obtained] = []
     dataset: Dataset | None = None
     for language in languages:
-        read = read_dataset(spec.dataset, files, language=language, gold=spec.gold)
+        read = read_dataset(
+            spec.dataset, files, language=language, gold=spec.gold, types=spec.experiment_types
+        )
         if storage is not None and dataset is None:
             check_unique_ids(read)  # its results are named by question id in the graph
         dataset = dataset or read
@@ -338,7 +342,9 @@ def prepare(
     if sum(len(data) for data in uploads.values()) > parse_bytes:
         return files
     read = _registered_version(spec, storage) if storage is not None else spec
-    dataset = read_dataset(read.dataset, files, language=language, gold=spec.gold)
+    dataset = read_dataset(
+        read.dataset, files, language=language, gold=spec.gold, types=spec.experiment_types
+    )
     if storage is not None:  # to be recorded (a comparison on the page records nothing)
         check_unique_ids(dataset)
     for asked in () if language is None else languages:  # each one must ask something

@@ -102,7 +102,8 @@ def check_dataset(
             Finding("format", "gold SPARQL not checked: no SPARQL parser available", "warning")
         )
     for problem in dataset.problems:
-        findings.append(Finding("format", str(problem), problem.severity, problem.question_id))
+        message = str(problem.without_folders())  # a file read from a path: no folders
+        findings.append(Finding("format", message, problem.severity, problem.question_id))
     return findings
 
 
@@ -133,9 +134,8 @@ def _question(ds: NamedNode, q: Question) -> list[tuple[NamedNode, Object]]:
             pairs.append(
                 (_p(GQA, "keywords"), n.literal(text.keywords.strip(), lang=text.language))
             )
-    first = q.text("en") or next((x.string for x in q.texts if x.string), None)
-    if first:
-        pairs.append((_p(RDFS, "label"), n.literal(first.strip())))
+    if (labelled := _label_text(q)) is not None:  # tagged: pages mark it (lang=) from the tag
+        pairs.append((_p(RDFS, "label"), n.literal(labelled[0], lang=labelled[1])))
     if q.answer_type is not None:
         pairs.append((_p(GQA, "answerType"), _p(GQA, f"answerType-{q.answer_type.value}")))
     for prop, value in (
@@ -159,6 +159,13 @@ def _question(ds: NamedNode, q: Question) -> list[tuple[NamedNode, Object]]:
         if (item := n.checked_iri(item_type)) is not None:
             pairs.append((_p(GQA, "answerItemType"), item))
     return pairs
+
+
+def _label_text(q: Question) -> tuple[str, str] | None:
+    """The text a question is labelled by, and its language: its first English text, else its
+    first one."""
+    texts = [(t.string.strip(), t.language) for t in q.texts if t.string and t.string.strip()]
+    return next((t for t in texts if t[1] == "en"), texts[0] if texts else None)
 
 
 def finding_quads(

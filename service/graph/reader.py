@@ -111,6 +111,7 @@ class TaskResult:
     # the stored bootstrap interval of each measure ([low, high], None ends when undefined)
     intervals: dict[str, list[float | None]] = field(default_factory=dict)
     interval_signature: str | None = None
+    note: str | None = None  # why no question was scored (the gold has nothing for the type)
 
 
 def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
@@ -164,6 +165,7 @@ def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
         warnings=tuple(text for _, text in warnings),
         intervals=intervals,
         interval_signature=node.text(GQA + "intervalSignature"),
+        note=node.text(RDFS + "comment"),
     )
 
 

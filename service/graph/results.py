@@ -344,7 +344,8 @@ def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation) -> None:
             [
                 (TYPE, _p(GQA, "Warning")),
                 (_p(GQA, "position"), _position(position)),
-                (_p(RDFS, "comment"), n.literal(str(problem))),
+                # an answer file `evaluate --store` read from a path: named without folders
+                (_p(RDFS, "comment"), n.literal(str(problem.without_folders()))),
             ],
         )
 
@@ -425,6 +426,8 @@ def _task_quads(
     )
     if parent is not None:
         g.add(obs, _p(GERBIL, "subExperimentOf"), parent)
+    if (note := task.unscored_note) is not None:  # why its measures are all undefined
+        g.add(obs, _p(RDFS, "comment"), n.literal(note, lang="en"))
     if ev.kb:
         g.add(obs, _p(GQA, "knowledgeBase"), n.checked_iri(ev.kb) or n.literal(ev.kb))
     for name, value in task.measures.items():
@@ -624,7 +627,8 @@ def _explanation(g: _Graph, result: NamedNode, qs: QuestionScore) -> set[int]:
         )
     p_false, p_missed = _p(GQA, "falseAnswer"), _p(GQA, "missedAnswer")
     false = [i for i in range(len(qs.given)) if i not in matched_given][:EXPLAINED_PER_KIND]
-    missed = [item for i, item in enumerate(qs.gold) if i not in matched_gold]
+    # none when nothing was missed (fn 0): PolEval's other alternatives of a matched answer
+    missed = [item for i, item in enumerate(qs.gold) if i not in matched_gold] if qs.fn else []
     for i in false:
         g.add(result, p_false, n.displayed_term(qs.given[i]))
     for item in missed[:EXPLAINED_PER_KIND]:

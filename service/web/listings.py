@@ -479,6 +479,7 @@ class QuestionListRow:
     id: str
     label: str | None
     answer_type: str | None
+    label_language: str | None = None  # the label's language tag, for the page's lang=
 
 
 def dataset_questions(dataset: str) -> list[QuestionListRow]:
@@ -492,13 +493,15 @@ def dataset_questions(dataset: str) -> list[QuestionListRow]:
     seen: dict[str, QuestionListRow] = {}
     for r in rows:
         uri = _v(r["q"]) or ""
+        label = r["label"]
         seen.setdefault(
             uri,
             QuestionListRow(
                 uri,
                 _v(r["id"]) or "",
-                _v(r["label"]),
+                _v(label),
                 local(_v(r["type"])).removeprefix("answerType-") or None,
+                getattr(label, "language", None),
             ),
         )
     return sorted(seen.values(), key=lambda q: (0, int(q.id)) if q.id.isdigit() else (1, q.id))

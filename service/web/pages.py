@@ -108,6 +108,11 @@ class ExperimentPage:
             present - {e.value for e in ExperimentType}
         )
 
+    def unscored_notes(self, experiment_type: str) -> list[str]:
+        """Why no question of this type's tasks was scored, when the gold has nothing for it
+        (the task's ``rdfs:comment``): the table's "undef." otherwise say nothing."""
+        return list(dict.fromkeys(t.note for t in self.tasks_of(experiment_type) if t.note))
+
     def columns(self, experiment_type: str) -> list[str]:
         rows = self.tasks_of(experiment_type)
         names = {m for r in rows for m in r.measures} | {m for r in rows for m in r.undefined}
@@ -415,8 +420,11 @@ def task_page(
 ) -> TaskPage:
     """The rows of a task's page from its document's nodes (``describe.index``) and its
     questions' descriptions."""
+    from service.evaluation.profiles.base import gold_alternatives_in
+
     task_node = nodes.get(task_uri) or Node(task_uri)
     task = _task_row(task_node, nodes, uris)
+    alternatives = gold_alternatives_in(task.signature or "")
     rows: list[QuestionRow] = []
     for uri, node in nodes.items():
         if node.text(GQA + "resultOf") != task_uri:
@@ -440,6 +448,8 @@ def task_page(
         matches = _matches(node, nodes)
         false = tuple(sorted(_display(v) for v in node.all(GQA + "falseAnswer")))
         missed = tuple(sorted(_display(v) for v in node.all(GQA + "missedAnswer")))
+        if alternatives:  # one gold answer in several forms: one item, and only if missed
+            missed = _one_answer(missed) if measures.get("fn") else ()
         runtime = node.one(GQA + "runtime")
         rows.append(
             QuestionRow(
@@ -472,6 +482,13 @@ def task_page(
         rows = [replace(r, explained=r.measures.get("tp") is not None) for r in rows]
     rows.sort(key=lambda r: _natural(r.question_id))
     return TaskPage(task=task, experiment_id=experiment_id, rows=tuple(rows))
+
+
+def _one_answer(alternatives: tuple[str, ...]) -> tuple[str, ...]:
+    """Alternatives of one gold answer shown as one: ``4 (or czterech, czworo)``."""
+    if len(alternatives) < 2:
+        return alternatives
+    return (f"{alternatives[0]} (or {', '.join(alternatives[1:])})",)
 
 
 def _natural(text: str) -> tuple[int, int | str]:

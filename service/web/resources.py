@@ -643,11 +643,13 @@ def _public_document(
 def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **extra: Any) -> str:
     nodes = index(quads)
     main = nodes.get(uri)
-    title = (main.text(DCT + "title") or main.text(RDFS + "label")) if main else None
+    titled = (main.one(DCT + "title") or main.one(RDFS + "label")) if main else None
     return render_template(
         extra.pop("template", "resource.html"),
         uri=uri,
-        title=title or pages.local(uri),
+        title=titled.value if titled is not None else pages.local(uri),
+        # a Polish or Korean question's label must not read as English (the page is lang="en")
+        title_lang=getattr(titled, "language", None),
         main=main,
         others=[n for k, n in nodes.items() if k != uri],
         private=private,

@@ -12,9 +12,12 @@ front bounds those (``service/web/README.md`` has an nginx setup).
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 from typing import Any
 
+from service.errors import ServiceError
 from service.web.config import WebConfig
 
 log = logging.getLogger(__name__)
@@ -60,10 +63,54 @@ def raise_open_files_limit(config: WebConfig) -> int:
     return soft
 
 
-def create_server(app: Any, config: WebConfig, **extra: Any) -> Any:
-    """A waitress server for ``app`` as ``config`` says (``extra``: more waitress settings,
+def create_server(
+    app: Any, config: WebConfig, sockets: list[socket.socket] | None = None, **extra: Any
+) -> Any:
+    """A waitress server for ``app`` as ``config`` says (``sockets``: bound by
+    :func:`bind_sockets`, else waitress binds host and port; ``extra``: more waitress settings,
     e.g. ``url_prefix``); call ``run()`` on it."""
     import waitress
 
     raise_open_files_limit(config)
-    return waitress.create_server(app, **waitress_options(config), **extra)
+    options = waitress_options(config)
+    if sockets:
+        del options["host"], options["port"]
+        options["sockets"] = sockets
+    return waitress.create_server(app, **options, **extra)
+
+
+def bind_sockets(config: WebConfig) -> list[socket.socket]:
+    """The sockets of ``config``'s host and port (each address the host resolves to, as
+    waitress does), bound before anything else is done: the store opened, the demo computed.
+    An address that cannot be bound raises a :class:`ServiceError` saying which and what to
+    do, where waitress, binding last, left a traceback and a store made for that port."""
+    from waitress.adjustments import Adjustments
+
+    bound: list[socket.socket] = []
+    try:
+        for family, kind, proto, address in Adjustments(host=config.host, port=config.port).listen:
+            sock = socket.socket(family, kind, proto)
+            bound.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as waitress sets it
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+    except OSError as err:
+        for sock in bound:
+            sock.close()
+        raise ServiceError(_bind_failure(config, err)) from None
+    return bound
+
+
+def _bind_failure(config: WebConfig, err: OSError) -> str:
+    where = f"{config.host}:{config.port}"
+    if err.errno == errno.EADDRINUSE:
+        return (
+            f"cannot serve on {where}: the address is already in use (another gerbil-qa serve "
+            "or another server listens there); choose another port with --port N (or "
+            "GERBIL_QA_PORT), or stop what uses it"
+        )
+    return (
+        f"cannot serve on {where}: {err.strerror or err}; choose another address with --host "
+        "and --port N (a port below 1024 needs privileges)"
+    )

@@ -18,7 +18,7 @@ import pyoxigraph
 import pytest
 
 from service import catalog
-from service.errors import BadRequest
+from service.errors import BadRequest, NotFound
 from service.graph.checks import shacl_violations
 from service.graph.store import open_storage
 
@@ -92,8 +92,14 @@ def test_a_file_with_another_checksum_is_refused(data_dir: Path, tmp_path: Path)
     shutil.copy(data_dir / dist.mirror_path, copy)
     with copy.open("ab") as f:
         f.write(b"\n")
-    with pytest.raises(BadRequest, match="SHA-256"):
+    with pytest.raises(BadRequest, match="SHA-256") as refused:
         catalog.resolve(dist, mirror=tmp_path, download=False)
+    # said to API and run page users too: the catalogue's path, not the server's folders
+    assert str(refused.value).startswith(f"{dist.mirror_path} in the data mirror")
+    assert str(tmp_path) not in str(refused.value)
+    with pytest.raises(NotFound) as missing:
+        catalog.resolve(dist, mirror=tmp_path / "none", download=False)
+    assert str(tmp_path) not in str(missing.value) and dist.mirror_path in str(missing.value)
 
 
 @pytest.fixture()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -103,6 +104,29 @@ def test_serve_starts_with_a_published_demo_and_restarts(tmp_path: Path) -> None
         assert [e["id"] for e in again] == [demo["id"]]
     finally:
         _stop(process)
+
+
+def test_serve_on_a_port_in_use_says_so_before_making_anything(tmp_path: Path) -> None:
+    # Before: a traceback (OSError: Address already in use) after the store was created, with
+    # that port's base, and the demo computed
+    store = tmp_path / "store"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "service", "serve", "--store", str(store), "--port", str(port)],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"gerbil-qa: cannot serve on 127.0.0.1:{port}: the address")
+    assert "already in use" in done.stderr and "--port N" in done.stderr
+    assert not store.exists()  # no store, so no base of the port it could not serve on
 
 
 def test_publish_from_the_command_line(tmp_path: Path) -> None:

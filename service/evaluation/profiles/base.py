@@ -31,6 +31,14 @@ VOCAB = "http://w3id.org/gerbil/qa/vocab#"
 ALL_TYPES = tuple(ExperimentType)
 QA_ONLY = (ExperimentType.QA,)
 IDENTITIES = ("exact", "gerbil", "fair")
+GOLD_ALTERNATIVES = ("gold", "best-alternative")
+"""The setting of a profile whose gold items are alternatives of one answer (the best one
+counts): a question has one gold answer, however many alternatives it lists (PolEval)."""
+
+
+def gold_alternatives_in(signature: str) -> bool:
+    """Whether a result's signature says its gold items are alternatives of one answer."""
+    return f"|{GOLD_ALTERNATIVES[0]}:{GOLD_ALTERNATIVES[1]}|" in f"|{signature}|"
 
 
 class AnswerItems(StrEnum):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.evaluation.matchers.poleval import PolEvalMatcher
-from service.evaluation.profiles.base import QA_ONLY, Profile
+from service.evaluation.profiles.base import GOLD_ALTERNATIVES, QA_ONLY, Profile
 from service.evaluation.scoring import STANDARD
 
 PROFILE = Profile(
@@ -25,7 +25,7 @@ PROFILE = Profile(
     settings=(
         ("items", "line"),
         ("match", "number,levenshtein<=len/2"),
-        ("gold", "best-alternative"),
+        GOLD_ALTERNATIVES,
         ("metric", "accuracy"),
     ),
     matcher=PolEvalMatcher(),
