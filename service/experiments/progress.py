@@ -12,7 +12,8 @@ from typing import Any
 
 MAX_REASONS = 20  # errors kept with their reasons per system (the count has them all)
 PHASES = ("reading", "asking", "scoring", "recording", "done")
-SYSTEM_STATES = ("waiting", "asking", "scoring", "done")
+SYSTEM_STATES = ("waiting", "asking", "scoring", "done", "aborted")
+ENDED_STATES = frozenset({"done", "aborted"})  # aborted: the error-rate rule stopped it
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +24,7 @@ class QuestionError:
 
 @dataclass(frozen=True, slots=True)
 class SystemProgress:
-    """One system: ``state`` is waiting, asking, scoring or done; ``since`` when it entered
+    """One system: ``state`` is waiting, asking, scoring, done or aborted; ``since`` when it entered
     that state (seconds since the epoch), from which its pace is known; ``kind`` the system's
     kind (``SYSTEM_KINDS``; None in progress kept before it was)."""
 
@@ -38,7 +39,7 @@ class SystemProgress:
 
     def left(self) -> int:
         """Questions still to be asked or scored here."""
-        return max(0, self.total - self.done) if self.state != "done" else 0
+        return max(0, self.total - self.done) if self.state not in ENDED_STATES else 0
 
     @property
     def reads(self) -> bool:
@@ -59,7 +60,11 @@ class SystemProgress:
         'read, waiting to be scored'
         >>> SystemProgress("service", 2, 13, state="asking", kind="webservice").activity()
         'asking'
+        >>> SystemProgress("service", 6, 13, state="aborted", kind="webservice").left()
+        0
         """
+        if self.state == "aborted":
+            return "aborted: too many errors, not scored"
         if self.state != "asking":
             return self.state
         if self.reads:

@@ -27,7 +27,7 @@ from service.experiments.inputs import (
     read_dataset,
 )
 from service.experiments.spec import ExperimentSpec
-from service.experiments.systems import Cancelled, Obtained, SystemContext, check_name
+from service.experiments.systems import Aborted, Cancelled, Obtained, SystemContext, check_name
 
 ALL_LANGUAGES = "all"  # a spec's languages: every language the dataset has
 
@@ -66,6 +66,7 @@ class Outcome:
     ended_at: float
     public_changed: bool = False
     dataset: Dataset | None = None  # the dataset as read (its questions' features, types)
+    notes: tuple[str, ...] = ()  # systems left out with why (the error-rate rule stopped them)
 
     @property
     def started(self) -> datetime:
@@ -120,8 +121,9 @@ def run_experiment(
         kb = open_kb(list(spec.kb.sources), version=spec.kb.version)
 
     # one pass per language (a web service is asked in each); several are pooled per system
-    by_language: list[list[Evaluation]] = []
-    obtained: list[Obtained] = []
+    by_language: list[dict[int, Evaluation]] = []
+    obtained: dict[int, list[Obtained]] = {}
+    aborted: dict[int, str] = {}  # systems the error-rate rule stopped: no results, the others'
     dataset: Dataset | None = None
     for language in languages:
         read = read_dataset(
@@ -131,11 +133,12 @@ def run_experiment(
             check_unique_ids(read)  # its results are named by question id in the graph
         dataset = dataset or read
         got = _ask(spec, read, language, kb=kb, files=files, job=job, stop=stop, report=report,
-                   policy=policy)  # fmt: skip
-        obtained += got
+                   policy=policy, aborted=aborted)  # fmt: skip
+        for index, answers in got.items():
+            obtained.setdefault(index, []).append(answers)
         report.phase("scoring")
-        evaluations: list[Evaluation] = []
-        for index, answers in enumerate(got):
+        scored: dict[int, Evaluation] = {}
+        for index, answers in got.items():
             if stop.is_set():
                 raise Cancelled("cancelled while scoring; resume to continue")
             report.system(index, state="scoring", done=0)
@@ -154,17 +157,20 @@ def run_experiment(
                 # the answers came from this KB (queries run, a reference system): the
                 # result depends on it even where the profile's matching does not
                 evaluation = replace(evaluation, kb=answers.kb)
-            evaluations.append(evaluation)
+            scored[index] = evaluation
             report.system(index, state="done")
-        by_language.append(evaluations)
+        by_language.append(scored)
     assert dataset is not None  # check_spec gives at least one language
+    if len(aborted) == len(spec.systems):  # nothing to record: the experiment fails
+        raise Aborted("; ".join(aborted.values()))
+    kept = [i for i in range(len(spec.systems)) if i not in aborted]  # asked in every language
     if len(languages) == 1:
-        evaluations = by_language[0]
+        evaluations = [by_language[0][i] for i in kept]
         recorded_evaluations = list(evaluations)
     else:
         from service.evaluation.languages import pooled
 
-        per_system = list(zip(*by_language, strict=True))
+        per_system = [[each[i] for each in by_language] for i in kept]
         evaluations = [pooled(list(each)) for each in per_system]
         # the graph keeps the pooled task and each language's (its per-language measures)
         recorded_evaluations = [*evaluations, *(ev for each in per_system for ev in each)]
@@ -192,7 +198,8 @@ def run_experiment(
         public_changed = recorded.stored_questions
         uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)
-        uploads += [f.uploaded(files) for f in dict.fromkeys(f for g in obtained for f in g.files)]
+        answers_files = (f for i in kept for g in obtained[i] for f in g.files)
+        uploads += [f.uploaded(files) for f in dict.fromkeys(answers_files)]
         from service.experiments.rescore import recorded_spec
 
         ticket = storage.experiments.record(
@@ -206,13 +213,15 @@ def run_experiment(
             ended=timestamp(),
             ticket=ticket,
             hold=hold,
+            notes=tuple(aborted[i] for i in sorted(aborted)),
         )
         if spec.options.publish:
             storage.experiments.publish(ticket.id)
             public_changed = True
     ended = time.time()
     report.phase("done")
-    return Outcome(tuple(evaluations), ticket, started, ended, public_changed, dataset)
+    notes = tuple(aborted[i] for i in sorted(aborted))
+    return Outcome(tuple(evaluations), ticket, started, ended, public_changed, dataset, notes)
 
 
 def _ask(
@@ -226,12 +235,18 @@ def _ask(
     stop: Any,
     report: _Reporter,
     policy: NetworkPolicy | None,
-) -> list[Obtained]:
+    aborted: dict[int, str],
+) -> dict[int, Obtained]:
     """Every system's answers in ``language`` (asked, read or run; SPARQL answers run on the
-    pinned KB). A run of answer files only asks nothing: its phase is "reading"."""
+    pinned KB), by the system's index. A system the error-rate rule stops is left out and
+    ``aborted`` says why (as GERBIL ends that system's task, not the others'); one stopped in
+    an earlier language is not asked again. A run of answer files only asks nothing: its
+    phase is "reading"."""
     report.phase("reading" if all(s.from_files for s in spec.systems) else "asking")
-    obtained: list[Obtained] = []
+    obtained: dict[int, Obtained] = {}
     for index, system in enumerate(spec.systems):
+        if index in aborted:
+            continue
         if stop.is_set():
             raise Cancelled("cancelled before every system was asked; resume to continue")
         report.system(index, state="asking")
@@ -249,14 +264,19 @@ def _ask(
             log=job.log(index) if job is not None else None,
             archive=job.archive if job is not None else None,
         )
-        got = system.obtain(context)
+        try:
+            got = system.obtain(context)
+        except Aborted as err:
+            aborted[index] = f"{err.message}: no results for it; the other systems are scored"
+            report.system(index, state="aborted")
+            continue
         if got.queries:  # answers are SPARQL queries: run them on the pinned KB
             from service.experiments.queries import answer_queries, kb_sources
 
             sources, version = kb_sources(spec)
             run, used = answer_queries(got.run, dataset, sources, version=version)
             got = replace(got, run=run, kb=used)
-        obtained.append(got)
+        obtained[index] = got
     return obtained
 
 

@@ -419,6 +419,7 @@ class ExperimentRepository:
         spec: str | None = None,
         revision_of: str | None = None,
         hold: Hold | None = None,
+        notes: tuple[str, ...] = (),
     ) -> Ticket:
         """Write one finished experiment as a private graph, in one transaction.
 
@@ -442,6 +443,7 @@ class ExperimentRepository:
             software_version=software_version,
             systems=tuple(systems),
             uploads=tuple(uploads),
+            notes=notes,
         )
         with self.store.lock:
             if ticket is None:  # a new id, written with the experiment in one transaction

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import operator
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, TypeAlias
@@ -116,7 +116,7 @@ class ExperimentRecord:
     software_version: str
     systems: tuple[SystemInfo, ...] = ()
     uploads: tuple[UploadedFile, ...] = ()
-    extra: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # about the run as a whole (a system left out, and why)
 
 
 def uploaded_dataset_name(label: str, content_sha256: str) -> str:
@@ -199,6 +199,8 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
     )
     for profile_iri in sorted({e.profile.iri for e in evals}):
         g.add(exp, _p(GQA, "profile"), node(profile_iri))
+    for note in record.notes:
+        g.add(exp, _p(RDFS, "comment"), n.literal(note, lang="en"))
     g.many(software, [(p, o) for _, p, o in prov.software(software, record.software_version)])
 
     # -- systems ----------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     from service.web.running import status_payload
 
     out = status_payload(experiment_id)
-    out.update(dataset=None, papers=[], results=[], evaluations=[])
+    out.update(dataset=None, papers=[], notes=[], results=[], evaluations=[])
     if out["status"] != "finished":
         return out
     storage = services().storage
@@ -133,6 +133,7 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
         _add_slices(out["evaluations"], experiment_id, page, by)
     out["dataset"] = page.dataset
     out["papers"] = list(page.papers)
+    out["notes"] = list(page.notes)
     out["results"] = [
         {
             "task": t.uri,

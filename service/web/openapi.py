@@ -632,6 +632,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "revision).",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
+                        "notes": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "Once finished: about the run as a whole, e.g. a "
+                            "system the error-rate rule stopped (no results for it; the others "
+                            "are scored).",
+                        },
                         "evaluations": {
                             "type": "array",
                             "description": "Once finished: one object per system, exactly as "

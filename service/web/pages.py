@@ -89,6 +89,7 @@ class ExperimentPage:
     papers: tuple[str, ...]
     tasks: tuple[TaskRow, ...]
     uploads: tuple[tuple[str, str, str, str | None], ...]  # (title, role, sha256, anchor)
+    notes: tuple[str, ...] = ()  # about the run as a whole: a system left out, and why
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -171,6 +172,7 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         papers=tuple(sorted(p.value for p in exp.all(DCT + "isReferencedBy"))),
         tasks=tuple(tasks),
         uploads=tuple(uploads),
+        notes=tuple(sorted(c.value for c in exp.all(RDFS + "comment"))),
     )
 
 

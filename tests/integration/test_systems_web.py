@@ -24,6 +24,7 @@ from service.paths import DEMO_DIR
 from service.systems.reference import BaselineSystem
 from service.systems.safety import NetworkPolicy
 from service.systems.server import ServedSystem, make_app
+from service.web.state import EXTENSION
 
 LOCAL = NetworkPolicy.allowing("127.0.0.1/32")
 
@@ -188,6 +189,43 @@ def test_a_run_aborted_by_the_error_rate_rule_ends_in_error_saying_so(app: Any) 
     [system] = status["systems"]  # the progress says which calls failed and why
     assert system["errors"] == int(asked[2]) == len(system["errorReasons"])
     assert all("400" in e["reason"] for e in system["errorReasons"])
+
+
+def test_a_system_the_error_rate_rule_stops_leaves_the_others_scored(app: Any) -> None:
+    """GERBIL ends the failing system's task, not the experiment: before, one service that
+    failed every call ended the whole experiment as error and dropped the other systems'
+    results (an answer file and a later service, never asked)."""
+    client = app.test_client()
+    questions = (DEMO_DIR / "questions.json").read_text(encoding="utf-8")
+    strong = (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
+    with ServedSystem(_refusing) as refusing:
+        body = {
+            "dataset": {"filename": "questions.json", "content": questions},
+            "systems": [
+                {"name": "refusing", "url": refusing.url},
+                {"name": "strong", "answers": strong},
+            ],
+            "kb": "demo",
+        }
+        response = client.post("/api/experiments", json=body)
+        assert response.status_code == 202, response.get_data(as_text=True)
+        eid, token = response.get_json()["id"], response.get_json()["token"]
+        status = _wait(client, eid, token, "finished", "error", "cancelled")
+    assert status["status"] == "finished", status
+    assert [e["system"] for e in status["evaluations"]] == ["strong"]
+    assert status["evaluations"][0]["results"]["QA"]["macroF1"] == 1.0
+    [note] = status["notes"]
+    assert "system refusing was aborted by the error-rate rule" in note, note
+    assert "no results for it; the other systems are scored" in note
+    # the graph says so with the experiment (published with it), and so does its page
+    storage = app.extensions[EXTENSION].storage
+    comments = storage.private.query(
+        "SELECT ?c WHERE { GRAPH ?g { ?e <http://www.w3.org/2000/01/rdf-schema#comment> ?c ; "
+        "a <http://w3id.org/gerbil/qa/vocab#Experiment> } }"
+    )
+    assert [row["c"].value for row in comments] == [note]  # type: ignore[index]
+    page = client.get(f"/experiment/{eid}", headers={"Authorization": f"Bearer {token}"})
+    assert "aborted by the error-rate rule" in page.get_data(as_text=True)
 
 
 def test_a_large_upload_is_parsed_by_the_job_and_its_error_ends_it(tmp_path: Path) -> None:
