@@ -329,6 +329,7 @@ class TaskPage:
     task: TaskRow
     experiment_id: str
     rows: tuple[QuestionRow, ...]
+    warnings: tuple[str, ...] = ()  # about the system's answers, in order (gqa:warning)
 
     def outcome_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(OUTCOMES, 0)
@@ -483,7 +484,22 @@ def task_page(
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
         rows = [replace(r, explained=r.measures.get("tp") is not None) for r in rows]
     rows.sort(key=lambda r: _natural(r.question_id))
-    return TaskPage(task=task, experiment_id=experiment_id, rows=tuple(rows))
+    return TaskPage(
+        task=task,
+        experiment_id=experiment_id,
+        rows=tuple(rows),
+        warnings=_warnings(task_node, nodes),
+    )
+
+
+def _warnings(task: Node, nodes: dict[str, Node]) -> tuple[str, ...]:
+    """The task's warnings about the answers, in the order the scorer gave them."""
+    found = []
+    for w in task.all(GQA + "warning"):  # blank nodes, indexed as _:id
+        node = nodes.get(f"_:{w.value}") or nodes.get(w.value)
+        if node is not None and (text := node.text(RDFS + "comment")):
+            found.append((number(node.one(GQA + "position")) or 0, text))
+    return tuple(text for _, text in sorted(found))
 
 
 def _one_answer(alternatives: tuple[str, ...]) -> tuple[str, ...]:

@@ -499,6 +499,7 @@ def _question_nodes(
 
 
 TASK_PAGE_SIZE = 100  # questions per page of a task's HTML
+TASK_PAGE_WARNINGS = 100  # warnings listed on a task page (all are in its RDF and the API)
 
 
 @bp.get("/experiment/<experiment_id>/task/<name>")
@@ -576,6 +577,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
             uri=uri,
             experiment_uri=graph.uris.experiment(experiment_id),
             private=private,
+            max_warnings=TASK_PAGE_WARNINGS,
             alternates=alternates(uri, TASK_OFFERS),
             pages=pages,
         )

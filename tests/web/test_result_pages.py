@@ -331,3 +331,31 @@ def test_experiment_page_lists_the_dataset_file_then_the_answers_as_submitted(se
         ("answers", "answers-partial.json"),
         ("answers", "answers-baseline.json"),
     ]
+
+
+def test_the_task_page_lists_the_warnings_about_the_answers(server) -> None:
+    """A service's or file's answers can be read with warnings (an answer for a question the
+    dataset lacks, an empty answer set); they were kept in the graph and the API only, and a
+    developer reading the task page never saw why a system scored as it did."""
+    import json
+
+    from service.paths import DEMO_DIR
+
+    answers = json.loads((DEMO_DIR / "answers-partial.json").read_text())
+    answers["questions"].append({"id": "999", "answers": [{"head": {"vars": ["uri"]}}]})
+    files = [
+        ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", ("partial-extra.json", json.dumps(answers).encode())),
+    ]
+    ticket = server.post("api/experiments", files=files, data={"kb": "demo"}).json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    status = server.get(f"api/experiments/{ticket['id']}", headers=owner).json()
+    stored = status["evaluations"][0]["warnings"]
+    assert any("(999); they are ignored" in w for w in stored), stored
+    html = server.get(f"experiment/{ticket['id']}/task/1", headers=owner).text
+    listed = re.search(r'<details class="warnings" id="warnings"[^>]*>(.*?)</details>', html, re.S)
+    assert listed, "no warnings on the task page"
+    assert f"{len(stored)} warning" in listed[1]
+    items = [" ".join(i.split()) for i in re.findall(r"<li>(.*?)</li>", listed[1], re.S)]
+    assert items == [w.replace("'", "&#39;") for w in stored]
