@@ -389,6 +389,8 @@ class Evaluation:
                     entry.setdefault("status", qs.status.value)
                 if qs.error:  # why the system gave no answer (its call, its query)
                     entry.setdefault("error", qs.error)
+                if qs.runtime_ms is not None:  # a call's time (web services, queries run)
+                    entry.setdefault("runtimeMs", qs.runtime_ms)
                 if qs.language is not None:  # a task pooled over languages
                     entry["language"] = qs.language
                 if qs.query_shape is not None:

@@ -263,6 +263,8 @@ def _evaluation(
                 entry.setdefault("status", status)
             if (error := row.text(GQA + "errorMessage")) is not None:
                 entry.setdefault("error", error)
+            if (runtime := row.one(GQA + "runtime")) is not None:
+                entry.setdefault("runtimeMs", number(runtime))
             if language is not None:
                 entry["language"] = language
             shapes = _query_shapes(row, nodes_of)

@@ -149,6 +149,10 @@ def _evaluation_properties() -> dict[str, Any]:
             "description": "When not scored in every type: why.",
         },
         error={**_TEXT, "description": "Why the system gave no answer (its call, its query)."},
+        runtimeMs={
+            "type": "number",
+            "description": "How long the system took to answer (a web service's call), in ms.",
+        },
         language={**_TEXT, "description": "A task pooled over languages: the question's."},
         queryShape={
             "type": "object",

@@ -106,6 +106,10 @@ def test_api_experiment_with_a_web_service_runs_durably(app: Any, served: str) -
     assert len(seen_progress) > 1 and view.path == snapshot
     qa = [r for r in status["results"] if r["experimentType"].endswith("QA")]
     assert qa and 0 < qa[0]["measures"]["macroF1"] < 1  # the baseline: some right, some wrong
+    # each question's call time, as the task page shows it (the JSON had none before)
+    [evaluation] = status["evaluations"]
+    times = [q.get("runtimeMs") for q in evaluation["questions"]]
+    assert len(times) == 14 and all(t is not None and t >= 50 for t in times), times
     graph = app.extensions[EXTENSION].storage
     rows = graph.private.query(
         "SELECT ?title ?sha WHERE { GRAPH ?g { ?f <http://w3id.org/gerbil/qa/vocab#fileRole> "
