@@ -42,14 +42,17 @@ _TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
 _URI: dict[str, Any] = {"type": "string", "format": "uri"}
 
 
+def _array(items: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {"type": "array", "items": items, **more}
+
+
 def _listing_schemas() -> dict[str, Any]:
     """The answers of the listings and of the small owner operations."""
     return {
         "ExperimentList": _object(
             ("experiments",),
-            experiments={
-                "type": "array",
-                "items": _object(
+            experiments=_array(
+                _object(
                     ("id", "uri"),
                     id=_TEXT,
                     uri=_URI,
@@ -61,8 +64,8 @@ def _listing_schemas() -> dict[str, Any]:
                         "description": "With the admin token only.",
                     },
                     public={"type": "boolean", "description": "With the admin token only."},
-                ),
-            },
+                )
+            ),
             page={"type": "integer", "minimum": 1},
             size={"type": "integer", "minimum": 1},
             next={**_TEXT_OR_NULL, "description": "The following page's URL, or null."},
@@ -89,9 +92,8 @@ def _listing_schemas() -> dict[str, Any]:
         "Resumed": _object(("id", "status"), id=_TEXT, status={"enum": [s.value for s in Status]}),
         "DatasetList": _object(
             ("datasets",),
-            datasets={
-                "type": "array",
-                "items": _object(
+            datasets=_array(
+                _object(
                     ("name", "uri"),
                     name=_TEXT,
                     uri=_URI,
@@ -99,14 +101,13 @@ def _listing_schemas() -> dict[str, Any]:
                     questions={"type": ["integer", "null"]},
                     languages=_TEXTS,
                     knowledgeBase=_TEXT_OR_NULL,
-                ),
-            },
+                )
+            ),
         ),
         "SystemList": _object(
             ("systems",),
-            systems={
-                "type": "array",
-                "items": _object(
+            systems=_array(
+                _object(
                     ("uri", "label"),
                     uri=_URI,
                     label=_TEXT,
@@ -114,14 +115,13 @@ def _listing_schemas() -> dict[str, Any]:
                         "type": "integer",
                         "description": "Public experiments in the system's history.",
                     },
-                ),
-            },
+                )
+            ),
         ),
         "ProfileList": _object(
             ("profiles", "knowledgeBases"),
-            profiles={
-                "type": "array",
-                "items": _object(
+            profiles=_array(
+                _object(
                     ("name", "version", "iri", "signature"),
                     name={"enum": registries.profile_enum()},
                     version=_TEXT,
@@ -129,8 +129,8 @@ def _listing_schemas() -> dict[str, Any]:
                     signature=_TEXT,
                     description=_TEXT,
                     defaultLanguage=_TEXT_OR_NULL,
-                ),
-            },
+                )
+            ),
             knowledgeBases={
                 **_TEXTS,
                 "description": "The names a submission's `kb` may give (configured KBs).",
@@ -239,9 +239,8 @@ def _comparison_schema() -> dict[str, Any]:
                 },
             ),
         },
-        pairs={
-            "type": "array",
-            "items": _object(
+        pairs=_array(
+            _object(
                 ("a", "b", "measure"),
                 a=_TEXT,
                 b=_TEXT,
@@ -249,8 +248,8 @@ def _comparison_schema() -> dict[str, Any]:
                 difference={"type": ["number", "null"]},
                 pValue={"type": ["number", "null"]},
                 pAdjusted={"type": ["number", "null"], "description": "Holm-corrected."},
-            ),
-        },
+            )
+        ),
     )
 
 
@@ -553,18 +552,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "and error can be resumed).",
                         },
                         "public": {"type": "boolean"},
-                        "created": {
-                            "type": ["string", "null"],
-                            "description": "xsd:dateTime of the submission.",
-                        },
+                        "created": {**_TEXT_OR_NULL, "description": "xsd:dateTime submitted."},
                         "publishedAt": {
-                            "type": ["string", "null"],
+                            **_TEXT_OR_NULL,
                             "description": "xsd:dateTime of the publication (null: private).",
                         },
-                        "dataset": {
-                            "type": ["string", "null"],
-                            "description": "Once finished: the dataset's URI.",
-                        },
+                        "dataset": {**_TEXT_OR_NULL, "description": "Once finished: its URI."},
                         "progress": {
                             "type": ["string", "null"],
                             "description": "How far it is, in one line.",
