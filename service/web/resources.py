@@ -596,6 +596,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
 
 
 @bp.get("/experiment/<experiment_id>/task/<int:number>/question/<path:name>")
+@bp.get("/experiment/<experiment_id>/task/<int:number>/question/", defaults={"name": ""})
 def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
     question_id, ext = conneg.split_extension(name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
@@ -798,6 +799,8 @@ def dataset(name: str) -> BaseResponse:
 
 
 @bp.get("/dataset/<name>/question/<path:qid>")
+# a question whose id is empty (NLQ has one, upstream): its URI ends with the slash
+@bp.get("/dataset/<name>/question/", defaults={"qid": ""})
 def question(name: str, qid: str) -> BaseResponse:
     question_id, ext = conneg.split_extension(qid)
     return _public_resource(services().storage.uris.question(name, question_id), ext)

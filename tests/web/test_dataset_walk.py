@@ -26,6 +26,10 @@ def test_a_catalogue_file_is_named_by_its_dataset_not_the_servers_path(
         text = server.get("dataset/nlq-shared-task-1" + suffix).text
         assert str(data_dir) not in text and "/qald/NLIWOD/" not in text, suffix
         assert "nlq-shared-task-1 (nlq1_vis.json):450:2" in text, suffix
+    # that question's id is empty: its URI ends with the slash, and dereferences (a 404 before)
+    empty = server.get("dataset/nlq-shared-task-1/question/", headers={"Accept": "text/turtle"})
+    assert empty.status_code == 200, empty.text[:300]
+    assert "/dataset/nlq-shared-task-1/question/>" in empty.text and "questionText" in empty.text
 
 
 def test_a_file_read_from_a_path_is_named_without_its_folders(server) -> None:
