@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.errors import BadRequest, FormatError, Problem
+from service.errors import BadRequest, FormatError, Problem, ServiceError
 from service.experiments.inputs import (
     Files,
     check_has_text,
@@ -428,7 +428,14 @@ def check_spec(
         if name in seen:
             raise BadRequest(f"two systems are called {name!r}; give each a distinct name")
         seen.add(name)
-        system.check(policy=policy, has_kb=spec.kb is not None)
+        try:
+            system.check(policy=policy, has_kb=spec.kb is not None)
+        except FormatError:
+            raise
+        except ServiceError as err:  # several services: say which one (its address alone hid it)
+            err.message = f"system {name!r}: {err.message}"
+            err.args = (err.message,)
+            raise
     return languages
 
 

@@ -132,6 +132,18 @@ def test_an_unnamed_service_url_is_refused_for_its_address_not_its_name(server) 
     assert len(server.storage.experiments.listing(include_private=True)) == before
 
 
+def test_a_refused_service_among_several_is_named(server) -> None:
+    # Before: "refusing to connect to 10.0.0.1: … a private address", with three services in
+    # the box and nothing saying which line it was
+    lines = "ours=http://127.0.0.1:9/qa\ntheirs=http://10.0.0.1:8080/qa\nmore=http://127.0.0.1:9/x"
+    response = _submit(server, [], dataset="demo", webservice=lines)
+    assert response.status_code == 403
+    error = re.search(r'id="run-error" role="alert"><p>(.*?)</p>', response.text, re.S)
+    assert error, response.text[:500]
+    said = html.unescape(error.group(1))
+    assert said.startswith("system 'theirs': refusing to connect to 10.0.0.1"), said
+
+
 def test_a_service_line_without_its_equals_sign_names_the_box_and_the_form(server) -> None:
     """``toy http://…`` (a space for the ``=``) was refused as a URL "only http/https URLs can
     be called, got 'toy http://…'" (403): neither the box nor the form a line takes."""
