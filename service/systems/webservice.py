@@ -9,7 +9,8 @@ as UTF-8, and read QALD-JSON or eQALD-JSON back (GERBIL QA wiki, ``seeds/001``).
 concurrently (``concurrency`` calls in flight per system). Each call has a time limit for the
 whole response; connection failures, 5xx and 429 are retried with exponential backoff (a 4xx,
 a read timeout or a malformed answer is not: asking again gives the same). Every failure is kept
-with its question and reason. GERBIL's error policy applies: the run is aborted once more than
+with its question and reason; an answer says how many attempts it took and why the one before
+the last failed. GERBIL's error policy applies: the run is aborted once more than
 25 % of the questions have failed (``ceil(0.25 × questions)`` errors, GERBIL
 ``ErrorCountingAnnotatorDecorator``), or earlier when more than 25 % of at least ``min_calls``
 calls so far failed; questions not asked then carry that reason.
@@ -96,7 +97,9 @@ class WebServiceRun:
     ``run`` holds an answer for every question asked (failed ones with ``error`` set; with
     ``aborted`` set, the questions never asked carry the abort reason as their error).
     ``pending`` lists the questions neither asked nor answered (after a cancellation), so a
-    resumed run knows what is left. ``mean_runtime_ms`` is over successful calls only.
+    resumed run knows what is left. ``mean_runtime_ms`` is over the questions answered, each
+    timed from its first call to its answer (retries and the waits before them included);
+    ``retried`` counts the questions asked more than once.
     """
 
     run: SystemRun
@@ -106,6 +109,7 @@ class WebServiceRun:
     aborted: str | None = None
     cancelled: bool = False
     pending: tuple[str, ...] = ()
+    retried: int = 0
 
     @property
     def complete(self) -> bool:
@@ -218,6 +222,7 @@ def run_web_service(
         aborted=aborted,
         cancelled=stop.is_set() and aborted is None and bool(pending),
         pending=pending,
+        retried=sum(1 for a in answers.values() if a.attempts > 1),
     )
 
 
@@ -240,47 +245,70 @@ def ask(
     session: requests.Session | None = None,
     stop: threading.Event | None = None,
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
-    """One question, with retries. Never raises for a failed call: the answer carries ``error``."""
+    """One question, with retries. Never raises for a failed call: the answer carries ``error``,
+    how many ``attempts`` it took and why the one before the last failed (``retry_reason``).
+    Its ``runtime_ms`` is the whole question's (every attempt and the waits between them)."""
     own = session is None
     http = session or service.policy.session()
-    attempt = 0
+    started = time.perf_counter()
+    attempt, earlier = 1, None
+
+    def tried(answer: SystemAnswer) -> SystemAnswer:
+        return replace(answer, attempts=attempt, retry_reason=earlier)
+
     try:
         while True:
-            started = time.perf_counter()
             try:
-                body, content_type = _post(service, http, text, language)
-                warnings: tuple[Problem, ...] = ()
-                if service.interface == "text2sparql":
-                    answer, warnings = parse_query_answer(
-                        body, question_id=question_id, dataset=service.dataset_id
-                    )
-                else:
-                    answer, warnings = parse_answer(
-                        body,
-                        question_id=question_id,
-                        system=service.system,
-                        content_type=content_type,
-                        asked=(language, text),
-                    )
+                answer, warnings = _call(service, http, text, language, question_id)
                 runtime = (time.perf_counter() - started) * 1000
-                return replace(answer, runtime_ms=runtime), warnings
+                return tried(replace(answer, runtime_ms=runtime)), warnings
             except _Transient as err:
-                if attempt >= service.retries:
-                    tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                    return SystemAnswer(question_id, error=f"{err}{tries}"), ()
-                delay = service.backoff * 2**attempt
-                if err.retry_after is not None:
-                    delay = max(delay, min(err.retry_after, _MAX_RETRY_AFTER))
-                attempt += 1
-                if stop is not None and stop.wait(delay):
-                    return SystemAnswer(question_id, error=f"{err} (cancelled before retry)"), ()
-                if stop is None:
-                    time.sleep(delay)
+                delay = _delay(service, err, attempt)
+                if attempt > service.retries:
+                    tries = f" (after {attempt} attempts)" if attempt > 1 else ""
+                    return tried(SystemAnswer(question_id, error=f"{err}{tries}")), ()
+                if _waited_out(stop, delay):
+                    error = f"{err} (cancelled before retry)"
+                    return tried(SystemAnswer(question_id, error=error)), ()
+                attempt, earlier = attempt + 1, str(err)
             except (_Permanent, BadResponse, UnsafeURL) as err:
-                return SystemAnswer(question_id, error=str(err)), ()
+                return tried(SystemAnswer(question_id, error=str(err))), ()
     finally:
         if own:
             http.close()
+
+
+def _call(
+    service: WebService, http: requests.Session, text: str, language: str, question_id: str
+) -> tuple[SystemAnswer, tuple[Problem, ...]]:
+    """One attempt: the service's answer, read by its interface."""
+    body, content_type = _post(service, http, text, language)
+    if service.interface == "text2sparql":
+        return parse_query_answer(body, question_id=question_id, dataset=service.dataset_id)
+    return parse_answer(
+        body,
+        question_id=question_id,
+        system=service.system,
+        content_type=content_type,
+        asked=(language, text),
+    )
+
+
+def _delay(service: WebService, err: _Transient, attempt: int) -> float:
+    """The wait before the next attempt: the backoff, or the server's Retry-After if longer
+    (capped)."""
+    delay = service.backoff * 2 ** (attempt - 1)
+    if err.retry_after is not None:
+        delay = max(delay, min(err.retry_after, _MAX_RETRY_AFTER))
+    return delay
+
+
+def _waited_out(stop: threading.Event | None, delay: float) -> bool:
+    """Wait ``delay`` seconds before a retry; True when ``stop`` was set meanwhile."""
+    if stop is None:
+        time.sleep(delay)
+        return False
+    return stop.wait(delay)
 
 
 def _post(
