@@ -54,7 +54,13 @@ def _add_kb_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
 
 def _add_call_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", help="language of the questions (ISO 639-1)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds per call; a question, retries and waits included, takes at most "
+        "timeout × (retries + 1)",
+    )
     parser.add_argument(
         "--retries",
         type=int,
@@ -253,7 +259,16 @@ def _ask(args: argparse.Namespace) -> int:
 
     service = _service(args)
     service.check()
-    answer, warnings = ask(service, args.question, args.lang, question_id="1")
+
+    def waiting(reason: str, delay: float, attempt: int) -> None:  # not silent for a minute
+        print(
+            f"gerbil-qa: {reason}; waiting {delay:g} s before attempt {attempt} of "
+            f"{service.retries + 1}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    answer, warnings = ask(service, args.question, args.lang, question_id="1", on_retry=waiting)
     for problem in warnings:
         print(f"gerbil-qa: {problem}", file=sys.stderr)
     if answer.error is not None:

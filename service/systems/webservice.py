@@ -8,12 +8,14 @@ For each question: POST ``query`` (the question string) and ``lang`` (ISO 639-1)
 as UTF-8, and read QALD-JSON or eQALD-JSON back (GERBIL QA wiki, ``seeds/001``). Questions run
 concurrently (``concurrency`` calls in flight per system). Each call has a time limit for the
 whole response; connection failures, 5xx and 429 are retried with exponential backoff (a 4xx,
-a read timeout or a malformed answer is not: asking again gives the same). Every failure is kept
-with its question and reason; an answer says how many attempts it took and why the one before
-the last failed. GERBIL's error policy applies: the run is aborted once more than
-25 % of the questions have failed (``ceil(0.25 × questions)`` errors, GERBIL
-``ErrorCountingAnnotatorDecorator``), or earlier when more than 25 % of at least ``min_calls``
-calls so far failed; questions not asked then carry that reason.
+a read timeout or a malformed answer is not: asking again gives the same), honouring the
+server's ``Retry-After``, and a question with its retries and the waits before them never takes
+longer than ``timeout × (retries + 1)``. Every failure is kept with its question and reason;
+an answer says how many attempts it took and why the one before the last failed. GERBIL's
+error policy applies: the run is aborted once more than 25 % of the questions have failed
+(``ceil(0.25 × questions)`` errors, GERBIL ``ErrorCountingAnnotatorDecorator``), or earlier
+when more than 25 % of at least ``min_calls`` calls so far failed; questions not asked then
+carry that reason.
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ FORM_TYPE = "application/x-www-form-urlencoded; charset=UTF-8"
 ACCEPT = "application/json, application/sparql-results+json;q=0.9, application/xml;q=0.5"
 _REDIRECTS = (301, 302, 303, 307, 308)
 JSON_ACCEPT = "application/json"
-_MAX_RETRY_AFTER = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,11 @@ class WebService:
     """A QA system reachable over HTTP, and how to call it.
 
     ``timeout`` bounds one call (connect, wait and the whole body), in seconds; ``retries`` is
-    how many times a transient failure is retried, after ``backoff × 2^n`` seconds.
+    how many times a transient failure is retried, after ``backoff × 2^n`` seconds or the
+    server's ``Retry-After`` if longer. A question, its retries and the waits before them
+    included, never takes longer than :attr:`question_limit` (``timeout × (retries + 1)``): a
+    retry that could not have its whole ``timeout`` within it is not made, and the error says
+    why (a ``Retry-After`` longer than what is left ends the retries at once).
     """
 
     url: str
@@ -79,6 +84,11 @@ class WebService:
             raise BadRequest(f"retries cannot be negative, got {self.retries}")
         if not 0 <= self.max_error_rate <= 1:
             raise BadRequest(f"max_error_rate must be in [0, 1], got {self.max_error_rate}")
+
+    @property
+    def question_limit(self) -> float:
+        """The most a question may take, in seconds, every attempt and wait included."""
+        return self.timeout * (self.retries + 1)
 
     @property
     def system(self) -> str:
@@ -236,6 +246,11 @@ def _too_many_errors(service: WebService, *, errors: int, calls: int, total: int
     return None
 
 
+Retrying = Callable[[str, float, int], None]
+"""Told before each wait for a retry: why the attempt failed, the wait in seconds, the number
+of the attempt to come."""
+
+
 def ask(
     service: WebService,
     text: str,
@@ -244,6 +259,7 @@ def ask(
     question_id: str,
     session: requests.Session | None = None,
     stop: threading.Event | None = None,
+    on_retry: Retrying | None = None,
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
     """One question, with retries. Never raises for a failed call: the answer carries ``error``,
     how many ``attempts`` it took and why the one before the last failed (``retry_reason``).
@@ -251,6 +267,7 @@ def ask(
     own = session is None
     http = session or service.policy.session()
     started = time.perf_counter()
+    deadline = time.monotonic() + service.question_limit
     attempt, earlier = 1, None
 
     def tried(answer: SystemAnswer) -> SystemAnswer:
@@ -264,9 +281,11 @@ def ask(
                 return tried(replace(answer, runtime_ms=runtime)), warnings
             except _Transient as err:
                 delay = _delay(service, err, attempt)
-                if attempt > service.retries:
-                    tries = f" (after {attempt} attempts)" if attempt > 1 else ""
-                    return tried(SystemAnswer(question_id, error=f"{err}{tries}")), ()
+                ended = _no_retry(service, err, attempt, delay, deadline - time.monotonic())
+                if ended is not None:
+                    return tried(SystemAnswer(question_id, error=f"{err}{ended}")), ()
+                if on_retry is not None:
+                    on_retry(str(err), delay, attempt + 1)
                 if _waited_out(stop, delay):
                     error = f"{err} (cancelled before retry)"
                     return tried(SystemAnswer(question_id, error=error)), ()
@@ -295,12 +314,34 @@ def _call(
 
 
 def _delay(service: WebService, err: _Transient, attempt: int) -> float:
-    """The wait before the next attempt: the backoff, or the server's Retry-After if longer
-    (capped)."""
+    """The wait before the next attempt: the backoff, or the server's Retry-After if longer."""
     delay = service.backoff * 2 ** (attempt - 1)
     if err.retry_after is not None:
-        delay = max(delay, min(err.retry_after, _MAX_RETRY_AFTER))
+        delay = max(delay, err.retry_after)
     return delay
+
+
+def _no_retry(
+    service: WebService, err: _Transient, attempt: int, delay: float, left: float
+) -> str | None:
+    """Why a transient failure ends the question (the end of its error message), or None to
+    retry: no retries left, or the wait and a whole next call do not fit in what is left of
+    the question's limit (``timeout × (retries + 1)``)."""
+    after = f"after {attempt} attempts" if attempt > 1 else ""
+    if attempt > service.retries:
+        return f" ({after})" if after else ""
+    if delay + service.timeout <= left:
+        return None
+    limit = (
+        f"the {max(left, 0.0):.1f} s left of the question's limit of "
+        f"{service.question_limit:g} s (timeout × (retries + 1))"
+    )
+    if err.retry_after is not None and err.retry_after >= delay:
+        why = f"Retry-After asks for {err.retry_after:g} s"
+    else:
+        why = f"the wait of {delay:g} s before a retry"
+    why += f" and a next call of up to {service.timeout:g} s are more than {limit}"
+    return f" ({after}; not retried: {why})" if after else f" (not retried: {why})"
 
 
 def _waited_out(stop: threading.Event | None, delay: float) -> bool:

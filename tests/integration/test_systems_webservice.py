@@ -133,6 +133,11 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                 self._send(429, b"slow down", kind="text/plain", Retry_After="0")
             else:
                 self._send(200, _answer("ok"))
+        elif path == "/429-long":  # asks for more time than the question has
+            self._send(429, b"come back later", kind="text/plain", Retry_After="100")
+        elif path == "/503-slow":  # fails, but only after a while
+            time.sleep(0.4)
+            self._send(503, b"overloaded", kind="text/plain")
         elif path == "/failing-some":  # questions whose text ends in 0 or 5 fail
             if question.endswith(("0", "5")):
                 self._send(500, b"no")
@@ -603,3 +608,63 @@ def test_system_ask_shows_the_attempts_a_question_took(
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["answers"] == ['"ok"']
     assert out["attempts"] == 2 and out["retryReason"] == "HTTP 429 Too Many Requests: 'slow down'"
+
+
+# -- a question's retries stay within a bound the options give --------------------------------
+
+
+def test_a_retry_after_longer_than_the_question_has_ends_the_retries_at_once(
+    server: tuple[str, Recorder],
+) -> None:
+    """``Retry-After: 100`` made one question wait 30 s (the cap) before each of its retries:
+    a minute with --timeout 5. Now a question never takes longer than timeout × (retries + 1),
+    and a Retry-After that does not fit ends it at once, saying so."""
+    base, recorder = server
+    recorder.reset()
+    service = _service(base, "/429-long", timeout=1.0, retries=2)
+    stop = threading.Event()
+    threading.Timer(5.0, stop.set).start()  # before the fix: ended by this, not by the answer
+    started = time.monotonic()
+    answer, _ = ask(service, "q", "en", question_id="q", stop=stop)
+    elapsed = time.monotonic() - started
+    stop.set()
+    assert answer.error is not None and answer.error.startswith(
+        "HTTP 429 Too Many Requests: 'come back later' (not retried: Retry-After asks for "
+        "100 s and a next call of up to 1 s are more than the "
+    )
+    assert answer.error.endswith("s left of the question's limit of 3 s (timeout × (retries + 1)))")
+    assert elapsed < 1.0 and recorder.hits[("/429-long", "q")] == 1 and answer.attempts == 1
+
+
+def test_retries_stay_within_timeout_times_attempts(server: tuple[str, Recorder]) -> None:
+    """Each attempt had the whole timeout and each wait came on top: three slow failures and
+    two waits took 2.7 s for a question the options bound at 1.5 s."""
+    base, recorder = server
+    recorder.reset()
+    service = _service(base, "/503-slow", timeout=0.5, retries=2, backoff=0.5)
+    started = time.monotonic()
+    answer, _ = ask(service, "q", "en", question_id="q")
+    elapsed = time.monotonic() - started
+    assert elapsed < 0.5 * (2 + 1)  # timeout × (retries + 1)
+    # 0.4 s, a 0.5 s wait, 0.4 s: a 1 s wait and a call of up to 0.5 s no longer fit
+    assert recorder.hits[("/503-slow", "q")] == 2 and answer.attempts == 2
+    assert answer.error is not None and answer.error.startswith(
+        "HTTP 503 Service Unavailable: 'overloaded' (after 2 attempts; not retried: the wait "
+        "of 1 s before a retry and a next call of up to 0.5 s are more than the 0."
+    )
+    assert answer.retry_reason == "HTTP 503 Service Unavailable: 'overloaded'"
+
+
+def test_system_ask_says_it_is_waiting_for_a_retry(
+    server: tuple[str, Recorder], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    base, recorder = server
+    recorder.reset()
+    code = main(["system", "ask", base + "/429", "Later?", "--allow", "127.0.0.1/32"])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["answers"] == ['"ok"']
+    assert captured.err == (
+        "gerbil-qa: HTTP 429 Too Many Requests: 'slow down'; waiting 0.5 s before attempt 2 of 3\n"
+    )
