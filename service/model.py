@@ -339,7 +339,10 @@ class SystemAnswer:
     """What a system gave for one question: answers plus anything that helps diagnose them.
 
     ``answers`` row order is the system's ranking (for MRR/Hits@k). ``runtime_ms`` is the wall
-    time of the call (web services only); ``error`` the reason a call failed, if it did.
+    time of the question (web services only): from its first call to its answer, so a retried
+    call's failed attempts and the waits before each retry count too; ``error`` the reason a
+    call failed, if it did. ``attempts`` is how many calls the question took (retries
+    included), ``retry_reason`` why the last attempt before the final one failed.
     """
 
     question_id: str
@@ -351,6 +354,8 @@ class SystemAnswer:
     confidence: float | None = None
     runtime_ms: float | None = None
     error: str | None = None
+    attempts: int = 1
+    retry_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,8 +54,19 @@ def _add_kb_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
 
 def _add_call_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", help="language of the questions (ISO 639-1)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
-    parser.add_argument("--retries", type=int, default=2, help="retries of transient failures")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds per call; a question, retries and waits included, takes at most "
+        "timeout × (retries + 1)",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=2,
+        help="retries of transient failures (connection errors, 5xx, 429)",
+    )
     parser.add_argument(
         "--allow",
         action="append",
@@ -248,7 +259,16 @@ def _ask(args: argparse.Namespace) -> int:
 
     service = _service(args)
     service.check()
-    answer, warnings = ask(service, args.question, args.lang, question_id="1")
+
+    def waiting(reason: str, delay: float, attempt: int) -> None:  # not silent for a minute
+        print(
+            f"gerbil-qa: {reason}; waiting {delay:g} s before attempt {attempt} of "
+            f"{service.retries + 1}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    answer, warnings = ask(service, args.question, args.lang, question_id="1", on_retry=waiting)
     for problem in warnings:
         print(f"gerbil-qa: {problem}", file=sys.stderr)
     if answer.error is not None:
@@ -257,8 +277,10 @@ def _ask(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {
         "answers": [t.n3() for t in answer.answers.values()],
         "sparql": answer.sparql,
-        "runtimeMs": round(answer.runtime_ms or 0.0, 1),
+        "runtimeMs": round(answer.runtime_ms or 0.0, 1),  # the question's, retries included
     }
+    if answer.attempts > 1:
+        out.update(attempts=answer.attempts, retryReason=answer.retry_reason)
     if answer.confidence is not None:  # eQALD: what the confidence measures will use
         out["confidence"] = answer.confidence
     print(json.dumps(out, indent=2, ensure_ascii=False))
@@ -304,10 +326,12 @@ def _run(args: argparse.Namespace) -> int:
         if answer.error is not None:
             print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
     mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
-    # questions never asked (after an abort) are counted apart from the calls that failed
+    # questions never asked (after an abort) are counted apart from the calls that failed;
+    # retried ones too, as retries hide a service's failures from the failed count
     print(
         f"{service.system}: {total} questions: {result.calls} asked, {result.errors} failed, "
-        f"{total - result.calls} never asked; mean runtime {mean}"
+        f"{total - result.calls} never asked, {result.retried} retried; mean runtime {mean} "
+        "per question answered, retries included"
         + (f"; aborted: {result.aborted}" if result.aborted else "")
     )
     if args.output is not None:

@@ -437,8 +437,10 @@ def _build() -> list[MeasureInfo]:
         MeasureInfo(
             Measure("meanRuntime"),
             "mean runtime (ms)",
-            "Mean wall time in milliseconds of the successful system calls that report one; "
-            "undefined (null) when no call reports a time (answer files).",
+            "Mean wall time in milliseconds of the questions the system answered, each from "
+            "its first call to its answer (a retried call's failed attempts and the waits "
+            "before its retries included); undefined (null) when no call reports a time "
+            "(answer files).",
             _DOUBLE,
             mean_runtime,
         ),

@@ -215,7 +215,9 @@ class QuestionScore:
     Every field an aggregate reads is kept so that :mod:`service.evaluation.statistics` can
     recompute every aggregate on resamples. ``matches`` explain the counts: which given item
     matched which gold item by which rule (:data:`ItemMatch`); ``error`` is why the system's
-    call failed and ``system_query`` the SPARQL it gave (for the per-question view).
+    call failed and ``system_query`` the SPARQL it gave (for the per-question view);
+    ``attempts`` how many calls the question took (a web service's retries) and
+    ``retry_reason`` why the last attempt before the final one failed.
     """
 
     question_id: str
@@ -240,6 +242,8 @@ class QuestionScore:
     matches: tuple[ItemMatch, ...] = ()
     error: str | None = None
     system_query: str | None = None
+    attempts: int = 1
+    retry_reason: str | None = None
     language: str | None = None  # set in a task pooled over several languages
     # the shapes of the system's SPARQL and of the gold query, when the system gave one:
     # {"system": {...}, "gold": {...}} (service.sparql.complexity.query_shape)
@@ -391,6 +395,10 @@ class Evaluation:
                     entry.setdefault("error", qs.error)
                 if qs.runtime_ms is not None:  # a call's time (web services, queries run)
                     entry.setdefault("runtimeMs", qs.runtime_ms)
+                if qs.attempts > 1:  # retried: what the failed count alone would hide
+                    entry.setdefault("attempts", qs.attempts)
+                if qs.retry_reason:
+                    entry.setdefault("retryReason", qs.retry_reason)
                 if qs.language is not None:  # a task pooled over languages
                     entry["language"] = qs.language
                 if qs.query_shape is not None:

@@ -176,6 +176,8 @@ def _cases(dataset: Dataset, run: SystemRun, language: str) -> list[_Case]:
                 runtime_ms=answer.runtime_ms if answer else None,
                 # a query that failed is kept: the per-question view shows what was asked
                 sparql=answer.sparql if answer else None,
+                attempts=answer.attempts if answer else 1,
+                retry_reason=answer.retry_reason if answer else None,
             )
         cases.append(_Case(q, answer, status))
     return cases
@@ -468,6 +470,8 @@ def _record(
             error=error,
             system_query=query,
             query_shape=shape,
+            attempts=c.answer.attempts,
+            retry_reason=c.answer.retry_reason,
         )
     processed = c.status is QuestionStatus.SCORED
     p, r, f = prof.scoring.question(judged, processed=processed)
@@ -494,4 +498,6 @@ def _record(
         error=error,
         system_query=query,
         query_shape=shape,
+        attempts=c.answer.attempts,
+        retry_reason=c.answer.retry_reason,
     )

@@ -5,7 +5,8 @@ run (:meth:`check`: an address against the network policy, a KB it needs) and ob
 system's answers to a dataset (:meth:`obtain`), with their files to record as PROV entities:
 
 - :class:`AnswerFile` (here): an answer file (a local path or an upload), any supported format;
-  what ``gerbil-qa system run`` keeps per question (``error``, ``runtimeMs``) is read back;
+  what ``gerbil-qa system run`` keeps per question (``error``, ``runtimeMs``, ``attempts``,
+  ``retryReason``) is read back;
 - :class:`~service.experiments.asked.WebService`: a QA web service (POST ``query`` and
   ``lang``), asked question by question; each answer is appended to the job's log as it
   arrives, so a resumed run asks only what is missing, and the answers are archived as an

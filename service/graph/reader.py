@@ -265,6 +265,10 @@ def _evaluation(
                 entry.setdefault("error", error)
             if (runtime := row.one(GQA + "runtime")) is not None:
                 entry.setdefault("runtimeMs", number(runtime))
+            if (attempts := row.one(GQA + "attempts")) is not None:
+                entry.setdefault("attempts", number(attempts))
+            if (reason := row.text(GQA + "retryReason")) is not None:
+                entry.setdefault("retryReason", reason)
             if language is not None:
                 entry["language"] = language
             shapes = _query_shapes(row, nodes_of)

@@ -556,10 +556,15 @@ def _shape_quads(g: _Graph, result: NamedNode, shapes: Mapping[str, Mapping[str,
 
 
 def _call_pairs(qs: QuestionScore) -> list[tuple[NamedNode, Object]]:
-    """What the system's call for this question returned: wall time, error, SPARQL."""
+    """What the system's call for this question returned: wall time, error, SPARQL, and the
+    attempts it took when it was retried (with why the one before the last failed)."""
     pairs: list[tuple[NamedNode, Object]] = []
     if qs.runtime_ms is not None:
         pairs.append((_p(GQA, "runtime"), n.number(qs.runtime_ms, XSD + "double")))
+    if qs.attempts > 1:
+        pairs.append((_p(GQA, "attempts"), n.number(qs.attempts, XSD + "integer")))
+        if qs.retry_reason:
+            pairs.append((_p(GQA, "retryReason"), n.literal(qs.retry_reason)))
     if qs.error:
         pairs.append((_p(GQA, "errorMessage"), n.literal(qs.error)))
     if qs.system_query:

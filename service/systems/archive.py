@@ -2,23 +2,31 @@
 
 A QALD-JSON file (written by ``service.formats``; eQALD-JSON when an answer holds what QALD-JSON
 drops: a confidence, answer item types, annotations) with one entry per question asked: the
-question string sent, the SPARQL and answers the service returned. Two extra per-question keys
+question string sent, the SPARQL and answers the service returned. Extra per-question keys
 keep what QALD-JSON has no field for, so re-scoring the archive gives the same results as the
-live run: ``"error"`` (why the call failed) and ``"runtimeMs"`` (wall time of a successful
-call). Any QALD-JSON reader ignores them; :func:`read_answer_file` restores them. A Text2SPARQL
-service's run is kept as TEXT2SPARQL answers JSON (:data:`QUERY_FORMAT`: its queries, each
-entry's ``qname`` and ``endpoint``), with the same two extra keys.
+live run: ``"error"`` (why the call failed), ``"runtimeMs"`` (wall time of an answered
+question, retries included) and, for a question asked more than once, ``"attempts"`` and
+``"retryReason"`` (why the attempt before the last failed). Any QALD-JSON reader ignores
+them; :func:`read_answer_file` restores them. A Text2SPARQL service's run is kept as
+TEXT2SPARQL answers JSON (:data:`QUERY_FORMAT`: its queries, each entry's ``qname`` and
+``endpoint``), with the same extra keys.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from service.errors import Problem
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemRun, system_run
 
 ERROR_KEY = "error"
 RUNTIME_KEY = "runtimeMs"
+ATTEMPTS_KEY = "attempts"
+RETRY_KEY = "retryReason"
+CALL_KEYS = (ERROR_KEY, RUNTIME_KEY, ATTEMPTS_KEY, RETRY_KEY)
+_N = TypeVar("_N", int, float)
 ARCHIVE_FORMAT = "qald-json"
 RICH_ARCHIVE_FORMAT = "eqald-json"  # when an answer holds what QALD-JSON drops (confidences…)
 QUERY_FORMAT = "text2sparql-answers"
@@ -43,6 +51,10 @@ def answer_file(
             extra.append((ERROR_KEY, answer.error))
         if answer.runtime_ms is not None:
             extra.append((RUNTIME_KEY, f"{answer.runtime_ms:.3f}"))
+        if answer.attempts > 1:
+            extra.append((ATTEMPTS_KEY, str(answer.attempts)))
+        if answer.retry_reason is not None:
+            extra.append((RETRY_KEY, answer.retry_reason))
         if format == QUERY_FORMAT and run.source:
             extra.append(("endpoint", run.source))  # the TEXT2SPARQL answers' own field
         text = question.text(language)
@@ -95,8 +107,9 @@ def answers_from(
     language: str | None = None,
 ) -> SystemRun:
     """A parsed answer file as a system's answers: what :func:`answer_file` kept of each call
-    (``error``, ``runtimeMs``) is restored, so a ``gerbil-qa system run`` archive scores with
-    its failed calls and runtimes; the system is named ``system``, else as the file says."""
+    (``error``, ``runtimeMs``, ``attempts``, ``retryReason``) is restored, so a ``gerbil-qa
+    system run`` archive scores with its failed calls, runtimes and retries; the system is
+    named ``system``, else as the file says."""
     from service.formats.fields import EMPTY_ANSWER_SET
 
     recorded = dict(dataset.metadata).get("dataset.system")
@@ -105,28 +118,46 @@ def answers_from(
     problems = list(run.problems)
     for question in dataset.questions:
         extra = dict(question.extra)
-        if question.id not in answers or not (ERROR_KEY in extra or RUNTIME_KEY in extra):
+        if question.id not in answers or not any(key in extra for key in CALL_KEYS):
             continue
-        runtime = None
-        if RUNTIME_KEY in extra:
-            try:
-                runtime = float(extra[RUNTIME_KEY])
-            except ValueError:
-                problems.append(
-                    Problem(
-                        f"runtimeMs is not a number: {extra[RUNTIME_KEY]!r}",
-                        severity="warning",
-                        file=name or dataset.source,
-                        question_id=question.id,
-                        expected="milliseconds as a decimal number",
-                    )
-                )
+        where = (name or dataset.source, question.id)
+        runtime = _number(extra, RUNTIME_KEY, float, "milliseconds as a decimal number", where)
+        attempts = _number(extra, ATTEMPTS_KEY, int, "a whole number of calls", where)
         answers[question.id] = replace(
-            answers[question.id], error=extra.get(ERROR_KEY), runtime_ms=runtime
+            answers[question.id],
+            error=extra.get(ERROR_KEY),
+            runtime_ms=runtime[0],
+            attempts=max(1, attempts[0] or 1),
+            retry_reason=extra.get(RETRY_KEY),
         )
+        problems += runtime[1] + attempts[1]
     # A failed call's entry is empty because the call failed: its error says so already.
     failed = {qid for qid, answer in answers.items() if answer.error is not None}
     problems = [
         p for p in problems if not (p.message == EMPTY_ANSWER_SET and p.question_id in failed)
     ]
     return replace(run, answers=answers, problems=tuple(problems))
+
+
+def _number(
+    extra: dict[str, str],
+    key: str,
+    kind: Callable[[str], _N],
+    expected: str,
+    where: tuple[str | None, str],
+) -> tuple[_N | None, list[Problem]]:
+    """A number the archive kept under ``key`` (None when absent), or a warning saying why not."""
+    if key not in extra:
+        return None, []
+    try:
+        return kind(extra[key]), []
+    except ValueError:
+        file, question_id = where
+        problem = Problem(
+            f"{key} is not a number: {extra[key]!r}",
+            severity="warning",
+            file=file,
+            question_id=question_id,
+            expected=expected,
+        )
+        return None, [problem]

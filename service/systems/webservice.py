@@ -8,11 +8,14 @@ For each question: POST ``query`` (the question string) and ``lang`` (ISO 639-1)
 as UTF-8, and read QALD-JSON or eQALD-JSON back (GERBIL QA wiki, ``seeds/001``). Questions run
 concurrently (``concurrency`` calls in flight per system). Each call has a time limit for the
 whole response; connection failures, 5xx and 429 are retried with exponential backoff (a 4xx,
-a read timeout or a malformed answer is not: asking again gives the same). Every failure is kept
-with its question and reason. GERBIL's error policy applies: the run is aborted once more than
-25 % of the questions have failed (``ceil(0.25 × questions)`` errors, GERBIL
-``ErrorCountingAnnotatorDecorator``), or earlier when more than 25 % of at least ``min_calls``
-calls so far failed; questions not asked then carry that reason.
+a read timeout or a malformed answer is not: asking again gives the same), honouring the
+server's ``Retry-After``, and a question with its retries and the waits before them never takes
+longer than ``timeout × (retries + 1)``. Every failure is kept with its question and reason;
+an answer says how many attempts it took and why the one before the last failed. GERBIL's
+error policy applies: the run is aborted once more than 25 % of the questions have failed
+(``ceil(0.25 × questions)`` errors, GERBIL ``ErrorCountingAnnotatorDecorator``), or earlier
+when more than 25 % of at least ``min_calls`` calls so far failed; questions not asked then
+carry that reason.
 """
 
 from __future__ import annotations
@@ -42,7 +45,6 @@ FORM_TYPE = "application/x-www-form-urlencoded; charset=UTF-8"
 ACCEPT = "application/json, application/sparql-results+json;q=0.9, application/xml;q=0.5"
 _REDIRECTS = (301, 302, 303, 307, 308)
 JSON_ACCEPT = "application/json"
-_MAX_RETRY_AFTER = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +52,11 @@ class WebService:
     """A QA system reachable over HTTP, and how to call it.
 
     ``timeout`` bounds one call (connect, wait and the whole body), in seconds; ``retries`` is
-    how many times a transient failure is retried, after ``backoff × 2^n`` seconds.
+    how many times a transient failure is retried, after ``backoff × 2^n`` seconds or the
+    server's ``Retry-After`` if longer. A question, its retries and the waits before them
+    included, never takes longer than :attr:`question_limit` (``timeout × (retries + 1)``): a
+    retry that could not have its whole ``timeout`` within it is not made, and the error says
+    why (a ``Retry-After`` longer than what is left ends the retries at once).
     """
 
     url: str
@@ -80,6 +86,11 @@ class WebService:
             raise BadRequest(f"max_error_rate must be in [0, 1], got {self.max_error_rate}")
 
     @property
+    def question_limit(self) -> float:
+        """The most a question may take, in seconds, every attempt and wait included."""
+        return self.timeout * (self.retries + 1)
+
+    @property
     def system(self) -> str:
         """The system's name as recorded with results (its URL when no name is given)."""
         return self.name or self.url
@@ -96,7 +107,9 @@ class WebServiceRun:
     ``run`` holds an answer for every question asked (failed ones with ``error`` set; with
     ``aborted`` set, the questions never asked carry the abort reason as their error).
     ``pending`` lists the questions neither asked nor answered (after a cancellation), so a
-    resumed run knows what is left. ``mean_runtime_ms`` is over successful calls only.
+    resumed run knows what is left. ``mean_runtime_ms`` is over the questions answered, each
+    timed from its first call to its answer (retries and the waits before them included);
+    ``retried`` counts the questions asked more than once.
     """
 
     run: SystemRun
@@ -106,6 +119,7 @@ class WebServiceRun:
     aborted: str | None = None
     cancelled: bool = False
     pending: tuple[str, ...] = ()
+    retried: int = 0
 
     @property
     def complete(self) -> bool:
@@ -218,6 +232,7 @@ def run_web_service(
         aborted=aborted,
         cancelled=stop.is_set() and aborted is None and bool(pending),
         pending=pending,
+        retried=sum(1 for a in answers.values() if a.attempts > 1),
     )
 
 
@@ -231,6 +246,11 @@ def _too_many_errors(service: WebService, *, errors: int, calls: int, total: int
     return None
 
 
+Retrying = Callable[[str, float, int], None]
+"""Told before each wait for a retry: why the attempt failed, the wait in seconds, the number
+of the attempt to come."""
+
+
 def ask(
     service: WebService,
     text: str,
@@ -239,48 +259,97 @@ def ask(
     question_id: str,
     session: requests.Session | None = None,
     stop: threading.Event | None = None,
+    on_retry: Retrying | None = None,
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
-    """One question, with retries. Never raises for a failed call: the answer carries ``error``."""
+    """One question, with retries. Never raises for a failed call: the answer carries ``error``,
+    how many ``attempts`` it took and why the one before the last failed (``retry_reason``).
+    Its ``runtime_ms`` is the whole question's (every attempt and the waits between them)."""
     own = session is None
     http = session or service.policy.session()
-    attempt = 0
+    started = time.perf_counter()
+    deadline = time.monotonic() + service.question_limit
+    attempt, earlier = 1, None
+
+    def tried(answer: SystemAnswer) -> SystemAnswer:
+        return replace(answer, attempts=attempt, retry_reason=earlier)
+
     try:
         while True:
-            started = time.perf_counter()
             try:
-                body, content_type = _post(service, http, text, language)
-                warnings: tuple[Problem, ...] = ()
-                if service.interface == "text2sparql":
-                    answer, warnings = parse_query_answer(
-                        body, question_id=question_id, dataset=service.dataset_id
-                    )
-                else:
-                    answer, warnings = parse_answer(
-                        body,
-                        question_id=question_id,
-                        system=service.system,
-                        content_type=content_type,
-                        asked=(language, text),
-                    )
+                answer, warnings = _call(service, http, text, language, question_id)
                 runtime = (time.perf_counter() - started) * 1000
-                return replace(answer, runtime_ms=runtime), warnings
+                return tried(replace(answer, runtime_ms=runtime)), warnings
             except _Transient as err:
-                if attempt >= service.retries:
-                    tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                    return SystemAnswer(question_id, error=f"{err}{tries}"), ()
-                delay = service.backoff * 2**attempt
-                if err.retry_after is not None:
-                    delay = max(delay, min(err.retry_after, _MAX_RETRY_AFTER))
-                attempt += 1
-                if stop is not None and stop.wait(delay):
-                    return SystemAnswer(question_id, error=f"{err} (cancelled before retry)"), ()
-                if stop is None:
-                    time.sleep(delay)
+                delay = _delay(service, err, attempt)
+                ended = _no_retry(service, err, attempt, delay, deadline - time.monotonic())
+                if ended is not None:
+                    return tried(SystemAnswer(question_id, error=f"{err}{ended}")), ()
+                if on_retry is not None:
+                    on_retry(str(err), delay, attempt + 1)
+                if _waited_out(stop, delay):
+                    error = f"{err} (cancelled before retry)"
+                    return tried(SystemAnswer(question_id, error=error)), ()
+                attempt, earlier = attempt + 1, str(err)
             except (_Permanent, BadResponse, UnsafeURL) as err:
-                return SystemAnswer(question_id, error=str(err)), ()
+                return tried(SystemAnswer(question_id, error=str(err))), ()
     finally:
         if own:
             http.close()
+
+
+def _call(
+    service: WebService, http: requests.Session, text: str, language: str, question_id: str
+) -> tuple[SystemAnswer, tuple[Problem, ...]]:
+    """One attempt: the service's answer, read by its interface."""
+    body, content_type = _post(service, http, text, language)
+    if service.interface == "text2sparql":
+        return parse_query_answer(body, question_id=question_id, dataset=service.dataset_id)
+    return parse_answer(
+        body,
+        question_id=question_id,
+        system=service.system,
+        content_type=content_type,
+        asked=(language, text),
+    )
+
+
+def _delay(service: WebService, err: _Transient, attempt: int) -> float:
+    """The wait before the next attempt: the backoff, or the server's Retry-After if longer."""
+    delay = service.backoff * 2 ** (attempt - 1)
+    if err.retry_after is not None:
+        delay = max(delay, err.retry_after)
+    return delay
+
+
+def _no_retry(
+    service: WebService, err: _Transient, attempt: int, delay: float, left: float
+) -> str | None:
+    """Why a transient failure ends the question (the end of its error message), or None to
+    retry: no retries left, or the wait and a whole next call do not fit in what is left of
+    the question's limit (``timeout × (retries + 1)``)."""
+    after = f"after {attempt} attempts" if attempt > 1 else ""
+    if attempt > service.retries:
+        return f" ({after})" if after else ""
+    if delay + service.timeout <= left:
+        return None
+    limit = (
+        f"the {max(left, 0.0):.1f} s left of the question's limit of "
+        f"{service.question_limit:g} s (timeout × (retries + 1))"
+    )
+    if err.retry_after is not None and err.retry_after >= delay:
+        why = f"Retry-After asks for {err.retry_after:g} s"
+    else:
+        why = f"the wait of {delay:g} s before a retry"
+    why += f" and a next call of up to {service.timeout:g} s are more than {limit}"
+    return f" ({after}; not retried: {why})" if after else f" (not retried: {why})"
+
+
+def _waited_out(stop: threading.Event | None, delay: float) -> bool:
+    """Wait ``delay`` seconds before a retry; True when ``stop`` was set meanwhile."""
+    if stop is None:
+        time.sleep(delay)
+        return False
+    return stop.wait(delay)
 
 
 def _post(

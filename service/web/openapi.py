@@ -151,7 +151,19 @@ def _evaluation_properties() -> dict[str, Any]:
         error={**_TEXT, "description": "Why the system gave no answer (its call, its query)."},
         runtimeMs={
             "type": "number",
-            "description": "How long the system took to answer (a web service's call), in ms.",
+            "description": "How long the system took to answer (a web service's question, "
+            "from its first call to its answer: retries and the waits before them included), "
+            "in ms.",
+        },
+        attempts={
+            "type": "integer",
+            "minimum": 2,
+            "description": "How many calls the question took, when it was retried (connection "
+            "errors, 5xx, 429); absent when the first call answered.",
+        },
+        retryReason={
+            **_TEXT,
+            "description": "With attempts: why the attempt before the last one failed.",
         },
         language={**_TEXT, "description": "A task pooled over languages: the question's."},
         queryShape={

@@ -223,6 +223,8 @@ class QuestionRow:
     runtime_ms: float | None = None
     error: str | None = None
     system_query: str | None = None
+    attempts: int | None = None  # calls the question took, when it was retried
+    retry_reason: str | None = None
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
 
     def totals(self) -> Totals:
@@ -453,7 +455,7 @@ def task_page(
         missed = tuple(sorted(_display(v) for v in node.all(GQA + "missedAnswer")))
         if alternatives:  # one gold answer in several forms: one item, and only if missed
             missed = _one_answer(missed) if measures.get("fn") else ()
-        runtime = node.one(GQA + "runtime")
+        runtime, attempts = node.one(GQA + "runtime"), number(node.one(GQA + "attempts"))
         rows.append(
             QuestionRow(
                 uri=uri,
@@ -479,6 +481,8 @@ def task_page(
                 runtime_ms=number(runtime) if runtime is not None else None,
                 error=node.text(GQA + "errorMessage"),
                 system_query=node.text(GQA + "systemQuery"),
+                attempts=int(attempts) if attempts else None,
+                retry_reason=node.text(GQA + "retryReason"),
             )
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too

@@ -232,6 +232,91 @@ def test_a_system_the_error_rate_rule_stops_leaves_the_others_scored(app: Any) -
     assert "aborted by the error-rate rule" in page.get_data(as_text=True)
 
 
+def _first_call_of_every_third_question_fails(app: Any) -> Any:
+    """``app`` as a service that answers 503 to the first call of every third question it
+    gets (then answers it): a service whose failures its client's retries hide."""
+    import io
+    import threading
+    from urllib.parse import parse_qs
+
+    seen: set[str] = set()
+    lock = threading.Lock()
+
+    def flaky(environ: dict[str, Any], start_response: Any) -> Any:
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        environ["wsgi.input"] = io.BytesIO(body)
+        question = parse_qs(body.decode("utf-8")).get("query", [""])[0]
+        with lock:
+            first = question not in seen
+            seen.add(question)
+            fail = first and len(seen) % 3 == 0
+        if not fail:
+            return app(environ, start_response)
+        start_response("503 Service Unavailable", [("Content-Type", "application/json")])
+        return [b'{"error": "busy"}']
+
+    return flaky
+
+
+def _check_shapes(storage: Any, eid: str) -> None:
+    """The experiment's results pass the shapes, and a retried question claiming one attempt
+    does not (``gqa:attempts`` is only written from two on)."""
+    import pyoxigraph as ox
+
+    from service.graph.checks import shacl_violations
+
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    written = [
+        ox.Triple(r["s"], r["p"], r["o"])  # type: ignore[index]
+        for r in storage.private.query(
+            f"SELECT ?s ?p ?o WHERE {{ GRAPH ?g {{ ?e a <{gqa}Experiment> ; "
+            f'<http://purl.org/dc/terms/identifier> "{eid}" }} '
+            "GRAPH ?g { ?s ?p ?o } }"
+        )
+    ]
+    assert written and shacl_violations(written) == []
+    one = ox.Literal("1", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+    changed = [
+        ox.Triple(t.subject, t.predicate, one) if t.predicate.value == gqa + "attempts" else t
+        for t in written
+    ]
+    assert any("attempts" in str(v) for v in shacl_violations(changed))
+
+
+def test_a_retried_question_says_so_in_the_api_the_graph_and_the_task_page(app: Any) -> None:
+    """Retries hid a service's failures: each question's JSON, its graph and the task page
+    showed one call's time and nothing else, so a service that failed a question in three
+    looked flawless. Now each retried question says how many attempts it took and why."""
+    client = app.test_client()
+    baseline = make_app(BaselineSystem(LocalKB([DEMO_DIR / "kb.ttl"])))
+    with ServedSystem(_first_call_of_every_third_question_fails(baseline)) as flaky:
+        eid, token = _submit(client, flaky.url)
+        status = _wait(client, eid, token, "finished", "error", "cancelled")
+    assert status["status"] == "finished", status
+    [evaluation] = status["evaluations"]
+    retried = {q["id"]: q for q in evaluation["questions"] if "attempts" in q}
+    assert len(retried) == 4, evaluation["questions"]  # the 3rd, 6th, 9th and 12th of 14
+    reason = "HTTP 503 Service Unavailable: 'busy'"
+    assert all(q["attempts"] == 2 and q["retryReason"] == reason for q in retried.values())
+    assert all(q["runtimeMs"] >= 500 for q in retried.values())  # the 0.5 s backoff counts
+    storage = app.extensions[EXTENSION].storage
+    rows = storage.private.query(
+        "PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#> SELECT DISTINCT ?q ?n ?why WHERE { "
+        "GRAPH ?g { ?r a gqa:QuestionResult ; gqa:question ?q ; gqa:attempts ?n ; "
+        "gqa:retryReason ?why } }"
+    )  # each experiment type's result of the question says so
+    found = [(int(r["n"].value), r["why"].value) for r in rows]  # type: ignore[index]
+    assert found == [(2, reason)] * 4
+    _check_shapes(storage, eid)
+    page = client.get(f"/experiment/{eid}/task/1", headers={"Authorization": f"Bearer {token}"})
+    html = page.get_data(as_text=True)
+    assert html.count(">after 2 attempts</span>") == 4
+    assert (
+        html.count(f'title="the attempt before the last failed: {reason}"'.replace("'", "&#39;"))
+        == 4
+    )
+
+
 def test_a_large_upload_is_parsed_by_the_job_and_its_error_ends_it(tmp_path: Path) -> None:
     """Above ``sync_parse_bytes`` a submission is answered at once (202) and parsed by its
     job: a format error then ends the experiment as error with the file:line:column message a

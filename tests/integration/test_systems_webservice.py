@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
@@ -44,6 +45,7 @@ class Recorder:
         self.bodies: list[bytes] = []
         self.content_types: list[str] = []
         self.hits: Counter[tuple[str, str]] = Counter()
+        self.calls: Counter[str] = Counter()  # per path, every question together
         self.active = 0
         self.max_active = 0
 
@@ -89,13 +91,24 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             rec.content_types.append(self.headers.get("Content-Type", ""))
             rec.hits[(path, question)] += 1
             hits = rec.hits[(path, question)]
+            rec.calls[path] += 1
+            calls = rec.calls[path]
             rec.active += 1
             rec.max_active = max(rec.max_active, rec.active)
         try:
-            self._behave(path, question, form, hits)
+            if path == "/every-third":  # a service failing every third call it gets
+                self._every_third(question, calls)
+            else:
+                self._behave(path, question, form, hits)
         finally:
             with rec.lock:
                 rec.active -= 1
+
+    def _every_third(self, question: str, calls: int) -> None:
+        if calls % 3 == 0:
+            self._send(503, b"try again", kind="text/plain")
+        else:
+            self._send(200, _answer(question))
 
     def _behave(self, path: str, question: str, form: dict[str, str], hits: int) -> None:
         if path == "/echo":
@@ -120,6 +133,11 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                 self._send(429, b"slow down", kind="text/plain", Retry_After="0")
             else:
                 self._send(200, _answer("ok"))
+        elif path == "/429-long":  # asks for more time than the question has
+            self._send(429, b"come back later", kind="text/plain", Retry_After="100")
+        elif path == "/503-slow":  # fails, but only after a while
+            time.sleep(0.4)
+            self._send(503, b"overloaded", kind="text/plain")
         elif path == "/failing-some":  # questions whose text ends in 0 or 5 fail
             if question.endswith(("0", "5")):
                 self._send(500, b"no")
@@ -509,3 +527,144 @@ def test_system_ask_shows_the_confidence_an_eqald_service_gave(
     code = main(["system", "ask", base + "/eqald", "Which?", "--allow", "127.0.0.1/32"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["answers"] == ['"Which?"'] and out["confidence"] == 0.25
+
+
+# -- retries a developer can see --------------------------------------------------------------
+
+RETRIED = "HTTP 503 Service Unavailable: 'try again'"
+
+
+def test_retried_questions_say_how_many_attempts_they_took_and_why(
+    server: tuple[str, Recorder],
+) -> None:
+    """A service failing every third call looked flawless: retries hid every failure, and the
+    runtime was the last attempt's alone, so a retried question looked as fast as any."""
+    base, recorder = server
+    recorder.reset()
+    dataset = _dataset([f"q{i}" for i in range(9)])
+    service = _service(base, "/every-third", concurrency=1, backoff=0.2)
+    result = run_web_service(dataset, service, language="en")
+    # calls 3, 6, 9 and 12 fail: the 3rd, 5th, 7th and 9th questions, each answered next call
+    assert result.errors == 0 and result.retried == 4 and recorder.calls["/every-third"] == 13
+    retried = {qid: a for qid, a in result.run.answers.items() if a.attempts > 1}
+    assert sorted(retried) == ["2", "4", "6", "8"]
+    assert all(a.attempts == 2 and a.retry_reason == RETRIED for a in retried.values())
+    assert all(a.retry_reason is None for a in result.run.answers.values() if a.attempts == 1)
+    # the question's time: both attempts and the 0.2 s wait between them
+    assert all(a.runtime_ms is not None and a.runtime_ms >= 200 for a in retried.values())
+
+
+def _gold_file(tmp_path: Path, count: int) -> Path:
+    """Questions q0… whose gold answer is their own text (what /every-third answers)."""
+    from service import formats
+    from service.model import AnswerSet
+
+    questions = tuple(
+        Question(
+            str(i), (QuestionText("en", f"q{i}"),), answers=AnswerSet.of([Term.literal(f"q{i}")])
+        )
+        for i in range(count)
+    )
+    path = tmp_path / "questions.json"
+    path.write_bytes(formats.write(Dataset("echo", questions), "qald-json"))
+    return path
+
+
+def test_system_run_counts_the_retried_and_evaluate_lists_their_attempts(
+    server: tuple[str, Recorder], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    base, recorder = server
+    recorder.reset()
+    questions, output = _gold_file(tmp_path, 9), tmp_path / "answers.json"
+    code = main(
+        [
+            *("system", "run", base + "/every-third", "--dataset", str(questions)),
+            *("--concurrency", "1", "--allow", "127.0.0.1/32", "--output", str(output)),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "9 questions: 9 asked, 0 failed, 0 never asked, 4 retried;" in out
+    code = main(["evaluate", "--dataset", str(questions), "--answers", str(output), "--output",
+                 "json"])  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["results"]["QA"]["macroF1"] == 1.0
+    retried = {e["id"]: (e["attempts"], e["retryReason"]) for e in result["questions"]
+               if "attempts" in e}  # fmt: skip
+    assert retried == {qid: (2, RETRIED) for qid in ("2", "4", "6", "8")}
+    # the mean runtime includes the 0.5 s wait before each of the four retries
+    assert result["results"]["QA"]["meanRuntime"] >= 4 * 500 / 9
+
+
+def test_system_ask_shows_the_attempts_a_question_took(
+    server: tuple[str, Recorder], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    base, recorder = server
+    recorder.reset()
+    code = main(["system", "ask", base + "/429", "Again?", "--allow", "127.0.0.1/32"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["answers"] == ['"ok"']
+    assert out["attempts"] == 2 and out["retryReason"] == "HTTP 429 Too Many Requests: 'slow down'"
+
+
+# -- a question's retries stay within a bound the options give --------------------------------
+
+
+def test_a_retry_after_longer_than_the_question_has_ends_the_retries_at_once(
+    server: tuple[str, Recorder],
+) -> None:
+    """``Retry-After: 100`` made one question wait 30 s (the cap) before each of its retries:
+    a minute with --timeout 5. Now a question never takes longer than timeout × (retries + 1),
+    and a Retry-After that does not fit ends it at once, saying so."""
+    base, recorder = server
+    recorder.reset()
+    service = _service(base, "/429-long", timeout=1.0, retries=2)
+    stop = threading.Event()
+    threading.Timer(5.0, stop.set).start()  # before the fix: ended by this, not by the answer
+    started = time.monotonic()
+    answer, _ = ask(service, "q", "en", question_id="q", stop=stop)
+    elapsed = time.monotonic() - started
+    stop.set()
+    assert answer.error is not None and answer.error.startswith(
+        "HTTP 429 Too Many Requests: 'come back later' (not retried: Retry-After asks for "
+        "100 s and a next call of up to 1 s are more than the "
+    )
+    assert answer.error.endswith("s left of the question's limit of 3 s (timeout × (retries + 1)))")
+    assert elapsed < 1.0 and recorder.hits[("/429-long", "q")] == 1 and answer.attempts == 1
+
+
+def test_retries_stay_within_timeout_times_attempts(server: tuple[str, Recorder]) -> None:
+    """Each attempt had the whole timeout and each wait came on top: three slow failures and
+    two waits took 2.7 s for a question the options bound at 1.5 s."""
+    base, recorder = server
+    recorder.reset()
+    service = _service(base, "/503-slow", timeout=0.5, retries=2, backoff=0.5)
+    started = time.monotonic()
+    answer, _ = ask(service, "q", "en", question_id="q")
+    elapsed = time.monotonic() - started
+    assert elapsed < 0.5 * (2 + 1)  # timeout × (retries + 1)
+    # 0.4 s, a 0.5 s wait, 0.4 s: a 1 s wait and a call of up to 0.5 s no longer fit
+    assert recorder.hits[("/503-slow", "q")] == 2 and answer.attempts == 2
+    assert answer.error is not None and answer.error.startswith(
+        "HTTP 503 Service Unavailable: 'overloaded' (after 2 attempts; not retried: the wait "
+        "of 1 s before a retry and a next call of up to 0.5 s are more than the 0."
+    )
+    assert answer.retry_reason == "HTTP 503 Service Unavailable: 'overloaded'"
+
+
+def test_system_ask_says_it_is_waiting_for_a_retry(
+    server: tuple[str, Recorder], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    base, recorder = server
+    recorder.reset()
+    code = main(["system", "ask", base + "/429", "Later?", "--allow", "127.0.0.1/32"])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["answers"] == ['"ok"']
+    assert captured.err == (
+        "gerbil-qa: HTTP 429 Too Many Requests: 'slow down'; waiting 0.5 s before attempt 2 of 3\n"
+    )
