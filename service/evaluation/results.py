@@ -395,6 +395,8 @@ class Evaluation:
                     entry.setdefault("error", qs.error)
                 if qs.runtime_ms is not None:  # a call's time (web services, queries run)
                     entry.setdefault("runtimeMs", qs.runtime_ms)
+                if qs.confidence is not None:  # what CWS, K1, K and r weigh the answer by
+                    entry.setdefault("confidence", qs.confidence)
                 if qs.attempts > 1:  # retried: what the failed count alone would hide
                     entry.setdefault("attempts", qs.attempts)
                 if qs.retry_reason:

@@ -265,6 +265,8 @@ def _evaluation(
                 entry.setdefault("error", error)
             if (runtime := row.one(GQA + "runtime")) is not None:
                 entry.setdefault("runtimeMs", number(runtime))
+            if (confidence := row.one(GQA + "confidence")) is not None:
+                entry.setdefault("confidence", number(confidence))
             if (attempts := row.one(GQA + "attempts")) is not None:
                 entry.setdefault("attempts", number(attempts))
             if (reason := row.text(GQA + "retryReason")) is not None:

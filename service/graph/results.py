@@ -561,6 +561,8 @@ def _call_pairs(qs: QuestionScore) -> list[tuple[NamedNode, Object]]:
     pairs: list[tuple[NamedNode, Object]] = []
     if qs.runtime_ms is not None:
         pairs.append((_p(GQA, "runtime"), n.number(qs.runtime_ms, XSD + "double")))
+    if qs.confidence is not None:
+        pairs.append((_p(GQA, "confidence"), n.number(qs.confidence, XSD + "double")))
     if qs.attempts > 1:
         pairs.append((_p(GQA, "attempts"), n.number(qs.attempts, XSD + "integer")))
         if qs.retry_reason:

@@ -155,6 +155,11 @@ def _evaluation_properties() -> dict[str, Any]:
             "from its first call to its answer: retries and the waits before them included), "
             "in ms.",
         },
+        confidence={
+            "type": "number",
+            "description": "The confidence the system gave its answer (eQALD-JSON; usually in "
+            "[0, 1]), which the confidence-aware measures weigh it by.",
+        },
         attempts={
             "type": "integer",
             "minimum": 2,

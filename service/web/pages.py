@@ -224,6 +224,7 @@ class QuestionRow:
     error: str | None = None
     system_query: str | None = None
     attempts: int | None = None  # calls the question took, when it was retried
+    confidence: float | None = None  # the system's, for its answer (eQALD-JSON)
     retry_reason: str | None = None
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
 
@@ -482,6 +483,7 @@ def task_page(
                 error=node.text(GQA + "errorMessage"),
                 system_query=node.text(GQA + "systemQuery"),
                 attempts=int(attempts) if attempts else None,
+                confidence=number(node.one(GQA + "confidence")),
                 retry_reason=node.text(GQA + "retryReason"),
             )
         )

@@ -192,6 +192,15 @@ def test_experiment_page_shows_the_stored_intervals_of_confidence_measures(serve
     # K1 = mean confidence of the 14 right answers: 0.575, its interval beneath it
     m = re.search(r"0\.5750<br><span class=\"ci\"[^>]*>\[(0\.\d+), (0\.\d+)\]", html)
     assert m and float(m[1]) < 0.575 < float(m[2])
+    # each answer's confidence is kept with its question (the JSON, the graph, the task page):
+    # the measures weigh answers by it, and nothing showed which answer had which
+    status = server.get(f"api/experiments/{ticket['id']}", headers=auth).json()
+    kept = {q["id"]: q.get("confidence") for q in status["evaluations"][0]["questions"]}
+    given = {q["id"]: float(q["answers"][0]["confidence"]) for q in answers["questions"]}
+    assert kept == given
+    task = server.get(f"experiment/{ticket['id']}/task/1", headers=auth).text
+    shown = re.findall(r'<span class="muted confidence">confidence (0\.\d\d)</span>', task)
+    assert sorted(map(float, shown)) == sorted(given.values())
 
 
 def test_question_texts_are_marked_with_their_language(server) -> None:
