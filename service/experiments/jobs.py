@@ -39,6 +39,9 @@ from service.model import SystemAnswer
 JOBS = "jobs"  # the workspace folder of the jobs
 ARCHIVES = "answers"  # answer files a run produced, kept after the job
 SPEC, PROGRESS, CANCEL = "spec.json", "progress.json", "cancel"
+# The one file a job of versions before the application layer (up to 2026-11-21) was saved
+# as: its dataset parsed inline, its uploads only named. This version cannot resume it.
+LEGACY_JOB = "job.json"
 _TYPE = "__type__"
 _ENUM = "__enum__"
 
@@ -125,6 +128,16 @@ class JobStore:
 
     def has(self, experiment_id: str) -> bool:
         return self.workspace.exists(self._key(experiment_id, SPEC))
+
+    def legacy(self, experiment_id: str) -> str | None:
+        """Why a job an older version saved cannot be resumed; None when there is none."""
+        if not self.workspace.exists(self._key(experiment_id, LEGACY_JOB)):
+            return None
+        return (
+            "its run was saved by an older version of gerbil-qa "
+            f"({JOBS}/{experiment_id}/{LEGACY_JOB}), which this version cannot resume: "
+            "submit it again"
+        )
 
     def spec(self, experiment_id: str) -> ExperimentSpec:
         data = self.workspace.read(self._key(experiment_id, SPEC))

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes beside a job
+NO_JOB = "the submission did not complete (no job)"
 HANDOVER_WAIT = 20.0  # seconds a shutdown waits for running experiments to stop asking
 
 
@@ -190,7 +191,8 @@ class ExperimentRunner:
     ) -> ExperimentSpec:
         """Queue a saved job here again (with ``status`` and ``message``)."""
         if self.jobs is None or not self.jobs.has(experiment_id):
-            raise Conflict(f"experiment {experiment_id} has no saved job: nothing to resume")
+            reason = self._no_job(experiment_id, "nothing to resume")
+            raise Conflict(f"experiment {experiment_id} has no saved job: {reason}")
         spec = self.jobs.spec(experiment_id)
         if timeout is not None:
             spec = replace(spec, options=replace(spec.options, timeout=timeout))
@@ -256,10 +258,14 @@ class ExperimentRunner:
                     )
                     marked.append(eid)
                 else:
-                    experiments.set_status(
-                        eid, Status.ERROR, message="the submission did not complete (no job)"
-                    )
+                    experiments.set_status(eid, Status.ERROR, message=self._no_job(eid))
         return marked
+
+    def _no_job(self, experiment_id: str, usual: str = NO_JOB) -> str:
+        """Why ``experiment_id`` has no job to run: ``usual``, or that an older version saved
+        it (an upgrade stopped its run)."""
+        legacy = self.jobs.legacy(experiment_id) if self.jobs is not None else None
+        return legacy or usual
 
     def _drop_recorded_jobs(self) -> None:
         """Jobs of experiments already recorded: a runner killed between its record and its
@@ -283,7 +289,7 @@ class ExperimentRunner:
                 continue
             try:
                 if not self.jobs.has(eid):
-                    self._end(eid, Status.ERROR, "the submission did not complete (no job)")
+                    self._end(eid, Status.ERROR, self._no_job(eid))
                     continue
                 status = self.storage.experiments.status(eid)
                 if status.status not in (Status.RUNNING, Status.QUEUED):

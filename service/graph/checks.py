@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.errors import ServiceError
+from service.graph.legacy import ADVICE, is_legacy_graph
 from service.graph.workspace import is_work_graph
 from service.paths import PROJECT_ROOT, SHAPES_DIR
 
@@ -334,6 +335,8 @@ def check_store(
             if graph == uris.admin_graph or graph == uris.vocab_graph:
                 continue
             if graph.startswith(exp_prefix):
+                if is_legacy_graph(quads):  # what its many violations below come from
+                    found.append(Violation("upgrade", graph, ADVICE))
                 found += datacube_violations(quads, target=graph, standards=standards)
             if shapes:
                 found += shacl_violations(quads, target=graph)

@@ -86,6 +86,7 @@ def create_app(
         state.watcher = ChangeWatcher(storage, on_change=state.refresh).start()
     app.extensions[EXTENSION] = state
     view.refresh()
+    _warn_of_legacy_experiments(storage)
     atexit.register(state.close)
 
     from service.web import (
@@ -118,6 +119,25 @@ def create_app(
 
         ensure_demo(state)
     return app
+
+
+def _warn_of_legacy_experiments(storage: Storage) -> None:
+    """Say at start when older versions' experiments are left out of the leaderboards."""
+    from service.graph.legacy import WRITTEN_BEFORE, legacy_experiment_graphs
+
+    # a published experiment's graph is in the public dataset only
+    graphs = sorted(
+        {g for side in (storage.public, storage.private) for g in legacy_experiment_graphs(side)}
+    )
+    if graphs:
+        log.warning(
+            "%d experiments were written by a version before %s (experiment types gqa:QA …): "
+            "their pages render, but the leaderboards and GERBIL-era queries leave them out and "
+            "`gerbil-qa check` fails them; it says what to do (first: %s)",
+            len(graphs),
+            WRITTEN_BEFORE,
+            graphs[0],
+        )
 
 
 def _query_engine(cfg: WebConfig, storage: Storage) -> tuple[Any, Any]:

@@ -159,10 +159,30 @@ def stored_evaluations(
             typed = answer_types_of(storage.public, uris) or answer_types_of(store, uris)
             answer_types.update({question_id_of(q, storage.uris): t for q, t in typed.items()})
     names = [e.system for _, e in found]
-    return [
+    named = [
         replace(e, system=f"{e.system} ({eid})") if names.count(e.system) > 1 else e
         for eid, e in found
     ]
+    return [_in_order_of(named[0], e) for e in named]
+
+
+def _in_order_of(first: Evaluation, other: Evaluation) -> Evaluation:
+    """``other`` with its QA questions in ``first``'s order when both hold the same questions,
+    one record each: paired tests pair rows. A graph written before questions carried their
+    position (``gqa:position``, 2026-11-21 and earlier) reads back in URI order, so the same
+    questions came in another order and were refused as different ones."""
+    qa = ExperimentType.QA
+    order = [q.question_id for q in first.tasks[qa].questions]
+    task = other.tasks[qa]
+    by_id = {q.question_id: q for q in task.questions}
+    if (
+        len(set(order)) != len(order)
+        or len(by_id) != len(task.questions)
+        or set(order) != set(by_id)
+    ):
+        return other  # not the same questions: compare says so
+    questions = tuple(by_id[q] for q in order)
+    return replace(other, tasks={**other.tasks, qa: replace(task, questions=questions)})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,115 @@
+"""A store the version before the application layer (up to 2026-11-21) wrote, opened by this
+one: what an operator upgrading in place meets. The old state is written here as that version
+wrote it (its files and triples), not produced by running it."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from service.errors import Conflict
+from service.evaluation.results import ExperimentType
+from service.experiments.run import run_experiment
+from service.experiments.runner import ExperimentRunner
+from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+from service.experiments.systems import AnswerFile
+from service.graph.adapter import Side
+from service.graph.checks import check_store
+from service.graph.experiments import Status
+from service.graph.store import Storage, open_storage
+from service.graph.uris import GERBIL, GQA
+from service.paths import DEMO_DIR
+
+
+def _legacy_job(store: Path, experiment_id: str) -> None:
+    """The job an older version saved for a web-service run it was asking when it stopped:
+    one ``job.json`` (its dataset parsed inline, uploads only named) and the answers log."""
+    folder = store / "jobs" / experiment_id
+    (folder / "answers").mkdir(parents=True)
+    job = {"__type__": "ExperimentJob", "experiment_id": experiment_id, "profile": "fair"}
+    (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
+    (folder / "answers" / "0.jsonl").write_text('{"question_id": "1"}\n', encoding="utf-8")
+
+
+def test_a_run_an_older_version_left_says_why_it_cannot_resume(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with open_storage(store, catalog=False) as storage:
+        experiments = storage.experiments
+        old = experiments.reserve()
+        experiments.set_status(old.id, "queued")
+        experiments.set_status(old.id, "running")  # the old server was stopped mid-run
+        _legacy_job(store, old.id)
+        runner = ExperimentRunner(storage, workers=1)  # the upgraded server's start
+        try:
+            status = experiments.status(old.id)
+            assert status.status is Status.ERROR
+            # not "the submission did not complete": it did, under the older version
+            assert status.message is not None
+            assert "older version" in status.message and "job.json" in status.message
+            assert "submit it again" in status.message
+            with pytest.raises(Conflict, match=r"older version .* submit it again"):
+                runner.resume(old.id)
+        finally:
+            runner.close()
+
+
+def _recorded(storage: Storage, name: str) -> str:
+    """An experiment of the demo's questions and one answer file, recorded now; its id."""
+    spec = ExperimentSpec(
+        FileDataset(FileRef.local(str(DEMO_DIR / "questions.json"))),
+        (AnswerFile(name, FileRef.local(str(DEMO_DIR / "answers-partial.json"))),),
+        profile="exact",
+    )
+    ticket = storage.experiments.reserve()
+    run_experiment(spec, storage=storage, ticket=ticket)
+    return ticket.id
+
+
+def _as_written_before_2026_11_24(storage: Storage, experiment_id: str) -> None:
+    """Its tasks name the experiment types as versions before 2026-11-24 wrote them."""
+    graph = storage.uris.experiment_graph(experiment_id)
+    for kind in ExperimentType:
+        new, old = f"<{GERBIL}{kind.value}>", f"<{GQA}{kind.value}>"
+        storage.store.update(
+            Side.PRIVATE,
+            f"DELETE {{ GRAPH <{graph}> {{ ?t <{GERBIL}experimentType> {new} }} }} "
+            f"INSERT {{ GRAPH <{graph}> {{ ?t <{GERBIL}experimentType> {old} }} }} "
+            f"WHERE {{ GRAPH <{graph}> {{ ?t <{GERBIL}experimentType> {new} }} }}",
+        )
+
+
+def test_check_says_which_experiments_an_older_version_wrote_and_what_to_do(
+    tmp_path: Path,
+) -> None:
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        old, new = _recorded(storage, "old"), _recorded(storage, "new")
+        _as_written_before_2026_11_24(storage, old)
+        found = check_store(storage, shapes=False)
+        # Before: only IC-19A "Codes from code list" (and, with the shapes, one line per task
+        # and system), nothing saying where they came from or what to do
+        advice = [v for v in found if v.check == "upgrade"]
+        assert [v.target for v in advice] == [storage.uris.experiment_graph(old)]
+        assert "before 2026-11-24" in advice[0].message and "gerbil-qa import" in advice[0].message
+        assert not [v for v in found if v.target == storage.uris.experiment_graph(new)]
+
+
+def test_serve_says_at_start_that_older_experiments_are_left_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from service.web import close_app, create_app
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        published, private = _recorded(storage, "old"), _recorded(storage, "private")
+        for old in (published, private):
+            _as_written_before_2026_11_24(storage, old)
+        storage.experiments.publish(published)  # its graph moves to the public dataset
+        _recorded(storage, "new")
+        with caplog.at_level(logging.WARNING, logger="service.web.app"):
+            app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
+        close_app(app)
+    said = [r.getMessage() for r in caplog.records if r.name == "service.web.app"]
+    assert any("2 experiments were written by a version before 2026-11-24" in m for m in said)
+    assert any("gerbil-qa check" in m for m in said), said
