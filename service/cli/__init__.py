@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "export": ("service.cli.graph",),
     "import": ("service.cli.graph",),
     "check": ("service.cli.graph",),
+    "upgrade": ("service.cli.graph",),
     "rescore": ("service.cli.graph",),
     "datasets": ("service.cli.graph",),
     "dataset": ("service.cli.graph", "service.cli.systems"),

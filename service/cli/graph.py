@@ -57,6 +57,14 @@ def register(sub: Any) -> None:
     check.add_argument("--no-shapes", action="store_true", help="only the Data Cube checks")
     check.set_defaults(handler=_check)
 
+    upgrade = sub.add_parser(
+        "upgrade",
+        help="rewrite the experiments older versions wrote in today's terms (serve does it at "
+        "start)",
+    )
+    _store_options(upgrade)
+    upgrade.set_defaults(handler=_upgrade)
+
     rescore = sub.add_parser(
         "rescore",
         help="re-score a stored experiment into a new revision (the old one stays)",
@@ -203,6 +211,22 @@ def _check(args: argparse.Namespace) -> int:
         print(violation)
     print(f"{len(found)} violation(s)", file=sys.stderr)
     return 1 if found else 0
+
+
+def _upgrade(args: argparse.Namespace) -> int:
+    from service.graph.legacy import WRITTEN_BEFORE, upgrade
+
+    with _open(args) as storage:
+        graphs = upgrade(storage)
+    for graph in graphs:
+        print(f"upgraded {graph}")
+    print(
+        f"{len(graphs)} experiment graph(s) written by a version before {WRITTEN_BEFORE} "
+        "upgraded (experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; "
+        "results untouched)",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def _datasets(args: argparse.Namespace) -> int:

@@ -1,20 +1,28 @@
-"""Experiment graphs an older version wrote, in terms this one no longer writes.
+"""Experiment graphs an older version wrote, in terms this one no longer writes, and their
+upgrade in place.
 
 Until 2026-11-24 a task named its experiment type in our namespace (``gqa:QA`` …), its system
-was typed ``gqa:System`` only, and it carried no ``gerbil:statusCode``/``gerbil:timestamp``.
-Such graphs still render, but the leaderboards and GERBIL-era queries (``gerbil:QA``) leave
-them out and ``check`` fails them: found here so that ``serve`` and ``check`` say so and what
-to do, instead of the experiments vanishing from the leaderboards without a word. Nothing
-migrates them in place yet.
+was typed ``gqa:System`` only, and it carried no ``gerbil:statusCode``/``gerbil:timestamp`` nor
+a sub-experiment's ``gerbil:subExperimentOf``. Such graphs still render, but the leaderboards
+and GERBIL-era queries (``gerbil:QA``) leave them out and ``check`` fails them.
+:func:`upgrade` rewrites each in the terms written now — one update request a graph, so a
+graph is upgraded whole or not at all, and running it again changes nothing —; ``serve`` runs
+it at start, ``gerbil-qa upgrade`` on demand. Results, ids, owners and publication dates are
+untouched: only how the graph names what it already says.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.evaluation.results import ExperimentType
+from service.graph.adapter import Side
+from service.graph.terms import PROV, QB, XSD
 from service.graph.uris import GERBIL, GQA
+
+if TYPE_CHECKING:
+    from service.graph.store import Storage
 
 WRITTEN_BEFORE = "2026-11-24"
 EXPERIMENT_TYPE = GERBIL + "experimentType"
@@ -24,9 +32,8 @@ ADVICE = (
     "(gerbil:QA … since), its systems are not typed prov:SoftwareAgent, prov:Agent and "
     "prov:Entity, and its tasks carry no gerbil:statusCode or gerbil:timestamp; so the "
     "leaderboards and GERBIL-era queries leave it out and the shapes and IC-19A fail on it. "
-    "No command migrates it in place yet: `gerbil-qa export`, the six experiment-type IRIs "
-    "replaced by GERBIL's, then `gerbil-qa import` into a new store puts it back on the "
-    "leaderboards; the system types and GERBIL's fields need re-running the experiment"
+    "`gerbil-qa upgrade --store …` (or starting `gerbil-qa serve` on the store) rewrites it in "
+    "today's terms, its results untouched"
 )
 
 
@@ -49,3 +56,62 @@ def legacy_experiment_graphs(reader: Any) -> list[str]:
         f"GRAPH ?g {{ ?task <{EXPERIMENT_TYPE}> ?type }} }}"
     )
     return sorted(row["g"].value for row in rows)
+
+
+def upgrade(storage: Storage) -> list[str]:
+    """Rewrite every experiment graph an older version wrote, in either dataset (a published
+    one is in the public dataset, whose default graph — the union the endpoint reads — gets
+    the same triples); the graphs upgraded, each once."""
+    done: list[str] = []
+    for side, reader in ((Side.PRIVATE, storage.private), (Side.PUBLIC, storage.public)):
+        for graph in legacy_experiment_graphs(reader):
+            storage.store.update(side, _upgrade_request(graph, public=side is Side.PUBLIC))
+            done.append(graph)
+    return sorted(set(done))
+
+
+def _upgrade_request(graph: str, *, public: bool) -> str:
+    """One SPARQL update (one transaction) upgrading ``graph``; ``public``: the public
+    dataset, whose default graph holds a copy of every public graph's triples."""
+    types = " ".join(f"(<{GQA}{t.value}> <{GERBIL}{t.value}>)" for t in ExperimentType)
+    g = f"<{graph}>"
+    qa = f"<{GERBIL}{ExperimentType.QA.value}>"
+    same = " ; ".join(
+        f"<{p}> ?{v}"
+        for p, v in (
+            (GERBIL + "annotator", "system"),
+            (GERBIL + "dataset", "dataset"),
+            (GQA + "language", "language"),
+            (GQA + "profile", "profile"),
+            (QB + "dataSet", "experiment"),
+        )
+    )
+    operations = [
+        # the experiment types by GERBIL's IRIs (the leaderboards and GERBIL-era queries)
+        f"DELETE {{ GRAPH {g} {{ ?task <{EXPERIMENT_TYPE}> ?old }} }} "
+        f"INSERT {{ GRAPH {g} {{ ?task <{EXPERIMENT_TYPE}> ?new }} }} "
+        f"WHERE {{ VALUES (?old ?new) {{ {types} }} "
+        f"GRAPH {g} {{ ?task <{EXPERIMENT_TYPE}> ?old }} }}",
+        # a system is an agent and an entity, typed out for clients that do no inference
+        f"INSERT {{ GRAPH {g} {{ ?system a <{PROV}SoftwareAgent>, <{PROV}Agent>, "
+        f"<{PROV}Entity> }} }} "
+        f"WHERE {{ GRAPH {g} {{ ?system a <{GQA}System> }} }}",
+        # GERBIL's task status (0: finished; only finished tasks were recorded) and time
+        f'INSERT {{ GRAPH {g} {{ ?task <{GERBIL}statusCode> "0"^^<{XSD}int> ; '
+        f"<{GERBIL}timestamp> ?ended }} }} WHERE {{ GRAPH {g} {{ ?task a <{GQA}Task> ; "
+        f"<{QB}dataSet> ?experiment . ?experiment <{PROV}endedAtTime> ?ended "
+        f"FILTER NOT EXISTS {{ ?task <{GERBIL}statusCode> ?code }} }} }}",
+        # a sub-experiment's task points at the QA task of the same evaluation
+        f"INSERT {{ GRAPH {g} {{ ?sub <{GERBIL}subExperimentOf> ?qa }} }} WHERE {{ GRAPH {g} {{ "
+        f"?sub a <{GQA}Task> ; <{EXPERIMENT_TYPE}> ?type ; {same} . "
+        f"?qa a <{GQA}Task> ; <{EXPERIMENT_TYPE}> {qa} ; {same} . "
+        f"FILTER (?type != {qa}) FILTER NOT EXISTS {{ ?sub <{GERBIL}subExperimentOf> ?any }} }} }}",
+    ]
+    if public:  # the default graph: the old types out, the graph's triples in (a set: once)
+        operations += [
+            f"DELETE {{ ?task <{EXPERIMENT_TYPE}> ?old }} WHERE {{ VALUES ?old "
+            f"{{ {' '.join(f'<{iri}>' for iri in sorted(old_types()))} }} "
+            f"GRAPH {g} {{ ?task a <{GQA}Task> }} ?task <{EXPERIMENT_TYPE}> ?old }}",
+            f"INSERT {{ ?s ?p ?o }} WHERE {{ GRAPH {g} {{ ?s ?p ?o }} }}",
+        ]
+    return " ;\n".join(operations)

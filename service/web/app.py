@@ -85,8 +85,8 @@ def create_app(
 
         state.watcher = ChangeWatcher(storage, on_change=state.refresh).start()
     app.extensions[EXTENSION] = state
+    _upgrade_legacy_experiments(storage)  # before the first snapshot: it holds them upgraded
     view.refresh()
-    _warn_of_legacy_experiments(storage)
     atexit.register(state.close)
 
     from service.web import (
@@ -121,22 +121,33 @@ def create_app(
     return app
 
 
-def _warn_of_legacy_experiments(storage: Storage) -> None:
-    """Say at start when older versions' experiments are left out of the leaderboards."""
-    from service.graph.legacy import WRITTEN_BEFORE, legacy_experiment_graphs
+def _upgrade_legacy_experiments(storage: Storage) -> None:
+    """Experiments older versions wrote, rewritten in today's terms (``service.graph.legacy``):
+    left as they were, the leaderboards and GERBIL-era queries left them out without a word."""
+    from service.graph.legacy import WRITTEN_BEFORE, legacy_experiment_graphs, upgrade
 
-    # a published experiment's graph is in the public dataset only
-    graphs = sorted(
-        {g for side in (storage.public, storage.private) for g in legacy_experiment_graphs(side)}
-    )
-    if graphs:
+    if storage.store.read_only:
+        found = [
+            g for side in (storage.public, storage.private) for g in legacy_experiment_graphs(side)
+        ]
+        if found:
+            log.warning(
+                "%d experiment graphs were written by a version before %s; this read-only "
+                "store cannot upgrade them (`gerbil-qa upgrade --store …` can): the leaderboards "
+                "leave them out",
+                len(found),
+                WRITTEN_BEFORE,
+            )
+        return
+    upgraded = upgrade(storage)
+    if upgraded:
         log.warning(
-            "%d experiments were written by a version before %s (experiment types gqa:QA …): "
-            "their pages render, but the leaderboards and GERBIL-era queries leave them out and "
-            "`gerbil-qa check` fails them; it says what to do (first: %s)",
-            len(graphs),
+            "upgraded %d experiment graphs written by a version before %s to today's terms "
+            "(experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; results "
+            "untouched): they are on the leaderboards again (first: %s)",
+            len(upgraded),
             WRITTEN_BEFORE,
-            graphs[0],
+            upgraded[0],
         )
 
 

@@ -4,6 +4,7 @@ wrote it (its files and triples), not produced by running it."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from pathlib import Path
@@ -19,6 +20,7 @@ from service.experiments.systems import AnswerFile
 from service.graph.adapter import Side
 from service.graph.checks import check_store
 from service.graph.experiments import Status
+from service.graph.nodes import DefaultGraph, NamedNode
 from service.graph.store import Storage, open_storage
 from service.graph.uris import GERBIL, GQA
 from service.paths import DEMO_DIR
@@ -68,17 +70,55 @@ def _recorded(storage: Storage, name: str) -> str:
     return ticket.id
 
 
-def _as_written_before_2026_11_24(storage: Storage, experiment_id: str) -> None:
-    """Its tasks name the experiment types as versions before 2026-11-24 wrote them."""
+def _as_written_before_2026_11_24(storage: Storage, experiment_id: str, side: Side) -> None:
+    """Its graph as versions before 2026-11-24 wrote it: experiment types in our namespace,
+    systems typed gqa:System only, tasks without GERBIL's status, time and sub-experiment link
+    (in the public dataset, its default graph's copy too)."""
+    graph = f"<{storage.uris.experiment_graph(experiment_id)}>"
+    prov = "http://www.w3.org/ns/prov#"
+    for where in [graph] + ([""] if side is Side.PUBLIC else []):
+        inside = functools.partial(_inside, where)
+        scope = f"GRAPH {graph} {{ ?t a <{GQA}Task> }}"
+        for kind in ExperimentType:
+            new, old = f"<{GERBIL}{kind.value}>", f"<{GQA}{kind.value}>"
+            storage.store.update(
+                side,
+                f"DELETE {{ {inside(f'?t <{GERBIL}experimentType> {new}')} }} "
+                f"INSERT {{ {inside(f'?t <{GERBIL}experimentType> {old}')} }} "
+                f"WHERE {{ {scope} {inside(f'?t <{GERBIL}experimentType> {new}')} }}",
+            )
+        for p in ("statusCode", "timestamp", "subExperimentOf"):
+            storage.store.update(
+                side,
+                f"DELETE {{ {inside(f'?t <{GERBIL}{p}> ?o')} }} "
+                f"WHERE {{ {scope} {inside(f'?t <{GERBIL}{p}> ?o')} }}",
+            )
+        for kind in ("SoftwareAgent", "Agent", "Entity"):
+            storage.store.update(
+                side,
+                f"DELETE {{ {inside(f'?s a <{prov}{kind}>')} }} WHERE {{ "
+                f"GRAPH {graph} {{ ?s a <{GQA}System> }} {inside(f'?s a <{prov}{kind}>')} }}",
+            )
+
+
+def _inside(graph: str, pattern: str) -> str:
+    """``pattern`` in ``graph`` (the default graph when "")."""
+    return f"GRAPH {graph} {{ {pattern} }}" if graph else pattern
+
+
+def _graph(storage: Storage, experiment_id: str, side: Side) -> set[str]:
+    """The experiment's quads in ``side`` (its named graph, and for the public dataset the
+    default graph's triples about its tasks and systems), as N-Quads lines."""
+    reader = storage.public if side is Side.PUBLIC else storage.private
     graph = storage.uris.experiment_graph(experiment_id)
-    for kind in ExperimentType:
-        new, old = f"<{GERBIL}{kind.value}>", f"<{GQA}{kind.value}>"
-        storage.store.update(
-            Side.PRIVATE,
-            f"DELETE {{ GRAPH <{graph}> {{ ?t <{GERBIL}experimentType> {new} }} }} "
-            f"INSERT {{ GRAPH <{graph}> {{ ?t <{GERBIL}experimentType> {old} }} }} "
-            f"WHERE {{ GRAPH <{graph}> {{ ?t <{GERBIL}experimentType> {new} }} }}",
-        )
+    named = {str(q) for q in reader.quads_for_pattern(None, None, None, NamedNode(graph))}
+    if side is Side.PRIVATE:
+        return named
+    subjects = {q.subject for q in reader.quads_for_pattern(None, None, None, NamedNode(graph))}
+    copies = {
+        str(q) for s in subjects for q in reader.quads_for_pattern(s, None, None, DefaultGraph())
+    }
+    return named | copies
 
 
 def test_check_says_which_experiments_an_older_version_wrote_and_what_to_do(
@@ -86,30 +126,61 @@ def test_check_says_which_experiments_an_older_version_wrote_and_what_to_do(
 ) -> None:
     with open_storage(tmp_path / "store", catalog=False) as storage:
         old, new = _recorded(storage, "old"), _recorded(storage, "new")
-        _as_written_before_2026_11_24(storage, old)
+        _as_written_before_2026_11_24(storage, old, Side.PRIVATE)
         found = check_store(storage, shapes=False)
         # Before: only IC-19A "Codes from code list" (and, with the shapes, one line per task
         # and system), nothing saying where they came from or what to do
         advice = [v for v in found if v.check == "upgrade"]
         assert [v.target for v in advice] == [storage.uris.experiment_graph(old)]
-        assert "before 2026-11-24" in advice[0].message and "gerbil-qa import" in advice[0].message
+        assert "before 2026-11-24" in advice[0].message
+        assert "gerbil-qa upgrade" in advice[0].message
         assert not [v for v in found if v.target == storage.uris.experiment_graph(new)]
 
 
-def test_serve_says_at_start_that_older_experiments_are_left_out(
+def test_serve_upgrades_what_older_versions_wrote_to_exactly_what_is_written_now(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Before: the old experiments were left out of the leaderboards and GERBIL-era queries,
+    and failed check, with no way to upgrade them but an export edited by hand."""
     from service.web import close_app, create_app
 
     with open_storage(tmp_path / "store", catalog=False) as storage:
         published, private = _recorded(storage, "old"), _recorded(storage, "private")
-        for old in (published, private):
-            _as_written_before_2026_11_24(storage, old)
         storage.experiments.publish(published)  # its graph moves to the public dataset
-        _recorded(storage, "new")
+        today = {
+            e: _graph(storage, e, side)
+            for e, side in ((published, Side.PUBLIC), (private, Side.PRIVATE))
+        }
+        _as_written_before_2026_11_24(storage, published, Side.PUBLIC)
+        _as_written_before_2026_11_24(storage, private, Side.PRIVATE)
+        assert _graph(storage, published, Side.PUBLIC) != today[published]
         with caplog.at_level(logging.WARNING, logger="service.web.app"):
             app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
-        close_app(app)
+        try:  # quad for quad what this version writes, in the named graph and the public union
+            assert _graph(storage, published, Side.PUBLIC) == today[published]
+            assert _graph(storage, private, Side.PRIVATE) == today[private]
+            assert [v for v in check_store(storage) if "experiment" in v.target] == []
+        finally:
+            close_app(app)
     said = [r.getMessage() for r in caplog.records if r.name == "service.web.app"]
-    assert any("2 experiments were written by a version before 2026-11-24" in m for m in said)
-    assert any("gerbil-qa check" in m for m in said), said
+    assert any(
+        "upgraded 2 experiment graphs written by a version before 2026-11-24" in m for m in said
+    ), said
+
+
+def test_the_upgrade_command_does_it_too_and_twice_changes_nothing(tmp_path: Path, capsys) -> None:
+    from service.cli import main
+
+    store = tmp_path / "store"
+    with open_storage(store, catalog=False) as storage:
+        old = _recorded(storage, "old")
+        today = _graph(storage, old, Side.PRIVATE)
+        _as_written_before_2026_11_24(storage, old, Side.PRIVATE)
+    assert main(["upgrade", "--store", str(store)]) == 0
+    assert "1 experiment graph(s) written by a version before 2026-11-24 upgraded" in (
+        capsys.readouterr().err
+    )
+    assert main(["upgrade", "--store", str(store)]) == 0
+    assert "0 experiment graph(s)" in capsys.readouterr().err
+    with open_storage(store, catalog=False) as storage:
+        assert _graph(storage, old, Side.PRIVATE) == today
