@@ -505,6 +505,23 @@ def stored_task(store: Any, graph: str, task_uri: str, uris: Uris) -> TaskResult
     return task_result(nodes[task_uri], nodes, uris)
 
 
+def not_recomputable(task: TaskResult) -> str | None:
+    """Why ``task``'s stored results cannot be recomputed here (slices, intervals, statistics),
+    or None: its profile is unknown, or this version scores it under another signature."""
+    from service.evaluation.profiles import get_profile
+
+    if scoring_of(task.profile) is None:
+        return f"scored under profile {task.profile!r}, unknown here"
+    profile = get_profile(task.profile)
+    now = profile.signature_for(task.knowledge_base)
+    if task.signature and now != task.signature:
+        return (
+            f"scored under {task.profile} {task.profile_version or '?'} ({task.signature}); "
+            f"this version scores as {now}"
+        )
+    return None
+
+
 def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: Uris) -> Evaluation:
     """A stored QA task as an :class:`~service.evaluation.results.Evaluation` that statistics
     and comparisons accept: its :data:`~service.evaluation.results.COUNT_MEASURES` and the
@@ -517,9 +534,10 @@ def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: U
 
     if task.experiment_type != ExperimentType.QA.value:
         raise BadRequest(f"{task.uri}: a {task.experiment_type} task; compare QA tasks")
+    refusal = not_recomputable(task)
     known = scoring_of(task.profile)
-    if known is None:
-        raise BadRequest(f"{task.uri}: scored under profile {task.profile!r}, unknown here")
+    if refusal is not None or known is None:
+        raise BadRequest(f"{task.uri}: {refusal}: re-score it before comparing")
     records = stored_records(results, graded=known[1], uris=uris)
     # the counts too: they describe the (sliced) run, statistics leave them out
     wanted = (*COUNT_MEASURES, "questions", "skippedQuestions")
@@ -532,11 +550,6 @@ def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: U
         tasks={ExperimentType.QA: TaskScores(ExperimentType.QA, measures, records)},
         kb=task.knowledge_base,
     )
-    if task.signature and evaluation.signature != task.signature:
-        raise BadRequest(
-            f"{task.uri} was scored as {task.signature}; this version scores as "
-            f"{evaluation.signature}: re-score it before comparing"
-        )
     return evaluation
 
 

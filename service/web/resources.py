@@ -349,6 +349,7 @@ def experiment(name: str) -> BaseResponse:
             revisions=graph.experiments.revisions(experiment_id, include_private=private),
             by=by,
             slice_dimensions=SLICE_DIMENSIONS,  # the slices registry's
+            breakdown_refused=_breakdown_refused(shown),
             badge=None if private else badges.snippets(shown),
             # the preview comes from where the page did (img-src 'self'), not from the URI,
             # whose host a proxy or a persistent-identifier base may name differently
@@ -409,6 +410,15 @@ def badge(experiment_id: str) -> Response:
     response.set_etag(rendered.etag)
     response.make_conditional(request)  # in place: 304 when the ETag matches
     return response
+
+
+def _breakdown_refused(page: pages.ExperimentPage) -> str | None:
+    """Why the breakdown cannot be recomputed from this experiment's stored results (a QA
+    task scored under a profile version this one scores otherwise), or None: its links led
+    to a 400 before."""
+    from service.graph.reader import not_recomputable
+
+    return next(filter(None, map(not_recomputable, page.tasks_of("QA"))), None)
 
 
 def _breakdown(experiment_id: str, page: pages.ExperimentPage, by: str) -> dict[str, Any]:

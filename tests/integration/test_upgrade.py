@@ -184,3 +184,30 @@ def test_the_upgrade_command_does_it_too_and_twice_changes_nothing(tmp_path: Pat
     assert "0 experiment graph(s)" in capsys.readouterr().err
     with open_storage(store, catalog=False) as storage:
         assert _graph(storage, old, Side.PRIVATE) == today
+
+
+def test_an_experiment_scored_under_an_older_profile_version_says_why_it_has_no_breakdown(
+    tmp_path: Path,
+) -> None:
+    """Its page offered links to a breakdown by feature, each a 400 ('re-score it before
+    comparing'): the stored results are recomputed, and this version scores it otherwise."""
+    from service.web import close_app, create_app
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        old = _recorded(storage, "old")
+        graph = storage.uris.experiment_graph(old)
+        signature = f"<{GQA}signature>"
+        storage.store.update(  # as a profile version before this one signed it
+            Side.PRIVATE,
+            f"DELETE {{ GRAPH <{graph}> {{ ?t {signature} ?s }} }} "
+            f'INSERT {{ GRAPH <{graph}> {{ ?t {signature} "gerbil-qa:exact|v:0.9.0|older" }} }} '
+            f"WHERE {{ GRAPH <{graph}> {{ ?t {signature} ?s }} }}",
+        )
+        storage.experiments.publish(old)
+        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
+        try:
+            page = app.test_client().get(f"/experiment/{old}").get_data(as_text=True)
+        finally:
+            close_app(app)
+    assert 'id="breakdown-refused"' in page and "?by=answertype" not in page
+    assert "gerbil-qa:exact|v:0.9.0|older" in page and "this version scores as" in page
