@@ -159,17 +159,35 @@ class JobStore:
         self.workspace.remove(self._key(experiment_id))
 
     # -- answers as they arrive --------------------------------------------------------------
-    def append(self, experiment_id: str, system_index: int, answer: SystemAnswer) -> None:
+    @classmethod
+    def _log_key(cls, experiment_id: str, system_index: int, language: str | None) -> str:
+        # a run's first language keeps the one log per system older jobs have
+        name = f"{system_index}@{language}" if language else f"{system_index}"
+        return cls._key(experiment_id, f"answers/{name}.jsonl")
+
+    def append(
+        self,
+        experiment_id: str,
+        system_index: int,
+        answer: SystemAnswer,
+        *,
+        language: str | None = None,
+    ) -> None:
+        """Log one answer of a system; ``language``: a language the run asks after its first
+        (each language's answers apart, or a later one would find every question answered)."""
         # a job recorded and removed (by another replica) meanwhile gets no log
         self.workspace.append(
-            self._key(experiment_id, f"answers/{system_index}.jsonl"),
+            self._log_key(experiment_id, system_index, language),
             json.dumps(encode(answer), ensure_ascii=False),
             if_exists=self._key(experiment_id, SPEC),
         )
 
-    def answers(self, experiment_id: str, system_index: int) -> dict[str, SystemAnswer]:
-        """The answers recorded so far for one system (a torn last line is dropped)."""
-        key = self._key(experiment_id, f"answers/{system_index}.jsonl")
+    def answers(
+        self, experiment_id: str, system_index: int, *, language: str | None = None
+    ) -> dict[str, SystemAnswer]:
+        """The answers recorded so far for one system (a torn last line is dropped), in the
+        run's first language or ``language`` (as :meth:`append`)."""
+        key = self._log_key(experiment_id, system_index, language)
         lines = self.workspace.lines(key)
         found: dict[str, SystemAnswer] = {}
         for number, line in enumerate(lines, start=1):
@@ -226,15 +244,17 @@ class JobStore:
 
 
 class _Log:
-    def __init__(self, files: JobFiles, index: int) -> None:
-        self._files, self._index = files, index
+    def __init__(self, files: JobFiles, index: int, language: str | None) -> None:
+        self._files, self._index, self._language = files, index, language
 
     def done(self) -> dict[str, SystemAnswer]:
-        return self._files.jobs.answers(self._files.experiment_id, self._index)
+        jobs, eid = self._files.jobs, self._files.experiment_id
+        return jobs.answers(eid, self._index, language=self._language)
 
     def append(self, answer: SystemAnswer) -> None:
         if self._files.holding():  # a runner whose claim lapsed leaves the log to its successor
-            self._files.jobs.append(self._files.experiment_id, self._index, answer)
+            jobs, eid = self._files.jobs, self._files.experiment_id
+            jobs.append(eid, self._index, answer, language=self._language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +265,9 @@ class JobFiles:
     experiment_id: str
     holding: Callable[[], bool] = lambda: True  # whether this runner may still write it
 
-    def log(self, system_index: int) -> _Log:
-        return _Log(self, system_index)
+    def log(self, system_index: int, language: str | None = None) -> _Log:
+        """A system's answer log; ``language``: one the run asks after its first."""
+        return _Log(self, system_index, language)
 
     def archive(self, name: str, data: bytes) -> None:
         self.jobs.write_archive(self.experiment_id, name, data)

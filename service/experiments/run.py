@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     class JobState(Protocol):
         """What a durable job keeps while it runs (:class:`service.experiments.jobs.JobFiles`)."""
 
-        def log(self, system_index: int) -> AnswerLog: ...
+        def log(self, system_index: int, language: str | None = None) -> AnswerLog: ...
 
         def archive(self, name: str, data: bytes) -> None: ...
 
@@ -133,7 +133,7 @@ def run_experiment(
             check_unique_ids(read)  # its results are named by question id in the graph
         dataset = dataset or read
         got = _ask(spec, read, language, kb=kb, files=files, job=job, stop=stop, report=report,
-                   policy=policy, aborted=aborted)  # fmt: skip
+                   policy=policy, aborted=aborted, first=languages[0])  # fmt: skip
         for index, answers in got.items():
             obtained.setdefault(index, []).append(answers)
         report.phase("scoring")
@@ -236,14 +236,17 @@ def _ask(
     report: _Reporter,
     policy: NetworkPolicy | None,
     aborted: dict[int, str],
+    first: str | None = None,
 ) -> dict[int, Obtained]:
     """Every system's answers in ``language`` (asked, read or run; SPARQL answers run on the
     pinned KB), by the system's index. A system the error-rate rule stops is left out and
     ``aborted`` says why (as GERBIL ends that system's task, not the others'); one stopped in
     an earlier language is not asked again. A run of answer files only asks nothing: its
-    phase is "reading"."""
+    phase is "reading". ``first``: the run's first language; a later one's answers are logged
+    and archived apart."""
     report.phase("reading" if all(s.from_files for s in spec.systems) else "asking")
     obtained: dict[int, Obtained] = {}
+    later = language if first is not None and language != first else None
     for index, system in enumerate(spec.systems):
         if index in aborted:
             continue
@@ -261,8 +264,9 @@ def _ask(
             answered=report.errors_of(index),
             kb=kb,
             policy=policy,
-            log=job.log(index) if job is not None else None,
+            log=job.log(index, later) if job is not None else None,
             archive=job.archive if job is not None else None,
+            later_language=later,
         )
         try:
             got = system.obtain(context)

@@ -103,6 +103,8 @@ class SystemContext:
     policy: NetworkPolicy | None = None
     log: AnswerLog | None = None
     archive: Callable[[str, bytes], None] | None = None  # keeps a file beside the store
+    # a language the run asks after its first: its log and archive are kept apart by it
+    later_language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +212,8 @@ def archived(
     from service.systems.archive import answer_file
 
     data = answer_file(run, ctx.dataset, language=ctx.language, format=format)
-    file_name = f"{ctx.index + 1}-{_safe(name)}.json"
+    apart = f"@{_safe(ctx.later_language)}" if ctx.later_language else ""
+    file_name = f"{ctx.index + 1}-{_safe(name)}{apart}.json"
     if ctx.archive is not None:
         ctx.archive(file_name, data)
     return (

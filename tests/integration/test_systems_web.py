@@ -348,3 +348,81 @@ def test_a_large_upload_is_parsed_by_the_job_and_its_error_ends_it(tmp_path: Pat
         assert refused.get_json()["error"] == status["message"]
     finally:
         close_app(small)
+
+
+def _answering_in_german_only(asked: list[tuple[str, str]]) -> Any:
+    """A QA service that answers "x" to a German question and nothing to any other, keeping
+    each (lang, question) it was asked in ``asked``."""
+    from urllib.parse import parse_qs
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8")).items()}
+        asked.append((form["lang"], form["query"]))
+        values = [{"c": {"type": "literal", "value": "x"}}] if form["lang"] == "de" else []
+        question = {"language": form["lang"], "string": form["query"]}
+        answers = [{"head": {"vars": ["c"]}, "results": {"bindings": values}}]
+        payload = {"questions": [{"id": "1", "question": [question], "answers": answers}]}
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [json.dumps(payload).encode("utf-8")]
+
+    return app
+
+
+def test_a_service_run_in_two_languages_is_asked_in_each(app: Any) -> None:
+    """``"language": "en,de"`` with a QA web service: the job's answer log was one per system,
+    so the German pass found every question answered (in English) and asked none; the pooled
+    task scored the English answers twice. Now each language is asked and scored as given."""
+    x = {"c": {"type": "literal", "value": "x"}}
+    gold = [{"head": {"vars": ["c"]}, "results": {"bindings": [x]}}]
+    questions = [
+        {
+            "id": str(i),
+            "question": [
+                {"language": "en", "string": f"Question {i}?"},
+                {"language": "de", "string": f"Frage {i}?"},
+            ],
+            "answers": gold,
+        }
+        for i in (1, 2, 3)
+    ]
+    asked: list[tuple[str, str]] = []
+    client = app.test_client()
+    with ServedSystem(_answering_in_german_only(asked)) as service:
+        body = {
+            "dataset": {"filename": "two.json", "content": json.dumps({"questions": questions})},
+            "systems": [{"name": "german", "url": service.url}],
+            "language": "en,de",
+        }
+        response = client.post("/api/experiments", json=body)
+        assert response.status_code == 202, response.get_data(as_text=True)
+        eid, token = response.get_json()["id"], response.get_json()["token"]
+        status = _wait(client, eid, token, "finished", "error", "cancelled")
+    assert status["status"] == "finished", status
+    assert sorted(lang for lang, _ in asked) == ["de"] * 3 + ["en"] * 3, asked
+    [evaluation] = status["evaluations"]
+    by_language = evaluation["byLanguage"]
+    assert by_language["de"]["QA"]["macroF1"] == 1.0, by_language
+    assert by_language["en"]["QA"]["macroF1"] == 0.0, by_language
+    # each language's answers are archived as a file of their own, each one downloadable
+    storage = app.extensions[EXTENSION].storage
+    rows = storage.private.query(
+        "SELECT ?title ?sha WHERE { GRAPH ?g { ?f <http://w3id.org/gerbil/qa/vocab#fileRole> "
+        '"answers" ; <http://purl.org/dc/terms/title> ?title ; '
+        "<http://w3id.org/gerbil/qa/vocab#sha256> ?sha } }"
+    )
+    files = {r["title"].value: r["sha"].value for r in rows}  # type: ignore[index]
+    assert len(files) == 2, files
+    owner = {"Authorization": f"Bearer {token}"}
+    for title, sha in files.items():
+        got = client.get(f"/experiment/{eid}/file/{sha}", headers=owner)
+        assert got.status_code == 200, (title, got.get_data(as_text=True))
+        assert _sha256_of(got.get_data()) == sha
+        spoken = {q["language"] for e in got.get_json()["questions"] for q in e["question"]}
+        assert spoken == {"de" if "de" in title else "en"}, (title, spoken)
+
+
+def _sha256_of(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
