@@ -213,15 +213,22 @@ def run_experiment(
             ended=timestamp(),
             ticket=ticket,
             hold=hold,
-            notes=tuple(aborted[i] for i in sorted(aborted)),
+            notes=_notes(aborted),
         )
         if spec.options.publish:
             storage.experiments.publish(ticket.id)
             public_changed = True
     ended = time.time()
     report.phase("done")
-    notes = tuple(aborted[i] for i in sorted(aborted))
+    notes = _notes(aborted)
     return Outcome(tuple(evaluations), ticket, started, ended, public_changed, dataset, notes)
+
+
+def _notes(aborted: Mapping[int, str]) -> tuple[str, ...]:
+    """What the experiment says of the systems left out while others were scored."""
+    return tuple(
+        f"{aborted[i]}: no results for it; the other systems are scored" for i in sorted(aborted)
+    )
 
 
 def _ask(
@@ -271,7 +278,7 @@ def _ask(
         try:
             got = system.obtain(context)
         except Aborted as err:
-            aborted[index] = f"{err.message}: no results for it; the other systems are scored"
+            aborted[index] = err.message  # the note says the others are scored, if any are
             report.system(index, state="aborted")
             continue
         if got.queries:  # answers are SPARQL queries: run them on the pinned KB
