@@ -165,7 +165,8 @@ def run_web_service(
     errors = sum(1 for a in answers.values() if a.error is not None)
     calls = len(answers)
     problems: list[Problem] = []
-    aborted: str | None = None
+    # a resumed run: the rule judged these answers when they came (a kill may have come after)
+    aborted = _too_many_errors(service, errors=errors, calls=calls, total=total) if calls else None
     stop = cancel or threading.Event()
     local = threading.local()
     sessions: list[requests.Session] = []

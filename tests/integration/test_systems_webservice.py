@@ -437,6 +437,21 @@ def test_error_rate_policy_aborts_like_gerbil(server: tuple[str, Recorder]) -> N
     assert sum(recorder.hits.values()) == result.calls
 
 
+def test_a_run_resumed_after_its_abort_stays_aborted(server: tuple[str, Recorder]) -> None:
+    """The error-rate rule stops a service whose four questions were all in flight: each
+    failed answer is logged. A run killed then resumes with nothing left to ask, and the rule
+    must still hold (the resumed experiment scored the service it had left out)."""
+    base, recorder = server
+    recorder.reset()
+    dataset = _dataset([f"q{i}" for i in range(4)])
+    service = _service(base, "/500", retries=0, concurrency=4)
+    first = run_web_service(dataset, service, language="en")
+    assert first.aborted is not None and first.calls == 4  # every call was in flight
+    resumed = run_web_service(dataset, service, language="en", done=first.run.answers)
+    assert resumed.aborted == "4 of 4 questions failed, more than 25% of them"
+    assert sum(recorder.hits.values()) == 4  # nothing asked again
+
+
 def test_a_few_errors_do_not_abort(server: tuple[str, Recorder]) -> None:
     base, _ = server
     dataset = _dataset([f"q{i}" for i in range(40)])  # q0, q5, q10, … fail: 20 %
