@@ -608,7 +608,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
 @bp.get("/experiment/<experiment_id>/task/<int:number>/question/<path:name>")
 @bp.get("/experiment/<experiment_id>/task/<int:number>/question/", defaults={"name": ""})
 def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
-    question_id, ext = conneg.split_extension(name)
+    question_id, ext = _question_name(name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
     graph = services().storage
@@ -812,8 +812,16 @@ def dataset(name: str) -> BaseResponse:
 # a question whose id is empty (NLQ has one, upstream): its URI ends with the slash
 @bp.get("/dataset/<name>/question/", defaults={"qid": ""})
 def question(name: str, qid: str) -> BaseResponse:
-    question_id, ext = conneg.split_extension(qid)
+    question_id, ext = _question_name(qid)
     return _public_resource(services().storage.uris.question(name, question_id), ext)
+
+
+def _question_name(name: str) -> tuple[str, str | None]:
+    """A question route's id and extension: ``.ttl`` is the empty id's Turtle, as its page
+    offers it (``…/question/.ttl``), where other routes keep ``.ttl`` as a name."""
+    if name.startswith(".") and name[1:].lower() in conneg.EXTENSIONS:
+        return "", name[1:].lower()
+    return conneg.split_extension(name)
 
 
 @bp.get("/dataset/<name>/version/<path:rest>")
@@ -825,7 +833,7 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
     uris = services().storage.uris
     version, marker, qid = rest.partition("/question/")
     if marker:
-        question_id, ext = conneg.split_extension(qid)
+        question_id, ext = _question_name(qid)
         return _public_resource(uris.version_question(name, version, question_id), ext)
     label, ext = conneg.split_extension(version)
     uri = uris.dataset_version(name, label)

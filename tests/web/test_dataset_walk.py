@@ -30,6 +30,13 @@ def test_a_catalogue_file_is_named_by_its_dataset_not_the_servers_path(
     empty = server.get("dataset/nlq-shared-task-1/question/", headers={"Accept": "text/turtle"})
     assert empty.status_code == 200, empty.text[:300]
     assert "/dataset/nlq-shared-task-1/question/>" in empty.text and "questionText" in empty.text
+    # its page's links to its other formats (question/.ttl …) dereference too
+    page = server.get("dataset/nlq-shared-task-1/question/").text
+    links = set(re.findall(r'href="[^"]*(/dataset/nlq-shared-task-1/question/\.\w+)"', page))
+    assert links, page[:500]
+    for link in sorted(links):
+        got = server.get(link.removeprefix("/"))
+        assert got.status_code == 200 and "questionText" in got.text, (link, got.status_code)
 
 
 def test_a_file_read_from_a_path_is_named_without_its_folders(server) -> None:
