@@ -87,14 +87,18 @@ def bind_sockets(config: WebConfig) -> list[socket.socket]:
     from waitress.adjustments import Adjustments
 
     bound: list[socket.socket] = []
+    adjustments = Adjustments(host=config.host, port=config.port)
     try:
-        for family, kind, proto, address in Adjustments(host=config.host, port=config.port).listen:
+        for family, kind, proto, address in adjustments.listen:
             sock = socket.socket(family, kind, proto)
             bound.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as waitress sets it
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
+            # listening holds the address: a bound socket alone lets a second serve bind it
+            # too (SO_REUSEADDR, Linux), to fail late or take the port; waitress listens again
+            sock.listen(adjustments.backlog)
     except OSError as err:
         for sock in bound:
             sock.close()

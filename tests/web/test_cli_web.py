@@ -129,6 +129,30 @@ def test_serve_on_a_port_in_use_says_so_before_making_anything(tmp_path: Path) -
     assert not store.exists()  # no store, so no base of the port it could not serve on
 
 
+def test_a_port_a_starting_serve_holds_is_in_use_for_a_second_one() -> None:
+    """Two serve started together on one port: the first holds the address while it opens its
+    store, the second must be told the port is in use. A bound socket not yet listening let a
+    second bind succeed (SO_REUSEADDR on Linux), so the second made its store and failed late,
+    in waitress, with a traceback (or took the port from the first)."""
+    import dataclasses
+
+    import pytest
+
+    from service.errors import ServiceError
+    from service.web.config import WebConfig
+    from service.web.serving import bind_sockets
+
+    config = dataclasses.replace(WebConfig(), host="127.0.0.1", port=free_port())
+    first = bind_sockets(config)
+    try:
+        with pytest.raises(ServiceError, match="already in use"):
+            for sock in bind_sockets(config):
+                sock.close()
+    finally:
+        for sock in first:
+            sock.close()
+
+
 def test_publish_from_the_command_line(tmp_path: Path) -> None:
     from service.experiments.run import run_experiment
     from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
