@@ -127,9 +127,9 @@ def _upgrade_legacy_experiments(storage: Storage) -> None:
     from service.graph.legacy import WRITTEN_BEFORE, legacy_experiment_graphs, upgrade
 
     if storage.store.read_only:
-        found = [
+        found = {  # a graph in both datasets (a publication stopped half-way) counts once
             g for side in (storage.public, storage.private) for g in legacy_experiment_graphs(side)
-        ]
+        }
         if found:
             log.warning(
                 "%d experiment graphs were written by a version before %s; this read-only "
