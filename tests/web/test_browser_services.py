@@ -168,3 +168,18 @@ def test_a_stopped_service_is_shown_live_then_noted_and_every_page_fits(
     tab_until(browser, "#warnings > summary")  # the warnings open and close from the keyboard
     scripts(browser, on=True)
     assert not walk.findings.failures, "\n".join(walk.findings.failures)
+
+
+def test_why_a_question_was_retried_is_reached_without_a_mouse(walk: Walk, browser) -> None:
+    # the reason was only the title of "after 2 attempts": a tooltip, shown on hover alone
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    visit(browser, walk.tasks["flaky"], javascript=False)
+    tab_until(browser, "#questions .attempts summary")
+    summary = browser.switch_to.active_element
+    assert summary.text == "after 2 attempts"
+    reason = browser.find_element(By.CSS_SELECTOR, "#questions .attempts .retry-reason")
+    assert not reason.is_displayed()
+    summary.send_keys(Keys.ENTER)
+    assert reason.is_displayed() and "HTTP 503" in reason.text, reason.text
