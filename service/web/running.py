@@ -60,11 +60,13 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     if not status.public and not is_owner(experiment_id):
         raise Forbidden(f"experiment {experiment_id} is not public yet")
     progress = None if status.status == "finished" else state.runner.progress(experiment_id)
-    # An ended run keeps its progress (the errors and their reasons) but no clock: its last
-    # progress has no end time, so the time since it started would grow for ever.
-    elapsed, remaining = None, None
+    # An ended run keeps its progress (the errors and their reasons) but no clock and no
+    # phase: its last progress has no end time, so the time since it started would grow for
+    # ever, and its phase is where the run stopped, not what it is doing.
+    elapsed, remaining, phase = None, None, None
     if progress is not None and status.status.active:
         elapsed, remaining = progress.timing(time.time())
+        phase = progress.phase
     older, newer = state.storage.experiments.revisions(
         experiment_id, include_private=is_owner(experiment_id)
     )
@@ -78,7 +80,7 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         "created": status.created,
         "publishedAt": status.published_at,
         "progress": progress.text() if progress is not None else status.progress,
-        "phase": progress.phase if progress is not None else None,
+        "phase": phase,
         "systems": [s.to_json() for s in progress.systems] if progress is not None else [],
         "elapsedSeconds": _rounded(elapsed),
         "remainingSeconds": _rounded(remaining),

@@ -239,6 +239,19 @@ def test_an_ended_run_has_no_clock_running(server, slow_qa) -> None:
     assert " s left" not in page and " s elapsed" not in page
 
 
+def test_an_ended_run_says_no_phase(server, slow_qa) -> None:
+    # a run the error-rate rule ended kept the phase it was in: "error · scoring · system no
+    # was aborted …", as if it still scored; the phase is what a run is doing while it runs
+    response = _submit(server, [], dataset="demo", webservice=f"no={slow_qa}refuse")
+    experiment_id, cookies = _owner(server, response)
+    state = _wait(server, experiment_id, cookies)
+    assert state["status"] == "error" and state["systems"], state
+    assert state["phase"] is None, state
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    shown = re.search(r'<span id="progress-phase">([^<]*)</span>', page)
+    assert shown and shown.group(1) == "", page
+
+
 def test_the_owner_cancels_from_the_page(server, slow_qa) -> None:
     response = _submit(server, [], dataset="demo", webservice=f"{slow_qa}delay/3")
     experiment_id, cookies = _owner(server, response)
