@@ -121,11 +121,17 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
 
 
 def stored_evaluations(
-    tasks: Sequence[str], *, public_only: bool = False, answer_types: dict[str, str] | None = None
+    tasks: Sequence[str],
+    *,
+    public_only: bool = False,
+    answer_types: dict[str, str] | None = None,
+    refused: list[str] | None = None,
 ) -> list[Evaluation]:
     """The stored QA tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``), one
     system name each: a system run in two experiments is named by experiment too. With
-    ``answer_types``, the answer type of each question id is added to it."""
+    ``answer_types``, the answer type of each question id is added to it. With ``refused``, a
+    task whose results cannot be recomputed here (an older profile version) is listed there
+    and left out, instead of refusing them all."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -153,11 +159,19 @@ def stored_evaluations(
         if task is None:
             raise BadRequest(f"{uri}: no such task (yet)")
         results = stored_results(store, graph, [uri]).get(uri, [])
-        found.append((experiment_id, stored_evaluation(task, results, storage.uris)))
+        try:
+            found.append((experiment_id, stored_evaluation(task, results, storage.uris)))
+        except BadRequest:
+            if refused is None:
+                raise
+            refused.append(uri)
+            continue
         if answer_types is not None and not answer_types:  # one dataset: its types once
             uris = [r.question for r in results]
             typed = answer_types_of(storage.public, uris) or answer_types_of(store, uris)
             answer_types.update({question_id_of(q, storage.uris): t for q, t in typed.items()})
+    if not found:
+        return []
     names = [e.system for _, e in found]
     named = [
         replace(e, system=f"{e.system} ({eid})") if names.count(e.system) > 1 else e
@@ -198,17 +212,22 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
     language and profile, best first): :func:`~service.evaluation.comparison.compare` on
     their stored results with fewer samples than a comparison asked for (1,000 resamples and
     1,000 shuffles: the page is rendered once per write). Rows scored under another signature
-    than the first are left out (None)."""
+    than the first recomputable one, or under a profile version this one scores otherwise,
+    are left out (None): one such row took the tiers of every other row away."""
     from service.evaluation.comparison import compare
 
     if len(tasks) < 2:
         return {}
+    refused: list[str] = []
     try:
-        evaluations = stored_evaluations(tasks, public_only=True)
-    except ServiceError:  # e.g. a profile version this service cannot recompute
+        evaluations = stored_evaluations(tasks, public_only=True, refused=refused)
+    except ServiceError:
+        return {}
+    recomputable = [t for t in tasks if t not in refused]
+    if len(evaluations) < 2:
         return {}
     first = evaluations[0].signature
-    kept = [(t, e) for t, e in zip(tasks, evaluations, strict=True) if e.signature == first]
+    kept = [(t, e) for t, e in zip(recomputable, evaluations, strict=True) if e.signature == first]
     if len(kept) < 2:
         return {}
     try:

@@ -211,3 +211,42 @@ def test_an_experiment_scored_under_an_older_profile_version_says_why_it_has_no_
             close_app(app)
     assert 'id="breakdown-refused"' in page and "?by=answertype" not in page
     assert "gerbil-qa:exact|v:0.9.0|older" in page and "this version scores as" in page
+
+
+def _as_signed_by_an_older_profile_version(storage: Storage, experiment_id: str) -> None:
+    graph = storage.uris.experiment_graph(experiment_id)
+    signature = f"<{GQA}signature>"
+    storage.store.update(
+        Side.PRIVATE,
+        f"DELETE {{ GRAPH <{graph}> {{ ?t {signature} ?s }} }} "
+        f'INSERT {{ GRAPH <{graph}> {{ ?t {signature} "gerbil-qa:exact|v:0.9.0|older" }} }} '
+        f"WHERE {{ GRAPH <{graph}> {{ ?t {signature} ?s }} }}",
+    )
+
+
+def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tiers(
+    tmp_path: Path,
+) -> None:
+    """Before: one such row on a leaderboard took the tiers of every row away, unexplained."""
+    import re
+
+    from service.web import close_app, create_app
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        ids = [_recorded(storage, name) for name in ("first", "second", "older")]
+        _as_signed_by_an_older_profile_version(storage, ids[2])
+        for experiment_id in ids:
+            storage.experiments.publish(experiment_id)
+        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
+        try:
+            client = app.test_client()
+            listing = client.get("/leaderboards").get_data(as_text=True)
+            dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
+            assert dataset, listing[:300]
+            board = client.get(
+                "/leaderboards", query_string={"dataset": dataset[1], "profile": "exact"}
+            ).get_data(as_text=True)
+        finally:
+            close_app(app)
+    tiers = re.findall(r'<td class="num tier">([^<]+)</td>', board)
+    assert sorted(tiers) == ["1", "1", "–"], tiers  # the same answers: one tier; the old: none
