@@ -110,8 +110,9 @@ class WebService:
             total = len(result.run.answers)
             raise Aborted(
                 f"system {self.name} was aborted by the error-rate rule ({result.aborted}): "
-                f"{result.calls} of {total} questions asked, {result.errors} of them failed, "
-                f"{total - result.calls} never asked"
+                f"in all, with the calls in flight when it stopped, {result.calls} of {total} "
+                f"questions asked, {result.errors} of them failed, {total - result.calls} "
+                "never asked"
             )
         return self._obtained(result.run, ctx)
 

@@ -125,14 +125,20 @@ class RunProgress:
         systems[index] = replace(systems[index], **changes)
         return replace(self, systems=tuple(systems))
 
-    def text(self) -> str:
+    def text(self, *, phase: bool = True) -> str:
         """One line, e.g. ``asking: baseline 12/24 questions (1 error); file 13/13 answers
-        read``."""
+        read``; without the ``phase`` for a run that ended (where it stopped, not what it does).
+
+        >>> RunProgress("scoring", (SystemProgress("b", 5, 14, errors=5),)).text(phase=False)
+        'b 5/14 questions (5 errors)'
+        """
         parts = []
         for s in self.systems:
             errors = f" ({s.errors} error{'s' if s.errors != 1 else ''})" if s.errors else ""
             what = "answers read" if s.state == "asking" and s.reads else "questions"
             parts.append(f"{s.system} {s.done}/{s.total} {what}{errors}")
+        if not phase:
+            return "; ".join(parts)
         return f"{self.phase}: " + "; ".join(parts) if parts else self.phase
 
     def timing(self, now: float) -> tuple[float | None, float | None]:

@@ -79,7 +79,9 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         "public": status.public,
         "created": status.created,
         "publishedAt": status.published_at,
-        "progress": progress.text() if progress is not None else status.progress,
+        "progress": progress.text(phase=status.status.active)
+        if progress is not None
+        else status.progress,
         "phase": phase,
         "systems": [s.to_json() for s in progress.systems] if progress is not None else [],
         "elapsedSeconds": _rounded(elapsed),

@@ -190,6 +190,8 @@ def test_a_run_aborted_by_the_error_rate_rule_ends_in_error_saying_so(app: Any) 
     assert "(5 of 14 questions failed, more than 25% of them)" in status["message"]
     # the only system: nothing is scored, no "other systems" are (the note of a system left out)
     assert "other systems" not in status["message"], status["message"]
+    # "5 … failed" then "8 … failed" read as a contradiction: the rest were calls in flight
+    assert "in all, with the calls in flight when it stopped, " in status["message"]
     asked = re.search(r"(\d+) of 14 questions asked, (\d+) of them failed", status["message"])
     assert asked is not None and 5 <= int(asked[1]) == int(asked[2]) < 14
     [system] = status["systems"]  # the progress says which calls failed and why

@@ -247,6 +247,7 @@ def test_an_ended_run_says_no_phase(server, slow_qa) -> None:
     state = _wait(server, experiment_id, cookies)
     assert state["status"] == "error" and state["systems"], state
     assert state["phase"] is None, state
+    assert not state["progress"].startswith(("asking", "scoring")), state  # nor in its line
     page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
     shown = re.search(r'<span id="progress-phase">([^<]*)</span>', page)
     assert shown and shown.group(1) == "", page
