@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,3 +39,24 @@ def kb_from_rdf(
     path: Path = tmp_path_factory.mktemp("kb") / name
     path.write_text(text, encoding="utf-8")
     return LocalKB([path], **options)  # type: ignore[arg-type]
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def gerbil_qa(
+    *args: str, cwd: Path = ROOT, timeout: float = 300, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``gerbil-qa ARGS`` in a subprocess, as a user runs it: this checkout's code, the shared
+    data mirror, ``env`` added to the environment; its output captured as text."""
+    from tests.conftest import DATA
+
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), "GERBIL_QA_DATA": str(DATA), **env}
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args],
+        cwd=cwd,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

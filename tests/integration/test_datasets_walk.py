@@ -4,29 +4,15 @@ found on the command line, each run as a user runs it."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import DATA
+from tests.helpers import gerbil_qa as _cli
 
 ROOT = Path(__file__).resolve().parents[2]
 LCQUAD_TEST = DATA / "lcquad1" / "test-data.json"
-
-
-def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GERBIL_QA_DATA": str(DATA), **env}
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def _readme_command(start: str) -> list[str]:

@@ -22,24 +22,13 @@ import requests
 
 from service.graph.uris import GQA
 from service.paths import DEMO_DIR
-from tests.conftest import DATA, QALD
+from tests.conftest import QALD
+from tests.helpers import gerbil_qa as _cli
 
 ROOT = Path(__file__).resolve().parents[2]
 QALD9_TEST = QALD / "9" / "data" / "qald-9-test-multilingual.json"
 QALD8_TEST = QALD / "8" / "data" / "qald-8-test-multilingual.json"
 PROV = "http://www.w3.org/ns/prov#"
-
-
-def _cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GERBIL_QA_DATA": str(DATA)}
-    return subprocess.run(
-        [sys.executable, "-m", "service", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def _json_lines(text: str) -> list[dict]:
