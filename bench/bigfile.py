@@ -177,7 +177,7 @@ def main(argv: list[str]) -> int:
             try:
                 requests.get(url + "api/profiles", timeout=2)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # bound, still starting
                 time.sleep(0.1)
         base_rss = peak_rss(server.pid)
         steps.append(Step("server at rest", rss=base_rss, note="VmHWM after start"))

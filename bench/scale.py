@@ -167,7 +167,7 @@ def process(args: list[str], ready: str, env: dict[str, str] | None = None) -> I
             try:
                 requests.get(ready, timeout=5)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # bound, still starting
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"{args[:3]} did not start ({proc.returncode})") from None
                 time.sleep(0.1)

@@ -131,7 +131,7 @@ def test_export_and_check_while_the_store_is_served(tmp_path: Path) -> None:
             try:
                 requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=2)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # bound, still starting
                 time.sleep(0.1)
         # the server holds the store (RocksDB's lock): a plain opening would fail
         dump = _cli("export", "--store", str(store), "--experiment", eid, "--format", "turtle")

@@ -111,7 +111,7 @@ class Served:
             try:
                 requests.get(self.url + "api/profiles", timeout=2)
                 break
-            except requests.ConnectionError as err:
+            except (requests.ConnectionError, requests.Timeout) as err:  # bound, still starting
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     code = self.process.returncode
                     raise RuntimeError(f"gerbil-qa serve did not start ({code})") from err

@@ -50,7 +50,7 @@ def _start(store: Path, port: int) -> subprocess.Popen:
         try:
             requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=1)
             return process
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # bound, still starting
             if process.poll() is not None:
                 raise AssertionError(process.stdout.read() if process.stdout else "") from None
             time.sleep(0.2)
