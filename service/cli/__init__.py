@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "progress": ("service.cli.systems",),
     "serve": ("service.cli.web",),
     "publish": ("service.cli.web",),
+    "delete": ("service.cli.web",),
 }
 
 

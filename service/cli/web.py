@@ -1,5 +1,5 @@
-"""``gerbil-qa serve`` (the web service on waitress) and ``gerbil-qa publish`` (the operator
-publishes an experiment from the command line)."""
+"""``gerbil-qa serve`` (the web service on waitress), ``gerbil-qa publish`` and ``gerbil-qa
+delete`` (the operator publishes or deletes an experiment from the command line)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "published experiment just gets the link",
     )
     publish.set_defaults(handler=_publish)
+
+    delete = subparsers.add_parser(
+        "delete",
+        help="delete an unpublished experiment (the operator; no token needed)",
+        description="Delete an unpublished experiment that is not running, as its owner would "
+        "through the API: its graph, its admin record and owner token, its job, its archived "
+        "answers and the kept files no one else uses. A published experiment stays (its URI "
+        "is cited): re-score it into a corrected revision instead.",
+    )
+    add_store_option(delete, required=True)
+    delete.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
+    delete.set_defaults(handler=_delete)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -155,6 +167,20 @@ def _publish(args: argparse.Namespace) -> int:
     print(f"published {status.id}: {status.uri} ({status.published_at})")
     for paper in papers:
         print(f"  referenced by {paper}")
+    return 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    from service.experiments.deletion import delete_experiment
+    from service.graph.store import open_storage
+
+    store = _directory(args.store)
+    if store is None or (isinstance(store, Path) and not (store / "private").is_dir()):
+        print(f"gerbil-qa delete: no store at {args.store}")
+        return 1
+    with open_storage(store, catalog=False) as storage:
+        delete_experiment(storage, args.id)
+    print(f"deleted {args.id}")
     return 0
 
 

@@ -567,6 +567,49 @@ class ExperimentRepository:
         self._finish_publication(experiment_id, n.date_time(when).value)
         return self.status(experiment_id)
 
+    def delete(self, experiment_id: str) -> list[str]:
+        """Delete an unpublished experiment that no one is running: its graph and its admin
+        record (owner token, spec, status) go in one update. A published one is Conflict: its
+        URI is cited, and a correction is a new revision (rescore). Returns the SHA-256s of the
+        files its graph named, for the caller to forget those no one else uses. Holds the
+        publication's and the run's claims, so no replica publishes or takes it over meanwhile."""
+        uri = self.uris.experiment(check_experiment_id(experiment_id))
+        subjects = (uri + "/publication", uri)
+        claims = self._claims()
+        with self.store.lock:
+            held = [s for s in subjects if claims.claim(s)]
+            try:
+                if len(held) < len(subjects):
+                    raise Conflict(f"experiment {experiment_id} is being run or published")
+                return self._delete(experiment_id)
+            finally:
+                for subject in held:
+                    claims.release(subject)
+
+    def _delete(self, experiment_id: str) -> list[str]:
+        """:meth:`delete` once its claims are held."""
+        st = self.status(experiment_id)
+        graph = self.uris.experiment_graph(experiment_id)
+        if st.public or self.store.public.contains_named_graph(node(graph)):
+            raise Conflict(
+                f"experiment {experiment_id} is published: its URI stays citable; "
+                "publish a corrected revision instead (rescore)"
+            )
+        if st.status.active:
+            raise Conflict(f"experiment {experiment_id} is {st.status}: cancel it first")
+        checksum = iri(t.SPDX + "checksumValue")
+        files = self.store.private.query(
+            f"SELECT DISTINCT ?v WHERE {{ GRAPH <{graph}> {{ ?x {checksum} ?v }} }}"
+        )
+        shas = sorted({str(row["v"].value).lower() for row in files})
+        exp, admin = iri(st.uri), self.uris.admin_graph
+        self.store.update(
+            Side.PRIVATE,
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('claim')} ?c . ?c ?cp ?co }} }} ;\n"
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} ?p ?o }} }} ;\nDROP SILENT GRAPH <{graph}>",
+        )
+        return shas
+
     def attach_paper(self, experiment_id: str, reference: str) -> str:
         """Link a finished experiment to a paper that cites it: ``<experiment> dct:isReferencedBy
         <paper>`` in its graph, in one transaction. ``reference`` is a DOI (``10.3233/SW-180312``,

@@ -243,6 +243,29 @@ def publish_form(experiment_id: str) -> BaseResponse:
     return redirect(state.storage.uris.experiment(experiment_id), code=303)
 
 
+@bp.delete("/api/experiments/<experiment_id>")
+def delete(experiment_id: str) -> Response:
+    """Delete an unpublished experiment that is not running (204); 409 when it is published
+    (its URI stays citable) or queued or running (cancel it first)."""
+    from service.experiments.deletion import delete_experiment
+
+    _require_owner(experiment_id)
+    delete_experiment(services().storage, experiment_id)
+    response = Response(status=204)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/experiment/<experiment_id>/delete")
+def delete_form(experiment_id: str) -> str:
+    from service.experiments.deletion import delete_experiment
+    from service.web.access import require_owner_form
+
+    require_owner_form(experiment_id, "delete")
+    delete_experiment(services().storage, experiment_id)
+    return render_template("deleted.html", experiment_id=experiment_id)
+
+
 @bp.post("/api/experiments/<experiment_id>/papers")
 def attach_paper(experiment_id: str) -> Response:
     from service.graph.experiments import paper_iri

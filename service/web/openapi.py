@@ -824,6 +824,23 @@ def openapi_document(base: str) -> dict[str, Any]:
                     ],
                     security=[{}, {"ownerToken": []}],
                 ),
+                "delete": _op(
+                    "Delete an unpublished experiment",
+                    "Deletes a private experiment that is not queued or running: its results, "
+                    "its owner token, its job, its archived answers and the kept files no other "
+                    "experiment or dataset version uses. Its id is never given out again. A "
+                    "published experiment is 409 (its URI is cited: re-score it into a corrected "
+                    "revision instead), and so is one queued or running (cancel it first).",
+                    {
+                        "204": {"description": "Deleted"},
+                        "400": _ERROR,
+                        "403": _ERROR,
+                        "404": _ERROR,
+                        "409": _ERROR,
+                    },
+                    parameters=[exp_id],
+                    security=owner,
+                ),
             },
             "/api/experiments/{id}/publish": {
                 "post": _op(

@@ -340,7 +340,9 @@ def experiment(name: str) -> BaseResponse:
             live=live,
             auto_refresh=auto_refresh,
             private=private,
-            owner_checks={a: form_check(experiment_id, token, a) for a in ("publish", "cancel")}
+            owner_checks={
+                a: form_check(experiment_id, token, a) for a in ("publish", "cancel", "delete")
+            }
             if token
             else {},
             citation=citation(),
