@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from service.errors import Conflict, NotFound, ServiceError
+from service.experiments.deletion import finish_deletions
 from service.experiments.inputs import Files
 from service.experiments.jobs import JobFiles, JobStore
 from service.experiments.progress import RunProgress
@@ -244,6 +245,7 @@ class ExperimentRunner:
         marked: list[str] = []
         mine = set(self.active())
         self._drop_recorded_jobs()
+        finish_deletions(self.storage)  # a deletion a crash stopped before its files went
         if self.claims.shared:  # other replicas may be running them: see take_over()
             return marked
         for status in experiments.listing(include_private=True):

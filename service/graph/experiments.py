@@ -603,12 +603,41 @@ class ExperimentRepository:
         )
         shas = sorted({str(row["v"].value).lower() for row in files})
         exp, admin = iri(st.uri), self.uris.admin_graph
+        # what is left to clean (its files) is noted in the same update: a crash before the
+        # cleanup ends is finished by the next delete of the id or the next serve start
+        pending = [f"{exp} {_p('deletedAt')} ?now ."]
+        pending += [f"{exp} {_p('keptFile')} {t.literal(sha)} ." for sha in shas]
         self.store.update(
             Side.PRIVATE,
             f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('claim')} ?c . ?c ?cp ?co }} }} ;\n"
-            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} ?p ?o }} }} ;\nDROP SILENT GRAPH <{graph}>",
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} ?p ?o }} }} ;\n"
+            f"DROP SILENT GRAPH <{graph}> ;\n"
+            f"INSERT {{ GRAPH <{admin}> {{ {' '.join(pending)} }} }} "
+            "WHERE { BIND(NOW() AS ?now) }",
         )
         return shas
+
+    def pending_deletions(self) -> dict[str, list[str]]:
+        """Deleted experiments whose files are not all cleaned up yet: id -> kept files."""
+        rows = self._admin_select(
+            f"?e {_p('deletedAt')} ?at OPTIONAL {{ ?e {_p('keptFile')} ?sha }}"
+        )
+        found: dict[str, list[str]] = {}
+        for row in rows:
+            shas = found.setdefault(row["e"].rsplit("/", 1)[1], [])
+            if row.get("sha"):
+                shas.append(row["sha"])
+        return found
+
+    def forget_deletion(self, experiment_id: str) -> None:
+        """The cleanup of a deleted experiment is done: drop its note."""
+        exp = iri(self.uris.experiment(check_experiment_id(experiment_id)))
+        admin = self.uris.admin_graph
+        self.store.update(
+            Side.PRIVATE,
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('deletedAt')} ?at }} }} ;\n"
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('keptFile')} ?sha }} }}",
+        )
 
     def attach_paper(self, experiment_id: str, reference: str) -> str:
         """Link a finished experiment to a paper that cites it: ``<experiment> dct:isReferencedBy

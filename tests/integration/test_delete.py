@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from service.paths import DEMO_DIR
-from tests.helpers import gerbil_qa
+from tests.helpers import ROOT, gerbil_qa
 from tests.remote import remote_pair
 
 QUESTIONS = DEMO_DIR / "questions.json"
@@ -86,3 +86,63 @@ def test_delete_on_a_remote_store(tmp_path: Path) -> None:
             return bool(rows["boolean"])
 
         _walk(pair.url, tmp_path, kept, **pair.env)
+
+
+def _crash_after_the_graph(store: Path, experiment_id: str) -> list[str]:
+    """A deletion killed after its one update: the graph and record gone, the files not yet."""
+    from service.graph.store import open_storage
+
+    with open_storage(store, base=None, catalog=False) as storage:
+        return storage.experiments.delete(experiment_id)
+
+
+def test_a_deletion_a_crash_stopped_is_finished_by_the_next_delete(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    mine = _own_answers(tmp_path)
+    eid = _record(str(store), mine)
+    assert _crash_after_the_graph(store, eid) == sorted([_sha(mine), _sha(QUESTIONS)])
+    assert (store / "files" / _sha(mine)).is_file()  # left by the "crash"
+    checked = gerbil_qa("check", "--store", str(store))  # the note is valid data meanwhile
+    assert checked.returncode == 0 and "0 violation(s)" in checked.stderr, checked.stderr
+    done = gerbil_qa("delete", "--store", str(store), eid)
+    assert done.returncode == 0, done.stderr
+    assert not (store / "files" / _sha(mine)).exists()
+    assert not (store / "files" / _sha(QUESTIONS)).exists()
+    again = gerbil_qa("delete", "--store", str(store), eid)  # now nothing is left to finish
+    assert again.returncode == 1 and f"no experiment {eid}" in again.stderr
+
+
+def test_a_deletion_a_crash_stopped_is_finished_when_serve_starts(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import requests
+
+    from tests.remote import free_port
+
+    store = tmp_path / "store"
+    mine = _own_answers(tmp_path)
+    eid = _record(str(store), mine)
+    _crash_after_the_graph(store, eid)
+    port = free_port()
+    args = [sys.executable, "-m", "service", "serve", "--store", str(store), "--no-demo"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen(
+        [*args, "--port", str(port)], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=2)
+                break
+            except (requests.ConnectionError, requests.Timeout):  # bound, still starting
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.2)
+        assert not (store / "files" / _sha(mine)).exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert "finished the cleanup of 1 deleted experiment(s)" in (server.stderr.read() or "")

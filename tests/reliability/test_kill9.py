@@ -1,13 +1,14 @@
 """kill -9 at random points of the real command line's writes (issue 13, item 9): nothing is left
 partial, the store checks clean, and what was interrupted completes when run again.
 
-Four kinds of writer, each a ``gerbil-qa`` subprocess killed with SIGKILL after a random delay
+Five kinds of writer, each a ``gerbil-qa`` subprocess killed with SIGKILL after a random delay
 (uniform over the time an uninterrupted run of the same command takes, measured first):
 
 - ``record``: ``gerbil-qa evaluate --store`` recording an experiment of 150 questions;
 - ``publish``: ``gerbil-qa publish`` of a finished private experiment, then run again;
 - ``import``: ``gerbil-qa import`` of a dump (published and private experiments) into a new
   store, then run again;
+- ``delete``: ``gerbil-qa delete`` of a finished private experiment, then run again;
 - ``run``: ``gerbil-qa serve`` killed while an experiment asks a QA web service on 127.0.0.1,
   then ``gerbil-qa resume`` finishes it.
 
@@ -387,6 +388,52 @@ def test_kill9_while_importing(files: dict[str, Path], template: tuple[Path, lis
     tally.report(
         experiments_seen_when_killed=imported_when_killed, uninterrupted_ms=round(duration * 1000)
     )
+    assert tally.kills == KILLS
+    assert tally.partial == [] and tally.violations == []
+
+
+def test_kill9_while_deleting(files: dict[str, Path], template: tuple[Path, list[str]]) -> None:
+    """``gerbil-qa delete`` killed: the experiment is wholly there or wholly gone, and running
+    the delete again finishes it, files included (once a store's four experiments are deleted,
+    none of their kept files is left)."""
+    started = time.monotonic()
+    tally = Tally("delete")
+    results = _whole_results(files)
+    timing = files["dir"] / "delete-timing"
+    shutil.copytree(template[0], timing)
+    duration = _timed(["delete", "--store", str(timing), template[1][0]])
+    gone_when_killed = 0
+    stores = 0
+    pending: list[str] = []
+    store = files["dir"] / "delete-0"
+    for _, rng in _kills("delete", KILLS):
+        if tally.kills >= KILLS:
+            break
+        if not pending:
+            store = files["dir"] / f"delete-{stores}"
+            stores += 1
+            shutil.copytree(template[0], store)
+            pending = list(template[1])
+        eid = pending.pop()
+        args = ["delete", "--store", str(store), eid]
+        killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
+        if killed:
+            with _after_kill(store, tally, results) as storage:
+                listed = storage.experiments.listing(include_private=True)
+                gone_when_killed += eid not in {s.id for s in listed}
+        again = cli(*args)  # run again: it finishes (or finds it all done)
+        assert again.returncode == 0 or f"no experiment {eid}" in again.stderr, again.stderr
+        tally.resumed += killed
+        with open_storage(store, base=None) as storage:
+            listed = storage.experiments.listing(include_private=True)
+            assert eid not in {s.id for s in listed}
+            assert storage.experiments.pending_deletions() == {}
+            tally.partial += partial_experiments(storage, results)
+        if not pending:  # every experiment of this store deleted: no file of theirs is left
+            assert sorted((store / "files").iterdir()) == []
+            tally.full_checks += _full_check(store)
+    tally.seconds = time.monotonic() - started
+    tally.report(gone_when_killed=gone_when_killed, uninterrupted_ms=round(duration * 1000))
     assert tally.kills == KILLS
     assert tally.partial == [] and tally.violations == []
 
