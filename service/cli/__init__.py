@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "resume": ("service.cli.systems",),
     "cancel": ("service.cli.systems",),
     "progress": ("service.cli.systems",),
+    "experiments": ("service.cli.systems",),
     "serve": ("service.cli.web",),
     "publish": ("service.cli.web",),
     "delete": ("service.cli.web",),

@@ -257,6 +257,11 @@ class ExperimentRepository:
         rows = self._admin_select(f"{exp} {_p('spec')} ?s")
         return rows[0]["s"] if rows else None
 
+    def specs(self) -> dict[str, str]:
+        """Every kept spec by experiment id, in one query (the operator's listing)."""
+        rows = self._admin_select(f"?e {_p('spec')} ?s")
+        return {r["e"].rsplit("/", 1)[1]: r["s"] for r in rows}
+
     def revisions(
         self, experiment_id: str, *, include_private: bool = False
     ) -> tuple[list[str], list[str]]:

@@ -1,6 +1,7 @@
-"""Deleting an unpublished experiment (``gerbil-qa delete``), on the embedded store and on a
-remote one (two ``oxigraph serve``): the graph, the admin record and the files only it used go;
-files another experiment uses stay; a published experiment is refused; the id is not reused."""
+"""Deleting an unpublished experiment (``gerbil-qa delete``; ``gerbil-qa experiments`` lists
+them), on the embedded store and on a remote one (two ``oxigraph serve``): the graph, the admin
+record and the files only it used go; files another experiment uses stay; a published experiment
+is refused; the id is not reused."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _listed(store: str, *options: str, **env: str) -> dict[str, dict]:
+    """``gerbil-qa experiments --output json``, by id."""
+    import json
+
+    done = gerbil_qa("experiments", "--store", store, "--output", "json", *options, **env)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.stderr.strip().endswith(f"{len(rows)} experiment(s)")
+    return {row["id"]: row for row in rows}
+
+
 def _walk(store: str, tmp_path: Path, kept, **env: str) -> None:
     """Two experiments sharing the dataset file; the second published; the first deleted."""
     mine = _own_answers(tmp_path)
@@ -51,9 +63,16 @@ def _walk(store: str, tmp_path: Path, kept, **env: str) -> None:
     assert f"experiment {second} is published" in refused.stderr
     assert "rescore" in refused.stderr
 
+    listed = _listed(store, **env)
+    assert listed[first]["status"] == "finished" and listed[first]["public"] is False
+    assert listed[first]["systems"] == ["mine"] and listed[first]["dataset"] == "questions.json"
+    assert listed[second]["public"] is True and listed[second]["publishedAt"]
+    assert set(_listed(store, "--private", **env)) == {first}
+
     done = gerbil_qa("delete", "--store", store, first, **env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"deleted {first}"
+    assert set(_listed(store, **env)) == {second}
     assert not kept(_sha(mine))  # only the deleted experiment used it
     assert kept(_sha(QUESTIONS))  # the published one still does
     assert kept(_sha(DEMO_DIR / "answers-baseline.json"))
