@@ -109,6 +109,14 @@ class ExperimentPage:
             present - {e.value for e in ExperimentType}
         )
 
+    def comparable_tasks(self) -> list[list[str]]:
+        """The QA tasks that can be compared with paired tests (one language, one signature:
+        what ``compare?task=…`` accepts), each group of two or more as task URIs."""
+        groups: dict[tuple[str, str | None], list[str]] = {}
+        for row in self.tasks_of("QA"):
+            groups.setdefault((row.language_tag, row.signature), []).append(row.uri)
+        return [uris for uris in groups.values() if len(uris) > 1]
+
     def unscored_notes(self, experiment_type: str) -> list[str]:
         """Why no question of this type's tasks was scored, when the gold has nothing for it
         (the task's ``rdfs:comment``): the table's "undef." otherwise say nothing."""

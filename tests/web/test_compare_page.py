@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 import xml.etree.ElementTree as ET
+from urllib.parse import parse_qs, urlsplit
 
 from service.paths import DEMO_DIR
 
@@ -315,3 +316,17 @@ def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None
     assert "Choose one language" not in one.text
     tiers = re.findall(r'<td class="num tier">([^<]+)</td>', one.text)
     assert tiers[:1] == ["1"] and len(tiers) == 2, tiers
+
+
+def test_the_experiment_page_links_the_paired_tests_of_its_systems(server) -> None:
+    # a paper's significance claims: the experiment page showed intervals but no pairwise
+    # test and no way to the comparison of its own systems; the link is that comparison
+    page = server.get(f"experiment/{server.demo_id}").text
+    link = re.search(r'<a id="compare-systems" href="([^"]+)"', page)
+    assert link, "no link to the comparison of the experiment's systems"
+    href = html.unescape(link[1])
+    assert set(parse_qs(urlsplit(href).query)["task"]) == set(_demo_tasks(server).values())
+    compared = server.get(href.removeprefix("/"))
+    assert compared.status_code == 200, compared.text[-2000:]
+    assert 'id="compare-pairs"' in compared.text
+    assert "test:ar|n:10000|seed:12345" in compared.text  # the test, shuffles and seed to cite
