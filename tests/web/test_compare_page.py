@@ -283,6 +283,8 @@ def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
     ).json()
     assert [s["tier"] for s in same["systems"]] == list(rows.values())
     assert board.count('<span class="ci"') >= 3
+    # to the four decimals of the numbers, as the compare page and evaluate --intervals print
+    assert len(re.findall(r'<span class="ci"[^>]*>\[\d\.\d{4}, \d\.\d{4}\]', board)) >= 3
 
 
 def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None:

@@ -368,3 +368,26 @@ def test_the_task_page_lists_the_warnings_about_the_answers(server) -> None:
     assert f"{len(stored)} warning" in listed[1]
     items = [" ".join(i.split()) for i in re.findall(r"<li>(.*?)</li>", listed[1], re.S)]
     assert items == [w.replace("'", "&#39;") for w in stored]
+
+
+def test_experiment_page_prints_intervals_to_the_digits_of_their_numbers(server) -> None:
+    # a paper copies "0.7204 [0.6546, 0.7885]" from evaluate --intervals and the compare page;
+    # the experiment page printed "0.7204 [0.655, 0.788]": another rounding of the same bounds
+    demo = server.demo_id
+    html = server.get(f"experiment/{demo}").text
+    evaluations = server.get(f"api/experiments/{demo}").json()["evaluations"]
+    table = html.split('id="table-QA"')[1].split("</table>")[0]
+    shown = 0
+    for evaluation in evaluations:
+        row = re.search(rf">{re.escape(evaluation['system'])}</a></th>(.*?)</tr>", table, re.S)
+        assert row, evaluation["system"]
+        cells = re.findall(r'>([0-9.]+)<br><span class="ci"[^>]*>\[([^\]]+)\]', row[1])
+        expected = {
+            (f"{evaluation['results']['QA'][m]:.4f}", f"{low:.4f}, {high:.4f}")
+            for m, (low, high) in evaluation["intervals"]["QA"].items()
+            if low is not None and evaluation["results"]["QA"][m] is not None
+        }
+        for cell in cells:
+            assert cell in expected, (evaluation["system"], cell)
+            shown += 1
+    assert shown >= 3 * 8
