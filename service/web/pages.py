@@ -23,7 +23,7 @@ from service.graph.reader import (
     task_result,
 )
 from service.graph.terms import DCT, PROV, QB, RDFS
-from service.graph.uris import GQA, Uris
+from service.graph.uris import GERBIL, GQA, Uris
 
 MEASURE_ORDER = require(*COUNT_MEASURES)  # the headline measures, first on every page
 __all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and resources call
@@ -50,6 +50,30 @@ def anchor(node_uri: str, page_uri: str) -> str | None:
     """
     head, sep, fragment = node_uri.partition("#")
     return fragment if sep and fragment and head == page_uri else None
+
+
+def vocab_anchor(term: str) -> str | None:
+    """The ``id`` of a term of our vocabulary (``gqa:`` or the GERBIL terms we keep) on the
+    served vocabulary page, None for any other IRI.
+
+    >>> vocab_anchor(GQA + "missedAnswer"), vocab_anchor(GERBIL + "macroF1")
+    ('missedAnswer', 'gerbil-macroF1')
+    >>> vocab_anchor("http://www.w3.org/ns/prov#used") is None
+    True
+    """
+    if term.startswith(GQA):
+        return term[len(GQA) :] or None
+    if term.startswith(GERBIL):
+        return "gerbil-" + term[len(GERBIL) :] if term != GERBIL else None
+    return None
+
+
+def href(iri: str, vocab: str) -> str:
+    """Where a page links an IRI: a term of our vocabulary to its definition on the served
+    vocabulary page (``vocab``), since its namespace IRI resolves only through w3id.org and
+    GERBIL's namespace is GERBIL's own ontology; any other IRI to itself."""
+    fragment = vocab_anchor(iri)
+    return f"{vocab}#{fragment}" if fragment else iri
 
 
 def hash_nodes(nodes: dict[str, Node], page_uri: str, *, skip: Iterable[str] = ()) -> list[Node]:

@@ -391,3 +391,23 @@ def test_experiment_page_prints_intervals_to_the_digits_of_their_numbers(server)
             assert cell in expected, (evaluation["system"], cell)
             shown += 1
     assert shown >= 3 * 8
+
+
+def test_a_result_page_links_our_terms_to_their_definitions_here(server, tasks) -> None:
+    # "question 42 fails because…": a reader follows gqa:missedAnswer from the page; it linked
+    # to http://w3id.org/gerbil/qa/vocab#missedAnswer, which resolves only through w3id.org
+    # (and gerbil: terms to GERBIL's own ontology), never to the vocabulary served here
+    page = server.get(f"{tasks['demo-baseline']}/question/1").text
+    assert 'href="http://w3id.org/gerbil' not in page
+    fragments = set(re.findall(r'href="/vocab#([^"]+)"', page))
+    assert {"f1", "QuestionResult", "questionStatus"} <= fragments
+    vocab = server.get("vocab").text
+    ids = set(re.findall(r'<section id="([^"]+)"', vocab))
+    assert fragments <= ids, fragments - ids
+    turtle = server.get("vocab", headers={"Accept": "text/turtle"})
+    graph = pyoxigraph.Store()
+    graph.load(turtle.content, format=pyoxigraph.RdfFormat.TURTLE)
+    comment = pyoxigraph.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment")
+    for fragment in fragments:
+        term = pyoxigraph.NamedNode(GQA + fragment)
+        assert list(graph.quads_for_pattern(term, comment, None)), fragment
