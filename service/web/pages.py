@@ -76,6 +76,11 @@ def href(iri: str, vocab: str) -> str:
     return f"{vocab}#{fragment}" if fragment else iri
 
 
+def profile_name(iri: str) -> str:
+    """A profile's name from its IRI (``…vocab#profile-fair`` → ``fair``)."""
+    return local(iri).removeprefix("profile-")
+
+
 def hash_nodes(nodes: dict[str, Node], page_uri: str, *, skip: Iterable[str] = ()) -> list[Node]:
     """The nodes described under ``page_uri#…``, for the tables below a page's own (minus
     ``skip``)."""
@@ -108,12 +113,13 @@ class ExperimentPage:
     issued: str | None
     dataset: str | None
     dataset_label: str | None
-    profiles: tuple[str, ...]
+    profiles: tuple[str, ...]  # the profiles' IRIs (profile_name names them)
     software: str | None
     papers: tuple[str, ...]
     tasks: tuple[TaskRow, ...]
     uploads: tuple[tuple[str, str, str, str | None], ...]  # (title, role, sha256, anchor)
     notes: tuple[str, ...] = ()  # about the run as a whole: a system left out, and why
+    software_uri: str | None = None  # the evaluator (software/{version}), to follow
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -199,8 +205,9 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         issued=exp.text(DCT + "issued"),
         dataset=dataset,
         dataset_label=local(dataset) if dataset else None,
-        profiles=tuple(local(p.value).removeprefix("profile-") for p in exp.all(GQA + "profile")),
+        profiles=tuple(sorted(p.value for p in exp.all(GQA + "profile"))),
         software=labels.get(exp.text(PROV + "wasAssociatedWith") or ""),
+        software_uri=exp.text(PROV + "wasAssociatedWith"),
         papers=tuple(sorted(p.value for p in exp.all(DCT + "isReferencedBy"))),
         tasks=tuple(tasks),
         uploads=tuple(uploads),

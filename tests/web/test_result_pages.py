@@ -411,3 +411,17 @@ def test_a_result_page_links_our_terms_to_their_definitions_here(server, tasks) 
     for fragment in fragments:
         term = pyoxigraph.NamedNode(GQA + fragment)
         assert list(graph.quads_for_pattern(term, comment, None)), fragment
+
+
+def test_experiment_page_links_its_profile_and_evaluator(server) -> None:
+    # what a reviewer needs to re-run it: the page named the profile and the evaluator's
+    # version as plain text; both have a description to follow (the profile's rules and
+    # version in the vocabulary, the evaluator's software resource)
+    html = server.get(f"experiment/{server.demo_id}").text
+    profile = re.search(r'<dt>Profile</dt><dd><a href="([^"]+)">fair</a>', html)
+    assert profile and profile[1] == "/vocab#profile-fair"
+    assert 'id="profile-fair"' in server.get("vocab").text
+    evaluator = re.search(r'<dt>Evaluator</dt><dd><a href="([^"]+)">GERBIL QA for Python', html)
+    assert evaluator, "the evaluator is not linked"
+    software = server.get(evaluator[1].removeprefix(server.url), headers={"Accept": "text/turtle"})
+    assert software.status_code == 200 and "softwareVersion" in software.text
