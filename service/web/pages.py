@@ -584,6 +584,11 @@ def experiment_csv(page: ExperimentPage) -> bytes:
         "signature",
         *used,
     ]
+    # each stored 95 % interval after the numbers (columns only added, as in the JSON)
+    bounded = [n for n in used if any(n in t.intervals for t in page.tasks)]
+    if bounded:
+        header += [f"{n}{end}" for n in bounded for end in ("Low", "High")]
+        header.append("intervalSignature")
     rows = [
         [
             t.uri,
@@ -595,10 +600,23 @@ def experiment_csv(page: ExperimentPage) -> bytes:
             t.profile_version,
             t.signature,
             *(t.measures.get(n) for n in used),
+            *_interval_cells(t, bounded),
         ]
         for t in page.tasks
     ]
     return csv_table(header, rows)
+
+
+def _interval_cells(task: TaskRow, bounded: Sequence[str]) -> list[Any]:
+    """A task's interval bounds in the CSV's order, then its interval signature (empty where
+    it has none: undefined on the resamples, or a task recorded before intervals were)."""
+    if not bounded:
+        return []
+    cells: list[Any] = []
+    for name in bounded:
+        low, high = task.intervals.get(name) or (None, None)
+        cells += [low, high]
+    return [*cells, task.interval_signature]
 
 
 def task_csv(page: TaskPage) -> bytes:

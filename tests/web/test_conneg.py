@@ -243,6 +243,25 @@ def test_csv_tables(server, exp: str) -> None:
     assert {"tp", "fp", "fn", "precision", "recall", "f1", "given", "gold"} <= set(questions[0])
 
 
+def test_the_experiment_csv_has_each_measures_interval(server, exp: str) -> None:
+    # a paper's table from the CSV: the RDF, the API and the page have each measure's 95 %
+    # interval, the CSV had the numbers only
+    rows = list(csv.DictReader(io.StringIO(server.get(f"{exp}.csv").text)))
+    evaluations = server.get(f"api/experiments/{server.demo_id}").json()["evaluations"]
+    qa = {e["system"]: e for e in evaluations}
+    checked = 0
+    for row in rows:
+        if row["experimentType"] != "QA":
+            continue
+        evaluation = qa[row["system"].rsplit("/", 1)[1]]
+        assert row["intervalSignature"] == evaluation["intervalSignature"]
+        for measure, (low, high) in evaluation["intervals"]["QA"].items():
+            assert row[f"{measure}Low"] == ("" if low is None else repr(low)), measure
+            assert row[f"{measure}High"] == ("" if high is None else repr(high)), measure
+            checked += 1
+    assert checked >= 3 * 8
+
+
 def test_csv_is_not_offered_where_there_is_no_table(server) -> None:
     assert server.get("vocab", headers={"Accept": "text/csv"}).status_code == 406
     assert server.get("vocab.csv").status_code == 404
