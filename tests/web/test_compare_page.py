@@ -332,3 +332,21 @@ def test_the_experiment_page_links_the_paired_tests_of_its_systems(server) -> No
     assert compared.status_code == 200, compared.text[-2000:]
     assert 'id="compare-pairs"' in compared.text
     assert "test:ar|n:10000|seed:12345" in compared.text  # the test, shuffles and seed to cite
+
+
+def test_a_p_value_below_four_decimals_is_not_shown_as_zero(server, data_dir) -> None:
+    # McNemar on GANSWER2 against AskNow (QALD-8 train): p = 1.4e-25, shown as "0.0000"
+    folder = data_dir / "system-outputs" / "qald8-train"
+    gold = data_dir / "qald" / "ag-sc_QALD" / "8" / "data" / "qald-8-train-multilingual.json"
+    files = [
+        ("dataset_file", ("qald-8-train.json", gold.read_bytes())),
+        *[
+            ("answers", (f"{name}.json", (folder / f"{name}_QALD8_Train.json").read_bytes()))
+            for name in ("GANSWER2", "AskNow")
+        ],
+    ]
+    page = server.post("compare", files=files, data={"profile": "exact", "measure": "accuracy"})
+    assert page.status_code == 200, page.text[-2000:]
+    pairs = page.text.split('id="compare-pairs"')[1].split("</table>")[0]
+    cells = re.findall(r'<td class="num">([^<]+)</td>', pairs)
+    assert cells[1:] == ["1.4e-25", "1.4e-25"]  # p and Holm-adjusted (one pair)
