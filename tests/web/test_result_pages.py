@@ -425,3 +425,27 @@ def test_experiment_page_links_its_profile_and_evaluator(server) -> None:
     assert evaluator, "the evaluator is not linked"
     software = server.get(evaluator[1].removeprefix(server.url), headers={"Accept": "text/turtle"})
     assert software.status_code == 200 and "softwareVersion" in software.text
+
+
+def test_task_page_shows_each_measures_stored_interval(server, tasks) -> None:
+    # one system's row, cited on its own: the task's RDF holds each measure's interval
+    # (task/n#interval-macroF1) but its page showed the numbers only, and no element had the
+    # id that hash IRI names
+    demo = server.demo_id
+    evaluation = next(
+        e
+        for e in server.get(f"api/experiments/{demo}").json()["evaluations"]
+        if e["system"] == "demo-partial"
+    )
+    page = server.get(tasks["demo-partial"]).text
+    shown = 0
+    for measure, (low, high) in evaluation["intervals"]["QA"].items():
+        if low is None:
+            continue
+        value = evaluation["results"]["QA"][measure]
+        span = re.search(rf'<span class="ci" id="interval-{measure}"[^>]*>\[([^\]]+)\]', page)
+        assert span and span[1] == f"{low:.4f}, {high:.4f}", measure
+        assert f"{value:.4f} <span" in page
+        shown += 1
+    assert shown == 8
+    assert evaluation["intervalSignature"] in page
