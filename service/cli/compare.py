@@ -98,6 +98,8 @@ def _interval(pair: Any) -> str:
 
 
 def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
+    from service.evaluation.comparison import format_p_value  # loaded by the comparison
+
     out.write(f"dataset: {data['dataset']}   profile: {data['profile']}   measure: {measure}\n")
     rows: list[tuple[str, ...]] = [("tier", "system", measure, "95% interval")]
     for s in data["systems"]:  # in standing order (tier, then the measure)
@@ -110,7 +112,13 @@ def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     pairs: list[tuple[str, ...]] = [("a", "b", "difference", "p", "p adjusted")]
     for p in data["pairs"]:
         pairs.append(
-            (p["a"], p["b"], _value(p["difference"]), _value(p["pValue"]), _value(p["pAdjusted"]))
+            (
+                p["a"],
+                p["b"],
+                _value(p["difference"]),
+                format_p_value(p["pValue"]),
+                format_p_value(p["pAdjusted"]),
+            )
         )
     _aligned(pairs, out)
     out.write(f"signature: {data['signature']}\n")

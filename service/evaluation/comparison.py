@@ -80,6 +80,18 @@ class Comparison:
         }
 
 
+def format_p_value(p: float | None) -> str:
+    """A p-value as the table and the compare page print it: four decimals, or two significant
+    digits below 0.0001, where four decimals would print the impossible p = 0.
+
+    >>> format_p_value(0.88994), format_p_value(1.3552788123878027e-25), format_p_value(None)
+    ('0.8899', '1.4e-25', 'n/a')
+    """
+    if p is None:
+        return "n/a"
+    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
+
+
 def compare(
     evaluations: Sequence[Evaluation],
     *,

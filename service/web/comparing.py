@@ -369,6 +369,7 @@ def compared() -> tuple[str, int] | str:
 
 def _page(*, found: Compared | None = None, error: ServiceError | None = None) -> str:
     from service import catalog
+    from service.evaluation.comparison import format_p_value
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
@@ -387,6 +388,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         error=error.message if error is not None else None,
         problems=problems_of(error) if error is not None else [],  # each file's, listed
         force_label=FORCE_LABEL,
+        p_value=format_p_value,  # as gerbil-qa compare prints it: never p = 0.0000
         charts=charts,
         pages=pages,
     )

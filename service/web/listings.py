@@ -22,7 +22,7 @@ from service.graph.queries import (
 )
 from service.graph.terms import DCT, OWL, PROV, QB, RDF, RDFS
 from service.graph.uris import GERBIL, GQA
-from service.web.pages import csv_table, local
+from service.web.pages import csv_table, local, vocab_anchor
 from service.web.state import services
 
 PREFIXES = f"""PREFIX gqa: <{GQA}>
@@ -535,7 +535,7 @@ def vocabulary_terms(quads: Iterable[Any]) -> list[Term]:
             continue
         types = [t.value for t in node.all(RDF + "type")]
         kind = next((kinds[t] for t in types if t in kinds), "individual" if types else "term")
-        anchor = uri[len(GQA) :] if uri.startswith(GQA) else "gerbil-" + uri[len(GERBIL) :]
+        anchor = vocab_anchor(uri) or uri
         out.append(Term(anchor, uri, kind, node.text(RDFS + "label"), node.text(RDFS + "comment")))
     order = {"class": 0, "property": 1, "measure": 2, "dimension": 3, "attribute": 4}
     return sorted(out, key=lambda t: (order.get(t.kind, 5), t.anchor.lower()))

@@ -23,7 +23,7 @@ from service.graph.reader import (
     task_result,
 )
 from service.graph.terms import DCT, PROV, QB, RDFS
-from service.graph.uris import GQA, Uris
+from service.graph.uris import GERBIL, GQA, Uris
 
 MEASURE_ORDER = require(*COUNT_MEASURES)  # the headline measures, first on every page
 __all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and resources call
@@ -50,6 +50,35 @@ def anchor(node_uri: str, page_uri: str) -> str | None:
     """
     head, sep, fragment = node_uri.partition("#")
     return fragment if sep and fragment and head == page_uri else None
+
+
+def vocab_anchor(term: str) -> str | None:
+    """The ``id`` of a term of our vocabulary (``gqa:`` or the GERBIL terms we keep) on the
+    served vocabulary page, None for any other IRI.
+
+    >>> vocab_anchor(GQA + "missedAnswer"), vocab_anchor(GERBIL + "macroF1")
+    ('missedAnswer', 'gerbil-macroF1')
+    >>> vocab_anchor("http://www.w3.org/ns/prov#used") is None
+    True
+    """
+    if term.startswith(GQA):
+        return term[len(GQA) :] or None
+    if term.startswith(GERBIL):
+        return "gerbil-" + term[len(GERBIL) :] if term != GERBIL else None
+    return None
+
+
+def href(iri: str, vocab: str) -> str:
+    """Where a page links an IRI: a term of our vocabulary to its definition on the served
+    vocabulary page (``vocab``), since its namespace IRI resolves only through w3id.org and
+    GERBIL's namespace is GERBIL's own ontology; any other IRI to itself."""
+    fragment = vocab_anchor(iri)
+    return f"{vocab}#{fragment}" if fragment else iri
+
+
+def profile_name(iri: str) -> str:
+    """A profile's name from its IRI (``…vocab#profile-fair`` → ``fair``)."""
+    return local(iri).removeprefix("profile-")
 
 
 def hash_nodes(nodes: dict[str, Node], page_uri: str, *, skip: Iterable[str] = ()) -> list[Node]:
@@ -84,12 +113,13 @@ class ExperimentPage:
     issued: str | None
     dataset: str | None
     dataset_label: str | None
-    profiles: tuple[str, ...]
+    profiles: tuple[str, ...]  # the profiles' IRIs (profile_name names them)
     software: str | None
     papers: tuple[str, ...]
     tasks: tuple[TaskRow, ...]
     uploads: tuple[tuple[str, str, str, str | None], ...]  # (title, role, sha256, anchor)
     notes: tuple[str, ...] = ()  # about the run as a whole: a system left out, and why
+    software_uri: str | None = None  # the evaluator (software/{version}), to follow
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -108,6 +138,14 @@ class ExperimentPage:
         return [e.value for e in ExperimentType if e.value in present] + sorted(
             present - {e.value for e in ExperimentType}
         )
+
+    def comparable_tasks(self) -> list[list[str]]:
+        """The QA tasks that can be compared with paired tests (one language, one signature:
+        what ``compare?task=…`` accepts), each group of two or more as task URIs."""
+        groups: dict[tuple[str, str | None], list[str]] = {}
+        for row in self.tasks_of("QA"):
+            groups.setdefault((row.language_tag, row.signature), []).append(row.uri)
+        return [uris for uris in groups.values() if len(uris) > 1]
 
     def unscored_notes(self, experiment_type: str) -> list[str]:
         """Why no question of this type's tasks was scored, when the gold has nothing for it
@@ -167,8 +205,9 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         issued=exp.text(DCT + "issued"),
         dataset=dataset,
         dataset_label=local(dataset) if dataset else None,
-        profiles=tuple(local(p.value).removeprefix("profile-") for p in exp.all(GQA + "profile")),
+        profiles=tuple(sorted(p.value for p in exp.all(GQA + "profile"))),
         software=labels.get(exp.text(PROV + "wasAssociatedWith") or ""),
+        software_uri=exp.text(PROV + "wasAssociatedWith"),
         papers=tuple(sorted(p.value for p in exp.all(DCT + "isReferencedBy"))),
         tasks=tuple(tasks),
         uploads=tuple(uploads),
@@ -545,6 +584,11 @@ def experiment_csv(page: ExperimentPage) -> bytes:
         "signature",
         *used,
     ]
+    # each stored 95 % interval after the numbers (columns only added, as in the JSON)
+    bounded = [n for n in used if any(n in t.intervals for t in page.tasks)]
+    if bounded:
+        header += [f"{n}{end}" for n in bounded for end in ("Low", "High")]
+        header.append("intervalSignature")
     rows = [
         [
             t.uri,
@@ -556,10 +600,23 @@ def experiment_csv(page: ExperimentPage) -> bytes:
             t.profile_version,
             t.signature,
             *(t.measures.get(n) for n in used),
+            *_interval_cells(t, bounded),
         ]
         for t in page.tasks
     ]
     return csv_table(header, rows)
+
+
+def _interval_cells(task: TaskRow, bounded: Sequence[str]) -> list[Any]:
+    """A task's interval bounds in the CSV's order, then its interval signature (empty where
+    it has none: undefined on the resamples, or a task recorded before intervals were)."""
+    if not bounded:
+        return []
+    cells: list[Any] = []
+    for name in bounded:
+        low, high = task.intervals.get(name) or (None, None)
+        cells += [low, high]
+    return [*cells, task.interval_signature]
 
 
 def task_csv(page: TaskPage) -> bytes:

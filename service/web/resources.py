@@ -550,8 +550,10 @@ def task(experiment_id: str, name: str) -> BaseResponse:
     def page() -> pages.TaskPage:
         nodes = index(quads(worker=True))
         questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
-        # explained results show the gold answers they compared: the questions' are not needed
-        wanted = None if not pages.explained(nodes) else pages.QUESTION_PROPERTIES
+        # explained results show the gold answers they compared: the page needs not the
+        # questions', the CSV does (its "gold" column: every gold answer, not those explained)
+        whole = rep is conneg.CSV or not pages.explained(nodes)
+        wanted = None if whole else pages.QUESTION_PROPERTIES
         described = _question_nodes(graph.public, questions, wanted)
         missing = [q for q in questions if q not in described]
         if missing:  # an uploaded dataset: its questions live in the experiment's graph

@@ -111,3 +111,19 @@ def test_a_system_without_a_tier_is_listed_last_with_a_dash() -> None:
     rows = out.getvalue().splitlines()
     assert rows[2].split()[:2] == ["1", "a"] and rows[3].split()[:2] == ["–", "b"]
     assert "None" not in out.getvalue().split("pairs")[0]
+
+
+def test_a_p_value_below_the_printed_digits_is_not_printed_as_zero(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # McNemar on GANSWER2 against AskNow: p = 1.4e-25; the table printed "0.0000", a p-value
+    # a paper cannot report (no test gives p = 0)
+    assert main([*_args(data_dir), "--types", "QA", "--measure", "accuracy"]) == 0
+    table = capsys.readouterr().out
+    pairs = table.split("p adjusted\n")[1].split("signature:")[0].splitlines()
+    assert len(pairs) == 15 and not [x for x in pairs if "0.0000" in x]
+    line = next(x for x in pairs if x.startswith("AskNow_QALD8_Train    GANSWER2"))
+    assert line.split()[-2:] == ["1.4e-25", "2.0e-24"]  # p, and Holm-adjusted over 15 pairs
+    # from 0.0001 up, four decimals as before
+    line = next(x for x in pairs if x.startswith("QAKIS_QALD8_Train     TeBaQA"))
+    assert line.split()[-2:] == ["0.8899", "0.8899"]

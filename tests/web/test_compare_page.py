@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 import xml.etree.ElementTree as ET
+from urllib.parse import parse_qs, urlsplit
 
 from service.paths import DEMO_DIR
 
@@ -282,6 +283,8 @@ def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
     ).json()
     assert [s["tier"] for s in same["systems"]] == list(rows.values())
     assert board.count('<span class="ci"') >= 3
+    # to the four decimals of the numbers, as the compare page and evaluate --intervals print
+    assert len(re.findall(r'<span class="ci"[^>]*>\[\d\.\d{4}, \d\.\d{4}\]', board)) >= 3
 
 
 def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None:
@@ -315,3 +318,35 @@ def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None
     assert "Choose one language" not in one.text
     tiers = re.findall(r'<td class="num tier">([^<]+)</td>', one.text)
     assert tiers[:1] == ["1"] and len(tiers) == 2, tiers
+
+
+def test_the_experiment_page_links_the_paired_tests_of_its_systems(server) -> None:
+    # a paper's significance claims: the experiment page showed intervals but no pairwise
+    # test and no way to the comparison of its own systems; the link is that comparison
+    page = server.get(f"experiment/{server.demo_id}").text
+    link = re.search(r'<a id="compare-systems" href="([^"]+)"', page)
+    assert link, "no link to the comparison of the experiment's systems"
+    href = html.unescape(link[1])
+    assert set(parse_qs(urlsplit(href).query)["task"]) == set(_demo_tasks(server).values())
+    compared = server.get(href.removeprefix("/"))
+    assert compared.status_code == 200, compared.text[-2000:]
+    assert 'id="compare-pairs"' in compared.text
+    assert "test:ar|n:10000|seed:12345" in compared.text  # the test, shuffles and seed to cite
+
+
+def test_a_p_value_below_four_decimals_is_not_shown_as_zero(server, data_dir) -> None:
+    # McNemar on GANSWER2 against AskNow (QALD-8 train): p = 1.4e-25, shown as "0.0000"
+    folder = data_dir / "system-outputs" / "qald8-train"
+    gold = data_dir / "qald" / "ag-sc_QALD" / "8" / "data" / "qald-8-train-multilingual.json"
+    files = [
+        ("dataset_file", ("qald-8-train.json", gold.read_bytes())),
+        *[
+            ("answers", (f"{name}.json", (folder / f"{name}_QALD8_Train.json").read_bytes()))
+            for name in ("GANSWER2", "AskNow")
+        ],
+    ]
+    page = server.post("compare", files=files, data={"profile": "exact", "measure": "accuracy"})
+    assert page.status_code == 200, page.text[-2000:]
+    pairs = page.text.split('id="compare-pairs"')[1].split("</table>")[0]
+    cells = re.findall(r'<td class="num">([^<]+)</td>', pairs)
+    assert cells[1:] == ["1.4e-25", "1.4e-25"]  # p and Holm-adjusted (one pair)

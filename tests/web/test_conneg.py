@@ -11,6 +11,7 @@ import csv
 import io
 import re
 
+import pyoxigraph
 import pytest
 import rdflib
 from rdflib.compare import isomorphic
@@ -241,6 +242,42 @@ def test_csv_tables(server, exp: str) -> None:
     questions = list(csv.DictReader(io.StringIO(server.get(f"{exp}/task/1.csv").text)))
     assert len(questions) == 14
     assert {"tp", "fp", "fn", "precision", "recall", "f1", "given", "gold"} <= set(questions[0])
+
+
+def test_the_task_csv_gives_each_questions_gold_answers(server, exp: str) -> None:
+    # the "gold" column was empty on every row of every task recorded with explanations: the
+    # page reads the questions without their gold answers (the explanations name the ones it
+    # shows), and the CSV was written from the same reading
+    rows = list(csv.DictReader(io.StringIO(server.get(f"{exp}/task/1.csv").text)))
+    assert rows and all(row["gold"] for row in rows)
+    for row in rows[:3]:
+        question = row["question"].removeprefix(server.url)
+        turtle = server.get(question, headers={"Accept": "text/turtle"}).content
+        graph = pyoxigraph.Store()
+        graph.load(turtle, format=pyoxigraph.RdfFormat.TURTLE)
+        gold = pyoxigraph.NamedNode("http://w3id.org/gerbil/qa/vocab#goldAnswer")
+        values = {q.object.value for q in graph.quads_for_pattern(None, gold, None)}
+        shown = {re.sub(r" \(xsd:\w+\)$", "", v) for v in row["gold"].split(" | ")}
+        assert shown == values, row["id"]  # as "given" shows them: a typed literal's datatype
+
+
+def test_the_experiment_csv_has_each_measures_interval(server, exp: str) -> None:
+    # a paper's table from the CSV: the RDF, the API and the page have each measure's 95 %
+    # interval, the CSV had the numbers only
+    rows = list(csv.DictReader(io.StringIO(server.get(f"{exp}.csv").text)))
+    evaluations = server.get(f"api/experiments/{server.demo_id}").json()["evaluations"]
+    qa = {e["system"]: e for e in evaluations}
+    checked = 0
+    for row in rows:
+        if row["experimentType"] != "QA":
+            continue
+        evaluation = qa[row["system"].rsplit("/", 1)[1]]
+        assert row["intervalSignature"] == evaluation["intervalSignature"]
+        for measure, (low, high) in evaluation["intervals"]["QA"].items():
+            assert row[f"{measure}Low"] == ("" if low is None else repr(low)), measure
+            assert row[f"{measure}High"] == ("" if high is None else repr(high)), measure
+            checked += 1
+    assert checked >= 3 * 8
 
 
 def test_csv_is_not_offered_where_there_is_no_table(server) -> None:

@@ -368,3 +368,84 @@ def test_the_task_page_lists_the_warnings_about_the_answers(server) -> None:
     assert f"{len(stored)} warning" in listed[1]
     items = [" ".join(i.split()) for i in re.findall(r"<li>(.*?)</li>", listed[1], re.S)]
     assert items == [w.replace("'", "&#39;") for w in stored]
+
+
+def test_experiment_page_prints_intervals_to_the_digits_of_their_numbers(server) -> None:
+    # a paper copies "0.7204 [0.6546, 0.7885]" from evaluate --intervals and the compare page;
+    # the experiment page printed "0.7204 [0.655, 0.788]": another rounding of the same bounds
+    demo = server.demo_id
+    html = server.get(f"experiment/{demo}").text
+    evaluations = server.get(f"api/experiments/{demo}").json()["evaluations"]
+    table = html.split('id="table-QA"')[1].split("</table>")[0]
+    shown = 0
+    for evaluation in evaluations:
+        row = re.search(rf">{re.escape(evaluation['system'])}</a></th>(.*?)</tr>", table, re.S)
+        assert row, evaluation["system"]
+        cells = re.findall(r'>([0-9.]+)<br><span class="ci"[^>]*>\[([^\]]+)\]', row[1])
+        expected = {
+            (f"{evaluation['results']['QA'][m]:.4f}", f"{low:.4f}, {high:.4f}")
+            for m, (low, high) in evaluation["intervals"]["QA"].items()
+            if low is not None and evaluation["results"]["QA"][m] is not None
+        }
+        for cell in cells:
+            assert cell in expected, (evaluation["system"], cell)
+            shown += 1
+    assert shown >= 3 * 8
+
+
+def test_a_result_page_links_our_terms_to_their_definitions_here(server, tasks) -> None:
+    # "question 42 fails because…": a reader follows gqa:missedAnswer from the page; it linked
+    # to http://w3id.org/gerbil/qa/vocab#missedAnswer, which resolves only through w3id.org
+    # (and gerbil: terms to GERBIL's own ontology), never to the vocabulary served here
+    page = server.get(f"{tasks['demo-baseline']}/question/1").text
+    assert 'href="http://w3id.org/gerbil' not in page
+    fragments = set(re.findall(r'href="/vocab#([^"]+)"', page))
+    assert {"f1", "QuestionResult", "questionStatus"} <= fragments
+    vocab = server.get("vocab").text
+    ids = set(re.findall(r'<section id="([^"]+)"', vocab))
+    assert fragments <= ids, fragments - ids
+    turtle = server.get("vocab", headers={"Accept": "text/turtle"})
+    graph = pyoxigraph.Store()
+    graph.load(turtle.content, format=pyoxigraph.RdfFormat.TURTLE)
+    comment = pyoxigraph.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment")
+    for fragment in fragments:
+        term = pyoxigraph.NamedNode(GQA + fragment)
+        assert list(graph.quads_for_pattern(term, comment, None)), fragment
+
+
+def test_experiment_page_links_its_profile_and_evaluator(server) -> None:
+    # what a reviewer needs to re-run it: the page named the profile and the evaluator's
+    # version as plain text; both have a description to follow (the profile's rules and
+    # version in the vocabulary, the evaluator's software resource)
+    html = server.get(f"experiment/{server.demo_id}").text
+    profile = re.search(r'<dt>Profile</dt><dd><a href="([^"]+)">fair</a>', html)
+    assert profile and profile[1] == "/vocab#profile-fair"
+    assert 'id="profile-fair"' in server.get("vocab").text
+    evaluator = re.search(r'<dt>Evaluator</dt><dd><a href="([^"]+)">GERBIL QA for Python', html)
+    assert evaluator, "the evaluator is not linked"
+    software = server.get(evaluator[1].removeprefix(server.url), headers={"Accept": "text/turtle"})
+    assert software.status_code == 200 and "softwareVersion" in software.text
+
+
+def test_task_page_shows_each_measures_stored_interval(server, tasks) -> None:
+    # one system's row, cited on its own: the task's RDF holds each measure's interval
+    # (task/n#interval-macroF1) but its page showed the numbers only, and no element had the
+    # id that hash IRI names
+    demo = server.demo_id
+    evaluation = next(
+        e
+        for e in server.get(f"api/experiments/{demo}").json()["evaluations"]
+        if e["system"] == "demo-partial"
+    )
+    page = server.get(tasks["demo-partial"]).text
+    shown = 0
+    for measure, (low, high) in evaluation["intervals"]["QA"].items():
+        if low is None:
+            continue
+        value = evaluation["results"]["QA"][measure]
+        span = re.search(rf'<span class="ci" id="interval-{measure}"[^>]*>\[([^\]]+)\]', page)
+        assert span and span[1] == f"{low:.4f}, {high:.4f}", measure
+        assert f"{value:.4f} <span" in page
+        shown += 1
+    assert shown == 8
+    assert evaluation["intervalSignature"] in page
