@@ -239,6 +239,20 @@ def find_by_sha256(sha256: str) -> CatalogEntry | None:
     return next((e for e in _entries() if e.questions_file.sha256 == wanted), None)
 
 
+def distribution_bytes(sha256: str) -> bytes | None:
+    """The bytes of a catalogue file (not a KB's) by its SHA-256, from the data mirror or the
+    download cache, never downloaded here; None when neither holds it."""
+    wanted = sha256.lower()
+    for entry in _entries():
+        for dist in entry.distributions:
+            if dist.role != "kb" and dist.sha256 == wanted:
+                try:
+                    return resolve(dist, download=False).read_bytes()
+                except (NotFound, BadRequest):
+                    return None
+    return None
+
+
 def sha256_of(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -43,8 +43,10 @@ def dataset_record(
     upload: UploadedFile | None = None
     name: str | None = None
     sha: str | None = None
+    catalogued: tuple[UploadedFile, ...] = ()
     if isinstance(source, CatalogueDataset):
         name = source.name
+        catalogued = catalogue_files(source.name)
     else:
         sha, size = files.checksum(source.file)
         upload = UploadedFile(
@@ -56,7 +58,7 @@ def dataset_record(
         if not catalogue.has_questions(name):
             catalogue.store_questions(name, dataset)
             stored = True
-        kept = (upload,) if upload is not None else ()
+        kept = (upload,) if upload is not None else catalogued
         return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), kept, stored)
     kept = (upload,) if upload is not None else ()
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
@@ -84,7 +86,9 @@ def _with_gold(
     label = f"{own} with the gold of {PurePosixPath(gold_name).stem}"
     uploads = []
     for kept, role in ((source, "dataset"), (gold, "gold")):
-        if isinstance(kept, FileDataset):
+        if isinstance(kept, CatalogueDataset):
+            uploads += [replace(f, role=role) for f in catalogue_files(kept.name)]
+        elif isinstance(kept, FileDataset):
             sha, size = files.checksum(kept.file)
             uploads.append(
                 UploadedFile(
@@ -96,6 +100,26 @@ def _with_gold(
                 )
             )
     return RecordedDataset(DatasetRef.upload(label, dataset), tuple(uploads), False)
+
+
+def catalogue_files(name: str) -> tuple[UploadedFile, ...]:
+    """The files of a catalogue dataset an experiment read (its questions, its expected answers),
+    each with the SHA-256 the catalogue verified it against: the experiment's graph pins the
+    content it was scored on, whatever the catalogue says after a later refresh."""
+    from service import catalog
+    from service.graph.results import UploadedFile
+
+    return tuple(
+        UploadedFile(
+            PurePosixPath(d.mirror_path).name,
+            d.sha256,
+            d.byte_size,
+            role="dataset" if d.role == "questions" else "gold",
+            media_type=d.media_type,
+        )
+        for d in catalog.get_entry(name).distributions
+        if d.role != "kb"
+    )
 
 
 def dataset_label(source: DatasetSource, dataset: Dataset) -> str:

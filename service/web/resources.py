@@ -233,6 +233,10 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
         raise NotFound(f"experiment {experiment_id} used no file with SHA-256 {sha256}")
     title = rows[0]["title"].value
     data = kept(storage.workspace, sha, experiment_id=experiment_id, name=title)
+    if data is None:  # a catalogue dataset's file: the mirror has it (checked by its SHA-256)
+        from service.catalog import distribution_bytes
+
+        data = distribution_bytes(sha)
     if data is None:
         raise NotFound(
             f"the file {title!r} of experiment {experiment_id} is not kept (it was recorded "

@@ -290,3 +290,53 @@ def test_poleval_dev_0_is_scored_by_its_name(data_dir: Path, tmp_path: Path) -> 
     result = json.loads(done.stdout)
     assert (result["dataset"], result["language"]) == ("poleval-2021-qa-dev-0", "pl")
     assert result["results"]["QA"]["accuracy"] == 2 / 1000  # alfa; czterech within half
+
+
+def test_an_experiment_pins_the_catalogue_files_it_was_scored_on(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """By name, a dataset is the catalogue's current file: the experiment's graph names every
+    file it read (questions, expected answers) with the SHA-256 the catalogue verified, so a
+    reviewer can tell which content was scored after the catalogue moves on (before, only
+    ``prov:used <dataset/NAME>``, whose description a refresh replaces)."""
+    from service.graph.store import open_storage
+
+    answers = tmp_path / "out.tsv"
+    answers.write_text("Alfa\n" * 1000, encoding="utf-8")
+    store = tmp_path / "store"
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "evaluate", "--dataset", "poleval-2021-qa-dev-0",
+         "--answers", str(answers), "--profile", "poleval", "--store", str(store)],
+        cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "GERBIL_QA_DATA": str(data_dir)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    entry = catalog.get_entry("poleval-2021-qa-dev-0")
+    expected = {
+        (
+            Path(d.mirror_path).name,
+            d.sha256,
+            d.byte_size,
+            "dataset" if d.role == "questions" else "gold",
+        )
+        for d in entry.distributions
+        if d.role != "kb"
+    }
+    assert {role for *_, role in expected} == {"dataset", "gold"}  # in.tsv and expected.tsv
+    with open_storage(store, base=None, catalog=False) as storage:
+        (status,) = storage.experiments.listing(include_private=True)
+        graph = storage.uris.experiment_graph(status.id)
+        rows = storage.private.query(
+            f"""PREFIX spdx: <http://spdx.org/rdf/terms#>
+            SELECT ?title ?sha ?size ?role WHERE {{ GRAPH <{graph}> {{
+              <{status.uri}> <http://www.w3.org/ns/prov#used> ?f .
+              ?f <http://purl.org/dc/terms/title> ?title ;
+                 spdx:checksum/spdx:checksumValue ?sha ;
+                 <http://www.w3.org/ns/dcat#byteSize> ?size ;
+                 <http://w3id.org/gerbil/qa/vocab#fileRole> ?role
+              FILTER(?role != "answers") }} }}"""
+        )
+        found = {
+            (r["title"].value, r["sha"].value, int(r["size"].value), r["role"].value) for r in rows
+        }
+    assert found == expected

@@ -4,6 +4,7 @@ OpenAPI document."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -93,6 +94,13 @@ def test_submit_catalogue_dataset_by_name(server, data_dir: Path, monkeypatch) -
     qa = next(r for r in state["results"] if r["experimentType"] == "QA")
     assert qa["dataset"] == f"{server.url}dataset/qald-9-test-multilingual"
     assert 0 < qa["measures"]["macroF1"] < 0.1  # 5 of 150 questions answered (by the gold)
+    # the page names the catalogue file scored on, by its SHA-256, and serves it from the mirror
+    eid, owner = response.json()["id"], {"Authorization": f"Bearer {response.json()['token']}"}
+    sha = hashlib.sha256(qald.read_bytes()).hexdigest()
+    page = server.get(f"experiment/{eid}", headers=owner).text
+    assert f"/experiment/{eid}/file/{sha}" in page and "qald-9-test-multilingual.json" in page
+    served = server.get(f"experiment/{eid}/file/{sha}", headers=owner)
+    assert served.status_code == 200 and served.content == qald.read_bytes()
 
 
 def test_multipart_with_a_web_service_system(server) -> None:
@@ -727,8 +735,6 @@ def test_compare_answer_files_over_http(server) -> None:
 def test_the_files_an_experiment_used_are_downloadable_by_who_may_see_it(server) -> None:
     """Uploaded files are kept by SHA-256 beside the store (the job's copy goes with the job)
     and served to the owner, then to everyone once published; linked from the page."""
-    import hashlib
-
     ticket = server.submit_demo(systems=("strong",))
     eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
     data = (DEMO_DIR / "answers-strong.json").read_bytes()
@@ -921,8 +927,6 @@ def test_a_registered_dataset_version_by_name_over_http(
 
 
 def _run_a_registered_version(server, data_dir: Path) -> None:
-    import hashlib
-
     from service import catalog, formats
     from service.experiments.kept import keep
 
