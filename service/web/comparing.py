@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, Response, jsonify, render_template, request
 
 from service.errors import BadRequest, ServiceError
 from service.evaluation.results import ExperimentType
@@ -341,12 +341,17 @@ def _alike(evaluations: Sequence[Evaluation]) -> None:
 
 
 @bp.get("/compare")
-def form() -> tuple[str, int] | str:
+def form() -> Any:
     """The form; with ``?task=URI&task=URI…`` (the leaderboards' ticked rows) the comparison
-    of those stored tasks; with a leaderboard's ``measure`` but no row ticked, how to tick."""
+    of those stored tasks; with a leaderboard's ``measure`` but no row ticked, how to tick.
+    The same link answers the compare JSON contract (``POST /api/compare``'s) to a client that
+    asks for ``application/json`` or ``?format=json``: a paper's link to its significance
+    tests is readable by programs too."""
     tasks = request.args.getlist("task")
     if not tasks and not request.args:  # from the navigation: the form
         return _page()
+    if _wants_json():
+        return _json_comparison(tasks)
     try:
         found = compare_stored(tasks, request.args, form=True)
     except ServiceError as err:
@@ -354,6 +359,25 @@ def form() -> tuple[str, int] | str:
         # the page says how to tick, with 200 like the form itself
         return _page(error=err), err.status if tasks else 200
     return _page(found=found)
+
+
+def _wants_json() -> bool:
+    if request.args.get("format") == "json":
+        return True
+    offered = ["text/html", "application/json"]
+    return request.accept_mimetypes.best_match(offered, default="text/html") == offered[1]
+
+
+def _json_comparison(tasks: list[str]) -> Response:
+    """The comparison of stored ``tasks`` as JSON; a refusal as the API's error object."""
+    try:
+        options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
+        response = jsonify(compare_stored(tasks, options).comparison.to_json())
+    except ServiceError as err:
+        response = jsonify({"error": err.message, "status": err.status, "problems": []})
+        response.status_code = err.status
+    response.vary.add("Accept")
+    return response
 
 
 @bp.post("/compare")

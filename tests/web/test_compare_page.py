@@ -350,3 +350,35 @@ def test_a_p_value_below_four_decimals_is_not_shown_as_zero(server, data_dir) ->
     pairs = page.text.split('id="compare-pairs"')[1].split("</table>")[0]
     cells = re.findall(r'<td class="num">([^<]+)</td>', pairs)
     assert cells[1:] == ["1.4e-25", "1.4e-25"]  # p and Holm-adjusted (one pair)
+
+
+def test_the_comparison_link_answers_json_to_programs(server) -> None:
+    """A paper links ``compare?task=…``: a program following it gets what ``POST /api/compare``
+    answers for those tasks (Accept: application/json or ``?format=json``), a refusal as the
+    API's error object; a browser still gets the page."""
+    tasks = _demo_tasks(server)
+    ticked = [tasks["demo-strong"], tasks["demo-partial"]]
+    posted = server.post("api/compare", json={"tasks": ticked, "seed": 7}).json()
+    asked = server.get(
+        "compare", params={"task": ticked, "seed": "7"}, headers={"Accept": "application/json"}
+    )
+    assert asked.status_code == 200 and asked.headers["Content-Type"] == "application/json"
+    assert "Accept" in asked.headers["Vary"]
+    assert asked.json() == posted
+    by_format = server.get("compare", params={"task": ticked, "seed": "7", "format": "json"})
+    assert by_format.json() == posted
+    refused = server.get("compare", params={"task": ticked[:1], "format": "json"})
+    assert refused.status_code == 400 and "compare 2 to" in refused.json()["error"]
+    browser = server.get("compare", params={"task": ticked}, headers={"Accept": "text/html"})
+    assert browser.headers["Content-Type"].startswith("text/html")
+    import html
+    import re
+
+    link = re.search(r'id="compare-json" href="([^"]+)"', browser.text)
+    assert link, browser.text
+    followed = server.get(html.unescape(link.group(1)))
+    assert followed.headers["Content-Type"] == "application/json"
+    assert (
+        followed.json()["pairs"]
+        == server.post("api/compare", json={"tasks": ticked}).json()["pairs"]
+    )
