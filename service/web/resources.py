@@ -635,8 +635,44 @@ def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
         PLAIN_OFFERS,
         rep,
         quads=lambda: found,
-        html=lambda: _generic_html(uri, found, private=private),
+        html=lambda: _question_result_html(experiment_id, number, uri, found, store, private),
         private=private,
+    )
+
+
+def _question_result_html(
+    experiment_id: str, number: int, uri: str, found: list[Any], store: Any, private: bool
+) -> str:
+    """One question's result as the task page shows its row (the question, the outcome, every
+    answer judged and by which rule, runtime, error), then its triples: the link a paper gives
+    for "question 42 fails because…"."""
+    storage = services().storage
+    graph_name = storage.uris.experiment_graph(experiment_id)
+    task_uri = storage.uris.task(experiment_id, number)
+    task_quads = document_quads(store, task_uri, graph=graph_name)
+    nodes = index([*task_quads, *found])
+    question = nodes[uri].text(GQA + "question") if uri in nodes else None
+    wanted = [question] if question else []
+    described = _question_nodes(storage.public, wanted) if question else {}
+    if question and question not in described:  # an uploaded dataset's question
+        described.update(_question_nodes(store, wanted))
+    language = nodes[task_uri].text(GQA + "language") if task_uri in nodes else None
+    shown = pages.task_page(
+        experiment_id, task_uri, nodes, described, pages.local(language) or "en", uris=storage.uris
+    )
+    own = index(found)
+    return render_template(
+        "question_result.html",
+        uri=uri,
+        row=next(r for r in shown.rows if r.uri == uri),
+        task=shown.task,
+        experiment_id=experiment_id,
+        experiment_uri=storage.uris.experiment(experiment_id),
+        main=own.get(uri),
+        others=[n for k, n in own.items() if k != uri],
+        private=private,
+        alternates=alternates(uri, PLAIN_OFFERS),
+        pages=pages,
     )
 
 

@@ -449,3 +449,21 @@ def test_task_page_shows_each_measures_stored_interval(server, tasks) -> None:
         shown += 1
     assert shown == 8
     assert evaluation["intervalSignature"] in page
+
+
+def test_a_question_result_page_shows_the_question_judged(server, tasks) -> None:
+    """The link a paper gives for "question 1 fails because…" (task/n/question/ID): it showed a
+    table of raw properties, with no question text and no system; now the task page's row for
+    that question (text, outcome, every answer judged and by which rule) above its triples."""
+    path = f"{tasks['demo-partial']}/question/1"
+    page = server.get(path)
+    assert page.status_code == 200
+    (row,) = question_rows(page.text)
+    task_row = {c[0]: (cls, c) for cls, c in question_rows(server.get(tasks["demo-partial"]).text)}
+    assert row == task_row["1"]  # the very row of the task page
+    assert "false: http://example.org/solar/Saturn" in row[1][9]
+    assert "missed: http://example.org/solar/Jupiter" in row[1][9]
+    assert "<h1>Question 1 · demo-partial · QA</h1>" in page.text
+    assert f'href="{server.url}{tasks["demo-partial"]}" id="result-task"' in page.text
+    assert 'id="result-question"' in page.text and "/question/1</a>" in page.text
+    assert 'id="triples"' in page.text  # and still every triple of its description
