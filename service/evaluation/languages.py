@@ -65,8 +65,3 @@ def pooled(evaluations: Sequence[Evaluation]) -> Evaluation:
         problems=problems,
         extra={**first.extra, "byLanguage": by_language},
     )
-
-
-def languages_of(evaluation: Evaluation) -> tuple[str, ...]:
-    """The languages of an evaluation: one, or those it pools."""
-    return tuple(evaluation.language.split(SEPARATOR))

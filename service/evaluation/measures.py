@@ -1,8 +1,8 @@
 """The measures registry: one entry per measure, with its canonical name and its computation.
 
 A :class:`Measure` is a parameterised value (base quantity, averaging, scope, cut-off ``k``) with
-one canonical camelCase name (``microF1``, ``processedMacroRecall``, ``hitsAt5``) that
-:func:`parse_measure` reads back into an equal object. A :class:`MeasureInfo` is what the
+one canonical camelCase name (``microF1``, ``processedMacroRecall``, ``hitsAt5``); the registry
+refuses a name that does not read back into an equal object. A :class:`MeasureInfo` is what the
 registry knows about it: label, description, datatype, bounds, when it is reported (experiment
 types, profiles, conditions) and its **computation**, a function of the task's per-question
 records (:class:`TaskRecords`). :data:`MEASURES` is the registry: scoring reports exactly its
@@ -14,7 +14,7 @@ loudly (:func:`require`, ``MEASURES[name]``), it is never silently carried along
 Adding a measure is one :class:`MeasureInfo` in :func:`_build` (or ``MEASURES.register``) plus
 its computation; then ``make contracts`` regenerates the vocabulary.
 
->>> parse_measure("processedMacroF1") == Measure("f1", average="macro", scope="processed")
+>>> MEASURES["processedMacroF1"].measure == Measure("f1", average="macro", scope="processed")
 True
 >>> Measure("hits", k=5).name
 'hitsAt5'
@@ -72,10 +72,6 @@ class Measure:
         if self.base == "hits":
             return f"hitsAt{self.k}"
         return self.base
-
-    @property
-    def definition(self) -> MeasureInfo:
-        return MEASURES[self.name]
 
 
 # -- what a measure is computed from ---------------------------------------------------------
@@ -570,25 +566,6 @@ def _parse_structured(name: str) -> Measure | None:
 
 MEASURES = MeasureRegistry(_build())
 """Every measure by canonical name, in display order."""
-
-CORE_MEASURES: tuple[str, ...] = tuple(n for n, i in MEASURES.items() if not i.optional)
-PROCESSED_MEASURES: tuple[str, ...] = tuple(
-    n for n, i in MEASURES.items() if i.when is When.PROCESSED
-)
-CONFIDENCE_MEASURES: tuple[str, ...] = tuple(
-    n for n, i in MEASURES.items() if i.when is When.CONFIDENCE
-)
-RANK_MEASURES: tuple[str, ...] = tuple(n for n, i in MEASURES.items() if i.when is When.RANKED)
-
-
-def parse_measure(name: str) -> Measure:
-    """The measure a canonical name denotes; ``ValueError`` for an unknown name."""
-    structured = _parse_structured(name)
-    if structured is not None:
-        return structured
-    if name in MEASURES:
-        return MEASURES[name].measure
-    raise ValueError(_unknown(name, MEASURES))
 
 
 # -- per-question measures ---------------------------------------------------------------------

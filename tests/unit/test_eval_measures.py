@@ -10,39 +10,42 @@ import pytest
 from service.evaluation import evaluate
 from service.evaluation.confidence import Ranked, confidence_measures, pearson
 from service.evaluation.matchers.base import Verdict
-from service.evaluation.measures import (
-    CONFIDENCE_MEASURES,
-    MEASURES,
-    RANK_MEASURES,
-    Measure,
-    parse_measure,
-)
+from service.evaluation.measures import MEASURES, Measure, MeasureInfo, MeasureRegistry, When
 from service.evaluation.results import ExperimentType
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun
 from tests.helpers import CONTRACT_MEASURES, lits
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
+CONFIDENCE_MEASURES = tuple(n for n, i in MEASURES.items() if i.when is When.CONFIDENCE)
+RANK_MEASURES = tuple(n for n, i in MEASURES.items() if i.when is When.RANKED)
 
 
 @pytest.mark.parametrize("name", list(MEASURES))
-def test_every_name_parses_back_to_an_equal_measure(name: str) -> None:
-    measure = parse_measure(name)
-    assert measure.name == name
-    assert parse_measure(measure.name) == measure
+def test_every_measure_is_described(name: str) -> None:
     info = MEASURES[name]
+    assert info.measure.name == name
     assert info.label and info.description.endswith(".")
     assert info.datatype in (XSD + "double", XSD + "integer")
 
 
 def test_registry_holds_the_contract_names() -> None:
     assert set(CONTRACT_MEASURES) <= set(MEASURES)
-    assert set(CONFIDENCE_MEASURES + RANK_MEASURES) <= set(MEASURES)
+    assert CONFIDENCE_MEASURES and RANK_MEASURES
     assert Measure("hits", k=5).name == "hitsAt5"
-    assert parse_measure("processedMacroF1") == Measure("f1", average="macro", scope="processed")
-    with pytest.raises(ValueError):
-        parse_measure("macroF2")
-    with pytest.raises(ValueError):
-        parse_measure("processedmacroF1")
+    assert MEASURES["processedMacroF1"].measure == Measure("f1", average="macro", scope="processed")
+    with pytest.raises(KeyError):
+        MEASURES["macroF2"]
+    with pytest.raises(KeyError):
+        MEASURES["processedmacroF1"]
+
+
+def test_a_name_that_reads_back_as_another_measure_is_refused() -> None:
+    # macro F1 with a cut-off is named "macroF1", which reads back without one
+    odd = MeasureInfo(
+        Measure("f1", average="macro", k=3), "odd", "Odd.", XSD + "double", lambda _: 0.0
+    )
+    with pytest.raises(ValueError, match="parses back to"):
+        MeasureRegistry([odd])
 
 
 def evaluate_cases(cases: list[tuple[AnswerSet, AnswerSet | None, float | None]], **kw):

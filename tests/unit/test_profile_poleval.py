@@ -10,7 +10,8 @@ import pytest
 from service.cli import main
 from service.errors import BadRequest
 from service.evaluation import evaluate, get_profile
-from service.evaluation.matchers.poleval import extract_number, line_credit, roman_value
+from service.evaluation.matchers.base import MatchRule
+from service.evaluation.matchers.poleval import extract_number, judge_line, roman_value
 from service.evaluation.results import ExperimentType
 from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun, Term
 
@@ -39,32 +40,36 @@ def test_extract_number(text: str, number: str | None) -> None:
     assert extract_number(text) == number
 
 
+NUMBER, FUZZY = MatchRule.NUMBER_EXTRACT, MatchRule.FUZZY
+
+
 def test_roman_numeral_equals_its_decimal() -> None:
-    assert line_credit("12", "XII") == 1.0
-    assert line_credit("XII", "12") == 1.0
-    assert line_credit("w XII wieku", "XII") == 1.0
-    assert line_credit("13", "XII") == 0.0
+    assert judge_line("12", "XII") == (1.0, NUMBER)
+    assert judge_line("XII", "12") == (1.0, NUMBER)
+    assert judge_line("w XII wieku", "XII") == (1.0, NUMBER)
+    assert judge_line("13", "XII") == (0.0, NUMBER)
 
 
 def test_witamina_c_needs_the_c() -> None:
     # The gold yields the number 100 (roman C): only an answer yielding 100 counts.
-    assert line_credit("C", "witamina C") == 1.0
-    assert line_credit("witamina C", "witamina C") == 1.0
-    assert line_credit("witamina", "witamina C") == 0.0
-    assert line_credit("witamina c", "witamina C") == 0.0  # lower-case c is no roman numeral
+    assert judge_line("C", "witamina C") == (1.0, NUMBER)
+    assert judge_line("witamina C", "witamina C") == (1.0, NUMBER)
+    assert judge_line("witamina", "witamina C") == (0.0, NUMBER)
+    # a lower-case c is no roman numeral
+    assert judge_line("witamina c", "witamina C") == (0.0, NUMBER)
 
 
 def test_numbers_are_compared_as_strings() -> None:
-    assert line_credit("1410 r.", "1410") == 1.0
-    assert line_credit("12.0", "12") == 0.0
+    assert judge_line("1410 r.", "1410") == (1.0, NUMBER)
+    assert judge_line("12.0", "12") == (0.0, NUMBER)
 
 
 def test_levenshtein_at_most_half_the_gold_length_lower_cased() -> None:
-    assert line_credit("jerozolima", "w Jerozolimie") == 1.0  # distance 4 <= 13/2
-    assert line_credit("LARA CROFT", "Lara Croft") == 1.0
-    assert line_credit("abcd", "abcdefgh") == 1.0  # distance 4 = 8/2
-    assert line_credit("abc", "abcdefgh") == 0.0  # distance 5 > 4
-    assert line_credit("", "") == 0.0  # an empty gold never matches
+    assert judge_line("jerozolima", "w Jerozolimie") == (1.0, FUZZY)  # distance 4 <= 13/2
+    assert judge_line("LARA CROFT", "Lara Croft") == (1.0, FUZZY)
+    assert judge_line("abcd", "abcdefgh") == (1.0, FUZZY)  # distance 4 = 8/2
+    assert judge_line("abc", "abcdefgh") == (0.0, FUZZY)  # distance 5 > 4
+    assert judge_line("", "") == (0.0, FUZZY)  # an empty gold never matches
 
 
 def run(gold: list[list[str]], answers: list[str]):

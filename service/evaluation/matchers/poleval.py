@@ -70,11 +70,6 @@ def fuzzy_score(answer: str, gold: str) -> float:
     return max(0.0, 1.0 - Levenshtein.distance(answer, gold) / len(gold))
 
 
-def line_credit(answer: str, gold: str) -> float:
-    """The credit of ``answer`` against one gold alternative (1.0 or 0.0)."""
-    return judge_line(answer, gold)[0]
-
-
 def judge_line(answer: str, gold: str) -> tuple[float, MatchRule]:
     """The credit of ``answer`` against one gold alternative (1.0 or 0.0) and the rule that
     decided it (number extraction when the gold yields a number, else the fuzzy match)."""
