@@ -27,7 +27,7 @@ the embedded adapter hands out its stores as they are (no wrapper on the hot rea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from enum import StrEnum
 from pathlib import Path
@@ -103,11 +103,6 @@ class StoreAdapter(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def all_quads(reader: QuadReader, *, graph: Any = None) -> Iterable[Any]:
-    """Every quad of a reader (of one graph with ``graph``)."""
-    return reader.quads_for_pattern(None, None, None, graph)
 
 
 def add_public(store: StoreAdapter, quads: Sequence[Any]) -> None:

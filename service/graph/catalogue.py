@@ -138,15 +138,6 @@ class CatalogueRepository:
             f"INSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}}\n{body}\n}}",
         )
 
-    def is_catalogued(self, name: str) -> bool:
-        """True when the store's catalogue describes dataset ``name``."""
-        ds = self.uris.dataset(name)
-        return bool(
-            self.store.public.query(
-                f"ASK {{ GRAPH <{self.uris.catalog_graph}> {{ <{ds}> a <{DCAT}Dataset> }} }}"
-            )
-        )
-
     def name_for_sha256(self, sha256: str) -> str | None:
         """The catalogue dataset one of whose distributions has this SHA-256 (an upload
         byte-identical to it), when exactly one has."""

@@ -23,19 +23,6 @@ FILE_TYPES = AUTHORITY + "file-type"
 DATA_THEMES = AUTHORITY + "data-theme"
 IANA_MEDIA_TYPES = "http://www.iana.org/assignments/media-types/"
 
-# IANA media type -> EU file-type concept, for the formats our catalogue distributes.
-FILE_TYPE_OF = {
-    "application/json": "JSON",
-    "application/xml": "XML",
-    "text/xml": "XML",
-    "text/tab-separated-values": "TSV",
-    "text/csv": "CSV",
-    "application/yaml": "YAML",
-    "text/turtle": "RDF_TURTLE",
-    "application/n-triples": "RDF_N_TRIPLES",
-    "application/ld+json": "JSON_LD",
-}
-
 Triple = tuple[NamedNode, NamedNode, NamedNode | Literal]
 
 # Titles of the EU authority tables and labels of the concepts we use (DCAT-AP's mandatory
@@ -126,9 +113,3 @@ def linked_descriptions(iris: Iterable[str]) -> list[Triple]:
             (node(scheme), title, Literal(SCHEME_TITLES[scheme], language="en")),
         ]
     return out
-
-
-def file_type_iri(media_type_iri: str) -> str | None:
-    """The EU file-type concept of an IANA media type IRI, when we know one."""
-    kind = FILE_TYPE_OF.get(media_type_iri.removeprefix(IANA_MEDIA_TYPES))
-    return f"{FILE_TYPES}/{kind}" if kind else None

@@ -83,10 +83,6 @@ class Uris:
         check_experiment_id(experiment_id)
         return f"{self.base}experiment/{experiment_id}"
 
-    def gerbil_experiment(self, experiment_id: str) -> str:
-        """GERBIL's ``experiment?id={id}`` (the web layer redirects it to :meth:`experiment`)."""
-        return f"{self.base}experiment?id={enc(experiment_id)}"
-
     def experiment_structure(self, experiment_id: str) -> str:
         return self.experiment(experiment_id) + "#structure"
 
@@ -116,15 +112,6 @@ class Uris:
 
     def dataset_version(self, name: str, version: str) -> str:
         return f"{self.dataset(name)}/version/{enc(version)}"
-
-    def distribution(self, name: str) -> str:
-        return self.dataset(name) + "#distribution"
-
-    def dataset_checks(self, name: str) -> str:
-        return self.dataset(name) + "#checks"
-
-    def dataset_finding(self, name: str, n: int) -> str:
-        return finding_of(self.dataset(name), n)
 
     def question(self, dataset_name: str, question_id: str) -> str:
         return question_of(self.dataset(dataset_name), question_id)
@@ -267,10 +254,6 @@ def check_experiment_id(experiment_id: str) -> str:
     if not EXPERIMENT_ID.match(experiment_id):
         raise InvalidExperimentId(f"not an experiment id (yyyyMMdd + 4 digits): {experiment_id!r}")
     return experiment_id
-
-
-def gqa(local: str) -> str:
-    return GQA + local
 
 
 def gerbil(local: str) -> str:

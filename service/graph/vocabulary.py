@@ -5,10 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from service.graph.terms import QB, RDF, RDFS
+from service.graph.terms import RDFS
 from service.paths import ONTOLOGY_DIR
-
-VOCABULARY_IRI = "http://w3id.org/gerbil/qa/vocab"
 
 
 def vocabulary_files() -> tuple[Path, ...]:
@@ -30,26 +28,6 @@ def _vocabulary_store():  # -> pyoxigraph.Store (imported lazily: CLI start-up t
     return store
 
 
-def load_vocabulary_into(store, graph: str) -> None:  # store: pyoxigraph.Store
-    """Replace ``graph`` of ``store`` with the vocabulary (one transaction per file is fine:
-    the vocabulary graph is only ever rebuilt from the files)."""
-    import pyoxigraph
-
-    target = pyoxigraph.NamedNode(graph)
-    quads = [pyoxigraph.Quad(q.subject, q.predicate, q.object, target) for q in _vocabulary_store()]
-    store.remove_graph(target) if store.contains_named_graph(target) else None
-    store.extend(quads)
-
-
-@lru_cache(maxsize=1)
-def measure_ranges() -> dict[str, str]:
-    """Every qb:MeasureProperty of the vocabulary -> its rdfs:range (an XSD datatype IRI)."""
-    rows = _vocabulary_store().query(
-        f"SELECT ?m ?r WHERE {{ ?m a <{QB}MeasureProperty> ; <{RDFS}range> ?r }}"
-    )
-    return {row["m"].value: row["r"].value for row in rows}
-
-
 @lru_cache(maxsize=1)
 def labels() -> dict[str, str]:
     """English labels of vocabulary terms (for readable observation labels)."""
@@ -61,7 +39,3 @@ def labels() -> dict[str, str]:
 
 def vocabulary_triples():  # -> Iterator[pyoxigraph.Quad] in the default graph
     return iter(_vocabulary_store())
-
-
-def is_term(iri: str) -> bool:
-    return bool(_vocabulary_store().query(f"ASK {{ <{iri}> <{RDF}type> ?t }}"))

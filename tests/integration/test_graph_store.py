@@ -94,7 +94,7 @@ def test_uris_round_trip() -> None:
         uris.catalog: ("catalog", {}),
         uris.sparql: ("sparql", {}),
         uris.experiment_graph("202401020003"): ("graph-experiment", {"experiment": "202401020003"}),
-        uris.gerbil_experiment("202401020003"): (
+        f"{uris.base}experiment?id=202401020003": (
             "gerbil-experiment",
             {"experiment": "202401020003"},
         ),
@@ -327,10 +327,13 @@ def test_vocabulary_covers_every_measure_profile_and_status() -> None:
     from service.evaluation.measures import MEASURES
     from service.evaluation.profiles import PROFILES
     from service.graph.terms import measure_iri
-    from service.graph.vocabulary import measure_ranges
 
     store = open_storage(None, catalog=False)
-    ranges = measure_ranges()
+    rows = store.public.query(
+        "SELECT ?m ?r WHERE { ?m a <http://purl.org/linked-data/cube#MeasureProperty> ; "
+        "<http://www.w3.org/2000/01/rdf-schema#range> ?r }"
+    )
+    ranges = {row["m"].value: row["r"].value for row in rows}
     for name, info in MEASURES.items():
         assert ranges.get(measure_iri(name)) == info.datatype, name
     gqa = "http://w3id.org/gerbil/qa/vocab#"

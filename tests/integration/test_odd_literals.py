@@ -23,7 +23,7 @@ from service import formats
 from service.cli import main
 from service.evaluation import evaluate
 from service.evaluation.profiles import get_profile
-from service.graph.adapter import Side, all_quads
+from service.graph.adapter import Side
 from service.graph.store import open_storage
 from service.model import XSD, Term, TermKind, system_run
 from service.valid_terms import valid_term
@@ -141,7 +141,13 @@ def _export(store: Path, fmt: str, tmp_path: Path) -> Path:
 def _all_quads(store: Path) -> set[str]:
     """Every quad of both stores, blank nodes canonically named (an import renames them)."""
     with open_storage(store, base=BASE) as storage:
-        dataset = ox.Dataset([q for s in (storage.public, storage.private) for q in all_quads(s)])
+        dataset = ox.Dataset(
+            [
+                q
+                for s in (storage.public, storage.private)
+                for q in s.quads_for_pattern(None, None, None, None)
+            ]
+        )
     dataset.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
     return {str(q) for q in dataset}
 

@@ -18,7 +18,6 @@ from typing import Any
 import pyoxigraph as ox
 
 from service.cli import main
-from service.graph.adapter import all_quads
 from service.graph.store import open_storage
 from tests.web.conftest import Server, free_port, start_server, stop_server
 
@@ -129,7 +128,11 @@ def _without_progress(page: str) -> str:
 
 def _canonical_store(storage: Any) -> set[str]:
     """Every quad of both datasets, blank nodes canonically named."""
-    quads = [q for side in (storage.public, storage.private) for q in all_quads(side)]
+    quads = [
+        q
+        for side in (storage.public, storage.private)
+        for q in side.quads_for_pattern(None, None, None, None)
+    ]
     dataset = ox.Dataset(quads)
     dataset.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
     return {str(q) for q in dataset}
