@@ -35,13 +35,9 @@ The rules, in order:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
 from urllib.parse import SplitResult, urlsplit, urlunsplit
-
-if TYPE_CHECKING:
-    from service.kb import KnowledgeBase
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # RFC 3986 unreserved characters; in a path also the sub-delims and ':' '@' (harmless there,
@@ -214,31 +210,3 @@ def canonical_iris(iri: str) -> frozenset[str]:
                 wiki = f"{lang}.wikipedia.org/wiki/{name_and_more}"
                 spellings.update(("https://" + wiki, "http://" + wiki))
     return frozenset(spellings)
-
-
-def same_without_kb(a: str, b: str) -> bool:
-    """True when two IRIs denote the same resource by the identity rules alone."""
-    return canonical_iri(a) == canonical_iri(b)
-
-
-def identity_sets(
-    iris: Iterable[str], *, kb: KnowledgeBase | None = None
-) -> dict[str, frozenset[str]]:
-    """For each IRI, the normal forms of everything it is identical to.
-
-    Without a KB that is ``{canonical_iri(iri)}``; with one, every spelling from
-    :func:`canonical_iris` is expanded by the KB's owl:sameAs closure in one batched call, and
-    the results are normalised again. Two IRIs denote the same resource iff their sets overlap.
-    """
-    wanted = list(dict.fromkeys(iris))
-    spellings = {iri: canonical_iris(iri) for iri in wanted}
-    if kb is None:
-        return {iri: frozenset({canonical_iri(iri)}) for iri in wanted}
-    closure = kb.same_as({s for group in spellings.values() for s in group})
-    out: dict[str, frozenset[str]] = {}
-    for iri, group in spellings.items():
-        found = {canonical_iri(iri)}
-        for spelling in group:
-            found.update(canonical_iri(x) for x in closure.get(spelling, ()))
-        out[iri] = frozenset(found)
-    return out

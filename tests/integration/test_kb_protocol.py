@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from service.errors import BadRequest, FormatError
+from service.evaluation.kbview import resolve
+from service.evaluation.matchers.fair import FairMatcher, iri_keys
 from service.kb import KnowledgeBase, describe
 from service.kb.cache import LookupCache
-from service.kb.identity import identity_sets
 from service.kb.local import LocalKB
 from service.kb.open import open_kb
 from service.kb.remote import RemoteKB, RemoteKBError
-from service.model import RDFS_LABEL
+from service.model import RDFS_LABEL, AnswerSet, Term
 from service.systems.localnet import OxigraphServer, free_port
 
 DBR = "http://dbpedia.org/resource/"
@@ -214,15 +215,16 @@ def test_open_kb_picks_the_implementation(
         open_kb([kb_file, kb_server.url])
 
 
-def test_identity_sets_join_wikipedia_and_sameas(make_kb) -> None:  # type: ignore[no-untyped-def]
+def test_fair_identity_joins_wikipedia_and_sameas(make_kb) -> None:  # type: ignore[no-untyped-def]
     kb = make_kb()
-    sets = identity_sets(
-        ["https://en.wikipedia.org/wiki/Berlin", "https://www.wikidata.org/entity/Q64"], kb=kb
+    wikipedia, wikidata = (
+        "https://en.wikipedia.org/wiki/Berlin",
+        "https://www.wikidata.org/entity/Q64",
     )
-    assert (
-        sets["https://en.wikipedia.org/wiki/Berlin"] & sets["https://www.wikidata.org/entity/Q64"]
-    )
-    assert kb.round_trips == 1
+    gold, system = AnswerSet.of([Term.iri(wikipedia)]), AnswerSet.of([Term.iri(wikidata)])
+    view = resolve(kb, FairMatcher().requests(gold, system, language="en"))
+    assert iri_keys(wikipedia, view) & iri_keys(wikidata, view)
+    assert kb.round_trips == 1  # every spelling of both IRIs in one sameAs lookup
 
 
 def test_unreachable_endpoint_fails_after_retries() -> None:

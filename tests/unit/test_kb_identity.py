@@ -13,9 +13,7 @@ from service.kb.identity import (
     _by_the_rules,  # canonical_iri without its shortcut, to check the shortcut against
     canonical_iri,
     canonical_iris,
-    identity_sets,
     is_plain_http_iri,
-    same_without_kb,
     strip_brackets,
 )
 
@@ -96,7 +94,7 @@ def test_other_language_editions_keep_their_chapter() -> None:
     spellings = canonical_iris("http://fr.dbpedia.org/resource/Paris")
     assert "https://fr.wikipedia.org/wiki/Paris" in spellings
     assert DBR + "Paris" not in spellings
-    assert not same_without_kb("http://fr.dbpedia.org/resource/Paris", DBR + "Paris")
+    assert canonical_iri("http://fr.dbpedia.org/resource/Paris") != DBR + "Paris"
 
 
 def test_non_iris_are_only_themselves() -> None:
@@ -112,40 +110,6 @@ def test_strip_brackets() -> None:
     assert strip_brackets(" <http://x> ") == "http://x"
     assert strip_brackets("<<http://x>>") == "<http://x>"
     assert strip_brackets("<") == "<"
-
-
-def test_identity_sets_without_kb() -> None:
-    sets = identity_sets(["https://en.wikipedia.org/wiki/Berlin", DBR + "Berlin", DBR + "Bonn"])
-    assert sets["https://en.wikipedia.org/wiki/Berlin"] == sets[DBR + "Berlin"]
-    assert not sets[DBR + "Bonn"] & sets[DBR + "Berlin"]
-
-
-class _SameAsOnly:
-    """A KB answering only owl:sameAs from a fixed table (enough for ``identity_sets``)."""
-
-    def __init__(self, pairs: list[tuple[str, str]]) -> None:
-        self.asked: list[set[str]] = []
-        self.links: dict[str, set[str]] = {}
-        for a, b in pairs:
-            self.links.setdefault(a, {a}).add(b)
-            self.links.setdefault(b, {b}).add(a)
-
-    def same_as(self, iris):  # type: ignore[no-untyped-def]
-        wanted = set(iris)
-        self.asked.append(wanted)
-        return {i: frozenset(self.links.get(i, {i})) for i in wanted}
-
-
-def test_identity_sets_ask_the_kb_once_for_every_spelling() -> None:
-    kb = _SameAsOnly([(DBR + "Caf%C3%A9", "http://www.wikidata.org/entity/Q30022")])
-    sets = identity_sets(
-        ["https://en.wikipedia.org/wiki/Café", "https://www.wikidata.org/entity/Q30022"],
-        kb=kb,  # type: ignore[arg-type]
-    )
-    assert len(kb.asked) == 1  # one batched call, whatever the number of spellings
-    assert DBR + "Caf%C3%A9" in kb.asked[0]  # the KB's spelling was among those asked
-    first, second = sets.values()
-    assert first & second
 
 
 iri_text = st.text(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.evaluation import evaluate
+from service.evaluation.matchers.fair import FairMatcher
 from service.evaluation.results import ExperimentType
 from service.kb.local import LocalKB
 from service.model import (
@@ -148,6 +149,14 @@ def test_sameas_on_both_sides(kb: LocalKB) -> None:
     assert judge([Term.iri(DBR + "Berlin")], gold, kb=kb) == (1, 0, 0)
     # A Wikipedia spelling of the system IRI reaches the same closure.
     assert judge(gold, [Term.iri("https://en.wikipedia.org/wiki/Berlin")], kb=kb) == (1, 0, 0)
+
+
+def test_the_kb_is_asked_every_spelling_at_once() -> None:
+    # the KB may hold the percent-encoded spelling of a Wikipedia article's resource
+    gold = AnswerSet.of([Term.iri("https://en.wikipedia.org/wiki/Café")])
+    system = AnswerSet.of([Term.iri("http://www.wikidata.org/entity/Q30022")])
+    asked = FairMatcher().requests(gold, system, language="en").same_as
+    assert {DBR + "Caf%C3%A9", DBR + "Café", "http://www.wikidata.org/entity/Q30022"} <= asked
 
 
 def test_labels_in_both_directions(kb: LocalKB) -> None:
