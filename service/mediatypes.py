@@ -148,11 +148,6 @@ def bare(media_type: str) -> str:
     return media_type.split(";", 1)[0].strip().lower()
 
 
-def rdf_by_media_type(media_type: str) -> RdfSyntax | None:
-    wanted = bare(media_type)
-    return next((s for s in RDF_SYNTAXES if wanted in s.media_types), None)
-
-
 def rdf_by_name(name: str) -> RdfSyntax | None:
     wanted = name.strip().lower()
     return next((s for s in RDF_SYNTAXES if wanted in (s.name, s.extension)), None)
@@ -161,11 +156,6 @@ def rdf_by_name(name: str) -> RdfSyntax | None:
 def rdf_by_extension(extension: str) -> RdfSyntax | None:
     wanted = extension.lstrip(".").lower()
     return next((s for s in RDF_SYNTAXES if s.extension == wanted), None)
-
-
-def results_by_media_type(media_type: str) -> ResultsSyntax | None:
-    wanted = bare(media_type)
-    return next((s for s in RESULTS_SYNTAXES if wanted in s.media_types), None)
 
 
 def results_by_name(name: str) -> ResultsSyntax | None:

@@ -16,8 +16,9 @@ What is valid (what pyoxigraph's strict parser and the XSD 1.1 lexical spaces ac
 - an IRI: RFC 3987 (scheme, authority with a numeric port and a bracketed IPv6 or IPvFuture
   host, characters of each part, ``%HH`` escapes, private-use characters only in the query);
 - a language tag: a well-formed BCP 47 tag (RFC 5646 §2.1, including the grandfathered tags);
-- a typed literal of a datatype in :data:`XSD_LEXICAL`: a lexical form in the datatype's
-  lexical space (range bounds of the integer types, days of the month, leap years);
+- a typed literal of an XSD datatype listed here (``_PATTERNS``, ``_INTEGER_BOUNDS``): a
+  lexical form in the datatype's lexical space (range bounds of the integer types, days of the
+  month, leap years);
   literals of other datatypes are not checked (their lexical space is not known here);
 - text without lone UTF-16 surrogates (which UTF-8 cannot encode).
 
@@ -247,9 +248,6 @@ _INTEGER_BOUNDS: dict[str, tuple[int | None, int | None]] = {
     "unsignedShort": (0, 2**16 - 1),
     "unsignedByte": (0, 2**8 - 1),
 }
-XSD_LEXICAL = frozenset(XSD + n for n in (*_PATTERNS, *_INTEGER_BOUNDS))
-"""The datatypes whose lexical forms are checked."""
-
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -259,8 +257,8 @@ def _leap(year: int) -> bool:
 
 
 def lexical_problem(value: str, datatype: str) -> str | None:
-    """Why ``value`` is not in the lexical space of ``datatype`` (None: it is, or the datatype
-    is not one of :data:`XSD_LEXICAL`)."""
+    """Why ``value`` is not in the lexical space of ``datatype`` (None: it is, or the datatype is
+    not listed here)."""
     local = datatype[len(XSD) :] if datatype.startswith(XSD) else None
     if local is None:
         return None
