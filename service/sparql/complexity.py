@@ -3,8 +3,8 @@
 TEXT2SPARQL'25 reports its results per query feature (``SELECT``, ``ORDER``, ``LIMIT``,
 ``GROUP``, ``COUNT``, ``SUBSELECT``…), and query-log studies describe queries by triple
 patterns and join vertices. :func:`analyse_query` computes both from our parser (pure: no KB),
-for gold and system queries alike, as a frozen :class:`QueryComplexity` whose
-:meth:`~QueryComplexity.as_json` is the JSON the CLI and API print.
+for gold and system queries alike, as a frozen :class:`QueryComplexity`; :func:`compact` is
+what each question's result carries of it.
 
 Counts cover the whole query (sub-queries, OPTIONAL, FILTER EXISTS… included). A *join
 vertex* is a subject or object (variable or term) shared by two or more triple patterns, as in
@@ -111,14 +111,6 @@ class QueryComplexity(_Record):
             ("PATH", self.property_paths),
         )
         return _features(self.form, self.aggregates, flags, self.functions)
-
-    def as_json(self) -> dict[str, Any]:
-        """JSON-ready: every field (tuples as lists) plus ``features``."""
-        out = {name: getattr(self, name) for name in self.__slots__}
-        out["aggregates"] = list(self.aggregates)
-        out["functions"] = list(self.functions)
-        out["features"] = list(self.features())
-        return out
 
 
 def query_shape(text: str, prefixes: Mapping[str, str] | None = None) -> dict[str, Any]:

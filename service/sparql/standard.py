@@ -53,10 +53,6 @@ class StandardQuery:
     _pieces: tuple[tuple[int, int, int, bool], ...]
 
     @property
-    def rewritten(self) -> bool:
-        return self.text != self.original
-
-    @property
     def calls_service(self) -> bool:
         """Whether an engine running ``text`` would call another endpoint (``SERVICE``).
 
