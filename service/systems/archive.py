@@ -7,7 +7,7 @@ keep what QALD-JSON has no field for, so re-scoring the archive gives the same r
 live run: ``"error"`` (why the call failed), ``"runtimeMs"`` (wall time of an answered
 question, retries included) and, for a question asked more than once, ``"attempts"`` and
 ``"retryReason"`` (why the attempt before the last failed). Any QALD-JSON reader ignores
-them; :func:`read_answer_file` restores them. A Text2SPARQL service's run is kept as
+them; :func:`answers_from` restores them. A Text2SPARQL service's run is kept as
 TEXT2SPARQL answers JSON (:data:`QUERY_FORMAT`: its queries, each entry's ``qname`` and
 ``endpoint``), with the same extra keys.
 """
@@ -88,15 +88,6 @@ def _prefix_of(dataset: Dataset) -> tuple[tuple[str, str], ...]:
     from service.formats.text2sparql import PREFIX_KEY
 
     return tuple((k, v) for k, v in dataset.metadata if k == PREFIX_KEY)
-
-
-def read_answer_file(
-    data: bytes, *, system: str | None = None, name: str | None = None
-) -> SystemRun:
-    """An answer file (archived or uploaded) as a system's answers, errors and runtimes restored."""
-    from service import formats
-
-    return answers_from(formats.read(data, name=name), system=system, name=name)
 
 
 def answers_from(

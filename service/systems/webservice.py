@@ -121,10 +121,6 @@ class WebServiceRun:
     pending: tuple[str, ...] = ()
     retried: int = 0
 
-    @property
-    def complete(self) -> bool:
-        return not self.cancelled and not self.pending
-
 
 class _Transient(Exception):
     """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any."""

@@ -19,7 +19,7 @@ from service import formats
 from service.evaluation import evaluate
 from service.kb.local import LocalKB
 from service.model import Term
-from service.systems.archive import answer_file, read_answer_file
+from service.systems.archive import answer_file, answers_from
 from service.systems.localnet import free_port, wait_for_port
 from service.systems.safety import NetworkPolicy
 from service.systems.webservice import WebService, ask, run_web_service
@@ -220,7 +220,7 @@ def test_cli_run_archives_answers_that_rescore_identically(
     assert done.returncode == 0, done.stderr
     n = len(QUESTIONS)
     assert f"gold-sparql: {n} questions: {n} asked, 0 failed, 0 never asked" in done.stdout
-    archived = read_answer_file(output.read_bytes(), name=str(output))
+    archived = answers_from(formats.read(output.read_bytes(), name=str(output)))
     assert archived.system == "gold-sparql"
     assert all(a.runtime_ms is not None for a in archived.answers.values())
     assert _score(files, archived) == pytest.approx(1.0)
@@ -315,7 +315,7 @@ def test_archive_keeps_errors(files: dict[str, Path], gold: str) -> None:
     dataset = replace(dataset, questions=tuple(questions))
     result = run_web_service(dataset, WebService(gold, name="gold", policy=LOCAL, retries=0))
     assert result.errors == 2 and result.aborted is None
-    back = read_answer_file(answer_file(result.run, dataset, language="en"))
+    back = answers_from(formats.read(answer_file(result.run, dataset, language="en")))
     assert {q: a.error for q, a in back.answers.items()} == {
         q: a.error for q, a in result.run.answers.items()
     }
@@ -337,7 +337,7 @@ def test_archive_keeps_what_only_eqald_holds(files: dict[str, Path]) -> None:
         second.id: SystemAnswer(second.id, error="HTTP 500"),
     }
     data = answer_file(SystemRun("eqald", given), dataset, language="en")
-    back = read_answer_file(data)
+    back = answers_from(formats.read(data))
     assert back.answers[first.id].confidence == 0.42
     assert back.answers[first.id].runtime_ms == 9.0 and back.answers[second.id].error == "HTTP 500"
     assert formats.sniff(data) == "eqald-json"

@@ -395,7 +395,7 @@ def test_a_run_is_concurrent_and_measures_runtime(server: tuple[str, Recorder]) 
     started = time.monotonic()
     result = run_web_service(dataset, _service(base, "/latency", concurrency=4), language="en")
     elapsed = time.monotonic() - started
-    assert result.errors == 0 and result.calls == 12 and result.complete
+    assert result.errors == 0 and result.calls == 12 and not (result.cancelled or result.pending)
     assert list(result.run.answers) == [q.id for q in dataset.questions]  # dataset order
     assert recorder.max_active == 4
     assert elapsed < 12 * 0.2 / 2  # well under sequential time
@@ -475,10 +475,10 @@ def test_cancel_then_resume_asks_each_question_once(server: tuple[str, Recorder]
             cancel.set()
 
     first = run_web_service(dataset, service, language="en", on_answer=on_answer, cancel=cancel)
-    assert first.cancelled and first.pending and not first.complete
+    assert first.cancelled and first.pending
     assert len(first.run.answers) + len(first.pending) == 20
     second = run_web_service(dataset, service, language="en", done=first.run.answers)
-    assert second.complete and len(second.run.answers) == 20
+    assert not (second.cancelled or second.pending) and len(second.run.answers) == 20
     assert second.calls == 20  # resumed answers count as calls made
     assert all(count == 1 for count in recorder.hits.values())
     assert sum(recorder.hits.values()) == 20
