@@ -22,7 +22,7 @@ from service.graph.reader import (
     number,
     task_result,
 )
-from service.graph.terms import DCT, PROV, QB, RDFS
+from service.graph.terms import DCT, PROV, RDFS
 from service.graph.uris import GERBIL, GQA, Uris
 
 MEASURE_ORDER = require(*COUNT_MEASURES)  # the headline measures, first on every page
@@ -634,11 +634,6 @@ def task_csv(page: TaskPage) -> bytes:
         for r in page.rows
     ]
     return csv_table(header, rows)
-
-
-def qb_dataset_of(nodes: dict[str, Node], uri: str) -> str | None:
-    node = nodes.get(uri)
-    return node.text(QB + "dataSet") if node else None
 
 
 # --- datasets: the check findings summarised, not inlined -----------------------------------

@@ -115,18 +115,6 @@ def _bytes(out: bytes | None) -> bytes:
     return out
 
 
-def used_prefixes(items: list[Any], *, quads: bool = False) -> dict[str, str]:
-    """The prefixes whose namespace some IRI of ``items`` (triples, or ``quads``) starts with,
-    so that no unused prefix is declared (see :func:`_prefixes_in`)."""
-    import pyoxigraph as ox
-
-    return _prefixes_in(
-        _bytes(
-            ox.serialize(items, format=ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES)
-        )
-    )
-
-
 def _prefixes_in(lines: bytes) -> dict[str, str]:
     """The prefixes used in N-Triples (N-Quads) text ``lines``, where every IRI is written
     ``<…>``: a substring search per prefix, instead of visiting each term in Python (which
