@@ -196,8 +196,14 @@ def _import(args: argparse.Namespace) -> int:
         # and once made no --base could change it)
         args.base = dump_base(data, format=fmt)
     with _open(args) as storage:
-        n = import_dump(storage, data, format=fmt)
-    print(f"imported {n} quads from {args.file}")
+        done = import_dump(storage, data, format=fmt)
+    print(f"imported {done.read} quads from {args.file}")
+    if done.kept:
+        print(
+            f"gerbil-qa: {len(done.kept)} experiment(s) of the dump were already in the store and "
+            f"are left as the store has them: {', '.join(done.kept)}",
+            file=sys.stderr,
+        )
     return 0
 
 

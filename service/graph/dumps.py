@@ -9,7 +9,7 @@ dataset, the rest in the private one) and rebuilds the default-graph copy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
 from service.graph.adapter import Side, add_public
@@ -105,9 +105,20 @@ def dump_base(data: bytes, *, format: str = "nquads") -> str | None:
     return None
 
 
-def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int:
+class Imported(NamedTuple):
+    """What :func:`import_dump` did: the quads it read, and the experiments it left as the store
+    has them (already there: a dump imported twice, or a backup restored into a used store)."""
+
+    read: int
+    kept: list[str]
+
+
+def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> Imported:
     """Restore a dump made by :func:`export` (whole store): each graph goes back to the
-    dataset it belongs in. Returns the number of quads read."""
+    dataset it belongs in. An experiment the store already holds keeps the store's graph and
+    record: adding the dump's again would double every blank node of it (an import renames
+    them), so its warnings and intervals appeared twice; only a publication the dump records
+    and the store lacks (an import killed before its last write) is completed."""
     import pyoxigraph as ox
 
     syntax = syntax_of(format)
@@ -134,6 +145,7 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
         for q in scratch.quads_for_pattern(None, published_p, None, admin)
         if getattr(q.object, "value", None) == "true"
     }
+    held = {st.id: st.public for st in storage.experiments.listing(include_private=True)}
     public: list[Any] = []
     private: list[Any] = []
     exp_prefix = uris.base + "graph/experiment/"
@@ -147,18 +159,23 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
         if not name.startswith(uris.base + "graph/"):
             raise BadRequest(f"the dump has a graph that is not one of this store's: {name}")
         if name == uris.admin_graph:
-            if q.predicate in (published_p, published_at) and _experiment_id(q) in published:
+            eid = _experiment_id(q)
+            if eid in held:
+                continue  # the store's record stands
+            if q.predicate in (published_p, published_at) and eid in published:
                 continue  # recorded unpublished first, published below
             private.append(q)
         elif name.startswith(exp_prefix):
-            if name[len(exp_prefix) :] in published:
+            eid = name[len(exp_prefix) :]
+            if eid in published and not held.get(eid, False):
                 public.append(q)
-            private.append(q)
+            if eid not in held:
+                private.append(q)
         else:
             public.append(q)
     unpublished = [
         ox.Quad(ox.NamedNode(uris.experiment(eid)), published_p, ox.Literal(False), admin)
-        for eid in sorted(published)
+        for eid in sorted(published - held.keys())
     ]
     # Three steps, each whole, so that a crash between them leaves no experiment partial: every
     # experiment private with its admin record (one transaction); then the public graphs;
@@ -168,4 +185,13 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
         storage.store.add(Side.PRIVATE, [*private, *unpublished])
         add_public(storage.store, public)
         storage.experiments.recover()
-    return read
+    kept = sorted(held.keys() & _experiments_in(scratch, admin))
+    return Imported(read, kept)
+
+
+def _experiments_in(scratch: Any, admin: Any) -> set[str]:
+    """The ids of the experiments a dump records (an admin status)."""
+    import pyoxigraph as ox
+
+    status = ox.NamedNode(GQA + "status")
+    return {_experiment_id(q) for q in scratch.quads_for_pattern(None, status, None, admin)}

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -315,6 +316,53 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
     other_base = open_storage(tmp_path / "three", base="https://example.org/qa/", catalog=False)
     with pytest.raises(BadRequest):
         import_dump(other_base, dump, format="trig")
+
+
+def _canonical_store(store: Storage) -> set[str]:
+    """Every quad of both datasets, blank nodes canonically named."""
+    from service.graph.adapter import all_quads
+
+    quads = [q for side in (store.public, store.private) for q in all_quads(side)]
+    dataset = pyoxigraph.Dataset(quads)
+    dataset.canonicalize(pyoxigraph.CanonicalizationAlgorithm.UNSTABLE)
+    return {str(q) for q in dataset}
+
+
+def test_a_dump_imported_again_changes_nothing(tmp_path: Path) -> None:
+    """Before: each import added the dump's experiments again, blank nodes renamed, so a dump
+    imported twice (or a backup restored into the store it came from) doubled every warning
+    and interval: the API listed each warning twice. Now an experiment the store holds stays
+    as it is, and the import says which."""
+    from service.errors import Problem
+
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    warned = replace(_evaluation(dataset), problems=(Problem("odd", severity="warning"),))
+    tickets = [
+        source.experiments.record([warned], dataset=DatasetRef.upload("tiny", dataset))
+        for _ in range(2)
+    ]
+    source.experiments.publish(tickets[0].id)
+    assert any(isinstance(q.object, pyoxigraph.BlankNode) for q in export_quads(source))
+    dump = export(source, format="nquads")
+    held = _canonical_store(source)
+    again = import_dump(source, dump)
+    assert _canonical_store(source) == held
+    assert again.kept == sorted(t.id for t in tickets)
+    source.close()
+    restored = open_storage(tmp_path / "restored", catalog=False)
+    assert import_dump(restored, dump).kept == []
+    once = _canonical_store(restored)
+    again = import_dump(restored, dump)
+    assert _canonical_store(restored) == once
+    assert again.kept == sorted(t.id for t in tickets)
+    restored.close()
+
+
+def export_quads(store: Storage) -> list[pyoxigraph.Quad]:
+    return list(
+        pyoxigraph.parse(export(store, format="nquads"), format=pyoxigraph.RdfFormat.N_QUADS)
+    )
 
 
 def test_store_refuses_another_base(tmp_path: Path) -> None:
