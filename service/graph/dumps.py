@@ -146,6 +146,7 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> Imp
         if getattr(q.object, "value", None) == "true"
     }
     held = {st.id: st.public for st in storage.experiments.listing(include_private=True)}
+    _refuse_unrecorded(scratch, uris, held.keys() | _experiments_in(scratch, admin))
     public: list[Any] = []
     private: list[Any] = []
     exp_prefix = uris.base + "graph/experiment/"
@@ -187,6 +188,21 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> Imp
         storage.experiments.recover()
     kept = sorted(held.keys() & _experiments_in(scratch, admin))
     return Imported(read, kept)
+
+
+def _refuse_unrecorded(scratch: Any, uris: Any, recorded: set[str]) -> None:
+    """An experiment graph needs its admin record (status, owner token): one without it was
+    imported as a graph no page, listing or token could reach. That is what an export of one
+    experiment holds: refused, saying so."""
+    prefix = uris.base + "graph/experiment/"
+    graphs = {g.value[len(prefix) :] for g in scratch.named_graphs() if g.value.startswith(prefix)}
+    if graphs - recorded:
+        raise BadRequest(
+            f"the dump holds experiment {', '.join(sorted(graphs - recorded))} without its "
+            "record (status, owner token): an export of one experiment (export --experiment) "
+            "cannot be imported; import takes a dump of a whole store (export without "
+            "--experiment)"
+        )
 
 
 def _experiments_in(scratch: Any, admin: Any) -> set[str]:

@@ -359,6 +359,25 @@ def test_a_dump_imported_again_changes_nothing(tmp_path: Path) -> None:
     restored.close()
 
 
+def test_an_export_of_one_experiment_is_refused_by_import(tmp_path: Path) -> None:
+    """Before: ``import`` of ``export --experiment`` said "imported N quads" and left a graph
+    without its admin record: no page, listing or token reached it. Now it is refused, saying
+    what the file is, and nothing is written."""
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    ticket = source.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    one = export(source, format="nquads", experiment_id=ticket.id)
+    source.close()
+    other = open_storage(tmp_path / "other", catalog=False)
+    before = _canonical_store(other)
+    with pytest.raises(BadRequest, match=f"experiment {ticket.id} without its record"):
+        import_dump(other, one)
+    assert _canonical_store(other) == before
+    other.close()
+
+
 def export_quads(store: Storage) -> list[pyoxigraph.Quad]:
     return list(
         pyoxigraph.parse(export(store, format="nquads"), format=pyoxigraph.RdfFormat.N_QUADS)
