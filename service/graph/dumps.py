@@ -113,12 +113,9 @@ class Imported(NamedTuple):
     kept: list[str]
 
 
-def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> Imported:
-    """Restore a dump made by :func:`export` (whole store): each graph goes back to the
-    dataset it belongs in. An experiment the store already holds keeps the store's graph and
-    record: adding the dump's again would double every blank node of it (an import renames
-    them), so its warnings and intervals appeared twice; only a publication the dump records
-    and the store lacks (an import killed before its last write) is completed."""
+def read_dump(data: bytes, *, format: str = "nquads", source: str = "the dump") -> Any:
+    """The dump's quads in a scratch store; a dump that does not parse (cut short, edited) is a
+    BadRequest at ``source:line:column``, before anything is written anywhere."""
     import pyoxigraph as ox
 
     syntax = syntax_of(format)
@@ -128,7 +125,23 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> Imp
     try:
         scratch.load(data, format=syntax.oxigraph_format())
     except SyntaxError as err:
-        raise BadRequest(f"cannot read the dump: {err}") from err
+        where = f"{source}:{err.lineno}:{err.offset}" if err.lineno else source
+        raise BadRequest(f"{where}: cannot read the dump (nothing imported): {err.msg}") from err
+    return scratch
+
+
+def import_dump(
+    storage: Storage, data: bytes | Any, *, format: str = "nquads", source: str = "the dump"
+) -> Imported:
+    """Restore a dump made by :func:`export` (whole store): each graph goes back to the
+    dataset it belongs in. An experiment the store already holds keeps the store's graph and
+    record: adding the dump's again would double every blank node of it (an import renames
+    them), so its warnings and intervals appeared twice; only a publication the dump records
+    and the store lacks (an import killed before its last write) is completed. ``data``: the
+    dump's bytes, or what :func:`read_dump` made of them."""
+    import pyoxigraph as ox
+
+    scratch = read_dump(data, format=format, source=source) if isinstance(data, bytes) else data
     uris = storage.uris
     marker = ox.NamedNode(STORE_MARKER)
     bases = {

@@ -378,6 +378,36 @@ def test_an_export_of_one_experiment_is_refused_by_import(tmp_path: Path) -> Non
     other.close()
 
 
+def test_a_cut_or_edited_dump_is_refused_at_its_file_line_and_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "cannot read the dump: Parser error at line 73 …" named no file, and an import
+    into a new directory left a store made there. Now the dump is read before any store is
+    opened or made: file:line:column, nothing written."""
+    from service.cli import main
+
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    source.experiments.record([_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset))
+    data = export(source, format="nquads")
+    held = _canonical_store(source)
+    source.close()
+    lines = data.split(b"\n")
+    edited = b"\n".join([*lines[:20], lines[20].replace(b"<http", b"<ht tp", 1), *lines[21:]])
+    cut = tmp_path / "cut.nq"
+    cut.write_bytes(data[: len(data) // 2 + 7])
+    changed = tmp_path / "edited.nq"
+    changed.write_bytes(edited)
+    for dump, line in ((cut, data[: len(data) // 2 + 7].count(b"\n") + 1), (changed, 21)):
+        fresh = tmp_path / f"fresh-{dump.stem}"
+        assert main(["import", "--store", str(fresh), str(dump)]) == 1
+        assert f"{dump}:{line}:" in capsys.readouterr().err
+        assert not fresh.exists()
+        assert main(["import", "--store", str(tmp_path / "source"), str(dump)]) == 1
+        with open_storage(tmp_path / "source", catalog=False) as again:
+            assert _canonical_store(again) == held
+
+
 def export_quads(store: Storage) -> list[pyoxigraph.Quad]:
     return list(
         pyoxigraph.parse(export(store, format="nquads"), format=pyoxigraph.RdfFormat.N_QUADS)
