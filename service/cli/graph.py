@@ -196,8 +196,17 @@ def _import(args: argparse.Namespace) -> int:
         # a new store is made with the dump's base (the default one would refuse the dump,
         # and once made no --base could change it)
         args.base = dump_base(data, format=fmt)
-    with _open(args) as storage:
-        done = import_dump(storage, dump)
+    location = _location(args)
+    made = isinstance(location, Path) and not location.exists()
+    try:
+        with _open(args) as storage:
+            done = import_dump(storage, dump)
+    except BadRequest:
+        if made:  # a refused dump leaves no store behind, made with a base it did not want
+            import shutil
+
+            shutil.rmtree(location, ignore_errors=True)
+        raise
     print(f"imported {done.read} quads from {args.file}")
     if done.kept:
         print(

@@ -408,6 +408,33 @@ def test_a_cut_or_edited_dump_is_refused_at_its_file_line_and_column(
             assert _canonical_store(again) == held
 
 
+def test_a_refused_import_leaves_no_new_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: an export of one experiment from https://example.org/qa/ imported into a new
+    directory made a store there with the default base, then refused the dump; the operator's
+    retry with --base was then refused as well (the store's base is fixed). Now the directory
+    the import made goes with the refusal."""
+    from service.cli import main
+
+    dataset = _dataset()
+    base = "https://example.org/qa/"
+    source = open_storage(tmp_path / "source", base=base, catalog=False)
+    ticket = source.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    one = tmp_path / "one.nq"
+    one.write_bytes(export(source, format="nquads", experiment_id=ticket.id))
+    source.close()
+    fresh = tmp_path / "fresh"
+    assert main(["import", "--store", str(fresh), str(one)]) == 1
+    assert "not one of this store's" in capsys.readouterr().err
+    assert not fresh.exists()
+    assert main(["import", "--store", str(fresh), "--base", base, str(one)]) == 1
+    assert "without its record" in capsys.readouterr().err
+    assert not fresh.exists()
+
+
 def export_quads(store: Storage) -> list[pyoxigraph.Quad]:
     return list(
         pyoxigraph.parse(export(store, format="nquads"), format=pyoxigraph.RdfFormat.N_QUADS)
