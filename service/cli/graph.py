@@ -200,7 +200,7 @@ def _import(args: argparse.Namespace) -> int:
     made = isinstance(location, Path) and not location.exists()
     try:
         with _open(args) as storage:
-            done = import_dump(storage, dump)
+            done = import_dump(storage, dump, source=str(args.file))
     except BadRequest:
         if made:  # a refused dump leaves no store behind, made with a base it did not want
             import shutil

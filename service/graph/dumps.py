@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 STORE_MARKER = "urn:gerbil-qa:store"
 CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph: the
 # replicas' cache signal (service.web.replicas), this store's own: not dumped
+IMPORTING = GQA + "importing"  # on STORE_MARKER, in the private default graph, from an import's
+# first write to its last: left by an import that was killed (`check` reports it); not dumped
 
 
 def _experiment_id(quad: Any) -> str:
@@ -82,7 +84,7 @@ def _data_quads(private: Any) -> list[Any]:
     quads = [
         q
         for q in private.quads_for_pattern(None, None, None, ox.DefaultGraph())
-        if q.predicate.value != CHANGE_TOKEN
+        if q.predicate.value not in (CHANGE_TOKEN, IMPORTING)
     ]
     for graph in sorted(private.named_graphs(), key=lambda g: g.value):
         if not is_work_graph(graph.value):
@@ -195,10 +197,14 @@ def import_dump(
     # experiment private with its admin record (one transaction); then the public graphs;
     # then the published ones made public as a publication is, completed by the next open if
     # the process dies first (ExperimentRepository.recover: the public copy holds dct:issued).
+    # The first write also notes that an import is under way, the last one removes the note: a
+    # kill between them (published experiments still private) is what `check` then reports.
+    begun = ox.Quad(marker, ox.NamedNode(IMPORTING), ox.Literal(source), ox.DefaultGraph())
     with storage.store.lock:
-        storage.store.add(Side.PRIVATE, [*private, *unpublished])
+        storage.store.add(Side.PRIVATE, [*private, *unpublished, begun])
         add_public(storage.store, public)
         storage.experiments.recover()
+        storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
     kept = sorted(held.keys() & _experiments_in(scratch, admin))
     return Imported(read, kept)
 

@@ -23,6 +23,7 @@ from service.evaluation.results import (
     QuestionStatus,
     TaskScores,
 )
+from service.graph.checks import check_store
 from service.graph.dumps import export, import_dump
 from service.graph.results import DatasetRef, UploadedFile
 from service.graph.store import Storage, open_storage
@@ -708,8 +709,13 @@ def test_an_import_killed_between_its_writes_leaves_no_partial_experiment(
             if "/graph/experiment/" in g.value
         }
         assert graphs == set(listed)  # no graph without its admin record
+        # killed after its first write, the import is reported (before: nothing said that the
+        # published experiment was still private), and running it again completes it
+        reported = [v for v in check_store(store, shapes=False) if v.check == "import"]
+        assert [v.target for v in reported] == ([] if stop_at == 1 else ["the dump"])
         import_dump(store, dump.read_bytes(), format="nquads")  # run again: all of it there
         assert _assert_publication_consistent(store) == 1
+        assert not [v for v in check_store(store, shapes=False) if v.check == "import"]
         assert store.experiments.check_token(tickets[1].id, tickets[1].token)
         store.close()
 
