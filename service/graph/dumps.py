@@ -162,6 +162,7 @@ def import_dump(
     }
     held = {st.id: st.public for st in storage.experiments.listing(include_private=True)}
     _refuse_unrecorded(scratch, uris, held.keys() | _experiments_in(scratch, admin))
+    _refuse_collisions(scratch, storage, held.keys() & _experiments_in(scratch, admin))
     public: list[Any] = []
     private: list[Any] = []
     exp_prefix = uris.base + "graph/experiment/"
@@ -207,6 +208,28 @@ def import_dump(
         storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
     kept = sorted(held.keys() & _experiments_in(scratch, admin))
     return Imported(read, kept)
+
+
+def _refuse_collisions(scratch: Any, storage: Storage, both: set[str]) -> None:
+    """An id the store and the dump both hold must be one experiment (one owner token): an
+    experiment of another deployment under a held id was taken for the store's own, and the
+    store's private experiment replaced by the dump's published one. Refused, naming them."""
+    import pyoxigraph as ox
+
+    token = ox.NamedNode(GQA + "ownerTokenHash")
+    admin = ox.NamedNode(storage.uris.admin_graph)
+
+    def hashes(store: Any, eid: str) -> set[str]:
+        exp = ox.NamedNode(storage.uris.experiment(eid))
+        return {str(q.object.value) for q in store.quads_for_pattern(exp, token, None, admin)}
+
+    other = sorted(eid for eid in both if hashes(scratch, eid) != hashes(storage.private, eid))
+    if other:
+        raise BadRequest(
+            f"the dump's experiment {', '.join(other)} is not the store's experiment of that id "
+            "(another owner token): import restores a store's own dump, it cannot merge "
+            "another deployment's experiments into this one (nothing imported)"
+        )
 
 
 def _refuse_unrecorded(scratch: Any, uris: Any, recorded: set[str]) -> None:

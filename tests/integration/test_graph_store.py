@@ -459,6 +459,32 @@ def test_a_damaged_store_directory_is_said_so_not_a_traceback(
     assert "is not a backup" in said and "gerbil-qa import" in said
 
 
+def test_another_deployments_experiment_under_a_held_id_is_refused(tmp_path: Path) -> None:
+    """Two deployments number experiments alike (yyyyMMdd + counter). Before, importing one's
+    dump into the other merged each pair of experiments sharing an id: their graphs mixed and
+    two owner tokens on one record (later: the store's private experiment replaced by the
+    dump's published one). Now the import is refused, naming the ids, and nothing is written."""
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    theirs = source.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    source.experiments.publish(theirs.id)
+    dump = export(source, format="nquads")
+    source.close()
+    other = open_storage(tmp_path / "other", catalog=False)
+    ours = other.experiments.record(
+        [_evaluation(dataset, system="ours")], dataset=DatasetRef.upload("t", dataset)
+    )
+    assert ours.id == theirs.id
+    before = _canonical_store(other)
+    with pytest.raises(BadRequest, match=f"experiment {ours.id} is not the store's"):
+        import_dump(other, dump)
+    assert _canonical_store(other) == before
+    assert not other.experiments.check_token(ours.id, theirs.token)
+    other.close()
+
+
 def export_quads(store: Storage) -> list[pyoxigraph.Quad]:
     return list(
         pyoxigraph.parse(export(store, format="nquads"), format=pyoxigraph.RdfFormat.N_QUADS)
