@@ -187,17 +187,33 @@ def _import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise BadRequest(f"{args.file}: no such file")
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
-    from service.graph.dumps import dump_base, import_dump
+    from service.graph.dumps import dump_base, import_dump, read_dump
     from service.graph.store import stored_base
 
     data = args.file.read_bytes()
+    dump = read_dump(data, format=fmt, source=str(args.file))  # before a store is made
     if args.base is None and stored_base(_location(args)) is None:
         # a new store is made with the dump's base (the default one would refuse the dump,
         # and once made no --base could change it)
         args.base = dump_base(data, format=fmt)
-    with _open(args) as storage:
-        n = import_dump(storage, data, format=fmt)
-    print(f"imported {n} quads from {args.file}")
+    location = _location(args)
+    made = isinstance(location, Path) and not location.exists()
+    try:
+        with _open(args) as storage:
+            done = import_dump(storage, dump, source=str(args.file))
+    except BadRequest:
+        if made:  # a refused dump leaves no store behind, made with a base it did not want
+            import shutil
+
+            shutil.rmtree(location, ignore_errors=True)
+        raise
+    print(f"imported {done.read} quads from {args.file}")
+    if done.kept:
+        print(
+            f"gerbil-qa: {len(done.kept)} experiment(s) of the dump were already in the store and "
+            f"are left as the store has them: {', '.join(done.kept)}",
+            file=sys.stderr,
+        )
     return 0
 
 

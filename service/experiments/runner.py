@@ -55,7 +55,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes beside a job
-NO_JOB = "the submission did not complete (no job)"
+NO_JOB = (
+    "its job is not here: the submission did not complete, or the store was restored by "
+    "gerbil-qa import from a dump made while it ran (a dump holds no runs in progress)"
+)
 HANDOVER_WAIT = 20.0  # seconds a shutdown waits for running experiments to stop asking
 
 

@@ -340,4 +340,29 @@ def check_store(
                 found += datacube_violations(quads, target=graph, standards=standards)
             if shapes:
                 found += shacl_violations(quads, target=graph)
+        found += interrupted_imports(private)
     return found
+
+
+def interrupted_imports(private: Any) -> list[Violation]:
+    """An import killed between its writes: its note is still in the private dataset, and the
+    experiments the dump has published may still be private (the endpoint without them)."""
+    import pyoxigraph
+
+    from service.graph.dumps import IMPORTING, STORE_MARKER
+
+    notes = private.quads_for_pattern(
+        pyoxigraph.NamedNode(STORE_MARKER),
+        pyoxigraph.NamedNode(IMPORTING),
+        None,
+        pyoxigraph.DefaultGraph(),
+    )
+    return [
+        Violation(
+            "import",
+            str(getattr(q.object, "value", q.object)),
+            "an import of this dump did not finish (killed?): the experiments it publishes may "
+            "still be private; run the same `gerbil-qa import` again, which completes it",
+        )
+        for q in notes
+    ]

@@ -9,7 +9,7 @@ dataset, the rest in the private one) and rebuilds the default-graph copy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
 from service.graph.adapter import Side, add_public
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 STORE_MARKER = "urn:gerbil-qa:store"
 CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph: the
 # replicas' cache signal (service.web.replicas), this store's own: not dumped
+IMPORTING = GQA + "importing"  # on STORE_MARKER, in the private default graph, from an import's
+# first write to its last: left by an import that was killed (`check` reports it); not dumped
 
 
 def _experiment_id(quad: Any) -> str:
@@ -82,7 +84,7 @@ def _data_quads(private: Any) -> list[Any]:
     quads = [
         q
         for q in private.quads_for_pattern(None, None, None, ox.DefaultGraph())
-        if q.predicate.value != CHANGE_TOKEN
+        if q.predicate.value not in (CHANGE_TOKEN, IMPORTING)
     ]
     for graph in sorted(private.named_graphs(), key=lambda g: g.value):
         if not is_work_graph(graph.value):
@@ -105,9 +107,17 @@ def dump_base(data: bytes, *, format: str = "nquads") -> str | None:
     return None
 
 
-def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int:
-    """Restore a dump made by :func:`export` (whole store): each graph goes back to the
-    dataset it belongs in. Returns the number of quads read."""
+class Imported(NamedTuple):
+    """What :func:`import_dump` did: the quads it read, and the experiments it left as the store
+    has them (already there: a dump imported twice, or a backup restored into a used store)."""
+
+    read: int
+    kept: list[str]
+
+
+def read_dump(data: bytes, *, format: str = "nquads", source: str = "the dump") -> Any:
+    """The dump's quads in a scratch store; a dump that does not parse (cut short, edited) is a
+    BadRequest at ``source:line:column``, before anything is written anywhere."""
     import pyoxigraph as ox
 
     syntax = syntax_of(format)
@@ -117,7 +127,23 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
     try:
         scratch.load(data, format=syntax.oxigraph_format())
     except SyntaxError as err:
-        raise BadRequest(f"cannot read the dump: {err}") from err
+        where = f"{source}:{err.lineno}:{err.offset}" if err.lineno else source
+        raise BadRequest(f"{where}: cannot read the dump (nothing imported): {err.msg}") from err
+    return scratch
+
+
+def import_dump(
+    storage: Storage, data: bytes | Any, *, format: str = "nquads", source: str = "the dump"
+) -> Imported:
+    """Restore a dump made by :func:`export` (whole store): each graph goes back to the
+    dataset it belongs in. An experiment the store already holds keeps the store's graph and
+    record: adding the dump's again would double every blank node of it (an import renames
+    them), so its warnings and intervals appeared twice; only a publication the dump records
+    and the store lacks (an import killed before its last write) is completed. ``data``: the
+    dump's bytes, or what :func:`read_dump` made of them."""
+    import pyoxigraph as ox
+
+    scratch = read_dump(data, format=format, source=source) if isinstance(data, bytes) else data
     uris = storage.uris
     marker = ox.NamedNode(STORE_MARKER)
     bases = {
@@ -134,6 +160,9 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
         for q in scratch.quads_for_pattern(None, published_p, None, admin)
         if getattr(q.object, "value", None) == "true"
     }
+    held = {st.id: st.public for st in storage.experiments.listing(include_private=True)}
+    _refuse_unrecorded(scratch, uris, held.keys() | _experiments_in(scratch, admin))
+    _refuse_collisions(scratch, storage, held.keys() & _experiments_in(scratch, admin))
     public: list[Any] = []
     private: list[Any] = []
     exp_prefix = uris.base + "graph/experiment/"
@@ -147,25 +176,80 @@ def import_dump(storage: Storage, data: bytes, *, format: str = "nquads") -> int
         if not name.startswith(uris.base + "graph/"):
             raise BadRequest(f"the dump has a graph that is not one of this store's: {name}")
         if name == uris.admin_graph:
-            if q.predicate in (published_p, published_at) and _experiment_id(q) in published:
+            eid = _experiment_id(q)
+            if eid in held:
+                continue  # the store's record stands
+            if q.predicate in (published_p, published_at) and eid in published:
                 continue  # recorded unpublished first, published below
             private.append(q)
         elif name.startswith(exp_prefix):
-            if name[len(exp_prefix) :] in published:
+            eid = name[len(exp_prefix) :]
+            if eid in published and not held.get(eid, False):
                 public.append(q)
-            private.append(q)
+            if eid not in held:
+                private.append(q)
         else:
             public.append(q)
     unpublished = [
         ox.Quad(ox.NamedNode(uris.experiment(eid)), published_p, ox.Literal(False), admin)
-        for eid in sorted(published)
+        for eid in sorted(published - held.keys())
     ]
     # Three steps, each whole, so that a crash between them leaves no experiment partial: every
     # experiment private with its admin record (one transaction); then the public graphs;
     # then the published ones made public as a publication is, completed by the next open if
     # the process dies first (ExperimentRepository.recover: the public copy holds dct:issued).
+    # The first write also notes that an import is under way, the last one removes the note: a
+    # kill between them (published experiments still private) is what `check` then reports.
+    begun = ox.Quad(marker, ox.NamedNode(IMPORTING), ox.Literal(source), ox.DefaultGraph())
     with storage.store.lock:
-        storage.store.add(Side.PRIVATE, [*private, *unpublished])
+        storage.store.add(Side.PRIVATE, [*private, *unpublished, begun])
         add_public(storage.store, public)
         storage.experiments.recover()
-    return read
+        storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
+    kept = sorted(held.keys() & _experiments_in(scratch, admin))
+    return Imported(read, kept)
+
+
+def _refuse_collisions(scratch: Any, storage: Storage, both: set[str]) -> None:
+    """An id the store and the dump both hold must be one experiment (one owner token): an
+    experiment of another deployment under a held id was taken for the store's own, and the
+    store's private experiment replaced by the dump's published one. Refused, naming them."""
+    import pyoxigraph as ox
+
+    token = ox.NamedNode(GQA + "ownerTokenHash")
+    admin = ox.NamedNode(storage.uris.admin_graph)
+
+    def hashes(store: Any, eid: str) -> set[str]:
+        exp = ox.NamedNode(storage.uris.experiment(eid))
+        return {str(q.object.value) for q in store.quads_for_pattern(exp, token, None, admin)}
+
+    other = sorted(eid for eid in both if hashes(scratch, eid) != hashes(storage.private, eid))
+    if other:
+        raise BadRequest(
+            f"the dump's experiment {', '.join(other)} is not the store's experiment of that id "
+            "(another owner token): import restores a store's own dump, it cannot merge "
+            "another deployment's experiments into this one (nothing imported)"
+        )
+
+
+def _refuse_unrecorded(scratch: Any, uris: Any, recorded: set[str]) -> None:
+    """An experiment graph needs its admin record (status, owner token): one without it was
+    imported as a graph no page, listing or token could reach. That is what an export of one
+    experiment holds: refused, saying so."""
+    prefix = uris.base + "graph/experiment/"
+    graphs = {g.value[len(prefix) :] for g in scratch.named_graphs() if g.value.startswith(prefix)}
+    if graphs - recorded:
+        raise BadRequest(
+            f"the dump holds experiment {', '.join(sorted(graphs - recorded))} without its "
+            "record (status, owner token): an export of one experiment (export --experiment) "
+            "cannot be imported; import takes a dump of a whole store (export without "
+            "--experiment)"
+        )
+
+
+def _experiments_in(scratch: Any, admin: Any) -> set[str]:
+    """The ids of the experiments a dump records (an admin status)."""
+    import pyoxigraph as ox
+
+    status = ox.NamedNode(GQA + "status")
+    return {_experiment_id(q) for q in scratch.quads_for_pattern(None, status, None, admin)}

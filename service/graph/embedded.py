@@ -19,6 +19,18 @@ from service.errors import Conflict, ServiceError
 from service.graph.adapter import QuadReader, Side
 
 
+def damaged(path: Path, err: BaseException) -> ServiceError:
+    """A store directory RocksDB cannot read (files missing or changed), said with its likely
+    cause: before, each command ended in a traceback."""
+    reason = str(err).rstrip(". ")
+    return ServiceError(
+        f"the store at {path} cannot be read: {reason}. A copy of a store's directory made "
+        "while a process wrote to it is not a backup (RocksDB compacts files away under it): "
+        "restore the last `gerbil-qa export` dump with `gerbil-qa import`, or copy the "
+        "directory while no process has it open"
+    )
+
+
 class StoreBusy(ServiceError):
     """The store directory is locked by another process."""
 
@@ -52,7 +64,9 @@ class EmbeddedStore:
                     f"the store at {self.path} is in use by another process "
                     "(a running `gerbil-qa serve` or `evaluate --store`)"
                 ) from err
-            raise ServiceError(f"cannot open the store at {self.path}: {err}") from err
+            raise damaged(self.path, err) from err
+        except RuntimeError as err:  # RocksDB's "Corruption: …"
+            raise damaged(self.path, err) from err
 
     @classmethod
     def checkpoint(cls, path: Path) -> EmbeddedStore:

@@ -33,6 +33,7 @@ and refuses another.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,11 +43,13 @@ from service.errors import BadRequest, ServiceError
 from service.graph.adapter import QuadReader, Side, StoreAdapter
 from service.graph.catalogue import CatalogueRepository
 from service.graph.dumps import STORE_MARKER
-from service.graph.embedded import EmbeddedStore
+from service.graph.embedded import EmbeddedStore, damaged
 from service.graph.experiments import ExperimentRepository
 from service.graph.remote import RemoteSettings, RemoteStore, is_remote
 from service.graph.uris import DEFAULT_BASE, GQA, Uris
 from service.graph.workspace import DirWorkspace, GraphWorkspace, Workspace
+
+log = logging.getLogger(__name__)
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -164,10 +167,24 @@ def open_storage(
         storage.catalogue.ensure_vocabulary()
         if catalog:
             storage.catalogue.ensure_catalog()
+    except (OSError, RuntimeError) as err:  # a damaged embedded store fails on its first read
+        _close_quietly(adapter)
+        if isinstance(adapter, EmbeddedStore) and adapter.path is not None:
+            raise damaged(adapter.path, err) from err
+        raise
     except BaseException:
-        adapter.close()
+        _close_quietly(adapter)
         raise
     return storage
+
+
+def _close_quietly(adapter: StoreAdapter) -> None:
+    """Close a store that failed to open: a close that fails too (its flush reads the same
+    missing files) must not hide why it failed."""
+    try:
+        adapter.close()
+    except (OSError, RuntimeError) as err:
+        log.debug("closing the store that failed to open: %s", err)
 
 
 def open_checkpoint(path: Path) -> Storage:

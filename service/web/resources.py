@@ -239,8 +239,9 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
         data = distribution_bytes(sha)
     if data is None:
         raise NotFound(
-            f"the file {title!r} of experiment {experiment_id} is not kept (it was recorded "
-            "before the service kept the files it scores)"
+            f"the file {title!r} of experiment {experiment_id} is not kept here: it was "
+            "recorded before the service kept the files it scores, or this store was restored "
+            "by gerbil-qa import (a dump holds the graph, not the files)"
         )
     media = rows[0]["type"]
     mimetype = media.value.rsplit("/media-types/", 1)[-1] if media is not None else None

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from service.evaluation.results import (
     QuestionStatus,
     TaskScores,
 )
+from service.graph.checks import check_store
 from service.graph.dumps import export, import_dump
 from service.graph.results import DatasetRef, UploadedFile
 from service.graph.store import Storage, open_storage
@@ -317,6 +319,178 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
         import_dump(other_base, dump, format="trig")
 
 
+def _canonical_store(store: Storage) -> set[str]:
+    """Every quad of both datasets, blank nodes canonically named."""
+    from service.graph.adapter import all_quads
+
+    quads = [q for side in (store.public, store.private) for q in all_quads(side)]
+    dataset = pyoxigraph.Dataset(quads)
+    dataset.canonicalize(pyoxigraph.CanonicalizationAlgorithm.UNSTABLE)
+    return {str(q) for q in dataset}
+
+
+def test_a_dump_imported_again_changes_nothing(tmp_path: Path) -> None:
+    """Before: each import added the dump's experiments again, blank nodes renamed, so a dump
+    imported twice (or a backup restored into the store it came from) doubled every warning
+    and interval: the API listed each warning twice. Now an experiment the store holds stays
+    as it is, and the import says which."""
+    from service.errors import Problem
+
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    warned = replace(_evaluation(dataset), problems=(Problem("odd", severity="warning"),))
+    tickets = [
+        source.experiments.record([warned], dataset=DatasetRef.upload("tiny", dataset))
+        for _ in range(2)
+    ]
+    source.experiments.publish(tickets[0].id)
+    assert any(isinstance(q.object, pyoxigraph.BlankNode) for q in export_quads(source))
+    dump = export(source, format="nquads")
+    held = _canonical_store(source)
+    again = import_dump(source, dump)
+    assert _canonical_store(source) == held
+    assert again.kept == sorted(t.id for t in tickets)
+    source.close()
+    restored = open_storage(tmp_path / "restored", catalog=False)
+    assert import_dump(restored, dump).kept == []
+    once = _canonical_store(restored)
+    again = import_dump(restored, dump)
+    assert _canonical_store(restored) == once
+    assert again.kept == sorted(t.id for t in tickets)
+    restored.close()
+
+
+def test_an_export_of_one_experiment_is_refused_by_import(tmp_path: Path) -> None:
+    """Before: ``import`` of ``export --experiment`` said "imported N quads" and left a graph
+    without its admin record: no page, listing or token reached it. Now it is refused, saying
+    what the file is, and nothing is written."""
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    ticket = source.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    one = export(source, format="nquads", experiment_id=ticket.id)
+    source.close()
+    other = open_storage(tmp_path / "other", catalog=False)
+    before = _canonical_store(other)
+    with pytest.raises(BadRequest, match=f"experiment {ticket.id} without its record"):
+        import_dump(other, one)
+    assert _canonical_store(other) == before
+    other.close()
+
+
+def test_a_cut_or_edited_dump_is_refused_at_its_file_line_and_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "cannot read the dump: Parser error at line 73 …" named no file, and an import
+    into a new directory left a store made there. Now the dump is read before any store is
+    opened or made: file:line:column, nothing written."""
+    from service.cli import main
+
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    source.experiments.record([_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset))
+    data = export(source, format="nquads")
+    held = _canonical_store(source)
+    source.close()
+    lines = data.split(b"\n")
+    edited = b"\n".join([*lines[:20], lines[20].replace(b"<http", b"<ht tp", 1), *lines[21:]])
+    cut = tmp_path / "cut.nq"
+    cut.write_bytes(data[: len(data) // 2 + 7])
+    changed = tmp_path / "edited.nq"
+    changed.write_bytes(edited)
+    for dump, line in ((cut, data[: len(data) // 2 + 7].count(b"\n") + 1), (changed, 21)):
+        fresh = tmp_path / f"fresh-{dump.stem}"
+        assert main(["import", "--store", str(fresh), str(dump)]) == 1
+        assert f"{dump}:{line}:" in capsys.readouterr().err
+        assert not fresh.exists()
+        assert main(["import", "--store", str(tmp_path / "source"), str(dump)]) == 1
+        with open_storage(tmp_path / "source", catalog=False) as again:
+            assert _canonical_store(again) == held
+
+
+def test_a_refused_import_leaves_no_new_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: an export of one experiment from https://example.org/qa/ imported into a new
+    directory made a store there with the default base, then refused the dump; the operator's
+    retry with --base was then refused as well (the store's base is fixed). Now the directory
+    the import made goes with the refusal."""
+    from service.cli import main
+
+    dataset = _dataset()
+    base = "https://example.org/qa/"
+    source = open_storage(tmp_path / "source", base=base, catalog=False)
+    ticket = source.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    one = tmp_path / "one.nq"
+    one.write_bytes(export(source, format="nquads", experiment_id=ticket.id))
+    source.close()
+    fresh = tmp_path / "fresh"
+    assert main(["import", "--store", str(fresh), str(one)]) == 1
+    assert "not one of this store's" in capsys.readouterr().err
+    assert not fresh.exists()
+    assert main(["import", "--store", str(fresh), "--base", base, str(one)]) == 1
+    assert "without its record" in capsys.readouterr().err
+    assert not fresh.exists()
+
+
+def test_a_damaged_store_directory_is_said_so_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A store directory copied while serve wrote to it (measured: 4 of 6 `cp -a` copies under
+    a stream of submissions) misses files RocksDB compacted away under the copy. Before, every
+    command ended in a Python traceback (RuntimeError: Corruption …, or a FileNotFoundError
+    from the flush of the failed opening); now it is one message saying what is wrong and
+    what to do."""
+    from service.cli import main
+
+    dataset = _dataset()
+    store = open_storage(tmp_path / "s", catalog=False)
+    store.experiments.record([_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset))
+    store.close()
+    tables = sorted((tmp_path / "s" / "public").glob("*.sst"))
+    assert tables
+    tables[-1].unlink()  # as a copy misses a table compacted away while it was made
+    assert main(["check", "--store", str(tmp_path / "s"), "--no-shapes"]) == 1
+    said = capsys.readouterr().err
+    assert f"the store at {tmp_path / 's'} cannot be read" in said
+    assert "is not a backup" in said and "gerbil-qa import" in said
+
+
+def test_another_deployments_experiment_under_a_held_id_is_refused(tmp_path: Path) -> None:
+    """Two deployments number experiments alike (yyyyMMdd + counter). Before, importing one's
+    dump into the other merged each pair of experiments sharing an id: their graphs mixed and
+    two owner tokens on one record (later: the store's private experiment replaced by the
+    dump's published one). Now the import is refused, naming the ids, and nothing is written."""
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    theirs = source.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    source.experiments.publish(theirs.id)
+    dump = export(source, format="nquads")
+    source.close()
+    other = open_storage(tmp_path / "other", catalog=False)
+    ours = other.experiments.record(
+        [_evaluation(dataset, system="ours")], dataset=DatasetRef.upload("t", dataset)
+    )
+    assert ours.id == theirs.id
+    before = _canonical_store(other)
+    with pytest.raises(BadRequest, match=f"experiment {ours.id} is not the store's"):
+        import_dump(other, dump)
+    assert _canonical_store(other) == before
+    assert not other.experiments.check_token(ours.id, theirs.token)
+    other.close()
+
+
+def export_quads(store: Storage) -> list[pyoxigraph.Quad]:
+    return list(
+        pyoxigraph.parse(export(store, format="nquads"), format=pyoxigraph.RdfFormat.N_QUADS)
+    )
+
+
 def test_store_refuses_another_base(tmp_path: Path) -> None:
     open_storage(tmp_path / "s", catalog=False).close()
     with pytest.raises(ServiceError):
@@ -587,8 +761,13 @@ def test_an_import_killed_between_its_writes_leaves_no_partial_experiment(
             if "/graph/experiment/" in g.value
         }
         assert graphs == set(listed)  # no graph without its admin record
+        # killed after its first write, the import is reported (before: nothing said that the
+        # published experiment was still private), and running it again completes it
+        reported = [v for v in check_store(store, shapes=False) if v.check == "import"]
+        assert [v.target for v in reported] == ([] if stop_at == 1 else ["the dump"])
         import_dump(store, dump.read_bytes(), format="nquads")  # run again: all of it there
         assert _assert_publication_consistent(store) == 1
+        assert not [v for v in check_store(store, shapes=False) if v.check == "import"]
         assert store.experiments.check_token(tickets[1].id, tickets[1].token)
         store.close()
 

@@ -143,6 +143,7 @@ def test_export_then_import_restores_the_store_and_what_it_serves(
 ) -> None:
     port = free_port()
     original, restored, dump = tmp_path / "original", tmp_path / "restored", tmp_path / "all.nq"
+    running_dump = tmp_path / "running.nq"
     server = start_server(original, port=port, demo=False)
     try:
         experiments = _every_state(server, slow_qa)
@@ -151,6 +152,12 @@ def test_export_then_import_restores_the_store_and_what_it_serves(
         # exported while it is served, as an operator would (a checkpoint the server takes)
         assert main(["export", "--store", str(original), "--output", str(dump)]) == 0
         held = _canonical_store(server.storage)
+        running = server.post(
+            "api/experiments",
+            json={"dataset": "demo", "kb": "demo", "systems": [{"url": slow_qa + "delay/0.3"}]},
+        ).json()
+        assert main(["export", "--store", str(original), "--output", str(running_dump)]) == 0
+        _wait(server, running["id"], running["token"])  # it finished; the dump has it running
     finally:
         stop_server(server)
     base = server.url
@@ -162,8 +169,23 @@ def test_export_then_import_restores_the_store_and_what_it_serves(
     server = start_server(restored, port=port, demo=False)
     try:
         after = _served(server, paths)
+        kept = server.get(f"experiment/{experiments['published']['id']}")
+        download = re.search(r'href="[^"]*/(experiment/\d+/file/[0-9a-f]{64})"', kept.text)
+        assert download is not None
+        missing = server.get(download.group(1))
     finally:
         stop_server(server)
+    gc.collect()
+    assert main(["import", "--store", str(tmp_path / "again"), str(running_dump)]) == 0
+    server = start_server(tmp_path / "again", port=port, demo=False)
+    try:
+        lost = _wait(server, running["id"], running["token"])
+    finally:
+        stop_server(server)
+    # What a dump does not hold, said as such (before: the file "was recorded before the
+    # service kept the files it scores", and the run "the submission did not complete").
+    assert missing.status_code == 404 and "restored by gerbil-qa import" in missing.text
+    assert lost["status"] == "error" and "a dump holds no runs in progress" in lost["message"]
     assert after.keys() == before.keys()
     # A run's per-system progress is a job file beside the store, not in the dump: the failed
     # run's owner page says so where it showed its systems' errors; the rest is the same.
