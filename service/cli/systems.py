@@ -563,12 +563,7 @@ def _experiments(args: argparse.Namespace) -> int:
         ran = _what_ran(status.job, specs.get(status.id))
         rows.append(
             {
-                "id": status.id,
-                "uri": status.uri,
-                "status": status.status.value,
-                "public": status.public,
-                "created": status.created,
-                "publishedAt": status.published_at,
+                **status.to_json(),
                 "message": status.message,
                 "dataset": ran.get("dataset"),
                 "systems": [s.get("name") for s in ran.get("systems", [])],

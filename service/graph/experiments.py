@@ -138,6 +138,17 @@ class ExperimentStatus:
     progress: str | None = None
     job: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """The keys the API's status and ``gerbil-qa experiments`` share."""
+        return {
+            "id": self.id,
+            "uri": self.uri,
+            "status": self.status.value,
+            "public": self.public,
+            "created": self.created,
+            "publishedAt": self.published_at,
+        }
+
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()

@@ -73,12 +73,7 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     return {
         "revisionOf": older,
         "revisedBy": newer,
-        "id": status.id,
-        "uri": status.uri,
-        "status": status.status.value,
-        "public": status.public,
-        "created": status.created,
-        "publishedAt": status.published_at,
+        **status.to_json(),
         "progress": progress.text(phase=status.status.active)
         if progress is not None
         else status.progress,
