@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,11 +41,22 @@ def register(sub: Any) -> None:
         "--format", default="nquads", choices=("nquads", "trig", "turtle"), help="RDF syntax"
     )
     export.add_argument("--output", type=Path, metavar="FILE", help="write here, not stdout")
+    export.add_argument(
+        "--files",
+        action="store_true",
+        help="a whole backup: a tar archive (gzip if FILE ends in .gz) of the dump and the files "
+        "kept beside the graph (uploads, dataset versions, archived answers), which a dump "
+        "alone does not hold",
+    )
     export.set_defaults(handler=_export)
 
     imp = sub.add_parser("import", help="restore a dump made by `gerbil-qa export`")
     _store_options(imp, new="the dump's")
-    imp.add_argument("file", type=Path, help="an N-Quads (.nq) or TriG (.trig) dump")
+    imp.add_argument(
+        "file",
+        type=Path,
+        help="an N-Quads (.nq) or TriG (.trig) dump, or an `export --files` archive",
+    )
     imp.set_defaults(handler=_import)
 
     check = sub.add_parser(
@@ -174,8 +186,21 @@ def _export(args: argparse.Namespace) -> int:
     from service.graph.dumps import export
     from service.graph.snapshots import consistent_storage
 
+    if args.files and (args.experiment or args.format == "turtle"):
+        raise BadRequest("--files backs up a whole store: as nquads or trig, without --experiment")
     with consistent_storage(_location(args), base=args.base) as storage:  # also while served
         data = export(storage, format=args.format, experiment_id=args.experiment)
+        if args.files:
+            from service.experiments.backup import write_backup
+            from service.graph.store import workspace_at
+
+            gzip = bool(args.output) and args.output.name.endswith(".gz")
+            with args.output.open("wb") if args.output else nullcontext(sys.stdout.buffer) as out:
+                # the store's own workspace: a served store is read from a checkpoint
+                workspace = workspace_at(_location(args))
+                kept = write_backup(data, args.format, workspace, out, gzip=gzip)
+            print(f"gerbil-qa: the dump and {kept} kept file(s)", file=sys.stderr)
+            return 0
     if args.output:
         args.output.write_bytes(data)
     else:
@@ -187,10 +212,13 @@ def _import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise BadRequest(f"{args.file}: no such file")
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
+    from service.experiments.backup import is_backup, read_backup, restore_files
     from service.graph.dumps import dump_base, import_dump, read_dump
     from service.graph.store import stored_base
 
-    data = args.file.read_bytes()
+    backup = read_backup(args.file) if is_backup(args.file) else None  # all checked first
+    data = backup.dump if backup is not None else args.file.read_bytes()
+    fmt = backup.format if backup is not None else fmt
     dump = read_dump(data, format=fmt, source=str(args.file))  # before a store is made
     if args.base is None and stored_base(_location(args)) is None:
         # a new store is made with the dump's base (the default one would refuse the dump,
@@ -201,6 +229,8 @@ def _import(args: argparse.Namespace) -> int:
     try:
         with _open(args) as storage:
             done = import_dump(storage, dump, source=str(args.file))
+            # the graph first: an import killed before the files is completed by running it again
+            restored = restore_files(storage.workspace, backup.files) if backup else 0
     except BadRequest:
         if made:  # a refused dump leaves no store behind, made with a base it did not want
             import shutil
@@ -208,6 +238,10 @@ def _import(args: argparse.Namespace) -> int:
             shutil.rmtree(location, ignore_errors=True)
         raise
     print(f"imported {done.read} quads from {args.file}")
+    if backup is not None:
+        print(
+            f"restored {restored} of its {len(backup.files)} kept file(s) (the others were there)"
+        )
     if done.kept:
         print(
             f"gerbil-qa: {len(done.kept)} experiment(s) of the dump were already in the store and "

@@ -68,6 +68,10 @@ class Workspace(Protocol):
         """The names of ``parent``'s folders that hold a key ``name`` (sorted)."""
         ...
 
+    def keys(self, parent: str) -> list[str]:
+        """Every key that holds bytes under the top folder ``parent`` (``files``), sorted."""
+        ...
+
     def append(self, key: str, line: str, *, if_exists: str) -> None:
         """Append one line to the log ``key`` if ``if_exists`` exists when it is written."""
         ...
@@ -144,6 +148,16 @@ class DirWorkspace:
         if not folder.is_dir():
             return []
         return sorted(p.name for p in folder.iterdir() if (p / name).is_file())
+
+    def keys(self, parent: str) -> list[str]:
+        folder = self.root / parent
+        if not folder.is_dir():
+            return []
+        return sorted(
+            p.relative_to(self.root).as_posix()
+            for p in folder.rglob("*")
+            if p.is_file() and not p.name.startswith(".tmp-")  # a write under way
+        )
 
     def append(self, key: str, line: str, *, if_exists: str) -> None:
         path = self.root / key
@@ -258,6 +272,16 @@ class GraphWorkspace:
             f'FILTER(STRSTARTS(STR(?g), "{prefix}") && STRENDS(STR(?k), "{suffix}")) }}'
         )
         return sorted({r["k"].value[len(prefix) : -len(suffix)] for r in rows})
+
+    def keys(self, parent: str) -> list[str]:
+        from urllib.parse import unquote
+
+        prefix = f"{WORK}{quote(parent, safe='/-_.')}/"
+        rows = self._select(
+            f"SELECT DISTINCT ?k WHERE {{ GRAPH ?g {{ ?k {_BYTES} ?b }} "
+            f'FILTER(STRSTARTS(STR(?g), "{prefix}")) }}'
+        )
+        return sorted(unquote(r["k"].value[len(WORK) :]) for r in rows)
 
     # -- logs --------------------------------------------------------------------------------
     def append(self, key: str, line: str, *, if_exists: str) -> None:

@@ -103,8 +103,8 @@ def test_an_experiment_on_a_remote_store_is_the_embedded_one_and_every_command_w
     assert int(pair.private.query(ask)[0]["n"]) == 0
     rescored = _ok("rescore", eid, "--store", pair.url, "--profile", "fair")
     assert "revision" in rescored.lower() or eid in rescored
-    dump = tmp_path / "dump.nq"
-    _ok("export", "--store", pair.url, "--output", str(dump))
+    dump = tmp_path / "backup.tar"  # the dump with the kept files (work graphs, not dumped)
+    _ok("export", "--store", pair.url, "--files", "--output", str(dump))
     assert "0 violation(s)" in _ok("check", "--store", pair.url)
 
     # the dump restores into another remote store: the same experiments, the same graphs
@@ -119,6 +119,9 @@ def test_an_experiment_on_a_remote_store_is_the_embedded_one_and_every_command_w
                 (s.id, s.status, s.public) for s in b.experiments.listing(include_private=True)
             }
             assert before == after and len(before) == 2
+            kept = a.workspace.keys("files") if a.workspace is not None else []
+            assert kept and b.workspace is not None and b.workspace.keys("files") == kept
+            assert all(a.workspace.read(k) == b.workspace.read(k) for k in kept)  # type: ignore[union-attr]
             for eid_, _, _ in before:
                 assert _canonical(a.experiments.quads(eid_)) == _canonical(
                     b.experiments.quads(eid_)

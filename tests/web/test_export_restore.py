@@ -208,3 +208,47 @@ def test_export_then_import_restores_the_store_and_what_it_serves(
     assert any("wasRevisionOf" in line for line in graph)
     (_, graph) = before[(f"experiment/{experiments['published']['id']}", None, "text/turtle")]
     assert any(PAPER in line for line in graph)
+
+
+def test_a_backup_with_its_files_restores_downloads_and_rescoring(
+    tmp_path: Path, slow_qa: str
+) -> None:
+    """``export --files`` (while served): the dump and the kept files in one archive; restored
+    by ``import``, the uploads and a web service's archived answers download again, byte for
+    byte, and the upload run can be re-scored (from the dump alone: 404 and refused)."""
+    port = free_port()
+    original, restored, backup = tmp_path / "original", tmp_path / "restored", tmp_path / "b.tgz"
+    server = start_server(original, port=port, demo=False)
+    try:
+        upload = server.submit_demo(systems=("strong",))
+        asked = server.post(
+            "api/experiments",
+            json={"dataset": "demo", "kb": "demo", "systems": [{"url": slow_qa + "delay/0.01"}]},
+        ).json()
+        assert _wait(server, asked["id"], asked["token"])["status"] == "finished"
+        files = {}
+        for ticket in (upload, asked):
+            page = server.get(f"experiment/{ticket['id']}", headers=_bearer(ticket["token"])).text
+            for link in re.findall(r'href="[^"]*/(experiment/\d+/file/[0-9a-f]{64})"', page):
+                files[link] = (ticket["token"], server.get(link, headers=_bearer(ticket["token"])))
+        assert len(files) >= 3 and all(r.status_code == 200 for _, r in files.values())
+        assert main(["export", "--store", str(original), "--files", "--output", str(backup)]) == 0
+    finally:
+        stop_server(server)
+    assert main(["import", "--store", str(restored), str(backup)]) == 0
+    gc.collect()
+    server = start_server(restored, port=port, demo=False)
+    try:
+        for link, (token, before) in files.items():
+            after = server.get(link, headers=_bearer(token))
+            assert after.status_code == 200, (link, after.text)
+            assert after.content == before.content
+        again = server.post(
+            f"api/experiments/{upload['id']}/rescore",
+            headers=_bearer(upload["token"]),
+            json={"profile": "exact"},
+        )
+        assert again.status_code == 202, again.text
+        assert _wait(server, again.json()["id"], again.json()["token"])["status"] == "finished"
+    finally:
+        stop_server(server)
