@@ -406,7 +406,13 @@ def _refresh(args: argparse.Namespace) -> int:
         data = Path(new_file).read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         keep(_jobs(args).workspace, sha, data)  # experiments run the version by name from here
-        version = _register_refresh(result, args.store, source=args.name, file_sha256=sha)
+        try:
+            version = _register_refresh(result, args.store, source=args.name, file_sha256=sha)
+        except BaseException:
+            if args.output is None:  # written into the store's folder for this version only
+                for written in (new_file, sidecar):
+                    Path(written).unlink(missing_ok=True)
+            raise
         print(f"registered version: {version.uri}")
     print(diff_text(result, limit=args.show))
     print(f"new version: {new_file} (provenance: {sidecar})")

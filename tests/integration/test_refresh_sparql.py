@@ -123,3 +123,17 @@ def test_a_failing_gold_query_is_reported_where_it_was_written(tmp_path: Path) -
     assert failed.change is Change.FAILED and ok.change is Change.CHANGED
     assert failed.failure is not None and (failed.failure.line, failed.failure.column) == (3, 14)
     assert failed.reason == "parse-error at line 3, column 14: expected an expression, found ')'"
+
+
+def test_a_refresh_the_store_refuses_leaves_no_file_in_it(tmp_path: Path) -> None:
+    """A second ``dataset refresh --store`` of the same gold is refused ("exists"): it left a
+    new ``questions.refreshed-….json`` in the store's folder all the same, one per attempt."""
+    store = tmp_path / "store"
+    argv = [sys.executable, "-m", "service", "dataset", "refresh", CK25, "--store", str(store)]
+    env = {**os.environ, "GERBIL_QA_DATA": str(DATA), "PYTHONPATH": str(ROOT)}
+    first = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    written = sorted((store / "datasets").iterdir())
+    again = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert again.returncode != 0 and "exists" in again.stderr, again.stderr
+    assert sorted((store / "datasets").iterdir()) == written
