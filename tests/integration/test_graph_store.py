@@ -321,9 +321,11 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
 
 def _canonical_store(store: Storage) -> set[str]:
     """Every quad of both datasets, blank nodes canonically named."""
-    from service.graph.adapter import all_quads
-
-    quads = [q for side in (store.public, store.private) for q in all_quads(side)]
+    quads = [
+        q
+        for side in (store.public, store.private)
+        for q in side.quads_for_pattern(None, None, None)
+    ]
     dataset = pyoxigraph.Dataset(quads)
     dataset.canonicalize(pyoxigraph.CanonicalizationAlgorithm.UNSTABLE)
     return {str(q) for q in dataset}
