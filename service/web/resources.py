@@ -554,19 +554,11 @@ def task(experiment_id: str, name: str) -> BaseResponse:
 
     def page() -> pages.TaskPage:
         nodes = index(quads(worker=True))
-        questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
         # explained results show the gold answers they compared: the page needs not the
         # questions', the CSV does (its "gold" column: every gold answer, not those explained)
         whole = rep is conneg.CSV or not pages.explained(nodes)
         wanted = None if whole else pages.QUESTION_PROPERTIES
-        described = _question_nodes(graph.public, questions, wanted)
-        missing = [q for q in questions if q not in described]
-        if missing:  # an uploaded dataset: its questions live in the experiment's graph
-            described.update(_question_nodes(store, missing, wanted))
-        language = nodes[uri].text(GQA + "language") if uri in nodes else None
-        return pages.task_page(
-            experiment_id, uri, nodes, described, pages.local(language) or "en", uris=graph.uris
-        )
+        return _task_page_of(experiment_id, uri, nodes, store, wanted)
 
     # The HTML shows the questions a filter keeps (?outcome=…&answertype=…), a page at a time.
     shown = pages.QuestionFilter.from_args(request.args) if rep is conneg.HTML else None
@@ -641,6 +633,28 @@ def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
     )
 
 
+def _task_page_of(
+    experiment_id: str,
+    task_uri: str,
+    nodes: dict[str, Node],
+    store: Any,
+    wanted: Sequence[str] | None,
+) -> pages.TaskPage:
+    """A task page's model from the nodes read of it (the whole task, or one question's
+    result): its questions described from the public store (their ``wanted`` properties, or
+    all), an uploaded dataset's from the experiment's store, where its questions live."""
+    storage = services().storage
+    questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
+    described = _question_nodes(storage.public, questions, wanted)
+    missing = [q for q in questions if q not in described]
+    if missing:
+        described.update(_question_nodes(store, missing, wanted))
+    language = nodes[task_uri].text(GQA + "language") if task_uri in nodes else None
+    return pages.task_page(
+        experiment_id, task_uri, nodes, described, pages.local(language) or "en", uris=storage.uris
+    )
+
+
 def _question_result_html(
     experiment_id: str, number: int, uri: str, found: list[Any], store: Any, private: bool
 ) -> str:
@@ -651,16 +665,7 @@ def _question_result_html(
     graph_name = storage.uris.experiment_graph(experiment_id)
     task_uri = storage.uris.task(experiment_id, number)
     task_quads = document_quads(store, task_uri, graph=graph_name)
-    nodes = index([*task_quads, *found])
-    question = nodes[uri].text(GQA + "question") if uri in nodes else None
-    wanted = [question] if question else []
-    described = _question_nodes(storage.public, wanted) if question else {}
-    if question and question not in described:  # an uploaded dataset's question
-        described.update(_question_nodes(store, wanted))
-    language = nodes[task_uri].text(GQA + "language") if task_uri in nodes else None
-    shown = pages.task_page(
-        experiment_id, task_uri, nodes, described, pages.local(language) or "en", uris=storage.uris
-    )
+    shown = _task_page_of(experiment_id, task_uri, index([*task_quads, *found]), store, None)
     own = index(found)
     return render_template(
         "question_result.html",
