@@ -212,10 +212,17 @@ def problems_of(err: ServiceError) -> list[dict[str, Any]]:
     ]
 
 
+def json_error(status: int, message: str, problems: list[dict[str, Any]] | None = None):
+    """The API's error object (``components/responses/Error`` of the OpenAPI document)."""
+    response = jsonify({"error": message, "status": status, "problems": problems or []})
+    response.status_code = status
+    return response
+
+
 def error_response(status: int, message: str, *, problems: list[dict[str, Any]] | None = None):
     """One error body for the whole service: JSON under /api, HTML for browsers, else text."""
     if request.path.startswith("/api/"):
-        response = jsonify({"error": message, "status": status, "problems": problems or []})
+        response = json_error(status, message, problems)
     else:
         offered = (conneg.HTML,)
         wants_html = conneg.choose_from_accept(

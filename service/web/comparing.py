@@ -374,8 +374,9 @@ def _json_comparison(tasks: list[str]) -> Response:
         options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
         response = jsonify(compare_stored(tasks, options).comparison.to_json())
     except ServiceError as err:
-        response = jsonify({"error": err.message, "status": err.status, "problems": []})
-        response.status_code = err.status
+        from service.web.app import json_error, problems_of
+
+        response = json_error(err.status, err.message, problems_of(err))
     response.vary.add("Accept")
     return response
 
