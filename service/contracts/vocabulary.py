@@ -74,6 +74,7 @@ def measures_ttl() -> str:
                         ),
                     ),
                     ("qb:measure", prop),
+                    ("rdfs:isDefinedBy", ONTOLOGY),
                 ],
             )
         )
@@ -170,6 +171,7 @@ def codelists_ttl() -> str:
                     ("rdfs:comment", literal(comment)),
                     ("skos:prefLabel", literal(f"GERBIL QA {label}")),
                     ("skos:hasTopConcept", objects(concepts)),
+                    ("rdfs:isDefinedBy", ONTOLOGY),
                 ],
             )
         )
@@ -186,5 +188,7 @@ def codelists_ttl() -> str:
             ]
             if concept.close_match:
                 pairs.append(("skos:closeMatch", term(concept.close_match)))
+            # GERBIL's own IRIs (gerbil:QA, …) too: GERBIL publishes no definition of them
+            pairs.append(("rdfs:isDefinedBy", ONTOLOGY))
             out.append(subject(iri, pairs))
     return "\n".join(out)

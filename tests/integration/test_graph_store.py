@@ -536,6 +536,17 @@ def test_vocabulary_covers_every_measure_profile_and_status() -> None:
         )
     )
     assert missing == []
+    # ... and points to the vocabulary that defines it (a reader of one term finds the rest)
+    undefined = list(
+        store.public.query(
+            "SELECT DISTINCT ?t WHERE { ?t a ?k . "
+            "FILTER(STRSTARTS(STR(?t), 'http://w3id.org/gerbil/')) "
+            "FILTER(?t != <http://w3id.org/gerbil/qa/vocab>) "
+            "FILTER NOT EXISTS { ?t <http://www.w3.org/2000/01/rdf-schema#isDefinedBy> "
+            "<http://w3id.org/gerbil/qa/vocab> } }"
+        )
+    )
+    assert undefined == []
 
 
 CRASH_CHILD = r"""
