@@ -116,6 +116,7 @@ def grow(graph: Any, n: int, tmp: Path, rng: random.Random) -> float:
     import pyoxigraph as ox
 
     from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
+    from service.release import Source
 
     t0 = time.perf_counter()
     path = tmp / "experiments.nq"
@@ -129,7 +130,7 @@ def grow(graph: Any, n: int, tmp: Path, rng: random.Random) -> float:
             # sort compared IRIs on the tie (home 18 -> 180 ms at 5,000 experiments)
             ended = NOW + timedelta(minutes=k)
             record = ExperimentRecord(
-                eid, (ev,), DatasetRef(ev.dataset, True), NOW, ended, "bench", ()
+                eid, (ev,), DatasetRef(ev.dataset, True), NOW, ended, Source("bench"), ()
             )
             name = ox.NamedNode(graph.uris.experiment_graph(eid))
             quads = experiment_quads(record, graph.uris, name.value)

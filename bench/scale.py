@@ -56,6 +56,7 @@ from bench.store import evaluation
 from service.graph.queries import leaderboard_query
 from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
 from service.graph.uris import Uris
+from service.release import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -100,7 +101,7 @@ def grow(directory: Path, start: int, stop: int, rng: random.Random) -> float:
             eid = experiment_id(k)
             ev = synthetic(2, k, rng)
             record = ExperimentRecord(
-                eid, (ev,), DatasetRef(ev.dataset, True), NOW, NOW, "bench", ()
+                eid, (ev,), DatasetRef(ev.dataset, True), NOW, NOW, Source("bench"), ()
             )
             graph = ox.NamedNode(uris.experiment_graph(eid))
             quads = experiment_quads(record, uris, graph.value)

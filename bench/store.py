@@ -58,6 +58,7 @@ from service.graph.store import open_storage
 from service.graph.terms import language_iri, literal, measure_iri
 from service.graph.uris import Uris
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
+from service.release import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -200,7 +201,9 @@ class Cubes:
         # each its own end time, a minute apart, as real runs have (with one shared time every
         # listing's sort fell back to comparing IRIs, which no real store does)
         ended = NOW + timedelta(minutes=k)
-        record = ExperimentRecord(eid, (ev,), DatasetRef(ds_name, True), NOW, ended, "bench", ())
+        record = ExperimentRecord(
+            eid, (ev,), DatasetRef(ds_name, True), NOW, ended, Source("bench"), ()
+        )
         graph = ox.NamedNode(uris.experiment_graph(eid))
         named = experiment_quads(record, uris, graph.value)
         exp = ox.NamedNode(uris.experiment(eid))

@@ -12,7 +12,6 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from service import __version__
 from service.errors import FormatError, ServiceError
 
 # Each module defines ``register(subparsers)``; its handlers return an exit code.
@@ -133,12 +132,29 @@ def _modules_for(argv: Sequence[str]) -> tuple[str, ...]:
     return COMMANDS.get(_command(argv) or "", COMMAND_MODULES)
 
 
+class _Version(argparse.Action):
+    """``--version``: the version an experiment records, asked only when printed (it may run
+    git, which every other command's start-up should not pay for)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from service.release import source
+
+        parser.exit(message=f"gerbil-qa {source().version}\n")
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser; given ``argv``, only the modules its command needs are imported."""
     parser = argparse.ArgumentParser(
         prog="gerbil-qa", description="Benchmark question answering systems (GERBIL QA)."
     )
-    parser.add_argument("--version", action="version", version=f"gerbil-qa {__version__}")
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        help="print the version experiments record (the release and the commit) and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     modules = COMMAND_MODULES if argv is None else _modules_for(argv)
     for name in modules:

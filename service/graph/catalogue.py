@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from service import __version__
+from service import release
 from service.errors import Conflict, NotFound
 from service.graph import dcat, prov
 from service.graph import nodes as n
@@ -33,6 +33,7 @@ from service.graph.terms import DATAID, DCAT, DCT, GQA, RDF, RDFS, SPDX, XSD, li
 from service.graph.uris import Uris
 from service.graph.vocabulary import vocabulary_bytes, vocabulary_triples
 from service.model import Dataset
+from service.release import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +203,7 @@ class CatalogueRepository:
         started: datetime | None = None,
         ended: datetime | None = None,
         summary: str | None = None,
-        software_version: str = __version__,
+        software: Source | None = None,
         file_sha256: str | None = None,
     ) -> DatasetVersion:
         """Register a new version of dataset ``name`` (e.g. a gold refresh on a newer KB).
@@ -240,7 +241,8 @@ class CatalogueRepository:
             v, ds = node(uri), node(uris.dataset(name))
             activity = node(uris.version_activity(name, label))
             kb_node = node(uris.version_kb(name, label))
-            software = node(uris.software(software_version))
+            source = software or release.source()
+            agent = node(uris.software(source.version))
             issued = n.date_time(ended)
             typ = node(RDF + "type")
             count = len(dataset.by_id())
@@ -269,12 +271,12 @@ class CatalogueRepository:
                     started=started,
                     ended=ended,
                     used=[node(before), kb_node],
-                    agent=software,
+                    agent=agent,
                     kinds=[_q("GoldRefresh")],
                     label=f"Gold refresh of {name}",
                     description=summary,
                 ),
-                *prov.software(software, software_version),
+                *prov.software(agent, source),
                 *prov.entity(kb_node),
                 *prov.entity(node(before)),  # typed here too: no inference needed to see it
                 (kb_node, node(RDFS + "label"), n.literal(kb)),

@@ -38,7 +38,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from service import __version__
+from service import release
 from service.errors import BadRequest, Conflict, NotFound, ServiceError
 from service.evaluation.results import Evaluation
 from service.graph import nodes as n
@@ -56,6 +56,7 @@ from service.graph.results import (
 )
 from service.graph.terms import DCT, GQA, PROV, RDF, XSD, iri, literal
 from service.graph.uris import Uris, check_experiment_id
+from service.release import Source
 
 # A DOI as written in papers and links: 10.<registrant>/<suffix>, optionally as doi: or a doi.org
 # URL (DOI Handbook §2.2: the prefix is "10." and a registrant code, the suffix any characters).
@@ -431,7 +432,7 @@ class ExperimentRepository:
         started: datetime | None = None,
         ended: datetime | None = None,
         ticket: Ticket | None = None,
-        software_version: str = __version__,
+        software: Source | None = None,
         spec: str | None = None,
         revision_of: str | None = None,
         hold: Hold | None = None,
@@ -456,7 +457,7 @@ class ExperimentRepository:
             dataset=dataset,
             started=started or now,
             ended=ended or now,
-            software_version=software_version,
+            software=software or release.source(),
             systems=tuple(systems),
             uploads=tuple(uploads),
             notes=notes,

@@ -17,6 +17,7 @@ from service.graph.clock import timestamp
 from service.graph.nodes import BlankNode, Literal, NamedNode, node
 from service.graph.terms import DCT, PROV, RDF, RDFS
 from service.graph.uris import GQA
+from service.release import Source
 
 Subject: TypeAlias = NamedNode | BlankNode
 Triple: TypeAlias = tuple[Subject, NamedNode, NamedNode | BlankNode | Literal]
@@ -63,16 +64,21 @@ def activity(
     return out
 
 
-def software(agent: NamedNode, version: str) -> list[Triple]:
+def software(agent: NamedNode, source: Source) -> list[Triple]:
     """This evaluator as the ``prov:SoftwareAgent`` that ran an activity (also typed
-    ``prov:Agent``, so that clients without RDFS inference find it as one)."""
-    return [
+    ``prov:Agent``, so that clients without RDFS inference find it as one), with the commit it
+    was built from where that is known (:mod:`service.release`)."""
+    out: list[Triple] = [
         (agent, TYPE, node(GQA + "Evaluator")),
         (agent, TYPE, SOFTWARE_AGENT),
         (agent, TYPE, AGENT),
-        (agent, node(RDFS + "label"), n.literal(f"GERBIL QA for Python {version}")),
-        (agent, node(GQA + "softwareVersion"), n.literal(version)),
+        (agent, node(RDFS + "label"), n.literal(f"GERBIL QA for Python {source.version}")),
+        (agent, node(GQA + "softwareVersion"), n.literal(source.version)),
     ]
+    if source.revision is not None:
+        out.append((agent, node(GQA + "sourceRevision"), n.literal(source.revision)))
+        out.append((agent, node(GQA + "sourceModified"), n.boolean(source.modified)))
+    return out
 
 
 def entity(

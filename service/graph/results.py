@@ -37,6 +37,7 @@ from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
 from service.graph.terms import DCAT, DCT, PROV, QB, RDF, RDFS, SPDX, XSD
 from service.graph.uris import GERBIL, GQA, Uris, enc
 from service.model import Dataset
+from service.release import Source
 
 Subject: TypeAlias = NamedNode | BlankNode
 Object: TypeAlias = NamedNode | BlankNode | Literal
@@ -113,7 +114,7 @@ class ExperimentRecord:
     dataset: DatasetRef
     started: datetime
     ended: datetime
-    software_version: str
+    software: Source
     systems: tuple[SystemInfo, ...] = ()
     uploads: tuple[UploadedFile, ...] = ()
     notes: tuple[str, ...] = ()  # about the run as a whole (a system left out, and why)
@@ -174,7 +175,7 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
     if not evals:
         raise ValueError("an experiment needs at least one evaluation")
     ds_uri = node(uris.dataset(record.dataset.name))
-    software = node(uris.software(record.software_version))
+    software = node(uris.software(record.software.version))
 
     # -- the experiment: data set of tasks and PROV activity --------------------------------
     structure = node(uris.experiment_structure(eid))
@@ -201,7 +202,7 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         g.add(exp, _p(GQA, "profile"), node(profile_iri))
     for note in record.notes:
         g.add(exp, _p(RDFS, "comment"), n.literal(note, lang="en"))
-    g.many(software, [(p, o) for _, p, o in prov.software(software, record.software_version)])
+    g.many(software, [(p, o) for _, p, o in prov.software(software, record.software)])
 
     # -- systems ----------------------------------------------------------------------------
     infos = {s.name: s for s in record.systems}

@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from service import __version__
+from service import release
 from service.errors import Conflict
 from service.model import AnswerSet, Dataset, Question, Term, TermKind
 
@@ -239,7 +239,7 @@ def provenance_turtle(refresh: Refresh, *, new_file: Path, old_source: str | Non
             label="gold refresh: gold SPARQL re-run on a KB",
             description=summary(refresh),
         ),
-        *prov.software(agent, __version__),
+        *prov.software(agent, release.source()),
         *prov.entity(kb),
         (kb, n.node(RDFS + "label"), n.literal(refresh.kb)),
     ]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from service import release
 from service.errors import FormatError, ServiceError
 from service.web import conneg
 from service.web.config import WebConfig, load_config
@@ -34,6 +35,7 @@ def create_app(
     from service.graph.store import open_storage
 
     cfg = config if isinstance(config, WebConfig) else load_config(config)
+    release.source()  # the version experiments record: a malformed one stops the start, not a run
     if storage is None:
         path = cfg.store
         if path is None:  # no store given: a throw-away one (the endpoint needs it on disk)

@@ -19,6 +19,7 @@ from service.graph.store import open_storage
 from service.graph.uris import Uris
 from service.model import Dataset, Question, QuestionText, SystemAnswer, SystemRun
 from service.paths import PROJECT_ROOT
+from service.release import Source
 from tests.helpers import lits
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -79,7 +80,7 @@ def written() -> list[ox.Quad]:
         DatasetRef("d", catalogued=False, dataset=ds),
         datetime(2024, 1, 1, tzinfo=UTC),
         datetime(2024, 1, 1, 0, 1, tzinfo=UTC),
-        "0.1.0",
+        Source("0.1.0"),
     )
     return experiment_quads(record, uris, uris.experiment_graph("202401010001"))
 

@@ -9,12 +9,14 @@ under test typed both ``prov:Entity`` (an experiment uses them) and ``prov:Agent
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
-from service import formats
+from service import __version__, formats
 from service.cli import main
 from service.graph.store import open_storage
 
@@ -100,3 +102,30 @@ def test_prov_holds_without_inference(store: Path, rule: str) -> None:
             for r in side.query(RULES[rule])
         }
     assert not found, f"{rule}: not so for {sorted(found)[:5]}"
+
+
+def test_every_evaluator_names_the_commit_it_ran_from(store: Path) -> None:
+    """The evaluator of an experiment (published and private) and of a dataset version is the
+    release with this checkout's commit, asked of git here, and whether its files differed."""
+    checkout = Path(__file__).resolve().parents[2]
+    head = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    changed = subprocess.run(
+        ["git", "-C", str(checkout), "status", "--porcelain", "--", "service", "ontology"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    version = f"{__version__}+g{head[:12]}" + (".modified" if changed else "")
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    query = f"""SELECT DISTINCT ?agent ?v ?rev ?mod WHERE {{ GRAPH ?g {{
+        ?activity <{PROV}wasAssociatedWith> ?agent . ?agent a <{gqa}Evaluator> ;
+        <{gqa}softwareVersion> ?v ; <{gqa}sourceRevision> ?rev ; <{gqa}sourceModified> ?mod }} }}"""
+    with open_storage(store, base=BASE) as storage:
+        rows = {
+            (r["agent"].value, r["v"].value, r["rev"].value, r["mod"].value)
+            for side in (storage.public, storage.private)
+            for r in side.query(query)
+        }
+    modified = "true" if changed else "false"
+    assert rows == {(f"{BASE}software/{quote(version, safe='')}", version, head, modified)}

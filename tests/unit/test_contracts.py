@@ -38,6 +38,7 @@ from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
 from service.graph.uris import Uris
 from service.model import Dataset, Question, QuestionText, SystemAnswer, SystemRun, system_run
 from service.paths import PROJECT_ROOT
+from service.release import Source
 from service.web.openapi import openapi_document
 from service.web.pages import measure_label
 from tests.helpers import lits
@@ -177,7 +178,7 @@ def test_a_new_measure_reaches_every_contract(extra_measure: MeasureInfo) -> Non
         DatasetRef("d", catalogued=False, dataset=ds),
         datetime(2024, 1, 1, tzinfo=UTC),
         datetime(2024, 1, 1, tzinfo=UTC),
-        "0.1.0",
+        Source("0.1.0"),
     )
     quads = experiment_quads(record, uris, uris.experiment_graph("202401010001"))
     structure = uris.experiment_structure("202401010001")
@@ -243,7 +244,7 @@ def test_a_misspelt_or_unknown_measure_fails_loudly() -> None:
         DatasetRef("d", catalogued=False, dataset=ds),
         datetime(2024, 1, 1, tzinfo=UTC),
         datetime(2024, 1, 1, tzinfo=UTC),
-        "0.1.0",
+        Source("0.1.0"),
     )
     with pytest.raises(ValueError, match="'macroF2' is not in the measures registry"):
         experiment_quads(record, uris, uris.experiment_graph("202401010001"))

@@ -1,0 +1,77 @@
+"""Which code is running: the release and, where it is known, the commit it was built from.
+
+An experiment names the evaluator that scored it. The release alone (``0.1.0``) names many
+different programs between two releases, so the version an experiment records carries the
+commit as a PEP 440 local label: ``0.1.0+g1b1e8455689a``, and ``.modified`` after it when the
+evaluator's files differ from that commit (the commit alone would then not reproduce the run).
+
+The commit comes from ``GERBIL_QA_REVISION`` (an image built without its ``.git``: the operator
+sets it) or else from git, when the package runs from a checkout. Asked once per process, and
+only by what writes provenance: ``gerbil-qa evaluate`` without ``--store`` never runs git.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from service import __version__
+from service.errors import ServiceError
+
+REVISION_ENV = "GERBIL_QA_REVISION"
+_CHECKOUT = Path(__file__).resolve().parent.parent
+# what the evaluator is made of: a change elsewhere (tests, bench, README) scores the same
+_EVALUATOR_PATHS = ("service", "ontology", "shapes", "pyproject.toml")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    release: str
+    revision: str | None = None  # the full commit, 40 hex digits
+    modified: bool = False
+
+    @property
+    def version(self) -> str:
+        """The release with the commit as a local label (the release alone without one)."""
+        if self.revision is None:
+            return self.release
+        return f"{self.release}+g{self.revision[:12]}" + (".modified" if self.modified else "")
+
+
+@lru_cache(maxsize=1)
+def source() -> Source:
+    given = os.environ.get(REVISION_ENV, "").strip().lower()
+    if given:
+        if not _COMMIT.fullmatch(given):
+            raise ServiceError(f"{REVISION_ENV}={given!r}: expected a commit's 40 hex digits")
+        return Source(__version__, given)
+    return _from_git() or Source(__version__)
+
+
+def _from_git() -> Source | None:
+    if not (_CHECKOUT / ".git").exists():
+        return None  # installed from a wheel or an archive
+    head = _git("rev-parse", "--verify", "HEAD")
+    status = _git("status", "--porcelain", "--", *_EVALUATOR_PATHS)
+    if head is None or status is None or not _COMMIT.fullmatch(head.strip()):
+        return None  # no git, or git refuses this checkout (another owner): say nothing
+    return Source(__version__, head.strip(), modified=bool(status.strip()))
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(_CHECKOUT), *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None

@@ -1,0 +1,82 @@
+"""The version an experiment records: the release and the commit, from git or the operator."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service import __version__, release
+from service.errors import ServiceError
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A real git checkout with an evaluator file and a README, committed; ``source()`` reads it."""
+    repo = tmp_path / "repo"
+    (repo / "service").mkdir(parents=True)
+    (repo / "service" / "scoring.py").write_text("RULE = 1\n")
+    (repo / "README.md").write_text("read me\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    monkeypatch.setattr(release, "_CHECKOUT", repo)
+    monkeypatch.delenv(release.REVISION_ENV, raising=False)
+    release.source.cache_clear()
+    yield repo
+    release.source.cache_clear()
+
+
+def test_a_clean_checkout_records_its_commit(checkout: Path) -> None:
+    head = _git(checkout, "rev-parse", "HEAD")
+    found = release.source()
+    assert (found.revision, found.modified) == (head, False)
+    assert found.version == f"{__version__}+g{head[:12]}"
+
+
+def test_a_changed_evaluator_file_is_recorded_as_modified(checkout: Path) -> None:
+    (checkout / "service" / "scoring.py").write_text("RULE = 2\n")
+    assert release.source().modified
+    assert release.source().version.endswith(".modified")
+
+
+def test_a_new_evaluator_file_counts_as_a_change(checkout: Path) -> None:
+    (checkout / "service" / "extra.py").write_text("")
+    assert release.source().modified
+
+
+def test_a_change_outside_the_evaluator_does_not(checkout: Path) -> None:
+    (checkout / "README.md").write_text("read me again\n")
+    assert not release.source().modified
+
+
+def test_without_git_the_release_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(release, "_CHECKOUT", tmp_path)  # installed from a wheel: no .git
+    monkeypatch.delenv(release.REVISION_ENV, raising=False)
+    release.source.cache_clear()
+    try:
+        assert release.source() == release.Source(__version__)
+        assert release.source().version == __version__
+    finally:
+        release.source.cache_clear()
+
+
+def test_the_operator_names_the_commit(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    monkeypatch.setenv(release.REVISION_ENV, commit.upper())  # what a build script passes on
+    assert release.source() == release.Source(__version__, commit)  # before git's own answer
+
+
+def test_a_malformed_revision_is_refused(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(release.REVISION_ENV, "main")
+    with pytest.raises(ServiceError, match="GERBIL_QA_REVISION='main': expected a commit"):
+        release.source()
