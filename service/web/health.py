@@ -18,8 +18,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
-from service import __version__
 from service.graph.adapter import Side
+from service.release import source
 from service.web.state import Services, services
 
 bp = Blueprint("health", __name__)
@@ -33,7 +33,7 @@ CHANGES_STALE = 10
 
 @bp.get("/health/live")
 def live() -> Response:
-    return _answer({"status": "ok", "version": __version__}, 200)
+    return _answer({"status": "ok", "version": source().version}, 200)
 
 
 @bp.get("/health")
@@ -52,7 +52,7 @@ def ready() -> Response:
     if claims.shared:
         checks["claims"] = {"ok": claims.holding()}
     ok = all(check["ok"] for check in checks.values())
-    body = {"status": "ok" if ok else "unavailable", "version": __version__, "checks": checks}
+    body = {"status": "ok" if ok else "unavailable", "version": source().version, "checks": checks}
     return _answer(body, 200 if ok else 503)
 
 

@@ -19,8 +19,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from service import __version__
 from service.errors import NotFound
+from service.release import source
 from service.web.state import Services, services
 
 bp = Blueprint("metrics", __name__)
@@ -55,7 +55,7 @@ class _Replica(Collector):
 
     def collect(self) -> Iterator[Metric]:
         state = self.state
-        yield _gauge("info", "The service's version (always 1).", 1, version=__version__)
+        yield _gauge("info", "The service's version (always 1).", 1, version=source().version)
         pool: Any = state.pool
         yield _counter(
             "sparql_queries",

@@ -18,10 +18,10 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service import __version__
 from service.errors import BadRequest
 from service.evaluation.profiles import get_profile
 from service.evaluation.results import COUNT_MEASURES, ExperimentType
+from service.release import source
 from service.web import comparing, conneg, listings, pages
 from service.web.citation import doi_of
 from service.web.pages import local
@@ -37,7 +37,7 @@ HOME_DATASETS = 12  # datasets offered next to the home leaderboard (the catalog
 
 @bp.app_context_processor
 def _globals() -> dict[str, object]:
-    return {"version": __version__}
+    return {"version": source().version}
 
 
 def cached_page(key: tuple[object, ...], render: Callable[[], str]) -> BaseResponse:

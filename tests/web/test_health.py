@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from service.release import source
 from tests.web.conftest import Server, start_server, stop_server
 
 
@@ -40,7 +41,7 @@ def test_a_ready_replica_says_so_and_names_nothing_internal(own: Server, tmp_pat
     assert response.status_code == 200, response.text
     assert response.headers["Cache-Control"] == "no-store"
     body = response.json()
-    assert body["status"] == "ok" and body["version"]
+    assert body["status"] == "ok" and body["version"] == source().version  # release + commit
     checks = body["checks"]
     assert set(checks) == {"publicStore", "privateStore", "sparqlWorkers"}  # not shared
     assert all(check["ok"] for check in checks.values()), checks

@@ -10,6 +10,7 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.release import source
 from tests.web.conftest import Server, start_server, stop_server
 
 TOKEN = "scrape-me-0123456789"
@@ -38,6 +39,8 @@ def _samples(server: Server) -> dict[tuple[str, tuple[tuple[str, str], ...]], fl
 def test_metrics_follow_what_the_server_did(scraped: Server) -> None:
     before = _samples(scraped)
     assert before[("gerbil_qa_sparql_workers", ())] == 2
+    # which code each replica runs: the release and its commit
+    assert before[("gerbil_qa_info", (("version", source().version),))] == 1
     assert before[("gerbil_qa_runs_active", ())] == 0
     assert ("gerbil_qa_claims_holding", ()) not in before  # the embedded store: no claims
     for _ in range(3):
