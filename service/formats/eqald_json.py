@@ -31,8 +31,8 @@ from service.formats.base import Format, Report, Source, Step
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
-    apply_out_of_scope,
     extra_value,
+    qald_question,
     read_answertype,
     read_flags,
     read_id,
@@ -122,8 +122,9 @@ def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questi
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
     if qid is None:
         return None
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         answers=answers,
@@ -131,11 +132,7 @@ def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questi
         confidence=confidence,
         extra=tuple(extra),
         **query,
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 def _read_extended(
@@ -174,8 +171,9 @@ def _read_extended(
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in known]
     if qid is None:
         return None
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         sparql=sparql,
@@ -183,11 +181,7 @@ def _read_extended(
         answer_item_types=item_types,
         confidence=confidence,
         extra=tuple(extra),
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 def _metadata(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from service.formats.base import Report, Source, Step, check_question_count
@@ -253,6 +253,19 @@ def metadata_losses(q: Question) -> list[tuple[str, bool]]:
             (q.aggregation, q.onlydbo, q.hybrid) != (None,) * 3,
         ),
     ]
+
+
+def qald_question(qid: str, flags: Mapping[str, bool | None], **fields: Any) -> Question:
+    """A question of a QALD-style file (QALD-JSON, eQALD-JSON, QALD-XML): ``fields`` and the
+    ``flags`` read of it (:data:`FLAGS`), marked out of scope if its query says so."""
+    question = Question(
+        id=qid,
+        aggregation=flags.get("aggregation"),
+        onlydbo=flags.get("onlydbo"),
+        hybrid=flags.get("hybrid"),
+        **fields,
+    )
+    return apply_out_of_scope(question)
 
 
 def apply_out_of_scope(question: Question) -> Question:

@@ -19,12 +19,12 @@ from service.formats.base import Format, Report, Source, Step, check_question_co
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
-    apply_out_of_scope,
     check_questions,
     element_answers,
     eqald_losses,
     extra_value,
     is_element_entry,
+    qald_question,
     read_answertype,
     read_flags,
     read_id,
@@ -229,19 +229,16 @@ def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questio
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
     if qid is None:
         return None
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         sparql=sparql,
         pseudo_query=pseudo,
         answers=answers,
         extra=tuple(extra),
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 # --- the fast path ---------------------------------------------------------------------------
@@ -269,7 +266,7 @@ def plain_question(item: Any, terms: PlainTerms) -> Question:
         type(answertype) is not str or normalise_answer_type(answertype) is None
     ):
         raise NotPlain
-    flags = [_plain_flag(item.get(name)) for name in FLAGS]
+    flags = {name: _plain_flag(item.get(name)) for name in FLAGS}
     texts: list[QuestionText] = []
     entries = item.get("question")
     if entries is not None:
@@ -318,19 +315,16 @@ def plain_question(item: Any, terms: PlainTerms) -> Question:
         else:
             answers = plain_results(entries[0], terms)
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
-        aggregation=flags[0],
-        onlydbo=flags[1],
-        hybrid=flags[2],
         sparql=sparql,
         pseudo_query=pseudo,
         answers=answers,
         extra=tuple(extra),
     )
-    return apply_out_of_scope(question)
 
 
 def _plain_flag(value: Any) -> bool | None:

@@ -24,10 +24,10 @@ from service.formats.base import Format, Report, Source, check_question_count, f
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
-    apply_out_of_scope,
     check_questions,
     element_answers,
     eqald_losses,
+    qald_question,
     text2sparql_losses,
 )
 from service.formats.terms import (
@@ -358,19 +358,16 @@ def _read_question(node: Node, report: Report) -> Question | None:
                 answers = _read_answers(child, report, qid)
         else:
             extra.append((f"element.{child.tag}", value))
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         sparql=fields.get("query"),
         pseudo_query=fields.get("pseudoquery"),
         answers=answers,
         extra=tuple(extra),
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 def _attach_keywords(

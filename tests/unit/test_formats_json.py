@@ -418,3 +418,44 @@ def test_qald_json_to_eqald_and_back_keeps_everything() -> None:
     ds = read(data)
     again = read(write(read(write(ds, "eqald-json")), "qald-json"))
     assert again.questions == ds.questions and again.id == ds.id
+
+
+_OOS_FLAGS = {"aggregation": "true", "onlydbo": False, "hybrid": True}
+_OOS_TEXT = [{"language": "en", "string": "Q?", "note": "x"}]  # the careful QALD-JSON reader
+_OOS_DOCS = {
+    "qald-json": doc(
+        q(question=_OOS_TEXT, query={"sparql": "OUT OF SCOPE"}, answers=[], **_OOS_FLAGS)
+    ),
+    "eqald-json": doc(
+        {
+            "id": 1,
+            "metadata": _OOS_FLAGS,
+            "question": _OOS_TEXT,
+            "query": {"SPARQL": "OUT OF SCOPE"},
+        }
+    ),
+    "eqald-json extended": doc(
+        {
+            "question": {
+                "id": 1,
+                "metadata": _OOS_FLAGS,
+                "language": [{"language": "en", "question": "Q?", "SPARQL": " out of scope "}],
+            }
+        }
+    ),
+    "qald-xml": b'<dataset id="d"><question id="1" aggregation="true" onlydbo="false" '
+    b'hybrid="true"><string lang="en">Q?</string><query>OUT OF SCOPE</query></question></dataset>',
+}
+
+
+@pytest.mark.parametrize("shape", list(_OOS_DOCS))
+def test_every_qald_reader_builds_flags_and_out_of_scope_alike(shape: str) -> None:
+    fmt = shape.split()[0]
+    question = read(_OOS_DOCS[shape], format=fmt).questions[0]
+    assert (question.id, question.aggregation, question.onlydbo, question.hybrid) == (
+        "1",
+        True,
+        False,
+        True,
+    )
+    assert (question.out_of_scope, question.sparql) == (True, None)
