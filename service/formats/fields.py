@@ -110,14 +110,19 @@ def read_answertype(
     value: Any, report: Report, *, at: tuple[Step, ...], qid: str | None
 ) -> str | None:
     raw = read_string(value, report, at=at, qid=qid, what="answertype")
+    check_answertype(raw, report, at=at, question_id=qid)
+    return raw
+
+
+def check_answertype(raw: str | None, report: Report, **where: Any) -> None:
+    """An answer type the model does not know is kept as written, with a warning (every QALD
+    reader: ``where``, the question and where it is in the file, as ``Report.warn`` takes)."""
     if raw is not None and normalise_answer_type(raw) is None:
         report.warn(
             f"unknown answer type {raw!r} (kept as written)",
-            at=at,
-            question_id=qid,
+            **where,
             expected="resource, string, number, date or boolean",
         )
-    return raw
 
 
 def extra_value(value: Any) -> str:
