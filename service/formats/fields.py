@@ -168,12 +168,8 @@ def read_text_entries(
             entry.get("language"), report, at=(*where, "language"), qid=qid, what="language"
         )
         if language is None and "language" not in entry:
-            language = report.source.language or ""
-            report.warn(
-                f"question text without language (taken as {language or 'unknown'!r})",
-                at=where,
-                question_id=qid,
-                expected="a language code",
+            language = language_read_with(
+                report, "question text without language", at=where, question_id=qid
             )
         string = read_string(
             entry.get(string_key), report, at=(*where, string_key), qid=qid, what=string_key
@@ -190,6 +186,14 @@ def read_text_entries(
             )
         out.append((i, entry, QuestionText(language or "", string, keywords)))
     return out
+
+
+def language_read_with(report: Report, what: str, **where: Any) -> str:
+    """The language of a text whose file gives none: the one ``read`` was given (``""``,
+    unknown, without one), said in a warning beginning with ``what``."""
+    language = report.source.language or ""
+    report.warn(f"{what} (taken as {language or 'unknown'!r})", **where, expected="a language code")
+    return language
 
 
 def element_answers(

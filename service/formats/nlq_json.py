@@ -16,6 +16,7 @@ from service.formats.base import Format, Report, Source, Step, dumps
 from service.formats.fields import (
     check_questions,
     extra_value,
+    language_read_with,
     list_entries,
     metadata_losses,
     read_id,
@@ -81,13 +82,7 @@ def _read_entry(
         return
     lang = values["lang"]
     if lang is None:
-        lang = report.source.language or ""
-        report.warn(
-            f"entry without lang (taken as {lang or 'unknown'!r})",
-            at=at,
-            question_id=qid,
-            expected="a language code",
-        )
+        lang = language_read_with(report, "entry without lang", at=at, question_id=qid)
     builder = builders.setdefault(qid, _Builder(qid, at))
     if lang in builder.languages:
         report.warn(
