@@ -35,7 +35,7 @@ from service.formats.fields import (
     qald_question,
     read_answertype,
     read_flags,
-    read_id,
+    read_question_id,
     read_string,
     read_text_entries,
     text2sparql_losses,
@@ -104,7 +104,7 @@ def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questi
             f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}'
         )
         return None
-    qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
+    qid = read_question_id(item, report, at=at)
     meta, meta_at = _metadata(item, report, at=at, qid=qid)
     fields = {**{k: item[k] for k in ("answertype", *FLAGS) if k in item}, **meta}
     answertype = read_answertype(
@@ -139,7 +139,7 @@ def _read_extended(
     item: dict[str, Any], report: Report, *, at: tuple[Step, ...]
 ) -> Question | None:
     """QALD-7 ``*-extended-json.json``: everything inside ``question``, SPARQL per language."""
-    qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
+    qid = read_question_id(item, report, at=at)
     meta, meta_at = _metadata(item, report, at=at, qid=qid)
     answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
     flags, extra = read_flags(meta, FLAGS, report, at=meta_at, qid=qid)

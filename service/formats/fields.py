@@ -64,6 +64,14 @@ def read_id(value: Any, report: Report, *, at: tuple[Step, ...]) -> str | None:
     return None
 
 
+def read_question_id(
+    entry: dict[str, Any], report: Report, *, at: tuple[Step, ...], key: str = "id"
+) -> str | None:
+    """The id under ``key`` of a question object: a missing one is said at the question, a
+    wrong one at its key."""
+    return read_id(entry.get(key), report, at=(*at, key) if key in entry else at)
+
+
 def read_flags(
     item: dict[str, Any],
     names: Sequence[str],

@@ -19,7 +19,7 @@ from service.formats.fields import (
     language_read_with,
     list_entries,
     metadata_losses,
-    read_id,
+    read_question_id,
     read_string,
     sniff_list,
     text2sparql_losses,
@@ -73,7 +73,7 @@ def read(src: Source) -> Dataset:
 def _read_entry(
     entry: dict[str, Any], report: Report, builders: dict[str, _Builder], *, at: tuple[Step, ...]
 ) -> None:
-    qid = read_id(entry.get("id"), report, at=(*at, "id") if "id" in entry else at)
+    qid = read_question_id(entry, report, at=at)
     values = {
         key: read_string(entry.get(key), report, at=(*at, key), qid=qid, what=key)
         for key in _FIELDS[1:]

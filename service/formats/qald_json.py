@@ -28,6 +28,7 @@ from service.formats.fields import (
     read_answertype,
     read_flags,
     read_id,
+    read_question_id,
     read_string,
     read_text_entries,
     text2sparql_losses,
@@ -214,7 +215,7 @@ def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questio
             f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}'
         )
         return None
-    qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
+    qid = read_question_id(item, report, at=at)
     answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
     flags, extra = read_flags(item, FLAGS, report, at=at, qid=qid)
     text_key = "question" if "question" in item or "body" not in item else "body"

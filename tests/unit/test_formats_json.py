@@ -459,3 +459,35 @@ def test_every_qald_reader_builds_flags_and_out_of_scope_alike(shape: str) -> No
         True,
     )
     assert (question.out_of_scope, question.sparql) == (True, None)
+
+
+def _with_id(fmt: str, qid: dict[str, Any]) -> tuple[bytes, str]:
+    """One question of ``fmt`` with ``qid`` (``{}``: none, else {key: value}) and its path."""
+    text = [{"language": "en", "string": "Who?", "note": "x"}]  # the careful QALD-JSON reader
+    if fmt == "lcquad-json":
+        return json.dumps([{"corrected_question": "Who?", **qid}]).encode(), "$[0]"
+    if fmt == "nlq-json":
+        return json.dumps([{"lang": "en", "question": "Who?", **qid}]).encode(), "$[0]"
+    if fmt == "eqald-json extended":
+        inner = {"language": [{"language": "en", "question": "Who?"}], **qid}
+        return doc({"question": inner}), "$.questions[0].question"
+    if fmt == "eqald-json":
+        return doc({"metadata": {}, "question": text, **qid}), "$.questions[0]"
+    return doc({"question": text, **qid}), "$.questions[0]"
+
+
+@pytest.mark.parametrize(
+    "shape", ["qald-json", "eqald-json", "eqald-json extended", "lcquad-json", "nlq-json"]
+)
+def test_a_missing_id_is_said_at_the_question_a_wrong_one_at_its_key(shape: str) -> None:
+    key = "_id" if shape == "lcquad-json" else "id"
+    fmt = shape.split()[0]
+    for qid, said, where in (
+        ({}, "question has no id", ""),
+        ({key: [1]}, "question id is a list", f".{key}"),
+    ):
+        body, at = _with_id(shape, qid)
+        with pytest.raises(FormatError) as err:
+            read(body, format=fmt)
+        found = [(p.path, p.message) for p in err.value.problems if "id" in p.message]
+        assert found == [(at + where, said)]
