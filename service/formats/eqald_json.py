@@ -83,7 +83,7 @@ def _variant(items: list[Any]) -> str | None:
     return EXTENDED_VARIANT if any(_is_extended(item) for item in items) else None
 
 
-def _read_item(item: Any, report: Report, at: tuple[Step, ...]) -> Question | None:
+def _read_item(item: dict[str, Any], report: Report, at: tuple[Step, ...]) -> Question | None:
     if not _is_extended(item):
         return _read_question(item, report, at=at)
     q = _read_extended(item["question"], report, at=(*at, "question"))
@@ -97,13 +97,10 @@ def _is_extended(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("question"), dict)
 
 
-def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Question | None:
+def _read_question(
+    item: dict[str, Any], report: Report, *, at: tuple[Step, ...]
+) -> Question | None:
     """The wiki/paper shape (question-level fields are accepted beside ``metadata`` too)."""
-    if not isinstance(item, dict):
-        report.error(
-            f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}'
-        )
-        return None
     qid = read_question_id(item, report, at=at)
     meta, meta_at = _metadata(item, report, at=at, qid=qid)
     fields = {**{k: item[k] for k in ("answertype", *FLAGS) if k in item}, **meta}

@@ -108,7 +108,7 @@ def _schemaless(q: dict[str, Any]) -> bool:
 def read(src: Source) -> Dataset:
     terms = PlainTerms()
 
-    def read_item(item: Any, report: Report, at: tuple[Step, ...]) -> Question | None:
+    def read_item(item: dict[str, Any], report: Report, at: tuple[Step, ...]) -> Question | None:
         try:
             return plain_question(item, terms)
         except NotPlain:
@@ -128,11 +128,12 @@ def read_document(
     *,
     name: str,
     what: str,
-    read_item: Callable[[Any, Report, tuple[Step, ...]], Question | None],
+    read_item: Callable[[dict[str, Any], Report, tuple[Step, ...]], Question | None],
     variant: Callable[[list[Any]], str | None] = _variant,
 ) -> Dataset:
     """``{"dataset": {"id", …}, "questions": [...]}`` (QALD-JSON and eQALD-JSON): each item
-    read by ``read_item``; ``variant`` names the shape of the items to write back, if special."""
+    an object (else an error) read by ``read_item``; ``variant`` names the shape of the items
+    to write back, if special."""
     report = Report(src)
     doc = src.json()
     if not isinstance(doc, dict) or not isinstance(doc.get("questions"), list):
@@ -153,7 +154,7 @@ def read_document(
         for i, item in enumerate(items):
             at: tuple[Step, ...] = ("questions", i)
             _count_answers(item, report, at)
-            q = read_item(item, report, at)
+            q = read_item(item, report, at) if _is_question_object(item, report, at) else None
             items[i] = None  # the parsed JSON goes as its question is built (big answer files)
             if q is not None:
                 questions.append(q)
@@ -167,6 +168,13 @@ def read_document(
         problems=problems,
         metadata=tuple(metadata),
     )
+
+
+def _is_question_object(item: Any, report: Report, at: tuple[Step, ...]) -> bool:
+    if isinstance(item, dict):
+        return True
+    report.error(f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}')
+    return False
 
 
 def _count_answers(item: Any, report: Report, at: tuple[Step, ...]) -> None:
@@ -209,12 +217,7 @@ def read_dataset_object(doc: dict[str, Any], report: Report) -> tuple[str | None
     return dataset_id, metadata
 
 
-def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Question | None:
-    if not isinstance(item, dict):
-        report.error(
-            f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}'
-        )
-        return None
+def read_question(item: dict[str, Any], report: Report, *, at: tuple[Step, ...]) -> Question | None:
     qid = read_question_id(item, report, at=at)
     answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
     flags, extra = read_flags(item, FLAGS, report, at=at, qid=qid)

@@ -491,3 +491,13 @@ def test_a_missing_id_is_said_at_the_question_a_wrong_one_at_its_key(shape: str)
             read(body, format=fmt)
         found = [(p.path, p.message) for p in err.value.problems if "id" in p.message]
         assert found == [(at + where, said)]
+
+
+@pytest.mark.parametrize("fmt", ["qald-json", "eqald-json"])
+def test_a_question_that_is_no_object_is_said_once_at_its_place(fmt: str) -> None:
+    with pytest.raises(FormatError) as err:
+        read(doc(q("1"), [1], "x"), format=fmt)  # type: ignore[arg-type]
+    assert [(p.path, p.message, p.expected) for p in err.value.problems] == [
+        ("$.questions[1]", "question is a list", 'an object {"id", "question", …}'),
+        ("$.questions[2]", "question is a string", 'an object {"id", "question", …}'),
+    ]
