@@ -66,25 +66,12 @@ def load_average() -> str:
 
 def synthetic(n: int, k: int, rng: random.Random) -> Any:  # -> Evaluation
     """A 2-question evaluation of one system, with measures that vary."""
+    from bench.store import synthetic_scores
     from service.evaluation.profiles import get_profile
-    from service.evaluation.results import Evaluation, ExperimentType, QuestionScore, TaskScores
+    from service.evaluation.results import Evaluation, ExperimentType, TaskScores
 
     profile = get_profile(PROFILES[k % 2])
-    scores = []
-    for i in range(n):
-        f = rng.choice((0.0, 0.5, 1.0))
-        scores.append(
-            QuestionScore(
-                str(i + 1),
-                tp=int(f > 0),
-                fp=int(f < 1),
-                fn=int(f < 1),
-                precision=f,
-                recall=f,
-                f1=f,
-                given=(f"<http://dbpedia.org/resource/R{i}>",),
-            )
-        )
+    scores = synthetic_scores(n, rng)
     value = rng.random()
     measures = {
         name: value * rng.uniform(0.8, 1.0)

@@ -79,9 +79,11 @@ def load_average() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
-def evaluation(n_questions: int, *, system: str, dataset: str, rng: random.Random) -> Evaluation:
+def synthetic_scores(n: int, rng: random.Random) -> list[QuestionScore]:
+    """``n`` questions scored 0, 0.5 or 1 at random, one answer given each (the experiments of
+    the benches' synthetic stores: this one's and bench/pages.py's)."""
     scores = []
-    for i in range(n_questions):
+    for i in range(n):
         f = rng.choice((0.0, 0.5, 1.0))
         scores.append(
             QuestionScore(
@@ -95,6 +97,11 @@ def evaluation(n_questions: int, *, system: str, dataset: str, rng: random.Rando
                 given=(f"<http://dbpedia.org/resource/R{i}>",),
             )
         )
+    return scores
+
+
+def evaluation(n_questions: int, *, system: str, dataset: str, rng: random.Random) -> Evaluation:
+    scores = synthetic_scores(n_questions, rng)
     macro = statistics.fmean(s.f1 for s in scores) if scores else 0.0
     measures = {
         "microPrecision": macro,

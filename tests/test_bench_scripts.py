@@ -38,3 +38,28 @@ def test_script_does_not_shadow_the_standard_library(script: str) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()[-2:]  # where http.client and statistics came from
     assert len(lines) == 2 and not any(line.startswith(str(BENCH)) for line in lines), lines
+
+
+SAME_SCORES = """
+import random
+from bench.pages import synthetic
+from bench.store import evaluation
+from service.evaluation.results import ExperimentType
+paged = synthetic(5, 0, random.Random(3)).tasks[ExperimentType.QA].questions
+stored = evaluation(5, system="s", dataset="d", rng=random.Random(3))
+print(paged == stored.tasks[ExperimentType.QA].questions, [q.f1 for q in paged])
+"""
+
+
+def test_the_page_and_store_benches_score_synthetic_questions_alike() -> None:
+    # bench/pages.py writes its store "as bench/store.py does": the same questions from a seed
+    done = subprocess.run(
+        [sys.executable, "-c", SAME_SCORES],
+        cwd=BENCH.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    same, f1s = done.stdout.split(" ", 1)
+    assert same == "True" and f1s.strip() == "[0.0, 1.0, 1.0, 0.0, 0.5]", done.stdout

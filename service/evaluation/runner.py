@@ -453,25 +453,13 @@ def _record(
     """The per-question record of one case in one task (``judged`` None: left out; ``shape``:
     the query shapes of the case, on the QA task's record)."""
     asked = c.scored  # the question has text in the language: the system was asked it
-    failed = c.status is QuestionStatus.ERROR
-    runtime = c.answer.runtime_ms if c.status is QuestionStatus.SCORED else None
-    confidence = c.answer.confidence if asked else None
-    # what the call returned, for the per-question view: why it failed, the SPARQL it gave
-    error = c.answer.error
-    query = (c.answer.sparql.strip() or None) if c.answer.sparql else None
+    call = _call_fields(c, shape)
     if judged is None:
         return QuestionScore(
             c.question.id,
             status=c.status if not asked else QuestionStatus.NO_GOLD,
             processed=False,
-            failed=failed,
-            runtime_ms=runtime,
-            confidence=confidence,
-            error=error,
-            system_query=query,
-            query_shape=shape,
-            attempts=c.answer.attempts,
-            retry_reason=c.answer.retry_reason,
+            **call,
         )
     processed = c.status is QuestionStatus.SCORED
     p, r, f = prof.scoring.question(judged, processed=processed)
@@ -490,14 +478,22 @@ def _record(
         n_gold=judged.n_gold,
         n_system=judged.n_system,
         credit=judged.credit,
-        failed=failed,
-        runtime_ms=runtime,
-        confidence=confidence,
         verdicts=judged.verdicts,
         matches=judged.matches,
-        error=error,
-        system_query=query,
-        query_shape=shape,
-        attempts=c.answer.attempts,
-        retry_reason=c.answer.retry_reason,
+        **call,
     )
+
+
+def _call_fields(c: _Case, shape: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What a record keeps of the system's call for its question, scored or left out: whether
+    it failed and why, its runtime and confidence, the SPARQL it gave and its shape, retries."""
+    return {
+        "failed": c.status is QuestionStatus.ERROR,
+        "runtime_ms": c.answer.runtime_ms if c.status is QuestionStatus.SCORED else None,
+        "confidence": c.answer.confidence if c.scored else None,
+        "error": c.answer.error,
+        "system_query": (c.answer.sparql.strip() or None) if c.answer.sparql else None,
+        "query_shape": shape,
+        "attempts": c.answer.attempts,
+        "retry_reason": c.answer.retry_reason,
+    }

@@ -31,11 +31,11 @@ from service.formats.base import Format, Report, Source, Step
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
-    apply_out_of_scope,
     extra_value,
+    qald_question,
     read_answertype,
     read_flags,
-    read_id,
+    read_question_id,
     read_string,
     read_text_entries,
     text2sparql_losses,
@@ -83,7 +83,7 @@ def _variant(items: list[Any]) -> str | None:
     return EXTENDED_VARIANT if any(_is_extended(item) for item in items) else None
 
 
-def _read_item(item: Any, report: Report, at: tuple[Step, ...]) -> Question | None:
+def _read_item(item: dict[str, Any], report: Report, at: tuple[Step, ...]) -> Question | None:
     if not _is_extended(item):
         return _read_question(item, report, at=at)
     q = _read_extended(item["question"], report, at=(*at, "question"))
@@ -97,14 +97,11 @@ def _is_extended(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("question"), dict)
 
 
-def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Question | None:
+def _read_question(
+    item: dict[str, Any], report: Report, *, at: tuple[Step, ...]
+) -> Question | None:
     """The wiki/paper shape (question-level fields are accepted beside ``metadata`` too)."""
-    if not isinstance(item, dict):
-        report.error(
-            f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}'
-        )
-        return None
-    qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
+    qid = read_question_id(item, report, at=at)
     meta, meta_at = _metadata(item, report, at=at, qid=qid)
     fields = {**{k: item[k] for k in ("answertype", *FLAGS) if k in item}, **meta}
     answertype = read_answertype(
@@ -122,8 +119,9 @@ def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questi
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
     if qid is None:
         return None
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         answers=answers,
@@ -131,18 +129,14 @@ def _read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questi
         confidence=confidence,
         extra=tuple(extra),
         **query,
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 def _read_extended(
     item: dict[str, Any], report: Report, *, at: tuple[Step, ...]
 ) -> Question | None:
     """QALD-7 ``*-extended-json.json``: everything inside ``question``, SPARQL per language."""
-    qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
+    qid = read_question_id(item, report, at=at)
     meta, meta_at = _metadata(item, report, at=at, qid=qid)
     answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
     flags, extra = read_flags(meta, FLAGS, report, at=meta_at, qid=qid)
@@ -174,8 +168,9 @@ def _read_extended(
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in known]
     if qid is None:
         return None
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         sparql=sparql,
@@ -183,11 +178,7 @@ def _read_extended(
         answer_item_types=item_types,
         confidence=confidence,
         extra=tuple(extra),
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 def _metadata(

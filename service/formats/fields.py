@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from service.formats.base import Report, Source, Step, check_question_count
@@ -64,6 +64,14 @@ def read_id(value: Any, report: Report, *, at: tuple[Step, ...]) -> str | None:
     return None
 
 
+def read_question_id(
+    entry: dict[str, Any], report: Report, *, at: tuple[Step, ...], key: str = "id"
+) -> str | None:
+    """The id under ``key`` of a question object: a missing one is said at the question, a
+    wrong one at its key."""
+    return read_id(entry.get(key), report, at=(*at, key) if key in entry else at)
+
+
 def read_flags(
     item: dict[str, Any],
     names: Sequence[str],
@@ -110,14 +118,19 @@ def read_answertype(
     value: Any, report: Report, *, at: tuple[Step, ...], qid: str | None
 ) -> str | None:
     raw = read_string(value, report, at=at, qid=qid, what="answertype")
+    check_answertype(raw, report, at=at, question_id=qid)
+    return raw
+
+
+def check_answertype(raw: str | None, report: Report, **where: Any) -> None:
+    """An answer type the model does not know is kept as written, with a warning (every QALD
+    reader: ``where``, the question and where it is in the file, as ``Report.warn`` takes)."""
     if raw is not None and normalise_answer_type(raw) is None:
         report.warn(
             f"unknown answer type {raw!r} (kept as written)",
-            at=at,
-            question_id=qid,
+            **where,
             expected="resource, string, number, date or boolean",
         )
-    return raw
 
 
 def extra_value(value: Any) -> str:
@@ -163,12 +176,8 @@ def read_text_entries(
             entry.get("language"), report, at=(*where, "language"), qid=qid, what="language"
         )
         if language is None and "language" not in entry:
-            language = report.source.language or ""
-            report.warn(
-                f"question text without language (taken as {language or 'unknown'!r})",
-                at=where,
-                question_id=qid,
-                expected="a language code",
+            language = language_read_with(
+                report, "question text without language", at=where, question_id=qid
             )
         string = read_string(
             entry.get(string_key), report, at=(*where, string_key), qid=qid, what=string_key
@@ -185,6 +194,14 @@ def read_text_entries(
             )
         out.append((i, entry, QuestionText(language or "", string, keywords)))
     return out
+
+
+def language_read_with(report: Report, what: str, **where: Any) -> str:
+    """The language of a text whose file gives none: the one ``read`` was given (``""``,
+    unknown, without one), said in a warning beginning with ``what``."""
+    language = report.source.language or ""
+    report.warn(f"{what} (taken as {language or 'unknown'!r})", **where, expected="a language code")
+    return language
 
 
 def element_answers(
@@ -253,6 +270,19 @@ def metadata_losses(q: Question) -> list[tuple[str, bool]]:
             (q.aggregation, q.onlydbo, q.hybrid) != (None,) * 3,
         ),
     ]
+
+
+def qald_question(qid: str, flags: Mapping[str, bool | None], **fields: Any) -> Question:
+    """A question of a QALD-style file (QALD-JSON, eQALD-JSON, QALD-XML): ``fields`` and the
+    ``flags`` read of it (:data:`FLAGS`), marked out of scope if its query says so."""
+    question = Question(
+        id=qid,
+        aggregation=flags.get("aggregation"),
+        onlydbo=flags.get("onlydbo"),
+        hybrid=flags.get("hybrid"),
+        **fields,
+    )
+    return apply_out_of_scope(question)
 
 
 def apply_out_of_scope(question: Question) -> Question:

@@ -16,7 +16,7 @@ from service.formats.fields import (
     extra_value,
     list_entries,
     metadata_losses,
-    read_id,
+    read_question_id,
     read_string,
     sniff_list,
     text2sparql_losses,
@@ -40,7 +40,7 @@ def read(src: Source) -> Dataset:
     questions: list[Question] = []
     places: list[tuple[Step, ...]] = []
     for at, entry in list_entries(report, _SHAPE):
-        qid = read_id(entry.get("_id"), report, at=(*at, "_id") if "_id" in entry else at)
+        qid = read_question_id(entry, report, at=at, key="_id")
         text = read_string(
             entry.get("corrected_question"),
             report,

@@ -16,9 +16,10 @@ from service.formats.base import Format, Report, Source, Step, dumps
 from service.formats.fields import (
     check_questions,
     extra_value,
+    language_read_with,
     list_entries,
     metadata_losses,
-    read_id,
+    read_question_id,
     read_string,
     sniff_list,
     text2sparql_losses,
@@ -72,7 +73,7 @@ def read(src: Source) -> Dataset:
 def _read_entry(
     entry: dict[str, Any], report: Report, builders: dict[str, _Builder], *, at: tuple[Step, ...]
 ) -> None:
-    qid = read_id(entry.get("id"), report, at=(*at, "id") if "id" in entry else at)
+    qid = read_question_id(entry, report, at=at)
     values = {
         key: read_string(entry.get(key), report, at=(*at, key), qid=qid, what=key)
         for key in _FIELDS[1:]
@@ -81,13 +82,7 @@ def _read_entry(
         return
     lang = values["lang"]
     if lang is None:
-        lang = report.source.language or ""
-        report.warn(
-            f"entry without lang (taken as {lang or 'unknown'!r})",
-            at=at,
-            question_id=qid,
-            expected="a language code",
-        )
+        lang = language_read_with(report, "entry without lang", at=at, question_id=qid)
     builder = builders.setdefault(qid, _Builder(qid, at))
     if lang in builder.languages:
         report.warn(

@@ -19,15 +19,16 @@ from service.formats.base import Format, Report, Source, Step, check_question_co
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
-    apply_out_of_scope,
     check_questions,
     element_answers,
     eqald_losses,
     extra_value,
     is_element_entry,
+    qald_question,
     read_answertype,
     read_flags,
     read_id,
+    read_question_id,
     read_string,
     read_text_entries,
     text2sparql_losses,
@@ -107,7 +108,7 @@ def _schemaless(q: dict[str, Any]) -> bool:
 def read(src: Source) -> Dataset:
     terms = PlainTerms()
 
-    def read_item(item: Any, report: Report, at: tuple[Step, ...]) -> Question | None:
+    def read_item(item: dict[str, Any], report: Report, at: tuple[Step, ...]) -> Question | None:
         try:
             return plain_question(item, terms)
         except NotPlain:
@@ -127,11 +128,12 @@ def read_document(
     *,
     name: str,
     what: str,
-    read_item: Callable[[Any, Report, tuple[Step, ...]], Question | None],
+    read_item: Callable[[dict[str, Any], Report, tuple[Step, ...]], Question | None],
     variant: Callable[[list[Any]], str | None] = _variant,
 ) -> Dataset:
     """``{"dataset": {"id", …}, "questions": [...]}`` (QALD-JSON and eQALD-JSON): each item
-    read by ``read_item``; ``variant`` names the shape of the items to write back, if special."""
+    an object (else an error) read by ``read_item``; ``variant`` names the shape of the items
+    to write back, if special."""
     report = Report(src)
     doc = src.json()
     if not isinstance(doc, dict) or not isinstance(doc.get("questions"), list):
@@ -152,7 +154,7 @@ def read_document(
         for i, item in enumerate(items):
             at: tuple[Step, ...] = ("questions", i)
             _count_answers(item, report, at)
-            q = read_item(item, report, at)
+            q = read_item(item, report, at) if _is_question_object(item, report, at) else None
             items[i] = None  # the parsed JSON goes as its question is built (big answer files)
             if q is not None:
                 questions.append(q)
@@ -166,6 +168,13 @@ def read_document(
         problems=problems,
         metadata=tuple(metadata),
     )
+
+
+def _is_question_object(item: Any, report: Report, at: tuple[Step, ...]) -> bool:
+    if isinstance(item, dict):
+        return True
+    report.error(f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}')
+    return False
 
 
 def _count_answers(item: Any, report: Report, at: tuple[Step, ...]) -> None:
@@ -208,13 +217,8 @@ def read_dataset_object(doc: dict[str, Any], report: Report) -> tuple[str | None
     return dataset_id, metadata
 
 
-def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Question | None:
-    if not isinstance(item, dict):
-        report.error(
-            f"question is {kind_of(item)}", at=at, expected='an object {"id", "question", …}'
-        )
-        return None
-    qid = read_id(item.get("id"), report, at=(*at, "id") if "id" in item else at)
+def read_question(item: dict[str, Any], report: Report, *, at: tuple[Step, ...]) -> Question | None:
+    qid = read_question_id(item, report, at=at)
     answertype = read_answertype(item.get("answertype"), report, at=(*at, "answertype"), qid=qid)
     flags, extra = read_flags(item, FLAGS, report, at=at, qid=qid)
     text_key = "question" if "question" in item or "body" not in item else "body"
@@ -229,19 +233,16 @@ def read_question(item: Any, report: Report, *, at: tuple[Step, ...]) -> Questio
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
     if qid is None:
         return None
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         sparql=sparql,
         pseudo_query=pseudo,
         answers=answers,
         extra=tuple(extra),
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 # --- the fast path ---------------------------------------------------------------------------
@@ -269,7 +270,7 @@ def plain_question(item: Any, terms: PlainTerms) -> Question:
         type(answertype) is not str or normalise_answer_type(answertype) is None
     ):
         raise NotPlain
-    flags = [_plain_flag(item.get(name)) for name in FLAGS]
+    flags = {name: _plain_flag(item.get(name)) for name in FLAGS}
     texts: list[QuestionText] = []
     entries = item.get("question")
     if entries is not None:
@@ -318,19 +319,16 @@ def plain_question(item: Any, terms: PlainTerms) -> Question:
         else:
             answers = plain_results(entries[0], terms)
     extra += [(k, extra_value(v)) for k, v in item.items() if k not in _QUESTION_KEYS]
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
-        aggregation=flags[0],
-        onlydbo=flags[1],
-        hybrid=flags[2],
         sparql=sparql,
         pseudo_query=pseudo,
         answers=answers,
         extra=tuple(extra),
     )
-    return apply_out_of_scope(question)
 
 
 def _plain_flag(value: Any) -> bool | None:

@@ -24,10 +24,11 @@ from service.formats.base import Format, Report, Source, check_question_count, f
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
-    apply_out_of_scope,
+    check_answertype,
     check_questions,
     element_answers,
     eqald_losses,
+    qald_question,
     text2sparql_losses,
 )
 from service.formats.terms import (
@@ -43,7 +44,6 @@ from service.model import (
     Dataset,
     Question,
     QuestionText,
-    normalise_answer_type,
 )
 from service.valid_terms import valid_term
 
@@ -310,13 +310,7 @@ def _read_question(node: Node, report: Report) -> Question | None:
         report.error("question has no id attribute", **node.where(), expected='id="…"')
         return None
     answertype = node.attrib.get("answertype")
-    if answertype is not None and normalise_answer_type(answertype) is None:
-        report.warn(
-            f"unknown answer type {answertype!r} (kept as written)",
-            **node.where(),
-            question_id=qid,
-            expected="resource, string, number, date or boolean",
-        )
+    check_answertype(answertype, report, **node.where(), question_id=qid)
     flags: dict[str, bool | None] = {}
     extra: list[tuple[str, str]] = []
     for name in FLAGS:
@@ -358,19 +352,16 @@ def _read_question(node: Node, report: Report) -> Question | None:
                 answers = _read_answers(child, report, qid)
         else:
             extra.append((f"element.{child.tag}", value))
-    question = Question(
-        id=qid,
+    return qald_question(
+        qid,
+        flags,
         texts=tuple(texts),
         answertype=answertype,
         sparql=fields.get("query"),
         pseudo_query=fields.get("pseudoquery"),
         answers=answers,
         extra=tuple(extra),
-        aggregation=flags.get("aggregation"),
-        onlydbo=flags.get("onlydbo"),
-        hybrid=flags.get("hybrid"),
     )
-    return apply_out_of_scope(question)
 
 
 def _attach_keywords(

@@ -1118,27 +1118,24 @@ class Parser:
 
     # [89] PathAlternative ::= PathSequence ( '|' PathSequence )*
     def _path_alternative(self) -> _Tree:
-        first = self._path_sequence()
-        if self.kinds[self.i] != "|":
-            return first
-        parts = list(first[1]) if first[0] == "alt" else [first]
-        while self.kinds[self.i] == "|":
-            self.i += 1
-            part = self._path_sequence()
-            parts.extend(part[1] if part[0] == "alt" else [part])
-        return ("alt", parts)
+        return self._path_list("|", "alt", self._path_sequence)
 
     # [90] PathSequence ::= PathEltOrInverse ( '/' PathEltOrInverse )*
     def _path_sequence(self) -> _Tree:
-        first = self._path_elt_or_inverse()
-        if self.kinds[self.i] != "/":
+        return self._path_list("/", "seq", self._path_elt_or_inverse)
+
+    def _path_list(self, operator: str, kind: str, part_of: Callable[[], _Tree]) -> _Tree:
+        """``part ( operator part )*`` as one ``kind`` node; a bracketed part of the same kind
+        is flattened into it (``:p/(:q/:r)`` is ``:p/:q/:r``), a lone part is itself."""
+        first = part_of()
+        if self.kinds[self.i] != operator:
             return first
-        parts = list(first[1]) if first[0] == "seq" else [first]
-        while self.kinds[self.i] == "/":
+        parts = list(first[1]) if first[0] == kind else [first]
+        while self.kinds[self.i] == operator:
             self.i += 1
-            part = self._path_elt_or_inverse()
-            parts.extend(part[1] if part[0] == "seq" else [part])
-        return ("seq", parts)
+            part = part_of()
+            parts.extend(part[1] if part[0] == kind else [part])
+        return (kind, parts)
 
     # [92] PathEltOrInverse ::= PathElt | '^' PathElt
     def _path_elt_or_inverse(self) -> _Tree:

@@ -93,6 +93,30 @@ def test_question_only_files_have_no_gold_and_out_of_scope_is_empty_gold() -> No
     assert task.questions[1].f1 == 1.0 and task.measures["skippedQuestions"] == 1
 
 
+def test_a_question_left_out_keeps_what_the_call_returned_as_a_scored_one_does() -> None:
+    # the per-question view shows the call of a question without gold as of any other
+    ds = Dataset("d", (Question("1", EN), q("2", lits("a"))))
+    call = {
+        "answers": lits("a"),
+        "sparql": " SELECT ?x WHERE { ?x ?p ?o } ",
+        "confidence": 0.75,
+        "runtime_ms": 12.5,
+        "attempts": 3,
+        "retry_reason": "HTTP 503",
+    }
+    run = SystemRun("s", {i: SystemAnswer(i, **call) for i in ("1", "2")})  # type: ignore[arg-type]
+    left_out, scored = evaluate(ds, run, profile="fair").tasks[ExperimentType.QA].questions
+    assert (left_out.status, scored.status) == (QuestionStatus.NO_GOLD, QuestionStatus.SCORED)
+
+    def of_call(r: object) -> tuple[object, ...]:
+        names = ("failed", "runtime_ms", "confidence", "error", "system_query", "query_shape")
+        return tuple(getattr(r, n) for n in (*names, "attempts", "retry_reason"))
+
+    assert of_call(left_out) == of_call(scored)
+    assert of_call(scored)[:5] == (False, 12.5, 0.75, None, "SELECT ?x WHERE { ?x ?p ?o }")
+    assert scored.query_shape is not None and of_call(scored)[6:] == (3, "HTTP 503")
+
+
 def test_unknown_answer_ids_and_reader_problems_are_warnings() -> None:
     ds = Dataset("d", (q("1", lits("a")),))
     run = SystemRun("s", {"1": SystemAnswer("1"), "99": SystemAnswer("99")}, source="answers.json")

@@ -418,3 +418,86 @@ def test_qald_json_to_eqald_and_back_keeps_everything() -> None:
     ds = read(data)
     again = read(write(read(write(ds, "eqald-json")), "qald-json"))
     assert again.questions == ds.questions and again.id == ds.id
+
+
+_OOS_FLAGS = {"aggregation": "true", "onlydbo": False, "hybrid": True}
+_OOS_TEXT = [{"language": "en", "string": "Q?", "note": "x"}]  # the careful QALD-JSON reader
+_OOS_DOCS = {
+    "qald-json": doc(
+        q(question=_OOS_TEXT, query={"sparql": "OUT OF SCOPE"}, answers=[], **_OOS_FLAGS)
+    ),
+    "eqald-json": doc(
+        {
+            "id": 1,
+            "metadata": _OOS_FLAGS,
+            "question": _OOS_TEXT,
+            "query": {"SPARQL": "OUT OF SCOPE"},
+        }
+    ),
+    "eqald-json extended": doc(
+        {
+            "question": {
+                "id": 1,
+                "metadata": _OOS_FLAGS,
+                "language": [{"language": "en", "question": "Q?", "SPARQL": " out of scope "}],
+            }
+        }
+    ),
+    "qald-xml": b'<dataset id="d"><question id="1" aggregation="true" onlydbo="false" '
+    b'hybrid="true"><string lang="en">Q?</string><query>OUT OF SCOPE</query></question></dataset>',
+}
+
+
+@pytest.mark.parametrize("shape", list(_OOS_DOCS))
+def test_every_qald_reader_builds_flags_and_out_of_scope_alike(shape: str) -> None:
+    fmt = shape.split()[0]
+    question = read(_OOS_DOCS[shape], format=fmt).questions[0]
+    assert (question.id, question.aggregation, question.onlydbo, question.hybrid) == (
+        "1",
+        True,
+        False,
+        True,
+    )
+    assert (question.out_of_scope, question.sparql) == (True, None)
+
+
+def _with_id(fmt: str, qid: dict[str, Any]) -> tuple[bytes, str]:
+    """One question of ``fmt`` with ``qid`` (``{}``: none, else {key: value}) and its path."""
+    text = [{"language": "en", "string": "Who?", "note": "x"}]  # the careful QALD-JSON reader
+    if fmt == "lcquad-json":
+        return json.dumps([{"corrected_question": "Who?", **qid}]).encode(), "$[0]"
+    if fmt == "nlq-json":
+        return json.dumps([{"lang": "en", "question": "Who?", **qid}]).encode(), "$[0]"
+    if fmt == "eqald-json extended":
+        inner = {"language": [{"language": "en", "question": "Who?"}], **qid}
+        return doc({"question": inner}), "$.questions[0].question"
+    if fmt == "eqald-json":
+        return doc({"metadata": {}, "question": text, **qid}), "$.questions[0]"
+    return doc({"question": text, **qid}), "$.questions[0]"
+
+
+@pytest.mark.parametrize(
+    "shape", ["qald-json", "eqald-json", "eqald-json extended", "lcquad-json", "nlq-json"]
+)
+def test_a_missing_id_is_said_at_the_question_a_wrong_one_at_its_key(shape: str) -> None:
+    key = "_id" if shape == "lcquad-json" else "id"
+    fmt = shape.split()[0]
+    for qid, said, where in (
+        ({}, "question has no id", ""),
+        ({key: [1]}, "question id is a list", f".{key}"),
+    ):
+        body, at = _with_id(shape, qid)
+        with pytest.raises(FormatError) as err:
+            read(body, format=fmt)
+        found = [(p.path, p.message) for p in err.value.problems if "id" in p.message]
+        assert found == [(at + where, said)]
+
+
+@pytest.mark.parametrize("fmt", ["qald-json", "eqald-json"])
+def test_a_question_that_is_no_object_is_said_once_at_its_place(fmt: str) -> None:
+    with pytest.raises(FormatError) as err:
+        read(doc(q("1"), [1], "x"), format=fmt)  # type: ignore[arg-type]
+    assert [(p.path, p.message, p.expected) for p in err.value.problems] == [
+        ("$.questions[1]", "question is a list", 'an object {"id", "question", …}'),
+        ("$.questions[2]", "question is a string", 'an object {"id", "question", …}'),
+    ]

@@ -155,3 +155,29 @@ def test_converting_to_tsv_lists_what_is_lost() -> None:
         "tabs, line breaks and empty values in answers (1 questions)",
         "queries (1 questions)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("body", "fmt", "said"),
+    [
+        (
+            b'{"questions": [{"id": 1, "question": [{"string": "Who?"}]}]}',
+            "qald-json",
+            "1:39: $.questions[0].question[0]: question 1: warning: question text without language",
+        ),
+        (
+            b'[{"id": "1", "question": "Who?", "answer": "x"}]',
+            "nlq-json",
+            "1:2: $[0]: question 1: warning: entry without lang",
+        ),
+    ],
+)
+def test_a_text_without_language_is_in_the_language_read_with(
+    body: bytes, fmt: str, said: str
+) -> None:
+    for language, taken in ((None, "unknown"), ("de", "de")):
+        ds = read(body, format=fmt, language=language)
+        assert ds.questions[0].texts[0].language == (language or "")
+        assert [str(p) for p in ds.problems] == [
+            f"<input>:{said} (taken as {taken!r}) (expected a language code)"
+        ]

@@ -239,3 +239,17 @@ def test_writing_what_xml_cannot_carry_is_listed() -> None:
     ]
     again = read(write(Dataset("d", (question,)), "qald-xml")).questions[0]
     assert again.answers == AnswerSet(vars=("string",), rows=({"string": Term.literal("x")},))
+
+
+def test_an_unknown_answer_type_is_said_as_the_json_readers_say_it() -> None:
+    ds = read(
+        xml('<question id="1" answertype="whatever"><string lang="en">Q?</string></question>')
+    )
+    (problem,) = ds.problems
+    assert str(problem) == (
+        "<input>:3:1: /dataset/question[1]: question 1: warning: unknown answer type 'whatever' "
+        "(kept as written) (expected resource, string, number, date or boolean)"
+    )
+    json_doc = b'{"questions": [{"id": "1", "answertype": "whatever", "question": []}]}'
+    said = [p for p in read(json_doc, format="qald-json").problems if "answer type" in p.message]
+    assert [(p.message, p.expected) for p in said] == [(problem.message, problem.expected)]
