@@ -47,6 +47,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "serve": ("service.cli.web",),
     "publish": ("service.cli.web",),
     "delete": ("service.cli.web",),
+    "withdraw": ("service.cli.web",),
 }
 
 

@@ -1,5 +1,6 @@
-"""``gerbil-qa serve`` (the web service on waitress), ``gerbil-qa publish`` and ``gerbil-qa
-delete`` (the operator publishes or deletes an experiment from the command line)."""
+"""``gerbil-qa serve`` (the web service on waitress), ``gerbil-qa publish``, ``delete`` and
+``withdraw`` (the operator publishes, deletes or withdraws an experiment from the command
+line)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_option(delete, required=True)
     delete.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
     delete.set_defaults(handler=_delete)
+
+    withdraw = subparsers.add_parser(
+        "withdraw",
+        help="withdraw a published experiment (the operator; no token needed)",
+        description="Withdraw a published experiment, as its owner would through the API: it "
+        "leaves every leaderboard, listing and comparison and the public default graph; its "
+        "URI keeps resolving, with its results and the date and reason of the withdrawal. "
+        "For good. An unpublished experiment is deleted instead.",
+    )
+    add_store_option(withdraw, required=True)
+    withdraw.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
+    withdraw.add_argument(
+        "--reason", required=True, help="why (shown with the experiment; at most 2,000 characters)"
+    )
+    withdraw.set_defaults(handler=_withdraw)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -181,6 +197,19 @@ def _delete(args: argparse.Namespace) -> int:
     with open_storage(store, catalog=False) as storage:
         delete_experiment(storage, args.id)
     print(f"deleted {args.id}")
+    return 0
+
+
+def _withdraw(args: argparse.Namespace) -> int:
+    from service.graph.store import open_storage
+
+    store = _directory(args.store)
+    if store is None or (isinstance(store, Path) and not (store / "private").is_dir()):
+        print(f"gerbil-qa withdraw: no store at {args.store}")
+        return 1
+    with open_storage(store, catalog=False) as storage:
+        status = storage.experiments.withdraw(args.id, args.reason)
+    print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at})")
     return 0
 
 

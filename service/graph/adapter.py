@@ -105,11 +105,29 @@ class StoreAdapter(Protocol):
     def close(self) -> None: ...
 
 
-def add_public(store: StoreAdapter, quads: Sequence[Any]) -> None:
+WITHDRAWAL = (
+    "http://w3id.org/gerbil/qa/vocab#withdrawnAt",
+    "http://w3id.org/gerbil/qa/vocab#withdrawalReason",
+)
+"""The predicates of a withdrawal note: of a withdrawn experiment's graph, the default graph
+holds only these (:meth:`ExperimentRepository.withdraw`)."""
+
+
+def add_public(
+    store: StoreAdapter, quads: Sequence[Any], *, withdrawn: frozenset[str] = frozenset()
+) -> None:
     """Add quads of public named graphs and their copies in the public default graph (the
-    materialised union the endpoint reads, see :mod:`service.graph.store`), in one add."""
+    materialised union the endpoint reads, see :mod:`service.graph.store`), in one add. Of the
+    graphs named in ``withdrawn`` (withdrawn experiments) only the withdrawal note is copied:
+    their results stay at their URIs, out of every leaderboard and listing."""
     from service.graph.nodes import DefaultGraph, Quad
 
     default = DefaultGraph()
-    copies = [Quad(q.subject, q.predicate, q.object, default) for q in quads]
+    copies = [
+        Quad(q.subject, q.predicate, q.object, default)
+        for q in quads
+        if not withdrawn
+        or getattr(q.graph_name, "value", None) not in withdrawn
+        or q.predicate.value in WITHDRAWAL
+    ]
     store.add(Side.PUBLIC, [*quads, *copies])

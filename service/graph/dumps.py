@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
-from service.graph.adapter import Side, add_public
+from service.graph.adapter import WITHDRAWAL, Side, add_public
 from service.graph.uris import GQA
 from service.graph.workspace import is_work_graph
 from service.mediatypes import RdfSyntax, rdf_by_name
@@ -190,6 +190,11 @@ def import_dump(
                 private.append(q)
         else:
             public.append(q)
+    withdrawn = frozenset(
+        q.graph_name.value
+        for q in scratch.quads_for_pattern(None, ox.NamedNode(WITHDRAWAL[0]), None)
+        if isinstance(q.graph_name, ox.NamedNode)
+    )
     unpublished = [
         ox.Quad(ox.NamedNode(uris.experiment(eid)), published_p, ox.Literal(False), admin)
         for eid in sorted(published - held.keys())
@@ -203,7 +208,7 @@ def import_dump(
     begun = ox.Quad(marker, ox.NamedNode(IMPORTING), ox.Literal(source), ox.DefaultGraph())
     with storage.store.lock:
         storage.store.add(Side.PRIVATE, [*private, *unpublished, begun])
-        add_public(storage.store, public)
+        add_public(storage.store, public, withdrawn=withdrawn)
         storage.experiments.recover()
         storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
     kept = sorted(held.keys() & _experiments_in(scratch, admin))

@@ -66,6 +66,7 @@ _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
 
 ID_ATTEMPTS = 50  # ids tried when other processes on a shared store take them meanwhile
 PUBLISH_ATTEMPTS = 20  # claims of a publication another process holds (0.3 s each)
+MAX_REASON = 2000  # characters of a withdrawal's reason
 
 
 class Status(StrEnum):
@@ -138,10 +139,12 @@ class ExperimentStatus:
     message: str | None = None
     progress: str | None = None
     job: str | None = None
+    withdrawn_at: str | None = None  # read from the public dataset, where the note is
+    withdrawal_reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The keys the API's status and ``gerbil-qa experiments`` share."""
-        return {
+        out = {
             "id": self.id,
             "uri": self.uri,
             "status": self.status.value,
@@ -149,6 +152,9 @@ class ExperimentStatus:
             "created": self.created,
             "publishedAt": self.published_at,
         }
+        if self.withdrawn_at is not None:
+            out |= {"withdrawnAt": self.withdrawn_at, "withdrawalReason": self.withdrawal_reason}
+        return out
 
 
 def token_hash(token: str) -> str:
@@ -245,7 +251,25 @@ class ExperimentRepository:
                 progress=row.get("progress"),
                 job=row.get("job"),
             )
+        if any(st.public for st in out.values()):
+            for eid, (at, reason) in self._withdrawals(experiment_id).items():
+                if eid in out:
+                    out[eid] = replace(out[eid], withdrawn_at=at, withdrawal_reason=reason)
         return sorted(out.values(), key=lambda s: s.id)
+
+    def _withdrawals(self, experiment_id: str | None = None) -> dict[str, tuple[str, str]]:
+        """Withdrawn experiments (all, or the one given): id -> (when, why), from the notes in
+        the public default graph."""
+        subject = iri(self.uris.experiment(experiment_id)) if experiment_id else "?e"
+        rows = self.store.public.query(
+            f"SELECT * WHERE {{ {subject} {_p('withdrawnAt')} ?at ; "
+            f"{_p('withdrawalReason')} ?why }}"
+        )
+        found: dict[str, tuple[str, str]] = {}
+        for row in rows:
+            uri = row["e"].value if experiment_id is None else self.uris.experiment(experiment_id)
+            found[uri.rsplit("/", 1)[1]] = (row["at"].value, row["why"].value)
+        return found
 
     def listing(self, *, include_private: bool = False) -> list[ExperimentStatus]:
         """Experiments in id order: only published ones, or all of them (the operator's view)."""
@@ -584,6 +608,55 @@ class ExperimentRepository:
         self._finish_publication(experiment_id, n.date_time(when).value)
         return self.status(experiment_id)
 
+    def withdraw(
+        self, experiment_id: str, reason: str, *, now: datetime | None = None
+    ) -> ExperimentStatus:
+        """Withdraw a published experiment: its results leave the public default graph (every
+        leaderboard, listing and comparison reads that) in one update that also notes when and
+        why (``gqa:withdrawnAt``, ``gqa:withdrawalReason``) in its graph and in the default
+        graph. Its URI stays citable and its graph whole: a paper citing it still finds what
+        it cited, and the note. Withdrawing is for good (Conflict the second time); an
+        unpublished experiment is deleted instead. Holds the publication's claim."""
+        why = " ".join(reason.split())
+        if not why:
+            raise BadRequest("a withdrawal needs a reason (shown with the experiment)")
+        if len(why) > MAX_REASON:
+            raise BadRequest(f"the reason is {len(why)} characters; at most {MAX_REASON}")
+        subject = self.uris.experiment(check_experiment_id(experiment_id)) + "/publication"
+        claims = self._claims()
+        with self.store.lock:
+            if not any(claims.claim(subject) for _ in range(PUBLISH_ATTEMPTS)):
+                raise Conflict(f"experiment {experiment_id} is being published; try again")
+            try:
+                return self._withdraw(experiment_id, why, now)
+            finally:
+                claims.release(subject)
+
+    def _withdraw(self, experiment_id: str, reason: str, now: datetime | None) -> ExperimentStatus:
+        st = self.status(experiment_id)
+        if not st.public:
+            raise Conflict(
+                f"experiment {experiment_id} is not published: delete it instead (only a "
+                "published experiment, whose URI may be cited, is withdrawn)"
+            )
+        if st.withdrawn_at is not None:
+            raise Conflict(f"experiment {experiment_id} was withdrawn at {st.withdrawn_at}")
+        graph = self.uris.experiment_graph(experiment_id)
+        when = n.date_time(timestamp(now)).value
+        note = (
+            f'{iri(st.uri)} {_p("withdrawnAt")} "{when}"^^<{XSD}dateTime> ; '
+            f"{_p('withdrawalReason')} {literal(reason)} ."
+        )
+        # the graph's share of the default graph goes (what no other graph also holds), the
+        # note comes: one update, so no reader sees it half withdrawn
+        self.store.update(
+            Side.PUBLIC,
+            f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
+            f"INSERT DATA {{ GRAPH <{graph}> {{ {note} }}\n{note} }}",
+        )
+        return self.status(experiment_id)
+
     def delete(self, experiment_id: str) -> list[str]:
         """Delete an unpublished experiment that no one is running: its graph and its admin
         record (owner token, spec, status) go in one update. A published one is Conflict: its
@@ -671,7 +744,8 @@ class ExperimentRepository:
             graph = node(self.uris.experiment_graph(experiment_id))
             link = Quad(node(st.uri), node(DCT + "isReferencedBy"), node(paper), graph)
             if self.store.public.contains_named_graph(graph):
-                add_public(self.store, [link])
+                withdrawn = frozenset([graph.value] if st.withdrawn_at else [])
+                add_public(self.store, [link], withdrawn=withdrawn)
             else:
                 self.store.add(Side.PRIVATE, [link])
         return paper

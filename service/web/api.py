@@ -266,6 +266,30 @@ def delete_form(experiment_id: str) -> str:
     return render_template("deleted.html", experiment_id=experiment_id)
 
 
+@bp.post("/api/experiments/<experiment_id>/withdraw")
+def withdraw(experiment_id: str) -> Response:
+    """Withdraw a published experiment: out of leaderboards and listings, its URI kept."""
+    from service.web.submission import utf8
+
+    _require_owner(experiment_id)
+    data = _json_body() if request.is_json else request.form
+    reason = data.get("reason") if isinstance(data, dict) else None
+    if not isinstance(reason, str):
+        raise BadRequest('send {"reason": "why it is withdrawn"} (a string, shown with it)')
+    utf8(reason, "$.reason")
+    state = services()
+    status = state.storage.experiments.withdraw(experiment_id, reason)
+    state.changed()
+    return _json(
+        {
+            "id": status.id,
+            "uri": status.uri,
+            "withdrawnAt": status.withdrawn_at,
+            "withdrawalReason": status.withdrawal_reason,
+        }
+    )
+
+
 @bp.post("/api/experiments/<experiment_id>/papers")
 def attach_paper(experiment_id: str) -> Response:
     from service.graph.experiments import paper_iri

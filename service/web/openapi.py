@@ -77,6 +77,13 @@ def _listing_schemas() -> dict[str, Any]:
             public={"type": "boolean"},
             publishedAt={**_TEXT_OR_NULL, "description": "xsd:dateTime of the publication."},
         ),
+        "Withdrawn": _object(
+            ("id", "uri", "withdrawnAt", "withdrawalReason"),
+            id=_TEXT,
+            uri=_URI,
+            withdrawnAt={**_TEXT, "description": "xsd:dateTime of the withdrawal."},
+            withdrawalReason={**_TEXT, "description": "Why, as shown with the experiment."},
+        ),
         "Paper": _object(
             ("id", "paper"), id=_TEXT, paper={**_URI, "description": "The paper's IRI."}
         ),
@@ -574,6 +581,14 @@ def openapi_document(base: str) -> dict[str, Any]:
                             **_TEXT_OR_NULL,
                             "description": "xsd:dateTime of the publication (null: private).",
                         },
+                        "withdrawnAt": {
+                            "type": "string",
+                            "description": "Only when withdrawn: xsd:dateTime of the withdrawal.",
+                        },
+                        "withdrawalReason": {
+                            "type": "string",
+                            "description": "Only when withdrawn: why.",
+                        },
                         "dataset": {**_TEXT_OR_NULL, "description": "Once finished: its URI."},
                         "progress": {
                             "type": ["string", "null"],
@@ -849,6 +864,40 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {"200": _json_response("Published", "Published"), "403": _ERROR, "409": _ERROR},
                     parameters=[exp_id],
                     security=owner,
+                )
+            },
+            "/api/experiments/{id}/withdraw": {
+                "post": _op(
+                    "Withdraw a published experiment",
+                    "Takes a published experiment out of every leaderboard, listing and "
+                    "comparison and out of the public SPARQL endpoint's default graph, in one "
+                    "write; its URI keeps resolving (it may be cited), with its results and the "
+                    "withdrawal's date and reason (`gqa:withdrawnAt`, `gqa:withdrawalReason`). "
+                    'For good: a second withdrawal is 409. Body: {"reason": "…"} (required, at '
+                    "most 2,000 characters). An unpublished experiment is 409: delete it instead.",
+                    {
+                        "200": _json_response("Withdrawn", "Withdrawn"),
+                        "400": _ERROR,
+                        "403": _ERROR,
+                        "404": _ERROR,
+                        "409": _ERROR,
+                    },
+                    parameters=[exp_id],
+                    security=owner,
+                    requestBody={
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["reason"],
+                                    "properties": {
+                                        "reason": {"type": "string", "minLength": 1},
+                                    },
+                                }
+                            }
+                        },
+                    },
                 )
             },
             "/api/experiments/{id}/papers": {

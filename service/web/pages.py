@@ -120,6 +120,8 @@ class ExperimentPage:
     uploads: tuple[tuple[str, str, str, str | None], ...]  # (title, role, sha256, anchor)
     notes: tuple[str, ...] = ()  # about the run as a whole: a system left out, and why
     software_uri: str | None = None  # the evaluator (software/{version}), to follow
+    withdrawn_at: str | None = None  # withdrawn by its owner: out of leaderboards, URI kept
+    withdrawal_reason: str | None = None
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -212,6 +214,8 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         tasks=tuple(tasks),
         uploads=tuple(uploads),
         notes=tuple(sorted(c.value for c in exp.all(RDFS + "comment"))),
+        withdrawn_at=exp.text(GQA + "withdrawnAt"),
+        withdrawal_reason=exp.text(GQA + "withdrawalReason"),
     )
 
 

@@ -1,0 +1,163 @@
+"""Withdrawing a published experiment (``gerbil-qa withdraw``), on the embedded store and on a
+remote one (two ``oxigraph serve``): its results leave the public default graph (what every
+leaderboard and listing reads) while its graph stays whole at its URI with the note of when and
+why; what another published experiment shares stays; a dump restores it withdrawn."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from service.graph.store import open_storage
+from service.graph.uris import GQA
+from service.paths import DEMO_DIR
+from tests.helpers import gerbil_qa
+from tests.remote import environment, remote_pair
+
+QUESTIONS = DEMO_DIR / "questions.json"
+QB = "http://purl.org/linked-data/cube#"
+REASON = "the answers file  was the\nwrong one"  # stored with its spaces folded
+
+
+def _record(store: str, answers: Path, **env: str) -> str:
+    done = gerbil_qa(
+        "evaluate", "--dataset", str(QUESTIONS), "--answers", str(answers), "--store", store, **env
+    )
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"recorded experiment (\d{12})", done.stderr + done.stdout)
+    assert found, done.stderr
+    return found.group(1)
+
+
+def _run(*args: str, **env: str) -> str:
+    done = gerbil_qa(*args, **env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _refused(*args: str, **env: str) -> str:
+    done = gerbil_qa(*args, **env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    return done.stderr
+
+
+class Seen:
+    """What the public dataset holds of the experiments, read in this process."""
+
+    def __init__(self, store: str, **env: str) -> None:
+        self.store, self.env = store, env
+
+    def read(self, query: str) -> list[dict[str, str]]:
+        with environment(self.env), open_storage(self.store, catalog=False) as storage:
+            results = storage.public.query(query)
+            names = [v.value for v in results.variables]
+            return [{n: row[n].value for n in names if row[n] is not None} for row in results]
+
+    def tasks(self, uri: str) -> int:
+        """Task observations of the experiment in the default graph (what leaderboards read)."""
+        rows = self.read(
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ ?t a <{GQA}Task> ; <{QB}dataSet> <{uri}> }}"
+        )
+        return int(rows[0]["n"])
+
+    def in_graph(self, graph: str) -> int:
+        return int(
+            self.read(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}")[0]["n"]
+        )
+
+    def uri(self, experiment_id: str) -> str:
+        rows = self.read(
+            f"SELECT ?e WHERE {{ ?e a <{GQA}Experiment> ; "
+            f'<http://purl.org/dc/terms/identifier> "{experiment_id}" }}'
+        )
+        return rows[0]["e"]
+
+    def about(self, uri: str) -> set[str]:
+        """The predicates of the experiment's own triples in the default graph."""
+        return {row["p"] for row in self.read(f"SELECT DISTINCT ?p WHERE {{ <{uri}> ?p ?o }}")}
+
+
+def _walk(store: str, tmp_path: Path, **env: str) -> tuple[str, str, Seen]:
+    """Two published experiments on one dataset (the same evaluator, the same questions); the
+    first withdrawn. Returns both URIs and the reader."""
+    mine = tmp_path / "mine.json"
+    mine.write_text((DEMO_DIR / "answers-strong.json").read_text() + "\n", encoding="utf-8")
+    first = _record(store, mine, **env)
+    second = _record(store, DEMO_DIR / "answers-baseline.json", **env)
+    unpublished = _record(store, DEMO_DIR / "answers-baseline.json", **env)
+    for eid in (first, second):
+        _run("publish", "--store", store, eid, **env)
+    seen = Seen(store, **env)
+    a, b = (seen.uri(eid) for eid in (first, second))
+    graph = a.replace("/experiment/", "/graph/experiment/")
+    assert seen.tasks(a) > 0 and seen.tasks(b) > 0
+    whole = seen.in_graph(graph)
+
+    said = _run("withdraw", "--store", store, first, "--reason", REASON, **env)
+    assert said.startswith(f"withdrawn {first}: {a} (")
+
+    assert seen.tasks(a) == 0  # out of every leaderboard and listing
+    assert seen.about(a) == {GQA + "withdrawnAt", GQA + "withdrawalReason"}
+    note = seen.read(f"SELECT ?why WHERE {{ <{a}> <{GQA}withdrawalReason> ?why }}")
+    assert note == [{"why": "the answers file was the wrong one"}]
+    assert seen.in_graph(graph) == whole + 2  # the graph whole, with the note
+    assert seen.tasks(b) > 0  # the other experiment untouched, and what it shares with it
+    shared = (
+        f"ASK {{ <{b}> <http://www.w3.org/ns/prov#wasAssociatedWith> ?e . ?e a <{GQA}Evaluator> }}"
+    )
+    with environment(env), open_storage(store, catalog=False) as storage:
+        assert storage.public.query(shared)
+
+    again = _refused("withdraw", "--store", store, first, "--reason", "twice", **env)
+    assert f"experiment {first} was withdrawn at" in again
+    private = _refused("withdraw", "--store", store, unpublished, "--reason", "x", **env)
+    assert f"experiment {unpublished} is not published: delete it instead" in private
+    empty = _refused("withdraw", "--store", store, second, "--reason", "  ", **env)
+    assert "a withdrawal needs a reason" in empty
+
+    listed = _run("experiments", "--store", store, "--output", "json", **env)
+    rows = {row["id"]: row for row in map(json.loads, listed.splitlines())}
+    assert rows[first]["withdrawalReason"] == "the answers file was the wrong one"
+    assert rows[first]["withdrawnAt"] and rows[first]["public"] is True
+    assert "withdrawnAt" not in rows[second]
+    checked = gerbil_qa("check", "--store", store, **env)  # the shapes hold on the note
+    assert checked.returncode == 0 and checked.stderr.startswith("0 violation(s)"), checked.stderr
+    return a, b, seen
+
+
+def test_withdraw_on_the_embedded_store(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    a, b, _ = _walk(str(store), tmp_path)
+    # a dump restores it withdrawn: the import rebuilds the default graph without its results
+    dump = tmp_path / "dump.nq"
+    _run("export", "--store", str(store), "--output", str(dump))
+    restored = tmp_path / "restored"
+    _run("import", "--store", str(restored), str(dump))
+    seen = Seen(str(restored))
+    assert seen.tasks(a) == 0 and seen.tasks(b) > 0
+    assert seen.about(a) == {GQA + "withdrawnAt", GQA + "withdrawalReason"}
+
+
+def test_withdraw_on_a_remote_store(tmp_path: Path) -> None:
+    with remote_pair(tmp_path / "remote") as pair:
+        _walk(pair.url, tmp_path, **pair.env)
+
+
+def test_a_paper_linked_after_the_withdrawal_stays_out_of_the_default_graph(
+    tmp_path: Path,
+) -> None:
+    store = str(tmp_path / "store")
+    eid = _record(store, DEMO_DIR / "answers-baseline.json")
+    _run("publish", "--store", store, eid)
+    _run("withdraw", "--store", store, eid, "--reason", "superseded")
+    _run("publish", "--store", store, eid, "--paper", "10.3233/SW-180312")
+    seen = Seen(store)
+    uri = seen.read(f"SELECT ?e WHERE {{ ?e <{GQA}withdrawnAt> ?t }}")[0]["e"]
+    assert seen.about(uri) == {GQA + "withdrawnAt", GQA + "withdrawalReason"}
+    graph = uri.replace("/experiment/", "/graph/experiment/")
+    linked = seen.read(
+        f"SELECT ?p WHERE {{ GRAPH <{graph}> {{ "
+        f"<{uri}> <http://purl.org/dc/terms/isReferencedBy> ?p }} }}"
+    )
+    assert linked == [{"p": "https://doi.org/10.3233/SW-180312"}]
