@@ -560,6 +560,8 @@ def _experiments(args: argparse.Namespace) -> int:
     with consistent_storage(args.store, base=args.base) as storage:
         statuses = storage.experiments.listing(include_private=True)
         specs = storage.experiments.specs()
+        recorded = storage.experiments.recorded_datasets()
+        datasets = storage.uris.dataset("")
     rows: list[dict[str, Any]] = []
     for status in statuses:
         if args.status and status.status != args.status:
@@ -573,6 +575,7 @@ def _experiments(args: argparse.Namespace) -> int:
                 "message": status.message,
                 "dataset": ran.get("dataset"),
                 "systems": [s.get("name") for s in ran.get("systems", [])],
+                "datasetUri": recorded.get(status.id),  # what its results are under
             }
         )
     for row in rows:
@@ -581,7 +584,8 @@ def _experiments(args: argparse.Namespace) -> int:
             continue
         shown = "public" if row["public"] else "private"
         systems = f" ({', '.join(row['systems'])})" if row["systems"] else ""
-        what = f"{row['dataset'] or ''}{systems}"
+        recorded_name = (row["datasetUri"] or "").removeprefix(datasets)
+        what = f"{recorded_name or row['dataset'] or ''}{systems}"
         print(f"{row['id']}  {row['status']:<11} {shown:<7}  {row['created'] or '':<24}  {what}")
     print(f"{len(rows)} experiment(s)", file=sys.stderr)
     return 0

@@ -298,6 +298,19 @@ class ExperimentRepository:
         rows = self._admin_select(f"?e {_p('spec')} ?s")
         return {r["e"].rsplit("/", 1)[1]: r["s"] for r in rows}
 
+    def recorded_datasets(self) -> dict[str, str]:
+        """The dataset each recorded experiment's results are under, by experiment id, in one
+        query (the operator's listing: an upload is named by its content, not by the file
+        name its submitter gave it)."""
+        query = (
+            f"SELECT ?e ?d WHERE {{ GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> ?d }} "
+            f'FILTER(STRSTARTS(STR(?d), "{self.uris.dataset("")}")) }}'
+        )
+        found: dict[str, str] = {}
+        for store in (self.store.private, self.store.public):  # a published graph moved
+            found.update((e.value.rsplit("/", 1)[1], d.value) for e, d in store.query(query))
+        return found
+
     def revisions(
         self, experiment_id: str, *, include_private: bool = False
     ) -> tuple[list[str], list[str]]:

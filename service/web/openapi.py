@@ -503,7 +503,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "gold_format": formats,
                         "title": {"type": "string"},
                         "answers": {**files, "description": "One answer file per system."},
-                        "answers_name": {**many, "description": "The systems' names, in order."},
+                        "answers_name": {
+                            **many,
+                            "description": "The systems' names, in the files' order: a value "
+                            "per file, or one name a line (the run page's box).",
+                        },
                         "answers_format": {"type": "array", "items": formats},
                         "webservice": {**many, "description": "`name=url` or a URL."},
                         "text2sparql": {**many, "description": "`name=url` or a URL."},

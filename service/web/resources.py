@@ -493,21 +493,29 @@ def _f1s_by_a_worker(
 
 
 def _question_nodes(
-    store: Any, uris: Sequence[str], predicates: Sequence[str] | None = None
+    store: Any,
+    uris: Sequence[str],
+    predicates: Sequence[str] | None = None,
+    *,
+    graph: str | None = None,
 ) -> dict[str, Any]:
-    """Question descriptions from ``store`` (any named graph), in one query: every property,
-    or only ``predicates`` (a question's gold answers run to thousands: the pages that explain
-    each answer need its texts and features only). A lookup per question and property was
-    ~1,750 requests for a task page on a remote store."""
+    """Question descriptions from ``store`` (any named graph, or only ``graph``), in one
+    query: every property, or only ``predicates`` (a question's gold answers run to thousands:
+    the pages that explain each answer need its texts and features only). A lookup per
+    question and property was ~1,750 requests for a task page on a remote store. Each triple
+    once: an uploaded dataset's questions are described in every experiment graph that
+    uploaded it, and the task CSV listed each gold answer once per such graph."""
     questions = " ".join(f"<{u}>" for u in dict.fromkeys(uris))
     if not questions:
         return {}
     only = "" if predicates is None else f"VALUES ?p {{ {' '.join(f'<{p}>' for p in predicates)} }}"
+    where = f"<{graph}>" if graph else "?g"
     rows = store.query(
-        f"SELECT ?q ?p ?o WHERE {{ VALUES ?q {{ {questions} }} {only} GRAPH ?g {{ ?q ?p ?o }} }}"
+        f"SELECT DISTINCT ?q ?p ?o WHERE {{ VALUES ?q {{ {questions} }} {only} "
+        f"GRAPH {where} {{ ?q ?p ?o }} }}"
     )
     nodes: dict[str, Node] = {}
-    for q, p, o in rows:  # as reader.index would file them (a row per graph holding it)
+    for q, p, o in rows:
         node = nodes.get(q.value)
         if node is None:
             node = nodes[q.value] = Node(q.value)
@@ -647,8 +655,9 @@ def _task_page_of(
     questions = [q for n in nodes.values() if (q := n.text(GQA + "question"))]
     described = _question_nodes(storage.public, questions, wanted)
     missing = [q for q in questions if q not in described]
-    if missing:
-        described.update(_question_nodes(store, missing, wanted))
+    if missing:  # the experiment's own graph: other private experiments are other owners'
+        own = storage.uris.experiment_graph(experiment_id)
+        described.update(_question_nodes(store, missing, wanted, graph=own))
     language = nodes[task_uri].text(GQA + "language") if task_uri in nodes else None
     return pages.task_page(
         experiment_id, task_uri, nodes, described, pages.local(language) or "en", uris=storage.uris

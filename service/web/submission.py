@@ -12,7 +12,8 @@ passes gets an experiment id.
 
 Two encodings are accepted (see ``openapi.py``): ``multipart/form-data`` (fields ``dataset`` or
 file ``dataset_file`` with optional ``dataset_format``; files ``answers`` (one per system, named
-after the file unless ``answers_name`` gives names in the same order, formats by
+after the file unless ``answers_name`` gives names in the same order, a value per file or one
+name a line, formats by
 ``answers_format`` in the same order); fields ``webservice`` and ``text2sparql`` as ``name=url``
 or a bare URL; ``reference`` as ``name=reference`` or a bare reference system name;
 ``profile``, ``language``, ``experiment_type`` (repeatable), ``kb``, ``force``) and JSON (the
@@ -81,7 +82,10 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     upload = files.get("dataset_file") or files.get("dataset")
     if upload is not None and upload.filename:
         dataset_file = FileUpload(upload.filename, upload.read(), form.get("dataset_format"))
-    names = form.getlist("answers_name")
+    # one value per file (the API), or the run page's box: one name a line, in the files' order
+    names = [
+        line for value in form.getlist("answers_name") for line in value.splitlines() or [value]
+    ]
     formats = form.getlist("answers_format")
     systems: list[RawSystem] = []
     for n, item in enumerate(files.getlist("answers")):

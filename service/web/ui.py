@@ -40,13 +40,15 @@ def _globals() -> dict[str, object]:
     return {"version": source().version}
 
 
-def cached_page(key: tuple[object, ...], render: Callable[[], str]) -> BaseResponse:
-    """An HTML page of public data, from the page cache when it was rendered since the last
-    write (an ETag lets browsers revalidate)."""
+def cached_page(
+    key: tuple[object, ...], render: Callable[[], str], *, content_type: str = "text/html"
+) -> BaseResponse:
+    """A page of public data (HTML, or a table's JSON or CSV), from the page cache when it was
+    rendered since the last write (an ETag lets browsers revalidate)."""
     cache = services().cache
     rendered = cache.get(key)
     if rendered is None:
-        rendered = cache.rendered(render().encode("utf-8"), "text/html; charset=utf-8")
+        rendered = cache.rendered(render().encode("utf-8"), f"{content_type}; charset=utf-8")
         cache.put(key, rendered)
     response = Response(rendered.body, content_type=rendered.content_type)
     response.headers["Cache-Control"] = "public, max-age=60"
@@ -154,79 +156,165 @@ def sortable_measures() -> list[str]:
     ]
 
 
+# A leaderboard is a table: a challenge links it, and scripts read it, at the page's own URL.
+LEADERBOARD_JSON = conneg.Representation("json", "JSON", ("application/json",), None)
+LEADERBOARD_OFFERS = (conneg.HTML, LEADERBOARD_JSON, conneg.CSV)
+
+
 @bp.get("/leaderboards")
 def leaderboards() -> BaseResponse:
     """Leaderboards filtered by dataset, language, profile and experiment type, sorted by any
     measure on the server (``?dataset=…&language=…&profile=…&type=…&sort=…&page=N``):
-    the published leaderboard query sorted by that one measure, the shown rows' other measures
-    and papers read by index lookups. Without ``dataset``, the dataset with the most rows of
+    the published query sorted by that one measure, the shown rows' other measures and
+    papers read by index lookups. Without ``dataset``, the dataset with the most rows of
     the experiment type (as on the home page, QA); ``dataset=all`` ranks every dataset's results
-    together. Each filter value shows its rows (``listings.RowCounts``)."""
+    together. Each filter value shows its rows (``listings.RowCounts``). The same rows as JSON
+    or CSV (``?format=json|csv`` or ``Accept``)."""
     chosen = LeaderboardFilter.from_args(request.args)
     page = listings.page_from(request.args)
+    args = {k: v for k, v in request.args.items() if k != "format"}
+    rep = conneg.negotiate(request, LEADERBOARD_OFFERS, default=conneg.HTML)
+
+    write = {"json": _leaderboard_json, "csv": _leaderboard_csv}.get(rep.key)
 
     def render() -> str:
-        counts = listings.row_counts(chosen.experiment_type)
-        ranked = listings.datasets_with_results(counts)
-        # one dataset unless all are asked for: a ranking across datasets compares little, and
-        # sorting every task of every dataset is what costs (~0.5 s at 5,000 experiments)
-        dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
-        shown_filter = replace(chosen, dataset=dataset)
-        filters = _filter_iris(shown_filter)
-        rows = listings.leaderboard(
-            dataset=filters[0],
-            language=filters[1],
-            profile=filters[2],
-            experiment_type=chosen.experiment_type,
-            measures=(chosen.sort,),
-            limit=page.size + 1,
-            offset=page.offset,
-        )
-        shown = rows[: page.size]
-        columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
-        # tiers where rows are comparable: one dataset, language, profile, a count measure;
-        # a language or profile is one when chosen or when every row shown has the same
-        comparable = (
-            dataset != ALL_DATASETS
-            and (chosen.language or len({r.language for r in shown}) == 1)
-            and (chosen.profile or len({r.profile for r in shown}) == 1)
-            and chosen.experiment_type == ExperimentType.QA.value
-            and chosen.sort in COUNT_MEASURES
-            and page.number == 1
-        )
-        standings = (
-            comparing.leaderboard_tiers(
-                [r.task for r in shown[: comparing.LEADERBOARD_TIERS]], chosen.sort
-            )
-            if comparable
-            else {}
-        )
-        choices = _filter_choices(counts, shown_filter, filters)
-        return render_template(
-            "leaderboards.html",
-            chosen=shown_filter,
-            rows=shown,
-            kbs_mixed=_kbs_mixed(shown),
-            measures=listings.task_measures([r.task for r in shown], columns),
-            papers=listings.papers(r.experiment for r in shown),
-            columns=columns,
-            sortable=sortable_measures(),
-            **choices,
-            all_datasets=ALL_DATASETS,
-            types=[t.value for t in ExperimentType],
-            page=page,
-            has_next=len(rows) > page.size,
-            endpoint="ui.leaderboards",
-            args={**shown_filter.args(), **listings.page_args(request.args)},
-            doi_of=doi_of,
-            pages=pages,
-            compare_measures=COUNT_MEASURES,
-            standings=standings,
-            tiers_offered=bool(comparable),
-            tier_rows=comparing.LEADERBOARD_TIERS,
-        )
+        model = _leaderboard_model(chosen, page, args)
+        return write(model) if write else render_template("leaderboards.html", **model)
 
-    return cached_page(("page:leaderboards", chosen, page), render)
+    key = ("page:leaderboards", chosen, page, rep.key)
+    response = cached_page(key, render, content_type=rep.media_type)
+    response.vary.add("Accept")
+    return response
+
+
+def _leaderboard_model(
+    chosen: LeaderboardFilter, page: listings.Page, args: dict[str, str]
+) -> dict[str, Any]:
+    """Everything a leaderboard shows, in any of its formats (the template's names)."""
+    counts = listings.row_counts(chosen.experiment_type)
+    ranked = listings.datasets_with_results(counts)
+    # one dataset unless all are asked for: a ranking across datasets compares little, and
+    # sorting every task of every dataset is what costs (~0.5 s at 5,000 experiments)
+    dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
+    shown_filter = replace(chosen, dataset=dataset)
+    filters = _filter_iris(shown_filter)
+    rows = listings.leaderboard(
+        dataset=filters[0],
+        language=filters[1],
+        profile=filters[2],
+        experiment_type=chosen.experiment_type,
+        measures=(chosen.sort,),
+        limit=page.size + 1,
+        offset=page.offset,
+    )
+    shown = rows[: page.size]
+    columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
+    # tiers where rows are comparable: one dataset, language, profile, a count measure;
+    # a language or profile is one when chosen or when every row shown has the same
+    comparable = (
+        dataset != ALL_DATASETS
+        and (chosen.language or len({r.language for r in shown}) == 1)
+        and (chosen.profile or len({r.profile for r in shown}) == 1)
+        and chosen.experiment_type == ExperimentType.QA.value
+        and chosen.sort in COUNT_MEASURES
+        and page.number == 1
+    )
+    standings = (
+        comparing.leaderboard_tiers(
+            [r.task for r in shown[: comparing.LEADERBOARD_TIERS]], chosen.sort
+        )
+        if comparable
+        else {}
+    )
+    return {
+        "chosen": shown_filter,
+        "rows": shown,
+        "kbs_mixed": _kbs_mixed(shown),
+        "measures": listings.task_measures([r.task for r in shown], columns),
+        "papers": listings.papers(r.experiment for r in shown),
+        "columns": columns,
+        "sortable": sortable_measures(),
+        **_filter_choices(counts, shown_filter, filters),
+        "all_datasets": ALL_DATASETS,
+        "types": [t.value for t in ExperimentType],
+        "page": page,
+        "has_next": len(rows) > page.size,
+        "endpoint": "ui.leaderboards",
+        "args": {**shown_filter.args(), **listings.page_args(args)},
+        "doi_of": doi_of,
+        "pages": pages,
+        "compare_measures": COUNT_MEASURES,
+        "standings": standings,
+        "tiers_offered": bool(comparable),
+        "tier_rows": comparing.LEADERBOARD_TIERS,
+    }
+
+
+def _leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows a leaderboard shows, as data: rank, tier and the ranked measure's interval
+    (where the page shows them), the links to cite, every measure of the page's columns."""
+    page, sort = model["page"], model["chosen"].sort
+    out = []
+    for rank, row in enumerate(model["rows"], start=page.offset + 1):
+        standing = model["standings"].get(row.task)
+        interval = standing.interval if standing else None
+        out.append(
+            {
+                "rank": rank,
+                "tier": standing.tier if standing else None,
+                "system": row.system_label,
+                "systemUri": row.system,
+                "experiment": row.experiment,
+                "task": row.task,
+                "dataset": row.dataset,
+                "language": row.language,
+                "profile": row.profile,
+                "signature": row.signature,
+                "measures": {
+                    m: model["measures"].get(row.task, {}).get(m) for m in model["columns"]
+                },
+                "intervals": {sort: list(interval)} if interval else {},
+                "papers": list(model["papers"].get(row.experiment, ())),
+                "revisionOf": row.revision_of,
+            }
+        )
+    return out
+
+
+def _leaderboard_json(model: dict[str, Any]) -> str:
+    chosen, page = model["chosen"], model["page"]
+    following = {**model["args"], "page": str(page.number + 1), "format": "json"}
+    return json.dumps(
+        {
+            "dataset": chosen.dataset,
+            "language": chosen.language,
+            "profile": chosen.profile,
+            "type": chosen.experiment_type,
+            "sort": chosen.sort,
+            "page": page.number,
+            "size": page.size,
+            "next": url_for("ui.leaderboards", _external=True, **following)
+            if model["has_next"]
+            else None,
+            "rows": _leaderboard_rows(model),
+        },
+        indent=1,
+    )
+
+
+def _leaderboard_csv(model: dict[str, Any]) -> str:
+    sort = model["chosen"].sort
+    header = ["rank", "tier", "system", "experiment", "task", "dataset", "language", "profile"]
+    header += [*model["columns"], f"{sort}Low", f"{sort}High", "signature"]
+    rows = []
+    for r in _leaderboard_rows(model):
+        low, high = r["intervals"].get(sort) or (None, None)
+        rows.append(
+            [r[k] for k in header[:8]]
+            + [r["measures"][m] for m in model["columns"]]
+            + [low, high, r["signature"]]
+        )
+    return pages.csv_table(header, rows).decode("utf-8")
 
 
 def _filter_iris(chosen: LeaderboardFilter) -> tuple[str | None, str | None, str | None]:

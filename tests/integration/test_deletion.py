@@ -165,3 +165,41 @@ def test_a_deletion_a_crash_stopped_is_finished_when_serve_starts(tmp_path: Path
         server.terminate()
         server.wait(timeout=30)
     assert "finished the cleanup of 1 deleted experiment(s)" in (server.stderr.read() or "")
+
+
+def test_the_listing_names_the_dataset_each_experiment_was_recorded_on(tmp_path: Path) -> None:
+    """An organiser picks a challenge's runs from ``gerbil-qa experiments``: it named an
+    uploaded dataset by the file name each submitter gave it (``mine.json``, ``c.json``), so
+    runs on one dataset looked apart and runs on another file with the same name looked alike.
+    Now each row also has the URI the results are recorded under (``datasetUri``), and the
+    table shows its name."""
+    store = str(tmp_path / "store")
+    same = tmp_path / "renamed.json"
+    same.write_bytes(QUESTIONS.read_bytes())
+    other = tmp_path / "b" / "questions.json"  # another file, named like the first
+    other.parent.mkdir()
+    other.write_text(QUESTIONS.read_text() + "\n", encoding="utf-8")
+    ids = []
+    for dataset in (QUESTIONS, same, other):
+        done = gerbil_qa(
+            "evaluate", "--dataset", str(dataset), "--store", store,
+            "--answers", str(DEMO_DIR / "answers-strong.json"),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        found = re.search(r"recorded experiment (\d{12})", done.stderr + done.stdout)
+        assert found, done.stderr
+        ids.append(found.group(1))
+    published = gerbil_qa("publish", "--store", store, ids[1])  # its graph goes public
+    assert published.returncode == 0, published.stderr
+    listed = _listed(store)
+    first, renamed, changed = (listed[i] for i in ids)
+    assert (first["dataset"], renamed["dataset"]) == ("questions.json", "renamed.json")
+    assert first["datasetUri"] == renamed["datasetUri"]
+    assert (
+        first["datasetUri"].startswith("http://")
+        and "/dataset/gerbil-qa-demo-" in first["datasetUri"]
+    )
+    assert changed["datasetUri"] != first["datasetUri"]
+    table = gerbil_qa("experiments", "--store", store).stdout
+    name = first["datasetUri"].rsplit("/", 1)[1]
+    assert sum(1 for line in table.splitlines() if name in line) == 2

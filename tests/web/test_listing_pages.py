@@ -178,3 +178,46 @@ def test_leaderboards_filter_by_dataset_and_language_and_page(server, mixed) -> 
     assert leaderboard_rows(server.get("leaderboards", params={"language": "de"}).text) == []
     sub = leaderboard_rows(server.get("leaderboards", params={"type": "C2KB"}).text)
     assert sub  # the demo's systems give SPARQL: sub-experiments are ranked too
+
+
+def test_a_leaderboard_is_served_as_json_and_csv_at_its_own_url(server, mixed) -> None:
+    """A challenge links its leaderboard (one dataset, language and profile) from its own page
+    and scripts: ``?format=json`` and ``?format=csv`` (or ``Accept``) used to give the HTML
+    page whatever was asked. Now the rows the page shows, in its order, with each row's
+    measures, the ranked measure's interval and tier, and the links to cite."""
+    import csv
+    import io
+
+    dataset = leaderboard_rows(server.get("leaderboards").text)[0][2]
+    args = {"dataset": dataset, "language": "en", "profile": "fair"}
+    shown = leaderboard_rows(server.get("leaderboards", params=args).text)
+    assert len(shown) >= 3
+    response = server.get("leaderboards", params={**args, "format": "json"})
+    assert response.status_code == 200
+    assert response.headers["Content-Type"].startswith("application/json")
+    assert "Accept" in response.headers["Vary"]
+    board = response.json()
+    assert (board["dataset"], board["language"], board["profile"]) == (dataset, "en", "fair")
+    assert board["type"] == "QA" and board["sort"] == "macroF1"
+    rows = board["rows"]
+    assert [r["rank"] for r in rows] == list(range(1, len(shown) + 1))
+    assert [(r["system"], round(r["measures"]["macroF1"], 4)) for r in rows] == [
+        (row[1], float(row[5].split()[0])) for row in shown
+    ]
+    best = rows[0]
+    assert best["tier"] == 1 and best["task"].startswith(server.url + "experiment/")
+    low, high = best["intervals"]["macroF1"]
+    assert low <= best["measures"]["macroF1"] <= high
+    assert best["signature"].startswith("gerbil-qa:fair|")
+    by_accept = server.get("leaderboards", params=args, headers={"Accept": "application/json"})
+    assert by_accept.json() == board
+    table = server.get("leaderboards", params=args, headers={"Accept": "text/csv"})
+    assert table.headers["Content-Type"].startswith("text/csv")
+    read = list(csv.DictReader(io.StringIO(table.text)))
+    assert [(r["rank"], r["system"], r["task"]) for r in read] == [
+        (str(r["rank"]), r["system"], r["task"]) for r in rows
+    ]
+    assert float(read[0]["macroF1Low"]) == low and read[0]["tier"] == "1"
+    assert server.get("leaderboards", params={**args, "format": "xml"}).status_code == 406
+    html = server.get("leaderboards", params=args).text
+    assert 'id="leaderboard-json"' in html and 'id="leaderboard-csv"' in html

@@ -467,3 +467,41 @@ def test_a_question_result_page_shows_the_question_judged(server, tasks) -> None
     assert f'href="{server.url}{tasks["demo-partial"]}" id="result-task"' in page.text
     assert 'id="result-question"' in page.text and "/question/1</a>" in page.text
     assert 'id="triples"' in page.text  # and still every triple of its description
+
+
+def _task_csv(server, path: str, **kwargs: Any) -> dict[str, dict[str, str]]:
+    """A task's CSV, its rows by question id."""
+    import csv
+    import io
+
+    response = server.get(f"{path}.csv", **kwargs)
+    assert response.status_code == 200, response.text
+    return {row["id"]: row for row in csv.DictReader(io.StringIO(response.text))}
+
+
+def test_task_csv_lists_each_gold_answer_once(server, published, tasks) -> None:
+    """An uploaded dataset's questions are described in every experiment graph that uploaded
+    it (the demo's and ``published``'s, both public): the CSV's gold column listed each gold
+    answer once per such graph ("Jupiter | Jupiter")."""
+    rows = _task_csv(server, tasks["demo-strong"])
+    assert rows["1"]["gold"] == "http://example.org/solar/Jupiter"
+    assert len(rows["2"]["gold"].split(" | ")) == 4  # Jupiter, Neptune, Saturn, Uranus
+
+
+def test_private_task_csv_reads_the_questions_of_its_own_experiment(server) -> None:
+    """Two private runs on one uploaded dataset (not published): the second one's CSV read the
+    questions from every graph of the private store, the other owner's experiment's too."""
+    data = json.loads((DEMO_DIR / "questions.json").read_text())
+    data["dataset"]["id"] = "gold-listed-once"
+    body = json.dumps(data).encode()
+    answers = (DEMO_DIR / "answers-strong.json").read_bytes()
+    tickets = []
+    for _ in range(2):
+        files = [("dataset_file", ("q.json", body)), ("answers", ("a.json", answers))]
+        response = server.post("api/experiments", files=files, data={"kb": "demo"})
+        assert response.status_code == 202, response.text
+        tickets.append(response.json())
+        server.wait_finished(tickets[-1]["id"], tickets[-1]["token"])
+    auth = {"Authorization": f"Bearer {tickets[1]['token']}"}
+    rows = _task_csv(server, f"experiment/{tickets[1]['id']}/task/1", headers=auth)
+    assert rows["1"]["gold"] == "http://example.org/solar/Jupiter"

@@ -333,3 +333,26 @@ def test_a_file_and_a_listed_dataset_say_which_to_change(server) -> None:
     assert '"Dataset" list says demo' in said and "mine.json" in said
     assert '"(upload a dataset file instead)"' in said
     assert "(upload a dataset file instead)</option>" in response.text  # the option it names
+
+
+def test_the_form_names_the_system_of_each_answer_file(server) -> None:
+    """A team uploads its ``answers.json`` on the run page: the system was named after the file
+    ("answers", on every leaderboard) and the page had no box to name it, which the API's
+    ``answers_name`` does; now one name a line, in the files' order."""
+    page = server.get("experiments/new").text
+    assert '<textarea id="run-answers-name" name="answers_name"' in page
+    path = DEMO_DIR / "answers-strong.json"
+    files = [
+        ("answers", ("answers.json", path.read_bytes())),
+        ("answers", ("answers (1).json", (DEMO_DIR / "answers-partial.json").read_bytes())),
+    ]
+    response = _submit(server, files, dataset="demo", answers_name="Team Aurora\r\nteam-b\r\n")
+    assert response.status_code == 201, response.text
+    experiment_id, cookies = _owner(server, response)
+    assert _wait(server, experiment_id, cookies)["status"] == "finished"
+    token = cookies[f"gqa_owner_{experiment_id}"]
+    auth = {"Authorization": f"Bearer {token}"}
+    state = server.get(f"api/experiments/{experiment_id}", headers=auth).json()
+    names = {e["system"]: e["results"]["QA"]["macroF1"] for e in state["evaluations"]}
+    assert set(names) == {"Team Aurora", "team-b"}
+    assert names["Team Aurora"] > names["team-b"]  # the strong file is the first name's
