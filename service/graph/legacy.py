@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from service.evaluation.results import ExperimentType
-from service.graph.adapter import Side
+from service.graph.adapter import WITHDRAWAL, Side
 from service.graph.terms import PROV, QB, XSD
 from service.graph.uris import GERBIL, GQA
 
@@ -61,13 +61,20 @@ def legacy_experiment_graphs(reader: Any) -> list[str]:
 def upgrade(storage: Storage) -> list[str]:
     """Rewrite every experiment graph an older version wrote, in either dataset (a published
     one is in the public dataset, whose default graph — the union the endpoint reads — gets
-    the same triples); the graphs upgraded, each once."""
+    the same triples, unless it was withdrawn); the graphs upgraded, each once."""
     done: list[str] = []
     for side, reader in ((Side.PRIVATE, storage.private), (Side.PUBLIC, storage.public)):
         for graph in legacy_experiment_graphs(reader):
-            storage.store.update(side, _upgrade_request(graph, public=side is Side.PUBLIC))
+            copied = side is Side.PUBLIC and not _withdrawn(reader, graph)
+            storage.store.update(side, _upgrade_request(graph, public=copied))
             done.append(graph)
     return sorted(set(done))
+
+
+def _withdrawn(reader: Any, graph: str) -> bool:
+    """Whether ``graph`` holds a withdrawal note: its share of the default graph is that note
+    alone (``ExperimentRepository.withdraw``), which an upgrade must not undo."""
+    return bool(reader.query(f"ASK {{ GRAPH <{graph}> {{ ?e <{WITHDRAWAL[0]}> ?at }} }}"))
 
 
 def _upgrade_request(graph: str, *, public: bool) -> str:

@@ -11,7 +11,8 @@ Everything the service knows is RDF in two datasets (:mod:`service.graph.adapter
   status, owner-token hash, daily id counter, publication time), which the public never sees.
 
 **The public default graph is the union of the public named graphs, materialised** (kept in step
-by every public write, in the same transaction, :func:`~service.graph.adapter.add_public`), and
+by every public write, in the same transaction, :func:`~service.graph.adapter.add_public`; of a
+withdrawn experiment's graph, only its withdrawal note), and
 queries read it as a plain default graph: the SPARQL endpoint passes no dataset options. The
 measured alternatives (``bench/store.py``, pyoxigraph 0.5): ``use_default_graph_as_union=True``
 has *bag* semantics across graphs, not an RDF merge: a system described in every experiment graph

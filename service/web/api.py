@@ -100,7 +100,7 @@ def compare_systems() -> Response:
     body = _json_body() if request.mimetype == "application/json" else None
     if request.mimetype == "application/json" and not isinstance(body, dict):
         raise BadRequest("$: expected a JSON object (the submission and the options)")
-    return _json(compare_request(body, kbs=_kbs()).comparison.to_json())
+    return _json(compare_request(body, kbs=_kbs()).to_json())
 
 
 def _experiment_json(experiment_id: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from service.web.pages import ExperimentPage, TaskRow, measure_label, measure_or
 
 LABEL_FILL = "#4a5560"  # 7.5:1 with white
 VALUE_FILL = "#0b5cad"  # 6.4:1 with white
+WITHDRAWN_FILL = "#8a2a1f"  # 8.6:1 with white
 CHAR = 6.8  # px per character of 11 px Verdana/DejaVu Sans, rounded up
 DEFAULT_MEASURE = "macroF1"
 NOT_BADGES = frozenset({"questions", "skippedQuestions", "errorCount", "meanRuntime"})
@@ -34,6 +35,7 @@ class Badge:
     dataset: str
     profile: str
     experiment_id: str
+    withdrawn: bool = False  # a badge embedded before the withdrawal stops showing the score
 
     @property
     def label(self) -> str:
@@ -41,11 +43,22 @@ class Badge:
 
     @property
     def message(self) -> str:
-        return f"{self.value:.3f} · {self.system}"
+        return (
+            f"withdrawn · {self.system}" if self.withdrawn else f"{self.value:.3f} · {self.system}"
+        )
+
+    @property
+    def fill(self) -> str:
+        return WITHDRAWN_FILL if self.withdrawn else VALUE_FILL
 
     @property
     def statement(self) -> str:
         """The badge in words (its text alternative)."""
+        if self.withdrawn:
+            return (
+                f"GERBIL QA: the result of {self.system} on {self.dataset} (experiment "
+                f"{self.experiment_id}) was withdrawn by its owner"
+            )
         return (
             f"GERBIL QA: {self.system} scores {measure_label(self.measure)} {self.value:.3f} "
             f"on {self.dataset} under the {self.profile} profile (experiment {self.experiment_id})"
@@ -78,6 +91,7 @@ def choose(page: ExperimentPage, *, measure: str, system: str | None = None) -> 
         dataset=page.dataset_label or "",
         profile=best.profile,
         experiment_id=page.id,
+        withdrawn=page.withdrawn_at is not None,
     )
 
 
@@ -108,7 +122,7 @@ def badge_svg(badge: Badge) -> str:
     ET.SubElement(
         parts,
         "rect",
-        {"x": str(int(left)), "width": str(int(right)), "height": "20", "fill": VALUE_FILL},
+        {"x": str(int(left)), "width": str(int(right)), "height": "20", "fill": badge.fill},
     )
     text = ET.SubElement(
         svg,

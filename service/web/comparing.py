@@ -40,6 +40,13 @@ class Compared:
     evaluations: tuple[Evaluation, ...]
     measure: str
     answer_types: Mapping[str, str]  # question id -> answer type, where the dataset says
+    withdrawn: tuple[dict[str, str], ...] = ()  # experiments compared that were withdrawn
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.comparison.to_json()
+        if self.withdrawn:
+            out["withdrawn"] = list(self.withdrawn)
+        return out
 
 
 def compare_request(
@@ -117,7 +124,27 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
     if form:
         _alike(evaluations)
     result = compare(evaluations, measure=measure, test=test, **numbers)
-    return Compared(result, tuple(evaluations), measure, types)
+    return Compared(result, tuple(evaluations), measure, types, _withdrawn(tasks))
+
+
+def _withdrawn(tasks: Sequence[str]) -> tuple[dict[str, str], ...]:
+    """The compared tasks' experiments that their owners withdrew: a cited comparison still
+    answers, and says so."""
+    storage = services().storage
+    out = []
+    for uri in tasks:
+        located = storage.uris.locate(uri)
+        status = storage.experiments.status(located.keys["experiment"]) if located else None
+        if status is not None and status.withdrawn_at is not None:
+            out.append(
+                {
+                    "task": uri,
+                    "experiment": status.uri,
+                    "withdrawnAt": status.withdrawn_at,
+                    "withdrawalReason": status.withdrawal_reason or "",
+                }
+            )
+    return tuple(out)
 
 
 def stored_evaluations(
@@ -372,7 +399,7 @@ def _json_comparison(tasks: list[str]) -> Response:
     """The comparison of stored ``tasks`` as JSON; a refusal as the API's error object."""
     try:
         options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
-        response = jsonify(compare_stored(tasks, options).comparison.to_json())
+        response = jsonify(compare_stored(tasks, options).to_json())
     except ServiceError as err:
         from service.web.app import json_error, problems_of
 
@@ -408,6 +435,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         default_profile=DEFAULT_PROFILE,
         chosen=request.form if request.method == "POST" else {},
         result=found.comparison.to_json() if found is not None else None,
+        withdrawn=found.withdrawn if found is not None else (),
         measure=found.measure if found is not None else "macroF1",
         figures=figures,
         error=error.message if error is not None else None,

@@ -274,6 +274,16 @@ def _comparison_schema() -> dict[str, Any]:
                 pAdjusted={"type": ["number", "null"], "description": "Holm-corrected."},
             )
         ),
+        withdrawn=_array(
+            _object(
+                ("task", "experiment", "withdrawnAt", "withdrawalReason"),
+                task=_URI,
+                experiment=_URI,
+                withdrawnAt=_TEXT,
+                withdrawalReason=_TEXT,
+            ),
+            description="Only when a stored task compared is of a withdrawn experiment.",
+        ),
     )
 
 

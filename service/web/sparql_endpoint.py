@@ -521,7 +521,8 @@ def description_quads() -> list:
             comment,
             ox.Literal(
                 "Read-only. The default graph is the union of the public graphs (vocabulary, "
-                "catalogue, datasets, published experiments); only public graphs are named "
+                "catalogue, datasets, published experiments not withdrawn); only public graphs "
+                "are named "
                 f"graphs. Limits: {state.config.sparql_timeout:g} s per query, "
                 f"{state.config.sparql_max_bytes} bytes per result, queries up to "
                 f"{state.config.sparql_max_query_bytes} bytes and "

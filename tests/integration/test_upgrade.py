@@ -186,6 +186,28 @@ def test_the_upgrade_command_does_it_too_and_twice_changes_nothing(tmp_path: Pat
         assert _graph(storage, old, Side.PRIVATE) == today
 
 
+def test_an_upgrade_leaves_a_withdrawn_experiment_withdrawn(tmp_path: Path) -> None:
+    """Its graph upgraded like any other; its results not copied back into the default graph
+    (the leaderboards), which of a withdrawn experiment holds only the note."""
+    from service.graph.legacy import upgrade
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        old = _recorded(storage, "old")
+        storage.experiments.publish(old)
+        _as_written_before_2026_11_24(storage, old, Side.PUBLIC)
+        storage.experiments.withdraw(old, "superseded")
+        graph = storage.uris.experiment_graph(old)
+        assert upgrade(storage) == [graph]
+        uri = storage.uris.experiment(old)
+        in_default = (
+            f"ASK {{ ?t a <{GQA}Task> ; <http://purl.org/linked-data/cube#dataSet> <{uri}> }}"
+        )
+        assert not storage.public.query(in_default)
+        upgraded = f"ASK {{ GRAPH <{graph}> {{ ?t <{GERBIL}experimentType> <{GERBIL}QA> }} }}"
+        assert storage.public.query(upgraded)
+        assert storage.experiments.status(old).withdrawal_reason == "superseded"
+
+
 def test_an_experiment_scored_under_an_older_profile_version_says_why_it_has_no_breakdown(
     tmp_path: Path,
 ) -> None:

@@ -166,6 +166,22 @@ def test_every_operation_answers_as_documented(server, document, slow_qa) -> Non
     )
     assert listing["experiments"] and listing["next"], listing
     api.check("/api/experiments", "get", server.get("api/experiments", params={"size": 0}))
+    withdraw = "/api/experiments/{id}/withdraw"
+    api.check(withdraw, "post", server.post(f"api/experiments/{eid}/withdraw", json={}))  # 403
+    unpublished = server.post(  # the revision is private: 409
+        f"api/experiments/{revision.json()['id']}/withdraw", json={"reason": "x"}, headers=owner
+    )
+    api.check(withdraw, "post", unpublished)
+    api.check(
+        withdraw, "post", server.post(f"api/experiments/{eid}/withdraw", json={}, headers=owner)
+    )
+    done = server.post(
+        f"api/experiments/{eid}/withdraw", json={"reason": "conformance walk"}, headers=owner
+    )
+    assert api.check(withdraw, "post", done)["withdrawalReason"] == "conformance walk"
+    assert api.check(path, "get", server.get(f"api/experiments/{eid}"))["withdrawnAt"]
+    listed = server.get("api/experiments", params={"size": 500}).json()["experiments"]
+    assert eid not in {e["id"] for e in listed}  # out of the listing, its URI kept
     for name in ("datasets", "systems", "profiles"):
         assert api.check(f"/api/{name}", "get", server.get(f"api/{name}"))[name]
     compared = server.post(

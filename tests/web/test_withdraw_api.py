@@ -1,0 +1,112 @@
+"""Withdrawing a published experiment on the running server: ``POST
+/api/experiments/{id}/withdraw`` for its owner only; afterwards the leaderboard (already cached
+before) and the public endpoint's default graph leave it out, while its URI answers with its
+results and the withdrawal's date and reason, in HTML and Turtle."""
+
+from __future__ import annotations
+
+from service.paths import DEMO_DIR
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+QB = "http://purl.org/linked-data/cube#"
+STRONG = (DEMO_DIR / "answers-strong.json").read_bytes()
+
+
+def _submit(server, marker: str) -> dict:
+    files = [
+        ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", ("mine.json", STRONG + b" " * len(marker))),
+    ]
+    response = server.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    return ticket
+
+
+def _ranked(server) -> set[str]:
+    """The experiments of every leaderboard row (the page's own JSON, from the page cache when
+    it was rendered since the last public write)."""
+    board = server.get("leaderboards", params={"dataset": "all", "size": "500", "format": "json"})
+    assert board.status_code == 200, board.text
+    return {row["experiment"] for row in board.json()["rows"]}
+
+
+def _sparql(server, query: str) -> dict:
+    answer = server.get("sparql", params={"query": query, "format": "json"})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_the_owner_withdraws_a_published_experiment(server) -> None:
+    ticket = _submit(server, "withdrawn")
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).ok
+    uri = server.get(f"api/experiments/{eid}", headers=owner).json()["uri"]
+    demo = server.get(f"api/experiments/{server.demo_id}").json()["uri"]
+    compared = {"task": [f"{uri}/task/1", f"{demo}/task/1"]}
+    assert "withdrawn" not in server.get("compare", params={**compared, "format": "json"}).json()
+    assert "1.000 · mine" in server.get(f"experiment/{eid}/badge.svg").text
+    assert uri in _ranked(server)  # and the leaderboard is in the page cache now
+    tasks = f"SELECT ?t WHERE {{ ?t <{QB}dataSet> <{uri}> ; a <{GQA}Task> }}"
+    assert _sparql(server, tasks)["results"]["bindings"]
+
+    path = f"api/experiments/{eid}/withdraw"
+    reason = {"reason": "the wrong answers file"}
+    assert server.post(path, json=reason).status_code == 403
+    wrong = {"Authorization": "Bearer not-the-token"}
+    assert server.post(path, json=reason, headers=wrong).status_code == 403
+    assert server.post(path, json={}, headers=owner).status_code == 400
+    assert server.post(path, json={"reason": 7}, headers=owner).status_code == 400
+
+    done = server.post(path, json=reason, headers=owner)
+    assert done.status_code == 200, done.text
+    body = done.json()
+    assert body["id"] == eid and body["uri"] == uri
+    assert body["withdrawalReason"] == "the wrong answers file" and body["withdrawnAt"]
+
+    assert uri not in _ranked(server)  # the cached leaderboard was dropped
+    assert _sparql(server, tasks)["results"]["bindings"] == []
+    noted = f"ASK {{ GRAPH ?g {{ <{uri}> <{GQA}withdrawnAt> ?at ; a <{GQA}Experiment> }} }}"
+    assert _sparql(server, noted)["boolean"] is True  # its graph whole, with the note
+    status = server.get(f"api/experiments/{eid}", headers=owner).json()
+    assert status["withdrawnAt"] == body["withdrawnAt"] and status["public"] is True
+
+    page = server.get(f"experiment/{eid}")
+    assert page.status_code == 200
+    assert 'id="withdrawn-notice"' in page.text and "the wrong answers file" in page.text
+    turtle = server.get(f"experiment/{eid}", headers={"Accept": "text/turtle"})
+    assert turtle.status_code == 200 and "withdrawalReason" in turtle.text
+    assert "microF1" in turtle.text  # the results stay at the URI
+    listing = server.get("experiments")
+    assert listing.status_code == 200 and f"experiment/{eid}" not in listing.text
+
+    # a comparison a paper cites still answers, and says which experiment was withdrawn
+    cited = server.get("compare", params={**compared, "format": "json"}).json()
+    assert cited["withdrawn"] == [
+        {
+            "task": f"{uri}/task/1",
+            "experiment": uri,
+            "withdrawnAt": body["withdrawnAt"],
+            "withdrawalReason": "the wrong answers file",
+        }
+    ]
+    assert len(cited["systems"]) == 2
+    shown = server.get("compare", params=compared)
+    assert shown.status_code == 200 and 'id="compare-withdrawn"' in shown.text
+    badge = server.get(f"experiment/{eid}/badge.svg")  # embedded in a README before
+    assert badge.status_code == 200 and "withdrawn · mine" in badge.text
+    assert "was withdrawn by its owner" in badge.text
+
+    again = server.post(path, json=reason, headers=owner)
+    assert again.status_code == 409 and "was withdrawn at" in again.json()["error"]
+
+
+def test_an_unpublished_experiment_is_deleted_not_withdrawn(server) -> None:
+    ticket = _submit(server, "private")
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    refused = server.post(
+        f"api/experiments/{ticket['id']}/withdraw", json={"reason": "x"}, headers=owner
+    )
+    assert refused.status_code == 409
+    assert "not published: delete it instead" in refused.json()["error"]
