@@ -1,7 +1,7 @@
 """kill -9 at random points of the real command line's writes (issue 13, item 9): nothing is left
 partial, the store checks clean, and what was interrupted completes when run again.
 
-Five kinds of writer, each a ``gerbil-qa`` subprocess killed with SIGKILL after a random delay
+Six kinds of writer, each a ``gerbil-qa`` subprocess killed with SIGKILL after a random delay
 (uniform over the time an uninterrupted run of the same command takes, measured first):
 
 - ``record``: ``gerbil-qa evaluate --store`` recording an experiment of 150 questions;
@@ -9,12 +9,15 @@ Five kinds of writer, each a ``gerbil-qa`` subprocess killed with SIGKILL after 
 - ``import``: ``gerbil-qa import`` of a dump (published and private experiments) into a new
   store, then run again;
 - ``delete``: ``gerbil-qa delete`` of a finished private experiment, then run again;
+- ``withdraw``: ``gerbil-qa withdraw`` of a published experiment, then run again if it was not
+  withdrawn yet;
 - ``run``: ``gerbil-qa serve`` killed while an experiment asks a QA web service on 127.0.0.1,
   then ``gerbil-qa resume`` finishes it.
 
 After every kill the store opens, every experiment is wholly absent or wholly there (its graph
 complete, in exactly one of the two stores, its admin record saying the same, the public default
-graph holding exactly the published ones), and the Data Cube and term checks find nothing; the
+graph holding exactly the published ones not withdrawn, a withdrawn one's note in its graph and the
+default graph together), and the Data Cube and term checks find nothing; the
 full ``gerbil-qa check`` (shapes too) runs on every store at the end of a kind. CI kills 8 times
 per kind (the web-service run 2 times); ``make soak`` 50 (20).
 """
@@ -115,6 +118,15 @@ def _results(storage: Storage, experiment_id: str, where: str) -> int:
     return _count(reader, f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ {pattern} }} }}")
 
 
+def _noted(storage: Storage, experiment_id: str) -> bool:
+    """Whether the experiment's public graph holds a withdrawal note."""
+    uri = storage.uris.experiment(experiment_id)
+    graph = storage.uris.experiment_graph(experiment_id)
+    return bool(
+        storage.public.query(f"ASK {{ GRAPH <{graph}> {{ <{uri}> <{GQA}withdrawnAt> ?t }} }}")
+    )
+
+
 def _experiment_graphs(storage: Storage, reader: Any) -> set[str]:
     prefix = storage.uris.base + "graph/experiment/"
     return {g.value[len(prefix) :] for g in reader.named_graphs() if g.value.startswith(prefix)}
@@ -145,8 +157,13 @@ def partial_experiments(storage: Storage, results: int) -> list[str]:
         found = _results(storage, eid, where)
         if found != results:
             problems.append(f"{eid}: {found} question results, not {results}")
+        # a withdrawn one: the note in its graph and the default graph, its results out of it
+        withdrawn = status.withdrawn_at is not None
+        noted = status.public and _noted(storage, eid)
+        if noted != withdrawn:
+            problems.append(f"{eid}: withdrawal noted in its graph {noted}, by default {withdrawn}")
         shown = _results(storage, eid, "default")
-        if shown != (results if status.public else 0):
+        if shown != (results if status.public and not withdrawn else 0):
             problems.append(f"{eid}: {shown} results in the public default graph ({where})")
         if status.public and not status.published_at:
             problems.append(f"{eid}: public without a publication date")
@@ -354,6 +371,53 @@ def test_kill9_while_publishing(files: dict[str, Path], template: tuple[Path, li
     tally.full_checks += _full_check(store)
     tally.seconds = time.monotonic() - started
     tally.report(public_when_killed=published, uninterrupted_ms=round(duration * 1000))
+    assert tally.kills == KILLS
+    assert tally.partial == [] and tally.violations == []
+
+
+def test_kill9_while_withdrawing(files: dict[str, Path], template: tuple[Path, list[str]]) -> None:
+    started = time.monotonic()
+    tally = Tally("withdraw")
+    results = _whole_results(files)
+    published = files["dir"] / "withdraw-template"  # the template's experiments, published
+    if not published.exists():
+        shutil.copytree(template[0], published)
+        for eid in template[1]:
+            done = cli("publish", "--store", str(published), eid)
+            assert done.returncode == 0, done.stderr
+    reason = ["--reason", "withdrawn by the kill -9 test"]
+    timing = files["dir"] / "withdraw-timing"
+    shutil.copytree(published, timing)
+    duration = _timed(["withdraw", "--store", str(timing), template[1][0], *reason])
+    withdrawn = stores = 0
+    pending: list[str] = []
+    store = files["dir"] / "withdraw-0"
+    for _, rng in _kills("withdraw", KILLS):
+        if tally.kills >= KILLS:
+            break
+        if not pending:
+            if store.exists():
+                tally.full_checks += _full_check(store)
+            store = files["dir"] / f"withdraw-{stores}"
+            stores += 1
+            shutil.copytree(published, store)
+            pending = list(template[1])
+        eid = pending.pop()
+        args = ["withdraw", "--store", str(store), eid, *reason]
+        if _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally):
+            with _after_kill(store, tally, results) as storage:
+                done_before = storage.experiments.status(eid).withdrawn_at is not None
+            withdrawn += done_before
+            if not done_before:  # run again, it is withdrawn, wholly
+                again = cli(*args)
+                assert again.returncode == 0, again.stderr
+                tally.resumed += 1
+        with open_storage(store, base=None) as storage:
+            assert storage.experiments.status(eid).withdrawn_at is not None
+            tally.partial += partial_experiments(storage, results)
+    tally.full_checks += _full_check(store)
+    tally.seconds = time.monotonic() - started
+    tally.report(withdrawn_when_killed=withdrawn, uninterrupted_ms=round(duration * 1000))
     assert tally.kills == KILLS
     assert tally.partial == [] and tally.violations == []
 
