@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,18 @@ def gerbil_qa(
         text=True,
         timeout=timeout,
     )
+
+
+def recorded(store: str, answers: Path, *, dataset: Path | None = None, **env: str) -> str:
+    """``gerbil-qa evaluate --store`` of ``answers`` on ``dataset`` (the demo questions); the
+    id of the experiment it recorded."""
+    from service.paths import DEMO_DIR
+
+    questions = dataset or DEMO_DIR / "questions.json"
+    done = gerbil_qa(
+        "evaluate", "--dataset", str(questions), "--answers", str(answers), "--store", store, **env
+    )
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"recorded experiment (\d{12})", done.stderr + done.stdout)
+    assert found, done.stderr
+    return found.group(1)

@@ -172,9 +172,8 @@ def _serve(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     from service.graph.store import open_storage
 
-    store = _directory(args.store)
-    if store is None or (isinstance(store, Path) and not (store / "private").is_dir()):
-        print(f"gerbil-qa publish: no store at {args.store}")
+    store = _existing_store(args.store, "publish")
+    if store is None:
         return 1
     with open_storage(store, base=args.base, catalog=False) as storage:
         experiments = storage.experiments
@@ -190,9 +189,8 @@ def _delete(args: argparse.Namespace) -> int:
     from service.experiments.deletion import delete_experiment
     from service.graph.store import open_storage
 
-    store = _directory(args.store)
-    if store is None or (isinstance(store, Path) and not (store / "private").is_dir()):
-        print(f"gerbil-qa delete: no store at {args.store}")
+    store = _existing_store(args.store, "delete")
+    if store is None:
         return 1
     with open_storage(store, catalog=False) as storage:
         delete_experiment(storage, args.id)
@@ -203,14 +201,23 @@ def _delete(args: argparse.Namespace) -> int:
 def _withdraw(args: argparse.Namespace) -> int:
     from service.graph.store import open_storage
 
-    store = _directory(args.store)
-    if store is None or (isinstance(store, Path) and not (store / "private").is_dir()):
-        print(f"gerbil-qa withdraw: no store at {args.store}")
+    store = _existing_store(args.store, "withdraw")
+    if store is None:
         return 1
     with open_storage(store, catalog=False) as storage:
         status = storage.experiments.withdraw(args.id, args.reason)
     print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at})")
     return 0
+
+
+def _existing_store(location: str, command: str) -> Path | str | None:
+    """The store an operator's command acts on; None, said, when there is none at
+    ``location`` (the command must not make one)."""
+    store = _directory(location)
+    if store is None or (isinstance(store, Path) and not (store / "private").is_dir()):
+        print(f"gerbil-qa {command}: no store at {location}")
+        return None
+    return store
 
 
 def _directory(location: str | None) -> Path | str | None:

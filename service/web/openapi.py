@@ -23,6 +23,11 @@ def _op(summary: str, description: str, responses: dict[str, Any], **extra: Any)
     return {"summary": summary, "description": description, "responses": responses, **extra}
 
 
+def _json_request(schema: dict[str, Any], *, required: bool = True) -> dict[str, Any]:
+    """A JSON request body of ``schema``."""
+    return {"required": required, "content": {"application/json": {"schema": schema}}}
+
+
 def _json_response(description: str, schema: str) -> dict[str, Any]:
     return {
         "description": description,
@@ -898,20 +903,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                     },
                     parameters=[exp_id],
                     security=owner,
-                    requestBody={
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "required": ["reason"],
-                                    "properties": {
-                                        "reason": {"type": "string", "minLength": 1},
-                                    },
-                                }
-                            }
-                        },
-                    },
+                    requestBody=_json_request(
+                        _object(("reason",), reason={"type": "string", "minLength": 1})
+                    ),
                 )
             },
             "/api/experiments/{id}/papers": {
@@ -928,21 +922,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                     },
                     parameters=[exp_id],
                     security=owner,
-                    requestBody={
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "anyOf": [{"required": ["doi"]}, {"required": ["url"]}],
-                                    "properties": {
-                                        "doi": {"type": "string"},
-                                        "url": {"type": "string", "format": "uri"},
-                                    },
-                                }
-                            }
-                        },
-                    },
+                    requestBody=_json_request(
+                        {
+                            "type": "object",
+                            "anyOf": [{"required": ["doi"]}, {"required": ["url"]}],
+                            "properties": {"doi": _TEXT, "url": _URI},
+                        }
+                    ),
                 )
             },
             "/api/experiments/{id}/cancel": {
@@ -984,22 +970,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                     },
                     parameters=[exp_id],
                     security=owner,
-                    requestBody={
-                        "required": False,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {
-                                        "profile": {
-                                            "enum": registries.profile_enum(),
-                                            "description": "Score under this profile instead.",
-                                        }
-                                    },
-                                }
+                    requestBody=_json_request(
+                        _object(
+                            profile={
+                                "enum": registries.profile_enum(),
+                                "description": "Score under this profile instead.",
                             }
-                        },
-                    },
+                        ),
+                        required=False,
+                    ),
                 )
             },
             "/api/datasets": {

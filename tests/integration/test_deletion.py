@@ -5,24 +5,13 @@ is refused; the id is not reused."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from service.paths import DEMO_DIR
-from tests.helpers import ROOT, gerbil_qa
+from tests.helpers import ROOT, gerbil_qa, recorded
 from tests.remote import remote_pair
 
 QUESTIONS = DEMO_DIR / "questions.json"
-
-
-def _record(store: str, answers: Path, **env: str) -> str:
-    done = gerbil_qa(
-        "evaluate", "--dataset", str(QUESTIONS), "--answers", str(answers), "--store", store, **env
-    )
-    assert done.returncode == 0, done.stderr
-    found = re.search(r"recorded experiment (\d{12})", done.stderr + done.stdout)
-    assert found, done.stderr
-    return found.group(1)
 
 
 def _own_answers(tmp_path: Path) -> Path:
@@ -52,8 +41,8 @@ def _listed(store: str, *options: str, **env: str) -> dict[str, dict]:
 def _walk(store: str, tmp_path: Path, kept, **env: str) -> None:
     """Two experiments sharing the dataset file; the second published; the first deleted."""
     mine = _own_answers(tmp_path)
-    first = _record(store, mine, **env)
-    second = _record(store, DEMO_DIR / "answers-baseline.json", **env)
+    first = recorded(store, mine, **env)
+    second = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
     assert kept(_sha(mine)) and kept(_sha(QUESTIONS))
     published = gerbil_qa("publish", "--store", store, second, **env)
     assert published.returncode == 0, published.stderr
@@ -81,7 +70,7 @@ def _walk(store: str, tmp_path: Path, kept, **env: str) -> None:
     assert again.returncode == 1 and f"no experiment {first}" in again.stderr
     checked = gerbil_qa("check", "--store", store, **env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    third = _record(store, mine, **env)
+    third = recorded(store, mine, **env)
     assert third > second  # the deleted id is never given out again
     assert kept(_sha(mine))
 
@@ -118,7 +107,7 @@ def _crash_after_the_graph(store: Path, experiment_id: str) -> list[str]:
 def test_a_deletion_a_crash_stopped_is_finished_by_the_next_delete(tmp_path: Path) -> None:
     store = tmp_path / "store"
     mine = _own_answers(tmp_path)
-    eid = _record(str(store), mine)
+    eid = recorded(str(store), mine)
     assert _crash_after_the_graph(store, eid) == sorted([_sha(mine), _sha(QUESTIONS)])
     assert (store / "files" / _sha(mine)).is_file()  # left by the "crash"
     checked = gerbil_qa("check", "--store", str(store))  # the note is valid data meanwhile
@@ -143,7 +132,7 @@ def test_a_deletion_a_crash_stopped_is_finished_when_serve_starts(tmp_path: Path
 
     store = tmp_path / "store"
     mine = _own_answers(tmp_path)
-    eid = _record(str(store), mine)
+    eid = recorded(str(store), mine)
     _crash_after_the_graph(store, eid)
     port = free_port()
     args = [sys.executable, "-m", "service", "serve", "--store", str(store), "--no-demo"]
@@ -181,14 +170,7 @@ def test_the_listing_names_the_dataset_each_experiment_was_recorded_on(tmp_path:
     other.write_text(QUESTIONS.read_text() + "\n", encoding="utf-8")
     ids = []
     for dataset in (QUESTIONS, same, other):
-        done = gerbil_qa(
-            "evaluate", "--dataset", str(dataset), "--store", store,
-            "--answers", str(DEMO_DIR / "answers-strong.json"),
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        found = re.search(r"recorded experiment (\d{12})", done.stderr + done.stdout)
-        assert found, done.stderr
-        ids.append(found.group(1))
+        ids.append(recorded(store, DEMO_DIR / "answers-strong.json", dataset=dataset))
     published = gerbil_qa("publish", "--store", store, ids[1])  # its graph goes public
     assert published.returncode == 0, published.stderr
     listed = _listed(store)

@@ -6,28 +6,16 @@ why; what another published experiment shares stays; a dump restores it withdraw
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from service.graph.store import open_storage
 from service.graph.uris import GQA
 from service.paths import DEMO_DIR
-from tests.helpers import gerbil_qa
+from tests.helpers import gerbil_qa, recorded
 from tests.remote import environment, remote_pair
 
-QUESTIONS = DEMO_DIR / "questions.json"
 QB = "http://purl.org/linked-data/cube#"
 REASON = "the answers file  was the\nwrong one"  # stored with its spaces folded
-
-
-def _record(store: str, answers: Path, **env: str) -> str:
-    done = gerbil_qa(
-        "evaluate", "--dataset", str(QUESTIONS), "--answers", str(answers), "--store", store, **env
-    )
-    assert done.returncode == 0, done.stderr
-    found = re.search(r"recorded experiment (\d{12})", done.stderr + done.stdout)
-    assert found, done.stderr
-    return found.group(1)
 
 
 def _run(*args: str, **env: str) -> str:
@@ -83,9 +71,9 @@ def _walk(store: str, tmp_path: Path, **env: str) -> tuple[str, str, Seen]:
     first withdrawn. Returns both URIs and the reader."""
     mine = tmp_path / "mine.json"
     mine.write_text((DEMO_DIR / "answers-strong.json").read_text() + "\n", encoding="utf-8")
-    first = _record(store, mine, **env)
-    second = _record(store, DEMO_DIR / "answers-baseline.json", **env)
-    unpublished = _record(store, DEMO_DIR / "answers-baseline.json", **env)
+    first = recorded(store, mine, **env)
+    second = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
+    unpublished = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
     for eid in (first, second):
         _run("publish", "--store", store, eid, **env)
     seen = Seen(store, **env)
@@ -148,7 +136,7 @@ def test_a_paper_linked_after_the_withdrawal_stays_out_of_the_default_graph(
     tmp_path: Path,
 ) -> None:
     store = str(tmp_path / "store")
-    eid = _record(store, DEMO_DIR / "answers-baseline.json")
+    eid = recorded(store, DEMO_DIR / "answers-baseline.json")
     _run("publish", "--store", store, eid)
     _run("withdraw", "--store", store, eid, "--reason", "superseded")
     _run("publish", "--store", store, eid, "--paper", "10.3233/SW-180312")
