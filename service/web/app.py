@@ -94,6 +94,7 @@ def create_app(
     from service.web import (
         api,
         comparing,
+        discovery,
         health,
         metrics,
         resources,
@@ -110,6 +111,7 @@ def create_app(
     app.register_blueprint(running.bp)
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)
+    app.register_blueprint(discovery.bp)
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
     app.after_request(_security_headers)

@@ -14,7 +14,7 @@ their tokens, with a wrong token and with the token of another private experimen
   refused, and the running one keeps running;
 - ``compare?task=…`` and ``POST /api/compare {"tasks": […]}`` with its task beside a public one;
 - every public page and listing (home, leaderboards with their filters, experiments, systems,
-  catalogue, the dataset's page, the run page, the API's listings, the dumps);
+  catalogue, the dataset's page, the run page, the API's listings, the dumps, the sitemap);
 - SPARQL: graph names, ``GRAPH``/``FROM``/``FROM NAMED``, the protocol's graph parameters,
   ``DESCRIBE``/``CONSTRUCT``, literal searches for its system and id, IRI prefixes, property
   paths, subqueries, ``VALUES``; by GET, form POST and direct POST, in every result format.
@@ -271,6 +271,8 @@ def test_no_route_shows_a_private_experiment(server: Server, secrets_) -> None:
         "dump",
         "dump.trig",
         "dump.nq",
+        "sitemap.xml",
+        "sitemap/1.xml",
         f"system/{finished.system}",
         f"system/{running.system}",
         *dataset_pages,

@@ -1,0 +1,98 @@
+"""What crawlers read first: ``robots.txt`` (where not to go: answers computed per request) and
+the sitemap of every public page (sitemaps.org 0.9), so that search engines find the published
+experiments, datasets and systems a paper links to.
+
+The sitemap is an index of files of at most 50,000 URLs each (the protocol's limit), listed by
+the published experiments' end time, newest first, after the fixed pages, datasets and systems.
+Everything comes from the public default graph, as the listings do: no private or withdrawn
+experiment is in it. Both answers are cached as pages are, until the next public write.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+
+from flask import Blueprint, Response, url_for
+from werkzeug.exceptions import NotFound
+from werkzeug.wrappers import Response as BaseResponse
+
+from service.web import listings
+from service.web.state import services
+from service.web.ui import cached_page
+
+bp = Blueprint("discovery", __name__)
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+PER_FILE = 50_000  # URLs a sitemap file may list
+# computed per request (the endpoint, comparisons, dumps), for programs (the API), or a form
+NOT_CRAWLED = ("sparql", "api/", "compare", "dump", "experiments/new")
+FIXED_PAGES = ("ui.home", "ui.leaderboards", "ui.experiments", "ui.systems", "resources.catalog")
+
+
+@bp.get("/robots.txt")
+def robots() -> Response:
+    root = url_for("ui.home")  # the path the service is mounted under, behind a proxy
+    lines = ["User-agent: *", *(f"Disallow: {root}{path}" for path in NOT_CRAWLED)]
+    lines.append(f"Sitemap: {url_for('discovery.sitemap', _external=True)}")
+    response = Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@bp.get("/sitemap.xml")
+def sitemap() -> BaseResponse:
+    def render() -> str:
+        index = ET.Element("sitemapindex", {"xmlns": SITEMAP_NS})
+        files = max(1, -(-len(_entries()) // PER_FILE))
+        for number in range(1, files + 1):
+            where = url_for("discovery.sitemap_file", number=number, _external=True)
+            ET.SubElement(ET.SubElement(index, "sitemap"), "loc").text = where
+        return _xml(index)
+
+    return cached_page(("sitemap",), render, content_type="application/xml")
+
+
+@bp.get("/sitemap/<int:number>.xml")
+def sitemap_file(number: int) -> BaseResponse:
+    def render() -> str:
+        entries = _entries()[(number - 1) * PER_FILE : number * PER_FILE]
+        if number < 1 or (number > 1 and not entries):
+            raise NotFound(f"the sitemap has no file {number}")
+        urlset = ET.Element("urlset", {"xmlns": SITEMAP_NS})
+        for loc, lastmod in entries:
+            url = ET.SubElement(urlset, "url")
+            ET.SubElement(url, "loc").text = loc
+            if lastmod:
+                ET.SubElement(url, "lastmod").text = lastmod
+        return _xml(urlset)
+
+    return cached_page(("sitemap", number), render, content_type="application/xml")
+
+
+def _entries() -> list[tuple[str, str | None]]:
+    """Every public page worth indexing, as (URL on this host, last change)."""
+    return list(_pages())
+
+
+def _pages() -> Iterator[tuple[str, str | None]]:
+    root = url_for("ui.home", _external=True)
+    base = services().storage.uris.base
+
+    def here(uri: str) -> str:  # the page of a URI, on the host the crawler asked
+        return root + uri[len(base) :] if uri.startswith(base) else uri
+
+    yield from ((url_for(page, _external=True), None) for page in FIXED_PAGES)
+    yield from ((here(row.uri), row.issued) for row in listings.datasets())
+    yield from ((here(row.uri), None) for row in listings.systems())
+    offset = 0
+    while True:  # the listing's own slices, newest first
+        rows = listings.experiments(limit=PER_FILE, offset=offset)
+        yield from ((here(row.uri), row.ended) for row in rows)
+        if len(rows) < PER_FILE:
+            return
+        offset += PER_FILE
+
+
+def _xml(root: ET.Element) -> str:
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")

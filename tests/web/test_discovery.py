@@ -1,0 +1,117 @@
+"""``robots.txt`` and the sitemap (sitemaps.org 0.9) on the running server: read as a crawler
+reads them, every URL listed answers, the published pages are there, the private and the
+withdrawn ones are not."""
+
+from __future__ import annotations
+
+import re
+
+from defusedxml import ElementTree
+
+from service.paths import DEMO_DIR
+
+NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+# the W3C Datetime profile sitemaps take: a year, a month, a day, or a time with its zone
+W3C_DATETIME = re.compile(
+    r"^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?)?)?$"
+)
+
+
+def _submit(server, marker: str) -> dict:
+    files = [
+        ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+        (
+            "answers",
+            ("crawled.json", (DEMO_DIR / "answers-partial.json").read_bytes() + b" " * len(marker)),
+        ),
+    ]
+    response = server.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    return ticket
+
+
+def _sitemap(server) -> dict[str, str | None]:
+    """Every URL of the sitemap with its lastmod, read through its index."""
+    index = server.get("sitemap.xml")
+    assert index.status_code == 200
+    assert index.headers["Content-Type"].startswith("application/xml")
+    root = ElementTree.fromstring(index.content)
+    assert root.tag == NS + "sitemapindex"
+    found: dict[str, str | None] = {}
+    for loc in root.iter(NS + "loc"):
+        assert loc.text and loc.text.startswith(server.url)
+        part = server.get(loc.text[len(server.url) :])
+        assert part.status_code == 200
+        urlset = ElementTree.fromstring(part.content)
+        assert urlset.tag == NS + "urlset"
+        for url in urlset.iter(NS + "url"):
+            lastmod = url.find(NS + "lastmod")
+            found[url.find(NS + "loc").text] = lastmod.text if lastmod is not None else None
+    return found
+
+
+def test_robots_keep_crawlers_off_what_is_computed_per_request(server) -> None:
+    robots = server.get("robots.txt")
+    assert robots.status_code == 200
+    assert robots.headers["Content-Type"].startswith("text/plain")
+    lines = robots.text.splitlines()
+    assert lines[0] == "User-agent: *"
+    for path in ("/sparql", "/api/", "/compare", "/dump"):
+        assert f"Disallow: {path}" in lines
+    assert f"Sitemap: {server.url}sitemap.xml" in lines
+
+
+def test_the_sitemap_lists_every_public_page_and_nothing_else(server) -> None:
+    private = _submit(server, "private")
+    withdrawn = _submit(server, "withdrawn")
+    owner = {"Authorization": f"Bearer {withdrawn['token']}"}
+    assert server.post(f"api/experiments/{withdrawn['id']}/publish", headers=owner).ok
+    assert f"{server.url}experiment/{withdrawn['id']}" in _sitemap(server)  # published: listed
+    done = server.post(
+        f"api/experiments/{withdrawn['id']}/withdraw", json={"reason": "crawl"}, headers=owner
+    )
+    assert done.status_code == 200
+
+    listed = _sitemap(server)  # after a public write: not the cached one
+    demo = f"{server.url}experiment/{server.demo_id}"
+    for page in ("", "leaderboards", "experiments", "systems", "catalog"):
+        assert server.url + page in listed
+    assert demo in listed and listed[demo] and W3C_DATETIME.match(listed[demo])
+    assert any("/dataset/" in url for url in listed) and any("/system/" in url for url in listed)
+    assert f"{server.url}experiment/{private['id']}" not in listed
+    assert f"{server.url}experiment/{withdrawn['id']}" not in listed
+    assert len(listed) == len(set(listed))
+    for url, lastmod in listed.items():
+        assert lastmod is None or W3C_DATETIME.match(lastmod), (url, lastmod)
+        assert server.get(url[len(server.url) :]).status_code == 200, url
+    assert server.get("sitemap/2.xml").status_code == 404
+
+
+def test_a_shared_experiment_link_says_what_it_is(server) -> None:
+    """What a chat or a search result shows of an experiment's URI: its systems, its dataset
+    and profile, in the description and the Open Graph tags."""
+    from html.parser import HTMLParser
+
+    class Meta(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: dict[str, str] = {}
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            named = dict(attrs)
+            key = named.get("name") or named.get("property")
+            if tag == "meta" and key:
+                self.found[key] = named.get("content") or ""
+
+    page = server.get(f"experiment/{server.demo_id}")
+    meta = Meta()
+    meta.feed(page.text)
+    description = meta.found["description"]
+    assert "demo-strong" in description and "profile fair" in description, description
+    assert meta.found["og:description"] == description
+    assert meta.found["og:title"] == f"Experiment {server.demo_id}"
+    home = Meta()
+    home.feed(server.get("").text)
+    assert home.found["description"].startswith("Open, linked-data benchmarking")
