@@ -539,45 +539,20 @@ def _cancel(args: argparse.Namespace) -> int:
     return 0
 
 
-def _what_ran(summary: str | None, spec: str | None) -> dict[str, Any]:
-    """Dataset and systems of an experiment: its job's summary (a run the service took), else
-    its kept spec (one ``evaluate --store`` recorded); empty when neither is readable."""
-    from service.experiments.spec import ExperimentSpec
-
-    try:
-        if summary and summary.startswith("{"):
-            return json.loads(summary)
-        if spec:
-            return json.loads(ExperimentSpec.from_json(json.loads(spec)).summary())
-    except (ValueError, KeyError, TypeError, ServiceError):  # an older version's layout
-        pass
-    return {}
-
-
 def _experiments(args: argparse.Namespace) -> int:
+    from service.experiments.overview import operator_rows
     from service.graph.snapshots import consistent_storage
 
     with consistent_storage(args.store, base=args.base) as storage:
-        statuses = storage.experiments.listing(include_private=True)
-        specs = storage.experiments.specs()
-        recorded = storage.experiments.recorded_datasets()
+        every = operator_rows(storage)
         datasets = storage.uris.dataset("")
-    rows: list[dict[str, Any]] = []
-    for status in statuses:
-        if args.status and status.status != args.status:
-            continue
-        if (args.public and not status.public) or (args.private and status.public):
-            continue
-        ran = _what_ran(status.job, specs.get(status.id))
-        rows.append(
-            {
-                **status.to_json(),
-                "message": status.message,
-                "dataset": ran.get("dataset"),
-                "systems": [s.get("name") for s in ran.get("systems", [])],
-                "datasetUri": recorded.get(status.id),  # what its results are under
-            }
-        )
+    rows = [
+        row
+        for row in every
+        if (not args.status or row["status"] == args.status)
+        and not (args.public and not row["public"])
+        and not (args.private and row["public"])
+    ]
     for row in rows:
         if args.output == "json":
             print(json.dumps(row, ensure_ascii=False))

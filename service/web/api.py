@@ -177,12 +177,10 @@ def experiments() -> Response:
     default, ``next`` links the following page); with the admin token, every experiment and
     its status."""
     state = services()
-    if is_admin(bearer_token()):
-        items = [
-            {"id": s.id, "uri": s.uri, "status": s.status.value, "public": s.public}
-            for s in state.storage.experiments.listing(include_private=True)
-        ]
-        return _json({"experiments": items})
+    if is_admin(bearer_token()):  # the operator's view: the rows of `gerbil-qa experiments`
+        from service.experiments.overview import operator_rows
+
+        return _json({"experiments": operator_rows(state.storage)})
     page = listings.page_from(request.args, size=100, max_size=500)
     rows = listings.experiments(limit=page.size + 1, offset=page.offset)
     following = None

@@ -63,12 +63,28 @@ def _listing_schemas() -> dict[str, Any]:
                     uri=_URI,
                     ended={**_TEXT_OR_NULL, "description": "xsd:dateTime, when it ended."},
                     datasets={**_TEXTS, "description": "The datasets' URIs."},
-                    systems={**_TEXTS, "description": "The systems' labels."},
-                    status={
-                        "enum": [s.value for s in Status],
-                        "description": "With the admin token only.",
+                    systems={
+                        "type": "array",
+                        "items": _TEXT_OR_NULL,
+                        "description": "The systems' labels (with the admin token: as the "
+                        "submission named them).",
                     },
-                    public={"type": "boolean", "description": "With the admin token only."},
+                    # the operator's view (`gerbil-qa experiments --output json`), every
+                    # experiment, private ones too: with the admin token only
+                    **{
+                        key: {**schema, "description": f"With the admin token only: {what}"}
+                        for key, schema, what in (
+                            ("status", {"enum": [s.value for s in Status]}, "the status."),
+                            ("public", {"type": "boolean"}, "published or not."),
+                            ("created", _TEXT_OR_NULL, "xsd:dateTime submitted."),
+                            ("publishedAt", _TEXT_OR_NULL, "xsd:dateTime published."),
+                            ("message", _TEXT_OR_NULL, "why it failed or was stopped."),
+                            ("dataset", _TEXT_OR_NULL, "the dataset the submission named."),
+                            ("datasetUri", _TEXT_OR_NULL, "the dataset its results are under."),
+                            ("withdrawnAt", _TEXT, "when it was withdrawn (only then)."),
+                            ("withdrawalReason", _TEXT, "why (only when withdrawn)."),
+                        )
+                    },
                 )
             ),
             page={"type": "integer", "minimum": 1},

@@ -1,0 +1,56 @@
+"""The operator's token (``GERBIL_QA_ADMIN_TOKEN``) on the running server: the API's listing
+gives every experiment with the rows of ``gerbil-qa experiments``, and the token acts as every
+experiment's owner (publish, withdraw); without it, the listing is the public one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from service.paths import DEMO_DIR
+from tests.web.conftest import Server, start_server, stop_server
+
+ADMIN = "operator-token-for-the-test"
+
+
+@pytest.fixture(scope="module")
+def operated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(
+        tmp_path_factory.mktemp("admin") / "store", demo=False, admin_token=ADMIN
+    )
+    yield running
+    stop_server(running)
+
+
+def test_the_operator_lists_every_experiment_and_acts_as_its_owner(operated: Server) -> None:
+    files = [
+        ("dataset_file", ("challenge.json", (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", ("team.json", (DEMO_DIR / "answers-partial.json").read_bytes())),
+    ]
+    data = {"profile": "fair", "kb": "demo", "answers_name": "team-A"}
+    submitted = operated.post("api/experiments", files=files, data=data)
+    assert submitted.status_code == 202, submitted.text
+    ticket = submitted.json()
+    operated.wait_finished(ticket["id"], ticket["token"])
+
+    assert operated.get("api/experiments").json()["experiments"] == []  # the public listing
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    (row,) = operated.get("api/experiments", headers=admin).json()["experiments"]
+    assert row["id"] == ticket["id"] and row["status"] == "finished" and row["public"] is False
+    assert row["created"] and row["publishedAt"] is None
+    assert row["dataset"] == "challenge.json" and row["systems"] == ["team-A"]
+    assert row["datasetUri"].startswith(operated.url + "dataset/")
+
+    eid = ticket["id"]
+    assert operated.post(f"api/experiments/{eid}/publish", headers=admin).status_code == 200
+    wrong = {"Authorization": "Bearer not-the-operator"}  # the public listing, its keys only
+    (public,) = operated.get("api/experiments", headers=wrong).json()["experiments"]
+    assert public["id"] == eid and "status" not in public and "created" not in public
+    withdrawn = operated.post(
+        f"api/experiments/{eid}/withdraw", json={"reason": "a duplicate entry"}, headers=admin
+    )
+    assert withdrawn.status_code == 200, withdrawn.text
+    (row,) = operated.get("api/experiments", headers=admin).json()["experiments"]
+    assert row["public"] is True and row["withdrawalReason"] == "a duplicate entry"
+    assert operated.get("api/experiments").json()["experiments"] == []  # withdrawn: not listed
