@@ -1,4 +1,5 @@
-"""The experiment repository: ids, the status lifecycle, recording, publication, papers.
+"""The experiment repository: ids, the status lifecycle, recording, publication, papers,
+withdrawal and deletion.
 
 An experiment's results are one named graph (``graph/experiment/{id}``, written by
 :mod:`service.graph.results`), private until published. What only the service knows about it
@@ -23,7 +24,9 @@ every value given out and the next id follows the largest); recording adds statu
 removes it, so the results and their status are one ``add``. Publishing copies the graph and its
 share of the public default graph into the public dataset in one ``add`` (the moment it becomes
 public), then updates the admin record and drops the private copy in one update; a crash in
-between is completed by :meth:`ExperimentRepository.recover`.
+between is completed by :meth:`ExperimentRepository.recover`. Withdrawing a published experiment
+is one update of the public dataset: its share of the default graph out, its note in
+(:meth:`ExperimentRepository.withdraw`).
 """
 
 from __future__ import annotations
