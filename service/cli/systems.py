@@ -557,11 +557,11 @@ def _experiments(args: argparse.Namespace) -> int:
         if args.output == "json":
             print(json.dumps(row, ensure_ascii=False))
             continue
-        shown = "public" if row["public"] else "private"
+        shown = "withdrawn" if "withdrawnAt" in row else "public" if row["public"] else "private"
         systems = f" ({', '.join(row['systems'])})" if row["systems"] else ""
         recorded_name = (row["datasetUri"] or "").removeprefix(datasets)
         what = f"{recorded_name or row['dataset'] or ''}{systems}"
-        print(f"{row['id']}  {row['status']:<11} {shown:<7}  {row['created'] or '':<24}  {what}")
+        print(f"{row['id']}  {row['status']:<11} {shown:<9}  {row['created'] or '':<24}  {what}")
     print(f"{len(rows)} experiment(s)", file=sys.stderr)
     return 0
 

@@ -109,6 +109,8 @@ def _walk(store: str, tmp_path: Path, **env: str) -> tuple[str, str, Seen]:
     assert rows[first]["withdrawalReason"] == "the answers file was the wrong one"
     assert rows[first]["withdrawnAt"] and rows[first]["public"] is True
     assert "withdrawnAt" not in rows[second]
+    table = _run("experiments", "--store", store, **env).splitlines()
+    assert [line.split()[2] for line in table if line.startswith(first)] == ["withdrawn"]
     checked = gerbil_qa("check", "--store", store, **env)  # the shapes hold on the note
     assert checked.returncode == 0 and checked.stderr.startswith("0 violation(s)"), checked.stderr
     return a, b, seen
