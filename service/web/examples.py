@@ -1,4 +1,5 @@
-"""Example queries shown on the SPARQL page (leaderboard, per-answer-type F1, a system's history).
+"""Example queries shown on the SPARQL page (leaderboard, per-answer-type F1, a system's history,
+the withdrawn experiments).
 
 The leaderboard is the graph layer's published query, the one the web pages run. The others use
 only terms the graph writes (``service/graph/results.py``): a task observation carries
@@ -40,6 +41,17 @@ ORDER BY ?system ?answerType"""
 )
 
 
+WITHDRAWN = (
+    PREFIXES
+    + """
+# Experiments their owners withdrew, when and why: out of every leaderboard, their graphs kept.
+SELECT ?experiment ?withdrawnAt ?reason WHERE {
+  ?experiment gqa:withdrawnAt ?withdrawnAt ; gqa:withdrawalReason ?reason .
+}
+ORDER BY DESC(?withdrawnAt)"""
+)
+
+
 def system_history(system_uri: str) -> str:
     return (
         PREFIXES
@@ -65,4 +77,5 @@ def examples_for(base: str, *, system: str = "demo-strong") -> tuple[ExampleQuer
         ExampleQuery("Leaderboard", LEADERBOARD),
         ExampleQuery("F1 per answer type", PER_ANSWER_TYPE),
         ExampleQuery("A system's history", system_history(Uris(base).system(system))),
+        ExampleQuery("Withdrawn experiments", WITHDRAWN),
     )

@@ -98,6 +98,14 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     assert badge.status_code == 200 and "withdrawn · mine" in badge.text
     assert "was withdrawn by its owner" in badge.text
 
+    # the SPARQL page's example lists it, with the reason
+    from service.web.examples import WITHDRAWN
+
+    listed = _sparql(server, WITHDRAWN)["results"]["bindings"]
+    assert {"experiment": uri, "reason": "the wrong answers file"} in [
+        {"experiment": r["experiment"]["value"], "reason": r["reason"]["value"]} for r in listed
+    ]
+
     again = server.post(path, json=reason, headers=owner)
     assert again.status_code == 409 and "was withdrawn at" in again.json()["error"]
 
