@@ -325,6 +325,7 @@ def main() -> None:
                 (f"dataset {ds} (its leaderboard)", f"/dataset/{ds}"),
                 ("experiments, page 1", "/experiments"),
                 ("systems (each with its public experiments)", "/systems"),
+                ("sitemap, its first file (every public page)", "/sitemap/1.xml"),
             ):
                 row(name, timed(client, state, path, args.repeat))
             print(f"\nthe 408-question experiment {eid}, cold:")
