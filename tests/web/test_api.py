@@ -788,6 +788,45 @@ def test_several_languages_pooled_over_http(server, data_dir: Path, monkeypatch)
     assert one.status_code == 200 and "iso639-1/es" in one.text
 
 
+def test_a_pooled_task_read_back_keeps_each_record_language(
+    server, data_dir: Path, monkeypatch
+) -> None:
+    """A task pooled over en and es, read back from the graph: ``?by=language`` gives each
+    language's measures (``evaluate --by language`` prints byLanguage) and the stored
+    intervals are what the stored records give again (``POST /api/compare`` of the stored
+    tasks). Before, the records came back without their language, in another order: one
+    slice ``en,es`` of all 200 records, and FRANZ's macro F1 interval [0.04, 0.1083] against
+    the stored [0.0383, 0.1133]."""
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the catalogue's local mirror
+    systems = data_dir / "text2sparql2025" / "systems"
+    files = [
+        ("answers", (f"{team}.json", (systems / team / "db25_system_result_set.json").read_bytes()))
+        for team in ("FRANZ", "DBPEDIA-SC")
+    ]
+    data = {"dataset": "text2sparql-2025-db25", "profile": "text2sparql", "language": "en,es"}
+    ticket = server.post("api/experiments", files=files, data={**data, "experiment_type": "QA"})
+    assert ticket.status_code == 202, ticket.text
+    eid, token = ticket.json()["id"], ticket.json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    state = server.wait_finished(eid, token)
+    sliced = server.get(f"api/experiments/{eid}", params={"by": "language"}, headers=auth).json()
+    for ev in sliced["evaluations"]:
+        by_language = ev["slices"]["language"]
+        assert set(by_language) == {"en", "es"}, ev["system"]
+        for lang, types in by_language.items():
+            assert types["QA"]["questions"] == 100
+            stated = ev["byLanguage"][lang]["QA"]["macroF1"]
+            assert types["QA"]["macroF1"] == pytest.approx(stated, abs=1e-12), lang
+    pooled = [r["task"] for r in state["results"] if r["language"] == "mul"]
+    assert len(pooled) == 2
+    compared = server.post(
+        "api/compare", json={"tasks": pooled, "resamples": 1000}, headers=auth
+    ).json()
+    stored = {ev["system"]: ev["intervals"]["QA"]["macroF1"] for ev in state["evaluations"]}
+    for system in compared["systems"]:
+        assert system["intervals"]["QA"]["macroF1"] == stored[system["system"]], system["system"]
+
+
 def test_gold_given_separately_over_http(server, data_dir: Path) -> None:
     """``"gold"``: the TEXT2SPARQL questions without answers, the organisers' result sets as the
     gold; the experiment's dataset is that pair (not the questions' own leaderboard)."""
