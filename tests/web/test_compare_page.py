@@ -320,6 +320,46 @@ def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None
     assert tiers[:1] == ["1"] and len(tiers) == 2, tiers
 
 
+def test_pools_of_other_languages_leave_the_tiers_of_the_best_pool(
+    tmp_path, data_dir, monkeypatch
+) -> None:
+    """Every pooled task's language is ``mul``, so ``language=mul`` ranks pools of different
+    languages together; the rows pooled as the best row was keep their tiers and the others
+    are left out, as rows of another signature are. Before, the one comparison of all of them
+    was refused ('scored in en,de, not en,es') and no row had a tier. A server of its own:
+    the shared one's default leaderboard must stay the demo's."""
+    from tests.web.conftest import start_server, stop_server
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the catalogue's local mirror
+    server = start_server(tmp_path / "store", demo=False)
+    try:
+        _publish_pools(server, data_dir)
+        params = {"dataset": "qald-8-train-multilingual", "language": "mul", "profile": "exact"}
+        rows = server.get("leaderboards", params={**params, "format": "json"}).json()["rows"]
+    finally:
+        stop_server(server)
+    tiers = {r["system"]: r["tier"] for r in rows}
+    assert tiers == {"GANSWER2": 1, "QANSWER": 2, "QAKIS": None}, tiers
+
+
+def _publish_pools(server, data_dir) -> None:
+    """QALD-8 train pooled over en,es (two systems) and over en,de (one), published."""
+    folder = data_dir / "system-outputs" / "qald8-train"
+    pools = {"en,es": ("GANSWER2", "QANSWER"), "en,de": ("QAKIS",)}
+    for language, names in pools.items():
+        files = [
+            ("answers", (f"{n}.json", (folder / f"{n}_QALD8_Train.json").read_bytes()))
+            for n in names
+        ]
+        data = {"dataset": "qald-8-train-multilingual", "profile": "exact", "language": language}
+        ticket = server.post("api/experiments", files=files, data={**data, "experiment_type": "QA"})
+        assert ticket.status_code == 202, ticket.text
+        eid, token = ticket.json()["id"], ticket.json()["token"]
+        server.wait_finished(eid, token, timeout=120)
+        owner = {"Authorization": f"Bearer {token}"}
+        assert server.post(f"api/experiments/{eid}/publish", headers=owner).status_code == 200
+
+
 def test_the_experiment_page_links_the_paired_tests_of_its_systems(server) -> None:
     # a paper's significance claims: the experiment page showed intervals but no pairwise
     # test and no way to the comparison of its own systems; the link is that comparison
