@@ -270,6 +270,7 @@ class QuestionRow:
     confidence: float | None = None  # the system's, for its answer (eQALD-JSON)
     retry_reason: str | None = None
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
+    language: str | None = None  # the record's, in a task pooled over several languages
 
     def totals(self) -> Totals:
         """How many answers were matched, false and missed: the lists, or the counts when the
@@ -528,6 +529,7 @@ def task_page(
                 attempts=int(attempts) if attempts else None,
                 confidence=number(node.one(GQA + "confidence")),
                 retry_reason=node.text(GQA + "retryReason"),
+                language=asked_in,
             )
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
@@ -624,7 +626,11 @@ def _interval_cells(task: TaskRow, bounded: Sequence[str]) -> list[Any]:
 
 
 def task_csv(page: TaskPage) -> bytes:
+    """One row a question result; after the answers (columns only added) what the page shows
+    and filters by: the record's language in a pooled task, the outcome, the answer type and
+    the flags, as the filters spell them (``yes``/``no``), so a table is sliced without RDF."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
+    header += ["language", "outcome", "answertype", *FEATURES]
     rows = [
         [
             r.uri,
@@ -634,10 +640,18 @@ def task_csv(page: TaskPage) -> bytes:
             *(r.measures.get(m) for m in QUESTION_MEASURES),
             " | ".join(r.given),
             " | ".join(r.gold),
+            r.language,
+            r.outcome,
+            r.answer_type,
+            *(_yes_no(r.features.get(f)) for f in FEATURES),
         ]
         for r in page.rows
     ]
     return csv_table(header, rows)
+
+
+def _yes_no(flag: bool | None) -> str | None:
+    return None if flag is None else ("yes" if flag else "no")
 
 
 # --- datasets: the check findings summarised, not inlined -----------------------------------
