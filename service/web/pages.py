@@ -595,6 +595,8 @@ def experiment_csv(page: ExperimentPage) -> bytes:
     if bounded:
         header += [f"{n}{end}" for n in bounded for end in ("Low", "High")]
         header.append("intervalSignature")
+    # a pooled task's language is mul; which languages it pooled, as the API's "language" says
+    header.append("languageTag")
     rows = [
         [
             t.uri,
@@ -607,6 +609,7 @@ def experiment_csv(page: ExperimentPage) -> bytes:
             t.signature,
             *(t.measures.get(n) for n in used),
             *_interval_cells(t, bounded),
+            t.language_tag,
         ]
         for t in page.tasks
     ]

@@ -790,6 +790,10 @@ def test_several_languages_pooled_over_http(server, data_dir: Path, monkeypatch)
     assert one.status_code == 200 and "iso639-1/es" in one.text
     # read with the csv module's defaults: question 46's gold (4,498 IRIs, 201 KB in one cell)
     # stopped it ("field larger than field limit (131072)"); cells now end with how many more
+    # which languages the pooled task holds: its language is mul, the API's is "en,es"
+    tasks = server.get(f"experiment/{ticket['id']}.csv", headers=auth).text
+    [pool] = [t for t in csv.DictReader(io.StringIO(tasks)) if t["language"] == "mul"]
+    assert pool["languageTag"] == ev["language"] == "en,es"
     table = server.get(f"{pooled.removeprefix(server.url)}.csv", headers=auth).text
     records = list(csv.DictReader(io.StringIO(table)))
     assert {r["language"] for r in records} == {"en", "es"} and len(records) == 200
