@@ -4,7 +4,9 @@ to the form; the JSON API's ``/api/compare`` is tested in test_api.py."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 import xml.etree.ElementTree as ET
 from urllib.parse import parse_qs, urlsplit
@@ -336,10 +338,19 @@ def test_pools_of_other_languages_leave_the_tiers_of_the_best_pool(
         _publish_pools(server, data_dir)
         params = {"dataset": "qald-8-train-multilingual", "language": "mul", "profile": "exact"}
         rows = server.get("leaderboards", params={**params, "format": "json"}).json()["rows"]
+        table = server.get("leaderboards", params={**params, "format": "csv"}).text
+        page = server.get("leaderboards", params=params).text
     finally:
         stop_server(server)
     tiers = {r["system"]: r["tier"] for r in rows}
     assert tiers == {"GANSWER2": 1, "QANSWER": 2, "QAKIS": None}, tiers
+    # which languages each mul row pooled, in the JSON, the CSV and the page's Lang. column
+    pooled = {r["system"]: r["languageTag"] for r in rows}
+    assert pooled == {"GANSWER2": "en,es", "QANSWER": "en,es", "QAKIS": "en,de"}, pooled
+    assert {(r["system"], r["languageTag"]) for r in csv.DictReader(io.StringIO(table))} == set(
+        pooled.items()
+    )
+    assert "<td>en,de</td>" in page and "<td>mul</td>" not in page
 
 
 def _publish_pools(server, data_dir) -> None:
