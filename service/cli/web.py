@@ -192,7 +192,7 @@ def _delete(args: argparse.Namespace) -> int:
     store = _existing_store(args.store, "delete")
     if store is None:
         return 1
-    with open_storage(store, catalog=False) as storage:
+    with open_storage(store, base=None, catalog=False) as storage:  # the store's own base
         delete_experiment(storage, args.id)
     print(f"deleted {args.id}")
     return 0
@@ -204,7 +204,7 @@ def _withdraw(args: argparse.Namespace) -> int:
     store = _existing_store(args.store, "withdraw")
     if store is None:
         return 1
-    with open_storage(store, catalog=False) as storage:
+    with open_storage(store, base=None, catalog=False) as storage:  # the store's own base
         status = storage.experiments.withdraw(args.id, args.reason)
     print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at})")
     return 0

@@ -276,16 +276,19 @@ def stored_score(
     counts: tuple[int | None, int | None, int | None],
     prf: tuple[float | None, float | None, float | None],
     graded: bool,
+    language: str | None = None,
 ) -> QuestionScore:
     """A question's record as the store keeps it (counts and P/R/F1, no items): enough to
     recompute :data:`COUNT_MEASURES` on resamples, for intervals and comparisons of stored
-    results. ``graded``: the profile grades whole questions (its credit is the TP count)."""
+    results. ``graded``: the profile grades whole questions (its credit is the TP count);
+    ``language``: the record's, in a task pooled over several (slices by language)."""
     tp, fp, fn = counts
     if tp is None or fp is None or fn is None:
-        return QuestionScore(question_id, status=QuestionStatus(status))
+        return QuestionScore(question_id, status=QuestionStatus(status), language=language)
     return QuestionScore(
         question_id,
         status=QuestionStatus(status),
+        language=language,
         tp=tp,
         fp=fp,
         fn=fn,

@@ -364,6 +364,7 @@ class StoredResult:
     precision: float | None
     recall: float | None
     f1: float | None
+    language: str | None = None  # its language, in a task pooled over several
 
 
 def _int(term: Any) -> int | None:
@@ -377,7 +378,9 @@ def _float(term: Any) -> float | None:
 def stored_results(store: Any, graph: str, tasks: Sequence[str]) -> dict[str, list[StoredResult]]:
     """The per-question observations of ``tasks`` in ``graph`` of ``store`` (a pyoxigraph
     store), by task URI, in the dataset's question order (``gqa:position``, as ``evaluate``
-    has them, so a seeded resample draws the same questions): one query, index lookups.
+    has them, so a seeded resample draws the same questions; a task pooled over languages
+    lists each language's questions in turn, in its ``gqa:languageTag`` order, as the
+    pooling did): one query, index lookups.
 
     The rows are put in order here, as ``ORDER BY ?task ?at ?q`` would (a question without a
     position first, then by position, then by URI): Oxigraph's sort of the ~1,300 rows of an
@@ -386,20 +389,23 @@ def stored_results(store: Any, graph: str, tasks: Sequence[str]) -> dict[str, li
         return {}
     values = " ".join(f"<{t}>" for t in tasks)
     query = f"""PREFIX gqa: <{GQA}>
-SELECT ?task ?q ?status ?processed ?tp ?fp ?fn ?p ?r ?f ?at WHERE {{ GRAPH <{graph}> {{
+SELECT ?task ?q ?status ?processed ?tp ?fp ?fn ?p ?r ?f ?at ?lang ?tag WHERE {{ GRAPH <{graph}> {{
   VALUES ?task {{ {values} }}
   ?res gqa:resultOf ?task ; gqa:question ?q ; gqa:questionStatus ?status ;
        gqa:processed ?processed .
   OPTIONAL {{ ?res gqa:tp ?tp }} OPTIONAL {{ ?res gqa:fp ?fp }} OPTIONAL {{ ?res gqa:fn ?fn }}
   OPTIONAL {{ ?res gqa:precision ?p }} OPTIONAL {{ ?res gqa:recall ?r }}
   OPTIONAL {{ ?res gqa:f1 ?f }} OPTIONAL {{ ?q gqa:position ?at }}
+  OPTIONAL {{ ?res gqa:language ?lang }} OPTIONAL {{ ?task gqa:languageTag ?tag }}
 }} }}"""
-    rows: list[tuple[str, tuple[int, float | str], str, StoredResult]] = []
+    rows: list[tuple[str, int, tuple[int, float | str], str, StoredResult]] = []
     for row in store.query(query):
         question = row["q"].value
+        language = local(row["lang"].value) if row["lang"] is not None else None
         rows.append(
             (
                 row["task"].value,
+                _language_order(language, row["tag"]),
                 _position(row["at"]),
                 question,
                 StoredResult(
@@ -412,14 +418,22 @@ SELECT ?task ?q ?status ?processed ?tp ?fp ?fn ?p ?r ?f ?at WHERE {{ GRAPH <{gra
                     precision=_float(row["p"]),
                     recall=_float(row["r"]),
                     f1=_float(row["f"]),
+                    language=language,
                 ),
             )
         )
-    rows.sort(key=lambda r: r[:3])
+    rows.sort(key=lambda r: r[:4])
     out: dict[str, list[StoredResult]] = defaultdict(list)
-    for task, _at, _question, result in rows:
+    for task, _in_turn, _at, _question, result in rows:
         out[task].append(result)
     return dict(out)
+
+
+def _language_order(language: str | None, tag: Any) -> int:
+    """Where a pooled task's record of ``language`` comes in its languages (``en,es``: en
+    first); 0 for a task of one language."""
+    languages = tag.value.split(POOLED_SEPARATOR) if tag is not None else []
+    return languages.index(language) if language in languages else 0
 
 
 def f1s_query(graph: str, tasks: Sequence[str]) -> str:
@@ -483,6 +497,7 @@ def stored_records(
             counts=(r.tp, r.fp, r.fn),
             prf=(r.precision, r.recall, r.f1),
             graded=graded,
+            language=r.language,
         )
         for r in results
     )

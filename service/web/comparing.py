@@ -239,8 +239,9 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
     language and profile, best first): :func:`~service.evaluation.comparison.compare` on
     their stored results with fewer samples than a comparison asked for (1,000 resamples and
     1,000 shuffles: the page is rendered once per write). Rows scored under another signature
-    than the first recomputable one, or under a profile version this one scores otherwise,
-    are left out (None): one such row took the tiers of every other row away."""
+    or pooled over other languages than the first recomputable one (every pooled task's
+    language is ``mul``), or under a profile version this one scores otherwise, are left out
+    (None): one such row took the tiers of every other row away."""
     from service.evaluation.comparison import compare
 
     if len(tasks) < 2:
@@ -253,8 +254,12 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
     recomputable = [t for t in tasks if t not in refused]
     if len(evaluations) < 2:
         return {}
-    first = evaluations[0].signature
-    kept = [(t, e) for t, e in zip(recomputable, evaluations, strict=True) if e.signature == first]
+    first = evaluations[0]
+    kept = [
+        (t, e)
+        for t, e in zip(recomputable, evaluations, strict=True)
+        if (e.signature, e.language) == (first.signature, first.language)
+    ]
     if len(kept) < 2:
         return {}
     try:

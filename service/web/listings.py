@@ -219,6 +219,15 @@ def task_measures(tasks: Iterable[str], names: Sequence[str]) -> dict[str, dict[
     return out
 
 
+def language_tags(tasks: Iterable[str]) -> dict[str, str]:
+    """Each task's ``gqa:languageTag`` (``en,es`` for a task whose language is ``mul``), by
+    one index lookup per task, for the few rows a page shows."""
+    from service.graph.uris import GQA
+
+    rows = _about(services().storage.public, list(dict.fromkeys(tasks)), GQA + "languageTag")
+    return {subject: value.value for subject, _, value in rows}
+
+
 def _about(public: Any, subjects: list[str], predicate: str | None) -> list[tuple[str, Any, Any]]:
     """(subject, predicate, object) of the public default graph for a page's few rows: an
     index lookup per subject, or, on a remote store (a round trip each), one query."""

@@ -270,6 +270,7 @@ class QuestionRow:
     confidence: float | None = None  # the system's, for its answer (eQALD-JSON)
     retry_reason: str | None = None
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
+    language: str | None = None  # the record's, in a task pooled over several languages
 
     def totals(self) -> Totals:
         """How many answers were matched, false and missed: the lists, or the counts when the
@@ -528,6 +529,7 @@ def task_page(
                 attempts=int(attempts) if attempts else None,
                 confidence=number(node.one(GQA + "confidence")),
                 retry_reason=node.text(GQA + "retryReason"),
+                language=asked_in,
             )
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
@@ -593,6 +595,8 @@ def experiment_csv(page: ExperimentPage) -> bytes:
     if bounded:
         header += [f"{n}{end}" for n in bounded for end in ("Low", "High")]
         header.append("intervalSignature")
+    # a pooled task's language is mul; which languages it pooled, as the API's "language" says
+    header.append("languageTag")
     rows = [
         [
             t.uri,
@@ -605,6 +609,7 @@ def experiment_csv(page: ExperimentPage) -> bytes:
             t.signature,
             *(t.measures.get(n) for n in used),
             *_interval_cells(t, bounded),
+            t.language_tag,
         ]
         for t in page.tasks
     ]
@@ -624,7 +629,11 @@ def _interval_cells(task: TaskRow, bounded: Sequence[str]) -> list[Any]:
 
 
 def task_csv(page: TaskPage) -> bytes:
+    """One row a question result; after the answers (columns only added) what the page shows
+    and filters by: the record's language in a pooled task, the outcome, the answer type and
+    the flags, as the filters spell them (``yes``/``no``), so a table is sliced without RDF."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
+    header += ["language", "outcome", "answertype", *FEATURES]
     rows = [
         [
             r.uri,
@@ -632,12 +641,41 @@ def task_csv(page: TaskPage) -> bytes:
             r.question_id,
             r.status,
             *(r.measures.get(m) for m in QUESTION_MEASURES),
-            " | ".join(r.given),
-            " | ".join(r.gold),
+            _cell(r.given),
+            _cell(r.gold),
+            r.language,
+            r.outcome,
+            r.answer_type,
+            *(_yes_no(r.features.get(f)) for f in FEATURES),
         ]
         for r in page.rows
     ]
     return csv_table(header, rows)
+
+
+# A spreadsheet cell holds 32,767 characters and Python's csv module reads 131,072 by
+# default: one DB25 gold set is 4,498 IRIs (201 KB), which stopped csv.DictReader.
+CSV_CELL_CHARS = 32_767
+
+
+def _cell(items: Sequence[str]) -> str:
+    """``items`` joined by `` | ``, the first that fit in a cell, then how many more (the
+    counts and the question's RDF have them all)."""
+    joined = " | ".join(items)
+    if len(joined) <= CSV_CELL_CHARS:
+        return joined
+    kept: list[str] = []
+    used = 0
+    for item in items:
+        used += len(item) + 3
+        if used > CSV_CELL_CHARS - 40:  # room for the note
+            break
+        kept.append(item)
+    return " | ".join([*kept, f"… {len(items) - len(kept)} more"])
+
+
+def _yes_no(flag: bool | None) -> str | None:
+    return None if flag is None else ("yes" if flag else "no")
 
 
 # --- datasets: the check findings summarised, not inlined -----------------------------------

@@ -232,6 +232,7 @@ def _leaderboard_model(
         "kbs_mixed": _kbs_mixed(shown),
         "measures": listings.task_measures([r.task for r in shown], columns),
         "papers": listings.papers(r.experiment for r in shown),
+        "language_tags": listings.language_tags(r.task for r in shown),
         "columns": columns,
         "sortable": sortable_measures(),
         **_filter_choices(counts, shown_filter, filters),
@@ -268,6 +269,8 @@ def _leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "task": row.task,
                 "dataset": row.dataset,
                 "language": row.language,
+                # which languages a pooled (mul) row holds: en,es and en,de are other rows
+                "languageTag": model["language_tags"].get(row.task, row.language),
                 "profile": row.profile,
                 "signature": row.signature,
                 "measures": {
@@ -305,14 +308,14 @@ def _leaderboard_json(model: dict[str, Any]) -> str:
 def _leaderboard_csv(model: dict[str, Any]) -> str:
     sort = model["chosen"].sort
     header = ["rank", "tier", "system", "experiment", "task", "dataset", "language", "profile"]
-    header += [*model["columns"], f"{sort}Low", f"{sort}High", "signature"]
+    header += [*model["columns"], f"{sort}Low", f"{sort}High", "signature", "languageTag"]
     rows = []
     for r in _leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
         rows.append(
             [r[k] for k in header[:8]]
             + [r["measures"][m] for m in model["columns"]]
-            + [low, high, r["signature"]]
+            + [low, high, r["signature"], r["languageTag"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 

@@ -86,3 +86,35 @@ def test_sub_experiments_point_at_their_qa_task(store: Path) -> None:
     # every sub-experiment of each system's evaluation, pointing at that system's QA task
     assert counts and all(n == 2 for n in counts.values()) and "QA" not in counts
     assert set(counts) <= {"C2KB", "P2KB", "RE2KB", "AT", "AIT2KB"}
+
+
+# A task's macro F1 from its per-question results, as a client of the graph reproduces it: the
+# mean of the questions' F1, or, where the signature says macro-f:f-of-means (the README's
+# profile table: qald6, qald-legacy), the F of the mean precision and the mean recall.
+PER_QUESTION = """PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
+PREFIX gerbil: <http://w3id.org/gerbil/vocab#>
+SELECT ?task ?macroF1 ?signature (AVG(?p) AS ?P) (AVG(?r) AS ?R) (AVG(?f) AS ?F) WHERE {
+  GRAPH ?g { ?task gerbil:experimentType gerbil:QA ; gerbil:macroF1 ?macroF1 ;
+                   gqa:signature ?signature .
+             ?result gqa:resultOf ?task ; gqa:precision ?p ; gqa:recall ?r ; gqa:f1 ?f } }
+GROUP BY ?task ?macroF1 ?signature"""
+
+
+@pytest.mark.parametrize("profile", ["exact", "qald6", "qald-legacy"])
+def test_macro_f1_is_reproduced_from_the_per_question_results(
+    tmp_path: Path, data_dir: Path, profile: str
+) -> None:
+    gold = data_dir / "qald" / "ag-sc_QALD" / "8" / "data" / "qald-8-train-multilingual.json"
+    answers = data_dir / "system-outputs" / "qald8-train" / "QAKIS_QALD8_Train.json"
+    store = tmp_path / "store"
+    argv = ["evaluate", "--dataset", str(gold), "--answers", str(answers), "--types", "QA"]
+    assert main([*argv, "--profile", profile, "--store", str(store), "--output", "csv"]) == 0
+    with open_storage(store, base=None) as storage:
+        [row] = list(storage.private.query(PER_QUESTION))
+    mean_p, mean_r, mean_f = (float(row[v].value) for v in ("P", "R", "F"))  # type: ignore[index]
+    if "macro-f:f-of-means" in row["signature"].value:  # type: ignore[index]
+        expected = 2 * mean_p * mean_r / (mean_p + mean_r) if mean_p + mean_r else 0.0
+    else:
+        expected = mean_f
+    assert float(row["macroF1"].value) == pytest.approx(expected, abs=1e-12)  # type: ignore[index]
+    assert ("f-of-means" in row["signature"].value) == (profile != "exact")  # type: ignore[index]

@@ -151,3 +151,23 @@ def test_a_paper_linked_after_the_withdrawal_stays_out_of_the_default_graph(
         f"<{uri}> <http://purl.org/dc/terms/isReferencedBy> ?p }} }}"
     )
     assert linked == [{"p": "https://doi.org/10.3233/SW-180312"}]
+
+
+def test_the_operator_commands_take_the_base_from_the_store(tmp_path: Path) -> None:
+    """A deployment's store is made with its own base (``evaluate --store --base``); publish,
+    withdraw and delete then act on it without ``--base``, as the README's command lines show.
+    Before, withdraw and delete checked it against ``http://localhost:8080/`` and refused."""
+    store = str(tmp_path / "store")
+    base = "http://127.0.0.1:8731/"
+    done = gerbil_qa(
+        "evaluate", "--dataset", str(DEMO_DIR / "questions.json"), "--store", store,
+        "--base", base, "--answers", str(DEMO_DIR / "answers-strong.json"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    published = recorded(store, DEMO_DIR / "answers-baseline.json")
+    unpublished = recorded(store, DEMO_DIR / "answers-baseline.json")
+    said = _run("publish", "--store", store, published)
+    assert said.startswith(f"published {published}: {base}experiment/{published} (")
+    said = _run("withdraw", "--store", store, published, "--reason", "superseded")
+    assert said.startswith(f"withdrawn {published}: {base}experiment/{published} (")
+    assert _run("delete", "--store", store, unpublished) == f"deleted {unpublished}\n"

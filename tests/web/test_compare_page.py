@@ -4,7 +4,9 @@ to the form; the JSON API's ``/api/compare`` is tested in test_api.py."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 import xml.etree.ElementTree as ET
 from urllib.parse import parse_qs, urlsplit
@@ -318,6 +320,55 @@ def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None
     assert "Choose one language" not in one.text
     tiers = re.findall(r'<td class="num tier">([^<]+)</td>', one.text)
     assert tiers[:1] == ["1"] and len(tiers) == 2, tiers
+
+
+def test_pools_of_other_languages_leave_the_tiers_of_the_best_pool(
+    tmp_path, data_dir, monkeypatch
+) -> None:
+    """Every pooled task's language is ``mul``, so ``language=mul`` ranks pools of different
+    languages together; the rows pooled as the best row was keep their tiers and the others
+    are left out, as rows of another signature are. Before, the one comparison of all of them
+    was refused ('scored in en,de, not en,es') and no row had a tier. A server of its own:
+    the shared one's default leaderboard must stay the demo's."""
+    from tests.web.conftest import start_server, stop_server
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the catalogue's local mirror
+    server = start_server(tmp_path / "store", demo=False)
+    try:
+        _publish_pools(server, data_dir)
+        params = {"dataset": "qald-8-train-multilingual", "language": "mul", "profile": "exact"}
+        rows = server.get("leaderboards", params={**params, "format": "json"}).json()["rows"]
+        table = server.get("leaderboards", params={**params, "format": "csv"}).text
+        page = server.get("leaderboards", params=params).text
+    finally:
+        stop_server(server)
+    tiers = {r["system"]: r["tier"] for r in rows}
+    assert tiers == {"GANSWER2": 1, "QANSWER": 2, "QAKIS": None}, tiers
+    # which languages each mul row pooled, in the JSON, the CSV and the page's Lang. column
+    pooled = {r["system"]: r["languageTag"] for r in rows}
+    assert pooled == {"GANSWER2": "en,es", "QANSWER": "en,es", "QAKIS": "en,de"}, pooled
+    assert {(r["system"], r["languageTag"]) for r in csv.DictReader(io.StringIO(table))} == set(
+        pooled.items()
+    )
+    assert "<td>en,de</td>" in page and "<td>mul</td>" not in page
+
+
+def _publish_pools(server, data_dir) -> None:
+    """QALD-8 train pooled over en,es (two systems) and over en,de (one), published."""
+    folder = data_dir / "system-outputs" / "qald8-train"
+    pools = {"en,es": ("GANSWER2", "QANSWER"), "en,de": ("QAKIS",)}
+    for language, names in pools.items():
+        files = [
+            ("answers", (f"{n}.json", (folder / f"{n}_QALD8_Train.json").read_bytes()))
+            for n in names
+        ]
+        data = {"dataset": "qald-8-train-multilingual", "profile": "exact", "language": language}
+        ticket = server.post("api/experiments", files=files, data={**data, "experiment_type": "QA"})
+        assert ticket.status_code == 202, ticket.text
+        eid, token = ticket.json()["id"], ticket.json()["token"]
+        server.wait_finished(eid, token, timeout=120)
+        owner = {"Authorization": f"Bearer {token}"}
+        assert server.post(f"api/experiments/{eid}/publish", headers=owner).status_code == 200
 
 
 def test_the_experiment_page_links_the_paired_tests_of_its_systems(server) -> None:

@@ -261,6 +261,22 @@ def test_the_task_csv_gives_each_questions_gold_answers(server, exp: str) -> Non
         assert shown == values, row["id"]  # as "given" shows them: a typed literal's datatype
 
 
+def test_the_task_csv_has_each_questions_features(server, exp: str) -> None:
+    # the per-question CSV joined with nothing: the answer type and QALD flags the task page
+    # shows and filters by were only in the dataset's RDF, so a csv-module reader could not
+    # break F1 down by answer type (the page's answertype/aggregation/… filter values)
+    rows = list(csv.DictReader(io.StringIO(server.get(f"{exp}/task/1.csv").text)))
+    page = server.get(f"{exp}/task/1", params={"answertype": "number"}).text
+    numbers = [r["id"] for r in rows if r["answertype"] == "number"]
+    assert numbers and all(f"/question/{qid}" in page for qid in numbers)
+    assert {r["answertype"] for r in rows} == {"boolean", "date", "number", "resource", "string"}
+    for flag in ("aggregation", "hybrid", "onlydbo", "outofscope"):
+        assert {r[flag] for r in rows} <= {"yes", "no", ""}, flag
+    assert {r["aggregation"] for r in rows} == {"yes", "no"}
+    assert {r["outcome"] for r in rows} <= {"correct", "partly", "wrong", "error", "missing"}
+    assert all(r["language"] == "" for r in rows)  # one language: no record names its own
+
+
 def test_the_experiment_csv_has_each_measures_interval(server, exp: str) -> None:
     # a paper's table from the CSV: the RDF, the API and the page have each measure's 95 %
     # interval, the CSV had the numbers only

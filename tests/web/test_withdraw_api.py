@@ -5,6 +5,11 @@ results and the withdrawal's date and reason, in HTML and Turtle."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import pyoxigraph as ox
+
 from service.paths import DEMO_DIR
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -118,3 +123,37 @@ def test_an_unpublished_experiment_is_deleted_not_withdrawn(server) -> None:
     )
     assert refused.status_code == 409
     assert "not published: delete it instead" in refused.json()["error"]
+
+
+def test_the_readme_query_reads_the_dump_as_the_endpoint(server) -> None:
+    """The dump holds a withdrawn experiment's graph (with its note) and no default graph: the
+    README's query over the dump's union graph gives the rows of the endpoint's default graph,
+    and without its filter the withdrawn experiment's tasks as well."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Reading the public dump.**", 1)[1]
+    query = re.search(r"```sparql\n(.*?)```", section, re.S)
+    assert query, "no query under 'Reading the public dump'"
+    ticket = _submit(server, "read from the dump")
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).ok
+    gone = {"reason": "read from the dump"}
+    assert server.post(f"api/experiments/{eid}/withdraw", json=gone, headers=owner).ok
+    uri = server.get(f"api/experiments/{eid}", headers=owner).json()["uri"]
+
+    dump = ox.Store()
+    dump.load(server.get("dump.nq").content, format=ox.RdfFormat.N_QUADS)
+    assert not list(dump.quads_for_pattern(None, None, None, ox.DefaultGraph()))
+
+    def rows(text: str) -> set[tuple[str, str]]:
+        found = dump.query(text, use_default_graph_as_union=True)
+        return {(r["task"].value, r["f1"].value) for r in found}  # type: ignore[index]
+
+    served = _sparql(server, query.group(1))["results"]["bindings"]
+    assert rows(query.group(1)) == {(b["task"]["value"], b["f1"]["value"]) for b in served}
+    unfiltered = rows(re.sub(r"FILTER NOT EXISTS \{[^}]*\}", "", query.group(1)))
+    extra = {task.rsplit("/task/", 1)[0] for task, _ in unfiltered - rows(query.group(1))}
+    withdrawn = {
+        q.subject.value
+        for q in dump.quads_for_pattern(None, ox.NamedNode(GQA + "withdrawnAt"), None)
+    }
+    assert uri in extra and extra <= withdrawn  # this one, and any an earlier test withdrew
