@@ -375,12 +375,20 @@ def _kbs_mixed(rows: Sequence[Any]) -> list[str]:
     return sorted(profile for profile, found in kbs.items() if len(found) > 1)
 
 
+EXPERIMENTS_OFFERS = (conneg.HTML, conneg.CSV)
+
+
 @bp.get("/experiments")
 def experiments() -> BaseResponse:
+    """Published experiments, newest first, a page at a time; the page's rows as CSV too
+    (``?format=csv`` or ``Accept: text/csv``; the API's ``api/experiments`` has them as JSON)."""
     page = listings.page_from(request.args)
+    rep = conneg.negotiate(request, EXPERIMENTS_OFFERS, default=conneg.HTML)
 
     def render() -> str:
         rows = listings.experiments(limit=page.size + 1, offset=page.offset)
+        if rep.key == "csv":
+            return _experiments_csv(rows[: page.size])
         return render_template(
             "experiments.html",
             rows=rows[: page.size],
@@ -390,7 +398,15 @@ def experiments() -> BaseResponse:
             args=listings.page_args(request.args),
         )
 
-    return cached_page(("page:experiments", page), render)
+    response = cached_page(("page:experiments", page, rep.key), render, content_type=rep.media_type)
+    response.vary.add("Accept")
+    return response
+
+
+def _experiments_csv(rows: list[listings.ExperimentRow]) -> str:
+    header = ["experiment", "id", "ended", "datasets", "systems"]
+    cells = [[r.uri, r.id, r.ended, " | ".join(r.datasets), " | ".join(r.systems)] for r in rows]
+    return pages.csv_table(header, cells).decode("utf-8")
 
 
 @bp.get("/systems")

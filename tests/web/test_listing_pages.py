@@ -221,3 +221,22 @@ def test_a_leaderboard_is_served_as_json_and_csv_at_its_own_url(server, mixed) -
     assert server.get("leaderboards", params={**args, "format": "xml"}).status_code == 406
     html = server.get("leaderboards", params=args).text
     assert 'id="leaderboard-json"' in html and 'id="leaderboard-csv"' in html
+
+
+def test_the_experiments_listing_is_served_as_csv_too(server) -> None:
+    import csv
+    import io
+
+    page = server.get("experiments")
+    assert 'id="experiments-csv"' in page.text
+    table = server.get("experiments", params={"format": "csv"})
+    assert table.status_code == 200 and table.headers["Content-Type"].startswith("text/csv")
+    assert "Accept" in table.headers["Vary"]
+    rows = list(csv.DictReader(io.StringIO(table.text)))
+    assert list(rows[0]) == ["experiment", "id", "ended", "datasets", "systems"]
+    demo = next(r for r in rows if r["id"] == server.demo_id)
+    assert demo["experiment"].endswith(f"experiment/{server.demo_id}")
+    assert "demo-strong" in demo["systems"].split(" | ")
+    asked = server.get("experiments", headers={"Accept": "text/csv"})
+    assert asked.text == table.text
+    assert server.get("experiments", params={"format": "ttl"}).status_code == 406
