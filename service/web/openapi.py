@@ -758,6 +758,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "200": _json_response("The comparison", "Comparison"),
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,  # an unknown catalogue dataset
                     },
                     requestBody=submission_body({"$ref": "#/components/schemas/CompareOptions"}),
                 ),
@@ -794,6 +795,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,  # an unknown catalogue dataset
                     },
                     requestBody=submission_body(),
                 ),
@@ -880,7 +882,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Publish an experiment",
                     "Moves a finished experiment into the public view atomically.",
-                    {"200": _json_response("Published", "Published"), "403": _ERROR, "409": _ERROR},
+                    {
+                        "200": _json_response("Published", "Published"),
+                        "403": _ERROR,
+                        "404": _ERROR,
+                        "409": _ERROR,
+                    },
                     parameters=[exp_id],
                     security=owner,
                 )
@@ -918,6 +925,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "201": _json_response("Attached", "Paper"),
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,
                         "409": _ERROR,
                     },
                     parameters=[exp_id],
@@ -935,7 +943,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Cancel a queued or running experiment",
                     "Stops asking questions; the experiment ends as cancelled.",
-                    {"200": _json_response("Cancellation requested", "Cancelled"), "403": _ERROR},
+                    {
+                        "200": _json_response("Cancellation requested", "Cancelled"),
+                        "403": _ERROR,
+                        "404": _ERROR,
+                    },
                     parameters=[exp_id],
                     security=owner,
                 )
@@ -947,6 +959,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {
                         "202": _json_response("Queued again", "Resumed"),
                         "403": _ERROR,
+                        "404": _ERROR,
                         "409": _ERROR,
                     },
                     parameters=[exp_id],
@@ -967,6 +980,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "202": _json_response("Queued as a new experiment", "Ticket"),
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,
                     },
                     parameters=[exp_id],
                     security=owner,

@@ -204,3 +204,33 @@ def test_every_operation_answers_as_documented(server, document, slow_qa) -> Non
     }
     assert api.mismatches == [], "\n".join(api.mismatches)
     assert documented - api.seen == set(), json.dumps(sorted(documented - api.seen))
+
+
+def test_unknown_experiments_and_datasets_answer_a_documented_404(server, document) -> None:
+    """A pipeline's script that keeps a wrong id (another server's, a deleted one) or names a
+    dataset the catalogue lacks gets the API's 404 on every operation, as the document says:
+    before, publish, papers, cancel, resume and rescore answered 404 undocumented, and so did
+    submit and compare for an unknown catalogue dataset."""
+    api = Conformance(document)
+    token = {"Authorization": "Bearer not-a-token"}
+    for operation, body in (
+        ("publish", None),
+        ("papers", {"doi": "10.3233/SW-180312"}),
+        ("cancel", None),
+        ("resume", None),
+        ("rescore", None),
+        ("withdraw", {"reason": "x"}),
+    ):
+        for eid in ("209901019999", "nope"):
+            answer = server.post(f"api/experiments/{eid}/{operation}", json=body, headers=token)
+            assert answer.status_code == 404, (operation, eid, answer.text)
+            api.check(f"/api/experiments/{{id}}/{operation}", "post", answer)
+    unknown = {
+        "dataset": "no-such-dataset",
+        "systems": [{"name": "a", "answers": STRONG}, {"name": "b", "answers": PARTIAL}],
+    }
+    for path in ("/api/experiments", "/api/compare"):
+        answer = server.post(path.lstrip("/"), json=unknown)
+        assert answer.status_code == 404 and "no-such-dataset" in answer.json()["error"]
+        api.check(path, "post", answer)
+    assert api.mismatches == [], "\n".join(api.mismatches)
