@@ -13,7 +13,7 @@ from service.experiments.systems import SYSTEM_KINDS
 from service.graph.experiments import Status
 from service.systems.interfaces import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
-from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES
+from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES, MAX_STORED
 from service.web.listings import MAX_PAGE
 
 _ERROR = {"$ref": "#/components/responses/Error"}
@@ -292,6 +292,15 @@ def _comparison_schema() -> dict[str, Any]:
     )
 
 
+def _compare_body(files: dict[str, Any]) -> dict[str, Any]:
+    """The comparison's body: the submission of ``files`` (JSON or form), or, as JSON only,
+    stored tasks; either with the options."""
+    json_files = files["content"]["application/json"]["schema"]
+    tasks = {"allOf": [{"$ref": "#/components/schemas/CompareTasks"}, json_files["allOf"][1]]}
+    files["content"]["application/json"]["schema"] = {"oneOf": [json_files, tasks]}
+    return files
+
+
 def openapi_document(base: str) -> dict[str, Any]:
     from service.evaluation.statistics import TESTS
 
@@ -303,6 +312,7 @@ def openapi_document(base: str) -> dict[str, Any]:
         "schema": {"type": "string", "pattern": "^[0-9]{12}$"},
     }
     owner: list[dict[str, list[str]]] = [{"ownerToken": []}]
+    options = {"$ref": "#/components/schemas/CompareOptions"}
 
     def submission_body(*extra: dict[str, Any]) -> dict[str, Any]:
         """A submission (of an experiment, or with ``extra`` options of a comparison), as JSON
@@ -542,6 +552,20 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "force": {"type": "boolean"},
                     },
                 },
+                "CompareTasks": {
+                    "type": "object",
+                    "required": ["tasks"],
+                    "properties": {
+                        "tasks": {
+                            "type": "array",
+                            "minItems": 2,
+                            "maxItems": MAX_STORED,
+                            "items": {"type": "string", "format": "uri"},
+                            "description": "Stored QA tasks of one dataset, language and "
+                            "profile: their URIs (…/experiment/ID/task/N).",
+                        }
+                    },
+                },
                 "CompareOptions": {
                     "type": "object",
                     "properties": {
@@ -747,7 +771,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Compare systems",
                     "`gerbil-qa compare` over HTTP: two or more answer files (a Submission whose "
                     "systems all have answers, at most GERBIL_QA_SYNC_PARSE_BYTES in total) "
-                    "scored on one dataset and compared at once; nothing is stored. Options "
+                    "scored on one dataset and compared at once, or stored QA tasks "
+                    '(CompareTasks: {"tasks": [URI, …]}, the task URIs of `results` or the '
+                    "leaderboards; public, or the request carries their owner's token) read "
+                    "back from the graph; nothing is stored. Options "
                     "(CompareOptions): `measure` (default macroF1), `test` (auto, ar, mcnemar, "
                     "bootstrap), `seed`, `resamples` (at most 10,000), `samples` (at most "
                     "100,000). Answers the "
@@ -760,7 +787,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "403": _ERROR,
                         "404": _ERROR,  # an unknown catalogue dataset
                     },
-                    requestBody=submission_body({"$ref": "#/components/schemas/CompareOptions"}),
+                    requestBody=_compare_body(submission_body(options)),
                 ),
             },
             "/api/experiments": {

@@ -234,3 +234,29 @@ def test_unknown_experiments_and_datasets_answer_a_documented_404(server, docume
         assert answer.status_code == 404 and "no-such-dataset" in answer.json()["error"]
         api.check(path, "post", answer)
     assert api.mismatches == [], "\n".join(api.mismatches)
+
+
+def _request_errors(document: dict[str, Any], path: str, body: Any) -> list[str]:
+    """Where ``body`` breaks the JSON request schema the document gives for POST ``path``."""
+    where = ("paths", path, "post", "requestBody", "content", "application/json", "schema")
+    root = {**document, "$ref": _pointer(*where)}
+    return [e.message[:200] for e in Draft202012Validator(root).iter_errors(body)]
+
+
+def test_comparing_stored_tasks_is_a_documented_request(server, document) -> None:
+    """``POST /api/compare {"tasks": [URI, …]}`` (how a pipeline compares a release's stored
+    result with the previous one) is a request the document describes: before, its schema
+    was the file submission's alone, which requires ``dataset`` and ``systems``, so a client
+    checking its requests against the document refused it."""
+    results = server.get(f"api/experiments/{server.demo_id}").json()["results"]
+    tasks = [r["task"] for r in results if r["experimentType"] == "QA"][:2]
+    body = {"tasks": tasks, "resamples": 200}
+    assert _request_errors(document, "/api/compare", body) == []
+    files = {"dataset": "demo", "systems": [{"answers": STRONG}, {"answers": PARTIAL}]}
+    assert _request_errors(document, "/api/compare", files) == []
+    assert _request_errors(document, "/api/compare", {"resamples": 200}) != []
+    assert _request_errors(document, "/api/compare", {"tasks": tasks[:1]}) != []
+    api = Conformance(document)
+    compared = api.check("/api/compare", "post", server.post("api/compare", json=body))
+    assert [s["system"] for s in compared["systems"]], compared
+    assert api.mismatches == [], "\n".join(api.mismatches)
