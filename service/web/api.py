@@ -26,6 +26,18 @@ def _json(payload: Any, status: int = 200) -> Response:
     return response
 
 
+POLL_SECONDS = (1, 2, 30)  # the least, the default (time left unknown) and the most
+
+
+def _poll_after(response: Response, remaining: float | None = None) -> Response:
+    """``Retry-After`` on the answer about a run still to end: half the time left (the
+    estimate may be long), within bounds, so pipelines share one back-off."""
+    least, default, most = POLL_SECONDS
+    wait = default if remaining is None else round(remaining / 2)
+    response.headers["Retry-After"] = str(min(most, max(least, wait)))
+    return response
+
+
 @bp.get("/api")
 @bp.get("/api/")
 def docs() -> str:
@@ -85,7 +97,7 @@ def submit() -> Response:
         "ownerLink": f"{ticket.uri}?token={ticket.token}",
         "note": "Keep the token: it is shown once. Send it as 'Authorization: Bearer <token>'.",
     }
-    response = _json(body, 202)
+    response = _poll_after(_json(body, 202))
     response.headers["Location"] = ticket.uri
     return response
 
@@ -167,7 +179,12 @@ def _add_slices(objects: list[dict[str, Any]], experiment_id: str, page: Any, by
 
 @bp.get("/api/experiments/<experiment_id>")
 def experiment(experiment_id: str) -> Response:
-    response = _json(_experiment_json(experiment_id))
+    from service.graph.experiments import Status
+
+    payload = _experiment_json(experiment_id)
+    response = _json(payload)
+    if Status(payload["status"]).active:
+        return _poll_after(response, payload["remainingSeconds"])
     return response
 
 
@@ -360,7 +377,7 @@ def rescore(experiment_id: str) -> Response:
         202,
     )
     response.headers["Location"] = ticket.uri
-    return response
+    return _poll_after(response)
 
 
 @bp.post("/api/experiments/<experiment_id>/resume")
@@ -371,7 +388,7 @@ def resume(experiment_id: str) -> Response:
     state = services()
     state.runner.resume(experiment_id)
     status = state.storage.experiments.status(experiment_id)
-    return _json({"id": experiment_id, "status": status.status.value}, 202)
+    return _poll_after(_json({"id": experiment_id, "status": status.status.value}, 202))
 
 
 @bp.get("/api/datasets")

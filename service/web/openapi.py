@@ -17,6 +17,13 @@ from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES, MAX_STORED
 from service.web.listings import MAX_PAGE
 
 _ERROR = {"$ref": "#/components/responses/Error"}
+_RETRY_AFTER = {  # the answers about a run still to end (api._poll_after)
+    "Retry-After": {
+        "description": "While the run is queued or running: the seconds to wait before asking "
+        "its status again (half the estimated time left, from 1 to 30; 2 while unknown).",
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
 
 
 def _op(summary: str, description: str, responses: dict[str, Any], **extra: Any) -> dict:
@@ -819,6 +826,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     "schema": {"$ref": "#/components/schemas/Ticket"}
                                 }
                             },
+                            "headers": _RETRY_AFTER,
                         },
                         "400": _ERROR,
                         "403": _ERROR,
@@ -868,6 +876,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     "schema": {"$ref": "#/components/schemas/Experiment"}
                                 }
                             },
+                            "headers": _RETRY_AFTER,
                         },
                         "403": _ERROR,
                         "400": _ERROR,
@@ -984,7 +993,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Resume an interrupted, cancelled or failed experiment",
                     "Queues it again; answers already obtained from web services are reused.",
                     {
-                        "202": _json_response("Queued again", "Resumed"),
+                        "202": {
+                            **_json_response("Queued again", "Resumed"),
+                            "headers": _RETRY_AFTER,
+                        },
                         "403": _ERROR,
                         "404": _ERROR,
                         "409": _ERROR,
@@ -1004,7 +1016,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "signatures before and "
                     "after, the measures and questions that changed).",
                     {
-                        "202": _json_response("Queued as a new experiment", "Ticket"),
+                        "202": {
+                            **_json_response("Queued as a new experiment", "Ticket"),
+                            "headers": _RETRY_AFTER,
+                        },
                         "400": _ERROR,
                         "403": _ERROR,
                         "404": _ERROR,

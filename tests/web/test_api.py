@@ -953,3 +953,40 @@ def _run_a_registered_version(server, data_dir: Path) -> None:
     assert "version-api-v2" in state["dataset"]
     unknown = server.post("api/experiments", json={**body, "datasetVersion": "nope"})
     assert unknown.status_code == 400 and "no registered version 'nope'" in unknown.json()["error"]
+
+
+def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
+    """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
+    and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as
+    the OpenAPI document says), an ended run's does not: before, no answer had one, and each
+    script guessed its own back-off."""
+    import time
+
+    body = {"dataset": "demo", "kb": "demo", "systems": [{"name": "s", "url": slow_qa + "delay/2"}]}
+    submitted = server.post("api/experiments", json=body)
+    assert submitted.status_code == 202 and int(submitted.headers["Retry-After"]) >= 1
+    ticket = submitted.json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    running = server.get(f"api/experiments/{ticket['id']}", headers=owner)
+    assert running.json()["status"] in ("queued", "running"), running.text
+    assert 1 <= int(running.headers["Retry-After"]) <= 30
+    server.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)
+    deadline = time.monotonic() + 30
+    ended_states = ("cancelled", "error")  # stopped, or the error-rate rule first
+    while (ended := server.get(f"api/experiments/{ticket['id']}", headers=owner)).json()[
+        "status"
+    ] not in ended_states:
+        assert time.monotonic() < deadline, ended.text
+        time.sleep(0.1)
+    assert "Retry-After" not in ended.headers
+    resumed = server.post(f"api/experiments/{ticket['id']}/resume", headers=owner)
+    assert resumed.status_code == 202 and int(resumed.headers["Retry-After"]) >= 1
+    server.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)  # not left asking
+    document = server.get("api/openapi.json").json()["paths"]
+    for path, method, status in (
+        ("/api/experiments", "post", "202"),
+        ("/api/experiments/{id}", "get", "200"),
+        ("/api/experiments/{id}/resume", "post", "202"),
+    ):
+        header = document[path][method]["responses"][status]["headers"]["Retry-After"]
+        assert header["schema"]["type"] == "integer", (path, header)
