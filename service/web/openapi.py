@@ -666,7 +666,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                                         "type": "string",
                                         "description": "What it is doing, in words, as "
                                         "the experiment page says it (e.g. 'read, waiting "
-                                        "to be scored' for an answer file).",
+                                        "to be scored' for an answer file); in a run that "
+                                        "ended, where it stopped ('cancelled while "
+                                        "asking').",
                                     },
                                     "done": {"type": "integer"},
                                     "total": {"type": "integer"},

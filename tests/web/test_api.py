@@ -990,3 +990,31 @@ def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
     ):
         header = document[path][method]["responses"][status]["headers"]["Retry-After"]
         assert header["schema"]["type"] == "integer", (path, header)
+
+
+def test_a_stopped_run_does_not_say_its_systems_are_still_asking(server, slow_qa) -> None:
+    """A run cancelled (or interrupted by a restart) keeps its last progress, the questions
+    done and the errors; its systems' ``activity`` says the run stopped there: before, a
+    pipeline reading a cancelled or interrupted run saw its service still "asking"."""
+    import time
+
+    body = {"dataset": "demo", "kb": "demo", "systems": [{"name": "s", "url": slow_qa + "delay/2"}]}
+    ticket = server.post("api/experiments", json=body).json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    url = f"api/experiments/{ticket['id']}"
+    deadline = time.monotonic() + 30
+
+    def asking(state: dict) -> bool:
+        return bool(state["systems"]) and state["systems"][0]["activity"] == "asking"
+
+    while not asking(state := server.get(url, headers=owner).json()):
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+    server.post(f"{url}/cancel", headers=owner)
+    while (state := server.get(url, headers=owner).json())["status"] == "running":
+        assert time.monotonic() < deadline, state
+        time.sleep(0.1)
+    (system,) = state["systems"]
+    assert state["status"] in ("cancelled", "error"), state
+    if system["state"] != "aborted":  # not stopped by the error-rate rule first
+        assert system["activity"] == f"{state['status']} while asking", system
