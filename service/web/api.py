@@ -144,6 +144,10 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
         _add_slices(out["evaluations"], experiment_id, page, by)
     out["dataset"] = page.dataset
+    if out["public"]:  # the badge is served once published (403 before)
+        from service.web.badges import every_system
+
+        out["badges"] = every_system(page)
     out["papers"] = list(page.papers)
     out["notes"] = list(page.notes)
     out["results"] = [

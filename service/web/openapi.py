@@ -713,6 +713,20 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "revision).",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
+                        "badges": {
+                            "type": "array",
+                            "description": "Once published: per system of its QA task, the "
+                            "badge the experiment page offers (`badge.svg?measure=macroF1"
+                            "&system=NAME`; other measures by `measure`) and its snippets.",
+                            "items": _object(
+                                ("system", "url", "alt", "markdown", "html"),
+                                system=_TEXT,
+                                url=_URI,
+                                alt={**_TEXT, "description": "The badge in words."},
+                                markdown=_TEXT,
+                                html=_TEXT,
+                            ),
+                        },
                         "notes": {
                             "type": "array",
                             "items": {"type": "string"},

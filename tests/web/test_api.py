@@ -1018,3 +1018,25 @@ def test_a_stopped_run_does_not_say_its_systems_are_still_asking(server, slow_qa
     assert state["status"] in ("cancelled", "error"), state
     if system["state"] != "aborted":  # not stopped by the error-rate rule first
         assert system["activity"] == f"{state['status']} while asking", system
+
+
+def test_a_published_status_gives_each_systems_badge_snippets(server) -> None:
+    """A release pipeline puts its system's badge in its README from the API: a published
+    experiment's status has, per system of its QA task, the badge URL and the Markdown and
+    HTML snippets the experiment page offers; before, only the page's HTML had them (for the
+    best system), so a script scraped a textarea."""
+    state = server.get(f"api/experiments/{server.demo_id}").json()
+    badges = {b["system"]: b for b in state["badges"]}
+    assert set(badges) == {e["system"] for e in state["evaluations"]}, badges
+    mine = badges["demo-partial"]
+    assert mine["url"].endswith("badge.svg?measure=macroF1&system=demo-partial"), mine
+    assert mine["markdown"] == f"[![{mine['alt']}]({mine['url']})]({state['uri']})"
+    assert f'src="{mine["url"].replace("&", "&amp;")}"' in mine["html"]
+    assert "demo-partial" in mine["alt"] and "0.499" in mine["alt"]
+    svg = server.get(mine["url"].removeprefix(server.url))
+    assert svg.status_code == 200 and "demo-partial" in svg.text
+    ticket = server.submit_demo(systems=("strong",))
+    private = server.get(
+        f"api/experiments/{ticket['id']}", headers={"Authorization": f"Bearer {ticket['token']}"}
+    ).json()
+    assert "badges" not in private  # no badge before it is published (the SVG is 403)
