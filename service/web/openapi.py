@@ -933,7 +933,9 @@ def openapi_document(base: str) -> dict[str, Any]:
             "/api/experiments/{id}/publish": {
                 "post": _op(
                     "Publish an experiment",
-                    "Moves a finished experiment into the public view atomically.",
+                    "Moves a finished experiment into the public view atomically; publishing a "
+                    "published one again answers the same (200). 409 for one not finished, and "
+                    "for one withdrawn since (it stays withdrawn).",
                     {
                         "200": _json_response("Published", "Published"),
                         "403": _ERROR,
