@@ -7,6 +7,7 @@ then runs in the background (``runner.py``). The owner token goes in ``Authoriza
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
@@ -192,6 +193,12 @@ def experiment(experiment_id: str) -> Response:
     return response
 
 
+def _listing_filters() -> dict[str, str]:
+    """The listing's ``system`` and ``dataset`` names, read as its other parameters are (the
+    first value; empty: none)."""
+    return {kind: name for kind in ("system", "dataset") if (name := request.args.get(kind))}
+
+
 @bp.get("/api/experiments")
 def experiments() -> Response:
     """Published experiments, newest first, a page at a time (``?page=N&size=M``, 100 by
@@ -205,10 +212,13 @@ def experiments() -> Response:
         ]
         return _json({"experiments": items})
     page = listings.page_from(request.args, size=100, max_size=500)
-    rows = listings.experiments(limit=page.size + 1, offset=page.offset)
+    named = _listing_filters()
+    using = [getattr(state.storage.uris, kind)(name) for kind, name in named.items()]
+    rows = listings.experiments(limit=page.size + 1, offset=page.offset, using=using)
     following = None
     if len(rows) > page.size:
-        following = f"{state.config.base}api/experiments?page={page.number + 1}&size={page.size}"
+        query = urlencode({**named, "page": page.number + 1, "size": page.size})
+        following = f"{state.config.base}api/experiments?{query}"
     return _json(
         {
             "experiments": [

@@ -853,8 +853,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "get": _op(
                     "List published experiments",
                     "Newest first, a page at a time: `page` (from 1) and `size` (default 100, "
-                    "at most 500); `next` is the URL of the following page, or null. With the "
-                    "operator's admin token: every experiment and status.",
+                    "at most 500); `next` is the URL of the following page (with the same "
+                    "filters), or null. `system` and `dataset` (names, as in the URIs "
+                    "`system/NAME`, `dataset/NAME`): only the experiments that used them, so "
+                    "`?system=NAME&size=1` is a system's last published run. With the "
+                    "operator's admin token: every experiment and status (no filters).",
                     {"200": _json_response("The list", "ExperimentList"), "400": _ERROR},
                     parameters=[
                         {
@@ -876,6 +879,18 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 "maximum": 500,
                                 "default": 100,
                             },
+                        },
+                        {
+                            "name": "system",
+                            "in": "query",
+                            "description": "Only experiments that used this system (its name).",
+                            "schema": {"type": "string", "minLength": 1},
+                        },
+                        {
+                            "name": "dataset",
+                            "in": "query",
+                            "description": "Only experiments on this dataset (its name).",
+                            "schema": {"type": "string", "minLength": 1},
                         },
                     ],
                 ),

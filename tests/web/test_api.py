@@ -1040,3 +1040,39 @@ def test_a_published_status_gives_each_systems_badge_snippets(server) -> None:
         f"api/experiments/{ticket['id']}", headers={"Authorization": f"Bearer {ticket['token']}"}
     ).json()
     assert "badges" not in private  # no badge before it is published (the SVG is 403)
+
+
+def test_the_listing_finds_a_systems_last_published_run(server) -> None:
+    """A pipeline compares a new run with its system's last published one, found by name:
+    ``GET /api/experiments?system=NAME`` (and ``dataset=NAME``) lists only the published
+    experiments that used it, newest first, its ``next`` keeping the filter. Before, both
+    parameters were ignored: the whole listing came back, the newest experiment of anyone
+    first, and a script taking its first row compared with another system's run."""
+    answers = (DEMO_DIR / "answers-partial.json").read_text()
+    ids = []
+    for _ in range(3):
+        submitted = server.post(
+            "api/experiments",
+            json={"dataset": "demo", "systems": [{"name": "listed-ci", "answers": answers}]},
+        ).json()
+        server.wait_finished(submitted["id"], submitted["token"])
+        owner = {"Authorization": f"Bearer {submitted['token']}"}
+        assert server.post(f"api/experiments/{submitted['id']}/publish", headers=owner).ok
+        ids.append(submitted["id"])
+    other = server.submit_demo(systems=("strong",))  # someone else's run, published last
+    mine = {"Authorization": f"Bearer {other['token']}"}
+    assert server.post(f"api/experiments/{other['id']}/publish", headers=mine).ok
+    first = server.get("api/experiments", params={"system": "listed-ci", "size": 2}).json()
+    assert [e["id"] for e in first["experiments"]] == ids[::-1][:2], first
+    assert "system=listed-ci" in first["next"]
+    rest = server.get(first["next"].removeprefix(server.url)).json()
+    assert [e["id"] for e in rest["experiments"]] == ids[:1] and rest["next"] is None
+    dataset = first["experiments"][0]["datasets"][0].rsplit("/", 1)[-1]
+    both = {"system": "listed-ci", "dataset": dataset}
+    assert [e["id"] for e in server.get("api/experiments", params=both).json()["experiments"]] == (
+        ids[::-1]
+    )
+    none = server.get("api/experiments", params={"system": "listed-ci", "dataset": "qald-9-test"})
+    assert none.status_code == 200 and none.json()["experiments"] == []
+    odd = server.get("api/experiments", params={"system": 'a b<>"'})  # no such system
+    assert odd.status_code == 200 and odd.json()["experiments"] == []
