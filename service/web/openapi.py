@@ -382,7 +382,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "problems": {
                             "type": "array",
                             "description": "For unreadable files: each problem with its position "
-                            "(the same as `gerbil-qa validate` prints).",
+                            "(the same as `gerbil-qa validate` prints); for a name the service "
+                            "does not know (profile, language, experiment type, catalogue "
+                            "dataset, KB): one problem whose `path` names the field "
+                            "(`$.profile`).",
                             "items": {"$ref": "#/components/schemas/Problem"},
                         },
                     },

@@ -1076,3 +1076,27 @@ def test_the_listing_finds_a_systems_last_published_run(server) -> None:
     assert none.status_code == 200 and none.json()["experiments"] == []
     odd = server.get("api/experiments", params={"system": 'a b<>"'})  # no such system
     assert odd.status_code == 200 and odd.json()["experiments"] == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "status"),
+    [
+        ("profile", "nope", 400),
+        ("language", "english!", 400),
+        ("experimentTypes", ["QA", "XX"], 400),
+        ("dataset", "no-such-dataset", 404),
+        ("kb", "no-such-kb", 400),
+    ],
+)
+def test_an_unknown_name_is_a_problem_naming_its_field(server, field, value, status) -> None:
+    """A script's submission with a name the service does not know gets the field in
+    ``problems`` (its JSON path), as a malformed file gets its position: before, ``problems``
+    was empty and only the sentence said which setting was wrong."""
+    body = {"dataset": "demo", "systems": [{"name": "s", "answers": STRONG}], field: value}
+    for path in ("api/experiments", "api/compare"):
+        both = {**body, "systems": [*body["systems"], {"name": "t", "answers": STRONG}]}
+        answer = server.post(path, json=both if path == "api/compare" else body)
+        assert answer.status_code == status, (path, answer.text)
+        (problem,) = answer.json()["problems"]
+        assert problem["path"] == f"$.{field}", (path, problem)
+        assert problem["message"] == answer.json()["error"] and problem["severity"] == "error"
