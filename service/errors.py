@@ -15,13 +15,19 @@ Severity = Literal["error", "warning"]
 
 
 class ServiceError(Exception):
-    """An error a user or client can act on; ``status`` is the HTTP status to answer with."""
+    """An error a user or client can act on; ``status`` is the HTTP status to answer with;
+    ``field``: the setting of a submission it is about (its JSON name, e.g. ``profile``), which
+    the API names in its problems."""
 
     status: int = 500
+    field: str | None = None
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, field: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.field = field
         if status is not None:
             self.status = status
 

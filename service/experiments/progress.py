@@ -71,12 +71,21 @@ class SystemProgress:
             return "read, waiting to be scored" if self.total else "reading"
         return "asked, waiting to be scored" if 0 < self.total <= self.done else "asking"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, stopped: str | None = None) -> dict[str, Any]:
+        """The API's row; ``stopped``: the status of a run that ended (cancelled,
+        interrupted, error), whose ``state`` is where the system stopped, said as such.
+
+        >>> SystemProgress("s", 2, 13, state="asking").to_json(stopped="cancelled")["activity"]
+        'cancelled while asking'
+        """
+        activity = self.activity()
+        if stopped is not None and self.state not in ENDED_STATES:
+            activity = f"{stopped} while {activity}"
         return {
             "system": self.system,
             "kind": self.kind,
             "state": self.state,
-            "activity": self.activity(),
+            "activity": activity,
             "done": self.done,
             "total": self.total,
             "errors": self.errors,

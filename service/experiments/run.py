@@ -14,7 +14,8 @@ written, both to the millisecond.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -358,11 +359,13 @@ def prepare(
     from service.experiments.spec import CatalogueDataset
     from service.formats.base import DEFAULT_LIMITS
 
-    profile = get_profile(spec.profile)
+    with _about("profile"):
+        profile = get_profile(spec.profile)
     languages = check_spec(spec, policy=policy, default_language=profile.default_language)
     language = None if languages == (ALL_LANGUAGES,) else languages[0]
     if isinstance(spec.dataset, CatalogueDataset):
-        catalog.get_entry(spec.dataset.name)  # NotFound names `gerbil-qa datasets`
+        with _about("dataset"):
+            catalog.get_entry(spec.dataset.name)  # NotFound names `gerbil-qa datasets`
     for ref in spec.files():
         if (ref.size or 0) > DEFAULT_LIMITS.max_bytes:
             raise BadRequest(
@@ -405,6 +408,17 @@ def prepare(
     return files
 
 
+@contextmanager
+def _about(field: str) -> Iterator[None]:
+    """Name ``field`` on a ServiceError raised inside that has none (the API's problems)."""
+    try:
+        yield
+    except ServiceError as err:
+        if err.field is None:
+            err.field = field
+        raise
+
+
 def check_spec(
     spec: ExperimentSpec, *, policy: NetworkPolicy | None, default_language: str
 ) -> tuple[str, ...]:
@@ -419,17 +433,22 @@ def check_spec(
     languages = tuple(dict.fromkeys(lang.strip() for lang in spec.languages if lang.strip()))
     languages = languages or (default_language,)
     if ALL_LANGUAGES in languages and len(languages) > 1:
-        raise BadRequest(f"{ALL_LANGUAGES!r} stands alone: every language of the dataset")
+        raise BadRequest(
+            f"{ALL_LANGUAGES!r} stands alone: every language of the dataset", field="language"
+        )
     for language in languages:
         if language != ALL_LANGUAGES and not re.match(
             r"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$", language
         ):
-            raise BadRequest(f"language {language!r}: expected an ISO 639 code such as 'en'")
+            raise BadRequest(
+                f"language {language!r}: expected an ISO 639 code such as 'en'", field="language"
+            )
     known = [e.value for e in ExperimentType]
     for value in spec.experiment_types:
         if value not in known:
             raise BadRequest(
-                f"unknown experiment type {value!r}; expected some of {', '.join(known)}"
+                f"unknown experiment type {value!r}; expected some of {', '.join(known)}",
+                field="experimentTypes",
             )
     if not spec.systems:
         raise BadRequest("no systems: give answer files, web-service URLs or reference systems")

@@ -7,6 +7,7 @@ then runs in the background (``runner.py``). The owner token goes in ``Authoriza
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
@@ -23,6 +24,18 @@ def _json(payload: Any, status: int = 200) -> Response:
     response = jsonify(payload)
     response.status_code = status
     response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+POLL_SECONDS = (1, 2, 30)  # the least, the default (time left unknown) and the most
+
+
+def _poll_after(response: Response, remaining: float | None = None) -> Response:
+    """``Retry-After`` on the answer about a run still to end: half the time left (the
+    estimate may be long), within bounds, so pipelines share one back-off."""
+    least, default, most = POLL_SECONDS
+    wait = default if remaining is None else round(remaining / 2)
+    response.headers["Retry-After"] = str(min(most, max(least, wait)))
     return response
 
 
@@ -85,7 +98,7 @@ def submit() -> Response:
         "ownerLink": f"{ticket.uri}?token={ticket.token}",
         "note": "Keep the token: it is shown once. Send it as 'Authorization: Bearer <token>'.",
     }
-    response = _json(body, 202)
+    response = _poll_after(_json(body, 202))
     response.headers["Location"] = ticket.uri
     return response
 
@@ -132,6 +145,10 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
         _add_slices(out["evaluations"], experiment_id, page, by)
     out["dataset"] = page.dataset
+    if out["public"]:  # the badge is served once published (403 before)
+        from service.web.badges import every_system
+
+        out["badges"] = every_system(page)
     out["papers"] = list(page.papers)
     out["notes"] = list(page.notes)
     out["results"] = [
@@ -167,25 +184,39 @@ def _add_slices(objects: list[dict[str, Any]], experiment_id: str, page: Any, by
 
 @bp.get("/api/experiments/<experiment_id>")
 def experiment(experiment_id: str) -> Response:
-    response = _json(_experiment_json(experiment_id))
+    from service.graph.experiments import Status
+
+    payload = _experiment_json(experiment_id)
+    response = _json(payload)
+    if Status(payload["status"]).active:
+        return _poll_after(response, payload["remainingSeconds"])
     return response
+
+
+def _listing_filters() -> dict[str, str]:
+    """The listing's ``system`` and ``dataset`` names, read as its other parameters are (the
+    first value; empty: none)."""
+    return {kind: name for kind in ("system", "dataset") if (name := request.args.get(kind))}
 
 
 @bp.get("/api/experiments")
 def experiments() -> Response:
     """Published experiments, newest first, a page at a time (``?page=N&size=M``, 100 by
-    default, ``next`` links the following page); with the admin token, every experiment and
-    its status."""
+    default, ``next`` links the following page; ``system``, ``dataset``: only those that used
+    them); with the admin token, every experiment, as ``gerbil-qa experiments`` lists them."""
     state = services()
     if is_admin(bearer_token()):  # the operator's view: the rows of `gerbil-qa experiments`
         from service.experiments.overview import operator_rows
 
         return _json({"experiments": operator_rows(state.storage)})
     page = listings.page_from(request.args, size=100, max_size=500)
-    rows = listings.experiments(limit=page.size + 1, offset=page.offset)
+    named = _listing_filters()
+    using = [getattr(state.storage.uris, kind)(name) for kind, name in named.items()]
+    rows = listings.experiments(limit=page.size + 1, offset=page.offset, using=using)
     following = None
     if len(rows) > page.size:
-        following = f"{state.config.base}api/experiments?page={page.number + 1}&size={page.size}"
+        query = urlencode({**named, "page": page.number + 1, "size": page.size})
+        following = f"{state.config.base}api/experiments?{query}"
     return _json(
         {
             "experiments": [
@@ -216,8 +247,19 @@ def _require_owner(experiment_id: str) -> None:
 
 @bp.post("/api/experiments/<experiment_id>/publish")
 def publish(experiment_id: str) -> Response:
+    """Publish (idempotent); a withdrawn experiment is a 409: publishing it again would not
+    list it, and a 200 told a pipeline it was (``gerbil-qa publish --paper`` still links a
+    paper to one)."""
+    from service.errors import Conflict
+
     _require_owner(experiment_id)
     state = services()
+    withdrawn = state.storage.experiments.status(experiment_id).withdrawn_at
+    if withdrawn is not None:
+        raise Conflict(
+            f"experiment {experiment_id} was withdrawn at {withdrawn} and stays withdrawn; "
+            "publish a new run or a re-scored revision instead"
+        )
     status = state.storage.experiments.publish(experiment_id)
     state.changed()
     return _json(
@@ -358,7 +400,7 @@ def rescore(experiment_id: str) -> Response:
         202,
     )
     response.headers["Location"] = ticket.uri
-    return response
+    return _poll_after(response)
 
 
 @bp.post("/api/experiments/<experiment_id>/resume")
@@ -369,7 +411,7 @@ def resume(experiment_id: str) -> Response:
     state = services()
     state.runner.resume(experiment_id)
     status = state.storage.experiments.status(experiment_id)
-    return _json({"id": experiment_id, "status": status.status.value}, 202)
+    return _poll_after(_json({"id": experiment_id, "status": status.status.value}, 202))
 
 
 @bp.get("/api/datasets")

@@ -216,6 +216,26 @@ def problems_of(err: ServiceError) -> list[dict[str, Any]]:
     ]
 
 
+def api_problems(err: ServiceError) -> list[dict[str, Any]]:
+    """The API's problems of ``err``: a file's, or the submission field it is about (its JSON
+    path), so a script knows which setting to fix without reading the sentence."""
+    if isinstance(err, FormatError) or err.field is None:
+        return problems_of(err)
+    return [
+        {
+            "message": err.message,
+            "severity": "error",
+            "file": None,
+            "line": None,
+            "column": None,
+            "path": f"$.{err.field}",
+            "question": None,
+            "expected": None,
+            "text": err.message,
+        }
+    ]
+
+
 def json_error(status: int, message: str, problems: list[dict[str, Any]] | None = None):
     """The API's error object (``components/responses/Error`` of the OpenAPI document)."""
     response = jsonify({"error": message, "status": status, "problems": problems or []})
@@ -246,7 +266,9 @@ def error_response(status: int, message: str, *, problems: list[dict[str, Any]] 
 def _service_error(err: ServiceError) -> Response:
     if err.status >= 500:
         log.error("%s %s: %s", request.method, request.path, err.message)
-    return error_response(err.status, err.message, problems=problems_of(err))
+    api = request.path.startswith("/api/")  # the pages show the sentence alone
+    problems = api_problems(err) if api else problems_of(err)
+    return error_response(err.status, err.message, problems=problems)
 
 
 def _http_error(err: HTTPException) -> Response:

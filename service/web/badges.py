@@ -12,7 +12,7 @@ dataset, profile, experiment).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -150,6 +150,17 @@ class Snippets:
     html: str
 
 
+def every_system(page: ExperimentPage) -> list[dict[str, str]]:
+    """Each QA system's badge snippets (``system``, ``url``, ``alt``, ``markdown``, ``html``),
+    for the API: what the page offers, for a script to put in a README."""
+    out = []
+    for label in dict.fromkeys(r.system_label for r in page.tasks_of("QA")):
+        found = snippets(page, system=label)
+        if found is not None:
+            out.append({"system": label, **asdict(found)})
+    return out
+
+
 def badge_url(experiment_uri: str, *, measure: str, system: str | None = None) -> str:
     query: dict[str, Any] = {"measure": measure}
     if system is not None:
@@ -157,13 +168,16 @@ def badge_url(experiment_uri: str, *, measure: str, system: str | None = None) -
     return f"{experiment_uri}/badge.svg?{urlencode(query)}"
 
 
-def snippets(page: ExperimentPage, *, measure: str = DEFAULT_MEASURE) -> Snippets | None:
-    """The embedding snippets of the best system's badge, None when there is no QA value."""
+def snippets(
+    page: ExperimentPage, *, measure: str = DEFAULT_MEASURE, system: str | None = None
+) -> Snippets | None:
+    """The embedding snippets of ``system``'s badge (else the best system's), None when there
+    is no QA value."""
     try:
-        badge = choose(page, measure=measure)
+        badge = choose(page, measure=measure, system=system)
     except (BadRequest, NotFound):
         return None
-    url = badge_url(page.uri, measure=measure)
+    url = badge_url(page.uri, measure=measure, system=system)
     alt = badge.statement
     html_alt = alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return Snippets(

@@ -406,9 +406,9 @@ def _json_comparison(tasks: list[str]) -> Response:
         options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
         response = jsonify(compare_stored(tasks, options).to_json())
     except ServiceError as err:
-        from service.web.app import json_error, problems_of
+        from service.web.app import api_problems, json_error
 
-        response = json_error(err.status, err.message, problems_of(err))
+        response = json_error(err.status, err.message, api_problems(err))
     response.vary.add("Accept")
     return response
 

@@ -337,8 +337,11 @@ class ExperimentRow:
     systems: tuple[str, ...]
 
 
-def experiments(*, limit: int = 50, offset: int = 0) -> list[ExperimentRow]:
-    """Published experiments, the most recently finished first, one slice of them.
+def experiments(
+    *, limit: int = 50, offset: int = 0, using: Sequence[str] = ()
+) -> list[ExperimentRow]:
+    """Published experiments, the most recently finished first, one slice of them; ``using``:
+    only those that used each of these (system and dataset URIs: ``prov:used``).
 
     Chosen by one scan of ``prov:endedAtTime`` (dateTimes are stored inline in Oxigraph, so
     sorting them reads no string) and described with a few index lookups each. A join with
@@ -356,8 +359,9 @@ def experiments(*, limit: int = 50, offset: int = 0) -> list[ExperimentRow]:
         _iri(_v(r["a"]) or "") for r in _select("SELECT ?a WHERE { ?a a gqa:GoldRefresh }")
     ]
     others = f"FILTER(?exp NOT IN ({', '.join(refreshes)}))" if refreshes else ""
+    filters = "".join(f"?exp prov:used {_iri(uri)} . " for uri in using)
     rows = _select(
-        f"""SELECT ?exp ?ended WHERE {{ ?exp prov:endedAtTime ?ended {others} }}
+        f"""SELECT ?exp ?ended WHERE {{ {filters}?exp prov:endedAtTime ?ended {others} }}
 ORDER BY DESC(?ended) DESC(?exp) LIMIT {int(limit)} OFFSET {int(offset)}"""
     )
     default = ox.DefaultGraph()

@@ -13,10 +13,17 @@ from service.experiments.systems import SYSTEM_KINDS
 from service.graph.experiments import Status
 from service.systems.interfaces import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
-from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES
+from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES, MAX_STORED
 from service.web.listings import MAX_PAGE
 
 _ERROR = {"$ref": "#/components/responses/Error"}
+_RETRY_AFTER = {  # the answers about a run still to end (api._poll_after)
+    "Retry-After": {
+        "description": "While the run is queued or running: the seconds to wait before asking "
+        "its status again (half the estimated time left, from 1 to 30; 2 while unknown).",
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
 
 
 def _op(summary: str, description: str, responses: dict[str, Any], **extra: Any) -> dict:
@@ -308,6 +315,15 @@ def _comparison_schema() -> dict[str, Any]:
     )
 
 
+def _compare_body(files: dict[str, Any]) -> dict[str, Any]:
+    """The comparison's body: the submission of ``files`` (JSON or form), or, as JSON only,
+    stored tasks; either with the options."""
+    json_files = files["content"]["application/json"]["schema"]
+    tasks = {"allOf": [{"$ref": "#/components/schemas/CompareTasks"}, json_files["allOf"][1]]}
+    files["content"]["application/json"]["schema"] = {"oneOf": [json_files, tasks]}
+    return files
+
+
 def openapi_document(base: str) -> dict[str, Any]:
     from service.evaluation.statistics import TESTS
 
@@ -319,6 +335,7 @@ def openapi_document(base: str) -> dict[str, Any]:
         "schema": {"type": "string", "pattern": "^[0-9]{12}$"},
     }
     owner: list[dict[str, list[str]]] = [{"ownerToken": []}]
+    options = {"$ref": "#/components/schemas/CompareOptions"}
 
     def submission_body(*extra: dict[str, Any]) -> dict[str, Any]:
         """A submission (of an experiment, or with ``extra`` options of a comparison), as JSON
@@ -381,7 +398,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "problems": {
                             "type": "array",
                             "description": "For unreadable files: each problem with its position "
-                            "(the same as `gerbil-qa validate` prints).",
+                            "(the same as `gerbil-qa validate` prints); for a name the service "
+                            "does not know (profile, language, experiment type, catalogue "
+                            "dataset, KB): one problem whose `path` names the field "
+                            "(`$.profile`).",
                             "items": {"$ref": "#/components/schemas/Problem"},
                         },
                     },
@@ -558,6 +578,20 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "force": {"type": "boolean"},
                     },
                 },
+                "CompareTasks": {
+                    "type": "object",
+                    "required": ["tasks"],
+                    "properties": {
+                        "tasks": {
+                            "type": "array",
+                            "minItems": 2,
+                            "maxItems": MAX_STORED,
+                            "items": {"type": "string", "format": "uri"},
+                            "description": "Stored QA tasks of one dataset, language and "
+                            "profile: their URIs (…/experiment/ID/task/N).",
+                        }
+                    },
+                },
                 "CompareOptions": {
                     "type": "object",
                     "properties": {
@@ -651,7 +685,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                                         "type": "string",
                                         "description": "What it is doing, in words, as "
                                         "the experiment page says it (e.g. 'read, waiting "
-                                        "to be scored' for an answer file).",
+                                        "to be scored' for an answer file); in a run that "
+                                        "ended, where it stopped ('cancelled while "
+                                        "asking').",
                                     },
                                     "done": {"type": "integer"},
                                     "total": {"type": "integer"},
@@ -696,6 +732,20 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "revision).",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
+                        "badges": {
+                            "type": "array",
+                            "description": "Once published: per system of its QA task, the "
+                            "badge the experiment page offers (`badge.svg?measure=macroF1"
+                            "&system=NAME`; other measures by `measure`) and its snippets.",
+                            "items": _object(
+                                ("system", "url", "alt", "markdown", "html"),
+                                system=_TEXT,
+                                url=_URI,
+                                alt={**_TEXT, "description": "The badge in words."},
+                                markdown=_TEXT,
+                                html=_TEXT,
+                            ),
+                        },
                         "notes": {
                             "type": "array",
                             "items": {"type": "string"},
@@ -763,7 +813,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Compare systems",
                     "`gerbil-qa compare` over HTTP: two or more answer files (a Submission whose "
                     "systems all have answers, at most GERBIL_QA_SYNC_PARSE_BYTES in total) "
-                    "scored on one dataset and compared at once; nothing is stored. Options "
+                    "scored on one dataset and compared at once, or stored QA tasks "
+                    '(CompareTasks: {"tasks": [URI, …]}, the task URIs of `results` or the '
+                    "leaderboards; public, or the request carries their owner's token) read "
+                    "back from the graph; nothing is stored. Options "
                     "(CompareOptions): `measure` (default macroF1), `test` (auto, ar, mcnemar, "
                     "bootstrap), `seed`, `resamples` (at most 10,000), `samples` (at most "
                     "100,000). Answers the "
@@ -774,8 +827,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "200": _json_response("The comparison", "Comparison"),
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,  # an unknown catalogue dataset
                     },
-                    requestBody=submission_body({"$ref": "#/components/schemas/CompareOptions"}),
+                    requestBody=_compare_body(submission_body(options)),
                 ),
             },
             "/api/experiments": {
@@ -807,17 +861,22 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     "schema": {"$ref": "#/components/schemas/Ticket"}
                                 }
                             },
+                            "headers": _RETRY_AFTER,
                         },
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,  # an unknown catalogue dataset
                     },
                     requestBody=submission_body(),
                 ),
                 "get": _op(
                     "List published experiments",
                     "Newest first, a page at a time: `page` (from 1) and `size` (default 100, "
-                    "at most 500); `next` is the URL of the following page, or null. With the "
-                    "operator's admin token: every experiment and status.",
+                    "at most 500); `next` is the URL of the following page (with the same "
+                    "filters), or null. `system` and `dataset` (names, as in the URIs "
+                    "`system/NAME`, `dataset/NAME`): only the experiments that used them, so "
+                    "`?system=NAME&size=1` is a system's last published run. With the "
+                    "operator's admin token: every experiment and status (no filters).",
                     {"200": _json_response("The list", "ExperimentList"), "400": _ERROR},
                     parameters=[
                         {
@@ -840,6 +899,18 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 "default": 100,
                             },
                         },
+                        {
+                            "name": "system",
+                            "in": "query",
+                            "description": "Only experiments that used this system (its name).",
+                            "schema": {"type": "string", "minLength": 1},
+                        },
+                        {
+                            "name": "dataset",
+                            "in": "query",
+                            "description": "Only experiments on this dataset (its name).",
+                            "schema": {"type": "string", "minLength": 1},
+                        },
                     ],
                 ),
             },
@@ -855,6 +926,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     "schema": {"$ref": "#/components/schemas/Experiment"}
                                 }
                             },
+                            "headers": _RETRY_AFTER,
                         },
                         "403": _ERROR,
                         "400": _ERROR,
@@ -895,8 +967,15 @@ def openapi_document(base: str) -> dict[str, Any]:
             "/api/experiments/{id}/publish": {
                 "post": _op(
                     "Publish an experiment",
-                    "Moves a finished experiment into the public view atomically.",
-                    {"200": _json_response("Published", "Published"), "403": _ERROR, "409": _ERROR},
+                    "Moves a finished experiment into the public view atomically; publishing a "
+                    "published one again answers the same (200). 409 for one not finished, and "
+                    "for one withdrawn since (it stays withdrawn).",
+                    {
+                        "200": _json_response("Published", "Published"),
+                        "403": _ERROR,
+                        "404": _ERROR,
+                        "409": _ERROR,
+                    },
                     parameters=[exp_id],
                     security=owner,
                 )
@@ -934,6 +1013,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "201": _json_response("Attached", "Paper"),
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,
                         "409": _ERROR,
                     },
                     parameters=[exp_id],
@@ -951,7 +1031,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Cancel a queued or running experiment",
                     "Stops asking questions; the experiment ends as cancelled.",
-                    {"200": _json_response("Cancellation requested", "Cancelled"), "403": _ERROR},
+                    {
+                        "200": _json_response("Cancellation requested", "Cancelled"),
+                        "403": _ERROR,
+                        "404": _ERROR,
+                    },
                     parameters=[exp_id],
                     security=owner,
                 )
@@ -961,8 +1045,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Resume an interrupted, cancelled or failed experiment",
                     "Queues it again; answers already obtained from web services are reused.",
                     {
-                        "202": _json_response("Queued again", "Resumed"),
+                        "202": {
+                            **_json_response("Queued again", "Resumed"),
+                            "headers": _RETRY_AFTER,
+                        },
                         "403": _ERROR,
+                        "404": _ERROR,
                         "409": _ERROR,
                     },
                     parameters=[exp_id],
@@ -980,9 +1068,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "signatures before and "
                     "after, the measures and questions that changed).",
                     {
-                        "202": _json_response("Queued as a new experiment", "Ticket"),
+                        "202": {
+                            **_json_response("Queued as a new experiment", "Ticket"),
+                            "headers": _RETRY_AFTER,
+                        },
                         "400": _ERROR,
                         "403": _ERROR,
+                        "404": _ERROR,
                     },
                     parameters=[exp_id],
                     security=owner,

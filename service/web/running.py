@@ -64,6 +64,7 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     # phase: its last progress has no end time, so the time since it started would grow for
     # ever, and its phase is where the run stopped, not what it is doing.
     elapsed, remaining, phase = None, None, None
+    stopped = None if status.status.active else status.status.value
     if progress is not None and status.status.active:
         elapsed, remaining = progress.timing(time.time())
         phase = progress.phase
@@ -78,7 +79,9 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         if progress is not None
         else status.progress,
         "phase": phase,
-        "systems": [s.to_json() for s in progress.systems] if progress is not None else [],
+        "systems": [s.to_json(stopped=stopped) for s in progress.systems]
+        if progress is not None
+        else [],
         "elapsedSeconds": _rounded(elapsed),
         "remainingSeconds": _rounded(remaining),
         "message": status.message,

@@ -287,7 +287,7 @@ def to_spec(
     if kb_name:
         if kb_name not in kbs:
             known = ", ".join(sorted(kbs)) or "none configured"
-            raise BadRequest(f"unknown knowledge base {kb_name!r}; known: {known}")
+            raise BadRequest(f"unknown knowledge base {kb_name!r}; known: {known}", field="kb")
         kb = KBSpec(kbs[kb_name], name=kb_name)
     systems: list[AnswerFile | WebService | Reference] = []  # Text2SparqlService: a WebService
     for n, system in enumerate(raw.systems, start=1):

@@ -1005,3 +1005,150 @@ def _run_a_registered_version(server, data_dir: Path) -> None:
     assert "version-api-v2" in state["dataset"]
     unknown = server.post("api/experiments", json={**body, "datasetVersion": "nope"})
     assert unknown.status_code == 400 and "no registered version 'nope'" in unknown.json()["error"]
+
+
+def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
+    """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
+    and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as
+    the OpenAPI document says), an ended run's does not: before, no answer had one, and each
+    script guessed its own back-off."""
+    import time
+
+    body = {"dataset": "demo", "kb": "demo", "systems": [{"name": "s", "url": slow_qa + "delay/2"}]}
+    submitted = server.post("api/experiments", json=body)
+    assert submitted.status_code == 202 and int(submitted.headers["Retry-After"]) >= 1
+    ticket = submitted.json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    running = server.get(f"api/experiments/{ticket['id']}", headers=owner)
+    assert running.json()["status"] in ("queued", "running"), running.text
+    assert 1 <= int(running.headers["Retry-After"]) <= 30
+    server.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)
+    deadline = time.monotonic() + 30
+    ended_states = ("cancelled", "error")  # stopped, or the error-rate rule first
+    while (ended := server.get(f"api/experiments/{ticket['id']}", headers=owner)).json()[
+        "status"
+    ] not in ended_states:
+        assert time.monotonic() < deadline, ended.text
+        time.sleep(0.1)
+    assert "Retry-After" not in ended.headers
+    resumed = server.post(f"api/experiments/{ticket['id']}/resume", headers=owner)
+    assert resumed.status_code == 202 and int(resumed.headers["Retry-After"]) >= 1
+    server.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)  # not left asking
+    document = server.get("api/openapi.json").json()["paths"]
+    for path, method, status in (
+        ("/api/experiments", "post", "202"),
+        ("/api/experiments/{id}", "get", "200"),
+        ("/api/experiments/{id}/resume", "post", "202"),
+    ):
+        header = document[path][method]["responses"][status]["headers"]["Retry-After"]
+        assert header["schema"]["type"] == "integer", (path, header)
+
+
+def test_a_stopped_run_does_not_say_its_systems_are_still_asking(server, slow_qa) -> None:
+    """A run cancelled (or interrupted by a restart) keeps its last progress, the questions
+    done and the errors; its systems' ``activity`` says the run stopped there: before, a
+    pipeline reading a cancelled or interrupted run saw its service still "asking"."""
+    import time
+
+    body = {"dataset": "demo", "kb": "demo", "systems": [{"name": "s", "url": slow_qa + "delay/2"}]}
+    ticket = server.post("api/experiments", json=body).json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    url = f"api/experiments/{ticket['id']}"
+    deadline = time.monotonic() + 30
+
+    def asking(state: dict) -> bool:
+        return bool(state["systems"]) and state["systems"][0]["activity"] == "asking"
+
+    while not asking(state := server.get(url, headers=owner).json()):
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+    server.post(f"{url}/cancel", headers=owner)
+    while (state := server.get(url, headers=owner).json())["status"] == "running":
+        assert time.monotonic() < deadline, state
+        time.sleep(0.1)
+    (system,) = state["systems"]
+    assert state["status"] in ("cancelled", "error"), state
+    if system["state"] != "aborted":  # not stopped by the error-rate rule first
+        assert system["activity"] == f"{state['status']} while asking", system
+
+
+def test_a_published_status_gives_each_systems_badge_snippets(server) -> None:
+    """A release pipeline puts its system's badge in its README from the API: a published
+    experiment's status has, per system of its QA task, the badge URL and the Markdown and
+    HTML snippets the experiment page offers; before, only the page's HTML had them (for the
+    best system), so a script scraped a textarea."""
+    state = server.get(f"api/experiments/{server.demo_id}").json()
+    badges = {b["system"]: b for b in state["badges"]}
+    assert set(badges) == {e["system"] for e in state["evaluations"]}, badges
+    mine = badges["demo-partial"]
+    assert mine["url"].endswith("badge.svg?measure=macroF1&system=demo-partial"), mine
+    assert mine["markdown"] == f"[![{mine['alt']}]({mine['url']})]({state['uri']})"
+    assert f'src="{mine["url"].replace("&", "&amp;")}"' in mine["html"]
+    assert "demo-partial" in mine["alt"] and "0.499" in mine["alt"]
+    svg = server.get(mine["url"].removeprefix(server.url))
+    assert svg.status_code == 200 and "demo-partial" in svg.text
+    ticket = server.submit_demo(systems=("strong",))
+    private = server.get(
+        f"api/experiments/{ticket['id']}", headers={"Authorization": f"Bearer {ticket['token']}"}
+    ).json()
+    assert "badges" not in private  # no badge before it is published (the SVG is 403)
+
+
+def test_the_listing_finds_a_systems_last_published_run(server) -> None:
+    """A pipeline compares a new run with its system's last published one, found by name:
+    ``GET /api/experiments?system=NAME`` (and ``dataset=NAME``) lists only the published
+    experiments that used it, newest first, its ``next`` keeping the filter. Before, both
+    parameters were ignored: the whole listing came back, the newest experiment of anyone
+    first, and a script taking its first row compared with another system's run."""
+    answers = (DEMO_DIR / "answers-partial.json").read_text()
+    ids = []
+    for _ in range(3):
+        submitted = server.post(
+            "api/experiments",
+            json={"dataset": "demo", "systems": [{"name": "listed-ci", "answers": answers}]},
+        ).json()
+        server.wait_finished(submitted["id"], submitted["token"])
+        owner = {"Authorization": f"Bearer {submitted['token']}"}
+        assert server.post(f"api/experiments/{submitted['id']}/publish", headers=owner).ok
+        ids.append(submitted["id"])
+    other = server.submit_demo(systems=("strong",))  # someone else's run, published last
+    mine = {"Authorization": f"Bearer {other['token']}"}
+    assert server.post(f"api/experiments/{other['id']}/publish", headers=mine).ok
+    first = server.get("api/experiments", params={"system": "listed-ci", "size": 2}).json()
+    assert [e["id"] for e in first["experiments"]] == ids[::-1][:2], first
+    assert "system=listed-ci" in first["next"]
+    rest = server.get(first["next"].removeprefix(server.url)).json()
+    assert [e["id"] for e in rest["experiments"]] == ids[:1] and rest["next"] is None
+    dataset = first["experiments"][0]["datasets"][0].rsplit("/", 1)[-1]
+    both = {"system": "listed-ci", "dataset": dataset}
+    assert [e["id"] for e in server.get("api/experiments", params=both).json()["experiments"]] == (
+        ids[::-1]
+    )
+    none = server.get("api/experiments", params={"system": "listed-ci", "dataset": "qald-9-test"})
+    assert none.status_code == 200 and none.json()["experiments"] == []
+    odd = server.get("api/experiments", params={"system": 'a b<>"'})  # no such system
+    assert odd.status_code == 200 and odd.json()["experiments"] == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "status"),
+    [
+        ("profile", "nope", 400),
+        ("language", "english!", 400),
+        ("experimentTypes", ["QA", "XX"], 400),
+        ("dataset", "no-such-dataset", 404),
+        ("kb", "no-such-kb", 400),
+    ],
+)
+def test_an_unknown_name_is_a_problem_naming_its_field(server, field, value, status) -> None:
+    """A script's submission with a name the service does not know gets the field in
+    ``problems`` (its JSON path), as a malformed file gets its position: before, ``problems``
+    was empty and only the sentence said which setting was wrong."""
+    body = {"dataset": "demo", "systems": [{"name": "s", "answers": STRONG}], field: value}
+    for path in ("api/experiments", "api/compare"):
+        both = {**body, "systems": [*body["systems"], {"name": "t", "answers": STRONG}]}
+        answer = server.post(path, json=both if path == "api/compare" else body)
+        assert answer.status_code == status, (path, answer.text)
+        (problem,) = answer.json()["problems"]
+        assert problem["path"] == f"$.{field}", (path, problem)
+        assert problem["message"] == answer.json()["error"] and problem["severity"] == "error"

@@ -204,3 +204,59 @@ def test_every_operation_answers_as_documented(server, document, slow_qa) -> Non
     }
     assert api.mismatches == [], "\n".join(api.mismatches)
     assert documented - api.seen == set(), json.dumps(sorted(documented - api.seen))
+
+
+def test_unknown_experiments_and_datasets_answer_a_documented_404(server, document) -> None:
+    """A pipeline's script that keeps a wrong id (another server's, a deleted one) or names a
+    dataset the catalogue lacks gets the API's 404 on every operation, as the document says:
+    before, publish, papers, cancel, resume and rescore answered 404 undocumented, and so did
+    submit and compare for an unknown catalogue dataset."""
+    api = Conformance(document)
+    token = {"Authorization": "Bearer not-a-token"}
+    for operation, body in (
+        ("publish", None),
+        ("papers", {"doi": "10.3233/SW-180312"}),
+        ("cancel", None),
+        ("resume", None),
+        ("rescore", None),
+        ("withdraw", {"reason": "x"}),
+    ):
+        for eid in ("209901019999", "nope"):
+            answer = server.post(f"api/experiments/{eid}/{operation}", json=body, headers=token)
+            assert answer.status_code == 404, (operation, eid, answer.text)
+            api.check(f"/api/experiments/{{id}}/{operation}", "post", answer)
+    unknown = {
+        "dataset": "no-such-dataset",
+        "systems": [{"name": "a", "answers": STRONG}, {"name": "b", "answers": PARTIAL}],
+    }
+    for path in ("/api/experiments", "/api/compare"):
+        answer = server.post(path.lstrip("/"), json=unknown)
+        assert answer.status_code == 404 and "no-such-dataset" in answer.json()["error"]
+        api.check(path, "post", answer)
+    assert api.mismatches == [], "\n".join(api.mismatches)
+
+
+def _request_errors(document: dict[str, Any], path: str, body: Any) -> list[str]:
+    """Where ``body`` breaks the JSON request schema the document gives for POST ``path``."""
+    where = ("paths", path, "post", "requestBody", "content", "application/json", "schema")
+    root = {**document, "$ref": _pointer(*where)}
+    return [e.message[:200] for e in Draft202012Validator(root).iter_errors(body)]
+
+
+def test_comparing_stored_tasks_is_a_documented_request(server, document) -> None:
+    """``POST /api/compare {"tasks": [URI, …]}`` (how a pipeline compares a release's stored
+    result with the previous one) is a request the document describes: before, its schema
+    was the file submission's alone, which requires ``dataset`` and ``systems``, so a client
+    checking its requests against the document refused it."""
+    results = server.get(f"api/experiments/{server.demo_id}").json()["results"]
+    tasks = [r["task"] for r in results if r["experimentType"] == "QA"][:2]
+    body = {"tasks": tasks, "resamples": 200}
+    assert _request_errors(document, "/api/compare", body) == []
+    files = {"dataset": "demo", "systems": [{"answers": STRONG}, {"answers": PARTIAL}]}
+    assert _request_errors(document, "/api/compare", files) == []
+    assert _request_errors(document, "/api/compare", {"resamples": 200}) != []
+    assert _request_errors(document, "/api/compare", {"tasks": tasks[:1]}) != []
+    api = Conformance(document)
+    compared = api.check("/api/compare", "post", server.post("api/compare", json=body))
+    assert [s["system"] for s in compared["systems"]], compared
+    assert api.mismatches == [], "\n".join(api.mismatches)

@@ -157,3 +157,26 @@ def test_the_readme_query_reads_the_dump_as_the_endpoint(server) -> None:
         for q in dump.quads_for_pattern(None, ox.NamedNode(GQA + "withdrawnAt"), None)
     }
     assert uri in extra and extra <= withdrawn  # this one, and any an earlier test withdrew
+
+
+def test_publishing_a_withdrawn_experiment_again_is_a_conflict(server) -> None:
+    """A release pipeline that publishes again an experiment withdrawn since (a retried job,
+    an id kept from an old run) is told it stays withdrawn: before, publish answered 200 with
+    ``"public": true`` and nothing about the withdrawal, as if the release were listed."""
+    ticket = _submit(server, "republished")
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    publish = f"api/experiments/{eid}/publish"
+    assert server.post(publish, headers=owner).status_code == 200
+    assert server.post(publish, headers=owner).status_code == 200  # publishing stays idempotent
+    withdrawn = server.post(
+        f"api/experiments/{eid}/withdraw", json={"reason": "a mistake"}, headers=owner
+    )
+    assert withdrawn.status_code == 200, withdrawn.text
+    again = server.post(publish, headers=owner)
+    assert again.status_code == 409, again.text
+    assert (
+        "withdrawn" in again.json()["error"]
+        and withdrawn.json()["withdrawnAt"] in (again.json()["error"])
+    )
+    uri = withdrawn.json()["uri"]
+    assert uri not in {e["uri"] for e in server.get("api/experiments").json()["experiments"]}
