@@ -124,6 +124,15 @@ class KBSpec:
         return cls(tuple(data["sources"]), data.get("version"), data.get("name"))
 
 
+# What a submission may set of how its web services are called: (JSON name, type, least, most).
+# The API's and the run page's fields, their checks and the OpenAPI bounds come from here.
+CALL_SETTINGS: tuple[tuple[str, type, float, float], ...] = (
+    ("timeout", float, 1, 600),  # seconds per call: a large model may take minutes a question
+    ("retries", int, 0, 5),
+    ("concurrency", int, 1, 8),  # calls in flight: 1 for a service that allows one at a time
+)
+
+
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     """How to run: ``ranked`` answers (MRR, Hits@k); ``publish`` once recorded; ``force``

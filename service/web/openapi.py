@@ -315,6 +315,30 @@ def _comparison_schema() -> dict[str, Any]:
     )
 
 
+def _call_schemas() -> dict[str, Any]:
+    """The call settings of a submission's web services, from their registry (``CALL_SETTINGS``
+    in ``service.experiments.spec``), with the defaults ``RunOptions`` has."""
+    from service.experiments.spec import CALL_SETTINGS, RunOptions
+
+    defaults = RunOptions()
+    what = {
+        "timeout": "Seconds per call to a web service (a question, retries and waits included, "
+        "takes at most timeout × (retries + 1)).",
+        "retries": "Retries of a call's transient failures (connection errors, 5xx, 429).",
+        "concurrency": "Calls in flight at once, per web service.",
+    }
+    return {
+        name: {
+            "type": "integer" if kind is int else "number",
+            "minimum": least,
+            "maximum": most,
+            "default": getattr(defaults, name),
+            "description": what[name],
+        }
+        for name, kind, least, most in CALL_SETTINGS
+    }
+
+
 def _compare_body(files: dict[str, Any]) -> dict[str, Any]:
     """The comparison's body: the submission of ``files`` (JSON or form), or, as JSON only,
     stored tasks; either with the options."""
@@ -525,6 +549,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "dataset's question ids have an answer (else refused: likely "
                             "answers to another dataset).",
                         },
+                        **_call_schemas(),
                     },
                 },
                 "SubmissionForm": {
@@ -576,6 +601,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                         "kb": {"type": "string"},
                         "force": {"type": "boolean"},
+                        **_call_schemas(),
                     },
                 },
                 "CompareTasks": {

@@ -74,6 +74,7 @@ class RawSubmission:
     dataset_version: str | None = None  # a registered version of the catalogue dataset
     gold_name: str | None = None  # gold answers from elsewhere: a catalogue dataset's
     gold_file: FileUpload | None = None  # … or a file (a result set or any answers file)
+    calls: tuple[tuple[str, float], ...] = ()  # how web services are called (CALL_SETTINGS)
 
 
 def from_form(form: Any, files: Any) -> RawSubmission:
@@ -127,6 +128,7 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         kb=form.get("kb") or None,
         title=form.get("title") or None,
         force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
+        calls=_call_settings({k: v for k, v in form.items() if v.strip()}, "", numbers=False),
     )
 
 
@@ -236,9 +238,34 @@ def from_json(data: Any) -> RawSubmission:
         title=_text(data, "title", "$"),
         force=force,
         dataset_version=_text(data, "datasetVersion", "$"),
-        gold_name=gold if isinstance(gold, str) else None,
+        gold_name=_text(data, "gold", "$") if isinstance(gold, str) else None,
         gold_file=_inline_file(gold, "$.gold", "gold.json") if isinstance(gold, dict) else None,
+        calls=_call_settings(data, "$.", numbers=True),
     )
+
+
+def _call_settings(data: Any, where: str, *, numbers: bool) -> tuple[tuple[str, float], ...]:
+    """The call settings a submission gives (``CALL_SETTINGS``: timeout, retries,
+    concurrency), each checked against its bounds; ``numbers``: JSON numbers (else a form's
+    text)."""
+    from service.experiments.spec import CALL_SETTINGS
+
+    found: list[tuple[str, float]] = []
+    for name, kind, least, most in CALL_SETTINGS:
+        value = data.get(name)
+        if value is None:
+            continue
+        expected = f"{'an integer' if kind is int else 'a number'} from {least:g} to {most:g}"
+        try:
+            if isinstance(value, bool) or (numbers and not isinstance(value, int | float)):
+                raise ValueError
+            number = kind(value) if numbers else kind(str(value).strip())
+        except ValueError:
+            raise BadRequest(f"{where}{name}: expected {expected}", field=name) from None
+        if not least <= number <= most or (numbers and kind is int and number != value):
+            raise BadRequest(f"{where}{name}: {value!r}, expected {expected}", field=name)
+        found.append((name, number))
+    return tuple(found)
 
 
 def to_spec(
@@ -320,7 +347,7 @@ def to_spec(
         languages=parse_languages(raw.language) if raw.language and raw.language.strip() else (),
         experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,
-        options=RunOptions(force=raw.force),
+        options=RunOptions(force=raw.force, **dict(raw.calls)),  # type: ignore[arg-type]
     )
     return spec, uploads
 

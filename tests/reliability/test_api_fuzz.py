@@ -259,8 +259,9 @@ class Bodies:
             return st.text(max_size=24)
         if kind == "integer":
             return st.integers(schema.get("minimum"), schema.get("maximum"))
-        if kind == "number":
-            return st.floats(allow_nan=False, allow_infinity=False)
+        if kind == "number":  # within the schema's bounds, as for integers
+            least, most = schema.get("minimum"), schema.get("maximum")
+            return st.floats(least, most, allow_nan=False, allow_infinity=False)
         if kind == "boolean":
             return st.booleans()
         if kind == "null":

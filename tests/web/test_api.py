@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -381,6 +382,12 @@ def test_invalid_submissions_are_refused_before_queueing(server, body, status, w
                 }
             ).encode(),
             "$.dataset.filename: not valid Unicode text",
+        ),
+        (  # a catalogue name for the gold: was passed on unchecked (the fuzz found it)
+            json.dumps(
+                {"dataset": "demo", "gold": "qald\udfff", "kb": "nope", "systems": []}
+            ).encode(),
+            "$.gold: not valid Unicode text",
         ),
         # a wrong type that reads as false was taken for "every type"
         (b'{"dataset": "x", "experimentTypes": 0, "systems": []}', "$.experimentTypes"),
@@ -1152,3 +1159,56 @@ def test_an_unknown_name_is_a_problem_naming_its_field(server, field, value, sta
         (problem,) = answer.json()["problems"]
         assert problem["path"] == f"$.{field}", (path, problem)
         assert problem["message"] == answer.json()["error"] and problem["severity"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("timeout", 0),
+        ("timeout", 601),
+        ("timeout", "60"),
+        ("retries", 2.5),
+        ("retries", True),
+        ("concurrency", 9),
+    ],
+)
+def test_a_call_setting_out_of_bounds_is_refused_naming_it(server, field, value) -> None:
+    body = {"dataset": "demo", "systems": [{"name": "s", "url": "http://127.0.0.1:9/"}]}
+    answer = server.post("api/experiments", json={**body, field: value})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"].startswith(f"$.{field}: ")
+    (problem,) = answer.json()["problems"]
+    assert problem["path"] == f"$.{field}"
+
+
+def test_a_submission_sets_how_its_service_is_called(server, slow_qa) -> None:
+    """A service slower than the default minute per call is given more (a large model), or a
+    hung one is given up on sooner: ``timeout`` and ``retries`` of the submission are what the
+    run uses. Here 1 s per call, no retry, against a service answering after 3 s."""
+    body = {
+        "dataset": "demo",
+        "systems": [{"name": "slow", "url": slow_qa + "delay/3"}],
+        "kb": "demo",
+        "timeout": 1,
+        "retries": 0,
+        "concurrency": 1,
+    }
+    ticket = server.post("api/experiments", json=body)
+    assert ticket.status_code == 202, ticket.text
+    owner = {"Authorization": f"Bearer {ticket.json()['token']}"}
+    eid = ticket.json()["id"]
+    deadline = time.monotonic() + 60
+    while (state := server.get(f"api/experiments/{eid}", headers=owner).json())["status"] in (
+        "reserved",
+        "queued",
+        "running",
+    ):
+        assert time.monotonic() < deadline, state
+        time.sleep(0.2)
+    said = json.dumps(state)
+    assert "no answer within 1 s" in said, said[:2000]
+    form = server.post(
+        "api/experiments",
+        data={"dataset": "demo", "webservice": slow_qa + "delay/2", "timeout": "soon"},
+    )
+    assert form.status_code == 400 and form.json()["problems"][0]["path"] == "$.timeout"
