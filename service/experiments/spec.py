@@ -124,13 +124,21 @@ class KBSpec:
         return cls(tuple(data["sources"]), data.get("version"), data.get("name"))
 
 
-# What a submission may set of how its web services are called: (JSON name, type, least, most).
-# The API's and the run page's fields, their checks and the OpenAPI bounds come from here.
-CALL_SETTINGS: tuple[tuple[str, type, float, float], ...] = (
-    ("timeout", float, 1, 600),  # seconds per call: a large model may take minutes a question
-    ("retries", int, 0, 5),
-    ("concurrency", int, 1, 8),  # calls in flight: 1 for a service that allows one at a time
-)
+@dataclass(frozen=True, slots=True)
+class CallSetting:
+    """What a submission may set of how its web services are called (a ``RunOptions`` field,
+    by its name): its type, bounds, the run page's label and the API's description."""
+
+    name: str
+    kind: type
+    least: float
+    most: float
+    label: str
+    description: str
+
+    @property
+    def default(self) -> float:
+        return float(getattr(RunOptions(), self.name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +172,36 @@ class RunOptions:
         if data.get("revisionOf"):
             known["revision_of"] = str(data["revisionOf"])
         return cls(**known)
+
+
+# The API's and the run page's fields, their checks and the OpenAPI schema come from here.
+CALL_SETTINGS: tuple[CallSetting, ...] = (
+    CallSetting(
+        "timeout",
+        float,
+        1,
+        600,  # a large model may take minutes a question
+        "seconds per call",
+        "Seconds per call to a web service (a question, retries and waits included, takes at "
+        "most timeout × (retries + 1)).",
+    ),
+    CallSetting(
+        "retries",
+        int,
+        0,
+        5,
+        "retries of a failed call",
+        "Retries of a call's transient failures (connection errors, 5xx, 429).",
+    ),
+    CallSetting(
+        "concurrency",
+        int,
+        1,
+        8,  # 1 for a service that answers one call at a time
+        "calls at once",
+        "Calls in flight at once, per web service.",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)

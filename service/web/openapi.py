@@ -318,24 +318,17 @@ def _comparison_schema() -> dict[str, Any]:
 def _call_schemas() -> dict[str, Any]:
     """The call settings of a submission's web services, from their registry (``CALL_SETTINGS``
     in ``service.experiments.spec``), with the defaults ``RunOptions`` has."""
-    from service.experiments.spec import CALL_SETTINGS, RunOptions
+    from service.experiments.spec import CALL_SETTINGS
 
-    defaults = RunOptions()
-    what = {
-        "timeout": "Seconds per call to a web service (a question, retries and waits included, "
-        "takes at most timeout × (retries + 1)).",
-        "retries": "Retries of a call's transient failures (connection errors, 5xx, 429).",
-        "concurrency": "Calls in flight at once, per web service.",
-    }
     return {
-        name: {
-            "type": "integer" if kind is int else "number",
-            "minimum": least,
-            "maximum": most,
-            "default": getattr(defaults, name),
-            "description": what[name],
+        s.name: {
+            "type": "integer" if s.kind is int else "number",
+            "minimum": s.kind(s.least),
+            "maximum": s.kind(s.most),
+            "default": s.kind(s.default),
+            "description": s.description,
         }
-        for name, kind, least, most in CALL_SETTINGS
+        for s in CALL_SETTINGS
     }
 
 

@@ -156,7 +156,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.evaluation.results import ExperimentType
     from service.experiments.inputs import FORCE_LABEL
-    from service.experiments.spec import CALL_SETTINGS, RunOptions
+    from service.experiments.spec import CALL_SETTINGS
     from service.formats import FORMATS
     from service.systems.reference import SYSTEM_NAMES
     from service.web.demo import DEMO_QUESTIONS, configured_kbs
@@ -180,8 +180,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         error=error,
         problems=problems or [],
         force_label=FORCE_LABEL,
-        # the web services' call settings: name, least, most, default (CALL_SETTINGS)
-        calls=[(n, lo, hi, getattr(RunOptions(), n)) for n, _, lo, hi in CALL_SETTINGS],
+        calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
     )
 
 

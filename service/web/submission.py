@@ -251,7 +251,8 @@ def _call_settings(data: Any, where: str, *, numbers: bool) -> tuple[tuple[str, 
     from service.experiments.spec import CALL_SETTINGS
 
     found: list[tuple[str, float]] = []
-    for name, kind, least, most in CALL_SETTINGS:
+    for setting in CALL_SETTINGS:
+        name, kind, least, most = setting.name, setting.kind, setting.least, setting.most
         value = data.get(name)
         if value is None:
             continue
