@@ -261,7 +261,7 @@ def _call_settings(data: Any, where: str, *, numbers: bool) -> tuple[tuple[str, 
             if isinstance(value, bool) or (numbers and not isinstance(value, int | float)):
                 raise ValueError
             number = kind(value) if numbers else kind(str(value).strip())
-        except ValueError:
+        except (ValueError, OverflowError):  # not a number; 1e999 (inf) for an integer
             raise BadRequest(f"{where}{name}: expected {expected}", field=name) from None
         if not least <= number <= most or (numbers and kind is int and number != value):
             raise BadRequest(f"{where}{name}: {value!r}, expected {expected}", field=name)

@@ -1170,11 +1170,14 @@ def test_an_unknown_name_is_a_problem_naming_its_field(server, field, value, sta
         ("retries", 2.5),
         ("retries", True),
         ("concurrency", 9),
+        ("concurrency", float("inf")),  # 1e999 in JSON: int() of it overflowed, a 500
+        ("timeout", 10**400),  # float() of it overflowed
     ],
 )
 def test_a_call_setting_out_of_bounds_is_refused_naming_it(server, field, value) -> None:
     body = {"dataset": "demo", "systems": [{"name": "s", "url": "http://127.0.0.1:9/"}]}
-    answer = server.post("api/experiments", json={**body, field: value})
+    sent = json.dumps({**body, field: value}).encode()  # Infinity too, as Python's json reads
+    answer = server.post("api/experiments", data=sent, headers={"Content-Type": "application/json"})
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"].startswith(f"$.{field}: ")
     (problem,) = answer.json()["problems"]
