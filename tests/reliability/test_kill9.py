@@ -272,6 +272,34 @@ def _kills(kind: str, total: int) -> Iterator[tuple[int, random.Random]]:
         yield attempt, rng
 
 
+def _each_experiment(
+    kind: str, files: dict[str, Path], source: Path, ids: list[str], tally: Tally
+) -> Iterator[tuple[Path, str, random.Random, bool]]:
+    """The kill loop over copies of ``source`` (a store of the experiments ``ids``): each
+    experiment in turn, with the store it is in, the kill's random source and whether it is
+    that store's last; a new copy once one's experiments are all done, the full check of each
+    store once the caller is done with its last experiment (or the kills are all sent)."""
+    stores = 0
+    pending: list[str] = []
+    store = files["dir"] / f"{kind}-0"
+    checked = True
+    for _, rng in _kills(kind, KILLS):
+        if tally.kills >= KILLS:
+            break
+        if not pending:
+            store = files["dir"] / f"{kind}-{stores}"
+            stores += 1
+            shutil.copytree(source, store)
+            pending, checked = list(ids), False
+        eid = pending.pop()
+        yield store, eid, rng, not pending
+        if not pending:
+            tally.full_checks += _full_check(store)
+            checked = True
+    if not checked:
+        tally.full_checks += _full_check(store)
+
+
 # --- the kinds ----------------------------------------------------------------------------------
 
 
@@ -342,20 +370,7 @@ def test_kill9_while_publishing(files: dict[str, Path], template: tuple[Path, li
     shutil.copytree(template[0], timing)
     duration = _timed(["publish", "--store", str(timing), template[1][0]])
     published = 0
-    stores = 0
-    pending: list[str] = []
-    store = files["dir"] / "publish-0"
-    for _, rng in _kills("publish", KILLS):
-        if tally.kills >= KILLS:
-            break
-        if not pending:
-            if store.exists():
-                tally.full_checks += _full_check(store)
-            store = files["dir"] / f"publish-{stores}"
-            stores += 1
-            shutil.copytree(template[0], store)
-            pending = list(template[1])
-        eid = pending.pop()
+    for store, eid, rng, _ in _each_experiment("publish", files, *template, tally):
         args = ["publish", "--store", str(store), eid]
         killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
         if killed:
@@ -368,7 +383,6 @@ def test_kill9_while_publishing(files: dict[str, Path], template: tuple[Path, li
         with open_storage(store, base=None) as storage:
             assert storage.experiments.status(eid).public
             tally.partial += partial_experiments(storage, results)
-    tally.full_checks += _full_check(store)
     tally.seconds = time.monotonic() - started
     tally.report(public_when_killed=published, uninterrupted_ms=round(duration * 1000))
     assert tally.kills == KILLS
@@ -389,20 +403,8 @@ def test_kill9_while_withdrawing(files: dict[str, Path], template: tuple[Path, l
     timing = files["dir"] / "withdraw-timing"
     shutil.copytree(published, timing)
     duration = _timed(["withdraw", "--store", str(timing), template[1][0], *reason])
-    withdrawn = stores = 0
-    pending: list[str] = []
-    store = files["dir"] / "withdraw-0"
-    for _, rng in _kills("withdraw", KILLS):
-        if tally.kills >= KILLS:
-            break
-        if not pending:
-            if store.exists():
-                tally.full_checks += _full_check(store)
-            store = files["dir"] / f"withdraw-{stores}"
-            stores += 1
-            shutil.copytree(published, store)
-            pending = list(template[1])
-        eid = pending.pop()
+    withdrawn = 0
+    for store, eid, rng, _ in _each_experiment("withdraw", files, published, template[1], tally):
         args = ["withdraw", "--store", str(store), eid, *reason]
         if _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally):
             with _after_kill(store, tally, results) as storage:
@@ -415,7 +417,6 @@ def test_kill9_while_withdrawing(files: dict[str, Path], template: tuple[Path, l
         with open_storage(store, base=None) as storage:
             assert storage.experiments.status(eid).withdrawn_at is not None
             tally.partial += partial_experiments(storage, results)
-    tally.full_checks += _full_check(store)
     tally.seconds = time.monotonic() - started
     tally.report(withdrawn_when_killed=withdrawn, uninterrupted_ms=round(duration * 1000))
     assert tally.kills == KILLS
@@ -482,18 +483,7 @@ def test_kill9_while_deleting(files: dict[str, Path], template: tuple[Path, list
     shutil.copytree(template[0], timing)
     duration = _timed(["delete", "--store", str(timing), template[1][0]])
     gone_when_killed = 0
-    stores = 0
-    pending: list[str] = []
-    store = files["dir"] / "delete-0"
-    for _, rng in _kills("delete", KILLS):
-        if tally.kills >= KILLS:
-            break
-        if not pending:
-            store = files["dir"] / f"delete-{stores}"
-            stores += 1
-            shutil.copytree(template[0], store)
-            pending = list(template[1])
-        eid = pending.pop()
+    for store, eid, rng, last in _each_experiment("delete", files, *template, tally):
         args = ["delete", "--store", str(store), eid]
         killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
         if killed:
@@ -508,9 +498,8 @@ def test_kill9_while_deleting(files: dict[str, Path], template: tuple[Path, list
             assert eid not in {s.id for s in listed}
             assert storage.experiments.pending_deletions() == {}
             tally.partial += partial_experiments(storage, results)
-        if not pending:  # every experiment of this store deleted: no file of theirs is left
+        if last:  # every experiment of this store deleted: no file of theirs is left
             assert sorted((store / "files").iterdir()) == []
-            tally.full_checks += _full_check(store)
     tally.seconds = time.monotonic() - started
     tally.report(gone_when_killed=gone_when_killed, uninterrupted_ms=round(duration * 1000))
     assert tally.kills == KILLS
