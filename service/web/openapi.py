@@ -35,6 +35,11 @@ def _json_request(schema: dict[str, Any], *, required: bool = True) -> dict[str,
     return {"required": required, "content": {"application/json": {"schema": schema}}}
 
 
+def _errors(*statuses: int) -> dict[str, Any]:
+    """The error answers an operation documents: the API's error object, for each status."""
+    return {str(status): _ERROR for status in statuses}
+
+
 def _json_response(description: str, schema: str) -> dict[str, Any]:
     return {
         "description": description,
@@ -844,9 +849,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "difference, pValue, pAdjusted}].",
                     {
                         "200": _json_response("The comparison", "Comparison"),
-                        "400": _ERROR,
-                        "403": _ERROR,
-                        "404": _ERROR,  # an unknown catalogue dataset
+                        **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
                     },
                     requestBody=_compare_body(submission_body(options)),
                 ),
@@ -882,9 +885,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             },
                             "headers": _RETRY_AFTER,
                         },
-                        "400": _ERROR,
-                        "403": _ERROR,
-                        "404": _ERROR,  # an unknown catalogue dataset
+                        **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
                     },
                     requestBody=submission_body(),
                 ),
@@ -896,7 +897,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`system/NAME`, `dataset/NAME`): only the experiments that used them, so "
                     "`?system=NAME&size=1` is a system's last published run. With the "
                     "operator's admin token: every experiment and status (no filters).",
-                    {"200": _json_response("The list", "ExperimentList"), "400": _ERROR},
+                    {"200": _json_response("The list", "ExperimentList"), **_errors(400)},
                     parameters=[
                         {
                             "name": "page",
@@ -947,9 +948,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             },
                             "headers": _RETRY_AFTER,
                         },
-                        "403": _ERROR,
-                        "400": _ERROR,
-                        "404": _ERROR,
+                        **_errors(403, 400, 404),
                     },
                     parameters=[
                         exp_id,
@@ -974,10 +973,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "revision instead), and so is one queued or running (cancel it first).",
                     {
                         "204": {"description": "Deleted"},
-                        "400": _ERROR,
-                        "403": _ERROR,
-                        "404": _ERROR,
-                        "409": _ERROR,
+                        **_errors(400, 403, 404, 409),
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -991,9 +987,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "for one withdrawn since (it stays withdrawn).",
                     {
                         "200": _json_response("Published", "Published"),
-                        "403": _ERROR,
-                        "404": _ERROR,
-                        "409": _ERROR,
+                        **_errors(403, 404, 409),
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1010,10 +1004,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "most 2,000 characters). An unpublished experiment is 409: delete it instead.",
                     {
                         "200": _json_response("Withdrawn", "Withdrawn"),
-                        "400": _ERROR,
-                        "403": _ERROR,
-                        "404": _ERROR,
-                        "409": _ERROR,
+                        **_errors(400, 403, 404, 409),
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1030,10 +1021,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     '{"doi": "10.3233/SW-180312"} or {"url": "https://…"}.',
                     {
                         "201": _json_response("Attached", "Paper"),
-                        "400": _ERROR,
-                        "403": _ERROR,
-                        "404": _ERROR,
-                        "409": _ERROR,
+                        **_errors(400, 403, 404, 409),
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1052,8 +1040,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Stops asking questions; the experiment ends as cancelled.",
                     {
                         "200": _json_response("Cancellation requested", "Cancelled"),
-                        "403": _ERROR,
-                        "404": _ERROR,
+                        **_errors(403, 404),
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1068,9 +1055,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             **_json_response("Queued again", "Resumed"),
                             "headers": _RETRY_AFTER,
                         },
-                        "403": _ERROR,
-                        "404": _ERROR,
-                        "409": _ERROR,
+                        **_errors(403, 404, 409),
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1091,9 +1076,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             **_json_response("Queued as a new experiment", "Ticket"),
                             "headers": _RETRY_AFTER,
                         },
-                        "400": _ERROR,
-                        "403": _ERROR,
-                        "404": _ERROR,
+                        **_errors(400, 403, 404),
                     },
                     parameters=[exp_id],
                     security=owner,
