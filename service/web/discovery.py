@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from itertools import islice
 
 from flask import Blueprint, Response, url_for
 from werkzeug.exceptions import NotFound
@@ -44,7 +45,7 @@ def robots() -> Response:
 def sitemap() -> BaseResponse:
     def render() -> str:
         index = ET.Element("sitemapindex", {"xmlns": SITEMAP_NS})
-        files = max(1, -(-len(_entries()) // PER_FILE))
+        files = max(1, -(-sum(1 for _ in _pages()) // PER_FILE))
         for number in range(1, files + 1):
             where = url_for("discovery.sitemap_file", number=number, _external=True)
             ET.SubElement(ET.SubElement(index, "sitemap"), "loc").text = where
@@ -56,7 +57,8 @@ def sitemap() -> BaseResponse:
 @bp.get("/sitemap/<int:number>.xml")
 def sitemap_file(number: int) -> BaseResponse:
     def render() -> str:
-        entries = _entries()[(number - 1) * PER_FILE : number * PER_FILE]
+        # the pages before and in this file only: the listing is read a slice at a time
+        entries = list(islice(_pages(), (number - 1) * PER_FILE, number * PER_FILE))
         if number < 1 or (number > 1 and not entries):
             raise NotFound(f"the sitemap has no file {number}")
         urlset = ET.Element("urlset", {"xmlns": SITEMAP_NS})
@@ -70,12 +72,8 @@ def sitemap_file(number: int) -> BaseResponse:
     return cached_page(("sitemap", number), render, content_type="application/xml")
 
 
-def _entries() -> list[tuple[str, str | None]]:
-    """Every public page worth indexing, as (URL on this host, last change)."""
-    return list(_pages())
-
-
 def _pages() -> Iterator[tuple[str, str | None]]:
+    """Every public page worth indexing, as (URL on this host, last change)."""
     root = url_for("ui.home", _external=True)
     base = services().storage.uris.base
 
