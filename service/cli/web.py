@@ -51,6 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="path the service is mounted under behind a proxy (e.g. /gerbil)",
     )
     serve.add_argument("--no-demo", action="store_true", help="do not compute the demo experiment")
+    serve.add_argument(
+        "--no-resume",
+        action="store_true",
+        help="leave the runs a shutdown or crash interrupted as they are (default: queue them "
+        "again at start; GERBIL_QA_RESUME_RUNS=0)",
+    )
     serve.set_defaults(handler=_serve)
 
     publish = subparsers.add_parser(
@@ -127,6 +133,8 @@ def _serve(args: argparse.Namespace) -> int:
     }
     if args.no_demo:
         explicit["demo"] = False
+    if args.no_resume:
+        explicit["resume_runs"] = False
     config = dataclasses.replace(config, **explicit)
     if config.store is None:
         print("gerbil-qa serve: give --store DIR (or set GERBIL_QA_STORE)")

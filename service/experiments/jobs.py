@@ -14,7 +14,10 @@ embedded store, the private dataset of a remote one) holds under ``jobs/{id}/``:
 * ``progress.json``: the newest :class:`~service.experiments.progress.RunProgress`, replaced
   whole (what a status poll reads: one small value, whatever the size of the uploads);
 * ``cancel``: present when someone asked to cancel (the CLI can do so while a server process
-  runs the job; the runner watches for it).
+  runs the job; the runner watches for it);
+* ``restarts``: how many times a start found the job running, i.e. its process died while it
+  ran (a number in text); the runner stops resuming a job by itself past a few such deaths, as
+  the job may be what kills the process.
 
 Answer files a run produced (a web service's answers) are kept under ``answers/{id}/`` and
 outlive the job. The status (queued, running, …) lives in the store's admin graph.
@@ -38,7 +41,7 @@ from service.model import SystemAnswer
 
 JOBS = "jobs"  # the workspace folder of the jobs
 ARCHIVES = "answers"  # answer files a run produced, kept after the job
-SPEC, PROGRESS, CANCEL = "spec.json", "progress.json", "cancel"
+SPEC, PROGRESS, CANCEL, RESTARTS = "spec.json", "progress.json", "cancel", "restarts"
 # The one file a job of versions before the application layer (up to 2026-11-21) was saved
 # as: its dataset parsed inline, its uploads only named. This version cannot resume it.
 LEGACY_JOB = "job.json"
@@ -230,6 +233,24 @@ class JobStore:
 
     def clear_cancel(self, experiment_id: str) -> None:
         self.workspace.remove_key(self._key(experiment_id, CANCEL))
+
+    # -- deaths of the process while the job ran ----------------------------------------------
+    def restarts(self, experiment_id: str) -> int:
+        """How many times a start found this job running (see the module docstring)."""
+        data = self.workspace.read(self._key(experiment_id, RESTARTS))
+        return int(data) if data and data.strip().isdigit() else 0
+
+    def count_restart(self, experiment_id: str) -> int:
+        """One more death of the process while this job ran; returns the count."""
+        count = self.restarts(experiment_id) + 1
+        key = self._key
+        self.workspace.write(
+            {key(experiment_id, RESTARTS): b"%d\n" % count}, if_exists=key(experiment_id, SPEC)
+        )
+        return count
+
+    def clear_restarts(self, experiment_id: str) -> None:
+        self.workspace.remove_key(self._key(experiment_id, RESTARTS))
 
     # -- what outlives the job ---------------------------------------------------------------
     def write_archive(self, experiment_id: str, name: str, data: bytes) -> None:

@@ -7,7 +7,9 @@
 * while it runs, each answer a service gives is appended to the job's log and the newest
   structured progress is kept beside the job (what :meth:`progress` reads, in constant time);
 * at start, experiments a dead process left active are marked ``interrupted`` when their job
-  is saved (else ``error``) (:meth:`recover`);
+  is saved (else ``error``) (:meth:`recover`), and the service queues the interrupted ones again
+  (:meth:`resume_interrupted`), so a deploy or a reboot stops no one's run for good; a job its
+  process died in more than ``MAX_RESTARTS`` times is left to a person (it may be the cause);
 * :meth:`resume` queues an interrupted, cancelled or failed (``error``) job again: the answers
   already logged are reused, only the missing questions are asked, so the result is the one an
   uninterrupted run gives;
@@ -60,6 +62,7 @@ NO_JOB = (
     "gerbil-qa import from a dump made while it ran (a dump holds no runs in progress)"
 )
 HANDOVER_WAIT = 20.0  # seconds a shutdown waits for running experiments to stop asking
+MAX_RESTARTS = 2  # deaths of the process during a run that a start still resumes by itself
 
 
 class _RunStop(threading.Event):
@@ -182,6 +185,8 @@ class ExperimentRunner:
                 f"experiment {experiment_id} is {status.status}; only {names} experiments "
                 "can be resumed"
             )
+        if self.jobs is not None and self.jobs.has(experiment_id):
+            self.jobs.clear_restarts(experiment_id)  # a person's resume: starts resume it again
         return self._requeue(experiment_id, status.uri, timeout=timeout, message="resumed")
 
     def _requeue(
@@ -255,6 +260,8 @@ class ExperimentRunner:
             eid = status.id
             if status.status.active and eid not in mine:
                 if self.jobs is not None and self.jobs.has(eid):
+                    if status.status is Status.RUNNING:  # its process died while it ran
+                        self.jobs.count_restart(eid)
                     experiments.set_status(
                         eid,
                         Status.INTERRUPTED,
@@ -265,6 +272,33 @@ class ExperimentRunner:
                 else:
                     experiments.set_status(eid, Status.ERROR, message=self._no_job(eid))
         return marked
+
+    def resume_interrupted(self) -> list[str]:
+        """Queue the interrupted experiments whose job is saved again (the service's start,
+        after :meth:`recover`): a shutdown or a crash interrupted them, not their owner. One
+        whose process died while it ran more than ``MAX_RESTARTS`` times ends as ``error``
+        instead, saying so: resuming it by hand tries again. Not on a shared store, where
+        :meth:`take_over` resumes what a stopped replica ran. Returns the ids queued."""
+        if self.claims.shared or self.jobs is None:
+            return []
+        queued: list[str] = []
+        mine = set(self.active())
+        for status in self.storage.experiments.listing(include_private=True):
+            eid = status.id
+            if status.status is not Status.INTERRUPTED or eid in mine or not self.jobs.has(eid):
+                continue
+            deaths = self.jobs.restarts(eid)
+            if deaths > MAX_RESTARTS:
+                self._end(eid, Status.ERROR, _too_many_restarts(eid, deaths))
+                continue
+            try:
+                self._requeue(eid, status.uri, message="resumed when the service started again")
+            except (Conflict, NotFound) as err:  # ended or deleted meanwhile (the CLI)
+                log.info("experiment %s not resumed: %s", eid, err)
+                continue
+            queued.append(eid)
+            log.info("experiment %s: resumed at start", eid)
+        return queued
 
     def _no_job(self, experiment_id: str, usual: str = NO_JOB) -> str:
         """Why ``experiment_id`` has no job to run: ``usual``, or that an older version saved
@@ -431,8 +465,8 @@ class ExperimentRunner:
         self._end(
             experiment_id,
             Status.INTERRUPTED,
-            "interrupted by a shutdown of the service; resume it to continue "
-            f"(gerbil-qa resume --store DIR {experiment_id}, or the API)",
+            "interrupted by a shutdown of the service: it continues when the service starts "
+            f"again, or resume it (gerbil-qa resume --store DIR {experiment_id}, or the API)",
         )
 
     def _uri(self, experiment_id: str) -> str:
@@ -566,3 +600,11 @@ class _ProgressWriter:
             return
         jobs.write_progress(self.experiment_id, self.latest)  # none once the job is gone
         self.latest_written = True
+
+
+def _too_many_restarts(experiment_id: str, deaths: int) -> str:
+    return (
+        f"the service stopped {deaths} times while this experiment ran, so a start no longer "
+        "resumes it by itself (the run may be what stops the service); resume it to try again "
+        f"(gerbil-qa resume --store DIR {experiment_id}, or the API)"
+    )

@@ -55,7 +55,7 @@ def create_app(
     cache = DocumentCache(max_entries=cfg.page_cache_entries)
     results = DocumentCache(max_entries=cfg.sparql_cache_entries, max_bytes=32 * 1024 * 1024)
     # The application layer's background runner: a small pool, job state beside the store,
-    # interrupted jobs marked at start.
+    # interrupted jobs marked at start (and queued again below).
     from service.experiments.runner import ExperimentRunner
 
     runner = ExperimentRunner(
@@ -118,6 +118,8 @@ def create_app(
     app.after_request(_cors)
     # programs' GET queries skip Flask's request machinery (same rules; sparql_endpoint.py)
     app.wsgi_app = sparql_endpoint.QueryFastPath(app, state, SECURITY_HEADERS)  # type: ignore[method-assign]
+    if cfg.resume_runs and not storage.store.read_only:  # once the app can take their writes
+        runner.resume_interrupted()
     if cfg.demo:
         from service.web.demo import ensure_demo
 

@@ -49,6 +49,8 @@ class WebConfig:
     sparql_network_isolation: bool = True
     sparql_cache_entries: int = 256  # results of public queries kept until the next write (0: off)
     runner_workers: int = 2  # experiments evaluated at the same time
+    # queue the runs a shutdown or crash interrupted again at start (serve --no-resume: don't)
+    resume_runs: bool = True
     admin_token: str | None = None  # grants owner rights on every experiment (operator)
     metrics_token: str | None = None  # /metrics answers a bearer of it (Prometheus); unset: off
     max_upload_bytes: int = 64 * 1024 * 1024

@@ -4,6 +4,7 @@ behind when a submission cannot be saved, recovery after a crash, every system k
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,70 @@ def test_recovery_ends_every_active_id(tmp_path: Path) -> None:
         runner.wait(queued.id, timeout=60)
         assert experiments.status(queued.id).status is Status.FINISHED
         assert not jobs.has(queued.id)
+        runner.close()
+
+
+def test_a_start_resumes_what_a_crash_or_a_shutdown_interrupted(tmp_path: Path) -> None:
+    """What ``serve`` does at start: queued and running ids a dead process left, and one a
+    shutdown marked interrupted, run to their end without anyone resuming them; a cancelled
+    one stays cancelled."""
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        jobs = JobStore(DirWorkspace(tmp_path / "store"))
+        left = {}
+        for status in ("queued", "running", "interrupted", "cancelled"):
+            ticket = experiments.reserve()
+            jobs.create(ticket.id, spec, uploads)
+            experiments.set_status(ticket.id, "queued")
+            if status != "queued":
+                experiments.set_status(ticket.id, status)
+            left[status] = ticket.id
+        runner = ExperimentRunner(storage, workers=1)
+        resumed = runner.resume_interrupted()
+        assert sorted(resumed) == sorted(left[s] for s in ("queued", "running", "interrupted"))
+        for eid in resumed:
+            runner.wait(eid, timeout=60)
+            assert experiments.status(eid).status is Status.FINISHED
+            assert not jobs.has(eid)
+        assert experiments.status(left["cancelled"]).status is Status.CANCELLED
+        assert runner.resume_interrupted() == []  # nothing left to resume
+        runner.close()
+
+
+def test_a_run_its_process_keeps_dying_in_is_left_to_a_person(tmp_path: Path) -> None:
+    """A start resumes a run its process died in (found ``running``) at most MAX_RESTARTS
+    times; the next death ends it as error saying why, and a resume by hand runs it again."""
+    from service.experiments.runner import MAX_RESTARTS
+
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        jobs = JobStore(DirWorkspace(tmp_path / "store"))
+        ticket = experiments.reserve()
+        jobs.create(ticket.id, spec, uploads)
+        experiments.set_status(ticket.id, "queued")
+        for death in range(1, MAX_RESTARTS + 2):
+            experiments.set_status(ticket.id, "running")  # then the process dies
+            runner = ExperimentRunner(storage, workers=1, recover=False)
+            busy = threading.Event()  # its one worker busy: what it queues waits
+            runner._pool.submit(busy.wait, 60)
+            runner.recover()
+            assert jobs.restarts(ticket.id) == death
+            resumed = runner.resume_interrupted()
+            runner._pool.shutdown(wait=False, cancel_futures=True)  # it dies before the run
+            busy.set()
+            if death <= MAX_RESTARTS:
+                assert resumed == [ticket.id]
+                assert experiments.status(ticket.id).status is Status.QUEUED
+        status = experiments.status(ticket.id)
+        assert status.status is Status.ERROR
+        assert f"stopped {MAX_RESTARTS + 1} times while this experiment ran" in status.message
+        runner = ExperimentRunner(storage, workers=1)
+        runner.resume(ticket.id)  # a person tries again: its deaths are forgotten
+        assert jobs.restarts(ticket.id) == 0
+        runner.wait(ticket.id, timeout=60)
+        assert experiments.status(ticket.id).status is Status.FINISHED
         runner.close()
 
 

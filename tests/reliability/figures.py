@@ -97,6 +97,7 @@ class Served:
         demo: bool = False,
         base: str | None = None,
         output: Path | None = None,
+        options: tuple[str, ...] = (),
         **env: str,
     ) -> None:
         from tests.web.conftest import free_port
@@ -105,7 +106,8 @@ class Served:
         self.url = f"http://127.0.0.1:{self.port}/"
         self.base = base or self.url  # replicas share one base (the proxy's), not their URL
         args = ["serve", "--store", str(store), "--port", str(self.port), "--base", self.base]
-        self.process = start_cli(*args, *([] if demo else ["--no-demo"]), output=output, **env)
+        args += [*options, *([] if demo else ["--no-demo"])]
+        self.process = start_cli(*args, output=output, **env)
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -19,84 +19,35 @@ proxy's) as a deployment behind a reverse proxy has.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import signal
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 
 import pytest
 import requests
 
 from service.graph.workspace import WORK
-from service.paths import DEMO_DIR
 from tests.reliability.figures import Served, record
+from tests.reliability.runs import (
+    IN_FLIGHT,
+    QUESTIONS,
+    CountingQA,
+    finished,
+    question_count,
+    run_status,
+    submit,
+    until,
+)
 from tests.remote import RemotePair, remote_pair
 
 BASE = "http://gerbil-qa.test/"  # the public base both replicas serve under
-QUESTIONS = (DEMO_DIR / "questions.json").read_bytes()
 LEASE = 2.0
-IN_FLIGHT = 4  # web-service calls in flight per system (service.systems.webservice)
 METRICS_TOKEN = "replicas-metrics"
-
-
-class CountingQA:
-    """A QA web service on 127.0.0.1 that answers after ``delay`` seconds and counts how often
-    each question was asked, per run (the path names the run)."""
-
-    def __init__(self) -> None:
-        self.asked: Counter[tuple[str, str]] = Counter()
-        self.lock = threading.Lock()
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                _, run, delay = self.path.split("/")  # /RUN/SECONDS
-                question = parse_qs(body.decode("utf-8"))["query"][0]
-                with owner.lock:
-                    owner.asked[(run, question)] += 1
-                time.sleep(float(delay))
-                answer = b'{"questions": [{"id": "1", "answers": [{"head": {"vars": ["x"]},'
-                answer += (
-                    b'"results": {"bindings": [{"x": {"type": "literal", "value": "7"}}]}}]}]}'
-                )
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                with contextlib.suppress(OSError):  # the runner was killed meanwhile
-                    self.wfile.write(answer)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-
-    def of(self, run: str) -> Counter[str]:
-        with self.lock:
-            return Counter({q: n for (r, q), n in self.asked.items() if r == run})
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-@pytest.fixture()
-def qa() -> Iterator[CountingQA]:
-    service = CountingQA()
-    yield service
-    service.close()
 
 
 @pytest.fixture()
@@ -127,38 +78,6 @@ def replicas(deployment: tuple[RemotePair, dict[str, str]]) -> Iterator[tuple[Se
         a.stop()
 
 
-def _submit(replica: Served, qa: CountingQA, run: str, delay: float) -> dict[str, str]:
-    response = requests.post(
-        replica.url + "api/experiments",
-        files=[("dataset_file", ("questions.json", QUESTIONS))],
-        data={"kb": "demo", "webservice": f"{run}={qa.url}{run}/{delay}"},
-        timeout=30,
-    )
-    assert response.status_code == 202, response.text
-    return response.json()
-
-
-def _status(replica: Served, ticket: dict[str, str]) -> dict[str, Any]:
-    response = requests.get(
-        f"{replica.url}api/experiments/{ticket['id']}",
-        headers={"Authorization": f"Bearer {ticket['token']}"},
-        timeout=30,
-    )
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def _until(what: str, test: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = test()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
-
-
 def _metrics(replica: Served) -> dict[str, float]:
     from prometheus_client.parser import text_string_to_metric_families
 
@@ -168,18 +87,6 @@ def _metrics(replica: Served) -> dict[str, float]:
     assert response.status_code == 200, response.text
     families = text_string_to_metric_families(response.text)
     return {s.name: s.value for family in families for s in family.samples if not s.labels}
-
-
-def _questions() -> int:
-    import json
-
-    return len(json.loads(QUESTIONS)["questions"])
-
-
-def _finished(replica: Served, ticket: dict[str, str]) -> dict[str, Any] | None:
-    state = _status(replica, ticket)
-    assert state["status"] not in ("error", "cancelled", "interrupted"), state
-    return state if state["status"] == "finished" else None
 
 
 def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
@@ -193,14 +100,14 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
     assert requests.get(b.url + "api/experiments", timeout=30).json()["experiments"] == []
     # slow enough that B is asked while the run is going (at 0.15 s an answer the run was
     # over in ~0.7 s, between two of B's status answers, 2 runs in 3 after test_remote_store)
-    ticket = _submit(a, qa, "watched", 0.5)
+    ticket = submit(a, qa, "watched", 0.5)
     eid = ticket["id"]
     graph = f"{BASE}graph/experiment/{eid}"
     # watched on B: running, with live progress, with the owner's token
-    seen = _until(
+    seen = until(
         "progress on B",
         lambda: (
-            (s := _status(b, ticket))["status"] == "running"
+            (s := run_status(b, ticket))["status"] == "running"
             and sum(system["done"] for system in s["systems"]) > 0
             and s
         ),
@@ -212,10 +119,10 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
     ask = f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
     answer = requests.get(b.url + "sparql", params={"query": ask}, timeout=30)
     assert answer.json()["boolean"] is False
-    _until("the run to finish", lambda: _finished(b, ticket))
+    until("the run to finish", lambda: finished(b, ticket))
     # claimed once: every question asked once
     asked = qa.of("watched")
-    assert len(asked) == _questions() and set(asked.values()) == {1}, asked
+    assert len(asked) == question_count() and set(asked.values()) == {1}, asked
     # published on A ...
     published = requests.post(
         f"{a.url}api/experiments/{eid}/publish",
@@ -224,7 +131,7 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
     )
     assert published.status_code == 200, published.text
     # ... served by B by content negotiation and SPARQL, its cached listing refreshed
-    turtle = _until(
+    turtle = until(
         "B to serve the published experiment",
         lambda: (
             (
@@ -238,7 +145,7 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
         timeout=10,
     )
     assert f"<{BASE}experiment/{eid}>" in turtle.text or f"experiment/{eid}" in turtle.text
-    listed = _until(
+    listed = until(
         "B's listing",
         lambda: [
             e
@@ -249,7 +156,7 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
     )
     assert listed
     # B's cached answer to the same query follows A's write (its change watcher, ~1 s)
-    _until(
+    until(
         "B's SPARQL answer",
         lambda: requests.get(b.url + "sparql", params={"query": ask}, timeout=30).json()["boolean"],
         timeout=10,
@@ -271,18 +178,18 @@ def test_submit_on_a_watch_on_b_publish_on_a_served_by_b(
 
 def test_a_dead_replicas_run_is_taken_over(replicas: tuple[Served, Served], qa: CountingQA) -> None:
     a, b = replicas
-    ticket = _submit(a, qa, "orphan", 0.3)
-    _until("some answers", lambda: sum(qa.of("orphan").values()) >= 8)
+    ticket = submit(a, qa, "orphan", 0.3)
+    until("some answers", lambda: sum(qa.of("orphan").values()) >= 8)
     a.kill()
     killed_at = time.monotonic()
     asked_by_a = sum(qa.of("orphan").values())
-    state = _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
+    state = until("B to finish A's run", lambda: finished(b, ticket), timeout=90)
     took = time.monotonic() - killed_at
     asked = qa.of("orphan")
-    assert len(asked) == _questions()  # every question answered, by A or by B
+    assert len(asked) == question_count()  # every question answered, by A or by B
     # asked twice: at most the calls A had in flight (4 per system by default), whose
     # answers it never logged
-    again = sum(asked.values()) - _questions()
+    again = sum(asked.values()) - question_count()
     assert again <= IN_FLIGHT, asked
     metrics = _metrics(b)  # what B's operator sees
     assert metrics["gerbil_qa_runs_taken_over_total"] == 1
@@ -303,16 +210,18 @@ def test_a_replica_stopped_for_a_deploy_hands_its_run_over(
     """SIGTERM (a rolling deploy) during a run: A stops asking and releases the run, which B
     takes over at once (not after the lease) and finishes; nothing is cancelled or lost."""
     a, b = replicas
-    ticket = _submit(a, qa, "handed", 0.3)
-    _until("some answers", lambda: sum(qa.of("handed").values()) >= IN_FLIGHT)
+    ticket = submit(a, qa, "handed", 0.3)
+    until("some answers", lambda: sum(qa.of("handed").values()) >= IN_FLIGHT)
     a.stop()  # SIGTERM, waits for the process to end
     assert a.process.returncode == 0
     stopped_at = time.monotonic()
-    state = _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
+    state = until("B to finish A's run", lambda: finished(b, ticket), timeout=90)
     took = time.monotonic() - stopped_at
     asked = qa.of("handed")
-    assert len(asked) == _questions()
-    assert sum(asked.values()) - _questions() <= IN_FLIGHT, asked  # A's calls in flight, at most
+    assert len(asked) == question_count()
+    assert sum(asked.values()) - question_count() <= IN_FLIGHT, (
+        asked
+    )  # A's calls in flight, at most
     record("replicas-handover", seconds_to_finish_after_stop=round(took, 1), status=state["status"])
 
 
@@ -326,11 +235,11 @@ def test_a_paused_replica_does_not_go_on_with_a_run_taken_over(
     (no more questions asked, no second record, no status written over B's)."""
     pair, _ = deployment
     a, b = replicas
-    ticket = _submit(a, qa, "paused", 1.0)
-    _until("some answers", lambda: sum(qa.of("paused").values()) >= IN_FLIGHT)
+    ticket = submit(a, qa, "paused", 1.0)
+    until("some answers", lambda: sum(qa.of("paused").values()) >= IN_FLIGHT)
     a.process.send_signal(signal.SIGSTOP)
     try:
-        _until("B to finish A's run", lambda: _finished(b, ticket), timeout=90)
+        until("B to finish A's run", lambda: finished(b, ticket), timeout=90)
         asked_before = sum(qa.of("paused").values())
     finally:
         a.process.send_signal(signal.SIGCONT)
@@ -338,7 +247,7 @@ def test_a_paused_replica_does_not_go_on_with_a_run_taken_over(
     again = sum(qa.of("paused").values()) - asked_before
     assert again == 0, f"A asked {again} more questions after its claim lapsed"
     for replica in (a, b):  # finished, as B recorded it: no error or second record over it
-        assert _status(replica, ticket)["status"] == "finished"
+        assert run_status(replica, ticket)["status"] == "finished"
     graph = f"{BASE}graph/experiment/{ticket['id']}"
     macro_f1 = "<http://w3id.org/gerbil/vocab#macroF1>"
     [row] = pair.private.query(
@@ -382,7 +291,7 @@ def test_health_says_when_a_replica_cannot_serve(
         assert took < 10, took  # the probe's own limit, not the store's 60 s
     finally:
         pair.private.process.send_signal(signal.SIGCONT)
-    _until("ready again", lambda: requests.get(a.url + "health", timeout=30).status_code == 200)
+    until("ready again", lambda: requests.get(a.url + "health", timeout=30).status_code == 200)
 
 
 def test_runs_submitted_to_both_replicas_each_run_once(
@@ -391,13 +300,13 @@ def test_runs_submitted_to_both_replicas_each_run_once(
     tickets: list[tuple[str, dict[str, str]]] = []
     lock = threading.Lock()
 
-    def submit(i: int) -> None:
+    def submit_one(i: int) -> None:
         run = f"many{i}"
-        ticket = _submit(replicas[i % 2], qa, run, 0.02)
+        ticket = submit(replicas[i % 2], qa, run, 0.02)
         with lock:
             tickets.append((run, ticket))
 
-    threads = [threading.Thread(target=submit, args=(i,)) for i in range(6)]
+    threads = [threading.Thread(target=submit_one, args=(i,)) for i in range(6)]
     for t in threads:
         t.start()
     for t in threads:
@@ -405,10 +314,10 @@ def test_runs_submitted_to_both_replicas_each_run_once(
     ids = {ticket["id"] for _, ticket in tickets}
     assert len(ids) == 6  # ids allocated by the store: never the same twice
     for run, ticket in tickets:
-        _until(f"{run} to finish", lambda t=ticket: _finished(replicas[0], t), timeout=120)
+        until(f"{run} to finish", lambda t=ticket: finished(replicas[0], t), timeout=120)
         asked = qa.of(run)
-        assert len(asked) == _questions() and set(asked.values()) == {1}, (run, asked)
-    record("replicas-exactly-once", runs=6, questions=6 * _questions(), asked_twice=0)
+        assert len(asked) == question_count() and set(asked.values()) == {1}, (run, asked)
+    record("replicas-exactly-once", runs=6, questions=6 * question_count(), asked_twice=0)
 
 
 def test_replicas_started_at_once_on_a_new_store_compute_one_demo(

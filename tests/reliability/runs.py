@@ -1,0 +1,108 @@
+"""A QA web service that counts what it is asked, and the API calls a test of runs makes
+(submit, poll, wait), for the tests that stop a server during a run (replicas, restarts)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs
+
+import requests
+
+from service.paths import DEMO_DIR
+from tests.reliability.figures import Served
+
+QUESTIONS = (DEMO_DIR / "questions.json").read_bytes()
+IN_FLIGHT = 4  # web-service calls in flight per system (service.systems.webservice)
+
+
+class CountingQA:
+    """A QA web service on 127.0.0.1 that answers after ``delay`` seconds and counts how often
+    each question was asked, per run (the path names the run)."""
+
+    def __init__(self) -> None:
+        self.asked: Counter[tuple[str, str]] = Counter()
+        self.lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                _, run, delay = self.path.split("/")  # /RUN/SECONDS
+                question = parse_qs(body.decode("utf-8"))["query"][0]
+                with owner.lock:
+                    owner.asked[(run, question)] += 1
+                time.sleep(float(delay))
+                answer = b'{"questions": [{"id": "1", "answers": [{"head": {"vars": ["x"]},'
+                answer += (
+                    b'"results": {"bindings": [{"x": {"type": "literal", "value": "7"}}]}}]}]}'
+                )
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                with contextlib.suppress(OSError):  # the runner was killed meanwhile
+                    self.wfile.write(answer)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+
+    def of(self, run: str) -> Counter[str]:
+        with self.lock:
+            return Counter({q: n for (r, q), n in self.asked.items() if r == run})
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def submit(replica: Served, qa: CountingQA, run: str, delay: float) -> dict[str, str]:
+    response = requests.post(
+        replica.url + "api/experiments",
+        files=[("dataset_file", ("questions.json", QUESTIONS))],
+        data={"kb": "demo", "webservice": f"{run}={qa.url}{run}/{delay}"},
+        timeout=30,
+    )
+    assert response.status_code == 202, response.text
+    return response.json()
+
+
+def run_status(replica: Served, ticket: dict[str, str]) -> dict[str, Any]:
+    response = requests.get(
+        f"{replica.url}api/experiments/{ticket['id']}",
+        headers={"Authorization": f"Bearer {ticket['token']}"},
+        timeout=30,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def until(what: str, test: Any, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = test()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def question_count() -> int:
+    return len(json.loads(QUESTIONS)["questions"])
+
+
+def finished(replica: Served, ticket: dict[str, str]) -> dict[str, Any] | None:
+    state = run_status(replica, ticket)
+    assert state["status"] not in ("error", "cancelled", "interrupted"), state
+    return state if state["status"] == "finished" else None
