@@ -189,8 +189,11 @@ def experiment(experiment_id: str) -> Response:
     payload = _experiment_json(experiment_id)
     response = _json(payload)
     if Status(payload["status"]).active:
-        return _poll_after(response, payload["remainingSeconds"])
-    return response
+        _poll_after(response, payload["remainingSeconds"])
+    # a poller sends the ETag back: an unchanged status (a long run, a finished experiment's
+    # large results) is a 304 without a body
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 def _listing_filters() -> dict[str, str]:

@@ -946,8 +946,17 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     "schema": {"$ref": "#/components/schemas/Experiment"}
                                 }
                             },
-                            "headers": _RETRY_AFTER,
+                            "headers": {
+                                **_RETRY_AFTER,
+                                "ETag": {
+                                    "description": "Of this answer: send it back in "
+                                    "If-None-Match and a status that has not changed since is "
+                                    "a 304 without a body.",
+                                    "schema": _TEXT,
+                                },
+                            },
                         },
+                        "304": {"description": "Not changed since the ETag sent (If-None-Match)"},
                         **_errors(403, 400, 404),
                     },
                     parameters=[

@@ -1014,6 +1014,26 @@ def _run_a_registered_version(server, data_dir: Path) -> None:
     assert unknown.status_code == 400 and "no registered version 'nope'" in unknown.json()["error"]
 
 
+def test_a_poller_revalidates_the_status_with_its_etag(server) -> None:
+    """The status answers with an ETag; sent back in If-None-Match it is a 304 without a body
+    while nothing changed (a finished experiment's results are its largest answer); another
+    answer (another ETag, or its slices) is a 200. Before, every poll got the whole body."""
+    [experiment] = server.get("api/experiments").json()["experiments"]  # the demo, public
+    url = f"api/experiments/{experiment['id']}"
+    first = server.get(url)
+    assert first.status_code == 200 and first.headers["ETag"]
+    again = server.get(url, headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["ETag"] == first.headers["ETag"]
+    other = server.get(url, headers={"If-None-Match": '"not-this-one"'})
+    assert other.status_code == 200 and other.json() == first.json()
+    by = server.get(url + "?by=answertype", headers={"If-None-Match": first.headers["ETag"]})
+    assert by.status_code == 200  # another answer, another ETag
+    operation = server.get("api/openapi.json").json()["paths"]["/api/experiments/{id}"]["get"]
+    assert "304" in operation["responses"]
+    assert "ETag" in operation["responses"]["200"]["headers"]
+
+
 def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
     """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
     and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as
