@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from service.errors import BadRequest
+from service.errors import BadRequest, Conflict
 from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileDataset, FileRef
 from service.experiments.systems import AnswerFile
 
@@ -53,8 +53,8 @@ def rescore_spec(
     from service.experiments.kept import kept
 
     status = storage.experiments.status(experiment_id)
-    if status.status.value != "finished":
-        raise BadRequest(
+    if status.status.value != "finished":  # its state, not the request: 409 as publish says
+        raise Conflict(
             f"experiment {experiment_id} is {status.status.value}: only a finished one is re-scored"
         )
     text = storage.experiments.spec_of(experiment_id)

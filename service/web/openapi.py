@@ -1079,13 +1079,14 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "its own owner token; once finished, its status has `revisionOf` and, for "
                     "that token (or when the old one may be seen), `changes` (per system: the "
                     "signatures before and "
-                    "after, the measures and questions that changed).",
+                    "after, the measures and questions that changed). 409 for one not "
+                    "finished.",
                     {
                         "202": {
                             **_json_response("Queued as a new experiment", "Ticket"),
                             "headers": _RETRY_AFTER,
                         },
-                        **_errors(400, 403, 404),
+                        **_errors(400, 403, 404, 409),
                     },
                     parameters=[exp_id],
                     security=owner,

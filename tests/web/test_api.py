@@ -1018,7 +1018,7 @@ def test_a_poller_revalidates_the_status_with_its_etag(server) -> None:
     """The status answers with an ETag; sent back in If-None-Match it is a 304 without a body
     while nothing changed (a finished experiment's results are its largest answer); another
     answer (another ETag, or its slices) is a 200. Before, every poll got the whole body."""
-    [experiment] = server.get("api/experiments").json()["experiments"]  # the demo, public
+    experiment = server.get("api/experiments").json()["experiments"][-1]  # the demo, public
     url = f"api/experiments/{experiment['id']}"
     first = server.get(url)
     assert first.status_code == 200 and first.headers["ETag"]
@@ -1058,6 +1058,10 @@ def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
         assert time.monotonic() < deadline, ended.text
         time.sleep(0.1)
     assert "Retry-After" not in ended.headers
+    # re-scoring one not finished is refused for its state, as publishing it is: 409 (was 400)
+    refused = server.post(f"api/experiments/{ticket['id']}/rescore", json={}, headers=owner)
+    assert refused.status_code == 409 and "only a finished one" in refused.json()["error"]
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=owner).status_code == 409
     resumed = server.post(f"api/experiments/{ticket['id']}/resume", headers=owner)
     assert resumed.status_code == 202 and int(resumed.headers["Retry-After"]) >= 1
     server.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)  # not left asking
