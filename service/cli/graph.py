@@ -57,6 +57,13 @@ def register(sub: Any) -> None:
         type=Path,
         help="an N-Quads (.nq) or TriG (.trig) dump, or an `export --files` archive",
     )
+    imp.add_argument(
+        "--rebase",
+        action="store_true",
+        help="move the dump's URIs to the store's base (--base for a new store): a store "
+        "tried out under one base, deployed under another; its experiments' old URIs no "
+        "longer resolve",
+    )
     imp.set_defaults(handler=_import)
 
     check = sub.add_parser(
@@ -221,6 +228,8 @@ def _import(args: argparse.Namespace) -> int:
     fmt = backup.format if backup is not None else fmt
     dump = read_dump(data, format=fmt, source=str(args.file))  # before a store is made
     if args.base is None and stored_base(_location(args)) is None:
+        if args.rebase:
+            raise BadRequest("import --rebase into a new store: give its base (--base URI)")
         # a new store is made with the dump's base (the default one would refuse the dump,
         # and once made no --base could change it)
         args.base = dump_base(data, format=fmt)
@@ -228,7 +237,7 @@ def _import(args: argparse.Namespace) -> int:
     made = isinstance(location, Path) and not location.exists()
     try:
         with _open(args) as storage:
-            done = import_dump(storage, dump, source=str(args.file))
+            done = import_dump(storage, dump, source=str(args.file), rebase=args.rebase)
             # the graph first: an import killed before the files is completed by running it again
             restored = restore_files(storage.workspace, backup.files) if backup else 0
     except BadRequest:

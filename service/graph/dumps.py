@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
 from service.graph.adapter import WITHDRAWAL, Side, add_public
-from service.graph.uris import GQA
+from service.graph.terms import XSD
+from service.graph.uris import GERBIL, GQA
 from service.graph.workspace import is_work_graph
 from service.mediatypes import RdfSyntax, rdf_by_name
 
@@ -133,14 +134,20 @@ def read_dump(data: bytes, *, format: str = "nquads", source: str = "the dump") 
 
 
 def import_dump(
-    storage: Storage, data: bytes | Any, *, format: str = "nquads", source: str = "the dump"
+    storage: Storage,
+    data: bytes | Any,
+    *,
+    format: str = "nquads",
+    source: str = "the dump",
+    rebase: bool = False,
 ) -> Imported:
     """Restore a dump made by :func:`export` (whole store): each graph goes back to the
     dataset it belongs in. An experiment the store already holds keeps the store's graph and
     record: adding the dump's again would double every blank node of it (an import renames
     them), so its warnings and intervals appeared twice; only a publication the dump records
     and the store lacks (an import killed before its last write) is completed. ``data``: the
-    dump's bytes, or what :func:`read_dump` made of them."""
+    dump's bytes, or what :func:`read_dump` made of them. A dump made under another base is
+    refused, or with ``rebase`` its URIs are moved to the store's (:func:`rebased`)."""
     import pyoxigraph as ox
 
     scratch = read_dump(data, format=format, source=source) if isinstance(data, bytes) else data
@@ -151,7 +158,12 @@ def import_dump(
         for q in scratch.quads_for_pattern(marker, ox.NamedNode(GQA + "base"), None)
     }
     if bases and bases != {uris.base}:
-        raise BadRequest(f"the dump was made with base {', '.join(bases)}, not {uris.base}")
+        if not rebase or len(bases) > 1:
+            raise BadRequest(
+                f"the dump was made with base {', '.join(bases)}, not {uris.base} (import "
+                "--rebase moves its URIs to this store's base)"
+            )
+        scratch = rebased(scratch, bases.pop(), uris.base)
     admin = ox.NamedNode(uris.admin_graph)
     published_p = ox.NamedNode(GQA + "published")
     published_at = ox.NamedNode(GQA + "publishedAt")
@@ -213,6 +225,39 @@ def import_dump(
         storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
     kept = sorted(held.keys() & _experiments_in(scratch, admin))
     return Imported(read, kept)
+
+
+def rebased(scratch: Any, old: str, new: str) -> Any:
+    """The dump's quads with every URI the service minted under base ``old`` moved under
+    ``new`` (a store tried out at localhost, deployed under its public base): subjects,
+    objects, graph names and ``xsd:anyURI`` literals. The vocabularies' terms are never moved,
+    even where ``old`` is a prefix of them (a base of ``http://w3id.org/gerbil/qa/``)."""
+    import pyoxigraph as ox
+
+    kept = (GQA, GERBIL)
+    any_uri = ox.NamedNode(XSD + "anyURI")
+
+    def mine(text: str) -> bool:
+        return text.startswith(old) and not text.startswith(kept)
+
+    def moved(term: Any) -> Any:
+        if isinstance(term, ox.NamedNode) and mine(term.value):
+            return ox.NamedNode(new + term.value[len(old) :])
+        if isinstance(term, ox.Literal) and term.datatype == any_uri and mine(term.value):
+            return ox.Literal(new + term.value[len(old) :], datatype=any_uri)
+        return term
+
+    out = ox.Store()
+    out.bulk_extend(
+        ox.Quad(moved(q.subject), q.predicate, moved(q.object), moved(q.graph_name))
+        for q in scratch
+    )
+    marker = ox.NamedNode(STORE_MARKER)
+    base = ox.NamedNode(GQA + "base")
+    for q in list(out.quads_for_pattern(marker, base, None)):  # the dump now says its new base
+        out.remove(q)
+        out.add(ox.Quad(marker, base, ox.Literal(new), q.graph_name))
+    return out
 
 
 def _refuse_collisions(scratch: Any, storage: Storage, both: set[str]) -> None:

@@ -193,7 +193,8 @@ def experiment(experiment_id: str) -> Response:
     # a poller sends the ETag back: an unchanged status (a long run, a finished experiment's
     # large results) is a 304 without a body
     response.add_etag()
-    return response.make_conditional(request)
+    response.make_conditional(request)  # in place: 304 when the ETag matches
+    return response
 
 
 def _listing_filters() -> dict[str, str]:
