@@ -133,6 +133,10 @@ class Uris:
     def software(self, version: str) -> str:
         return f"{self.base}software/{enc(version)}"
 
+    def leaderboard(self, leaderboard_id: str) -> str:
+        """A frozen leaderboard (:mod:`service.graph.leaderboards`)."""
+        return f"{self.base}leaderboard/{enc(leaderboard_id)}"
+
     @property
     def catalog(self) -> str:
         return self.base + "catalog"
@@ -164,6 +168,9 @@ class Uris:
 
     def dataset_version_graph(self, name: str, version: str) -> str:
         return f"{self.dataset_graph(name)}/version/{enc(version)}"
+
+    def leaderboard_graph(self, leaderboard_id: str) -> str:
+        return f"{self.base}graph/leaderboard/{enc(leaderboard_id)}"
 
     def experiment_graph(self, experiment_id: str) -> str:
         check_experiment_id(experiment_id)
@@ -224,6 +231,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("system", ("system", "{system}")),
     ("software", ("software", "{version}")),
+    ("leaderboard", ("leaderboard", "{leaderboard}")),
     ("catalog", ("catalog",)),
     ("vocab", ("vocab",)),
     ("sparql", ("sparql",)),
@@ -233,6 +241,7 @@ _PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("graph-dataset", ("graph", "dataset", "{dataset}")),
     ("graph-dataset-version", ("graph", "dataset", "{dataset}", "version", "{version}")),
     ("graph-experiment", ("graph", "experiment", "{experiment}")),
+    ("graph-leaderboard", ("graph", "leaderboard", "{leaderboard}")),
 )
 
 

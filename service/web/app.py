@@ -95,6 +95,7 @@ def create_app(
         api,
         comparing,
         discovery,
+        frozen,
         health,
         metrics,
         resources,
@@ -112,6 +113,7 @@ def create_app(
     app.register_blueprint(health.bp)
     app.register_blueprint(metrics.bp)
     app.register_blueprint(discovery.bp)
+    app.register_blueprint(frozen.bp)
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
     app.after_request(_security_headers)

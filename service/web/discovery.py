@@ -18,6 +18,7 @@ from flask import Blueprint, Response, url_for
 from werkzeug.exceptions import NotFound
 from werkzeug.wrappers import Response as BaseResponse
 
+from service.graph import leaderboards
 from service.web import listings
 from service.web.state import services
 from service.web.ui import cached_page
@@ -83,6 +84,8 @@ def _pages() -> Iterator[tuple[str, str | None]]:
     yield from ((url_for(page, _external=True), None) for page in FIXED_PAGES)
     yield from ((here(row.uri), row.issued) for row in listings.datasets())
     yield from ((here(row.uri), None) for row in listings.systems())
+    frozen = leaderboards.listing(services().storage)
+    yield from ((here(row["uri"]), row["frozenAt"]) for row in frozen)
     offset = 0
     while True:  # the listing's own slices, newest first
         rows = listings.experiments(limit=PER_FILE, offset=offset)

@@ -1,5 +1,5 @@
 """Example queries shown on the SPARQL page (leaderboard, per-answer-type F1, a system's history,
-the withdrawn experiments).
+the withdrawn experiments, the frozen leaderboards).
 
 The leaderboard is the graph layer's published query, the one the web pages run. The others use
 only terms the graph writes (``service/graph/results.py``): a task observation carries
@@ -52,6 +52,21 @@ ORDER BY DESC(?withdrawnAt)"""
 )
 
 
+FROZEN = (
+    PREFIXES
+    + """PREFIX dct: <http://purl.org/dc/terms/>
+# Frozen leaderboards (kept as they stood, for citation): each row's rank, system and score.
+SELECT ?leaderboard ?title ?frozenAt ?rank ?system ?score WHERE {
+  ?leaderboard a gqa:FrozenLeaderboard ; dct:title ?title ; prov:generatedAtTime ?frozenAt ;
+               gqa:entry ?entry .
+  ?entry gqa:rank ?rank ; gqa:rankedTask ?task .
+  OPTIONAL { ?entry gqa:score ?score }
+  OPTIONAL { GRAPH ?g { ?task gerbil:annotator ?system } }
+}
+ORDER BY DESC(?frozenAt) ?leaderboard ?rank"""
+)
+
+
 def system_history(system_uri: str) -> str:
     return (
         PREFIXES
@@ -78,4 +93,5 @@ def examples_for(base: str, *, system: str = "demo-strong") -> tuple[ExampleQuer
         ExampleQuery("F1 per answer type", PER_ANSWER_TYPE),
         ExampleQuery("A system's history", system_history(Uris(base).system(system))),
         ExampleQuery("Withdrawn experiments", WITHDRAWN),
+        ExampleQuery("Frozen leaderboards", FROZEN),
     )

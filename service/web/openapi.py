@@ -144,6 +144,19 @@ def _listing_schemas() -> dict[str, Any]:
                 )
             ),
         ),
+        "FrozenLeaderboard": _frozen_schema(),
+        "FrozenLeaderboardList": _object(
+            ("leaderboards",),
+            leaderboards=_array(
+                _object(
+                    ("uri", "id", "title", "frozenAt"),
+                    uri=_URI,
+                    id=_TEXT,
+                    title=_TEXT,
+                    frozenAt={"type": "string", "format": "date-time"},
+                )
+            ),
+        ),
         "SystemList": _object(
             ("systems",),
             systems=_array(
@@ -177,6 +190,43 @@ def _listing_schemas() -> dict[str, Any]:
             },
         ),
     }
+
+
+def _frozen_schema() -> dict[str, Any]:
+    """A frozen leaderboard (service/web/frozen.py): its filters and its rows as they stood."""
+    number = {"type": ["number", "null"]}
+    return _object(
+        ("uri", "id", "title", "frozenAt", "type", "rankedBy", "live", "rows"),
+        uri=_URI,
+        id={"type": "string", "pattern": "^[0-9a-f]{16}$"},
+        title=_TEXT,
+        frozenAt={"type": "string", "format": "date-time"},
+        type={"enum": registries.experiment_type_enum()},
+        rankedBy=_TEXT,
+        dataset={"type": ["string", "null"], "format": "uri"},
+        language={"type": ["string", "null"], "format": "uri"},
+        profile={"type": ["string", "null"], "format": "uri"},
+        live={**_URI, "description": "The live leaderboard with the same filters."},
+        rows=_array(
+            _object(
+                ("rank", "task"),
+                rank={"type": "integer", "minimum": 1},
+                tier={"type": ["integer", "null"]},
+                system=_TEXT_OR_NULL,
+                systemUri={"type": ["string", "null"], "format": "uri"},
+                experiment={"type": ["string", "null"], "format": "uri"},
+                task=_URI,
+                score=number,
+                scoreLow=number,
+                scoreHigh=number,
+                withdrawnAt={
+                    "type": ["string", "null"],
+                    "description": "When the row's experiment was withdrawn since (the row "
+                    "stays: the leaderboard is as it stood).",
+                },
+            )
+        ),
+    )
 
 
 def _evaluation_properties() -> dict[str, Any]:
@@ -1113,6 +1163,60 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "List systems with public results",
                     "With their URIs.",
                     {"200": _json_response("The systems", "SystemList")},
+                )
+            },
+            "/api/leaderboards": {
+                "get": _op(
+                    "List frozen leaderboards",
+                    "Every frozen leaderboard, newest first.",
+                    {"200": _json_response("The frozen leaderboards", "FrozenLeaderboardList")},
+                ),
+                "post": _op(
+                    "Freeze a leaderboard",
+                    "Keeps the leaderboard these filters show (as `GET /leaderboards` takes "
+                    "them; its first 500 rows) as it stands now, under a URI of its own that a "
+                    "paper or a challenge cites: later publications and withdrawals do not "
+                    "change it. Anyone may freeze; the id is a hash of the filters and rows, so "
+                    "the same standings frozen again answer 200 with the first freeze (its "
+                    "title too). 400 for a bad filter or a leaderboard without rows.",
+                    {
+                        "201": {
+                            **_json_response("Frozen now", "FrozenLeaderboard"),
+                            "headers": {"Location": {"description": "Its URI.", "schema": _URI}},
+                        },
+                        "200": _json_response("Frozen before", "FrozenLeaderboard"),
+                        **_errors(400),
+                    },
+                    requestBody=_json_request(
+                        _object(
+                            (),
+                            dataset={
+                                "type": "string",
+                                "description": "A dataset's name, or `all` (default: the "
+                                "dataset with the most results)",
+                            },
+                            language={"type": "string", "description": "An ISO 639 code"},
+                            profile={"enum": registries.profile_enum()},
+                            type={"enum": registries.experiment_type_enum()},
+                            sort={
+                                "type": "string",
+                                "description": "The measure to rank by (default macroF1)",
+                            },
+                            title={"type": "string", "maxLength": 300},
+                        )
+                    ),
+                ),
+            },
+            "/api/leaderboards/{id}": {
+                "get": _op(
+                    "A frozen leaderboard",
+                    "Its filters and rows as frozen, each row with its system, experiment "
+                    "and, when that experiment was withdrawn since, when.",
+                    {
+                        "200": _json_response("The frozen leaderboard", "FrozenLeaderboard"),
+                        **_errors(404),
+                    },
+                    parameters=[{"name": "id", "in": "path", "required": True, "schema": _TEXT}],
                 )
             },
             "/api/profiles": {

@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.errors import BadRequest
 from service.evaluation.profiles import get_profile
 from service.evaluation.results import COUNT_MEASURES, ExperimentType
+from service.graph.leaderboards import MAX_ROWS
 from service.release import source
 from service.web import comparing, conneg, listings, pages
 from service.web.citation import doi_of
@@ -178,7 +179,7 @@ def leaderboards() -> BaseResponse:
     write = {"json": _leaderboard_json, "csv": _leaderboard_csv}.get(rep.key)
 
     def render() -> str:
-        model = _leaderboard_model(chosen, page, args)
+        model = leaderboard_model(chosen, page, args)
         return write(model) if write else render_template("leaderboards.html", **model)
 
     key = ("page:leaderboards", chosen, page, rep.key)
@@ -187,7 +188,7 @@ def leaderboards() -> BaseResponse:
     return response
 
 
-def _leaderboard_model(
+def leaderboard_model(
     chosen: LeaderboardFilter, page: listings.Page, args: dict[str, str]
 ) -> dict[str, Any]:
     """Everything a leaderboard shows, in any of its formats (the template's names)."""
@@ -197,7 +198,7 @@ def _leaderboard_model(
     # sorting every task of every dataset is what costs (~0.5 s at 5,000 experiments)
     dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
     shown_filter = replace(chosen, dataset=dataset)
-    filters = _filter_iris(shown_filter)
+    filters = filter_iris(shown_filter)
     rows = listings.leaderboard(
         dataset=filters[0],
         language=filters[1],
@@ -248,10 +249,11 @@ def _leaderboard_model(
         "standings": standings,
         "tiers_offered": bool(comparable),
         "tier_rows": comparing.LEADERBOARD_TIERS,
+        "freeze_rows": MAX_ROWS,
     }
 
 
-def _leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
+def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows a leaderboard shows, as data: rank, tier and the ranked measure's interval
     (where the page shows them), the links to cite, every measure of the page's columns."""
     page, sort = model["page"], model["chosen"].sort
@@ -299,7 +301,7 @@ def _leaderboard_json(model: dict[str, Any]) -> str:
             "next": url_for("ui.leaderboards", _external=True, **following)
             if model["has_next"]
             else None,
-            "rows": _leaderboard_rows(model),
+            "rows": leaderboard_rows(model),
         },
         indent=1,
     )
@@ -310,7 +312,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header = ["rank", "tier", "system", "experiment", "task", "dataset", "language", "profile"]
     header += [*model["columns"], f"{sort}Low", f"{sort}High", "signature", "languageTag"]
     rows = []
-    for r in _leaderboard_rows(model):
+    for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
         rows.append(
             [r[k] for k in header[:8]]
@@ -320,7 +322,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     return pages.csv_table(header, rows).decode("utf-8")
 
 
-def _filter_iris(chosen: LeaderboardFilter) -> tuple[str | None, str | None, str | None]:
+def filter_iris(chosen: LeaderboardFilter) -> tuple[str | None, str | None, str | None]:
     """The dataset, language and profile IRIs a filter keeps rows of (None: any)."""
     from service.graph.terms import language_iri
 

@@ -404,6 +404,35 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     assert severe_logs(browser) == []
 
 
+def test_freezing_the_leaderboard_a_paper_cites(server, browser) -> None:
+    """A challenge organiser freezes the standings the page shows (tiers and intervals
+    included) and lands on their frozen page, whose URI a paper cites."""
+    from selenium.webdriver.common.by import By
+
+    visit(browser, server.url + "leaderboards?profile=fair&language=en", "leaderboard-to-freeze")
+    live = browser.find_element(By.ID, "leaderboard-table")
+    systems = [
+        _cells(r)[_column(live, "System")].text
+        for r in live.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ]
+    tiers = [td.text for td in live.find_elements(By.CSS_SELECTOR, "td.tier")]
+    browser.find_element(By.ID, "freeze-title").send_keys("Demo challenge, final standings")
+    browser.find_element(By.ID, "freeze").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "frozen-table"))
+    shot(browser, "frozen-leaderboard")
+    check_accessibility(browser)
+    assert "/leaderboard/" in browser.current_url
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Demo challenge, final standings"
+    frozen = browser.find_element(By.ID, "frozen-table")
+    rows = frozen.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert [_cells(r)[_column(frozen, "System")].text for r in rows] == systems
+    assert [td.text for td in frozen.find_elements(By.CSS_SELECTOR, "td.tier")] == tiers
+    browser.find_element(By.ID, "live-leaderboard").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "leaderboard-table"))
+    assert "profile=fair" in browser.current_url and "language=en" in browser.current_url
+    assert severe_logs(browser) == []
+
+
 def _column(table, heading: str) -> int:
     """The index of the column whose header starts with ``heading``."""
     from selenium.webdriver.common.by import By

@@ -195,6 +195,13 @@ def test_every_operation_answers_as_documented(server, document, slow_qa) -> Non
         json={"dataset": {"content": QUESTIONS}, "systems": submission["systems"][:1]},
     )
     api.check("/api/compare", "post", one)
+    frozen = api.check("/api/leaderboards", "post", server.post("api/leaderboards", json={}))
+    api.check("/api/leaderboards", "post", server.post("api/leaderboards", json={}))  # again: 200
+    api.check("/api/leaderboards", "post", server.post("api/leaderboards", json={"sort": 3}))
+    assert api.check("/api/leaderboards", "get", server.get("api/leaderboards"))["leaderboards"]
+    one_frozen = server.get(f"api/leaderboards/{frozen['id']}")
+    assert api.check("/api/leaderboards/{id}", "get", one_frozen)["rows"]
+    api.check("/api/leaderboards/{id}", "get", server.get("api/leaderboards/0000000000000000"))
     documented = {
         (p, m, s)
         for p, ops in document["paths"].items()

@@ -1,0 +1,233 @@
+"""Frozen leaderboards: a leaderboard as it stood, kept under a URI of its own for a paper or a
+challenge to cite (the live leaderboard changes with every publication and withdrawal).
+
+One public named graph, ``graph/leaderboard/{id}``, written in one add and copied into the
+public default graph as every public graph is: the filters, the measure it ranks by, when it
+was frozen, each row (rank, tier, the task it ranks, the ranked measure's value and interval as
+shown) and ``prov:wasDerivedFrom`` each ranked task. The tasks keep every other number, and stay
+at their URIs even when their experiment is withdrawn later. The id is a hash of the filters and
+rows: freezing the same standings again gives the same URI and writes nothing. The rows use
+terms of their own (``gqa:rankedTask``, ``gqa:score``), never a task's (``gerbil:annotator``, a
+measure), so the live leaderboards and GERBIL-era queries over the default graph never read a
+frozen row as a result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from service.graph import nodes as n
+from service.graph.adapter import add_public
+from service.graph.terms import XSD
+from service.graph.uris import GQA
+
+if TYPE_CHECKING:
+    from service.graph.store import Storage
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+DCT = "http://purl.org/dc/terms/"
+PROV = "http://www.w3.org/ns/prov#"
+GERBIL_DATASET = "http://w3id.org/gerbil/vocab#dataset"
+GERBIL_TYPE = "http://w3id.org/gerbil/vocab#experimentType"
+GERBIL_ANNOTATOR = "http://w3id.org/gerbil/vocab#annotator"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+MAX_ROWS = 500  # rows a frozen leaderboard keeps: the live leaderboard's largest page
+TITLE_LENGTH = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What a leaderboard ranks: IRIs of its filters (None: any) and the measure's IRI."""
+
+    experiment_type: str  # gerbil:QA …
+    measure: str  # the ranked measure's property, e.g. gerbil:macroF1
+    dataset: str | None = None
+    language: str | None = None
+    profile: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    rank: int
+    task: str
+    score: float | None
+    low: float | None = None
+    high: float | None = None
+    tier: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Frozen:
+    uri: str
+    id: str
+    title: str
+    frozen_at: str  # xsd:dateTime as written
+    standing: Standing
+    rows: list[Row]
+
+
+def frozen_id(standing: Standing, rows: list[Row]) -> str:
+    """What a frozen leaderboard is named by: 16 hex digits of the SHA-256 of its filters and
+    rows (not its title or time: the same standings are one leaderboard)."""
+    text = json.dumps([asdict(standing), [asdict(r) for r in rows]], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def freeze(
+    storage: Storage, standing: Standing, rows: list[Row], *, title: str
+) -> tuple[str, bool]:
+    """Keep ``rows`` (ranked as ``standing`` says) as a frozen leaderboard; its URI, and whether
+    it was written now (False: the same standings were frozen before, under that URI)."""
+    rows = rows[:MAX_ROWS]
+    lid = frozen_id(standing, rows)
+    uri = storage.uris.leaderboard(lid)
+    graph = n.node(storage.uris.leaderboard_graph(lid))
+    with storage.store.lock:  # one check and one write: two freezes of one state write once
+        if storage.public.contains_named_graph(graph):
+            return uri, False
+        add_public(storage.store, list(_quads(uri, lid, graph, standing, rows, title)))
+    return uri, True
+
+
+def _quads(
+    uri: str, lid: str, graph: Any, standing: Standing, rows: list[Row], title: str
+) -> list[Any]:
+    me = n.node(uri)
+    out: list[tuple[Any, str, Any]] = [
+        (me, RDF_TYPE, n.node(GQA + "FrozenLeaderboard")),
+        (me, RDF_TYPE, n.node(PROV + "Entity")),
+        (me, DCT + "identifier", n.literal(lid)),
+        (me, DCT + "title", n.literal(title.strip()[:TITLE_LENGTH] or "Frozen leaderboard")),
+        (me, PROV + "generatedAtTime", n.date_time(datetime.now(UTC))),
+        (me, GQA + "rankedBy", n.node(standing.measure)),
+        (me, GERBIL_TYPE, n.node(standing.experiment_type)),
+    ]
+    for predicate, value in (
+        (GERBIL_DATASET, standing.dataset),
+        (GQA + "language", standing.language),
+        (GQA + "profile", standing.profile),
+    ):
+        if value is not None:
+            out.append((me, predicate, n.node(value)))
+    for row in rows:
+        entry = n.node(f"{uri}#rank-{row.rank}")
+        out += [
+            (me, GQA + "entry", entry),
+            (me, PROV + "wasDerivedFrom", n.node(row.task)),
+            (entry, RDF_TYPE, n.node(GQA + "LeaderboardEntry")),
+            (entry, GQA + "rank", n.integer(row.rank)),
+            (entry, GQA + "rankedTask", n.node(row.task)),
+        ]
+        for predicate, number in (
+            ("score", row.score),
+            ("scoreLow", row.low),
+            ("scoreHigh", row.high),
+        ):
+            if number is not None:
+                out.append((entry, GQA + predicate, n.number(float(number), XSD + "double")))
+        if row.tier is not None:
+            out.append((entry, GQA + "tier", n.integer(row.tier)))
+    return [n.Quad(s, n.node(p), o, graph) for s, p, o in out]
+
+
+def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
+    """A frozen leaderboard as written; None when there is none of that id."""
+    uris = storage.uris
+    uri = uris.leaderboard(leaderboard_id)
+    graph = n.node(uris.leaderboard_graph(leaderboard_id))
+    public = storage.public
+    if not public.contains_named_graph(graph):
+        return None
+    by_subject: dict[str, dict[str, Any]] = {}
+    for q in public.quads_for_pattern(None, None, None, graph):
+        by_subject.setdefault(q.subject.value, {}).setdefault(q.predicate.value, q.object)
+    me = by_subject.get(uri, {})
+
+    def value(props: dict[str, Any], name: str) -> Any:
+        term = props.get(name)
+        return None if term is None else term.value
+
+    def number(props: dict[str, Any], name: str, kind: type) -> Any:
+        found = value(props, name)
+        return None if found is None else kind(float(found))
+
+    rows = [
+        Row(
+            rank=number(props, GQA + "rank", int),
+            task=value(props, GQA + "rankedTask"),
+            score=number(props, GQA + "score", float),
+            low=number(props, GQA + "scoreLow", float),
+            high=number(props, GQA + "scoreHigh", float),
+            tier=number(props, GQA + "tier", int),
+        )
+        for subject, props in by_subject.items()
+        if subject.startswith(uri + "#rank-")
+    ]
+    standing = Standing(
+        experiment_type=value(me, GERBIL_TYPE),
+        measure=value(me, GQA + "rankedBy"),
+        dataset=value(me, GERBIL_DATASET),
+        language=value(me, GQA + "language"),
+        profile=value(me, GQA + "profile"),
+    )
+    return Frozen(
+        uri=uri,
+        id=leaderboard_id,
+        title=value(me, DCT + "title"),
+        frozen_at=value(me, PROV + "generatedAtTime"),
+        standing=standing,
+        rows=sorted(rows, key=lambda r: r.rank),
+    )
+
+
+def listing(storage: Storage) -> list[dict[str, str]]:
+    """Every frozen leaderboard, newest first: uri, id, title, frozenAt."""
+    query = f"""
+        SELECT ?lb ?id ?title ?at WHERE {{
+          ?lb a <{GQA}FrozenLeaderboard> ; <{DCT}identifier> ?id ; <{DCT}title> ?title ;
+              <{PROV}generatedAtTime> ?at .
+        }} ORDER BY DESC(?at) ?id"""
+    return [
+        {
+            "uri": row["lb"].value,
+            "id": row["id"].value,
+            "title": row["title"].value,
+            "frozenAt": row["at"].value,
+        }
+        for row in storage.public.query(query)
+    ]
+
+
+def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]:
+    """Per task IRI: its ``system`` and ``systemLabel``, ``experiment``, and ``withdrawnAt``
+    when that experiment was withdrawn since, read from any public graph (a withdrawn
+    experiment's results left the default graph, not its own)."""
+    import pyoxigraph as ox
+
+    if not tasks:
+        return {}
+    values = " ".join(f"<{t}>" for t in dict.fromkeys(tasks))
+    query = f"""
+        SELECT ?task ?system ?label ?experiment ?withdrawn WHERE {{
+          VALUES ?task {{ {values} }}
+          GRAPH ?g {{ ?experiment <{GQA}task> ?task . ?task <{GERBIL_ANNOTATOR}> ?system .
+                      OPTIONAL {{ ?system <{RDFS_LABEL}> ?label }}
+                      OPTIONAL {{ ?experiment <{GQA}withdrawnAt> ?withdrawn }} }}
+        }}"""
+    found: dict[str, dict[str, str]] = {}
+    for row in storage.public.query(query):
+        facts = found.setdefault(row["task"].value, {})
+        for key, var in (
+            ("system", "system"),
+            ("systemLabel", "label"),
+            ("experiment", "experiment"),
+            ("withdrawnAt", "withdrawn"),
+        ):
+            term = row[var]
+            if isinstance(term, ox.NamedNode | ox.Literal) and key not in facts:
+                facts[key] = term.value
+    return found

@@ -1,0 +1,251 @@
+"""Frozen leaderboards on the web (:mod:`service.graph.leaderboards`): freezing the leaderboard a
+page shows (its form, ``POST /api/leaderboards``), its URI by content negotiation (HTML, the RDF
+syntaxes, CSV), its rows as JSON in the API, and the list of them.
+
+Anyone may freeze: a frozen leaderboard holds only public results, and its id is a hash of its
+filters and rows, so freezing one state again writes nothing and answers the same URI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
+
+from service.errors import BadRequest, NotFound
+from service.evaluation.measures import MEASURES
+from service.graph import leaderboards
+from service.graph.uris import gerbil
+from service.web import conneg, listings, pages
+from service.web.app import json_error
+from service.web.resources import _public_document, alternates, respond
+from service.web.state import services
+
+bp = Blueprint("frozen", __name__)
+
+OFFERS = conneg.offers(quads=True, csv=True)
+FILTER_FIELDS = ("dataset", "language", "profile", "type", "sort")
+CSV_HEADER = (
+    "rank",
+    "tier",
+    "system",
+    "systemUri",
+    "experiment",
+    "task",
+    "score",
+    "scoreLow",
+    "scoreHigh",
+    "withdrawnAt",
+)
+
+
+def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
+    """Freeze the leaderboard ``values`` name (the live leaderboard's filters, ``title``);
+    its URI and whether it was written now. 400 for a bad filter or an empty leaderboard."""
+    from service.web import ui
+
+    for name in (*FILTER_FIELDS, "title"):
+        if values.get(name) is not None and not isinstance(values[name], str):
+            raise BadRequest(f"$.{name}: expected a string")
+    chosen = ui.LeaderboardFilter.from_args(values)
+    model = ui.leaderboard_model(chosen, listings.Page(1, leaderboards.MAX_ROWS), {})
+    rows = ui.leaderboard_rows(model)
+    if not rows:
+        raise BadRequest("this leaderboard has no rows to freeze (no public results match it)")
+    shown = model["chosen"]
+    dataset, language, profile = ui.filter_iris(shown)
+    standing = leaderboards.Standing(
+        experiment_type=gerbil(shown.experiment_type),
+        measure=MEASURES[shown.sort].iri,
+        dataset=dataset,
+        language=language,
+        profile=profile,
+    )
+    frozen = [
+        leaderboards.Row(
+            rank=r["rank"],
+            task=r["task"],
+            score=r["measures"].get(shown.sort),
+            low=(r["intervals"].get(shown.sort) or (None, None))[0],
+            high=(r["intervals"].get(shown.sort) or (None, None))[1],
+            tier=r["tier"],
+        )
+        for r in rows
+    ]
+    title = (values.get("title") or "").strip() or _default_title(shown)
+    state = services()
+    uri, created = leaderboards.freeze(state.storage, standing, frozen, title=title)
+    if created:
+        state.changed()  # a public write: listings, the sitemap and the endpoint see it
+    return uri, created
+
+
+def _default_title(chosen: Any) -> str:
+    where = "" if chosen.dataset == "all" else f" on {chosen.dataset}"
+    language = f", {chosen.language}" if chosen.language else ""
+    profile = f", profile {chosen.profile}" if chosen.profile else ""
+    measure = pages.measure_label(chosen.sort)
+    return f"{chosen.experiment_type}{where}{language}{profile}: by {measure}"
+
+
+@bp.post("/leaderboards/freeze")
+def freeze_form() -> BaseResponse:
+    """The leaderboard page's button: freeze what it shows, then show the frozen one."""
+    uri, _ = _freeze({k: v for k, v in request.form.items() if v != ""})
+    return redirect(_page_of(uri), code=303)
+
+
+@bp.post("/api/leaderboards")
+def freeze_api() -> Response:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        return json_error(400, "expected a JSON object: the leaderboard's filters and a title")
+    uri, created = _freeze(body)
+    lid = uri.rsplit("/", 1)[1]
+    response = _json(_as_json(_read(lid)), 201 if created else 200)
+    response.headers["Location"] = _page_of(uri)
+    return response
+
+
+@bp.get("/leaderboards/frozen")
+def listing() -> str:
+    """Every frozen leaderboard, newest first (a page for people; the API lists them too)."""
+    return render_template(
+        "frozen_leaderboards.html", rows=leaderboards.listing(services().storage), pages=pages
+    )
+
+
+@bp.get("/api/leaderboards")
+def list_api() -> Response:
+    return _json({"leaderboards": leaderboards.listing(services().storage)})
+
+
+@bp.get("/api/leaderboards/<leaderboard_id>")
+def one_api(leaderboard_id: str) -> Response:
+    return _json(_as_json(_read(leaderboard_id)))
+
+
+@bp.get("/leaderboard/<name>")
+def frozen(name: str) -> BaseResponse:
+    lid, ext = conneg.split_extension(name)
+    found = _read(lid)
+    rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
+    quads = _public_document(found.uri, rep)
+    return respond(
+        found.uri,
+        OFFERS,
+        rep,
+        quads=lambda: quads,
+        html=lambda: render_template(
+            "frozen_leaderboard.html",
+            frozen=found,
+            rows=_shown_rows(found),
+            live=url_for("ui.leaderboards", **_live_args(found)),
+            labels=_filter_labels(found),
+            alternates=alternates(found.uri, OFFERS),
+            pages=pages,
+        ),
+        csv=lambda: pages.csv_table(
+            list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in _shown_rows(found)]
+        ),
+    )
+
+
+def _read(leaderboard_id: str) -> leaderboards.Frozen:
+    found = None
+    if len(leaderboard_id) == 16 and all(c in "0123456789abcdef" for c in leaderboard_id):
+        found = leaderboards.read(services().storage, leaderboard_id)
+    if found is None:
+        raise NotFound(f"no frozen leaderboard {leaderboard_id!r}")
+    return found
+
+
+def _page_of(uri: str) -> str:
+    """The page of a URI on the host the client asked (the base may be a proxy's)."""
+    base = services().storage.uris.base
+    return url_for("ui.home", _external=True) + uri[len(base) :]
+
+
+def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
+    """Each row with the system and experiment of its task, and when that experiment was
+    withdrawn if it was (the row stays: the leaderboard is as it stood)."""
+    about = leaderboards.tasks_about(services().storage, [r.task for r in found.rows])
+    out = []
+    for row in found.rows:
+        facts = about.get(row.task, {})
+        out.append(
+            {
+                "rank": row.rank,
+                "tier": row.tier,
+                "system": facts.get("systemLabel"),
+                "systemUri": facts.get("system"),
+                "experiment": facts.get("experiment"),
+                "task": row.task,
+                "score": row.score,
+                "scoreLow": row.low,
+                "scoreHigh": row.high,
+                "withdrawnAt": facts.get("withdrawnAt"),
+            }
+        )
+    return out
+
+
+def _as_json(found: leaderboards.Frozen) -> dict[str, Any]:
+    standing = found.standing
+    return {
+        "uri": found.uri,
+        "id": found.id,
+        "title": found.title,
+        "frozenAt": found.frozen_at,
+        "type": _local(standing.experiment_type),
+        "rankedBy": _local(standing.measure),
+        "dataset": standing.dataset,
+        "language": standing.language,
+        "profile": standing.profile,
+        "live": url_for("ui.leaderboards", _external=True, **_live_args(found)),
+        "rows": _shown_rows(found),
+    }
+
+
+def _live_args(found: leaderboards.Frozen) -> dict[str, Any]:
+    """The live leaderboard's filters for this frozen one (to see how it stands now)."""
+    labels = _filter_labels(found)
+    args = {
+        "dataset": labels["dataset"] or "all",
+        "language": labels["language"],
+        "profile": labels["profile"],
+        "type": labels["type"],
+        "sort": labels["rankedBy"],
+    }
+    return {k: v for k, v in args.items() if v}
+
+
+def _filter_labels(found: leaderboards.Frozen) -> dict[str, str | None]:
+    standing = found.standing
+    return {
+        "dataset": _local(standing.dataset, unquote=True),
+        "language": _local(standing.language),
+        "profile": _local(standing.profile).removeprefix("profile-") if standing.profile else None,
+        "type": _local(standing.experiment_type),
+        "rankedBy": _local(standing.measure),
+    }
+
+
+def _local(iri: str | None, *, unquote: bool = False) -> Any:
+    """The last segment (or fragment) of an IRI: a dataset's name, a measure's, a code's."""
+    if iri is None:
+        return None
+    from urllib.parse import unquote as decode
+
+    name = iri.rsplit("#", 1)[-1] if "#" in iri else iri.rstrip("/").rsplit("/", 1)[-1]
+    return decode(name) if unquote else name
+
+
+def _json(payload: Any, status: int = 200) -> Response:
+    from flask import jsonify
+
+    response = jsonify(payload)
+    response.status_code = status
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,57 @@
+"""A frozen leaderboard in the graph (service/graph/leaderboards.py): its shapes hold, it stays
+as it stood when an experiment of it is withdrawn, and a dump restores it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from service.evaluation.measures import MEASURES
+from service.graph import leaderboards
+from service.graph.checks import check_store
+from service.graph.dumps import dump_base, export, import_dump
+from service.graph.store import open_storage
+from service.graph.uris import gerbil
+from service.paths import DEMO_DIR
+from tests.helpers import gerbil_qa, recorded
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+
+
+def _tasks(storage) -> list[str]:
+    """The public QA tasks, best macro F1 first."""
+    query = f"""SELECT ?task WHERE {{ ?task <{gerbil("experimentType")}> <{gerbil("QA")}> ;
+                <{MEASURES["macroF1"].iri}> ?f1 }} ORDER BY DESC(?f1)"""
+    return [row["task"].value for row in storage.public.query(query)]
+
+
+def test_a_frozen_leaderboard_is_valid_kept_and_restored(tmp_path: Path) -> None:
+    store = str(tmp_path / "store")
+    strong = recorded(store, DEMO_DIR / "answers-strong.json")
+    weak = recorded(store, DEMO_DIR / "answers-baseline.json")
+    for eid in (strong, weak):
+        assert gerbil_qa("publish", eid, "--store", store).returncode == 0
+    with open_storage(store, base=None, catalog=False) as storage:
+        tasks = _tasks(storage)
+        assert len(tasks) == 2
+        standing = leaderboards.Standing(gerbil("QA"), MEASURES["macroF1"].iri)
+        rows = [
+            leaderboards.Row(1, tasks[0], 0.82, low=0.6, high=1.0, tier=1),
+            leaderboards.Row(2, tasks[1], 0.26, tier=2),
+        ]
+        uri, created = leaderboards.freeze(storage, standing, rows, title="Demo <b>& co</b>")
+        assert created
+        assert leaderboards.freeze(storage, standing, rows, title="x") == (uri, False)
+        assert check_store(storage) == []  # shapes, valid terms, Data Cube checks
+        assert _tasks(storage) == tasks  # its rows are no results
+        storage.experiments.withdraw(weak, "a test")
+        kept = leaderboards.read(storage, uri.rsplit("/", 1)[1])
+        assert kept is not None and kept.rows == rows and kept.title == "Demo <b>& co</b>"
+        about = leaderboards.tasks_about(storage, tasks)
+        assert about[tasks[1]].get("withdrawnAt") and "withdrawnAt" not in about[tasks[0]]
+        assert about[tasks[0]]["experiment"].endswith(strong)
+        dump = export(storage, format="nquads")
+    with open_storage(tmp_path / "restored", base=dump_base(dump), catalog=False) as restored:
+        import_dump(restored, dump)
+        again = leaderboards.read(restored, uri.rsplit("/", 1)[1])
+        assert again is not None and again.rows == rows
+        assert [x["uri"] for x in leaderboards.listing(restored)] == [uri]

@@ -1,0 +1,140 @@
+"""Frozen leaderboards: a leaderboard kept as it stood, under a URI of its own, for a paper or a
+challenge to cite. Before, the only leaderboard was the live one, which every publication and
+withdrawal changes: a paper could cite experiments, never the standings it reported."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+
+import pyoxigraph
+import pytest
+import rdflib
+from pyld import jsonld
+
+from tests.web.conftest import Server, start_server, stop_server
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server of its own (the demo published): freezing writes public data."""
+    running = start_server(tmp_path_factory.mktemp("frozen-store"))
+    yield running
+    stop_server(running)
+
+
+def _live(site: Server) -> dict:
+    response = site.get("leaderboards?format=json")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_freezing_keeps_the_standings_under_a_uri_of_their_own(site: Server) -> None:
+    live = _live(site)
+    assert live["rows"], "the demo is published"
+    made = site.post("api/leaderboards", json={"title": "Demo standings, as cited"})
+    assert made.status_code == 201, made.text
+    frozen = made.json()
+    assert frozen["title"] == "Demo standings, as cited"
+    assert made.headers["Location"] == frozen["uri"]
+    assert frozen["rankedBy"] == "macroF1" and frozen["type"] == "QA"
+    assert frozen["dataset"] == site.url + f"dataset/{live['dataset']}"
+    assert [(r["rank"], r["task"]) for r in frozen["rows"]] == [
+        (r["rank"], r["task"]) for r in live["rows"]
+    ]
+    for mine, shown in zip(frozen["rows"], live["rows"], strict=True):
+        assert mine["score"] == shown["measures"]["macroF1"]
+        assert mine["systemUri"] == shown["systemUri"] and mine["experiment"] == shown["experiment"]
+    # the same standings again: the same URI, nothing written
+    again = site.post("api/leaderboards", json={"title": "another title"})
+    assert again.status_code == 200 and again.json()["uri"] == frozen["uri"]
+    assert again.json()["title"] == "Demo standings, as cited"
+    # the frozen rows are no results: the live leaderboard reads as before
+    assert _live(site)["rows"] == live["rows"]
+    listed = site.get("api/leaderboards").json()["leaderboards"]
+    assert [x["uri"] for x in listed] == [frozen["uri"]]
+    assert site.get(f"api/leaderboards/{frozen['id']}").json() == frozen
+
+
+def test_its_uri_answers_people_and_strict_clients(site: Server) -> None:
+    frozen = site.post("api/leaderboards", json={}).json()
+    uri = frozen["uri"]
+    path = uri[len(site.url) :]
+    page = site.get(path, headers={"Accept": "text/html"})
+    assert page.status_code == 200 and 'id="frozen-table"' in page.text
+    assert frozen["title"] in page.text and 'id="live-leaderboard"' in page.text
+    turtle = site.get(path, headers={"Accept": "text/turtle"})
+    assert turtle.status_code == 200
+    graph = rdflib.Graph().parse(data=turtle.text, format="turtle", publicID=uri)
+    me = rdflib.URIRef(uri)
+    assert (me, rdflib.RDF.type, rdflib.URIRef(GQA + "FrozenLeaderboard")) in graph
+    entries = list(graph.objects(me, rdflib.URIRef(GQA + "entry")))
+    assert len(entries) == len(frozen["rows"])
+    ranks = sorted(int(graph.value(e, rdflib.URIRef(GQA + "rank"))) for e in entries)
+    assert ranks == list(range(1, len(entries) + 1))
+    triples = site.get(path, headers={"Accept": "application/n-triples"}).content
+    assert len(list(pyoxigraph.parse(triples, format=pyoxigraph.RdfFormat.N_TRIPLES))) == len(graph)
+    doc = site.get(path, headers={"Accept": "application/ld+json"}).json()
+    expanded = jsonld.expand(doc, {"documentLoader": _no_remote_contexts(site)})
+    assert any(GQA + "entry" in node for node in expanded)
+    table = site.get(path + ".csv")
+    rows = list(csv.DictReader(io.StringIO(table.text)))
+    assert [int(r["rank"]) for r in rows] == [r["rank"] for r in frozen["rows"]]
+    assert rows[0]["task"] == frozen["rows"][0]["task"] and rows[0]["system"]
+    # the endpoint has it, with its rows
+    answer = site.get(
+        "sparql",
+        params={"query": f"SELECT (COUNT(?e) AS ?n) WHERE {{ <{uri}> <{GQA}entry> ?e }}"},
+        headers={"Accept": "application/sparql-results+json"},
+    ).json()
+    assert int(answer["results"]["bindings"][0]["n"]["value"]) == len(frozen["rows"])
+    from service.web.examples import FROZEN  # the SPARQL page's example finds its rows
+
+    shown = site.get("sparql", params={"query": FROZEN, "format": "json"}).json()
+    mine = [b for b in shown["results"]["bindings"] if b["leaderboard"]["value"] == uri]
+    assert [int(b["rank"]["value"]) for b in mine] == [r["rank"] for r in frozen["rows"]]
+    assert all(b.get("system") and b.get("score") for b in mine)
+    assert uri.replace(site.url, "") in site.get("sitemap/1.xml").text
+    assert uri in site.get("leaderboards/frozen").text
+
+
+def _no_remote_contexts(site: Server):
+    """pyld's document loader for our own context only (tests never reach the internet)."""
+    import requests
+
+    def load(url: str, options: dict | None = None) -> dict:
+        assert url.startswith(site.url), url
+        document = requests.get(url, headers={"Accept": "application/ld+json"}, timeout=30)
+        return {"contextUrl": None, "documentUrl": url, "document": document.json()}
+
+    return load
+
+
+def test_the_leaderboard_page_freezes_what_it_shows(site: Server) -> None:
+    page = site.get("leaderboards")
+    assert 'id="freeze-leaderboard"' in page.text
+    done = site.post("leaderboards/freeze", data={"sort": "microF1", "title": "From the page"})
+    assert done.status_code == 303
+    shown = site.get(done.headers["Location"].replace(site.url, ""))
+    assert shown.status_code == 200 and "From the page" in shown.text
+    assert "Micro F1" in shown.text or "micro F1" in shown.text
+    # a state frozen before keeps its URI and first title, whoever freezes it again
+    before = site.post("api/leaderboards", json={}).json()
+    same = site.post("leaderboards/freeze", data={"title": "Another"})
+    assert same.headers["Location"] == before["uri"]
+
+
+def test_what_cannot_be_frozen_is_said(site: Server) -> None:
+    bad = site.post("api/leaderboards", json={"sort": "nope"})
+    assert bad.status_code == 400 and "sort='nope'" in bad.json()["error"]
+    typed = site.post("api/leaderboards", json={"dataset": 5})
+    assert typed.status_code == 400 and "$.dataset" in typed.json()["error"]
+    empty = site.post("api/leaderboards", json={"dataset": "qald-9-test-multilingual"})
+    assert empty.status_code == 400 and "no rows to freeze" in empty.json()["error"]
+    assert site.post("api/leaderboards", data="[]").status_code == 400
+    assert site.get("leaderboard/0123456789abcdef").status_code == 404
+    assert site.get("leaderboard/..%2Fexperiment").status_code == 404
+    assert site.get("api/leaderboards/nope").status_code == 404
