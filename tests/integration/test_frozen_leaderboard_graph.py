@@ -1,5 +1,6 @@
-"""A frozen leaderboard in the graph (service/graph/leaderboards.py): its shapes hold, it stays
-as it stood when an experiment of it is withdrawn, and a dump restores it."""
+"""A frozen leaderboard in the graph (service/graph/leaderboards.py), on the embedded store and
+on a remote one (two ``oxigraph serve``): its shapes hold, it stays as it stood when an
+experiment of it is withdrawn, and a dump restores it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from service.graph.store import open_storage
 from service.graph.uris import gerbil
 from service.paths import DEMO_DIR
 from tests.helpers import gerbil_qa, recorded
+from tests.remote import environment, remote_pair
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 
@@ -24,13 +26,12 @@ def _tasks(storage) -> list[str]:
     return [row["task"].value for row in storage.public.query(query)]
 
 
-def test_a_frozen_leaderboard_is_valid_kept_and_restored(tmp_path: Path) -> None:
-    store = str(tmp_path / "store")
-    strong = recorded(store, DEMO_DIR / "answers-strong.json")
-    weak = recorded(store, DEMO_DIR / "answers-baseline.json")
+def _walk(store: str, env: dict[str, str], tmp_path: Path) -> None:
+    strong = recorded(store, DEMO_DIR / "answers-strong.json", **env)
+    weak = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
     for eid in (strong, weak):
-        assert gerbil_qa("publish", eid, "--store", store).returncode == 0
-    with open_storage(store, base=None, catalog=False) as storage:
+        assert gerbil_qa("publish", eid, "--store", store, **env).returncode == 0
+    with environment(env), open_storage(store, base=None, catalog=False) as storage:
         tasks = _tasks(storage)
         assert len(tasks) == 2
         standing = leaderboards.Standing(gerbil("QA"), MEASURES["macroF1"].iri)
@@ -55,3 +56,12 @@ def test_a_frozen_leaderboard_is_valid_kept_and_restored(tmp_path: Path) -> None
         again = leaderboards.read(restored, uri.rsplit("/", 1)[1])
         assert again is not None and again.rows == rows
         assert [x["uri"] for x in leaderboards.listing(restored)] == [uri]
+
+
+def test_on_the_embedded_store(tmp_path: Path) -> None:
+    _walk(str(tmp_path / "store"), {}, tmp_path)
+
+
+def test_on_a_remote_store(tmp_path: Path) -> None:
+    with remote_pair(tmp_path / "remote") as pair:
+        _walk(pair.public.url, pair.env, tmp_path)
