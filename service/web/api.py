@@ -20,7 +20,7 @@ from service.web.state import services
 bp = Blueprint("api", __name__)
 
 
-def _json(payload: Any, status: int = 200) -> Response:
+def json_answer(payload: Any, status: int = 200) -> Response:
     response = jsonify(payload)
     response.status_code = status
     response.headers["Cache-Control"] = "no-store"
@@ -62,7 +62,7 @@ def _kbs() -> dict[str, tuple[str, ...]]:
     return configured_kbs(services().config)
 
 
-def _json_body() -> Any:
+def json_body() -> Any:
     """The request's JSON. A body that is not JSON is a 400 saying where it stops being JSON
     (bytes that are not UTF-8, -16 or -32, a number past 4,300 digits, the end too soon), and
     JSON nested past the parser's recursion limit is one too, not a crash."""
@@ -83,7 +83,7 @@ def submit() -> Response:
     from service.web.running import start
 
     if request.mimetype == "application/json":
-        raw = submission.from_json(_json_body())
+        raw = submission.from_json(json_body())
     elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
         raw = submission.from_form(request.form, request.files)
     else:
@@ -98,7 +98,7 @@ def submit() -> Response:
         "ownerLink": f"{ticket.uri}?token={ticket.token}",
         "note": "Keep the token: it is shown once. Send it as 'Authorization: Bearer <token>'.",
     }
-    response = _poll_after(_json(body, 202))
+    response = _poll_after(json_answer(body, 202))
     response.headers["Location"] = ticket.uri
     return response
 
@@ -110,10 +110,10 @@ def compare_systems() -> Response:
     (:func:`service.web.comparing.compare_request`)."""
     from service.web.comparing import compare_request
 
-    body = _json_body() if request.mimetype == "application/json" else None
+    body = json_body() if request.mimetype == "application/json" else None
     if request.mimetype == "application/json" and not isinstance(body, dict):
         raise BadRequest("$: expected a JSON object (the submission and the options)")
-    return _json(compare_request(body, kbs=_kbs()).to_json())
+    return json_answer(compare_request(body, kbs=_kbs()).to_json())
 
 
 def _experiment_json(experiment_id: str) -> dict[str, Any]:
@@ -187,7 +187,7 @@ def experiment(experiment_id: str) -> Response:
     from service.graph.experiments import Status
 
     payload = _experiment_json(experiment_id)
-    response = _json(payload)
+    response = json_answer(payload)
     if Status(payload["status"]).active:
         _poll_after(response, payload["remainingSeconds"])
     # a poller sends the ETag back: an unchanged status (a long run, a finished experiment's
@@ -212,7 +212,7 @@ def experiments() -> Response:
     if is_admin(bearer_token()):  # the operator's view: the rows of `gerbil-qa experiments`
         from service.experiments.overview import operator_rows
 
-        return _json({"experiments": operator_rows(state.storage)})
+        return json_answer({"experiments": operator_rows(state.storage)})
     page = listings.page_from(request.args, size=100, max_size=500)
     named = _listing_filters()
     using = [getattr(state.storage.uris, kind)(name) for kind, name in named.items()]
@@ -221,7 +221,7 @@ def experiments() -> Response:
     if len(rows) > page.size:
         query = urlencode({**named, "page": page.number + 1, "size": page.size})
         following = f"{state.config.base}api/experiments?{query}"
-    return _json(
+    return json_answer(
         {
             "experiments": [
                 {
@@ -266,7 +266,7 @@ def publish(experiment_id: str) -> Response:
         )
     status = state.storage.experiments.publish(experiment_id)
     state.changed()
-    return _json(
+    return json_answer(
         {
             "id": status.id,
             "uri": status.uri,
@@ -316,7 +316,7 @@ def withdraw(experiment_id: str) -> Response:
     from service.web.submission import utf8
 
     _require_owner(experiment_id)
-    data = _json_body() if request.is_json else request.form
+    data = json_body() if request.is_json else request.form
     reason = data.get("reason") if isinstance(data, dict) else None
     if not isinstance(reason, str):
         raise BadRequest('send {"reason": "why it is withdrawn"} (a string, shown with it)')
@@ -324,7 +324,7 @@ def withdraw(experiment_id: str) -> Response:
     state = services()
     status = state.storage.experiments.withdraw(experiment_id, reason)
     state.changed()
-    return _json(
+    return json_answer(
         {
             "id": status.id,
             "uri": status.uri,
@@ -340,7 +340,7 @@ def attach_paper(experiment_id: str) -> Response:
     from service.web.submission import utf8
 
     _require_owner(experiment_id)
-    data = _json_body() if request.is_json else request.form
+    data = json_body() if request.is_json else request.form
     if not isinstance(data, dict):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
     for key in ("doi", "url"):  # a wrong type is named, never read as absent
@@ -356,7 +356,7 @@ def attach_paper(experiment_id: str) -> Response:
     state = services()
     paper = state.storage.experiments.attach_paper(experiment_id, reference)
     state.changed()
-    return _json({"id": experiment_id, "paper": paper}, 201)
+    return json_answer({"id": experiment_id, "paper": paper}, 201)
 
 
 @bp.post("/api/experiments/<experiment_id>/cancel")
@@ -365,7 +365,7 @@ def cancel(experiment_id: str) -> Response:
     state = services()
     active = state.runner.cancel(experiment_id)
     status = state.storage.experiments.status(experiment_id)
-    return _json({"id": experiment_id, "cancelling": active, "status": status.status.value})
+    return json_answer({"id": experiment_id, "cancelling": active, "status": status.status.value})
 
 
 @bp.post("/api/experiments/<experiment_id>/rescore")
@@ -377,7 +377,7 @@ def rescore(experiment_id: str) -> Response:
     from service.experiments.run import prepare
 
     _require_owner(experiment_id)
-    body = _json_body() if request.is_json else request.form
+    body = json_body() if request.is_json else request.form
     profile = body.get("profile") if body is not None and hasattr(body, "get") else None
     if profile is not None and not isinstance(profile, str):
         raise BadRequest('$.profile: expected a profile name such as "exact"')
@@ -391,7 +391,7 @@ def rescore(experiment_id: str) -> Response:
         limits=state.config.answer_limits(),
     )
     ticket = state.runner.submit(spec, uploads=uploads, files=files)
-    response = _json(
+    response = json_answer(
         {
             "id": ticket.id,
             "uri": ticket.uri,
@@ -415,13 +415,13 @@ def resume(experiment_id: str) -> Response:
     state = services()
     state.runner.resume(experiment_id)
     status = state.storage.experiments.status(experiment_id)
-    return _poll_after(_json({"id": experiment_id, "status": status.status.value}, 202))
+    return _poll_after(json_answer({"id": experiment_id, "status": status.status.value}, 202))
 
 
 @bp.get("/api/datasets")
 def datasets() -> Response:
     rows = listings.datasets()
-    return _json(
+    return json_answer(
         {
             "datasets": [
                 {
@@ -440,7 +440,7 @@ def datasets() -> Response:
 
 @bp.get("/api/systems")
 def systems() -> Response:
-    return _json(
+    return json_answer(
         {
             "systems": [
                 {"uri": s.uri, "label": s.label, "experiments": s.experiments}
@@ -454,7 +454,7 @@ def systems() -> Response:
 def profiles() -> Response:
     from service.evaluation.profiles import PROFILES
 
-    return _json(
+    return json_answer(
         {
             "profiles": [
                 {

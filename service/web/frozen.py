@@ -18,9 +18,10 @@ from service.evaluation.measures import MEASURES
 from service.graph import leaderboards
 from service.graph.uris import gerbil
 from service.web import conneg, listings, pages
-from service.web.app import json_error
-from service.web.resources import _public_document, alternates, respond
+from service.web.api import json_answer, json_body
+from service.web.resources import alternates, public_document, respond
 from service.web.state import services
+from service.web.submission import utf8
 
 bp = Blueprint("frozen", __name__)
 
@@ -45,9 +46,11 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     its URI and whether it was written now. 400 for a bad filter or an empty leaderboard."""
     from service.web import ui
 
-    for name in (*FILTER_FIELDS, "title"):
-        if values.get(name) is not None and not isinstance(values[name], str):
-            raise BadRequest(f"$.{name}: expected a string")
+    for name in (*FILTER_FIELDS, "title"):  # each named, before anything is looked up
+        if values.get(name) is not None:
+            if not isinstance(values[name], str):
+                raise BadRequest(f"$.{name}: expected a string")
+            utf8(values[name], f"$.{name}")
     chosen = ui.LeaderboardFilter.from_args(values)
     model = ui.leaderboard_model(chosen, listings.Page(1, leaderboards.MAX_ROWS), {})
     rows = ui.leaderboard_rows(model)
@@ -98,12 +101,12 @@ def freeze_form() -> BaseResponse:
 
 @bp.post("/api/leaderboards")
 def freeze_api() -> Response:
-    body = request.get_json(silent=True)
+    body = json_body()
     if not isinstance(body, dict):
-        return json_error(400, "expected a JSON object: the leaderboard's filters and a title")
+        raise BadRequest("$: expected a JSON object (the leaderboard's filters and a title)")
     uri, created = _freeze(body)
     lid = uri.rsplit("/", 1)[1]
-    response = _json(_as_json(_read(lid)), 201 if created else 200)
+    response = json_answer(_as_json(_read(lid)), 201 if created else 200)
     response.headers["Location"] = _page_of(uri)
     return response
 
@@ -118,12 +121,12 @@ def listing() -> str:
 
 @bp.get("/api/leaderboards")
 def list_api() -> Response:
-    return _json({"leaderboards": leaderboards.listing(services().storage)})
+    return json_answer({"leaderboards": leaderboards.listing(services().storage)})
 
 
 @bp.get("/api/leaderboards/<leaderboard_id>")
 def one_api(leaderboard_id: str) -> Response:
-    return _json(_as_json(_read(leaderboard_id)))
+    return json_answer(_as_json(_read(leaderboard_id)))
 
 
 @bp.get("/leaderboard/<name>")
@@ -131,7 +134,7 @@ def frozen(name: str) -> BaseResponse:
     lid, ext = conneg.split_extension(name)
     found = _read(lid)
     rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
-    quads = _public_document(found.uri, rep)
+    quads = public_document(found.uri, rep)
     return respond(
         found.uri,
         OFFERS,
@@ -240,12 +243,3 @@ def _local(iri: str | None, *, unquote: bool = False) -> Any:
 
     name = iri.rsplit("#", 1)[-1] if "#" in iri else iri.rstrip("/").rsplit("/", 1)[-1]
     return decode(name) if unquote else name
-
-
-def _json(payload: Any, status: int = 200) -> Response:
-    from flask import jsonify
-
-    response = jsonify(payload)
-    response.status_code = status
-    response.headers["Cache-Control"] = "no-store"
-    return response

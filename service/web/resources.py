@@ -694,7 +694,7 @@ def _question_result_html(
 # --- public resources: datasets, questions, systems, software, catalogue, vocabulary ---------
 
 
-def _public_document(
+def public_document(
     uri: str,
     rep: conneg.Representation | None = None,
     *,
@@ -733,7 +733,7 @@ def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **ex
 
 def _public_resource(uri: str, ext: str | None, **extra: Any) -> BaseResponse:
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep)
+    found = public_document(uri, rep)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -848,7 +848,7 @@ def dataset(name: str) -> BaseResponse:
     uris = services().storage.uris
     uri = uris.dataset(dataset_name)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
+    found = public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
     page, paged = _paged(
         rep,
         lambda limit, offset: listings.leaderboard(dataset=uri, limit=limit, offset=offset),
@@ -897,7 +897,7 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
     label, ext = conneg.split_extension(version)
     uri = uris.dataset_version(name, label)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
+    found = public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -923,7 +923,7 @@ def system(name: str) -> BaseResponse:
     system_name, ext = conneg.split_extension(name)
     uri = services().storage.uris.system(system_name)
     rep = conneg.negotiate(request, SYSTEM_OFFERS, extension=ext, default=conneg.HTML)
-    found = _public_document(uri, rep)
+    found = public_document(uri, rep)
     page, paged = _paged(
         rep,
         lambda limit, offset: listings.leaderboard(system=uri, limit=limit, offset=offset),
