@@ -51,6 +51,16 @@ class Conflict(ServiceError):
     status = 409
 
 
+class Busy(ServiceError):
+    """The service cannot take this now, but will later: 503 with ``Retry-After``."""
+
+    status = 503
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One finding about an input file: where it is, what was expected, how bad it is.

@@ -15,7 +15,7 @@ from flask import Flask, Response, current_app, jsonify, render_template, reques
 from werkzeug.exceptions import HTTPException
 
 from service import release
-from service.errors import FormatError, ServiceError
+from service.errors import Busy, FormatError, ServiceError
 from service.web import conneg
 from service.web.config import WebConfig, load_config
 from service.web.state import EXTENSION, Services
@@ -272,7 +272,10 @@ def _service_error(err: ServiceError) -> Response:
         log.error("%s %s: %s", request.method, request.path, err.message)
     api = request.path.startswith("/api/")  # the pages show the sentence alone
     problems = api_problems(err) if api else problems_of(err)
-    return error_response(err.status, err.message, problems=problems)
+    response = error_response(err.status, err.message, problems=problems)
+    if isinstance(err, Busy):
+        response.headers["Retry-After"] = str(err.retry_after)
+    return response
 
 
 def _http_error(err: HTTPException) -> Response:

@@ -49,6 +49,9 @@ class WebConfig:
     sparql_network_isolation: bool = True
     sparql_cache_entries: int = 256  # results of public queries kept until the next write (0: off)
     runner_workers: int = 2  # experiments evaluated at the same time
+    # runs queued or running in this process past which a submission is a 503 (0: no bound):
+    # anyone may submit, and each waiting run keeps its uploads on disk
+    max_waiting_runs: int = 100
     # queue the runs a shutdown or crash interrupted again at start (serve --no-resume: don't)
     resume_runs: bool = True
     admin_token: str | None = None  # grants owner rights on every experiment (operator)

@@ -936,6 +936,16 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "headers": _RETRY_AFTER,
                         },
                         **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
+                        "503": {  # the queue is full (GERBIL_QA_MAX_WAITING_RUNS)
+                            **_json_response(
+                                "Too many runs wait already: submit again after Retry-After "
+                                "seconds.",
+                                "Error",
+                            ),
+                            "headers": {
+                                "Retry-After": {"schema": {"type": "integer", "minimum": 1}}
+                            },
+                        },
                     },
                     requestBody=submission_body(),
                 ),

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, make_response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest, Forbidden, ServiceError
+from service.errors import BadRequest, Busy, Forbidden, ServiceError
 from service.web.access import is_owner, require_experiment
 from service.web.state import services
 
@@ -39,6 +39,7 @@ def start(raw: RawSubmission) -> Ticket:
     from service.web.demo import configured_kbs
 
     state = services()
+    _room_for_one_more(state)
     spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
     files = prepare(
         spec,
@@ -49,6 +50,22 @@ def start(raw: RawSubmission) -> Ticket:
         limits=state.config.answer_limits(),
     )
     return state.runner.submit(spec, uploads=uploads, files=files)
+
+
+WAITING_RETRY = 60  # seconds a submission refused for a full queue is told to wait
+
+
+def _room_for_one_more(state: Any) -> None:
+    """Refuse a submission (503, Retry-After) while ``max_waiting_runs`` runs wait or run
+    here: the queue would otherwise grow without bound, each run's uploads kept on disk."""
+    limit = state.config.max_waiting_runs
+    waiting = len(state.runner.active())
+    if limit and waiting >= limit:
+        raise Busy(
+            f"the service has {waiting} runs queued or running, its limit "
+            f"(GERBIL_QA_MAX_WAITING_RUNS={limit}): submit again in a minute",
+            retry_after=WAITING_RETRY,
+        )
 
 
 def status_payload(experiment_id: str) -> dict[str, Any]:

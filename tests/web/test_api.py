@@ -1034,6 +1034,45 @@ def test_a_poller_revalidates_the_status_with_its_etag(server) -> None:
     assert "ETag" in operation["responses"]["200"]["headers"]
 
 
+def test_a_full_queue_refuses_a_submission_for_a_while(tmp_path, slow_qa) -> None:
+    """Anyone may submit, and each waiting run keeps its uploads on disk: past
+    ``max_waiting_runs`` runs queued or running a submission is a 503 with Retry-After,
+    saying why and which setting; once a run ends there is room again. Before, the queue
+    grew without bound."""
+    import time
+
+    from tests.web.conftest import start_server, stop_server
+
+    site = start_server(tmp_path / "store", max_waiting_runs=1, demo=False)
+    try:
+        body = {
+            "dataset": "demo",
+            "kb": "demo",
+            "systems": [{"name": "s", "url": slow_qa + "delay/2"}],
+        }
+        first = site.post("api/experiments", json=body)
+        assert first.status_code == 202, first.text
+        full = site.post("api/experiments", json=body)
+        assert full.status_code == 503 and int(full.headers["Retry-After"]) >= 1
+        assert "GERBIL_QA_MAX_WAITING_RUNS=1" in full.json()["error"]
+        ticket = first.json()
+        owner = {"Authorization": f"Bearer {ticket['token']}"}
+        site.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)
+        deadline = time.monotonic() + 30
+        while (again := site.post("api/experiments", json=body)).status_code == 503:
+            assert time.monotonic() < deadline, again.text
+            time.sleep(0.2)
+        assert again.status_code == 202, again.text
+        site.post(
+            f"api/experiments/{again.json()['id']}/cancel",
+            headers={"Authorization": f"Bearer {again.json()['token']}"},
+        )
+        operation = site.get("api/openapi.json").json()["paths"]["/api/experiments"]["post"]
+        assert "Retry-After" in operation["responses"]["503"]["headers"]
+    finally:
+        stop_server(site)
+
+
 def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
     """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
     and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as
