@@ -375,6 +375,7 @@ def rescore(experiment_id: str) -> Response:
     experiment (its own owner token), which says ``prov:wasRevisionOf`` this one."""
     from service.experiments.rescore import rescore_spec
     from service.experiments.run import prepare
+    from service.web.running import room_for_one_more
 
     _require_owner(experiment_id)
     body = json_body() if request.is_json else request.form
@@ -382,6 +383,7 @@ def rescore(experiment_id: str) -> Response:
     if profile is not None and not isinstance(profile, str):
         raise BadRequest('$.profile: expected a profile name such as "exact"')
     state = services()
+    room_for_one_more(state)  # a revision is a run like any other
     spec, uploads = rescore_spec(state.storage, experiment_id, profile=profile or None)
     files = prepare(
         spec,

@@ -47,6 +47,15 @@ def _json_response(description: str, schema: str) -> dict[str, Any]:
     }
 
 
+# A submission or re-scoring while GERBIL_QA_MAX_WAITING_RUNS runs wait (web/running.py)
+_QUEUE_FULL = {
+    **_json_response(
+        "Too many runs wait already: submit again after Retry-After seconds.", "Error"
+    ),
+    "headers": {"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+}
+
+
 def _object(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]:
     """An object schema of ``properties`` (the responses' shapes; names as the API writes
     them)."""
@@ -936,16 +945,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "headers": _RETRY_AFTER,
                         },
                         **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
-                        "503": {  # the queue is full (GERBIL_QA_MAX_WAITING_RUNS)
-                            **_json_response(
-                                "Too many runs wait already: submit again after Retry-After "
-                                "seconds.",
-                                "Error",
-                            ),
-                            "headers": {
-                                "Retry-After": {"schema": {"type": "integer", "minimum": 1}}
-                            },
-                        },
+                        "503": _QUEUE_FULL,
                     },
                     requestBody=submission_body(),
                 ),
@@ -1147,6 +1147,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "headers": _RETRY_AFTER,
                         },
                         **_errors(400, 403, 404, 409),
+                        "503": _QUEUE_FULL,
                     },
                     parameters=[exp_id],
                     security=owner,

@@ -39,7 +39,7 @@ def start(raw: RawSubmission) -> Ticket:
     from service.web.demo import configured_kbs
 
     state = services()
-    _room_for_one_more(state)
+    room_for_one_more(state)
     spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
     files = prepare(
         spec,
@@ -55,7 +55,7 @@ def start(raw: RawSubmission) -> Ticket:
 WAITING_RETRY = 60  # seconds a submission refused for a full queue is told to wait
 
 
-def _room_for_one_more(state: Any) -> None:
+def room_for_one_more(state: Any) -> None:
     """Refuse a submission (503, Retry-After) while ``max_waiting_runs`` runs wait or run
     here: the queue would otherwise grow without bound, each run's uploads kept on disk."""
     limit = state.config.max_waiting_runs
