@@ -70,3 +70,31 @@ def citation_for(
     if dois:
         text += ". Cited by " + ", ".join(f"doi:{d}" for d in dois)
     return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))
+
+
+def _latex(text: str) -> str:
+    """A user's text as a BibTeX value LaTeX compiles: braces and backslashes dropped
+    (:func:`_braced`), its special characters escaped, on one line."""
+    escaped = _braced(" ".join(text.split()))
+    for char in "&%$#_":
+        escaped = escaped.replace(char, "\\" + char)
+    return escaped.replace("~", "\\textasciitilde{}").replace("^", "\\textasciicircum{}")
+
+
+def leaderboard_bibtex(
+    leaderboard_id: str, uri: str, title: str, frozen_at: str, *, base: str
+) -> str:
+    """The BibTeX entry of a frozen leaderboard (``@misc``, dated the day it was frozen)."""
+    year, month, day = frozen_at[:4], int(frozen_at[5:7]), frozen_at[8:10]
+    host = urlsplit(base).netloc or base
+    return (
+        f"@misc{{gerbilqa-leaderboard-{leaderboard_id},\n"
+        f"  title = {{{{{_latex(title)}}}}},\n"
+        f"  author = {{{{GERBIL QA}}}},\n"
+        f"  howpublished = {{\\url{{{uri}}}}},\n"
+        f"  url = {{{uri}}},\n"
+        f"  year = {{{year}}},\n"
+        f"  month = {MONTHS[month - 1]},\n"
+        f"  note = {{Leaderboard frozen on {year}-{month:02d}-{day} at GERBIL QA, {host}}}\n"
+        f"}}"
+    )

@@ -19,13 +19,14 @@ from service.graph import leaderboards
 from service.graph.uris import gerbil
 from service.web import conneg, listings, pages
 from service.web.api import json_answer, json_body
+from service.web.citation import leaderboard_bibtex
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
 
 bp = Blueprint("frozen", __name__)
 
-OFFERS = conneg.offers(quads=True, csv=True)
+OFFERS = conneg.offers(quads=True, csv=True, bibtex=True)
 FILTER_FIELDS = ("dataset", "language", "profile", "type", "sort")
 CSV_HEADER = (
     "rank",
@@ -135,6 +136,8 @@ def frozen(name: str) -> BaseResponse:
     found = _read(lid)
     rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
     quads = public_document(found.uri, rep)
+    base = services().storage.uris.base
+    bibtex = leaderboard_bibtex(found.id, found.uri, found.title, found.frozen_at, base=base)
     return respond(
         found.uri,
         OFFERS,
@@ -146,9 +149,11 @@ def frozen(name: str) -> BaseResponse:
             rows=_shown_rows(found),
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
+            bibtex=bibtex,
             alternates=alternates(found.uri, OFFERS),
             pages=pages,
         ),
+        bibtex=lambda: bibtex.encode("utf-8"),
         csv=lambda: pages.csv_table(
             list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in _shown_rows(found)]
         ),

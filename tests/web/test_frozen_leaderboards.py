@@ -36,6 +36,7 @@ def test_freezing_keeps_the_standings_under_a_uri_of_their_own(site: Server) -> 
     live = _live(site)
     assert live["rows"], "the demo is published"
     made = site.post("api/leaderboards", json={"title": "Demo standings, as cited"})
+    # (its BibTeX title is LaTeX-safe: test_the_bibtex_of_a_title_with_latex_specials)
     assert made.status_code == 201, made.text
     frozen = made.json()
     assert frozen["title"] == "Demo standings, as cited"
@@ -80,6 +81,11 @@ def test_its_uri_answers_people_and_strict_clients(site: Server) -> None:
     doc = site.get(path, headers={"Accept": "application/ld+json"}).json()
     expanded = jsonld.expand(doc, {"documentLoader": _no_remote_contexts(site)})
     assert any(GQA + "entry" in node for node in expanded)
+    bib = site.get(path + ".bib")
+    assert bib.status_code == 200 and bib.headers["Content-Type"].startswith("application/x-bibtex")
+    assert f"@misc{{gerbilqa-leaderboard-{frozen['id']}," in bib.text
+    assert f"url = {{{uri}}}" in bib.text and frozen["frozenAt"][:4] in bib.text
+    assert bib.text.count("{") == bib.text.count("}")
     table = site.get(path + ".csv")
     rows = list(csv.DictReader(io.StringIO(table.text)))
     assert [int(r["rank"]) for r in rows] == [r["rank"] for r in frozen["rows"]]
@@ -138,3 +144,18 @@ def test_what_cannot_be_frozen_is_said(site: Server) -> None:
     assert site.get("leaderboard/0123456789abcdef").status_code == 404
     assert site.get("leaderboard/..%2Fexperiment").status_code == 404
     assert site.get("api/leaderboards/nope").status_code == 404
+
+
+def test_the_bibtex_of_a_title_with_latex_specials() -> None:
+    """A user's title goes into LaTeX: its specials escaped, braces dropped, one line."""
+    from service.web.citation import leaderboard_bibtex
+
+    entry = leaderboard_bibtex(
+        "0123456789abcdef",
+        "http://x/leaderboard/0123456789abcdef",
+        "Q&A at 50% {final}\\n #1_a",
+        "2026-11-26T18:30:41.123+00:00",
+        base="http://x/",
+    )
+    assert "title = {{Q\\&A at 50\\% finaln \\#1\\_a}}," in entry  # backslashes dropped
+    assert "month = nov," in entry and "year = {2026}," in entry
