@@ -37,20 +37,18 @@ from service.graph.adapter import Side
 from service.graph.store import open_storage
 from service.paths import DEMO_DIR
 from tests.reliability.figures import Served, cli
-from tests.reliability.test_replicas import (
-    BASE,
+from tests.reliability.runs import (
     IN_FLIGHT,
     CountingQA,
-    _finished,
-    _questions,
-    _status,
-    _submit,
-    _until,
-    qa,
+    finished,
+    question_count,
+    run_status,
+    submit,
+    until,
 )
+from tests.reliability.test_replicas import BASE
 from tests.remote import OxigraphServer, RemotePair, environment, remote_pair
 
-__all__ = ["qa"]  # the fixture
 # GERBIL_QA_LEASE_SECONDS: a run released is taken over within seconds, and claims outlive
 # an outage of 1.5 s (held for 0.8 of the lease after a beat; beats every 2 s)
 LEASE = "6"
@@ -129,16 +127,16 @@ def test_a_run_cut_by_a_store_restart_is_taken_over_and_finishes(
 ) -> None:
     replica = _serve(pair)
     try:
-        ticket = _submit(replica, qa, "cut", 1.0)  # answers come in fours every second
-        _until("the second four asked", lambda: sum(qa.of("cut").values()) >= 2 * IN_FLIGHT)
+        ticket = submit(replica, qa, "cut", 1.0)  # answers come in fours every second
+        until("the second four asked", lambda: sum(qa.of("cut").values()) >= 2 * IN_FLIGHT)
         pair.private.restart(down=1.5)  # the second four answer while it is away
-        state = _until("the run to finish", lambda: _finished(replica, ticket), timeout=30)
+        state = until("the run to finish", lambda: finished(replica, ticket), timeout=30)
     finally:
         replica.stop()
     assert state["status"] == "finished"
     asked = qa.of("cut")
-    assert len(asked) == _questions()
-    assert sum(asked.values()) - _questions() <= 2 * IN_FLIGHT  # those in flight, not logged
+    assert len(asked) == question_count()
+    assert sum(asked.values()) - question_count() <= 2 * IN_FLIGHT  # those in flight, not logged
 
 
 def test_a_cancel_on_b_reaches_a_run_on_a_after_the_store_was_away(
@@ -146,8 +144,8 @@ def test_a_cancel_on_b_reaches_a_run_on_a_after_the_store_was_away(
 ) -> None:
     a, b = _serve(pair), _serve(pair)
     try:
-        ticket = _submit(a, qa, "stop", 3.0)  # no answer for 3 s: no write but the watch's
-        _until("the first four asked", lambda: sum(qa.of("stop").values()) >= IN_FLIGHT)
+        ticket = submit(a, qa, "stop", 3.0)  # no answer for 3 s: no write but the watch's
+        until("the first four asked", lambda: sum(qa.of("stop").values()) >= IN_FLIGHT)
         pair.private.restart(down=1.0)
         response = requests.post(
             f"{b.url}api/experiments/{ticket['id']}/cancel",
@@ -155,16 +153,16 @@ def test_a_cancel_on_b_reaches_a_run_on_a_after_the_store_was_away(
             timeout=30,
         )
         assert response.status_code == 200, response.text
-        state = _until(
+        state = until(
             "the run to stop",
-            lambda: (s := _status(b, ticket))["status"] not in ("queued", "running") and s,
+            lambda: (s := run_status(b, ticket))["status"] not in ("queued", "running") and s,
             timeout=15,
         )
     finally:
         b.stop()
         a.stop()
     assert state["status"] == "cancelled", state
-    assert sum(qa.of("stop").values()) < _questions()
+    assert sum(qa.of("stop").values()) < question_count()
 
 
 def test_two_processes_publishing_at_once_publish_once(
