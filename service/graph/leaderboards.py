@@ -231,3 +231,18 @@ def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]
             if isinstance(term, ox.NamedNode | ox.Literal) and key not in facts:
                 facts[key] = term.value
     return found
+
+
+def including(storage: Storage, experiment_uri: str, graph: str) -> list[dict[str, str]]:
+    """The frozen leaderboards that rank a task of the experiment (its graph ``graph``, read
+    even after a withdrawal took its results out of the default graph), newest first."""
+    query = f"""
+        SELECT DISTINCT ?lb ?title ?at WHERE {{
+          GRAPH <{graph}> {{ <{experiment_uri}> <{GQA}task> ?task }}
+          ?entry <{GQA}rankedTask> ?task . ?lb <{GQA}entry> ?entry ;
+              <{DCT}title> ?title ; <{PROV}generatedAtTime> ?at .
+        }} ORDER BY DESC(?at) ?lb"""
+    return [
+        {"uri": row["lb"].value, "title": row["title"].value, "frozenAt": row["at"].value}
+        for row in storage.public.query(query)
+    ]

@@ -22,6 +22,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service import mediatypes
 from service.errors import Forbidden, NotFound
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
+from service.graph import leaderboards
 from service.graph.reader import Node, index
 from service.graph.terms import DCT, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
@@ -354,6 +355,7 @@ def experiment(name: str) -> BaseResponse:
             figures=_figures(shown, store, graph_name, pick, public=not private),
             breakdown=_breakdown(experiment_id, shown, by) if by and not live else None,
             revisions=graph.experiments.revisions(experiment_id, include_private=private),
+            frozen=[] if private else leaderboards.including(graph, uri, graph_name),
             by=by,
             slice_dimensions=SLICE_DIMENSIONS,  # the slices registry's
             breakdown_refused=_breakdown_refused(shown),

@@ -50,6 +50,9 @@ def _walk(store: str, env: dict[str, str], tmp_path: Path) -> None:
         about = leaderboards.tasks_about(storage, tasks)
         assert about[tasks[1]].get("withdrawnAt") and "withdrawnAt" not in about[tasks[0]]
         assert about[tasks[0]]["experiment"].endswith(strong)
+        withdrawn = storage.uris.experiment(weak)  # its page still names the leaderboard
+        found = leaderboards.including(storage, withdrawn, storage.uris.experiment_graph(weak))
+        assert [x["uri"] for x in found] == [uri]
         dump = export(storage, format="nquads")
     with open_storage(tmp_path / "restored", base=dump_base(dump), catalog=False) as restored:
         import_dump(restored, dump)

@@ -16,6 +16,7 @@ from pyld import jsonld
 from tests.web.conftest import Server, start_server, stop_server
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
+HTML = {"Accept": "text/html"}
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +56,9 @@ def test_freezing_keeps_the_standings_under_a_uri_of_their_own(site: Server) -> 
     assert again.json()["title"] == "Demo standings, as cited"
     # the frozen rows are no results: the live leaderboard reads as before
     assert _live(site)["rows"] == live["rows"]
+    # the experiment page of a ranked row names the frozen leaderboards it is in
+    ranked = site.get(frozen["rows"][0]["experiment"].replace(site.url, ""), headers=HTML)
+    assert 'id="frozen-in"' in ranked.text and frozen["uri"] in ranked.text
     listed = site.get("api/leaderboards").json()["leaderboards"]
     assert [x["uri"] for x in listed] == [frozen["uri"]]
     assert site.get(f"api/leaderboards/{frozen['id']}").json() == frozen
