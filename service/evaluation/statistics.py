@@ -564,13 +564,17 @@ def test_signature(
     samples: int = DEFAULT_SHUFFLES,
     seed: int = DEFAULT_SEED,
     alpha: float = DEFAULT_ALPHA,
+    pairs: int | None = None,
 ) -> str:
     """The signature fields of a comparison's paired tests, e.g.
-    ``test:ar|n:10000|seed:12345|correction:holm|alpha:0.05`` (McNemar is exact: no n, seed)."""
+    ``test:ar|n:10000|seed:12345|correction:holm|pairs:15|alpha:0.05`` (McNemar is exact: no
+    n, seed). ``pairs``: how many tests Holm corrected over, on which each adjusted p (and so
+    each tier) depends; the same pair's adjusted p among 2 or 6 systems differs."""
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
     drawn = "" if test == "mcnemar" else f"|n:{samples}|seed:{seed}"
-    return f"test:{test}{drawn}|correction:holm|alpha:{alpha:g}"
+    family = "" if pairs is None else f"|pairs:{pairs}"
+    return f"test:{test}{drawn}|correction:holm{family}|alpha:{alpha:g}"
 
 
 test_signature.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
@@ -819,7 +823,13 @@ class Ranking:
 
     @property
     def signature(self) -> str:
-        return test_signature(self.test, samples=self.samples, seed=self.seed, alpha=self.alpha)
+        return test_signature(
+            self.test,
+            samples=self.samples,
+            seed=self.seed,
+            alpha=self.alpha,
+            pairs=len(self.pairs),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

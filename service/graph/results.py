@@ -247,6 +247,8 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
                     _p(DCAT, "byteSize"),
                     n.literal(str(up.size), datatype=XSD + "nonNegativeInteger"),
                 ),
+                # the address, not only the checksum: a client of the RDF downloads the file
+                (_p(DCAT, "downloadURL"), node(uris.upload_download(eid, up.sha256))),
             ],
         )
         g.many(

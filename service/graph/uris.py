@@ -89,6 +89,10 @@ class Uris:
     def upload(self, experiment_id: str, n: int) -> str:
         return f"{self.experiment(experiment_id)}#file-{n}"
 
+    def upload_download(self, experiment_id: str, sha256: str) -> str:
+        """Where the file an experiment used is served (``resources.experiment_file``)."""
+        return f"{self.experiment(experiment_id)}/file/{sha256.lower()}"
+
     def task(self, experiment_id: str, n: int) -> str:
         return f"{self.experiment(experiment_id)}/task/{int(n)}"
 

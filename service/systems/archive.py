@@ -50,7 +50,9 @@ def answer_file(
         if answer.error is not None:
             extra.append((ERROR_KEY, answer.error))
         if answer.runtime_ms is not None:
-            extra.append((RUNTIME_KEY, f"{answer.runtime_ms:.3f}"))
+            # repr: the shortest form that reads back as the same float, so the archive's
+            # runtimes (and meanRuntime) score as the live run's did, to the last digit
+            extra.append((RUNTIME_KEY, repr(float(answer.runtime_ms))))
         if answer.attempts > 1:
             extra.append((ATTEMPTS_KEY, str(answer.attempts)))
         if answer.retry_reason is not None:

@@ -187,7 +187,8 @@ def stored_evaluations(
             raise BadRequest(f"{uri}: no such task (yet)")
         results = stored_results(store, graph, [uri]).get(uri, [])
         try:
-            found.append((experiment_id, stored_evaluation(task, results, storage.uris)))
+            evaluation = stored_evaluation(task, results, storage.uris)
+            found.append((experiment_id, _with_run_measures(evaluation, task.measures)))
         except BadRequest:
             if refused is None:
                 raise
@@ -205,6 +206,17 @@ def stored_evaluations(
         for eid, e in found
     ]
     return [_in_order_of(named[0], e) for e in named]
+
+
+def _with_run_measures(evaluation: Evaluation, stored: Mapping[str, Any]) -> Evaluation:
+    """``evaluation`` with the stored task's failed calls and mean time (``errorCount``,
+    ``meanRuntime``): no resample recomputes them, but a comparison of answer files shows
+    them, so a comparison of stored tasks shows them alike (it had neither)."""
+    qa = ExperimentType.QA
+    task = evaluation.tasks[qa]
+    run = {m: stored[m] for m in ("errorCount", "meanRuntime") if m in stored}
+    measures = {**task.measures, **run}
+    return replace(evaluation, tasks={**evaluation.tasks, qa: replace(task, measures=measures)})
 
 
 def _in_order_of(first: Evaluation, other: Evaluation) -> Evaluation:

@@ -311,6 +311,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     sort = model["chosen"].sort
     header = ["rank", "tier", "system", "experiment", "task", "dataset", "language", "profile"]
     header += [*model["columns"], f"{sort}Low", f"{sort}High", "signature", "languageTag"]
+    header += ["papers", "revisionOf"]  # as the JSON gives them: what cites, what it re-scores
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -318,6 +319,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             [r[k] for k in header[:8]]
             + [r["measures"][m] for m in model["columns"]]
             + [low, high, r["signature"], r["languageTag"]]
+            + [" ".join(r["papers"]), r["revisionOf"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 

@@ -427,3 +427,30 @@ def _sha256_of(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+def test_the_archived_answers_score_as_the_live_run_did(
+    app: Any, served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reviewer scores a web-service run's downloadable archive with ``evaluate``: the same
+    measures and per-question entries to the digit, call times included (the archive kept
+    them to three decimals, so each ``runtimeMs`` and ``meanRuntime`` came out different)."""
+    from service.cli import main
+
+    client = app.test_client()
+    eid, token = _submit(client, served)
+    [live] = _wait(client, eid, token, "finished")["evaluations"]
+    graph = app.extensions[EXTENSION].storage
+    archive = Path(graph.work_dir) / "answers" / eid / "1-baseline.json"
+    download = client.get(
+        f"/experiment/{eid}/file/{_sha256(archive)}", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert download.status_code == 200
+    answers = tmp_path / "1-baseline.json"
+    answers.write_bytes(download.data)
+    argv = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json"), "--answers", str(answers)]
+    argv += ["--profile", "fair", "--kb", str(DEMO_DIR / "kb.ttl"), "--output", "json"]
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["results"] == live["results"]
+    assert again["questions"] == live["questions"]

@@ -38,7 +38,7 @@ def test_the_json_contract(qald8_exact: list[Evaluation]) -> None:
     assert (out["seed"], out["resamples"], out["test"]) == (12345, 1000, "ar")
     assert out["signature"] == (
         qald8_exact[0].signature + "|ci:bootstrap-percentile|n:1000|seed:12345|level:0.95"
-        "|test:ar|n:10000|seed:12345|correction:holm|alpha:0.05"
+        "|test:ar|n:10000|seed:12345|correction:holm|pairs:15|alpha:0.05"
     )
     # in standing order: by tier, within a tier by the measure (they were in input order,
     # and the tables by name: QAKIS above a better TeBaQA in one tier)
@@ -76,7 +76,7 @@ def test_tiers_of_the_qald8_train_systems(qald8_exact: list[Evaluation]) -> None
     assert tiers["QAKIS"] == tiers["TeBaQA"]
     accuracy = compare(qald8_exact, measure="accuracy")
     assert accuracy.ranking.test == "mcnemar" and accuracy.to_json()["test"] == "mcnemar"
-    assert "|test:mcnemar|correction:holm|alpha:0.05" in accuracy.signature
+    assert "|test:mcnemar|correction:holm|pairs:15|alpha:0.05" in accuracy.signature
 
 
 def test_unfair_comparisons_are_refused(data_dir: Path, qald8_exact: list[Evaluation]) -> None:

@@ -295,7 +295,7 @@ def test_rank_systems_holm_corrects_and_tiers() -> None:
         "difference": pytest.approx(-0.2), "pValue": 2 / 2**30,
         "pAdjusted": pytest.approx(6 / 2**30),
     }  # fmt: skip
-    assert ranking.signature == "test:mcnemar|correction:holm|alpha:0.05"
+    assert ranking.signature == "test:mcnemar|correction:holm|pairs:3|alpha:0.05"
     out = json.loads(json.dumps(ranking.to_json()))  # JSON-ready
     assert out["tiers"] == {"base": 2, "flipped": 1, "same-as-flipped": 1}
     assert out["pairs"][0]["pValue"] == 2 / 2**30 and out["test"] == "mcnemar"

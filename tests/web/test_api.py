@@ -767,6 +767,31 @@ def test_the_files_an_experiment_used_are_downloadable_by_who_may_see_it(server)
     assert dataset.status_code == 200 and dataset.content == questions
 
 
+def test_a_client_of_the_rdf_finds_each_file_s_download_by_dcat(server) -> None:
+    """From the experiment's Turtle alone (no page), a client reaches every file the run used
+    by its ``dcat:downloadURL`` and checks it against the stated SHA-256; the graph named the
+    checksum but no address, which only the HTML page linked."""
+    import rdflib
+
+    ticket = server.submit_demo(systems=("strong", "partial"))
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=owner).status_code == 200
+    turtle = server.get(f"experiment/{ticket['id']}", headers={"Accept": "text/turtle"})
+    graph = rdflib.Graph().parse(data=turtle.text, format="turtle")
+    files = list(
+        graph.query(
+            """PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#> PREFIX prov: <http://www.w3.org/ns/prov#>
+            SELECT ?f ?sha ?url WHERE { ?e prov:used ?f . ?f a gqa:UploadedFile ; gqa:sha256 ?sha
+            OPTIONAL { ?f <http://www.w3.org/ns/dcat#downloadURL> ?url } }"""
+        )
+    )
+    assert len(files) == 3  # the dataset and two answer files
+    for _f, sha, url in files:
+        assert url is not None, f"{_f} has no dcat:downloadURL"
+        body = server.get(str(url).removeprefix(server.url))  # public: no token needed
+        assert body.status_code == 200 and hashlib.sha256(body.content).hexdigest() == str(sha)
+
+
 def test_several_languages_pooled_over_http(server, data_dir: Path, monkeypatch) -> None:
     """``"language": "en,es"``: the API's evaluation is pooled with each language's measures in
     byLanguage; the task page tells the languages apart; each language's result of a question

@@ -126,9 +126,10 @@ def test_stored_tasks_compare_as_their_answer_files_do(server) -> None:
     assert a["signature"] == b["signature"] and a["test"] == b["test"]
     assert [s["system"] for s in a["systems"]] == ["demo-strong", "demo-baseline"]
     for mine, theirs in zip(a["systems"], b["systems"], strict=True):
-        for measure in ("macroF1", "microF1", "macroF1QALD"):
-            assert mine["results"]["QA"][measure] == theirs["results"]["QA"][measure]
-            assert mine["intervals"]["QA"][measure] == theirs["intervals"]["QA"][measure]
+        # key for key: the stored task's errorCount and meanRuntime were missing (a reviewer
+        # loading both JSONs found NaN for the failed calls of the stored one)
+        assert mine["results"]["QA"] == theirs["results"]["QA"]
+        assert mine["intervals"]["QA"] == theirs["intervals"]["QA"]
         assert mine["tier"] == theirs["tier"]
     assert a["pairs"] == b["pairs"] and a["pairs"][0]["pValue"] < 0.05
 

@@ -433,13 +433,26 @@ def test_every_minted_uri_dereferences(server) -> None:
     """DESIGN §4: every IRI the service minted under its base and published (experiments,
     tasks, per-question results, datasets, questions, systems, files, graphs) answers 200 with
     RDF (the home page, which the catalogue names, through a 303 to the catalogue); hash IRIs
-    through their document."""
+    through their document. A file's download URL answers with the file."""
     rows = server.storage.public.query(
         "SELECT DISTINCT ?i { { ?i ?p ?o } UNION { ?s ?p ?i } UNION { GRAPH ?i {} } "
         f'FILTER(isIRI(?i) && STRSTARTS(STR(?i), "{server.url}")) }}'
     )
     documents = {str(row[0].value).split("#", 1)[0] for row in rows}
     assert len(documents) > 100  # the demo experiment's tasks and questions, at least
+    # a file's dcat:downloadURL is the file itself (answers, a dataset), not a description
+    downloads = {
+        str(row[0].value)
+        for row in server.storage.public.query(
+            "SELECT ?u { ?f <http://www.w3.org/ns/dcat#downloadURL> ?u "
+            f'FILTER(STRSTARTS(STR(?u), "{server.url}")) }}'
+        )
+    }
+    assert downloads and all("/file/" in url for url in downloads)
+    for url in downloads:
+        got = server.get(url[len(server.url) :])
+        assert got.status_code == 200 and got.content, url
+    documents -= downloads
     failed = {}
     for iri in sorted(documents):
         response = server.get(

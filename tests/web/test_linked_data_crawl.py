@@ -209,6 +209,9 @@ class Frontier:
         return self.waiting[kind].popleft()
 
 
+DCAT_DOWNLOAD = "http://www.w3.org/ns/dcat#downloadURL"
+
+
 def crawl_from(server, starts: list[str]) -> Crawl:
     crawl = Crawl(base=server.url)
     frontier = Frontier(server.url)
@@ -222,10 +225,12 @@ def crawl_from(server, starts: list[str]) -> Crawl:
         if graph is None:
             continue
         crawl.graphs[document] = graph
+        # a file's download URL is the file (answers, a dataset), no RDF: not crawled
+        files = {str(o) for o in graph.objects(None, rdflib.URIRef(DCAT_DOWNLOAD))}
         for iri in _iris(graph):
             if iri.startswith(OUR_NAMESPACES):
                 crawl.terms.add(iri)
-            if iri.startswith(crawl.base):
+            if iri.startswith(crawl.base) and iri not in files:
                 crawl.named.setdefault(iri, set()).add(document)
                 frontier.add(iri.split("#", 1)[0])
     return crawl

@@ -218,6 +218,11 @@ def test_a_leaderboard_is_served_as_json_and_csv_at_its_own_url(server, mixed) -
         (str(r["rank"]), r["system"], r["task"]) for r in rows
     ]
     assert float(read[0]["macroF1Low"]) == low and read[0]["tier"] == "1"
+    # what a row cites and re-scores, as in the JSON (the CSV had neither: a reviewer's table
+    # could not tell a revision from the run a paper cites)
+    assert [(r["papers"], r["revisionOf"]) for r in read] == [
+        (" ".join(r["papers"]), r["revisionOf"] or "") for r in rows
+    ]
     assert server.get("leaderboards", params={**args, "format": "xml"}).status_code == 406
     html = server.get("leaderboards", params=args).text
     assert 'id="leaderboard-json"' in html and 'id="leaderboard-csv"' in html
