@@ -19,9 +19,10 @@ body's one fault is a wrong type or a lone surrogate where the schema wants text
 the field; a body that is not JSON gets a 400 saying so; a query number outside the schema's
 bounds is a 400 naming the parameter; the one 5xx allowed is the documented 503 of a full queue
 (with Retry-After). A 202 is followed until its experiment finishes or fails (at most 6 of the
-fuzz's runs at once, so they never pile up), and after each test the store holds no experiment the fuzz did not see accepted (nothing left
-behind by a refused request). Bounded for CI and reproducible (``derandomize``): 900 JSON
-bodies, 300 forms, 1,100 parameter requests, about 80 s with the runs it waits for.
+fuzz's runs at once, so they never pile up), and after each test the store holds no experiment
+the fuzz did not see accepted (nothing left behind by a refused request). Bounded for CI and
+reproducible (``derandomize``): 900 JSON bodies, 300 forms, 1,100 parameter requests, about
+80 s with the runs it waits for.
 """
 
 from __future__ import annotations
