@@ -67,7 +67,8 @@ def leaderboard_query(
     title: str | None = None,
 ) -> str:
     """Task results of public experiments, best macro F1 first (undefined last); an
-    experiment re-scored into a published revision is left out (its revision stands for it).
+    experiment re-scored into a published revision under the same profile is left out (its
+    revision stands for it; one under another profile is another view and leaves it).
 
     Each argument filters on one dimension: ``dataset``, ``system``, ``profile`` and
     ``language`` are IRIs, ``experiment_type`` the local name of a ``gerbil:`` experiment type
@@ -107,8 +108,10 @@ def leaderboard_query(
   OPTIONAL { ?system rdfs:label ?label }
   OPTIONAL { ?experiment prov:endedAtTime ?ended }
   OPTIONAL { ?experiment prov:wasRevisionOf ?revisionOf }
-  # the newest revision only: an experiment re-scored into a published one is history
-  FILTER NOT EXISTS { ?revision prov:wasRevisionOf ?experiment }"""
+  # the newest revision only: a task re-scored into a published revision under its profile
+  # is history (a revision under another profile is another view, and leaves it standing)
+  FILTER NOT EXISTS { ?revision prov:wasRevisionOf ?experiment .
+                      ?newer a gqa:Task ; qb:dataSet ?revision ; gqa:profile ?profile }"""
         + optional
         # ties by task IRI only: every IRI compared costs a string lookup in Oxigraph
         + f"\n}}\nORDER BY {order}?task"
@@ -137,7 +140,8 @@ def leaderboard_counts_query(
     has exactly one experiment, system, dataset, type, language and profile (``gqash:Task``),
     so the leaderboard's other triples hold for each; the experiment is looked up per task
     only when asked (``qb:dataSet`` is also on every per-question result: a scan would read
-    them all); the tasks of an experiment a published revision re-scores (few) are left out.
+    them all); the tasks of an experiment a published revision re-scores under their profile
+    (few) are left out.
 
     >>> "GROUP BY ?dataset ?language ?profile" in leaderboard_counts_query()
     True
@@ -162,6 +166,7 @@ def leaderboard_counts_query(
         + "\n  { SELECT ?task WHERE { ?task a gqa:Task } }"
         + scans
         + experiment
-        + "\n  MINUS { ?revision prov:wasRevisionOf ?old . ?task qb:dataSet ?old }"
+        + "\n  MINUS { ?revision prov:wasRevisionOf ?old . ?task qb:dataSet ?old ; gqa:profile ?p ."
+        + "\n          ?newer a gqa:Task ; qb:dataSet ?revision ; gqa:profile ?p }"
         + f"\n}}\nGROUP BY {groups}"
     )

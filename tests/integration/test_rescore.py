@@ -1,7 +1,7 @@
 """Re-scoring into revisions (issue 11 item 4): ``gerbil-qa rescore`` runs a stored
 experiment's kept spec and files again into a NEW experiment that is ``prov:wasRevisionOf``
 the old one (never overwritten), prints the per-question changes and why (the signatures), and
-the leaderboards show the newest published revision only."""
+the leaderboards show the newest published revision under each profile."""
 
 from __future__ import annotations
 
@@ -66,20 +66,49 @@ def test_a_revision_is_a_new_experiment_linked_to_the_old_one(
         links = [q for q in storage.experiments.quads(new) if q.predicate.value == PROV_REVISION]
         assert [q.object.value for q in links] == [storage.uris.experiment(old)]
         assert storage.experiments.revisions(new, include_private=True) == ([old], [])
-        # the leaderboards show the newest published revision only
-        from service.graph.queries import leaderboard_query
-
+        # a revision under another profile is another view: the old rows stay, under fair
         storage.experiments.publish(old)
         storage.experiments.publish(new)
-        rows = list(storage.public.query(leaderboard_query(experiment_type="QA")))
-        shown = {r["experiment"].value.rsplit("/", 1)[-1] for r in rows}
-        assert new in shown and old not in shown
-        history = {r["revisionOf"].value for r in rows if r["revisionOf"] is not None}
+        assert _shown(storage) == {("fair", old), ("exact", new)}
+        history = {r["revisionOf"].value for r in _rows(storage) if r["revisionOf"] is not None}
         assert history == {storage.uris.experiment(old)}  # the row links its history
+    finally:
+        storage.close()
+    # re-scored under its own profile (its current version), the old one is history
+    assert main(["rescore", old, "--store", str(store), "--output", "json"]) == 0
+    newest = json.loads(capsys.readouterr().out)["experiment"]
+    storage = open_storage(store)
+    try:
+        storage.experiments.publish(newest)
+        assert _shown(storage) == {("fair", newest), ("exact", new)}
+        assert _counted(storage) == len(_rows(storage))  # the filters' counts, as the rows
     finally:
         storage.close()
     table_code = main(["rescore", new, "--store", str(store)])
     assert table_code == 0 and f"re-scores {new}" in capsys.readouterr().out
+
+
+def _rows(storage) -> list:
+    from service.graph.queries import leaderboard_query
+
+    return list(storage.public.query(leaderboard_query(experiment_type="QA")))
+
+
+def _counted(storage) -> int:
+    """The rows the leaderboard's filter counts say it has (results read here: a result kept
+    alive would keep the store open)."""
+    from service.graph.queries import leaderboard_counts_query
+
+    counts = storage.public.query(leaderboard_counts_query(by=("profile",)))
+    return sum(int(r["n"].value) for r in counts)
+
+
+def _shown(storage) -> set[tuple[str, str]]:
+    """(profile, experiment id) of the leaderboard's rows."""
+    return {
+        (r["profile"].value.rsplit("-", 1)[-1], r["experiment"].value.rsplit("/", 1)[-1])
+        for r in _rows(storage)
+    }
 
 
 def test_a_revision_names_its_uri_and_owner_token(
