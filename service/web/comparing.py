@@ -244,6 +244,9 @@ class Standing:
 
     tier: int | None
     interval: tuple[float, float] | None
+    # how tier and interval were computed (profile, resamples, seed, test, Holm's family):
+    # fewer samples than a comparison's, over the rows shown, so a reader can redo them
+    signature: str | None = None
 
 
 def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]:
@@ -287,7 +290,7 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
     for (task, _), system in zip(kept, result.systems, strict=True):
         ci = system.intervals.get(ExperimentType.QA, {}).get(measure)
         pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
-        out[task] = Standing(system.tier, pair)
+        out[task] = Standing(system.tier, pair, result.signature)
     return out
 
 

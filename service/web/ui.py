@@ -281,6 +281,7 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "intervals": {sort: list(interval)} if interval else {},
                 "papers": list(model["papers"].get(row.experiment, ())),
                 "revisionOf": row.revision_of,
+                "tierSignature": standing.signature if standing else None,
             }
         )
     return out
@@ -312,6 +313,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header = ["rank", "tier", "system", "experiment", "task", "dataset", "language", "profile"]
     header += [*model["columns"], f"{sort}Low", f"{sort}High", "signature", "languageTag"]
     header += ["papers", "revisionOf"]  # as the JSON gives them: what cites, what it re-scores
+    header += ["tierSignature"]  # how the tier and interval were computed
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -319,7 +321,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             [r[k] for k in header[:8]]
             + [r["measures"][m] for m in model["columns"]]
             + [low, high, r["signature"], r["languageTag"]]
-            + [" ".join(r["papers"]), r["revisionOf"]]
+            + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 

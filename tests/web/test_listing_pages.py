@@ -209,6 +209,13 @@ def test_a_leaderboard_is_served_as_json_and_csv_at_its_own_url(server, mixed) -
     low, high = best["intervals"]["macroF1"]
     assert low <= best["measures"]["macroF1"] <= high
     assert best["signature"].startswith("gerbil-qa:fair|")
+    # how the tiers were computed, so a reviewer can redo them (fewer samples than a
+    # comparison's, Holm over the rows shown): there was no way to tell
+    tiered = [r for r in rows if r["tier"] is not None]
+    assert {r["tierSignature"] for r in tiered} == {best["tierSignature"]}
+    assert best["tierSignature"].startswith(best["signature"])
+    assert "n:1000" in best["tierSignature"]
+    assert f"pairs:{len(tiered) * (len(tiered) - 1) // 2}" in best["tierSignature"]
     by_accept = server.get("leaderboards", params=args, headers={"Accept": "application/json"})
     assert by_accept.json() == board
     table = server.get("leaderboards", params=args, headers={"Accept": "text/csv"})
@@ -218,6 +225,7 @@ def test_a_leaderboard_is_served_as_json_and_csv_at_its_own_url(server, mixed) -
         (str(r["rank"]), r["system"], r["task"]) for r in rows
     ]
     assert float(read[0]["macroF1Low"]) == low and read[0]["tier"] == "1"
+    assert read[0]["tierSignature"] == best["tierSignature"]
     # what a row cites and re-scores, as in the JSON (the CSV had neither: a reviewer's table
     # could not tell a revision from the run a paper cites)
     assert [(r["papers"], r["revisionOf"]) for r in read] == [
