@@ -32,6 +32,12 @@ def _codelists() -> str:
     return codelists_ttl()
 
 
+def _call_settings() -> str:
+    from service.contracts.vocabulary import call_settings_ttl
+
+    return call_settings_ttl()
+
+
 def _shapes() -> str:
     from service.contracts.shapes import shapes_ttl
 
@@ -41,6 +47,7 @@ def _shapes() -> str:
 GENERATED: dict[str, Callable[[], str]] = {
     "ontology/generated-measures.ttl": _measures,
     "ontology/generated-codelists.ttl": _codelists,
+    "ontology/generated-call-settings.ttl": _call_settings,
     "shapes/generated-shapes.ttl": _shapes,
 }
 """Every generated file (relative to the project root) and the function that renders it."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from service.call_settings import CALL_SETTINGS
 from service.contracts.turtle import collection, header, literal, number, objects, subject, term
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.results import ExperimentType, MatchRule, QuestionStatus
@@ -37,13 +38,14 @@ def shapes_ttl() -> str:
     out = [
         header(
             "SHACL property shapes that come from registries: every measure of a task or "
-            "per-question observation, and the closed lists of experiment types, question "
-            "statuses, match rules, answer types and file formats.",
+            "per-question observation, an experiment's call settings, and the closed lists of "
+            "experiment types, question statuses, match rules, answer types and file formats.",
             [
                 "the measures registry (service/evaluation/measures.py)",
                 "ExperimentType, QuestionStatus, MatchRule (service/evaluation/results.py)",
                 "AnswerType (service/model.py)",
                 "the format registry (service/formats/__init__.py: FORMATS; and KB_FILE_FORMATS)",
+                "the call settings (service/call_settings.py: CALL_SETTINGS)",
             ],
             ["gqa", "gqash", "gerbil", "sh", "xsd"],
         )
@@ -65,8 +67,12 @@ def shapes_ttl() -> str:
     out.append(subject("gqash:AnswerMatch", [("sh:property", "gqash:matchRules")]))
     out.append(subject("gqash:Question", [("sh:property", "gqash:answerTypes")]))
     out.append(subject("gqash:Distribution", [("sh:property", "gqash:formats")]))
+    calls = [f"gqash:call-{c.name}" for c in CALL_SETTINGS]
+    out.append(subject("gqash:Experiment", [("sh:property", objects(calls))]))
     for shape, info in zip(task, MEASURES.values(), strict=True):
         out.append(_measure_shape(shape, info.iri, info.datatype, info.minimum, info.maximum))
+    for shape, call in zip(calls, CALL_SETTINGS, strict=True):
+        out.append(_measure_shape(shape, call.iri, call.datatype, call.least, call.most))
     for shape, q in zip(question, QUESTION_MEASURES.values(), strict=True):
         out.append(_measure_shape(shape, q.iri, q.datatype, q.minimum, q.maximum))
     out.append(

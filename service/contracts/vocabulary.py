@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
+from service.call_settings import CALL_SETTINGS
 from service.contracts.turtle import header, literal, objects, subject, term
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.profiles import PROFILES
@@ -74,6 +75,40 @@ def measures_ttl() -> str:
                         ),
                     ),
                     ("qb:measure", prop),
+                    ("rdfs:isDefinedBy", ONTOLOGY),
+                ],
+            )
+        )
+    return "\n".join(out)
+
+
+def call_settings_ttl() -> str:
+    """The properties an experiment that asked web services records how it called them with
+    (one per call setting of the registry: ``gqa:callTimeout`` …)."""
+    out = [
+        header(
+            "How an experiment called its web services: one property per call setting a "
+            "submission may set.",
+            ["the call settings (service/call_settings.py: CALL_SETTINGS)"],
+            ["gqa", "rdf", "rdfs", "owl", "xsd"],
+        )
+    ]
+    for setting in CALL_SETTINGS:
+        out.append(
+            subject(
+                term(setting.iri),
+                [
+                    ("a", "rdf:Property, owl:DatatypeProperty"),
+                    ("rdfs:label", literal(f"call {setting.name}")),
+                    (
+                        "rdfs:comment",
+                        literal(
+                            f"{setting.description} Recorded on an experiment that asked web "
+                            f"services; from {setting.least:g} to {setting.most:g}."
+                        ),
+                    ),
+                    ("rdfs:domain", "gqa:Experiment"),
+                    ("rdfs:range", term(setting.datatype)),
                     ("rdfs:isDefinedBy", ONTOLOGY),
                 ],
             )

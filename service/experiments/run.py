@@ -202,6 +202,7 @@ def run_experiment(
         answers_files = (f for i in kept for g in obtained[i] for f in g.files)
         uploads += [f.uploaded(files) for f in dict.fromkeys(answers_files)]
         from service.experiments.rescore import recorded_spec
+        from service.experiments.spec import call_settings_of
 
         ticket = storage.experiments.record(
             recorded_evaluations,
@@ -215,6 +216,7 @@ def run_experiment(
             ticket=ticket,
             hold=hold,
             notes=_notes(aborted),
+            call_settings=tuple((c.iri, c.datatype, v) for c, v in call_settings_of(spec)),
         )
         if spec.options.publish:
             storage.experiments.publish(ticket.id)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from service.call_settings import CALL_SETTINGS, CALLED, CallSetting
 from service.errors import BadRequest
 from service.evaluation.profiles import DEFAULT_PROFILE
 
@@ -125,23 +126,6 @@ class KBSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class CallSetting:
-    """What a submission may set of how its web services are called (a ``RunOptions`` field,
-    by its name): its type, bounds, the run page's label and the API's description."""
-
-    name: str
-    kind: type
-    least: float
-    most: float
-    label: str
-    description: str
-
-    @property
-    def default(self) -> float:
-        return float(getattr(RunOptions(), self.name))
-
-
-@dataclass(frozen=True, slots=True)
 class RunOptions:
     """How to run: ``ranked`` answers (MRR, Hits@k); ``publish`` once recorded; ``force``
     scoring answers whose question ids barely match the dataset's; per web service
@@ -150,9 +134,9 @@ class RunOptions:
     ranked: bool = False
     publish: bool = False
     force: bool = False
-    concurrency: int = 4
-    timeout: float = 60.0
-    retries: int = 2
+    concurrency: int = int(CALLED["concurrency"].default)
+    timeout: float = CALLED["timeout"].default
+    retries: int = int(CALLED["retries"].default)
     revision_of: str | None = None  # the id of the experiment this run re-scores
 
     def to_json(self) -> dict[str, Any]:
@@ -174,34 +158,12 @@ class RunOptions:
         return cls(**known)
 
 
-# The API's and the run page's fields, their checks and the OpenAPI schema come from here.
-CALL_SETTINGS: tuple[CallSetting, ...] = (
-    CallSetting(
-        "timeout",
-        float,
-        1,
-        600,  # a large model may take minutes a question
-        "seconds per call",
-        "Seconds per call to a web service (a question, retries and waits included, takes at "
-        "most timeout × (retries + 1)).",
-    ),
-    CallSetting(
-        "retries",
-        int,
-        0,
-        5,
-        "retries of a failed call",
-        "Retries of a call's transient failures (connection errors, 5xx, 429).",
-    ),
-    CallSetting(
-        "concurrency",
-        int,
-        1,
-        8,  # 1 for a service that answers one call at a time
-        "calls at once",
-        "Calls in flight at once, per web service.",
-    ),
-)
+def call_settings_of(spec: ExperimentSpec) -> tuple[tuple[CallSetting, float], ...]:
+    """How ``spec``'s web services were called (each setting and its value); nothing when it
+    asked none (answer files, references)."""
+    if all(s.from_files or s.kind == "reference" for s in spec.systems):
+        return ()
+    return tuple((c, float(getattr(spec.options, c.name))) for c in CALL_SETTINGS)
 
 
 @dataclass(frozen=True, slots=True)

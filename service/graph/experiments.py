@@ -477,6 +477,7 @@ class ExperimentRepository:
         revision_of: str | None = None,
         hold: Hold | None = None,
         notes: tuple[str, ...] = (),
+        call_settings: tuple[tuple[str, str, float], ...] = (),
     ) -> Ticket:
         """Write one finished experiment as a private graph, in one transaction.
 
@@ -501,6 +502,7 @@ class ExperimentRepository:
             systems=tuple(systems),
             uploads=tuple(uploads),
             notes=notes,
+            call_settings=call_settings,
         )
         with self.store.lock:
             if ticket is None:  # a new id, written with the experiment in one transaction

@@ -118,6 +118,8 @@ class ExperimentRecord:
     systems: tuple[SystemInfo, ...] = ()
     uploads: tuple[UploadedFile, ...] = ()
     notes: tuple[str, ...] = ()  # about the run as a whole (a system left out, and why)
+    # how its web services were called: (property IRI, datatype, value) of each call setting
+    call_settings: tuple[tuple[str, str, float], ...] = ()
 
 
 def uploaded_dataset_name(label: str, content_sha256: str) -> str:
@@ -202,6 +204,8 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         g.add(exp, _p(GQA, "profile"), node(profile_iri))
     for note in record.notes:
         g.add(exp, _p(RDFS, "comment"), n.literal(note, lang="en"))
+    for prop, datatype, value in record.call_settings:  # how its web services were called
+        g.add(exp, node(prop), n.number(value, datatype))
     g.many(software, [(p, o) for _, p, o in prov.software(software, record.software)])
 
     # -- systems ----------------------------------------------------------------------------

@@ -382,7 +382,7 @@ def _comparison_schema() -> dict[str, Any]:
 def _call_schemas() -> dict[str, Any]:
     """The call settings of a submission's web services, from their registry (``CALL_SETTINGS``
     in ``service.experiments.spec``), with the defaults ``RunOptions`` has."""
-    from service.experiments.spec import CALL_SETTINGS
+    from service.call_settings import CALL_SETTINGS
 
     return {
         s.name: {

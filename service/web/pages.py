@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from service.call_settings import CALL_SETTINGS
 from service.evaluation.measures import MEASURES, require
 from service.evaluation.measures import QUESTION_MEASURES as QUESTION_MEASURE_INFO
 from service.evaluation.results import COUNT_MEASURES
@@ -122,6 +123,8 @@ class ExperimentPage:
     software_uri: str | None = None  # the evaluator (software/{version}), to follow
     withdrawn_at: str | None = None  # withdrawn by its owner: out of leaderboards, URI kept
     withdrawal_reason: str | None = None
+    # how its web services were called: (setting's name, value as recorded), registry order
+    calls: tuple[tuple[str, str], ...] = ()
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -216,6 +219,9 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         notes=tuple(sorted(c.value for c in exp.all(RDFS + "comment"))),
         withdrawn_at=exp.text(GQA + "withdrawnAt"),
         withdrawal_reason=exp.text(GQA + "withdrawalReason"),
+        calls=tuple(
+            (c.name, value) for c in CALL_SETTINGS if (value := exp.text(c.iri)) is not None
+        ),
     )
 
 

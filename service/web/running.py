@@ -170,10 +170,10 @@ def _dataset_chosen(raw: RawSubmission) -> None:
 
 def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = None) -> str:
     from service import catalog
+    from service.call_settings import CALL_SETTINGS
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.evaluation.results import ExperimentType
     from service.experiments.inputs import FORCE_LABEL
-    from service.experiments.spec import CALL_SETTINGS
     from service.formats import FORMATS
     from service.systems.reference import SYSTEM_NAMES
     from service.web.demo import DEMO_QUESTIONS, configured_kbs

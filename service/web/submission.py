@@ -248,7 +248,7 @@ def _call_settings(data: Any, where: str, *, numbers: bool) -> tuple[tuple[str, 
     """The call settings a submission gives (``CALL_SETTINGS``: timeout, retries,
     concurrency), each checked against its bounds; ``numbers``: JSON numbers (else a form's
     text)."""
-    from service.experiments.spec import CALL_SETTINGS
+    from service.call_settings import CALL_SETTINGS
 
     found: list[tuple[str, float]] = []
     for setting in CALL_SETTINGS:

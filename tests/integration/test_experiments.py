@@ -258,3 +258,24 @@ def test_a_finished_run_keeps_no_phase(tmp_path: Path) -> None:
     # it kept "recording", the phase it was in before its record: the API and `progress`
     # showed a finished experiment as still recording
     assert status.status is Status.FINISHED and status.progress is None, status
+
+
+def test_an_experiment_records_how_it_called_web_services_only_when_it_did() -> None:
+    """The call settings go into the graph (``gqa:callTimeout`` …) for a run that asked web
+    services, with the values it ran with; a run of answer files asked nothing."""
+    from service.call_settings import CALL_SETTINGS
+    from service.experiments.spec import call_settings_of
+
+    files, _ = _upload_spec()
+    assert call_settings_of(files) == ()
+    asked = ExperimentSpec(
+        files.dataset,
+        (WebService("w", "https://qa.example.org/api"),),
+        options=RunOptions(timeout=300.0, retries=0, concurrency=1),
+    )
+    assert [(c.iri.rsplit("#", 1)[1], v) for c, v in call_settings_of(asked)] == [
+        ("callTimeout", 300.0),
+        ("callRetries", 0.0),
+        ("callConcurrency", 1.0),
+    ]
+    assert [c.name for c, _ in call_settings_of(asked)] == [c.name for c in CALL_SETTINGS]

@@ -132,6 +132,21 @@ def test_api_experiment_with_a_web_service_runs_durably(app: Any, served: str) -
         f"<{prov}endedAtTime> ?e }} }}"
     )
     start, end = times["s"].value, times["e"].value
+    # how its web service was called (the submission's defaults): in the graph, which a
+    # reviewer reads (they were in the private spec only)
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    [called] = graph.private.query(
+        f"SELECT ?t ?r ?c WHERE {{ GRAPH ?g {{ <{status['uri']}> <{gqa}callTimeout> ?t ; "
+        f"<{gqa}callRetries> ?r ; <{gqa}callConcurrency> ?c }} }}"
+    )
+    assert (float(called["t"].value), int(called["r"].value), int(called["c"].value)) == (
+        60.0,
+        2,
+        4,
+    )
+    page = client.get(f"/experiment/{eid}", headers={"Authorization": f"Bearer {token}"})
+    shown = page.get_data(as_text=True).split('id="call-settings">', 1)[1].split("</dd>", 1)[0]
+    assert shown.startswith("timeout 60") and "retries 2" in shown and "concurrency 4" in shown
     # to the ms at most (Oxigraph's canonical form drops trailing zeros: "22.050" is "22.05")
     assert all(re.match(r"^.*T\d\d:\d\d:\d\d(\.\d{1,3})?(Z|\+00:00)$", t) for t in (start, end))
     # 14 questions asked at 50 ms each, 4 at a time: the run lasts well over 100 ms

@@ -1,0 +1,71 @@
+"""How a run calls the web services it asks: what a submission may set (timeout, retries,
+concurrency), with bounds, defaults, the run page's labels and the API's descriptions.
+
+The registry the API's and run page's fields, their checks, the OpenAPI schema, the vocabulary
+(``gqa:callTimeout`` …) and the shapes come from (``service.contracts``); a run's
+``RunOptions`` takes its defaults from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+@dataclass(frozen=True, slots=True)
+class CallSetting:
+    """One setting (a ``RunOptions`` field, by its name): its type, bounds, default, the run
+    page's label and the API's description."""
+
+    name: str
+    kind: type
+    least: float
+    most: float
+    default: float
+    label: str
+    description: str
+
+    @property
+    def iri(self) -> str:
+        """The property an experiment that asked web services records it with."""
+        return GQA + "call" + self.name[0].upper() + self.name[1:]
+
+    @property
+    def datatype(self) -> str:
+        return XSD + ("integer" if self.kind is int else "decimal")
+
+
+CALL_SETTINGS: tuple[CallSetting, ...] = (
+    CallSetting(
+        "timeout",
+        float,
+        1,
+        600,  # a large model may take minutes a question
+        60.0,
+        "seconds per call",
+        "Seconds per call to a web service (a question, retries and waits included, takes at "
+        "most timeout × (retries + 1)).",
+    ),
+    CallSetting(
+        "retries",
+        int,
+        0,
+        5,
+        2,
+        "retries of a failed call",
+        "Retries of a call's transient failures (connection errors, 5xx, 429).",
+    ),
+    CallSetting(
+        "concurrency",
+        int,
+        1,
+        8,  # 1 for a service that answers one call at a time
+        4,
+        "calls at once",
+        "Calls in flight at once, per web service.",
+    ),
+)
+
+CALLED = {setting.name: setting for setting in CALL_SETTINGS}
