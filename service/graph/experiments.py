@@ -663,12 +663,14 @@ class ExperimentRepository:
             f'{iri(st.uri)} {_p("withdrawnAt")} "{when}"^^<{XSD}dateTime> ; '
             f"{_p('withdrawalReason')} {literal(reason)} ."
         )
-        # the graph's share of the default graph goes (what no other graph also holds), the
-        # note comes: one update, so no reader sees it half withdrawn
+        # the graph's share of the default graph goes (what no other listed graph also holds:
+        # an earlier withdrawn one is no holder), the note comes: one update, so no reader
+        # sees it half withdrawn
         self.store.update(
             Side.PUBLIC,
             f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
-            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) "
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?w {_p('withdrawnAt')} ?t }} }} }} }} ;\n"
             f"INSERT DATA {{ GRAPH <{graph}> {{ {note} }}\n{note} }}",
         )
         return self.status(experiment_id)
