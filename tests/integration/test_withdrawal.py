@@ -211,3 +211,21 @@ def test_what_only_withdrawn_experiments_share_leaves_a_remote_default_graph(
     with remote_pair(tmp_path / "remote") as pair:
         seen = _withdraw_both(pair.url, **pair.env)
         assert _held_only_by_withdrawn(seen) == 0
+
+
+def test_publishing_a_withdrawn_experiment_again_is_refused_as_the_api_does(
+    tmp_path: Path,
+) -> None:
+    """``gerbil-qa publish`` of a withdrawn experiment printed "published …" and exited 0 (the
+    API's 409 says why: a pipeline took it for listed); with ``--paper`` it links the paper
+    and says the experiment stays withdrawn."""
+    store = str(tmp_path / "store")
+    eid = recorded(store, DEMO_DIR / "answers-baseline.json")
+    _run("publish", "--store", store, eid)
+    _run("withdraw", "--store", store, eid, "--reason", "superseded")
+    refused = _refused("publish", "--store", store, eid)
+    assert f"experiment {eid} was withdrawn at" in refused and "stays withdrawn" in refused
+    linked = _run("publish", "--store", store, eid, "--paper", "10.3233/SW-180312")
+    assert linked.startswith(f"withdrawn {eid}: ") and "stays withdrawn" in linked
+    assert "referenced by https://doi.org/10.3233/SW-180312" in linked
+    assert "published" not in linked
