@@ -627,6 +627,16 @@ class ExperimentRepository:
         self._finish_publication(experiment_id, n.date_time(when).value)
         return self.status(experiment_id)
 
+    def refuse_withdrawn(self, experiment_id: str) -> None:
+        """Conflict when the experiment was withdrawn: publishing it again would not list it,
+        and a success told a pipeline (the API's, ``gerbil-qa publish``) it was."""
+        withdrawn = self.status(experiment_id).withdrawn_at
+        if withdrawn is not None:
+            raise Conflict(
+                f"experiment {experiment_id} was withdrawn at {withdrawn} and stays withdrawn; "
+                "publish a new run or a re-scored revision instead"
+            )
+
     def withdraw(
         self, experiment_id: str, reason: str, *, now: datetime | None = None
     ) -> ExperimentStatus:
