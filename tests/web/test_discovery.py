@@ -115,3 +115,11 @@ def test_a_shared_experiment_link_says_what_it_is(server) -> None:
     home = Meta()
     home.feed(server.get("").text)
     assert home.found["description"].startswith("Open, linked-data benchmarking")
+
+
+def test_a_sitemap_file_that_does_not_exist_is_a_404(server) -> None:
+    """``/sitemap/0.xml`` gave a 500: its slice of the pages began before the first one, which
+    ``islice`` refuses, before the file's number was checked."""
+    for number in ("0", "00", "2"):
+        assert server.get(f"sitemap/{number}.xml").status_code == 404, number
+    assert server.get("sitemap/1.xml").status_code == 200
