@@ -185,9 +185,15 @@ def _publish(args: argparse.Namespace) -> int:
         return 1
     with open_storage(store, base=args.base, catalog=False) as storage:
         experiments = storage.experiments
+        status = experiments.status(args.id)
+        if status.withdrawn_at is not None and not args.paper:
+            experiments.refuse_withdrawn(args.id)
         papers = [experiments.attach_paper(args.id, reference) for reference in args.paper]
-        status = experiments.publish(args.id)
-    print(f"published {status.id}: {status.uri} ({status.published_at})")
+        if status.withdrawn_at is None:
+            status = experiments.publish(args.id)
+            print(f"published {status.id}: {status.uri} ({status.published_at})")
+        else:  # a paper may still cite it: linked, and the experiment stays out of listings
+            print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at}); stays withdrawn")
     for paper in papers:
         print(f"  referenced by {paper}")
     return 0

@@ -70,6 +70,9 @@ _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
 ID_ATTEMPTS = 50  # ids tried when other processes on a shared store take them meanwhile
 PUBLISH_ATTEMPTS = 20  # claims of a publication another process holds (0.3 s each)
 MAX_REASON = 2000  # characters of a withdrawal's reason
+# what no format the reason is shown in holds as text (XML 1.0 has no C0 control; C1, DEL and
+# the non-characters are discouraged): whitespace among them is folded before this is checked
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 class Status(StrEnum):
@@ -626,6 +629,16 @@ class ExperimentRepository:
         self._finish_publication(experiment_id, n.date_time(when).value)
         return self.status(experiment_id)
 
+    def refuse_withdrawn(self, experiment_id: str) -> None:
+        """Conflict when the experiment was withdrawn: publishing it again would not list it,
+        and a success told a pipeline (the API's, ``gerbil-qa publish``) it was."""
+        withdrawn = self.status(experiment_id).withdrawn_at
+        if withdrawn is not None:
+            raise Conflict(
+                f"experiment {experiment_id} was withdrawn at {withdrawn} and stays withdrawn; "
+                "publish a new run or a re-scored revision instead"
+            )
+
     def withdraw(
         self, experiment_id: str, reason: str, *, now: datetime | None = None
     ) -> ExperimentStatus:
@@ -640,6 +653,10 @@ class ExperimentRepository:
             raise BadRequest("a withdrawal needs a reason (shown with the experiment)")
         if len(why) > MAX_REASON:
             raise BadRequest(f"the reason is {len(why)} characters; at most {MAX_REASON}")
+        if bad := _NOT_TEXT.search(why):
+            raise BadRequest(
+                f"the reason holds a control character (U+{ord(bad.group()):04X}); send text"
+            )
         subject = self.uris.experiment(check_experiment_id(experiment_id)) + "/publication"
         claims = self._claims()
         with self.store.lock:
@@ -665,12 +682,14 @@ class ExperimentRepository:
             f'{iri(st.uri)} {_p("withdrawnAt")} "{when}"^^<{XSD}dateTime> ; '
             f"{_p('withdrawalReason')} {literal(reason)} ."
         )
-        # the graph's share of the default graph goes (what no other graph also holds), the
-        # note comes: one update, so no reader sees it half withdrawn
+        # the graph's share of the default graph goes (what no other listed graph also holds:
+        # an earlier withdrawn one is no holder), the note comes: one update, so no reader
+        # sees it half withdrawn
         self.store.update(
             Side.PUBLIC,
             f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
-            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) "
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?w {_p('withdrawnAt')} ?t }} }} }} }} ;\n"
             f"INSERT DATA {{ GRAPH <{graph}> {{ {note} }}\n{note} }}",
         )
         return self.status(experiment_id)

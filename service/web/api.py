@@ -254,16 +254,9 @@ def publish(experiment_id: str) -> Response:
     """Publish (idempotent); a withdrawn experiment is a 409: publishing it again would not
     list it, and a 200 told a pipeline it was (``gerbil-qa publish --paper`` still links a
     paper to one)."""
-    from service.errors import Conflict
-
     _require_owner(experiment_id)
     state = services()
-    withdrawn = state.storage.experiments.status(experiment_id).withdrawn_at
-    if withdrawn is not None:
-        raise Conflict(
-            f"experiment {experiment_id} was withdrawn at {withdrawn} and stays withdrawn; "
-            "publish a new run or a re-scored revision instead"
-        )
+    state.storage.experiments.refuse_withdrawn(experiment_id)
     status = state.storage.experiments.publish(experiment_id)
     state.changed()
     return json_answer(

@@ -57,10 +57,13 @@ def sitemap() -> BaseResponse:
 
 @bp.get("/sitemap/<int:number>.xml")
 def sitemap_file(number: int) -> BaseResponse:
+    if number < 1:  # before the slice: islice refuses a negative start (a 500)
+        raise NotFound(f"the sitemap has no file {number}")
+
     def render() -> str:
         # the pages before and in this file only: the listing is read a slice at a time
         entries = list(islice(_pages(), (number - 1) * PER_FILE, number * PER_FILE))
-        if number < 1 or (number > 1 and not entries):
+        if number > 1 and not entries:
             raise NotFound(f"the sitemap has no file {number}")
         urlset = ET.Element("urlset", {"xmlns": SITEMAP_NS})
         for loc, lastmod in entries:

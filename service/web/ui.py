@@ -45,8 +45,11 @@ def cached_page(
     key: tuple[object, ...], render: Callable[[], str], *, content_type: str = "text/html"
 ) -> BaseResponse:
     """A page of public data (HTML, or a table's JSON or CSV), from the page cache when it was
-    rendered since the last write (an ETag lets browsers revalidate)."""
+    rendered since the last write (an ETag lets browsers revalidate). Kept per host asked: a
+    page's absolute links (the sitemap, a table's ``next``) are on that host, so one request
+    under another ``Host`` must not set what everyone else reads."""
     cache = services().cache
+    key = (request.root_url, *key)
     rendered = cache.get(key)
     if rendered is None:
         rendered = cache.rendered(render().encode("utf-8"), f"{content_type}; charset=utf-8")

@@ -171,3 +171,61 @@ def test_the_operator_commands_take_the_base_from_the_store(tmp_path: Path) -> N
     said = _run("withdraw", "--store", store, published, "--reason", "superseded")
     assert said.startswith(f"withdrawn {published}: {base}experiment/{published} (")
     assert _run("delete", "--store", store, unpublished) == f"deleted {unpublished}\n"
+
+
+def _held_only_by_withdrawn(seen: Seen) -> int:
+    """Default-graph triples (the notes aside) that no graph still listed holds: only withdrawn
+    graphs have them, so the materialised union must not."""
+    return int(
+        seen.read(
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o . "
+            f"FILTER(?p NOT IN (<{GQA}withdrawnAt>, <{GQA}withdrawalReason>)) "
+            f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} "
+            f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?w <{GQA}withdrawnAt> ?t }} }} }} }}"
+        )[0]["n"]
+    )
+
+
+def _withdraw_both(store: str, **env: str) -> Seen:
+    """Two published experiments on one uploaded dataset (they share its questions), both
+    withdrawn, one after the other."""
+    ids = [recorded(store, DEMO_DIR / f"answers-{k}.json", **env) for k in ("strong", "baseline")]
+    for eid in ids:
+        _run("publish", "--store", store, eid, **env)
+    for eid in ids:
+        _run("withdraw", "--store", store, eid, "--reason", "superseded", **env)
+    return Seen(store, **env)
+
+
+def test_what_only_withdrawn_experiments_share_leaves_the_default_graph(tmp_path: Path) -> None:
+    """The second withdrawal counted the first, withdrawn, graph as still holding what both
+    share (the upload's questions and description): they stayed in the default graph, where a
+    dump's import (which copies no withdrawn graph) then had none."""
+    seen = _withdraw_both(str(tmp_path / "store"))
+    assert _held_only_by_withdrawn(seen) == 0
+
+
+def test_what_only_withdrawn_experiments_share_leaves_a_remote_default_graph(
+    tmp_path: Path,
+) -> None:
+    with remote_pair(tmp_path / "remote") as pair:
+        seen = _withdraw_both(pair.url, **pair.env)
+        assert _held_only_by_withdrawn(seen) == 0
+
+
+def test_publishing_a_withdrawn_experiment_again_is_refused_as_the_api_does(
+    tmp_path: Path,
+) -> None:
+    """``gerbil-qa publish`` of a withdrawn experiment printed "published …" and exited 0 (the
+    API's 409 says why: a pipeline took it for listed); with ``--paper`` it links the paper
+    and says the experiment stays withdrawn."""
+    store = str(tmp_path / "store")
+    eid = recorded(store, DEMO_DIR / "answers-baseline.json")
+    _run("publish", "--store", store, eid)
+    _run("withdraw", "--store", store, eid, "--reason", "superseded")
+    refused = _refused("publish", "--store", store, eid)
+    assert f"experiment {eid} was withdrawn at" in refused and "stays withdrawn" in refused
+    linked = _run("publish", "--store", store, eid, "--paper", "10.3233/SW-180312")
+    assert linked.startswith(f"withdrawn {eid}: ") and "stays withdrawn" in linked
+    assert "referenced by https://doi.org/10.3233/SW-180312" in linked
+    assert "published" not in linked

@@ -115,3 +115,23 @@ def test_a_shared_experiment_link_says_what_it_is(server) -> None:
     home = Meta()
     home.feed(server.get("").text)
     assert home.found["description"].startswith("Open, linked-data benchmarking")
+
+
+def test_a_sitemap_file_that_does_not_exist_is_a_404(server) -> None:
+    """``/sitemap/0.xml`` gave a 500: its slice of the pages began before the first one, which
+    ``islice`` refuses, before the file's number was checked."""
+    for number in ("0", "00", "2"):
+        assert server.get(f"sitemap/{number}.xml").status_code == 404, number
+    assert server.get("sitemap/1.xml").status_code == 200
+
+
+def test_a_request_under_another_host_does_not_set_the_sitemap_others_read(server) -> None:
+    """The sitemap's URLs are on the host asked, and it was cached without the host: one
+    request with ``Host: elsewhere.example`` made every crawler read URLs of that host until
+    the next public write."""
+    elsewhere = server.get("sitemap.xml", headers={"Host": "elsewhere.example"})
+    assert elsewhere.status_code == 200 and b"http://elsewhere.example/" in elsewhere.content
+    mine = ElementTree.fromstring(server.get("sitemap.xml").content)
+    assert [loc.text for loc in mine.iter(NS + "loc")]
+    assert all(loc.text.startswith(server.url) for loc in mine.iter(NS + "loc"))
+    assert b"elsewhere.example" not in server.get("sitemap/1.xml").content

@@ -180,3 +180,28 @@ def test_publishing_a_withdrawn_experiment_again_is_a_conflict(server) -> None:
     )
     uri = withdrawn.json()["uri"]
     assert uri not in {e["uri"] for e in server.get("api/experiments").json()["experiments"]}
+
+
+def test_a_reason_with_a_control_character_is_refused(server) -> None:
+    """A reason is text shown with the experiment in every format; a control character (NUL,
+    BEL) made its RDF/XML not well-formed (XML 1.0 has no such character), so it is a 400 and
+    the experiment stays published; markup, quotes and backslashes are text, and the RDF/XML
+    of a withdrawal parses."""
+    import rdflib
+
+    ticket = _submit(server, "control")
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).ok
+    path = f"api/experiments/{eid}/withdraw"
+    for bad in ("a\x00b", "bell\x07", "del\x7f"):
+        refused = server.post(path, json={"reason": bad}, headers=owner)
+        assert refused.status_code == 400, (bad, refused.text)
+        assert "control character" in refused.json()["error"]
+    assert "withdrawnAt" not in server.get(f"api/experiments/{eid}", headers=owner).json()
+    reason = '<b>"quoted"</b> \\ & é'
+    assert server.post(path, json={"reason": reason}, headers=owner).ok
+    xml = server.get(f"experiment/{eid}", headers={"Accept": "application/rdf+xml"})
+    graph = rdflib.Graph().parse(data=xml.content, format="xml")
+    assert [str(o) for o in graph.objects(None, rdflib.URIRef(GQA + "withdrawalReason"))] == [
+        reason
+    ]
