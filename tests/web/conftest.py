@@ -149,10 +149,19 @@ def start_server(
 
 
 def stop_server(server: Server) -> None:
+    """Stop the server and release everything it held. Every socket of waitress's map (the
+    listening one, its trigger, the clients' keep-alive channels) is closed in the loop's own
+    thread, so the loop ends: ``close()`` alone closed the listening socket only, the loop ran
+    on for the open channels (the join waited its 5 s) and they kept the app, its store and
+    ~35 file descriptors alive, until a long session's descriptors passed select()'s 1,024."""
+    from waitress import wasyncore
+
     from service.web import close_app
 
-    server.server.close()
+    running = server.server
+    running.trigger.pull_trigger(lambda: wasyncore.close_all(running._map))
     server.thread.join(5)
+    running.task_dispatcher.shutdown()
     close_app(server.app)
 
 
