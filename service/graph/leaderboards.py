@@ -83,6 +83,8 @@ def freeze(
     """Keep ``rows`` (ranked as ``standing`` says) as a frozen leaderboard; its URI, and whether
     it was written now (False: the same standings were frozen before, under that URI)."""
     rows = rows[:MAX_ROWS]
+    title = " ".join(title.split())[:TITLE_LENGTH]  # one line in every format it is shown in
+    n.refuse_non_text(title, "the title")
     lid = frozen_id(standing, rows)
     uri = storage.uris.leaderboard(lid)
     graph = n.node(storage.uris.leaderboard_graph(lid))
@@ -101,7 +103,7 @@ def _quads(
         (me, RDF_TYPE, n.node(GQA + "FrozenLeaderboard")),
         (me, RDF_TYPE, n.node(PROV + "Entity")),
         (me, DCT + "identifier", n.literal(lid)),
-        (me, DCT + "title", n.literal(title.strip()[:TITLE_LENGTH] or "Frozen leaderboard")),
+        (me, DCT + "title", n.literal(title or "Frozen leaderboard")),
         (me, PROV + "generatedAtTime", n.date_time(datetime.now(UTC))),
         (me, GQA + "rankedBy", n.node(standing.measure)),
         (me, GERBIL_TYPE, n.node(standing.experiment_type)),
