@@ -380,6 +380,12 @@ class ExperimentRepository:
         finally:
             claims.release(ticket.uri)
 
+    @property
+    def claims(self) -> Claims:
+        """This store's claims (:mod:`service.graph.claims`), for what else only one process
+        may do on a shared store (a frozen leaderboard's one write)."""
+        return self._claims()
+
     def _claims(self) -> Claims:
         if self._claims_of is None:
             self._claims_of = Claims(self.store, self.uris)
