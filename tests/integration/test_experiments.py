@@ -144,6 +144,31 @@ def test_a_start_resumes_what_a_crash_or_a_shutdown_interrupted(tmp_path: Path) 
         runner.close()
 
 
+def test_an_interrupted_run_its_owner_cancels_is_not_resumed_at_start(tmp_path: Path) -> None:
+    """The owner of a run a shutdown interrupted (``serve --no-resume`` left it) cancels it
+    (the API's cancel is ``runner.cancel``): it is cancelled. Before, the cancel only left a
+    request for a run active nowhere, the status stayed ``interrupted``, and the next start
+    resumed it (clearing the request) and called the owner's services again."""
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        jobs = JobStore(DirWorkspace(tmp_path / "store"))
+        ticket = experiments.reserve()
+        jobs.create(ticket.id, spec, uploads)
+        experiments.set_status(ticket.id, "queued")
+        experiments.set_status(ticket.id, "interrupted")
+        runner = ExperimentRunner(storage, workers=1)
+        try:
+            assert runner.cancel(ticket.id) is False  # nothing ran here to stop
+            assert experiments.status(ticket.id).status is Status.CANCELLED
+            assert runner.resume_interrupted() == []
+            runner.resume(ticket.id)  # its owner may still resume it by hand
+            runner.wait(ticket.id, timeout=60)
+            assert experiments.status(ticket.id).status is Status.FINISHED
+        finally:
+            runner.close()
+
+
 def test_a_run_its_process_keeps_dying_in_is_left_to_a_person(tmp_path: Path) -> None:
     """A start resumes a run its process died in (found ``running``) at most MAX_RESTARTS
     times; the next death ends it as error saying why, and a resume by hand runs it again."""
