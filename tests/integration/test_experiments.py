@@ -191,6 +191,12 @@ def test_a_job_this_version_cannot_read_does_not_stop_the_start(tmp_path: Path) 
         saved = next((tmp_path / "store").rglob(f"jobs/{newer}/spec.json"))
         data = json.loads(saved.read_text())
         saved.write_text(json.dumps({**data, "version": SPEC_VERSION + 1}))
+        cut = experiments.reserve()  # and one whose spec was cut short (a full disk)
+        jobs.create(cut.id, spec, uploads)
+        experiments.set_status(cut.id, "queued")
+        experiments.set_status(cut.id, "interrupted")
+        short = next((tmp_path / "store").rglob(f"jobs/{cut.id}/spec.json"))
+        short.write_bytes(short.read_bytes()[:20])
         runner = ExperimentRunner(storage, workers=1)
         try:
             assert runner.resume_interrupted() == [readable]
@@ -199,6 +205,7 @@ def test_a_job_this_version_cannot_read_does_not_stop_the_start(tmp_path: Path) 
             left = experiments.status(newer)
             assert left.status is Status.ERROR and "cannot be read" in (left.message or "")
             assert jobs.has(newer)  # kept, for a version that reads it
+            assert experiments.status(cut.id).status is Status.ERROR
         finally:
             runner.close()
 
