@@ -306,10 +306,11 @@ class ExperimentRunner:
             except (Conflict, NotFound) as err:  # ended or deleted meanwhile (the CLI)
                 log.info("experiment %s not resumed: %s", eid, err)
                 continue
-            except ServiceError as err:  # its job unreadable here (a newer version's spec):
-                # ended saying why, not raised, or one job kept the service from starting
+            except Exception as err:  # its job unreadable here (a newer version's spec, cut
+                # short): ended saying why, not raised, or one job kept the service from starting
                 log.warning("experiment %s not resumed: %s", eid, err)
-                self._end(eid, Status.ERROR, f"not resumed at start: {err.message}")
+                why = err.message if isinstance(err, ServiceError) else f"its job: {err}"
+                self._end(eid, Status.ERROR, f"not resumed at start: {why}")
                 continue
             queued.append(eid)
             log.info("experiment %s: resumed at start", eid)
