@@ -217,6 +217,7 @@ class ExperimentRunner:
         with self._lock:
             running = self._running.get(experiment_id)
         if running is None or running.future.done():
+            self._cancel_interrupted(experiment_id)
             return False
         running.cancel.set()
         if running.future.cancel():  # never started
@@ -224,6 +225,15 @@ class ExperimentRunner:
                 experiment_id, Status.CANCELLED, message="cancelled before it ran"
             )
         return True
+
+    def _cancel_interrupted(self, experiment_id: str) -> None:
+        """An interrupted run runs nowhere, so no runner sees a request to stop: it is ended
+        as cancelled here, else the next start resumed it (:meth:`resume_interrupted`)."""
+        experiments = self.storage.experiments
+        if experiments.status(experiment_id).status is Status.INTERRUPTED:
+            experiments.set_status(
+                experiment_id, Status.CANCELLED, message="cancelled while interrupted"
+            )
 
     def wait(self, experiment_id: str, timeout: float | None = None) -> None:
         """Block until the job is done (tests, the command line)."""
@@ -295,6 +305,12 @@ class ExperimentRunner:
                 self._requeue(eid, status.uri, message="resumed when the service started again")
             except (Conflict, NotFound) as err:  # ended or deleted meanwhile (the CLI)
                 log.info("experiment %s not resumed: %s", eid, err)
+                continue
+            except Exception as err:  # its job unreadable here (a newer version's spec, cut
+                # short): ended saying why, not raised, or one job kept the service from starting
+                log.warning("experiment %s not resumed: %s", eid, err)
+                why = err.message if isinstance(err, ServiceError) else f"its job: {err}"
+                self._end(eid, Status.ERROR, f"not resumed at start: {why}")
                 continue
             queued.append(eid)
             log.info("experiment %s: resumed at start", eid)

@@ -231,14 +231,20 @@ def rebased(scratch: Any, old: str, new: str) -> Any:
     """The dump's quads with every URI the service minted under base ``old`` moved under
     ``new`` (a store tried out at localhost, deployed under its public base): subjects,
     objects, graph names and ``xsd:anyURI`` literals. The vocabularies' terms are never moved,
-    even where ``old`` is a prefix of them (a base of ``http://w3id.org/gerbil/qa/``)."""
+    even where ``old`` is a prefix of them (a base of ``http://w3id.org/gerbil/qa/``): nor the
+    ontology itself, ``<http://w3id.org/gerbil/qa/vocab>`` (no ``#``, so no ``gqa:`` term),
+    which every term is ``rdfs:isDefinedBy``."""
     import pyoxigraph as ox
 
-    kept = (GQA, GERBIL)
+    from service.contracts.turtle import PREFIXES
+    from service.contracts.vocabulary import ONTOLOGY
+
+    kept = (GQA, GERBIL, PREFIXES["gqash"])
+    ontology = ONTOLOGY.strip("<>")
     any_uri = ox.NamedNode(XSD + "anyURI")
 
     def mine(text: str) -> bool:
-        return text.startswith(old) and not text.startswith(kept)
+        return text.startswith(old) and not text.startswith(kept) and text != ontology
 
     def moved(term: Any) -> Any:
         if isinstance(term, ox.NamedNode) and mine(term.value):

@@ -70,9 +70,6 @@ _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
 ID_ATTEMPTS = 50  # ids tried when other processes on a shared store take them meanwhile
 PUBLISH_ATTEMPTS = 20  # claims of a publication another process holds (0.3 s each)
 MAX_REASON = 2000  # characters of a withdrawal's reason
-# what no format the reason is shown in holds as text (XML 1.0 has no C0 control; C1, DEL and
-# the non-characters are discouraged): whitespace among them is folded before this is checked
-_NOT_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 class Status(StrEnum):
@@ -383,6 +380,12 @@ class ExperimentRepository:
         finally:
             claims.release(ticket.uri)
 
+    @property
+    def claims(self) -> Claims:
+        """This store's claims (:mod:`service.graph.claims`), for what else only one process
+        may do on a shared store (a frozen leaderboard's one write)."""
+        return self._claims()
+
     def _claims(self) -> Claims:
         if self._claims_of is None:
             self._claims_of = Claims(self.store, self.uris)
@@ -653,10 +656,7 @@ class ExperimentRepository:
             raise BadRequest("a withdrawal needs a reason (shown with the experiment)")
         if len(why) > MAX_REASON:
             raise BadRequest(f"the reason is {len(why)} characters; at most {MAX_REASON}")
-        if bad := _NOT_TEXT.search(why):
-            raise BadRequest(
-                f"the reason holds a control character (U+{ord(bad.group()):04X}); send text"
-            )
+        n.refuse_non_text(why, "the reason")
         subject = self.uris.experiment(check_experiment_id(experiment_id)) + "/publication"
         claims = self._claims()
         with self.store.lock:

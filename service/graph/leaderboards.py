@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from service.errors import Conflict
 from service.graph import nodes as n
 from service.graph.adapter import add_public
 from service.graph.terms import XSD
@@ -37,6 +38,7 @@ GERBIL_ANNOTATOR = "http://w3id.org/gerbil/vocab#annotator"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 MAX_ROWS = 500  # rows a frozen leaderboard keeps: the live leaderboard's largest page
 TITLE_LENGTH = 300
+FREEZE_ATTEMPTS = 20  # claims of a leaderboard another replica is freezing (0.3 s each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +85,26 @@ def freeze(
     """Keep ``rows`` (ranked as ``standing`` says) as a frozen leaderboard; its URI, and whether
     it was written now (False: the same standings were frozen before, under that URI)."""
     rows = rows[:MAX_ROWS]
+    title = " ".join(title.split())[:TITLE_LENGTH]  # one line in every format it is shown in
+    n.refuse_non_text(title, "the title")
     lid = frozen_id(standing, rows)
     uri = storage.uris.leaderboard(lid)
     graph = n.node(storage.uris.leaderboard_graph(lid))
-    with storage.store.lock:  # one check and one write: two freezes of one state write once
-        if storage.public.contains_named_graph(graph):
-            return uri, False
-        add_public(storage.store, list(_quads(uri, lid, graph, standing, rows, title)))
+    if storage.public.contains_named_graph(graph):  # frozen before: no claim to make
+        return uri, False
+    # one check and one write: two freezes of one state write once. The lock orders this
+    # process's; on a shared store, where a check-then-write is not exclusive, the claim
+    # orders the replicas' (two both finding no graph wrote two titles and two times)
+    claims = storage.experiments.claims
+    with storage.store.lock:
+        if not any(claims.claim(uri) for _ in range(FREEZE_ATTEMPTS)):
+            raise Conflict("this leaderboard is being frozen by another request; try again")
+        try:
+            if storage.public.contains_named_graph(graph):
+                return uri, False
+            add_public(storage.store, list(_quads(uri, lid, graph, standing, rows, title)))
+        finally:
+            claims.release(uri)
     return uri, True
 
 
@@ -101,7 +116,7 @@ def _quads(
         (me, RDF_TYPE, n.node(GQA + "FrozenLeaderboard")),
         (me, RDF_TYPE, n.node(PROV + "Entity")),
         (me, DCT + "identifier", n.literal(lid)),
-        (me, DCT + "title", n.literal(title.strip()[:TITLE_LENGTH] or "Frozen leaderboard")),
+        (me, DCT + "title", n.literal(title or "Frozen leaderboard")),
         (me, PROV + "generatedAtTime", n.date_time(datetime.now(UTC))),
         (me, GQA + "rankedBy", n.node(standing.measure)),
         (me, GERBIL_TYPE, n.node(standing.experiment_type)),

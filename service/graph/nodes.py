@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad
 
+from service.errors import BadRequest
 from service.graph import terms as t
 from service.graph.terms import XSD
 from service.model import Term, TermKind
@@ -24,6 +25,16 @@ from service.valid_terms import is_valid_iri, valid_term
 __all__ = ["BlankNode", "DefaultGraph", "Literal", "NamedNode", "Quad"]
 
 XSD_STRING = XSD + "string"
+# what no format a user's text is shown in holds as text (XML 1.0 has no C0 control; C1, DEL
+# and the non-characters are discouraged): whitespace among them is folded before this is checked
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def refuse_non_text(text: str, what: str) -> None:
+    """BadRequest naming ``what`` when ``text`` (whitespace folded) holds a control character:
+    stored, it made every RDF/XML holding it not well-formed XML."""
+    if bad := _NOT_TEXT.search(text):
+        raise BadRequest(f"{what} holds a control character (U+{ord(bad.group()):04X}); send text")
 
 
 @lru_cache(maxsize=1 << 16)

@@ -161,6 +161,12 @@ def load_config(
     for name in ("max_answers_per_question", "max_answers_per_file"):
         if name in out and out[name] < 1:
             raise BadRequest(f"setting {name}: expected a whole number ≥ 1, got {out[name]}")
+    # 0 is "no bound"; a negative one refused every submission (0 runs waiting, limit -1)
+    if out.get("max_waiting_runs", 0) < 0:
+        raise BadRequest(
+            f"setting max_waiting_runs: expected a whole number ≥ 0 (0: no bound), "
+            f"got {out['max_waiting_runs']}"
+        )
     base = out.get("base", DEFAULT_BASE)
     if not base.endswith("/"):
         out["base"] = base + "/"

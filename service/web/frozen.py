@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.errors import BadRequest, NotFound
 from service.evaluation.measures import MEASURES
 from service.graph import leaderboards
+from service.graph.nodes import refuse_non_text
 from service.graph.uris import gerbil
 from service.web import conneg, listings, pages
 from service.web.api import json_answer, json_body
@@ -52,6 +53,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
             if not isinstance(values[name], str):
                 raise BadRequest(f"$.{name}: expected a string")
             utf8(values[name], f"$.{name}")
+            refuse_non_text(" ".join(values[name].split()), f"$.{name}")
     chosen = ui.LeaderboardFilter.from_args(values)
     model = ui.leaderboard_model(chosen, listings.Page(1, leaderboards.MAX_ROWS), {})
     rows = ui.leaderboard_rows(model)

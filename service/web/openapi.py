@@ -1189,14 +1189,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "paper or a challenge cites: later publications and withdrawals do not "
                     "change it. Anyone may freeze; the id is a hash of the filters and rows, so "
                     "the same standings frozen again answer 200 with the first freeze (its "
-                    "title too). 400 for a bad filter or a leaderboard without rows.",
+                    "title too). 400 for a bad filter or a leaderboard without rows; 409 "
+                    "while another replica freezes the same standings (try again).",
                     {
                         "201": {
                             **_json_response("Frozen now", "FrozenLeaderboard"),
                             "headers": {"Location": {"description": "Its URI.", "schema": _URI}},
                         },
                         "200": _json_response("Frozen before", "FrozenLeaderboard"),
-                        **_errors(400),
+                        **_errors(400, 409),
                     },
                     requestBody=_json_request(
                         _object(

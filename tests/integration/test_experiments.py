@@ -144,6 +144,72 @@ def test_a_start_resumes_what_a_crash_or_a_shutdown_interrupted(tmp_path: Path) 
         runner.close()
 
 
+def test_an_interrupted_run_its_owner_cancels_is_not_resumed_at_start(tmp_path: Path) -> None:
+    """The owner of a run a shutdown interrupted (``serve --no-resume`` left it) cancels it
+    (the API's cancel is ``runner.cancel``): it is cancelled. Before, the cancel only left a
+    request for a run active nowhere, the status stayed ``interrupted``, and the next start
+    resumed it (clearing the request) and called the owner's services again."""
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        jobs = JobStore(DirWorkspace(tmp_path / "store"))
+        ticket = experiments.reserve()
+        jobs.create(ticket.id, spec, uploads)
+        experiments.set_status(ticket.id, "queued")
+        experiments.set_status(ticket.id, "interrupted")
+        runner = ExperimentRunner(storage, workers=1)
+        try:
+            assert runner.cancel(ticket.id) is False  # nothing ran here to stop
+            assert experiments.status(ticket.id).status is Status.CANCELLED
+            assert runner.resume_interrupted() == []
+            runner.resume(ticket.id)  # its owner may still resume it by hand
+            runner.wait(ticket.id, timeout=60)
+            assert experiments.status(ticket.id).status is Status.FINISHED
+        finally:
+            runner.close()
+
+
+def test_a_job_this_version_cannot_read_does_not_stop_the_start(tmp_path: Path) -> None:
+    """A job whose spec this version cannot read (saved by a newer version before a rollback)
+    among the interrupted ones: the start resumes the others and ends that one as error
+    saying why (its owner resumes it once a version that reads it runs). Before, its
+    BadRequest left ``resume_interrupted``, so ``serve`` did not start at all."""
+    from service.experiments.spec import SPEC_VERSION
+
+    spec, uploads = _upload_spec()
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        jobs = JobStore(DirWorkspace(tmp_path / "store"))
+        ids = []
+        for _ in range(2):
+            ticket = experiments.reserve()
+            jobs.create(ticket.id, spec, uploads)
+            experiments.set_status(ticket.id, "queued")
+            experiments.set_status(ticket.id, "interrupted")
+            ids.append(ticket.id)
+        newer, readable = ids
+        saved = next((tmp_path / "store").rglob(f"jobs/{newer}/spec.json"))
+        data = json.loads(saved.read_text())
+        saved.write_text(json.dumps({**data, "version": SPEC_VERSION + 1}))
+        cut = experiments.reserve()  # and one whose spec was cut short (a full disk)
+        jobs.create(cut.id, spec, uploads)
+        experiments.set_status(cut.id, "queued")
+        experiments.set_status(cut.id, "interrupted")
+        short = next((tmp_path / "store").rglob(f"jobs/{cut.id}/spec.json"))
+        short.write_bytes(short.read_bytes()[:20])
+        runner = ExperimentRunner(storage, workers=1)
+        try:
+            assert runner.resume_interrupted() == [readable]
+            runner.wait(readable, timeout=60)
+            assert experiments.status(readable).status is Status.FINISHED
+            left = experiments.status(newer)
+            assert left.status is Status.ERROR and "cannot be read" in (left.message or "")
+            assert jobs.has(newer)  # kept, for a version that reads it
+            assert experiments.status(cut.id).status is Status.ERROR
+        finally:
+            runner.close()
+
+
 def test_a_run_its_process_keeps_dying_in_is_left_to_a_person(tmp_path: Path) -> None:
     """A start resumes a run its process died in (found ``running``) at most MAX_RESTARTS
     times; the next death ends it as error saying why, and a resume by hand runs it again."""

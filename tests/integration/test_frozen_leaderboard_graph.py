@@ -68,3 +68,45 @@ def test_on_the_embedded_store(tmp_path: Path) -> None:
 def test_on_a_remote_store(tmp_path: Path) -> None:
     with remote_pair(tmp_path / "remote") as pair:
         _walk(pair.public.url, pair.env, tmp_path)
+
+
+def test_two_replicas_freezing_one_state_at_once_write_it_once(tmp_path: Path) -> None:
+    """Two processes on one remote store (two ``oxigraph serve``) freezing the same standings at
+    once: each found no graph of that id and wrote its own, so the leaderboard had two titles
+    and two times (its shape says one of each) and was listed twice. A snapshot-isolated store
+    makes no check-then-write exclusive (:mod:`service.graph.claims`)."""
+    import threading
+
+    with remote_pair(tmp_path / "remote") as pair:
+        store = pair.public.url
+        eid = recorded(store, DEMO_DIR / "answers-strong.json", **pair.env)
+        assert gerbil_qa("publish", eid, "--store", store, **pair.env).returncode == 0
+        with (
+            environment(pair.env),
+            open_storage(store, base=None, catalog=False) as one,
+            open_storage(store, base=None, catalog=False) as two,
+        ):
+            task = _tasks(one)[0]
+            rounds = 4  # each round its own standings (another score), so its own id
+            for n in range(rounds):
+                standing = leaderboards.Standing(gerbil("QA"), MEASURES["macroF1"].iri)
+                rows = [leaderboards.Row(1, task, n / 10)]
+                start = threading.Barrier(2)
+                made: list[bool] = []
+                both = [
+                    threading.Thread(target=_freeze_at_once, args=(s, standing, rows, start, made))
+                    for s in (one, two)
+                ]
+                for t in both:
+                    t.start()
+                for t in both:
+                    t.join(60)
+                assert sorted(made) == [False, True], made  # one wrote it, the other found it
+            listed = leaderboards.listing(one)
+            assert len(listed) == rounds == len({x["uri"] for x in listed}), listed
+            assert check_store(one) == []  # one title and one time each (its shape)
+
+
+def _freeze_at_once(storage, standing, rows, start, made: list[bool]) -> None:
+    start.wait()  # both check and write together
+    made.append(leaderboards.freeze(storage, standing, rows, title=f"by {id(storage)}")[1])

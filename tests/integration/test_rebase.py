@@ -110,3 +110,27 @@ def test_the_vocabulary_is_never_moved_even_under_its_own_prefix() -> None:
     assert (moved, f"<{GQA}link>", f'"{NEW}a"^^<{any_uri.value}>', into) in out
     assert (moved, f"<{GQA}home>", f'"https://else.org/"^^<{any_uri.value}>', into) in out
     assert (f"<{STORE_MARKER}>", f"<{GQA}base>", f'"{NEW}"', "DEFAULT") in out
+
+
+def test_the_ontology_of_a_store_under_the_vocabularys_prefix_stays(tmp_path: Path) -> None:
+    """A store whose base is ``http://w3id.org/gerbil/qa/`` holds the vocabulary's graph, whose
+    ontology is ``<http://w3id.org/gerbil/qa/vocab>`` (no ``#``, so no ``gqa:`` term): rebased,
+    it moved to ``NEW/vocab``, and every term was ``rdfs:isDefinedBy`` the deployment's URI."""
+    from service.contracts.vocabulary import ONTOLOGY
+    from service.graph.dumps import export, read_dump
+
+    old = "http://w3id.org/gerbil/qa/"
+    ontology = ONTOLOGY.strip("<>")
+    with open_storage(tmp_path / "old", base=old) as storage:
+        dump = read_dump(export(storage))
+    assert any(True for _ in dump.quads_for_pattern(ox.NamedNode(ontology), None, None))
+    out = rebased(dump, old, NEW)
+    iris = {
+        t.value
+        for q in out
+        for t in (q.subject, q.object, q.graph_name)
+        if isinstance(t, ox.NamedNode)
+    }
+    assert ontology in iris
+    assert not [i for i in iris if i.startswith(NEW + "vocab")]
+    assert NEW + "graph/vocab" in iris  # the graph it is kept in is the store's: it moves

@@ -1098,6 +1098,17 @@ def test_a_full_queue_refuses_a_submission_for_a_while(tmp_path, slow_qa) -> Non
         stop_server(site)
 
 
+def test_a_negative_queue_bound_is_refused_at_start() -> None:
+    """GERBIL_QA_MAX_WAITING_RUNS=-1 (a typo for 0, "no bound") refused every submission with
+    a 503 saying "0 runs queued or running, its limit -1"; it is a setting error at start."""
+    from service.errors import BadRequest
+    from service.web.config import load_config
+
+    with pytest.raises(BadRequest, match="max_waiting_runs"):
+        load_config({}, environ={"GERBIL_QA_MAX_WAITING_RUNS": "-1"})
+    assert load_config({}, environ={"GERBIL_QA_MAX_WAITING_RUNS": "0"}).max_waiting_runs == 0
+
+
 def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
     """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
     and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as

@@ -163,3 +163,21 @@ def test_the_bibtex_of_a_title_with_latex_specials() -> None:
     )
     assert "title = {{Q\\&A at 50\\% finaln \\#1\\_a}}," in entry  # backslashes dropped
     assert "month = nov," in entry and "year = {2026}," in entry
+
+
+def test_a_title_with_a_control_character_is_refused(site: Server) -> None:
+    """A title is stored as a literal every RDF syntax writes: a C0 control character in it made
+    the frozen leaderboard's RDF/XML (and every dump of the store) not well-formed XML."""
+    import xml.dom.minidom
+
+    for bad in ("a\x01b", "NUL\x00", "bell\x07", "del\x7f"):
+        refused = site.post("api/leaderboards", json={"sort": "microF1", "title": bad})
+        assert refused.status_code == 400, (bad, refused.text)
+        assert "$.title" in refused.json()["error"]
+    assert site.post("leaderboards/freeze", data={"title": "form\x02"}).status_code == 400
+    made = site.post("api/leaderboards", json={"sort": "macroPrecision", "title": "tab\tand\nline"})
+    assert made.status_code in (200, 201), made.text
+    path = made.json()["uri"][len(site.url) :]
+    rdfxml = site.get(path, headers={"Accept": "application/rdf+xml"})
+    xml.dom.minidom.parseString(rdfxml.content)  # well-formed
+    assert made.json()["title"] == "tab and line"  # whitespace folded: one line everywhere
