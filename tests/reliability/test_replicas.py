@@ -281,6 +281,9 @@ def test_health_says_when_a_replica_cannot_serve(
     assert pair.private.url not in ready.text  # no internal address on a public route
     pair.private.process.send_signal(signal.SIGSTOP)  # the private store hangs
     try:
+        # stopped for sure before the probe (a loaded machine delivered it late: one CI run
+        # probed a store still answering)
+        until("the store stopped", lambda: _state(pair.private.process.pid) == "T")
         started = time.monotonic()
         hung = requests.get(a.url + "health", timeout=30)
         took = time.monotonic() - started
@@ -292,6 +295,12 @@ def test_health_says_when_a_replica_cannot_serve(
     finally:
         pair.private.process.send_signal(signal.SIGCONT)
     until("ready again", lambda: requests.get(a.url + "health", timeout=30).status_code == 200)
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from /proc (``T``: stopped)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0]
 
 
 def test_runs_submitted_to_both_replicas_each_run_once(
