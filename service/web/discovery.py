@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.graph import leaderboards
 from service.web import listings
 from service.web.state import services
-from service.web.ui import cached_page
+from service.web.ui import cached_page, external_url, site_root
 
 bp = Blueprint("discovery", __name__)
 
@@ -36,7 +36,7 @@ FIXED_PAGES = ("ui.home", "ui.leaderboards", "ui.experiments", "ui.systems", "re
 def robots() -> Response:
     root = url_for("ui.home")  # the path the service is mounted under, behind a proxy
     lines = ["User-agent: *", *(f"Disallow: {root}{path}" for path in NOT_CRAWLED)]
-    lines.append(f"Sitemap: {url_for('discovery.sitemap', _external=True)}")
+    lines.append(f"Sitemap: {external_url('discovery.sitemap')}")
     response = Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
     response.headers["Cache-Control"] = "public, max-age=3600"
     return response
@@ -48,7 +48,7 @@ def sitemap() -> BaseResponse:
         index = ET.Element("sitemapindex", {"xmlns": SITEMAP_NS})
         files = max(1, -(-sum(1 for _ in _pages()) // PER_FILE))
         for number in range(1, files + 1):
-            where = url_for("discovery.sitemap_file", number=number, _external=True)
+            where = external_url("discovery.sitemap_file", number=number)
             ET.SubElement(ET.SubElement(index, "sitemap"), "loc").text = where
         return _xml(index)
 
@@ -78,13 +78,13 @@ def sitemap_file(number: int) -> BaseResponse:
 
 def _pages() -> Iterator[tuple[str, str | None]]:
     """Every public page worth indexing, as (URL on this host, last change)."""
-    root = url_for("ui.home", _external=True)
+    root = site_root()
     base = services().storage.uris.base
 
     def here(uri: str) -> str:  # the page of a URI, on the host the crawler asked
         return root + uri[len(base) :] if uri.startswith(base) else uri
 
-    yield from ((url_for(page, _external=True), None) for page in FIXED_PAGES)
+    yield from ((external_url(page), None) for page in FIXED_PAGES)
     yield from ((here(row.uri), row.issued) for row in listings.datasets())
     yield from ((here(row.uri), None) for row in listings.systems())
     frozen = leaderboards.listing(services().storage)

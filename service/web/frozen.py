@@ -24,6 +24,7 @@ from service.web.citation import leaderboard_bibtex
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
+from service.web.ui import external_url, site_root
 
 bp = Blueprint("frozen", __name__)
 
@@ -174,7 +175,7 @@ def _read(leaderboard_id: str) -> leaderboards.Frozen:
 def _page_of(uri: str) -> str:
     """The page of a URI on the host the client asked (the base may be a proxy's)."""
     base = services().storage.uris.base
-    return url_for("ui.home", _external=True) + uri[len(base) :]
+    return site_root() + uri[len(base) :]
 
 
 def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
@@ -213,7 +214,7 @@ def _as_json(found: leaderboards.Frozen) -> dict[str, Any]:
         "dataset": standing.dataset,
         "language": standing.language,
         "profile": standing.profile,
-        "live": url_for("ui.leaderboards", _external=True, **_live_args(found)),
+        "live": external_url("ui.leaderboards", **_live_args(found)),
         "rows": _shown_rows(found),
     }
 

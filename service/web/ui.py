@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
@@ -39,6 +40,22 @@ HOME_DATASETS = 12  # datasets offered next to the home leaderboard (the catalog
 @bp.app_context_processor
 def _globals() -> dict[str, object]:
     return {"version": source().version}
+
+
+def site_root() -> str:
+    """The root of the site as its client asked it: the base when the client asked the base's
+    host and path (a proxy in front ends TLS, so the request says ``http`` where the base says
+    ``https``), else the address asked (the service reached directly, or under another name)."""
+    asked = url_for("ui.home", _external=True)
+    base = services().storage.uris.base
+    ours, theirs = urlsplit(base), urlsplit(asked)
+    same = (ours.netloc.lower(), ours.path) == (theirs.netloc.lower(), theirs.path)
+    return base if same else asked
+
+
+def external_url(endpoint: str, **values: Any) -> str:
+    """``url_for(endpoint, _external=True)`` under :func:`site_root`."""
+    return site_root() + url_for(endpoint, **values)[len(url_for("ui.home")) :]
 
 
 def cached_page(
@@ -302,9 +319,7 @@ def _leaderboard_json(model: dict[str, Any]) -> str:
             "sort": chosen.sort,
             "page": page.number,
             "size": page.size,
-            "next": url_for("ui.leaderboards", _external=True, **following)
-            if model["has_next"]
-            else None,
+            "next": external_url("ui.leaderboards", **following) if model["has_next"] else None,
             "rows": leaderboard_rows(model),
         },
         indent=1,

@@ -108,9 +108,11 @@ def start_server(
     *,
     preload: dict[str, Path] | None = None,
     port: int | None = None,
+    base: str | None = None,
     **config: Any,
 ) -> Server:
-    """``port``: a given one (a store keeps the base it was made with, port included)."""
+    """``port``: a given one (a store keeps the base it was made with, port included);
+    ``base``: a public base other than the server's own address (as behind a proxy)."""
     import pyoxigraph as ox
     import waitress
 
@@ -119,13 +121,13 @@ def start_server(
 
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/"
-    storage = open_storage(store, base=url)
+    storage = open_storage(store, base=base or url)
     for name, path in (preload or {}).items():
         storage.public.load(
             path=str(path), format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(name)
         )
     settings = {
-        "base": url,
+        "base": base or url,
         "sparql_timeout": SPARQL_TIMEOUT,
         "sparql_workers": 2,
         "sparql_max_bytes": MAX_BYTES,

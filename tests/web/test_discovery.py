@@ -135,3 +135,36 @@ def test_a_request_under_another_host_does_not_set_the_sitemap_others_read(serve
     assert [loc.text for loc in mine.iter(NS + "loc")]
     assert all(loc.text.startswith(server.url) for loc in mine.iter(NS + "loc"))
     assert b"elsewhere.example" not in server.get("sitemap/1.xml").content
+
+
+def test_behind_a_tls_proxy_absolute_links_are_on_the_https_base(tmp_path) -> None:
+    """Deployed as the README says (nginx ends TLS, passes ``Host``, serves ``--base
+    https://…``), the request reaching the service is plain http: the sitemap, robots.txt, a
+    frozen leaderboard's ``Location`` and ``live`` and a leaderboard's ``next`` said
+    ``http://qa.example.org/…``, URLs of no page the site serves under its base."""
+    from tests.web.conftest import start_server, stop_server
+
+    site = start_server(tmp_path / "store", base="https://qa.example.org/")
+    try:
+        public = {"Host": "qa.example.org", "X-Forwarded-Proto": "https"}
+        robots = site.get("robots.txt", headers=public).text
+        assert "Sitemap: https://qa.example.org/sitemap.xml" in robots.splitlines()
+        for path in ("sitemap.xml", "sitemap/1.xml"):
+            locs = [
+                loc.text
+                for loc in ElementTree.fromstring(site.get(path, headers=public).content).iter(
+                    NS + "loc"
+                )
+            ]
+            assert locs and all(url.startswith("https://qa.example.org/") for url in locs), locs
+        frozen = site.post("api/leaderboards", json={"title": "proxied"}, headers=public)
+        assert frozen.status_code == 201, frozen.text
+        assert frozen.headers["Location"] == frozen.json()["uri"]
+        assert frozen.json()["live"].startswith("https://qa.example.org/leaderboards?")
+        table = site.get("leaderboards?format=json&size=1", headers=public).json()
+        assert table["next"] is None or table["next"].startswith("https://qa.example.org/")
+        # asked at its own address (no proxy), the links stay on that address
+        direct = ElementTree.fromstring(site.get("sitemap.xml").content)
+        assert all(loc.text.startswith(site.url) for loc in direct.iter(NS + "loc"))
+    finally:
+        stop_server(site)
