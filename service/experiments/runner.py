@@ -482,7 +482,8 @@ class ExperimentRunner:
             experiment_id,
             Status.INTERRUPTED,
             "interrupted by a shutdown of the service: it continues when the service starts "
-            f"again, or resume it (gerbil-qa resume --store DIR {experiment_id}, or the API)",
+            "again (unless started with --no-resume), or resume it "
+            f"(gerbil-qa resume --store DIR {experiment_id}, or the API)",
         )
 
     def _uri(self, experiment_id: str) -> str:
