@@ -49,12 +49,13 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     its URI and whether it was written now. 400 for a bad filter or an empty leaderboard."""
     from service.web import ui
 
-    for name in (*FILTER_FIELDS, "title"):  # each named, before anything is looked up
-        if values.get(name) is not None:
-            if not isinstance(values[name], str):
-                raise BadRequest(f"$.{name}: expected a string")
-            utf8(values[name], f"$.{name}")
-            refuse_non_text(" ".join(values[name].split()), f"$.{name}")
+    given = {k: values[k] for k in (*FILTER_FIELDS, "title") if values.get(k) is not None}
+    for name, value in given.items():  # each named, before anything is looked up: types
+        if not isinstance(value, str):  # first, as every API body's are
+            raise BadRequest(f"$.{name}: expected a string")
+    for name, value in given.items():
+        utf8(value, f"$.{name}")
+        refuse_non_text(" ".join(value.split()), f"$.{name}")
     chosen = ui.LeaderboardFilter.from_args(values)
     model = ui.leaderboard_model(chosen, listings.Page(1, leaderboards.MAX_ROWS), {})
     rows = ui.leaderboard_rows(model)

@@ -32,7 +32,7 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 def test_generated_files_parse_strictly(path: str) -> None:
     triples = list(ox.parse(path=str(PROJECT_ROOT / path), format=ox.RdfFormat.TURTLE))
     graph = rdflib.Graph().parse(PROJECT_ROOT / path, format="turtle")
-    assert len(triples) == len(graph) > 50
+    assert len(triples) == len(graph) > 20  # the smallest, the call settings', has 21
 
 
 def test_the_store_serves_the_registries_words() -> None:
