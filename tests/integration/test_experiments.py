@@ -43,6 +43,17 @@ def _upload_spec() -> tuple[ExperimentSpec, dict[str, bytes]]:
     return spec, {dataset.sha256 or "": data, partial.sha256 or "": answers}
 
 
+def _saved_job(storage, jobs: JobStore, status: str = "queued"):
+    """An experiment with its job saved, then left ``status`` (as a dead process leaves it)."""
+    spec, uploads = _upload_spec()
+    ticket = storage.experiments.reserve()
+    jobs.create(ticket.id, spec, uploads)
+    storage.experiments.set_status(ticket.id, "queued")
+    if status != "queued":
+        storage.experiments.set_status(ticket.id, status)
+    return ticket
+
+
 def test_a_spec_reads_back_equal_for_every_kind() -> None:
     spec = ExperimentSpec(
         CatalogueDataset("qald-9-test-multilingual", version="2018"),
@@ -120,18 +131,12 @@ def test_a_start_resumes_what_a_crash_or_a_shutdown_interrupted(tmp_path: Path) 
     """What ``serve`` does at start: queued and running ids a dead process left, and one a
     shutdown marked interrupted, run to their end without anyone resuming them; a cancelled
     one stays cancelled."""
-    spec, uploads = _upload_spec()
     with open_storage(tmp_path / "store", catalog=False) as storage:
         experiments = storage.experiments
         jobs = JobStore(DirWorkspace(tmp_path / "store"))
         left = {}
         for status in ("queued", "running", "interrupted", "cancelled"):
-            ticket = experiments.reserve()
-            jobs.create(ticket.id, spec, uploads)
-            experiments.set_status(ticket.id, "queued")
-            if status != "queued":
-                experiments.set_status(ticket.id, status)
-            left[status] = ticket.id
+            left[status] = _saved_job(storage, jobs, status).id
         runner = ExperimentRunner(storage, workers=1)
         resumed = runner.resume_interrupted()
         assert sorted(resumed) == sorted(left[s] for s in ("queued", "running", "interrupted"))
@@ -149,14 +154,10 @@ def test_an_interrupted_run_its_owner_cancels_is_not_resumed_at_start(tmp_path: 
     (the API's cancel is ``runner.cancel``): it is cancelled. Before, the cancel only left a
     request for a run active nowhere, the status stayed ``interrupted``, and the next start
     resumed it (clearing the request) and called the owner's services again."""
-    spec, uploads = _upload_spec()
     with open_storage(tmp_path / "store", catalog=False) as storage:
         experiments = storage.experiments
         jobs = JobStore(DirWorkspace(tmp_path / "store"))
-        ticket = experiments.reserve()
-        jobs.create(ticket.id, spec, uploads)
-        experiments.set_status(ticket.id, "queued")
-        experiments.set_status(ticket.id, "interrupted")
+        ticket = _saved_job(storage, jobs, "interrupted")
         runner = ExperimentRunner(storage, workers=1)
         try:
             assert runner.cancel(ticket.id) is False  # nothing ran here to stop
@@ -176,25 +177,17 @@ def test_a_job_this_version_cannot_read_does_not_stop_the_start(tmp_path: Path) 
     BadRequest left ``resume_interrupted``, so ``serve`` did not start at all."""
     from service.experiments.spec import SPEC_VERSION
 
-    spec, uploads = _upload_spec()
     with open_storage(tmp_path / "store", catalog=False) as storage:
         experiments = storage.experiments
         jobs = JobStore(DirWorkspace(tmp_path / "store"))
         ids = []
         for _ in range(2):
-            ticket = experiments.reserve()
-            jobs.create(ticket.id, spec, uploads)
-            experiments.set_status(ticket.id, "queued")
-            experiments.set_status(ticket.id, "interrupted")
-            ids.append(ticket.id)
+            ids.append(_saved_job(storage, jobs, "interrupted").id)
         newer, readable = ids
         saved = next((tmp_path / "store").rglob(f"jobs/{newer}/spec.json"))
         data = json.loads(saved.read_text())
         saved.write_text(json.dumps({**data, "version": SPEC_VERSION + 1}))
-        cut = experiments.reserve()  # and one whose spec was cut short (a full disk)
-        jobs.create(cut.id, spec, uploads)
-        experiments.set_status(cut.id, "queued")
-        experiments.set_status(cut.id, "interrupted")
+        cut = _saved_job(storage, jobs, "interrupted")  # its spec cut short (a full disk)
         short = next((tmp_path / "store").rglob(f"jobs/{cut.id}/spec.json"))
         short.write_bytes(short.read_bytes()[:20])
         runner = ExperimentRunner(storage, workers=1)
@@ -215,13 +208,10 @@ def test_a_run_its_process_keeps_dying_in_is_left_to_a_person(tmp_path: Path) ->
     times; the next death ends it as error saying why, and a resume by hand runs it again."""
     from service.experiments.runner import MAX_RESTARTS
 
-    spec, uploads = _upload_spec()
     with open_storage(tmp_path / "store", catalog=False) as storage:
         experiments = storage.experiments
         jobs = JobStore(DirWorkspace(tmp_path / "store"))
-        ticket = experiments.reserve()
-        jobs.create(ticket.id, spec, uploads)
-        experiments.set_status(ticket.id, "queued")
+        ticket = _saved_job(storage, jobs)
         for death in range(1, MAX_RESTARTS + 2):
             experiments.set_status(ticket.id, "running")  # then the process dies
             runner = ExperimentRunner(storage, workers=1, recover=False)
