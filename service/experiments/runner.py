@@ -18,7 +18,9 @@
 
 On a shared (remote) store several replicas run jobs: each job is claimed before it runs
 (:mod:`service.graph.claims`), so it runs once; a replica renews its claims and takes over
-(:meth:`take_over`) the jobs whose runner stopped renewing, instead of marking them interrupted.
+(:meth:`take_over`) the jobs whose runner stopped renewing, instead of marking them interrupted;
+a job whose runner died in it (its claim left behind, not released) more than ``MAX_RESTARTS``
+times ends as ``error``, so one run that kills its process does not take the replicas down in turn.
 
 Only public writes (a publication, a catalogue dataset's questions stored) call
 ``on_public_change``: progress and results of a private experiment touch no public cache.
@@ -340,7 +342,13 @@ class ExperimentRunner:
         taken = []
         mine = set(self.active())
         for eid in self.claims.orphans():
-            if eid in mine or self.jobs is None or not self.claims.claim(self._uri(eid)):
+            if eid in mine or self.jobs is None:
+                continue
+            # a claim left on an orphan is its dead runner's: a runner that stopped on purpose
+            # (a shutdown, the store away) released it. Read before claiming it ourselves:
+            # replicas that lose the claim release the dead claims with theirs.
+            died = self.claims.claimed(self._uri(eid))
+            if not self.claims.claim(self._uri(eid)):
                 continue
             try:
                 if not self.jobs.has(eid):
@@ -349,6 +357,12 @@ class ExperimentRunner:
                 status = self.storage.experiments.status(eid)
                 if status.status not in (Status.RUNNING, Status.QUEUED):
                     raise Conflict(f"experiment {eid} is {status.status} now")
+                if died and status.status is Status.RUNNING:  # as recover() counts at a start
+                    deaths = self.jobs.count_restart(eid)
+                    if deaths > MAX_RESTARTS:  # it may be what kills the replicas in turn
+                        self._end(eid, Status.ERROR, _too_many_restarts(eid, deaths))
+                        self.claims.release(self._uri(eid))
+                        continue
                 # queued here at once, its status as its runner left it (queued: its replica
                 # stopped before claiming it); never shown "interrupted" on the way, which
                 # pollers took for the run's end (a flaky take-over test saw it)
@@ -621,7 +635,7 @@ class _ProgressWriter:
 
 def _too_many_restarts(experiment_id: str, deaths: int) -> str:
     return (
-        f"the service stopped {deaths} times while this experiment ran, so a start no longer "
-        "resumes it by itself (the run may be what stops the service); resume it to try again "
+        f"the service stopped {deaths} times while this experiment ran, so it is no longer "
+        "resumed by itself (the run may be what stops the service); resume it to try again "
         f"(gerbil-qa resume --store DIR {experiment_id}, or the API)"
     )

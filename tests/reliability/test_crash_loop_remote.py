@@ -1,0 +1,98 @@
+"""A run that kills its runner does not take the replicas down one after another (issue 14,
+several replicas on one remote store, a real Oxigraph server).
+
+A replica takes over a run whose runner stopped. When that runner *died* in it (its claim is
+still in the store, never released), the take-over counts a death, as a start of the embedded
+service does; past ``MAX_RESTARTS`` deaths the run ends as ``error`` instead of being run again.
+A run left on purpose (a shutdown hands it over, its claim released) counts none.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.experiments.jobs import JobStore
+from service.experiments.runner import MAX_RESTARTS, ExperimentRunner
+from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+from service.experiments.systems import AnswerFile
+from service.graph.claims import ENV_LEASE, Claims
+from service.graph.experiments import Status
+from service.graph.store import Storage, open_storage
+from service.paths import DEMO_DIR
+from tests.remote import environment, remote_pair
+
+LEASE = 1.0
+
+
+@pytest.fixture()
+def storage(tmp_path: Path) -> Iterator[Storage]:
+    with remote_pair(tmp_path) as pair, environment(pair.env):
+        opened = open_storage(pair.url, base="http://gerbil-qa.test/", catalog=False)
+        try:
+            yield opened
+        finally:
+            opened.close()
+
+
+def _running_job(storage: Storage, *, earlier_deaths: int, died: bool) -> str:
+    """A run left ``running`` by a runner that is gone: dead (its claim left behind) or shut
+    down (claim released), after ``earlier_deaths`` deaths of its process in it."""
+    data, answers = (
+        (DEMO_DIR / "questions.json").read_bytes(),
+        (DEMO_DIR / "answers-partial.json").read_bytes(),
+    )
+    dataset, partial = FileRef.upload("q.json", data), FileRef.upload("p.json", answers)
+    spec = ExperimentSpec(FileDataset(dataset), (AnswerFile("a", partial),))
+    assert storage.workspace is not None
+    jobs = JobStore(storage.workspace)
+    ticket = storage.experiments.reserve()
+    jobs.create(ticket.id, spec, {dataset.sha256 or "": data, partial.sha256 or "": answers})
+    for _ in range(earlier_deaths):
+        jobs.count_restart(ticket.id)
+    storage.experiments.set_status(ticket.id, Status.QUEUED)
+    gone = Claims(storage.store, storage.uris, owner="gone", lease=LEASE, settle=0.05)
+    assert gone.claim(ticket.uri)
+    storage.experiments.set_status(ticket.id, Status.RUNNING, progress="asking")
+    if not died:
+        gone.release(ticket.uri)  # what a shutdown's hand-over does
+    time.sleep(LEASE * 1.3)  # its heartbeat lapses: the runner is gone
+    return ticket.id
+
+
+def _taken_over(storage: Storage, eid: str) -> tuple[Status, str | None, int]:
+    with environment({ENV_LEASE: str(LEASE)}):
+        runner = ExperimentRunner(storage, workers=1)  # another replica
+    try:
+        deadline = time.monotonic() + 30
+        while (status := storage.experiments.status(eid)).status.active:
+            assert time.monotonic() < deadline, status
+            time.sleep(0.2)
+        return status.status, status.message, runner.taken_over
+    finally:
+        runner.close()
+
+
+def test_a_run_its_runners_died_in_too_often_ends_as_error(storage: Storage) -> None:
+    eid = _running_job(storage, earlier_deaths=MAX_RESTARTS, died=True)
+    status, message, taken = _taken_over(storage, eid)
+    assert status is Status.ERROR
+    assert message is not None and f"stopped {MAX_RESTARTS + 1} times" in message
+    assert "resume it to try again" in message
+    assert taken == 0  # not run again
+
+
+@pytest.mark.parametrize(
+    ("earlier_deaths", "died"),
+    [(MAX_RESTARTS - 1, True), (MAX_RESTARTS, False)],
+    ids=["a-death-within-the-bound", "handed-over-counts-no-death"],
+)
+def test_a_run_within_the_bound_is_taken_over_and_finishes(
+    storage: Storage, earlier_deaths: int, died: bool
+) -> None:
+    eid = _running_job(storage, earlier_deaths=earlier_deaths, died=died)
+    status, message, taken = _taken_over(storage, eid)
+    assert (status, taken) == (Status.FINISHED, 1), message
