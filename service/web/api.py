@@ -376,8 +376,9 @@ def rescore(experiment_id: str) -> Response:
     if profile is not None and not isinstance(profile, str):
         raise BadRequest('$.profile: expected a profile name such as "exact"')
     state = services()
-    room_for_one_more(state)  # a revision is a run like any other
+    # an experiment that cannot be re-scored is a 409 whether the queue is full or not
     spec, uploads = rescore_spec(state.storage, experiment_id, profile=profile or None)
+    room_for_one_more(state)  # a revision is a run like any other
     files = prepare(
         spec,
         uploads,
@@ -406,8 +407,14 @@ def rescore(experiment_id: str) -> Response:
 def resume(experiment_id: str) -> Response:
     """Queue an interrupted, cancelled or failed experiment again (the systems area's runner
     reuses the answers it already has)."""
+    from service.web.running import room_for_one_more
+
     _require_owner(experiment_id)
     state = services()
+    # a resumed run waits in the same queue as a new one: the same bound, after the 409 of
+    # an experiment that cannot be resumed
+    if state.storage.experiments.status(experiment_id).status.resumable:
+        room_for_one_more(state)
     state.runner.resume(experiment_id)
     status = state.storage.experiments.status(experiment_id)
     return _poll_after(json_answer({"id": experiment_id, "status": status.status.value}, 202))

@@ -1125,6 +1125,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "headers": _RETRY_AFTER,
                         },
                         **_errors(403, 404, 409),
+                        "503": _QUEUE_FULL,
                     },
                     parameters=[exp_id],
                     security=owner,

@@ -118,7 +118,7 @@ def new() -> str:
 
 
 @bp.post("/experiments/new")
-def submitted() -> BaseResponse | tuple[str, int]:
+def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, str]]:
     from service.web.access import COOKIE_MAX_AGE, COOKIE_PATH, COOKIE_PREFIX
     from service.web.app import problems_of
     from service.web.submission import from_form
@@ -128,7 +128,10 @@ def submitted() -> BaseResponse | tuple[str, int]:
         _dataset_chosen(raw)
         ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved
-        return _form(error=err.message, problems=problems_of(err)), err.status
+        page = _form(error=err.message, problems=problems_of(err))
+        if isinstance(err, Busy):  # what the API says too: when to submit again
+            return page, err.status, {"Retry-After": str(err.retry_after)}
+        return page, err.status
     state = services()
     page = render_template(
         "submitted.html",

@@ -1082,16 +1082,30 @@ def test_a_full_queue_refuses_a_submission_for_a_while(tmp_path, slow_qa) -> Non
         assert "GERBIL_QA_MAX_WAITING_RUNS=1" in full.json()["error"]
         ticket = first.json()
         owner = {"Authorization": f"Bearer {ticket['token']}"}
+        # the run page says when to submit again, as the API does (it had no Retry-After)
+        form = site.post("experiments/new", data={"dataset": "demo", "webservice": "x=" + slow_qa})
+        assert form.status_code == 503 and int(form.headers["Retry-After"]) >= 1, form.text
+        assert "GERBIL_QA_MAX_WAITING_RUNS=1" in form.text
+        # an unfinished experiment cannot be re-scored, full queue or not (it was a 503)
+        rescore = site.post(f"api/experiments/{ticket['id']}/rescore", headers=owner)
+        assert rescore.status_code == 409, rescore.text
         site.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)
         deadline = time.monotonic() + 30
         while (again := site.post("api/experiments", json=body)).status_code == 503:
             assert time.monotonic() < deadline, again.text
             time.sleep(0.2)
         assert again.status_code == 202, again.text
-        site.post(
-            f"api/experiments/{again.json()['id']}/cancel",
-            headers={"Authorization": f"Bearer {again.json()['token']}"},
+        # a resumed run joins the same queue: the cancelled one waits for room (it was
+        # queued past the bound); a running one is a 409 whatever the queue
+        resumed = site.post(f"api/experiments/{ticket['id']}/resume", headers=owner)
+        assert resumed.status_code == 503 and int(resumed.headers["Retry-After"]) >= 1
+        assert site.get(f"api/experiments/{ticket['id']}", headers=owner).json()["status"] == (
+            "cancelled"
         )
+        other = {"Authorization": f"Bearer {again.json()['token']}"}
+        running = site.post(f"api/experiments/{again.json()['id']}/resume", headers=other)
+        assert running.status_code == 409, running.text
+        site.post(f"api/experiments/{again.json()['id']}/cancel", headers=other)
         operation = site.get("api/openapi.json").json()["paths"]["/api/experiments"]["post"]
         assert "Retry-After" in operation["responses"]["503"]["headers"]
     finally:
