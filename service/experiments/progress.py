@@ -26,7 +26,9 @@ class QuestionError:
 class SystemProgress:
     """One system: ``state`` is waiting, asking, scoring, done or aborted; ``since`` when it entered
     that state (seconds since the epoch), from which its pace is known; ``kind`` the system's
-    kind (``SYSTEM_KINDS``; None in progress kept before it was)."""
+    kind (``SYSTEM_KINDS``; None in progress kept before it was); ``reused`` the questions it
+    had done when it entered the state (a resumed run's logged answers, counted at once: not
+    its pace; None until its first count)."""
 
     system: str
     done: int = 0
@@ -36,6 +38,7 @@ class SystemProgress:
     state: str = "waiting"
     since: float | None = None
     kind: str | None = None
+    reused: int | None = None
 
     def left(self) -> int:
         """Questions still to be asked or scored here."""
@@ -107,13 +110,16 @@ class SystemProgress:
             state=str(data.get("state", "waiting")),
             since=float(since) if isinstance(since, int | float) else None,
             kind=str(data["kind"]) if data.get("kind") is not None else None,
+            reused=int(data["reused"]) if isinstance(data.get("reused"), int) else None,
         )
 
     def kept(self) -> dict[str, Any]:
-        """What the runner keeps beside the job: the API's fields and ``since``."""
+        """What the runner keeps beside the job: the API's fields, ``since`` and ``reused``."""
         out = self.to_json()
         if self.since is not None:
             out["since"] = self.since
+        if self.reused is not None:
+            out["reused"] = self.reused
         return out
 
 
@@ -131,6 +137,9 @@ class RunProgress:
         systems = list(self.systems)
         if "state" in changes and changes["state"] != systems[index].state:
             changes.setdefault("since", now)
+            changes.setdefault("reused", changes.get("done"))  # else at the first count
+        elif "done" in changes and systems[index].reused is None:
+            changes.setdefault("reused", changes["done"])
         systems[index] = replace(systems[index], **changes)
         return replace(self, systems=tuple(systems))
 
@@ -160,16 +169,26 @@ class RunProgress:
         >>> file = SystemProgress("file", done=13, total=13, state="asking", since=99.0)
         >>> RunProgress("asking", (file, slow), started=99.0).timing(104.0)
         (5.0, 16.0)
+
+        A resumed run's logged answers count at once, not at its pace (they made a resumed
+        service's time left a fraction of the real one):
+
+        >>> resumed = SystemProgress("s", done=12, total=20, state="asking", since=100.0, reused=10)
+        >>> RunProgress("asking", (resumed,), started=99.0).timing(104.0)
+        (5.0, 16.0)
         """
         if self.started is None:
             return None, None
         elapsed = max(0.0, now - self.started)
         if self.phase == "done":
             return elapsed, 0.0
-        working = [s for s in self.systems if s.left() and s.since is not None and s.done]
+        working = [
+            s for s in self.systems if s.left() and s.since is not None and s.done > (s.reused or 0)
+        ]
         if not working:
             return elapsed, None
-        pace = max(0.0, now - (working[0].since or now)) / working[0].done
+        first = working[0]
+        pace = max(0.0, now - (first.since or now)) / (first.done - (first.reused or 0))
         return elapsed, pace * sum(s.left() for s in self.systems)
 
     def to_json(self) -> dict[str, Any]:
