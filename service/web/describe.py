@@ -22,6 +22,9 @@ PROV = "http://www.w3.org/ns/prov#"
 DCT = "http://purl.org/dc/terms/"
 DCAT = "http://www.w3.org/ns/dcat#"
 FOLLOW_EXPERIMENT = (GQA + "task", PROV + "used", PROV + "wasAssociatedWith")
+# A re-scoring says what it revises in its own graph: the revised experiment's document names
+# its revisions too, so a client that follows a cited URI learns that newer numbers exist.
+ELSEWHERE_EXPERIMENT = (PROV + "wasRevisionOf",)
 REVERSE_TASK = (GQA + "resultOf",)
 # A dataset's document describes what DCAT-AP checks of the resources it links to (publisher,
 # licence and their types, languages, media types, formats, landing page, themes, checksum
@@ -66,6 +69,7 @@ def document_quads(
     union: bool = False,
     skip: Sequence[str] = (),
     links: Sequence[str] = (),
+    elsewhere: Sequence[str] = (),
 ) -> list[Any]:
     """The quads of ``uri``'s document in ``store``: in ``graph`` only, when given; else, with
     ``union``, in the default graph (the public store's materialised union of its named graphs,
@@ -74,7 +78,7 @@ def document_quads(
     triples are left out, and what they link to not followed (a page that shows no warnings
     needs not read them). ``links``: predicates whose triples pointing at ``uri`` are
     included, their subjects not described (a dataset names its questions, which have
-    documents of their own).
+    documents of their own); ``elsewhere``: likewise, from any named graph of ``store``.
 
     Most of the time goes into Oxigraph decoding the terms of each quad it returns (string
     lookups in RocksDB, 3-5 µs a quad here, measured, also in Rust), so the loop below touches
@@ -103,6 +107,12 @@ def document_quads(
         for predicate in links
         for q in store.quads_for_pattern(None, named(predicate), start, graph_node)
         if graph_node is not None or type(q.graph_name) is not default_graph
+    ]
+    out += [
+        q
+        for predicate in elsewhere
+        for q in store.quads_for_pattern(None, named(predicate), start, None)
+        if type(q.graph_name) is not default_graph and q.graph_name != graph_node
     ]
     # level by level: a remote store answers each level in one request (subject_quads)
     while level:

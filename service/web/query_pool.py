@@ -82,6 +82,7 @@ class DocumentJob:
     max_bytes: int = 64 * 1024 * 1024
     raw: bool = False  # the quads as Oxigraph writes N-Quads, for the caller to read back
     skip: tuple[str, ...] = ()
+    elsewhere: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +168,7 @@ def _run_document(store: Any, job: DocumentJob) -> QueryOutcome:
         reverse=job.reverse,
         union=job.union,
         skip=job.skip,
+        elsewhere=job.elsewhere,
     )
     if not quads:
         return QueryOutcome(kind="empty", body=b"", format=job.syntax)

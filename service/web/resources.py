@@ -30,6 +30,7 @@ from service.web import badges, charts, conneg, figures, listings, pages
 from service.web.access import is_owner, require_experiment, token_redirect
 from service.web.citation import Citation, citation_for
 from service.web.describe import (
+    ELSEWHERE_EXPERIMENT,
     FOLLOW_CATALOG,
     FOLLOW_DATASET,
     FOLLOW_EXPERIMENT,
@@ -293,7 +294,11 @@ def experiment(name: str) -> BaseResponse:
     cache: dict[str, Any] = {}
 
     in_worker = (
-        None if private else DocumentJob(uri, "", "", graph=graph_name, follow=FOLLOW_EXPERIMENT)
+        None
+        if private
+        else DocumentJob(
+            uri, "", "", graph=graph_name, follow=FOLLOW_EXPERIMENT, elsewhere=ELSEWHERE_EXPERIMENT
+        )
     )
 
     def quads(skip: tuple[str, ...] = (), *, worker: bool = False) -> Sequence[Any]:
@@ -306,7 +311,12 @@ def experiment(name: str) -> BaseResponse:
                 found = _read_by_a_worker(replace(in_worker, skip=skip))
             if not found:  # private, no free worker, or not in the workers' snapshot yet
                 found = document_quads(
-                    store, uri, graph=graph_name, follow=FOLLOW_EXPERIMENT, skip=skip
+                    store,
+                    uri,
+                    graph=graph_name,
+                    follow=FOLLOW_EXPERIMENT,
+                    skip=skip,
+                    elsewhere=ELSEWHERE_EXPERIMENT,
                 )
             cache[key] = found or _status_quads(status or require_experiment(experiment_id))
         return cache[key]

@@ -972,6 +972,36 @@ def test_rescore_over_http_makes_a_revision(server) -> None:
         headers={**auth, "Authorization": f"Bearer {revision['token']}"},
     )
     assert 'id="revision-of"' in page.text
+    # the old experiment's RDF names its revision once that is public (it did not: a client
+    # following a cited URI never learnt that newer numbers exist); never a private one
+    import rdflib
+
+    revises = rdflib.URIRef("http://www.w3.org/ns/prov#wasRevisionOf")
+    old_uri, new_uri = rdflib.URIRef(state["uri"].replace(revision["id"], old)), state["uri"]
+
+    def revisions_named() -> set[str]:
+        turtle = server.get(f"experiment/{old}", headers={"Accept": "text/turtle"})
+        assert turtle.status_code == 200, turtle.text
+        return {
+            str(s)
+            for s in rdflib.Graph()
+            .parse(data=turtle.text, format="turtle")
+            .subjects(revises, old_uri)
+        }
+
+    assert revisions_named() == set()
+    published = server.post(
+        f"api/experiments/{revision['id']}/publish",
+        headers={"Authorization": f"Bearer {revision['token']}"},
+    )
+    assert published.status_code == 200, published.text
+    assert revisions_named() == {new_uri}
+    trig = server.get(f"experiment/{old}", headers={"Accept": "application/trig"}).text
+    named = rdflib.Dataset().parse(data=trig, format="trig")
+    graphs = {
+        str(g) for _, _, _, g in named.quads((rdflib.URIRef(new_uri), revises, old_uri, None))
+    }
+    assert graphs == {new_uri.replace("/experiment/", "/graph/experiment/")}, graphs
     bad = server.post(f"api/experiments/{old}/rescore", json={"profile": 5}, headers=auth)
     assert bad.status_code == 400 and "$.profile" in bad.json()["error"]
 

@@ -385,9 +385,7 @@ def test_a_resumed_run_tells_its_time_left_at_its_own_pace(server, slow_qa) -> N
     cancelled = until(lambda s: s["status"] == "cancelled")
     reused = cancelled["systems"][0]["done"]
     assert server.post(f"api/experiments/{eid}/resume", headers=owner).status_code == 202
-    state = until(
-        lambda s: s["status"] == "running" and reused < s["systems"][0]["done"] <= 11
-    )
+    state = until(lambda s: s["status"] == "running" and reused < s["systems"][0]["done"] <= 11)
     left = state["systems"][0]["total"] - state["systems"][0]["done"]
     # 0.3 s a question, one at a time: half of that for each question left (a loaded machine)
     assert state["remainingSeconds"] >= 0.15 * left, (state, reused)
