@@ -199,13 +199,17 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
     )
 
 
-def listing(storage: Storage) -> list[dict[str, str]]:
-    """Every frozen leaderboard, newest first: uri, id, title, frozenAt."""
+def listing(storage: Storage, *, limit: int | None = None, offset: int = 0) -> list[dict[str, str]]:
+    """The frozen leaderboards, newest first (``limit`` of them from ``offset``; every one by
+    default): uri, id, title, frozenAt."""
+    window = (f" LIMIT {int(limit)}" if limit is not None else "") + (
+        f" OFFSET {int(offset)}" if offset else ""
+    )
     query = f"""
         SELECT ?lb ?id ?title ?at WHERE {{
           ?lb a <{GQA}FrozenLeaderboard> ; <{DCT}identifier> ?id ; <{DCT}title> ?title ;
               <{PROV}generatedAtTime> ?at .
-        }} ORDER BY DESC(?at) ?id"""
+        }} ORDER BY DESC(?at) ?id{window}"""
     return [
         {
             "uri": row["lb"].value,

@@ -9,6 +9,7 @@ filters and rows, so freezing one state again writes nothing and answers the sam
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
@@ -56,6 +57,11 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     for name, value in given.items():
         utf8(value, f"$.{name}")
         refuse_non_text(" ".join(value.split()), f"$.{name}")
+    title = given.get("title", "")
+    if len(title) > leaderboards.TITLE_LENGTH:  # the OpenAPI document's maxLength: refused
+        raise BadRequest(  # as documented, not cut where a reader would not see it
+            f"$.title: expected at most {leaderboards.TITLE_LENGTH} characters, got {len(title):,}"
+        )
     chosen = ui.LeaderboardFilter.from_args(values)
     model = ui.leaderboard_model(chosen, listings.Page(1, leaderboards.MAX_ROWS), {})
     rows = ui.leaderboard_rows(model)
@@ -118,15 +124,39 @@ def freeze_api() -> Response:
 
 @bp.get("/leaderboards/frozen")
 def listing() -> str:
-    """Every frozen leaderboard, newest first (a page for people; the API lists them too)."""
+    """The frozen leaderboards, newest first, a page at a time (``?page=N&size=M``; the API
+    lists them too)."""
+    page = listings.page_from(request.args)
+    rows = leaderboards.listing(services().storage, limit=page.size + 1, offset=page.offset)
     return render_template(
-        "frozen_leaderboards.html", rows=leaderboards.listing(services().storage), pages=pages
+        "frozen_leaderboards.html",
+        rows=rows[: page.size],
+        pages=pages,
+        page=page,
+        has_next=len(rows) > page.size,
+        endpoint="frozen.listing",
+        args=listings.page_args(request.args),
     )
 
 
 @bp.get("/api/leaderboards")
 def list_api() -> Response:
-    return json_answer({"leaderboards": leaderboards.listing(services().storage)})
+    """Newest first, a page at a time (``?page=N&size=M``, 100 by default, ``next`` links the
+    following page), as ``GET /api/experiments``."""
+    page = listings.page_from(request.args, size=100, max_size=500)
+    rows = leaderboards.listing(services().storage, limit=page.size + 1, offset=page.offset)
+    following = None
+    if len(rows) > page.size:
+        query = urlencode({"page": page.number + 1, "size": page.size})
+        following = f"{services().config.base}api/leaderboards?{query}"
+    return json_answer(
+        {
+            "leaderboards": rows[: page.size],
+            "page": page.number,
+            "size": page.size,
+            "next": following,
+        }
+    )
 
 
 @bp.get("/api/leaderboards/<leaderboard_id>")

@@ -11,6 +11,7 @@ from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.experiments.systems import SYSTEM_KINDS
 from service.graph.experiments import Status
+from service.graph.leaderboards import TITLE_LENGTH
 from service.systems.interfaces import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
 from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES, MAX_STORED
@@ -72,6 +73,27 @@ def _array(items: dict[str, Any], **more: Any) -> dict[str, Any]:
     return {"type": "array", "items": items, **more}
 
 
+# A listing's page: the query parameters and the keys of its answer (GET /api/experiments,
+# GET /api/leaderboards).
+_PAGING = (
+    {
+        "name": "page",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1},
+    },
+    {
+        "name": "size",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100},
+    },
+)
+_PAGE_KEYS = {
+    "page": {"type": "integer", "minimum": 1},
+    "size": {"type": "integer", "minimum": 1},
+    "next": {**_TEXT_OR_NULL, "description": "The following page's URL, or null."},
+}
+
+
 def _listing_schemas() -> dict[str, Any]:
     """The answers of the listings and of the small owner operations."""
     return {
@@ -108,9 +130,7 @@ def _listing_schemas() -> dict[str, Any]:
                     },
                 )
             ),
-            page={"type": "integer", "minimum": 1},
-            size={"type": "integer", "minimum": 1},
-            next={**_TEXT_OR_NULL, "description": "The following page's URL, or null."},
+            **_PAGE_KEYS,
         ),
         "Published": _object(
             ("id", "uri", "public"),
@@ -165,6 +185,7 @@ def _listing_schemas() -> dict[str, Any]:
                     frozenAt={"type": "string", "format": "date-time"},
                 )
             ),
+            **_PAGE_KEYS,
         ),
         "SystemList": _object(
             ("systems",),
@@ -959,26 +980,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "operator's admin token: every experiment and status (no filters).",
                     {"200": _json_response("The list", "ExperimentList"), **_errors(400)},
                     parameters=[
-                        {
-                            "name": "page",
-                            "in": "query",
-                            "schema": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "maximum": MAX_PAGE,
-                                "default": 1,
-                            },
-                        },
-                        {
-                            "name": "size",
-                            "in": "query",
-                            "schema": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "maximum": 500,
-                                "default": 100,
-                            },
-                        },
+                        *_PAGING,
                         {
                             "name": "system",
                             "in": "query",
@@ -1180,8 +1182,13 @@ def openapi_document(base: str) -> dict[str, Any]:
             "/api/leaderboards": {
                 "get": _op(
                     "List frozen leaderboards",
-                    "Every frozen leaderboard, newest first.",
-                    {"200": _json_response("The frozen leaderboards", "FrozenLeaderboardList")},
+                    "Newest first, a page at a time: `page` (from 1) and `size` (default 100, "
+                    "at most 500); `next` is the URL of the following page, or null.",
+                    {
+                        "200": _json_response("The frozen leaderboards", "FrozenLeaderboardList"),
+                        **_errors(400),
+                    },
+                    parameters=list(_PAGING),
                 ),
                 "post": _op(
                     "Freeze a leaderboard",
@@ -1215,7 +1222,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 "type": "string",
                                 "description": "The measure to rank by (default macroF1)",
                             },
-                            title={"type": "string", "maxLength": 300},
+                            title={"type": "string", "maxLength": TITLE_LENGTH},
                         )
                     ),
                 ),

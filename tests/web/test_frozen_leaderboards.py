@@ -148,6 +148,12 @@ def test_what_cannot_be_frozen_is_said(site: Server) -> None:
     assert site.get("leaderboard/0123456789abcdef").status_code == 404
     assert site.get("leaderboard/..%2Fexperiment").status_code == 404
     assert site.get("api/leaderboards/nope").status_code == 404
+    # a title past the OpenAPI document's maxLength is refused, as documented (it was cut)
+    most = site.get("api/openapi.json").json()["paths"]["/api/leaderboards"]["post"]
+    schema = most["requestBody"]["content"]["application/json"]["schema"]
+    limit = schema["properties"]["title"]["maxLength"]
+    long = site.post("api/leaderboards", json={"sort": "microF1", "title": "t" * (limit + 1)})
+    assert long.status_code == 400 and f"at most {limit} characters" in long.json()["error"]
 
 
 def test_the_bibtex_of_a_title_with_latex_specials() -> None:
@@ -181,3 +187,28 @@ def test_a_title_with_a_control_character_is_refused(site: Server) -> None:
     rdfxml = site.get(path, headers={"Accept": "application/rdf+xml"})
     xml.dom.minidom.parseString(rdfxml.content)  # well-formed
     assert made.json()["title"] == "tab and line"  # whitespace folded: one line everywhere
+
+
+def test_the_frozen_leaderboards_are_listed_a_page_at_a_time(site: Server) -> None:
+    """A challenge freezes a leaderboard per round and per track: the list is paged as the
+    experiments' are (``page``, ``size``, ``next``); it used to be one answer of them all."""
+    for sort in ("macroF1", "microF1", "macroRecall"):
+        assert site.post("api/leaderboards", json={"sort": sort}).status_code in (200, 201)
+    every = site.get("api/leaderboards", params={"size": 500}).json()
+    assert len(every["leaderboards"]) >= 3 and every["next"] is None
+    first = site.get("api/leaderboards", params={"size": 2}).json()
+    assert (first["page"], first["size"], len(first["leaderboards"])) == (1, 2, 2)
+    assert first["next"] == f"{site.url}api/leaderboards?page=2&size=2"
+    rest: list[dict] = []
+    url = first["next"]
+    while url:  # the next links walk the whole list, each row once, newest first
+        following = site.get(url[len(site.url) :]).json()
+        rest += following["leaderboards"]
+        url = following["next"]
+    assert first["leaderboards"] + rest == every["leaderboards"]
+    bad = site.get("api/leaderboards", params={"size": 0})
+    assert bad.status_code == 400 and "size" in bad.json()["error"]
+    page = site.get("leaderboards/frozen", params={"size": 2}, headers=HTML).text
+    assert 'rel="next"' in page and page.count('<th scope="row">') == 2
+    last = site.get("leaderboards/frozen", params={"size": 2, "page": 2}, headers=HTML).text
+    assert 'rel="prev"' in last
