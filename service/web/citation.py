@@ -40,11 +40,22 @@ def _braced(text: str) -> str:
 
 
 def citation_for(
-    experiment_id: str, uri: str, *, base: str, papers: Sequence[str] = ()
+    experiment_id: str,
+    uri: str,
+    *,
+    base: str,
+    papers: Sequence[str] = (),
+    withdrawn: tuple[str, str] | None = None,
 ) -> Citation:
+    """``withdrawn``: when and why its owner withdrew it. The one change an entry takes after
+    the submission: whoever copies it later must not cite withdrawn numbers unawares."""
     year, month, day = experiment_id[:4], int(experiment_id[4:6]), int(experiment_id[6:8])
     host = urlsplit(base).netloc or base
     title = f"GERBIL QA experiment {experiment_id}"
+    note = f"Experiment submitted on {year}-{month:02d}-{day:02d} to GERBIL QA at {host}"
+    if withdrawn is not None:
+        when, why = withdrawn
+        note += f"; withdrawn on {when[:10]}: {_latex(why)}"
     entries = [
         f"@misc{{gerbilqa-{experiment_id},\n"
         f"  title = {{{{{title}}}}},\n"
@@ -53,8 +64,7 @@ def citation_for(
         f"  url = {{{uri}}},\n"
         f"  year = {{{year}}},\n"
         f"  month = {MONTHS[month - 1]},\n"
-        f"  note = {{Experiment submitted on {year}-{month:02d}-{day:02d} "
-        f"to GERBIL QA at {host}}}\n"
+        f"  note = {{{note}}}\n"
         f"}}"
     ]
     dois = []
@@ -67,6 +77,8 @@ def citation_for(
         fields.insert(0, f"  url = {{{_braced(paper)}}}")
         entries.append(f"@misc{{gerbilqa-{experiment_id}-paper-{k},\n" + ",\n".join(fields) + "\n}")
     text = f"GERBIL QA ({year}). {title}. {host}. {uri}"
+    if withdrawn is not None:
+        text += f". Withdrawn on {withdrawn[0][:10]}: {' '.join(withdrawn[1].split())}"
     if dois:
         text += ". Cited by " + ", ".join(f"doi:{d}" for d in dois)
     return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))

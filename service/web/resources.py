@@ -329,7 +329,13 @@ def experiment(name: str) -> BaseResponse:
         return cache["page"]
 
     def citation() -> Citation:
-        return citation_for(experiment_id, uri, base=graph.uris.base, papers=page().papers)
+        shown = page()
+        withdrawn = None
+        if shown.withdrawn_at is not None:
+            withdrawn = (shown.withdrawn_at, shown.withdrawal_reason or "")
+        return citation_for(
+            experiment_id, uri, base=graph.uris.base, papers=shown.papers, withdrawn=withdrawn
+        )
 
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)
     pick = (request.args.get("a") or None, request.args.get("b") or None)
