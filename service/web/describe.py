@@ -94,19 +94,28 @@ def document_quads(
         graph_node = None
     follow_set, skip_set = frozenset(follow), frozenset(skip)
     start = named(uri)
+    # Across named graphs, a withdrawn experiment's graph holds none of the union's triples
+    # (ExperimentRepository.withdraw): left out, so the quad syntaxes say what Turtle says.
+    hidden = withdrawn_graphs(store) if graph_node is None else frozenset()
+
+    def kept(q: Any) -> bool:
+        return graph_node is not None or (
+            type(q.graph_name) is not default_graph and q.graph_name not in hidden
+        )
+
     level: list[Any] = [start]
     for predicate in reverse:
         level.extend(
             q.subject
             for q in store.quads_for_pattern(None, named(predicate), start, graph_node)
-            if graph_node is not None or type(q.graph_name) is not default_graph
+            if kept(q)
         )
     seen: set[Any] = set()
     out: list[Any] = [
         q
         for predicate in links
         for q in store.quads_for_pattern(None, named(predicate), start, graph_node)
-        if graph_node is not None or type(q.graph_name) is not default_graph
+        if kept(q)
     ]
     out += [
         q
@@ -121,7 +130,7 @@ def document_quads(
         level = []
         found = subject_quads(store, fresh, graph_node)
         if graph_node is None:
-            found = [q for q in found if type(q.graph_name) is not default_graph]
+            found = [q for q in found if kept(q)]
         if skip_set:
             found = [q for q in found if q.predicate.value not in skip_set]
         out += found
@@ -140,6 +149,14 @@ def document_quads(
             ):
                 level.append(obj)
     return out
+
+
+def withdrawn_graphs(store: Any) -> frozenset[Any]:
+    """The named graphs of withdrawn experiments in ``store`` (their withdrawal notes)."""
+    import pyoxigraph as ox
+
+    notes = store.quads_for_pattern(None, ox.NamedNode(GQA + "withdrawnAt"), None, None)
+    return frozenset(q.graph_name for q in notes if type(q.graph_name) is not ox.DefaultGraph)
 
 
 def subject_quads(store: Any, nodes: Sequence[Any], graph_node: Any) -> list[Any]:

@@ -76,6 +76,22 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     assert _sparql(server, noted)["boolean"] is True  # its graph whole, with the note
     status = server.get(f"api/experiments/{eid}", headers=owner).json()
     assert status["withdrawnAt"] == body["withdrawnAt"] and status["public"] is True
+    # the documents it shared a triple with say the same in every syntax: the quad syntaxes
+    # still read its graph (the dataset's prov:wasDerivedFrom its upload: N-Quads had it, not
+    # Turtle, which reads the union the withdrawal left)
+    import rdflib
+
+    for shared in (status["dataset"], status["results"][0]["system"]):
+        doc = shared[len(server.url) :]
+        turtle_doc = server.get(doc, headers={"Accept": "text/turtle"})
+        quads_doc = server.get(doc, headers={"Accept": "application/n-quads"})
+        assert turtle_doc.status_code == quads_doc.status_code, doc
+        if turtle_doc.status_code != 200:
+            continue
+        triples = set(rdflib.Graph().parse(data=turtle_doc.text, format="turtle"))
+        named = rdflib.Dataset()
+        named.parse(data=quads_doc.text, format="nquads")
+        assert {q[:3] for q in named.quads((None, None, None, None))} == triples, doc
 
     page = server.get(f"experiment/{eid}")
     assert page.status_code == 200
@@ -85,6 +101,14 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     assert "microF1" in turtle.text  # the results stay at the URI
     listing = server.get("experiments")
     assert listing.status_code == 200 and f"experiment/{eid}" not in listing.text
+    # whoever copies its citation now learns it was withdrawn, and why (it said nothing)
+    bib = server.get(f"experiment/{eid}.bib")
+    assert bib.status_code == 200
+    day = body["withdrawnAt"][:10]
+    assert f"withdrawn on {day}: the wrong answers file}}" in bib.text, bib.text
+    assert bib.text.count("@misc{") == 1  # the one entry, its key unchanged
+    assert f"@misc{{gerbilqa-{eid}," in bib.text
+    assert f"Withdrawn on {day}: the wrong answers file" in page.text  # the plain citation
 
     # a comparison a paper cites still answers, and says which experiment was withdrawn
     cited = server.get("compare", params={**compared, "format": "json"}).json()
