@@ -2,7 +2,8 @@
 
 The experiment's own entry must not change when the experiment finishes or is published (its
 URI and citation exist from the start, DESIGN §4), so it uses only the id (whose first 8 digits
-are the submission date), the URI and the service's base: nothing computed later. Papers
+are the submission date), the URI and the service's base: nothing computed later, except a
+withdrawal, which its note then says (with the date and the reason). Papers
 attached to it (``dct:isReferencedBy``, ``GraphStore.attach_paper``) are added after it, one
 entry each with its DOI (or URL), so the ``.bib`` download carries them; reference managers
 complete a DOI entry from the DOI.
