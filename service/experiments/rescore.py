@@ -151,3 +151,51 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
             }
         )
     return {"systems": systems}
+
+
+def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpec) -> None:
+    """A resubmission (a new run that says ``prov:wasRevisionOf`` ``experiment_id``, so that
+    it replaces it in the leaderboards once published) revises a finished experiment on the
+    same dataset and gold: Conflict, else BadRequest naming the field. Whoever submits it
+    must own the old one (the web layer checks the token)."""
+    status = storage.experiments.status(experiment_id)  # NotFound for an id never minted
+    if status.status.value != "finished":
+        raise Conflict(
+            f"experiment {experiment_id} is {status.status.value}: only a finished experiment "
+            "is replaced by a resubmission"
+        )
+    text = storage.experiments.spec_of(experiment_id)
+    if text is None:
+        return  # recorded before specs were kept: its dataset cannot be compared
+    old = ExperimentSpec.from_json(json.loads(text))
+    for part, before, now in (
+        ("dataset", old.dataset, spec.dataset),
+        ("gold", old.gold, spec.gold),
+    ):
+        if _source(before) != _source(now):
+            raise BadRequest(
+                f"$.revisionOf: experiment {experiment_id} was scored on {_said(before)} as its "
+                f"{part}, this submission on {_said(now)}: a resubmission answers the same "
+                "questions (submit it as a new experiment otherwise)",
+                field="revisionOf",
+            )
+
+
+def _source(found: CatalogueDataset | FileDataset | None) -> tuple[str, ...] | None:
+    """What identifies a dataset or gold source: a catalogue name and version, or the file's
+    SHA-256 (the same bytes under another name are the same questions)."""
+    if found is None:
+        return None
+    if isinstance(found, CatalogueDataset):
+        return ("catalogue", found.name, found.version or "")
+    return ("file", found.file.sha256 or found.file.name)
+
+
+def _said(found: CatalogueDataset | FileDataset | None) -> str:
+    if found is None:
+        return "no separate gold"
+    if isinstance(found, CatalogueDataset):
+        return f"the catalogue's {found.name}" + (
+            f" (version {found.version})" if found.version else ""
+        )
+    return f"the file {found.file.name}"

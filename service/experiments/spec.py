@@ -137,7 +137,7 @@ class RunOptions:
     concurrency: int = int(CALLED["concurrency"].default)
     timeout: float = CALLED["timeout"].default
     retries: int = int(CALLED["retries"].default)
-    revision_of: str | None = None  # the id of the experiment this run re-scores
+    revision_of: str | None = None  # the experiment this run revises (re-scores or replaces)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -548,6 +548,16 @@ def openapi_document(base: str) -> dict[str, Any]:
                             ],
                         },
                         "title": {"type": "string", "description": "Name of an uploaded dataset."},
+                        "revisionOf": {
+                            "type": "string",
+                            "pattern": "^[0-9]{12}$",
+                            "description": "A resubmission: the id of a finished experiment "
+                            "on the same dataset (and gold) that this one replaces. Needs that "
+                            "experiment's owner token (`Authorization: Bearer`). The new one "
+                            "says `prov:wasRevisionOf` it; once published, it stands in the "
+                            "leaderboards in its place under the profiles it is scored with; "
+                            "the old URI stays citable.",
+                        },
                         "datasetVersion": {
                             "type": "string",
                             "description": "A registered version of the catalogue dataset "
@@ -648,6 +658,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "dataset_version": {
                             "type": "string",
                             "description": "As `datasetVersion` in the JSON Submission.",
+                        },
+                        "revisionOf": {
+                            "type": "string",
+                            "description": "As `revisionOf` in the JSON Submission.",
                         },
                         "gold": {
                             "type": "string",
@@ -954,7 +968,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`reference` as `name=reference`; `gold` (catalogue name) or file "
                     "`gold_file` (gold answers from elsewhere); "
                     "`profile`, "
-                    "`language`, `experiment_type` (repeatable), `kb`, `force`.",
+                    "`language`, `experiment_type` (repeatable), `kb`, `force`, "
+                    "`revisionOf`. A resubmission (`revisionOf`) needs the replaced "
+                    "experiment's owner token (403), a finished experiment (409) on the same "
+                    "dataset (400).",
                     {
                         "202": {
                             "description": "Queued",
@@ -965,7 +982,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                             },
                             "headers": _RETRY_AFTER,
                         },
-                        **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
+                        # 404: an unknown catalogue dataset or replaced experiment
+                        **_errors(400, 403, 404, 409),
                         "503": _QUEUE_FULL,
                     },
                     requestBody=submission_body(),

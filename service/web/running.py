@@ -41,6 +41,8 @@ def start(raw: RawSubmission) -> Ticket:
     state = services()
     room_for_one_more(state)
     spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
+    if raw.revision_of is not None:
+        _may_replace(raw.revision_of, spec)
     files = prepare(
         spec,
         uploads,
@@ -50,6 +52,26 @@ def start(raw: RawSubmission) -> Ticket:
         limits=state.config.answer_limits(),
     )
     return state.runner.submit(spec, uploads=uploads, files=files)
+
+
+def _may_replace(experiment_id: str, spec: Any) -> None:
+    """A resubmission replaces ``experiment_id``: its owner only (the token of the old one,
+    or the browser that submitted it), a finished experiment on the same questions."""
+    from service.experiments.rescore import check_resubmission
+    from service.graph.uris import EXPERIMENT_ID
+
+    if not EXPERIMENT_ID.match(experiment_id):
+        raise BadRequest(
+            f"$.revisionOf: {experiment_id[:40]!r}, expected an experiment id such as 202611260001",
+            field="revisionOf",
+        )
+    require_experiment(experiment_id)
+    if not is_owner(experiment_id):
+        raise Forbidden(
+            f"a resubmission replacing experiment {experiment_id} needs its owner token "
+            "(Authorization: Bearer <token>, or the browser that submitted it)"
+        )
+    check_resubmission(services().storage, experiment_id, spec)
 
 
 WAITING_RETRY = 60  # seconds a submission refused for a full queue is told to wait

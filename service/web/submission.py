@@ -75,6 +75,7 @@ class RawSubmission:
     gold_name: str | None = None  # gold answers from elsewhere: a catalogue dataset's
     gold_file: FileUpload | None = None  # … or a file (a result set or any answers file)
     calls: tuple[tuple[str, float], ...] = ()  # how web services are called (CALL_SETTINGS)
+    revision_of: str | None = None  # a resubmission: the id of the experiment it replaces
 
 
 def from_form(form: Any, files: Any) -> RawSubmission:
@@ -129,6 +130,7 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         title=form.get("title") or None,
         force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
         calls=_call_settings({k: v for k, v in form.items() if v.strip()}, "", numbers=False),
+        revision_of=(form.get("revisionOf") or "").strip() or None,
     )
 
 
@@ -241,6 +243,7 @@ def from_json(data: Any) -> RawSubmission:
         gold_name=_text(data, "gold", "$") if isinstance(gold, str) else None,
         gold_file=_inline_file(gold, "$.gold", "gold.json") if isinstance(gold, dict) else None,
         calls=_call_settings(data, "$.", numbers=True),
+        revision_of=_text(data, "revisionOf", "$"),
     )
 
 
@@ -348,7 +351,11 @@ def to_spec(
         languages=parse_languages(raw.language) if raw.language and raw.language.strip() else (),
         experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,
-        options=RunOptions(force=raw.force, **dict(raw.calls)),  # type: ignore[arg-type]
+        options=RunOptions(
+            force=raw.force,
+            revision_of=raw.revision_of,
+            **dict(raw.calls),  # type: ignore[arg-type]
+        ),
     )
     return spec, uploads
 

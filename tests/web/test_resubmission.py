@@ -1,0 +1,125 @@
+"""A resubmission: a team runs its system again and the new run replaces its earlier one
+(``revisionOf`` in a submission). Before, only a re-scoring could be a revision, so a team's
+improved run stood beside its old one in every leaderboard, and nothing linked the two."""
+
+from __future__ import annotations
+
+import rdflib
+
+from service.paths import DEMO_DIR
+from tests.web.conftest import Server
+
+REVISES = rdflib.URIRef("http://www.w3.org/ns/prov#wasRevisionOf")
+
+
+def _files(answers: str, dataset: str = "questions.json") -> list[tuple[str, tuple[str, bytes]]]:
+    return [
+        ("dataset_file", (dataset, (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", ("team.json", (DEMO_DIR / f"answers-{answers}.json").read_bytes())),
+    ]
+
+
+def _submit(server: Server, answers: str, **data: str) -> dict:
+    headers = {}
+    if "token" in data:
+        headers["Authorization"] = f"Bearer {data.pop('token')}"
+    response = server.post(
+        "api/experiments",
+        files=_files(answers),
+        data={"profile": "fair", "kb": "demo", **data},
+        headers=headers,
+    )
+    assert response.status_code == 202, response.text
+    return response.json()
+
+
+def _ranked(server: Server) -> set[str]:
+    board = server.get("leaderboards", params={"dataset": "all", "size": "500", "format": "json"})
+    assert board.status_code == 200, board.text
+    return {row["experiment"] for row in board.json()["rows"]}
+
+
+def test_a_resubmission_replaces_the_teams_earlier_run(server: Server) -> None:
+    first = _submit(server, "partial")
+    server.wait_finished(first["id"], first["token"])
+    owner = {"Authorization": f"Bearer {first['token']}"}
+    assert server.post(f"api/experiments/{first['id']}/publish", headers=owner).ok
+    assert first["uri"] in _ranked(server)
+
+    # only its owner replaces it
+    refused = server.post(
+        "api/experiments",
+        files=_files("strong"),
+        data={"profile": "fair", "kb": "demo", "revisionOf": first["id"]},
+    )
+    assert refused.status_code == 403 and "owner token" in refused.json()["error"]
+
+    second = _submit(server, "strong", revisionOf=first["id"], token=first["token"])
+    state = server.wait_finished(second["id"], second["token"])
+    assert state["revisionOf"] == [first["id"]]
+    [system] = state["changes"]["systems"]  # what the new answers changed, per question
+    assert system["questions"], system
+    mine = {"Authorization": f"Bearer {second['token']}"}
+    assert first["uri"] in _ranked(server)  # the new one is private: the old one stands
+    assert server.post(f"api/experiments/{second['id']}/publish", headers=mine).ok
+    ranked = _ranked(server)
+    assert second["uri"] in ranked and first["uri"] not in ranked
+    # the old URI stays citable and names what replaced it
+    old = server.get(f"experiment/{first['id']}", headers={"Accept": "text/turtle"})
+    assert old.status_code == 200
+    graph = rdflib.Graph().parse(data=old.text, format="turtle")
+    assert set(graph.subjects(REVISES, rdflib.URIRef(first["uri"]))) == {
+        rdflib.URIRef(second["uri"])
+    }
+    status = server.get(f"api/experiments/{first['id']}").json()
+    assert status["revisedBy"] == [second["id"]]
+
+
+def test_what_a_resubmission_cannot_replace_is_said(server: Server, slow_qa: str) -> None:
+    done = _submit(server, "partial")
+    server.wait_finished(done["id"], done["token"])
+    token = done["token"]
+
+    def resubmit(**data: str):
+        return server.post(
+            "api/experiments",
+            json={
+                "dataset": "demo",
+                "kb": "demo",
+                "systems": [{"name": "s", "url": slow_qa + "delay/0.1"}],
+                **data,
+            },
+            headers={"Authorization": f"Bearer {token}"},
+        )
+
+    # the demo by name is the uploaded questions file: the same bytes, the same dataset
+    same = resubmit(revisionOf=done["id"])
+    assert same.status_code == 202, same.text
+    other = resubmit(revisionOf=done["id"], dataset="qald-9-test-multilingual")
+    assert other.status_code == 400, other.text
+    said = other.json()
+    assert "$.revisionOf" in said["error"] and "qald-9-test-multilingual" in said["error"]
+    bad = resubmit(revisionOf="last-week")
+    assert bad.status_code == 400 and "expected an experiment id" in bad.json()["error"]
+    unknown = resubmit(revisionOf="202001010001")
+    assert unknown.status_code == 404, unknown.text
+    # an experiment still running is not replaced
+    slow = server.post(
+        "api/experiments",
+        json={
+            "dataset": "demo",
+            "kb": "demo",
+            "systems": [{"name": "s", "url": slow_qa + "delay/2"}],
+            "concurrency": 1,
+        },
+    ).json()
+    token = slow["token"]
+    late = resubmit(revisionOf=slow["id"])
+    assert late.status_code == 409 and "only a finished experiment" in late.json()["error"]
+    for ticket in (slow, same.json()):
+        server.post(
+            f"api/experiments/{ticket['id']}/cancel",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+        )
+    schema = server.get("api/openapi.json").json()["components"]["schemas"]["Submission"]
+    assert "revisionOf" in schema["properties"]
