@@ -123,3 +123,25 @@ def test_what_a_resubmission_cannot_replace_is_said(server: Server, slow_qa: str
         )
     schema = server.get("api/openapi.json").json()["components"]["schemas"]["Submission"]
     assert "revisionOf" in schema["properties"]
+
+
+def test_the_run_page_resubmits_for_the_browser_that_owns_the_run(server: Server) -> None:
+    """The form's field: the browser that submitted the old run holds its owner cookie."""
+    first = _submit(server, "partial")
+    server.wait_finished(first["id"], first["token"])
+    page = server.get(
+        f"experiment/{first['id']}", cookies={f"gqa_owner_{first['id']}": first["token"]}
+    )
+    assert f'href="/experiments/new?revisionOf={first["id"]}" id="resubmit"' in page.text
+    form = server.get("experiments/new", params={"revisionOf": first["id"]}).text
+    assert 'name="revisionOf" size="12"' in form and f'value="{first["id"]}"' in form
+    data = {"dataset": "demo", "revisionOf": first["id"]}
+    files = [("answers", ("team.json", (DEMO_DIR / "answers-strong.json").read_bytes()))]
+    stranger = server.post("experiments/new", data=data, files=files)
+    assert stranger.status_code == 403 and "owner token" in stranger.text
+    cookie = {f"gqa_owner_{first['id']}": first["token"]}
+    owned = server.post("experiments/new", data=data, files=files, cookies=cookie)
+    assert owned.status_code == 201, owned.text[:2000]
+    new_id = owned.headers["Location"].rsplit("/", 1)[-1]
+    token = owned.cookies.get(f"gqa_owner_{new_id}")
+    assert server.wait_finished(new_id, token)["revisionOf"] == [first["id"]]
