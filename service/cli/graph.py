@@ -248,9 +248,10 @@ def _import(args: argparse.Namespace) -> int:
         raise
     print(f"imported {done.read} quads from {args.file}")
     if backup is not None:
-        print(
-            f"restored {restored} of its {len(backup.files)} kept file(s) (the others were there)"
-        )
+        total, there = len(backup.files), len(backup.files) - restored
+        # "(the others were there)" when every file was restored named no others
+        already = f"; {there} were there already" if there else ""
+        print(f"restored {restored} of its {total} kept file(s){already}")
     if done.kept:
         print(
             f"gerbil-qa: {len(done.kept)} experiment(s) of the dump were already in the store and "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
+import pytest
 
 from service.cli import main
 from service.graph.store import open_storage
@@ -211,7 +212,7 @@ def test_export_then_import_restores_the_store_and_what_it_serves(
 
 
 def test_a_backup_with_its_files_restores_downloads_and_rescoring(
-    tmp_path: Path, slow_qa: str
+    tmp_path: Path, slow_qa: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``export --files`` (while served): the dump and the kept files in one archive; restored
     by ``import``, the uploads and a web service's archived answers download again, byte for
@@ -235,7 +236,11 @@ def test_a_backup_with_its_files_restores_downloads_and_rescoring(
         assert main(["export", "--store", str(original), "--files", "--output", str(backup)]) == 0
     finally:
         stop_server(server)
+    capsys.readouterr()
     assert main(["import", "--store", str(restored), str(backup)]) == 0
+    said = capsys.readouterr().out
+    # every file restored: no "others" named (it said "(the others were there)" anyway)
+    assert re.search(r"restored (\d+) of its \1 kept file\(s\)\n", said), said
     gc.collect()
     server = start_server(restored, port=port, demo=False)
     try:
@@ -252,3 +257,9 @@ def test_a_backup_with_its_files_restores_downloads_and_rescoring(
         assert _wait(server, again.json()["id"], again.json()["token"])["status"] == "finished"
     finally:
         stop_server(server)
+    twice = tmp_path / "twice"  # (the served store stays locked a while: another one)
+    assert main(["import", "--store", str(twice), str(backup)]) == 0
+    capsys.readouterr()
+    assert main(["import", "--store", str(twice), str(backup)]) == 0  # once more
+    said = capsys.readouterr().out
+    assert re.search(r"restored 0 of its (\d+) kept file\(s\); \1 were there already", said)
