@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "publish": ("service.cli.web",),
     "delete": ("service.cli.web",),
     "withdraw": ("service.cli.web",),
+    "leaderboard": ("service.cli.web",),
 }
 
 

@@ -104,6 +104,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     withdraw.set_defaults(handler=_withdraw)
 
+    leaderboard = subparsers.add_parser(
+        "leaderboard",
+        help="list or remove frozen leaderboards (the operator; no token needed)",
+        description="The frozen leaderboards of a store: list them, or remove one (spam, an "
+        "offensive title: anyone may freeze on the web, and the first title of a state is "
+        "kept). A removed one's URI answers 404; freezing the same standings makes it anew. "
+        "On a running service with the embedded store, use DELETE /api/leaderboards/{id} with "
+        "the admin token instead (the store is the server's).",
+    )
+    commands = leaderboard.add_subparsers(
+        dest="leaderboard_command", required=True, metavar="COMMAND"
+    )
+    listed = commands.add_parser("list", help="every frozen leaderboard, newest first")
+    add_store_option(listed, required=True)
+    listed.set_defaults(handler=_leaderboards)
+    removed = commands.add_parser("remove", help="remove a frozen leaderboard")
+    add_store_option(removed, required=True)
+    removed.add_argument("id", help="the frozen leaderboard's id (16 hex digits)")
+    removed.set_defaults(handler=_remove_leaderboard)
+
 
 def _serve(args: argparse.Namespace) -> int:
     import dataclasses
@@ -221,6 +241,35 @@ def _withdraw(args: argparse.Namespace) -> int:
     with open_storage(store, base=None, catalog=False) as storage:  # the store's own base
         status = storage.experiments.withdraw(args.id, args.reason)
     print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at})")
+    return 0
+
+
+def _leaderboards(args: argparse.Namespace) -> int:
+    from service.graph import leaderboards
+    from service.graph.store import open_storage
+
+    store = _existing_store(args.store, "leaderboard list")
+    if store is None:
+        return 1
+    with open_storage(store, base=None, catalog=False) as storage:
+        for row in leaderboards.listing(storage):
+            print(f"{row['id']}  {row['frozenAt'][:19]}  {row['title']}")
+    return 0
+
+
+def _remove_leaderboard(args: argparse.Namespace) -> int:
+    from service.graph import leaderboards
+    from service.graph.store import open_storage
+
+    store = _existing_store(args.store, "leaderboard remove")
+    if store is None:
+        return 1
+    with open_storage(store, base=None, catalog=False) as storage:
+        uri = storage.uris.leaderboard(args.id)
+        if not leaderboards.remove(storage, args.id):
+            print(f"gerbil-qa leaderboard remove: no frozen leaderboard {args.id} in {args.store}")
+            return 1
+    print(f"removed {args.id}: {uri}")
     return 0
 
 

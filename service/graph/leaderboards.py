@@ -108,6 +108,40 @@ def freeze(
     return uri, True
 
 
+def remove(storage: Storage, leaderboard_id: str) -> bool:
+    """Remove a frozen leaderboard (the operator's: spam, an offensive title, a mistake), its
+    graph and its share of the public default graph in one update; False when there is none.
+    Anyone may freeze and the first title of a state is kept, so without this whoever froze
+    first named the standings for good. Its URI answers 404 after it; freezing the same
+    standings again makes it anew."""
+    from service.graph.adapter import Side
+
+    if not (len(leaderboard_id) == 16 and all(c in "0123456789abcdef" for c in leaderboard_id)):
+        return False  # no id a freeze gives (frozen_id)
+    uri = storage.uris.leaderboard(leaderboard_id)
+    graph = storage.uris.leaderboard_graph(leaderboard_id)
+    if not storage.public.contains_named_graph(n.node(graph)):
+        return False
+    claims = storage.experiments.claims
+    with storage.store.lock:  # ordered with a freeze of the same state (same claim)
+        if not any(claims.claim(uri) for _ in range(FREEZE_ATTEMPTS)):
+            raise Conflict("this leaderboard is being frozen by another request; try again")
+        try:
+            if not storage.public.contains_named_graph(n.node(graph)):
+                return False
+            # its triples leave the union unless another graph holds them too (a task's
+            # type is the experiment's; its entries and their links are its own)
+            storage.store.update(
+                Side.PUBLIC,
+                f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
+                f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
+                f"DROP SILENT GRAPH <{graph}>",
+            )
+        finally:
+            claims.release(uri)
+    return True
+
+
 def _quads(
     uri: str, lid: str, graph: Any, standing: Standing, rows: list[Row], title: str
 ) -> list[Any]:

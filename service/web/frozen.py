@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest, NotFound
+from service.errors import BadRequest, Forbidden, NotFound
 from service.evaluation.measures import MEASURES
 from service.graph import leaderboards
 from service.graph.nodes import refuse_non_text
@@ -162,6 +162,22 @@ def list_api() -> Response:
 @bp.get("/api/leaderboards/<leaderboard_id>")
 def one_api(leaderboard_id: str) -> Response:
     return json_answer(_as_json(_read(leaderboard_id)))
+
+
+@bp.delete("/api/leaderboards/<leaderboard_id>")
+def remove_api(leaderboard_id: str) -> Response:
+    """The operator removes a frozen leaderboard (``gerbil-qa leaderboard remove``): anyone
+    may freeze, so spam and offensive titles must be removable on the running service."""
+    from service.web.access import bearer_token, is_admin
+
+    if not is_admin(bearer_token()):
+        raise Forbidden("removing a frozen leaderboard needs the operator's admin token")
+    found = _read(leaderboard_id)
+    state = services()
+    if not leaderboards.remove(state.storage, found.id):
+        raise NotFound(f"no frozen leaderboard {leaderboard_id!r}")
+    state.changed()  # a public write: listings, the sitemap, the endpoint and pages forget it
+    return json_answer({"id": found.id, "uri": found.uri, "removed": True})
 
 
 @bp.get("/leaderboard/<name>")

@@ -1255,7 +1255,32 @@ def openapi_document(base: str) -> dict[str, Any]:
                         **_errors(404),
                     },
                     parameters=[{"name": "id", "in": "path", "required": True, "schema": _TEXT}],
-                )
+                ),
+                "delete": _op(
+                    "Remove a frozen leaderboard (the operator)",
+                    "With the operator's admin token (`Authorization: Bearer`, the server's "
+                    "GERBIL_QA_ADMIN_TOKEN), as `gerbil-qa leaderboard remove`: its graph and "
+                    "URI go (404 after). For spam and offensive titles: anyone may freeze, "
+                    "and the first title of a state is kept.",
+                    {
+                        "200": {
+                            "description": "Removed",
+                            "content": {
+                                "application/json": {
+                                    "schema": _object(
+                                        ("id", "uri", "removed"),
+                                        id=_TEXT,
+                                        uri=_URI,
+                                        removed={"const": True},
+                                    )
+                                }
+                            },
+                        },
+                        **_errors(403, 404, 409),
+                    },
+                    parameters=[{"name": "id", "in": "path", "required": True, "schema": _TEXT}],
+                    security=owner,
+                ),
             },
             "/api/profiles": {
                 "get": _op(

@@ -50,6 +50,10 @@ class Server:
         kwargs.setdefault("timeout", 30)
         return requests.post(self.url + path.lstrip("/"), **kwargs)
 
+    def delete(self, path: str, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("timeout", 30)
+        return requests.delete(self.url + path.lstrip("/"), **kwargs)
+
     def request(self, method: str, path: str, **kwargs: Any) -> requests.Response:
         kwargs.setdefault("allow_redirects", False)
         kwargs.setdefault("timeout", 30)

@@ -212,3 +212,52 @@ def test_the_frozen_leaderboards_are_listed_a_page_at_a_time(site: Server) -> No
     assert 'rel="next"' in page and page.count('<th scope="row">') == 2
     last = site.get("leaderboards/frozen", params={"size": 2, "page": 2}, headers=HTML).text
     assert 'rel="prev"' in last
+
+
+ADMIN = "operator-of-the-frozen-test"
+
+
+def test_the_operator_removes_a_frozen_leaderboard(tmp_path, capsys) -> None:
+    """Anyone may freeze and the first title of a state is kept: whoever froze first with an
+    offensive title named the standings for good (no way to remove one). Now the operator's
+    admin token (API) or ``gerbil-qa leaderboard remove`` (CLI) takes it away; its URI is a
+    404, the listings, endpoint and union forget it, and the same standings freeze anew."""
+    from service.cli import main
+
+    store = tmp_path / "store"
+    site = start_server(store, admin_token=ADMIN)
+    try:
+        spam = site.post("api/leaderboards", json={"title": "buy cheap pills"}).json()
+        path = f"api/leaderboards/{spam['id']}"
+        assert site.delete(path).status_code == 403
+        assert site.delete(path, headers={"Authorization": "Bearer nope"}).status_code == 403
+        gone = site.delete(path, headers={"Authorization": f"Bearer {ADMIN}"})
+        assert gone.status_code == 200 and gone.json() == {
+            "id": spam["id"],
+            "uri": spam["uri"],
+            "removed": True,
+        }
+        assert site.get(path).status_code == 404
+        assert site.get(spam["uri"][len(site.url) :], headers=HTML).status_code == 404
+        assert site.get("api/leaderboards").json()["leaderboards"] == []
+        me = f"<{spam['uri']}>"
+        ask = f"ASK {{ {{ {me} ?p ?o }} UNION {{ GRAPH ?g {{ {me} ?p ?o }} }} }}"
+        answer = site.get("sparql", params={"query": ask, "format": "json"}).json()
+        assert answer["boolean"] is False  # neither its graph nor the union keeps it
+        again = site.delete(path, headers={"Authorization": f"Bearer {ADMIN}"})
+        assert again.status_code == 404
+        fair = site.post("api/leaderboards", json={"title": "Final standings"})
+        assert fair.status_code == 201 and fair.json()["id"] == spam["id"]  # the same state
+        assert fair.json()["title"] == "Final standings"
+    finally:
+        stop_server(site)
+    import gc
+
+    del site  # the app it holds keeps the store open (RocksDB's lock)
+    gc.collect()
+    # the command line, on the stopped service's store: list, remove, and say when there is none
+    capsys.readouterr()
+    assert main(["leaderboard", "list", "--store", str(store)]) == 0
+    assert capsys.readouterr().out.split("  ")[::2] == [spam["id"], "Final standings\n"]
+    assert main(["leaderboard", "remove", "--store", str(store), spam["id"]]) == 0
+    assert main(["leaderboard", "remove", "--store", str(store), spam["id"]]) == 1

@@ -83,7 +83,7 @@ class Conformance:
         return body
 
 
-def test_every_operation_answers_as_documented(server, document, slow_qa) -> None:
+def test_every_operation_answers_as_documented(server, document, slow_qa, tmp_path) -> None:
     api = Conformance(document)
     submission = {
         "dataset": {"content": QUESTIONS, "filename": "solar.json"},
@@ -202,6 +202,18 @@ def test_every_operation_answers_as_documented(server, document, slow_qa) -> Non
     one_frozen = server.get(f"api/leaderboards/{frozen['id']}")
     assert api.check("/api/leaderboards/{id}", "get", one_frozen)["rows"]
     api.check("/api/leaderboards/{id}", "get", server.get("api/leaderboards/0000000000000000"))
+    # the operator's removal needs the admin token: a server of its own
+    from tests.web.conftest import start_server, stop_server
+
+    operated = start_server(tmp_path / "operated", admin_token="the-operator")
+    try:
+        made = api.check("/api/leaderboards", "post", operated.post("api/leaderboards", json={}))
+        path, admin = f"api/leaderboards/{made['id']}", {"Authorization": "Bearer the-operator"}
+        api.check("/api/leaderboards/{id}", "delete", operated.delete(path))  # 403
+        api.check("/api/leaderboards/{id}", "delete", operated.delete(path, headers=admin))
+        api.check("/api/leaderboards/{id}", "delete", operated.delete(path, headers=admin))
+    finally:
+        stop_server(operated)
     documented = {
         (p, m, s)
         for p, ops in document["paths"].items()
