@@ -1,12 +1,15 @@
 """``gerbil-qa serve`` (the web service on waitress), ``gerbil-qa publish``, ``delete`` and
 ``withdraw`` (the operator publishes, deletes or withdraws an experiment from the command
-line)."""
+line), ``leaderboard list|remove`` (the operator's frozen leaderboards)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from service.cli import add_store_option
 
@@ -198,12 +201,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from service.graph.store import open_storage
-
-    store = _existing_store(args.store, "publish")
-    if store is None:
-        return 1
-    with open_storage(store, base=args.base, catalog=False) as storage:
+    with _operated(args.store, "publish", base=args.base) as storage:
+        if storage is None:
+            return 1
         experiments = storage.experiments
         status = experiments.status(args.id)
         if status.withdrawn_at is not None and not args.paper:
@@ -221,24 +221,19 @@ def _publish(args: argparse.Namespace) -> int:
 
 def _delete(args: argparse.Namespace) -> int:
     from service.experiments.deletion import delete_experiment
-    from service.graph.store import open_storage
 
-    store = _existing_store(args.store, "delete")
-    if store is None:
-        return 1
-    with open_storage(store, base=None, catalog=False) as storage:  # the store's own base
+    with _operated(args.store, "delete") as storage:
+        if storage is None:
+            return 1
         delete_experiment(storage, args.id)
     print(f"deleted {args.id}")
     return 0
 
 
 def _withdraw(args: argparse.Namespace) -> int:
-    from service.graph.store import open_storage
-
-    store = _existing_store(args.store, "withdraw")
-    if store is None:
-        return 1
-    with open_storage(store, base=None, catalog=False) as storage:  # the store's own base
+    with _operated(args.store, "withdraw") as storage:
+        if storage is None:
+            return 1
         status = storage.experiments.withdraw(args.id, args.reason)
     print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at})")
     return 0
@@ -246,12 +241,10 @@ def _withdraw(args: argparse.Namespace) -> int:
 
 def _leaderboards(args: argparse.Namespace) -> int:
     from service.graph import leaderboards
-    from service.graph.store import open_storage
 
-    store = _existing_store(args.store, "leaderboard list")
-    if store is None:
-        return 1
-    with open_storage(store, base=None, catalog=False) as storage:
+    with _operated(args.store, "leaderboard list") as storage:
+        if storage is None:
+            return 1
         for row in leaderboards.listing(storage):
             print(f"{row['id']}  {row['frozenAt'][:19]}  {row['title']}")
     return 0
@@ -259,18 +252,30 @@ def _leaderboards(args: argparse.Namespace) -> int:
 
 def _remove_leaderboard(args: argparse.Namespace) -> int:
     from service.graph import leaderboards
-    from service.graph.store import open_storage
 
-    store = _existing_store(args.store, "leaderboard remove")
-    if store is None:
-        return 1
-    with open_storage(store, base=None, catalog=False) as storage:
+    with _operated(args.store, "leaderboard remove") as storage:
+        if storage is None:
+            return 1
         uri = storage.uris.leaderboard(args.id)
         if not leaderboards.remove(storage, args.id):
             print(f"gerbil-qa leaderboard remove: no frozen leaderboard {args.id} in {args.store}")
             return 1
     print(f"removed {args.id}: {uri}")
     return 0
+
+
+@contextmanager
+def _operated(location: str, command: str, *, base: str | None = None) -> Iterator[Any]:
+    """The storage an operator's command acts on (its own base unless ``base``), or None,
+    said, when there is no store at ``location`` (the command must not make one)."""
+    from service.graph.store import open_storage
+
+    store = _existing_store(location, command)
+    if store is None:
+        yield None
+        return
+    with open_storage(store, base=base, catalog=False) as storage:
+        yield storage
 
 
 def _existing_store(location: str, command: str) -> Path | str | None:
