@@ -17,7 +17,6 @@ executed once): the runner that wakes up writes nothing over the runner that too
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,19 +31,14 @@ from service.graph.results import DatasetRef
 from service.graph.store import Storage, open_storage
 from service.paths import DEMO_DIR
 from tests.integration.test_graph_store import _dataset, _evaluation
-from tests.remote import environment, remote_pair
+from tests.remote import environment
 
 LEASE = 1.0
 
 
 @pytest.fixture()
-def storage(tmp_path: Path) -> Iterator[Storage]:
-    with remote_pair(tmp_path) as pair, environment(pair.env):
-        opened = open_storage(pair.url, base="http://gerbil-qa.test/", catalog=False)
-        try:
-            yield opened
-        finally:
-            opened.close()
+def storage(remote_storage: Storage) -> Storage:
+    return remote_storage
 
 
 def _claims(storage: Storage, owner: str) -> Claims:

@@ -10,8 +10,6 @@ A run left on purpose (a shutdown hands it over, its claim released) counts none
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -21,21 +19,16 @@ from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
 from service.experiments.systems import AnswerFile
 from service.graph.claims import ENV_LEASE, Claims
 from service.graph.experiments import Status
-from service.graph.store import Storage, open_storage
+from service.graph.store import Storage
 from service.paths import DEMO_DIR
-from tests.remote import environment, remote_pair
+from tests.remote import environment
 
 LEASE = 1.0
 
 
 @pytest.fixture()
-def storage(tmp_path: Path) -> Iterator[Storage]:
-    with remote_pair(tmp_path) as pair, environment(pair.env):
-        opened = open_storage(pair.url, base="http://gerbil-qa.test/", catalog=False)
-        try:
-            yield opened
-        finally:
-            opened.close()
+def storage(remote_storage: Storage) -> Storage:
+    return remote_storage
 
 
 def _running_job(storage: Storage, *, earlier_deaths: int, died: bool) -> str:
