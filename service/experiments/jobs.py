@@ -17,7 +17,9 @@ embedded store, the private dataset of a remote one) holds under ``jobs/{id}/``:
   runs the job; the runner watches for it);
 * ``restarts``: how many times a start found the job running, i.e. its process died while it
   ran (a number in text); the runner stops resuming a job by itself past a few such deaths, as
-  the job may be what kills the process.
+  the job may be what kills the process;
+* ``stopping``: present while a shutdown hands the job over: a process killed then (a deploy
+  whose grace period ended before the calls in flight did) did not die of the job.
 
 Answer files a run produced (a web service's answers) are kept under ``answers/{id}/`` and
 outlive the job. The status (queued, running, …) lives in the store's admin graph.
@@ -42,6 +44,7 @@ from service.model import SystemAnswer
 JOBS = "jobs"  # the workspace folder of the jobs
 ARCHIVES = "answers"  # answer files a run produced, kept after the job
 SPEC, PROGRESS, CANCEL, RESTARTS = "spec.json", "progress.json", "cancel", "restarts"
+STOPPING = "stopping"
 # The one file a job of versions before the application layer (up to 2026-11-21) was saved
 # as: its dataset parsed inline, its uploads only named. This version cannot resume it.
 LEGACY_JOB = "job.json"
@@ -251,6 +254,19 @@ class JobStore:
 
     def clear_restarts(self, experiment_id: str) -> None:
         self.workspace.remove_key(self._key(experiment_id, RESTARTS))
+
+    def mark_stopping(self, experiment_id: str) -> None:
+        """A shutdown is handing this job over (see the module docstring)."""
+        key = self._key
+        self.workspace.write(
+            {key(experiment_id, STOPPING): b"stopping\n"}, if_exists=key(experiment_id, SPEC)
+        )
+
+    def stopping(self, experiment_id: str) -> bool:
+        return self.workspace.exists(self._key(experiment_id, STOPPING))
+
+    def clear_stopping(self, experiment_id: str) -> None:
+        self.workspace.remove_key(self._key(experiment_id, STOPPING))
 
     # -- what outlives the job ---------------------------------------------------------------
     def write_archive(self, experiment_id: str, name: str, data: bytes) -> None:

@@ -208,6 +208,7 @@ class ExperimentRunner:
         if timeout is not None:
             spec = replace(spec, options=replace(spec.options, timeout=timeout))
         self.jobs.clear_cancel(experiment_id)
+        self.jobs.clear_stopping(experiment_id)  # it runs again: a death from now counts
         self.storage.experiments.set_status(experiment_id, status, message=message)
         self._queue(Ticket(experiment_id, uri, ""), spec, self._files(experiment_id, {}))
         return spec
@@ -272,8 +273,11 @@ class ExperimentRunner:
             eid = status.id
             if status.status.active and eid not in mine:
                 if self.jobs is not None and self.jobs.has(eid):
-                    if status.status is Status.RUNNING:  # its process died while it ran
+                    # its process died while it ran, unless a shutdown was handing it over
+                    # (a deploy's kill after its grace period: not the run's doing)
+                    if status.status is Status.RUNNING and not self.jobs.stopping(eid):
                         self.jobs.count_restart(eid)
+                    self.jobs.clear_stopping(eid)
                     experiments.set_status(
                         eid,
                         Status.INTERRUPTED,
@@ -347,7 +351,7 @@ class ExperimentRunner:
             # a claim left on an orphan is its dead runner's: a runner that stopped on purpose
             # (a shutdown, the store away) released it. Read before claiming it ourselves:
             # replicas that lose the claim release the dead claims with theirs.
-            died = self.claims.claimed(self._uri(eid))
+            died = self.claims.claimed(self._uri(eid)) and not self.jobs.stopping(eid)
             if not self.claims.claim(self._uri(eid)):
                 continue
             try:
@@ -394,13 +398,16 @@ class ExperimentRunner:
         queued. Waits up to ``wait`` seconds for the runs to stop (calls in flight end first)."""
         self._stop.set()
         with self._lock:
-            running = list(self._running.values())
-        for each in running:
+            running = list(self._running.items())
+        for eid, each in running:
+            if self.jobs is not None and not each.future.done():
+                with contextlib.suppress(Exception):  # a store away: a kill then counts
+                    self.jobs.mark_stopping(eid)
             each.cancel.handed_over = True
             each.cancel.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
         deadline = time.monotonic() + wait
-        for each in running:
+        for _, each in running:
             with contextlib.suppress(Exception):  # it ended as it ended; only the wait matters
                 each.future.result(timeout=max(0.0, deadline - time.monotonic()))
 

@@ -79,3 +79,37 @@ def test_a_service_started_with_no_resume_leaves_the_run_to_its_owner(
     finally:
         served.stop()
     assert len(qa.of("left")) == question_count()
+
+
+@pytest.mark.parametrize(("how", "deaths"), [("kill", 1), ("deploy", 0)])
+def test_a_kill_during_a_deploys_hand_over_is_no_death_of_the_run(
+    tmp_path: Path, qa: CountingQA, how: str, deaths: int
+) -> None:
+    """A deploy sends SIGTERM, then SIGKILL once its grace period ends (Docker: 10 s), maybe
+    while the calls in flight still run (a model may take a minute): the run was counted as
+    having killed its process, and three deploys ended it ``error``. A kill alone still
+    counts."""
+    import time
+
+    from service.experiments.jobs import JobStore
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    served = Served(store, base=BASE, **ENV)
+    try:
+        ticket = submit(served, qa, how, 3.0)  # each call takes 3 s: the hand-over waits
+        until("some answers", lambda: sum(qa.of(how).values()) > IN_FLIGHT, timeout=60)
+        if how == "deploy":
+            served.process.terminate()
+            time.sleep(1.0)  # the grace period ends before the calls in flight
+        served.kill()
+    finally:
+        served.stop()
+    again = Served(store, base=BASE, options=("--no-resume",), **ENV)
+    try:
+        assert run_status(again, ticket)["status"] == "interrupted"
+    finally:
+        again.stop()
+    with open_storage(store, base=None, catalog=False) as storage:  # the store's own base
+        assert storage.workspace is not None
+        assert JobStore(storage.workspace).restarts(ticket["id"]) == deaths
