@@ -106,3 +106,22 @@ def finished(replica: Served, ticket: dict[str, str]) -> dict[str, Any] | None:
     state = run_status(replica, ticket)
     assert state["status"] not in ("error", "cancelled", "interrupted"), state
     return state if state["status"] == "finished" else None
+
+
+def queued_demo_job(storage: Any) -> tuple[str, Any]:
+    """A job saved as a submission leaves it, ``queued`` and not yet claimed by any runner: the
+    demo questions scored with the partial answers file. Its id and its :class:`JobStore`."""
+    from service.experiments.jobs import JobStore
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+    from service.experiments.systems import AnswerFile
+    from service.graph.experiments import Status
+
+    answers = (DEMO_DIR / "answers-partial.json").read_bytes()
+    dataset, partial = FileRef.upload("q.json", QUESTIONS), FileRef.upload("p.json", answers)
+    spec = ExperimentSpec(FileDataset(dataset), (AnswerFile("a", partial),))
+    assert storage.workspace is not None
+    jobs = JobStore(storage.workspace)
+    ticket = storage.experiments.reserve()  # what a submission does before its runner claims it
+    jobs.create(ticket.id, spec, {dataset.sha256 or "": QUESTIONS, partial.sha256 or "": answers})
+    storage.experiments.set_status(ticket.id, Status.QUEUED)
+    return ticket.id, jobs

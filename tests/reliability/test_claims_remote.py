@@ -21,16 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from service.experiments.jobs import JobStore
 from service.experiments.runner import ExperimentRunner
-from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
-from service.experiments.systems import AnswerFile
 from service.graph.claims import ENV_LEASE, Claims
 from service.graph.experiments import ClaimLapsed, Status
 from service.graph.results import DatasetRef
 from service.graph.store import Storage, open_storage
-from service.paths import DEMO_DIR
 from tests.integration.test_graph_store import _dataset, _evaluation
+from tests.reliability.runs import queued_demo_job
 from tests.remote import environment
 
 LEASE = 1.0
@@ -108,26 +105,15 @@ def test_a_claim_after_an_idle_lapse_is_released_whole(storage: Storage) -> None
 def test_a_run_queued_by_a_replica_that_died_before_claiming_it_is_taken_over(
     storage: Storage,
 ) -> None:
-    data, answers = (
-        (DEMO_DIR / "questions.json").read_bytes(),
-        (DEMO_DIR / "answers-partial.json").read_bytes(),
-    )
-    dataset, partial = FileRef.upload("q.json", data), FileRef.upload("p.json", answers)
-    spec = ExperimentSpec(FileDataset(dataset), (AnswerFile("a", partial),))
-    assert storage.workspace is not None
     experiments = storage.experiments
-    queued = experiments.reserve()  # what a submission does before its runner claims it
-    JobStore(storage.workspace).create(
-        queued.id, spec, {dataset.sha256 or "": data, partial.sha256 or "": answers}
-    )
-    experiments.set_status(queued.id, Status.QUEUED)
+    queued, _ = queued_demo_job(storage)
     _lapse()  # the replica died: no one claims it for the lease
     with environment({ENV_LEASE: str(LEASE)}):
         runner = ExperimentRunner(storage, workers=1)  # another replica: it takes runs over
     try:
         deadline = time.monotonic() + 30
-        while experiments.status(queued.id).status is not Status.FINISHED:
-            assert time.monotonic() < deadline, experiments.status(queued.id)
+        while experiments.status(queued).status is not Status.FINISHED:
+            assert time.monotonic() < deadline, experiments.status(queued)
             time.sleep(0.2)
         assert runner.taken_over == 1
     finally:

@@ -13,14 +13,11 @@ import time
 
 import pytest
 
-from service.experiments.jobs import JobStore
 from service.experiments.runner import MAX_RESTARTS, ExperimentRunner
-from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
-from service.experiments.systems import AnswerFile
 from service.graph.claims import ENV_LEASE, Claims
 from service.graph.experiments import Status
 from service.graph.store import Storage
-from service.paths import DEMO_DIR
+from tests.reliability.runs import queued_demo_job
 from tests.remote import environment
 
 LEASE = 1.0
@@ -34,26 +31,17 @@ def storage(remote_storage: Storage) -> Storage:
 def _running_job(storage: Storage, *, earlier_deaths: int, died: bool) -> str:
     """A run left ``running`` by a runner that is gone: dead (its claim left behind) or shut
     down (claim released), after ``earlier_deaths`` deaths of its process in it."""
-    data, answers = (
-        (DEMO_DIR / "questions.json").read_bytes(),
-        (DEMO_DIR / "answers-partial.json").read_bytes(),
-    )
-    dataset, partial = FileRef.upload("q.json", data), FileRef.upload("p.json", answers)
-    spec = ExperimentSpec(FileDataset(dataset), (AnswerFile("a", partial),))
-    assert storage.workspace is not None
-    jobs = JobStore(storage.workspace)
-    ticket = storage.experiments.reserve()
-    jobs.create(ticket.id, spec, {dataset.sha256 or "": data, partial.sha256 or "": answers})
+    eid, jobs = queued_demo_job(storage)
     for _ in range(earlier_deaths):
-        jobs.count_restart(ticket.id)
-    storage.experiments.set_status(ticket.id, Status.QUEUED)
+        jobs.count_restart(eid)
     gone = Claims(storage.store, storage.uris, owner="gone", lease=LEASE, settle=0.05)
-    assert gone.claim(ticket.uri)
-    storage.experiments.set_status(ticket.id, Status.RUNNING, progress="asking")
+    uri = storage.uris.experiment(eid)
+    assert gone.claim(uri)
+    storage.experiments.set_status(eid, Status.RUNNING, progress="asking")
     if not died:
-        gone.release(ticket.uri)  # what a shutdown's hand-over does
+        gone.release(uri)  # what a shutdown's hand-over does
     time.sleep(LEASE * 1.3)  # its heartbeat lapses: the runner is gone
-    return ticket.id
+    return eid
 
 
 def _taken_over(storage: Storage, eid: str) -> tuple[Status, str | None, int]:
