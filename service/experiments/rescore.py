@@ -156,14 +156,26 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
 def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpec) -> None:
     """A resubmission (a new run that says ``prov:wasRevisionOf`` ``experiment_id``, so that
     it replaces it in the leaderboards once published) revises a finished experiment on the
-    same dataset and gold: Conflict, else BadRequest naming the field. Whoever submits it
-    must own the old one (the web layer checks the token)."""
+    same dataset and gold, and not an unpublished or withdrawn revision (its lineage is not
+    public: the one it revises would stay ranked): Conflict, else BadRequest naming the
+    field. Whoever submits it must own the old one (the web layer checks the token)."""
     status = storage.experiments.status(experiment_id)  # NotFound for an id never minted
     if status.status.value != "finished":
         raise Conflict(
             f"experiment {experiment_id} is {status.status.value}: only a finished experiment "
             "is replaced by a resubmission"
         )
+    if not status.public or status.withdrawn_at is not None:
+        # nothing public says it replaced what it revises: the leaderboards would show that
+        # one and the resubmission side by side
+        older, _ = storage.experiments.revisions(experiment_id, include_private=True)
+        if older:
+            state = "was withdrawn" if status.public else "is not published"
+            publish = "" if status.public else f", or publish {experiment_id} first"
+            raise Conflict(
+                f"experiment {experiment_id} {state} and itself revises "
+                f"{', '.join(older)}: resubmit that one instead (revisionOf {older[-1]}){publish}"
+            )
     text = storage.experiments.spec_of(experiment_id)
     if text is None:
         return  # recorded before specs were kept: its dataset cannot be compared
