@@ -74,6 +74,12 @@ def test_a_resubmission_replaces_the_teams_earlier_run(server: Server) -> None:
     }
     status = server.get(f"api/experiments/{first['id']}").json()
     assert status["revisedBy"] == [second["id"]]
+    # the pages link both ways without calling a new run a re-scoring (they did)
+    for shown in (first, second):
+        page = server.get(f"experiment/{shown['id']}").text
+        assert "revision-of" in page or "revised-by" in page
+        assert "re-scored:" not in page and "Re-scored as" not in page
+    assert "<dt>Revised by</dt>" in server.get(f"experiment/{first['id']}").text
 
 
 def test_what_a_resubmission_cannot_replace_is_said(server: Server, slow_qa: str) -> None:
