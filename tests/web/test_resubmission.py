@@ -80,6 +80,20 @@ def test_a_resubmission_replaces_the_teams_earlier_run(server: Server) -> None:
         assert "revision-of" in page or "revised-by" in page
         assert "re-scored:" not in page and "Re-scored as" not in page
     assert "<dt>Revised by</dt>" in server.get(f"experiment/{first['id']}").text
+    # replaced once under this profile: a second resubmission of the old run would stand in
+    # the leaderboards beside the first (both revise it); the newest one is resubmitted
+    twice = server.post(
+        "api/experiments",
+        files=_files("partial"),
+        data={"profile": "fair", "kb": "demo", "revisionOf": first["id"]},
+        headers=owner,
+    )
+    assert twice.status_code == 409, twice.text
+    assert f"revisionOf {second['id']}" in twice.json()["error"]
+    other_profile = _submit(
+        server, "partial", revisionOf=first["id"], token=first["token"], profile="exact"
+    )  # another view of the answers: the fair revision does not stand in its place
+    server.wait_finished(other_profile["id"], other_profile["token"])
 
 
 def test_what_a_resubmission_cannot_replace_is_said(server: Server, slow_qa: str) -> None:
