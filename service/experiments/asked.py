@@ -188,17 +188,21 @@ class Reference:
         system = build_system(self.reference, kb=ctx.kb, dataset=ctx.dataset, language=ctx.language)
         done = ctx.log.done() if ctx.log is not None else {}
         askable = [q for q in ctx.dataset.by_id().values() if q.text(ctx.language) is not None]
-        answers: dict[str, SystemAnswer] = {}
-        for n, question in enumerate(askable, start=1):
+        answers: dict[str, SystemAnswer] = {q.id: done[q.id] for q in askable if q.id in done}
+        # the logged answers at once, as a web service's: the progress's ``reused``, not its pace
+        ctx.progress(len(answers), len(askable))
+        for question in askable:
+            if question.id in answers:
+                continue
             if ctx.cancel.is_set():
                 raise Cancelled(f"cancelled while asking {self.name}; resume to continue")
-            answer = done.get(question.id) or _ask(system, question.id, question, ctx.language)
-            if question.id not in done and ctx.log is not None:
+            answer = _ask(system, question.id, question, ctx.language)
+            if ctx.log is not None:
                 ctx.log.append(answer)
             answers[question.id] = answer
-            if question.id not in done:
-                ctx.answered(answer)
-            ctx.progress(n, len(askable))
+            ctx.answered(answer)
+            ctx.progress(len(answers), len(askable))
+        answers = {q.id: answers[q.id] for q in askable}  # in the dataset's order, as asked
         from service.kb import describe
 
         run = SystemRun(self.name, answers, source=f"reference system {self.reference}")

@@ -156,13 +156,32 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
 def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpec) -> None:
     """A resubmission (a new run that says ``prov:wasRevisionOf`` ``experiment_id``, so that
     it replaces it in the leaderboards once published) revises a finished experiment on the
-    same dataset and gold: Conflict, else BadRequest naming the field. Whoever submits it
-    must own the old one (the web layer checks the token)."""
+    same dataset and gold, the newest of its line: not an unpublished or withdrawn revision
+    (its lineage is not public: the one it revises would stay ranked), not one a published
+    revision replaced under the profile (both would be ranked): Conflict, else BadRequest
+    naming the field. Whoever submits it must own the old one (the web layer checks the token)."""
     status = storage.experiments.status(experiment_id)  # NotFound for an id never minted
     if status.status.value != "finished":
         raise Conflict(
             f"experiment {experiment_id} is {status.status.value}: only a finished experiment "
             "is replaced by a resubmission"
+        )
+    if not status.public or status.withdrawn_at is not None:
+        # nothing public says it replaced what it revises: the leaderboards would show that
+        # one and the resubmission side by side
+        older, _ = storage.experiments.revisions(experiment_id, include_private=True)
+        if older:
+            state = "was withdrawn" if status.public else "is not published"
+            publish = "" if status.public else f", or publish {experiment_id} first"
+            raise Conflict(
+                f"experiment {experiment_id} {state} and itself revises "
+                f"{', '.join(older)}: resubmit that one instead (revisionOf {older[-1]}){publish}"
+            )
+    newer = _standing_revisions(storage, experiment_id, spec.profile)
+    if newer:  # both would revise it: the leaderboards would rank both
+        raise Conflict(
+            f"experiment {experiment_id} was replaced by {', '.join(newer)} under profile "
+            f"{spec.profile}: resubmit that one instead (revisionOf {newer[-1]})"
         )
     text = storage.experiments.spec_of(experiment_id)
     if text is None:
@@ -179,6 +198,21 @@ def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpe
                 "questions (submit it as a new experiment otherwise)",
                 field="revisionOf",
             )
+
+
+def _standing_revisions(storage: Storage, experiment_id: str, profile: str) -> list[str]:
+    """The published revisions of ``experiment_id`` under ``profile`` (not withdrawn: read
+    from the public default graph, as the leaderboards are), as ids."""
+    from service.evaluation.profiles import get_profile
+    from service.graph.terms import PROV
+    from service.graph.uris import GQA
+
+    query = (
+        f"SELECT ?r WHERE {{ ?r <{PROV}wasRevisionOf> <{storage.uris.experiment(experiment_id)}> "
+        f"; <{GQA}profile> <{get_profile(profile).iri}> }}"
+    )
+    found = {row["r"].value.rsplit("/", 1)[-1] for row in storage.store.public.query(query)}
+    return sorted(found)
 
 
 def _source(found: CatalogueDataset | FileDataset | None) -> tuple[str, ...] | None:

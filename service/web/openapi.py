@@ -970,7 +970,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`profile`, "
                     "`language`, `experiment_type` (repeatable), `kb`, `force`, "
                     "`revisionOf`. A resubmission (`revisionOf`) needs the replaced "
-                    "experiment's owner token (403), a finished experiment (409) on the same "
+                    "experiment's owner token (403), a finished experiment, the newest published "
+                    "revision of its line (409), on the same "
                     "dataset (400).",
                     {
                         "202": {

@@ -39,10 +39,10 @@ def start(raw: RawSubmission) -> Ticket:
     from service.web.demo import configured_kbs
 
     state = services()
-    room_for_one_more(state)
     spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
-    if raw.revision_of is not None:
+    if raw.revision_of is not None:  # what it cannot replace is refused, full queue or not
         _may_replace(raw.revision_of, spec)
+    room_for_one_more(state)  # before the files are read
     files = prepare(
         spec,
         uploads,

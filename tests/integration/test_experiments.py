@@ -335,3 +335,35 @@ def test_an_experiment_records_how_it_called_web_services_only_when_it_did() -> 
         ("callConcurrency", 1.0),
     ]
     assert [c.name for c, _ in call_settings_of(asked)] == [c.name for c in CALL_SETTINGS]
+
+
+def test_a_reference_systems_logged_answers_count_at_once(tmp_path: Path) -> None:
+    """``reused`` (the answers a resumed run had logged, not its pace): a reference system
+    counted its questions one at a time, logged or asked, so its first count was 1 whatever it
+    reused (a fresh run's pace twice too slow at its second answer; a resumed one's as fast as
+    reading its log)."""
+    from service.experiments.progress import RunProgress
+
+    spec = ExperimentSpec(
+        FileDataset(FileRef.local(QUESTIONS)),
+        (Reference("upper-bound", "gold-sparql"),),
+        profile="fair",
+        kb=KBSpec((str(DEMO_DIR / "kb.ttl"),)),
+    )
+    jobs = JobStore(DirWorkspace(tmp_path))
+    jobs.create("202401010001", spec, {})
+
+    def asking(job: object) -> list[tuple[int, int | None]]:
+        seen: list[RunProgress] = []
+        run_experiment(spec, job=job, progress=seen.append)  # type: ignore[arg-type]
+        return [
+            (p.systems[0].done, p.systems[0].reused)
+            for p in seen
+            if p.systems[0].state == "asking" and p.systems[0].reused is not None
+        ]
+
+    fresh = asking(jobs.files_of("202401010001"))
+    assert fresh and {reused for _, reused in fresh} == {0}, fresh
+    again = asking(jobs.files_of("202401010001"))  # every answer logged: none asked again
+    total = again[-1][0]
+    assert total > 1 and {reused for _, reused in again} == {total}, again

@@ -14,7 +14,7 @@ import pytest
 
 from service.experiments.jobs import JobStore
 from service.experiments.kept import file_key, keep, kept
-from service.experiments.progress import RunProgress
+from service.experiments.progress import RunProgress, SystemProgress
 from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
 from service.experiments.systems import AnswerFile
 from service.graph.adapter import Side
@@ -171,9 +171,13 @@ def test_a_job_lives_in_either_workspace(workspace: Workspace) -> None:
         "2": SystemAnswer(question_id="2"),
     }
     assert jobs.progress("42") is None
-    progress = RunProgress(phase="asking")
+    # a resumed system's logged answers (``reused``) are read back with it: another replica
+    # tells its time left from this file, not from its memory
+    resumed = SystemProgress("s", done=12, total=20, state="asking", since=100.0, reused=10)
+    progress = RunProgress(phase="asking", systems=(resumed,), started=99.0)
     jobs.write_progress("42", progress)
     assert jobs.progress("42") == progress
+    assert progress.timing(104.0) == (5.0, 16.0)  # 2 asked in 4 s, 8 left
     assert not jobs.cancel_requested("42")
     jobs.request_cancel("42")
     assert jobs.cancel_requested("42")

@@ -1119,6 +1119,13 @@ def test_a_full_queue_refuses_a_submission_for_a_while(tmp_path, slow_qa) -> Non
         # an unfinished experiment cannot be re-scored, full queue or not (it was a 503)
         rescore = site.post(f"api/experiments/{ticket['id']}/rescore", headers=owner)
         assert rescore.status_code == 409, rescore.text
+        # nor replaced by a resubmission (it was a 503: submit again to the same refusal)
+        replaced = site.post("api/experiments", json={**body, "revisionOf": ticket["id"]})
+        assert replaced.status_code == 403, replaced.text  # not its owner
+        mine = site.post(
+            "api/experiments", json={**body, "revisionOf": ticket["id"]}, headers=owner
+        )
+        assert mine.status_code == 409 and "only a finished" in mine.json()["error"], mine.text
         site.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)
         deadline = time.monotonic() + 30
         while (again := site.post("api/experiments", json=body)).status_code == 503:

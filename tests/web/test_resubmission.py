@@ -5,6 +5,7 @@ improved run stood beside its old one in every leaderboard, and nothing linked t
 from __future__ import annotations
 
 import rdflib
+import requests
 
 from service.paths import DEMO_DIR
 from tests.web.conftest import Server
@@ -73,6 +74,26 @@ def test_a_resubmission_replaces_the_teams_earlier_run(server: Server) -> None:
     }
     status = server.get(f"api/experiments/{first['id']}").json()
     assert status["revisedBy"] == [second["id"]]
+    # the pages link both ways without calling a new run a re-scoring (they did)
+    for shown in (first, second):
+        page = server.get(f"experiment/{shown['id']}").text
+        assert "revision-of" in page or "revised-by" in page
+        assert "re-scored:" not in page and "Re-scored as" not in page
+    assert "<dt>Revised by</dt>" in server.get(f"experiment/{first['id']}").text
+    # replaced once under this profile: a second resubmission of the old run would stand in
+    # the leaderboards beside the first (both revise it); the newest one is resubmitted
+    twice = server.post(
+        "api/experiments",
+        files=_files("partial"),
+        data={"profile": "fair", "kb": "demo", "revisionOf": first["id"]},
+        headers=owner,
+    )
+    assert twice.status_code == 409, twice.text
+    assert f"revisionOf {second['id']}" in twice.json()["error"]
+    other_profile = _submit(
+        server, "partial", revisionOf=first["id"], token=first["token"], profile="exact"
+    )  # another view of the answers: the fair revision does not stand in its place
+    server.wait_finished(other_profile["id"], other_profile["token"])
 
 
 def test_what_a_resubmission_cannot_replace_is_said(server: Server, slow_qa: str) -> None:
@@ -145,3 +166,45 @@ def test_the_run_page_resubmits_for_the_browser_that_owns_the_run(server: Server
     new_id = owned.headers["Location"].rsplit("/", 1)[-1]
     token = owned.cookies.get(f"gqa_owner_{new_id}")
     assert server.wait_finished(new_id, token)["revisionOf"] == [first["id"]]
+
+
+def test_an_unpublished_or_withdrawn_revision_is_not_resubmitted(server: Server) -> None:
+    """A ← B ← C where B is not in the public graphs (private, or withdrawn): nothing public
+    said B replaced A, so once C was published the leaderboards showed A and C side by side
+    (the run page of a private B linked exactly that resubmission)."""
+    first = _submit(server, "partial")
+    server.wait_finished(first["id"], first["token"])
+    owner = {"Authorization": f"Bearer {first['token']}"}
+    assert server.post(f"api/experiments/{first['id']}/publish", headers=owner).ok
+    second = _submit(server, "strong", revisionOf=first["id"], token=first["token"])
+    server.wait_finished(second["id"], second["token"])
+
+    def resubmit(old: dict) -> requests.Response:
+        return server.post(
+            "api/experiments",
+            files=_files("partial"),
+            data={"profile": "fair", "kb": "demo", "revisionOf": old["id"]},
+            headers={"Authorization": f"Bearer {old['token']}"},
+        )
+
+    private = resubmit(second)
+    assert private.status_code == 409, private.text
+    said = private.json()["error"]
+    assert "not published" in said and f"revisionOf {first['id']}" in said
+    # on its (private) page, the link resubmits what it replaces
+    page = server.get(
+        f"experiment/{second['id']}", cookies={f"gqa_owner_{second['id']}": second["token"]}
+    )
+    assert f'href="/experiments/new?revisionOf={first["id"]}" id="resubmit"' in page.text
+
+    mine = {"Authorization": f"Bearer {second['token']}"}
+    assert server.post(f"api/experiments/{second['id']}/publish", headers=mine).ok
+    withdrawn = server.post(
+        f"api/experiments/{second['id']}/withdraw", json={"reason": "a bug"}, headers=mine
+    )
+    assert withdrawn.ok, withdrawn.text
+    assert first["uri"] in _ranked(server)  # its replacement withdrawn, the old one is back
+    again = resubmit(second)
+    assert again.status_code == 409, again.text
+    assert "withdrawn" in again.json()["error"]
+    assert first["id"] in again.json()["error"]
