@@ -64,6 +64,7 @@ def rescore_spec(
             "score its files again with gerbil-qa evaluate"
         )
     spec = ExperimentSpec.from_json(json.loads(text))
+    newest_of_its_line(storage, status, profile or spec.profile, "re-score")
     asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
     if asked:
         # it said to resume the experiment, which a finished one refuses
@@ -166,23 +167,7 @@ def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpe
             f"experiment {experiment_id} is {status.status.value}: only a finished experiment "
             "is replaced by a resubmission"
         )
-    if not status.public or status.withdrawn_at is not None:
-        # nothing public says it replaced what it revises: the leaderboards would show that
-        # one and the resubmission side by side
-        older, _ = storage.experiments.revisions(experiment_id, include_private=True)
-        if older:
-            state = "was withdrawn" if status.public else "is not published"
-            publish = "" if status.public else f", or publish {experiment_id} first"
-            raise Conflict(
-                f"experiment {experiment_id} {state} and itself revises "
-                f"{', '.join(older)}: resubmit that one instead (revisionOf {older[-1]}){publish}"
-            )
-    newer = _standing_revisions(storage, experiment_id, spec.profile)
-    if newer:  # both would revise it: the leaderboards would rank both
-        raise Conflict(
-            f"experiment {experiment_id} was replaced by {', '.join(newer)} under profile "
-            f"{spec.profile}: resubmit that one instead (revisionOf {newer[-1]})"
-        )
+    newest_of_its_line(storage, status, spec.profile, "resubmit")
     text = storage.experiments.spec_of(experiment_id)
     if text is None:
         return  # recorded before specs were kept: its dataset cannot be compared
@@ -198,6 +183,31 @@ def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpe
                 "questions (submit it as a new experiment otherwise)",
                 field="revisionOf",
             )
+
+
+def newest_of_its_line(storage: Storage, status: Any, profile: str, verb: str) -> None:
+    """Conflict unless a new revision of the experiment ``status`` describes would stand in
+    the leaderboards in its place under ``profile`` (``verb``: resubmit or re-score, for the
+    message): not an unpublished or withdrawn revision (nothing public says it replaced what
+    it revises, which would stay ranked beside the new one), not one a published revision
+    already replaced under that profile (both would be ranked)."""
+    experiment_id = status.id
+    field = "revisionOf " if verb == "resubmit" else ""  # what the submission sets
+    if not status.public or status.withdrawn_at is not None:
+        older, _ = storage.experiments.revisions(experiment_id, include_private=True)
+        if older:
+            state = "was withdrawn" if status.public else "is not published"
+            publish = "" if status.public else f", or publish {experiment_id} first"
+            raise Conflict(
+                f"experiment {experiment_id} {state} and itself revises {', '.join(older)}: "
+                f"{verb} that one instead ({field}{older[-1]}){publish}"
+            )
+    newer = _standing_revisions(storage, experiment_id, profile)
+    if newer:
+        raise Conflict(
+            f"experiment {experiment_id} was replaced by {', '.join(newer)} under profile "
+            f"{profile}: {verb} that one instead ({field}{newer[-1]})"
+        )
 
 
 def _standing_revisions(storage: Storage, experiment_id: str, profile: str) -> list[str]:

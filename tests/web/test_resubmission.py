@@ -208,3 +208,27 @@ def test_an_unpublished_or_withdrawn_revision_is_not_resubmitted(server: Server)
     assert again.status_code == 409, again.text
     assert "withdrawn" in again.json()["error"]
     assert first["id"] in again.json()["error"]
+
+
+def test_a_rescoring_revises_the_newest_of_its_line(server: Server) -> None:
+    """Re-scoring follows the resubmissions' rule: an experiment a published revision already
+    replaced under the profile is not re-scored again (both revisions were ranked), nor is an
+    unpublished revision (what it revises stayed ranked beside the new one)."""
+    first = _submit(server, "partial")
+    server.wait_finished(first["id"], first["token"])
+    owner = {"Authorization": f"Bearer {first['token']}"}
+    assert server.post(f"api/experiments/{first['id']}/publish", headers=owner).ok
+    path = f"api/experiments/{first['id']}/rescore"
+    revision = server.post(path, json={"profile": "exact"}, headers=owner).json()
+    mine = {"Authorization": f"Bearer {revision['token']}"}
+    server.wait_finished(revision["id"], revision["token"])
+    private = server.post(f"api/experiments/{revision['id']}/rescore", json={}, headers=mine)
+    assert private.status_code == 409 and "is not published" in private.json()["error"]
+    assert server.post(f"api/experiments/{revision['id']}/publish", headers=mine).ok
+    again = server.post(path, json={"profile": "exact"}, headers=owner)
+    assert again.status_code == 409, again.text
+    assert f"re-score that one instead ({revision['id']})" in again.json()["error"]
+    other = server.post(path, json={"profile": "gerbil"}, headers=owner)  # another view
+    assert other.status_code == 202, other.text
+    newest = server.post(f"api/experiments/{revision['id']}/rescore", json={}, headers=mine)
+    assert newest.status_code == 202, newest.text
