@@ -1,0 +1,113 @@
+"""A challenge organiser's walk: teams' runs on one dataset, published, ranked, frozen and cited.
+What it found: two teams with the same score were ranked 1 and 2 (by their task IRIs), in the
+live leaderboard and in the frozen one a challenge cites as its final ranking."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator
+
+import pytest
+import rdflib
+
+from service.paths import DEMO_DIR
+from tests.web.conftest import Server, start_server, stop_server
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server of its own (no demo): the walk publishes and freezes."""
+    running = start_server(tmp_path_factory.mktemp("organiser-store"), demo=False)
+    yield running
+    stop_server(running)
+
+
+def _publish(site: Server, team: str, answers: str) -> str:
+    """One team's run on the demo questions, as an answer file named after the team."""
+    files = [
+        ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", (f"{team}.json", (DEMO_DIR / f"answers-{answers}.json").read_bytes())),
+    ]
+    made = site.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    published = site.post(
+        f"api/experiments/{ticket['id']}/publish",
+        headers={"Authorization": f"Bearer {ticket['token']}"},
+    )
+    assert published.status_code == 200, published.text
+    return ticket["id"]
+
+
+@pytest.fixture(scope="module")
+def tied(site: Server) -> dict[str, str]:
+    """Three teams: two with the same answers (the same score), one weaker."""
+    return {
+        team: _publish(site, team, answers)
+        for team, answers in (
+            ("team-a", "strong"),
+            ("team-b", "baseline"),
+            ("team-c", "strong"),
+        )
+    }
+
+
+def test_equal_scores_share_a_rank_in_the_live_leaderboard(
+    site: Server, tied: dict[str, str]
+) -> None:
+    board = site.get("leaderboards?format=json").json()
+    ranked = [(r["rank"], r["system"], r["measures"]["macroF1"]) for r in board["rows"]]
+    assert [name for _, name, _ in ranked] == ["team-a", "team-c", "team-b"]
+    assert ranked[0][2] == ranked[1][2] > ranked[2][2]
+    # competition ranking: the tied teams are both first, the next one third
+    assert [rank for rank, _, _ in ranked] == [1, 1, 3]
+    table = list(csv.DictReader(io.StringIO(site.get("leaderboards?format=csv").text)))
+    assert [(r["rank"], r["system"]) for r in table] == [
+        ("1", "team-a"),
+        ("1", "team-c"),
+        ("3", "team-b"),
+    ]
+    page = site.get("leaderboards", headers={"Accept": "text/html"}).text
+    row = (
+        r'<td class="num">(\d+)</td>(?:<td class="num tier">[^<]*</td>)?\s*'
+        r'<th scope="row"><a [^>]*>([^<]+)</a>'
+    )
+    shown = re.findall(row, page)
+    assert shown == [("1", "team-a"), ("1", "team-c"), ("3", "team-b")]
+
+
+def test_equal_scores_share_a_rank_on_a_later_page(site: Server, tied: dict[str, str]) -> None:
+    """The second page starts with the second of two tied teams: still first, not second."""
+    second = site.get("leaderboards?format=json&size=1&page=2").json()
+    assert [(r["rank"], r["system"]) for r in second["rows"]] == [(1, "team-c")]
+    third = site.get("leaderboards?format=json&size=1&page=3").json()
+    assert [(r["rank"], r["system"]) for r in third["rows"]] == [(3, "team-b")]
+
+
+def test_equal_scores_share_a_rank_in_the_frozen_leaderboard(
+    site: Server, tied: dict[str, str]
+) -> None:
+    made = site.post("api/leaderboards", json={"title": "Final ranking"})
+    assert made.status_code in (200, 201), made.text
+    rows = made.json()["rows"]
+    assert [(r["rank"], r["system"]) for r in rows] == [
+        (1, "team-a"),
+        (1, "team-c"),
+        (3, "team-b"),
+    ]
+    kept = site.get(f"api/leaderboards/{made.json()['id']}").json()["rows"]
+    assert [r["rank"] for r in kept] == [1, 1, 3]
+    # every row is its own entry in the graph (the entries were named by rank: a tie was one)
+    graph = rdflib.Graph().parse(
+        data=site.get(f"leaderboard/{made.json()['id']}", headers={"Accept": "text/turtle"}).text,
+        format="turtle",
+    )
+    gqa = rdflib.Namespace("http://w3id.org/gerbil/qa/vocab#")
+    entries = sorted(
+        (int(graph.value(e, gqa.rank)), str(graph.value(e, gqa.rankedTask)).split("/")[-3])
+        for e in graph.subjects(rdflib.RDF.type, gqa.LeaderboardEntry)
+    )
+    assert entries == sorted([(1, tied["team-a"]), (1, tied["team-c"]), (3, tied["team-b"])])
