@@ -4,13 +4,18 @@ live leaderboard and in the frozen one a challenge cites as its final ranking.""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
+import threading
+import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import rdflib
+import requests
 
 from service.paths import DEMO_DIR
 from tests.web.conftest import Server, start_server, stop_server
@@ -111,3 +116,73 @@ def test_equal_scores_share_a_rank_in_the_frozen_leaderboard(
         for e in graph.subjects(rdflib.RDF.type, gqa.LeaderboardEntry)
     )
     assert entries == sorted([(1, tied["team-a"]), (1, tied["team-c"]), (3, tied["team-b"])])
+
+
+class _Failing(BaseHTTPRequestHandler):
+    """A team's Text2SPARQL service that fails every call (as one whose model is down)."""
+
+    def do_GET(self) -> None:
+        self.send_response(500)
+        self.send_header("Content-Length", "4")
+        self.end_headers()
+        self.wfile.write(b"down")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A real HTTP service on 127.0.0.1 while the block runs: its port."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+def test_the_owner_page_of_an_aborted_run_says_it_has_nothing_to_publish(site: Server) -> None:
+    """A team's service that fails every call is stopped by the error-rate rule and the
+    experiment ends as ``error``. Its owner's page said it "becomes public when you publish
+    it" (it cannot be: publishing is refused unless finished) and "No results yet", as if
+    they were still coming, and named no way on."""
+    with serving(_Failing) as port:
+        made = site.post(
+            "api/experiments",
+            json={
+                "dataset": "demo",
+                "systems": [
+                    {
+                        "name": "team-down",
+                        "url": f"http://127.0.0.1:{port}/",
+                        "interface": "text2sparql",
+                    }
+                ],
+                "retries": 0,
+                "timeout": 2,
+            },
+        )
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        owner = {"Authorization": f"Bearer {ticket['token']}"}
+        deadline = time.monotonic() + 25
+        while (state := site.get(f"api/experiments/{ticket['id']}", headers=owner).json())[
+            "status"
+        ] not in ("finished", "error") and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert state["status"] == "error", state
+    assert "error-rate rule" in state["message"]
+    refused = site.post(f"api/experiments/{ticket['id']}/publish", headers=owner)
+    assert refused.status_code == 409
+    # the owner link puts the token in a cookie and redirects to the page
+    page = requests.Session().get(ticket["ownerLink"], timeout=30).text
+    text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "becomes public when you publish it" not in text
+    assert "No results yet" not in text
+    assert "it ended in error, with no results to publish" in text
+    assert f"POST /api/experiments/{ticket['id']}/resume" in text
+    assert "No results: it ended in error." in text
