@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 import re
 import threading
 import time
@@ -18,13 +19,15 @@ import rdflib
 import requests
 
 from service.paths import DEMO_DIR
-from tests.web.conftest import Server, start_server, stop_server
+from tests.web.conftest import Server, free_port, start_server, stop_server
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server of its own (no demo): the walk publishes and freezes."""
-    running = start_server(tmp_path_factory.mktemp("organiser-store"), demo=False)
+    # "down": a KB whose SPARQL endpoint nothing listens on (a port taken and let go)
+    down = f"down=http://127.0.0.1:{free_port()}/sparql"
+    running = start_server(tmp_path_factory.mktemp("organiser-store"), demo=False, kbs=down)
     yield running
     stop_server(running)
 
@@ -186,3 +189,66 @@ def test_the_owner_page_of_an_aborted_run_says_it_has_nothing_to_publish(site: S
     assert "it ended in error, with no results to publish" in text
     assert f"POST /api/experiments/{ticket['id']}/resume" in text
     assert "No results: it ended in error." in text
+
+
+class _Querying(BaseHTTPRequestHandler):
+    """A team's Text2SPARQL service that answers every question with one query."""
+
+    calls = 0
+
+    def do_GET(self) -> None:
+        type(self).calls += 1
+        body = json.dumps({"dataset": "demo", "question": "?", "query": "ASK {}"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _run_to_end(site: Server, body: dict) -> tuple[dict, dict]:
+    made = site.post("api/experiments", json=body)
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    deadline = time.monotonic() + 25
+    while True:
+        state = site.get(f"api/experiments/{ticket['id']}", headers=owner).json()
+        if state["status"] in ("finished", "error") or time.monotonic() > deadline:
+            return ticket, state
+        time.sleep(0.1)
+
+
+def test_a_kb_that_cannot_be_reached_is_named_as_such_and_the_way_on_given(
+    site: Server,
+) -> None:
+    """Every question was asked, then running the team's queries on the KB failed: the
+    experiment said only "SPARQL endpoint URL: [Errno 111] Connection refused", not what it
+    was doing, whose queries they were, or that its answers are kept for a resume."""
+    with serving(_Querying) as port:
+        system = {"name": "team-q", "url": f"http://127.0.0.1:{port}/", "interface": "text2sparql"}
+        ticket, state = _run_to_end(
+            site, {"dataset": "demo", "kb": "down", "systems": [system], "retries": 0}
+        )
+        assert state["status"] == "error", state
+        message = state["message"]
+        assert "team-q" in message and "knowledge base" in message, message
+        assert "/sparql" in message  # the endpoint, and why it failed, as before
+        assert "resume" in message and "not asked again" in message, message
+        # what it promises: a resume (the endpoint still down) asks the service nothing
+        asked = _Querying.calls
+        assert asked >= 14  # every demo question
+        owner = {"Authorization": f"Bearer {ticket['token']}"}
+        resumed = site.post(f"api/experiments/{ticket['id']}/resume", headers=owner)
+        assert resumed.status_code == 202, resumed.text
+        deadline = time.monotonic() + 25
+        while time.monotonic() < deadline:
+            again = site.get(f"api/experiments/{ticket['id']}", headers=owner).json()
+            if again["status"] == "error":
+                break
+            time.sleep(0.1)
+        assert again["status"] == "error" and "knowledge base" in again["message"], again
+        assert _Querying.calls == asked
