@@ -238,6 +238,9 @@ def test_a_kb_that_cannot_be_reached_is_named_as_such_and_the_way_on_given(
         assert "team-q" in message and "knowledge base" in message, message
         assert "/sparql" in message  # the endpoint, and why it failed, as before
         assert "resume" in message and "not asked again" in message, message
+        # its row: every question asked, none scored ("error while asked, waiting to be scored")
+        (row,) = state["systems"]
+        assert row["activity"] == "asked, not scored: the run ended as error", row
         # what it promises: a resume (the endpoint still down) asks the service nothing
         asked = _Querying.calls
         assert asked >= 14  # every demo question
