@@ -257,6 +257,7 @@ def _ask(
     report.phase("reading" if all(s.from_files for s in spec.systems) else "asking")
     obtained: dict[int, Obtained] = {}
     later = language if first is not None and language != first else None
+    _probe_kb(spec, aborted)
     for index, system in enumerate(spec.systems):
         if index in aborted:
             continue
@@ -298,6 +299,27 @@ def _ask(
             got = replace(got, run=run, kb=used)
         obtained[index] = got
     return obtained
+
+
+def _probe_kb(spec: ExperimentSpec, aborted: Mapping[int, str]) -> None:
+    """Stop before asking when the KB the Text2SPARQL services' queries run on cannot be
+    reached (``service.experiments.queries.probe_kb``)."""
+    names = [
+        s.name for i, s in enumerate(spec.systems) if s.kind == "text2sparql" and i not in aborted
+    ]
+    if not names:
+        return
+    from service.experiments.queries import probe_kb
+    from service.kb.remote import RemoteKBError
+
+    try:
+        probe_kb(spec)
+    except RemoteKBError as err:
+        raise RemoteKBError(
+            f"the queries of {', '.join(names)} would run on the knowledge base, which cannot "
+            f"be reached: {err}; nothing was asked: resume the experiment once the endpoint "
+            "answers"
+        ) from err
 
 
 def _kb_unreachable(system: str, err: Exception, *, kept: bool) -> str:

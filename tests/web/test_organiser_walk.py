@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
 
 import pytest
 import rdflib
@@ -22,14 +23,49 @@ from service.paths import DEMO_DIR
 from tests.web.conftest import Server, free_port, start_server, stop_server
 
 
+@contextlib.contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A real HTTP service on 127.0.0.1 while the block runs: its port."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+class _HalfUp(BaseHTTPRequestHandler):
+    """A KB's SPARQL endpoint that answers an ASK and drops the connection of any SELECT (as
+    an endpoint that goes down once a run has started)."""
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+        if "SELECT" in parse_qs(body).get("query", [""])[0].upper():
+            self.close_connection = True
+            return
+        answer = json.dumps({"head": {}, "boolean": True}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/sparql-results+json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A server of its own (no demo): the walk publishes and freezes."""
-    # "down": a KB whose SPARQL endpoint nothing listens on (a port taken and let go)
-    down = f"down=http://127.0.0.1:{free_port()}/sparql"
-    running = start_server(tmp_path_factory.mktemp("organiser-store"), demo=False, kbs=down)
-    yield running
-    stop_server(running)
+    """A server of its own (no demo): the walk publishes and freezes. Its KBs: "down", an
+    endpoint nothing listens on (a port taken and let go), and "halfup" (``_HalfUp``)."""
+    with serving(_HalfUp) as halfup:
+        kbs = f"down=http://127.0.0.1:{free_port()}/sparql;halfup=http://127.0.0.1:{halfup}/sparql"
+        running = start_server(tmp_path_factory.mktemp("organiser-store"), demo=False, kbs=kbs)
+        yield running
+        stop_server(running)
 
 
 def _publish(site: Server, team: str, answers: str) -> str:
@@ -134,20 +170,6 @@ class _Failing(BaseHTTPRequestHandler):
         pass
 
 
-@contextlib.contextmanager
-def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
-    """A real HTTP service on 127.0.0.1 while the block runs: its port."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield httpd.server_address[1]
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
-
-
 def test_the_owner_page_of_an_aborted_run_says_it_has_nothing_to_publish(site: Server) -> None:
     """A team's service that fails every call is stopped by the error-rate rule and the
     experiment ends as ``error``. Its owner's page said it "becomes public when you publish
@@ -198,7 +220,8 @@ class _Querying(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         type(self).calls += 1
-        body = json.dumps({"dataset": "demo", "question": "?", "query": "ASK {}"}).encode()
+        query = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
+        body = json.dumps({"dataset": "demo", "question": "?", "query": query}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -222,16 +245,36 @@ def _run_to_end(site: Server, body: dict) -> tuple[dict, dict]:
         time.sleep(0.1)
 
 
-def test_a_kb_that_cannot_be_reached_is_named_as_such_and_the_way_on_given(
+def test_a_kb_that_cannot_be_reached_stops_the_run_before_any_question_is_asked(
+    site: Server,
+) -> None:
+    """The KB's endpoint was found down only after every question had been asked (with a
+    large model, timeout × questions of calls for nothing), and the error said only "SPARQL
+    endpoint URL: [Errno 111] Connection refused"."""
+    with serving(_Querying) as port:
+        system = {"name": "team-p", "url": f"http://127.0.0.1:{port}/", "interface": "text2sparql"}
+        before = _Querying.calls
+        _ticket, state = _run_to_end(
+            site, {"dataset": "demo", "kb": "down", "systems": [system], "retries": 0}
+        )
+        assert _Querying.calls == before  # nothing asked
+    assert state["status"] == "error", state
+    message = state["message"]
+    assert "team-p" in message and "knowledge base, which cannot be reached" in message, message
+    assert "/sparql" in message and "nothing was asked" in message, message
+
+
+def test_a_kb_that_goes_down_during_a_run_is_named_as_such_and_the_way_on_given(
     site: Server,
 ) -> None:
     """Every question was asked, then running the team's queries on the KB failed: the
-    experiment said only "SPARQL endpoint URL: [Errno 111] Connection refused", not what it
-    was doing, whose queries they were, or that its answers are kept for a resume."""
+    experiment said only "SPARQL endpoint URL: …", not what it was doing, whose queries they
+    were, or that its answers are kept for a resume."""
     with serving(_Querying) as port:
         system = {"name": "team-q", "url": f"http://127.0.0.1:{port}/", "interface": "text2sparql"}
+        before = _Querying.calls
         ticket, state = _run_to_end(
-            site, {"dataset": "demo", "kb": "down", "systems": [system], "retries": 0}
+            site, {"dataset": "demo", "kb": "halfup", "systems": [system], "retries": 0}
         )
         assert state["status"] == "error", state
         message = state["message"]
@@ -243,7 +286,7 @@ def test_a_kb_that_cannot_be_reached_is_named_as_such_and_the_way_on_given(
         assert row["activity"] == "asked, not scored: the run ended as error", row
         # what it promises: a resume (the endpoint still down) asks the service nothing
         asked = _Querying.calls
-        assert asked >= 14  # every demo question
+        assert asked - before >= 14  # every demo question
         owner = {"Authorization": f"Bearer {ticket['token']}"}
         resumed = site.post(f"api/experiments/{ticket['id']}/resume", headers=owner)
         assert resumed.status_code == 202, resumed.text
