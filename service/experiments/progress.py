@@ -80,10 +80,18 @@ class SystemProgress:
 
         >>> SystemProgress("s", 2, 13, state="asking").to_json(stopped="cancelled")["activity"]
         'cancelled while asking'
+        >>> SystemProgress("s", 13, 13, state="asking").to_json(stopped="error")["activity"]
+        'asked, not scored: the run ended as error'
         """
         activity = self.activity()
         if stopped is not None and self.state not in ENDED_STATES:
-            activity = f"{stopped} while {activity}"
+            # all its answers were in: it waits for nothing now ("error while asked, waiting…")
+            waited = activity.removesuffix(", waiting to be scored")
+            activity = (
+                f"{waited}, not scored: the run ended as {stopped}"
+                if waited != activity
+                else f"{stopped} while {activity}"
+            )
         return {
             "system": self.system,
             "kind": self.kind,

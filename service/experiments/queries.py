@@ -43,6 +43,24 @@ def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
     )
 
 
+def probe_kb(spec: ExperimentSpec) -> None:
+    """Before Text2SPARQL services are asked: a KB that is a SPARQL endpoint answers one
+    trivial query, or :class:`~service.kb.remote.RemoteKBError` stops the run here, not after
+    every question was asked (with a large model, minutes of calls whose queries could not be
+    run). A slow or failing answer passes: only an endpoint that cannot be reached stops it."""
+    from service.kb.executor import ExecutionLimits, SparqlExecutor
+
+    sources, version = kb_sources(spec)
+    if not sources[0].startswith(("http://", "https://")):
+        return  # files: read by the run itself
+    limits = ExecutionLimits(timeout=PROBE_TIMEOUT)
+    with SparqlExecutor(list(sources), limits=limits, version=version) as executor:
+        executor.run("ASK {}")
+
+
+PROBE_TIMEOUT = 30.0  # seconds: an endpoint that is up answers ASK {} at once
+
+
 def answer_queries(
     run: SystemRun, dataset: Dataset, sources: tuple[str, ...], *, version: str | None
 ) -> tuple[SystemRun, str | None]:

@@ -257,6 +257,7 @@ def _ask(
     report.phase("reading" if all(s.from_files for s in spec.systems) else "asking")
     obtained: dict[int, Obtained] = {}
     later = language if first is not None and language != first else None
+    _probe_kb(spec, aborted)
     for index, system in enumerate(spec.systems):
         if index in aborted:
             continue
@@ -286,12 +287,51 @@ def _ask(
             continue
         if got.queries:  # answers are SPARQL queries: run them on the pinned KB
             from service.experiments.queries import answer_queries, kb_sources
+            from service.kb.remote import RemoteKBError
 
             sources, version = kb_sources(spec)
-            run, used = answer_queries(got.run, dataset, sources, version=version)
+            try:
+                run, used = answer_queries(got.run, dataset, sources, version=version)
+            except RemoteKBError as err:
+                raise RemoteKBError(
+                    _kb_unreachable(system.name, err, kept=job is not None)
+                ) from err
             got = replace(got, run=run, kb=used)
         obtained[index] = got
     return obtained
+
+
+def _probe_kb(spec: ExperimentSpec, aborted: Mapping[int, str]) -> None:
+    """Stop before asking when the KB the Text2SPARQL services' queries run on cannot be
+    reached (``service.experiments.queries.probe_kb``)."""
+    names = [
+        s.name for i, s in enumerate(spec.systems) if s.kind == "text2sparql" and i not in aborted
+    ]
+    if not names:
+        return
+    from service.experiments.queries import probe_kb
+    from service.kb.remote import RemoteKBError
+
+    try:
+        probe_kb(spec)
+    except RemoteKBError as err:
+        raise RemoteKBError(
+            f"the queries of {', '.join(names)} would run on the knowledge base, which cannot "
+            f"be reached: {err}; nothing was asked: resume the experiment once the endpoint "
+            "answers"
+        ) from err
+
+
+def _kb_unreachable(system: str, err: Exception, *, kept: bool) -> str:
+    """Why a run stopped after asking: the KB its queries run on could not be reached (every
+    question had been asked; the bare endpoint error said neither that nor what comes next)."""
+    message = f"the queries of {system} could not be run on the knowledge base: {err}"
+    if kept:  # a job logged every answer: a resume runs them, it does not ask again
+        message += (
+            "; its answers are kept: resume the experiment once the endpoint answers "
+            "(the service is not asked again)"
+        )
+    return message
 
 
 def _registered_version(spec: ExperimentSpec, storage: Storage | None) -> ExperimentSpec:

@@ -62,7 +62,14 @@ def read(src: Source) -> Dataset:
         if values["dataset"] is not None:
             datasets[values["dataset"]] += 1
         if "query" not in entry:
-            report.warn("entry without query (the system returned none)", at=at, question_id=qid)
+            # `system run` keeps a failed call as its error, with no query: say that one
+            failed = entry.get("error")
+            why = f"the call failed: {failed}" if isinstance(failed, str) and failed else None
+            report.warn(
+                f"entry without query ({why or 'the system returned none'})",
+                at=at,
+                question_id=qid,
+            )
         first = seen.setdefault((qid, language), at[0])  # type: ignore[arg-type]
         if first != at[0]:
             report.warn(

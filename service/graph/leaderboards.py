@@ -162,8 +162,10 @@ def _quads(
     ):
         if value is not None:
             out.append((me, predicate, n.node(value)))
+    tied: dict[int, int] = {}  # rows so far of each rank: tied rows share one
     for row in rows:
-        entry = n.node(f"{uri}#rank-{row.rank}")
+        tied[row.rank] = tied.get(row.rank, 0) + 1
+        entry = n.node(_entry_iri(uri, row.rank, tied[row.rank]))
         out += [
             (me, GQA + "entry", entry),
             (me, PROV + "wasDerivedFrom", n.node(row.task)),
@@ -181,6 +183,18 @@ def _quads(
         if row.tier is not None:
             out.append((entry, GQA + "tier", n.integer(row.tier)))
     return [n.Quad(s, n.node(p), o, graph) for s, p, o in out]
+
+
+def _entry_iri(uri: str, rank: int, nth: int) -> str:
+    """``#rank-3`` for the first row of rank 3, ``#rank-3-2`` for the second row tied at it
+    (before ranks were shared, every row was the first of its rank: the same IRIs)."""
+    return f"{uri}#rank-{rank}" if nth == 1 else f"{uri}#rank-{rank}-{nth}"
+
+
+def _entry_order(uri: str, subject: str) -> tuple[int, int]:
+    """Where an entry stands, from its IRI: its rank, then its place among the rows tied."""
+    rank, _, nth = subject.removeprefix(uri + "#rank-").partition("-")
+    return int(rank), int(nth or 1)
 
 
 def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
@@ -204,6 +218,10 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
         found = value(props, name)
         return None if found is None else kind(float(found))
 
+    entries = sorted(
+        (subject for subject in by_subject if subject.startswith(uri + "#rank-")),
+        key=lambda subject: _entry_order(uri, subject),
+    )
     rows = [
         Row(
             rank=number(props, GQA + "rank", int),
@@ -213,8 +231,7 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
             high=number(props, GQA + "scoreHigh", float),
             tier=number(props, GQA + "tier", int),
         )
-        for subject, props in by_subject.items()
-        if subject.startswith(uri + "#rank-")
+        for props in (by_subject[subject] for subject in entries)
     ]
     standing = Standing(
         experiment_type=value(me, GERBIL_TYPE),
@@ -229,7 +246,7 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
         title=value(me, DCT + "title"),
         frozen_at=value(me, PROV + "generatedAtTime"),
         standing=standing,
-        rows=sorted(rows, key=lambda r: r.rank),
+        rows=rows,
     )
 
 

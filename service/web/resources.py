@@ -158,6 +158,11 @@ def alternates(uri: str, offered: Sequence[conneg.Representation]) -> list[dict[
     ]
 
 
+# what the owner's page says of a run that stopped before any result: it has none to publish,
+# and none is coming ("No results yet" said they were)
+ENDED_WITHOUT_RESULTS = {"error": "it ended in error", "cancelled": "it was cancelled"}
+
+
 def not_public(experiment_id: str, uri: str, rep: conneg.Representation) -> BaseResponse:
     message = (
         f"Experiment {experiment_id} is not public yet. Its URI {uri} is reserved and will show "
@@ -362,6 +367,7 @@ def experiment(name: str) -> BaseResponse:
             live=live,
             auto_refresh=auto_refresh,
             private=private,
+            ended_without_results=ENDED_WITHOUT_RESULTS,
             owner_checks={
                 a: form_check(experiment_id, token, a) for a in ("publish", "cancel", "delete")
             }

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -219,16 +220,17 @@ def leaderboard_model(
     dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
     shown_filter = replace(chosen, dataset=dataset)
     filters = filter_iris(shown_filter)
-    rows = listings.leaderboard(
+    query = partial(
+        listings.leaderboard,
         dataset=filters[0],
         language=filters[1],
         profile=filters[2],
         experiment_type=chosen.experiment_type,
         measures=(chosen.sort,),
-        limit=page.size + 1,
-        offset=page.offset,
     )
+    rows = query(limit=page.size + 1, offset=page.offset)
     shown = rows[: page.size]
+    ranks = _competition_ranks(shown, chosen.sort, page.offset, query)
     columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
     # tiers where rows are comparable: one dataset, language, profile, a count measure;
     # a language or profile is one when chosen or when every row shown has the same
@@ -250,6 +252,7 @@ def leaderboard_model(
     return {
         "chosen": shown_filter,
         "rows": shown,
+        "ranks": ranks,
         "kbs_mixed": _kbs_mixed(shown),
         "measures": listings.task_measures([r.task for r in shown], columns),
         "papers": listings.papers(r.experiment for r in shown),
@@ -273,12 +276,38 @@ def leaderboard_model(
     }
 
 
+def _competition_ranks(
+    shown: list[listings.LeaderboardRow],
+    sort: str,
+    offset: int,
+    query: Callable[..., list[listings.LeaderboardRow]],
+) -> dict[str, int]:
+    """Each shown row's rank: one more than the rows scoring better, so equal scores share a
+    rank (1, 1, 3) instead of being told apart by their task IRIs, the query's tie-break. A tie
+    that a page starts in is followed back over the rows before it (only then are they read)."""
+    before: list[listings.LeaderboardRow] = []
+    if offset and shown:
+        last = query(limit=1, offset=offset - 1)
+        if last and last[0].measures.get(sort) == shown[0].measures.get(sort):
+            before = query(limit=offset, offset=0)
+    ranks: dict[str, int] = {}
+    previous: tuple[float | None, int] | None = None
+    start = offset - len(before)
+    for position, row in enumerate([*before, *shown], start=start + 1):
+        score = row.measures.get(sort)
+        rank = previous[1] if previous and previous[0] == score else position
+        ranks[row.task] = rank
+        previous = (score, rank)
+    return ranks
+
+
 def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows a leaderboard shows, as data: rank, tier and the ranked measure's interval
     (where the page shows them), the links to cite, every measure of the page's columns."""
     page, sort = model["page"], model["chosen"].sort
     out = []
-    for rank, row in enumerate(model["rows"], start=page.offset + 1):
+    for position, row in enumerate(model["rows"], start=page.offset + 1):
+        rank = model["ranks"].get(row.task, position)
         standing = model["standings"].get(row.task)
         interval = standing.interval if standing else None
         out.append(

@@ -305,6 +305,21 @@ def test_another_datasets_qname_is_a_located_warning() -> None:
     assert not read(json.dumps(entries[:2]).encode()).problems
 
 
+def test_an_entry_without_query_says_why_when_the_call_failed() -> None:
+    """``gerbil-qa system run`` writes a failed call as an entry with its ``error`` and no
+    query; reading it warned "the system returned none", as if the service had answered."""
+    entries = [
+        {"dataset": "d", "qname": "ck25:1-en", "error": "HTTP 500 Internal Server Error: 'boom'"},
+        {"dataset": "d", "qname": "ck25:2-en"},
+    ]
+    ds = read(json.dumps(entries, indent=1).encode(), name="team.json")
+    failed, empty = (p for p in ds.problems if "without query" in p.message)
+    assert failed.question_id == "1" and failed.path == "$[0]"
+    assert "returned none" not in failed.message
+    assert "the call failed: HTTP 500 Internal Server Error: 'boom'" in failed.message
+    assert empty.question_id == "2" and "the system returned none" in empty.message
+
+
 def test_an_empty_answers_list_reads_as_no_entries() -> None:
     ds = read(b"[]", name="ck25_answers.json")
     assert (ds.format, len(ds), ds.problems) == ("text2sparql-answers", 0, ())
