@@ -110,15 +110,17 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
 
     if not all(isinstance(t, str) for t in tasks):
         raise BadRequest("$.tasks: expected a list of task URIs")
+    # the options are read before anything is read from the store, and before the tasks'
+    # values are judged: every field's type first, as every API body's (the soak's fuzz: a
+    # wrong type at measure was named after two equal tasks)
+    measure = _text(options, "measure") or "macroF1"
+    test = _text(options, "test") or "auto"
+    numbers = _numbers(options, form=form)
     tasks = list(dict.fromkeys(tasks))
     if form:
         _ticked(tasks)
     if not 2 <= len(tasks) <= MAX_STORED:
         raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
-    # the options are read before anything is read from the store
-    measure = _text(options, "measure") or "macroF1"
-    test = _text(options, "test") or "auto"
-    numbers = _numbers(options, form=form)
     types: dict[str, str] = {}
     evaluations = stored_evaluations(tasks, answer_types=types)
     if form:

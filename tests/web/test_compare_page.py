@@ -434,3 +434,10 @@ def test_the_comparison_link_answers_json_to_programs(server) -> None:
         followed.json()["pairs"]
         == server.post("api/compare", json={"tasks": ticked}).json()["pairs"]
     )
+
+
+def test_a_wrong_type_is_named_before_the_tasks_values(server) -> None:
+    """Every field's type before any field's value, as every API body: a number for the
+    measure beside two equal tasks was answered about the tasks (the soak's fuzz)."""
+    answer = server.post("api/compare", json={"measure": 0, "tasks": ["", ""]})
+    assert answer.status_code == 400 and "$.measure" in answer.json()["error"], answer.text
