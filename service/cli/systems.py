@@ -513,25 +513,28 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _cancel(args: argparse.Namespace) -> int:
     jobs = _jobs(args)
-    if jobs.has(args.id):
-        jobs.request_cancel(args.id)  # a service process running the job sees this and stops
     try:
         storage = _open_store(args)
     except ServiceError as err:
-        if jobs.has(args.id):
+        if jobs.has(args.id):  # the store is a running service's: it sees the request
+            jobs.request_cancel(args.id)
             print(f"cancellation of {args.id} requested; the running service stops it ({err})")
             return 0
         raise
     with storage:
+        # the status before the request: once asked, a running service may end the run before
+        # it is read again ("is cancelled: nothing to cancel" for a cancel that was taken)
         status = storage.experiments.status(args.id)
-        if status.status in ("reserved", "queued", "interrupted"):
+        if status.status not in ("reserved", "queued", "interrupted", "running"):
+            print(f"experiment {args.id} is {status.status}: nothing to cancel", file=sys.stderr)
+            return 1
+        if jobs.has(args.id):
+            jobs.request_cancel(args.id)  # a service process running the job sees this and stops
+        if status.status != "running":
             storage.experiments.set_status(
                 args.id, "cancelled", message="cancelled from the command line"
             )
             status = storage.experiments.status(args.id)
-        elif status.status not in ("running",):
-            print(f"experiment {args.id} is {status.status}: nothing to cancel", file=sys.stderr)
-            return 1
     if status.status == "running":  # "running" alone read as if the cancel had not been taken
         print(f"cancellation of {args.id} requested; the running service stops it")
         return 0

@@ -21,6 +21,7 @@ two, once the store answers again.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -248,7 +249,8 @@ def test_an_https_url_to_a_plain_http_store_fails_within_the_connect_time(
     )
     took = time.monotonic() - started
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert "did not answer within 10 s" in done.stderr, done.stderr
+    # the time it waited, measured: 10 s, a little more on a loaded machine (10.1 s in CI)
+    assert re.search(r"did not answer within 1[01](\.\d)? s", done.stderr), done.stderr
     assert "its URL starts http://" in done.stderr
     assert took < 30
 
