@@ -217,15 +217,12 @@ def test_the_frozen_leaderboards_are_listed_a_page_at_a_time(site: Server) -> No
 ADMIN = "operator-of-the-frozen-test"
 
 
-def test_the_operator_removes_a_frozen_leaderboard(tmp_path, capsys) -> None:
+def test_the_operator_removes_a_frozen_leaderboard(tmp_path) -> None:
     """Anyone may freeze and the first title of a state is kept: whoever froze first with an
     offensive title named the standings for good (no way to remove one). Now the operator's
     admin token (API) or ``gerbil-qa leaderboard remove`` (CLI) takes it away; its URI is a
     404, the listings, endpoint and union forget it, and the same standings freeze anew."""
-    from service.cli import main
-
-    store = tmp_path / "store"
-    site = start_server(store, admin_token=ADMIN)
+    site = start_server(tmp_path / "store", admin_token=ADMIN)
     try:
         spam = site.post("api/leaderboards", json={"title": "buy cheap pills"}).json()
         path = f"api/leaderboards/{spam['id']}"
@@ -251,13 +248,30 @@ def test_the_operator_removes_a_frozen_leaderboard(tmp_path, capsys) -> None:
         assert fair.json()["title"] == "Final standings"
     finally:
         stop_server(site)
-    import gc
 
-    del site  # the app it holds keeps the store open (RocksDB's lock)
-    gc.collect()
-    # the command line, on the stopped service's store: list, remove, and say when there is none
+
+def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys) -> None:
+    """``gerbil-qa leaderboard list|remove`` on a store no server holds (a server's store is
+    its own: the API above is the way there)."""
+    from service.cli import main
+    from service.graph import leaderboards
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    with open_storage(store, base="http://gerbil-qa.test/", catalog=False) as storage:
+        standing = leaderboards.Standing(
+            experiment_type="http://w3id.org/gerbil/vocab#QA",
+            measure="http://w3id.org/gerbil/vocab#macroF1",
+        )
+        row = leaderboards.Row(rank=1, task="http://gerbil-qa.test/experiment/1/task/1", score=0.5)
+        uri, _ = leaderboards.freeze(storage, standing, [row], title="Final standings")
+    lid = uri.rsplit("/", 1)[1]
     capsys.readouterr()
     assert main(["leaderboard", "list", "--store", str(store)]) == 0
-    assert capsys.readouterr().out.split("  ")[::2] == [spam["id"], "Final standings\n"]
-    assert main(["leaderboard", "remove", "--store", str(store), spam["id"]]) == 0
-    assert main(["leaderboard", "remove", "--store", str(store), spam["id"]]) == 1
+    assert capsys.readouterr().out.split("  ")[::2] == [lid, "Final standings\n"]
+    assert main(["leaderboard", "remove", "--store", str(store), lid]) == 0
+    assert f"removed {lid}: {uri}" in capsys.readouterr().out
+    assert main(["leaderboard", "remove", "--store", str(store), lid]) == 1
+    assert "no frozen leaderboard" in capsys.readouterr().out
+    assert main(["leaderboard", "list", "--store", str(store)]) == 0
+    assert capsys.readouterr().out == ""
