@@ -37,6 +37,18 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
         thread.join(5)
 
 
+def _send_json(
+    handler: BaseHTTPRequestHandler, data: object, media_type: str = "application/json"
+) -> None:
+    """A 200 with ``data`` as JSON: what the stub servers below answer."""
+    body = json.dumps(data).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", media_type)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class _HalfUp(BaseHTTPRequestHandler):
     """A KB's SPARQL endpoint that answers an ASK and drops the connection of any SELECT (as
     an endpoint that goes down once a run has started)."""
@@ -46,12 +58,7 @@ class _HalfUp(BaseHTTPRequestHandler):
         if "SELECT" in parse_qs(body).get("query", [""])[0].upper():
             self.close_connection = True
             return
-        answer = json.dumps({"head": {}, "boolean": True}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/sparql-results+json")
-        self.send_header("Content-Length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
+        _send_json(self, {"head": {}, "boolean": True}, "application/sparql-results+json")
 
     def log_message(self, *args: object) -> None:
         pass
@@ -221,12 +228,7 @@ class _Querying(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         type(self).calls += 1
         query = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
-        body = json.dumps({"dataset": "demo", "question": "?", "query": query}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        _send_json(self, {"dataset": "demo", "question": "?", "query": query})
 
     def log_message(self, *args: object) -> None:
         pass
