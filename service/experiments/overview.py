@@ -21,7 +21,7 @@ def operator_rows(storage: Storage) -> list[dict[str, Any]]:
     recorded = experiments.recorded_datasets()
     rows = []
     for status in experiments.listing(include_private=True):
-        ran = _what_ran(status.job, specs.get(status.id))
+        ran = what_ran(status.job, specs.get(status.id))
         rows.append(
             {
                 **status.to_json(),
@@ -34,7 +34,7 @@ def operator_rows(storage: Storage) -> list[dict[str, Any]]:
     return rows
 
 
-def _what_ran(summary: str | None, spec: str | None) -> dict[str, Any]:
+def what_ran(summary: str | None, spec: str | None) -> dict[str, Any]:
     """Dataset and systems of an experiment: its job's summary (a run the service took), else
     its kept spec (one ``evaluate --store`` recorded); empty when neither is readable."""
     from service.experiments.spec import ExperimentSpec

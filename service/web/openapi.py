@@ -777,6 +777,14 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "Only when withdrawn: why.",
                         },
                         "dataset": {**_TEXT_OR_NULL, "description": "Once finished: its URI."},
+                        "asked": {
+                            "type": ["object", "null"],
+                            "description": "What the submission named, from the start: the "
+                            "dataset (a catalogue name or an upload's title or file name; "
+                            "`catalogued`), the systems (name, kind), profile, languages, "
+                            "experimentTypes and kb (null for an experiment recorded by the "
+                            "command line).",
+                        },
                         "progress": {
                             "type": ["string", "null"],
                             "description": "How far it is, in one line.",

@@ -283,6 +283,18 @@ def _status_quads(status) -> list[Any]:
     ]
 
 
+def _public_revisions(storage: Any, uri: str) -> list[Any]:
+    """``<new> prov:wasRevisionOf <uri>`` from the public store's named graphs: the owner of a
+    private experiment reads in its RDF what its page says and its public copy would say (the
+    private store holds none of a published revision's triples)."""
+    import pyoxigraph as ox
+
+    found = storage.store.public.quads_for_pattern(
+        None, ox.NamedNode(ELSEWHERE_EXPERIMENT[0]), ox.NamedNode(uri), None
+    )
+    return [q for q in found if type(q.graph_name) is not ox.DefaultGraph]
+
+
 @bp.get("/experiment/<name>")
 def experiment(name: str) -> BaseResponse:
     experiment_id, ext = conneg.split_extension(name)
@@ -323,6 +335,8 @@ def experiment(name: str) -> BaseResponse:
                     skip=skip,
                     elsewhere=ELSEWHERE_EXPERIMENT,
                 )
+            if private and found:  # its published revisions are in the public store
+                found = [*found, *_public_revisions(graph, uri)]
             cache[key] = found or _status_quads(status or require_experiment(experiment_id))
         return cache[key]
 

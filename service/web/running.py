@@ -110,7 +110,12 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     older, newer = state.storage.experiments.revisions(
         experiment_id, include_private=is_owner(experiment_id)
     )
+    from service.experiments.overview import what_ran
+
     return {
+        # what the submission named, known from the start (``dataset`` is the URI the
+        # results are recorded under: null until they are)
+        "asked": what_ran(status.job, None) or None,
         "revisionOf": older,
         "revisedBy": newer,
         **status.to_json(),

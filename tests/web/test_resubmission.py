@@ -232,3 +232,26 @@ def test_a_rescoring_revises_the_newest_of_its_line(server: Server) -> None:
     assert other.status_code == 202, other.text
     newest = server.post(f"api/experiments/{revision['id']}/rescore", json={}, headers=mine)
     assert newest.status_code == 202, newest.text
+
+
+def test_a_private_experiments_rdf_names_its_published_revision(server: Server) -> None:
+    """Its owner's page linked the published revision; its RDF did not (the private store
+    holds none of the revision's triples), so a client of the owner's view learnt nothing."""
+    first = _submit(server, "partial")
+    server.wait_finished(first["id"], first["token"])
+    second = _submit(server, "strong", revisionOf=first["id"], token=first["token"])
+    server.wait_finished(second["id"], second["token"])
+    mine = {"Authorization": f"Bearer {second['token']}"}
+    assert server.post(f"api/experiments/{second['id']}/publish", headers=mine).ok
+    owner = {f"gqa_owner_{first['id']}": first["token"]}
+    old = server.get(f"experiment/{first['id']}.ttl", cookies=owner)
+    assert old.status_code == 200, old.text
+    graph = rdflib.Graph().parse(data=old.text, format="turtle")
+    assert set(graph.subjects(REVISES, rdflib.URIRef(first["uri"]))) == {
+        rdflib.URIRef(second["uri"])
+    }
+    # the quad syntaxes say it in the revision's own graph, as the public copy would
+    quads = server.get(f"experiment/{first['id']}.nq", cookies=owner).text
+    in_its_graph = f"<{second['uri']}> <{REVISES}> <{first['uri']}> <{server.url}graph/experiment/"
+    assert f"{in_its_graph}{second['id']}> ." in quads, quads
+    assert server.get(f"experiment/{first['id']}.ttl").status_code in (401, 403, 404)
