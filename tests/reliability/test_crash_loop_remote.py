@@ -9,6 +9,7 @@ A run left on purpose (a shutdown hands it over, its claim released) counts none
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -77,3 +78,34 @@ def test_a_run_within_the_bound_is_taken_over_and_finishes(
     eid = _running_job(storage, earlier_deaths=earlier_deaths, died=died)
     status, message, taken = _taken_over(storage, eid)
     assert (status, taken) == (Status.FINISHED, 1), message
+
+
+def test_two_replicas_racing_for_a_dead_run_count_one_death(storage: Storage) -> None:
+    """Both replicas see the orphan at once: one claims it and counts the death, the other
+    leaves it. Counted twice, a run one death within the bound would end as error; taken
+    twice, it would be run twice."""
+    eid = _running_job(storage, earlier_deaths=MAX_RESTARTS - 1, died=True)
+    replicas: list[ExperimentRunner] = []
+    ready = threading.Barrier(2)
+
+    def start() -> None:  # the two take-overs as close together as threads can make them
+        ready.wait()
+        replicas.append(ExperimentRunner(storage, workers=1))
+
+    with environment({ENV_LEASE: str(LEASE)}):
+        starting = [threading.Thread(target=start) for _ in range(2)]
+        for thread in starting:
+            thread.start()
+        for thread in starting:
+            thread.join(30)
+    assert len(replicas) == 2
+    try:
+        deadline = time.monotonic() + 30
+        while (status := storage.experiments.status(eid)).status.active:
+            assert time.monotonic() < deadline, status
+            time.sleep(0.2)
+        assert status.status is Status.FINISHED, status.message
+        assert sum(r.taken_over for r in replicas) == 1
+    finally:
+        for replica in replicas:
+            replica.close()
