@@ -9,12 +9,14 @@ from __future__ import annotations
 import html
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import requests
 
 from service import catalog
 from service.paths import DEMO_DIR
+from tests.web.conftest import free_port, start_server, stop_server
 
 
 def _token(page: str) -> str:
@@ -390,3 +392,40 @@ def test_a_resumed_run_tells_its_time_left_at_its_own_pace(server, slow_qa) -> N
     # 0.3 s a question, one at a time: half of that for each question left (a loaded machine)
     assert state["remainingSeconds"] >= 0.15 * left, (state, reused)
     assert until(lambda s: s["status"] not in ("queued", "running"))["status"] == "finished"
+
+
+def test_watch_it_run_opens_the_owners_page_when_the_uris_name_another_host(
+    tmp_path: Path,
+) -> None:
+    """`make run` listens on 127.0.0.1 and mints http://localhost:PORT/ URIs (the README's
+    quick start opens the former). Before, "Watch it run" linked the bare URI: the owner
+    cookie, set for 127.0.0.1, was not sent to localhost, and the submitter read that the
+    experiment was not public yet. Now, asked for on another host than its URIs', the link
+    carries the owner token, which sets the cookie where the URIs are; on the URIs' own host
+    it stays the bare URI (the cookie is already there)."""
+    port = free_port()
+    base = f"http://localhost:{port}/"
+    site = start_server(tmp_path / "store", port=port, base=base, demo=True)
+    try:
+        for entry, bare in ((site.url, False), (base, True)):
+            browser = requests.Session()  # a real cookie jar: a cookie stays with its host
+            response = browser.post(
+                entry + "experiments/new",
+                files=[_answers("strong")],
+                data={"dataset": "demo"},
+                timeout=30,
+            )
+            assert response.status_code == 201, response.text[:2000]
+            experiment_id = response.headers["Location"].rsplit("/", 1)[-1]
+            found = re.search(r'href="([^"]+)" id="open-experiment"', response.text)
+            assert found, response.text[:2000]
+            watch = html.unescape(found.group(1))
+            assert watch.startswith(f"{base}experiment/{experiment_id}")
+            page = browser.get(watch, timeout=30)  # the token link: a 303 to the bare URI
+            assert page.url == f"{base}experiment/{experiment_id}"
+            assert page.status_code == 200, page.text[:2000]
+            assert 'id="not-public"' not in page.text
+            assert 'id="private-notice"' in page.text  # the owner's view
+            assert (watch == f"{base}experiment/{experiment_id}") is bare, watch
+    finally:
+        stop_server(site)
