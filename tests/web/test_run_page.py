@@ -6,7 +6,9 @@ polls (elapsed, left, per-system counts and reasons); the owner's cancel button.
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 import time
 from pathlib import Path
@@ -429,3 +431,35 @@ def test_watch_it_run_opens_the_owners_page_when_the_uris_name_another_host(
             assert (watch == f"{base}experiment/{experiment_id}") is bare, watch
     finally:
         stop_server(site)
+
+
+def test_the_task_csv_has_each_questions_runtime_and_error(server, slow_qa) -> None:
+    """Before, the per-question CSV of a web-service run had no runtime, no error and no
+    attempts: a question the service failed was 'error' with no reason, and the times were
+    on the page, in the JSON and the RDF only. Now the columns are added after the others,
+    named as the JSON's keys, with the JSON's values."""
+    response = _submit(server, [], dataset="demo", webservice=f"flaky={slow_qa}fail/Pluto")
+    assert response.status_code == 201, response.text
+    experiment_id, cookies = _owner(server, response)
+    assert _wait(server, experiment_id, cookies)["status"] == "finished"
+    (evaluation,) = server.get(f"api/experiments/{experiment_id}", cookies=cookies).json()[
+        "evaluations"
+    ]
+    asked = {q["id"]: q for q in evaluation["questions"]}
+    table = server.get(f"experiment/{experiment_id}/task/1.csv", cookies=cookies)
+    assert table.status_code == 200, table.text[:500]
+    header = table.text.splitlines()[0].split(",")
+    assert header[-5:] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.text))}
+    assert rows.keys() == asked.keys()
+    failed = [qid for qid, row in rows.items() if row["status"] == "error"]
+    assert failed == ["4"]  # "Is Pluto a planet?"
+    for qid, row in rows.items():
+        json_row = asked[qid]
+        assert row["error"] == json_row.get("error", ""), qid
+        assert row["attempts"] == str(json_row.get("attempts", "")), qid
+        assert row["retryReason"] == json_row.get("retryReason", ""), qid
+        runtime = json_row.get("runtimeMs")
+        assert row["runtimeMs"] == ("" if runtime is None else repr(runtime)), qid
+    assert "HTTP 500" in rows["4"]["error"] and rows["4"]["attempts"] == "3"
+    assert all(rows[q]["runtimeMs"] for q in rows if q != "4")
