@@ -109,7 +109,27 @@ def test_each_problem_of_a_refused_file_is_said_once(server) -> None:
     assert alert, response.text[-3000:]
     assert alert.group(1).count("typed.json:1:") == 1
     assert "unknown term type 'wat'" in html.unescape(alert.group(1))
-    assert "1 problem." in alert.group(1)
+    assert "1 error." in alert.group(1)
+
+
+def test_a_refusal_counts_its_errors_apart_from_its_warnings(server) -> None:
+    """Before: "the uploaded files have 3 problems" for one error and two warnings (a boolean
+    beside an empty result set, real QALD-9 output): the warnings read as reasons for the
+    refusal. Now the errors are counted as such, the warnings beside them."""
+    empty_and_true = '{"head": {"vars": ["x"]}, "results": {"bindings": []}, "boolean": true}'
+    broken = '{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "uri"}}]}}'
+    questions = [
+        f'{{"id": "{n}", "question": [{{"language": "en", "string": "?"}}], "answers": [{a}]}}'
+        for n, a in ((1, broken), (2, empty_and_true), (3, empty_and_true))
+    ]
+    body = '{"questions": [' + ", ".join(questions) + "]}"
+    response = _submit(server, [("answers", ("mixed.json", body.encode()))], dataset="demo")
+    assert response.status_code == 400
+    alert = re.search(r'id="run-error" role="alert">(.*?)</div>', response.text, re.S)
+    assert alert, response.text[-3000:]
+    said = html.unescape(alert.group(1))
+    assert "have 1 error (and 2 warnings, which alone would not refuse them)." in said, said
+    assert said.count("mixed.json:1:") == 3
 
 
 def test_answers_to_another_dataset_say_which_box_forces_them(server) -> None:
