@@ -577,7 +577,9 @@ def _progress(args: argparse.Namespace) -> int:
         with consistent_storage(args.store, base=args.base) as storage:
             status = storage.experiments.status(args.id)
             print(f"experiment {args.id}: {status.status}")
-            for label, value in (("message", status.message), ("progress", status.progress)):
+            # the stored progress is the phase a run was in: an ended run's is where it stopped
+            progress = status.progress if status.status.active else None
+            for label, value in (("message", status.message), ("progress", progress)):
                 if value:
                     print(f"  {label}: {value}")
     except ServiceError as err:

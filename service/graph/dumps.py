@@ -9,6 +9,7 @@ dataset, the rest in the private one) and rebuilds the default-graph copy.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 STORE_MARKER = "urn:gerbil-qa:store"
 CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph: the
 # replicas' cache signal (service.web.replicas), this store's own: not dumped
+EXPERIMENT_GRAPH = re.compile(r"/graph/experiment/([^/]+)$")  # under any base
 IMPORTING = GQA + "importing"  # on STORE_MARKER, in the private default graph, from an import's
 # first write to its last: left by an import that was killed (`check` reports it); not dumped
 
@@ -152,6 +154,10 @@ def import_dump(
 
     scratch = read_dump(data, format=format, source=source) if isinstance(data, bytes) else data
     uris = storage.uris
+    held = {st.id: st.public for st in storage.experiments.listing(include_private=True)}
+    # before the base: an export of one experiment says no base, so its graphs were refused
+    # as "not one of this store's", which sent the operator to --base for nothing
+    _refuse_unrecorded(scratch, uris, set(held))
     marker = ox.NamedNode(STORE_MARKER)
     bases = {
         str(getattr(q.object, "value", ""))
@@ -172,8 +178,6 @@ def import_dump(
         for q in scratch.quads_for_pattern(None, published_p, None, admin)
         if getattr(q.object, "value", None) == "true"
     }
-    held = {st.id: st.public for st in storage.experiments.listing(include_private=True)}
-    _refuse_unrecorded(scratch, uris, held.keys() | _experiments_in(scratch, admin))
     _refuse_collisions(scratch, storage, held.keys() & _experiments_in(scratch, admin))
     public: list[Any] = []
     private: list[Any] = []
@@ -288,15 +292,30 @@ def _refuse_collisions(scratch: Any, storage: Storage, both: set[str]) -> None:
         )
 
 
-def _refuse_unrecorded(scratch: Any, uris: Any, recorded: set[str]) -> None:
+def _refuse_unrecorded(scratch: Any, uris: Any, held: set[str]) -> None:
     """An experiment graph needs its admin record (status, owner token): one without it was
     imported as a graph no page, listing or token could reach. That is what an export of one
-    experiment holds: refused, saying so."""
-    prefix = uris.base + "graph/experiment/"
-    graphs = {g.value[len(prefix) :] for g in scratch.named_graphs() if g.value.startswith(prefix)}
-    if graphs - recorded:
+    experiment holds: refused, saying so, whatever base its URIs have (the store's own
+    experiments excepted: a dump of this store imported again)."""
+    import pyoxigraph as ox
+
+    status = ox.NamedNode(GQA + "status")
+    recorded = {
+        _experiment_id(q)
+        for q in scratch.quads_for_pattern(None, status, None)
+        if str(getattr(q.graph_name, "value", "")).endswith("/graph/admin")
+    }
+    own = uris.base + "graph/experiment/"
+    unrecorded = set()
+    for graph in scratch.named_graphs():
+        found = EXPERIMENT_GRAPH.search(graph.value)
+        if found is None or found.group(1) in recorded:
+            continue
+        if not (graph.value.startswith(own) and found.group(1) in held):
+            unrecorded.add(found.group(1))
+    if unrecorded:
         raise BadRequest(
-            f"the dump holds experiment {', '.join(sorted(graphs - recorded))} without its "
+            f"the dump holds experiment {', '.join(sorted(unrecorded))} without its "
             "record (status, owner token): an export of one experiment (export --experiment) "
             "cannot be imported; import takes a dump of a whole store (export without "
             "--experiment)"

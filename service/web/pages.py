@@ -637,9 +637,13 @@ def _interval_cells(task: TaskRow, bounded: Sequence[str]) -> list[Any]:
 def task_csv(page: TaskPage) -> bytes:
     """One row a question result; after the answers (columns only added) what the page shows
     and filters by: the record's language in a pooled task, the outcome, the answer type and
-    the flags, as the filters spell them (``yes``/``no``), so a table is sliced without RDF."""
+    the flags, as the filters spell them (``yes``/``no``), so a table is sliced without RDF;
+    then the runtime, error, attempts, retry reason and confidence the page shows."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
     header += ["language", "outcome", "answertype", *FEATURES]
+    # then how a service's call went, as the API's keys name it (the page showed it, the CSV
+    # did not: a failed question was "error" with no reason)
+    header += ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
     rows = [
         [
             r.uri,
@@ -653,6 +657,11 @@ def task_csv(page: TaskPage) -> bytes:
             r.outcome,
             r.answer_type,
             *(_yes_no(r.features.get(f)) for f in FEATURES),
+            r.runtime_ms,
+            r.error,
+            r.attempts,
+            r.retry_reason,
+            r.confidence,
         ]
         for r in page.rows
     ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, jsonify, make_response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
@@ -160,11 +161,12 @@ def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, st
             return page, err.status, {"Retry-After": str(err.retry_after)}
         return page, err.status
     state = services()
+    owner_link = f"{ticket.uri}?token={ticket.token}"
     page = render_template(
         "submitted.html",
         ticket=ticket,
-        owner_link=f"{ticket.uri}?token={ticket.token}",
-        experiment_url=state.storage.uris.experiment(ticket.id),
+        owner_link=owner_link,
+        experiment_url=_watch_link(ticket.uri, owner_link),
     )
     response = make_response(page, 201)
     response.headers["Location"] = ticket.uri
@@ -181,6 +183,16 @@ def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, st
         secure=state.config.cookies_secure,
     )
     return response
+
+
+def _watch_link(uri: str, owner_link: str) -> str:
+    """Where "Watch it run" goes: the experiment's URI when this page was asked for on its
+    host, where the owner cookie was just set; else the owner link, whose token sets the cookie
+    on the URI's host. `make run` listens on 127.0.0.1 and mints http://localhost:8080/ URIs:
+    the cookie of 127.0.0.1 did not go to localhost, and the owner saw "not public yet"."""
+    if urlsplit(uri).netloc.lower() == request.host.lower():
+        return uri
+    return owner_link
 
 
 def _dataset_chosen(raw: RawSubmission) -> None:

@@ -417,7 +417,9 @@ def test_a_refused_import_leaves_no_new_store(
     """Before: an export of one experiment from https://example.org/qa/ imported into a new
     directory made a store there with the default base, then refused the dump; the operator's
     retry with --base was then refused as well (the store's base is fixed). Now the directory
-    the import made goes with the refusal."""
+    the import made goes with the refusal. And the first refusal says what the dump is (it
+    said "a graph that is not one of this store's", which sent the operator to --base, to
+    learn only then that such an export cannot be imported)."""
     from service.cli import main
 
     dataset = _dataset()
@@ -431,7 +433,9 @@ def test_a_refused_import_leaves_no_new_store(
     source.close()
     fresh = tmp_path / "fresh"
     assert main(["import", "--store", str(fresh), str(one)]) == 1
-    assert "not one of this store's" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert f"experiment {ticket.id} without its record" in said, said
+    assert "export --experiment" in said
     assert not fresh.exists()
     assert main(["import", "--store", str(fresh), "--base", base, str(one)]) == 1
     assert "without its record" in capsys.readouterr().err

@@ -304,3 +304,26 @@ def test_a_dataset_with_a_repeated_id_is_scored_but_not_recorded(tmp_path: Path)
     assert "unique question ids" in refused.stderr
     listed = _cli("export", "--store", str(store))
     assert "/experiment/" not in listed.stdout  # nothing recorded
+
+
+def test_progress_of_an_ended_run_says_no_phase(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gerbil-qa progress` of a run the error-rate rule ended printed "progress: scoring", the
+    phase it stopped in, as if it still scored (the API and the page stopped saying so: the
+    phase is what a run does while it runs). A running one still says its phase."""
+    from service.cli import main
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    with open_storage(store, catalog=False) as storage:
+        ticket = storage.experiments.reserve()
+        storage.experiments.set_status(ticket.id, "running", progress="scoring")
+    assert main(["progress", "--store", str(store), ticket.id]) == 0
+    assert "  progress: scoring" in capsys.readouterr().out  # running: its phase
+    with open_storage(store, catalog=False) as storage:
+        storage.experiments.set_status(ticket.id, "error", message="system no was aborted")
+    assert main(["progress", "--store", str(store), ticket.id]) == 0
+    shown = capsys.readouterr().out
+    assert f"experiment {ticket.id}: error" in shown and "system no was aborted" in shown
+    assert "scoring" not in shown, shown

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import pytest
 import requests
@@ -238,19 +239,26 @@ def browser_without_js() -> Iterator:
 
 class _SlowQAHandler(BaseHTTPRequestHandler):
     """``POST /delay/<seconds>``: answers "Earth" to every question after the delay;
-    ``POST /refuse``: a 400 with a reason, at once."""
+    ``POST /refuse``: a 400 with a reason, at once; ``POST /fail/<word>``: a 500 for a
+    question holding the word, "Earth" at once for the others."""
 
     def log_message(self, format: str, *args: object) -> None:
         pass
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        form = parse_qs(self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode())
+        question = (form.get("query") or [""])[0]
         if self.path.startswith("/refuse"):
             body = b"this service does not answer questions about planets"
             self.send_response(400)
             self.send_header("Content-Type", "text/plain")
+        elif self.path.startswith("/fail/") and self.path.rsplit("/", 1)[-1] in question:
+            body = b"this question broke the service"
+            self.send_response(500)
+            self.send_header("Content-Type", "text/plain")
         else:
-            time.sleep(float(self.path.rsplit("/", 1)[-1]))
+            if self.path.startswith("/delay/"):
+                time.sleep(float(self.path.rsplit("/", 1)[-1]))
             binding = {"x": {"type": "literal", "value": "Earth"}}
             answer = {"head": {"vars": ["x"]}, "results": {"bindings": [binding]}}
             body = json.dumps({"questions": [{"id": "1", "answers": [answer]}]}).encode()

@@ -6,15 +6,19 @@ polls (elapsed, left, per-system counts and reasons); the owner's cancel button.
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import requests
 
 from service import catalog
 from service.paths import DEMO_DIR
+from tests.web.conftest import free_port, start_server, stop_server
 
 
 def _token(page: str) -> str:
@@ -105,7 +109,27 @@ def test_each_problem_of_a_refused_file_is_said_once(server) -> None:
     assert alert, response.text[-3000:]
     assert alert.group(1).count("typed.json:1:") == 1
     assert "unknown term type 'wat'" in html.unescape(alert.group(1))
-    assert "1 problem." in alert.group(1)
+    assert "1 error." in alert.group(1)
+
+
+def test_a_refusal_counts_its_errors_apart_from_its_warnings(server) -> None:
+    """Before: "the uploaded files have 3 problems" for one error and two warnings (a boolean
+    beside an empty result set, real QALD-9 output): the warnings read as reasons for the
+    refusal. Now the errors are counted as such, the warnings beside them."""
+    empty_and_true = '{"head": {"vars": ["x"]}, "results": {"bindings": []}, "boolean": true}'
+    broken = '{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "uri"}}]}}'
+    questions = [
+        f'{{"id": "{n}", "question": [{{"language": "en", "string": "?"}}], "answers": [{a}]}}'
+        for n, a in ((1, broken), (2, empty_and_true), (3, empty_and_true))
+    ]
+    body = '{"questions": [' + ", ".join(questions) + "]}"
+    response = _submit(server, [("answers", ("mixed.json", body.encode()))], dataset="demo")
+    assert response.status_code == 400
+    alert = re.search(r'id="run-error" role="alert">(.*?)</div>', response.text, re.S)
+    assert alert, response.text[-3000:]
+    said = html.unescape(alert.group(1))
+    assert "have 1 error (and 2 warnings, which alone would not refuse them)." in said, said
+    assert said.count("mixed.json:1:") == 3
 
 
 def test_answers_to_another_dataset_say_which_box_forces_them(server) -> None:
@@ -398,3 +422,72 @@ def test_a_resumed_run_tells_its_time_left_at_its_own_pace(server, slow_qa) -> N
     # 0.3 s a question, one at a time: half of that for each question left (a loaded machine)
     assert state["remainingSeconds"] >= 0.15 * left, (state, reused)
     assert until(lambda s: s["status"] not in ("queued", "running"))["status"] == "finished"
+
+
+def test_watch_it_run_opens_the_owners_page_when_the_uris_name_another_host(
+    tmp_path: Path,
+) -> None:
+    """`make run` listens on 127.0.0.1 and mints http://localhost:PORT/ URIs (the README's
+    quick start opens the former). Before, "Watch it run" linked the bare URI: the owner
+    cookie, set for 127.0.0.1, was not sent to localhost, and the submitter read that the
+    experiment was not public yet. Now, asked for on another host than its URIs', the link
+    carries the owner token, which sets the cookie where the URIs are; on the URIs' own host
+    it stays the bare URI (the cookie is already there)."""
+    port = free_port()
+    base = f"http://localhost:{port}/"
+    site = start_server(tmp_path / "store", port=port, base=base, demo=True)
+    try:
+        for entry, bare in ((site.url, False), (base, True)):
+            browser = requests.Session()  # a real cookie jar: a cookie stays with its host
+            response = browser.post(
+                entry + "experiments/new",
+                files=[_answers("strong")],
+                data={"dataset": "demo"},
+                timeout=30,
+            )
+            assert response.status_code == 201, response.text[:2000]
+            experiment_id = response.headers["Location"].rsplit("/", 1)[-1]
+            found = re.search(r'href="([^"]+)" id="open-experiment"', response.text)
+            assert found, response.text[:2000]
+            watch = html.unescape(found.group(1))
+            assert watch.startswith(f"{base}experiment/{experiment_id}")
+            page = browser.get(watch, timeout=30)  # the token link: a 303 to the bare URI
+            assert page.url == f"{base}experiment/{experiment_id}"
+            assert page.status_code == 200, page.text[:2000]
+            assert 'id="not-public"' not in page.text
+            assert 'id="private-notice"' in page.text  # the owner's view
+            assert (watch == f"{base}experiment/{experiment_id}") is bare, watch
+    finally:
+        stop_server(site)
+
+
+def test_the_task_csv_has_each_questions_runtime_and_error(server, slow_qa) -> None:
+    """Before, the per-question CSV of a web-service run had no runtime, no error and no
+    attempts: a question the service failed was 'error' with no reason, and the times were
+    on the page, in the JSON and the RDF only. Now the columns are added after the others,
+    named as the JSON's keys, with the JSON's values."""
+    response = _submit(server, [], dataset="demo", webservice=f"flaky={slow_qa}fail/Pluto")
+    assert response.status_code == 201, response.text
+    experiment_id, cookies = _owner(server, response)
+    assert _wait(server, experiment_id, cookies)["status"] == "finished"
+    (evaluation,) = server.get(f"api/experiments/{experiment_id}", cookies=cookies).json()[
+        "evaluations"
+    ]
+    asked = {q["id"]: q for q in evaluation["questions"]}
+    table = server.get(f"experiment/{experiment_id}/task/1.csv", cookies=cookies)
+    assert table.status_code == 200, table.text[:500]
+    header = table.text.splitlines()[0].split(",")
+    assert header[-5:] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.text))}
+    assert rows.keys() == asked.keys()
+    failed = [qid for qid, row in rows.items() if row["status"] == "error"]
+    assert failed == ["4"]  # "Is Pluto a planet?"
+    for qid, row in rows.items():
+        json_row = asked[qid]
+        assert row["error"] == json_row.get("error", ""), qid
+        assert row["attempts"] == str(json_row.get("attempts", "")), qid
+        assert row["retryReason"] == json_row.get("retryReason", ""), qid
+        runtime = json_row.get("runtimeMs")
+        assert row["runtimeMs"] == ("" if runtime is None else repr(runtime)), qid
+    assert "HTTP 500" in rows["4"]["error"] and rows["4"]["attempts"] == "3"
+    assert all(rows[q]["runtimeMs"] for q in rows if q != "4")
