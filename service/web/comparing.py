@@ -49,6 +49,10 @@ class Compared:
         return out
 
 
+# what a comparison reads besides its submission (JSON keys, form fields)
+COMPARE_OPTIONS = frozenset({"measure", "test", "seed", "resamples", "samples"})
+
+
 def compare_request(
     body: Any, *, kbs: Mapping[str, tuple[str, ...]], page: bool = False
 ) -> Compared:
@@ -64,7 +68,7 @@ def compare_request(
             raise BadRequest("$.tasks: expected a list of task URIs")
         return compare_stored(tasks, body)
     if body is not None:
-        raw = submission.from_json(body)
+        raw = submission.from_json(body, also=COMPARE_OPTIONS)
         options: Any = body if isinstance(body, dict) else {}
     elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
         raw = submission.from_form(request.form, request.files)

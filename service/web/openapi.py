@@ -447,10 +447,12 @@ def openapi_document(base: str) -> dict[str, Any]:
             ref = {"$ref": f"#/components/schemas/{name}"}
             return {"allOf": [ref, *extra]} if extra else ref
 
+        # no other key (unevaluated: across the options' allOf): a mistyped one is a 400
+        strict = {**schema("Submission"), "unevaluatedProperties": False}
         return {
             "required": True,
             "content": {
-                "application/json": {"schema": schema("Submission")},
+                "application/json": {"schema": strict},
                 "multipart/form-data": {"schema": schema("SubmissionForm")},
             },
         }
@@ -580,6 +582,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 "type": "object",
                                 "description": "An answer file or a web service, not both.",
                                 "oneOf": [{"required": ["answers"]}, {"required": ["url"]}],
+                                "additionalProperties": False,
                                 "properties": {
                                     "name": {"type": "string"},
                                     "answers": {

@@ -184,10 +184,35 @@ def _inline_file(value: Any, where: str, default_name: str) -> FileUpload:
     )
 
 
-def from_json(data: Any) -> RawSubmission:
-    """A JSON submission (see the OpenAPI document for the schema)."""
+# The keys of a JSON submission (the OpenAPI ``Submission``, tested to agree) besides the call
+# settings (``CALL_SETTINGS``), and of each of its systems.
+SUBMISSION_KEYS = frozenset(
+    {"dataset", "title", "revisionOf", "datasetVersion", "gold", "systems", "profile"}
+    | {"language", "experimentTypes", "kb", "force"}
+)
+SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference"})
+
+
+def _known_keys(data: dict[str, Any], known: frozenset[str], where: str) -> None:
+    """A key the schema does not name is refused, with the nearest it does: ``"profil":
+    "exact"`` was ignored, and the run scored under the default profile without a word."""
+    import difflib
+
+    for key in data:
+        if key not in known:
+            near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]!r}?" if near else f"; expected one of {sorted(known)}"
+            raise BadRequest(f"{where}.{key}: not a key of a submission{hint}", field=str(key))
+
+
+def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission:
+    """A JSON submission (see the OpenAPI document for the schema); ``also``: keys the
+    endpoint reads besides a submission's (a comparison's options)."""
+    from service.call_settings import CALLED
+
     if not isinstance(data, dict):
         raise BadRequest("the JSON body must be an object")
+    _known_keys(data, SUBMISSION_KEYS | CALLED.keys() | also, "$")
     dataset = data.get("dataset")
     dataset_name = _text(data, "dataset", "$") if isinstance(dataset, str) else None
     dataset_file = None
@@ -205,6 +230,7 @@ def from_json(data: Any) -> RawSubmission:
             raise BadRequest(
                 f"{where}: expected an object with 'name' and 'answers', 'url' or 'reference'"
             )
+        _known_keys(item, SYSTEM_KEYS, where)
         answers = item.get("answers")
         systems.append(
             RawSystem(

@@ -279,3 +279,45 @@ def test_comparing_stored_tasks_is_a_documented_request(server, document) -> Non
     compared = api.check("/api/compare", "post", server.post("api/compare", json=body))
     assert [s["system"] for s in compared["systems"]], compared
     assert api.mismatches == [], "\n".join(api.mismatches)
+
+
+def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
+    from service.call_settings import CALLED
+    from service.web.submission import SUBMISSION_KEYS, SYSTEM_KEYS
+
+    schema = document["components"]["schemas"]["Submission"]
+    assert set(schema["properties"]) == SUBMISSION_KEYS | CALLED.keys()
+    system = schema["properties"]["systems"]["items"]
+    assert set(system["properties"]) == SYSTEM_KEYS and system["additionalProperties"] is False
+    def json_body(path: str) -> dict[str, Any]:
+        return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+
+    assert json_body("/api/experiments")["schema"]["unevaluatedProperties"] is False
+    files = json_body("/api/compare")["schema"]["oneOf"][0]  # (the other: stored tasks)
+    assert files["unevaluatedProperties"] is False
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ({"profil": "exact"}, "$.profil: not a key of a submission; did you mean 'profile'?"),
+        ({"langauge": "de"}, "$.langauge: not a key of a submission; did you mean 'language'?"),
+        ({"xyz": 1}, "$.xyz: not a key of a submission; expected one of"),
+    ],
+)
+def test_a_mistyped_key_is_refused_not_ignored(server, body, said: str) -> None:
+    """``{"profil": "exact"}`` was accepted (202) and the run scored under the default
+    profile: a typo changed what was measured without a word."""
+    answers = (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
+    submission = {"dataset": "demo", "systems": [{"name": "s", "answers": answers}], **body}
+    refused = server.post("api/experiments", json=submission)
+    assert refused.status_code == 400 and said in refused.json()["error"], refused.text
+    system = {"name": "s", "answer": answers}  # one system's key too
+    wrong = server.post("api/experiments", json={"dataset": "demo", "systems": [system]})
+    assert wrong.status_code == 400, wrong.text
+    assert (
+        "$.systems[0].answer: not a key of a submission; did you mean 'answers'?"
+        in (wrong.json()["error"])
+    )
+    compared = server.post("api/compare", json={**submission, "measure": "macroF1"})
+    assert compared.status_code == 400 and said in compared.json()["error"], compared.text
