@@ -1,0 +1,105 @@
+"""A published revision replaces the leaderboard rows of its own lines only (system, dataset,
+experiment type, language, profile). Before, it replaced its experiment as a whole under the
+profile: a resubmission of one of an experiment's two systems took the other's row out of every
+leaderboard, count and listing too, though nothing replaced it. On a real store: experiments
+recorded through the service's writer, published, read with the published queries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service import formats
+from service.evaluation import evaluate
+from service.graph.queries import leaderboard_counts_query, leaderboard_query
+from service.graph.results import DatasetRef
+from service.model import system_run
+from service.paths import DEMO_DIR
+
+QUESTIONS = formats.read(DEMO_DIR / "questions.json")
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> Iterator:
+    from service.graph.store import open_storage
+
+    opened = open_storage(tmp_path / "store")
+    yield opened
+    opened.close()
+
+
+def _publish(storage, answers: dict[str, str], *, on: str = "demo", **kw) -> str:
+    """Record and publish a run of ``answers`` (system name -> demo answers file) on ``on``."""
+    runs = [
+        evaluate(
+            QUESTIONS,
+            system_run(formats.read(DEMO_DIR / f"answers-{file}.json"), system=name),
+            profile=kw.get("profile", "fair"),
+            experiment_types=("QA",),
+        )
+        for name, file in answers.items()
+    ]
+    ticket = storage.experiments.record(
+        runs, dataset=DatasetRef.upload(on, QUESTIONS), revision_of=kw.get("revision_of")
+    )
+    storage.experiments.publish(ticket.id)
+    return ticket.id
+
+
+def _rows(storage) -> set[tuple[str, str]]:
+    """(experiment id, system name) of every QA leaderboard row."""
+    found = storage.public.query(leaderboard_query(experiment_type="QA"))
+    return {
+        (r["experiment"].value.rsplit("/", 1)[1], r["system"].value.rsplit("/", 1)[1])
+        for r in found
+    }
+
+
+def _counted(storage, *by: str) -> int:
+    """The rows the filters' counts say the leaderboard lists (by the page's dimensions)."""
+    counts = storage.public.query(
+        leaderboard_counts_query(by=by or ("dataset", "language", "profile"))
+    )
+    return sum(int(r["n"].value) for r in counts)
+
+
+def test_a_revision_of_one_system_leaves_the_others_ranked(storage) -> None:
+    old = _publish(storage, {"alpha": "strong", "beta": "partial"})
+    assert _rows(storage) == {(old, "alpha"), (old, "beta")}
+    new = _publish(storage, {"alpha": "partial"}, revision_of=old)
+    # alpha's line is the revision's now; beta's stays the old experiment's (it was gone)
+    assert _rows(storage) == {(new, "alpha"), (old, "beta")}
+    for by in (("dataset", "language", "profile"), ("system",), ("profile",)):
+        assert _counted(storage, *by) == 2, by  # the filters' counts: the rows listed
+    systems = storage.public.query(leaderboard_counts_query(by=("system", "experiment")))
+    assert {r["system"].value.rsplit("/", 1)[1]: int(r["n"].value) for r in systems} == {
+        "alpha": 1,
+        "beta": 1,
+    }  # the systems list: the experiments each history lists
+
+    # a revision on another dataset or under another profile is on lines
+    # of its own: it replaces nothing of the old one
+    _publish(storage, {"beta": "strong"}, on="other", revision_of=old)
+    _publish(storage, {"beta": "strong"}, revision_of=old, profile="exact")
+    rows = _rows(storage)
+    assert (old, "beta") in rows and len(rows) == 4
+    assert _counted(storage) == _counted(storage, "system") == 4
+    # and one on beta's line does
+    newest = _publish(storage, {"beta": "strong"}, revision_of=old)
+    rows = _rows(storage)
+    assert (old, "beta") not in rows and (newest, "beta") in rows and len(rows) == 4
+    assert _counted(storage) == 4
+
+
+def test_a_withdrawn_revision_gives_the_old_rows_back(storage) -> None:
+    old = _publish(storage, {"alpha": "strong", "beta": "partial"})
+    first = _publish(storage, {"alpha": "partial"}, revision_of=old)
+    second = _publish(storage, {"beta": "strong"}, revision_of=old)
+    assert _rows(storage) == {(first, "alpha"), (second, "beta")}
+    storage.experiments.withdraw(first, reason="the wrong answers file")
+    assert _rows(storage) == {(old, "alpha"), (second, "beta")}
+    storage.experiments.withdraw(second, reason="the wrong answers file")
+    assert _rows(storage) == {(old, "alpha"), (old, "beta")}
+    assert _counted(storage) == 2
