@@ -554,9 +554,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "A resubmission: the id of a finished experiment "
                             "on the same dataset (and gold) that this one replaces. Needs that "
                             "experiment's owner token (`Authorization: Bearer`). The new one "
-                            "says `prov:wasRevisionOf` it; once published, it stands in the "
-                            "leaderboards in its place under the profiles it is scored with; "
-                            "the old URI stays citable.",
+                            "says `prov:wasRevisionOf` it; once published, its rows stand in "
+                            "the leaderboards in place of the old one's rows of the same "
+                            "system, dataset, experiment type, language and profile (the old "
+                            "one's other rows stay ranked); the old URI stays citable.",
                         },
                         "datasetVersion": {
                             "type": "string",
@@ -971,7 +972,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`language`, `experiment_type` (repeatable), `kb`, `force`, "
                     "`revisionOf`. A resubmission (`revisionOf`) needs the replaced "
                     "experiment's owner token (403), a finished experiment, the newest published "
-                    "revision of its line (409), on the same "
+                    "revision of its line for each of its systems (409 naming the experiment "
+                    "whose row of a system stands), on the same "
                     "dataset (400).",
                     {
                         "202": {
@@ -1162,7 +1164,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "that token (or when the old one may be seen), `changes` (per system: the "
                     "signatures before and "
                     "after, the measures and questions that changed). 409 for one not "
-                    "finished.",
+                    "finished, or not the newest of its line for one of its systems (naming "
+                    "the experiment to re-score instead).",
                     {
                         "202": {
                             **_json_response("Queued as a new experiment", "Ticket"),
