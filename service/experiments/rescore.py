@@ -190,7 +190,7 @@ def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb
     stand in the leaderboards in its place (``verb``: resubmit or re-score, for the message).
 
     A published revision replaces the rows of its own lines only (system, dataset, type,
-    language, profile: ``queries.REPLACED``), so the check is per system: refused when
+    language, profile: ``queries.replaced``), so the check is per system: refused when
     another experiment of the line (the experiments linked to this one by revisions, either
     way) ranks a row under the profile for one of the spec's systems on the same dataset and
     gold, as the new revision would not replace that row and both would be ranked: the one
