@@ -103,3 +103,58 @@ def test_a_withdrawn_revision_gives_the_old_rows_back(storage) -> None:
     storage.experiments.withdraw(second, reason="the wrong answers file")
     assert _rows(storage) == {(old, "alpha"), (old, "beta")}
     assert _counted(storage) == 2
+
+
+def test_a_rescoring_on_a_dataset_version_is_a_line_of_its_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data_dir: Path, monkeypatch
+) -> None:
+    """Re-scored against a registered version, a run ranks on that version's leaderboard: a
+    revision on the catalogue dataset does not stop it (refused before: the run had a published
+    revision under the profile), a second one on the same version does (both would be ranked)."""
+    import json
+
+    from service.cli import main
+    from service.graph.store import open_storage
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    store = tmp_path / "store"
+    franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
+    refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", str(store)]
+    assert main([*refresh, "--output", str(tmp_path / "ck25-v2.json")]) == 0
+    [uri] = [
+        line.split(": ", 1)[1]
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("registered version")
+    ]
+    version = uri.rsplit("/version/", 1)[1]
+    run = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(franz)]
+    run += ["--profile", "text2sparql", "--types", "QA", "--output", "json", "--store", str(store)]
+    assert main(run) == 0
+    old = json.loads(capsys.readouterr().out)["experiment"]["id"]
+
+    def rescore(*more: str) -> str | None:
+        code = main(["rescore", old, "--store", str(store), "--output", "json", *more])
+        out, err = capsys.readouterr()
+        return json.loads(out)["experiment"] if code == 0 else err
+
+    def publish(experiment: str) -> None:
+        storage = open_storage(store)
+        try:
+            storage.experiments.publish(experiment)
+        finally:
+            storage.close()
+
+    publish(old)
+    same = rescore()
+    assert same is not None and same.isdigit()
+    publish(same)
+    on_version = rescore("--dataset-version", version)
+    assert on_version is not None and on_version.isdigit(), on_version
+    publish(on_version)
+    storage = open_storage(store)
+    try:
+        assert _rows(storage) == {(same, franz.stem), (on_version, franz.stem)}
+    finally:
+        storage.close()
+    again = rescore("--dataset-version", version)
+    assert again is not None and f"re-score that one instead ({on_version})" in again
