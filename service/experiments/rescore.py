@@ -221,6 +221,30 @@ def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb
         )
 
 
+def check_publishable(storage: Storage, experiment_id: str) -> None:
+    """Conflict when publishing ``experiment_id``, a revision, would rank a second row for one
+    of its systems in its line: two revisions of one experiment made while neither was public
+    both passed :func:`newest_of_its_line`, and once both were published both were ranked.
+    Published already (idempotent), not a revision, or recorded before specs were kept: no
+    check."""
+    status = storage.experiments.status(experiment_id)
+    text = storage.experiments.spec_of(experiment_id)
+    if status.public or text is None:
+        return
+    older, _ = storage.experiments.revisions(experiment_id, include_private=True)
+    spec = ExperimentSpec.from_json(json.loads(text))
+    for old in older:
+        standing = _standing_elsewhere(storage, old, spec)
+        if standing:
+            said = "; ".join(f"{', '.join(n)} from {other}" for other, n in standing.items())
+            raise Conflict(
+                f"experiment {experiment_id} revises {old}, but under profile {spec.profile} "
+                f"another experiment of its line now stands in the leaderboards for system "
+                f"{said} (published since this one was made): publishing it would rank both "
+                f"rows; revise that one instead (revisionOf {next(iter(standing))})"
+            )
+
+
 def _standing_elsewhere(
     storage: Storage, experiment_id: str, spec: ExperimentSpec
 ) -> dict[str, list[str]]:

@@ -1075,8 +1075,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Publish an experiment",
                     "Moves a finished experiment into the public view atomically; publishing a "
-                    "published one again answers the same (200). 409 for one not finished, and "
-                    "for one withdrawn since (it stays withdrawn).",
+                    "published one again answers the same (200). 409 for one not finished, "
+                    "for one withdrawn since (it stays withdrawn), and for a revision whose "
+                    "line another experiment published since ranks one of its systems in "
+                    "(naming it: both rows would be ranked).",
                     {
                         "200": _json_response("Published", "Published"),
                         **_errors(403, 404, 409),

@@ -158,3 +158,31 @@ def test_a_rescoring_on_a_dataset_version_is_a_line_of_its_own(
         storage.close()
     again = rescore("--dataset-version", version)
     assert again is not None and f"re-score that one instead ({on_version})" in again
+
+
+def test_the_command_line_does_not_publish_a_second_revision_of_a_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Two re-scorings of one run, made while neither was public: ``publish`` publishes the
+    first and refuses the second, naming the first (both were ranked)."""
+    import json
+
+    from service.cli import main
+
+    store = tmp_path / "store"
+    argv = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json")]
+    argv += ["--kb", str(DEMO_DIR / "kb.ttl"), "--answers", str(DEMO_DIR / "answers-strong.json")]
+    assert main([*argv, "--store", str(store), "--output", "json"]) == 0
+    old = json.loads(capsys.readouterr().out.splitlines()[0])["experiment"]["id"]
+    assert main(["publish", "--store", str(store), old]) == 0
+    capsys.readouterr()
+    revisions = []
+    for _ in range(2):
+        assert main(["rescore", old, "--store", str(store), "--output", "json"]) == 0
+        revisions.append(json.loads(capsys.readouterr().out)["experiment"])
+    first, second = revisions
+    assert main(["publish", "--store", str(store), first]) == 0
+    capsys.readouterr()
+    assert main(["publish", "--store", str(store), second]) != 0
+    err = capsys.readouterr().err
+    assert f"from {first}" in err and f"(revisionOf {first})" in err

@@ -154,3 +154,32 @@ def test_withdrawn_revisions_give_the_old_rows_back(site: Server) -> None:
     assert again.status_code == 202, again.text
     ticket = again.json()
     site.wait_finished(ticket["id"], ticket["token"])
+
+
+def test_two_private_revisions_of_one_system_are_not_both_published(site: Server) -> None:
+    """Both were accepted while neither was public; published one after the other, both were
+    ranked (the old run's row replaced twice). The second publication is refused, naming the
+    first, and the first stays the only row."""
+    old = _published(site, {"mu": "strong"})
+    tickets = []
+    for _ in range(2):
+        response = _send(site, {"mu": "partial"}, old)
+        assert response.status_code == 202, response.text
+        tickets.append(response.json())
+        site.wait_finished(tickets[-1]["id"], tickets[-1]["token"])
+    first, second = tickets
+
+    def publish(ticket: dict) -> requests.Response:
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        return site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+
+    assert publish(first).status_code == 200
+    refused = publish(second)
+    assert refused.status_code == 409, refused.text
+    said = refused.json()["error"]
+    assert f"system mu from {first['id']}" in said and f"(revisionOf {first['id']})" in said
+    assert {(e, s) for e, s in _ranked(site) if s == "mu"} == {(first["id"], "mu")}
+    status = site.get(
+        f"api/experiments/{second['id']}", headers={"Authorization": f"Bearer {second['token']}"}
+    )
+    assert status.json()["public"] is False
