@@ -201,6 +201,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
+    from service.experiments.rescore import check_publishable
+
     with _operated(args.store, "publish", base=args.base) as storage:
         if storage is None:
             return 1
@@ -208,6 +210,8 @@ def _publish(args: argparse.Namespace) -> int:
         status = experiments.status(args.id)
         if status.withdrawn_at is not None and not args.paper:
             experiments.refuse_withdrawn(args.id)
+        if status.withdrawn_at is None:  # before any paper is linked: all or nothing
+            check_publishable(storage, args.id)
         papers = [experiments.attach_paper(args.id, reference) for reference in args.paper]
         if status.withdrawn_at is None:
             status = experiments.publish(args.id)

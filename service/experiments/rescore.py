@@ -64,7 +64,15 @@ def rescore_spec(
             "score its files again with gerbil-qa evaluate"
         )
     spec = ExperimentSpec.from_json(json.loads(text))
-    newest_of_its_line(storage, status, profile or spec.profile, "re-score")
+    spec = replace(spec, profile=profile or spec.profile)
+    if dataset_version is not None:
+        if not isinstance(spec.dataset, CatalogueDataset):
+            raise BadRequest(
+                f"experiment {experiment_id} scored an uploaded dataset: a version is a "
+                "catalogue dataset's"
+            )
+        spec = replace(spec, dataset=replace(spec.dataset, version=dataset_version))
+    newest_of_its_line(storage, status, spec, "re-score")
     asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
     if asked:
         # it said to resume the experiment, which a finished one refuses
@@ -86,16 +94,9 @@ def rescore_spec(
         uploads[ref.sha256 or ""] = data
         return FileRef(ref.name, ref.sha256, ref.size, None, ref.format)
 
-    if dataset_version is not None:
-        if not isinstance(spec.dataset, CatalogueDataset):
-            raise BadRequest(
-                f"experiment {experiment_id} scored an uploaded dataset: a version is a "
-                "catalogue dataset's"
-            )
-        spec = replace(spec, dataset=replace(spec.dataset, version=dataset_version))
     spec = _with_refs(spec, restore)
     options = replace(spec.options, revision_of=experiment_id, publish=False)
-    return replace(spec, profile=profile or spec.profile, options=options), uploads
+    return replace(spec, options=options), uploads
 
 
 def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> ExperimentSpec:
@@ -157,17 +158,16 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
 def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpec) -> None:
     """A resubmission (a new run that says ``prov:wasRevisionOf`` ``experiment_id``, so that
     it replaces it in the leaderboards once published) revises a finished experiment on the
-    same dataset and gold, the newest of its line: not an unpublished or withdrawn revision
-    (its lineage is not public: the one it revises would stay ranked), not one a published
-    revision replaced under the profile (both would be ranked): Conflict, else BadRequest
-    naming the field. Whoever submits it must own the old one (the web layer checks the token)."""
+    same dataset and gold, the newest of its line for its systems (:func:`newest_of_its_line`):
+    Conflict, else BadRequest naming the field. Whoever submits it must own the old one (the
+    web layer checks the token)."""
     status = storage.experiments.status(experiment_id)  # NotFound for an id never minted
     if status.status.value != "finished":
         raise Conflict(
             f"experiment {experiment_id} is {status.status.value}: only a finished experiment "
             "is replaced by a resubmission"
         )
-    newest_of_its_line(storage, status, spec.profile, "resubmit")
+    newest_of_its_line(storage, status, spec, "resubmit")
     text = storage.experiments.spec_of(experiment_id)
     if text is None:
         return  # recorded before specs were kept: its dataset cannot be compared
@@ -185,12 +185,18 @@ def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpe
             )
 
 
-def newest_of_its_line(storage: Storage, status: Any, profile: str, verb: str) -> None:
-    """Conflict unless a new revision of the experiment ``status`` describes would stand in
-    the leaderboards in its place under ``profile`` (``verb``: resubmit or re-score, for the
-    message): not an unpublished or withdrawn revision (nothing public says it replaced what
-    it revises, which would stay ranked beside the new one), not one a published revision
-    already replaced under that profile (both would be ranked)."""
+def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb: str) -> None:
+    """Conflict unless a new revision (``spec``) of the experiment ``status`` describes would
+    stand in the leaderboards in its place (``verb``: resubmit or re-score, for the message).
+
+    A published revision replaces the rows of its own lines only (system, dataset, type,
+    language, profile: ``queries.replaced``), so the check is per system: refused when
+    another experiment of the line (the experiments linked to this one by revisions, either
+    way) ranks a row under the profile for one of the spec's systems on the same dataset and
+    gold, as the new revision would not replace that row and both would be ranked: the one
+    that ranks it is revised instead. A system no other experiment ranks is this one's to
+    replace (or a new row). Also refused: an unpublished or withdrawn revision (nothing public
+    says it replaced what it revises, which would stay ranked beside the new one)."""
     experiment_id = status.id
     field = "revisionOf " if verb == "resubmit" else ""  # what the submission sets
     if not status.public or status.withdrawn_at is not None:
@@ -202,27 +208,89 @@ def newest_of_its_line(storage: Storage, status: Any, profile: str, verb: str) -
                 f"experiment {experiment_id} {state} and itself revises {', '.join(older)}: "
                 f"{verb} that one instead ({field}{older[-1]}){publish}"
             )
-    newer = _standing_revisions(storage, experiment_id, profile)
-    if newer:
+    standing = _standing_elsewhere(storage, experiment_id, spec)
+    if standing:
+        said = "; ".join(f"{', '.join(names)} from {other}" for other, names in standing.items())
+        first = next(iter(standing))
         raise Conflict(
-            f"experiment {experiment_id} was replaced by {', '.join(newer)} under profile "
-            f"{profile}: {verb} that one instead ({field}{newer[-1]})"
+            f"experiment {experiment_id}: under profile {spec.profile} another experiment of "
+            f"its line already stands in the leaderboards for system {said} (a revision "
+            "replaces only the systems it holds, so both rows would be ranked): "
+            f"{verb} that one instead ({field}{first}), and this one only for the systems "
+            "nothing replaced yet"
         )
 
 
-def _standing_revisions(storage: Storage, experiment_id: str, profile: str) -> list[str]:
-    """The published revisions of ``experiment_id`` under ``profile`` (not withdrawn: read
-    from the public default graph, as the leaderboards are), as ids."""
-    from service.evaluation.profiles import get_profile
-    from service.graph.terms import PROV
-    from service.graph.uris import GQA
+def check_publishable(storage: Storage, experiment_id: str) -> None:
+    """Conflict when publishing ``experiment_id``, a revision, would rank a second row for one
+    of its systems in its line: two revisions of one experiment made while neither was public
+    both passed :func:`newest_of_its_line`, and once both were published both were ranked.
+    Published already (idempotent), not a revision, or recorded before specs were kept: no
+    check."""
+    status = storage.experiments.status(experiment_id)
+    text = storage.experiments.spec_of(experiment_id)
+    if status.public or text is None:
+        return
+    older, _ = storage.experiments.revisions(experiment_id, include_private=True)
+    spec = ExperimentSpec.from_json(json.loads(text))
+    for old in older:
+        standing = _standing_elsewhere(storage, old, spec)
+        if standing:
+            said = "; ".join(f"{', '.join(n)} from {other}" for other, n in standing.items())
+            raise Conflict(
+                f"experiment {experiment_id} revises {old}, but under profile {spec.profile} "
+                f"another experiment of its line now stands in the leaderboards for system "
+                f"{said} (published since this one was made): publishing it would rank both "
+                f"rows; revise that one instead (revisionOf {next(iter(standing))})"
+            )
 
-    query = (
-        f"SELECT ?r WHERE {{ ?r <{PROV}wasRevisionOf> <{storage.uris.experiment(experiment_id)}> "
-        f"; <{GQA}profile> <{get_profile(profile).iri}> }}"
+
+def _standing_elsewhere(
+    storage: Storage, experiment_id: str, spec: ExperimentSpec
+) -> dict[str, list[str]]:
+    """The experiments of ``experiment_id``'s line (but it) that rank a row for one of
+    ``spec``'s systems under its profile on its dataset and gold, each with those systems'
+    names, oldest first. The line is walked in the public store's graphs (a withdrawn
+    revision still links its neighbours); the rows are read from the default graph, as the
+    leaderboards are."""
+    from service.evaluation.profiles import get_profile
+    from service.experiments.run import registered_version
+    from service.graph.queries import standing_query
+
+    line, todo = {experiment_id}, [experiment_id]
+    while todo:
+        older, newer = storage.experiments.revisions(todo.pop())
+        for found in (*older, *newer):
+            if found not in line:
+                line.add(found)
+                todo.append(found)
+    line.discard(experiment_id)
+    if not line:
+        return {}
+    names = {storage.uris.system(s.name): s.name for s in spec.systems}
+    query = standing_query(
+        tuple(storage.uris.experiment(e) for e in sorted(line)),
+        tuple(names),
+        get_profile(spec.profile).iri,
     )
-    found = {row["r"].value.rsplit("/", 1)[-1] for row in storage.store.public.query(query)}
-    return sorted(found)
+    ranked: dict[str, list[str]] = {}
+    for row in storage.store.public.query(query):
+        other = row["experiment"].value.rsplit("/", 1)[-1]
+        ranked.setdefault(other, []).append(names[row["system"].value])
+    mine = _sources(registered_version(spec, storage))
+    out: dict[str, list[str]] = {}
+    for other in sorted(ranked):
+        text = storage.experiments.spec_of(other)
+        # no kept spec: its dataset cannot be compared, so it is taken to be the same one
+        if text is None or _sources(ExperimentSpec.from_json(json.loads(text))) == mine:
+            out[other] = sorted(ranked[other])
+    return out
+
+
+def _sources(spec: ExperimentSpec) -> tuple[tuple[str, ...] | None, ...]:
+    """What a run's rows are scored on: its dataset and gold (a registered version of a
+    catalogue dataset is a dataset of its own)."""
+    return (_source(spec.dataset), _source(spec.gold))
 
 
 def _source(found: CatalogueDataset | FileDataset | None) -> tuple[str, ...] | None:

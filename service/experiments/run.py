@@ -108,7 +108,7 @@ def run_experiment(
     profile = get_profile(spec.profile)
     languages = check_spec(spec, policy=policy, default_language=profile.default_language)
     report = _Reporter([(s.name, s.kind) for s in spec.systems], progress)
-    spec = _registered_version(spec, storage)
+    spec = registered_version(spec, storage)
 
     report.phase("reading")
     if languages == (ALL_LANGUAGES,):
@@ -334,7 +334,7 @@ def _kb_unreachable(system: str, err: Exception, *, kept: bool) -> str:
     return message
 
 
-def _registered_version(spec: ExperimentSpec, storage: Storage | None) -> ExperimentSpec:
+def registered_version(spec: ExperimentSpec, storage: Storage | None) -> ExperimentSpec:
     """A catalogue dataset named with a version other than the catalogue's (one that
     ``dataset refresh --store`` registered) is read from the file that store kept for it; its
     results are a dataset of their own (another gold than the catalogue's)."""
@@ -417,7 +417,7 @@ def prepare(
     files = Files(uploads, limits=limits)
     if sum(len(data) for data in uploads.values()) > parse_bytes:
         return files
-    read = _registered_version(spec, storage) if storage is not None else spec
+    read = registered_version(spec, storage) if storage is not None else spec
     dataset = read_dataset(
         read.dataset, files, language=language, gold=spec.gold, types=spec.experiment_types
     )

@@ -156,7 +156,7 @@ class CatalogueRepository:
         (a new upload of the same bytes is that dataset; only public descriptions are read, so
         no private experiment's title reaches another one)."""
         # described in an experiment's graph: a registered version's file has a SHA-256 too,
-        # but its results are a dataset of their own (``run._registered_version``)
+        # but its results are a dataset of their own (``run.registered_version``)
         experiments = self.uris.base + "graph/experiment/"
         rows = self.store.public.query(
             f"SELECT ?id ?title WHERE {{ GRAPH ?g {{ ?d {_p('sha256')} ?v ; "

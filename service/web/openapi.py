@@ -556,9 +556,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "A resubmission: the id of a finished experiment "
                             "on the same dataset (and gold) that this one replaces. Needs that "
                             "experiment's owner token (`Authorization: Bearer`). The new one "
-                            "says `prov:wasRevisionOf` it; once published, it stands in the "
-                            "leaderboards in its place under the profiles it is scored with; "
-                            "the old URI stays citable.",
+                            "says `prov:wasRevisionOf` it; once published, its rows stand in "
+                            "the leaderboards in place of the old one's rows of the same "
+                            "system, dataset, experiment type, language and profile (the old "
+                            "one's other rows stay ranked); the old URI stays citable.",
                         },
                         "datasetVersion": {
                             "type": "string",
@@ -982,7 +983,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`language`, `experiment_type` (repeatable), `kb`, `force`, "
                     "`revisionOf`. A resubmission (`revisionOf`) needs the replaced "
                     "experiment's owner token (403), a finished experiment, the newest published "
-                    "revision of its line (409), on the same "
+                    "revision of its line for each of its systems (409 naming the experiment "
+                    "whose row of a system stands), on the same "
                     "dataset (400).",
                     {
                         "202": {
@@ -1084,8 +1086,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "post": _op(
                     "Publish an experiment",
                     "Moves a finished experiment into the public view atomically; publishing a "
-                    "published one again answers the same (200). 409 for one not finished, and "
-                    "for one withdrawn since (it stays withdrawn).",
+                    "published one again answers the same (200). 409 for one not finished, "
+                    "for one withdrawn since (it stays withdrawn), and for a revision whose "
+                    "line another experiment published since ranks one of its systems in "
+                    "(naming it: both rows would be ranked).",
                     {
                         "200": _json_response("Published", "Published"),
                         **_errors(403, 404, 409),
@@ -1173,7 +1177,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "that token (or when the old one may be seen), `changes` (per system: the "
                     "signatures before and "
                     "after, the measures and questions that changed). 409 for one not "
-                    "finished.",
+                    "finished, or not the newest of its line for one of its systems (naming "
+                    "the experiment to re-score instead).",
                     {
                         "202": {
                             **_json_response("Queued as a new experiment", "Ticket"),

@@ -1,7 +1,7 @@
 """Re-scoring into revisions (issue 11 item 4): ``gerbil-qa rescore`` runs a stored
 experiment's kept spec and files again into a NEW experiment that is ``prov:wasRevisionOf``
 the old one (never overwritten), prints the per-question changes and why (the signatures), and
-the leaderboards show the newest published revision under each profile."""
+the leaderboards show the newest published revision of each row's line (its profile too)."""
 
 from __future__ import annotations
 
