@@ -289,6 +289,7 @@ def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     assert set(schema["properties"]) == SUBMISSION_KEYS | CALLED.keys()
     system = schema["properties"]["systems"]["items"]
     assert set(system["properties"]) == SYSTEM_KEYS and system["additionalProperties"] is False
+
     def json_body(path: str) -> dict[str, Any]:
         return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
 
