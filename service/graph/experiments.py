@@ -331,6 +331,8 @@ class ExperimentRepository:
                 older.append(q.object.value.rsplit("/", 1)[-1])
             for q in store.quads_for_pattern(None, prop, node(uri), None):
                 newer.append(q.subject.value.rsplit("/", 1)[-1])
+        if not include_private:  # a published revision of a private run names it: not shown
+            older = [old for old in older if self.is_public(old)]
         return sorted(set(older)), sorted(set(newer))
 
     def quads(self, experiment_id: str, *, answers: bool = True) -> list[Quad]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from service.errors import ServiceError
 from service.graph.dcat import language_code
 from service.graph.queries import (
     LEADERBOARD_MEASURES,
@@ -149,7 +150,22 @@ def leaderboard(
     if offset:
         query += f"\nOFFSET {int(offset)}"  # SPARQL 1.1 §19.8: LIMIT and OFFSET in any order
     seen: dict[str, LeaderboardRow] = {}
-    for r in _rows(services().storage.public.query(query)):
+    storage = services().storage
+    public: dict[str, bool] = {}
+
+    def shown(old: str | None) -> str | None:
+        """The revised experiment when it is public: a published revision of a private run
+        names it in its graph, and the row linked a page that answers 403."""
+        if old is None:
+            return None
+        if old not in public:
+            try:
+                public[old] = storage.experiments.is_public(old.rsplit("/", 1)[-1])
+            except ServiceError:  # not one of this store's experiment URIs
+                public[old] = False
+        return old if public[old] else None
+
+    for r in _rows(storage.public.query(query)):
         task = _v(r["task"]) or ""
         if task in seen:  # a system labelled twice: keep one row
             continue
@@ -165,7 +181,7 @@ def leaderboard(
             signature=_v(r["signature"]),
             ended=_v(r["ended"]),
             measures={m: _num(r[f"m_{m}"]) for m in measures},
-            revision_of=_v(r["revisionOf"]),
+            revision_of=shown(_v(r["revisionOf"])),
         )
     return list(seen.values())  # in the query's order
 

@@ -255,3 +255,14 @@ def test_a_private_experiments_rdf_names_its_published_revision(server: Server) 
     in_its_graph = f"<{second['uri']}> <{REVISES}> <{first['uri']}> <{server.url}graph/experiment/"
     assert f"{in_its_graph}{second['id']}> ." in quads, quads
     assert server.get(f"experiment/{first['id']}.ttl").status_code in (401, 403, 404)
+    # its public revision links it nowhere public (the private page answers 403): not in the
+    # leaderboard's row, the revision's page or its status as anyone reads them
+    rows = server.get("leaderboards", params={"dataset": "all", "size": "500", "format": "json"})
+    [row] = [r for r in rows.json()["rows"] if r["experiment"] == second["uri"]]
+    assert row["revisionOf"] is None, row
+    page = server.get(f"experiment/{second['id']}").text
+    assert f"/experiment/{first['id']}" not in page
+    assert server.get(f"api/experiments/{second['id']}").json()["revisionOf"] == []
+    assert server.get(f"api/experiments/{second['id']}", headers=mine).json()["revisionOf"] == [
+        first["id"]
+    ]
