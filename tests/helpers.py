@@ -76,3 +76,21 @@ def recorded(store: str, answers: Path, *, dataset: Path | None = None, **env: s
     found = re.search(r"recorded experiment (\d{12})", done.stderr + done.stdout)
     assert found, done.stderr
     return found.group(1)
+
+
+def register_ck25_version(
+    store: str, data_dir: Path, output: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, str, Path]:
+    """``dataset refresh text2sparql-2025-ck25 --store STORE``: a registered version of CK25
+    (its file written to ``output``). Its URI, its version and FRANZ's answers to it."""
+    from service.cli import main
+
+    refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", store]
+    assert main([*refresh, "--output", str(output)]) == 0
+    [uri] = [
+        line.split(": ", 1)[1]
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("registered version")
+    ]
+    franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
+    return uri, uri.rsplit("/version/", 1)[1], franz

@@ -13,6 +13,7 @@ import pytest
 
 from service.cli import main
 from service.paths import DEMO_DIR
+from tests.helpers import register_ck25_version
 
 PROV_REVISION = "http://www.w3.org/ns/prov#wasRevisionOf"
 
@@ -166,15 +167,7 @@ def test_a_registered_gold_refresh_is_run_and_rescored_by_name(
     ``rescore --dataset-version V`` re-scores a catalogue run against it."""
     monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
     store = tmp_path / "store"
-    franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
-    refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", str(store)]
-    assert main([*refresh, "--output", str(tmp_path / "ck25-v2.json")]) == 0
-    [uri] = [
-        line.split(": ", 1)[1]
-        for line in capsys.readouterr().out.splitlines()
-        if line.startswith("registered version")
-    ]
-    version = uri.rsplit("/version/", 1)[1]
+    _, version, franz = register_ck25_version(str(store), data_dir, tmp_path / "v2.json", capsys)
     run = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(franz)]
     run += ["--profile", "text2sparql", "--types", "QA", "--output", "json"]
     assert main([*run, "--dataset-version", version]) != 0  # read from its store

@@ -17,6 +17,7 @@ from service.graph.queries import leaderboard_counts_query, leaderboard_query
 from service.graph.results import DatasetRef
 from service.model import system_run
 from service.paths import DEMO_DIR
+from tests.helpers import register_ck25_version
 
 QUESTIONS = formats.read(DEMO_DIR / "questions.json")
 
@@ -118,15 +119,7 @@ def test_a_rescoring_on_a_dataset_version_is_a_line_of_its_own(
 
     monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
     store = tmp_path / "store"
-    franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
-    refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", str(store)]
-    assert main([*refresh, "--output", str(tmp_path / "ck25-v2.json")]) == 0
-    [uri] = [
-        line.split(": ", 1)[1]
-        for line in capsys.readouterr().out.splitlines()
-        if line.startswith("registered version")
-    ]
-    version = uri.rsplit("/version/", 1)[1]
+    _, version, franz = register_ck25_version(str(store), data_dir, tmp_path / "v2.json", capsys)
     run = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(franz)]
     run += ["--profile", "text2sparql", "--types", "QA", "--output", "json", "--store", str(store)]
     assert main(run) == 0

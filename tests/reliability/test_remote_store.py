@@ -19,6 +19,7 @@ import pytest
 
 from service.graph.store import open_storage
 from service.web.describe import FOLLOW_EXPERIMENT, FOLLOW_TASK, REVERSE_TASK, document_quads
+from tests.helpers import register_ck25_version
 from tests.reliability import test_kill9
 from tests.reliability.figures import cli, scaled
 from tests.reliability.test_kill9 import (
@@ -185,15 +186,8 @@ def test_a_dataset_version_is_registered_run_and_rescored_on_a_remote_store(
     from service.cli import main
 
     with environment({"GERBIL_QA_DATA": str(data_dir)}):
-        franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
-        refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", pair.url]
-        assert main([*refresh, "--output", str(tmp_path / "ck25-v2.json")]) == 0
-        [uri] = [
-            line.split(": ", 1)[1]
-            for line in capsys.readouterr().out.splitlines()
-            if line.startswith("registered version")
-        ]
-        version = uri.rsplit("/version/", 1)[1]
+        out = tmp_path / "ck25-v2.json"
+        uri, version, franz = register_ck25_version(pair.url, data_dir, out, capsys)
         # the version is described in the public dataset's server
         rows = pair.public.query(f"SELECT ?g WHERE {{ GRAPH ?g {{ <{uri}> ?p ?o }} }} LIMIT 1")
         assert rows, uri
