@@ -283,8 +283,11 @@ def test_comparing_stored_tasks_is_a_documented_request(server, document) -> Non
 
 def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     from service.call_settings import CALLED
+    from service.web.comparing import COMPARE_OPTIONS
     from service.web.submission import SUBMISSION_KEYS, SYSTEM_KEYS
 
+    options = document["components"]["schemas"]["CompareOptions"]["properties"]
+    assert set(options) == COMPARE_OPTIONS  # what a comparison's body may add
     schema = document["components"]["schemas"]["Submission"]
     assert set(schema["properties"]) == SUBMISSION_KEYS | CALLED.keys()
     system = schema["properties"]["systems"]["items"]
