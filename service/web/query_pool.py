@@ -19,7 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from service.errors import ServiceError
@@ -314,6 +314,12 @@ class _Worker:
             raise RuntimeError(f"a SPARQL worker process could not start: {detail}")
         self.isolation = detail
 
+    def alive(self) -> bool:
+        """Whether the process still runs. Read from its sentinel, a pipe that closes when it
+        ends: ``Process.is_alive()`` asks ``waitpid``, and once anything else in this process has
+        reaped the child (a ``waitpid`` of its own) it says "alive" for a dead worker forever."""
+        return not wait([self.process.sentinel], timeout=0)
+
     def kill(self) -> None:
         with contextlib.suppress(Exception):
             self.process.kill()
@@ -466,13 +472,13 @@ class QueryPool:
         """Replace the idle workers that died (a query would find them so; ``/health`` must
         not wait for one), and return how many workers run."""
         with self._cond:
-            dead = [w for w in self._idle if not w.process.is_alive()]
+            dead = [w for w in self._idle if not w.alive()]
             for worker in dead:
                 self._idle.remove(worker)
         for worker in dead:
             self._died(worker, while_idle=True)
         with self._cond:
-            return sum(1 for w in self._all if w.process.is_alive())
+            return sum(1 for w in self._all if w.alive())
 
     def pids(self) -> set[int]:
         """Process ids of the live workers (for monitoring and tests)."""
@@ -512,7 +518,7 @@ class QueryPool:
                         raise ServiceError("the SPARQL endpoint is shutting down", status=503)
                     if self._idle and (not long or self._can_take_long_slot()):
                         worker = self._idle.pop()
-                        if not worker.process.is_alive():  # died while idle: replace it
+                        if not worker.alive():  # died while idle: replace it
                             self._cond.release()
                             try:
                                 self._died(worker, while_idle=True)

@@ -117,3 +117,26 @@ def test_long_queries_never_take_the_last_worker(lanes) -> None:
     assert isinstance(out[1], QueryTimeout)
     assert isinstance(out[2], (QueryTimeout, PoolBusy))
     assert lanes.killed >= 2
+
+
+def test_a_worker_reaped_by_someone_else_is_still_found_dead() -> None:
+    """``Process.is_alive()`` asks ``waitpid``; once another part of the process has reaped a
+    dead worker it answered "alive" for ever, and ``/health`` counted a dead pool as whole (a
+    CI run's failure of tests/web/test_health.py)."""
+    import os
+    import signal
+
+    two = QueryPool(size=2, timeout=5)
+    try:
+        pids = two.pids()
+        assert len(pids) == 2
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)  # reaped here, not through the pool's Process objects
+        assert two.heal() < 2 and two.crashed == 2  # both found dead
+        deadline = time.monotonic() + 60
+        while two.heal() < 2 or two.pids() & pids:  # and replaced by new processes
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    finally:
+        two.close()
