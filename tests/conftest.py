@@ -17,7 +17,9 @@ from tests.layers import (
     pytest_configure,
     pytest_make_collect_report,
     pytest_runtest_makereport,
+    pytest_sessionfinish,
     pytest_terminal_summary,
+    pytest_testnodedown,
 )
 
 __all__ = [
@@ -29,7 +31,9 @@ __all__ = [
     "pytest_configure",
     "pytest_make_collect_report",
     "pytest_runtest_makereport",
+    "pytest_sessionfinish",
     "pytest_terminal_summary",
+    "pytest_testnodedown",
 ]
 
 

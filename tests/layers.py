@@ -11,6 +11,12 @@
 - An *optional* layer (``virtuoso``: tests of another store, which the issue asks to run where
   it is installed) is not run where what it needs is missing, and the last lines say so.
 - With ``CI=true`` a skipped test fails the run, unless ``CI_ALLOWED_SKIPS`` names it and why.
+- The suite runs in two worker processes (pytest-xdist, ``-n 2`` in pyproject.toml; ``-n 0`` runs
+  it in one). Each worker collects and applies these rules; the workers hand what they saw to the
+  controller, which prints the last lines. Where a layer the run needs is missing, the run falls
+  back to one process, so that it still stops with the one message before any test runs. The
+  workers take whole modules (``--dist loadscope``: a module's fixtures are made once), the
+  reliability layer's and the browser's first, so the two workers end together.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -178,8 +185,31 @@ class _Run:
 _RUN = pytest.StashKey[_Run]()
 
 
+def _worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")  # set by pytest-xdist in its worker processes
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RUN] = _Run()
+    if _worker(config) or getattr(config.option, "dist", "no") == "no":
+        return
+    skip = skipped_layers()
+    if any(layer.missing() for layer in LAYERS if not layer.optional and layer.name not in skip):
+        # one process, so that a selected test needing it stops the run with one message
+        # (raised in a worker, the same stop is an internal error of each worker)
+        config.option.dist, config.option.tx = "no", []
+
+
+def _heavy_first(items: list[pytest.Item]) -> None:
+    """Reorder whole modules, each staying in one piece: those with a reliability or a browser
+    test first (the heaviest: a worker that takes one of them last ends minutes after the
+    other), then the rest in collection order."""
+
+    def heavy(item: pytest.Item) -> bool:
+        return needs_browser(item) or _layer_of(item.nodeid, set()) == "reliability"
+
+    heavy_modules = {item.nodeid.split("::", 1)[0] for item in items if heavy(item)}
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in heavy_modules)
 
 
 @pytest.hookimpl(trylast=True)  # after -k/-m deselection: only what will run counts
@@ -210,6 +240,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
     if problems:
         raise pytest.UsageError("\n".join(problems))
+    if _worker(config):
+        _heavy_first(items)
 
 
 def _allowed_in_ci(nodeid: str) -> bool:
@@ -248,6 +280,32 @@ def pytest_make_collect_report(
     report = yield
     _fail_skip_in_ci(collector.config, report)
     return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a worker: hand what this worker saw to the controller (pytest-xdist's channel)."""
+    config = session.config
+    if _worker(config):
+        run = config.stash[_RUN]
+        config.workeroutput["gerbil_qa_layers"] = {  # type: ignore[attr-defined]
+            "skipped": run.skipped,
+            "absent": run.absent,
+            "browser": sorted(run.browser),
+            "ci_failed": run.ci_failed,
+        }
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook, in the controller
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    seen = getattr(node, "workeroutput", {}).get("gerbil_qa_layers")
+    if not seen:
+        return
+    run = node.config.stash[_RUN]
+    # every worker collects every test: the counts are the same in each, not to be added
+    run.skipped.update(seen["skipped"])
+    run.absent.update(seen["absent"])
+    run.browser.update(seen["browser"])
+    run.ci_failed.extend(seen["ci_failed"])  # each worker's own tests
 
 
 def _layer_of(nodeid: str, browser: set[str]) -> str:

@@ -44,12 +44,14 @@ def _pytest(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedPro
     )
 
 
-def _tiny(tmp_path: Path, *, body: str = TINY, **env: str) -> subprocess.CompletedProcess[str]:
-    """A generated test file, run with the suite's rules as its only plugin."""
+def _tiny(
+    tmp_path: Path, *args: str, body: str = TINY, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """A generated test file, run with the suite's rules as its only plugin (and ``args``)."""
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers = browser: drives a browser\n")
     (tmp_path / "test_tiny.py").write_text(body)
     return _pytest(
-        "-q", "-p", "no:cacheprovider", "-p", "tests.layers", "test_tiny.py",
+        "-q", "-p", "no:cacheprovider", "-p", "tests.layers", *args, "test_tiny.py",
         cwd=tmp_path, PYTHONPATH=str(ROOT), **env,
     )  # fmt: skip
 
@@ -99,6 +101,31 @@ def test_a_skip_passes_outside_ci_and_fails_the_run_with_ci_true(tmp_path: Path)
     assert "skipped with CI=true (Skipped: GERBIL_QA_SKIP=browser)" in ci.stdout
     assert "CI=true: 2 skipped tests failed the run" in ci.stdout
     assert "1 failed, 1 passed, 1 error in" in ci.stdout  # skipped in the test, at its setup
+
+
+def test_two_workers_give_the_last_lines_one_process_gives(tmp_path: Path) -> None:
+    """Under pytest-xdist the workers collect and run; the controller prints the last lines
+    from what they hand it: the browser layer, the skips asked for, the CI failures."""
+    body = TINY + "\n@pytest.mark.browser\ndef test_also_in_a_browser():\n    pass\n"
+    one = _tiny(tmp_path, "-n", "0", body=body, CI="true")
+    two = _tiny(tmp_path, "-n", "2", "--dist", "loadscope", body=body, CI="true")
+    assert "[gw1]" in two.stdout or "bringing up nodes" in two.stdout, two.stdout  # in workers
+    for done in (one, two):
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "gerbil-qa test layers run: browser 2, top-level 2; 0 skipped" in done.stdout
+        assert "CI=true: 1 skipped tests failed the run" in done.stdout
+    asked = _tiny(tmp_path, "-n", "2", body=body, CI="true", GERBIL_QA_SKIP="browser")
+    assert "skipped by GERBIL_QA_SKIP: browser (2 tests)" in asked.stdout, asked.stdout
+    assert "CI=true: 3 skipped tests failed the run" in asked.stdout
+
+
+def test_two_workers_fall_back_to_one_process_to_stop_with_one_message(tmp_path: Path) -> None:
+    hidden = tmp_path / "no-shared-here"
+    needs = "tests/unit/test_formats_fast.py"  # its module holds paths into the data
+    done = _pytest("-n", "2", needs, GERBIL_QA_SHARED=str(hidden))
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert done.stderr.count("ERROR:") == 1 and "INTERNALERROR" not in done.stderr
+    assert "To run without them: GERBIL_QA_SKIP=shared" in done.stderr
 
 
 def test_ci_true_passes_when_nothing_skips(tmp_path: Path) -> None:
