@@ -47,7 +47,7 @@ bench: install
 # The reliability suite at full size (bench/soak.py): kill -9 50 times per kind of write, 50
 # clients for 60 s with and without a private run, the flood, leak, SSRF and upload corpora;
 # the remote-store tests (replicas, kill -9, leaks) and the Virtuoso test (installed first when
-# it can be); prints a table of figures, fails when a test fails. About 12 minutes.
+# it can be); prints a table of figures, fails when a test fails. About 25 minutes.
 soak: install
 	bash scripts/ensure-virtuoso
 	$(PY) bench/soak.py
