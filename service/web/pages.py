@@ -571,6 +571,7 @@ def _natural(text: str) -> tuple[int, int | str]:
 
 
 def csv_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
+    """Every CSV the web serves (RFC 4180), its text cells safe to open in a spreadsheet."""
     import csv
     import io
 
@@ -578,8 +579,29 @@ def csv_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180
     writer.writerow(header)
     for row in rows:
-        writer.writerow(["" if v is None else v for v in row])
+        writer.writerow(["" if v is None else _inert(v) for v in row])
     return out.getvalue().encode("utf-8")
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (a question, a system's name or an
+    answer someone uploaded: ``=HYPERLINK(...)``) gets a leading ``'``, which spreadsheets
+    show as text (OWASP's CSV injection advice); a number written as text (``-1``) is left as
+    it is.
+
+    >>> [_inert(v) for v in ("=1+2", "@SUM(A1)", "-1", "-2e3", "-x", "plain", -4)]
+    ["'=1+2", "'@SUM(A1)", '-1', '-2e3', "'-x", 'plain', -4]
+    """
+    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
 
 
 def experiment_csv(page: ExperimentPage) -> bytes:
