@@ -61,8 +61,15 @@ def _validate(args: argparse.Namespace) -> int:
         print(problem)
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = len(problems) - errors
-    print(f"{questions} questions, {errors} errors, {warnings} warnings")
+    print(
+        f"{_count(questions, 'question')}, {_count(errors, 'error')}, {_count(warnings, 'warning')}"
+    )
     return 1 if errors else 0
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 error``, ``0 errors``, ``2 errors``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _convert(args: argparse.Namespace) -> int:

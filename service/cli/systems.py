@@ -596,6 +596,6 @@ def _progress(args: argparse.Namespace) -> int:
             done = total if system.from_files else jobs.answered(args.id, index)
             errors = known[index].errors if index < len(known) else 0
             shown = f"{done}/{total}" if total else f"{done}"
-            extra = f", {errors} errors" if errors else ""
+            extra = f", {errors} error{'' if errors == 1 else 's'}" if errors else ""
             print(f"  {system.name}: {shown} questions{extra}")
     return 0

@@ -201,7 +201,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from service.experiments.rescore import check_publishable
+    from service.experiments.rescore import check_publishable, publish_checked
 
     with _operated(args.store, "publish", base=args.base) as storage:
         if storage is None:
@@ -210,11 +210,11 @@ def _publish(args: argparse.Namespace) -> int:
         status = experiments.status(args.id)
         if status.withdrawn_at is not None and not args.paper:
             experiments.refuse_withdrawn(args.id)
-        if status.withdrawn_at is None:  # before any paper is linked: all or nothing
-            check_publishable(storage, args.id)
+        if status.withdrawn_at is None:  # before any paper is linked: all or nothing (and
+            check_publishable(storage, args.id)  # again as it is published)
         papers = [experiments.attach_paper(args.id, reference) for reference in args.paper]
         if status.withdrawn_at is None:
-            status = experiments.publish(args.id)
+            status = publish_checked(storage, args.id)
             print(f"published {status.id}: {status.uri} ({status.published_at})")
         else:  # a paper may still cite it: linked, and the experiment stays out of listings
             print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at}); stays withdrawn")

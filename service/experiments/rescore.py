@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from service.experiments.inputs import Files
+    from service.graph.experiments import ExperimentStatus
     from service.graph.store import Storage
 
 
@@ -219,6 +220,15 @@ def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb
             f"{verb} that one instead ({field}{first}), and this one only for the systems "
             "nothing replaced yet"
         )
+
+
+def publish_checked(storage: Storage, experiment_id: str) -> ExperimentStatus:
+    """Publish ``experiment_id`` (the API's, the form's and the CLI's way), refused by
+    :func:`check_publishable` checked while no other checked publication runs: checked before
+    the publication was held, two revisions of one line published at once both ranked."""
+    return storage.experiments.publish(
+        experiment_id, check=lambda: check_publishable(storage, experiment_id)
+    )
 
 
 def check_publishable(storage: Storage, experiment_id: str) -> None:

@@ -35,7 +35,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -69,6 +69,9 @@ _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
 
 ID_ATTEMPTS = 50  # ids tried when other processes on a shared store take them meanwhile
 PUBLISH_ATTEMPTS = 20  # claims of a publication another process holds (0.3 s each)
+# held by every publication that must be checked against the others (a revision: see
+# ExperimentRepository.publish), so that no two of them are checked at once
+CHECKED_PUBLICATIONS = "urn:gerbil-qa:checked-publication"
 MAX_REASON = 2000  # characters of a withdrawal's reason
 
 
@@ -595,24 +598,39 @@ class ExperimentRepository:
             f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('progress')} ?phase }} }}",
         )
 
-    def publish(self, experiment_id: str, *, now: datetime | None = None) -> ExperimentStatus:
+    def publish(
+        self,
+        experiment_id: str,
+        *,
+        now: datetime | None = None,
+        check: Callable[[], None] | None = None,
+    ) -> ExperimentStatus:
         """Make a finished experiment public: its graph (with ``dct:issued``) and its share of
         the public default graph are added to the public dataset in one transaction, the moment
         it becomes public; then the admin record and the private copy follow in one update. A
         crash between the two is completed by :meth:`recover`. On a shared store the
-        publication is claimed: two replicas publishing at once wrote two ``dct:issued``."""
+        publication is claimed: two replicas publishing at once wrote two ``dct:issued``.
+
+        ``check`` (it raises to refuse) runs once the publication is held, with every other
+        ``check``-ed publication held off, in this process (the store's lock) and on a shared
+        store (:data:`CHECKED_PUBLICATIONS`, claimed): two revisions of one line published at
+        the same moment each passed a check made before either was public, and both ranked."""
         subject = self.uris.experiment(check_experiment_id(experiment_id)) + "/publication"
+        subjects = [subject] if check is None else [subject, CHECKED_PUBLICATIONS]
         claims = self._claims()
         with self.store.lock:
-            for _ in range(PUBLISH_ATTEMPTS):
-                if claims.claim(subject):
-                    break
-            else:
-                raise Conflict(f"experiment {experiment_id} is being published; try again")
+            held: list[str] = []
             try:
+                for one in subjects:
+                    if not any(claims.claim(one) for _ in range(PUBLISH_ATTEMPTS)):
+                        raise Conflict(f"experiment {experiment_id} is being published; try again")
+                    held.append(one)
+                if check is not None:
+                    check()
                 return self._publish(experiment_id, now)
             finally:
-                claims.release(subject)
+                for one in reversed(held):
+                    claims.release(one)
 
     def _publish(self, experiment_id: str, now: datetime | None) -> ExperimentStatus:
         """:meth:`publish` once its claim is held."""

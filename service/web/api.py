@@ -267,13 +267,12 @@ def publish(experiment_id: str) -> Response:
     """Publish (idempotent); a withdrawn experiment is a 409: publishing it again would not
     list it, and a 200 told a pipeline it was (``gerbil-qa publish --paper`` still links a
     paper to one)."""
-    from service.experiments.rescore import check_publishable
+    from service.experiments.rescore import publish_checked
 
     _require_owner(experiment_id)
     state = services()
     state.storage.experiments.refuse_withdrawn(experiment_id)
-    check_publishable(state.storage, experiment_id)
-    status = state.storage.experiments.publish(experiment_id)
+    status = publish_checked(state.storage, experiment_id)
     state.changed()
     return json_answer(
         {
@@ -287,13 +286,12 @@ def publish(experiment_id: str) -> Response:
 
 @bp.post("/experiment/<experiment_id>/publish")
 def publish_form(experiment_id: str) -> BaseResponse:
-    from service.experiments.rescore import check_publishable
+    from service.experiments.rescore import publish_checked
     from service.web.access import require_owner_form
 
     require_owner_form(experiment_id, "publish")
     state = services()
-    check_publishable(state.storage, experiment_id)
-    state.storage.experiments.publish(experiment_id)
+    publish_checked(state.storage, experiment_id)
     state.changed()
     return redirect(state.storage.uris.experiment(experiment_id), code=303)
 

@@ -185,7 +185,7 @@ def test_validate_fatal_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["validate", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{path}:1:36: /dataset/question[1]: error: not well-formed XML")
-    assert out[-1] == "0 questions, 1 errors, 0 warnings"
+    assert out[-1] == "0 questions, 1 error, 0 warnings"  # not "1 errors"
     assert main(["validate", str(path), "--format", "qald-json"]) == 1
     assert "not valid JSON" in capsys.readouterr().out
 

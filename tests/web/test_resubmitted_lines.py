@@ -183,3 +183,39 @@ def test_two_private_revisions_of_one_system_are_not_both_published(site: Server
         f"api/experiments/{second['id']}", headers={"Authorization": f"Bearer {second['token']}"}
     )
     assert status.json()["public"] is False
+
+
+@pytest.mark.parametrize("system", ["nu", "xi", "omicron"])
+def test_two_private_revisions_published_at_the_same_moment_rank_once(
+    site: Server, system: str
+) -> None:
+    """The same, both publications sent at once: each was checked before either was public
+    (the check ran before the publication's lock and claim), so both were published and the
+    system ranked twice. Now the check runs under them: one is published, one refused."""
+    import threading
+
+    old = _published(site, {system: "strong"})
+    tickets = []
+    for _ in range(2):
+        response = _send(site, {system: "partial"}, old)
+        assert response.status_code == 202, response.text
+        tickets.append(response.json())
+        site.wait_finished(tickets[-1]["id"], tickets[-1]["token"])
+    start = threading.Barrier(len(tickets))
+    answers: dict[str, int] = {}
+
+    def publish(ticket: dict) -> None:
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        start.wait(10)
+        answers[ticket["id"]] = site.post(
+            f"api/experiments/{ticket['id']}/publish", headers=auth
+        ).status_code
+
+    threads = [threading.Thread(target=publish, args=(t,)) for t in tickets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert sorted(answers.values()) == [200, 409], answers
+    (winner,) = (eid for eid, code in answers.items() if code == 200)
+    assert {(e, s) for e, s in _ranked(site) if s == system} == {(winner, system)}
