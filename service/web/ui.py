@@ -254,7 +254,9 @@ def leaderboard_model(
         "rows": shown,
         "ranks": ranks,
         "kbs_mixed": _kbs_mixed(shown),
-        "measures": listings.task_measures([r.task for r in shown], columns),
+        # the failed calls beside the scores (not a column to sort by: fewer is not better
+        # when the service was not asked at all)
+        "measures": listings.task_measures([r.task for r in shown], [*columns, "errorCount"]),
         "papers": listings.papers(r.experiment for r in shown),
         "language_tags": listings.language_tags(r.task for r in shown),
         "columns": columns,
@@ -331,9 +333,14 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "papers": list(model["papers"].get(row.experiment, ())),
                 "revisionOf": row.revision_of,
                 "tierSignature": standing.signature if standing else None,
+                "errorCount": _count(model["measures"].get(row.task, {}).get("errorCount")),
             }
         )
     return out
+
+
+def _count(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def _leaderboard_json(model: dict[str, Any]) -> str:
@@ -361,6 +368,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header += [*model["columns"], f"{sort}Low", f"{sort}High", "signature", "languageTag"]
     header += ["papers", "revisionOf"]  # as the JSON gives them: what cites, what it re-scores
     header += ["tierSignature"]  # how the tier and interval were computed
+    header += ["errorCount"]  # the system's failed calls
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -368,7 +376,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             [r[k] for k in header[:8]]
             + [r["measures"][m] for m in model["columns"]]
             + [low, high, r["signature"], r["languageTag"]]
-            + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"]]
+            + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 
