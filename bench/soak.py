@@ -76,6 +76,14 @@ def table(entries: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+class _Terminated(Exception):
+    pass
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 def _interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
@@ -96,11 +104,14 @@ def main(argv: list[str]) -> int:
     # SIGINT as by default in pytest: a shell's background job inherits it ignored, and the
     # bound's Ctrl-C below would not reach the tests
     child = subprocess.Popen(command, cwd=ROOT, env=env, preexec_fn=_interruptible)
-    bounded = False
+    stopped = ""  # why the tests were stopped before they ended
+    signal.signal(signal.SIGTERM, _terminated)  # `kill` of the soak stops its tests too
     try:
         returncode = child.wait(timeout=BOUND_MINUTES * 60)
     except subprocess.TimeoutExpired:
-        bounded, returncode = True, 1
+        stopped, returncode = f"at its bound of {BOUND_MINUTES:g} min", 1
+    except _Terminated:
+        stopped, returncode = "by SIGTERM", 1
     finally:
         if child.poll() is None:  # interrupted, or past the bound: stop the tests too
             # SIGINT is pytest's KeyboardInterrupt: the test's fixtures are torn down and its
@@ -112,14 +123,17 @@ def main(argv: list[str]) -> int:
                 child.kill()
                 child.wait(10)
     elapsed = time.monotonic() - began
-    with LOG.open("rb") as log:
-        log.seek(start)
-        entries = [json.loads(line) for line in log.read().decode("utf-8").splitlines() if line]
+    entries = []
+    if LOG.exists():  # no test may have written a figure yet
+        with LOG.open("rb") as log:
+            log.seek(start)
+            text = log.read().decode("utf-8")
+        entries = [json.loads(line) for line in text.splitlines() if line]
     print()
     print(table(entries))
     verdict = "passed" if returncode == 0 else f"FAILED (pytest exit {returncode})"
-    if bounded:
-        verdict = f"STOPPED at its bound of {BOUND_MINUTES:g} min (the figures of what ran)"
+    if stopped:
+        verdict = f"STOPPED {stopped} (the figures of what ran)"
     print(f"\nsoak {verdict} in {elapsed / 60:.1f} min; figures in {LOG.relative_to(ROOT)}")
     return returncode
 

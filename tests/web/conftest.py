@@ -166,7 +166,10 @@ def stop_server(server: Server) -> None:
     from service.web import close_app
 
     running = server.server
-    running.trigger.pull_trigger(lambda: wasyncore.close_all(running._map))
+    try:
+        running.trigger.pull_trigger(lambda: wasyncore.close_all(running._map))
+    except OSError:  # its trigger closed already (EBADF, seen once): close the rest from here
+        wasyncore.close_all(running._map)
     server.thread.join(5)
     running.task_dispatcher.shutdown()
     close_app(server.app)
