@@ -77,15 +77,19 @@ def start_oxigraph(location: Path, port: int | None = None) -> OxigraphServer:
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/"
-    for _ in range(200):
-        with contextlib.suppress(requests.ConnectionError):
-            requests.get(url + "query", params={"query": "ASK {}"}, timeout=2)
-            return OxigraphServer(url, process, location)
-        if process.poll() is not None:
-            raise RuntimeError(f"oxigraph serve exited with {process.returncode}")
-        time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("oxigraph serve did not start")
+    try:
+        for _ in range(200):
+            with contextlib.suppress(requests.ConnectionError):
+                requests.get(url + "query", params={"query": "ASK {}"}, timeout=2)
+                return OxigraphServer(url, process, location)
+            if process.poll() is not None:
+                raise RuntimeError(f"oxigraph serve exited with {process.returncode}")
+            time.sleep(0.05)
+        raise RuntimeError("oxigraph serve did not start")
+    except BaseException:  # and interrupted while it started (Ctrl-C, the soak stopped)
+        process.kill()
+        process.wait(10)
+        raise
 
 
 @dataclass

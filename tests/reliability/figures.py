@@ -108,6 +108,13 @@ class Served:
         args = ["serve", "--store", str(store), "--port", str(self.port), "--base", self.base]
         args += [*options, *([] if demo else ["--no-demo"])]
         self.process = start_cli(*args, output=output, **env)
+        try:
+            self._wait_started(demo)
+        except BaseException:  # and interrupted while it started: never left running
+            self.kill()
+            raise
+
+    def _wait_started(self, demo: bool) -> None:
         deadline = time.monotonic() + 60
         while True:
             try:
