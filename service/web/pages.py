@@ -101,6 +101,11 @@ def measure_label(name: str) -> str:
     return info.label if info else name
 
 
+def measure_description(name: str) -> str:
+    info = MEASURES.get(name)
+    return info.description if info else ""
+
+
 TaskRow = TaskResult  # a row of the experiment page: the reader's task result
 
 
