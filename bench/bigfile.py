@@ -36,12 +36,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
+
+from service.systems.localnet import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = "qald-9-test-multilingual"
@@ -108,12 +109,6 @@ def generate(path: Path, bindings: int) -> tuple[int, int]:
             out.write(line + (",\n" if n + 1 < len(questions) else "\n"))
         out.write("]}\n")
     return len(questions), written
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def peak_rss(pid: int) -> int:

@@ -52,7 +52,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -62,6 +61,8 @@ from urllib.parse import quote, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from service.systems.localnet import free_port
+
 DATA = Path(os.environ.get("GERBIL_QA_DATA", ROOT.parent / "shared" / "data")).resolve()
 OUTPUTS = DATA / "system-outputs" / "qald8-train"
 SYSTEMS = ("AskNow", "GANSWER2", "QAKIS", "QANSWER", "QASystem", "TeBaQA")
@@ -91,12 +92,6 @@ SELECT ?system ?dataset ?macroF1 ?experiment WHERE {
 }
 ORDER BY DESC(?macroF1) ?experiment ?system
 LIMIT 100"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def build_store(directory: Path, *, base: str, triples: int) -> tuple[list[str], int]:

@@ -57,6 +57,7 @@ from service.graph.queries import leaderboard_query
 from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
 from service.graph.uris import Uris
 from service.release import Source
+from service.systems.localnet import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -70,14 +71,6 @@ COLD = {
     "GERBIL_QA_SPARQL_CACHE_ENTRIES": "0",
     "GERBIL_QA_SPARQL_TIMEOUT": "120",
 }
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def experiment_id(k: int) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,13 +15,38 @@ from pathlib import Path
 
 import requests
 
+from service.systems.localnet import free_port
+
 OXIGRAPH = Path(sys.executable).parent / "oxigraph"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def pause(pid: int) -> None:
+    """SIGSTOP ``pid`` and wait until every one of its threads is stopped: the stop is taken
+    by one thread and spread to the others when it runs, so on a loaded machine a thread could
+    still answer a request sent just after ``kill`` returned (seen once in CI)."""
+    import signal
+
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 10
+    while not all(_state(task) in ("T", "t", None) for task in Path(f"/proc/{pid}/task").iterdir()):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"process {pid} did not stop")
+        time.sleep(0.005)
+
+
+def resume(pid: int) -> None:
+    import signal
+
+    os.kill(pid, signal.SIGCONT)
+
+
+def _state(task: Path) -> str | None:
+    """A thread's state letter (``/proc/PID/task/TID/stat``), None once it ended."""
+    try:
+        stat = (task / "stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]
 
 
 @dataclass

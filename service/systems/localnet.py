@@ -8,6 +8,8 @@ delay, to imitate a remote endpoint on this machine.
 
 from __future__ import annotations
 
+import os
+import random
 import shutil
 import socket
 import subprocess
@@ -20,11 +22,38 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+# Under pytest-xdist each worker hands out ports from a block of its own below the kernel's
+# ephemeral range (32768 and up): two processes each binding port 0 to find "a free port" can
+# be given the same one before either server bound it, and one CI run's test then talked to
+# the other worker's server. Within a process the cursor moves on at each call, so a port is
+# not handed out twice while its server is still starting; it starts at a random place so two
+# runs at once rarely walk in step.
+PORT_BLOCKS = range(20000, 32000, 2000)
+_cursor: dict[str, int] = {}
+_cursor_lock = threading.Lock()
+
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port of 127.0.0.1 that nothing listens on now."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    index = int(worker[2:]) if worker[:2] == "gw" and worker[2:].isdigit() else len(PORT_BLOCKS)
+    if index >= len(PORT_BLOCKS):  # one process (or more workers than blocks): the kernel's pick
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+    block = range(PORT_BLOCKS[index], PORT_BLOCKS[index] + PORT_BLOCKS.step)
+    with _cursor_lock:
+        for _ in block:
+            offset = _cursor.get(worker, random.randrange(len(block))) + 1
+            _cursor[worker] = offset % len(block)
+            port = block[_cursor[worker]]
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue  # in use (a server still running, another program)
+                return port
+    raise OSError(f"no free port in {block.start}–{block.stop - 1} for worker {worker}")
 
 
 def wait_for_port(port: int, *, host: str = "127.0.0.1", timeout: float = 20.0) -> None:

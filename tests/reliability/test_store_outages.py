@@ -20,9 +20,7 @@ two, once the store answers again.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +46,7 @@ from tests.reliability.runs import (
     until,
 )
 from tests.reliability.test_replicas import BASE
-from tests.remote import OxigraphServer, RemotePair, environment, remote_pair
+from tests.remote import OxigraphServer, RemotePair, environment, pause, remote_pair, resume
 
 # GERBIL_QA_LEASE_SECONDS: a run released is taken over within seconds, and claims outlive
 # an outage of 1.5 s (held for 0.8 of the lease after a beat; beats every 2 s)
@@ -84,7 +82,7 @@ def _stopping(server: OxigraphServer, store: Any, when: str) -> None:
     def stop_then_update(side: Side, text: str) -> None:
         if when in text:
             store.update = update  # once
-            os.kill(server.process.pid, signal.SIGSTOP)
+            pause(server.process.pid)
         update(side, text)
 
     store.update = stop_then_update
@@ -108,7 +106,7 @@ def test_a_publication_cut_between_its_two_writes_is_completed_not_written_twice
             with pytest.raises(ServiceError, match="did not answer within"):
                 storage.experiments.publish(eid)
         finally:
-            os.kill(pair.private.process.pid, signal.SIGCONT)
+            resume(pair.private.process.pid)
         [first] = _issued(pair, graph)  # the public copy is written
         storage.experiments.publish(eid)  # the operator tries again once the store is back
         assert storage.experiments.status(eid).public
@@ -275,12 +273,12 @@ def test_a_stopped_public_store_is_named_not_the_users_query(pair: RemotePair) -
     try:
         query = {"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 1"}
         assert requests.get(replica.url + "sparql", params=query, timeout=30).status_code == 200
-        os.kill(pair.public.process.pid, signal.SIGSTOP)
+        pause(pair.public.process.pid)
         try:
             other = {"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 2"}  # not a cached one
             hung = requests.get(replica.url + "sparql", params=other, timeout=30)
         finally:
-            os.kill(pair.public.process.pid, signal.SIGCONT)
+            resume(pair.public.process.pid)
     finally:
         replica.stop()
     assert hung.status_code == 503, hung.text

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -21,6 +20,7 @@ import pytest
 import requests
 
 from service.paths import DEMO_DIR
+from service.systems.localnet import free_port
 from tests.layers import CHROMEDRIVER, CHROMIUM
 
 PROTOCOL_GRAPHS = {
@@ -100,12 +100,6 @@ class Server:
             if time.monotonic() > deadline:
                 raise AssertionError(f"experiment {experiment_id} did not finish: {state}")
             time.sleep(0.1)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(
