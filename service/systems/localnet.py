@@ -22,12 +22,15 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-# Under pytest-xdist each worker hands out ports from a block of its own below the kernel's
-# ephemeral range (32768 and up): two processes each binding port 0 to find "a free port" can
-# be given the same one before either server bound it, and one CI run's test then talked to
-# the other worker's server. Within a process the cursor moves on at each call, so a port is
-# not handed out twice while its server is still starting; it starts at a random place so two
-# runs at once rarely walk in step.
+# Ports are handed out from blocks below the kernel's ephemeral range (32768 and up), one block
+# for a process on its own and one for each pytest-xdist worker. Binding port 0 to find "a free
+# port" is not enough: the kernel soon gives the same port again, to this process or another,
+# before the first server has bound it (measured here: two processes binding port 0 20,000 times
+# each got the same port within 2 s 6,666 times, and one process got again a port it had within
+# the last 2 s 3,543 times): the likely cause of one CI failure, a replica answered by a store its
+# test had stopped, i.e. another test's server on the same port. A cursor moves through the block,
+# so a port comes back only after the whole block; it starts at a random place so two runs at
+# once rarely walk in step.
 PORT_BLOCKS = range(20000, 32000, 2000)
 _cursor: dict[str, int] = {}
 _cursor_lock = threading.Lock()
@@ -36,16 +39,15 @@ _cursor_lock = threading.Lock()
 def free_port() -> int:
     """A port of 127.0.0.1 that nothing listens on now."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    index = int(worker[2:]) if worker[:2] == "gw" and worker[2:].isdigit() else len(PORT_BLOCKS)
-    if index >= len(PORT_BLOCKS):  # one process (or more workers than blocks): the kernel's pick
+    index = int(worker[2:]) + 1 if worker[:2] == "gw" and worker[2:].isdigit() else 0
+    if index >= len(PORT_BLOCKS):  # more workers than blocks: the kernel's pick
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             return int(s.getsockname()[1])
     block = range(PORT_BLOCKS[index], PORT_BLOCKS[index] + PORT_BLOCKS.step)
     with _cursor_lock:
         for _ in block:
-            offset = _cursor.get(worker, random.randrange(len(block))) + 1
-            _cursor[worker] = offset % len(block)
+            _cursor[worker] = (_cursor.get(worker, random.randrange(len(block))) + 1) % len(block)
             port = block[_cursor[worker]]
             with socket.socket() as s:
                 try:
@@ -53,7 +55,7 @@ def free_port() -> int:
                 except OSError:
                     continue  # in use (a server still running, another program)
                 return port
-    raise OSError(f"no free port in {block.start}–{block.stop - 1} for worker {worker}")
+    raise OSError(f"no free port in {block.start}–{block.stop - 1}")
 
 
 def wait_for_port(port: int, *, host: str = "127.0.0.1", timeout: float = 20.0) -> None:
