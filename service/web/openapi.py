@@ -859,7 +859,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "type": "object",
                             "description": "A re-scoring's changes against the experiment it "
                             "re-scores (when that one is public, or the request owns it or this "
-                            "revision).",
+                            "revision): per system the measures that moved and each question "
+                            "whose precision, recall, F1 or status (scored, error, …) changed.",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "badges": {

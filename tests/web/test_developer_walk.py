@@ -1,0 +1,210 @@
+"""A QA-system developer's walk: a web service on loopback answers QALD-8 test (some answers
+right, some in other literal forms, a Wikipedia URL, a label without a KB, errors), is run,
+improved, run again as a resubmission, and the two runs are looked at side by side.
+
+What it found: the resubmission's ``changes`` left out the questions whose call failed before
+and was answered now (their F1 stayed 0), so a developer who fixed the errors saw the error
+count fall and no question named; the experiment page of a resubmission did not show what
+changed at all (the API only); the per-question CSV had no column saying which rule matched an
+answer (numeric, date at the gold's granularity, IRI identity…), though the page shows it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import parse_qs
+
+import pytest
+
+from tests.web.conftest import Server, start_server, stop_server
+
+QALD8 = Path("qald") / "ag-sc_QALD" / "8" / "data" / "qald-8-test-multilingual.json"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def _rows(*bindings: dict[str, str]) -> list[dict[str, Any]]:
+    return [{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": b} for b in bindings]}}]
+
+
+def _answers(question: dict[str, Any], version: int) -> list[dict[str, Any]] | None:
+    """What the developer's service answers (``None``: it fails with a 500)."""
+    qid = question["id"]
+    if qid in ("1", "3"):
+        return question["answers"]  # right, straight from the gold
+    if qid == "2":  # gold "2.42495e+11", plain
+        return _rows({"type": "literal", "value": "242495000000", "datatype": XSD + "double"})
+    if qid == "31":  # gold "1616-04-23", plain
+        return _rows(
+            {"type": "literal", "value": "1616-04-23T00:00:00Z", "datatype": XSD + "dateTime"}
+        )
+    if qid == "41":
+        return _rows({"type": "uri", "value": "https://en.wikipedia.org/wiki/Challenger_Deep"})
+    if qid == "42":  # wrong at first, right once improved
+        if version == 1:
+            return _rows({"type": "uri", "value": "http://dbpedia.org/resource/New_Jersey"})
+        return question["answers"]
+    if qid == "43" and version == 1:
+        return None  # the first version crashes on it; the second answers (wrongly: nothing)
+    return _rows()
+
+
+class _DeveloperQA(BaseHTTPRequestHandler):
+    """``POST /v1`` and ``POST /v2``: the two versions of the service."""
+
+    questions: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        form = parse_qs(self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode())
+        question = self.questions[(form.get("query") or [""])[0].strip()]
+        answers = _answers(question, 2 if self.path.startswith("/v2") else 1)
+        if answers is None:
+            body, code, media = b"NullPointerException in the parser", 500, "text/plain"
+        else:
+            document = {"questions": [{"id": question["id"], "answers": answers}]}
+            body, code, media = json.dumps(document).encode(), 200, "application/json"
+        self.send_response(code)
+        self.send_header("Content-Type", media)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Iterator[tuple[Server, str]]:
+    """A server of its own (no demo) that reads the catalogue from the mirror, and the
+    developer's service: (server, the service's base URL)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GERBIL_QA_DATA", str(data_dir))  # the local mirror: never download
+    gold = json.loads((data_dir / QALD8).read_text())
+    _DeveloperQA.questions = {
+        text["string"].strip(): q for q in gold["questions"] for text in q["question"]
+    }
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _DeveloperQA)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    running = start_server(tmp_path_factory.mktemp("developer-store"), demo=False)
+    try:
+        yield running, f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        stop_server(running)
+        httpd.shutdown()
+        httpd.server_close()
+        mp.undo()
+
+
+def _run(site: Server, url: str, **extra: Any) -> dict[str, Any]:
+    body = {
+        "dataset": "qald-8-test-multilingual",
+        "systems": [{"name": "myqa", "url": url}],
+        "retries": 0,
+        **extra,
+    }
+    headers = extra.pop("headers", None)
+    body.pop("headers", None)
+    response = site.post("api/experiments", json=body, headers=headers)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    ticket["state"] = site.wait_finished(ticket["id"], ticket["token"])
+    return ticket
+
+
+@pytest.fixture(scope="module")
+def runs(walk: tuple[Server, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The first version's run, and the second's, resubmitted to replace it."""
+    site, service = walk
+    first = _run(site, service + "v1")
+    second = _run(
+        site,
+        service + "v2",
+        revisionOf=first["id"],
+        headers={"Authorization": f"Bearer {first['token']}"},
+    )
+    return first, second
+
+
+def test_the_first_run_is_scored_as_the_design_says(runs) -> None:
+    first, _ = runs
+    [evaluation] = first["state"]["evaluations"]
+    qa = evaluation["results"]["QA"]
+    assert qa["questions"] == 41 and qa["errorCount"] == 1
+    by_id = {q["id"]: q for q in evaluation["questions"]}
+    for right in ("1", "2", "3", "31", "41"):  # other literal forms, a Wikipedia URL
+        assert by_id[right]["QA"]["f1"] == 1.0, by_id[right]
+    assert by_id["42"]["QA"]["fp"] == 1
+    assert by_id["43"]["status"] == "error" and "NullPointerException" in by_id["43"]["error"]
+    assert qa["accuracy"] == pytest.approx(5 / 41)
+
+
+def test_a_resubmission_names_the_questions_whose_error_it_fixed(runs) -> None:
+    _, second = runs
+    [system] = second["state"]["changes"]["systems"]
+    assert system["results"]["QA"]["errorCount"] == [1, 0]
+    changed = {c["question"]: c for c in system["questions"] if c["type"] == "QA"}
+    assert changed["42"]["before"]["f1"] == 0.0 and changed["42"]["after"]["f1"] == 1.0
+    # 43 failed before and is answered now (wrongly, so its F1 is 0 both times): before, it
+    # was not named, and nothing said which question the lower error count came from
+    assert "43" in changed, sorted(changed)
+    assert changed["43"]["before"]["status"] == "error"
+    assert changed["43"]["after"]["status"] == "scored"
+    assert changed["42"]["before"]["status"] == changed["42"]["after"]["status"] == "scored"
+    assert set(changed) == {"42", "43"}  # nothing else moved
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_resubmissions_page_shows_what_changed(walk, runs) -> None:
+    site, _ = walk
+    first, second = runs
+    headers = {"Authorization": f"Bearer {second['token']}", "Accept": "text/html"}
+    page = site.get(f"experiment/{second['id']}", headers=headers)
+    assert page.status_code == 200
+    found = re.search(r'<section id="changes".*?</section>', page.text, re.S)
+    assert found, "no section on what the resubmission changed"
+    said = _text(found.group(0))
+    assert f"experiment {first['id']}" in said
+    assert "errorCount" in said or "error count" in said
+    task = second["state"]["results"][0]["task"]
+    for question in ("42", "43"):  # each changed question, linked to its new result
+        assert f'href="{task}/question/{question}"' in found.group(0)
+    assert "error" in said and "0.000 → 1.000" in said
+    # a stranger sees no private page at all, so nothing of the changes either
+    assert (
+        site.get(f"experiment/{second['id']}", headers={"Accept": "text/html"}).status_code == 403
+    )
+
+
+def test_the_question_csv_says_which_rule_matched_each_answer(walk, runs) -> None:
+    site, _ = walk
+    first, _ = runs
+    task = first["state"]["results"][0]["task"]
+    response = site.get(
+        task.replace(site.url, "") + ".csv",
+        headers={"Authorization": f"Bearer {first['token']}"},
+    )
+    assert response.status_code == 200
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(response.text))}
+    assert "matches" in rows["1"], list(rows["1"])
+    assert rows["2"]["matches"] == "242495000000 (xsd:double) = 2.42495e+11 [numeric]"
+    assert "[date-granularity]" in rows["31"]["matches"]
+    assert rows["41"]["matches"] == (
+        "https://en.wikipedia.org/wiki/Challenger_Deep = "
+        "http://dbpedia.org/resource/Challenger_Deep [iri-identity]"
+    )
+    assert rows["1"]["matches"].endswith("[exact]")
+    assert rows["42"]["matches"] == ""  # nothing matched: the false answer is in `given`
+    # the columns before it are where they were: a script reading them by position still works
+    header = next(csv.reader(io.StringIO(response.text)))
+    assert header[-1] == "matches" and header[-2] == "confidence"
