@@ -53,6 +53,28 @@ def is_owner(experiment_id: str, token: str | None = None) -> bool:
     return is_admin(token) or services().storage.experiments.check_token(experiment_id, token)
 
 
+def owns_a_revision(experiment_id: str, token: str | None = None) -> bool:
+    """True when the request's bearer token owns an experiment that revises this one, directly
+    or down a line of revisions: only this one's owner (or the operator) could make it, so its
+    token reads this one's results (a resubmission's ``changes``, a comparison of the two),
+    never acts on it (publish, delete)."""
+    token = token if token is not None else bearer_token()
+    if not token:
+        return False
+    experiments = services().storage.experiments
+    seen: set[str] = set()
+    newer = experiments.revisions(experiment_id, include_private=True)[1]
+    while newer:
+        current = newer.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if experiments.check_token(current, token):
+            return True
+        newer += experiments.revisions(current, include_private=True)[1]
+    return False
+
+
 def require_experiment(experiment_id: str):  # -> ExperimentStatus
     """The status record of an experiment; 404 for an id that was never minted."""
     if not EXPERIMENT_ID.match(experiment_id):

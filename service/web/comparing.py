@@ -171,7 +171,7 @@ def stored_evaluations(
         stored_results,
         stored_task,
     )
-    from service.web.access import is_owner
+    from service.web.access import is_owner, owns_a_revision
     from service.web.figures import answer_types_of
 
     storage = services().storage
@@ -183,7 +183,7 @@ def stored_evaluations(
         experiment_id = located.keys["experiment"]
         if storage.experiments.is_public(experiment_id):
             store = storage.public
-        elif not public_only and is_owner(experiment_id):
+        elif not public_only and (is_owner(experiment_id) or owns_a_revision(experiment_id)):
             store = storage.private
         else:
             raise BadRequest(f"{uri}: experiment {experiment_id} is not public")

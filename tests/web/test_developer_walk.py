@@ -208,3 +208,37 @@ def test_the_question_csv_says_which_rule_matched_each_answer(walk, runs) -> Non
     # the columns before it are where they were: a script reading them by position still works
     header = next(csv.reader(io.StringIO(response.text)))
     assert header[-1] == "matches" and header[-2] == "confidence"
+
+
+def test_the_developer_compares_the_two_private_runs(walk, runs) -> None:
+    """Both runs private: the resubmission's token (which only the first run's owner could
+    get) compares them, as it reads the first run's `changes`; before, each task needed its
+    own experiment's token in the one Authorization header, so two private runs were never
+    compared. A stranger's token still is refused."""
+    site, _ = walk
+    first, second = runs
+    tasks = [first["state"]["results"][0]["task"], second["state"]["results"][0]["task"]]
+    compared = site.post(
+        "api/compare",
+        json={"tasks": tasks},
+        headers={"Authorization": f"Bearer {second['token']}"},
+    )
+    assert compared.status_code == 200, compared.text
+    names = [s["system"] for s in compared.json()["systems"]]
+    assert sorted(names) == [f"myqa ({first['id']})", f"myqa ({second['id']})"]
+    [pair] = compared.json()["pairs"]
+    assert pair["difference"] == pytest.approx(1 / 41) or pair["difference"] == pytest.approx(
+        -1 / 41
+    )
+    # the first run's token does not read the resubmission (it could not have made it)
+    refused = site.post(
+        "api/compare", json={"tasks": tasks}, headers={"Authorization": f"Bearer {first['token']}"}
+    )
+    assert refused.status_code == 400 and f"experiment {second['id']} is not public" in refused.text
+    stranger = _run(site, walk[1] + "v2")
+    refused = site.post(
+        "api/compare",
+        json={"tasks": tasks},
+        headers={"Authorization": f"Bearer {stranger['token']}"},
+    )
+    assert refused.status_code == 400 and "is not public" in refused.text
