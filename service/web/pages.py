@@ -404,6 +404,12 @@ class TaskPage:
     rows: tuple[QuestionRow, ...]
     warnings: tuple[str, ...] = ()  # about the system's answers, in order (gqa:warning)
 
+    @property
+    def without_kb(self) -> bool:
+        """Scored under a profile that looks labels and owl:sameAs up in a KB, with none: the
+        signature ends ``kb:none`` (``kb:no`` for a profile that uses none)."""
+        return (self.task.signature or "").endswith("|kb:none")
+
     def outcome_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(OUTCOMES, 0)
         for r in self.rows:

@@ -44,6 +44,8 @@ def _answers(question: dict[str, Any], version: int) -> list[dict[str, Any]] | N
         return _rows(
             {"type": "literal", "value": "1616-04-23T00:00:00Z", "datatype": XSD + "dateTime"}
         )
+    if qid == "16":  # a label for dbr:Frankfurt: matched with a KB only
+        return _rows({"type": "literal", "value": "Frankfurt"})
     if qid == "41":
         return _rows({"type": "uri", "value": "https://en.wikipedia.org/wiki/Challenger_Deep"})
     if qid == "42":  # wrong at first, right once improved
@@ -242,3 +244,22 @@ def test_the_developer_compares_the_two_private_runs(walk, runs) -> None:
         headers={"Authorization": f"Bearer {stranger['token']}"},
     )
     assert refused.status_code == 400 and "is not public" in refused.text
+
+
+def test_the_task_page_says_no_kb_looked_labels_up(walk, runs) -> None:
+    """The run named no KB: "Frankfurt" for dbr:Frankfurt is a false answer. The profile
+    matches labels with a KB only; the page said nothing of it but ``kb:none`` at the end of
+    the signature, so a developer read that the fair matching of labels had failed."""
+    site, _ = walk
+    first, _ = runs
+    task = first["state"]["results"][0]["task"]
+    page = site.get(
+        task.replace(site.url, ""),
+        headers={"Authorization": f"Bearer {first['token']}", "Accept": "text/html"},
+    )
+    assert page.status_code == 200
+    found = re.search(r'<dd id="no-kb">(.*?)</dd>', page.text, re.S)
+    assert found, "the page does not say that no KB was used"
+    said = _text(found.group(1))
+    assert "labels" in said and "owl:sameAs" in said and "kb" in said
+    assert re.search(r"false:.{0,80}Frankfurt", _text(page.text))
