@@ -263,3 +263,24 @@ def test_the_task_page_says_no_kb_looked_labels_up(walk, runs) -> None:
     said = _text(found.group(1))
     assert "labels" in said and "owl:sameAs" in said and "kb" in said
     assert re.search(r"false:.{0,80}Frankfurt", _text(page.text))
+
+
+def test_an_answer_file_without_question_texts_gets_no_warning_for_it(walk, data_dir) -> None:
+    """An answer file needs ids and answers only (a service's response need not echo the
+    text either, and was never warned about): 41 warnings "question has no text in any
+    language" buried the one that said something (a variable bound but not in head.vars)."""
+    site, _ = walk
+    gold = json.loads((data_dir / QALD8).read_text())
+    answers = [{"id": q["id"], "answers": q["answers"]} for q in gold["questions"]]
+    body = {
+        "dataset": "qald-8-test-multilingual",
+        "systems": [{"name": "minimal", "answers": json.dumps({"questions": answers})}],
+    }
+    response = site.post("api/experiments", json=body)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    [evaluation] = site.wait_finished(ticket["id"], ticket["token"])["evaluations"]
+    assert evaluation["results"]["QA"]["macroF1"] == 1.0
+    warnings = evaluation["warnings"]
+    assert not [w for w in warnings if "no text" in w], warnings[:3]
+    assert any("not in head.vars" in w for w in warnings), warnings
