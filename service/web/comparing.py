@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from service.errors import BadRequest, ServiceError
-from service.evaluation.results import ExperimentType
+from service.evaluation.results import ExperimentType, QuestionStatus
 from service.web.state import services
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ class Compared:
     measure: str
     answer_types: Mapping[str, str]  # question id -> answer type, where the dataset says
     withdrawn: tuple[dict[str, str], ...] = ()  # experiments compared that were withdrawn
+    tasks: tuple[str, ...] = ()  # stored tasks compared, in the evaluations' order
 
     def to_json(self) -> dict[str, Any]:
         out = self.comparison.to_json()
@@ -130,7 +131,7 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
     if form:
         _alike(evaluations)
     result = compare(evaluations, measure=measure, test=test, **numbers)
-    return Compared(result, tuple(evaluations), measure, types, _withdrawn(tasks))
+    return Compared(result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks))
 
 
 def _withdrawn(tasks: Sequence[str]) -> tuple[dict[str, str], ...]:
@@ -539,12 +540,31 @@ def _figures(found: Compared) -> dict[str, Any]:
     by_type, type_rows = answer_type_bars(
         "chart-compare-answer-types", systems_f1, found.answer_types
     )
+    # the stored tasks compared (none for answer files), in per_question's order: each cell
+    # links the task's result for the question (what was answered, which rule matched)
+    stored = found.tasks or (None,) * len(found.evaluations)
+    tasks = [
+        task if "," not in (ev.language or "") else None  # a pooled task's are `…@lang`
+        for ev, task in zip(found.evaluations, stored, strict=True)
+        if ExperimentType.QA in ev.tasks
+    ]
     ids = list(per_question[0]) if per_question else []
     rows = []
     for qid in ids:
-        values = [pq[qid].f1 if qid in pq else None for pq in per_question]
-        if len({v for v in values if v is not None}) > 1:
-            rows.append((qid, values))
+        results = [pq.get(qid) for pq in per_question]
+        values = [r.f1 if r else None for r in results]
+        statuses = {r.status for r in results if r}
+        # an error in one run, a wrong answer in the other: F1 0 both times, still a change
+        if len({v for v in values if v is not None}) > 1 or len(statuses) > 1:
+            cells = [
+                (
+                    value,
+                    r.status.value if r and r.status is not QuestionStatus.SCORED else None,
+                    f"{task}/question/{qid}" if task and r else None,
+                )
+                for value, r, task in zip(values, results, tasks, strict=True)
+            ]
+            rows.append((qid, cells))
     return {
         "measures": bars,
         "answer_types": by_type,

@@ -284,3 +284,29 @@ def test_an_answer_file_without_question_texts_gets_no_warning_for_it(walk, data
     warnings = evaluation["warnings"]
     assert not [w for w in warnings if "no text" in w], warnings[:3]
     assert any("not in head.vars" in w for w in warnings), warnings
+
+
+def test_the_comparison_of_two_runs_links_each_question_that_changed(walk) -> None:
+    """Two published runs of the service compared: each question they score differently is
+    linked to each run's result for it (what was answered, which rule matched), and a
+    question that failed in one run and was answered, wrongly, in the other is listed with
+    its status; before, the table held F1 values only, so 43 (0 both times) was not there."""
+    site, service = walk
+    old, new = _run(site, service + "v1"), _run(site, service + "v2")
+    tasks = []
+    for ticket in (old, new):
+        published = site.post(
+            f"api/experiments/{ticket['id']}/publish",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+        )
+        assert published.status_code == 200, published.text
+        tasks.append(ticket["state"]["results"][0]["task"])
+    page = site.get("compare", params={"task": tasks})
+    assert page.status_code == 200, page.text
+    table = page.text.split('id="compare-differences"')[1].split("</table>")[0]
+    rows = dict(re.findall(r'<th scope="row">([^<]+)</th>(.*?)</tr>', table, re.S))
+    assert set(rows) == {"42", "43"}, sorted(rows)
+    for task in tasks:
+        assert f'href="{task}/question/42"' in rows["42"]
+        assert f'href="{task}/question/43"' in rows["43"]
+    assert "error" in _text(rows["43"])
