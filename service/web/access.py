@@ -3,7 +3,8 @@
 The owner token is given once, at submission (only its SHA-256 is stored, in the admin graph).
 A client presents it as ``Authorization: Bearer <token>`` (the API, scripts, ``curl``). For a
 browser, the submission answer includes a link ``experiment/{id}?token=<token>``: the service
-checks it, stores it in an HttpOnly, SameSite=Lax cookie scoped to ``/experiment/`` and named
+checks it, stores it in an HttpOnly, SameSite=Lax cookie scoped to ``/experiment/`` (and to
+the run form ``/experiments/new``, where "Run it again to replace it" is submitted) and named
 after the experiment, and redirects (303) to the same URL without the token, so the token does
 not stay in the address bar, the history, ``Referer`` headers or access logs of later requests.
 The operator may configure an admin token (``GERBIL_QA_ADMIN_TOKEN``) that counts as every
@@ -25,6 +26,9 @@ from service.web.state import services
 
 COOKIE_PREFIX = "gqa_owner_"
 COOKIE_PATH = "/experiment/"
+# the run form, where the owner page's "Run it again to replace it" is submitted: a browser
+# sends a cookie under its path only, and the resubmission was refused for want of the token
+RUN_FORM_PATH = "/experiments/new"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 
 
@@ -92,18 +96,25 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     target = request.path + (f"?{urlencode(rest)}" if rest else "")
     response = redirect(target, code=303)
     if EXPERIMENT_ID.match(experiment_id) and is_owner(experiment_id, token):
+        set_owner_cookie(response, experiment_id, token)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def set_owner_cookie(response: BaseResponse, experiment_id: str, token: str) -> None:
+    """The owner's cookie on ``response``: for the experiment's pages and for the run form (a
+    resubmission of it), each under the path the service is mounted at."""
+    for path in (COOKIE_PATH, RUN_FORM_PATH):
         response.set_cookie(
             COOKIE_PREFIX + experiment_id,
             token,
             max_age=COOKIE_MAX_AGE,
-            path=COOKIE_PATH,
+            path=request.script_root + path,
             httponly=True,
             samesite="Lax",
             secure=services().config.cookies_secure,
         )
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
 
 
 def form_check(experiment_id: str, token: str, action: str) -> str:

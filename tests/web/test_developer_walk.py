@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
 import pytest
+import requests
 
 from tests.web.conftest import Server, start_server, stop_server
 
@@ -310,3 +311,33 @@ def test_the_comparison_of_two_runs_links_each_question_that_changed(walk) -> No
         assert f'href="{task}/question/42"' in rows["42"]
         assert f'href="{task}/question/43"' in rows["43"]
     assert "error" in _text(rows["43"])
+
+
+def test_run_it_again_works_in_the_browser_that_submitted_the_run(walk) -> None:
+    """The owner page's "Run it again to replace it" opens the run page with the run's id; the
+    browser that submitted the run holds its owner cookie, scoped to ``/experiment/``, which
+    a browser does not send to ``/experiments/new``: every resubmission from the page was
+    refused, "needs its owner token … or the browser that submitted it" (found in chromium;
+    the test that covered it handed the cookie to every path). A session that keeps cookies
+    by their paths, as a browser does, goes through it here."""
+    site, service = walk
+    browser = requests.Session()
+    form = {"dataset": "qald-8-test-multilingual", "webservice": f"myqa={service}v1"}
+    submitted = browser.post(site.url + "experiments/new", data={**form, "retries": "0"})
+    assert submitted.status_code == 201, submitted.text[:500]
+    old = submitted.headers["Location"].rsplit("/", 1)[-1]
+    token = next(c.value for c in browser.cookies if c.name == f"gqa_owner_{old}")
+    site.wait_finished(old, token)
+    page = browser.get(f"{site.url}experiment/{old}", headers={"Accept": "text/html"})
+    again = re.search(r'href="([^"]+)" id="resubmit"', page.text)
+    assert again, "no 'Run it again' link for the owner"
+    assert browser.get(site.url + again.group(1).lstrip("/")).status_code == 200
+    form["webservice"] = f"myqa={service}v2"
+    resubmitted = browser.post(site.url + "experiments/new", data={**form, "revisionOf": old})
+    assert resubmitted.status_code == 201, _text(resubmitted.text)[:800]
+    new = resubmitted.headers["Location"].rsplit("/", 1)[-1]
+    token = next(c.value for c in browser.cookies if c.name == f"gqa_owner_{new}")
+    assert site.wait_finished(new, token)["revisionOf"] == [old]
+    # a session without the old run's cookie is still refused
+    stranger = requests.post(site.url + "experiments/new", data={**form, "revisionOf": old})
+    assert stranger.status_code == 403 and "owner token" in stranger.text

@@ -38,7 +38,7 @@ def _answers(name: str) -> tuple[str, tuple[str, bytes]]:
 
 def _owner(server, response: requests.Response) -> tuple[str, dict[str, str]]:
     experiment_id = response.headers["Location"].rsplit("/", 1)[-1]
-    cookie = response.cookies.get(f"gqa_owner_{experiment_id}")
+    cookie = response.cookies.get(f"gqa_owner_{experiment_id}", path="/experiment/")
     assert cookie == _token(response.text)  # the browser that submitted is the owner's
     return experiment_id, {f"gqa_owner_{experiment_id}": cookie}
 
