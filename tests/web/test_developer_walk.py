@@ -341,3 +341,40 @@ def test_run_it_again_works_in_the_browser_that_submitted_the_run(walk) -> None:
     # a session without the old run's cookie is still refused
     stranger = requests.post(site.url + "experiments/new", data={**form, "revisionOf": old})
     assert stranger.status_code == 403 and "owner token" in stranger.text
+
+
+def test_deleting_the_bad_first_run_leaves_its_resubmission_whole(walk) -> None:
+    """The developer deletes the bad first run once its resubmission is in. The resubmission
+    named it still: its page linked "Revision of" a URI that answers 404 with an empty "What
+    changed", and resubmitting it was refused, "resubmit that one instead", the deleted
+    one. A deleted experiment is no longer the one a revision revises."""
+    site, service = walk
+    first = _run(site, service + "v1")
+    second = _run(
+        site,
+        service + "v2",
+        revisionOf=first["id"],
+        headers={"Authorization": f"Bearer {first['token']}"},
+    )
+    owner = {"Authorization": f"Bearer {second['token']}"}
+    gone = site.delete(
+        f"api/experiments/{first['id']}", headers={"Authorization": f"Bearer {first['token']}"}
+    )
+    assert gone.status_code == 204, gone.text
+    state = site.get(f"api/experiments/{second['id']}", headers=owner).json()
+    assert state["revisionOf"] == [] and "changes" not in state
+    page = site.get(f"experiment/{second['id']}", headers={**owner, "Accept": "text/html"})
+    assert page.status_code == 200
+    assert f"/experiment/{first['id']}" not in page.text and 'id="changes"' not in page.text
+    third = site.post(
+        "api/experiments",
+        json={
+            "dataset": "qald-8-test-multilingual",
+            "systems": [{"name": "myqa", "url": service + "v2"}],
+            "revisionOf": second["id"],
+        },
+        headers=owner,
+    )
+    assert third.status_code == 202, third.text
+    third_state = site.wait_finished(third.json()["id"], third.json()["token"])
+    assert third_state["revisionOf"] == [second["id"]]
