@@ -42,6 +42,7 @@ class Compared:
     answer_types: Mapping[str, str]  # question id -> answer type, where the dataset says
     withdrawn: tuple[dict[str, str], ...] = ()  # experiments compared that were withdrawn
     tasks: tuple[str, ...] = ()  # stored tasks compared, in the evaluations' order
+    private: bool = False  # a stored task compared is private (its owner's): not cached
 
     def to_json(self) -> dict[str, Any]:
         out = self.comparison.to_json()
@@ -131,7 +132,12 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
     if form:
         _alike(evaluations)
     result = compare(evaluations, measure=measure, test=test, **numbers)
-    return Compared(result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks))
+    storage = services().storage
+    located = [storage.uris.locate(t) for t in tasks]  # each a task: read above
+    private = not all(storage.experiments.is_public(at.keys["experiment"]) for at in located if at)
+    return Compared(
+        result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks), private
+    )
 
 
 def _withdrawn(tasks: Sequence[str]) -> tuple[dict[str, str], ...]:
@@ -412,7 +418,16 @@ def form() -> Any:
         # no row ticked is the form's own state (its button pressed early), not a bad request:
         # the page says how to tick, with 200 like the form itself
         return _page(error=err), err.status if tasks else 200
-    return _page(found=found)
+    return _page(found=found), 200, _privacy(found)
+
+
+PRIVATE = {"Cache-Control": "private, no-store"}
+
+
+def _privacy(found: Compared) -> dict[str, str]:
+    """The headers of a comparison of stored tasks: one holding an owner's private task is
+    kept by no cache (it was read with that owner's token or cookie)."""
+    return PRIVATE if found.private else {}
 
 
 def _wants_json() -> bool:
@@ -426,7 +441,9 @@ def _json_comparison(tasks: list[str]) -> Response:
     """The comparison of stored ``tasks`` as JSON; a refusal as the API's error object."""
     try:
         options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
-        response = jsonify(compare_stored(tasks, options).to_json())
+        found = compare_stored(tasks, options)
+        response = jsonify(found.to_json())
+        response.headers.update(_privacy(found))
     except ServiceError as err:
         from service.web.app import api_problems, json_error
 

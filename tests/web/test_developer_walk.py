@@ -378,3 +378,37 @@ def test_deleting_the_bad_first_run_leaves_its_resubmission_whole(walk) -> None:
     assert third.status_code == 202, third.text
     third_state = site.wait_finished(third.json()["id"], third.json()["token"])
     assert third_state["revisionOf"] == [second["id"]]
+
+
+def test_the_owners_browser_compares_its_two_private_runs(walk) -> None:
+    """The resubmission's page links the paired comparison of the two runs, and the browser
+    that submitted both opens it while both are private: the owner cookies were scoped to the
+    experiment pages, and the compare page answered "is not public" for the owner's own runs.
+    The page is then marked private (no shared cache keeps it); a stranger is still refused."""
+    site, service = walk
+    browser = requests.Session()
+    form = {"dataset": "qald-8-test-multilingual", "retries": "0"}
+    first = browser.post(
+        site.url + "experiments/new", data={**form, "webservice": f"myqa={service}v1"}
+    )
+    old = first.headers["Location"].rsplit("/", 1)[-1]
+    site.wait_finished(old, next(c.value for c in browser.cookies if c.name == f"gqa_owner_{old}"))
+    again = {**form, "webservice": f"myqa={service}v2", "revisionOf": old}
+    second = browser.post(site.url + "experiments/new", data=again)
+    assert second.status_code == 201, _text(second.text)[:500]
+    new = second.headers["Location"].rsplit("/", 1)[-1]
+    site.wait_finished(new, next(c.value for c in browser.cookies if c.name == f"gqa_owner_{new}"))
+    page = browser.get(f"{site.url}experiment/{new}", headers={"Accept": "text/html"}).text
+    section = re.search(r'<section id="changes".*?</section>', page, re.S)
+    assert section
+    link = re.search(r'href="([^"]*compare\?[^"]+)"', section.group(0))
+    assert link, "no link to the comparison of the two runs"
+    url = link.group(1).replace("&amp;", "&")
+    assert f"experiment/{old}/task/1" in url and f"experiment/{new}/task/1" in url
+    compared = browser.get(site.url + url.lstrip("/"))
+    assert compared.status_code == 200, _text(compared.text)[:800]
+    assert 'id="compare-pairs"' in compared.text and "private" in compared.headers["Cache-Control"]
+    table = compared.text.split('id="compare-differences"')[1].split("</table>")[0]
+    assert '<th scope="row">42</th>' in table
+    stranger = requests.get(site.url + url.lstrip("/"))
+    assert stranger.status_code == 400 and "is not public" in stranger.text
