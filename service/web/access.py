@@ -97,7 +97,8 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     if token is None:
         return None
     rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
-    target = request.path + (f"?{urlencode(rest)}" if rest else "")
+    # under the path the service is mounted at (--url-prefix), where the browser asked
+    target = request.script_root + request.path + (f"?{urlencode(rest)}" if rest else "")
     response = redirect(target, code=303)
     if EXPERIMENT_ID.match(experiment_id) and is_owner(experiment_id, token):
         set_owner_cookie(response, experiment_id, token)

@@ -412,3 +412,28 @@ def test_the_owners_browser_compares_its_two_private_runs(walk) -> None:
     assert '<th scope="row">42</th>' in table
     stranger = requests.get(site.url + url.lstrip("/"))
     assert stranger.status_code == 400 and "is not public" in stranger.text
+
+
+def test_the_owner_cookie_follows_the_path_the_service_is_mounted_at(walk, runs) -> None:
+    """Behind a proxy with ``--url-prefix /gerbil`` (waitress sets ``SCRIPT_NAME``), the
+    browser asks for ``/gerbil/experiment/ID``: a cookie scoped to ``/experiment/`` never
+    came back, and the owner read "not public yet" on their own run."""
+    site, _ = walk
+    first, _ = runs
+    client = site.app.test_client()
+    answer = client.get(
+        f"/experiment/{first['id']}",
+        query_string={"token": first["token"]},
+        base_url=site.url + "gerbil/",  # SCRIPT_NAME /gerbil, as waitress's url_prefix sets
+    )
+    assert answer.status_code == 303
+    # and it goes back to the page under the prefix (it went to /experiment/ID, the proxy's
+    # root, where no such page is)
+    assert answer.headers["Location"] == f"/gerbil/experiment/{first['id']}"
+    paths = sorted(
+        part.split("=", 1)[1]
+        for cookie in answer.headers.getlist("Set-Cookie")
+        for part in cookie.split("; ")
+        if part.startswith("Path=")
+    )
+    assert paths == ["/gerbil/compare", "/gerbil/experiment/", "/gerbil/experiments/new"]
