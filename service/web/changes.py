@@ -71,5 +71,6 @@ def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -
             pair = [was.get("QA"), uris.get("QA")]
             compare = url_for("compare.form", task=pair) if all(pair) else None
             systems.append({**system, "tasks": uris, "compare": compare})
-        out.append(PageChanges(old, systems))
+        if systems:  # none in common (a run that ended without results): nothing to say
+            out.append(PageChanges(old, systems))
     return out
