@@ -180,9 +180,13 @@ def _rescore(args: argparse.Namespace) -> int:
             for name, (was, now) in measures.items():
                 print(f"    {etype} {name}: {was} -> {now}")
         for change in system["questions"][:20]:
+            was, now = change["before"], change["after"]
+            status = (
+                f" ({was['status']} -> {now['status']})" if was["status"] != now["status"] else ""
+            )
             print(
                 f"    question {change['question']} {change['type']}: F1 "
-                f"{change['before']['f1']} -> {change['after']['f1']}"
+                f"{was['f1']} -> {now['f1']}{status}"
             )
         if len(system["questions"]) > 20:
             print(f"    … {len(system['questions']) - 20} more (--output json lists them all)")

@@ -113,7 +113,9 @@ def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> Ex
 def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
     """What re-scoring changed, from the two experiments' ``evaluate --output json`` objects:
     per system, the signature before and after (why: a profile version, setting or KB) and
-    each question whose precision, recall or F1 changed in an experiment type."""
+    each question whose precision, recall, F1 or status (``scored``, ``error``, ``missing``…)
+    changed in an experiment type: a call that failed before and is answered now, wrongly,
+    keeps its F1 of 0, and was not named though the error count fell."""
     old = {(e["system"], e["language"]): e for e in before}
     systems = []
     for new in after:
@@ -127,13 +129,14 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
             for etype in new["results"]:
                 a, b = prior.get(etype, {}), question.get(etype, {})
                 keys = ("precision", "recall", "f1")
-                if any(a.get(k) != b.get(k) for k in keys):
+                was_status, now_status = _status(a), _status(b)
+                if was_status != now_status or any(a.get(k) != b.get(k) for k in keys):
                     changed.append(
                         {
                             "question": question["id"],
                             "type": etype,
-                            "before": {k: a.get(k) for k in keys},
-                            "after": {k: b.get(k) for k in keys},
+                            "before": {**{k: a.get(k) for k in keys}, "status": was_status},
+                            "after": {**{k: b.get(k) for k in keys}, "status": now_status},
                         }
                     )
         systems.append(
@@ -154,6 +157,12 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
             }
         )
     return {"systems": systems}
+
+
+def _status(entry: dict[str, Any]) -> str | None:
+    """A per-type question entry's status, as the CSVs say it: ``scored`` unless it says
+    otherwise; ``None`` for a question the other experiment did not have."""
+    return entry.get("status", "scored") if entry else None
 
 
 def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpec) -> None:

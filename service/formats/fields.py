@@ -10,7 +10,7 @@ from typing import Any
 from service.formats.base import Report, Source, Step, check_question_count
 from service.formats.sparql_json import kind_of
 from service.formats.terms import BARE, ELEMENTS, element_term, unique_var
-from service.model import AnswerSet, Question, QuestionText, Term, normalise_answer_type
+from service.model import NO_TEXT, AnswerSet, Question, QuestionText, Term, normalise_answer_type
 
 OUT_OF_SCOPE = "OUT OF SCOPE"
 """QALD-2..5's query for a question the KB cannot answer (with an empty answer set)."""
@@ -328,7 +328,7 @@ def check_questions(
         else:
             seen[q.id] = i
         if texts and not any(t.string and t.string.strip() for t in q.texts):
-            report.warn("question has no text in any language", question_id=q.id, **loc)
+            report.warn(NO_TEXT, question_id=q.id, **loc)
         for language in dict.fromkeys(t.language for t in q.texts if t.language):
             if not _LANGUAGE_CODE.match(language) and language not in odd_languages:
                 odd_languages.add(language)  # said once a file: its questions share it

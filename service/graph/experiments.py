@@ -321,7 +321,8 @@ class ExperimentRepository:
         self, experiment_id: str, *, include_private: bool = False
     ) -> tuple[list[str], list[str]]:
         """(the experiments this one re-scores, the experiments that re-score it), as ids:
-        public ones, and with ``include_private`` (its owner's view) private ones too."""
+        public ones, and with ``include_private`` (its owner's view) private ones too; never
+        a deleted one (its revision's graph still says ``prov:wasRevisionOf`` it)."""
         uri = self.uris.experiment(check_experiment_id(experiment_id))
         older: list[str] = []
         newer: list[str] = []
@@ -336,6 +337,8 @@ class ExperimentRepository:
                 newer.append(q.subject.value.rsplit("/", 1)[-1])
         if not include_private:  # a published revision of a private run names it: not shown
             older = [old for old in older if self.is_public(old)]
+        else:  # a deleted run its revision still names: nothing to link, nor to resubmit
+            older = [old for old in set(older) if self._exists(old)]
         return sorted(set(older)), sorted(set(newer))
 
     def quads(self, experiment_id: str, *, answers: bool = True) -> list[Quad]:

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from service.errors import FormatError, Problem
-from service.model import SystemAnswer, system_run
+from service.model import NO_TEXT, SystemAnswer, system_run
 
 SNIPPET = 120
 # Where a warning about a response is (its line and column are in the body the service sent).
@@ -27,7 +27,7 @@ RESPONSE = "response"
 _RESULTS_KEYS = {"head", "results", "boolean", "bindings"}
 # Reader warnings that describe a normal answer, not a problem: services need not echo the
 # question text (and "no answer" is an answer: fields.EMPTY_ANSWER_SET, in parse_answer).
-_NORMAL_IN_RESPONSES = ("has no text in any language",)
+_NORMAL_IN_RESPONSES = (NO_TEXT,)
 
 
 class BadResponse(Exception):

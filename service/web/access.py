@@ -3,7 +3,9 @@
 The owner token is given once, at submission (only its SHA-256 is stored, in the admin graph).
 A client presents it as ``Authorization: Bearer <token>`` (the API, scripts, ``curl``). For a
 browser, the submission answer includes a link ``experiment/{id}?token=<token>``: the service
-checks it, stores it in an HttpOnly, SameSite=Lax cookie scoped to ``/experiment/`` and named
+checks it, stores it in an HttpOnly, SameSite=Lax cookie scoped to ``/experiment/`` (and to
+the run form ``/experiments/new``, where "Run it again to replace it" is submitted, and to
+``/compare``, where its tasks are compared while private) and named
 after the experiment, and redirects (303) to the same URL without the token, so the token does
 not stay in the address bar, the history, ``Referer`` headers or access logs of later requests.
 The operator may configure an admin token (``GERBIL_QA_ADMIN_TOKEN``) that counts as every
@@ -25,6 +27,11 @@ from service.web.state import services
 
 COOKIE_PREFIX = "gqa_owner_"
 COOKIE_PATH = "/experiment/"
+# the run form, where the owner page's "Run it again to replace it" is submitted: a browser
+# sends a cookie under its path only, and the resubmission was refused for want of the token
+RUN_FORM_PATH = "/experiments/new"
+# the compare page: the owner compares a private run with its private resubmission there
+COMPARE_PATH = "/compare"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 
 
@@ -53,6 +60,29 @@ def is_owner(experiment_id: str, token: str | None = None) -> bool:
     return is_admin(token) or services().storage.experiments.check_token(experiment_id, token)
 
 
+def owns_a_revision(experiment_id: str, token: str | None = None) -> bool:
+    """True when the request's bearer token (or the owner cookie the browser holds for it)
+    owns an experiment that revises this one, directly or down a line of revisions: only this
+    one's owner (or the operator) could make it, so its token reads this one's results (a
+    resubmission's ``changes``, a comparison of the two), never acts on it (publish, delete)."""
+    token = token if token is not None else bearer_token()
+    if not token and not any(name.startswith(COOKIE_PREFIX) for name in request.cookies):
+        return False
+    experiments = services().storage.experiments
+    seen: set[str] = set()
+    newer = experiments.revisions(experiment_id, include_private=True)[1]
+    while newer:
+        current = newer.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        held = token or request.cookies.get(COOKIE_PREFIX + current)  # its browser's cookie
+        if held and experiments.check_token(current, held):
+            return True
+        newer += experiments.revisions(current, include_private=True)[1]
+    return False
+
+
 def require_experiment(experiment_id: str):  # -> ExperimentStatus
     """The status record of an experiment; 404 for an id that was never minted."""
     if not EXPERIMENT_ID.match(experiment_id):
@@ -67,21 +97,30 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     if token is None:
         return None
     rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
-    target = request.path + (f"?{urlencode(rest)}" if rest else "")
+    # under the path the service is mounted at (--url-prefix), where the browser asked
+    target = request.script_root + request.path + (f"?{urlencode(rest)}" if rest else "")
     response = redirect(target, code=303)
     if EXPERIMENT_ID.match(experiment_id) and is_owner(experiment_id, token):
+        set_owner_cookie(response, experiment_id, token)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def set_owner_cookie(response: BaseResponse, experiment_id: str, token: str) -> None:
+    """The owner's cookie on ``response``: for the experiment's pages, the run form (a
+    resubmission of it) and the compare page (its tasks compared while private), each under
+    the path the service is mounted at."""
+    for path in (COOKIE_PATH, RUN_FORM_PATH, COMPARE_PATH):
         response.set_cookie(
             COOKIE_PREFIX + experiment_id,
             token,
             max_age=COOKIE_MAX_AGE,
-            path=COOKIE_PATH,
+            path=request.script_root + path,
             httponly=True,
             samesite="Lax",
             secure=services().config.cookies_secure,
         )
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
 
 
 def form_check(experiment_id: str, token: str, action: str) -> str:

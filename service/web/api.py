@@ -137,10 +137,9 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     revision_owner = bool(out["revisionOf"]) and is_owner(experiment_id)
     for old in out["revisionOf"]:
         if revision_owner or storage.experiments.is_public(old) or is_owner(old):
-            from service.experiments.rescore import changes
+            from service.web.changes import since
 
-            before = evaluations(storage.experiments.quads(old, answers=False), storage.uris, old)
-            out["changes"] = changes(before, out["evaluations"])
+            out["changes"] = since(old, out["evaluations"])
     by = request.args.get("by")
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
         _add_slices(out["evaluations"], experiment_id, page, by)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from service.errors import BadRequest, ServiceError
-from service.evaluation.results import ExperimentType
+from service.evaluation.results import ExperimentType, QuestionStatus
 from service.web.state import services
 
 if TYPE_CHECKING:
@@ -41,6 +41,8 @@ class Compared:
     measure: str
     answer_types: Mapping[str, str]  # question id -> answer type, where the dataset says
     withdrawn: tuple[dict[str, str], ...] = ()  # experiments compared that were withdrawn
+    tasks: tuple[str, ...] = ()  # stored tasks compared, in the evaluations' order
+    private: bool = False  # a stored task compared is private (its owner's): not cached
 
     def to_json(self) -> dict[str, Any]:
         out = self.comparison.to_json()
@@ -130,7 +132,12 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
     if form:
         _alike(evaluations)
     result = compare(evaluations, measure=measure, test=test, **numbers)
-    return Compared(result, tuple(evaluations), measure, types, _withdrawn(tasks))
+    storage = services().storage
+    located = [storage.uris.locate(t) for t in tasks]  # each a task: read above
+    private = not all(storage.experiments.is_public(at.keys["experiment"]) for at in located if at)
+    return Compared(
+        result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks), private
+    )
 
 
 def _withdrawn(tasks: Sequence[str]) -> tuple[dict[str, str], ...]:
@@ -171,7 +178,7 @@ def stored_evaluations(
         stored_results,
         stored_task,
     )
-    from service.web.access import is_owner
+    from service.web.access import is_owner, owns_a_revision
     from service.web.figures import answer_types_of
 
     storage = services().storage
@@ -183,7 +190,7 @@ def stored_evaluations(
         experiment_id = located.keys["experiment"]
         if storage.experiments.is_public(experiment_id):
             store = storage.public
-        elif not public_only and is_owner(experiment_id):
+        elif not public_only and (is_owner(experiment_id) or owns_a_revision(experiment_id)):
             store = storage.private
         else:
             raise BadRequest(f"{uri}: experiment {experiment_id} is not public")
@@ -411,7 +418,16 @@ def form() -> Any:
         # no row ticked is the form's own state (its button pressed early), not a bad request:
         # the page says how to tick, with 200 like the form itself
         return _page(error=err), err.status if tasks else 200
-    return _page(found=found)
+    return _page(found=found), 200, _privacy(found)
+
+
+PRIVATE = {"Cache-Control": "private, no-store"}
+
+
+def _privacy(found: Compared) -> dict[str, str]:
+    """The headers of a comparison of stored tasks: one holding an owner's private task is
+    kept by no cache (it was read with that owner's token or cookie)."""
+    return PRIVATE if found.private else {}
 
 
 def _wants_json() -> bool:
@@ -425,7 +441,9 @@ def _json_comparison(tasks: list[str]) -> Response:
     """The comparison of stored ``tasks`` as JSON; a refusal as the API's error object."""
     try:
         options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
-        response = jsonify(compare_stored(tasks, options).to_json())
+        found = compare_stored(tasks, options)
+        response = jsonify(found.to_json())
+        response.headers.update(_privacy(found))
     except ServiceError as err:
         from service.web.app import api_problems, json_error
 
@@ -539,12 +557,31 @@ def _figures(found: Compared) -> dict[str, Any]:
     by_type, type_rows = answer_type_bars(
         "chart-compare-answer-types", systems_f1, found.answer_types
     )
+    # the stored tasks compared (none for answer files), in per_question's order: each cell
+    # links the task's result for the question (what was answered, which rule matched)
+    stored = found.tasks or (None,) * len(found.evaluations)
+    tasks = [
+        task if "," not in (ev.language or "") else None  # a pooled task's are `…@lang`
+        for ev, task in zip(found.evaluations, stored, strict=True)
+        if ExperimentType.QA in ev.tasks
+    ]
     ids = list(per_question[0]) if per_question else []
     rows = []
     for qid in ids:
-        values = [pq[qid].f1 if qid in pq else None for pq in per_question]
-        if len({v for v in values if v is not None}) > 1:
-            rows.append((qid, values))
+        results = [pq.get(qid) for pq in per_question]
+        values = [r.f1 if r else None for r in results]
+        statuses = {r.status for r in results if r}
+        # an error in one run, a wrong answer in the other: F1 0 both times, still a change
+        if len({v for v in values if v is not None}) > 1 or len(statuses) > 1:
+            cells = [
+                (
+                    value,
+                    r.status.value if r and r.status is not QuestionStatus.SCORED else None,
+                    f"{task}/question/{qid}" if task and r else None,
+                )
+                for value, r, task in zip(values, results, tasks, strict=True)
+            ]
+            rows.append((qid, cells))
     return {
         "measures": bars,
         "answer_types": by_type,

@@ -859,7 +859,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "type": "object",
                             "description": "A re-scoring's changes against the experiment it "
                             "re-scores (when that one is public, or the request owns it or this "
-                            "revision).",
+                            "revision): per system the measures that moved and each question "
+                            "whose precision, recall, F1 or status (scored, error, …) changed.",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "badges": {
@@ -945,7 +946,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "systems all have answers, at most GERBIL_QA_SYNC_PARSE_BYTES in total) "
                     "scored on one dataset and compared at once, or stored QA tasks "
                     '(CompareTasks: {"tasks": [URI, …]}, the task URIs of `results` or the '
-                    "leaderboards; public, or the request carries their owner's token) read "
+                    "leaderboards; public, or the request carries their owner's token or a "
+                    "revision's of them) read "
                     "back from the graph; nothing is stored. Options "
                     "(CompareOptions): `measure` (default macroF1), `test` (auto, ar, mcnemar, "
                     "bootstrap), `seed`, `resamples` (at most 10,000), `samples` (at most "

@@ -101,6 +101,21 @@ def measure_label(name: str) -> str:
     return info.label if info else name
 
 
+def changed_value(value: float | int | None, places: int = 3) -> str:
+    """A number of a revision's changes as the page prints it: a count as it is, a ratio to
+    ``places`` (3 as the task page prints a question's P, R and F1, 4 for a measure as the
+    results table does), undefined as "n/a".
+
+    >>> changed_value(3), changed_value(0.5), changed_value(None), changed_value(1.0, 4)
+    ('3', '0.500', 'n/a', '1.0000')
+    """
+    if value is None:
+        return "n/a"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return f"{value:.{places}f}"
+
+
 def measure_description(name: str) -> str:
     info = MEASURES.get(name)
     return info.description if info else ""
@@ -389,6 +404,12 @@ class TaskPage:
     rows: tuple[QuestionRow, ...]
     warnings: tuple[str, ...] = ()  # about the system's answers, in order (gqa:warning)
 
+    @property
+    def without_kb(self) -> bool:
+        """Scored under a profile that looks labels and owl:sameAs up in a KB, with none: the
+        signature ends ``kb:none`` (``kb:no`` for a profile that uses none)."""
+        return (self.task.signature or "").endswith("|kb:none")
+
     def outcome_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(OUTCOMES, 0)
         for r in self.rows:
@@ -665,12 +686,14 @@ def task_csv(page: TaskPage) -> bytes:
     """One row a question result; after the answers (columns only added) what the page shows
     and filters by: the record's language in a pooled task, the outcome, the answer type and
     the flags, as the filters spell them (``yes``/``no``), so a table is sliced without RDF;
-    then the runtime, error, attempts, retry reason and confidence the page shows."""
+    then the runtime, error, attempts, retry reason and confidence the page shows, and last
+    each match with its rule (``given = gold [rule]``, ``given [exact]``): why an answer in
+    another form counted, which the page said and the table did not."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
     header += ["language", "outcome", "answertype", *FEATURES]
     # then how a service's call went, as the API's keys name it (the page showed it, the CSV
     # did not: a failed question was "error" with no reason)
-    header += ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
+    header += ["runtimeMs", "error", "attempts", "retryReason", "confidence", "matches"]
     rows = [
         [
             r.uri,
@@ -689,10 +712,18 @@ def task_csv(page: TaskPage) -> bytes:
             r.attempts,
             r.retry_reason,
             r.confidence,
+            _cell([_match_cell(m) for m in r.matches]),
         ]
         for r in page.rows
     ]
     return csv_table(header, rows)
+
+
+def _match_cell(match: MatchRow) -> str:
+    """A match as the CSV writes it: ``given = gold [rule]``, the gold left out when it is
+    the given answer itself."""
+    pair = match.given if match.given == match.gold else f"{match.given} = {match.gold}"
+    return f"{pair} [{match.rule}]"
 
 
 # A spreadsheet cell holds 32,767 characters and Python's csv module reads 131,072 by

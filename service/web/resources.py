@@ -27,6 +27,7 @@ from service.graph.reader import Node, index
 from service.graph.terms import DCT, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, charts, conneg, figures, listings, pages
+from service.web import changes as web_changes
 from service.web.access import is_owner, require_experiment, token_redirect
 from service.web.citation import Citation, citation_for
 from service.web.describe import (
@@ -370,6 +371,7 @@ def experiment(name: str) -> BaseResponse:
         token = presented_token(experiment_id) if private else None
         shown = page()
         current = status or require_experiment(experiment_id)
+        revisions = graph.experiments.revisions(experiment_id, include_private=private)
         live = None
         if current.status.value != "finished":
             live = status_payload(experiment_id)
@@ -390,7 +392,13 @@ def experiment(name: str) -> BaseResponse:
             citation=citation(),
             figures=_figures(shown, store, graph_name, pick, public=not private),
             breakdown=_breakdown(experiment_id, shown, by) if by and not live else None,
-            revisions=graph.experiments.revisions(experiment_id, include_private=private),
+            revisions=revisions,
+            # a revision's page says what it changed (private: its owner's view, who may see
+            # the old one; public: the public old ones, the same page for every reader)
+            changes=web_changes.for_page(experiment_id, revisions[0], shown.tasks, owner=private)
+            if not live
+            else [],
+            shown_changes=web_changes.SHOWN_QUESTIONS,
             frozen=[] if private else leaderboards.including(graph, uri, graph_name),
             by=by,
             slice_dimensions=SLICE_DIMENSIONS,  # the slices registry's

@@ -147,7 +147,7 @@ def new() -> str:
 
 @bp.post("/experiments/new")
 def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, str]]:
-    from service.web.access import COOKIE_MAX_AGE, COOKIE_PATH, COOKIE_PREFIX
+    from service.web.access import set_owner_cookie
     from service.web.app import problems_of
     from service.web.submission import from_form
 
@@ -160,7 +160,6 @@ def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, st
         if isinstance(err, Busy):  # what the API says too: when to submit again
             return page, err.status, {"Retry-After": str(err.retry_after)}
         return page, err.status
-    state = services()
     owner_link = f"{ticket.uri}?token={ticket.token}"
     page = render_template(
         "submitted.html",
@@ -173,15 +172,7 @@ def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, st
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"
     # the submitter's browser is the owner's: its experiment pages open without the link
-    response.set_cookie(
-        COOKIE_PREFIX + ticket.id,
-        ticket.token,
-        max_age=COOKIE_MAX_AGE,
-        path=COOKIE_PATH,
-        httponly=True,
-        samesite="Lax",
-        secure=state.config.cookies_secure,
-    )
+    set_owner_cookie(response, ticket.id, ticket.token)
     return response
 
 

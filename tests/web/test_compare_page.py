@@ -146,7 +146,9 @@ def test_the_leaderboard_links_its_rows_to_the_comparison(server) -> None:
     assert 'id="chart-compare-answer-types"' in page.text
     differences = page.text.split('id="compare-differences"')[1]
     assert '<th scope="row">1</th>' in differences or ">1<" in differences  # the ids, not URIs
-    assert "/question/" not in differences
+    assert '<th scope="row">http' not in differences
+    # each F1 links that task's result for the question
+    assert f'href="{tasks["demo-strong"]}/question/' in differences
 
 
 def test_stored_comparisons_refuse_what_is_not_comparable(server) -> None:

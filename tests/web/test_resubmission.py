@@ -164,7 +164,7 @@ def test_the_run_page_resubmits_for_the_browser_that_owns_the_run(server: Server
     owned = server.post("experiments/new", data=data, files=files, cookies=cookie)
     assert owned.status_code == 201, owned.text[:2000]
     new_id = owned.headers["Location"].rsplit("/", 1)[-1]
-    token = owned.cookies.get(f"gqa_owner_{new_id}")
+    token = owned.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
     assert server.wait_finished(new_id, token)["revisionOf"] == [first["id"]]
 
 

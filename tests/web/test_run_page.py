@@ -38,7 +38,7 @@ def _answers(name: str) -> tuple[str, tuple[str, bytes]]:
 
 def _owner(server, response: requests.Response) -> tuple[str, dict[str, str]]:
     experiment_id = response.headers["Location"].rsplit("/", 1)[-1]
-    cookie = response.cookies.get(f"gqa_owner_{experiment_id}")
+    cookie = response.cookies.get(f"gqa_owner_{experiment_id}", path="/experiment/")
     assert cookie == _token(response.text)  # the browser that submitted is the owner's
     return experiment_id, {f"gqa_owner_{experiment_id}": cookie}
 
@@ -477,7 +477,8 @@ def test_the_task_csv_has_each_questions_runtime_and_error(server, slow_qa) -> N
     table = server.get(f"experiment/{experiment_id}/task/1.csv", cookies=cookies)
     assert table.status_code == 200, table.text[:500]
     header = table.text.splitlines()[0].split(",")
-    assert header[-5:] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
+    assert header[-6:-1] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
+    assert header[-1] == "matches"  # then each match with its rule
     rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.text))}
     assert rows.keys() == asked.keys()
     failed = [qid for qid, row in rows.items() if row["status"] == "error"]
