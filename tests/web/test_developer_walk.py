@@ -122,10 +122,8 @@ def _run(site: Server, url: str, **extra: Any) -> dict[str, Any]:
     return ticket
 
 
-@pytest.fixture(scope="module")
-def runs(walk: tuple[Server, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _resubmitted(site: Server, service: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The first version's run, and the second's, resubmitted to replace it."""
-    site, service = walk
     first = _run(site, service + "v1")
     second = _run(
         site,
@@ -134,6 +132,11 @@ def runs(walk: tuple[Server, str]) -> tuple[dict[str, Any], dict[str, Any]]:
         headers={"Authorization": f"Bearer {first['token']}"},
     )
     return first, second
+
+
+@pytest.fixture(scope="module")
+def runs(walk: tuple[Server, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    return _resubmitted(*walk)
 
 
 def test_the_first_run_is_scored_as_the_design_says(runs) -> None:
@@ -349,13 +352,7 @@ def test_deleting_the_bad_first_run_leaves_its_resubmission_whole(walk) -> None:
     changed", and resubmitting it was refused, "resubmit that one instead", the deleted
     one. A deleted experiment is no longer the one a revision revises."""
     site, service = walk
-    first = _run(site, service + "v1")
-    second = _run(
-        site,
-        service + "v2",
-        revisionOf=first["id"],
-        headers={"Authorization": f"Bearer {first['token']}"},
-    )
+    first, second = _resubmitted(site, service)
     owner = {"Authorization": f"Bearer {second['token']}"}
     gone = site.delete(
         f"api/experiments/{first['id']}", headers={"Authorization": f"Bearer {first['token']}"}
