@@ -41,7 +41,7 @@ class Files:
     ) -> None:
         self._blobs = blobs
         self.limits = limits  # None: the format readers' (the environment's answer limits)
-        self._parsed: dict[tuple[str, str | None, str], Dataset] = {}
+        self._parsed: dict[tuple[str, str | None, str, bool], Dataset] = {}
         self._sums: dict[str, tuple[str, int]] = {}
 
     def data(self, ref: FileRef) -> bytes:
@@ -72,15 +72,20 @@ class Files:
             self._sums[key] = (hashlib.sha256(data).hexdigest(), len(data))
         return self._sums[key]
 
-    def dataset(self, ref: FileRef, *, language: str | None) -> Dataset:
-        """The file read as a dataset or answer file (FormatError naming file and position)."""
+    def dataset(self, ref: FileRef, *, language: str | None, answers: bool = False) -> Dataset:
+        """The file read as a dataset or, with ``answers``, as a system's answer file
+        (FormatError naming file and position)."""
         from service import formats
 
-        key = (ref.path or ref.sha256 or ref.name, ref.format, language or "")
+        key = (ref.path or ref.sha256 or ref.name, ref.format, language or "", answers)
         if key not in self._parsed:
             if ref.path is not None:
                 parsed = formats.read(
-                    ref.path, format=ref.format, language=language, limits=self.limits
+                    ref.path,
+                    format=ref.format,
+                    language=language,
+                    limits=self.limits,
+                    answers=answers,
                 )
             else:
                 name = PurePosixPath(ref.name).name or "upload"
@@ -90,6 +95,7 @@ class Files:
                     name=name,
                     language=language,
                     limits=self.limits,
+                    answers=answers,
                 )
                 # later checks name the file by its source: an upload's is its name, not None
                 parsed = replace(parsed, source=parsed.source or name)
@@ -317,6 +323,27 @@ def _no_text(name: str, dataset: Dataset, language: str, profile: Profile) -> Ba
         f"{language!r} (the {profile.name} profile's default is "
         f"{profile.default_language!r}); {has}. Choose one with --lang "
         '(the API: "language"; the run and compare pages: the "Language" field)'
+        + _profile_for(languages, profile)
+    )
+
+
+def _profile_for(languages: list[str], profile: Profile) -> str:
+    """The profiles made for one of the dataset's languages (poleval for Polish): a PolEval
+    participant told only to choose a language got fair's numbers, which count every
+    alternative answer as one to find."""
+    from service.evaluation.profiles import PROFILES
+
+    made = [
+        p.name
+        for p in PROFILES.values()
+        if p.default_language in languages and p.default_language != profile.default_language
+    ]
+    if not made:
+        return ""
+    return (
+        ", or a profile made for it: "
+        + ", ".join(f"--profile {n}" for n in made)
+        + (' (the API and the pages: "profile")')
     )
 
 

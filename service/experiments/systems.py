@@ -191,7 +191,7 @@ class AnswerFile:
         from service.experiments.inputs import check_answer_ids, check_header, media_type_of
         from service.systems.archive import answers_from
 
-        parsed = ctx.files.dataset(self.file, language=ctx.language)
+        parsed = ctx.files.dataset(self.file, language=ctx.language, answers=True)
         check_header(ctx.dataset, parsed, where=self.file.name)
         run = answers_from(parsed, system=self.name, language=ctx.language)
         check_answer_ids(ctx.dataset, run, force=ctx.options.force, where=self.file.name)

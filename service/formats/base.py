@@ -118,12 +118,14 @@ class Source:
         path: Path | None = None,
         language: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        answers: bool = False,
     ) -> None:
         self.data = data
         self.name = name
         self.path = path
         self.language = language
         self.limits = limits
+        self.answers = answers  # read as a system's answers (TSV: an out.tsv, whatever its name)
         self._json: Any = None
         self._json_error: FormatError | None = None
         self._json_done = False
