@@ -297,6 +297,7 @@ class QuestionRow:
     retry_reason: str | None = None
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
     language: str | None = None  # the record's, in a task pooled over several languages
+    why: str | None = None  # why a wrong answer matched no gold answer, where a rule can say
 
     def totals(self) -> Totals:
         """How many answers were matched, false and missed: the lists, or the counts when the
@@ -530,6 +531,8 @@ def task_page(
         matches = _matches(node, nodes)
         false = tuple(sorted(_display(v) for v in node.all(GQA + "falseAnswer")))
         missed = tuple(sorted(_display(v) for v in node.all(GQA + "missedAnswer")))
+        given = tuple(sorted(_display(v) for v in node.all(GQA + "givenAnswer")))
+        why = _why_wrong(given, missed) if task.profile == "poleval" and false else None
         if alternatives:  # one gold answer in several forms: one item, and only if missed
             missed = _one_answer(missed) if measures.get("fn") else ()
         runtime, attempts = node.one(GQA + "runtime"), number(node.one(GQA + "attempts"))
@@ -543,7 +546,7 @@ def task_page(
                 text_language=getattr(shown, "language", None) or None,
                 status=status,
                 measures=measures,
-                given=tuple(sorted(_display(v) for v in node.all(GQA + "givenAnswer"))),
+                given=given,
                 gold=tuple(sorted(_display(v) for v in q.all(GQA + "goldAnswer"))) if q else (),
                 note=node.text(GQA + "note"),
                 answer_type=local(q.text(GQA + "answerType")).removeprefix("answerType-")
@@ -562,6 +565,7 @@ def task_page(
                 confidence=number(node.one(GQA + "confidence")),
                 retry_reason=node.text(GQA + "retryReason"),
                 language=asked_in,
+                why=why,
             )
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
@@ -583,6 +587,17 @@ def _warnings(task: Node, nodes: dict[str, Node]) -> tuple[str, ...]:
         if node is not None and (text := node.text(RDFS + "comment")):
             found.append((number(node.one(GQA + "position")) or 0, text))
     return tuple(text for _, text in sorted(found))
+
+
+def _why_wrong(given: tuple[str, ...], missed: tuple[str, ...]) -> str | None:
+    """PolEval's rules decide from the two strings alone, so the page can say why the given
+    answer matched none of the missed alternatives (which edit distance, which number): a
+    participant saw ``1 000`` false for ``1000`` and nothing said that only ``1`` was read."""
+    from service.evaluation.matchers.poleval import why_not
+
+    if len(given) != 1 or not missed:
+        return None
+    return why_not(given[0], missed)
 
 
 def _one_answer(alternatives: tuple[str, ...]) -> tuple[str, ...]:
@@ -694,6 +709,11 @@ def task_csv(page: TaskPage) -> bytes:
     # then how a service's call went, as the API's keys name it (the page showed it, the CSV
     # did not: a failed question was "error" with no reason)
     header += ["runtimeMs", "error", "attempts", "retryReason", "confidence", "matches"]
+    # why a wrong answer matched nothing, for profiles whose rules can say it (poleval), as the
+    # experiment CSV has the columns of the measures its tasks have
+    why = page.task.profile == "poleval"
+    if why:
+        header.append("why")
     rows = [
         [
             r.uri,
@@ -713,6 +733,7 @@ def task_csv(page: TaskPage) -> bytes:
             r.retry_reason,
             r.confidence,
             _cell([_match_cell(m) for m in r.matches]),
+            *([r.why] if why else []),
         ]
         for r in page.rows
     ]

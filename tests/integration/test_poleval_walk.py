@@ -101,3 +101,13 @@ def test_hand_scored_polish_answers(tmp_path: Path) -> None:
     # "Egipt" is 5 edits from "w egipcie" (9 characters, half 4.5): wrong
     assert f1 == [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
     assert result["results"]["QA"]["accuracy"] == 5 / 6
+
+
+def test_why_a_polish_answer_is_wrong() -> None:
+    from service.evaluation.matchers.poleval import why_not
+
+    # only "1" is read from "1 000": geval's number pattern stops at the space
+    assert why_not("1 000", ["1000"]) == "1000: number 1 in the answer, not 1000"
+    assert why_not("nie", ["1410"]) == "1410: no number in the answer (the gold's is 1410)"
+    assert why_not("U.S.A.", ["USA"]) == "USA: 3 edits, more than half of its 3 characters"
+    assert why_not("Tak.", ["tak"]) is None  # 1 edit of 3: right, nothing to explain

@@ -1,0 +1,86 @@
+"""A PolEval 2021 quiz-QA participant's walk in a real browser: the run page, dev-0 picked
+from the catalogue, a team's ``answers.tsv`` uploaded, the per-question view and its CSV.
+
+What it found: submitted under the default profile the run was refused with only "choose a
+language" (with Polish chosen, the fair profile scored a perfect file 0.89: every alternative
+a gold answer to find); a wrong Polish answer was shown false with no reason, though PolEval's
+rules decide from the two strings alone (``1 000`` is wrong for ``1000``: only ``1`` is read)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA
+from tests.web.test_browser import wait_until
+
+pytestmark = pytest.mark.browser
+
+DEV0 = DATA / "poleval2021" / "dev-0"
+
+
+def _answers(tmp_path: Path) -> Path:
+    """dev-0 answered with each first gold alternative, three lines changed as a team's
+    system gets them wrong: line 3 (gold ``w Egipcie``), 7 (``102``), 10 (``czterech``,
+    ``czworo``, ``4``: ``cztery`` is within reach of ``czterech``, so right)."""
+    lines = [line.split("\t")[0] for line in (DEV0 / "expected.tsv").read_text().splitlines()]
+    lines[2], lines[6], lines[9] = "Egipt", "nr 101", "cztery"
+    path = tmp_path / "answers.tsv"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _pick(browser, server, answers: Path, profile: str | None) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server.url + "experiments/new")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
+    Select(browser.find_element(By.ID, "run-dataset")).select_by_value("poleval-2021-qa-dev-0")
+    browser.find_element(By.ID, "run-answers").send_keys(str(answers))
+    if profile:
+        Select(browser.find_element(By.ID, "run-profile")).select_by_value(profile)
+    browser.find_element(By.ID, "run-submit").click()
+
+
+def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
+    server, browser, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.delete_all_cookies()
+    answers = _answers(tmp_path)
+    # the profile left at its default: refused, and told which profile is PolEval's
+    _pick(browser, server, answers, None)
+    refused = wait_until(browser, lambda d: d.find_elements(By.ID, "run-error"))[0].text
+    assert "--profile poleval" in refused, refused
+
+    _pick(browser, server, answers, "poleval")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    token = browser.find_element(By.ID, "owner-token").get_attribute("value")
+    experiment_id = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    experiment_id = experiment_id.split("?", 1)[0].rsplit("/", 1)[-1]
+    state = server.wait_finished(experiment_id, token)
+    (evaluation,) = state["evaluations"]
+    assert evaluation["results"]["QA"]["accuracy"] == 0.998  # 998 of 1000 right
+
+    task = state["results"][0]["task"]
+    browser.get(task)
+    wait_until(browser, lambda d: d.find_elements(By.ID, "questions"))
+    reasons = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#questions li.why")]
+    assert "why not: w Egipcie: 5 edits, more than half of its 9 characters" in reasons
+    assert "why not: 102: number 101 in the answer, not 102" in reasons
+    assert len(reasons) == 2  # the right answers (cztery = czterech) have none
+
+    table = server.get(
+        task.replace(server.url, "") + ".csv", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert table.status_code == 200
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.text))}
+    assert rows["3"]["why"] == "w Egipcie: 5 edits, more than half of its 9 characters"
+    assert rows["10"]["why"] == "" and rows["10"]["matches"] == "cztery = czterech [fuzzy]"
+    header = next(csv.reader(io.StringIO(table.text)))
+    assert header[-2:] == ["matches", "why"]  # added after every column there was
