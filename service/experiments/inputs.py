@@ -265,6 +265,29 @@ def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: st
     )
 
 
+def check_answer_count(dataset: Dataset, answers: Dataset, *, profile: str) -> None:
+    """Refuse an answer file with more or fewer answers than the dataset has questions, for a
+    profile that pairs them by position (poleval): at the line where the first missing or
+    extra answer is, not after the experiment is reserved (a 201, then an error)."""
+    given, wanted = len(answers.questions), len(dataset.questions)
+    if given == wanted:
+        return
+    lines = answers.format == "tsv"
+    what = "answer lines" if lines else "answers"
+    raise FormatError(
+        Problem(
+            f"{given} {what} for {wanted} questions: the {profile} profile needs one answer "
+            + ("line " if lines else "")
+            + "per question, in the dataset's order"
+            + (" (an empty line is an empty answer)" if lines and given < wanted else ""),
+            file=answers.source,
+            line=min(given, wanted) + 1 if lines else None,
+            column=1 if lines else None,
+            expected=f"{wanted} {what}",
+        )
+    )
+
+
 def check_header(dataset: Dataset, answers: Dataset, *, where: str) -> None:
     """Refuse a TSV answer file whose line 1 looks like a header: TSV has none (a question is
     its line number), so the header would be question 1's answers and every answer after it

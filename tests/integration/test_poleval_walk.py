@@ -69,7 +69,7 @@ def test_an_answer_file_of_any_name_is_read_as_answers(tmp_path: Path) -> None:
         "evaluate", "--dataset", str(expected), "--answers", str(short), "--profile", "poleval"
     )
     assert done.returncode == 1
-    assert "5 answers for 6 questions" in done.stderr, done.stderr
+    assert f"{short}:6:1: error: 5 answer lines for 6 questions" in done.stderr, done.stderr
     assert "in.tsv has" not in done.stderr
     # elsewhere, it was warned for having no in.tsv beside it and its tab went unsaid
     elsewhere = tmp_path / "runs"

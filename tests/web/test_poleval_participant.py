@@ -17,8 +17,6 @@ import pytest
 from tests.conftest import DATA
 from tests.web.test_browser import wait_until
 
-pytestmark = pytest.mark.browser
-
 DEV0 = DATA / "poleval2021" / "dev-0"
 
 
@@ -46,6 +44,7 @@ def _pick(browser, server, answers: Path, profile: str | None) -> None:
     browser.find_element(By.ID, "run-submit").click()
 
 
+@pytest.mark.browser
 def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     server, browser, tmp_path: Path
 ) -> None:
@@ -84,3 +83,20 @@ def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     assert rows["10"]["why"] == "" and rows["10"]["matches"] == "cztery = czterech [fuzzy]"
     header = next(csv.reader(io.StringIO(table.text)))
     assert header[-2:] == ["matches", "why"]  # added after every column there was
+
+
+def test_an_answer_file_one_line_short_is_refused_at_its_line(server, tmp_path: Path) -> None:
+    # Before: 201, an experiment reserved and stored, then "error" once the job scored it.
+    lines = _answers(tmp_path).read_bytes().splitlines(keepends=True)
+    before = len(server.storage.experiments.listing(include_private=True))
+    for name, data, line in (("short.tsv", lines[:-1], 1000), ("long.tsv", [*lines, b"x\n"], 1001)):
+        response = server.post(
+            "api/experiments",
+            data={"dataset": "poleval-2021-qa-dev-0", "profile": "poleval"},
+            files={"answers": (name, b"".join(data))},
+        )
+        assert response.status_code == 400, response.text
+        (problem,) = response.json()["problems"]
+        assert (problem["file"], problem["line"]) == (name, line), problem
+        assert problem["expected"] == "1000 answer lines"
+    assert len(server.storage.experiments.listing(include_private=True)) == before  # none kept
