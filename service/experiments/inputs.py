@@ -274,11 +274,11 @@ def check_answer_count(dataset: Dataset, answers: Dataset, *, profile: str) -> N
         return
     lines = answers.format == "tsv"
     what = "answer lines" if lines else "answers"
+    said = what.removesuffix("s") if given == 1 else what
     raise FormatError(
         Problem(
-            f"{given} {what} for {wanted} questions: the {profile} profile needs one answer "
-            + ("line " if lines else "")
-            + "per question, in the dataset's order"
+            f"{given} {said} for {wanted} questions: the {profile} profile needs one answer "
+            + ("line per question, in the dataset's order" if lines else "per question")
             + (" (an empty line is an empty answer)" if lines and given < wanted else ""),
             file=answers.source,
             line=min(given, wanted) + 1 if lines else None,

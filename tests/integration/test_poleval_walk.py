@@ -111,3 +111,29 @@ def test_why_a_polish_answer_is_wrong() -> None:
     assert why_not("nie", ["1410"]) == "1410: no number in the answer (the gold's is 1410)"
     assert why_not("U.S.A.", ["USA"]) == "USA: 3 edits, more than half of its 3 characters"
     assert why_not("Tak.", ["tak"]) is None  # 1 edit of 3: right, nothing to explain
+
+
+def test_a_windows_unicode_answer_file_is_named_as_utf16(tmp_path: Path) -> None:
+    expected, _ = _small(tmp_path, ANSWERS, "out.tsv")
+    utf16 = tmp_path / "runs-utf16.tsv"
+    utf16.write_bytes("".join(a + "\r\n" for a in ANSWERS).encode("utf-16"))
+    done = _cli(
+        "evaluate", "--dataset", str(expected), "--answers", str(utf16), "--profile", "poleval"
+    )
+    assert done.returncode == 1
+    assert (
+        f"{utf16}:1:1: error: the file is not valid UTF-8 (byte 0xff): it is UTF-16" in done.stderr
+    )
+    assert "save it as UTF-8" in done.stderr
+
+
+def test_bom_and_crlf_answer_files_score_as_plain_ones(tmp_path: Path) -> None:
+    expected, _ = _small(tmp_path, ANSWERS, "out.tsv")
+    windows = tmp_path / "out-windows.tsv"
+    windows.write_bytes(b"\xef\xbb\xbf" + "".join(a + "\r\n" for a in ANSWERS).encode("utf-8"))
+    done = _cli(
+        *("evaluate", "--dataset", str(expected), "--answers", str(windows)),
+        *("--profile", "poleval", "--output", "json"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"]["QA"]["accuracy"] == 5 / 6
