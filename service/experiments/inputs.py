@@ -354,13 +354,9 @@ def _profile_for(languages: list[str], profile: Profile) -> str:
     """The profiles made for one of the dataset's languages (poleval for Polish): a PolEval
     participant told only to choose a language got fair's numbers, which count every
     alternative answer as one to find."""
-    from service.evaluation.profiles import PROFILES
+    from service.evaluation.profiles import made_for
 
-    made = [
-        p.name
-        for p in PROFILES.values()
-        if p.default_language in languages and p.default_language != profile.default_language
-    ]
+    made = made_for(languages, besides=profile.default_language)
     if not made:
         return ""
     return (

@@ -32,6 +32,7 @@ def _answers(tmp_path: Path) -> Path:
 
 
 def _pick(browser, server, answers: Path, profile: str | None) -> None:
+    """Fill the run page: ``profile`` chosen by hand (else what the dataset chooses)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -39,7 +40,7 @@ def _pick(browser, server, answers: Path, profile: str | None) -> None:
     wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
     Select(browser.find_element(By.ID, "run-dataset")).select_by_value("poleval-2021-qa-dev-0")
     browser.find_element(By.ID, "run-answers").send_keys(str(answers))
-    if profile:
+    if profile:  # by hand, after the dataset chose its own
         Select(browser.find_element(By.ID, "run-profile")).select_by_value(profile)
     browser.find_element(By.ID, "run-submit").click()
 
@@ -49,15 +50,30 @@ def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     server, browser, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
 
     browser.delete_all_cookies()
     answers = _answers(tmp_path)
-    # the profile left at its default: refused, and told which profile is PolEval's
-    _pick(browser, server, answers, None)
+    # picking dev-0 picks PolEval's profile (before, fair stayed: refused, or 0.89 with pl)
+    browser.get(server.url + "experiments/new")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
+    datasets, profiles = (
+        Select(browser.find_element(By.ID, i)) for i in ("run-dataset", "run-profile")
+    )
+    datasets.select_by_value("poleval-2021-qa-dev-0")
+    assert "scored with profile poleval" in datasets.first_selected_option.text
+    assert profiles.first_selected_option.get_attribute("value") == "poleval"
+    datasets.select_by_value("demo")
+    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    profiles.select_by_value("exact")  # a profile chosen by hand stays
+    datasets.select_by_value("poleval-2021-qa-dev-0")
+    assert profiles.first_selected_option.get_attribute("value") == "exact"
+    # fair chosen back by hand: refused, and told which profile is PolEval's
+    _pick(browser, server, answers, "fair")
     refused = wait_until(browser, lambda d: d.find_elements(By.ID, "run-error"))[0].text
     assert "--profile poleval" in refused, refused
 
-    _pick(browser, server, answers, "poleval")
+    _pick(browser, server, answers, None)  # the dataset chooses poleval
     wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
     token = browser.find_element(By.ID, "owner-token").get_attribute("value")
     experiment_id = browser.find_element(By.ID, "owner-link").get_attribute("value")

@@ -20,7 +20,7 @@ only the matcher it uses.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from service.errors import BadRequest
 from service.evaluation.profiles.base import (
@@ -41,6 +41,7 @@ __all__ = [
     "Profile",
     "ProfileRegistry",
     "get_profile",
+    "made_for",
 ]
 
 _MODULES: dict[str, str] = {
@@ -104,6 +105,17 @@ PROFILES = ProfileRegistry(_MODULES)
 """Every profile by name; the first (``fair``) is the default."""
 
 DEFAULT_PROFILE = next(iter(PROFILES))
+
+
+def made_for(languages: Iterable[str], *, besides: str | None = None) -> list[str]:
+    """The profiles made for one of ``languages``: their default language is one of them and
+    not the default profile's (``poleval`` for Polish), nor ``besides``'s. A PolEval dataset
+    scored under the default profile counts every alternative as a gold answer to find."""
+    ordinary = {PROFILES[DEFAULT_PROFILE].default_language}
+    if besides is not None:
+        ordinary.add(besides)
+    wanted = set(languages) - ordinary
+    return [p.name for p in PROFILES.values() if p.default_language in wanted]
 
 
 def get_profile(name: str | Profile) -> Profile:
