@@ -57,6 +57,8 @@ def test_alternatives_scored_as_a_set_are_warned(tmp_path: Path) -> None:
     said = [w for w in result["warnings"] if "alternative" in w]
     assert len(said) == 1 and "--profile poleval" in said[0], result["warnings"]
     assert "110 questions" in said[0]  # dev-0 lines with more than one alternative
+    table = _cli(*base, "--lang", "pl")  # the table says it on stderr, in the singular
+    assert "gerbil-qa: out: 1 warning\n" in table.stderr and "--profile poleval" in table.stderr
     poleval = json.loads(_cli(*base, "--profile", "poleval", "--output", "json").stdout)
     assert poleval["results"]["QA"]["accuracy"] == 1.0
     assert not [w for w in poleval["warnings"] if "alternative" in w]
