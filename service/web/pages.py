@@ -503,11 +503,13 @@ def task_page(
 ) -> TaskPage:
     """The rows of a task's page from its document's nodes (``describe.index``) and its
     questions' descriptions."""
+    from service.evaluation.profiles import explains_misses, why_wrong
     from service.evaluation.profiles.base import gold_alternatives_in
 
     task_node = nodes.get(task_uri) or Node(task_uri)
     task = _task_row(task_node, nodes, uris)
     alternatives = gold_alternatives_in(task.signature or "")
+    explains = explains_misses(task.profile)  # poleval says why an answer was wrong
     rows: list[QuestionRow] = []
     for uri, node in nodes.items():
         if node.text(GQA + "resultOf") != task_uri:
@@ -532,7 +534,15 @@ def task_page(
         false = tuple(sorted(_display(v) for v in node.all(GQA + "falseAnswer")))
         missed = tuple(sorted(_display(v) for v in node.all(GQA + "missedAnswer")))
         given = tuple(sorted(_display(v) for v in node.all(GQA + "givenAnswer")))
-        why = _why_wrong(given, missed) if task.profile == "poleval" and false else None
+        why = (
+            why_wrong(
+                task.profile,
+                [v.value for v in node.all(GQA + "givenAnswer")],
+                sorted(v.value for v in node.all(GQA + "missedAnswer")),
+            )
+            if explains
+            else None
+        )
         if alternatives:  # one gold answer in several forms: one item, and only if missed
             missed = _one_answer(missed) if measures.get("fn") else ()
         runtime, attempts = node.one(GQA + "runtime"), number(node.one(GQA + "attempts"))
@@ -587,17 +597,6 @@ def _warnings(task: Node, nodes: dict[str, Node]) -> tuple[str, ...]:
         if node is not None and (text := node.text(RDFS + "comment")):
             found.append((number(node.one(GQA + "position")) or 0, text))
     return tuple(text for _, text in sorted(found))
-
-
-def _why_wrong(given: tuple[str, ...], missed: tuple[str, ...]) -> str | None:
-    """PolEval's rules decide from the two strings alone, so the page can say why the given
-    answer matched none of the missed alternatives (which edit distance, which number): a
-    participant saw ``1 000`` false for ``1000`` and nothing said that only ``1`` was read."""
-    from service.evaluation.matchers.poleval import why_not
-
-    if len(given) != 1 or not missed:
-        return None
-    return why_not(given[0], missed)
 
 
 def _one_answer(alternatives: tuple[str, ...]) -> tuple[str, ...]:
@@ -711,7 +710,9 @@ def task_csv(page: TaskPage) -> bytes:
     header += ["runtimeMs", "error", "attempts", "retryReason", "confidence", "matches"]
     # why a wrong answer matched nothing, for profiles whose rules can say it (poleval), as the
     # experiment CSV has the columns of the measures its tasks have
-    why = page.task.profile == "poleval"
+    from service.evaluation.profiles import explains_misses
+
+    why = explains_misses(page.task.profile)
     if why:
         header.append("why")
     rows = [

@@ -102,6 +102,10 @@ def test_hand_scored_polish_answers(tmp_path: Path) -> None:
     f1 = [q["QA"]["f1"] for q in result["questions"]]
     # "Egipt" is 5 edits from "w egipcie" (9 characters, half 4.5): wrong
     assert f1 == [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
+    # and the JSON says why: before, only tp/fp/fn, and a participant guessed
+    why = {q["id"]: q.get("why") for q in result["questions"]}
+    assert why["3"] == "w Egipcie: 5 edits, more than half of its 9 characters"
+    assert [qid for qid, said in why.items() if said] == ["3"]
     assert result["results"]["QA"]["accuracy"] == 5 / 6
 
 

@@ -81,6 +81,11 @@ def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     state = server.wait_finished(experiment_id, token)
     (evaluation,) = state["evaluations"]
     assert evaluation["results"]["QA"]["accuracy"] == 0.998  # 998 of 1000 right
+    said = {q["id"]: q["why"] for q in evaluation["questions"] if "why" in q}
+    assert said == {  # as `evaluate --output json` says it, read back from the graph
+        "3": "w Egipcie: 5 edits, more than half of its 9 characters",
+        "7": "102: number 101 in the answer, not 102",
+    }
 
     task = state["results"][0]["task"]
     browser.get(task)

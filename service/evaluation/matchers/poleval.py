@@ -115,6 +115,10 @@ class PolEvalMatcher:
 
     __slots__ = ()  # stateless: nothing to change
 
+    def why_not(self, answer: str, alternatives: Sequence[str]) -> str | None:
+        """Why an answer line matched no alternative (see :func:`why_not`)."""
+        return why_not(answer, alternatives)
+
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
 
