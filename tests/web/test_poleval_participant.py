@@ -121,3 +121,25 @@ def test_an_answer_file_one_line_short_is_refused_at_its_line(server, tmp_path: 
         assert (problem["file"], problem["line"]) == (name, line), problem
         assert problem["expected"] == "1000 answer lines"
     assert len(server.storage.experiments.listing(include_private=True)) == before  # none kept
+
+
+def test_the_status_with_why_answers_as_documented(server, tmp_path: Path) -> None:
+    from tests.web.test_openapi_conformance import Conformance
+
+    api = Conformance(server.get("api/openapi.json").json())
+    ticket = server.post(
+        "api/experiments",
+        data={"dataset": "poleval-2021-qa-dev-0", "profile": "poleval"},
+        files={"answers": ("out.tsv", _answers(tmp_path).read_bytes())},
+    ).json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    status = api.check(
+        "/api/experiments/{id}",
+        "get",
+        server.get(
+            f"api/experiments/{ticket['id']}",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+        ),
+    )
+    assert [q["id"] for q in status["evaluations"][0]["questions"] if "why" in q] == ["3", "7"]
+    assert api.mismatches == []  # "why" is documented: a strict client reads it
