@@ -433,7 +433,8 @@ def _warn(evaluations: Sequence[Evaluation]) -> None:
     for ev in evaluations:
         if not ev.problems:
             continue
-        print(f"gerbil-qa: {ev.system}: {len(ev.problems)} warnings", file=sys.stderr)
+        count = len(ev.problems)
+        print(f"gerbil-qa: {ev.system}: {count} warning{'s' * (count != 1)}", file=sys.stderr)
         for problem in ev.problems[:5]:
             print(f"  {problem}", file=sys.stderr)
         if len(ev.problems) > 5:

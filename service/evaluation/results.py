@@ -378,6 +378,8 @@ class Evaluation:
         in each task belongs to the k-th entry with that id, so no question's scores overwrite
         another's.
         """
+        from service.evaluation.profiles import why_wrong
+
         entries: list[dict[str, Any]] = []
         by_occurrence: dict[tuple[str, int], dict[str, Any]] = {}
         for etype, task in self.tasks.items():
@@ -394,6 +396,8 @@ class Evaluation:
                 # no-gold belongs to one experiment type (it is in that type's entry only)
                 if qs.status not in (QuestionStatus.SCORED, QuestionStatus.NO_GOLD):
                     entry.setdefault("status", qs.status.value)
+                if qs.fn and (why := why_wrong(self.profile, qs.given, sorted(qs.gold))):
+                    entry.setdefault("why", why)  # a wrong answer: what the rules found (poleval)
                 if qs.error:  # why the system gave no answer (its call, its query)
                     entry.setdefault("error", qs.error)
                 if qs.runtime_ms is not None:  # a call's time (web services, queries run)

@@ -317,6 +317,8 @@ def evaluate(
             )
         )
     cases = _cases(dataset, run, lang)
+    if (note := _alternatives_note(dataset, prof)) is not None:
+        problems.append(Problem(note, severity="warning", file=dataset.label))
     types = _choose_types(prof, experiment_types, cases, problems)
     scored = [c for c in cases if c.scored]
 
@@ -367,6 +369,23 @@ def evaluate(
         tasks=tasks,
         kb=describe(kb) if used_kb else None,
         problems=tuple(problems),
+    )
+
+
+def _alternatives_note(dataset: Dataset, prof: Profile) -> str | None:
+    """A PolEval ``expected.tsv`` lists one answer in several forms; a profile that reads them
+    as a set wants every form found (a perfect answer file scores 0.89 on dev-0 under fair)."""
+    from service.evaluation.profiles.base import GOLD_ALTERNATIVES
+
+    if dataset.format != "tsv" or GOLD_ALTERNATIVES in prof.settings:
+        return None
+    several = sum(1 for q in dataset.questions if q.answers and len(q.answers.values()) > 1)
+    if not several:
+        return None
+    return (
+        f"the gold of {several} questions lists alternative answers (tab-separated, PolEval "
+        f"expected.tsv): the {prof.name} profile counts each as a gold answer to find, so one "
+        "right answer scores recall below 1; --profile poleval counts the best alternative"
     )
 
 

@@ -41,7 +41,7 @@ class Files:
     ) -> None:
         self._blobs = blobs
         self.limits = limits  # None: the format readers' (the environment's answer limits)
-        self._parsed: dict[tuple[str, str | None, str], Dataset] = {}
+        self._parsed: dict[tuple[str, str | None, str, bool], Dataset] = {}
         self._sums: dict[str, tuple[str, int]] = {}
 
     def data(self, ref: FileRef) -> bytes:
@@ -72,15 +72,20 @@ class Files:
             self._sums[key] = (hashlib.sha256(data).hexdigest(), len(data))
         return self._sums[key]
 
-    def dataset(self, ref: FileRef, *, language: str | None) -> Dataset:
-        """The file read as a dataset or answer file (FormatError naming file and position)."""
+    def dataset(self, ref: FileRef, *, language: str | None, answers: bool = False) -> Dataset:
+        """The file read as a dataset or, with ``answers``, as a system's answer file
+        (FormatError naming file and position)."""
         from service import formats
 
-        key = (ref.path or ref.sha256 or ref.name, ref.format, language or "")
+        key = (ref.path or ref.sha256 or ref.name, ref.format, language or "", answers)
         if key not in self._parsed:
             if ref.path is not None:
                 parsed = formats.read(
-                    ref.path, format=ref.format, language=language, limits=self.limits
+                    ref.path,
+                    format=ref.format,
+                    language=language,
+                    limits=self.limits,
+                    answers=answers,
                 )
             else:
                 name = PurePosixPath(ref.name).name or "upload"
@@ -90,6 +95,7 @@ class Files:
                     name=name,
                     language=language,
                     limits=self.limits,
+                    answers=answers,
                 )
                 # later checks name the file by its source: an upload's is its name, not None
                 parsed = replace(parsed, source=parsed.source or name)
@@ -259,6 +265,29 @@ def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: st
     )
 
 
+def check_answer_count(dataset: Dataset, answers: Dataset, *, profile: str) -> None:
+    """Refuse an answer file with more or fewer answers than the dataset has questions, for a
+    profile that pairs them by position (poleval): at the line where the first missing or
+    extra answer is, not after the experiment is reserved (a 201, then an error)."""
+    given, wanted = len(answers.questions), len(dataset.questions)
+    if given == wanted:
+        return
+    lines = answers.format == "tsv"
+    what = "answer lines" if lines else "answers"
+    said = what.removesuffix("s") if given == 1 else what
+    raise FormatError(
+        Problem(
+            f"{given} {said} for {wanted} questions: the {profile} profile needs one answer "
+            + ("line per question, in the dataset's order" if lines else "per question")
+            + (" (an empty line is an empty answer)" if lines and given < wanted else ""),
+            file=answers.source,
+            line=min(given, wanted) + 1 if lines else None,
+            column=1 if lines else None,
+            expected=f"{wanted} {what}",
+        )
+    )
+
+
 def check_header(dataset: Dataset, answers: Dataset, *, where: str) -> None:
     """Refuse a TSV answer file whose line 1 looks like a header: TSV has none (a question is
     its line number), so the header would be question 1's answers and every answer after it
@@ -317,6 +346,23 @@ def _no_text(name: str, dataset: Dataset, language: str, profile: Profile) -> Ba
         f"{language!r} (the {profile.name} profile's default is "
         f"{profile.default_language!r}); {has}. Choose one with --lang "
         '(the API: "language"; the run and compare pages: the "Language" field)'
+        + _profile_for(languages, profile)
+    )
+
+
+def _profile_for(languages: list[str], profile: Profile) -> str:
+    """The profiles made for one of the dataset's languages (poleval for Polish): a PolEval
+    participant told only to choose a language got fair's numbers, which count every
+    alternative answer as one to find."""
+    from service.evaluation.profiles import made_for
+
+    made = made_for(languages, besides=profile.default_language)
+    if not made:
+        return ""
+    return (
+        ", or a profile made for it: "
+        + ", ".join(f"--profile {n}" for n in made)
+        + (' (the API and the pages: "profile")')
     )
 
 

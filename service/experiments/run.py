@@ -278,6 +278,7 @@ def _ask(
             log=job.log(index, later) if job is not None else None,
             archive=job.archive if job is not None else None,
             later_language=later,
+            one_answer_each=_one_answer_each(spec.profile),
         )
         try:
             got = system.obtain(context)
@@ -441,6 +442,7 @@ def prepare(
                         cancel=ignore,
                         progress=lambda done, total: None,
                         answered=lambda answer: None,
+                        one_answer_each=_one_answer_each(spec.profile),
                     )
                 )
             except FormatError as err:
@@ -448,6 +450,13 @@ def prepare(
     if refused:
         raise FormatError(refused)
     return files
+
+
+def _one_answer_each(profile: str) -> str | None:
+    """The profile's name when it pairs answers with questions by position (poleval)."""
+    from service.evaluation.profiles import get_profile
+
+    return profile if get_profile(profile).answer_count_must_match else None
 
 
 @contextmanager

@@ -105,6 +105,9 @@ class SystemContext:
     archive: Callable[[str, bytes], None] | None = None  # keeps a file beside the store
     # a language the run asks after its first: its log and archive are kept apart by it
     later_language: str | None = None
+    # the profile that needs one answer per question (poleval, as geval): an answer file of
+    # another length is refused as it is read, at its line, before an experiment is reserved
+    one_answer_each: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,11 +191,18 @@ class AnswerFile:
         pass
 
     def obtain(self, ctx: SystemContext) -> Obtained:
-        from service.experiments.inputs import check_answer_ids, check_header, media_type_of
+        from service.experiments.inputs import (
+            check_answer_count,
+            check_answer_ids,
+            check_header,
+            media_type_of,
+        )
         from service.systems.archive import answers_from
 
-        parsed = ctx.files.dataset(self.file, language=ctx.language)
+        parsed = ctx.files.dataset(self.file, language=ctx.language, answers=True)
         check_header(ctx.dataset, parsed, where=self.file.name)
+        if ctx.one_answer_each is not None:
+            check_answer_count(ctx.dataset, parsed, profile=ctx.one_answer_each)
         run = answers_from(parsed, system=self.name, language=ctx.language)
         check_answer_ids(ctx.dataset, run, force=ctx.options.force, where=self.file.name)
         ctx.progress(len(run.answers), len(run.answers))

@@ -82,12 +82,14 @@ def read(
     name: str | None = None,
     language: str | None = None,
     limits: Limits | None = None,
+    answers: bool = False,
 ) -> Dataset:
     """Read a dataset (or a system's answer file) from a path or from bytes.
 
     ``format`` is sniffed when not given (content first, then the file extension). ``name``
     names bytes in messages. ``language`` tags question texts whose file gives no language
-    (TSV). A path read is recorded in ``Dataset.source`` as given. Raises FormatError.
+    (TSV). ``answers``: the file is a system's answers (a TSV is then an ``out.tsv`` whatever
+    its name). A path read is recorded in ``Dataset.source`` as given. Raises FormatError.
     """
     limits = limits or Limits()  # the answer limits from the environment, if set there
     if isinstance(source, bytes | bytearray | memoryview):
@@ -99,7 +101,7 @@ def read(
         data = _read_file(path, limits, label)
     if not data:  # said as such, not as an unknown format or as an answer file of no lines
         raise FormatError(Problem("the file is empty (0 bytes)", file=label, expected=_ANY_FORMAT))
-    src = Source(data, name=label, path=path, language=language, limits=limits)
+    src = Source(data, name=label, path=path, language=language, limits=limits, answers=answers)
     fmt = get(format) if format else FORMATS[_sniff(src)]
     if fmt.name == "tsv":
         _not_other_format(src)

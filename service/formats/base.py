@@ -118,12 +118,14 @@ class Source:
         path: Path | None = None,
         language: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        answers: bool = False,
     ) -> None:
         self.data = data
         self.name = name
         self.path = path
         self.language = language
         self.limits = limits
+        self.answers = answers  # read as a system's answers (TSV: an out.tsv, whatever its name)
         self._json: Any = None
         self._json_error: FormatError | None = None
         self._json_done = False
@@ -139,9 +141,12 @@ class Source:
             return self.data.decode("utf-8-sig")
         except UnicodeDecodeError as err:
             line, column = _line_col_of_byte(self.data, err.start)
+            # Windows editors save "Unicode" as UTF-16, which the byte alone does not say
+            utf16 = self.data[:2] in (b"\xff\xfe", b"\xfe\xff")
             raise FormatError(
                 Problem(
-                    f"the file is not valid UTF-8 (byte 0x{self.data[err.start]:02x})",
+                    f"the file is not valid UTF-8 (byte 0x{self.data[err.start]:02x})"
+                    + (": it is UTF-16 (its byte-order mark); save it as UTF-8" if utf16 else ""),
                     file=self.name,
                     line=line,
                     column=column,

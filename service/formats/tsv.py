@@ -48,13 +48,21 @@ def sniff(src: Source) -> bool:
     return False  # plain text: only the .tsv extension tells (see service.formats.sniff)
 
 
-def role_of(name: str | None) -> str:
-    """gonito's names: ``in.tsv``, ``out.tsv``, ``out-model=x.tsv``; all else is expected."""
+def role_of(name: str | None, *, answers: bool = False) -> str:
+    """gonito's names: ``in.tsv``, ``out.tsv``, ``out-model=x.tsv``; all else is expected,
+    except that a file given as a system's ``answers`` is an out.tsv by any other name
+    (``answers.tsv``, ``predictions.tsv``) than ``in…`` or ``expected…`` (the gold as answers).
+
+    >>> role_of("dev-0/answers.tsv"), role_of("answers.tsv", answers=True)
+    ('expected', 'out')
+    >>> role_of("expected.tsv", answers=True)
+    'expected'
+    """
     base = Path(name).name.lower() if name else ""
-    for role in (IN, OUT):
+    for role in (IN, OUT, EXPECTED):
         if re.match(rf"{role}([-.]|$)", base):
             return role
-    return EXPECTED
+    return OUT if answers else EXPECTED
 
 
 def _lines(src: Source) -> list[str]:
@@ -76,7 +84,7 @@ def looks_like_header(line: str) -> bool:
 
 def read(src: Source) -> Dataset:
     report = Report(src)
-    role = role_of(src.name)
+    role = role_of(src.name, answers=src.answers)
     lines = _lines(src)
     questions: list[Question] = []
     places: list[dict[str, int]] = []

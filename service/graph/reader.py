@@ -232,6 +232,8 @@ def _evaluation(
     uris: Uris,
     nodes_of: dict[str, Node],
 ) -> dict[str, Any]:
+    from service.evaluation.profiles import explains_misses, why_wrong
+
     first = tasks[0]
     entries: list[dict[str, Any]] = []
     by_id: dict[tuple[str, str | None], dict[str, Any]] = {}
@@ -245,6 +247,7 @@ def _evaluation(
                 _order(r, position, uris),
             )
         )
+        explains = explains_misses(task.profile)  # poleval says why an answer was wrong
         for row in rows:
             qid = question_id_of(row.text(GQA + "question") or row.uri, uris)
             language = local(row.text(GQA + "language")) or None
@@ -271,6 +274,11 @@ def _evaluation(
                 entry.setdefault("attempts", number(attempts))
             if (reason := row.text(GQA + "retryReason")) is not None:
                 entry.setdefault("retryReason", reason)
+            if explains:  # as evaluate's JSON says it
+                missed = sorted(v.value for v in row.all(GQA + "missedAnswer"))
+                given = [v.value for v in row.all(GQA + "givenAnswer")]
+                if why := why_wrong(task.profile, given, missed):
+                    entry.setdefault("why", why)
             if language is not None:
                 entry["language"] = language
             shapes = _query_shapes(row, nodes_of)

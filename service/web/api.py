@@ -126,9 +126,14 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     if out["status"] != "finished":
         return out
     storage = services().storage
+    from service.evaluation.profiles import explains_misses
     from service.graph.reader import evaluations
 
-    quads = storage.experiments.quads(experiment_id, answers=False)
+    # the answers only where a profile says from them why an answer was wrong (poleval: one
+    # short line a question); otherwise never read (one 52 MB answer file took 2 s)
+    asked = out.get("asked") or {}
+    explains = explains_misses(str(asked.get("profile") or ""))
+    quads = storage.experiments.quads(experiment_id, answers=explains)
     page = pages.experiment_page(experiment_id, quads, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
     out["evaluations"] = evaluations(quads, storage.uris, experiment_id)

@@ -291,6 +291,11 @@ def _evaluation_properties() -> dict[str, Any]:
             "description": "With attempts: why the attempt before the last one failed.",
         },
         language={**_TEXT, "description": "A task pooled over languages: the question's."},
+        why={
+            **_TEXT,
+            "description": "A wrong answer under a profile whose rules can say why it matched "
+            "no gold answer (poleval: the edit distance or the number found, per alternative).",
+        },
         queryShape={
             "type": "object",
             "description": "The shapes of the system's and the gold "

@@ -297,6 +297,7 @@ class QuestionRow:
     retry_reason: str | None = None
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
     language: str | None = None  # the record's, in a task pooled over several languages
+    why: str | None = None  # why a wrong answer matched no gold answer, where a rule can say
 
     def totals(self) -> Totals:
         """How many answers were matched, false and missed: the lists, or the counts when the
@@ -502,11 +503,13 @@ def task_page(
 ) -> TaskPage:
     """The rows of a task's page from its document's nodes (``describe.index``) and its
     questions' descriptions."""
+    from service.evaluation.profiles import explains_misses, why_wrong
     from service.evaluation.profiles.base import gold_alternatives_in
 
     task_node = nodes.get(task_uri) or Node(task_uri)
     task = _task_row(task_node, nodes, uris)
     alternatives = gold_alternatives_in(task.signature or "")
+    explains = explains_misses(task.profile)  # poleval says why an answer was wrong
     rows: list[QuestionRow] = []
     for uri, node in nodes.items():
         if node.text(GQA + "resultOf") != task_uri:
@@ -530,6 +533,16 @@ def task_page(
         matches = _matches(node, nodes)
         false = tuple(sorted(_display(v) for v in node.all(GQA + "falseAnswer")))
         missed = tuple(sorted(_display(v) for v in node.all(GQA + "missedAnswer")))
+        given = tuple(sorted(_display(v) for v in node.all(GQA + "givenAnswer")))
+        why = (
+            why_wrong(
+                task.profile,
+                [v.value for v in node.all(GQA + "givenAnswer")],
+                sorted(v.value for v in node.all(GQA + "missedAnswer")),
+            )
+            if explains
+            else None
+        )
         if alternatives:  # one gold answer in several forms: one item, and only if missed
             missed = _one_answer(missed) if measures.get("fn") else ()
         runtime, attempts = node.one(GQA + "runtime"), number(node.one(GQA + "attempts"))
@@ -543,7 +556,7 @@ def task_page(
                 text_language=getattr(shown, "language", None) or None,
                 status=status,
                 measures=measures,
-                given=tuple(sorted(_display(v) for v in node.all(GQA + "givenAnswer"))),
+                given=given,
                 gold=tuple(sorted(_display(v) for v in q.all(GQA + "goldAnswer"))) if q else (),
                 note=node.text(GQA + "note"),
                 answer_type=local(q.text(GQA + "answerType")).removeprefix("answerType-")
@@ -562,6 +575,7 @@ def task_page(
                 confidence=number(node.one(GQA + "confidence")),
                 retry_reason=node.text(GQA + "retryReason"),
                 language=asked_in,
+                why=why,
             )
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
@@ -694,6 +708,13 @@ def task_csv(page: TaskPage) -> bytes:
     # then how a service's call went, as the API's keys name it (the page showed it, the CSV
     # did not: a failed question was "error" with no reason)
     header += ["runtimeMs", "error", "attempts", "retryReason", "confidence", "matches"]
+    # why a wrong answer matched nothing, for profiles whose rules can say it (poleval), as the
+    # experiment CSV has the columns of the measures its tasks have
+    from service.evaluation.profiles import explains_misses
+
+    why = explains_misses(page.task.profile)
+    if why:
+        header.append("why")
     rows = [
         [
             r.uri,
@@ -713,6 +734,7 @@ def task_csv(page: TaskPage) -> bytes:
             r.retry_reason,
             r.confidence,
             _cell([_match_cell(m) for m in r.matches]),
+            *([r.why] if why else []),
         ]
         for r in page.rows
     ]

@@ -4,7 +4,7 @@ matched each given answer to which gold answer (the explanation pages and the gr
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from service.evaluation.kbview import KBRequests, KBView
 from service.evaluation.results import ItemMatch, MatchRule, Verdict
@@ -55,6 +55,14 @@ class AnswerMatcher(Protocol):
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
         """Match one question, consulting only what :meth:`requests` asked for."""
         ...
+
+
+@runtime_checkable
+class ExplainsMisses(Protocol):
+    """A matcher that can say why an answer matched none of the gold answers from the strings
+    alone (poleval: which edit distance, which number), for the per-question diagnostics."""
+
+    def why_not(self, answer: str, alternatives: Sequence[str]) -> str | None: ...
 
 
 def verdicts_by_key(keys: Sequence[Hashable], correct: Collection[Hashable]) -> tuple[Verdict, ...]:

@@ -20,6 +20,7 @@ the system gave nothing; answer and alternatives are stripped of surrounding whi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
 from service.evaluation.matchers.base import Judged, MatchRule, Verdict
@@ -83,10 +84,40 @@ def judge_line(answer: str, gold: str) -> tuple[float, MatchRule]:
     return (1.0 if score >= LENIENT_HARDENING_THRESHOLD else 0.0), rule
 
 
+def why_not(answer: str, alternatives: Sequence[str]) -> str | None:
+    """Why ``answer`` matched none of the gold ``alternatives``, one phrase each (the task page
+    and CSV say it: ``1 000`` is wrong for ``1000`` because only ``1`` is extracted); ``None``
+    when it does match one (a result scored under another version of these rules)."""
+    from rapidfuzz.distance import Levenshtein
+
+    reasons = []
+    for gold in alternatives:
+        credit, rule = judge_line(answer, gold)
+        if credit:
+            return None
+        if rule is MatchRule.NUMBER_EXTRACT:
+            got = extract_number(answer)
+            reasons.append(
+                f"{gold}: number {got} in the answer, not {extract_number(gold)}"
+                if got is not None
+                else f"{gold}: no number in the answer (the gold's is {extract_number(gold)})"
+            )
+        elif not gold:
+            reasons.append("an empty gold answer matches nothing")
+        else:
+            edits = Levenshtein.distance(_lower(answer), _lower(gold))
+            reasons.append(f"{gold}: {edits} edits, more than half of its {len(gold)} characters")
+    return "; ".join(reasons) or None
+
+
 class PolEvalMatcher:
     """PolEval 2021 quiz QA (see the module docstring)."""
 
     __slots__ = ()  # stateless: nothing to change
+
+    def why_not(self, answer: str, alternatives: Sequence[str]) -> str | None:
+        """Why an answer line matched no alternative (see :func:`why_not`)."""
+        return why_not(answer, alternatives)
 
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS

@@ -20,7 +20,8 @@ only the matcher it uses.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from service.errors import BadRequest
 from service.evaluation.profiles.base import (
@@ -31,6 +32,9 @@ from service.evaluation.profiles.base import (
     Profile,
 )
 
+if TYPE_CHECKING:
+    from service.evaluation.matchers.base import ExplainsMisses
+
 __all__ = [
     "ALL_TYPES",
     "DEFAULT_PROFILE",
@@ -40,7 +44,10 @@ __all__ = [
     "AnswerItems",
     "Profile",
     "ProfileRegistry",
+    "explains_misses",
     "get_profile",
+    "made_for",
+    "why_wrong",
 ]
 
 _MODULES: dict[str, str] = {
@@ -104,6 +111,40 @@ PROFILES = ProfileRegistry(_MODULES)
 """Every profile by name; the first (``fair``) is the default."""
 
 DEFAULT_PROFILE = next(iter(PROFILES))
+
+
+def made_for(languages: Iterable[str], *, besides: str | None = None) -> list[str]:
+    """The profiles made for one of ``languages``: their default language is one of them and
+    not the default profile's (``poleval`` for Polish), nor ``besides``'s. A PolEval dataset
+    scored under the default profile counts every alternative as a gold answer to find."""
+    ordinary = {PROFILES[DEFAULT_PROFILE].default_language}
+    if besides is not None:
+        ordinary.add(besides)
+    wanted = set(languages) - ordinary
+    return [p.name for p in PROFILES.values() if p.default_language in wanted]
+
+
+def _explainer(profile: str | Profile) -> ExplainsMisses | None:
+    """The profile's matcher when it can say why an answer matched nothing (poleval)."""
+    from service.evaluation.matchers.base import ExplainsMisses
+
+    if isinstance(profile, str) and profile not in PROFILES:
+        return None  # a result of a profile no longer offered
+    matcher = get_profile(profile).matcher
+    return matcher if isinstance(matcher, ExplainsMisses) else None
+
+
+def explains_misses(profile: str | Profile) -> bool:
+    """Whether the profile's matcher can say why an answer matched nothing."""
+    return _explainer(profile) is not None
+
+
+def why_wrong(profile: str | Profile, given: Sequence[str], missed: Sequence[str]) -> str | None:
+    """Why the one ``given`` answer matched none of the ``missed`` gold answers, where the
+    profile's matcher can say (``None`` otherwise): the one place the JSON of ``evaluate`` and
+    of the API, the task page and its CSV get it from."""
+    explainer = _explainer(profile) if len(given) == 1 and missed else None
+    return explainer.why_not(given[0], missed) if explainer is not None else None
 
 
 def get_profile(name: str | Profile) -> Profile:

@@ -23,6 +23,18 @@
       }
     });
   }
+  // A dataset with a profile made for it (PolEval: poleval) chooses that profile, until the
+  // profile is chosen by hand; another dataset puts the default back.
+  var profile = document.getElementById("run-profile");
+  if (profile && select) {
+    var byHand = false;
+    profile.addEventListener("change", function () { byHand = true; });
+    select.addEventListener("change", function () {
+      var option = select.selectedOptions[0];
+      if (byHand || !option) return;
+      profile.value = option.dataset.profile || profile.dataset.default;
+    });
+  }
   // A dataset file chosen means that file: the list, which starts at the demo, lets it go.
   var file = document.getElementById("run-dataset-file");
   if (file && select) {

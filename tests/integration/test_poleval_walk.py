@@ -1,0 +1,145 @@
+"""What a PolEval 2021 quiz-QA participant tripped over, on the command line as they met it.
+
+Answer files are written here as participants write them: one answer a line, named as they
+like (gonito says ``out.tsv``; teams write ``answers.tsv``, ``predictions.tsv``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import DATA
+from tests.helpers import gerbil_qa as _cli
+
+DEV0 = DATA / "poleval2021" / "dev-0"
+
+QUESTIONS = ["Litera?", "Odcinek?", "Gdzie?", "Czy?", "Numer?", "Ilu?"]
+GOLD = ["alfa", "cięciwa", "w Egipcie", "tak", "102", "czterech\tczworo\t4"]
+ANSWERS = ["Alfa", "cieciwa", "Egipt", "Tak.", "nr 102", "cztery"]  # 5 of 6 right
+
+
+def _first_alternatives(tmp_path: Path) -> Path:
+    """A perfect dev-0 answer file: each question's first gold alternative."""
+    lines = (DEV0 / "expected.tsv").read_text(encoding="utf-8").splitlines()
+    out = tmp_path / "out.tsv"
+    out.write_text("".join(line.split("\t")[0] + "\n" for line in lines), encoding="utf-8")
+    return out
+
+
+def _small(tmp_path: Path, answers: list[str], name: str) -> tuple[Path, Path]:
+    """A small PolEval dataset (in.tsv beside expected.tsv) and an answer file ``name`` in the
+    same folder, as a participant keeps ``dev-0/``."""
+    (tmp_path / "in.tsv").write_text("".join(q + "\n" for q in QUESTIONS), encoding="utf-8")
+    expected = tmp_path / "expected.tsv"
+    expected.write_text("".join(g + "\n" for g in GOLD), encoding="utf-8")
+    out = tmp_path / name
+    out.write_text("".join(a + "\n" for a in answers), encoding="utf-8")
+    return expected, out
+
+
+def test_the_default_profile_on_a_poleval_dataset_points_to_poleval(tmp_path: Path) -> None:
+    # Before, the refusal only said "choose one with --lang": with --lang pl the fair profile
+    # scored a perfect answer file 0.89 (every alternative a gold answer to find).
+    out = _first_alternatives(tmp_path)
+    done = _cli("evaluate", "--dataset", "poleval-2021-qa-dev-0", "--answers", str(out))
+    assert done.returncode == 1
+    assert "--profile poleval" in done.stderr, done.stderr
+
+
+def test_alternatives_scored_as_a_set_are_warned(tmp_path: Path) -> None:
+    out = _first_alternatives(tmp_path)
+    base = ("evaluate", "--dataset", "poleval-2021-qa-dev-0", "--answers", str(out))
+    fair = _cli(*base, "--lang", "pl", "--output", "json")
+    assert fair.returncode == 0, fair.stderr
+    result = json.loads(fair.stdout)
+    assert result["results"]["QA"]["accuracy"] < 1.0  # what the warning explains
+    said = [w for w in result["warnings"] if "alternative" in w]
+    assert len(said) == 1 and "--profile poleval" in said[0], result["warnings"]
+    assert "110 questions" in said[0]  # dev-0 lines with more than one alternative
+    table = _cli(*base, "--lang", "pl")  # the table says it on stderr, in the singular
+    assert "gerbil-qa: out: 1 warning\n" in table.stderr and "--profile poleval" in table.stderr
+    poleval = json.loads(_cli(*base, "--profile", "poleval", "--output", "json").stdout)
+    assert poleval["results"]["QA"]["accuracy"] == 1.0
+    assert not [w for w in poleval["warnings"] if "alternative" in w]
+
+
+def test_an_answer_file_of_any_name_is_read_as_answers(tmp_path: Path) -> None:
+    # answers.tsv beside in.tsv was read as a gold file: a short one was blamed on in.tsv
+    expected, short = _small(tmp_path, ANSWERS[:5], "answers.tsv")
+    done = _cli(
+        "evaluate", "--dataset", str(expected), "--answers", str(short), "--profile", "poleval"
+    )
+    assert done.returncode == 1
+    assert f"{short}:6:1: error: 5 answer lines for 6 questions" in done.stderr, done.stderr
+    assert "in.tsv has" not in done.stderr
+    # elsewhere, it was warned for having no in.tsv beside it and its tab went unsaid
+    elsewhere = tmp_path / "runs"
+    elsewhere.mkdir()
+    tabbed = elsewhere / "predictions.tsv"
+    tabbed.write_text("".join(a + "\t0.9\n" if i == 0 else a + "\n" for i, a in enumerate(ANSWERS)))
+    done = _cli(
+        *("evaluate", "--dataset", str(expected), "--answers", str(tabbed)),
+        *("--profile", "poleval", "--output", "json"),
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["results"]["QA"]["accuracy"] == 4 / 6  # "Alfa<TAB>0.9" is one wrong answer
+    assert not [w for w in result["warnings"] if "in.tsv" in w], result["warnings"]
+    assert [w for w in result["warnings"] if "predictions.tsv:1:5" in w and "a tab" in w]
+
+
+def test_hand_scored_polish_answers(tmp_path: Path) -> None:
+    # Each outcome recomputed by the PolEval rules: lower-cased Levenshtein within half the
+    # gold's length, else the extracted number; the best alternative counts.
+    expected, out = _small(tmp_path, ANSWERS, "out.tsv")
+    done = _cli(
+        *("evaluate", "--dataset", str(expected), "--answers", str(out)),
+        *("--profile", "poleval", "--output", "json"),
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    f1 = [q["QA"]["f1"] for q in result["questions"]]
+    # "Egipt" is 5 edits from "w egipcie" (9 characters, half 4.5): wrong
+    assert f1 == [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
+    # and the JSON says why: before, only tp/fp/fn, and a participant guessed
+    why = {q["id"]: q.get("why") for q in result["questions"]}
+    assert why["3"] == "w Egipcie: 5 edits, more than half of its 9 characters"
+    assert [qid for qid, said in why.items() if said] == ["3"]
+    assert result["results"]["QA"]["accuracy"] == 5 / 6
+
+
+def test_why_a_polish_answer_is_wrong() -> None:
+    from service.evaluation.matchers.poleval import why_not
+
+    # only "1" is read from "1 000": geval's number pattern stops at the space
+    assert why_not("1 000", ["1000"]) == "1000: number 1 in the answer, not 1000"
+    assert why_not("nie", ["1410"]) == "1410: no number in the answer (the gold's is 1410)"
+    assert why_not("U.S.A.", ["USA"]) == "USA: 3 edits, more than half of its 3 characters"
+    assert why_not("Tak.", ["tak"]) is None  # 1 edit of 3: right, nothing to explain
+
+
+def test_a_windows_unicode_answer_file_is_named_as_utf16(tmp_path: Path) -> None:
+    expected, _ = _small(tmp_path, ANSWERS, "out.tsv")
+    utf16 = tmp_path / "runs-utf16.tsv"
+    utf16.write_bytes("".join(a + "\r\n" for a in ANSWERS).encode("utf-16"))
+    done = _cli(
+        "evaluate", "--dataset", str(expected), "--answers", str(utf16), "--profile", "poleval"
+    )
+    assert done.returncode == 1
+    assert (
+        f"{utf16}:1:1: error: the file is not valid UTF-8 (byte 0xff): it is UTF-16" in done.stderr
+    )
+    assert "save it as UTF-8" in done.stderr
+
+
+def test_bom_and_crlf_answer_files_score_as_plain_ones(tmp_path: Path) -> None:
+    expected, _ = _small(tmp_path, ANSWERS, "out.tsv")
+    windows = tmp_path / "out-windows.tsv"
+    windows.write_bytes(b"\xef\xbb\xbf" + "".join(a + "\r\n" for a in ANSWERS).encode("utf-8"))
+    done = _cli(
+        *("evaluate", "--dataset", str(expected), "--answers", str(windows)),
+        *("--profile", "poleval", "--output", "json"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"]["QA"]["accuracy"] == 5 / 6

@@ -1,0 +1,145 @@
+"""A PolEval 2021 quiz-QA participant's walk in a real browser: the run page, dev-0 picked
+from the catalogue, a team's ``answers.tsv`` uploaded, the per-question view and its CSV.
+
+What it found: submitted under the default profile the run was refused with only "choose a
+language" (with Polish chosen, the fair profile scored a perfect file 0.89: every alternative
+a gold answer to find); a wrong Polish answer was shown false with no reason, though PolEval's
+rules decide from the two strings alone (``1 000`` is wrong for ``1000``: only ``1`` is read)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA
+from tests.web.test_browser import wait_until
+
+DEV0 = DATA / "poleval2021" / "dev-0"
+
+
+def _answers(tmp_path: Path) -> Path:
+    """dev-0 answered with each first gold alternative, three lines changed as a team's
+    system gets them wrong: line 3 (gold ``w Egipcie``), 7 (``102``), 10 (``czterech``,
+    ``czworo``, ``4``: ``cztery`` is within reach of ``czterech``, so right)."""
+    lines = [line.split("\t")[0] for line in (DEV0 / "expected.tsv").read_text().splitlines()]
+    lines[2], lines[6], lines[9] = "Egipt", "nr 101", "cztery"
+    path = tmp_path / "answers.tsv"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _pick(browser, server, answers: Path, profile: str | None) -> None:
+    """Fill the run page: ``profile`` chosen by hand (else what the dataset chooses)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server.url + "experiments/new")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
+    Select(browser.find_element(By.ID, "run-dataset")).select_by_value("poleval-2021-qa-dev-0")
+    browser.find_element(By.ID, "run-answers").send_keys(str(answers))
+    if profile:  # by hand, after the dataset chose its own
+        Select(browser.find_element(By.ID, "run-profile")).select_by_value(profile)
+    browser.find_element(By.ID, "run-submit").click()
+
+
+@pytest.mark.browser
+def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
+    server, browser, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.delete_all_cookies()
+    answers = _answers(tmp_path)
+    # picking dev-0 picks PolEval's profile (before, fair stayed: refused, or 0.89 with pl)
+    browser.get(server.url + "experiments/new")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
+    datasets, profiles = (
+        Select(browser.find_element(By.ID, i)) for i in ("run-dataset", "run-profile")
+    )
+    datasets.select_by_value("poleval-2021-qa-dev-0")
+    assert "scored with profile poleval" in datasets.first_selected_option.text
+    assert profiles.first_selected_option.get_attribute("value") == "poleval"
+    datasets.select_by_value("demo")
+    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    profiles.select_by_value("exact")  # a profile chosen by hand stays
+    datasets.select_by_value("poleval-2021-qa-dev-0")
+    assert profiles.first_selected_option.get_attribute("value") == "exact"
+    # fair chosen back by hand: refused, and told which profile is PolEval's
+    _pick(browser, server, answers, "fair")
+    refused = wait_until(browser, lambda d: d.find_elements(By.ID, "run-error"))[0].text
+    assert "--profile poleval" in refused, refused
+
+    _pick(browser, server, answers, None)  # the dataset chooses poleval
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    token = browser.find_element(By.ID, "owner-token").get_attribute("value")
+    experiment_id = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    experiment_id = experiment_id.split("?", 1)[0].rsplit("/", 1)[-1]
+    state = server.wait_finished(experiment_id, token)
+    (evaluation,) = state["evaluations"]
+    assert evaluation["results"]["QA"]["accuracy"] == 0.998  # 998 of 1000 right
+    said = {q["id"]: q["why"] for q in evaluation["questions"] if "why" in q}
+    assert said == {  # as `evaluate --output json` says it, read back from the graph
+        "3": "w Egipcie: 5 edits, more than half of its 9 characters",
+        "7": "102: number 101 in the answer, not 102",
+    }
+
+    task = state["results"][0]["task"]
+    browser.get(task)
+    wait_until(browser, lambda d: d.find_elements(By.ID, "questions"))
+    reasons = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#questions li.why")]
+    assert "why not: w Egipcie: 5 edits, more than half of its 9 characters" in reasons
+    assert "why not: 102: number 101 in the answer, not 102" in reasons
+    assert len(reasons) == 2  # the right answers (cztery = czterech) have none
+
+    table = server.get(
+        task.replace(server.url, "") + ".csv", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert table.status_code == 200
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.text))}
+    assert rows["3"]["why"] == "w Egipcie: 5 edits, more than half of its 9 characters"
+    assert rows["10"]["why"] == "" and rows["10"]["matches"] == "cztery = czterech [fuzzy]"
+    header = next(csv.reader(io.StringIO(table.text)))
+    assert header[-2:] == ["matches", "why"]  # added after every column there was
+
+
+def test_an_answer_file_one_line_short_is_refused_at_its_line(server, tmp_path: Path) -> None:
+    # Before: 201, an experiment reserved and stored, then "error" once the job scored it.
+    lines = _answers(tmp_path).read_bytes().splitlines(keepends=True)
+    before = len(server.storage.experiments.listing(include_private=True))
+    for name, data, line in (("short.tsv", lines[:-1], 1000), ("long.tsv", [*lines, b"x\n"], 1001)):
+        response = server.post(
+            "api/experiments",
+            data={"dataset": "poleval-2021-qa-dev-0", "profile": "poleval"},
+            files={"answers": (name, b"".join(data))},
+        )
+        assert response.status_code == 400, response.text
+        (problem,) = response.json()["problems"]
+        assert (problem["file"], problem["line"]) == (name, line), problem
+        assert problem["expected"] == "1000 answer lines"
+    assert len(server.storage.experiments.listing(include_private=True)) == before  # none kept
+
+
+def test_the_status_with_why_answers_as_documented(server, tmp_path: Path) -> None:
+    from tests.web.test_openapi_conformance import Conformance
+
+    api = Conformance(server.get("api/openapi.json").json())
+    ticket = server.post(
+        "api/experiments",
+        data={"dataset": "poleval-2021-qa-dev-0", "profile": "poleval"},
+        files={"answers": ("out.tsv", _answers(tmp_path).read_bytes())},
+    ).json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    status = api.check(
+        "/api/experiments/{id}",
+        "get",
+        server.get(
+            f"api/experiments/{ticket['id']}",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+        ),
+    )
+    assert [q["id"] for q in status["evaluations"][0]["questions"] if "why" in q] == ["3", "7"]
+    assert api.mismatches == []  # "why" is documented: a strict client reads it
