@@ -20,6 +20,13 @@ from tests.web.test_browser import wait_until
 DEV0 = DATA / "poleval2021" / "dev-0"
 
 
+@pytest.fixture(autouse=True)
+def mirror(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """The catalogue's local mirror: the server reads dev-0 from it, never downloads it (CI
+    has no internet and sets no GERBIL_QA_DATA)."""
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+
+
 def _answers(tmp_path: Path) -> Path:
     """dev-0 answered with each first gold alternative, three lines changed as a team's
     system gets them wrong: line 3 (gold ``w Egipcie``), 7 (``102``), 10 (``czterech``,
