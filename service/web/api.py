@@ -85,6 +85,7 @@ def submit() -> Response:
     if request.mimetype == "application/json":
         raw = submission.from_json(json_body())
     elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        submission.check_form_fields([*request.form.keys(), *request.files.keys()])
         raw = submission.from_form(request.form, request.files)
     else:
         raise BadRequest("send the submission as multipart/form-data or application/json")

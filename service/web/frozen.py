@@ -68,6 +68,12 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     if not rows:
         raise BadRequest("this leaderboard has no rows to freeze (no public results match it)")
     shown = model["chosen"]
+    if all(r["measures"].get(shown.sort) is None for r in rows):  # every row "–", all rank 1
+        raise BadRequest(
+            f"$.sort: no row of this leaderboard has {pages.measure_label(shown.sort)} "
+            f"({shown.sort}), so it ranks nothing; freeze it sorted by a measure its rows have",
+            field="sort",
+        )
     dataset, language, profile = ui.filter_iris(shown)
     standing = leaderboards.Standing(
         experiment_type=gerbil(shown.experiment_type),

@@ -455,6 +455,11 @@ class DatasetRow:
     issued: str | None
 
 
+def described(iri: str) -> bool:
+    """Whether the public graphs say anything of ``iri`` (one index lookup)."""
+    return bool(_select(f"SELECT ?p WHERE {{ {_iri(iri)} ?p ?o }} LIMIT 1"))
+
+
 def datasets() -> list[DatasetRow]:
     """The catalogue's datasets."""
     graph = services().storage.uris.catalog_graph

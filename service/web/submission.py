@@ -191,6 +191,14 @@ SUBMISSION_KEYS = frozenset(
     | {"language", "experimentTypes", "kb", "force"}
 )
 SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference"})
+# The fields of a multipart submission (the OpenAPI ``SubmissionForm``, tested to agree)
+# besides the call settings.
+FORM_KEYS = frozenset(
+    {"dataset", "dataset_file", "dataset_format", "dataset_version", "revisionOf", "gold"}
+    | {"gold_file", "gold_format", "title", "answers", "answers_name", "answers_format"}
+    | {"webservice", "text2sparql", "reference", "profile", "language", "experiment_type"}
+    | {"kb", "force"}
+)
 
 
 def _known_keys(data: dict[str, Any], known: frozenset[str], where: str) -> None:
@@ -203,6 +211,14 @@ def _known_keys(data: dict[str, Any], known: frozenset[str], where: str) -> None
             near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
             hint = f"; did you mean {near[0]!r}?" if near else f"; expected one of {sorted(known)}"
             raise BadRequest(f"{where}.{key}: not a key of a submission{hint}", field=str(key))
+
+
+def check_form_fields(names: Any) -> None:
+    """A form field ``POST /api/experiments`` does not read is refused as a JSON key is: a
+    multipart ``profil=exact`` was ignored (202) and the run scored under the default profile."""
+    from service.call_settings import CALLED
+
+    _known_keys(dict.fromkeys(names), FORM_KEYS | CALLED.keys(), "$")
 
 
 def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission:

@@ -220,6 +220,7 @@ def leaderboard_model(
     dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
     shown_filter = replace(chosen, dataset=dataset)
     filters = filter_iris(shown_filter)
+    _known_dataset(dataset, filters[0], ranked)
     query = partial(
         listings.leaderboard,
         dataset=filters[0],
@@ -379,6 +380,22 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
+
+
+def _known_dataset(name: str, iri: str | None, ranked: list[listings.DatasetUse]) -> None:
+    """A dataset the public graphs know nothing of is a 400 naming the nearest name: a
+    mistyped one in a paper's link showed "No public results" as if it had none."""
+    if iri is None or any(d.uri == iri for d in ranked) or listings.described(iri):
+        return
+    import difflib
+
+    names = sorted({d.name for d in ranked} | {d.name for d in listings.datasets()})
+    near = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]!r}?" if near else " (the catalogue's names: catalog)"
+    raise BadRequest(
+        f"dataset={name!r}: no dataset of that name; expected a dataset's name or "
+        f"{ALL_DATASETS!r}{hint}"
+    )
 
 
 def filter_iris(chosen: LeaderboardFilter) -> tuple[str | None, str | None, str | None]:

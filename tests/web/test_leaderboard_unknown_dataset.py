@@ -1,0 +1,33 @@
+"""A leaderboard link with a dataset name the service knows nothing of (a typo in a paper's
+link) showed "No public results with these filters", 200, as if the dataset had none; now a
+400 naming the nearest name. A known dataset without results still answers 200, empty."""
+
+from __future__ import annotations
+
+
+def _demo_dataset(server) -> str:
+    status = server.get(f"api/experiments/{server.demo_id}").json()
+    return status["dataset"].rsplit("/", 1)[1]
+
+
+def test_an_unknown_dataset_is_refused_naming_the_nearest(server) -> None:
+    name = _demo_dataset(server)
+    typo = name[:-1] + ("x" if name[-1] != "x" else "y")
+    for fmt in ("html", "json", "csv"):
+        refused = server.get("leaderboards", params={"dataset": typo, "format": fmt})
+        assert refused.status_code == 400, (fmt, refused.text[:300])
+        assert f"did you mean {name!r}?" in refused.text, refused.text[:300]
+    frozen = server.post("api/leaderboards", json={"dataset": typo})
+    assert frozen.status_code == 400 and f"dataset={typo!r}" in frozen.json()["error"]
+    far = server.get("leaderboards", params={"dataset": "nothing-like-it-at-all"})
+    assert far.status_code == 400 and "catalog" in far.text
+
+
+def test_a_known_dataset_without_results_is_an_empty_leaderboard(server) -> None:
+    empty = server.get(
+        "leaderboards", params={"dataset": "qald-9-test-multilingual", "format": "json"}
+    )
+    assert empty.status_code == 200, empty.text
+    assert empty.json()["rows"] == []
+    every = server.get("leaderboards", params={"dataset": "all", "format": "json"})
+    assert every.status_code == 200 and every.json()["rows"]

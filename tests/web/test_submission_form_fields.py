@@ -1,0 +1,51 @@
+"""A multipart submission's fields are checked as a JSON submission's keys are (the README: "a
+mistyped one is a 400 naming the nearest"): ``profil=exact`` in a form was accepted (202) and
+the run scored under the default profile, without a word."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.paths import DEMO_DIR
+
+
+def _files() -> list[tuple[str, tuple[str, bytes]]]:
+    path = DEMO_DIR / "answers-strong.json"
+    return [("answers", (path.name, path.read_bytes()))]
+
+
+@pytest.mark.parametrize(
+    ("field", "said"),
+    [
+        ("profil", "$.profil: not a key of a submission; did you mean 'profile'?"),
+        ("experiment_types", "did you mean 'experiment_type'?"),
+        ("systemNames", "$.systemNames: not a key of a submission; expected one of"),
+    ],
+)
+def test_a_mistyped_form_field_is_refused_before_anything_is_reserved(
+    server, field: str, said: str
+) -> None:
+    before = len(server.storage.experiments.listing(include_private=True))
+    data = {"dataset": "demo", field: "exact"}
+    refused = server.post("api/experiments", files=_files(), data=data)
+    assert refused.status_code == 400, refused.text
+    assert said in refused.json()["error"], refused.text
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+
+
+def test_the_documented_form_fields_are_accepted(server) -> None:
+    """Every field the OpenAPI's SubmissionForm names is one the check lets through, and no
+    other (so the document and the check cannot drift)."""
+    from service.call_settings import CALLED
+    from service.web.submission import FORM_KEYS
+
+    document = server.get("api/openapi.json").json()
+    form = document["components"]["schemas"]["SubmissionForm"]["properties"]
+    assert set(form) == FORM_KEYS | CALLED.keys()
+    data = {"dataset": "demo", "profile": "exact", "answers_name": "typed", "retries": "1"}
+    accepted = server.post("api/experiments", files=_files(), data=data)
+    assert accepted.status_code == 202, accepted.text
+    ticket = accepted.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    assert [e["profile"] for e in state["evaluations"]] == ["exact"]
+    assert [e["system"] for e in state["evaluations"]] == ["typed"]
