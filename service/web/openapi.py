@@ -431,6 +431,69 @@ def _compare_body(files: dict[str, Any]) -> dict[str, Any]:
     return files
 
 
+def submission_form_schema() -> dict[str, Any]:
+    """The Submission as multipart/form-data: its fields are what ``POST /api/experiments``
+    reads (``submission.check_form_fields`` refuses any other, so the two cannot drift)."""
+    formats = {"enum": registries.format_enum()}
+    many = {"type": "array", "items": {"type": "string"}}
+    files = {"type": "array", "items": {"type": "string", "format": "binary"}}
+    return {
+        "type": "object",
+        "description": "The Submission as multipart/form-data (see POST /api/experiments).",
+        "oneOf": [{"required": ["dataset"]}, {"required": ["dataset_file"]}],
+        "anyOf": [
+            {"required": ["answers"]},
+            {"required": ["webservice"]},
+            {"required": ["text2sparql"]},
+            {"required": ["reference"]},
+        ],
+        "properties": {
+            "dataset": {"type": "string", "description": "A catalogue name."},
+            "dataset_file": {"type": "string", "format": "binary"},
+            "dataset_format": formats,
+            "dataset_version": {
+                "type": "string",
+                "description": "As `datasetVersion` in the JSON Submission.",
+            },
+            "revisionOf": {
+                "type": "string",
+                "description": "As `revisionOf` in the JSON Submission.",
+            },
+            "gold": {
+                "type": "string",
+                "description": "Gold answers of a catalogue dataset (as `gold`).",
+            },
+            "gold_file": {"type": "string", "format": "binary"},
+            "gold_format": formats,
+            "title": {"type": "string"},
+            "answers": {**files, "description": "One answer file per system."},
+            "answers_name": {
+                **many,
+                "description": "The systems' names, in the files' order: a value "
+                "per file, or one name a line (the run page's box).",
+            },
+            "answers_format": {"type": "array", "items": formats},
+            "webservice": {**many, "description": "`name=url` or a URL."},
+            "text2sparql": {**many, "description": "`name=url` or a URL."},
+            "reference": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Reference systems that run here on the KB: "
+                f"`name=system` or a system ({', '.join(SYSTEM_NAMES)}).",
+            },
+            "profile": {"enum": registries.profile_enum()},
+            "language": {"type": "string"},
+            "experiment_type": {
+                "type": "array",
+                "items": {"enum": registries.experiment_type_enum()},
+            },
+            "kb": {"type": "string"},
+            "force": {"type": "boolean"},
+            **_call_schemas(),
+        },
+    }
+
+
 def openapi_document(base: str) -> dict[str, Any]:
     from service.evaluation.statistics import TESTS
 
@@ -462,9 +525,6 @@ def openapi_document(base: str) -> dict[str, Any]:
             },
         }
 
-    formats = {"enum": registries.format_enum()}
-    many = {"type": "array", "items": {"type": "string"}}
-    files = {"type": "array", "items": {"type": "string", "format": "binary"}}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -649,62 +709,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         **_call_schemas(),
                     },
                 },
-                "SubmissionForm": {
-                    "type": "object",
-                    "description": "The Submission as multipart/form-data (see POST "
-                    "/api/experiments).",
-                    "oneOf": [{"required": ["dataset"]}, {"required": ["dataset_file"]}],
-                    "anyOf": [
-                        {"required": ["answers"]},
-                        {"required": ["webservice"]},
-                        {"required": ["text2sparql"]},
-                        {"required": ["reference"]},
-                    ],
-                    "properties": {
-                        "dataset": {"type": "string", "description": "A catalogue name."},
-                        "dataset_file": {"type": "string", "format": "binary"},
-                        "dataset_format": formats,
-                        "dataset_version": {
-                            "type": "string",
-                            "description": "As `datasetVersion` in the JSON Submission.",
-                        },
-                        "revisionOf": {
-                            "type": "string",
-                            "description": "As `revisionOf` in the JSON Submission.",
-                        },
-                        "gold": {
-                            "type": "string",
-                            "description": "Gold answers of a catalogue dataset (as `gold`).",
-                        },
-                        "gold_file": {"type": "string", "format": "binary"},
-                        "gold_format": formats,
-                        "title": {"type": "string"},
-                        "answers": {**files, "description": "One answer file per system."},
-                        "answers_name": {
-                            **many,
-                            "description": "The systems' names, in the files' order: a value "
-                            "per file, or one name a line (the run page's box).",
-                        },
-                        "answers_format": {"type": "array", "items": formats},
-                        "webservice": {**many, "description": "`name=url` or a URL."},
-                        "text2sparql": {**many, "description": "`name=url` or a URL."},
-                        "reference": {
-                            "type": "array",
-                            "items": {"type": "string"},
-                            "description": "Reference systems that run here on the KB: "
-                            f"`name=system` or a system ({', '.join(SYSTEM_NAMES)}).",
-                        },
-                        "profile": {"enum": registries.profile_enum()},
-                        "language": {"type": "string"},
-                        "experiment_type": {
-                            "type": "array",
-                            "items": {"enum": registries.experiment_type_enum()},
-                        },
-                        "kb": {"type": "string"},
-                        "force": {"type": "boolean"},
-                        **_call_schemas(),
-                    },
-                },
+                "SubmissionForm": submission_form_schema(),
                 "CompareTasks": {
                     "type": "object",
                     "required": ["tasks"],

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -191,14 +192,6 @@ SUBMISSION_KEYS = frozenset(
     | {"language", "experimentTypes", "kb", "force"}
 )
 SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference"})
-# The fields of a multipart submission (the OpenAPI ``SubmissionForm``, tested to agree)
-# besides the call settings.
-FORM_KEYS = frozenset(
-    {"dataset", "dataset_file", "dataset_format", "dataset_version", "revisionOf", "gold"}
-    | {"gold_file", "gold_format", "title", "answers", "answers_name", "answers_format"}
-    | {"webservice", "text2sparql", "reference", "profile", "language", "experiment_type"}
-    | {"kb", "force"}
-)
 
 
 def _known_keys(data: dict[str, Any], known: frozenset[str], where: str) -> None:
@@ -216,9 +209,16 @@ def _known_keys(data: dict[str, Any], known: frozenset[str], where: str) -> None
 def check_form_fields(names: Any) -> None:
     """A form field ``POST /api/experiments`` does not read is refused as a JSON key is: a
     multipart ``profil=exact`` was ignored (202) and the run scored under the default profile."""
-    from service.call_settings import CALLED
+    _known_keys(dict.fromkeys(names), form_fields(), "$")
 
-    _known_keys(dict.fromkeys(names), FORM_KEYS | CALLED.keys(), "$")
+
+@lru_cache(maxsize=1)
+def form_fields() -> frozenset[str]:
+    """The fields of a multipart submission: the OpenAPI ``SubmissionForm``'s (the call
+    settings among them), from the one place that describes each."""
+    from service.web.openapi import submission_form_schema
+
+    return frozenset(submission_form_schema()["properties"])
 
 
 def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission:

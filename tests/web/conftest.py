@@ -102,6 +102,11 @@ class Server:
             time.sleep(0.1)
 
 
+def demo_dataset(server: Server) -> str:
+    """The URI of the demo experiment's dataset."""
+    return server.get(f"api/experiments/{server.demo_id}").json()["dataset"]
+
+
 def start_server(
     store: Path,
     *,

@@ -4,14 +4,11 @@ Freezing it is refused, naming the measure; the live page still shows it."""
 
 from __future__ import annotations
 
-
-def _demo_dataset(server) -> str:
-    status = server.get(f"api/experiments/{server.demo_id}").json()
-    return status["dataset"].rsplit("/", 1)[1]
+from tests.web.conftest import demo_dataset
 
 
 def test_freezing_by_a_measure_no_row_has_is_refused(server) -> None:
-    dataset = _demo_dataset(server)
+    dataset = demo_dataset(server).rsplit("/", 1)[1]
     live = server.get("leaderboards", params={"dataset": dataset, "sort": "cws", "format": "json"})
     assert live.status_code == 200 and live.json()["rows"]  # rows, none with a CWS
     assert all(r["measures"]["cws"] is None for r in live.json()["rows"])

@@ -4,14 +4,11 @@ link) showed "No public results with these filters", 200, as if the dataset had 
 
 from __future__ import annotations
 
-
-def _demo_dataset(server) -> str:
-    status = server.get(f"api/experiments/{server.demo_id}").json()
-    return status["dataset"].rsplit("/", 1)[1]
+from tests.web.conftest import demo_dataset
 
 
 def test_an_unknown_dataset_is_refused_naming_the_nearest(server) -> None:
-    name = _demo_dataset(server)
+    name = demo_dataset(server).rsplit("/", 1)[1]
     typo = name[:-1] + ("x" if name[-1] != "x" else "y")
     for fmt in ("html", "json", "csv"):
         refused = server.get("leaderboards", params={"dataset": typo, "format": fmt})

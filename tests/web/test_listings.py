@@ -14,6 +14,7 @@ import rdflib
 from rdflib.compare import isomorphic
 
 from service.graph.queries import leaderboard_counts_query, leaderboard_query
+from tests.web.conftest import demo_dataset
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inside rdflib
 
@@ -29,11 +30,6 @@ def published(server) -> list[str]:
         assert response.status_code == 200, response.text
         ids.append(ticket["id"])
     return ids
-
-
-def demo_dataset(server) -> str:
-    """The URI of the demo experiment's dataset."""
-    return server.get(f"api/experiments/{server.demo_id}").json()["dataset"]
 
 
 def leaderboard_tasks(page_html: str) -> list[str]:
