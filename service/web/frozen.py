@@ -68,7 +68,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     if not rows:
         raise BadRequest("this leaderboard has no rows to freeze (no public results match it)")
     shown = model["chosen"]
-    if all(r["measures"].get(shown.sort) is None for r in rows):  # every row "–", all rank 1
+    if all(r["measures"].get(shown.sort) is None for r in rows):  # every row "–": none ranked
         raise BadRequest(
             f"$.sort: no row of this leaderboard has {pages.measure_label(shown.sort)} "
             f"({shown.sort}), so it ranks nothing; freeze it sorted by a measure its rows have",
@@ -92,6 +92,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
             tier=r["tier"],
         )
         for r in rows
+        if r["rank"] is not None  # a row without the measure ranks nowhere
     ]
     title = (values.get("title") or "").strip() or _default_title(shown)
     state = services()

@@ -284,20 +284,24 @@ def _competition_ranks(
     sort: str,
     offset: int,
     query: Callable[..., list[listings.LeaderboardRow]],
-) -> dict[str, int]:
+) -> dict[str, int | None]:
     """Each shown row's rank: one more than the rows scoring better, so equal scores share a
     rank (1, 1, 3) instead of being told apart by their task IRIs, the query's tie-break. A tie
-    that a page starts in is followed back over the rows before it (only then are they read)."""
+    that a page starts in is followed back over the rows before it (only then are they read).
+    A row without the measure (sorted last) is not ranked: None, shown as "–"."""
     before: list[listings.LeaderboardRow] = []
-    if offset and shown:
+    if offset and shown and shown[0].measures.get(sort) is not None:
         last = query(limit=1, offset=offset - 1)
         if last and last[0].measures.get(sort) == shown[0].measures.get(sort):
             before = query(limit=offset, offset=0)
-    ranks: dict[str, int] = {}
+    ranks: dict[str, int | None] = {}
     previous: tuple[float | None, int] | None = None
     start = offset - len(before)
     for position, row in enumerate([*before, *shown], start=start + 1):
         score = row.measures.get(sort)
+        if score is None:
+            ranks[row.task] = None
+            continue
         rank = previous[1] if previous and previous[0] == score else position
         ranks[row.task] = rank
         previous = (score, rank)
