@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, jsonify, redirect, render_template, request
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Forbidden
-from service.web import listings, pages
+from service.web import conneg, listings, pages
 from service.web.access import bearer_token, is_admin, is_owner, require_experiment
 from service.web.state import services
 
@@ -41,10 +41,18 @@ def _poll_after(response: Response, remaining: float | None = None) -> Response:
 
 @bp.get("/api")
 @bp.get("/api/")
-def docs() -> str:
+def docs() -> BaseResponse:
+    """The API's documentation for people; a client asking for JSON is sent (303) to the
+    OpenAPI document it is written from."""
     from service.web.openapi import openapi_document
 
-    return render_template("api.html", doc=openapi_document(services().config.base))
+    if conneg.negotiate(request, (conneg.HTML, conneg.JSON)) is conneg.JSON:
+        moved = redirect(url_for("api.openapi"), code=303)
+    else:
+        page = render_template("api.html", doc=openapi_document(services().config.base))
+        moved = Response(page, content_type="text/html; charset=utf-8")
+    moved.vary.add("Accept")
+    return moved
 
 
 @bp.get("/api/openapi.json")

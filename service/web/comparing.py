@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Response, jsonify, make_response, render_template, request
 
 from service.errors import BadRequest, ServiceError
 from service.evaluation.results import ExperimentType, QuestionStatus
@@ -401,17 +401,23 @@ def _alike(evaluations: Sequence[Evaluation]) -> None:
 
 
 @bp.get("/compare")
-def form() -> Any:
+def form() -> Response:
+    response = make_response(_form_answer())
+    response.vary.add("Accept")  # HTML or JSON at one URL
+    return response
+
+
+def _form_answer() -> Any:
     """The form; with ``?task=URI&task=URI…`` (the leaderboards' ticked rows) the comparison
     of those stored tasks; with a leaderboard's ``measure`` but no row ticked, how to tick.
     The same link answers the compare JSON contract (``POST /api/compare``'s) to a client that
     asks for ``application/json`` or ``?format=json``: a paper's link to its significance
     tests is readable by programs too."""
     tasks = request.args.getlist("task")
-    if not tasks and not request.args:  # from the navigation: the form
-        return _page()
     if _wants_json():
         return _json_comparison(tasks)
+    if not tasks and not request.args:  # from the navigation: the form
+        return _page()
     try:
         found = compare_stored(tasks, request.args, form=True)
     except ServiceError as err:
@@ -431,10 +437,10 @@ def _privacy(found: Compared) -> dict[str, str]:
 
 
 def _wants_json() -> bool:
-    if request.args.get("format") == "json":
-        return True
-    offered = ["text/html", "application/json"]
-    return request.accept_mimetypes.best_match(offered, default="text/html") == offered[1]
+    """JSON or HTML as ``?format=`` or ``Accept`` ask; any other Accept (Turtle…) is a 406."""
+    from service.web import conneg
+
+    return conneg.negotiate(request, (conneg.HTML, conneg.JSON)) is conneg.JSON
 
 
 def _json_comparison(tasks: list[str]) -> Response:

@@ -42,6 +42,9 @@ class Representation:
 
 HTML = Representation("html", "HTML", (mediatypes.HTML, "application/xhtml+xml"), "html")
 CSV = Representation("csv", "CSV", (mediatypes.CSV,), "csv")
+# a table's rows for programs: at the page's own URL (leaderboards, comparisons) or, where the
+# API already lists them, a 303 to it (systems, experiments, frozen leaderboards, the API page)
+JSON = Representation("json", "JSON", ("application/json",), None)
 BIBTEX = Representation("bibtex", "BibTeX", (mediatypes.BIBTEX,), "bib")
 RDF = {
     s.name: Representation(s.name, s.label, s.media_types, s.extension, rdf=s)
@@ -50,6 +53,8 @@ RDF = {
 TRIPLES = tuple(RDF[s.name] for s in mediatypes.RDF_SYNTAXES if not s.quads)
 QUADS = tuple(RDF[s.name] for s in mediatypes.RDF_SYNTAXES if s.quads)
 EXTENSIONS = {r.extension for r in (HTML, CSV, BIBTEX, *RDF.values()) if r.extension}
+# a page for people only (a form, an API's documentation): any other Accept is a 406
+HTML_ONLY = (HTML,)
 
 
 def offers(

@@ -25,7 +25,7 @@ from service.web.citation import leaderboard_bibtex
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
-from service.web.ui import external_url, site_root
+from service.web.ui import external_url, json_elsewhere, paging, site_root
 
 bp = Blueprint("frozen", __name__)
 
@@ -130,20 +130,27 @@ def freeze_api() -> Response:
 
 
 @bp.get("/leaderboards/frozen")
-def listing() -> str:
-    """The frozen leaderboards, newest first, a page at a time (``?page=N&size=M``; the API
-    lists them too)."""
+def listing() -> Any:
+    """The frozen leaderboards, newest first, a page at a time (``?page=N&size=M``; JSON: a
+    303 to the API's list)."""
+    if conneg.negotiate(request, (conneg.HTML, conneg.JSON)) is conneg.JSON:
+        return json_elsewhere("frozen.list_api", **paging(request.args))
     page = listings.page_from(request.args)
     rows = leaderboards.listing(services().storage, limit=page.size + 1, offset=page.offset)
-    return render_template(
-        "frozen_leaderboards.html",
-        rows=rows[: page.size],
-        pages=pages,
-        page=page,
-        has_next=len(rows) > page.size,
-        endpoint="frozen.listing",
-        args=listings.page_args(request.args),
+    response = Response(
+        render_template(
+            "frozen_leaderboards.html",
+            rows=rows[: page.size],
+            pages=pages,
+            page=page,
+            has_next=len(rows) > page.size,
+            endpoint="frozen.listing",
+            args=listings.page_args(request.args),
+        ),
+        content_type="text/html; charset=utf-8",
     )
+    response.vary.add("Accept")
+    return response
 
 
 @bp.get("/api/leaderboards")

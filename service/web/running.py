@@ -141,8 +141,14 @@ def _rounded(seconds: float | None) -> float | None:
 
 
 @bp.get("/experiments/new")
-def new() -> str:
-    return _form()
+def new() -> BaseResponse:
+    """The run form, for people (a program submits at ``POST api/experiments``)."""
+    from service.web import conneg
+
+    conneg.negotiate(request, conneg.HTML_ONLY)  # any other Accept: a 406 naming text/html
+    response = make_response(_form())
+    response.vary.add("Accept")
+    return response
 
 
 @bp.post("/experiments/new")

@@ -179,8 +179,7 @@ def sortable_measures() -> list[str]:
 
 
 # A leaderboard is a table: a challenge links it, and scripts read it, at the page's own URL.
-LEADERBOARD_JSON = conneg.Representation("json", "JSON", ("application/json",), None)
-LEADERBOARD_OFFERS = (conneg.HTML, LEADERBOARD_JSON, conneg.CSV)
+LEADERBOARD_OFFERS = (conneg.HTML, conneg.JSON, conneg.CSV)
 
 
 @bp.get("/leaderboards")
@@ -457,15 +456,30 @@ def _kbs_mixed(rows: Sequence[Any]) -> list[str]:
     return sorted(profile for profile, found in kbs.items() if len(found) > 1)
 
 
-EXPERIMENTS_OFFERS = (conneg.HTML, conneg.CSV)
+LISTING_OFFERS = (conneg.HTML, conneg.JSON, conneg.CSV)
+
+
+def paging(args: Any) -> dict[str, str]:
+    """The page asked for (``page``, ``size``), as the API's listings take them."""
+    return {k: args[k] for k in ("page", "size") if args.get(k)}
+
+
+def json_elsewhere(endpoint: str, **values: Any) -> BaseResponse:
+    """A 303 to the API's JSON of what a page lists: one JSON shape of the rows, not two (a
+    client asking the page for JSON was handed HTML, or a 406, before)."""
+    moved = redirect(url_for(endpoint, **values), code=303)
+    moved.vary.add("Accept")
+    return moved
 
 
 @bp.get("/experiments")
 def experiments() -> BaseResponse:
     """Published experiments, newest first, a page at a time; the page's rows as CSV too
-    (``?format=csv`` or ``Accept: text/csv``; the API's ``api/experiments`` has them as JSON)."""
+    (``?format=csv`` or ``Accept: text/csv``); JSON: a 303 to ``api/experiments``."""
     page = listings.page_from(request.args)
-    rep = conneg.negotiate(request, EXPERIMENTS_OFFERS, default=conneg.HTML)
+    rep = conneg.negotiate(request, LISTING_OFFERS, default=conneg.HTML)
+    if rep is conneg.JSON:
+        return json_elsewhere("api.experiments", **paging(request.args))
 
     def render() -> str:
         rows = listings.experiments(limit=page.size + 1, offset=page.offset)
@@ -493,9 +507,21 @@ def _experiments_csv(rows: list[listings.ExperimentRow]) -> str:
 
 @bp.get("/systems")
 def systems() -> BaseResponse:
-    return cached_page(
-        ("page:systems",), lambda: render_template("systems.html", rows=listings.systems())
-    )
+    """The systems with public results; as CSV too; JSON: a 303 to ``api/systems``."""
+    rep = conneg.negotiate(request, LISTING_OFFERS, default=conneg.HTML)
+    if rep is conneg.JSON:
+        return json_elsewhere("api.systems")
+
+    def render() -> str:
+        rows = listings.systems()
+        if rep.key == "csv":
+            cells = [[r.uri, r.label, r.experiments] for r in rows]
+            return pages.csv_table(["system", "label", "experiments"], cells).decode("utf-8")
+        return render_template("systems.html", rows=rows)
+
+    response = cached_page(("page:systems", rep.key), render, content_type=rep.media_type)
+    response.vary.add("Accept")
+    return response
 
 
 @bp.get("/favicon.ico")

@@ -1,0 +1,62 @@
+"""Every page answers its Accept: the listings, the comparison, the API's page and the run form
+answered HTML to a client asking for Turtle, JSON or CSV (only /experiments and /leaderboards
+negotiated). Now a listing the API also gives sends a JSON client there (303), a table gives its
+CSV, and what a page cannot be is a 406 naming what it can; a browser's Accept still gets HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+@pytest.mark.parametrize(
+    ("path", "api"),
+    [
+        ("systems", "api/systems"),
+        ("experiments?page=1&size=5", "api/experiments?page=1&size=5"),
+        ("leaderboards/frozen", "api/leaderboards"),
+        ("api", "api/openapi.json"),
+    ],
+)
+def test_a_json_client_is_sent_to_the_api(server, path: str, api: str) -> None:
+    moved = server.get(path, headers={"Accept": "application/json"}, allow_redirects=False)
+    assert moved.status_code == 303, moved.text
+    assert moved.headers["Location"].endswith("/" + api)
+    assert "Accept" in moved.headers["Vary"]
+    followed = server.get(path, headers={"Accept": "application/json"}, allow_redirects=True)
+    assert followed.headers["Content-Type"].startswith("application/json")
+    assert followed.json()  # the API's own answer
+
+
+@pytest.mark.parametrize(
+    "path", ["systems", "leaderboards/frozen", "compare", "api", "experiments/new"]
+)
+def test_what_a_page_cannot_be_is_a_406_naming_what_it_can(server, path: str) -> None:
+    refused = server.get(path, headers={"Accept": "text/turtle"})
+    assert refused.status_code == 406, (path, refused.status_code, refused.text[:200])
+    assert "text/html" in refused.text
+    page = server.get(path, headers={"Accept": BROWSER})
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    assert "Accept" in page.headers.get("Vary", "")
+    assert server.get(path).status_code == 200  # no Accept at all: the page
+
+
+def test_the_systems_table_is_csv_too(server) -> None:
+    table = server.get("systems", headers={"Accept": "text/csv"})
+    assert table.status_code == 200 and table.headers["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(table.text)))
+    api = server.get("api/systems").json()["systems"]
+    assert [(r["system"], r["label"], int(r["experiments"])) for r in rows] == [
+        (s["uri"], s["label"], s["experiments"]) for s in api
+    ]
+    assert rows  # the demo's systems
+
+
+def test_a_comparison_link_still_answers_json(server) -> None:
+    answer = server.get("compare", params={"task": "nope"}, headers={"Accept": "application/json"})
+    assert answer.status_code == 400 and "error" in answer.json()
+    assert server.get("compare", params={"format": "json", "task": "x"}).json()["error"]
