@@ -25,7 +25,7 @@ from service.web.access import is_owner, require_experiment
 from service.web.state import services
 
 if TYPE_CHECKING:
-    from service.graph.experiments import Ticket
+    from service.graph.experiments import ExperimentStatus, Ticket
     from service.web.submission import RawSubmission
 
 bp = Blueprint("run", __name__)
@@ -148,7 +148,44 @@ def new() -> BaseResponse:
     conneg.negotiate(request, conneg.HTML_ONLY)  # any other Accept: a 406 naming text/html
     response = make_response(_form())
     response.vary.add("Accept")
+    response.vary.add("Cookie")
+    if _own_runs():  # the browser's own runs are listed: for it alone
+        response.headers["Cache-Control"] = "private, no-store"
     return response
+
+
+# the owner cookies a browser sends that are checked (a token lookup each): its newest runs
+OWN_RUNS = 50
+
+
+def _own_runs() -> list[ExperimentStatus]:
+    """The runs this browser submitted, newest first: their owner cookies reach the run form
+    (``access.set_owner_cookie``) and each is checked against its run. A private run was
+    found again only through its link, which a closed tab lost. Cached for the request."""
+    from flask import g
+
+    from service.web.access import COOKIE_PREFIX
+
+    if "own_runs" in g:
+        return g.own_runs
+    experiments = services().storage.experiments
+    held = sorted(
+        (
+            (n.removeprefix(COOKIE_PREFIX), t)
+            for n, t in request.cookies.items()
+            if n.startswith(COOKIE_PREFIX)
+        ),
+        reverse=True,
+    )
+    found = []
+    for experiment_id, token in held[:OWN_RUNS]:
+        try:
+            if experiments.check_token(experiment_id, token):
+                found.append(experiments.status(experiment_id))
+        except ServiceError:  # not an id, or a run deleted since: its cookie is stale
+            continue
+    g.own_runs = found
+    return found
 
 
 @bp.post("/experiments/new")
@@ -240,6 +277,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         problems=problems or [],
         force_label=FORCE_LABEL,
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
+        own_runs=_own_runs(),
     )
 
 
