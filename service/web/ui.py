@@ -97,6 +97,8 @@ def home() -> BaseResponse:
         chosen = next((d for d in used if d.name == asked), None) if asked else None
         if chosen is None and used and asked is None:
             chosen = used[0]
+        if asked and chosen is None:  # a mistyped name: 400 naming the nearest, as leaderboards
+            _known_dataset(asked, services().storage.uris.dataset(asked), used)
         rows = (
             listings.leaderboard(dataset=chosen.uri, limit=HOME_LEADERBOARD_ROWS) if chosen else []
         )
