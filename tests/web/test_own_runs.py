@@ -34,6 +34,7 @@ def test_the_run_page_lists_the_browsers_own_runs(server) -> None:
     page = browser.get(server.url + "experiments/new")
     assert page.status_code == 200
     assert _listed(page.text) == [mine]
+    assert '<a href="#own-runs" id="own-runs-link">Your 1 run in this browser</a>' in page.text
     assert page.headers["Cache-Control"] == "private, no-store"
     assert "Cookie" in page.headers["Vary"]
     # another browser sees no list; one that forges the cookie (an id and any token) neither
