@@ -6,9 +6,12 @@ and in ``make soak``."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,12 +20,17 @@ import requests
 
 from service.errors import BadRequest
 from service.graph.remote import RemoteSettings, RemoteStore
+from service.paths import DEMO_DIR
+from tests.layers import nginx
+from tests.reliability.figures import cli
 from tests.remote import free_port, remote_pair
 
 pytestmark = pytest.mark.virtuoso
 
 CONFIG = Path("/etc/virtuoso-opensource-7/virtuoso.ini")
 XSD = "http://www.w3.org/2001/XMLSchema#"
+THIRD = "0.3333333333333333"  # a third as Python writes it
+TEMP_PATHS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +91,80 @@ def test_virtuoso_is_refused_with_the_reason(virtuoso: str, tmp_path: Path) -> N
             RemoteStore(settings)
     message = str(refused.value)
     assert "Virtuoso" in message and "xsd:boolean" in message and "blank nodes" in message
+    assert "xsd:double back to 6 significant digits" in message
+
+
+@pytest.mark.proxy
+def test_virtuoso_behind_a_proxy_is_refused_by_what_it_gives_back(
+    virtuoso: str, tmp_path: Path
+) -> None:
+    """The README's credentials advice puts a store behind nginx, which hides the ``Server``
+    header: this Virtuoso was then taken for a faithful store, and the first query (POSTed as
+    ``application/sparql-query``, which Virtuoso 7 never answers) waited out the store timeout
+    to say the store "did not answer"."""
+    with remote_pair(tmp_path / "stores") as pair, virtuoso_proxy(tmp_path, virtuoso) as url:
+        assert "Server: nginx" in _server_header(url + "sparql")  # Virtuoso's name is hidden
+        started = time.monotonic()
+        evaluated = cli(
+            "evaluate",
+            *("--dataset", str(DEMO_DIR / "questions.json")),
+            *("--answers", str(DEMO_DIR / "answers-strong.json")),
+            *("--store", url),
+            GERBIL_QA_PRIVATE_STORE=pair.private.url,
+            GERBIL_QA_STORE_LAYOUT="fuseki",
+            GERBIL_QA_STORE_TIMEOUT="20",
+        )
+        took = time.monotonic() - started
+    assert evaluated.returncode == 1, evaluated.stderr
+    assert "changes typed literals" in evaluated.stderr, evaluated.stderr
+    assert '"true"^^xsd:boolean came back as "1"^^xsd:integer' in evaluated.stderr
+    assert '"0.333333"^^xsd:double' in evaluated.stderr
+    assert took < 15, took  # refused when opened, not after a store timeout
+
+
+def _server_header(url: str) -> str:
+    response = requests.get(url, params={"query": "ASK {}"}, timeout=30)
+    return f"Server: {response.headers.get('Server', '')}"
+
+
+@contextlib.contextmanager
+def virtuoso_proxy(root: Path, virtuoso: str) -> Iterator[str]:
+    """nginx in front of ``virtuoso`` as an operator maps the Fuseki layout onto it (query and
+    update at Virtuoso's ``sparql``, the Graph Store Protocol at ``sparql-graph-crud``), with
+    nginx's defaults (the upstream's ``Server`` header not passed on); its dataset URL."""
+    binary = nginx()
+    assert binary is not None  # the layer's rule (tests/layers.py)
+    port = free_port()
+    routes = (("sparql", "sparql"), ("update", "sparql"), ("data", "sparql-graph-crud"))
+    locations = " ".join(
+        f"location = /v/{ours} {{ proxy_pass {virtuoso}{theirs}; }}" for ours, theirs in routes
+    )
+    temp = " ".join(f"{kind}_temp_path {root}/{kind};" for kind in TEMP_PATHS)
+    user = "user root root;" if os.geteuid() == 0 else ""  # as in test_store_proxy
+    conf = root / "nginx.conf"
+    conf.write_text(
+        f"{user} worker_processes 1; pid {root}/nginx.pid; error_log {root}/error.log warn;"
+        f" events {{ worker_connections 64; }}"
+        f" http {{ access_log off; {temp} client_max_body_size 0;"
+        f" server {{ listen 127.0.0.1:{port}; {locations} }} }}"
+    )
+    process = subprocess.Popen(
+        [binary, "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/v/"
+        for _ in range(200):
+            with contextlib.suppress(requests.ConnectionError):
+                requests.get(url + "sparql", params={"query": "ASK {}"}, timeout=2)
+                break
+            assert process.poll() is None, "nginx did not start"
+            time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def test_each_reason_holds_on_this_virtuoso(virtuoso: str) -> None:
@@ -105,3 +187,12 @@ def test_each_reason_holds_on_this_virtuoso(virtuoso: str) -> None:
     }
     assert found["urn:t:flag"] == ("1", XSD + "boolean")  # written "true"
     assert found["urn:t:one"] == ("1", XSD + "integer")  # written xsd:decimal
+    # doubles come back to 6 significant digits (every measure of an experiment), though kept
+    written = _update(
+        virtuoso,
+        f'INSERT DATA {{ GRAPH <urn:t:3> {{ <urn:t:f1> <urn:t:p> "{THIRD}"^^<{XSD}double> }} }}',
+    )
+    assert written.status_code == 200, written.text
+    query = "SELECT ?o (STR(?o) AS ?kept) WHERE { GRAPH <urn:t:3> { ?s ?p ?o } }"
+    (row,) = _rows(virtuoso, query)
+    assert row["o"]["value"] == "0.333333" and row["kept"]["value"] == THIRD
