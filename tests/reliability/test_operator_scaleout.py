@@ -339,3 +339,30 @@ def test_a_query_given_up_is_not_piled_on_the_remote_store(tmp_path: Path) -> No
             assert "gerbil_qa_sparql_abandoned_total 1.0" in metrics, metrics
         finally:
             replica.stop()
+
+
+def test_serving_a_moved_store_under_another_base_says_how(tmp_path: Path) -> None:
+    """An operator moving the store of a trial (made at the default base) serves it under the
+    public base: refused, which was right, but the message named neither the setting nor the
+    README's ``--rebase`` move, only the two bases."""
+    store = tmp_path / "trial"
+    made = cli(
+        "evaluate",
+        *("--dataset", str(DEMO_DIR / "questions.json")),
+        *("--answers", str(DEMO_DIR / "answers-strong.json")),
+        *("--store", str(store)),
+    )
+    assert made.returncode == 0, made.stderr
+    public = "https://qa.example.org/"
+    served = cli("serve", "--store", str(store), "--base", public, "--port", str(free_port()))
+    assert served.returncode == 1
+    assert "give --base http://localhost:8080/ (or GERBIL_QA_BASE)" in served.stderr
+    assert f"import --store NEW --base {public} --rebase backup.tar.gz" in served.stderr
+    # the step it names works: the moved store serves under the new base
+    backup = tmp_path / "backup.tar.gz"
+    assert cli("export", "--store", str(store), "--files", "--output", str(backup)).returncode == 0
+    moved = tmp_path / "moved"
+    imported = cli("import", "--store", str(moved), "--base", public, "--rebase", str(backup))
+    assert imported.returncode == 0, imported.stderr
+    listed = _listing(str(moved))
+    assert [row["uri"] for row in listed] == [f"{public}experiment/{listed[0]['id']}"]
