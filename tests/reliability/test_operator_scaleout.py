@@ -27,7 +27,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import rdflib
 import requests
+from rdflib.namespace import PROV
 
 from service.paths import DEMO_DIR
 from tests.layers import nginx
@@ -255,7 +257,7 @@ def _a_run_through_the_proxy(
     running = until("the runner", lambda: [r for r in replicas if _runs(r)[0] >= 1], 30)[0]
     other = replicas[1] if running is replicas[0] else replicas[0]
     running.kill()
-    killed = time.monotonic()
+    killed, killed_at = time.monotonic(), time.time()
     # a backup while the run goes on (the README's procedure: export --files on the live store)
     backup = tmp_path / "live.tar.gz"
     exported = cli("export", "--store", pair.url, "--files", "--output", str(backup), **env)
@@ -282,6 +284,11 @@ def _a_run_through_the_proxy(
     assert published.status_code == 200, published.text
     page = requests.get(ticket["uri"], headers={"Accept": "text/turtle"}, timeout=30)
     assert page.status_code == 200 and ticket["uri"] in page.text
+    # its PROV start is when its questions began to be asked, on the killed replica (it was
+    # the take-over's, after the answers it reused)
+    graph = rdflib.Graph().parse(data=page.text, format="turtle")
+    started = graph.value(rdflib.URIRef(ticket["uri"]), PROV.startedAtTime)
+    assert started is not None and started.toPython().timestamp() < killed_at - 1, started
     ask = f"ASK {{ GRAPH <{site}graph/experiment/{ticket['id']}> {{ ?s ?p ?o }} }}"
     answer = requests.get(site + "sparql", params={"query": ask}, timeout=30)
     assert answer.json()["boolean"] is True
