@@ -28,6 +28,7 @@ Job state, kept files and archived answers are in the private dataset too
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -395,6 +396,39 @@ class RemoteDataset:
                 f"use Oxigraph's server or Fuseki"
             )
 
+    def check_default_graph(self) -> None:
+        """Refuse a dataset that answers queries over the union of its graphs (``oxigraph
+        serve --union-default-graph``): the public default graph is kept as that union already
+        (less withdrawn experiments), so each triple came twice (every listing row twice) and
+        a withdrawn experiment was back. A triple of a dataset's default graph matches once
+        there; by GET, as :meth:`check_engine`."""
+        some = "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(!isBlank(?s) && !isBlank(?o)) } LIMIT 1"
+        found = self._get_rows(some)
+        if not found:
+            return
+        triple = " ".join(_sparql_term(found[0][k]) for k in ("s", "p", "o"))
+        rows = self._get_rows(f"SELECT (COUNT(*) AS ?n) WHERE {{ {triple} }}")
+        matched = int(rows[0]["n"]["value"]) if rows else 1
+        if matched > 1:
+            raise BadRequest(
+                f"the store at {self.url} answers queries over the union of its graphs "
+                f"(one triple of its default graph matched {matched} times): this service "
+                f"keeps the public default graph as the union of the public graphs itself, "
+                f"so listings would show each row {matched} times and withdrawn experiments "
+                f"again; run it without union-default-graph (oxigraph serve "
+                f"--union-default-graph, Fuseki's tdb:unionDefaultGraph)"
+            )
+
+    def _get_rows(self, query: str) -> list[dict[str, Any]]:
+        """A SELECT by GET, its JSON rows (none when the store answers something else)."""
+        response = self._send("GET", self.query_url, params=[("query", query)], accept=RESULTS_JSON)
+        if response.status != 200 or _media(response) != RESULTS_JSON:
+            return []
+        try:
+            return list(json.loads(response.data)["results"]["bindings"])
+        except (ValueError, KeyError, TypeError):
+            return []
+
     def contains_named_graph(self, graph_name: Any) -> bool:
         return bool(self.query(f"ASK {{ GRAPH {graph_name} {{ ?s ?p ?o }} }}"))
 
@@ -530,8 +564,6 @@ def _media(response: Any) -> str:
 def _probe_changes(response: Any) -> list[str]:
     """How the store's answer to :data:`PROBE` differs from the terms it was given (nothing
     for an answer that is no SPARQL JSON: the requests that follow report what is wrong)."""
-    import json
-
     if response.status != 200 or _media(response) != RESULTS_JSON:
         return []
     try:
@@ -547,6 +579,16 @@ def _probe_changes(response: Any) -> list[str]:
             back = f'"{got_value}"^^{str(got_type).replace(XSD, "xsd:")}'
             changed.append(f"{given} came back as {back}")
     return changed
+
+
+def _sparql_term(value: Mapping[str, str]) -> str:
+    """A SPARQL results JSON term (not a blank node) as SPARQL."""
+    if value.get("type") == "uri":
+        return f"<{value['value']}>"
+    text = json.dumps(value["value"], ensure_ascii=False)
+    if "xml:lang" in value:
+        return f"{text}@{value['xml:lang']}"
+    return f"{text}^^<{value.get('datatype', XSD + 'string')}>"
 
 
 def _same_value(got: str, given: str, datatype: str) -> bool:
@@ -619,6 +661,7 @@ class RemoteStore:
         self.private: Any = RemoteDataset(settings.private, settings, http)
         for dataset in (self.public, self.private):
             dataset.check_engine()
+        self.public.check_default_graph()
         self.lock = threading.RLock()
         self.written_token: str | None = None  # the last change token this process wrote
         # the work directory is made when something is cached there (every command made it)

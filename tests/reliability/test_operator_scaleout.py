@@ -373,3 +373,29 @@ def test_serving_a_moved_store_under_another_base_says_how(tmp_path: Path) -> No
     assert imported.returncode == 0, imported.stderr
     listed = _listing(str(moved))
     assert [row["uri"] for row in listed] == [f"{public}experiment/{listed[0]['id']}"]
+
+
+def test_a_public_store_serving_the_union_of_its_graphs_is_refused(tmp_path: Path) -> None:
+    """``oxigraph serve --union-default-graph`` on the public dataset (an operator reading
+    "the default graph is the union of the public graphs") made every default-graph triple
+    match twice: measured behind two replicas, ``api/experiments`` listed each experiment twice
+    and a withdrawn one was back. Now refused when opened, saying so."""
+    with remote_pair(tmp_path) as pair:
+        made = cli(
+            "evaluate",
+            *("--dataset", str(DEMO_DIR / "questions.json")),
+            *("--answers", str(DEMO_DIR / "answers-strong.json")),
+            *("--store", pair.url),
+            **pair.env,
+        )
+        eid, _ = _recorded(made)
+        assert cli("publish", "--store", pair.url, eid, **pair.env).returncode == 0
+        assert cli("experiments", "--store", pair.url, **pair.env).returncode == 0
+        port = int(pair.public.url.rstrip("/").rsplit(":", 1)[1])
+        pair.public.stop()
+        union = start_oxigraph(pair.public.location, port, ("--union-default-graph",))
+        pair.public.process = union.process
+        listed = cli("experiments", "--store", pair.url, **pair.env)
+    assert listed.returncode == 1, listed.stdout
+    assert "answers queries over the union of its graphs" in listed.stderr, listed.stderr
+    assert "--union-default-graph" in listed.stderr
