@@ -270,7 +270,7 @@ def _a_run_through_the_proxy(
         lambda: (s := _status(site, ticket))["status"] == "finished" and s,
         30,
     )
-    took_over = time.monotonic() - killed
+    after_kill = time.monotonic() - killed
     assert _runs(other)[1] >= 1  # counted as a take-over on the survivor
     asked = qa.of("scaled")
     assert len(asked) == question_count(), asked
@@ -300,7 +300,7 @@ def _a_run_through_the_proxy(
     pair.public.process = started.process
     until("ready again", lambda: requests.get(site + "health", timeout=10).status_code == 200, 30)
     assert requests.get(ticket["uri"], headers={"Accept": "text/turtle"}, timeout=30).ok
-    record("operator-scaleout", finished_after_kill_s=round(took_over, 1), lease_s=LEASE)
+    record("operator-scaleout", finished_after_kill_s=round(after_kill, 1), lease_s=LEASE)
 
 
 def _cpu_seconds(pid: int) -> float:
