@@ -33,8 +33,8 @@ from service.web.query_pool import (
 STORE_PING = 2.0  # seconds a store that did not answer a query in time has to answer ASK {}
 # A query given up at the time limit goes on in the store: Oxigraph's server neither stops it
 # when the connection closes nor (an ORDER BY or COUNT over a join) at its own --timeout-s
-# (measured, 0.5.13: still computing 30 s after the connection closed). Its shape is not sent again for this long,
-# so a client retrying it does not pile copies of it on the store's cores.
+# (measured, 0.5.13: still computing 30 s after the connection closed). Its shape is not sent
+# again for this long, so a client retrying it does not pile copies of it on the store's cores.
 GIVEN_UP_HOLD = 300.0
 
 log = logging.getLogger(__name__)
