@@ -206,16 +206,18 @@ def _serve_behind_the_proxy(
         "GERBIL_QA_METRICS_TOKEN": METRICS_TOKEN,
     }
     a = Served(pair.url, base=base, **{**settings, "GERBIL_QA_WORK_DIR": str(tmp_path / "a")})
-    b = Served(pair.url, base=base, **{**settings, "GERBIL_QA_WORK_DIR": str(tmp_path / "b")})
-    addresses = (f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}")
     try:
-        with proxy(tmp_path / "nginx", port, addresses) as site:
-            assert site == base
-            _moved_experiments_read_through_the_proxy(site, tickets)
-            _a_run_through_the_proxy(tmp_path, pair, env, site, (a, b), qa)
+        b = Served(pair.url, base=base, **{**settings, "GERBIL_QA_WORK_DIR": str(tmp_path / "b")})
+        try:
+            addresses = (f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}")
+            with proxy(tmp_path / "nginx", port, addresses) as site:
+                assert site == base
+                _moved_experiments_read_through_the_proxy(site, tickets)
+                _a_run_through_the_proxy(tmp_path, pair, env, site, (a, b), qa)
+        finally:
+            b.stop()
     finally:
         a.stop()
-        b.stop()
 
 
 def _moved_experiments_read_through_the_proxy(
