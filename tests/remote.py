@@ -93,10 +93,16 @@ class OxigraphServer:
             self.process.wait(10)
 
 
-def start_oxigraph(location: Path, port: int | None = None) -> OxigraphServer:
+def start_oxigraph(
+    location: Path, port: int | None = None, options: tuple[str, ...] = ()
+) -> OxigraphServer:
+    """``oxigraph serve`` on ``location`` (``options``: more of its flags)."""
     port = port or free_port()
     process = subprocess.Popen(
-        [str(OXIGRAPH), "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
+        [
+            *(str(OXIGRAPH), "serve", "--location", str(location)),
+            *("--bind", f"127.0.0.1:{port}", *options),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

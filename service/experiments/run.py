@@ -93,21 +93,25 @@ def run_experiment(
     cancel: threading.Event | None = None,
     policy: NetworkPolicy | None = None,
     hold: Hold | None = None,
+    started: float | None = None,
 ) -> Outcome:
     """Run ``spec`` (module docstring). Without ``storage`` nothing is recorded (``evaluate``
     without ``--store``); with a ``ticket`` (a reserved id) that experiment is completed, else
     a new id is allocated. Raises :class:`~service.errors.ServiceError` subclasses a user can
     act on (:class:`Cancelled` when ``cancel`` is set). ``hold``: the runner's claim on the
-    experiment (a shared store), the precondition of its record."""
+    experiment (a shared store), the precondition of its record. ``started``: when the run
+    first started (seconds since the epoch), for a run resumed or taken over from its logged
+    answers: its PROV start is when they began to be asked, not this resumption."""
     from service.evaluation import evaluate
     from service.evaluation.profiles import get_profile
 
-    started = time.time()  # the PROV start: before anything is read
+    if started is None:
+        started = time.time()  # the PROV start: before anything is read
     stop = cancel or _NeverSet()
     files = files or Files()
     profile = get_profile(spec.profile)
     languages = check_spec(spec, policy=policy, default_language=profile.default_language)
-    report = _Reporter([(s.name, s.kind) for s in spec.systems], progress)
+    report = _Reporter([(s.name, s.kind) for s in spec.systems], progress, started)
     spec = registered_version(spec, storage)
 
     report.phase("reading")
@@ -531,8 +535,10 @@ class _Reporter:
     """Keeps the structured progress and hands each change to the callback (if any; without
     one nothing is built)."""
 
-    def __init__(self, systems: list[tuple[str, str]], callback: ProgressCallback | None) -> None:
-        """``systems``: each system's name and kind."""
+    def __init__(
+        self, systems: list[tuple[str, str]], callback: ProgressCallback | None, started: float
+    ) -> None:
+        """``systems``: each system's name and kind; ``started``: when the run started."""
         self._callback = callback
         if callback is None:
             return
@@ -544,7 +550,7 @@ class _Reporter:
         self.current = RunProgress(
             "reading",
             tuple(SystemProgress(name, kind=kind) for name, kind in systems),
-            started=time.time(),
+            started=started,
         )
 
     def _emit(self, value: Any) -> None:

@@ -546,9 +546,18 @@ class ExperimentRunner:
                     cancel=cancel,
                     policy=self.policy,
                     hold=cancel.hold,
+                    started=self._first_start(eid),
                 )
         finally:
             stop_watching.set()
+
+    def _first_start(self, experiment_id: str) -> float | None:
+        """When the run first started, from the progress its job kept (a run taken over or
+        resumed: it was recorded as started at the resumption, after its first answers)."""
+        if self.jobs is None:
+            return None
+        kept = self.jobs.progress(experiment_id)
+        return None if kept is None else kept.started
 
     def _job_files(self, experiment_id: str, cancel: _RunStop) -> JobFiles | None:
         """The job's files as its run writes them: nothing more once its claim lapsed."""

@@ -28,6 +28,7 @@ Job state, kept files and archived answers are in the private dataset too
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -63,10 +64,18 @@ UNFAITHFUL: dict[str, str] = {
     "virtuoso": (
         "Virtuoso 7 changes what is written to it: it refuses blank nodes in INSERT DATA, has "
         'no default graph to write, stores "true"^^xsd:boolean as "1" and '
-        '"1"^^xsd:decimal as xsd:integer (Data Cube measures and the admin graph\'s flags '
+        '"1"^^xsd:decimal as xsd:integer, and gives xsd:double back to 6 significant digits '
+        "(0.333333: every measure) (Data Cube measures and the admin graph's flags "
         "would not read back as written); use Oxigraph's server or Fuseki"
     ),
 }
+
+# Typed literals a store must give back as given; the query that opens a store projects them.
+XSD = "http://www.w3.org/2001/XMLSchema#"
+PROBE_TERMS = (("true", XSD + "boolean"), ("0.3333333333333333", XSD + "double"))
+_PROBE_VARS = " ".join(f"?v{i}" for i in range(len(PROBE_TERMS)))
+_PROBE_VALUES = " ".join(f'"{value}"^^<{datatype}>' for value, datatype in PROBE_TERMS)
+PROBE = f"SELECT * WHERE {{ VALUES ({_PROBE_VARS}) {{ ({_PROBE_VALUES}) }} }}"
 
 _URL = re.compile(r"^https?://", re.IGNORECASE)
 CONNECT_TIMEOUT = 10.0  # seconds to connect (with TLS); GERBIL_QA_STORE_TIMEOUT bounds answers
@@ -366,8 +375,11 @@ class RemoteDataset:
         return list(ox.parse(response.data, format=ox.RdfFormat.N_QUADS))
 
     def check_engine(self) -> None:
-        """Refuse a store known to change what is written to it (:data:`UNFAITHFUL`)."""
-        ask = [("query", "ASK {}")]
+        """Refuse a store known to change what is written to it (:data:`UNFAITHFUL`), by the
+        name in its ``Server`` header, or, where a proxy hides that header (nginx does by
+        default), by what it gives back of :data:`PROBE` (by GET: Virtuoso 7 never answers a
+        query POSTed as ``application/sparql-query``, so a store query would wait it out)."""
+        ask = [("query", PROBE)]
         response = self._send("GET", self.query_url, params=ask, accept=RESULTS_JSON)
         server = response.headers.get("Server", "").lower()
         for name, reason in UNFAITHFUL.items():
@@ -375,6 +387,47 @@ class RemoteDataset:
                 raise BadRequest(
                     f"the store at {self.url} is {response.headers['Server']}: {reason}"
                 )
+        changed = _probe_changes(response)
+        if changed:
+            raise BadRequest(
+                f"the store at {self.url} changes typed literals: {'; '.join(changed)} "
+                f"(Data Cube measures and the admin graph's flags would not read back as "
+                f"written; Virtuoso 7 does this, behind a proxy that hides its name); "
+                f"use Oxigraph's server or Fuseki"
+            )
+
+    def check_default_graph(self) -> None:
+        """Refuse a dataset that answers queries over the union of its graphs (``oxigraph
+        serve --union-default-graph``): the public default graph is kept as that union already
+        (less withdrawn experiments), so each triple came twice (every listing row twice) and
+        a withdrawn experiment was back. A triple of a dataset's default graph matches once
+        there; by GET, as :meth:`check_engine`."""
+        some = "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(!isBlank(?s) && !isBlank(?o)) } LIMIT 1"
+        found = self._get_rows(some)
+        if not found:
+            return
+        triple = " ".join(_sparql_term(found[0][k]) for k in ("s", "p", "o"))
+        rows = self._get_rows(f"SELECT (COUNT(*) AS ?n) WHERE {{ {triple} }}")
+        matched = int(rows[0]["n"]["value"]) if rows else 1
+        if matched > 1:
+            raise BadRequest(
+                f"the store at {self.url} answers queries over the union of its graphs "
+                f"(one triple of its default graph matched {matched} times): this service "
+                f"keeps the public default graph as the union of the public graphs itself, "
+                f"so listings would show each row {matched} times and withdrawn experiments "
+                f"again; run it without union-default-graph (oxigraph serve "
+                f"--union-default-graph, Fuseki's tdb:unionDefaultGraph)"
+            )
+
+    def _get_rows(self, query: str) -> list[dict[str, Any]]:
+        """A SELECT by GET, its JSON rows (none when the store answers something else)."""
+        response = self._send("GET", self.query_url, params=[("query", query)], accept=RESULTS_JSON)
+        if response.status != 200 or _media(response) != RESULTS_JSON:
+            return []
+        try:
+            return list(json.loads(response.data)["results"]["bindings"])
+        except (ValueError, KeyError, TypeError):
+            return []
 
     def contains_named_graph(self, graph_name: Any) -> bool:
         return bool(self.query(f"ASK {{ GRAPH {graph_name} {{ ?s ?p ?o }} }}"))
@@ -508,6 +561,46 @@ def _media(response: Any) -> str:
     return str(response.headers.get("Content-Type", "")).split(";")[0].strip()
 
 
+def _probe_changes(response: Any) -> list[str]:
+    """How the store's answer to :data:`PROBE` differs from the terms it was given (nothing
+    for an answer that is no SPARQL JSON: the requests that follow report what is wrong)."""
+    if response.status != 200 or _media(response) != RESULTS_JSON:
+        return []
+    try:
+        row = json.loads(response.data)["results"]["bindings"][0]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return []
+    changed = []
+    for index, (value, datatype) in enumerate(PROBE_TERMS):
+        got = row.get(f"v{index}") or {}
+        got_value, got_type = got.get("value"), got.get("datatype")
+        if got_type != datatype or not _same_value(str(got_value), value, datatype):
+            given = f'"{value}"^^xsd:{datatype.removeprefix(XSD)}'
+            back = f'"{got_value}"^^{str(got_type).replace(XSD, "xsd:")}'
+            changed.append(f"{given} came back as {back}")
+    return changed
+
+
+def _sparql_term(value: Mapping[str, str]) -> str:
+    """A SPARQL results JSON term (not a blank node) as SPARQL."""
+    if value.get("type") == "uri":
+        return f"<{value['value']}>"
+    text = json.dumps(value["value"], ensure_ascii=False)
+    if "xml:lang" in value:
+        return f"{text}@{value['xml:lang']}"
+    return f"{text}^^<{value.get('datatype', XSD + 'string')}>"
+
+
+def _same_value(got: str, given: str, datatype: str) -> bool:
+    """A double in another lexical form is the same double (``3.333333333333333E-1``)."""
+    if datatype != XSD + "double":
+        return got == given
+    try:
+        return float(got) == float(given)
+    except ValueError:
+        return False
+
+
 def _raise_for(response: Any, url: str) -> None:
     if response.status < 400:
         return
@@ -568,6 +661,7 @@ class RemoteStore:
         self.private: Any = RemoteDataset(settings.private, settings, http)
         for dataset in (self.public, self.private):
             dataset.check_engine()
+        self.public.check_default_graph()
         self.lock = threading.RLock()
         self.written_token: str | None = None  # the last change token this process wrote
         # the work directory is made when something is cached there (every command made it)

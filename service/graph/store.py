@@ -238,5 +238,8 @@ def _check_base(adapter: StoreAdapter, base: str) -> None:
         adapter.add(Side.PRIVATE, [marker])
     elif found != base:
         raise ServiceError(
-            f"the store at {adapter.location} was created with base {found}, not {base}"
+            f"the store at {adapter.location} was created with base {found}, not {base}: "
+            f"give --base {found} (or GERBIL_QA_BASE), or move its URIs to the new base "
+            f"into a new store: gerbil-qa export --files --output backup.tar.gz, then "
+            f"gerbil-qa import --store NEW --base {base} --rebase backup.tar.gz"
         )

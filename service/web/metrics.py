@@ -67,6 +67,11 @@ class _Replica(Collector):
             ("crashed", "Query workers that died on their own."),
             ("requeued", "Queries that ran past the quick time and waited for a long slot."),
             ("documents", "Resource documents written by the query workers."),
+            (
+                "abandoned",
+                "Queries a remote store did not answer within the time limit: it may still "
+                "be computing them (it cannot be told to stop).",
+            ),
         ):
             if hasattr(pool, name):  # a remote store's endpoint forwards: no workers
                 yield _counter(f"sparql_{name}", what, getattr(pool, name))

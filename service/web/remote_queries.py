@@ -16,12 +16,26 @@ same few methods), so the endpoint has one code path.
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections import OrderedDict
 
-from service.errors import ServiceError
+from service.errors import Busy, ServiceError
 from service.graph.remote import RemoteDataset, StoreUnavailable
-from service.web.query_pool import DocumentJob, QueryJob, QueryOutcome, QueryTimeout
+from service.web.query_pool import (
+    LONG_SHAPES_KEPT,
+    DocumentJob,
+    QueryJob,
+    QueryOutcome,
+    QueryTimeout,
+)
 
 STORE_PING = 2.0  # seconds a store that did not answer a query in time has to answer ASK {}
+# A query given up at the time limit goes on in the store: Oxigraph's server neither stops it
+# when the connection closes nor (an ORDER BY or COUNT over a join) at its own --timeout-s
+# (measured, 0.5.13: still computing 30 s after the connection closed). Its shape is not sent
+# again for this long, so a client retrying it does not pile copies of it on the store's cores.
+GIVEN_UP_HOLD = 300.0
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +48,9 @@ class RemoteQueries:
         self.timeout = timeout
         self.snapshot: str | None = public.url  # the pool's "ready" marker
         self.queries = 0  # queries answered (/metrics, as the pool's)
+        self.abandoned = 0  # queries given up at the time limit (/metrics)
+        self._given_up: OrderedDict[int, float] = OrderedDict()  # shape: when
+        self._lock = threading.Lock()
 
     def run(
         self, job: QueryJob | DocumentJob, *, wait: float | None = None, shape: int | None = None
@@ -42,11 +59,34 @@ class RemoteQueries:
             from service.web.query_pool import _run_document
 
             return _run_document(self.public, job)
-        answered = self._query(job)
+        self._refuse_given_up(shape)
+        answered = self._query(job, shape)
         self.queries += 1
         return answered
 
-    def _query(self, job: QueryJob) -> QueryOutcome:
+    def _refuse_given_up(self, shape: int | None) -> None:
+        with self._lock:
+            when = None if shape is None else self._given_up.get(shape)
+        left = 0.0 if when is None else GIVEN_UP_HOLD - (time.monotonic() - when)
+        if left > 0:
+            raise Busy(
+                f"a query of this shape ran past the limit of {self.timeout:g} s "
+                f"{GIVEN_UP_HOLD - left:.0f} s ago and the store may still be computing it: "
+                f"it is not sent again for {GIVEN_UP_HOLD:g} s (simplify it, or ask "
+                f"the operator for a dump)",
+                retry_after=int(left) + 1,
+            )
+
+    def _give_up(self, shape: int | None) -> None:
+        with self._lock:
+            self.abandoned += 1
+            if shape is not None:
+                self._given_up[shape] = time.monotonic()
+                self._given_up.move_to_end(shape)
+                while len(self._given_up) > LONG_SHAPES_KEPT:
+                    self._given_up.popitem(last=False)
+
+    def _query(self, job: QueryJob, shape: int | None) -> QueryOutcome:
         import urllib3
 
         accept, by_media = _accepted(job)
@@ -67,8 +107,9 @@ class RemoteQueries:
             # the query, or the store itself (stopped, overloaded): one quick question tells
             # which (StoreUnavailable names the store), so the user is not told to ask less
             self.public.ping(STORE_PING)
+            self._give_up(shape)
             raise QueryTimeout(
-                f"the query ran longer than the limit of {self.timeout:g} s and was stopped"
+                f"the query ran longer than the limit of {self.timeout:g} s and was given up"
             ) from None
         if status >= 400:
             raise _refused(status, body)
