@@ -247,8 +247,10 @@ def test_an_https_url_to_a_plain_http_store_fails_within_the_connect_time(
     )
     took = time.monotonic() - started
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    # the time it waited, measured: 10 s, a little more on a loaded machine (10.1 s in CI)
-    assert re.search(r"did not answer within 1[01](\.\d)? s", done.stderr), done.stderr
+    # the time it waited, measured: 10 s, a little more on a loaded machine (10.1 s in CI;
+    # over 11 s once here beside two other test runs): the connect time, not the 60 s
+    waited = re.search(r"did not answer within (\d+(?:\.\d)?) s", done.stderr)
+    assert waited and 10 <= float(waited[1]) < 20, done.stderr
     assert "its URL starts http://" in done.stderr
     assert took < 30
 
