@@ -34,6 +34,12 @@ class ServiceError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def public_message(self) -> str:
+        """What the web answers anyone: the message, unless it names what only the operator
+        should see (a store's internal address, :class:`~service.graph.remote.StoreUnavailable`)."""
+        return self.message
+
 
 class BadRequest(ServiceError):
     status = 400

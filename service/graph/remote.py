@@ -94,6 +94,22 @@ class StoreUnavailable(ServiceError):
     # run is left to a take-over rather than ended (an error the store gave stays an error)
     transient = True
 
+    @property
+    def public_message(self) -> str:
+        """Not the store's address nor its HTTP client's error (an internal host and port,
+        ``HTTPConnectionPool(host='10.0.0.5', …)``): anyone reads the web's answer, the
+        operator's log has the message. Still the store's fault, not the user's query."""
+        if self.status == 500:
+            return (
+                "the triple store behind this service refused a request of this service: a "
+                "defect of ours, logged for the operator"
+            )
+        what = "did not answer" if "did not answer" in self.message else "answered wrongly"
+        return (
+            f"the triple store behind this service {what}; try again in a moment (the "
+            "operator's log says which store and what it said)"
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class RemoteSettings:

@@ -272,7 +272,7 @@ def _service_error(err: ServiceError) -> Response:
         log.error("%s %s: %s", request.method, request.path, err.message)
     api = request.path.startswith("/api/")  # the pages show the sentence alone
     problems = api_problems(err) if api else problems_of(err)
-    response = error_response(err.status, err.message, problems=problems)
+    response = error_response(err.status, err.public_message, problems=problems)
     if isinstance(err, Busy):
         response.headers["Retry-After"] = str(err.retry_after)
     return response

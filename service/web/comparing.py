@@ -453,7 +453,7 @@ def _json_comparison(tasks: list[str]) -> Response:
     except ServiceError as err:
         from service.web.app import api_problems, json_error
 
-        response = json_error(err.status, err.message, api_problems(err))
+        response = json_error(err.status, err.public_message, api_problems(err))
     response.vary.add("Accept")
     return response
 
@@ -488,7 +488,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         withdrawn=found.withdrawn if found is not None else (),
         measure=found.measure if found is not None else "macroF1",
         figures=figures,
-        error=error.message if error is not None else None,
+        error=error.public_message if error is not None else None,
         problems=problems_of(error) if error is not None else [],  # each file's, listed
         force_label=FORCE_LABEL,
         p_value=format_p_value,  # as gerbil-qa compare prints it: never p = 0.0000

@@ -199,7 +199,7 @@ def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, st
         _dataset_chosen(raw)
         ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved
-        page = _form(error=err.message, problems=problems_of(err))
+        page = _form(error=err.public_message, problems=problems_of(err))
         if isinstance(err, Busy):  # what the API says too: when to submit again
             return page, err.status, {"Retry-After": str(err.retry_after)}
         return page, err.status

@@ -13,6 +13,7 @@ query page for a browser. Queries run in killable worker processes over the publ
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from service.web.state import Services
 
 bp = Blueprint("sparql", __name__)
+log = logging.getLogger(__name__)
 
 FORMATS_NS = "http://www.w3.org/ns/formats/"
 # W3C format IRIs (http://www.w3.org/ns/formats/) for sd:resultFormat, by our syntax name.
@@ -401,7 +403,9 @@ class QueryFastPath:
                 return self.next(environ, start_response)  # a page for a browser
             answer = answer_query(self.state, req, operation, facts)
         except ServiceError as err:
-            body = (err.message + "\n").encode("utf-8")
+            if err.status >= 500:  # as the Flask handler (app._service_error) logs it
+                log.error("%s %s: %s", req.method, req.path, err.message)
+            body = (err.public_message + "\n").encode("utf-8")
             headers = [
                 ("Content-Type", "text/plain; charset=utf-8"),
                 ("Content-Length", str(len(body))),
