@@ -326,10 +326,11 @@ def _questions(text: str) -> Any:  # -> service.model.Dataset
 
 
 def _run(args: argparse.Namespace) -> int:
-    from service.systems.archive import QUERY_FORMAT, answer_file
+    from service.systems.archive import QUERY_FORMAT, answer_file_in
     from service.systems.webservice import run_web_service
 
     dataset = _questions(args.dataset)
+    languages = _run_languages(args.lang, dataset, text2sparql=args.interface == "text2sparql")
     service = _service(
         args,
         name=args.name,
@@ -337,34 +338,63 @@ def _run(args: argparse.Namespace) -> int:
         interface=args.interface,
         dataset_id=dataset.file_id,
     )
-    total = sum(1 for q in dataset.questions if q.text(args.lang) is not None)
     show = sys.stderr.isatty()
 
     def progress(done: int, all_: int) -> None:
         if show:
             print(f"\r{done}/{all_} questions", end="", file=sys.stderr, flush=True)
 
-    result = run_web_service(dataset, service, language=args.lang, progress=progress)
-    if show:
-        print(file=sys.stderr)
-    for qid, answer in result.run.answers.items():
-        if answer.error is not None:
-            print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
-    mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
-    # questions never asked (after an abort) are counted apart from the calls that failed;
-    # retried ones too, as retries hide a service's failures from the failed count
-    print(
-        f"{service.system}: {total} questions: {result.calls} asked, {result.errors} failed, "
-        f"{total - result.calls} never asked, {result.retried} retried; mean runtime {mean} "
-        "per question answered, retries included"
-        + (f"; aborted: {result.aborted}" if result.aborted else "")
-    )
+    runs = {}
+    aborted = False
+    for language in languages:  # a pooled run (DB25's en,es) asks each question in each
+        total = sum(1 for q in dataset.questions if q.text(language) is not None)
+        result = run_web_service(dataset, service, language=language, progress=progress)
+        runs[language] = result.run
+        aborted = aborted or bool(result.aborted)
+        if show:
+            print(file=sys.stderr)
+        for qid, answer in result.run.answers.items():
+            if answer.error is not None:
+                print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
+        mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
+        # questions never asked (after an abort) are counted apart from the calls that failed;
+        # retried ones too, as retries hide a service's failures from the failed count
+        print(
+            f"{service.system}: {total} questions"
+            + (f" in {language}" if len(languages) > 1 else "")
+            + f": {result.calls} asked, {result.errors} failed, "
+            f"{total - result.calls} never asked, {result.retried} retried; mean runtime {mean} "
+            "per question answered, retries included"
+            + (f"; aborted: {result.aborted}" if result.aborted else "")
+        )
     if args.output is not None:
         fmt = QUERY_FORMAT if args.interface == "text2sparql" else None  # QALD-JSON or eQALD
-        data = answer_file(result.run, dataset, language=args.lang, format=fmt)
-        args.output.write_bytes(data)
+        args.output.write_bytes(answer_file_in(runs, dataset, format=fmt))
         print(f"answer file written to {args.output}")
-    return 1 if result.aborted else 0
+    return 1 if aborted else 0
+
+
+def _run_languages(text: str, dataset: Any, *, text2sparql: bool) -> tuple[str, ...]:
+    """``--lang`` of ``system run``: languages the dataset has questions in (``en,es`` or
+    ``all`` for a Text2SPARQL service, whose answers file keeps each). Before, ``en,es`` and a
+    language the dataset lacks asked nothing and wrote an empty answer file, exit code 0."""
+    from service.evaluation.languages import parse_languages
+
+    held = tuple(dict.fromkeys(lang for q in dataset.questions for lang in q.languages))
+    wanted = parse_languages(text)
+    languages = held if wanted == ("all",) else wanted
+    lacking = [lang for lang in languages if lang not in held]
+    if lacking:
+        raise BadRequest(
+            f"--lang {text}: the dataset has no question in {', '.join(lacking)}; its "
+            f"languages: {', '.join(held) or 'none'}"
+        )
+    if len(languages) > 1 and not text2sparql:
+        raise BadRequest(
+            f"--lang {text}: a QA web service's answer file holds one language; run it once "
+            "per language (a Text2SPARQL service's answers keep several)"
+        )
+    return languages
 
 
 def _refresh(args: argparse.Namespace) -> int:
