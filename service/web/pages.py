@@ -292,6 +292,7 @@ class QuestionRow:
     runtime_ms: float | None = None
     error: str | None = None
     system_query: str | None = None
+    gold_query: str | None = None  # the dataset's, shown beside the system's SPARQL
     attempts: int | None = None  # calls the question took, when it was retried
     confidence: float | None = None  # the system's, for its answer (eQALD-JSON)
     retry_reason: str | None = None
@@ -483,6 +484,7 @@ QUESTION_PROPERTIES = (
     DCT + "identifier",
     GQA + "questionText",
     GQA + "answerType",
+    GQA + "goldQuery",  # shown beside a system's SPARQL
     *_FEATURE_PROPERTIES.values(),
 )
 
@@ -571,6 +573,7 @@ def task_page(
                 runtime_ms=number(runtime) if runtime is not None else None,
                 error=node.text(GQA + "errorMessage"),
                 system_query=node.text(GQA + "systemQuery"),
+                gold_query=q.text(GQA + "goldQuery") if q else None,
                 attempts=int(attempts) if attempts else None,
                 confidence=number(node.one(GQA + "confidence")),
                 retry_reason=node.text(GQA + "retryReason"),
