@@ -6,7 +6,9 @@ headless chromium.
 
 What it found: the per-question view showed the system's SPARQL and why it failed, but not the
 gold query it is judged against, so a team could not see what their query should have been
-without looking the question up elsewhere.
+without looking the question up elsewhere; and the run page kept the default profile (fair) for
+CK25 and DB25, so a team taking it as it came read a score that was not the challenge's (0.72
+for an LLM run the official rules score 0.70), while PolEval's datasets picked their own.
 """
 
 from __future__ import annotations
@@ -172,14 +174,22 @@ def test_a_participant_runs_ck25_from_the_run_page(
     datasets, profiles = (
         Select(browser.find_element(By.ID, i)) for i in ("run-dataset", "run-profile")
     )
+    # picking CK25 picks the challenge's profile (before: fair stayed, 0.72 for 0.70)
     datasets.select_by_value("text2sparql-2025-ck25")
-    profiles.select_by_value("text2sparql")
+    assert "scored with profile text2sparql" in datasets.first_selected_option.text
+    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
+    datasets.select_by_value("demo")
+    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    datasets.select_by_value("text2sparql-2025-db25")
+    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
+    datasets.select_by_value("text2sparql-2025-ck25")
     browser.find_element(By.ID, "run-text2sparql").send_keys(f"llm={ck25_llm_service.url}")
     browser.find_element(By.ID, "run-submit").click()
     wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
     token = browser.find_element(By.ID, "owner-token").get_attribute("value")
     link = browser.find_element(By.ID, "owner-link").get_attribute("value")
     state = server.wait_finished(link.split("?", 1)[0].rsplit("/", 1)[-1], token, timeout=120)
+    assert {r["profile"] for r in state["results"]} == {"text2sparql"}
     task = next(r["task"] for r in state["results"] if r["experimentType"] == "QA")
     browser.get(task)
     wait_until(browser, lambda d: d.find_elements(By.ID, "questions"))

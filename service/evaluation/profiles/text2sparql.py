@@ -31,4 +31,5 @@ PROFILE = Profile(
     ),
     matcher=Text2SparqlMatcher(),
     scoring=SET,
+    challenge_formats=("text2sparql-yaml",),
 )
