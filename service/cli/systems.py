@@ -356,6 +356,8 @@ def _run(args: argparse.Namespace) -> int:
         for qid, answer in result.run.answers.items():
             if answer.error is not None:
                 print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
+        for problem in result.run.problems:  # the answers file keeps none of them
+            print(f"gerbil-qa: {problem}", file=sys.stderr)
         mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
         # questions never asked (after an abort) are counted apart from the calls that failed;
         # retried ones too, as retries hide a service's failures from the failed count

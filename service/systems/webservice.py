@@ -300,7 +300,9 @@ def _call(
     """One attempt: the service's answer, read by its interface."""
     body, content_type = _post(service, http, text, language)
     if service.interface == "text2sparql":
-        return parse_query_answer(body, question_id=question_id, dataset=service.dataset_id)
+        return parse_query_answer(
+            body, question_id=question_id, dataset=service.dataset_id, asked=text
+        )
     return parse_answer(
         body,
         question_id=question_id,

@@ -358,3 +358,41 @@ def test_system_run_refuses_languages_it_cannot_ask(
     assert main([*argv, "--allow", "127.0.0.1/32"]) == 1
     assert said in capsys.readouterr().err
     assert not output.exists()
+
+
+def test_a_service_that_answers_another_question_or_dataset_is_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Asked in Spanish, the service echoes the English question (it translated before
+    generating), and for question 1 names another dataset: ``system run`` said nothing of
+    either (the dataset's warning was made, then dropped: the answers file keeps none), and
+    an echoed question was never compared."""
+    questions = questions_of("text2sparql-2025-db25")
+    english = {qid: text for text, (qid, lang, _) in questions.items() if lang == "en"}
+    service = LLMService(questions, lambda qid, lang, gold: gold)
+    answer = service.answer
+
+    def translated(handler: BaseHTTPRequestHandler, question: str, dataset: str) -> None:
+        qid, _, gold = questions[question]
+        said = {"dataset": "https://example.org/other/" if qid == "1" else dataset}
+        said |= {"question": english[qid], "query": gold}
+        if question == english[qid]:
+            answer(handler, question, dataset)
+        else:
+            _send(handler, 200, json.dumps(said).encode(), "application/json")
+
+    service.answer = translated  # type: ignore[method-assign]
+    try:
+        argv = ["system", "run", service.url, "--interface", "text2sparql", "--dataset"]
+        argv += ["text2sparql-2025-db25", "--lang", "es", "--allow", "127.0.0.1/32"]
+        argv += ["--output", str(tmp_path / "es.json")]
+        assert main(argv) == 0
+    finally:
+        service.close()
+    err = capsys.readouterr().err
+    assert (
+        "question 3: warning: the response echoes another question: 'What is the birthplace of "
+        "Keanu Reeves?' (asked: '¿Cuál es el lugar de nacimiento de Keanu Reeves?')" in err
+    )
+    assert err.count("echoes another question") == 100
+    assert "question 1: warning: the response is about dataset 'https://example.org/other/'" in err
