@@ -101,6 +101,15 @@ def measure_label(name: str) -> str:
     return info.label if info else name
 
 
+def challenge_name(profile: str | None, measure: str) -> str | None:
+    """What the challenge ``profile`` reproduces called ``measure``, if it names it."""
+    from service.evaluation.profiles import PROFILES
+
+    if profile is None or profile not in PROFILES:
+        return None
+    return dict(PROFILES[profile].challenge_measures).get(measure)
+
+
 def changed_value(value: float | int | None, places: int = 3) -> str:
     """A number of a revision's changes as the page prints it: a count as it is, a ratio to
     ``places`` (3 as the task page prints a question's P, R and F1, 4 for a measure as the

@@ -83,6 +83,12 @@ def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
     session = _owner(server, ticket)
     task = next(r["task"] for r in ticket["state"]["results"] if r["experimentType"] == "QA")
     page = session.get(task, timeout=30).text
+    # the official number found among ours: macro F1 is the challenge's set_F average
+    macro = evaluation["results"]["QA"]["macroF1"]
+    assert (
+        f'macro F1 <span class="muted challenge-measure">(the challenge\'s set_F average)</span>'
+        f"</dt><dd>{macro:.4f}" in html.unescape(page)
+    )
     gold = {q.id: q.sparql for q in catalog.load("text2sparql-2025-ck25").questions}
     rows = {
         row.split("</a>", 1)[0].rsplit(">", 1)[-1]: row
