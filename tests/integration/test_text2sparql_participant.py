@@ -127,13 +127,16 @@ def _send(
     *,
     retry_after: int | None = None,
 ) -> None:
-    handler.send_response(status)
-    handler.send_header("Content-Type", content_type)
-    if retry_after is not None:
-        handler.send_header("Retry-After", str(retry_after))
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
+    import contextlib
+
+    with contextlib.suppress(OSError):  # the client gave up (its time limit): nothing to tell
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        if retry_after is not None:
+            handler.send_header("Retry-After", str(retry_after))
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
 
 
 def questions_of(name: str) -> dict[str, tuple[str, str, str]]:
@@ -396,3 +399,23 @@ def test_a_service_that_answers_another_question_or_dataset_is_told(
     )
     assert err.count("echoes another question") == 100
     assert "question 1: warning: the response is about dataset 'https://example.org/other/'" in err
+
+
+def test_a_service_slower_than_the_limit_is_told_how_to_wait_longer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An LLM that takes 3 s on question 1, asked with a 1 s limit: the error said only "no
+    answer within 1 s", not that timeouts are never retried nor which setting gives more."""
+    service = LLMService(questions_of("text2sparql-2025-ck25"), ck25_llm, slow={"1": 3.0})
+    try:
+        argv = ["system", "run", service.url, "--interface", "text2sparql", "--dataset"]
+        argv += ["text2sparql-2025-ck25", "--timeout", "1", "--retries", "2"]
+        argv += ["--output", str(tmp_path / "a.json"), "--allow", "127.0.0.1/32"]
+        assert main(argv) == 0
+    finally:
+        service.close()
+    assert (
+        "question 1: no answer within 1 s (the limit per call, not retried: raise it with "
+        "--timeout, the API's or the run page's timeout, up to 600 s)" in capsys.readouterr().err
+    )
+    assert service.calls[next(iter(questions_of("text2sparql-2025-ck25")))] == 1
