@@ -205,3 +205,46 @@ def test_a_participant_runs_ck25_from_the_run_page(
     gold.find_element(By.TAG_NAME, "summary").click()
     assert "empl-Karen.Brant%40company.org" in gold.find_element(By.TAG_NAME, "pre").text
     shot(browser, "text2sparql-participant-task")
+
+
+@pytest.mark.browser
+def test_two_versions_answers_files_compared_on_the_compare_page(
+    server: Server, browser, ck25_llm_service: LLMService, tmp_path: Path
+) -> None:
+    """The team's two ``system run`` answers files (version 1 as the LLM answers, version 2
+    the query alone) compared in the browser: picking CK25 there picks the challenge's profile
+    too (before: fair stayed, as on the run page), and version 2 is the better one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from service.cli import main
+    from tests.web.test_browser import shot, wait_until
+
+    fixed = LLMService(questions_of("text2sparql-2025-ck25"), lambda qid, lang, gold: gold)
+    files = []
+    try:
+        for name, service in (("v1", ck25_llm_service), ("v2", fixed)):
+            files.append(tmp_path / f"{name}.json")
+            argv = ["system", "run", service.url, "--interface", "text2sparql", "--dataset"]
+            argv += ["text2sparql-2025-ck25", "--output", str(files[-1]), "--name", name]
+            assert main([*argv, "--allow", "127.0.0.1/32"]) == 0
+    finally:
+        fixed.close()
+    browser.get(server.url + "compare")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-form"))
+    datasets, profiles = (
+        Select(browser.find_element(By.ID, i)) for i in ("cmp-dataset", "cmp-profile")
+    )
+    datasets.select_by_value("text2sparql-2025-ck25")
+    assert "scored with profile text2sparql" in datasets.first_selected_option.text
+    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
+    datasets.select_by_value("demo")
+    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    datasets.select_by_value("text2sparql-2025-ck25")
+    browser.find_element(By.ID, "cmp-answers").send_keys("\n".join(str(f) for f in files))
+    browser.find_element(By.ID, "compare-submit").click()
+    table = wait_until(browser, lambda d: d.find_elements(By.ID, "compare-systems"), timeout=120)[0]
+    shot(browser, "text2sparql-participant-compare")
+    assert "text2sparql" in browser.find_element(By.ID, "compare-signature").text
+    first = table.find_elements(By.CSS_SELECTOR, "tbody tr")[0].text
+    assert first.startswith("1 v2 0.8878"), first  # tier 1: the better version (the gold queries)
