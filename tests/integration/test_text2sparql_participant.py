@@ -419,3 +419,25 @@ def test_a_service_slower_than_the_limit_is_told_how_to_wait_longer(
         "--timeout, the API's or the run page's timeout, up to 600 s)" in capsys.readouterr().err
     )
     assert service.calls[next(iter(questions_of("text2sparql-2025-ck25")))] == 1
+
+
+def test_scored_under_another_profile_the_numbers_say_they_are_not_the_challenges(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """FRANZ's published CK25 queries evaluated as the README's first command reads (no
+    --profile): fair's numbers, said to be such, with the profile that gives the official
+    ones; under that profile, no such warning."""
+    answers = data_dir / T2S / "systems" / "FRANZ" / "ck25_answers.json"
+    argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
+    argv += ["--types", "QA", "--output", "json"]
+    assert main(argv) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["profile"] == "fair"
+    assert (
+        "text2sparql-2025-ck25: warning: a TEXT2SPARQL'25 dataset: these are the fair profile's "
+        "numbers, not the challenge's; --profile text2sparql" in "\n".join(said["warnings"])
+    )
+    assert main([*argv, "--profile", "text2sparql"]) == 0
+    assert not any(
+        "TEXT2SPARQL'25 dataset" in w for w in json.loads(capsys.readouterr().out)["warnings"]
+    )
