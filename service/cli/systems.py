@@ -117,6 +117,25 @@ def register(sub: Any) -> None:
     )
     ask.add_argument("url")
     ask.add_argument("question")
+    ask.add_argument(
+        "--interface",
+        choices=INTERFACES,
+        default="qa",
+        help="qa: a GERBIL QA web service; text2sparql: a TEXT2SPARQL service, asked about "
+        "--dataset, whose query is then run on the dataset's KB (or --kb)",
+    )
+    ask.add_argument(
+        "--dataset",
+        help="text2sparql: the questions file or built-in name the service is asked about",
+    )
+    ask.add_argument(
+        "--kb",
+        nargs="+",
+        action="extend",
+        metavar="FILE|URL",
+        help="text2sparql: run the query here (RDF files or one SPARQL endpoint URL) instead of "
+        "the built-in dataset's own KB",
+    )
     _add_call_options(ask)
     ask.set_defaults(handler=_ask)
 
@@ -282,7 +301,17 @@ def _service(args: argparse.Namespace, **options: Any) -> Any:
 def _ask(args: argparse.Namespace) -> int:
     from service.systems.webservice import ask
 
-    service = _service(args)
+    dataset = None
+    if args.interface == "text2sparql":
+        if not args.dataset:
+            raise BadRequest(
+                "a Text2SPARQL service is asked about a dataset: give --dataset FILE|NAME "
+                "(its id is sent; its KB, or --kb, runs the query)"
+            )
+        dataset = _questions(args.dataset)
+        service = _service(args, interface="text2sparql", dataset_id=dataset.file_id)
+    else:
+        service = _service(args)
     service.check()
 
     def waiting(reason: str, delay: float, attempt: int) -> None:  # not silent for a minute
@@ -299,6 +328,10 @@ def _ask(args: argparse.Namespace) -> int:
     if answer.error is not None:
         print(f"gerbil-qa: {args.url}: {answer.error}", file=sys.stderr)
         return 1
+    if dataset is not None:
+        ran = _query_run(args, dataset, answer)
+        print(json.dumps(ran, indent=2, ensure_ascii=False))
+        return 1 if "error" in ran else 0
     out: dict[str, Any] = {
         "answers": [t.n3() for t in answer.answers.values()],
         "sparql": answer.sparql,
@@ -310,6 +343,37 @@ def _ask(args: argparse.Namespace) -> int:
         out["confidence"] = answer.confidence
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
+
+
+def _query_run(args: argparse.Namespace, dataset: Any, answer: Any) -> dict[str, Any]:
+    """What a Text2SPARQL service's query gives on the KB, as an experiment would run it: its
+    answers, or why it gives none (a team debugging one question saw nothing of this before
+    running a whole dataset)."""
+    from service.cli.evaluate import dataset_source
+    from service.experiments.queries import kb_sources
+    from service.experiments.spec import ExperimentSpec, KBSpec
+    from service.formats.text2sparql import prefix_environment
+    from service.kb import describe
+    from service.kb.executor import SparqlExecutor
+
+    kb = KBSpec(tuple(args.kb)) if args.kb else None
+    sources, version = kb_sources(ExperimentSpec(dataset_source(args.dataset), (), kb=kb))
+    with SparqlExecutor(
+        list(sources), prefixes=prefix_environment(dataset), version=version
+    ) as executor:
+        result = executor.run(answer.sparql)
+        out: dict[str, Any] = {"query": answer.sparql, "kb": describe(executor)}
+    if result.failure is not None:
+        out["error"] = f"the query gave no answers: {result.failure}"
+    else:
+        out["answers"] = [t.n3() for t in result.answers.values()]
+        out["executed"] = result.executed
+    if result.rewrites:
+        out["rewrites"] = list(result.rewrites)  # what the lenient dialect read differently
+    out["runtimeMs"] = round(answer.runtime_ms or 0.0, 1)
+    if answer.attempts > 1:
+        out.update(attempts=answer.attempts, retryReason=answer.retry_reason)
+    return out
 
 
 def _questions(text: str) -> Any:  # -> service.model.Dataset

@@ -441,3 +441,28 @@ def test_scored_under_another_profile_the_numbers_say_they_are_not_the_challenge
     assert not any(
         "TEXT2SPARQL'25 dataset" in w for w in json.loads(capsys.readouterr().out)["warnings"]
     )
+
+
+def test_one_question_asked_and_its_query_run_on_the_kb(
+    ck25_service: LLMService, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``system ask`` took QA web services only (``--interface`` was refused): a team debugging
+    one question had to run the whole dataset to see what its query gives. Now it asks the
+    Text2SPARQL service about ``--dataset`` and runs the query on that dataset's KB."""
+    argv = ["system", "ask", ck25_service.url, "--interface", "text2sparql"]
+    argv += ["--allow", "127.0.0.1/32"]
+    assert main([*argv, "Who is our Sensor expert?"]) == 1  # no dataset: which one is meant?
+    assert "give --dataset FILE|NAME" in capsys.readouterr().err
+    argv += ["--dataset", "text2sparql-2025-ck25"]
+    assert main([*argv, "Who is our Sensor expert?"]) == 0  # question 6, variable renamed
+    said = json.loads(capsys.readouterr().out)
+    assert "?expert" in said["query"] and len(said["answers"]) == 7
+    assert "<http://ld.company.org/prod-instances/empl-Lili.Geier%40company.org>" in said["answers"]
+    assert said["kb"].startswith("file:sha256:")
+    assert main([*argv, "In which department is Ms. Brant?"]) == 1  # question 1, fenced
+    said = json.loads(capsys.readouterr().out)
+    assert said["query"].startswith("Here is the SPARQL query")
+    assert said["error"].startswith("the query gave no answers: prose at line 3, column 1")
+    assert main([*argv, "Who is the manager of the Data Services department?"]) == 0
+    said = json.loads(capsys.readouterr().out)  # question 7: rdfs: undeclared, a label given
+    assert said["answers"] == ['"Elena Herzog"'] and "rdfs:" in said["rewrites"][0]
