@@ -196,7 +196,7 @@ def _fenced(query: str, prefixes: Mapping[str, str] | None) -> QueryFailure:
     if inside is not None and inside.group(1).strip():
         held = prepare(inside.group(1), prefixes=prefixes)
         verdict = (
-            " (the SPARQL inside it is a query that would run)"
+            " (inside it, a query that parses and would be run)"
             if not isinstance(held, QueryFailure)
             else f" (the text inside it would fail too: {held.reason.value}: {held.message})"
         )

@@ -226,7 +226,9 @@ def test_an_llm_services_ck25_run_asked_scored_and_explained(
     # a fence: said where, that the SPARQL inside would run, and that nothing is stripped
     fenced = by_id["1"]["error"]
     assert fenced.startswith("the query gave no answers: prose at line 3, column 1: ")
-    assert "inside it is a query that would run" in fenced and NOTHING_STRIPPED in fenced
+    assert (
+        "inside it, a query that parses and would be run" in fenced and NOTHING_STRIPPED in fenced
+    )
     assert NOTHING_STRIPPED in by_id["12"]["error"]  # German prose before the query
     assert "text before the query: 'Hier ist die SPARQL-Abfrage:'" in by_id["12"]["error"]
     assert "parse-error at line 10, column 2" in by_id["4"]["error"]  # the semicolon

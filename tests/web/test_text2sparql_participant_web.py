@@ -42,10 +42,10 @@ def _mirror(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def ck25_llm_service(data_dir: Path) -> Iterator[LLMService]:
-    import os
-
-    os.environ.setdefault("GERBIL_QA_DATA", str(data_dir))  # the questions, read here
-    service = LLMService(questions_of("text2sparql-2025-ck25"), ck25_llm, flaky={"13": "429"})
+    with pytest.MonkeyPatch.context() as patch:  # the questions, read here from the mirror
+        patch.setenv("GERBIL_QA_DATA", str(data_dir))
+        questions = questions_of("text2sparql-2025-ck25")
+    service = LLMService(questions, ck25_llm, flaky={"13": "429"})
     yield service
     service.close()
 
