@@ -224,6 +224,9 @@ def test_an_llm_services_ck25_run_asked_scored_and_explained(
     by_id = {e["id"]: e for e in result["questions"]}
 
     # a fence: said where, that the SPARQL inside would run, and that nothing is stripped
+    # the query as the service returned it, beside its error (before: the answers file only)
+    assert by_id["1"]["systemQuery"].startswith("Here is the SPARQL query for your question:")
+    assert "systemQuery" not in by_id["10"]  # the empty one
     fenced = by_id["1"]["error"]
     assert fenced.startswith("the query gave no answers: prose at line 3, column 1: ")
     assert (

@@ -78,6 +78,19 @@ def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
     (evaluation,) = ticket["state"]["evaluations"]
     by_id = {q["id"]: q for q in evaluation["questions"]}
     assert NOTHING_STRIPPED in by_id["1"]["error"]  # the API says what the CLI says
+    assert "```sparql" in by_id["1"]["systemQuery"]  # read back from the graph
+    from tests.web.test_openapi_conformance import Conformance
+
+    api = Conformance(server.get("api/openapi.json").json())
+    api.check(
+        "/api/experiments/{id}",
+        "get",
+        server.get(
+            f"api/experiments/{ticket['id']}",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+        ),
+    )
+    assert api.mismatches == []  # systemQuery is documented: a strict client reads it
     assert by_id["13"]["attempts"] == 2 and "HTTP 429" in by_id["13"]["retryReason"]
 
     session = _owner(server, ticket)
