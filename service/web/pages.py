@@ -714,7 +714,8 @@ def task_csv(page: TaskPage) -> bytes:
     the flags, as the filters spell them (``yes``/``no``), so a table is sliced without RDF;
     then the runtime, error, attempts, retry reason and confidence the page shows, and last
     each match with its rule (``given = gold [rule]``, ``given [exact]``): why an answer in
-    another form counted, which the page said and the table did not."""
+    another form counted, which the page said and the table did not; the system's and the gold
+    SPARQL when the system gave queries."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
     header += ["language", "outcome", "answertype", *FEATURES]
     # then how a service's call went, as the API's keys name it (the page showed it, the CSV
@@ -727,6 +728,11 @@ def task_csv(page: TaskPage) -> bytes:
     why = explains_misses(page.task.profile)
     if why:
         header.append("why")
+    # a system that gave SPARQL (a Text2SPARQL service): its query and the gold one, as the
+    # page shows them side by side, for a table of what failed and what it should have been
+    queries = any(r.system_query for r in page.rows)
+    if queries:
+        header += ["systemQuery", "goldQuery"]
     rows = [
         [
             r.uri,
@@ -747,6 +753,7 @@ def task_csv(page: TaskPage) -> bytes:
             r.confidence,
             _cell([_match_cell(m) for m in r.matches]),
             *([r.why] if why else []),
+            *([r.system_query, r.gold_query] if queries else []),
         ]
         for r in page.rows
     ]

@@ -113,6 +113,16 @@ def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
     fenced = html.unescape(rows["1"])
     assert "The system's SPARQL" in fenced and "```sparql" in fenced
     assert NOTHING_STRIPPED in fenced
+    # the task's CSV: the system's query and the gold one in the last two columns
+    import csv
+    import io
+
+    table = session.get(task + ".csv", timeout=30)
+    assert table.status_code == 200, table.text[:300]
+    reader = csv.DictReader(io.StringIO(table.text))
+    assert reader.fieldnames is not None and reader.fieldnames[-2:] == ["systemQuery", "goldQuery"]
+    by_row = {r["id"]: r for r in reader}
+    assert by_row["4"]["systemQuery"].endswith("};") and by_row["4"]["goldQuery"] == gold["4"]
     # the question's own page too
     question = rows["7"].split('href="', 1)[1].split('"', 1)[0]
     single = html.unescape(session.get(question, timeout=30).text)
