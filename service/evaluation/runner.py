@@ -520,12 +520,22 @@ def _record(
     )
 
 
+def _answered(c: _Case) -> bool:
+    """Whether the system answered (its time counts): a scored question, or one whose query
+    it gave failed on the KB (a Text2SPARQL service answered, in its time; before, a slow
+    service's failed queries showed no runtime and left meanRuntime). A failed call has no
+    runtime."""
+    if c.status is QuestionStatus.SCORED:
+        return True
+    return c.status is QuestionStatus.ERROR and c.answer.sparql is not None
+
+
 def _call_fields(c: _Case, shape: Mapping[str, Any] | None) -> dict[str, Any]:
     """What a record keeps of the system's call for its question, scored or left out: whether
     it failed and why, its runtime and confidence, the SPARQL it gave and its shape, retries."""
     return {
         "failed": c.status is QuestionStatus.ERROR,
-        "runtime_ms": c.answer.runtime_ms if c.status is QuestionStatus.SCORED else None,
+        "runtime_ms": c.answer.runtime_ms if _answered(c) else None,
         "confidence": c.answer.confidence if c.scored else None,
         "error": c.answer.error,
         "system_query": (c.answer.sparql.strip() or None) if c.answer.sparql else None,

@@ -245,6 +245,13 @@ def test_an_llm_services_ck25_run_asked_scored_and_explained(
     assert by_id["14"]["runtimeMs"] >= 1000  # it waited the Retry-After
     assert by_id["8"]["runtimeMs"] >= 2000
     assert by_id["15"]["error"].endswith("(after 3 attempts)")
+    # the service answered the questions whose queries failed: their time is its time (before:
+    # none, and meanRuntime left them out); a failed call has none
+    assert all("runtimeMs" in by_id[q] for q in ("1", "4", "10", "12"))
+    assert "runtimeMs" not in by_id["15"]
+    times = [e["runtimeMs"] for e in result["questions"] if "runtimeMs" in e]
+    assert len(times) == 49
+    assert result["results"]["QA"]["meanRuntime"] == pytest.approx(statistics.mean(times))
 
     # hand-computed by the README's rules: LIMIT 1 of 4 experts, renamed variable, a label
     assert (by_id["5"]["QA"]["precision"], by_id["5"]["QA"]["recall"]) == (1.0, 0.25)

@@ -79,6 +79,7 @@ def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
     by_id = {q["id"]: q for q in evaluation["questions"]}
     assert NOTHING_STRIPPED in by_id["1"]["error"]  # the API says what the CLI says
     assert "```sparql" in by_id["1"]["systemQuery"]  # read back from the graph
+    assert by_id["1"]["runtimeMs"] > 0  # the service answered; its query failed
     from tests.web.test_openapi_conformance import Conformance
 
     api = Conformance(server.get("api/openapi.json").json())
