@@ -103,6 +103,8 @@ def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
         f'macro F1 <span class="muted challenge-measure">(the challenge\'s set_F average)</span>'
         f"</dt><dd>{macro:.4f}" in html.unescape(page)
     )
+    experiment = html.unescape(session.get(ticket["uri"], timeout=30).text)
+    assert 'macro F1<br><span class="muted challenge-measure">(the challenge\'s set_F' in experiment
     gold = {q.id: q.sparql for q in catalog.load("text2sparql-2025-ck25").questions}
     rows = {
         row.split("</a>", 1)[0].rsplit(">", 1)[-1]: row
