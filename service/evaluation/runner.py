@@ -516,8 +516,18 @@ def _record(
         credit=judged.credit,
         verdicts=judged.verdicts,
         matches=judged.matches,
+        note=_note(prof, c),
         **call,
     )
+
+
+def _note(prof: Profile, c: _Case) -> str | None:
+    """What the profile's matcher says of the system's answer, when its items are not what the
+    system said (:class:`~service.evaluation.matchers.base.NotesAnswers`)."""
+    from service.evaluation.matchers.base import NotesAnswers
+
+    matcher = prof.matcher
+    return matcher.note(c.answer.answers) if isinstance(matcher, NotesAnswers) else None
 
 
 def _answered(c: _Case) -> bool:

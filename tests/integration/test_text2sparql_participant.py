@@ -336,6 +336,8 @@ def test_db25_asked_in_english_and_spanish_in_one_run(
     assert scored["7", "en"]["QA"]["precision"] == 1.0 and scored["7", "en"]["QA"]["recall"] == 0.5
     # the official rule: an ASK's answer retrieves "true" whether it said true or false
     assert scored["8", "es"]["QA"]["f1"] == 1.0
+    assert scored["8", "es"]["note"].startswith("the query answered false; TEXT2SPARQL'25 counts")
+    assert "note" not in scored["8", "en"]  # it answered true
     # db25:5's gold is empty: no relevant item, 0/0/0 whatever the system does
     assert scored["5", "en"]["QA"]["f1"] == 0.0
     dbpedia = "".join(

@@ -156,6 +156,7 @@ def test_db25_in_both_languages_on_a_configured_kb(tmp_path: Path) -> None:
     assert scored["3", "en"]["QA"]["f1"] == 1.0
     assert NOTHING_STRIPPED in scored["3", "es"]["error"]
     assert scored["8", "es"]["QA"]["f1"] == 1.0  # a false ASK retrieves "true", as officially
+    assert "'true' whatever it says" in scored["8", "es"]["note"]  # and says so (the graph's)
 
 
 def test_a_second_version_resubmitted_and_compared(
