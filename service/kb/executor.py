@@ -160,7 +160,9 @@ def prepare(
                 err.line,
                 err.column,
             )
-        return QueryFailure(FailureReason.PARSE_ERROR, err.message, err.line, err.column)
+        return QueryFailure(
+            FailureReason.PARSE_ERROR, err.message + _at(query, err.offset), err.line, err.column
+        )
     if standard.parsed.form not in ("SELECT", "ASK"):
         return QueryFailure(
             FailureReason.NOT_SELECT_OR_ASK,
@@ -206,6 +208,15 @@ def _fenced(query: str, prefixes: Mapping[str, str] | None) -> QueryFailure:
         line,
         column,
     )
+
+
+def _at(query: str, offset: int | None) -> str:
+    """The query from the error's position to the end of its line: a long LLM query is shown
+    on the page without line numbers, and "line 10, column 2" alone had a team counting."""
+    if offset is None or offset >= len(query):
+        return ""  # the parser says "found end of query"
+    line = query[offset:].split("\n", 1)[0].rstrip()
+    return f" (at: {_show(line, 40)})" if line else " (at the end of a line)"
 
 
 def _is_prose(text: str) -> bool:
