@@ -117,6 +117,25 @@ def register(sub: Any) -> None:
     )
     ask.add_argument("url")
     ask.add_argument("question")
+    ask.add_argument(
+        "--interface",
+        choices=INTERFACES,
+        default="qa",
+        help="qa: a GERBIL QA web service; text2sparql: a TEXT2SPARQL service, asked about "
+        "--dataset, whose query is then run on the dataset's KB (or --kb)",
+    )
+    ask.add_argument(
+        "--dataset",
+        help="text2sparql: the questions file or built-in name the service is asked about",
+    )
+    ask.add_argument(
+        "--kb",
+        nargs="+",
+        action="extend",
+        metavar="FILE|URL",
+        help="text2sparql: run the query here (RDF files or one SPARQL endpoint URL) instead of "
+        "the built-in dataset's own KB",
+    )
     _add_call_options(ask)
     ask.set_defaults(handler=_ask)
 
@@ -282,7 +301,17 @@ def _service(args: argparse.Namespace, **options: Any) -> Any:
 def _ask(args: argparse.Namespace) -> int:
     from service.systems.webservice import ask
 
-    service = _service(args)
+    dataset = None
+    if args.interface == "text2sparql":
+        if not args.dataset:
+            raise BadRequest(
+                "a Text2SPARQL service is asked about a dataset: give --dataset FILE|NAME "
+                "(its id is sent; its KB, or --kb, runs the query)"
+            )
+        dataset = _questions(args.dataset)
+        service = _service(args, interface="text2sparql", dataset_id=dataset.file_id)
+    else:
+        service = _service(args)
     service.check()
 
     def waiting(reason: str, delay: float, attempt: int) -> None:  # not silent for a minute
@@ -299,6 +328,10 @@ def _ask(args: argparse.Namespace) -> int:
     if answer.error is not None:
         print(f"gerbil-qa: {args.url}: {answer.error}", file=sys.stderr)
         return 1
+    if dataset is not None:
+        ran = _query_run(args, dataset, answer)
+        print(json.dumps(ran, indent=2, ensure_ascii=False))
+        return 1 if "error" in ran else 0
     out: dict[str, Any] = {
         "answers": [t.n3() for t in answer.answers.values()],
         "sparql": answer.sparql,
@@ -310,6 +343,37 @@ def _ask(args: argparse.Namespace) -> int:
         out["confidence"] = answer.confidence
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
+
+
+def _query_run(args: argparse.Namespace, dataset: Any, answer: Any) -> dict[str, Any]:
+    """What a Text2SPARQL service's query gives on the KB, as an experiment would run it: its
+    answers, or why it gives none (a team debugging one question saw nothing of this before
+    running a whole dataset)."""
+    from service.cli.evaluate import dataset_source
+    from service.experiments.queries import kb_sources
+    from service.experiments.spec import ExperimentSpec, KBSpec
+    from service.formats.text2sparql import prefix_environment
+    from service.kb import describe
+    from service.kb.executor import SparqlExecutor
+
+    kb = KBSpec(tuple(args.kb)) if args.kb else None
+    sources, version = kb_sources(ExperimentSpec(dataset_source(args.dataset), (), kb=kb))
+    with SparqlExecutor(
+        list(sources), prefixes=prefix_environment(dataset), version=version
+    ) as executor:
+        result = executor.run(answer.sparql)
+        out: dict[str, Any] = {"query": answer.sparql, "kb": describe(executor)}
+    if result.failure is not None:
+        out["error"] = f"the query gave no answers: {result.failure}"
+    else:
+        out["answers"] = [t.n3() for t in result.answers.values()]
+        out["executed"] = result.executed
+    if result.rewrites:
+        out["rewrites"] = list(result.rewrites)  # what the lenient dialect read differently
+    out["runtimeMs"] = round(answer.runtime_ms or 0.0, 1)
+    if answer.attempts > 1:
+        out.update(attempts=answer.attempts, retryReason=answer.retry_reason)
+    return out
 
 
 def _questions(text: str) -> Any:  # -> service.model.Dataset
@@ -326,10 +390,11 @@ def _questions(text: str) -> Any:  # -> service.model.Dataset
 
 
 def _run(args: argparse.Namespace) -> int:
-    from service.systems.archive import QUERY_FORMAT, answer_file
+    from service.systems.archive import QUERY_FORMAT, answer_file_in
     from service.systems.webservice import run_web_service
 
     dataset = _questions(args.dataset)
+    languages = _run_languages(args.lang, dataset, text2sparql=args.interface == "text2sparql")
     service = _service(
         args,
         name=args.name,
@@ -337,34 +402,65 @@ def _run(args: argparse.Namespace) -> int:
         interface=args.interface,
         dataset_id=dataset.file_id,
     )
-    total = sum(1 for q in dataset.questions if q.text(args.lang) is not None)
     show = sys.stderr.isatty()
 
     def progress(done: int, all_: int) -> None:
         if show:
             print(f"\r{done}/{all_} questions", end="", file=sys.stderr, flush=True)
 
-    result = run_web_service(dataset, service, language=args.lang, progress=progress)
-    if show:
-        print(file=sys.stderr)
-    for qid, answer in result.run.answers.items():
-        if answer.error is not None:
-            print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
-    mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
-    # questions never asked (after an abort) are counted apart from the calls that failed;
-    # retried ones too, as retries hide a service's failures from the failed count
-    print(
-        f"{service.system}: {total} questions: {result.calls} asked, {result.errors} failed, "
-        f"{total - result.calls} never asked, {result.retried} retried; mean runtime {mean} "
-        "per question answered, retries included"
-        + (f"; aborted: {result.aborted}" if result.aborted else "")
-    )
+    runs = {}
+    aborted = False
+    for language in languages:  # a pooled run (DB25's en,es) asks each question in each
+        total = sum(1 for q in dataset.questions if q.text(language) is not None)
+        result = run_web_service(dataset, service, language=language, progress=progress)
+        runs[language] = result.run
+        aborted = aborted or bool(result.aborted)
+        if show:
+            print(file=sys.stderr)
+        for qid, answer in result.run.answers.items():
+            if answer.error is not None:
+                print(f"gerbil-qa: question {qid}: {answer.error}", file=sys.stderr)
+        for problem in result.run.problems:  # the answers file keeps none of them
+            print(f"gerbil-qa: {problem}", file=sys.stderr)
+        mean = f"{result.mean_runtime_ms:.1f} ms" if result.mean_runtime_ms is not None else "n/a"
+        # questions never asked (after an abort) are counted apart from the calls that failed;
+        # retried ones too, as retries hide a service's failures from the failed count
+        print(
+            f"{service.system}: {total} questions"
+            + (f" in {language}" if len(languages) > 1 else "")
+            + f": {result.calls} asked, {result.errors} failed, "
+            f"{total - result.calls} never asked, {result.retried} retried; mean runtime {mean} "
+            "per question answered, retries included"
+            + (f"; aborted: {result.aborted}" if result.aborted else "")
+        )
     if args.output is not None:
         fmt = QUERY_FORMAT if args.interface == "text2sparql" else None  # QALD-JSON or eQALD
-        data = answer_file(result.run, dataset, language=args.lang, format=fmt)
-        args.output.write_bytes(data)
+        args.output.write_bytes(answer_file_in(runs, dataset, format=fmt))
         print(f"answer file written to {args.output}")
-    return 1 if result.aborted else 0
+    return 1 if aborted else 0
+
+
+def _run_languages(text: str, dataset: Any, *, text2sparql: bool) -> tuple[str, ...]:
+    """``--lang`` of ``system run``: languages the dataset has questions in (``en,es`` or
+    ``all`` for a Text2SPARQL service, whose answers file keeps each). Before, ``en,es`` and a
+    language the dataset lacks asked nothing and wrote an empty answer file, exit code 0."""
+    from service.evaluation.languages import parse_languages
+
+    held = tuple(dict.fromkeys(lang for q in dataset.questions for lang in q.languages))
+    wanted = parse_languages(text)
+    languages = held if wanted == ("all",) else wanted
+    lacking = [lang for lang in languages if lang not in held]
+    if lacking:
+        raise BadRequest(
+            f"--lang {text}: the dataset has no question in {', '.join(lacking)}; its "
+            f"languages: {', '.join(held) or 'none'}"
+        )
+    if len(languages) > 1 and not text2sparql:
+        raise BadRequest(
+            f"--lang {text}: a QA web service's answer file holds one language; run it once "
+            "per language (a Text2SPARQL service's answers keep several)"
+        )
+    return languages
 
 
 def _refresh(args: argparse.Namespace) -> int:

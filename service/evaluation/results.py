@@ -410,6 +410,10 @@ class Evaluation:
                     entry.setdefault("retryReason", qs.retry_reason)
                 if qs.language is not None:  # a task pooled over languages
                     entry["language"] = qs.language
+                if qs.note:  # the profile's word on the answer (text2sparql: a false ASK)
+                    entry.setdefault("note", qs.note)
+                if qs.system_query:  # the SPARQL it gave: beside its error and its shape
+                    entry.setdefault("systemQuery", qs.system_query)
                 if qs.query_shape is not None:
                     entry.setdefault("queryShape", dict(qs.query_shape))
         out: dict[str, Any] = {

@@ -317,8 +317,9 @@ def evaluate(
             )
         )
     cases = _cases(dataset, run, lang)
-    if (note := _alternatives_note(dataset, prof)) is not None:
-        problems.append(Problem(note, severity="warning", file=dataset.label))
+    for note in (_alternatives_note(dataset, prof), _challenge_note(dataset, prof)):
+        if note is not None:
+            problems.append(Problem(note, severity="warning", file=dataset.label))
     types = _choose_types(prof, experiment_types, cases, problems)
     scored = [c for c in cases if c.scored]
 
@@ -386,6 +387,22 @@ def _alternatives_note(dataset: Dataset, prof: Profile) -> str | None:
         f"the gold of {several} questions lists alternative answers (tab-separated, PolEval "
         f"expected.tsv): the {prof.name} profile counts each as a gold answer to find, so one "
         "right answer scores recall below 1; --profile poleval counts the best alternative"
+    )
+
+
+def _challenge_note(dataset: Dataset, prof: Profile) -> str | None:
+    """A challenge's dataset scored under another profile than the one reproducing the
+    challenge: a TEXT2SPARQL'25 team that left the default read fair's 0.72 for an LLM run the
+    challenge's rules score 0.70, and nothing said these were not the official numbers."""
+    from service.evaluation.profiles import PROFILES
+
+    own = next((p for p in PROFILES.values() if dataset.format in p.challenge_formats), None)
+    if own is None or own.name == prof.name:
+        return None
+    return (
+        f"a {own.title} dataset: these are the {prof.name} profile's numbers, not the "
+        f'challenge\'s; --profile {own.name} (the API and the pages: "profile") scores it as '
+        "the challenge did"
     )
 
 
@@ -499,8 +516,28 @@ def _record(
         credit=judged.credit,
         verdicts=judged.verdicts,
         matches=judged.matches,
+        note=_note(prof, c),
         **call,
     )
+
+
+def _note(prof: Profile, c: _Case) -> str | None:
+    """What the profile's matcher says of the system's answer, when its items are not what the
+    system said (:class:`~service.evaluation.matchers.base.NotesAnswers`)."""
+    from service.evaluation.matchers.base import NotesAnswers
+
+    matcher = prof.matcher
+    return matcher.note(c.answer.answers) if isinstance(matcher, NotesAnswers) else None
+
+
+def _answered(c: _Case) -> bool:
+    """Whether the system answered (its time counts): a scored question, or one whose query
+    it gave failed on the KB (a Text2SPARQL service answered, in its time; before, a slow
+    service's failed queries showed no runtime and left meanRuntime). A failed call has no
+    runtime."""
+    if c.status is QuestionStatus.SCORED:
+        return True
+    return c.status is QuestionStatus.ERROR and c.answer.sparql is not None
 
 
 def _call_fields(c: _Case, shape: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -508,7 +545,7 @@ def _call_fields(c: _Case, shape: Mapping[str, Any] | None) -> dict[str, Any]:
     it failed and why, its runtime and confidence, the SPARQL it gave and its shape, retries."""
     return {
         "failed": c.status is QuestionStatus.ERROR,
-        "runtime_ms": c.answer.runtime_ms if c.status is QuestionStatus.SCORED else None,
+        "runtime_ms": c.answer.runtime_ms if _answered(c) else None,
         "confidence": c.answer.confidence if c.scored else None,
         "error": c.answer.error,
         "system_query": (c.answer.sparql.strip() or None) if c.answer.sparql else None,

@@ -281,6 +281,10 @@ def _evaluation(
                     entry.setdefault("why", why)
             if language is not None:
                 entry["language"] = language
+            if (note := row.text(GQA + "note")) is not None:
+                entry.setdefault("note", note)
+            if (query := row.text(GQA + "systemQuery")) is not None:
+                entry.setdefault("systemQuery", query)
             shapes = _query_shapes(row, nodes_of)
             if shapes:
                 entry.setdefault("queryShape", shapes)

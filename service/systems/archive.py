@@ -14,12 +14,20 @@ TEXT2SPARQL answers JSON (:data:`QUERY_FORMAT`: its queries, each entry's ``qnam
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TypeVar
 
 from service.errors import Problem
-from service.model import AnswerSet, Dataset, Question, QuestionText, SystemRun, system_run
+from service.model import (
+    AnswerSet,
+    Dataset,
+    Question,
+    QuestionText,
+    SystemAnswer,
+    SystemRun,
+    system_run,
+)
 
 ERROR_KEY = "error"
 RUNTIME_KEY = "runtimeMs"
@@ -38,41 +46,27 @@ def answer_file(
     """``run`` as an answer file, in the order of ``dataset``'s questions: ``format``, else
     QALD-JSON, or eQALD-JSON when an answer holds what only it keeps (a confidence, answer
     item types, annotations), so re-scoring the file gives what the live run gave."""
+    return answer_file_in({language: run}, dataset, format=format)
+
+
+def answer_file_in(
+    runs: Mapping[str, SystemRun], dataset: Dataset, *, format: str | None = None
+) -> bytes:
+    """The runs of one system, one per language (``{"en": run, "es": run}``), as one answer
+    file: each question's entries in the order of the languages. Only TEXT2SPARQL answers
+    (:data:`QUERY_FORMAT`, one entry per question and language, as DB25's) hold several."""
     from service import formats
     from service.formats.fields import eqald_losses
 
+    if len(runs) > 1 and format != QUERY_FORMAT:
+        raise ValueError("only TEXT2SPARQL answers keep one entry per question and language")
+    system = next(iter(runs.values())).system
     entries: list[Question] = []
     for question in dataset.questions:
-        answer = run.get(question.id)
-        if answer is None:
-            continue
-        extra: list[tuple[str, str]] = []
-        if answer.error is not None:
-            extra.append((ERROR_KEY, answer.error))
-        if answer.runtime_ms is not None:
-            # repr: the shortest form that reads back as the same float, so the archive's
-            # runtimes (and meanRuntime) score as the live run's did, to the last digit
-            extra.append((RUNTIME_KEY, repr(float(answer.runtime_ms))))
-        if answer.attempts > 1:
-            extra.append((ATTEMPTS_KEY, str(answer.attempts)))
-        if answer.retry_reason is not None:
-            extra.append((RETRY_KEY, answer.retry_reason))
-        if format == QUERY_FORMAT and run.source:
-            extra.append(("endpoint", run.source))  # the TEXT2SPARQL answers' own field
-        text = question.text(language)
-        entries.append(
-            Question(
-                id=question.id,
-                language=language if format == QUERY_FORMAT else None,
-                texts=(QuestionText(language, text, annotations=answer.annotations),),
-                answertype=answer.answertype,
-                sparql=answer.sparql,
-                answers=answer.answers if answer.error is None else AnswerSet(),
-                answer_item_types=answer.answer_item_types,
-                confidence=answer.confidence,
-                extra=tuple(extra),
-            )
-        )
+        for language, run in runs.items():
+            answer = run.get(question.id)
+            if answer is not None:
+                entries.append(_entry(question, answer, run, language, format))
     if format is None:
         rich = any(next(eqald_losses(entry), None) for entry in entries)
         format = RICH_ARCHIVE_FORMAT if rich else ARCHIVE_FORMAT
@@ -81,9 +75,40 @@ def answer_file(
         id=dataset.file_id if format == QUERY_FORMAT else dataset.id,
         questions=tuple(entries),
         # the dataset's prefix names each TEXT2SPARQL answer's item (``ck25:1-en``)
-        metadata=(("dataset.system", run.system), *_prefix_of(dataset)),
+        metadata=(("dataset.system", system), *_prefix_of(dataset)),
     )
     return formats.write(archive, format)
+
+
+def _entry(
+    question: Question, answer: SystemAnswer, run: SystemRun, language: str, format: str | None
+) -> Question:
+    """One question's entry: the text asked, what the service answered and the call's keys."""
+    extra: list[tuple[str, str]] = []
+    if answer.error is not None:
+        extra.append((ERROR_KEY, answer.error))
+    if answer.runtime_ms is not None:
+        # repr: the shortest form that reads back as the same float, so the archive's
+        # runtimes (and meanRuntime) score as the live run's did, to the last digit
+        extra.append((RUNTIME_KEY, repr(float(answer.runtime_ms))))
+    if answer.attempts > 1:
+        extra.append((ATTEMPTS_KEY, str(answer.attempts)))
+    if answer.retry_reason is not None:
+        extra.append((RETRY_KEY, answer.retry_reason))
+    if format == QUERY_FORMAT and run.source:
+        extra.append(("endpoint", run.source))  # the TEXT2SPARQL answers' own field
+    text = question.text(language)
+    return Question(
+        id=question.id,
+        language=language if format == QUERY_FORMAT else None,
+        texts=(QuestionText(language, text, annotations=answer.annotations),),
+        answertype=answer.answertype,
+        sparql=answer.sparql,
+        answers=answer.answers if answer.error is None else AnswerSet(),
+        answer_item_types=answer.answer_item_types,
+        confidence=answer.confidence,
+        extra=tuple(extra),
+    )
 
 
 def _prefix_of(dataset: Dataset) -> tuple[tuple[str, str], ...]:

@@ -252,11 +252,13 @@ def _kind(value: object) -> str:
 
 
 def parse_query_answer(
-    body: bytes, *, question_id: str, dataset: str | None = None
+    body: bytes, *, question_id: str, dataset: str | None = None, asked: str | None = None
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
     """A Text2SPARQL service's answer: JSON ``{"dataset", "question", "query"}``; the query is
     kept exactly as returned (an empty string or prose is real output, judged when it runs),
-    with a warning when the ``dataset`` it names is not the one asked about."""
+    with a warning when the ``dataset`` it names is not the one asked about, or the
+    ``question`` it echoes is not the one ``asked`` (a service that translated a Spanish
+    question, or answered another one from its cache)."""
     text = body.removeprefix(b"\xef\xbb\xbf")
     try:
         doc = json.loads(text.decode("utf-8"))
@@ -280,6 +282,23 @@ def parse_query_answer(
                 file=RESPONSE,
                 question_id=question_id,
                 expected="the query for the dataset asked about",
+            ),
+        )
+    echoed = doc.get("question")
+    if (
+        asked is not None
+        and isinstance(echoed, str)
+        and echoed.strip()
+        and _plain(echoed) != _plain(asked)
+    ):
+        warnings += (
+            Problem(
+                f"the response echoes another question: {snippet(echoed)} "
+                f"(asked: {snippet(asked)})",
+                severity="warning",
+                file=RESPONSE,
+                question_id=question_id,
+                expected="the query for the question asked, in its language",
             ),
         )
     return SystemAnswer(question_id, sparql=doc["query"]), warnings

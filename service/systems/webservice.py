@@ -300,7 +300,9 @@ def _call(
     """One attempt: the service's answer, read by its interface."""
     body, content_type = _post(service, http, text, language)
     if service.interface == "text2sparql":
-        return parse_query_answer(body, question_id=question_id, dataset=service.dataset_id)
+        return parse_query_answer(
+            body, question_id=question_id, dataset=service.dataset_id, asked=text
+        )
     return parse_answer(
         body,
         question_id=question_id,
@@ -385,7 +387,14 @@ def _post(
         except requests.exceptions.ConnectTimeout as err:
             raise _Transient(f"cannot connect to {_host(url)}: connection timed out") from err
         except requests.exceptions.ReadTimeout as err:
-            raise _Permanent(f"no answer within {service.timeout:g} s") from err
+            # said with its remedy: a large model's service needs a longer limit, not retries
+            from service.call_settings import CALLED
+
+            most = CALLED["timeout"].most
+            raise _Permanent(
+                f"no answer within {service.timeout:g} s (the limit per call, not retried: "
+                f"raise it with --timeout, the API's or the run page's timeout, up to {most:g} s)"
+            ) from err
         except requests.exceptions.ConnectionError as err:
             raise _Transient(f"cannot connect to {_host(url)}: {_root_cause(err)}") from err
         except requests.exceptions.RequestException as err:

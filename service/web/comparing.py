@@ -476,11 +476,13 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
     from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
     from service.web.app import problems_of
+    from service.web.running import dataset_profiles
 
     figures = _figures(found) if found is not None else None
     return render_template(
         "compare.html",
         datasets=catalog.entries(),
+        made_for=dataset_profiles(),
         profiles=[PROFILES[name] for name in PROFILES],
         default_profile=DEFAULT_PROFILE,
         chosen=request.form if request.method == "POST" else {},

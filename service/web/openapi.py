@@ -296,6 +296,18 @@ def _evaluation_properties() -> dict[str, Any]:
             "description": "A wrong answer under a profile whose rules can say why it matched "
             "no gold answer (poleval: the edit distance or the number found, per alternative).",
         },
+        note={
+            **_TEXT,
+            "description": "What the profile says of the system's answer when what it scored "
+            "is not what the system said (text2sparql: an ASK answered false is the item "
+            "'true').",
+        },
+        systemQuery={
+            **_TEXT,
+            "description": "The SPARQL the system gave (a Text2SPARQL service's query, kept "
+            "as returned: fences and prose included), whose answers were scored or whose "
+            "failure is the error.",
+        },
         queryShape={
             "type": "object",
             "description": "The shapes of the system's and the gold "

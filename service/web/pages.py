@@ -101,6 +101,15 @@ def measure_label(name: str) -> str:
     return info.label if info else name
 
 
+def challenge_name(profile: str | None, measure: str) -> str | None:
+    """What the challenge ``profile`` reproduces called ``measure``, if it names it."""
+    from service.evaluation.profiles import PROFILES
+
+    if profile is None or profile not in PROFILES:
+        return None
+    return dict(PROFILES[profile].challenge_measures).get(measure)
+
+
 def changed_value(value: float | int | None, places: int = 3) -> str:
     """A number of a revision's changes as the page prints it: a count as it is, a ratio to
     ``places`` (3 as the task page prints a question's P, R and F1, 4 for a measure as the
@@ -292,6 +301,7 @@ class QuestionRow:
     runtime_ms: float | None = None
     error: str | None = None
     system_query: str | None = None
+    gold_query: str | None = None  # the dataset's, shown beside the system's SPARQL
     attempts: int | None = None  # calls the question took, when it was retried
     confidence: float | None = None  # the system's, for its answer (eQALD-JSON)
     retry_reason: str | None = None
@@ -483,6 +493,7 @@ QUESTION_PROPERTIES = (
     DCT + "identifier",
     GQA + "questionText",
     GQA + "answerType",
+    GQA + "goldQuery",  # shown beside a system's SPARQL
     *_FEATURE_PROPERTIES.values(),
 )
 
@@ -571,6 +582,7 @@ def task_page(
                 runtime_ms=number(runtime) if runtime is not None else None,
                 error=node.text(GQA + "errorMessage"),
                 system_query=node.text(GQA + "systemQuery"),
+                gold_query=q.text(GQA + "goldQuery") if q else None,
                 attempts=int(attempts) if attempts else None,
                 confidence=number(node.one(GQA + "confidence")),
                 retry_reason=node.text(GQA + "retryReason"),
@@ -702,7 +714,8 @@ def task_csv(page: TaskPage) -> bytes:
     the flags, as the filters spell them (``yes``/``no``), so a table is sliced without RDF;
     then the runtime, error, attempts, retry reason and confidence the page shows, and last
     each match with its rule (``given = gold [rule]``, ``given [exact]``): why an answer in
-    another form counted, which the page said and the table did not."""
+    another form counted, which the page said and the table did not; the system's and the gold
+    SPARQL when the system gave queries."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
     header += ["language", "outcome", "answertype", *FEATURES]
     # then how a service's call went, as the API's keys name it (the page showed it, the CSV
@@ -715,6 +728,11 @@ def task_csv(page: TaskPage) -> bytes:
     why = explains_misses(page.task.profile)
     if why:
         header.append("why")
+    # a system that gave SPARQL (a Text2SPARQL service): its query and the gold one, as the
+    # page shows them side by side, for a table of what failed and what it should have been
+    queries = any(r.system_query for r in page.rows)
+    if queries:
+        header += ["systemQuery", "goldQuery"]
     rows = [
         [
             r.uri,
@@ -735,6 +753,7 @@ def task_csv(page: TaskPage) -> bytes:
             r.confidence,
             _cell([_match_cell(m) for m in r.matches]),
             *([r.why] if why else []),
+            *([r.system_query, r.gold_query] if queries else []),
         ]
         for r in page.rows
     ]

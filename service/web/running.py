@@ -244,10 +244,21 @@ def _dataset_chosen(raw: RawSubmission) -> None:
         )
 
 
+def dataset_profiles() -> dict[str, str | None]:
+    """Each catalogue dataset's own profile: the one made for its language (poleval for
+    PolEval's Polish) or its challenge (text2sparql for TEXT2SPARQL'25's), said beside it on
+    the run and compare pages and chosen with it while the profile is not chosen by hand
+    (run.js)."""
+    from service import catalog
+    from service.evaluation.profiles import own_profile
+
+    return {e.name: own_profile(e.languages, e.questions_file.format) for e in catalog.entries()}
+
+
 def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = None) -> str:
     from service import catalog
     from service.call_settings import CALL_SETTINGS
-    from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES, made_for
+    from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.evaluation.results import ExperimentType
     from service.experiments.inputs import FORCE_LABEL
     from service.formats import FORMATS
@@ -263,9 +274,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         demo=DEMO_DATASET,
         demo_questions=_demo_size(DEMO_QUESTIONS),
         groups=groups,
-        # the profile made for a dataset's language (poleval for PolEval's Polish): said beside
-        # it, and chosen with it while the profile is not chosen by hand (run.js)
-        made_for={e.name: next(iter(made_for(e.languages)), None) for e in catalog.entries()},
+        made_for=dataset_profiles(),
         profiles=[PROFILES[name] for name in PROFILES],
         default_profile=DEFAULT_PROFILE,
         experiment_types=[t.value for t in ExperimentType],

@@ -122,7 +122,9 @@ def test_a_failing_gold_query_is_reported_where_it_was_written(tmp_path: Path) -
     failed, ok = refresh.diffs
     assert failed.change is Change.FAILED and ok.change is Change.CHANGED
     assert failed.failure is not None and (failed.failure.line, failed.failure.column) == (3, 14)
-    assert failed.reason == "parse-error at line 3, column 14: expected an expression, found ')'"
+    assert failed.reason == (
+        "parse-error at line 3, column 14: expected an expression, found ')' (at: ') }')"
+    )
 
 
 def test_a_refresh_the_store_refuses_leaves_no_file_in_it(tmp_path: Path) -> None:

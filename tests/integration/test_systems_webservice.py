@@ -287,7 +287,7 @@ def test_slow_service_times_out_without_retry(server: tuple[str, Recorder]) -> N
     recorder.reset()
     started = time.monotonic()
     answer, _ = ask(_service(base, "/slow", timeout=0.5), "q1", "en", question_id="q")
-    assert answer.error == "no answer within 0.5 s"
+    assert answer.error is not None and answer.error.startswith("no answer within 0.5 s (")
     assert time.monotonic() - started < 1.5
     assert recorder.hits[("/slow", "q1")] == 1  # a read timeout is not retried
 

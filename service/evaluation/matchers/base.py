@@ -58,6 +58,14 @@ class AnswerMatcher(Protocol):
 
 
 @runtime_checkable
+class NotesAnswers(Protocol):
+    """A matcher whose items are not what the system said in some case, and says so for the
+    per-question view (text2sparql: an ASK answer of false is the item ``true``)."""
+
+    def note(self, system: AnswerSet) -> str | None: ...
+
+
+@runtime_checkable
 class ExplainsMisses(Protocol):
     """A matcher that can say why an answer matched none of the gold answers from the strings
     alone (poleval: which edit distance, which number), for the per-question diagnostics."""

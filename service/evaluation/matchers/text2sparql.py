@@ -40,3 +40,14 @@ class Text2SparqlMatcher:
 
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
         return match_sets(relevant_items(gold), retrieved_items(system))
+
+    def note(self, system: AnswerSet) -> str | None:
+        """An ASK answered false is shown as the item ``true`` it retrieves: said why, as a
+        team whose query said false read "true, matched" and took it for our error."""
+        if system.boolean is False:
+            return (
+                "the query answered false; TEXT2SPARQL'25 counts an ASK answer as the item "
+                "'true' whatever it says (its result set: {\"true\": 0}), so 'true' is what it "
+                "retrieved"
+            )
+        return None

@@ -47,6 +47,7 @@ __all__ = [
     "explains_misses",
     "get_profile",
     "made_for",
+    "own_profile",
     "why_wrong",
 ]
 
@@ -111,6 +112,19 @@ PROFILES = ProfileRegistry(_MODULES)
 """Every profile by name; the first (``fair``) is the default."""
 
 DEFAULT_PROFILE = next(iter(PROFILES))
+
+
+def own_profile(languages: Iterable[str], questions_format: str) -> str | None:
+    """The profile a dataset is scored with unless another is chosen: the one made for its
+    language (:func:`made_for`), else the one reproducing the challenge its questions' format
+    comes from (``text2sparql`` for TEXT2SPARQL'25: under the default profile a team read a
+    score that was not the challenge's, 0.72 where the official rules give 0.70)."""
+    found = made_for(languages)
+    if found:
+        return found[0]
+    return next(
+        (p.name for p in PROFILES.values() if questions_format in p.challenge_formats), None
+    )
 
 
 def made_for(languages: Iterable[str], *, besides: str | None = None) -> list[str]:

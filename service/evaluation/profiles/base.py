@@ -83,6 +83,12 @@ class Profile:
     processed_measures: bool = False
     confidence_measures: bool = True
     answer_count_must_match: bool = False
+    # Question formats of the challenge this profile reproduces (TEXT2SPARQL'25's YAML): the
+    # run page scores a catalogue dataset in one with it unless another is chosen by hand.
+    challenge_formats: tuple[str, ...] = ()
+    # What the challenge called our measures (macroF1 is TEXT2SPARQL'25's set_F average): the
+    # task page says so beside them, so a team finds its official number among ours.
+    challenge_measures: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         for key, value in self.settings:

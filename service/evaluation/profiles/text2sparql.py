@@ -31,4 +31,10 @@ PROFILE = Profile(
     ),
     matcher=Text2SparqlMatcher(),
     scoring=SET,
+    challenge_formats=("text2sparql-yaml",),
+    challenge_measures=(
+        ("macroF1", "the challenge's set_F average"),
+        ("macroPrecision", "the challenge's set_P average"),
+        ("macroRecall", "the challenge's set_recall average"),
+    ),
 )

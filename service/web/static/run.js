@@ -1,6 +1,6 @@
-// The run page: a search that narrows the dataset list, and copy buttons for the owner link
-// and token. Served by the service (the pages send a strict CSP: no inline scripts). The
-// page works without it.
+// The run page: a search that narrows the dataset list, the profile a dataset chooses (also
+// on the compare page), and copy buttons for the owner link and token. Served by the service
+// (the pages send a strict CSP: no inline scripts). The page works without it.
 (function () {
   var search = document.getElementById("dataset-search");
   var select = document.getElementById("run-dataset");
@@ -23,18 +23,21 @@
       }
     });
   }
-  // A dataset with a profile made for it (PolEval: poleval) chooses that profile, until the
-  // profile is chosen by hand; another dataset puts the default back.
-  var profile = document.getElementById("run-profile");
-  if (profile && select) {
+  // A dataset with a profile made for it (PolEval: poleval, TEXT2SPARQL'25: text2sparql)
+  // chooses that profile, until the profile is chosen by hand; another dataset puts the
+  // default back. The run page and the compare page alike.
+  [["run-dataset", "run-profile"], ["cmp-dataset", "cmp-profile"]].forEach(function (ids) {
+    var datasets = document.getElementById(ids[0]);
+    var profile = document.getElementById(ids[1]);
+    if (!profile || !datasets) return;
     var byHand = false;
     profile.addEventListener("change", function () { byHand = true; });
-    select.addEventListener("change", function () {
-      var option = select.selectedOptions[0];
+    datasets.addEventListener("change", function () {
+      var option = datasets.selectedOptions[0];
       if (byHand || !option) return;
       profile.value = option.dataset.profile || profile.dataset.default;
     });
-  }
+  });
   // A dataset file chosen means that file: the list, which starts at the demo, lets it go.
   var file = document.getElementById("run-dataset-file");
   if (file && select) {

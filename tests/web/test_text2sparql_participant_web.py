@@ -1,0 +1,277 @@
+"""A TEXT2SPARQL'25 team with an LLM-based system walks the API and the pages (hq10): their
+Text2SPARQL service (``tests/integration/test_text2sparql_participant.py``'s, real, on
+127.0.0.1) submitted by URL on CK25 and on DB25 in both languages, its per-question view read,
+a second version resubmitted and the two compared, and the same run from the run page in a real
+headless chromium.
+
+What it found: the per-question view showed the system's SPARQL and why it failed, but not the
+gold query it is judged against, so a team could not see what their query should have been
+without looking the question up elsewhere; and the run page kept the default profile (fair) for
+CK25 and DB25, so a team taking it as it came read a score that was not the challenge's (0.72
+for an LLM run the official rules score 0.70), while PolEval's datasets picked their own.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.integration.test_text2sparql_participant import (
+    CK25,
+    DB25,
+    DBPEDIA_KB,
+    NOTHING_STRIPPED,
+    LLMService,
+    ck25_llm,
+    db25_llm,
+    questions_of,
+)
+from tests.web.conftest import Server, start_server, stop_server
+
+
+@pytest.fixture(autouse=True)
+def _mirror(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CK25's questions, gold and graphs come from the catalogue's local mirror (CI has no
+    internet and sets no GERBIL_QA_DATA)."""
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+
+
+@pytest.fixture(scope="module")
+def ck25_llm_service(data_dir: Path) -> Iterator[LLMService]:
+    with pytest.MonkeyPatch.context() as patch:  # the questions, read here from the mirror
+        patch.setenv("GERBIL_QA_DATA", str(data_dir))
+        questions = questions_of("text2sparql-2025-ck25")
+    service = LLMService(questions, ck25_llm, flaky={"13": "429"})
+    yield service
+    service.close()
+
+
+def _submit(server: Server, body: dict, token: str | None = None) -> dict:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = server.post("api/experiments", json=body, headers=headers)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"], timeout=120)
+    return {**ticket, "state": state}
+
+
+def _owner(server: Server, ticket: dict) -> requests.Session:
+    """A browser-like session that owns the experiment (its owner link sets the cookie)."""
+    session = requests.Session()
+    assert session.get(ticket["ownerLink"], timeout=30).status_code == 200
+    return session
+
+
+def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
+    server: Server, ck25_llm_service: LLMService, data_dir: Path
+) -> None:
+    from service import catalog
+
+    body = {"dataset": "text2sparql-2025-ck25", "profile": "text2sparql", "timeout": 10}
+    body["systems"] = [{"name": "llm", "url": ck25_llm_service.url, "interface": "text2sparql"}]
+    ticket = _submit(server, body)
+    assert ck25_llm_service.datasets == {CK25}
+    (evaluation,) = ticket["state"]["evaluations"]
+    by_id = {q["id"]: q for q in evaluation["questions"]}
+    assert NOTHING_STRIPPED in by_id["1"]["error"]  # the API says what the CLI says
+    assert "```sparql" in by_id["1"]["systemQuery"]  # read back from the graph
+    assert by_id["1"]["runtimeMs"] > 0  # the service answered; its query failed
+    from tests.web.test_openapi_conformance import Conformance
+
+    api = Conformance(server.get("api/openapi.json").json())
+    api.check(
+        "/api/experiments/{id}",
+        "get",
+        server.get(
+            f"api/experiments/{ticket['id']}",
+            headers={"Authorization": f"Bearer {ticket['token']}"},
+        ),
+    )
+    assert api.mismatches == []  # systemQuery is documented: a strict client reads it
+    assert by_id["13"]["attempts"] == 2 and "HTTP 429" in by_id["13"]["retryReason"]
+
+    session = _owner(server, ticket)
+    task = next(r["task"] for r in ticket["state"]["results"] if r["experimentType"] == "QA")
+    page = session.get(task, timeout=30).text
+    # the official number found among ours: macro F1 is the challenge's set_F average
+    macro = evaluation["results"]["QA"]["macroF1"]
+    assert (
+        f'macro F1 <span class="muted challenge-measure">(the challenge\'s set_F average)</span>'
+        f"</dt><dd>{macro:.4f}" in html.unescape(page)
+    )
+    experiment = html.unescape(session.get(ticket["uri"], timeout=30).text)
+    assert 'macro F1<br><span class="muted challenge-measure">(the challenge\'s set_F' in experiment
+    gold = {q.id: q.sparql for q in catalog.load("text2sparql-2025-ck25").questions}
+    rows = {
+        row.split("</a>", 1)[0].rsplit(">", 1)[-1]: row
+        for row in page.split('<tr class="outcome-')[1:]
+    }
+    for qid in ("1", "4", "7", "10"):  # fenced, semicolon, label for IRI, empty query
+        assert "The gold SPARQL" in rows[qid], qid
+        assert gold[qid].strip() in html.unescape(rows[qid]), qid
+    fenced = html.unescape(rows["1"])
+    assert "The system's SPARQL" in fenced and "```sparql" in fenced
+    assert NOTHING_STRIPPED in fenced
+    # the task's CSV: the system's query and the gold one in the last two columns
+    import csv
+    import io
+
+    table = session.get(task + ".csv", timeout=30)
+    assert table.status_code == 200, table.text[:300]
+    reader = csv.DictReader(io.StringIO(table.text))
+    assert reader.fieldnames is not None and reader.fieldnames[-2:] == ["systemQuery", "goldQuery"]
+    by_row = {r["id"]: r for r in reader}
+    assert by_row["4"]["systemQuery"].endswith("};") and by_row["4"]["goldQuery"] == gold["4"]
+    # the question's own page too
+    question = rows["7"].split('href="', 1)[1].split('"', 1)[0]
+    single = html.unescape(session.get(question, timeout=30).text)
+    assert "The gold SPARQL" in single and gold["7"].strip() in single
+    assert "Elena Herzog" in single  # the label the system gave, false, beside the IRI missed
+
+
+def test_db25_in_both_languages_on_a_configured_kb(tmp_path: Path) -> None:
+    """DB25 through the API with ``language: en,es``: each question asked in each language, the
+    per-question entries scored on the configured KB (DBpedia in part)."""
+    kb = tmp_path / "dbpedia-part.ttl"
+    kb.write_text(DBPEDIA_KB, encoding="utf-8")
+    server = start_server(tmp_path / "store", kbs=f"dbpedia-part={kb}", demo=False)
+    service = LLMService(questions_of("text2sparql-2025-db25"), db25_llm)
+    try:
+        body = {"dataset": "text2sparql-2025-db25", "profile": "text2sparql", "language": "en,es"}
+        body |= {"kb": "dbpedia-part", "experimentTypes": ["QA"]}
+        body["systems"] = [{"name": "llm", "url": service.url, "interface": "text2sparql"}]
+        ticket = _submit(server, body)
+    finally:
+        service.close()
+        stop_server(server)
+    assert service.datasets == {DB25}
+    assert sum(service.calls.values()) == 200
+    (evaluation,) = ticket["state"]["evaluations"]
+    assert evaluation["language"] == "en,es" and evaluation["results"]["QA"]["questions"] == 200
+    scored = {(q["id"], q["language"]): q for q in evaluation["questions"]}
+    assert scored["3", "en"]["QA"]["f1"] == 1.0
+    assert NOTHING_STRIPPED in scored["3", "es"]["error"]
+    assert scored["8", "es"]["QA"]["f1"] == 1.0  # a false ASK retrieves "true", as officially
+    assert "'true' whatever it says" in scored["8", "es"]["note"]  # and says so (the graph's)
+
+
+def test_a_second_version_resubmitted_and_compared(
+    server: Server, ck25_llm_service: LLMService
+) -> None:
+    """Version 1 (fences, prose…) then version 2 (the query alone) as its revision: the
+    status's ``changes`` per question, and the two compared over the API with the revision's
+    token (which reaches the old run too)."""
+    systems = [{"name": "llm", "url": ck25_llm_service.url, "interface": "text2sparql"}]
+    body = {"dataset": "text2sparql-2025-ck25", "profile": "text2sparql", "systems": systems}
+    first = _submit(server, {**body, "experimentTypes": ["QA"]})
+    fixed = LLMService(questions_of("text2sparql-2025-ck25"), lambda qid, lang, gold: gold)
+    try:
+        systems = [{"name": "llm", "url": fixed.url, "interface": "text2sparql"}]
+        second = _submit(
+            server,
+            {**body, "systems": systems, "experimentTypes": ["QA"], "revisionOf": first["id"]},
+            token=first["token"],
+        )
+    finally:
+        fixed.close()
+    (changes,) = second["state"]["changes"]["systems"]
+    moved = {c["question"]: c for c in changes["questions"] if c["type"] == "QA"}
+    assert moved["1"]["before"]["status"] == "error" and moved["1"]["after"]["f1"] == 1.0
+    before = changes["results"]["QA"]["macroF1"]
+    assert before[0] < before[1] == pytest.approx(0.888, abs=0.001)  # the gold queries' score
+    tasks = [t["state"]["results"][0]["task"] for t in (first, second)]
+    compared = server.post(
+        "api/compare", json={"tasks": tasks}, headers={"Authorization": f"Bearer {second['token']}"}
+    )
+    assert compared.status_code == 200, compared.text
+    scores = {s["system"]: s["results"]["QA"]["macroF1"] for s in compared.json()["systems"]}
+    assert sorted(scores.values()) == pytest.approx(sorted(before))
+
+
+@pytest.mark.browser
+def test_a_participant_runs_ck25_from_the_run_page(
+    server: Server, browser, ck25_llm_service: LLMService
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_browser import shot, wait_until
+
+    browser.delete_all_cookies()
+    browser.get(server.url + "experiments/new")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
+    datasets, profiles = (
+        Select(browser.find_element(By.ID, i)) for i in ("run-dataset", "run-profile")
+    )
+    # picking CK25 picks the challenge's profile (before: fair stayed, 0.72 for 0.70)
+    datasets.select_by_value("text2sparql-2025-ck25")
+    assert "scored with profile text2sparql" in datasets.first_selected_option.text
+    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
+    datasets.select_by_value("demo")
+    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    datasets.select_by_value("text2sparql-2025-db25")
+    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
+    datasets.select_by_value("text2sparql-2025-ck25")
+    browser.find_element(By.ID, "run-text2sparql").send_keys(f"llm={ck25_llm_service.url}")
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    token = browser.find_element(By.ID, "owner-token").get_attribute("value")
+    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    state = server.wait_finished(link.split("?", 1)[0].rsplit("/", 1)[-1], token, timeout=120)
+    assert {r["profile"] for r in state["results"]} == {"text2sparql"}
+    task = next(r["task"] for r in state["results"] if r["experimentType"] == "QA")
+    browser.get(task)
+    wait_until(browser, lambda d: d.find_elements(By.ID, "questions"))
+    row = browser.find_element(By.CSS_SELECTOR, "#questions tbody tr")  # question 1, fenced
+    assert NOTHING_STRIPPED in row.find_element(By.CSS_SELECTOR, "p.error").text
+    gold = row.find_element(By.CSS_SELECTOR, "details.gold-query")
+    gold.find_element(By.TAG_NAME, "summary").click()
+    assert "empl-Karen.Brant%40company.org" in gold.find_element(By.TAG_NAME, "pre").text
+    shot(browser, "text2sparql-participant-task")
+
+
+@pytest.mark.browser
+def test_two_versions_answers_files_compared_on_the_compare_page(
+    server: Server, browser, ck25_llm_service: LLMService, tmp_path: Path
+) -> None:
+    """The team's two ``system run`` answers files (version 1 as the LLM answers, version 2
+    the query alone) compared in the browser: picking CK25 there picks the challenge's profile
+    too (before: fair stayed, as on the run page), and version 2 is the better one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from service.cli import main
+    from tests.web.test_browser import shot, wait_until
+
+    fixed = LLMService(questions_of("text2sparql-2025-ck25"), lambda qid, lang, gold: gold)
+    files = []
+    try:
+        for name, service in (("v1", ck25_llm_service), ("v2", fixed)):
+            files.append(tmp_path / f"{name}.json")
+            argv = ["system", "run", service.url, "--interface", "text2sparql", "--dataset"]
+            argv += ["text2sparql-2025-ck25", "--output", str(files[-1]), "--name", name]
+            assert main([*argv, "--allow", "127.0.0.1/32"]) == 0
+    finally:
+        fixed.close()
+    browser.get(server.url + "compare")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-form"))
+    datasets, profiles = (
+        Select(browser.find_element(By.ID, i)) for i in ("cmp-dataset", "cmp-profile")
+    )
+    datasets.select_by_value("text2sparql-2025-ck25")
+    assert "scored with profile text2sparql" in datasets.first_selected_option.text
+    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
+    datasets.select_by_value("demo")
+    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    datasets.select_by_value("text2sparql-2025-ck25")
+    browser.find_element(By.ID, "cmp-answers").send_keys("\n".join(str(f) for f in files))
+    browser.find_element(By.ID, "compare-submit").click()
+    table = wait_until(browser, lambda d: d.find_elements(By.ID, "compare-systems"), timeout=120)[0]
+    shot(browser, "text2sparql-participant-compare")
+    assert "text2sparql" in browser.find_element(By.ID, "compare-signature").text
+    first = table.find_elements(By.CSS_SELECTOR, "tbody tr")[0].text
+    assert first.startswith("1 v2 0.8878"), first  # tier 1: the better version (the gold queries)
