@@ -555,15 +555,16 @@ class RemoteDataset:
             if stream:
                 raise  # the endpoint's time limit: its caller says so
             waited = time.monotonic() - started
-            hint = ""
-            if url.lower().startswith("https:"):  # a plain-HTTP server never completes the
-                # TLS handshake: urllib3 reports it as a read timeout, after the connect one
-                hint = " (if it speaks plain HTTP, not TLS, its URL starts http://)"
+            # a plain-HTTP server that waits out the TLS handshake: urllib3 reports it as a
+            # read timeout, after the connect one
+            hint = PLAIN_HTTP_HINT if url.lower().startswith("https:") else ""
             raise StoreUnavailable(
                 f"the store at {self.url} did not answer within {round(waited, 1):g} s{hint}"
             ) from None
         except urllib3.exceptions.HTTPError as err:
-            raise StoreUnavailable(f"the store at {self.url} did not answer: {err}") from err
+            raise StoreUnavailable(
+                f"the store at {self.url} did not answer: {err}{_tls_hint(url, err)}"
+            ) from err
 
 
 class ResultTooLarge(ServiceError):
@@ -615,6 +616,22 @@ def _same_value(got: str, given: str, datatype: str) -> bool:
         return float(got) == float(given)
     except ValueError:
         return False
+
+
+PLAIN_HTTP_HINT = " (if it speaks plain HTTP, not TLS, its URL starts http://)"
+
+
+def _tls_hint(url: str, err: Exception) -> str:
+    """The plain-HTTP hint for an https URL whose handshake got no TLS back: a server that
+    answers the ClientHello as a bad HTTP request (Oxigraph's does, at times: seen in CI)
+    gives ``WRONG_VERSION_NUMBER`` at once instead of the read timeout."""
+    import urllib3
+
+    if not url.lower().startswith("https:"):
+        return ""
+    if isinstance(err, urllib3.exceptions.SSLError) or "WRONG_VERSION_NUMBER" in str(err):
+        return PLAIN_HTTP_HINT
+    return ""
 
 
 def _raise_for(response: Any, url: str) -> None:
