@@ -88,6 +88,23 @@ class Server:
         self.wait_finished(ticket["id"], ticket["token"])
         return ticket
 
+    def submit_confident(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The demo's strong answers with a confidence each (0.9, 0.85, …: the confidence
+        measures have something to weigh), submitted as system ``confident`` and finished:
+        (the ticket, the answers file as JSON)."""
+        answers = json.loads((DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8"))
+        for i, question in enumerate(answers["questions"]):
+            question["answers"][0]["confidence"] = str(round(0.9 - 0.05 * i, 2))
+        files = [
+            ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+            ("answers", ("confident.json", json.dumps(answers).encode())),
+        ]
+        response = self.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        self.wait_finished(ticket["id"], ticket["token"])
+        return ticket, answers
+
     def wait_finished(self, experiment_id: str, token: str, timeout: float = 60) -> dict:
         deadline = time.monotonic() + timeout
         while True:

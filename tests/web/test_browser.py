@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,6 +111,23 @@ def tab_to(driver, element_id: str, *, limit: int = 400) -> None:
         if driver.execute_script("return document.activeElement.id") == element_id:
             return
     raise AssertionError(f"#{element_id} is not reached with the Tab key")
+
+
+def dataset_picks_profile(driver, form: str, dataset: str, profile: str) -> tuple[Any, Any]:
+    """On the run (``form="run"``) or compare (``"cmp"``) page: picking ``dataset`` picks its
+    own ``profile``, said beside it, and the demo gives ``fair`` back. The two selects."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    datasets, profiles = (
+        Select(driver.find_element(By.ID, f"{form}-{kind}")) for kind in ("dataset", "profile")
+    )
+    datasets.select_by_value(dataset)
+    assert f"scored with profile {profile}" in datasets.first_selected_option.text
+    assert profiles.first_selected_option.get_attribute("value") == profile
+    datasets.select_by_value("demo")
+    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    return datasets, profiles
 
 
 def wait_until(driver, condition, timeout: float = 20):

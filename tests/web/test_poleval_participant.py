@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
-from tests.web.test_browser import wait_until
+from tests.web.test_browser import dataset_picks_profile, wait_until
 
 DEV0 = DATA / "poleval2021" / "dev-0"
 
@@ -57,21 +57,13 @@ def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     server, browser, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     browser.delete_all_cookies()
     answers = _answers(tmp_path)
     # picking dev-0 picks PolEval's profile (before, fair stayed: refused, or 0.89 with pl)
     browser.get(server.url + "experiments/new")
     wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
-    datasets, profiles = (
-        Select(browser.find_element(By.ID, i)) for i in ("run-dataset", "run-profile")
-    )
-    datasets.select_by_value("poleval-2021-qa-dev-0")
-    assert "scored with profile poleval" in datasets.first_selected_option.text
-    assert profiles.first_selected_option.get_attribute("value") == "poleval"
-    datasets.select_by_value("demo")
-    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    datasets, profiles = dataset_picks_profile(browser, "run", "poleval-2021-qa-dev-0", "poleval")
     profiles.select_by_value("exact")  # a profile chosen by hand stays
     datasets.select_by_value("poleval-2021-qa-dev-0")
     assert profiles.first_selected_option.get_attribute("value") == "exact"

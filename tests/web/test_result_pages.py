@@ -176,17 +176,7 @@ def test_experiment_page_draws_charts_with_intervals(server) -> None:
 def test_experiment_page_shows_the_stored_intervals_of_confidence_measures(server) -> None:
     # a run with confidences stores the intervals of CWS, K1, K and r with its task; the
     # results table showed only those of the eight count measures
-    answers = json.loads((DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8"))
-    for i, question in enumerate(answers["questions"]):
-        question["answers"][0]["confidence"] = str(round(0.9 - 0.05 * i, 2))
-    files = [
-        ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
-        ("answers", ("confident.json", json.dumps(answers).encode())),
-    ]
-    response = server.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
-    assert response.status_code == 202, response.text
-    ticket = response.json()
-    server.wait_finished(ticket["id"], ticket["token"])
+    ticket, answers = server.submit_confident()
     auth = {"Authorization": f"Bearer {ticket['token']}"}
     html = server.get(f"experiment/{ticket['id']}", headers=auth).text
     # K1 = mean confidence of the 14 right answers: 0.575, its interval beneath it

@@ -197,22 +197,16 @@ def test_a_participant_runs_ck25_from_the_run_page(
     server: Server, browser, ck25_llm_service: LLMService
 ) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
-    from tests.web.test_browser import shot, wait_until
+    from tests.web.test_browser import dataset_picks_profile, shot, wait_until
 
     browser.delete_all_cookies()
     browser.get(server.url + "experiments/new")
     wait_until(browser, lambda d: d.find_elements(By.ID, "run-form"))
-    datasets, profiles = (
-        Select(browser.find_element(By.ID, i)) for i in ("run-dataset", "run-profile")
-    )
     # picking CK25 picks the challenge's profile (before: fair stayed, 0.72 for 0.70)
-    datasets.select_by_value("text2sparql-2025-ck25")
-    assert "scored with profile text2sparql" in datasets.first_selected_option.text
-    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
-    datasets.select_by_value("demo")
-    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    datasets, profiles = dataset_picks_profile(
+        browser, "run", "text2sparql-2025-ck25", "text2sparql"
+    )
     datasets.select_by_value("text2sparql-2025-db25")
     assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
     datasets.select_by_value("text2sparql-2025-ck25")
@@ -242,10 +236,9 @@ def test_two_versions_answers_files_compared_on_the_compare_page(
     the query alone) compared in the browser: picking CK25 there picks the challenge's profile
     too (before: fair stayed, as on the run page), and version 2 is the better one."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     from service.cli import main
-    from tests.web.test_browser import shot, wait_until
+    from tests.web.test_browser import dataset_picks_profile, shot, wait_until
 
     fixed = LLMService(questions_of("text2sparql-2025-ck25"), lambda qid, lang, gold: gold)
     files = []
@@ -259,14 +252,7 @@ def test_two_versions_answers_files_compared_on_the_compare_page(
         fixed.close()
     browser.get(server.url + "compare")
     wait_until(browser, lambda d: d.find_elements(By.ID, "compare-form"))
-    datasets, profiles = (
-        Select(browser.find_element(By.ID, i)) for i in ("cmp-dataset", "cmp-profile")
-    )
-    datasets.select_by_value("text2sparql-2025-ck25")
-    assert "scored with profile text2sparql" in datasets.first_selected_option.text
-    assert profiles.first_selected_option.get_attribute("value") == "text2sparql"
-    datasets.select_by_value("demo")
-    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    datasets, _ = dataset_picks_profile(browser, "cmp", "text2sparql-2025-ck25", "text2sparql")
     datasets.select_by_value("text2sparql-2025-ck25")
     browser.find_element(By.ID, "cmp-answers").send_keys("\n".join(str(f) for f in files))
     browser.find_element(By.ID, "compare-submit").click()

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Iterator
 
 import pytest
 
-from service.paths import DEMO_DIR
 from tests.web.conftest import Server, demo_dataset, start_server, stop_server
 
 
@@ -24,17 +22,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with the demo published and one more run, with confidences, published beside it."""
     running = start_server(tmp_path_factory.mktemp("unranked-store"))
     try:
-        answers = json.loads((DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8"))
-        for i, question in enumerate(answers["questions"]):
-            question["answers"][0]["confidence"] = str(round(0.9 - 0.05 * i, 2))
-        files = [
-            ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
-            ("answers", ("confident.json", json.dumps(answers).encode())),
-        ]
-        sent = running.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
-        assert sent.status_code == 202, sent.text
-        ticket = sent.json()
-        running.wait_finished(ticket["id"], ticket["token"])
+        ticket, _ = running.submit_confident()
         published = running.post(
             f"api/experiments/{ticket['id']}/publish",
             headers={"Authorization": f"Bearer {ticket['token']}"},
