@@ -169,3 +169,35 @@ def environment(values: Mapping[str, str]) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@contextlib.contextmanager
+def running_nginx(root: Path, config: str, port: int, *, probe: str = "") -> Iterator[str]:
+    """nginx run as this user with ``config`` (kept as ``root/nginx.conf``, listening on
+    ``port``): its base URL once it answers ``probe``; stopped after."""
+    from tests.layers import nginx
+
+    binary = nginx()
+    assert binary is not None  # the layer's rule (tests/layers.py)
+    root.mkdir(parents=True, exist_ok=True)
+    conf = root / "nginx.conf"
+    conf.write_text(config)
+    process = subprocess.Popen(
+        [binary, "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        until_up = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(requests.ConnectionError):
+                requests.get(url + probe, timeout=2)
+                break
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < until_up, "nginx did not start"
+            time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -77,9 +77,11 @@ def submit(replica: Served, qa: CountingQA, run: str, delay: float) -> dict[str,
     return response.json()
 
 
-def run_status(replica: Served, ticket: dict[str, str]) -> dict[str, Any]:
+def run_status(replica: Served | str, ticket: dict[str, str]) -> dict[str, Any]:
+    """The run's status as its owner reads it, from a replica (or any base URL: a proxy)."""
+    url = replica if isinstance(replica, str) else replica.url
     response = requests.get(
-        f"{replica.url}api/experiments/{ticket['id']}",
+        f"{url}api/experiments/{ticket['id']}",
         headers={"Authorization": f"Bearer {ticket['token']}"},
         timeout=30,
     )

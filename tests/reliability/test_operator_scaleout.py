@@ -32,10 +32,16 @@ import requests
 from rdflib.namespace import PROV
 
 from service.paths import DEMO_DIR
-from tests.layers import nginx
 from tests.reliability.figures import ROOT, Served, cli, record
-from tests.reliability.runs import IN_FLIGHT, QUESTIONS, CountingQA, question_count, until
-from tests.remote import RemotePair, free_port, remote_pair, start_oxigraph
+from tests.reliability.runs import (
+    IN_FLIGHT,
+    QUESTIONS,
+    CountingQA,
+    question_count,
+    run_status,
+    until,
+)
+from tests.remote import RemotePair, free_port, remote_pair, running_nginx, start_oxigraph
 
 pytestmark = pytest.mark.proxy
 
@@ -74,30 +80,10 @@ def readme_proxy(root: Path, port: int, replicas: tuple[str, str]) -> str:
 
 @contextlib.contextmanager
 def proxy(root: Path, port: int, replicas: tuple[str, str]) -> Iterator[str]:
-    binary = nginx()
-    assert binary is not None  # the layer's rule (tests/layers.py)
     root.mkdir(parents=True, exist_ok=True)
-    conf = root / "nginx.conf"
-    conf.write_text(readme_proxy(root, port, replicas))
-    process = subprocess.Popen(
-        [binary, "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        until_up = time.monotonic() + 20
-        while True:
-            with contextlib.suppress(requests.ConnectionError):
-                requests.get(url + "health/live", timeout=2)
-                break
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < until_up, "nginx did not start"
-            time.sleep(0.05)
+    config = readme_proxy(root, port, replicas)
+    with running_nginx(root, config, port, probe="health/live") as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def _recorded(run: subprocess.CompletedProcess[str]) -> tuple[str, str]:
@@ -141,16 +127,6 @@ def _dump(store: str, output: Path, **env: str) -> set[str]:
     exported = cli("export", "--store", store, "--output", str(output), **env)
     assert exported.returncode == 0, exported.stderr
     return {line for line in output.read_text().splitlines() if "_:" not in line}
-
-
-def _status(url: str, ticket: dict[str, str]) -> dict[str, object]:
-    response = requests.get(
-        f"{url}api/experiments/{ticket['id']}",
-        headers={"Authorization": f"Bearer {ticket['token']}"},
-        timeout=30,
-    )
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def _done(state: dict[str, object]) -> int:
@@ -254,7 +230,7 @@ def _a_run_through_the_proxy(
     ticket = submitted.json()
     # progress through the proxy and on each replica directly
     for url in (site, *(replica.url for replica in replicas)):
-        until(f"progress at {url}", lambda url=url: _done(_status(url, ticket)) > 0, 30)
+        until(f"progress at {url}", lambda url=url: _done(run_status(url, ticket)) > 0, 30)
     # the replica running it killed: the other takes it over within the lease
     running = until("the runner", lambda: [r for r in replicas if _runs(r)[0] >= 1], 30)[0]
     other = replicas[1] if running is replicas[0] else replicas[0]
@@ -264,12 +240,12 @@ def _a_run_through_the_proxy(
     backup = tmp_path / "live.tar.gz"
     exported = cli("export", "--store", pair.url, "--files", "--output", str(backup), **env)
     assert exported.returncode == 0, exported.stderr
-    assert _status(site, ticket)["status"] == "running"  # the backup was made during the run
+    assert run_status(site, ticket)["status"] == "running"  # the backup was made during the run
     with tarfile.open(backup) as archive:
         assert "dump.nq" in archive.getnames()
     final = until(
         "the take-over",
-        lambda: (s := _status(site, ticket))["status"] == "finished" and s,
+        lambda: (s := run_status(site, ticket))["status"] == "finished" and s,
         30,
     )
     after_kill = time.monotonic() - killed

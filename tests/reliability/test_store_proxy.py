@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from textwrap import dedent
@@ -26,9 +25,8 @@ import requests
 
 from service.graph.uris import DEFAULT_BASE
 from service.paths import DEMO_DIR
-from tests.layers import nginx
 from tests.reliability.figures import Served, cli
-from tests.remote import RemotePair, free_port, remote_pair
+from tests.remote import RemotePair, free_port, remote_pair, running_nginx
 
 pytestmark = pytest.mark.proxy
 
@@ -78,29 +76,10 @@ def _config(root: Path, port: int, pair: RemotePair) -> str:
 @contextlib.contextmanager
 def proxy(root: Path, pair: RemotePair) -> Iterator[str]:
     """nginx in front of the pair, on a free port; yields its base URL."""
-    binary = nginx()
-    assert binary is not None  # the layer's rule (tests/layers.py)
     root.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    conf = root / "nginx.conf"
-    conf.write_text(_config(root, port, pair))
-    process = subprocess.Popen(
-        [binary, "-p", str(root), "-c", str(conf), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(200):
-            with contextlib.suppress(requests.ConnectionError):
-                requests.get(url, timeout=2)
-                break
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            time.sleep(0.05)
+    with running_nginx(root, _config(root, port, pair), port) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 @pytest.fixture()
