@@ -482,7 +482,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
     return render_template(
         "compare.html",
         datasets=catalog.entries(),
-        made_for=dataset_profiles(),
+        own_profiles=dataset_profiles(),
         profiles=[PROFILES[name] for name in PROFILES],
         default_profile=DEFAULT_PROFILE,
         chosen=request.form if request.method == "POST" else {},

@@ -274,7 +274,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         demo=DEMO_DATASET,
         demo_questions=_demo_size(DEMO_QUESTIONS),
         groups=groups,
-        made_for=dataset_profiles(),
+        own_profiles=dataset_profiles(),
         profiles=[PROFILES[name] for name in PROFILES],
         default_profile=DEFAULT_PROFILE,
         experiment_types=[t.value for t in ExperimentType],
