@@ -532,6 +532,19 @@ def stored_task(store: Any, graph: str, task_uri: str, uris: Uris) -> TaskResult
     return task_result(nodes[task_uri], nodes, uris)
 
 
+def stored_tasks(store: Any, graph: str, experiment_uri: str, uris: Uris) -> list[TaskResult]:
+    """An experiment's task descriptions (:func:`stored_task` each), in task order: its
+    ``gqa:task`` links in ``graph`` of ``store``, then each task by index lookups."""
+    import pyoxigraph as ox
+
+    where = ox.NamedNode(graph)
+    links = store.quads_for_pattern(
+        ox.NamedNode(experiment_uri), ox.NamedNode(GQA + "task"), None, where
+    )
+    found = [stored_task(store, graph, q.object.value, uris) for q in links]
+    return sorted((t for t in found if t is not None), key=lambda t: t.number)
+
+
 def not_recomputable(task: TaskResult) -> str | None:
     """Why ``task``'s stored results cannot be recomputed here (slices, intervals, statistics),
     or None: its profile is unknown, or this version scores it under another signature."""
