@@ -569,8 +569,7 @@ def own_tasks() -> dict[str, list[OwnTask]]:
                 t.language_tag,
                 t.profile,
             )
-            for t in stored_tasks(store, graph, run.uri, storage.uris)
-            if t.experiment_type == ExperimentType.QA.value
+            for t in stored_tasks(store, graph, run.uri, storage.uris, experiment_type="QA")
         ]
         if found:
             out[run.id] = found
