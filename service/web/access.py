@@ -88,7 +88,7 @@ def owns_a_revision(
             continue
         seen.add(current)
         cookie = request.cookies.get(COOKIE_PREFIX + current)  # its browser's cookie
-        for held in dict.fromkeys((token, tokens.get(current), cookie)):
+        for held in dict.fromkeys((token or cookie, tokens.get(current))):
             if held and experiments.check_token(current, held):
                 return True
         newer += experiments.revisions(current, include_private=True)[1]
