@@ -19,6 +19,7 @@ import requests
 from service.paths import DEMO_DIR
 from tests.web.conftest import demo_dataset
 from tests.web.test_browser import check_accessibility, severe_logs, visit, wait_until
+from tests.web.test_site_crawl import read_page
 
 STRONG = (DEMO_DIR / "answers-strong.json").read_bytes()
 PARTIAL = (DEMO_DIR / "answers-partial.json").read_bytes()
@@ -89,6 +90,7 @@ def test_the_compare_page_lists_the_browsers_runs_and_compares_two_private_ones(
     )
     assert page.headers["Cache-Control"] == "private, no-store"
     assert "Cookie" in page.headers["Vary"]
+    assert read_page(page.text).problems == []  # well formed, unique ids, every box labelled
     # the form is a plain GET to the compare page, ticked in the browser's runs
     form = page.text.split('id="own-runs-form"', 1)[0].rsplit("<form", 1)[1]
     assert 'method="get"' in form and 'action="/compare#result"' in form
@@ -153,6 +155,7 @@ def test_the_run_page_ticks_its_runs_tasks_for_the_compare_page(server, mine, sl
         assert 'type="checkbox"' not in row and "–" in row
         form = page.split('id="own-runs-form"', 1)[0].rsplit("<form", 1)[1]
         assert 'method="get"' in form and 'action="/compare#result"' in form
+        assert read_page(page).problems == []
         listed = browser.get(server.url + "compare", timeout=30).text
         assert running not in listed.split('id="own-runs"', 1)[1].split("</form>", 1)[0]
         assert list(_own_tasks(listed).values()) == list(offered.values())
