@@ -6,6 +6,10 @@ answer files, profile, language), score it without recording anything (``run_exp
 without a store) and compare the systems with :func:`service.evaluation.comparison.compare`,
 the function behind ``gerbil-qa compare``. The work is bounded: uploads up to the synchronous
 parse limit, at most :data:`MAX_RESAMPLES` resamples and :data:`MAX_SAMPLES` test samples.
+
+Stored QA tasks compare too (:func:`compare_stored`): a leaderboard's ticked rows, or the QA
+tasks of the browser's own runs (:func:`own_tasks`, ticked on this page or the run page), or
+``{"tasks": [...]}`` with the owner tokens of private ones (``tokens``: id -> token).
 """
 
 from __future__ import annotations
@@ -378,7 +382,6 @@ def _numbers(options: Any, *, form: bool) -> dict[str, int]:
 # the API's fields ("$.systems", 'dataset'), which such a person never sees --------------------
 
 # a dimension ticked rows must share: how they differ, what to tick, the leaderboard's filter
-# (and the column of the browser's own runs that says it)
 ALIKE: tuple[tuple[str, str, str, Callable[[Evaluation], str]], ...] = (
     ("on different datasets", "of one dataset", "Dataset", lambda e: e.dataset),
     ("in different languages", "in one language", "Language", lambda e: e.language),
