@@ -138,3 +138,16 @@ def test_the_openapi_document_describes_tokens(server) -> None:
     assert tokens["propertyNames"] == {"pattern": "^[0-9]{12}$"}
     assert tokens["additionalProperties"] == {"type": "string", "minLength": 1}
     assert "same words as a missing experiment" in tokens["description"]
+
+
+def test_two_runs_of_one_system_are_told_apart_by_their_experiments(server, two) -> None:
+    """A system's v1 and v2 often carry one name: each is named by its experiment too."""
+    a, _ = two
+    again = server.submit_demo(systems=("partial",))
+    tokens = {a["id"]: a["token"], again["id"]: again["token"]}
+    body = {"tasks": [_task(server, a["id"]), _task(server, again["id"])], "tokens": tokens}
+    response = _compare(server, body)
+    assert response.status_code == 200, response.text
+    assert sorted(s["system"] for s in response.json()["systems"]) == sorted(
+        [f"answers-partial ({a['id']})", f"answers-partial ({again['id']})"]
+    )
