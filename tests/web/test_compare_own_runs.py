@@ -76,6 +76,9 @@ def test_the_compare_page_lists_the_browsers_runs_and_compares_two_private_ones(
     server, mine
 ) -> None:
     browser, v1, _ = mine
+    owner = browser.get(f"{server.url}experiment/{v1}", timeout=30).text  # its private page
+    assert '<a href="/compare#own-runs" id="compare-own-runs">' in owner
+    assert 'href="/compare#own-runs"' not in requests.get(f"{server.url}experiment/{v1}").text
     page = browser.get(server.url + "compare", timeout=30)
     assert page.status_code == 200
     tasks = _own_tasks(page.text)
