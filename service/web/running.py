@@ -152,7 +152,7 @@ def new() -> BaseResponse:
 
 
 @bp.post("/experiments/new")
-def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, str]]:
+def submitted() -> BaseResponse:
     from service.web.access import set_owner_cookie
     from service.web.app import problems_of
     from service.web.submission import from_form
@@ -162,10 +162,11 @@ def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, st
         _dataset_chosen(raw)
         ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved
-        page = _form(error=err.public_message, problems=problems_of(err))
+        refused = make_response(_form(error=err.public_message, problems=problems_of(err)))
+        refused.status_code = err.status
         if isinstance(err, Busy):  # what the API says too: when to submit again
-            return page, err.status, {"Retry-After": str(err.retry_after)}
-        return page, err.status
+            refused.headers["Retry-After"] = str(err.retry_after)
+        return for_this_browser(refused)  # the form lists the browser's runs again
     owner_link = f"{ticket.uri}?token={ticket.token}"
     page = render_template(
         "submitted.html",

@@ -159,6 +159,10 @@ def test_the_run_page_ticks_its_runs_tasks_for_the_compare_page(server, mine, sl
         form = page.split('id="own-runs-form"', 1)[0].rsplit("<form", 1)[1]
         assert 'method="get"' in form and 'action="/compare#result"' in form
         assert read_page(page).problems == []
+        # the form refused lists them again, for this browser alone
+        refused = browser.post(server.url + "experiments/new", data={"dataset": ""}, timeout=30)
+        assert refused.status_code == 400 and 'id="own-runs-form"' in refused.text
+        assert refused.headers["Cache-Control"] == "private, no-store"
         listed = browser.get(server.url + "compare", timeout=30).text
         assert running not in listed.split('id="own-runs"', 1)[1].split("</form>", 1)[0]
         assert list(_own_tasks(listed).values()) == list(offered.values())
