@@ -532,6 +532,30 @@ def stored_task(store: Any, graph: str, task_uri: str, uris: Uris) -> TaskResult
     return task_result(nodes[task_uri], nodes, uris)
 
 
+def stored_tasks(
+    store: Any, graph: str, experiment_uri: str, uris: Uris, *, experiment_type: str | None = None
+) -> list[TaskResult]:
+    """An experiment's task descriptions (:func:`stored_task` each), in task order: its
+    ``gqa:task`` links in ``graph`` of ``store``, then each task by index lookups; with
+    ``experiment_type`` (``QA``), only tasks of that type, the others never decoded (a run of
+    every type has six, each ~0.7 ms to read)."""
+    import pyoxigraph as ox
+
+    where = ox.NamedNode(graph)
+    task = ox.NamedNode(GQA + "task")
+    links = [
+        q.object for q in store.quads_for_pattern(ox.NamedNode(experiment_uri), task, None, where)
+    ]
+    if experiment_type is not None:
+        kind, wanted = (
+            ox.NamedNode(GERBIL + "experimentType"),
+            ox.NamedNode(GERBIL + experiment_type),
+        )
+        links = [t for t in links if any(store.quads_for_pattern(t, kind, wanted, where))]
+    found = [stored_task(store, graph, t.value, uris) for t in links]
+    return sorted((t for t in found if t is not None), key=lambda t: t.number)
+
+
 def not_recomputable(task: TaskResult) -> str | None:
     """Why ``task``'s stored results cannot be recomputed here (slices, intervals, statistics),
     or None: its profile is unknown, or this version scores it under another signature."""

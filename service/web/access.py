@@ -16,14 +16,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from flask import redirect, request
+from flask import g, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import Forbidden, NotFound
+from service.errors import Forbidden, NotFound, ServiceError
 from service.graph.uris import EXPERIMENT_ID
 from service.web.state import services
+
+if TYPE_CHECKING:
+    from service.graph.experiments import ExperimentStatus
 
 COOKIE_PREFIX = "gqa_owner_"
 COOKIE_PATH = "/experiment/"
@@ -33,6 +38,8 @@ RUN_FORM_PATH = "/experiments/new"
 # the compare page: the owner compares a private run with its private resubmission there
 COMPARE_PATH = "/compare"
 COOKIE_MAX_AGE = 30 * 24 * 3600
+# the owner cookies a browser sends that are checked (a token lookup each): its newest runs
+OWN_RUNS = 50
 
 
 def bearer_token() -> str | None:
@@ -60,13 +67,17 @@ def is_owner(experiment_id: str, token: str | None = None) -> bool:
     return is_admin(token) or services().storage.experiments.check_token(experiment_id, token)
 
 
-def owns_a_revision(experiment_id: str, token: str | None = None) -> bool:
-    """True when the request's bearer token (or the owner cookie the browser holds for it)
-    owns an experiment that revises this one, directly or down a line of revisions: only this
-    one's owner (or the operator) could make it, so its token reads this one's results (a
-    resubmission's ``changes``, a comparison of the two), never acts on it (publish, delete)."""
+def owns_a_revision(
+    experiment_id: str, token: str | None = None, *, tokens: Mapping[str, str] | None = None
+) -> bool:
+    """True when the request's bearer token (or the owner cookie the browser holds for it, or
+    ``tokens``' entry for it) owns an experiment that revises this one, directly or down a
+    line of revisions: only this one's owner (or the operator) could make it, so its token
+    reads this one's results (a resubmission's ``changes``, a comparison of the two), never
+    acts on it (publish, delete)."""
     token = token if token is not None else bearer_token()
-    if not token and not any(name.startswith(COOKIE_PREFIX) for name in request.cookies):
+    tokens = tokens or {}
+    if not (token or tokens or any(n.startswith(COOKIE_PREFIX) for n in request.cookies)):
         return False
     experiments = services().storage.experiments
     seen: set[str] = set()
@@ -76,11 +87,25 @@ def owns_a_revision(experiment_id: str, token: str | None = None) -> bool:
         if current in seen:
             continue
         seen.add(current)
-        held = token or request.cookies.get(COOKIE_PREFIX + current)  # its browser's cookie
-        if held and experiments.check_token(current, held):
-            return True
+        cookie = request.cookies.get(COOKIE_PREFIX + current)  # its browser's cookie
+        for held in dict.fromkeys((token or cookie, tokens.get(current))):
+            if held and experiments.check_token(current, held):
+                return True
         newer += experiments.revisions(current, include_private=True)[1]
     return False
+
+
+def may_read(experiment_id: str, tokens: Mapping[str, str] | None = None) -> bool:
+    """True when the request may read this unpublished experiment's results: it carries its
+    owner token (bearer, cookie, or ``tokens[experiment_id]``: one request may carry the
+    tokens of several owners' experiments, ``POST /api/compare``), or a revision's."""
+    tokens = tokens or {}
+    token = tokens.get(experiment_id)
+    return (
+        is_owner(experiment_id)
+        or (token is not None and is_owner(experiment_id, token))
+        or owns_a_revision(experiment_id, tokens=tokens)
+    )
 
 
 def require_experiment(experiment_id: str):  # -> ExperimentStatus
@@ -142,3 +167,40 @@ def require_owner_form(experiment_id: str, action: str) -> None:
         and hmac.compare_digest(check, form_check(experiment_id, token, action))
     ):
         raise Forbidden(f"only the owner can {action} this experiment")
+
+
+def own_runs() -> list[ExperimentStatus]:
+    """The runs this browser submitted, newest first: their owner cookies reach the run form
+    and the compare page (:func:`set_owner_cookie`) and each is checked against its run. A
+    private run was found again only through its link, which a closed tab lost. Cached for the
+    request."""
+    if "own_runs" in g:
+        return g.own_runs
+    experiments = services().storage.experiments
+    held = sorted(
+        (
+            (n.removeprefix(COOKIE_PREFIX), t)
+            for n, t in request.cookies.items()
+            if n.startswith(COOKIE_PREFIX)
+        ),
+        reverse=True,
+    )
+    found = []
+    for experiment_id, token in held[:OWN_RUNS]:
+        try:
+            if experiments.check_token(experiment_id, token):
+                found.append(experiments.status(experiment_id))
+        except ServiceError:  # not an id, or a run deleted since: its cookie is stale
+            continue
+    g.own_runs = found
+    return found
+
+
+def for_this_browser(response: BaseResponse) -> BaseResponse:
+    """``response`` is a page that lists this browser's own runs when it holds owner cookies
+    (the run and compare pages): it varies with the cookies and, listing any, is kept by no
+    cache."""
+    response.vary.add("Cookie")
+    if own_runs():
+        response.headers["Cache-Control"] = "private, no-store"
+    return response

@@ -6,6 +6,10 @@ answer files, profile, language), score it without recording anything (``run_exp
 without a store) and compare the systems with :func:`service.evaluation.comparison.compare`,
 the function behind ``gerbil-qa compare``. The work is bounded: uploads up to the synchronous
 parse limit, at most :data:`MAX_RESAMPLES` resamples and :data:`MAX_SAMPLES` test samples.
+
+Stored QA tasks compare too (:func:`compare_stored`): a leaderboard's ticked rows, or the QA
+tasks of the browser's own runs (:func:`own_tasks`, ticked on this page or the run page), or
+``{"tasks": [...]}`` with the owner tokens of private ones (``tokens``: id -> token).
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, jsonify, make_response, render_template, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, ServiceError
 from service.evaluation.results import ExperimentType, QuestionStatus
+from service.web.access import for_this_browser
 from service.web.state import services
 
 if TYPE_CHECKING:
@@ -68,7 +74,7 @@ def compare_request(
         tasks = body["tasks"]
         if not isinstance(tasks, list):
             raise BadRequest("$.tasks: expected a list of task URIs")
-        return compare_stored(tasks, body)
+        return compare_stored(tasks, body, tokens=body.get("tokens"))
     if body is not None:
         raw = submission.from_json(body, also=COMPARE_OPTIONS)
         options: Any = body if isinstance(body, dict) else {}
@@ -107,11 +113,15 @@ def compare_request(
     return Compared(result, outcome.evaluations, measure, types)
 
 
-def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Compared:
+def compare_stored(
+    tasks: list[Any], options: Any, *, ticked: str | None = None, tokens: Any = None
+) -> Compared:
     """Compare stored QA tasks (their URIs, as the leaderboards link them) on their stored
     per-question results: public experiments, or private ones whose owner token the request
-    carries. The same checks as for files: one dataset, profile (and version) and language.
-    ``form``: the compare page (rows ticked on a leaderboard), refused in its words."""
+    carries (``tokens``: the API's ``{experiment id: token}``, several owners' at once). The
+    same checks as for files: one dataset, profile (and version) and language. ``ticked``:
+    the compare page, where the tasks were ticked (a key of :data:`TICKED`), refused in its
+    words."""
     from service.evaluation.comparison import compare
 
     if not all(isinstance(t, str) for t in tasks):
@@ -121,16 +131,17 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
     # wrong type at measure was named after two equal tasks)
     measure = _text(options, "measure") or "macroF1"
     test = _text(options, "test") or "auto"
-    numbers = _numbers(options, form=form)
+    numbers = _numbers(options, form=ticked is not None)
+    held = _tokens(tokens)
     tasks = list(dict.fromkeys(tasks))
-    if form:
-        _ticked(tasks)
+    if ticked is not None:
+        _ticked(tasks, ticked)
     if not 2 <= len(tasks) <= MAX_STORED:
         raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
     types: dict[str, str] = {}
-    evaluations = stored_evaluations(tasks, answer_types=types)
-    if form:
-        _alike(evaluations)
+    evaluations = stored_evaluations(tasks, answer_types=types, tokens=held)
+    if ticked is not None:
+        _alike(evaluations, ticked)
     result = compare(evaluations, measure=measure, test=test, **numbers)
     storage = services().storage
     located = [storage.uris.locate(t) for t in tasks]  # each a task: read above
@@ -138,6 +149,33 @@ def compare_stored(tasks: list[Any], options: Any, *, form: bool = False) -> Com
     return Compared(
         result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks), private
     )
+
+
+def _tokens(value: Any) -> dict[str, str]:
+    """The API's ``tokens``: each private experiment's owner token by its id, so one request
+    compares the runs of several owners' tokens (a bearer token is one owner's)."""
+    from service.graph.uris import EXPERIMENT_ID
+    from service.web.submission import utf8
+
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest(
+            f"$.tokens: expected an object of owner tokens by experiment id, got "
+            f"{type(value).__name__}"
+        )
+    if len(value) > MAX_STORED:
+        raise BadRequest(f"$.tokens: at most {MAX_STORED} experiments' tokens, not {len(value)}")
+    for key, token in value.items():
+        if not EXPERIMENT_ID.match(key):
+            raise BadRequest(
+                f"$.tokens: {key[:40]!r} is not an experiment id (twelve digits such as "
+                "202611260001)"
+            )
+        if not isinstance(token, str) or not token:
+            raise BadRequest(f"$.tokens.{key}: expected the experiment's owner token (a string)")
+        utf8(token, f"$.tokens.{key}")
+    return dict(value)
 
 
 def _withdrawn(tasks: Sequence[str]) -> tuple[dict[str, str], ...]:
@@ -166,19 +204,21 @@ def stored_evaluations(
     public_only: bool = False,
     answer_types: dict[str, str] | None = None,
     refused: list[str] | None = None,
+    tokens: Mapping[str, str] | None = None,
 ) -> list[Evaluation]:
     """The stored QA tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``), one
     system name each: a system run in two experiments is named by experiment too. With
     ``answer_types``, the answer type of each question id is added to it. With ``refused``, a
     task whose results cannot be recomputed here (an older profile version) is listed there
-    and left out, instead of refusing them all."""
+    and left out, instead of refusing them all. ``tokens``: owner tokens by experiment id,
+    besides the request's bearer token and cookies (``access.may_read``)."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
         stored_results,
         stored_task,
     )
-    from service.web.access import is_owner, owns_a_revision
+    from service.web.access import may_read
     from service.web.figures import answer_types_of
 
     storage = services().storage
@@ -190,9 +230,9 @@ def stored_evaluations(
         experiment_id = located.keys["experiment"]
         if storage.experiments.is_public(experiment_id):
             store = storage.public
-        elif not public_only and (is_owner(experiment_id) or owns_a_revision(experiment_id)):
+        elif not public_only and may_read(experiment_id, tokens):
             store = storage.private
-        else:
+        else:  # the same words for a private experiment and one that is not there
             raise BadRequest(f"{uri}: experiment {experiment_id} is not public")
         graph = storage.uris.experiment_graph(experiment_id)
         task = stored_task(store, graph, uri, storage.uris)
@@ -348,6 +388,23 @@ ALIKE: tuple[tuple[str, str, str, Callable[[Evaluation], str]], ...] = (
     ("under different profiles", "under one profile", "Profile", lambda e: e.profile.name),
 )
 
+# where the compare page's tasks were ticked (its ``from`` parameter; a leaderboard by
+# default): (what was ticked, where to tick, the button, where a dimension is said)
+TICKED = {
+    "leaderboard": (
+        "rows",
+        "on a leaderboard",
+        "Compare the ticked systems",
+        'choose it in the leaderboard\'s "{label}" filter',
+    ),
+    "runs": (
+        "tasks",
+        'in "Your runs in this browser"',
+        "Compare the ticked tasks",
+        "each task says its {lower}",
+    ),
+}
+
 
 def _form_choices(raw: Any) -> None:
     """Refuse, naming the form's fields by their labels, a comparison without a dataset or
@@ -370,30 +427,35 @@ def _form_choices(raw: Any) -> None:
         )
 
 
-def _ticked(tasks: Sequence[Any]) -> None:
+def _ticked(tasks: Sequence[Any], where: str) -> None:
+    what, place, button, _ = TICKED[where]
     if not 2 <= len(tasks) <= MAX_STORED:
         ticked = f"{len(tasks)} {'is' if len(tasks) == 1 else 'are'} ticked"
         raise BadRequest(
-            f"Tick two to {MAX_STORED} rows on a leaderboard to compare them ({ticked}), then "
-            'press "Compare the ticked systems".'
+            f"Tick two to {MAX_STORED} {what} {place} to compare them ({ticked}), then "
+            f'press "{button}".'
         )
 
 
-def _alike(evaluations: Sequence[Evaluation]) -> None:
-    """Refuse, with the leaderboard filter to use, ticked rows that are not results on one
-    dataset, in one language and under one profile (and version and KB)."""
+def _alike(evaluations: Sequence[Evaluation], where: str) -> None:
+    """Refuse, saying where to see it, ticked rows that are not results on one dataset, in one
+    language and under one profile (and version and KB): paired tests pair the answers to the
+    same questions, scored alike (:func:`~service.evaluation.comparison.compare` refuses
+    them too, in the API's words)."""
+    what, _, _, said = TICKED[where]
     for differ, one, label, value in ALIKE:
         values = sorted({value(e) for e in evaluations})
         if len(values) > 1:
+            how = said.format(label=label, lower=label.lower())
             raise BadRequest(
-                f"The ticked rows are results {differ} ({', '.join(values)}): tick rows "
-                f'{one} (choose it in the leaderboard\'s "{label}" filter).'
+                f"The ticked {what} are results {differ} ({', '.join(values)}); a paired test "
+                f"needs the same questions scored alike: tick {what} {one} ({how})."
             )
     if len({e.signature for e in evaluations}) > 1:
         raise BadRequest(
-            "The ticked rows were scored by different versions of the profile or on different "
-            "knowledge bases (a row's profile shows its signature when pointed at): tick rows "
-            "scored alike."
+            f"The ticked {what} were scored by different versions of the profile or on "
+            "different knowledge bases (a profile shows its signature when pointed at): tick "
+            f"{what} scored alike."
         )
 
 
@@ -404,6 +466,8 @@ def _alike(evaluations: Sequence[Evaluation]) -> None:
 def form() -> Response:
     response = make_response(_form_answer())
     response.vary.add("Accept")  # HTML or JSON at one URL
+    if response.mimetype == "text/html":  # lists this browser's own runs, if it has any
+        for_this_browser(response)
     return response
 
 
@@ -418,8 +482,10 @@ def _form_answer() -> Any:
         return _json_comparison(tasks)
     if not tasks and not request.args:  # from the navigation: the form
         return _page()
+    # ticked in the browser's own runs (this page's or the run page's list) or on a leaderboard
+    ticked = "runs" if request.args.get("from") == "runs" else "leaderboard"
     try:
-        found = compare_stored(tasks, request.args, form=True)
+        found = compare_stored(tasks, request.args, ticked=ticked)
     except ServiceError as err:
         # no row ticked is the form's own state (its button pressed early), not a bad request:
         # the page says how to tick, with 200 like the form itself
@@ -459,14 +525,58 @@ def _json_comparison(tasks: list[str]) -> Response:
 
 
 @bp.post("/compare")
-def compared() -> tuple[str, int] | str:
+def compared() -> BaseResponse:
     from service.web.demo import configured_kbs
 
     try:
         found = compare_request(None, kbs=configured_kbs(services().config), page=True)
+        response = make_response(_page(found=found))
     except ServiceError as err:  # shown next to the form, values kept where a form can keep them
-        return _page(error=err), err.status
-    return _page(found=found)
+        response = make_response(_page(error=err), err.status)
+    return for_this_browser(response)
+
+
+@dataclass(frozen=True, slots=True)
+class OwnTask:
+    """A QA task of one of this browser's finished runs, as its compare list shows it."""
+
+    uri: str
+    ident: str  # the checkbox's id: experiment and task number
+    system: str
+    dataset: str
+    language: str
+    profile: str
+
+
+def own_tasks() -> dict[str, list[OwnTask]]:
+    """The QA tasks of this browser's own finished runs (``access.own_runs``: the cookies the
+    run page lists), by experiment id, to tick and compare: private runs too, each read with
+    its own cookie, so two runs of different tokens compare in one browser."""
+    from service.graph.experiments import Status
+    from service.graph.reader import local, stored_tasks
+    from service.web.access import own_runs
+
+    storage = services().storage
+    out: dict[str, list[OwnTask]] = {}
+    for run in own_runs():
+        if run.status is not Status.FINISHED:
+            continue
+        store = storage.public if storage.experiments.is_public(run.id) else storage.private
+        graph = storage.uris.experiment_graph(run.id)
+        found = [
+            OwnTask(
+                t.uri,
+                f"own-task-{run.id}-{t.number}",
+                t.system_label,
+                local(t.dataset),
+                t.language_tag,
+                t.profile,
+            )
+            for t in stored_tasks(store, graph, run.uri, storage.uris, experiment_type="QA")
+        ]
+        if found:
+            out[run.id] = found
+    return out
 
 
 def _page(*, found: Compared | None = None, error: ServiceError | None = None) -> str:
@@ -475,12 +585,17 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
+    from service.web.access import own_runs
     from service.web.app import problems_of
     from service.web.running import dataset_profiles
 
     figures = _figures(found) if found is not None else None
+    tasks = own_tasks()
     return render_template(
         "compare.html",
+        own_runs=[run for run in own_runs() if run.id in tasks],  # finished, with QA tasks
+        own_tasks=tasks,
+        ticked=request.args.getlist("task") if request.method == "GET" else [],
         datasets=catalog.entries(),
         own_profiles=dataset_profiles(),
         profiles=[PROFILES[name] for name in PROFILES],

@@ -733,7 +733,20 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "items": {"type": "string", "format": "uri"},
                             "description": "Stored QA tasks of one dataset, language and "
                             "profile: their URIs (…/experiment/ID/task/N).",
-                        }
+                        },
+                        "tokens": {
+                            "type": "object",
+                            "maxProperties": MAX_STORED,
+                            "propertyNames": {"pattern": "^[0-9]{12}$"},
+                            "additionalProperties": {"type": "string", "minLength": 1},
+                            "description": "Owner tokens of private experiments by experiment "
+                            'id ({"202611260001": "<token>", "202611270002": "<token>"}): one '
+                            "request compares the private runs of several tokens, which one "
+                            "Authorization: Bearer header cannot carry. Each token opens its own "
+                            "experiment (and those its experiment revises), as the bearer "
+                            "token does; a wrong one opens nothing and is refused in the same "
+                            "words as a missing experiment.",
+                        },
                     },
                 },
                 "CompareOptions": {
@@ -969,7 +982,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "scored on one dataset and compared at once, or stored QA tasks "
                     '(CompareTasks: {"tasks": [URI, …]}, the task URIs of `results` or the '
                     "leaderboards; public, or the request carries their owner's token or a "
-                    "revision's of them) read "
+                    "revision's of them: as the bearer token, or, for the private runs of "
+                    'several tokens, in `tokens` {"ID": "<token>", …}) read '
                     "back from the graph; nothing is stored. Options "
                     "(CompareOptions): `measure` (default macroF1), `test` (auto, ar, mcnemar, "
                     "bootstrap), `seed`, `resamples` (at most 10,000), `samples` (at most "

@@ -21,11 +21,11 @@ from flask import Blueprint, Response, jsonify, make_response, redirect, render_
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
-from service.web.access import is_owner, require_experiment
+from service.web.access import for_this_browser, is_owner, own_runs, require_experiment
 from service.web.state import services
 
 if TYPE_CHECKING:
-    from service.graph.experiments import ExperimentStatus, Ticket
+    from service.graph.experiments import Ticket
     from service.web.submission import RawSubmission
 
 bp = Blueprint("run", __name__)
@@ -148,48 +148,11 @@ def new() -> BaseResponse:
     conneg.negotiate(request, conneg.HTML_ONLY)  # any other Accept: a 406 naming text/html
     response = make_response(_form())
     response.vary.add("Accept")
-    response.vary.add("Cookie")
-    if _own_runs():  # the browser's own runs are listed: for it alone
-        response.headers["Cache-Control"] = "private, no-store"
-    return response
-
-
-# the owner cookies a browser sends that are checked (a token lookup each): its newest runs
-OWN_RUNS = 50
-
-
-def _own_runs() -> list[ExperimentStatus]:
-    """The runs this browser submitted, newest first: their owner cookies reach the run form
-    (``access.set_owner_cookie``) and each is checked against its run. A private run was
-    found again only through its link, which a closed tab lost. Cached for the request."""
-    from flask import g
-
-    from service.web.access import COOKIE_PREFIX
-
-    if "own_runs" in g:
-        return g.own_runs
-    experiments = services().storage.experiments
-    held = sorted(
-        (
-            (n.removeprefix(COOKIE_PREFIX), t)
-            for n, t in request.cookies.items()
-            if n.startswith(COOKIE_PREFIX)
-        ),
-        reverse=True,
-    )
-    found = []
-    for experiment_id, token in held[:OWN_RUNS]:
-        try:
-            if experiments.check_token(experiment_id, token):
-                found.append(experiments.status(experiment_id))
-        except ServiceError:  # not an id, or a run deleted since: its cookie is stale
-            continue
-    g.own_runs = found
-    return found
+    return for_this_browser(response)
 
 
 @bp.post("/experiments/new")
-def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, str]]:
+def submitted() -> BaseResponse:
     from service.web.access import set_owner_cookie
     from service.web.app import problems_of
     from service.web.submission import from_form
@@ -199,10 +162,11 @@ def submitted() -> BaseResponse | tuple[str, int] | tuple[str, int, dict[str, st
         _dataset_chosen(raw)
         ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved
-        page = _form(error=err.public_message, problems=problems_of(err))
+        refused = make_response(_form(error=err.public_message, problems=problems_of(err)))
+        refused.status_code = err.status
         if isinstance(err, Busy):  # what the API says too: when to submit again
-            return page, err.status, {"Retry-After": str(err.retry_after)}
-        return page, err.status
+            refused.headers["Retry-After"] = str(err.retry_after)
+        return for_this_browser(refused)  # the form lists the browser's runs again
     owner_link = f"{ticket.uri}?token={ticket.token}"
     page = render_template(
         "submitted.html",
@@ -263,6 +227,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
     from service.experiments.inputs import FORCE_LABEL
     from service.formats import FORMATS
     from service.systems.reference import SYSTEM_NAMES
+    from service.web.comparing import own_tasks
     from service.web.demo import DEMO_QUESTIONS, configured_kbs
     from service.web.submission import DEMO_DATASET
 
@@ -286,7 +251,8 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         problems=problems or [],
         force_label=FORCE_LABEL,
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
-        own_runs=_own_runs(),
+        own_runs=own_runs(),
+        own_tasks=own_tasks(),  # their QA tasks, ticked there to compare them
     )
 
 

@@ -574,6 +574,8 @@ def bodies(server: Server, api: Api) -> Bodies:
         "answers_name.[]": st.sampled_from(["strong", "partial", "", "a/b"]),
         "webservice.[]": st.sampled_from([*urls, *(f"ws={u}" for u in urls), "=", "ws="]),
         "text2sparql.[]": st.sampled_from([*urls, *(f"t2s={u}" for u in urls)]),
+        # compare's owner tokens by experiment id: well formed, none of them right
+        "tokens": st.sampled_from([{}, {"202611260001": "not-the-token"}, {"2026": "t"}]),
         "doi": st.sampled_from(
             ["10.3233/SW-180312", "doi:10.1000/182", "https://doi.org/10.1/a%23b", "10.", "10/x"]
         ),

@@ -12,7 +12,9 @@ their tokens, with a wrong token and with the token of another private experimen
   its owner asked for it (so a cache holding the owner's copy would show);
 - the routes that act on it (publish, papers, cancel, resume; the run page's cancel form):
   refused, and the running one keeps running;
-- ``compare?task=…`` and ``POST /api/compare {"tasks": […]}`` with its task beside a public one;
+- ``compare?task=…`` (also as ticked in a browser's own runs) and ``POST /api/compare {"tasks":
+  […]}`` with its task beside a public one, also with ``tokens`` (another's, a wrong one); the
+  run and compare pages' lists of a browser's own runs;
 - every public page and listing (home, leaderboards with their filters, experiments, systems,
   catalogue, the dataset's page, the run page, the API's listings, the dumps, the sitemap);
 - SPARQL: graph names, ``GRAPH``/``FROM``/``FROM NAMED``, the protocol's graph parameters,
@@ -242,6 +244,25 @@ def test_no_route_shows_a_private_experiment(server: Server, secrets_) -> None:
                 tally.check("compare", f"{label} POST api/compare {tasks}", api, {400})
                 form = server.post("compare", data={"task": tasks}, **kwargs)
                 tally.check("compare", f"{label} POST compare form {tasks}", form, {400})
+                ticked = server.get("compare", params={"from": "runs", "task": tasks}, **kwargs)
+                tally.check("compare", f"{label} GET compare from runs {tasks}", ticked, {400})
+            # the several owners' tokens of one request: another's, a wrong one, the right one
+            # under another id, another's own experiment's; none opens this one
+            for tokens in (
+                {p.id: other.token},
+                {p.id: secrets.token_urlsafe(24)},
+                {other.id: p.token},
+                {other.id: other.token},
+            ):
+                body = {"tasks": [p.task, public_task], "tokens": tokens}
+                api = server.post("api/compare", json=body, **kwargs)
+                tally.check("compare", f"{label} POST api/compare {body}", api, {400})
+        # the browser's own runs, listed on the run and compare pages: none for these cookies
+        for label, auth in _auths(p, other).items():
+            kwargs = {"headers": auth.get("headers"), "cookies": auth.get("cookies")}
+            for path in ("compare", "experiments/new"):
+                page = server.get(path, **kwargs)
+                tally.check("compare", f"{label} GET {path} (own runs)", page, {200})
 
     # -- every public page and listing ---------------------------------------------------------
     dataset_pages = [
