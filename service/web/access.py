@@ -17,18 +17,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from flask import g, redirect, request
+from flask import redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import Forbidden, NotFound, ServiceError
+from service.errors import Forbidden, NotFound
 from service.graph.uris import EXPERIMENT_ID
 from service.web.state import services
-
-if TYPE_CHECKING:
-    from service.graph.experiments import ExperimentStatus
 
 COOKIE_PREFIX = "gqa_owner_"
 COOKIE_PATH = "/experiment/"
@@ -38,8 +34,6 @@ RUN_FORM_PATH = "/experiments/new"
 # the compare page: the owner compares a private run with its private resubmission there
 COMPARE_PATH = "/compare"
 COOKIE_MAX_AGE = 30 * 24 * 3600
-# the owner cookies a browser sends that are checked (a token lookup each): its newest runs
-OWN_RUNS = 50
 
 
 def bearer_token() -> str | None:
@@ -167,40 +161,3 @@ def require_owner_form(experiment_id: str, action: str) -> None:
         and hmac.compare_digest(check, form_check(experiment_id, token, action))
     ):
         raise Forbidden(f"only the owner can {action} this experiment")
-
-
-def own_runs() -> list[ExperimentStatus]:
-    """The runs this browser submitted, newest first: their owner cookies reach the run form
-    and the compare page (:func:`set_owner_cookie`) and each is checked against its run. A
-    private run was found again only through its link, which a closed tab lost. Cached for the
-    request."""
-    if "own_runs" in g:
-        return g.own_runs
-    experiments = services().storage.experiments
-    held = sorted(
-        (
-            (n.removeprefix(COOKIE_PREFIX), t)
-            for n, t in request.cookies.items()
-            if n.startswith(COOKIE_PREFIX)
-        ),
-        reverse=True,
-    )
-    found = []
-    for experiment_id, token in held[:OWN_RUNS]:
-        try:
-            if experiments.check_token(experiment_id, token):
-                found.append(experiments.status(experiment_id))
-        except ServiceError:  # not an id, or a run deleted since: its cookie is stale
-            continue
-    g.own_runs = found
-    return found
-
-
-def for_this_browser(response: BaseResponse) -> BaseResponse:
-    """``response`` is a page that lists this browser's own runs when it holds owner cookies
-    (the run and compare pages): it varies with the cookies and, listing any, is kept by no
-    cache."""
-    response.vary.add("Cookie")
-    if own_runs():
-        response.headers["Cache-Control"] = "private, no-store"
-    return response

@@ -8,7 +8,7 @@ the function behind ``gerbil-qa compare``. The work is bounded: uploads up to th
 parse limit, at most :data:`MAX_RESAMPLES` resamples and :data:`MAX_SAMPLES` test samples.
 
 Stored QA tasks compare too (:func:`compare_stored`): a leaderboard's ticked rows, or the QA
-tasks of the browser's own runs (:func:`own_tasks`, ticked on this page or the run page), or
+tasks of the browser's own runs (``own_runs.own_tasks``, ticked on this page or the run page), or
 ``{"tasks": [...]}`` with the owner tokens of private ones (``tokens``: id -> token).
 """
 
@@ -23,7 +23,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, ServiceError
 from service.evaluation.results import ExperimentType, QuestionStatus
-from service.web.access import for_this_browser
+from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
 
 if TYPE_CHECKING:
@@ -36,6 +36,17 @@ MAX_RESAMPLES = 10_000
 MAX_SAMPLES = 100_000
 MAX_DIFFERENCES = 500  # rows of the per-question differences shown on the page
 MAX_STORED = 20  # stored tasks compared at once
+# the measures the pages' forms offer to compare on (the API takes any quality measure)
+MEASURE_CHOICES = ("macroF1", "microF1", "macroF1QALD", "accuracy", "macroPrecision", "macroRecall")
+
+
+def measure_choices() -> list[tuple[str, str]]:
+    """The forms' measure choices (the compare form's, the own runs' list): name, label."""
+    from service.web.pages import measure_label
+
+    return [(m, measure_label(m)) for m in MEASURE_CHOICES]
+
+
 LEADERBOARD_TIERS = 10  # a leaderboard's top rows given tiers
 LEADERBOARD_RESAMPLES = 1_000  # resamples and shuffles behind a leaderboard's tiers
 
@@ -536,56 +547,12 @@ def compared() -> BaseResponse:
     return for_this_browser(response)
 
 
-@dataclass(frozen=True, slots=True)
-class OwnTask:
-    """A QA task of one of this browser's finished runs, as its compare list shows it."""
-
-    uri: str
-    ident: str  # the checkbox's id: experiment and task number
-    system: str
-    dataset: str
-    language: str
-    profile: str
-
-
-def own_tasks() -> dict[str, list[OwnTask]]:
-    """The QA tasks of this browser's own finished runs (``access.own_runs``: the cookies the
-    run page lists), by experiment id, to tick and compare: private runs too, each read with
-    its own cookie, so two runs of different tokens compare in one browser."""
-    from service.graph.experiments import Status
-    from service.graph.reader import local, stored_tasks
-    from service.web.access import own_runs
-
-    storage = services().storage
-    out: dict[str, list[OwnTask]] = {}
-    for run in own_runs():
-        if run.status is not Status.FINISHED:
-            continue
-        store = storage.public if storage.experiments.is_public(run.id) else storage.private
-        graph = storage.uris.experiment_graph(run.id)
-        found = [
-            OwnTask(
-                t.uri,
-                f"own-task-{run.id}-{t.number}",
-                t.system_label,
-                local(t.dataset),
-                t.language_tag,
-                t.profile,
-            )
-            for t in stored_tasks(store, graph, run.uri, storage.uris, experiment_type="QA")
-        ]
-        if found:
-            out[run.id] = found
-    return out
-
-
 def _page(*, found: Compared | None = None, error: ServiceError | None = None) -> str:
     from service import catalog
     from service.evaluation.comparison import format_p_value
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
-    from service.web.access import own_runs
     from service.web.app import problems_of
     from service.web.running import dataset_profiles
 
@@ -595,6 +562,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         "compare.html",
         own_runs=[run for run in own_runs() if run.id in tasks],  # finished, with QA tasks
         own_tasks=tasks,
+        measures=measure_choices(),
         ticked=request.args.getlist("task") if request.method == "GET" else [],
         datasets=catalog.entries(),
         own_profiles=dataset_profiles(),

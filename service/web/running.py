@@ -21,7 +21,8 @@ from flask import Blueprint, Response, jsonify, make_response, redirect, render_
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
-from service.web.access import for_this_browser, is_owner, own_runs, require_experiment
+from service.web.access import is_owner, require_experiment
+from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
     from service.experiments.inputs import FORCE_LABEL
     from service.formats import FORMATS
     from service.systems.reference import SYSTEM_NAMES
-    from service.web.comparing import own_tasks
+    from service.web.comparing import measure_choices
     from service.web.demo import DEMO_QUESTIONS, configured_kbs
     from service.web.submission import DEMO_DATASET
 
@@ -253,6 +254,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
         own_runs=own_runs(),
         own_tasks=own_tasks(),  # their QA tasks, ticked there to compare them
+        measures=measure_choices(),
     )
 
 

@@ -118,6 +118,29 @@ def test_the_compare_page_lists_the_browsers_runs_and_compares_two_private_ones(
     assert as_json.headers["Cache-Control"] == "private, no-store"
 
 
+def test_the_list_compares_on_the_measure_chosen_beside_it(server, mine) -> None:
+    """The own runs' form offers the compare form's measures (one list for both) and compares
+    on the one chosen; before, it always compared macro F1."""
+    browser = mine[0]
+    page = browser.get(server.url + "compare", timeout=30).text
+    listed = page.split('id="own-runs-form"', 1)[1].split("</form>", 1)[0]
+    offered = re.findall(r'<option value="([^"]+)"', listed.split('id="own-measure"', 1)[1])
+    form = page.split('id="cmp-measure"', 1)[1].split("</select>", 1)[0]
+    assert offered == re.findall(r'<option value="([^"]+)"', form)
+    assert "microF1" in offered and 'value="macroF1" selected' in listed
+    ticked = list(_own_tasks(page).values())
+    result = browser.get(
+        server.url + "compare",
+        params={"from": "runs", "task": ticked, "measure": "microF1"},
+        timeout=30,
+    )
+    assert result.status_code == 200, _error(result.text)
+    heading = result.text.split('<h2 id="result">', 1)[1].split("</h2>", 1)[0]
+    assert "micro F1" in heading, heading
+    kept = result.text.split('id="own-measure"', 1)[1].split("</select>", 1)[0]
+    assert 'value="microF1" selected' in kept
+
+
 def test_nothing_of_it_reaches_another_browser(server, mine) -> None:
     browser, v1, v2 = mine
     ticked = list(_own_tasks(browser.get(server.url + "compare").text).values())
