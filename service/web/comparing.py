@@ -134,6 +134,7 @@ def compare_stored(
     the compare page, where the tasks were ticked (a key of :data:`TICKED`), refused in its
     words."""
     from service.evaluation.comparison import compare
+    from service.web.submission import utf8
 
     if not all(isinstance(t, str) for t in tasks):
         raise BadRequest("$.tasks: expected a list of task URIs")
@@ -144,6 +145,8 @@ def compare_stored(
     test = _text(options, "test") or "auto"
     numbers = _numbers(options, form=ticked is not None)
     held = _tokens(tokens)
+    for i, uri in enumerate(tasks):  # JSON can write a lone surrogate, no URI holds one
+        utf8(uri, f"$.tasks[{i}]")
     tasks = list(dict.fromkeys(tasks))
     if ticked is not None:
         _ticked(tasks, ticked)

@@ -151,3 +151,13 @@ def test_two_runs_of_one_system_are_told_apart_by_their_experiments(server, two)
     assert sorted(s["system"] for s in response.json()["systems"]) == sorted(
         [f"answers-partial ({a['id']})", f"answers-partial ({again['id']})"]
     )
+
+
+def test_a_task_uri_that_is_not_unicode_is_named_by_its_place(server, two) -> None:
+    """A lone surrogate (JSON writes one, no URI holds one) in a task is named as the task's
+    place in the list; it was 'not a task URI of this service', which named no field (the API
+    fuzz draws it now and then)."""
+    a, _ = two
+    answer = _compare(server, {"tasks": [_task(server, a["id"]), "\ud800"]})
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith("$.tasks[1]: not valid Unicode text"), answer.text
