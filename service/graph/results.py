@@ -58,7 +58,7 @@ class UploadedFile:
     name: str
     sha256: str
     size: int
-    role: str = "answers"  # "dataset" | "answers" | "gold"
+    role: str = "answers"  # "dataset" | "answers" | "gold" | "kb"
     system: str | None = None  # whose answers (role "answers")
     media_type: str | None = None
 

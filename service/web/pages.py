@@ -25,6 +25,7 @@ from service.graph.reader import (
 )
 from service.graph.terms import DCT, PROV, RDFS
 from service.graph.uris import GERBIL, GQA, Uris
+from service.web.reproduce import Reproduction, reproduction
 
 MEASURE_ORDER = require(*COUNT_MEASURES)  # the headline measures, first on every page
 __all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and resources call
@@ -154,6 +155,7 @@ class ExperimentPage:
     withdrawal_reason: str | None = None
     # how its web services were called: (setting's name, value as recorded), registry order
     calls: tuple[tuple[str, str], ...] = ()
+    reproduce: Reproduction | None = None  # the files and the command that print its numbers
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -251,6 +253,7 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         calls=tuple(
             (c.name, value) for c in CALL_SETTINGS if (value := exp.text(c.iri)) is not None
         ),
+        reproduce=reproduction(exp, nodes, tasks),
     )
 
 
