@@ -137,17 +137,17 @@ def kb_files(
     is a SPARQL endpoint (its URL is the identity) or for results that used no KB."""
     import hashlib
 
-    from service.experiments.queries import kb_sources
+    from service.experiments.queries import catalogue_name, kb_sources
     from service.graph.results import UploadedFile
     from service.kb.local import digests_identity
 
     named = {kb.split(" ", 1)[0] for kb in kbs if kb and kb.startswith("file:sha256:")}
     if not named:
         return (), ()
-    if spec.kb is None and isinstance(spec.dataset, CatalogueDataset):
+    if spec.kb is None and (name := catalogue_name(spec)) is not None:
         from service import catalog
 
-        entry = catalog.get_entry(spec.dataset.name)
+        entry = catalog.get_entry(name)
         found = tuple(
             UploadedFile(
                 PurePosixPath(d.mirror_path).name,

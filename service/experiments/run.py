@@ -379,7 +379,8 @@ def registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experim
     if path is None:
         raise BadRequest(f"{source.name} version {source.version!r}: its file is not kept")
     ref = FileRef(f"{source.name}-{source.version}.json", sha, None, str(path))
-    return replace(spec, dataset=FileDataset(ref, title=f"{source.name} version {source.version}"))
+    title = f"{source.name} version {source.version}"
+    return replace(spec, dataset=FileDataset(ref, title=title, version_of=source.name))
 
 
 def _dataset_languages(dataset: Dataset) -> tuple[str, ...]:

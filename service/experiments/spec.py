@@ -87,13 +87,22 @@ class CatalogueDataset:
 @dataclass(frozen=True, slots=True)
 class FileDataset:
     """A dataset file (a PolEval ``expected.tsv`` needs its ``in.tsv`` beside it when local);
-    ``title`` names it in the results (default: its id or file name)."""
+    ``title`` names it in the results (default: its id or file name); ``version_of``: the
+    catalogue dataset it is a registered version of (its KB is the one system queries run on)."""
 
     file: FileRef
     title: str | None = None
+    version_of: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return _compact({"kind": "file", "file": self.file.to_json(), "title": self.title})
+        return _compact(
+            {
+                "kind": "file",
+                "file": self.file.to_json(),
+                "title": self.title,
+                "versionOf": self.version_of,
+            }
+        )
 
 
 DatasetSource = CatalogueDataset | FileDataset
@@ -104,7 +113,9 @@ def dataset_from_json(data: Mapping[str, Any]) -> DatasetSource:
     if kind == "catalogue":
         return CatalogueDataset(_text(data, "name"), data.get("version"))
     if kind == "file":
-        return FileDataset(FileRef.from_json(data["file"]), data.get("title"))
+        return FileDataset(
+            FileRef.from_json(data["file"]), data.get("title"), data.get("versionOf")
+        )
     raise BadRequest(f"unknown dataset kind {kind!r} in a stored spec")
 
 

@@ -90,3 +90,46 @@ def test_no_kb_files_are_named_when_the_results_used_no_kb(
         )
     }
     assert roles == {"dataset", "answers"}
+
+
+def test_a_text2sparql_run_on_a_refreshed_gold_runs_its_queries_on_the_datasets_kb(
+    data_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A registered version of CK25 (its gold SPARQL run again on its graphs) is what a
+    reviewer re-scores a cited run against; the team's queries must run on the same graphs.
+    Before, the version was read as a plain file and the run stopped: 'the system gives SPARQL
+    queries …: give the KB', though the catalogue names CK25's."""
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    store = tmp_path / "store"
+    refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", str(store),
+               "--output", str(tmp_path / "ck25-refreshed.json")]  # fmt: skip
+    assert main(refresh) == 0
+    version = capsys.readouterr().out.split("registered version: ", 1)[1].split()[0]
+    label = version.rsplit("/version/", 1)[1]
+    argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--dataset-version", label,
+            "--answers", str(data_dir / "text2sparql2025/systems/FRANZ/ck25_answers.json"),
+            "--profile", "text2sparql", "--output", "json", "--store", str(store)]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    import json
+
+    result = json.loads(capsys.readouterr().out.splitlines()[0])
+    from service import catalog
+    from service.kb.local import digests_identity
+
+    own = digests_identity(
+        d.sha256 for d in catalog.get_entry("text2sparql-2025-ck25").kb_distributions
+    )
+    assert result["kb"].startswith(own + " ")
+    graph = _quads(store, tmp_path)
+    kb_files = {
+        r["sha"].value
+        for r in graph.query(
+            f"""SELECT ?sha WHERE {{ GRAPH ?g {{ ?e a <{GQA}Experiment> ;
+              <http://www.w3.org/ns/prov#used> ?f . ?f <{GQA}fileRole> "kb" ;
+              <{GQA}sha256> ?sha }} }}"""
+        )
+    }
+    assert len(kb_files) == 2
