@@ -49,7 +49,9 @@ def catalogue_name(spec: ExperimentSpec) -> str | None:
 
     if isinstance(spec.dataset, CatalogueDataset):
         return spec.dataset.name
-    return spec.dataset.version_of if isinstance(spec.dataset, FileDataset) else None
+    if isinstance(spec.dataset, FileDataset) and spec.dataset.version_of is not None:
+        return spec.dataset.version_of.name
+    return None
 
 
 def probe_kb(spec: ExperimentSpec) -> None:

@@ -38,7 +38,23 @@ def dataset_record(
     """The dataset as the graph names it: a catalogue dataset keeps its public URI (and its
     questions are stored in its public graph if they are not yet); a file byte-identical to a
     catalogue dataset's distribution is that dataset (same SHA-256: it joins its leaderboard);
-    any other file is an uploaded dataset, described inside the experiment's graph."""
+    any other file is an uploaded dataset, described inside the experiment's graph (the kept
+    file of a registered version links that version)."""
+    recorded = _dataset_record(source, dataset, files, catalogue, gold=gold)
+    if isinstance(source, FileDataset) and source.version_of and source.version_of.version:
+        uri = catalogue.uris.dataset_version(source.version_of.name, source.version_of.version)
+        recorded = replace(recorded, ref=replace(recorded.ref, version_of=uri))
+    return recorded
+
+
+def _dataset_record(
+    source: DatasetSource,
+    dataset: Dataset,
+    files: Files,
+    catalogue: CatalogueRepository,
+    *,
+    gold: DatasetSource | None = None,
+) -> RecordedDataset:
     from service.graph.results import DatasetRef, UploadedFile
 
     if gold is not None:

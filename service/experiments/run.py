@@ -380,7 +380,7 @@ def registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experim
         raise BadRequest(f"{source.name} version {source.version!r}: its file is not kept")
     ref = FileRef(f"{source.name}-{source.version}.json", sha, None, str(path))
     title = f"{source.name} version {source.version}"
-    return replace(spec, dataset=FileDataset(ref, title=title, version_of=source.name))
+    return replace(spec, dataset=FileDataset(ref, title=title, version_of=source))
 
 
 def _dataset_languages(dataset: Dataset) -> tuple[str, ...]:

@@ -88,11 +88,12 @@ class CatalogueDataset:
 class FileDataset:
     """A dataset file (a PolEval ``expected.tsv`` needs its ``in.tsv`` beside it when local);
     ``title`` names it in the results (default: its id or file name); ``version_of``: the
-    catalogue dataset it is a registered version of (its KB is the one system queries run on)."""
+    registered version of a catalogue dataset it is the kept file of (the graph links that
+    version; its dataset's KB is the one system queries run on)."""
 
     file: FileRef
     title: str | None = None
-    version_of: str | None = None
+    version_of: CatalogueDataset | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _compact(
@@ -100,7 +101,7 @@ class FileDataset:
                 "kind": "file",
                 "file": self.file.to_json(),
                 "title": self.title,
-                "versionOf": self.version_of,
+                "versionOf": self.version_of.to_json() if self.version_of else None,
             }
         )
 
@@ -113,8 +114,11 @@ def dataset_from_json(data: Mapping[str, Any]) -> DatasetSource:
     if kind == "catalogue":
         return CatalogueDataset(_text(data, "name"), data.get("version"))
     if kind == "file":
+        version_of = data.get("versionOf")
         return FileDataset(
-            FileRef.from_json(data["file"]), data.get("title"), data.get("versionOf")
+            FileRef.from_json(data["file"]),
+            data.get("title"),
+            CatalogueDataset(version_of["name"], version_of.get("version")) if version_of else None,
         )
     raise BadRequest(f"unknown dataset kind {kind!r} in a stored spec")
 

@@ -86,6 +86,7 @@ class DatasetRef:
     dataset: Dataset | None = None
     title: str | None = None
     sha256: str | None = None
+    version_of: str | None = None  # the registered version (its URI) this is the file of
 
     @classmethod
     def catalogue(
@@ -271,6 +272,11 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
             g.add(f, _p(GQA, "answersOf"), node(uris.system(up.system)))
         if up.role == "dataset" and not record.dataset.catalogued:
             g.add(ds_uri, _p(PROV, "wasDerivedFrom"), f)
+
+    if record.dataset.version_of:  # a registered version, read from its kept file: used too
+        version = node(record.dataset.version_of)
+        g.add(exp, _p(PROV, "used"), version)
+        g.add(version, TYPE, _p(PROV, "Entity"))
 
     # -- an uploaded dataset is described (with its questions) inside the experiment --------
     if not record.dataset.catalogued:

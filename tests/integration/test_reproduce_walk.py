@@ -101,7 +101,8 @@ def test_a_text2sparql_run_on_a_refreshed_gold_runs_its_queries_on_the_datasets_
     """A registered version of CK25 (its gold SPARQL run again on its graphs) is what a
     reviewer re-scores a cited run against; the team's queries must run on the same graphs.
     Before, the version was read as a plain file and the run stopped: 'the system gives SPARQL
-    queries …: give the KB', though the catalogue names CK25's."""
+    queries …: give the KB', though the catalogue names CK25's; and a run on a version named
+    its dataset 'uploaded for an experiment', linked to no version."""
     monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
     store = tmp_path / "store"
     refresh = ["dataset", "refresh", "text2sparql-2025-ck25", "--store", str(store),
@@ -133,3 +134,9 @@ def test_a_text2sparql_run_on_a_refreshed_gold_runs_its_queries_on_the_datasets_
         )
     }
     assert len(kb_files) == 2
+    # which version of the dataset it scored: the experiment used it, its dataset is its file
+    linked = f"""ASK {{ GRAPH ?g {{ ?e a <{GQA}Experiment> ;
+        <http://www.w3.org/ns/prov#used> <{version}> , ?d .
+        ?d <http://www.w3.org/ns/prov#wasDerivedFrom> <{version}> }} }}"""
+    assert graph.query(linked), f"the experiment names no link to {version}"
+    assert main(["check", "--store", str(store)]) == 0, capsys.readouterr().out
