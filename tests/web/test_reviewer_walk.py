@@ -80,7 +80,7 @@ def _stored(graph: rdflib.Graph, uri: str) -> dict[tuple[str, str], dict[str, fl
 def _reproduce(uri: str, workdir: Path) -> list[dict]:
     """The page's script run as printed, in an empty folder; its JSON lines."""
     page = requests.get(uri, headers={"Accept": "text/html"}, timeout=60).text
-    found = re.search(r'<pre id="reproduce-script">(.*?)</pre>', page, re.S)
+    found = re.search(r'<pre id="reproduce-script"[^>]*>(.*?)</pre>', page, re.S)
     assert found, "the experiment page gives no command to reproduce its numbers"
     script = html.unescape(found.group(1))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -149,3 +149,30 @@ def test_a_text2sparql_run_names_the_kb_its_queries_ran_on_and_is_reproduced(
     printed = _reproduce(uri, tmp_path)
     assert _compare(_stored(graph, uri), printed) > 20
     assert {p["kb"] for p in printed} == named  # the same KB, its version too
+
+
+def test_a_gold_refreshed_after_the_experiment_is_named_on_its_page(
+    server: Server, data_dir: Path
+) -> None:
+    """A year later the dataset has a registered version (its gold answers computed again):
+    the cited experiment's page says so and links it, and the numbers stay as scored. Before,
+    only the dataset's page listed versions, and the experiment's gave no hint its gold had
+    moved on."""
+    from service import formats
+    from service.web.state import EXTENSION
+
+    answers = [data_dir / QALD8 / "QAKIS_QALD8_Train.json"]
+    uri = _published(server, "qald-8-train-multilingual", "exact", answers)
+    before = requests.get(uri, timeout=60).text
+    assert 'class="newer-version"' not in before
+    dataset = formats.read(data_dir / "qald/ag-sc_QALD/8/data/qald-8-train-multilingual.json")
+    version = server.storage.catalogue.register_version(
+        "qald-8-train-multilingual", dataset, kb="http://dbpedia.org/sparql", version="hq13-review"
+    )
+    server.app.extensions[EXTENSION].changed()
+    after = requests.get(uri, timeout=60).text
+    assert f'<a href="{version.uri}">' in after and 'class="newer-version"' in after
+    experiment_id = uri.rsplit("/", 1)[1]
+    assert f"rescore {experiment_id} --dataset-version hq13-review" in after
+    numbers = re.findall(r'<td class="num">([0-9.]+)', before)
+    assert numbers and numbers == re.findall(r'<td class="num">([0-9.]+)', after)
