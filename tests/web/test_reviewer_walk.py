@@ -176,3 +176,33 @@ def test_a_gold_refreshed_after_the_experiment_is_named_on_its_page(
     assert f"rescore {experiment_id} --dataset-version hq13-review" in after
     numbers = re.findall(r'<td class="num">([0-9.]+)', before)
     assert numbers and numbers == re.findall(r'<td class="num">([0-9.]+)', after)
+
+
+@pytest.mark.browser
+def test_a_reader_in_a_browser_copies_the_script_as_the_page_serves_it(
+    server: Server, data_dir: Path, browser_without_js
+) -> None:
+    """What a person reads (chromium, no script): the section is there, its text is the
+    script exactly (what a reader selects and copies), and it wraps instead of widening the
+    page at 1280 px."""
+    from selenium.webdriver.common.by import By
+
+    uri = _published(server, "text2sparql-2025-ck25", "text2sparql", [data_dir / CK25_FRANZ])
+    served = requests.get(uri, timeout=60).text
+    found = re.search(r'<pre id="reproduce-script"[^>]*>(.*?)</pre>', served, re.S)
+    assert found
+    browser_without_js.set_window_size(1280, 900)
+    browser_without_js.get(uri)
+    heading = browser_without_js.find_element(By.ID, "reproduce")
+    assert heading.text == "Reproduce these numbers" and heading.is_displayed()
+    shown = browser_without_js.find_element(By.ID, "reproduce-script")
+    assert shown.get_attribute("textContent") == html.unescape(found.group(1))
+    assert "--kb prod-inst.ttl" in shown.text and "--profile text2sparql" in shown.text
+    wide = browser_without_js.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert wide <= 0, f"the page scrolls {wide} px sideways"
+    shot = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+    shot.mkdir(parents=True, exist_ok=True)
+    browser_without_js.execute_script("arguments[0].scrollIntoView()", heading)
+    browser_without_js.save_screenshot(str(shot / "reviewer-reproduce.png"))
