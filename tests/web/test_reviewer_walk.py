@@ -206,3 +206,48 @@ def test_a_reader_in_a_browser_copies_the_script_as_the_page_serves_it(
     shot.mkdir(parents=True, exist_ok=True)
     browser_without_js.execute_script("arguments[0].scrollIntoView()", heading)
     browser_without_js.save_screenshot(str(shot / "reviewer-reproduce.png"))
+
+
+def test_a_text2sparql_service_run_is_reproduced_from_its_archived_answers(
+    server: Server, data_dir: Path, tmp_path: Path
+) -> None:
+    """A team's Text2SPARQL service (real, on 127.0.0.1) asked over HTTP: its answers are
+    archived with the experiment, so the reviewer scores the same queries on the same graphs
+    without asking the service again (it may be gone a year later)."""
+    from tests.integration.test_text2sparql_participant import LLMService, ck25_llm, questions_of
+
+    service = LLMService(questions_of("text2sparql-2025-ck25"), ck25_llm)
+    try:
+        body = {"dataset": "text2sparql-2025-ck25", "profile": "text2sparql", "timeout": 10}
+        body["systems"] = [{"name": "llm", "url": service.url, "interface": "text2sparql"}]
+        response = server.post("api/experiments", json=body)
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        server.wait_finished(ticket["id"], ticket["token"], timeout=120)
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert (
+            server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+        )
+    finally:
+        service.close()
+    uri = ticket["uri"]
+    graph = _graph(uri)
+    printed = _reproduce(uri, tmp_path)  # the service is closed: only the archive answers
+    assert _compare(_stored(graph, uri), printed) > 20
+
+
+def test_a_run_matched_with_a_configured_kb_is_reproduced_with_its_file(
+    server: Server, tmp_path: Path
+) -> None:
+    """The demo's answers under ``fair`` with the configured ``demo`` KB (labels and
+    ``owl:sameAs`` looked up in it): the KB file is among the experiment's files, kept, and the
+    command loads it (``--kb kb.ttl``), so the label matches count again."""
+    ticket = server.submit_demo(systems=("strong", "partial"))
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    uri = ticket["uri"]
+    graph = _graph(uri)
+    printed = _reproduce(uri, tmp_path)
+    assert (tmp_path / "kb.ttl").is_file()
+    assert _compare(_stored(graph, uri), printed) > 20
+    assert all(p["kb"] and p["kb"].startswith("file:sha256:") for p in printed)
