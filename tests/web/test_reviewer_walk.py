@@ -251,3 +251,23 @@ def test_a_run_matched_with_a_configured_kb_is_reproduced_with_its_file(
     assert (tmp_path / "kb.ttl").is_file()
     assert _compare(_stored(graph, uri), printed) > 20
     assert all(p["kb"] and p["kb"].startswith("file:sha256:") for p in printed)
+
+
+def test_a_run_scored_with_force_is_reproduced_by_its_command(
+    server: Server, data_dir: Path, tmp_path: Path
+) -> None:
+    """Answers to 50 of QALD-8 train's 219 questions, scored because the submission said
+    ``force``: the graph does not say so, and the page's command was refused ('only 50 of the
+    dataset's 219 question ids have an answer … --force')."""
+    whole = json.loads((data_dir / QALD8 / "QAKIS_QALD8_Train.json").read_text(encoding="utf-8"))
+    whole["questions"] = whole["questions"][:50]
+    files = [("answers", ("QAKIS-part.json", json.dumps(whole).encode()))]
+    data = {"dataset": "qald-8-train-multilingual", "profile": "exact", "force": "true"}
+    response = server.post("api/experiments", files=files, data=data)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"], timeout=120)
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    uri = ticket["uri"]
+    assert _compare(_stored(_graph(uri), uri), _reproduce(uri, tmp_path)) > 20
