@@ -273,11 +273,6 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         if up.role == "dataset" and not record.dataset.catalogued:
             g.add(ds_uri, _p(PROV, "wasDerivedFrom"), f)
 
-    if record.dataset.version_of:  # a registered version, read from its kept file: used too
-        version = node(record.dataset.version_of)
-        g.add(exp, _p(PROV, "used"), version)
-        g.add(version, TYPE, _p(PROV, "Entity"))
-
     # -- an uploaded dataset is described (with its questions) inside the experiment --------
     if not record.dataset.catalogued:
         from service.graph.questions import (

@@ -271,3 +271,50 @@ def test_a_run_scored_with_force_is_reproduced_by_its_command(
     assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
     uri = ticket["uri"]
     assert _compare(_stored(_graph(uri), uri), _reproduce(uri, tmp_path)) > 20
+
+
+def test_a_run_on_a_refreshed_gold_names_its_version_and_is_reproduced(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A team's TEXT2SPARQL answers scored against a registered version of CK25 (its gold run
+    again on its graphs): the page names the version the dataset is the file of, and its
+    command gives the numbers again. Before, the run stopped asking for a KB, and its dataset
+    said 'uploaded for an experiment'. (A server of its own: a registered version is a public
+    activity the listings of the shared one would show.)"""
+    from service import catalog, formats
+    from service.experiments.kept import keep
+    from tests.web.conftest import start_server, stop_server
+
+    server = start_server(tmp_path / "store", demo=False)
+    try:
+        dataset = catalog.load("text2sparql-2025-ck25")
+        data = formats.write(dataset, "qald-json")
+        data = data if isinstance(data, bytes) else data.encode("utf-8")
+        sha = hashlib.sha256(data).hexdigest()
+        keep(server.storage.workspace, sha, data)
+        version = server.storage.catalogue.register_version(
+            "text2sparql-2025-ck25", dataset, kb="test", version="review-v2", file_sha256=sha
+        )
+        answers = (data_dir / CK25_FRANZ).read_text(encoding="utf-8")
+        body = {
+            "dataset": "text2sparql-2025-ck25",
+            "datasetVersion": "review-v2",
+            "systems": [{"name": "FRANZ", "answers": answers}],
+            "profile": "text2sparql",
+        }
+        response = server.post("api/experiments", json=body)
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        server.wait_finished(ticket["id"], ticket["token"], timeout=120)
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        published = server.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+        assert published.status_code == 200
+        uri = ticket["uri"]
+        page = requests.get(uri, timeout=60).text
+        named = re.search(r'<a href="([^"]+)" id="dataset-version">([^<]+)</a>', page)
+        assert named and named.groups() == (version.uri, "text2sparql-2025-ck25 version review-v2")
+        workdir = tmp_path / "reviewer"
+        workdir.mkdir()
+        assert _compare(_stored(_graph(uri), uri), _reproduce(uri, workdir)) > 20
+    finally:
+        stop_server(server)
