@@ -394,6 +394,7 @@ def experiment(name: str) -> BaseResponse:
             breakdown=_breakdown(experiment_id, shown, by) if by and not live else None,
             revisions=revisions,
             newer_versions=_newer_versions(graph, shown),
+            newer_profiles=_newer_profiles(shown),
             # a revision's page says what it changed (private: its owner's view, who may see
             # the old one; public: the public old ones, the same page for every reader)
             changes=web_changes.for_page(experiment_id, revisions[0], shown.tasks, owner=private)
@@ -481,6 +482,22 @@ def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[Any]:
         for v in storage.catalogue.versions(page.dataset.removeprefix(prefix))
         if datetime.fromisoformat(v.issued) > ended
     ]
+
+
+def _newer_profiles(page: pages.ExperimentPage) -> list[tuple[str, str, str]]:
+    """(profile, the version the experiment was scored under, this service's version) for
+    each profile whose rules moved on since: a reader learns the numbers stand under the old
+    rules, which the evaluator of its commit reproduces, and that a re-scoring gives the new."""
+    from service.evaluation.profiles import PROFILES
+
+    found = {
+        (t.profile, t.profile_version, PROFILES[t.profile].version)
+        for t in page.tasks
+        if t.profile in PROFILES
+        and t.profile_version
+        and t.profile_version != PROFILES[t.profile].version
+    }
+    return sorted(found)
 
 
 def _breakdown_refused(page: pages.ExperimentPage) -> str | None:

@@ -318,3 +318,40 @@ def test_a_run_on_a_refreshed_gold_names_its_version_and_is_reproduced(
         assert _compare(_stored(_graph(uri), uri), _reproduce(uri, workdir)) > 20
     finally:
         stop_server(server)
+
+
+def test_a_profile_whose_rules_moved_on_is_named_on_the_experiments_page(
+    server: Server, data_dir: Path
+) -> None:
+    """An experiment scored under an older version of its profile (recorded so here: its
+    graph says 0.9.0, as one written by an earlier release would): the page says this service
+    scores under the newer version now, that the numbers stand as scored, and how to re-score.
+    Before, a reader saw 'exact 0.9.0' and nothing said it was not the current rules."""
+    from service.evaluation.profiles import get_profile
+    from service.graph.adapter import Side
+
+    answers = data_dir / QALD8 / "AskNow_QALD8_Train.json"
+    files = [("answers", (answers.name, answers.read_bytes()))]
+    data = {"dataset": "qald-8-train-multilingual", "profile": "exact", "experiment_type": "QA"}
+    response = server.post("api/experiments", files=files, data=data)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"], timeout=120)
+    graph = server.storage.uris.experiment_graph(ticket["id"])
+    version = f"<{GQA}profileVersion>"
+    server.storage.store.update(  # as an earlier release recorded it
+        Side.PRIVATE,
+        f"DELETE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }} INSERT {{ GRAPH <{graph}> {{ ?t "
+        f'{version} "0.9.0" }} }} WHERE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }}',
+    )
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    page = requests.get(ticket["uri"], timeout=60).text
+    notice = re.search(r'<dd class="newer-profile">(.*?)</dd>', page, re.S)
+    now = get_profile("exact").version
+    assert notice, "the page does not say the profile's rules moved on"
+    text = html.unescape(re.sub(r"<[^>]+>", "", notice.group(1)))
+    assert f"exact is version {now} here now" in text and "scored under 0.9.0" in text
+    assert f"gerbil-qa rescore {ticket['id']}" in text
+    current = requests.get(f"{server.url}experiment/{server.demo_id}", timeout=60).text
+    assert 'class="newer-profile"' not in current  # a run under today's rules says nothing
