@@ -203,8 +203,12 @@ def run_experiment(
 
         kb_uploads, kb_paths = kb_files(spec, (ev.kb for ev in recorded_evaluations))
         if workspace is not None:  # a KB from files: downloadable as the other files are
+            from service.experiments.kept import file_key
+
+            # local files only (none for a catalogue dataset's, served from the mirror)
             for up, path in zip(kb_uploads, kb_paths, strict=False):
-                keep(workspace, up.sha256, path.read_bytes())
+                if not workspace.exists(file_key(up.sha256)):  # a large KB: read once
+                    keep(workspace, up.sha256, path.read_bytes())
         recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
         public_changed = recorded.stored_questions
         uploads = list(recorded.uploads)
