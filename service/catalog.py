@@ -240,12 +240,13 @@ def find_by_sha256(sha256: str) -> CatalogEntry | None:
 
 
 def distribution_bytes(sha256: str) -> bytes | None:
-    """The bytes of a catalogue file (not a KB's) by its SHA-256, from the data mirror or the
-    download cache, never downloaded here; None when neither holds it."""
+    """The bytes of a catalogue file by its SHA-256 (its KB's too: an experiment whose answers
+    came from it names them), from the data mirror or the download cache, never downloaded
+    here; None when neither holds it."""
     wanted = sha256.lower()
     for entry in _entries():
         for dist in entry.distributions:
-            if dist.role != "kb" and dist.sha256 == wanted:
+            if dist.sha256 == wanted:
                 try:
                     return resolve(dist, download=False).read_bytes()
                 except (NotFound, BadRequest):

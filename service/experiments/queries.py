@@ -24,14 +24,12 @@ if TYPE_CHECKING:
 
 def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
     """The KB the system queries run on, and its version (the spec's, else the catalogue's)."""
-    from service.experiments.spec import CatalogueDataset
-
     if spec.kb is not None:
         return spec.kb.sources, spec.kb.version
-    if isinstance(spec.dataset, CatalogueDataset):
+    if (name := catalogue_name(spec)) is not None:
         from service import catalog
 
-        entry = catalog.get_entry(spec.dataset.name)
+        entry = catalog.get_entry(name)
         files = catalog.kb_files(entry.name)
         if files:
             return tuple(str(f) for f in files), entry.knowledge_base_version
@@ -41,6 +39,19 @@ def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
         "the system gives SPARQL queries, whose answers come from the knowledge base: give the "
         "KB (--kb FILE, repeatable, or a SPARQL endpoint URL; the API's kb)"
     )
+
+
+def catalogue_name(spec: ExperimentSpec) -> str | None:
+    """The catalogue dataset the spec's dataset is, or a registered version of (read from its
+    kept file: before, its queries found no KB, and a TEXT2SPARQL run on a refreshed gold
+    failed asking for one)."""
+    from service.experiments.spec import CatalogueDataset, FileDataset
+
+    if isinstance(spec.dataset, CatalogueDataset):
+        return spec.dataset.name
+    if isinstance(spec.dataset, FileDataset) and spec.dataset.version_of is not None:
+        return spec.dataset.version_of.name
+    return None
 
 
 def probe_kb(spec: ExperimentSpec) -> None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from service.errors import BadRequest
 from service.experiments.inputs import Files, media_type_of
 from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset
 
 if TYPE_CHECKING:
+    from service.experiments.spec import ExperimentSpec
     from service.graph.catalogue import CatalogueRepository
     from service.graph.results import DatasetRef, UploadedFile
     from service.model import Dataset
@@ -35,7 +38,23 @@ def dataset_record(
     """The dataset as the graph names it: a catalogue dataset keeps its public URI (and its
     questions are stored in its public graph if they are not yet); a file byte-identical to a
     catalogue dataset's distribution is that dataset (same SHA-256: it joins its leaderboard);
-    any other file is an uploaded dataset, described inside the experiment's graph."""
+    any other file is an uploaded dataset, described inside the experiment's graph (the kept
+    file of a registered version links that version)."""
+    recorded = _dataset_record(source, dataset, files, catalogue, gold=gold)
+    if isinstance(source, FileDataset) and source.version_of and source.version_of.version:
+        uri = catalogue.uris.dataset_version(source.version_of.name, source.version_of.version)
+        recorded = replace(recorded, ref=replace(recorded.ref, version_of=uri))
+    return recorded
+
+
+def _dataset_record(
+    source: DatasetSource,
+    dataset: Dataset,
+    files: Files,
+    catalogue: CatalogueRepository,
+    *,
+    gold: DatasetSource | None = None,
+) -> RecordedDataset:
     from service.graph.results import DatasetRef, UploadedFile
 
     if gold is not None:
@@ -120,6 +139,72 @@ def catalogue_files(name: str) -> tuple[UploadedFile, ...]:
         for d in catalog.get_entry(name).distributions
         if d.role != "kb"
     )
+
+
+def kb_files(
+    spec: ExperimentSpec, kbs: Iterable[str | None]
+) -> tuple[tuple[UploadedFile, ...], tuple[Path, ...]]:
+    """The files of the KB the results name (``kbs``: each result's ``file:sha256:H
+    (version)``; the KB its system's queries ran on, or its labels and ``owl:sameAs`` were
+    looked up in), each with its SHA-256 (role ``kb``): before, only H was recorded, the hash
+    of the files' digests, and a reviewer could neither tell which files nor get them to score
+    the answers again. Also the local files among them, to keep beside the store for the
+    download (a catalogue dataset's own are served from the data mirror). None for a KB that
+    is a SPARQL endpoint (its URL is the identity) or for results that used no KB."""
+    import hashlib
+
+    from service.experiments.queries import catalogue_name, kb_sources
+    from service.graph.results import UploadedFile
+    from service.kb.local import digests_identity
+
+    named = {kb.split(" ", 1)[0] for kb in kbs if kb and kb.startswith("file:sha256:")}
+    if not named:
+        return (), ()
+    if spec.kb is None and (name := catalogue_name(spec)) is not None:
+        from service import catalog
+
+        entry = catalog.get_entry(name)
+        found = tuple(
+            UploadedFile(
+                PurePosixPath(d.mirror_path).name,
+                d.sha256,
+                d.byte_size,
+                role="kb",
+                media_type=d.media_type,
+            )
+            for d in entry.kb_distributions
+        )
+        paths: tuple[Path, ...] = ()
+    else:
+        try:
+            sources, _version = kb_sources(spec)
+        except BadRequest:
+            return (), ()
+        paths = tuple(Path(s) for s in sources if "://" not in s)
+        if len(paths) != len(sources):
+            return (), ()
+        found = tuple(
+            UploadedFile(
+                path.name,
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+                path.stat().st_size,
+                role="kb",
+                media_type=_rdf_media_type(path),
+            )
+            for path in paths
+        )
+    if digests_identity(f.sha256 for f in found) not in named:
+        return (), ()  # another KB than the one the results name: name none
+    return found, paths
+
+
+def _rdf_media_type(path: Path) -> str | None:
+    from service.mediatypes import rdf_by_extension
+
+    if path.suffix.lower() == ".gz":
+        return "application/gzip"
+    syntax = rdf_by_extension(path.suffix)
+    return syntax.media_type if syntax is not None else None
 
 
 def dataset_label(source: DatasetSource, dataset: Dataset) -> str:

@@ -194,17 +194,28 @@ def run_experiment(
         ]
         evaluations = recorded_evaluations[: len(evaluations)]
         workspace = storage.workspace
-        if workspace is not None:  # the bytes first, then the graph that names them
-            from service.experiments.kept import keep
+        from service.experiments.kept import keep
 
+        if workspace is not None:  # the bytes first, then the graph that names them
             for ref in spec.files():
                 keep(workspace, files.checksum(ref)[0], files.data(ref))
+        from service.experiments.recording import kb_files
+
+        kb_uploads, kb_paths = kb_files(spec, (ev.kb for ev in recorded_evaluations))
+        if workspace is not None:  # a KB from files: downloadable as the other files are
+            from service.experiments.kept import file_key
+
+            # local files only (none for a catalogue dataset's, served from the mirror)
+            for up, path in zip(kb_uploads, kb_paths, strict=False):
+                if not workspace.exists(file_key(up.sha256)):  # a large KB: read once
+                    keep(workspace, up.sha256, path.read_bytes())
         recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
         public_changed = recorded.stored_questions
         uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)
         answers_files = (f for i in kept for g in obtained[i] for f in g.files)
         uploads += [f.uploaded(files) for f in dict.fromkeys(answers_files)]
+        uploads += kb_uploads  # listed last: what the answers were matched or run on
         from service.experiments.rescore import recorded_spec
         from service.experiments.spec import call_settings_of
 
@@ -372,7 +383,8 @@ def registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experim
     if path is None:
         raise BadRequest(f"{source.name} version {source.version!r}: its file is not kept")
     ref = FileRef(f"{source.name}-{source.version}.json", sha, None, str(path))
-    return replace(spec, dataset=FileDataset(ref, title=f"{source.name} version {source.version}"))
+    title = f"{source.name} version {source.version}"
+    return replace(spec, dataset=FileDataset(ref, title=title, version_of=source))
 
 
 def _dataset_languages(dataset: Dataset) -> tuple[str, ...]:

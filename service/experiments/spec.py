@@ -87,13 +87,23 @@ class CatalogueDataset:
 @dataclass(frozen=True, slots=True)
 class FileDataset:
     """A dataset file (a PolEval ``expected.tsv`` needs its ``in.tsv`` beside it when local);
-    ``title`` names it in the results (default: its id or file name)."""
+    ``title`` names it in the results (default: its id or file name); ``version_of``: the
+    registered version of a catalogue dataset it is the kept file of (the graph links that
+    version; its dataset's KB is the one system queries run on)."""
 
     file: FileRef
     title: str | None = None
+    version_of: CatalogueDataset | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return _compact({"kind": "file", "file": self.file.to_json(), "title": self.title})
+        return _compact(
+            {
+                "kind": "file",
+                "file": self.file.to_json(),
+                "title": self.title,
+                "versionOf": self.version_of.to_json() if self.version_of else None,
+            }
+        )
 
 
 DatasetSource = CatalogueDataset | FileDataset
@@ -104,7 +114,12 @@ def dataset_from_json(data: Mapping[str, Any]) -> DatasetSource:
     if kind == "catalogue":
         return CatalogueDataset(_text(data, "name"), data.get("version"))
     if kind == "file":
-        return FileDataset(FileRef.from_json(data["file"]), data.get("title"))
+        version_of = data.get("versionOf")
+        return FileDataset(
+            FileRef.from_json(data["file"]),
+            data.get("title"),
+            CatalogueDataset(version_of["name"], version_of.get("version")) if version_of else None,
+        )
     raise BadRequest(f"unknown dataset kind {kind!r} in a stored spec")
 
 

@@ -217,9 +217,16 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
         (_p(DCT, "title"), n.literal(title)),
         (
             _p(DCT, "description"),
-            n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en"),
+            n.literal(
+                f"The kept file of {title}{about}, a registered version: {ref.version_of}."
+                if ref.version_of
+                else f"The dataset file {title}{about}, uploaded for an experiment.",
+                lang="en",
+            ),
         ),
     ]
+    if ref.version_of:  # the version it is the file of: what a reader follows to its gold's
+        pairs.append((_p(PROV, "wasDerivedFrom"), node(ref.version_of)))
     pairs += topic_pairs()
     if ref.sha256:
         pairs.append((_p(GQA, "sha256"), n.literal(ref.sha256, datatype=XSD + "hexBinary")))

@@ -58,7 +58,7 @@ class UploadedFile:
     name: str
     sha256: str
     size: int
-    role: str = "answers"  # "dataset" | "answers" | "gold"
+    role: str = "answers"  # "dataset" | "answers" | "gold" | "kb"
     system: str | None = None  # whose answers (role "answers")
     media_type: str | None = None
 
@@ -86,6 +86,7 @@ class DatasetRef:
     dataset: Dataset | None = None
     title: str | None = None
     sha256: str | None = None
+    version_of: str | None = None  # the registered version (its URI) this is the file of
 
     @classmethod
     def catalogue(

@@ -25,6 +25,7 @@ from service.graph.reader import (
 )
 from service.graph.terms import DCT, PROV, RDFS
 from service.graph.uris import GERBIL, GQA, Uris
+from service.web.reproduce import Reproduction, reproduction
 
 MEASURE_ORDER = require(*COUNT_MEASURES)  # the headline measures, first on every page
 __all__ = ["QUESTION_MEASURES", "local"]  # pages.local is what templates and resources call
@@ -154,6 +155,9 @@ class ExperimentPage:
     withdrawal_reason: str | None = None
     # how its web services were called: (setting's name, value as recorded), registry order
     calls: tuple[tuple[str, str], ...] = ()
+    reproduce: Reproduction | None = None  # the files and the command that print its numbers
+    # the registered version its dataset is the file of: (its URI, "NAME version V")
+    dataset_version: tuple[str, str] | None = None
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -251,7 +255,21 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         calls=tuple(
             (c.name, value) for c in CALL_SETTINGS if (value := exp.text(c.iri)) is not None
         ),
+        reproduce=reproduction(exp, nodes, tasks),
+        dataset_version=_version_of(nodes.get(dataset or ""), uris),
     )
+
+
+def _version_of(dataset: Node | None, uris: Uris) -> tuple[str, str] | None:
+    """The registered dataset version (``dataset/NAME/version/V``) an experiment's dataset is
+    the kept file of (its results are a dataset of their own, named after the file), and its
+    name for a reader."""
+    prefix = uris.base + "dataset/"
+    for derived in dataset.all(PROV + "wasDerivedFrom") if dataset is not None else []:
+        name, sep, version = derived.value.removeprefix(prefix).partition("/version/")
+        if derived.value.startswith(prefix) and sep:
+            return derived.value, f"{name} version {version}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -393,6 +393,8 @@ def experiment(name: str) -> BaseResponse:
             figures=_figures(shown, store, graph_name, pick, public=not private),
             breakdown=_breakdown(experiment_id, shown, by) if by and not live else None,
             revisions=revisions,
+            newer_versions=_newer_versions(graph, shown),
+            newer_profiles=_newer_profiles(shown),
             # a revision's page says what it changed (private: its owner's view, who may see
             # the old one; public: the public old ones, the same page for every reader)
             changes=web_changes.for_page(experiment_id, revisions[0], shown.tasks, owner=private)
@@ -463,6 +465,39 @@ def badge(experiment_id: str) -> Response:
     response.set_etag(rendered.etag)
     response.make_conditional(request)  # in place: 304 when the ETag matches
     return response
+
+
+def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[Any]:
+    """The versions of the experiment's catalogue dataset registered after it ran (a gold
+    refreshed since): a reader of a cited result learns that the gold moved on, and where to.
+    Before, only the dataset's own page listed them."""
+    from datetime import datetime
+
+    prefix = storage.uris.base + "dataset/"
+    if not page.dataset or not page.ended or not page.dataset.startswith(prefix):
+        return []
+    ended = datetime.fromisoformat(page.ended)
+    return [
+        v
+        for v in storage.catalogue.versions(page.dataset.removeprefix(prefix))
+        if datetime.fromisoformat(v.issued) > ended
+    ]
+
+
+def _newer_profiles(page: pages.ExperimentPage) -> list[tuple[str, str, str]]:
+    """(profile, the version the experiment was scored under, this service's version) for
+    each profile whose rules moved on since: a reader learns the numbers stand under the old
+    rules, which the evaluator of its commit reproduces, and that a re-scoring gives the new."""
+    from service.evaluation.profiles import PROFILES
+
+    found = {
+        (t.profile, t.profile_version, PROFILES[t.profile].version)
+        for t in page.tasks
+        if t.profile in PROFILES
+        and t.profile_version
+        and t.profile_version != PROFILES[t.profile].version
+    }
+    return sorted(found)
 
 
 def _breakdown_refused(page: pages.ExperimentPage) -> str | None:

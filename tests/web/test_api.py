@@ -785,7 +785,7 @@ def test_a_client_of_the_rdf_finds_each_file_s_download_by_dcat(server) -> None:
             OPTIONAL { ?f <http://www.w3.org/ns/dcat#downloadURL> ?url } }"""
         )
     )
-    assert len(files) == 3  # the dataset and two answer files
+    assert len(files) == 4  # the dataset, two answer files and the demo KB they were matched on
     for _f, sha, url in files:
         assert url is not None, f"{_f} has no dcat:downloadURL"
         body = server.get(str(url).removeprefix(server.url))  # public: no token needed

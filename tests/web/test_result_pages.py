@@ -329,6 +329,7 @@ def test_experiment_page_lists_the_dataset_file_then_the_answers_as_submitted(se
         ("answers", "answers-strong.json"),
         ("answers", "answers-partial.json"),
         ("answers", "answers-baseline.json"),
+        ("kb", "kb.ttl"),  # the KB its labels and owl:sameAs were looked up in
     ]
 
 

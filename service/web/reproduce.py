@@ -1,0 +1,152 @@
+"""How a reader reproduces an experiment's numbers from its page alone: the files it scored
+(each downloaded from the address its graph gives and checked against its SHA-256) and the one
+``gerbil-qa evaluate`` command, with every setting its graph records, that prints them again.
+
+Read from the same quads as the page: the files the experiment used (``gqa:fileRole``:
+``dataset``, ``gold``, ``answers`` with ``gqa:answersOf``, ``kb``) and its tasks (profile,
+language, experiment types, the KB and its version, ranked measures). Before, the page listed
+the files and the profile but not the language, the KB, which file was whose answers or how
+they go together, so a reviewer reconstructed the command by trial (and a TEXT2SPARQL run's KB
+was not among its files at all: ``service.experiments.recording.kb_files``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.evaluation.measures import MEASURES, When
+from service.evaluation.results import ExperimentType
+from service.graph.reader import Node, TaskResult
+from service.graph.terms import DCT
+from service.graph.uris import GQA
+
+DCAT_DOWNLOAD = "http://www.w3.org/ns/dcat#downloadURL"
+
+
+@dataclass(frozen=True, slots=True)
+class Download:
+    name: str  # the file's name as the command uses it
+    url: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reproduction:
+    downloads: tuple[Download, ...]
+    argv: tuple[str, ...]  # gerbil-qa evaluate …, as a reader types it
+    evaluator: str | None  # the software version the experiment ran
+    revision: str | None  # its commit (40 hex digits), when known
+    modified: bool  # it ran with changes that commit does not have
+    left_out: tuple[str, ...] = ()  # systems whose answers are in no file (reference systems)
+    kb_unnamed: str | None = None  # a KB its results name by checksum, its files not named
+
+    @property
+    def script(self) -> str:
+        """The downloads, their checksums checked, and the command: a shell script."""
+        lines = ["set -e"]  # a download or checksum that fails stops it
+        lines += [f"curl -sSfo {shlex.quote(d.name)} {shlex.quote(d.url)}" for d in self.downloads]
+        if self.downloads:
+            sums = "\n".join(f"{d.sha256}  {d.name}" for d in self.downloads)
+            lines.append(f"sha256sum --check --quiet <<'EOF'\n{sums}\nEOF")
+        lines.append(" \\\n    ".join(_wrapped(self.argv)))
+        return "\n".join(lines)
+
+
+def _wrapped(argv: Sequence[str]) -> list[str]:
+    """The command split before each option, so each setting is a line of its own."""
+    parts: list[list[str]] = []
+    for arg in argv:
+        if arg.startswith("--") or not parts:
+            parts.append([arg])
+        else:
+            parts[-1].append(arg)
+    return [shlex.join(p) for p in parts]
+
+
+def reproduction(
+    experiment: Node, nodes: dict[str, Node], tasks: Sequence[TaskResult]
+) -> Reproduction | None:
+    """The command that reproduces ``tasks`` from the experiment's files, or None when it has
+    no results or scored no file (every system asked over the network before answers were
+    archived)."""
+    if not tasks:
+        return None
+    files: dict[str, list[tuple[int, str, str, str, str | None]]] = {}
+    for used in experiment.all("http://www.w3.org/ns/prov#used"):
+        node = nodes.get(used.value)
+        role = node.text(GQA + "fileRole") if node is not None else None
+        url = node.text(DCAT_DOWNLOAD) if node is not None else None
+        if node is None or role is None or url is None:
+            continue  # recorded before files had addresses: nothing to download
+        number = used.value.rsplit("#file-", 1)[-1]
+        owner = node.text(GQA + "answersOf")
+        system = nodes[owner].text(DCT + "identifier") if owner in nodes else None
+        files.setdefault(role, []).append(
+            (
+                int(number) if number.isdigit() else 0,
+                node.text(DCT + "title") or "file",
+                url,
+                node.text(GQA + "sha256") or "",
+                system,
+            )
+        )
+    for each in files.values():
+        each.sort()
+    datasets, golds = files.get("dataset", []), files.get("gold", [])
+    answers, kbs = files.get("answers", []), files.get("kb", [])
+    if not datasets and not golds:
+        return None
+    argv = ["gerbil-qa", "evaluate"]
+    if golds and golds[0][1].lower().endswith(".tsv"):
+        argv += ["--dataset", golds[0][1]]  # PolEval: expected.tsv, its in.tsv beside it
+    else:
+        argv += ["--dataset", datasets[0][1]]
+        if golds:
+            argv += ["--gold", golds[0][1]]
+    argv += ["--answers", *(a[1] for a in answers)]
+    for a in answers:
+        argv += ["--system", a[4] or a[1].rsplit(".", 1)[0]]
+    profiles = sorted({t.profile for t in tasks})
+    argv += ["--profile", profiles[0]]
+    pooled = [t.language_tag for t in tasks if "," in t.language_tag]
+    argv += ["--lang", pooled[0] if pooled else tasks[0].language_tag]
+    for kb in kbs:
+        argv += ["--kb", kb[1]]
+    described = next((t.knowledge_base for t in tasks if t.knowledge_base), None)
+    if described and not kbs and "://" in described and not described.startswith("file:"):
+        argv += ["--kb", described.split(" ", 1)[0]]  # a SPARQL endpoint
+    if described and " (" in described and described.endswith(")"):
+        argv += ["--kb-version", described.split(" (", 1)[1][:-1]]
+    by_system: dict[str, set[str]] = {}
+    for t in tasks:
+        by_system.setdefault(t.system_name, set()).add(t.experiment_type)
+    kinds = {frozenset(v) for v in by_system.values()}
+    if len(kinds) == 1:  # else the default chose per system (those its answers have data for)
+        present = next(iter(kinds))
+        argv += ["--types", ",".join(e.value for e in ExperimentType if e.value in present)]
+    if any(
+        name in MEASURES and MEASURES[name].when is When.RANKED
+        for t in tasks
+        for name in t.measures
+    ):
+        argv.append("--ranked")
+    # only the check that the answers cover half of the dataset's question ids, which a run
+    # may have been told to skip and its graph does not say: the scores are the same either way
+    argv += ["--force", "--output", "json"]
+    # a KB named by its files' checksum only (recorded before its files were named)
+    unnamed = described.split(" ", 1)[0] if described and described.startswith("file:") else None
+    scored = {a[4] for a in answers}
+    left_out = tuple(sorted({t.system_name for t in tasks} - scored))
+    software = experiment.text("http://www.w3.org/ns/prov#wasAssociatedWith")
+    agent = nodes.get(software or "")
+    return Reproduction(
+        downloads=tuple(Download(f[1], f[2], f[3]) for f in [*datasets, *golds, *answers, *kbs]),
+        argv=tuple(argv),
+        evaluator=agent.text(GQA + "softwareVersion") if agent else None,
+        revision=agent.text(GQA + "sourceRevision") if agent else None,
+        modified=(agent.text(GQA + "sourceModified") == "true") if agent else False,
+        left_out=left_out,
+        kb_unnamed=unnamed if not kbs else None,
+    )
