@@ -41,6 +41,23 @@ def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
     )
 
 
+def has_query_kb(spec: ExperimentSpec) -> bool:
+    """Whether :func:`kb_sources` names a KB for ``spec`` (given, or the dataset's own), told
+    from the catalogue's description: nothing is read or downloaded."""
+    if spec.kb is not None:
+        return True
+    if (name := catalogue_name(spec)) is None:
+        return False
+    from service import catalog
+    from service.errors import ServiceError
+
+    try:
+        entry = catalog.get_entry(name)
+    except ServiceError:  # not in the catalogue: refused where the dataset is read
+        return False
+    return bool(entry.kb_distributions or entry.sparql_endpoint)
+
+
 def catalogue_name(spec: ExperimentSpec) -> str | None:
     """The catalogue dataset the spec's dataset is, or a registered version of (read from its
     kept file: before, its queries found no KB, and a TEXT2SPARQL run on a refreshed gold

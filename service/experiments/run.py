@@ -27,6 +27,7 @@ from service.experiments.inputs import (
     check_unique_ids,
     read_dataset,
 )
+from service.experiments.queries import has_query_kb
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Aborted, Cancelled, Obtained, SystemContext, check_name
 
@@ -124,6 +125,9 @@ def run_experiment(
         from service.kb.open import open_kb
 
         kb = open_kb(list(spec.kb.sources), version=spec.kb.version)
+    # reference systems without a KB given run on the one the dataset's queries run on
+    # (CK25's graphs): gold-sparql there is the TEXT2SPARQL upper bound
+    asked_kb = kb if kb is not None else _reference_kb(spec)
 
     # one pass per language (a web service is asked in each); several are pooled per system
     by_language: list[dict[int, Evaluation]] = []
@@ -137,8 +141,8 @@ def run_experiment(
         if storage is not None and dataset is None:
             check_unique_ids(read)  # its results are named by question id in the graph
         dataset = dataset or read
-        got = _ask(spec, read, language, kb=kb, files=files, job=job, stop=stop, report=report,
-                   policy=policy, aborted=aborted, first=languages[0])  # fmt: skip
+        got = _ask(spec, read, language, kb=asked_kb, files=files, job=job, stop=stop,
+                   report=report, policy=policy, aborted=aborted, first=languages[0])  # fmt: skip
         for index, answers in got.items():
             obtained.setdefault(index, []).append(answers)
         report.phase("scoring")
@@ -315,6 +319,18 @@ def _ask(
             got = replace(got, run=run, kb=used)
         obtained[index] = got
     return obtained
+
+
+def _reference_kb(spec: ExperimentSpec) -> Any:
+    """The KB the dataset's own queries run on (``queries.kb_sources``), opened for the
+    reference systems of a run given none; None without reference systems or such a KB."""
+    if not any(s.kind == "reference" for s in spec.systems) or not has_query_kb(spec):
+        return None
+    from service.experiments.queries import kb_sources
+    from service.kb.open import open_kb
+
+    sources, version = kb_sources(spec)
+    return open_kb(list(sources), version=version)
 
 
 def _probe_kb(spec: ExperimentSpec, aborted: Mapping[int, str]) -> None:
@@ -526,7 +542,7 @@ def check_spec(
             raise BadRequest(f"two systems are called {name!r}; give each a distinct name")
         seen.add(name)
         try:
-            system.check(policy=policy, has_kb=spec.kb is not None)
+            system.check(policy=policy, has_kb=spec.kb is not None or has_query_kb(spec))
         except FormatError:
             raise
         except ServiceError as err:  # several services: say which one (its address alone hid it)

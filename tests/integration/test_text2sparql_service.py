@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from service.cli import main
+from service.evaluation.results import ExperimentType
 from service.kb.executor import FailureReason
 
 T2S = "text2sparql2025"
@@ -253,3 +254,31 @@ def test_a_catalogue_datasets_service_is_asked_with_the_datasets_own_iri(
     assert set(asked) == {"https://text2sparql.aksw.org/2025/corporate/"} and len(asked) == 50
     (evaluation,) = outcome.evaluations
     assert evaluation.dataset == "text2sparql-2025-ck25"  # results still name the catalogue's
+
+
+def test_gold_sparql_runs_on_the_datasets_own_kb_and_a_failing_query_fails_one_question() -> None:
+    """The reference system gold-sparql on CK25 without a KB given: the challenge's upper
+    bound. It was refused ("needs a knowledge base") although the catalogue names CK25's
+    graphs, which Text2SPARQL answers run on; given them, the run ended 'internal error:
+    RuntimeError' at the first gold query Oxigraph cannot evaluate (an xsd:int(…) cast). Now it
+    runs on the dataset's own KB, and such a query fails its question only, saying why (found
+    by a reviewer's walk)."""
+    from service.experiments.asked import Reference
+    from service.experiments.run import run_experiment
+    from service.experiments.spec import CatalogueDataset, ExperimentSpec
+
+    spec = ExperimentSpec(
+        CatalogueDataset("text2sparql-2025-ck25"),
+        (Reference("gold", "gold-sparql"),),
+        profile="text2sparql",
+        experiment_types=("QA",),
+    )
+    (gold,) = run_experiment(spec).evaluations
+    qa = gold.tasks[ExperimentType.QA]
+    assert qa.measures["macroF1"] == pytest.approx(0.888, abs=0.01)  # as its queries score
+    assert gold.kb is not None and gold.kb.startswith("file:sha256:")  # CK25's two graphs
+    failed = {q.question_id: q.error for q in qa.questions if q.error}
+    assert set(failed) == {"37", "42"}, failed  # the two xsd:int casts
+    assert all(
+        "could not evaluate the query" in e and "XMLSchema#int" in e for e in failed.values()
+    )
