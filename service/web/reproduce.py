@@ -23,6 +23,9 @@ from service.graph.terms import DCT
 from service.graph.uris import GQA
 
 DCAT_DOWNLOAD = "http://www.w3.org/ns/dcat#downloadURL"
+# where a private experiment's script reads its owner token from, and what it says without it
+TOKEN_VAR = "GERBIL_QA_TOKEN"
+ASK = "set it to the owner token of this private experiment"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +48,18 @@ class Reproduction:
     @property
     def script(self) -> str:
         """The downloads, their checksums checked, and the command: a shell script."""
+        return self._script(curl="curl -sSfo")
+
+    @property
+    def owner_script(self) -> str:
+        """:attr:`script` for a private experiment, whose files answer its owner only: each
+        download sends the owner token from ``$GERBIL_QA_TOKEN`` (the token is never written
+        into the page; a download without it was refused, so the script stopped at once)."""
+        return self._script(curl=f'curl -sSf -H "Authorization: Bearer ${{{TOKEN_VAR}:?{ASK}}}" -o')
+
+    def _script(self, *, curl: str) -> str:
         lines = ["set -e"]  # a download or checksum that fails stops it
-        lines += [f"curl -sSfo {shlex.quote(d.name)} {shlex.quote(d.url)}" for d in self.downloads]
+        lines += [f"{curl} {shlex.quote(d.name)} {shlex.quote(d.url)}" for d in self.downloads]
         if self.downloads:
             sums = "\n".join(f"{d.sha256}  {d.name}" for d in self.downloads)
             lines.append(f"sha256sum --check --quiet <<'EOF'\n{sums}\nEOF")

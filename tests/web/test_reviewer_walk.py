@@ -355,3 +355,36 @@ def test_a_profile_whose_rules_moved_on_is_named_on_the_experiments_page(
     assert f"gerbil-qa rescore {ticket['id']}" in text
     current = requests.get(f"{server.url}experiment/{server.demo_id}", timeout=60).text
     assert 'class="newer-profile"' not in current  # a run under today's rules says nothing
+
+
+def test_a_private_experiments_script_sends_the_owner_token_from_the_environment(
+    server: Server, tmp_path: Path
+) -> None:
+    """The owner of a private run reproduces it before publishing: its files answer the owner
+    only, and the script's plain curl got 403 and stopped. The owner's page gives a script that
+    sends the token from $GERBIL_QA_TOKEN (never written into the page), which refuses to run
+    without it and reproduces every number with it."""
+    ticket = server.submit_demo()
+    uri = ticket["uri"]
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    page = requests.get(uri, headers={"Accept": "text/html", **owner}, timeout=60).text
+    assert 'id="reproduce-token"' in page and ticket["token"] not in page
+    found = re.search(r'<pre id="reproduce-script"[^>]*>(.*?)</pre>', page, re.S)
+    assert found
+    script = html.unescape(found.group(1))
+    assert "GERBIL_QA_TOKEN" in script
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("GERBIL_QA_DATA", None)
+    env.pop("GERBIL_QA_TOKEN", None)
+    run = subprocess.run
+    without = run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert without.returncode != 0 and "owner token of this private experiment" in without.stderr
+    env["GERBIL_QA_TOKEN"] = ticket["token"]
+    done = run(
+        ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    printed = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    turtle = requests.get(uri, headers={"Accept": "text/turtle", **owner}, timeout=60).text
+    graph = rdflib.Graph().parse(data=turtle, format="turtle")
+    assert _compare(_stored(graph, uri), printed) > 20
