@@ -126,6 +126,32 @@ def add_run_arguments(
     add_answer_limits(parser)
 
 
+def add_about_arguments(parser: argparse.ArgumentParser) -> None:
+    """What the author of a dataset file says of it (``service.dataset_about``), recorded with
+    it under --store: its title, then one option per field of the registry."""
+    from service.dataset_about import ABOUT_FIELDS
+
+    parser.add_argument(
+        "--dataset-title", metavar="TEXT", help="a dataset file's title (dct:title)"
+    )
+    for f in ABOUT_FIELDS:
+        parser.add_argument(
+            f.option,
+            dest="about_" + f.key,
+            metavar=f.metavar,
+            action="append" if f.many else "store",
+            help=f.description + (" Repeatable." if f.many else ""),
+        )
+
+
+def about_from_args(args: argparse.Namespace) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    from service.dataset_about import ABOUT_FIELDS, parse_about
+
+    values = {f.key: getattr(args, "about_" + f.key, None) for f in ABOUT_FIELDS}
+    names = {f.key: f.option for f in ABOUT_FIELDS}
+    return parse_about({k: v for k, v in values.items() if v}, "", names=names)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 
@@ -141,6 +167,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_run_arguments(evaluate, default_profile, profile_names, type_names)
+    add_about_arguments(evaluate)
     evaluate.add_argument(
         "--intervals",
         action="store_true",
@@ -267,6 +294,19 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         if not isinstance(dataset, CatalogueDataset):
             raise BadRequest("--dataset-version names a version of a built-in dataset's name")
         dataset = with_version(dataset, version=args.dataset_version)
+    about = about_from_args(args)
+    title = getattr(args, "dataset_title", None)
+    if about or title:
+        from dataclasses import replace as stated
+
+        from service.experiments.spec import FileDataset
+
+        if not isinstance(dataset, FileDataset):
+            raise BadRequest(
+                "--dataset-title and --dataset-description … describe a dataset file; a "
+                "built-in dataset is described by the catalogue"
+            )
+        dataset = stated(dataset, title=title or dataset.title, about=about)
     return ExperimentSpec(
         dataset=dataset,
         gold=dataset_source(args.gold) if args.gold else None,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from service.experiments.inputs import Files, media_type_of
-from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset
+from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset, KBSpec
 
 if TYPE_CHECKING:
     from service.graph.catalogue import CatalogueRepository
@@ -31,6 +31,7 @@ def dataset_record(
     catalogue: CatalogueRepository,
     *,
     gold: DatasetSource | None = None,
+    kb: KBSpec | None = None,
 ) -> RecordedDataset:
     """The dataset as the graph names it: a catalogue dataset keeps its public URI (and its
     questions are stored in its public graph if they are not yet); a file byte-identical to a
@@ -61,14 +62,27 @@ def dataset_record(
         kept = (upload,) if upload is not None else catalogued
         return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), kept, stored)
     kept = (upload,) if upload is not None else ()
+    said = _said(source, kb)
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
     if published is not None:  # the same bytes, published before: that dataset, its title
         name, title = published
+        if "license" not in dict(said["about"]) and (licence := catalogue.upload_license(name)):
+            said["about"] = (*said["about"], ("license", (licence,)))
         return RecordedDataset(
-            DatasetRef(name, False, dataset, title=title, sha256=sha), kept, False
+            DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False
         )
     label = dataset_label(source, dataset)
-    return RecordedDataset(DatasetRef.upload(label, dataset, sha256=sha), kept, False)
+    ref = replace(DatasetRef.upload(label, dataset, sha256=sha), **said)
+    return RecordedDataset(ref, kept, False)
+
+
+def _said(source: DatasetSource, kb: KBSpec | None) -> dict[str, Any]:
+    """What an upload's author said of it and the KB it was run on (``DatasetRef`` fields)."""
+    about = source.about if isinstance(source, FileDataset) else ()
+    named = None
+    if kb is not None and kb.sources:  # an endpoint's URL, or the files' names
+        named = kb.sources[0] if len(kb.sources) == 1 else ", ".join(kb.sources)
+    return {"about": about, "kb": named, "kb_version": kb.version if kb else None}
 
 
 def _with_gold(

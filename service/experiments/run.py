@@ -199,7 +199,9 @@ def run_experiment(
 
             for ref in spec.files():
                 keep(workspace, files.checksum(ref)[0], files.data(ref))
-        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
+        recorded = dataset_record(
+            spec.dataset, dataset, files, storage.catalogue, gold=spec.gold, kb=spec.kb
+        )
         public_changed = recorded.stored_questions
         uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)

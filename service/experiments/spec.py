@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.call_settings import CALL_SETTINGS, CALLED, CallSetting
+from service.dataset_about import About, about_from_json, about_json
 from service.errors import BadRequest
 from service.evaluation.profiles import DEFAULT_PROFILE
 
@@ -91,9 +92,13 @@ class FileDataset:
 
     file: FileRef
     title: str | None = None
+    about: About = ()  # what its author says of it (``service.dataset_about``)
 
     def to_json(self) -> dict[str, Any]:
-        return _compact({"kind": "file", "file": self.file.to_json(), "title": self.title})
+        about = about_json(self.about) if self.about else None
+        return _compact(
+            {"kind": "file", "file": self.file.to_json(), "title": self.title, "about": about}
+        )
 
 
 DatasetSource = CatalogueDataset | FileDataset
@@ -104,7 +109,9 @@ def dataset_from_json(data: Mapping[str, Any]) -> DatasetSource:
     if kind == "catalogue":
         return CatalogueDataset(_text(data, "name"), data.get("version"))
     if kind == "file":
-        return FileDataset(FileRef.from_json(data["file"]), data.get("title"))
+        return FileDataset(
+            FileRef.from_json(data["file"]), data.get("title"), about_from_json(data.get("about"))
+        )
     raise BadRequest(f"unknown dataset kind {kind!r} in a stored spec")
 
 

@@ -167,6 +167,15 @@ class CatalogueRepository:
         )
         return next(((row["id"].value, row["title"].value) for row in rows), None)
 
+    def upload_license(self, name: str) -> str | None:
+        """The licence a published description of uploaded dataset ``name`` states (its
+        author's): a later upload of the same bytes is distributed under it too."""
+        rows = self.store.public.query(
+            f"SELECT ?l WHERE {{ <{self.uris.dataset(name)}> <{DCT}license> ?l "
+            "FILTER(isIRI(?l)) } ORDER BY STR(?l) LIMIT 1"
+        )
+        return next((row["l"].value for row in rows), None)
+
     # -- dataset questions -------------------------------------------------------------------
     def has_questions(self, name: str) -> bool:
         return bool(self.store.public.contains_named_graph(node(self.uris.dataset_graph(name))))

@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeAlias
+from urllib.parse import quote
 
 from service.graph import dcat
 from service.graph import nodes as n
 from service.graph import terms as t
 from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
-from service.graph.terms import DATAID, DCAT, DCT, PROV, RDF, RDFS, XSD
+from service.graph.terms import DATAID, DCAT, DCT, FOAF, PROV, RDF, RDFS, XSD
 from service.graph.uris import GQA, Uris, finding_of, question_of
 from service.model import Dataset, Question
 
@@ -193,6 +194,9 @@ def finding_quads(
     return out
 
 
+VCARD = "http://www.w3.org/2006/vcard/ns#"
+
+
 def topic_pairs() -> list[tuple[NamedNode, Object]]:
     """What every QA benchmark we describe outside the catalogue is about (DCAT-AP recommends
     keywords and a theme): an uploaded dataset, a registered version."""
@@ -209,18 +213,22 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
     title = ref.title or ref.name
     count = len(ref.dataset.by_id()) if ref.dataset is not None else None
     about = f" ({count} questions)" if count is not None else ""
+    said = dict(ref.about)
+    description = (
+        n.literal(said["description"][0])
+        if "description" in said
+        else n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en")
+    )
     pairs: list[tuple[NamedNode, Object]] = [
         (TYPE, _p(DCAT, "Dataset")),
         (TYPE, _p(DATAID, "Dataset")),
         (TYPE, _p(PROV, "Entity")),
         (_p(DCT, "identifier"), n.literal(ref.name)),
         (_p(DCT, "title"), n.literal(title)),
-        (
-            _p(DCT, "description"),
-            n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en"),
-        ),
+        (_p(DCT, "description"), description),
     ]
     pairs += topic_pairs()
+    pairs += _author_pairs(ref, uris, said)
     if ref.sha256:
         pairs.append((_p(GQA, "sha256"), n.literal(ref.sha256, datatype=XSD + "hexBinary")))
     if ref.dataset is not None:
@@ -230,6 +238,55 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
             if lang := dcat.language_iri(code):
                 pairs.append((_p(DCT, "language"), node(lang)))
     return pairs
+
+
+def _author_pairs(
+    ref, uris: Uris, said: dict[str, tuple[str, ...]]
+) -> list[tuple[NamedNode, Object]]:
+    """What the author said of an upload (``service.dataset_about``) and its KB, as DCAT."""
+    ds = uris.dataset(ref.name)
+    pairs: list[tuple[NamedNode, Object]] = []
+    if "license" in said:
+        pairs.append((_p(DCT, "license"), node(said["license"][0])))
+    for k, _name in enumerate(said.get("creators", ()), start=1):
+        pairs.append((_p(DCT, "creator"), node(f"{ds}#creator-{k}")))
+    if "contact" in said:
+        pairs.append((_p(DCAT, "contactPoint"), node(f"{ds}#contact")))
+    if "version" in said:
+        pairs.append((_p(DCAT, "version"), n.literal(said["version"][0])))
+    if "previousVersion" in said:
+        before = node(uris.dataset(said["previousVersion"][0]))
+        pairs += [(_p(DCAT, "previousVersion"), before), (_p(DCT, "isVersionOf"), before)]
+    kb = said.get("knowledgeBase", (ref.kb,))[0]  # the author's word, else the run's KB
+    if kb and kb.startswith(("http://", "https://")) and n.checked_iri(kb):
+        pairs.append((_p(GQA, "knowledgeBase"), node(kb)))
+    if kb_version := said.get("knowledgeBaseVersion", (ref.kb_version,))[0]:
+        pairs.append((_p(GQA, "knowledgeBaseVersion"), n.literal(kb_version)))
+    return pairs
+
+
+def author_triples(ref, uris: Uris) -> list[tuple[NamedNode, NamedNode, Object]]:
+    """The resources the author's statements link to, described (creators, contact, licence),
+    and the previous version's link to this one (``dcat:hasVersion``)."""
+    said = dict(ref.about)
+    ds = uris.dataset(ref.name)
+    out: list[tuple[NamedNode, NamedNode, Object]] = []
+    for k, name in enumerate(said.get("creators", ()), start=1):
+        agent = node(f"{ds}#creator-{k}")
+        out += [(agent, TYPE, _p(FOAF, "Agent")), (agent, _p(FOAF, "name"), n.literal(name))]
+    if "contact" in said:
+        contact, value = node(f"{ds}#contact"), said["contact"][0]
+        out += [(contact, TYPE, _p(VCARD, "Kind")), (contact, _p(VCARD, "fn"), n.literal(value))]
+        if value.startswith(("http://", "https://")):
+            out.append((contact, _p(VCARD, "hasURL"), node(value)))
+        else:
+            out.append((contact, _p(VCARD, "hasEmail"), node(f"mailto:{quote(value, safe='@')}")))
+    if "license" in said:  # DCAT-AP's range: a licence document
+        out.append((node(said["license"][0]), TYPE, _p(DCT, "LicenseDocument")))
+    if "previousVersion" in said:
+        before = node(uris.dataset(said["previousVersion"][0]))
+        out.append((before, _p(DCAT, "hasVersion"), node(ds)))
+    return out
 
 
 def linked_descriptions(pairs: list[tuple[NamedNode, Object]]) -> list[dcat.Triple]:

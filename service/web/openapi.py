@@ -6,6 +6,7 @@ from typing import Any
 
 from service import __version__
 from service.contracts import openapi as registries
+from service.dataset_about import ABOUT_FIELDS
 from service.evaluation.results import QuestionStatus
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
@@ -502,6 +503,32 @@ def submission_form_schema() -> dict[str, Any]:
             "kb": {"type": "string"},
             "force": {"type": "boolean"},
             **_call_schemas(),
+            **{
+                f.form_field: (
+                    {**many, "description": f"As `about.{f.key}`: one a line or a value each."}
+                    if f.many
+                    else {"type": "string", "description": f"As `about.{f.key}`."}
+                )
+                for f in ABOUT_FIELDS
+            },
+        },
+    }
+
+
+def _about_schema() -> dict[str, Any]:
+    """The ``about`` object of a submission, from its registry (``ABOUT_FIELDS``)."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "What the author of an uploaded dataset says of it, recorded with it "
+        "as DCAT (only with an uploaded `dataset`).",
+        "properties": {
+            f.key: (
+                {"type": "array", "items": {"type": "string"}, "description": f.description}
+                if f.many
+                else {"type": "string", "description": f.description}
+            )
+            for f in ABOUT_FIELDS
         },
     }
 
@@ -627,6 +654,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             ],
                         },
                         "title": {"type": "string", "description": "Name of an uploaded dataset."},
+                        "about": _about_schema(),
                         "revisionOf": {
                             "type": "string",
                             "pattern": "^[0-9]{12}$",

@@ -222,6 +222,7 @@ def dataset_profiles() -> dict[str, str | None]:
 def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = None) -> str:
     from service import catalog
     from service.call_settings import CALL_SETTINGS
+    from service.dataset_about import ABOUT_FIELDS
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.evaluation.results import ExperimentType
     from service.experiments.inputs import FORCE_LABEL
@@ -251,6 +252,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         problems=problems or [],
         force_label=FORCE_LABEL,
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
+        about=ABOUT_FIELDS,  # what an uploaded dataset's author says of it: the registry's
         own_runs=own_runs(),
         own_tasks=own_tasks(),  # their QA tasks, ticked there to compare them
     )
