@@ -97,7 +97,9 @@ def register(sub: Any) -> None:
     rescore.add_argument(
         "--dataset-version",
         metavar="V",
-        help="score against this registered version of its catalogue dataset (a gold refresh)",
+        help="score against this registered version of its catalogue dataset (a gold "
+        "refresh), or, for an uploaded dataset, its newer version: the name of a published "
+        "uploaded dataset that says --dataset-previous of it (or of a version between)",
     )
     rescore.add_argument("--output", choices=("table", "json"), default="table")
     rescore.set_defaults(handler=_rescore)

@@ -50,7 +50,8 @@ def rescore_spec(
     dataset_version: str | None = None,
 ) -> tuple[ExperimentSpec, dict[str, bytes]]:
     """The spec that re-scores ``experiment_id`` and the kept bytes it needs, by SHA-256;
-    ``dataset_version``: against a registered version of its catalogue dataset instead."""
+    ``dataset_version``: against a registered version of its catalogue dataset instead, or
+    for an uploaded dataset against its newer version (an uploaded dataset's name)."""
     from service.experiments.kept import kept
 
     status = storage.experiments.status(experiment_id)
@@ -66,12 +67,9 @@ def rescore_spec(
         )
     spec = ExperimentSpec.from_json(json.loads(text))
     spec = replace(spec, profile=profile or spec.profile)
-    if dataset_version is not None:
-        if not isinstance(spec.dataset, CatalogueDataset):
-            raise BadRequest(
-                f"experiment {experiment_id} scored an uploaded dataset: a version is a "
-                "catalogue dataset's"
-            )
+    if dataset_version is not None and isinstance(spec.dataset, FileDataset):
+        spec = replace(spec, dataset=_newer_upload(storage, spec.dataset, dataset_version))
+    elif dataset_version is not None and isinstance(spec.dataset, CatalogueDataset):
         spec = replace(spec, dataset=replace(spec.dataset, version=dataset_version))
     newest_of_its_line(storage, status, spec, "re-score")
     asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
@@ -98,6 +96,21 @@ def rescore_spec(
     spec = _with_refs(spec, restore)
     options = replace(spec.options, revision_of=experiment_id, publish=False)
     return replace(spec, options=options), uploads
+
+
+def _newer_upload(storage: Storage, old: FileDataset, name: str) -> FileDataset:
+    """An uploaded dataset's newer version, by its name: a published description says
+    ``dcat:previousVersion`` (through any versions between) of the dataset ``old`` holds (its
+    author's corrected file); read from the file the store kept for it."""
+    found = storage.catalogue.newer_upload(name, old.file.sha256 or "")
+    if found is None:
+        raise BadRequest(
+            f"dataset/{name} is no published newer version of the uploaded dataset "
+            f"{old.title or old.file.name} (its description names it by dcat:previousVersion)",
+            field="datasetVersion",
+        )
+    sha, title = found
+    return FileDataset(FileRef(f"{name}.json", sha), title=title)
 
 
 def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> ExperimentSpec:

@@ -404,9 +404,14 @@ def rescore(experiment_id: str) -> Response:
     profile = body.get("profile") if body is not None and hasattr(body, "get") else None
     if profile is not None and not isinstance(profile, str):
         raise BadRequest('$.profile: expected a profile name such as "exact"')
+    version = body.get("datasetVersion") if body is not None and hasattr(body, "get") else None
+    if version is not None and not isinstance(version, str):
+        raise BadRequest("$.datasetVersion: expected a version label or a dataset's name")
     state = services()
     # an experiment that cannot be re-scored is a 409 whether the queue is full or not
-    spec, uploads = rescore_spec(state.storage, experiment_id, profile=profile or None)
+    spec, uploads = rescore_spec(
+        state.storage, experiment_id, profile=profile or None, dataset_version=version or None
+    )
     room_for_one_more(state)  # a revision is a run like any other
     files = prepare(
         spec,

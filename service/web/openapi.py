@@ -1260,7 +1260,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                             profile={
                                 "enum": registries.profile_enum(),
                                 "description": "Score under this profile instead.",
-                            }
+                            },
+                            datasetVersion={
+                                "type": "string",
+                                "description": "Score against this registered version of its "
+                                "catalogue dataset (`dataset refresh`), or, for an uploaded "
+                                "dataset, against its newer version: the name of a published "
+                                "uploaded dataset whose `about.previousVersion` leads to it. "
+                                "The revision ranks on that version's leaderboard only.",
+                            },
                         ),
                         required=False,
                     ),

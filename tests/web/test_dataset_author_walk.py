@@ -172,7 +172,7 @@ def _run(site: Server, body: Any = None, **kwargs: Any) -> dict[str, Any]:
     auth = {"Authorization": f"Bearer {ticket['token']}"}
     published = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
     assert published.status_code == 200, published.text
-    return site.get(f"api/experiments/{ticket['id']}").json()
+    return {**site.get(f"api/experiments/{ticket['id']}").json(), "token": ticket["token"]}
 
 
 @pytest.fixture(scope="module")
@@ -427,3 +427,38 @@ def test_the_openapi_document_and_run_page_offer_every_field(site: Server) -> No
     page = site.get("experiments/new").text
     for f in ABOUT_FIELDS:
         assert f'name="{f.form_field}"' in page, f.form_field
+
+
+def test_a_run_on_v1_is_rescored_on_v2_and_both_stay_citable(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    team_a = walked["team_a"]
+    auth = {"Authorization": f"Bearer {team_a['token']}"}
+    v2_name = walked["v2"].rsplit("/", 1)[1]
+    made = site.post(
+        f"api/experiments/{team_a['id']}/rescore", json={"datasetVersion": v2_name}, headers=auth
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    assert state["dataset"] == walked["v2"] and state["revisionOf"] == [team_a["id"]], state
+    # team A answered v2's gold: question 2 was wrong on v1, right on v2
+    (system,) = state["changes"]["systems"]
+    assert system["results"]["QA"]["macroF1"] == [pytest.approx(29 / 30), 1.0]
+    assert [(q["question"], q["before"]["f1"], q["after"]["f1"]) for q in system["questions"]] == [
+        ("2", 0.0, 1.0)
+    ]
+    # the v1 run is unchanged, still on v1, and still ranked on v1's leaderboard
+    old = site.get(f"api/experiments/{team_a['id']}").json()
+    assert old["dataset"] == walked["v1"]
+    rows = site.get(
+        f"leaderboards?dataset={walked['v1'].rsplit('/', 1)[1]}&profile=exact&format=json"
+    ).json()["rows"]
+    assert "team-a" in {r["system"] for r in rows}
+    # a dataset that is no newer version of v1 is refused, naming it
+    refused = site.post(
+        f"api/experiments/{team_a['id']}/rescore",
+        json={"datasetVersion": "birds-qa-00000000"},
+        headers=auth,
+    )
+    assert refused.status_code == 400 and "dataset/birds-qa-00000000" in refused.text
