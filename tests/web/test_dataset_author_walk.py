@@ -20,10 +20,10 @@ from urllib.parse import parse_qs
 import pytest
 import rdflib
 
+from tests.bird_benchmark import V1, V2, bird_answers, bird_kb, bird_questions
 from tests.conftest import STANDARDS
 from tests.web.conftest import Server, start_server, stop_server
 
-EX = "http://example.org/birds/"
 LICENSE = "https://creativecommons.org/licenses/by/4.0/"
 DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
 DCT = rdflib.Namespace("http://purl.org/dc/terms/")
@@ -41,86 +41,11 @@ ABOUT = {
 }
 
 
-def _kb() -> str:
-    lines = [f"@prefix ex: <{EX}> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> ."]
-    for i in range(30):
-        lines.append(
-            f'ex:bird{i} rdfs:label "Bird {i}"@en ; ex:wingspan {10 + i} ; ex:eats ex:food{i % 5} .'
-        )
-    lines += [f'ex:food{f} rdfs:label "Food {f}"@en .' for f in range(5)]
-    return "\n".join(lines) + "\n"
-
-
-def _questions(*, fixed: bool) -> dict[str, Any]:
-    """30 questions in QALD-JSON over :func:`_kb` (English and German); v1 (``fixed`` False)
-    has a wrong gold answer for question 2 (Bird 1 eats Food 1, not Food 3)."""
-    questions = []
-    for i in range(30):
-        bird = f"<{EX}bird{i}>"
-        if i % 3 == 0:
-            text, sparql, kind = (
-                f"What is the wingspan of Bird {i}?",
-                f"SELECT ?w WHERE {{ {bird} <{EX}wingspan> ?w }}",
-                "number",
-            )
-            value = {
-                "type": "literal",
-                "datatype": "http://www.w3.org/2001/XMLSchema#integer",
-                "value": str(10 + i),
-            }
-            answer: dict[str, Any] = {
-                "head": {"vars": ["w"]},
-                "results": {"bindings": [{"w": value}]},
-            }
-        elif i % 3 == 1:
-            food = i % 5 if fixed or i != 1 else 3
-            text, sparql, kind = (
-                f"What does Bird {i} eat?",
-                f"SELECT ?f WHERE {{ {bird} <{EX}eats> ?f }}",
-                "resource",
-            )
-            value = {"type": "uri", "value": f"{EX}food{food}"}
-            answer = {"head": {"vars": ["f"]}, "results": {"bindings": [{"f": value}]}}
-        else:
-            text, sparql, kind = (
-                f"Does Bird {i} eat Food 0?",
-                f"ASK {{ {bird} <{EX}eats> <{EX}food0> }}",
-                "boolean",
-            )
-            answer = {"head": {}, "boolean": i % 5 == 0}
-        questions.append(
-            {
-                "id": str(i + 1),
-                "answertype": kind,
-                "question": [
-                    {"language": "en", "string": text},
-                    {"language": "de", "string": text.replace("What", "Was")},
-                ],
-                "query": {"sparql": sparql},
-                "answers": [answer],
-            }
-        )
-    return {"dataset": {"id": "birds-qa"}, "questions": questions}
-
-
-V1 = json.dumps(_questions(fixed=False), indent=1).encode()
-V2 = json.dumps(_questions(fixed=True), indent=1).encode()
-
-
-def _answers(every: int) -> bytes:
-    """A system's answers: the v2 gold for every ``every``-th question, nothing for the rest."""
-    data = _questions(fixed=True)
-    for k, q in enumerate(data["questions"]):
-        if k % every:
-            q["answers"] = [{"head": {"vars": ["x"]}, "results": {"bindings": []}}]
-    return json.dumps(data).encode()
-
-
 class _TeamB(BaseHTTPRequestHandler):
     """Team B's QA web service: the v2 gold for questions about food, nothing else."""
 
     gold: ClassVar[dict[str, Any]] = {
-        q["question"][0]["string"]: q["answers"] for q in _questions(fixed=True)["questions"]
+        q["question"][0]["string"]: q["answers"] for q in bird_questions(fixed=True)["questions"]
     }
 
     def do_POST(self) -> None:
@@ -153,7 +78,7 @@ def team_b() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     kb = tmp_path_factory.mktemp("birds") / "birds-kb.ttl"
-    kb.write_text(_kb(), encoding="utf-8")
+    kb.write_text(bird_kb(), encoding="utf-8")
     running = start_server(tmp_path_factory.mktemp("author-store"), demo=False, kbs=f"birds={kb}")
     yield running
     stop_server(running)
@@ -192,7 +117,7 @@ def walked(site: Server, team_b: str) -> dict[str, Any]:
     )
     team_a = _run(
         site,
-        files=[("dataset_file", ("birds.json", V1)), ("answers", ("team-a.json", _answers(1)))],
+        files=[("dataset_file", ("birds.json", V1)), ("answers", ("team-a.json", bird_answers(1)))],
         data={"kb": "birds", "profile": "exact"},
     )
     team_b_run = _run(
@@ -203,7 +128,10 @@ def walked(site: Server, team_b: str) -> dict[str, Any]:
     v1 = author["dataset"]
     v2 = _run(
         site,
-        files=[("dataset_file", ("birds-v2.json", V2)), ("answers", ("team-a.json", _answers(1)))],
+        files=[
+            ("dataset_file", ("birds-v2.json", V2)),
+            ("answers", ("team-a.json", bird_answers(1))),
+        ],
         data={
             "kb": "birds",
             "profile": "exact",
@@ -462,3 +390,51 @@ def test_a_run_on_v1_is_rescored_on_v2_and_both_stay_citable(
         headers=auth,
     )
     assert refused.status_code == 400 and "dataset/birds-qa-00000000" in refused.text
+
+
+@pytest.mark.browser
+def test_the_run_page_records_what_the_author_says(
+    site: Server, browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_browser import check_accessibility, severe_logs, shot, visit, wait_until
+
+    folder = tmp_path_factory.mktemp("browser-author")
+    dataset = folder / "birds-browser.json"
+    dataset.write_bytes(V1.replace(b'"birds-qa"', b'"birds-browser"'))
+    answers = folder / "team-c.json"
+    answers.write_bytes(bird_answers(3))
+    browser.delete_all_cookies()
+    visit(browser, site.url + "experiments/new", "author-run-page")
+    browser.find_element(By.ID, "run-dataset-file").send_keys(str(dataset))
+    browser.find_element(By.CSS_SELECTOR, "#run-about summary").click()
+    fields = {
+        "run-dataset_description": "Birds, as typed in a browser.",
+        "run-dataset_license": LICENSE,
+        "run-dataset_creator": "Ann Author\nBo Coauthor",
+        "run-dataset_contact": "https://example.org/birds/issues",
+        "run-dataset_kb_version": "birds-kb 2026-11",
+    }
+    for field, value in fields.items():
+        browser.find_element(By.ID, field).send_keys(value)
+    check_accessibility(browser)
+    browser.find_element(By.ID, "run-answers").send_keys(str(answers))
+    Select(browser.find_element(By.ID, "run-kb")).select_by_value("birds")
+    Select(browser.find_element(By.ID, "run-profile")).select_by_value("exact")
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    experiment_id, token = link.split("?token=", 1)
+    experiment_id = experiment_id.rsplit("/", 1)[-1]
+    state = site.wait_finished(experiment_id, token)
+    auth = {"Authorization": f"Bearer {token}"}
+    assert site.post(f"api/experiments/{experiment_id}/publish", headers=auth).status_code == 200
+    visit(browser, state["dataset"], "author-dataset-page")
+    text = browser.find_element(By.TAG_NAME, "main").text
+    for said in ("Birds, as typed in a browser.", "Ann Author", "Bo Coauthor", "birds-kb 2026-11"):
+        assert said in text, said
+    assert browser.find_elements(By.CSS_SELECTOR, f'a[href="{LICENSE}"]')
+    shot(browser, "author-dataset-page")
+    assert severe_logs(browser) == []
