@@ -15,6 +15,10 @@ from typing import Any
 
 from service.errors import BadRequest
 
+DCT = "http://purl.org/dc/terms/"
+DCAT = "http://www.w3.org/ns/dcat#"
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+
 # an uploaded dataset's name, as ``dataset/{name}`` has it (``results.uploaded_dataset_name``)
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,80}")
 _EMAIL = re.compile(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+")
@@ -22,10 +26,12 @@ _EMAIL = re.compile(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+")
 
 @dataclass(frozen=True, slots=True)
 class AboutField:
-    """One thing an author states: its ``about`` key, the CLI option (the form field is the
-    option with underscores), whether it repeats, its kind (how it is checked) and its help."""
+    """One thing an author states: its ``about`` key, the property it is written with, the CLI
+    option (the form field is the option with underscores), whether it repeats, its kind (how
+    it is checked) and its help."""
 
     key: str
+    predicate: str  # what the dataset's description says it with
     option: str
     many: bool
     kind: str  # text | iri | contact | dataset
@@ -40,6 +46,7 @@ class AboutField:
 ABOUT_FIELDS: tuple[AboutField, ...] = (
     AboutField(
         "description",
+        DCT + "description",
         "--dataset-description",
         False,
         "text",
@@ -48,6 +55,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
     ),
     AboutField(
         "license",
+        DCT + "license",
         "--dataset-license",
         False,
         "iri",
@@ -57,6 +65,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
     ),
     AboutField(
         "creators",
+        DCT + "creator",
         "--dataset-creator",
         True,
         "text",
@@ -65,6 +74,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
     ),
     AboutField(
         "contact",
+        DCAT + "contactPoint",
         "--dataset-contact",
         False,
         "contact",
@@ -74,6 +84,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
     ),
     AboutField(
         "knowledgeBase",
+        GQA + "knowledgeBase",
         "--dataset-kb",
         False,
         "iri",
@@ -83,6 +94,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
     ),
     AboutField(
         "knowledgeBaseVersion",
+        GQA + "knowledgeBaseVersion",
         "--dataset-kb-version",
         False,
         "text",
@@ -91,6 +103,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
     ),
     AboutField(
         "version",
+        DCAT + "version",
         "--dataset-version-label",
         False,
         "text",
@@ -99,6 +112,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
     ),
     AboutField(
         "previousVersion",
+        DCAT + "previousVersion",
         "--dataset-previous",
         False,
         "dataset",

@@ -66,14 +66,32 @@ def dataset_record(
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
     if published is not None:  # the same bytes, published before: that dataset, its title
         name, title = published
-        if "license" not in dict(said["about"]) and (licence := catalogue.upload_license(name)):
-            said["about"] = (*said["about"], ("license", (licence,)))
+        said = _not_said_yet(said, catalogue.upload_statements(name))
         return RecordedDataset(
             DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False
         )
     label = dataset_label(source, dataset)
     ref = replace(DatasetRef.upload(label, dataset, sha256=sha), **said)
     return RecordedDataset(ref, kept, False)
+
+
+def _not_said_yet(said: dict[str, Any], published: dict[str, str]) -> dict[str, Any]:
+    """What a later upload of published bytes adds to their description: only what none says
+    yet (two licences or descriptions would contradict each other), and the published licence
+    for its own file's distribution."""
+    from service.dataset_about import ABOUT
+
+    about = tuple((k, v) for k, v in said["about"] if ABOUT[k].predicate not in published)
+    licence = published.get(ABOUT["license"].predicate)
+    if licence:
+        about = (*about, ("license", (licence,)))
+    kb, version = ABOUT["knowledgeBase"].predicate, ABOUT["knowledgeBaseVersion"].predicate
+    return {
+        "about": about,
+        "kb": None if kb in published else said["kb"],
+        "kb_version": None if version in published else said["kb_version"],
+        "described": ABOUT["description"].predicate in published,
+    }
 
 
 def _said(source: DatasetSource, kb: KBSpec | None) -> dict[str, Any]:

@@ -168,14 +168,18 @@ class CatalogueRepository:
         )
         return next(((row["id"].value, row["title"].value) for row in rows), None)
 
-    def upload_license(self, name: str) -> str | None:
-        """The licence a published description of uploaded dataset ``name`` states (its
-        author's): a later upload of the same bytes is distributed under it too."""
+    def upload_statements(self, name: str) -> dict[str, str]:
+        """What the published descriptions of uploaded dataset ``name`` say with each of
+        ``predicates`` (one value each: a later upload of the same bytes restates none of them,
+        and is distributed under its licence)."""
+        from service.dataset_about import ABOUT_FIELDS
+
+        wanted = " ".join(f"<{f.predicate}>" for f in ABOUT_FIELDS)
         rows = self.store.public.query(
-            f"SELECT ?l WHERE {{ <{self.uris.dataset(name)}> <{DCT}license> ?l "
-            "FILTER(isIRI(?l)) } ORDER BY STR(?l) LIMIT 1"
+            f"SELECT ?p (MIN(STR(?o)) AS ?v) WHERE {{ VALUES ?p {{ {wanted} }} "
+            f"<{self.uris.dataset(name)}> ?p ?o }} GROUP BY ?p"
         )
-        return next((row["l"].value for row in rows), None)
+        return {row["p"].value: row["v"].value for row in rows}
 
     def newer_upload(self, name: str, older_sha256: str) -> tuple[str, str] | None:
         """The file SHA-256 and title of published uploaded dataset ``name`` when it is a

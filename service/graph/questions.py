@@ -214,19 +214,18 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
     count = len(ref.dataset.by_id()) if ref.dataset is not None else None
     about = f" ({count} questions)" if count is not None else ""
     said = dict(ref.about)
-    description = (
-        n.literal(said["description"][0])
-        if "description" in said
-        else n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en")
-    )
     pairs: list[tuple[NamedNode, Object]] = [
         (TYPE, _p(DCAT, "Dataset")),
         (TYPE, _p(DATAID, "Dataset")),
         (TYPE, _p(PROV, "Entity")),
         (_p(DCT, "identifier"), n.literal(ref.name)),
         (_p(DCT, "title"), n.literal(title)),
-        (_p(DCT, "description"), description),
     ]
+    if "description" in said:
+        pairs.append((_p(DCT, "description"), n.literal(said["description"][0])))
+    elif not ref.described:  # DCAT-AP's mandatory description, until its author gives one
+        text = f"The dataset file {title}{about}, uploaded for an experiment."
+        pairs.append((_p(DCT, "description"), n.literal(text, lang="en")))
     pairs += topic_pairs()
     pairs += _author_pairs(ref, uris, said)
     if ref.sha256:

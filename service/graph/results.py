@@ -90,6 +90,7 @@ class DatasetRef:
     about: tuple[tuple[str, tuple[str, ...]], ...] = ()
     kb: str | None = None  # an endpoint URL or a file's name
     kb_version: str | None = None
+    described: bool = False  # a published description says what it is: no default one
 
     @classmethod
     def catalogue(

@@ -178,6 +178,7 @@ def test_the_authors_description_is_the_datasets(site: Server, walked: dict[str,
     assert languages == {"ENG", "DEU"}
     # the teams that said nothing about it did not add a second title or description
     assert len(set(g.objects(v1, DCT.title))) == 1
+    assert [str(d) for d in g.objects(v1, DCT.description)] == [ABOUT["description"]]
 
 
 def test_its_distribution_downloads_the_exact_file(site: Server, walked: dict[str, Any]) -> None:
@@ -438,3 +439,30 @@ def test_the_run_page_records_what_the_author_says(
     assert browser.find_elements(By.CSS_SELECTOR, f'a[href="{LICENSE}"]')
     shot(browser, "author-dataset-page")
     assert severe_logs(browser) == []
+
+
+def test_a_later_upload_of_the_same_bytes_restates_nothing_that_is_said(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # a team that uploads the author's file with another licence and description: the dataset
+    # would have said two of each (and DCAT-AP allows a dataset one licence)
+    late = _run(
+        site,
+        {
+            "dataset": {"filename": "copy.json", "content": V1.decode()},
+            "about": {
+                "license": "https://opensource.org/licenses/MIT",
+                "description": "Not the author's words.",
+            },
+            "profile": "exact",
+            "systems": [{"name": "team-d", "answers": bird_answers(2).decode()}],
+        },
+    )
+    assert late["dataset"] == walked["v1"]
+    g = _graph(site, walked["v1"])
+    v1 = rdflib.URIRef(walked["v1"])
+    assert list(g.objects(v1, DCT.license)) == [rdflib.URIRef(LICENSE)]
+    assert [str(d) for d in g.objects(v1, DCT.description)] == [ABOUT["description"]]
+    # its own file is distributed under the published licence
+    mine = [d for d in g.objects(v1, DCAT.distribution) if late["id"] in str(d)]
+    assert mine and g.value(mine[0], DCT.license) == rdflib.URIRef(LICENSE)
