@@ -90,7 +90,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         "iri",
         "IRI",
         "The knowledge base its gold answers are over, an http(s) IRI such as "
-        "http://dbpedia.org (gqa:knowledgeBase; default: a run's SPARQL endpoint).",
+        "http://dbpedia.org (gqa:knowledgeBase; the KB a run used is the run's).",
     ),
     AboutField(
         "knowledgeBaseVersion",
@@ -99,7 +99,7 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         False,
         "text",
         "V",
-        "That knowledge base's version (gqa:knowledgeBaseVersion; default: a run's --kb-version).",
+        "That knowledge base's version (gqa:knowledgeBaseVersion).",
     ),
     AboutField(
         "version",

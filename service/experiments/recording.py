@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from service.experiments.inputs import Files, media_type_of
-from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset, KBSpec
+from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset
 
 if TYPE_CHECKING:
     from service.graph.catalogue import CatalogueRepository
@@ -31,7 +31,6 @@ def dataset_record(
     catalogue: CatalogueRepository,
     *,
     gold: DatasetSource | None = None,
-    kb: KBSpec | None = None,
 ) -> RecordedDataset:
     """The dataset as the graph names it: a catalogue dataset keeps its public URI (and its
     questions are stored in its public graph if they are not yet); a file byte-identical to a
@@ -62,7 +61,7 @@ def dataset_record(
         kept = (upload,) if upload is not None else catalogued
         return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), kept, stored)
     kept = (upload,) if upload is not None else ()
-    said = _said(source, kb)
+    said = _said(source)
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
     if published is not None:  # the same bytes, published before: that dataset, its title
         name, title = published
@@ -85,22 +84,12 @@ def _not_said_yet(said: dict[str, Any], published: dict[str, str]) -> dict[str, 
     licence = published.get(ABOUT["license"].predicate)
     if licence:
         about = (*about, ("license", (licence,)))
-    kb, version = ABOUT["knowledgeBase"].predicate, ABOUT["knowledgeBaseVersion"].predicate
-    return {
-        "about": about,
-        "kb": None if kb in published else said["kb"],
-        "kb_version": None if version in published else said["kb_version"],
-        "described": ABOUT["description"].predicate in published,
-    }
+    return {"about": about, "described": ABOUT["description"].predicate in published}
 
 
-def _said(source: DatasetSource, kb: KBSpec | None) -> dict[str, Any]:
-    """What an upload's author said of it and the KB it was run on (``DatasetRef`` fields)."""
-    about = source.about if isinstance(source, FileDataset) else ()
-    named = None
-    if kb is not None and kb.sources:  # an endpoint's URL, or the files' names
-        named = kb.sources[0] if len(kb.sources) == 1 else ", ".join(kb.sources)
-    return {"about": about, "kb": named, "kb_version": kb.version if kb else None}
+def _said(source: DatasetSource) -> dict[str, Any]:
+    """What an upload's author said of it (``DatasetRef`` fields)."""
+    return {"about": source.about if isinstance(source, FileDataset) else ()}
 
 
 def _with_gold(

@@ -199,9 +199,7 @@ def run_experiment(
 
             for ref in spec.files():
                 keep(workspace, files.checksum(ref)[0], files.data(ref))
-        recorded = dataset_record(
-            spec.dataset, dataset, files, storage.catalogue, gold=spec.gold, kb=spec.kb
-        )
+        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
         public_changed = recorded.stored_questions
         uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)

@@ -242,7 +242,7 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
 def _author_pairs(
     ref, uris: Uris, said: dict[str, tuple[str, ...]]
 ) -> list[tuple[NamedNode, Object]]:
-    """What the author said of an upload (``service.dataset_about``) and its KB, as DCAT."""
+    """What the author said of an upload (``service.dataset_about``), as DCAT."""
     ds = uris.dataset(ref.name)
     pairs: list[tuple[NamedNode, Object]] = []
     if "license" in said:
@@ -256,11 +256,11 @@ def _author_pairs(
     if "previousVersion" in said:
         before = node(uris.dataset(said["previousVersion"][0]))
         pairs += [(_p(DCAT, "previousVersion"), before), (_p(DCT, "isVersionOf"), before)]
-    kb = said.get("knowledgeBase", (ref.kb,))[0]  # the author's word, else the run's KB
-    if kb and kb.startswith(("http://", "https://")) and n.checked_iri(kb):
-        pairs.append((_p(GQA, "knowledgeBase"), node(kb)))
-    if kb_version := said.get("knowledgeBaseVersion", (ref.kb_version,))[0]:
-        pairs.append((_p(GQA, "knowledgeBaseVersion"), n.literal(kb_version)))
+    # the author's word: the KB a run used (a file, an endpoint on a lab's network) is the run's
+    if "knowledgeBase" in said:
+        pairs.append((_p(GQA, "knowledgeBase"), node(said["knowledgeBase"][0])))
+    if "knowledgeBaseVersion" in said:
+        pairs.append((_p(GQA, "knowledgeBaseVersion"), n.literal(said["knowledgeBaseVersion"][0])))
     return pairs
 
 

@@ -86,10 +86,8 @@ class DatasetRef:
     dataset: Dataset | None = None
     title: str | None = None
     sha256: str | None = None
-    # an upload's: what its author says of it (``service.dataset_about``), and its KB
+    # an upload's: what its author says of it (``service.dataset_about``)
     about: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    kb: str | None = None  # an endpoint URL or a file's name
-    kb_version: str | None = None
     described: bool = False  # a published description says what it is: no default one
 
     @classmethod

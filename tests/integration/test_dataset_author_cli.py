@@ -56,7 +56,9 @@ def test_the_author_records_describes_versions_and_rescores(
         capsys,
         "--dataset", str(files["v1"]),
         "--answers", str(files["team-a"]), str(files["team-b"]),
-        "--kb-version", "birds-kb 2026-11",
+        "--kb-version", "2026-11",
+        "--dataset-kb", "http://example.org/birds",
+        "--dataset-kb-version", "birds-kb 2026-11",
         "--dataset-title", "Birds QA",
         "--dataset-description", "Thirty questions about birds.",
         "--dataset-license", LICENSE,
@@ -116,6 +118,9 @@ def test_the_author_records_describes_versions_and_rescores(
         rdflib.URIRef("https://example.org/birds-qa/issues")
     )
     assert str(union.value(one, GQA.knowledgeBaseVersion)) == "birds-kb 2026-11"
+    assert union.value(one, GQA.knowledgeBase) == rdflib.URIRef("http://example.org/birds")
+    # the KB the run used (a file here) is the run's, not the dataset's
+    assert union.value(two, GQA.knowledgeBase) is None
     assert (two, DCAT.previousVersion, one) in union and (one, DCAT.hasVersion, two) in union
     assert (two, DCT.isVersionOf, one) in union
     assert str(union.value(two, DCAT.version)) == "2"
