@@ -219,11 +219,21 @@ def handle_evaluate(args: argparse.Namespace) -> int:
 
         dimensions = parse_dimensions(args.by)
     storage = None
+    about = getattr(spec.dataset, "about", ())
+    if about and not args.store:
+        raise BadRequest(
+            "--dataset-description, --dataset-license …: what is said of a dataset is recorded "
+            "with it in a store: give --store"
+        )
     if args.store:
         from service.graph.store import open_storage
 
         storage = open_storage(args.store, base=args.base)
     try:
+        if storage is not None and about:
+            from service.experiments.recording import check_about
+
+            check_about(spec, storage.catalogue)
         bar = _ProgressBar() if sys.stderr.isatty() else None
         outcome = run_experiment(spec, storage=storage, progress=bar)
         if bar is not None:

@@ -7,7 +7,12 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from service.experiments.inputs import Files, media_type_of
-from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset
+from service.experiments.spec import (
+    CatalogueDataset,
+    DatasetSource,
+    ExperimentSpec,
+    FileDataset,
+)
 
 if TYPE_CHECKING:
     from service.graph.catalogue import CatalogueRepository
@@ -72,6 +77,31 @@ def dataset_record(
     label = dataset_label(source, dataset)
     ref = replace(DatasetRef.upload(label, dataset, sha256=sha), **said)
     return RecordedDataset(ref, kept, False)
+
+
+def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
+    """What an upload's author says is refused before the run when it cannot be recorded: a
+    statement about questions scored on another gold (a dataset of their own), or a previous
+    version that is no published uploaded dataset (its link would lead nowhere)."""
+    from service.errors import BadRequest
+
+    source = spec.dataset
+    if not isinstance(source, FileDataset) or not source.about:
+        return
+    if spec.gold is not None:
+        raise BadRequest(
+            "about (--dataset-…): describes a dataset file scored on its own gold answers; "
+            "with a separate gold the results are a dataset of their own",
+            field="about",
+        )
+    previous = dict(source.about).get("previousVersion")
+    if previous and not catalogue.upload_statements(previous[0]):
+        raise BadRequest(
+            f"about.previousVersion (--dataset-previous): dataset/{previous[0]} is no published "
+            "uploaded dataset "
+            "of this store (publish a run on it first; its name is in the run's datasetUri)",
+            field="previousVersion",
+        )
 
 
 def _not_said_yet(said: dict[str, Any], published: dict[str, str]) -> dict[str, Any]:

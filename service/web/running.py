@@ -43,6 +43,9 @@ def start(raw: RawSubmission) -> Ticket:
     spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
     if raw.revision_of is not None:  # what it cannot replace is refused, full queue or not
         _may_replace(raw.revision_of, spec)
+    from service.experiments.recording import check_about
+
+    check_about(spec, state.storage.catalogue)
     room_for_one_more(state)  # before the files are read
     files = prepare(
         spec,

@@ -182,3 +182,18 @@ def test_a_malformed_file_says_file_line_column_and_what_was_expected(
     out = capsys.readouterr()
     said = out.out + out.err
     assert f"birds-bad.json:{line}:" in said and "expected" in said.lower(), said
+
+
+def test_what_is_said_needs_a_store_and_a_published_previous_version(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    argv = ["evaluate", "--dataset", str(files["v2"]), "--answers", str(files["team-a"])]
+    assert main([*argv, "--dataset-license", LICENSE]) != 0
+    assert "give --store" in capsys.readouterr().err
+    store = ["--store", str(tmp_path / "store")]
+    assert main([*argv, *store, "--dataset-previous", "birds-qa-12345678"]) != 0
+    err = capsys.readouterr().err
+    assert "--dataset-previous" in err and "dataset/birds-qa-12345678 is no published" in err
+    # nothing was recorded
+    assert main(["experiments", *store]) == 0
+    assert "0 experiment(s)" in capsys.readouterr().err

@@ -311,6 +311,15 @@ def test_what_an_author_gets_wrong_is_named(site: Server) -> None:
         got = site.post("api/experiments", json={**base, "about": about})
         assert got.status_code == 400, (about, got.text)
         assert where in got.text and expected in got.text, (about, got.text)
+    # a previous version that is no published dataset here, before anything is reserved
+    got = site.post("api/experiments", json={**base, "about": {"previousVersion": "birds-qa-0"}})
+    assert got.status_code == 400 and "dataset/birds-qa-0 is no published" in got.text
+    # questions scored on another gold are a dataset of their own
+    got = site.post(
+        "api/experiments",
+        json={**base, "gold": {"content": V2.decode()}, "about": {"version": "3"}},
+    )
+    assert got.status_code == 400 and "own gold answers" in got.text, got.text
     # a catalogue dataset is the catalogue's to describe
     got = site.post(
         "api/experiments",
