@@ -123,12 +123,25 @@ def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> Ex
     return replace(spec, dataset=source(spec.dataset), gold=source(spec.gold), systems=systems)
 
 
-def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
+def dataset_of(quads: Any) -> str | None:
+    """The dataset an experiment's tasks were scored on (``gerbil:dataset``), from its quads."""
+    wanted = "http://w3id.org/gerbil/vocab#dataset"
+    return next((q.object.value for q in quads if q.predicate.value == wanted), None)
+
+
+def changes(
+    before: list[dict[str, Any]],
+    after: list[dict[str, Any]],
+    *,
+    datasets: tuple[str | None, str | None] = (None, None),
+) -> dict[str, Any]:
     """What re-scoring changed, from the two experiments' ``evaluate --output json`` objects:
     per system, the signature before and after (why: a profile version, setting or KB) and
     each question whose precision, recall, F1 or status (``scored``, ``error``, ``missing``…)
     changed in an experiment type: a call that failed before and is answered now, wrongly,
-    keeps its F1 of 0, and was not named though the error count fell."""
+    keeps its F1 of 0, and was not named though the error count fell. ``datasets``: the URIs of
+    the datasets the two were scored on; when they differ (a re-scoring on another version)
+    that is said too (``datasetBefore``, ``datasetAfter``): the signatures are alike."""
     old = {(e["system"], e["language"]): e for e in before}
     systems = []
     for new in after:
@@ -169,7 +182,10 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
                 "questions": changed,
             }
         )
-    return {"systems": systems}
+    out: dict[str, Any] = {"systems": systems}
+    if all(datasets) and datasets[0] != datasets[1]:
+        out.update(datasetBefore=datasets[0], datasetAfter=datasets[1])
+    return out
 
 
 def _status(entry: dict[str, Any]) -> str | None:

@@ -153,7 +153,7 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
         if revision_owner or storage.experiments.is_public(old) or is_owner(old):
             from service.web.changes import since
 
-            out["changes"] = since(old, out["evaluations"])
+            out["changes"] = since(old, out["evaluations"], now=page.dataset)
     by = request.args.get("by")
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
         _add_slices(out["evaluations"], experiment_id, page, by)

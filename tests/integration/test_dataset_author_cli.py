@@ -97,6 +97,7 @@ def test_the_author_records_describes_versions_and_rescores(
     assert main([*again, "--output", "json"]) == 0
     done = json.loads(capsys.readouterr().out)
     assert done["revisionOf"] == v1_run
+    assert (done["changes"]["datasetBefore"], done["changes"]["datasetAfter"]) == (v1, v2)
     team_a = next(s for s in done["changes"]["systems"] if s["system"] == "team-a")
     assert [
         (q["question"], q["after"]["f1"]) for q in team_a["questions"] if q["type"] == "QA"

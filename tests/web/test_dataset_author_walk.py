@@ -386,6 +386,12 @@ def test_a_run_on_v1_is_rescored_on_v2_and_both_stay_citable(
     assert [(q["question"], q["before"]["f1"], q["after"]["f1"]) for q in system["questions"]] == [
         ("2", 0.0, 1.0)
     ]
+    # why, when the signatures are alike: the dataset (before, the changes did not say)
+    assert system["signatureBefore"] == system["signatureAfter"]
+    changes = state["changes"]
+    assert (changes["datasetBefore"], changes["datasetAfter"]) == (walked["v1"], walked["v2"])
+    page = site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True).text
+    assert 'id="changes-dataset"' in page and walked["v2"] in page
     # the v1 run is unchanged, still on v1, and still ranked on v1's leaderboard
     old = site.get(f"api/experiments/{team_a['id']}").json()
     assert old["dataset"] == walked["v1"]
@@ -475,3 +481,27 @@ def test_a_later_upload_of_the_same_bytes_restates_nothing_that_is_said(
     # its own file is distributed under the published licence
     mine = [d for d in g.objects(v1, DCAT.distribution) if late["id"] in str(d)]
     assert mine and g.value(mine[0], DCT.license) == rdflib.URIRef(LICENSE)
+
+
+def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, Any]) -> None:
+    import html
+    import re
+
+    page = site.get(walked["v1"].replace(site.url, "")).text
+    bibtex = html.unescape(re.search(r'id="dataset-citation-bibtex">(.*?)</pre>', page, re.S)[1])
+    assert bibtex.startswith("@misc{gerbilqa-dataset-birds-qa-")
+    assert "author = {{Ann Author} and {Bo Coauthor}}" in bibtex
+    assert "title = {{Birds QA}}" in bibtex and "version = {1}" in bibtex
+    assert f"url = {{{walked['v1']}}}" in bibtex
+    text = html.unescape(re.search(r'id="dataset-citation-text">(.*?)</p>', page, re.S)[1])
+    assert text == f"Ann Author, Bo Coauthor. Birds QA, version 1. {walked['v1']}"
+    depth = 0  # braces balanced: LaTeX reads the entry to its end
+    for char in bibtex:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        assert depth >= 0
+    assert depth == 0
+    # a catalogue dataset is cited by its publisher's name
+    catalogue = site.get("dataset/qald-9-test-multilingual").text
+    assert "author = {{Semantic Computing Group, Bielefeld University (QALD organisers)}}" in (
+        html.unescape(catalogue)
+    )
