@@ -11,6 +11,7 @@ against the start-up of ``import rdflib``.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -229,13 +230,20 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         from service.graph.store import open_storage
 
         storage = open_storage(args.store, base=args.base)
+    kept: dict[str, bytes] = {}
     try:
+        if storage is not None:  # a published upload of the store, by its name
+            from service.experiments.run import named_upload
+
+            spec, kept = named_upload(spec, storage)
         if storage is not None and about:
             from service.experiments.recording import check_about
 
             check_about(spec, storage.catalogue)
         bar = _ProgressBar() if sys.stderr.isatty() else None
-        outcome = run_experiment(spec, storage=storage, progress=bar)
+        from service.experiments.inputs import Files
+
+        outcome = run_experiment(spec, storage=storage, progress=bar, files=Files(kept))
         if bar is not None:
             bar.finish()
     finally:
@@ -295,7 +303,7 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         for i, path in enumerate(answers)
     )
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()] if args.types else []
-    dataset = dataset_source(args.dataset)
+    dataset = dataset_source(args.dataset, stored=bool(getattr(args, "store", None)))
     if getattr(args, "dataset_version", None):
         from dataclasses import replace as with_version
 
@@ -329,7 +337,11 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     )
 
 
-def dataset_source(text: str) -> DatasetSource:
+# what ``results.uploaded_dataset_name`` makes: a label and 8 hex digits of the file's SHA-256
+UPLOADED_NAME = re.compile(r"[a-z0-9._-]+-[0-9a-f]{8}")
+
+
+def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
     """``--dataset``: a file when one is there, else a built-in dataset's name (a name that is
     neither is reported as the file that cannot be read)."""
     from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
@@ -339,6 +351,8 @@ def dataset_source(text: str) -> DatasetSource:
         from service import catalog
 
         if any(entry.name == text for entry in catalog.entries()):
+            return CatalogueDataset(text)
+        if stored and UPLOADED_NAME.fullmatch(text):  # a store's published upload, by name
             return CatalogueDataset(text)
     return FileDataset(FileRef.local(path))
 

@@ -181,6 +181,19 @@ class CatalogueRepository:
         )
         return {row["p"].value: row["v"].value for row in rows}
 
+    def published_upload(self, name: str) -> tuple[str, str] | None:
+        """The file SHA-256 and title of the published uploaded dataset ``name`` (its runs
+        are public, so is its file)."""
+        if not re.fullmatch(r"[A-Za-z0-9._-]{1,80}", name):
+            return None
+        experiments = self.uris.base + "graph/experiment/"
+        rows = self.store.public.query(
+            f"SELECT ?sha ?title WHERE {{ GRAPH ?g {{ <{self.uris.dataset(name)}> "
+            f"{_p('sha256')} ?sha ; <{DCT}title> ?title }} "
+            f'FILTER(STRSTARTS(STR(?g), "{experiments}")) }} ORDER BY STR(?title) LIMIT 1'
+        )
+        return next(((row["sha"].value, row["title"].value) for row in rows), None)
+
     def newer_upload(self, name: str, older_sha256: str) -> tuple[str, str] | None:
         """The file SHA-256 and title of published uploaded dataset ``name`` when it is a
         newer version (``dcat:previousVersion``, one or more steps) of the uploaded dataset

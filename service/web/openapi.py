@@ -646,8 +646,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "properties": {
                         "dataset": {
                             "description": "A catalogue dataset name (GET /api/datasets), "
-                            "`demo` (the served demo's questions, on the demo KB), or an uploaded "
-                            "file.",
+                            "`demo` (the served demo's questions, on the demo KB), the name of a "
+                            "published uploaded dataset (`dataset/{name}`: its file, which the "
+                            "store kept), or an uploaded file.",
                             "oneOf": [
                                 {"type": "string"},
                                 {"$ref": "#/components/schemas/InlineFile"},

@@ -35,12 +35,14 @@ def start(raw: RawSubmission) -> Ticket:
     """Check a submission (cheap checks always; small uploads parsed at once, so ordinary
     mistakes are a 400 naming file, line and column), then reserve its id, save its job and
     queue it; nothing is reserved for a submission that fails its checks."""
-    from service.experiments.run import prepare
+    from service.experiments.run import named_upload, prepare
     from service.web import submission
     from service.web.demo import configured_kbs
 
     state = services()
     spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
+    spec, kept = named_upload(spec, state.storage)  # a published upload, by its name
+    uploads = {**uploads, **kept}
     if raw.revision_of is not None:  # what it cannot replace is refused, full queue or not
         _may_replace(raw.revision_of, spec)
     from service.experiments.recording import check_about

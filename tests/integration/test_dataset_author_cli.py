@@ -103,6 +103,15 @@ def test_the_author_records_describes_versions_and_rescores(
         (q["question"], q["after"]["f1"]) for q in team_a["questions"] if q["type"] == "QA"
     ] == [("2", 1.0)]
 
+    # another team runs the published v1 by its name, from the file the store kept
+    by_name = _evaluate(
+        capsys, "--dataset", v1.rsplit("/", 1)[1], "--answers", str(files["team-b"]), *common
+    )
+    assert main(["experiments", "--store", store, "--output", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    named = next(r for r in rows if r["id"] == by_name["experiment"]["id"])
+    assert named["datasetUri"] == v1
+
     # the store, read back: both versions described, linked, their runs on each
     assert main(["export", "--store", store, "--format", "nquads"]) == 0
     graph = rdflib.Dataset()

@@ -505,3 +505,26 @@ def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, An
     assert "author = {{Semantic Computing Group, Bielefeld University (QALD organisers)}}" in (
         html.unescape(catalogue)
     )
+
+
+def test_others_run_the_published_dataset_by_its_name(site: Server, walked: dict[str, Any]) -> None:
+    # before: "no dataset named …" (only catalogue names were known), so every team had to
+    # download the file and upload it again
+    name = walked["v1"].rsplit("/", 1)[1]
+    by_name = _run(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "team-e", "answers": bird_answers(1).decode()}],
+        },
+    )
+    assert by_name["dataset"] == walked["v1"]
+    rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+    assert "team-e" in {r["system"] for r in rows}
+    # a name no dataset has is refused as before, naming the nearest
+    got = site.post(
+        "api/experiments",
+        json={"dataset": "birds-qa-00000000", "systems": [{"name": "x", "answers": V1.decode()}]},
+    )
+    assert got.status_code in (400, 404) and "birds-qa-00000000" in got.text, got.text
