@@ -456,7 +456,8 @@ def resume(experiment_id: str) -> Response:
 
 @bp.get("/api/datasets")
 def datasets() -> Response:
-    rows = listings.datasets()
+    rows = [(r, False) for r in listings.datasets()]
+    rows += [(r, True) for r in listings.uploaded_datasets()]  # a submission names them too
     return json_answer(
         {
             "datasets": [
@@ -467,8 +468,9 @@ def datasets() -> Response:
                     "questions": r.questions,
                     "languages": list(r.languages),
                     "knowledgeBase": r.knowledge_base,
+                    "uploaded": uploaded,
                 }
-                for r in rows
+                for r, uploaded in rows
             ]
         }
     )

@@ -171,6 +171,12 @@ def _listing_schemas() -> dict[str, Any]:
                     questions={"type": ["integer", "null"]},
                     languages=_TEXTS,
                     knowledgeBase=_TEXT_OR_NULL,
+                    uploaded={
+                        "type": "boolean",
+                        "description": "A published uploaded dataset (after the catalogue's): "
+                        "its file as its author uploaded it; named in a submission as a "
+                        "catalogue dataset is.",
+                    },
                 )
             ),
         ),
@@ -1277,8 +1283,9 @@ def openapi_document(base: str) -> dict[str, Any]:
             },
             "/api/datasets": {
                 "get": _op(
-                    "List the catalogue's datasets",
-                    "Name, title, size, languages.",
+                    "List the datasets a submission may name",
+                    "The catalogue's, then the published uploaded datasets (`uploaded`): name, "
+                    "title, size, languages.",
                     {"200": _json_response("The datasets", "DatasetList")},
                 )
             },

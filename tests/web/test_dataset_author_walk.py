@@ -528,3 +528,22 @@ def test_others_run_the_published_dataset_by_its_name(site: Server, walked: dict
         json={"dataset": "birds-qa-00000000", "systems": [{"name": "x", "answers": V1.decode()}]},
     )
     assert got.status_code in (400, 404) and "birds-qa-00000000" in got.text, got.text
+
+
+def test_the_api_lists_published_uploads_after_the_catalogue(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    rows = site.get("api/datasets").json()["datasets"]
+    uploaded = {r["uri"]: r for r in rows if r["uploaded"]}
+    assert {walked["v1"], walked["v2"]} <= set(uploaded)
+    v1 = uploaded[walked["v1"]]
+    assert (v1["name"], v1["title"], v1["questions"]) == (
+        walked["v1"].rsplit("/", 1)[1],
+        "Birds QA",
+        30,
+    )
+    assert v1["languages"] == ["de", "en"] and v1["knowledgeBase"] == "birds-kb 2026-11"
+    assert any(r["name"] == "qald-9-test-multilingual" and not r["uploaded"] for r in rows)
+    # a catalogue entry never comes after an upload
+    kinds = [r["uploaded"] for r in rows]
+    assert kinds == sorted(kinds)
