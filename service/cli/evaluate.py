@@ -322,7 +322,8 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         if not isinstance(dataset, FileDataset):
             raise BadRequest(
                 "--dataset-title and --dataset-description … describe a dataset file; a "
-                "built-in dataset is described by the catalogue"
+                "dataset named (a built-in one, a store's published upload) keeps the "
+                "description it has"
             )
         dataset = stated(dataset, title=title or dataset.title, about=about)
     return ExperimentSpec(

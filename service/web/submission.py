@@ -371,8 +371,9 @@ def to_spec(
         raise BadRequest("give either a catalogue dataset name or a dataset file, not both")
     if raw.about and raw.dataset_file is None:
         raise BadRequest(
-            "$.about: describes an uploaded dataset file; a catalogue dataset (or the demo) "
-            "is described by the catalogue",
+            '$.about (the run page\'s "About your dataset file"): describes an uploaded '
+            "dataset file; a dataset named (the catalogue's, the demo, a published upload) "
+            "keeps the description it has",
             field="about",
         )
     dataset: CatalogueDataset | FileDataset

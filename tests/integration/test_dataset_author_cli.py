@@ -164,7 +164,7 @@ def test_a_built_in_dataset_is_described_by_the_catalogue(
             "--answers", str(files["team-a"]), "--dataset-license", LICENSE,
         ]
     )  # fmt: skip
-    assert code != 0 and "built-in dataset is described by the catalogue" in capsys.readouterr().err
+    assert code != 0 and "keeps the description it has" in capsys.readouterr().err
 
 
 def test_rescoring_on_a_dataset_that_is_no_newer_version_is_refused(

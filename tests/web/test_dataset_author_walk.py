@@ -329,7 +329,7 @@ def test_what_an_author_gets_wrong_is_named(site: Server) -> None:
             "systems": [{"name": "x", "reference": "baseline"}],
         },
     )
-    assert got.status_code == 400 and "$.about" in got.text, got.text
+    assert got.status_code == 400 and "$.about" in got.text and "keeps the description" in got.text
     # a mistyped form field is refused as before, naming the nearest
     got = site.post(
         "api/experiments",
