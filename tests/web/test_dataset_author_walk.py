@@ -547,3 +547,30 @@ def test_the_api_lists_published_uploads_after_the_catalogue(
     # a catalogue entry never comes after an upload
     kinds = [r["uploaded"] for r in rows]
     assert kinds == sorted(kinds)
+
+
+def test_an_unpublished_upload_is_neither_listed_nor_run_by_name(site: Server) -> None:
+    private = V1.replace(b'"birds-qa"', b'"birds-private"')
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "p.json", "content": private.decode()},
+            "about": {"license": LICENSE, "creators": ["Secret Author"]},
+            "profile": "exact",
+            "systems": [{"name": "p", "answers": bird_answers(1).decode()}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    name = state["dataset"].rsplit("/", 1)[1]
+    assert name.startswith("birds-private-")
+    listed = site.get("api/datasets").text
+    assert name not in listed and "Secret Author" not in listed
+    got = site.post(
+        "api/experiments",
+        json={"dataset": name, "systems": [{"name": "x", "answers": V1.decode()}]},
+    )
+    assert got.status_code in (400, 404) and "p.json" not in got.text, got.text
+    page = site.get(f"dataset/{name}")
+    assert page.status_code == 404 and "Secret Author" not in page.text
