@@ -242,25 +242,30 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
 def _author_pairs(
     ref, uris: Uris, said: dict[str, tuple[str, ...]]
 ) -> list[tuple[NamedNode, Object]]:
-    """What the author said of an upload (``service.dataset_about``), as DCAT."""
+    """What the author said of an upload (``service.dataset_about``: each with its property),
+    as DCAT; the description is :func:`dataset_description`'s. The KB a run used (a file, an
+    endpoint on a lab's network) is the run's: the dataset's is the author's word."""
+    from service.dataset_about import ABOUT_FIELDS
+
     ds = uris.dataset(ref.name)
     pairs: list[tuple[NamedNode, Object]] = []
-    if "license" in said:
-        pairs.append((_p(DCT, "license"), node(said["license"][0])))
-    for k, _name in enumerate(said.get("creators", ()), start=1):
-        pairs.append((_p(DCT, "creator"), node(f"{ds}#creator-{k}")))
-    if "contact" in said:
-        pairs.append((_p(DCAT, "contactPoint"), node(f"{ds}#contact")))
-    if "version" in said:
-        pairs.append((_p(DCAT, "version"), n.literal(said["version"][0])))
-    if "previousVersion" in said:
-        before = node(uris.dataset(said["previousVersion"][0]))
-        pairs += [(_p(DCAT, "previousVersion"), before), (_p(DCT, "isVersionOf"), before)]
-    # the author's word: the KB a run used (a file, an endpoint on a lab's network) is the run's
-    if "knowledgeBase" in said:
-        pairs.append((_p(GQA, "knowledgeBase"), node(said["knowledgeBase"][0])))
-    if "knowledgeBaseVersion" in said:
-        pairs.append((_p(GQA, "knowledgeBaseVersion"), n.literal(said["knowledgeBaseVersion"][0])))
+    for f in ABOUT_FIELDS:
+        values = said.get(f.key, ())
+        if f.key == "description" or not values:
+            continue
+        predicate = node(f.predicate)
+        if f.key == "creators":  # agents, described by author_triples
+            objects: list[Object] = [node(f"{ds}#creator-{k}") for k in range(1, len(values) + 1)]
+        elif f.kind == "contact":
+            objects = [node(f"{ds}#contact")]
+        elif f.kind == "dataset":
+            objects = [node(uris.dataset(values[0]))]
+            pairs.append((_p(DCT, "isVersionOf"), objects[0]))
+        elif f.kind == "iri":
+            objects = [node(values[0])]
+        else:
+            objects = [n.literal(values[0])]
+        pairs += [(predicate, o) for o in objects]
     return pairs
 
 
