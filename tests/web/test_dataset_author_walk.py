@@ -547,6 +547,17 @@ def test_the_api_lists_published_uploads_after_the_catalogue(
     # a catalogue entry never comes after an upload
     kinds = [r["uploaded"] for r in rows]
     assert kinds == sorted(kinds)
+    # the listing is cached until the next public write: a publication shows at once
+    late = _run(
+        site,
+        {
+            "dataset": {"content": V1.replace(b'"birds-qa"', b'"birds-late"').decode()},
+            "profile": "exact",
+            "systems": [{"name": "late", "answers": bird_answers(1).decode()}],
+        },
+    )
+    again = site.get("api/datasets").json()["datasets"]
+    assert late["dataset"] in {r["uri"] for r in again if r["uploaded"]}
 
 
 def test_an_unpublished_upload_is_neither_listed_nor_run_by_name(site: Server) -> None:
