@@ -67,6 +67,10 @@ def rescore_spec(
         )
     spec = ExperimentSpec.from_json(json.loads(text))
     spec = replace(spec, profile=profile or spec.profile)
+    if profile is not None and dataset_version is not None:  # named before the version
+        from service.evaluation.profiles import get_profile
+
+        get_profile(profile)
     if dataset_version is not None and isinstance(spec.dataset, FileDataset):
         spec = replace(spec, dataset=_newer_upload(storage, spec.dataset, dataset_version))
     elif dataset_version is not None and isinstance(spec.dataset, CatalogueDataset):
