@@ -11,6 +11,7 @@ against the start-up of ``import rdflib``.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -126,6 +127,32 @@ def add_run_arguments(
     add_answer_limits(parser)
 
 
+def add_about_arguments(parser: argparse.ArgumentParser) -> None:
+    """What the author of a dataset file says of it (``service.dataset_about``), recorded with
+    it under --store: its title, then one option per field of the registry."""
+    from service.dataset_about import ABOUT_FIELDS
+
+    parser.add_argument(
+        "--dataset-title", metavar="TEXT", help="a dataset file's title (dct:title)"
+    )
+    for f in ABOUT_FIELDS:
+        parser.add_argument(
+            f.option,
+            dest="about_" + f.key,
+            metavar=f.metavar,
+            action="append" if f.many else "store",
+            help=f.description + (" Repeatable." if f.many else ""),
+        )
+
+
+def about_from_args(args: argparse.Namespace) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    from service.dataset_about import ABOUT_FIELDS, parse_about
+
+    values = {f.key: getattr(args, "about_" + f.key, None) for f in ABOUT_FIELDS}
+    names = {f.key: f.option for f in ABOUT_FIELDS}
+    return parse_about({k: v for k, v in values.items() if v}, "", names=names)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 
@@ -141,6 +168,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_run_arguments(evaluate, default_profile, profile_names, type_names)
+    add_about_arguments(evaluate)
     evaluate.add_argument(
         "--intervals",
         action="store_true",
@@ -192,13 +220,30 @@ def handle_evaluate(args: argparse.Namespace) -> int:
 
         dimensions = parse_dimensions(args.by)
     storage = None
+    about = getattr(spec.dataset, "about", ())
+    if about and not args.store:
+        raise BadRequest(
+            "--dataset-description, --dataset-license …: what is said of a dataset is recorded "
+            "with it in a store: give --store"
+        )
     if args.store:
         from service.graph.store import open_storage
 
         storage = open_storage(args.store, base=args.base)
+    kept: dict[str, bytes] = {}
     try:
+        if storage is not None:  # a published upload of the store, by its name
+            from service.experiments.run import named_upload
+
+            spec, kept = named_upload(spec, storage)
+        if storage is not None and about:
+            from service.experiments.recording import check_about
+
+            check_about(spec, storage.catalogue)
         bar = _ProgressBar() if sys.stderr.isatty() else None
-        outcome = run_experiment(spec, storage=storage, progress=bar)
+        from service.experiments.inputs import Files
+
+        outcome = run_experiment(spec, storage=storage, progress=bar, files=Files(kept))
         if bar is not None:
             bar.finish()
     finally:
@@ -258,7 +303,7 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         for i, path in enumerate(answers)
     )
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()] if args.types else []
-    dataset = dataset_source(args.dataset)
+    dataset = dataset_source(args.dataset, stored=bool(getattr(args, "store", None)))
     if getattr(args, "dataset_version", None):
         from dataclasses import replace as with_version
 
@@ -267,6 +312,20 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         if not isinstance(dataset, CatalogueDataset):
             raise BadRequest("--dataset-version names a version of a built-in dataset's name")
         dataset = with_version(dataset, version=args.dataset_version)
+    about = about_from_args(args)
+    title = getattr(args, "dataset_title", None)
+    if about or title:
+        from dataclasses import replace as stated
+
+        from service.experiments.spec import FileDataset
+
+        if not isinstance(dataset, FileDataset):
+            raise BadRequest(
+                "--dataset-title and --dataset-description … describe a dataset file; a "
+                "dataset named (a built-in one, a store's published upload) keeps the "
+                "description it has"
+            )
+        dataset = stated(dataset, title=title or dataset.title, about=about)
     return ExperimentSpec(
         dataset=dataset,
         gold=dataset_source(args.gold) if args.gold else None,
@@ -279,7 +338,11 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     )
 
 
-def dataset_source(text: str) -> DatasetSource:
+# what ``results.uploaded_dataset_name`` makes: a label and 8 hex digits of the file's SHA-256
+UPLOADED_NAME = re.compile(r"[a-z0-9._-]+-[0-9a-f]{8}")
+
+
+def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
     """``--dataset``: a file when one is there, else a built-in dataset's name (a name that is
     neither is reported as the file that cannot be read)."""
     from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
@@ -289,6 +352,8 @@ def dataset_source(text: str) -> DatasetSource:
         from service import catalog
 
         if any(entry.name == text for entry in catalog.entries()):
+            return CatalogueDataset(text)
+        if stored and UPLOADED_NAME.fullmatch(text):  # a store's published upload, by name
             return CatalogueDataset(text)
     return FileDataset(FileRef.local(path))
 

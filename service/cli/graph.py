@@ -97,7 +97,9 @@ def register(sub: Any) -> None:
     rescore.add_argument(
         "--dataset-version",
         metavar="V",
-        help="score against this registered version of its catalogue dataset (a gold refresh)",
+        help="score against this registered version of its catalogue dataset (a gold "
+        "refresh), or, for an uploaded dataset, its newer version: the name of a published "
+        "uploaded dataset that says --dataset-previous of it (or of a version between)",
     )
     rescore.add_argument("--output", choices=("table", "json"), default="table")
     rescore.set_defaults(handler=_rescore)
@@ -139,7 +141,7 @@ def _rescore(args: argparse.Namespace) -> int:
     import json
 
     from service.experiments.inputs import Files
-    from service.experiments.rescore import changes, rescore_spec
+    from service.experiments.rescore import changes, dataset_of, rescore_spec
     from service.experiments.run import run_experiment
     from service.graph.reader import evaluations
 
@@ -149,15 +151,17 @@ def _rescore(args: argparse.Namespace) -> int:
         spec, uploads = rescore_spec(
             storage, old, profile=args.profile, dataset_version=args.dataset_version
         )
-        before = evaluations(storage.experiments.quads(old, answers=False), storage.uris, old)
+        old_quads = storage.experiments.quads(old, answers=False)
+        before = evaluations(old_quads, storage.uris, old)
         outcome = run_experiment(spec, storage=storage, files=Files(uploads))
         ticket = outcome.ticket
         assert ticket is not None  # a store records
         new = ticket.id
-        after = evaluations(storage.experiments.quads(new, answers=False), storage.uris, new)
+        new_quads = storage.experiments.quads(new, answers=False)
+        after = evaluations(new_quads, storage.uris, new)
     finally:
         storage.close()
-    diff = changes(before, after)
+    diff = changes(before, after, datasets=(dataset_of(old_quads), dataset_of(new_quads)))
     # private, as `evaluate --store` records are: its owner token is shown once, here
     print(
         f"gerbil-qa: recorded experiment {new} at {ticket.uri} (private; owner token: "
@@ -170,6 +174,8 @@ def _rescore(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"experiment {new} re-scores {old} (prov:wasRevisionOf; private until published)")
+    if "datasetAfter" in diff:
+        print(f"  on another dataset: before {diff['datasetBefore']}, now {diff['datasetAfter']}")
     for system in diff["systems"]:
         count = len(system["questions"])
         print(f"  {system['system']} ({system['language']}): {count} question results changed")

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from service.errors import BadRequest
 from service.experiments.inputs import Files, media_type_of
-from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset
+from service.experiments.spec import (
+    CatalogueDataset,
+    DatasetSource,
+    ExperimentSpec,
+    FileDataset,
+)
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -80,14 +85,60 @@ def _dataset_record(
         kept = (upload,) if upload is not None else catalogued
         return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), kept, stored)
     kept = (upload,) if upload is not None else ()
+    said = _said(source)
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
     if published is not None:  # the same bytes, published before: that dataset, its title
         name, title = published
+        said = _not_said_yet(said, catalogue.upload_statements(name))
         return RecordedDataset(
-            DatasetRef(name, False, dataset, title=title, sha256=sha), kept, False
+            DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False
         )
     label = dataset_label(source, dataset)
-    return RecordedDataset(DatasetRef.upload(label, dataset, sha256=sha), kept, False)
+    ref = replace(DatasetRef.upload(label, dataset, sha256=sha), **said)
+    return RecordedDataset(ref, kept, False)
+
+
+def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
+    """What an upload's author says is refused before the run when it cannot be recorded: a
+    statement about questions scored on another gold (a dataset of their own), or a previous
+    version that is no published uploaded dataset (its link would lead nowhere)."""
+    from service.errors import BadRequest
+
+    source = spec.dataset
+    if not isinstance(source, FileDataset) or not source.about:
+        return
+    if spec.gold is not None:
+        raise BadRequest(
+            "about (--dataset-…): describes a dataset file scored on its own gold answers; "
+            "with a separate gold the results are a dataset of their own",
+            field="about",
+        )
+    previous = dict(source.about).get("previousVersion")
+    if previous and not catalogue.upload_statements(previous[0]):
+        raise BadRequest(
+            f"about.previousVersion (--dataset-previous): dataset/{previous[0]} is no published "
+            "uploaded dataset "
+            "of this store (publish a run on it first; its name is in the run's datasetUri)",
+            field="previousVersion",
+        )
+
+
+def _not_said_yet(said: dict[str, Any], published: dict[str, str]) -> dict[str, Any]:
+    """What a later upload of published bytes adds to their description: only what none says
+    yet (two licences or descriptions would contradict each other), and the published licence
+    for its own file's distribution."""
+    from service.dataset_about import ABOUT
+
+    about = tuple((k, v) for k, v in said["about"] if ABOUT[k].predicate not in published)
+    licence = published.get(ABOUT["license"].predicate)
+    if licence:
+        about = (*about, ("license", (licence,)))
+    return {"about": about, "described": ABOUT["description"].predicate in published}
+
+
+def _said(source: DatasetSource) -> dict[str, Any]:
+    """What an upload's author said of it (``DatasetRef`` fields)."""
+    return {"about": source.about if isinstance(source, FileDataset) else ()}
 
 
 def _with_gold(

@@ -50,7 +50,8 @@ def rescore_spec(
     dataset_version: str | None = None,
 ) -> tuple[ExperimentSpec, dict[str, bytes]]:
     """The spec that re-scores ``experiment_id`` and the kept bytes it needs, by SHA-256;
-    ``dataset_version``: against a registered version of its catalogue dataset instead."""
+    ``dataset_version``: against a registered version of its catalogue dataset instead, or
+    for an uploaded dataset against its newer version (an uploaded dataset's name)."""
     from service.experiments.kept import kept
 
     status = storage.experiments.status(experiment_id)
@@ -66,12 +67,13 @@ def rescore_spec(
         )
     spec = ExperimentSpec.from_json(json.loads(text))
     spec = replace(spec, profile=profile or spec.profile)
-    if dataset_version is not None:
-        if not isinstance(spec.dataset, CatalogueDataset):
-            raise BadRequest(
-                f"experiment {experiment_id} scored an uploaded dataset: a version is a "
-                "catalogue dataset's"
-            )
+    if profile is not None and dataset_version is not None:  # named before the version
+        from service.evaluation.profiles import get_profile
+
+        get_profile(profile)
+    if dataset_version is not None and isinstance(spec.dataset, FileDataset):
+        spec = replace(spec, dataset=_newer_upload(storage, spec.dataset, dataset_version))
+    elif dataset_version is not None and isinstance(spec.dataset, CatalogueDataset):
         spec = replace(spec, dataset=replace(spec.dataset, version=dataset_version))
     newest_of_its_line(storage, status, spec, "re-score")
     asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
@@ -100,6 +102,21 @@ def rescore_spec(
     return replace(spec, options=options), uploads
 
 
+def _newer_upload(storage: Storage, old: FileDataset, name: str) -> FileDataset:
+    """An uploaded dataset's newer version, by its name: a published description says
+    ``dcat:previousVersion`` (through any versions between) of the dataset ``old`` holds (its
+    author's corrected file); read from the file the store kept for it."""
+    found = storage.catalogue.newer_upload(name, old.file.sha256 or "")
+    if found is None:
+        raise BadRequest(
+            f"dataset/{name} is no published newer version of the uploaded dataset "
+            f"{old.title or old.file.name} (its description names it by dcat:previousVersion)",
+            field="datasetVersion",
+        )
+    sha, title = found
+    return FileDataset(FileRef(f"{name}.json", sha), title=title)
+
+
 def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> ExperimentSpec:
     def source(found: Any) -> Any:
         return replace(found, file=change(found.file)) if isinstance(found, FileDataset) else found
@@ -110,12 +127,25 @@ def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> Ex
     return replace(spec, dataset=source(spec.dataset), gold=source(spec.gold), systems=systems)
 
 
-def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
+def dataset_of(quads: Any) -> str | None:
+    """The dataset an experiment's tasks were scored on (``gerbil:dataset``), from its quads."""
+    wanted = "http://w3id.org/gerbil/vocab#dataset"
+    return next((q.object.value for q in quads if q.predicate.value == wanted), None)
+
+
+def changes(
+    before: list[dict[str, Any]],
+    after: list[dict[str, Any]],
+    *,
+    datasets: tuple[str | None, str | None] = (None, None),
+) -> dict[str, Any]:
     """What re-scoring changed, from the two experiments' ``evaluate --output json`` objects:
     per system, the signature before and after (why: a profile version, setting or KB) and
     each question whose precision, recall, F1 or status (``scored``, ``error``, ``missing``…)
     changed in an experiment type: a call that failed before and is answered now, wrongly,
-    keeps its F1 of 0, and was not named though the error count fell."""
+    keeps its F1 of 0, and was not named though the error count fell. ``datasets``: the URIs of
+    the datasets the two were scored on; when they differ (a re-scoring on another version)
+    that is said too (``datasetBefore``, ``datasetAfter``): the signatures are alike."""
     old = {(e["system"], e["language"]): e for e in before}
     systems = []
     for new in after:
@@ -156,7 +186,10 @@ def changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[s
                 "questions": changed,
             }
         )
-    return {"systems": systems}
+    out: dict[str, Any] = {"systems": systems}
+    if all(datasets) and datasets[0] != datasets[1]:
+        out.update(datasetBefore=datasets[0], datasetAfter=datasets[1])
+    return out
 
 
 def _status(entry: dict[str, Any]) -> str | None:

@@ -366,6 +366,36 @@ def _kb_unreachable(system: str, err: Exception, *, kept: bool) -> str:
     return message
 
 
+def named_upload(
+    spec: ExperimentSpec, storage: Storage | None
+) -> tuple[ExperimentSpec, dict[str, bytes]]:
+    """A dataset named by a name the catalogue does not have, which is a published uploaded
+    dataset of ``storage`` (``dataset/{name}``: someone's benchmark, run by name as a
+    catalogue dataset is): the spec with that file, as if uploaded again, and its bytes (the
+    store kept them). Any other spec as it is."""
+    from dataclasses import replace
+
+    from service import catalog
+    from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
+
+    source = spec.dataset
+    if not isinstance(source, CatalogueDataset) or source.version is not None:
+        return spec, {}
+    if storage is None or any(e.name == source.name for e in catalog.entries()):
+        return spec, {}
+    found = storage.catalogue.published_upload(source.name)
+    if found is None:
+        return spec, {}  # the catalogue's "no such dataset", naming the nearest
+    sha, title = found
+    from service.experiments.kept import file_key
+
+    data = storage.workspace.read(file_key(sha)) if storage.workspace is not None else None
+    if data is None:
+        raise BadRequest(f"dataset/{source.name}: its file is not kept by this store")
+    ref = FileRef(source.name, sha, len(data))
+    return replace(spec, dataset=FileDataset(ref, title=title)), {sha: data}
+
+
 def registered_version(spec: ExperimentSpec, storage: Storage | None) -> ExperimentSpec:
     """A catalogue dataset named with a version other than the catalogue's (one that
     ``dataset refresh --store`` registered) is read from the file that store kept for it; its

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.call_settings import CALL_SETTINGS, CALLED, CallSetting
+from service.dataset_about import About, about_from_json, about_json
 from service.errors import BadRequest
 from service.evaluation.profiles import DEFAULT_PROFILE
 
@@ -94,14 +95,17 @@ class FileDataset:
     file: FileRef
     title: str | None = None
     version_of: CatalogueDataset | None = None
+    about: About = ()  # what its author says of it (``service.dataset_about``)
 
     def to_json(self) -> dict[str, Any]:
+        about = about_json(self.about) if self.about else None
         return _compact(
             {
                 "kind": "file",
                 "file": self.file.to_json(),
                 "title": self.title,
                 "versionOf": self.version_of.to_json() if self.version_of else None,
+                "about": about,
             }
         )
 
@@ -119,6 +123,7 @@ def dataset_from_json(data: Mapping[str, Any]) -> DatasetSource:
             FileRef.from_json(data["file"]),
             data.get("title"),
             CatalogueDataset(version_of["name"], version_of.get("version")) if version_of else None,
+            about_from_json(data.get("about")),
         )
     raise BadRequest(f"unknown dataset kind {kind!r} in a stored spec")
 

@@ -11,6 +11,7 @@ one transaction, and its share of the materialised public default graph changes 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -166,6 +167,47 @@ class CatalogueRepository:
             "ORDER BY STR(?id) STR(?title) LIMIT 1"
         )
         return next(((row["id"].value, row["title"].value) for row in rows), None)
+
+    def upload_statements(self, name: str) -> dict[str, str]:
+        """What the published descriptions of uploaded dataset ``name`` say with each of
+        ``predicates`` (one value each: a later upload of the same bytes restates none of them,
+        and is distributed under its licence)."""
+        from service.dataset_about import ABOUT_FIELDS
+
+        wanted = " ".join(f"<{f.predicate}>" for f in ABOUT_FIELDS)
+        rows = self.store.public.query(
+            f"SELECT ?p (MIN(STR(?o)) AS ?v) WHERE {{ VALUES ?p {{ {wanted} }} "
+            f"<{self.uris.dataset(name)}> ?p ?o }} GROUP BY ?p"
+        )
+        return {row["p"].value: row["v"].value for row in rows}
+
+    def published_upload(self, name: str) -> tuple[str, str] | None:
+        """The file SHA-256 and title of the published uploaded dataset ``name`` (its runs
+        are public, so is its file)."""
+        if not re.fullmatch(r"[A-Za-z0-9._-]{1,80}", name):
+            return None
+        experiments = self.uris.base + "graph/experiment/"
+        rows = self.store.public.query(
+            f"SELECT ?sha ?title WHERE {{ GRAPH ?g {{ <{self.uris.dataset(name)}> "
+            f"{_p('sha256')} ?sha ; <{DCT}title> ?title }} "
+            f'FILTER(STRSTARTS(STR(?g), "{experiments}")) }} ORDER BY STR(?title) LIMIT 1'
+        )
+        return next(((row["sha"].value, row["title"].value) for row in rows), None)
+
+    def newer_upload(self, name: str, older_sha256: str) -> tuple[str, str] | None:
+        """The file SHA-256 and title of published uploaded dataset ``name`` when it is a
+        newer version (``dcat:previousVersion``, one or more steps) of the uploaded dataset
+        whose file has ``older_sha256``."""
+        if not re.fullmatch(r"[0-9a-fA-F]{64}", older_sha256) or not re.fullmatch(
+            r"[A-Za-z0-9._-]{1,80}", name
+        ):
+            return None
+        rows = self.store.public.query(
+            f"SELECT ?sha ?title WHERE {{ <{self.uris.dataset(name)}> {_p('sha256')} ?sha ; "
+            f"<{DCT}title> ?title ; <{DCAT}previousVersion>+ ?old . ?old {_p('sha256')} ?v "
+            f'FILTER(LCASE(STR(?v)) = "{older_sha256.lower()}") }} ORDER BY STR(?title) LIMIT 1'
+        )
+        return next(((row["sha"].value, row["title"].value) for row in rows), None)
 
     # -- dataset questions -------------------------------------------------------------------
     def has_questions(self, name: str) -> bool:

@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeAlias
+from urllib.parse import quote
 
 from service.graph import dcat
 from service.graph import nodes as n
 from service.graph import terms as t
 from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
-from service.graph.terms import DATAID, DCAT, DCT, PROV, RDF, RDFS, XSD
+from service.graph.terms import DATAID, DCAT, DCT, FOAF, PROV, RDF, RDFS, XSD
 from service.graph.uris import GQA, Uris, finding_of, question_of
 from service.model import Dataset, Question
 
@@ -193,6 +194,9 @@ def finding_quads(
     return out
 
 
+VCARD = "http://www.w3.org/2006/vcard/ns#"
+
+
 def topic_pairs() -> list[tuple[NamedNode, Object]]:
     """What every QA benchmark we describe outside the catalogue is about (DCAT-AP recommends
     keywords and a theme): an uploaded dataset, a registered version."""
@@ -209,25 +213,26 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
     title = ref.title or ref.name
     count = len(ref.dataset.by_id()) if ref.dataset is not None else None
     about = f" ({count} questions)" if count is not None else ""
+    said = dict(ref.about)
     pairs: list[tuple[NamedNode, Object]] = [
         (TYPE, _p(DCAT, "Dataset")),
         (TYPE, _p(DATAID, "Dataset")),
         (TYPE, _p(PROV, "Entity")),
         (_p(DCT, "identifier"), n.literal(ref.name)),
         (_p(DCT, "title"), n.literal(title)),
-        (
-            _p(DCT, "description"),
-            n.literal(
-                f"The kept file of {title}{about}, a registered version: {ref.version_of}."
-                if ref.version_of
-                else f"The dataset file {title}{about}, uploaded for an experiment.",
-                lang="en",
-            ),
-        ),
     ]
+    if "description" in said:
+        pairs.append((_p(DCT, "description"), n.literal(said["description"][0])))
+    elif ref.version_of:
+        text = f"The kept file of {title}{about}, a registered version: {ref.version_of}."
+        pairs.append((_p(DCT, "description"), n.literal(text, lang="en")))
+    elif not ref.described:  # DCAT-AP's mandatory description, until its author gives one
+        text = f"The dataset file {title}{about}, uploaded for an experiment."
+        pairs.append((_p(DCT, "description"), n.literal(text, lang="en")))
     if ref.version_of:  # the version it is the file of: what a reader follows to its gold's
         pairs.append((_p(PROV, "wasDerivedFrom"), node(ref.version_of)))
     pairs += topic_pairs()
+    pairs += _author_pairs(ref, uris, said)
     if ref.sha256:
         pairs.append((_p(GQA, "sha256"), n.literal(ref.sha256, datatype=XSD + "hexBinary")))
     if ref.dataset is not None:
@@ -237,6 +242,60 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
             if lang := dcat.language_iri(code):
                 pairs.append((_p(DCT, "language"), node(lang)))
     return pairs
+
+
+def _author_pairs(
+    ref, uris: Uris, said: dict[str, tuple[str, ...]]
+) -> list[tuple[NamedNode, Object]]:
+    """What the author said of an upload (``service.dataset_about``: each with its property),
+    as DCAT; the description is :func:`dataset_description`'s. The KB a run used (a file, an
+    endpoint on a lab's network) is the run's: the dataset's is the author's word."""
+    from service.dataset_about import ABOUT_FIELDS
+
+    ds = uris.dataset(ref.name)
+    pairs: list[tuple[NamedNode, Object]] = []
+    for f in ABOUT_FIELDS:
+        values = said.get(f.key, ())
+        if f.key == "description" or not values:
+            continue
+        predicate = node(f.predicate)
+        if f.key == "creators":  # agents, described by author_triples
+            objects: list[Object] = [node(f"{ds}#creator-{k}") for k in range(1, len(values) + 1)]
+        elif f.kind == "contact":
+            objects = [node(f"{ds}#contact")]
+        elif f.kind == "dataset":
+            objects = [node(uris.dataset(values[0]))]
+            pairs.append((_p(DCT, "isVersionOf"), objects[0]))
+        elif f.kind == "iri":
+            objects = [node(values[0])]
+        else:
+            objects = [n.literal(values[0])]
+        pairs += [(predicate, o) for o in objects]
+    return pairs
+
+
+def author_triples(ref, uris: Uris) -> list[tuple[NamedNode, NamedNode, Object]]:
+    """The resources the author's statements link to, described (creators, contact, licence),
+    and the previous version's link to this one (``dcat:hasVersion``)."""
+    said = dict(ref.about)
+    ds = uris.dataset(ref.name)
+    out: list[tuple[NamedNode, NamedNode, Object]] = []
+    for k, name in enumerate(said.get("creators", ()), start=1):
+        agent = node(f"{ds}#creator-{k}")
+        out += [(agent, TYPE, _p(FOAF, "Agent")), (agent, _p(FOAF, "name"), n.literal(name))]
+    if "contact" in said:
+        contact, value = node(f"{ds}#contact"), said["contact"][0]
+        out += [(contact, TYPE, _p(VCARD, "Kind")), (contact, _p(VCARD, "fn"), n.literal(value))]
+        if value.startswith(("http://", "https://")):
+            out.append((contact, _p(VCARD, "hasURL"), node(value)))
+        else:
+            out.append((contact, _p(VCARD, "hasEmail"), node(f"mailto:{quote(value, safe='@')}")))
+    if "license" in said:  # DCAT-AP's range: a licence document
+        out.append((node(said["license"][0]), TYPE, _p(DCT, "LicenseDocument")))
+    if "previousVersion" in said:
+        before = node(uris.dataset(said["previousVersion"][0]))
+        out.append((before, _p(DCAT, "hasVersion"), node(ds)))
+    return out
 
 
 def linked_descriptions(pairs: list[tuple[NamedNode, Object]]) -> list[dcat.Triple]:

@@ -87,6 +87,9 @@ class DatasetRef:
     title: str | None = None
     sha256: str | None = None
     version_of: str | None = None  # the registered version (its URI) this is the file of
+    # an upload's: what its author says of it (``service.dataset_about``)
+    about: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    described: bool = False  # a published description says what it is: no default one
 
     @classmethod
     def catalogue(
@@ -121,6 +124,42 @@ class ExperimentRecord:
     notes: tuple[str, ...] = ()  # about the run as a whole (a system left out, and why)
     # how its web services were called: (property IRI, datatype, value) of each call setting
     call_settings: tuple[tuple[str, str, float], ...] = ()
+
+
+DCATAP = "http://data.europa.eu/r5r/"
+# The EU file type of an upload's (IANA) media type, for DCAT-AP's dct:format.
+MEDIA_FILE_TYPES = {
+    "application/json": "JSON",
+    "application/xml": "XML",
+    "text/tab-separated-values": "TSV",
+    "application/yaml": "YAML",
+}
+
+
+def _distribution_triples(
+    f: NamedNode, up: UploadedFile, ref: DatasetRef, uris: Uris, eid: str
+) -> list[tuple[NamedNode, NamedNode, Object]]:
+    """An uploaded dataset's file as its ``dcat:Distribution``: what DCAT-AP asks of one (an
+    access URL, a description, format, licence, availability), the EU concepts described."""
+    from service.graph import dcat
+
+    out: list[tuple[NamedNode, NamedNode, Object]] = [
+        (f, TYPE, _p(DCAT, "Distribution")),
+        (f, _p(DCAT, "accessURL"), node(uris.upload_download(eid, up.sha256))),
+        (
+            f,
+            _p(DCT, "description"),
+            n.literal(f"The file {up.name} as uploaded (its SHA-256 pins it).", lang="en"),
+        ),
+        # a published experiment's files are kept as long as it is cited
+        (f, _p(DCATAP, "availability"), node(dcat.AUTHORITY + "planned-availability/STABLE")),
+    ]
+    if (code := MEDIA_FILE_TYPES.get(up.media_type or "")) is not None:
+        out.append((f, _p(DCT, "format"), node(f"{dcat.FILE_TYPES}/{code}")))
+    if licence := dict(ref.about).get("license"):
+        out.append((f, _p(DCT, "license"), node(licence[0])))
+    out += dcat.linked_descriptions(tuple(o.value for _, _, o in out if isinstance(o, NamedNode)))
+    return out
 
 
 def uploaded_dataset_name(label: str, content_sha256: str) -> str:
@@ -272,10 +311,16 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
             g.add(f, _p(GQA, "answersOf"), node(uris.system(up.system)))
         if up.role == "dataset" and not record.dataset.catalogued:
             g.add(ds_uri, _p(PROV, "wasDerivedFrom"), f)
+            if up.sha256 == record.dataset.sha256:  # its questions' file (not a gold's mix)
+                # the exact file, downloadable (once published) as the dataset's distribution
+                g.add(ds_uri, _p(DCAT, "distribution"), f)
+                for s, p, o in _distribution_triples(f, up, record.dataset, uris, eid):
+                    g.add(s, p, o)
 
     # -- an uploaded dataset is described (with its questions) inside the experiment --------
     if not record.dataset.catalogued:
         from service.graph.questions import (
+            author_triples,
             dataset_description,
             linked_descriptions,
             question_quads,
@@ -283,6 +328,8 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
 
         described = dataset_description(record.dataset, uris)
         g.many(ds_uri, described)
+        for s, p, o in author_triples(record.dataset, uris):
+            g.add(s, p, o)
         for s, p, o in linked_descriptions(described):
             g.add(s, p, o)
         if record.dataset.dataset is not None:

@@ -16,15 +16,17 @@ from service.web.state import services
 SHOWN_QUESTIONS = 100  # per system on the page; the API's `changes` lists every one
 
 
-def since(old: str, after: list[dict[str, Any]], quads: Any = None) -> dict[str, Any]:
+def since(
+    old: str, after: list[dict[str, Any]], quads: Any = None, *, now: str | None = None
+) -> dict[str, Any]:
     """The changes from experiment ``old`` (``quads``: its graph, if read already) to the
-    evaluations ``after``."""
-    from service.experiments.rescore import changes
+    evaluations ``after``, scored on dataset ``now`` (its URI, when known)."""
+    from service.experiments.rescore import changes, dataset_of
     from service.graph.reader import evaluations
 
     storage = services().storage
     quads = storage.experiments.quads(old, answers=False) if quads is None else quads
-    return changes(evaluations(quads, storage.uris, old), after)
+    return changes(evaluations(quads, storage.uris, old), after, datasets=(dataset_of(quads), now))
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,7 @@ class PageChanges:
     # rescore.changes' systems, each with `tasks` (experiment type -> this page's task URI)
     # and `compare` (the compare page's URL for the two runs' QA tasks, if both have one)
     systems: list[dict[str, Any]]
+    datasets: tuple[str, str] | None = None  # scored on another dataset: (before, now)
 
 
 def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -> list[PageChanges]:
@@ -43,6 +46,7 @@ def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -
     each changed question to its new result and the two runs' comparison."""
     from flask import url_for
 
+    from service.experiments.rescore import dataset_of
     from service.graph.reader import evaluations
     from service.web.pages import experiment_page
 
@@ -50,15 +54,15 @@ def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -
     shown = [old for old in older if owner or storage.experiments.is_public(old)]
     if not shown:
         return []
-    after = evaluations(
-        storage.experiments.quads(experiment_id, answers=False), storage.uris, experiment_id
-    )
+    new_quads = storage.experiments.quads(experiment_id, answers=False)
+    after = evaluations(new_quads, storage.uris, experiment_id)
     out = []
     for old in shown:
         quads = storage.experiments.quads(old, answers=False)
         before = experiment_page(old, quads, storage.uris).tasks
         systems = []
-        for system in since(old, after, quads)["systems"]:
+        found = since(old, after, quads, now=dataset_of(new_quads))
+        for system in found["systems"]:
             uris, was = (
                 {
                     t.experiment_type: t.uri
@@ -72,5 +76,8 @@ def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -
             compare = url_for("compare.form", task=pair) if all(pair) else None
             systems.append({**system, "tasks": uris, "compare": compare})
         if systems:  # none in common (a run that ended without results): nothing to say
-            out.append(PageChanges(old, systems))
+            moved = (
+                (found["datasetBefore"], found["datasetAfter"]) if "datasetAfter" in found else None
+            )
+            out.append(PageChanges(old, systems, moved))
     return out

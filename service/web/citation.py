@@ -111,3 +111,34 @@ def leaderboard_bibtex(
         f"  note = {{Leaderboard frozen on {year}-{month:02d}-{day} at GERBIL QA, {host}}}\n"
         f"}}"
     )
+
+
+def dataset_citation(
+    name: str,
+    uri: str,
+    title: str,
+    *,
+    authors: Sequence[str],
+    version: str | None = None,
+    issued: str | None = None,
+) -> Citation:
+    """How to cite a dataset (its page): its title, its creators (else its publisher), its
+    version and year when its description says them, and its URI, which stays."""
+    author = " and ".join(f"{{{_latex(a)}}}" for a in authors) or "{GERBIL QA}"
+    fields = [
+        f"  title = {{{{{_latex(title)}}}}}",
+        f"  author = {{{author}}}",
+        f"  howpublished = {{\\url{{{uri}}}}}",
+        f"  url = {{{uri}}}",
+    ]
+    year = issued[:4] if issued and issued[:4].isdigit() else None
+    if year:
+        fields.append(f"  year = {{{year}}}")
+    if version:
+        fields.append(f"  version = {{{_latex(version)}}}")
+    key = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
+    bibtex = f"@misc{{gerbilqa-dataset-{key},\n" + ",\n".join(fields) + "\n}"
+    who = ", ".join(authors) or "GERBIL QA"
+    text = f"{who}{f' ({year})' if year else ''}. {' '.join(title.split())}"
+    text += f", version {version}. {uri}" if version else f". {uri}"
+    return Citation(uri=uri, bibtex=bibtex, text=text)

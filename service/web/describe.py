@@ -30,6 +30,7 @@ REVERSE_TASK = (GQA + "resultOf",)
 # licence and their types, languages, media types, formats, landing page, themes, checksum
 # algorithm, the schemes of concepts).
 FOLLOW_DATASET = (
+    DCAT + "distribution",  # an upload's: the experiment's file entity (a catalogue's: a hash)
     DCT + "publisher",
     DCT + "license",
     DCT + "language",

@@ -473,10 +473,36 @@ def datasets() -> list[DatasetRow]:
   OPTIONAL {{ ?ds dct:issued ?issued }}
 }} }}"""
     )
+    return _dataset_rows(rows)
+
+
+def uploaded_datasets() -> list[DatasetRow]:
+    """The published uploaded datasets (described in public experiment graphs, each with its
+    file's SHA-256): a submission names them as it names the catalogue's."""
+    uris = services().storage.uris
+    rows = _select(
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH ?g {{
+  ?ds a dcat:Dataset ; dct:identifier ?name ; gqa:sha256 ?sha .
+  OPTIONAL {{ ?ds dct:title ?title }}
+  OPTIONAL {{ ?ds gqa:questionCount ?count }}
+  OPTIONAL {{ ?ds dct:language ?lang }}
+  OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kb }}
+  OPTIONAL {{ ?ds dct:issued ?issued }}
+}} FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")
+     && STRSTARTS(STR(?ds), "{uris.dataset("")}")) }}"""
+    )
+    return _dataset_rows(rows)
+
+
+def _dataset_rows(rows: list[dict[str, Any]]) -> list[DatasetRow]:
+    """One row per dataset of the query's (one per language), by name."""
     grouped: dict[str, dict[str, Any]] = {}
     for r in rows:
         uri = _v(r["ds"]) or ""
-        entry = grouped.setdefault(uri, {"row": r, "langs": {}})
+        entry = grouped.setdefault(uri, {"row": dict(r), "langs": {}})
+        for key, value in r.items():  # an upload is described in several graphs: merged
+            if entry["row"].get(key) is None:
+                entry["row"][key] = value
         if r["lang"] is not None:
             entry["langs"][language_code(_v(r["lang"]) or "")] = None  # "en", as before
     out = []

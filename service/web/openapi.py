@@ -6,6 +6,7 @@ from typing import Any
 
 from service import __version__
 from service.contracts import openapi as registries
+from service.dataset_about import ABOUT_FIELDS
 from service.evaluation.results import QuestionStatus
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
@@ -170,6 +171,12 @@ def _listing_schemas() -> dict[str, Any]:
                     questions={"type": ["integer", "null"]},
                     languages=_TEXTS,
                     knowledgeBase=_TEXT_OR_NULL,
+                    uploaded={
+                        "type": "boolean",
+                        "description": "A published uploaded dataset (after the catalogue's): "
+                        "its file as its author uploaded it; named in a submission as a "
+                        "catalogue dataset is.",
+                    },
                 )
             ),
         ),
@@ -502,6 +509,32 @@ def submission_form_schema() -> dict[str, Any]:
             "kb": {"type": "string"},
             "force": {"type": "boolean"},
             **_call_schemas(),
+            **{
+                f.form_field: (
+                    {**many, "description": f"As `about.{f.key}`: one a line or a value each."}
+                    if f.many
+                    else {"type": "string", "description": f"As `about.{f.key}`."}
+                )
+                for f in ABOUT_FIELDS
+            },
+        },
+    }
+
+
+def _about_schema() -> dict[str, Any]:
+    """The ``about`` object of a submission, from its registry (``ABOUT_FIELDS``)."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "What the author of an uploaded dataset says of it, recorded with it "
+        "as DCAT (only with an uploaded `dataset`).",
+        "properties": {
+            f.key: (
+                {"type": "array", "items": {"type": "string"}, "description": f.description}
+                if f.many
+                else {"type": "string", "description": f.description}
+            )
+            for f in ABOUT_FIELDS
         },
     }
 
@@ -619,14 +652,16 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "properties": {
                         "dataset": {
                             "description": "A catalogue dataset name (GET /api/datasets), "
-                            "`demo` (the served demo's questions, on the demo KB), or an uploaded "
-                            "file.",
+                            "`demo` (the served demo's questions, on the demo KB), the name of a "
+                            "published uploaded dataset (`dataset/{name}`: its file, which the "
+                            "store kept), or an uploaded file.",
                             "oneOf": [
                                 {"type": "string"},
                                 {"$ref": "#/components/schemas/InlineFile"},
                             ],
                         },
                         "title": {"type": "string", "description": "Name of an uploaded dataset."},
+                        "about": _about_schema(),
                         "revisionOf": {
                             "type": "string",
                             "pattern": "^[0-9]{12}$",
@@ -1232,7 +1267,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                             profile={
                                 "enum": registries.profile_enum(),
                                 "description": "Score under this profile instead.",
-                            }
+                            },
+                            datasetVersion={
+                                "type": "string",
+                                "description": "Score against this registered version of its "
+                                "catalogue dataset (`dataset refresh`), or, for an uploaded "
+                                "dataset, against its newer version: the name of a published "
+                                "uploaded dataset whose `about.previousVersion` leads to it. "
+                                "The revision ranks on that version's leaderboard only.",
+                            },
                         ),
                         required=False,
                     ),
@@ -1240,8 +1283,9 @@ def openapi_document(base: str) -> dict[str, Any]:
             },
             "/api/datasets": {
                 "get": _op(
-                    "List the catalogue's datasets",
-                    "Name, title, size, languages.",
+                    "List the datasets a submission may name",
+                    "The catalogue's, then the published uploaded datasets (`uploaded`): name, "
+                    "title, size, languages.",
                     {"200": _json_response("The datasets", "DatasetList")},
                 )
             },

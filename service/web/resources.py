@@ -24,7 +24,7 @@ from service.errors import Forbidden, NotFound
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.graph import leaderboards
 from service.graph.reader import Node, index
-from service.graph.terms import DCT, PROV, RDF, RDFS
+from service.graph.terms import DCAT, DCT, FOAF, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
@@ -889,6 +889,7 @@ def _dataset_html(
     findings = {v.value for v in main.all(GQA + "finding")} if main is not None else set()
     return render_template(
         "dataset.html",
+        citation=_dataset_citation(uri, main, nodes, title or pages.local(uri)),
         uri=uri,
         title=title or pages.local(uri),
         main=described,
@@ -907,6 +908,35 @@ def _dataset_html(
         table=table,
         alternates=alternates(uri, PLAIN_OFFERS),
         pages=pages,
+    )
+
+
+def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Citation | None:
+    """A dataset's citation: by its creators' names (an upload's author said them), else its
+    publisher's."""
+    from service.web.citation import dataset_citation
+
+    if main is None:
+        return None
+    names = []
+    agents = main.all(DCT + "creator") or main.all(DCT + "publisher")
+    # in the order the author gave them: ``#creator-1``, ``#creator-2`` … (RDF keeps no order)
+    numbered = re.compile(r"(.*?)(\d+)$")
+    for agent in sorted(
+        agents,
+        key=lambda a: (m[1], int(m[2])) if (m := numbered.match(a.value)) else (a.value, 0),
+    ):
+        described = nodes.get(agent.value)
+        label = described.text(FOAF + "name") if described is not None else None
+        if label:
+            names.append(label)
+    return dataset_citation(
+        pages.local(uri),
+        uri,
+        title,
+        authors=names,
+        version=main.text(DCAT + "version"),
+        issued=main.text(DCT + "issued"),
     )
 
 

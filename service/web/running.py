@@ -36,14 +36,19 @@ def start(raw: RawSubmission) -> Ticket:
     """Check a submission (cheap checks always; small uploads parsed at once, so ordinary
     mistakes are a 400 naming file, line and column), then reserve its id, save its job and
     queue it; nothing is reserved for a submission that fails its checks."""
-    from service.experiments.run import prepare
+    from service.experiments.run import named_upload, prepare
     from service.web import submission
     from service.web.demo import configured_kbs
 
     state = services()
     spec, uploads = submission.to_spec(raw, kbs=configured_kbs(state.config))
+    spec, kept = named_upload(spec, state.storage)  # a published upload, by its name
+    uploads = {**uploads, **kept}
     if raw.revision_of is not None:  # what it cannot replace is refused, full queue or not
         _may_replace(raw.revision_of, spec)
+    from service.experiments.recording import check_about
+
+    check_about(spec, state.storage.catalogue)
     room_for_one_more(state)  # before the files are read
     files = prepare(
         spec,
@@ -223,6 +228,7 @@ def dataset_profiles() -> dict[str, str | None]:
 def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = None) -> str:
     from service import catalog
     from service.call_settings import CALL_SETTINGS
+    from service.dataset_about import ABOUT_FIELDS
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.evaluation.results import ExperimentType
     from service.experiments.inputs import FORCE_LABEL
@@ -252,6 +258,7 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         problems=problems or [],
         force_label=FORCE_LABEL,
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
+        about=ABOUT_FIELDS,  # what an uploaded dataset's author says of it: the registry's
         own_runs=own_runs(),
         own_tasks=own_tasks(),  # their QA tasks, ticked there to compare them
         measures=measure_choices(),

@@ -77,6 +77,7 @@ class RawSubmission:
     gold_file: FileUpload | None = None  # … or a file (a result set or any answers file)
     calls: tuple[tuple[str, float], ...] = ()  # how web services are called (CALL_SETTINGS)
     revision_of: str | None = None  # a resubmission: the id of the experiment it replaces
+    about: tuple[tuple[str, tuple[str, ...]], ...] = ()  # what an upload's author says of it
 
 
 def from_form(form: Any, files: Any) -> RawSubmission:
@@ -132,7 +133,22 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
         calls=_call_settings({k: v for k, v in form.items() if v.strip()}, "", numbers=False),
         revision_of=(form.get("revisionOf") or "").strip() or None,
+        about=_form_about(form),
     )
+
+
+def _form_about(form: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The run form's fields about an uploaded dataset (``dataset_license`` …, from
+    ``ABOUT_FIELDS``); a repeated one (``dataset_creator``) also one value a line."""
+    from service.dataset_about import ABOUT_FIELDS, parse_about
+
+    values: dict[str, Any] = {}
+    for f in ABOUT_FIELDS:
+        given = [line for v in form.getlist(f.form_field) for line in v.splitlines()]
+        given = [v for v in given if v.strip()]
+        if given:
+            values[f.key] = given if f.many else given[0] if len(given) == 1 else given
+    return parse_about(values, "", names={f.key: f.form_field for f in ABOUT_FIELDS})
 
 
 # the run page's labels of the service boxes, for errors that name the line
@@ -188,7 +204,7 @@ def _inline_file(value: Any, where: str, default_name: str) -> FileUpload:
 # The keys of a JSON submission (the OpenAPI ``Submission``, tested to agree) besides the call
 # settings (``CALL_SETTINGS``), and of each of its systems.
 SUBMISSION_KEYS = frozenset(
-    {"dataset", "title", "revisionOf", "datasetVersion", "gold", "systems", "profile"}
+    {"dataset", "title", "about", "revisionOf", "datasetVersion", "gold", "systems", "profile"}
     | {"language", "experimentTypes", "kb", "force"}
 )
 SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference"})
@@ -286,7 +302,18 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
         gold_file=_inline_file(gold, "$.gold", "gold.json") if isinstance(gold, dict) else None,
         calls=_call_settings(data, "$.", numbers=True),
         revision_of=_text(data, "revisionOf", "$"),
+        about=_json_about(data.get("about")),
     )
+
+
+def _json_about(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    from service.dataset_about import parse_about
+
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise BadRequest("$.about: expected an object (description, license, creators …)")
+    return parse_about(value, "$.about.", names={})
 
 
 def _call_settings(data: Any, where: str, *, numbers: bool) -> tuple[tuple[str, float], ...]:
@@ -342,10 +369,17 @@ def to_spec(
 
     if raw.dataset_file is not None and raw.dataset_name:
         raise BadRequest("give either a catalogue dataset name or a dataset file, not both")
+    if raw.about and raw.dataset_file is None:
+        raise BadRequest(
+            '$.about (the run page\'s "About your dataset file"): describes an uploaded '
+            "dataset file; a dataset named (the catalogue's, the demo, a published upload) "
+            "keeps the description it has",
+            field="about",
+        )
     dataset: CatalogueDataset | FileDataset
     kb_name = raw.kb
     if raw.dataset_file is not None:
-        dataset = FileDataset(keep(raw.dataset_file), title=raw.title)
+        dataset = FileDataset(keep(raw.dataset_file), title=raw.title, about=raw.about)
     elif raw.dataset_name == DEMO_DATASET:  # the demo's questions, on the demo KB by default
         from service.web.demo import DEMO_QUESTIONS
 

@@ -33,10 +33,11 @@ REMAINING = {
     ("Warning", DCT + "publisher"),
     # the shape wants algorithm IRIs under https://spdx.org/rdf/terms; SPDX's are http://
     ("Violation", SPDX + "algorithm"),
-    # PolEval publishes no licence, an upload has none we know of
+    # PolEval publishes no licence; an upload whose author stated none (the demo's)
     ("Warning", DCT + "license"),
-    # an uploaded dataset: no contact, and its file is no downloadable distribution
+    # an uploaded dataset whose author named no contact (its file is its distribution)
     ("Warning", DCAT + "contactPoint"),
+    # a refreshed version (`dataset refresh`): its file is kept beside the store, not offered
     ("Warning", DCAT + "distribution"),
 }
 

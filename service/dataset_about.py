@@ -1,0 +1,187 @@
+"""What the author of an uploaded dataset may say about it: description, licence, creators,
+contact, version label and the dataset it is a new version of (the title is ``title``).
+
+The registry the command line's options (``evaluate --dataset-license …``), the API's
+``about`` object and the run form's fields (``dataset_license`` …), their checks and the
+OpenAPI schema come from; :mod:`service.graph.questions` writes each as DCAT/DataID.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from service.errors import BadRequest
+
+DCT = "http://purl.org/dc/terms/"
+DCAT = "http://www.w3.org/ns/dcat#"
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+
+# an uploaded dataset's name, as ``dataset/{name}`` has it (``results.uploaded_dataset_name``)
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,80}")
+_EMAIL = re.compile(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+")
+
+
+@dataclass(frozen=True, slots=True)
+class AboutField:
+    """One thing an author states: its ``about`` key, the property it is written with, the CLI
+    option (the form field is the option with underscores), whether it repeats, its kind (how
+    it is checked) and its help."""
+
+    key: str
+    predicate: str  # what the dataset's description says it with
+    option: str
+    many: bool
+    kind: str  # text | iri | contact | dataset
+    metavar: str
+    description: str
+
+    @property
+    def form_field(self) -> str:
+        return self.option.removeprefix("--").replace("-", "_")
+
+
+ABOUT_FIELDS: tuple[AboutField, ...] = (
+    AboutField(
+        "description",
+        DCT + "description",
+        "--dataset-description",
+        False,
+        "text",
+        "TEXT",
+        "What the uploaded dataset is (dct:description).",
+    ),
+    AboutField(
+        "license",
+        DCT + "license",
+        "--dataset-license",
+        False,
+        "iri",
+        "IRI",
+        "The uploaded dataset's licence, an http(s) IRI such as "
+        "https://creativecommons.org/licenses/by/4.0/ (dct:license).",
+    ),
+    AboutField(
+        "creators",
+        DCT + "creator",
+        "--dataset-creator",
+        True,
+        "text",
+        "NAME",
+        "Who made the uploaded dataset, one name each (dct:creator, a foaf:Agent).",
+    ),
+    AboutField(
+        "contact",
+        DCAT + "contactPoint",
+        "--dataset-contact",
+        False,
+        "contact",
+        "EMAIL|URL",
+        "Where to write about the uploaded dataset: an e-mail address or an http(s) URL "
+        "(dcat:contactPoint).",
+    ),
+    AboutField(
+        "knowledgeBase",
+        GQA + "knowledgeBase",
+        "--dataset-kb",
+        False,
+        "iri",
+        "IRI",
+        "The knowledge base its gold answers are over, an http(s) IRI such as "
+        "http://dbpedia.org (gqa:knowledgeBase; the KB a run used is the run's).",
+    ),
+    AboutField(
+        "knowledgeBaseVersion",
+        GQA + "knowledgeBaseVersion",
+        "--dataset-kb-version",
+        False,
+        "text",
+        "V",
+        "That knowledge base's version (gqa:knowledgeBaseVersion).",
+    ),
+    AboutField(
+        "version",
+        DCAT + "version",
+        "--dataset-version-label",
+        False,
+        "text",
+        "V",
+        "The uploaded dataset's own version label (dcat:version), e.g. 2.",
+    ),
+    AboutField(
+        "previousVersion",
+        DCAT + "previousVersion",
+        "--dataset-previous",
+        False,
+        "dataset",
+        "NAME",
+        "The uploaded dataset this file is a new version of, by its name (dataset/NAME): "
+        "this one says dcat:previousVersion and dct:isVersionOf it, and it dcat:hasVersion "
+        "this one; their results stay apart, each on its own leaderboard.",
+    ),
+)
+ABOUT = {f.key: f for f in ABOUT_FIELDS}
+
+About = tuple[tuple[str, tuple[str, ...]], ...]  # (key, values) in registry order, non-empty
+
+
+def parse_about(values: Mapping[str, Any], where: str, *, names: Mapping[str, str]) -> About:
+    """``values`` (key -> a text, or a list of texts for a repeated field) checked: a bad one
+    is a BadRequest naming ``where`` + its name in ``names`` (an option, a JSON path)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for key in values:
+        if key not in ABOUT:
+            raise BadRequest(f"{where}{key}: not a key of about; expected one of {sorted(ABOUT)}")
+    for f in ABOUT_FIELDS:
+        value = values.get(f.key)
+        if value is None or value == [] or value == "":
+            continue
+        label = f"{where}{names.get(f.key, f.key)}"
+        listed = isinstance(value, list | tuple)
+        items = value if listed else [value]
+        if (f.many and not listed) or not all(isinstance(v, str) for v in items):
+            expected = "a list of texts" if f.many else "a text"
+            raise BadRequest(f"{label}: expected {expected}", field=f.key)
+        if not f.many and len(items) > 1:
+            expected = "a list of texts" if f.many else "a text"
+            raise BadRequest(f"{label}: expected {expected}", field=f.key)
+        cleaned = tuple(v.strip() for v in items if v.strip())
+        for v in cleaned:
+            _check(f, v, label)
+        if cleaned:
+            out.append((f.key, cleaned))
+    return tuple(out)
+
+
+def _check(f: AboutField, value: str, label: str) -> None:
+    from service.graph import nodes
+
+    if len(value) > 2000:
+        raise BadRequest(f"{label}: at most 2,000 characters", field=f.key)
+    if f.kind == "iri" and not (
+        value.startswith(("http://", "https://")) and nodes.checked_iri(value) is not None
+    ):
+        raise BadRequest(f"{label}: expected an http(s) IRI, got {value!r}", field=f.key)
+    if f.kind == "contact" and not (
+        _EMAIL.fullmatch(value)
+        or (value.startswith(("http://", "https://")) and nodes.checked_iri(value) is not None)
+    ):
+        raise BadRequest(
+            f"{label}: expected an e-mail address or an http(s) URL, got {value!r}", field=f.key
+        )
+    if f.kind == "dataset" and not _NAME.fullmatch(value):
+        raise BadRequest(
+            f"{label}: expected an uploaded dataset's name (dataset/NAME), got {value!r}",
+            field=f.key,
+        )
+
+
+def about_json(about: About) -> dict[str, Any]:
+    """The ``about`` object of a spec's JSON (a repeated field as a list)."""
+    return {k: list(v) if ABOUT[k].many else v[0] for k, v in about}
+
+
+def about_from_json(data: Mapping[str, Any] | None) -> About:
+    return parse_about(data or {}, "$.about.", names={}) if data else ()

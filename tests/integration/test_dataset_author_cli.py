@@ -1,0 +1,209 @@
+"""A dataset author's walk on the command line: validate the benchmark, record a run on it with
+what its users need to know (``evaluate --dataset-title … --dataset-license …``), publish a
+corrected v2 that names v1 (``--dataset-previous``), re-score v1's run on v2 (``rescore
+--dataset-version``), and read it all back from the store as DCAT.
+
+Before, ``evaluate`` had no option to say any of it, and ``rescore --dataset-version`` refused
+a run on an uploaded dataset ("a version is a catalogue dataset's")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import rdflib
+
+from service.cli import main
+from tests.bird_benchmark import V1, V2, bird_answers, bird_kb
+
+DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
+DCT = rdflib.Namespace("http://purl.org/dc/terms/")
+GQA = rdflib.Namespace("http://w3id.org/gerbil/qa/vocab#")
+LICENSE = "https://creativecommons.org/licenses/by-sa/4.0/"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    out = {
+        "v1": tmp_path / "birds-v1.json",
+        "v2": tmp_path / "birds-v2.json",
+        "kb": tmp_path / "birds-kb.ttl",
+        "team-a": tmp_path / "team-a.json",
+        "team-b": tmp_path / "team-b.json",
+    }
+    out["v1"].write_bytes(V1)
+    out["v2"].write_bytes(V2)
+    out["kb"].write_text(bird_kb(), encoding="utf-8")
+    out["team-a"].write_bytes(bird_answers(1))
+    out["team-b"].write_bytes(bird_answers(2))
+    return out
+
+
+def _evaluate(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main(["evaluate", *argv, "--output", "json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out.splitlines()[0])
+
+
+def test_the_author_records_describes_versions_and_rescores(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    store = str(tmp_path / "store")
+    assert main(["validate", str(files["v1"])]) == 0
+    assert "30 questions, 0 errors" in capsys.readouterr().out
+    common = ["--kb", str(files["kb"]), "--profile", "exact", "--store", store]
+    first = _evaluate(
+        capsys,
+        "--dataset", str(files["v1"]),
+        "--answers", str(files["team-a"]), str(files["team-b"]),
+        "--kb-version", "2026-11",
+        "--dataset-kb", "http://example.org/birds",
+        "--dataset-kb-version", "birds-kb 2026-11",
+        "--dataset-title", "Birds QA",
+        "--dataset-description", "Thirty questions about birds.",
+        "--dataset-license", LICENSE,
+        "--dataset-creator", "Ann Author",
+        "--dataset-creator", "Bo Coauthor",
+        "--dataset-contact", "https://example.org/birds-qa/issues",
+        "--dataset-version-label", "1",
+        *common,
+    )  # fmt: skip
+    v1_run = first["experiment"]["id"]
+    assert main(["experiments", "--store", store, "--output", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out.splitlines()[0])
+    v1 = listed["datasetUri"]
+    assert main(["publish", "--store", store, v1_run]) == 0
+    assert f"published {v1_run}" in capsys.readouterr().out
+    second = _evaluate(
+        capsys,
+        "--dataset", str(files["v2"]),
+        "--answers", str(files["team-a"]),
+        "--dataset-title", "Birds QA",
+        "--dataset-license", LICENSE,
+        "--dataset-version-label", "2",
+        "--dataset-previous", v1.rsplit("/", 1)[1],
+        *common,
+    )  # fmt: skip
+    v2_run = second["experiment"]["id"]
+    assert main(["publish", "--store", store, v2_run]) == 0
+    capsys.readouterr()
+    assert main(["experiments", "--store", store, "--output", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()[:2]]
+    v2 = rows[1]["datasetUri"]
+    assert v2 != v1
+
+    # v1's run re-scored on v2: a new experiment, v1's untouched
+    again = ["rescore", v1_run, "--store", store, "--dataset-version", v2.rsplit("/", 1)[1]]
+    assert main([*again, "--output", "json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["revisionOf"] == v1_run
+    assert (done["changes"]["datasetBefore"], done["changes"]["datasetAfter"]) == (v1, v2)
+    team_a = next(s for s in done["changes"]["systems"] if s["system"] == "team-a")
+    assert [
+        (q["question"], q["after"]["f1"]) for q in team_a["questions"] if q["type"] == "QA"
+    ] == [("2", 1.0)]
+
+    # another team runs the published v1 by its name, from the file the store kept
+    by_name = _evaluate(
+        capsys, "--dataset", v1.rsplit("/", 1)[1], "--answers", str(files["team-b"]), *common
+    )
+    assert main(["experiments", "--store", store, "--output", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    named = next(r for r in rows if r["id"] == by_name["experiment"]["id"])
+    assert named["datasetUri"] == v1
+
+    # the store, read back: both versions described, linked, their runs on each
+    assert main(["export", "--store", store, "--format", "nquads"]) == 0
+    graph = rdflib.Dataset()
+    graph.parse(data=capsys.readouterr().out, format="nquads")
+    union = rdflib.Graph()
+    for s, p, o, _ in graph.quads((None, None, None, None)):
+        union.add((s, p, o))
+    one, two = rdflib.URIRef(v1), rdflib.URIRef(v2)
+    assert str(union.value(one, DCT.title)) == "Birds QA"
+    assert union.value(one, DCT.license) == rdflib.URIRef(LICENSE)
+    assert len(set(union.objects(one, DCT.creator))) == 2
+    contact = union.value(one, DCAT.contactPoint)
+    assert union.value(contact, rdflib.URIRef("http://www.w3.org/2006/vcard/ns#hasURL")) == (
+        rdflib.URIRef("https://example.org/birds-qa/issues")
+    )
+    assert str(union.value(one, GQA.knowledgeBaseVersion)) == "birds-kb 2026-11"
+    assert union.value(one, GQA.knowledgeBase) == rdflib.URIRef("http://example.org/birds")
+    # the KB the run used (a file here) is the run's, not the dataset's
+    assert union.value(two, GQA.knowledgeBase) is None
+    assert (two, DCAT.previousVersion, one) in union and (one, DCAT.hasVersion, two) in union
+    assert (two, DCT.isVersionOf, one) in union
+    assert str(union.value(two, DCAT.version)) == "2"
+    # the Data Cube ICs and our shapes hold over all of it
+    assert main(["check", "--store", store]) == 0, capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--dataset-license", "CC-BY-4.0"], "--dataset-license: expected an http(s) IRI"),
+        (["--dataset-contact", "ann at example"], "--dataset-contact: expected an e-mail"),
+        (["--dataset-previous", "dataset/x y"], "--dataset-previous: expected an uploaded"),
+    ],
+)
+def test_a_bad_statement_is_refused_naming_the_option(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], argv: list[str], expected: str
+) -> None:
+    code = main(
+        ["evaluate", "--dataset", str(files["v1"]), "--answers", str(files["team-a"]), *argv]
+    )
+    assert code != 0 and expected in capsys.readouterr().err
+
+
+def test_a_built_in_dataset_is_described_by_the_catalogue(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path]
+) -> None:
+    code = main(
+        [
+            "evaluate", "--dataset", "qald-9-test-multilingual",
+            "--answers", str(files["team-a"]), "--dataset-license", LICENSE,
+        ]
+    )  # fmt: skip
+    assert code != 0 and "keeps the description it has" in capsys.readouterr().err
+
+
+def test_rescoring_on_a_dataset_that_is_no_newer_version_is_refused(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    store = str(tmp_path / "store")
+    run = _evaluate(
+        capsys, "--dataset", str(files["v1"]), "--answers", str(files["team-a"]),
+        "--store", store, "--profile", "exact",
+    )["experiment"]["id"]  # fmt: skip
+    code = main(["rescore", run, "--store", store, "--dataset-version", "birds-qa-00000000"])
+    err = capsys.readouterr().err
+    assert code != 0 and "dataset/birds-qa-00000000 is no published newer version" in err
+
+
+def test_a_malformed_file_says_file_line_column_and_what_was_expected(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = V1.decode()
+    bad = text.replace('"answertype": "resource"', '"answertype": "resource",,', 1)
+    path = tmp_path / "birds-bad.json"
+    path.write_text(bad, encoding="utf-8")
+    line = next(n for n, row in enumerate(bad.splitlines(), start=1) if ",," in row)
+    assert main(["validate", str(path)]) != 0
+    out = capsys.readouterr()
+    said = out.out + out.err
+    assert f"birds-bad.json:{line}:" in said and "expected" in said.lower(), said
+
+
+def test_what_is_said_needs_a_store_and_a_published_previous_version(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    argv = ["evaluate", "--dataset", str(files["v2"]), "--answers", str(files["team-a"])]
+    assert main([*argv, "--dataset-license", LICENSE]) != 0
+    assert "give --store" in capsys.readouterr().err
+    store = ["--store", str(tmp_path / "store")]
+    assert main([*argv, *store, "--dataset-previous", "birds-qa-12345678"]) != 0
+    err = capsys.readouterr().err
+    assert "--dataset-previous" in err and "dataset/birds-qa-12345678 is no published" in err
+    # nothing was recorded
+    assert main(["experiments", *store]) == 0
+    assert "0 experiment(s)" in capsys.readouterr().err

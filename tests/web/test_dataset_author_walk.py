@@ -1,0 +1,587 @@
+"""A dataset author's walk, over HTTP: an author uploads a 30-question QALD-JSON benchmark of
+their own (a small bird KB in Turtle) with what a dataset's users need to know of it — title,
+description, licence, creators, contact, KB and its version — and others evaluate on it.
+
+Before, a submission had no way to say any of it: an uploaded dataset was described as "The
+dataset file … uploaded for an experiment", with no licence, creator or contact, no
+distribution to download the exact file from (DCAT-AP's recommended shapes said so), and a
+corrected file (v2) was an unrelated dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+from urllib.parse import parse_qs
+
+import pytest
+import rdflib
+
+from tests.bird_benchmark import V1, V2, bird_answers, bird_kb, bird_questions
+from tests.conftest import STANDARDS
+from tests.web.conftest import Server, start_server, stop_server
+
+LICENSE = "https://creativecommons.org/licenses/by/4.0/"
+DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
+DCT = rdflib.Namespace("http://purl.org/dc/terms/")
+GQA = rdflib.Namespace("http://w3id.org/gerbil/qa/vocab#")
+FOAF = rdflib.Namespace("http://xmlns.com/foaf/0.1/")
+VCARD = rdflib.Namespace("http://www.w3.org/2006/vcard/ns#")
+ABOUT = {
+    "description": "Thirty questions about the wingspans and diets of thirty birds.",
+    "license": LICENSE,
+    "creators": ["Ann Author", "Bo Coauthor"],
+    "contact": "birds-qa@example.org",
+    "knowledgeBase": "http://example.org/birds",
+    "knowledgeBaseVersion": "birds-kb 2026-11",
+    "version": "1",
+}
+
+
+class _TeamB(BaseHTTPRequestHandler):
+    """Team B's QA web service: the v2 gold for questions about food, nothing else."""
+
+    gold: ClassVar[dict[str, Any]] = {
+        q["question"][0]["string"]: q["answers"] for q in bird_questions(fixed=True)["questions"]
+    }
+
+    def do_POST(self) -> None:
+        form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+        text = form["query"][0]
+        known = "eat" in text and text in self.gold
+        answers = (
+            self.gold[text] if known else [{"head": {"vars": ["x"]}, "results": {"bindings": []}}]
+        )
+        body = json.dumps({"questions": [{"id": "1", "answers": answers}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def team_b() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _TeamB)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/qa"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    kb = tmp_path_factory.mktemp("birds") / "birds-kb.ttl"
+    kb.write_text(bird_kb(), encoding="utf-8")
+    running = start_server(tmp_path_factory.mktemp("author-store"), demo=False, kbs=f"birds={kb}")
+    yield running
+    stop_server(running)
+
+
+def _run(site: Server, body: Any = None, **kwargs: Any) -> dict[str, Any]:
+    """Submit, wait, publish: the finished experiment's status."""
+    made = (
+        site.post("api/experiments", json=body, **kwargs)
+        if body
+        else site.post("api/experiments", **kwargs)
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    published = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    assert published.status_code == 200, published.text
+    return {**site.get(f"api/experiments/{ticket['id']}").json(), "token": ticket["token"]}
+
+
+@pytest.fixture(scope="module")
+def walked(site: Server, team_b: str) -> dict[str, Any]:
+    """The author's run on v1 (JSON, with ``about``); team A's answer file and team B's web
+    service on the same bytes (a form, saying nothing about the dataset); the author's v2."""
+    author = _run(
+        site,
+        {
+            "dataset": {"filename": "birds-v1.json", "content": V1.decode()},
+            "title": "Birds QA",
+            "about": ABOUT,
+            "kb": "birds",
+            "profile": "exact",
+            "systems": [{"name": "gold-check", "answers": V1.decode()}],
+        },
+    )
+    team_a = _run(
+        site,
+        files=[("dataset_file", ("birds.json", V1)), ("answers", ("team-a.json", bird_answers(1)))],
+        data={"kb": "birds", "profile": "exact"},
+    )
+    team_b_run = _run(
+        site,
+        files=[("dataset_file", ("birds-qa.json", V1))],
+        data={"kb": "birds", "profile": "exact", "webservice": f"team-b={team_b}"},
+    )
+    v1 = author["dataset"]
+    v2 = _run(
+        site,
+        files=[
+            ("dataset_file", ("birds-v2.json", V2)),
+            ("answers", ("team-a.json", bird_answers(1))),
+        ],
+        data={
+            "kb": "birds",
+            "profile": "exact",
+            "title": "Birds QA",
+            "dataset_description": ABOUT["description"] + " Question 2's gold fixed.",
+            "dataset_license": LICENSE,
+            "dataset_creator": "Ann Author\nBo Coauthor",
+            "dataset_contact": "birds-qa@example.org",
+            "dataset_version_label": "2",
+            "dataset_previous": v1.rsplit("/", 1)[1],
+        },
+    )
+    return {"author": author, "team_a": team_a, "team_b": team_b_run, "v1": v1, "v2": v2["dataset"]}
+
+
+def _graph(site: Server, uri: str, media_type: str = "text/turtle") -> rdflib.Graph:
+    response = site.get(uri.replace(site.url, ""), headers={"Accept": media_type})
+    assert response.status_code == 200, (uri, response.status_code)
+    syntax = {"text/turtle": "turtle", "application/ld+json": "json-ld"}[media_type]
+    return rdflib.Graph().parse(data=response.content, format=syntax, publicID=uri)
+
+
+def test_the_same_file_is_one_dataset_for_every_team(walked: dict[str, Any]) -> None:
+    v1 = walked["v1"]
+    assert walked["team_a"]["dataset"] == walked["team_b"]["dataset"] == v1
+    assert v1.rsplit("/", 1)[1].startswith("birds-qa-")
+    assert walked["v2"] != v1  # the corrected file is a dataset (and leaderboard) of its own
+
+
+def test_the_authors_description_is_the_datasets(site: Server, walked: dict[str, Any]) -> None:
+    v1 = rdflib.URIRef(walked["v1"])
+    g = _graph(site, walked["v1"])
+    assert str(g.value(v1, DCT.title)) == "Birds QA"
+    assert str(g.value(v1, DCT.description)) == ABOUT["description"]
+    assert g.value(v1, DCT.license) == rdflib.URIRef(LICENSE)
+    creators = sorted(str(g.value(c, FOAF.name)) for c in g.objects(v1, DCT.creator))
+    assert creators == ABOUT["creators"]
+    contact = g.value(v1, DCAT.contactPoint)
+    assert g.value(contact, VCARD.hasEmail) == rdflib.URIRef("mailto:birds-qa@example.org")
+    assert g.value(v1, GQA.knowledgeBase) == rdflib.URIRef("http://example.org/birds")
+    assert str(g.value(v1, GQA.knowledgeBaseVersion)) == "birds-kb 2026-11"
+    assert str(g.value(v1, DCAT.version)) == "1"
+    languages = {str(o).rsplit("/", 1)[1] for o in g.objects(v1, DCT.language)}
+    assert languages == {"ENG", "DEU"}
+    # the teams that said nothing about it did not add a second title or description
+    assert len(set(g.objects(v1, DCT.title))) == 1
+    assert [str(d) for d in g.objects(v1, DCT.description)] == [ABOUT["description"]]
+
+
+def test_its_distribution_downloads_the_exact_file(site: Server, walked: dict[str, Any]) -> None:
+    import hashlib
+
+    v1 = rdflib.URIRef(walked["v1"])
+    g = _graph(site, walked["v1"])
+    distributions = list(g.objects(v1, DCAT.distribution))
+    assert distributions, "no dcat:distribution"
+    for d in distributions:
+        url = g.value(d, DCAT.downloadURL)
+        assert url is not None and g.value(d, DCAT.accessURL) == url
+        got = site.get(str(url).replace(site.url, ""))
+        assert got.status_code == 200 and got.content == V1, (url, got.status_code)
+        assert (
+            str(
+                g.value(
+                    g.value(d, rdflib.URIRef("http://spdx.org/rdf/terms#checksum")),
+                    rdflib.URIRef("http://spdx.org/rdf/terms#checksumValue"),
+                )
+            )
+            == hashlib.sha256(V1).hexdigest()
+        )
+
+
+@pytest.mark.parametrize("media_type", ["text/turtle", "application/ld+json"])
+def test_both_versions_pass_dcat_ap_and_parse_strictly(
+    site: Server, walked: dict[str, Any], media_type: str
+) -> None:
+    import pyshacl
+    from pyld import jsonld
+
+    shapes = rdflib.Graph().parse(STANDARDS / "dcat-ap-3.0.1" / "html_shacl_shapes.ttl")
+    for uri in (walked["v1"], walked["v2"]):
+        data = _graph(site, uri, media_type)
+        conforms, _, text = pyshacl.validate(data, shacl_graph=shapes, advanced=True)
+        assert conforms, (uri, text[:3000])
+        # every IRI a strict parser accepts (no literal URLs, no spaces), pyld reads it back
+        response = site.get(uri.replace(site.url, ""), headers={"Accept": "application/ld+json"})
+        expanded = jsonld.expand(json.loads(response.text), {"base": uri})
+        assert any(node.get("@id") == uri for node in expanded)
+
+
+def test_other_shapes_report_only_what_a_catalogue_dataset_leaves_out(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # the recommended, range and vocabulary shapes said of an upload: no licence, no contact
+    # point, no distribution; now only what test_dcat_ap.py allows every dataset (no spatial
+    # or temporal coverage, no EU-table publisher, SPDX's http:// algorithm IRIs)
+    import pyshacl
+
+    shapes = rdflib.Graph()
+    for name in (
+        "html_shacl_shapes_recommended.ttl",
+        "html_shacl_range.ttl",
+        "html_shacl_mdr-vocabularies.shape.ttl",
+        "html_shacl_deprecateduris.ttl",
+    ):
+        shapes.parse(STANDARDS / "dcat-ap-3.0.1" / name, format="turtle")
+    sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+    # (and a creator's ADMS kind, dct:type: no author is asked whether they are a person,
+    # a company or a university)
+    allowed = {
+        DCT.spatial,
+        DCT.temporal,
+        DCT.publisher,
+        DCT.type,
+        rdflib.URIRef("http://spdx.org/rdf/terms#algorithm"),
+    }
+    for uri in (walked["v1"], walked["v2"]):
+        data = _graph(site, uri)
+        _, report, _ = pyshacl.validate(data, shacl_graph=shapes, inference="none", advanced=True)
+        top = list(report.objects(None, sh.result))  # not their details
+        found = {report.value(r, sh.resultPath) for r in top}
+        details = [
+            (str(report.value(r, sh.focusNode)), str(report.value(r, sh.resultPath))) for r in top
+        ]
+        agents = {
+            str(report.value(r, sh.focusNode))
+            for r in top
+            if report.value(r, sh.resultPath) == DCT.type
+        }
+        assert all("#creator-" in a for a in agents), agents
+        assert found <= allowed, (uri, details)
+
+
+def test_versions_are_linked_and_ranked_apart(site: Server, walked: dict[str, Any]) -> None:
+    v1, v2 = rdflib.URIRef(walked["v1"]), rdflib.URIRef(walked["v2"])
+    new = _graph(site, walked["v2"])
+    assert new.value(v2, DCAT.previousVersion) == v1
+    assert new.value(v2, DCT.isVersionOf) == v1
+    assert str(new.value(v2, DCAT.version)) == "2"
+    old = _graph(site, walked["v1"])
+    assert (v1, DCAT.hasVersion, v2) in old  # a reader of v1 learns that v2 exists
+    boards = {}
+    for uri in (walked["v1"], walked["v2"]):
+        name = uri.rsplit("/", 1)[1]
+        rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+        boards[name] = sorted(r["system"] for r in rows)
+    assert boards[walked["v1"].rsplit("/", 1)[1]] == ["gold-check", "team-a", "team-b"]
+    assert boards[walked["v2"].rsplit("/", 1)[1]] == ["team-a"]
+
+
+def test_found_by_sparql_with_its_licence_and_versions(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    query = f"""PREFIX dcat: <{DCAT}> PREFIX dct: <{DCT}>
+    SELECT DISTINCT ?d ?newer WHERE {{ ?d a dcat:Dataset ; dct:license <{LICENSE}> ;
+      dct:creator/<{FOAF}name> "Ann Author" . OPTIONAL {{ ?d dcat:hasVersion ?newer }} }}"""
+    got = site.get(
+        "sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"}
+    )
+    assert got.status_code == 200, got.text
+    rows = {
+        (b["d"]["value"], b.get("newer", {}).get("value"))
+        for b in got.json()["results"]["bindings"]
+    }
+    assert (walked["v1"], walked["v2"]) in rows and (walked["v2"], None) in rows
+
+
+def test_what_an_author_gets_wrong_is_named(site: Server) -> None:
+    base = {"dataset": {"content": V1.decode()}, "systems": [{"name": "x", "answers": V1.decode()}]}
+    for about, where, expected in (
+        ({"license": "CC-BY-4.0"}, "$.about.license", "http(s) IRI"),
+        ({"contact": "ann at example"}, "$.about.contact", "e-mail address"),
+        ({"licence": LICENSE}, "$.about.licence", "not a key of about"),
+        ({"creators": "Ann"}, "$.about.creators", "a list of texts"),
+        ({"previousVersion": "dataset/x y"}, "$.about.previousVersion", "dataset's name"),
+    ):
+        got = site.post("api/experiments", json={**base, "about": about})
+        assert got.status_code == 400, (about, got.text)
+        assert where in got.text and expected in got.text, (about, got.text)
+    # a previous version that is no published dataset here, before anything is reserved
+    got = site.post("api/experiments", json={**base, "about": {"previousVersion": "birds-qa-0"}})
+    assert got.status_code == 400 and "dataset/birds-qa-0 is no published" in got.text
+    # questions scored on another gold are a dataset of their own
+    got = site.post(
+        "api/experiments",
+        json={**base, "gold": {"content": V2.decode()}, "about": {"version": "3"}},
+    )
+    assert got.status_code == 400 and "own gold answers" in got.text, got.text
+    # a catalogue dataset is the catalogue's to describe
+    got = site.post(
+        "api/experiments",
+        json={
+            "dataset": "demo",
+            "about": {"version": "2"},
+            "systems": [{"name": "x", "reference": "baseline"}],
+        },
+    )
+    assert got.status_code == 400 and "$.about" in got.text and "keeps the description" in got.text
+    # a mistyped form field is refused as before, naming the nearest
+    got = site.post(
+        "api/experiments",
+        files=[("dataset_file", ("b.json", V1))],
+        data={"dataset_licence": LICENSE, "reference": "baseline"},
+    )
+    assert got.status_code == 400 and "dataset_license" in got.text, got.text
+
+
+def test_a_malformed_file_names_file_line_column_and_what_was_expected(site: Server) -> None:
+    bad = V1.decode().replace('"answertype": "resource"', '"answertype": "resource",, ', 1)
+    got = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "birds-v1.json", "content": bad},
+            "about": ABOUT,
+            "systems": [{"name": "x", "answers": V1.decode()}],
+        },
+    )
+    assert got.status_code == 400, got.text
+    line = next(n for n, text in enumerate(bad.splitlines(), start=1) if ",, " in text)
+    assert f"birds-v1.json:{line}:" in got.text and "expected" in got.text.lower(), got.text
+
+
+def test_the_openapi_document_and_run_page_offer_every_field(site: Server) -> None:
+    from service.dataset_about import ABOUT_FIELDS
+
+    schemas = site.get("api/openapi.json").json()["components"]["schemas"]
+    assert set(schemas["Submission"]["properties"]["about"]["properties"]) == {
+        f.key for f in ABOUT_FIELDS
+    }
+    assert {f.form_field for f in ABOUT_FIELDS} <= set(schemas["SubmissionForm"]["properties"])
+    page = site.get("experiments/new").text
+    for f in ABOUT_FIELDS:
+        assert f'name="{f.form_field}"' in page, f.form_field
+
+
+def test_a_run_on_v1_is_rescored_on_v2_and_both_stay_citable(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    team_a = walked["team_a"]
+    auth = {"Authorization": f"Bearer {team_a['token']}"}
+    v2_name = walked["v2"].rsplit("/", 1)[1]
+    made = site.post(
+        f"api/experiments/{team_a['id']}/rescore", json={"datasetVersion": v2_name}, headers=auth
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    assert state["dataset"] == walked["v2"] and state["revisionOf"] == [team_a["id"]], state
+    # team A answered v2's gold: question 2 was wrong on v1, right on v2
+    (system,) = state["changes"]["systems"]
+    assert system["results"]["QA"]["macroF1"] == [pytest.approx(29 / 30), 1.0]
+    assert [(q["question"], q["before"]["f1"], q["after"]["f1"]) for q in system["questions"]] == [
+        ("2", 0.0, 1.0)
+    ]
+    # why, when the signatures are alike: the dataset (before, the changes did not say)
+    assert system["signatureBefore"] == system["signatureAfter"]
+    changes = state["changes"]
+    assert (changes["datasetBefore"], changes["datasetAfter"]) == (walked["v1"], walked["v2"])
+    page = site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True).text
+    assert 'id="changes-dataset"' in page and walked["v2"] in page
+    # the v1 run is unchanged, still on v1, and still ranked on v1's leaderboard
+    old = site.get(f"api/experiments/{team_a['id']}").json()
+    assert old["dataset"] == walked["v1"]
+    rows = site.get(
+        f"leaderboards?dataset={walked['v1'].rsplit('/', 1)[1]}&profile=exact&format=json"
+    ).json()["rows"]
+    assert "team-a" in {r["system"] for r in rows}
+    # a dataset that is no newer version of v1 is refused, naming it
+    refused = site.post(
+        f"api/experiments/{team_a['id']}/rescore",
+        json={"datasetVersion": "birds-qa-00000000"},
+        headers=auth,
+    )
+    assert refused.status_code == 400 and "dataset/birds-qa-00000000" in refused.text
+
+
+@pytest.mark.browser
+def test_the_run_page_records_what_the_author_says(
+    site: Server, browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_browser import check_accessibility, severe_logs, shot, visit, wait_until
+
+    folder = tmp_path_factory.mktemp("browser-author")
+    dataset = folder / "birds-browser.json"
+    dataset.write_bytes(V1.replace(b'"birds-qa"', b'"birds-browser"'))
+    answers = folder / "team-c.json"
+    answers.write_bytes(bird_answers(3))
+    browser.delete_all_cookies()
+    visit(browser, site.url + "experiments/new", "author-run-page")
+    browser.find_element(By.ID, "run-dataset-file").send_keys(str(dataset))
+    browser.find_element(By.CSS_SELECTOR, "#run-about summary").click()
+    fields = {
+        "run-dataset_description": "Birds, as typed in a browser.",
+        "run-dataset_license": LICENSE,
+        "run-dataset_creator": "Ann Author\nBo Coauthor",
+        "run-dataset_contact": "https://example.org/birds/issues",
+        "run-dataset_kb_version": "birds-kb 2026-11",
+    }
+    for field, value in fields.items():
+        browser.find_element(By.ID, field).send_keys(value)
+    check_accessibility(browser)
+    browser.find_element(By.ID, "run-answers").send_keys(str(answers))
+    Select(browser.find_element(By.ID, "run-kb")).select_by_value("birds")
+    Select(browser.find_element(By.ID, "run-profile")).select_by_value("exact")
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    experiment_id, token = link.split("?token=", 1)
+    experiment_id = experiment_id.rsplit("/", 1)[-1]
+    state = site.wait_finished(experiment_id, token)
+    auth = {"Authorization": f"Bearer {token}"}
+    assert site.post(f"api/experiments/{experiment_id}/publish", headers=auth).status_code == 200
+    visit(browser, state["dataset"], "author-dataset-page")
+    text = browser.find_element(By.TAG_NAME, "main").text
+    for said in ("Birds, as typed in a browser.", "Ann Author", "Bo Coauthor", "birds-kb 2026-11"):
+        assert said in text, said
+    assert browser.find_elements(By.CSS_SELECTOR, f'a[href="{LICENSE}"]')
+    shot(browser, "author-dataset-page")
+    assert severe_logs(browser) == []
+
+
+def test_a_later_upload_of_the_same_bytes_restates_nothing_that_is_said(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # a team that uploads the author's file with another licence and description: the dataset
+    # would have said two of each (and DCAT-AP allows a dataset one licence)
+    late = _run(
+        site,
+        {
+            "dataset": {"filename": "copy.json", "content": V1.decode()},
+            "about": {
+                "license": "https://opensource.org/licenses/MIT",
+                "description": "Not the author's words.",
+            },
+            "profile": "exact",
+            "systems": [{"name": "team-d", "answers": bird_answers(2).decode()}],
+        },
+    )
+    assert late["dataset"] == walked["v1"]
+    g = _graph(site, walked["v1"])
+    v1 = rdflib.URIRef(walked["v1"])
+    assert list(g.objects(v1, DCT.license)) == [rdflib.URIRef(LICENSE)]
+    assert [str(d) for d in g.objects(v1, DCT.description)] == [ABOUT["description"]]
+    # its own file is distributed under the published licence
+    mine = [d for d in g.objects(v1, DCAT.distribution) if late["id"] in str(d)]
+    assert mine and g.value(mine[0], DCT.license) == rdflib.URIRef(LICENSE)
+
+
+def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, Any]) -> None:
+    import html
+    import re
+
+    page = site.get(walked["v1"].replace(site.url, "")).text
+    bibtex = html.unescape(re.search(r'id="dataset-citation-bibtex">(.*?)</pre>', page, re.S)[1])
+    assert bibtex.startswith("@misc{gerbilqa-dataset-birds-qa-")
+    assert "author = {{Ann Author} and {Bo Coauthor}}" in bibtex
+    assert "title = {{Birds QA}}" in bibtex and "version = {1}" in bibtex
+    assert f"url = {{{walked['v1']}}}" in bibtex
+    text = html.unescape(re.search(r'id="dataset-citation-text">(.*?)</p>', page, re.S)[1])
+    assert text == f"Ann Author, Bo Coauthor. Birds QA, version 1. {walked['v1']}"
+    depth = 0  # braces balanced: LaTeX reads the entry to its end
+    for char in bibtex:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        assert depth >= 0
+    assert depth == 0
+    # a catalogue dataset is cited by its publisher's name
+    catalogue = site.get("dataset/qald-9-test-multilingual").text
+    assert "author = {{Semantic Computing Group, Bielefeld University (QALD organisers)}}" in (
+        html.unescape(catalogue)
+    )
+
+
+def test_others_run_the_published_dataset_by_its_name(site: Server, walked: dict[str, Any]) -> None:
+    # before: "no dataset named …" (only catalogue names were known), so every team had to
+    # download the file and upload it again
+    name = walked["v1"].rsplit("/", 1)[1]
+    by_name = _run(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "team-e", "answers": bird_answers(1).decode()}],
+        },
+    )
+    assert by_name["dataset"] == walked["v1"]
+    rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+    assert "team-e" in {r["system"] for r in rows}
+    # a name no dataset has is refused as before, naming the nearest
+    got = site.post(
+        "api/experiments",
+        json={"dataset": "birds-qa-00000000", "systems": [{"name": "x", "answers": V1.decode()}]},
+    )
+    assert got.status_code in (400, 404) and "birds-qa-00000000" in got.text, got.text
+
+
+def test_the_api_lists_published_uploads_after_the_catalogue(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    rows = site.get("api/datasets").json()["datasets"]
+    uploaded = {r["uri"]: r for r in rows if r["uploaded"]}
+    assert {walked["v1"], walked["v2"]} <= set(uploaded)
+    v1 = uploaded[walked["v1"]]
+    assert (v1["name"], v1["title"], v1["questions"]) == (
+        walked["v1"].rsplit("/", 1)[1],
+        "Birds QA",
+        30,
+    )
+    assert v1["languages"] == ["de", "en"] and v1["knowledgeBase"] == "birds-kb 2026-11"
+    assert any(r["name"] == "qald-9-test-multilingual" and not r["uploaded"] for r in rows)
+    # a catalogue entry never comes after an upload
+    kinds = [r["uploaded"] for r in rows]
+    assert kinds == sorted(kinds)
+    # the listing is cached until the next public write: a publication shows at once
+    late = _run(
+        site,
+        {
+            "dataset": {"content": V1.replace(b'"birds-qa"', b'"birds-late"').decode()},
+            "profile": "exact",
+            "systems": [{"name": "late", "answers": bird_answers(1).decode()}],
+        },
+    )
+    again = site.get("api/datasets").json()["datasets"]
+    assert late["dataset"] in {r["uri"] for r in again if r["uploaded"]}
+
+
+def test_an_unpublished_upload_is_neither_listed_nor_run_by_name(site: Server) -> None:
+    private = V1.replace(b'"birds-qa"', b'"birds-private"')
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "p.json", "content": private.decode()},
+            "about": {"license": LICENSE, "creators": ["Secret Author"]},
+            "profile": "exact",
+            "systems": [{"name": "p", "answers": bird_answers(1).decode()}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    name = state["dataset"].rsplit("/", 1)[1]
+    assert name.startswith("birds-private-")
+    listed = site.get("api/datasets").text
+    assert name not in listed and "Secret Author" not in listed
+    got = site.post(
+        "api/experiments",
+        json={"dataset": name, "systems": [{"name": "x", "answers": V1.decode()}]},
+    )
+    assert got.status_code in (400, 404) and "p.json" not in got.text, got.text
+    page = site.get(f"dataset/{name}")
+    assert page.status_code == 404 and "Secret Author" not in page.text
