@@ -230,7 +230,17 @@ def get_entry(name: str) -> CatalogEntry:
     for e in _entries():
         if e.name == name:
             return e
-    raise NotFound(f"no built-in dataset {name!r} (see `gerbil-qa datasets`)")
+    near = nearest(name)
+    hint = f"; did you mean {near!r}?" if near else ""
+    raise NotFound(f"no built-in dataset {name!r}{hint} (see `gerbil-qa datasets`)")
+
+
+def nearest(name: str) -> str | None:
+    """The built-in dataset name closest to a mistyped ``name``, if one is close."""
+    import difflib
+
+    near = difflib.get_close_matches(name, [e.name for e in _entries()], n=1, cutoff=0.6)
+    return near[0] if near else None
 
 
 def find_by_sha256(sha256: str) -> CatalogEntry | None:

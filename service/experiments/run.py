@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from service.errors import BadRequest, FormatError, Problem, ServiceError
+from service.errors import BadRequest, FormatError, NotFound, Problem, ServiceError
 from service.experiments.inputs import (
     Files,
     check_has_text,
@@ -384,8 +384,14 @@ def named_upload(
     if storage is None or any(e.name == source.name for e in catalog.entries()):
         return spec, {}
     found = storage.catalogue.published_upload(source.name)
-    if found is None:
-        return spec, {}  # the catalogue's "no such dataset", naming the nearest
+    if found is None:  # the catalogue's names and this store's published uploads: neither
+        near = catalog.nearest(source.name)
+        hint = f"; did you mean {near!r}?" if near else ""
+        raise NotFound(
+            f"no dataset {source.name!r}: neither a built-in dataset nor a published uploaded "
+            f"dataset of this store{hint} (GET /api/datasets lists both; gerbil-qa datasets "
+            "the built-in ones)"
+        )
     sha, title = found
     from service.experiments.kept import file_key
 

@@ -936,8 +936,17 @@ def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Ci
         title,
         authors=names,
         version=main.text(DCAT + "version"),
-        issued=main.text(DCT + "issued"),
+        issued=main.text(DCT + "issued") or _first_uploaded(main),
     )
+
+
+def _first_uploaded(main: Node) -> str | None:
+    """When an uploaded dataset was first uploaded: the date its earliest experiment's id
+    begins with (``YYYYMMDD…``); an upload's description has no ``dct:issued``, so its
+    citation had no year."""
+    ids = [v.split("/experiment/", 1)[1].split("#", 1)[0] for v in _uploaded_from(main)]
+    first = min((i for i in ids if EXPERIMENT_ID.match(i)), default=None)
+    return f"{first[:4]}-{first[4:6]}-{first[6:8]}" if first else None
 
 
 def _uploaded_from(main: Node | None) -> list[str]:

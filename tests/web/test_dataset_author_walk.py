@@ -493,8 +493,12 @@ def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, An
     assert "author = {{Ann Author} and {Bo Coauthor}}" in bibtex
     assert "title = {{Birds QA}}" in bibtex and "version = {1}" in bibtex
     assert f"url = {{{walked['v1']}}}" in bibtex
+    # the year it was first uploaded (its first experiment's id begins with the date): an
+    # upload's description has no dct:issued, so its citation had no year
+    first = min(re.findall(r"/experiment/(\d{12})#file-", page))
+    assert f"year = {{{first[:4]}}}" in bibtex
     text = html.unescape(re.search(r'id="dataset-citation-text">(.*?)</p>', page, re.S)[1])
-    assert text == f"Ann Author, Bo Coauthor. Birds QA, version 1. {walked['v1']}"
+    assert text == f"Ann Author, Bo Coauthor ({first[:4]}). Birds QA, version 1. {walked['v1']}"
     depth = 0  # braces balanced: LaTeX reads the entry to its end
     for char in bibtex:
         depth += {"{": 1, "}": -1}.get(char, 0)
@@ -528,6 +532,14 @@ def test_others_run_the_published_dataset_by_its_name(site: Server, walked: dict
         json={"dataset": "birds-qa-00000000", "systems": [{"name": "x", "answers": V1.decode()}]},
     )
     assert got.status_code in (400, 404) and "birds-qa-00000000" in got.text, got.text
+    # it says where names come from now (it said "no built-in dataset" only), and a mistyped
+    # catalogue name is named
+    assert "nor a published uploaded dataset of this store" in got.json()["error"]
+    typo = site.post(
+        "api/experiments",
+        json={"dataset": "qald-9-tset-multilingual", "systems": [{"name": "x", "answers": "{}"}]},
+    )
+    assert "did you mean 'qald-9-test-multilingual'?" in typo.json()["error"], typo.text
 
 
 def test_the_api_lists_published_uploads_after_the_catalogue(
