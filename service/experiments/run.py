@@ -390,7 +390,8 @@ def named_upload(
         raise NotFound(
             f"no dataset {source.name!r}: neither a built-in dataset nor a published uploaded "
             f"dataset of this store{hint} (GET /api/datasets lists both; gerbil-qa datasets "
-            "the built-in ones)"
+            "the built-in ones)",
+            field="dataset",
         )
     sha, title = found
     from service.experiments.kept import file_key
