@@ -367,10 +367,13 @@ def _worker_main(conn: Connection, files: list[str], version: str | None, max_re
 def _run_local(store: Any, text: str, max_results: int) -> tuple[str, Any]:
     import pyoxigraph
 
+    from service.kb.casts import custom_functions
     from service.kb.local import term_from_oxigraph
 
     try:
-        result = store.query(text, use_default_graph_as_union=True)
+        result = store.query(
+            text, use_default_graph_as_union=True, custom_functions=custom_functions()
+        )
         if isinstance(result, pyoxigraph.QueryBoolean):
             return "ok", AnswerSet(boolean=bool(result))
         if not isinstance(result, pyoxigraph.QuerySolutions):

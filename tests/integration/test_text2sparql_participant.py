@@ -173,12 +173,16 @@ def official_scores(
     kb: list[Path], gold: Path, answers: Path, *, predefined: str = ""
 ) -> dict[str, tuple[float, ...]]:
     """The data README's rules, computed here from scratch: each query run on the graphs with
-    pyoxigraph as it is (a query Oxigraph refuses gives nothing), items the value strings of
+    pyoxigraph, given the challenge engine's ``xsd:int(…)``-style casts that Oxigraph lacks
+    (a query it still refuses gives nothing), items the value strings of
     every binding of every variable (an ASK: ``true``), relevant gold items those weighted > 0;
     no relevant item, nothing retrieved or no hit: 0/0/0. ``predefined``: the PREFIX lines the
     challenge's endpoint knew without a declaration (DBpedia's Virtuoso: ``dbr:``, ``dbp:``…)."""
     import pyoxigraph as ox
 
+    from service.kb.casts import custom_functions
+
+    casts = custom_functions()
     store = ox.Store()
     for path in kb:
         store.load(path=str(path), format=ox.RdfFormat.TURTLE)
@@ -186,8 +190,9 @@ def official_scores(
     scores = {}
     for entry in json.loads(answers.read_text(encoding="utf-8")):
         try:  # a failed call kept no query: nothing retrieved
-            result = store.query(predefined + entry["query"]) if "query" in entry else None
-        except (SyntaxError, OSError, ValueError, RuntimeError):  # xsd:int(…): no engine cast
+            query = predefined + entry.get("query", "")
+            result = store.query(query, custom_functions=casts) if "query" in entry else None
+        except (SyntaxError, OSError, ValueError, RuntimeError):  # the engine refused it
             result = None
         items: set[str] = set()
         if isinstance(result, ox.QueryBoolean):

@@ -229,7 +229,7 @@ def test_gold_sparql_served_as_a_text2sparql_service(
     argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
     assert main([*argv, "--profile", "text2sparql", "--output", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["results"]["QA"]["macroF1"] == pytest.approx(0.888, abs=0.01)
+    assert result["results"]["QA"]["macroF1"] == pytest.approx(0.928, abs=0.01)
 
 
 def test_a_catalogue_datasets_service_is_asked_with_the_datasets_own_iri(
@@ -256,13 +256,13 @@ def test_a_catalogue_datasets_service_is_asked_with_the_datasets_own_iri(
     assert evaluation.dataset == "text2sparql-2025-ck25"  # results still name the catalogue's
 
 
-def test_gold_sparql_runs_on_the_datasets_own_kb_and_a_failing_query_fails_one_question() -> None:
+def test_gold_sparql_runs_on_the_datasets_own_kb_with_the_engines_casts() -> None:
     """The reference system gold-sparql on CK25 without a KB given: the challenge's upper
     bound. It was refused ("needs a knowledge base") although the catalogue names CK25's
     graphs, which Text2SPARQL answers run on; given them, the run ended 'internal error:
-    RuntimeError' at the first gold query Oxigraph cannot evaluate (an xsd:int(…) cast). Now it
-    runs on the dataset's own KB, and such a query fails its question only, saying why (found
-    by a reviewer's walk)."""
+    RuntimeError' at the first gold query Oxigraph cannot evaluate, an xsd:int(…) cast (found
+    by a reviewer's walk). Then those two questions failed (0.888); now the KB casts as the
+    challenge's engine did, and every gold query runs."""
     from service.experiments.asked import Reference
     from service.experiments.run import run_experiment
     from service.experiments.spec import CatalogueDataset, ExperimentSpec
@@ -275,10 +275,36 @@ def test_gold_sparql_runs_on_the_datasets_own_kb_and_a_failing_query_fails_one_q
     )
     (gold,) = run_experiment(spec).evaluations
     qa = gold.tasks[ExperimentType.QA]
-    assert qa.measures["macroF1"] == pytest.approx(0.888, abs=0.01)  # as its queries score
+    # as its queries score: 46 of 50 reproduce the official result sets (data README)
+    assert qa.measures["macroF1"] == pytest.approx(0.928, abs=0.001)
     assert gold.kb is not None and gold.kb.startswith("file:sha256:")  # CK25's two graphs
-    failed = {q.question_id: q.error for q in qa.questions if q.error}
-    assert set(failed) == {"37", "42"}, failed  # the two xsd:int casts
-    assert all(
-        "could not evaluate the query" in e and "XMLSchema#int" in e for e in failed.values()
+    assert [q.error for q in qa.questions if q.error] == []
+    by_id = {q.question_id: q for q in qa.questions}
+    assert by_id["37"].f1 == by_id["42"].f1 == 1.0  # the two xsd:int(…) casts
+
+
+def test_a_gold_query_the_kb_cannot_evaluate_fails_its_question_only(tmp_path: Path) -> None:
+    """A query Oxigraph parses but cannot evaluate (a function it does not know) fails its
+    own question, saying why; the run goes on (it ended 'internal error' before)."""
+    from service.experiments.asked import Reference
+    from service.experiments.run import run_experiment
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef, KBSpec
+
+    demo = Path(__file__).resolve().parents[2] / "datasets" / "demo"
+    data = json.loads((demo / "questions.json").read_text(encoding="utf-8"))
+    broken = data["questions"][1]
+    broken["query"]["sparql"] = "SELECT ?x WHERE { BIND(<urn:x:unknown>(1) AS ?x) }"
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps(data), encoding="utf-8")
+    spec = ExperimentSpec(
+        FileDataset(FileRef.local(str(questions))),
+        (Reference("gold", "gold-sparql"),),
+        profile="exact",
+        experiment_types=("QA",),
+        kb=KBSpec((str(demo / "kb.ttl"),)),
     )
+    (gold,) = run_experiment(spec).evaluations
+    failed = {q.question_id: q.error for q in gold.tasks[ExperimentType.QA].questions if q.error}
+    assert list(failed) == [broken["id"]]
+    assert "could not evaluate the query" in failed[broken["id"]]
+    assert "<urn:x:unknown> is not supported" in failed[broken["id"]]
