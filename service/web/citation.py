@@ -2,8 +2,10 @@
 
 The experiment's own entry must not change when the experiment finishes or is published (its
 URI and citation exist from the start, DESIGN §4), so it uses only the id (whose first 8 digits
-are the submission date), the URI and the service's base: nothing computed later, except a
-withdrawal, which its note then says (with the date and the reason). Papers
+are the submission date), the URI, the service's base and what was evaluated (the systems and
+the dataset, which its title names as a bibliography needs; a public experiment's results name
+them, and never change): nothing computed later, except a withdrawal, which its note then says
+(with the date and the reason). Papers
 attached to it (``dct:isReferencedBy``, ``GraphStore.attach_paper``) are added after it, one
 entry each with its DOI (or URL), so the ``.bib`` download carries them; reference managers
 complete a DOI entry from the DOI.
@@ -47,19 +49,23 @@ def citation_for(
     base: str,
     papers: Sequence[str] = (),
     withdrawn: tuple[str, str] | None = None,
+    subject: str | None = None,
 ) -> Citation:
     """``withdrawn``: when and why its owner withdrew it. The one change an entry takes after
-    the submission: whoever copies it later must not cite withdrawn numbers unawares."""
+    the submission: whoever copies it later must not cite withdrawn numbers unawares.
+    ``subject``: what was evaluated (:func:`experiment_subject`), appended to the title."""
     year, month, day = experiment_id[:4], int(experiment_id[4:6]), int(experiment_id[6:8])
     host = urlsplit(base).netloc or base
     title = f"GERBIL QA experiment {experiment_id}"
+    if subject:
+        title += f": {' '.join(subject.split())}"
     note = f"Experiment submitted on {year}-{month:02d}-{day:02d} to GERBIL QA at {host}"
     if withdrawn is not None:
         when, why = withdrawn
         note += f"; withdrawn on {when[:10]}: {_latex(why)}"
     entries = [
         f"@misc{{gerbilqa-{experiment_id},\n"
-        f"  title = {{{{{title}}}}},\n"
+        f"  title = {{{{{_latex(title)}}}}},\n"
         f"  author = {{{{GERBIL QA}}}},\n"
         f"  howpublished = {{\\url{{{uri}}}}},\n"
         f"  url = {{{uri}}},\n"
@@ -83,6 +89,22 @@ def citation_for(
     if dois:
         text += ". Cited by " + ", ".join(f"doi:{d}" for d in dois)
     return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))
+
+
+# How many systems a citation's title names before it counts the rest.
+NAMED_SYSTEMS = 3
+
+
+def experiment_subject(systems: Sequence[str], dataset: str | None) -> str | None:
+    """What an experiment evaluated, as its citation's title says it: ``FRANZ on TEXT2SPARQL'25
+    CK25``, ``A, B and C on …``, ``A, B, C and 7 other systems on …``."""
+    names = [" ".join(s.split()) for s in systems if s.strip()]
+    if len(names) > NAMED_SYSTEMS + 1:
+        names = [*names[:NAMED_SYSTEMS], f"{len(names) - NAMED_SYSTEMS} other systems"]
+    if not names:
+        return dataset or None
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"{joined} on {dataset}" if dataset else joined
 
 
 def _latex(text: str) -> str:

@@ -29,7 +29,7 @@ from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
 from service.web.access import is_owner, require_experiment, token_redirect
-from service.web.citation import Citation, citation_for
+from service.web.citation import Citation, citation_for, experiment_subject
 from service.web.describe import (
     ELSEWHERE_EXPERIMENT,
     FOLLOW_CATALOG,
@@ -296,6 +296,24 @@ def _public_revisions(storage: Any, uri: str) -> list[Any]:
     return [q for q in found if type(q.graph_name) is not ox.DefaultGraph]
 
 
+def _citation_subject(graph: Any, status: Any, shown: pages.ExperimentPage) -> str | None:
+    """What was evaluated, for the citation's title: the systems and the dataset as its results
+    name them (a public experiment has them: it is published once finished, and they never
+    change after), else, while it runs, as its submission named them."""
+    from service import catalog
+    from service.experiments.overview import what_ran
+
+    if shown.tasks:
+        systems = list(dict.fromkeys(t.system_label for t in shown.tasks))
+        return experiment_subject(systems, shown.dataset_label)
+    spec = None if status.job else graph.experiments.spec_of(status.id)
+    asked = what_ran(status.job, spec)
+    dataset = asked.get("dataset")
+    if dataset and asked.get("catalogued"):
+        dataset = next((e.title for e in catalog.entries() if e.name == dataset), dataset)
+    return experiment_subject([str(s.get("name", "")) for s in asked.get("systems", [])], dataset)
+
+
 @bp.get("/experiment/<name>")
 def experiment(name: str) -> BaseResponse:
     experiment_id, ext = conneg.split_extension(name)
@@ -354,7 +372,12 @@ def experiment(name: str) -> BaseResponse:
         if shown.withdrawn_at is not None:
             withdrawn = (shown.withdrawn_at, shown.withdrawal_reason or "")
         return citation_for(
-            experiment_id, uri, base=graph.uris.base, papers=shown.papers, withdrawn=withdrawn
+            experiment_id,
+            uri,
+            base=graph.uris.base,
+            papers=shown.papers,
+            withdrawn=withdrawn,
+            subject=_citation_subject(graph, status or require_experiment(experiment_id), shown),
         )
 
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)

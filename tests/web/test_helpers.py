@@ -11,7 +11,7 @@ from service.errors import BadRequest
 from service.graph.experiments import paper_iri
 from service.web import conneg
 from service.web.cache import DocumentCache
-from service.web.citation import citation_for
+from service.web.citation import citation_for, experiment_subject
 from service.web.config import load_config
 from service.web.sparql_guard import inspect_query
 
@@ -143,6 +143,32 @@ def test_citation_is_fixed_by_id_and_uri() -> None:
         "GERBIL QA (2024). GERBIL QA experiment 202403150007. w3id.org. "
         "https://w3id.org/gerbil/qa/experiment/202403150007"
     )
+
+
+@pytest.mark.parametrize(
+    ("systems", "dataset", "expected"),
+    [
+        (["FRANZ"], "text2sparql-2025-ck25", "FRANZ on text2sparql-2025-ck25"),
+        (["A", "B"], "d", "A and B on d"),
+        (["A", "B", "C", "D"], "d", "A, B, C and D on d"),
+        (["A", "B", "C", "D", "E"], "d", "A, B, C and 2 other systems on d"),
+        (["A  b"], None, "A b"),
+        ([], "d", "d"),
+        ([], None, None),
+    ],
+)
+def test_experiment_subject(systems: list[str], dataset: str | None, expected: str | None) -> None:
+    assert experiment_subject(systems, dataset) == expected
+
+
+def test_a_citations_subject_is_in_its_title_escaped_for_latex() -> None:
+    uri = "https://w3id.org/gerbil/qa/experiment/202403150007"
+    c = citation_for(
+        "202403150007", uri, base="https://w3id.org/gerbil/qa/", subject="Q&A_1 on {x} 50%"
+    )
+    assert "  title = {{GERBIL QA experiment 202403150007: Q\\&A\\_1 on x 50\\%}},\n" in c.bibtex
+    assert c.text.startswith("GERBIL QA (2024). GERBIL QA experiment 202403150007: Q&A_1 on {x}")
+    assert c.bibtex.count("{") == c.bibtex.count("}")
 
 
 def test_citation_carries_the_doi_of_each_attached_paper() -> None:

@@ -258,6 +258,17 @@ def test_bibtex_download_carries_the_papers_doi(server, published) -> None:
     assert "doi:10.3233/SW-180312" in html and f'href="{server.url}experiment/{eid}.bib"' in html
 
 
+def test_the_citation_names_what_was_evaluated(server, published) -> None:
+    """A bibliography entry "GERBIL QA experiment 2026…" told its reader nothing: its title
+    names the systems and the dataset, as the results name them."""
+    eid = published["id"]
+    dataset = server.get(f"experiment/{eid}.csv").text.splitlines()[1].split(",")[2]
+    title = f"GERBIL QA experiment {eid}: answers-strong and answers-partial on "
+    title += dataset.rsplit("/", 1)[1]
+    assert f"  title = {{{{{title}}}}},\n" in server.get(f"experiment/{eid}.bib").text
+    assert f"GERBIL QA ({eid[:4]}). {title}. " in server.get(f"experiment/{eid}").text
+
+
 def test_badge_of_a_published_result(server, published) -> None:
     eid = published["id"]
     badge = server.get(f"experiment/{eid}/badge.svg", params={"measure": "macroF1"})
