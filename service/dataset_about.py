@@ -20,7 +20,7 @@ DCAT = "http://www.w3.org/ns/dcat#"
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 
 # an uploaded dataset's name, as ``dataset/{name}`` has it (``results.uploaded_dataset_name``)
-_NAME = re.compile(r"[A-Za-z0-9._-]{1,80}")
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _EMAIL = re.compile(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+")
 
 

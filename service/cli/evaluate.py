@@ -338,8 +338,13 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     )
 
 
-# what ``results.uploaded_dataset_name`` makes: a label and 8 hex digits of the file's SHA-256
-UPLOADED_NAME = re.compile(r"[a-z0-9._-]+-[0-9a-f]{8}")
+def uploaded_name(text: str) -> bool:
+    """Whether ``text`` is a name ``results.uploaded_dataset_name`` makes: a label and 8 (or
+    16, or 64) hex digits of the file's SHA-256."""
+    from service.graph.results import NAME_DIGITS
+
+    digits = "|".join(f"[0-9a-f]{{{n}}}" for n in NAME_DIGITS)
+    return re.fullmatch(f"[a-z0-9._-]+-(?:{digits})", text) is not None
 
 
 def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
@@ -353,7 +358,7 @@ def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
 
         if any(entry.name == text for entry in catalog.entries()):
             return CatalogueDataset(text)
-        if stored and UPLOADED_NAME.fullmatch(text):  # a store's published upload, by name
+        if stored and uploaded_name(text):  # a store's published upload, by name
             return CatalogueDataset(text)
     return FileDataset(FileRef.local(path))
 

@@ -547,13 +547,21 @@ def _register_refresh(
     from service.systems.refresh import summary
 
     path = Path(source)
-    if path.is_file():
-        sha = catalog.sha256_of(path)
-        entry = catalog.find_by_sha256(sha)
-        name = entry.name if entry else uploaded_dataset_name(path.name.split(".")[0], sha)
-    else:
-        name = catalog.get_entry(source).name
     with open_storage(store, base=None) as storage:
+        if path.is_file():
+            sha = catalog.sha256_of(path)
+            entry = catalog.find_by_sha256(sha)
+            # a published upload of these bytes has its name (its hash may be longer than 8)
+            published = storage.catalogue.upload_for_sha256(sha)
+            name = (
+                entry.name
+                if entry
+                else published[0]
+                if published
+                else uploaded_dataset_name(path.name.split(".")[0], sha)
+            )
+        else:
+            name = catalog.get_entry(source).name
         return storage.catalogue.register_version(
             name,
             refresh.dataset,

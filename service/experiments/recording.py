@@ -93,9 +93,27 @@ def _dataset_record(
         return RecordedDataset(
             DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False
         )
-    label = dataset_label(source, dataset)
-    ref = replace(DatasetRef.upload(label, dataset, sha256=sha), **said)
+    ref = replace(upload_ref(dataset_label(source, dataset), dataset, sha, catalogue), **said)
     return RecordedDataset(ref, kept, False)
+
+
+def upload_ref(
+    label: str, dataset: Dataset, sha: str | None, catalogue: CatalogueRepository
+) -> DatasetRef:
+    """An upload's dataset, named by its label and 8 hex digits of its SHA-256, or more where
+    another file has that name already: the same name for two contents merged them (one page,
+    two checksums, one leaderboard), and a look-alike of a published dataset takes minutes to
+    make."""
+    from service.graph.results import NAME_DIGITS, DatasetRef, uploaded_dataset_name
+
+    ref = DatasetRef.upload(label, dataset, sha256=sha)
+    if sha is None:
+        return ref
+    for digits in NAME_DIGITS[1:]:
+        if not catalogue.upload_name_taken(ref.name, sha):
+            break
+        ref = replace(ref, name=uploaded_dataset_name(label, sha, digits))
+    return ref
 
 
 def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:

@@ -168,6 +168,16 @@ class CatalogueRepository:
         )
         return next(((row["id"].value, row["title"].value) for row in rows), None)
 
+    def upload_name_taken(self, name: str, sha256: str) -> bool:
+        """Whether uploaded dataset ``name`` already describes a file other than ``sha256``'s,
+        published or private (two contents under one name would share its page and
+        leaderboard); read here only, never shown."""
+        query = (
+            f"ASK {{ GRAPH ?g {{ <{self.uris.dataset(name)}> {_p('sha256')} ?v }} "
+            f'FILTER(LCASE(STR(?v)) != "{sha256.lower()}") }}'
+        )
+        return any(bool(side.query(query)) for side in (self.store.public, self.store.private))
+
     def upload_statements(self, name: str) -> dict[str, str]:
         """What the published descriptions of uploaded dataset ``name`` say with each of
         ``predicates`` (one value each: a later upload of the same bytes restates none of them,

@@ -162,10 +162,16 @@ def _distribution_triples(
     return out
 
 
-def uploaded_dataset_name(label: str, content_sha256: str) -> str:
-    """The URI name of an uploaded dataset: readable label + content hash, so names never clash."""
+# How many hex digits of its SHA-256 an uploaded dataset's name takes: 8, or more where another
+# content has that name already (a file made to share the first 8 is 2^32 hashes away: minutes).
+NAME_DIGITS = (8, 16, 64)
+
+
+def uploaded_dataset_name(label: str, content_sha256: str, digits: int = NAME_DIGITS[0]) -> str:
+    """The URI name of an uploaded dataset: readable label + content hash (see
+    ``recording.upload_ref`` for the longer hash where the short one is taken)."""
     slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in label.lower()).strip("-.")
-    return f"{slug[:60] or 'dataset'}-{content_sha256[:8]}"
+    return f"{slug[:60] or 'dataset'}-{content_sha256[:digits]}"
 
 
 def dataset_content_hash(dataset: Dataset) -> str:
