@@ -16,7 +16,7 @@ What is valid (what pyoxigraph's strict parser and the XSD 1.1 lexical spaces ac
 - an IRI: RFC 3987 (scheme, authority with a numeric port and a bracketed IPv6 or IPvFuture
   host, characters of each part, ``%HH`` escapes, private-use characters only in the query);
 - a language tag: a well-formed BCP 47 tag (RFC 5646 §2.1, including the grandfathered tags);
-- a typed literal of an XSD datatype listed here (``_PATTERNS``, ``_INTEGER_BOUNDS``): a
+- a typed literal of an XSD datatype listed here (``_PATTERNS``, ``INTEGER_BOUNDS``): a
   lexical form in the datatype's lexical space (range bounds of the integer types, days of the
   month, leap years);
   literals of other datatypes are not checked (their lexical space is not known here);
@@ -233,7 +233,7 @@ _PATTERNS: dict[str, str] = {
     "language": r"[a-zA-Z]{1,8}(?:-[a-zA-Z0-9]{1,8})*",
 }
 # Integer types and their bounds (inclusive; None: unbounded).
-_INTEGER_BOUNDS: dict[str, tuple[int | None, int | None]] = {
+INTEGER_BOUNDS: dict[str, tuple[int | None, int | None]] = {
     "integer": (None, None),
     "nonPositiveInteger": (None, 0),
     "negativeInteger": (None, -1),
@@ -262,7 +262,7 @@ def lexical_problem(value: str, datatype: str) -> str | None:
     local = datatype[len(XSD) :] if datatype.startswith(XSD) else None
     if local is None:
         return None
-    bounds = _INTEGER_BOUNDS.get(local)
+    bounds = INTEGER_BOUNDS.get(local)
     if bounds is not None:
         if not _compiled(_INTEGER).fullmatch(value):
             return f"{value!r} is not a valid xsd:{local}"

@@ -17,28 +17,17 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from service.model import XSD
+from service.valid_terms import INTEGER_BOUNDS
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
+# The derived types' value ranges (inclusive; None: unbounded on that side): Oxigraph casts to
+# xsd:integer itself.
+RANGES = {name: bounds for name, bounds in INTEGER_BOUNDS.items() if name != "integer"}
 
-# Each derived type's value range (inclusive; None: unbounded on that side).
-RANGES: dict[str, tuple[int | None, int | None]] = {
-    "long": (-(2**63), 2**63 - 1),
-    "int": (-(2**31), 2**31 - 1),
-    "short": (-(2**15), 2**15 - 1),
-    "byte": (-(2**7), 2**7 - 1),
-    "unsignedLong": (0, 2**64 - 1),
-    "unsignedInt": (0, 2**32 - 1),
-    "unsignedShort": (0, 2**16 - 1),
-    "unsignedByte": (0, 2**8 - 1),
-    "nonNegativeInteger": (0, None),
-    "positiveInteger": (1, None),
-    "nonPositiveInteger": (None, 0),
-    "negativeInteger": (None, -1),
-}
-
-_INTEGERS = {f"{XSD}{name}" for name in (*RANGES, "integer")}
+_INTEGERS = {f"{XSD}{name}" for name in INTEGER_BOUNDS}
 _FLOATS = {f"{XSD}float", f"{XSD}double"}
 _LEXICAL_INTEGER = re.compile(r"[+-]?[0-9]+")
 
