@@ -6,8 +6,10 @@ commit as a PEP 440 local label: ``0.1.0+g1b1e8455689a``, and ``.modified`` afte
 evaluator's files differ from that commit (the commit alone would then not reproduce the run).
 
 The commit comes from ``GERBIL_QA_REVISION`` (an image built without its ``.git``: the operator
-sets it) or else from git, when the package runs from a checkout. Asked once per process, and
-only by what writes provenance: ``gerbil-qa evaluate`` without ``--store`` never runs git.
+sets it), else from git when the package runs from a checkout, else from ``service/REVISION``,
+which a wheel built from a checkout carries (``build_support/revision_backend.py``: ``pip
+install .`` runs it). Asked once per process, and only by what writes provenance: ``gerbil-qa
+evaluate`` without ``--store`` never runs git.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from service.errors import ServiceError
 
 REVISION_ENV = "GERBIL_QA_REVISION"
 _CHECKOUT = Path(__file__).resolve().parent.parent
+BUILT_FROM = Path(__file__).resolve().parent / "REVISION"  # in a wheel: its commit
 # what the evaluator is made of: a change elsewhere (tests, bench, README) scores the same
 _EVALUATOR_PATHS = ("service", "ontology", "shapes", "pyproject.toml")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -50,10 +53,27 @@ def source() -> Source:
         if not _COMMIT.fullmatch(given):
             raise ServiceError(f"{REVISION_ENV}={given!r}: expected a commit's 40 hex digits")
         return Source(__version__, given)
-    return _from_git() or Source(__version__)
+    return from_checkout() or _from_wheel() or Source(__version__)
 
 
-def _from_git() -> Source | None:
+def built_from(source: Source) -> str:
+    """What :data:`BUILT_FROM` says of ``source``: its commit, and ``modified`` when its
+    evaluator files had changes (a line each)."""
+    return f"{source.revision}\n" + ("modified\n" if source.modified else "")
+
+
+def _from_wheel() -> Source | None:
+    """The commit the installed wheel was built from (:func:`built_from`)."""
+    try:
+        lines = BUILT_FROM.read_text(encoding="utf-8").split()
+    except OSError:
+        return None
+    if not lines or not _COMMIT.fullmatch(lines[0]):
+        return None
+    return Source(__version__, lines[0], modified="modified" in lines[1:])
+
+
+def from_checkout() -> Source | None:
     if not (_CHECKOUT / ".git").exists():
         return None  # installed from a wheel or an archive
     head = _git("rev-parse", "--verify", "HEAD")

@@ -80,3 +80,26 @@ def test_a_malformed_revision_is_refused(checkout: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv(release.REVISION_ENV, "main")
     with pytest.raises(ServiceError, match="GERBIL_QA_REVISION='main': expected a commit"):
         release.source()
+
+
+def test_an_installed_wheel_names_the_commit_it_was_built_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    built = tmp_path / "REVISION"
+    monkeypatch.setattr(release, "_CHECKOUT", tmp_path)  # no .git
+    monkeypatch.setattr(release, "BUILT_FROM", built)
+    monkeypatch.delenv(release.REVISION_ENV, raising=False)
+    try:
+        for source in (
+            release.Source(__version__, commit),
+            release.Source(__version__, commit, True),
+        ):
+            built.write_text(release.built_from(source), encoding="utf-8")
+            release.source.cache_clear()
+            assert release.source() == source
+        built.write_text("not a commit\n", encoding="utf-8")
+        release.source.cache_clear()
+        assert release.source() == release.Source(__version__)
+    finally:
+        release.source.cache_clear()
