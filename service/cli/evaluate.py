@@ -271,6 +271,8 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         evaluations = [replace(ev, extra={**ev.extra, "experiment": info}) for ev in evaluations]
     emit(evaluations, args.output, sys.stdout)
     _warn(evaluations)
+    for note in outcome.notes:  # about the run as a whole (recorded with it too)
+        print(f"gerbil-qa: note: {note}", file=sys.stderr)
     return 0
 
 

@@ -14,7 +14,7 @@ written, both to the millisecond.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,7 +28,7 @@ from service.experiments.inputs import (
     read_dataset,
 )
 from service.experiments.queries import has_query_kb
-from service.experiments.spec import ExperimentSpec
+from service.experiments.spec import ExperimentSpec, FileDataset
 from service.experiments.systems import Aborted, Cancelled, Obtained, SystemContext, check_name
 
 ALL_LANGUAGES = "all"  # a spec's languages: every language the dataset has
@@ -184,6 +184,7 @@ def run_experiment(
         # the graph keeps the pooled task and each language's (its per-language measures)
         recorded_evaluations = [*evaluations, *(ev for each in per_system for ev in each)]
 
+    notes = _notes(aborted) + _version_kb_notes(spec, storage, evaluations)
     public_changed = False
     if storage is not None:
         from service.experiments.recording import dataset_record
@@ -234,7 +235,7 @@ def run_experiment(
             ended=timestamp(),
             ticket=ticket,
             hold=hold,
-            notes=_notes(aborted),
+            notes=notes,
             call_settings=tuple((c.iri, c.datatype, v) for c, v in call_settings_of(spec)),
         )
         if spec.options.publish:
@@ -242,7 +243,6 @@ def run_experiment(
             public_changed = True
     ended = time.time()
     report.phase("done")
-    notes = _notes(aborted)
     return Outcome(tuple(evaluations), ticket, started, ended, public_changed, dataset, notes)
 
 
@@ -250,6 +250,30 @@ def _notes(aborted: Mapping[int, str]) -> tuple[str, ...]:
     """What the experiment says of the systems left out while others were scored."""
     return tuple(
         f"{aborted[i]}: no results for it; the other systems are scored" for i in sorted(aborted)
+    )
+
+
+def _version_kb_notes(
+    spec: ExperimentSpec, storage: Storage | None, evaluations: Sequence[Evaluation]
+) -> tuple[str, ...]:
+    """What a run on a registered dataset version says when its answers came from (queries
+    run on, labels matched in) another KB than the one its gold was refreshed on: the scores
+    then measure how the two KBs differ as much as the systems."""
+    source = spec.dataset
+    if storage is None or not isinstance(source, FileDataset) or source.version_of is None:
+        return ()
+    version = source.version_of
+    refreshed = storage.catalogue.version_kb(version.name, version.version or "")
+    if refreshed is None:
+        return ()
+    used = sorted({ev.kb for ev in evaluations if ev.kb} - {refreshed})
+    identity = refreshed.split(" ", 1)[0]
+    return tuple(
+        f"the gold of {version.name} version {version.version} was refreshed on the KB "
+        f"{refreshed}; the answers were run or matched on {kb}: their scores compare the two "
+        "KBs as much as the systems"
+        for kb in used
+        if kb.split(" ", 1)[0] != identity
     )
 
 

@@ -349,6 +349,13 @@ class CatalogueRepository:
             add_public(self.store, quads)
         return DatasetVersion(name, label, uri, graph_iri, before, issued.value, count)
 
+    def version_kb(self, name: str, version: str) -> str | None:
+        """The KB a registered version's gold was refreshed on, as the refresh named it
+        (``file:sha256:H (version)`` or an endpoint URL)."""
+        kb = self.uris.version_kb(name, version)
+        rows = self.store.public.query(f"SELECT ?id WHERE {{ <{kb}> <{DCT}identifier> ?id }}")
+        return next((row["id"].value for row in rows), None)
+
     def version_file(self, name: str, version: str) -> str | None:
         """The SHA-256 of a registered version's file (kept beside the store), if it has one."""
         v = self.uris.dataset_version(name, version)
