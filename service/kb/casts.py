@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -30,20 +30,24 @@ RANGES = {name: bounds for name, bounds in INTEGER_BOUNDS.items() if name != "in
 _INTEGERS = {f"{XSD}{name}" for name in INTEGER_BOUNDS}
 _FLOATS = {f"{XSD}float", f"{XSD}double"}
 _LEXICAL_INTEGER = re.compile(r"[+-]?[0-9]+")
+# xsd:decimal has no exponent: Decimal("1e999999999") would be read, and int() of it would not end
+_LEXICAL_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+# past Python's int() limit for decimal strings (4,300 digits) a cast is an error, not a crash
+_MAX_DIGITS = 4300
 
 
 def integer_value(datatype: str, lexical: str) -> int | None:
     """The integer a literal casts to (before the target type's range), or None where XPath
     raises a cast error."""
     text = lexical.strip()
+    if len(text) > _MAX_DIGITS:
+        return None
     if datatype in _INTEGERS or datatype == f"{XSD}string":
         return int(text) if _LEXICAL_INTEGER.fullmatch(text) else None
     if datatype == f"{XSD}decimal":
-        try:
-            value = Decimal(text)
-        except InvalidOperation:
+        if not _LEXICAL_DECIMAL.fullmatch(text):
             return None
-        return int(value) if value.is_finite() else None  # int() truncates towards zero
+        return int(Decimal(text))  # int() truncates towards zero
     if datatype in _FLOATS:
         try:
             number = float(text)

@@ -16,6 +16,10 @@ from service.kb.casts import RANGES, XSD, cast, custom_functions
         ("int", "string", "4.2", None),  # a string must be the type's lexical form
         ("int", "string", "forty", None),
         ("int", "decimal", "-3.99", -3),  # numbers truncate towards zero
+        ("int", "decimal", ".5", 0),
+        ("nonNegativeInteger", "decimal", "1e999999999", None),  # no exponent in a decimal
+        ("nonNegativeInteger", "string", "9" * 5000, None),  # past int()'s digit limit
+        ("nonNegativeInteger", "string", "9" * 300, int("9" * 300)),
         ("int", "double", "2.5E1", 25),
         ("int", "double", "NaN", None),
         ("int", "float", "INF", None),
