@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import os
 import queue
 import re
 import threading
@@ -105,6 +106,23 @@ class ExecutionLimits:
     timeout: float = 30.0
     max_results: int = 100_000
     max_bytes: int = 64 * 1024 * 1024
+
+    @classmethod
+    def configured(cls) -> ExecutionLimits:
+        """The defaults, the time limit as ``GERBIL_QA_KB_QUERY_TIMEOUT`` sets it (seconds)."""
+        given = os.environ.get(TIMEOUT_ENV, "").strip()
+        if not given:
+            return cls()
+        try:
+            timeout = float(given)
+        except ValueError:
+            timeout = 0.0
+        if not 0 < timeout < float("inf"):
+            raise BadRequest(f"{TIMEOUT_ENV}={given!r}: expected a positive number of seconds")
+        return cls(timeout=timeout)
+
+
+TIMEOUT_ENV = "GERBIL_QA_KB_QUERY_TIMEOUT"
 
 
 # --- telling queries from prose --------------------------------------------------------------
@@ -251,7 +269,7 @@ class SparqlExecutor:
         version: str | None = None,
     ) -> None:
         self.prefixes = dict(prefixes or {})
-        self.limits = limits or ExecutionLimits()
+        self.limits = limits or ExecutionLimits.configured()
         self.workers = max(1, workers)
         specs = [str(kb)] if isinstance(kb, str | Path) else [str(k) for k in kb]
         urls = [s for s in specs if s.startswith(("http://", "https://"))]
