@@ -180,12 +180,21 @@ class Reference:
             raise BadRequest(f"the reference system {self.reference} needs a knowledge base")
 
     def obtain(self, ctx: SystemContext) -> Obtained:
-        from service.model import SystemRun
         from service.systems.reference import build_system
 
         if ctx.kb is None:
             raise BadRequest(f"the reference system {self.reference} needs a knowledge base")
-        system = build_system(self.reference, kb=ctx.kb, dataset=ctx.dataset, language=ctx.language)
+        if self.reference != "gold-sparql":  # its own lookups: the in-process KB
+            system = build_system(self.reference, kb=ctx.kb, language=ctx.language)
+            return self._obtain(ctx, system)
+        from service.kb.bounded import bounded
+
+        with bounded(ctx.kb) as kb:  # the dataset's gold queries: bounded (service.kb.bounded)
+            return self._obtain(ctx, build_system(self.reference, kb=kb, dataset=ctx.dataset))
+
+    def _obtain(self, ctx: SystemContext, system: Any) -> Obtained:
+        from service.model import SystemRun
+
         done = ctx.log.done() if ctx.log is not None else {}
         askable = [q for q in ctx.dataset.by_id().values() if q.text(ctx.language) is not None]
         answers: dict[str, SystemAnswer] = {q.id: done[q.id] for q in askable if q.id in done}

@@ -125,57 +125,50 @@ def run_experiment(
         from service.kb.open import open_kb
 
         kb = open_kb(list(spec.kb.sources), version=spec.kb.version)
-    # reference systems run on the KB given, else on the one the dataset's queries run on
-    # (CK25's graphs: gold-sparql there is the TEXT2SPARQL upper bound), bounded as system
-    # queries are (closed when the run ends, however it ends)
-    asked_kb = _reference_kb(spec)
+    # reference systems without a KB given run on the one the dataset's queries run on
+    # (CK25's graphs): gold-sparql there is the TEXT2SPARQL upper bound
+    asked_kb = kb if kb is not None else _reference_kb(spec)
 
     # one pass per language (a web service is asked in each); several are pooled per system
     by_language: list[dict[int, Evaluation]] = []
     obtained: dict[int, list[Obtained]] = {}
     aborted: dict[int, str] = {}  # systems the error-rate rule stopped: no results, the others'
     dataset: Dataset | None = None
-    try:
-        for language in languages:
-            read = read_dataset(
-                spec.dataset, files, language=language, gold=spec.gold, types=spec.experiment_types
+    for language in languages:
+        read = read_dataset(
+            spec.dataset, files, language=language, gold=spec.gold, types=spec.experiment_types
+        )
+        if storage is not None and dataset is None:
+            check_unique_ids(read)  # its results are named by question id in the graph
+        dataset = dataset or read
+        got = _ask(spec, read, language, kb=asked_kb, files=files, job=job, stop=stop,
+                   report=report, policy=policy, aborted=aborted, first=languages[0])  # fmt: skip
+        for index, answers in got.items():
+            obtained.setdefault(index, []).append(answers)
+        report.phase("scoring")
+        scored: dict[int, Evaluation] = {}
+        for index, answers in got.items():
+            if stop.is_set():
+                raise Cancelled("cancelled while scoring; resume to continue")
+            report.system(index, state="scoring", done=0)
+            evaluation = evaluate(
+                read,
+                answers.run,
+                profile=profile,
+                language=language,
+                kb=kb,
+                experiment_types=spec.experiment_types or None,
+                progress=report.scoring(index),
+                ranked=spec.options.ranked,
             )
-            if storage is not None and dataset is None:
-                check_unique_ids(read)  # its results are named by question id in the graph
-            dataset = dataset or read
-            got = _ask(
-                spec, read, language, kb=asked_kb, files=files, job=job, stop=stop,
-                report=report, policy=policy, aborted=aborted, first=languages[0],
-            )  # fmt: skip
-            for index, answers in got.items():
-                obtained.setdefault(index, []).append(answers)
-            report.phase("scoring")
-            scored: dict[int, Evaluation] = {}
-            for index, answers in got.items():
-                if stop.is_set():
-                    raise Cancelled("cancelled while scoring; resume to continue")
-                report.system(index, state="scoring", done=0)
-                evaluation = evaluate(
-                    read,
-                    answers.run,
-                    profile=profile,
-                    language=language,
-                    kb=kb,
-                    experiment_types=spec.experiment_types or None,
-                    progress=report.scoring(index),
-                    ranked=spec.options.ranked,
-                )
-                check_scored(evaluation, read)
-                if answers.kb is not None and evaluation.kb is None:
-                    # the answers came from this KB (queries run, a reference system): the
-                    # result depends on it even where the profile's matching does not
-                    evaluation = replace(evaluation, kb=answers.kb)
-                scored[index] = evaluation
-                report.system(index, state="done")
-            by_language.append(scored)
-    finally:
-        if asked_kb is not None:
-            asked_kb.close()
+            check_scored(evaluation, read)
+            if answers.kb is not None and evaluation.kb is None:
+                # the answers came from this KB (queries run, a reference system): the
+                # result depends on it even where the profile's matching does not
+                evaluation = replace(evaluation, kb=answers.kb)
+            scored[index] = evaluation
+            report.system(index, state="done")
+        by_language.append(scored)
     assert dataset is not None  # check_spec gives at least one language
     if len(aborted) == len(spec.systems):  # nothing to record: the experiment fails
         raise Aborted("; ".join(aborted.values()))
@@ -353,17 +346,15 @@ def _ask(
 
 
 def _reference_kb(spec: ExperimentSpec) -> Any:
-    """The KB the reference systems of a run ask (``queries.kb_sources``: the one given, else
-    the one the dataset's own queries run on), each query bounded (``service.kb.bounded``);
-    None without reference systems or such a KB."""
+    """The KB the dataset's own queries run on (``queries.kb_sources``), opened for the
+    reference systems of a run given none; None without reference systems or such a KB."""
     if not any(s.kind == "reference" for s in spec.systems) or not has_query_kb(spec):
         return None
     from service.experiments.queries import kb_sources
-    from service.kb.bounded import BoundedKB
-    from service.kb.executor import SparqlExecutor
+    from service.kb.open import open_kb
 
     sources, version = kb_sources(spec)
-    return BoundedKB(SparqlExecutor(list(sources), version=version))
+    return open_kb(list(sources), version=version)
 
 
 def _probe_kb(spec: ExperimentSpec, aborted: Mapping[int, str]) -> None:

@@ -1,18 +1,36 @@
 """The KB protocol over a :class:`~service.kb.executor.SparqlExecutor`: every query in a worker
 process killed at the time limit (an endpoint: an HTTP time limit), its rows and bytes bounded.
 
-What reference systems ask in a run: ``gold-sparql`` runs the dataset's gold queries, and
-anyone may upload the dataset, so its queries are bounded as a Text2SPARQL system's are (in the
-service's own process, one that joined the KB with itself five times held a runner for hours,
-and a cancel could not stop it). A query that fails is that question's failure, saying why.
+What ``gold-sparql`` asks in a run: it runs the dataset's gold queries, and anyone may upload
+the dataset, so they are bounded as a Text2SPARQL system's queries are (in the service's own
+process, one that joined the KB with itself five times held a runner for hours, and a cancel
+could not stop it). A query that fails is that question's failure, saying why. The lookups of
+the service's own code (the baseline's label index, matching) stay on the in-process KB: they
+read every label of a large KB at once, past any bound a query from outside should have.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from service.errors import BadRequest
 from service.kb.batched import BatchedSparqlKB
 from service.kb.executor import SparqlExecutor
 from service.model import AnswerSet
+
+
+@contextmanager
+def bounded(kb: Any) -> Iterator[BoundedKB]:
+    """``kb`` (a :class:`~service.kb.local.LocalKB` or :class:`~service.kb.remote.RemoteKB`)
+    asked through a :class:`SparqlExecutor` on the same files or endpoint, closed after."""
+    sources = [str(f) for f in kb.files] if hasattr(kb, "files") else [kb.endpoint]
+    executor = SparqlExecutor(sources, version=kb.version)
+    try:
+        yield BoundedKB(executor)
+    finally:
+        executor.close()
 
 
 class BoundedKB(BatchedSparqlKB):
@@ -33,6 +51,3 @@ class BoundedKB(BatchedSparqlKB):
         if result.failure is not None:
             raise BadRequest(f"the KB could not evaluate the query: {result.failure}")
         return result.answers
-
-    def close(self) -> None:
-        self.executor.close()
