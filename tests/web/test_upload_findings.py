@@ -1,0 +1,262 @@
+"""An uploaded dataset's checks, over HTTP: an author uploads a small QALD-JSON benchmark with a
+gold query that does not parse, a question with an empty gold set and one without its German
+text; once a run on it is published, its page, its RDF and the public SPARQL endpoint show
+what the checks found, as a catalogue dataset's do. Before, a published upload's page said
+nothing of them (the same file as a built-in dataset showed four findings); an unpublished
+one shows nothing anywhere public.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph
+import pytest
+import rdflib
+
+from service import formats
+from service.graph.questions import check_dataset
+from tests.web.conftest import Server, start_server, stop_server
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+LAKE = "http://example.org/"
+
+
+def _bindings(*values: str) -> list[dict[str, Any]]:
+    rows = [{"uri": {"type": "uri", "value": LAKE + v}} for v in values]
+    return [{"head": {"vars": ["uri"]}, "results": {"bindings": rows}}]
+
+
+def _question(qid: str, texts: dict[str, str], sparql: str, answers: list) -> dict[str, Any]:
+    return {
+        "id": qid,
+        "answertype": "resource",
+        "question": [{"language": lang, "string": s} for lang, s in texts.items()],
+        "query": {"sparql": sparql},
+        "answers": answers,
+    }
+
+
+def lakes(*, duplicate: bool = False) -> bytes:
+    """Four questions: 1 sound, 2's gold query does not parse, 3's gold set is empty, 4 has no
+    German text (the dataset has German); ``duplicate``: a fifth with 1's id."""
+    lake = f"SELECT ?uri WHERE {{ ?uri a <{LAKE}Lake> }}"
+    questions = [
+        _question("1", {"en": "Which lake is deepest?", "de": "Welcher See ist am tiefsten?"},
+                  lake, _bindings("Baikal")),
+        _question("2", {"en": "Which lake is largest?", "de": "Welcher See ist am größten?"},
+                  lake[:-1], _bindings("Caspian")),
+        _question("3", {"en": "Which lake is on the moon?", "de": "Welcher See ist am Mond?"},
+                  lake, [{"head": {"vars": ["uri"]}, "results": {"bindings": []}}]),
+        _question("4", {"en": "Which lake is highest?"}, lake, _bindings("Titicaca")),
+    ]  # fmt: skip
+    if duplicate:
+        questions.append(_question("1", {"en": "Which lake is saltiest?"}, lake, _bindings("Dead")))
+    return json.dumps({"dataset": {"id": "lakes"}, "questions": questions}, indent=1).encode()
+
+
+def _expected(tmp: Path) -> list[Any]:
+    path = tmp / "lakes.json"
+    path.write_bytes(lakes())
+    return check_dataset(formats.read(path))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(tmp_path_factory.mktemp("upload-findings"), demo=False)
+    yield running
+    stop_server(running)
+
+
+def _submit(site: Server, data: bytes, name: str = "lakes.json") -> dict[str, Any]:
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": name, "content": data.decode()},
+            "title": "Lakes QA",
+            "profile": "exact",
+            "systems": [{"name": "gold-check", "answers": data.decode()}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    return {**state, "token": ticket["token"], "id": ticket["id"]}
+
+
+def _ask(site: Server, query: str) -> bool:
+    got = site.get(
+        "sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"}
+    )
+    assert got.status_code == 200, got.text
+    return bool(got.json()["boolean"])
+
+
+def _findings_ask(uri: str) -> str:
+    return f"ASK {{ GRAPH ?g {{ <{uri}> <{GQA}finding> ?f }} }}"
+
+
+@pytest.fixture(scope="module")
+def unpublished(site: Server) -> dict[str, Any]:
+    return _submit(site, lakes())
+
+
+def test_an_unpublished_uploads_findings_are_nowhere_public(
+    site: Server, unpublished: dict[str, Any]
+) -> None:
+    uri = unpublished["dataset"]
+    name = uri.rsplit("/", 1)[1]
+    for accept in ("text/html", "text/turtle", "application/n-triples"):
+        assert site.get(f"dataset/{name}", headers={"Accept": accept}).status_code == 404
+    assert not _ask(site, _findings_ask(uri))
+    assert not _ask(site, f"ASK {{ ?f a <{GQA}DatasetFinding> }}")
+    graph = pyoxigraph.NamedNode(site.storage.uris.dataset_graph(name))
+    assert not site.storage.public.contains_named_graph(graph)
+
+
+@pytest.fixture(scope="module")
+def published(site: Server, unpublished: dict[str, Any]) -> dict[str, Any]:
+    auth = {"Authorization": f"Bearer {unpublished['token']}"}
+    done = site.post(f"api/experiments/{unpublished['id']}/publish", headers=auth)
+    assert done.status_code == 200, done.text
+    return unpublished
+
+
+def test_a_published_uploads_page_summarises_its_findings(
+    site: Server, published: dict[str, Any], tmp_path: Path
+) -> None:
+    name = published["dataset"].rsplit("/", 1)[1]
+    page = site.get(f"dataset/{name}", headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    html = page.text
+    assert 'id="finding-summary"' in html
+    assert f"<caption>{len(_expected(tmp_path))} findings</caption>" in html
+    for kind in ("unparsable-query", "empty-gold", "missing-text", "format"):
+        assert f"findings={kind}" in html, kind
+    assert "gold SPARQL does not parse" in html and "the gold answer set is empty" in html
+    listed = site.get(f"dataset/{name}?findings=unparsable-query", headers={"Accept": "text/html"})
+    assert listed.status_code == 200
+    assert "1 findings of the kind unparsable-query" in listed.text
+    assert "question 2" in listed.text
+    unknown = site.get(f"dataset/{name}?findings=duplicate-id", headers={"Accept": "text/html"})
+    assert unknown.status_code == 400 and "unparsable-query" in unknown.text
+
+
+@pytest.mark.parametrize(
+    ("media_type", "syntax"),
+    [
+        ("text/turtle", "turtle"),
+        ("application/ld+json", "json-ld"),
+        ("application/n-triples", "nt"),
+        ("application/rdf+xml", "xml"),
+    ],
+)
+def test_its_rdf_holds_every_finding(
+    site: Server, published: dict[str, Any], tmp_path: Path, media_type: str, syntax: str
+) -> None:
+    uri = published["dataset"]
+    got = site.get(f"dataset/{uri.rsplit('/', 1)[1]}", headers={"Accept": media_type})
+    assert got.status_code == 200
+    g = rdflib.Graph().parse(data=got.content, format=syntax, publicID=uri)
+    gqa = rdflib.Namespace(GQA)
+    found = sorted(
+        (
+            str(g.value(f, gqa.findingKind)).rsplit("finding-", 1)[1],
+            str(g.value(f, gqa.severity)),
+            str(g.value(f, gqa.aboutQuestion)).rsplit("/", 1)[-1],
+        )
+        for f in g.objects(rdflib.URIRef(uri), gqa.finding)
+    )
+    expected = sorted((f.kind, f.severity, f.question_id or "None") for f in _expected(tmp_path))
+    assert found == expected
+    assert g.value(rdflib.URIRef(uri), gqa.checkedAt) is not None
+
+
+def test_its_findings_pass_our_shapes_and_the_endpoint_sees_them(
+    site: Server, published: dict[str, Any]
+) -> None:
+    from service.graph.checks import shacl_violations
+
+    uri = published["dataset"]
+    name = uri.rsplit("/", 1)[1]
+    got = site.get(f"dataset/{name}", headers={"Accept": "application/n-triples"})
+    served = list(pyoxigraph.parse(got.content, format=pyoxigraph.RdfFormat.N_TRIPLES))
+    assert shacl_violations(served, target=uri) == []
+    graph = pyoxigraph.NamedNode(site.storage.uris.dataset_graph(name))
+    stored = list(site.storage.public.quads_for_pattern(None, None, None, graph))
+    assert stored and shacl_violations(stored, target=graph.value) == []
+    assert _ask(site, _findings_ask(uri))
+    assert _ask(
+        site,
+        f"ASK {{ <{uri}> <{GQA}finding> ?f . ?f <{GQA}findingKind> <{GQA}finding-empty-gold> ; "
+        f"<{GQA}aboutQuestion> ?q . ?q <http://purl.org/dc/terms/identifier> '3' }}",
+    )
+
+
+def test_a_second_run_on_the_same_file_adds_no_second_findings(
+    site: Server, published: dict[str, Any], tmp_path: Path
+) -> None:
+    again = _submit(site, lakes(), name="lakes-again.json")
+    assert again["dataset"] == published["dataset"]
+    auth = {"Authorization": f"Bearer {again['token']}"}
+    assert site.post(f"api/experiments/{again['id']}/publish", headers=auth).status_code == 200
+    uri = published["dataset"]
+    rows = site.storage.public.query(
+        f"SELECT (COUNT(DISTINCT ?f) AS ?n) (COUNT(DISTINCT ?t) AS ?t) WHERE {{ "
+        f"<{uri}> <{GQA}finding> ?f ; <{GQA}checkedAt> ?t }}"
+    )
+    row = next(iter(rows))
+    assert (int(row["n"].value), int(row["t"].value)) == (len(_expected(tmp_path)), 1)
+
+
+def test_duplicate_ids_are_refused_before_anything_is_stored(site: Server) -> None:
+    # an upload whose ids repeat is never recorded (its results are named by id): the
+    # duplicate-id finding is one a published upload cannot have
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "lakes-dup.json", "content": lakes(duplicate=True).decode()},
+            "profile": "exact",
+            "systems": [{"name": "gold-check", "answers": lakes().decode()}],
+        },
+    )
+    assert made.status_code == 400, made.text
+    text = json.dumps(made.json())
+    assert "lakes-dup.json" in text and "unique question ids" in text
+
+
+def _published_as_before(store: Path, port: int) -> str:
+    """A run on the lakes published as the version before this one did (the experiment only,
+    as ``ExperimentRepository.publish`` alone does): its dataset's URI."""
+    first = start_server(store, demo=False, port=port)
+    try:
+        run = _submit(first, lakes(), name="old-lakes.json")
+        first.storage.experiments.publish(run["id"])
+        uri = str(run["dataset"])
+        assert first.get(f"dataset/{uri.rsplit('/', 1)[1]}").status_code == 200
+        assert not first.storage.public.query(_findings_ask(uri))
+    finally:
+        stop_server(first)
+    return uri
+
+
+def test_an_upload_published_before_checks_existed_is_checked_at_serve_start(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    import gc
+
+    from service.systems.localnet import free_port
+
+    store, port = tmp_path_factory.mktemp("old-store"), free_port()
+    uri = _published_as_before(store, port)
+    gc.collect()  # the store's last reference goes: its directory lock with it
+    again = start_server(store, demo=False, port=port)
+    try:
+        assert _ask(again, _findings_ask(uri))
+        page = again.get(f"dataset/{uri.rsplit('/', 1)[1]}", headers={"Accept": "text/html"})
+        assert f"<caption>{len(_expected(tmp_path))} findings</caption>" in page.text
+    finally:
+        stop_server(again)
