@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
 
 from service.errors import ServiceError
 from service.graph.terms import DCAT, DCT, GQA, PROV
@@ -65,6 +67,46 @@ def upload_findings(storage: Storage, experiment_id: str) -> list[Finding] | Non
         types=spec.experiment_types,
     )
     return check_dataset(dataset)
+
+
+_SEEN: OrderedDict[tuple[str, str], list[Finding] | None] = OrderedDict()
+_SEEN_LOCK = threading.Lock()
+SEEN_ENTRIES = 64  # finished experiments whose findings are remembered (their owner's polls)
+
+
+def owner_findings(storage: Storage, experiment_id: str) -> list[Finding] | None:
+    """:func:`upload_findings` of a *finished* experiment, for its owner's status and page
+    before they publish: remembered, as a finished experiment's spec and files never change
+    (a poll re-read and re-parsed the file each time). None also when they cannot be made."""
+    key = (storage.uris.base, experiment_id)
+    with _SEEN_LOCK:
+        if key in _SEEN:
+            _SEEN.move_to_end(key)
+            return _SEEN[key]
+    try:
+        found = upload_findings(storage, experiment_id)
+    except ServiceError as err:
+        log.warning("experiment %s: its dataset not checked: %s", experiment_id, err)
+        found = None
+    with _SEEN_LOCK:
+        _SEEN[key] = found
+        while len(_SEEN) > SEEN_ENTRIES:
+            _SEEN.popitem(last=False)
+    return found
+
+
+def findings_json(findings: list[Finding]) -> list[dict[str, Any]]:
+    """The API's ``datasetFindings``: one object per finding."""
+    return [
+        {
+            "kind": f.kind,
+            "severity": f.severity,
+            "message": f.message,
+            "question": f.question_id,
+            "language": f.language,
+        }
+        for f in findings
+    ]
 
 
 def publish_upload_findings(storage: Storage, experiment_id: str) -> bool:

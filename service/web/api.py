@@ -132,9 +132,15 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
 
     out = status_payload(experiment_id)
     out.update(dataset=None, papers=[], notes=[], results=[], evaluations=[])
+    out["datasetFindings"] = None
     if out["status"] != "finished":
         return out
     storage = services().storage
+    from service.experiments.dataset_checks import findings_json, owner_findings
+
+    # an uploaded dataset's checks: its owner learns them before publishing it
+    if (found := owner_findings(storage, experiment_id)) is not None:
+        out["datasetFindings"] = findings_json(found)
     from service.evaluation.profiles import explains_misses
     from service.graph.reader import evaluations
 

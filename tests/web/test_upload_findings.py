@@ -40,7 +40,7 @@ def _question(qid: str, texts: dict[str, str], sparql: str, answers: list) -> di
     }
 
 
-def lakes(*, duplicate: bool = False) -> bytes:
+def lakes(*, duplicate: bool = False, dataset_id: str = "lakes") -> bytes:
     """Four questions: 1 sound, 2's gold query does not parse, 3's gold set is empty, 4 has no
     German text (the dataset has German); ``duplicate``: a fifth with 1's id."""
     lake = f"SELECT ?uri WHERE {{ ?uri a <{LAKE}Lake> }}"
@@ -55,7 +55,8 @@ def lakes(*, duplicate: bool = False) -> bytes:
     ]  # fmt: skip
     if duplicate:
         questions.append(_question("1", {"en": "Which lake is saltiest?"}, lake, _bindings("Dead")))
-    return json.dumps({"dataset": {"id": "lakes"}, "questions": questions}, indent=1).encode()
+    body = {"dataset": {"id": dataset_id}, "questions": questions}
+    return json.dumps(body, indent=1).encode()
 
 
 def _expected(tmp: Path) -> list[Any]:
@@ -260,3 +261,77 @@ def test_an_upload_published_before_checks_existed_is_checked_at_serve_start(
         assert f"<caption>{len(_expected(tmp_path))} findings</caption>" in page.text
     finally:
         stop_server(again)
+
+
+@pytest.fixture(scope="module")
+def private_run(site: Server) -> dict[str, Any]:
+    """A run on other bytes of the lakes, never published."""
+    return _submit(site, lakes(dataset_id="lakes-private"), name="lakes-private.json")
+
+
+def test_its_owner_reads_the_findings_before_publishing(
+    site: Server, private_run: dict[str, Any], tmp_path: Path
+) -> None:
+    eid, token = private_run["id"], private_run["token"]
+    owned = site.get(f"api/experiments/{eid}", headers={"Authorization": f"Bearer {token}"})
+    found = owned.json()["datasetFindings"]
+    expected = _expected(tmp_path)
+    assert [(f["kind"], f["severity"], f["question"], f["language"]) for f in found] == [
+        (f.kind, f.severity, f.question_id, f.language) for f in expected
+    ]
+    assert "does not parse" in found[0]["message"]
+    # anyone else: nothing (the experiment is not public), nor on the dataset's URI
+    assert site.get(f"api/experiments/{eid}").status_code in (403, 404)
+    name = private_run["dataset"].rsplit("/", 1)[1]
+    assert site.get(f"dataset/{name}").status_code == 404
+    assert not _ask(site, _findings_ask(private_run["dataset"]))
+
+
+def test_a_clean_upload_says_so_to_its_owner(site: Server) -> None:
+    # the demo's questions are an upload too: checked, nothing found (an empty list; null is
+    # for a catalogue dataset, whose page lists its findings)
+    made = site.post(
+        "api/experiments",
+        json={"dataset": "demo", "kb": "demo", "systems": [{"reference": "gold-sparql"}]},
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    assert state["datasetFindings"] == []
+    page = site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True)
+    assert "The dataset check found nothing to report" in page.text
+
+
+@pytest.mark.browser
+def test_the_owners_page_shows_the_findings_then_the_datasets_page(
+    site: Server, browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_browser import check_accessibility, shot, wait_until
+
+    run = _submit(site, lakes(dataset_id="lakes-browser"), name="lakes-browser.json")
+    browser.delete_all_cookies()
+    browser.get(f"{site.url}experiment/{run['id']}?token={run['token']}")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "private-notice"))
+    shot(browser, "upload-findings-owner")
+    check_accessibility(browser)
+    table = browser.find_element(By.ID, "dataset-checks")
+    assert table.is_displayed()
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert len(rows) == 4  # unparsable query, empty gold, missing text, the reader's warning
+    assert "question 2" in rows[0].text and "error" in rows[0].text  # errors first
+    intro = browser.find_element(By.ID, "dataset-checks-intro").text
+    assert f"found {len(_expected(tmp_path))} things" in intro
+
+    browser.find_element(By.ID, "publish").click()
+    wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
+    assert not browser.find_elements(By.ID, "dataset-checks")
+    browser.get(run["dataset"])
+    wait_until(browser, lambda d: d.find_elements(By.ID, "finding-summary"))
+    shot(browser, "upload-findings-dataset")
+    check_accessibility(browser)
+    summary = browser.find_element(By.ID, "finding-summary")
+    assert f"{len(_expected(tmp_path))} findings" in summary.text
+    summary.find_element(By.PARTIAL_LINK_TEXT, "question 2").click()
+    wait_until(browser, lambda d: "/question/2" in d.current_url)
