@@ -477,6 +477,7 @@ def datasets() -> BaseResponse:
 def _datasets() -> Response:
     rows = [(r, False) for r in listings.datasets()]
     rows += [(r, True) for r in listings.uploaded_datasets()]  # a submission names them too
+    findings = listings.finding_counts()
     return json_answer(
         {
             "datasets": [
@@ -488,6 +489,7 @@ def _datasets() -> Response:
                     "languages": list(r.languages),
                     "knowledgeBase": r.knowledge_base,
                     "uploaded": uploaded,
+                    "findings": findings.get(r.uri),
                 }
                 for r, uploaded in rows
             ]

@@ -178,6 +178,12 @@ def _listing_schemas() -> dict[str, Any]:
                         "its file as its author uploaded it; named in a submission as a "
                         "catalogue dataset is.",
                     },
+                    findings={
+                        "type": ["integer", "null"],
+                        "description": "How many findings the dataset checks stored for it "
+                        "(listed on its page, `?findings=KIND`); null while it is not checked "
+                        "(a catalogue dataset before its first run).",
+                    },
                 )
             ),
         ),

@@ -197,6 +197,15 @@ def test_its_findings_pass_our_shapes_and_the_endpoint_sees_them(
     )
 
 
+def test_the_dataset_list_counts_its_findings(
+    site: Server, published: dict[str, Any], private_run: dict[str, Any], tmp_path: Path
+) -> None:
+    listed = {d["uri"]: d for d in site.get("api/datasets").json()["datasets"]}
+    assert listed[published["dataset"]]["findings"] == len(_expected(tmp_path))
+    assert listed[published["dataset"]]["uploaded"] is True
+    assert private_run["dataset"] not in listed  # an unpublished upload is not listed at all
+
+
 def test_a_second_run_on_the_same_file_adds_no_second_findings(
     site: Server, published: dict[str, Any], tmp_path: Path
 ) -> None:
