@@ -246,7 +246,9 @@ def _published_as_before(store: Path, port: int) -> str:
         run = _submit(first, lakes(), name="old-lakes.json")
         first.storage.experiments.publish(run["id"])
         uri = str(run["dataset"])
-        assert first.get(f"dataset/{uri.rsplit('/', 1)[1]}").status_code == 200
+        page = first.get(f"dataset/{uri.rsplit('/', 1)[1]}", headers={"Accept": "text/html"})
+        assert page.status_code == 200 and 'id="upload-checks"' in page.text
+        assert "checks it when it next starts" in page.text
         assert not first.storage.public.query(_findings_ask(uri))
     finally:
         stop_server(first)
@@ -268,6 +270,8 @@ def test_an_upload_published_before_checks_existed_is_checked_at_serve_start(
         assert _ask(again, _findings_ask(uri))
         page = again.get(f"dataset/{uri.rsplit('/', 1)[1]}", headers={"Accept": "text/html"})
         assert f"<caption>{len(_expected(tmp_path))} findings</caption>" in page.text
+        assert "when the dataset was published" in page.text
+        assert 'id="upload-checks"' not in page.text
     finally:
         stop_server(again)
 
