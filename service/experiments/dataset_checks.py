@@ -34,6 +34,11 @@ def upload_findings(storage: Storage, experiment_id: str) -> list[Finding] | Non
     """The check findings of the uploaded dataset ``experiment_id`` was scored on, from its
     kept spec and files; None when it was scored on a catalogue dataset (checked when loaded)
     or kept no spec (recorded before specs were kept)."""
+    return _spec_findings(storage, experiment_id, storage.experiments.spec_of(experiment_id))
+
+
+def _spec_findings(storage: Storage, experiment_id: str, text: str | None) -> list[Finding] | None:
+    """:func:`upload_findings` of the kept spec ``text``."""
     from service.evaluation.profiles import get_profile
     from service.experiments.inputs import Files, read_dataset
     from service.experiments.kept import kept
@@ -41,7 +46,6 @@ def upload_findings(storage: Storage, experiment_id: str) -> list[Finding] | Non
     from service.experiments.spec import ExperimentSpec, FileDataset
     from service.graph.questions import check_dataset
 
-    text = storage.experiments.spec_of(experiment_id)
     if text is None:
         return None
     spec = ExperimentSpec.from_json(json.loads(text))
@@ -69,22 +73,29 @@ def upload_findings(storage: Storage, experiment_id: str) -> list[Finding] | Non
     return check_dataset(dataset)
 
 
-_SEEN: OrderedDict[tuple[str, str], list[Finding] | None] = OrderedDict()
+_SEEN: OrderedDict[str, list[Finding] | None] = OrderedDict()  # by the spec's SHA-256
 _SEEN_LOCK = threading.Lock()
 SEEN_ENTRIES = 64  # finished experiments whose findings are remembered (their owner's polls)
 
 
-def owner_findings(storage: Storage, experiment_id: str) -> list[Finding] | None:
-    """:func:`upload_findings` of a *finished* experiment, for its owner's status and page
-    before they publish: remembered, as a finished experiment's spec and files never change
-    (a poll re-read and re-parsed the file each time). None also when they cannot be made."""
-    key = (storage.uris.base, experiment_id)
+def experiment_findings(storage: Storage, experiment_id: str) -> list[Finding] | None:
+    """:func:`upload_findings` of a *finished* experiment, for its status and its owner's
+    page (before they publish, the only place they are): remembered, as a finished
+    experiment's spec and files never change (each poll re-read and re-parsed the file). None
+    also when they cannot be made."""
+    import hashlib
+
+    text = storage.experiments.spec_of(experiment_id)
+    if text is None:
+        return None
+    # by what was checked (every file named by its SHA-256), not by an id another store has
+    key = hashlib.sha256(text.encode()).hexdigest()
     with _SEEN_LOCK:
         if key in _SEEN:
             _SEEN.move_to_end(key)
             return _SEEN[key]
     try:
-        found = upload_findings(storage, experiment_id)
+        found = _spec_findings(storage, experiment_id, text)
     except ServiceError as err:
         log.warning("experiment %s: its dataset not checked: %s", experiment_id, err)
         found = None

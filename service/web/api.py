@@ -136,10 +136,10 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     if out["status"] != "finished":
         return out
     storage = services().storage
-    from service.experiments.dataset_checks import findings_json, owner_findings
+    from service.experiments.dataset_checks import experiment_findings, findings_json
 
     # an uploaded dataset's checks: its owner learns them before publishing it
-    if (found := owner_findings(storage, experiment_id)) is not None:
+    if (found := experiment_findings(storage, experiment_id)) is not None:
         out["datasetFindings"] = findings_json(found)
     from service.evaluation.profiles import explains_misses
     from service.graph.reader import evaluations

@@ -378,9 +378,9 @@ def experiment(name: str) -> BaseResponse:
             live["statusUrl"] = url_for("run.status", experiment_id=experiment_id)
         checks = None  # an uploaded dataset's findings, its owner's before publishing
         if private and current.status.value == "finished":
-            from service.experiments.dataset_checks import owner_findings
+            from service.experiments.dataset_checks import experiment_findings
 
-            found = owner_findings(graph, experiment_id)
+            found = experiment_findings(graph, experiment_id)
             checks = pages.grouped_findings(found) if found is not None else None
         return render_template(
             "experiment.html",
