@@ -135,6 +135,28 @@ def complete_upload_findings(storage: Storage) -> list[str]:
     return [name for name, eid in _unchecked_uploads(storage).items() if _store(storage, name, eid)]
 
 
+def withdraw_upload_findings(storage: Storage, experiment_id: str) -> bool:
+    """Once ``experiment_id`` is withdrawn: the findings of its uploaded dataset leave the
+    public store when no other published, not withdrawn, experiment describes it (its
+    description left the default graph with the withdrawn graph's share, and its page showed
+    the findings alone). True when something was removed."""
+    uris = storage.uris
+    graph = uris.experiment_graph(experiment_id)
+    rows = storage.public.query(
+        f"SELECT DISTINCT ?id WHERE {{ GRAPH <{graph}> {{ ?e a <{GQA}Experiment> ; "
+        f"<{PROV}used> ?d . ?d a <{DCAT}Dataset> ; <{DCT}identifier> ?id }} "
+        f"?d <{GQA}checkedAt> ?t "
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x a <{GQA}Experiment> ; <{PROV}used> ?d . "
+        f"?d a <{DCAT}Dataset> }} "
+        f'FILTER(?h != <{graph}> && STRSTARTS(STR(?h), "{uris.base}graph/experiment/")) '
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x <{GQA}withdrawnAt> ?w }} }} }} }}"
+    )
+    names = [row["id"].value for row in rows]
+    for name in names:
+        storage.catalogue.drop_findings(name)
+    return bool(names)
+
+
 def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> dict[str, str]:
     """Uploaded datasets described in published, not withdrawn, experiment graphs (of
     ``experiment_id`` only, when given) whose findings are not stored: name -> the first

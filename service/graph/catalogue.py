@@ -244,6 +244,11 @@ class CatalogueRepository:
         with self.store.lock:
             self._replace_public_graph(graph, quads)
 
+    def drop_findings(self, name: str) -> None:
+        """Remove what :meth:`store_findings` stored (its dataset withdrawn), in one update."""
+        with self.store.lock:
+            self._replace_public_graph(self.uris.dataset_graph(name), [])
+
     # -- versions ----------------------------------------------------------------------------
     def register_version(
         self,

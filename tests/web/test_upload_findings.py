@@ -188,6 +188,29 @@ def test_a_second_run_on_the_same_file_adds_no_second_findings(
     assert (int(row["n"].value), int(row["t"].value)) == (len(_expected(tmp_path)), 1)
 
 
+def test_a_withdrawn_uploads_findings_leave_with_its_description(site: Server) -> None:
+    # its last run withdrawn, an upload's description leaves the default graph (its page is a
+    # 404, as before it had findings): its findings with it, not a page of findings alone
+    data = lakes(dataset_id="lakes-withdrawn")
+    runs = [_submit(site, data, name=f"lakes-withdrawn-{k}.json") for k in (1, 2)]
+    auths = [{"Authorization": f"Bearer {run['token']}"} for run in runs]
+    for run, auth in zip(runs, auths, strict=True):
+        assert site.post(f"api/experiments/{run['id']}/publish", headers=auth).status_code == 200
+    uri = runs[0]["dataset"]
+    name = uri.rsplit("/", 1)[1]
+    assert runs[1]["dataset"] == uri and _ask(site, _findings_ask(uri))
+    for k, (run, auth) in enumerate(zip(runs, auths, strict=True)):
+        gone = site.post(
+            f"api/experiments/{run['id']}/withdraw", json={"reason": "gold 2 broken"}, headers=auth
+        )
+        assert gone.status_code == 200, gone.text
+        last = k == len(runs) - 1
+        page = site.get(f"dataset/{name}", headers={"Accept": "text/turtle"})
+        assert page.status_code == (404 if last else 200)
+        assert _ask(site, f"ASK {{ <{uri}> <{GQA}checkedAt> ?t }}") is not last
+        assert _ask(site, _findings_ask(uri)) is not last
+
+
 def test_duplicate_ids_are_refused_before_anything_is_stored(site: Server) -> None:
     # an upload whose ids repeat is never recorded (its results are named by id): the
     # duplicate-id finding is one a published upload cannot have
