@@ -8,8 +8,10 @@ it. The findings are written once per dataset, in a transaction of their own aft
 publication's: the check reads and parses a file (seconds for a large one), which is not done
 while the publication's claim is held. A publication whose findings were not written (a crash
 between the two writes, or a store from before this existed) gets them at the next serve start
-(:func:`complete_upload_findings`). An unpublished upload's findings are never written to the
-public store; its owner reads them from :func:`upload_findings`.
+(:func:`complete_upload_findings`). When the last listed run on an upload is withdrawn, its
+findings leave with its description (:func:`withdraw_upload_findings`). An unpublished upload's
+findings are never written to the public store; its owner reads them from
+:func:`experiment_findings`.
 """
 
 from __future__ import annotations
@@ -130,31 +132,37 @@ def publish_upload_findings(storage: Storage, experiment_id: str) -> bool:
 
 
 def complete_upload_findings(storage: Storage) -> list[str]:
-    """Every published uploaded dataset without its findings gets them (serve start): the
-    names of those written."""
-    return [name for name, eid in _unchecked_uploads(storage).items() if _store(storage, name, eid)]
+    """Every published uploaded dataset without its findings gets them, and those of one whose
+    runs are all withdrawn go (serve start: a crash between a publication or a withdrawal and
+    its findings' write): the names of those written or removed."""
+    written = [n for n, eid in _unchecked_uploads(storage).items() if _store(storage, n, eid)]
+    return written + withdraw_upload_findings(storage)
 
 
-def withdraw_upload_findings(storage: Storage, experiment_id: str) -> bool:
-    """Once ``experiment_id`` is withdrawn: the findings of its uploaded dataset leave the
-    public store when no other published, not withdrawn, experiment describes it (its
-    description left the default graph with the withdrawn graph's share, and its page showed
-    the findings alone). True when something was removed."""
+def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None) -> list[str]:
+    """Once ``experiment_id`` is withdrawn (None: any): the findings of an uploaded dataset it
+    describes leave the public store when no published, not withdrawn, experiment describes
+    it any more (its description left the default graph with the withdrawn graphs' shares, and
+    its page showed the findings alone). The names of those removed."""
     uris = storage.uris
-    graph = uris.experiment_graph(experiment_id)
+    experiments = uris.base + "graph/experiment/"
+    graph = (
+        f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}"
+        if experiment_id is not None
+        else ""
+    )
     rows = storage.public.query(
-        f"SELECT DISTINCT ?id WHERE {{ GRAPH <{graph}> {{ ?e a <{GQA}Experiment> ; "
+        f"SELECT DISTINCT ?id WHERE {{ {graph} GRAPH ?g {{ ?e a <{GQA}Experiment> ; "
         f"<{PROV}used> ?d . ?d a <{DCAT}Dataset> ; <{DCT}identifier> ?id }} "
-        f"?d <{GQA}checkedAt> ?t "
+        f'FILTER(STRSTARTS(STR(?g), "{experiments}")) ?d <{GQA}checkedAt> ?t '
         f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x a <{GQA}Experiment> ; <{PROV}used> ?d . "
-        f"?d a <{DCAT}Dataset> }} "
-        f'FILTER(?h != <{graph}> && STRSTARTS(STR(?h), "{uris.base}graph/experiment/")) '
+        f'?d a <{DCAT}Dataset> }} FILTER(STRSTARTS(STR(?h), "{experiments}")) '
         f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x <{GQA}withdrawnAt> ?w }} }} }} }}"
     )
     names = [row["id"].value for row in rows]
     for name in names:
         storage.catalogue.drop_findings(name)
-    return bool(names)
+    return names
 
 
 def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> dict[str, str]:

@@ -162,14 +162,15 @@ def _upgrade_legacy_experiments(storage: Storage) -> None:
 
 def _complete_upload_findings(storage: Storage) -> None:
     """Published uploaded datasets without their check findings (published before uploads
-    were checked, or a crash between the publication and its findings) get them."""
+    were checked, or a crash between the publication and its findings) get them; those of
+    uploads whose runs are all withdrawn go."""
     from service.experiments.dataset_checks import complete_upload_findings
 
     if storage.store.read_only:
         return
     written = complete_upload_findings(storage)
     if written:
-        log.info("checked %d published uploaded datasets: %s", len(written), ", ".join(written))
+        log.info("findings of uploaded datasets written or removed: %s", ", ".join(written))
 
 
 def _query_engine(cfg: WebConfig, storage: Storage) -> tuple[Any, Any]:

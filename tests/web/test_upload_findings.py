@@ -227,9 +227,9 @@ def test_duplicate_ids_are_refused_before_anything_is_stored(site: Server) -> No
     assert "lakes-dup.json" in text and "unique question ids" in text
 
 
-def _published_as_before(store: Path, port: int) -> str:
+def _published_as_before(store: Path, port: int) -> tuple[str, str]:
     """A run on the lakes published as the version before this one did (the experiment only,
-    as ``ExperimentRepository.publish`` alone does): its dataset's URI."""
+    as ``ExperimentRepository.publish`` alone does): its id and its dataset's URI."""
     first = start_server(store, demo=False, port=port)
     try:
         run = _submit(first, lakes(), name="old-lakes.json")
@@ -241,18 +241,31 @@ def _published_as_before(store: Path, port: int) -> str:
         assert not first.storage.public.query(_findings_ask(uri))
     finally:
         stop_server(first)
-    return uri
+    return str(run["id"]), uri
 
 
-def test_an_upload_published_before_checks_existed_is_checked_at_serve_start(
+def _withdrawn_as_before(store: Path, port: int, experiment_id: str, uri: str) -> None:
+    """The run withdrawn as the version before this one did (a crash before its findings
+    went): its findings still public, its page theirs alone."""
+    server = start_server(store, demo=False, port=port)
+    try:
+        server.storage.experiments.withdraw(experiment_id, "its gold query 2 is broken")
+        assert server.storage.public.query(_findings_ask(uri))
+    finally:
+        stop_server(server)
+
+
+def test_serve_start_completes_an_uploads_findings(
     tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
+    # published before uploads were checked (or a crash between the publication and its
+    # findings): checked at the next start; withdrawn so: its findings go at the next start
     import gc
 
     from service.systems.localnet import free_port
 
     store, port = tmp_path_factory.mktemp("old-store"), free_port()
-    uri = _published_as_before(store, port)
+    eid, uri = _published_as_before(store, port)
     gc.collect()  # the store's last reference goes: its directory lock with it
     again = start_server(store, demo=False, port=port)
     try:
@@ -263,6 +276,16 @@ def test_an_upload_published_before_checks_existed_is_checked_at_serve_start(
         assert 'id="upload-checks"' not in page.text
     finally:
         stop_server(again)
+    del again
+    gc.collect()
+    _withdrawn_as_before(store, port, eid, uri)
+    gc.collect()
+    last = start_server(store, demo=False, port=port)
+    try:
+        assert not _ask(last, _findings_ask(uri))
+        assert last.get(f"dataset/{uri.rsplit('/', 1)[1]}").status_code == 404
+    finally:
+        stop_server(last)
 
 
 @pytest.fixture(scope="module")
