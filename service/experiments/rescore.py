@@ -267,10 +267,15 @@ def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb
 def publish_checked(storage: Storage, experiment_id: str) -> ExperimentStatus:
     """Publish ``experiment_id`` (the API's, the form's and the CLI's way), refused by
     :func:`check_publishable` checked while no other checked publication runs: checked before
-    the publication was held, two revisions of one line published at once both ranked."""
-    return storage.experiments.publish(
+    the publication was held, two revisions of one line published at once both ranked. An
+    uploaded dataset it makes public gets its check findings (``dataset_checks``)."""
+    from service.experiments.dataset_checks import publish_upload_findings
+
+    status = storage.experiments.publish(
         experiment_id, check=lambda: check_publishable(storage, experiment_id)
     )
+    publish_upload_findings(storage, experiment_id)  # an upload public now: its checks too
+    return status
 
 
 def check_publishable(storage: Storage, experiment_id: str) -> None:

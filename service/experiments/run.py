@@ -239,7 +239,10 @@ def run_experiment(
             call_settings=tuple((c.iri, c.datatype, v) for c, v in call_settings_of(spec)),
         )
         if spec.options.publish:
+            from service.experiments.dataset_checks import publish_upload_findings
+
             storage.experiments.publish(ticket.id)
+            publish_upload_findings(storage, ticket.id)
             public_changed = True
     ended = time.time()
     report.phase("done")

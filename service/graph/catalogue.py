@@ -3,9 +3,10 @@
 All of it is public data: the vocabulary (``graph/vocab``, rebuilt from ``ontology/`` when the
 files change), the DCAT/DataID catalogue of built-in datasets (``graph/catalog``, from
 ``datasets/*.ttl``), the questions and check findings of catalogue datasets
-(``graph/dataset/{name}``) and registered dataset versions such as gold refreshes
-(``graph/dataset/{name}/version/{v}``, each with its PROV activity). Every change of a graph is
-one transaction, and its share of the materialised public default graph changes with it.
+(``graph/dataset/{name}``; a published uploaded dataset's findings alone) and registered
+dataset versions such as gold refreshes (``graph/dataset/{name}/version/{v}``, each with its
+PROV activity). Every change of a graph is one transaction, and its share of the materialised
+public default graph changes with it.
 """
 
 from __future__ import annotations
@@ -241,6 +242,22 @@ class CatalogueRepository:
         with self.store.lock:
             self._replace_public_graph(graph, quads)
         return found
+
+    def store_findings(
+        self, name: str, findings: Sequence[Finding], *, now: datetime | None = None
+    ) -> None:
+        """Store the check findings of a published *uploaded* dataset (public graph
+        ``graph/dataset/{name}``, replaced in one transaction; its questions are in the graphs
+        of the experiments that used it: ``service.experiments.dataset_checks``)."""
+        graph = self.uris.dataset_graph(name)
+        quads = finding_quads(self.uris.dataset(name), findings, prov.timestamp(now), node(graph))
+        with self.store.lock:
+            self._replace_public_graph(graph, quads)
+
+    def drop_findings(self, name: str) -> None:
+        """Remove what :meth:`store_findings` stored (its dataset withdrawn), in one update."""
+        with self.store.lock:
+            self._replace_public_graph(self.uris.dataset_graph(name), [])
 
     # -- versions ----------------------------------------------------------------------------
     def register_version(

@@ -3,7 +3,8 @@
 Everything the service knows is RDF in two datasets (:mod:`service.graph.adapter`):
 
 - **public**: the vocabulary (``graph/vocab``), the catalogue (``graph/catalog``), the questions
-  and checks of catalogue datasets (``graph/dataset/{name}``) and of registered dataset versions
+  and checks of catalogue datasets (``graph/dataset/{name}``; the checks alone of a published
+  uploaded dataset) and of registered dataset versions
   (``graph/dataset/{name}/version/{v}``), and every *published* experiment
   (``graph/experiment/{id}``). Nothing else is ever written there, so the SPARQL endpoint can
   query it and nothing private can leak, whatever the query (``GRAPH ?g``, ``FROM NAMED``…).

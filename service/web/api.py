@@ -132,9 +132,15 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
 
     out = status_payload(experiment_id)
     out.update(dataset=None, papers=[], notes=[], results=[], evaluations=[])
+    out["datasetFindings"] = None
     if out["status"] != "finished":
         return out
     storage = services().storage
+    from service.experiments.dataset_checks import experiment_findings, findings_json
+
+    # an uploaded dataset's checks: its owner learns them before publishing it
+    if (found := experiment_findings(storage, experiment_id)) is not None:
+        out["datasetFindings"] = findings_json(found)
     from service.evaluation.profiles import explains_misses
     from service.graph.reader import evaluations
 
@@ -343,8 +349,11 @@ def withdraw(experiment_id: str) -> Response:
     if not isinstance(reason, str):
         raise BadRequest('send {"reason": "why it is withdrawn"} (a string, shown with it)')
     utf8(reason, "$.reason")
+    from service.experiments.dataset_checks import withdraw_upload_findings
+
     state = services()
     status = state.storage.experiments.withdraw(experiment_id, reason)
+    withdraw_upload_findings(state.storage, experiment_id)
     state.changed()
     return json_answer(
         {
@@ -471,6 +480,7 @@ def datasets() -> BaseResponse:
 def _datasets() -> Response:
     rows = [(r, False) for r in listings.datasets()]
     rows += [(r, True) for r in listings.uploaded_datasets()]  # a submission names them too
+    findings = listings.finding_counts()
     return json_answer(
         {
             "datasets": [
@@ -482,6 +492,7 @@ def _datasets() -> Response:
                     "languages": list(r.languages),
                     "knowledgeBase": r.knowledge_base,
                     "uploaded": uploaded,
+                    "findings": findings.get(r.uri),
                 }
                 for r, uploaded in rows
             ]

@@ -88,6 +88,7 @@ def create_app(
         state.watcher = ChangeWatcher(storage, on_change=state.refresh).start()
     app.extensions[EXTENSION] = state
     _upgrade_legacy_experiments(storage)  # before the first snapshot: it holds them upgraded
+    _complete_upload_findings(storage)  # likewise
     view.refresh()
     atexit.register(state.close)
 
@@ -157,6 +158,19 @@ def _upgrade_legacy_experiments(storage: Storage) -> None:
             WRITTEN_BEFORE,
             upgraded[0],
         )
+
+
+def _complete_upload_findings(storage: Storage) -> None:
+    """Published uploaded datasets without their check findings (published before uploads
+    were checked, or a crash between the publication and its findings) get them; those of
+    uploads whose runs are all withdrawn go."""
+    from service.experiments.dataset_checks import complete_upload_findings
+
+    if storage.store.read_only:
+        return
+    written = complete_upload_findings(storage)
+    if written:
+        log.info("findings of uploaded datasets written or removed: %s", ", ".join(written))
 
 
 def _query_engine(cfg: WebConfig, storage: Storage) -> tuple[Any, Any]:

@@ -599,3 +599,13 @@ def vocabulary_terms(quads: Iterable[Any]) -> list[Term]:
         out.append(Term(anchor, uri, kind, node.text(RDFS + "label"), node.text(RDFS + "comment")))
     order = {"class": 0, "property": 1, "measure": 2, "dimension": 3, "attribute": 4}
     return sorted(out, key=lambda t: (order.get(t.kind, 5), t.anchor.lower()))
+
+
+def finding_counts() -> dict[str, int]:
+    """How many check findings each checked dataset has, by URI (one count per dataset: a
+    dataset with none has only its ``gqa:checkedAt``; one not checked yet, neither)."""
+    rows = _select(
+        "SELECT ?ds (COUNT(?f) AS ?n) WHERE { ?ds gqa:checkedAt ?t "
+        "OPTIONAL { ?ds gqa:finding ?f } } GROUP BY ?ds"
+    )
+    return {_v(r["ds"]) or "": int(_num(r["n"]) or 0) for r in rows}

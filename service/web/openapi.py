@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from service import __version__
 from service.contracts import openapi as registries
 from service.dataset_about import ABOUT_FIELDS
+from service.errors import Severity
 from service.evaluation.results import QuestionStatus
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.experiments.progress import PHASES, SYSTEM_STATES
@@ -176,6 +177,12 @@ def _listing_schemas() -> dict[str, Any]:
                         "description": "A published uploaded dataset (after the catalogue's): "
                         "its file as its author uploaded it; named in a submission as a "
                         "catalogue dataset is.",
+                    },
+                    findings={
+                        "type": ["integer", "null"],
+                        "description": "How many findings the dataset checks stored for it "
+                        "(listed on its page, `?findings=KIND`); null while it is not checked "
+                        "(a catalogue dataset before its first run).",
                     },
                 )
             ),
@@ -953,6 +960,27 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "Once finished: about the run as a whole, e.g. a "
                             "system the error-rate rule stopped (no results for it; the others "
                             "are scored).",
+                        },
+                        "datasetFindings": {
+                            "type": ["array", "null"],
+                            "description": "Once finished, for an uploaded dataset: what the "
+                            "dataset checks found in it (a gold query that does not parse, an "
+                            "empty gold set, a question without text in one of its languages, "
+                            "what its reader warned of…), before it is published too; null for "
+                            "a catalogue dataset, whose page lists its findings. Once published "
+                            "they are the dataset page's (`gqa:finding`).",
+                            "items": _object(
+                                ("kind", "severity", "message", "question", "language"),
+                                kind={
+                                    **_TEXT,
+                                    "description": "The finding's kind: gqa:finding-KIND, "
+                                    "the dataset page's `?findings=KIND`.",
+                                },
+                                severity={"enum": list(get_args(Severity))},
+                                message=_TEXT,
+                                question={"type": ["string", "null"]},
+                                language={"type": ["string", "null"]},
+                            ),
                         },
                         "evaluations": {
                             "type": "array",

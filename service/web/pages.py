@@ -865,15 +865,22 @@ def finding_kinds(nodes: dict[str, Node]) -> dict[str, tuple[str, str]]:
     return out
 
 
-def finding_groups(nodes: dict[str, Node], dataset_uri: str) -> list[FindingGroup]:
-    """The findings grouped by kind and severity (errors first, then the largest groups)."""
+def grouped_findings(findings: Sequence[Any]) -> list[FindingGroup]:
+    """Check findings not stored yet (``Finding``s: an unpublished upload's, for its owner),
+    grouped as :func:`finding_groups` groups stored ones; no question links (not public)."""
     from service.graph.vocabulary import labels
 
     names = labels()
-    kinds = finding_kinds(nodes)
     grouped: dict[tuple[str, str], list[FindingRow]] = {}
-    for row in finding_rows(nodes, dataset_uri):
-        grouped.setdefault(kinds.get(row.uri, ("", "")), []).append(row)
+    for f in findings:
+        row = FindingRow("", f.message, None, f.question_id)
+        grouped.setdefault((f.kind, f.severity), []).append(row)
+    return _ordered_groups(grouped, names)
+
+
+def _ordered_groups(
+    grouped: dict[tuple[str, str], list[FindingRow]], names: dict[str, str]
+) -> list[FindingGroup]:
     groups = [
         FindingGroup(
             kind=kind,
@@ -885,3 +892,15 @@ def finding_groups(nodes: dict[str, Node], dataset_uri: str) -> list[FindingGrou
         for (kind, severity), rows in grouped.items()
     ]
     return sorted(groups, key=lambda g: (g.severity != "error", -g.count, g.kind))
+
+
+def finding_groups(nodes: dict[str, Node], dataset_uri: str) -> list[FindingGroup]:
+    """The findings grouped by kind and severity (errors first, then the largest groups)."""
+    from service.graph.vocabulary import labels
+
+    names = labels()
+    kinds = finding_kinds(nodes)
+    grouped: dict[tuple[str, str], list[FindingRow]] = {}
+    for row in finding_rows(nodes, dataset_uri):
+        grouped.setdefault(kinds.get(row.uri, ("", "")), []).append(row)
+    return _ordered_groups(grouped, names)

@@ -399,11 +399,18 @@ def experiment(name: str) -> BaseResponse:
         if current.status.value != "finished":
             live = status_payload(experiment_id)
             live["statusUrl"] = url_for("run.status", experiment_id=experiment_id)
+        checks = None  # an uploaded dataset's findings, its owner's before publishing
+        if private and current.status.value == "finished":
+            from service.experiments.dataset_checks import experiment_findings
+
+            found = experiment_findings(graph, experiment_id)
+            checks = pages.grouped_findings(found) if found is not None else None
         return render_template(
             "experiment.html",
             page=shown,
             status=current,
             live=live,
+            dataset_checks=checks,
             auto_refresh=auto_refresh,
             private=private,
             ended_without_results=ENDED_WITHOUT_RESULTS,

@@ -1,0 +1,201 @@
+"""The dataset checks of an uploaded dataset (:func:`service.graph.questions.check_dataset`),
+made public as a catalogue dataset's are: in the public graph ``graph/dataset/{name}``.
+
+A catalogue dataset is checked when it is loaded; an upload is checked when the first
+experiment that used it is published (its description becomes public then, in that
+experiment's graph), read again from that experiment's kept spec and files as its run read
+it. The findings are written once per dataset, in a transaction of their own after the
+publication's: the check reads and parses a file (seconds for a large one), which is not done
+while the publication's claim is held. A publication whose findings were not written (a crash
+between the two writes, or a store from before this existed) gets them at the next serve start
+(:func:`complete_upload_findings`). When the last listed run on an upload is withdrawn, its
+findings leave with its description (:func:`withdraw_upload_findings`). An unpublished upload's
+findings are never written to the public store; its owner reads them from
+:func:`experiment_findings`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from service.errors import ServiceError
+from service.graph.terms import DCAT, DCT, GQA, PROV
+
+if TYPE_CHECKING:
+    from service.graph.questions import Finding
+    from service.graph.store import Storage
+
+log = logging.getLogger(__name__)
+
+
+def upload_findings(storage: Storage, experiment_id: str) -> list[Finding] | None:
+    """The check findings of the uploaded dataset ``experiment_id`` was scored on, from its
+    kept spec and files; None when it was scored on a catalogue dataset (checked when loaded)
+    or kept no spec (recorded before specs were kept)."""
+    return _spec_findings(storage, experiment_id, storage.experiments.spec_of(experiment_id))
+
+
+def _spec_findings(storage: Storage, experiment_id: str, text: str | None) -> list[Finding] | None:
+    """:func:`upload_findings` of the kept spec ``text``."""
+    from service.evaluation.profiles import get_profile
+    from service.experiments.inputs import Files, read_dataset
+    from service.experiments.kept import kept
+    from service.experiments.run import ALL_LANGUAGES
+    from service.experiments.spec import ExperimentSpec, FileDataset
+    from service.graph.questions import check_dataset
+
+    if text is None:
+        return None
+    spec = ExperimentSpec.from_json(json.loads(text))
+    if not isinstance(spec.dataset, FileDataset):
+        return None
+    names = {ref.sha256: ref.name for ref in spec.files() if ref.sha256}
+
+    def kept_file(sha256: str) -> bytes:
+        name = names.get(sha256, sha256)
+        data = kept(storage.workspace, sha256, experiment_id=experiment_id, name=name)
+        if data is None:
+            raise ServiceError(f"{name}: not kept by this store (experiment {experiment_id})")
+        return data
+
+    # read as its run read it: the first language asked tags texts that name none (TSV)
+    languages = [lang.strip() for lang in spec.languages if lang.strip()]
+    language = languages[0] if languages else get_profile(spec.profile).default_language
+    dataset = read_dataset(
+        spec.dataset,
+        Files(kept_file),
+        language=None if language == ALL_LANGUAGES else language,
+        gold=spec.gold,
+        types=spec.experiment_types,
+    )
+    return check_dataset(dataset)
+
+
+_SEEN: OrderedDict[str, list[Finding] | None] = OrderedDict()  # by the spec's SHA-256
+_SEEN_LOCK = threading.Lock()
+SEEN_ENTRIES = 64  # finished experiments whose findings are remembered (their owner's polls)
+
+
+def experiment_findings(storage: Storage, experiment_id: str) -> list[Finding] | None:
+    """:func:`upload_findings` of a *finished* experiment, for its status and its owner's
+    page (before they publish, the only place they are): remembered, as a finished
+    experiment's spec and files never change (each poll re-read and re-parsed the file). None
+    also when they cannot be made."""
+    import hashlib
+
+    text = storage.experiments.spec_of(experiment_id)
+    if text is None:
+        return None
+    # by what was checked (every file named by its SHA-256), not by an id another store has
+    key = hashlib.sha256(text.encode()).hexdigest()
+    with _SEEN_LOCK:
+        if key in _SEEN:
+            _SEEN.move_to_end(key)
+            return _SEEN[key]
+    try:
+        found = _spec_findings(storage, experiment_id, text)
+    except ServiceError as err:
+        log.warning("experiment %s: its dataset not checked: %s", experiment_id, err)
+        found = None
+    with _SEEN_LOCK:
+        _SEEN[key] = found
+        while len(_SEEN) > SEEN_ENTRIES:
+            _SEEN.popitem(last=False)
+    return found
+
+
+def findings_json(findings: list[Finding]) -> list[dict[str, Any]]:
+    """The API's ``datasetFindings``: one object per finding."""
+    return [
+        {
+            "kind": f.kind,
+            "severity": f.severity,
+            "message": f.message,
+            "question": f.question_id,
+            "language": f.language,
+        }
+        for f in findings
+    ]
+
+
+def publish_upload_findings(storage: Storage, experiment_id: str) -> bool:
+    """Once ``experiment_id`` is published: the findings of its uploaded dataset written to
+    the public store, unless they are already (another experiment published it first). True
+    when something was written (the caller's public caches are stale). A check that cannot be
+    made is logged, never raised: the experiment is public already."""
+    found = _unchecked_uploads(storage, experiment_id)
+    return any(_store(storage, name, eid) for name, eid in found.items())
+
+
+def complete_upload_findings(storage: Storage) -> list[str]:
+    """Every published uploaded dataset without its findings gets them, and those of one whose
+    runs are all withdrawn go (serve start: a crash between a publication or a withdrawal and
+    its findings' write): the names of those written or removed."""
+    written = [n for n, eid in _unchecked_uploads(storage).items() if _store(storage, n, eid)]
+    return written + withdraw_upload_findings(storage)
+
+
+def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None) -> list[str]:
+    """Once ``experiment_id`` is withdrawn (None: any): the findings of an uploaded dataset it
+    describes leave the public store when no published, not withdrawn, experiment describes
+    it any more (its description left the default graph with the withdrawn graphs' shares, and
+    its page showed the findings alone). The names of those removed."""
+    uris = storage.uris
+    experiments = uris.base + "graph/experiment/"
+    graph = (
+        f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}"
+        if experiment_id is not None
+        else ""
+    )
+    rows = storage.public.query(
+        f"SELECT DISTINCT ?id WHERE {{ {graph} GRAPH ?g {{ ?e a <{GQA}Experiment> ; "
+        f"<{PROV}used> ?d . ?d a <{DCAT}Dataset> ; <{DCT}identifier> ?id }} "
+        f'FILTER(STRSTARTS(STR(?g), "{experiments}")) ?d <{GQA}checkedAt> ?t '
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x a <{GQA}Experiment> ; <{PROV}used> ?d . "
+        f'?d a <{DCAT}Dataset> }} FILTER(STRSTARTS(STR(?h), "{experiments}")) '
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x <{GQA}withdrawnAt> ?w }} }} }} }}"
+    )
+    names = [row["id"].value for row in rows]
+    for name in names:
+        storage.catalogue.drop_findings(name)
+    return names
+
+
+def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> dict[str, str]:
+    """Uploaded datasets described in published, not withdrawn, experiment graphs (of
+    ``experiment_id`` only, when given) whose findings are not stored: name -> the first
+    experiment that used it. A catalogue dataset is described in the catalogue's graph, not
+    an experiment's, and has its findings from when it was loaded."""
+    uris = storage.uris
+    experiments = uris.base + "graph/experiment/"
+    graph = (
+        f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}"
+        if experiment_id is not None
+        else ""
+    )
+    rows = storage.public.query(
+        f"SELECT ?id (MIN(STR(?e)) AS ?first) WHERE {{ {graph} GRAPH ?g {{ "
+        f"?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
+        f"<{DCT}identifier> ?id }} "
+        f'FILTER(STRSTARTS(STR(?g), "{experiments}") '
+        f'&& STRSTARTS(STR(?d), "{uris.dataset("")}")) '
+        f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?e <{GQA}withdrawnAt> ?w }} }} "
+        f"FILTER NOT EXISTS {{ ?d <{GQA}checkedAt> ?t }} }} GROUP BY ?id ORDER BY ?id"
+    )
+    return {row["id"].value: row["first"].value.rsplit("/", 1)[1] for row in rows}
+
+
+def _store(storage: Storage, name: str, experiment_id: str) -> bool:
+    try:
+        findings = upload_findings(storage, experiment_id)
+    except ServiceError as err:  # its files gone: the page says it was not checked
+        log.warning("dataset/%s not checked: %s", name, err)
+        return False
+    if findings is None:
+        return False
+    storage.catalogue.store_findings(name, findings)
+    return True

@@ -1,0 +1,362 @@
+"""An uploaded dataset's checks, over HTTP: an author uploads a small QALD-JSON benchmark with a
+gold query that does not parse, a question with an empty gold set and one without its German
+text; once a run on it is published, its page, its RDF and the public SPARQL endpoint show
+what the checks found, as a catalogue dataset's do. Before, a published upload's page said
+nothing of them (the same file as a built-in dataset showed four findings); an unpublished
+one shows nothing anywhere public.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph
+import pytest
+import rdflib
+
+from service import formats
+from service.graph.questions import check_dataset
+from tests.lakes_benchmark import lakes
+from tests.web.conftest import Server, start_server, stop_server
+
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+
+
+def _expected(tmp: Path) -> list[Any]:
+    path = tmp / "lakes.json"
+    path.write_bytes(lakes())
+    return check_dataset(formats.read(path))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(tmp_path_factory.mktemp("upload-findings"), demo=False)
+    yield running
+    stop_server(running)
+
+
+def _submit(site: Server, data: bytes, name: str = "lakes.json") -> dict[str, Any]:
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": name, "content": data.decode()},
+            "title": "Lakes QA",
+            "profile": "exact",
+            "systems": [{"name": "gold-check", "answers": data.decode()}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    return {**state, "token": ticket["token"], "id": ticket["id"]}
+
+
+def _ask(site: Server, query: str) -> bool:
+    got = site.get(
+        "sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"}
+    )
+    assert got.status_code == 200, got.text
+    return bool(got.json()["boolean"])
+
+
+def _findings_ask(uri: str) -> str:
+    return f"ASK {{ GRAPH ?g {{ <{uri}> <{GQA}finding> ?f }} }}"
+
+
+@pytest.fixture(scope="module")
+def unpublished(site: Server) -> dict[str, Any]:
+    return _submit(site, lakes())
+
+
+def test_an_unpublished_uploads_findings_are_nowhere_public(
+    site: Server, unpublished: dict[str, Any]
+) -> None:
+    uri = unpublished["dataset"]
+    name = uri.rsplit("/", 1)[1]
+    for accept in ("text/html", "text/turtle", "application/n-triples"):
+        assert site.get(f"dataset/{name}", headers={"Accept": accept}).status_code == 404
+    assert not _ask(site, _findings_ask(uri))
+    assert not _ask(site, f"ASK {{ ?f a <{GQA}DatasetFinding> }}")
+    graph = pyoxigraph.NamedNode(site.storage.uris.dataset_graph(name))
+    assert not site.storage.public.contains_named_graph(graph)
+
+
+@pytest.fixture(scope="module")
+def published(site: Server, unpublished: dict[str, Any]) -> dict[str, Any]:
+    auth = {"Authorization": f"Bearer {unpublished['token']}"}
+    done = site.post(f"api/experiments/{unpublished['id']}/publish", headers=auth)
+    assert done.status_code == 200, done.text
+    return unpublished
+
+
+def test_a_published_uploads_page_summarises_its_findings(
+    site: Server, published: dict[str, Any], tmp_path: Path
+) -> None:
+    name = published["dataset"].rsplit("/", 1)[1]
+    page = site.get(f"dataset/{name}", headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    html = page.text
+    assert 'id="finding-summary"' in html
+    assert f"<caption>{len(_expected(tmp_path))} findings</caption>" in html
+    for kind in ("unparsable-query", "empty-gold", "missing-text", "format"):
+        assert f"findings={kind}" in html, kind
+    assert "gold SPARQL does not parse" in html and "the gold answer set is empty" in html
+    listed = site.get(f"dataset/{name}?findings=unparsable-query", headers={"Accept": "text/html"})
+    assert listed.status_code == 200
+    assert "1 findings of the kind unparsable-query" in listed.text
+    assert "question 2" in listed.text
+    unknown = site.get(f"dataset/{name}?findings=duplicate-id", headers={"Accept": "text/html"})
+    assert unknown.status_code == 400 and "unparsable-query" in unknown.text
+
+
+@pytest.mark.parametrize(
+    ("media_type", "syntax"),
+    [
+        ("text/turtle", "turtle"),
+        ("application/ld+json", "json-ld"),
+        ("application/n-triples", "nt"),
+        ("application/rdf+xml", "xml"),
+    ],
+)
+def test_its_rdf_holds_every_finding(
+    site: Server, published: dict[str, Any], tmp_path: Path, media_type: str, syntax: str
+) -> None:
+    uri = published["dataset"]
+    got = site.get(f"dataset/{uri.rsplit('/', 1)[1]}", headers={"Accept": media_type})
+    assert got.status_code == 200
+    g = rdflib.Graph().parse(data=got.content, format=syntax, publicID=uri)
+    gqa = rdflib.Namespace(GQA)
+    found = sorted(
+        (
+            str(g.value(f, gqa.findingKind)).rsplit("finding-", 1)[1],
+            str(g.value(f, gqa.severity)),
+            str(g.value(f, gqa.aboutQuestion)).rsplit("/", 1)[-1],
+        )
+        for f in g.objects(rdflib.URIRef(uri), gqa.finding)
+    )
+    expected = sorted((f.kind, f.severity, f.question_id or "None") for f in _expected(tmp_path))
+    assert found == expected
+    assert g.value(rdflib.URIRef(uri), gqa.checkedAt) is not None
+
+
+def test_its_findings_pass_our_shapes_and_the_endpoint_sees_them(
+    site: Server, published: dict[str, Any]
+) -> None:
+    from service.graph.checks import shacl_violations
+
+    uri = published["dataset"]
+    name = uri.rsplit("/", 1)[1]
+    got = site.get(f"dataset/{name}", headers={"Accept": "application/n-triples"})
+    served = list(pyoxigraph.parse(got.content, format=pyoxigraph.RdfFormat.N_TRIPLES))
+    assert shacl_violations(served, target=uri) == []
+    graph = pyoxigraph.NamedNode(site.storage.uris.dataset_graph(name))
+    stored = list(site.storage.public.quads_for_pattern(None, None, None, graph))
+    assert stored and shacl_violations(stored, target=graph.value) == []
+    assert _ask(site, _findings_ask(uri))
+    assert _ask(
+        site,
+        f"ASK {{ <{uri}> <{GQA}finding> ?f . ?f <{GQA}findingKind> <{GQA}finding-empty-gold> ; "
+        f"<{GQA}aboutQuestion> ?q . ?q <http://purl.org/dc/terms/identifier> '3' }}",
+    )
+
+
+def test_the_dataset_list_counts_its_findings(
+    site: Server, published: dict[str, Any], private_run: dict[str, Any], tmp_path: Path
+) -> None:
+    listed = {d["uri"]: d for d in site.get("api/datasets").json()["datasets"]}
+    assert listed[published["dataset"]]["findings"] == len(_expected(tmp_path))
+    assert listed[published["dataset"]]["uploaded"] is True
+    assert private_run["dataset"] not in listed  # an unpublished upload is not listed at all
+
+
+def test_a_second_run_on_the_same_file_adds_no_second_findings(
+    site: Server, published: dict[str, Any], tmp_path: Path
+) -> None:
+    again = _submit(site, lakes(), name="lakes-again.json")
+    assert again["dataset"] == published["dataset"]
+    auth = {"Authorization": f"Bearer {again['token']}"}
+    assert site.post(f"api/experiments/{again['id']}/publish", headers=auth).status_code == 200
+    uri = published["dataset"]
+    rows = site.storage.public.query(
+        f"SELECT (COUNT(DISTINCT ?f) AS ?n) (COUNT(DISTINCT ?t) AS ?t) WHERE {{ "
+        f"<{uri}> <{GQA}finding> ?f ; <{GQA}checkedAt> ?t }}"
+    )
+    row = next(iter(rows))
+    assert (int(row["n"].value), int(row["t"].value)) == (len(_expected(tmp_path)), 1)
+
+
+def test_a_withdrawn_uploads_findings_leave_with_its_description(site: Server) -> None:
+    # its last run withdrawn, an upload's description leaves the default graph (its page is a
+    # 404, as before it had findings): its findings with it, not a page of findings alone
+    data = lakes(dataset_id="lakes-withdrawn")
+    runs = [_submit(site, data, name=f"lakes-withdrawn-{k}.json") for k in (1, 2)]
+    auths = [{"Authorization": f"Bearer {run['token']}"} for run in runs]
+    for run, auth in zip(runs, auths, strict=True):
+        assert site.post(f"api/experiments/{run['id']}/publish", headers=auth).status_code == 200
+    uri = runs[0]["dataset"]
+    name = uri.rsplit("/", 1)[1]
+    assert runs[1]["dataset"] == uri and _ask(site, _findings_ask(uri))
+    for k, (run, auth) in enumerate(zip(runs, auths, strict=True)):
+        gone = site.post(
+            f"api/experiments/{run['id']}/withdraw", json={"reason": "gold 2 broken"}, headers=auth
+        )
+        assert gone.status_code == 200, gone.text
+        last = k == len(runs) - 1
+        page = site.get(f"dataset/{name}", headers={"Accept": "text/turtle"})
+        assert page.status_code == (404 if last else 200)
+        assert _ask(site, f"ASK {{ <{uri}> <{GQA}checkedAt> ?t }}") is not last
+        assert _ask(site, _findings_ask(uri)) is not last
+
+
+def test_duplicate_ids_are_refused_before_anything_is_stored(site: Server) -> None:
+    # an upload whose ids repeat is never recorded (its results are named by id): the
+    # duplicate-id finding is one a published upload cannot have
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "lakes-dup.json", "content": lakes(duplicate=True).decode()},
+            "profile": "exact",
+            "systems": [{"name": "gold-check", "answers": lakes().decode()}],
+        },
+    )
+    assert made.status_code == 400, made.text
+    text = json.dumps(made.json())
+    assert "lakes-dup.json" in text and "unique question ids" in text
+
+
+def _published_as_before(store: Path, port: int) -> tuple[str, str]:
+    """A run on the lakes published as the version before this one did (the experiment only,
+    as ``ExperimentRepository.publish`` alone does): its id and its dataset's URI."""
+    first = start_server(store, demo=False, port=port)
+    try:
+        run = _submit(first, lakes(), name="old-lakes.json")
+        first.storage.experiments.publish(run["id"])
+        uri = str(run["dataset"])
+        page = first.get(f"dataset/{uri.rsplit('/', 1)[1]}", headers={"Accept": "text/html"})
+        assert page.status_code == 200 and 'id="upload-checks"' in page.text
+        assert "checks it when it next starts" in page.text
+        assert not first.storage.public.query(_findings_ask(uri))
+    finally:
+        stop_server(first)
+    return str(run["id"]), uri
+
+
+def _withdrawn_as_before(store: Path, port: int, experiment_id: str, uri: str) -> None:
+    """The run withdrawn as the version before this one did (a crash before its findings
+    went): its findings still public, its page theirs alone."""
+    server = start_server(store, demo=False, port=port)
+    try:
+        server.storage.experiments.withdraw(experiment_id, "its gold query 2 is broken")
+        assert server.storage.public.query(_findings_ask(uri))
+    finally:
+        stop_server(server)
+
+
+def test_serve_start_completes_an_uploads_findings(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    # published before uploads were checked (or a crash between the publication and its
+    # findings): checked at the next start; withdrawn so: its findings go at the next start
+    import gc
+
+    from service.systems.localnet import free_port
+
+    store, port = tmp_path_factory.mktemp("old-store"), free_port()
+    eid, uri = _published_as_before(store, port)
+    gc.collect()  # the store's last reference goes: its directory lock with it
+    again = start_server(store, demo=False, port=port)
+    try:
+        assert _ask(again, _findings_ask(uri))
+        page = again.get(f"dataset/{uri.rsplit('/', 1)[1]}", headers={"Accept": "text/html"})
+        assert f"<caption>{len(_expected(tmp_path))} findings</caption>" in page.text
+        assert "when the dataset was published" in page.text
+        assert 'id="upload-checks"' not in page.text
+    finally:
+        stop_server(again)
+    del again
+    gc.collect()
+    _withdrawn_as_before(store, port, eid, uri)
+    gc.collect()
+    last = start_server(store, demo=False, port=port)
+    try:
+        assert not _ask(last, _findings_ask(uri))
+        assert last.get(f"dataset/{uri.rsplit('/', 1)[1]}").status_code == 404
+    finally:
+        stop_server(last)
+
+
+@pytest.fixture(scope="module")
+def private_run(site: Server) -> dict[str, Any]:
+    """A run on other bytes of the lakes, never published."""
+    return _submit(site, lakes(dataset_id="lakes-private"), name="lakes-private.json")
+
+
+def test_its_owner_reads_the_findings_before_publishing(
+    site: Server, private_run: dict[str, Any], tmp_path: Path
+) -> None:
+    eid, token = private_run["id"], private_run["token"]
+    owned = site.get(f"api/experiments/{eid}", headers={"Authorization": f"Bearer {token}"})
+    found = owned.json()["datasetFindings"]
+    expected = _expected(tmp_path)
+    assert [(f["kind"], f["severity"], f["question"], f["language"]) for f in found] == [
+        (f.kind, f.severity, f.question_id, f.language) for f in expected
+    ]
+    assert "does not parse" in found[0]["message"]
+    # anyone else: nothing (the experiment is not public), nor on the dataset's URI
+    assert site.get(f"api/experiments/{eid}").status_code in (403, 404)
+    name = private_run["dataset"].rsplit("/", 1)[1]
+    assert site.get(f"dataset/{name}").status_code == 404
+    assert not _ask(site, _findings_ask(private_run["dataset"]))
+
+
+def test_a_clean_upload_says_so_to_its_owner(site: Server) -> None:
+    # the demo's questions are an upload too: checked, nothing found (an empty list; null is
+    # for a catalogue dataset, whose page lists its findings)
+    made = site.post(
+        "api/experiments",
+        json={"dataset": "demo", "kb": "demo", "systems": [{"reference": "gold-sparql"}]},
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    assert state["datasetFindings"] == []
+    page = site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True)
+    assert "The dataset check found nothing to report" in page.text
+
+
+@pytest.mark.browser
+def test_the_owners_page_shows_the_findings_then_the_datasets_page(
+    site: Server, browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_browser import check_accessibility, shot, wait_until
+
+    run = _submit(site, lakes(dataset_id="lakes-browser"), name="lakes-browser.json")
+    browser.delete_all_cookies()
+    browser.get(f"{site.url}experiment/{run['id']}?token={run['token']}")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "private-notice"))
+    shot(browser, "upload-findings-owner")
+    check_accessibility(browser)
+    table = browser.find_element(By.ID, "dataset-checks")
+    assert table.is_displayed()
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert len(rows) == 4  # unparsable query, empty gold, missing text, the reader's warning
+    assert "question 2" in rows[0].text and "error" in rows[0].text  # errors first
+    intro = browser.find_element(By.ID, "dataset-checks-intro").text
+    assert f"found {len(_expected(tmp_path))} things" in intro
+
+    browser.find_element(By.ID, "publish").click()
+    wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
+    assert not browser.find_elements(By.ID, "dataset-checks")
+    browser.get(run["dataset"])
+    wait_until(browser, lambda d: d.find_elements(By.ID, "finding-summary"))
+    shot(browser, "upload-findings-dataset")
+    check_accessibility(browser)
+    summary = browser.find_element(By.ID, "finding-summary")
+    assert f"{len(_expected(tmp_path))} findings" in summary.text
+    summary.find_element(By.PARTIAL_LINK_TEXT, "question 2").click()
+    wait_until(browser, lambda d: "/question/2" in d.current_url)
