@@ -144,13 +144,7 @@ def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None)
     describes leave the public store when no published, not withdrawn, experiment describes
     it any more (its description left the default graph with the withdrawn graphs' shares, and
     its page showed the findings alone). The names of those removed."""
-    uris = storage.uris
-    experiments = uris.base + "graph/experiment/"
-    graph = (
-        f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}"
-        if experiment_id is not None
-        else ""
-    )
+    experiments, graph = _scope(storage, experiment_id)
     rows = storage.public.query(
         f"SELECT DISTINCT ?id WHERE {{ {graph} GRAPH ?g {{ ?e a <{GQA}Experiment> ; "
         f"<{PROV}used> ?d . ?d a <{DCAT}Dataset> ; <{DCT}identifier> ?id }} "
@@ -165,18 +159,22 @@ def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None)
     return names
 
 
+def _scope(storage: Storage, experiment_id: str | None) -> tuple[str, str]:
+    """The experiment graphs' IRI prefix, and a ``VALUES ?g`` on ``experiment_id``'s graph
+    (nothing when None: every experiment's)."""
+    uris = storage.uris
+    one = experiment_id is not None
+    graph = f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}" if one else ""
+    return uris.base + "graph/experiment/", graph
+
+
 def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> dict[str, str]:
     """Uploaded datasets described in published, not withdrawn, experiment graphs (of
     ``experiment_id`` only, when given) whose findings are not stored: name -> the first
     experiment that used it. A catalogue dataset is described in the catalogue's graph, not
     an experiment's, and has its findings from when it was loaded."""
     uris = storage.uris
-    experiments = uris.base + "graph/experiment/"
-    graph = (
-        f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}"
-        if experiment_id is not None
-        else ""
-    )
+    experiments, graph = _scope(storage, experiment_id)
     rows = storage.public.query(
         f"SELECT ?id (MIN(STR(?e)) AS ?first) WHERE {{ {graph} GRAPH ?g {{ "
         f"?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
