@@ -163,8 +163,9 @@ def _scope(storage: Storage, experiment_id: str | None) -> tuple[str, str]:
     """The experiment graphs' IRI prefix, and a ``VALUES ?g`` on ``experiment_id``'s graph
     (nothing when None: every experiment's)."""
     uris = storage.uris
-    one = experiment_id is not None
-    graph = f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}" if one else ""
+    graph = ""
+    if experiment_id is not None:
+        graph = f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}"
     return uris.base + "graph/experiment/", graph
 
 
