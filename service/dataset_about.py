@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.errors import BadRequest
+from service.graph.dcat import ADMS_PUBLISHER_TYPES
 
 DCT = "http://purl.org/dc/terms/"
 DCAT = "http://www.w3.org/ns/dcat#"
@@ -34,9 +35,10 @@ class AboutField:
     predicate: str  # what the dataset's description says it with
     option: str
     many: bool
-    kind: str  # text | iri | contact | dataset
+    kind: str  # text | iri | contact | dataset | choice
     metavar: str
     description: str
+    choices: tuple[str, ...] = ()  # a choice's values (OpenAPI enum, CLI choices, a select)
 
     @property
     def form_field(self) -> str:
@@ -71,6 +73,17 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         "text",
         "NAME",
         "Who made the uploaded dataset, one name each (dct:creator, a foaf:Agent).",
+    ),
+    AboutField(
+        "creatorType",
+        DCT + "type",
+        "--dataset-creator-type",
+        False,
+        "choice",
+        "TYPE",
+        "What kind of agent its creators are, from the ADMS publisher types DCAT-AP asks for "
+        "(dct:type of each dct:creator): " + ", ".join(ADMS_PUBLISHER_TYPES) + ".",
+        tuple(ADMS_PUBLISHER_TYPES),
     ),
     AboutField(
         "contact",
@@ -171,6 +184,8 @@ def _check(f: AboutField, value: str, label: str) -> None:
         raise BadRequest(
             f"{label}: expected an e-mail address or an http(s) URL, got {value!r}", field=f.key
         )
+    if f.kind == "choice" and value not in f.choices:
+        raise BadRequest(f"{label}: expected one of {list(f.choices)}, got {value!r}", field=f.key)
     if f.kind == "dataset" and not _NAME.fullmatch(value):
         raise BadRequest(
             f"{label}: expected an uploaded dataset's name (dataset/NAME), got {value!r}",

@@ -50,6 +50,9 @@ class DatasetVersion:
     question_count: int
 
 
+DCT_PUBLISHER = DCT + "publisher"
+
+
 def _p(local: str) -> str:
     return f"<{GQA}{local}>"
 
@@ -170,14 +173,15 @@ class CatalogueRepository:
 
     def upload_statements(self, name: str) -> dict[str, str]:
         """What the published descriptions of uploaded dataset ``name`` say with each of
-        ``predicates`` (one value each: a later upload of the same bytes restates none of them,
-        and is distributed under its licence)."""
+        ``predicates`` and ``dct:publisher`` (one value each: a later upload of the same bytes
+        restates none of them, and is distributed under its licence)."""
         from service.dataset_about import ABOUT_FIELDS
 
-        wanted = " ".join(f"<{f.predicate}>" for f in ABOUT_FIELDS)
-        rows = self.store.public.query(
-            f"SELECT ?p (MIN(STR(?o)) AS ?v) WHERE {{ VALUES ?p {{ {wanted} }} "
-            f"<{self.uris.dataset(name)}> ?p ?o }} GROUP BY ?p"
+        wanted = " ".join(f"<{p}>" for p in {f.predicate for f in ABOUT_FIELDS} | {DCT_PUBLISHER})
+        ds = f"<{self.uris.dataset(name)}>"
+        rows = self.store.public.query(  # a generated description is nobody's statement
+            f"SELECT ?p (MIN(STR(?o)) AS ?v) WHERE {{ VALUES ?p {{ {wanted} }} {ds} ?p ?o "
+            f"FILTER NOT EXISTS {{ {ds} {_p('generatedDescription')} ?o }} }} GROUP BY ?p"
         )
         return {row["p"].value: row["v"].value for row in rows}
 
@@ -247,6 +251,8 @@ class CatalogueRepository:
         summary: str | None = None,
         software: Source | None = None,
         file_sha256: str | None = None,
+        file_size: int | None = None,
+        file_media_type: str = "application/json",
     ) -> DatasetVersion:
         """Register a new version of dataset ``name`` (e.g. a gold refresh on a newer KB).
 
@@ -333,6 +339,12 @@ class CatalogueRepository:
                 pairs.append((kb_node, _q("knowledgeBaseVersion"), n.literal(kb_version)))
             pairs += [(v, p, o) for p, o in topic_pairs()]
             pairs += _version_languages(v, dataset)
+            if file_sha256 and file_size is not None:  # its file, downloadable (``…/file``)
+                text = f"The file of version {label} of {name}, with its refreshed gold answers."
+                pairs += dcat.file_distribution(
+                    uri, uris.version_download(name, label), file_sha256, file_size,
+                    file_media_type, text,
+                )  # fmt: skip
             quads = [Quad(s, p, o, g) for s, p, o in pairs]  # type: ignore[arg-type]
             quads += question_quads(uri, dataset, g)
             quads += finding_quads(uri, found, ended, g)

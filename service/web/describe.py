@@ -53,6 +53,8 @@ FOLLOW_CATALOG = (
     DCAT + "themeTaxonomy",
     "http://xmlns.com/foaf/0.1/homepage",
 )
+# An upload in the catalogue's document: its description, not its check findings (its page's).
+SKIP_UPLOAD = (GQA + "finding", GQA + "checkedAt")
 # A task's per-question results bring the explanation of their counts (``…/question/q#match-k``).
 FOLLOW_TASK = (GQA + "answerMatch",)
 # What the experiment's HTML page (and its CSV, its citation) leaves out of the document: the
@@ -149,6 +151,30 @@ def document_quads(
                 )
             ):
                 level.append(obj)
+    return out
+
+
+def catalogue_uploads(store: Any, catalog: str, catalog_graph: str, *, union: bool) -> list[Any]:
+    """The published uploaded datasets of the catalogue (``catalog dcat:dataset`` said in the
+    graph of a published experiment on one, withdrawn ones left out) and their documents, for
+    the catalogue's document: a harvester that reads it finds them all. ``union``: their
+    documents from the public default graph (each triple once), else from the named graphs."""
+    import pyoxigraph as ox
+
+    hidden = withdrawn_graphs(store)
+    found = store.quads_for_pattern(
+        ox.NamedNode(catalog), ox.NamedNode(DCAT + "dataset"), None, None
+    )
+    links = [
+        q
+        for q in found
+        if type(q.graph_name) is not ox.DefaultGraph
+        and q.graph_name.value != catalog_graph
+        and q.graph_name not in hidden
+    ]
+    out = [ox.Quad(q.subject, q.predicate, q.object) for q in links] if union else links
+    for dataset in dict.fromkeys(q.object.value for q in links):
+        out += document_quads(store, dataset, union=union, follow=FOLLOW_DATASET, skip=SKIP_UPLOAD)
     return out
 
 

@@ -39,6 +39,7 @@ from service.web.describe import (
     LINKS_DATASET,
     PAGE_SKIP_EXPERIMENT,
     REVERSE_TASK,
+    catalogue_uploads,
     document_quads,
 )
 from service.web.query_pool import DocumentJob, PoolBusy, QueryJob, QueryPool
@@ -1014,6 +1015,8 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
     if marker:
         question_id, ext = _question_name(qid)
         return _public_resource(uris.version_question(name, version, question_id), ext)
+    if version.endswith("/file"):
+        return _version_file(name, version.removesuffix("/file"))
     label, ext = conneg.split_extension(version)
     uri = uris.dataset_version(name, label)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
@@ -1033,6 +1036,29 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
         ),
         variant=_dataset_variant(None),
     )
+
+
+def _version_file(name: str, version: str) -> Response:
+    """A registered version's kept file (``dataset refresh --store``): its distribution's
+    download URL, the exact bytes its checksum names."""
+    import hashlib
+
+    from service.experiments.kept import file_key
+
+    storage = services().storage
+    sha = storage.catalogue.version_file(name, version)
+    data = storage.workspace.read(file_key(sha)) if sha and storage.workspace else None
+    if sha is None or data is None or hashlib.sha256(data).hexdigest() != sha.lower():
+        raise NotFound(f"version {version!r} of dataset {name!r} has no file kept here")
+    v = storage.uris.dataset_version(name, version)
+    rows = storage.public.query(
+        f"SELECT ?m WHERE {{ <{v}> <{DCAT}distribution>/<{DCAT}mediaType> ?m }} LIMIT 1"
+    )
+    media = next((r["m"].value.rsplit("/media-types/", 1)[-1] for r in rows), "application/json")
+    response = Response(data, mimetype=media)
+    response.headers["Content-Disposition"] = _attachment(f"{name}-{version}.json")
+    response.headers["Cache-Control"] = "public, max-age=3600"  # a version never changes
+    return response
 
 
 SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
@@ -1076,13 +1102,20 @@ CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
 @bp.get("/catalog")
 @bp.get("/catalog.<ext>")
 def catalog(ext: str | None = None) -> BaseResponse:
+    import pyoxigraph as ox
+
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the catalogue has no .{ext} representation")
     graph = services().storage
     uri = graph.uris.catalog
     rep = conneg.negotiate(request, CATALOG_OFFERS, extension=ext, default=conneg.HTML)
     found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph, follow=FOLLOW_CATALOG)
-    rows = listings.datasets()
+    union = rep.rdf is None or not rep.rdf.quads  # as public_document reads
+    uploads = catalogue_uploads(graph.public, uri, graph.uris.catalog_graph, union=union)
+    if union:  # each triple once (an upload's publisher may be the catalogue's)
+        found = [ox.Quad(q.subject, q.predicate, q.object) for q in found]
+    found = list(dict.fromkeys([*found, *uploads]))
+    rows = [*listings.datasets(), *listings.uploaded_datasets()]
     return respond(
         uri,
         CATALOG_OFFERS,
