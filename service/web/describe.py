@@ -178,6 +178,22 @@ def catalogue_uploads(store: Any, catalog: str, catalog_graph: str, *, union: bo
     return out
 
 
+def dataset_versions(store: Any, datasets: Sequence[str], *, union: bool) -> list[Any]:
+    """``dcat:hasVersion`` of ``datasets`` said in other graphs (a version registered by
+    ``dataset refresh`` says it in its own): the catalogue's document links each built-in
+    dataset's versions, as their pages do, so a harvester finds them."""
+    import pyoxigraph as ox
+
+    has_version = ox.NamedNode(DCAT + "hasVersion")
+    found = [
+        q
+        for dataset in datasets
+        for q in store.quads_for_pattern(ox.NamedNode(dataset), has_version, None, None)
+        if type(q.graph_name) is not ox.DefaultGraph
+    ]
+    return [ox.Quad(q.subject, q.predicate, q.object) for q in found] if union else found
+
+
 def withdrawn_graphs(store: Any) -> frozenset[Any]:
     """The named graphs of withdrawn experiments in ``store`` (their withdrawal notes)."""
     import pyoxigraph as ox

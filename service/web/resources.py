@@ -40,6 +40,7 @@ from service.web.describe import (
     PAGE_SKIP_EXPERIMENT,
     REVERSE_TASK,
     catalogue_uploads,
+    dataset_versions,
     document_quads,
 )
 from service.web.query_pool import DocumentJob, PoolBusy, QueryJob, QueryPool
@@ -915,12 +916,16 @@ def _dataset_html(
 def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Citation | None:
     """A dataset's citation: by its creators' names (an upload's author said them), else its
     publisher's."""
+    from service.graph.questions import service_agent
     from service.web.citation import dataset_citation
 
     if main is None:
         return None
     names = []
-    agents = main.all(DCT + "creator") or main.all(DCT + "publisher")
+    # this service publishes an upload nobody said who made: it did not author it
+    service = service_agent(services().storage.uris)
+    publishers = [a for a in main.all(DCT + "publisher") if a.value != service]
+    agents = main.all(DCT + "creator") or publishers
     # in the order the author gave them: ``#creator-1``, ``#creator-2`` … (RDF keeps no order)
     numbered = re.compile(r"(.*?)(\d+)$")
     for agent in sorted(
@@ -1110,17 +1115,22 @@ def catalog(ext: str | None = None) -> BaseResponse:
     uri = graph.uris.catalog
     rep = conneg.negotiate(request, CATALOG_OFFERS, extension=ext, default=conneg.HTML)
     found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph, follow=FOLLOW_CATALOG)
-    union = rep.rdf is None or not rep.rdf.quads  # as public_document reads
-    uploads = catalogue_uploads(graph.public, uri, graph.uris.catalog_graph, union=union)
-    if union:  # each triple once (an upload's publisher may be the catalogue's)
-        found = [ox.Quad(q.subject, q.predicate, q.object) for q in found]
-    found = list(dict.fromkeys([*found, *uploads]))
+
+    def whole() -> list[Any]:
+        """The built-in catalogue, its datasets' versions, the published uploads."""
+        union = rep.rdf is None or not rep.rdf.quads  # as public_document reads
+        more = catalogue_uploads(graph.public, uri, graph.uris.catalog_graph, union=union)
+        built_in = [q.object.value for q in found if q.predicate.value == DCAT + "dataset"]
+        more += dataset_versions(graph.public, built_in, union=union)
+        own = [ox.Quad(q.subject, q.predicate, q.object) for q in found] if union else found
+        return list(dict.fromkeys([*own, *more]))  # each once: the publisher may be ours
+
     rows = [*listings.datasets(), *listings.uploaded_datasets()]
     return respond(
         uri,
         CATALOG_OFFERS,
         rep,
-        quads=lambda: found,
+        quads=whole,
         html=lambda: render_template(
             "catalog.html",
             uri=uri,
