@@ -488,3 +488,24 @@ def test_the_catalogue_in_quads_grows_with_its_uploads_not_their_square(
     said = [line for line in text.splitlines() if line.startswith(f"<{walked['birds']}> ")]
     graphs = {line.rsplit(" ", 2)[1] for line in said}
     assert len(graphs) >= 2  # the dataset itself, as each graph that describes it says it
+
+
+def test_an_upload_whose_only_run_was_withdrawn_leaves_the_catalogue(site: Server) -> None:
+    # its run's results left every listing; the catalogue's document left it out, the API's
+    # list of datasets (and the catalogue's page) still offered it to run by name
+    run = _submit(site, _file("withdrawn-birds"))
+    _publish(site, run)
+    assert run["dataset"] in {r["uri"] for r in site.get("api/datasets").json()["datasets"]}
+    auth = {"Authorization": f"Bearer {run['token']}"}
+    done = site.post(
+        f"api/experiments/{run['id']}/withdraw", json={"reason": "wrong file"}, headers=auth
+    )
+    assert done.status_code == 200, done.text
+    assert run["dataset"] not in {r["uri"] for r in site.get("api/datasets").json()["datasets"]}
+    for media_type in ("text/turtle", "application/n-quads", "text/html"):
+        got = site.get("catalog", headers={"Accept": media_type})
+        assert run["dataset"] not in got.text, media_type
+    # the withdrawn run stays citable, naming its dataset (whose page, public no more, is gone)
+    cited = site.get(f"experiment/{run['id']}", headers={"Accept": "text/turtle"})
+    assert cited.status_code == 200 and run["dataset"] in cited.text
+    assert site.get(run["dataset"].replace(site.url, "")).status_code == 404
