@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from service.graph.nodes import Literal, NamedNode, node
 from service.graph.terms import DCT, RDF, SKOS
+
+if TYPE_CHECKING:  # pyoxigraph only when a description is made: the registry of ``about``
+    # (service.dataset_about) reads the ADMS types below, and `evaluate` loads no RDF library
+    from service.graph.nodes import Literal, NamedNode
 
 AUTHORITY = "http://publications.europa.eu/resource/authority/"
 LANGUAGES = AUTHORITY + "language"
@@ -41,7 +45,7 @@ ADMS_PUBLISHER_TYPES = {
     "SupraNationalAuthority": "Supra-national authority",
 }
 
-Triple = tuple[NamedNode, NamedNode, NamedNode | Literal]
+Triple = tuple["NamedNode", "NamedNode", "NamedNode | Literal"]
 
 # Titles of the EU authority tables and labels of the concepts we use (DCAT-AP's mandatory
 # shapes want a title on every skos:ConceptScheme and a skos:prefLabel on every skos:Concept).
@@ -95,6 +99,8 @@ def linked_descriptions(iris: Iterable[str]) -> list[Triple]:
     """Descriptions of the EU authority concepts (languages, file types, data themes, planned
     availability), the ADMS publisher types and the IANA media types among ``iris``: types,
     scheme, label; each once."""
+    from service.graph.nodes import Literal, node
+
     out: list[Triple] = []
     typ, label = node(RDF + "type"), node(SKOS + "prefLabel")
     in_scheme = node(SKOS + "inScheme")
@@ -162,6 +168,8 @@ def file_distribution(
     its checksum ``…#distribution-checksum``, as the catalogue's): download and access URL,
     byte size, SHA-256, IANA media type, EU file type, availability, and what DCAT-AP asks to
     see of those concepts."""
+    from service.graph.nodes import Literal, node
+
     d, checksum = node(dataset + "#distribution"), node(dataset + "#distribution-checksum")
     typ = node(RDF + "type")
     media = IANA_MEDIA_TYPES + media_type
