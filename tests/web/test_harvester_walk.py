@@ -324,6 +324,13 @@ def test_pyld_expands_and_compacts_the_catalogue(site: Server, walked: dict[str,
     compacted = jsonld.compact(expanded, site.url + "context.jsonld", options)
     again = {node.get("@id") for node in jsonld.expand(compacted, options)}
     assert again == ids
+    # and what it links to: an upload, and its refreshed version (with its distribution)
+    version = next(str(v) for v in _parse(site, walked["birds"]).objects(None, DCAT.hasVersion))
+    for uri in (walked["birds"], version):
+        document = _get(site, uri, "application/ld+json").json()
+        expanded = jsonld.expand(document, {"documentLoader": loader, "base": uri})
+        assert uri in {node.get("@id") for node in expanded}, uri
+        jsonld.compact(expanded, site.url + "context.jsonld", {"documentLoader": loader})
 
 
 def test_every_link_of_the_catalogue_under_this_base_resolves(
