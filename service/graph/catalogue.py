@@ -194,7 +194,10 @@ class CatalogueRepository:
         rows = self.store.public.query(
             f"SELECT ?sha ?title WHERE {{ GRAPH ?g {{ <{self.uris.dataset(name)}> "
             f"{_p('sha256')} ?sha ; <{DCT}title> ?title }} "
-            f'FILTER(STRSTARTS(STR(?g), "{experiments}")) }} ORDER BY STR(?title) LIMIT 1'
+            f'FILTER(STRSTARTS(STR(?g), "{experiments}")) '
+            # a withdrawn run's graph offers its dataset no more (as GET /api/datasets)
+            f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?e {_p('withdrawnAt')} ?w }} }} }} "
+            "ORDER BY STR(?title) LIMIT 1"
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 

@@ -519,6 +519,13 @@ def test_an_upload_whose_only_run_was_withdrawn_leaves_the_catalogue(site: Serve
     for media_type in ("text/turtle", "application/n-quads", "text/html"):
         got = site.get("catalog", headers={"Accept": media_type})
         assert run["dataset"] not in got.text, media_type
+    # nor is it run by its name any more
+    name = run["dataset"].rsplit("/", 1)[1]
+    got = site.post(
+        "api/experiments",
+        json={"dataset": name, "systems": [{"name": "x", "answers": bird_answers(1).decode()}]},
+    )
+    assert got.status_code in (400, 404) and name in got.text, got.text
     # the withdrawn run stays citable, naming its dataset (whose page, public no more, is gone)
     cited = site.get(f"experiment/{run['id']}", headers={"Accept": "text/turtle"})
     assert cited.status_code == 200 and run["dataset"] in cited.text
