@@ -488,8 +488,8 @@ def test_the_catalogue_in_quads_grows_with_its_uploads_not_their_square(
     site: Server, walked: dict[str, Any]
 ) -> None:
     # the languages an upload links to are described in the graph of every experiment on an
-    # upload: read across named graphs, each upload brought every copy (100 uploads: 4.3 s and
-    # 1.9 MB of N-Quads); now from the default graph, where each triple is once
+    # upload: read across named graphs, each upload would bring every copy (measured with 100
+    # uploads: 4.3 s and 1.9 MB of N-Quads); from the default graph, each triple is once
     english = "<http://publications.europa.eu/resource/authority/language/ENG> "
     label = "<http://www.w3.org/2004/02/skos/core#prefLabel>"
     text = _get(site, _catalog(site), "application/n-quads").text
