@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.errors import BadRequest
+from service.graph.dcat import ADMS_PUBLISHER_TYPES
 
 DCT = "http://purl.org/dc/terms/"
 DCAT = "http://www.w3.org/ns/dcat#"
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 
-# an uploaded dataset's name, as ``dataset/{name}`` has it (``results.uploaded_dataset_name``)
-_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
+# an uploaded dataset's name, as ``dataset/{name}`` has it (``results.uploaded_dataset_name``:
+# a label cut at 60 characters, a hyphen and up to 64 hex digits), wherever one is read
+UPLOADED_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _EMAIL = re.compile(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+")
 
 
@@ -34,9 +36,10 @@ class AboutField:
     predicate: str  # what the dataset's description says it with
     option: str
     many: bool
-    kind: str  # text | iri | contact | dataset
+    kind: str  # text | iri | contact | dataset | choice
     metavar: str
     description: str
+    choices: tuple[str, ...] = ()  # a choice's values (OpenAPI enum, CLI choices, a select)
 
     @property
     def form_field(self) -> str:
@@ -71,6 +74,17 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         "text",
         "NAME",
         "Who made the uploaded dataset, one name each (dct:creator, a foaf:Agent).",
+    ),
+    AboutField(
+        "creatorType",
+        DCT + "type",
+        "--dataset-creator-type",
+        False,
+        "choice",
+        "TYPE",
+        "What kind of agent its creators are, from the ADMS publisher types DCAT-AP asks for "
+        "(dct:type of each dct:creator): " + ", ".join(ADMS_PUBLISHER_TYPES) + ".",
+        tuple(ADMS_PUBLISHER_TYPES),
     ),
     AboutField(
         "contact",
@@ -171,7 +185,9 @@ def _check(f: AboutField, value: str, label: str) -> None:
         raise BadRequest(
             f"{label}: expected an e-mail address or an http(s) URL, got {value!r}", field=f.key
         )
-    if f.kind == "dataset" and not _NAME.fullmatch(value):
+    if f.kind == "choice" and value not in f.choices:
+        raise BadRequest(f"{label}: expected one of {list(f.choices)}, got {value!r}", field=f.key)
+    if f.kind == "dataset" and not UPLOADED_NAME.fullmatch(value):
         raise BadRequest(
             f"{label}: expected an uploaded dataset's name (dataset/NAME), got {value!r}",
             field=f.key,

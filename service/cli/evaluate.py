@@ -141,6 +141,7 @@ def add_about_arguments(parser: argparse.ArgumentParser) -> None:
             dest="about_" + f.key,
             metavar=f.metavar,
             action="append" if f.many else "store",
+            choices=f.choices or None,
             help=f.description + (" Repeatable." if f.many else ""),
         )
 

@@ -503,7 +503,14 @@ def _refresh(args: argparse.Namespace) -> int:
         sha = hashlib.sha256(data).hexdigest()
         keep(_jobs(args).workspace, sha, data)  # experiments run the version by name from here
         try:
-            version = _register_refresh(result, args.store, source=args.name, file_sha256=sha)
+            version = _register_refresh(
+                result,
+                args.store,
+                source=args.name,
+                file_sha256=sha,
+                file_size=len(data),
+                file_media_type="application/xml" if fmt == "qald-xml" else "application/json",
+            )
         except BaseException:
             if args.output is None:  # written into the store's folder for this version only
                 for written in (new_file, sidecar):
@@ -536,7 +543,13 @@ def _refresh_kb(args: argparse.Namespace, *, is_file: bool) -> str | list[str]:
 
 
 def _register_refresh(
-    refresh: Any, store: str, *, source: str, file_sha256: str | None = None
+    refresh: Any,
+    store: str,
+    *,
+    source: str,
+    file_sha256: str | None = None,
+    file_size: int | None = None,
+    file_media_type: str = "application/json",
 ) -> Any:
     """Register a refreshed dataset as a new version in the store's catalogue. ``source`` is
     what was refreshed: a catalogue dataset's name, or a file (the catalogue dataset whose
@@ -571,6 +584,8 @@ def _register_refresh(
             ended=refresh.ended,
             summary=summary(refresh),
             file_sha256=file_sha256,
+            file_size=file_size,
+            file_media_type=file_media_type,
         )
 
 

@@ -146,12 +146,20 @@ def _not_said_yet(said: dict[str, Any], published: dict[str, str]) -> dict[str, 
     yet (two licences or descriptions would contradict each other), and the published licence
     for its own file's distribution."""
     from service.dataset_about import ABOUT
+    from service.graph.catalogue import DCT_PUBLISHER
 
     about = tuple((k, v) for k, v in said["about"] if ABOUT[k].predicate not in published)
     licence = published.get(ABOUT["license"].predicate)
     if licence:
         about = (*about, ("license", (licence,)))
-    return {"about": about, "described": ABOUT["description"].predicate in published}
+    # this service as publisher is a default: a creator stated later takes its place
+    publisher = published.get(DCT_PUBLISHER, "")
+    by_author = "#creator-" in publisher
+    return {
+        "about": about,
+        "described": ABOUT["description"].predicate in published,
+        "published_by": by_author,
+    }
 
 
 def _said(source: DatasetSource) -> dict[str, Any]:

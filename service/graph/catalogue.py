@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from service import release
+from service.dataset_about import UPLOADED_NAME
 from service.errors import Conflict, NotFound
 from service.graph import dcat, prov
 from service.graph import nodes as n
@@ -49,6 +50,9 @@ class DatasetVersion:
     previous: str  # the URI of the version it was derived from
     issued: str
     question_count: int
+
+
+DCT_PUBLISHER = DCT + "publisher"
 
 
 def _p(local: str) -> str:
@@ -181,27 +185,31 @@ class CatalogueRepository:
 
     def upload_statements(self, name: str) -> dict[str, str]:
         """What the published descriptions of uploaded dataset ``name`` say with each of
-        ``predicates`` (one value each: a later upload of the same bytes restates none of them,
-        and is distributed under its licence)."""
+        ``predicates`` and ``dct:publisher`` (one value each: a later upload of the same bytes
+        restates none of them, and is distributed under its licence)."""
         from service.dataset_about import ABOUT_FIELDS
 
-        wanted = " ".join(f"<{f.predicate}>" for f in ABOUT_FIELDS)
-        rows = self.store.public.query(
-            f"SELECT ?p (MIN(STR(?o)) AS ?v) WHERE {{ VALUES ?p {{ {wanted} }} "
-            f"<{self.uris.dataset(name)}> ?p ?o }} GROUP BY ?p"
+        wanted = " ".join(f"<{p}>" for p in {f.predicate for f in ABOUT_FIELDS} | {DCT_PUBLISHER})
+        ds = f"<{self.uris.dataset(name)}>"
+        rows = self.store.public.query(  # a generated description is nobody's statement
+            f"SELECT ?p (MIN(STR(?o)) AS ?v) WHERE {{ VALUES ?p {{ {wanted} }} {ds} ?p ?o "
+            f"FILTER NOT EXISTS {{ {ds} {_p('generatedDescription')} ?o }} }} GROUP BY ?p"
         )
         return {row["p"].value: row["v"].value for row in rows}
 
     def published_upload(self, name: str) -> tuple[str, str] | None:
         """The file SHA-256 and title of the published uploaded dataset ``name`` (its runs
         are public, so is its file)."""
-        if not re.fullmatch(r"[A-Za-z0-9._-]{1,80}", name):
+        if not UPLOADED_NAME.fullmatch(name):
             return None
         experiments = self.uris.base + "graph/experiment/"
         rows = self.store.public.query(
             f"SELECT ?sha ?title WHERE {{ GRAPH ?g {{ <{self.uris.dataset(name)}> "
             f"{_p('sha256')} ?sha ; <{DCT}title> ?title }} "
-            f'FILTER(STRSTARTS(STR(?g), "{experiments}")) }} ORDER BY STR(?title) LIMIT 1'
+            f'FILTER(STRSTARTS(STR(?g), "{experiments}")) '
+            # a withdrawn run's graph offers its dataset no more (as GET /api/datasets)
+            f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?e {_p('withdrawnAt')} ?w }} }} }} "
+            "ORDER BY STR(?title) LIMIT 1"
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 
@@ -209,9 +217,7 @@ class CatalogueRepository:
         """The file SHA-256 and title of published uploaded dataset ``name`` when it is a
         newer version (``dcat:previousVersion``, one or more steps) of the uploaded dataset
         whose file has ``older_sha256``."""
-        if not re.fullmatch(r"[0-9a-fA-F]{64}", older_sha256) or not re.fullmatch(
-            r"[A-Za-z0-9._-]{1,80}", name
-        ):
+        if not re.fullmatch(r"[0-9a-fA-F]{64}", older_sha256) or not UPLOADED_NAME.fullmatch(name):
             return None
         rows = self.store.public.query(
             f"SELECT ?sha ?title WHERE {{ <{self.uris.dataset(name)}> {_p('sha256')} ?sha ; "
@@ -274,6 +280,8 @@ class CatalogueRepository:
         summary: str | None = None,
         software: Source | None = None,
         file_sha256: str | None = None,
+        file_size: int | None = None,
+        file_media_type: str = "application/json",
     ) -> DatasetVersion:
         """Register a new version of dataset ``name`` (e.g. a gold refresh on a newer KB).
 
@@ -360,6 +368,12 @@ class CatalogueRepository:
                 pairs.append((kb_node, _q("knowledgeBaseVersion"), n.literal(kb_version)))
             pairs += [(v, p, o) for p, o in topic_pairs()]
             pairs += _version_languages(v, dataset)
+            if file_sha256 and file_size is not None:  # its file, downloadable (``…/file``)
+                text = f"The file of version {label} of {name}, with its refreshed gold answers."
+                pairs += dcat.file_distribution(
+                    uri, uris.version_download(name, label), file_sha256, file_size,
+                    file_media_type, text,
+                )  # fmt: skip
             quads = [Quad(s, p, o, g) for s, p, o in pairs]  # type: ignore[arg-type]
             quads += question_quads(uri, dataset, g)
             quads += finding_quads(uri, found, ended, g)

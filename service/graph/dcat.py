@@ -13,17 +13,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from service.graph.nodes import Literal, NamedNode, node
 from service.graph.terms import DCT, RDF, SKOS
+
+if TYPE_CHECKING:  # pyoxigraph only when a description is made: the registry of ``about``
+    # (service.dataset_about) reads the ADMS types below, and `evaluate` loads no RDF library
+    from service.graph.nodes import Literal, NamedNode
 
 AUTHORITY = "http://publications.europa.eu/resource/authority/"
 LANGUAGES = AUTHORITY + "language"
 FILE_TYPES = AUTHORITY + "file-type"
 DATA_THEMES = AUTHORITY + "data-theme"
 IANA_MEDIA_TYPES = "http://www.iana.org/assignments/media-types/"
+# ADMS publisher types: DCAT-AP's controlled vocabulary for an agent's dct:type (a creator's,
+# a publisher's), by code (the IRI's last segment) with its label.
+PUBLISHER_TYPES = "http://purl.org/adms/publishertype/"
+PUBLISHER_TYPE_SCHEME = PUBLISHER_TYPES + "1.0"
+ADMS_PUBLISHER_TYPES = {
+    "Academia-ScientificOrganisation": "Academia/Scientific organisation",
+    "Company": "Company",
+    "IndustryConsortium": "Industry consortium",
+    "LocalAuthority": "Local authority",
+    "NationalAuthority": "National authority",
+    "NonGovernmentalOrganisation": "Non-governmental organisation",
+    "NonProfitOrganisation": "Non-profit organisation",
+    "PrivateIndividual(s)": "Private individual(s)",
+    "PublicBody": "Public body",
+    "RegionalAuthority": "Regional authority",
+    "StandardisationBody": "Standardisation body",
+    "SupraNationalAuthority": "Supra-national authority",
+}
 
-Triple = tuple[NamedNode, NamedNode, NamedNode | Literal]
+Triple = tuple["NamedNode", "NamedNode", "NamedNode | Literal"]
 
 # Titles of the EU authority tables and labels of the concepts we use (DCAT-AP's mandatory
 # shapes want a title on every skos:ConceptScheme and a skos:prefLabel on every skos:Concept).
@@ -32,6 +54,7 @@ SCHEME_TITLES = {
     FILE_TYPES: "File types (EU authority table)",
     DATA_THEMES: "Data themes (EU authority table)",
     AUTHORITY + "planned-availability": "Planned availability (EU authority table)",
+    PUBLISHER_TYPE_SCHEME: "Publisher type (ADMS)",
 }
 CONCEPT_LABELS = {
     "TECH": "Science and technology",
@@ -74,7 +97,10 @@ def _language(code: str):  # -> pycountry language record | None
 
 def linked_descriptions(iris: Iterable[str]) -> list[Triple]:
     """Descriptions of the EU authority concepts (languages, file types, data themes, planned
-    availability) and the IANA media types among ``iris``: types, scheme, label; each once."""
+    availability), the ADMS publisher types and the IANA media types among ``iris``: types,
+    scheme, label; each once."""
+    from service.graph.nodes import Literal, node
+
     out: list[Triple] = []
     typ, label = node(RDF + "type"), node(SKOS + "prefLabel")
     in_scheme = node(SKOS + "inScheme")
@@ -101,6 +127,14 @@ def linked_descriptions(iris: Iterable[str]) -> list[Triple]:
             if scheme == FILE_TYPES:
                 out.append((subject, typ, node(DCT + "MediaTypeOrExtent")))
             schemes.add(scheme)
+        elif value.startswith(PUBLISHER_TYPES) and value != PUBLISHER_TYPE_SCHEME:
+            code = value[len(PUBLISHER_TYPES) :]
+            out += [
+                (subject, typ, node(SKOS + "Concept")),
+                (subject, in_scheme, node(PUBLISHER_TYPE_SCHEME)),
+                (subject, label, Literal(ADMS_PUBLISHER_TYPES.get(code, code), language="en")),
+            ]
+            schemes.add(PUBLISHER_TYPE_SCHEME)
         elif value.startswith(IANA_MEDIA_TYPES):
             out += [
                 (subject, typ, node(DCT + "MediaType")),
@@ -113,3 +147,52 @@ def linked_descriptions(iris: Iterable[str]) -> list[Triple]:
             (node(scheme), title, Literal(SCHEME_TITLES[scheme], language="en")),
         ]
     return out
+
+
+SPDX = "http://spdx.org/rdf/terms#"
+DCAT = "http://www.w3.org/ns/dcat#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+# the EU file type of a media type (DCAT-AP's dct:format)
+FILE_TYPE_OF = {
+    "application/json": "JSON",
+    "application/xml": "XML",
+    "text/tab-separated-values": "TSV",
+    "application/yaml": "YAML",
+}
+
+
+def file_distribution(
+    dataset: str, url: str, sha256: str, size: int, media_type: str, description: str
+) -> list[Triple]:
+    """A file served at ``url`` as ``dataset``'s ``dcat:Distribution`` (``{dataset}#distribution``,
+    its checksum ``…#distribution-checksum``, as the catalogue's): download and access URL,
+    byte size, SHA-256, IANA media type, EU file type, availability, and what DCAT-AP asks to
+    see of those concepts."""
+    from service.graph.nodes import Literal, node
+
+    d, checksum = node(dataset + "#distribution"), node(dataset + "#distribution-checksum")
+    typ = node(RDF + "type")
+    media = IANA_MEDIA_TYPES + media_type
+    out: list[Triple] = [
+        (node(dataset), node(DCAT + "distribution"), d),
+        (d, typ, node(DCAT + "Distribution")),
+        (d, node(DCAT + "downloadURL"), node(url)),
+        (d, node(DCAT + "accessURL"), node(url)),
+        (d, node(DCAT + "byteSize"), Literal(str(size), datatype=node(XSD + "nonNegativeInteger"))),
+        (d, node(DCAT + "mediaType"), node(media)),
+        (d, node(DCT + "description"), Literal(description, language="en")),
+        (d, node("http://spdx.org/rdf/terms#checksum"), checksum),
+        (checksum, typ, node(SPDX + "Checksum")),
+        (checksum, node(SPDX + "algorithm"), node(SPDX + "checksumAlgorithm_sha256")),
+        (checksum, node(SPDX + "checksumValue"), Literal(sha256, datatype=node(XSD + "hexBinary"))),
+        (
+            d,
+            node("http://data.europa.eu/r5r/availability"),
+            node(AUTHORITY + "planned-availability/STABLE"),
+        ),
+    ]
+    linked = [media, AUTHORITY + "planned-availability/STABLE"]
+    if (code := FILE_TYPE_OF.get(media_type)) is not None:
+        out.append((d, node(DCT + "format"), node(f"{FILE_TYPES}/{code}")))
+        linked.append(f"{FILE_TYPES}/{code}")
+    return out + linked_descriptions(linked)

@@ -58,6 +58,7 @@ from service.graph.results import (
     experiment_quads,
 )
 from service.graph.terms import DCT, GQA, PROV, RDF, XSD, iri, literal
+from service.graph.uploads import publish_graph
 from service.graph.uris import Uris, check_experiment_id
 from service.release import Source
 
@@ -651,7 +652,7 @@ class ExperimentRepository:
         quads = list(self.store.private.quads_for_pattern(None, None, None, graph))
         _refuse_invalid_terms(experiment_id, quads)
         issued = Quad(node(st.uri), node(DCT + "issued"), n.date_time(when), graph)
-        add_public(self.store, [*quads, issued])
+        publish_graph(self.store, self.uris, [*quads, issued], n.date_time(when), graph)
         self._finish_publication(experiment_id, n.date_time(when).value)
         return self.status(experiment_id)
 

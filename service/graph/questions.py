@@ -207,6 +207,12 @@ def topic_pairs() -> list[tuple[NamedNode, Object]]:
     ]
 
 
+def service_agent(uris: Uris) -> str:
+    """This service as an agent (``catalog#gerbil-qa``, described in the catalogue): the
+    publisher of an uploaded dataset whose author named no creator, as it makes it available."""
+    return uris.catalog + "#gerbil-qa"
+
+
 def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # ref: DatasetRef
     """A dataset that is not in the catalogue (an upload), described where its results are:
     the (predicate, object) pairs of its URI."""
@@ -227,12 +233,18 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
         text = f"The kept file of {title}{about}, a registered version: {ref.version_of}."
         pairs.append((_p(DCT, "description"), n.literal(text, lang="en")))
     elif not ref.described:  # DCAT-AP's mandatory description, until its author gives one
-        text = f"The dataset file {title}{about}, uploaded for an experiment."
-        pairs.append((_p(DCT, "description"), n.literal(text, lang="en")))
+        said_here = f"The dataset file {title}{about}, uploaded for an experiment."
+        generated = n.literal(said_here, lang="en")
+        # marked: the author's, stated later, replaces it (``service.graph.uploads``)
+        pairs += [(_p(DCT, "description"), generated), (_p(GQA, "generatedDescription"), generated)]
     if ref.version_of:  # the version it is the file of: what a reader follows to its gold's
         pairs.append((_p(PROV, "wasDerivedFrom"), node(ref.version_of)))
     pairs += topic_pairs()
     pairs += _author_pairs(ref, uris, said)
+    if not ref.published_by:  # DCAT-AP's publisher: its first creator, else this service
+        creators = "creators" in said
+        publisher = f"{uris.dataset(ref.name)}#creator-1" if creators else service_agent(uris)
+        pairs.append((_p(DCT, "publisher"), node(publisher)))
     if ref.sha256:
         pairs.append((_p(GQA, "sha256"), n.literal(ref.sha256, datatype=XSD + "hexBinary")))
     if ref.dataset is not None:
@@ -256,7 +268,7 @@ def _author_pairs(
     pairs: list[tuple[NamedNode, Object]] = []
     for f in ABOUT_FIELDS:
         values = said.get(f.key, ())
-        if f.key == "description" or not values:
+        if f.key in ("description", "creatorType") or not values:  # creatorType: of each agent
             continue
         predicate = node(f.predicate)
         if f.key == "creators":  # agents, described by author_triples
@@ -280,9 +292,14 @@ def author_triples(ref, uris: Uris) -> list[tuple[NamedNode, NamedNode, Object]]
     said = dict(ref.about)
     ds = uris.dataset(ref.name)
     out: list[tuple[NamedNode, NamedNode, Object]] = []
+    kind = said.get("creatorType", ())
     for k, name in enumerate(said.get("creators", ()), start=1):
         agent = node(f"{ds}#creator-{k}")
         out += [(agent, TYPE, _p(FOAF, "Agent")), (agent, _p(FOAF, "name"), n.literal(name))]
+        if kind:  # DCAT-AP's ADMS publisher type, described (concept, scheme, label)
+            out.append((agent, _p(DCT, "type"), node(dcat.PUBLISHER_TYPES + kind[0])))
+    if kind and "creators" in said:
+        out += dcat.linked_descriptions([dcat.PUBLISHER_TYPES + kind[0]])
     if "contact" in said:
         contact, value = node(f"{ds}#contact"), said["contact"][0]
         out += [(contact, TYPE, _p(VCARD, "Kind")), (contact, _p(VCARD, "fn"), n.literal(value))]

@@ -90,6 +90,7 @@ class DatasetRef:
     # an upload's: what its author says of it (``service.dataset_about``)
     about: tuple[tuple[str, tuple[str, ...]], ...] = ()
     described: bool = False  # a published description says what it is: no default one
+    published_by: bool = False  # a published description names its author as publisher
 
     @classmethod
     def catalogue(
@@ -127,13 +128,6 @@ class ExperimentRecord:
 
 
 DCATAP = "http://data.europa.eu/r5r/"
-# The EU file type of an upload's (IANA) media type, for DCAT-AP's dct:format.
-MEDIA_FILE_TYPES = {
-    "application/json": "JSON",
-    "application/xml": "XML",
-    "text/tab-separated-values": "TSV",
-    "application/yaml": "YAML",
-}
 
 
 def _distribution_triples(
@@ -154,7 +148,7 @@ def _distribution_triples(
         # a published experiment's files are kept as long as it is cited
         (f, _p(DCATAP, "availability"), node(dcat.AUTHORITY + "planned-availability/STABLE")),
     ]
-    if (code := MEDIA_FILE_TYPES.get(up.media_type or "")) is not None:
+    if (code := dcat.FILE_TYPE_OF.get(up.media_type or "")) is not None:
         out.append((f, _p(DCT, "format"), node(f"{dcat.FILE_TYPES}/{code}")))
     if licence := dict(ref.about).get("license"):
         out.append((f, _p(DCT, "license"), node(licence[0])))
@@ -334,6 +328,9 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
 
         described = dataset_description(record.dataset, uris)
         g.many(ds_uri, described)
+        if record.dataset.sha256:  # its file is kept and served: public with the experiment,
+            # it is a dataset of the catalogue (what a harvester reads), as others run it by name
+            g.add(node(uris.catalog), _p(DCAT, "dataset"), ds_uri)
         for s, p, o in author_triples(record.dataset, uris):
             g.add(s, p, o)
         for s, p, o in linked_descriptions(described):

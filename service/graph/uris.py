@@ -117,6 +117,10 @@ class Uris:
     def dataset_version(self, name: str, version: str) -> str:
         return f"{self.dataset(name)}/version/{enc(version)}"
 
+    def version_download(self, name: str, version: str) -> str:
+        """Where a registered version's kept file is served (``resources.dataset_version``)."""
+        return f"{self.dataset_version(name, version)}/file"
+
     def question(self, dataset_name: str, question_id: str) -> str:
         return question_of(self.dataset(dataset_name), question_id)
 

@@ -478,7 +478,8 @@ def datasets() -> list[DatasetRow]:
 
 def uploaded_datasets() -> list[DatasetRow]:
     """The published uploaded datasets (described in public experiment graphs, each with its
-    file's SHA-256): a submission names them as it names the catalogue's."""
+    file's SHA-256; a withdrawn experiment's graph lists none): a submission names them as
+    it names the catalogue's."""
     uris = services().storage.uris
     rows = _select(
         f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH ?g {{
@@ -489,7 +490,8 @@ def uploaded_datasets() -> list[DatasetRow]:
   OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kb }}
   OPTIONAL {{ ?ds dct:issued ?issued }}
 }} FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")
-     && STRSTARTS(STR(?ds), "{uris.dataset("")}")) }}"""
+     && STRSTARTS(STR(?ds), "{uris.dataset("")}"))
+  FILTER NOT EXISTS {{ GRAPH ?g {{ ?e gqa:withdrawnAt ?w }} }} }}"""
     )
     return _dataset_rows(rows)
 

@@ -520,7 +520,7 @@ def submission_form_schema() -> dict[str, Any]:
                 f.form_field: (
                     {**many, "description": f"As `about.{f.key}`: one a line or a value each."}
                     if f.many
-                    else {"type": "string", "description": f"As `about.{f.key}`."}
+                    else {"type": "string", "description": f"As `about.{f.key}`.", **_enum(f)}
                 )
                 for f in ABOUT_FIELDS
             },
@@ -539,11 +539,16 @@ def _about_schema() -> dict[str, Any]:
             f.key: (
                 {"type": "array", "items": {"type": "string"}, "description": f.description}
                 if f.many
-                else {"type": "string", "description": f.description}
+                else {"type": "string", "description": f.description, **_enum(f)}
             )
             for f in ABOUT_FIELDS
         },
     }
+
+
+def _enum(f: Any) -> dict[str, Any]:
+    """An ``about`` field's values when it is a choice (the ADMS types of ``creatorType``)."""
+    return {"enum": list(f.choices)} if f.choices else {}
 
 
 def openapi_document(base: str) -> dict[str, Any]:

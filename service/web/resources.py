@@ -39,6 +39,8 @@ from service.web.describe import (
     LINKS_DATASET,
     PAGE_SKIP_EXPERIMENT,
     REVERSE_TASK,
+    catalogue_uploads,
+    dataset_versions,
     document_quads,
 )
 from service.web.query_pool import DocumentJob, PoolBusy, QueryJob, QueryPool
@@ -944,12 +946,16 @@ def _dataset_html(
 def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Citation | None:
     """A dataset's citation: by its creators' names (an upload's author said them), else its
     publisher's."""
+    from service.graph.questions import service_agent
     from service.web.citation import dataset_citation
 
     if main is None:
         return None
     names = []
-    agents = main.all(DCT + "creator") or main.all(DCT + "publisher")
+    # this service publishes an upload nobody said who made: it did not author it
+    service = service_agent(services().storage.uris)
+    publishers = [a for a in main.all(DCT + "publisher") if a.value != service]
+    agents = main.all(DCT + "creator") or publishers
     # in the order the author gave them: ``#creator-1``, ``#creator-2`` … (RDF keeps no order)
     numbered = re.compile(r"(.*?)(\d+)$")
     for agent in sorted(
@@ -1044,6 +1050,8 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
     if marker:
         question_id, ext = _question_name(qid)
         return _public_resource(uris.version_question(name, version, question_id), ext)
+    if version.endswith("/file"):
+        return _version_file(name, version.removesuffix("/file"))
     label, ext = conneg.split_extension(version)
     uri = uris.dataset_version(name, label)
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
@@ -1063,6 +1071,29 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
         ),
         variant=_dataset_variant(None),
     )
+
+
+def _version_file(name: str, version: str) -> Response:
+    """A registered version's kept file (``dataset refresh --store``): its distribution's
+    download URL, the exact bytes its checksum names."""
+    import hashlib
+
+    from service.experiments.kept import file_key
+
+    storage = services().storage
+    sha = storage.catalogue.version_file(name, version)
+    data = storage.workspace.read(file_key(sha)) if sha and storage.workspace else None
+    if sha is None or data is None or hashlib.sha256(data).hexdigest() != sha.lower():
+        raise NotFound(f"version {version!r} of dataset {name!r} has no file kept here")
+    v = storage.uris.dataset_version(name, version)
+    rows = storage.public.query(
+        f"SELECT ?m WHERE {{ <{v}> <{DCAT}distribution>/<{DCAT}mediaType> ?m }} LIMIT 1"
+    )
+    media = next((r["m"].value.rsplit("/media-types/", 1)[-1] for r in rows), "application/json")
+    response = Response(data, mimetype=media)
+    response.headers["Content-Disposition"] = _attachment(f"{name}-{version}.json")
+    response.headers["Cache-Control"] = "public, max-age=3600"  # a version never changes
+    return response
 
 
 SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
@@ -1106,18 +1137,30 @@ CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
 @bp.get("/catalog")
 @bp.get("/catalog.<ext>")
 def catalog(ext: str | None = None) -> BaseResponse:
+    import pyoxigraph as ox
+
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the catalogue has no .{ext} representation")
     graph = services().storage
     uri = graph.uris.catalog
     rep = conneg.negotiate(request, CATALOG_OFFERS, extension=ext, default=conneg.HTML)
     found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph, follow=FOLLOW_CATALOG)
-    rows = listings.datasets()
+
+    def whole() -> list[Any]:
+        """The built-in catalogue, its datasets' versions, the published uploads."""
+        union = rep.rdf is None or not rep.rdf.quads  # as public_document reads
+        more = catalogue_uploads(graph.public, uri, graph.uris.catalog_graph, union=union)
+        built_in = [q.object.value for q in found if q.predicate.value == DCAT + "dataset"]
+        more += dataset_versions(graph.public, built_in, union=union)
+        own = [ox.Quad(q.subject, q.predicate, q.object) for q in found] if union else found
+        return list(dict.fromkeys([*own, *more]))  # each once: the publisher may be ours
+
+    rows = [*listings.datasets(), *listings.uploaded_datasets()]
     return respond(
         uri,
         CATALOG_OFFERS,
         rep,
-        quads=lambda: found,
+        quads=whole,
         html=lambda: render_template(
             "catalog.html",
             uri=uri,

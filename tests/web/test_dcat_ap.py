@@ -59,11 +59,13 @@ def descriptions(server) -> list[str]:
     datasets = sorted(str(o) for o in graph.objects(None, rdflib.URIRef(DCAT + "dataset")))
     from service import catalog as built_in
 
-    assert len(datasets) == len(built_in.entries())  # every built-in dataset is listed
+    names = {f"{server.url}dataset/{e.name}" for e in built_in.entries()}
+    assert names <= set(datasets)  # every built-in dataset is listed
     demo = server.get(f"api/experiments/{server.demo_id}").json()
     uploaded = json.dumps(demo)
     found = [d for d in (f"{server.url}dataset/{w}" for w in _dataset_names(uploaded)) if d]
-    return [f"{server.url}catalog", *datasets, *found]
+    assert set(found) <= set(datasets)  # and the published demo's uploaded dataset
+    return [f"{server.url}catalog", *sorted(names), *(d for d in datasets if d not in names)]
 
 
 def _dataset_names(text: str) -> list[str]:
