@@ -107,16 +107,22 @@ def _inside(graph: str, pattern: str) -> str:
 
 
 def _graph(storage: Storage, experiment_id: str, side: Side) -> set[str]:
-    """The experiment's quads in ``side`` (its named graph, and for the public dataset the
-    default graph's triples about its tasks and systems), as N-Quads lines."""
+    """The experiment's quads in ``side`` (its named graph, and for the public dataset its
+    share of the default graph: the copies of its triples), as N-Quads lines. Other public
+    graphs' triples about its subjects are not its own (its uploaded dataset's check findings,
+    which serve start writes too)."""
     reader = storage.public if side is Side.PUBLIC else storage.private
     graph = storage.uris.experiment_graph(experiment_id)
-    named = {str(q) for q in reader.quads_for_pattern(None, None, None, NamedNode(graph))}
+    quads = list(reader.quads_for_pattern(None, None, None, NamedNode(graph)))
+    named = {str(q) for q in quads}
     if side is Side.PRIVATE:
         return named
-    subjects = {q.subject for q in reader.quads_for_pattern(None, None, None, NamedNode(graph))}
+    own = {(q.subject, q.predicate, q.object) for q in quads}
     copies = {
-        str(q) for s in subjects for q in reader.quads_for_pattern(s, None, None, DefaultGraph())
+        str(q)
+        for s in {q.subject for q in quads}
+        for q in reader.quads_for_pattern(s, None, None, DefaultGraph())
+        if (q.subject, q.predicate, q.object) in own
     }
     return named | copies
 
