@@ -89,9 +89,16 @@ def _stopping(server: OxigraphServer, store: Any, when: str) -> None:
     store.update = stop_then_update
 
 
-def _issued(pair: RemotePair, graph: str) -> list[str]:
+GQA_EXPERIMENT = "http://w3id.org/gerbil/qa/vocab#Experiment"
+DCAT_DATASET = "http://www.w3.org/ns/dcat#Dataset"
+
+
+def _issued(pair: RemotePair, graph: str, kind: str = GQA_EXPERIMENT) -> list[str]:
+    """The ``dct:issued`` values of the ``kind`` resources in ``graph`` (the experiment's;
+    its uploaded dataset's first publication writes one of its own, at the same instant)."""
     rows = pair.public.query(
-        f"SELECT ?t WHERE {{ GRAPH <{graph}> {{ ?e <http://purl.org/dc/terms/issued> ?t }} }}"
+        f"SELECT ?t WHERE {{ GRAPH <{graph}> {{ ?e a <{kind}> ; "
+        "<http://purl.org/dc/terms/issued> ?t } }"
     )
     return [row["t"] for row in rows]
 
@@ -112,6 +119,7 @@ def test_a_publication_cut_between_its_two_writes_is_completed_not_written_twice
         storage.experiments.publish(eid)  # the operator tries again once the store is back
         assert storage.experiments.status(eid).public
         assert _issued(pair, graph) == [first]
+        assert _issued(pair, graph, DCAT_DATASET) == [first]  # its upload's: once too
         assert storage.experiments.status(eid).published_at == first
     private = f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
     assert not pair.private.ask(private)  # the private copy is gone
