@@ -144,14 +144,14 @@ def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None)
     describes leave the public store when no published, not withdrawn, experiment describes
     it any more (its description left the default graph with the withdrawn graphs' shares, and
     its page showed the findings alone). The names of those removed."""
-    experiments, graph = _scope(storage, experiment_id)
+    uris = storage.uris
     rows = storage.public.query(
-        f"SELECT DISTINCT ?id WHERE {{ {graph} GRAPH ?g {{ ?e a <{GQA}Experiment> ; "
-        f"<{PROV}used> ?d . ?d a <{DCAT}Dataset> ; <{DCT}identifier> ?id }} "
-        f'FILTER(STRSTARTS(STR(?g), "{experiments}")) ?d <{GQA}checkedAt> ?t '
+        f"SELECT DISTINCT ?id WHERE {{ {_only(storage, experiment_id)} GRAPH ?g {{ "
+        f"?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
+        f"<{DCT}identifier> ?id }} "
+        f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) ?d <{GQA}checkedAt> ?t '
         f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x a <{GQA}Experiment> ; <{PROV}used> ?d . "
-        f'?d a <{DCAT}Dataset> }} FILTER(STRSTARTS(STR(?h), "{experiments}")) '
-        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x <{GQA}withdrawnAt> ?w }} }} }} }}"
+        f"?d a <{DCAT}Dataset> }} {uris.listed_experiment_graph('?h')} }} }}"
     )
     names = [row["id"].value for row in rows]
     for name in names:
@@ -159,14 +159,11 @@ def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None)
     return names
 
 
-def _scope(storage: Storage, experiment_id: str | None) -> tuple[str, str]:
-    """The experiment graphs' IRI prefix, and a ``VALUES ?g`` on ``experiment_id``'s graph
-    (nothing when None: every experiment's)."""
-    uris = storage.uris
-    graph = ""
-    if experiment_id is not None:
-        graph = f"VALUES ?g {{ <{uris.experiment_graph(experiment_id)}> }}"
-    return uris.base + "graph/experiment/", graph
+def _only(storage: Storage, experiment_id: str | None) -> str:
+    """A ``VALUES ?g`` on ``experiment_id``'s graph (nothing when None: every experiment's)."""
+    if experiment_id is None:
+        return ""
+    return f"VALUES ?g {{ <{storage.uris.experiment_graph(experiment_id)}> }}"
 
 
 def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> dict[str, str]:
@@ -175,14 +172,11 @@ def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> di
     experiment that used it. A catalogue dataset is described in the catalogue's graph, not
     an experiment's, and has its findings from when it was loaded."""
     uris = storage.uris
-    experiments, graph = _scope(storage, experiment_id)
     rows = storage.public.query(
-        f"SELECT ?id (MIN(STR(?e)) AS ?first) WHERE {{ {graph} GRAPH ?g {{ "
-        f"?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
+        f"SELECT ?id (MIN(STR(?e)) AS ?first) WHERE {{ {_only(storage, experiment_id)} "
+        f"GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
         f"<{DCT}identifier> ?id }} "
-        f'FILTER(STRSTARTS(STR(?g), "{experiments}") '
-        f'&& STRSTARTS(STR(?d), "{uris.dataset("")}")) '
-        f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?e <{GQA}withdrawnAt> ?w }} }} "
+        f'FILTER(STRSTARTS(STR(?d), "{uris.dataset("")}")) {uris.listed_experiment_graph()} '
         f"FILTER NOT EXISTS {{ ?d <{GQA}checkedAt> ?t }} }} GROUP BY ?id ORDER BY ?id"
     )
     return {row["id"].value: row["first"].value.rsplit("/", 1)[1] for row in rows}

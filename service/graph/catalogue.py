@@ -162,14 +162,14 @@ class CatalogueRepository:
         (a new upload of the same bytes is that dataset; only public descriptions are read, so
         no private experiment's title reaches another one)."""
         # described in an experiment's graph: a registered version's file has a SHA-256 too,
-        # but its results are a dataset of their own (``run.registered_version``)
-        experiments = self.uris.base + "graph/experiment/"
+        # but its results are a dataset of their own (``run.registered_version``); a withdrawn
+        # run's graph offers it no more (as published_upload and GET /api/datasets)
         rows = self.store.public.query(
             f"SELECT ?id ?title WHERE {{ GRAPH ?g {{ ?d {_p('sha256')} ?v ; "
             f"<{DCT}identifier> ?id ; <{DCT}title> ?title }} "
-            f'FILTER(LCASE(STR(?v)) = "{sha256.lower()}" && STRSTARTS(STR(?g), "{experiments}") '
-            f'&& STRSTARTS(STR(?d), "{self.uris.dataset("")}")) }} '
-            "ORDER BY STR(?id) STR(?title) LIMIT 1"
+            f'FILTER(LCASE(STR(?v)) = "{sha256.lower()}" '
+            f'&& STRSTARTS(STR(?d), "{self.uris.dataset("")}")) '
+            f"{self.uris.listed_experiment_graph()} }} ORDER BY STR(?id) STR(?title) LIMIT 1"
         )
         return next(((row["id"].value, row["title"].value) for row in rows), None)
 
@@ -202,14 +202,10 @@ class CatalogueRepository:
         are public, so is its file)."""
         if not UPLOADED_NAME.fullmatch(name):
             return None
-        experiments = self.uris.base + "graph/experiment/"
-        rows = self.store.public.query(
+        rows = self.store.public.query(  # a withdrawn run's graph offers its dataset no more
             f"SELECT ?sha ?title WHERE {{ GRAPH ?g {{ <{self.uris.dataset(name)}> "
             f"{_p('sha256')} ?sha ; <{DCT}title> ?title }} "
-            f'FILTER(STRSTARTS(STR(?g), "{experiments}")) '
-            # a withdrawn run's graph offers its dataset no more (as GET /api/datasets)
-            f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?e {_p('withdrawnAt')} ?w }} }} }} "
-            "ORDER BY STR(?title) LIMIT 1"
+            f"{self.uris.listed_experiment_graph()} }} ORDER BY STR(?title) LIMIT 1"
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 

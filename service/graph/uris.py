@@ -184,6 +184,14 @@ class Uris:
         check_experiment_id(experiment_id)
         return f"{self.base}graph/experiment/{experiment_id}"
 
+    def listed_experiment_graph(self, var: str = "?g") -> str:
+        """SPARQL filters: ``var`` is an experiment's graph that is not withdrawn (in the public
+        store: a published experiment whose dataset, an upload, is offered and listed)."""
+        return (
+            f'FILTER(STRSTARTS(STR({var}), "{self.base}graph/experiment/")) '
+            f"FILTER NOT EXISTS {{ GRAPH {var} {{ ?withdrawn <{GQA}withdrawnAt> ?withdrawn_at }} }}"
+        )
+
     # -- the inverse -----------------------------------------------------------------------
     def locate(self, uri: str) -> Located | None:
         """The kind and keys of a URI minted here, or None when it is not one of ours.

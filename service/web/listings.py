@@ -489,9 +489,7 @@ def uploaded_datasets() -> list[DatasetRow]:
   OPTIONAL {{ ?ds dct:language ?lang }}
   OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kb }}
   OPTIONAL {{ ?ds dct:issued ?issued }}
-}} FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")
-     && STRSTARTS(STR(?ds), "{uris.dataset("")}"))
-  FILTER NOT EXISTS {{ GRAPH ?g {{ ?e gqa:withdrawnAt ?w }} }} }}"""
+}} FILTER(STRSTARTS(STR(?ds), "{uris.dataset("")}")) {uris.listed_experiment_graph()} }}"""
     )
     return _dataset_rows(rows)
 

@@ -507,9 +507,12 @@ def test_the_catalogue_in_quads_grows_with_its_uploads_not_their_square(
 def test_an_upload_whose_only_run_was_withdrawn_leaves_the_catalogue(site: Server) -> None:
     # its run's results left every listing; the catalogue's document left it out, the API's
     # list of datasets (and the catalogue's page) still offered it to run by name
-    run = _submit(site, _file("withdrawn-birds"))
+    content = _file("withdrawn-birds")
+    run = _submit(site, content)
     _publish(site, run)
     assert run["dataset"] in {r["uri"] for r in site.get("api/datasets").json()["datasets"]}
+    sha = hashlib.sha256(content).hexdigest()
+    assert site.storage.catalogue.upload_for_sha256(sha) is not None
     auth = {"Authorization": f"Bearer {run['token']}"}
     done = site.post(
         f"api/experiments/{run['id']}/withdraw", json={"reason": "wrong file"}, headers=auth
@@ -526,6 +529,8 @@ def test_an_upload_whose_only_run_was_withdrawn_leaves_the_catalogue(site: Serve
         json={"dataset": name, "systems": [{"name": "x", "answers": bird_answers(1).decode()}]},
     )
     assert got.status_code in (400, 404) and name in got.text, got.text
+    # nor do the same bytes, uploaded again, take its published description as theirs
+    assert site.storage.catalogue.upload_for_sha256(sha) is None
     # the withdrawn run stays citable, naming its dataset (whose page, public no more, is gone)
     cited = site.get(f"experiment/{run['id']}", headers={"Accept": "text/turtle"})
     assert cited.status_code == 200 and run["dataset"] in cited.text
