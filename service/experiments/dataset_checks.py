@@ -149,7 +149,11 @@ def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None)
         f"SELECT DISTINCT ?id WHERE {{ {_only(storage, experiment_id)} GRAPH ?g {{ "
         f"?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
         f"<{DCT}identifier> ?id }} "
-        f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) ?d <{GQA}checkedAt> ?t '
+        f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) '
+        # its own graph: findings, or only its date of first issue (a check that could not
+        # be made: ``service.graph.uploads``)
+        f"?d <{GQA}checkedAt>|<{DCT}issued> ?t "
+        f'FILTER(STR(?d) = CONCAT("{uris.dataset("")}", ?id)) '  # an upload's: not a version's
         f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x a <{GQA}Experiment> ; <{PROV}used> ?d . "
         f"?d a <{DCAT}Dataset> }} {uris.listed_experiment_graph('?h')} }} }}"
     )

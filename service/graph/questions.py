@@ -213,6 +213,14 @@ def service_agent(uris: Uris) -> str:
     return uris.catalog + "#gerbil-qa"
 
 
+def generated_description(title: str, count: int | None) -> Literal:
+    """The description this service writes of an upload its author did not describe (its
+    ``dct:title``, its ``gqa:questionCount`` if known): marked ``gqa:generatedDescription``,
+    and recognised in stores written before the mark (``service.graph.uploads``)."""
+    about = f" ({count} questions)" if count is not None else ""
+    return n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en")
+
+
 def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # ref: DatasetRef
     """A dataset that is not in the catalogue (an upload), described where its results are:
     the (predicate, object) pairs of its URI."""
@@ -233,8 +241,7 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
         text = f"The kept file of {title}{about}, a registered version: {ref.version_of}."
         pairs.append((_p(DCT, "description"), n.literal(text, lang="en")))
     elif not ref.described:  # DCAT-AP's mandatory description, until its author gives one
-        said_here = f"The dataset file {title}{about}, uploaded for an experiment."
-        generated = n.literal(said_here, lang="en")
+        generated = generated_description(title, count)
         # marked: the author's, stated later, replaces it (``service.graph.uploads``)
         pairs += [(_p(DCT, "description"), generated), (_p(GQA, "generatedDescription"), generated)]
     if ref.version_of:  # the version it is the file of: what a reader follows to its gold's
