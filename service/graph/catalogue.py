@@ -27,6 +27,7 @@ from service.graph.nodes import Literal, NamedNode, Quad, node
 from service.graph.questions import (
     Finding,
     check_dataset,
+    check_set,
     finding_quads,
     question_quads,
     topic_pairs,
@@ -224,7 +225,17 @@ class CatalogueRepository:
 
     # -- dataset questions -------------------------------------------------------------------
     def has_questions(self, name: str) -> bool:
-        return bool(self.store.public.contains_named_graph(node(self.uris.dataset_graph(name))))
+        """Whether catalogue dataset ``name``'s questions and findings are stored, checked by
+        this release's set of checks: a release that adds a finding kind stores them again at
+        the next run on it (not at serve start, which would read every file of the data
+        mirror, or download it)."""
+        graph, ds = self.uris.dataset_graph(name), self.uris.dataset(name)
+        current = literal(check_set())
+        return bool(
+            self.store.public.query(
+                f"ASK {{ GRAPH <{graph}> {{ <{ds}> {_p('checkSet')} {current} }} }}"
+            )
+        )
 
     def store_questions(
         self,
