@@ -154,8 +154,8 @@ def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None)
         f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) '
         # its own graph: findings, or only its date of first issue (a check that could not
         # be made: ``service.graph.uploads``)
-        f"?d <{GQA}checkedAt>|<{DCT}issued> ?t "
         f'FILTER(STR(?d) = CONCAT("{uris.dataset("")}", ?id)) '  # an upload's: not a version's
+        f"FILTER EXISTS {{ ?d <{GQA}checkedAt>|<{DCT}issued> ?t }} "
         f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x a <{GQA}Experiment> ; <{PROV}used> ?d . "
         f"?d a <{DCAT}Dataset> }} {uris.listed_experiment_graph('?h')} }} }}"
     )
