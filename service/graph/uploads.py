@@ -194,37 +194,43 @@ def _complete(storage: Storage, dataset: NamedNode, graphs: list[_Described]) ->
     creator = node(f"{dataset.value}#creator-1")
     rows = storage.public.query(
         f"SELECT ?g ?when ?withdrawn ?creator ?i ?said ?marked WHERE {{ "
-        f"{{ GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> {ds} ; <{ISSUED}> ?when "
+        f"{{ GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> {ds} "
+        f"OPTIONAL {{ ?e <{ISSUED}> ?when }} "
         f"OPTIONAL {{ {ds} <{DCT}creator> ?creator FILTER(?creator = <{creator.value}>) }} }} "
         f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) '
         f"BIND(EXISTS {{ GRAPH ?g {{ ?w <{GQA}withdrawnAt> ?at }} }} AS ?withdrawn) }} "
         f"UNION {{ GRAPH ?h {{ {ds} <{ISSUED}> ?i }} }} "
         f"UNION {{ {ds} <{DESCRIPTION}> ?said }} UNION {{ {ds} <{GENERATED}> ?marked }} }}"
     )
-    runs: list[tuple[datetime, NamedNode, bool]] = []  # (published, graph, names creator 1)
+    # the listed runs (never a withdrawn one's graph), first published first; a run an old
+    # version published without a date of its own comes last
+    runs: list[tuple[tuple[bool, str, str], NamedNode, bool]] = []
     dates, said, marked = [], set(), set()
     listed = {s.graph for s in graphs}
     for row in rows:
         if row["g"] is not None:
-            when = _instant(row["when"])
-            dates.append((when, row["when"]))
-            if row["withdrawn"].value == "false":
-                runs.append((when, row["g"], row["creator"] is not None))
+            when = row["when"]
+            if when is not None:
+                dates.append((_instant(when), when))
+            if row["withdrawn"].value == "false" and row["g"] in listed:
+                order = (when is None, _instant(when).isoformat() if when else "", row["g"].value)
+                runs.append((order, row["g"], row["creator"] is not None))
         elif row["i"] is not None:
             dates.append((_instant(row["i"]), row["i"]))
         elif row["said"] is not None:
             said.add(row["said"])
         elif row["marked"] is not None:
             marked.add(row["marked"])
-    runs = sorted(r for r in runs if r[1] in listed) or sorted(runs)
+    runs.sort(key=lambda r: r[0])
     quads: list[Any] = []
     public = storage.public
-    if not public.query(f"ASK {{ {ds} <{ISSUED}> ?i }}") and dates and runs:
+    home = own_graph(uris, dataset) or (runs[0][1] if runs else None)
+    if not public.query(f"ASK {{ {ds} <{ISSUED}> ?i }}") and dates and home is not None:
         first = min(dates, key=lambda d: d[0])[1]
-        quads.append(Quad(dataset, node(ISSUED), first, own_graph(uris, dataset) or runs[0][1]))
+        quads.append(Quad(dataset, node(ISSUED), first, home))
     if not public.query(f"ASK {{ {ds} <{PUBLISHER}> ?p }}") and runs:
         named = [r for r in runs if r[2]]
-        when, graph, _ = (named or runs)[0]
+        graph = (named or runs)[0][1]
         quads.append(
             Quad(dataset, node(PUBLISHER), creator if named else node(service_agent(uris)), graph)
         )
@@ -248,7 +254,7 @@ def _complete(storage: Storage, dataset: NamedNode, graphs: list[_Described]) ->
 
 
 def _instant(value: Any) -> datetime:
-    """An ``xsd:dateTime`` literal as an aware instant (stores written apart may spell it
+    """An ``xsd:dateTime`` literal as an instant in UTC (stores written apart may spell it
     ``Z`` or ``+00:00``)."""
     found = datetime.fromisoformat(value.value.replace("Z", "+00:00"))
-    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
+    return (found if found.tzinfo is not None else found.replace(tzinfo=UTC)).astimezone(UTC)

@@ -114,7 +114,8 @@ def _parse(site: Server, uri: str) -> rdflib.Graph:
 def old_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A store as 3e6151b left it: ``plain`` published by a team that said nothing,
     ``authored`` by its author (description, creator, licence), ``second`` with two runs
-    whose first was withdrawn; then the new triples removed."""
+    whose first was withdrawn, ``both`` by a team then by its author (two descriptions); then
+    the new triples removed."""
     from service.systems.localnet import free_port
 
     store, port = tmp_path_factory.mktemp("old-uploads"), free_port()
@@ -127,7 +128,12 @@ def old_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         for run in (plain, authored, first, later):
             site.storage.experiments.publish(run["id"])  # the experiment only, as before
         site.storage.experiments.withdraw(first["id"], "its system was misconfigured")
+        team = _submit(site, lakes(dataset_id="lakes-both"))
+        site.storage.experiments.publish(team["id"])
+        author = _submit(site, lakes(dataset_id="lakes-both"), ABOUT)
+        site.storage.experiments.publish(author["id"])
         _as_3e6151b_wrote(site)
+        _both_descriptions(site, team)
         withdrawn = _quads(site, site.storage.uris.experiment_graph(first["id"]))
     finally:
         stop_server(site)
@@ -140,8 +146,21 @@ def old_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "authored": authored,
         "first": first,
         "later": later,
+        "team": team,
         "withdrawn_graph": withdrawn,
     }
+
+
+def _both_descriptions(site: Server, team: dict[str, Any]) -> None:
+    """The team's generated description back in its graph, as 3e6151b left it: its author's
+    later run on the same bytes added a second description beside it."""
+    from service.graph.adapter import Side
+    from service.graph.questions import generated_description
+
+    text = generated_description("Lakes QA", 4)
+    graph = site.storage.uris.experiment_graph(team["id"])
+    said = f"<{team['dataset']}> <{DCT.description}> {text} ."
+    site.storage.store.update(Side.PUBLIC, f"INSERT DATA {{ GRAPH <{graph}> {{ {said} }} {said} }}")
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +206,18 @@ def test_only_the_generated_description_is_marked(site: Server, old_store: dict[
     g = _parse(site, authored)
     assert [str(d) for d in g.objects(authored, DCT.description)] == [ABOUT["description"]]
     assert list(g.objects(authored, GQA.generatedDescription)) == []
+
+
+def test_a_generated_description_beside_its_authors_goes(
+    site: Server, old_store: dict[str, Any]
+) -> None:
+    # two descriptions (DCAT-AP allows one): the generated one goes, as a publication does it
+    uri = rdflib.URIRef(old_store["team"]["dataset"])
+    g = _parse(site, uri)
+    assert [str(d) for d in g.objects(uri, DCT.description)] == [ABOUT["description"]]
+    assert list(g.objects(uri, GQA.generatedDescription)) == []
+    graph = site.storage.uris.experiment_graph(old_store["team"]["id"])
+    assert not any("uploaded for an experiment" in q for q in _quads(site, graph))
 
 
 def test_a_withdrawn_runs_graph_is_untouched(site: Server, old_store: dict[str, Any]) -> None:
