@@ -197,7 +197,7 @@ def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> di
 def _store(storage: Storage, name: str, experiment_id: str) -> bool:
     try:
         findings = upload_findings(storage, experiment_id)
-    except ServiceError as err:  # its files gone: the page says it was not checked
+    except ServiceError as err:  # its file not in this store: its page says so
         log.warning("dataset/%s not checked: %s", name, err)
         return False
     if findings is None:
