@@ -126,7 +126,7 @@ def complete_published_uploads(storage: Storage) -> list[str]:
     for dataset, graphs in _incomplete(storage.public, storage.uris).items():
         if _complete(storage, dataset, graphs):
             done.append(dataset.value)
-    return done
+    return sorted(done)
 
 
 @dataclass(frozen=True, slots=True)
