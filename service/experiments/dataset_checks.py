@@ -141,6 +141,17 @@ def complete_upload_findings(storage: Storage) -> list[str]:
     return written + withdraw_upload_findings(storage)
 
 
+def after_withdrawal(storage: Storage, experiment_id: str) -> None:
+    """What withdrawing ``experiment_id`` does to the uploads it described, after its own
+    transaction: findings gone with the last listed run, and what a still listed upload lost
+    with the withdrawn graph (its publisher, its description) said again
+    (``service.graph.uploads.complete_published_uploads``)."""
+    from service.graph.uploads import complete_published_uploads
+
+    withdraw_upload_findings(storage, experiment_id)
+    complete_published_uploads(storage)
+
+
 def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None) -> list[str]:
     """Once ``experiment_id`` is withdrawn (None: any): the findings of an uploaded dataset it
     describes leave the public store when no published, not withdrawn, experiment describes

@@ -119,7 +119,12 @@ def complete_published_uploads(storage: Storage) -> list[str]:
       withdrawn run's too: the dataset was public from then), the date of its first issue;
     * ``gqa:generatedDescription`` on a description exactly as :func:`generated_description`
       writes it — or, where its author's description is also public, the generated one goes,
-      as :func:`publish_graph` does it (an author's text is never marked).
+      as :func:`publish_graph` does it (an author's text is never marked);
+    * with no description left (its author's run withdrawn, the later runs restating none):
+      the generated one, marked, in its own graph.
+
+    Also run after each withdrawal (``dataset_checks.after_withdrawal``): the first run's graph
+    may have been the one that said the publisher or the description.
 
     When nothing is missing this is one query (:func:`_incomplete`)."""
     done = []
@@ -145,7 +150,7 @@ def _incomplete(public: Any, uris: Uris) -> dict[NamedNode, list[_Described]]:
     English description to compare with the generated one), with what each graph says."""
     catalog, listed = f"<{uris.catalog}>", uris.listed_experiment_graph()
     rows = public.query(
-        f"SELECT ?d ?g ?t ?title ?count ?issued ?publisher ?linked WHERE {{ "
+        f"SELECT ?d ?g ?t ?title ?count ?issued ?publisher ?described ?linked WHERE {{ "
         f"GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
         f"<{DCT}title> ?title OPTIONAL {{ ?d <{GQA}questionCount> ?count }} "
         f"OPTIONAL {{ ?d <{DESCRIPTION}> ?t FILTER(LANG(?t) = 'en' && "
@@ -153,9 +158,10 @@ def _incomplete(public: Any, uris: Uris) -> dict[NamedNode, list[_Described]]:
         f'FILTER(STRSTARTS(STR(?d), "{uris.dataset("")}")) {listed} '
         f"BIND(EXISTS {{ ?d <{ISSUED}> ?i }} AS ?issued) "
         f"BIND(EXISTS {{ ?d <{PUBLISHER}> ?p }} AS ?publisher) "
+        f"BIND(EXISTS {{ ?d <{DESCRIPTION}> ?x }} AS ?described) "
         f"BIND(EXISTS {{ GRAPH ?g {{ {catalog} <{DCAT}dataset> ?d }} }} || "
         f"NOT EXISTS {{ GRAPH ?g {{ ?d <{GQA}sha256> ?s }} }} AS ?linked) "
-        f"FILTER(!?issued || !?publisher || !?linked || BOUND(?t)) }}"
+        f"FILTER(!?issued || !?publisher || !?described || !?linked || BOUND(?t)) }}"
     )
     found: dict[NamedNode, list[_Described]] = {}
     missing: set[NamedNode] = set()
@@ -168,7 +174,8 @@ def _incomplete(public: Any, uris: Uris) -> dict[NamedNode, list[_Described]]:
             int(count.value) if count is not None else None,
             row["t"],
         )
-        if not said.linked or "false" in (row["issued"].value, row["publisher"].value):
+        flags = (row["issued"].value, row["publisher"].value, row["described"].value)
+        if not said.linked or "false" in flags:
             missing.add(row["d"])
         found.setdefault(row["d"], []).append(said)
     # a description that is not the generated one is an author's: nothing to do for it alone
@@ -234,6 +241,11 @@ def _complete(storage: Storage, dataset: NamedNode, graphs: list[_Described]) ->
         quads.append(
             Quad(dataset, node(PUBLISHER), creator if named else node(service_agent(uris)), graph)
         )
+    if not said and home is not None:  # its description left with a withdrawn run's graph
+        from service.graph.questions import generated_description
+
+        text = generated_description(graphs[0].title, graphs[0].count)
+        quads += [Quad(dataset, node(p), text, home) for p in (DESCRIPTION, GENERATED)]
     catalog = node(uris.catalog)
     quads += [
         Quad(catalog, node(DCAT + "dataset"), dataset, s.graph) for s in graphs if not s.linked

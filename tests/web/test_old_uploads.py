@@ -296,7 +296,10 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
     # the upload, still listed by the second run, had no date of first issue any more
     site = start_server(tmp_path_factory.mktemp("withdrawn-first"), demo=False)
     try:
-        runs = [_submit(site, lakes(dataset_id="lakes-first")) for _ in range(2)]
+        # its author's run first (description, creators: its publisher), then a team's, which
+        # restates neither
+        data = lakes(dataset_id="lakes-first")
+        runs = [_submit(site, data, ABOUT), _submit(site, data)]
         auths = [{"Authorization": f"Bearer {run['token']}"} for run in runs]
         for run, auth in zip(runs, auths, strict=True):
             done = site.post(f"api/experiments/{run['id']}/publish", headers=auth)
@@ -310,6 +313,13 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
         assert list(g.objects(rdflib.URIRef(uri), DCT.issued)) == [first]
         catalog = _parse(site, f"{site.url}catalog")
         assert catalog.value(rdflib.URIRef(uri), DCT.issued) == first
+        # nor its description and publisher, which the team's run did not restate (DCAT-AP's
+        # mandatory ones): the generated description, marked, and this service
+        (text,) = g.objects(rdflib.URIRef(uri), DCT.description)
+        assert "uploaded for an experiment" in text
+        assert g.value(rdflib.URIRef(uri), GQA.generatedDescription) == text
+        publisher = [str(p) for p in g.objects(rdflib.URIRef(uri), DCT.publisher)]
+        assert publisher == [f"{site.url}catalog#gerbil-qa"]
         # withdrawing every run drops it from the catalogue, its date with it
         gone = site.post(
             f"api/experiments/{runs[1]['id']}/withdraw", json={"reason": "x"}, headers=auths[1]
