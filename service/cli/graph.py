@@ -78,8 +78,8 @@ def register(sub: Any) -> None:
 
     upgrade = sub.add_parser(
         "upgrade",
-        help="rewrite the experiments older versions wrote in today's terms (serve does it at "
-        "start)",
+        help="rewrite the experiments older versions wrote in today's terms, and complete the "
+        "uploads they published (serve does both at start)",
     )
     _store_options(upgrade)
     upgrade.set_defaults(handler=_upgrade)
@@ -285,15 +285,20 @@ def _check(args: argparse.Namespace) -> int:
 
 def _upgrade(args: argparse.Namespace) -> int:
     from service.graph.legacy import WRITTEN_BEFORE, upgrade
+    from service.graph.uploads import complete_published_uploads
 
     with _open(args) as storage:
         graphs = upgrade(storage)
+        uploads = complete_published_uploads(storage)
     for graph in graphs:
         print(f"upgraded {graph}")
+    for dataset in uploads:
+        print(f"completed {dataset}")
     print(
         f"{len(graphs)} experiment graph(s) written by a version before {WRITTEN_BEFORE} "
         "upgraded (experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; "
-        "results untouched)",
+        f"results untouched); {len(uploads)} published uploaded dataset(s) completed "
+        "(catalogue link, publisher, date of first issue, generated description marked)",
         file=sys.stderr,
     )
     return 0

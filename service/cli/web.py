@@ -238,10 +238,10 @@ def _withdraw(args: argparse.Namespace) -> int:
     with _operated(args.store, "withdraw") as storage:
         if storage is None:
             return 1
-        from service.experiments.dataset_checks import withdraw_upload_findings
+        from service.experiments.dataset_checks import after_withdrawal
 
         status = storage.experiments.withdraw(args.id, args.reason)
-        withdraw_upload_findings(storage, args.id)
+        after_withdrawal(storage, args.id)
     print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at})")
     return 0
 

@@ -22,6 +22,7 @@ from service.evaluation.results import (
     MatchRule,
     QuestionStatus,
 )
+from service.graph.questions import FINDING_KINDS
 from service.model import ANSWER_TYPES, AnswerType, Concept
 
 ONTOLOGY = "<http://w3id.org/gerbil/qa/vocab>"
@@ -145,6 +146,14 @@ _SCHEMES = (
         "gqa:status-",
     ),
     (
+        "findingKinds",
+        "dataset finding kinds",
+        "What the checks run on loading a dataset look for (GERBIL QA paper: existence of gold "
+        "answers, syntactic correctness of gold queries).",
+        "FindingKind",
+        "gqa:finding-",
+    ),
+    (
         "matchRules",
         "match rules",
         "Why a given answer was judged correct: the rules of the scorer profiles that match a "
@@ -167,6 +176,7 @@ def _members() -> dict[str, list[tuple[str, Concept, list[tuple[str, str]]]]]:
         "answerTypes": _enum_members(ANSWER_TYPES, AnswerType),
         "questionStatuses": _enum_members(QUESTION_STATUSES, QuestionStatus),
         "matchRules": _enum_members(MATCH_RULES, MatchRule),
+        "findingKinds": [(kind, concept, []) for kind, concept in FINDING_KINDS.items()],
     }
 
 
@@ -190,6 +200,7 @@ def codelists_ttl() -> str:
                 "ExperimentType, QuestionStatus and MatchRule (service/evaluation/results.py)",
                 "the profiles registry (service/evaluation/profiles/)",
                 "AnswerType (service/model.py)",
+                "the finding kinds of the dataset checks (service/graph/questions.py)",
             ],
             ["gqa", "gerbil", "skos", "rdfs", "owl"],
         )

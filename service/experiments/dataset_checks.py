@@ -8,9 +8,10 @@ it. The findings are written once per dataset, in a transaction of their own aft
 publication's: the check reads and parses a file (seconds for a large one), which is not done
 while the publication's claim is held. A publication whose findings were not written (a crash
 between the two writes, or a store from before this existed) gets them at the next serve start
-(:func:`complete_upload_findings`). When the last listed run on an upload is withdrawn, its
-findings leave with its description (:func:`withdraw_upload_findings`). An unpublished upload's
-findings are never written to the public store; its owner reads them from
+(:func:`complete_upload_findings`), as do findings another set of checks made
+(``gqa:checkSet``: a release that adds a finding kind). When the last listed run on an upload
+is withdrawn, its findings leave with its description (:func:`withdraw_upload_findings`). An
+unpublished upload's findings are never written to the public store; its owner reads them from
 :func:`experiment_findings`.
 """
 
@@ -132,11 +133,23 @@ def publish_upload_findings(storage: Storage, experiment_id: str) -> bool:
 
 
 def complete_upload_findings(storage: Storage) -> list[str]:
-    """Every published uploaded dataset without its findings gets them, and those of one whose
-    runs are all withdrawn go (serve start: a crash between a publication or a withdrawal and
-    its findings' write): the names of those written or removed."""
+    """Every published uploaded dataset without its findings, or with findings another set
+    of checks made, gets them (replaced in one transaction), and those of one whose runs are
+    all withdrawn go (serve start: a crash between a publication or a withdrawal and its
+    findings' write, a release with new checks): the names of those written or removed."""
     written = [n for n, eid in _unchecked_uploads(storage).items() if _store(storage, n, eid)]
     return written + withdraw_upload_findings(storage)
+
+
+def after_withdrawal(storage: Storage, experiment_id: str) -> None:
+    """What withdrawing ``experiment_id`` does to the uploads it described, after its own
+    transaction: findings gone with the last listed run, and what a still listed upload lost
+    with the withdrawn graph (its publisher, its description) said again
+    (``service.graph.uploads.complete_published_uploads``)."""
+    from service.graph.uploads import complete_published_uploads
+
+    withdraw_upload_findings(storage, experiment_id)
+    complete_published_uploads(storage)
 
 
 def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None) -> list[str]:
@@ -149,7 +162,11 @@ def withdraw_upload_findings(storage: Storage, experiment_id: str | None = None)
         f"SELECT DISTINCT ?id WHERE {{ {_only(storage, experiment_id)} GRAPH ?g {{ "
         f"?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
         f"<{DCT}identifier> ?id }} "
-        f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) ?d <{GQA}checkedAt> ?t '
+        f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) '
+        # its own graph: findings, or only its date of first issue (a check that could not
+        # be made: ``service.graph.uploads``)
+        f'FILTER(STR(?d) = CONCAT("{uris.dataset("")}", ?id)) '  # an upload's: not a version's
+        f"FILTER EXISTS {{ ?d <{GQA}checkedAt>|<{DCT}issued> ?t }} "
         f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?x a <{GQA}Experiment> ; <{PROV}used> ?d . "
         f"?d a <{DCAT}Dataset> }} {uris.listed_experiment_graph('?h')} }} }}"
     )
@@ -168,16 +185,22 @@ def _only(storage: Storage, experiment_id: str | None) -> str:
 
 def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> dict[str, str]:
     """Uploaded datasets described in published, not withdrawn, experiment graphs (of
-    ``experiment_id`` only, when given) whose findings are not stored: name -> the first
-    experiment that used it. A catalogue dataset is described in the catalogue's graph, not
-    an experiment's, and has its findings from when it was loaded."""
+    ``experiment_id`` only, when given) whose findings are not stored, or were made by
+    another set of checks (``gqa:checkSet``: a release added a kind; none: made before it was
+    said): name -> the first experiment that used it. A catalogue dataset is described in the
+    catalogue's graph, not an experiment's, and is checked again at its next run
+    (``CatalogueRepository.has_questions``)."""
+    from service.graph.questions import check_set
+    from service.graph.terms import literal
+
     uris = storage.uris
     rows = storage.public.query(
         f"SELECT ?id (MIN(STR(?e)) AS ?first) WHERE {{ {_only(storage, experiment_id)} "
         f"GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
         f"<{DCT}identifier> ?id }} "
         f'FILTER(STRSTARTS(STR(?d), "{uris.dataset("")}")) {uris.listed_experiment_graph()} '
-        f"FILTER NOT EXISTS {{ ?d <{GQA}checkedAt> ?t }} }} GROUP BY ?id ORDER BY ?id"
+        f"FILTER NOT EXISTS {{ ?d <{GQA}checkSet> {literal(check_set())} }} }} "
+        "GROUP BY ?id ORDER BY ?id"
     )
     return {row["id"].value: row["first"].value.rsplit("/", 1)[1] for row in rows}
 
@@ -185,7 +208,7 @@ def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> di
 def _store(storage: Storage, name: str, experiment_id: str) -> bool:
     try:
         findings = upload_findings(storage, experiment_id)
-    except ServiceError as err:  # its files gone: the page says it was not checked
+    except ServiceError as err:  # its file not in this store: its page says so
         log.warning("dataset/%s not checked: %s", name, err)
         return False
     if findings is None:

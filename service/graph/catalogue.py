@@ -27,6 +27,7 @@ from service.graph.nodes import Literal, NamedNode, Quad, node
 from service.graph.questions import (
     Finding,
     check_dataset,
+    check_set,
     finding_quads,
     question_quads,
     topic_pairs,
@@ -224,7 +225,17 @@ class CatalogueRepository:
 
     # -- dataset questions -------------------------------------------------------------------
     def has_questions(self, name: str) -> bool:
-        return bool(self.store.public.contains_named_graph(node(self.uris.dataset_graph(name))))
+        """Whether catalogue dataset ``name``'s questions and findings are stored, checked by
+        this release's set of checks: a release that adds a finding kind stores them again at
+        the next run on it (not at serve start, which would read every file of the data
+        mirror, or download it)."""
+        graph, ds = self.uris.dataset_graph(name), self.uris.dataset(name)
+        current = literal(check_set())
+        return bool(
+            self.store.public.query(
+                f"ASK {{ GRAPH <{graph}> {{ <{ds}> {_p('checkSet')} {current} }} }}"
+            )
+        )
 
     def store_questions(
         self,
@@ -249,12 +260,26 @@ class CatalogueRepository:
         self, name: str, findings: Sequence[Finding], *, now: datetime | None = None
     ) -> None:
         """Store the check findings of a published *uploaded* dataset (public graph
-        ``graph/dataset/{name}``, replaced in one transaction; its questions are in the graphs
-        of the experiments that used it: ``service.experiments.dataset_checks``)."""
-        graph = self.uris.dataset_graph(name)
-        quads = finding_quads(self.uris.dataset(name), findings, prov.timestamp(now), node(graph))
+        ``graph/dataset/{name}``, those there before replaced in one transaction; its
+        questions are in the graphs of the experiments that used it:
+        ``service.experiments.dataset_checks``)."""
+        graph, ds = self.uris.dataset_graph(name), self.uris.dataset(name)
+        quads = finding_quads(ds, findings, prov.timestamp(now), node(graph))
+        # only the findings are replaced: the graph also holds the dataset's date of first
+        # issue (``service.graph.uploads``), which a check made again must not take away
+        said = (
+            f"GRAPH <{graph}> {{ ?s ?p ?o FILTER((?s = <{ds}> && ?p IN ({_p('checkedAt')}, "
+            f'{_p("finding")}, {_p("checkSet")})) || STRSTARTS(STR(?s), "{ds}#finding-")) }}'
+        )
+        body = "\n".join(_lines(quads))
         with self.store.lock:
-            self._replace_public_graph(graph, quads)
+            self.store.update(
+                Side.PUBLIC,
+                f"DELETE {{ ?s ?p ?o }} WHERE {{ {said} "
+                f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
+                f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} WHERE {{ {said} }} ;\n"
+                f"INSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}}\n{body}\n}}",
+            )
 
     def drop_findings(self, name: str) -> None:
         """Remove what :meth:`store_findings` stored (its dataset withdrawn), in one update."""

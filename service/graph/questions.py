@@ -20,7 +20,7 @@ from service.graph import terms as t
 from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
 from service.graph.terms import DATAID, DCAT, DCT, FOAF, PROV, RDF, RDFS, XSD
 from service.graph.uris import GQA, Uris, finding_of, question_of
-from service.model import Dataset, Question
+from service.model import Concept, Dataset, Question
 
 Object: TypeAlias = NamedNode | BlankNode | Literal
 TYPE = node(RDF + "type")
@@ -28,6 +28,34 @@ TYPE = node(RDF + "type")
 
 def _p(ns: str, local: str) -> NamedNode:
     return node(ns + local)
+
+
+# The registry of what the dataset checks look for: the code list gqa:findingKinds is
+# generated from it (``python -m service.contracts write``), and so is the check set stored
+# findings name (:func:`check_set`): a release that adds a kind has them checked again.
+FINDING_KINDS: dict[str, Concept] = {
+    "unparsable-query": Concept("unparsable gold query", "The gold SPARQL query does not parse."),
+    "empty-gold": Concept("empty gold answers", "The question's gold answer set is empty."),
+    "duplicate-id": Concept(
+        "duplicate question id", "Several questions share one id; the first one is used."
+    ),
+    "missing-text": Concept(
+        "missing question text", "The question has no text in a language of the dataset."
+    ),
+    "out-of-scope": Concept(
+        "out-of-scope question",
+        "The question is marked OUT OF SCOPE: the knowledge base cannot answer it.",
+    ),
+    "format": Concept("format problem", "A non-fatal problem the file reader reported."),
+}
+
+
+def check_set() -> str:
+    """Which set of checks made a dataset's findings (``gqa:checkSet``): a digest of the
+    registry's kinds, so findings made before a kind was added are told apart."""
+    import hashlib
+
+    return "kinds-" + hashlib.sha256("\n".join(FINDING_KINDS).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +67,10 @@ class Finding:
     severity: str = "warning"
     question_id: str | None = None
     language: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in FINDING_KINDS:  # a kind outside the registry: no code list entry
+            raise ValueError(f"finding kind {self.kind!r} is not in FINDING_KINDS")
 
 
 def _default_parser() -> Callable[[str], None] | None:
@@ -174,7 +206,10 @@ def finding_quads(
 ) -> list[Quad]:
     """The findings as ``gqa:DatasetFinding`` resources (hash URIs of the dataset's document)."""
     ds = node(dataset_uri)
-    out = [Quad(ds, _p(GQA, "checkedAt"), n.date_time(checked_at), graph)]
+    out = [
+        Quad(ds, _p(GQA, "checkedAt"), n.date_time(checked_at), graph),
+        Quad(ds, _p(GQA, "checkSet"), n.literal(check_set()), graph),
+    ]
     for k, f in enumerate(findings, start=1):
         s = NamedNode(finding_of(dataset_uri, k))
         pairs: list[tuple[NamedNode, Object]] = [
@@ -213,6 +248,14 @@ def service_agent(uris: Uris) -> str:
     return uris.catalog + "#gerbil-qa"
 
 
+def generated_description(title: str, count: int | None) -> Literal:
+    """The description this service writes of an upload its author did not describe (its
+    ``dct:title``, its ``gqa:questionCount`` if known): marked ``gqa:generatedDescription``,
+    and recognised in stores written before the mark (``service.graph.uploads``)."""
+    about = f" ({count} questions)" if count is not None else ""
+    return n.literal(f"The dataset file {title}{about}, uploaded for an experiment.", lang="en")
+
+
 def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # ref: DatasetRef
     """A dataset that is not in the catalogue (an upload), described where its results are:
     the (predicate, object) pairs of its URI."""
@@ -233,8 +276,7 @@ def dataset_description(ref, uris: Uris) -> list[tuple[NamedNode, Object]]:  # r
         text = f"The kept file of {title}{about}, a registered version: {ref.version_of}."
         pairs.append((_p(DCT, "description"), n.literal(text, lang="en")))
     elif not ref.described:  # DCAT-AP's mandatory description, until its author gives one
-        said_here = f"The dataset file {title}{about}, uploaded for an experiment."
-        generated = n.literal(said_here, lang="en")
+        generated = generated_description(title, count)
         # marked: the author's, stated later, replaces it (``service.graph.uploads``)
         pairs += [(_p(DCT, "description"), generated), (_p(GQA, "generatedDescription"), generated)]
     if ref.version_of:  # the version it is the file of: what a reader follows to its gold's

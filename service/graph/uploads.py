@@ -6,18 +6,30 @@ what an author states, whichever is published first: the generated description
 (``gqa:generatedDescription``) to the author's, this service as ``dct:publisher`` to the
 author's first creator; DCAT-AP allows a dataset one of each. The first publication also says
 when the dataset was published (``dct:issued``: that experiment's publication time, the same
-instant as its own ``dct:issued``); later ones add none.
+instant as its own ``dct:issued``); later ones add none. That date is the dataset's, so it is
+written in the dataset's own graph (``graph/dataset/{name}``, beside its check findings), not in
+the experiment's: withdrawing the first run (its graph leaves the default graph) keeps it, and
+withdrawing the last one drops that graph (``dataset_checks.withdraw_upload_findings``).
+
+Uploads published before this existed (or whose date left with a withdrawn run, before it was
+kept apart) are completed at serve start and by ``gerbil-qa upgrade``
+(:func:`complete_published_uploads`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from service.graph.adapter import StoreAdapter, add_public
 from service.graph.nodes import DefaultGraph, Literal, NamedNode, Quad, node
-from service.graph.terms import DCAT, DCT, GQA
+from service.graph.terms import DCAT, DCT, GQA, PROV
 from service.graph.uris import Uris
+
+if TYPE_CHECKING:
+    from service.graph.store import Storage
 
 DESCRIPTION, GENERATED = DCT + "description", GQA + "generatedDescription"
 PUBLISHER, ISSUED = DCT + "publisher", DCT + "issued"
@@ -52,13 +64,24 @@ def publish_graph(
             (ds, p, o) for p, o in drop if (p, o) in {(q.predicate.value, q.object) for q in theirs}
         ]
         if not any(p == ISSUED for p, _ in said):
-            extra.append(Quad(ds, node(ISSUED), issued, graph))
+            extra.append(Quad(ds, node(ISSUED), issued, own_graph(uris, ds) or graph))
     if not stale:
         add_public(store, [*kept, *extra])
         return
     from service.graph.adapter import Side
 
     store.update(Side.PUBLIC, f"{_removal(stale)} ;\n{_insertion([*kept, *extra])}")
+
+
+def own_graph(uris: Uris, dataset: NamedNode) -> NamedNode | None:
+    """The graph of an uploaded dataset's own statements (``graph/dataset/{name}``); None for
+    another URI (a registered version, which has its own graph and date)."""
+    from service.dataset_about import UPLOADED_NAME
+
+    name = dataset.value.removeprefix(uris.dataset(""))
+    if name == dataset.value or not UPLOADED_NAME.fullmatch(name):
+        return None
+    return node(uris.dataset_graph(name))
 
 
 def _removal(stale: list[tuple[NamedNode, str, Any]]) -> str:
@@ -81,3 +104,169 @@ def _insertion(quads: Sequence[Any]) -> str:
     named = "\n".join(f"GRAPH {g} {{\n" + "\n".join(lines) + "\n}" for g, lines in by_graph.items())
     copies = "\n".join(line for lines in by_graph.values() for line in lines)
     return f"INSERT DATA {{\n{named}\n{copies}\n}}"
+
+
+def complete_published_uploads(storage: Storage) -> list[str]:
+    """Published uploads (described in a listed experiment's graph) without what a publication
+    writes today get it, one update (one transaction) per dataset; the URIs of those completed.
+    Running it again writes nothing. Never touches a withdrawn experiment's graph:
+
+    * ``catalog dcat:dataset`` in each listed graph that describes its file (as each run's
+      graph says it since), so a harvester finds it;
+    * ``dct:publisher`` (its first creator, else this service) in the earliest listed graph
+      naming that creator, else the earliest listed one;
+    * ``dct:issued`` in its own graph: the earliest date it was given or published with (a
+      withdrawn run's too: the dataset was public from then), the date of its first issue;
+    * ``gqa:generatedDescription`` on a description exactly as :func:`generated_description`
+      writes it — or, where its author's description is also public, the generated one goes,
+      as :func:`publish_graph` does it (an author's text is never marked);
+    * with no description left (its author's run withdrawn, the later runs restating none):
+      the generated one, marked, in its own graph.
+
+    Also run after each withdrawal (``dataset_checks.after_withdrawal``): the first run's graph
+    may have been the one that said the publisher or the description.
+
+    When nothing is missing this is one query (:func:`_incomplete`)."""
+    done = []
+    for dataset, graphs in _incomplete(storage.public, storage.uris).items():
+        if _complete(storage, dataset, graphs):
+            done.append(dataset.value)
+    return sorted(done)
+
+
+@dataclass(frozen=True, slots=True)
+class _Described:
+    """What one listed experiment graph says of an upload, as :func:`_incomplete` found it."""
+
+    graph: NamedNode
+    linked: bool  # links it from the catalogue, or has no file to link
+    title: str
+    count: int | None
+    unmarked: Any  # an English description not marked generated, or None
+
+
+def _incomplete(public: Any, uris: Uris) -> dict[NamedNode, list[_Described]]:
+    """The uploads of listed experiment graphs missing a publication's statements (or with an
+    English description to compare with the generated one), with what each graph says."""
+    catalog, listed = f"<{uris.catalog}>", uris.listed_experiment_graph()
+    rows = public.query(
+        f"SELECT ?d ?g ?t ?title ?count ?issued ?publisher ?described ?linked WHERE {{ "
+        f"GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d a <{DCAT}Dataset> ; "
+        f"<{DCT}title> ?title OPTIONAL {{ ?d <{GQA}questionCount> ?count }} "
+        f"OPTIONAL {{ ?d <{DESCRIPTION}> ?t FILTER(LANG(?t) = 'en' && "
+        f"NOT EXISTS {{ ?d <{GENERATED}> ?t }}) }} }} "
+        f'FILTER(STRSTARTS(STR(?d), "{uris.dataset("")}")) {listed} '
+        f"BIND(EXISTS {{ ?d <{ISSUED}> ?i }} AS ?issued) "
+        f"BIND(EXISTS {{ ?d <{PUBLISHER}> ?p }} AS ?publisher) "
+        f"BIND(EXISTS {{ ?d <{DESCRIPTION}> ?x }} AS ?described) "
+        f"BIND(EXISTS {{ GRAPH ?g {{ {catalog} <{DCAT}dataset> ?d }} }} || "
+        f"NOT EXISTS {{ GRAPH ?g {{ ?d <{GQA}sha256> ?s }} }} AS ?linked) "
+        f"FILTER(!?issued || !?publisher || !?described || !?linked || BOUND(?t)) }}"
+    )
+    found: dict[NamedNode, list[_Described]] = {}
+    missing: set[NamedNode] = set()
+    for row in rows:
+        count = row["count"]
+        said = _Described(
+            row["g"],
+            row["linked"].value == "true",
+            row["title"].value,
+            int(count.value) if count is not None else None,
+            row["t"],
+        )
+        flags = (row["issued"].value, row["publisher"].value, row["described"].value)
+        if not said.linked or "false" in flags:
+            missing.add(row["d"])
+        found.setdefault(row["d"], []).append(said)
+    # a description that is not the generated one is an author's: nothing to do for it alone
+    return {
+        d: said for d, said in found.items() if d in missing or any(_is_generated(s) for s in said)
+    }
+
+
+def _is_generated(said: _Described) -> bool:
+    from service.graph.questions import generated_description
+
+    made, t = generated_description(said.title, said.count), said.unmarked
+    return t is not None and (t.value, t.language) == (made.value, made.language)
+
+
+def _complete(storage: Storage, dataset: NamedNode, graphs: list[_Described]) -> bool:
+    """Complete one upload (:func:`complete_published_uploads`) in one update; False when
+    there was nothing to write after all."""
+    from service.graph.adapter import Side
+    from service.graph.questions import service_agent
+
+    uris, ds = storage.uris, f"<{dataset.value}>"
+    creator = node(f"{dataset.value}#creator-1")
+    rows = storage.public.query(
+        f"SELECT ?g ?when ?withdrawn ?creator ?i ?said ?marked WHERE {{ "
+        f"{{ GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> {ds} "
+        f"OPTIONAL {{ ?e <{ISSUED}> ?when }} "
+        f"OPTIONAL {{ {ds} <{DCT}creator> ?creator FILTER(?creator = <{creator.value}>) }} }} "
+        f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) '
+        f"BIND(EXISTS {{ GRAPH ?g {{ ?w <{GQA}withdrawnAt> ?at }} }} AS ?withdrawn) }} "
+        f"UNION {{ GRAPH ?h {{ {ds} <{ISSUED}> ?i }} }} "
+        f"UNION {{ {ds} <{DESCRIPTION}> ?said }} UNION {{ {ds} <{GENERATED}> ?marked }} }}"
+    )
+    # the listed runs (never a withdrawn one's graph), first published first; a run an old
+    # version published without a date of its own comes last
+    runs: list[tuple[tuple[bool, str, str], NamedNode, bool]] = []
+    dates, said, marked = [], set(), set()
+    listed = {s.graph for s in graphs}
+    for row in rows:
+        if row["g"] is not None:
+            when = row["when"]
+            if when is not None:
+                dates.append((_instant(when), when))
+            if row["withdrawn"].value == "false" and row["g"] in listed:
+                order = (when is None, _instant(when).isoformat() if when else "", row["g"].value)
+                runs.append((order, row["g"], row["creator"] is not None))
+        elif row["i"] is not None:
+            dates.append((_instant(row["i"]), row["i"]))
+        elif row["said"] is not None:
+            said.add(row["said"])
+        elif row["marked"] is not None:
+            marked.add(row["marked"])
+    runs.sort(key=lambda r: r[0])
+    quads: list[Any] = []
+    public = storage.public
+    home = own_graph(uris, dataset) or (runs[0][1] if runs else None)
+    if not public.query(f"ASK {{ {ds} <{ISSUED}> ?i }}") and dates and home is not None:
+        first = min(dates, key=lambda d: d[0])[1]
+        quads.append(Quad(dataset, node(ISSUED), first, home))
+    if not public.query(f"ASK {{ {ds} <{PUBLISHER}> ?p }}") and runs:
+        named = [r for r in runs if r[2]]
+        graph = (named or runs)[0][1]
+        quads.append(
+            Quad(dataset, node(PUBLISHER), creator if named else node(service_agent(uris)), graph)
+        )
+    if not said and home is not None:  # its description left with a withdrawn run's graph
+        from service.graph.questions import generated_description
+
+        text = generated_description(graphs[0].title, graphs[0].count)
+        quads += [Quad(dataset, node(p), text, home) for p in (DESCRIPTION, GENERATED)]
+    catalog = node(uris.catalog)
+    quads += [
+        Quad(catalog, node(DCAT + "dataset"), dataset, s.graph) for s in graphs if not s.linked
+    ]
+    generated = [s for s in graphs if _is_generated(s)]
+    authored = said - marked - {s.unmarked for s in generated}
+    stale = [(dataset, DESCRIPTION, s.unmarked) for s in generated] if authored else []
+    if not authored:
+        quads += [Quad(dataset, node(GENERATED), s.unmarked, s.graph) for s in generated]
+    if not quads and not stale:
+        return False
+    request = _insertion(quads) if quads else ""
+    if stale:
+        request = f"{_removal(stale)} ;\n{request}" if request else _removal(stale)
+    with storage.store.lock:
+        storage.store.update(Side.PUBLIC, request)
+    return True
+
+
+def _instant(value: Any) -> datetime:
+    """An ``xsd:dateTime`` literal as an instant in UTC (stores written apart may spell it
+    ``Z`` or ``+00:00``)."""
+    found = datetime.fromisoformat(value.value.replace("Z", "+00:00"))
+    return (found if found.tzinfo is not None else found.replace(tzinfo=UTC)).astimezone(UTC)

@@ -349,11 +349,11 @@ def withdraw(experiment_id: str) -> Response:
     if not isinstance(reason, str):
         raise BadRequest('send {"reason": "why it is withdrawn"} (a string, shown with it)')
     utf8(reason, "$.reason")
-    from service.experiments.dataset_checks import withdraw_upload_findings
+    from service.experiments.dataset_checks import after_withdrawal
 
     state = services()
     status = state.storage.experiments.withdraw(experiment_id, reason)
-    withdraw_upload_findings(state.storage, experiment_id)
+    after_withdrawal(state.storage, experiment_id)
     state.changed()
     return json_answer(
         {

@@ -88,6 +88,7 @@ def create_app(
         state.watcher = ChangeWatcher(storage, on_change=state.refresh).start()
     app.extensions[EXTENSION] = state
     _upgrade_legacy_experiments(storage)  # before the first snapshot: it holds them upgraded
+    _complete_published_uploads(storage)  # likewise
     _complete_upload_findings(storage)  # likewise
     view.refresh()
     atexit.register(state.close)
@@ -157,6 +158,24 @@ def _upgrade_legacy_experiments(storage: Storage) -> None:
             len(upgraded),
             WRITTEN_BEFORE,
             upgraded[0],
+        )
+
+
+def _complete_published_uploads(storage: Storage) -> None:
+    """Uploads published by an older version get what a publication writes today: the
+    catalogue's link, a publisher, the date of first issue, the generated description's mark
+    (``service.graph.uploads.complete_published_uploads``): else a harvester missed them."""
+    from service.graph.uploads import complete_published_uploads
+
+    if storage.store.read_only:
+        return
+    done = complete_published_uploads(storage)
+    if done:
+        log.warning(
+            "completed %d uploaded datasets published by an older version (catalogue link, "
+            "publisher, date of first issue, generated description marked; first: %s)",
+            len(done),
+            done[0],
         )
 
 

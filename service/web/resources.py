@@ -928,6 +928,7 @@ def _dataset_html(
         others=pages.hash_nodes(nodes, uri, skip=findings),  # its distribution, gold, licence…
         checked=main.text(GQA + "checkedAt") if main else None,
         uploaded=_uploaded_from(main),
+        file_missing=_file_missing(main),
         groups=groups,
         listed=listed,
         questions=questions[at.offset : at.offset + at.size],
@@ -990,6 +991,20 @@ def _uploaded_from(main: Node | None) -> list[str]:
     none for a catalogue dataset."""
     derived = main.all(PROV + "wasDerivedFrom") if main is not None else []
     return sorted(v.value for v in derived if "#file-" in v.value)
+
+
+def _file_missing(main: Node | None) -> bool:
+    """Whether an uploaded dataset not checked yet cannot be checked here: its file is not
+    kept in this store (a dump imported without the files beside it), so no start checks it."""
+    if main is None or main.text(GQA + "checkedAt") or not _uploaded_from(main):
+        return False
+    from service.experiments.kept import file_key
+
+    sha = (main.text(GQA + "sha256") or "").lower()
+    workspace = services().storage.workspace
+    if not re.fullmatch(r"[0-9a-f]{64}", sha) or workspace is None:
+        return False
+    return not workspace.exists(file_key(sha))
 
 
 def _dataset_variant(page: listings.Page | None) -> tuple[object, ...]:

@@ -94,11 +94,12 @@ DCAT_DATASET = "http://www.w3.org/ns/dcat#Dataset"
 
 
 def _issued(pair: RemotePair, graph: str, kind: str = GQA_EXPERIMENT) -> list[str]:
-    """The ``dct:issued`` values of the ``kind`` resources in ``graph`` (the experiment's;
-    its uploaded dataset's first publication writes one of its own, at the same instant)."""
+    """The ``dct:issued`` values of the ``kind`` resources of ``graph`` (the experiment's;
+    its uploaded dataset's first publication writes one of its own, at the same instant, in
+    the dataset's own graph), in any graph."""
     rows = pair.public.query(
-        f"SELECT ?t WHERE {{ GRAPH <{graph}> {{ ?e a <{kind}> ; "
-        "<http://purl.org/dc/terms/issued> ?t } }"
+        f"SELECT ?t WHERE {{ GRAPH <{graph}> {{ ?e a <{kind}> }} GRAPH ?g {{ "
+        "?e <http://purl.org/dc/terms/issued> ?t } }"
     )
     return [row["t"] for row in rows]
 

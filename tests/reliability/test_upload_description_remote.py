@@ -13,7 +13,16 @@ import rdflib
 
 from tests.remote import RemotePair, environment, remote_pair
 from tests.web.conftest import Server, start_server, stop_server
-from tests.web.test_harvester_walk import ABOUT, DCT, GQA, _file, _parse, _publish, _submit
+from tests.web.test_harvester_walk import (
+    ABOUT,
+    DCAT,
+    DCT,
+    GQA,
+    _file,
+    _parse,
+    _publish,
+    _submit,
+)
 
 
 @pytest.fixture()
@@ -46,3 +55,30 @@ def test_the_authors_description_replaces_the_generated_one_on_a_remote_store(
     assert list(g.objects(ds, GQA.generatedDescription)) == []
     assert len(list(g.objects(ds, DCT.issued))) == 1
     assert len(list(g.objects(ds, DCT.publisher))) == 1
+
+
+def test_an_upload_an_older_version_published_is_completed_on_a_remote_store(
+    site: tuple[Server, RemotePair],
+) -> None:
+    # serve start's completion (``complete_published_uploads``) over the SPARQL protocol: its
+    # reads' booleans and its one update a dataset, as on the embedded store (test_old_uploads)
+    from service.graph.uploads import complete_published_uploads
+    from service.web.state import EXTENSION
+    from tests.lakes_benchmark import lakes
+    from tests.web.test_old_uploads import _as_3e6151b_wrote
+    from tests.web.test_old_uploads import _submit as submit_lakes
+
+    server, _ = site
+    run = submit_lakes(server, lakes(dataset_id="lakes-remote"))
+    server.storage.experiments.publish(run["id"])
+    _as_3e6151b_wrote(server)
+    assert complete_published_uploads(server.storage) == [run["dataset"]]
+    assert complete_published_uploads(server.storage) == []  # nothing left to write
+    server.app.extensions[EXTENSION].changed()  # written beside the app: its caches go
+    ds = rdflib.URIRef(run["dataset"])
+    g = _parse(server, run["dataset"])
+    assert [str(p) for p in g.objects(ds, DCT.publisher)] == [f"{server.url}catalog#gerbil-qa"]
+    assert len(list(g.objects(ds, DCT.issued))) == 1
+    assert g.value(ds, GQA.generatedDescription) == g.value(ds, DCT.description)
+    catalog = _parse(server, f"{server.url}catalog")
+    assert ds in set(catalog.objects(rdflib.URIRef(f"{server.url}catalog"), DCAT.dataset))
