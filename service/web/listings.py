@@ -479,7 +479,8 @@ def datasets() -> list[DatasetRow]:
 def uploaded_datasets() -> list[DatasetRow]:
     """The published uploaded datasets (described in public experiment graphs, each with its
     file's SHA-256; a withdrawn experiment's graph lists none): a submission names them as
-    it names the catalogue's."""
+    it names the catalogue's. The date of first issue is said in the upload's own graph
+    (``service.graph.uploads``): read from the public union."""
     uris = services().storage.uris
     rows = _select(
         f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH ?g {{
@@ -488,8 +489,8 @@ def uploaded_datasets() -> list[DatasetRow]:
   OPTIONAL {{ ?ds gqa:questionCount ?count }}
   OPTIONAL {{ ?ds dct:language ?lang }}
   OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kb }}
-  OPTIONAL {{ ?ds dct:issued ?issued }}
-}} FILTER(STRSTARTS(STR(?ds), "{uris.dataset("")}")) {uris.listed_experiment_graph()} }}"""
+}} FILTER(STRSTARTS(STR(?ds), "{uris.dataset("")}")) {uris.listed_experiment_graph()}
+  OPTIONAL {{ ?ds dct:issued ?issued }} }}"""
     )
     return _dataset_rows(rows)
 

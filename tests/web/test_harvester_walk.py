@@ -18,6 +18,7 @@ team A's first; on a third (``wrens``) the author's is published first. A fourth
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
 import io
 import json
@@ -258,6 +259,14 @@ def test_each_upload_has_one_publisher_and_when_it_was_published(
         rdflib.URIRef(f"{site.url}experiment/{walked['first_birds_run']}"), DCT.issued
     )
     assert g.value(rdflib.URIRef(walked["birds"]), DCT.issued) == published
+    # the catalogue's listing says the same date (its CSV): said in the upload's own graph,
+    # not in the experiment graphs the listing reads
+    (row,) = [
+        r
+        for r in csv.DictReader(io.StringIO(site.get("catalog.csv").text))
+        if r["dataset"] == walked["birds"]
+    ]
+    assert rdflib.Literal(row["issued"], datatype=rdflib.XSD.dateTime) == published, row
 
 
 def test_the_authors_description_replaces_the_generated_one(
