@@ -170,24 +170,27 @@ def _first_copy(quad: Any, start: Any, copies: set[tuple[Any, Any, Any]]) -> boo
     return True
 
 
-def catalogue_uploads(store: Any, catalog: str, catalog_graph: str, *, union: bool) -> list[Any]:
-    """The published uploaded datasets of the catalogue (``catalog dcat:dataset`` said in the
-    graph of a published experiment on one, withdrawn ones left out) and their documents, for
-    the catalogue's document: a harvester that reads it finds them all. Their documents come
-    from the public default graph (each triple once): across named graphs, the EU concepts
-    each one links to (languages, themes) are described in every experiment's graph, so read
-    there the quad syntaxes took time and size quadratic in the uploads (measured with 100
-    uploads: 4.3 s and 1.9 MB of N-Quads; from the default graph 0.21 s and 1.0 MB).
-    ``union``: the links too, else each in the graph that says it."""
+def catalogue_uploads(
+    store: Any, catalog: str, uploads: Sequence[str], catalog_graph: str, *, union: bool
+) -> list[Any]:
+    """``uploads`` (published uploaded datasets of the catalogue: ``catalog dcat:dataset`` said
+    in the graph of a published experiment on one, withdrawn ones left out) as the catalogue's
+    document holds them: their links and their documents, so a harvester that reads it finds
+    them all. A page of the catalogue names its own uploads (``catalog_pages.py``): what it
+    reads grows with the page, not with the catalogue. Their documents come from the public
+    default graph (each triple once): across named graphs, the EU concepts each one links to
+    (languages, themes) are described in every experiment's graph, so read there the quad
+    syntaxes took time and size quadratic in the uploads (measured with 100 uploads: 4.3 s and
+    1.9 MB of N-Quads; from the default graph 0.21 s and 1.0 MB). ``union``: the links too,
+    else each in the graph that says it."""
     import pyoxigraph as ox
 
-    hidden = withdrawn_graphs(store)
-    found = store.quads_for_pattern(
-        ox.NamedNode(catalog), ox.NamedNode(DCAT + "dataset"), None, None
-    )
+    hidden = withdrawn_graphs(store) if uploads else frozenset()
+    link = ox.NamedNode(DCAT + "dataset")
     links = [
         q
-        for q in found
+        for dataset in uploads
+        for q in store.quads_for_pattern(ox.NamedNode(catalog), link, ox.NamedNode(dataset), None)
         if type(q.graph_name) is not ox.DefaultGraph
         and q.graph_name.value != catalog_graph
         and q.graph_name not in hidden
