@@ -23,7 +23,10 @@ harvester appended itself, so they stay).
 ``hydra:next``. So the page's view is typed both, with Hydra's terms (``first``,
 ``previous``, ``next``, ``last``: IRIs) and the older ones (``firstPage`` …: literals of the
 same URLs; ``itemsPerPage``), and ``totalItems``. A page fetched by a format URL links pages
-by that format's URL: a harvester that sends no ``Accept`` (piveau's) stays on its syntax.
+by that format's URL: a harvester that sends no ``Accept`` (piveau's) or ``*/*``
+(ckanext-dcat's) would get the HTML page at the negotiated URL, and stays on its syntax so.
+The view itself is the page's negotiated URL (``catalog?page=N``) in every syntax, and a
+catalogue of one page links no other: its document is the same graph in every syntax.
 """
 
 from __future__ import annotations
@@ -174,7 +177,10 @@ def page_url(catalog: str, ext: str | None, number: int) -> str:
 
 
 def neighbours(page: Paging) -> dict[str, int]:
-    """The pages a page links to, by their link relation (RFC 8288 names)."""
+    """The pages a page links to, by their link relation (RFC 8288 names); none when the
+    catalogue is one page (its document the same graph in every syntax, as it was before)."""
+    if page.last == 1:
+        return {}
     out = {"first": 1, "last": page.last}
     if page.number > 1:
         out["prev"] = page.number - 1
@@ -195,13 +201,15 @@ _HYDRA_TERMS = {
 def view_quads(catalog: str, ext: str | None, page: Paging) -> list[Any]:
     """The Hydra view of ``page`` (default graph): the catalogue ``hydra:view`` it, with its
     ``hydra:totalItems``; the view typed ``hydra:PartialCollectionView`` and
-    ``hydra:PagedCollection`` with both generations of links (see the module)."""
+    ``hydra:PagedCollection`` with both generations of links (see the module). The view is
+    the page's negotiated URL whatever the format asked (the same graph in every syntax);
+    its links are in the form asked."""
     import pyoxigraph as ox
 
     def term(local: str) -> Any:
         return ox.NamedNode(HYDRA + local)
 
-    view = ox.NamedNode(page_url(catalog, ext, page.number))
+    view = ox.NamedNode(page_url(catalog, None, page.number))
     total = ox.Literal(str(page.total), datatype=ox.NamedNode(XSD + "nonNegativeInteger"))
     size = ox.Literal(str(page.size), datatype=ox.NamedNode(XSD + "nonNegativeInteger"))
     triples: list[tuple[Any, Any, Any]] = [
