@@ -285,6 +285,18 @@ def test_the_html_pages(site: Server, built: dict[str, Any]) -> None:
     assert 'rel="next" href="/catalog?page=2"' in first and 'rel="prev"' not in first
 
 
+@pytest.mark.browser
+def test_a_page_of_the_catalogue_passes_axe(site: Server, browser: Any) -> None:
+    from tests.web.test_browser_a11y import Findings, audit, scripts, visit
+
+    findings = Findings(failures=[], notes=[])
+    for javascript in (True, False):
+        visit(browser, f"{site.url}catalog?page=12", javascript=javascript)
+        audit(browser, f"catalog?page=12 (JavaScript {javascript})", findings)
+    scripts(browser, on=True)
+    assert not findings.failures, "\n".join(findings.failures)
+
+
 def test_the_csv_is_whole(site: Server, built: dict[str, Any]) -> None:
     got = site.get("catalog.csv")
     lines = got.text.strip().splitlines()
