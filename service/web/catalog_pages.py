@@ -4,8 +4,8 @@
 format URL alike); each is a DCAT-AP document of its own: the catalogue's own description,
 its ``dcat:dataset`` links and the documents of that page's datasets only (their registered
 versions' links for built-in ones), and the Hydra terms harvesters follow. A page reads what
-it shows: a count and an ordered slice of the uploads (two SPARQL queries), then the
-documents of its own datasets; before, every request read and wrote every published upload's
+it shows: the uploads in order (one SPARQL query, kept until the next public write), then
+the documents of its own datasets; before, every request read and wrote every published upload's
 document (38 MB with 10,000 uploads, too large for the page cache: each request paid again).
 
 **Order.** The built-in datasets by name, then the published uploads by first publication
@@ -44,7 +44,7 @@ from service.web.describe import (
 )
 from service.web.state import services
 
-TOTAL_KEY = ("catalog", "total")  # the page cache's entry for the number of datasets
+ORDER_KEY = ("catalog", "uploads")  # the page cache's entry for the uploads in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,41 +85,35 @@ def paging(number: int) -> Paging:
 
 
 def total() -> int:
-    """How many datasets the catalogue lists (kept in the page cache until the next public
-    write, so a cached page costs no query)."""
-    state = services()
-    kept = state.cache.get(TOTAL_KEY)
-    if kept is not None:
-        return int(kept.body)
-    counted = len(_built_in()) + _count_uploads()
-    state.cache.put(TOTAL_KEY, state.cache.rendered(str(counted).encode(), "text/plain"))
-    return counted
+    """How many datasets the catalogue lists."""
+    return len(_built_in()) + len(uploads_in_order())
 
 
 def members(page: Paging) -> Members:
     """The datasets of ``page``: built-in ones first, then uploads (see the module's order)."""
     built_in = _built_in()
     mine = built_in[page.offset : page.offset + page.size]
-    room = page.size - len(mine)
     skip = max(0, page.offset - len(built_in))
-    uploads = ordered_uploads(limit=room, offset=skip) if room > 0 else []
+    uploads = uploads_in_order()[skip : skip + page.size - len(mine)]
     return Members(tuple(mine), tuple(uploads))
 
 
-def ordered_uploads(*, limit: int | None = None, offset: int = 0) -> list[str]:
-    """The published uploads in catalogue order (by first publication, then name), sliced."""
-    tail = f"LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
-    rows = services().storage.public.query(
+def uploads_in_order() -> list[str]:
+    """The published uploads in catalogue order (by first publication, then name): one query,
+    kept in the page cache until the next public write, so that each page of a walk reads
+    its own datasets only (10,000 uploads: 0.22 s for the query; a count and a sorted slice
+    for each page took 0.33 s a page)."""
+    state = services()
+    kept = state.cache.get(ORDER_KEY)
+    if kept is not None:
+        return kept.body.decode().split("\n") if kept.body else []
+    rows = state.storage.public.query(
         f"SELECT ?ds (MIN(?at) AS ?first) WHERE {{ {_listed()} "
-        f"OPTIONAL {{ ?ds <{DCT}issued> ?at }} }} GROUP BY ?ds ORDER BY ?first ?ds {tail}"
+        f"OPTIONAL {{ ?ds <{DCT}issued> ?at }} }} GROUP BY ?ds ORDER BY ?first ?ds"
     )
-    return [row["ds"].value for row in rows]
-
-
-def _count_uploads() -> int:
-    query = f"SELECT (COUNT(DISTINCT ?ds) AS ?n) WHERE {{ {_listed()} }}"
-    rows = list(services().storage.public.query(query))
-    return int(rows[0]["n"].value) if rows else 0
+    found = [row["ds"].value for row in rows]
+    state.cache.put(ORDER_KEY, state.cache.rendered("\n".join(found).encode(), "text/plain"))
+    return found
 
 
 def _listed() -> str:
@@ -252,5 +246,5 @@ def all_rows() -> list[Any]:
 
     built_in = listings.datasets()
     by_uri = {r.uri: r for r in listings.uploaded_datasets()}
-    uploads = [by_uri[d] for d in ordered_uploads() if d in by_uri]
+    uploads = [by_uri[d] for d in uploads_in_order() if d in by_uri]
     return [*built_in, *uploads]
