@@ -491,7 +491,9 @@ def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     it names the catalogue's. ``only``: those of them (a page of the catalogue)."""
     uris = services().storage.uris
     rows = _select(
-        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ {_only(only)} GRAPH ?g {{
+        # the VALUES inside the graph's pattern: outside, Oxigraph read every upload first
+        # (a page of 958 of 10,000 uploads: 0.53 s, inside 0.10 s)
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH ?g {{ {_only(only)}
   ?ds a dcat:Dataset ; dct:identifier ?name ; gqa:sha256 ?sha .
   OPTIONAL {{ ?ds dct:title ?title }}
   OPTIONAL {{ ?ds gqa:questionCount ?count }}

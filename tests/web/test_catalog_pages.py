@@ -313,3 +313,13 @@ def test_a_new_upload_leaves_the_earlier_pages_as_they_were(
     _publish(site, run)
     after = [set(_listed(site, p["graph"])) for p in _harvest(site, "ttl")]
     assert after == [*before[:-1], before[-1] | {run["dataset"]}]  # the last page had room
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_a_bad_page_size_setting_is_refused(value: str) -> None:
+    from service.errors import BadRequest
+    from service.web.config import load_config
+
+    with pytest.raises(BadRequest, match="setting catalog_page_size"):
+        load_config({}, environ={"GERBIL_QA_CATALOG_PAGE_SIZE": value})
+    assert load_config({}, environ={}).catalog_page_size == 1000
