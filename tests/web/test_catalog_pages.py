@@ -185,6 +185,7 @@ def test_each_page_passes_dcat_ap(site: Server) -> None:
     from tests.web.test_dcat_ap import shapes
 
     pages = _harvest(site, "ttl")
+    assert len(pages) == 13
     for page in [pages[0], *pages[10:]]:  # the first page and those holding uploads
         for ext, (_, syntax) in FORMATS.items():
             url = page["url"].replace("catalog.ttl", f"catalog.{ext}")
@@ -309,6 +310,7 @@ def test_a_new_upload_leaves_the_earlier_pages_as_they_were(
     site: Server, built: dict[str, Any]
 ) -> None:
     before = [set(_listed(site, p["graph"])) for p in _harvest(site, "ttl")]
+    assert len(before) == 13 and len(before[-1]) == 1
     run = _submit(site, _file("late-paged-birds"))
     _publish(site, run)
     after = [set(_listed(site, p["graph"])) for p in _harvest(site, "ttl")]
