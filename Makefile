@@ -43,6 +43,7 @@ bench: install
 	$(PY) bench/pages.py
 	$(PY) bench/scale.py
 	$(PY) bench/bigfile.py
+	$(PY) bench/catalog.py
 
 # The reliability suite at full size (bench/soak.py): kill -9 50 times per kind of write, 50
 # clients for 60 s with and without a private run, the flood, leak, SSRF and upload corpora;

@@ -65,6 +65,9 @@ class WebConfig:
     max_answers_per_question: int = 100_000
     max_answers_per_file: int = 2_000_000
     page_cache_entries: int = 1024  # rendered public documents kept in memory (0: off)
+    # datasets per page of the DCAT catalogue (``catalog?page=N``): a harvester reads it a page
+    # at a time; a store with fewer datasets than this serves the whole catalogue on one page
+    catalog_page_size: int = 1000
     demo: bool = False  # compute and publish the demo experiment at first start
     # Knowledge bases a submission may name: "name=spec[,spec…];name2=url" (RDF files or one
     # SPARQL endpoint URL each). The demo KB is always available as "demo".
@@ -158,7 +161,7 @@ def load_config(
             out[name] = str(value)
         else:
             out[name] = _convert(name, value, kind)
-    for name in ("max_answers_per_question", "max_answers_per_file"):
+    for name in ("max_answers_per_question", "max_answers_per_file", "catalog_page_size"):
         if name in out and out[name] < 1:
             raise BadRequest(f"setting {name}: expected a whole number ≥ 1, got {out[name]}")
     # 0 is "no bound"; a negative one refused every submission (0 runs waiting, limit -1)

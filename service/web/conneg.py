@@ -178,11 +178,13 @@ def decorate(
     url: str,
     offered: Sequence[Representation],
     chosen: Representation | None = None,
+    query: str = "",
 ) -> Response:
-    """Add ``Vary: Accept`` and the ``Link: rel="alternate"`` headers for each format URL."""
+    """Add ``Vary: Accept`` and the ``Link: rel="alternate"`` headers for each format URL
+    (``query``: what follows each, a page's ``?page=N``)."""
     response.vary.add("Accept")
     links = [
-        f'<{url}.{rep.extension}>; rel="alternate"; type="{rep.media_type}"'
+        f'<{url}.{rep.extension}{query}>; rel="alternate"; type="{rep.media_type}"'
         for rep in offered
         if rep.extension
     ]
@@ -190,5 +192,5 @@ def decorate(
         existing = response.headers.get("Link")
         response.headers["Link"] = ", ".join([*([existing] if existing else []), *links])
     if chosen is not None and chosen.extension:
-        response.headers.setdefault("Content-Location", f"{url}.{chosen.extension}")
+        response.headers.setdefault("Content-Location", f"{url}.{chosen.extension}{query}")
     return response

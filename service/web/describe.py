@@ -170,32 +170,90 @@ def _first_copy(quad: Any, start: Any, copies: set[tuple[Any, Any, Any]]) -> boo
     return True
 
 
-def catalogue_uploads(store: Any, catalog: str, catalog_graph: str, *, union: bool) -> list[Any]:
-    """The published uploaded datasets of the catalogue (``catalog dcat:dataset`` said in the
-    graph of a published experiment on one, withdrawn ones left out) and their documents, for
-    the catalogue's document: a harvester that reads it finds them all. Their documents come
-    from the public default graph (each triple once): across named graphs, the EU concepts
-    each one links to (languages, themes) are described in every experiment's graph, so read
-    there the quad syntaxes took time and size quadratic in the uploads (measured with 100
-    uploads: 4.3 s and 1.9 MB of N-Quads; from the default graph 0.21 s and 1.0 MB).
-    ``union``: the links too, else each in the graph that says it."""
+def catalogue_uploads(
+    store: Any, catalog: str, uploads: Sequence[str], catalog_graph: str, *, union: bool
+) -> list[Any]:
+    """``uploads`` (published uploaded datasets of the catalogue: ``catalog dcat:dataset`` said
+    in the graph of a published experiment on one, withdrawn ones left out) as the catalogue's
+    document holds them: their links and their documents, so a harvester that reads it finds
+    them all. A page of the catalogue names its own uploads (``catalog_pages.py``): what it
+    reads grows with the page, not with the catalogue. Their documents come from the public
+    default graph (each triple once): across named graphs, the EU concepts each one links to
+    (languages, themes) are described in every experiment's graph, so read there the quad
+    syntaxes took time and size quadratic in the uploads (measured with 100 uploads: 4.3 s and
+    1.9 MB of N-Quads; from the default graph 0.21 s and 1.0 MB). ``union``: the links too,
+    else each in the graph that says it."""
     import pyoxigraph as ox
 
-    hidden = withdrawn_graphs(store)
-    found = store.quads_for_pattern(
-        ox.NamedNode(catalog), ox.NamedNode(DCAT + "dataset"), None, None
-    )
+    hidden = withdrawn_graphs(store) if uploads else frozenset()
+    link = ox.NamedNode(DCAT + "dataset")
     links = [
         q
-        for q in found
+        for dataset in uploads
+        for q in store.quads_for_pattern(ox.NamedNode(catalog), link, ox.NamedNode(dataset), None)
         if type(q.graph_name) is not ox.DefaultGraph
         and q.graph_name.value != catalog_graph
         and q.graph_name not in hidden
     ]
     out = [ox.Quad(q.subject, q.predicate, q.object) for q in links] if union else links
-    for dataset in dict.fromkeys(q.object.value for q in links):
-        out += document_quads(store, dataset, union=True, follow=FOLLOW_DATASET, skip=SKIP_UPLOAD)
+    datasets = list(dict.fromkeys(q.object.value for q in links))
+    return out + union_documents(store, datasets, follow=FOLLOW_DATASET, skip=SKIP_UPLOAD)
+
+
+def union_documents(
+    store: Any, uris: Sequence[str], *, follow: Sequence[str], skip: Sequence[str] = ()
+) -> list[Any]:
+    """The documents of ``uris`` in the public default graph, walked together: what they
+    share (the EU languages, themes and file types they link to, the publisher) is read once,
+    not once per document, and on a remote store each level is one request for them all. The
+    quads are those of :func:`document_quads` with ``union`` for each of ``uris``, joined (a
+    blank node's hash resources are those of the document whose walk reached it first)."""
+    import pyoxigraph as ox
+
+    named, blank = ox.NamedNode, ox.BlankNode
+    follow_set, skip_set = frozenset(follow), frozenset(skip)
+    level: list[Any] = [named(u) for u in uris]
+    owner: dict[Any, str] = {node: node.value + "#" for node in level}  # whose walk reached it
+    seen: set[Any] = set()
+    out: list[Any] = []
+    while level:
+        fresh = [node for node in dict.fromkeys(level) if node not in seen]
+        seen.update(fresh)
+        level = []
+        found = subject_quads(store, fresh, ox.DefaultGraph())
+        if skip_set:
+            found = [q for q in found if q.predicate.value not in skip_set]
+        out += found
+        _inherit(owner, found)
+        for quad in found:
+            subject, obj = quad.subject, quad.object
+            root = owner.get(subject, "\x00")  # (none: a prefix no IRI has)
+            prefix = subject.value.split("#", 1)[0] + "#" if type(subject) is named else root
+            kind = type(obj)
+            if kind is blank or (
+                kind is named
+                and (
+                    obj.value.startswith(prefix)
+                    or (follow_set and quad.predicate.value in follow_set)
+                )
+            ):
+                owner.setdefault(obj, root)
+                level.append(obj)
     return out
+
+
+def _inherit(owner: dict[Any, str], found: Sequence[Any]) -> None:
+    """Blank nodes among ``found``'s objects belong to their subject's document (a remote
+    store gives a blank node's quads with its parent's, in any order: until nothing changes)."""
+    import pyoxigraph as ox
+
+    changed = True
+    while changed:
+        changed = False
+        for q in found:
+            if type(q.object) is ox.BlankNode and q.object not in owner and q.subject in owner:
+                owner[q.object] = owner[q.subject]
+                changed = True
 
 
 def dataset_versions(store: Any, datasets: Sequence[str], *, union: bool) -> list[Any]:

@@ -83,23 +83,26 @@ MAX_PAGE = 100_000
 def page_from(args: Any, *, size: int = 50, max_size: int = 500, name: str = "page") -> Page:
     """``?page=N[&size=M]`` of a request (a bad value is a 400 naming it); ``name`` is the
     page parameter's name, for a page with several paged lists."""
+    if name != "page":  # a second list on the page: its own number, its fixed size
+        return Page(number_arg(args, name, 1, MAX_PAGE), size)
+    return Page(number_arg(args, "page", 1, MAX_PAGE), number_arg(args, "size", size, max_size))
+
+
+def number_arg(args: Any, name: str, default: int, top: int) -> int:
+    """The whole number ``args[name]`` from 1 to ``top`` (``default`` when absent or empty);
+    anything else is a 400 naming the parameter and what was expected."""
     from service.errors import BadRequest
 
-    def number(name: str, default: int, top: int) -> int:
-        raw = args.get(name)
-        if raw is None or raw == "":
-            return default
-        # ASCII digits ("²".isdigit(), int("²") fails), not past the bound's length (int()
-        # refuses more than 4,300 digits)
-        digits = raw.lstrip("0") or "0"
-        valid = raw.isascii() and raw.isdigit() and len(digits) <= len(str(top))
-        if not valid or not 1 <= int(digits) <= top:
-            raise BadRequest(f"{name}={raw[:20]!r}: expected a whole number from 1 to {top}")
-        return int(digits)
-
-    if name != "page":  # a second list on the page: its own number, its fixed size
-        return Page(number(name, 1, MAX_PAGE), size)
-    return Page(number("page", 1, MAX_PAGE), number("size", size, max_size))
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return default
+    # ASCII digits ("²".isdigit(), int("²") fails), not past the bound's length (int()
+    # refuses more than 4,300 digits)
+    digits = raw.lstrip("0") or "0"
+    valid = raw.isascii() and raw.isdigit() and len(digits) <= len(str(top))
+    if not valid or not 1 <= int(digits) <= top:
+        raise BadRequest(f"{name}={raw[:20]!r}: expected a whole number from 1 to {top}")
+    return int(digits)
 
 
 def page_args(args: Any) -> dict[str, str]:
@@ -460,11 +463,17 @@ def described(iri: str) -> bool:
     return bool(_select(f"SELECT ?p WHERE {{ {_iri(iri)} ?p ?o }} LIMIT 1"))
 
 
-def datasets() -> list[DatasetRow]:
-    """The catalogue's datasets."""
+def _only(datasets: Sequence[str] | None) -> str:
+    """A VALUES block keeping ``?ds`` to ``datasets`` (None: no restriction)."""
+    return "" if datasets is None else f"VALUES ?ds {{ {' '.join(map(_iri, datasets))} }}"
+
+
+def datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
+    """The catalogue's datasets (``only``: those of them)."""
     graph = services().storage.uris.catalog_graph
     rows = _select(
-        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH {_iri(graph)} {{
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ {_only(only)}
+  GRAPH {_iri(graph)} {{
   ?ds a dcat:Dataset ; dct:identifier ?name .
   OPTIONAL {{ ?ds dct:title ?title }}
   OPTIONAL {{ ?ds gqa:questionCount ?count }}
@@ -476,14 +485,17 @@ def datasets() -> list[DatasetRow]:
     return _dataset_rows(rows)
 
 
-def uploaded_datasets() -> list[DatasetRow]:
+def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     """The published uploaded datasets (described in public experiment graphs, each with its
     file's SHA-256; a withdrawn experiment's graph lists none): a submission names them as
-    it names the catalogue's. The date of first issue is said in the upload's own graph
-    (``service.graph.uploads``): read from the public union."""
+    it names the catalogue's. ``only``: those of them (a page of the catalogue). The date of
+    first issue is said in the upload's own graph (``service.graph.uploads``): read from the
+    public union."""
     uris = services().storage.uris
     rows = _select(
-        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH ?g {{
+        # the VALUES inside the graph's pattern: outside, Oxigraph read every upload first
+        # (a page of 958 of 10,000 uploads: 0.53 s, inside 0.10 s)
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH ?g {{ {_only(only)}
   ?ds a dcat:Dataset ; dct:identifier ?name ; gqa:sha256 ?sha .
   OPTIONAL {{ ?ds dct:title ?title }}
   OPTIONAL {{ ?ds gqa:questionCount ?count }}

@@ -26,7 +26,7 @@ from service.graph import leaderboards
 from service.graph.reader import Node, index
 from service.graph.terms import DCAT, DCT, FOAF, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
-from service.web import badges, charts, conneg, figures, listings, pages
+from service.web import badges, catalog_pages, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
 from service.web.access import is_owner, require_experiment, token_redirect
 from service.web.citation import Citation, citation_for, experiment_subject
@@ -39,8 +39,6 @@ from service.web.describe import (
     LINKS_DATASET,
     PAGE_SKIP_EXPERIMENT,
     REVERSE_TASK,
-    catalogue_uploads,
-    dataset_versions,
     document_quads,
 )
 from service.web.query_pool import DocumentJob, PoolBusy, QueryJob, QueryPool
@@ -65,6 +63,8 @@ def respond(
     private: bool = False,
     variant: object = None,
     in_worker: DocumentJob | None = None,
+    links: Sequence[str] = (),
+    query: str = "",
 ) -> BaseResponse:
     """The negotiated response for ``uri``: HTML, an RDF syntax or CSV, with the headers.
 
@@ -73,7 +73,9 @@ def respond(
     tells apart renderings of one representation (the page of a paged HTML table).
     ``in_worker`` describes a public document (its ``syntax`` is filled in here) for the query
     workers to write; without a free worker, or when the snapshot lacks it (published a moment
-    ago), it is written here from ``quads``.
+    ago), it is written here from ``quads``. ``links``: more ``Link`` header values (a page's
+    neighbours); ``query``: what follows the format URLs of ``Link: rel="alternate"`` and
+    ``Content-Location`` (a page's ``?page=N``).
     """
     cache = services().cache
     key = (uri, rep.key, variant)
@@ -91,7 +93,9 @@ def respond(
         response.headers["Content-Disposition"] = f'attachment; filename="{pages.local(uri)}.bib"'
     response.headers["Cache-Control"] = PRIVATE_CACHE if private else PUBLIC_CACHE
     response.set_etag(rendered.etag)
-    conneg.decorate(response, url=uri, offered=offered, chosen=rep)
+    if links:
+        response.headers["Link"] = ", ".join(links)
+    conneg.decorate(response, url=uri, offered=offered, chosen=rep, query=query)
     return response.make_conditional(request)
 
 
@@ -1152,39 +1156,56 @@ CATALOG_OFFERS = conneg.offers(quads=True, csv=True)
 @bp.get("/catalog")
 @bp.get("/catalog.<ext>")
 def catalog(ext: str | None = None) -> BaseResponse:
-    import pyoxigraph as ox
-
+    """The DCAT catalogue a page at a time (``?page=N``; ``catalog_pages.py``): every format
+    of a page holds the catalogue's description and that page's datasets; the CSV is whole
+    (a line a dataset)."""
     if ext is not None and ext not in conneg.EXTENSIONS:
         raise NotFound(f"the catalogue has no .{ext} representation")
     graph = services().storage
     uri = graph.uris.catalog
     rep = conneg.negotiate(request, CATALOG_OFFERS, extension=ext, default=conneg.HTML)
-    found = document_quads(graph.public, uri, graph=graph.uris.catalog_graph, follow=FOLLOW_CATALOG)
+    number = listings.number_arg(request.args, "page", 1, listings.MAX_PAGE)
+    page = catalog_pages.paging(number)
+    read: dict[str, catalog_pages.Members] = {}
 
-    def whole() -> list[Any]:
-        """The built-in catalogue, its datasets' versions, the published uploads."""
+    def members() -> catalog_pages.Members:
+        if "m" not in read:
+            read["m"] = catalog_pages.members(page)
+        return read["m"]
+
+    def quads() -> list[Any]:
         union = rep.rdf is None or not rep.rdf.quads  # as public_document reads
-        more = catalogue_uploads(graph.public, uri, graph.uris.catalog_graph, union=union)
-        built_in = [q.object.value for q in found if q.predicate.value == DCAT + "dataset"]
-        more += dataset_versions(graph.public, built_in, union=union)
-        own = [ox.Quad(q.subject, q.predicate, q.object) for q in found] if union else found
-        return list(dict.fromkeys([*own, *more]))  # each once: the publisher may be ours
+        view = catalog_pages.view_quads(uri, ext, page)
+        return [*catalog_pages.page_quads(members(), union=union), *view]
 
-    rows = [*listings.datasets(), *listings.uploaded_datasets()]
+    def html() -> str:
+        # the catalogue's own graph: its hash resources (catalog#contact-qald lands here)
+        found = document_quads(
+            graph.public, uri, graph=graph.uris.catalog_graph, follow=FOLLOW_CATALOG
+        )
+        shown = alternates(uri, CATALOG_OFFERS)
+        query = f"?page={number}" if number > 1 else ""
+        return render_template(
+            "catalog.html",
+            uri=uri,
+            rows=catalog_pages.rows_in_order(members()),
+            agents=pages.hash_nodes(index(found), uri),
+            alternates=[{**a, "href": a["href"] + query} for a in shown],
+            pages=pages,
+            paging=page,
+            table={"page": listings.Page(number, page.size), "has_next": number < page.last},
+        )
+
     return respond(
         uri,
         CATALOG_OFFERS,
         rep,
-        quads=whole,
-        html=lambda: render_template(
-            "catalog.html",
-            uri=uri,
-            rows=rows,
-            agents=pages.hash_nodes(index(found), uri),  # catalog#contact-qald lands here
-            alternates=alternates(uri, CATALOG_OFFERS),
-            pages=pages,
-        ),
-        csv=lambda: listings.datasets_csv(rows),
+        quads=quads,
+        html=html,
+        csv=lambda: listings.datasets_csv(catalog_pages.all_rows()),
+        variant=(number, ext is not None),
+        links=catalog_pages.link_header(uri, ext, page),
+        query=f"?page={number}" if number > 1 else "",
     )
 
 
