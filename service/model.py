@@ -469,3 +469,32 @@ def attach_gold(dataset: Dataset, gold: Dataset) -> Dataset:
 
 def _gold_problem(message: str, gold: Dataset, question_id: str) -> Problem:
     return Problem(message, severity="warning", file=gold.source, question_id=question_id)
+
+
+# The registry of what the dataset checks look for (``service.graph.questions`` checks
+# datasets by it): the code list gqa:findingKinds is generated from it (``python -m
+# service.contracts write``), and so is the check set stored findings name
+# (:func:`check_set`): a release that adds a kind has them checked again.
+FINDING_KINDS: dict[str, Concept] = {
+    "unparsable-query": Concept("unparsable gold query", "The gold SPARQL query does not parse."),
+    "empty-gold": Concept("empty gold answers", "The question's gold answer set is empty."),
+    "duplicate-id": Concept(
+        "duplicate question id", "Several questions share one id; the first one is used."
+    ),
+    "missing-text": Concept(
+        "missing question text", "The question has no text in a language of the dataset."
+    ),
+    "out-of-scope": Concept(
+        "out-of-scope question",
+        "The question is marked OUT OF SCOPE: the knowledge base cannot answer it.",
+    ),
+    "format": Concept("format problem", "A non-fatal problem the file reader reported."),
+}
+
+
+def check_set() -> str:
+    """Which set of checks made a dataset's findings (``gqa:checkSet``): a digest of the
+    registry's kinds, so findings made before a kind was added are told apart."""
+    import hashlib
+
+    return "kinds-" + hashlib.sha256("\n".join(FINDING_KINDS).encode()).hexdigest()[:16]

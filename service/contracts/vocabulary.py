@@ -22,8 +22,7 @@ from service.evaluation.results import (
     MatchRule,
     QuestionStatus,
 )
-from service.graph.questions import FINDING_KINDS
-from service.model import ANSWER_TYPES, AnswerType, Concept
+from service.model import ANSWER_TYPES, FINDING_KINDS, AnswerType, Concept
 
 ONTOLOGY = "<http://w3id.org/gerbil/qa/vocab>"
 
@@ -200,7 +199,7 @@ def codelists_ttl() -> str:
                 "ExperimentType, QuestionStatus and MatchRule (service/evaluation/results.py)",
                 "the profiles registry (service/evaluation/profiles/)",
                 "AnswerType (service/model.py)",
-                "the finding kinds of the dataset checks (service/graph/questions.py)",
+                "the finding kinds of the dataset checks (service/model.py)",
             ],
             ["gqa", "gerbil", "skos", "rdfs", "owl"],
         )

@@ -20,7 +20,7 @@ from service.graph import terms as t
 from service.graph.nodes import BlankNode, Literal, NamedNode, Quad, node
 from service.graph.terms import DATAID, DCAT, DCT, FOAF, PROV, RDF, RDFS, XSD
 from service.graph.uris import GQA, Uris, finding_of, question_of
-from service.model import Concept, Dataset, Question
+from service.model import FINDING_KINDS, Dataset, Question, check_set
 
 Object: TypeAlias = NamedNode | BlankNode | Literal
 TYPE = node(RDF + "type")
@@ -28,34 +28,6 @@ TYPE = node(RDF + "type")
 
 def _p(ns: str, local: str) -> NamedNode:
     return node(ns + local)
-
-
-# The registry of what the dataset checks look for: the code list gqa:findingKinds is
-# generated from it (``python -m service.contracts write``), and so is the check set stored
-# findings name (:func:`check_set`): a release that adds a kind has them checked again.
-FINDING_KINDS: dict[str, Concept] = {
-    "unparsable-query": Concept("unparsable gold query", "The gold SPARQL query does not parse."),
-    "empty-gold": Concept("empty gold answers", "The question's gold answer set is empty."),
-    "duplicate-id": Concept(
-        "duplicate question id", "Several questions share one id; the first one is used."
-    ),
-    "missing-text": Concept(
-        "missing question text", "The question has no text in a language of the dataset."
-    ),
-    "out-of-scope": Concept(
-        "out-of-scope question",
-        "The question is marked OUT OF SCOPE: the knowledge base cannot answer it.",
-    ),
-    "format": Concept("format problem", "A non-fatal problem the file reader reported."),
-}
-
-
-def check_set() -> str:
-    """Which set of checks made a dataset's findings (``gqa:checkSet``): a digest of the
-    registry's kinds, so findings made before a kind was added are told apart."""
-    import hashlib
-
-    return "kinds-" + hashlib.sha256("\n".join(FINDING_KINDS).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,8 @@ from tests.integration.test_graph_store import _dataset, _evaluation
 from tests.reliability.runs import queued_demo_job
 from tests.remote import environment
 
-LEASE = 1.0
+# short, so that the tests can wait it out; long enough for a record on a loaded CI machine
+LEASE = 1.5
 
 
 @pytest.fixture()
@@ -61,6 +62,7 @@ def test_a_record_after_the_claim_lapsed_writes_nothing(storage: Storage) -> Non
         storage.experiments.record([_evaluation(dataset, system="A")], **record, hold=held_by_a)
     assert storage.experiments.status(ticket.id).status is Status.RESERVED
     assert storage.experiments.quads(ticket.id) == []  # nothing of A's record landed
+    b.beat()  # B is alive and beats (every lease/3): its claim outlives A's failed write
     storage.experiments.record(
         [_evaluation(dataset, system="B")], **record, hold=b.hold(ticket.uri)
     )

@@ -4,7 +4,7 @@ An uploaded dataset is checked once, when its first run is published. Before, a 
 added a finding kind left every upload checked before it with the findings of the older
 checks for good (serve start completed only uploads with no findings at all). Now the
 findings say which set of checks made them (``gqa:checkSet``, a digest of the registry
-``service.graph.questions.FINDING_KINDS``) and serve start checks again those made by another
+``service.model.FINDING_KINDS``) and serve start checks again those made by another
 set, or before the set was said: the old findings replaced in one transaction, the upload's
 date of first issue (in the same graph) kept.
 """
@@ -143,13 +143,12 @@ def test_serve_start_checks_them_again(restarted: dict[str, Any]) -> None:
 
 
 def test_the_check_set_comes_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service import model
     from service.graph import questions
 
     before = check_set()
     assert before.startswith("kinds-")
-    monkeypatch.setitem(
-        questions.FINDING_KINDS, "dangling-answer", questions.FINDING_KINDS["format"]
-    )
+    monkeypatch.setitem(model.FINDING_KINDS, "dangling-answer", model.FINDING_KINDS["format"])
     assert check_set() != before  # a release that adds a kind has another set
     with pytest.raises(ValueError, match="not in FINDING_KINDS"):
         questions.Finding("never-registered", "x")
