@@ -57,7 +57,7 @@ from service.graph.results import (
     UploadedFile,
     experiment_quads,
 )
-from service.graph.terms import DCT, GQA, PROV, RDF, XSD, iri, literal
+from service.graph.terms import DCAT, DCT, GQA, PROV, RDF, XSD, iri, literal
 from service.graph.uploads import publish_graph
 from service.graph.uris import Uris, check_experiment_id
 from service.release import Source
@@ -618,9 +618,13 @@ class ExperimentRepository:
         ``check`` (it raises to refuse) runs once the publication is held, with every other
         ``check``-ed publication held off, in this process (the store's lock) and on a shared
         store (:data:`CHECKED_PUBLICATIONS`, claimed): two revisions of one line published at
-        the same moment each passed a check made before either was public, and both ranked."""
+        the same moment each passed a check made before either was public, and both ranked.
+        The uploaded datasets it is on are claimed last (every publication claims in that
+        order): the first publication of one writes its ``dct:issued``, and two replicas that
+        both read it had none wrote two."""
         subject = self.uris.experiment(check_experiment_id(experiment_id)) + "/publication"
         subjects = [subject] if check is None else [subject, CHECKED_PUBLICATIONS]
+        subjects += [f"{d}/publication" for d in self._catalogued_uploads(experiment_id)]
         claims = self._claims()
         with self.store.lock:
             held: list[str] = []
@@ -635,6 +639,16 @@ class ExperimentRepository:
             finally:
                 for one in reversed(held):
                     claims.release(one)
+
+    def _catalogued_uploads(self, experiment_id: str) -> list[str]:
+        """The uploaded datasets ``experiment_id``'s graph lists in the catalogue (a shared
+        store only: in one process the store's lock orders publications), by IRI."""
+        if not self.store.shared:
+            return []
+        graph = node(self.uris.experiment_graph(experiment_id))
+        catalog, link = node(self.uris.catalog), node(DCAT + "dataset")
+        found = self.store.private.quads_for_pattern(catalog, link, None, graph)
+        return sorted({q.object.value for q in found})
 
     def _publish(self, experiment_id: str, now: datetime | None) -> ExperimentStatus:
         """:meth:`publish` once its claim is held."""
