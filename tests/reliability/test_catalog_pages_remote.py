@@ -15,8 +15,14 @@ import requests
 
 from tests.remote import environment, remote_pair
 from tests.web.conftest import Server, start_server, stop_server
-from tests.web.test_catalog_pages import DCAT, DCT, _built_in, _listed, _next_ckan
-from tests.web.test_harvester_walk import _file, _publish, _submit
+from tests.web.test_catalog_pages import (
+    DCAT,
+    DCT,
+    _built_in,
+    _listed,
+    _next_ckan,
+    publish_uploads,
+)
 
 PAGE_SIZE = 20  # the 42 built-in datasets on pages 1 to 3, the uploads with the last two
 
@@ -37,18 +43,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
 
 
 def test_a_harvester_walks_the_pages_of_a_remote_store(site: Server) -> None:
-    published = []
-    for i in range(3):
-        run = _submit(site, _file(f"remote-paged-{i}"))
-        _publish(site, run)
-        published.append(run["dataset"])
-    withdrawn = _submit(site, _file("remote-withdrawn"))
-    _publish(site, withdrawn)
-    auth = {"Authorization": f"Bearer {withdrawn['token']}"}
-    done = site.post(
-        f"api/experiments/{withdrawn['id']}/withdraw", json={"reason": "x"}, headers=auth
-    )
-    assert done.status_code == 200, done.text
+    published, withdrawn = publish_uploads(site, "remote-paged", 3)
     url: str | None = f"{site.url}catalog.ttl"
     seen: list[str] = []
     pages = 0
@@ -66,4 +61,4 @@ def test_a_harvester_walks_the_pages_of_a_remote_store(site: Server) -> None:
         url = _next_ckan(g)
     assert pages == 3
     assert sorted(seen) == sorted(_built_in(site) | set(published))
-    assert withdrawn["dataset"] not in seen
+    assert withdrawn not in seen

@@ -34,6 +34,24 @@ SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 FORMATS = {"ttl": ("text/turtle", "turtle"), "jsonld": ("application/ld+json", "json-ld")}
 
 
+def publish_uploads(site: Server, label: str, count: int) -> tuple[list[str], str]:
+    """``count`` uploads published on ``site`` and one more published, then withdrawn: their
+    dataset URIs (the published in order, the withdrawn one)."""
+    published = []
+    for i in range(count):
+        run = _submit(site, _file(f"{label}-{i}"))
+        _publish(site, run)
+        published.append(run["dataset"])
+    withdrawn = _submit(site, _file(f"withdrawn-{label}"))
+    _publish(site, withdrawn)
+    auth = {"Authorization": f"Bearer {withdrawn['token']}"}
+    done = site.post(
+        f"api/experiments/{withdrawn['id']}/withdraw", json={"reason": "x"}, headers=auth
+    )
+    assert done.status_code == 200, done.text
+    return published, withdrawn["dataset"]
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The store, made through a server with the default page size, then stopped."""
@@ -45,18 +63,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     store, port = folder / "store", free_port()
     first = start_server(store, port=port, demo=False, kbs=f"birds={kb}")
     try:
-        published = []
-        for i in range(7):
-            run = _submit(first, _file(f"paged-birds-{i}"))
-            _publish(first, run)
-            published.append(run["dataset"])
-        withdrawn = _submit(first, _file("withdrawn-paged-birds"))
-        _publish(first, withdrawn)
-        auth = {"Authorization": f"Bearer {withdrawn['token']}"}
-        done = first.post(
-            f"api/experiments/{withdrawn['id']}/withdraw", json={"reason": "x"}, headers=auth
-        )
-        assert done.status_code == 200, done.text
+        published, withdrawn = publish_uploads(first, "paged-birds", 7)
         private = _submit(first, _file("private-paged-birds"))
     finally:
         stop_server(first)
@@ -67,7 +74,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "port": port,
         "kbs": f"birds={kb}",
         "published": published,
-        "withdrawn": withdrawn["dataset"],
+        "withdrawn": withdrawn,
         "private": private["dataset"],
     }
 
