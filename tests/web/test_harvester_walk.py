@@ -31,7 +31,7 @@ import requests
 
 from tests.bird_benchmark import V1, bird_answers, bird_kb
 from tests.web.conftest import Server, start_server, stop_server
-from tests.web.test_dcat_ap import OTHERS, REMAINING
+from tests.web.test_dcat_ap import REMAINING, dcat_ap_findings
 
 DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
 DCT = rdflib.Namespace("http://purl.org/dc/terms/")
@@ -296,22 +296,7 @@ def test_the_authors_description_replaces_the_generated_one(
 def test_the_catalogue_as_served_passes_dcat_ap(
     site: Server, walked: dict[str, Any], media_type: str
 ) -> None:
-    import pyshacl
-
-    from tests.web.test_dcat_ap import shapes
-
-    data = _parse(site, _catalog(site), media_type)
-    conforms, _, text = pyshacl.validate(
-        data, shacl_graph=shapes("html_shacl_shapes.ttl"), inference="none", advanced=True
-    )
-    assert conforms, text[:3000]
-    _, report, _ = pyshacl.validate(
-        data, shacl_graph=shapes(*OTHERS), inference="none", advanced=True
-    )
-    found = set()
-    for result in report.objects(None, SH.result):
-        severity = str(report.value(result, SH.resultSeverity)).rsplit("#", 1)[1]
-        found.add((severity, str(report.value(result, SH.resultPath))))
+    found = dcat_ap_findings(_parse(site, _catalog(site), media_type), "the catalogue")
     assert found <= REMAINING, found - REMAINING
     # the creators' ADMS type is no longer among what is reported
     assert ("Warning", str(DCT.type)) not in found and ("Violation", str(DCT.type)) not in found
@@ -394,22 +379,7 @@ def test_a_refreshed_version_offers_its_file(site: Server, refreshed_store: dict
     assert got.status_code == 200 and got.content == data, (url, got.status_code)
     assert got.headers["Content-Type"].startswith("application/json")
     assert json.loads(got.content)["questions"]  # the refreshed questions, as written
-    import pyshacl
-
-    from tests.web.test_dcat_ap import shapes
-
-    conforms, _, text = pyshacl.validate(
-        g, shacl_graph=shapes("html_shacl_shapes.ttl"), inference="none", advanced=True
-    )
-    assert conforms, text[:2000]
-    _, report, _ = pyshacl.validate(g, shacl_graph=shapes(*OTHERS), inference="none")
-    found = {
-        (
-            str(report.value(r, SH.resultSeverity)).rsplit("#", 1)[1],
-            str(report.value(r, SH.resultPath)),
-        )
-        for r in report.objects(None, SH.result)
-    }
+    found = dcat_ap_findings(g, "the refreshed version")
     assert ("Warning", str(DCAT.distribution)) not in found  # the recommended shapes asked
     assert found <= REMAINING, found - REMAINING
     # a version without a kept file has nothing to download, said plainly

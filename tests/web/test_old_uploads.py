@@ -27,7 +27,7 @@ import rdflib
 
 from tests.lakes_benchmark import lakes
 from tests.web.conftest import Server, start_server, stop_server
-from tests.web.test_dcat_ap import OTHERS, REMAINING
+from tests.web.test_dcat_ap import REMAINING, dcat_ap_findings
 
 DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
 DCT = rdflib.Namespace("http://purl.org/dc/terms/")
@@ -228,26 +228,9 @@ def test_a_withdrawn_runs_graph_is_untouched(site: Server, old_store: dict[str, 
 def test_the_completed_descriptions_pass_the_shapes(
     site: Server, old_store: dict[str, Any]
 ) -> None:
-    import pyshacl
-
     from service.graph.checks import check_store
-    from tests.web.test_dcat_ap import shapes
 
-    data = _parse(site, f"{site.url}catalog")
-    conforms, _, text = pyshacl.validate(
-        data, shacl_graph=shapes("html_shacl_shapes.ttl"), inference="none", advanced=True
-    )
-    assert conforms, text[:3000]
-    _, report, _ = pyshacl.validate(
-        data, shacl_graph=shapes(*OTHERS), inference="none", advanced=True
-    )
-    found = {
-        (
-            str(report.value(r, SH.resultSeverity)).rsplit("#", 1)[1],
-            str(report.value(r, SH.resultPath)),
-        )
-        for r in report.objects(None, SH.result)
-    }
+    found = dcat_ap_findings(_parse(site, f"{site.url}catalog"), "the catalogue")
     # an author's creators had no ADMS type before it was asked: the recommended shapes warn
     # of the publisher's; only its author can say which it is
     assert found <= REMAINING | {("Warning", str(DCT.type))}, found - REMAINING
