@@ -21,26 +21,17 @@ from service import formats
 from service.graph.questions import check_dataset, check_set
 from tests.lakes_benchmark import lakes
 from tests.web.conftest import Server, start_server, stop_server
+from tests.web.test_upload_findings import _submit
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 ISSUED = "http://purl.org/dc/terms/issued"
 
 
 def _publish(site: Server, data: bytes) -> str:
-    made = site.post(
-        "api/experiments",
-        json={
-            "dataset": {"filename": "lakes.json", "content": data.decode()},
-            "title": "Lakes QA",
-            "profile": "exact",
-            "systems": [{"name": "gold-check", "answers": data.decode()}],
-        },
-    )
-    assert made.status_code == 202, made.text
-    ticket = made.json()
-    state = site.wait_finished(ticket["id"], ticket["token"])
-    auth = {"Authorization": f"Bearer {ticket['token']}"}
-    done = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    """``data`` run on its own gold and published: its dataset's URI."""
+    state = _submit(site, data)
+    auth = {"Authorization": f"Bearer {state['token']}"}
+    done = site.post(f"api/experiments/{state['id']}/publish", headers=auth)
     assert done.status_code == 200, done.text
     return str(state["dataset"])
 
