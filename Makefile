@@ -30,7 +30,10 @@ run: install
 test: install
 	bash scripts/ensure-debian browser chromium chromium-driver:chromedriver
 	bash scripts/ensure-debian proxy nginx
-	$(PY) -m pytest
+	# pytest keeps each test module's rewritten assertions in __pycache__ unless
+	# PYTHONDONTWRITEBYTECODE is set (as on our machines): then every pytest the suite starts
+	# (tests/test_layers.py) rewrote all ~290 modules again, ~9 s each time
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest
 
 bench: install
 	$(PY) -m compileall -q service

@@ -36,7 +36,7 @@ from service.release import source
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inside rdflib
 
-LIMIT = 300  # documents crawled at most
+LIMIT = 200  # documents crawled at most (the frontier reads every kind before a kind's next)
 SYNTAXES = {  # media type -> (pyoxigraph format, rdflib format)
     "text/turtle": (ox.RdfFormat.TURTLE, "turtle"),
     "application/n-triples": (ox.RdfFormat.N_TRIPLES, "nt"),
@@ -99,7 +99,7 @@ def _canonical(triples: Iterable[Any], *, doubles: bool = False) -> set[str]:
 
 def _pyld_triples(document: Any) -> list[Any]:
     options = {"documentLoader": _loader}
-    nquads = jsonld.to_rdf(jsonld.expand(document, options), {"format": "application/n-quads"})
+    nquads = jsonld.to_rdf(document, {**options, "format": "application/n-quads"})  # expands
     return list(ox.parse(nquads.encode(), format=ox.RdfFormat.N_QUADS))
 
 
@@ -133,6 +133,13 @@ def _fetch(server, crawl: Crawl, uri: str, media_type: str) -> bytes | None:
     return response.content
 
 
+def _same_graph(one: rdflib.Graph, other: rdflib.Graph) -> bool:
+    """rdflib's readings compared: equal sets of triples (documents without blank nodes, most
+    of them), else isomorphic (rdflib's isomorphism test on every document was a fifth of the
+    crawl)."""
+    return set(one) == set(other) or isomorphic(one, other)
+
+
 def _read(server, crawl: Crawl, uri: str) -> rdflib.Graph | None:
     """Fetch ``uri`` in every syntax (Turtle first) and compare every reading with the
     Turtle's; the Turtle's graph (rdflib), None when it could not be read."""
@@ -154,7 +161,7 @@ def _read(server, crawl: Crawl, uri: str) -> rdflib.Graph | None:
             reference = graph
             turtle = list(ox.parse(body, format=ox.RdfFormat.TURTLE, base_iri=uri))
             continue
-        if not isomorphic(graph, reference):
+        if not _same_graph(graph, reference):
             crawl.differences.append(f"{uri}: {media_type} read by rdflib is not the Turtle")
         for reader, lines in readings.items():
             expected = _canonical(turtle, doubles=reader == "pyld")
@@ -254,7 +261,7 @@ def crawl(server, version: str) -> Crawl:
 
 def test_the_crawl_reaches_every_kind_of_resource(server, crawl: Crawl) -> None:
     kinds = {kind_of(server.url, d) for d in crawl.graphs}
-    assert len(crawl.graphs) > 250, len(crawl.graphs)
+    assert len(crawl.graphs) > 180, len(crawl.graphs)
     for expected in (
         "catalog",
         "vocab",
