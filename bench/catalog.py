@@ -33,11 +33,14 @@ import io
 import os
 import platform
 import re
+import statistics
 import tempfile
 import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from bench.machine import load_average
 
 BASE = "http://localhost:8080/"
 START = datetime(2025, 1, 1, tzinfo=UTC)
@@ -50,16 +53,6 @@ ABOUT = {
     "dataset_creator_type": "Academia-ScientificOrganisation",
     "dataset_contact": "bench@example.org",
 }
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
-def load_average() -> str:
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def published_upload(client: Any) -> dict[str, str]:
@@ -175,7 +168,7 @@ def timed(
         if response.status_code != 200:
             raise SystemExit(f"{path}: {response.status_code} {response.data[:300]!r}")
         size = len(response.data)
-    return median(walls) * 1000, median(cpus) * 1000, size
+    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000, size
 
 
 def row(name: str, figures: tuple[float, float, int]) -> None:

@@ -44,6 +44,8 @@ import subprocess
 import time
 from types import ModuleType
 
+from bench.machine import load_average
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("GERBIL_QA_DATA", ROOT.parent / "shared" / "data")).resolve()
 QALD = DATA / "qald" / "ag-sc_QALD"
@@ -199,14 +201,6 @@ def instruction_counts() -> None:
     )
 
 
-def _load() -> str:
-    try:
-        one, five, fifteen = os.getloadavg()
-    except OSError:
-        return "load average unknown"
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement (at least 7)")
@@ -217,12 +211,12 @@ def main() -> None:
             raise SystemExit(f"benchmark data not found: {path} (set GERBIL_QA_DATA)")
     if not GERBIL_QA.is_file():
         raise SystemExit(f"{GERBIL_QA} not found: run `make install` first")
-    print(f"Python {platform.python_version()} on {platform.machine()}; {_load()}")
+    print(f"Python {platform.python_version()} on {platform.machine()}; {load_average()}")
     compile_bytecode()
     in_process(runs)
     whole_process(runs)
     instruction_counts()
-    print(_load())
+    print(load_average())
 
 
 if __name__ == "__main__":

@@ -38,11 +38,14 @@ import argparse
 import os
 import platform
 import random
+import statistics
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import quote
+
+from bench.machine import load_average
 
 BASE = "http://localhost:8080/"
 DATASETS = [f"bench-dataset-{i}" for i in range(20)]
@@ -51,17 +54,6 @@ PROFILES = ("fair", "qald6")
 LANGUAGES = ("en", "de")
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
 QALD9 = "qald-9-train-multilingual"
-
-
-def median(values: list[float]) -> float:
-    """The median (here, not the statistics module: bench/statistics.py shadows it for mypy)."""
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
-def load_average() -> str:
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def synthetic(n: int, k: int, rng: random.Random) -> Any:  # -> Evaluation
@@ -219,9 +211,9 @@ def bench_write(tmp: Path, runs: int) -> None:
         results._explanation = explain  # type: ignore[assignment]
         graph.close()
     print(f"\nrecord the 408-question experiment (3 systems), median of {runs} ({load_average()}):")
-    reference = median(times["without (reference)"])
+    reference = statistics.median(times["without (reference)"])
     for name, found in times.items():
-        middle = median(found)
+        middle = statistics.median(found)
         print(f"  {name:<22} {sizes[name]:>8} quads  {middle:.3f} s  ({middle / reference:.2f}x)")
 
 
@@ -237,7 +229,7 @@ def timed(client: Any, state: Any, path: str, repeat: int) -> tuple[float, float
         if response.status_code != 200:
             raise SystemExit(f"{path}: {response.status_code} {response.data[:300]!r}")
         size = len(response.data)
-    return median(walls) * 1000, median(cpus) * 1000, size
+    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000, size
 
 
 def row(name: str, figures: tuple[float, float, int], note: str = "") -> None:

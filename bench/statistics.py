@@ -35,17 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import argparse
-import os
 import random
 import subprocess
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-
-def _load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cores)"
+from bench.machine import load_average
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -233,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     import numpy
 
-    print(f"bench/statistics.py, numpy {numpy.__version__}; {_load()}")
+    print(f"bench/statistics.py, numpy {numpy.__version__}; {load_average()}")
     evaluations = synthetic(args.systems, args.questions)
     ours = vectorised(evaluations, args.resamples, args.shuffles)
     theirs = reference(evaluations, args.reference, args.resamples, args.shuffles)
@@ -243,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     total = sum(ours.values())
     print(f"  everything above, vectorised: {total:.1f} s")
     import_cost()
-    print(f"\n{_load()}")
+    print(f"\n{load_average()}")
 
 
 if __name__ == "__main__":

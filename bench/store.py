@@ -44,6 +44,7 @@ from datetime import UTC, datetime, timedelta
 
 import pyoxigraph as ox
 
+from bench.machine import load_average
 from service.evaluation.profiles import get_profile
 from service.evaluation.results import (
     Evaluation,
@@ -72,11 +73,6 @@ PROFILE = get_profile("fair")
 DATASETS = [f"bench-dataset-{i}" for i in range(20)]
 SYSTEMS = [f"system-{i}" for i in range(50)]
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
-
-
-def load_average() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 def synthetic_scores(n: int, rng: random.Random) -> list[QuestionScore]:
