@@ -9,14 +9,12 @@ Every test sizes its loops with :func:`scaled` (the CI size, or the soak's when
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -79,12 +77,9 @@ def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``gerbil-qa ARGS`` to the end in this process, its output captured: the same command
     as :func:`cli` without an interpreter's start (0.5-1 s of imports). For what runs after the
     process under test is gone (run again, checked): the process killed stays a subprocess."""
-    from service.cli import main
+    from tests.helpers import gerbil_qa_here
 
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(args))
-    return subprocess.CompletedProcess(["gerbil-qa", *args], code, out.getvalue(), err.getvalue())
+    return gerbil_qa_here(*args)
 
 
 def start_cli(*args: str, output: Path | None = None, **env: str) -> subprocess.Popen[bytes]:
