@@ -74,11 +74,14 @@ def gerbil_qa_here(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     from tests.conftest import DATA
     from tests.remote import environment
 
-    out, err = io.StringIO(), io.StringIO()
+    # text streams with a byte buffer under them, as a process's (``export`` writes bytes)
+    raw = io.BytesIO(), io.BytesIO()
+    out, err = (io.TextIOWrapper(r, "utf-8", write_through=True) for r in raw)
     environ = {"GERBIL_QA_DATA": str(DATA), **env}
     with environment(environ), redirect_stdout(out), redirect_stderr(err):
         code = main(list(args))
-    return subprocess.CompletedProcess(["gerbil-qa", *args], code, out.getvalue(), err.getvalue())
+    said = [r.getvalue().decode("utf-8") for r in raw]
+    return subprocess.CompletedProcess(["gerbil-qa", *args], code, *said)
 
 
 def recorded(
