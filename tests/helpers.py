@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -63,13 +65,35 @@ def gerbil_qa(
     )
 
 
-def recorded(store: str, answers: Path, *, dataset: Path | None = None, **env: str) -> str:
+def gerbil_qa_here(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The same command as :func:`gerbil_qa` (``service.cli.main``, the environment likewise
+    meanwhile), run in this process: without an interpreter's start (0.5-1 s of imports each).
+    For what a command does to a store; the commands' own processes (exit, signals) are what
+    :func:`gerbil_qa` is for."""
+    from service.cli import main
+    from tests.conftest import DATA
+    from tests.remote import environment
+
+    # text streams with a byte buffer under them, as a process's (``export`` writes bytes)
+    raw = io.BytesIO(), io.BytesIO()
+    out, err = (io.TextIOWrapper(r, "utf-8", write_through=True) for r in raw)
+    environ = {"GERBIL_QA_DATA": str(DATA), **env}
+    with environment(environ), redirect_stdout(out), redirect_stderr(err):
+        code = main(list(args))
+    said = [r.getvalue().decode("utf-8") for r in raw]
+    return subprocess.CompletedProcess(["gerbil-qa", *args], code, *said)
+
+
+def recorded(
+    store: str, answers: Path, *, dataset: Path | None = None, here: bool = False, **env: str
+) -> str:
     """``gerbil-qa evaluate --store`` of ``answers`` on ``dataset`` (the demo questions); the
-    id of the experiment it recorded."""
+    id of the experiment it recorded. ``here``: run in this process (:func:`gerbil_qa_here`)."""
     from service.paths import DEMO_DIR
 
     questions = dataset or DEMO_DIR / "questions.json"
-    done = gerbil_qa(
+    run = gerbil_qa_here if here else gerbil_qa
+    done = run(
         "evaluate", "--dataset", str(questions), "--answers", str(answers), "--store", store, **env
     )
     assert done.returncode == 0, done.stderr

@@ -1,14 +1,18 @@
 """Deleting an unpublished experiment (``gerbil-qa delete``; ``gerbil-qa experiments`` lists
 them), on the embedded store and on a remote one (two ``oxigraph serve``): the graph, the admin
 record and the files only it used go; files another experiment uses stay; a published experiment
-is refused; the id is not reused."""
+is refused; the id is not reused.
+
+Where a store is walked through several commands they run in this process
+(``tests.helpers.gerbil_qa_here``: the same ``gerbil-qa`` command without an interpreter's start
+each); ``serve`` finishing a deletion, and the listing's records, run in processes of their own."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from service.paths import DEMO_DIR
-from tests.helpers import ROOT, gerbil_qa, recorded
+from tests.helpers import ROOT, gerbil_qa, gerbil_qa_here, recorded
 from tests.remote import remote_pair
 
 QUESTIONS = DEMO_DIR / "questions.json"
@@ -31,7 +35,7 @@ def _listed(store: str, *options: str, **env: str) -> dict[str, dict]:
     """``gerbil-qa experiments --output json``, by id."""
     import json
 
-    done = gerbil_qa("experiments", "--store", store, "--output", "json", *options, **env)
+    done = gerbil_qa_here("experiments", "--store", store, "--output", "json", *options, **env)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert done.stderr.strip().endswith(f"{len(rows)} experiment(s)")
@@ -41,13 +45,13 @@ def _listed(store: str, *options: str, **env: str) -> dict[str, dict]:
 def _walk(store: str, tmp_path: Path, kept, **env: str) -> None:
     """Two experiments sharing the dataset file; the second published; the first deleted."""
     mine = _own_answers(tmp_path)
-    first = recorded(store, mine, **env)
-    second = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
+    first = recorded(store, mine, here=True, **env)
+    second = recorded(store, DEMO_DIR / "answers-baseline.json", here=True, **env)
     assert kept(_sha(mine)) and kept(_sha(QUESTIONS))
-    published = gerbil_qa("publish", "--store", store, second, **env)
+    published = gerbil_qa_here("publish", "--store", store, second, **env)
     assert published.returncode == 0, published.stderr
 
-    refused = gerbil_qa("delete", "--store", store, second, **env)
+    refused = gerbil_qa_here("delete", "--store", store, second, **env)
     assert refused.returncode == 1
     assert f"experiment {second} is published" in refused.stderr
     assert "rescore" in refused.stderr
@@ -58,7 +62,7 @@ def _walk(store: str, tmp_path: Path, kept, **env: str) -> None:
     assert listed[second]["public"] is True and listed[second]["publishedAt"]
     assert set(_listed(store, "--private", **env)) == {first}
 
-    done = gerbil_qa("delete", "--store", store, first, **env)
+    done = gerbil_qa_here("delete", "--store", store, first, **env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"deleted {first}"
     assert set(_listed(store, **env)) == {second}
@@ -66,11 +70,11 @@ def _walk(store: str, tmp_path: Path, kept, **env: str) -> None:
     assert kept(_sha(QUESTIONS))  # the published one still does
     assert kept(_sha(DEMO_DIR / "answers-baseline.json"))
 
-    again = gerbil_qa("delete", "--store", store, first, **env)
+    again = gerbil_qa_here("delete", "--store", store, first, **env)
     assert again.returncode == 1 and f"no experiment {first}" in again.stderr
-    checked = gerbil_qa("check", "--store", store, **env)
+    checked = gerbil_qa_here("check", "--store", store, **env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    third = recorded(store, mine, **env)
+    third = recorded(store, mine, here=True, **env)
     assert third > second  # the deleted id is never given out again
     assert kept(_sha(mine))
 
@@ -107,16 +111,16 @@ def _crash_after_the_graph(store: Path, experiment_id: str) -> list[str]:
 def test_a_deletion_a_crash_stopped_is_finished_by_the_next_delete(tmp_path: Path) -> None:
     store = tmp_path / "store"
     mine = _own_answers(tmp_path)
-    eid = recorded(str(store), mine)
+    eid = recorded(str(store), mine, here=True)
     assert _crash_after_the_graph(store, eid) == sorted([_sha(mine), _sha(QUESTIONS)])
     assert (store / "files" / _sha(mine)).is_file()  # left by the "crash"
-    checked = gerbil_qa("check", "--store", str(store))  # the note is valid data meanwhile
+    checked = gerbil_qa_here("check", "--store", str(store))  # the note is valid data meanwhile
     assert checked.returncode == 0 and "0 violation(s)" in checked.stderr, checked.stderr
-    done = gerbil_qa("delete", "--store", str(store), eid)
+    done = gerbil_qa_here("delete", "--store", str(store), eid)
     assert done.returncode == 0, done.stderr
     assert not (store / "files" / _sha(mine)).exists()
     assert not (store / "files" / _sha(QUESTIONS)).exists()
-    again = gerbil_qa("delete", "--store", str(store), eid)  # now nothing is left to finish
+    again = gerbil_qa_here("delete", "--store", str(store), eid)  # now nothing is left to finish
     assert again.returncode == 1 and f"no experiment {eid}" in again.stderr
 
 

@@ -1,6 +1,7 @@
 """A frozen leaderboard in the graph (service/graph/leaderboards.py), on the embedded store and
 on a remote one (two ``oxigraph serve``): its shapes hold, it stays as it stood when an
-experiment of it is withdrawn, and a dump restores it."""
+experiment of it is withdrawn, and a dump restores it. The experiments are recorded and
+published by ``gerbil-qa`` run in this process (``tests.helpers.gerbil_qa_here``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from service.graph.dumps import dump_base, export, import_dump
 from service.graph.store import open_storage
 from service.graph.uris import gerbil
 from service.paths import DEMO_DIR
-from tests.helpers import gerbil_qa, recorded
+from tests.helpers import gerbil_qa_here, recorded
 from tests.remote import environment, remote_pair
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -27,10 +28,10 @@ def _tasks(storage) -> list[str]:
 
 
 def _walk(store: str, env: dict[str, str], tmp_path: Path) -> None:
-    strong = recorded(store, DEMO_DIR / "answers-strong.json", **env)
-    weak = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
+    strong = recorded(store, DEMO_DIR / "answers-strong.json", here=True, **env)
+    weak = recorded(store, DEMO_DIR / "answers-baseline.json", here=True, **env)
     for eid in (strong, weak):
-        assert gerbil_qa("publish", eid, "--store", store, **env).returncode == 0
+        assert gerbil_qa_here("publish", eid, "--store", store, **env).returncode == 0
     with environment(env), open_storage(store, base=None, catalog=False) as storage:
         tasks = _tasks(storage)
         assert len(tasks) == 2
@@ -79,8 +80,8 @@ def test_two_replicas_freezing_one_state_at_once_write_it_once(tmp_path: Path) -
 
     with remote_pair(tmp_path / "remote") as pair:
         store = pair.public.url
-        eid = recorded(store, DEMO_DIR / "answers-strong.json", **pair.env)
-        assert gerbil_qa("publish", eid, "--store", store, **pair.env).returncode == 0
+        eid = recorded(store, DEMO_DIR / "answers-strong.json", here=True, **pair.env)
+        assert gerbil_qa_here("publish", eid, "--store", store, **pair.env).returncode == 0
         with (
             environment(pair.env),
             open_storage(store, base=None, catalog=False) as one,

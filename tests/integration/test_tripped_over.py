@@ -1,5 +1,9 @@
 """What a new user tripped over (issue 8, item 5), each on the command line as they met it.
 
+The commands run in this process (``tests.helpers.gerbil_qa_here``: ``gerbil-qa`` with the same
+arguments, without an interpreter's start each); those run in a folder of their own (what they
+leave there is checked), and ``serve``, in processes of their own.
+
 The API's side of two of them is in ``tests/web/test_api.py`` (answer ids under half of the
 dataset's, an upload byte-identical to a catalogue dataset); the PROV times of a web-service
 run in ``tests/integration/test_systems_web.py``; ``system run``'s errors and runtimes read
@@ -23,12 +27,17 @@ import requests
 from service.graph.uris import GQA
 from service.paths import DEMO_DIR
 from tests.conftest import QALD
-from tests.helpers import gerbil_qa as _cli
+from tests.helpers import gerbil_qa, gerbil_qa_here
 
 ROOT = Path(__file__).resolve().parents[2]
 QALD9_TEST = QALD / "9" / "data" / "qald-9-test-multilingual.json"
 QALD8_TEST = QALD / "8" / "data" / "qald-8-test-multilingual.json"
 PROV = "http://www.w3.org/ns/prov#"
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``gerbil-qa ARGS`` in this process, or run in the folder ``cwd`` in a process of its own."""
+    return gerbil_qa(*args, cwd=cwd) if cwd is not None else gerbil_qa_here(*args)
 
 
 def _json_lines(text: str) -> list[dict]:

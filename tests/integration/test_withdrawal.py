@@ -1,7 +1,11 @@
 """Withdrawing a published experiment (``gerbil-qa withdraw``), on the embedded store and on a
 remote one (two ``oxigraph serve``): its results leave the public default graph (what every
 leaderboard and listing reads) while its graph stays whole at its URI with the note of when and
-why; what another published experiment shares stays; a dump restores it withdrawn."""
+why; what another published experiment shares stays; a dump restores it withdrawn.
+
+The commands run in this process (``tests.helpers.gerbil_qa_here``: the same ``gerbil-qa``
+command without an interpreter's start each); the operator's commands without ``--base`` run as
+a user runs them, each in its own process."""
 
 from __future__ import annotations
 
@@ -11,21 +15,21 @@ from pathlib import Path
 from service.graph.store import open_storage
 from service.graph.uris import GQA
 from service.paths import DEMO_DIR
-from tests.helpers import gerbil_qa, recorded
+from tests.helpers import gerbil_qa, gerbil_qa_here, recorded
 from tests.remote import environment, remote_pair
 
 QB = "http://purl.org/linked-data/cube#"
 REASON = "the answers file  was the\nwrong one"  # stored with its spaces folded
 
 
-def _run(*args: str, **env: str) -> str:
-    done = gerbil_qa(*args, **env)
+def _run(*args: str, process: bool = False, **env: str) -> str:
+    done = (gerbil_qa if process else gerbil_qa_here)(*args, **env)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
 
 def _refused(*args: str, **env: str) -> str:
-    done = gerbil_qa(*args, **env)
+    done = gerbil_qa_here(*args, **env)
     assert done.returncode == 1, done.stdout + done.stderr
     return done.stderr
 
@@ -71,9 +75,9 @@ def _walk(store: str, tmp_path: Path, **env: str) -> tuple[str, str, Seen]:
     first withdrawn. Returns both URIs and the reader."""
     mine = tmp_path / "mine.json"
     mine.write_text((DEMO_DIR / "answers-strong.json").read_text() + "\n", encoding="utf-8")
-    first = recorded(store, mine, **env)
-    second = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
-    unpublished = recorded(store, DEMO_DIR / "answers-baseline.json", **env)
+    first = recorded(store, mine, here=True, **env)
+    second = recorded(store, DEMO_DIR / "answers-baseline.json", here=True, **env)
+    unpublished = recorded(store, DEMO_DIR / "answers-baseline.json", here=True, **env)
     for eid in (first, second):
         _run("publish", "--store", store, eid, **env)
     seen = Seen(store, **env)
@@ -111,7 +115,7 @@ def _walk(store: str, tmp_path: Path, **env: str) -> tuple[str, str, Seen]:
     assert "withdrawnAt" not in rows[second]
     table = _run("experiments", "--store", store, **env).splitlines()
     assert [line.split()[2] for line in table if line.startswith(first)] == ["withdrawn"]
-    checked = gerbil_qa("check", "--store", store, **env)  # the shapes hold on the note
+    checked = gerbil_qa_here("check", "--store", store, **env)  # the shapes hold on the note
     assert checked.returncode == 0 and checked.stderr.startswith("0 violation(s)"), checked.stderr
     return a, b, seen
 
@@ -138,7 +142,7 @@ def test_a_paper_linked_after_the_withdrawal_stays_out_of_the_default_graph(
     tmp_path: Path,
 ) -> None:
     store = str(tmp_path / "store")
-    eid = recorded(store, DEMO_DIR / "answers-baseline.json")
+    eid = recorded(store, DEMO_DIR / "answers-baseline.json", here=True)
     _run("publish", "--store", store, eid)
     _run("withdraw", "--store", store, eid, "--reason", "superseded")
     _run("publish", "--store", store, eid, "--paper", "10.3233/SW-180312")
@@ -166,11 +170,11 @@ def test_the_operator_commands_take_the_base_from_the_store(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     published = recorded(store, DEMO_DIR / "answers-baseline.json")
     unpublished = recorded(store, DEMO_DIR / "answers-baseline.json")
-    said = _run("publish", "--store", store, published)
+    said = _run("publish", "--store", store, published, process=True)
     assert said.startswith(f"published {published}: {base}experiment/{published} (")
-    said = _run("withdraw", "--store", store, published, "--reason", "superseded")
+    said = _run("withdraw", "--store", store, published, "--reason", "superseded", process=True)
     assert said.startswith(f"withdrawn {published}: {base}experiment/{published} (")
-    assert _run("delete", "--store", store, unpublished) == f"deleted {unpublished}\n"
+    assert _run("delete", "--store", store, unpublished, process=True) == f"deleted {unpublished}\n"
 
 
 def _held_only_by_withdrawn(seen: Seen) -> int:
@@ -189,7 +193,10 @@ def _held_only_by_withdrawn(seen: Seen) -> int:
 def _withdraw_both(store: str, **env: str) -> Seen:
     """Two published experiments on one uploaded dataset (they share its questions), both
     withdrawn, one after the other."""
-    ids = [recorded(store, DEMO_DIR / f"answers-{k}.json", **env) for k in ("strong", "baseline")]
+    ids = [
+        recorded(store, DEMO_DIR / f"answers-{k}.json", here=True, **env)
+        for k in ("strong", "baseline")
+    ]
     for eid in ids:
         _run("publish", "--store", store, eid, **env)
     for eid in ids:
@@ -220,7 +227,7 @@ def test_publishing_a_withdrawn_experiment_again_is_refused_as_the_api_does(
     API's 409 says why: a pipeline took it for listed); with ``--paper`` it links the paper
     and says the experiment stays withdrawn."""
     store = str(tmp_path / "store")
-    eid = recorded(store, DEMO_DIR / "answers-baseline.json")
+    eid = recorded(store, DEMO_DIR / "answers-baseline.json", here=True)
     _run("publish", "--store", store, eid)
     _run("withdraw", "--store", store, eid, "--reason", "superseded")
     refused = _refused("publish", "--store", store, eid)
