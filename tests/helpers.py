@@ -79,7 +79,10 @@ def gerbil_qa_here(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     out, err = (io.TextIOWrapper(r, "utf-8", write_through=True) for r in raw)
     environ = {"GERBIL_QA_DATA": str(DATA), **env}
     with environment(environ), redirect_stdout(out), redirect_stderr(err):
-        code = main(list(args))
+        try:
+            code = main(list(args))
+        except SystemExit as stop:  # argparse's usage errors, as a process would exit
+            code = stop.code if isinstance(stop.code, int) else 1
     said = [r.getvalue().decode("utf-8") for r in raw]
     return subprocess.CompletedProcess(["gerbil-qa", *args], code, *said)
 

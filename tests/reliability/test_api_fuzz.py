@@ -21,8 +21,9 @@ bounds is a 400 naming the parameter; the one 5xx allowed is the documented 503 
 (with Retry-After). A 202 is followed until its experiment finishes or fails (at most 6 of the
 fuzz's runs at once, so they never pile up), and after each test the store holds no experiment
 the fuzz did not see accepted (nothing left behind by a refused request). Reproducible
-(``derandomize``) and bounded: in CI 300 JSON bodies, 300 forms and 550 parameter requests
-(~60 s with the runs it waits for); ``make soak`` sends 900, 300 and 1,100.
+(``derandomize``) and bounded, per operation of the document: in CI 100 JSON bodies, 150 forms
+and 50 parameter requests (with today's 6, 2 and 18 operations: 600, 300 and 900, ~55 s with
+the runs it waits for); ``make soak`` sends 300, 150 and 100 (1,800, 300 and 1,800).
 """
 
 from __future__ import annotations
