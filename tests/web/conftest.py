@@ -176,18 +176,21 @@ def stop_server(server: Server) -> None:
     listening one, its trigger, the clients' keep-alive channels) is closed in the loop's own
     thread, so the loop ends: ``close()`` alone closed the listening socket only, the loop ran
     on for the open channels (the join waited its 5 s) and they kept the app, its store and
-    ~35 file descriptors alive, until a long session's descriptors passed select()'s 1,024."""
+    ~35 file descriptors alive, until a long session's descriptors passed select()'s 1,024.
+    The task threads stop first: a request's thread still finishing pulled the trigger after the
+    loop had closed it (EBADF, logged with its traceback, whose frames held the app and its store
+    for the rest of the test's setup: the next server on that store found it locked, in CI)."""
     from waitress import wasyncore
 
     from service.web import close_app
 
     running = server.server
+    running.task_dispatcher.shutdown()  # the requests in progress end, their threads with them
     try:
         running.trigger.pull_trigger(lambda: wasyncore.close_all(running._map))
     except OSError:  # its trigger closed already (EBADF, seen once): close the rest from here
         wasyncore.close_all(running._map)
     server.thread.join(5)
-    running.task_dispatcher.shutdown()
     close_app(server.app)
 
 
