@@ -90,7 +90,10 @@ def secrets_(server: Server, slow_qa: str) -> Iterator[tuple[Secret, Secret, Sec
     other = _submit(server, f"other-{secrets.token_hex(4)}")
     server.wait_finished(other["id"], other["token"])
     running_name = f"slow-{secrets.token_hex(4)}"
-    running = _submit(server, running_name, webservice=f"{running_name}={slow_qa}delay/5")
+    # 15 s a question, 4 rounds of 4 at least (60 s): the leak checks must end before it does,
+    # on a loaded machine too (at 5 s it ended after 20 s, and the checks took 19 s in CI and
+    # once 27). Its cancel waits for the questions being asked: at most 15 s more.
+    running = _submit(server, running_name, webservice=f"{running_name}={slow_qa}delay/15")
     yield (
         _secret(server, finished, marker),
         _secret(server, running, running_name),
