@@ -33,13 +33,13 @@ import io
 import os
 import platform
 import re
-import statistics
 import tempfile
 import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bench import cold
 from bench.machine import load_average
 
 BASE = "http://localhost:8080/"
@@ -150,25 +150,11 @@ def grow(storage: Any, run: dict[str, str], numbers: range, folder: Path) -> flo
 def timed(
     client: Any, state: Any, path: str, accept: str, repeat: int, *, order: bool = False
 ) -> tuple[float, float, int]:
-    """Median wall and CPU milliseconds of ``path`` rendered cold (the page cache emptied;
-    ``order``: but for the uploads' order, as the later pages of a walk find it), and its
-    bytes."""
+    """``path`` cold (``order``: but for the uploads' order, as the later pages of a walk find
+    it): median wall and CPU milliseconds, bytes."""
     from service.web.catalog_pages import ORDER_KEY
 
-    walls, cpus, size = [], [], 0
-    for _ in range(repeat):
-        kept = state.cache.get(ORDER_KEY) if order else None
-        state.cache.clear()
-        if kept is not None:
-            state.cache.put(ORDER_KEY, kept)
-        t0, c0 = time.perf_counter(), time.process_time()
-        response = client.get(path, headers={"Accept": accept})
-        cpus.append(time.process_time() - c0)
-        walls.append(time.perf_counter() - t0)
-        if response.status_code != 200:
-            raise SystemExit(f"{path}: {response.status_code} {response.data[:300]!r}")
-        size = len(response.data)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000, size
+    return cold.timed(client, state, path, repeat, accept=accept, keep=[ORDER_KEY] if order else [])
 
 
 def row(name: str, figures: tuple[float, float, int]) -> None:

@@ -45,6 +45,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 from urllib.parse import quote
 
+from bench.cold import timed
 from bench.machine import load_average
 
 BASE = "http://localhost:8080/"
@@ -215,21 +216,6 @@ def bench_write(tmp: Path, runs: int) -> None:
     for name, found in times.items():
         middle = statistics.median(found)
         print(f"  {name:<22} {sizes[name]:>8} quads  {middle:.3f} s  ({middle / reference:.2f}x)")
-
-
-def timed(client: Any, state: Any, path: str, repeat: int) -> tuple[float, float, int]:
-    """Median wall and CPU milliseconds of rendering ``path`` cold, and its size in bytes."""
-    walls, cpus, size = [], [], 0
-    for _ in range(repeat):
-        state.cache.clear()
-        t0, c0 = time.perf_counter(), time.process_time()
-        response = client.get(path, headers={"Accept": "text/html"})
-        cpus.append(time.process_time() - c0)
-        walls.append(time.perf_counter() - t0)
-        if response.status_code != 200:
-            raise SystemExit(f"{path}: {response.status_code} {response.data[:300]!r}")
-        size = len(response.data)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000, size
 
 
 def row(name: str, figures: tuple[float, float, int], note: str = "") -> None:
