@@ -73,16 +73,6 @@ def cli(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedPro
     )
 
 
-def cli_here(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run ``gerbil-qa ARGS`` to the end in this process (``env`` set meanwhile), its output
-    captured: the same command as :func:`cli` without an interpreter's start (0.5-1 s of
-    imports). For the stores a test starts from and what runs after the process under test is
-    gone (run again, checked): the process killed or served stays a subprocess."""
-    from tests.helpers import gerbil_qa_here
-
-    return gerbil_qa_here(*args, **env)
-
-
 def start_cli(*args: str, output: Path | None = None, **env: str) -> subprocess.Popen[bytes]:
     """Start ``gerbil-qa ARGS`` in the background (its output is dropped, or goes to the file
     ``output``)."""

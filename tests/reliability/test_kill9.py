@@ -46,7 +46,8 @@ import requests
 from service.experiments.runner import ExperimentRunner
 from service.graph.checks import Violation
 from service.graph.store import Storage, open_storage
-from tests.reliability.figures import SEED, Served, cli_here, record, scaled, start_cli
+from tests.helpers import gerbil_qa_here
+from tests.reliability.figures import SEED, Served, record, scaled, start_cli
 
 QUESTIONS = 150
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -187,7 +188,7 @@ def _check_quickly(storage: Storage) -> list[str]:
 
 
 def _full_check(store: Path) -> int:
-    done = cli_here("check", "--store", str(store))
+    done = gerbil_qa_here("check", "--store", str(store))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "0 violation(s)" in done.stderr
     return 1
@@ -311,7 +312,7 @@ def _whole_results(files: dict[str, Path]) -> int:
     """Question results of one whole experiment (an uninterrupted run in a store of its own)."""
     store = files["dir"] / "reference"
     if not store.exists():
-        done = cli_here(*_evaluate_args(files, store))
+        done = gerbil_qa_here(*_evaluate_args(files, store))
         assert done.returncode == 0, done.stderr
     with open_storage(store, base=None) as storage:
         (only,) = storage.experiments.listing(include_private=True)
@@ -353,7 +354,7 @@ def _private_experiments(store: Path, files: dict[str, Path], count: int) -> lis
     """A store with ``count`` finished private experiments (recorded by ``gerbil-qa
     evaluate``); their ids."""
     for _ in range(count):
-        done = cli_here(*_evaluate_args(files, store))
+        done = gerbil_qa_here(*_evaluate_args(files, store))
         assert done.returncode == 0, done.stderr
     with open_storage(store, base=None) as storage:
         return [s.id for s in storage.experiments.listing(include_private=True)]
@@ -381,7 +382,7 @@ def test_kill9_while_publishing(files: dict[str, Path], template: tuple[Path, li
             with _after_kill(store, tally, results) as storage:
                 published += storage.experiments.status(eid).public
         # run again, it completes: the experiment is public, wholly
-        again = cli_here(*args)
+        again = gerbil_qa_here(*args)
         assert again.returncode == 0, again.stderr
         tally.resumed += killed
         with open_storage(store, base=None) as storage:
@@ -401,7 +402,7 @@ def test_kill9_while_withdrawing(files: dict[str, Path], template: tuple[Path, l
     if not published.exists():
         shutil.copytree(template[0], published)
         for eid in template[1]:
-            done = cli_here("publish", "--store", str(published), eid)
+            done = gerbil_qa_here("publish", "--store", str(published), eid)
             assert done.returncode == 0, done.stderr
     reason = ["--reason", "withdrawn by the kill -9 test"]
     timing = files["dir"] / "withdraw-timing"
@@ -415,7 +416,7 @@ def test_kill9_while_withdrawing(files: dict[str, Path], template: tuple[Path, l
                 done_before = storage.experiments.status(eid).withdrawn_at is not None
             withdrawn += done_before
             if not done_before:  # run again, it is withdrawn, wholly
-                again = cli_here(*args)
+                again = gerbil_qa_here(*args)
                 assert again.returncode == 0, again.stderr
                 tally.resumed += 1
         with open_storage(store, base=None) as storage:
@@ -435,9 +436,9 @@ def test_kill9_while_importing(files: dict[str, Path], template: tuple[Path, lis
     shutil.copytree(template[0], source)
     ids = template[1]
     for eid in ids[:2]:
-        assert cli_here("publish", "--store", str(source), eid).returncode == 0
+        assert gerbil_qa_here("publish", "--store", str(source), eid).returncode == 0
     dump = files["dir"] / "dump.nq"
-    done = cli_here("export", "--store", str(source), "--output", str(dump))
+    done = gerbil_qa_here("export", "--store", str(source), "--output", str(dump))
     assert done.returncode == 0, done.stderr
     expected = {eid: eid in ids[:2] for eid in ids}  # id -> public
     duration = _timed(["import", "--store", str(files["dir"] / "import-timing"), str(dump)])
@@ -458,7 +459,7 @@ def test_kill9_while_importing(files: dict[str, Path], template: tuple[Path, lis
             for status in there:  # the dump's, private until the import's last step
                 if status.id not in expected or (status.public and not expected[status.id]):
                     tally.partial.append(f"{status.id}: public {status.public} after import")
-        again = cli_here(*args)  # run again, the store is the dump's
+        again = gerbil_qa_here(*args)  # run again, the store is the dump's
         assert again.returncode == 0, again.stderr
         tally.resumed += killed
         with open_storage(store, base=None) as storage:
@@ -494,7 +495,7 @@ def test_kill9_while_deleting(files: dict[str, Path], template: tuple[Path, list
             with _after_kill(store, tally, results) as storage:
                 listed = storage.experiments.listing(include_private=True)
                 gone_when_killed += eid not in {s.id for s in listed}
-        again = cli_here(*args)  # run again: it finishes (or finds it all done)
+        again = gerbil_qa_here(*args)  # run again: it finishes (or finds it all done)
         assert again.returncode == 0 or f"no experiment {eid}" in again.stderr, again.stderr
         tally.resumed += killed
         with open_storage(store, base=None) as storage:
@@ -554,7 +555,7 @@ def test_kill9_of_the_server_during_a_run_then_resume(files: dict[str, Path], sl
             tally.partial += partial_experiments(storage, results or -1)
             tally.violations += _check_quickly(storage)
         if status.status != "finished":
-            resumed = cli_here("resume", "--store", str(store), eid, "--allow", allow)
+            resumed = gerbil_qa_here("resume", "--store", str(store), eid, "--allow", allow)
             assert resumed.returncode == 0, resumed.stdout + resumed.stderr
             assert f"experiment {eid}: finished" in resumed.stdout
             tally.resumed += 1

@@ -9,7 +9,7 @@ and read by content negotiation and SPARQL through nginx; the store restarted un
 replicas. The moving steps (``export --files``, ``import``, the live backup) and the servers run
 as the operator runs them, each in its own process; the stores' making and reading
 (``evaluate``, ``publish``, ``experiments``, ``export``) run the same commands in this process
-(``figures.cli_here``), without an interpreter's start each.
+(``tests.helpers.gerbil_qa_here``), without an interpreter's start each.
 
 Before: the README's ``proxy_set_header Host $host`` drops the port the client asked, so behind a
 proxy on any port but the scheme's the absolute links a response gives (the sitemap in
@@ -35,7 +35,8 @@ import requests
 from rdflib.namespace import PROV
 
 from service.paths import DEMO_DIR
-from tests.reliability.figures import ROOT, Served, cli, cli_here, record
+from tests.helpers import gerbil_qa_here
+from tests.reliability.figures import ROOT, Served, cli, record
 from tests.reliability.runs import (
     IN_FLIGHT,
     QUESTIONS,
@@ -113,23 +114,23 @@ def _embedded(store: Path, base: str, data_dir: Path) -> dict[str, tuple[str, st
     tickets = {}
     for name, args in made.items():
         tickets[name] = _recorded(
-            cli_here("evaluate", *args, "--store", str(store), "--base", base)
+            gerbil_qa_here("evaluate", *args, "--store", str(store), "--base", base)
         )
     for name in ("public-demo", "public-qald"):
-        published = cli_here("publish", "--store", str(store), tickets[name][0])
+        published = gerbil_qa_here("publish", "--store", str(store), tickets[name][0])
         assert published.returncode == 0, published.stderr
     return tickets
 
 
 def _listing(store: str, **env: str) -> list[dict[str, object]]:
-    listed = cli_here("experiments", "--store", store, "--output", "json", **env)
+    listed = gerbil_qa_here("experiments", "--store", store, "--output", "json", **env)
     assert listed.returncode == 0, listed.stderr
     return [json.loads(line) for line in listed.stdout.splitlines()]
 
 
 def _dump(store: str, output: Path, **env: str) -> set[str]:
     """The store's N-Quads without blank-node lines (their labels are the writer's)."""
-    exported = cli_here("export", "--store", store, "--output", str(output), **env)
+    exported = gerbil_qa_here("export", "--store", store, "--output", str(output), **env)
     assert exported.returncode == 0, exported.stderr
     return {line for line in output.read_text().splitlines() if "_:" not in line}
 
@@ -336,7 +337,7 @@ def test_serving_a_moved_store_under_another_base_says_how(tmp_path: Path) -> No
     public base: refused, which was right, but the message named neither the setting nor the
     README's ``--rebase`` move, only the two bases."""
     store = tmp_path / "trial"
-    made = cli_here(
+    made = gerbil_qa_here(
         "evaluate",
         *("--dataset", str(DEMO_DIR / "questions.json")),
         *("--answers", str(DEMO_DIR / "answers-strong.json")),
@@ -364,7 +365,7 @@ def test_a_public_store_serving_the_union_of_its_graphs_is_refused(tmp_path: Pat
     match twice: measured behind two replicas, ``api/experiments`` listed each experiment twice
     and a withdrawn one was back. Now refused when opened, saying so."""
     with remote_pair(tmp_path) as pair:
-        made = cli_here(
+        made = gerbil_qa_here(
             "evaluate",
             *("--dataset", str(DEMO_DIR / "questions.json")),
             *("--answers", str(DEMO_DIR / "answers-strong.json")),
@@ -372,13 +373,13 @@ def test_a_public_store_serving_the_union_of_its_graphs_is_refused(tmp_path: Pat
             **pair.env,
         )
         eid, _ = _recorded(made)
-        assert cli_here("publish", "--store", pair.url, eid, **pair.env).returncode == 0
-        assert cli_here("experiments", "--store", pair.url, **pair.env).returncode == 0
+        assert gerbil_qa_here("publish", "--store", pair.url, eid, **pair.env).returncode == 0
+        assert gerbil_qa_here("experiments", "--store", pair.url, **pair.env).returncode == 0
         port = int(pair.public.url.rstrip("/").rsplit(":", 1)[1])
         pair.public.stop()
         union = start_oxigraph(pair.public.location, port, ("--union-default-graph",))
         pair.public.process = union.process
-        listed = cli_here("experiments", "--store", pair.url, **pair.env)
+        listed = gerbil_qa_here("experiments", "--store", pair.url, **pair.env)
     assert listed.returncode == 1, listed.stdout
     assert "answers queries over the union of its graphs" in listed.stderr, listed.stderr
     assert "--union-default-graph" in listed.stderr

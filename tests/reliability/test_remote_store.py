@@ -1,7 +1,7 @@
 """The command line on a remote store (issue 14): two real Oxigraph servers (``oxigraph serve``)
 hold the public and the private dataset; ``gerbil-qa`` runs with ``--store http://…`` and
 ``GERBIL_QA_PRIVATE_STORE``, killed in subprocesses, otherwise in this process
-(``figures.cli_here``: the same command without an interpreter's start each).
+(``tests.helpers.gerbil_qa_here``: the same command without an interpreter's start each).
 
 - an experiment recorded on the remote store is the experiment the embedded store records
   (the same graph, compared canonically), and evaluate, publish, rescore, export, import and
@@ -20,9 +20,9 @@ import pytest
 
 from service.graph.store import open_storage
 from service.web.describe import FOLLOW_EXPERIMENT, FOLLOW_TASK, REVERSE_TASK, document_quads
-from tests.helpers import register_ck25_version
+from tests.helpers import gerbil_qa_here, register_ck25_version
 from tests.reliability import test_kill9
-from tests.reliability.figures import cli_here, scaled
+from tests.reliability.figures import scaled
 from tests.reliability.test_kill9 import (
     QUESTIONS,
     Tally,
@@ -46,7 +46,7 @@ def pair(tmp_path: Path) -> Iterator[RemotePair]:
 
 def _ok(*args: str) -> str:
     """``gerbil-qa ARGS`` run in this process (the killed ones are subprocesses), succeeding."""
-    done = cli_here(*args)
+    done = gerbil_qa_here(*args)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return done.stdout + done.stderr
 
