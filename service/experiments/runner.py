@@ -395,7 +395,8 @@ class ExperimentRunner:
         """Stop (a shutdown, e.g. a deploy): running experiments stop asking and are handed
         over, not cancelled: on a shared store another replica takes them over at once (their
         claims released), else they are marked ``interrupted`` to be resumed; queued ones stay
-        queued. Waits up to ``wait`` seconds for the runs to stop (calls in flight end first)."""
+        queued. Waits up to ``wait`` seconds for the runs to stop (calls in flight are hung up
+        after a second)."""
         self._stop.set()
         with self._lock:
             running = list(self._running.items())

@@ -19,7 +19,11 @@ from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConn
 from service.systems.safety import UnsafeURL, resolve
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from service.systems.safety import NetworkPolicy
+
+    Opened = Callable[[HTTPConnection], None]
 
 
 def _guarded_socket(conn: Any, policy: NetworkPolicy) -> socket.socket:
@@ -53,14 +57,20 @@ def _guarded_socket(conn: Any, policy: NetworkPolicy) -> socket.socket:
     raise NewConnectionError(conn, f"failed to establish a new connection: {last}")
 
 
-def _classes(policy: NetworkPolicy) -> dict[str, type[HTTPConnectionPool]]:
+def _classes(policy: NetworkPolicy, opened: Opened | None) -> dict[str, type[HTTPConnectionPool]]:
+    def connected(conn: HTTPConnection) -> socket.socket:
+        sock = _guarded_socket(conn, policy)
+        if opened is not None:
+            opened(conn)
+        return sock
+
     class GuardedHTTPConnection(HTTPConnection):
         def _new_conn(self) -> socket.socket:
-            return _guarded_socket(self, policy)
+            return connected(self)
 
     class GuardedHTTPSConnection(HTTPSConnection):
         def _new_conn(self) -> socket.socket:
-            return _guarded_socket(self, policy)
+            return connected(self)
 
     class GuardedHTTPPool(HTTPConnectionPool):
         ConnectionCls = GuardedHTTPConnection
@@ -72,12 +82,16 @@ def _classes(policy: NetworkPolicy) -> dict[str, type[HTTPConnectionPool]]:
 
 
 class GuardedAdapter(HTTPAdapter):
-    """A requests adapter whose pools open only sockets the policy allows."""
+    """A requests adapter whose pools open only sockets the policy allows; ``opened`` is told
+    each connection that opened one (so a caller can shut it to stop a call in flight)."""
 
-    def __init__(self, policy: NetworkPolicy, **kwargs: Any) -> None:
+    def __init__(
+        self, policy: NetworkPolicy, *, opened: Opened | None = None, **kwargs: Any
+    ) -> None:
         self.policy = policy
+        self.opened = opened
         super().__init__(max_retries=0, **kwargs)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = _classes(self.policy)
+        self.poolmanager.pool_classes_by_scheme = _classes(self.policy, self.opened)

@@ -33,6 +33,8 @@ from service.errors import Forbidden
 if TYPE_CHECKING:
     import requests
 
+    from service.systems._guarded import Opened
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -138,15 +140,16 @@ class NetworkPolicy:
         for address in resolve(host, port or default):
             self.check_address(address, host=host, port=port or default)
 
-    def session(self) -> requests.Session:
-        """A ``requests`` session whose every connection obeys this policy."""
+    def session(self, *, opened: Opened | None = None) -> requests.Session:
+        """A ``requests`` session whose every connection obeys this policy; ``opened`` is told
+        each connection the session opens."""
         import requests
 
         from service.systems._guarded import GuardedAdapter
 
         session = requests.Session()
         session.trust_env = False  # no environment proxies: the check must see the destination
-        adapter = GuardedAdapter(self)
+        adapter = GuardedAdapter(self, opened=opened)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
         return session

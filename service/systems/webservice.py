@@ -26,6 +26,7 @@ import math
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
@@ -45,6 +46,8 @@ FORM_TYPE = "application/x-www-form-urlencoded; charset=UTF-8"
 ACCEPT = "application/json, application/sparql-results+json;q=0.9, application/xml;q=0.5"
 _REDIRECTS = (301, 302, 303, 307, 308)
 JSON_ACCEPT = "application/json"
+HANG_UP_AFTER = 1.0  # seconds the calls in flight get to answer after a cancel
+_STOP_POLL = 0.1  # seconds between looks at the cancel while calls are in flight
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +152,10 @@ def run_web_service(
     ``done`` holds answers from an earlier, interrupted run: those questions are not asked
     again. ``on_answer`` is called (in the calling thread) with each new answer as it arrives, so
     a caller can persist progress; ``progress(done, total)`` likewise. Setting ``cancel`` stops
-    asking new questions; calls in flight finish.
+    asking new questions; the calls in flight get :data:`HANG_UP_AFTER` seconds to answer, then
+    their connections are shut (a slow service would otherwise hold a cancelled run for up to
+    its timeout). A call that fails once ``cancel`` is set leaves its question pending, to be
+    asked again when the run resumes, not recorded as the service's error.
     """
     service.check()
     previous = dict(done or {})
@@ -166,14 +172,24 @@ def run_web_service(
     stop = cancel or threading.Event()
     local = threading.local()
     sessions: list[requests.Session] = []
+    connections: weakref.WeakSet[object] = weakref.WeakSet()  # to hang up after a cancel
     sessions_lock = threading.Lock()
+
+    def opened(connection: object) -> None:
+        with sessions_lock:
+            connections.add(connection)
 
     def session() -> requests.Session:
         if not hasattr(local, "session"):
-            local.session = service.policy.session()
+            local.session = service.policy.session(opened=opened)
             with sessions_lock:
                 sessions.append(local.session)
         return local.session
+
+    def hang_up() -> None:
+        with sessions_lock:
+            for connection in list(connections):
+                _shutdown(connection)
 
     def task(question: Question) -> tuple[SystemAnswer, tuple[Problem, ...]]:
         text = question.text(language) or ""
@@ -193,11 +209,19 @@ def run_web_service(
                 in_flight[pool.submit(task, question)] = question.id
 
         refill()
+        stopped_at: float | None = None  # when the calls in flight were told of the cancel
         while in_flight:
-            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            finished, _ = wait(in_flight, timeout=_STOP_POLL, return_when=FIRST_COMPLETED)
+            if stop.is_set():
+                now = time.monotonic()
+                stopped_at = stopped_at or now
+                if now - stopped_at >= HANG_UP_AFTER:
+                    hang_up()  # again each round: a call may connect after the first
             for future in finished:
                 in_flight.pop(future)
                 answer, warnings = future.result()
+                if answer.error is not None and stop.is_set():
+                    continue  # hung up or cut short by the cancel: asked again on resume
                 answers[answer.question_id] = answer
                 problems.extend(warnings)
                 calls += 1

@@ -22,7 +22,7 @@ import pytest
 
 from service.model import Dataset, Question, QuestionText, Term
 from service.systems.safety import NetworkPolicy
-from service.systems.webservice import WebService, ask, run_web_service
+from service.systems.webservice import HANG_UP_AFTER, WebService, ask, run_web_service
 
 LOCAL = NetworkPolicy.allowing("127.0.0.1/32", max_response_bytes=1_000_000)
 
@@ -116,6 +116,9 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
         elif path == "/slow":
             time.sleep(2)
             self._send(200, _answer("late"))
+        elif path == "/stalled":  # answers long after any test's patience
+            time.sleep(20)
+            self._send(200, _answer("too late"))
         elif path == "/latency":
             time.sleep(0.2)
             self._send(200, _answer(question))
@@ -482,6 +485,27 @@ def test_cancel_then_resume_asks_each_question_once(server: tuple[str, Recorder]
     assert second.calls == 20  # resumed answers count as calls made
     assert all(count == 1 for count in recorder.hits.values())
     assert sum(recorder.hits.values()) == 20
+
+
+def test_a_cancel_hangs_up_the_calls_in_flight(server: tuple[str, Recorder]) -> None:
+    """A cancel while a slow service thinks: its calls get a second to answer, then their
+    connections are shut, so the run ends at once instead of after the service's timeout; the
+    questions asked stay pending (not the service's errors) and a resumed run asks them."""
+    base, recorder = server
+    recorder.reset()
+    dataset = _dataset([f"question {i}" for i in range(5)])
+    cancel = threading.Event()
+    started = time.monotonic()
+    threading.Timer(0.5, cancel.set).start()
+    service = _service(base, "/stalled", concurrency=2, timeout=30.0)
+    first = run_web_service(dataset, service, language="en", cancel=cancel)
+    took = time.monotonic() - started
+    assert 0.5 + HANG_UP_AFTER <= took < 0.5 + HANG_UP_AFTER + 2.0  # not the 20 s of a call
+    assert first.cancelled and first.run.answers == {} and first.calls == 0
+    assert first.pending == tuple(str(i) for i in range(5))
+    assert sum(recorder.hits.values()) == 2  # the two in flight; nothing asked after
+    resumed = run_web_service(dataset, _service(base, "/echo"), language="en", done={})
+    assert not resumed.pending and all(a.error is None for a in resumed.run.answers.values())
 
 
 def test_duplicate_question_ids_are_asked_once(server: tuple[str, Recorder]) -> None:

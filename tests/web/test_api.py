@@ -1229,6 +1229,29 @@ def test_a_stopped_run_does_not_say_its_systems_are_still_asking(server, slow_qa
         assert system["activity"] == f"{state['status']} while asking", system
 
 
+def test_a_cancel_ends_a_run_at_once_however_slow_its_service(server, slow_qa) -> None:
+    """A user cancels a run whose service takes 30 s a question (a large model, a minute
+    allowed per call): the run is ``cancelled`` within seconds, not once the calls in flight
+    return, and no question asked counts as the service's error (a resume asks them again)."""
+    body = {"dataset": "demo", "kb": "demo", "timeout": 60, "concurrency": 2,
+            "systems": [{"name": "s", "url": slow_qa + "delay/30"}]}  # fmt: skip
+    ticket = server.post("api/experiments", json=body).json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    url = f"api/experiments/{ticket['id']}"
+    deadline = time.monotonic() + 30
+    while not (state := server.get(url, headers=owner).json())["systems"]:
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+    time.sleep(0.3)  # the two calls are made
+    asked = time.monotonic()
+    assert server.post(f"{url}/cancel", headers=owner).json()["cancelling"] is True
+    while (state := server.get(url, headers=owner).json())["status"] == "running":
+        assert time.monotonic() < asked + 10, state  # the calls in flight have 25 s to go
+        time.sleep(0.1)
+    (system,) = state["systems"]
+    assert state["status"] == "cancelled" and system["done"] == 0 and system["errors"] == 0, state
+
+
 def test_a_published_status_gives_each_systems_badge_snippets(server) -> None:
     """A release pipeline puts its system's badge in its README from the API: a published
     experiment's status has, per system of its QA task, the badge URL and the Markdown and
