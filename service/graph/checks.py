@@ -247,19 +247,16 @@ def shacl_violations(
 ) -> list[Violation]:
     """Validate ``triples`` against ``shapes/`` with pyshacl (no inference: we check what is
     written, types included). The vocabulary is added so code-list members have their types."""
-    import pyoxigraph
+    import itertools
+
     import pyshacl
     import rdflib
 
     from service.graph.vocabulary import vocabulary_triples
 
-    items = [pyoxigraph.Triple(t.subject, t.predicate, t.object) for t in triples]
-    if with_vocabulary:
-        items += [pyoxigraph.Triple(t.subject, t.predicate, t.object) for t in vocabulary_triples()]
-    data = rdflib.Graph()
+    items = itertools.chain(triples, vocabulary_triples() if with_vocabulary else ())
     with _quiet_unconvertible_literals():
-        nt = pyoxigraph.serialize(items, format=pyoxigraph.RdfFormat.N_TRIPLES)
-        data.parse(data=nt, format="nt")
+        data = _rdflib_graph(items)
         conforms, report, _ = pyshacl.validate(
             data, shacl_graph=_shapes_graph(), inference="none", advanced=False
         )
@@ -274,6 +271,39 @@ def shacl_violations(
         where = f"{focus}" + (f" {path}" if path is not None else "")
         out.append(Violation("SHACL", target, f"{where}: {message}"))
     return sorted(out, key=str)
+
+
+def _rdflib_graph(triples: Iterable) -> Any:
+    """An rdflib graph of Oxigraph triples or quads (their graph dropped), term by term: a
+    third of the time of writing them as N-Triples for rdflib's parser (measured on an
+    experiment graph: 180 → 70 ms), the same graph (as the parser reads it, ``xsd:string``
+    literals have no datatype)."""
+    import pyoxigraph
+    import rdflib
+
+    iris: dict[str, rdflib.URIRef] = {}
+
+    def term(t: Any) -> Any:
+        if isinstance(t, pyoxigraph.NamedNode):
+            iri = iris.get(t.value)
+            if iri is None:
+                iri = iris[t.value] = rdflib.URIRef(t.value)
+            return iri
+        if isinstance(t, pyoxigraph.BlankNode):
+            return rdflib.BNode(t.value)
+        if t.language is not None:
+            return rdflib.Literal(t.value, lang=t.language)
+        datatype = t.datatype.value
+        return rdflib.Literal(
+            t.value, datatype=None if datatype == _XSD_STRING else term(t.datatype)
+        )
+
+    graph = rdflib.Graph()
+    graph.addN((term(t.subject), term(t.predicate), term(t.object), graph) for t in triples)
+    return graph
+
+
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 
 def term_violations(quads: Iterable, *, target: str = "<data>") -> list[Violation]:
