@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
+    from threading import Event
+
     from service.experiments.spec import ExperimentSpec
     from service.model import Dataset, SystemRun
 
@@ -90,11 +92,18 @@ PROBE_TIMEOUT = 30.0  # seconds: an endpoint that is up answers ASK {} at once
 
 
 def answer_queries(
-    run: SystemRun, dataset: Dataset, sources: tuple[str, ...], *, version: str | None
+    run: SystemRun,
+    dataset: Dataset,
+    sources: tuple[str, ...],
+    *,
+    version: str | None,
+    stop: Event | None = None,
 ) -> tuple[SystemRun, str | None]:
     """``run`` with each answer's query run on the KB (answers already failed are kept), and
     the KB as :func:`service.kb.describe` names it (its files' checksum or its URL, and
-    version)."""
+    version). ``stop`` set (a cancel) ends it before the next query (:class:`Cancelled`): a
+    system's queries on a large KB can take minutes; the queries are kept, a resume runs them."""
+    from service.experiments.systems import Cancelled
     from service.formats.text2sparql import prefix_environment
     from service.kb import describe
     from service.kb.executor import SparqlExecutor
@@ -104,7 +113,13 @@ def answer_queries(
     with SparqlExecutor(
         list(sources), prefixes=prefix_environment(dataset), version=version
     ) as executor:
-        for answer, result in zip(todo, executor.run_all(a.sparql for a in todo), strict=True):
+        for done, answer in enumerate(todo):
+            if stop is not None and stop.is_set():
+                raise Cancelled(
+                    f"cancelled while running {run.system}'s queries on the KB ({done} of "
+                    f"{len(todo)} run); resume to continue"
+                )
+            result = executor.run(answer.sparql)
             error = (
                 None if result.failure is None else f"the query gave no answers: {result.failure}"
             )

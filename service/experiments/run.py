@@ -338,7 +338,7 @@ def _ask(
 
             sources, version = kb_sources(spec)
             try:
-                run, used = answer_queries(got.run, dataset, sources, version=version)
+                run, used = answer_queries(got.run, dataset, sources, version=version, stop=stop)
             except RemoteKBError as err:
                 raise RemoteKBError(
                     _kb_unreachable(system.name, err, kept=job is not None)

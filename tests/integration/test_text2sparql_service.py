@@ -308,3 +308,40 @@ def test_a_gold_query_the_kb_cannot_evaluate_fails_its_question_only(tmp_path: P
     assert list(failed) == [broken["id"]]
     assert "could not evaluate the query" in failed[broken["id"]]
     assert "<urn:x:unknown> is not supported" in failed[broken["id"]]
+
+
+def test_a_cancel_stops_a_systems_queries_on_the_kb_before_the_next() -> None:
+    """A Text2SPARQL system's queries run one after another on the KB, on a large KB for
+    minutes: a cancel ended the run only after the last (the asking had stopped, the queries
+    went on). Now it stops before the next query, saying how far it got; nothing is lost, as
+    the queries are kept and a resume runs them."""
+    from service.experiments.queries import answer_queries
+    from service.experiments.systems import Cancelled
+    from service.formats import read
+    from service.model import SystemAnswer, SystemRun
+
+    demo = Path(__file__).resolve().parents[2] / "datasets" / "demo"
+    dataset = read(demo / "questions.json")
+    query = "SELECT ?x WHERE { ?x ?p ?o } LIMIT 1"
+    run = SystemRun(
+        system="s", answers={q.id: SystemAnswer(q.id, sparql=query) for q in dataset.questions}
+    )
+
+    class StopAfter(threading.Event):  # set once `left` queries have started
+        def __init__(self, left: int) -> None:
+            super().__init__()
+            self.left = left
+
+        def is_set(self) -> bool:
+            self.left -= 1
+            return self.left < 0
+
+    sources = (str(demo / "kb.ttl"),)
+    with pytest.raises(Cancelled) as stopped:
+        answer_queries(run, dataset, sources, version=None, stop=StopAfter(2))
+    total = len(dataset.questions)
+    assert str(stopped.value) == (
+        f"cancelled while running s's queries on the KB (2 of {total} run); resume to continue"
+    )
+    ran, _ = answer_queries(run, dataset, sources, version=None, stop=threading.Event())
+    assert all(a.error is None and len(a.answers.values()) == 1 for a in ran.answers.values())
