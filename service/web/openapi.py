@@ -16,6 +16,7 @@ from service.graph.experiments import Status
 from service.graph.leaderboards import TITLE_LENGTH
 from service.systems.interfaces import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
+from service.systems.webservice import HANG_UP_AFTER
 from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES, MAX_STORED
 from service.web.listings import MAX_PAGE
 
@@ -1248,7 +1249,10 @@ def openapi_document(base: str) -> dict[str, Any]:
             "/api/experiments/{id}/cancel": {
                 "post": _op(
                     "Cancel a queued or running experiment",
-                    "Stops asking questions; the experiment ends as cancelled.",
+                    f"Stops asking questions (calls in flight get {HANG_UP_AFTER:g} s to "
+                    "answer, then are hung up; a query on the KB ends before the next): the "
+                    "experiment ends as cancelled within seconds. A resume asks the questions "
+                    "not answered.",
                     {
                         "200": _json_response("Cancellation requested", "Cancelled"),
                         **_errors(403, 404),
