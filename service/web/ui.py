@@ -11,6 +11,7 @@ page cache until the next write, like resource documents (``cache.py``).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -280,6 +281,13 @@ def leaderboard_model(
     }
 
 
+def same_score(a: float | None, b: float | None) -> bool:
+    """Whether two scores tie: equal but for the last bits of a float (a pooled task's mean
+    summed in another order differed from the same answers' mean in its 16th digit, and three
+    rows showing one score ranked 1, 1, 3)."""
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
 def _competition_ranks(
     shown: list[listings.LeaderboardRow],
     sort: str,
@@ -293,7 +301,7 @@ def _competition_ranks(
     before: list[listings.LeaderboardRow] = []
     if offset and shown and shown[0].measures.get(sort) is not None:
         last = query(limit=1, offset=offset - 1)
-        if last and last[0].measures.get(sort) == shown[0].measures.get(sort):
+        if last and same_score(last[0].measures.get(sort), shown[0].measures.get(sort)):
             before = query(limit=offset, offset=0)
     ranks: dict[str, int | None] = {}
     previous: tuple[float | None, int] | None = None
@@ -303,7 +311,7 @@ def _competition_ranks(
         if score is None:
             ranks[row.task] = None
             continue
-        rank = previous[1] if previous and previous[0] == score else position
+        rank = previous[1] if previous and same_score(previous[0], score) else position
         ranks[row.task] = rank
         previous = (score, rank)
     return ranks

@@ -85,3 +85,31 @@ def test_totals_use_the_counts_when_a_list_was_cut() -> None:
         missed=tuple(long),
     )
     assert cut.totals() == (0, 3, 2150)
+
+
+def test_scores_equal_but_for_float_noise_share_a_rank() -> None:
+    """Three leaderboard rows showing one score (an answer file in en, in de, and the pooled
+    en,de task, whose mean was summed in another order: 0.5462808599474557 twice and ...556)
+    were ranked 1, 1, 3; a real difference still ranks apart."""
+    from service.web.listings import LeaderboardRow
+    from service.web.ui import _competition_ranks
+
+    def board(*scores: float) -> list[LeaderboardRow]:
+        return [
+            LeaderboardRow(
+                f"t{i}", "e", "s", "s", "d", "QA", "en", "fair", None, None, {"macroF1": score}
+            )
+            for i, score in enumerate(scores)
+        ]
+
+    def no_query(**_: object) -> list[LeaderboardRow]:
+        raise AssertionError("the first page reads no rows before it")
+
+    rows = board(0.5462808599474557, 0.5462808599474557, 0.5462808599474556, 0.54628, 0.5)
+    ranks = _competition_ranks(rows, "macroF1", 0, no_query)
+    assert list(ranks.values()) == [1, 1, 1, 4, 5]
+    # a page starting inside such a tie follows it back
+    page_two = _competition_ranks(
+        rows[2:], "macroF1", 2, lambda limit, offset: rows[offset:][:limit]
+    )
+    assert [page_two[r.task] for r in rows[2:]] == [1, 4, 5]
