@@ -37,6 +37,14 @@ def doi_of(paper: str) -> str | None:
     return None
 
 
+def paper_key(paper: str) -> str:
+    """A paper's part of its BibTeX key, from its IRI alone: numbered over the sorted papers,
+    a key a bibliography used moved to another paper when one more was attached."""
+    import hashlib
+
+    return hashlib.sha256(paper.encode("utf-8")).hexdigest()[:8]
+
+
 def _braced(text: str) -> str:
     """``text`` safe inside a BibTeX ``{…}`` value: braces balanced by dropping them."""
     return text.replace("{", "").replace("}", "").replace("\\", "")
@@ -75,14 +83,15 @@ def citation_for(
         f"}}"
     ]
     dois = []
-    for k, paper in enumerate(sorted(papers), start=1):
+    for paper in sorted(papers):
         doi = doi_of(paper)
         fields = [f"  note = {{Cites GERBIL QA experiment {experiment_id}, {uri}}}"]
         if doi is not None:
             dois.append(doi)
             fields.insert(0, f"  doi = {{{_braced(doi)}}}")
         fields.insert(0, f"  url = {{{_braced(paper)}}}")
-        entries.append(f"@misc{{gerbilqa-{experiment_id}-paper-{k},\n" + ",\n".join(fields) + "\n}")
+        key = f"gerbilqa-{experiment_id}-paper-{paper_key(paper)}"
+        entries.append(f"@misc{{{key},\n" + ",\n".join(fields) + "\n}")
     text = f"GERBIL QA ({year}). {title}. {host}. {uri}"
     if withdrawn is not None:
         text += f". Withdrawn on {withdrawn[0][:10]}: {' '.join(withdrawn[1].split())}"

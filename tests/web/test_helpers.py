@@ -4,6 +4,7 @@ citations, paper IRIs, the document cache (no server needed)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -223,3 +224,21 @@ def test_document_cache_is_bounded() -> None:
     assert off.get(("k",)) is None
     first = cache.rendered(b"same", "a")
     assert first.etag == cache.rendered(b"same", "b").etag != cache.rendered(b"other", "a").etag
+
+
+def test_a_papers_bibtex_key_stays_when_another_is_attached() -> None:
+    """Keys were numbered over the sorted paper IRIs: attaching an arXiv link made
+    ``…-paper-1`` name it instead of the journal paper a bibliography had cited by that key."""
+    uri = "https://w3id.org/gerbil/qa/experiment/202403150007"
+    journal, preprint = "https://doi.org/10.3233/SW-180312", "https://arxiv.org/abs/2101.00001"
+
+    def keys(*papers: str) -> dict[str, str]:
+        bib = citation_for("202403150007", uri, base="https://w3id.org/gerbil/qa/", papers=papers)
+        found = re.findall(
+            r"@misc\{(gerbilqa-202403150007-paper-\w+),\n  url = \{([^}]+)\}", bib.bibtex
+        )
+        return {url: key for key, url in found}
+
+    before = keys(journal)
+    after = keys(journal, preprint)
+    assert after[journal] == before[journal] and len(set(after.values())) == 2
