@@ -239,6 +239,8 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
             f"""SELECT ?title ?type WHERE {{ GRAPH <{graph}> {{
               <{storage.uris.experiment(experiment_id)}> <{PROV}used> ?f .
               ?f <{GQA}sha256> ?sha ; <{DCT}title> ?title .
+              # the file, not the uploaded dataset made of it (same SHA-256, its own title)
+              FILTER NOT EXISTS {{ ?f a <http://www.w3.org/ns/dcat#Dataset> }}
               OPTIONAL {{ ?f <http://www.w3.org/ns/dcat#mediaType> ?type }}
               FILTER(LCASE(STR(?sha)) = "{sha if EXPERIMENT_FILE.match(sha) else ""}") }} }}"""
         )

@@ -765,6 +765,11 @@ def test_the_files_an_experiment_used_are_downloadable_by_who_may_see_it(server)
     questions = (DEMO_DIR / "questions.json").read_bytes()
     dataset = server.get(f"experiment/{eid}/file/{hashlib.sha256(questions).hexdigest()}")
     assert dataset.status_code == 200 and dataset.content == questions
+    # named as uploaded, typed as the graph says (was the dataset's title, octet-stream)
+    assert dataset.headers["Content-Disposition"].startswith(
+        'attachment; filename="questions.json"'
+    )
+    assert dataset.headers["Content-Type"] == "application/json"
 
 
 def test_a_client_of_the_rdf_finds_each_file_s_download_by_dcat(server) -> None:
