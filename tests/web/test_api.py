@@ -765,11 +765,30 @@ def test_the_files_an_experiment_used_are_downloadable_by_who_may_see_it(server)
     questions = (DEMO_DIR / "questions.json").read_bytes()
     dataset = server.get(f"experiment/{eid}/file/{hashlib.sha256(questions).hexdigest()}")
     assert dataset.status_code == 200 and dataset.content == questions
-    # named as uploaded, typed as the graph says (was the dataset's title, octet-stream)
-    assert dataset.headers["Content-Disposition"].startswith(
-        'attachment; filename="questions.json"'
-    )
-    assert dataset.headers["Content-Type"] == "application/json"
+
+
+def test_an_uploaded_dataset_file_downloads_under_its_own_name(server) -> None:
+    """An uploaded dataset's file came named after the dataset ("gerbil-qa-demo", or the title
+    its author gave), no extension, octet-stream, whenever the query met the dataset first
+    (it has the file's SHA-256 and a title)."""
+    questions = (DEMO_DIR / "questions.json").read_bytes()
+    strong = (DEMO_DIR / "answers-strong.json").read_text()
+    body = {
+        "dataset": {"content": questions.decode(), "filename": "myds.json"},
+        "title": "Solar mini",
+        "systems": [{"name": "s", "answers": {"content": strong}}],
+    }
+    ticket = server.post("api/experiments", json=body)
+    assert ticket.status_code == 202, ticket.text
+    owner = {"Authorization": f"Bearer {ticket.json()['token']}"}
+    eid = ticket.json()["id"]
+    server.wait_finished(eid, ticket.json()["token"])
+    url = f"experiment/{eid}/file/{hashlib.sha256(questions).hexdigest()}"
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).status_code == 200
+    for got in (server.get(url, headers=owner), server.get(url)):
+        assert got.status_code == 200 and got.content == questions
+        assert got.headers["Content-Disposition"].startswith('attachment; filename="myds.json"')
+        assert got.headers["Content-Type"] == "application/json"
 
 
 def test_a_client_of_the_rdf_finds_each_file_s_download_by_dcat(server) -> None:
