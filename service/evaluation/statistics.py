@@ -465,8 +465,39 @@ def _draw(rng: np.random.Generator, rows: int, make: Callable[[int], np.ndarray]
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _bootstrap_indices(rng: np.random.Generator, rows: int, n: int) -> IndexArray:
-    return _draw(rng, rows, lambda k: rng.integers(0, n, size=(k, n), dtype=np.intp))
+def _bootstrap_indices(
+    rng: np.random.Generator, rows: int, n: int, clusters: IndexArray | None = None
+) -> IndexArray:
+    """``rows`` resamples of ``n`` row indices; with ``clusters`` (:func:`question_clusters`)
+    whole questions are drawn, each with all its rows."""
+    if clusters is None:
+        return _draw(rng, rows, lambda k: rng.integers(0, n, size=(k, n), dtype=np.intp))
+    m = len(clusters)
+    picks = _draw(rng, rows, lambda k: rng.integers(0, m, size=(k, m), dtype=np.intp))
+    return clusters[picks].reshape(len(picks), n)
+
+
+def question_clusters(table: QuestionTable) -> IndexArray | None:
+    """The rows of each question (one a row), for a table with several rows a question (a task
+    pooled over languages: question × language): the questions, not their rows, are the
+    sample, so resampling draws whole questions. None when each question has one row, or when
+    questions have unequal numbers of rows (then rows are drawn)."""
+    rows: dict[str, list[int]] = {}
+    for index, qid in enumerate(table.question_ids):
+        rows.setdefault(qid, []).append(index)
+    if len(rows) == len(table.question_ids):
+        return None
+    sizes = {len(r) for r in rows.values()}
+    if len(sizes) != 1:
+        return None
+    return np.array(list(rows.values()), dtype=np.intp)
+
+
+def _question_of_row(table: QuestionTable) -> IndexArray | None:
+    """Each row's question, numbered (None when each question has one row)."""
+    numbers: dict[str, int] = {}
+    of = [numbers.setdefault(qid, len(numbers)) for qid in table.question_ids]
+    return None if len(numbers) == len(of) else np.array(of, dtype=np.intp)
 
 
 def _swaps(rng: np.random.Generator, rows: int, n: int) -> npt.NDArray[np.bool_]:
@@ -507,7 +538,9 @@ def bootstrap_intervals(
     seed: int = DEFAULT_SEED,
 ) -> dict[str, Interval]:
     """Percentile bootstrap intervals over questions for ``measures`` (default: every measure
-    the table can recompute), each estimate the scorer's own value."""
+    the table can recompute), each estimate the scorer's own value. A question with several
+    rows (a pooled task's languages) is drawn whole: drawing its rows apart made the interval
+    of two languages answered alike ~√2 narrower than one language's."""
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, not {resamples}")
     if not 0 < level < 1:
@@ -520,9 +553,10 @@ def bootstrap_intervals(
     if n == 0:
         return {m: Interval(m, None, None, None, level, resamples, seed) for m in names}
     rng = _generator(seed)
+    clusters = question_clusters(table)
     parts: dict[str, list[FloatArray]] = {name: [] for name in names}
     for rows in _chunks(resamples, n):
-        values = measure_values(table, names, _bootstrap_indices(rng, rows, n))
+        values = measure_values(table, names, _bootstrap_indices(rng, rows, n, clusters))
         for name in names:
             parts[name].append(values[name])
     tail = (1 - level) / 2
@@ -632,8 +666,9 @@ def approximate_randomisation(
     samples: int = DEFAULT_SHUFFLES,
     seed: int = DEFAULT_SEED,
 ) -> PairedTest:
-    """Swap each question's two records with probability 1/2, recompute ``measure`` for both
-    pseudo-systems, and count the shuffles whose |difference| is at least the observed one."""
+    """Swap each question's two records with probability 1/2 (all its rows together where it has
+    several: a pooled task's languages), recompute ``measure`` for both pseudo-systems, and
+    count the shuffles whose |difference| is at least the observed one."""
     both = concatenated(a, b)
     twin = _pair_twin(a, b, measure)
     observed = _difference(a, b, measure)
@@ -643,9 +678,13 @@ def approximate_randomisation(
     rng = _generator(seed)
     base = np.arange(n, dtype=np.intp)
     mirror = 2 * base + n  # row i of one system + row i of the other
+    question = _question_of_row(a)  # a question's rows (its languages) swap together
     null: list[FloatArray] = []
     for rows in _chunks(samples, 2 * n):
-        swap = _swaps(rng, rows, n)
+        if question is None:
+            swap = _swaps(rng, rows, n)
+        else:
+            swap = _swaps(rng, rows, int(question.max()) + 1)[:, question]
         from_a = np.multiply(swap, n, dtype=np.intp)  # pseudo-a takes b's record where swapped
         from_a += base  # (in place: index building dominated the time)
         from_b = mirror - from_a
@@ -663,8 +702,8 @@ def paired_bootstrap(
     samples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> PairedTest:
-    """Resample the questions (the same for both systems); the null distribution is the
-    resampled differences centred on the observed one."""
+    """Resample the questions (the same for both systems; a question with all its rows); the
+    null distribution is the resampled differences centred on the observed one."""
     concatenated(a, b)  # the same questions
     twin = _pair_twin(a, b, measure)
     observed = _difference(a, b, measure)
@@ -672,9 +711,10 @@ def paired_bootstrap(
     if observed is None or n == 0:
         return PairedTest(measure, observed, None, "bootstrap", samples, seed)
     rng = _generator(seed)
+    clusters = question_clusters(a)
     null: list[FloatArray] = []
     for rows in _chunks(samples, 2 * n):
-        idx = _bootstrap_indices(rng, rows, n)
+        idx = _bootstrap_indices(rng, rows, n, clusters)
         null.append(twin(_Sample(a.columns, idx)) - twin(_Sample(b.columns, idx)) - observed)
     p = _p_from_null(null, observed, samples)
     return PairedTest(measure, observed, p, "bootstrap", samples, seed)
