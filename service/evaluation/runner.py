@@ -292,7 +292,8 @@ def evaluate(
     plus every sub-experiment the profile scores and the run has data for (a SPARQL query,
     annotations, an answer type). ``ranked`` declares that each answer list is in rank order,
     adding MRR and Hits@k; the confidence measures appear when any answer has a confidence.
-    ``progress(done, total)`` is called as questions are matched.
+    ``progress(done, total)`` is called as questions are matched, in questions (with several
+    experiment types, ``done`` counts the share of the work done in questions: 14, not 84).
     """
     prof = get_profile(profile)
     lang = language or prof.default_language
@@ -347,8 +348,8 @@ def evaluate(
             records.append(_record(c, judged, prof, shapes.get(i) if on_qa else None))
             if judged is not None:
                 done += 1
-                if progress is not None:
-                    progress(done, total)
+                if progress is not None:  # in questions: each is judged once per type
+                    progress(done * len(scored) // total, len(scored))
         reporting = Reporting(
             etype,
             prof.name,

@@ -162,7 +162,10 @@ class RunProgress:
         for s in self.systems:
             errors = f" ({s.errors} error{'s' if s.errors != 1 else ''})" if s.errors else ""
             what = "answers read" if s.state == "asking" and s.reads else "questions"
-            parts.append(f"{s.system} {s.done}/{s.total} {what}{errors}")
+            if s.total == 0:  # nothing counted yet (a file waiting its turn): no "0/0"
+                parts.append(f"{s.system} {s.activity()}{errors}")
+            else:
+                parts.append(f"{s.system} {s.done}/{s.total} {what}{errors}")
         if not phase:
             return "; ".join(parts)
         return f"{self.phase}: " + "; ".join(parts) if parts else self.phase

@@ -301,6 +301,12 @@ def test_answer_files_are_read_not_asked_in_the_progress() -> None:
     assert second["activity"] == "read, waiting to be scored"
     assert second["done"] == second["total"] == 14
     assert "strong 14/14 answers read" in first_scored.text()
+    # the scorer counts a question once per experiment type: "84/84 questions" for 14
+    scoring = [s for p in seen for s in p.systems if s.state == "scoring" and s.done]
+    assert scoring and {s.total for s in scoring} == {14}, {s.total for s in scoring}
+    assert max(s.done for s in scoring) == 14
+    # before its answers are read a file counts nothing: its row said "0/0 questions"
+    assert not [p.text() for p in seen if "0/0" in p.text()]
 
 
 def test_a_finished_run_keeps_no_phase(tmp_path: Path) -> None:

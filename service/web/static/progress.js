@@ -38,13 +38,15 @@
       var head = text(row, "th", s.system);
       head.scope = "row";
       text(row, "td", s.activity || s.state);  // "read" for an answer file, not "asking"
-      var done = text(row, "td", "", "num");
-      var bar = document.createElement("progress");
-      bar.max = s.total || 1;
-      bar.value = s.done;
-      bar.setAttribute("aria-label", s.system + ": " + s.done + " of " + s.total + " questions");
-      done.appendChild(bar);
-      done.appendChild(document.createTextNode(" " + s.done + "/" + s.total));
+      var done = text(row, "td", s.total ? "" : "–", "num");  // nothing counted yet: no 0/0
+      if (s.total) {
+        var bar = document.createElement("progress");
+        bar.max = s.total;
+        bar.value = s.done;
+        bar.setAttribute("aria-label", s.system + ": " + s.done + " of " + s.total + " questions");
+        done.appendChild(bar);
+        done.appendChild(document.createTextNode(" " + s.done + "/" + s.total));
+      }
       text(row, "td", String(s.errors), "num");
       var why = document.createElement("td");
       if (s.errorReasons.length) {
