@@ -92,16 +92,18 @@ def _by_token(offered: Sequence[Representation], token: str) -> Representation |
 def _quality(rep: Representation, ranges: Sequence[tuple[str, float]]) -> float:
     """The q-value the client gives ``rep``: from the most specific range that matches it."""
     best_specificity, best_q = -1, 0.0
-    for media_type in rep.media_types:
+    for position, media_type in enumerate(rep.media_types):
         kind, _, sub = media_type.partition("/")
         for value, q in ranges:
             r_kind, _, r_sub = mediatypes.bare(value).partition("/")
-            if r_kind == "*" and r_sub in ("*", ""):
+            if r_kind == kind and r_sub == sub:
+                specificity = 2
+            elif position:  # an alias is matched by name only: the response has the canonical
+                continue  # type, so application/* got text/html by HTML's application/xhtml+xml
+            elif r_kind == "*" and r_sub in ("*", ""):
                 specificity = 0
             elif r_kind == kind and r_sub == "*":
                 specificity = 1
-            elif r_kind == kind and r_sub == sub:
-                specificity = 2
             else:
                 continue
             if specificity > best_specificity or (specificity == best_specificity and q > best_q):

@@ -83,6 +83,12 @@ OFFERS = conneg.offers(quads=True, csv=True)
         ("text/turtle;q=0", None),
         ("image/*", None),
         ("application/trig;q=0.5, application/n-quads;q=0.5", "nquads"),
+        # a range matches a representation's own type, not its aliases: application/* got
+        # text/html by HTML's alias application/xhtml+xml (and text/* Turtle by text/n3 …)
+        ("application/*", "jsonld"),
+        ("application/xhtml+xml", "html"),  # named, an alias still counts
+        ("text/plain", "ntriples"),
+        ("text/*;q=0.5, application/*;q=0.4", "html"),
     ],
 )
 def test_choose_from_accept(accept: str | None, expected: str | None) -> None:
