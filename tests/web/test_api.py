@@ -1412,3 +1412,13 @@ def test_a_submission_sets_how_its_service_is_called(server, slow_qa) -> None:
         data={"dataset": "demo", "webservice": slow_qa + "delay/2", "timeout": "soon"},
     )
     assert form.status_code == 400 and form.json()["problems"][0]["path"] == "$.timeout"
+
+
+def test_the_operators_listing_names_the_demos_systems(server) -> None:
+    """``gerbil-qa experiments`` listed the demo without its systems: its record kept a marker,
+    not what was asked."""
+    from service.experiments.overview import operator_rows
+
+    (demo,) = [r for r in operator_rows(server.storage) if r["id"] == server.demo_id]
+    assert demo["systems"] == ["demo-strong", "demo-partial", "demo-baseline"], demo
+    assert demo["dataset"] == "demo"
