@@ -137,7 +137,7 @@ def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
             f"about.previousVersion (--dataset-previous): dataset/{previous[0]} is no published "
             "uploaded dataset "
             "of this store (publish a run on it first; its name is in the run's datasetUri)",
-            field="previousVersion",
+            field="about.previousVersion",
         )
 
 

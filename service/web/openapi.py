@@ -627,8 +627,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "For unreadable files: each problem with its position "
                             "(the same as `gerbil-qa validate` prints); for a name the service "
                             "does not know (profile, language, experiment type, catalogue "
-                            "dataset, KB): one problem whose `path` names the field "
-                            "(`$.profile`).",
+                            "dataset, KB) or a value or key it refuses: one problem whose "
+                            "`path` is the field's whole JSON path (`$.profile`, "
+                            "`$.systems[0].url`, `$.about.license`).",
                             "items": {"$ref": "#/components/schemas/Problem"},
                         },
                     },
@@ -650,6 +651,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "InlineFile": {
                     "type": "object",
                     "required": ["content"],
+                    "additionalProperties": False,
                     "properties": {
                         "content": {"type": "string", "description": "The file's text."},
                         "filename": {"type": "string"},

@@ -465,6 +465,39 @@ def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, words:
     assert response.json()["error"].startswith(words)
 
 
+@pytest.mark.parametrize(
+    ("interface", "box"), [("qa", "webservice"), ("text2sparql", "text2sparql")]
+)
+def test_a_service_url_with_a_password_is_refused_naming_its_field(
+    server, interface: str, box: str
+) -> None:
+    """``http://user:pw@host/`` was accepted, and the URL published as given (``gqa:endpoint``,
+    the system and experiment pages, the SPARQL endpoint): the password with it. The API (JSON
+    and form) and the run page refuse it, naming where it was given, never repeating it."""
+    import html
+
+    before = count(server)
+    secret = "http://ada:s3cret@127.0.0.1:9/"
+    body = {"dataset": "demo", "systems": [{"name": "s", "url": secret, "interface": interface}]}
+    answer = server.post("api/experiments", json=body)
+    assert answer.status_code == 400, answer.text
+    said = answer.json()["error"]
+    assert said.startswith("$.systems[0].url: the URL holds a user name or password"), said
+    assert "published with the experiment" in said and "s3cret" not in answer.text
+    assert [p["path"] for p in answer.json()["problems"]] == ["$.systems[0].url"]
+    user_only = {**body, "systems": [{"name": "s", "url": "http://ada@127.0.0.1:9/"}]}
+    assert server.post("api/experiments", json=user_only).status_code == 400
+    form = {"dataset": "demo", box: f"fine=http://127.0.0.1:9/\nmine={secret}"}
+    answer = server.post("api/experiments", data=form)
+    assert answer.status_code == 400, answer.text
+    assert f"({box}), line 2: the URL holds a user name or password" in answer.json()["error"]
+    assert "s3cret" not in answer.text
+    page = server.post("experiments/new", data=form)  # the run page, without JavaScript
+    assert page.status_code == 400, page.text[:400]
+    assert "the URL holds a user name or password" in html.unescape(page.text)
+    assert count(server) == before
+
+
 def test_publish_before_finished_is_a_conflict(server) -> None:
     ticket = server.storage.experiments.reserve(summary="{}")
     server.storage.experiments.set_status(ticket.id, "queued")
