@@ -497,7 +497,8 @@ def submission_form_schema() -> dict[str, Any]:
             "answers_name": {
                 **many,
                 "description": "The systems' names, in the files' order: a value "
-                "per file, or one name a line (the run page's box).",
+                "per file, or one name a line (the run page's box); a file without one is "
+                "named after it, more names than files are a 400.",
             },
             "answers_format": {"type": "array", "items": formats},
             "webservice": {**many, "description": "`name=url` or a URL."},

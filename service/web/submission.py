@@ -91,10 +91,17 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         line for value in form.getlist("answers_name") for line in value.splitlines() or [value]
     ]
     formats = form.getlist("answers_format")
+    chosen = [item for item in files.getlist("answers") if item.filename]
+    last = max((n + 1 for n, line in enumerate(names) if line.strip()), default=0)
+    if last > len(chosen):  # a name without its file: a file the picker did not keep
+        raise BadRequest(
+            f"answers_name (the systems' names, one a line in the files' order): "
+            f"{_count(last, 'name')} for {_count(len(chosen), 'answer file')}; attach "
+            "each system's file, or remove the names of those not attached",
+            field="answers_name",
+        )
     systems: list[RawSystem] = []
-    for n, item in enumerate(files.getlist("answers")):
-        if not item.filename:
-            continue
+    for n, item in enumerate(chosen):
         name = names[n] if n < len(names) and names[n].strip() else None
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
@@ -134,6 +141,10 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         revision_of=(form.get("revisionOf") or "").strip() or None,
         about=_form_about(form),
     )
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
 
 
 def _form_about(form: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
