@@ -93,8 +93,8 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         False,
         "contact",
         "EMAIL|URL",
-        "Where to write about the uploaded dataset: an e-mail address or an http(s) URL "
-        "(dcat:contactPoint).",
+        "Where to write about the uploaded dataset: an e-mail address (or its mailto: IRI) "
+        "or an http(s) URL (dcat:contactPoint).",
     ),
     AboutField(
         "knowledgeBase",
@@ -181,10 +181,7 @@ def _check(f: AboutField, value: str, label: str) -> None:
         value.startswith(("http://", "https://")) and nodes.checked_iri(value) is not None
     ):
         raise BadRequest(f"{label}: expected an http(s) IRI, got {value!r}", field=f"about.{f.key}")
-    if f.kind == "contact" and not (
-        _EMAIL.fullmatch(value)
-        or (value.startswith(("http://", "https://")) and nodes.checked_iri(value) is not None)
-    ):
+    if f.kind == "contact" and not _contact(value):
         raise BadRequest(
             f"{label}: expected an e-mail address or an http(s) URL, got {value!r}",
             field=f"about.{f.key}",
@@ -198,6 +195,18 @@ def _check(f: AboutField, value: str, label: str) -> None:
             f"{label}: expected an uploaded dataset's name (dataset/NAME), got {value!r}",
             field=f"about.{f.key}",
         )
+
+
+def _contact(value: str) -> bool:
+    """An e-mail address, its ``mailto:`` IRI (written as given, so it must be an IRI; a
+    ``mailto:`` was written as ``mailto:mailto%3A…``) or an http(s) URL."""
+    from service.graph import nodes
+
+    if value.lower().startswith("mailto:"):
+        return bool(_EMAIL.fullmatch(value[7:])) and nodes.checked_iri(value) is not None
+    if value.startswith(("http://", "https://")):
+        return nodes.checked_iri(value) is not None
+    return bool(_EMAIL.fullmatch(value))
 
 
 def about_json(about: About) -> dict[str, Any]:
