@@ -697,6 +697,40 @@ def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data
     assert "qald-9-test-multilingual-" not in turtle  # no uploaded-dataset name was minted
 
 
+def test_a_description_of_a_catalogue_file_uploaded_is_refused_as_when_named(
+    server, data_dir: Path
+) -> None:
+    """The catalogue's file uploaded with a licence and creators: the run was filed under the
+    catalogue dataset (the same bytes) and the description dropped without a word; naming the
+    dataset with a description is refused, and so is this now, by the API (JSON and
+    multipart) and the run page, nothing reserved."""
+    import html
+
+    qald = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    data = qald.read_bytes()
+    license_ = "https://creativecommons.org/licenses/by/4.0/"
+    before = count(server)
+    body = {
+        "dataset": {"filename": "mine.json", "content": data.decode()},
+        "about": {"license": license_, "creators": ["Alice Example"]},
+        "systems": [{"name": "gold", "answers": data.decode()}],
+    }
+    answer = server.post("api/experiments", json=body)
+    assert answer.status_code == 400, answer.text
+    said = answer.json()["error"]
+    assert "the file mine.json is the catalogue's qald-9-test-multilingual (the same bytes)" in said
+    assert "keeps the description it has" in said
+    assert [p["path"] for p in answer.json()["problems"]] == ["$.about"]
+    form = {"dataset_license": license_, "dataset_creator": "Alice Example"}
+    files = [("dataset_file", ("mine.json", data)), ("answers", ("gold.json", data))]
+    answer = server.post("api/experiments", files=files, data=form)
+    assert answer.status_code == 400 and answer.json()["error"] == said, answer.text
+    page = server.post("experiments/new", files=files, data=form)  # the run page
+    assert page.status_code == 400, page.text[:400]
+    assert said in html.unescape(page.text)
+    assert count(server) == before
+
+
 def test_the_same_bytes_uploaded_again_are_the_published_dataset(server) -> None:
     """An upload of a file a published experiment was scored on is that dataset, under its
     name and title: uploaded again with another title (or none) it was another dataset IRI,
