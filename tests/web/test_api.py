@@ -506,6 +506,14 @@ def test_publish_before_finished_is_a_conflict(server) -> None:
     )
     assert response.status_code == 409
     assert "queued" in response.json()["error"]
+    server.storage.experiments.set_status(ticket.id, "error", message="it failed")
+    response = server.post(
+        f"api/experiments/{ticket.id}/publish", headers={"Authorization": f"Bearer {ticket.token}"}
+    )
+    assert response.status_code == 409  # it said "is error, not finished"
+    assert response.json()["error"] == (
+        f"experiment {ticket.id} ended in error; only a finished experiment can be published"
+    )
 
 
 def test_listings_and_profiles(server) -> None:
@@ -629,14 +637,20 @@ def test_progress_cancel_and_resume_through_the_api(server) -> None:
         while server.get(url, headers=auth).json()["status"] != "cancelled":
             assert time.monotonic() < deadline
             time.sleep(0.05)
+        early = server.post(f"{url}/publish", headers=auth)
+        assert early.status_code == 409 and early.json()["error"] == (
+            f"experiment {ticket['id']} was cancelled; only a finished experiment can be published"
+        )
         resumed = server.post(f"{url}/resume", headers=auth)
         assert resumed.status_code == 202, resumed.text
         final = server.wait_finished(ticket["id"], ticket["token"])
     finally:
         qa.close()
     assert final["results"][0]["measures"]["macroF1"] == 1.0  # as an uninterrupted run
+    assert final["message"] is None  # it said "resumed" for good
     again = server.post(f"{url}/resume", headers=auth)
     assert again.status_code == 409  # a finished experiment is not resumed
+    assert again.json()["error"].startswith(f"experiment {ticket['id']} is finished; only ")
 
 
 def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
