@@ -93,8 +93,8 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         False,
         "contact",
         "EMAIL|URL",
-        "Where to write about the uploaded dataset: an e-mail address or an http(s) URL "
-        "(dcat:contactPoint).",
+        "Where to write about the uploaded dataset: an e-mail address (or its mailto: IRI) "
+        "or an http(s) URL (dcat:contactPoint).",
     ),
     AboutField(
         "knowledgeBase",
@@ -147,7 +147,10 @@ def parse_about(values: Mapping[str, Any], where: str, *, names: Mapping[str, st
     out: list[tuple[str, tuple[str, ...]]] = []
     for key in values:
         if key not in ABOUT:
-            raise BadRequest(f"{where}{key}: not a key of about; expected one of {sorted(ABOUT)}")
+            raise BadRequest(
+                f"{where}{key}: not a key of about; expected one of {sorted(ABOUT)}",
+                field=f"about.{key}",
+            )
     for f in ABOUT_FIELDS:
         value = values.get(f.key)
         if value is None or value == [] or value == "":
@@ -157,10 +160,10 @@ def parse_about(values: Mapping[str, Any], where: str, *, names: Mapping[str, st
         items = value if listed else [value]
         if (f.many and not listed) or not all(isinstance(v, str) for v in items):
             expected = "a list of texts" if f.many else "a text"
-            raise BadRequest(f"{label}: expected {expected}", field=f.key)
+            raise BadRequest(f"{label}: expected {expected}", field=f"about.{f.key}")
         if not f.many and len(items) > 1:
             expected = "a list of texts" if f.many else "a text"
-            raise BadRequest(f"{label}: expected {expected}", field=f.key)
+            raise BadRequest(f"{label}: expected {expected}", field=f"about.{f.key}")
         cleaned = tuple(v.strip() for v in items if v.strip())
         for v in cleaned:
             _check(f, v, label)
@@ -173,25 +176,37 @@ def _check(f: AboutField, value: str, label: str) -> None:
     from service.graph import nodes
 
     if len(value) > 2000:
-        raise BadRequest(f"{label}: at most 2,000 characters", field=f.key)
+        raise BadRequest(f"{label}: at most 2,000 characters", field=f"about.{f.key}")
     if f.kind == "iri" and not (
         value.startswith(("http://", "https://")) and nodes.checked_iri(value) is not None
     ):
-        raise BadRequest(f"{label}: expected an http(s) IRI, got {value!r}", field=f.key)
-    if f.kind == "contact" and not (
-        _EMAIL.fullmatch(value)
-        or (value.startswith(("http://", "https://")) and nodes.checked_iri(value) is not None)
-    ):
+        raise BadRequest(f"{label}: expected an http(s) IRI, got {value!r}", field=f"about.{f.key}")
+    if f.kind == "contact" and not _contact(value):
         raise BadRequest(
-            f"{label}: expected an e-mail address or an http(s) URL, got {value!r}", field=f.key
+            f"{label}: expected an e-mail address or an http(s) URL, got {value!r}",
+            field=f"about.{f.key}",
         )
     if f.kind == "choice" and value not in f.choices:
-        raise BadRequest(f"{label}: expected one of {list(f.choices)}, got {value!r}", field=f.key)
+        raise BadRequest(
+            f"{label}: expected one of {list(f.choices)}, got {value!r}", field=f"about.{f.key}"
+        )
     if f.kind == "dataset" and not UPLOADED_NAME.fullmatch(value):
         raise BadRequest(
             f"{label}: expected an uploaded dataset's name (dataset/NAME), got {value!r}",
-            field=f.key,
+            field=f"about.{f.key}",
         )
+
+
+def _contact(value: str) -> bool:
+    """An e-mail address, its ``mailto:`` IRI (written as given, so it must be an IRI; a
+    ``mailto:`` was written as ``mailto:mailto%3A…``) or an http(s) URL."""
+    from service.graph import nodes
+
+    if value.lower().startswith("mailto:"):
+        return bool(_EMAIL.fullmatch(value[7:])) and nodes.checked_iri(value) is not None
+    if value.startswith(("http://", "https://")):
+        return nodes.checked_iri(value) is not None
+    return bool(_EMAIL.fullmatch(value))
 
 
 def about_json(about: About) -> dict[str, Any]:

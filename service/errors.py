@@ -16,8 +16,8 @@ Severity = Literal["error", "warning"]
 
 class ServiceError(Exception):
     """An error a user or client can act on; ``status`` is the HTTP status to answer with;
-    ``field``: the setting of a submission it is about (its JSON name, e.g. ``profile``), which
-    the API names in its problems."""
+    ``field``: the setting of a submission it is about, as its JSON path without the ``$.``
+    (``profile``, ``systems[0].url``, ``about.license``), which the API names in its problems."""
 
     status: int = 500
     field: str | None = None

@@ -642,10 +642,10 @@ def _cancel(args: argparse.Namespace) -> int:
         raise
     with storage:
         # the status before the request: once asked, a running service may end the run before
-        # it is read again ("is cancelled: nothing to cancel" for a cancel that was taken)
+        # it is read again ("was cancelled: nothing to cancel" for a cancel that was taken)
         status = storage.experiments.status(args.id)
         if status.status not in ("reserved", "queued", "interrupted", "running"):
-            print(f"experiment {args.id} is {status.status}: nothing to cancel", file=sys.stderr)
+            print(f"experiment {args.id} {status.status.said}: nothing to cancel", file=sys.stderr)
             return 1
         if jobs.has(args.id):
             jobs.request_cancel(args.id)  # a service process running the job sees this and stops

@@ -118,13 +118,22 @@ def upload_ref(
 
 def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
     """What an upload's author says is refused before the run when it cannot be recorded: a
-    statement about questions scored on another gold (a dataset of their own), or a previous
+    statement about a catalogue dataset's file (its results are the catalogue's, as when it is
+    named), about questions scored on another gold (a dataset of their own), or a previous
     version that is no published uploaded dataset (its link would lead nowhere)."""
     from service.errors import BadRequest
 
     source = spec.dataset
     if not isinstance(source, FileDataset) or not source.about:
         return
+    named = catalogue.name_for_sha256(Files().checksum(source.file)[0])
+    if named is not None:  # was recorded under the catalogue's name, the description dropped
+        raise BadRequest(
+            f'about (the run page\'s "About your dataset file", --dataset-…): the file '
+            f"{source.file.name} is the catalogue's {named} (the same bytes), which keeps the "
+            "description it has: leave the description out, or upload another file",
+            field="about",
+        )
     if spec.gold is not None:
         raise BadRequest(
             "about (--dataset-…): describes a dataset file scored on its own gold answers; "
@@ -137,7 +146,7 @@ def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
             f"about.previousVersion (--dataset-previous): dataset/{previous[0]} is no published "
             "uploaded dataset "
             "of this store (publish a run on it first; its name is in the run's datasetUri)",
-            field="previousVersion",
+            field="about.previousVersion",
         )
 
 

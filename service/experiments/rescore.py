@@ -57,7 +57,7 @@ def rescore_spec(
     status = storage.experiments.status(experiment_id)
     if status.status.value != "finished":  # its state, not the request: 409 as publish says
         raise Conflict(
-            f"experiment {experiment_id} is {status.status.value}: only a finished one is re-scored"
+            f"experiment {experiment_id} {status.status.said}; only a finished one is re-scored"
         )
     text = storage.experiments.spec_of(experiment_id)
     if text is None:
@@ -207,7 +207,7 @@ def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpe
     status = storage.experiments.status(experiment_id)  # NotFound for an id never minted
     if status.status.value != "finished":
         raise Conflict(
-            f"experiment {experiment_id} is {status.status.value}: only a finished experiment "
+            f"experiment {experiment_id} {status.status.said}; only a finished experiment "
             "is replaced by a resubmission"
         )
     newest_of_its_line(storage, status, spec, "resubmit")

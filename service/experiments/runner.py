@@ -184,7 +184,7 @@ class ExperimentRunner:
         if not status.status.resumable:
             names = ", ".join(s.value for s in RESUMABLE)
             raise Conflict(
-                f"experiment {experiment_id} is {status.status}; only {names} experiments "
+                f"experiment {experiment_id} {status.status.said}; only {names} experiments "
                 "can be resumed"
             )
         if self.jobs is not None and self.jobs.has(experiment_id):

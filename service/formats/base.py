@@ -229,7 +229,7 @@ def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -
     except json.JSONDecodeError as err:
         raise FormatError(
             Problem(
-                f"not valid JSON: {err.msg}",
+                f"not valid JSON: {json_error_message(err.msg)}",
                 file=file,
                 line=err.lineno,
                 column=err.colno,
@@ -242,6 +242,17 @@ def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -
         raise FormatError(
             Problem(f"not valid JSON: {message}", file=file, expected="a JSON document")
         ) from None
+
+
+def json_error_message(msg: str) -> str:
+    """Python's ``JSONDecodeError.msg`` as a phrase of its own: the message is cut before its
+    ": line 93 column 18 (char 2999)" tail, which left "Unterminated string starting at"
+    dangling; the position is given apart (``file:line:column``)."""
+    if msg.endswith(" starting at"):
+        msg = msg.removesuffix(" starting at") + " (it starts here)"
+    elif msg.endswith(" at"):  # "Invalid control character at"
+        msg = msg.removesuffix(" at") + " here"
+    return msg[:1].lower() + msg[1:]
 
 
 _JSON_WS = re.compile("[ \t\n\r]*")  # JSON's whitespace, as json.loads accepts it

@@ -106,8 +106,23 @@ class Status(StrEnum):
     def resumable(self) -> bool:
         return self in RESUMABLE
 
+    @property
+    def said(self) -> str:
+        """The status in a sentence, "experiment 202611270008 ended in error" (it read "is
+        error, not finished")."""
+        return _SAID[self]
+
 
 RESUMABLE = (Status.INTERRUPTED, Status.CANCELLED, Status.ERROR)
+_SAID = {
+    Status.RESERVED: "is reserved, not queued yet",
+    Status.QUEUED: "is queued, not run yet",
+    Status.RUNNING: "is still running",
+    Status.FINISHED: "is finished",
+    Status.ERROR: "ended in error",
+    Status.CANCELLED: "was cancelled",
+    Status.INTERRUPTED: "was interrupted",
+}
 TRANSITIONS: dict[Status, frozenset[Status]] = {
     Status.RESERVED: frozenset(
         {Status.QUEUED, Status.RUNNING, Status.ERROR, Status.CANCELLED, Status.INTERRUPTED}
@@ -592,14 +607,16 @@ class ExperimentRepository:
 
     def _settle_status(self, experiment_id: str) -> None:
         """Drop the statuses a finished experiment had before (left by an insert-only record),
-        and the phase its run was in (it showed a finished one as still "recording")."""
+        the phase its run was in (it showed a finished one as still "recording") and the
+        message of its way there (a resumed run said "resumed" once finished, for good)."""
         exp = iri(self.uris.experiment(experiment_id))
         admin = self.uris.admin_graph
         self.store.update(
             Side.PRIVATE,
             f"DELETE {{ GRAPH <{admin}> {{ {exp} {_p('status')} ?s }} }} WHERE {{ "
             f"GRAPH <{admin}> {{ {exp} {_p('status')} ?s }} FILTER(STR(?s) != 'finished') }} ;\n"
-            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('progress')} ?phase }} }}",
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('progress')} ?phase }} }} ;\n"
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('message')} ?said }} }}",
         )
 
     def publish(
@@ -656,7 +673,10 @@ class ExperimentRepository:
         if st.public:
             return st
         if st.status is not Status.FINISHED:
-            raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
+            raise Conflict(
+                f"experiment {experiment_id} {st.status.said}; only a finished experiment can "
+                "be published"
+            )
         if self._complete_publication(experiment_id):
             # a publication whose second write failed (the private store went away): its
             # public copy stays as written, a second one would add a second dct:issued
@@ -815,7 +835,10 @@ class ExperimentRepository:
         with self.store.lock:  # not between a publication's two steps
             st = self.status(experiment_id)
             if st.status is not Status.FINISHED:
-                raise Conflict(f"experiment {experiment_id} is {st.status}, not finished")
+                raise Conflict(
+                    f"experiment {experiment_id} {st.status.said}; only a finished experiment "
+                    "can have a paper attached"
+                )
             graph = node(self.uris.experiment_graph(experiment_id))
             link = Quad(node(st.uri), node(DCT + "isReferencedBy"), node(paper), graph)
             if self.store.public.contains_named_graph(graph):

@@ -319,6 +319,8 @@ def author_triples(ref, uris: Uris) -> list[tuple[NamedNode, NamedNode, Object]]
         out += [(contact, TYPE, _p(VCARD, "Kind")), (contact, _p(VCARD, "fn"), n.literal(value))]
         if value.startswith(("http://", "https://")):
             out.append((contact, _p(VCARD, "hasURL"), node(value)))
+        elif value.lower().startswith("mailto:"):  # an IRI already (checked: dataset_about)
+            out.append((contact, _p(VCARD, "hasEmail"), node(value)))
         else:
             out.append((contact, _p(VCARD, "hasEmail"), node(f"mailto:{quote(value, safe='@')}")))
     if "license" in said:  # DCAT-AP's range: a licence document

@@ -199,7 +199,9 @@ def _check_envelope(body: bytes, content_type: str | None) -> dict[str, Any]:
     except json.JSONDecodeError as err:
         kind = f" (Content-Type {content_type})" if content_type else ""
         raise BadResponse(
-            f"the response is not JSON{kind}: {err.msg} at line {err.lineno}, column {err.colno}; "
+            # json's "Unterminated string starting at" ends in "at" already
+            f"the response is not JSON{kind}: {err.msg.removesuffix(' at')} at line "
+            f"{err.lineno}, column {err.colno}; "
             f"it starts with {snippet(body)}"
         ) from None
     if not isinstance(doc, dict):

@@ -497,7 +497,8 @@ def submission_form_schema() -> dict[str, Any]:
             "answers_name": {
                 **many,
                 "description": "The systems' names, in the files' order: a value "
-                "per file, or one name a line (the run page's box).",
+                "per file, or one name a line (the run page's box); a file without one is "
+                "named after it, more names than files are a 400.",
             },
             "answers_format": {"type": "array", "items": formats},
             "webservice": {**many, "description": "`name=url` or a URL."},
@@ -627,8 +628,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "For unreadable files: each problem with its position "
                             "(the same as `gerbil-qa validate` prints); for a name the service "
                             "does not know (profile, language, experiment type, catalogue "
-                            "dataset, KB): one problem whose `path` names the field "
-                            "(`$.profile`).",
+                            "dataset, KB) or a value or key it refuses: one problem whose "
+                            "`path` is the field's whole JSON path (`$.profile`, "
+                            "`$.systems[0].url`, `$.about.license`).",
                             "items": {"$ref": "#/components/schemas/Problem"},
                         },
                     },
@@ -650,6 +652,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "InlineFile": {
                     "type": "object",
                     "required": ["content"],
+                    "additionalProperties": False,
                     "properties": {
                         "content": {"type": "string", "description": "The file's text."},
                         "filename": {"type": "string"},

@@ -91,10 +91,17 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         line for value in form.getlist("answers_name") for line in value.splitlines() or [value]
     ]
     formats = form.getlist("answers_format")
+    chosen = [item for item in files.getlist("answers") if item.filename]
+    last = max((n + 1 for n, line in enumerate(names) if line.strip()), default=0)
+    if last > len(chosen):  # a name without its file: a file the picker did not keep
+        raise BadRequest(
+            f"answers_name (the systems' names, one a line in the files' order): "
+            f"{_count(last, 'name')} for {_count(len(chosen), 'answer file')}; attach "
+            "each system's file, or remove the names of those not attached",
+            field="answers_name",
+        )
     systems: list[RawSystem] = []
-    for n, item in enumerate(files.getlist("answers")):
-        if not item.filename:
-            continue
+    for n, item in enumerate(chosen):
         name = names[n] if n < len(names) and names[n].strip() else None
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
@@ -103,11 +110,10 @@ def from_form(form: Any, files: Any) -> RawSubmission:
             name, sep, url = value.partition("=")
             given = bool(sep) and not name.lower().startswith(("http:", "https:"))
             url = url.strip() if given else value
+            line = f"{SERVICE_BOXES[field_name]} ({field_name}), line {number}"
             if not url or any(c.isspace() for c in url):  # a space for the `=`, a missing URL
-                raise BadRequest(
-                    f"{SERVICE_BOXES[field_name]} ({field_name}), line {number}: expected "
-                    f"name=URL or a URL, got {value!r}"
-                )
+                raise BadRequest(f"{line}: expected name=URL or a URL, got {value!r}")
+            no_credentials(url, line, field=field_name)
             systems.append(RawSystem(name.strip() if given else None, url=url, interface=interface))
     for value in _lines(form.getlist("reference")):
         name, sep, reference = value.partition("=")
@@ -137,6 +143,10 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     )
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
 def _form_about(form: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The run form's fields about an uploaded dataset (``dataset_license`` …, from
     ``ABOUT_FIELDS``); a repeated one (``dataset_creator``) also one value a line."""
@@ -162,6 +172,26 @@ def _numbered_lines(values: list[str]) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
 
 
+def no_credentials(url: str, where: str, *, field: str) -> None:
+    """A service URL with a user name or password (``http://user:pw@host/``) is refused: the
+    URL is published with the experiment (``gqa:endpoint``, its pages, the SPARQL endpoint),
+    and the credentials with it. The message does not repeat the URL (it is the submitter's
+    secret, and error messages get logged)."""
+    from urllib.parse import urlsplit
+
+    try:
+        userinfo = "@" in urlsplit(url).netloc
+    except ValueError:  # a malformed address: the network check says what is wrong
+        return
+    if userinfo:
+        raise BadRequest(
+            f"{where}: the URL holds a user name or password (before '@'), which would be "
+            "published with the experiment (its page, its RDF and the SPARQL endpoint show the "
+            "service's URL); give the URL without them",
+            field=field,
+        )
+
+
 def _lines(values: list[str]) -> list[str]:
     """Field values split at line ends (the run page's text areas hold one system a line),
     blank lines dropped."""
@@ -177,7 +207,10 @@ def _text(data: dict[str, Any], key: str, where: str) -> str | None:
     if isinstance(value, str):
         utf8(value, f"{where}.{key}")
         return value
-    raise BadRequest(f"{where}.{key}: expected a string, got {type(value).__name__}")
+    raise BadRequest(
+        f"{where}.{key}: expected a string, got {type(value).__name__}",
+        field=field_of(f"{where}.{key}"),
+    )
 
 
 def utf8(text: str, where: str) -> bytes:
@@ -192,8 +225,13 @@ def utf8(text: str, where: str) -> bytes:
 def _inline_file(value: Any, where: str, default_name: str) -> FileUpload:
     if isinstance(value, str):
         return FileUpload(default_name, utf8(value, where))
+    if isinstance(value, dict):  # "filenme" or "formt" was ignored: a sniffed format, no name
+        _known_keys(value, FILE_KEYS, where, what="a file")
     if not isinstance(value, dict) or not isinstance(value.get("content"), str):
-        raise BadRequest(f"{where}: expected a string or an object with 'content' (text)")
+        raise BadRequest(
+            f"{where}: expected a string or an object with 'content' (text)",
+            field=field_of(where),
+        )
     return FileUpload(
         _text(value, "filename", where) or default_name,
         utf8(value["content"], f"{where}.content"),
@@ -208,9 +246,12 @@ SUBMISSION_KEYS = frozenset(
     | {"language", "experimentTypes", "kb", "force"}
 )
 SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference"})
+FILE_KEYS = frozenset({"content", "filename", "format"})  # an inline file's (``InlineFile``)
 
 
-def _known_keys(data: dict[str, Any], known: frozenset[str], where: str) -> None:
+def _known_keys(
+    data: dict[str, Any], known: frozenset[str], where: str, *, what: str = "a submission"
+) -> None:
     """A key the schema does not name is refused, with the nearest it does: ``"profil":
     "exact"`` was ignored, and the run scored under the default profile without a word."""
     import difflib
@@ -219,7 +260,14 @@ def _known_keys(data: dict[str, Any], known: frozenset[str], where: str) -> None
         if key not in known:
             near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
             hint = f"; did you mean {near[0]!r}?" if near else f"; expected one of {sorted(known)}"
-            raise BadRequest(f"{where}.{key}: not a key of a submission{hint}", field=str(key))
+            path = f"{where}.{key}"
+            raise BadRequest(f"{path}: not a key of {what}{hint}", field=field_of(path))
+
+
+def field_of(path: str) -> str:
+    """A ``ServiceError.field`` for the JSON path ``path`` (``$.systems[0].nme`` ->
+    ``systems[0].nme``): the API's problem names the whole path, not the key alone."""
+    return path.removeprefix("$").removeprefix(".")
 
 
 def check_form_fields(names: Any) -> None:
@@ -264,13 +312,16 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
             )
         _known_keys(item, SYSTEM_KEYS, where)
         answers = item.get("answers")
+        url = _text(item, "url", where)
+        if url is not None:
+            no_credentials(url, f"{where}.url", field=field_of(f"{where}.url"))
         systems.append(
             RawSystem(
                 _text(item, "name", where),
                 answers=_inline_file(answers, f"{where}.answers", f"system-{n + 1}.json")
                 if answers is not None
                 else None,
-                url=_text(item, "url", where),
+                url=url,
                 interface=_interface(item, where),
                 reference=_text(item, "reference", where),
             )

@@ -14,6 +14,7 @@ from service.errors import FormatError
 from service.formats import FORMATS, Format, Limits, get, read, sniff, write
 from service.formats.base import JsonLocator, json_path
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
+from service.paths import DEMO_DIR
 
 QALD = b'{"questions": [{"id": "1", "question": [{"language": "en", "string": "Q?"}]}]}'
 EQALD = b'{"questions": [{"question": {"id": "1", "language": []}}]}'
@@ -293,3 +294,22 @@ def test_a_file_declared_tsv_that_another_format_recognises_is_refused_as_that()
     assert (problem.file, problem.line, problem.column) == ("solar.json", 1, 1)
     assert problem.message == "the content is qald-json, not tsv as declared"
     assert read(b"[1]\n\n", format="tsv", name="out.tsv").format == "tsv"  # an answer "[1]"
+
+
+def test_validate_says_a_truncated_string_in_a_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A download cut inside a string: the message was json's "Unterminated string starting
+    at" cut before its position, "… starting at (expected a JSON document)"."""
+    text = (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
+    start = text.index('"', text.index('"questions"') + len('"questions"'))  # a string opening
+    path = tmp_path / "cut.json"
+    path.write_text(text[: start + 2], encoding="utf-8")
+    line = text.count("\n", 0, start) + 1
+    column = start - text.rfind("\n", 0, start)
+    assert main(["validate", str(path)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        f"{path}:{line}:{column}: error: not valid JSON: unterminated string (it starts here) "
+        "(expected a JSON document)"
+    )

@@ -99,6 +99,8 @@ def test_a_warning_names_the_response_not_an_input_file() -> None:
         ),
         (b"{'questions': []}", "not JSON: Expecting property name enclosed in double quotes"),
         (b'{"questions": [', "not JSON: Expecting value at line 1, column 16"),
+        # was "Unterminated string starting at at line 1, column 15"
+        (b'{"questions": "Ber', "not JSON: Unterminated string starting at line 1, column 15;"),
         (b"[1, 2]", "a JSON array, not an object"),
         (b'"Berlin"', "a JSON string, not an object"),
         (b'{"result": "Berlin"}', "no \"questions\" list (top-level keys: 'result')"),

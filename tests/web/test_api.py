@@ -465,6 +465,39 @@ def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, words:
     assert response.json()["error"].startswith(words)
 
 
+@pytest.mark.parametrize(
+    ("interface", "box"), [("qa", "webservice"), ("text2sparql", "text2sparql")]
+)
+def test_a_service_url_with_a_password_is_refused_naming_its_field(
+    server, interface: str, box: str
+) -> None:
+    """``http://user:pw@host/`` was accepted, and the URL published as given (``gqa:endpoint``,
+    the system and experiment pages, the SPARQL endpoint): the password with it. The API (JSON
+    and form) and the run page refuse it, naming where it was given, never repeating it."""
+    import html
+
+    before = count(server)
+    secret = "http://ada:s3cret@127.0.0.1:9/"
+    body = {"dataset": "demo", "systems": [{"name": "s", "url": secret, "interface": interface}]}
+    answer = server.post("api/experiments", json=body)
+    assert answer.status_code == 400, answer.text
+    said = answer.json()["error"]
+    assert said.startswith("$.systems[0].url: the URL holds a user name or password"), said
+    assert "published with the experiment" in said and "s3cret" not in answer.text
+    assert [p["path"] for p in answer.json()["problems"]] == ["$.systems[0].url"]
+    user_only = {**body, "systems": [{"name": "s", "url": "http://ada@127.0.0.1:9/"}]}
+    assert server.post("api/experiments", json=user_only).status_code == 400
+    form = {"dataset": "demo", box: f"fine=http://127.0.0.1:9/\nmine={secret}"}
+    answer = server.post("api/experiments", data=form)
+    assert answer.status_code == 400, answer.text
+    assert f"({box}), line 2: the URL holds a user name or password" in answer.json()["error"]
+    assert "s3cret" not in answer.text
+    page = server.post("experiments/new", data=form)  # the run page, without JavaScript
+    assert page.status_code == 400, page.text[:400]
+    assert "the URL holds a user name or password" in html.unescape(page.text)
+    assert count(server) == before
+
+
 def test_publish_before_finished_is_a_conflict(server) -> None:
     ticket = server.storage.experiments.reserve(summary="{}")
     server.storage.experiments.set_status(ticket.id, "queued")
@@ -473,6 +506,14 @@ def test_publish_before_finished_is_a_conflict(server) -> None:
     )
     assert response.status_code == 409
     assert "queued" in response.json()["error"]
+    server.storage.experiments.set_status(ticket.id, "error", message="it failed")
+    response = server.post(
+        f"api/experiments/{ticket.id}/publish", headers={"Authorization": f"Bearer {ticket.token}"}
+    )
+    assert response.status_code == 409  # it said "is error, not finished"
+    assert response.json()["error"] == (
+        f"experiment {ticket.id} ended in error; only a finished experiment can be published"
+    )
 
 
 def test_listings_and_profiles(server) -> None:
@@ -596,14 +637,20 @@ def test_progress_cancel_and_resume_through_the_api(server) -> None:
         while server.get(url, headers=auth).json()["status"] != "cancelled":
             assert time.monotonic() < deadline
             time.sleep(0.05)
+        early = server.post(f"{url}/publish", headers=auth)
+        assert early.status_code == 409 and early.json()["error"] == (
+            f"experiment {ticket['id']} was cancelled; only a finished experiment can be published"
+        )
         resumed = server.post(f"{url}/resume", headers=auth)
         assert resumed.status_code == 202, resumed.text
         final = server.wait_finished(ticket["id"], ticket["token"])
     finally:
         qa.close()
     assert final["results"][0]["measures"]["macroF1"] == 1.0  # as an uninterrupted run
+    assert final["message"] is None  # it said "resumed" for good
     again = server.post(f"{url}/resume", headers=auth)
     assert again.status_code == 409  # a finished experiment is not resumed
+    assert again.json()["error"].startswith(f"experiment {ticket['id']} is finished; only ")
 
 
 def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
@@ -662,6 +709,40 @@ def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data
         f"experiment/{ticket['id']}.ttl", headers={"Authorization": f"Bearer {ticket['token']}"}
     ).text
     assert "qald-9-test-multilingual-" not in turtle  # no uploaded-dataset name was minted
+
+
+def test_a_description_of_a_catalogue_file_uploaded_is_refused_as_when_named(
+    server, data_dir: Path
+) -> None:
+    """The catalogue's file uploaded with a licence and creators: the run was filed under the
+    catalogue dataset (the same bytes) and the description dropped without a word; naming the
+    dataset with a description is refused, and so is this now, by the API (JSON and
+    multipart) and the run page, nothing reserved."""
+    import html
+
+    qald = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    data = qald.read_bytes()
+    license_ = "https://creativecommons.org/licenses/by/4.0/"
+    before = count(server)
+    body = {
+        "dataset": {"filename": "mine.json", "content": data.decode()},
+        "about": {"license": license_, "creators": ["Alice Example"]},
+        "systems": [{"name": "gold", "answers": data.decode()}],
+    }
+    answer = server.post("api/experiments", json=body)
+    assert answer.status_code == 400, answer.text
+    said = answer.json()["error"]
+    assert "the file mine.json is the catalogue's qald-9-test-multilingual (the same bytes)" in said
+    assert "keeps the description it has" in said
+    assert [p["path"] for p in answer.json()["problems"]] == ["$.about"]
+    form = {"dataset_license": license_, "dataset_creator": "Alice Example"}
+    files = [("dataset_file", ("mine.json", data)), ("answers", ("gold.json", data))]
+    answer = server.post("api/experiments", files=files, data=form)
+    assert answer.status_code == 400 and answer.json()["error"] == said, answer.text
+    page = server.post("experiments/new", files=files, data=form)  # the run page
+    assert page.status_code == 400, page.text[:400]
+    assert said in html.unescape(page.text)
+    assert count(server) == before
 
 
 def test_the_same_bytes_uploaded_again_are_the_published_dataset(server) -> None:

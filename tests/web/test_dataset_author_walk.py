@@ -181,6 +181,35 @@ def test_the_authors_description_is_the_datasets(site: Server, walked: dict[str,
     assert [str(d) for d in g.objects(v1, DCT.description)] == [ABOUT["description"]]
 
 
+def test_a_mailto_contact_is_kept_as_the_iri_it_is(site: Server) -> None:
+    """``mailto:ada@example.org`` was accepted and written ``<mailto:mailto%3Aada@example.org>``
+    (a second ``mailto:``, its colon encoded): a contact no mail client opens."""
+    dataset = V1.replace(b'"birds-qa"', b'"birds-mailto"')
+    done = _run(
+        site,
+        {
+            "dataset": {"filename": "birds-mailto.json", "content": dataset.decode()},
+            "about": {"contact": "mailto:ada@example.org"},
+            "kb": "birds",
+            "profile": "exact",
+            "systems": [{"name": "gold-check", "answers": dataset.decode()}],
+        },
+    )
+    uri = rdflib.URIRef(done["dataset"])
+    g = _graph(site, done["dataset"])
+    contact = g.value(uri, DCAT.contactPoint)
+    assert g.value(contact, VCARD.hasEmail) == rdflib.URIRef("mailto:ada@example.org")
+    bad = site.post(  # a mailto: that is no IRI is refused, as it is written as given
+        "api/experiments",
+        json={
+            "dataset": {"content": dataset.decode()},
+            "about": {"contact": 'mailto:ada"lovelace@example.org'},
+            "systems": [{"name": "x", "answers": dataset.decode()}],
+        },
+    )
+    assert bad.status_code == 400 and "$.about.contact" in bad.text, bad.text
+
+
 def test_its_distribution_downloads_the_exact_file(site: Server, walked: dict[str, Any]) -> None:
     import hashlib
 

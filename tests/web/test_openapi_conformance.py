@@ -284,7 +284,7 @@ def test_comparing_stored_tasks_is_a_documented_request(server, document) -> Non
 def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     from service.call_settings import CALLED
     from service.web.comparing import COMPARE_OPTIONS
-    from service.web.submission import SUBMISSION_KEYS, SYSTEM_KEYS
+    from service.web.submission import FILE_KEYS, SUBMISSION_KEYS, SYSTEM_KEYS
 
     options = document["components"]["schemas"]["CompareOptions"]["properties"]
     assert set(options) == COMPARE_OPTIONS  # what a comparison's body may add
@@ -292,6 +292,8 @@ def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     assert set(schema["properties"]) == SUBMISSION_KEYS | CALLED.keys()
     system = schema["properties"]["systems"]["items"]
     assert set(system["properties"]) == SYSTEM_KEYS and system["additionalProperties"] is False
+    inline = document["components"]["schemas"]["InlineFile"]
+    assert set(inline["properties"]) == FILE_KEYS and inline["additionalProperties"] is False
 
     def json_body(path: str) -> dict[str, Any]:
         return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
@@ -325,3 +327,79 @@ def test_a_mistyped_key_is_refused_not_ignored(server, body, said: str) -> None:
     )
     compared = server.post("api/compare", json={**submission, "measure": "macroF1"})
     assert compared.status_code == 400 and said in compared.json()["error"], compared.text
+
+
+@pytest.mark.parametrize(
+    ("body", "path", "said"),
+    [
+        (  # a mistyped key of an inline file: was ignored (its name lost, its format sniffed)
+            {"systems": [{"name": "s", "answers": {"filenme": "a.json", "content": STRONG}}]},
+            "$.systems[0].answers.filenme",
+            "not a key of a file; did you mean 'filename'?",
+        ),
+        (
+            {"systems": [{"name": "s", "answers": {"formt": "qald-json", "content": STRONG}}]},
+            "$.systems[0].answers.formt",
+            "not a key of a file; did you mean 'format'?",
+        ),
+        (
+            {"systems": [{"name": "s", "answers": {"name": "a.json", "content": STRONG}}]},
+            "$.systems[0].answers.name",
+            "not a key of a file; did you mean 'filename'?",
+        ),
+        (
+            {
+                "dataset": {"filenme": "q.json", "content": QUESTIONS},
+                "systems": [{"name": "s", "answers": STRONG}],
+            },
+            "$.dataset.filenme",
+            "not a key of a file; did you mean 'filename'?",
+        ),
+        (
+            {"gold": {"formt": "qald-json", "content": QUESTIONS}, "systems": [{"name": "s"}]},
+            "$.gold.formt",
+            "not a key of a file; did you mean 'format'?",
+        ),
+        # the path of a key below the top: was "$.nme", "$.license"
+        (
+            {"systems": [{"nme": "s", "answers": STRONG}]},
+            "$.systems[0].nme",
+            "not a key of a submission; did you mean 'name'?",
+        ),
+        (
+            {
+                "dataset": {"content": QUESTIONS},
+                "about": {"license": "CC-BY-4.0"},
+                "systems": [{"name": "s", "answers": STRONG}],
+            },
+            "$.about.license",
+            "expected an http(s) IRI, got 'CC-BY-4.0'",
+        ),
+        (
+            {"systems": [{"name": 5, "answers": STRONG}]},
+            "$.systems[0].name",
+            "expected a string, got int",
+        ),
+    ],
+)
+def test_a_problem_s_path_is_the_whole_json_path(server, body, path: str, said: str) -> None:
+    """``problems[].path`` points a client at the value to fix: the key alone (``$.nme`` for
+    ``$.systems[0].nme``) pointed at another one, or at none."""
+    refused = server.post("api/experiments", json={"dataset": "demo", **body})
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"] == f"{path}: {said}", refused.text
+    (problem,) = refused.json()["problems"]
+    assert problem["path"] == path, problem
+
+
+def test_a_form_field_about_the_dataset_has_its_json_path(server) -> None:
+    """The run form's ``dataset_license`` is the JSON ``about.license``: the problem said
+    ``$.license``."""
+    refused = server.post(
+        "api/experiments",
+        files=[("dataset_file", ("q.json", QUESTIONS.encode()))],
+        data={"dataset_license": "CC-BY-4.0", "reference": "baseline"},
+    )
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"].startswith("dataset_license: expected an http(s) IRI")
+    assert [p["path"] for p in refused.json()["problems"]] == ["$.about.license"]

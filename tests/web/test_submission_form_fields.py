@@ -49,3 +49,26 @@ def test_the_documented_form_fields_are_accepted(server) -> None:
     state = server.wait_finished(ticket["id"], ticket["token"])
     assert [e["profile"] for e in state["evaluations"]] == ["exact"]
     assert [e["system"] for e in state["evaluations"]] == ["typed"]
+
+
+def test_more_system_names_than_answer_files_are_refused(server) -> None:
+    """Three names in the names box for one file (the file picker kept one of three): B and C
+    were dropped without a word, and the run went on with one system. Fewer names than files
+    stay allowed (the others are named after their files, as the run page says)."""
+    import html
+
+    before = len(server.storage.experiments.listing(include_private=True))
+    data = {"dataset": "demo", "answers_name": "A\nB\nC\n"}
+    for path in ("api/experiments", "experiments/new"):  # the API and the run page
+        refused = server.post(path, files=_files(), data=data)
+        assert refused.status_code == 400, refused.text[:400]
+        said = refused.json()["error"] if path.startswith("api/") else html.unescape(refused.text)
+        assert "answers_name (the systems' names, one a line in the files' order): 3 names " in said
+        assert "for 1 answer file; attach each system's file" in said
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+    path = DEMO_DIR / "answers-partial.json"
+    two = [*_files(), ("answers", (path.name, path.read_bytes()))]
+    fewer = server.post("api/experiments", files=two, data={"dataset": "demo", "answers_name": "A"})
+    assert fewer.status_code == 202, fewer.text
+    state = server.wait_finished(fewer.json()["id"], fewer.json()["token"])
+    assert {e["system"] for e in state["evaluations"]} == {"A", "answers-partial"}
