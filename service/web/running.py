@@ -303,3 +303,25 @@ def cancel(experiment_id: str) -> BaseResponse:
     require_owner_form(experiment_id, "cancel")
     services().runner.cancel(experiment_id)
     return redirect(services().storage.uris.experiment(experiment_id), code=303)
+
+
+def resume_run(experiment_id: str) -> str:
+    """Queue a cancelled, failed or interrupted run again (the API's resume and the owner
+    page's button); its status after. A resumed run waits in the same queue as a new one: the
+    same bound, after the 409 of a run that cannot be resumed."""
+    state = services()
+    if state.storage.experiments.status(experiment_id).status.resumable:
+        room_for_one_more(state)
+    state.runner.resume(experiment_id)
+    return state.storage.experiments.status(experiment_id).status.value
+
+
+@bp.post("/experiment/<experiment_id>/resume")
+def resume(experiment_id: str) -> BaseResponse:
+    """The owner page's Resume button: a browser user who kept only the owner cookie has no
+    token to send to ``POST /api/experiments/{id}/resume``."""
+    from service.web.access import require_owner_form
+
+    require_owner_form(experiment_id, "resume")
+    resume_run(experiment_id)
+    return redirect(services().storage.uris.experiment(experiment_id), code=303)
