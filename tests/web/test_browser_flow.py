@@ -272,6 +272,10 @@ def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> Non
 
     wait_until(browser, cancelled, timeout=60)
     shot(browser, "flow-cancelled")
+    # and resumes it there (before: the page said "resume it" and offered the API only)
+    wait_until(browser, lambda d: d.find_elements(By.ID, "resume")).pop().click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
+    shot(browser, "flow-resumed-finished")
     assert severe_logs(browser) == []
 
 
