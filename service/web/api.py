@@ -450,17 +450,11 @@ def rescore(experiment_id: str) -> Response:
 def resume(experiment_id: str) -> Response:
     """Queue an interrupted, cancelled or failed experiment again (the systems area's runner
     reuses the answers it already has)."""
-    from service.web.running import room_for_one_more
+    from service.web.running import resume_run
 
     _require_owner(experiment_id)
-    state = services()
-    # a resumed run waits in the same queue as a new one: the same bound, after the 409 of
-    # an experiment that cannot be resumed
-    if state.storage.experiments.status(experiment_id).status.resumable:
-        room_for_one_more(state)
-    state.runner.resume(experiment_id)
-    status = state.storage.experiments.status(experiment_id)
-    return _poll_after(json_answer({"id": experiment_id, "status": status.status.value}, 202))
+    status = resume_run(experiment_id)
+    return _poll_after(json_answer({"id": experiment_id, "status": status}, 202))
 
 
 @bp.get("/api/datasets")

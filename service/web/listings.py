@@ -374,13 +374,8 @@ def experiments(
 
     graph = services().storage
     public, uris = graph.public, graph.uris
-    refreshes = [
-        _iri(_v(r["a"]) or "") for r in _select("SELECT ?a WHERE { ?a a gqa:GoldRefresh }")
-    ]
-    others = f"FILTER(?exp NOT IN ({', '.join(refreshes)}))" if refreshes else ""
-    filters = "".join(f"?exp prov:used {_iri(uri)} . " for uri in using)
     rows = _select(
-        f"""SELECT ?exp ?ended WHERE {{ {filters}?exp prov:endedAtTime ?ended {others} }}
+        f"""SELECT ?exp ?ended WHERE {{ {_listed_experiments(using)} }}
 ORDER BY DESC(?ended) DESC(?exp) LIMIT {int(limit)} OFFSET {int(offset)}"""
     )
     default = ox.DefaultGraph()
@@ -414,6 +409,22 @@ ORDER BY DESC(?ended) DESC(?exp) LIMIT {int(limit)} OFFSET {int(offset)}"""
             )
         )
     return out
+
+
+def _listed_experiments(using: Sequence[str]) -> str:
+    """The graph pattern of what :func:`experiments` lists (``?exp``, ``?ended``)."""
+    refreshes = [
+        _iri(_v(r["a"]) or "") for r in _select("SELECT ?a WHERE { ?a a gqa:GoldRefresh }")
+    ]
+    others = f"FILTER(?exp NOT IN ({', '.join(refreshes)}))" if refreshes else ""
+    filters = "".join(f"?exp prov:used {_iri(uri)} . " for uri in using)
+    return f"{filters}?exp prov:endedAtTime ?ended {others}"
+
+
+def experiment_count(*, using: Sequence[str] = ()) -> int:
+    """How many experiments :func:`experiments` lists (a page past the last says so)."""
+    rows = _select(f"SELECT (COUNT(?exp) AS ?n) WHERE {{ {_listed_experiments(using)} }}")
+    return int(_num(rows[0]["n"]) or 0) if rows else 0
 
 
 @dataclass(frozen=True, slots=True)

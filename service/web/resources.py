@@ -423,7 +423,8 @@ def experiment(name: str) -> BaseResponse:
             private=private,
             ended_without_results=ENDED_WITHOUT_RESULTS,
             owner_checks={
-                a: form_check(experiment_id, token, a) for a in ("publish", "cancel", "delete")
+                a: form_check(experiment_id, token, a)
+                for a in ("publish", "cancel", "resume", "delete")
             }
             if token
             else {},

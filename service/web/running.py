@@ -14,10 +14,12 @@ cookie already set for the experiment's pages.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, jsonify, make_response, redirect, render_template, request
+from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
@@ -152,9 +154,13 @@ def new() -> BaseResponse:
     from service.web import conneg
 
     conneg.negotiate(request, conneg.HTML_ONLY)  # any other Accept: a 406 naming text/html
-    response = make_response(_form())
+    filled = replacing()
+    response = make_response(_form(filled=filled))
     response.vary.add("Accept")
-    return for_this_browser(response)
+    for_this_browser(response)
+    if filled is not None:  # an owner's details (a bearer token may have opened them)
+        response.headers["Cache-Control"] = "private, no-store"
+    return response
 
 
 @bp.post("/experiments/new")
@@ -225,7 +231,94 @@ def dataset_profiles() -> dict[str, str | None]:
     return {e.name: own_profile(e.languages, e.questions_file.format) for e in catalog.entries()}
 
 
-def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = None) -> str:
+@dataclass(frozen=True, slots=True)
+class Replacing:
+    """The experiment "Run it again to replace it" (``?revisionOf=ID``) replaces, as its
+    owner's run form is filled from it: the fields, and the files a form cannot hold (a browser
+    fills in no file), which the page asks to choose again."""
+
+    id: str
+    chosen: MultiDict[str, str]
+    dataset_file: str | None  # an uploaded dataset's file name (else a name the list holds)
+    gold_file: str | None
+    answer_files: tuple[str, ...]
+
+
+def replacing() -> Replacing | None:
+    """The replaced experiment's dataset, profile, languages, types, KB, force, call settings
+    and systems as the run form's fields, the query string's own values over them; for its
+    owner only (a private experiment's details are nobody else's). None for anyone else, an
+    unknown id, or an experiment recorded before specs were kept."""
+    import hashlib
+    import json
+
+    from service.call_settings import CALL_SETTINGS
+    from service.experiments.asked import Reference, Text2SparqlService, WebService
+    from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileDataset
+    from service.experiments.systems import AnswerFile
+    from service.graph.uris import EXPERIMENT_ID
+    from service.web.demo import DEMO_QUESTIONS, configured_kbs
+    from service.web.submission import DEMO_DATASET
+
+    old = (request.args.get("revisionOf") or "").strip()
+    if request.method != "GET" or not EXPERIMENT_ID.match(old):
+        return None
+    try:
+        if not is_owner(old):
+            return None
+        text = services().storage.experiments.spec_of(old)
+        spec = ExperimentSpec.from_json(json.loads(text)) if text else None
+    except (ServiceError, ValueError, KeyError, TypeError):  # gone, or an older layout
+        return None
+    if spec is None:
+        return None
+    fields: MultiDict[str, str] = MultiDict()
+    dataset, dataset_file = spec.dataset, None
+    if isinstance(dataset, CatalogueDataset):
+        fields["dataset"] = dataset.name
+    elif dataset.file.sha256 == hashlib.sha256(DEMO_QUESTIONS.read_bytes()).hexdigest():
+        fields["dataset"] = DEMO_DATASET
+    else:
+        fields["dataset"] = ""  # "(upload a dataset file instead)"
+        dataset_file = dataset.file.name
+        fields["dataset_format"] = dataset.file.format or ""
+    if isinstance(dataset, FileDataset) and dataset.title:
+        fields["title"] = dataset.title
+    fields["profile"] = spec.profile
+    fields["language"] = ",".join(spec.languages)
+    fields.setlist("experiment_type", list(spec.experiment_types))
+    if spec.kb is not None and spec.kb.name in configured_kbs(services().config):
+        fields["kb"] = spec.kb.name
+    fields["force"] = "1" if spec.options.force else ""
+    for setting in CALL_SETTINGS:
+        value = getattr(spec.options, setting.name)
+        fields[setting.name] = "" if value == setting.default else f"{value:g}"
+    names, answer_files = [], []
+    boxes: dict[str, list[str]] = {"webservice": [], "text2sparql": []}
+    for system in spec.systems:
+        if isinstance(system, AnswerFile):
+            names.append(system.name)
+            answer_files.append(system.file.name)
+        elif isinstance(system, WebService):  # a Text2SparqlService is one too
+            box = "text2sparql" if isinstance(system, Text2SparqlService) else "webservice"
+            boxes[box].append(f"{system.name}={system.url}")
+        elif isinstance(system, Reference):
+            fields.add("reference", system.reference)
+    fields["answers_name"] = "\n".join(names)
+    for box, lines in boxes.items():
+        fields[box] = "\n".join(lines)
+    for key in request.args:  # what the link itself says wins
+        fields.setlist(key, request.args.getlist(key))
+    gold_file = spec.gold.file.name if isinstance(spec.gold, FileDataset) else None
+    return Replacing(old, fields, dataset_file, gold_file, tuple(answer_files))
+
+
+def _form(
+    *,
+    error: str | None = None,
+    problems: list[dict[str, Any]] | None = None,
+    filled: Replacing | None = None,
+) -> str:
     from service import catalog
     from service.call_settings import CALL_SETTINGS
     from service.dataset_about import ABOUT_FIELDS
@@ -253,7 +346,12 @@ def _form(*, error: str | None = None, problems: list[dict[str, Any]] | None = N
         formats=list(FORMATS),
         references=SYSTEM_NAMES,
         kbs=sorted(configured_kbs(services().config)),
-        chosen=request.form if request.method == "POST" else request.args,
+        chosen=filled.chosen
+        if filled is not None
+        else request.form
+        if request.method == "POST"
+        else request.args,
+        replacing=filled,
         error=error,
         problems=problems or [],
         force_label=FORCE_LABEL,
@@ -302,4 +400,26 @@ def cancel(experiment_id: str) -> BaseResponse:
 
     require_owner_form(experiment_id, "cancel")
     services().runner.cancel(experiment_id)
+    return redirect(services().storage.uris.experiment(experiment_id), code=303)
+
+
+def resume_run(experiment_id: str) -> str:
+    """Queue a cancelled, failed or interrupted run again (the API's resume and the owner
+    page's button); its status after. A resumed run waits in the same queue as a new one: the
+    same bound, after the 409 of a run that cannot be resumed."""
+    state = services()
+    if state.storage.experiments.status(experiment_id).status.resumable:
+        room_for_one_more(state)
+    state.runner.resume(experiment_id)
+    return state.storage.experiments.status(experiment_id).status.value
+
+
+@bp.post("/experiment/<experiment_id>/resume")
+def resume(experiment_id: str) -> BaseResponse:
+    """The owner page's Resume button: a browser user who kept only the owner cookie has no
+    token to send to ``POST /api/experiments/{id}/resume``."""
+    from service.web.access import require_owner_form
+
+    require_owner_form(experiment_id, "resume")
+    resume_run(experiment_id)
     return redirect(services().storage.uris.experiment(experiment_id), code=303)

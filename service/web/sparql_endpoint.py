@@ -366,7 +366,12 @@ def endpoint() -> Response:
     operation = read_protocol_request(request)
     if operation is None:
         return service_description()
-    answer = answer_query(services(), request, operation)
+    try:
+        answer = answer_query(services(), request, operation)
+    except ServiceError as err:
+        if err.status >= 500 or not wants_page(operation, request.headers.get("Accept")):
+            raise  # a program's error response, as the protocol's clients read it
+        return _query_error_page(operation.query, err)
     if answer.html:
         return _html_results(operation.query, answer.kind, answer.body)
     response = Response(answer.body, content_type=answer.media_type)
@@ -394,6 +399,7 @@ class QueryFastPath:
         if not self._mine(environ):
             return self.next(environ, start_response)
         req = Request(environ)
+        operation = None
         try:
             operation = read_protocol_request(req)
             if operation is None:
@@ -403,6 +409,9 @@ class QueryFastPath:
                 return self.next(environ, start_response)  # a page for a browser
             answer = answer_query(self.state, req, operation, facts)
         except ServiceError as err:
+            accept = req.headers.get("Accept")
+            if operation is not None and err.status < 500 and wants_page(operation, accept):
+                return self.next(environ, start_response)  # the page, with the error (format=html)
             if err.status >= 500:  # as the Flask handler (app._service_error) logs it
                 log.error("%s %s: %s", req.method, req.path, err.message)
             body = (err.public_message + "\n").encode("utf-8")
@@ -445,13 +454,42 @@ def _query_page(
     table: dict | None = None,
     boolean: bool | None = None,
     text: str | None = None,
+    error: str | None = None,
+    at: tuple[str, int] | None = None,
 ) -> str:
     """The SPARQL page, with a query's result or none (every name given: an undefined
-    ``boolean`` is "not none" to the template, which showed "Result: false")."""
+    ``boolean`` is "not none" to the template, which showed "Result: false"), or the error
+    that refused the query and ``at``: the line and column it points to."""
     return render_template(
-        "query.html", query=query, table=table, boolean=boolean, text=text,
-        examples=example_queries(),
+        "query.html", query=query, table=table, boolean=boolean, text=text, error=error,
+        at=at, examples=example_queries(),
     )  # fmt: skip
+
+
+def wants_page(operation: ProtocolRequest, accept: str | None) -> bool:
+    """The client asked for the HTML page (``format=html``, a browser's Accept) whatever the
+    query's form: a query that does not parse has none, so it must be HTML for both."""
+    forms = ("SELECT", "CONSTRUCT")
+    try:
+        return all(negotiate_results(operation.formats, accept, form)[2] for form in forms)
+    except ServiceError:  # a format named that no form has: not the page
+        return False
+
+
+def _query_error_page(query: str, err: ServiceError) -> Response:
+    """The query page again for a browser, the refused query in the editor and why above it
+    (before, a bare error page: the query was lost); the status kept."""
+    from service.sparql.errors import SparqlSyntaxError
+
+    cause, at = err.__cause__, None
+    if isinstance(cause, SparqlSyntaxError):  # the line it points into, to mark the column
+        lines = query.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if cause.line <= len(lines):
+            at = (lines[cause.line - 1], cause.column)
+    page = _query_page(query=query, error=err.public_message, at=at)
+    response = Response(page, status=err.status, content_type="text/html; charset=utf-8")
+    response.vary.add("Accept")
+    return response
 
 
 def _html_results(query: str, kind: str, body: bytes) -> Response:

@@ -81,8 +81,8 @@ def inspect_query(
             parser.parse()
         except RecursionError:
             raise parser.nested_too_deeply() from None
-    except SparqlSyntaxError as err:
-        raise BadRequest(f"query syntax error: {err}") from None
+    except SparqlSyntaxError as err:  # its cause keeps the position (the query page marks it)
+        raise BadRequest(f"query syntax error: {err}") from err
     kinds, texts = parser.kinds, parser.texts
     # The parser may have re-read an IRI as '<' (FILTER(1<2)…): check the final tokens again.
     _check_depth(text, kinds, parser.tokens.offsets, max_depth)

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest
+from service.errors import BadRequest, NotFound
 from service.evaluation.profiles import get_profile
 from service.evaluation.results import COUNT_MEASURES, ExperimentType
 from service.graph.leaderboards import MAX_ROWS
@@ -493,6 +493,12 @@ def experiments() -> BaseResponse:
 
     def render() -> str:
         rows = listings.experiments(limit=page.size + 1, offset=page.offset)
+        if not rows and page.number > 1:  # past the last page: not "no public experiment yet"
+            total = listings.experiment_count()
+            raise NotFound(
+                f"page={page.number}: there are {total} public experiments, {page.size} a "
+                f"page: the pages are 1 to {max(1, -(-total // page.size))}"
+            )
         if rep.key == "csv":
             return _experiments_csv(rows[: page.size])
         return render_template(

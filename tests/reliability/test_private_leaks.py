@@ -10,8 +10,8 @@ their tokens, with a wrong token and with the token of another private experimen
 - every representation of the experiment, its tasks and a question, its status, badge, graph
   and files (by the SHA-256 of what was uploaded), in several media types, each asked after
   its owner asked for it (so a cache holding the owner's copy would show);
-- the routes that act on it (publish, papers, cancel, resume; the run page's cancel form):
-  refused, and the running one keeps running;
+- the routes that act on it (publish, papers, cancel, resume; the owner page's cancel and
+  resume forms): refused, and the running one keeps running;
 - ``compare?task=…`` (also as ticked in a browser's own runs) and ``POST /api/compare {"tasks":
   […]}`` with its task beside a public one, also with ``tokens`` (another's, a wrong one); the
   run and compare pages' lists of a browser's own runs;
@@ -223,8 +223,11 @@ def test_no_route_shows_a_private_experiment(server: Server, secrets_) -> None:
             ):
                 response = server.post(path, json=body, **kwargs)
                 tally.check("action", f"{label} {path}", response, {403})
-            form = server.post(f"experiment/{p.id}/cancel", data={"token": other.token}, **kwargs)
-            tally.check("action", f"{label} cancel form", form, {403})
+            for action in ("cancel", "resume"):  # the owner page's forms
+                form = server.post(
+                    f"experiment/{p.id}/{action}", data={"token": other.token}, **kwargs
+                )
+                tally.check("action", f"{label} {action} form", form, {403})
     assert not server.storage.experiments.status(finished.id).public
     status = server.get(
         f"api/experiments/{running.id}", headers={"Authorization": f"Bearer {running.token}"}

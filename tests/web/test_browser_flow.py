@@ -208,6 +208,47 @@ def test_a_dataset_file_chosen_is_the_dataset_run(server, browser) -> None:
     assert severe_logs(browser) == []
 
 
+def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_back(
+    server, browser
+) -> None:
+    # Before: the list's selection moved without a change event, so the profile of the dataset
+    # picked before stayed (a QALD run scored under text2sparql; the demo file under poleval)
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.delete_all_cookies()
+    _run_page(browser, server)
+    datasets, profiles = (
+        Select(browser.find_element(By.ID, f"run-{kind}")) for kind in ("dataset", "profile")
+    )
+    search = browser.find_element(By.ID, "dataset-search")
+
+    def chosen() -> tuple[str, str]:
+        return (
+            datasets.first_selected_option.get_attribute("value"),
+            profiles.first_selected_option.get_attribute("value"),
+        )
+
+    datasets.select_by_value("text2sparql-2025-ck25")
+    assert chosen() == ("text2sparql-2025-ck25", "text2sparql")
+    search.send_keys("qald-9 test")
+    dataset, profile = chosen()
+    assert dataset.startswith("qald-9-test") and profile == "fair", (dataset, profile)
+    search.clear()
+    search.send_keys("poleval")
+    assert chosen() == ("poleval-2021-qa-dev-0", "poleval")  # its own, found by search too
+    search.clear()
+    browser.find_element(By.ID, "run-dataset-file").send_keys(str(DEMO_DIR / "questions.json"))
+    assert chosen() == ("", "fair")
+    shot(browser, "flow-run-page-file-profile")
+    # a profile chosen by hand stays, whatever the search or a file chooses
+    profiles.select_by_value("exact")
+    datasets.select_by_value("demo")
+    search.send_keys("text2sparql")
+    assert chosen() == ("text2sparql-2025-ck25", "exact")
+    assert severe_logs(browser) == []
+
+
 def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> None:
     from selenium.webdriver.common.by import By
 
@@ -231,6 +272,10 @@ def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> Non
 
     wait_until(browser, cancelled, timeout=60)
     shot(browser, "flow-cancelled")
+    # and resumes it there (before: the page said "resume it" and offered the API only)
+    wait_until(browser, lambda d: d.find_elements(By.ID, "resume")).pop().click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
+    shot(browser, "flow-resumed-finished")
     assert severe_logs(browser) == []
 
 

@@ -50,6 +50,27 @@ def test_a_comparison_of_uploaded_files(server) -> None:
     assert '<th scope="row">number</th>' in html.split('id="compare-answer-types"')[1]
 
 
+def test_answer_files_of_one_name_are_compared_under_the_names_given(server) -> None:
+    # Before: the form had no names box, so two teams' db25_system_result_set.json (TEXT2SPARQL'25)
+    # were two systems of one name, refused, and the user had to rename the files
+    page = server.get("compare").text
+    assert 'id="cmp-answers-name" name="answers_name"' in page
+    assert "their system names, one a line in the files' order" in page  # the run page's words
+    same = [
+        (field, ("answers.json", body)) if field == "answers" else (field, (name, body))
+        for field, (name, body) in _files()
+    ]
+    refused = server.post("compare", files=same, data={"profile": "exact"})
+    assert refused.status_code == 400 and "two systems are called &#39;answers&#39;" in refused.text
+    response = server.post(
+        "compare", files=same, data={"profile": "exact", "answers_name": "Strong\r\nPartial"}
+    )
+    assert response.status_code == 200, response.text
+    systems = response.text.split('id="compare-systems"')[1].split("</table>")[0]
+    assert re.findall(r'<th scope="row">(\w+)</th>', systems) == ["Strong", "Partial"]
+    assert ">Strong\r\nPartial</textarea>" in response.text  # kept in the box, as on the run page
+
+
 def test_errors_are_shown_next_to_the_form(server) -> None:
     one = [f for f in _files() if f[1][0] != "partial.json"]
     response = server.post("compare", files=one, data={"profile": "exact"})

@@ -3,6 +3,7 @@ leaderboards filtered by dataset, language and profile and sorted by any measure
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -253,3 +254,21 @@ def test_the_experiments_listing_is_served_as_csv_too(server) -> None:
     asked = server.get("experiments", headers={"Accept": "text/csv"})
     assert asked.text == table.text
     assert server.get("experiments", params={"format": "ttl"}).status_code == 406
+
+
+def test_a_listing_page_past_the_last_is_a_404_saying_how_many_there_are(server) -> None:
+    # Before: 200 and "No public experiment yet." on /experiments?page=99, as if none were
+    public = len(server.get("api/experiments", params={"size": "500"}).json()["experiments"])
+    assert public >= 1  # the demo at least
+    assert server.get("experiments", params={"size": "1", "page": str(public)}).status_code == 200
+    for args in ({"size": "1", "page": str(public + 1)}, {"page": "99"}):
+        size = int(args.get("size", 50))
+        said = f"there are {public} public experiments, {size} a page: the pages are 1 to "
+        for extra in ({}, {"format": "csv"}):
+            past = server.get("experiments", params={**args, **extra})
+            assert past.status_code == 404, past.text
+            assert said + str(-(-public // size)) in html.unescape(past.text)
+            assert "No public experiment yet" not in past.text
+    # the API documents a page past the last as an empty list (200, next null): kept
+    api = server.get("api/experiments", params={"page": "99"})
+    assert api.status_code == 200 and api.json()["experiments"] == [] and api.json()["next"] is None

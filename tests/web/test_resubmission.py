@@ -4,6 +4,11 @@ improved run stood beside its old one in every leaderboard, and nothing linked t
 
 from __future__ import annotations
 
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
 import rdflib
 import requests
 
@@ -18,6 +23,17 @@ def _files(answers: str, dataset: str = "questions.json") -> list[tuple[str, tup
         ("dataset_file", (dataset, (DEMO_DIR / "questions.json").read_bytes())),
         ("answers", ("team.json", (DEMO_DIR / f"answers-{answers}.json").read_bytes())),
     ]
+
+
+def _strong() -> str:
+    return (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def mirror(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """The catalogue's local mirror: the server reads PolEval's dev-0 from it, never downloads
+    it (CI has no internet and sets no GERBIL_QA_DATA)."""
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
 
 
 def _submit(server: Server, answers: str, **data: str) -> dict:
@@ -166,6 +182,164 @@ def test_the_run_page_resubmits_for_the_browser_that_owns_the_run(server: Server
     new_id = owned.headers["Location"].rsplit("/", 1)[-1]
     token = owned.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
     assert server.wait_finished(new_id, token)["revisionOf"] == [first["id"]]
+
+
+class _RunForm(HTMLParser):
+    """What the run page's form sends as it is shown: each named field's values (a checkbox
+    when ticked, a select's selected option or else its first, a textarea's text; no files)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, list[str]] = {}
+        self.inside = False
+        self.select: tuple[str, list[str], list[str]] | None = None  # name, options, selected
+        self.textarea: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        values = dict(attrs)
+        if tag == "form" and values.get("id") == "run-form":
+            self.inside = True
+        name = values.get("name")
+        if not self.inside:
+            return
+        if tag == "input" and name and values.get("type") != "file":
+            if values.get("type") != "checkbox" or "checked" in values:
+                self.fields.setdefault(name, []).append(values.get("value") or "")
+        elif tag == "select" and name:
+            self.select = (name, [], [])
+        elif tag == "option" and self.select is not None:
+            self.select[1].append(values.get("value") or "")
+            if "selected" in values:
+                self.select[2].append(values.get("value") or "")
+        elif tag == "textarea" and name:
+            self.textarea = name
+            self.fields[name] = [""]
+
+    def handle_data(self, data: str) -> None:
+        if self.textarea is not None:
+            self.fields[self.textarea][0] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+        elif tag == "select" and self.select is not None:
+            name, options, selected = self.select
+            self.fields[name] = selected[:1] or options[:1]
+            self.select = None
+        elif tag == "textarea":
+            self.textarea = None
+
+
+def _run_form(server: Server, revision: str, **cookies: str) -> tuple[dict[str, list[str]], str]:
+    """The run form of "Run it again to replace it" as a browser with ``cookies`` gets it."""
+    response = server.get("experiments/new", params={"revisionOf": revision}, cookies=cookies)
+    assert response.status_code == 200, response.text
+    form = _RunForm()
+    form.feed(response.text)
+    return form.fields, response.text
+
+
+def _post_back(server: Server, fields: dict[str, list[str]], files: list, **cookies: str):
+    """The form sent as shown, with ``files`` chosen (what a browser cannot fill in)."""
+    data = [(k, v) for k, values in fields.items() for v in values]
+    return server.post("experiments/new", data=data, files=files, cookies=cookies)
+
+
+def test_the_run_again_form_is_filled_from_the_run_it_replaces(
+    server: Server, slow_qa: str
+) -> None:
+    # Before: only revisionOf was filled in; the list's default demo was refused as another
+    # dataset than the experiment's, and profile, language, types and systems were lost
+    body = {
+        "dataset": "demo",
+        "systems": [
+            {"name": "Team A", "answers": {"filename": "a.json", "content": _strong()}},
+            {"name": "svc", "url": f"{slow_qa}delay/0"},
+            {"reference": "baseline"},
+        ],
+        "profile": "exact",
+        "language": "en",
+        "experimentTypes": ["QA"],
+        "concurrency": 2,
+    }
+    first = server.post("api/experiments", json=body).json()
+    server.wait_finished(first["id"], first["token"])
+    owner = {f"gqa_owner_{first['id']}": first["token"]}
+    fields, page = _run_form(server, first["id"], **owner)
+    shown = {k: v for k, v in fields.items() if any(v)}
+    assert shown == {
+        "dataset": ["demo"],
+        "answers_name": ["Team A"],
+        "webservice": [f"svc={slow_qa}delay/0"],
+        "reference": ["baseline"],
+        "concurrency": ["2"],
+        "kb": ["demo"],
+        "profile": ["exact"],
+        "language": ["en"],
+        "experiment_type": ["QA"],
+        "revisionOf": [first["id"]],
+    }, shown
+    assert 'id="revision-notice"' in page and "Choose the new answer files" in page
+    again = server.get("experiments/new", params={"revisionOf": first["id"]}, cookies=owner)
+    assert again.headers["Cache-Control"] == "private, no-store"  # its owner's details
+    assert "dataset file again" not in page  # the demo is in the list
+    # nobody else sees what it ran: the form as anyone gets it, the link's id in it alone
+    other = server.submit_demo(systems=("partial",))
+    for cookies in ({}, {f"gqa_owner_{other['id']}": other["token"]}):
+        fields, page = _run_form(server, first["id"], **cookies)
+        assert "Team A" not in page and slow_qa not in page and 'id="revision-notice"' not in page
+        assert fields["profile"] == ["fair"] and fields["revisionOf"] == [first["id"]]
+    # the form sent back as filled in, a new answer file chosen: the run replaces the old one
+    new = [("answers", ("team-v2.json", _strong().encode()))]
+    owned = _post_back(server, _run_form(server, first["id"], **owner)[0], new, **owner)
+    assert owned.status_code == 201, owned.text[:3000]
+    new_id = owned.headers["Location"].rsplit("/", 1)[-1]
+    token = owned.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
+    state = server.wait_finished(new_id, token)
+    assert state["revisionOf"] == [first["id"]]
+    rows = {(r["system"].rsplit("/", 1)[-1], r["profile"], r["language"]) for r in state["results"]}
+    assert rows == {
+        ("Team%20A", "exact", "en"),
+        ("svc", "exact", "en"),
+        ("baseline", "exact", "en"),
+    }
+    assert {r["experimentType"] for r in state["results"]} == {"QA"}
+
+
+def test_the_run_again_form_asks_for_an_uploaded_dataset_file_again(server: Server) -> None:
+    # the demo's questions in other bytes: an upload of their own, not the demo
+    questions = json.dumps(json.loads((DEMO_DIR / "questions.json").read_bytes()), indent=2)
+    files = [
+        ("dataset_file", ("mine.json", questions.encode())),
+        ("answers", ("team.json", _strong().encode())),
+    ]
+    response = server.post(
+        "api/experiments", files=files, data={"kb": "demo", "title": "Solar copy"}
+    )
+    first = response.json()
+    server.wait_finished(first["id"], first["token"])
+    owner = {f"gqa_owner_{first['id']}": first["token"]}
+    fields, page = _run_form(server, first["id"], **owner)
+    assert (fields["dataset"], fields["title"], fields["kb"]) == ([""], ["Solar copy"], ["demo"])
+    notice = page.split('id="revision-notice"')[1].split("</div>")[0]
+    assert "Choose its dataset file again" in notice and "<code>mine.json</code>" in notice
+    owned = _post_back(server, fields, files, **owner)  # the same file chosen again
+    assert owned.status_code == 201, owned.text[:3000]
+
+
+@pytest.mark.usefixtures("mirror")
+def test_the_run_again_form_picks_the_catalogue_dataset(server: Server, data_dir: Path) -> None:
+    dev0 = data_dir / "poleval2021" / "dev-0" / "expected.tsv"
+    answers = "".join(line.split("\t")[0] + "\n" for line in dev0.read_text().splitlines())
+    first = server.post(
+        "api/experiments",
+        data={"dataset": "poleval-2021-qa-dev-0", "profile": "poleval"},
+        files={"answers": ("answers.tsv", answers.encode())},
+    ).json()
+    server.wait_finished(first["id"], first["token"])
+    fields, _ = _run_form(server, first["id"], **{f"gqa_owner_{first['id']}": first["token"]})
+    assert (fields["dataset"], fields["profile"]) == (["poleval-2021-qa-dev-0"], ["poleval"])
+    assert fields["answers_name"] == ["answers"]
 
 
 def test_an_unpublished_or_withdrawn_revision_is_not_resubmitted(server: Server) -> None:

@@ -2,7 +2,7 @@
 the form lists the catalogue by challenge and the demo; a good submission shows its token
 once and sets the owner's cookie; a bad one comes back with the file position and reserves
 nothing; reference systems and web services from the text areas; the status an experiment page
-polls (elapsed, left, per-system counts and reasons); the owner's cancel button."""
+polls (elapsed, left, per-system counts and reasons); the owner's cancel and resume buttons."""
 
 from __future__ import annotations
 
@@ -305,6 +305,46 @@ def test_the_owner_cancels_from_the_page(server, slow_qa) -> None:
     assert cancelled.status_code == 303
     state = _wait(server, experiment_id, cookies, timeout=30)
     assert state["status"] == "cancelled", state
+
+
+def _form_check(page: str, form: str) -> str:
+    check = re.search(rf'id="{form}">\s*<input type="hidden" name="check" value="(\w+)"', page)
+    assert check, page
+    return check.group(1)
+
+
+def test_the_owner_resumes_a_cancelled_run_from_the_page(server, slow_qa) -> None:
+    # Before: the page told its owner to "resume it" with a token a browser user never kept
+    response = _submit(server, [], dataset="demo", webservice=f"slow={slow_qa}delay/0.3")
+    experiment_id, cookies = _owner(server, response)
+    _wait(server, experiment_id, cookies, until=lambda s: s["status"] == "running")
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    assert 'id="resume-form"' not in page  # running: nothing to resume
+    cancel = _form_check(page, "cancel-form")
+    server.post(f"experiment/{experiment_id}/cancel", cookies=cookies, data={"check": cancel})
+    assert _wait(server, experiment_id, cookies, timeout=30)["status"] == "cancelled"
+    page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
+    assert '"Resume this experiment" button below' in page
+    check = _form_check(page, "resume-form")
+    assert 'id="resume-form"' not in server.get(f"experiment/{experiment_id}").text  # a stranger's
+    url = f"experiment/{experiment_id}/resume"
+    for refused in (
+        server.post(url, cookies=cookies, data={}),  # the cookie alone (CSRF)
+        server.post(url, cookies=cookies, data={"check": cancel}),  # another action's check
+        server.post(url, data={"check": check}),  # the check without the owner's cookie
+        server.post(url, cookies={f"gqa_owner_{experiment_id}": "x" * 43}, data={"check": check}),
+    ):
+        assert refused.status_code == 403, refused.text
+    assert server.get(f"experiment/{experiment_id}/status", cookies=cookies).json()["status"] == (
+        "cancelled"
+    )
+    resumed = server.post(url, cookies=cookies, data={"check": check})
+    assert resumed.status_code == 303
+    assert resumed.headers["Location"] == f"{server.url}experiment/{experiment_id}"
+    state = _wait(server, experiment_id, cookies, timeout=60)
+    assert state["status"] == "finished", state
+    again = server.post(url, cookies=cookies, data={"check": check})
+    assert again.status_code == 409  # a finished run is not resumed
 
 
 def test_an_answer_file_is_said_to_be_read_while_a_service_is_asked(server, slow_qa) -> None:

@@ -275,6 +275,38 @@ def test_browser_gets_the_query_page(server) -> None:
     assert "<textarea" in response.text and "Leaderboard" in response.text
 
 
+def test_a_browsers_bad_query_comes_back_in_the_editor_with_its_error(server) -> None:
+    # Before: a bare "Error 400" page with the message alone; the query was lost
+    query = "SELECT ?s WHERE { ?s ?p }"
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for response in (
+        server.get("sparql", params={"query": query, "format": ""}, headers=browser),
+        server.post("sparql", data={"query": query}, headers=browser),
+        server.get("sparql", params={"query": query, "format": "html"}, headers={"Accept": "*/*"}),
+    ):
+        assert response.status_code == 400, response.text
+        assert response.headers["Content-Type"].startswith("text/html")
+        page = response.text
+        error = page.index('id="query-error"')
+        assert error < page.index('<textarea id="query"')  # above the editor
+        assert "query syntax error: line 1, column 25" in page[error:]
+        assert "SELECT ?s WHERE { ?s ?p }</textarea>" in page  # the query, to mend
+        assert f'<pre id="query-error-at">{query}\n{" " * 24}^</pre>' in page  # at column 25
+    refused = server.get(
+        "sparql",
+        params={"query": "SELECT * { SERVICE <http://x.test/> { ?s ?p ?o } }"},
+        headers=browser,
+    )
+    assert refused.status_code == 403 and 'id="query-error"' in refused.text
+    assert "SERVICE &lt;http://x.test/&gt;" in refused.text  # in the editor, nothing to mark
+    # a program's error response stays the protocol's plain one
+    for accept in ("application/sparql-results+json", "*/*"):
+        program = server.post("sparql", data={"query": query}, headers={"Accept": accept})
+        assert program.status_code == 400
+        assert program.headers["Content-Type"].startswith("text/plain"), accept
+        assert program.text.startswith("query syntax error: line 1, column 25")
+
+
 def test_protocol_files_exist() -> None:
     assert PROTOCOL.is_file()
     for name in ("data1.nt", "data2.nt", "data3.nt"):

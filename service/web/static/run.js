@@ -2,6 +2,12 @@
 // on the compare page), and copy buttons for the owner link and token. Served by the service
 // (the pages send a strict CSP: no inline scripts). The page works without it.
 (function () {
+  // A dataset chosen by the search or by a file chosen is chosen as a pick in the list is:
+  // the select told with a change event, so the profile follows it too.
+  function choose(select, value) {
+    select.value = value;
+    select.dispatchEvent(new Event("change"));
+  }
   var search = document.getElementById("dataset-search");
   var select = document.getElementById("run-dataset");
   if (search && select) {
@@ -19,7 +25,7 @@
         group.hidden = !group.querySelector("option:not([hidden])");
       });
       if (first && select.selectedOptions[0] && select.selectedOptions[0].hidden) {
-        select.value = first.value;
+        choose(select, first.value);
       }
     });
   }
@@ -42,7 +48,7 @@
   var file = document.getElementById("run-dataset-file");
   if (file && select) {
     file.addEventListener("change", function () {
-      if (file.files.length) select.value = "";
+      if (file.files.length) choose(select, "");
     });
   }
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
