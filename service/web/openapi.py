@@ -870,8 +870,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "asked": {
                             "type": ["object", "null"],
                             "description": "What the submission named, from the start: the "
-                            "dataset (a catalogue name or an upload's title or file name; "
-                            "`catalogued`), the systems (name, kind), profile, languages, "
+                            "dataset (a catalogue name, `demo` with `demo: true`, or an "
+                            "upload's title or file name; `catalogued`), the systems (name, "
+                            "kind), profile, languages, "
                             "experimentTypes and kb (null for an experiment recorded by the "
                             "command line).",
                         },

@@ -13,6 +13,7 @@ cookie already set for the experiment's pages.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -60,7 +61,10 @@ def start(raw: RawSubmission) -> Ticket:
         storage=state.storage,
         limits=state.config.answer_limits(),
     )
-    return state.runner.submit(spec, uploads=uploads, files=files)
+    summary = None
+    if raw.dataset_name == submission.DEMO_DATASET:  # named "demo" while it runs, not the file
+        summary = json.dumps({**json.loads(spec.summary()), "dataset": "demo", "demo": True})
+    return state.runner.submit(spec, uploads=uploads, files=files, summary=summary)
 
 
 def _may_replace(experiment_id: str, spec: Any) -> None:
@@ -250,7 +254,6 @@ def replacing() -> Replacing | None:
     owner only (a private experiment's details are nobody else's). None for anyone else, an
     unknown id, or an experiment recorded before specs were kept."""
     import hashlib
-    import json
 
     from service.call_settings import CALL_SETTINGS
     from service.experiments.asked import Reference, Text2SparqlService, WebService
@@ -377,7 +380,6 @@ def challenge_of(name: str) -> str:
 
 
 def _demo_size(path: Any) -> int:
-    import json
 
     try:
         return len(json.loads(path.read_bytes()).get("questions", []))

@@ -1503,3 +1503,16 @@ def test_the_operators_listing_names_the_demos_systems(server) -> None:
     (demo,) = [r for r in operator_rows(server.storage) if r["id"] == server.demo_id]
     assert demo["systems"] == ["demo-strong", "demo-partial", "demo-baseline"], demo
     assert demo["dataset"] == "demo"
+
+
+def test_a_run_on_the_demo_is_asked_as_the_demo_not_as_an_upload(server) -> None:
+    """A run on the demo dataset (the run page's default) said "dataset questions.json
+    (uploaded)" while it ran, and its running citation named "questions.json"."""
+    strong = (DEMO_DIR / "answers-strong.json").read_text()
+    body = {"dataset": "demo", "systems": [{"name": "s", "answers": {"content": strong}}]}
+    ticket = server.post("api/experiments", json=body).json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    asked = server.get(f"api/experiments/{ticket['id']}", headers=owner).json()["asked"]
+    assert asked["dataset"] == "demo" and asked["demo"] is True and not asked["catalogued"]
+    assert [s["name"] for s in asked["systems"]] == ["s"]
+    server.wait_finished(ticket["id"], ticket["token"])
