@@ -125,6 +125,9 @@ REFUSAL_WORDS = (
     "not a valid URL",
     "no host",
     "cannot resolve",
+    # a form with user info (user:secret@127.0.0.1) is refused before its address is looked
+    # at: its password would be published with the experiment
+    "user name or password",
 )
 
 

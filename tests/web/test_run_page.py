@@ -231,8 +231,8 @@ def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
     # here, for the rounding of a loaded machine)
     assert state["remainingSeconds"] >= 0.05 * (slow["total"] - slow["done"]), (state, slow)
     # what was asked, before anything is recorded (the API's dataset is null until the end)
-    # (the demo is the served demo's questions file, an upload like any other)
-    assert state["asked"]["dataset"] == "questions.json", state
+    # (the demo by its name: it said "questions.json (uploaded)", a file the user never chose)
+    assert state["asked"]["dataset"] == "demo" and state["asked"]["demo"] is True, state
     api = server.get(f"api/experiments/{experiment_id}", cookies=cookies).json()
     assert api["dataset"] is None and api["asked"] == state["asked"], api
     asked_systems = [s["name"] for s in state["asked"]["systems"]]
@@ -240,7 +240,7 @@ def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
     page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
     # without JS: a link to reload, and one to have the page reload itself (never unasked)
     assert 'id="progress-table"' in page and 'http-equiv="refresh"' not in page
-    assert '<dd id="asked">dataset questions.json (uploaded) · 2 systems' in page
+    assert '<dd id="asked">dataset demo (the demo questions) · 2 systems' in page, page
     assert f'href="/experiment/{experiment_id}?refresh=on" id="reload-auto"' in page
     asked = server.get(f"experiment/{experiment_id}?refresh=on", cookies=cookies).text
     assert '<meta http-equiv="refresh" content="5">' in asked and 'id="reload-stop"' in asked
