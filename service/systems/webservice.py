@@ -95,8 +95,9 @@ class WebService:
 
     @property
     def system(self) -> str:
-        """The system's name as recorded with results (its URL when no name is given)."""
-        return self.name or self.url
+        """The system's name as recorded with results (its URL when no name is given, without
+        a user name and password: they would be written into the answers file)."""
+        return self.name or without_userinfo(self.url)
 
     def check(self) -> None:
         """Refuse an unsafe URL at registration time, with a clear reason (raises UnsafeURL)."""
@@ -245,7 +246,10 @@ def run_web_service(
     ordered = {q.id: answers[q.id] for q in askable if q.id in answers}
     return WebServiceRun(
         run=SystemRun(
-            system=service.system, answers=ordered, source=service.url, problems=tuple(problems)
+            system=service.system,
+            answers=ordered,
+            source=without_userinfo(service.url),
+            problems=tuple(problems),
         ),
         calls=calls,
         errors=errors,
@@ -543,7 +547,16 @@ def _retry_after(value: str | None) -> float | None:
 
 def _host(url: str) -> str:
     parts = urlsplit(url)
-    return parts.netloc or url
+    return parts.netloc.rpartition("@")[2] or url
+
+
+def without_userinfo(url: str) -> str:
+    """``url`` without a user name and password (``http://user:pw@host/`` -> ``http://host/``),
+    for what is written or said about a service: a message, an answers file."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
 
 
 def _root_cause(err: BaseException) -> str:

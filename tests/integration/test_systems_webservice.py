@@ -707,3 +707,16 @@ def test_system_ask_says_it_is_waiting_for_a_retry(
     assert captured.err == (
         "gerbil-qa: HTTP 429 Too Many Requests: 'slow down'; waiting 0.5 s before attempt 2 of 3\n"
     )
+
+
+def test_a_url_with_a_password_is_used_but_never_written(server: tuple[str, Recorder]) -> None:
+    """`gerbil-qa system run http://user:pw@host/` without a name: the URL, password included,
+    became the system's name and source in the answers file, and connection errors said it."""
+    base, _ = server
+    secret = base.replace("http://", "http://ada:s3cret@") + "/echo"
+    result = run_web_service(_dataset(["q"]), _service(secret, ""), language="en")
+    assert result.run.answers["0"].error is None  # asked with the credentials
+    assert result.run.system == result.run.source == base + "/echo"
+    closed = "http://ada:s3cret@127.0.0.1:1/"  # nothing listens on port 1
+    answer, _ = ask(_service(closed, "", retries=0), "q", "en", question_id="q")
+    assert answer.error is not None and "s3cret" not in answer.error, answer.error
