@@ -223,9 +223,14 @@ def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpe
             raise BadRequest(
                 f"$.revisionOf: experiment {experiment_id} was scored on {_said(before)} as its "
                 f"{part}, this submission on {_said(now)}: a resubmission answers the same "
-                "questions (submit it as a new experiment otherwise)",
+                f"questions (choose the {part} it was scored on, on the run page in "
+                f'"{_FIELDS[part]}", or submit it as a new experiment)',
                 field="revisionOf",
             )
+
+
+# the run page's fields a resubmission's refusal points to
+_FIELDS = {"dataset": "Dataset", "gold": "gold answers from a file"}
 
 
 def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb: str) -> None:

@@ -136,6 +136,7 @@ def test_what_a_resubmission_cannot_replace_is_said(server: Server, slow_qa: str
     assert other.status_code == 400, other.text
     said = other.json()
     assert "$.revisionOf" in said["error"] and "qald-9-test-multilingual" in said["error"]
+    assert 'on the run page in "Dataset"' in said["error"], said  # the field to change
     bad = resubmit(revisionOf="last-week")
     assert bad.status_code == 400 and "expected an experiment id" in bad.json()["error"]
     unknown = resubmit(revisionOf="202001010001")
