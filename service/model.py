@@ -266,7 +266,14 @@ class Question:
         return tuple(seen)
 
     def texts_in(self, language: str) -> tuple[QuestionText, ...]:
-        return tuple(t for t in self.texts if t.language == language)
+        """The texts in ``language``: its tag as written or as BCP 47 writes it (QALD tags Hindi
+        ``hi_IN``: ``hi-IN`` and ``hi_IN`` are one), else, for a bare language (``hi``), the
+        texts of its regional tags (RFC 4647 basic filtering: ``hi`` covers ``hi_IN``)."""
+        wanted = same_language(language)
+        exact = tuple(t for t in self.texts if same_language(t.language) == wanted)
+        if exact or "-" in wanted:
+            return exact
+        return tuple(t for t in self.texts if same_language(t.language).startswith(wanted + "-"))
 
     def text(self, language: str) -> str | None:
         """The first non-empty question string in ``language``, if any."""
@@ -277,6 +284,11 @@ class Question:
 
     def annotations(self, language: str) -> tuple[Annotation, ...]:
         return tuple(a for t in self.texts_in(language) for a in t.annotations)
+
+
+def same_language(tag: str) -> str:
+    """A language tag compared as BCP 47 does: case-insensitive, ``_`` as ``-``."""
+    return tag.replace("_", "-").lower()
 
 
 FILE_ID_KEY = "file.id"  # Dataset.metadata: the file's own id, where the catalogue renames it

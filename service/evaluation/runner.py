@@ -144,10 +144,9 @@ def has_text(question: Question, language: str) -> bool:
     (TSV ``expected.tsv`` alone) is never skipped."""
     if not question.texts:
         return True
+    texts = (*question.texts_in(language), *(t for t in question.texts if t.language == ""))
     return any(
-        t.language in (language, "")
-        and ((t.string and t.string.strip()) or (t.keywords and t.keywords.strip()))
-        for t in question.texts
+        (t.string and t.string.strip()) or (t.keywords and t.keywords.strip()) for t in texts
     )
 
 

@@ -577,7 +577,10 @@ def check_spec(
 
     from service.evaluation.results import ExperimentType
 
-    languages = tuple(dict.fromkeys(lang.strip() for lang in spec.languages if lang.strip()))
+    # hi_IN (as QALD writes it, and as its error named it) is the tag hi-IN
+    languages = tuple(
+        dict.fromkeys(lang.strip().replace("_", "-") for lang in spec.languages if lang.strip())
+    )
     languages = languages or (default_language,)
     if ALL_LANGUAGES in languages and len(languages) > 1:
         raise BadRequest(

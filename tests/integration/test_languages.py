@@ -155,3 +155,29 @@ def test_a_run_against_a_separate_gold_is_recorded_as_a_dataset_of_its_own(
         assert shacl_violations(quads, target=printed["experiment"]["uri"]) == []
     finally:
         storage.close()
+
+
+def test_qalds_hindi_is_asked_as_hi_hi_in_or_hi_underscore_in(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """QALD-9 tags its Hindi texts ``hi_IN``: ``--lang hi`` and ``hi-IN`` found no question
+    ("it has questions in … hi_IN"), and ``hi_IN`` was refused as no ISO 639 code."""
+    scored = {}
+    for asked in ("hi", "hi-IN", "hi_IN"):
+        [ev] = _evaluate(
+            capsys,
+            *("--dataset", str(QALD9_TEST), "--answers", str(QALD9_TEST), "--types", "QA"),
+            *("--profile", "exact", "--lang", asked),
+        )
+        assert len(ev["questions"]) == 150, asked  # every question, in Hindi
+        scored[asked] = ev["results"]["QA"]["macroF1"]
+    assert scored["hi"] == scored["hi-IN"] == scored["hi_IN"] == 1.0, scored
+
+
+def test_a_bare_language_takes_its_own_texts_before_a_regional_one() -> None:
+    from service.model import Question, QuestionText
+
+    q = Question("1", (QuestionText("pt_BR", "Quem?"), QuestionText("pt", "Quem é?")))
+    assert q.text("pt") == "Quem é?" and q.text("pt-BR") == q.text("pt_br") == "Quem?"
+    only = Question("2", (QuestionText("hi_IN", "कौन?"),))
+    assert only.text("hi") == only.text("HI-in") == "कौन?" and only.text("hi-XX") is None
