@@ -469,28 +469,40 @@ def _bootstrap_indices(
     rng: np.random.Generator, rows: int, n: int, clusters: IndexArray | None = None
 ) -> IndexArray:
     """``rows`` resamples of ``n`` row indices; with ``clusters`` (:func:`question_clusters`)
-    whole questions are drawn, each with all its rows."""
+    whole questions are drawn, each with all its rows, until the resample has ``n`` rows (with
+    questions of unequal numbers of rows the last one drawn may be cut there)."""
     if clusters is None:
         return _draw(rng, rows, lambda k: rng.integers(0, n, size=(k, n), dtype=np.intp))
-    m = len(clusters)
-    picks = _draw(rng, rows, lambda k: rng.integers(0, m, size=(k, m), dtype=np.intp))
-    return clusters[picks].reshape(len(picks), n)
+    m, widest = clusters.shape
+    least = int((clusters >= 0).sum(axis=1).min())
+    draws = -(-n // least)  # enough questions for n rows even if each drawn is the smallest
+    picks = _draw(rng, rows, lambda k: rng.integers(0, m, size=(k, draws), dtype=np.intp))
+    flat = clusters[picks].reshape(len(picks), draws * widest)
+    if least == widest:  # every question has as many rows: no padding to skip
+        return flat[:, :n]
+    order = np.argsort(flat < 0, axis=1, kind="stable")  # padding last, the rows in order
+    return np.take_along_axis(flat, order[:, :n], axis=1)
+
+
+def _drawn_width(n: int, clusters: IndexArray | None) -> int:
+    """The row indices :func:`_bootstrap_indices` builds per resample (for chunk sizes)."""
+    if clusters is None:
+        return n
+    return -(-n // int((clusters >= 0).sum(axis=1).min())) * clusters.shape[1]
 
 
 def question_clusters(table: QuestionTable) -> IndexArray | None:
-    """The rows of each question (one a row), for a table with several rows a question (a task
-    pooled over languages: question × language): the questions, not their rows, are the
-    sample, so resampling draws whole questions. None when each question has one row, or when
-    questions have unequal numbers of rows (then rows are drawn)."""
+    """The rows of each question (one a row, padded with -1 to the most rows a question
+    has), for a table with several rows a question (a task pooled over languages: question
+    × language, as many rows as the question has languages): the questions, not their rows,
+    are the sample, so resampling draws whole questions. None when each question has one row."""
     rows: dict[str, list[int]] = {}
     for index, qid in enumerate(table.question_ids):
         rows.setdefault(qid, []).append(index)
     if len(rows) == len(table.question_ids):
         return None
-    sizes = {len(r) for r in rows.values()}
-    if len(sizes) != 1:
-        return None
-    return np.array(list(rows.values()), dtype=np.intp)
+    widest = max(len(r) for r in rows.values())
+    return np.array([r + [-1] * (widest - len(r)) for r in rows.values()], dtype=np.intp)
 
 
 def _question_of_row(table: QuestionTable) -> IndexArray | None:
@@ -555,7 +567,7 @@ def bootstrap_intervals(
     rng = _generator(seed)
     clusters = question_clusters(table)
     parts: dict[str, list[FloatArray]] = {name: [] for name in names}
-    for rows in _chunks(resamples, n):
+    for rows in _chunks(resamples, _drawn_width(n, clusters)):
         values = measure_values(table, names, _bootstrap_indices(rng, rows, n, clusters))
         for name in names:
             parts[name].append(values[name])
@@ -713,7 +725,7 @@ def paired_bootstrap(
     rng = _generator(seed)
     clusters = question_clusters(a)
     null: list[FloatArray] = []
-    for rows in _chunks(samples, 2 * n):
+    for rows in _chunks(samples, 2 * _drawn_width(n, clusters)):
         idx = _bootstrap_indices(rng, rows, n, clusters)
         null.append(twin(_Sample(a.columns, idx)) - twin(_Sample(b.columns, idx)) - observed)
     p = _p_from_null(null, observed, samples)
@@ -733,6 +745,11 @@ def mcnemar(a: QuestionTable, b: QuestionTable) -> PairedTest:
     concatenated(a, b)
     if not (binary_accuracy(a) and binary_accuracy(b)):
         raise ValueError("McNemar needs right/wrong questions; this accuracy is graded")
+    if question_clusters(a) is not None:  # its discordant rows would not be independent
+        raise ValueError(
+            "McNemar needs one row a question; a task pooled over languages has a row per "
+            "question and language: test it with ar or bootstrap, which keep a question whole"
+        )
     ra, rb = a.columns["accuracy"] == 1, b.columns["accuracy"] == 1
     only_a, only_b = int(np.sum(ra & ~rb)), int(np.sum(rb & ~ra))
     return PairedTest("accuracy", _difference(a, b, "accuracy"), mcnemar_p(only_a, only_b),
@@ -780,8 +797,10 @@ def _resolve_test(test: str, measure: str, tables: Sequence[QuestionTable]) -> s
     if test != "auto":
         return test
     chosen = default_test(measure)
-    if chosen == "mcnemar" and not all(binary_accuracy(t) for t in tables):
-        return "ar"
+    if chosen == "mcnemar" and not all(
+        binary_accuracy(t) and question_clusters(t) is None for t in tables
+    ):
+        return "ar"  # graded accuracy, or a question's languages as rows: AR swaps them whole
     return chosen
 
 
