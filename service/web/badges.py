@@ -2,7 +2,8 @@
 the Markdown and HTML snippets that link it to the experiment.
 
 A badge shows one measure of one system on the experiment's QA task: by default the best
-system by that measure (``?measure=macroF1``, ``&system=NAME`` to choose). Its shape follows the
+system by that measure (``?measure=macroF1``, ``&system=NAME`` to choose), on the run's
+headline task (pooled over its languages; ``&language=en`` for one). Its shape follows the
 familiar two-part style of README badges (a grey label, a coloured value), drawn by our own
 code; white text on both parts has at least 4.5:1 contrast, and the SVG is an accessible image
 (``role="img"``, ``aria-label`` and ``<title>`` with the full statement: system, value,
@@ -36,6 +37,7 @@ class Badge:
     profile: str
     experiment_id: str
     withdrawn: bool = False  # a badge embedded before the withdrawal stops showing the score
+    language: str | None = None  # said where the experiment has several languages
 
     @property
     def label(self) -> str:
@@ -43,9 +45,8 @@ class Badge:
 
     @property
     def message(self) -> str:
-        return (
-            f"withdrawn · {self.system}" if self.withdrawn else f"{self.value:.3f} · {self.system}"
-        )
+        said = f"{self.system} ({self.language})" if self.language else self.system
+        return f"withdrawn · {said}" if self.withdrawn else f"{self.value:.3f} · {said}"
 
     @property
     def fill(self) -> str:
@@ -59,9 +60,10 @@ class Badge:
                 f"GERBIL QA: the result of {self.system} on {self.dataset} (experiment "
                 f"{self.experiment_id}) was withdrawn by its owner"
             )
+        where = f"{self.dataset} in {self.language}" if self.language else self.dataset
         return (
             f"GERBIL QA: {self.system} scores {measure_label(self.measure)} {self.value:.3f} "
-            f"on {self.dataset} under the {self.profile} profile (experiment {self.experiment_id})"
+            f"on {where} under the {self.profile} profile (experiment {self.experiment_id})"
         )
 
 
@@ -69,10 +71,15 @@ def badge_measures() -> list[str]:
     return [m for m in measure_order() if m not in NOT_BADGES]
 
 
-def choose(page: ExperimentPage, *, measure: str, system: str | None = None) -> Badge:
+def choose(
+    page: ExperimentPage, *, measure: str, system: str | None = None, language: str | None = None
+) -> Badge:
     """The badge of ``measure`` on the QA task: of ``system`` (its label or name), else of the
-    best system by that measure. 400 for a measure no badge shows, 404 when the experiment
-    has no value for it."""
+    best system by that measure; in ``language`` (a task's languages, ``en`` or ``en,es``),
+    else in the run's headline task, the one pooled over all its languages (the best single
+    language was taken: DB25's 0.108 in English for the challenge's 0.098), the languages said
+    on the badge where the run has several. 400 for a measure no badge shows, 404 when the
+    experiment has no value for it."""
     if measure not in badge_measures():
         raise BadRequest(f"measure={measure!r}: expected one of {', '.join(badge_measures())}")
     rows: list[TaskRow] = [
@@ -80,9 +87,16 @@ def choose(page: ExperimentPage, *, measure: str, system: str | None = None) -> 
     ]
     if system is not None:
         rows = [r for r in rows if system in (r.system_label, r.system.rsplit("/", 1)[-1])]
+    tags = sorted({r.language_tag for r in rows})
+    if language is not None:
+        rows = [r for r in rows if r.language_tag == language]
+    elif rows:
+        widest = max(len(r.language_tag.split(",")) for r in rows)
+        rows = [r for r in rows if len(r.language_tag.split(",")) == widest]
     if not rows:
         who = f" for system {system!r}" if system else ""
-        raise NotFound(f"experiment {page.id} has no QA {measure}{who}")
+        within = f" in {language!r} (it has {', '.join(tags)})" if language and tags else ""
+        raise NotFound(f"experiment {page.id} has no QA {measure}{who}{within}")
     best = max(rows, key=lambda r: float(r.measures[measure] or 0.0))
     return Badge(
         system=best.system_label,
@@ -92,6 +106,7 @@ def choose(page: ExperimentPage, *, measure: str, system: str | None = None) -> 
         profile=best.profile,
         experiment_id=page.id,
         withdrawn=page.withdrawn_at is not None,
+        language=best.language_tag if len(tags) > 1 else None,
     )
 
 
@@ -161,10 +176,14 @@ def every_system(page: ExperimentPage) -> list[dict[str, str]]:
     return out
 
 
-def badge_url(experiment_uri: str, *, measure: str, system: str | None = None) -> str:
+def badge_url(
+    experiment_uri: str, *, measure: str, system: str | None = None, language: str | None = None
+) -> str:
     query: dict[str, Any] = {"measure": measure}
     if system is not None:
         query["system"] = system
+    if language is not None:
+        query["language"] = language
     return f"{experiment_uri}/badge.svg?{urlencode(query)}"
 
 

@@ -482,8 +482,9 @@ def badge(experiment_id: str) -> Response:
         raise Forbidden(f"experiment {experiment_id} is not public yet: it has no badge")
     measure = request.args.get("measure") or badges.DEFAULT_MEASURE
     system = request.args.get("system") or None
+    language = request.args.get("language") or None
     cache = services().cache
-    key = (uri + "/badge.svg", measure, system)
+    key = (uri + "/badge.svg", measure, system, language)
     rendered = cache.get(key)
     if rendered is None:
         quads = document_quads(
@@ -493,7 +494,8 @@ def badge(experiment_id: str) -> Response:
             follow=FOLLOW_EXPERIMENT,
         )
         shown = pages.experiment_page(experiment_id, quads, graph.uris)
-        svg = badges.badge_svg(badges.choose(shown, measure=measure, system=system))
+        chosen = badges.choose(shown, measure=measure, system=system, language=language)
+        svg = badges.badge_svg(chosen)
         rendered = cache.rendered(svg.encode("utf-8"), f"{mediatypes.SVG}; charset=utf-8")
         cache.put(key, rendered)
     response = Response(rendered.body, content_type=rendered.content_type)

@@ -507,3 +507,40 @@ def test_private_task_csv_reads_the_questions_of_its_own_experiment(server) -> N
     auth = {"Authorization": f"Bearer {tickets[1]['token']}"}
     rows = _task_csv(server, f"experiment/{tickets[1]['id']}/task/1", headers=auth)
     assert rows["1"]["gold"] == "http://example.org/solar/Jupiter"
+
+
+def test_a_multilingual_runs_badge_shows_its_pooled_task_and_says_so(server) -> None:
+    """A run in en,de: the badge showed the system's best single language and said nothing
+    of it (TEXT2SPARQL'25 DB25: 0.108 in English for the challenge's 0.098 over en,es). It
+    shows the task pooled over the run's languages, naming them; ``language`` picks one."""
+    import json
+
+    doc = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    for q in doc["questions"][:5]:  # five questions in German too: the pooled task differs
+        q["question"].append({"language": "de", "string": q["question"][0]["string"]})
+    body = {
+        "dataset": {"content": json.dumps(doc), "filename": "bilingual.json"},
+        "kb": "demo",
+        "language": "en,de",
+        "systems": [{"name": "partial", "answers": {
+            "content": (DEMO_DIR / "answers-partial.json").read_text()}}],
+    }  # fmt: skip
+    ticket = server.post("api/experiments", json=body)
+    assert ticket.status_code == 202, ticket.text
+    eid, token = ticket.json()["id"], ticket.json()["token"]
+    server.wait_finished(eid, token)
+    owner = {"Authorization": f"Bearer {token}"}
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).status_code == 200
+    state = server.get(f"api/experiments/{eid}").json()
+    (evaluation,) = state["evaluations"]  # the pooled task, each language's measures beside
+    pooled = evaluation["results"]["QA"]["macroF1"]
+    english = evaluation["byLanguage"]["en"]["QA"]["macroF1"]
+    assert f"{pooled:.3f}" != f"{english:.3f}"  # the test tells them apart
+
+    def shown(**params: str) -> list[str]:
+        svg = server.get(f"experiment/{eid}/badge.svg", params=params).text
+        return [t.text or "" for t in ET.fromstring(svg).iter(f"{SVG}text")]
+
+    assert shown()[1] == f"{pooled:.3f} · partial (en,de)"
+    assert shown(language="en")[1] == f"{english:.3f} · partial (en)"
+    assert server.get(f"experiment/{eid}/badge.svg", params={"language": "fr"}).status_code == 404
