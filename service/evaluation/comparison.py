@@ -216,6 +216,21 @@ def with_intervals(
     )
 
 
+def _kb_apart(one: Evaluation, other: Evaluation) -> str:
+    """Why two signatures differing in their KB alone cannot be compared: answers computed
+    on a KB (queries run, a Text2SPARQL service) depend on it; answers given as values (an
+    uploaded result set) came from a KB the run does not know."""
+    same = [p for p in one.signature.split("|") if not p.startswith("kb:")]
+    if same != [p for p in other.signature.split("|") if not p.startswith("kb:")]:
+        return ""
+    return (
+        ": the two differ in the KB alone; answers computed here on a KB (queries run on "
+        "it, a Text2SPARQL service) depend on that KB, and answers given as values (an "
+        "uploaded result set) name none, so they are not compared with each other: compare "
+        "queries with queries run on one KB, result sets with result sets"
+    )
+
+
 def _check(
     evaluations: Sequence[Evaluation], *, measure: str, test: str, resamples: int, level: float
 ) -> None:
@@ -231,7 +246,7 @@ def _check(
         if ev.signature != first.signature:
             raise BadRequest(
                 f"{where} was scored as {ev.signature}, not {first.signature}: "
-                "compare under one profile (and KB)"
+                "compare under one profile (and KB)" + _kb_apart(ev, first)
             )
         if ev.language != first.language:
             raise BadRequest(f"{where} was scored in {ev.language!r}, not {first.language!r}")

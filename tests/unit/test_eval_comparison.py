@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -85,8 +86,14 @@ def test_unfair_comparisons_are_refused(data_dir: Path, qald8_exact: list[Evalua
         read(data_dir / "system-outputs/qald8-train/TeBaQA_QALD8_Train.json"), system="TeBaQA"
     )
     other_profile = evaluate(gold, run, profile="qald6")
-    with pytest.raises(BadRequest, match="compare under one profile"):
+    with pytest.raises(BadRequest, match="compare under one profile") as refused:
         compare([qald8_exact[0], other_profile])
+    assert "KB alone" not in str(refused.value)  # the profiles differ, not the KB
+    # TEXT2SPARQL: a team's result set (no KB) against its queries run on the KB: the refusal
+    # named two signatures and said nothing of why they differ
+    on_kb = dataclasses.replace(qald8_exact[1], kb="file:sha256:5bef")  # its queries ran there
+    with pytest.raises(BadRequest, match=r"differ in the KB alone.*result sets with result sets"):
+        compare([qald8_exact[0], on_kb])
     with pytest.raises(BadRequest, match="two systems are called 'TeBaQA'"):
         compare([qald8_exact[-1], evaluate(gold, run, profile="exact")])
     with pytest.raises(BadRequest, match="has no QA cws"):
