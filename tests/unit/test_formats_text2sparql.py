@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from service.cli import main
 from service.errors import FormatError
 from service.formats import losses, read, sniff, write
 from service.formats.text2sparql import item_key, prefix_environment, split_item
@@ -85,7 +87,10 @@ def test_yaml_writes_what_it_reads_with_queries_as_blocks() -> None:
     again = read(data)
     assert (again.questions, again.id, again.metadata) == (ds.questions, ds.id, ds.metadata)
     assert losses(ds, "text2sparql-yaml") == []
-    assert losses(ds, "qald-json") == ["query features, classes and properties of 1 questions"]
+    assert losses(ds, "qald-json") == [
+        "query features, classes and properties of 1 questions",
+        "the TEXT2SPARQL key prefix 'ck25' (ids are written without it)",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -200,6 +205,30 @@ def test_result_set_from_a_qald_dataset_gets_one_key_per_language() -> None:
         "6": {"true": 0},
     }
     assert "question texts, queries and metadata (1 questions)" in losses(ds, "result-set-json")
+
+
+def test_result_set_round_trip_through_qald_json_keeps_every_item(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DB25 items per question and language: QALD-JSON gets one question per id where the
+    languages' answers agree, a language text per item, and says what it cannot hold."""
+    source = data_dir / "text2sparql2025/systems/FRANZ/db25_system_result_set.json"
+    original = json.loads(source.read_bytes())
+    qald, back = tmp_path / "db.json", tmp_path / "back.json"
+    assert main(["convert", "--to", "qald-json", str(source), str(qald)]) == 0
+    said = capsys.readouterr().err
+    ids = [q["id"] for q in json.loads(qald.read_bytes())["questions"]]
+    differ = {
+        k.split(":")[1].split("-")[0]
+        for k in original
+        if k.endswith("-en") and original[k] != original[k[:-3] + "-es"]
+    }
+    assert differ and len(ids) == 100 + len(differ)
+    assert f"{len(differ)} ids" in said and "sharing the id" in said
+    assert "the TEXT2SPARQL key prefix 'db25'" in said
+    assert main(["convert", "--to", "result-set-json", str(qald), str(back)]) == 0
+    unprefixed = {k.removeprefix("db25:"): v for k, v in original.items()}
+    assert json.loads(back.read_bytes()) == unprefixed
 
 
 def test_result_set_odd_weights_are_warnings_and_bad_ones_errors() -> None:
