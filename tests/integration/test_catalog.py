@@ -166,6 +166,40 @@ def test_cli_lists_the_catalogue() -> None:
     assert listed == NAMES
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("qald-8-train", "'qald-8-train-multilingual'"),
+        ("qald-9-test", "'qald-9-test-multilingual', 'qald-9-test-multilingual-2018-10-10'"),
+    ],
+)
+def test_a_mistyped_name_suggests_the_names_holding_it(
+    typed: str, meant: str, tmp_path: Path
+) -> None:
+    """Spelling alone suggested another challenge (qald-8-train -> qald-7-hybrid-train,
+    qald-9-test -> qald-10-test): the CLI and the API name the datasets that hold the name."""
+    from service.web import close_app, create_app
+
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "dataset", "show", typed],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert f"no built-in dataset {typed!r}; did you mean {meant}" in done.stderr, done.stderr
+    app = create_app({"store": tmp_path / "store", "sparql_workers": 1, "demo": False})
+    try:
+        refused = app.test_client().post(
+            "/api/experiments",
+            json={"dataset": typed, "systems": [{"name": "x", "answers": "{}"}]},
+        )
+    finally:
+        close_app(app)
+    assert refused.status_code == 404
+    assert f"did you mean {meant}" in refused.get_json()["error"], refused.text
+
+
 def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> None:
     from dataclasses import replace
     from datetime import UTC, datetime
