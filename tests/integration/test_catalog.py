@@ -85,6 +85,25 @@ def test_catalogue_as_served_passes_the_shapes() -> None:
     )
 
 
+def test_result_set_distributions_are_described_as_value_weight_maps() -> None:
+    """The TEXT2SPARQL gold files were published as "SPARQL 1.1 JSON results"; a harvester
+    reading them so fails: they map each value to a weight, per question and language."""
+    store = open_storage(None)
+    rows = list(
+        store.public.query(
+            "PREFIX dct: <http://purl.org/dc/terms/> "
+            "PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#> "
+            f"SELECT ?d ?text FROM <{store.uris.catalog_graph}> WHERE {{ "
+            '?d gqa:format "result-set-json" ; dct:description ?text }'
+        )
+    )
+    assert len(rows) == 2, rows
+    for row in rows:
+        text = row["text"].value
+        assert "per question and language" in text and "to its weight" in text, text
+        assert "in SPARQL 1.1 JSON results" not in text, text
+
+
 def test_a_file_with_another_checksum_is_refused(data_dir: Path, tmp_path: Path) -> None:
     dist = catalog.get_entry("qald-8-test-multilingual").questions_file
     copy = tmp_path / dist.mirror_path
