@@ -81,7 +81,8 @@ def _convert(args: argparse.Namespace) -> int:
     extra_files: list[tuple[Path, bytes]] = []
     if target.name == tsv.NAME and args.output != "-":
         out = Path(args.output)
-        has_texts = any(q.texts for q in dataset.questions)
+        # a text may name only its language (a TEXT2SPARQL item converted to QALD): no question
+        has_texts = any(t.string for q in dataset.questions for t in q.texts)
         if has_texts and tsv.role_of(out.name) != tsv.IN:
             # TSV keeps the questions in a file of their own, beside the answers.
             questions = out.with_name("in.tsv")

@@ -132,9 +132,9 @@ def losses(dataset: Dataset, format: str) -> list[str]:
 
 
 def _for_format(dataset: Dataset, format: str) -> Dataset:
-    if format in text2sparql.ENTRY_LANGUAGE_FORMATS:
-        return dataset
-    return text2sparql.per_question(dataset)
+    if format in text2sparql.TEXT_LANGUAGE_FORMATS:
+        return text2sparql.per_question(dataset)
+    return dataset
 
 
 def sniff(data: bytes, *, name: str | None = None) -> str:

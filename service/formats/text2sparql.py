@@ -64,10 +64,12 @@ def prefix_environment(dataset: Dataset) -> Mapping[str, str]:
 
 # The formats whose entries carry a language of their own (``Question.language``).
 ENTRY_LANGUAGE_FORMATS = frozenset({"result-set-json", "text2sparql-answers"})
+# The formats that keep a text's language without its string: the items' languages go there.
+TEXT_LANGUAGE_FORMATS = frozenset({"qald-json", "eqald-json"})
 
 
 def per_question(dataset: Dataset) -> Dataset:
-    """``dataset`` for a format without per-language entries (QALD, TSV…): a TEXT2SPARQL item's
+    """``dataset`` for a format of :data:`TEXT_LANGUAGE_FORMATS`: a TEXT2SPARQL item's
     language becomes a (string-less) question text, so it survives the way back, and the items
     of one id that have equal answers become one question (``db25:1-en`` and ``db25:1-es``: one
     QALD question in en and es). Items whose answers differ by language stay one question each

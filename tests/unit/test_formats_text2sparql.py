@@ -231,6 +231,18 @@ def test_result_set_round_trip_through_qald_json_keeps_every_item(
     assert json.loads(back.read_bytes()) == unprefixed
 
 
+def test_result_set_items_a_format_cannot_tell_apart_are_listed_both_ways(data_dir: Path) -> None:
+    """QALD-XML keeps no string-less text: the DB25 items become questions sharing an id, and
+    a result set written from them would keep one per id; both conversions say so."""
+    items = read(data_dir / "text2sparql2025/db25/true_result_set.json")
+    dropped = losses(items, "qald-xml")
+    assert any(d.startswith("one question per id: 100 ids") for d in dropped), dropped
+    xml = read(write(items, "qald-xml"), name="db.xml")
+    assert len(xml) == 200
+    back = losses(xml, "result-set-json")
+    assert "entries whose key repeats an earlier one, such as '1' (100 questions)" in back, back
+
+
 def test_result_set_odd_weights_are_warnings_and_bad_ones_errors() -> None:
     ds = read(b'{"db25:1-en": {"a": 0, "b": 2, "c": 1, "d": 0}}', name="rs.json")
     assert [p.message for p in ds.problems] == [
