@@ -125,15 +125,22 @@ def losses(dataset: Dataset, format: str) -> list[str]:
     found = get(format).losses(shaped)
     if format not in text2sparql.ENTRY_LANGUAGE_FORMATS:
         found += text2sparql.shared_ids(shaped)
-        prefix = text2sparql.metadata_value(dataset, text2sparql.PREFIX_KEY)
-        if prefix and format != "text2sparql-yaml":
-            found.append(f"the TEXT2SPARQL key prefix {prefix!r} (ids are written without it)")
+    prefix = text2sparql.metadata_value(dataset, text2sparql.PREFIX_KEY)
+    if prefix and format not in _KEEP_PREFIX:
+        found.append(f"the TEXT2SPARQL key prefix {prefix!r} (ids are written without it)")
     return found
+
+
+_KEEP_PREFIX = (
+    text2sparql.ENTRY_LANGUAGE_FORMATS | text2sparql.TEXT_LANGUAGE_FORMATS | {"text2sparql-yaml"}
+)
 
 
 def _for_format(dataset: Dataset, format: str) -> Dataset:
     if format in text2sparql.TEXT_LANGUAGE_FORMATS:
         return text2sparql.per_question(dataset)
+    if format in text2sparql.ENTRY_LANGUAGE_FORMATS:
+        return text2sparql.per_item(dataset)
     return dataset
 
 

@@ -64,8 +64,10 @@ def prefix_environment(dataset: Dataset) -> Mapping[str, str]:
 
 # The formats whose entries carry a language of their own (``Question.language``).
 ENTRY_LANGUAGE_FORMATS = frozenset({"result-set-json", "text2sparql-answers"})
-# The formats that keep a text's language without its string: the items' languages go there.
+# The formats that keep a text's language without its string: the items' languages go there,
+# and the prefix in the dataset object, as ``prefix`` (where the TEXT2SPARQL YAML has it).
 TEXT_LANGUAGE_FORMATS = frozenset({"qald-json", "eqald-json"})
+QALD_PREFIX_KEY = "dataset.prefix"
 
 
 def per_question(dataset: Dataset) -> Dataset:
@@ -74,6 +76,7 @@ def per_question(dataset: Dataset) -> Dataset:
     of one id that have equal answers become one question (``db25:1-en`` and ``db25:1-es``: one
     QALD question in en and es). Items whose answers differ by language stay one question each
     (sharing the id): :func:`shared_ids` counts them for the conversion's losses."""
+    dataset = _with_prefix(dataset, QALD_PREFIX_KEY, metadata_value(dataset, PREFIX_KEY))
     if all(q.language is None for q in dataset.questions):
         return dataset
     merged: dict[str, list[Question]] = {}
@@ -91,6 +94,18 @@ def per_question(dataset: Dataset) -> Dataset:
         else:
             questions.extend(_as_texts(q, (q.language,) if q.language else ()) for q in group)
     return replace(dataset, questions=tuple(questions))
+
+
+def per_item(dataset: Dataset) -> Dataset:
+    """``dataset`` for a format of :data:`ENTRY_LANGUAGE_FORMATS`: the prefix that
+    :func:`per_question` kept in a QALD dataset object names the items again (``db25:1-en``)."""
+    return _with_prefix(dataset, PREFIX_KEY, metadata_value(dataset, QALD_PREFIX_KEY))
+
+
+def _with_prefix(dataset: Dataset, key: str, prefix: str | None) -> Dataset:
+    if prefix is None or metadata_value(dataset, key) is not None:
+        return dataset
+    return replace(dataset, metadata=(*dataset.metadata, (key, prefix)))
 
 
 def _as_texts(q: Question, languages: tuple[str, ...]) -> Question:
