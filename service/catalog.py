@@ -230,17 +230,41 @@ def get_entry(name: str) -> CatalogEntry:
     for e in _entries():
         if e.name == name:
             return e
-    near = nearest(name)
-    hint = f"; did you mean {near!r}?" if near else ""
-    raise NotFound(f"no built-in dataset {name!r}{hint} (see `gerbil-qa datasets`)")
+    raise NotFound(f"no built-in dataset {name!r}{did_you_mean(name)} (see `gerbil-qa datasets`)")
 
 
-def nearest(name: str) -> str | None:
-    """The built-in dataset name closest to a mistyped ``name``, if one is close."""
+def did_you_mean(name: str) -> str:
+    """``"; did you mean 'x'?"`` (or ``'x', 'y' or 'z'``) naming :func:`nearest`, else ``""``."""
+    near = [repr(n) for n in nearest(name)]
+    if not near:
+        return ""
+    listed = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"
+    return f"; did you mean {listed}?"
+
+
+def nearest(name: str, *, most: int = 3) -> list[str]:
+    """The built-in dataset names a user most likely meant by ``name``: those holding each of its
+    parts (``qald-8-train``: ``qald-8-train-multilingual``), those it begins first and the
+    shortest first; else the closest by spelling. Spelling alone put equal-length names of
+    another challenge first (``qald-9-test`` -> ``qald-10-test``)."""
     import difflib
 
-    near = difflib.get_close_matches(name, [e.name for e in _entries()], n=1, cutoff=0.6)
-    return near[0] if near else None
+    names = [e.name for e in _entries()]
+    parts = _name_parts(name)
+    ranked: list[tuple[bool, int, int, str]] = []
+    for index, candidate in enumerate(names):
+        tokens = _name_parts(candidate)
+        if parts and all(tokens.count(p) >= parts.count(p) for p in parts):
+            begins = tokens[: len(parts)] == parts
+            ranked.append((not begins, len(tokens) - len(parts), index, candidate))
+    if ranked:
+        return [candidate for *_, candidate in sorted(ranked)[:most]]
+    return difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+
+
+def _name_parts(name: str) -> list[str]:
+    """``qald9-Test`` -> ``["qald", "9", "test"]``: words and numbers, however joined."""
+    return re.findall(r"[a-z]+|[0-9]+", name.lower())
 
 
 def find_by_sha256(sha256: str) -> CatalogEntry | None:

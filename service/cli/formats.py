@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from service.cli import add_answer_limits
-from service.errors import FormatError, Problem
+from service.errors import Conflict, FormatError, Problem
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -81,12 +81,14 @@ def _convert(args: argparse.Namespace) -> int:
     extra_files: list[tuple[Path, bytes]] = []
     if target.name == tsv.NAME and args.output != "-":
         out = Path(args.output)
-        has_texts = any(q.texts for q in dataset.questions)
+        # a text may name only its language (a TEXT2SPARQL item converted to QALD): no question
+        has_texts = any(t.string for q in dataset.questions for t in q.texts)
         if has_texts and tsv.role_of(out.name) != tsv.IN:
             # TSV keeps the questions in a file of their own, beside the answers.
-            extra_files.append(
-                (out.with_name("in.tsv"), tsv.write_in(dataset, language=args.lang or "en"))
-            )
+            questions = out.with_name("in.tsv")
+            content = tsv.write_in(dataset, language=args.lang or "en")
+            _refuse_to_replace(questions, content, named=out)
+            extra_files.append((questions, content))
             dropped = [d for d in dropped if not d.startswith(tsv.TEXTS_LOSS)]
     data = write(dataset, target.name)
     if args.output == "-":
@@ -105,6 +107,17 @@ def _convert(args: argparse.Namespace) -> int:
     for what in dropped:
         print(f"gerbil-qa: dropped: {what}", file=sys.stderr)
     return 0
+
+
+def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:
+    """A file the command line did not name is written only where none is, or the same one
+    is (a conversion run again): another dataset's or a user's ``in.tsv`` is never lost."""
+    if path.exists() and (not path.is_file() or path.read_bytes() != content):
+        raise Conflict(
+            f"{path} exists and holds other questions than {named}'s: not replaced "
+            f"(expected no {path.name} beside {named}: remove or move it, "
+            "or write OUT into another folder)"
+        )
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

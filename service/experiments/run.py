@@ -412,12 +412,10 @@ def named_upload(
         return spec, {}
     found = storage.catalogue.published_upload(source.name)
     if found is None:  # the catalogue's names and this store's published uploads: neither
-        near = catalog.nearest(source.name)
-        hint = f"; did you mean {near!r}?" if near else ""
         raise NotFound(
             f"no dataset {source.name!r}: neither a built-in dataset nor a published uploaded "
-            f"dataset of this store{hint} (GET /api/datasets lists both; gerbil-qa datasets "
-            "the built-in ones)",
+            f"dataset of this store{catalog.did_you_mean(source.name)} (GET /api/datasets lists "
+            "both; gerbil-qa datasets the built-in ones)",
             field="dataset",
         )
     sha, title = found

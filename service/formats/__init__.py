@@ -25,6 +25,7 @@ from service.formats import (
     qald_json,
     qald_xml,
     result_set_json,
+    text2sparql,
     text2sparql_answers,
     text2sparql_yaml,
     tsv,
@@ -115,12 +116,32 @@ def read(
 
 def write(dataset: Dataset, format: str) -> bytes:
     """``dataset`` in ``format``; what the format cannot carry is listed by :func:`losses`."""
-    return get(format).write(dataset)
+    return get(format).write(_for_format(dataset, format))
 
 
 def losses(dataset: Dataset, format: str) -> list[str]:
     """What writing ``dataset`` as ``format`` drops, one phrase each (empty: nothing)."""
-    return get(format).losses(dataset)
+    shaped = _for_format(dataset, format)
+    found = get(format).losses(shaped)
+    if format not in text2sparql.ENTRY_LANGUAGE_FORMATS:
+        found += text2sparql.shared_ids(shaped)
+    prefix = text2sparql.metadata_value(dataset, text2sparql.PREFIX_KEY)
+    if prefix and format not in _KEEP_PREFIX:
+        found.append(f"the TEXT2SPARQL key prefix {prefix!r} (ids are written without it)")
+    return found
+
+
+_KEEP_PREFIX = (
+    text2sparql.ENTRY_LANGUAGE_FORMATS | text2sparql.TEXT_LANGUAGE_FORMATS | {"text2sparql-yaml"}
+)
+
+
+def _for_format(dataset: Dataset, format: str) -> Dataset:
+    if format in text2sparql.TEXT_LANGUAGE_FORMATS:
+        return text2sparql.per_question(dataset)
+    if format in text2sparql.ENTRY_LANGUAGE_FORMATS:
+        return text2sparql.per_item(dataset)
+    return dataset
 
 
 def sniff(data: bytes, *, name: str | None = None) -> str:

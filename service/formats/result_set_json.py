@@ -19,6 +19,7 @@ so a SELECT whose only answer is the string ``true`` cannot be told from one.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from service.formats.base import Format, Report, Source, Step, check_question_count, dumps
@@ -162,16 +163,21 @@ def _term(value: str) -> Term:
 
 
 def write(dataset: Dataset) -> bytes:
-    prefix = dict(dataset.metadata).get(PREFIX_KEY)
     out: dict[str, dict[str, int]] = {}
+    for key, q in _keyed(dataset):
+        out.setdefault(key, _items(q.answers))
+    return dumps(out)
+
+
+def _keyed(dataset: Dataset) -> Iterator[tuple[str, Question]]:
+    """Each question under each key it is written as (one per language)."""
+    prefix = dict(dataset.metadata).get(PREFIX_KEY)
     for q in dataset.questions:
-        items = _items(q.answers)
         languages: list[str | None] = (
             [q.language] if q.language else [*dict.fromkeys(lang or None for lang in q.languages)]
         )
         for language in languages or [None]:
-            out.setdefault(item_key(prefix, q.id, language), items)
-    return dumps(out)
+            yield item_key(prefix, q.id, language), q
 
 
 def _items(answers: AnswerSet | None) -> dict[str, int]:
@@ -194,12 +200,25 @@ def losses(dataset: Dataset) -> list[str]:
             ("answers given once for all languages (written once per language)", _spread(q)),
         ]
         found.update(what for what, lost in dropped if lost)
+    keys = Counter(key for key, _ in _keyed(dataset))
+    repeated = [key for key, n in keys.items() if n > 1]
+    if repeated:
+        # A key holds one entry: a second question of that id and language is not written.
+        found[f"entries whose key repeats an earlier one, such as {repeated[0]!r}"] = sum(
+            keys[key] - 1 for key in repeated
+        )
     return [f"{what} ({n} questions)" for what, n in found.items()]
 
 
 def _has_more_than_answers(q: Question) -> bool:
     return bool(
-        q.texts or q.sparql or q.pseudo_query or q.answertype or q.extra or q.features or q.classes
+        any(t.string or t.keywords for t in q.texts)
+        or q.sparql
+        or q.pseudo_query
+        or q.answertype
+        or q.extra
+        or q.features
+        or q.classes
     )
 
 

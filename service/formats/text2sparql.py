@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
-from service.model import Dataset
+from service.model import Dataset, Question, QuestionText
 
 PREFIX_KEY = "prefix"
 NAMESPACE_KEY = "defaultNamespace"
@@ -59,3 +60,69 @@ def prefix_environment(dataset: Dataset) -> Mapping[str, str]:
     ``:`` (the challenge's convention), nothing for a dataset that states none."""
     namespace = metadata_value(dataset, NAMESPACE_KEY)
     return {"": namespace} if namespace else {}
+
+
+# The formats whose entries carry a language of their own (``Question.language``).
+ENTRY_LANGUAGE_FORMATS = frozenset({"result-set-json", "text2sparql-answers"})
+# The formats that keep a text's language without its string: the items' languages go there,
+# and the prefix in the dataset object, as ``prefix`` (where the TEXT2SPARQL YAML has it).
+TEXT_LANGUAGE_FORMATS = frozenset({"qald-json", "eqald-json"})
+QALD_PREFIX_KEY = "dataset.prefix"
+
+
+def per_question(dataset: Dataset) -> Dataset:
+    """``dataset`` for a format of :data:`TEXT_LANGUAGE_FORMATS`: a TEXT2SPARQL item's
+    language becomes a (string-less) question text, so it survives the way back, and the items
+    of one id that have equal answers become one question (``db25:1-en`` and ``db25:1-es``: one
+    QALD question in en and es). Items whose answers differ by language stay one question each
+    (sharing the id): :func:`shared_ids` counts them for the conversion's losses."""
+    dataset = _with_prefix(dataset, QALD_PREFIX_KEY, metadata_value(dataset, PREFIX_KEY))
+    if all(q.language is None for q in dataset.questions):
+        return dataset
+    merged: dict[str, list[Question]] = {}
+    for q in dataset.questions:
+        merged.setdefault(q.id, []).append(q)
+    questions: list[Question] = []
+    for group in merged.values():
+        first = group[0]
+        mergeable = all(
+            replace(q, language=first.language) == first and q.language is not None for q in group
+        )
+        if mergeable:
+            languages = tuple(dict.fromkeys(q.language for q in group if q.language))
+            questions.append(_as_texts(first, languages))
+        else:
+            questions.extend(_as_texts(q, (q.language,) if q.language else ()) for q in group)
+    return replace(dataset, questions=tuple(questions))
+
+
+def per_item(dataset: Dataset) -> Dataset:
+    """``dataset`` for a format of :data:`ENTRY_LANGUAGE_FORMATS`: the prefix that
+    :func:`per_question` kept in a QALD dataset object names the items again (``db25:1-en``)."""
+    return _with_prefix(dataset, PREFIX_KEY, metadata_value(dataset, QALD_PREFIX_KEY))
+
+
+def _with_prefix(dataset: Dataset, key: str, prefix: str | None) -> Dataset:
+    if prefix is None or metadata_value(dataset, key) is not None:
+        return dataset
+    return replace(dataset, metadata=(*dataset.metadata, (key, prefix)))
+
+
+def _as_texts(q: Question, languages: tuple[str, ...]) -> Question:
+    known = {t.language for t in q.texts}
+    added = tuple(QuestionText(lang) for lang in languages if lang not in known)
+    return replace(q, language=None, texts=q.texts + added)
+
+
+def shared_ids(dataset: Dataset) -> list[str]:
+    """What :func:`per_question` cannot make one question per id, as a conversion loss."""
+    counts: dict[str, int] = {}
+    for q in dataset.questions:
+        counts[q.id] = counts.get(q.id, 0) + 1
+    repeated = [qid for qid, n in counts.items() if n > 1]
+    if not repeated:
+        return []
+    return [
+        f"one question per id: {len(repeated)} ids (such as {repeated[0]!r}) are written as "
+        "several questions sharing the id (answers that differ by language, or a repeated id)"
+    ]

@@ -85,6 +85,25 @@ def test_catalogue_as_served_passes_the_shapes() -> None:
     )
 
 
+def test_result_set_distributions_are_described_as_value_weight_maps() -> None:
+    """The TEXT2SPARQL gold files were published as "SPARQL 1.1 JSON results"; a harvester
+    reading them so fails: they map each value to a weight, per question and language."""
+    store = open_storage(None)
+    rows = list(
+        store.public.query(
+            "PREFIX dct: <http://purl.org/dc/terms/> "
+            "PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#> "
+            f"SELECT ?d ?text FROM <{store.uris.catalog_graph}> WHERE {{ "
+            '?d gqa:format "result-set-json" ; dct:description ?text }'
+        )
+    )
+    assert len(rows) == 2, rows
+    for row in rows:
+        text = row["text"].value
+        assert "per question and language" in text and "to its weight" in text, text
+        assert "in SPARQL 1.1 JSON results" not in text, text
+
+
 def test_a_file_with_another_checksum_is_refused(data_dir: Path, tmp_path: Path) -> None:
     dist = catalog.get_entry("qald-8-test-multilingual").questions_file
     copy = tmp_path / dist.mirror_path
@@ -164,6 +183,40 @@ def test_cli_lists_the_catalogue() -> None:
     assert done.returncode == 0, done.stderr
     listed = [line.split()[0] for line in done.stdout.splitlines()[1:]]
     assert listed == NAMES
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("qald-8-train", "'qald-8-train-multilingual'"),
+        ("qald-9-test", "'qald-9-test-multilingual', 'qald-9-test-multilingual-2018-10-10'"),
+    ],
+)
+def test_a_mistyped_name_suggests_the_names_holding_it(
+    typed: str, meant: str, tmp_path: Path
+) -> None:
+    """Spelling alone suggested another challenge (qald-8-train -> qald-7-hybrid-train,
+    qald-9-test -> qald-10-test): the CLI and the API name the datasets that hold the name."""
+    from service.web import close_app, create_app
+
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "dataset", "show", typed],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert f"no built-in dataset {typed!r}; did you mean {meant}" in done.stderr, done.stderr
+    app = create_app({"store": tmp_path / "store", "sparql_workers": 1, "demo": False})
+    try:
+        refused = app.test_client().post(
+            "/api/experiments",
+            json={"dataset": typed, "systems": [{"name": "x", "answers": "{}"}]},
+        )
+    finally:
+        close_app(app)
+    assert refused.status_code == 404
+    assert f"did you mean {meant}" in refused.get_json()["error"], refused.text
 
 
 def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> None:

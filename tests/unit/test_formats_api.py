@@ -249,6 +249,26 @@ def test_convert_to_tsv_writes_in_tsv_beside(tmp_path: Path) -> None:
     assert (tmp_path / "in.tsv").read_text() == "Who?\n"
 
 
+def test_convert_to_tsv_never_replaces_another_in_tsv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The questions file is written beside OUT without being named: a user's (or another
+    conversion's) in.tsv there was silently replaced."""
+    source = tmp_path / "q.json"
+    source.write_bytes(QALD)
+    questions = tmp_path / "in.tsv"
+    questions.write_text("Someone else's question?\n")
+    target = tmp_path / "expected.tsv"
+    assert main(["convert", str(source), str(target), "--to", "tsv"]) == 1
+    said = capsys.readouterr().err
+    assert f"{questions} exists" in said and "remove or move it" in said
+    assert questions.read_text() == "Someone else's question?\n"
+    assert not target.exists()
+    questions.unlink()  # then the same conversion twice: the same in.tsv is no conflict
+    for _ in range(2):
+        assert main(["convert", str(source), str(target), "--to", "tsv"]) == 0
+
+
 def test_convert_unreadable_input_fails_cleanly(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from service.cli import main
 from service.errors import FormatError
 from service.formats import losses, read, sniff, write
 from service.formats.text2sparql import item_key, prefix_environment, split_item
@@ -200,6 +202,42 @@ def test_result_set_from_a_qald_dataset_gets_one_key_per_language() -> None:
         "6": {"true": 0},
     }
     assert "question texts, queries and metadata (1 questions)" in losses(ds, "result-set-json")
+
+
+def test_result_set_round_trip_through_qald_json_keeps_every_item(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DB25 items per question and language: QALD-JSON gets one question per id where the
+    languages' answers agree, a language text per item, and says what it cannot hold."""
+    source = data_dir / "text2sparql2025/systems/FRANZ/db25_system_result_set.json"
+    original = json.loads(source.read_bytes())
+    qald, back = tmp_path / "db.json", tmp_path / "back.json"
+    assert main(["convert", "--to", "qald-json", str(source), str(qald)]) == 0
+    said = capsys.readouterr().err
+    ids = [q["id"] for q in json.loads(qald.read_bytes())["questions"]]
+    differ = {
+        k.split(":")[1].split("-")[0]
+        for k in original
+        if k.endswith("-en") and original[k] != original[k[:-3] + "-es"]
+    }
+    assert differ and len(ids) == 100 + len(differ)
+    assert f"{len(differ)} ids" in said and "sharing the id" in said
+    assert json.loads(qald.read_bytes())["dataset"] == {"prefix": "db25"}
+    assert main(["convert", "--to", "result-set-json", str(qald), str(back)]) == 0
+    assert json.loads(back.read_bytes()) == original
+
+
+def test_result_set_items_a_format_cannot_tell_apart_are_listed_both_ways(data_dir: Path) -> None:
+    """QALD-XML keeps no string-less text: the DB25 items become questions sharing an id, and
+    a result set written from them would keep one per id; both conversions say so."""
+    items = read(data_dir / "text2sparql2025/db25/true_result_set.json")
+    dropped = losses(items, "qald-xml")
+    assert any(d.startswith("one question per id: 100 ids") for d in dropped), dropped
+    assert "the TEXT2SPARQL key prefix 'db25' (ids are written without it)" in dropped
+    xml = read(write(items, "qald-xml"), name="db.xml")
+    assert len(xml) == 200
+    back = losses(xml, "result-set-json")
+    assert "entries whose key repeats an earlier one, such as '1' (100 questions)" in back, back
 
 
 def test_result_set_odd_weights_are_warnings_and_bad_ones_errors() -> None:
