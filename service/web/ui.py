@@ -216,10 +216,13 @@ def leaderboard_model(
 ) -> dict[str, Any]:
     """Everything a leaderboard shows, in any of its formats (the template's names)."""
     counts = listings.row_counts(chosen.experiment_type)
-    ranked = listings.datasets_with_results(counts)
+    # each dataset's rows under the other filters: the default is the one with the most (a
+    # profile chosen alone showed the demo's "No public results" while another dataset had them)
+    ranked = listings.datasets_with_results(counts, filter_iris(replace(chosen, dataset=None)))
     # one dataset unless all are asked for: a ranking across datasets compares little, and
     # sorting every task of every dataset is what costs (~0.5 s at 5,000 experiments)
-    dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
+    default = max(ranked, key=lambda d: d.tasks).name if ranked else ALL_DATASETS
+    dataset = chosen.dataset or default
     shown_filter = replace(chosen, dataset=dataset)
     filters = filter_iris(shown_filter)
     _known_dataset(dataset, filters[0], ranked)

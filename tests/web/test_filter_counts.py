@@ -198,3 +198,26 @@ def test_rows_of_one_profile_on_different_kbs_are_said_so(
         assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed" in page
     finally:
         stop_server(server)
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"profile": "exact"},
+        {"language": "de"},
+        {"language": "mul", "profile": "exact"},
+        {"profile": "gerbil"},
+        {"language": "en", "profile": "fair"},
+    ],
+)
+def test_default_dataset_is_one_with_rows_under_the_filters(counted: Server, state: dict) -> None:
+    """Without a dataset, the leaderboard shows the dataset with the most rows under the other
+    filters: ``?profile=exact`` showed the demo's "No public results" (it has none under
+    exact) while the bilingual dataset had three."""
+    page = counted.get("leaderboards", params=state).text
+    options = _options(page, "dataset")
+    chosen = _chosen(page, "dataset")
+    assert options[chosen] == max(n for value, n in options.items() if value not in ("", "all"))
+    assert _tasks(page) and "No public results" not in page
+    listed = counted.get("leaderboards", params={**state, "format": "json"}).json()
+    assert listed["dataset"] == chosen and len(listed["rows"]) == options[chosen]
