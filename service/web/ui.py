@@ -238,19 +238,21 @@ def leaderboard_model(
     shown = rows[: page.size]
     ranks = _competition_ranks(shown, chosen.sort, page.offset, query)
     columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
-    # tiers where rows are comparable: one dataset, language, profile, a count measure;
+    # tiers where rows are comparable: one dataset, language, profile, a count measure (of any
+    # experiment type: a sub-experiment's per-question records are scored as QA's);
     # a language or profile is one when chosen or when every row shown has the same
     comparable = (
         dataset != ALL_DATASETS
         and (chosen.language or len({r.language for r in shown}) == 1)
         and (chosen.profile or len({r.profile for r in shown}) == 1)
-        and chosen.experiment_type == ExperimentType.QA.value
         and chosen.sort in COUNT_MEASURES
         and page.number == 1
     )
     standings = (
         comparing.leaderboard_tiers(
-            [r.task for r in shown[: comparing.LEADERBOARD_TIERS]], chosen.sort
+            [r.task for r in shown[: comparing.LEADERBOARD_TIERS]],
+            chosen.sort,
+            chosen.experiment_type,
         )
         if comparable
         else {}
