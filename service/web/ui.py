@@ -266,7 +266,6 @@ def leaderboard_model(
         # when the service was not asked at all)
         "measures": listings.task_measures([r.task for r in shown], [*columns, "errorCount"]),
         "papers": listings.papers(r.experiment for r in shown),
-        "language_tags": listings.language_tags(r.task for r in shown),
         "columns": columns,
         "sortable": sortable_measures(),
         **_filter_choices(counts, shown_filter, filters),
@@ -341,8 +340,7 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "task": row.task,
                 "dataset": row.dataset,
                 "language": row.language,
-                # which languages a pooled (mul) row holds: en,es and en,de are other rows
-                "languageTag": model["language_tags"].get(row.task, row.language),
+                "languageTag": row.languages,
                 "profile": row.profile,
                 "signature": row.signature,
                 "measures": {
