@@ -96,6 +96,7 @@ def compare(
     evaluations: Sequence[Evaluation],
     *,
     measure: str = "macroF1",
+    experiment_type: ExperimentType = ExperimentType.QA,
     test: str = "auto",
     seed: int = st.DEFAULT_SEED,
     resamples: int = st.DEFAULT_RESAMPLES,
@@ -104,14 +105,21 @@ def compare(
     alpha: float = st.DEFAULT_ALPHA,
 ) -> Comparison:
     """Compare the systems of ``evaluations`` (one dataset, profile and language) on
-    ``measure`` of the QA experiment.
+    ``measure`` of ``experiment_type`` (QA; a sub-experiment's records are scored alike).
 
     ``resamples`` is the number of bootstrap resamples of the intervals; ``samples`` that of the
     test (default 10,000 shuffles for ``ar``, 1,000 resamples for ``bootstrap``); ``test`` is
     ``auto`` (McNemar for accuracy, else approximate randomisation), ``ar``, ``bootstrap`` or
     ``mcnemar``.
     """
-    _check(evaluations, measure=measure, test=test, resamples=resamples, level=level)
+    _check(
+        evaluations,
+        measure=measure,
+        experiment_type=experiment_type,
+        test=test,
+        resamples=resamples,
+        level=level,
+    )
     first = evaluations[0]
     scheme = first.profile.scoring.name
     systems: list[tuple[str, Evaluation, dict[ExperimentType, st.QuestionTable]]] = []
@@ -120,7 +128,7 @@ def compare(
         systems.append((ev.system, ev, tables))
     try:
         ranking = st.rank_systems(
-            {name: tables[ExperimentType.QA] for name, _, tables in systems},
+            {name: tables[experiment_type] for name, _, tables in systems},
             measure,
             test=test,
             samples=samples,
@@ -142,7 +150,7 @@ def compare(
                 )
                 for name, ev, tables in systems
             ),
-            key=lambda s: _standing(s, measure),
+            key=lambda s: _standing(s, measure, experiment_type),
         )
     )
     signature = "|".join(
@@ -164,10 +172,10 @@ def compare(
     )
 
 
-def _standing(result: SystemResult, measure: str) -> tuple[Any, ...]:
+def _standing(result: SystemResult, measure: str, etype: ExperimentType) -> tuple[Any, ...]:
     """The order systems are listed in: by tier, within a tier by the measure compared (best
     first), then by name; no tier or no value last."""
-    value = result.results.get(ExperimentType.QA, {}).get(measure)
+    value = result.results.get(etype, {}).get(measure)
     tier = result.tier
     return (tier is None, tier or 0, value is None, -(value or 0.0), result.system)
 
@@ -232,7 +240,13 @@ def _kb_apart(one: Evaluation, other: Evaluation) -> str:
 
 
 def _check(
-    evaluations: Sequence[Evaluation], *, measure: str, test: str, resamples: int, level: float
+    evaluations: Sequence[Evaluation],
+    *,
+    measure: str,
+    experiment_type: ExperimentType,
+    test: str,
+    resamples: int,
+    level: float,
 ) -> None:
     """Refuse, naming the culprit, anything that would make the comparison unfair."""
     if not evaluations:
@@ -255,9 +269,11 @@ def _check(
                 f"two systems are called {ev.system!r}; give each answer file its own name"
             )
         seen.add(ev.system)
-        qa = ev.tasks.get(ExperimentType.QA)
-        if qa is None or measure not in qa.measures:
-            raise BadRequest(f"{where} has no QA {measure}; compare on a measure it reports")
+        task = ev.tasks.get(experiment_type)
+        if task is None or measure not in task.measures:
+            raise BadRequest(
+                f"{where} has no {experiment_type.value} {measure}; compare on a measure it reports"
+            )
     if measure in st.NO_INTERVAL:
         raise BadRequest(f"{measure} is a count of the run; compare on a quality measure")
     if test != "auto" and test not in st.TESTS:

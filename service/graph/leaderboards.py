@@ -273,8 +273,9 @@ def listing(storage: Storage, *, limit: int | None = None, offset: int = 0) -> l
 
 
 def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]:
-    """Per task IRI: its ``system`` and ``systemLabel``, ``experiment``, and ``withdrawnAt``
-    when that experiment was withdrawn since, read from any public graph (a withdrawn
+    """Per task IRI: its ``system`` and ``systemLabel``, ``experiment``, ``languageTag`` (the
+    languages of a pooled task, ``en,es``), and ``withdrawnAt`` when that experiment was
+    withdrawn since, read from any public graph (a withdrawn
     experiment's results left the default graph, not its own)."""
     import pyoxigraph as ox
 
@@ -282,10 +283,11 @@ def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]
         return {}
     values = " ".join(f"<{t}>" for t in dict.fromkeys(tasks))
     query = f"""
-        SELECT ?task ?system ?label ?experiment ?withdrawn WHERE {{
+        SELECT ?task ?system ?label ?experiment ?tag ?withdrawn WHERE {{
           VALUES ?task {{ {values} }}
           GRAPH ?g {{ ?experiment <{GQA}task> ?task . ?task <{GERBIL_ANNOTATOR}> ?system .
                       OPTIONAL {{ ?system <{RDFS_LABEL}> ?label }}
+                      OPTIONAL {{ ?task <{GQA}languageTag> ?tag }}
                       OPTIONAL {{ ?experiment <{GQA}withdrawnAt> ?withdrawn }} }}
         }}"""
     found: dict[str, dict[str, str]] = {}
@@ -295,6 +297,7 @@ def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]
             ("system", "system"),
             ("systemLabel", "label"),
             ("experiment", "experiment"),
+            ("languageTag", "tag"),
             ("withdrawnAt", "withdrawn"),
         ):
             term = row[var]

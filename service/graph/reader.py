@@ -573,23 +573,29 @@ def not_recomputable(task: TaskResult) -> str | None:
     return None
 
 
-def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: Uris) -> Evaluation:
-    """A stored QA task as an :class:`~service.evaluation.results.Evaluation` that statistics
-    and comparisons accept: its :data:`~service.evaluation.results.COUNT_MEASURES` and the
-    per-question records they are recomputed from (``results``: its :func:`stored_results`).
-    BadRequest when it is no QA task, or was scored under a profile version this one cannot
-    reproduce (its signature differs)."""
+def stored_evaluation(
+    task: TaskResult, results: Sequence[StoredResult], uris: Uris, *, experiment_type: str = "QA"
+) -> Evaluation:
+    """A stored task of ``experiment_type`` as an :class:`~service.evaluation.results.Evaluation`
+    that statistics and comparisons accept: its :data:`~service.evaluation.results.COUNT_MEASURES`
+    and the per-question records they are recomputed from (``results``: its
+    :func:`stored_results`; a sub-experiment's are scored under the profile's scheme as QA's).
+    BadRequest when it is of another type, or was scored under a profile version this one
+    cannot reproduce (its signature differs)."""
     from service.errors import BadRequest
     from service.evaluation.profiles import get_profile
     from service.evaluation.results import COUNT_MEASURES, Evaluation, ExperimentType, TaskScores
 
-    if task.experiment_type != ExperimentType.QA.value:
-        raise BadRequest(f"{task.uri}: a {task.experiment_type} task; compare QA tasks")
+    if task.experiment_type != experiment_type:
+        raise BadRequest(
+            f"{task.uri}: a {task.experiment_type} task; compare {experiment_type} tasks"
+        )
     refusal = not_recomputable(task)
     known = scoring_of(task.profile)
     if refusal is not None or known is None:
         raise BadRequest(f"{task.uri}: {refusal}: re-score it before comparing")
     records = stored_records(results, graded=known[1], uris=uris)
+    etype = ExperimentType(experiment_type)
     # the counts too: they describe the (sliced) run, statistics leave them out
     wanted = (*COUNT_MEASURES, "questions", "skippedQuestions")
     measures = {m: task.measures[m] for m in wanted if m in task.measures}
@@ -598,7 +604,7 @@ def stored_evaluation(task: TaskResult, results: Sequence[StoredResult], uris: U
         system=task.system_label,
         profile=get_profile(task.profile),
         language=task.language_tag,
-        tasks={ExperimentType.QA: TaskScores(ExperimentType.QA, measures, records)},
+        tasks={etype: TaskScores(etype, measures, records)},
         kb=task.knowledge_base,
     )
     return evaluation

@@ -118,7 +118,13 @@ def compare_request(
         spec, uploads, policy=policy, parse_bytes=limit, limits=state.config.answer_limits()
     )
     outcome = run_experiment(spec, files=files, policy=policy)
-    result = compare(list(outcome.evaluations), measure=measure, test=test, **numbers)
+    result = compare(
+        list(outcome.evaluations),
+        measure=measure,
+        experiment_type=ExperimentType.QA,
+        test=test,
+        **numbers,
+    )
     questions = outcome.dataset.questions if outcome.dataset is not None else ()
     types = {q.id: q.answer_type.value for q in questions if q.answer_type is not None}
     return Compared(result, outcome.evaluations, measure, types)
@@ -156,7 +162,8 @@ def compare_stored(
     evaluations = stored_evaluations(tasks, answer_types=types, tokens=held)
     if ticked is not None:
         _alike(evaluations, ticked)
-    result = compare(evaluations, measure=measure, test=test, **numbers)
+    qa = ExperimentType.QA  # stored_evaluations read QA tasks
+    result = compare(evaluations, measure=measure, experiment_type=qa, test=test, **numbers)
     storage = services().storage
     located = [storage.uris.locate(t) for t in tasks]  # each a task: read above
     private = not all(storage.experiments.is_public(at.keys["experiment"]) for at in located if at)
@@ -219,13 +226,15 @@ def stored_evaluations(
     answer_types: dict[str, str] | None = None,
     refused: list[str] | None = None,
     tokens: Mapping[str, str] | None = None,
+    experiment_type: str = "QA",
 ) -> list[Evaluation]:
-    """The stored QA tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``), one
-    system name each: a system run in two experiments is named by experiment too. With
-    ``answer_types``, the answer type of each question id is added to it. With ``refused``, a
-    task whose results cannot be recomputed here (an older profile version) is listed there
-    and left out, instead of refusing them all. ``tokens``: owner tokens by experiment id,
-    besides the request's bearer token and cookies (``access.may_read``)."""
+    """The stored tasks ``tasks`` of ``experiment_type`` as evaluations
+    (``graph.reader.stored_evaluation``), one system name each: a system run in two
+    experiments is named by experiment too. With ``answer_types``, the answer type of each
+    question id is added to it. With ``refused``, a task whose results cannot be recomputed
+    here (an older profile version) is listed there and left out, instead of refusing them all.
+    ``tokens``: owner tokens by experiment id, besides the request's bearer token and cookies
+    (``access.may_read``)."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -254,7 +263,9 @@ def stored_evaluations(
             raise BadRequest(f"{uri}: no such task (yet)")
         results = stored_results(store, graph, [uri]).get(uri, [])
         try:
-            evaluation = stored_evaluation(task, results, storage.uris)
+            evaluation = stored_evaluation(
+                task, results, storage.uris, experiment_type=experiment_type
+            )
             found.append((experiment_id, _with_run_measures(evaluation, task.measures)))
         except BadRequest:
             if refused is None:
@@ -279,21 +290,20 @@ def _with_run_measures(evaluation: Evaluation, stored: Mapping[str, Any]) -> Eva
     """``evaluation`` with the stored task's failed calls and mean time (``errorCount``,
     ``meanRuntime``): no resample recomputes them, but a comparison of answer files shows
     them, so a comparison of stored tasks shows them alike (it had neither)."""
-    qa = ExperimentType.QA
-    task = evaluation.tasks[qa]
+    etype, task = next(iter(evaluation.tasks.items()))  # a stored evaluation has one task
     run = {m: stored[m] for m in ("errorCount", "meanRuntime") if m in stored}
     measures = {**task.measures, **run}
-    return replace(evaluation, tasks={**evaluation.tasks, qa: replace(task, measures=measures)})
+    return replace(evaluation, tasks={etype: replace(task, measures=measures)})
 
 
 def _in_order_of(first: Evaluation, other: Evaluation) -> Evaluation:
-    """``other`` with its QA questions in ``first``'s order when both hold the same questions,
+    """``other`` with its task's questions in ``first``'s order when both hold the same questions,
     one record each: paired tests pair rows. A graph written before questions carried their
     position (``gqa:position``, 2026-11-21 and earlier) reads back in URI order, so the same
     questions came in another order and were refused as different ones."""
-    qa = ExperimentType.QA
-    order = [q.question_id for q in first.tasks[qa].questions]
-    task = other.tasks[qa]
+    etype = next(iter(first.tasks))  # a stored evaluation has one task
+    order = [q.question_id for q in first.tasks[etype].questions]
+    task = other.tasks[etype]
     by_id = {q.question_id: q for q in task.questions}
     if (
         len(set(order)) != len(order)
@@ -302,7 +312,7 @@ def _in_order_of(first: Evaluation, other: Evaluation) -> Evaluation:
     ):
         return other  # not the same questions: compare says so
     questions = tuple(by_id[q] for q in order)
-    return replace(other, tasks={**other.tasks, qa: replace(task, questions=questions)})
+    return replace(other, tasks={**other.tasks, etype: replace(task, questions=questions)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,9 +326,11 @@ class Standing:
     signature: str | None = None
 
 
-def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]:
-    """Tiers and intervals of a leaderboard's top rows (public QA tasks of one dataset,
-    language and profile, best first): :func:`~service.evaluation.comparison.compare` on
+def leaderboard_tiers(
+    tasks: Sequence[str], measure: str, experiment_type: str = "QA"
+) -> dict[str, Standing]:
+    """Tiers and intervals of a leaderboard's top rows (public tasks of one experiment type,
+    dataset, language and profile, best first): :func:`~service.evaluation.comparison.compare` on
     their stored results with fewer samples than a comparison asked for (1,000 resamples and
     1,000 shuffles: the page is rendered once per write). Rows scored under another signature
     or pooled over other languages than the first recomputable one (every pooled task's
@@ -330,7 +342,9 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
         return {}
     refused: list[str] = []
     try:
-        evaluations = stored_evaluations(tasks, public_only=True, refused=refused)
+        evaluations = stored_evaluations(
+            tasks, public_only=True, refused=refused, experiment_type=experiment_type
+        )
     except ServiceError:
         return {}
     recomputable = [t for t in tasks if t not in refused]
@@ -348,6 +362,7 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
         result = compare(
             [e for _, e in kept],
             measure=measure,
+            experiment_type=ExperimentType(experiment_type),
             resamples=LEADERBOARD_RESAMPLES,
             samples=LEADERBOARD_RESAMPLES,
         )
@@ -355,7 +370,7 @@ def leaderboard_tiers(tasks: Sequence[str], measure: str) -> dict[str, Standing]
         return {}
     out = {}
     for (task, _), system in zip(kept, result.systems, strict=True):
-        ci = system.intervals.get(ExperimentType.QA, {}).get(measure)
+        ci = system.intervals.get(ExperimentType(experiment_type), {}).get(measure)
         pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
         out[task] = Standing(system.tier, pair, result.signature)
     return out

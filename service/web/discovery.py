@@ -19,7 +19,7 @@ from werkzeug.exceptions import NotFound
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.graph import leaderboards
-from service.web import listings
+from service.web import catalog_pages, listings
 from service.web.state import services
 from service.web.ui import cached_page, external_url, site_root
 
@@ -85,7 +85,8 @@ def _pages() -> Iterator[tuple[str, str | None]]:
         return root + uri[len(base) :] if uri.startswith(base) else uri
 
     yield from ((external_url(page), None) for page in FIXED_PAGES)
-    yield from ((here(row.uri), row.issued) for row in listings.datasets())
+    # the catalogue's datasets, the published uploads (the demo's) too: each has a public page
+    yield from ((here(row.uri), row.issued) for row in catalog_pages.all_rows())
     yield from ((here(row.uri), None) for row in listings.systems())
     frozen = leaderboards.listing(services().storage)
     yield from ((here(row["uri"]), row["frozenAt"]) for row in frozen)

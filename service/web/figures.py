@@ -89,6 +89,17 @@ def _qa_rows(page: ExperimentPage) -> list[TaskRow]:
     return page.tasks_of("QA")
 
 
+def chart_labels(rows: Sequence[TaskRow]) -> dict[str, str]:
+    """Each QA task's name in the charts (by task URI): its system, with its languages where
+    the rows have several ("FRANZ (en,es)"): a run in en, es and en,es has three tasks per
+    system, and named by system alone the legend repeated names and the scatter plotted a
+    system against itself."""
+    several = len({r.language_tag for r in rows}) > 1
+    return {
+        r.uri: f"{r.system_label} ({r.language_tag})" if several else r.system_label for r in rows
+    }
+
+
 def measures_chart(
     page: ExperimentPage, found: Mapping[str, Mapping[str, tuple[float, float]]]
 ) -> BarChart | None:
@@ -97,9 +108,10 @@ def measures_chart(
     if not rows or not names:
         return None
     with_ci = any(found.get(r.uri) for r in rows)
+    labels = chart_labels(rows)
     series = tuple(
         Series(
-            r.system_label,
+            labels[r.uri],
             tuple(_as_float(r.measures.get(m)) for m in names),
             tuple(found.get(r.uri, {}).get(m) for m in names),
         )
@@ -111,7 +123,7 @@ def measures_chart(
         title=f"QA measures of each system{level}",
         description=(
             f"Bar chart of {', '.join(measure_label(m) for m in names)} for "
-            f"{', '.join(r.system_label for r in rows)}{level}. The numbers are in the QA "
+            f"{', '.join(labels.values())}{level}. The numbers are in the QA "
             "results table."
         ),
         categories=tuple(measure_label(m) for m in names),
@@ -128,7 +140,9 @@ def answer_type_chart(
     page: ExperimentPage, f1s: F1s, answer_types: Mapping[str, str]
 ) -> tuple[BarChart | None, tuple[tuple[str, tuple[tuple[float | None, int], ...]], ...]]:
     """The experiment page's :func:`answer_type_bars` of its QA tasks' stored results."""
-    systems = [(r.system_label, f1s.get(r.uri, {})) for r in _qa_rows(page)]
+    rows = _qa_rows(page)
+    labels = chart_labels(rows)
+    systems = [(labels[r.uri], f1s.get(r.uri, {})) for r in rows]
     return answer_type_bars("chart-answer-types", systems, answer_types)
 
 
@@ -169,10 +183,12 @@ def answer_type_bars(
 
 
 def scatter(
-    a: TaskRow, b: TaskRow, f1s: F1s
+    a: TaskRow, b: TaskRow, f1s: F1s, labels: Mapping[str, str]
 ) -> tuple[Scatter | None, tuple[tuple[float, float, int], ...]]:
-    """Per-question F1 of two systems on the questions both have an F1 for."""
+    """Per-question F1 of two systems on the questions both have an F1 for (``labels``: the
+    tasks' names, :func:`chart_labels`)."""
     left, right = f1s.get(a.uri, {}), f1s.get(b.uri, {})
+    name_a, name_b = labels[a.uri], labels[b.uri]
     points = tuple(
         (x, y)
         for q in sorted(left)
@@ -187,15 +203,15 @@ def scatter(
     better_b = sum(1 for x, y in points if y > x)
     chart = Scatter(
         ident="chart-scatter",
-        title=f"Per-question F1: {a.system_label} against {b.system_label}",
+        title=f"Per-question F1: {name_a} against {name_b}",
         description=(
             f"One circle per distinct pair of F1 values over {len(points)} questions, larger "
-            f"for more questions. {a.system_label} is better on {better_a} questions, "
-            f"{b.system_label} on {better_b}, they tie on {len(points) - better_a - better_b}. "
+            f"for more questions. {name_a} is better on {better_a} questions, "
+            f"{name_b} on {better_b}, they tie on {len(points) - better_a - better_b}. "
             "The counts are in the table below the chart."
         ),
-        x_label=a.system_label,
-        y_label=b.system_label,
+        x_label=name_a,
+        y_label=name_b,
         points=points,
     )
     return chart, tuple((x, y, n) for (x, y), n in sorted(counts.items()))
@@ -225,14 +241,18 @@ def figures(
     """Every figure of the experiment page, from the per-question F1 of its QA tasks (task
     URI -> question URI -> F1, :func:`~service.graph.reader.stored_f1s`); ``results``: the
     whole stored results of the tasks whose intervals are not stored (recomputed from them).
-    ``pick`` names the two systems of the scatter (default: the two best by macro F1)."""
+    ``pick`` names the two tasks of the scatter (:func:`chart_labels`; default: the best by
+    macro F1 and the best other system in its languages)."""
     rows = _qa_rows(page)
     found = {r.uri: intervals(r, (results or {}).get(r.uri, ())) for r in rows}
-    by_label = {r.system_label: r for r in rows}
+    labels = chart_labels(rows)
+    by_label = {labels[r.uri]: r for r in rows}
     chosen = [by_label.get(name) if name else None for name in pick]
     a = chosen[0] or (rows[0] if rows else None)
-    b = chosen[1] or next((r for r in rows if r is not a), None)
-    plot, counts = scatter(a, b, f1s) if a is not None and b is not None else (None, ())
+    others = [r for r in rows if a is not None and r.system != a.system]
+    alike = [r for r in others if a is not None and r.language_tag == a.language_tag]
+    b = chosen[1] or next(iter(alike or others or [r for r in rows if r is not a]), None)
+    plot, counts = scatter(a, b, f1s, labels) if a is not None and b is not None else (None, ())
     chart, table = answer_type_chart(page, f1s, answer_types)
     return Figures(
         measures=measures_chart(page, found),

@@ -210,7 +210,8 @@ def frozen(name: str) -> BaseResponse:
         html=lambda: render_template(
             "frozen_leaderboard.html",
             frozen=found,
-            rows=_shown_rows(found),
+            rows=(rows := _shown_rows(found)),
+            language=_language_label(found, rows),
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
             bibtex=bibtex,
@@ -253,6 +254,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "system": facts.get("systemLabel"),
                 "systemUri": facts.get("system"),
                 "experiment": facts.get("experiment"),
+                "languageTag": facts.get("languageTag"),
                 "task": row.task,
                 "score": row.score,
                 "scoreLow": row.low,
@@ -302,6 +304,14 @@ def _filter_labels(found: leaderboards.Frozen) -> dict[str, str | None]:
         "type": _local(standing.experiment_type),
         "rankedBy": _local(standing.measure),
     }
+
+
+def _language_label(found: leaderboards.Frozen, rows: list[dict[str, Any]]) -> str | None:
+    """The Language the page says: for the pooled tasks (``mul``, a code few readers know), the
+    languages they pool ("en,es"), as the live leaderboard's Lang. column says them."""
+    language = _filter_labels(found)["language"]
+    tags = sorted({r["languageTag"] for r in rows if r["languageTag"]})
+    return "; ".join(tags) if language == "mul" and tags else language
 
 
 def _local(iri: str | None, *, unquote: bool = False) -> Any:

@@ -10,7 +10,7 @@ experiments are read a page at a time (:class:`Page`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import unquote
 
@@ -124,6 +124,13 @@ class LeaderboardRow:
     ended: str | None
     measures: dict[str, float | None]
     revision_of: str | None = None  # the experiment this row's re-scores (its history)
+    # what a person reads as the row's language: the languages a pooled (mul) task holds,
+    # "en,es" (en,es and en,de are other rows; "mul" is a code few readers know)
+    language_tag: str = ""
+
+    @property
+    def languages(self) -> str:
+        return self.language_tag or self.language
 
 
 def leaderboard(
@@ -186,7 +193,9 @@ def leaderboard(
             measures={m: _num(r[f"m_{m}"]) for m in measures},
             revision_of=shown(_v(r["revisionOf"])),
         )
-    return list(seen.values())  # in the query's order
+    # the pooled rows' languages, an index lookup each (the query sorts; it reads no tag)
+    tags = language_tags(t for t, row in seen.items() if row.language == "mul")
+    return [replace(row, language_tag=tags.get(t, "")) for t, row in seen.items()]
 
 
 def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:

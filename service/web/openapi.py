@@ -260,6 +260,11 @@ def _frozen_schema() -> dict[str, Any]:
                 system=_TEXT_OR_NULL,
                 systemUri={"type": ["string", "null"], "format": "uri"},
                 experiment={"type": ["string", "null"], "format": "uri"},
+                languageTag={
+                    "type": ["string", "null"],
+                    "description": "The task's languages: `en`, or those a pooled task holds "
+                    "(`en,es`; its language is `mul`).",
+                },
                 task=_URI,
                 score=number,
                 scoreLow=number,

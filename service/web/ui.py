@@ -216,10 +216,13 @@ def leaderboard_model(
 ) -> dict[str, Any]:
     """Everything a leaderboard shows, in any of its formats (the template's names)."""
     counts = listings.row_counts(chosen.experiment_type)
-    ranked = listings.datasets_with_results(counts)
+    # each dataset's rows under the other filters: the default is the one with the most (a
+    # profile chosen alone showed the demo's "No public results" while another dataset had them)
+    ranked = listings.datasets_with_results(counts, filter_iris(replace(chosen, dataset=None)))
     # one dataset unless all are asked for: a ranking across datasets compares little, and
     # sorting every task of every dataset is what costs (~0.5 s at 5,000 experiments)
-    dataset = chosen.dataset or (ranked[0].name if ranked else ALL_DATASETS)
+    default = max(ranked, key=lambda d: d.tasks).name if ranked else ALL_DATASETS
+    dataset = chosen.dataset or default
     shown_filter = replace(chosen, dataset=dataset)
     filters = filter_iris(shown_filter)
     _known_dataset(dataset, filters[0], ranked)
@@ -235,19 +238,21 @@ def leaderboard_model(
     shown = rows[: page.size]
     ranks = _competition_ranks(shown, chosen.sort, page.offset, query)
     columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
-    # tiers where rows are comparable: one dataset, language, profile, a count measure;
+    # tiers where rows are comparable: one dataset, language, profile, a count measure (of any
+    # experiment type: a sub-experiment's per-question records are scored as QA's);
     # a language or profile is one when chosen or when every row shown has the same
     comparable = (
         dataset != ALL_DATASETS
         and (chosen.language or len({r.language for r in shown}) == 1)
         and (chosen.profile or len({r.profile for r in shown}) == 1)
-        and chosen.experiment_type == ExperimentType.QA.value
         and chosen.sort in COUNT_MEASURES
         and page.number == 1
     )
     standings = (
         comparing.leaderboard_tiers(
-            [r.task for r in shown[: comparing.LEADERBOARD_TIERS]], chosen.sort
+            [r.task for r in shown[: comparing.LEADERBOARD_TIERS]],
+            chosen.sort,
+            chosen.experiment_type,
         )
         if comparable
         else {}
@@ -261,7 +266,6 @@ def leaderboard_model(
         # when the service was not asked at all)
         "measures": listings.task_measures([r.task for r in shown], [*columns, "errorCount"]),
         "papers": listings.papers(r.experiment for r in shown),
-        "language_tags": listings.language_tags(r.task for r in shown),
         "columns": columns,
         "sortable": sortable_measures(),
         **_filter_choices(counts, shown_filter, filters),
@@ -336,8 +340,7 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "task": row.task,
                 "dataset": row.dataset,
                 "language": row.language,
-                # which languages a pooled (mul) row holds: en,es and en,de are other rows
-                "languageTag": model["language_tags"].get(row.task, row.language),
+                "languageTag": row.languages,
                 "profile": row.profile,
                 "signature": row.signature,
                 "measures": {

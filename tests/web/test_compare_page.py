@@ -11,6 +11,8 @@ import re
 import xml.etree.ElementTree as ET
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from service.paths import DEMO_DIR
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -464,3 +466,25 @@ def test_a_wrong_type_is_named_before_the_tasks_values(server) -> None:
     measure beside two equal tasks was answered about the tasks (the soak's fuzz)."""
     answer = server.post("api/compare", json={"measure": 0, "tasks": ["", ""]})
     assert answer.status_code == 400 and "$.measure" in answer.json()["error"], answer.text
+
+
+@pytest.mark.parametrize("etype", ["C2KB", "P2KB", "AIT2KB"])
+def test_sub_experiment_leaderboards_get_tiers_and_intervals(server, etype: str) -> None:
+    """A sub-experiment's tasks keep per-question results scored as QA's are (the profile's
+    scheme), so its leaderboard gets tiers and intervals too; before, it never did and asked
+    for "one language and one profile" that were already chosen."""
+    import re
+
+    demo = server.get("leaderboards").text
+    dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', demo)
+    assert dataset, "the demo dataset is not offered"
+    shown = {"dataset": dataset.group(1), "profile": "fair", "language": "en", "type": etype}
+    board = server.get("leaderboards", params=shown).text
+    assert "Choose one language" not in board
+    assert "Tiers and intervals of the top" in board
+    rows = server.get("leaderboards", params={**shown, "format": "json"}).json()["rows"]
+    tiers = re.findall(r'<td class="num tier">([^<]+)</td>', board)
+    assert len(rows) >= 2 and tiers[:1] == ["1"] and len(tiers) == len(rows), rows
+    for row in rows:  # each score inside its own interval
+        low, high = row["intervals"]["macroF1"]
+        assert low <= row["measures"]["macroF1"] <= high, row

@@ -89,6 +89,18 @@ def test_the_sitemap_lists_every_public_page_and_nothing_else(server) -> None:
     assert server.get("sitemap/2.xml").status_code == 404
 
 
+def test_the_sitemap_lists_every_dataset_the_catalogue_lists(server) -> None:
+    """The published uploads too: the demo dataset's page (in the catalogue, on the default
+    leaderboard) was left out, only the built-in datasets were listed."""
+    listed = _sitemap(server)
+    catalogue = server.get("api/datasets").json()["datasets"]
+    demo = server.get(f"api/experiments/{server.demo_id}").json()["dataset"]
+    assert demo in {d["uri"] for d in catalogue if d["uploaded"]}
+    for dataset in catalogue:
+        page = server.url + dataset["uri"].split("/", 3)[3]  # on the host the crawler asked
+        assert page in listed, page
+
+
 def test_a_shared_experiment_link_says_what_it_is(server) -> None:
     """What a chat or a search result shows of an experiment's URI: its systems, its dataset
     and profile, in the description and the Open Graph tags."""

@@ -198,3 +198,49 @@ def test_rows_of_one_profile_on_different_kbs_are_said_so(
         assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed" in page
     finally:
         stop_server(server)
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"profile": "exact"},
+        {"language": "de"},
+        {"language": "mul", "profile": "exact"},
+        {"profile": "gerbil"},
+        {"language": "en", "profile": "fair"},
+    ],
+)
+def test_default_dataset_is_one_with_rows_under_the_filters(counted: Server, state: dict) -> None:
+    """Without a dataset, the leaderboard shows the dataset with the most rows under the other
+    filters: ``?profile=exact`` showed the demo's "No public results" (it has none under
+    exact) while the bilingual dataset had three."""
+    page = counted.get("leaderboards", params=state).text
+    options = _options(page, "dataset")
+    chosen = _chosen(page, "dataset")
+    assert options[chosen] == max(n for value, n in options.items() if value not in ("", "all"))
+    assert _tasks(page) and "No public results" not in page
+    listed = counted.get("leaderboards", params={**state, "format": "json"}).json()
+    assert listed["dataset"] == chosen and len(listed["rows"]) == options[chosen]
+
+
+def test_a_pooled_row_names_its_languages_on_every_page(counted: Server) -> None:
+    """A task pooled over English and German reads "en,de" wherever a person reads it, as on the
+    leaderboard: the system, dataset and task pages and a frozen leaderboard said "mul"."""
+    shown = {"dataset": "all", "language": "mul"}
+    board = counted.get("leaderboards", params=shown)
+    (row,) = counted.get("leaderboards", params={**shown, "format": "json"}).json()["rows"]
+    assert row["languageTag"] == "en,de" and "<td>en,de</td>" in board.text
+    system = counted.get(row["systemUri"].replace(counted.url, "")).text
+    history = system.split('id="history"', 1)[1]
+    assert "<td>en,de</td>" in history and "<td>mul</td>" not in history
+    dataset = counted.get(row["dataset"].replace(counted.url, ""), params={"size": 500}).text
+    assert "<td>en,de</td>" in dataset and "<td>mul</td>" not in dataset
+    task = counted.get(row["task"].replace(counted.url, ""), headers={"Accept": "text/html"}).text
+    assert "<dt>Language</dt><dd>en,de</dd>" in task
+    name = row["dataset"].rsplit("/", 1)[1]
+    made = counted.post("api/leaderboards", json={"dataset": name, "language": "mul"})
+    assert made.status_code in (200, 201), made.text
+    frozen = counted.get(
+        made.json()["uri"].replace(counted.url, ""), headers={"Accept": "text/html"}
+    )
+    assert "<dt>Language</dt><dd>en,de</dd>" in frozen.text

@@ -544,3 +544,47 @@ def test_a_multilingual_runs_badge_shows_its_pooled_task_and_says_so(server) -> 
     assert shown()[1] == f"{pooled:.3f} · partial (en,de)"
     assert shown(language="en")[1] == f"{english:.3f} · partial (en)"
     assert server.get(f"experiment/{eid}/badge.svg", params={"language": "fr"}).status_code == 404
+
+
+def test_charts_of_a_run_in_several_languages_name_each_tasks_language(server) -> None:
+    """A run of two systems in en, de and pooled en,de has three tasks per system: the charts
+    name each with its languages, and the scatter's default is the two systems in one language
+    (before, the legend repeated the system names and the scatter plotted one system against
+    itself, "demo-strong against demo-strong")."""
+    doc = json.loads((DEMO_DIR / "questions.json").read_text())
+    for q in doc["questions"]:
+        q["question"].append(
+            {"language": "de", "string": "Auf Deutsch: " + q["question"][0]["string"]}
+        )
+    files = [("dataset_file", ("questions.json", json.dumps(doc).encode()))]
+    for name in ("strong", "partial"):
+        answers = (DEMO_DIR / f"answers-{name}.json").read_bytes()
+        files.append(("answers", (f"{name}.json", answers)))
+    data = {"kb": "demo", "profile": "fair", "language": "en,de", "experiment_type": "QA"}
+    response = server.post("api/experiments", files=files, data=data)
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    html = server.get(f"experiment/{ticket['id']}", headers=auth).text
+    [measures] = re.findall(r'<svg [^>]*id="chart-measures".*?</svg>', html, flags=re.S)
+    legend = [t.text for t in ET.fromstring(measures).iter(f"{SVG}text") if "(" in (t.text or "")]
+    for name in ("strong", "partial"):
+        for languages in ("en", "de", "en,de"):
+            assert f"{name} ({languages})" in legend, legend
+    [svg] = re.findall(r'<svg [^>]*id="chart-scatter".*?</svg>', html, flags=re.S)
+    title = ET.fromstring(svg).findtext(f"{SVG}title") or ""
+    found = re.fullmatch(r"Per-question F1: (\w+) \(([\w,]+)\) against (\w+) \(([\w,]+)\)", title)
+    assert found and found[1] != found[3] and found[2] == found[4], title
+    # every task can be chosen, by the name the charts give it
+    assert (
+        "<option>partial (de)</option>" in html or "<option selected>partial (de)</option>" in html
+    )
+    chosen = server.get(
+        f"experiment/{ticket['id']}", headers=auth, params={"a": "strong (en)", "b": "strong (de)"}
+    ).text
+    [svg] = re.findall(r'<svg [^>]*id="chart-scatter".*?</svg>', chosen, flags=re.S)
+    assert (
+        ET.fromstring(svg).findtext(f"{SVG}title")
+        == "Per-question F1: strong (en) against strong (de)"
+    )
