@@ -44,6 +44,13 @@ def test_dataset_page_summarises_findings_and_pages_questions(server, checked) -
         r"empty gold answers</th><td>\w+</td>\s*<td class=\"num\"><a [^>]*>60<", summary[0]
     )
     assert "all 60</a>" in summary[0]
+    # a kind's list: each finding's row is the anchor its link names (the links named the
+    # finding IRI, dataset/X#finding-N, whose page has no such anchor: a site crawl found them)
+    listing = re.search(r'href="/([^"]*\?findings=[^"#]+)#findings"', summary[0])
+    assert listing is not None
+    listed = server.get(listing[1].replace("&amp;", "&")).text
+    rows = re.findall(r'<tr id="(finding-\d+)"><th scope="row"><a href="#(finding-\d+)"', listed)
+    assert rows and all(row == link for row, link in rows), rows[:3]
     # the questions a hundred at a time
     rows = re.findall(r'<tr><th scope="row"><a href="[^"]*/question/(\d+)"', html)
     assert rows == [str(i) for i in range(1, 101)]
