@@ -474,21 +474,23 @@ def _bootstrap_indices(
     if clusters is None:
         return _draw(rng, rows, lambda k: rng.integers(0, n, size=(k, n), dtype=np.intp))
     m, widest = clusters.shape
-    least = int((clusters >= 0).sum(axis=1).min())
-    draws = -(-n // least)  # enough questions for n rows even if each drawn is the smallest
+    draws = _questions_drawn(n, clusters)
     picks = _draw(rng, rows, lambda k: rng.integers(0, m, size=(k, draws), dtype=np.intp))
     flat = clusters[picks].reshape(len(picks), draws * widest)
-    if least == widest:  # every question has as many rows: no padding to skip
-        return flat[:, :n]
+    if draws * widest == n:  # every question has as many rows: no padding to skip
+        return flat
     order = np.argsort(flat < 0, axis=1, kind="stable")  # padding last, the rows in order
     return np.take_along_axis(flat, order[:, :n], axis=1)
 
 
+def _questions_drawn(n: int, clusters: IndexArray) -> int:
+    """Questions drawn a resample: enough for ``n`` rows even if each drawn is the smallest."""
+    return -(-n // int((clusters >= 0).sum(axis=1).min()))
+
+
 def _drawn_width(n: int, clusters: IndexArray | None) -> int:
     """The row indices :func:`_bootstrap_indices` builds per resample (for chunk sizes)."""
-    if clusters is None:
-        return n
-    return -(-n // int((clusters >= 0).sum(axis=1).min())) * clusters.shape[1]
+    return n if clusters is None else _questions_drawn(n, clusters) * clusters.shape[1]
 
 
 def question_clusters(table: QuestionTable) -> IndexArray | None:
