@@ -8,6 +8,8 @@ a language), sub-experiment tasks, and an experiment a published revision re-sco
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -233,6 +235,10 @@ def test_a_pooled_row_names_its_languages_on_every_page(counted: Server) -> None
     system = counted.get(row["systemUri"].replace(counted.url, "")).text
     history = system.split('id="history"', 1)[1]
     assert "<td>en,de</td>" in history and "<td>mul</td>" not in history
+    # the system's history as CSV keeps language mul and gains the languages' column
+    table = counted.get(row["systemUri"].replace(counted.url, ""), params={"format": "csv"})
+    (line,) = [r for r in csv.DictReader(io.StringIO(table.text)) if r["task"] == row["task"]]
+    assert (line["language"], line["languageTag"]) == ("mul", "en,de"), line
     dataset = counted.get(row["dataset"].replace(counted.url, ""), params={"size": 500}).text
     assert "<td>en,de</td>" in dataset and "<td>mul</td>" not in dataset
     task = counted.get(row["task"].replace(counted.url, ""), headers={"Accept": "text/html"}).text
