@@ -351,6 +351,8 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "papers": list(model["papers"].get(row.experiment, ())),
                 "revisionOf": row.revision_of,
                 "tierSignature": standing.signature if standing else None,
+                # why a row has no tier (another signature or languages, an older version)
+                "tierNote": standing.reason if standing else None,
                 "errorCount": _count(model["measures"].get(row.task, {}).get("errorCount")),
             }
         )
@@ -387,6 +389,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header += ["papers", "revisionOf"]  # as the JSON gives them: what cites, what it re-scores
     header += ["tierSignature"]  # how the tier and interval were computed
     header += ["errorCount"]  # the system's failed calls
+    header += ["tierNote"]  # why a row has no tier
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -395,6 +398,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             + [r["measures"][m] for m in model["columns"]]
             + [low, high, r["signature"], r["languageTag"]]
             + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
+            + [r["tierNote"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 

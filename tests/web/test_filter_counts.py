@@ -198,6 +198,18 @@ def test_rows_of_one_profile_on_different_kbs_are_said_so(
         _publish(server, ticket)
         page = server.get("leaderboards", params=shown).text
         assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed" in page
+        # the rows of the other KB are not tiered with the first's, and say why (a bare "–")
+        rows = server.get("leaderboards", params={**shown, "format": "json"}).json()["rows"]
+        kb = {r["task"]: r["signature"].rsplit("|kb:", 1)[1] for r in rows}
+        first = kb[rows[0]["task"]]
+        assert rows[0]["tier"] == 1 and rows[0]["tierNote"] is None
+        apart = [r for r in rows if kb[r["task"]] != first]
+        assert apart and all(r["tier"] is None for r in apart), rows
+        for row in apart:
+            note = row["tierNote"]
+            assert note.startswith("scored under another signature"), note
+            assert f"kb {kb[row['task']]} against {first}" in note, note
+            assert f'<abbr title="{note}">–</abbr>' in page.replace("&#39;", "'"), note
     finally:
         stop_server(server)
 
