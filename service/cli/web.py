@@ -136,7 +136,7 @@ def _serve(args: argparse.Namespace) -> int:
     import signal
 
     from service.web import close_app, create_app
-    from service.web.config import ENV_PREFIX, load_config
+    from service.web.config import ENV_PREFIX, check_bounds, load_config
     from service.web.serving import bind_sockets, create_server
 
     logging.basicConfig(
@@ -160,6 +160,7 @@ def _serve(args: argparse.Namespace) -> int:
         explicit["demo"] = False
     if args.no_resume:
         explicit["resume_runs"] = False
+    check_bounds(explicit)  # --port 99999 was announced and listened nowhere
     config = dataclasses.replace(config, **explicit)
     if config.store is None:
         print("gerbil-qa serve: give --store DIR (or set GERBIL_QA_STORE)")

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from tests.web.conftest import free_port
@@ -127,6 +128,46 @@ def test_serve_on_a_port_in_use_says_so_before_making_anything(tmp_path: Path) -
     assert done.stderr.startswith(f"gerbil-qa: cannot serve on 127.0.0.1:{port}: the address")
     assert "already in use" in done.stderr and "--port N" in done.stderr
     assert not store.exists()  # no store, so no base of the port it could not serve on
+
+
+LEASE = "GERBIL_QA_LEASE_SECONDS"
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (["--port", "99999"], {}, "setting port: expected a number from 1 to 65535, got 99999"),
+        (["--port", "0"], {}, "setting port: expected a number from 1 to 65535, got 0"),
+        ([], {"GERBIL_QA_PORT": "70000"}, "setting port: expected a number from 1 to 65535"),
+        ([], {"GERBIL_QA_SPARQL_WORKERS": "0"}, "setting sparql_workers: expected a number ≥ 1"),
+        (
+            [],
+            {"GERBIL_QA_ALLOW_NETWORKS": "10.0.0.0/33"},
+            "setting allow_networks: not an IP network in the allow-list: '10.0.0.0/33'",
+        ),
+        ([], {LEASE: "abc"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got 'abc'"),
+        ([], {LEASE: "0"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got '0'"),
+    ],
+)
+def test_a_setting_out_of_its_range_is_one_line_before_anything_starts(
+    tmp_path: Path, args: list[str], env: dict[str, str], said: str
+) -> None:
+    """--port 99999 was announced ("serving on …:99999"), listened nowhere and made the store's
+    base http://localhost:99999/ for good; a bad allow-list died with two tracebacks after the
+    SPARQL workers started; 0 workers ran one; a lease of 'abc' was 30 s, of 0 one second."""
+    store = tmp_path / "store"
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "serve", "--store", str(store), *args],
+        cwd=ROOT,
+        env={**_env(), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.startswith(f"gerbil-qa: {said}"), done.stderr
+    assert "Traceback" not in done.stderr and "serving" not in done.stdout
+    assert not store.exists()
 
 
 def test_a_port_a_starting_serve_holds_is_in_use_for_a_second_one() -> None:
