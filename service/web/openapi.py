@@ -157,7 +157,10 @@ def _listing_schemas() -> dict[str, Any]:
             id=_TEXT,
             cancelling={
                 "type": "boolean",
-                "description": "Whether a run was stopped (false: it was not running).",
+                "description": (
+                    "Whether a run was stopped, here or on another replica of the store "
+                    "(false: it was not queued or running)."
+                ),
             },
             status={"enum": [s.value for s in Status]},
         ),
