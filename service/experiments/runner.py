@@ -217,7 +217,7 @@ class ExperimentRunner:
         """Ask a queued or running job to stop; True if it was still active, here or on
         another replica of the store (which reads the request at its next question)."""
         requested = self.jobs is not None and self.jobs.has(experiment_id)
-        if requested:
+        if self.jobs is not None and requested:
             self.jobs.request_cancel(experiment_id)
         with self._lock:
             running = self._running.get(experiment_id)

@@ -56,6 +56,7 @@ class WebConfig:
     resume_runs: bool = True
     admin_token: str | None = None  # grants owner rights on every experiment (operator)
     metrics_token: str | None = None  # /metrics answers a bearer of it (Prometheus); unset: off
+    access_log: bool = False  # one log line per request (access_log.py; tokens blanked)
     max_upload_bytes: int = 64 * 1024 * 1024
     # Submissions whose uploads total at most this are parsed in the request (format errors are
     # a 400 with file:line:column); larger ones are parsed in the job.

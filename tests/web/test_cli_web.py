@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -251,3 +252,70 @@ def test_publish_from_the_command_line(tmp_path: Path) -> None:
         text=True,
     )
     assert missing.returncode == 1
+
+
+def test_the_log_tells_an_operator_what_happened(tmp_path: Path) -> None:
+    """serve's log had the start banner and nothing more: no request, no submission, run,
+    publication or withdrawal. Now each experiment's changes are logged, the operator's token
+    use too, and with --access-log one line a request, owner tokens blanked."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env_token = "operator-secret"
+    command = [sys.executable, "-m", "service", "serve", "--store", str(tmp_path / "store")]
+    process = subprocess.Popen(
+        [*command, "--port", str(port), "--access-log", "--no-demo"],
+        cwd=ROOT,
+        env={**_env(), "GERBIL_QA_ADMIN_TOKEN": env_token},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                requests.get(url + "api/profiles", timeout=1)
+                break
+            except (requests.ConnectionError, requests.Timeout):
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                time.sleep(0.2)
+        demo = ROOT / "datasets" / "demo"
+        files = [
+            ("dataset_file", ("questions.json", (demo / "questions.json").read_bytes())),
+            ("answers", ("strong.json", (demo / "answers-strong.json").read_bytes())),
+        ]
+        ticket = requests.post(url + "api/experiments", files=files, timeout=60).json()
+        eid, token = ticket["id"], ticket["token"]
+        owner = {"Authorization": f"Bearer {token}"}
+        deadline = time.monotonic() + 60
+        while requests.get(url + f"api/experiments/{eid}", headers=owner).json().get(
+            "status"
+        ) not in ("finished", "error"):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        requests.get(url + f"experiment/{eid}", params={"token": token}, timeout=10)
+        admin = {"Authorization": f"Bearer {env_token}"}
+        published = requests.post(url + f"api/experiments/{eid}/publish", headers=admin)
+        assert published.status_code == 200, published.text
+        frozen = requests.post(url + "api/leaderboards", json={"title": "Kept for a paper"})
+        assert frozen.status_code in (200, 201), frozen.text
+        # an operator's read while serve holds the store (it was refused: "in use")
+        listed = subprocess.run(
+            [*command[:3], "leaderboard", "list", "--store", str(tmp_path / "store")],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert listed.returncode == 0 and "Kept for a paper" in listed.stdout, listed.stderr
+    finally:
+        output = _stop(process)
+    assert "frozen: Kept for a paper" in output, output
+    assert f"experiment {eid}: reserved" in output, output
+    assert f"experiment {eid}: recorded, finished" in output, output
+    assert f"experiment {eid}: published" in output, output
+    assert f"admin token used: POST /api/experiments/{eid}/publish" in output, output
+    assert re.search(rf'"POST /api/experiments/{eid}/publish" 200 \d+ [0-9.]+ms', output), output
+    assert f'"GET /experiment/{eid}?token=…" ' in output, output
+    assert token not in output and env_token not in output
