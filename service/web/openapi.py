@@ -717,8 +717,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "minItems": 1,
                             "items": {
                                 "type": "object",
-                                "description": "An answer file or a web service, not both.",
-                                "oneOf": [{"required": ["answers"]}, {"required": ["url"]}],
+                                "description": "One of an answer file, a web service or a "
+                                "reference system.",
+                                # the API's rule, one of the three (a reference system was
+                                # accepted but invalid under the document)
+                                "oneOf": [
+                                    {"required": [key]} for key in ("answers", "url", "reference")
+                                ],
                                 "additionalProperties": False,
                                 "properties": {
                                     "name": {"type": "string"},

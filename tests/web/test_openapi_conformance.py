@@ -281,6 +281,28 @@ def test_comparing_stored_tasks_is_a_documented_request(server, document) -> Non
     assert api.mismatches == [], "\n".join(api.mismatches)
 
 
+def test_each_kind_of_system_is_a_documented_submission(server, document) -> None:
+    """A reference system (``{"reference": "gold-sparql"}``, what the run page sends for its
+    checkbox) was accepted by the API and invalid under the document (its ``oneOf`` named
+    answer files and web services only); two kinds at once are invalid under both."""
+    for system in (
+        {"answers": STRONG},
+        {"url": "http://127.0.0.1:9/"},
+        {"reference": "gold-sparql"},
+    ):
+        body = {"dataset": "demo", "systems": [{"name": "s", **system}]}
+        assert _request_errors(document, "/api/experiments", body) == [], system
+    both = {"dataset": "demo", "systems": [{"answers": STRONG, "reference": "gold-sparql"}]}
+    assert _request_errors(document, "/api/experiments", both) != []
+    refused = server.post("api/experiments", json=both)
+    assert refused.status_code == 400, refused.text
+    answered = server.post(
+        "api/experiments",
+        json={"dataset": "demo", "systems": [{"name": "g", "reference": "gold-sparql"}]},
+    )
+    assert answered.status_code == 202, answered.text
+
+
 def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     from service.call_settings import CALLED
     from service.web.comparing import COMPARE_OPTIONS
