@@ -1079,7 +1079,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "difference, pValue, pAdjusted}].",
                     {
                         "200": _json_response("The comparison", "Comparison"),
-                        **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
+                        # 404: an unknown catalogue dataset; 415: a body neither JSON nor a form
+                        **_errors(400, 403, 404, 415),
                     },
                     requestBody=_compare_body(submission_body(options)),
                 ),
@@ -1120,8 +1121,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             },
                             "headers": _RETRY_AFTER,
                         },
-                        # 404: an unknown catalogue dataset or replaced experiment
-                        **_errors(400, 403, 404, 409),
+                        # 404: an unknown catalogue dataset or replaced experiment; 415:
+                        # a body neither JSON nor a form
+                        **_errors(400, 403, 404, 409, 415),
                         "503": _QUEUE_FULL,
                     },
                     requestBody=submission_body(),
