@@ -414,6 +414,18 @@ def test_a_problem_s_path_is_the_whole_json_path(server, body, path: str, said: 
     assert problem["path"] == path, problem
 
 
+def test_a_bad_system_name_and_a_long_title_have_their_paths(server) -> None:
+    """A system name with a '/' and a frozen leaderboard's title past 300 characters were
+    refused with ``problems`` empty: no path for a client to point at."""
+    systems = [{"name": "ok", "answers": STRONG}, {"name": "S/2", "answers": STRONG}]
+    refused = server.post("api/experiments", json={"dataset": "demo", "systems": systems})
+    assert refused.status_code == 400 and "system 2: name 'S/2'" in refused.json()["error"]
+    assert [p["path"] for p in refused.json()["problems"]] == ["$.systems[1].name"]
+    refused = server.post("api/leaderboards", json={"title": "t" * 301})
+    assert refused.status_code == 400, refused.text
+    assert [p["path"] for p in refused.json()["problems"]] == ["$.title"]
+
+
 def test_a_form_field_about_the_dataset_has_its_json_path(server) -> None:
     """The run form's ``dataset_license`` is the JSON ``about.license``: the problem said
     ``$.license``."""
