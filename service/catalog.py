@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -233,23 +234,24 @@ def get_entry(name: str) -> CatalogEntry:
     raise NotFound(f"no built-in dataset {name!r}{did_you_mean(name)} (see `gerbil-qa datasets`)")
 
 
-def did_you_mean(name: str) -> str:
+def did_you_mean(name: str, names: Iterable[str] | None = None) -> str:
     """``"; did you mean 'x'?"`` (or ``'x', 'y' or 'z'``) naming :func:`nearest`, else ``""``."""
-    near = [repr(n) for n in nearest(name)]
+    near = [repr(n) for n in nearest(name, names)]
     if not near:
         return ""
     listed = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"
     return f"; did you mean {listed}?"
 
 
-def nearest(name: str, *, most: int = 3) -> list[str]:
-    """The built-in dataset names a user most likely meant by ``name``: those holding each of its
-    parts (``qald-8-train``: ``qald-8-train-multilingual``), those it begins first and the
-    shortest first; else the closest by spelling. Spelling alone put equal-length names of
-    another challenge first (``qald-9-test`` -> ``qald-10-test``)."""
+def nearest(name: str, names: Iterable[str] | None = None, *, most: int = 3) -> list[str]:
+    """The dataset names (``names``, else the built-in ones) a user most likely meant by
+    ``name``: those holding each of its parts (``qald-8-train``: ``qald-8-train-multilingual``),
+    those it begins first and the shortest first; else the closest by spelling. Spelling
+    alone put equal-length names of another challenge first (``qald-9-test`` ->
+    ``qald-10-test``)."""
     import difflib
 
-    names = [e.name for e in _entries()]
+    names = [e.name for e in _entries()] if names is None else list(names)
     parts = _name_parts(name)
     ranked: list[tuple[bool, int, int, str]] = []
     for index, candidate in enumerate(names):

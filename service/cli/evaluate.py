@@ -352,7 +352,8 @@ def uploaded_name(text: str) -> bool:
 
 def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
     """``--dataset``: a file when one is there, else a built-in dataset's name (a name that is
-    neither is reported as the file that cannot be read)."""
+    neither is refused naming the built-in names nearest to it, if any, else reported as the
+    file that cannot be read)."""
     from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
 
     path = Path(text)
@@ -363,6 +364,14 @@ def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
             return CatalogueDataset(text)
         if stored and uploaded_name(text):  # a store's published upload, by name
             return CatalogueDataset(text)
+        near = catalog.did_you_mean(text)
+        if near:  # a name mistyped, not a file: "cannot read the file" named no way on
+            from service.errors import NotFound
+
+            raise NotFound(
+                f"{text}: no such file, and no built-in dataset of that name{near} "
+                "(see `gerbil-qa datasets`)"
+            )
     return FileDataset(FileRef.local(path))
 
 

@@ -57,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     serve.add_argument("--no-demo", action="store_true", help="do not compute the demo experiment")
     serve.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log one line per request (client, method, path with owner tokens blanked, "
+        "status, bytes, ms); also GERBIL_QA_ACCESS_LOG=1",
+    )
+    serve.add_argument(
         "--no-resume",
         action="store_true",
         help="leave the runs a shutdown or crash interrupted as they are (default: queue them "
@@ -136,7 +142,7 @@ def _serve(args: argparse.Namespace) -> int:
     import signal
 
     from service.web import close_app, create_app
-    from service.web.config import ENV_PREFIX, load_config
+    from service.web.config import ENV_PREFIX, check_bounds, load_config
     from service.web.serving import bind_sockets, create_server
 
     logging.basicConfig(
@@ -160,6 +166,9 @@ def _serve(args: argparse.Namespace) -> int:
         explicit["demo"] = False
     if args.no_resume:
         explicit["resume_runs"] = False
+    if args.access_log:
+        explicit["access_log"] = True
+    check_bounds(explicit)  # --port 99999 was announced and listened nowhere
     config = dataclasses.replace(config, **explicit)
     if config.store is None:
         print("gerbil-qa serve: give --store DIR (or set GERBIL_QA_STORE)")
@@ -250,10 +259,13 @@ def _withdraw(args: argparse.Namespace) -> int:
 
 def _leaderboards(args: argparse.Namespace) -> int:
     from service.graph import leaderboards
+    from service.graph.snapshots import consistent_storage
 
-    with _operated(args.store, "leaderboard list") as storage:
-        if storage is None:
-            return 1
+    store = _existing_store(args.store, "leaderboard list")
+    if store is None:
+        return 1
+    # it only reads: from a checkpoint while a serve holds the store, as `experiments`
+    with consistent_storage(store) as storage:
         for row in leaderboards.listing(storage):
             print(f"{row['id']}  {row['frozenAt'][:19]}  {row['title']}")
     return 0

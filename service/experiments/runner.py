@@ -214,14 +214,17 @@ class ExperimentRunner:
         return spec
 
     def cancel(self, experiment_id: str) -> bool:
-        """Ask a queued or running job to stop; True if it was still active here."""
-        if self.jobs is not None and self.jobs.has(experiment_id):
+        """Ask a queued or running job to stop; True if it was still active, here or on
+        another replica of the store (which reads the request at its next question)."""
+        requested = self.jobs is not None and self.jobs.has(experiment_id)
+        if self.jobs is not None and requested:
             self.jobs.request_cancel(experiment_id)
         with self._lock:
             running = self._running.get(experiment_id)
         if running is None or running.future.done():
             self._cancel_interrupted(experiment_id)
-            return False
+            elsewhere = self.storage.experiments.status(experiment_id).status
+            return requested and elsewhere in (Status.QUEUED, Status.RUNNING)
         running.cancel.set()
         if running.future.cancel():  # never started
             self.storage.experiments.set_status(

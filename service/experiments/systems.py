@@ -153,7 +153,8 @@ def check_name(name: str, n: int) -> str:
     if not re.match(SYSTEM_NAME, text):
         raise BadRequest(
             f"system {n}: name {name!r} must be 1-120 letters, digits, spaces or _.+()@,:'- "
-            "(starting with a letter, digit or _)"
+            "(starting with a letter, digit or _)",
+            field=f"systems[{n - 1}].name",  # the API's problems[].path
         )
     return text
 

@@ -42,6 +42,7 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -65,11 +66,21 @@ HOLD = 0.8
 ENV_LEASE = "GERBIL_QA_LEASE_SECONDS"
 
 
-def lease_seconds() -> float:
-    try:
-        return max(1.0, float(os.environ.get(ENV_LEASE, LEASE_SECONDS)))
-    except ValueError:
+def lease_seconds(environ: Mapping[str, str] | None = None) -> float:
+    """``$GERBIL_QA_LEASE_SECONDS`` (else 30): a number of seconds ≥ 1; anything else is
+    refused (``abc`` was read as 30 and ``0`` as 1 without a word)."""
+    from service.errors import BadRequest
+
+    text = (os.environ if environ is None else environ).get(ENV_LEASE)
+    if text is None:
         return LEASE_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 1:
+        raise BadRequest(f"setting lease_seconds ({ENV_LEASE}): expected seconds ≥ 1, got {text!r}")
+    return value
 
 
 def runner_name() -> str:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 import secrets
 from collections.abc import Callable, Iterable, Sequence
@@ -66,6 +67,9 @@ from service.release import Source
 # URL (DOI Handbook §2.2: the prefix is "10." and a registrant code, the suffix any characters).
 _DOI = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 _URL = re.compile(r"^https?://[^/\s?#]+", re.IGNORECASE)
+
+# what an operator reads in serve's log: each experiment's changes (serve logs INFO)
+log = logging.getLogger(__name__)
 
 
 ID_ATTEMPTS = 50  # ids tried when other processes on a shared store take them meanwhile
@@ -386,6 +390,7 @@ class ExperimentRepository:
             for _ in range(ID_ATTEMPTS):
                 ticket, admin = self._allocate(timestamp(now), status=Status.RESERVED, job=summary)
                 if self._add_new(ticket, admin):
+                    log.info("experiment %s: reserved (%s)", ticket.id, summary or "no summary")
                     return ticket
         raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts; try again")
 
@@ -491,6 +496,9 @@ class ExperimentRepository:
             if progress is not None:
                 lines.append(f"{exp} {_p('progress')} {literal(progress)} .")
             self.store.update(Side.PRIVATE, text + _insert_data({admin: lines}))
+        if new is not old:  # progress lines alone are not news
+            said = f": {message}" if message else ""
+            log.info("experiment %s: %s -> %s%s", experiment_id, old.value, new.value, said)
 
     def record(
         self,
@@ -540,6 +548,7 @@ class ExperimentRepository:
                     ticket, admin = self._allocate(now, status=Status.FINISHED, job=None)
                     quads = self._graph_quads(record, ticket, admin, spec, revision_of)
                     if self._add_new(ticket, [*quads, *admin]):
+                        log.info("experiment %s: recorded, finished", ticket.id)
                         return ticket
                 raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts")
             st = self.status(ticket.id)
@@ -576,6 +585,7 @@ class ExperimentRepository:
                         "were written; the runner that took it over records them"
                     )
             self._settle_status(ticket.id)
+        log.info("experiment %s: recorded, finished", ticket.id)
         return ticket
 
     def _graph_quads(
@@ -652,7 +662,9 @@ class ExperimentRepository:
                     held.append(one)
                 if check is not None:
                     check()
-                return self._publish(experiment_id, now)
+                published = self._publish(experiment_id, now)
+                log.info("experiment %s: published", experiment_id)
+                return published
             finally:
                 for one in reversed(held):
                     claims.release(one)
@@ -721,7 +733,9 @@ class ExperimentRepository:
             if not any(claims.claim(subject) for _ in range(PUBLISH_ATTEMPTS)):
                 raise Conflict(f"experiment {experiment_id} is being published; try again")
             try:
-                return self._withdraw(experiment_id, why, now)
+                withdrawn = self._withdraw(experiment_id, why, now)
+                log.info("experiment %s: withdrawn: %s", experiment_id, why)
+                return withdrawn
             finally:
                 claims.release(subject)
 
@@ -766,7 +780,9 @@ class ExperimentRepository:
             try:
                 if len(held) < len(subjects):
                     raise Conflict(f"experiment {experiment_id} is being run or published")
-                return self._delete(experiment_id)
+                files = self._delete(experiment_id)
+                log.info("experiment %s: deleted", experiment_id)
+                return files
             finally:
                 for subject in held:
                     claims.release(subject)
@@ -846,6 +862,7 @@ class ExperimentRepository:
                 add_public(self.store, [link], withdrawn=withdrawn)
             else:
                 self.store.add(Side.PRIVATE, [link])
+        log.info("experiment %s: paper %s attached", experiment_id, paper)
         return paper
 
     def _finish_publication(self, experiment_id: str, when: str) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -105,6 +106,7 @@ def freeze(
             add_public(storage.store, list(_quads(uri, lid, graph, standing, rows, title)))
         finally:
             claims.release(uri)
+    logging.getLogger(__name__).info("leaderboard %s frozen: %s", lid, title)
     return uri, True
 
 
@@ -139,6 +141,7 @@ def remove(storage: Storage, leaderboard_id: str) -> bool:
             )
         finally:
             claims.release(uri)
+    logging.getLogger(__name__).info("leaderboard %s removed", leaderboard_id)
     return True
 
 

@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
-from flask import redirect, request
+from flask import g, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import Forbidden, NotFound
 from service.graph.uris import EXPERIMENT_ID
 from service.web.state import services
+
+log = logging.getLogger(__name__)
 
 COOKIE_PREFIX = "gqa_owner_"
 COOKIE_PATH = "/experiment/"
@@ -50,7 +53,11 @@ def presented_token(experiment_id: str) -> str | None:
 
 def is_admin(token: str | None) -> bool:
     admin = services().config.admin_token
-    return bool(admin and token and hmac.compare_digest(admin, token))
+    granted = bool(admin and token and hmac.compare_digest(admin, token))
+    if granted and request.method not in ("GET", "HEAD") and not g.get("admin_logged"):
+        g.admin_logged = True  # once a request: an operator's writes are in the log
+        log.info("admin token used: %s %s", request.method, request.path)
+    return granted
 
 
 def is_owner(experiment_id: str, token: str | None = None) -> bool:

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest, Forbidden
+from service.errors import BadRequest, Forbidden, ServiceError
 from service.web import conneg, listings, pages
 from service.web.access import bearer_token, is_admin, is_owner, require_experiment
 from service.web.state import services
@@ -96,7 +96,11 @@ def submit() -> Response:
         submission.check_form_fields([*request.form.keys(), *request.files.keys()])
         raw = submission.from_form(request.form, request.files)
     else:
-        raise BadRequest("send the submission as multipart/form-data or application/json")
+        raise ServiceError(  # 415: the body's type, not its content, is wrong
+            f"send the submission as multipart/form-data or application/json, not "
+            f"{request.mimetype or 'a body without Content-Type'}",
+            status=415,
+        )
     ticket = start(raw)
     body = {
         "id": ticket.id,

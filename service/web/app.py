@@ -122,6 +122,10 @@ def create_app(
     app.after_request(_cors)
     # programs' GET queries skip Flask's request machinery (same rules; sparql_endpoint.py)
     app.wsgi_app = sparql_endpoint.QueryFastPath(app, state, SECURITY_HEADERS)  # type: ignore[method-assign]
+    if cfg.access_log:  # outermost: the fast path's queries are requests too
+        from service.web.access_log import AccessLog
+
+        app.wsgi_app = AccessLog(app.wsgi_app)  # type: ignore[method-assign]
     if cfg.resume_runs and not storage.store.read_only:  # once the app can take their writes
         runner.resume_interrupted()
     if cfg.demo:

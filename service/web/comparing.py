@@ -95,7 +95,11 @@ def compare_request(
             _form_choices(raw)
         options = request.form
     else:
-        raise BadRequest("send the comparison as multipart/form-data or application/json")
+        raise ServiceError(  # 415: the body's type, not its content, is wrong
+            f"send the comparison as multipart/form-data or application/json, not "
+            f"{request.mimetype or 'a body without Content-Type'}",
+            status=415,
+        )
     # the options are read before any scoring: a bad one costs nothing
     measure = _text(options, "measure") or "macroF1"
     test = _text(options, "test") or "auto"
@@ -324,6 +328,8 @@ class Standing:
     # how tier and interval were computed (profile, resamples, seed, test, Holm's family):
     # fewer samples than a comparison's, over the rows shown, so a reader can redo them
     signature: str | None = None
+    # why a row among the top ones has no tier (a bare "–" left the reader guessing)
+    reason: str | None = None
 
 
 def leaderboard_tiers(
@@ -351,13 +357,16 @@ def leaderboard_tiers(
     if len(evaluations) < 2:
         return {}
     first = evaluations[0]
-    kept = [
-        (t, e)
-        for t, e in zip(recomputable, evaluations, strict=True)
-        if (e.signature, e.language) == (first.signature, first.language)
-    ]
+    kept, apart = [], {}
+    for t, e in zip(recomputable, evaluations, strict=True):
+        why = _apart(e, first)
+        if why:
+            apart[t] = Standing(None, None, reason=why)
+        else:
+            kept.append((t, e))
     if len(kept) < 2:
         return {}
+    apart.update((t, Standing(None, None, reason=OLDER_VERSION)) for t in refused if t in tasks)
     try:
         result = compare(
             [e for _, e in kept],
@@ -368,12 +377,47 @@ def leaderboard_tiers(
         )
     except ServiceError:
         return {}
-    out = {}
+    out = apart
     for (task, _), system in zip(kept, result.systems, strict=True):
         ci = system.intervals.get(ExperimentType(experiment_type), {}).get(measure)
         pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
         out[task] = Standing(system.tier, pair, result.signature)
     return out
+
+
+OLDER_VERSION = (
+    "scored under an older version of its profile, whose per-question results are not "
+    "scored again here: not tested against the others"
+)
+
+
+def _apart(row: Evaluation, first: Evaluation) -> str:
+    """Why a leaderboard row is not tested with the first tiered one ("" when it is): rows
+    pooled over other languages, or scored under another signature, named by the fields
+    it differs in (a result set and queries run on a KB differ in ``kb`` alone)."""
+    if row.language != first.language:
+        return (
+            f"its languages ({row.language}) are not those of the rows tiered "
+            f"({first.language}): not tested against them"
+        )
+    if row.signature == first.signature:
+        return ""
+    mine, theirs = _fields(row.signature), _fields(first.signature)
+    differ = [
+        f"{key} {mine.get(key, '(none)')} against {theirs.get(key, '(none)')}"
+        for key in dict.fromkeys([*mine, *theirs])
+        if mine.get(key) != theirs.get(key)
+    ]
+    return (
+        f"scored under another signature than the rows tiered ({'; '.join(differ)}): "
+        "not tested against them"
+    )
+
+
+def _fields(signature: str) -> dict[str, str]:
+    """``gerbil-qa:fair|v:1.0.0|kb:none`` -> ``{"gerbil-qa": "fair", "v": "1.0.0", "kb":
+    "none"}``: a signature's fields by name."""
+    return dict(part.partition(":")[::2] for part in signature.split("|"))
 
 
 def _text(options: Any, key: str) -> str | None:

@@ -56,6 +56,7 @@ class WebConfig:
     resume_runs: bool = True
     admin_token: str | None = None  # grants owner rights on every experiment (operator)
     metrics_token: str | None = None  # /metrics answers a bearer of it (Prometheus); unset: off
+    access_log: bool = False  # one log line per request (access_log.py; tokens blanked)
     max_upload_bytes: int = 64 * 1024 * 1024
     # Submissions whose uploads total at most this are parsed in the request (format errors are
     # a 400 with file:line:column); larger ones are parsed in the job.
@@ -111,6 +112,42 @@ class WebConfig:
         return replace(policy, deny=tuple((n, self.port) for n in own_addresses(self.host)))
 
 
+# Settings a number outside its range makes meaningless: the least and most each may be (a port
+# of 99999 was announced and listened nowhere; 0 SPARQL workers ran one)
+BOUNDS: dict[str, tuple[float, float]] = {
+    "port": (1, 65535),
+    "threads": (1, float("inf")),
+    "connection_limit": (1, float("inf")),
+    "channel_timeout": (1, float("inf")),
+    "sparql_workers": (1, float("inf")),
+    "sparql_long_queries": (0, float("inf")),  # 0: workers - 1
+    "sparql_timeout": (0.001, float("inf")),
+    "sparql_queue_timeout": (0.001, float("inf")),
+    "sparql_max_bytes": (1, float("inf")),
+    "sparql_memory_mb": (0, float("inf")),  # 0: none
+    "sparql_max_query_bytes": (1, float("inf")),
+    "sparql_max_depth": (1, float("inf")),
+    "sparql_cache_entries": (0, float("inf")),  # 0: off
+    "runner_workers": (1, float("inf")),
+    "max_waiting_runs": (0, float("inf")),  # 0: no bound
+    "max_upload_bytes": (1, float("inf")),
+    "sync_parse_bytes": (0, float("inf")),
+    "max_answers_per_question": (1, float("inf")),
+    "max_answers_per_file": (1, float("inf")),
+    "page_cache_entries": (0, float("inf")),  # 0: off
+    "catalog_page_size": (1, float("inf")),
+}
+
+
+def check_bounds(values: Mapping[str, Any]) -> None:
+    """Refuse a setting outside its :data:`BOUNDS` (also those given on the command line)."""
+    for name, (least, most) in BOUNDS.items():
+        value = values.get(name)
+        if value is not None and not least <= value <= most:
+            within = f"from {least} to {most}" if most < float("inf") else f"≥ {least}"
+            raise BadRequest(f"setting {name}: expected a number {within}, got {value}")
+
+
 def _convert(name: str, raw: Any, kind: Any) -> Any:
     text = str(raw)
     try:
@@ -161,15 +198,17 @@ def load_config(
             out[name] = str(value)
         else:
             out[name] = _convert(name, value, kind)
-    for name in ("max_answers_per_question", "max_answers_per_file", "catalog_page_size"):
-        if name in out and out[name] < 1:
-            raise BadRequest(f"setting {name}: expected a whole number ≥ 1, got {out[name]}")
-    # 0 is "no bound"; a negative one refused every submission (0 runs waiting, limit -1)
-    if out.get("max_waiting_runs", 0) < 0:
-        raise BadRequest(
-            f"setting max_waiting_runs: expected a whole number ≥ 0 (0: no bound), "
-            f"got {out['max_waiting_runs']}"
-        )
+    check_bounds(out)
+    if out.get("allow_networks"):  # a typo refused here, not as a traceback of the first run
+        from service.systems.safety import parse_allow
+
+        try:
+            parse_allow(out["allow_networks"].split(","))
+        except ValueError as err:
+            raise BadRequest(f"setting allow_networks: {err}") from None
+    from service.graph.claims import lease_seconds
+
+    lease_seconds(env)  # read by the runner's claims; a bad value refused at start
     base = out.get("base", DEFAULT_BASE)
     if not base.endswith("/"):
         out["base"] = base + "/"

@@ -60,7 +60,8 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     title = given.get("title", "")
     if len(title) > leaderboards.TITLE_LENGTH:  # the OpenAPI document's maxLength: refused
         raise BadRequest(  # as documented, not cut where a reader would not see it
-            f"$.title: expected at most {leaderboards.TITLE_LENGTH} characters, got {len(title):,}"
+            f"$.title: expected at most {leaderboards.TITLE_LENGTH} characters, got {len(title):,}",
+            field="title",  # problems[].path, as every submission's 400 has it
         )
     chosen = ui.LeaderboardFilter.from_args(values)
     model = ui.leaderboard_model(chosen, listings.Page(1, leaderboards.MAX_ROWS), {})

@@ -210,6 +210,7 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:
         "signature",
         "ended",
         *LEADERBOARD_MEASURES,
+        "languageTag",  # a pooled row's languages (its language is mul), as the pages say
     ]
     return csv_table(
         header,
@@ -225,6 +226,7 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:
                 r.signature,
                 r.ended,
                 *(r.measures[m] for m in LEADERBOARD_MEASURES),
+                r.language_tag,
             ]
             for r in rows
         ),

@@ -157,7 +157,10 @@ def _listing_schemas() -> dict[str, Any]:
             id=_TEXT,
             cancelling={
                 "type": "boolean",
-                "description": "Whether a run was stopped (false: it was not running).",
+                "description": (
+                    "Whether a run was stopped, here or on another replica of the store "
+                    "(false: it was not queued or running)."
+                ),
             },
             status={"enum": [s.value for s in Status]},
         ),
@@ -714,8 +717,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "minItems": 1,
                             "items": {
                                 "type": "object",
-                                "description": "An answer file or a web service, not both.",
-                                "oneOf": [{"required": ["answers"]}, {"required": ["url"]}],
+                                "description": "One of an answer file, a web service or a "
+                                "reference system.",
+                                # the API's rule, one of the three (a reference system was
+                                # accepted but invalid under the document)
+                                "oneOf": [
+                                    {"required": [key]} for key in ("answers", "url", "reference")
+                                ],
                                 "additionalProperties": False,
                                 "properties": {
                                     "name": {"type": "string"},
@@ -1071,7 +1079,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "difference, pValue, pAdjusted}].",
                     {
                         "200": _json_response("The comparison", "Comparison"),
-                        **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
+                        # 404: an unknown catalogue dataset; 415: a body neither JSON nor a form
+                        **_errors(400, 403, 404, 415),
                     },
                     requestBody=_compare_body(submission_body(options)),
                 ),
@@ -1112,8 +1121,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             },
                             "headers": _RETRY_AFTER,
                         },
-                        # 404: an unknown catalogue dataset or replaced experiment
-                        **_errors(400, 403, 404, 409),
+                        # 404: an unknown catalogue dataset or replaced experiment; 415:
+                        # a body neither JSON nor a form
+                        **_errors(400, 403, 404, 409, 415),
                         "503": _QUEUE_FULL,
                     },
                     requestBody=submission_body(),

@@ -111,6 +111,14 @@ def challenge_name(profile: str | None, measure: str) -> str | None:
     return dict(PROFILES[profile].challenge_measures).get(measure)
 
 
+def undefined_said(measure: str) -> tuple[str, str]:
+    """How a page shows a measure a task has no value of: a short word and why. A runtime
+    read "undefined", like a bug, where answers from a file were simply not timed."""
+    if measure == "meanRuntime":
+        return "not timed", "not timed: the answers were read from a file, which holds no runtimes"
+    return "undef.", "undefined: this task has nothing to compute it from"
+
+
 def changed_value(value: float | int | None, places: int = 3) -> str:
     """A number of a revision's changes as the page prints it: a count as it is, a ratio to
     ``places`` (3 as the task page prints a question's P, R and F1, 4 for a measure as the

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, jsonify, make_response, redirect, render_template, request
+from flask import (
+    Blueprint,
+    Response,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -183,19 +192,39 @@ def submitted() -> BaseResponse:
         if isinstance(err, Busy):  # what the API says too: when to submit again
             refused.headers["Retry-After"] = str(err.retry_after)
         return for_this_browser(refused)  # the form lists the browser's runs again
-    owner_link = f"{ticket.uri}?token={ticket.token}"
+    # Post/Redirect/Get: the page that shows the token is a GET, so reloading it (or going
+    # back to it) does not post the form again (30 reloads made 30 runs)
+    response = redirect(url_for("run.submitted_page", experiment_id=ticket.id), 303)
+    response.headers["Cache-Control"] = "no-store"
+    # the submitter's browser is the owner's: its experiment pages open without the link,
+    # and the page it is sent to reads the token from it
+    set_owner_cookie(response, ticket.id, ticket.token)
+    return response
+
+
+@bp.get("/experiments/new/submitted/<experiment_id>")
+def submitted_page(experiment_id: str) -> BaseResponse:
+    """The owner token of a run this browser submitted (its owner cookie holds it), with the
+    owner link and where to watch it; any other browser is sent to the experiment's page."""
+    from service.web.access import COOKIE_PREFIX
+
+    state = services()
+    token = request.cookies.get(COOKIE_PREFIX + experiment_id, "")
+    uri = state.storage.uris.experiment(experiment_id)
+    if not token or not is_owner(experiment_id, token):
+        return redirect(uri, 303)
+    ticket = state.storage.experiments.status(experiment_id)
+    owner_link = f"{uri}?token={token}"
     page = render_template(
         "submitted.html",
         ticket=ticket,
+        token=token,
         owner_link=owner_link,
-        experiment_url=_watch_link(ticket.uri, owner_link),
+        experiment_url=_watch_link(uri, owner_link),
     )
-    response = make_response(page, 201)
-    response.headers["Location"] = ticket.uri
-    response.headers["Cache-Control"] = "no-store"
+    response = make_response(page)
+    response.headers["Cache-Control"] = "private, no-store"
     response.headers["Referrer-Policy"] = "no-referrer"
-    # the submitter's browser is the owner's: its experiment pages open without the link
-    set_owner_cookie(response, ticket.id, ticket.token)
     return response
 
 

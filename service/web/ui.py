@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
+from service import catalog
 from service.errors import BadRequest, NotFound
 from service.evaluation.profiles import get_profile
 from service.evaluation.results import COUNT_MEASURES, ExperimentType
@@ -350,6 +351,8 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "papers": list(model["papers"].get(row.experiment, ())),
                 "revisionOf": row.revision_of,
                 "tierSignature": standing.signature if standing else None,
+                # why a row has no tier (another signature or languages, an older version)
+                "tierNote": standing.reason if standing else None,
                 "errorCount": _count(model["measures"].get(row.task, {}).get("errorCount")),
             }
         )
@@ -386,6 +389,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header += ["papers", "revisionOf"]  # as the JSON gives them: what cites, what it re-scores
     header += ["tierSignature"]  # how the tier and interval were computed
     header += ["errorCount"]  # the system's failed calls
+    header += ["tierNote"]  # why a row has no tier
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -394,6 +398,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             + [r["measures"][m] for m in model["columns"]]
             + [low, high, r["signature"], r["languageTag"]]
             + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
+            + [r["tierNote"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 
@@ -403,11 +408,8 @@ def _known_dataset(name: str, iri: str | None, ranked: list[listings.DatasetUse]
     mistyped one in a paper's link showed "No public results" as if it had none."""
     if iri is None or any(d.uri == iri for d in ranked) or listings.described(iri):
         return
-    import difflib
-
     names = sorted({d.name for d in ranked} | {d.name for d in listings.datasets()})
-    near = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    hint = f"; did you mean {near[0]!r}?" if near else " (the catalogue's names: catalog)"
+    hint = catalog.did_you_mean(name, names) or " (the catalogue's names: catalog)"
     raise BadRequest(
         f"dataset={name!r}: no dataset of that name; expected a dataset's name or "
         f"{ALL_DATASETS!r}{hint}"

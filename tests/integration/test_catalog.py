@@ -207,6 +207,17 @@ def test_a_mistyped_name_suggests_the_names_holding_it(
     )
     assert done.returncode == 1
     assert f"no built-in dataset {typed!r}; did you mean {meant}" in done.stderr, done.stderr
+    # evaluate too, as the README says (it said "cannot read the file" of a mistyped name)
+    answers = ROOT / "datasets" / "demo" / "answers-strong.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "evaluate", "--dataset", typed, "--answers", answers],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    said = f"{typed}: no such file, and no built-in dataset of that name; did you mean {meant}"
+    assert said in done.stderr, done.stderr
     app = create_app({"store": tmp_path / "store", "sparql_workers": 1, "demo": False})
     try:
         refused = app.test_client().post(

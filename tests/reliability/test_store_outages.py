@@ -162,6 +162,8 @@ def test_a_cancel_on_b_reaches_a_run_on_a_after_the_store_was_away(
             timeout=30,
         )
         assert response.status_code == 200, response.text
+        # B does not run it, but it was running and is stopped: "cancelling" said false
+        assert response.json()["cancelling"] is True, response.text
         state = until(
             "the run to stop",
             lambda: (s := run_status(b, ticket))["status"] not in ("queued", "running") and s,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urljoin
 
 import pytest
 import requests
@@ -122,6 +122,22 @@ class Server:
 def demo_dataset(server: Server) -> str:
     """The URI of the demo experiment's dataset."""
     return server.get(f"api/experiments/{server.demo_id}").json()["dataset"]
+
+
+def submitted(response: requests.Response) -> requests.Response:
+    """The page a run form's POST sends its browser to (303: Post/Redirect/Get, so a reload
+    does not submit again), asked for with the owner cookies the 303 set, as a browser does;
+    its ``history`` holds the 303 (its cookies: ``history[0].cookies``). The experiment's id
+    ends its URL."""
+    assert response.status_code == 303, response.text[:2000]
+    page = requests.get(
+        urljoin(response.url, response.headers["Location"]),
+        cookies=response.cookies,
+        allow_redirects=False,
+        timeout=30,
+    )
+    page.history = [response]
+    return page
 
 
 def start_server(

@@ -409,8 +409,13 @@ def test_malformed_json_is_a_400_naming_the_field(server, body: bytes, words: st
 
 
 def test_unsupported_body(server) -> None:
-    response = server.post("api/experiments", data=b"x", headers={"Content-Type": "text/plain"})
-    assert response.status_code == 400
+    """A body neither JSON nor a form is 415 Unsupported Media Type (it was 400), naming the
+    type sent, for a submission and a comparison alike."""
+    for path, what in (("api/experiments", "submission"), ("api/compare", "comparison")):
+        response = server.post(path, data=b"x", headers={"Content-Type": "text/plain"})
+        assert response.status_code == 415, response.text
+        said = f"send the {what} as multipart/form-data or application/json, not text/plain"
+        assert response.json()["error"] == said
 
 
 def test_status_of_unknown_experiment(server) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -10,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from tests.web.conftest import free_port
@@ -129,6 +131,46 @@ def test_serve_on_a_port_in_use_says_so_before_making_anything(tmp_path: Path) -
     assert not store.exists()  # no store, so no base of the port it could not serve on
 
 
+LEASE = "GERBIL_QA_LEASE_SECONDS"
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (["--port", "99999"], {}, "setting port: expected a number from 1 to 65535, got 99999"),
+        (["--port", "0"], {}, "setting port: expected a number from 1 to 65535, got 0"),
+        ([], {"GERBIL_QA_PORT": "70000"}, "setting port: expected a number from 1 to 65535"),
+        ([], {"GERBIL_QA_SPARQL_WORKERS": "0"}, "setting sparql_workers: expected a number ≥ 1"),
+        (
+            [],
+            {"GERBIL_QA_ALLOW_NETWORKS": "10.0.0.0/33"},
+            "setting allow_networks: not an IP network in the allow-list: '10.0.0.0/33'",
+        ),
+        ([], {LEASE: "abc"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got 'abc'"),
+        ([], {LEASE: "0"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got '0'"),
+    ],
+)
+def test_a_setting_out_of_its_range_is_one_line_before_anything_starts(
+    tmp_path: Path, args: list[str], env: dict[str, str], said: str
+) -> None:
+    """--port 99999 was announced ("serving on …:99999"), listened nowhere and made the store's
+    base http://localhost:99999/ for good; a bad allow-list died with two tracebacks after the
+    SPARQL workers started; 0 workers ran one; a lease of 'abc' was 30 s, of 0 one second."""
+    store = tmp_path / "store"
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "serve", "--store", str(store), *args],
+        cwd=ROOT,
+        env={**_env(), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.startswith(f"gerbil-qa: {said}"), done.stderr
+    assert "Traceback" not in done.stderr and "serving" not in done.stdout
+    assert not store.exists()
+
+
 def test_a_port_a_starting_serve_holds_is_in_use_for_a_second_one() -> None:
     """Two serve started together on one port: the first holds the address while it opens its
     store, the second must be told the port is in use. A bound socket not yet listening let a
@@ -210,3 +252,70 @@ def test_publish_from_the_command_line(tmp_path: Path) -> None:
         text=True,
     )
     assert missing.returncode == 1
+
+
+def test_the_log_tells_an_operator_what_happened(tmp_path: Path) -> None:
+    """serve's log had the start banner and nothing more: no request, no submission, run,
+    publication or withdrawal. Now each experiment's changes are logged, the operator's token
+    use too, and with --access-log one line a request, owner tokens blanked."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env_token = "operator-secret"
+    command = [sys.executable, "-m", "service", "serve", "--store", str(tmp_path / "store")]
+    process = subprocess.Popen(
+        [*command, "--port", str(port), "--access-log", "--no-demo"],
+        cwd=ROOT,
+        env={**_env(), "GERBIL_QA_ADMIN_TOKEN": env_token},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                requests.get(url + "api/profiles", timeout=1)
+                break
+            except (requests.ConnectionError, requests.Timeout):
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                time.sleep(0.2)
+        demo = ROOT / "datasets" / "demo"
+        files = [
+            ("dataset_file", ("questions.json", (demo / "questions.json").read_bytes())),
+            ("answers", ("strong.json", (demo / "answers-strong.json").read_bytes())),
+        ]
+        ticket = requests.post(url + "api/experiments", files=files, timeout=60).json()
+        eid, token = ticket["id"], ticket["token"]
+        owner = {"Authorization": f"Bearer {token}"}
+        deadline = time.monotonic() + 60
+        while requests.get(url + f"api/experiments/{eid}", headers=owner).json().get(
+            "status"
+        ) not in ("finished", "error"):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        requests.get(url + f"experiment/{eid}", params={"token": token}, timeout=10)
+        admin = {"Authorization": f"Bearer {env_token}"}
+        published = requests.post(url + f"api/experiments/{eid}/publish", headers=admin)
+        assert published.status_code == 200, published.text
+        frozen = requests.post(url + "api/leaderboards", json={"title": "Kept for a paper"})
+        assert frozen.status_code in (200, 201), frozen.text
+        # an operator's read while serve holds the store (it was refused: "in use")
+        listed = subprocess.run(
+            [*command[:3], "leaderboard", "list", "--store", str(tmp_path / "store")],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert listed.returncode == 0 and "Kept for a paper" in listed.stdout, listed.stderr
+    finally:
+        output = _stop(process)
+    assert "frozen: Kept for a paper" in output, output
+    assert f"experiment {eid}: reserved" in output, output
+    assert f"experiment {eid}: recorded, finished" in output, output
+    assert f"experiment {eid}: published" in output, output
+    assert f"admin token used: POST /api/experiments/{eid}/publish" in output, output
+    assert re.search(rf'"POST /api/experiments/{eid}/publish" 200 \d+ [0-9.]+ms', output), output
+    assert f'"GET /experiment/{eid}?token=…" ' in output, output
+    assert token not in output and env_token not in output

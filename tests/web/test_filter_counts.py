@@ -8,6 +8,8 @@ a language), sub-experiment tasks, and an experiment a published revision re-sco
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -196,6 +198,18 @@ def test_rows_of_one_profile_on_different_kbs_are_said_so(
         _publish(server, ticket)
         page = server.get("leaderboards", params=shown).text
         assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed" in page
+        # the rows of the other KB are not tiered with the first's, and say why (a bare "–")
+        rows = server.get("leaderboards", params={**shown, "format": "json"}).json()["rows"]
+        kb = {r["task"]: r["signature"].rsplit("|kb:", 1)[1] for r in rows}
+        first = kb[rows[0]["task"]]
+        assert rows[0]["tier"] == 1 and rows[0]["tierNote"] is None
+        apart = [r for r in rows if kb[r["task"]] != first]
+        assert apart and all(r["tier"] is None for r in apart), rows
+        for row in apart:
+            note = row["tierNote"]
+            assert note.startswith("scored under another signature"), note
+            assert f"kb {kb[row['task']]} against {first}" in note, note
+            assert f'<abbr title="{note}">–</abbr>' in page.replace("&#39;", "'"), note
     finally:
         stop_server(server)
 
@@ -233,6 +247,10 @@ def test_a_pooled_row_names_its_languages_on_every_page(counted: Server) -> None
     system = counted.get(row["systemUri"].replace(counted.url, "")).text
     history = system.split('id="history"', 1)[1]
     assert "<td>en,de</td>" in history and "<td>mul</td>" not in history
+    # the system's history as CSV keeps language mul and gains the languages' column
+    table = counted.get(row["systemUri"].replace(counted.url, ""), params={"format": "csv"})
+    (line,) = [r for r in csv.DictReader(io.StringIO(table.text)) if r["task"] == row["task"]]
+    assert (line["language"], line["languageTag"]) == ("mul", "en,de"), line
     dataset = counted.get(row["dataset"].replace(counted.url, ""), params={"size": 500}).text
     assert "<td>en,de</td>" in dataset and "<td>mul</td>" not in dataset
     task = counted.get(row["task"].replace(counted.url, ""), headers={"Accept": "text/html"}).text

@@ -28,3 +28,12 @@ def test_a_known_dataset_without_results_is_an_empty_leaderboard(server) -> None
     assert empty.json()["rows"] == []
     every = server.get("leaderboards", params={"dataset": "all", "format": "json"})
     assert every.status_code == 200 and every.json()["rows"]
+
+
+def test_the_suggestion_is_the_catalogues_not_the_nearest_spelling(server) -> None:
+    """The leaderboard matched names by spelling alone and offered another challenge's dataset
+    (`qald-9-test` -> `qald-10-test`); it now names those holding what was typed, as the CLI."""
+    refused = server.get("leaderboards", params={"dataset": "qald-9-test", "format": "json"})
+    assert refused.status_code == 400, refused.text[:300]
+    assert "did you mean 'qald-9-test-multilingual'" in refused.text, refused.text[:300]
+    assert "qald-10" not in refused.text, refused.text[:300]

@@ -281,6 +281,28 @@ def test_comparing_stored_tasks_is_a_documented_request(server, document) -> Non
     assert api.mismatches == [], "\n".join(api.mismatches)
 
 
+def test_each_kind_of_system_is_a_documented_submission(server, document) -> None:
+    """A reference system (``{"reference": "gold-sparql"}``, what the run page sends for its
+    checkbox) was accepted by the API and invalid under the document (its ``oneOf`` named
+    answer files and web services only); two kinds at once are invalid under both."""
+    for system in (
+        {"answers": STRONG},
+        {"url": "http://127.0.0.1:9/"},
+        {"reference": "gold-sparql"},
+    ):
+        body = {"dataset": "demo", "systems": [{"name": "s", **system}]}
+        assert _request_errors(document, "/api/experiments", body) == [], system
+    both = {"dataset": "demo", "systems": [{"answers": STRONG, "reference": "gold-sparql"}]}
+    assert _request_errors(document, "/api/experiments", both) != []
+    refused = server.post("api/experiments", json=both)
+    assert refused.status_code == 400, refused.text
+    answered = server.post(
+        "api/experiments",
+        json={"dataset": "demo", "systems": [{"name": "g", "reference": "gold-sparql"}]},
+    )
+    assert answered.status_code == 202, answered.text
+
+
 def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     from service.call_settings import CALLED
     from service.web.comparing import COMPARE_OPTIONS
@@ -390,6 +412,18 @@ def test_a_problem_s_path_is_the_whole_json_path(server, body, path: str, said: 
     assert refused.json()["error"] == f"{path}: {said}", refused.text
     (problem,) = refused.json()["problems"]
     assert problem["path"] == path, problem
+
+
+def test_a_bad_system_name_and_a_long_title_have_their_paths(server) -> None:
+    """A system name with a '/' and a frozen leaderboard's title past 300 characters were
+    refused with ``problems`` empty: no path for a client to point at."""
+    systems = [{"name": "ok", "answers": STRONG}, {"name": "S/2", "answers": STRONG}]
+    refused = server.post("api/experiments", json={"dataset": "demo", "systems": systems})
+    assert refused.status_code == 400 and "system 2: name 'S/2'" in refused.json()["error"]
+    assert [p["path"] for p in refused.json()["problems"]] == ["$.systems[1].name"]
+    refused = server.post("api/leaderboards", json={"title": "t" * 301})
+    assert refused.status_code == 400, refused.text
+    assert [p["path"] for p in refused.json()["problems"]] == ["$.title"]
 
 
 def test_a_form_field_about_the_dataset_has_its_json_path(server) -> None:

@@ -179,7 +179,7 @@ def test_the_run_page_resubmits_for_the_browser_that_owns_the_run(server: Server
     assert stranger.status_code == 403 and "owner token" in stranger.text
     cookie = {f"gqa_owner_{first['id']}": first["token"]}
     owned = server.post("experiments/new", data=data, files=files, cookies=cookie)
-    assert owned.status_code == 201, owned.text[:2000]
+    assert owned.status_code == 303, owned.text[:2000]
     new_id = owned.headers["Location"].rsplit("/", 1)[-1]
     token = owned.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
     assert server.wait_finished(new_id, token)["revisionOf"] == [first["id"]]
@@ -293,7 +293,7 @@ def test_the_run_again_form_is_filled_from_the_run_it_replaces(
     # the form sent back as filled in, a new answer file chosen: the run replaces the old one
     new = [("answers", ("team-v2.json", _strong().encode()))]
     owned = _post_back(server, _run_form(server, first["id"], **owner)[0], new, **owner)
-    assert owned.status_code == 201, owned.text[:3000]
+    assert owned.status_code == 303, owned.text[:3000]
     new_id = owned.headers["Location"].rsplit("/", 1)[-1]
     token = owned.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
     state = server.wait_finished(new_id, token)
@@ -325,7 +325,7 @@ def test_the_run_again_form_asks_for_an_uploaded_dataset_file_again(server: Serv
     notice = page.split('id="revision-notice"')[1].split("</div>")[0]
     assert "Choose its dataset file again" in notice and "<code>mine.json</code>" in notice
     owned = _post_back(server, fields, files, **owner)  # the same file chosen again
-    assert owned.status_code == 201, owned.text[:3000]
+    assert owned.status_code == 303, owned.text[:3000]
 
 
 @pytest.mark.usefixtures("mirror")

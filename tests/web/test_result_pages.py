@@ -150,6 +150,16 @@ def test_task_rdf_carries_the_answer_matches(server, tasks) -> None:
     assert int(next(matches)["n"].value) == int(next(tps)["n"].value)
 
 
+def test_a_runtime_not_timed_says_so(server, tasks) -> None:
+    """Answers read from a file have no runtimes: the pages said "undefined" ("undef.") of
+    the mean runtime, which read like a bug; they say it was not timed and why."""
+    page = server.get(f"experiment/{server.demo_id}", headers={"Accept": "text/html"}).text
+    said = "not timed: the answers were read from a file, which holds no runtimes"
+    assert f'<abbr title="{said}">not timed</abbr>' in page
+    task = server.get(next(iter(tasks.values())), headers={"Accept": "text/html"}).text
+    assert f"<dd>{said}</dd>" in task and "<dd>undefined</dd>" not in task
+
+
 def test_experiment_page_draws_charts_with_intervals(server) -> None:
     demo = server.demo_id
     page = server.get(f"experiment/{demo}")

@@ -18,7 +18,7 @@ import requests
 
 from service import catalog
 from service.paths import DEMO_DIR
-from tests.web.conftest import free_port, start_server, stop_server
+from tests.web.conftest import free_port, start_server, stop_server, submitted
 
 
 def _token(page: str) -> str:
@@ -28,7 +28,10 @@ def _token(page: str) -> str:
 
 
 def _submit(server, files: list[tuple[str, Any]], **data: Any) -> requests.Response:
-    return server.post("experiments/new", files=files or None, data=data)
+    """The run form posted: the page it leads to when accepted (the 303 followed), else the
+    refusal (the form again)."""
+    response = server.post("experiments/new", files=files or None, data=data)
+    return submitted(response) if response.status_code == 303 else response
 
 
 def _answers(name: str) -> tuple[str, tuple[str, bytes]]:
@@ -37,8 +40,8 @@ def _answers(name: str) -> tuple[str, tuple[str, bytes]]:
 
 
 def _owner(server, response: requests.Response) -> tuple[str, dict[str, str]]:
-    experiment_id = response.headers["Location"].rsplit("/", 1)[-1]
-    cookie = response.cookies.get(f"gqa_owner_{experiment_id}", path="/experiment/")
+    experiment_id = response.url.rsplit("/", 1)[-1]
+    cookie = response.history[0].cookies.get(f"gqa_owner_{experiment_id}", path="/experiment/")
     assert cookie == _token(response.text)  # the browser that submitted is the owner's
     return experiment_id, {f"gqa_owner_{experiment_id}": cookie}
 
@@ -73,13 +76,27 @@ def test_the_form_offers_the_catalogue_by_challenge_and_the_demo(server) -> None
 def test_a_submission_shows_its_token_once_and_the_browser_owns_it(server) -> None:
     before = len(server.storage.experiments.listing(include_private=True))
     response = _submit(server, [_answers("partial")], dataset="demo")
-    assert response.status_code == 201, response.text
-    assert response.headers["Cache-Control"] == "no-store"
+    assert response.status_code == 200, response.text
+    assert response.history[0].headers["Cache-Control"] == "no-store"
+    assert response.headers["Cache-Control"] == "private, no-store"
     assert len(server.storage.experiments.listing(include_private=True)) == before + 1
     experiment_id, cookies = _owner(server, response)
     token = _token(response.text)
     assert f"experiment/{experiment_id}?token={token}" in response.text  # the owner link
     assert 'id="copy-owner-link"' in response.text
+    # the token's page is a GET (Post/Redirect/Get): reloading it submits nothing again
+    # (the POST's answer was the page, and 30 reloads made 30 runs)
+    assert (
+        response.history[0]
+        .headers["Location"]
+        .endswith(f"/experiments/new/submitted/{experiment_id}")
+    )
+    again = server.get(response.url.replace(server.url, ""), cookies=cookies)
+    assert again.status_code == 200 and _token(again.text) == token
+    assert len(server.storage.experiments.listing(include_private=True)) == before + 1
+    stranger = server.get(response.url.replace(server.url, ""))  # no token shown to another
+    assert stranger.status_code == 303 and "owner-token" not in stranger.text
+    assert stranger.headers["Location"] == f"{server.url}experiment/{experiment_id}"
     state = _wait(server, experiment_id, cookies)
     assert state["status"] == "finished", state
     page = server.get(f"experiment/{experiment_id}", cookies=cookies).text
@@ -195,7 +212,7 @@ def test_reference_systems_and_services_from_the_text_areas(server, slow_qa) -> 
         reference="baseline",
         webservice=f"quick={slow_qa}delay/0\n\n{slow_qa}delay/0.01\n",
     )
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     experiment_id, cookies = _owner(server, response)
     state = _wait(server, experiment_id, cookies)
     assert state["status"] == "finished", state
@@ -211,7 +228,7 @@ def _file_beside_a_slow_service(
     service is midway: its id, the owner's cookies and that status."""
     files = [_answers("partial")]
     response = _submit(server, files, dataset="demo", webservice=f"slow={slow_qa}delay/{delay}")
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     experiment_id, cookies = _owner(server, response)
 
     def midway(state: dict[str, Any]) -> bool:
@@ -381,7 +398,7 @@ def test_a_tsv_answer_file_with_a_header_is_refused_at_line_1(server) -> None:
     assert problem["expected"], problem
     assert len(server.storage.experiments.listing(include_private=True)) == before
     plain = ("answers", ("mine.tsv", lines.encode()))  # the same answers without it: taken
-    assert _submit(server, [plain], dataset="demo").status_code == 201
+    assert _submit(server, [plain], dataset="demo").status_code == 200
 
 
 def test_a_form_without_a_dataset_says_which_field_to_fill(server) -> None:
@@ -422,7 +439,7 @@ def test_the_form_names_the_system_of_each_answer_file(server) -> None:
         ("answers", ("answers (1).json", (DEMO_DIR / "answers-partial.json").read_bytes())),
     ]
     response = _submit(server, files, dataset="demo", answers_name="Team Aurora\r\nteam-b\r\n")
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     experiment_id, cookies = _owner(server, response)
     assert _wait(server, experiment_id, cookies)["status"] == "finished"
     token = cookies[f"gqa_owner_{experiment_id}"]
@@ -488,8 +505,8 @@ def test_watch_it_run_opens_the_owners_page_when_the_uris_name_another_host(
                 data={"dataset": "demo"},
                 timeout=30,
             )
-            assert response.status_code == 201, response.text[:2000]
-            experiment_id = response.headers["Location"].rsplit("/", 1)[-1]
+            assert response.status_code == 200, response.text[:2000]  # the 303 followed
+            experiment_id = response.url.rsplit("/", 1)[-1]
             found = re.search(r'href="([^"]+)" id="open-experiment"', response.text)
             assert found, response.text[:2000]
             watch = html.unescape(found.group(1))
@@ -510,7 +527,7 @@ def test_the_task_csv_has_each_questions_runtime_and_error(server, slow_qa) -> N
     on the page, in the JSON and the RDF only. Now the columns are added after the others,
     named as the JSON's keys, with the JSON's values."""
     response = _submit(server, [], dataset="demo", webservice=f"flaky={slow_qa}fail/Pluto")
-    assert response.status_code == 201, response.text
+    assert response.status_code == 200, response.text
     experiment_id, cookies = _owner(server, response)
     assert _wait(server, experiment_id, cookies)["status"] == "finished"
     (evaluation,) = server.get(f"api/experiments/{experiment_id}", cookies=cookies).json()[
