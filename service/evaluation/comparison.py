@@ -11,9 +11,10 @@ only ever added, never renamed)::
 
 ``system`` is the name ``evaluate`` gave the run; ``results`` are the scorer's numbers exactly as
 ``evaluate --output json`` prints them; ``intervals`` hold every measure but the counts
-(:data:`~service.evaluation.statistics.NO_INTERVAL`). The pairs and tiers are on the QA
-experiment. ``signature`` is the profile's signature followed by the interval and the test
-fields (:func:`~service.evaluation.statistics.interval_signature`,
+(:data:`~service.evaluation.statistics.NO_INTERVAL`). The pairs and tiers are on the
+experiment type compared (QA; a comparison of stored tasks, their own type). ``signature`` is
+the profile's signature followed by the interval and the test fields
+(:func:`~service.evaluation.statistics.interval_signature`,
 :func:`~service.evaluation.statistics.test_signature`).
 
 Imports NumPy (through :mod:`service.evaluation.statistics`): import this module only where a

@@ -7,8 +7,9 @@ without a store) and compare the systems with :func:`service.evaluation.comparis
 the function behind ``gerbil-qa compare``. The work is bounded: uploads up to the synchronous
 parse limit, at most :data:`MAX_RESAMPLES` resamples and :data:`MAX_SAMPLES` test samples.
 
-Stored QA tasks compare too (:func:`compare_stored`): a leaderboard's ticked rows, or the QA
-tasks of the browser's own runs (``own_runs.own_tasks``, ticked on this page or the run page), or
+Stored tasks compare too (:func:`compare_stored`), on their own experiment type (QA or a
+sub-experiment: C2KB, P2KB…, one type at a time): a leaderboard's ticked rows, or the QA tasks of
+the browser's own runs (``own_runs.own_tasks``, ticked on this page or the run page), or
 ``{"tasks": [...]}`` with the owner tokens of private ones (``tokens``: id -> token).
 """
 
@@ -60,6 +61,8 @@ class Compared:
     withdrawn: tuple[dict[str, str], ...] = ()  # experiments compared that were withdrawn
     tasks: tuple[str, ...] = ()  # stored tasks compared, in the evaluations' order
     private: bool = False  # a stored task compared is private (its owner's): not cached
+    # what was compared: QA for answer files, the stored tasks' own type (C2KB…) for them
+    experiment_type: ExperimentType = ExperimentType.QA
 
     def to_json(self) -> dict[str, Any]:
         out = self.comparison.to_json()
@@ -137,10 +140,11 @@ def compare_request(
 def compare_stored(
     tasks: list[Any], options: Any, *, ticked: str | None = None, tokens: Any = None
 ) -> Compared:
-    """Compare stored QA tasks (their URIs, as the leaderboards link them) on their stored
-    per-question results: public experiments, or private ones whose owner token the request
-    carries (``tokens``: the API's ``{experiment id: token}``, several owners' at once). The
-    same checks as for files: one dataset, profile (and version) and language. ``ticked``:
+    """Compare stored tasks (their URIs, as the leaderboards link them) on their stored
+    per-question results of their experiment type (every task has one; all must have the
+    same): public experiments, or private ones whose owner token the request carries
+    (``tokens``: the API's ``{experiment id: token}``, several owners' at once). The same
+    checks as for files: one dataset, profile (and version) and language. ``ticked``:
     the compare page, where the tasks were ticked (a key of :data:`TICKED`), refused in its
     words."""
     from service.evaluation.comparison import compare
@@ -166,14 +170,32 @@ def compare_stored(
     evaluations = stored_evaluations(tasks, answer_types=types, tokens=held)
     if ticked is not None:
         _alike(evaluations, ticked)
-    qa = ExperimentType.QA  # stored_evaluations read QA tasks
-    result = compare(evaluations, measure=measure, experiment_type=qa, test=test, **numbers)
+    etype = _one_type(tasks, evaluations)
+    result = compare(evaluations, measure=measure, experiment_type=etype, test=test, **numbers)
     storage = services().storage
     located = [storage.uris.locate(t) for t in tasks]  # each a task: read above
     private = not all(storage.experiments.is_public(at.keys["experiment"]) for at in located if at)
     return Compared(
-        result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks), private
+        result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks), private, etype
     )
+
+
+def _type_of(evaluation: Evaluation) -> ExperimentType:
+    return next(iter(evaluation.tasks))  # a stored evaluation has one task
+
+
+def _one_type(tasks: Sequence[str], evaluations: Sequence[Evaluation]) -> ExperimentType:
+    """The experiment type the stored ``tasks`` share, or a refusal naming two that differ:
+    a QA task and a C2KB one score different things of the same questions."""
+    types = [_type_of(e) for e in evaluations]
+    for uri, etype in zip(tasks, types, strict=True):
+        if etype is not types[0]:
+            raise BadRequest(
+                f"$.tasks: {tasks[0]} is a {types[0].value} task and {uri} a {etype.value} "
+                "task; compare tasks of one experiment type (a leaderboard's rows are of the "
+                "one its type filter shows)"
+            )
+    return types[0]
 
 
 def _tokens(value: Any) -> dict[str, str]:
@@ -230,15 +252,15 @@ def stored_evaluations(
     answer_types: dict[str, str] | None = None,
     refused: list[str] | None = None,
     tokens: Mapping[str, str] | None = None,
-    experiment_type: str = "QA",
+    experiment_type: str | None = None,
 ) -> list[Evaluation]:
-    """The stored tasks ``tasks`` of ``experiment_type`` as evaluations
-    (``graph.reader.stored_evaluation``), one system name each: a system run in two
-    experiments is named by experiment too. With ``answer_types``, the answer type of each
-    question id is added to it. With ``refused``, a task whose results cannot be recomputed
-    here (an older profile version) is listed there and left out, instead of refusing them all.
-    ``tokens``: owner tokens by experiment id, besides the request's bearer token and cookies
-    (``access.may_read``)."""
+    """The stored tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``) of
+    ``experiment_type`` (a task of another is refused), or with None of each task's own, one
+    system name each: a system run in two experiments is named by experiment too. With
+    ``answer_types``, the answer type of each question id is added to it. With ``refused``, a
+    task whose results cannot be recomputed here (an older profile version) is listed there
+    and left out, instead of refusing them all. ``tokens``: owner tokens by experiment id,
+    besides the request's bearer token and cookies (``access.may_read``)."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -267,9 +289,8 @@ def stored_evaluations(
             raise BadRequest(f"{uri}: no such task (yet)")
         results = stored_results(store, graph, [uri]).get(uri, [])
         try:
-            evaluation = stored_evaluation(
-                task, results, storage.uris, experiment_type=experiment_type
-            )
+            etype = experiment_type or task.experiment_type
+            evaluation = stored_evaluation(task, results, storage.uris, experiment_type=etype)
             found.append((experiment_id, _with_run_measures(evaluation, task.measures)))
         except BadRequest:
             if refused is None:
@@ -306,6 +327,8 @@ def _in_order_of(first: Evaluation, other: Evaluation) -> Evaluation:
     position (``gqa:position``, 2026-11-21 and earlier) reads back in URI order, so the same
     questions came in another order and were refused as different ones."""
     etype = next(iter(first.tasks))  # a stored evaluation has one task
+    if etype not in other.tasks:
+        return other  # of another experiment type: compare_stored names both
     order = [q.question_id for q in first.tasks[etype].questions]
     task = other.tasks[etype]
     by_id = {q.question_id: q for q in task.questions}
@@ -456,6 +479,12 @@ def _numbers(options: Any, *, form: bool) -> dict[str, int]:
 
 # a dimension ticked rows must share: how they differ, what to tick, the leaderboard's filter
 ALIKE: tuple[tuple[str, str, str, Callable[[Evaluation], str]], ...] = (
+    (
+        "of different experiment types",
+        "of one experiment type",
+        "Experiment type",
+        lambda e: _type_of(e).value,
+    ),
     ("on different datasets", "of one dataset", "Dataset", lambda e: e.dataset),
     ("in different languages", "in one language", "Language", lambda e: e.language),
     ("under different profiles", "under one profile", "Profile", lambda e: e.profile.name),
@@ -634,6 +663,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         result=found.comparison.to_json() if found is not None else None,
         withdrawn=found.withdrawn if found is not None else (),
         measure=found.measure if found is not None else "macroF1",
+        etype=found.experiment_type.value if found is not None else "QA",
         figures=figures,
         error=error.public_message if error is not None else None,
         problems=problems_of(error) if error is not None else [],  # each file's, listed
@@ -646,21 +676,23 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
 
 def _figures(found: Compared) -> dict[str, Any]:
     """The charts (measures with intervals, per-question F1 of the first two systems) and the
-    per-question differences on the QA experiment."""
+    per-question differences on the experiment type compared (QA, or the stored tasks' own)."""
     from service.web.charts import BarChart, Scatter, Series
     from service.web.figures import CHART_MEASURES, answer_type_bars
     from service.web.pages import measure_label
 
+    etype = found.experiment_type
+    key, qa = etype.value, etype is ExperimentType.QA
     data = found.comparison.to_json()
     systems = data["systems"]
     names = [
         m
         for m in CHART_MEASURES
-        if any(s["results"].get("QA", {}).get(m) is not None for s in systems)
+        if any(s["results"].get(key, {}).get(m) is not None for s in systems)
     ]
     bars = BarChart(
         ident="chart-compare-measures",
-        title="QA measures of each system with 95 % bootstrap intervals",
+        title=f"{key} measures of each system with 95 % bootstrap intervals",
         description=(
             f"Bar chart of {', '.join(measure_label(m) for m in names)} for "
             f"{', '.join(s['system'] for s in systems)}, each with its interval. The numbers are "
@@ -670,17 +702,17 @@ def _figures(found: Compared) -> dict[str, Any]:
         series=tuple(
             Series(
                 s["system"],
-                tuple(s["results"].get("QA", {}).get(m) for m in names),
-                tuple(_pair(s["intervals"].get("QA", {}).get(m)) for m in names),
+                tuple(s["results"].get(key, {}).get(m) for m in names),
+                tuple(_pair(s["intervals"].get(key, {}).get(m)) for m in names),
             )
             for s in systems
         ),
         axis_label="score, 0 to 1",
     )
     per_question = [
-        {q.question_id: q for q in ev.tasks[ExperimentType.QA].questions}
+        {q.question_id: q for q in ev.tasks[etype].questions}
         for ev in found.evaluations
-        if ExperimentType.QA in ev.tasks
+        if etype in ev.tasks
     ]
     scatter = None
     if len(per_question) >= 2:
@@ -692,7 +724,7 @@ def _figures(found: Compared) -> dict[str, Any]:
             better = sum(1 for x, y in points if x > y), sum(1 for x, y in points if y > x)
             scatter = Scatter(
                 ident="chart-compare-scatter",
-                title=f"Per-question F1: {first} against {second}",
+                title=f"Per-question F1{'' if qa else f' ({key})'}: {first} against {second}",
                 description=(
                     f"One circle per distinct pair of F1 values over {len(points)} questions. "
                     f"{first} is better on {better[0]}, {second} on {better[1]}; the differing "
@@ -703,12 +735,14 @@ def _figures(found: Compared) -> dict[str, Any]:
                 points=points,
             )
     systems_f1 = [
-        (ev.system, {q.question_id: q.f1 for q in ev.tasks[ExperimentType.QA].questions})
+        (ev.system, {q.question_id: q.f1 for q in ev.tasks[etype].questions})
         for ev in found.evaluations
-        if ExperimentType.QA in ev.tasks
+        if etype in ev.tasks
     ]
+    # QA's alone, as on the experiment page: an answer type is the QA answer's, a
+    # sub-experiment's F1 (of the query's resources, properties…) is not split by it
     by_type, type_rows = answer_type_bars(
-        "chart-compare-answer-types", systems_f1, found.answer_types
+        "chart-compare-answer-types", systems_f1, found.answer_types if qa else {}
     )
     # the stored tasks compared (none for answer files), in per_question's order: each cell
     # links the task's result for the question (what was answered, which rule matched)
@@ -716,7 +750,7 @@ def _figures(found: Compared) -> dict[str, Any]:
     tasks = [
         task if "," not in (ev.language or "") else None  # a pooled task's are `…@lang`
         for ev, task in zip(found.evaluations, stored, strict=True)
-        if ExperimentType.QA in ev.tasks
+        if etype in ev.tasks
     ]
     ids = list(per_question[0]) if per_question else []
     rows = []

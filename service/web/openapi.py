@@ -401,6 +401,8 @@ def _comparison_schema() -> dict[str, Any]:
                 system=_TEXT,
                 results={
                     "type": "object",
+                    "description": "By experiment type: QA for answer files, the stored "
+                    "tasks' own type (C2KB…) for them; tiers and pairs are on that type.",
                     **by_type,
                     "additionalProperties": {"$ref": "#/components/schemas/Measures"},
                 },
@@ -795,8 +797,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "minItems": 2,
                             "maxItems": MAX_STORED,
                             "items": {"type": "string", "format": "uri"},
-                            "description": "Stored QA tasks of one dataset, language and "
-                            "profile: their URIs (…/experiment/ID/task/N).",
+                            "description": "Stored tasks of one experiment type (QA, C2KB, "
+                            "P2KB…: each task's own; tasks of two types are refused), dataset, "
+                            "language and profile: their URIs (…/experiment/ID/task/N).",
                         },
                         "tokens": {
                             "type": "object",
@@ -1065,7 +1068,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Compare systems",
                     "`gerbil-qa compare` over HTTP: two or more answer files (a Submission whose "
                     "systems all have answers, at most GERBIL_QA_SYNC_PARSE_BYTES in total) "
-                    "scored on one dataset and compared at once, or stored QA tasks "
+                    "scored on one dataset and compared at once on QA, or stored tasks of one "
+                    "experiment type (QA, C2KB, P2KB…) compared on that type "
                     '(CompareTasks: {"tasks": [URI, …]}, the task URIs of `results` or the '
                     "leaderboards; public, or the request carries their owner's token or a "
                     "revision's of them: as the bearer token, or, for the private runs of "
@@ -1075,7 +1079,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "bootstrap), `seed`, `resamples` (at most 10,000), `samples` (at most "
                     "100,000). Answers the "
                     "compare JSON: dataset, profile, signature, seed, resamples, test, "
-                    "systems[{system, results, intervals, tier}], pairs[{a, b, measure, "
+                    "systems[{system, results, intervals, tier}] (results and intervals under "
+                    "the type compared: results.QA, results.C2KB…), pairs[{a, b, measure, "
                     "difference, pValue, pAdjusted}].",
                     {
                         "200": _json_response("The comparison", "Comparison"),

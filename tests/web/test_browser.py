@@ -512,3 +512,39 @@ def test_compare_uploaded_answer_files(server, browser) -> None:
         assert svg.is_displayed() and svg.size["width"] > 200
     assert browser.find_elements(By.CSS_SELECTOR, "#compare-differences tbody tr")
     assert severe_logs(browser) == []
+
+
+def test_ticked_rows_of_a_c2kb_leaderboard_are_compared(server, browser) -> None:
+    """On the C2KB leaderboard of the demo: tick two rows, press "Compare the ticked systems",
+    see their C2KB results in tiers with intervals and charts; before, the page refused them
+    ("a C2KB task; compare QA tasks")."""
+    from selenium.webdriver.common.by import By
+
+    dataset = server.get(f"api/experiments/{server.demo_id}").json()["dataset"]
+    name = dataset.rstrip("/").rsplit("/", 1)[-1]  # the served demo's (modules publish variants)
+    board = f"{server.url}leaderboards?type=C2KB&profile=fair&language=en&dataset={name}"
+    visit(browser, board, "leaderboard-c2kb")
+    rows = [
+        row
+        for row in browser.find_elements(By.CSS_SELECTOR, "#leaderboard-table tbody tr")
+        if f"/experiment/{server.demo_id}/" in row.get_attribute("innerHTML")
+    ]
+    assert len(rows) == 2, "the demo's strong and partial systems have C2KB tasks"
+    for row in rows:
+        row.find_element(By.NAME, "task").click()
+    browser.find_element(By.ID, "compare-ticked").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-systems"))
+    shot(browser, "compare-c2kb")
+    check_accessibility(browser)
+    assert "C2KB macro F1" in browser.find_element(By.ID, "result").text
+    table = browser.find_element(By.ID, "compare-systems")
+    assert "C2KB" in table.find_element(By.TAG_NAME, "caption").text
+    cells = [
+        [c.text for c in r.find_elements(By.CSS_SELECTOR, "td, th")]
+        for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ]
+    assert len(cells) == 2 and cells[0][0] == "1", cells
+    assert all(c[3].startswith("[") for c in cells), cells  # each with its interval
+    charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart")
+    assert charts and all(c.is_displayed() for c in charts)
+    assert severe_logs(browser) == []

@@ -111,13 +111,13 @@ def test_answers_to_another_dataset_are_compared_when_forced(server) -> None:
     assert 'id="cmp-force" name="force" value="1" checked' in forced.text  # the form keeps it
 
 
-def _demo_tasks(server) -> dict[str, str]:
-    """The demo experiment's QA task URIs by system label (it is public)."""
+def _demo_tasks(server, etype: str = "QA") -> dict[str, str]:
+    """The demo experiment's task URIs of ``etype`` by system label (it is public)."""
     rows = server.storage.public.query(
         f"""PREFIX gqa: <http://w3id.org/gerbil/qa/vocab#>
 PREFIX gerbil: <http://w3id.org/gerbil/vocab#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT ?task ?label WHERE {{ <{server.url}experiment/{server.demo_id}> gqa:task ?task .
-  ?task gerbil:experimentType gerbil:QA ; gerbil:annotator ?s . ?s rdfs:label ?label }}"""
+  ?task gerbil:experimentType gerbil:{etype} ; gerbil:annotator ?s . ?s rdfs:label ?label }}"""
     )
     return {row["label"].value: row["task"].value for row in rows}  # type: ignore[index]
 
@@ -491,3 +491,103 @@ def test_sub_experiment_leaderboards_get_tiers_and_intervals(server, etype: str)
     for row in tiered:
         low, high = row["intervals"]["macroF1"]
         assert low <= row["measures"]["macroF1"] <= high, row
+
+
+def _demo_board(server, etype: str) -> dict[str, str]:
+    """The filters of the served demo's leaderboard of ``etype`` (other modules publish runs on
+    variants of its file): one dataset, language and profile, so its rows get tiers."""
+    dataset = server.get(f"api/experiments/{server.demo_id}").json()["dataset"]
+    name = dataset.rstrip("/").rsplit("/", 1)[-1]
+    return {"dataset": name, "profile": "fair", "language": "en", "type": etype}
+
+
+@pytest.mark.parametrize("etype", ["C2KB", "P2KB"])
+def test_a_sub_experiment_leaderboard_compares_its_ticked_rows(server, etype: str) -> None:
+    """The rows of a sub-experiment's leaderboard, ticked, are compared on their own type: tiers,
+    intervals and pairs of their C2KB (P2KB…) results, the type named on the page; before, the
+    page refused them ("a C2KB task; compare QA tasks") and the board did not offer it."""
+    shown = _demo_board(server, etype)
+    board = server.get("leaderboards", params=shown).text
+    assert "Tick rows to compare them" in board
+    form = board.split('id="compare-selected"')[1].split("</form>")[0]
+    ticked = [html.unescape(t) for t in re.findall(r'name="task" value="([^"]+)"', form)]
+    measure = re.search(r'name="measure" value="([^"]+)"', form)
+    assert len(ticked) >= 2 and measure and measure.group(1) == "macroF1", form[:2000]
+    own = set(_demo_tasks(server, etype).values())
+    ticked = [t for t in ticked if t in own]  # the demo's systems with SPARQL (not baseline)
+    assert len(ticked) == 2
+    # what the board's button sends: the ticked boxes and its hidden measure
+    page = server.get("compare", params={"task": ticked, "measure": "macroF1"})
+    assert page.status_code == 200, _error(page.text)
+    heading = html.unescape(re.search(r'<h2 id="result">(.*?)</h2>', page.text).group(1))
+    assert heading.endswith(f": {etype} macro F1, profile fair"), heading
+    systems = page.text.split('id="compare-systems"')[1].split("</table>")[0]
+    assert f"(their {etype} results)</caption>" in systems
+    tiers = re.findall(r'<tr><td class="num">(\d+)</td><th scope="row">', systems)
+    intervals = re.findall(r"<td>\[([0-9.]+), ([0-9.]+)\]</td>", systems)
+    assert len(tiers) == 2 and tiers[0] == "1" and len(intervals) == 2, systems
+    assert f"of the {etype} results, p-values" in page.text
+    assert 'id="chart-compare-measures"' in page.text
+    assert f"{etype} measures of each system" in page.text
+    assert "chart-compare-answer-types" not in page.text  # QA's answer types split QA's F1
+    assert f"Questions the systems score differently in {etype}" in page.text
+    differences = page.text.split('id="compare-differences"')[1]
+    assert f"Per-question F1 of each system ({etype})" in differences
+    # the same link as JSON: the board's numbers, the type's results and intervals
+    data = server.get("compare", params={"task": ticked, "format": "json"}).json()
+    rows = server.get("leaderboards", params={**shown, "format": "json"}).json()["rows"]
+    board_f1 = {r["task"]: r["measures"]["macroF1"] for r in rows}
+    names = {v: k for k, v in _demo_tasks(server, etype).items()}
+    for system in data["systems"]:
+        assert list(system["results"]) == [etype] and list(system["intervals"]) == [etype]
+        task = next(t for t in ticked if names[t] == system["system"])
+        assert system["results"][etype]["macroF1"] == pytest.approx(board_f1[task])
+        low, high = system["intervals"][etype]["macroF1"]
+        assert low <= board_f1[task] <= high
+    assert [p["measure"] for p in data["pairs"]] == ["macroF1"]
+
+
+def test_the_api_compares_two_stored_c2kb_tasks(server) -> None:
+    """``POST /api/compare {"tasks"}`` of two C2KB tasks answers the compare JSON of their C2KB
+    results, as the page's JSON link does; before, a 400 ("a C2KB task; compare QA tasks")."""
+    tasks = _demo_tasks(server, "C2KB")
+    two = [tasks["demo-strong"], tasks["demo-partial"]]  # the baseline has no SPARQL
+    answer = server.post("api/compare", json={"tasks": two, "resamples": 200, "seed": 7})
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    assert {s["system"] for s in data["systems"]} == {"demo-strong", "demo-partial"}
+    for system in data["systems"]:
+        assert list(system["results"]) == ["C2KB"]
+        assert system["tier"] in (1, 2) and system["intervals"]["C2KB"]["macroF1"]
+    assert len(data["pairs"]) == 1 and data["resamples"] == 200 and data["seed"] == 7
+    linked = server.get(
+        "compare",
+        params={"task": two, "resamples": "200", "seed": "7"},
+        headers={"Accept": "application/json"},
+    )
+    assert linked.json() == data
+    # the QA tasks of the same systems are another comparison
+    qa = _demo_tasks(server)
+    other = server.post("api/compare", json={"tasks": [qa["demo-strong"], qa["demo-baseline"]]})
+    assert list(other.json()["systems"][0]["results"]) == ["QA"]
+
+
+def test_tasks_of_two_experiment_types_are_refused_naming_both(server) -> None:
+    """A QA task and a C2KB task score different things of the same questions: the API names
+    both tasks and types, the page the types and where to choose one, in its words."""
+    qa, c2kb = _demo_tasks(server)["demo-strong"], _demo_tasks(server, "C2KB")["demo-partial"]
+    api = server.post("api/compare", json={"tasks": [qa, c2kb]})
+    said = api.json()["error"]
+    assert api.status_code == 400, said
+    assert f"{qa} is a QA task and {c2kb} a C2KB task" in said, said
+    assert "compare tasks of one experiment type" in said, said
+    linked = server.get("compare", params={"task": [c2kb, qa], "format": "json"})
+    assert linked.status_code == 400 and "a C2KB task and" in linked.json()["error"]
+    page = server.get("compare", params={"task": [qa, c2kb]})
+    said = _error(page.text)
+    assert page.status_code == 400 and not any(w in said for w in API_WORDS), said
+    assert "results of different experiment types (C2KB, QA)" in said, said
+    assert (
+        'tick rows of one experiment type (choose it in the leaderboard\'s "Experiment type"'
+        in said
+    ), said
