@@ -23,7 +23,7 @@ from flask import Blueprint, Response, jsonify, make_response, render_template, 
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, ServiceError
-from service.evaluation.results import ExperimentType, QuestionStatus
+from service.evaluation.results import COUNT_MEASURES, ExperimentType, QuestionStatus
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
 
@@ -159,6 +159,7 @@ def compare_stored(
     test = _text(options, "test") or "auto"
     numbers = _numbers(options, form=ticked is not None)
     held = _tokens(tokens)
+    _stored_measure(measure)
     for i, uri in enumerate(tasks):  # JSON can write a lone surrogate, no URI holds one
         utf8(uri, f"$.tasks[{i}]")
     tasks = list(dict.fromkeys(tasks))
@@ -177,6 +178,30 @@ def compare_stored(
     private = not all(storage.experiments.is_public(at.keys["experiment"]) for at in located if at)
     return Compared(
         result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks), private, etype
+    )
+
+
+def _stored_measure(measure: str) -> None:
+    """A measure stored runs can be compared on, else a refusal saying which they can: they
+    are recomputed from per-question counts; the confidence and rank measures need each
+    answer's items, which the answer files hold ("system 'X' has no QA cws" was said of a
+    run whose page shows its CWS, and of a measure that does not exist)."""
+    from service.evaluation.measures import MEASURES
+
+    if measure in COUNT_MEASURES:
+        return
+    which = ", ".join(COUNT_MEASURES)
+    if measure not in MEASURES:
+        raise BadRequest(
+            f"$.measure: {measure!r} is no measure; stored runs are compared on {which}",
+            field="measure",
+        )
+    raise BadRequest(
+        f"$.measure: {measure} cannot be compared on stored runs, which are compared on "
+        f"{which} (recomputed from each question's counts); {measure} needs each answer's "
+        "items and confidence, which the answer files hold: compare the files "
+        "(POST /api/compare with them, the compare page's upload, gerbil-qa compare)",
+        field="measure",
     )
 
 

@@ -547,6 +547,24 @@ def test_a_sub_experiment_leaderboard_compares_its_ticked_rows(server, etype: st
     assert [p["measure"] for p in data["pairs"]] == ["macroF1"]
 
 
+def test_a_measure_stored_runs_are_not_compared_on_is_named_as_such(server) -> None:
+    """Stored runs compared on CWS (which a PolEval run stores and shows) were refused with
+    "system 'X' has no QA cws", and an unknown measure with the same sentence: now the refusal
+    says which measures stored runs are compared on, and where CWS can be compared."""
+    qa = _demo_tasks(server)
+    two = [qa["demo-strong"], qa["demo-baseline"]]
+    for measure, said in (
+        ("cws", "$.measure: cws cannot be compared on stored runs, which are compared on"),
+        ("nope", "$.measure: 'nope' is no measure; stored runs are compared on"),
+    ):
+        refused = server.post("api/compare", json={"tasks": two, "measure": measure})
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"].startswith(said), refused.text
+        assert "macroF1, macroPrecision" in refused.json()["error"]
+        assert [p["path"] for p in refused.json()["problems"]] == ["$.measure"]
+        assert ("gerbil-qa compare" in refused.text) == (measure == "cws")
+
+
 def test_the_api_compares_two_stored_c2kb_tasks(server) -> None:
     """``POST /api/compare {"tasks"}`` of two C2KB tasks answers the compare JSON of their C2KB
     results, as the page's JSON link does; before, a 400 ("a C2KB task; compare QA tasks")."""
