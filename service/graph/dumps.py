@@ -33,7 +33,7 @@ IMPORTING = GQA + "importing"  # on STORE_MARKER, in the private default graph, 
 # scp) is told from a whole one: it parses, and was imported as whole (explore-3 #3). A comment:
 # N-Quads and TriG readers skip it. The count is of distinct quads, what a store loads.
 CLOSING = "# gerbil-qa dump of a whole store: {} quads"
-_CLOSING = re.compile(rb"^# gerbil-qa dump of a whole store: ([0-9]+) quads$")
+_CLOSING = re.compile(("^" + re.escape(CLOSING).replace(r"\{\}", "([0-9]+)") + "$").encode())
 IN_PROGRESS = (
     "it was in progress when the dump was made, and a dump holds no runs in progress (its "
     "job stayed with the store it ran in): submit it again"
@@ -53,7 +53,8 @@ def syntax_of(name: str) -> RdfSyntax:
 
 def export(storage: Storage, *, format: str = "nquads", experiment_id: str | None = None) -> bytes:
     """A dump: one experiment's graph, or every graph of both datasets including the admin
-    graph. Turtle carries no graph names, so it needs an experiment."""
+    graph, then its closing line (:data:`CLOSING`). Turtle carries no graph names, so it needs
+    an experiment."""
     import pyoxigraph as ox
 
     syntax = syntax_of(format)
