@@ -45,8 +45,8 @@ def register(sub: Any) -> None:
         "--files",
         action="store_true",
         help="a whole backup: a tar archive (gzip if FILE ends in .gz) of the dump and the files "
-        "kept beside the graph (uploads, dataset versions, archived answers), which a dump "
-        "alone does not hold",
+        "kept beside the graph (uploads, dataset versions, archived answers, the jobs of "
+        "cancelled or failed runs), which a dump alone does not hold",
     )
     export.set_defaults(handler=_export)
 
@@ -63,6 +63,12 @@ def register(sub: Any) -> None:
         help="move the dump's URIs to the store's base (--base for a new store): a store "
         "tried out under one base, deployed under another; its experiments' old URIs no "
         "longer resolve",
+    )
+    imp.add_argument(
+        "--legacy-dump",
+        action="store_true",
+        help="a dump or backup made before export wrote its closing line and SHA256SUMS "
+        "(2026-11-28): taken as it is, though it cannot tell whether it is whole",
     )
     imp.set_defaults(handler=_import)
 
@@ -215,7 +221,13 @@ def _export(args: argparse.Namespace) -> int:
             with args.output.open("wb") if args.output else nullcontext(sys.stdout.buffer) as out:
                 # the store's own workspace: a served store is read from a checkpoint
                 workspace = workspace_at(_location(args))
-                kept = write_backup(data, args.format, workspace, out, gzip=gzip)
+                # the jobs of runs that ended without a result: they can be resumed
+                stopped = [
+                    s.id
+                    for s in storage.experiments.listing(include_private=True)
+                    if s.status.resumable
+                ]
+                kept = write_backup(data, args.format, workspace, out, gzip=gzip, jobs=stopped)
             print(f"gerbil-qa: the dump and {kept} kept file(s)", file=sys.stderr)
             return 0
     if args.output:
@@ -230,13 +242,22 @@ def _import(args: argparse.Namespace) -> int:
         raise BadRequest(f"{args.file}: no such file")
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
     from service.experiments.backup import is_backup, read_backup, restore_files
-    from service.graph.dumps import dump_base, import_dump, read_dump
+    from service.graph.dumps import closing, dump_base, import_dump, read_dump
     from service.graph.store import stored_base
 
-    backup = read_backup(args.file) if is_backup(args.file) else None  # all checked first
+    legacy = args.legacy_dump
+    # all checked first
+    backup = read_backup(args.file, legacy=legacy) if is_backup(args.file) else None
     data = backup.dump if backup is not None else args.file.read_bytes()
     fmt = backup.format if backup is not None else fmt
-    dump = read_dump(data, format=fmt, source=str(args.file))  # before a store is made
+    source = f"{args.file}: dump.{'trig' if fmt == 'trig' else 'nq'}" if backup else str(args.file)
+    dump = read_dump(data, format=fmt, source=source, legacy=legacy)  # before a store is made
+    if closing(data) is None or (backup is not None and not backup.checked):
+        print(
+            f"gerbil-qa: {args.file} has no closing line or SHA256SUMS (made before 2026-11-28): "
+            "imported unchecked; if it was cut short, what it lost is not restored",
+            file=sys.stderr,
+        )
     if args.base is None and stored_base(_location(args)) is None:
         if args.rebase:
             raise BadRequest("import --rebase into a new store: give its base (--base URI)")
@@ -249,7 +270,9 @@ def _import(args: argparse.Namespace) -> int:
         with _open(args) as storage:
             done = import_dump(storage, dump, source=str(args.file), rebase=args.rebase)
             # the graph first: an import killed before the files is completed by running it again
-            restored = restore_files(storage.workspace, backup.files) if backup else 0
+            restored = (
+                restore_files(storage.workspace, backup.files, skip_jobs=done.kept) if backup else 0
+            )
     except BadRequest:
         if made:  # a refused dump leaves no store behind, made with a base it did not want
             import shutil

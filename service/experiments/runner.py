@@ -63,6 +63,10 @@ NO_JOB = (
     "its job is not here: the submission did not complete, or the store was restored by "
     "gerbil-qa import from a dump made while it ran (a dump holds no runs in progress)"
 )
+NOT_KEPT = (
+    "its job is not kept in this store (a store restored from a dump holds "
+    "no jobs; a backup made by gerbil-qa export --files holds those of cancelled and failed runs)"
+)
 HANDOVER_WAIT = 20.0  # seconds a shutdown waits for running experiments to stop asking
 MAX_RESTARTS = 2  # deaths of the process during a run that a start still resumes by itself
 
@@ -202,8 +206,10 @@ class ExperimentRunner:
     ) -> ExperimentSpec:
         """Queue a saved job here again (with ``status`` and ``message``)."""
         if self.jobs is None or not self.jobs.has(experiment_id):
-            reason = self._no_job(experiment_id, "nothing to resume")
-            raise Conflict(f"experiment {experiment_id} has no saved job: {reason}")
+            reason = self.unresumable(experiment_id) or NOT_KEPT
+            raise Conflict(
+                f"experiment {experiment_id} has no saved job, nothing to resume: {reason}"
+            )
         spec = self.jobs.spec(experiment_id)
         if timeout is not None:
             spec = replace(spec, options=replace(spec.options, timeout=timeout))
@@ -324,6 +330,13 @@ class ExperimentRunner:
             queued.append(eid)
             log.info("experiment %s: resumed at start", eid)
         return queued
+
+    def unresumable(self, experiment_id: str) -> str | None:
+        """Why a resume of ``experiment_id`` would find no saved job; None when it has one
+        (what its owner's page asks before it offers the Resume button)."""
+        if self.jobs is not None and self.jobs.has(experiment_id):
+            return None
+        return self._no_job(experiment_id, NOT_KEPT)
 
     def _no_job(self, experiment_id: str, usual: str = NO_JOB) -> str:
         """Why ``experiment_id`` has no job to run: ``usual``, or that an older version saved

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
 from service.graph.adapter import WITHDRAWAL, Side, add_public
+from service.graph.experiments import Status
 from service.graph.terms import XSD
 from service.graph.uris import GERBIL, GQA
 from service.graph.workspace import is_work_graph
@@ -28,6 +29,15 @@ CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default g
 EXPERIMENT_GRAPH = re.compile(r"/graph/experiment/([^/]+)$")  # under any base
 IMPORTING = GQA + "importing"  # on STORE_MARKER, in the private default graph, from an import's
 # first write to its last: left by an import that was killed (`check` reports it); not dumped
+# A whole-store dump's last line, so that a copy cut at a line end (disk full, an interrupted
+# scp) is told from a whole one: it parses, and was imported as whole (explore-3 #3). A comment:
+# N-Quads and TriG readers skip it. The count is of distinct quads, what a store loads.
+CLOSING = "# gerbil-qa dump of a whole store: {} quads"
+_CLOSING = re.compile(("^" + re.escape(CLOSING).replace(r"\{\}", "([0-9]+)") + "$").encode())
+IN_PROGRESS = (
+    "it was in progress when the dump was made, and a dump holds no runs in progress (its "
+    "job stayed with the store it ran in): submit it again"
+)
 
 
 def _experiment_id(quad: Any) -> str:
@@ -43,7 +53,8 @@ def syntax_of(name: str) -> RdfSyntax:
 
 def export(storage: Storage, *, format: str = "nquads", experiment_id: str | None = None) -> bytes:
     """A dump: one experiment's graph, or every graph of both datasets including the admin
-    graph. Turtle carries no graph names, so it needs an experiment."""
+    graph, then its closing line (:data:`CLOSING`). Turtle carries no graph names, so it needs
+    an experiment."""
     import pyoxigraph as ox
 
     syntax = syntax_of(format)
@@ -74,6 +85,8 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
 
     kwargs = {"prefixes": PREFIXES} if syntax.name in ("turtle", "trig") else {}
     data = ox.serialize(quads, format=syntax.oxigraph_format(), **kwargs)  # type: ignore[arg-type]
+    if experiment_id is None:
+        data = (data or b"") + CLOSING.format(len(set(quads))).encode() + b"\n"
     return data or b""
 
 
@@ -118,21 +131,79 @@ class Imported(NamedTuple):
     kept: list[str]
 
 
-def read_dump(data: bytes, *, format: str = "nquads", source: str = "the dump") -> Any:
-    """The dump's quads in a scratch store; a dump that does not parse (cut short, edited) is a
-    BadRequest at ``source:line:column``, before anything is written anywhere."""
+WHAT_A_DUMP_IS = (
+    "import takes a dump of a whole store (gerbil-qa export --store DIR --output all.nq, "
+    "or --format trig to a .trig file) or a backup (export --files)"
+)
+_TURTLE = re.compile(rb"^(?:\s|#[^\n]*\n)*(?:@prefix|@base|prefix\s|base\s)", re.I)
+
+
+def read_dump(
+    data: bytes, *, format: str = "nquads", source: str = "the dump", legacy: bool = False
+) -> Any:
+    """The dump's quads in a scratch store, before anything is written anywhere. Refused
+    (BadRequest at ``source:line``): a dump that does not parse (cut inside a line, edited),
+    Turtle, an empty file, one without its closing line (:data:`CLOSING`: cut at a line end)
+    or whose quads are not as many as it says. ``legacy``: a dump of a version before the
+    closing line is taken without it, if it has the store marker."""
     import pyoxigraph as ox
 
     syntax = syntax_of(format)
     if not syntax.quads:
         raise BadRequest(f"a store dump must be N-Quads or TriG, not {syntax.label}")
+    if syntax.name == "nquads" and _TURTLE.match(data[:4096]):
+        raise BadRequest(
+            f"{source}:1:1: not a dump (nothing imported): it starts with a prefix declaration, "
+            "as Turtle does "
+            "(export --format turtle writes one experiment's graph, without its record; a TriG "
+            f"dump is read as TriG when its name ends in .trig); {WHAT_A_DUMP_IS}"
+        )
     scratch = ox.Store()
     try:
         scratch.load(data, format=syntax.oxigraph_format())
     except SyntaxError as err:
         where = f"{source}:{err.lineno}:{err.offset}" if err.lineno else source
         raise BadRequest(f"{where}: cannot read the dump (nothing imported): {err.msg}") from err
+    if not data.strip():
+        raise BadRequest(f"{source}:1: empty, expected a dump (nothing imported); {WHAT_A_DUMP_IS}")
+    _check_whole(scratch, data, source=source, legacy=legacy)
     return scratch
+
+
+def closing(data: bytes) -> int | None:
+    """The number of quads a dump's closing line says (:data:`CLOSING`); None: no such line."""
+    found = _CLOSING.match(data.rstrip().rsplit(b"\n", 1)[-1].strip())
+    return int(found.group(1)) if found is not None else None
+
+
+def _check_whole(scratch: Any, data: bytes, *, source: str, legacy: bool) -> None:
+    """Refuse a dump that is not whole (see :func:`read_dump`)."""
+    import pyoxigraph as ox
+
+    lines = data.rstrip().count(b"\n") + 1
+    said = closing(data)
+    if said is not None:
+        held = len(scratch)
+        if said != held:
+            raise BadRequest(
+                f"{source}:{lines}: the closing line says {said} quads, the dump holds {held}: "
+                "lines were lost or edited (nothing imported)"
+            )
+        return
+    marker = ox.NamedNode(STORE_MARKER)
+    if next(iter(scratch.quads_for_pattern(marker, None, None)), None) is None:
+        _refuse_unrecorded(scratch, None, set())  # an export of one experiment: said so
+        raise BadRequest(
+            f"{source}: not a dump of a store: no store marker <{STORE_MARKER}> (nothing "
+            f"imported); {WHAT_A_DUMP_IS}"
+        )
+    if not legacy:
+        raise BadRequest(
+            f"{source}:{lines + 1}: expected the dump's closing line "
+            f"'{CLOSING.format('N')}', which export writes last: the dump was cut short "
+            "(nothing imported). A dump made before gerbil-qa wrote that line (2026-11-28) "
+            "has none: import --legacy-dump takes it as it is, unchecked"
+        )
 
 
 def import_dump(
@@ -179,6 +250,16 @@ def import_dump(
         if getattr(q.object, "value", None) == "true"
     }
     _refuse_collisions(scratch, storage, held.keys() & _experiments_in(scratch, admin))
+    # a run in progress in the dump runs nowhere now: said at once (it was listed running
+    # until a serve started on the store, explore-3 #2), in the import's first write
+    status_p, message_p = ox.NamedNode(GQA + "status"), ox.NamedNode(GQA + "message")
+    active = {s.value for s in Status if s.active}
+    stopped = {
+        _experiment_id(q)
+        for q in scratch.quads_for_pattern(None, status_p, None, admin)
+        if getattr(q.object, "value", None) in active and _experiment_id(q) not in held
+    }
+    restated = (status_p, message_p, ox.NamedNode(GQA + "progress"))
     public: list[Any] = []
     private: list[Any] = []
     exp_prefix = uris.base + "graph/experiment/"
@@ -197,6 +278,8 @@ def import_dump(
                 continue  # the store's record stands
             if q.predicate in (published_p, published_at) and eid in published:
                 continue  # recorded unpublished first, published below
+            if q.predicate in restated and eid in stopped:
+                continue  # ended below
             private.append(q)
         elif name.startswith(exp_prefix):
             eid = name[len(exp_prefix) :]
@@ -215,6 +298,12 @@ def import_dump(
         ox.Quad(ox.NamedNode(uris.experiment(eid)), published_p, ox.Literal(False), admin)
         for eid in sorted(published - held.keys())
     ]
+    for eid in sorted(stopped):
+        exp = ox.NamedNode(uris.experiment(eid))
+        private += [
+            ox.Quad(exp, status_p, ox.Literal(Status.ERROR.value), admin),
+            ox.Quad(exp, message_p, ox.Literal(IN_PROGRESS), admin),
+        ]
     # Three steps, each whole, so that a crash between them leaves no experiment partial: every
     # experiment private with its admin record (one transaction); then the public graphs;
     # then the published ones made public as a publication is, completed by the next open if
@@ -285,18 +374,23 @@ def _refuse_collisions(scratch: Any, storage: Storage, both: set[str]) -> None:
 
     other = sorted(eid for eid in both if hashes(scratch, eid) != hashes(storage.private, eid))
     if other:
+        named = (
+            f"experiment {other[0]} is not the store's experiment of that id"
+            if len(other) == 1
+            else f"experiments {', '.join(other)} are not the store's experiments of those ids"
+        )
         raise BadRequest(
-            f"the dump's experiment {', '.join(other)} is not the store's experiment of that id "
+            f"the dump's {named} "
             "(another owner token): import restores a store's own dump, it cannot merge "
             "another deployment's experiments into this one (nothing imported)"
         )
 
 
-def _refuse_unrecorded(scratch: Any, uris: Any, held: set[str]) -> None:
+def _refuse_unrecorded(scratch: Any, uris: Any | None, held: set[str]) -> None:
     """An experiment graph needs its admin record (status, owner token): one without it was
     imported as a graph no page, listing or token could reach. That is what an export of one
     experiment holds: refused, saying so, whatever base its URIs have (the store's own
-    experiments excepted: a dump of this store imported again)."""
+    experiments excepted: a dump of this store imported again; ``uris`` None: no store)."""
     import pyoxigraph as ox
 
     status = ox.NamedNode(GQA + "status")
@@ -305,7 +399,7 @@ def _refuse_unrecorded(scratch: Any, uris: Any, held: set[str]) -> None:
         for q in scratch.quads_for_pattern(None, status, None)
         if str(getattr(q.graph_name, "value", "")).endswith("/graph/admin")
     }
-    own = uris.base + "graph/experiment/"
+    own = uris.base + "graph/experiment/" if uris is not None else "\n"
     unrecorded = set()
     for graph in scratch.named_graphs():
         found = EXPERIMENT_GRAPH.search(graph.value)

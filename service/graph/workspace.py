@@ -69,7 +69,8 @@ class Workspace(Protocol):
         ...
 
     def keys(self, parent: str) -> list[str]:
-        """Every key that holds bytes under the top folder ``parent`` (``files``), sorted."""
+        """Every key that holds bytes or lines (a log) under the top folder ``parent``
+        (``files``), sorted."""
         ...
 
     def append(self, key: str, line: str, *, if_exists: str) -> None:
@@ -278,7 +279,7 @@ class GraphWorkspace:
 
         prefix = f"{WORK}{quote(parent, safe='/-_.')}/"
         rows = self._select(
-            f"SELECT DISTINCT ?k WHERE {{ GRAPH ?g {{ ?k {_BYTES} ?b }} "
+            f"SELECT DISTINCT ?k WHERE {{ GRAPH ?g {{ ?k {_BYTES}|{_LINE} ?b }} "
             f'FILTER(STRSTARTS(STR(?g), "{prefix}")) }}'
         )
         return sorted(unquote(r["k"].value[len(WORK) :]) for r in rows)

@@ -407,6 +407,13 @@ def experiment(name: str) -> BaseResponse:
         if current.status.value != "finished":
             live = status_payload(experiment_id)
             live["statusUrl"] = url_for("run.status", experiment_id=experiment_id)
+        # a resumable status without its job (a store restored from a dump alone): the
+        # owner's page says why instead of a Resume button that answers 409
+        unresumable = (
+            services().runner.unresumable(experiment_id)
+            if private and current.status.resumable
+            else None
+        )
         checks = None  # an uploaded dataset's findings, its owner's before publishing
         if private and current.status.value == "finished":
             from service.experiments.dataset_checks import experiment_findings
@@ -422,6 +429,7 @@ def experiment(name: str) -> BaseResponse:
             auto_refresh=auto_refresh,
             private=private,
             ended_without_results=ENDED_WITHOUT_RESULTS,
+            unresumable=unresumable,
             owner_checks={
                 a: form_check(experiment_id, token, a)
                 for a in ("publish", "cancel", "resume", "delete")

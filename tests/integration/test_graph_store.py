@@ -411,6 +411,93 @@ def test_a_cut_or_edited_dump_is_refused_at_its_file_line_and_column(
             assert _canonical_store(again) == held
 
 
+def test_a_dump_cut_at_a_line_end_or_empty_is_refused_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before (explore-3 #3): a dump cut at a line end parses, and was imported as whole, exit
+    0: published experiments came back private, one half-written; an empty file made an empty
+    store. Now a whole-store dump ends with a closing line that counts its quads: a dump cut
+    short, a line lost from its middle, an empty file, Turtle are refused at file:line, saying
+    what was expected, no store made and none changed. A dump of a version before that line
+    is taken only with --legacy-dump, said to be unchecked."""
+    from service.cli import main
+
+    dataset = _dataset()
+    source = open_storage(tmp_path / "source", catalog=False)
+    ticket = source.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    source.experiments.publish(ticket.id)
+    data = export(source, format="nquads")
+    held = _canonical_store(source)
+    turtle = export(source, format="turtle", experiment_id=ticket.id)
+    source.close()
+    lines = data.splitlines(keepends=True)
+    closing = lines[-1].decode()
+    assert closing.startswith("# gerbil-qa dump of a whole store: ")
+    count = int(closing.split(": ")[1].split()[0])
+    files = {
+        "cut": b"".join(lines[: len(lines) // 2]),
+        "lost": b"".join([*lines[:10], *lines[11:]]),
+        "empty": b"",
+        "one": turtle,
+    }
+    said = {
+        "cut": f":{len(lines) // 2 + 1}: expected the dump's closing line",
+        "lost": f":{len(lines) - 1}: the closing line says {count} quads, the dump holds "
+        f"{count - 1}: lines were lost",
+        "empty": ":1: empty, expected a dump",
+        "one": ":1:1: not a dump (nothing imported): it starts with a prefix declaration",
+    }
+    for name, body in files.items():
+        dump = tmp_path / f"{name}.nq"
+        dump.write_bytes(body)
+        fresh = tmp_path / f"fresh-{name}"
+        assert main(["import", "--store", str(fresh), str(dump)]) == 1
+        err = capsys.readouterr().err
+        assert f"{dump}{said[name]}" in err, err
+        assert "nothing imported" in err
+        assert not fresh.exists()
+        assert main(["import", "--store", str(tmp_path / "source"), str(dump)]) == 1
+        assert f"{dump}{said[name]}" in capsys.readouterr().err
+        with open_storage(tmp_path / "source", catalog=False) as again:
+            assert _canonical_store(again) == held
+    old = tmp_path / "old.nq"  # a dump of a version before the closing line
+    old.write_bytes(b"".join(lines[:-1]))
+    assert main(["import", "--store", str(tmp_path / "refused"), str(old)]) == 1
+    assert "import --legacy-dump takes it" in capsys.readouterr().err
+    assert main(["import", "--store", str(tmp_path / "old"), "--legacy-dump", str(old)]) == 0
+    assert "imported unchecked" in capsys.readouterr().err
+    with open_storage(tmp_path / "old", catalog=False) as restored:
+        assert restored.experiments.is_public(ticket.id)
+
+
+def test_a_run_in_progress_in_the_dump_is_imported_as_ended(tmp_path: Path) -> None:
+    """Before (explore-3 #2): a run in progress when the dump was made was listed running after
+    the import until a serve started on the store. Now the import ends it at once, saying a
+    dump holds no runs in progress."""
+    from service.graph.experiments import Status
+
+    source = open_storage(tmp_path / "source", catalog=False)
+    running = source.experiments.reserve()
+    source.experiments.set_status(running.id, Status.RUNNING, progress="asking")
+    queued = source.experiments.reserve()
+    source.experiments.set_status(queued.id, Status.QUEUED)
+    cancelled = source.experiments.reserve()
+    source.experiments.set_status(cancelled.id, Status.CANCELLED, message="cancelled")
+    dump = export(source, format="nquads")
+    source.close()
+    restored = open_storage(tmp_path / "restored", catalog=False)
+    import_dump(restored, dump)
+    for ticket in (running, queued):
+        status = restored.experiments.status(ticket.id)
+        assert status.status is Status.ERROR
+        assert "a dump holds no runs in progress" in (status.message or "")
+    assert restored.experiments.status(cancelled.id).status is Status.CANCELLED
+    assert restored.experiments.check_token(running.id, running.token)
+    restored.close()
+
+
 def test_a_refused_import_leaves_no_new_store(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -488,6 +575,15 @@ def test_another_deployments_experiment_under_a_held_id_is_refused(tmp_path: Pat
         import_dump(other, dump)
     assert _canonical_store(other) == before
     assert not other.experiments.check_token(ours.id, theirs.token)
+    # two of them: said in the plural (it read "experiment A, B is not the store's …")
+    ticket = DatasetRef.upload("t", dataset)
+    second = other.experiments.record([_evaluation(dataset, system="ours")], dataset=ticket)
+    with open_storage(tmp_path / "source", catalog=False) as source:
+        source.experiments.record([_evaluation(dataset)], dataset=ticket)
+        dump = export(source, format="nquads")
+    both = f"{ours.id}, {second.id}"
+    with pytest.raises(BadRequest, match=f"experiments {both} are not the store's experiments"):
+        import_dump(other, dump)
     other.close()
 
 

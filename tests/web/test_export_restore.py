@@ -127,6 +127,10 @@ def _without_progress(page: str) -> str:
     return PROGRESS.sub("", page)
 
 
+def _without_notice(page: str) -> str:
+    return re.sub(r"<p><strong>Private:</strong>.*?</p>", "", page, flags=re.S)
+
+
 def _canonical_store(storage: Any) -> set[str]:
     """Every quad of both datasets, blank nodes canonically named."""
     quads = [
@@ -194,7 +198,14 @@ def test_export_then_import_restores_the_store_and_what_it_serves(
     shown, restored_page = before[(*failed, "text/html")][1], after[(*failed, "text/html")][1]
     assert "this service does not answer questions about planets" in _progress(shown)
     assert "is not kept here" in _progress(restored_page)
-    assert _without_progress(shown) == _without_progress(restored_page)
+    # nor can it be resumed from a dump alone: said, instead of a Resume button that answered
+    # 409 "no saved job" (explore-3 #1; an export --files backup holds its job, below)
+    assert 'id="resume-form"' in shown and 'id="resume-form"' not in restored_page
+    assert 'id="not-resumable"' not in shown
+    assert "it cannot be resumed here, its job is not kept in this store" in restored_page
+    assert _without_notice(_without_progress(shown)) == _without_notice(
+        _without_progress(restored_page)
+    )
     differing = [key for key in before if after[key] != before[key]]
     assert differing == [(*failed, "text/html")]
     # what was fetched is what each state shows: the public sees only the published ones
@@ -263,3 +274,57 @@ def test_a_backup_with_its_files_restores_downloads_and_rescoring(
     assert main(["import", "--store", str(twice), str(backup)]) == 0  # once more
     said = capsys.readouterr().out
     assert re.search(r"restored 0 of its (\d+) kept file\(s\); \1 were there already", said)
+
+
+def test_a_cancelled_run_restored_from_a_backup_is_resumed_where_it_stopped(
+    tmp_path: Path, slow_qa: str
+) -> None:
+    """Before (explore-3 #1): the backup held no job of a cancelled run, so on the restored
+    store its page offered "Resume this experiment" and resume answered 409 "no saved job".
+    Now ``export --files`` carries the jobs of runs that ended without a result (cancelled,
+    failed), their answers so far with them: resumed on the restored store, the run reuses
+    them and finishes."""
+    port = free_port()
+    original, restored, backup = tmp_path / "original", tmp_path / "restored", tmp_path / "b.tar"
+    server = start_server(original, port=port, demo=False)
+    try:
+        body = {"dataset": "demo", "kb": "demo", "systems": [{"url": slow_qa + "delay/0.2"}]}
+        ticket = server.post("api/experiments", json=body).json()
+        owner = _bearer(ticket["token"])
+        url = f"api/experiments/{ticket['id']}"
+        deadline = time.monotonic() + 30
+        while not (state := server.get(url, headers=owner).json())["systems"] or (
+            state["systems"][0]["done"] < 2
+        ):
+            assert time.monotonic() < deadline, state
+            time.sleep(0.05)
+        assert server.post(f"{url}/cancel", headers=owner).ok
+        cancelled = _wait(server, ticket["id"], ticket["token"])
+        assert cancelled["status"] == "cancelled", cancelled
+        refused = {**body, "systems": [{"url": slow_qa + "refuse"}]}
+        failed = server.post("api/experiments", json=refused).json()
+        assert _wait(server, failed["id"], failed["token"])["status"] == "error"
+        assert main(["export", "--store", str(original), "--files", "--output", str(backup)]) == 0
+    finally:
+        stop_server(server)
+    assert main(["import", "--store", str(restored), str(backup)]) == 0
+    log = restored / "jobs" / ticket["id"] / "answers" / "0.jsonl"
+    assert len(log.read_text().splitlines()) >= 2  # what it had asked: not asked again
+    gc.collect()
+    server = start_server(restored, port=port, demo=False)
+    try:
+        page = server.get(f"experiment/{ticket['id']}", headers=owner).text
+        assert "is not kept here" not in _progress(page)  # its per-system progress came along
+        assert 'id="resume-form"' in page and 'id="not-resumable"' not in page
+        resumed = server.post(f"{url}/resume", headers=owner)
+        assert resumed.status_code == 202, resumed.text  # before: 409 "no saved job"
+        final = server.wait_finished(ticket["id"], ticket["token"])
+        again = server.post(
+            f"api/experiments/{failed['id']}/resume", headers=_bearer(failed["token"])
+        )
+        assert again.status_code == 202, again.text
+    finally:
+        stop_server(server)
+    assert final["status"] == "finished"
+    asked = final["results"][0]["measures"]["questions"]
+    assert asked == state["systems"][0]["total"]
