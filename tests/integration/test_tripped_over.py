@@ -62,7 +62,8 @@ def test_a_catalogue_name_is_a_dataset(data_dir: Path) -> None:
     assert named["dataset"] == "qald-9-test-multilingual"
     assert named["results"] == filed["results"] and named["results"]["QA"]["macroF1"] == 1.0
     typo = _cli("evaluate", "--dataset", "qald-9-test-multilingal", "--answers", str(QALD9_TEST))
-    assert typo.returncode == 1 and "cannot read the file" in typo.stderr
+    assert typo.returncode == 1, typo.stderr  # a mistyped name is told the name it missed
+    assert "did you mean 'qald-9-test-multilingual'" in typo.stderr, typo.stderr
 
 
 def test_several_answer_files_after_one_flag() -> None:
