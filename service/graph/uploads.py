@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from service.graph.adapter import StoreAdapter, add_public
 from service.graph.nodes import DefaultGraph, Literal, NamedNode, Quad, node
@@ -78,8 +79,9 @@ def own_graph(uris: Uris, dataset: NamedNode) -> NamedNode | None:
     another URI (a registered version, which has its own graph and date)."""
     from service.dataset_about import UPLOADED_NAME
 
-    name = dataset.value.removeprefix(uris.dataset(""))
-    if name == dataset.value or not UPLOADED_NAME.fullmatch(name):
+    encoded = dataset.value.removeprefix(uris.dataset(""))
+    name = unquote(encoded)  # a name made before with a letter beyond ASCII is encoded
+    if encoded == dataset.value or not UPLOADED_NAME.fullmatch(name):
         return None
     return node(uris.dataset_graph(name))
 

@@ -336,10 +336,18 @@ def test_what_an_author_gets_wrong_is_named(site: Server) -> None:
         ({"licence": LICENSE}, "$.about.licence", "not a key of about"),
         ({"creators": "Ann"}, "$.about.creators", "a list of texts"),
         ({"previousVersion": "dataset/x y"}, "$.about.previousVersion", "dataset's name"),
+        # valid IRIs that name nothing on the web were published as the licence
+        ({"license": "http://"}, "$.about.license", "http(s) IRI"),
+        ({"license": "https:///path"}, "$.about.license", "http(s) IRI"),
+        ({"knowledgeBase": "http://:8080/kb"}, "$.about.knowledgeBase", "http(s) IRI"),
+        ({"contact": "https://"}, "$.about.contact", "http(s) URL"),
     ):
         got = site.post("api/experiments", json={**base, "about": about})
         assert got.status_code == 400, (about, got.text)
         assert where in got.text and expected in got.text, (about, got.text)
+    # a title is a title: 5,000 characters were accepted
+    got = site.post("api/experiments", json={**base, "title": "t" * 301})
+    assert got.status_code == 400 and "$.title: at most 300 characters" in got.text, got.text
     # a previous version that is no published dataset here, before anything is reserved
     got = site.post("api/experiments", json={**base, "about": {"previousVersion": "birds-qa-0"}})
     assert got.status_code == 400 and "dataset/birds-qa-0 is no published" in got.text
@@ -626,3 +634,51 @@ def test_an_unpublished_upload_is_neither_listed_nor_run_by_name(site: Server) -
     assert got.status_code in (400, 404) and "p.json" not in got.text, got.text
     page = site.get(f"dataset/{name}")
     assert page.status_code == 404 and "Secret Author" not in page.text
+
+
+def test_a_title_names_the_dataset_in_ascii_and_a_blank_one_is_none(site: Server) -> None:
+    # "Żółw pytań" made "żółw-pytań-…", a name neither "dataset": NAME nor previousVersion
+    # took; "   " was published as the dataset's dct:title
+    base = {"profile": "exact", "systems": [{"name": "p", "answers": bird_answers(1).decode()}]}
+    polish = V1.replace(b'"birds-qa"', b'"birds-pl"')
+    first = _run(site, {**base, "dataset": {"content": polish.decode()}, "title": "Żółw – pytań"})
+    name = first["dataset"].rsplit("/", 1)[1]
+    assert name.startswith("zolw-pytan-"), name
+    by_name = _run(site, {**base, "dataset": name})
+    assert by_name["dataset"] == first["dataset"]
+    newer = V2.replace(b'"birds-qa"', b'"birds-pl"')
+    v2 = _run(
+        site,
+        {**base, "dataset": {"content": newer.decode()}, "about": {"previousVersion": name}},
+    )
+    assert (DCAT.previousVersion, rdflib.URIRef(first["dataset"])) in _graph(
+        site, v2["dataset"]
+    ).predicate_objects(rdflib.URIRef(v2["dataset"]))
+    blank = V1.replace(b'"birds-qa"', b'"birds-blank"')
+    untitled = _run(site, {**base, "dataset": {"content": blank.decode()}, "title": "   "})
+    assert untitled["dataset"].rsplit("/", 1)[1].startswith("birds-blank-")
+    uri = rdflib.URIRef(untitled["dataset"])
+    assert [str(t) for t in _graph(site, untitled["dataset"]).objects(uri, DCT.title)] == [
+        "birds-blank"
+    ]
+
+
+def test_an_xml_upload_says_its_file_type(site: Server) -> None:
+    # QALD-XML is read as text/xml, which the file-type table lacked: no dct:format
+    from service.formats import qald_json, qald_xml
+    from service.formats.base import Source
+
+    xml = qald_xml.write(qald_json.read(Source(V1.replace(b'"birds-qa"', b'"birds-xml"'))))
+    done = _run(
+        site,
+        files=[("dataset_file", ("birds.xml", xml)), ("answers", ("a.json", bird_answers(1)))],
+        data={"kb": "birds", "profile": "exact"},
+    )
+    g = _graph(site, done["dataset"])
+    formats = {
+        g.value(d, DCT["format"])
+        for d in g.objects(rdflib.URIRef(done["dataset"]), DCAT.distribution)
+    }
+    assert formats == {
+        rdflib.URIRef("http://publications.europa.eu/resource/authority/file-type/XML")
+    }
