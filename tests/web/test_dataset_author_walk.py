@@ -161,6 +161,53 @@ def test_the_same_file_is_one_dataset_for_every_team(walked: dict[str, Any]) -> 
     assert walked["v2"] != v1  # the corrected file is a dataset (and leaderboard) of its own
 
 
+def test_runs_recorded_before_either_was_public_join_the_first_published(site: Server) -> None:
+    # each title named its own dataset ("fish-qa-…", "sea-qa-…"): two leaderboards for one
+    # file, as a run recorded while no run on the bytes was public is named by its own title
+    body = V1.replace(b'"birds-qa"', b'"birds-twice"').decode()
+    tickets = []
+    for title, about, system in (
+        ("Fish QA", {"license": LICENSE, "creators": ["Ann Author"]}, "fish"),
+        ("Sea QA", {"license": "https://opensource.org/licenses/MIT", "creators": ["Sea"]}, "sea"),
+    ):
+        made = site.post(
+            "api/experiments",
+            json={
+                "dataset": {"filename": f"{system}.json", "content": body},
+                "title": title,
+                "about": about,
+                "profile": "exact",
+                "systems": [{"name": system, "answers": bird_answers(2).decode()}],
+            },
+        )
+        assert made.status_code == 202, made.text
+        tickets.append(made.json())
+    private = [site.wait_finished(t["id"], t["token"]) for t in tickets]
+    assert private[1]["dataset"].rsplit("/", 1)[1].startswith("sea-qa-")  # its own, until then
+    for ticket in tickets:
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    first, second = (site.get(f"api/experiments/{t['id']}").json() for t in tickets)
+    assert first["dataset"] == second["dataset"] and "/fish-qa-" in first["dataset"]
+    name = first["dataset"].rsplit("/", 1)[1]
+    rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+    assert {"fish", "sea"} <= {r["system"] for r in rows}
+    listed = [r["name"] for r in site.get("api/datasets").json()["datasets"] if r["uploaded"]]
+    assert name in listed and not [n for n in listed if n.startswith("sea-qa-")]
+    # the published description wins: one title, one licence, its creator; the second file is
+    # distributed under that licence, and nothing is left under the second name
+    ds = rdflib.URIRef(first["dataset"])
+    g = _graph(site, first["dataset"])
+    assert [str(t) for t in g.objects(ds, DCT.title)] == ["Fish QA"]
+    assert list(g.objects(ds, DCT.license)) == [rdflib.URIRef(LICENSE)]
+    assert {str(g.value(c, FOAF.name)) for c in g.objects(ds, DCT.creator)} == {"Ann Author"}
+    files = [d for d in g.objects(ds, DCAT.distribution) if second["id"] in str(d)]
+    assert files and g.value(files[0], DCT.license) == rdflib.URIRef(LICENSE)
+    assert site.get(private[1]["dataset"].replace(site.url, "")).status_code == 404
+    task = site.get(f"experiment/{second['id']}/task/1", headers={"Accept": "text/turtle"})
+    assert name in task.text and "sea-qa" not in task.text
+
+
 def test_the_authors_description_is_the_datasets(site: Server, walked: dict[str, Any]) -> None:
     v1 = rdflib.URIRef(walked["v1"])
     g = _graph(site, walked["v1"])
