@@ -206,6 +206,8 @@ def test_runs_recorded_before_either_was_public_join_the_first_published(site: S
     assert site.get(private[1]["dataset"].replace(site.url, "")).status_code == 404
     task = site.get(f"experiment/{second['id']}/task/1", headers={"Accept": "text/turtle"})
     assert name in task.text and "sea-qa" not in task.text
+    page = site.get(f"experiment/{second['id']}")
+    assert page.status_code == 200 and name in page.text and "sea-qa" not in page.text
 
 
 def test_the_authors_description_is_the_datasets(site: Server, walked: dict[str, Any]) -> None:
