@@ -21,8 +21,10 @@ DCAT = "http://www.w3.org/ns/dcat#"
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 
 # an uploaded dataset's name, as ``dataset/{name}`` has it (``results.uploaded_dataset_name``:
-# a label cut at 60 characters, a hyphen and up to 64 hex digits), wherever one is read
-UPLOADED_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
+# a label cut at 60 characters, a hyphen and up to 64 hex digits), wherever one is read; the
+# label is ASCII now, but names made before kept any letter (\w: what ``str.isalnum`` kept,
+# and "_"), and a store holds them for good
+UPLOADED_NAME = re.compile(r"[\w.-]{1,128}")
 _EMAIL = re.compile(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+")
 
 
@@ -141,6 +143,21 @@ ABOUT = {f.key: f for f in ABOUT_FIELDS}
 About = tuple[tuple[str, tuple[str, ...]], ...]  # (key, values) in registry order, non-empty
 
 
+MAX_TITLE = 300  # a title, not a description (whose field stops at 2,000 characters)
+
+
+def parse_title(value: str | None, label: str) -> str | None:
+    """A dataset file's title as given (``label``: the option, form field or JSON path):
+    stripped, a blank one none (it was published as a blank ``dct:title``), a long one a
+    BadRequest."""
+    title = value.strip() if value else ""
+    if len(title) > MAX_TITLE:
+        raise BadRequest(
+            f"{label}: at most {MAX_TITLE:,} characters, got {len(title):,}", field="title"
+        )
+    return title or None
+
+
 def parse_about(values: Mapping[str, Any], where: str, *, names: Mapping[str, str]) -> About:
     """``values`` (key -> a text, or a list of texts for a repeated field) checked: a bad one
     is a BadRequest naming ``where`` + its name in ``names`` (an option, a JSON path)."""
@@ -173,13 +190,10 @@ def parse_about(values: Mapping[str, Any], where: str, *, names: Mapping[str, st
 
 
 def _check(f: AboutField, value: str, label: str) -> None:
-    from service.graph import nodes
 
     if len(value) > 2000:
         raise BadRequest(f"{label}: at most 2,000 characters", field=f"about.{f.key}")
-    if f.kind == "iri" and not (
-        value.startswith(("http://", "https://")) and nodes.checked_iri(value) is not None
-    ):
+    if f.kind == "iri" and not _web_iri(value):
         raise BadRequest(f"{label}: expected an http(s) IRI, got {value!r}", field=f"about.{f.key}")
     if f.kind == "contact" and not _contact(value):
         raise BadRequest(
@@ -205,8 +219,23 @@ def _contact(value: str) -> bool:
     if value.lower().startswith("mailto:"):
         return bool(_EMAIL.fullmatch(value[7:])) and nodes.checked_iri(value) is not None
     if value.startswith(("http://", "https://")):
-        return nodes.checked_iri(value) is not None
+        return _web_iri(value)
     return bool(_EMAIL.fullmatch(value))
+
+
+def _web_iri(value: str) -> bool:
+    """An http(s) IRI with a host: ``http://`` and ``https:///path`` are valid IRIs that name
+    nothing on the web (a licence that leads nowhere)."""
+    from urllib.parse import urlsplit
+
+    from service.graph import nodes
+
+    if not value.startswith(("http://", "https://")) or nodes.checked_iri(value) is None:
+        return False
+    try:
+        return bool(urlsplit(value).hostname)
+    except ValueError:  # a port that is no number
+        return False
 
 
 def about_json(about: About) -> dict[str, Any]:

@@ -285,6 +285,7 @@ def _with_intervals(ev: Evaluation, args: argparse.Namespace) -> Evaluation:
 
 def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     """The experiment the arguments ask for: one answer-file system per ``--answers`` file."""
+    from service.dataset_about import parse_title
     from service.evaluation.languages import parse_languages
     from service.experiments.spec import ExperimentSpec, FileRef, KBSpec, RunOptions
     from service.experiments.systems import AnswerFile
@@ -316,7 +317,7 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
             raise BadRequest("--dataset-version names a version of a built-in dataset's name")
         dataset = with_version(dataset, version=args.dataset_version)
     about = about_from_args(args)
-    title = getattr(args, "dataset_title", None)
+    title = parse_title(getattr(args, "dataset_title", None), "--dataset-title")
     if about or title:
         from dataclasses import replace as stated
 
@@ -347,7 +348,8 @@ def uploaded_name(text: str) -> bool:
     from service.graph.results import NAME_DIGITS
 
     digits = "|".join(f"[0-9a-f]{{{n}}}" for n in NAME_DIGITS)
-    return re.fullmatch(f"[a-z0-9._-]+-(?:{digits})", text) is not None
+    # \w: a name made before kept letters beyond ASCII (``dataset_about.UPLOADED_NAME``)
+    return re.fullmatch(f"[\\w.-]+-(?:{digits})", text) is not None
 
 
 def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:

@@ -165,12 +165,15 @@ class CatalogueRepository:
         # described in an experiment's graph: a registered version's file has a SHA-256 too,
         # but its results are a dataset of their own (``run.registered_version``); a withdrawn
         # run's graph offers it no more (as published_upload and GET /api/datasets)
+        # the first published where a store holds several (published before one file was
+        # one dataset: ``uploads.join_published``)
         rows = self.store.public.query(
             f"SELECT ?id ?title WHERE {{ GRAPH ?g {{ ?d {_p('sha256')} ?v ; "
             f"<{DCT}identifier> ?id ; <{DCT}title> ?title }} "
             f'FILTER(LCASE(STR(?v)) = "{sha256.lower()}" '
             f'&& STRSTARTS(STR(?d), "{self.uris.dataset("")}")) '
-            f"{self.uris.listed_experiment_graph()} }} ORDER BY STR(?id) STR(?title) LIMIT 1"
+            f"{self.uris.listed_experiment_graph()} OPTIONAL {{ ?d <{DCT}issued> ?issued }} }} "
+            "ORDER BY (!BOUND(?issued)) STR(?issued) STR(?id) STR(?title) LIMIT 1"
         )
         return next(((row["id"].value, row["title"].value) for row in rows), None)
 

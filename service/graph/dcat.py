@@ -156,6 +156,7 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 FILE_TYPE_OF = {
     "application/json": "JSON",
     "application/xml": "XML",
+    "text/xml": "XML",  # QALD-XML's last registered type (``inputs.media_type_of``)
     "text/tab-separated-values": "TSV",
     "application/yaml": "YAML",
 }

@@ -58,8 +58,8 @@ from service.graph.results import (
     UploadedFile,
     experiment_quads,
 )
-from service.graph.terms import DCAT, DCT, GQA, PROV, RDF, XSD, iri, literal
-from service.graph.uploads import publish_graph
+from service.graph.terms import DCT, GQA, PROV, RDF, XSD, iri, literal
+from service.graph.uploads import join_published, own_graph, publish_graph
 from service.graph.uris import Uris, check_experiment_id
 from service.release import Source
 
@@ -646,12 +646,13 @@ class ExperimentRepository:
         ``check``-ed publication held off, in this process (the store's lock) and on a shared
         store (:data:`CHECKED_PUBLICATIONS`, claimed): two revisions of one line published at
         the same moment each passed a check made before either was public, and both ranked.
-        The uploaded datasets it is on are claimed last (every publication claims in that
-        order): the first publication of one writes its ``dct:issued``, and two replicas that
-        both read it had none wrote two."""
+        The uploaded datasets it is on are claimed last, by their file's content (every
+        publication claims in that order): the first publication of one writes its
+        ``dct:issued`` and fixes its name, and two replicas that both read it had none wrote
+        two."""
         subject = self.uris.experiment(check_experiment_id(experiment_id)) + "/publication"
         subjects = [subject] if check is None else [subject, CHECKED_PUBLICATIONS]
-        subjects += [f"{d}/publication" for d in self._catalogued_uploads(experiment_id)]
+        subjects += self._upload_contents(experiment_id)
         claims = self._claims()
         with self.store.lock:
             held: list[str] = []
@@ -669,15 +670,21 @@ class ExperimentRepository:
                 for one in reversed(held):
                     claims.release(one)
 
-    def _catalogued_uploads(self, experiment_id: str) -> list[str]:
-        """The uploaded datasets ``experiment_id``'s graph lists in the catalogue (a shared
-        store only: in one process the store's lock orders publications), by IRI."""
+    def _upload_contents(self, experiment_id: str) -> list[str]:
+        """The claims on the contents of the uploaded datasets ``experiment_id``'s graph
+        describes (a shared store only: in one process the store's lock orders publications).
+        By content, not by name: two runs on the same bytes under two titles published at once
+        on two replicas each saw none public and kept their own name
+        (``uploads.join_published``)."""
         if not self.store.shared:
             return []
         graph = node(self.uris.experiment_graph(experiment_id))
-        catalog, link = node(self.uris.catalog), node(DCAT + "dataset")
-        found = self.store.private.quads_for_pattern(catalog, link, None, graph)
-        return sorted({q.object.value for q in found})
+        found = self.store.private.quads_for_pattern(None, node(GQA + "sha256"), None, graph)
+        return sorted(
+            f"{self.uris.base}upload/{q.object.value.lower()}/publication"
+            for q in found
+            if own_graph(self.uris, q.subject) is not None
+        )
 
     def _publish(self, experiment_id: str, now: datetime | None) -> ExperimentStatus:
         """:meth:`publish` once its claim is held."""
@@ -696,6 +703,8 @@ class ExperimentRepository:
         when = timestamp(now)
         graph = node(self.uris.experiment_graph(experiment_id))
         quads = list(self.store.private.quads_for_pattern(None, None, None, graph))
+        # the same bytes published first under another name: that dataset, in this transaction
+        quads = join_published(self.store, self.uris, quads)
         _refuse_invalid_terms(experiment_id, quads)
         issued = Quad(node(st.uri), node(DCT + "issued"), n.date_time(when), graph)
         publish_graph(self.store, self.uris, [*quads, issued], n.date_time(when), graph)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -159,12 +161,23 @@ def _distribution_triples(
 # How many hex digits of its SHA-256 an uploaded dataset's name takes: 8, or more where another
 # content has that name already (a file made to share the first 8 is 2^32 hashes away: minutes).
 NAME_DIGITS = (8, 16, 64)
+# Latin letters NFKD does not decompose into an ASCII letter and a mark
+_LETTERS = str.maketrans(
+    {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ı": "i", "ß": "ss"}
+    | {"æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "þ": "th", "Þ": "TH"}
+)
 
 
 def uploaded_dataset_name(label: str, content_sha256: str, digits: int = NAME_DIGITS[0]) -> str:
     """The URI name of an uploaded dataset: readable label + content hash (see
     ``recording.upload_ref`` for the longer hash where the short one is taken)."""
-    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in label.lower()).strip("-.")
+    # ASCII, so that the name can be given back (``dataset_about.UPLOADED_NAME``): accents
+    # dropped (NFKD, and the letters it leaves whole: "Żółw" -> "zolw"), any other character a
+    # separator, a run of them one "-" (names made before kept Unicode letters and runs of "-":
+    # they stay as stored)
+    decomposed = unicodedata.normalize("NFKD", label.translate(_LETTERS))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    slug = re.sub(r"[^a-z0-9_.]+", "-", plain.lower()).strip("-.")
     return f"{slug[:60] or 'dataset'}-{content_sha256[:digits]}"
 
 

@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from service.graph.adapter import StoreAdapter, add_public
 from service.graph.nodes import DefaultGraph, Literal, NamedNode, Quad, node
-from service.graph.terms import DCAT, DCT, GQA, PROV
+from service.graph.terms import DCAT, DCT, GQA, PROV, RDF, RDFS
 from service.graph.uris import Uris
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 DESCRIPTION, GENERATED = DCT + "description", GQA + "generatedDescription"
 PUBLISHER, ISSUED = DCT + "publisher", DCT + "issued"
+SHA256, CONTACT = GQA + "sha256", DCAT + "contactPoint"
+NAMED_BY = frozenset({DCT + "identifier", RDFS + "label"})  # literals that name a dataset
 
 
 def publish_graph(
@@ -73,13 +76,109 @@ def publish_graph(
     store.update(Side.PUBLIC, f"{_removal(stale)} ;\n{_insertion([*kept, *extra])}")
 
 
+def join_published(store: StoreAdapter, uris: Uris, quads: list[Any]) -> list[Any]:
+    """An experiment's ``quads``, about to be published, on the published uploaded dataset
+    whose file has the same SHA-256, when that dataset has another name: one content is one
+    dataset (one page, one leaderboard) whatever title each team gave it. A run recorded while
+    no run on those bytes was public was named by its own title (a private upload's name is
+    never reused at record time: it would tell its title); the first publication fixes the name
+    and this one joins it. Its dataset's IRIs (the questions' under it) and name are the
+    published ones, and the published description wins, as at record time
+    (``recording._not_said_yet``): its title; nothing the published description says already
+    (no second licence, description, creator…); its own file under the published licence."""
+    from service.graph.catalogue import CatalogueRepository
+
+    said = next(
+        (q for q in quads if q.predicate.value == SHA256 and own_graph(uris, q.subject)), None
+    )
+    found = CatalogueRepository(store, uris).upload_for_sha256(said.object.value) if said else None
+    if said is None or found is None or uris.dataset(found[0]) == said.subject.value:
+        return quads
+    old, (name, title) = said.subject.value, found
+    new = node(uris.dataset(name))
+    before = unquote(old.removeprefix(uris.dataset("")))
+
+    def moved(term: Any, predicate: str) -> Any:
+        if isinstance(term, NamedNode) and (
+            term.value == old or term.value.startswith((f"{old}/", f"{old}#"))
+        ):
+            return node(new.value + term.value[len(old) :])
+        if isinstance(term, Literal) and predicate in NAMED_BY and before in term.value:
+            # its identifier, the task labels ("system on NAME: QA (en, …)")
+            text = term.value.replace(before, name)
+            return Literal(text, language=term.language) if term.language else Literal(text)
+        return term
+
+    joined = [
+        Quad(moved(q.subject, ""), q.predicate, moved(q.object, q.predicate.value), q.graph_name)
+        for q in quads
+    ]
+    return _published_description_wins(store, uris, joined, new, title)
+
+
+def _published_description_wins(
+    store: StoreAdapter, uris: Uris, quads: list[Any], ds: NamedNode, title: str
+) -> list[Any]:
+    """``quads`` without what they say of uploaded dataset ``ds`` that its published
+    description says already (:func:`join_published`)."""
+    from service.dataset_about import ABOUT_FIELDS
+    from service.graph.questions import service_agent
+
+    theirs: dict[str, set[Any]] = {}
+    for q in store.public.quads_for_pattern(ds, None, None, DefaultGraph()):
+        theirs.setdefault(q.predicate.value, set()).add(q.object)
+    mine = [q for q in quads if q.subject == ds]
+    generated = {q.object for q in mine if q.predicate.value == GENERATED}
+    authored = theirs.get(DESCRIPTION, set()) - theirs.get(GENERATED, set())
+    said = {f.predicate for f in ABOUT_FIELDS} & set(theirs) - {DESCRIPTION}
+    if said & {DCAT + "previousVersion"}:
+        said.add(DCT + "isVersionOf")
+    if theirs.get(PUBLISHER, set()) - {node(service_agent(uris))}:  # an author's, not ours
+        said.add(PUBLISHER)
+    drop = {(q.predicate.value, q.object) for q in mine if q.predicate.value in said}
+    drop |= {(DESCRIPTION, o) for o in generated} | {(GENERATED, o) for o in generated}
+    if authored:
+        drop |= {(q.predicate.value, q.object) for q in mine if q.predicate.value == DESCRIPTION}
+    # what the dropped statements linked to, described in this graph for them only
+    dropped = {
+        p: {o for d, o in drop if d == p} for p in (DCT + "license", DCAT + "previousVersion")
+    }
+    agents = tuple(
+        part
+        for part, p in ((f"{ds.value}#creator-", DCT + "creator"), (f"{ds.value}#contact", CONTACT))
+        if p in said
+    )
+    licences = theirs.get(DCT + "license", set())
+    files = {q.object for q in mine if q.predicate.value == DCAT + "distribution"}
+    out: list[Any] = []
+    for q in quads:
+        p = q.predicate.value
+        if (
+            (q.subject == ds and ((p, q.object) in drop or p == DCT + "title"))
+            or (agents and q.subject.value.startswith(agents))
+            or (p == RDF + "type" and q.subject in dropped[DCT + "license"] - licences)
+            or (p == DCAT + "hasVersion" and q.subject in dropped[DCAT + "previousVersion"])
+            or (q.subject in files and p == DCT + "license" and licences)
+        ):
+            continue
+        if p == GQA + "datasetLabel":
+            q = Quad(q.subject, q.predicate, Literal(title), q.graph_name)
+        out.append(q)
+    graph = mine[0].graph_name if mine else DefaultGraph()
+    out.append(Quad(ds, node(DCT + "title"), Literal(title), graph))
+    # its own file is distributed under the published licence
+    out += [Quad(f, node(DCT + "license"), lic, graph) for f in files for lic in licences]
+    return out
+
+
 def own_graph(uris: Uris, dataset: NamedNode) -> NamedNode | None:
     """The graph of an uploaded dataset's own statements (``graph/dataset/{name}``); None for
     another URI (a registered version, which has its own graph and date)."""
     from service.dataset_about import UPLOADED_NAME
 
-    name = dataset.value.removeprefix(uris.dataset(""))
-    if name == dataset.value or not UPLOADED_NAME.fullmatch(name):
+    encoded = dataset.value.removeprefix(uris.dataset(""))
+    name = unquote(encoded)  # a name made before with a letter beyond ASCII is encoded
+    if encoded == dataset.value or not UPLOADED_NAME.fullmatch(name):
         return None
     return node(uris.dataset_graph(name))
 

@@ -6,7 +6,7 @@ from typing import Any, get_args
 
 from service import __version__
 from service.contracts import openapi as registries
-from service.dataset_about import ABOUT_FIELDS
+from service.dataset_about import ABOUT_FIELDS, MAX_TITLE
 from service.errors import Severity
 from service.evaluation.results import QuestionStatus
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
@@ -686,7 +686,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 {"$ref": "#/components/schemas/InlineFile"},
                             ],
                         },
-                        "title": {"type": "string", "description": "Name of an uploaded dataset."},
+                        "title": {
+                            "type": "string",
+                            "description": "Name of an uploaded dataset (dct:title; stripped, "
+                            f"at most {MAX_TITLE} characters; blank: none).",
+                        },
                         "about": _about_schema(),
                         "revisionOf": {
                             "type": "string",

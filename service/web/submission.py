@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from service.dataset_about import parse_title
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         language=form.get("language"),
         experiment_types=tuple(form.getlist("experiment_type")),
         kb=form.get("kb") or None,
-        title=form.get("title") or None,
+        title=parse_title(form.get("title"), "title"),
         force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
         calls=_call_settings({k: v for k, v in form.items() if v.strip()}, "", numbers=False),
         revision_of=(form.get("revisionOf") or "").strip() or None,
@@ -346,7 +347,7 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
         language=_text(data, "language", "$"),
         experiment_types=tuple(types),
         kb=_text(data, "kb", "$"),
-        title=_text(data, "title", "$"),
+        title=parse_title(_text(data, "title", "$"), "$.title"),
         force=force,
         dataset_version=_text(data, "datasetVersion", "$"),
         gold_name=_text(data, "gold", "$") if isinstance(gold, str) else None,

@@ -207,3 +207,31 @@ def test_what_is_said_needs_a_store_and_a_published_previous_version(
     # nothing was recorded
     assert main(["experiments", *store]) == 0
     assert "0 experiment(s)" in capsys.readouterr().err
+
+
+def test_one_file_under_three_titles_is_one_dataset_once_published(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    # explore-3 #9: "Fish QA", "Sea QA" and no title gave fish-qa-…, sea-qa-… and birds-qa-…,
+    # three datasets and leaderboards for one file, as each was recorded before any was public
+    store = ["--store", str(tmp_path / "store"), "--kb", str(files["kb"]), "--profile", "exact"]
+    copy = tmp_path / "other-name.json"
+    copy.write_bytes(V1)
+    ids = [
+        _evaluate(capsys, "--dataset", str(path), "--answers", str(files[team]), *store, *title)[
+            "experiment"
+        ]["id"]
+        for path, team, title in (
+            (files["v1"], "team-a", ["--dataset-title", "Fish QA"]),
+            (copy, "team-b", ["--dataset-title", "Sea QA"]),
+            (copy, "team-b", []),
+        )
+    ]
+    for eid in ids:
+        assert main(["publish", *store[:2], eid]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["experiments", *store[:2], "--output", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sorted(row["id"] for row in rows) == sorted(ids)
+    uris = {row["datasetUri"] for row in rows}
+    assert len(uris) == 1 and uris.pop().rsplit("/", 1)[1].startswith("fish-qa-"), rows

@@ -52,3 +52,17 @@ def test_evaluate_does_not_import_other_areas() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['service.cli.evaluate']"
+
+
+def test_an_uploaded_name_is_ascii_and_a_stored_unicode_one_is_still_run_by_name() -> None:
+    from service.cli.evaluate import dataset_source
+    from service.experiments.spec import CatalogueDataset
+    from service.graph.results import uploaded_dataset_name
+
+    digest = "7e7b546f" * 8
+    # "żółw-pytań-…" was made, and nothing took it back; runs of "-" were kept
+    assert uploaded_dataset_name("Żółw pytań", digest) == "zolw-pytan-7e7b546f"
+    assert uploaded_dataset_name("Birds & Bees 100% {QA}", digest) == "birds-bees-100-qa-7e7b546f"
+    # a name made before stays a name a store holds: --dataset still takes it
+    old = "żółw-pytań-7e7b546f"
+    assert dataset_source(old, stored=True) == CatalogueDataset(old)

@@ -161,6 +161,55 @@ def test_the_same_file_is_one_dataset_for_every_team(walked: dict[str, Any]) -> 
     assert walked["v2"] != v1  # the corrected file is a dataset (and leaderboard) of its own
 
 
+def test_runs_recorded_before_either_was_public_join_the_first_published(site: Server) -> None:
+    # each title named its own dataset ("fish-qa-…", "sea-qa-…"): two leaderboards for one
+    # file, as a run recorded while no run on the bytes was public is named by its own title
+    body = V1.replace(b'"birds-qa"', b'"birds-twice"').decode()
+    tickets = []
+    for title, about, system in (
+        ("Fish QA", {"license": LICENSE, "creators": ["Ann Author"]}, "fish"),
+        ("Sea QA", {"license": "https://opensource.org/licenses/MIT", "creators": ["Sea"]}, "sea"),
+    ):
+        made = site.post(
+            "api/experiments",
+            json={
+                "dataset": {"filename": f"{system}.json", "content": body},
+                "title": title,
+                "about": about,
+                "profile": "exact",
+                "systems": [{"name": system, "answers": bird_answers(2).decode()}],
+            },
+        )
+        assert made.status_code == 202, made.text
+        tickets.append(made.json())
+    private = [site.wait_finished(t["id"], t["token"]) for t in tickets]
+    assert private[1]["dataset"].rsplit("/", 1)[1].startswith("sea-qa-")  # its own, until then
+    for ticket in tickets:
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    first, second = (site.get(f"api/experiments/{t['id']}").json() for t in tickets)
+    assert first["dataset"] == second["dataset"] and "/fish-qa-" in first["dataset"]
+    name = first["dataset"].rsplit("/", 1)[1]
+    rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+    assert {"fish", "sea"} <= {r["system"] for r in rows}
+    listed = [r["name"] for r in site.get("api/datasets").json()["datasets"] if r["uploaded"]]
+    assert name in listed and not [n for n in listed if n.startswith("sea-qa-")]
+    # the published description wins: one title, one licence, its creator; the second file is
+    # distributed under that licence, and nothing is left under the second name
+    ds = rdflib.URIRef(first["dataset"])
+    g = _graph(site, first["dataset"])
+    assert [str(t) for t in g.objects(ds, DCT.title)] == ["Fish QA"]
+    assert list(g.objects(ds, DCT.license)) == [rdflib.URIRef(LICENSE)]
+    assert {str(g.value(c, FOAF.name)) for c in g.objects(ds, DCT.creator)} == {"Ann Author"}
+    files = [d for d in g.objects(ds, DCAT.distribution) if second["id"] in str(d)]
+    assert files and g.value(files[0], DCT.license) == rdflib.URIRef(LICENSE)
+    assert site.get(private[1]["dataset"].replace(site.url, "")).status_code == 404
+    task = site.get(f"experiment/{second['id']}/task/1", headers={"Accept": "text/turtle"})
+    assert name in task.text and "sea-qa" not in task.text
+    page = site.get(f"experiment/{second['id']}")
+    assert page.status_code == 200 and name in page.text and "sea-qa" not in page.text
+
+
 def test_the_authors_description_is_the_datasets(site: Server, walked: dict[str, Any]) -> None:
     v1 = rdflib.URIRef(walked["v1"])
     g = _graph(site, walked["v1"])
@@ -336,10 +385,18 @@ def test_what_an_author_gets_wrong_is_named(site: Server) -> None:
         ({"licence": LICENSE}, "$.about.licence", "not a key of about"),
         ({"creators": "Ann"}, "$.about.creators", "a list of texts"),
         ({"previousVersion": "dataset/x y"}, "$.about.previousVersion", "dataset's name"),
+        # valid IRIs that name nothing on the web were published as the licence
+        ({"license": "http://"}, "$.about.license", "http(s) IRI"),
+        ({"license": "https:///path"}, "$.about.license", "http(s) IRI"),
+        ({"knowledgeBase": "http://:8080/kb"}, "$.about.knowledgeBase", "http(s) IRI"),
+        ({"contact": "https://"}, "$.about.contact", "http(s) URL"),
     ):
         got = site.post("api/experiments", json={**base, "about": about})
         assert got.status_code == 400, (about, got.text)
         assert where in got.text and expected in got.text, (about, got.text)
+    # a title is a title: 5,000 characters were accepted
+    got = site.post("api/experiments", json={**base, "title": "t" * 301})
+    assert got.status_code == 400 and "$.title: at most 300 characters" in got.text, got.text
     # a previous version that is no published dataset here, before anything is reserved
     got = site.post("api/experiments", json={**base, "about": {"previousVersion": "birds-qa-0"}})
     assert got.status_code == 400 and "dataset/birds-qa-0 is no published" in got.text
@@ -626,3 +683,51 @@ def test_an_unpublished_upload_is_neither_listed_nor_run_by_name(site: Server) -
     assert got.status_code in (400, 404) and "p.json" not in got.text, got.text
     page = site.get(f"dataset/{name}")
     assert page.status_code == 404 and "Secret Author" not in page.text
+
+
+def test_a_title_names_the_dataset_in_ascii_and_a_blank_one_is_none(site: Server) -> None:
+    # "Żółw pytań" made "żółw-pytań-…", a name neither "dataset": NAME nor previousVersion
+    # took; "   " was published as the dataset's dct:title
+    base = {"profile": "exact", "systems": [{"name": "p", "answers": bird_answers(1).decode()}]}
+    polish = V1.replace(b'"birds-qa"', b'"birds-pl"')
+    first = _run(site, {**base, "dataset": {"content": polish.decode()}, "title": "Żółw – pytań"})
+    name = first["dataset"].rsplit("/", 1)[1]
+    assert name.startswith("zolw-pytan-"), name
+    by_name = _run(site, {**base, "dataset": name})
+    assert by_name["dataset"] == first["dataset"]
+    newer = V2.replace(b'"birds-qa"', b'"birds-pl"')
+    v2 = _run(
+        site,
+        {**base, "dataset": {"content": newer.decode()}, "about": {"previousVersion": name}},
+    )
+    assert (DCAT.previousVersion, rdflib.URIRef(first["dataset"])) in _graph(
+        site, v2["dataset"]
+    ).predicate_objects(rdflib.URIRef(v2["dataset"]))
+    blank = V1.replace(b'"birds-qa"', b'"birds-blank"')
+    untitled = _run(site, {**base, "dataset": {"content": blank.decode()}, "title": "   "})
+    assert untitled["dataset"].rsplit("/", 1)[1].startswith("birds-blank-")
+    uri = rdflib.URIRef(untitled["dataset"])
+    assert [str(t) for t in _graph(site, untitled["dataset"]).objects(uri, DCT.title)] == [
+        "birds-blank"
+    ]
+
+
+def test_an_xml_upload_says_its_file_type(site: Server) -> None:
+    # QALD-XML is read as text/xml, which the file-type table lacked: no dct:format
+    from service.formats import qald_json, qald_xml
+    from service.formats.base import Source
+
+    xml = qald_xml.write(qald_json.read(Source(V1.replace(b'"birds-qa"', b'"birds-xml"'))))
+    done = _run(
+        site,
+        files=[("dataset_file", ("birds.xml", xml)), ("answers", ("a.json", bird_answers(1)))],
+        data={"kb": "birds", "profile": "exact"},
+    )
+    g = _graph(site, done["dataset"])
+    formats = {
+        g.value(d, DCT["format"])
+        for d in g.objects(rdflib.URIRef(done["dataset"]), DCAT.distribution)
+    }
+    assert formats == {
+        rdflib.URIRef("http://publications.europa.eu/resource/authority/file-type/XML")
+    }
