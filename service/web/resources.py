@@ -938,6 +938,7 @@ def _dataset_html(
         checked=main.text(GQA + "checkedAt") if main else None,
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),
+        runnable=endpoint == "resources.dataset" and _runnable(route["name"]),
         groups=groups,
         listed=listed,
         questions=questions[at.offset : at.offset + at.size],
@@ -1000,6 +1001,16 @@ def _uploaded_from(main: Node | None) -> list[str]:
     none for a catalogue dataset."""
     derived = main.all(PROV + "wasDerivedFrom") if main is not None else []
     return sorted(v.value for v in derived if "#file-" in v.value)
+
+
+def _runnable(name: str) -> bool:
+    """Whether a submission may name dataset ``name``: a catalogue dataset or a published
+    upload (not one whose every run was withdrawn), so that its page links the run form."""
+    from service import catalog
+
+    if any(e.name == name for e in catalog.entries()):
+        return True
+    return services().storage.catalogue.published_upload(name) is not None
 
 
 def _file_missing(main: Node | None) -> bool:

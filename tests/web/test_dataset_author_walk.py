@@ -485,6 +485,62 @@ def test_the_run_page_records_what_the_author_says(
     assert severe_logs(browser) == []
 
 
+@pytest.mark.browser
+def test_a_browser_finds_the_published_upload_and_runs_on_it(
+    site: Server, walked: dict[str, Any], browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # before: the run page listed the catalogue only (not in the list, the search box or
+    # ?dataset=NAME), so a second team downloaded the author's file and uploaded it again
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_browser import severe_logs, visit, wait_until
+
+    name = walked["v1"].rsplit("/", 1)[1]
+    answers = tmp_path_factory.mktemp("browser-by-name") / "team-f.json"
+    answers.write_bytes(bird_answers(2))
+    browser.delete_all_cookies()
+    visit(browser, walked["v1"], "upload-dataset-page")
+    browser.find_element(By.CSS_SELECTOR, "#run-on-it a").click()  # its page links the form
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-dataset"))
+    chosen = Select(browser.find_element(By.ID, "run-dataset")).first_selected_option
+    assert chosen.get_attribute("value") == name
+    visit(browser, site.url + "experiments/new", "run-page-uploads")
+    group = browser.find_element(By.CSS_SELECTOR, 'optgroup[label="Uploaded datasets"]')
+    assert f"Birds QA: {name} (30 questions; de, en)" in group.get_attribute("textContent")
+    browser.find_element(By.ID, "dataset-search").send_keys(name)
+    select = Select(browser.find_element(By.ID, "run-dataset"))
+    assert select.first_selected_option.get_attribute("value") == name
+    browser.find_element(By.ID, "run-answers").send_keys(str(answers))
+    browser.find_element(By.ID, "run-answers-name").send_keys("team-f")
+    Select(browser.find_element(By.ID, "run-kb")).select_by_value("birds")
+    Select(browser.find_element(By.ID, "run-profile")).select_by_value("exact")
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    experiment_id, token = link.split("?token=", 1)
+    state = site.wait_finished(experiment_id.rsplit("/", 1)[-1], token)
+    assert state["status"] == "finished" and state["dataset"] == walked["v1"], state
+    assert severe_logs(browser) == []
+
+
+def test_the_compare_page_compares_answer_files_on_a_published_upload(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    name = walked["v1"].rsplit("/", 1)[1]
+    form = site.get(f"compare?dataset={name}")
+    assert form.status_code == 200
+    assert f'<option value="{name}" selected>Birds QA: {name}' in form.text
+    compared = site.post(
+        "compare",
+        data={"dataset": name, "profile": "exact", "answers_name": "one\ntwo"},
+        files=[("answers", ("a.json", bird_answers(1))), ("answers", ("b.json", bird_answers(2)))],
+    )
+    # before: the form's name was looked up in the built-in catalogue only (a 404)
+    assert compared.status_code == 200, compared.text
+    assert 'id="result"' in compared.text and "one" in compared.text
+
+
 def test_a_later_upload_of_the_same_bytes_restates_nothing_that_is_said(
     site: Server, walked: dict[str, Any]
 ) -> None:
