@@ -437,6 +437,86 @@ def test_a_run_on_v1_is_rescored_on_v2_and_both_stay_citable(
     assert refused.status_code == 400 and "dataset/birds-qa-00000000" in refused.text
 
 
+def _newer_version(site: Server, experiment_id: str) -> tuple[str, str]:
+    """The experiment page's "Newer dataset version" (its text) and the dataset version its
+    rescore command names."""
+    import re
+
+    page = site.get(f"experiment/{experiment_id}").text
+    (said,) = re.findall(r'<dd class="newer-version">(.*?)</dd>', page, re.S)
+    (version,) = re.findall(r"--dataset-version (\S+)</code>", said)
+    return said, version
+
+
+def test_a_run_on_v1_names_v2_as_its_newer_version_and_the_command_works(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # before: "birds-qa-… version 2" (the old dataset's name), "its gold answers computed
+    # again" (a catalogue refresh's words) and --dataset-version 2, which rescore refused
+    author = walked["author"]
+    v1_name, v2_name = (walked[v].rsplit("/", 1)[1] for v in ("v1", "v2"))
+    said, version = _newer_version(site, author["id"])
+    assert f'<a href="{walked["v2"]}">Birds QA, version 2 ({v2_name})</a>' in said, said
+    assert "computed again" not in said and v1_name not in said
+    assert version == v2_name
+    made = site.post(
+        f"api/experiments/{author['id']}/rescore",
+        json={"datasetVersion": version},
+        headers={"Authorization": f"Bearer {author['token']}"},
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    assert site.wait_finished(ticket["id"], ticket["token"])["dataset"] == walked["v2"]
+
+
+def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> None:
+    # before: v1's page read "not checked yet: it is checked when first used" with its name
+    # for a title, and the rescore its run's page offered was refused ("no published newer
+    # version") once that run was withdrawn
+    v1 = _run(
+        site,
+        {
+            "dataset": {"content": V1.replace(b'"birds-qa"', b'"fish-qa"').decode()},
+            "title": "Fish QA",
+            "about": {"version": "1"},
+            "profile": "exact",
+            "systems": [{"name": "fish-1", "answers": bird_answers(1).decode()}],
+        },
+    )
+    v1_name = v1["dataset"].rsplit("/", 1)[1]
+    v2 = _run(
+        site,
+        {
+            "dataset": {"content": V2.replace(b'"birds-qa"', b'"fish-qa"').decode()},
+            "title": "Fish QA",
+            "about": {"version": "1.1", "previousVersion": v1_name},
+            "profile": "exact",
+            "systems": [{"name": "fish-2", "answers": bird_answers(1).decode()}],
+        },
+    )
+    auth = {"Authorization": f"Bearer {v1['token']}"}
+    gone = site.post(
+        f"api/experiments/{v1['id']}/withdraw", json={"reason": "superseded"}, headers=auth
+    )
+    assert gone.status_code == 200, gone.text
+    page = site.get(f"dataset/{v1_name}")
+    assert page.status_code == 200  # v2 still links it as its previous version
+    assert "<h1>Fish QA</h1>" in page.text
+    assert 'id="withdrawn-runs"' in page.text and "superseded" in page.text
+    assert f'href="{v1["uri"]}">experiment {v1["id"]}</a>' in page.text
+    assert "first used" not in page.text and "not checked yet" not in page.text
+    assert 'id="run-on-it"' not in page.text  # it is run by its name no more
+    # the withdrawn run's page names v2 and its command is accepted
+    said, version = _newer_version(site, v1["id"])
+    assert "Fish QA, version 1.1" in said and version == v2["dataset"].rsplit("/", 1)[1]
+    made = site.post(
+        f"api/experiments/{v1['id']}/rescore", json={"datasetVersion": version}, headers=auth
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    assert site.wait_finished(ticket["id"], ticket["token"])["dataset"] == v2["dataset"]
+
+
 @pytest.mark.browser
 def test_the_run_page_records_what_the_author_says(
     site: Server, browser, tmp_path_factory: pytest.TempPathFactory
