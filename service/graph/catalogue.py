@@ -222,6 +222,16 @@ class CatalogueRepository:
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 
+    def published_upload_names(self) -> list[str]:
+        """The names of the published uploaded datasets (a run on each listed), by name: a
+        mistyped one is refused naming the nearest (8 hex digits are the hard part to type)."""
+        rows = self.store.public.query(
+            f"SELECT DISTINCT ?id WHERE {{ GRAPH ?g {{ ?d {_p('sha256')} ?v ; "
+            f'<{DCT}identifier> ?id }} FILTER(STRSTARTS(STR(?d), "{self.uris.dataset("")}")) '
+            f"{self.uris.listed_experiment_graph()} }} ORDER BY ?id"
+        )
+        return [row["id"].value for row in rows]
+
     def newer_upload(self, name: str, older_sha256: str) -> tuple[str, str] | None:
         """The file SHA-256 and title of published uploaded dataset ``name`` when it is a
         newer version (``dcat:previousVersion``, one or more steps) of the uploaded dataset

@@ -403,11 +403,10 @@ def _known_dataset(name: str, iri: str | None, ranked: list[listings.DatasetUse]
     mistyped one in a paper's link showed "No public results" as if it had none."""
     if iri is None or any(d.uri == iri for d in ranked) or listings.described(iri):
         return
-    import difflib
+    from service import catalog
 
     names = sorted({d.name for d in ranked} | {d.name for d in listings.datasets()})
-    near = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    hint = f"; did you mean {near[0]!r}?" if near else " (the catalogue's names: catalog)"
+    hint = catalog.did_you_mean(name, names=names) or " (the catalogue's names: catalog)"
     raise BadRequest(
         f"dataset={name!r}: no dataset of that name; expected a dataset's name or "
         f"{ALL_DATASETS!r}{hint}"

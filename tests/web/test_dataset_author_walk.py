@@ -705,6 +705,12 @@ def test_others_run_the_published_dataset_by_its_name(site: Server, walked: dict
         json={"dataset": "qald-9-tset-multilingual", "systems": [{"name": "x", "answers": "{}"}]},
     )
     assert "did you mean 'qald-9-test-multilingual'?" in typo.json()["error"], typo.text
+    # a published upload's name misspelt is named too (before: no suggestion among uploads)
+    typo = site.post(
+        "api/experiments",
+        json={"dataset": "brids" + name[5:], "systems": [{"name": "x", "answers": "{}"}]},
+    )
+    assert typo.status_code == 404 and f"did you mean {name!r}?" in typo.text, typo.text
 
 
 def test_the_api_lists_published_uploads_after_the_catalogue(
