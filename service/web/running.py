@@ -225,14 +225,16 @@ def _dataset_chosen(raw: RawSubmission) -> None:
 
 
 def dataset_profiles() -> dict[str, str | None]:
-    """Each catalogue dataset's own profile: the one made for its language (poleval for
-    PolEval's Polish) or its challenge (text2sparql for TEXT2SPARQL'25's), said beside it on
-    the run and compare pages and chosen with it while the profile is not chosen by hand
-    (run.js)."""
+    """Each catalogue dataset's (and published upload's) own profile: the one made for its
+    language (poleval for PolEval's Polish) or its challenge (text2sparql for TEXT2SPARQL'25's),
+    said beside it on the run and compare pages and chosen with it while the profile is not
+    chosen by hand (run.js), also when the page opens with it (``?dataset=NAME``, a dataset's
+    page's link: before, a PolEval dataset opened under the default profile)."""
     from service import catalog
     from service.evaluation.profiles import own_profile
 
-    return {e.name: own_profile(e.languages, e.questions_file.format) for e in catalog.entries()}
+    found = {e.name: own_profile(e.languages, e.questions_file.format) for e in catalog.entries()}
+    return {**found, **{u.name: u.profile for u in published_uploads()}}
 
 
 @dataclass(frozen=True, slots=True)
