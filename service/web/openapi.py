@@ -1071,7 +1071,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "difference, pValue, pAdjusted}].",
                     {
                         "200": _json_response("The comparison", "Comparison"),
-                        **_errors(400, 403, 404),  # 404: an unknown catalogue dataset
+                        **_errors(400, 403, 404),  # 404: a dataset of neither kind
                     },
                     requestBody=_compare_body(submission_body(options)),
                 ),
