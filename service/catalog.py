@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -234,21 +234,22 @@ def get_entry(name: str) -> CatalogEntry:
     raise NotFound(f"no built-in dataset {name!r}{did_you_mean(name)} (see `gerbil-qa datasets`)")
 
 
-def did_you_mean(name: str, names: Iterable[str] | None = None) -> str:
+def did_you_mean(name: str, *, names: Sequence[str] | None = None) -> str:
     """``"; did you mean 'x'?"`` (or ``'x', 'y' or 'z'``) naming :func:`nearest`, else ``""``."""
-    near = [repr(n) for n in nearest(name, names)]
+    near = [repr(n) for n in nearest(name, names=names)]
     if not near:
         return ""
     listed = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"
     return f"; did you mean {listed}?"
 
 
-def nearest(name: str, names: Iterable[str] | None = None, *, most: int = 3) -> list[str]:
+def nearest(name: str, *, names: Sequence[str] | None = None, most: int = 3) -> list[str]:
     """The dataset names (``names``, else the built-in ones) a user most likely meant by
     ``name``: those holding each of its parts (``qald-8-train``: ``qald-8-train-multilingual``),
-    those it begins first and the shortest first; else the closest by spelling. Spelling
-    alone put equal-length names of another challenge first (``qald-9-test`` ->
-    ``qald-10-test``)."""
+    those it begins first and the shortest first; else, among those keeping the numbers typed
+    (the challenge's), the closest by spelling to as many parts of theirs; else the closest by
+    spelling. Spelling alone put equal-length names of another challenge first (``qald-9-test``
+    and ``qald-9-tst`` -> ``qald-10-test``, ``qald-9-trian`` -> ``qald-7-hybrid-train``)."""
     import difflib
 
     names = [e.name for e in _entries()] if names is None else list(names)
@@ -261,6 +262,18 @@ def nearest(name: str, names: Iterable[str] | None = None, *, most: int = 3) -> 
             ranked.append((not begins, len(tokens) - len(parts), index, candidate))
     if ranked:
         return [candidate for *_, candidate in sorted(ranked)[:most]]
+    numbers = [p for p in parts if p.isdigit()]
+    typed = "-".join(parts)
+    spelled: list[tuple[float, int, int, str]] = []
+    for index, candidate in enumerate(names):
+        tokens = _name_parts(candidate)
+        if numbers and all(tokens.count(n) >= numbers.count(n) for n in numbers):
+            # its first parts as many as typed: qald-9-tst is qald-9-test, not the whole name
+            score = difflib.SequenceMatcher(None, typed, "-".join(tokens[: len(parts)])).ratio()
+            if score >= 0.6:
+                spelled.append((-score, len(tokens), index, candidate))  # the shortest
+    if spelled:
+        return [min(spelled)[-1]]
     return difflib.get_close_matches(name, names, n=1, cutoff=0.6)
 
 
@@ -434,7 +447,8 @@ def _with_expected(dataset, path: Path, fmt: str, *, limits):  # -> service.mode
     from service.model import attach_gold
 
     gold = formats.read(path.read_bytes(), format=fmt, name=str(path), limits=limits)
-    kept = tuple(p for p in gold.problems if p.message != NO_TEXTS)  # the texts are in in.tsv
+    # the texts are in in.tsv
+    kept = tuple(p for p in gold.problems if not p.message.startswith(NO_TEXTS))
     return attach_gold(dataset, replace(gold, problems=kept))
 
 

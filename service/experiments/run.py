@@ -412,10 +412,11 @@ def named_upload(
         return spec, {}
     found = storage.catalogue.published_upload(source.name)
     if found is None:  # the catalogue's names and this store's published uploads: neither
+        names = [e.name for e in catalog.entries()] + storage.catalogue.published_upload_names()
         raise NotFound(
             f"no dataset {source.name!r}: neither a built-in dataset nor a published uploaded "
-            f"dataset of this store{catalog.did_you_mean(source.name)} (GET /api/datasets lists "
-            "both; gerbil-qa datasets the built-in ones)",
+            f"dataset of this store{catalog.did_you_mean(source.name, names=names)} (GET "
+            "/api/datasets lists both; gerbil-qa datasets the built-in ones)",
             field="dataset",
         )
     sha, title = found

@@ -34,6 +34,13 @@ ROLE_KEY = "tsv.role"
 IN, OUT, EXPECTED = "in", "out", "expected"
 TEXTS_LOSS = "question texts (they go in in.tsv"
 NO_TEXTS = "no in.tsv beside this file: the questions have no text"
+# read from bytes (an upload is one file: the web takes no in.tsv with it): how to bring the
+# texts, where "in the same directory" meant nothing to a dataset author uploading it
+ALONE = (
+    " (a file read alone, as an upload is, has nothing beside it: upload the dataset as "
+    "QALD-JSON instead, made with in.tsv beside expected.tsv by "
+    "gerbil-qa convert expected.tsv dataset.json --to qald-json --lang LANG)"
+)
 HEADER_KEY = "tsv.header"  # metadata: the first line, when it looks like a header
 # column names a header starts with: no first answer is likely to be one ("no" is an answer)
 HEADER_WORDS = frozenset(
@@ -121,9 +128,10 @@ def read(src: Source) -> Dataset:
         if role == OUT:
             _warn_tabs(report, lines)
         if texts is None and role == EXPECTED and lines:
+            alone = src.path is None
             report.warn(
-                NO_TEXTS,
-                expected="in.tsv in the same directory",
+                NO_TEXTS + (ALONE if alone else ""),
+                expected=None if alone else "in.tsv in the same directory",
             )
         if role != OUT:  # a system's answers: empty ones are normal, texts absent
             check_questions(questions, report, places, texts=texts is not None)

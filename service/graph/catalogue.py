@@ -53,6 +53,18 @@ class DatasetVersion:
     question_count: int
 
 
+@dataclass(frozen=True, slots=True)
+class UploadVersion:
+    """A published uploaded dataset that is a newer version of another (its author's
+    corrected file, ``about.previousVersion``)."""
+
+    name: str
+    uri: str
+    title: str
+    version: str | None  # its author's label (``dcat:version``), if said
+    issued: str | None  # its first publication
+
+
 DCT_PUBLISHER = DCT + "publisher"
 
 
@@ -213,18 +225,61 @@ class CatalogueRepository:
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 
+    def published_upload_names(self) -> list[str]:
+        """The names of the published uploaded datasets (a run on each listed), by name: a
+        mistyped one is refused naming the nearest (8 hex digits are the hard part to type)."""
+        rows = self.store.public.query(
+            f"SELECT DISTINCT ?id WHERE {{ GRAPH ?g {{ ?d {_p('sha256')} ?v ; "
+            f'<{DCT}identifier> ?id }} FILTER(STRSTARTS(STR(?d), "{self.uris.dataset("")}")) '
+            f"{self.uris.listed_experiment_graph()} }} ORDER BY ?id"
+        )
+        return [row["id"].value for row in rows]
+
     def newer_upload(self, name: str, older_sha256: str) -> tuple[str, str] | None:
         """The file SHA-256 and title of published uploaded dataset ``name`` when it is a
         newer version (``dcat:previousVersion``, one or more steps) of the uploaded dataset
         whose file has ``older_sha256``."""
         if not re.fullmatch(r"[0-9a-fA-F]{64}", older_sha256) or not UPLOADED_NAME.fullmatch(name):
             return None
+        # the older one's file in any public graph: once its runs are all withdrawn it is
+        # described in their graphs only, and a withdrawn run is re-scored onto the newer
+        # version as any other (its page offers it; before, that was refused)
         rows = self.store.public.query(
             f"SELECT ?sha ?title WHERE {{ <{self.uris.dataset(name)}> {_p('sha256')} ?sha ; "
-            f"<{DCT}title> ?title ; <{DCAT}previousVersion>+ ?old . ?old {_p('sha256')} ?v "
+            f"<{DCT}title> ?title ; <{DCAT}previousVersion>+ ?old . "
+            f"GRAPH ?h {{ ?old {_p('sha256')} ?v }} "
             f'FILTER(LCASE(STR(?v)) = "{older_sha256.lower()}") }} ORDER BY STR(?title) LIMIT 1'
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
+
+    def newer_uploads(self, name: str) -> list[UploadVersion]:
+        """The published uploaded datasets that are newer versions of uploaded dataset
+        ``name`` (their ``dcat:previousVersion``, one or more steps, leads to it), oldest
+        first: a run on it is re-scored onto each by its name."""
+        if not UPLOADED_NAME.fullmatch(name):
+            return []
+        rows = self.store.public.query(
+            f"SELECT ?new ?id ?title ?label ?issued WHERE {{ "
+            f"?new <{DCAT}previousVersion>+ <{self.uris.dataset(name)}> ; "
+            f"<{DCT}identifier> ?id ; {_p('sha256')} ?sha ; <{DCT}title> ?title "
+            f"FILTER NOT EXISTS {{ ?new a {_p('DatasetVersion')} }} "
+            f"OPTIONAL {{ ?new <{DCAT}version> ?label }} "
+            f"OPTIONAL {{ ?new <{DCT}issued> ?issued }} }}"
+        )
+        found: dict[str, UploadVersion] = {}
+        for r in rows:  # described in several graphs: one each
+            label, issued = r["label"], r["issued"]
+            found.setdefault(
+                r["new"].value,
+                UploadVersion(
+                    r["id"].value,
+                    r["new"].value,
+                    r["title"].value,
+                    label.value if label is not None else None,
+                    issued.value if issued is not None else None,
+                ),
+            )
+        return sorted(found.values(), key=lambda v: (v.issued or "", v.name))
 
     # -- dataset questions -------------------------------------------------------------------
     def has_questions(self, name: str) -> bool:
@@ -422,7 +477,7 @@ class CatalogueRepository:
         ds = self.uris.dataset(name)
         rows = self.store.public.query(
             f"""SELECT ?v ?label ?prev ?issued ?count WHERE {{
-              <{ds}> <{DCAT}hasVersion> ?v .
+              <{ds}> <{DCAT}hasVersion> ?v . ?v a {_p("DatasetVersion")} .
               ?v <{DCAT}version> ?label ; <{DCAT}previousVersion> ?prev ;
                  <{DCT}issued> ?issued ; {_p("questionCount")} ?count }}"""
         )

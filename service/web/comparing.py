@@ -81,7 +81,7 @@ def compare_request(
     """Score and compare the submission of this request (JSON ``body``, else the form);
     ``page``: the compare page's form, whose missing choices are said in its words."""
     from service.evaluation.comparison import compare
-    from service.experiments.run import prepare, run_experiment
+    from service.experiments.run import named_upload, prepare, run_experiment
     from service.web import submission
 
     if isinstance(body, dict) and "tasks" in body:  # stored tasks, not files
@@ -109,6 +109,8 @@ def compare_request(
     numbers = _numbers(options, form=body is None)
     state = services()
     spec, uploads = submission.to_spec(raw, kbs=dict(kbs))
+    spec, kept = named_upload(spec, state.storage)  # a published upload, by its name
+    uploads = {**uploads, **kept}
     if len(spec.systems) < 2 or any(not s.from_files for s in spec.systems):
         raise BadRequest(
             "$.systems: compare needs two or more answer files (run web services as an "
@@ -607,7 +609,7 @@ def _form_answer() -> Any:
     tasks = request.args.getlist("task")
     if _wants_json():
         return _json_comparison(tasks)
-    if not tasks and not request.args:  # from the navigation: the form
+    if not tasks and set(request.args) <= {"dataset"}:  # the navigation's or a dataset's link
         return _page()
     # ticked in the browser's own runs (this page's or the run page's list) or on a leaderboard
     ticked = "runs" if request.args.get("from") == "runs" else "leaderboard"
@@ -670,7 +672,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
     from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
     from service.web.app import problems_of
-    from service.web.running import dataset_profiles
+    from service.web.running import dataset_profiles, published_uploads
 
     figures = _figures(found) if found is not None else None
     tasks = own_tasks()
@@ -681,10 +683,11 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         measures=measure_choices(),
         ticked=request.args.getlist("task") if request.method == "GET" else [],
         datasets=catalog.entries(),
+        uploads=published_uploads(),
         own_profiles=dataset_profiles(),
         profiles=[PROFILES[name] for name in PROFILES],
         default_profile=DEFAULT_PROFILE,
-        chosen=request.form if request.method == "POST" else {},
+        chosen=request.form if request.method == "POST" else request.args,
         result=found.comparison.to_json() if found is not None else None,
         withdrawn=found.withdrawn if found is not None else (),
         measure=found.measure if found is not None else "macroF1",

@@ -529,6 +529,32 @@ def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     return _dataset_rows(rows)
 
 
+@dataclass(frozen=True, slots=True)
+class WithdrawnRun:
+    experiment: str
+    withdrawn_at: str
+    reason: str
+    title: str | None  # the dataset's title as that run described it
+
+
+def withdrawn_runs(dataset: str) -> list[WithdrawnRun]:
+    """The withdrawn experiments that described uploaded dataset ``dataset`` (their graphs
+    stay whole, with the withdrawal note), first withdrawn first: once its last listed run is
+    withdrawn its page says so, where it said the dataset had never been used."""
+    rows = _select(
+        f"""SELECT ?exp ?when ?why ?title WHERE {{ GRAPH ?g {{ {_iri(dataset)} gqa:sha256 ?sha .
+  ?exp gqa:withdrawnAt ?when ; gqa:withdrawalReason ?why .
+  OPTIONAL {{ {_iri(dataset)} dct:title ?title }} }} }} ORDER BY ?when ?exp"""
+    )
+    runs: dict[str, WithdrawnRun] = {}
+    for r in rows:
+        exp = _v(r["exp"]) or ""
+        runs.setdefault(
+            exp, WithdrawnRun(exp, _v(r["when"]) or "", _v(r["why"]) or "", _v(r["title"]))
+        )
+    return list(runs.values())
+
+
 def _dataset_rows(rows: list[dict[str, Any]]) -> list[DatasetRow]:
     """One row per dataset of the query's (one per language), by name."""
     grouped: dict[str, dict[str, Any]] = {}

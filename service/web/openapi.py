@@ -1088,7 +1088,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "difference, pValue, pAdjusted}].",
                     {
                         "200": _json_response("The comparison", "Comparison"),
-                        # 404: an unknown catalogue dataset; 415: a body neither JSON nor a form
+                        # 404: a dataset of neither kind; 415: a body neither JSON nor a form
                         **_errors(400, 403, 404, 415),
                     },
                     requestBody=_compare_body(submission_body(options)),

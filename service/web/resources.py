@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -516,21 +516,39 @@ def badge(experiment_id: str) -> Response:
     return response
 
 
-def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[Any]:
+@dataclass(frozen=True, slots=True)
+class NewerVersion:
+    """A newer version of an experiment's dataset, as its page names it."""
+
+    uri: str
+    label: str
+    issued: str | None
+    rescore: str  # what ``gerbil-qa rescore ID --dataset-version`` takes for it
+    refreshed: bool  # a catalogue dataset's gold computed again (``dataset refresh``)
+
+
+def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[NewerVersion]:
     """The versions of the experiment's catalogue dataset registered after it ran (a gold
-    refreshed since): a reader of a cited result learns that the gold moved on, and where to.
-    Before, only the dataset's own page listed them."""
+    refreshed since), or the newer versions its uploaded dataset's author published: a reader
+    of a cited result learns that the gold moved on, and where to. Before, only the dataset's
+    own page listed them; an upload's newer version was named as the old dataset with its
+    version label, which ``rescore --dataset-version`` refused (it takes the new one's name)."""
     from datetime import datetime
 
     prefix = storage.uris.base + "dataset/"
     if not page.dataset or not page.ended or not page.dataset.startswith(prefix):
         return []
+    name = page.dataset.removeprefix(prefix)
     ended = datetime.fromisoformat(page.ended)
-    return [
-        v
-        for v in storage.catalogue.versions(page.dataset.removeprefix(prefix))
+    found = [
+        NewerVersion(v.uri, f"{name} version {v.version}", v.issued, v.version, refreshed=True)
+        for v in storage.catalogue.versions(name)
         if datetime.fromisoformat(v.issued) > ended
     ]
+    for u in storage.catalogue.newer_uploads(name):
+        label = u.title + (f", version {u.version}" if u.version else "") + f" ({u.name})"
+        found.append(NewerVersion(u.uri, label, u.issued, u.name, refreshed=False))
+    return found
 
 
 def _newer_profiles(page: pages.ExperimentPage) -> list[tuple[str, str, str]]:
@@ -936,6 +954,12 @@ def _dataset_html(
     questions = listings.dataset_questions(uri)
     at = listings.page_from(request.args, size=DATASET_QUESTIONS, name="questions_page")
     findings = {v.value for v in main.all(GQA + "finding")} if main is not None else set()
+    runnable = endpoint == "resources.dataset" and _runnable(route["name"])
+    # an upload whose every run was withdrawn: said so, with the title those runs gave it
+    withdrawn = (
+        listings.withdrawn_runs(uri) if endpoint == "resources.dataset" and not runnable else []
+    )
+    title = title or next((w.title for w in withdrawn if w.title), None)
     return render_template(
         "dataset.html",
         citation=_dataset_citation(uri, main, nodes, title or pages.local(uri)),
@@ -946,6 +970,8 @@ def _dataset_html(
         checked=main.text(GQA + "checkedAt") if main else None,
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),
+        runnable=runnable,
+        withdrawn=withdrawn,
         groups=groups,
         listed=listed,
         questions=questions[at.offset : at.offset + at.size],
@@ -1008,6 +1034,16 @@ def _uploaded_from(main: Node | None) -> list[str]:
     none for a catalogue dataset."""
     derived = main.all(PROV + "wasDerivedFrom") if main is not None else []
     return sorted(v.value for v in derived if "#file-" in v.value)
+
+
+def _runnable(name: str) -> bool:
+    """Whether a submission may name dataset ``name``: a catalogue dataset or a published
+    upload (not one whose every run was withdrawn), so that its page links the run form."""
+    from service import catalog
+
+    if any(e.name == name for e in catalog.entries()):
+        return True
+    return services().storage.catalogue.published_upload(name) is not None
 
 
 def _file_missing(main: Node | None) -> bool:

@@ -254,14 +254,54 @@ def _dataset_chosen(raw: RawSubmission) -> None:
 
 
 def dataset_profiles() -> dict[str, str | None]:
-    """Each catalogue dataset's own profile: the one made for its language (poleval for
-    PolEval's Polish) or its challenge (text2sparql for TEXT2SPARQL'25's), said beside it on
-    the run and compare pages and chosen with it while the profile is not chosen by hand
-    (run.js)."""
+    """Each catalogue dataset's (and published upload's) own profile: the one made for its
+    language (poleval for PolEval's Polish) or its challenge (text2sparql for TEXT2SPARQL'25's),
+    said beside it on the run and compare pages and chosen with it while the profile is not
+    chosen by hand (run.js), also when the page opens with it (``?dataset=NAME``, a dataset's
+    page's link: before, a PolEval dataset opened under the default profile)."""
     from service import catalog
     from service.evaluation.profiles import own_profile
 
-    return {e.name: own_profile(e.languages, e.questions_file.format) for e in catalog.entries()}
+    found = {e.name: own_profile(e.languages, e.questions_file.format) for e in catalog.entries()}
+    return {**found, **{u.name: u.profile for u in published_uploads()}}
+
+
+@dataclass(frozen=True, slots=True)
+class UploadChoice:
+    """A published uploaded dataset as the run and compare pages list it: run by its name, as
+    ``GET /api/datasets`` lists it."""
+
+    name: str
+    title: str
+    questions: int | None
+    languages: tuple[str, ...]
+    profile: str | None  # the one made for its language, as a catalogue dataset's
+
+
+UPLOADS_KEY = ("run", "uploads")  # the page cache's entry for the published uploads
+
+
+def published_uploads() -> list[UploadChoice]:
+    """The published uploaded datasets, kept in the page cache until the next public write:
+    the run page lists them for every browser (the list is one query over every listed
+    experiment graph, 1.0 s at 10,000 uploads). Before, a browser could not pick one: a
+    second team downloaded the author's file and uploaded it again."""
+    from service.evaluation.profiles import own_profile
+    from service.web import listings
+
+    cache = services().cache
+    kept = cache.get(UPLOADS_KEY)
+    if kept is None:
+        rows = [
+            [r.name, r.title, r.questions, list(r.languages), own_profile(r.languages, "")]
+            for r in listings.uploaded_datasets()
+        ]
+        kept = cache.rendered(json.dumps(rows).encode(), "application/json")
+        cache.put(UPLOADS_KEY, kept)
+    return [
+        UploadChoice(name, title, questions, tuple(languages), profile)
+        for name, title, questions, languages, profile in json.loads(kept.body)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +411,7 @@ def _form(
         demo=DEMO_DATASET,
         demo_questions=_demo_size(DEMO_QUESTIONS),
         groups=groups,
+        uploads=published_uploads(),
         own_profiles=dataset_profiles(),
         profiles=[PROFILES[name] for name in PROFILES],
         default_profile=DEFAULT_PROFILE,

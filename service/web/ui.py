@@ -409,7 +409,7 @@ def _known_dataset(name: str, iri: str | None, ranked: list[listings.DatasetUse]
     if iri is None or any(d.uri == iri for d in ranked) or listings.described(iri):
         return
     names = sorted({d.name for d in ranked} | {d.name for d in listings.datasets()})
-    hint = catalog.did_you_mean(name, names) or " (the catalogue's names: catalog)"
+    hint = catalog.did_you_mean(name, names=names) or " (the catalogue's names: catalog)"
     raise BadRequest(
         f"dataset={name!r}: no dataset of that name; expected a dataset's name or "
         f"{ALL_DATASETS!r}{hint}"

@@ -190,6 +190,10 @@ def test_cli_lists_the_catalogue() -> None:
     [
         ("qald-8-train", "'qald-8-train-multilingual'"),
         ("qald-9-test", "'qald-9-test-multilingual', 'qald-9-test-multilingual-2018-10-10'"),
+        # misspelt: the challenge number typed is kept (was qald-10-test, qald-7-hybrid-train)
+        ("qald-9-tst", "'qald-9-test-multilingual'?"),
+        ("qald-9-trian", "'qald-9-train-multilingual'?"),
+        ("qald-8-tets", "'qald-8-test-multilingual'?"),
     ],
 )
 def test_a_mistyped_name_suggests_the_names_holding_it(

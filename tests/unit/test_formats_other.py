@@ -126,9 +126,12 @@ def test_tsv_line_counts_must_match(poleval: Path) -> None:
 def test_tsv_expected_without_in_and_from_bytes() -> None:
     ds = read(b"a\tb\n", format="tsv", name="expected.tsv")
     assert ds.questions[0].texts == ()
-    assert [p.message for p in ds.problems] == [
-        "no in.tsv beside this file: the questions have no text"
-    ]
+    # read alone (an upload): how to bring the texts, not "in.tsv in the same directory"
+    ((problem,),) = [ds.problems]
+    assert problem.message.startswith("no in.tsv beside this file: the questions have no text")
+    assert "upload the dataset as QALD-JSON" in problem.message
+    assert "gerbil-qa convert expected.tsv dataset.json --to qald-json" in problem.message
+    assert problem.expected is None
 
 
 def test_tsv_crlf_and_written_back(tmp_path: Path) -> None:

@@ -494,6 +494,86 @@ def test_a_run_on_v1_is_rescored_on_v2_and_both_stay_citable(
     assert refused.status_code == 400 and "dataset/birds-qa-00000000" in refused.text
 
 
+def _newer_version(site: Server, experiment_id: str) -> tuple[str, str]:
+    """The experiment page's "Newer dataset version" (its text) and the dataset version its
+    rescore command names."""
+    import re
+
+    page = site.get(f"experiment/{experiment_id}").text
+    (said,) = re.findall(r'<dd class="newer-version">(.*?)</dd>', page, re.S)
+    (version,) = re.findall(r"--dataset-version (\S+)</code>", said)
+    return said, version
+
+
+def test_a_run_on_v1_names_v2_as_its_newer_version_and_the_command_works(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # before: "birds-qa-… version 2" (the old dataset's name), "its gold answers computed
+    # again" (a catalogue refresh's words) and --dataset-version 2, which rescore refused
+    author = walked["author"]
+    v1_name, v2_name = (walked[v].rsplit("/", 1)[1] for v in ("v1", "v2"))
+    said, version = _newer_version(site, author["id"])
+    assert f'<a href="{walked["v2"]}">Birds QA, version 2 ({v2_name})</a>' in said, said
+    assert "computed again" not in said and v1_name not in said
+    assert version == v2_name
+    made = site.post(
+        f"api/experiments/{author['id']}/rescore",
+        json={"datasetVersion": version},
+        headers={"Authorization": f"Bearer {author['token']}"},
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    assert site.wait_finished(ticket["id"], ticket["token"])["dataset"] == walked["v2"]
+
+
+def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> None:
+    # before: v1's page read "not checked yet: it is checked when first used" with its name
+    # for a title, and the rescore its run's page offered was refused ("no published newer
+    # version") once that run was withdrawn
+    v1 = _run(
+        site,
+        {
+            "dataset": {"content": V1.replace(b'"birds-qa"', b'"fish-qa"').decode()},
+            "title": "Fish QA",
+            "about": {"version": "1"},
+            "profile": "exact",
+            "systems": [{"name": "fish-1", "answers": bird_answers(1).decode()}],
+        },
+    )
+    v1_name = v1["dataset"].rsplit("/", 1)[1]
+    v2 = _run(
+        site,
+        {
+            "dataset": {"content": V2.replace(b'"birds-qa"', b'"fish-qa"').decode()},
+            "title": "Fish QA",
+            "about": {"version": "1.1", "previousVersion": v1_name},
+            "profile": "exact",
+            "systems": [{"name": "fish-2", "answers": bird_answers(1).decode()}],
+        },
+    )
+    auth = {"Authorization": f"Bearer {v1['token']}"}
+    gone = site.post(
+        f"api/experiments/{v1['id']}/withdraw", json={"reason": "superseded"}, headers=auth
+    )
+    assert gone.status_code == 200, gone.text
+    page = site.get(f"dataset/{v1_name}")
+    assert page.status_code == 200  # v2 still links it as its previous version
+    assert "<h1>Fish QA</h1>" in page.text
+    assert 'id="withdrawn-runs"' in page.text and "superseded" in page.text
+    assert f'href="{v1["uri"]}">experiment {v1["id"]}</a>' in page.text
+    assert "first used" not in page.text and "not checked yet" not in page.text
+    assert 'id="run-on-it"' not in page.text  # it is run by its name no more
+    # the withdrawn run's page names v2 and its command is accepted
+    said, version = _newer_version(site, v1["id"])
+    assert "Fish QA, version 1.1" in said and version == v2["dataset"].rsplit("/", 1)[1]
+    made = site.post(
+        f"api/experiments/{v1['id']}/rescore", json={"datasetVersion": version}, headers=auth
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    assert site.wait_finished(ticket["id"], ticket["token"])["dataset"] == v2["dataset"]
+
+
 @pytest.mark.browser
 def test_the_run_page_records_what_the_author_says(
     site: Server, browser, tmp_path_factory: pytest.TempPathFactory
@@ -540,6 +620,62 @@ def test_the_run_page_records_what_the_author_says(
     assert browser.find_elements(By.CSS_SELECTOR, f'a[href="{LICENSE}"]')
     shot(browser, "author-dataset-page")
     assert severe_logs(browser) == []
+
+
+@pytest.mark.browser
+def test_a_browser_finds_the_published_upload_and_runs_on_it(
+    site: Server, walked: dict[str, Any], browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # before: the run page listed the catalogue only (not in the list, the search box or
+    # ?dataset=NAME), so a second team downloaded the author's file and uploaded it again
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_browser import severe_logs, visit, wait_until
+
+    name = walked["v1"].rsplit("/", 1)[1]
+    answers = tmp_path_factory.mktemp("browser-by-name") / "team-f.json"
+    answers.write_bytes(bird_answers(2))
+    browser.delete_all_cookies()
+    visit(browser, walked["v1"], "upload-dataset-page")
+    browser.find_element(By.CSS_SELECTOR, "#run-on-it a").click()  # its page links the form
+    wait_until(browser, lambda d: d.find_elements(By.ID, "run-dataset"))
+    chosen = Select(browser.find_element(By.ID, "run-dataset")).first_selected_option
+    assert chosen.get_attribute("value") == name
+    visit(browser, site.url + "experiments/new", "run-page-uploads")
+    group = browser.find_element(By.CSS_SELECTOR, 'optgroup[label="Uploaded datasets"]')
+    assert f"Birds QA: {name} (30 questions; de, en)" in group.get_attribute("textContent")
+    browser.find_element(By.ID, "dataset-search").send_keys(name)
+    select = Select(browser.find_element(By.ID, "run-dataset"))
+    assert select.first_selected_option.get_attribute("value") == name
+    browser.find_element(By.ID, "run-answers").send_keys(str(answers))
+    browser.find_element(By.ID, "run-answers-name").send_keys("team-f")
+    Select(browser.find_element(By.ID, "run-kb")).select_by_value("birds")
+    Select(browser.find_element(By.ID, "run-profile")).select_by_value("exact")
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    experiment_id, token = link.split("?token=", 1)
+    state = site.wait_finished(experiment_id.rsplit("/", 1)[-1], token)
+    assert state["status"] == "finished" and state["dataset"] == walked["v1"], state
+    assert severe_logs(browser) == []
+
+
+def test_the_compare_page_compares_answer_files_on_a_published_upload(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    name = walked["v1"].rsplit("/", 1)[1]
+    form = site.get(f"compare?dataset={name}")
+    assert form.status_code == 200
+    assert f'<option value="{name}" selected>Birds QA: {name}' in form.text
+    compared = site.post(
+        "compare",
+        data={"dataset": name, "profile": "exact", "answers_name": "one\ntwo"},
+        files=[("answers", ("a.json", bird_answers(1))), ("answers", ("b.json", bird_answers(2)))],
+    )
+    # before: the form's name was looked up in the built-in catalogue only (a 404)
+    assert compared.status_code == 200, compared.text
+    assert 'id="result"' in compared.text and "one" in compared.text
 
 
 def test_a_later_upload_of_the_same_bytes_restates_nothing_that_is_said(
@@ -626,6 +762,12 @@ def test_others_run_the_published_dataset_by_its_name(site: Server, walked: dict
         json={"dataset": "qald-9-tset-multilingual", "systems": [{"name": "x", "answers": "{}"}]},
     )
     assert "did you mean 'qald-9-test-multilingual'?" in typo.json()["error"], typo.text
+    # a published upload's name misspelt is named too (before: no suggestion among uploads)
+    typo = site.post(
+        "api/experiments",
+        json={"dataset": "brids" + name[5:], "systems": [{"name": "x", "answers": "{}"}]},
+    )
+    assert typo.status_code == 404 and f"did you mean {name!r}?" in typo.text, typo.text
 
 
 def test_the_api_lists_published_uploads_after_the_catalogue(

@@ -4,6 +4,8 @@ link) showed "No public results with these filters", 200, as if the dataset had 
 
 from __future__ import annotations
 
+import html
+
 from tests.web.conftest import demo_dataset
 
 
@@ -16,6 +18,10 @@ def test_an_unknown_dataset_is_refused_naming_the_nearest(server) -> None:
         assert f"did you mean {name!r}?" in refused.text, refused.text[:300]
     frozen = server.post("api/leaderboards", json={"dataset": typo})
     assert frozen.status_code == 400 and f"dataset={typo!r}" in frozen.json()["error"]
+    # misspelt, the challenge number typed is kept (spelling alone said qald-10-test)
+    misspelt = server.get("leaderboards", params={"dataset": "qald-9-tst"})
+    assert misspelt.status_code == 400
+    assert "did you mean 'qald-9-test-multilingual'?" in html.unescape(misspelt.text)
     far = server.get("leaderboards", params={"dataset": "nothing-like-it-at-all"})
     assert far.status_code == 400 and "catalog" in far.text
 

@@ -73,6 +73,16 @@ def test_the_form_offers_the_catalogue_by_challenge_and_the_demo(server) -> None
     assert 'href="/experiments/new">New experiment</a>' in home  # in the navigation
 
 
+def test_a_dataset_named_in_the_link_opens_with_its_own_profile(server) -> None:
+    # a dataset page links ?dataset=NAME: before, PolEval's opened under the default profile
+    # (run.js chooses it on a change only), and the compare page chose no dataset at all
+    for path, select in (("experiments/new", "run-profile"), ("compare", "cmp-profile")):
+        page = server.get(path, params={"dataset": "poleval-2021-qa-dev-0"}).text
+        assert '<option value="poleval-2021-qa-dev-0" data-profile="poleval" selected>' in page
+        profiles = page.split(f'id="{select}"', 1)[1].split("</select>", 1)[0]
+        assert '<option value="poleval" selected>' in profiles, path
+
+
 def test_a_submission_shows_its_token_once_and_the_browser_owns_it(server) -> None:
     before = len(server.storage.experiments.listing(include_private=True))
     response = _submit(server, [_answers("partial")], dataset="demo")

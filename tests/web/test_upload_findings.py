@@ -106,7 +106,7 @@ def test_a_published_uploads_page_summarises_its_findings(
     assert "gold SPARQL does not parse" in html and "the gold answer set is empty" in html
     listed = site.get(f"dataset/{name}?findings=unparsable-query", headers={"Accept": "text/html"})
     assert listed.status_code == 200
-    assert "1 findings of the kind unparsable-query" in listed.text
+    assert "1 finding of the kind unparsable-query" in listed.text
     assert "question 2" in listed.text
     unknown = site.get(f"dataset/{name}?findings=duplicate-id", headers={"Accept": "text/html"})
     assert unknown.status_code == 400 and "unparsable-query" in unknown.text
@@ -325,6 +325,39 @@ def test_a_clean_upload_says_so_to_its_owner(site: Server) -> None:
     assert state["datasetFindings"] == []
     page = site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True)
     assert "The dataset check found nothing to report" in page.text
+
+
+def test_an_uploaded_expected_tsv_says_how_to_bring_its_question_texts(site: Server) -> None:
+    # a web upload is one file: it said "expected in.tsv in the same directory", which an
+    # author uploading expected.tsv could not do; and "found 1 things", "1 findings"
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "expected.tsv", "content": "4\tcztery\nWarszawa\n"},
+            "title": "Mini quiz PL",
+            "profile": "poleval",
+            "systems": [
+                {"name": "quiz-bot", "answers": {"filename": "out.tsv", "content": "4\nKraków\n"}}
+            ],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    owned = site.get(
+        f"api/experiments/{ticket['id']}", headers={"Authorization": f"Bearer {ticket['token']}"}
+    )
+    (finding,) = owned.json()["datasetFindings"]
+    assert "upload the dataset as QALD-JSON" in finding["message"], finding
+    assert "gerbil-qa convert expected.tsv dataset.json --to qald-json" in finding["message"]
+    assert "same directory" not in finding["message"]
+    page = site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True)
+    assert "found</strong> 1 thing in the uploaded dataset" in page.text
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    dataset = site.get(state["dataset"].replace(site.url, ""))
+    assert "<caption>1 finding</caption>" in dataset.text
+    assert "same directory" not in dataset.text
 
 
 @pytest.mark.browser
