@@ -25,6 +25,7 @@ from service.evaluation.results import (
 )
 from service.graph.checks import check_store
 from service.graph.dumps import export, import_dump
+from service.graph.experiments import Ticket
 from service.graph.results import DatasetRef, UploadedFile
 from service.graph.store import Storage, open_storage
 from service.graph.uris import Uris
@@ -46,6 +47,17 @@ def _dataset(n: int = 3) -> Dataset:
             for i in range(1, n + 1)
         ),
     )
+
+
+def _one_published(path: Path) -> tuple[Storage, Ticket]:
+    """A store at ``path`` holding one published experiment (on a tiny uploaded dataset)."""
+    dataset = _dataset()
+    storage = open_storage(path, catalog=False)
+    ticket = storage.experiments.record(
+        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
+    )
+    storage.experiments.publish(ticket.id)
+    return storage, ticket
 
 
 def _evaluation(dataset: Dataset, *, system: str = "sys", undefined: bool = False) -> Evaluation:
@@ -422,12 +434,7 @@ def test_a_dump_cut_at_a_line_end_or_empty_is_refused_and_nothing_written(
     is taken only with --legacy-dump, said to be unchecked."""
     from service.cli import main
 
-    dataset = _dataset()
-    source = open_storage(tmp_path / "source", catalog=False)
-    ticket = source.experiments.record(
-        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
-    )
-    source.experiments.publish(ticket.id)
+    source, ticket = _one_published(tmp_path / "source")
     data = export(source, format="nquads")
     held = _canonical_store(source)
     turtle = export(source, format="turtle", experiment_id=ticket.id)
@@ -558,11 +565,7 @@ def test_another_deployments_experiment_under_a_held_id_is_refused(tmp_path: Pat
     two owner tokens on one record (later: the store's private experiment replaced by the
     dump's published one). Now the import is refused, naming the ids, and nothing is written."""
     dataset = _dataset()
-    source = open_storage(tmp_path / "source", catalog=False)
-    theirs = source.experiments.record(
-        [_evaluation(dataset)], dataset=DatasetRef.upload("t", dataset)
-    )
-    source.experiments.publish(theirs.id)
+    source, theirs = _one_published(tmp_path / "source")
     dump = export(source, format="nquads")
     source.close()
     other = open_storage(tmp_path / "other", catalog=False)

@@ -581,7 +581,7 @@ def test_the_run_page_records_what_the_author_says(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    from tests.web.test_browser import check_accessibility, severe_logs, shot, visit, wait_until
+    from tests.web.test_browser import check_accessibility, severe_logs, shot, visit
 
     folder = tmp_path_factory.mktemp("browser-author")
     dataset = folder / "birds-browser.json"
@@ -605,11 +605,7 @@ def test_the_run_page_records_what_the_author_says(
     browser.find_element(By.ID, "run-answers").send_keys(str(answers))
     Select(browser.find_element(By.ID, "run-kb")).select_by_value("birds")
     Select(browser.find_element(By.ID, "run-profile")).select_by_value("exact")
-    browser.find_element(By.ID, "run-submit").click()
-    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
-    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
-    experiment_id, token = link.split("?token=", 1)
-    experiment_id = experiment_id.rsplit("/", 1)[-1]
+    experiment_id, token = _submit_run(browser)
     state = site.wait_finished(experiment_id, token)
     auth = {"Authorization": f"Bearer {token}"}
     assert site.post(f"api/experiments/{experiment_id}/publish", headers=auth).status_code == 200
@@ -652,11 +648,8 @@ def test_a_browser_finds_the_published_upload_and_runs_on_it(
     browser.find_element(By.ID, "run-answers-name").send_keys("team-f")
     Select(browser.find_element(By.ID, "run-kb")).select_by_value("birds")
     Select(browser.find_element(By.ID, "run-profile")).select_by_value("exact")
-    browser.find_element(By.ID, "run-submit").click()
-    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
-    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
-    experiment_id, token = link.split("?token=", 1)
-    state = site.wait_finished(experiment_id.rsplit("/", 1)[-1], token)
+    experiment_id, token = _submit_run(browser)
+    state = site.wait_finished(experiment_id, token)
     assert state["status"] == "finished" and state["dataset"] == walked["v1"], state
     assert severe_logs(browser) == []
 
@@ -873,3 +866,16 @@ def test_an_xml_upload_says_its_file_type(site: Server) -> None:
     assert formats == {
         rdflib.URIRef("http://publications.europa.eu/resource/authority/file-type/XML")
     }
+
+
+def _submit_run(browser) -> tuple[str, str]:
+    """The run form submitted: the experiment's id and owner token, from the page it leads to."""
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_browser import wait_until
+
+    browser.find_element(By.ID, "run-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+    link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+    uri, token = link.split("?token=", 1)
+    return uri.rsplit("/", 1)[-1], token
