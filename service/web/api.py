@@ -99,8 +99,8 @@ def unsupported_body(what: str) -> ServiceError:
 def body_or_form(what: str) -> Any:
     """An API write's body: its JSON, its form, or nothing; a body of another type is a 415
     (text/plain was read as JSON by one endpoint and as an empty form by others)."""
-    if request.is_json:
-        return json_body()
+    if request.is_json or (not request.mimetype and request.get_data(cache=True)):
+        return json_body()  # a body without a type (a bare curl -d) is read as JSON
     if request.mimetype in FORM_TYPES or not request.get_data(cache=True):
         return request.form
     raise unsupported_body(what)

@@ -120,7 +120,7 @@ def freeze_form() -> BaseResponse:
 
 @bp.post("/api/leaderboards")
 def freeze_api() -> Response:
-    if not request.is_json and request.get_data(cache=True):  # text/plain was read as JSON
+    if request.mimetype and not request.is_json:  # text/plain was read as JSON
         raise unsupported_body("the leaderboard's filters")
     body = json_body()
     if not isinstance(body, dict):
