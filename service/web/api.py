@@ -84,6 +84,28 @@ def json_body() -> Any:
         raise BadRequest(f"$: not valid JSON: {err} (expected the request object)") from None
 
 
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def unsupported_body(what: str) -> ServiceError:
+    """415 for a body that is neither JSON nor a form, naming the type sent."""
+    return ServiceError(  # 415: the body's type, not its content, is wrong
+        f"send {what} as application/json or a form (multipart/form-data, "
+        f"application/x-www-form-urlencoded), not {request.mimetype or 'a body without a type'}",
+        status=415,
+    )
+
+
+def body_or_form(what: str) -> Any:
+    """An API write's body: its JSON, its form, or nothing; a body of another type is a 415
+    (text/plain was read as JSON by one endpoint and as an empty form by others)."""
+    if request.is_json or (not request.mimetype and request.get_data(cache=True)):
+        return json_body()  # a body without a type (a bare curl -d) is read as JSON
+    if request.mimetype in FORM_TYPES or not request.get_data(cache=True):
+        return request.form
+    raise unsupported_body(what)
+
+
 @bp.post("/api/experiments")
 def submit() -> Response:
     """Check the submission, then reserve its id and queue it (``running.start``)."""
@@ -92,15 +114,11 @@ def submit() -> Response:
 
     if request.mimetype == "application/json":
         raw = submission.from_json(json_body())
-    elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+    elif request.mimetype in FORM_TYPES:
         submission.check_form_fields([*request.form.keys(), *request.files.keys()])
         raw = submission.from_form(request.form, request.files)
     else:
-        raise ServiceError(  # 415: the body's type, not its content, is wrong
-            f"send the submission as multipart/form-data or application/json, not "
-            f"{request.mimetype or 'a body without Content-Type'}",
-            status=415,
-        )
+        raise unsupported_body("the submission")
     ticket = start(raw)
     body = {
         "id": ticket.id,
@@ -348,7 +366,7 @@ def withdraw(experiment_id: str) -> Response:
     from service.web.submission import utf8
 
     _require_owner(experiment_id)
-    data = json_body() if request.is_json else request.form
+    data = body_or_form("the withdrawal")
     reason = data.get("reason") if isinstance(data, dict) else None
     if not isinstance(reason, str):
         raise BadRequest('send {"reason": "why it is withdrawn"} (a string, shown with it)')
@@ -375,7 +393,7 @@ def attach_paper(experiment_id: str) -> Response:
     from service.web.submission import utf8
 
     _require_owner(experiment_id)
-    data = json_body() if request.is_json else request.form
+    data = body_or_form("the paper")
     if not isinstance(data, dict):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
     for key in ("doi", "url"):  # a wrong type is named, never read as absent
@@ -413,7 +431,7 @@ def rescore(experiment_id: str) -> Response:
     from service.web.running import room_for_one_more
 
     _require_owner(experiment_id)
-    body = json_body() if request.is_json else request.form
+    body = body_or_form("the re-scoring")
     profile = body.get("profile") if body is not None and hasattr(body, "get") else None
     if profile is not None and not isinstance(profile, str):
         raise BadRequest('$.profile: expected a profile name such as "exact"')

@@ -98,11 +98,9 @@ def compare_request(
             _form_choices(raw)
         options = request.form
     else:
-        raise ServiceError(  # 415: the body's type, not its content, is wrong
-            f"send the comparison as multipart/form-data or application/json, not "
-            f"{request.mimetype or 'a body without Content-Type'}",
-            status=415,
-        )
+        from service.web.api import unsupported_body
+
+        raise unsupported_body("the comparison")
     # the options are read before any scoring: a bad one costs nothing
     measure = _text(options, "measure") or "macroF1"
     test = _text(options, "test") or "auto"

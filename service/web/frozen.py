@@ -20,7 +20,7 @@ from service.graph import leaderboards
 from service.graph.nodes import refuse_non_text
 from service.graph.uris import gerbil
 from service.web import conneg, listings, pages
-from service.web.api import json_answer, json_body
+from service.web.api import json_answer, json_body, unsupported_body
 from service.web.citation import leaderboard_bibtex
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
@@ -120,6 +120,8 @@ def freeze_form() -> BaseResponse:
 
 @bp.post("/api/leaderboards")
 def freeze_api() -> Response:
+    if request.mimetype and not request.is_json:  # text/plain was read as JSON
+        raise unsupported_body("the leaderboard's filters")
     body = json_body()
     if not isinstance(body, dict):
         raise BadRequest("$: expected a JSON object (the leaderboard's filters and a title)")

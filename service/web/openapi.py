@@ -1244,7 +1244,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "most 2,000 characters). An unpublished experiment is 409: delete it instead.",
                     {
                         "200": _json_response("Withdrawn", "Withdrawn"),
-                        **_errors(400, 403, 404, 409),
+                        **_errors(400, 403, 404, 409, 415),  # 415: a body neither JSON nor a form
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1261,7 +1261,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     '{"doi": "10.3233/SW-180312"} or {"url": "https://…"}.',
                     {
                         "201": _json_response("Attached", "Paper"),
-                        **_errors(400, 403, 404, 409),
+                        **_errors(400, 403, 404, 409, 415),  # 415: a body neither JSON nor a form
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1322,7 +1322,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             **_json_response("Queued as a new experiment", "Ticket"),
                             "headers": _RETRY_AFTER,
                         },
-                        **_errors(400, 403, 404, 409),
+                        **_errors(400, 403, 404, 409, 415),  # 415: a body neither JSON nor a form
                         "503": _QUEUE_FULL,
                     },
                     parameters=[exp_id],
@@ -1387,7 +1387,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "headers": {"Location": {"description": "Its URI.", "schema": _URI}},
                         },
                         "200": _json_response("Frozen before", "FrozenLeaderboard"),
-                        **_errors(400, 409),
+                        **_errors(400, 409, 415),  # 415: a body that is not JSON
                     },
                     requestBody=_json_request(
                         _object(

@@ -477,6 +477,12 @@ def test_a_dump_cut_at_a_line_end_or_empty_is_refused_and_nothing_written(
     assert "imported unchecked" in capsys.readouterr().err
     with open_storage(tmp_path / "old", catalog=False) as restored:
         assert restored.experiments.is_public(ticket.id)
+    # a whole dump: import says the number its closing line says (it said one fewer, the
+    # store marker left out, which read as a quad lost)
+    whole = tmp_path / "whole.nq"
+    whole.write_bytes(data)
+    assert main(["import", "--store", str(tmp_path / "whole"), str(whole)]) == 0
+    assert f"imported {count} quads from {whole}" in capsys.readouterr().out
 
 
 def test_a_run_in_progress_in_the_dump_is_imported_as_ended(tmp_path: Path) -> None:

@@ -388,7 +388,9 @@ def cases(draw: Callable, bodies: Bodies, schema: dict[str, Any]) -> Case:
         if kind in ("wrong type", "nesting", "number") and places:
             path, sub = draw(st.sampled_from(places))
             pool = {"wrong type": WRONG, "nesting": NESTING, "number": NUMBERS}[kind]
-            new = draw(st.sampled_from(pool))
+            # a copy: the pools' lists and objects are shared, and a later mutation adding a
+            # key to one changed it for every later example (or made a body that holds itself)
+            new = copy.deepcopy(draw(st.sampled_from(pool)))
             _at(value, path[:-1])[path[-1]] = new
             wrong = sub is not None and new is not None and not isinstance(new, Raw)
             if wrong and json_type(new) not in bodies.api.accepts(sub):

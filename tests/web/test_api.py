@@ -411,11 +411,25 @@ def test_malformed_json_is_a_400_naming_the_field(server, body: bytes, words: st
 def test_unsupported_body(server) -> None:
     """A body neither JSON nor a form is 415 Unsupported Media Type (it was 400), naming the
     type sent, for a submission and a comparison alike."""
-    for path, what in (("api/experiments", "submission"), ("api/compare", "comparison")):
-        response = server.post(path, data=b"x", headers={"Content-Type": "text/plain"})
-        assert response.status_code == 415, response.text
-        said = f"send the {what} as multipart/form-data or application/json, not text/plain"
-        assert response.json()["error"] == said
+    run = {"dataset": "demo", "systems": [{"name": "s", "answers": STRONG}]}
+    ticket = server.post("api/experiments", json=run).json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    demo = f"api/experiments/{ticket['id']}"
+    for path, what in (
+        ("api/experiments", "the submission"),
+        ("api/compare", "the comparison"),
+        ("api/leaderboards", "the leaderboard's filters"),  # was read as JSON: frozen, 201
+        (f"{demo}/papers", "the paper"),
+        (f"{demo}/withdraw", "the withdrawal"),
+        (f"{demo}/rescore", "the re-scoring"),
+    ):
+        headers = {"Content-Type": "text/plain", **owner}
+        response = server.post(path, data=b"{}", headers=headers)
+        assert response.status_code == 415, (path, response.text)
+        said = f"send {what} as application/json or a form (multipart/form-data, "
+        assert response.json()["error"].startswith(said), response.text
+        assert response.json()["error"].endswith("not text/plain"), response.text
 
 
 def test_status_of_unknown_experiment(server) -> None:
