@@ -405,6 +405,9 @@ _RANK_TWINS: dict[str, Twin] = {
     "mrr": _mean_of("rr"),
     **{f"hitsAt{k}": _mean_of(f"hits{k}") for k in (1, 5, 10)},
 }
+ITEM_MEASURES: tuple[str, ...] = (*_CONFIDENCE_TWINS, *_RANK_TWINS)
+"""Measures of each answer's items (verdicts, confidence, rank), which per-question counts do
+not give: stored runs are compared on them from the answer files they kept."""
 
 
 def _twin(table: QuestionTable, name: str) -> Twin:

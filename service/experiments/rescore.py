@@ -52,8 +52,6 @@ def rescore_spec(
     """The spec that re-scores ``experiment_id`` and the kept bytes it needs, by SHA-256;
     ``dataset_version``: against a registered version of its catalogue dataset instead, or
     for an uploaded dataset against its newer version (an uploaded dataset's name)."""
-    from service.experiments.kept import kept
-
     status = storage.experiments.status(experiment_id)
     if status.status.value != "finished":  # its state, not the request: 409 as publish says
         raise Conflict(
@@ -84,6 +82,19 @@ def rescore_spec(
             f"only: download their archived answers from the experiment's files ({status.uri}) "
             "and score them with gerbil-qa evaluate"
         )
+    spec, uploads = restored(storage, experiment_id, spec)
+    options = replace(spec.options, revision_of=experiment_id, publish=False)
+    return replace(spec, options=options), uploads
+
+
+def restored(
+    storage: Storage, experiment_id: str, spec: ExperimentSpec
+) -> tuple[ExperimentSpec, dict[str, bytes]]:
+    """``spec`` (``experiment_id``'s kept one) reading its files from where they are kept,
+    and their bytes by SHA-256 (re-scoring; comparing stored runs on their answer items).
+    BadRequest naming a file that is neither at its path nor kept."""
+    from service.experiments.kept import kept
+
     uploads: dict[str, bytes] = {}
 
     def restore(ref: FileRef) -> FileRef:
@@ -97,9 +108,7 @@ def rescore_spec(
         uploads[ref.sha256 or ""] = data
         return FileRef(ref.name, ref.sha256, ref.size, None, ref.format)
 
-    spec = _with_refs(spec, restore)
-    options = replace(spec.options, revision_of=experiment_id, publish=False)
-    return replace(spec, options=options), uploads
+    return _with_refs(spec, restore), uploads
 
 
 def _newer_upload(storage: Storage, old: FileDataset, name: str) -> FileDataset:

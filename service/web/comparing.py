@@ -30,6 +30,7 @@ from service.web.state import services
 if TYPE_CHECKING:
     from service.evaluation.comparison import Comparison
     from service.evaluation.results import Evaluation
+    from service.graph.reader import TaskResult
 
 bp = Blueprint("compare", __name__)
 
@@ -168,7 +169,7 @@ def compare_stored(
     if not 2 <= len(tasks) <= MAX_STORED:
         raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
     types: dict[str, str] = {}
-    evaluations = stored_evaluations(tasks, answer_types=types, tokens=held)
+    evaluations = stored_evaluations(tasks, answer_types=types, tokens=held, measure=measure)
     if ticked is not None:
         _alike(evaluations, ticked)
     etype = _one_type(tasks, evaluations)
@@ -182,25 +183,24 @@ def compare_stored(
 
 
 def _stored_measure(measure: str) -> None:
-    """A measure stored runs can be compared on, else a refusal saying which they can: they
-    are recomputed from per-question counts; the confidence and rank measures need each
-    answer's items, which the answer files hold ("system 'X' has no QA cws" was said of a
-    run whose page shows its CWS, and of a measure that does not exist)."""
+    """A measure stored runs can be compared on, else a refusal saying which they can: the
+    count measures recomputed from each question's stored counts, the measures of each
+    answer's items (:data:`~service.evaluation.statistics.ITEM_MEASURES`: CWS, K1, MRR…)
+    from the answer files the experiment kept (:func:`_recomputed`). Refused before the store
+    is read ("system 'X' has no QA cws" was said of a measure that does not exist)."""
     from service.evaluation.measures import MEASURES
+    from service.evaluation.statistics import ITEM_MEASURES
 
-    if measure in COUNT_MEASURES:
+    if measure in COUNT_MEASURES or measure in ITEM_MEASURES:
         return
-    which = ", ".join(COUNT_MEASURES)
-    if measure not in MEASURES:
-        raise BadRequest(
-            f"$.measure: {measure!r} is no measure; stored runs are compared on {which}",
-            field="measure",
-        )
+    which = f"{', '.join(COUNT_MEASURES)} (from each question's counts) and " + ", ".join(
+        ITEM_MEASURES
+    )
+    said = f"{measure!r} is no measure" if measure not in MEASURES else f"{measure} is not"
     raise BadRequest(
-        f"$.measure: {measure} cannot be compared on stored runs, which are compared on "
-        f"{which} (recomputed from each question's counts); {measure} needs each answer's "
-        "items and confidence, which the answer files hold: compare the files "
-        "(POST /api/compare with them, the compare page's upload, gerbil-qa compare)",
+        f"$.measure: {said}; stored runs are compared on {which} (from the answer files "
+        "their experiments kept; compare other measures on the files: POST /api/compare "
+        "with them, gerbil-qa compare)",
         field="measure",
     )
 
@@ -278,6 +278,7 @@ def stored_evaluations(
     refused: list[str] | None = None,
     tokens: Mapping[str, str] | None = None,
     experiment_type: str | None = None,
+    measure: str | None = None,
 ) -> list[Evaluation]:
     """The stored tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``) of
     ``experiment_type`` (a task of another is refused), or with None of each task's own, one
@@ -285,7 +286,9 @@ def stored_evaluations(
     ``answer_types``, the answer type of each question id is added to it. With ``refused``, a
     task whose results cannot be recomputed here (an older profile version) is listed there
     and left out, instead of refusing them all. ``tokens``: owner tokens by experiment id,
-    besides the request's bearer token and cookies (``access.may_read``)."""
+    besides the request's bearer token and cookies (``access.may_read``). ``measure``: one
+    of an answer's items (CWS, MRR…): each task is scored again from its kept files
+    (:func:`_recomputed`)."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -316,6 +319,8 @@ def stored_evaluations(
         try:
             etype = experiment_type or task.experiment_type
             evaluation = stored_evaluation(task, results, storage.uris, experiment_type=etype)
+            if measure is not None and measure not in COUNT_MEASURES:
+                evaluation = _recomputed(experiment_id, task, evaluation, measure)
             found.append((experiment_id, _with_run_measures(evaluation, task.measures)))
         except BadRequest:
             if refused is None:
@@ -334,6 +339,74 @@ def stored_evaluations(
         for eid, e in found
     ]
     return [_in_order_of(named[0], e) for e in named]
+
+
+def _recomputed(
+    experiment_id: str, task: TaskResult, stored: Evaluation, measure: str
+) -> Evaluation:
+    """``stored`` with its records scored again from the files its experiment kept (its spec,
+    dataset and answer files, read as re-scoring reads them) under the profile it was scored
+    with (``stored_evaluation`` refused another version of it): ``measure`` needs each
+    answer's items, verdicts and confidence, which the stored counts do not hold. Refused,
+    saying why, when the answers were not an answer file scored alone (a reference system's
+    or queries run on a KB, a web service's), a file is not kept, or the kept files no
+    longer give the stored ``measure``."""
+    import json
+    import math
+
+    from service.experiments.rescore import restored
+    from service.experiments.run import prepare, run_experiment
+    from service.experiments.spec import ExperimentSpec
+    from service.experiments.systems import QUERY_ANSWERS_FORMAT
+
+    state = services()
+    why = f"{task.uri}: {measure} is scored again from the files its experiment kept, but"
+    text = state.storage.experiments.spec_of(experiment_id)
+    if text is None:
+        raise BadRequest(
+            f"{why} experiment {experiment_id} kept no spec (recorded before specs were "
+            "kept): compare its answer files (POST /api/compare with them, gerbil-qa compare)"
+        )
+    spec = ExperimentSpec.from_json(json.loads(text))
+    system = next((s for s in spec.systems if s.name == task.system_name), None)
+    if system is None or not system.from_files:
+        how = {
+            "reference": "were computed on its KB by a reference system",
+            "text2sparql": "are SPARQL queries a Text2SPARQL service gave, run on its KB",
+        }.get(getattr(system, "kind", ""), "were asked of a web service, not uploaded")
+        raise BadRequest(f"{why} its answers {how}", field="tasks")
+    languages = spec.languages if task.language_tag == "mul" else (task.language_tag,)
+    spec = replace(spec, systems=(system,), profile=task.profile, languages=languages)
+    try:
+        spec, uploads = restored(state.storage, experiment_id, spec)
+    except BadRequest as err:  # a file not kept: said of this task
+        raise BadRequest(f"{why} {err.message}") from None
+    limit = state.config.sync_parse_bytes
+    if sum(len(data) for data in uploads.values()) > limit:
+        raise BadRequest(
+            f"{why} they are larger than {limit} bytes, the limit of a comparison answered at "
+            "once (GERBIL_QA_SYNC_PARSE_BYTES); compare them with gerbil-qa compare"
+        )
+    policy = state.config.network_policy()
+    files = prepare(
+        spec, uploads, policy=policy, parse_bytes=limit, limits=state.config.answer_limits()
+    )
+    for ref in spec.systems[0].files():
+        if files.dataset(ref, language=None, answers=True).format == QUERY_ANSWERS_FORMAT:
+            raise BadRequest(f"{why} its answers are SPARQL queries, run on its KB")
+    etype = next(iter(stored.tasks))  # a stored evaluation has one task
+    again = run_experiment(spec, files=files, policy=policy).evaluations[0].tasks.get(etype)
+    before = task.measures.get(measure)
+    now = again.measures.get(measure) if again is not None else None
+    same = (before is None and now is None) or (
+        before is not None and now is not None and math.isclose(before, now, abs_tol=1e-9)
+    )
+    if again is None or not same:
+        raise BadRequest(
+            f"{why} they no longer give its stored result ({measure} {before} stored, "
+            f"{now} from the files): re-score the experiment"
+        )
+    return replace(stored, tasks={etype: again})
 
 
 def _with_run_measures(evaluation: Evaluation, stored: Mapping[str, Any]) -> Evaluation:

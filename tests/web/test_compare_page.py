@@ -5,8 +5,10 @@ to the form; the JSON API's ``/api/compare`` is tested in test_api.py."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
 import io
+import json
 import re
 import xml.etree.ElementTree as ET
 from urllib.parse import parse_qs, urlsplit
@@ -548,21 +550,123 @@ def test_a_sub_experiment_leaderboard_compares_its_ticked_rows(server, etype: st
 
 
 def test_a_measure_stored_runs_are_not_compared_on_is_named_as_such(server) -> None:
-    """Stored runs compared on CWS (which a PolEval run stores and shows) were refused with
-    "system 'X' has no QA cws", and an unknown measure with the same sentence: now the refusal
-    says which measures stored runs are compared on, and where CWS can be compared."""
+    """An unknown measure was refused with "system 'X' has no QA cws": now the refusal says
+    which measures stored runs are compared on (CWS among them, from their kept files)."""
     qa = _demo_tasks(server)
     two = [qa["demo-strong"], qa["demo-baseline"]]
     for measure, said in (
-        ("cws", "$.measure: cws cannot be compared on stored runs, which are compared on"),
         ("nope", "$.measure: 'nope' is no measure; stored runs are compared on"),
+        ("processedMacroF1", "$.measure: processedMacroF1 is not; stored runs are compared on"),
     ):
         refused = server.post("api/compare", json={"tasks": two, "measure": measure})
         assert refused.status_code == 400, refused.text
         assert refused.json()["error"].startswith(said), refused.text
         assert "macroF1, macroPrecision" in refused.json()["error"]
+        assert "cws, k1, k, r, mrr" in refused.json()["error"]
         assert [p["path"] for p in refused.json()["problems"]] == ["$.measure"]
-        assert ("gerbil-qa compare" in refused.text) == (measure == "cws")
+
+
+def _confident(source: str, step: float) -> str:
+    """The demo's ``answers-{source}.json`` with a confidence on each answer (falling by
+    ``step`` from 0.95): eQALD-JSON as a PolEval participant's run carries it."""
+    answers = json.loads((DEMO_DIR / f"answers-{source}.json").read_text(encoding="utf-8"))
+    for i, question in enumerate(answers["questions"]):
+        question["answers"][0]["confidence"] = str(round(0.95 - step * i, 3))
+    return json.dumps(answers)
+
+
+_DEMO_RUN = {"dataset": "demo", "kb": "demo", "profile": "fair", "language": "en"}
+
+
+def _published_task(server, systems: list[dict]) -> str:
+    """A published run of ``systems`` on the demo: its first task's URI (QA)."""
+    ticket = server.post("api/experiments", json={**_DEMO_RUN, "systems": systems})
+    assert ticket.status_code == 202, ticket.text
+    eid, token = ticket.json()["id"], ticket.json()["token"]
+    server.wait_finished(eid, token)
+    owner = {"Authorization": f"Bearer {token}"}
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).status_code == 200
+    return f"{server.url}experiment/{eid}/task/1"
+
+
+def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(server) -> None:
+    """Two published runs with confidences compared on CWS and K1, which per-question counts
+    do not give (refused before: "cws cannot be compared on stored runs"): scored again from
+    the files the experiments kept, they compare exactly as the same files uploaded."""
+    runs = {
+        "sure-strong": _confident("strong", 0.05),
+        "sure-partial": _confident("partial", 0.02),
+    }
+    tasks = [_published_task(server, [{"name": n, "answers": a}]) for n, a in runs.items()]
+    for measure in ("cws", "k1"):
+        options = {"measure": measure, "resamples": 200, "samples": 200, "seed": 3}
+        stored = server.post("api/compare", json={"tasks": tasks, **options})
+        assert stored.status_code == 200, stored.text
+        files = [{"name": n, "answers": a} for n, a in runs.items()]
+        uploaded = server.post("api/compare", json={**_DEMO_RUN, "systems": files, **options})
+        assert uploaded.status_code == 200, uploaded.text
+        a, b = stored.json(), uploaded.json()
+        # every number, interval and tier, key for key
+        # every QA number, interval and tier, key for key (the files' are scored on the
+        # sub-experiments too)
+        for mine, theirs in zip(a["systems"], b["systems"], strict=True):
+            assert mine["system"] == theirs["system"] and mine["tier"] == theirs["tier"]
+            assert mine["results"]["QA"] == theirs["results"]["QA"]
+            assert mine["intervals"]["QA"] == theirs["intervals"]["QA"]
+        assert a["signature"] == b["signature"]
+        assert [s["tier"] for s in a["systems"]] == [1, 1]
+        low, high = a["systems"][1]["intervals"]["QA"][measure]
+        assert low < a["systems"][1]["results"]["QA"][measure] < high
+        assert a["pairs"] == b["pairs"] and a["pairs"][0]["measure"] == measure
+    # a private run compares on CWS with its owner's token only, as on the count measures
+    ticket = server.post(
+        "api/experiments",
+        json={**_DEMO_RUN, "systems": [{"name": "mine", "answers": _confident("strong", 0.03)}]},
+    ).json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    mine = [tasks[0], f"{server.url}experiment/{ticket['id']}/task/1"]
+    refused = server.post("api/compare", json={"tasks": mine, "measure": "cws"})
+    assert refused.status_code == 400
+    assert refused.json()["error"] == f"{mine[1]}: experiment {ticket['id']} is not public"
+    tokens = {ticket["id"]: ticket["token"]}
+    owned = server.post("api/compare", json={"tasks": mine, "measure": "cws", "tokens": tokens})
+    assert owned.status_code == 200, owned.text
+    assert owned.json()["systems"][0]["results"]["QA"]["cws"] == 1.0
+
+
+def test_stored_runs_not_scored_from_kept_answer_files_are_refused_on_cws(server) -> None:
+    """CWS is scored again from an experiment's kept answer files: a reference system's
+    answers (computed on the KB) and a run whose kept answer file is gone are refused, each
+    saying why; the count measures still compare them from the stored counts."""
+    confident = _confident("strong", 0.04)
+    sure = _published_task(server, [{"name": "sure", "answers": confident}])
+    gold = _published_task(server, [{"name": "gold", "reference": "gold-sparql"}])
+    refused = server.post("api/compare", json={"tasks": [sure, gold], "measure": "cws"})
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"] == (
+        f"{gold}: cws is scored again from the files its experiment kept, but its answers "
+        "were computed on its KB by a reference system"
+    )
+    assert server.post("api/compare", json={"tasks": [sure, gold]}).status_code == 200
+    lost = _confident("partial", 0.01)  # bytes no other run kept
+    gone = _published_task(server, [{"name": "lost", "answers": lost}])
+    from service.experiments.kept import file_key
+
+    server.storage.workspace.remove_key(file_key(hashlib.sha256(lost.encode()).hexdigest()))
+    refused = server.post("api/compare", json={"tasks": [sure, gone], "measure": "cws"})
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"].startswith(
+        f"{gone}: cws is scored again from the files its experiment kept, but"
+    ), refused.text
+    assert "nor kept by this store" in refused.json()["error"]
+    # kept bytes that no longer give the stored CWS (other answers under its SHA-256)
+    changed = _confident("strong", 0.01)
+    server.storage.workspace.write(
+        {file_key(hashlib.sha256(lost.encode()).hexdigest()): changed.encode()}
+    )
+    refused = server.post("api/compare", json={"tasks": [sure, gone], "measure": "cws"})
+    assert refused.status_code == 400, refused.text
+    assert "they no longer give its stored result (cws 0." in refused.json()["error"]
 
 
 def test_the_api_compares_two_stored_c2kb_tasks(server) -> None:
