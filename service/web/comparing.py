@@ -82,7 +82,7 @@ def compare_request(
     """Score and compare the submission of this request (JSON ``body``, else the form);
     ``page``: the compare page's form, whose missing choices are said in its words."""
     from service.evaluation.comparison import compare
-    from service.experiments.run import named_upload, prepare, run_experiment
+    from service.experiments.run import named_upload, run_experiment
     from service.web import submission
 
     if isinstance(body, dict) and "tasks" in body:  # stored tasks, not files
@@ -115,16 +115,7 @@ def compare_request(
             "$.systems: compare needs two or more answer files (run web services as an "
             "experiment first)"
         )
-    limit = state.config.sync_parse_bytes
-    if sum(len(data) for data in uploads.values()) > limit:
-        raise BadRequest(
-            f"the uploads are larger than {limit} bytes, the limit of a comparison answered at "
-            "once (GERBIL_QA_SYNC_PARSE_BYTES); compare with gerbil-qa compare"
-        )
-    policy = state.config.network_policy()
-    files = prepare(
-        spec, uploads, policy=policy, parse_bytes=limit, limits=state.config.answer_limits()
-    )
+    files, policy = _prepared(spec, uploads, "the uploads are", "compare with gerbil-qa compare")
     outcome = run_experiment(spec, files=files, policy=policy)
     result = compare(
         list(outcome.evaluations),
@@ -341,6 +332,24 @@ def stored_evaluations(
     return [_in_order_of(named[0], e) for e in named]
 
 
+def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str) -> Any:
+    """The files of a comparison answered at once, read and checked (``prepare``), and the
+    network policy to score them under; refused when larger than the request's parse limit
+    (``they_are``: the subject of that refusal, ``instead``: what to do)."""
+    from service.experiments.run import prepare
+
+    config = services().config
+    limit = config.sync_parse_bytes
+    if sum(len(data) for data in uploads.values()) > limit:
+        raise BadRequest(
+            f"{they_are} larger than {limit} bytes, the limit of a comparison answered at "
+            f"once (GERBIL_QA_SYNC_PARSE_BYTES); {instead}"
+        )
+    policy = config.network_policy()
+    files = prepare(spec, uploads, policy=policy, parse_bytes=limit, limits=config.answer_limits())
+    return files, policy
+
+
 def _recomputed(
     experiment_id: str, task: TaskResult, stored: Evaluation, measure: str
 ) -> Evaluation:
@@ -355,7 +364,7 @@ def _recomputed(
     import math
 
     from service.experiments.rescore import restored
-    from service.experiments.run import prepare, run_experiment
+    from service.experiments.run import run_experiment
     from service.experiments.spec import ExperimentSpec
     from service.experiments.systems import QUERY_ANSWERS_FORMAT
 
@@ -381,15 +390,8 @@ def _recomputed(
         spec, uploads = restored(state.storage, experiment_id, spec)
     except BadRequest as err:  # a file not kept: said of this task
         raise BadRequest(f"{why} {err.message}") from None
-    limit = state.config.sync_parse_bytes
-    if sum(len(data) for data in uploads.values()) > limit:
-        raise BadRequest(
-            f"{why} they are larger than {limit} bytes, the limit of a comparison answered at "
-            "once (GERBIL_QA_SYNC_PARSE_BYTES); compare them with gerbil-qa compare"
-        )
-    policy = state.config.network_policy()
-    files = prepare(
-        spec, uploads, policy=policy, parse_bytes=limit, limits=state.config.answer_limits()
+    files, policy = _prepared(
+        spec, uploads, f"{why} they are", "compare them with gerbil-qa compare"
     )
     for ref in spec.systems[0].files():
         if files.dataset(ref, language=None, answers=True).format == QUERY_ANSWERS_FORMAT:
