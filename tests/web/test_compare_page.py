@@ -11,11 +11,14 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from service.paths import DEMO_DIR
+from tests.web.conftest import Server, start_server, stop_server
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -358,8 +361,6 @@ def test_pools_of_other_languages_leave_the_tiers_of_the_best_pool(
     are left out, as rows of another signature are. Before, the one comparison of all of them
     was refused ('scored in en,de, not en,es') and no row had a tier. A server of its own:
     the shared one's default leaderboard must stay the demo's."""
-    from tests.web.conftest import start_server, stop_server
-
     monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the catalogue's local mirror
     server = start_server(tmp_path / "store", demo=False)
     try:
@@ -578,6 +579,17 @@ def _confident(source: str, step: float) -> str:
 _DEMO_RUN = {"dataset": "demo", "kb": "demo", "profile": "fair", "language": "en"}
 
 
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[Server]:
+    """A server of its own for tests that publish runs on the demo: on the shared one they
+    joined other modules' demo leaderboards (their rows and tiers counted)."""
+    site = start_server(tmp_path / "store", demo=False, sparql_workers=1)
+    try:
+        yield site
+    finally:
+        stop_server(site)
+
+
 def _published_task(server, systems: list[dict]) -> str:
     """A published run of ``systems`` on the demo: its first task's URI (QA)."""
     ticket = server.post("api/experiments", json={**_DEMO_RUN, "systems": systems})
@@ -589,10 +601,11 @@ def _published_task(server, systems: list[dict]) -> str:
     return f"{server.url}experiment/{eid}/task/1"
 
 
-def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(server) -> None:
+def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(own_server) -> None:
     """Two published runs with confidences compared on CWS and K1, which per-question counts
     do not give (refused before: "cws cannot be compared on stored runs"): scored again from
     the files the experiments kept, they compare exactly as the same files uploaded."""
+    server = own_server
     runs = {
         "sure-strong": _confident("strong", 0.05),
         "sure-partial": _confident("partial", 0.02),
@@ -634,10 +647,13 @@ def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(server) -> N
     assert owned.json()["systems"][0]["results"]["QA"]["cws"] == 1.0
 
 
-def test_stored_runs_not_scored_from_kept_answer_files_are_refused_on_cws(server) -> None:
+def test_stored_runs_not_scored_from_kept_answer_files_are_refused_on_cws(
+    own_server,
+) -> None:
     """CWS is scored again from an experiment's kept answer files: a reference system's
     answers (computed on the KB) and a run whose kept answer file is gone are refused, each
     saying why; the count measures still compare them from the stored counts."""
+    server = own_server
     confident = _confident("strong", 0.04)
     sure = _published_task(server, [{"name": "sure", "answers": confident}])
     gold = _published_task(server, [{"name": "gold", "reference": "gold-sparql"}])
