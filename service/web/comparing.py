@@ -90,17 +90,17 @@ def compare_request(
         if not isinstance(tasks, list):
             raise BadRequest("$.tasks: expected a list of task URIs")
         return compare_stored(tasks, body, tokens=body.get("tokens"))
+    from service.web.api import FORM_TYPES, unsupported_body
+
     if body is not None:
         raw = submission.from_json(body, also=COMPARE_OPTIONS)
         options: Any = body if isinstance(body, dict) else {}
-    elif request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+    elif request.mimetype in FORM_TYPES:
         raw = submission.from_form(request.form, request.files)
         if page:
             _form_choices(raw)
         options = request.form
     else:
-        from service.web.api import unsupported_body
-
         raise unsupported_body("the comparison")
     # the options are read before any scoring: a bad one costs nothing
     measure = _text(options, "measure") or "macroF1"
@@ -489,7 +489,7 @@ def leaderboard_tiers(
             kept.append((t, e))
     if len(kept) < 2:
         return {}
-    apart.update((t, Standing(None, None, reason=OLDER_VERSION)) for t in refused if t in tasks)
+    apart.update((t, Standing(None, None, reason=OLDER_VERSION)) for t in refused)
     try:
         result = compare(
             [e for _, e in kept],
