@@ -73,7 +73,9 @@ def register(sub: Any) -> None:
     imp.set_defaults(handler=_import)
 
     check = sub.add_parser(
-        "check", help="run the Data Cube integrity constraints and SHACL shapes over the store"
+        "check",
+        help="run the Data Cube integrity constraints and SHACL shapes over the store; warn "
+        "of files experiments used that it does not keep",
     )
     _store_options(check)
     check.add_argument(
