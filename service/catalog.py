@@ -303,6 +303,12 @@ def distribution_bytes(sha256: str) -> bytes | None:
     return None
 
 
+def is_distribution(sha256: str) -> bool:
+    """Whether a catalogue file (a dataset's or its KB's) has this SHA-256."""
+    wanted = sha256.lower()
+    return any(d.sha256 == wanted for e in _entries() for d in e.distributions)
+
+
 def sha256_of(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:

@@ -73,7 +73,9 @@ def register(sub: Any) -> None:
     imp.set_defaults(handler=_import)
 
     check = sub.add_parser(
-        "check", help="run the Data Cube integrity constraints and SHACL shapes over the store"
+        "check",
+        help="run the Data Cube integrity constraints and SHACL shapes over the store; warn "
+        "of files experiments used that it does not keep",
     )
     _store_options(check)
     check.add_argument(
@@ -295,13 +297,23 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from service.experiments.kept import missing
     from service.graph.checks import check_store
     from service.graph.snapshots import consistent_storage
 
     with consistent_storage(_location(args), base=args.base) as storage:  # also while served
         found = check_store(storage, standards=args.standards, shapes=not args.no_shapes)
+        gone = missing(storage)
     for violation in found:
         print(violation)
+    # not a violation: the graph is whole without them (a store restored from a dump alone)
+    for experiment_id, name, sha in gone:
+        print(
+            f"warning: experiment {experiment_id} used {name} (SHA-256 {sha}), which this "
+            "store does not keep: it can be neither downloaded nor scored again (restore it "
+            "from an export --files backup)",
+            file=sys.stderr,
+        )
     print(f"{len(found)} violation(s)", file=sys.stderr)
     return 1 if found else 0
 

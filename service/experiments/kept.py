@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import Any
 
 from service.graph.workspace import Workspace
 
@@ -51,3 +52,29 @@ def kept(
     if data is not None and hashlib.sha256(data).hexdigest() == sha256:
         return data
     return None
+
+
+def missing(storage: Any) -> list[tuple[str, str, str]]:
+    """The uploaded or archived files experiments name (``prov:used``, with their SHA-256) that
+    the store does not keep, as (experiment id, file name, SHA-256): a store restored from a
+    dump without ``--files`` holds the graphs only, and those files can then be neither
+    downloaded nor scored again. A catalogue dataset's files come from the data mirror."""
+    from service.catalog import is_distribution
+    from service.graph.terms import DCAT, DCT, PROV
+    from service.graph.uris import GQA
+
+    prefix = storage.uris.base + "graph/experiment/"
+    query = f"""SELECT ?g ?title ?sha WHERE {{ GRAPH ?g {{ ?e <{PROV}used> ?f .
+      ?f <{GQA}sha256> ?sha ; <{DCT}title> ?title
+      FILTER NOT EXISTS {{ ?f a <{DCAT}Dataset> }} }} FILTER(STRSTARTS(STR(?g), "{prefix}")) }}"""
+    found = set()
+    for side in (storage.store.public, storage.store.private):
+        for row in side.query(query):
+            experiment_id = row["g"].value.removeprefix(prefix)
+            sha, name = row["sha"].value.lower(), row["title"].value
+            if is_distribution(sha) or kept(
+                storage.workspace, sha, experiment_id=experiment_id, name=name
+            ):
+                continue
+            found.add((experiment_id, name, sha))
+    return sorted(found)

@@ -411,6 +411,14 @@ def named_upload(
     if storage is None or any(e.name == source.name for e in catalog.entries()):
         return spec, {}
     found = storage.catalogue.published_upload(source.name)
+    if found is None and storage.catalogue.withdrawn_upload(source.name):
+        newer = [v.name for v in storage.catalogue.newer_uploads(source.name)]
+        raise NotFound(  # before: "no dataset", as if it had never been
+            f"dataset {source.name!r} was withdrawn: every run that published it was "
+            "withdrawn, so it is run no more"
+            + (f"; its newer version is {newer[-1]!r}" if newer else ""),
+            field="dataset",
+        )
     if found is None:  # the catalogue's names and this store's published uploads: neither
         names = [e.name for e in catalog.entries()] + storage.catalogue.published_upload_names()
         raise NotFound(

@@ -225,6 +225,18 @@ class CatalogueRepository:
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 
+    def withdrawn_upload(self, name: str) -> bool:
+        """Whether uploaded dataset ``name`` was published by runs since withdrawn (their
+        graphs stay public, with the withdrawal note)."""
+        if not UPLOADED_NAME.fullmatch(name):
+            return False
+        return bool(
+            self.store.public.query(
+                f"ASK {{ GRAPH ?g {{ <{self.uris.dataset(name)}> {_p('sha256')} ?sha . "
+                f"?e {_p('withdrawnAt')} ?when }} }}"
+            )
+        )
+
     def published_upload_names(self) -> list[str]:
         """The names of the published uploaded datasets (a run on each listed), by name: a
         mistyped one is refused naming the nearest (8 hex digits are the hard part to type)."""

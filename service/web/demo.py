@@ -10,6 +10,8 @@ different quality (``strong`` answers partly with DBpedia IRIs, labels and ``"2.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import logging
 from typing import TYPE_CHECKING
@@ -32,6 +34,12 @@ DEMO_SYSTEMS = (
 )
 DEMO_MARKER = "gerbil-qa-demo"
 DEMO_CLAIM = "urn:gerbil-qa:demo"  # what a replica claims to compute it (service.graph.claims)
+
+
+@functools.cache
+def demo_sha256() -> str:
+    """The demo questions file's SHA-256: a run on those bytes runs on the demo."""
+    return hashlib.sha256(DEMO_QUESTIONS.read_bytes()).hexdigest()
 
 
 def configured_kbs(config: WebConfig) -> dict[str, tuple[str, ...]]:

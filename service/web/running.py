@@ -285,16 +285,21 @@ def published_uploads() -> list[UploadChoice]:
     """The published uploaded datasets, kept in the page cache until the next public write:
     the run page lists them for every browser (the list is one query over every listed
     experiment graph, 1.0 s at 10,000 uploads). Before, a browser could not pick one: a
-    second team downloaded the author's file and uploaded it again."""
+    second team downloaded the author's file and uploaded it again. The demo's published
+    dataset is left out: the list offers it first, as "demo"."""
     from service.evaluation.profiles import own_profile
     from service.web import listings
+    from service.web.demo import demo_sha256
 
-    cache = services().cache
+    state = services()
+    cache = state.cache
     kept = cache.get(UPLOADS_KEY)
     if kept is None:
+        demo = state.storage.catalogue.upload_for_sha256(demo_sha256())
         rows = [
             [r.name, r.title, r.questions, list(r.languages), own_profile(r.languages, "")]
             for r in listings.uploaded_datasets()
+            if demo is None or r.name != demo[0]
         ]
         kept = cache.rendered(json.dumps(rows).encode(), "application/json")
         cache.put(UPLOADS_KEY, kept)
@@ -322,14 +327,12 @@ def replacing() -> Replacing | None:
     and systems as the run form's fields, the query string's own values over them; for its
     owner only (a private experiment's details are nobody else's). None for anyone else, an
     unknown id, or an experiment recorded before specs were kept."""
-    import hashlib
-
     from service.call_settings import CALL_SETTINGS
     from service.experiments.asked import Reference, Text2SparqlService, WebService
     from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileDataset
     from service.experiments.systems import AnswerFile
     from service.graph.uris import EXPERIMENT_ID
-    from service.web.demo import DEMO_QUESTIONS, configured_kbs
+    from service.web.demo import configured_kbs, demo_sha256
     from service.web.submission import DEMO_DATASET
 
     old = (request.args.get("revisionOf") or "").strip()
@@ -348,7 +351,7 @@ def replacing() -> Replacing | None:
     dataset, dataset_file = spec.dataset, None
     if isinstance(dataset, CatalogueDataset):
         fields["dataset"] = dataset.name
-    elif dataset.file.sha256 == hashlib.sha256(DEMO_QUESTIONS.read_bytes()).hexdigest():
+    elif dataset.file.sha256 == demo_sha256():
         fields["dataset"] = DEMO_DATASET
     else:
         fields["dataset"] = ""  # "(upload a dataset file instead)"

@@ -245,6 +245,8 @@ def test_a_backup_with_its_files_restores_downloads_and_rescoring(
                 files[link] = (ticket["token"], server.get(link, headers=_bearer(ticket["token"])))
         assert len(files) >= 3 and all(r.status_code == 200 for _, r in files.values())
         assert main(["export", "--store", str(original), "--files", "--output", str(backup)]) == 0
+        dump = tmp_path / "graphs-only.nq"
+        assert main(["export", "--store", str(original), "--output", str(dump)]) == 0
     finally:
         stop_server(server)
     capsys.readouterr()
@@ -252,6 +254,20 @@ def test_a_backup_with_its_files_restores_downloads_and_rescoring(
     said = capsys.readouterr().out
     # every file restored: no "others" named (it said "(the others were there)" anyway)
     assert re.search(r"restored (\d+) of its \1 kept file\(s\)\n", said), said
+    # check names the files a store restored from a dump alone lacks (before: clean, silent)
+    assert main(["check", "--store", str(restored), "--no-shapes"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    graphs_only = tmp_path / "graphs-only"
+    assert main(["import", "--store", str(graphs_only), str(dump)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--store", str(graphs_only), "--no-shapes"]) == 0  # still valid
+    warned = capsys.readouterr().err
+    shas = {link.rsplit("/", 1)[1] for link in files}
+    named = set(
+        re.findall(r"^warning: experiment \d+ used .* \(SHA-256 ([0-9a-f]{64})\)", warned, re.M)
+    )
+    assert named == shas, warned
+    assert f"experiment {upload['id']} used answers-strong.json" in warned
     gc.collect()
     server = start_server(restored, port=port, demo=False)
     try:

@@ -350,3 +350,43 @@ def test_serve_start_restores_a_date_a_withdrawal_took(
         assert list(g.objects(rdflib.URIRef(uri), DCT.issued)) == [first]
     finally:
         stop_server(again)
+
+
+def test_a_withdrawn_upload_named_in_a_submission_says_so_and_its_newer_version(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # before: "no dataset 'lakes-…': neither a built-in dataset nor a published uploaded
+    # dataset", as if it had never been published
+    site = start_server(tmp_path_factory.mktemp("withdrawn-named"), demo=False)
+
+    def published(data: bytes, about: dict[str, Any] | None = None) -> tuple[str, dict]:
+        run = _submit(site, data, about)
+        auth = {"Authorization": f"Bearer {run['token']}"}
+        assert site.post(f"api/experiments/{run['id']}/publish", headers=auth).status_code == 200
+        return run["dataset"].rsplit("/", 1)[1], {"id": run["id"], "auth": auth}
+
+    def withdraw(run: dict) -> None:
+        done = site.post(
+            f"api/experiments/{run['id']}/withdraw", json={"reason": "x"}, headers=run["auth"]
+        )
+        assert done.status_code == 200, done.text
+
+    def refusal(name: str) -> str:
+        again = {"dataset": name, "systems": [{"name": "g", "reference": "gold-sparql"}]}
+        refused = site.post("api/experiments", json=again)
+        assert refused.status_code == 404, refused.text
+        said = refused.json()["problems"][0]
+        assert said["path"] == "$.dataset" and f"dataset {name!r} was withdrawn" in said["message"]
+        return said["message"]
+
+    try:
+        alone, run = published(lakes(dataset_id="lakes-gone"))
+        withdraw(run)
+        assert "newer version" not in refusal(alone)
+        # a version with a newer one: the refusal names it
+        old, run = published(lakes(dataset_id="lakes-v1"))
+        new, _ = published(lakes(dataset_id="lakes-v2"), {"previousVersion": old})
+        withdraw(run)
+        assert f"its newer version is {new!r}" in refusal(old)
+    finally:
+        stop_server(site)

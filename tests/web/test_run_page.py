@@ -18,6 +18,7 @@ import requests
 
 from service import catalog
 from service.paths import DEMO_DIR
+from service.web.demo import demo_sha256
 from tests.web.conftest import free_port, start_server, stop_server, submitted
 
 
@@ -66,6 +67,11 @@ def test_the_form_offers_the_catalogue_by_challenge_and_the_demo(server) -> None
         assert re.search(option + re.escape(label), page), entry.name
     assert '<option value="poleval-2021-qa-dev-0" data-profile="poleval">' in page
     assert '<option value="demo" selected>' in page
+    # the demo is published as an uploaded dataset too: offered once, as "demo", on both pages
+    uploads = [d["name"] for d in server.get("api/datasets").json()["datasets"] if d["uploaded"]]
+    demo = next(n for n in uploads if demo_sha256().startswith(n.rpartition("-")[2]))
+    for path in ("experiments/new", "compare"):
+        assert f'value="{demo}"' not in server.get(path).text, path
     for profile in ("fair", "exact", "qald6", "text2sparql"):
         assert f'id="profile-{profile}"' in page  # each profile explained
     assert 'name="reference" value="baseline"' in page
