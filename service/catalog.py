@@ -227,6 +227,16 @@ def entries() -> list[CatalogEntry]:
     return list(_entries())
 
 
+def own_profile_of(name: str) -> str | None:
+    """The profile made for built-in dataset ``name`` (``poleval`` for PolEval's Polish,
+    ``text2sparql`` for TEXT2SPARQL'25: :func:`service.evaluation.profiles.own_profile`): the
+    one it is scored with when none is chosen. None for any other name."""
+    from service.evaluation.profiles import own_profile
+
+    entry = next((e for e in _entries() if e.name == name), None)
+    return own_profile(entry.languages, entry.questions_file.format) if entry else None
+
+
 def get_entry(name: str) -> CatalogEntry:
     for e in _entries():
         if e.name == name:

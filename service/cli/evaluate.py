@@ -88,7 +88,11 @@ def add_run_arguments(
         help="the system's name, one per --answers in order (default: the file's stem)",
     )
     parser.add_argument(
-        "--profile", default=default_profile, metavar="P", help=f"scorer profile: {profile_names}"
+        "--profile",
+        metavar="P",
+        help=f"scorer profile: {profile_names}; a built-in dataset made for one is scored "
+        f"with it unless another is given (poleval, text2sparql), any other with "
+        f"{default_profile}",
     )
     parser.add_argument(
         "--lang",
@@ -334,12 +338,22 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
         dataset=dataset,
         gold=dataset_source(args.gold) if args.gold else None,
         systems=systems,
-        profile=args.profile,
+        profile=args.profile or _own_profile(dataset),
         languages=parse_languages(args.lang) if args.lang else (),
         experiment_types=tuple(dict.fromkeys(types)),
         kb=KBSpec(tuple(args.kb), version=args.kb_version) if args.kb else None,
         options=RunOptions(ranked=args.ranked, force=args.force),
     )
+
+
+def _own_profile(dataset: DatasetSource) -> str:
+    """The profile made for a built-in dataset (poleval, text2sparql), else the default one."""
+    from service.catalog import own_profile_of
+    from service.evaluation.profiles import DEFAULT_PROFILE
+    from service.experiments.spec import CatalogueDataset
+
+    own = own_profile_of(dataset.name) if isinstance(dataset, CatalogueDataset) else None
+    return own or DEFAULT_PROFILE
 
 
 def uploaded_name(text: str) -> bool:

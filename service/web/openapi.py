@@ -765,8 +765,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "profile": {
                             "type": "string",
                             "enum": registries.profile_enum(),
-                            "default": registries.default_profile(),
-                            "description": "A scorer profile (GET /api/profiles).",
+                            "description": "A scorer profile (GET /api/profiles). "
+                            "Default: the one made for the dataset named (poleval for a "
+                            "Polish dataset, text2sparql for TEXT2SPARQL'25), else "
+                            f"{registries.default_profile()}.",
                         },
                         "language": {
                             "type": "string",

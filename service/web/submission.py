@@ -475,7 +475,7 @@ def to_spec(
         gold=gold,
         dataset=dataset,
         systems=tuple(systems),
-        profile=raw.profile or default_profile or DEFAULT_PROFILE,
+        profile=raw.profile or default_profile or _own_profile(dataset) or DEFAULT_PROFILE,
         languages=parse_languages(raw.language) if raw.language and raw.language.strip() else (),
         experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,
@@ -509,3 +509,20 @@ def _name_from_url(url: str) -> str:
     text = (parts.hostname or "service") + (f"-{port}" if port else "")
     # a name starts with a letter or digit: "[::1]" gives "1", not "-1"
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._")[:80] or "service"
+
+
+def _own_profile(dataset: Any) -> str | None:
+    """The profile made for a dataset named (a built-in one, or a published upload in Polish),
+    used when the submission names none: the run page chooses it with the dataset, and a
+    submission through the API was scored under the default profile (a TEXT2SPARQL team read
+    0.72 where the challenge's rules give 0.70)."""
+    from service import catalog
+    from service.experiments.spec import CatalogueDataset
+    from service.web.running import published_uploads
+
+    if not isinstance(dataset, CatalogueDataset):
+        return None
+    own = catalog.own_profile_of(dataset.name)
+    if own is None and not any(e.name == dataset.name for e in catalog.entries()):
+        own = next((u.profile for u in published_uploads() if u.name == dataset.name), None)
+    return own

@@ -38,26 +38,34 @@ def _small(tmp_path: Path, answers: list[str], name: str) -> tuple[Path, Path]:
     return expected, out
 
 
-def test_the_default_profile_on_a_poleval_dataset_points_to_poleval(tmp_path: Path) -> None:
-    # Before, the refusal only said "choose one with --lang": with --lang pl the fair profile
-    # scored a perfect answer file 0.89 (every alternative a gold answer to find).
+def test_a_poleval_dataset_is_scored_with_poleval_unless_another_profile_is_given(
+    tmp_path: Path,
+) -> None:
+    # Before, the default profile was fair wherever none was given: the run failed (no English
+    # question), and with --lang pl fair scored a perfect answer file 0.89 (every alternative a
+    # gold answer to find); the run page chose poleval with the dataset, the CLI and API not
     out = _first_alternatives(tmp_path)
     done = _cli("evaluate", "--dataset", "poleval-2021-qa-dev-0", "--answers", str(out))
-    assert done.returncode == 1
-    assert "--profile poleval" in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "profile: poleval " in done.stdout and "language: pl" in done.stdout, done.stdout
+    # fair named: the refusal without --lang points to poleval
+    base = ("evaluate", "--dataset", "poleval-2021-qa-dev-0", "--answers", str(out))
+    fair = _cli(*base, "--profile", "fair")
+    assert fair.returncode == 1
+    assert "--profile poleval" in fair.stderr, fair.stderr
 
 
 def test_alternatives_scored_as_a_set_are_warned(tmp_path: Path) -> None:
     out = _first_alternatives(tmp_path)
     base = ("evaluate", "--dataset", "poleval-2021-qa-dev-0", "--answers", str(out))
-    fair = _cli(*base, "--lang", "pl", "--output", "json")
+    fair = _cli(*base, "--profile", "fair", "--lang", "pl", "--output", "json")
     assert fair.returncode == 0, fair.stderr
     result = json.loads(fair.stdout)
     assert result["results"]["QA"]["accuracy"] < 1.0  # what the warning explains
     said = [w for w in result["warnings"] if "alternative" in w]
     assert len(said) == 1 and "--profile poleval" in said[0], result["warnings"]
     assert "110 questions" in said[0]  # dev-0 lines with more than one alternative
-    table = _cli(*base, "--lang", "pl")  # the table says it on stderr, in the singular
+    table = _cli(*base, "--profile", "fair", "--lang", "pl")  # on stderr, in the singular
     assert "gerbil-qa: out: 1 warning\n" in table.stderr and "--profile poleval" in table.stderr
     poleval = json.loads(_cli(*base, "--profile", "poleval", "--output", "json").stdout)
     assert poleval["results"]["QA"]["accuracy"] == 1.0

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import DATA
+from tests.web.conftest import start_server, stop_server
 from tests.web.test_browser import dataset_picks_profile, wait_until
 
 DEV0 = DATA / "poleval2021" / "dev-0"
@@ -126,9 +128,9 @@ def test_the_status_with_why_answers_as_documented(server, tmp_path: Path) -> No
     from tests.web.test_openapi_conformance import Conformance
 
     api = Conformance(server.get("api/openapi.json").json())
-    ticket = server.post(
+    ticket = server.post(  # no profile: the dataset's own (before: fair, refused for pl)
         "api/experiments",
-        data={"dataset": "poleval-2021-qa-dev-0", "profile": "poleval"},
+        data={"dataset": "poleval-2021-qa-dev-0"},
         files={"answers": ("out.tsv", _answers(tmp_path).read_bytes())},
     ).json()
     server.wait_finished(ticket["id"], ticket["token"])
@@ -140,5 +142,49 @@ def test_the_status_with_why_answers_as_documented(server, tmp_path: Path) -> No
             headers={"Authorization": f"Bearer {ticket['token']}"},
         ),
     )
+    assert status["evaluations"][0]["profile"] == "poleval"
     assert [q["id"] for q in status["evaluations"][0]["questions"] if "why" in q] == ["3", "7"]
     assert api.mismatches == []  # "why" is documented: a strict client reads it
+
+
+def test_a_published_polish_upload_named_without_a_profile_is_scored_with_poleval(
+    tmp_path: Path,
+) -> None:
+    # the run page chose poleval for it (its option's data-profile); the API chose fair
+    answer = {"x": {"type": "literal", "value": "karp"}}
+    data = json.dumps(
+        {
+            "dataset": {"id": "ryby"},
+            "questions": [
+                {
+                    "id": "1",
+                    "question": [{"language": "pl", "string": "Jaka ryba jest w stawie?"}],
+                    "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [answer]}}],
+                }
+            ],
+        }
+    )
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        made = site.post(
+            "api/experiments",
+            json={
+                "dataset": {"filename": "ryby.json", "content": data},
+                "profile": "poleval",
+                "systems": [{"name": "gold", "answers": data}],
+            },
+        ).json()
+        auth = {"Authorization": f"Bearer {made['token']}"}
+        name = site.wait_finished(made["id"], made["token"])["dataset"].rsplit("/", 1)[1]
+        assert site.post(f"api/experiments/{made['id']}/publish", headers=auth).status_code == 200
+        again = site.post(
+            "api/experiments", json={"dataset": name, "systems": [{"name": "g", "answers": data}]}
+        ).json()
+        site.wait_finished(again["id"], again["token"])
+        status = site.get(
+            f"api/experiments/{again['id']}",
+            headers={"Authorization": f"Bearer {again['token']}"},
+        ).json()
+        assert status["evaluations"][0]["profile"] == "poleval", status["evaluations"][0]
+    finally:
+        stop_server(site)
