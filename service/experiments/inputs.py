@@ -168,6 +168,23 @@ def check_dataset(dataset: Dataset, *, name: str | None = None, types: Sequence[
     queries = any(map(_has_gold_markings, dataset.questions))
     by_answers = not types or any(t not in QUERY_LEVEL_TYPES for t in wanted)
     by_queries = any(t in QUERY_LEVEL_TYPES for t in wanted)
+    # each type asked by name needs its gold: QA beside C2KB on a dataset without answers
+    # was recorded as a QA task of "undef." measures, where QA alone was refused
+    lacking = [t for t in wanted if not (queries if t in QUERY_LEVEL_TYPES else answers)]
+    if lacking and len(lacking) < len(wanted):
+        gold = {False: "gold answers", True: "gold queries or annotations"}
+        missing = {gold[t in QUERY_LEVEL_TYPES] for t in lacking}
+        able = ",".join(t.value for t in wanted if t not in lacking)
+        raise FormatError(
+            Problem(
+                f"the dataset has no {' or '.join(sorted(missing))}, so "
+                f"{', '.join(t.value for t in lacking)} cannot be scored; score the others "
+                f'alone: --types {able} (the API: "experimentTypes"; the pages: the '
+                "experiment type boxes)",
+                file=where,
+                expected="experiment types the dataset has gold for",
+            )
+        )
     if (by_answers and answers) or (by_queries and queries) or (types and not wanted):
         return  # something can be scored (unknown types: the scorer names the known ones)
     if by_answers:

@@ -250,6 +250,12 @@ def _show(text: str, limit: int = 60) -> str:
 # --- the executor ----------------------------------------------------------------------------
 
 
+LOCAL_FROM = (
+    "FROM / FROM NAMED not applied: a local KB's files are one graph, queried whole "
+    "(nothing is read from a FROM IRI)"
+)
+
+
 class SparqlExecutor:
     """Runs queries on one KB: RDF ``files`` (a local Oxigraph store per worker process) or one
     SPARQL ``endpoint`` URL. ``prefixes`` is the dataset's prefix environment.
@@ -305,6 +311,11 @@ class SparqlExecutor:
         if isinstance(prepared, QueryFailure):
             return QueryResult(query, failure=prepared)
         rewrites = prepared.parsed.leniencies
+        parsed = prepared.parsed
+        if isinstance(self._backend, _LocalBackend) and (parsed.from_graphs or parsed.from_named):
+            # the KB's files are one graph, as a KB's own endpoint reads its graph's name
+            # (LLM queries write FROM <http://dbpedia.org>): said, where it went unsaid
+            rewrites += (LOCAL_FROM,)
         started = time.monotonic()
         outcome = self._backend.execute(prepared.text)
         runtime = (time.monotonic() - started) * 1000

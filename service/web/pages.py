@@ -102,11 +102,12 @@ def measure_label(name: str) -> str:
     return info.label if info else name
 
 
-def challenge_name(profile: str | None, measure: str) -> str | None:
-    """What the challenge ``profile`` reproduces called ``measure``, if it names it."""
+def challenge_name(profile: str | None, measure: str, experiment_type: str) -> str | None:
+    """What the challenge ``profile`` reproduces called ``measure``, if it names it: of the QA
+    results only (TEXT2SPARQL'25 scored result sets; a C2KB macro F1 is no ``set_F``)."""
     from service.evaluation.profiles import PROFILES
 
-    if profile is None or profile not in PROFILES:
+    if profile is None or profile not in PROFILES or experiment_type != "QA":
         return None
     return dict(PROFILES[profile].challenge_measures).get(measure)
 

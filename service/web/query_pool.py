@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import multiprocessing
 import os
 import signal
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from service.errors import ServiceError
+from service.errors import Busy, ServiceError
 from service.web.isolation import DEFAULT_MECHANISMS
 
 log = logging.getLogger(__name__)
@@ -99,10 +100,9 @@ class QueryTimeout(ServiceError):
     status = 503
 
 
-class PoolBusy(ServiceError):
-    """No worker was free within the wait."""
-
-    status = 503
+class PoolBusy(Busy):
+    """No worker was free within the wait: 503 with ``Retry-After`` the time limit, within
+    which a running query ends (a harvester's back-off waits for it)."""
 
 
 class _TooLarge(OSError):
@@ -495,6 +495,9 @@ class QueryPool:
         with self._cond:
             return {w.snapshot for w in self._all if w.snapshot}
 
+    def _retry_after(self) -> int:
+        return max(1, math.ceil(self.timeout))
+
     def _can_take_long_slot(self) -> bool:
         # the workers neither long nor being restarted must stay >= size - long_slots
         return self._long < self.long_slots and len(self._all) - self._long > (
@@ -509,7 +512,8 @@ class QueryPool:
                     raise PoolBusy(
                         f"this endpoint already runs {self.long_slots} long "
                         f"quer{'y' if self.long_slots == 1 else 'ies'} with "
-                        f"{self._waiting_long} more waiting; try again later"
+                        f"{self._waiting_long} more waiting; try again later",
+                        retry_after=self._retry_after(),
                     )
                 self._waiting_long += 1
             try:
@@ -531,7 +535,10 @@ class QueryPool:
                         return worker
                     left = deadline - time.monotonic()
                     if left <= 0:
-                        raise PoolBusy("every SPARQL worker is busy; try again shortly")
+                        raise PoolBusy(
+                            "every SPARQL worker is busy; try again shortly",
+                            retry_after=self._retry_after(),
+                        )
                     self._cond.wait(left)
             finally:
                 if long:
@@ -565,7 +572,10 @@ class QueryPool:
                 return self._run_in(worker, job, shape)
             except _NoLongSlot:
                 if isinstance(job, DocumentJob):
-                    raise PoolBusy("every SPARQL worker is busy; try again shortly") from None
+                    raise PoolBusy(
+                        "every SPARQL worker is busy; try again shortly",
+                        retry_after=self._retry_after(),
+                    ) from None
                 long = True  # queue for a long slot, run from the start
 
     def _run_in(

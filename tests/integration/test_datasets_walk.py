@@ -50,6 +50,12 @@ def test_the_gold_a_dataset_needs_depends_on_the_types_asked(tmp_path: Path) -> 
     at = _cli("evaluate", "--dataset", "lc-quad-1-test", "--answers", str(LCQUAD_TEST),
               "--types", "AT")  # fmt: skip
     assert at.returncode == 1 and "the dataset has no gold answers" in at.stderr
+    # QA beside C2KB: refused too, naming what can run (before: a QA task of "undef.")
+    both = _cli("evaluate", "--dataset", "lc-quad-1-test", "--answers", str(LCQUAD_TEST),
+                "--types", "QA,C2KB,AT")  # fmt: skip
+    assert both.returncode == 1, both.stdout
+    assert "no gold answers, so QA, AT cannot be scored" in both.stderr, both.stderr
+    assert "score the others alone: --types C2KB" in both.stderr
     # questions without answers or queries: nothing a query-level type compares either
     bare = tmp_path / "bare.json"
     question = {"id": "1", "question": [{"language": "en", "string": "Who?"}]}

@@ -14,6 +14,7 @@ import pytest
 
 from service.errors import FormatError
 from service.kb.executor import (
+    LOCAL_FROM,
     ExecutionLimits,
     FailureReason,
     QueryResult,
@@ -65,6 +66,14 @@ def test_a_lenient_query_runs_in_the_datasets_prefix_environment(executor: Sparq
     assert ask.answers == AnswerSet(boolean=True)
     rows = executor.run("SELECT ?n WHERE { ?d :name ?n } ORDER BY ?n").answers
     assert rows.values() == tuple(Term.literal(f"Dept {n}") for n in range(3))
+
+
+def test_a_from_clause_on_a_local_kb_is_said_not_applied(executor: SparqlExecutor) -> None:
+    # the files are one graph: FROM <g> reads it whole (nothing fetched), and now says so
+    result = executor.run("SELECT ?d FROM <http://127.0.0.1:9/evil.ttl> WHERE { ?d a :Department }")
+    assert result.ok and len(result.answers.values()) == 3, result.failure
+    assert LOCAL_FROM in result.rewrites
+    assert LOCAL_FROM not in executor.run("SELECT ?d WHERE { ?d a :Department }").rewrites
 
 
 @pytest.mark.parametrize(

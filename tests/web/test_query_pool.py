@@ -110,8 +110,9 @@ def test_long_queries_never_take_the_last_worker(lanes) -> None:
     assert lanes.requeued == 1
     assert len(latencies) >= 10 and max(latencies) < 0.25, latencies
     # a fourth long query finds one already waiting (long_waiting=1): refused at once
-    with pytest.raises(PoolBusy, match="long"):
+    with pytest.raises(PoolBusy, match="long") as busy:
         lanes.run(QueryJob(CARTESIAN.format(last="x")), shape=2)
+    assert busy.value.retry_after == 4  # the time limit: the endpoint's Retry-After
     for thread in (first, second, third):
         thread.join(30)
     # each long query ran to the time limit in turn, or waited past the queue time

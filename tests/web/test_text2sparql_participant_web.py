@@ -105,6 +105,9 @@ def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
     )
     experiment = html.unescape(session.get(ticket["uri"], timeout=30).text)
     assert 'macro F1<br><span class="muted challenge-measure">(the challenge\'s set_F' in experiment
+    # the sub-experiments' tables (C2KB… from the queries) are no challenge measure
+    heads = [t.split("</thead>")[0] for t in experiment.split('class="results" id="table-')[1:]]
+    assert len(heads) > 1 and [h.split('"')[0] for h in heads if "challenge-measure" in h] == ["QA"]
     gold = {q.id: q.sparql for q in catalog.load("text2sparql-2025-ck25").questions}
     rows = {
         row.split("</a>", 1)[0].rsplit(">", 1)[-1]: row
