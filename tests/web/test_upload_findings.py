@@ -359,6 +359,11 @@ def test_an_uploaded_expected_tsv_says_how_to_bring_its_question_texts(site: Ser
     dataset = site.get(state["dataset"].replace(site.url, ""))
     assert "<caption>1 finding</caption>" in dataset.text
     assert "same directory" not in dataset.text
+    # run by its name: its file has no .tsv name then (before: "unknown format", a 400)
+    named = state["dataset"].rsplit("/", 1)[1]
+    again = _quiz_run(site, named)
+    assert again.status_code == 202, again.text
+    assert site.wait_finished(again.json()["id"], again.json()["token"])["status"] == "finished"
 
 
 QUIZ_IN = "Ile to dwa plus dwa?\nStolica Polski?\n"
@@ -399,6 +404,13 @@ def test_an_expected_tsv_uploaded_with_its_in_tsv_has_question_texts(site: Serve
     state = site.wait_finished(ticket["id"], ticket["token"])
     assert state["status"] == "finished", state
     assert state["datasetFindings"] == []  # no "no in.tsv beside this file"
+    # "Run it again" asks for both files again (a browser fills in none)
+    form = site.get(
+        f"experiments/new?revisionOf={ticket['id']}",
+        cookies={f"gqa_owner_{ticket['id']}": ticket["token"]},
+    )
+    notice = form.text.split('id="revision-notice"')[1].split("</div>")[0]
+    assert "<code>expected.tsv</code>" in notice and "<code>in.tsv</code>" in notice, notice
     auth = {"Authorization": f"Bearer {ticket['token']}"}
     assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
     assert {"Ile to dwa plus dwa?", "Stolica Polski?"} <= _texts(site)
@@ -419,6 +431,11 @@ def test_an_expected_tsv_uploaded_with_its_in_tsv_has_question_texts(site: Serve
     got = site.get(f"dataset/{name}", headers={"Accept": "application/n-triples"})
     served = list(pyoxigraph.parse(got.content, format=pyoxigraph.RdfFormat.N_TRIPLES))
     assert shacl_violations(served, target=state["dataset"]) == []
+    # others run it by its name: its kept in.tsv comes with it (before, the texts were lost)
+    again = _quiz_run(site, name)
+    assert again.status_code == 202, again.text
+    rerun = site.wait_finished(again.json()["id"], again.json()["token"])
+    assert rerun["status"] == "finished" and rerun["datasetFindings"] == [], rerun
 
 
 def test_an_in_tsv_of_other_length_or_with_another_format_is_refused(site: Server) -> None:
