@@ -388,7 +388,11 @@ def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
                 f"{text}: no such file, and no built-in dataset of that name{near} "
                 "(see `gerbil-qa datasets`)"
             )
-    return FileDataset(FileRef.local(path))
+    from service.formats.tsv import in_beside
+
+    # an expected.tsv's in.tsv is kept with it, as an upload's is (export, rescore, download)
+    beside = in_beside(path)
+    return FileDataset(FileRef.local(path), questions=FileRef.local(beside) if beside else None)
 
 
 def emit(evaluations: Sequence[Evaluation], output: str, stream: TextIO) -> None:

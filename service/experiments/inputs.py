@@ -41,7 +41,7 @@ class Files:
     ) -> None:
         self._blobs = blobs
         self.limits = limits  # None: the format readers' (the environment's answer limits)
-        self._parsed: dict[tuple[str, str | None, str, bool], Dataset] = {}
+        self._parsed: dict[tuple[str, str | None, str, bool, str], Dataset] = {}
         self._sums: dict[str, tuple[str, int]] = {}
 
     def data(self, ref: FileRef) -> bytes:
@@ -72,12 +72,25 @@ class Files:
             self._sums[key] = (hashlib.sha256(data).hexdigest(), len(data))
         return self._sums[key]
 
-    def dataset(self, ref: FileRef, *, language: str | None, answers: bool = False) -> Dataset:
+    def dataset(
+        self,
+        ref: FileRef,
+        *,
+        language: str | None,
+        answers: bool = False,
+        questions: FileRef | None = None,
+    ) -> Dataset:
         """The file read as a dataset or, with ``answers``, as a system's answer file
-        (FormatError naming file and position)."""
+        (FormatError naming file and position); ``questions``: a TSV ``expected.tsv``'s
+        ``in.tsv``, its question texts."""
         from service import formats
 
-        key = (ref.path or ref.sha256 or ref.name, ref.format, language or "", answers)
+        given = None
+        if questions is not None:
+            named = questions.path or PurePosixPath(questions.name).name or "in.tsv"
+            given = (named, self.data(questions))
+        beside = (questions.path or questions.sha256 or questions.name) if questions else ""
+        key = (ref.path or ref.sha256 or ref.name, ref.format, language or "", answers, beside)
         if key not in self._parsed:
             if ref.path is not None:
                 parsed = formats.read(
@@ -86,6 +99,7 @@ class Files:
                     language=language,
                     limits=self.limits,
                     answers=answers,
+                    questions=given,
                 )
             else:
                 name = PurePosixPath(ref.name).name or "upload"
@@ -96,6 +110,7 @@ class Files:
                     language=language,
                     limits=self.limits,
                     answers=answers,
+                    questions=given,
                 )
                 # later checks name the file by its source: an upload's is its name, not None
                 parsed = replace(parsed, source=parsed.source or name)
@@ -128,7 +143,7 @@ def read_dataset(
         dataset = catalog.load(entry.name)
         name = entry.name
     else:
-        dataset = files.dataset(source.file, language=language)
+        dataset = files.dataset(source.file, language=language, questions=source.questions)
         if source.title:  # a registered version, named as the catalogue's
             dataset = dataset.renamed(source.title)
         name = None

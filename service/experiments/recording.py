@@ -82,9 +82,9 @@ def _dataset_record(
         if not catalogue.has_questions(name):
             catalogue.store_questions(name, dataset)
             stored = True
-        kept = (upload,) if upload is not None else catalogued
+        kept = (upload, *_questions_file(source, files)) if upload is not None else catalogued
         return RecordedDataset(DatasetRef.catalogue(name, dataset, sha256=sha), kept, stored)
-    kept = (upload,) if upload is not None else ()
+    kept = (upload, *_questions_file(source, files)) if upload is not None else ()
     said = _said(source)
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
     if published is not None:  # the same bytes, published before: that dataset, its title
@@ -95,6 +95,19 @@ def _dataset_record(
         )
     ref = replace(upload_ref(dataset_label(source, dataset), dataset, sha, catalogue), **said)
     return RecordedDataset(ref, kept, False)
+
+
+def _questions_file(source: DatasetSource, files: Files) -> tuple[UploadedFile, ...]:
+    """The in.tsv given with an expected.tsv: a file of the dataset too (role ``questions``,
+    its second distribution), kept and exported with it."""
+    from service.formats.tsv import FORMAT
+    from service.graph.results import UploadedFile
+
+    if not isinstance(source, FileDataset) or source.questions is None:
+        return ()
+    sha, size = files.checksum(source.questions)
+    tsv = FORMAT.media_types[0]
+    return (UploadedFile(source.questions.name, sha, size, role="questions", media_type=tsv),)
 
 
 def upload_ref(

@@ -128,7 +128,10 @@ def _newer_upload(storage: Storage, old: FileDataset, name: str) -> FileDataset:
 
 def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> ExperimentSpec:
     def source(found: Any) -> Any:
-        return replace(found, file=change(found.file)) if isinstance(found, FileDataset) else found
+        if not isinstance(found, FileDataset):
+            return found
+        questions = change(found.questions) if found.questions else None
+        return replace(found, file=change(found.file), questions=questions)
 
     systems = tuple(
         replace(s, file=change(s.file)) if isinstance(s, AnswerFile) else s for s in spec.systems

@@ -433,8 +433,15 @@ def named_upload(
     data = storage.workspace.read(file_key(sha)) if storage.workspace is not None else None
     if data is None:
         raise BadRequest(f"dataset/{source.name}: its file is not kept by this store")
-    ref = FileRef(source.name, sha, len(data))
-    return replace(spec, dataset=FileDataset(ref, title=title)), {sha: data}
+    tsv, in_sha = storage.catalogue.published_tsv(source.name)
+    # a TSV is known by its extension: without it a published expected.tsv was "unknown"
+    ref = FileRef(source.name, sha, len(data), format="tsv" if tsv else None)
+    kept = {sha: data}
+    questions = None  # an expected.tsv's in.tsv, published with it: its question texts
+    in_data = storage.workspace.read(file_key(in_sha)) if in_sha and storage.workspace else None
+    if in_sha and in_data is not None:
+        questions, kept[in_sha] = FileRef("in.tsv", in_sha, len(in_data), format="tsv"), in_data
+    return replace(spec, dataset=FileDataset(ref, title=title, questions=questions)), kept
 
 
 def registered_version(spec: ExperimentSpec, storage: Storage | None) -> ExperimentSpec:

@@ -87,8 +87,9 @@ class CatalogueDataset:
 
 @dataclass(frozen=True, slots=True)
 class FileDataset:
-    """A dataset file (a PolEval ``expected.tsv`` needs its ``in.tsv`` beside it when local);
-    ``title`` names it in the results (default: its id or file name); ``version_of``: the
+    """A dataset file; ``questions``: a PolEval ``expected.tsv``'s ``in.tsv`` (its question
+    texts), uploaded with it or found beside it, kept with it as a second file; ``title``
+    names it in the results (default: its id or file name); ``version_of``: the
     registered version of a catalogue dataset it is the kept file of (the graph links that
     version; its dataset's KB is the one system queries run on)."""
 
@@ -96,6 +97,7 @@ class FileDataset:
     title: str | None = None
     version_of: CatalogueDataset | None = None
     about: About = ()  # what its author says of it (``service.dataset_about``)
+    questions: FileRef | None = None
 
     def to_json(self) -> dict[str, Any]:
         about = about_json(self.about) if self.about else None
@@ -103,6 +105,7 @@ class FileDataset:
             {
                 "kind": "file",
                 "file": self.file.to_json(),
+                "questions": self.questions.to_json() if self.questions else None,
                 "title": self.title,
                 "versionOf": self.version_of.to_json() if self.version_of else None,
                 "about": about,
@@ -124,6 +127,7 @@ def dataset_from_json(data: Mapping[str, Any]) -> DatasetSource:
             data.get("title"),
             CatalogueDataset(version_of["name"], version_of.get("version")) if version_of else None,
             about_from_json(data.get("about")),
+            FileRef.from_json(data["questions"]) if data.get("questions") else None,
         )
     raise BadRequest(f"unknown dataset kind {kind!r} in a stored spec")
 
@@ -207,6 +211,8 @@ class ExperimentSpec:
     def files(self) -> tuple[FileRef, ...]:
         """Every file the spec reads (the dataset's, the gold's and the answer files)."""
         out = [s.file for s in (self.dataset, self.gold) if isinstance(s, FileDataset)]
+        if isinstance(self.dataset, FileDataset) and self.dataset.questions is not None:
+            out.append(self.dataset.questions)
         out += [f for system in self.systems for f in system.files()]
         return tuple(out)
 

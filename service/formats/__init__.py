@@ -84,13 +84,16 @@ def read(
     language: str | None = None,
     limits: Limits | None = None,
     answers: bool = False,
+    questions: tuple[str, bytes] | None = None,
 ) -> Dataset:
     """Read a dataset (or a system's answer file) from a path or from bytes.
 
     ``format`` is sniffed when not given (content first, then the file extension). ``name``
     names bytes in messages. ``language`` tags question texts whose file gives no language
     (TSV). ``answers``: the file is a system's answers (a TSV is then an ``out.tsv`` whatever
-    its name). A path read is recorded in ``Dataset.source`` as given. Raises FormatError.
+    its name). ``questions``: an ``in.tsv`` (name, bytes) giving a TSV ``expected.tsv``'s
+    question texts (else an ``in.tsv`` beside its path does). A path read is recorded in
+    ``Dataset.source`` as given. Raises FormatError.
     """
     limits = limits or Limits()  # the answer limits from the environment, if set there
     if isinstance(source, bytes | bytearray | memoryview):
@@ -102,7 +105,15 @@ def read(
         data = _read_file(path, limits, label)
     if not data:  # said as such, not as an unknown format or as an answer file of no lines
         raise FormatError(Problem("the file is empty (0 bytes)", file=label, expected=_ANY_FORMAT))
-    src = Source(data, name=label, path=path, language=language, limits=limits, answers=answers)
+    src = Source(
+        data,
+        name=label,
+        path=path,
+        language=language,
+        limits=limits,
+        answers=answers,
+        questions=questions,
+    )
     fmt = get(format) if format else FORMATS[_sniff(src)]
     if fmt.name == "tsv":
         _not_other_format(src)

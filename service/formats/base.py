@@ -119,6 +119,7 @@ class Source:
         language: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         answers: bool = False,
+        questions: tuple[str, bytes] | None = None,
     ) -> None:
         self.data = data
         self.name = name
@@ -126,6 +127,8 @@ class Source:
         self.language = language
         self.limits = limits
         self.answers = answers  # read as a system's answers (TSV: an out.tsv, whatever its name)
+        # TSV: the in.tsv given with an expected.tsv (its name and bytes), as an upload brings it
+        self.questions = questions
         self._json: Any = None
         self._json_error: FormatError | None = None
         self._json_done = False

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from service.errors import FormatError, Problem
 from service.formats.base import Format, Report, Source, check_question_count
@@ -34,11 +34,13 @@ ROLE_KEY = "tsv.role"
 IN, OUT, EXPECTED = "in", "out", "expected"
 TEXTS_LOSS = "question texts (they go in in.tsv"
 NO_TEXTS = "no in.tsv beside this file: the questions have no text"
-# read from bytes (an upload is one file: the web takes no in.tsv with it): how to bring the
-# texts, where "in the same directory" meant nothing to a dataset author uploading it
+# read from bytes (an upload): how to bring the texts, where "in the same directory" meant
+# nothing to a dataset author uploading it
 ALONE = (
-    " (a file read alone, as an upload is, has nothing beside it: upload the dataset as "
-    "QALD-JSON instead, made with in.tsv beside expected.tsv by "
+    " (a file read alone, as an upload is, has nothing beside it: upload its in.tsv with it, "
+    "in the run or compare page's \"its questions, in.tsv\", the API's dataset.questions "
+    "(multipart: dataset_questions); or upload the dataset as QALD-JSON instead, made with "
+    "in.tsv beside expected.tsv by "
     "gerbil-qa convert expected.tsv dataset.json --to qald-json --lang LANG)"
 )
 HEADER_KEY = "tsv.header"  # metadata: the first line, when it looks like a header
@@ -89,9 +91,10 @@ def looks_like_header(line: str) -> bool:
     return line.split("\t", 1)[0].strip().lower() in HEADER_WORDS
 
 
-def read(src: Source) -> Dataset:
+def read(src: Source, role: str | None = None) -> Dataset:
+    """``src`` as the TSV file of ``role`` (default: the role its name gives)."""
     report = Report(src)
-    role = role_of(src.name, answers=src.answers)
+    role = role or role_of(src.name, answers=src.answers)
     lines = _lines(src)
     questions: list[Question] = []
     places: list[dict[str, int]] = []
@@ -100,8 +103,8 @@ def read(src: Source) -> Dataset:
         beside: tuple[Problem, ...] = ()
         if role == IN:
             texts = lines
-        elif role == EXPECTED and src.path is not None:
-            texts, beside = _texts_beside(src, src.path, len(lines))
+        elif role == EXPECTED:
+            texts, beside = _texts_beside(src, len(lines))
         language = src.language or ""
         for i, line in enumerate(lines):
             qtexts = (QuestionText(language, texts[i]),) if texts is not None else ()
@@ -128,7 +131,7 @@ def read(src: Source) -> Dataset:
         if role == OUT:
             _warn_tabs(report, lines)
         if texts is None and role == EXPECTED and lines:
-            alone = src.path is None
+            alone = src.path is None and src.questions is None
             report.warn(
                 NO_TEXTS + (ALONE if alone else ""),
                 expected=None if alone else "in.tsv in the same directory",
@@ -162,21 +165,34 @@ def _warn_tabs(report: Report, lines: list[str]) -> None:
         )
 
 
-def _texts_beside(
-    src: Source, path: Path, count: int
-) -> tuple[list[str] | None, tuple[Problem, ...]]:
+def in_beside(path: Path) -> Path | None:
+    """The ``in.tsv`` beside the TSV ``expected.tsv`` at ``path`` (its question texts)."""
     in_path = path.with_name("in.tsv")
-    if not in_path.is_file():
-        return None, ()
-    from service.formats import read as read_any
+    if path.suffix.lower() == ".tsv" and role_of(path.name) == EXPECTED and in_path.is_file():
+        return in_path
+    return None
 
-    questions = read_any(in_path, format=NAME, language=src.language, limits=src.limits)
+
+def _texts_beside(src: Source, count: int) -> tuple[list[str] | None, tuple[Problem, ...]]:
+    """The question texts of an expected.tsv: from the in.tsv given with it (an upload, or the
+    CLI's, kept with the experiment), else from the in.tsv beside its path, if any."""
+    if src.questions is not None:
+        in_name, data = src.questions
+    elif src.path is not None and (in_path := in_beside(src.path)) is not None:
+        in_name, data = str(in_path), in_path.read_bytes()
+    else:
+        return None, ()
+    from service.formats import _check_size
+
+    _check_size(len(data), src.limits, in_name)
+    # its role is "in" whatever its name (an upload's picker keeps any name: questions.tsv)
+    questions = read(Source(data, name=in_name, language=src.language, limits=src.limits), IN)
     if len(questions) != count:
         raise FormatError(
             Problem(
-                f"{in_path} has {len(questions)} lines but {src.name} has {count}",
+                f"{in_name} has {len(questions)} lines but {src.name} has {count}",
                 file=src.name,
-                expected=f"as many questions in {in_path.name} as answer lines",
+                expected=f"as many questions in {PurePath(in_name).name} as answer lines",
             )
         )
     return [q.texts[0].string or "" for q in questions], questions.problems

@@ -225,6 +225,26 @@ class CatalogueRepository:
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 
+    def published_tsv(self, name: str) -> tuple[bool, str | None]:
+        """Whether the file of uploaded dataset ``name`` is a TSV expected.tsv (its
+        distribution's media type: it is told by its name's extension alone, which a run by
+        name has not), and the SHA-256 of the in.tsv published with it (its question texts:
+        the distribution of role ``questions``, the first run's that gave one), if any."""
+        if not UPLOADED_NAME.fullmatch(name):
+            return False, None
+        from service.formats.tsv import FORMAT
+
+        tsv = f"http://www.iana.org/assignments/media-types/{FORMAT.media_types[0]}"
+        rows = self.store.public.query(
+            f"SELECT ?role ?sha WHERE {{ GRAPH ?g {{ <{self.uris.dataset(name)}> "
+            f"<{DCAT}distribution> ?f . ?f {_p('fileRole')} ?role ; {_p('sha256')} ?sha ; "
+            f"<{DCAT}mediaType> <{tsv}> }} {self.uris.listed_experiment_graph()} }} "
+            "ORDER BY STR(?g)"
+        )
+        found = [(row["role"].value, row["sha"].value) for row in rows]
+        questions = next((sha for role, sha in found if role == "questions"), None)
+        return any(role == "dataset" for role, _ in found), questions
+
     def withdrawn_upload(self, name: str) -> bool:
         """Whether uploaded dataset ``name`` was published by runs since withdrawn (their
         graphs stay public, with the withdrawal note)."""

@@ -60,7 +60,8 @@ class UploadedFile:
     name: str
     sha256: str
     size: int
-    role: str = "answers"  # "dataset" | "answers" | "gold" | "kb"
+    # "dataset" | "questions" (an expected.tsv's in.tsv) | "answers" | "gold" | "kb"
+    role: str = "answers"
     system: str | None = None  # whose answers (role "answers")
     media_type: str | None = None
 
@@ -322,9 +323,10 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
                 g.add(f, _p(DCAT, "mediaType"), media)
         if up.role == "answers" and up.system:
             g.add(f, _p(GQA, "answersOf"), node(uris.system(up.system)))
-        if up.role == "dataset" and not record.dataset.catalogued:
+        if up.role in ("dataset", "questions") and not record.dataset.catalogued:
             g.add(ds_uri, _p(PROV, "wasDerivedFrom"), f)
-            if up.sha256 == record.dataset.sha256:  # its questions' file (not a gold's mix)
+            # its questions' file (not a gold's mix), and the in.tsv of its texts
+            if up.sha256 == record.dataset.sha256 or up.role == "questions":
                 # the exact file, downloadable (once published) as the dataset's distribution
                 g.add(ds_uri, _p(DCAT, "distribution"), f)
                 for s, p, o in _distribution_triples(f, up, record.dataset, uris, eid):

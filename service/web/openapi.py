@@ -468,6 +468,21 @@ def _compare_body(files: dict[str, Any]) -> dict[str, Any]:
     return files
 
 
+def _inline_file(**more: Any) -> dict[str, Any]:
+    """A file sent inline in JSON (``submission.FILE_KEYS``), with ``more`` properties."""
+    return {
+        "type": "object",
+        "required": ["content"],
+        "additionalProperties": False,
+        "properties": {
+            "content": {"type": "string", "description": "The file's text."},
+            "filename": {"type": "string"},
+            "format": {"enum": registries.format_enum(), "description": "Sniffed when absent."},
+            **more,
+        },
+    }
+
+
 def submission_form_schema() -> dict[str, Any]:
     """The Submission as multipart/form-data: its fields are what ``POST /api/experiments``
     reads (``submission.check_form_fields`` refuses any other, so the two cannot drift)."""
@@ -488,6 +503,12 @@ def submission_form_schema() -> dict[str, Any]:
             "dataset": {"type": "string", "description": "A catalogue name."},
             "dataset_file": {"type": "string", "format": "binary"},
             "dataset_format": formats,
+            "dataset_questions": {
+                "type": "string",
+                "format": "binary",
+                "description": "A TSV `dataset_file`'s (expected.tsv's) in.tsv: its questions' "
+                "texts, one a line (as `questions` of an InlineDatasetFile).",
+            },
             "dataset_version": {
                 "type": "string",
                 "description": "As `datasetVersion` in the JSON Submission.",
@@ -659,19 +680,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "text": {"type": "string"},
                     },
                 },
-                "InlineFile": {
-                    "type": "object",
-                    "required": ["content"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "content": {"type": "string", "description": "The file's text."},
-                        "filename": {"type": "string"},
-                        "format": {
-                            "enum": registries.format_enum(),
-                            "description": "Sniffed when absent.",
-                        },
-                    },
-                },
+                "InlineFile": _inline_file(),
+                "InlineDatasetFile": _inline_file(
+                    questions={
+                        "$ref": "#/components/schemas/InlineFile",
+                        "description": "For a TSV expected.tsv only: its in.tsv (one "
+                        "question text a line, as many lines), kept with it as a second "
+                        "file of the dataset; refused with a dataset file of another format.",
+                    }
+                ),
                 "Submission": {
                     "type": "object",
                     "required": ["dataset", "systems"],
@@ -680,10 +697,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "A catalogue dataset name (GET /api/datasets), "
                             "`demo` (the served demo's questions, on the demo KB), the name of a "
                             "published uploaded dataset (`dataset/{name}`: its file, which the "
-                            "store kept), or an uploaded file.",
+                            "store kept), or an uploaded file (a TSV expected.tsv with its "
+                            "in.tsv as `questions`).",
                             "oneOf": [
                                 {"type": "string"},
-                                {"$ref": "#/components/schemas/InlineFile"},
+                                {"$ref": "#/components/schemas/InlineDatasetFile"},
                             ],
                         },
                         "title": {

@@ -320,6 +320,7 @@ class Replacing:
     dataset_file: str | None  # an uploaded dataset's file name (else a name the list holds)
     gold_file: str | None
     answer_files: tuple[str, ...]
+    questions_file: str | None = None  # the in.tsv uploaded with a TSV expected.tsv
 
 
 def replacing() -> Replacing | None:
@@ -385,7 +386,15 @@ def replacing() -> Replacing | None:
     for key in request.args:  # what the link itself says wins
         fields.setlist(key, request.args.getlist(key))
     gold_file = spec.gold.file.name if isinstance(spec.gold, FileDataset) else None
-    return Replacing(old, fields, dataset_file, gold_file, tuple(answer_files))
+    questions = dataset.questions if isinstance(dataset, FileDataset) else None
+    return Replacing(
+        old,
+        fields,
+        dataset_file,
+        gold_file,
+        tuple(answer_files),
+        questions.name if questions and dataset_file else None,
+    )
 
 
 def _form(

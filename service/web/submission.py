@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from service.dataset_about import parse_title
-from service.errors import BadRequest
+from service.errors import BadRequest, FormatError
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -79,6 +79,9 @@ class RawSubmission:
     calls: tuple[tuple[str, float], ...] = ()  # how web services are called (CALL_SETTINGS)
     revision_of: str | None = None  # a resubmission: the id of the experiment it replaces
     about: tuple[tuple[str, tuple[str, ...]], ...] = ()  # what an upload's author says of it
+    # a TSV expected.tsv's in.tsv (its question texts), and the field that gave it
+    dataset_questions: FileUpload | None = None
+    questions_field: str = "dataset_questions"
 
 
 def from_form(form: Any, files: Any) -> RawSubmission:
@@ -87,6 +90,10 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     upload = files.get("dataset_file") or files.get("dataset")
     if upload is not None and upload.filename:
         dataset_file = FileUpload(upload.filename, upload.read(), form.get("dataset_format"))
+    questions = files.get("dataset_questions")
+    dataset_questions = None
+    if questions is not None and questions.filename:
+        dataset_questions = FileUpload(questions.filename, questions.read(), "tsv")
     # one value per file (the API), or the run page's box: one name a line, in the files' order
     names = [
         line for value in form.getlist("answers_name") for line in value.splitlines() or [value]
@@ -131,6 +138,7 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         gold_file=gold_file,
         dataset_name=form.get("dataset") or None,
         dataset_file=dataset_file,
+        dataset_questions=dataset_questions,
         systems=tuple(systems),
         profile=form.get("profile"),
         language=form.get("language"),
@@ -223,11 +231,13 @@ def utf8(text: str, where: str) -> bytes:
         raise BadRequest(f"{where}: not valid Unicode text ({err.reason})") from None
 
 
-def _inline_file(value: Any, where: str, default_name: str) -> FileUpload:
+def _inline_file(
+    value: Any, where: str, default_name: str, *, keys: frozenset[str] | None = None
+) -> FileUpload:
     if isinstance(value, str):
         return FileUpload(default_name, utf8(value, where))
     if isinstance(value, dict):  # "filenme" or "formt" was ignored: a sniffed format, no name
-        _known_keys(value, FILE_KEYS, where, what="a file")
+        _known_keys(value, keys or FILE_KEYS, where, what="a file")
     if not isinstance(value, dict) or not isinstance(value.get("content"), str):
         raise BadRequest(
             f"{where}: expected a string or an object with 'content' (text)",
@@ -248,6 +258,7 @@ SUBMISSION_KEYS = frozenset(
 )
 SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference"})
 FILE_KEYS = frozenset({"content", "filename", "format"})  # an inline file's (``InlineFile``)
+DATASET_FILE_KEYS = FILE_KEYS | {"questions"}  # an inline dataset file's (``InlineDatasetFile``)
 
 
 def _known_keys(
@@ -296,9 +307,12 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
     _known_keys(data, SUBMISSION_KEYS | CALLED.keys() | also, "$")
     dataset = data.get("dataset")
     dataset_name = _text(data, "dataset", "$") if isinstance(dataset, str) else None
-    dataset_file = None
+    dataset_file = dataset_questions = None
     if isinstance(dataset, dict):
-        dataset_file = _inline_file(dataset, "$.dataset", "dataset.json")
+        dataset_file = _inline_file(dataset, "$.dataset", "dataset.json", keys=DATASET_FILE_KEYS)
+        if dataset.get("questions") is not None:  # an expected.tsv's in.tsv
+            questions = _inline_file(dataset["questions"], "$.dataset.questions", "in.tsv")
+            dataset_questions = replace(questions, format="tsv")
     elif dataset is not None and not isinstance(dataset, str):
         raise BadRequest("$.dataset: expected a catalogue name or an object with 'content'")
     raw_systems = data.get("systems")
@@ -342,6 +356,8 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
     return RawSubmission(
         dataset_name=dataset_name,
         dataset_file=dataset_file,
+        dataset_questions=dataset_questions,
+        questions_field="$.dataset.questions",
         systems=tuple(systems),
         profile=_text(data, "profile", "$"),
         language=_text(data, "language", "$"),
@@ -431,7 +447,15 @@ def to_spec(
     dataset: CatalogueDataset | FileDataset
     kb_name = raw.kb
     if raw.dataset_file is not None:
-        dataset = FileDataset(keep(raw.dataset_file), title=raw.title, about=raw.about)
+        questions = _questions_of(raw)
+        dataset = FileDataset(
+            keep(raw.dataset_file),
+            title=raw.title,
+            about=raw.about,
+            questions=keep(questions) if questions is not None else None,
+        )
+    elif raw.dataset_questions is not None:
+        _questions_of(raw)  # refused: no dataset file to give the texts of
     elif raw.dataset_name == DEMO_DATASET:  # the demo's questions, on the demo KB by default
         from service.web.demo import DEMO_QUESTIONS
 
@@ -486,6 +510,37 @@ def to_spec(
         ),
     )
     return spec, uploads
+
+
+def _questions_of(raw: RawSubmission) -> FileUpload | None:
+    """The in.tsv sent with a dataset file, which gives the texts of a TSV ``expected.tsv``'s
+    questions only: with no dataset file, or with one of another format (whose questions have
+    their texts in it), it is refused naming its field."""
+    from service.formats import sniff
+
+    given, field = raw.dataset_questions, raw.questions_field
+    if given is None:
+        return None
+    where = field if field.startswith("$") else f'{field} (the pages\' "its questions, in.tsv")'
+    dataset = raw.dataset_file
+    if dataset is None:
+        raise BadRequest(
+            f"{where}: {given.filename} gives the question texts of an uploaded TSV "
+            "expected.tsv; upload that dataset file with it",
+            field=field_of(field),
+        )
+    try:
+        found = dataset.format or sniff(dataset.data, name=dataset.filename)
+    except FormatError:
+        return given  # unreadable: reading the dataset file says where
+    if found != "tsv":
+        raise BadRequest(
+            f"{where}: {given.filename} gives the question texts of a TSV expected.tsv, but "
+            f"the dataset file {dataset.filename} is {found}, whose questions have their texts "
+            "in it; leave the questions file out (or upload the dataset's expected.tsv)",
+            field=field_of(field),
+        )
+    return given
 
 
 def _interface(item: dict[str, Any], where: str) -> str:

@@ -151,3 +151,44 @@ def test_bom_and_crlf_answer_files_score_as_plain_ones(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"]["QA"]["accuracy"] == 5 / 6
+
+
+def test_the_in_tsv_beside_expected_tsv_is_kept_exported_and_rescored(tmp_path: Path) -> None:
+    # before, only expected.tsv was kept: an export carried no question texts, and a rescore
+    # or an import read the kept expected.tsv alone (its questions had no text)
+    import hashlib
+    import tarfile
+
+    from service.graph.store import open_storage
+
+    expected, out = _small(tmp_path, ANSWERS, "out.tsv")
+    store = str(tmp_path / "store")
+    done = _cli(
+        *("evaluate", "--dataset", str(expected), "--answers", str(out)),
+        *("--profile", "poleval", "--store", store, "--output", "json"),
+    )
+    assert done.returncode == 0, done.stderr
+    experiment = json.loads(done.stdout)["experiment"]["id"]
+    in_sha = hashlib.sha256((tmp_path / "in.tsv").read_bytes()).hexdigest()
+    with open_storage(store, base=None) as storage:
+        spec = json.loads(storage.experiments.spec_of(experiment))
+        assert spec["dataset"]["questions"]["sha256"] == in_sha  # named in the kept spec
+        titles = {
+            row["t"].value: row["r"].value
+            for row in storage.store.private.query(
+                "SELECT ?t ?r WHERE { GRAPH ?g { ?f <http://purl.org/dc/terms/title> ?t ; "
+                "<http://w3id.org/gerbil/qa/vocab#fileRole> ?r } }"
+            )
+        }
+    assert titles == {"expected.tsv": "dataset", "in.tsv": "questions", "out.tsv": "answers"}
+    backup = tmp_path / "backup.tar.gz"
+    exported = _cli("export", "--store", store, "--files", "--output", str(backup))
+    assert exported.returncode == 0, exported.stderr
+    with tarfile.open(backup) as tar:
+        assert any(name.endswith(f"files/{in_sha}") for name in tar.getnames()), tar.getnames()
+    other = str(tmp_path / "imported")
+    assert _cli("import", "--store", other, str(backup)).returncode == 0
+    (tmp_path / "in.tsv").unlink()  # the imported store reads its own copy
+    rescored = _cli("rescore", experiment, "--store", other, "--output", "json")
+    assert rescored.returncode == 0, rescored.stderr
+    assert "no in.tsv" not in rescored.stdout + rescored.stderr

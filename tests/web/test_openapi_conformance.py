@@ -306,7 +306,7 @@ def test_each_kind_of_system_is_a_documented_submission(server, document) -> Non
 def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     from service.call_settings import CALLED
     from service.web.comparing import COMPARE_OPTIONS
-    from service.web.submission import FILE_KEYS, SUBMISSION_KEYS, SYSTEM_KEYS
+    from service.web.submission import DATASET_FILE_KEYS, FILE_KEYS, SUBMISSION_KEYS, SYSTEM_KEYS
 
     options = document["components"]["schemas"]["CompareOptions"]["properties"]
     assert set(options) == COMPARE_OPTIONS  # what a comparison's body may add
@@ -316,6 +316,8 @@ def test_the_submission_keys_read_are_the_documented_ones(document) -> None:
     assert set(system["properties"]) == SYSTEM_KEYS and system["additionalProperties"] is False
     inline = document["components"]["schemas"]["InlineFile"]
     assert set(inline["properties"]) == FILE_KEYS and inline["additionalProperties"] is False
+    dataset_file = document["components"]["schemas"]["InlineDatasetFile"]  # + its in.tsv
+    assert set(dataset_file["properties"]) == DATASET_FILE_KEYS
 
     def json_body(path: str) -> dict[str, Any]:
         return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]

@@ -349,6 +349,7 @@ def test_an_uploaded_expected_tsv_says_how_to_bring_its_question_texts(site: Ser
     )
     (finding,) = owned.json()["datasetFindings"]
     assert "upload the dataset as QALD-JSON" in finding["message"], finding
+    assert "dataset.questions" in finding["message"]  # the API's way to bring the texts
     assert "gerbil-qa convert expected.tsv dataset.json --to qald-json" in finding["message"]
     assert "same directory" not in finding["message"]
     page = site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True)
@@ -358,6 +359,103 @@ def test_an_uploaded_expected_tsv_says_how_to_bring_its_question_texts(site: Ser
     dataset = site.get(state["dataset"].replace(site.url, ""))
     assert "<caption>1 finding</caption>" in dataset.text
     assert "same directory" not in dataset.text
+    # run by its name: its file has no .tsv name then (before: "unknown format", a 400)
+    named = state["dataset"].rsplit("/", 1)[1]
+    again = _quiz_run(site, named)
+    assert again.status_code == 202, again.text
+    assert site.wait_finished(again.json()["id"], again.json()["token"])["status"] == "finished"
+
+
+QUIZ_IN = "Ile to dwa plus dwa?\nStolica Polski?\n"
+QUIZ = {
+    "filename": "expected.tsv",
+    "content": "4\tcztery\nWarszawa\n",
+    "questions": {"filename": "in.tsv", "content": QUIZ_IN},
+}
+
+
+def _quiz_run(site: Server, dataset: Any) -> Any:
+    return site.post(
+        "api/experiments",
+        json={
+            "dataset": dataset,
+            "title": "Mini quiz PL z pytaniami",
+            "profile": "poleval",
+            "systems": [
+                {"name": "quiz-bot", "answers": {"filename": "out.tsv", "content": "4\nKraków\n"}}
+            ],
+        },
+    )
+
+
+def _texts(site: Server) -> set[str]:
+    query = f"SELECT ?t WHERE {{ GRAPH ?g {{ ?q <{GQA}questionText> ?t }} }}"
+    return {row["t"].value for row in site.storage.store.public.query(query)}
+
+
+def test_an_expected_tsv_uploaded_with_its_in_tsv_has_question_texts(site: Server) -> None:
+    # before, an upload was one file: the questions of an expected.tsv had no text, and its
+    # check told the author to convert it to QALD-JSON
+    import hashlib
+
+    made = _quiz_run(site, QUIZ)
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    assert state["status"] == "finished", state
+    assert state["datasetFindings"] == []  # no "no in.tsv beside this file"
+    # "Run it again" asks for both files again (a browser fills in none)
+    form = site.get(
+        f"experiments/new?revisionOf={ticket['id']}",
+        cookies={f"gqa_owner_{ticket['id']}": ticket["token"]},
+    )
+    notice = form.text.split('id="revision-notice"')[1].split("</div>")[0]
+    assert "<code>expected.tsv</code>" in notice and "<code>in.tsv</code>" in notice, notice
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    assert {"Ile to dwa plus dwa?", "Stolica Polski?"} <= _texts(site)
+    page = site.get(state["dataset"].replace(site.url, ""))
+    assert "Stolica Polski?" in page.text
+    # two distributions, each its own file: the in.tsv is downloadable as the expected.tsv is
+    in_sha = hashlib.sha256(QUIZ_IN.encode()).hexdigest()
+    query = f"""SELECT ?title ?sha ?url WHERE {{ GRAPH ?g {{ <{state["dataset"]}>
+        <http://www.w3.org/ns/dcat#distribution> ?f . ?f <http://purl.org/dc/terms/title>
+        ?title ; <{GQA}sha256> ?sha ; <http://www.w3.org/ns/dcat#downloadURL> ?url }} }}"""
+    found = {r["title"].value: r for r in site.storage.store.public.query(query)}
+    assert set(found) == {"expected.tsv", "in.tsv"}, found
+    assert found["in.tsv"]["sha"].value == in_sha
+    assert site.get(found["in.tsv"]["url"].value.replace(site.url, "")).text == QUIZ_IN
+    from service.graph.checks import shacl_violations  # fileRole "questions" is in the shapes
+
+    name = state["dataset"].rsplit("/", 1)[1]
+    got = site.get(f"dataset/{name}", headers={"Accept": "application/n-triples"})
+    served = list(pyoxigraph.parse(got.content, format=pyoxigraph.RdfFormat.N_TRIPLES))
+    assert shacl_violations(served, target=state["dataset"]) == []
+    # others run it by its name: its kept in.tsv comes with it (before, the texts were lost)
+    again = _quiz_run(site, name)
+    assert again.status_code == 202, again.text
+    rerun = site.wait_finished(again.json()["id"], again.json()["token"])
+    assert rerun["status"] == "finished" and rerun["datasetFindings"] == [], rerun
+
+
+def test_an_in_tsv_of_other_length_or_with_another_format_is_refused(site: Server) -> None:
+    import hashlib
+
+    workspace = site.storage.workspace
+    short = {**QUIZ, "questions": {"filename": "in.tsv", "content": "Stolica Polski?\n"}}
+    refused = _quiz_run(site, short)
+    assert refused.status_code == 400, refused.text
+    message = refused.json()["error"]
+    assert "in.tsv has 1 lines but expected.tsv has 2" in message, message
+    key = "files/" + hashlib.sha256(b"Stolica Polski?\n").hexdigest()
+    assert not workspace.exists(key)  # nothing stored
+    json_dataset = {"filename": "quiz.json", "content": '{"questions": []}'}
+    other = _quiz_run(site, {**json_dataset, "questions": QUIZ["questions"]})
+    assert other.status_code == 400, other.text
+    problem = other.json()
+    assert "$.dataset.questions" in problem["error"] and "qald-json" in problem["error"], problem
+    typo = _quiz_run(site, {**QUIZ, "question": QUIZ["questions"]})
+    assert typo.status_code == 400 and "did you mean 'questions'" in typo.json()["error"]
 
 
 @pytest.mark.browser
@@ -393,3 +491,79 @@ def test_the_owners_page_shows_the_findings_then_the_datasets_page(
     assert f"{len(_expected(tmp_path))} findings" in summary.text
     summary.find_element(By.PARTIAL_LINK_TEXT, "question 2").click()
     wait_until(browser, lambda d: "/question/2" in d.current_url)
+
+
+@pytest.mark.browser
+def test_the_run_and_compare_pages_take_an_expected_tsv_with_its_in_tsv(
+    site: Server, browser: Any, tmp_path: Path
+) -> None:
+    # before, the run page took one dataset file: an expected.tsv's questions had no text
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_browser import check_accessibility, shot, visit, wait_until
+
+    (tmp_path / "expected.tsv").write_text("8\tosiem\nWisła\n", encoding="utf-8")
+    (tmp_path / "in.tsv").write_text("Ile nóg ma pająk?\nNajdłuższa rzeka Polski?\n")
+    (tmp_path / "out.tsv").write_text("8\nOdra\n", encoding="utf-8")
+
+    def run(*, questions: bool) -> tuple[str, str]:
+        browser.delete_all_cookies()
+        visit(browser, site.url + "experiments/new", "tsv-run-page")
+        browser.find_element(By.ID, "run-dataset-file").send_keys(str(tmp_path / "expected.tsv"))
+        if questions:
+            field = browser.find_element(By.ID, "run-dataset-questions")
+            field.send_keys(str(tmp_path / "in.tsv"))
+            check_accessibility(browser)
+        browser.find_element(By.ID, "run-answers").send_keys(str(tmp_path / "out.tsv"))
+        Select(browser.find_element(By.ID, "run-profile")).select_by_value("poleval")
+        browser.find_element(By.ID, "run-submit").click()
+        wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
+        link = browser.find_element(By.ID, "owner-link").get_attribute("value")
+        uri, token = link.split("?token=", 1)
+        return uri.rsplit("/", 1)[-1], token
+
+    experiment, token = run(questions=True)
+    state = site.wait_finished(experiment, token)
+    assert state["status"] == "finished" and state["datasetFindings"] == [], state
+    query = f"SELECT ?t WHERE {{ GRAPH ?g {{ ?q <{GQA}questionText> ?t }} }}"
+    texts = {row["t"].value for row in site.storage.store.private.query(query)}
+    assert {"Ile nóg ma pająk?", "Najdłuższa rzeka Polski?"} <= texts
+    browser.get(f"{site.url}experiment/{experiment}?token={token}")
+    wait_until(browser, lambda d: d.find_elements(By.ID, "private-notice"))
+    shot(browser, "tsv-with-in-tsv-owner")
+    page = browser.find_element(By.TAG_NAME, "main").text
+    assert "The dataset check found nothing to report" in page  # no "no in.tsv" warning
+    assert "File (questions)\nin.tsv sha256" in page, page  # kept beside expected.tsv
+
+    alone, alone_token = run(questions=False)  # one file: the form works as before
+    state = site.wait_finished(alone, alone_token)
+    assert state["status"] == "finished", state
+    (finding,) = state["datasetFindings"]
+    assert "its questions, in.tsv" in finding["message"], finding
+
+    # the compare page: the in.tsv is read with expected.tsv (one line short: refused, naming
+    # both), and with both right the comparison is made; a JSON dataset file does not take one
+    (tmp_path / "out-b.tsv").write_text("osiem\nWisła\n", encoding="utf-8")
+    (tmp_path / "short").mkdir()
+    (tmp_path / "short" / "in.tsv").write_text("Ile nóg ma pająk?\n", encoding="utf-8")
+    (tmp_path / "quiz.json").write_bytes(lakes(dataset_id="lakes-tsv-compare"))
+    answers = "\n".join(str(tmp_path / name) for name in ("out.tsv", "out-b.tsv"))
+
+    def compare(dataset: Path, questions: Path, wanted: str) -> str:
+        visit(browser, site.url + "compare", "tsv-compare-page")
+        browser.find_element(By.ID, "cmp-dataset-file").send_keys(str(dataset))
+        browser.find_element(By.ID, "cmp-dataset-questions").send_keys(str(questions))
+        browser.find_element(By.ID, "cmp-answers").send_keys(answers)
+        Select(browser.find_element(By.ID, "cmp-profile")).select_by_value("poleval")
+        browser.find_element(By.ID, "compare-submit").click()
+        wait_until(browser, lambda d: d.find_elements(By.ID, wanted))
+        return browser.find_element(By.ID, wanted).text
+
+    error = compare(tmp_path / "expected.tsv", tmp_path / "short" / "in.tsv", "compare-error")
+    assert "in.tsv has 1 lines but expected.tsv has 2" in error, error
+    error = compare(tmp_path / "quiz.json", tmp_path / "in.tsv", "compare-error")
+    assert "dataset_questions" in error and "its questions, in.tsv" in error, error
+    differ = compare(tmp_path / "expected.tsv", tmp_path / "in.tsv", "compare-differences")
+    shot(browser, "tsv-compare-result")
+    assert "out-b" in differ, differ
