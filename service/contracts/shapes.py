@@ -12,6 +12,7 @@ from service.contracts.turtle import collection, header, literal, number, object
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.results import ExperimentType, MatchRule, QuestionStatus
 from service.formats import FORMATS
+from service.graph.results import DISTRIBUTION_ROLES, FILE_ROLES
 from service.model import AnswerType
 
 KB_FILE_FORMATS = ("turtle",)
@@ -39,13 +40,15 @@ def shapes_ttl() -> str:
         header(
             "SHACL property shapes that come from registries: every measure of a task or "
             "per-question observation, an experiment's call settings, and the closed lists of "
-            "experiment types, question statuses, match rules, answer types and file formats.",
+            "experiment types, question statuses, match rules, answer types, file formats and file "
+            "roles.",
             [
                 "the measures registry (service/evaluation/measures.py)",
                 "ExperimentType, QuestionStatus, MatchRule (service/evaluation/results.py)",
                 "AnswerType (service/model.py)",
                 "the format registry (service/formats/__init__.py: FORMATS; and KB_FILE_FORMATS)",
                 "the call settings (service/call_settings.py: CALL_SETTINGS)",
+                "FILE_ROLES, DISTRIBUTION_ROLES (service/graph/results.py)",
             ],
             ["gqa", "gqash", "gerbil", "sh", "xsd"],
         )
@@ -67,6 +70,8 @@ def shapes_ttl() -> str:
     out.append(subject("gqash:AnswerMatch", [("sh:property", "gqash:matchRules")]))
     out.append(subject("gqash:Question", [("sh:property", "gqash:answerTypes")]))
     out.append(subject("gqash:Distribution", [("sh:property", "gqash:formats")]))
+    out.append(subject("gqash:UploadedFile", [("sh:property", "gqash:fileRoles")]))
+    out.append(subject("gqash:UploadedDistribution", [("sh:property", "gqash:distributionRoles")]))
     calls = [f"gqash:call-{c.name}" for c in CALL_SETTINGS]
     out.append(subject("gqash:Experiment", [("sh:property", objects(calls))]))
     for shape, info in zip(task, MEASURES.values(), strict=True):
@@ -99,4 +104,6 @@ def shapes_ttl() -> str:
     )
     formats = [literal(name, lang=None) for name in (*FORMATS, *KB_FILE_FORMATS)]
     out.append(_in("gqash:formats", "gqa:format", formats))
+    for shape, roles in (("fileRoles", FILE_ROLES), ("distributionRoles", DISTRIBUTION_ROLES)):
+        out.append(_in(f"gqash:{shape}", "gqa:fileRole", [literal(r, lang=None) for r in roles]))
     return "\n".join(out)

@@ -290,11 +290,23 @@ def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: st
     shown = (
         f"; ids such as {', '.join(map(repr, foreign))} are not the dataset's" if foreign else ""
     )
-    raise BadRequest(
-        f"{where}: only {matched} of the dataset's {len(ids)} question ids have an answer here"
-        f"{shown}: are these answers to another dataset? Force scoring them with --force "
-        f'(the API: "force": true; the run and compare pages: tick "{FORCE_LABEL}")'
+    # a problem of the file, as the readers' (the API's problems[] named none)
+    raise FormatError(
+        Problem(
+            f"only {matched} of the dataset's {len(ids)} question ids have an answer here"
+            f"{shown}: are these answers to another dataset? Force scoring them with --force "
+            f'(the API: "force": true; the run and compare pages: tick "{FORCE_LABEL}")',
+            file=where,
+            question_id=foreign[0] if foreign else None,
+            expected=f"answers to the dataset's question ids (such as {_some(ids)})",
+        )
     )
+
+
+def _some(ids: set[str]) -> str:
+    """Three of a dataset's question ids, in their natural order."""
+    shown = sorted(ids, key=lambda i: (len(i), i))[:3]
+    return ", ".join(map(repr, shown))
 
 
 def check_answer_count(dataset: Dataset, answers: Dataset, *, profile: str) -> None:

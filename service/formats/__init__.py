@@ -187,6 +187,8 @@ def _sniff(src: Source) -> str:
         return claimed[0]
     if src.head.startswith(("{", "[")):
         src.json()  # JSON that does not parse (a truncated file): say where, not "unknown"
+    if src.data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        src.text  # noqa: B018 - UTF-16 (Windows' "Unicode"): said so, with how to save it
     blank = not src.data.strip()
     raise FormatError(
         Problem(

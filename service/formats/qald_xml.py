@@ -201,13 +201,24 @@ def _feed(src: Source, parser: Any, builder: _Builder) -> Node | None:
         _syntax_error(src, err, builder)
     except DefusedXmlException as err:
         expected = "XML without DTD, entity declarations or external references"
-        _fail_where_expat_is(src, parser.parser, f"refused: {err}", expected)
+        _fail_where_expat_is(src, parser.parser, _refused(err), expected)
     except (LookupError, UnicodeError, ValueError) as err:
         # An encoding expat cannot use (unknown, or multi-byte) from the XML declaration.
         if not isinstance(err, LookupError | UnicodeError) and "encoding" not in str(err):
             raise
         expected = "UTF-8, UTF-16, ISO-8859-1 or another single-byte encoding"
         _fail_where_expat_is(src, parser.parser, f"cannot decode the file: {err}", expected)
+
+
+def _refused(err: Any) -> str:
+    """defusedxml's refusal in words (its str() is a Python repr: ``DTDForbidden(name=…)``)."""
+    from defusedxml import DTDForbidden
+
+    if isinstance(err, DTDForbidden):  # forbid_dtd: the first refusal of a hostile file
+        what = f"a document type declaration (<!DOCTYPE {err.name}>)"
+    else:
+        what = "an entity declaration or a reference to an external resource"
+    return f"refused: {what}; QALD-XML needs none, and it could make a reader fetch or expand"
 
 
 def _fail_where_expat_is(src: Source, expat: Any, message: str, expected: str) -> NoReturn:

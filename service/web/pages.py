@@ -78,6 +78,33 @@ def href(iri: str, vocab: str) -> str:
     return f"{vocab}#{fragment}" if fragment else iri
 
 
+LABELS = (
+    "http://xmlns.com/foaf/0.1/name",
+    "http://www.w3.org/2006/vcard/ns#fn",
+    "http://www.w3.org/2004/02/skos/core#prefLabel",
+    "http://www.w3.org/2000/01/rdf-schema#label",
+    "http://purl.org/dc/terms/title",
+)
+"""What names a linked thing in a property table, first found first."""
+
+
+def labels(nodes: dict[str, Any]) -> dict[str, str]:
+    """IRI -> its name, for the nodes a page's document describes: a property table shows a
+    creator, a contact point, a language by name (the IRI in its link's title), where it
+    showed ``…#creator-1`` and ``…/language/ENG``. English or untagged names first."""
+    out: dict[str, str] = {}
+    for uri, node in nodes.items():
+        for predicate in LABELS:
+            values = node.all(predicate)
+            if values:
+                ranked = sorted(
+                    values, key=lambda v: getattr(v, "language", None) not in ("en", None)
+                )
+                out[uri] = ranked[0].value
+                break
+    return out
+
+
 def profile_name(iri: str) -> str:
     """A profile's name from its IRI (``…vocab#profile-fair`` → ``fair``)."""
     return local(iri).removeprefix("profile-")

@@ -872,6 +872,7 @@ def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **ex
         title_lang=getattr(titled, "language", None),
         main=main,
         others=[n for k, n in nodes.items() if k != uri],
+        labels=pages.labels(nodes),
         private=private,
         alternates=alternates(uri, extra.pop("offered", PLAIN_OFFERS)),
         pages=pages,
@@ -967,6 +968,7 @@ def _dataset_html(
         title=title or pages.local(uri),
         main=described,
         others=pages.hash_nodes(nodes, uri, skip=findings),  # its distribution, gold, licence…
+        labels=pages.labels(nodes),
         checked=main.text(GQA + "checkedAt") if main else None,
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),

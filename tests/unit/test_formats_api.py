@@ -92,6 +92,18 @@ def test_an_empty_file_is_said_to_be_empty(data: bytes, name: str, said: str) ->
     assert "qald-json" in (problem.expected or "")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_file_is_said_to_be_utf16(encoding: str) -> None:
+    # Before: "unknown format: the content matches none of the known formats" for a .json
+    data = (DEMO_DIR / "questions.json").read_text(encoding="utf-8")
+    raw = ("\ufeff" + data).encode(encoding) if encoding.endswith("be") else data.encode(encoding)
+    with pytest.raises(FormatError) as caught:
+        read(raw, name="utf16.json")
+    (problem,) = caught.value.problems
+    assert "it is UTF-16 (its byte-order mark); save it as UTF-8" in problem.message, problem
+    assert (problem.file, problem.line, problem.column) == ("utf16.json", 1, 1)
+
+
 def test_reading_a_path_records_source_and_format(tmp_path: Path) -> None:
     path = tmp_path / "d.json"
     path.write_bytes(QALD)

@@ -193,6 +193,9 @@ def test_dtds_and_entities_are_refused(prolog: str) -> None:
         read(data, format="qald-xml")
     assert caught.value.expected == "XML without DTD, entity declarations or external references"
     assert caught.value.line == 2
+    # said in words, not defusedxml's repr "DTDForbidden(name='dataset', system_id=…)"
+    assert "refused: a document type declaration (<!DOCTYPE dataset>)" in str(caught.value)
+    assert "Forbidden(" not in str(caught.value)
 
 
 def test_other_root_and_missing_id() -> None:

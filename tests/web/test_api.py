@@ -90,6 +90,10 @@ def test_submit_catalogue_dataset_by_name(server, data_dir: Path, monkeypatch) -
     # 5 of 150 question ids: answers to another dataset, most likely; refused, nothing reserved
     assert refused.status_code == 400, refused.text
     assert "only 5 of the dataset's 150 question ids" in refused.json()["error"]
+    (problem,) = refused.json()["problems"]  # a file's problem, as the readers' (was none)
+    assert problem["file"] == "system-1.json" and problem["expected"].startswith(
+        "answers to the dataset's question ids (such as '1', '4', '6')"
+    ), problem
     assert '"force": true' in refused.json()["error"] and count(server) == before
     response = server.post("api/experiments", json={**body, "force": True})
     assert response.status_code == 202, response.text

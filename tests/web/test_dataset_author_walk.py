@@ -879,3 +879,19 @@ def _submit_run(browser) -> tuple[str, str]:
     link = browser.find_element(By.ID, "owner-link").get_attribute("value")
     uri, token = link.split("?token=", 1)
     return uri.rsplit("/", 1)[-1], token
+
+
+def test_the_dataset_page_names_its_creators_and_language(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # the description table showed …#creator-1 and …/language/ENG where its data names them
+    import html
+    import re
+
+    page = html.unescape(site.get(walked["v1"].replace(site.url, "")).text)
+    table = page.split('<table class="properties">', 1)[1].split("</table>", 1)[0]
+    rows = dict(re.findall(r'title="[^"]*">(\w+)</a></th>\s*<td>(.*?)</td>', table, re.S))
+    for name in ABOUT["creators"]:
+        assert f'title="{walked["v1"]}#creator-' in rows["creator"]
+        assert f">{name}</a>" in rows["creator"], rows["creator"]
+    assert ">English</a>" in rows["language"], rows["language"]
