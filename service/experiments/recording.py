@@ -30,6 +30,7 @@ class RecordedDataset:
     ref: DatasetRef
     uploads: tuple[UploadedFile, ...]  # the dataset file's entity (an upload), the gold's
     stored_questions: bool  # a catalogue dataset's questions were stored now (a public write)
+    notes: tuple[str, ...] = ()  # what the owner is told of it (the run's notes)
 
 
 def dataset_record(
@@ -89,9 +90,11 @@ def _dataset_record(
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
     if published is not None:  # the same bytes, published before: that dataset, its title
         name, title = published
-        said = _not_said_yet(said, catalogue.upload_statements(name))
+        own = source.title if isinstance(source, FileDataset) else None
+        notes = published_notes(name, title, own, about=bool(said["about"]))
+        said = _published_description(catalogue.upload_statements(name))
         return RecordedDataset(
-            DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False
+            DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False, notes
         )
     ref = replace(upload_ref(dataset_label(source, dataset), dataset, sha, catalogue), **said)
     return RecordedDataset(ref, kept, False)
@@ -161,27 +164,60 @@ def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
             "of this store (publish a run on it first; its name is in the run's datasetUri)",
             field="about.previousVersion",
         )
+    published = catalogue.upload_for_sha256(Files().checksum(source.file)[0])
+    if published is not None:  # without accounts its first author cannot be told from another
+        raise BadRequest(
+            f'about (the run page\'s "About your dataset file", --dataset-…): the file '
+            f'{source.file.name} is the published dataset {published[0]} ("{published[1]}", '
+            "the same bytes), whose description is its first publisher's: leave the "
+            f"description out to run on it; {NEW_VERSION.format(name=published[0])}",
+            field="about",
+        )
 
 
-def _not_said_yet(said: dict[str, Any], published: dict[str, str]) -> dict[str, Any]:
-    """What a later upload of published bytes adds to their description: only what none says
-    yet (two licences or descriptions would contradict each other), and the published licence
+def _published_description(published: dict[str, str]) -> dict[str, Any]:
+    """What a later upload of published bytes says of them: nothing of its own (without
+    accounts a stranger cannot be told from their author, so the first publisher's
+    description is the dataset's, creators and licence included), and the published licence
     for its own file's distribution."""
     from service.dataset_about import ABOUT
     from service.graph.catalogue import DCT_PUBLISHER
 
-    about = tuple((k, v) for k, v in said["about"] if ABOUT[k].predicate not in published)
     licence = published.get(ABOUT["license"].predicate)
-    if licence:
-        about = (*about, ("license", (licence,)))
-    # this service as publisher is a default: a creator stated later takes its place
-    publisher = published.get(DCT_PUBLISHER, "")
-    by_author = "#creator-" in publisher
     return {
-        "about": about,
-        "described": ABOUT["description"].predicate in published,
-        "published_by": by_author,
+        "about": (("license", (licence,)),) if licence else (),
+        "described": True,  # a published dataset has a description (its author's or generated)
+        "published_by": DCT_PUBLISHER in published,
     }
+
+
+def published_notes(
+    name: str, title: str, own_title: str | None, *, about: bool
+) -> tuple[str, ...]:
+    """What the owner of a run on the bytes of published dataset ``name`` is told: it keeps
+    its published title, and its description is its first publisher's (``about``: this run
+    gave one, not recorded)."""
+    notes = []
+    own = (own_title or "").strip()
+    if own and own != title:
+        notes.append(
+            f"the dataset file is the published dataset {name} (the same bytes): it keeps its "
+            f'title "{title}"; yours, "{own}", was not used'
+        )
+    if about:
+        notes.append(
+            f"the dataset file is the published dataset {name} (the same bytes), whose "
+            "description is its first publisher's: yours (about: creators, licence, "
+            f"description…) was not recorded; {NEW_VERSION.format(name=name)}"
+        )
+    return tuple(notes)
+
+
+# how an author completes or corrects a published dataset's description (README "newer version")
+NEW_VERSION = (
+    "to complete or correct a published description, publish a new version: the corrected "
+    "file with about.previousVersion {name} (--dataset-previous)"
+)
 
 
 def _said(source: DatasetSource) -> dict[str, Any]:

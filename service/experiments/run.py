@@ -216,6 +216,7 @@ def run_experiment(
                     keep(workspace, up.sha256, path.read_bytes())
         recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
         public_changed = recorded.stored_questions
+        notes += recorded.notes
         uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)
         answers_files = (f for i in kept for g in obtained[i] for f in g.files)

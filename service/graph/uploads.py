@@ -1,10 +1,12 @@
 """What publishing an experiment does to the description of its uploaded dataset.
 
 Every experiment on an uploaded file describes the dataset in its own graph, so the public
-description is the union of the published ones. Two defaults the service writes give way to
-what an author states, whichever is published first: the generated description
-(``gqa:generatedDescription``) to the author's, this service as ``dct:publisher`` to the
-author's first creator; DCAT-AP allows a dataset one of each. The first publication also says
+description is the union of the published ones; but once the dataset is published, a later
+run adds nothing of its own to it (:func:`join_published`): without accounts its first
+publisher cannot be told from a stranger, who would otherwise become its creator, publisher
+and licensor wherever the first said nothing. Where no author spoke, the service writes two
+defaults, the generated description (``gqa:generatedDescription``) and this service as
+``dct:publisher``; DCAT-AP allows a dataset one of each. The first publication also says
 when the dataset was published (``dct:issued``: that experiment's publication time, the same
 instant as its own ``dct:issued``); later ones add none. That date is the dataset's, so it is
 written in the dataset's own graph (``graph/dataset/{name}``, beside its check findings), not in
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 DESCRIPTION, GENERATED = DCT + "description", GQA + "generatedDescription"
 PUBLISHER, ISSUED = DCT + "publisher", DCT + "issued"
 SHA256, CONTACT = GQA + "sha256", DCAT + "contactPoint"
+EXPERIMENT = node(GQA + "Experiment")
 NAMED_BY = frozenset({DCT + "identifier", RDFS + "label"})  # literals that name a dataset
 
 
@@ -78,21 +81,20 @@ def publish_graph(
 
 def join_published(store: StoreAdapter, uris: Uris, quads: list[Any]) -> list[Any]:
     """An experiment's ``quads``, about to be published, on the published uploaded dataset
-    whose file has the same SHA-256, when that dataset has another name: one content is one
-    dataset (one page, one leaderboard) whatever title each team gave it. A run recorded while
-    no run on those bytes was public was named by its own title (a private upload's name is
-    never reused at record time: it would tell its title); the first publication fixes the name
-    and this one joins it. Its dataset's IRIs (the questions' under it) and name are the
-    published ones, and the published description wins, as at record time
-    (``recording._not_said_yet``): its title; nothing the published description says already
-    (no second licence, description, creator…); its own file under the published licence."""
+    whose file has the same SHA-256: one content is one dataset (one page, one leaderboard)
+    whatever title each team gave it. A run recorded while no run on those bytes was public
+    was named by its own title (a private upload's name is never reused at record time: it
+    would tell its title); the first publication fixes the name and this one joins it: its
+    dataset's IRIs (the questions' under it) and name become the published ones. Under either
+    name, the published description is the dataset's (:func:`_published_description_wins`),
+    and the experiment notes what of its own was not used."""
     from service.graph.catalogue import CatalogueRepository
 
     said = next(
         (q for q in quads if q.predicate.value == SHA256 and own_graph(uris, q.subject)), None
     )
     found = CatalogueRepository(store, uris).upload_for_sha256(said.object.value) if said else None
-    if said is None or found is None or uris.dataset(found[0]) == said.subject.value:
+    if said is None or found is None:
         return quads
     old, (name, title) = said.subject.value, found
     new = node(uris.dataset(name))
@@ -109,66 +111,84 @@ def join_published(store: StoreAdapter, uris: Uris, quads: list[Any]) -> list[An
             return Literal(text, language=term.language) if term.language else Literal(text)
         return term
 
-    joined = [
-        Quad(moved(q.subject, ""), q.predicate, moved(q.object, q.predicate.value), q.graph_name)
-        for q in quads
-    ]
-    return _published_description_wins(store, uris, joined, new, title)
+    joined = quads
+    if new.value != old:
+        joined = [
+            Quad(
+                moved(q.subject, ""), q.predicate, moved(q.object, q.predicate.value), q.graph_name
+            )
+            for q in quads
+        ]
+    return _published_description_wins(store, uris, joined, new, name, title)
 
 
 def _published_description_wins(
-    store: StoreAdapter, uris: Uris, quads: list[Any], ds: NamedNode, title: str
+    store: StoreAdapter, uris: Uris, quads: list[Any], ds: NamedNode, name: str, title: str
 ) -> list[Any]:
-    """``quads`` without what they say of uploaded dataset ``ds`` that its published
-    description says already (:func:`join_published`)."""
+    """``quads`` saying nothing of their own of published uploaded dataset ``ds`` (its title,
+    description, creators, publisher, licence, contact, version…): without accounts a later
+    publisher cannot be told from its author, so the first publisher's description stays
+    (before, a later run filled what it did not say, and the service's own demo dataset came to
+    cite a stranger as its author). Its own file is distributed under the published licence.
+    What this run said and lost is noted on the experiment (``rdfs:comment``), for its owner."""
     from service.dataset_about import ABOUT_FIELDS
-    from service.graph.questions import service_agent
+    from service.experiments.recording import published_notes
 
-    theirs: dict[str, set[Any]] = {}
-    for q in store.public.quads_for_pattern(ds, None, None, DefaultGraph()):
-        theirs.setdefault(q.predicate.value, set()).add(q.object)
-    mine = [q for q in quads if q.subject == ds]
-    generated = {q.object for q in mine if q.predicate.value == GENERATED}
-    authored = theirs.get(DESCRIPTION, set()) - theirs.get(GENERATED, set())
-    said = {f.predicate for f in ABOUT_FIELDS} & set(theirs) - {DESCRIPTION}
-    if said & {DCAT + "previousVersion"}:
-        said.add(DCT + "isVersionOf")
-    if theirs.get(PUBLISHER, set()) - {node(service_agent(uris))}:  # an author's, not ours
-        said.add(PUBLISHER)
-    drop = {(q.predicate.value, q.object) for q in mine if q.predicate.value in said}
-    drop |= {(DESCRIPTION, o) for o in generated} | {(GENERATED, o) for o in generated}
-    if authored:
-        drop |= {(q.predicate.value, q.object) for q in mine if q.predicate.value == DESCRIPTION}
-    # what the dropped statements linked to, described in this graph for them only
-    dropped = {
-        p: {o for d, o in drop if d == p} for p in (DCT + "license", DCAT + "previousVersion")
+    theirs = {
+        (q.predicate.value, q.object)
+        for q in store.public.quads_for_pattern(ds, None, None, DefaultGraph())
     }
-    agents = tuple(
-        part
-        for part, p in ((f"{ds.value}#creator-", DCT + "creator"), (f"{ds.value}#contact", CONTACT))
-        if p in said
-    )
-    licences = theirs.get(DCT + "license", set())
+    mine = [q for q in quads if q.subject == ds]
+    own = {f.predicate for f in ABOUT_FIELDS} | {DESCRIPTION, DCT + "isVersionOf", GENERATED}
+    own |= {PUBLISHER, DCT + "title"}
+    generated = {q.object for q in mine if q.predicate.value == GENERATED}
+    # what its author said and is not the dataset's (not the default, not what is published)
+    lost = {
+        (q.predicate.value, q.object)
+        for q in mine
+        if q.predicate.value in own - {GENERATED, PUBLISHER, DCT + "title"}
+        and q.object not in generated
+        and (q.predicate.value, q.object) not in theirs
+    }
+    named = {o for p, o in lost if p in (DCT + "license", DCAT + "previousVersion")}
+    agents = (f"{ds.value}#creator-", f"{ds.value}#contact")  # this run's, described here
     files = {q.object for q in mine if q.predicate.value == DCAT + "distribution"}
+    licences = {o for p, o in theirs if p == DCT + "license"}
+    own_title = next((q.object.value for q in mine if q.predicate.value == DCT + "title"), None)
     out: list[Any] = []
     for q in quads:
         p = q.predicate.value
-        if (
-            (q.subject == ds and ((p, q.object) in drop or p == DCT + "title"))
-            or (agents and q.subject.value.startswith(agents))
-            or (p == RDF + "type" and q.subject in dropped[DCT + "license"] - licences)
-            or (p == DCAT + "hasVersion" and q.subject in dropped[DCAT + "previousVersion"])
-            or (q.subject in files and p == DCT + "license" and licences)
+        if (q.subject in files and p == DCT + "license") or (
+            (
+                (q.subject == ds and p in own)
+                or q.subject.value.startswith(agents)
+                or (q.subject in named and p in (RDF + "type", DCAT + "hasVersion"))
+            )
+            and not _public(store, q)  # restating it adds nothing, and keeps this graph whole
         ):
             continue
         if p == GQA + "datasetLabel":
             q = Quad(q.subject, q.predicate, Literal(title), q.graph_name)
         out.append(q)
     graph = mine[0].graph_name if mine else DefaultGraph()
-    out.append(Quad(ds, node(DCT + "title"), Literal(title), graph))
+    if own_title != title:  # an equal one was kept above, as public already
+        out.append(Quad(ds, node(DCT + "title"), Literal(title), graph))
     # its own file is distributed under the published licence
     out += [Quad(f, node(DCT + "license"), lic, graph) for f in files for lic in licences]
+    runs = {q.subject for q in quads if (q.predicate.value, q.object) == (RDF + "type", EXPERIMENT)}
+    notes = published_notes(name, title, own_title, about=bool(lost))
+    out += [
+        Quad(e, node(RDFS + "comment"), Literal(t, language="en"), graph)
+        for e in runs
+        for t in notes
+    ]
     return out
+
+
+def _public(store: StoreAdapter, q: Any) -> bool:
+    """Whether the triple of quad ``q`` is in the public default graph."""
+    found = store.public.quads_for_pattern(q.subject, q.predicate, q.object, DefaultGraph())
+    return any(True for _ in found)
 
 
 def own_graph(uris: Uris, dataset: NamedNode) -> NamedNode | None:

@@ -671,14 +671,14 @@ def test_the_compare_page_compares_answer_files_on_a_published_upload(
     assert 'id="result"' in compared.text and "one" in compared.text
 
 
-def test_a_later_upload_of_the_same_bytes_restates_nothing_that_is_said(
+def test_an_about_on_published_bytes_is_refused_naming_the_dataset(
     site: Server, walked: dict[str, Any]
 ) -> None:
     # a team that uploads the author's file with another licence and description: the dataset
     # would have said two of each (and DCAT-AP allows a dataset one licence)
-    late = _run(
-        site,
-        {
+    made = site.post(
+        "api/experiments",
+        json={
             "dataset": {"filename": "copy.json", "content": V1.decode()},
             "about": {
                 "license": "https://opensource.org/licenses/MIT",
@@ -688,14 +688,155 @@ def test_a_later_upload_of_the_same_bytes_restates_nothing_that_is_said(
             "systems": [{"name": "team-d", "answers": bird_answers(2).decode()}],
         },
     )
-    assert late["dataset"] == walked["v1"]
+    name = walked["v1"].rsplit("/", 1)[1]
+    assert made.status_code == 400, made.text
+    said = made.json()
+    assert said["error"].startswith("about")
+    assert f"copy.json is the published dataset {name}" in said["error"]
+    assert "first publisher's" in said["error"] and f"previousVersion {name}" in said["error"]
+    # without about it runs on that dataset, its own file under the published licence
+    late = _run(
+        site,
+        {
+            "dataset": {"filename": "copy.json", "content": V1.decode()},
+            "profile": "exact",
+            "systems": [{"name": "team-d", "answers": bird_answers(2).decode()}],
+        },
+    )
+    assert late["dataset"] == walked["v1"] and late["notes"] == []
     g = _graph(site, walked["v1"])
     v1 = rdflib.URIRef(walked["v1"])
     assert list(g.objects(v1, DCT.license)) == [rdflib.URIRef(LICENSE)]
     assert [str(d) for d in g.objects(v1, DCT.description)] == [ABOUT["description"]]
-    # its own file is distributed under the published licence
     mine = [d for d in g.objects(v1, DCAT.distribution) if late["id"] in str(d)]
     assert mine and g.value(mine[0], DCT.license) == rdflib.URIRef(LICENSE)
+
+
+def _citation(site: Server, dataset: str) -> str:
+    import html
+    import re
+
+    page = site.get(dataset.replace(site.url, "")).text
+    return html.unescape(re.search(r'id="dataset-citation-text">(.*?)</p>', page, re.S)[1])
+
+
+def _said_of(site: Server, dataset: str) -> dict[str, set[str]]:
+    """What the public description of ``dataset`` says with each predicate (explore-7 1)."""
+    g = _graph(site, dataset)
+    ds = rdflib.URIRef(dataset)
+    return {
+        str(p): {str(o) for o in g.objects(ds, p)}
+        for p in (
+            DCT.title,
+            DCT.creator,
+            DCT.publisher,
+            DCT.license,
+            DCT.description,
+            DCAT.version,
+            DCAT.contactPoint,
+        )
+    }
+
+
+STRANGER = {
+    "description": "Demo birds",
+    "license": LICENSE,
+    "creators": ["Mallory", "Eve"],
+    "creatorType": "Academia-ScientificOrganisation",
+    "contact": "birds@example.org",
+    "version": "1",
+}
+
+
+def test_a_stranger_cannot_describe_a_dataset_published_without_description(
+    site: Server,
+) -> None:
+    """explore-7 1: the demo dataset (published with no ``about``) came to cite whoever
+    uploaded its bytes next with one, as its creator, publisher and licensor."""
+    body = V1.replace(b'"birds-qa"', b'"birds-demo-like"').decode()
+    systems = [{"name": "demo", "answers": bird_answers(1).decode()}]
+    first = _run(
+        site,
+        {
+            "dataset": {"filename": "demo.json", "content": body},
+            "profile": "exact",
+            "systems": systems,
+        },
+    )
+    before, cited = _said_of(site, first["dataset"]), _citation(site, first["dataset"])
+    name = first["dataset"].rsplit("/", 1)[1]
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "birds.json", "content": body},
+            "title": "Birds QA",
+            "about": STRANGER,
+            "profile": "exact",
+            "systems": systems,
+        },
+    )
+    assert made.status_code == 400 and name in made.json()["error"], made.text
+    # a title alone is accepted, and its owner told that the dataset keeps its own
+    renamed = _run(
+        site,
+        {
+            "dataset": {"filename": "birds.json", "content": body},
+            "title": "Birds QA",
+            "profile": "exact",
+            "systems": systems,
+        },
+    )
+    assert renamed["dataset"] == first["dataset"]
+    assert any('"Birds QA", was not used' in n and name in n for n in renamed["notes"])
+    page = site.get(f"experiment/{renamed['id']}").text
+    assert "was not used" in page
+    assert _said_of(site, first["dataset"]) == before
+    assert _citation(site, first["dataset"]) == cited and "Mallory" not in cited
+
+
+def test_a_run_joining_a_published_dataset_at_publication_adds_nothing_of_its_own(
+    site: Server,
+) -> None:
+    """Two runs on one file recorded while neither was public (no refusal could be known):
+    the first published without ``about``, the second (another title, a stranger's
+    ``about``) joins it; under the same title too (then both had the same name)."""
+    import html
+
+    for title, suffix in (("Stranger QA", "join-renamed"), (None, "join-same-name")):
+        body = V1.replace(b'"birds-qa"', f'"birds-{suffix}"'.encode()).decode()
+        tickets = []
+        for about in ({}, STRANGER):
+            dataset: dict[str, Any] = {"filename": "demo.json", "content": body}
+            made = site.post(
+                "api/experiments",
+                json={
+                    "dataset": dataset,
+                    **({"title": title} if about and title else {}),
+                    **({"about": about} if about else {}),
+                    "profile": "exact",
+                    "systems": [{"name": "demo", "answers": bird_answers(1).decode()}],
+                },
+            )
+            assert made.status_code == 202, made.text
+            ticket = made.json()
+            site.wait_finished(ticket["id"], ticket["token"])
+            tickets.append(ticket)
+        for n, ticket in enumerate(tickets):
+            auth = {"Authorization": f"Bearer {ticket['token']}"}
+            published = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+            assert published.status_code == 200, published.text
+            if n == 0:
+                first = site.get(f"api/experiments/{ticket['id']}").json()["dataset"]
+                before, cited = _said_of(site, first), _citation(site, first)
+        second = site.get(f"api/experiments/{tickets[1]['id']}").json()
+        assert second["dataset"] == first
+        assert _said_of(site, first) == before, suffix
+        assert _citation(site, first) == cited and "Mallory" not in cited
+        notes = " ".join(second["notes"])
+        assert "description is its first publisher's" in notes and "previousVersion" in notes
+        assert ('"Stranger QA", was not used' in notes) == bool(title)
+        page = html.unescape(site.get(f"experiment/{tickets[1]['id']}").text)
+        assert "description is its first publisher's" in page
 
 
 def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, Any]) -> None:

@@ -114,7 +114,8 @@ def _parse(site: Server, uri: str) -> rdflib.Graph:
 def old_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A store as 3e6151b left it: ``plain`` published by a team that said nothing,
     ``authored`` by its author (description, creator, licence), ``second`` with two runs
-    whose first was withdrawn, ``both`` by a team then by its author (two descriptions); then
+    whose first was withdrawn, ``both`` by its author and a team (whose graph is given the
+    generated description 3e6151b wrote there: two descriptions); then
     the new triples removed."""
     from service.systems.localnet import free_port
 
@@ -128,10 +129,11 @@ def old_store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         for run in (plain, authored, first, later):
             site.storage.experiments.publish(run["id"])  # the experiment only, as before
         site.storage.experiments.withdraw(first["id"], "its system was misconfigured")
+        # both recorded before either is public (an about on published bytes is refused)
         team = _submit(site, lakes(dataset_id="lakes-both"))
-        site.storage.experiments.publish(team["id"])
         author = _submit(site, lakes(dataset_id="lakes-both"), ABOUT)
         site.storage.experiments.publish(author["id"])
+        site.storage.experiments.publish(team["id"])
         _as_3e6151b_wrote(site)
         _both_descriptions(site, team)
         withdrawn = _quads(site, site.storage.uris.experiment_graph(first["id"]))
