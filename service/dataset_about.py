@@ -168,19 +168,20 @@ def parse_about(values: Mapping[str, Any], where: str, *, names: Mapping[str, st
                 f"{where}{key}: not a key of about; expected one of {sorted(ABOUT)}",
                 field=f"about.{key}",
             )
-    for f in ABOUT_FIELDS:
+    given: list[tuple[AboutField, str, list[Any]]] = []
+    for f in ABOUT_FIELDS:  # every value's type first: a wrong type is named before a value
         value = values.get(f.key)
         if value is None or value == [] or value == "":
             continue
         label = f"{where}{names.get(f.key, f.key)}"
         listed = isinstance(value, list | tuple)
-        items = value if listed else [value]
-        if (f.many and not listed) or not all(isinstance(v, str) for v in items):
+        items = list(value) if listed else [value]
+        wrong = (f.many and not listed) or not all(isinstance(v, str) for v in items)
+        if wrong or (not f.many and len(items) > 1):
             expected = "a list of texts" if f.many else "a text"
             raise BadRequest(f"{label}: expected {expected}", field=f"about.{f.key}")
-        if not f.many and len(items) > 1:
-            expected = "a list of texts" if f.many else "a text"
-            raise BadRequest(f"{label}: expected {expected}", field=f"about.{f.key}")
+        given.append((f, label, items))
+    for f, label, items in given:
         cleaned = tuple(v.strip() for v in items if v.strip())
         for v in cleaned:
             _check(f, v, label)

@@ -510,3 +510,10 @@ def check_set() -> str:
     import hashlib
 
     return "kinds-" + hashlib.sha256("\n".join(FINDING_KINDS).encode()).hexdigest()[:16]
+
+
+FILE_ROLES = ("dataset", "questions", "answers", "gold", "kb")
+"""What a file an experiment read was (``gqa:fileRole``): a dataset's file, an expected.tsv's
+in.tsv (its question texts), a system's answers, a separate gold, a KB file."""
+DISTRIBUTION_ROLES = ("dataset", "questions")
+"""The roles of the files an uploaded dataset offers as its distributions."""

@@ -12,8 +12,7 @@ from service.contracts.turtle import collection, header, literal, number, object
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.results import ExperimentType, MatchRule, QuestionStatus
 from service.formats import FORMATS
-from service.graph.results import DISTRIBUTION_ROLES, FILE_ROLES
-from service.model import AnswerType
+from service.model import DISTRIBUTION_ROLES, FILE_ROLES, AnswerType
 
 KB_FILE_FORMATS = ("turtle",)
 """Formats of catalogue distributions that are no question or answer files: the files of a
@@ -48,7 +47,7 @@ def shapes_ttl() -> str:
                 "AnswerType (service/model.py)",
                 "the format registry (service/formats/__init__.py: FORMATS; and KB_FILE_FORMATS)",
                 "the call settings (service/call_settings.py: CALL_SETTINGS)",
-                "FILE_ROLES, DISTRIBUTION_ROLES (service/graph/results.py)",
+                "FILE_ROLES, DISTRIBUTION_ROLES (service/model.py)",
             ],
             ["gqa", "gqash", "gerbil", "sh", "xsd"],
         )

@@ -53,13 +53,6 @@ _question_values = operator.attrgetter(*QUESTION_MEASURES)
 TYPE = node(RDF + "type")
 
 
-FILE_ROLES = ("dataset", "questions", "answers", "gold", "kb")
-"""What a file an experiment read was (``gqa:fileRole``): a dataset's file, an expected.tsv's
-in.tsv (its question texts), a system's answers, a separate gold, a KB file."""
-DISTRIBUTION_ROLES = ("dataset", "questions")
-"""The roles of the files an uploaded dataset offers as its distributions."""
-
-
 @dataclass(frozen=True, slots=True)
 class UploadedFile:
     """A file given to an experiment: its name as uploaded, SHA-256, size and role."""
@@ -67,7 +60,7 @@ class UploadedFile:
     name: str
     sha256: str
     size: int
-    role: str = "answers"  # one of FILE_ROLES
+    role: str = "answers"  # one of service.model.FILE_ROLES
     system: str | None = None  # whose answers (role "answers")
     media_type: str | None = None
 
