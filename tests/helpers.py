@@ -121,3 +121,82 @@ def register_ck25_version(
     ]
     franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_system_result_set.json"
     return uri, uri.rsplit("/version/", 1)[1], franz
+
+
+class KeyedQA:
+    """A QA web service on 127.0.0.1 behind an API key (``X-API-Key: KEY``, else a 401), with
+    the demo's right answers (``datasets/demo/answers-strong.json``); ``POST /hop/PORT``
+    redirects (307) to ``http://127.0.0.1:PORT/qa``, another origin when PORT is another
+    server's; ``GET /t2s`` is a Text2SPARQL service behind the same key. ``seen`` holds the
+    request headers of every call, to show where a secret went. Use it as a context manager."""
+
+    KEY_HEADER = "X-API-Key"
+
+    def __init__(self, key: str) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import parse_qs
+
+        from service.paths import DEMO_DIR
+
+        strong = json.loads((DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8"))
+        answers = {t["string"]: q["answers"] for q in strong["questions"] for t in q["question"]}
+        outer = self
+        self.seen: list[dict[str, str]] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def _reply(self, status: int, doc: object, location: str | None = None) -> None:
+                body = json.dumps(doc).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                if location:
+                    self.send_header("Location", location)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _allowed(self) -> bool:
+                outer.seen.append(dict(self.headers.items()))
+                if self.headers.get(outer.KEY_HEADER) == key:
+                    return True
+                self._reply(401, {"error": f"missing or wrong {outer.KEY_HEADER}"})
+                return False
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                form = parse_qs(self.rfile.read(length).decode())
+                if self.path.startswith("/hop/"):
+                    outer.seen.append(dict(self.headers.items()))
+                    port = self.path.rsplit("/", 1)[1]
+                    return self._reply(307, {}, f"http://127.0.0.1:{port}/qa")
+                if self._allowed():
+                    text = form.get("query", [""])[0]
+                    question = {"id": "1", "answers": answers.get(text, [])}
+                    self._reply(200, {"questions": [question]})
+
+            def do_GET(self) -> None:
+                if self._allowed():
+                    query = "SELECT ?x WHERE { ?x ?p ?o } LIMIT 1"
+                    self._reply(200, {"dataset": "d", "question": "q", "query": query})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> KeyedQA:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def got(self, value: str) -> bool:
+        """Whether any call to this server carried ``value`` in a header."""
+        return any(value in v for headers in self.seen for v in headers.values())

@@ -75,6 +75,16 @@ def _add_call_options(parser: argparse.ArgumentParser) -> None:
         help="allow calling this non-public network (e.g. 127.0.0.1/32) or network:port "
         "(127.0.0.1:8000); repeatable",
     )
+    parser.add_argument(
+        "--service-header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'|@FILE",
+        help="a secret request header sent with every call to the service (e.g. "
+        "'Authorization: Bearer …'), and to no other origin it redirects to; repeatable. The "
+        "shell's history keeps a value given here: @FILE reads 'Name: value' lines from FILE "
+        "instead",
+    )
 
 
 def register(sub: Any) -> None:
@@ -287,6 +297,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _service(args: argparse.Namespace, **options: Any) -> Any:
+    from service.systems.secret_headers import from_options
     from service.systems.webservice import WebService
 
     return WebService(
@@ -294,6 +305,7 @@ def _service(args: argparse.Namespace, **options: Any) -> Any:
         timeout=args.timeout,
         retries=args.retries,
         policy=_policy(args.allow),
+        headers=from_options(args.service_header),
         **options,
     )
 

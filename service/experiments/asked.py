@@ -7,7 +7,7 @@ from the answer-file kind so that ``gerbil-qa evaluate`` does not load them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from service.errors import BadRequest, ServiceError
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from service.graph.results import SystemInfo
     from service.model import SystemAnswer, SystemRun
     from service.systems.safety import NetworkPolicy
+    from service.systems.secret_headers import Headers
 
 
 # -- QA web services ------------------------------------------------------------------------
@@ -39,14 +40,39 @@ class WebService:
     name: str
     url: str
     label: str | None = None
+    # secret request headers (service.systems.secret_headers): their names are saved with the
+    # job, so a resumed run knows what it lacks; their values live in this object only, for
+    # as long as the run that was given them (never saved, compared or shown)
+    header_names: tuple[str, ...] = ()
+    headers: Headers = field(default=(), repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        out = {"kind": self.kind, "name": self.name, "url": self.url}
+        out: dict[str, Any] = {"kind": self.kind, "name": self.name, "url": self.url}
+        if self.header_names:
+            out["secretHeaders"] = list(self.header_names)
         return {**out, "label": self.label} if self.label else out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> WebService:
-        return cls(str(data["name"]), str(data["url"]), data.get("label"))
+        names = tuple(str(n) for n in data.get("secretHeaders", ()))
+        return cls(str(data["name"]), str(data["url"]), data.get("label"), names)
+
+    def lacks_headers(self) -> str | None:
+        """Why this service cannot be asked: the secret headers it was submitted with are
+        gone (they are not kept once its run stops: a resumed run is refused)."""
+        if not self.header_names or self.headers:
+            return None
+        return (
+            f"{self.name} was to be asked with secret request headers "
+            f"({', '.join(self.header_names)}), whose values are not kept once its run stops; "
+            "submit the experiment again with them"
+        )
+
+    def with_headers(self, headers: Headers) -> WebService:
+        """This service asked with ``headers`` (checked by the caller)."""
+        from dataclasses import replace
+
+        return replace(self, header_names=tuple(n for n, _ in headers), headers=headers)
 
     def files(self) -> tuple[FileRef, ...]:
         return ()
@@ -70,10 +96,13 @@ class WebService:
             retries=options.retries,
             interface=self.interface,
             dataset_id=dataset_id,
+            headers=self.headers,
             **settings,
         )
 
     def check(self, *, policy: NetworkPolicy | None, has_kb: bool) -> None:
+        if self.lacks_headers():  # a resumed or taken-over run
+            raise BadRequest(self.lacks_headers() or "")
         self._client(RunOptions(), policy).check()  # UnsafeURL names the rule
 
     def obtain(self, ctx: SystemContext) -> Obtained:
@@ -129,10 +158,6 @@ class Text2SparqlService(WebService):
 
     kind: ClassVar[str] = "text2sparql"
     interface: ClassVar[str] = "text2sparql"
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Text2SparqlService:
-        return cls(str(data["name"]), str(data["url"]), data.get("label"))
 
     def _obtained(self, run: SystemRun, ctx: SystemContext) -> Obtained:
         from service.systems.archive import QUERY_FORMAT

@@ -192,6 +192,10 @@ class ExperimentRunner:
                 "can be resumed"
             )
         if self.jobs is not None and self.jobs.has(experiment_id):
+            for system in self.jobs.spec(experiment_id).systems:
+                lacks = getattr(system, "lacks_headers", lambda: None)()
+                if lacks:
+                    raise Conflict(f"experiment {experiment_id} cannot be resumed: {lacks}")
             self.jobs.clear_restarts(experiment_id)  # a person's resume: starts resume it again
         return self._requeue(experiment_id, status.uri, timeout=timeout, message="resumed")
 

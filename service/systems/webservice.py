@@ -38,6 +38,7 @@ from service.model import Dataset, Question, SystemAnswer, SystemRun
 from service.systems.interfaces import INTERFACES
 from service.systems.response import BadResponse, parse_answer, parse_query_answer, snippet
 from service.systems.safety import NetworkPolicy, UnsafeURL
+from service.systems.secret_headers import Headers, origin
 
 if TYPE_CHECKING:
     import requests
@@ -73,6 +74,9 @@ class WebService:
     policy: NetworkPolicy = field(default_factory=NetworkPolicy.from_env)
     interface: str = "qa"  # "qa" (POST query, lang) or "text2sparql" (GET question, dataset)
     dataset_id: str | None = None  # the ``dataset`` a Text2SPARQL service is asked about
+    # secret request headers (service.systems.secret_headers): sent to the service's own
+    # origin only, never shown (repr=False: a logged or printed client keeps them out)
+    headers: Headers = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         if self.interface not in INTERFACES:
@@ -402,6 +406,8 @@ def _post(
         headers = {"Accept": JSON_ACCEPT if service.interface == "text2sparql" else ACCEPT}
         if method == "POST":
             headers["Content-Type"] = FORM_TYPE
+        if origin(url) == origin(service.url):  # a hop elsewhere gets no secret (requests
+            headers.update(service.headers)  # drops Authorization only, not X-API-Key)
         try:
             response = http.request(
                 method,

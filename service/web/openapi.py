@@ -16,6 +16,7 @@ from service.graph.experiments import Status
 from service.graph.leaderboards import TITLE_LENGTH
 from service.systems.interfaces import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
+from service.systems.secret_headers import MAX_HEADERS, MAX_VALUE_BYTES
 from service.systems.webservice import HANG_UP_AFTER
 from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES, MAX_STORED
 from service.web.listings import MAX_PAGE
@@ -534,6 +535,11 @@ def submission_form_schema() -> dict[str, Any]:
             "answers_format": {"type": "array", "items": formats},
             "webservice": {**many, "description": "`name=url` or a URL."},
             "text2sparql": {**many, "description": "`name=url` or a URL."},
+            "service_headers": {
+                "type": "string",
+                "description": "Secret request headers, `Name: value` a line, sent to every "
+                "`webservice` and `text2sparql` service of the run (as `headers` of each).",
+            },
             "reference": {
                 "type": "array",
                 "items": {"type": "string"},
@@ -776,6 +782,21 @@ def openapi_document(base: str) -> dict[str, Any]:
                                         "enum": list(SYSTEM_NAMES),
                                         "description": "A reference system that runs here on "
                                         "the KB (give `kb`, or the demo dataset's own).",
+                                    },
+                                    "headers": {
+                                        "type": "object",
+                                        "maxProperties": MAX_HEADERS,
+                                        "additionalProperties": {
+                                            "type": "string",
+                                            "maxLength": MAX_VALUE_BYTES,
+                                        },
+                                        "description": "Secret request headers sent with "
+                                        "every call to the `url` (e.g. `Authorization`, "
+                                        "`X-API-Key`), and to no other origin it redirects "
+                                        "to. Their values are held by the running job only: "
+                                        "never stored, shown or published (the experiment "
+                                        "names the headers); a run stopped before its end is "
+                                        "not resumed without them: submit it again.",
                                     },
                                 },
                             },

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from service.dataset_about import parse_title
 from service.errors import BadRequest, FormatError
+from service.systems.secret_headers import check_headers, parse_lines
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -58,6 +59,9 @@ class RawSystem:
     url: str | None = None
     interface: str = "qa"  # for a URL: "qa" (a QA web service) or "text2sparql"
     reference: str | None = None  # a reference system that runs here (needs a KB)
+    # secret request headers for a URL (checked; repr=False: never in a log line)
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    headers_field: str = "headers"  # where they were given, for an error
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +117,8 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         name = names[n] if n < len(names) and names[n].strip() else None
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
+    # the run page's secret headers: sent to each service of the run, never stored
+    secret = parse_lines("\n".join(form.getlist(HEADERS_FIELD)), HEADERS_FIELD)
     for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
         for number, value in _numbered_lines(form.getlist(field_name)):
             name, sep, url = value.partition("=")
@@ -122,7 +128,14 @@ def from_form(form: Any, files: Any) -> RawSubmission:
             if not url or any(c.isspace() for c in url):  # a space for the `=`, a missing URL
                 raise BadRequest(f"{line}: expected name=URL or a URL, got {value!r}")
             no_credentials(url, line, field=field_name)
-            systems.append(RawSystem(name.strip() if given else None, url=url, interface=interface))
+            named = name.strip() if given else None
+            systems.append(RawSystem(named, url=url, interface=interface, headers=secret))
+    if secret and not any(s.url for s in systems):
+        raise BadRequest(
+            f"{HEADERS_FIELD}: secret request headers are sent to QA web services and "
+            "Text2SPARQL services; the run asks none",
+            field=HEADERS_FIELD,
+        )
     for value in _lines(form.getlist("reference")):
         name, sep, reference = value.partition("=")
         if value:
@@ -170,6 +183,7 @@ def _form_about(form: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return parse_about(values, "", names={f.key: f.form_field for f in ABOUT_FIELDS})
 
 
+HEADERS_FIELD = "service_headers"  # the run page's "Secret request headers" box
 # the run page's labels of the service boxes, for errors that name the line
 SERVICE_BOXES = {"webservice": "QA web services", "text2sparql": "Text2SPARQL services"}
 
@@ -256,7 +270,7 @@ SUBMISSION_KEYS = frozenset(
     {"dataset", "title", "about", "revisionOf", "datasetVersion", "gold", "systems", "profile"}
     | {"language", "experimentTypes", "kb", "force"}
 )
-SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference"})
+SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference", "headers"})
 FILE_KEYS = frozenset({"content", "filename", "format"})  # an inline file's (``InlineFile``)
 DATASET_FILE_KEYS = FILE_KEYS | {"questions"}  # an inline dataset file's (``InlineDatasetFile``)
 
@@ -339,6 +353,8 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
                 url=url,
                 interface=_interface(item, where),
                 reference=_text(item, "reference", where),
+                headers=_json_headers(item.get("headers"), f"{where}.headers"),
+                headers_field=field_of(f"{where}.headers"),
             )
         )
     types = data.get("experimentTypes")
@@ -372,6 +388,24 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
         revision_of=_text(data, "revisionOf", "$"),
         about=_json_about(data.get("about")),
     )
+
+
+def _json_headers(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """A system's ``headers`` object (``{"Name": "value"}``), checked; errors name the
+    header, never its value."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise BadRequest(
+            f"{where}: expected an object of header names and text values, e.g. "
+            '{"X-API-Key": "…"}',
+            field=field_of(where),
+        )
+    try:
+        return check_headers(value.items(), where)
+    except BadRequest as err:
+        err.field = field_of(err.field or where)
+        raise
 
 
 def _json_about(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -479,6 +513,12 @@ def to_spec(
             raise BadRequest(
                 f"system {n}: give one of an answer file, a web-service URL or a reference system"
             )
+        if system.headers and system.url is None:
+            raise BadRequest(
+                f"{system.headers_field}: secret request headers are sent to a web service; "
+                f"system {n} is an answer file or a reference system",
+                field=system.headers_field,
+            )
         if system.reference is not None:
             systems.append(Reference(str(system.name or system.reference), system.reference))
         elif system.answers is not None:
@@ -487,7 +527,8 @@ def to_spec(
         else:
             url = str(system.url or "").strip()
             kind = Text2SparqlService if system.interface == "text2sparql" else WebService
-            systems.append(kind(str(system.name or _name_from_url(url)).strip(), url))
+            service = kind(str(system.name or _name_from_url(url)).strip(), url)
+            systems.append(service.with_headers(system.headers) if system.headers else service)
     if raw.gold_name and raw.gold_file is not None:
         raise BadRequest("give the gold either as a catalogue name or as a file, not both")
     gold: CatalogueDataset | FileDataset | None = None

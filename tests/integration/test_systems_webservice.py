@@ -720,3 +720,72 @@ def test_a_url_with_a_password_is_used_but_never_written(server: tuple[str, Reco
     closed = "http://ada:s3cret@127.0.0.1:1/"  # nothing listens on port 1
     answer, _ = ask(_service(closed, "", retries=0), "q", "en", question_id="q")
     assert answer.error is not None and "s3cret" not in answer.error, answer.error
+
+
+# --- secret request headers (service.systems.secret_headers) -----------------------------------
+
+SECRET = "k-5ecret-9f3a"
+
+
+def test_secret_header_goes_to_the_service_and_never_to_another_origin() -> None:
+    """requests drops Authorization on a host change but not X-API-Key: the client sends every
+    secret header to the service's own origin only (two servers: two ports, two origins)."""
+    from tests.helpers import KeyedQA
+
+    secret = (("X-API-Key", SECRET), ("Authorization", f"Bearer {SECRET}"))
+    with KeyedQA(SECRET) as first, KeyedQA(SECRET) as other:
+        question = "What is the capital of Germany?"
+        keyed = WebService(first.url + "qa", policy=LOCAL, headers=secret)
+        answer, _ = ask(keyed, question, "en", question_id="1")
+        assert answer.error is None and answer.answers is not None
+        assert first.got(SECRET)
+        assert "k-5ecret" not in repr(keyed)  # a logged client shows no secret
+
+        # the same origin redirecting to itself keeps the header (the path changes only)
+        first.seen.clear()
+        same = WebService(f"{first.url}hop/{first.port}", policy=LOCAL, headers=secret)
+        answer, _ = ask(same, question, "en", question_id="1")
+        assert answer.error is None, answer.error
+
+        # another origin: the hop reaches it without the secrets, so it refuses
+        first.seen.clear()
+        away = WebService(f"{first.url}hop/{other.port}", policy=LOCAL, headers=secret)
+        answer, _ = ask(away, question, "en", question_id="1")
+        assert answer.error is not None and "401" in answer.error
+        assert first.got(SECRET) and other.seen and not other.got(SECRET)
+        assert SECRET not in answer.error
+
+        # a Text2SPARQL service (GET) gets them too
+        t2s = WebService(first.url + "t2s", policy=LOCAL, headers=secret, interface="text2sparql")
+        answer, _ = ask(t2s, "q", "en", question_id="1")
+        assert answer.error is None and answer.sparql
+
+
+def test_system_run_sends_service_headers_from_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+    from service.paths import DEMO_DIR
+    from tests.helpers import KeyedQA
+
+    with KeyedQA(SECRET) as service:
+        argv = ["system", "run", service.url + "qa", "--dataset", str(DEMO_DIR / "questions.json")]
+        argv += ["--allow", "127.0.0.1/32", "--output", str(tmp_path / "a.json")]
+        main(argv)  # without the key: every call refused
+        said = capsys.readouterr()
+        assert "401" in said.out + said.err and "failed" in said.out
+
+        keys = tmp_path / "keys.txt"  # a file: the shell's history does not keep the value
+        keys.write_text(f"X-API-Key: {SECRET}\n", encoding="utf-8")
+        assert main([*argv, "--service-header", f"@{keys}"]) == 0
+        said = capsys.readouterr()
+        assert "0 failed" in said.out, said.out
+        assert SECRET not in said.out + said.err + (tmp_path / "a.json").read_text()
+
+        assert main([*argv, "--service-header", f"X-API-Key: {SECRET}"]) == 0
+        assert "0 failed" in capsys.readouterr().out
+
+        assert main([*argv, "--service-header", f"Host: {SECRET}"]) == 1
+        said = capsys.readouterr()
+        assert "--service-header[0]: Host is set by the client itself" in said.err
+        assert SECRET not in said.out + said.err
