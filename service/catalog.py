@@ -237,6 +237,22 @@ def own_profile_of(name: str) -> str | None:
     return own_profile(entry.languages, entry.questions_file.format) if entry else None
 
 
+def own_profile_of_file(name: str, format: str | None) -> str | None:
+    """The profile made for a dataset file's format (``format`` declared, else the one format
+    claiming its extension): ``poleval`` for a gonito ``expected.tsv``, ``text2sparql`` for a
+    TEXT2SPARQL'25 questions file; None for any other."""
+    from pathlib import PurePath
+
+    from service.evaluation.profiles import own_profile
+    from service.formats import FORMATS
+
+    if format is None:
+        ext = PurePath(name).suffix.lower().lstrip(".")
+        claimed = [f.name for f in FORMATS.values() if ext and ext in f.extensions]
+        format = claimed[0] if len(claimed) == 1 else None
+    return own_profile((), format) if format else None
+
+
 def get_entry(name: str) -> CatalogEntry:
     for e in _entries():
         if e.name == name:

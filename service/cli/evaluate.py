@@ -347,12 +347,16 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
 
 
 def _own_profile(dataset: DatasetSource) -> str:
-    """The profile made for a built-in dataset (poleval, text2sparql), else the default one."""
-    from service.catalog import own_profile_of
+    """The profile made for a built-in dataset or a dataset file's format (poleval,
+    text2sparql), else the default one."""
+    from service.catalog import own_profile_of, own_profile_of_file
     from service.evaluation.profiles import DEFAULT_PROFILE
     from service.experiments.spec import CatalogueDataset
 
-    own = own_profile_of(dataset.name) if isinstance(dataset, CatalogueDataset) else None
+    if isinstance(dataset, CatalogueDataset):
+        own = own_profile_of(dataset.name)
+    else:
+        own = own_profile_of_file(dataset.file.name, dataset.file.format)
     return own or DEFAULT_PROFILE
 
 

@@ -317,9 +317,10 @@ def evaluate(
             )
         )
     cases = _cases(dataset, run, lang)
-    for note in (_alternatives_note(dataset, prof), _challenge_note(dataset, prof)):
-        if note is not None:
-            problems.append(Problem(note, severity="warning", file=dataset.label))
+    # one note: the alternatives' names the PolEval profile already (a TSV is PolEval's)
+    note = _alternatives_note(dataset, prof) or _challenge_note(dataset, prof)
+    if note is not None:
+        problems.append(Problem(note, severity="warning", file=dataset.label))
     types = _choose_types(prof, experiment_types, cases, problems)
     scored = [c for c in cases if c.scored]
 

@@ -15,6 +15,7 @@ from service.experiments.spec import (
     ExperimentSpec,
     FileDataset,
 )
+from service.graph.uploads import NEW_VERSION, published_notes
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -189,35 +190,6 @@ def _published_description(published: dict[str, str]) -> dict[str, Any]:
         "described": True,  # a published dataset has a description (its author's or generated)
         "published_by": DCT_PUBLISHER in published,
     }
-
-
-def published_notes(
-    name: str, title: str, own_title: str | None, *, about: bool
-) -> tuple[str, ...]:
-    """What the owner of a run on the bytes of published dataset ``name`` is told: it keeps
-    its published title, and its description is its first publisher's (``about``: this run
-    gave one, not recorded)."""
-    notes = []
-    own = (own_title or "").strip()
-    if own and own != title:
-        notes.append(
-            f"the dataset file is the published dataset {name} (the same bytes): it keeps its "
-            f'title "{title}"; yours, "{own}", was not used'
-        )
-    if about:
-        notes.append(
-            f"the dataset file is the published dataset {name} (the same bytes), whose "
-            "description is its first publisher's: yours (about: creators, licence, "
-            f"description…) was not recorded; {NEW_VERSION.format(name=name)}"
-        )
-    return tuple(notes)
-
-
-# how an author completes or corrects a published dataset's description (README "newer version")
-NEW_VERSION = (
-    "to complete or correct a published description, publish a new version: the corrected "
-    "file with about.previousVersion {name} (--dataset-previous)"
-)
 
 
 def _said(source: DatasetSource) -> dict[str, Any]:

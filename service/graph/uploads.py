@@ -132,7 +132,6 @@ def _published_description_wins(
     cite a stranger as its author). Its own file is distributed under the published licence.
     What this run said and lost is noted on the experiment (``rdfs:comment``), for its owner."""
     from service.dataset_about import ABOUT_FIELDS
-    from service.experiments.recording import published_notes
 
     theirs = {
         (q.predicate.value, q.object)
@@ -389,3 +388,32 @@ def _instant(value: Any) -> datetime:
     ``Z`` or ``+00:00``)."""
     found = datetime.fromisoformat(value.value.replace("Z", "+00:00"))
     return (found if found.tzinfo is not None else found.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def published_notes(
+    name: str, title: str, own_title: str | None, *, about: bool
+) -> tuple[str, ...]:
+    """What the owner of a run on the bytes of published dataset ``name`` is told: it keeps
+    its published title, and its description is its first publisher's (``about``: this run
+    gave one, not recorded)."""
+    notes = []
+    own = (own_title or "").strip()
+    if own and own != title:
+        notes.append(
+            f"the dataset file is the published dataset {name} (the same bytes): it keeps its "
+            f'title "{title}"; yours, "{own}", was not used'
+        )
+    if about:
+        notes.append(
+            f"the dataset file is the published dataset {name} (the same bytes), whose "
+            "description is its first publisher's: yours (about: creators, licence, "
+            f"description…) was not recorded; {NEW_VERSION.format(name=name)}"
+        )
+    return tuple(notes)
+
+
+# how an author completes or corrects a published dataset's description (README "newer version")
+NEW_VERSION = (
+    "to complete or correct a published description, publish a new version: the corrected "
+    "file with about.previousVersion {name} (--dataset-previous)"
+)

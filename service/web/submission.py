@@ -608,16 +608,17 @@ def _name_from_url(url: str) -> str:
 
 
 def _own_profile(dataset: Any) -> str | None:
-    """The profile made for a dataset named (a built-in one, or a published upload in Polish),
-    used when the submission names none: the run page chooses it with the dataset, and a
+    """The profile made for a dataset named (a built-in one, or a published upload in Polish)
+    or uploaded (by its file's format: a PolEval expected.tsv), used when the submission names
+    none: the run page chooses it with the dataset, and a
     submission through the API was scored under the default profile (a TEXT2SPARQL team read
     0.72 where the challenge's rules give 0.70)."""
     from service import catalog
     from service.experiments.spec import CatalogueDataset
     from service.web.running import published_uploads
 
-    if not isinstance(dataset, CatalogueDataset):
-        return None
+    if not isinstance(dataset, CatalogueDataset):  # an uploaded file: by its format
+        return catalog.own_profile_of_file(dataset.file.name, dataset.file.format)
     own = catalog.own_profile_of(dataset.name)
     if own is None and not any(e.name == dataset.name for e in catalog.entries()):
         own = next((u.profile for u in published_uploads() if u.name == dataset.name), None)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import DATA
 from tests.helpers import gerbil_qa as _cli
 
@@ -192,3 +194,18 @@ def test_the_in_tsv_beside_expected_tsv_is_kept_exported_and_rescored(tmp_path: 
     rescored = _cli("rescore", experiment, "--store", other, "--output", "json")
     assert rescored.returncode == 0, rescored.stderr
     assert "no in.tsv" not in rescored.stdout + rescored.stderr
+
+
+def test_a_tsv_dataset_file_is_scored_with_poleval_unless_another_profile_is_given(
+    tmp_path: Path,
+) -> None:
+    # `--dataset expected.tsv` (the README's form) was scored with fair and language en: a
+    # perfect file 0.89, while the catalogue's name for the same data chose poleval
+    expected, out = _small(tmp_path, ANSWERS[:6], "out.tsv")
+    done = _cli("evaluate", "--dataset", str(expected), "--answers", str(out), "--output", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["profile"] == "poleval"
+    assert result["results"]["QA"]["accuracy"] == pytest.approx(5 / 6)  # "Egipt" is wrong
+    fair = _cli("evaluate", "--dataset", str(expected), "--answers", str(out), "--profile", "fair")
+    assert "--profile poleval" in fair.stderr, fair.stderr

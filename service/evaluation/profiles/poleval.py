@@ -11,6 +11,8 @@ PROFILE = Profile(
     version="1.0.0",
     reference="geval-LenientHarden/ExtractNumber/Lower/Fuzzy/Accuracy",
     title="PolEval 2021 quiz",
+    # gonito's in.tsv / expected.tsv: a TSV dataset is scored as PolEval unless another is named
+    challenge_formats=("tsv",),
     description=(
         "PolEval 2021 Task 4 (quiz question answering), as geval's "
         "LenientHarden/ExtractNumber/Lower/Fuzzy/Accuracy. One answer line per question, the "
