@@ -249,6 +249,12 @@ def _inline_file(
     value: Any, where: str, default_name: str, *, keys: frozenset[str] | None = None
 ) -> FileUpload:
     if isinstance(value, str):
+        # a file given as bare text has no name to tell its format: neither JSON nor XML, it
+        # is TSV, the one plain-text format (PolEval's out.tsv: was "system-1.json: unknown
+        # format")
+        text = value.lstrip("\ufeff \t\r\n")
+        if text and text[0] not in "{[<" and default_name.endswith(".json"):
+            default_name = default_name.removesuffix(".json") + ".tsv"
         return FileUpload(default_name, utf8(value, where))
     if isinstance(value, dict):  # "filenme" or "formt" was ignored: a sniffed format, no name
         _known_keys(value, keys or FILE_KEYS, where, what="a file")

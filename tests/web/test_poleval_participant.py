@@ -188,3 +188,17 @@ def test_a_published_polish_upload_named_without_a_profile_is_scored_with_poleva
         assert status["evaluations"][0]["profile"] == "poleval", status["evaluations"][0]
     finally:
         stop_server(site)
+
+
+def test_answers_given_as_bare_tsv_text_in_json_are_read_as_out_tsv(server, tmp_path: Path) -> None:
+    # a string has no name: it was named system-1.json and refused as "unknown format"
+    text = _answers(tmp_path).read_text(encoding="utf-8")
+    made = server.post(
+        "api/experiments",
+        json={"dataset": "poleval-2021-qa-dev-0", "systems": [{"name": "t", "answers": text}]},
+    )
+    assert made.status_code == 202, made.text
+    state = server.wait_finished(made.json()["id"], made.json()["token"])
+    assert state["status"] == "finished", state
+    (evaluation,) = state["evaluations"]
+    assert evaluation["profile"] == "poleval" and evaluation["results"]["QA"]["accuracy"] > 0.5
