@@ -126,11 +126,15 @@ def _latex(text: str) -> str:
 
 
 def leaderboard_bibtex(
-    leaderboard_id: str, uri: str, title: str, frozen_at: str, *, base: str
+    leaderboard_id: str, uri: str, title: str, frozen_at: str, *, base: str, ranks: str = ""
 ) -> str:
-    """The BibTeX entry of a frozen leaderboard (``@misc``, dated the day it was frozen)."""
+    """The BibTeX entry of a frozen leaderboard (``@misc``, dated the day it was frozen);
+    ``ranks``: what it ranks (``QA macro F1 on qald-9-test-multilingual, profile exact``), in
+    its note: the title is whatever its freezer typed, so two boards titled alike differed
+    only by their URLs in a bibliography."""
     year, month, day = frozen_at[:4], int(frozen_at[5:7]), frozen_at[8:10]
     host = urlsplit(base).netloc or base
+    what = f": {_latex(ranks)}" if ranks else ""
     return (
         f"@misc{{gerbilqa-leaderboard-{leaderboard_id},\n"
         f"  title = {{{{{_latex(title)}}}}},\n"
@@ -139,7 +143,7 @@ def leaderboard_bibtex(
         f"  url = {{{uri}}},\n"
         f"  year = {{{year}}},\n"
         f"  month = {MONTHS[month - 1]},\n"
-        f"  note = {{Leaderboard frozen on {year}-{month:02d}-{day} at GERBIL QA, {host}}}\n"
+        f"  note = {{Leaderboard frozen on {year}-{month:02d}-{day} at GERBIL QA, {host}{what}}}\n"
         f"}}"
     )
 

@@ -204,7 +204,9 @@ def frozen(name: str) -> BaseResponse:
     rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
     quads = public_document(found.uri, rep)
     base = services().storage.uris.base
-    bibtex = leaderboard_bibtex(found.id, found.uri, found.title, found.frozen_at, base=base)
+    bibtex = leaderboard_bibtex(
+        found.id, found.uri, found.title, found.frozen_at, base=base, ranks=_ranks(found)
+    )
     return respond(
         found.uri,
         OFFERS,
@@ -325,3 +327,19 @@ def _local(iri: str | None, *, unquote: bool = False) -> Any:
 
     name = iri.rsplit("#", 1)[-1] if "#" in iri else iri.rstrip("/").rsplit("/", 1)[-1]
     return decode(name) if unquote else name
+
+
+def _ranks(found: leaderboards.Frozen) -> str:
+    """What a frozen leaderboard ranks, in words: its experiment type and measure, the
+    dataset, profile and language it was filtered to."""
+    standing = found.standing
+    measure = next((n for n, m in MEASURES.items() if m.iri == standing.measure), None)
+    said = f"ranks {pages.local(standing.experiment_type)} results by "
+    said += pages.measure_label(measure) if measure else pages.local(standing.measure)
+    if standing.dataset:
+        said += f" on {pages.local(standing.dataset)}"
+    filters = [
+        f"profile {pages.profile_name(standing.profile)}" if standing.profile else "",
+        f"language {standing.language}" if standing.language else "",
+    ]
+    return said + "".join(f", {f}" for f in filters if f)

@@ -88,6 +88,8 @@ def test_its_uri_answers_people_and_strict_clients(site: Server) -> None:
     bib = site.get(path + ".bib")
     assert bib.status_code == 200 and bib.headers["Content-Type"].startswith("application/x-bibtex")
     assert f"@misc{{gerbilqa-leaderboard-{frozen['id']}," in bib.text
+    # what it ranks, beside the title its freezer typed (before: the title alone)
+    assert "ranks QA results by macro F1 on " in " ".join(bib.text.split()), bib.text
     assert f"url = {{{uri}}}" in bib.text and frozen["frozenAt"][:4] in bib.text
     assert bib.text.count("{") == bib.text.count("}")
     table = site.get(path + ".csv")
