@@ -63,6 +63,8 @@ def missing(storage: Any) -> list[tuple[str, str, str]]:
     from service.graph.terms import DCAT, DCT, PROV
     from service.graph.uris import GQA
 
+    if storage.workspace is None:  # no files kept at all: nothing to compare
+        return []
     prefix = storage.uris.base + "graph/experiment/"
     query = f"""SELECT ?g ?title ?sha WHERE {{ GRAPH ?g {{ ?e <{PROV}used> ?f .
       ?f <{GQA}sha256> ?sha ; <{DCT}title> ?title
@@ -72,9 +74,9 @@ def missing(storage: Any) -> list[tuple[str, str, str]]:
         for row in side.query(query):
             experiment_id = row["g"].value.removeprefix(prefix)
             sha, name = row["sha"].value.lower(), row["title"].value
-            if is_distribution(sha) or kept(
-                storage.workspace, sha, experiment_id=experiment_id, name=name
-            ):
-                continue
+            if is_distribution(sha) or storage.workspace.exists(file_key(sha)):
+                continue  # (asked, not read: a store's files may be gigabytes)
+            if kept(storage.workspace, sha, experiment_id=experiment_id, name=name):
+                continue  # an answer file its run archived, checked against its SHA-256
             found.add((experiment_id, name, sha))
     return sorted(found)
