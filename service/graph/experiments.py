@@ -59,12 +59,7 @@ from service.graph.results import (
     experiment_quads,
 )
 from service.graph.terms import DCT, GQA, PROV, RDF, XSD, iri, literal
-from service.graph.uploads import (
-    join_published,
-    own_graph,
-    publish_graph,
-    relink_distributions,
-)
+from service.graph.uploads import join_published, own_graph, publish_graph
 from service.graph.uris import Uris, check_experiment_id
 from service.release import Source
 
@@ -776,8 +771,7 @@ class ExperimentRepository:
             f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
             f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) "
             f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?w {_p('withdrawnAt')} ?t }} }} }} }} ;\n"
-            f"INSERT DATA {{ GRAPH <{graph}> {{ {note} }}\n{note} }} ;\n"
-            f"{relink_distributions(graph)}",
+            f"INSERT DATA {{ GRAPH <{graph}> {{ {note} }}\n{note} }}",
         )
         return self.status(experiment_id)
 

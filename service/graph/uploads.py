@@ -152,35 +152,18 @@ def _published_description_wins(
     named = {o for p, o in lost if p in (DCT + "license", DCAT + "previousVersion")}
     agents = (f"{ds.value}#creator-", f"{ds.value}#contact")  # this run's, described here
     files = {q.object for q in mine if q.predicate.value == DCAT + "distribution"}
-    # a file whose bytes it already distributes is not a second download of the same thing
-    # (a harvester listed three identical ones): the run keeps its file, the dataset one link
-    offered = {
-        sha.object
-        for p, o in theirs
-        if p == DCAT + "distribution" and isinstance(o, NamedNode)
-        for sha in store.public.quads_for_pattern(o, node(SHA256), None, DefaultGraph())
-    }
-    again = {
-        q.subject
-        for q in quads
-        if q.subject in files and q.predicate.value == SHA256 and q.object in offered
-    }
     licences = {o for p, o in theirs if p == DCT + "license"}
     own_title = next((q.object.value for q in mine if q.predicate.value == DCT + "title"), None)
     out: list[Any] = []
     for q in quads:
         p = q.predicate.value
-        if (
-            (q.subject in files and p == DCT + "license")
-            or (q.subject == ds and p == DCAT + "distribution" and q.object in again)
-            or (
-                (
-                    (q.subject == ds and p in own)
-                    or q.subject.value.startswith(agents)
-                    or (q.subject in named and p in (RDF + "type", DCAT + "hasVersion"))
-                )
-                and not _public(store, q)  # restating it adds nothing, and keeps this graph whole
+        if (q.subject in files and p == DCT + "license") or (
+            (
+                (q.subject == ds and p in own)
+                or q.subject.value.startswith(agents)
+                or (q.subject in named and p in (RDF + "type", DCAT + "hasVersion"))
             )
+            and not _public(store, q)  # restating it adds nothing, and keeps this graph whole
         ):
             continue
         if p == GQA + "datasetLabel":
@@ -199,24 +182,6 @@ def _published_description_wins(
         for t in notes
     ]
     return out
-
-
-def relink_distributions(withdrawn: str) -> str:
-    """A SPARQL update, run after experiment graph ``withdrawn`` left the default graph: an
-    uploaded dataset that distributed a file through it and still has a listed run on the same
-    bytes distributes that run's copy (a joined run's file was not linked: one file, one
-    download). Written in that run's graph, so withdrawing it too moves the link on again."""
-    file = f"<{DCAT}distribution>"
-    listed = f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?w <{GQA}withdrawnAt> ?t }} }}"
-    return (
-        f"INSERT {{ GRAPH ?h {{ ?ds {file} ?f }} ?ds {file} ?f }} WHERE {{ "
-        f"{{ SELECT ?ds (MIN(?copy) AS ?f) WHERE {{ "
-        f"GRAPH <{withdrawn}> {{ ?ds {file} ?gone . ?gone <{SHA256}> ?sha }} "
-        f"FILTER NOT EXISTS {{ ?ds {file} ?d . ?d <{SHA256}> ?sha }} "
-        f"GRAPH ?g {{ ?ds <{PROV}wasDerivedFrom> ?copy . ?copy a <{DCAT}Distribution> ; "
-        f"<{SHA256}> ?sha }} FILTER(?g != <{withdrawn}>) {listed} }} GROUP BY ?ds ?sha }} "
-        f"GRAPH ?h {{ ?ds <{PROV}wasDerivedFrom> ?f }} }}"
-    )
 
 
 def _public(store: StoreAdapter, q: Any) -> bool:
