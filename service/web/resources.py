@@ -29,7 +29,7 @@ from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, catalog_pages, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
 from service.web.access import is_owner, require_experiment, token_redirect
-from service.web.citation import Citation, citation_for, experiment_subject
+from service.web.citation import Citation, citation_for, experiment_subject, scoring_note
 from service.web.describe import (
     ELSEWHERE_EXPERIMENT,
     FOLLOW_CATALOG,
@@ -313,13 +313,33 @@ def _citation_subject(graph: Any, status: Any, shown: pages.ExperimentPage) -> s
 
     if shown.tasks:
         systems = list(dict.fromkeys(t.system_label for t in shown.tasks))
-        return experiment_subject(systems, shown.dataset_label)
+        return experiment_subject(systems, shown.dataset_title or shown.dataset_label)
     spec = None if status.job else graph.experiments.spec_of(status.id)
     asked = what_ran(status.job, spec)
     dataset = asked.get("dataset")
     if dataset and asked.get("catalogued"):
         dataset = next((e.title for e in catalog.entries() if e.name == dataset), dataset)
     return experiment_subject([str(s.get("name", "")) for s in asked.get("systems", [])], dataset)
+
+
+def _citation_scoring(shown: pages.ExperimentPage) -> str | None:
+    """On and with what its results were computed, for the citation's note: the dataset's
+    title, name and version (its description's, else the registered version it is the file
+    of), each profile and version, the evaluator's release. None before it has results."""
+    if not shown.tasks:
+        return None
+    registered = (
+        shown.dataset_version[1].rsplit(" version ", 1)[-1] if shown.dataset_version else None
+    )
+    return scoring_note(
+        dataset=shown.dataset_title or shown.dataset_label,
+        dataset_name=shown.dataset_label,
+        dataset_version=shown.dataset_release or registered,
+        profiles=list(
+            dict.fromkeys(f"{t.profile} {t.profile_version or ''}".strip() for t in shown.tasks)
+        ),
+        evaluator=shown.software,
+    )
 
 
 @bp.get("/experiment/<name>")
@@ -386,6 +406,7 @@ def experiment(name: str) -> BaseResponse:
             papers=shown.papers,
             withdrawn=withdrawn,
             subject=_citation_subject(graph, status or require_experiment(experiment_id), shown),
+            scoring=_citation_scoring(shown),
         )
 
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)
