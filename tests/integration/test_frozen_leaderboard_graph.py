@@ -134,6 +134,7 @@ def test_another_run_below_the_next_system_reads_back_where_it_was_frozen(tmp_pa
         uri, _ = leaderboards.freeze(storage, standing, rows, title="t")
         kept = leaderboards.read(storage, uri.rsplit("/", 1)[1])
         assert kept is not None and kept.rows == rows
+        assert check_store(storage) == []  # gqa:otherRunOf is a term of the vocabulary, shaped
         found = storage.public.query(f"SELECT ?e WHERE {{ ?e <{GQA}otherRunOf> <{task[1]}> }}")
         assert [row["e"].value for row in found] == [uri + "#rank-2-2"]
         plain = rows[:3]
