@@ -61,6 +61,9 @@ class Row:
     low: float | None = None
     high: float | None = None
     tier: int | None = None
+    # another run of a system ranked above (same dataset, language and profile): the task of
+    # its ranked run, whose rank this row shares without consuming one
+    other_run_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +79,9 @@ class Frozen:
 def frozen_id(standing: Standing, rows: list[Row]) -> str:
     """What a frozen leaderboard is named by: 16 hex digits of the SHA-256 of its filters and
     rows (not its title or time: the same standings are one leaderboard)."""
-    text = json.dumps([asdict(standing), [asdict(r) for r in rows]], sort_keys=True)
+    # a row's other_run_of only when set: standings frozen before it existed keep their id
+    kept = [{k: v for k, v in asdict(r).items() if k != "other_run_of" or v} for r in rows]
+    text = json.dumps([asdict(standing), kept], sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -185,19 +190,24 @@ def _quads(
                 out.append((entry, GQA + predicate, n.number(float(number), XSD + "double")))
         if row.tier is not None:
             out.append((entry, GQA + "tier", n.integer(row.tier)))
+        if row.other_run_of is not None:
+            out.append((entry, GQA + "otherRunOf", n.node(row.other_run_of)))
     return [n.Quad(s, n.node(p), o, graph) for s, p, o in out]
 
 
 def _entry_iri(uri: str, rank: int, nth: int) -> str:
-    """``#rank-3`` for the first row of rank 3, ``#rank-3-2`` for the second row tied at it
-    (before ranks were shared, every row was the first of its rank: the same IRIs)."""
+    """``#rank-3`` for the first row of rank 3, ``#rank-3-2`` for the second row at it, tied or
+    another run of the system ranked 3 (before ranks were shared, every row was the first of
+    its rank: the same IRIs)."""
     return f"{uri}#rank-{rank}" if nth == 1 else f"{uri}#rank-{rank}-{nth}"
 
 
-def _entry_order(uri: str, subject: str) -> tuple[int, int]:
-    """Where an entry stands, from its IRI: its rank, then its place among the rows tied."""
+def _entry_order(uri: str, subject: str, score: float | None) -> tuple[bool, float, int, int]:
+    """Where an entry stands: best score first (as frozen; another run of a system ranked 2
+    may stand below the system ranked 3), then its rank and place among the rows at it, from
+    its IRI."""
     rank, _, nth = subject.removeprefix(uri + "#rank-").partition("-")
-    return int(rank), int(nth or 1)
+    return score is None, -(score or 0.0), int(rank), int(nth or 1)
 
 
 def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
@@ -223,7 +233,9 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
 
     entries = sorted(
         (subject for subject in by_subject if subject.startswith(uri + "#rank-")),
-        key=lambda subject: _entry_order(uri, subject),
+        key=lambda subject: _entry_order(
+            uri, subject, number(by_subject[subject], GQA + "score", float)
+        ),
     )
     rows = [
         Row(
@@ -233,6 +245,7 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
             low=number(props, GQA + "scoreLow", float),
             high=number(props, GQA + "scoreHigh", float),
             tier=number(props, GQA + "tier", int),
+            other_run_of=value(props, GQA + "otherRunOf"),
         )
         for props in (by_subject[subject] for subject in entries)
     ]

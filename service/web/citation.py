@@ -1,14 +1,16 @@
 """How to cite an experiment: BibTeX and plain text, and the papers that cite it.
 
-The experiment's own entry must not change when the experiment finishes or is published (its
-URI and citation exist from the start, DESIGN §4), so it uses only the id (whose first 8 digits
-are the submission date), the URI, the service's base and what was evaluated (the systems and
-the dataset, which its title names as a bibliography needs; a public experiment's results name
-them, and never change): nothing computed later, except a withdrawal, which its note then says
-(with the date and the reason). Papers
-attached to it (``dct:isReferencedBy``, ``GraphStore.attach_paper``) are added after it, one
-entry each with its DOI (or URL), so the ``.bib`` download carries them; reference managers
-complete a DOI entry from the DOI.
+The experiment's key, URI and date never change (its URI and citation exist from the start,
+DESIGN §4): the id (whose first 8 digits are the submission date), the URI and the service's
+base. Its title names what was evaluated (the systems and the dataset's title), its note what
+a reader needs to reproduce a number: the dataset's name and version, the profile and its
+version, the evaluator's release (:func:`scoring_note`); both come from its results, which
+never change once it finished (while it runs, the title names what the submission asked and
+the note has no results to describe). A withdrawal is the one later change, which its note
+then says (with the date and the reason). Papers attached to it (``dct:isReferencedBy``,
+``GraphStore.attach_paper``) are added after it, one entry each; a paper known only by its DOI
+or URL gets that DOI or URL as the title BibTeX styles print (an entry without title, author or
+year printed as an empty reference), and reference managers complete a DOI entry from the DOI.
 """
 
 from __future__ import annotations
@@ -58,16 +60,20 @@ def citation_for(
     papers: Sequence[str] = (),
     withdrawn: tuple[str, str] | None = None,
     subject: str | None = None,
+    scoring: str | None = None,
 ) -> Citation:
     """``withdrawn``: when and why its owner withdrew it. The one change an entry takes after
     the submission: whoever copies it later must not cite withdrawn numbers unawares.
-    ``subject``: what was evaluated (:func:`experiment_subject`), appended to the title."""
+    ``subject``: what was evaluated (:func:`experiment_subject`), appended to the title;
+    ``scoring``: on and with what (:func:`scoring_note`), in the note."""
     year, month, day = experiment_id[:4], int(experiment_id[4:6]), int(experiment_id[6:8])
     host = urlsplit(base).netloc or base
     title = f"GERBIL QA experiment {experiment_id}"
     if subject:
         title += f": {' '.join(subject.split())}"
     note = f"Experiment submitted on {year}-{month:02d}-{day:02d} to GERBIL QA at {host}"
+    if scoring:
+        note += f"; {_latex(scoring)}"
     if withdrawn is not None:
         when, why = withdrawn
         note += f"; withdrawn on {when[:10]}: {_latex(why)}"
@@ -85,19 +91,54 @@ def citation_for(
     dois = []
     for paper in sorted(papers):
         doi = doi_of(paper)
-        fields = [f"  note = {{Cites GERBIL QA experiment {experiment_id}, {uri}}}"]
+        # what is known of the paper is its DOI or URL: the title styles print (plain, IEEE,
+        # APA print a @misc without title, author and year as an empty reference)
+        known = f"doi:{doi}" if doi is not None else paper
+        fields = [
+            f"  url = {{{_braced(paper)}}}",
+            f"  title = {{{{{_latex(known)}}}}}",
+            f"  howpublished = {{\\url{{{_braced(paper)}}}}}",
+            f"  note = {{Cites GERBIL QA experiment {experiment_id}, {uri}}}",
+        ]
         if doi is not None:
             dois.append(doi)
-            fields.insert(0, f"  doi = {{{_braced(doi)}}}")
-        fields.insert(0, f"  url = {{{_braced(paper)}}}")
+            fields.insert(1, f"  doi = {{{_braced(doi)}}}")
         key = f"gerbilqa-{experiment_id}-paper-{paper_key(paper)}"
         entries.append(f"@misc{{{key},\n" + ",\n".join(fields) + "\n}")
     text = f"GERBIL QA ({year}). {title}. {host}. {uri}"
+    if scoring:
+        text += f". {' '.join(scoring.split())}"
     if withdrawn is not None:
         text += f". Withdrawn on {withdrawn[0][:10]}: {' '.join(withdrawn[1].split())}"
     if dois:
         text += ". Cited by " + ", ".join(f"doi:{d}" for d in dois)
     return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))
+
+
+def scoring_note(
+    *,
+    dataset: str | None,
+    dataset_name: str | None = None,
+    dataset_version: str | None = None,
+    profiles: Sequence[str] = (),
+    evaluator: str | None = None,
+) -> str | None:
+    """On and with what an experiment's numbers were computed, as its citation's note says it:
+    ``dataset Birds QA (birds-qa-f1a2849c), version 1; profile fair 1.2; evaluator GERBIL QA
+    for Python 0.1.0+g682c9dfbc0d5`` (the title named the dataset by its name alone, with no
+    version of it, of the profile or of the evaluator: a reader could not tell which numbers
+    the entry stood for). ``profiles``: each ``name version`` the results were scored under."""
+    parts = []
+    if dataset:
+        said = f"dataset {dataset}"
+        if dataset_name and dataset_name != dataset:
+            said += f" ({dataset_name})"
+        parts.append(said + (f", version {dataset_version}" if dataset_version else ""))
+    if profiles:
+        parts.append(f"profile{'s' if len(profiles) > 1 else ''} {', '.join(profiles)}")
+    if evaluator:
+        parts.append(f"evaluator {evaluator}")
+    return "; ".join(" ".join(p.split()) for p in parts) or None
 
 
 # How many systems a citation's title names before it counts the rest.

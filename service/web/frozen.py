@@ -42,6 +42,9 @@ CSV_HEADER = (
     "scoreLow",
     "scoreHigh",
     "withdrawnAt",
+    # new columns only at the end (the CSV's columns are a contract)
+    "languageTag",  # the row's language(s): a board of several languages has a row for each
+    "otherRunOf",  # another run of a ranked system: the task of its ranked run
 )
 
 
@@ -91,6 +94,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
             low=(r["intervals"].get(shown.sort) or (None, None))[0],
             high=(r["intervals"].get(shown.sort) or (None, None))[1],
             tier=r["tier"],
+            other_run_of=r["otherRunOf"],
         )
         for r in rows
         if r["rank"] is not None  # a row without the measure ranks nowhere
@@ -265,6 +269,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "scoreLow": row.low,
                 "scoreHigh": row.high,
                 "withdrawnAt": facts.get("withdrawnAt"),
+                "otherRunOf": row.other_run_of,
             }
         )
     return out

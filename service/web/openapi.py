@@ -259,7 +259,14 @@ def _frozen_schema() -> dict[str, Any]:
         rows=_array(
             _object(
                 ("rank", "task"),
-                rank={"type": "integer", "minimum": 1},
+                rank={
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Ranks count systems: a system's best run on a dataset, "
+                    "language and profile takes its rank (equal scores share one: 1, 1, 3); "
+                    "its other runs there share it (`otherRunOf`) and take none. Leaderboards "
+                    "frozen before 2026-11-28 ranked every run.",
+                },
                 tier={"type": ["integer", "null"]},
                 system=_TEXT_OR_NULL,
                 systemUri={"type": ["string", "null"], "format": "uri"},
@@ -277,6 +284,12 @@ def _frozen_schema() -> dict[str, Any]:
                     "type": ["string", "null"],
                     "description": "When the row's experiment was withdrawn since (the row "
                     "stays: the leaderboard is as it stood).",
+                },
+                otherRunOf={
+                    "type": ["string", "null"],
+                    "format": "uri",
+                    "description": "Another run of a system ranked above: the task of its "
+                    "ranked (best) run, whose rank this row shares; null for a ranked run.",
                 },
             )
         ),

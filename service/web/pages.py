@@ -23,7 +23,7 @@ from service.graph.reader import (
     number,
     task_result,
 )
-from service.graph.terms import DCT, PROV, RDFS
+from service.graph.terms import DCAT, DCT, PROV, RDFS
 from service.graph.uris import GERBIL, GQA, Uris
 from service.web.reproduce import Reproduction, reproduction
 
@@ -194,6 +194,10 @@ class ExperimentPage:
     reproduce: Reproduction | None = None  # the files and the command that print its numbers
     # the registered version its dataset is the file of: (its URI, "NAME version V")
     dataset_version: tuple[str, str] | None = None
+    # the dataset's title as its results name it (gqa:datasetLabel; dataset_label is its name)
+    # and the version its description states (dcat:version), for the citation
+    dataset_title: str | None = None
+    dataset_release: str | None = None
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -293,6 +297,9 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         ),
         reproduce=reproduction(exp, nodes, tasks),
         dataset_version=_version_of(nodes.get(dataset or ""), uris),
+        dataset_title=exp.text(GQA + "datasetLabel")
+        or (nodes[dataset].text(DCT + "title") if dataset in nodes else None),
+        dataset_release=nodes[dataset].text(DCAT + "version") if dataset in nodes else None,
     )
 
 

@@ -29,7 +29,7 @@ from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, catalog_pages, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
 from service.web.access import is_owner, require_experiment, token_redirect
-from service.web.citation import Citation, citation_for, experiment_subject
+from service.web.citation import Citation, citation_for, experiment_subject, scoring_note
 from service.web.describe import (
     ELSEWHERE_EXPERIMENT,
     FOLLOW_CATALOG,
@@ -313,13 +313,33 @@ def _citation_subject(graph: Any, status: Any, shown: pages.ExperimentPage) -> s
 
     if shown.tasks:
         systems = list(dict.fromkeys(t.system_label for t in shown.tasks))
-        return experiment_subject(systems, shown.dataset_label)
+        return experiment_subject(systems, shown.dataset_title or shown.dataset_label)
     spec = None if status.job else graph.experiments.spec_of(status.id)
     asked = what_ran(status.job, spec)
     dataset = asked.get("dataset")
     if dataset and asked.get("catalogued"):
         dataset = next((e.title for e in catalog.entries() if e.name == dataset), dataset)
     return experiment_subject([str(s.get("name", "")) for s in asked.get("systems", [])], dataset)
+
+
+def _citation_scoring(shown: pages.ExperimentPage) -> str | None:
+    """On and with what its results were computed, for the citation's note: the dataset's
+    title, name and version (its description's, else the registered version it is the file
+    of), each profile and version, the evaluator's release. None before it has results."""
+    if not shown.tasks:
+        return None
+    registered = (
+        shown.dataset_version[1].rsplit(" version ", 1)[-1] if shown.dataset_version else None
+    )
+    return scoring_note(
+        dataset=shown.dataset_title or shown.dataset_label,
+        dataset_name=shown.dataset_label,
+        dataset_version=shown.dataset_release or registered,
+        profiles=list(
+            dict.fromkeys(f"{t.profile} {t.profile_version or ''}".strip() for t in shown.tasks)
+        ),
+        evaluator=shown.software,
+    )
 
 
 @bp.get("/experiment/<name>")
@@ -386,6 +406,7 @@ def experiment(name: str) -> BaseResponse:
             papers=shown.papers,
             withdrawn=withdrawn,
             subject=_citation_subject(graph, status or require_experiment(experiment_id), shown),
+            scoring=_citation_scoring(shown),
         )
 
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)
@@ -909,6 +930,8 @@ def _paged(
     return page, lambda: {**values(), **link}
 
 
+# a dataset's page shows how to cite it: its entry is a download too, as an experiment's
+DATASET_OFFERS = conneg.offers(quads=True, bibtex=True)
 DATASET_QUESTIONS = 100  # questions per page of a dataset's HTML
 DATASET_FINDINGS = 50  # findings per page when one kind is listed
 
@@ -932,7 +955,6 @@ def _dataset_html(
     if main is not None:  # the finding IRIs are summarised below, not listed here
         described = Node(main.uri)
         described.props.update({p: v for p, v in main.props.items() if p != GQA + "finding"})
-    title = (main.text(DCT + "title") or main.text(RDFS + "label")) if main else None
     groups = pages.finding_groups(nodes, uri)
     kind = request.args.get("findings") or None
     listed = None
@@ -955,12 +977,7 @@ def _dataset_html(
     questions = listings.dataset_questions(uri)
     at = listings.page_from(request.args, size=DATASET_QUESTIONS, name="questions_page")
     findings = {v.value for v in main.all(GQA + "finding")} if main is not None else set()
-    runnable = endpoint == "resources.dataset" and _runnable(route["name"])
-    # an upload whose every run was withdrawn: said so, with the title those runs gave it
-    withdrawn = (
-        listings.withdrawn_runs(uri) if endpoint == "resources.dataset" and not runnable else []
-    )
-    title = title or next((w.title for w in withdrawn if w.title), None)
+    title, runnable, withdrawn = _dataset_title(uri, main, endpoint=endpoint, name=route["name"])
     return render_template(
         "dataset.html",
         citation=_dataset_citation(uri, main, nodes, title or pages.local(uri)),
@@ -984,9 +1001,34 @@ def _dataset_html(
         route=route,  # the route's own arguments, for the links to other pages of a list
         query=dict(request.args.items()),
         table=table,
-        alternates=alternates(uri, PLAIN_OFFERS),
+        alternates=alternates(uri, DATASET_OFFERS),
         pages=pages,
     )
+
+
+def _dataset_title(
+    uri: str, main: Node | None, *, endpoint: str, name: str
+) -> tuple[str | None, bool, list[Any]]:
+    """A dataset's title (its description's, else the title its withdrawn runs gave it),
+    whether a submission may name it, and those withdrawn runs (an upload whose every run was
+    withdrawn: its page says so)."""
+    title = (main.text(DCT + "title") or main.text(RDFS + "label")) if main else None
+    runnable = endpoint == "resources.dataset" and _runnable(name)
+    withdrawn = (
+        listings.withdrawn_runs(uri) if endpoint == "resources.dataset" and not runnable else []
+    )
+    return title or next((w.title for w in withdrawn if w.title), None), runnable, withdrawn
+
+
+def _dataset_bibtex(uri: str, found: Sequence[Any], *, endpoint: str, name: str) -> bytes:
+    """The ``.bib`` of a dataset (or a registered version): the entry its page shows."""
+    nodes = index(found)
+    main = nodes.get(uri)
+    title, _, _ = _dataset_title(uri, main, endpoint=endpoint, name=name)
+    citation = _dataset_citation(uri, main, nodes, title or pages.local(uri))
+    if citation is None:
+        raise NotFound(f"{uri} has no description to cite")
+    return (citation.bibtex + "\n").encode("utf-8")
 
 
 def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Citation | None:
@@ -1012,8 +1054,9 @@ def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Ci
         label = described.text(FOAF + "name") if described is not None else None
         if label:
             names.append(label)
+    # the key names what the URI does after dataset/: NAME, or NAME/version/V (not V alone)
     return dataset_citation(
-        pages.local(uri),
+        uri.removeprefix(services().storage.uris.base + "dataset/"),
         uri,
         title,
         authors=names,
@@ -1073,7 +1116,7 @@ def dataset(name: str) -> BaseResponse:
     dataset_name, ext = conneg.split_extension(name)
     uris = services().storage.uris
     uri = uris.dataset(dataset_name)
-    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    rep = conneg.negotiate(request, DATASET_OFFERS, extension=ext, default=conneg.HTML)
     found = public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
     page, paged = _paged(
         rep,
@@ -1083,12 +1126,13 @@ def dataset(name: str) -> BaseResponse:
     )
     return respond(
         uri,
-        PLAIN_OFFERS,
+        DATASET_OFFERS,
         rep,
         quads=lambda: found,
         html=lambda: _dataset_html(
             uri, found, paged(), endpoint="resources.dataset", route={"name": dataset_name}
         ),
+        bibtex=lambda: _dataset_bibtex(uri, found, endpoint="resources.dataset", name=dataset_name),
         variant=_dataset_variant(page),
     )
 
@@ -1124,11 +1168,11 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
         return _version_file(name, version.removesuffix("/file"))
     label, ext = conneg.split_extension(version)
     uri = uris.dataset_version(name, label)
-    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    rep = conneg.negotiate(request, DATASET_OFFERS, extension=ext, default=conneg.HTML)
     found = public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
     return respond(
         uri,
-        PLAIN_OFFERS,
+        DATASET_OFFERS,
         rep,
         quads=lambda: found,
         # no leaderboard: results name the dataset, not a version of it
@@ -1139,6 +1183,7 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
             endpoint="resources.dataset_version",
             route={"name": name, "rest": rest},
         ),
+        bibtex=lambda: _dataset_bibtex(uri, found, endpoint="resources.dataset_version", name=name),
         variant=_dataset_variant(None),
     )
 

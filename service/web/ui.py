@@ -237,7 +237,7 @@ def leaderboard_model(
     )
     rows = query(limit=page.size + 1, offset=page.offset)
     shown = rows[: page.size]
-    ranks = _competition_ranks(shown, chosen.sort, page.offset, query)
+    ranks, other_runs = _competition_ranks(shown, chosen.sort, page.offset, query)
     columns = [chosen.sort, *(m for m in LEADERBOARD_COLUMNS if m != chosen.sort)]
     # tiers where rows are comparable: one dataset, language, profile, a count measure (of any
     # experiment type: a sub-experiment's per-question records are scored as QA's);
@@ -262,6 +262,7 @@ def leaderboard_model(
         "chosen": shown_filter,
         "rows": shown,
         "ranks": ranks,
+        "other_runs": other_runs,
         "kbs_mixed": _kbs_mixed(shown),
         # the failed calls beside the scores (not a column to sort by: fewer is not better
         # when the service was not asked at all)
@@ -298,28 +299,38 @@ def _competition_ranks(
     sort: str,
     offset: int,
     query: Callable[..., list[listings.LeaderboardRow]],
-) -> dict[str, int | None]:
-    """Each shown row's rank: one more than the rows scoring better, so equal scores share a
-    rank (1, 1, 3) instead of being told apart by their task IRIs, the query's tie-break. A tie
-    that a page starts in is followed back over the rows before it (only then are they read).
-    A row without the measure (sorted last) is not ranked: None, shown as "–"."""
+) -> tuple[dict[str, int | None], dict[str, str]]:
+    """Each shown row's rank, and the rows that are another run of a system ranked above.
+
+    Ranks count systems, not runs: a system published twice (two experiments, the same answer
+    file) was ranked 2 and 2, and the next system "4th" of three. A system's best run on the
+    row's dataset, language(s) and profile takes its rank (one more than the systems scoring
+    better, so equal scores share it: 1, 1, 3); its other runs there keep that rank, consume
+    none, and name the task that holds it (the second dict: task → its best run's task). A
+    later page reads the rows before it for that (the systems ranked there). A row without
+    the measure (sorted last) is not ranked: None, shown as "–"."""
     before: list[listings.LeaderboardRow] = []
     if offset and shown and shown[0].measures.get(sort) is not None:
-        last = query(limit=1, offset=offset - 1)
-        if last and same_score(last[0].measures.get(sort), shown[0].measures.get(sort)):
-            before = query(limit=offset, offset=0)
+        before = query(limit=offset, offset=0)
     ranks: dict[str, int | None] = {}
+    other_runs: dict[str, str] = {}
+    best: dict[tuple[str, str, str, str], tuple[str, int]] = {}  # system's key → (task, rank)
     previous: tuple[float | None, int] | None = None
-    start = offset - len(before)
-    for position, row in enumerate([*before, *shown], start=start + 1):
+    for row in [*before, *shown]:
         score = row.measures.get(sort)
         if score is None:
             ranks[row.task] = None
             continue
+        key = (row.system, row.dataset, row.languages, row.profile)
+        if key in best:
+            other_runs[row.task], ranks[row.task] = best[key]
+            continue
+        position = len(best) + 1
         rank = previous[1] if previous and same_score(previous[0], score) else position
+        best[key] = (row.task, rank)
         ranks[row.task] = rank
         previous = (score, rank)
-    return ranks
+    return ranks, other_runs
 
 
 def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
@@ -354,6 +365,8 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 # why a row has no tier (another signature or languages, an older version)
                 "tierNote": standing.reason if standing else None,
                 "errorCount": _count(model["measures"].get(row.task, {}).get("errorCount")),
+                # another run of a system ranked above: the task of its ranked (best) run
+                "otherRunOf": model["other_runs"].get(row.task),
             }
         )
     return out
@@ -390,6 +403,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header += ["tierSignature"]  # how the tier and interval were computed
     header += ["errorCount"]  # the system's failed calls
     header += ["tierNote"]  # why a row has no tier
+    header += ["otherRunOf"]  # another run of a ranked system: its ranked run's task
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -398,7 +412,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             + [r["measures"][m] for m in model["columns"]]
             + [low, high, r["signature"], r["languageTag"]]
             + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
-            + [r["tierNote"]]
+            + [r["tierNote"], r["otherRunOf"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 

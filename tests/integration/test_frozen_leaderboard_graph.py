@@ -111,3 +111,34 @@ def test_two_replicas_freezing_one_state_at_once_write_it_once(tmp_path: Path) -
 def _freeze_at_once(storage, standing, rows, start, made: list[bool]) -> None:
     start.wait()  # both check and write together
     made.append(leaderboards.freeze(storage, standing, rows, title=f"by {id(storage)}")[1])
+
+
+def test_another_run_below_the_next_system_reads_back_where_it_was_frozen(tmp_path: Path) -> None:
+    """Ranks count systems (explore-7 3): a weaker run of the system ranked 2 stands below the
+    system ranked 3, as ``#rank-2-2``; read back in the order frozen (by IRI, it came before
+    rank 3), with its ``gqa:otherRunOf``. Standings without another run keep the id they had
+    before rows could name one (the same standings are one URI)."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    with open_storage(tmp_path / "store", base="http://x.test/", catalog=False) as storage:
+        task = [f"http://x.test/experiment/202611280001/task/{n}" for n in range(4)]
+        standing = leaderboards.Standing(gerbil("QA"), MEASURES["macroF1"].iri)
+        rows = [
+            leaderboards.Row(1, task[0], 0.9),
+            leaderboards.Row(2, task[1], 0.5),
+            leaderboards.Row(3, task[2], 0.4),
+            leaderboards.Row(2, task[3], 0.3, other_run_of=task[1]),
+        ]
+        uri, _ = leaderboards.freeze(storage, standing, rows, title="t")
+        kept = leaderboards.read(storage, uri.rsplit("/", 1)[1])
+        assert kept is not None and kept.rows == rows
+        assert check_store(storage) == []  # gqa:otherRunOf is a term of the vocabulary, shaped
+        found = storage.public.query(f"SELECT ?e WHERE {{ ?e <{GQA}otherRunOf> <{task[1]}> }}")
+        assert [row["e"].value for row in found] == [uri + "#rank-2-2"]
+        plain = rows[:3]
+        before = [{k: v for k, v in asdict(r).items() if k != "other_run_of"} for r in plain]
+        text = json.dumps([asdict(standing), before], sort_keys=True)
+        old_id = hashlib.sha256(text.encode()).hexdigest()[:16]
+        assert leaderboards.frozen_id(standing, plain) == old_id

@@ -97,7 +97,7 @@ def test_scores_equal_but_for_float_noise_share_a_rank() -> None:
     def board(*scores: float) -> list[LeaderboardRow]:
         return [
             LeaderboardRow(
-                f"t{i}", "e", "s", "s", "d", "QA", "en", "fair", None, None, {"macroF1": score}
+                f"t{i}", "e", f"s{i}", "s", "d", "QA", "en", "fair", None, None, {"macroF1": score}
             )
             for i, score in enumerate(scores)
         ]
@@ -106,10 +106,40 @@ def test_scores_equal_but_for_float_noise_share_a_rank() -> None:
         raise AssertionError("the first page reads no rows before it")
 
     rows = board(0.5462808599474557, 0.5462808599474557, 0.5462808599474556, 0.54628, 0.5)
-    ranks = _competition_ranks(rows, "macroF1", 0, no_query)
+    ranks, _ = _competition_ranks(rows, "macroF1", 0, no_query)
     assert list(ranks.values()) == [1, 1, 1, 4, 5]
     # a page starting inside such a tie follows it back
-    page_two = _competition_ranks(
+    page_two, _ = _competition_ranks(
         rows[2:], "macroF1", 2, lambda limit, offset: rows[offset:][:limit]
     )
     assert [page_two[r.task] for r in rows[2:]] == [1, 4, 5]
+
+
+def test_ranks_count_systems_not_runs() -> None:
+    """A system published twice (the same answer file in two experiments) was ranked 2 and 2
+    and the next system "4th" of three (explore-7 3): its best run on a dataset, language and
+    profile takes the rank, its other runs there share it and name that run, on every page."""
+    from service.web.listings import LeaderboardRow
+    from service.web.ui import _competition_ranks
+
+    def row(task: str, system: str, score: float, language: str = "en") -> LeaderboardRow:
+        return LeaderboardRow(
+            task, "e", system, system, "d", "QA", language, "fair", None, None, {"macroF1": score}
+        )
+
+    rows = [
+        row("t1", "gAnswer2", 0.55),
+        row("t2", "QAnswer", 0.36),
+        row("t3", "QAnswer", 0.36),  # the same file again
+        row("t4", "TeBaQA", 0.18),
+        row("t5", "QAnswer", 0.10),  # a weaker run of QAnswer, below TeBaQA
+        row("t6", "QAnswer", 0.05, language="de"),  # another language: ranked of its own
+    ]
+    ranks, other_runs = _competition_ranks(rows, "macroF1", 0, lambda **_: [])
+    assert [ranks[r.task] for r in rows] == [1, 2, 2, 3, 2, 4]
+    assert other_runs == {"t3": "t2", "t5": "t2"}
+    # a later page knows the systems ranked before it
+    page, later = _competition_ranks(
+        rows[3:], "macroF1", 3, lambda limit, offset: rows[offset:][:limit]
+    )
+    assert [page[r.task] for r in rows[3:]] == [3, 2, 4] and later["t5"] == "t2"

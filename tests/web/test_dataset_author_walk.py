@@ -867,6 +867,40 @@ def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, An
     )
 
 
+def test_a_dataset_has_a_bib_download_and_its_key_stays(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    """The page showed a BibTeX block, but ``dataset/NAME.bib`` was a 404 and ``Accept:
+    application/x-bibtex`` a 406, where experiments and frozen leaderboards have both
+    (explore-7 2): now the page's entry is the download, and its key stays across reloads and
+    a later publication on the dataset."""
+    import html
+    import re
+
+    path = walked["v1"].replace(site.url, "")
+    page = site.get(path).text
+    shown = html.unescape(re.search(r'id="dataset-citation-bibtex">(.*?)</pre>', page, re.S)[1])
+    bib = site.get(f"{path}.bib")
+    assert bib.status_code == 200 and bib.headers["Content-Type"].startswith("application/x-bibtex")
+    name = path.rsplit("/", 1)[1]
+    assert bib.headers["Content-Disposition"] == f'attachment; filename="{name}.bib"'
+    assert bib.text == shown + "\n"
+    negotiated = site.get(path, headers={"Accept": "application/x-bibtex"})
+    assert negotiated.status_code == 200 and negotiated.text == bib.text
+    assert f'href="{walked["v1"]}.bib"' in page  # offered with the page's other formats
+    key = bib.text.split(",", 1)[0]
+    assert key == f"@misc{{gerbilqa-dataset-{name}"
+    _run(
+        site,
+        files=[("dataset_file", ("birds.json", V1)), ("answers", ("team-c.json", bird_answers(2)))],
+        data={"kb": "birds", "profile": "exact"},
+    )
+    assert site.get(f"{path}.bib").text == bib.text
+    catalogue = site.get("dataset/qald-9-test-multilingual.bib")
+    assert catalogue.status_code == 200
+    assert catalogue.text.startswith("@misc{gerbilqa-dataset-qald-9-test-multilingual,\n")
+
+
 def test_others_run_the_published_dataset_by_its_name(site: Server, walked: dict[str, Any]) -> None:
     # before: "no dataset named …" (only catalogue names were known), so every team had to
     # download the file and upload it again

@@ -277,3 +277,77 @@ def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys
     assert "no frozen leaderboard" in capsys.readouterr().out
     assert main(["leaderboard", "list", "--store", str(store)]) == 0
     assert capsys.readouterr().out == ""
+
+
+def _publish_runs(site: Server, *runs: tuple[str, str]) -> str:
+    """One experiment on the demo questions: each (system, demo answers) as an answer file
+    named after the system; published."""
+    from service.paths import DEMO_DIR
+
+    files = [("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes()))]
+    for system, answers in runs:
+        files.append(
+            ("answers", (f"{system}.json", (DEMO_DIR / f"answers-{answers}.json").read_bytes()))
+        )
+    made = site.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    return ticket["id"]
+
+
+def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
+    """The same answer file published in two experiments was ranked 2 and 2, and the next
+    system "4th" of three (explore-7 3): a system's best run takes the rank, its other run
+    shares it without taking one and names the ranked run's task, in the live and the frozen
+    leaderboard alike; the frozen CSV ends with the row's languages and that task."""
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        _publish_runs(site, ("alpha", "strong"), ("beta", "partial"))
+        _publish_runs(site, ("beta", "partial"), ("gamma", "baseline"))
+        live = _live(site)["rows"]
+        assert [r["system"] for r in live] == ["alpha", "beta", "beta", "gamma"]
+        assert [r["rank"] for r in live] == [1, 2, 2, 3]  # gamma was 4th of three systems
+        assert [r["otherRunOf"] for r in live] == [None, None, live[1]["task"], None]
+        table = list(csv.reader(io.StringIO(site.get("leaderboards?format=csv").text)))
+        assert table[0][-1] == "otherRunOf" and table[3][-1] == live[1]["task"]
+        page = site.get("leaderboards", headers=HTML).text
+        assert 'id="ranks-note"' in page and "another run of beta" in page
+        assert '<abbr class="other-run"' in page and ">(2)</abbr>" in page
+
+        made = site.post("api/leaderboards", json={"title": "Final ranking"})
+        assert made.status_code == 201, made.text
+        frozen = made.json()
+        assert [(r["rank"], r["system"], r["otherRunOf"]) for r in frozen["rows"]] == [
+            (r["rank"], r["system"], r["otherRunOf"]) for r in live
+        ]
+        assert site.get(f"api/leaderboards/{frozen['id']}").json() == frozen  # read back
+        path = frozen["uri"][len(site.url) :]
+        rows = list(csv.reader(io.StringIO(site.get(path + ".csv").text)))
+        header = rows[0]
+        # new columns at the end only: the first ten are as before
+        before = "rank tier system systemUri experiment task score scoreLow scoreHigh withdrawnAt"
+        assert header[:10] == before.split()
+        assert header[10:] == ["languageTag", "otherRunOf"]
+        assert [(r[0], r[2], r[10], r[11]) for r in rows[1:]] == [
+            ("1", "alpha", "en", ""),
+            ("2", "beta", "en", ""),
+            ("2", "beta", "en", live[1]["task"]),
+            ("3", "gamma", "en", ""),
+        ]
+        graph = rdflib.Graph().parse(
+            data=site.get(path, headers={"Accept": "text/turtle"}).text,
+            format="turtle",
+            publicID=frozen["uri"],
+        )
+        other = rdflib.URIRef(GQA + "otherRunOf")
+        assert list(graph.subject_objects(other)) == [
+            (rdflib.URIRef(frozen["uri"] + "#rank-2-2"), rdflib.URIRef(live[1]["task"]))
+        ]
+        shown = site.get(path, headers=HTML).text
+        assert 'id="ranks-note"' in shown and "another run of beta" in shown
+        assert "one per run (task)" in shown
+    finally:
+        stop_server(site)

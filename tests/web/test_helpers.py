@@ -192,6 +192,9 @@ def test_citation_carries_the_doi_of_each_attached_paper() -> None:
     assert "doi = {10.1000/a#b}" in c.bibtex
     assert "url = {https://example.org/paper.pdf}" in c.bibtex
     assert c.bibtex.count("@misc{") == 3
+    # each paper's entry has a title styles print (none: an empty reference): what is known
+    assert "title = {{doi:10.1000/a\\#b}}" in c.bibtex
+    assert "title = {{https://example.org/paper.pdf}}" in c.bibtex
     assert c.text.endswith("Cited by doi:10.1000/a#b")
     # balanced braces: every entry closes
     assert c.bibtex.count("{") == c.bibtex.count("}")

@@ -196,3 +196,8 @@ def test_dataset_versions_dereference(server, version) -> None:
     assert uri in parts  # dct:isPartOf the version
     assert server.get(f"{path}/question/no-such-question").status_code == 404
     assert server.get("dataset/demo-versioned/version/no-such-version").status_code == 404
+    # its page's BibTeX is a download too, keyed by name and version (was "…-dataset-2024-05",
+    # the version alone, the same key for every dataset's version of that label)
+    bib = server.get(f"{path}.bib")
+    assert bib.status_code == 200 and bib.headers["Content-Type"].startswith("application/x-bibtex")
+    assert bib.text.startswith("@misc{gerbilqa-dataset-demo-versioned-version-2024-05,\n")

@@ -272,11 +272,65 @@ def test_the_citation_names_what_was_evaluated(server, published) -> None:
     """A bibliography entry "GERBIL QA experiment 2026…" told its reader nothing: its title
     names the systems and the dataset, as the results name them."""
     eid = published["id"]
-    dataset = server.get(f"experiment/{eid}.csv").text.splitlines()[1].split(",")[2]
-    title = f"GERBIL QA experiment {eid}: answers-strong and answers-partial on "
-    title += dataset.rsplit("/", 1)[1]
+    turtle = server.get(f"experiment/{eid}.ttl").text
+    label = re.search(r'gqa:datasetLabel "([^"]+)"', turtle)[1]  # the dataset's title
+    title = f"GERBIL QA experiment {eid}: answers-strong and answers-partial on {label}"
     assert f"  title = {{{{{title}}}}},\n" in server.get(f"experiment/{eid}.bib").text
     assert f"GERBIL QA ({eid[:4]}). {title}. " in server.get(f"experiment/{eid}").text
+
+
+def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) -> None:
+    """The entry named the dataset by its name, with no dataset, profile or evaluator version,
+    and an attached paper's entry had no title, author or year, printed as an empty reference
+    (explore-7 2): the title names the dataset's title, the note its name and version, the
+    profile and its version and the evaluator's release as the page shows them; a paper known
+    by its DOI has it as its title. The key stays from the submission through publication."""
+    from tests.web.conftest import start_server, stop_server
+
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        body = {
+            "dataset": {
+                "filename": "birds.json",
+                "content": (DEMO_DIR / "questions.json").read_text(encoding="utf-8"),
+            },
+            "title": "Birds & Bees QA",
+            "about": {"description": "Demo birds", "creators": ["Ann Author"], "version": "1.2"},
+            "profile": "fair",
+            "kb": "demo",
+            "systems": [
+                {"name": "strong", "answers": (DEMO_DIR / "answers-strong.json").read_text()}
+            ],
+        }
+        made = site.post("api/experiments", json=body)
+        assert made.status_code == 202, made.text
+        eid, auth = made.json()["id"], {"Authorization": f"Bearer {made.json()['token']}"}
+        site.wait_finished(eid, made.json()["token"])
+        private = site.get(f"experiment/{eid}.bib", headers=auth).text
+        page = site.get(f"experiment/{eid}", headers={**auth, "Accept": "text/html"}).text
+        profile = re.search(r"Profile <strong>(fair [^<]+)</strong>", page)[1]
+        evaluator = re.search(r"<dt>Evaluator</dt><dd><a [^>]+>([^<]+)</a>", page)[1]
+        dataset = re.search(r'<dt>Dataset</dt><dd><a href="[^"]+/dataset/([^"]+)"', page)[1]
+        assert f"title = {{{{GERBIL QA experiment {eid}: strong on Birds \\& Bees QA}}}}" in private
+        note = (
+            f"dataset Birds \\& Bees QA ({dataset}), version 1.2; profile {profile}; "
+            f"evaluator {evaluator}}}"
+        )
+        assert note in private, private
+        assert site.post(f"api/experiments/{eid}/publish", headers=auth).status_code == 200
+        paper = site.post(
+            f"api/experiments/{eid}/papers", headers=auth, json={"doi": "10.3233/SW-180312"}
+        )
+        assert paper.status_code in (200, 201), paper.text
+        public = site.get(f"experiment/{eid}.bib").text
+        assert public.startswith(private.rstrip("\n"))  # the entry as it was, key and all
+        entry = public.split("\n\n")[1]
+        assert "  title = {{doi:10.3233/SW-180312}},\n" in entry
+        assert "  howpublished = {\\url{https://doi.org/10.3233/SW-180312}},\n" in entry
+        plain = site.get(f"experiment/{eid}", headers={"Accept": "text/html"}).text
+        assert f"dataset Birds &amp; Bees QA ({dataset}), version 1.2; profile {profile}" in plain
+    finally:
+        stop_server(site)
 
 
 def test_badge_of_a_published_result(server, published) -> None:
