@@ -127,8 +127,9 @@ class KeyedQA:
     """A QA web service on 127.0.0.1 behind an API key (``X-API-Key: KEY``, else a 401), with
     the demo's right answers (``datasets/demo/answers-strong.json``); ``POST /hop/PORT``
     redirects (307) to ``http://127.0.0.1:PORT/qa``, another origin when PORT is another
-    server's; ``GET /t2s`` is a Text2SPARQL service behind the same key. ``seen`` holds the
-    request headers of every call, to show where a secret went. Use it as a context manager."""
+    server's; ``POST /quota`` refuses every fifth call with a 401 that quotes the key;
+    ``GET /t2s`` is a Text2SPARQL service behind the same key. ``seen`` holds the request
+    headers of every call, to show where a secret went. Use it as a context manager."""
 
     KEY_HEADER = "X-API-Key"
 
@@ -163,7 +164,10 @@ class KeyedQA:
                 outer.seen.append(dict(self.headers.items()))
                 if self.headers.get(outer.KEY_HEADER) == key:
                     return True
-                self._reply(401, {"error": f"missing or wrong {outer.KEY_HEADER}"})
+                # as API gateways do, a wrong key is echoed in the refusal
+                got = self.headers.get(outer.KEY_HEADER)
+                said = f"wrong key {got}" if got else f"missing {outer.KEY_HEADER}"
+                self._reply(401, {"error": said})
                 return False
 
             def do_POST(self) -> None:
@@ -173,6 +177,11 @@ class KeyedQA:
                     outer.seen.append(dict(self.headers.items()))
                     port = self.path.rsplit("/", 1)[1]
                     return self._reply(307, {}, f"http://127.0.0.1:{port}/qa")
+                if self.path == "/quota" and len(outer.seen) % 5 == 4:
+                    # every fifth call over its quota, said as API gateways do: with the key
+                    outer.seen.append(dict(self.headers.items()))
+                    key = self.headers.get(outer.KEY_HEADER)
+                    return self._reply(401, {"error": f"quota exceeded for key {key}"})
                 if self._allowed():
                     text = form.get("query", [""])[0]
                     question = {"id": "1", "answers": answers.get(text, [])}

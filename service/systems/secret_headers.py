@@ -38,7 +38,9 @@ _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 5.1 field-name (
 def check_headers(items: Iterable[tuple[str, str]], where: str) -> Headers:
     """The headers as given, or BadRequest naming ``where`` and the header (by position and
     name, never its value) and what was expected."""
-    headers = tuple(items)
+    # a field value's surrounding whitespace is not part of it (RFC 9110 5.5); requests would
+    # refuse it at every call and quote the value in its error
+    headers = tuple((name, value.strip(" \t")) for name, value in items)
     if len(headers) > MAX_HEADERS:
         raise BadRequest(
             f"{where}: {len(headers)} headers, at most {MAX_HEADERS} are sent", field=where
@@ -104,6 +106,25 @@ def from_options(values: Iterable[str], option: str = "--service-header") -> Hea
         else:
             lines.append(value)
     return parse_lines("\n".join(lines), option)
+
+
+# the shortest part of a value that is redacted on its own ("Bearer", the scheme, is not
+# secret; a token is longer than this)
+MIN_SECRET = 8
+REDACTED = "…"
+
+
+def redact(text: str, headers: Headers) -> str:
+    """``text`` (an error a service's response or the HTTP client gave) without any secret
+    value of ``headers``: a service that echoes the key it refused ("quota exceeded for key …")
+    would otherwise have it stored with the run, published and exported. The whole value and
+    each of its words of at least :data:`MIN_SECRET` characters (a bearer token on its own)
+    become "…"."""
+    secrets = {value for _, value in headers if len(value) >= 4}  # "a" is in every message
+    secrets |= {word for _, value in headers for word in value.split() if len(word) >= MIN_SECRET}
+    for secret in sorted(secrets, key=len, reverse=True):  # the whole value before its words
+        text = text.replace(secret, REDACTED)
+    return text
 
 
 def names(headers: Headers) -> tuple[str, ...]:

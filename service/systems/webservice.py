@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -38,7 +39,7 @@ from service.model import Dataset, Question, SystemAnswer, SystemRun
 from service.systems.interfaces import INTERFACES
 from service.systems.response import BadResponse, parse_answer, parse_query_answer, snippet
 from service.systems.safety import NetworkPolicy, UnsafeURL
-from service.systems.secret_headers import Headers, origin
+from service.systems.secret_headers import Headers, origin, redact
 
 if TYPE_CHECKING:
     import requests
@@ -292,7 +293,38 @@ def ask(
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
     """One question, with retries. Never raises for a failed call: the answer carries ``error``,
     how many ``attempts`` it took and why the one before the last failed (``retry_reason``).
-    Its ``runtime_ms`` is the whole question's (every attempt and the waits between them)."""
+    Its ``runtime_ms`` is the whole question's (every attempt and the waits between them).
+    What it says of a failure never holds a secret header's value (:func:`redact`)."""
+    if not service.headers:
+        return _ask(service, text, language, question_id, session, stop, on_retry)
+
+    def said(reason: str, delay: float, attempt: int) -> None:
+        if on_retry is not None:
+            on_retry(redact(reason, service.headers), delay, attempt)
+
+    answer, warnings = _ask(service, text, language, question_id, session, stop, said)
+    hide = partial(redact, headers=service.headers)
+    answer = replace(
+        answer,
+        error=answer.error and hide(answer.error),
+        retry_reason=answer.retry_reason and hide(answer.retry_reason),
+    )
+    return answer, tuple(
+        replace(p, message=hide(p.message), expected=p.expected and hide(p.expected))
+        for p in warnings
+    )
+
+
+def _ask(
+    service: WebService,
+    text: str,
+    language: str,
+    question_id: str,
+    session: requests.Session | None,
+    stop: threading.Event | None,
+    on_retry: Retrying | None,
+) -> tuple[SystemAnswer, tuple[Problem, ...]]:
+    """:func:`ask` as the calls tell it."""
     own = session is None
     http = session or service.policy.session()
     started = time.perf_counter()

@@ -730,6 +730,7 @@ SECRET = "k-5ecret-9f3a"
 def test_secret_header_goes_to_the_service_and_never_to_another_origin() -> None:
     """requests drops Authorization on a host change but not X-API-Key: the client sends every
     secret header to the service's own origin only (two servers: two ports, two origins)."""
+    from service.systems.secret_headers import check_headers, redact
     from tests.helpers import KeyedQA
 
     secret = (("X-API-Key", SECRET), ("Authorization", f"Bearer {SECRET}"))
@@ -754,6 +755,18 @@ def test_secret_header_goes_to_the_service_and_never_to_another_origin() -> None
         assert answer.error is not None and "401" in answer.error
         assert first.got(SECRET) and other.seen and not other.got(SECRET)
         assert SECRET not in answer.error
+
+        # a wrong key that the service echoes in its refusal is not kept in the error, nor a
+        # bearer token on its own; surrounding blanks are not part of a value (they were sent
+        # and refused by the client at every call, which quoted the value in its error)
+        wrong = (("X-API-Key", " wrong-k3y-echoed\t"), ("Authorization", "Bearer tok-5ecret-77"))
+        wrong = check_headers(wrong, "headers")
+        assert wrong[0][1] == "wrong-k3y-echoed"
+        refused = WebService(first.url + "qa", policy=LOCAL, headers=wrong)
+        answer, _ = ask(refused, question, "en", question_id="1")
+        assert answer.error is not None and "401" in answer.error and "wrong key …" in answer.error
+        assert "wrong-k3y" not in answer.error
+        assert redact("for Bearer tok-5ecret-77 and tok-5ecret-77", wrong) == "for … and …"
 
         # a Text2SPARQL service (GET) gets them too
         t2s = WebService(first.url + "t2s", policy=LOCAL, headers=secret, interface="text2sparql")

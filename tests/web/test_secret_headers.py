@@ -81,6 +81,13 @@ def test_a_keyed_service_is_scored_with_its_header_and_refused_without(
     refused = _state(site, without.json())
     assert "keyed" not in {r["systemLabel"] for r in refused["results"]}  # left out: 401s
     assert "system keyed was aborted by the error-rate rule" in json.dumps(refused)
+    # a refusal that quotes the key ("quota exceeded for key …"), kept with the question
+    quota = {"name": "quota", "url": keyed.url + "quota", "headers": {"X-API-Key": SECRET}}
+    over = _submit(site, quota).json()
+    assert _state(site, over)["status"] == "finished"
+    seen = {"Authorization": f"Bearer {over['token']}", "Accept": "text/turtle"}
+    errors = site.get(f"experiment/{over['id']}/task/1", headers=seen).text
+    assert "quota exceeded for key …" in errors, errors[:2000]
 
     # the experiment names the header it was asked with, never its value
     auth = {"Authorization": f"Bearer {ticket['token']}"}
@@ -88,7 +95,7 @@ def test_a_keyed_service_is_scored_with_its_header_and_refused_without(
         response.text,
         json.dumps(state),
         site.get(f"api/experiments/{ticket['id']}", headers=auth).text,
-        site.get(f"experiment/{ticket['id']}?token={ticket['token']}").text,
+        site.get(f"experiment/{ticket['id']}?token={ticket['token']}", allow_redirects=True).text,
         site.get(f"experiment/{ticket['id']}", headers={**auth, "Accept": "text/turtle"}).text,
     ]
     for text in returned:
