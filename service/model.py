@@ -354,6 +354,8 @@ class SystemAnswer:
     call's failed attempts and the waits before each retry count too; ``error`` the reason a
     call failed, if it did. ``attempts`` is how many calls the question took (retries
     included), ``retry_reason`` why the last attempt before the final one failed.
+    ``rewrites`` say what was changed in ``sparql`` before it ran on the KB (a Text2SPARQL
+    system's query: the lenient dialect's readings, a FROM not applied).
     """
 
     question_id: str
@@ -367,6 +369,7 @@ class SystemAnswer:
     error: str | None = None
     attempts: int = 1
     retry_reason: str | None = None
+    rewrites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -215,7 +215,8 @@ class QuestionScore:
     Every field an aggregate reads is kept so that :mod:`service.evaluation.statistics` can
     recompute every aggregate on resamples. ``matches`` explain the counts: which given item
     matched which gold item by which rule (:data:`ItemMatch`); ``error`` is why the system's
-    call failed and ``system_query`` the SPARQL it gave (for the per-question view);
+    call failed and ``system_query`` the SPARQL it gave (for the per-question view), with
+    ``query_rewrites`` what was changed in it before it ran on the KB;
     ``attempts`` how many calls the question took (a web service's retries) and
     ``retry_reason`` why the last attempt before the final one failed.
     """
@@ -242,6 +243,7 @@ class QuestionScore:
     matches: tuple[ItemMatch, ...] = ()
     error: str | None = None
     system_query: str | None = None
+    query_rewrites: tuple[str, ...] = ()
     attempts: int = 1
     retry_reason: str | None = None
     language: str | None = None  # set in a task pooled over several languages
@@ -414,6 +416,8 @@ class Evaluation:
                     entry.setdefault("note", qs.note)
                 if qs.system_query:  # the SPARQL it gave: beside its error and its shape
                     entry.setdefault("systemQuery", qs.system_query)
+                if qs.query_rewrites:
+                    entry.setdefault("queryRewrites", list(qs.query_rewrites))
                 if qs.query_shape is not None:
                     entry.setdefault("queryShape", dict(qs.query_shape))
         out: dict[str, Any] = {

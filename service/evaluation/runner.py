@@ -177,6 +177,7 @@ def _cases(dataset: Dataset, run: SystemRun, language: str) -> list[_Case]:
                 sparql=answer.sparql if answer else None,
                 attempts=answer.attempts if answer else 1,
                 retry_reason=answer.retry_reason if answer else None,
+                rewrites=answer.rewrites if answer else (),
             )
         cases.append(_Case(q, answer, status))
     return cases
@@ -550,6 +551,7 @@ def _call_fields(c: _Case, shape: Mapping[str, Any] | None) -> dict[str, Any]:
         "confidence": c.answer.confidence if c.scored else None,
         "error": c.answer.error,
         "system_query": (c.answer.sparql.strip() or None) if c.answer.sparql else None,
+        "query_rewrites": c.answer.rewrites,
         "query_shape": shape,
         "attempts": c.answer.attempts,
         "retry_reason": c.answer.retry_reason,

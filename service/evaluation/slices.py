@@ -11,7 +11,7 @@ question may fall in several slices of one dimension (TEXT2SPARQL features: ``SE
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from service.errors import BadRequest
@@ -39,6 +39,19 @@ def parse_dimensions(text: str) -> tuple[str, ...]:
     if not found:
         raise BadRequest("by: name a dimension such as answertype")
     return found
+
+
+def offered(values: Mapping[str, Collection[str]]) -> tuple[str, ...]:
+    """The dimensions worth breaking a run down by, given every value its questions have in
+    each (``values``): those some question has a value for, language always (every record has
+    one), out of scope only when some question is (every question is stored in or out of
+    scope, so "no" alone is no feature of the dataset). A TEXT2SPARQL dataset offered the QALD
+    flags, and ``?by=hybrid`` found no value."""
+    return tuple(
+        d
+        for d in DIMENSIONS
+        if d == "language" or (values.get(d) and (d != "outofscope" or "yes" in values[d]))
+    )
 
 
 def question_values(questions: Iterable[Any]) -> dict[str, dict[str, tuple[str, ...]]]:

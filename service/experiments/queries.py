@@ -123,6 +123,8 @@ def answer_queries(
             error = (
                 None if result.failure is None else f"the query gave no answers: {result.failure}"
             )
-            answers[answer.question_id] = replace(answer, answers=result.answers, error=error)
+            answers[answer.question_id] = replace(
+                answer, answers=result.answers, error=error, rewrites=result.rewrites
+            )
         kb = describe(executor)
     return replace(run, answers=answers), kb

@@ -643,6 +643,7 @@ def _call_pairs(qs: QuestionScore) -> list[tuple[NamedNode, Object]]:
         pairs.append((_p(GQA, "errorMessage"), n.literal(qs.error)))
     if qs.system_query:
         pairs.append((_p(GQA, "systemQuery"), n.literal(qs.system_query)))
+    pairs += [(_p(GQA, "queryRewrite"), n.literal(w)) for w in qs.query_rewrites]
     return pairs
 
 

@@ -83,6 +83,7 @@ class Figures:
     scatter: Scatter | None
     scatter_systems: tuple[str, ...]  # labels of the systems one may pick for the scatter
     scatter_counts: tuple[tuple[float, float, int], ...]  # (x, y, questions), for the table
+    dimensions: tuple[str, ...] = ()  # the breakdown's: those the questions have values in
 
 
 def _qa_rows(page: ExperimentPage) -> list[TaskRow]:

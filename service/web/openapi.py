@@ -345,6 +345,12 @@ def _evaluation_properties() -> dict[str, Any]:
             "as returned: fences and prose included), whose answers were scored or whose "
             "failure is the error.",
         },
+        queryRewrites={
+            **_TEXTS,
+            "description": "What was changed in the system's SPARQL before it ran on the KB, "
+            "in words: the lenient dialect's readings (an undeclared prefix resolved, an "
+            "aggregate given its AS), a FROM not applied to a local KB.",
+        },
         queryShape={
             "type": "object",
             "description": "The shapes of the system's and the gold "

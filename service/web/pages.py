@@ -355,6 +355,7 @@ class QuestionRow:
     answer_type: str | None
     outcome: str = "skipped"
     features: dict[str, bool] = field(default_factory=dict)  # aggregation, hybrid, onlydbo…
+    query_features: tuple[str, ...] = ()  # the dataset's (TEXT2SPARQL: SELECT, COUNT…)
     explained: bool = False  # matches, false and missed answers are recorded
     matches: tuple[MatchRow, ...] = ()
     false: tuple[str, ...] = ()  # given answers no rule matched
@@ -362,6 +363,7 @@ class QuestionRow:
     runtime_ms: float | None = None
     error: str | None = None
     system_query: str | None = None
+    query_rewrites: tuple[str, ...] = ()  # what was changed in it before it ran on the KB
     gold_query: str | None = None  # the dataset's, shown beside the system's SPARQL
     attempts: int | None = None  # calls the question took, when it was retried
     confidence: float | None = None  # the system's, for its answer (eQALD-JSON)
@@ -369,6 +371,13 @@ class QuestionRow:
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
     language: str | None = None  # the record's, in a task pooled over several languages
     why: str | None = None  # why a wrong answer matched no gold answer, where a rule can say
+
+    @property
+    def tags(self) -> list[str]:
+        """What the row says of its question under its text: answer type, the flags it has,
+        the query features the dataset states."""
+        flags = [FEATURE_LABELS[f].lower() for f, v in self.features.items() if v]
+        return [*filter(None, [self.answer_type]), *flags, *self.query_features]
 
     def totals(self) -> Totals:
         """How many answers were matched, false and missed: the lists, or the counts when the
@@ -419,13 +428,15 @@ FEATURE_LABELS = {
 
 @dataclass(frozen=True, slots=True)
 class QuestionFilter:
-    """Which rows of a task page to show (``?outcome=…&answertype=…&aggregation=yes|no…``):
-    a row is shown when its outcome is one of ``outcomes`` (all when empty), its answer type is
-    ``answer_type`` (when given) and each feature in ``features`` has the value asked for."""
+    """Which rows of a task page to show (``?outcome=…&answertype=…&aggregation=yes|no…
+    &feature=COUNT``): a row is shown when its outcome is one of ``outcomes`` (all when empty),
+    its answer type is ``answer_type`` (when given), each feature in ``features`` has the value
+    asked for and its query features include ``query_feature`` (when given)."""
 
     outcomes: frozenset[str] = frozenset()
     answer_type: str | None = None
     features: tuple[tuple[str, bool], ...] = ()
+    query_feature: str | None = None
 
     @classmethod
     def from_args(cls, args: Any) -> QuestionFilter:
@@ -444,16 +455,23 @@ class QuestionFilter:
             if raw not in ("yes", "no"):
                 raise BadRequest(f"{name}={raw!r}: expected yes, no or any")
             features.append((name, raw == "yes"))
-        return cls(outcomes, args.get("answertype") or None, tuple(features))
+        return cls(
+            outcomes,
+            args.get("answertype") or None,
+            tuple(features),
+            args.get("feature") or None,
+        )
 
     @property
     def active(self) -> bool:
-        return bool(self.outcomes or self.answer_type or self.features)
+        return bool(self.outcomes or self.answer_type or self.features or self.query_feature)
 
     def keeps(self, row: QuestionRow) -> bool:
         if self.outcomes and row.outcome not in self.outcomes:
             return False
         if self.answer_type and row.answer_type != self.answer_type:
+            return False
+        if self.query_feature and self.query_feature not in row.query_features:
             return False
         return all(row.features.get(name) is value for name, value in self.features)
 
@@ -466,6 +484,8 @@ class QuestionFilter:
             out["answertype"] = self.answer_type
         for name, value in self.features:
             out[name] = "yes" if value else "no"
+        if self.query_feature:
+            out["feature"] = self.query_feature
         return out
 
 
@@ -494,8 +514,21 @@ class TaskPage:
 
     @property
     def features(self) -> list[str]:
-        """The features some question of this task has a value for."""
-        return [f for f in FEATURES if any(f in r.features for r in self.rows)]
+        """The flags worth filtering by: those the breakdown offers (``slices.offered``: some
+        question has a value, out of scope only when some question is)."""
+        from service.evaluation.slices import offered
+
+        values: dict[str, set[str]] = {}
+        for r in self.rows:
+            for name, value in r.features.items():
+                values.setdefault(name, set()).add("yes" if value else "no")
+        shown = offered(values)
+        return [f for f in FEATURES if f in shown]
+
+    @property
+    def query_features(self) -> list[str]:
+        """The query features the dataset states for some question (TEXT2SPARQL's)."""
+        return sorted({f for r in self.rows for f in r.query_features})
 
 
 def _display(term: Any) -> str:
@@ -555,6 +588,7 @@ QUESTION_PROPERTIES = (
     GQA + "questionText",
     GQA + "answerType",
     GQA + "goldQuery",  # shown beside a system's SPARQL
+    GQA + "queryFeature",  # TEXT2SPARQL's, filtered by
     *_FEATURE_PROPERTIES.values(),
 )
 
@@ -636,6 +670,9 @@ def task_page(
                 else None,
                 outcome=outcome(status, measures.get("f1")),
                 features=features,
+                query_features=tuple(dict.fromkeys(v.value for v in q.all(GQA + "queryFeature")))
+                if q
+                else (),
                 explained=bool(matches or false or missed),
                 matches=matches,
                 false=false,
@@ -643,6 +680,7 @@ def task_page(
                 runtime_ms=number(runtime) if runtime is not None else None,
                 error=node.text(GQA + "errorMessage"),
                 system_query=node.text(GQA + "systemQuery"),
+                query_rewrites=tuple(sorted(v.value for v in node.all(GQA + "queryRewrite"))),
                 gold_query=q.text(GQA + "goldQuery") if q else None,
                 attempts=int(attempts) if attempts else None,
                 confidence=number(node.one(GQA + "confidence")),

@@ -21,7 +21,6 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service import mediatypes
 from service.errors import Forbidden, NotFound
-from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
 from service.graph import leaderboards
 from service.graph.reader import Node, index
 from service.graph.terms import DCAT, DCT, FOAF, PROV, RDF, RDFS
@@ -471,7 +470,6 @@ def experiment(name: str) -> BaseResponse:
             shown_changes=web_changes.SHOWN_QUESTIONS,
             frozen=[] if private else leaderboards.including(graph, uri, graph_name),
             by=by,
-            slice_dimensions=SLICE_DIMENSIONS,  # the slices registry's
             breakdown_refused=_breakdown_refused(shown),
             badge=None if private else badges.snippets(shown),
             # the preview comes from where the page did (img-src 'self'), not from the URI,
@@ -625,7 +623,8 @@ def _figures(
     """The experiment page's charts, from its stored per-question F1 (and whole results for
     tasks recorded before intervals were stored; answer types from the dataset's questions:
     public, or in the experiment's graph for an uploaded dataset)."""
-    from service.graph.reader import stored_f1s, stored_results
+    from service.evaluation.slices import offered
+    from service.graph.reader import dimension_values, stored_f1s, stored_results
 
     qa = page.tasks_of("QA")
     uris = [t.uri for t in qa]
@@ -635,11 +634,17 @@ def _figures(
     bare = [t.uri for t in qa if not t.intervals]
     results = stored_results(store, graph_name, bare) if bare else {}
     questions = {q for found in f1s.values() for q in found}
-    types = figures.answer_types_of(services().storage.public, questions)
+    public_store = services().storage.public
+    types = figures.answer_types_of(public_store, questions)
     missing = questions - types.keys()
-    if missing and store is not services().storage.public:
-        types.update(figures.answer_types_of(store, missing))
-    return figures.figures(page, f1s, types, pick=pick, results=results)
+    values = dimension_values(public_store, questions)
+    if store is not public_store:  # an uploaded dataset's questions: in the experiment's graph
+        if missing:
+            types.update(figures.answer_types_of(store, missing))
+        for dimension, found in dimension_values(store, questions).items():
+            values.setdefault(dimension, set()).update(found)
+    drawn = figures.figures(page, f1s, types, pick=pick, results=results)
+    return replace(drawn, dimensions=offered(values))
 
 
 def _f1s_by_a_worker(

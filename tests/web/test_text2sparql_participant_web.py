@@ -14,6 +14,7 @@ for an LLM run the official rules score 0.70), while PolEval's datasets picked t
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -264,3 +265,227 @@ def test_two_versions_answers_files_compared_on_the_compare_page(
     assert "text2sparql" in browser.find_element(By.ID, "compare-signature").text
     first = table.find_elements(By.CSS_SELECTOR, "tbody tr")[0].text
     assert first.startswith("1 v2 0.9278"), first  # tier 1: the better version (the gold queries)
+
+
+# --- a small TEXT2SPARQL-shaped dataset on a server of its own (explore-6 3) -----------------
+
+BIRDS_YAML = """\
+dataset:
+  id: https://example.org/birds-t2s/
+  prefix: birds
+  defaultNamespace: http://example.org/birds/
+questions:
+  - id: 1
+    question:
+      en: Which birds are there?
+    features: [SELECT]
+    query:
+      sparql: SELECT ?x WHERE { ?x a <http://example.org/birds/Bird> }
+  - id: 2
+    question:
+      en: How many birds are there?
+    features: [SELECT, COUNT]
+    query:
+      sparql: SELECT (COUNT(?x) AS ?c) WHERE { ?x a <http://example.org/birds/Bird> }
+  - id: 3
+    question:
+      en: Is the robin red?
+    features: [ASK]
+    query:
+      sparql: ASK { <http://example.org/birds/robin> <http://example.org/birds/colour> "red" }
+"""
+BIRDS_KB = """\
+@prefix ex: <http://example.org/birds/> .
+ex:robin a ex:Bird ; ex:colour "red" .
+ex:crow a ex:Bird ; ex:colour "black" .
+ex:sparrow a ex:Bird .
+"""
+BIRDS = "http://example.org/birds/"
+# as long as CK25's IRIs (…/empl-Karen.Brant%40company.org): no space to break the line at
+LONG_GRAPH = "http://example.org/graphs/another-graph-whose-name-runs-on-as-long-as-ck25-iris"
+
+
+def _birds_gold() -> str:
+    import json
+
+    def entry(qid: str, text: str, answer: dict) -> dict:
+        return {"id": qid, "question": [{"language": "en", "string": text}], "answers": [answer]}
+
+    birds = [{"x": {"type": "uri", "value": BIRDS + b}} for b in ("robin", "crow", "sparrow")]
+    count = {
+        "type": "literal",
+        "value": "3",
+        "datatype": "http://www.w3.org/2001/XMLSchema#integer",
+    }
+    return json.dumps(
+        {
+            "questions": [
+                entry(
+                    "1",
+                    "Which birds are there?",
+                    {"head": {"vars": ["x"]}, "results": {"bindings": birds}},
+                ),
+                entry(
+                    "2",
+                    "How many birds are there?",
+                    {"head": {"vars": ["c"]}, "results": {"bindings": [{"c": count}]}},
+                ),
+                entry("3", "Is the robin red?", {"head": {}, "boolean": True}),
+            ]
+        }
+    )
+
+
+def _birds_llm(qid: str, language: str, gold: str) -> str:
+    """Question 1 names a graph (FROM, not applied to a local KB), question 2 writes
+    Virtuoso's ``COUNT(?x) AS ?c`` with the undeclared ``:`` (both rewritten), question 3 is
+    the gold query (nothing rewritten)."""
+    return {
+        "1": f"SELECT ?x FROM <{LONG_GRAPH}> WHERE {{ ?x a <{BIRDS}Bird> }}",
+        "2": "SELECT COUNT(?x) AS ?c WHERE { ?x a :Bird }",
+    }.get(qid, gold)
+
+
+@pytest.fixture(scope="module")
+def birds_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """The birds run on a server of its own (KB ``birds``): the ticket, the server and an
+    owner's session."""
+    import yaml
+
+    root = tmp_path_factory.mktemp("birds-t2s")
+    kb = root / "birds.ttl"
+    kb.write_text(BIRDS_KB, encoding="utf-8")
+    server = start_server(root / "store", kbs=f"birds={kb}", demo=False)
+    questions = {
+        q["question"]["en"]: (str(q["id"]), "en", q["query"]["sparql"])
+        for q in yaml.safe_load(BIRDS_YAML)["questions"]
+    }
+    service = LLMService(questions, _birds_llm)
+    try:
+        body = {
+            "dataset": {"content": BIRDS_YAML, "filename": "birds.yml"},
+            "gold": {"content": _birds_gold(), "filename": "gold.json"},
+            "kb": "birds",
+            "profile": "text2sparql",
+            "experimentTypes": ["QA"],
+            "systems": [{"name": "llm", "url": service.url, "interface": "text2sparql"}],
+        }
+        ticket = _submit(server, body)
+        yield {"server": server, "ticket": ticket, "session": _owner(server, ticket)}
+    finally:
+        service.close()
+        stop_server(server)
+
+
+def _links(page: str) -> list[str]:
+    found = page.split('id="breakdown-links"', 1)[1].split("</p>", 1)[0]
+    return [html.unescape(m) for m in re.findall(r'(?:by=|current="true">)(\w+)', found)]
+
+
+def test_a_text2sparql_run_offers_the_features_its_questions_have(birds_run: dict) -> None:
+    """The experiment page's breakdown offers ``feature`` and ``language``, not the QALD
+    flags (``?by=hybrid`` found no value); the task page filters by the query features and
+    offers no "Out of scope" filter (every question is in scope)."""
+    ticket, session = birds_run["ticket"], birds_run["session"]
+    assert ticket["state"]["status"] == "finished", ticket["state"]
+    page = session.get(ticket["uri"], timeout=30).text
+    assert _links(page) == ["language", "feature"]
+    by = session.get(ticket["uri"] + "?by=feature", timeout=30).text
+    table = html.unescape(by.split('id="breakdown-table"', 1)[1].split("</table>", 1)[0])
+    assert re.findall(r'<th scope="row">(\w+)</th>', table) == ["ASK", "COUNT", "SELECT"]
+    old = session.get(ticket["uri"] + "?by=hybrid", timeout=30)  # an old link still answers
+    assert old.status_code == 200 and "No question has a value for hybrid" in old.text
+
+    task = next(r["task"] for r in ticket["state"]["results"] if r["experimentType"] == "QA")
+    page = session.get(task, timeout=30).text
+    assert 'id="feature-outofscope"' not in page and "Out of scope" not in page
+    box = page.split('id="query-feature"', 1)[1].split("</select>", 1)[0]
+    assert re.findall(r'<option value="(\w*)"', box) == ["", "ASK", "COUNT", "SELECT"]
+    counted = session.get(task + "?feature=COUNT", timeout=30).text
+    assert "1 of 3 questions (filtered)" in counted
+    assert re.findall(r'<tr class="outcome-\w+">\s*<th scope="row"><a [^>]*>(\w+)<', counted) == [
+        "2"
+    ]
+    assert '<option value="COUNT" selected>' in counted
+    # the same filter with the others (the pager's links keep it)
+    both = session.get(task + "?feature=SELECT&outcome=correct", timeout=30).text
+    assert "of 3 questions (filtered)" in both and '<option value="SELECT" selected>' in both
+
+    # published: the public page reads the questions from the public store
+    server = birds_run["server"]
+    published = server.post(
+        f"api/experiments/{ticket['id']}/publish",
+        headers={"Authorization": f"Bearer {ticket['token']}"},
+    )
+    assert published.status_code == 200, published.text
+    public = requests.get(ticket["uri"], timeout=30).text
+    assert _links(public) == ["language", "feature"]
+
+
+def test_the_per_question_view_shows_what_was_rewritten_before_the_query_ran(
+    birds_run: dict,
+) -> None:
+    """The FROM not applied to the local KB and the lenient dialect's readings are stored with
+    the question's result (``gqa:queryRewrite``) and shown beside the system's SPARQL; the
+    API's entries carry them (``queryRewrites``)."""
+    from service.kb.executor import LOCAL_FROM
+
+    ticket, session = birds_run["ticket"], birds_run["session"]
+    (evaluation,) = ticket["state"]["evaluations"]
+    by_id = {q["id"]: q for q in evaluation["questions"]}
+    assert by_id["1"]["queryRewrites"] == [LOCAL_FROM]
+    assert by_id["1"]["QA"]["f1"] == 1.0  # the whole KB answered, as the note says
+    assert len(by_id["2"]["queryRewrites"]) == 2  # AS without parentheses, ':' undeclared
+    assert "queryRewrites" not in by_id["3"]
+    task = next(r["task"] for r in ticket["state"]["results"] if r["experimentType"] == "QA")
+    page = session.get(task, timeout=30).text
+    rows = {
+        row.split("</a>", 1)[0].rsplit(">", 1)[-1]: html.unescape(row)
+        for row in page.split('<tr class="outcome-')[1:]
+    }
+    assert LOCAL_FROM in rows["1"] and 'class="query-rewrites"' in rows["1"]
+    assert "undeclared prefix ':' read as <http://example.org/birds/>" in rows["2"]
+    assert "expression AS ?var" in rows["2"]
+    assert "query-rewrites" not in rows["3"]
+    question = rows["1"].split('href="', 1)[1].split('"', 1)[0]
+    single = html.unescape(session.get(question, timeout=30).text)
+    assert single.count(LOCAL_FROM) >= 2  # the row, and the result's triples below it
+    turtle = session.get(question, headers={"Accept": "text/turtle"}, timeout=30).text
+    assert "queryRewrite" in turtle
+
+
+@pytest.mark.browser
+def test_the_task_table_fits_its_box_at_1300_px(birds_run: dict, browser) -> None:
+    """At 1,300 px the per-question table's last column (runtime) was cut to "Run": the
+    table now fits the page's box (or scrolls inside it), its header whole."""
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_browser import shot, wait_until
+
+    ticket = birds_run["ticket"]
+    browser.delete_all_cookies()
+    browser.get(ticket["ownerLink"])
+    task = next(r["task"] for r in ticket["state"]["results"] if r["experimentType"] == "QA")
+    size = browser.get_window_size()
+    browser.set_window_size(1300, 900)
+    try:
+        browser.get(task)
+        wait_until(browser, lambda d: d.find_elements(By.ID, "questions"))
+        for details in browser.find_elements(By.CSS_SELECTOR, "#questions details summary"):
+            details.click()  # the queries opened: the widest the rows get
+        fit = browser.execute_script(
+            "const wrap = document.querySelector('#questions').closest('.table-wrap');"
+            "const head = [...document.querySelectorAll('#questions thead th')].pop();"
+            "const main = document.querySelector('main').getBoundingClientRect();"
+            "const box = wrap.getBoundingClientRect(), th = head.getBoundingClientRect();"
+            "return {text: head.textContent, wrapRight: box.right, mainRight: main.right,"
+            " thRight: th.right, scroll: wrap.scrollWidth, client: wrap.clientWidth,"
+            " page: document.documentElement.scrollWidth, window: window.innerWidth};"
+        )
+        shot(browser, "text2sparql-task-1300")
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    assert fit["text"] == "Runtime"
+    assert fit["page"] <= fit["window"], fit  # nothing wider than the window
+    assert fit["wrapRight"] <= fit["mainRight"] + 1, fit
+    assert fit["thRight"] <= fit["wrapRight"] + 1, fit  # the header's end in the box
