@@ -60,12 +60,16 @@ class WebService:
     def lacks_headers(self) -> str | None:
         """Why this service cannot be asked: the secret headers it was submitted with are
         gone (they are not kept once its run stops: a resumed run is refused)."""
+        gone = self.headers_gone()
+        return f"{gone}; submit the experiment again with them" if gone else None
+
+    def headers_gone(self) -> str | None:
+        """That the secret headers this service was submitted with are gone, or None."""
         if not self.header_names or self.headers:
             return None
         return (
             f"{self.name} was to be asked with secret request headers "
-            f"({', '.join(self.header_names)}), whose values are not kept once its run stops; "
-            "submit the experiment again with them"
+            f"({', '.join(self.header_names)}), whose values are not kept once its run stops"
         )
 
     def with_headers(self, headers: Headers) -> WebService:
@@ -131,9 +135,11 @@ class WebService:
         )
         if result.cancelled:
             asked = len(result.run.answers)
+            # its secret headers end with this run: no resume, a new submission
+            then = "submit it again with its headers" if self.headers else "resume to continue"
             raise Cancelled(
                 f"cancelled while asking {self.name} ({asked} of {asked + len(result.pending)} "
-                "questions answered; resume to continue)"
+                f"questions answered; {then})"
             )
         if result.aborted:
             total = len(result.run.answers)

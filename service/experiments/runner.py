@@ -192,10 +192,11 @@ class ExperimentRunner:
                 "can be resumed"
             )
         if self.jobs is not None and self.jobs.has(experiment_id):
-            for system in self.jobs.spec(experiment_id).systems:
-                lacks = getattr(system, "lacks_headers", lambda: None)()
-                if lacks:
-                    raise Conflict(f"experiment {experiment_id} cannot be resumed: {lacks}")
+            if gone := self._headers_gone(experiment_id):
+                raise Conflict(
+                    f"experiment {experiment_id} cannot be resumed: {gone}; submit the "
+                    "experiment again with them"
+                )
             self.jobs.clear_restarts(experiment_id)  # a person's resume: starts resume it again
         return self._requeue(experiment_id, status.uri, timeout=timeout, message="resumed")
 
@@ -336,11 +337,21 @@ class ExperimentRunner:
         return queued
 
     def unresumable(self, experiment_id: str) -> str | None:
-        """Why a resume of ``experiment_id`` would find no saved job; None when it has one
-        (what its owner's page asks before it offers the Resume button)."""
+        """Why a resume of ``experiment_id`` would be refused (no saved job, or its secret
+        headers gone); None when it can resume (what its owner's page asks before it offers
+        the Resume button)."""
         if self.jobs is not None and self.jobs.has(experiment_id):
-            return None
+            return self._headers_gone(experiment_id)
         return self._no_job(experiment_id, NOT_KEPT)
+
+    def _headers_gone(self, experiment_id: str) -> str | None:
+        """That a service of its saved job lacks the secret headers it was submitted with
+        (their values end with the run that was given them), or None."""
+        assert self.jobs is not None
+        for system in self.jobs.spec(experiment_id).systems:
+            if gone := getattr(system, "headers_gone", lambda: None)():
+                return str(gone)
+        return None
 
     def _no_job(self, experiment_id: str, usual: str = NO_JOB) -> str:
         """Why ``experiment_id`` has no job to run: ``usual``, or that an older version saved

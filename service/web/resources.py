@@ -990,7 +990,8 @@ def _dataset_html(
         title=title or pages.local(uri),
         main=described,
         others=pages.hash_nodes(nodes, uri, skip=findings),  # its distribution, gold, licence…
-        labels=pages.labels(nodes),
+        labels=_dataset_titles(main) | pages.labels(nodes),
+        newer=services().storage.catalogue.newer_uploads(route["name"]) if withdrawn else [],
         checked=main.text(GQA + "checkedAt") if main else None,
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),
@@ -1009,6 +1010,28 @@ def _dataset_html(
         alternates=alternates(uri, DATASET_OFFERS),
         pages=pages,
     )
+
+
+def _dataset_titles(main: Node | None) -> dict[str, str]:
+    """The titles of the datasets ``main`` links (its versions, previous and newer), which its
+    own document does not describe: a property table names them, not their IRIs."""
+    import pyoxigraph as ox
+
+    storage = services().storage
+    prefix = storage.uris.dataset("")
+    linked = {
+        v.value
+        for values in (main.props.values() if main is not None else ())
+        for v in values
+        if isinstance(v, ox.NamedNode) and v.value.startswith(prefix) and "#" not in v.value
+    }
+    if not linked:
+        return {}
+    rows = storage.public.query(
+        f"SELECT ?d ?t WHERE {{ VALUES ?d {{ {' '.join(f'<{d}>' for d in sorted(linked))} }} "
+        f"?d <{DCT}title> ?t }}"
+    )
+    return {r["d"].value: r["t"].value for r in rows}
 
 
 def _dataset_title(

@@ -563,6 +563,12 @@ def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> N
     assert f'href="{v1["uri"]}">experiment {v1["id"]}</a>' in page.text
     assert "first used" not in page.text and "not checked yet" not in page.text
     assert 'id="run-on-it"' not in page.text  # it is run by its name no more
+    # it points to its newer version, and its property table names that by its title
+    v2_name = v2["dataset"].rsplit("/", 1)[1]
+    assert (
+        f'<a href="{v2["dataset"]}">Fish QA</a> (<code>{v2_name}</code>, version 1.1)' in page.text
+    )
+    assert f'title="{v2["dataset"]}">Fish QA</a>' in page.text
     # the withdrawn run's page names v2 and its command is accepted
     said, version = _newer_version(site, v1["id"])
     assert "Fish QA, version 1.1" in said and version == v2["dataset"].rsplit("/", 1)[1]

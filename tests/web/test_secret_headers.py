@@ -152,6 +152,10 @@ def test_a_stopped_run_is_not_resumed_without_its_headers(site: Server, slow_qa:
     said = resumed.text
     assert "secret request headers (X-API-Key)" in said and "submit the experiment again" in said
     assert SECRET not in resumed.text
+    # its owner's page says so, and offers no Resume button that could only fail
+    page = site.get(f"experiment/{ticket['id']}", headers=auth).text
+    assert 'id="not-resumable"' in page and "secret request headers (X-API-Key)" in page
+    assert 'id="resume"' not in page and "resume it to run it again" not in page
 
 
 @pytest.mark.browser
