@@ -321,6 +321,11 @@ class Replacing:
     gold_file: str | None
     answer_files: tuple[str, ...]
     questions_file: str | None = None  # the in.tsv uploaded with a TSV expected.tsv
+    # the secret request headers its services were asked with (names: the values are gone)
+    secret_headers: tuple[str, ...] = ()
+    # False: ``?from=ID``, a new experiment filled from one that ended without results (a
+    # resubmission replaces a finished experiment only)
+    replaces: bool = True
 
 
 def replacing() -> Replacing | None:
@@ -336,7 +341,8 @@ def replacing() -> Replacing | None:
     from service.web.demo import configured_kbs, demo_sha256
     from service.web.submission import DEMO_DATASET
 
-    old = (request.args.get("revisionOf") or "").strip()
+    replaces = "revisionOf" in request.args
+    old = (request.args.get("revisionOf") or request.args.get("from") or "").strip()
     if request.method != "GET" or not EXPERIMENT_ID.match(old):
         return None
     try:
@@ -344,6 +350,9 @@ def replacing() -> Replacing | None:
             return None
         text = services().storage.experiments.spec_of(old)
         spec = ExperimentSpec.from_json(json.loads(text)) if text else None
+        jobs = services().runner.jobs
+        if spec is None and jobs is not None and jobs.has(old):  # ended before its record
+            spec = jobs.spec(old)
     except (ServiceError, ValueError, KeyError, TypeError):  # gone, or an older layout
         return None
     if spec is None:
@@ -369,7 +378,7 @@ def replacing() -> Replacing | None:
     for setting in CALL_SETTINGS:
         value = getattr(spec.options, setting.name)
         fields[setting.name] = "" if value == setting.default else f"{value:g}"
-    names, answer_files = [], []
+    names, answer_files, secret = [], [], []
     boxes: dict[str, list[str]] = {"webservice": [], "text2sparql": []}
     for system in spec.systems:
         if isinstance(system, AnswerFile):
@@ -378,13 +387,15 @@ def replacing() -> Replacing | None:
         elif isinstance(system, WebService):  # a Text2SparqlService is one too
             box = "text2sparql" if isinstance(system, Text2SparqlService) else "webservice"
             boxes[box].append(f"{system.name}={system.url}")
+            secret += [n for n in system.header_names if n not in secret]
         elif isinstance(system, Reference):
             fields.add("reference", system.reference)
     fields["answers_name"] = "\n".join(names)
     for box, lines in boxes.items():
         fields[box] = "\n".join(lines)
     for key in request.args:  # what the link itself says wins
-        fields.setlist(key, request.args.getlist(key))
+        if key != "from":
+            fields.setlist(key, request.args.getlist(key))
     gold_file = spec.gold.file.name if isinstance(spec.gold, FileDataset) else None
     questions = dataset.questions if isinstance(dataset, FileDataset) else None
     return Replacing(
@@ -394,6 +405,8 @@ def replacing() -> Replacing | None:
         gold_file,
         tuple(answer_files),
         questions.name if questions and dataset_file else None,
+        tuple(secret),
+        replaces,
     )
 
 

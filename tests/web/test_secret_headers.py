@@ -156,6 +156,14 @@ def test_a_stopped_run_is_not_resumed_without_its_headers(site: Server, slow_qa:
     page = site.get(f"experiment/{ticket['id']}", headers=auth).text
     assert 'id="not-resumable"' in page and "secret request headers (X-API-Key)" in page
     assert 'id="resume"' not in page and "resume it to run it again" not in page
+    # but a link to the run form filled in from it, naming the headers to enter again
+    assert f'href="/experiments/new?from={ticket["id"]}" id="run-again"' in page
+    form = site.get(f"experiments/new?from={ticket['id']}", headers=auth).text
+    assert "a new experiment: that one ended without results" in form
+    assert 'id="revision-headers"' in form and "(X-API-Key)" in form and SECRET not in form
+    assert f"slow={slow_qa}delay/0.5" in form
+    revision = form.split('name="revisionOf"')[1].split(">")[0]
+    assert 'value=""' in revision  # a new experiment, not a resubmission
 
 
 @pytest.mark.browser
