@@ -225,6 +225,20 @@ class CatalogueRepository:
         )
         return next(((row["sha"].value, row["title"].value) for row in rows), None)
 
+    def published_languages(self, name: str) -> tuple[str, ...]:
+        """The languages (``en``, ``pl``) of the published uploaded dataset ``name``, sorted;
+        none for another name."""
+        from service.graph.dcat import language_code
+
+        if not UPLOADED_NAME.fullmatch(name):
+            return ()
+        rows = self.store.public.query(
+            f"SELECT DISTINCT ?lang WHERE {{ GRAPH ?g {{ <{self.uris.dataset(name)}> "
+            f"{_p('sha256')} ?sha ; <{DCT}language> ?lang }} "
+            f"{self.uris.listed_experiment_graph()} }}"
+        )
+        return tuple(sorted({language_code(row["lang"].value) for row in rows}))
+
     def published_tsv(self, name: str) -> tuple[bool, str | None]:
         """Whether the file of uploaded dataset ``name`` is a TSV expected.tsv (its
         distribution's media type: it is told by its name's extension alone, which a run by

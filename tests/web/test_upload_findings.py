@@ -32,8 +32,13 @@ def _expected(tmp: Path) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = start_server(tmp_path_factory.mktemp("upload-findings"), demo=False)
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("upload-findings")
+
+
+@pytest.fixture(scope="module")
+def site(store: Path) -> Iterator[Server]:
+    running = start_server(store, demo=False)
     yield running
     stop_server(running)
 
@@ -436,6 +441,34 @@ def test_an_expected_tsv_uploaded_with_its_in_tsv_has_question_texts(site: Serve
     assert again.status_code == 202, again.text
     rerun = site.wait_finished(again.json()["id"], again.json()["token"])
     assert rerun["status"] == "finished" and rerun["datasetFindings"] == [], rerun
+
+
+def test_the_command_line_scores_a_published_polish_upload_with_its_own_profile(
+    site: Server, store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # by name in a store, with no --profile: fair and "language: en" where the API gave poleval
+    import json
+
+    from service.cli import main
+
+    made = _quiz_run(site, QUIZ)
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    backup, copy = tmp_path / "backup.tar", tmp_path / "copy"
+    assert main(["export", "--store", str(store), "--files", "--output", str(backup)]) == 0
+    assert main(["import", str(backup), "--store", str(copy)]) == 0
+    answers = tmp_path / "out.tsv"
+    answers.write_text("4\nWarszawa\n", encoding="utf-8")
+    name = state["dataset"].rsplit("/", 1)[1]
+    capsys.readouterr()
+    argv = ["evaluate", "--dataset", name, "--store", str(copy), "--answers", str(answers)]
+    assert main([*argv, "--output", "json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["profile"] == "poleval", said
+    assert main([*argv, "--profile", "fair", "--lang", "pl", "--output", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["profile"] == "fair"  # a named one wins
 
 
 def test_an_in_tsv_of_other_length_or_with_another_format_is_refused(site: Server) -> None:
