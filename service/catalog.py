@@ -246,7 +246,7 @@ def own_profile_of_file(name: str, format: str | None) -> str | None:
     from service.evaluation.profiles import own_profile
     from service.formats import FORMATS
 
-    if format is None:
+    if not format:  # none declared (a form's "by content" is empty)
         ext = PurePath(name).suffix.lower().lstrip(".")
         claimed = [f.name for f in FORMATS.values() if ext and ext in f.extensions]
         format = claimed[0] if len(claimed) == 1 else None

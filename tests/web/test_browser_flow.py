@@ -233,13 +233,14 @@ def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_
     assert chosen() == ("text2sparql-2025-ck25", "text2sparql")
     search.send_keys("qald-9 test")
     dataset, profile = chosen()
-    assert dataset.startswith("qald-9-test") and profile == "fair", (dataset, profile)
+    # "": the dataset's own, which the service chooses (fair for QALD)
+    assert dataset.startswith("qald-9-test") and profile == "", (dataset, profile)
     search.clear()
     search.send_keys("poleval")
     assert chosen() == ("poleval-2021-qa-dev-0", "poleval")  # its own, found by search too
     search.clear()
     browser.find_element(By.ID, "run-dataset-file").send_keys(str(DEMO_DIR / "questions.json"))
-    assert chosen() == ("", "fair")
+    assert chosen() == ("", "")  # the file's own: the service tells it by its format
     shot(browser, "flow-run-page-file-profile")
     # a profile chosen by hand stays, whatever the search or a file chooses
     profiles.select_by_value("exact")

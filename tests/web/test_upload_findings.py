@@ -549,7 +549,13 @@ def test_the_run_and_compare_pages_take_an_expected_tsv_with_its_in_tsv(
             field.send_keys(str(tmp_path / "in.tsv"))
             check_accessibility(browser)
         browser.find_element(By.ID, "run-answers").send_keys(str(tmp_path / "out.tsv"))
-        Select(browser.find_element(By.ID, "run-profile")).select_by_value("poleval")
+        # the profile left alone: the file's own (poleval), as the API's (the form sent fair)
+        assert (
+            Select(browser.find_element(By.ID, "run-profile")).first_selected_option.get_attribute(
+                "value"
+            )
+            == ""
+        )
         browser.find_element(By.ID, "run-submit").click()
         wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
         link = browser.find_element(By.ID, "owner-link").get_attribute("value")
@@ -559,6 +565,7 @@ def test_the_run_and_compare_pages_take_an_expected_tsv_with_its_in_tsv(
     experiment, token = run(questions=True)
     state = site.wait_finished(experiment, token)
     assert state["status"] == "finished" and state["datasetFindings"] == [], state
+    assert state["asked"]["profile"] == "poleval", state["asked"]
     query = f"SELECT ?t WHERE {{ GRAPH ?g {{ ?q <{GQA}questionText> ?t }} }}"
     texts = {row["t"].value for row in site.storage.store.private.query(query)}
     assert {"Ile nóg ma pająk?", "Najdłuższa rzeka Polski?"} <= texts
@@ -588,8 +595,7 @@ def test_the_run_and_compare_pages_take_an_expected_tsv_with_its_in_tsv(
         browser.find_element(By.ID, "cmp-dataset-file").send_keys(str(dataset))
         browser.find_element(By.ID, "cmp-dataset-questions").send_keys(str(questions))
         browser.find_element(By.ID, "cmp-answers").send_keys(answers)
-        Select(browser.find_element(By.ID, "cmp-profile")).select_by_value("poleval")
-        browser.find_element(By.ID, "compare-submit").click()
+        browser.find_element(By.ID, "compare-submit").click()  # the profile: the file's own
         wait_until(browser, lambda d: d.find_elements(By.ID, wanted))
         return browser.find_element(By.ID, wanted).text
 
@@ -600,3 +606,4 @@ def test_the_run_and_compare_pages_take_an_expected_tsv_with_its_in_tsv(
     differ = compare(tmp_path / "expected.tsv", tmp_path / "in.tsv", "compare-differences")
     shot(browser, "tsv-compare-result")
     assert "out-b" in differ, differ
+    assert "profile poleval" in browser.find_element(By.ID, "result").text
