@@ -173,7 +173,7 @@ def _quads(
     tied: dict[int, int] = {}  # rows so far of each rank: tied rows share one
     for row in rows:
         tied[row.rank] = tied.get(row.rank, 0) + 1
-        entry = n.node(_entry_iri(uri, row.rank, tied[row.rank]))
+        entry = n.node(entry_iri(uri, row.rank, tied[row.rank]))
         out += [
             (me, GQA + "entry", entry),
             (me, PROV + "wasDerivedFrom", n.node(row.task)),
@@ -195,7 +195,7 @@ def _quads(
     return [n.Quad(s, n.node(p), o, graph) for s, p, o in out]
 
 
-def _entry_iri(uri: str, rank: int, nth: int) -> str:
+def entry_iri(uri: str, rank: int, nth: int) -> str:
     """``#rank-3`` for the first row of rank 3, ``#rank-3-2`` for the second row at it, tied or
     another run of the system ranked 3 (before ranks were shared, every row was the first of
     its rank: the same IRIs)."""

@@ -254,8 +254,10 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
     withdrawn if it was (the row stays: the leaderboard is as it stood)."""
     about = leaderboards.tasks_about(services().storage, [r.task for r in found.rows])
     out = []
+    at: dict[int, int] = {}  # rows read so far at each rank: a row's entry IRI says which
     for row in found.rows:
         facts = about.get(row.task, {})
+        at[row.rank] = at.get(row.rank, 0) + 1
         out.append(
             {
                 "rank": row.rank,
@@ -270,6 +272,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "scoreHigh": row.high,
                 "withdrawnAt": facts.get("withdrawnAt"),
                 "otherRunOf": row.other_run_of,
+                "entry": leaderboards.entry_iri(found.uri, row.rank, at[row.rank]),
             }
         )
     return out
@@ -345,6 +348,6 @@ def _ranks(found: leaderboards.Frozen) -> str:
         said += f" on {pages.local(standing.dataset)}"
     filters = [
         f"profile {pages.profile_name(standing.profile)}" if standing.profile else "",
-        f"language {standing.language}" if standing.language else "",
+        f"language {_local(standing.language)}" if standing.language else "",
     ]
     return said + "".join(f", {f}" for f in filters if f)

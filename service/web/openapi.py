@@ -291,6 +291,11 @@ def _frozen_schema() -> dict[str, Any]:
                     "description": "Another run of a system ranked above: the task of its "
                     "ranked (best) run, whose rank this row shares; null for a ranked run.",
                 },
+                entry={
+                    **_URI,
+                    "description": "The row's own IRI in the frozen leaderboard's graph "
+                    "(`#rank-N`, `#rank-N-M` for the M-th row at rank N); its row on the page.",
+                },
             )
         ),
     )

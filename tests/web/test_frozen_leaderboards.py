@@ -80,6 +80,10 @@ def test_its_uri_answers_people_and_strict_clients(site: Server) -> None:
     assert len(entries) == len(frozen["rows"])
     ranks = sorted(int(graph.value(e, rdflib.URIRef(GQA + "rank"))) for e in entries)
     assert ranks == list(range(1, len(entries) + 1))
+    # each entry IRI is its row's, and lands on that row of the page
+    assert {str(e) for e in entries} == {r["entry"] for r in frozen["rows"]}
+    for e in entries:
+        assert f'<tr id="{str(e).rsplit("#", 1)[1]}"' in page.text, e
     triples = site.get(path, headers={"Accept": "application/n-triples"}).content
     assert len(list(pyoxigraph.parse(triples, format=pyoxigraph.RdfFormat.N_TRIPLES))) == len(graph)
     doc = site.get(path, headers={"Accept": "application/ld+json"}).json()
@@ -90,6 +94,11 @@ def test_its_uri_answers_people_and_strict_clients(site: Server) -> None:
     assert f"@misc{{gerbilqa-leaderboard-{frozen['id']}," in bib.text
     # what it ranks, beside the title its freezer typed (before: the title alone)
     assert "ranks QA results by macro F1 on " in " ".join(bib.text.split()), bib.text
+    # a language filter named by its code, as the page says it (was its IRI)
+    body = {"dataset": frozen["dataset"].rsplit("/", 1)[1], "language": "en", "profile": "fair"}
+    english = site.post("api/leaderboards", json=body).json()
+    said = " ".join(site.get(english["uri"][len(site.url) :] + ".bib").text.split())
+    assert "profile fair, language en}" in said and "iso639" not in said, said
     assert f"url = {{{uri}}}" in bib.text and frozen["frozenAt"][:4] in bib.text
     assert bib.text.count("{") == bib.text.count("}")
     table = site.get(path + ".csv")
