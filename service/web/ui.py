@@ -242,13 +242,13 @@ def leaderboard_model(
     # tiers where rows are comparable: one dataset, language, profile, a count measure (of any
     # experiment type: a sub-experiment's per-question records are scored as QA's);
     # a language or profile is one when chosen or when every row shown has the same
-    comparable = (
+    alike = (
         dataset != ALL_DATASETS
         and (chosen.language or len({r.language for r in shown}) == 1)
         and (chosen.profile or len({r.profile for r in shown}) == 1)
         and chosen.sort in COUNT_MEASURES
-        and page.number == 1
     )
+    comparable = alike and page.number == 1  # the top rows' tiers: the first page's
     standings = (
         comparing.leaderboard_tiers(
             [r.task for r in shown[: comparing.LEADERBOARD_TIERS]],
@@ -282,6 +282,7 @@ def leaderboard_model(
         "compare_measures": COUNT_MEASURES,
         "standings": standings,
         "tiers_offered": bool(comparable),
+        "tiers_on_first_page": bool(alike) and page.number > 1,
         "tier_rows": comparing.LEADERBOARD_TIERS,
         "freeze_rows": MAX_ROWS,
     }

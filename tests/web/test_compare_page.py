@@ -303,6 +303,10 @@ def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
         "leaderboards", params={"dataset": dataset.group(1), "profile": "fair", "language": "en"}
     ).text
     assert 'id="tiers-note"' in board and "Tiers and intervals of the top" in board
+    # a later page has none of its own, and says where they are (it blamed the filters)
+    args = {"dataset": dataset.group(1), "profile": "fair", "language": "en", "size": 1, "page": 2}
+    later = server.get("leaderboards", params=args).text
+    assert "shown on the first page" in later and "Choose one language" not in later
     rows = {}
     for row in re.findall(r"<tr>(.*?)</tr>", board, re.S):
         task = re.search(r'name="task" value="([^"]+)"', row)
