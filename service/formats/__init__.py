@@ -30,7 +30,7 @@ from service.formats import (
     text2sparql_yaml,
     tsv,
 )
-from service.formats.base import UNLIMITED_ANSWERS, Format, Limits, Source
+from service.formats.base import UNLIMITED_ANSWERS, Format, Limits, Source, utf16_byte_order
 from service.model import Dataset
 
 __all__ = [
@@ -187,7 +187,7 @@ def _sniff(src: Source) -> str:
         return claimed[0]
     if src.head.startswith(("{", "[")):
         src.json()  # JSON that does not parse (a truncated file): say where, not "unknown"
-    if src.data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    if utf16_byte_order(src.data):
         src.text  # noqa: B018 - UTF-16 (Windows' "Unicode"): said so, with how to save it
     blank = not src.data.strip()
     raise FormatError(

@@ -139,23 +139,33 @@ class Source:
 
     @cached_property
     def text(self) -> str:
-        """The content as text (UTF-8, a byte-order mark is dropped); FormatError if not UTF-8."""
+        """The content as text (UTF-8, a byte-order mark is dropped); FormatError if not UTF-8
+        (UTF-16, Windows editors' "Unicode", named as such, with or without its mark)."""
+        order = utf16_byte_order(self.data)
+        bom = self.data[:2] in (b"\xff\xfe", b"\xfe\xff")
         try:
-            return self.data.decode("utf-8-sig")
+            text = self.data.decode("utf-8-sig")
         except UnicodeDecodeError as err:
-            line, column = _line_col_of_byte(self.data, err.start)
-            # Windows editors save "Unicode" as UTF-16, which the byte alone does not say
-            utf16 = self.data[:2] in (b"\xff\xfe", b"\xfe\xff")
-            raise FormatError(
-                Problem(
-                    f"the file is not valid UTF-8 (byte 0x{self.data[err.start]:02x})"
-                    + (": it is UTF-16 (its byte-order mark); save it as UTF-8" if utf16 else ""),
-                    file=self.name,
-                    line=line,
-                    column=column,
-                    expected="UTF-8 text",
-                )
-            ) from None
+            at = err.start
+            message = f"the file is not valid UTF-8 (byte 0x{self.data[at]:02x})"
+        else:
+            if order is None or "\x00" not in text:
+                return text
+            # without its mark, UTF-16 of Latin letters is valid UTF-8 byte by byte: JSON then
+            # refused it at 1:2 ("expecting property name"), not saying why
+            at, message = self.data.index(0), "the file is not UTF-8"
+        if bom:
+            message += ": it is UTF-16 (its byte-order mark); save it as UTF-8"
+        elif order is not None:
+            message += (
+                f": it is UTF-16 ({order}, without a byte-order mark: every other byte is "
+                "NUL); save it as UTF-8"
+            )
+        # UTF-16 is the whole file's encoding, not one byte's fault: said at its start
+        line, column = _line_col_of_byte(self.data, 0 if order else at)
+        raise FormatError(
+            Problem(message, file=self.name, line=line, column=column, expected="UTF-8 text")
+        ) from None
 
     @property
     def head(self) -> str:
@@ -192,6 +202,23 @@ class Source:
         if not self.name:
             return ""
         return Path(self.name).suffix.lstrip(".").lower()
+
+
+def utf16_byte_order(data: bytes) -> str | None:
+    """``"little-endian"`` or ``"big-endian"`` when ``data`` is UTF-16: by its byte-order mark,
+    else by a NUL in every other byte of its first 512 (Latin letters, as JSON, XML and TSV
+    files mostly are; a few other characters may have a NUL on the other side)."""
+    if data[:2] == b"\xff\xfe":
+        return "little-endian"
+    if data[:2] == b"\xfe\xff":
+        return "big-endian"
+    pairs = min(len(data), 512) // 2
+    first, second = data[: 2 * pairs : 2].count(0), data[1 : 2 * pairs : 2].count(0)
+    if pairs >= 2 and second * 2 > pairs and first * 10 <= pairs:
+        return "little-endian"
+    if pairs >= 2 and first * 2 > pairs and second * 10 <= pairs:
+        return "big-endian"
+    return None
 
 
 def _line_col_of_byte(data: bytes, offset: int) -> tuple[int, int]:

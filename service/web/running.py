@@ -363,12 +363,17 @@ def replacing() -> Replacing | None:
         fields["dataset"] = dataset.name
     elif dataset.file.sha256 == demo_sha256():
         fields["dataset"] = DEMO_DATASET
+    elif dataset.file.sha256 and (
+        published := services().storage.catalogue.upload_for_sha256(dataset.file.sha256)
+    ):
+        # the list's "Uploaded datasets" holds it by name: its file is not asked for again
+        fields["dataset"] = published[0]
     else:
         fields["dataset"] = ""  # "(upload a dataset file instead)"
         dataset_file = dataset.file.name
         fields["dataset_format"] = dataset.file.format or ""
-    if isinstance(dataset, FileDataset) and dataset.title:
-        fields["title"] = dataset.title
+    if isinstance(dataset, FileDataset) and dataset.title and dataset_file:
+        fields["title"] = dataset.title  # a published one keeps its own title
     fields["profile"] = spec.profile
     fields["language"] = ",".join(spec.languages)
     fields.setlist("experiment_type", list(spec.experiment_types))

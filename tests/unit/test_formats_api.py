@@ -104,6 +104,28 @@ def test_a_utf16_file_is_said_to_be_utf16(encoding: str) -> None:
     assert (problem.file, problem.line, problem.column) == ("utf16.json", 1, 1)
 
 
+@pytest.mark.parametrize(
+    ("name", "encoding", "order"),
+    [
+        ("utf16.json", "utf-16-le", "little-endian"),
+        ("utf16.json", "utf-16-be", "big-endian"),
+        ("expected.tsv", "utf-16-le", "little-endian"),  # "ó" is no UTF-8: the mark-less case
+    ],
+)
+def test_a_utf16_file_without_its_mark_is_said_to_be_utf16(
+    name: str, encoding: str, order: str
+) -> None:
+    # Before: "not valid JSON: expecting property name enclosed in double quotes" at 1:2 (its
+    # NULs are valid UTF-8); the mark alone made it UTF-16
+    data = "Ile nóg ma pająk?\t8\n" if name.endswith(".tsv") else None
+    text = data or (DEMO_DIR / "questions.json").read_text(encoding="utf-8")
+    with pytest.raises(FormatError) as caught:
+        read(text.encode(encoding), name=name)
+    (problem,) = caught.value.problems
+    assert f"it is UTF-16 ({order}, without a byte-order mark" in problem.message, problem
+    assert (problem.file, problem.line, problem.column) == (name, 1, 1)
+
+
 def test_reading_a_path_records_source_and_format(tmp_path: Path) -> None:
     path = tmp_path / "d.json"
     path.write_bytes(QALD)

@@ -9,6 +9,7 @@ one shows nothing anywhere public.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -338,7 +339,8 @@ def test_an_uploaded_expected_tsv_says_how_to_bring_its_question_texts(site: Ser
     made = site.post(
         "api/experiments",
         json={
-            "dataset": {"filename": "expected.tsv", "content": "4\tcztery\nWarszawa\n"},
+            # not QUIZ's bytes: those are published by their own test, with their in.tsv
+            "dataset": {"filename": "expected.tsv", "content": "4\tcztery\nWarszawa\tWwa\n"},
             "title": "Mini quiz PL",
             "profile": "poleval",
             "systems": [
@@ -419,6 +421,15 @@ def test_an_expected_tsv_uploaded_with_its_in_tsv_has_question_texts(site: Serve
     auth = {"Authorization": f"Bearer {ticket['token']}"}
     assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
     assert {"Ile to dwa plus dwa?", "Stolica Polski?"} <= _texts(site)
+    # once published, "Run it again" picks it by name in the list (it asked for the files)
+    form = site.get(
+        f"experiments/new?revisionOf={ticket['id']}",
+        cookies={f"gqa_owner_{ticket['id']}": ticket["token"]},
+    ).text
+    name = state["dataset"].rsplit("/", 1)[-1]
+    assert re.search(f'<option value="{name}"[^>]*selected>', form), form
+    notice = form.split('id="revision-notice"')[1].split("</div>")[0]
+    assert "dataset file again" not in notice and "in.tsv" not in notice, notice
     page = site.get(state["dataset"].replace(site.url, ""))
     assert "Stolica Polski?" in page.text
     # two distributions, each its own file: the in.tsv is downloadable as the expected.tsv is
