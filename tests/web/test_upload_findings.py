@@ -531,6 +531,8 @@ def _published_texts(site: Server, dataset: str) -> tuple[list[str], list[str]]:
 
 
 def test_another_in_tsv_on_a_published_expected_tsv_is_refused(site: Server) -> None:
+    import html
+
     # explore-9 3: it was joined silently, and once published each question had two texts
     # (the pages picked one) and the dataset a second in.tsv
     expected, texts = "5\tpięć\nKraków\n", "Ile to dwa plus trzy?\nStolica Małopolski?\n"
@@ -565,6 +567,17 @@ def test_another_in_tsv_on_a_published_expected_tsv_is_refused(site: Server) -> 
             "leave the in.tsv out" in said["error"]
             and f"previousVersion {dataset}" in said["error"]
         )
+    # the run page's form too (the same check as the API's)
+    form = site.post(
+        "experiments/new",
+        files=[
+            ("dataset_file", ("expected.tsv", expected.encode())),
+            ("dataset_questions", ("in.tsv", b"ZMIENIONE?\nZMIENIONE 2?\n")),
+            ("answers", ("out.tsv", "5\nKraków\n".encode())),
+        ],
+    )
+    assert form.status_code == 400, form.text[:300]
+    assert f"not the in.tsv of the published dataset {name}" in html.unescape(form.text)
     # the same in.tsv, or none, runs on it and adds nothing: no second text, no second in.tsv
     for same in (texts, None):
         joined = _publish(site, _tsv_run(site, expected, same))
