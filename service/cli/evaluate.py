@@ -244,7 +244,7 @@ def handle_evaluate(args: argparse.Namespace) -> int:
             spec, kept = named_upload(spec, storage)
             if args.profile is None and spec.dataset is not named:  # its own, as the API's
                 spec = replace(spec, profile=_published_profile(storage, named, spec.profile))
-        if storage is not None and about:
+        if storage is not None:  # an about, an in.tsv on published bytes (check_about)
             from service.experiments.recording import check_about
 
             check_about(spec, storage.catalogue)

@@ -14,6 +14,7 @@ from service.experiments.spec import (
     DatasetSource,
     ExperimentSpec,
     FileDataset,
+    FileRef,
 )
 from service.graph.uploads import NEW_VERSION, published_notes
 
@@ -91,6 +92,8 @@ def _dataset_record(
     published = catalogue.upload_for_sha256(sha) if sha is not None else None
     if published is not None:  # the same bytes, published before: that dataset, its title
         name, title = published
+        # its in.tsv, if any, is the published one (check_about): the dataset's file already
+        kept = kept[:1]
         own = source.title if isinstance(source, FileDataset) else None
         notes = published_notes(name, title, own, about=bool(said["about"]))
         said = _published_description(catalogue.upload_statements(name))
@@ -141,6 +144,8 @@ def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
     from service.errors import BadRequest
 
     source = spec.dataset
+    if isinstance(source, FileDataset) and source.questions is not None:
+        _check_published_texts(source.file, source.questions, catalogue)
     if not isinstance(source, FileDataset) or not source.about:
         return
     named = catalogue.name_for_sha256(Files().checksum(source.file)[0])
@@ -174,6 +179,30 @@ def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
             f"description out to run on it; {NEW_VERSION.format(name=published[0])}",
             field="about",
         )
+
+
+def _check_published_texts(
+    file: FileRef, questions: FileRef, catalogue: CatalogueRepository
+) -> None:
+    """An in.tsv given with the bytes of a published dataset: its question texts are its first
+    publisher's as the rest of its description (README), so another in.tsv is refused (it
+    would give each question a second text); the same one adds nothing."""
+    published = catalogue.upload_for_sha256(Files().checksum(file)[0])
+    if published is None:
+        return
+    name, title = published
+    _, texts = catalogue.published_tsv(name)
+    if texts is not None and Files().checksum(questions)[0] == texts:
+        return
+    has = "another in.tsv" if texts is not None else "no in.tsv (no texts)"
+    raise BadRequest(
+        f"dataset.questions (the run page's \"its questions, in.tsv\", the CLI's in.tsv beside "
+        f"--dataset): {questions.name} is not the in.tsv of the published dataset "
+        f'{name} ("{title}"), whose expected.tsv {file.name} is (the same bytes) and '
+        f"whose question texts are its first publisher's ({has}): leave the in.tsv out to "
+        f"run on the published texts; {NEW_VERSION.format(name=name)}",
+        field="dataset.questions",
+    )
 
 
 def _published_description(published: dict[str, str]) -> dict[str, Any]:

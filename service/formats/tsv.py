@@ -96,6 +96,8 @@ def read(src: Source, role: str | None = None) -> Dataset:
     report = Report(src)
     role = role or role_of(src.name, answers=src.answers)
     lines = _lines(src)
+    if role == IN:
+        _refuse_columns(src, lines)
     questions: list[Question] = []
     places: list[dict[str, int]] = []
     if check_question_count(report, len(lines)):
@@ -148,6 +150,27 @@ def read(src: Source, role: str | None = None) -> Dataset:
         metadata=((ROLE_KEY, role),)
         + (((HEADER_KEY, lines[0]),) if lines and looks_like_header(lines[0]) else ()),
     )
+
+
+def _refuse_columns(src: Source, lines: list[str]) -> None:
+    """An in.tsv line is one question's text, whole (PolEval 2021's in.tsv has one column,
+    in-header.tsv "Question"): a tab in it is refused, as gonito's ``id<TAB>question`` taken
+    whole made "0<TAB>Jak nazywa się …" the question text; which column is the question is
+    the author's to say, not ours to guess."""
+    for i, line in enumerate(lines):
+        if "\t" in line:
+            raise FormatError(
+                Problem(
+                    f"line {i + 1} holds {line.count(chr(9)) + 1} tab-separated columns: an "
+                    "in.tsv line is one question's text alone; keep the question's column "
+                    "(for id<TAB>question lines: cut -f2 in.tsv)",
+                    file=src.name,
+                    line=i + 1,
+                    column=line.index("\t") + 1,
+                    question_id=str(i + 1),
+                    expected="one column, the question text (no tab)",
+                )
+            )
 
 
 def _warn_tabs(report: Report, lines: list[str]) -> None:

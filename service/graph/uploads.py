@@ -28,7 +28,7 @@ from urllib.parse import unquote
 
 from service.graph.adapter import StoreAdapter, add_public
 from service.graph.nodes import DefaultGraph, Literal, NamedNode, Quad, node
-from service.graph.terms import DCAT, DCT, GQA, PROV, RDF, RDFS
+from service.graph.terms import DCAT, DCT, GQA, PROV, RDF, RDFS, SPDX
 from service.graph.uris import Uris
 
 if TYPE_CHECKING:
@@ -119,18 +119,71 @@ def join_published(store: StoreAdapter, uris: Uris, quads: list[Any]) -> list[An
             )
             for q in quads
         ]
-    return _published_description_wins(store, uris, joined, new, name, title)
+    joined, texts = _published_texts_win(store, uris, joined, new, name)
+    return _published_description_wins(store, uris, joined, new, name, title, texts=texts)
+
+
+TEXTS = frozenset({GQA + "questionText", GQA + "keywords", RDFS + "label"})
+
+
+def _published_texts_win(
+    store: StoreAdapter, uris: Uris, quads: list[Any], ds: NamedNode, name: str
+) -> tuple[list[Any], bool]:
+    """``quads`` without their in.tsv's question texts and distribution where it is not the
+    published dataset ``ds``'s (the first publisher's, or none): a run recorded before the
+    dataset was published could not be refused another in.tsv (``check_about`` refuses it
+    since), and its texts would be a second text of each question. Its file stays one the
+    experiment used; whether any was dropped (its owner is told)."""
+    from service.graph.catalogue import CatalogueRepository
+
+    _, published = CatalogueRepository(store, uris).published_tsv(name)
+    role = {
+        q.subject
+        for q in quads
+        if (q.predicate.value, q.object) == (GQA + "fileRole", Literal("questions"))
+    }
+    other = {
+        q.subject
+        for q in quads
+        if q.subject in role and q.predicate.value == SHA256 and q.object.value != published
+    }
+    if not other:
+        return quads, False
+    questions = ds.value + "/question/"
+    # what made it a distribution of the dataset (results._distribution_triples), not a file
+    kept = {GQA + "fileRole", SHA256, DCT + "title", DCAT + "byteSize", DCAT + "mediaType"}
+    kept |= {RDF + "type", SPDX + "checksum", DCAT + "downloadURL"}
+
+    def dropped(q: Any) -> bool:
+        if q.subject == ds:
+            return q.object in other
+        if q.subject in other:
+            distribution = (
+                q.predicate.value == RDF + "type" and q.object.value == DCAT + "Distribution"
+            )
+            return distribution or q.predicate.value not in kept
+        return q.subject.value.startswith(questions) and q.predicate.value in TEXTS
+
+    return [q for q in quads if not dropped(q)], True
 
 
 def _published_description_wins(
-    store: StoreAdapter, uris: Uris, quads: list[Any], ds: NamedNode, name: str, title: str
+    store: StoreAdapter,
+    uris: Uris,
+    quads: list[Any],
+    ds: NamedNode,
+    name: str,
+    title: str,
+    *,
+    texts: bool = False,
 ) -> list[Any]:
     """``quads`` saying nothing of their own of published uploaded dataset ``ds`` (its title,
     description, creators, publisher, licence, contact, version…): without accounts a later
     publisher cannot be told from its author, so the first publisher's description stays
     (before, a later run filled what it did not say, and the service's own demo dataset came to
     cite a stranger as its author). Its own file is distributed under the published licence.
-    What this run said and lost is noted on the experiment (``rdfs:comment``), for its owner."""
+    What this run said and lost (``texts``: its in.tsv) is noted on the experiment
+    (``rdfs:comment``), for its owner."""
     from service.dataset_about import ABOUT_FIELDS
 
     theirs = {
@@ -175,7 +228,7 @@ def _published_description_wins(
     # its own file is distributed under the published licence
     out += [Quad(f, node(DCT + "license"), lic, graph) for f in files for lic in licences]
     runs = {q.subject for q in quads if (q.predicate.value, q.object) == (RDF + "type", EXPERIMENT)}
-    notes = published_notes(name, title, own_title, about=bool(lost))
+    notes = published_notes(name, title, own_title, about=bool(lost), texts=texts)
     out += [
         Quad(e, node(RDFS + "comment"), Literal(t, language="en"), graph)
         for e in runs
@@ -391,11 +444,12 @@ def _instant(value: Any) -> datetime:
 
 
 def published_notes(
-    name: str, title: str, own_title: str | None, *, about: bool
+    name: str, title: str, own_title: str | None, *, about: bool, texts: bool = False
 ) -> tuple[str, ...]:
     """What the owner of a run on the bytes of published dataset ``name`` is told: it keeps
     its published title, and its description is its first publisher's (``about``: this run
-    gave one, not recorded)."""
+    gave one, not recorded), its question texts too (``texts``: this run's in.tsv, another,
+    not published)."""
     notes = []
     own = (own_title or "").strip()
     if own and own != title:
@@ -408,6 +462,12 @@ def published_notes(
             f"the dataset file is the published dataset {name} (the same bytes), whose "
             "description is its first publisher's: yours (about: creators, licence, "
             f"description…) was not recorded; {NEW_VERSION.format(name=name)}"
+        )
+    if texts:
+        notes.append(
+            f"the dataset file is the published dataset {name} (the same bytes), whose question "
+            "texts are its first publisher's: your in.tsv, another one, was not published with "
+            f"it (its texts nor the file as a distribution); {NEW_VERSION.format(name=name)}"
         )
     return tuple(notes)
 

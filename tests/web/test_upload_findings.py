@@ -374,9 +374,9 @@ def test_an_uploaded_expected_tsv_says_how_to_bring_its_question_texts(site: Ser
 
 
 QUIZ_IN = "Ile to dwa plus dwa?\nStolica Polski?\n"
-QUIZ = {
+QUIZ = {  # not the bytes "Mini quiz PL" published without texts: those take no in.tsv
     "filename": "expected.tsv",
-    "content": "4\tcztery\nWarszawa\n",
+    "content": "4\tcztery\tIV\nWarszawa\n",
     "questions": {"filename": "in.tsv", "content": QUIZ_IN},
 }
 
@@ -486,7 +486,11 @@ def test_an_in_tsv_of_other_length_or_with_another_format_is_refused(site: Serve
     import hashlib
 
     workspace = site.storage.workspace
-    short = {**QUIZ, "questions": {"filename": "in.tsv", "content": "Stolica Polski?\n"}}
+    short = {  # bytes of no published dataset, whose in.tsv is refused before it is read
+        **QUIZ,
+        "content": "4\tIV\nWarszawa\n",
+        "questions": {"filename": "in.tsv", "content": "Stolica Polski?\n"},
+    }
     refused = _quiz_run(site, short)
     assert refused.status_code == 400, refused.text
     message = refused.json()["error"]
@@ -500,6 +504,164 @@ def test_an_in_tsv_of_other_length_or_with_another_format_is_refused(site: Serve
     assert "$.dataset.questions" in problem["error"] and "qald-json" in problem["error"], problem
     typo = _quiz_run(site, {**QUIZ, "question": QUIZ["questions"]})
     assert typo.status_code == 400 and "did you mean 'questions'" in typo.json()["error"]
+
+
+def _tsv_run(site: Server, expected: str, texts: str | None) -> dict[str, Any]:
+    """A run on ``expected`` (an expected.tsv) with the in.tsv ``texts``, finished: its ticket."""
+    dataset: dict[str, Any] = {"filename": "expected.tsv", "content": expected}
+    if texts is not None:
+        dataset["questions"] = {"filename": "in.tsv", "content": texts}
+    answers = {"filename": "out.tsv", "content": expected.replace("\t", " ")}
+    made = site.post(
+        "api/experiments", json={"dataset": dataset, "systems": [{"name": "b", "answers": answers}]}
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    assert site.wait_finished(ticket["id"], ticket["token"])["status"] == "finished"
+    return dict(ticket)
+
+
+def _publish(site: Server, ticket: dict[str, Any]) -> dict[str, Any]:
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    return dict(site.get(f"api/experiments/{ticket['id']}").json())
+
+
+def _published_texts(site: Server, dataset: str) -> tuple[list[str], list[str]]:
+    """The public texts of ``dataset``'s questions, and the titles of its distributions."""
+    texts = f"""SELECT DISTINCT ?t WHERE {{ GRAPH ?g {{ ?q <http://purl.org/dc/terms/isPartOf>
+        <{dataset}> ; <{GQA}questionText> ?t }} }}"""
+    files = f"""SELECT DISTINCT ?f ?title WHERE {{ GRAPH ?g {{ <{dataset}>
+        <http://www.w3.org/ns/dcat#distribution> ?f . ?f <http://purl.org/dc/terms/title>
+        ?title }} }}"""
+    public = site.storage.store.public
+    return (
+        sorted(r["t"].value for r in public.query(texts)),
+        sorted(r["title"].value for r in public.query(files)),
+    )
+
+
+def test_another_in_tsv_on_a_published_expected_tsv_is_refused(site: Server) -> None:
+    import html
+
+    # explore-9 3: it was joined silently, and once published each question had two texts
+    # (the pages picked one) and the dataset a second in.tsv
+    expected, texts = "5\tpięć\nKraków\n", "Ile to dwa plus trzy?\nStolica Małopolski?\n"
+    first = _publish(site, _tsv_run(site, expected, texts))
+    name = first["dataset"].rsplit("/", 1)[1]
+    before = _published_texts(site, first["dataset"])
+    assert before == (["Ile to dwa plus trzy?", "Stolica Małopolski?"], ["expected.tsv", "in.tsv"])
+    alone = _publish(site, _tsv_run(site, "8\tosiem\nŁódź\n", None))["dataset"]
+    for content, dataset, has in (
+        (expected, name, "another in.tsv"),
+        ("8\tosiem\nŁódź\n", alone.rsplit("/", 1)[1], "no in.tsv (no texts)"),
+    ):
+        refused = site.post(
+            "api/experiments",
+            json={
+                "dataset": {
+                    "filename": "expected.tsv",
+                    "content": content,
+                    "questions": {"filename": "in.tsv", "content": "ZMIENIONE?\nZMIENIONE 2?\n"},
+                },
+                "systems": [
+                    {"name": "b", "answers": {"filename": "out.tsv", "content": "5\nKraków\n"}}
+                ],
+            },
+        )
+        assert refused.status_code == 400, refused.text
+        said = refused.json()
+        assert said["error"].startswith("dataset.questions"), said
+        assert f"in.tsv is not the in.tsv of the published dataset {dataset}" in said["error"]
+        assert f"first publisher's ({has})" in said["error"], said
+        assert (
+            "leave the in.tsv out" in said["error"]
+            and f"previousVersion {dataset}" in said["error"]
+        )
+    # the run page's form too (the same check as the API's)
+    form = site.post(
+        "experiments/new",
+        files=[
+            ("dataset_file", ("expected.tsv", expected.encode())),
+            ("dataset_questions", ("in.tsv", b"ZMIENIONE?\nZMIENIONE 2?\n")),
+            ("answers", ("out.tsv", "5\nKraków\n".encode())),
+        ],
+    )
+    assert form.status_code == 400, form.text[:300]
+    assert f"not the in.tsv of the published dataset {name}" in html.unescape(form.text)
+    # the same in.tsv, or none, runs on it and adds nothing: no second text, no second in.tsv
+    for same in (texts, None):
+        joined = _publish(site, _tsv_run(site, expected, same))
+        assert joined["dataset"] == first["dataset"] and joined["notes"] == [], joined
+    assert _published_texts(site, first["dataset"])[0] == before[0]
+    assert _published_texts(site, first["dataset"])[1].count("in.tsv") == 1
+
+
+def test_the_command_line_refuses_another_in_tsv_on_published_bytes(
+    site: Server, store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # evaluate --store with the in.tsv beside expected.tsv: the check of the API's submission
+    from service.cli import main
+
+    expected = "9\tdziewięć\nOpole\n"
+    name = _publish(site, _tsv_run(site, expected, "Ile?\nGdzie?\n"))["dataset"].rsplit("/")[-1]
+    backup, copy = tmp_path / "backup.tar", tmp_path / "copy"
+    assert main(["export", "--store", str(store), "--files", "--output", str(backup)]) == 0
+    assert main(["import", str(backup), "--store", str(copy)]) == 0
+    (tmp_path / "expected.tsv").write_text(expected, encoding="utf-8")
+    (tmp_path / "in.tsv").write_text("Inne?\nPytanie?\n", encoding="utf-8")
+    (tmp_path / "out.tsv").write_text("9\nOpole\n", encoding="utf-8")
+    argv = ["evaluate", "--dataset", str(tmp_path / "expected.tsv"), "--store", str(copy)]
+    capsys.readouterr()
+    assert main([*argv, "--answers", str(tmp_path / "out.tsv")]) != 0
+    assert f"not the in.tsv of the published dataset {name}" in capsys.readouterr().err
+
+
+def test_a_run_with_another_in_tsv_recorded_before_publication_joins_without_its_texts(
+    site: Server,
+) -> None:
+    # no refusal was possible while neither was public: the second joins at its publication
+    # without its texts or its in.tsv, is told so, and its graph still passes our shapes
+    from service.graph.checks import check_store
+
+    expected = "6\tsześć\nGdańsk\n"
+    first = _tsv_run(site, expected, "Ile to trzy plus trzy?\nStolica Pomorza?\n")
+    second = _tsv_run(site, expected, "INTRUDER 0?\nINTRUDER 1?\n")
+    third = _tsv_run(site, expected, None)  # none given: nothing to tell
+    dataset = _publish(site, first)["dataset"]
+    joined, alone = _publish(site, second), _publish(site, third)
+    assert joined["dataset"] == alone["dataset"] == dataset
+    texts, files = _published_texts(site, dataset)
+    assert texts == ["Ile to trzy plus trzy?", "Stolica Pomorza?"]
+    assert files.count("in.tsv") == 1 and files.count("expected.tsv") == 3
+    notes = " ".join(joined["notes"])
+    assert "question texts are its first publisher's: your in.tsv" in notes, notes
+    assert "previousVersion" in notes and alone["notes"] == []
+    page = site.get(dataset.replace(site.url, "")).text
+    assert "INTRUDER" not in page and "Stolica Pomorza?" in page
+    ours = [t["id"] for t in (first, second, third)]
+    assert [str(v) for v in check_store(site.storage) if any(i in str(v) for i in ours)] == []
+
+
+def test_an_in_tsv_of_several_columns_is_refused_naming_the_line(site: Server) -> None:
+    # explore-9 10: gonito's id<TAB>question lines became the text, "0<TAB>Jak nazywa się …"
+    refused = site.post(
+        "api/experiments",
+        json={
+            "dataset": {
+                "filename": "expected.tsv",
+                "content": "7\tsiedem\nPoznań\n",
+                "questions": {"filename": "in.tsv", "content": "Ile?\n1\tStolica?\n"},
+            },
+            "systems": [
+                {"name": "b", "answers": {"filename": "out.tsv", "content": "7\nPoznań\n"}}
+            ],
+        },
+    )
+    assert refused.status_code == 400, refused.text
+    said = refused.json()["error"]
+    assert "in.tsv:2:2" in said and "line 2 holds 2 tab-separated columns" in said, said
+    assert "cut -f2 in.tsv" in said and "one column, the question text" in said
 
 
 @pytest.mark.browser
