@@ -117,14 +117,37 @@ REDACTED = "…"
 def redact(text: str, headers: Headers) -> str:
     """``text`` (an error a service's response or the HTTP client gave) without any secret
     value of ``headers``: a service that echoes the key it refused ("quota exceeded for key …")
-    would otherwise have it stored with the run, published and exported. The whole value and
-    each of its words of at least :data:`MIN_SECRET` characters (a bearer token on its own)
-    become "…"."""
-    secrets = {value for _, value in headers if len(value) >= 4}  # "a" is in every message
-    secrets |= {word for _, value in headers for word in value.split() if len(word) >= MIN_SECRET}
+    would otherwise have it stored with the run, published and exported. Each value, each of
+    its words of at least :data:`MIN_SECRET` characters, and the credentials after an
+    ``Authorization`` scheme whatever their length ("Bearer s3cr3t"), become "…" — as given,
+    percent-encoded (a URL or form echo) or JSON-escaped."""
+    secrets: set[str] = set()
+    for name, value in headers:
+        words = value.split()
+        parts = {value} if len(value) >= 4 else set()  # "a" is in every message
+        parts |= {w for w in words if len(w) >= MIN_SECRET}
+        if name.lower() in CREDENTIALS and len(words) > 1:  # the scheme alone is no secret
+            parts |= {w for w in words[1:] if len(w) >= 4} | {" ".join(words[1:])}
+        secrets |= {form for part in parts for form in _spellings(part)}
     for secret in sorted(secrets, key=len, reverse=True):  # the whole value before its words
         text = text.replace(secret, REDACTED)
     return text
+
+
+# headers whose value is "<scheme> <credentials>" (RFC 9110 11.6.2, 11.7.2)
+CREDENTIALS = frozenset({"authorization", "proxy-authorization"})
+
+
+def _spellings(secret: str) -> set[str]:
+    """``secret`` as a service may echo it: as is, percent-encoded (``%20`` or ``+`` for a
+    space, lower- or upper-case hex) and escaped in a JSON string (``/`` as ``\\/`` too)."""
+    import json
+    from urllib.parse import quote, quote_plus
+
+    encoded = {quote(secret, safe=""), quote_plus(secret, safe="")}
+    encoded |= {re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(), e) for e in encoded}  # %2f
+    escaped = json.dumps(secret)[1:-1]
+    return {secret, escaped, escaped.replace("/", "\\/"), *encoded} - {""}  # JSON may "\/"
 
 
 def names(headers: Headers) -> tuple[str, ...]:

@@ -767,6 +767,14 @@ def test_secret_header_goes_to_the_service_and_never_to_another_origin() -> None
         assert answer.error is not None and "401" in answer.error and "wrong key …" in answer.error
         assert "wrong-k3y" not in answer.error
         assert redact("for Bearer tok-5ecret-77 and tok-5ecret-77", wrong) == "for … and …"
+        # a short bearer token, and echoes percent-encoded or JSON-escaped (explore-10 4)
+        short = check_headers((("Authorization", "Bearer s3cr3t"),), "headers")
+        said = "token s3cr3t rejected; as sent: Bearer%20s3cr3t or Bearer+s3cr3t"
+        assert redact(said, short) == "token … rejected; as sent: … or …"
+        key = check_headers((("X-API-Key", "ab/cd+ef==secretXYZ"),), "headers")
+        said = "ab%2Fcd%2Bef%3D%3DsecretXYZ, ab%2fcd%2bef%3d%3dsecretXYZ, ab\\/cd+ef==secretXYZ"
+        assert redact(said, key) == "…, …, …"
+        assert redact("HTTP 401 Unauthorized: Bearer", short) == "HTTP 401 Unauthorized: Bearer"
 
         # a Text2SPARQL service (GET) gets them too
         t2s = WebService(first.url + "t2s", policy=LOCAL, headers=secret, interface="text2sparql")
