@@ -312,13 +312,25 @@ def _citation_subject(graph: Any, status: Any, shown: pages.ExperimentPage) -> s
 
     if shown.tasks:
         systems = list(dict.fromkeys(t.system_label for t in shown.tasks))
-        return experiment_subject(systems, shown.dataset_title or shown.dataset_label)
+        entry = _catalogued(shown)
+        title = entry.title if entry else shown.dataset_title or shown.dataset_label
+        return experiment_subject(systems, title)
     spec = None if status.job else graph.experiments.spec_of(status.id)
     asked = what_ran(status.job, spec)
     dataset = asked.get("dataset")
     if dataset and asked.get("catalogued"):
         dataset = next((e.title for e in catalog.entries() if e.name == dataset), dataset)
     return experiment_subject([str(s.get("name", "")) for s in asked.get("systems", [])], dataset)
+
+
+def _catalogued(shown: pages.ExperimentPage) -> Any:
+    """The catalogue entry of the built-in dataset an experiment ran on, else None (its
+    document names it by its name alone: the catalogue describes it)."""
+    from service import catalog
+
+    if not shown.dataset_label or shown.dataset_title not in (None, shown.dataset_label):
+        return None
+    return next((e for e in catalog.entries() if e.name == shown.dataset_label), None)
 
 
 def _citation_scoring(shown: pages.ExperimentPage) -> str | None:
@@ -330,10 +342,11 @@ def _citation_scoring(shown: pages.ExperimentPage) -> str | None:
     registered = (
         shown.dataset_version[1].rsplit(" version ", 1)[-1] if shown.dataset_version else None
     )
+    entry = _catalogued(shown)  # a built-in dataset: its catalogue title and version
     return scoring_note(
-        dataset=shown.dataset_title or shown.dataset_label,
+        dataset=entry.title if entry else shown.dataset_title or shown.dataset_label,
         dataset_name=shown.dataset_label,
-        dataset_version=shown.dataset_release or registered,
+        dataset_version=shown.dataset_release or registered or (entry and entry.version),
         profiles=list(
             dict.fromkeys(f"{t.profile} {t.profile_version or ''}".strip() for t in shown.tasks)
         ),

@@ -145,6 +145,15 @@ def test_the_status_with_why_answers_as_documented(server, tmp_path: Path) -> No
     assert status["evaluations"][0]["profile"] == "poleval"
     assert [q["id"] for q in status["evaluations"][0]["questions"] if "why" in q] == ["3", "7"]
     assert api.mismatches == []  # "why" is documented: a strict client reads it
+    # its citation names the built-in dataset by its catalogue title and version, as while it
+    # ran (before: the bare name once finished, and no version)
+    from service import catalog
+
+    entry = catalog.get_entry("poleval-2021-qa-dev-0")
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    bib = " ".join(server.get(f"experiment/{ticket['id']}.bib", headers=auth).text.split())
+    assert f"on {entry.title}}}}}" in bib, bib
+    assert f"dataset {entry.title} (poleval-2021-qa-dev-0), version {entry.version};" in bib, bib
 
 
 def test_a_published_polish_upload_named_without_a_profile_is_scored_with_poleval(
