@@ -221,6 +221,9 @@ def frozen(name: str) -> BaseResponse:
             frozen=found,
             rows=(rows := _shown_rows(found)),
             language=_language_label(found, rows),
+            # rows of several languages: a column tells them apart, and a system takes a rank
+            # in each (the note says so)
+            ranks_mixed=len({r["languageTag"] for r in rows}) > 1,
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
             bibtex=bibtex,

@@ -283,6 +283,8 @@ def leaderboard_model(
         "standings": standings,
         "tiers_offered": bool(comparable),
         "tiers_on_first_page": bool(alike) and page.number > 1,
+        # a system takes a rank per dataset, language and profile: said when rows mix them
+        "ranks_mixed": len({(r.dataset, r.languages, r.profile) for r in shown}) > 1,
         "tier_rows": comparing.LEADERBOARD_TIERS,
         "freeze_rows": MAX_ROWS,
     }

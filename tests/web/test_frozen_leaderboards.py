@@ -288,7 +288,7 @@ def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys
     assert capsys.readouterr().out == ""
 
 
-def _publish_runs(site: Server, *runs: tuple[str, str]) -> str:
+def _publish_runs(site: Server, *runs: tuple[str, str], profile: str = "fair") -> str:
     """One experiment on the demo questions: each (system, demo answers) as an answer file
     named after the system; published."""
     from service.paths import DEMO_DIR
@@ -298,7 +298,7 @@ def _publish_runs(site: Server, *runs: tuple[str, str]) -> str:
         files.append(
             ("answers", (f"{system}.json", (DEMO_DIR / f"answers-{answers}.json").read_bytes()))
         )
-    made = site.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    made = site.post("api/experiments", files=files, data={"profile": profile, "kb": "demo"})
     assert made.status_code == 202, made.text
     ticket = made.json()
     site.wait_finished(ticket["id"], ticket["token"])
@@ -325,6 +325,7 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         page = site.get("leaderboards", headers=HTML).text
         assert 'id="ranks-note"' in page and "another run of beta" in page
         assert '<abbr class="other-run"' in page and ">(2)</abbr>" in page
+        assert 'id="ranks-mixed"' not in page  # one dataset, language and profile
 
         made = site.post("api/leaderboards", json={"title": "Final ranking"})
         assert made.status_code == 201, made.text
@@ -358,5 +359,9 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         shown = site.get(path, headers=HTML).text
         assert 'id="ranks-note"' in shown and "another run of beta" in shown
         assert "one per run (task)" in shown
+        # a run under another profile beside them: a system has a rank in each, which is said
+        _publish_runs(site, ("alpha", "strong"), profile="exact")
+        mixed = site.get("leaderboards", headers=HTML).text
+        assert 'id="ranks-mixed"' in mixed and 'id="mixed-profiles"' in mixed
     finally:
         stop_server(site)
