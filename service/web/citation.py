@@ -197,9 +197,11 @@ def dataset_citation(
     authors: Sequence[str],
     version: str | None = None,
     issued: str | None = None,
+    note: str | None = None,
 ) -> Citation:
     """How to cite a dataset (its page): its title, its creators (else its publisher), its
-    version and year when its description says them, and its URI, which stays."""
+    version and year when its description says them, and its URI, which stays; ``note``: that
+    it was withdrawn (when, why, its newer version)."""
     author = " and ".join(f"{{{_latex(a)}}}" for a in authors) or "{GERBIL QA}"
     fields = [
         f"  title = {{{{{_latex(title)}}}}}",
@@ -212,9 +214,13 @@ def dataset_citation(
         fields.append(f"  year = {{{year}}}")
     if version:
         fields.append(f"  version = {{{_latex(version)}}}")
+    if note:
+        fields.append(f"  note = {{{_latex(note)}}}")
     key = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
     bibtex = f"@misc{{gerbilqa-dataset-{key},\n" + ",\n".join(fields) + "\n}"
     who = ", ".join(authors) or "GERBIL QA"
     text = f"{who}{f' ({year})' if year else ''}. {' '.join(title.split())}"
     text += f", version {version}. {uri}" if version else f". {uri}"
+    if note:
+        text += f". {' '.join(note.split())[:1].upper()}{' '.join(note.split())[1:]}"
     return Citation(uri=uri, bibtex=bibtex, text=text)

@@ -998,7 +998,7 @@ def _dataset_html(
     title, runnable, withdrawn = _dataset_title(uri, main, endpoint=endpoint, name=route["name"])
     return render_template(
         "dataset.html",
-        citation=_dataset_citation(uri, main, nodes, title or pages.local(uri)),
+        citation=_dataset_citation(uri, main, nodes, title or pages.local(uri), withdrawn),
         uri=uri,
         title=title or pages.local(uri),
         main=described,
@@ -1065,19 +1065,26 @@ def _dataset_bibtex(uri: str, found: Sequence[Any], *, endpoint: str, name: str)
     """The ``.bib`` of a dataset (or a registered version): the entry its page shows."""
     nodes = index(found)
     main = nodes.get(uri)
-    title, _, _ = _dataset_title(uri, main, endpoint=endpoint, name=name)
-    citation = _dataset_citation(uri, main, nodes, title or pages.local(uri))
+    title, _, withdrawn = _dataset_title(uri, main, endpoint=endpoint, name=name)
+    citation = _dataset_citation(uri, main, nodes, title or pages.local(uri), withdrawn)
     if citation is None:
         raise NotFound(f"{uri} has no description to cite")
     return (citation.bibtex + "\n").encode("utf-8")
 
 
-def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Citation | None:
+def _dataset_citation(
+    uri: str, main: Node | None, nodes: Any, title: str, withdrawn: Sequence[Any] = ()
+) -> Citation | None:
     """A dataset's citation: by its creators' names (an upload's author said them), else its
-    publisher's."""
+    publisher's. An upload whose every run was withdrawn is cited as its first run published
+    it (its description left the public graph with them), saying it was withdrawn."""
     from service.graph.questions import service_agent
     from service.web.citation import dataset_citation
 
+    note = None
+    if withdrawn:
+        main, nodes = _as_published(uri, withdrawn)
+        note = _withdrawn_note(uri, withdrawn)
     if main is None:
         return None
     names = []
@@ -1103,7 +1110,40 @@ def _dataset_citation(uri: str, main: Node | None, nodes: Any, title: str) -> Ci
         authors=names,
         version=main.text(DCAT + "version"),
         issued=main.text(DCT + "issued") or _first_uploaded(main),
+        note=note,
     )
+
+
+def _as_published(uri: str, withdrawn: Sequence[Any]) -> tuple[Node | None, dict[str, Node]]:
+    """An uploaded dataset's description (and its creators') as its first withdrawn run
+    published it: that run's graph stays whole."""
+    import pyoxigraph as ox
+
+    storage = services().storage
+    first = min(withdrawn, key=lambda w: w.experiment)
+    graph = ox.NamedNode(storage.uris.experiment_graph(first.experiment.rsplit("/", 1)[1]))
+    quads = list(storage.public.quads_for_pattern(ox.NamedNode(uri), None, None, graph))
+    agents = {q.object for q in quads if q.predicate.value in (DCT + "creator", DCT + "publisher")}
+    for agent in agents:  # their names
+        quads += storage.public.quads_for_pattern(agent, None, None, graph)
+    nodes = index(quads)
+    return nodes.get(uri), nodes
+
+
+def _withdrawn_note(uri: str, withdrawn: Sequence[Any]) -> str:
+    """That every run of an uploaded dataset was withdrawn (the last one when, and why), and
+    its newer version, for its citation."""
+    storage = services().storage
+    last = max(withdrawn, key=lambda w: w.withdrawn_at)
+    note = f"withdrawn on {last.withdrawn_at[:10]}: {' '.join(last.reason.split())}"
+    name = uri.removeprefix(storage.uris.dataset(""))
+    newer = storage.catalogue.newer_uploads(name)
+    if newer:
+        v = newer[-1]
+        note += f"; newer version {v.title} ({v.name}" + (
+            f", version {v.version})" if v.version else ")"
+        )
+    return note
 
 
 def _first_uploaded(main: Node) -> str | None:

@@ -535,7 +535,7 @@ def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> N
         {
             "dataset": {"content": V1.replace(b'"birds-qa"', b'"fish-qa"').decode()},
             "title": "Fish QA",
-            "about": {"version": "1"},
+            "about": {"version": "1", "creators": ["Fay Fisher"]},
             "profile": "exact",
             "systems": [{"name": "fish-1", "answers": bird_answers(1).decode()}],
         },
@@ -569,6 +569,11 @@ def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> N
         f'<a href="{v2["dataset"]}">Fish QA</a> (<code>{v2_name}</code>, version 1.1)' in page.text
     )
     assert f'title="{v2["dataset"]}">Fish QA</a>' in page.text
+    # cited as it was published, saying it was withdrawn (before: by "GERBIL QA", no year)
+    bib = " ".join(site.get(f"dataset/{v1_name}.bib").text.split())
+    assert "author = {{Fay Fisher}}" in bib and "year = {2026}" in bib and "version = {1}" in bib
+    assert f"withdrawn on {gone.json()['withdrawnAt'][:10]}: superseded; newer version" in bib
+    assert f"Fish QA ({v2_name}, version 1.1)" in bib, bib
     # the withdrawn run's page names v2 and its command is accepted
     said, version = _newer_version(site, v1["id"])
     assert "Fish QA, version 1.1" in said and version == v2["dataset"].rsplit("/", 1)[1]
