@@ -110,8 +110,9 @@ def citation_for(
         text += f". {' '.join(scoring.split())}"
     if withdrawn is not None:
         text += f". Withdrawn on {withdrawn[0][:10]}: {' '.join(withdrawn[1].split())}"
-    if dois:
-        text += ". Cited by " + ", ".join(f"doi:{d}" for d in dois)
+    if papers:  # each by its DOI, else its URL (a paper known by its URL was left out)
+        shown = [f"doi:{d}" if (d := doi_of(p)) else p for p in sorted(papers)]
+        text += ". Cited by " + ", ".join(shown)
     return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))
 
 

@@ -195,7 +195,8 @@ def test_citation_carries_the_doi_of_each_attached_paper() -> None:
     # each paper's entry has a title styles print (none: an empty reference): what is known
     assert "title = {{doi:10.1000/a\\#b}}" in c.bibtex
     assert "title = {{https://example.org/paper.pdf}}" in c.bibtex
-    assert c.text.endswith("Cited by doi:10.1000/a#b")
+    # a paper known by its URL is named too (it was left out)
+    assert c.text.endswith("Cited by doi:10.1000/a#b, https://example.org/paper.pdf")
     # balanced braces: every entry closes
     assert c.bibtex.count("{") == c.bibtex.count("}")
 
