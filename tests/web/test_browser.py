@@ -115,7 +115,8 @@ def tab_to(driver, element_id: str, *, limit: int = 400) -> None:
 
 def dataset_picks_profile(driver, form: str, dataset: str, profile: str) -> tuple[Any, Any]:
     """On the run (``form="run"``) or compare (``"cmp"``) page: picking ``dataset`` picks its
-    own ``profile``, said beside it, and the demo gives ``fair`` back. The two selects."""
+    own ``profile``, said beside it, and the demo gives "the dataset's own" back (``""``:
+    the service chooses, fair for the demo). The two selects."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -126,7 +127,7 @@ def dataset_picks_profile(driver, form: str, dataset: str, profile: str) -> tupl
     assert f"scored with profile {profile}" in datasets.first_selected_option.text
     assert profiles.first_selected_option.get_attribute("value") == profile
     datasets.select_by_value("demo")
-    assert profiles.first_selected_option.get_attribute("value") == "fair"
+    assert profiles.first_selected_option.get_attribute("value") == ""
     return datasets, profiles
 
 
