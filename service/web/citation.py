@@ -52,6 +52,18 @@ def _braced(text: str) -> str:
     return text.replace("{", "").replace("}", "").replace("\\", "")
 
 
+def _verbatim(text: str) -> str:
+    """``text`` for a field BibTeX and biblatex read verbatim (``doi``): as it is where its
+    braces balance (a DOI may hold them: dropping them named another DOI), else
+    :func:`_braced`."""
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            break
+    return text if depth == 0 and "\\" not in text else _braced(text)
+
+
 def citation_for(
     experiment_id: str,
     uri: str,
@@ -102,7 +114,7 @@ def citation_for(
         ]
         if doi is not None:
             dois.append(doi)
-            fields.insert(1, f"  doi = {{{_braced(doi)}}}")
+            fields.insert(1, f"  doi = {{{_verbatim(doi)}}}")
         key = f"gerbilqa-{experiment_id}-paper-{paper_key(paper)}"
         entries.append(f"@misc{{{key},\n" + ",\n".join(fields) + "\n}")
     text = f"GERBIL QA ({year}). {title}. {host}. {uri}"
@@ -161,7 +173,7 @@ def experiment_subject(systems: Sequence[str], dataset: str | None) -> str | Non
 def _latex(text: str) -> str:
     """A user's text as a BibTeX value LaTeX compiles: braces and backslashes dropped
     (:func:`_braced`), its special characters escaped, on one line."""
-    escaped = _braced(" ".join(text.split()))
+    escaped = " ".join(_braced(text).split())  # no double space where one was dropped
     for char in "&%$#_":
         escaped = escaped.replace(char, "\\" + char)
     return escaped.replace("~", "\\textasciitilde{}").replace("^", "\\textasciicircum{}")

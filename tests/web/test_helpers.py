@@ -199,6 +199,11 @@ def test_citation_carries_the_doi_of_each_attached_paper() -> None:
     assert c.text.endswith("Cited by doi:10.1000/a#b, https://example.org/paper.pdf")
     # balanced braces: every entry closes
     assert c.bibtex.count("{") == c.bibtex.count("}")
+    # a DOI holding balanced braces is printed as it is (dropping them named another DOI)
+    braces = citation_for("202403150007", uri, base="https://w3id.org/gerbil/qa/",
+                          papers=["https://doi.org/10.1000/%7Bbraces%7Dx"])  # fmt: skip
+    assert "doi = {10.1000/{braces}x}" in braces.bibtex, braces.bibtex
+    assert braces.bibtex.count("{") == braces.bibtex.count("}")
 
 
 @pytest.mark.parametrize(
