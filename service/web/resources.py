@@ -1103,8 +1103,16 @@ def _dataset_citation(
         if label:
             names.append(label)
     # the key names what the URI does after dataset/: NAME, or NAME/version/V (not V alone)
+    named = uri.removeprefix(services().storage.uris.base + "dataset/")
+    dataset, _, registered = named.partition("/version/")
+    if registered:  # a registered version: its dataset's title (its label says the version,
+        # which the citation says apart: "…, version V, version V" before)
+        from service import catalog
+
+        entry = next((e for e in catalog.entries() if e.name == dataset), None)
+        title = entry.title if entry else dataset
     return dataset_citation(
-        uri.removeprefix(services().storage.uris.base + "dataset/"),
+        named,
         uri,
         title,
         authors=names,
