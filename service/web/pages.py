@@ -831,7 +831,12 @@ def task_csv(page: TaskPage) -> bytes:
     # page shows them side by side, for a table of what failed and what it should have been
     queries = any(r.system_query for r in page.rows)
     if queries:
-        header += ["systemQuery", "goldQuery"]
+        # and what was changed in the system's query before it ran, as the page says it
+        header += ["systemQuery", "goldQuery", "queryRewrites"]
+    # a TEXT2SPARQL dataset's query features (SELECT, COUNT…), which the page filters by
+    featured = any(r.query_features for r in page.rows)
+    if featured:
+        header.append("queryFeatures")
     rows = [
         [
             r.uri,
@@ -852,7 +857,8 @@ def task_csv(page: TaskPage) -> bytes:
             r.confidence,
             _cell([_match_cell(m) for m in r.matches]),
             *([r.why] if why else []),
-            *([r.system_query, r.gold_query] if queries else []),
+            *([r.system_query, r.gold_query, _cell(list(r.query_rewrites))] if queries else []),
+            *([_cell(list(r.query_features))] if featured else []),
         ]
         for r in page.rows
     ]

@@ -120,14 +120,16 @@ def test_the_per_question_view_shows_the_gold_query_beside_the_systems(
     fenced = html.unescape(rows["1"])
     assert "The system's SPARQL" in fenced and "```sparql" in fenced
     assert NOTHING_STRIPPED in fenced
-    # the task's CSV: the system's query and the gold one in the last two columns
+    # the task's CSV: the system's query and the gold one, then what was rewritten
     import csv
     import io
 
     table = session.get(task + ".csv", timeout=30)
     assert table.status_code == 200, table.text[:300]
     reader = csv.DictReader(io.StringIO(table.text))
-    assert reader.fieldnames is not None and reader.fieldnames[-2:] == ["systemQuery", "goldQuery"]
+    names = reader.fieldnames or []
+    at = names.index("systemQuery")  # then the gold query and the rewrites (columns added)
+    assert names[at : at + 3] == ["systemQuery", "goldQuery", "queryRewrites"]
     by_row = {r["id"]: r for r in reader}
     assert by_row["4"]["systemQuery"].endswith("};") and by_row["4"]["goldQuery"] == gold["4"]
     # the question's own page too
@@ -452,6 +454,14 @@ def test_the_per_question_view_shows_what_was_rewritten_before_the_query_ran(
     assert single.count(LOCAL_FROM) >= 2  # the row, and the result's triples below it
     turtle = session.get(question, headers={"Accept": "text/turtle"}, timeout=30).text
     assert "queryRewrite" in turtle
+    # the task's CSV says them too, and the dataset's query features (explore-10 7)
+    import csv
+    import io
+
+    table = csv.DictReader(io.StringIO(session.get(task + ".csv", timeout=30).text))
+    by_row = {r["id"]: r for r in table}
+    assert LOCAL_FROM in by_row["1"]["queryRewrites"] and by_row["3"]["queryRewrites"] == ""
+    assert by_row["1"]["queryFeatures"], by_row["1"]
 
 
 @pytest.mark.browser
