@@ -140,12 +140,16 @@ def wait_until(driver, condition, timeout: float = 20):
 
 
 def _stale(element) -> bool:
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 
     try:
         element.is_enabled()
     except StaleElementReferenceException:
         return True
+    except WebDriverException as err:  # asked while the page is replaced: chromium's words
+        if "does not belong to the document" in str(err):
+            return True
+        raise
     return False
 
 
