@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from service.errors import BadRequest, NotFound, ServiceError
 from service.paths import DATASETS_DIR
@@ -251,6 +252,18 @@ def own_profile_of_file(name: str, format: str | None) -> str | None:
         claimed = [f.name for f in FORMATS.values() if ext and ext in f.extensions]
         format = claimed[0] if len(claimed) == 1 else None
     return own_profile((), format) if format else None
+
+
+def own_profile_of_upload(catalogue: Any, name: str) -> str | None:
+    """The profile made for the published uploaded dataset ``name`` of a store's
+    ``catalogue`` (``CatalogueRepository``): the one its languages call for (``poleval`` for
+    Polish), else its file's format's (a TSV expected.tsv: ``poleval``); None for another name.
+    The API and ``evaluate --store`` both take it when no profile is named."""
+    from service.evaluation.profiles import own_profile
+    from service.formats.tsv import FORMAT
+
+    tsv, _ = catalogue.published_tsv(name)
+    return own_profile(catalogue.published_languages(name), FORMAT.name if tsv else "")
 
 
 def get_entry(name: str) -> CatalogEntry:

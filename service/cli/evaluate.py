@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from service.cli import add_answer_limits, add_store_option
 from service.errors import BadRequest
@@ -238,12 +238,14 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     kept: dict[str, bytes] = {}
     try:
         if storage is not None:  # a published upload of the store, by its name
+            from service.catalog import own_profile_of_upload
             from service.experiments.run import named_upload
 
-            named = spec.dataset
+            named = getattr(spec.dataset, "name", None)  # a catalogue-style name, if one
             spec, kept = named_upload(spec, storage)
-            if args.profile is None and spec.dataset is not named:  # its own, as the API's
-                spec = replace(spec, profile=_published_profile(storage, named, spec.profile))
+            if args.profile is None and kept and named:  # its own, as the API takes it
+                own = own_profile_of_upload(storage.catalogue, named)
+                spec = replace(spec, profile=own or spec.profile)
         if storage is not None:  # an about, an in.tsv on published bytes (check_about)
             from service.experiments.recording import check_about
 
@@ -361,17 +363,6 @@ def _own_profile(dataset: DatasetSource) -> str:
     else:
         own = own_profile_of_file(dataset.file.name, dataset.file.format)
     return own or DEFAULT_PROFILE
-
-
-def _published_profile(storage: Any, named: Any, fallback: str) -> str:
-    """The profile made for the published upload ``named`` (a catalogue-style name): the one
-    its languages call for (``poleval`` for Polish), else the one its file's format does, else
-    ``fallback``."""
-    from service.evaluation.profiles import own_profile
-
-    languages = storage.catalogue.published_languages(named.name)
-    tsv, _ = storage.catalogue.published_tsv(named.name)
-    return own_profile(languages, "tsv" if tsv else "") or fallback
 
 
 def uploaded_name(text: str) -> bool:

@@ -621,11 +621,11 @@ def _own_profile(dataset: Any) -> str | None:
     0.72 where the challenge's rules give 0.70)."""
     from service import catalog
     from service.experiments.spec import CatalogueDataset
-    from service.web.running import published_uploads
+    from service.web.state import services
 
     if not isinstance(dataset, CatalogueDataset):  # an uploaded file: by its format
         return catalog.own_profile_of_file(dataset.file.name, dataset.file.format)
     own = catalog.own_profile_of(dataset.name)
     if own is None and not any(e.name == dataset.name for e in catalog.entries()):
-        own = next((u.profile for u in published_uploads() if u.name == dataset.name), None)
+        own = catalog.own_profile_of_upload(services().storage.catalogue, dataset.name)
     return own
