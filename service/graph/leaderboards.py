@@ -74,6 +74,7 @@ class Frozen:
     frozen_at: str  # xsd:dateTime as written
     standing: Standing
     rows: list[Row]
+    entries: tuple[str, ...] = ()  # each row's IRI in its graph (``#rank-N``, ``#rank-N-M``)
 
 
 def frozen_id(standing: Standing, rows: list[Row]) -> str:
@@ -173,7 +174,7 @@ def _quads(
     tied: dict[int, int] = {}  # rows so far of each rank: tied rows share one
     for row in rows:
         tied[row.rank] = tied.get(row.rank, 0) + 1
-        entry = n.node(entry_iri(uri, row.rank, tied[row.rank]))
+        entry = n.node(_entry_iri(uri, row.rank, tied[row.rank]))
         out += [
             (me, GQA + "entry", entry),
             (me, PROV + "wasDerivedFrom", n.node(row.task)),
@@ -195,7 +196,7 @@ def _quads(
     return [n.Quad(s, n.node(p), o, graph) for s, p, o in out]
 
 
-def entry_iri(uri: str, rank: int, nth: int) -> str:
+def _entry_iri(uri: str, rank: int, nth: int) -> str:
     """``#rank-3`` for the first row of rank 3, ``#rank-3-2`` for the second row at it, tied or
     another run of the system ranked 3 (before ranks were shared, every row was the first of
     its rank: the same IRIs)."""
@@ -263,6 +264,7 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
         frozen_at=value(me, PROV + "generatedAtTime"),
         standing=standing,
         rows=rows,
+        entries=tuple(entries),
     )
 
 

@@ -257,10 +257,8 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
     withdrawn if it was (the row stays: the leaderboard is as it stood)."""
     about = leaderboards.tasks_about(services().storage, [r.task for r in found.rows])
     out = []
-    at: dict[int, int] = {}  # rows read so far at each rank: a row's entry IRI says which
-    for row in found.rows:
+    for row, entry in zip(found.rows, found.entries, strict=True):
         facts = about.get(row.task, {})
-        at[row.rank] = at.get(row.rank, 0) + 1
         out.append(
             {
                 "rank": row.rank,
@@ -275,7 +273,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "scoreHigh": row.high,
                 "withdrawnAt": facts.get("withdrawnAt"),
                 "otherRunOf": row.other_run_of,
-                "entry": leaderboards.entry_iri(found.uri, row.rank, at[row.rank]),
+                "entry": entry,
             }
         )
     return out
