@@ -397,10 +397,13 @@ def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
                 f"{text}: no such file, and no built-in dataset of that name{near} "
                 "(see `gerbil-qa datasets`)"
             )
-    from service.formats.tsv import in_beside
+    from service.formats.base import Source
+    from service.formats.tsv import in_beside, refuse_columns
 
     # an expected.tsv's in.tsv is kept with it, as an upload's is (export, rescore, download)
     beside = in_beside(path)
+    if beside is not None:  # given now: one column (a kept one is read as it was)
+        refuse_columns(Source(beside.read_bytes(), name=str(beside)))
     return FileDataset(FileRef.local(path), questions=FileRef.local(beside) if beside else None)
 
 

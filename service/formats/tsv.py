@@ -96,8 +96,6 @@ def read(src: Source, role: str | None = None) -> Dataset:
     report = Report(src)
     role = role or role_of(src.name, answers=src.answers)
     lines = _lines(src)
-    if role == IN:
-        _refuse_columns(src, lines)
     questions: list[Question] = []
     places: list[dict[str, int]] = []
     if check_question_count(report, len(lines)):
@@ -132,6 +130,8 @@ def read(src: Source, role: str | None = None) -> Dataset:
             places.append({"line": i + 1, "column": 1})
         if role == OUT:
             _warn_tabs(report, lines)
+        elif role == IN:
+            _warn_columns(report, lines)
         if texts is None and role == EXPECTED and lines:
             alone = src.path is None and src.questions is None
             report.warn(
@@ -152,12 +152,14 @@ def read(src: Source, role: str | None = None) -> Dataset:
     )
 
 
-def _refuse_columns(src: Source, lines: list[str]) -> None:
-    """An in.tsv line is one question's text, whole (PolEval 2021's in.tsv has one column,
-    in-header.tsv "Question"): a tab in it is refused, as gonito's ``id<TAB>question`` taken
-    whole made "0<TAB>Jak nazywa się …" the question text; which column is the question is
-    the author's to say, not ours to guess."""
-    for i, line in enumerate(lines):
+def refuse_columns(src: Source) -> None:
+    """An in.tsv given now (an upload, the CLI's beside an expected.tsv) is refused if a line
+    holds a tab: a line is one question's text, whole (PolEval 2021's in.tsv has one column,
+    in-header.tsv "Question"), and gonito's ``id<TAB>question`` taken whole made "0<TAB>Jak
+    nazywa się …" the question text; which column is the question is the author's to say.
+    Only at submission: an in.tsv a store kept before this rule is read as it was then (its
+    whole lines, :func:`_warn_columns`), so its runs still re-score and run by name."""
+    for i, line in enumerate(_lines(src)):
         if "\t" in line:
             raise FormatError(
                 Problem(
@@ -182,6 +184,21 @@ def _warn_tabs(report: Report, lines: list[str]) -> None:
             f"{len(tabbed)} answer line{'s hold' if len(tabbed) > 1 else ' holds'} a tab: "
             "each whole line is one answer (PolEval/geval), so no confidence or second answer "
             "is read from TSV; give confidences in eQALD-JSON",
+            line=tabbed[0] + 1,
+            column=lines[tabbed[0]].index("\t") + 1,
+            question_id=str(tabbed[0] + 1),
+        )
+
+
+def _warn_columns(report: Report, lines: list[str]) -> None:
+    """A kept in.tsv with tabs (accepted before :func:`refuse_columns`): its lines are the
+    texts it was run with, said once so a re-scoring's reader knows why they look so."""
+    tabbed = [i for i, line in enumerate(lines) if "\t" in line]
+    if tabbed:
+        report.warn(
+            f"{len(tabbed)} in.tsv line{'s hold' if len(tabbed) > 1 else ' holds'} a tab: each "
+            "whole line is its question's text, as when it was kept (a new in.tsv with tabs is "
+            "refused)",
             line=tabbed[0] + 1,
             column=lines[tabbed[0]].index("\t") + 1,
             question_id=str(tabbed[0] + 1),

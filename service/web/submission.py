@@ -488,6 +488,11 @@ def to_spec(
     kb_name = raw.kb
     if raw.dataset_file is not None:
         questions = _questions_of(raw)
+        if questions is not None:  # a new in.tsv: one column (a kept one is read as it was)
+            from service.formats.base import Source
+            from service.formats.tsv import refuse_columns
+
+            refuse_columns(Source(questions.data, name=questions.filename))
         dataset = FileDataset(
             keep(raw.dataset_file),
             title=raw.title,

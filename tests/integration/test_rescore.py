@@ -184,3 +184,40 @@ def test_a_registered_gold_refresh_is_run_and_rescored_by_name(
     assert done["revisionOf"] == old
     [system] = done["changes"]["systems"]
     assert system["results"]["QA"]  # the refreshed gold moved some measure
+
+
+def test_an_in_tsv_kept_with_tabs_before_they_were_refused_still_rescores(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch
+) -> None:
+    """An in.tsv line with a tab is refused when given (the CLI, uploads), not when a store's
+    kept copy is read: a run recorded before the rule came (simulated by switching it off for
+    the recording) re-scores with the texts it was run with, its findings saying why."""
+    from service.experiments.dataset_checks import upload_findings
+    from service.formats import tsv
+    from service.graph.store import open_storage
+
+    for name, text in (("expected.tsv", "7\nPoznań\n"), ("in.tsv", "Ile?\n1\tStolica?\n")):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "out.tsv").write_text("7\nGdańsk\n", encoding="utf-8")
+    store = tmp_path / "store"
+    argv = ["evaluate", "--dataset", str(tmp_path / "expected.tsv")]
+    argv += ["--answers", str(tmp_path / "out.tsv"), "--store", str(store), "--output", "json"]
+    assert main(argv) != 0  # given now: refused naming the line
+    assert "in.tsv:2:2" in capsys.readouterr().err
+
+    with monkeypatch.context() as old_release:
+        old_release.setattr(tsv, "refuse_columns", lambda src: None)
+        assert main(argv) == 0
+    old = json.loads(capsys.readouterr().out.splitlines()[0])["experiment"]["id"]
+    assert main(["rescore", old, "--store", str(store), "--output", "json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["revisionOf"] == old
+    storage = open_storage(store)
+    try:
+        said = {q.object.value for q in storage.experiments.quads(done["experiment"])}
+        said |= {f.message for f in upload_findings(storage, done["experiment"]) or ()}
+    finally:
+        storage.close()
+    assert "Ile?" in said and "1\tStolica?" in said  # the texts it was run with
+    told = [s for s in said if "in.tsv line holds a tab" in s]
+    assert told and "each whole line is its question's text, as when it was kept" in told[0]
