@@ -43,15 +43,11 @@ def parse_dimensions(text: str) -> tuple[str, ...]:
 
 def offered(values: Mapping[str, Collection[str]]) -> tuple[str, ...]:
     """The dimensions worth breaking a run down by, given every value its questions have in
-    each (``values``): those some question has a value for, language always (every record has
-    one), out of scope only when some question is (every question is stored in or out of
-    scope, so "no" alone is no feature of the dataset). A TEXT2SPARQL dataset offered the QALD
-    flags, and ``?by=hybrid`` found no value."""
-    return tuple(
-        d
-        for d in DIMENSIONS
-        if d == "language" or (values.get(d) and (d != "outofscope" or "yes" in values[d]))
-    )
+    each (``values``; language: the languages scored): those with two values or more. A
+    dimension of one value is a one-row table repeating the totals (an English-only run's
+    language, the demo's hybrid "no"); one of none found nothing (a TEXT2SPARQL dataset was
+    offered the QALD flags, and ``?by=hybrid`` found no value)."""
+    return tuple(d for d in DIMENSIONS if len(values.get(d, ())) >= 2)
 
 
 def question_values(questions: Iterable[Any]) -> dict[str, dict[str, tuple[str, ...]]]:

@@ -514,8 +514,9 @@ class TaskPage:
 
     @property
     def features(self) -> list[str]:
-        """The flags worth filtering by: those the breakdown offers (``slices.offered``: some
-        question has a value, out of scope only when some question is)."""
+        """The flags worth filtering by: those the breakdown offers (``slices.offered``: with
+        both values among the questions; a filter on a flag no question has, or all have,
+        shows all or nothing)."""
         from service.evaluation.slices import offered
 
         values: dict[str, set[str]] = {}

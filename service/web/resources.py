@@ -636,6 +636,7 @@ def _figures(
     """The experiment page's charts, from its stored per-question F1 (and whole results for
     tasks recorded before intervals were stored; answer types from the dataset's questions:
     public, or in the experiment's graph for an uploaded dataset)."""
+    from service.evaluation.languages import SEPARATOR
     from service.evaluation.slices import offered
     from service.graph.reader import dimension_values, stored_f1s, stored_results
 
@@ -657,6 +658,7 @@ def _figures(
         for dimension, found in dimension_values(store, questions).items():
             values.setdefault(dimension, set()).update(found)
     drawn = figures.figures(page, f1s, types, pick=pick, results=results)
+    values["language"] = {lang for t in qa for lang in t.language_tag.split(SEPARATOR)}
     return replace(drawn, dimensions=offered(values))
 
 

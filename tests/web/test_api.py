@@ -992,6 +992,8 @@ def test_a_pooled_task_read_back_keeps_each_record_language(
             assert types["QA"]["macroF1"] == pytest.approx(stated, abs=1e-12), lang
     pooled = [r["task"] for r in state["results"] if r["language"] == "mul"]
     assert len(pooled) == 2
+    page = server.get(f"experiment/{eid}", headers=auth).text  # two languages: offered
+    assert "by=language" in page.split('id="breakdown-links"', 1)[1].split("</p>", 1)[0]
     compared = server.post(
         "api/compare", json={"tasks": pooled, "resamples": 1000}, headers=auth
     ).json()

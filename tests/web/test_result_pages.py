@@ -127,6 +127,8 @@ def test_task_page_filters_by_outcome_and_feature(server, tasks) -> None:
     bad = server.get(path, params={"outcome": "great"}, headers={"Accept": "text/html"})
     assert bad.status_code == 400 and "outcome=&#39;great&#39;" in bad.text
     assert server.get(path, params={"hybrid": "maybe"}).status_code == 400
+    # a flag no demo question has set is no filter: hybrid "no" showed all, "yes" nothing
+    assert 'id="feature-aggregation"' in aggregation and 'id="feature-hybrid"' not in aggregation
 
 
 def test_task_rdf_carries_the_answer_matches(server, tasks) -> None:
@@ -394,6 +396,11 @@ def test_the_experiment_page_breaks_the_measures_down(server) -> None:
     row = re.search(r'<th scope="row">resource</th>(.*?)</tr>', table, re.S)
     assert row and f"{resource['macroF1']:.4f}" in row.group(1)
     assert server.get(f"experiment/{server.demo_id}", params={"by": "colour"}).status_code == 400
+    # offered: the dimensions of two values or more; the demo is English and never hybrid, so
+    # a language or hybrid table was one row repeating the totals (explore-10 15)
+    links = html.split('id="breakdown-links"', 1)[1].split("</p>", 1)[0]
+    assert re.findall(r'(?:by=|current="true">)(\w+)', links) == ["answertype", "aggregation"]
+    assert server.get(f"experiment/{server.demo_id}", params={"by": "hybrid"}).status_code == 200
 
 
 def test_experiment_page_lists_the_dataset_file_then_the_answers_as_submitted(server) -> None:

@@ -385,13 +385,13 @@ def _links(page: str) -> list[str]:
 
 
 def test_a_text2sparql_run_offers_the_features_its_questions_have(birds_run: dict) -> None:
-    """The experiment page's breakdown offers ``feature`` and ``language``, not the QALD
+    """The experiment page's breakdown offers ``feature`` (not ``language``: one), not the QALD
     flags (``?by=hybrid`` found no value); the task page filters by the query features and
     offers no "Out of scope" filter (every question is in scope)."""
     ticket, session = birds_run["ticket"], birds_run["session"]
     assert ticket["state"]["status"] == "finished", ticket["state"]
     page = session.get(ticket["uri"], timeout=30).text
-    assert _links(page) == ["language", "feature"]
+    assert _links(page) == ["feature"]  # English only: no language breakdown
     by = session.get(ticket["uri"] + "?by=feature", timeout=30).text
     table = html.unescape(by.split('id="breakdown-table"', 1)[1].split("</table>", 1)[0])
     assert re.findall(r'<th scope="row">(\w+)</th>', table) == ["ASK", "COUNT", "SELECT"]
@@ -421,7 +421,7 @@ def test_a_text2sparql_run_offers_the_features_its_questions_have(birds_run: dic
     )
     assert published.status_code == 200, published.text
     public = requests.get(ticket["uri"], timeout=30).text
-    assert _links(public) == ["language", "feature"]
+    assert _links(public) == ["feature"]
 
 
 def test_the_per_question_view_shows_what_was_rewritten_before_the_query_ran(
