@@ -14,7 +14,7 @@ oracles in ``tests/reference/sparql``.
 >>> [p.predicate.value for p in q.patterns]
 ['http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'http://dbpedia.org/ontology/director']
 >>> parse_query("SELECT DISTINCT COUNT(?x) WHERE { ?x a dbo:Film }").leniencies[0]
-"expression projected without 'AS ?var' (Virtuoso names it callret-0): COUNT ( ?x )"
+"expression projected without 'AS ?var' (Virtuoso names it callret-0): COUNT(?x)"
 """
 
 from __future__ import annotations

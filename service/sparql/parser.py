@@ -251,6 +251,11 @@ class Parser:
     def _end(self, index: int) -> int:
         return self.tokens.offsets[index] + len(self.texts[index])
 
+    def _as_written(self, first: int, last: int) -> str:
+        """Tokens ``first`` … ``last`` quoted as the query wrote them (``COUNT(?emp)``, not
+        ``COUNT ( ?emp )``), its line breaks and runs of blanks one space."""
+        return " ".join(self.tokens.text[self.tokens.offsets[first] : self._end(last)].split())
+
     def _insert_before(self, index: int, text: str) -> None:
         if self.rewrite:
             at = self.tokens.offsets[index]
@@ -479,7 +484,7 @@ class Parser:
     ) -> tuple[str, int]:
         """Lenient: an expression projected without the ``( … AS ?v )`` form; its name and
         the token index of its AS variable (-1: none)."""
-        shown = " ".join(self.texts[start : min(self.i, start + 12)])
+        shown = self._as_written(start, min(self.i, start + 12) - 1)
         if self.i > start + 12:
             shown += " …"
         if self.kinds[self.i] == "AS":

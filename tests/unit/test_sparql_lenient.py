@@ -64,7 +64,7 @@ def test_virtuoso_aggregate_without_alias() -> None:
     assert q.projection == ("callret-0",)
     assert q.distinct and q.aggregates == ("COUNT",)
     assert q.leniencies == (
-        "expression projected without 'AS ?var' (Virtuoso names it callret-0): COUNT ( ?uri )",
+        "expression projected without 'AS ?var' (Virtuoso names it callret-0): COUNT(?uri)",
     )
     rejected_by_strict(text)
 
@@ -73,7 +73,7 @@ def test_virtuoso_implicit_grouping_of_a_projected_variable() -> None:
     q = parse_query("SELECT ?x COUNT(?y) WHERE { ?x ?p ?y }")
     assert q.projection == ("x", "callret-1")
     assert q.leniencies == (
-        "expression projected without 'AS ?var' (Virtuoso names it callret-1): COUNT ( ?y )",
+        "expression projected without 'AS ?var' (Virtuoso names it callret-1): COUNT(?y)",
         "?x projected from an aggregate query without GROUP BY ?x "
         "(Virtuoso groups by it implicitly)",
     )
@@ -85,7 +85,7 @@ def test_virtuoso_expression_as_alias_without_parentheses() -> None:
     q = parse_query(text)
     assert q.projection == ("c",)
     assert q.leniencies == (
-        "'expression AS ?var' projected without enclosing parentheses: Count ( ?sub )",
+        "'expression AS ?var' projected without enclosing parentheses: Count(?sub)",
     )
     rejected_by_strict(text)
 
@@ -109,7 +109,7 @@ def test_virtuoso_parenthesised_variables() -> None:
     q = parse_query("SELECT DISTINCT(?supplier) AS ?result { ?obs ?p ?supplier }")
     assert q.projection == ("result",)
     assert q.leniencies == (
-        "'(expression) AS ?var' projected without enclosing parentheses: ( ?supplier )",
+        "'(expression) AS ?var' projected without enclosing parentheses: (?supplier)",
     )
     q = parse_query("SELECT (COUNT(?x)) { ?x ?p ?o }")
     assert q.projection == ("callret-0",)
@@ -124,7 +124,7 @@ def test_virtuoso_alias_inside_count() -> None:
     assert q.leniencies == (
         "'AS ?uri' inside COUNT(…) ignored",
         "expression projected without 'AS ?var' (Virtuoso names it callret-0): "
-        "COUNT ( DISTINCT ?uri AS ?uri )",
+        "COUNT(DISTINCT ?uri AS ?uri)",
     )
     rejected_by_strict(text)
 
@@ -200,7 +200,7 @@ def test_virtuoso_having_without_parentheses_and_arithmetic_projections() -> Non
     assert q.projection == ("callret-0",)
     assert q.leniencies == (
         "expression projected without 'AS ?var' (Virtuoso names it callret-0): "
-        "?total / ?years / 365.242",
+        "?total/?years/365.242",
     )
     # A standard HAVING and plain variables are untouched.
     assert parse_query("SELECT ?s ?o { ?s ?p ?o }").leniencies == ()

@@ -490,6 +490,7 @@ def test_the_task_table_fits_its_box_at_1300_px(birds_run: dict, browser) -> Non
             "const box = wrap.getBoundingClientRect(), th = head.getBoundingClientRect();"
             "return {text: head.textContent, wrapRight: box.right, mainRight: main.right,"
             " thRight: th.right, scroll: wrap.scrollWidth, client: wrap.clientWidth,"
+            " question: document.querySelector('td.question-cell').offsetWidth,"
             " page: document.documentElement.scrollWidth, window: window.innerWidth};"
         )
         shot(browser, "text2sparql-task-1300")
@@ -498,4 +499,8 @@ def test_the_task_table_fits_its_box_at_1300_px(birds_run: dict, browser) -> Non
     assert fit["text"] == "Runtime"
     assert fit["page"] <= fit["window"], fit  # nothing wider than the window
     assert fit["wrapRight"] <= fit["mainRight"] + 1, fit
+    # nor scrolls, the question column wide enough for the queries and their rewrites: at
+    # 12rem beside the answers' IRIs a rewrite note took seven lines (explore-10 8)
+    assert fit["scroll"] <= fit["client"], fit
+    assert fit["question"] >= 300, fit
     assert fit["thRight"] <= fit["wrapRight"] + 1, fit  # the header's end in the box
