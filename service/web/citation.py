@@ -54,14 +54,17 @@ def _braced(text: str) -> str:
 
 def _verbatim(text: str) -> str:
     """``text`` for a field BibTeX and biblatex read verbatim (``doi``): as it is where its
-    braces balance (a DOI may hold them: dropping them named another DOI), else
-    :func:`_braced`."""
+    braces balance (a DOI may hold them: dropping them named another DOI), else with its
+    braces and backslashes percent-encoded, as a DOI's URL writes them (``10.1000/a%7Db``
+    resolves to the DOI ``10.1000/a}b``; dropped, ``10.1000/ab`` was another one)."""
     depth = 0
     for char in text:
         depth += {"{": 1, "}": -1}.get(char, 0)
         if depth < 0:
             break
-    return text if depth == 0 and "\\" not in text else _braced(text)
+    if depth == 0 and "\\" not in text:
+        return text
+    return text.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")
 
 
 def citation_for(
@@ -105,7 +108,7 @@ def citation_for(
         doi = doi_of(paper)
         # what is known of the paper is its DOI or URL: the title styles print (plain, IEEE,
         # APA print a @misc without title, author and year as an empty reference)
-        known = f"doi:{doi}" if doi is not None else paper
+        known = f"doi:{_verbatim(doi)}" if doi is not None else paper
         fields = [
             f"  url = {{{_braced(paper)}}}",
             f"  title = {{{{{_latex(known)}}}}}",

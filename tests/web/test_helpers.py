@@ -204,6 +204,13 @@ def test_citation_carries_the_doi_of_each_attached_paper() -> None:
                           papers=["https://doi.org/10.1000/%7Bbraces%7Dx"])  # fmt: skip
     assert "doi = {10.1000/{braces}x}" in braces.bibtex, braces.bibtex
     assert braces.bibtex.count("{") == braces.bibtex.count("}")
+    # unbalanced, or with a backslash: percent-encoded as the DOI's URL has it, the same DOI
+    # (dropped, 10.1000/a}b{c became 10.1000/abc: explore-11 6)
+    odd_papers = ["https://doi.org/10.1000/a%7Db%7Bc", "https://doi.org/10.1/x%5Cy"]
+    odd = citation_for("202403150007", uri, base="https://w3id.org/gerbil/qa/", papers=odd_papers)
+    assert "doi = {10.1000/a%7Db%7Bc}" in odd.bibtex and "doi = {10.1/x%5Cy}" in odd.bibtex
+    assert "title = {{doi:10.1000/a\\%7Db\\%7Bc}}" in odd.bibtex, odd.bibtex
+    assert odd.bibtex.count("{") == odd.bibtex.count("}")
 
 
 @pytest.mark.parametrize(
