@@ -242,22 +242,26 @@ def leaderboard_model(
     # tiers where rows are comparable: one dataset, language, profile, a count measure (of any
     # experiment type: a sub-experiment's per-question records are scored as QA's);
     # a language or profile is one when chosen or when every row shown has the same
+    # the tiers are the top rows' (LEADERBOARD_TIERS): a later page within them shows its
+    # rows' (with size=2, page 2's ranks 3 and 4 had theirs on no page), one after them none
+    top_n = comparing.LEADERBOARD_TIERS
+    top = shown if page.offset == 0 else query(limit=top_n, offset=0) if page.offset < top_n else []
     alike = (
         dataset != ALL_DATASETS
-        and (chosen.language or len({r.language for r in shown}) == 1)
-        and (chosen.profile or len({r.profile for r in shown}) == 1)
+        and (chosen.language or len({r.language for r in top or shown}) == 1)
+        and (chosen.profile or len({r.profile for r in top or shown}) == 1)
         and chosen.sort in COUNT_MEASURES
     )
-    comparable = alike and page.number == 1  # the top rows' tiers: the first page's
+    comparable = alike and bool(top)
     standings = (
         comparing.leaderboard_tiers(
-            [r.task for r in shown[: comparing.LEADERBOARD_TIERS]],
-            chosen.sort,
-            chosen.experiment_type,
+            [r.task for r in top[:top_n]], chosen.sort, chosen.experiment_type
         )
         if comparable
         else {}
     )
+    if page.offset:  # the page's rows only: the note says whose tiers they are
+        standings = {r.task: standings[r.task] for r in shown if r.task in standings}
     return {
         "chosen": shown_filter,
         "rows": shown,
@@ -282,7 +286,7 @@ def leaderboard_model(
         "compare_measures": COUNT_MEASURES,
         "standings": standings,
         "tiers_offered": bool(comparable),
-        "tiers_on_first_page": bool(alike) and page.number > 1,
+        "tiers_before_this_page": bool(alike) and not top,
         # a system takes a rank per dataset, language and profile: said when rows mix them
         "ranks_mixed": len({(r.dataset, r.languages, r.profile) for r in shown}) > 1,
         "tier_rows": comparing.LEADERBOARD_TIERS,
