@@ -246,13 +246,13 @@ def handle_evaluate(args: argparse.Namespace) -> int:
             if args.profile is None and kept and named:  # its own, as the API takes it
                 own = own_profile_of_upload(storage.catalogue, named)
                 spec = replace(spec, profile=own or spec.profile)
+        from service.experiments.inputs import Files
+
         if storage is not None:  # an about, an in.tsv on published bytes (check_about)
             from service.experiments.recording import check_about
 
-            check_about(spec, storage.catalogue)
+            check_about(spec, storage, Files(kept))
         bar = _ProgressBar() if sys.stderr.isatty() else None
-        from service.experiments.inputs import Files
-
         outcome = run_experiment(spec, storage=storage, progress=bar, files=Files(kept))
         if bar is not None:
             bar.finish()

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from service.errors import BadRequest
+from service.errors import BadRequest, FormatError
 from service.experiments.inputs import Files, media_type_of
 from service.experiments.spec import (
     CatalogueDataset,
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
     from service.graph.catalogue import CatalogueRepository
     from service.graph.results import DatasetRef, UploadedFile
+    from service.graph.store import Storage
     from service.model import Dataset
 
 
@@ -136,16 +137,18 @@ def upload_ref(
     return ref
 
 
-def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
+def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
     """What an upload's author says is refused before the run when it cannot be recorded: a
     statement about a catalogue dataset's file (its results are the catalogue's, as when it is
-    named), about questions scored on another gold (a dataset of their own), or a previous
-    version that is no published uploaded dataset (its link would lead nowhere)."""
+    named), about questions scored on another gold (a dataset of their own), a previous
+    version that is no published uploaded dataset (its link would lead nowhere), or other
+    question texts for a published dataset (``files``: the submission's, to read its in.tsv)."""
     from service.errors import BadRequest
 
+    catalogue = storage.catalogue
     source = spec.dataset
     if isinstance(source, FileDataset) and source.questions is not None:
-        _check_published_texts(source.file, source.questions, catalogue)
+        _check_published_texts(source.file, source.questions, storage, files)
     if not isinstance(source, FileDataset) or not source.about:
         return
     named = catalogue.name_for_sha256(Files().checksum(source.file)[0])
@@ -182,27 +185,48 @@ def check_about(spec: ExperimentSpec, catalogue: CatalogueRepository) -> None:
 
 
 def _check_published_texts(
-    file: FileRef, questions: FileRef, catalogue: CatalogueRepository
+    file: FileRef, questions: FileRef, storage: Storage, files: Files
 ) -> None:
     """An in.tsv given with the bytes of a published dataset: its question texts are its first
-    publisher's as the rest of its description (README), so another in.tsv is refused (it
-    would give each question a second text); the same one adds nothing."""
-    published = catalogue.upload_for_sha256(Files().checksum(file)[0])
+    publisher's as the rest of its description (README), so other texts are refused (each
+    question would get a second text); the same texts add nothing, whatever their bytes (a
+    byte-order mark, CRLF, no last newline: an editor's save was refused as another in.tsv)."""
+    published = storage.catalogue.upload_for_sha256(files.checksum(file)[0])
     if published is None:
         return
     name, title = published
-    _, texts = catalogue.published_tsv(name)
-    if texts is not None and Files().checksum(questions)[0] == texts:
+    _, texts = storage.catalogue.published_tsv(name)
+    if texts is not None and _same_texts(files.data(questions), texts, storage):
         return
-    has = "another in.tsv" if texts is not None else "no in.tsv (no texts)"
+    has = "other texts" if texts is not None else "no in.tsv (no texts)"
     raise BadRequest(
         f"dataset.questions (the run page's \"its questions, in.tsv\", the CLI's in.tsv beside "
         f"--dataset): {questions.name} is not the in.tsv of the published dataset "
-        f'{name} ("{title}"), whose expected.tsv {file.name} is (the same bytes) and '
-        f"whose question texts are its first publisher's ({has}): leave the in.tsv out to "
-        f"run on the published texts; {NEW_VERSION.format(name=name)}",
+        f'{name} ("{title}"), whose expected.tsv has the same bytes as {file.name} and '
+        f"whose question texts are its first publisher's ({has}): leave the in.tsv out (the "
+        f"CLI: no in.tsv beside --dataset) to run on the published texts; "
+        f"{NEW_VERSION.format(name=name)}",
         field="dataset.questions",
     )
+
+
+def _same_texts(given: bytes, published_sha: str, storage: Storage) -> bool:
+    """Whether the in.tsv bytes ``given`` read as the published one's question texts."""
+    import hashlib
+
+    from service.experiments.kept import file_key
+    from service.formats.tsv import in_texts
+
+    if hashlib.sha256(given).hexdigest() == published_sha:
+        return True
+    workspace = storage.workspace
+    published = workspace.read(file_key(published_sha)) if workspace is not None else None
+    if published is None:  # not kept here (a dump imported without --files): bytes alone
+        return False
+    try:
+        return in_texts(given) == in_texts(published)
+    except FormatError:  # not UTF-8: not the same texts (reading it says why)
+        return False
 
 
 def _published_description(published: dict[str, str]) -> dict[str, Any]:

@@ -82,6 +82,12 @@ def _lines(src: Source) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
+def in_texts(data: bytes, name: str | None = None) -> list[str]:
+    """The question texts an in.tsv's bytes give, as :func:`read` reads them (a byte-order
+    mark, CRLF line ends and the last line's newline are no part of them)."""
+    return _lines(Source(data, name=name))
+
+
 def looks_like_header(line: str) -> bool:
     r"""Line 1 starts with a column name (``id``, ``question_id``, ``Question``…).
 

@@ -58,9 +58,10 @@ def start(raw: RawSubmission) -> Ticket:
     uploads = {**uploads, **kept}
     if raw.revision_of is not None:  # what it cannot replace is refused, full queue or not
         _may_replace(raw.revision_of, spec)
+    from service.experiments.inputs import Files
     from service.experiments.recording import check_about
 
-    check_about(spec, state.storage.catalogue)
+    check_about(spec, state.storage, Files(uploads))
     room_for_one_more(state)  # before the files are read
     files = prepare(
         spec,
