@@ -318,7 +318,11 @@ def _citation_subject(graph: Any, status: Any, shown: pages.ExperimentPage) -> s
     spec = None if status.job else graph.experiments.spec_of(status.id)
     asked = what_ran(status.job, spec)
     dataset = asked.get("dataset")
-    if dataset and asked.get("catalogued"):
+    if asked.get("demo"):  # asked as "demo", recorded under its file's label: one title
+        from service.web.demo import demo_label
+
+        dataset = demo_label()
+    elif dataset and asked.get("catalogued"):
         dataset = next((e.title for e in catalog.entries() if e.name == dataset), dataset)
     return experiment_subject([str(s.get("name", "")) for s in asked.get("systems", [])], dataset)
 

@@ -281,6 +281,35 @@ def test_the_citation_names_what_was_evaluated(server, published) -> None:
     assert f"GERBIL QA ({eid[:4]}). {title}. " in server.get(f"experiment/{eid}").text
 
 
+def test_a_demo_runs_citation_title_is_the_same_while_it_runs_and_after(server, slow_qa) -> None:
+    """Asked as "demo", recorded under its file's label: the title said "on demo" while it ran
+    and "on gerbil-qa-demo" once finished, so a copied entry differed from the later one
+    (explore-11 5)."""
+    ticket = server.post(
+        "api/experiments",
+        json={
+            "dataset": "demo",
+            "concurrency": 1,
+            "systems": [{"name": "slowish", "url": f"{slow_qa}delay/0.3"}],
+        },
+    ).json()
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+
+    def title() -> str:
+        bib = server.get(f"experiment/{ticket['id']}.bib", headers=auth).text
+        return bib.split("  title = ", 1)[1].split("\n", 1)[0]
+
+    running = title()
+    status = server.get(f"api/experiments/{ticket['id']}", headers=auth).json()["status"]
+    assert status in ("queued", "running"), "the run ended before its entry was read"
+    server.wait_finished(ticket["id"], ticket["token"])
+    assert (
+        running
+        == title()
+        == f"{{{{GERBIL QA experiment {ticket['id']}: slowish on gerbil-qa-demo}}}},"
+    )
+
+
 def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) -> None:
     """The entry named the dataset by its name, with no dataset, profile or evaluator version,
     and an attached paper's entry had no title, author or year, printed as an empty reference
