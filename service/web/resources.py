@@ -1084,7 +1084,6 @@ def _dataset_citation(
     """A dataset's citation: by its creators' names (an upload's author said them), else its
     publisher's. An upload whose every run was withdrawn is cited as its first run published
     it (its description left the public graph with them), saying it was withdrawn."""
-    from service.graph.questions import service_agent
     from service.web.citation import dataset_citation
 
     note = None
@@ -1093,30 +1092,21 @@ def _dataset_citation(
         note = _withdrawn_note(uri, withdrawn)
     if main is None:
         return None
-    names = []
-    # this service publishes an upload nobody said who made: it did not author it
-    service = service_agent(services().storage.uris)
-    publishers = [a for a in main.all(DCT + "publisher") if a.value != service]
-    agents = main.all(DCT + "creator") or publishers
-    # in the order the author gave them: ``#creator-1``, ``#creator-2`` … (RDF keeps no order)
-    numbered = re.compile(r"(.*?)(\d+)$")
-    for agent in sorted(
-        agents,
-        key=lambda a: (m[1], int(m[2])) if (m := numbered.match(a.value)) else (a.value, 0),
-    ):
-        described = nodes.get(agent.value)
-        label = described.text(FOAF + "name") if described is not None else None
-        if label:
-            names.append(label)
+    names = _authors(main, nodes)
     # the key names what the URI does after dataset/: NAME, or NAME/version/V (not V alone)
     named = uri.removeprefix(services().storage.uris.base + "dataset/")
     dataset, _, registered = named.partition("/version/")
     if registered:  # a registered version: its dataset's title (its label says the version,
-        # which the citation says apart: "…, version V, version V" before)
+        # which the citation says apart: "…, version V, version V" before) and authors (its
+        # gold recomputed from the same questions: "GERBIL QA" was credited with them)
         from service import catalog
 
         entry = next((e for e in catalog.entries() if e.name == dataset), None)
         title = entry.title if entry else dataset
+        if not names:
+            parent = services().storage.uris.dataset(dataset)
+            found = index(document_quads(services().storage.public, parent, follow=FOLLOW_DATASET))
+            names = _authors(found[parent], found) if parent in found else []
     return dataset_citation(
         named,
         uri,
@@ -1126,6 +1116,27 @@ def _dataset_citation(
         issued=main.text(DCT + "issued") or _first_uploaded(main),
         note=note,
     )
+
+
+def _authors(main: Node, nodes: Any) -> list[str]:
+    """The names of a dataset's creators, else of its publishers other than this service
+    (which publishes an upload nobody said who made: it did not author it), in the order the
+    author gave them (``#creator-1``, ``#creator-2`` …: RDF keeps none)."""
+    from service.graph.questions import service_agent
+
+    service = service_agent(services().storage.uris)
+    publishers = [a for a in main.all(DCT + "publisher") if a.value != service]
+    numbered = re.compile(r"(.*?)(\d+)$")
+    names = []
+    for agent in sorted(
+        main.all(DCT + "creator") or publishers,
+        key=lambda a: (m[1], int(m[2])) if (m := numbered.match(a.value)) else (a.value, 0),
+    ):
+        described = nodes.get(agent.value)
+        label = described.text(FOAF + "name") if described is not None else None
+        if label:
+            names.append(label)
+    return names
 
 
 def _as_published(uri: str, withdrawn: Sequence[Any]) -> tuple[Node | None, dict[str, Node]]:
