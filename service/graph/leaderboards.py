@@ -292,7 +292,8 @@ def listing(storage: Storage, *, limit: int | None = None, offset: int = 0) -> l
 
 def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]:
     """Per task IRI: its ``system`` and ``systemLabel``, ``experiment``, ``languageTag`` (the
-    languages of a pooled task, ``en,es``), and ``withdrawnAt`` when that experiment was
+    languages of a pooled task, ``en,es``), ``profile`` (its name: ``fair``), and
+    ``withdrawnAt`` when that experiment was
     withdrawn since, read from any public graph (a withdrawn
     experiment's results left the default graph, not its own)."""
     import pyoxigraph as ox
@@ -301,11 +302,12 @@ def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]
         return {}
     values = " ".join(f"<{t}>" for t in dict.fromkeys(tasks))
     query = f"""
-        SELECT ?task ?system ?label ?experiment ?tag ?withdrawn WHERE {{
+        SELECT ?task ?system ?label ?experiment ?tag ?profile ?withdrawn WHERE {{
           VALUES ?task {{ {values} }}
           GRAPH ?g {{ ?experiment <{GQA}task> ?task . ?task <{GERBIL_ANNOTATOR}> ?system .
                       OPTIONAL {{ ?system <{RDFS_LABEL}> ?label }}
                       OPTIONAL {{ ?task <{GQA}languageTag> ?tag }}
+                      OPTIONAL {{ ?task <{GQA}profile> ?profile }}
                       OPTIONAL {{ ?experiment <{GQA}withdrawnAt> ?withdrawn }} }}
         }}"""
     found: dict[str, dict[str, str]] = {}
@@ -316,11 +318,16 @@ def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]
             ("systemLabel", "label"),
             ("experiment", "experiment"),
             ("languageTag", "tag"),
+            ("profile", "profile"),
             ("withdrawnAt", "withdrawn"),
         ):
             term = row[var]
             if isinstance(term, ox.NamedNode | ox.Literal) and key not in facts:
                 facts[key] = term.value
+        if "profile" in facts:  # …vocab#profile-fair: its name
+            from service.graph.reader import local
+
+            facts["profile"] = local(facts["profile"]).removeprefix("profile-")
     return found
 
 

@@ -45,6 +45,7 @@ CSV_HEADER = (
     # new columns only at the end (the CSV's columns are a contract)
     "languageTag",  # the row's language(s): a board of several languages has a row for each
     "otherRunOf",  # another run of a ranked system: the task of its ranked run
+    "profile",  # the row's profile: a board of several profiles has a row for each
 )
 
 
@@ -221,9 +222,10 @@ def frozen(name: str) -> BaseResponse:
             frozen=found,
             rows=(rows := _shown_rows(found)),
             language=_language_label(found, rows),
-            # rows of several languages: a column tells them apart, and a system takes a rank
-            # in each (the note says so)
-            ranks_mixed=len({r["languageTag"] for r in rows}) > 1,
+            # rows of several languages or profiles: a column tells them apart, and a system
+            # takes a rank in each (the note says so)
+            languages_mixed=len({r["languageTag"] for r in rows}) > 1,
+            profiles_mixed=len({r["profile"] for r in rows}) > 1,
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
             bibtex=bibtex,
@@ -267,6 +269,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "systemUri": facts.get("system"),
                 "experiment": facts.get("experiment"),
                 "languageTag": facts.get("languageTag"),
+                "profile": facts.get("profile"),
                 "task": row.task,
                 "score": row.score,
                 "scoreLow": row.low,
@@ -340,15 +343,15 @@ def _local(iri: str | None, *, unquote: bool = False) -> Any:
 
 def _ranks(found: leaderboards.Frozen) -> str:
     """What a frozen leaderboard ranks, in words: its experiment type and measure, the
-    dataset, profile and language it was filtered to."""
+    dataset, profile and language it was filtered to (else "all profiles", "all languages")."""
     standing = found.standing
     measure = next((n for n, m in MEASURES.items() if m.iri == standing.measure), None)
     said = f"ranks {pages.local(standing.experiment_type)} results by "
     said += pages.measure_label(measure) if measure else pages.local(standing.measure)
     if standing.dataset:
         said += f" on {pages.local(standing.dataset)}"
-    filters = [
-        f"profile {pages.profile_name(standing.profile)}" if standing.profile else "",
-        f"language {_local(standing.language)}" if standing.language else "",
+    filters = [  # or, unfiltered, that its rows mix them (a system ranked in each)
+        f"profile {pages.profile_name(standing.profile)}" if standing.profile else "all profiles",
+        f"language {_local(standing.language)}" if standing.language else "all languages",
     ]
     return said + "".join(f", {f}" for f in filters if f)

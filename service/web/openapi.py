@@ -276,6 +276,11 @@ def _frozen_schema() -> dict[str, Any]:
                     "description": "The task's languages: `en`, or those a pooled task holds "
                     "(`en,es`; its language is `mul`).",
                 },
+                profile={
+                    "type": ["string", "null"],
+                    "description": "The task's profile by name (`fair`): a leaderboard not "
+                    "filtered to one has a system's rows under each.",
+                },
                 task=_URI,
                 score=number,
                 scoreLow=number,

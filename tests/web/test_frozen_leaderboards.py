@@ -340,12 +340,12 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         # new columns at the end only: the first ten are as before
         before = "rank tier system systemUri experiment task score scoreLow scoreHigh withdrawnAt"
         assert header[:10] == before.split()
-        assert header[10:] == ["languageTag", "otherRunOf"]
-        assert [(r[0], r[2], r[10], r[11]) for r in rows[1:]] == [
-            ("1", "alpha", "en", ""),
-            ("2", "beta", "en", ""),
-            ("2", "beta", "en", live[1]["task"]),
-            ("3", "gamma", "en", ""),
+        assert header[10:] == ["languageTag", "otherRunOf", "profile"]
+        assert [(r[0], r[2], r[10], r[11], r[12]) for r in rows[1:]] == [
+            ("1", "alpha", "en", "", "fair"),
+            ("2", "beta", "en", "", "fair"),
+            ("2", "beta", "en", live[1]["task"], "fair"),
+            ("3", "gamma", "en", "", "fair"),
         ]
         graph = rdflib.Graph().parse(
             data=site.get(path, headers={"Accept": "text/turtle"}).text,
@@ -363,5 +363,19 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         _publish_runs(site, ("alpha", "strong"), profile="exact")
         mixed = site.get("leaderboards", headers=HTML).text
         assert 'id="ranks-mixed"' in mixed and 'id="mixed-profiles"' in mixed
+        # frozen, its rows say their profile (page, JSON, CSV) and the page says why alpha
+        # ranks twice; its note says what it ranks: all profiles (explore-11 7)
+        both = site.post("api/leaderboards", json={"title": "Both profiles"}).json()
+        alpha = [
+            (r["rank"], r["profile"], r["otherRunOf"])
+            for r in both["rows"]
+            if r["system"] == "alpha"
+        ]
+        assert alpha == [(1, "fair", None), (2, "exact", None)]  # a rank in each profile
+        path = both["uri"][len(site.url) :]
+        shown = site.get(path, headers=HTML).text
+        assert '<th scope="col">Profile</th>' in shown and 'id="ranks-mixed"' in shown
+        assert "<td>exact</td>" in shown and '<th scope="col">Lang.</th>' not in shown
+        assert "all profiles, all languages" in " ".join(site.get(path + ".bib").text.split())
     finally:
         stop_server(site)
