@@ -1142,6 +1142,12 @@ def _authors(main: Node, nodes: Any) -> list[str]:
 def _as_published(uri: str, withdrawn: Sequence[Any]) -> tuple[Node | None, dict[str, Node]]:
     """An uploaded dataset's description (and its creators') as its first withdrawn run
     published it: that run's graph stays whole."""
+    nodes = index(_published_quads(uri, withdrawn))
+    return nodes.get(uri), nodes
+
+
+def _published_quads(uri: str, withdrawn: Sequence[Any]) -> list[Any]:
+    """The quads of :func:`_as_published`, in the first withdrawn run's graph."""
     import pyoxigraph as ox
 
     storage = services().storage
@@ -1151,8 +1157,23 @@ def _as_published(uri: str, withdrawn: Sequence[Any]) -> tuple[Node | None, dict
     agents = {q.object for q in quads if q.predicate.value in (DCT + "creator", DCT + "publisher")}
     for agent in agents:  # their names
         quads += storage.public.quads_for_pattern(agent, None, None, graph)
-    nodes = index(quads)
-    return nodes.get(uri), nodes
+    return quads
+
+
+def _withdrawn_document(uri: str, rep: conneg.Representation) -> list[Any]:
+    """The document of an uploaded dataset whose every run, and every newer version's, was
+    withdrawn: nothing public names it any more, yet its withdrawn runs still resolve, link it
+    and cite it, so it answers as first published (its page says when and why it was
+    withdrawn) where it answered 404 "nothing is known about"."""
+    import pyoxigraph as ox
+
+    withdrawn = listings.withdrawn_runs(uri)
+    if not withdrawn:
+        raise NotFound(f"nothing is known about {uri} (or it is not public)")
+    quads = _published_quads(uri, withdrawn)
+    if rep.rdf is not None and rep.rdf.quads:  # named by the graph that holds them
+        return quads
+    return [ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads]
 
 
 def _withdrawn_note(uri: str, withdrawn: Sequence[Any]) -> str:
@@ -1223,7 +1244,10 @@ def dataset(name: str) -> BaseResponse:
     uris = services().storage.uris
     uri = uris.dataset(dataset_name)
     rep = conneg.negotiate(request, DATASET_OFFERS, extension=ext, default=conneg.HTML)
-    found = public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
+    try:
+        found = public_document(uri, rep, follow=FOLLOW_DATASET, links=LINKS_DATASET)
+    except NotFound:
+        found = _withdrawn_document(uri, rep)
     page, paged = _paged(
         rep,
         lambda limit, offset: listings.leaderboard(dataset=uri, limit=limit, offset=offset),

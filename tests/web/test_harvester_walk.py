@@ -526,7 +526,18 @@ def test_an_upload_whose_only_run_was_withdrawn_leaves_the_catalogue(site: Serve
     assert got.status_code in (400, 404) and name in got.text, got.text
     # nor do the same bytes, uploaded again, take its published description as theirs
     assert site.storage.catalogue.upload_for_sha256(sha) is None
-    # the withdrawn run stays citable, naming its dataset (whose page, public no more, is gone)
+    # the withdrawn run stays citable, naming its dataset, whose URI still answers as first
+    # published, saying when and why it was withdrawn (it answered 404 "nothing is known",
+    # while the run's page linked it and its citation named it: explore-11 4)
     cited = site.get(f"experiment/{run['id']}", headers={"Accept": "text/turtle"})
     assert cited.status_code == 200 and run["dataset"] in cited.text
-    assert site.get(run["dataset"].replace(site.url, "")).status_code == 404
+    path = run["dataset"].replace(site.url, "")
+    page = site.get(path, headers={"Accept": "text/html"})
+    assert page.status_code == 200 and 'id="withdrawn-runs"' in page.text, page.text[:300]
+    assert "wrong file" in page.text and 'id="run-on-it"' not in page.text
+    for media_type in ("text/turtle", "application/n-quads"):
+        described = _parse(site, run["dataset"], media_type)
+        assert (rdflib.URIRef(run["dataset"]), rdflib.RDF.type, DCAT.Dataset) in described
+    bib = " ".join(site.get(path + ".bib").text.split())
+    assert bib.startswith("@misc{gerbilqa-dataset-") and "withdrawn on " in bib, bib
+    assert site.get(f"dataset/{name}-nothing-like-it").status_code == 404
