@@ -40,6 +40,8 @@ def demo_label() -> str:
     """The label the demo's questions are recorded under (their file's dataset id), which a
     finished demo run's citation names; a running one's summary says "demo" (what was asked)."""
     return str(json.loads(DEMO_QUESTIONS.read_bytes())["dataset"]["id"])
+
+
 DEMO_CLAIM = "urn:gerbil-qa:demo"  # what a replica claims to compute it (service.graph.claims)
 
 

@@ -82,3 +82,15 @@ GROUP BY ?feature"""
         assert counts["COUNT"] == sum(1 for q in dataset.questions if "COUNT" in q.features)
     finally:
         storage.close()
+
+
+def test_the_dimensions_offered_have_more_than_one_group() -> None:
+    """A breakdown into one group repeats the totals: a flag or a language needs two values;
+    a query feature is a subset of the questions, so one is enough (DB25's only feature,
+    RESULT_ORDER_MATTERS on 4 of its 100 questions, vanished with the two-value rule)."""
+    from service.evaluation.slices import offered
+
+    assert offered({"hybrid": {"no"}, "language": {"en"}, "answertype": {"date"}}) == ()
+    assert offered({"hybrid": {"no", "yes"}, "language": {"en", "es"}}) == ("hybrid", "language")
+    assert offered({"feature": {"RESULT_ORDER_MATTERS"}}) == ("feature",)
+    assert offered({"feature": set()}) == ()
