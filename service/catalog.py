@@ -255,13 +255,19 @@ def own_profile_of_file(name: str, format: str | None) -> str | None:
 
 
 def own_profile_of_upload(catalogue: Any, name: str) -> str | None:
-    """The profile made for the published uploaded dataset ``name`` of a store's
-    ``catalogue`` (``CatalogueRepository``): the one its languages call for (``poleval`` for
-    Polish), else its file's format's (a TSV expected.tsv: ``poleval``); None for another name.
-    The API and ``evaluate --store`` both take it when no profile is named."""
+    """The profile of the published uploaded dataset ``name`` of a store's ``catalogue``
+    (``CatalogueRepository``): the one its first publisher's run was scored with (what they
+    chose, else their file's format's: a TSV expected.tsv ``poleval``, QALD-JSON ``fair``),
+    else the one its languages or format call for; None for another name. The API and
+    ``evaluate --store`` both take it when no profile is named: by its languages alone, a
+    Polish QALD-JSON scored ``fair`` at its upload was ``poleval`` when named, two profiles
+    and two leaderboards for one dataset and one answer file (0.8214 against 0.6429)."""
     from service.evaluation.profiles import own_profile
     from service.formats.tsv import FORMAT
 
+    first = catalogue.published_profile(name)
+    if first is not None:
+        return str(first)
     tsv, _ = catalogue.published_tsv(name)
     return own_profile(catalogue.published_languages(name), FORMAT.name if tsv else "")
 

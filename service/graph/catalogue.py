@@ -34,7 +34,7 @@ from service.graph.questions import (
 )
 from service.graph.results import dataset_content_hash
 from service.graph.terms import DATAID, DCAT, DCT, GQA, RDF, RDFS, SPDX, XSD, literal
-from service.graph.uris import Uris
+from service.graph.uris import GERBIL, Uris
 from service.graph.vocabulary import vocabulary_bytes, vocabulary_triples
 from service.model import Dataset
 from service.release import Source
@@ -238,6 +238,20 @@ class CatalogueRepository:
             f"{self.uris.listed_experiment_graph()} }}"
         )
         return tuple(sorted({language_code(row["lang"].value) for row in rows}))
+
+    def published_profile(self, name: str) -> str | None:
+        """The profile (its name: ``fair``) the first listed run on the published uploaded
+        dataset ``name`` was scored with (its first publisher's: the lowest experiment id);
+        None for another name."""
+        if not UPLOADED_NAME.fullmatch(name):
+            return None
+        rows = self.store.public.query(
+            f"SELECT ?p WHERE {{ GRAPH ?g {{ ?task <{GERBIL}dataset> "
+            f"<{self.uris.dataset(name)}> ; {_p('profile')} ?p }} "
+            f"{self.uris.listed_experiment_graph()} }} ORDER BY STR(?g) LIMIT 1"
+        )
+        found = next((row["p"].value for row in rows), None)  # …vocab#profile-fair
+        return found.rsplit("#", 1)[-1].removeprefix("profile-") if found else None
 
     def published_tsv(self, name: str) -> tuple[bool, str | None]:
         """Whether the file of uploaded dataset ``name`` is a TSV expected.tsv (its

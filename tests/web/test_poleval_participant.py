@@ -195,6 +195,29 @@ def test_a_published_polish_upload_named_without_a_profile_is_scored_with_poleva
             headers={"Authorization": f"Bearer {again['token']}"},
         ).json()
         assert status["evaluations"][0]["profile"] == "poleval", status["evaluations"][0]
+        # one profile per dataset whichever way it is named: its first publisher's run's; a
+        # Polish QALD-JSON uploaded without a profile (fair, its format's) was poleval when
+        # named, by its language alone: two leaderboards for one dataset (explore-11 20)
+        other = data.replace('"ryby"', '"ryby-qald"')
+        made = site.post(
+            "api/experiments",
+            json={
+                "dataset": {"filename": "ryby-qald.json", "content": other},
+                "language": "pl",
+                "systems": [{"name": "gold", "answers": other}],
+            },
+        ).json()
+        done = site.wait_finished(made["id"], made["token"])
+        assert done["evaluations"][0]["profile"] == "fair", done["evaluations"][0]
+        auth = {"Authorization": f"Bearer {made['token']}"}
+        assert site.post(f"api/experiments/{made['id']}/publish", headers=auth).status_code == 200
+        name = done["dataset"].rsplit("/", 1)[1]
+        again = site.post(
+            "api/experiments",
+            json={"dataset": name, "language": "pl", "systems": [{"name": "g", "answers": other}]},
+        ).json()
+        named = site.wait_finished(again["id"], again["token"])
+        assert named["evaluations"][0]["profile"] == "fair", named["evaluations"][0]
     finally:
         stop_server(site)
 
