@@ -477,7 +477,7 @@ class ExperimentRunner:
                     self.claims.lease,
                 )
             elif isinstance(err, Cancelled) and cancel.handed_over:
-                self._hand_over(eid)
+                self._hand_over(eid, spec)
             elif isinstance(err, StoreUnavailable) and err.transient and self.claims.shared:
                 # the run is fine, the store went away: left running, its claim released (now
                 # or at a take-over round), so a take-over resumes it once the store answers
@@ -524,10 +524,26 @@ class ExperimentRunner:
             with self._lock:
                 self._unreleased.discard(uri)
 
-    def _hand_over(self, experiment_id: str) -> None:
+    def _hand_over(self, experiment_id: str, spec: ExperimentSpec) -> None:
         """A run stopped by a shutdown: on a shared store, left running for another replica
-        to take over once its claim is released (below); else marked to be resumed."""
+        to take over once its claim is released (below); else marked to be resumed. One with
+        secret request headers ends here: their values go with this process, so no start or
+        replica can continue it (it was told "it continues when the service starts again",
+        then ended as an error at the start)."""
         self.handed_over += 1
+        keyed = {s.name: names for s in spec.systems if (names := getattr(s, "header_names", ()))}
+        if keyed:
+            said = "; ".join(
+                f"{name} was to be asked with secret request headers ({', '.join(names)})"
+                for name, names in keyed.items()
+            )
+            self._end(
+                experiment_id,
+                Status.ERROR,
+                f"stopped by a shutdown of the service: {said}, whose values are not kept once "
+                "its run stops, so it cannot continue; submit the experiment again with them",
+            )
+            return
         if self.claims.shared:
             log.info("experiment %s: stopped by a shutdown, left to another replica", experiment_id)
             return

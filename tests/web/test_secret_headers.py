@@ -7,6 +7,7 @@ folder (its graph, the job's workspace, the archived answers), ``export`` or ``e
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import time
@@ -202,3 +203,48 @@ def test_exports_hold_no_secret(site: Server, keyed: KeyedQA, store: Path, tmp_p
     assert main(["export", "--store", str(store), "--files", "--output", str(backup)]) == 0
     assert dump.stat().st_size and backup.stat().st_size
     assert SECRET.encode() not in dump.read_bytes() + backup.read_bytes()
+
+
+def test_a_run_with_secret_headers_stopped_by_a_shutdown_says_it_cannot_continue(
+    tmp_path: Path, slow_qa: str
+) -> None:
+    """A shutdown marked it "interrupted … it continues when the service starts again", then
+    the start ended it as an error: its headers' values go with the process that had them
+    (explore-11 16). It ends at the shutdown, saying why and what to do; a run without
+    secret headers is still left to be resumed."""
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    site = start_server(store, demo=False)
+    try:
+        tickets = []
+        for headers in ({"X-API-Key": SECRET}, {}):
+            system = {"name": "slow", "url": slow_qa + "delay/0.5", "headers": headers}
+            made = _submit(site, system)
+            assert made.status_code == 202, made.text
+            tickets.append(made.json())
+        auth = {"Authorization": f"Bearer {tickets[0]['token']}"}
+        deadline = time.monotonic() + 30
+        while (
+            site.get(f"api/experiments/{tickets[0]['id']}", headers=auth).json()["status"]
+            != "running"
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.05)
+    finally:
+        base = site.url
+        stop_server(site)
+    del site  # what held the store goes with it (as test_old_uploads restarts)
+    gc.collect()
+    storage = open_storage(store, base=base)
+    try:
+        keyed, plain = (storage.experiments.status(t["id"]) for t in tickets)
+    finally:
+        storage.close()
+    assert keyed.status == "error", keyed
+    assert "stopped by a shutdown of the service: slow was to be asked with secret request " in (
+        keyed.message or ""
+    )
+    assert "(X-API-Key)" in (keyed.message or "") and "cannot continue" in (keyed.message or "")
+    assert SECRET not in (keyed.message or "")
+    assert plain.status in ("interrupted", "queued"), plain  # resumed at the next start
