@@ -248,6 +248,18 @@ def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_
     search.send_keys("text2sparql")
     assert chosen() == ("text2sparql-2025-ck25", "exact")
     assert severe_logs(browser) == []
+    # the compare page alike: its list kept CK25 and text2sparql once a file was chosen, and
+    # the comparison was refused for naming two datasets (explore-11 18)
+    browser.get(server.url + "compare")
+    listed, profile = (
+        Select(browser.find_element(By.ID, f"cmp-{kind}")) for kind in ("dataset", "profile")
+    )
+    listed.select_by_value("text2sparql-2025-ck25")
+    assert profile.first_selected_option.get_attribute("value") == "text2sparql"
+    browser.find_element(By.ID, "cmp-dataset-file").send_keys(str(DEMO_DIR / "questions.json"))
+    assert listed.first_selected_option.get_attribute("value") == ""
+    assert profile.first_selected_option.get_attribute("value") == ""
+    assert severe_logs(browser) == []
 
 
 def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> None:

@@ -44,13 +44,16 @@
       profile.value = option.dataset.profile || profile.dataset.default;
     });
   });
-  // A dataset file chosen means that file: the list, which starts at the demo, lets it go.
-  var file = document.getElementById("run-dataset-file");
-  if (file && select) {
+  // A dataset file chosen means that file: the list, which starts at the demo, lets it go
+  // (on the compare page too, where the list kept a dataset and the submission was refused).
+  [["run-dataset-file", "run-dataset"], ["cmp-dataset-file", "cmp-dataset"]].forEach(function (ids) {
+    var file = document.getElementById(ids[0]);
+    var list = document.getElementById(ids[1]);
+    if (!file || !list) return;
     file.addEventListener("change", function () {
-      if (file.files.length) choose(select, "");
+      if (file.files.length) choose(list, "");
     });
-  }
+  });
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     button.addEventListener("click", function () {
       var field = document.getElementById(button.dataset.copy);
