@@ -29,6 +29,7 @@ Job state, kept files and archived answers are in the private dataset too
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
@@ -157,10 +158,13 @@ class RemoteSettings:
             raise BadRequest(
                 f"GERBIL_QA_STORE_LAYOUT={layout}: expected one of {', '.join(LAYOUTS)}"
             )
+        raw = env.get("GERBIL_QA_STORE_TIMEOUT", "60")
         try:
-            timeout = float(env.get("GERBIL_QA_STORE_TIMEOUT", "60"))
+            timeout = float(raw)
         except ValueError:
-            raise BadRequest("GERBIL_QA_STORE_TIMEOUT: expected seconds") from None
+            timeout = math.nan
+        if not timeout > 0 or math.isinf(timeout):  # 0, -1, nan reached urllib3's traceback
+            raise BadRequest(f"GERBIL_QA_STORE_TIMEOUT: expected seconds > 0, got {raw!r}")
         work = env.get("GERBIL_QA_WORK_DIR", "").strip()
         return cls(
             public=public,

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from service.errors import BadRequest
 from service.graph.uris import GQA
 from service.paths import DEMO_DIR
 from tests.conftest import QALD
@@ -265,6 +266,22 @@ def test_a_store_url_is_a_remote_store_never_a_folder(tmp_path: Path) -> None:
     assert checked.returncode == 1 and "did not answer" in checked.stderr, checked.stderr
     assert "Traceback" not in checked.stderr
     assert list(tmp_path.iterdir()) == []
+    # a timeout of 0, below 0 or not a number is the one-line settings error, before any
+    # request (urllib3's ValueError traceback: explore-12 7)
+    from service.graph.remote import RemoteSettings
+
+    env = {"GERBIL_QA_PRIVATE_STORE": "http://127.0.0.1:9/private"}
+    for bad in ("0", "-1", "nan", "inf", "abc"):
+        with pytest.raises(
+            BadRequest, match=f"GERBIL_QA_STORE_TIMEOUT: expected seconds > 0, got '{bad}'"
+        ):
+            RemoteSettings.from_env("http://127.0.0.1:9/", {**env, "GERBIL_QA_STORE_TIMEOUT": bad})
+    assert (
+        RemoteSettings.from_env(
+            "http://127.0.0.1:9/", {**env, "GERBIL_QA_STORE_TIMEOUT": "0.5"}
+        ).timeout
+        == 0.5
+    )
 
 
 def test_dataset_load_says_how_many_findings_it_does_not_show(
