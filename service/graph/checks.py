@@ -371,6 +371,36 @@ def check_store(
             if shapes:
                 found += shacl_violations(quads, target=graph)
         found += interrupted_imports(private)
+        found += missing_graphs(
+            storage, {g for s, g in graphs if s is public}, {g for _, g in graphs}
+        )
+    return found
+
+
+def missing_graphs(storage: Storage, public: set[str], every: set[str]) -> list[Violation]:
+    """Finished experiments whose graph is gone: a published one's from the public dataset
+    (``public``: its graph names), an unpublished one's from both (``every``). An empty
+    server behind ``--store``, a wrong ``--location`` or a failed restore left the records
+    saying "finished, public" over no results, and every other check passed."""
+    from service.graph.experiments import Status
+
+    found = []
+    for status in storage.experiments.listing(include_private=True):
+        if status.status is not Status.FINISHED:
+            continue
+        graph = storage.uris.experiment_graph(status.id)
+        if graph not in (public if status.public else every):
+            where = "the public dataset" if status.public else "the store"
+            found.append(
+                Violation(
+                    "missing",
+                    status.uri,
+                    f"its record says finished{' and published' if status.public else ''}, but "
+                    f"{where} holds no graph {graph}: its results are lost (an empty or another "
+                    "store behind this URL or --location? a failed restore?); restore it from a "
+                    "backup (gerbil-qa import)",
+                )
+            )
     return found
 
 

@@ -131,6 +131,18 @@ def test_withdraw_on_the_embedded_store(tmp_path: Path) -> None:
     seen = Seen(str(restored))
     assert seen.tasks(a) == 0 and seen.tasks(b) > 0
     assert seen.about(a) == {GQA + "withdrawnAt", GQA + "withdrawalReason"}
+    # a published experiment whose results are gone from the public dataset (an empty server,
+    # a wrong location, a failed restore) is named by `check`, which said "0 violation(s)"
+    # over records saying "finished, public" and no results (explore-12 8)
+    from service.graph.adapter import Side
+
+    with open_storage(str(restored), catalog=False) as storage:
+        graph = storage.uris.experiment_graph(b.rsplit("/", 1)[1])
+        storage.store.update(Side.PUBLIC, f"DROP GRAPH <{graph}>")
+    checked = gerbil_qa_here("check", "--store", str(restored))
+    assert checked.returncode != 0, checked.stderr
+    assert f"{b}" in checked.stdout + checked.stderr
+    assert f"holds no graph {graph}: its results are lost" in checked.stdout + checked.stderr
 
 
 def test_withdraw_on_a_remote_store(tmp_path: Path) -> None:

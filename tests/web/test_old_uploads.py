@@ -311,7 +311,8 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
         )
         assert gone.status_code == 200, gone.text
         assert uri not in site.get("catalog", headers={"Accept": "text/turtle"}).text
-        assert site.get(_path(site, uri)).status_code == 404
+        withdrawn = site.get(_path(site, uri), headers={"Accept": "text/html"})  # as published
+        assert withdrawn.status_code == 200 and 'id="withdrawn-runs"' in withdrawn.text
         assert not site.storage.public.query(f"ASK {{ <{uri}> <{DCT.issued}> ?t }}")
     finally:
         stop_server(site)
