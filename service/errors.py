@@ -131,3 +131,16 @@ class FormatError(ServiceError):
 
     def located(self, *, file: str | None) -> FormatError:
         return FormatError([p.located(file=file) for p in self.problems])
+
+
+STORE_RETRY_AFTER = 10  # seconds: a store restarting answers again within about that
+
+
+def retry_after(err: ServiceError) -> str | None:
+    """The ``Retry-After`` of an error response, if any: a busy service's wait, or a hint while
+    the store is away (a 503 whose cause may pass: pollers had none to follow)."""
+    if isinstance(err, Busy):
+        return str(err.retry_after)
+    if err.status == 503 and getattr(err, "transient", False):
+        return str(STORE_RETRY_AFTER)
+    return None

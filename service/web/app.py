@@ -15,7 +15,7 @@ from flask import Flask, Response, current_app, jsonify, render_template, reques
 from werkzeug.exceptions import HTTPException
 
 from service import release
-from service.errors import Busy, FormatError, ServiceError
+from service.errors import FormatError, ServiceError, retry_after
 from service.web import conneg
 from service.web.config import WebConfig, load_config
 from service.web.state import EXTENSION, Services
@@ -310,8 +310,9 @@ def _service_error(err: ServiceError) -> Response:
     api = request.path.startswith("/api/")  # the pages show the sentence alone
     problems = api_problems(err) if api else problems_of(err)
     response = error_response(err.status, err.public_message, problems=problems)
-    if isinstance(err, Busy):
-        response.headers["Retry-After"] = str(err.retry_after)
+    wait = retry_after(err)  # service.errors: a busy service's wait, a store away's hint
+    if wait is not None:
+        response.headers["Retry-After"] = wait
     return response
 
 

@@ -86,11 +86,19 @@ class ChangeWatcher:
         return True
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+        failing = False  # said once when it starts failing and once when it answers again:
+        while not self._stop.wait(self.interval):  # every second was a line a second
             try:
                 self.check()
             except Exception as err:  # the store may be down for a while: keep watching
-                log.warning("reading the public change token failed: %s", err)
+                if not failing:
+                    log.warning("reading the public change token failed (said again when it "
+                                "answers): %s", err)  # fmt: skip
+                failing = True
+            else:
+                if failing:
+                    log.warning("reading the public change token works again")
+                failing = False
 
     def close(self) -> None:
         self._stop.set()

@@ -25,7 +25,7 @@ from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wrappers import Request
 
 from service import mediatypes
-from service.errors import BadRequest, Busy, Forbidden, ServiceError
+from service.errors import BadRequest, Forbidden, ServiceError, retry_after
 from service.web import conneg
 from service.web.query_pool import QueryJob
 from service.web.sparql_guard import QueryFacts
@@ -422,8 +422,9 @@ class QueryFastPath:
                 *CORS_HEADERS,
                 *self.headers,
             ]
-            if isinstance(err, Busy):  # as the Flask handler (app._service_error) says it
-                headers.append(("Retry-After", str(err.retry_after)))
+            wait = retry_after(err)  # as the Flask handler (app._service_error) says it
+            if wait is not None:
+                headers.append(("Retry-After", wait))
             start_response(f"{err.status} {HTTP_STATUS_CODES.get(err.status, '')}", headers)
             return [b"" if req.method == "HEAD" else body]
         if answer.html:  # pragma: no cover - html was ruled out above
