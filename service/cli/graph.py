@@ -281,7 +281,8 @@ def _import(args: argparse.Namespace) -> int:
 
             shutil.rmtree(location, ignore_errors=True)
         raise
-    print(f"imported {done.read} quads from {args.file}")
+    # with experiments left as the store has them, not every quad read was written
+    print(f"{'read' if done.kept else 'imported'} {done.read} quads from {args.file}")
     if backup is not None:
         total, there = len(backup.files), len(backup.files) - restored
         # "(the others were there)" when every file was restored named no others

@@ -483,6 +483,11 @@ def test_a_dump_cut_at_a_line_end_or_empty_is_refused_and_nothing_written(
     whole.write_bytes(data)
     assert main(["import", "--store", str(tmp_path / "whole"), str(whole)]) == 0
     assert f"imported {count} quads from {whole}" in capsys.readouterr().out
+    # again: its experiments are left as the store has them, so the quads were read, not
+    # written (it said "imported", explore-12 10b)
+    assert main(["import", "--store", str(tmp_path / "whole"), str(whole)]) == 0
+    out, err = capsys.readouterr()
+    assert f"read {count} quads from {whole}" in out and "left as the store has them" in err
 
 
 def test_a_run_in_progress_in_the_dump_is_imported_as_ended(tmp_path: Path) -> None:
