@@ -282,7 +282,9 @@ def _import(args: argparse.Namespace) -> int:
             shutil.rmtree(location, ignore_errors=True)
         raise
     # with experiments left as the store has them, not every quad read was written
-    print(f"{'read' if done.kept else 'imported'} {done.read} quads from {args.file}")
+    print(
+        f"{'read' if done.kept or done.removed else 'imported'} {done.read} quads from {args.file}"
+    )
     if backup is not None:
         total, there = len(backup.files), len(backup.files) - restored
         # "(the others were there)" when every file was restored named no others
@@ -292,6 +294,12 @@ def _import(args: argparse.Namespace) -> int:
         print(
             f"gerbil-qa: {len(done.kept)} experiment(s) of the dump were already in the store and "
             f"are left as the store has them: {', '.join(done.kept)}",
+            file=sys.stderr,
+        )
+    if done.removed:
+        print(
+            f"gerbil-qa: {len(done.removed)} frozen leaderboard(s) of the dump were removed from "
+            f"the store since and are left out: {', '.join(done.removed)}",
             file=sys.stderr,
         )
     return 0

@@ -9,6 +9,7 @@ dataset, the rest in the private one) and rebuilds the default-graph copy.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -129,6 +130,9 @@ class Imported(NamedTuple):
 
     read: int
     kept: list[str]
+    # frozen leaderboards of the dump the operator removed since (left out, as a withdrawal
+    # made since stands): their ids
+    removed: tuple[str, ...] = ()
 
 
 WHAT_A_DUMP_IS = (
@@ -263,6 +267,16 @@ def import_dump(
     public: list[Any] = []
     private: list[Any] = []
     exp_prefix = uris.base + "graph/experiment/"
+    board_prefix = uris.leaderboard_graph("")
+    from service.graph.leaderboards import removed_since
+
+    gone = removed_since(storage)
+    left_out: set[str] = set()
+
+    @functools.cache
+    def held_board(graph: str) -> bool:  # asked once a graph (a round trip on a remote store)
+        return bool(storage.public.contains_named_graph(ox.NamedNode(graph)))
+
     read = 0
     for q in scratch:
         g = q.graph_name
@@ -287,6 +301,10 @@ def import_dump(
                 public.append(q)
             if eid not in held:
                 private.append(q)
+        elif name.startswith(board_prefix) and uris.leaderboard(name[len(board_prefix) :]) in gone:
+            left_out.add(name[len(board_prefix) :])
+        elif name.startswith(board_prefix) and held_board(name):
+            continue  # the store's board stands, as its experiments do (two titles, two times)
         else:
             public.append(q)
     withdrawn = frozenset(
@@ -317,7 +335,7 @@ def import_dump(
         storage.experiments.recover()
         storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
     kept = sorted(held.keys() & _experiments_in(scratch, admin))
-    return Imported(read, kept)
+    return Imported(read, kept, tuple(sorted(left_out)))
 
 
 def rebased(scratch: Any, old: str, new: str) -> Any:

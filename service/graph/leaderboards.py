@@ -110,6 +110,7 @@ def freeze(
             if storage.public.contains_named_graph(graph):
                 return uri, False
             add_public(storage.store, list(_quads(uri, lid, graph, standing, rows, title)))
+            _forget_removal(storage, uri)  # frozen anew: a dump's copy may come back too
         finally:
             claims.release(uri)
     logging.getLogger(__name__).info("leaderboard %s frozen: %s", lid, title)
@@ -137,6 +138,12 @@ def remove(storage: Storage, leaderboard_id: str) -> bool:
         try:
             if not storage.public.contains_named_graph(n.node(graph)):
                 return False
+            # noted first (the admin graph): an import of a backup made before leaves it out,
+            # as it leaves a withdrawal standing (it brought the board back, unsaid)
+            admin = n.node(storage.uris.admin_graph)
+            now = n.date_time(datetime.now(UTC))
+            note = n.Quad(n.node(uri), n.node(GQA + "removedAt"), now, admin)
+            storage.store.add(Side.PRIVATE, [note])
             # its triples leave the union unless another graph holds them too (a task's
             # type is the experiment's; its entries and their links are its own)
             storage.store.update(
@@ -149,6 +156,23 @@ def remove(storage: Storage, leaderboard_id: str) -> bool:
             claims.release(uri)
     logging.getLogger(__name__).info("leaderboard %s removed", leaderboard_id)
     return True
+
+
+def removed_since(storage: Storage) -> set[str]:
+    """The URIs of the frozen leaderboards the operator removed (:func:`remove`'s notes)."""
+    rows = storage.private.query(
+        f"SELECT ?lb WHERE {{ GRAPH <{storage.uris.admin_graph}> {{ ?lb <{GQA}removedAt> ?t }} }}"
+    )
+    return {row["lb"].value for row in rows}
+
+
+def _forget_removal(storage: Storage, uri: str) -> None:
+    from service.graph.adapter import Side
+
+    storage.store.update(
+        Side.PRIVATE,
+        f"DELETE WHERE {{ GRAPH <{storage.uris.admin_graph}> {{ <{uri}> <{GQA}removedAt> ?t }} }}",
+    )
 
 
 def _quads(

@@ -280,12 +280,27 @@ def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys
     capsys.readouterr()
     assert main(["leaderboard", "list", "--store", str(store)]) == 0
     assert capsys.readouterr().out.split("  ")[::2] == [lid, "Final standings\n"]
+    backup = tmp_path / "before.nq"
+    assert main(["export", "--store", str(store), "--output", str(backup)]) == 0
     assert main(["leaderboard", "remove", "--store", str(store), lid]) == 0
     assert f"removed {lid}: {uri}" in capsys.readouterr().out
     assert main(["leaderboard", "remove", "--store", str(store), lid]) == 1
     assert "no frozen leaderboard" in capsys.readouterr().out
     assert main(["leaderboard", "list", "--store", str(store)]) == 0
     assert capsys.readouterr().out == ""
+    # a backup made before, imported to restore something else, leaves the removal standing
+    # and says so (it brought the board back, unsaid: explore-12 6); frozen anew, it is back
+    assert main(["import", "--store", str(store), str(backup)]) == 0
+    said = capsys.readouterr().err
+    assert f"removed from the store since and are left out: {lid}" in said, said
+    assert main(["leaderboard", "list", "--store", str(store)]) == 0
+    assert capsys.readouterr().out == ""
+    with open_storage(store, base="http://gerbil-qa.test/", catalog=False) as storage:
+        assert leaderboards.freeze(storage, standing, [row], title="Again")[1]
+    assert main(["import", "--store", str(store), str(backup)]) == 0
+    assert "frozen leaderboard" not in capsys.readouterr().err
+    assert main(["leaderboard", "list", "--store", str(store)]) == 0
+    assert capsys.readouterr().out.split("  ")[::2] == [lid, "Again\n"]
 
 
 def _publish_runs(site: Server, *runs: tuple[str, str], profile: str = "fair") -> str:
