@@ -44,6 +44,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -212,6 +213,22 @@ class Claims:
             f"{_AT} ?at . {self._live()} }} }} ORDER BY ?at STR(?r) LIMIT 1"
         )
         return next((row["r"].value for row in rows), None)
+
+    def silent_for(self, subject: str) -> float | None:
+        """Seconds since the runner holding ``subject`` (its newest claim's, live or not) last
+        beat, by the store's clock; None when no claim has a heartbeat (none, or it lapsed and
+        was dropped) or on a store no one shares."""
+        if not self.shared:
+            return None
+        rows = self.store.private.query(
+            f"SELECT ?beat (NOW() AS ?now) WHERE {{ GRAPH <{self.admin}> {{ <{subject}> "
+            f"{_CLAIM} ?c . ?c {_BY} ?r ; {_AT} ?at . ?r {_BEAT} ?beat }} }} "
+            "ORDER BY DESC(?beat) LIMIT 1"
+        )
+        for row in rows:
+            beat, now = (datetime.fromisoformat(row[k].value) for k in ("beat", "now"))
+            return max(0.0, (now - beat).total_seconds())
+        return None
 
     def release(self, subject: str) -> None:
         """Drop this runner's claim on ``subject`` (and the lapsed claims of dead runners)."""

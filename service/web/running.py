@@ -14,6 +14,7 @@ cookie already set for the experiment's pages.
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -130,6 +131,19 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     if progress is not None and status.status.active:
         elapsed, remaining = progress.timing(time.time())
         phase = progress.phase
+    silent = _runner_silent(state, status.uri) if status.status.value == "running" else None
+    if silent is not None:
+        # its replica died: nobody asks its questions until another takes it over, so an
+        # estimate would grow for nothing (it did, 26 s to 68 s "left", for half a minute)
+        remaining = None
+        lease = state.runner.claims.lease
+        within = max(lease - silent, 0) + lease / 3  # its lease left, then a take-over round
+        phase = (
+            f"waiting: the replica running it has not been heard from for {silent:.0f} s; if "
+            f"it stopped, another takes the run over within about {within:.0f} s"
+            if silent != math.inf
+            else "waiting to be taken over by another replica (the one running it stopped)"
+        )
     older, newer = state.storage.experiments.revisions(
         experiment_id, include_private=is_owner(experiment_id)
     )
@@ -153,6 +167,23 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         "remainingSeconds": _rounded(remaining),
         "message": status.message,
     }
+
+
+def _runner_silent(state: Any, uri: str) -> float | None:
+    """Seconds since the replica running ``uri`` last beat, when it missed two heartbeats
+    (they go every lease/3) or its claim is gone: it was killed or cut off, and another
+    replica takes the run over once its lease lapses. None otherwise (and on a store no one
+    shares, or while the store is away: the status says what it can without this)."""
+    claims = state.runner.claims
+    if not claims.shared:
+        return None
+    try:
+        silent = claims.silent_for(uri)
+        if silent is None:  # no claim with a heartbeat: waiting for a take-over round
+            return math.inf if claims.holder(uri) is None else None
+    except ServiceError:
+        return None
+    return silent if silent > claims.lease * 2 / 3 else None
 
 
 def _rounded(seconds: float | None) -> float | None:

@@ -242,6 +242,16 @@ def _a_run_through_the_proxy(
     other = replicas[1] if running is replicas[0] else replicas[0]
     running.kill()
     killed, killed_at = time.monotonic(), time.time()
+    # until it is taken over, the survivor says its replica is silent, with no estimate: it
+    # showed "running" and a time left that grew for the whole lease (explore-12 5)
+    waiting = until(
+        "the silent replica said",
+        lambda: (
+            "has not been heard from" in ((s := run_status(other.url, ticket))["phase"] or "") and s
+        ),
+        LEASE * 3,
+    )
+    assert waiting["status"] == "running" and waiting["remainingSeconds"] is None, waiting
     # a backup while the run goes on (the README's procedure: export --files on the live store)
     backup = tmp_path / "live.tar.gz"
     exported = cli("export", "--store", pair.url, "--files", "--output", str(backup), **env)
