@@ -127,6 +127,7 @@ class ExperimentRunner:
         # for /metrics: runs taken over from a stopped replica, left at a shutdown, stopped
         # because this runner's claim lapsed
         self.taken_over = self.handed_over = self.lapsed = 0
+        self._left_to_others: set[str] = set()  # orphans whose services this one may not ask
         self._stop = threading.Event()
         if recover:
             self.recover()
@@ -379,6 +380,12 @@ class ExperimentRunner:
         for eid in self.claims.orphans():
             if eid in mine or self.jobs is None:
                 continue
+            refused = self._cannot_reach(eid)
+            if refused is not None:  # another replica may (settings differ during a rollout)
+                if eid not in self._left_to_others:
+                    log.warning("experiment %s left to another replica: %s", eid, refused)
+                    self._left_to_others.add(eid)
+                continue
             # a claim left on an orphan is its dead runner's: a runner that stopped on purpose
             # (a shutdown, the store away) released it. Read before claiming it ourselves:
             # replicas that lose the claim release the dead claims with theirs.
@@ -410,6 +417,30 @@ class ExperimentRunner:
                 log.info("experiment %s not taken over: %s", eid, err)
                 self.claims.release(self._uri(eid))
         return taken
+
+    def _cannot_reach(self, experiment_id: str) -> str | None:
+        """Why this replica's network policy refuses a service of the run (None: it may ask
+        them all): a replica without the others' GERBIL_QA_ALLOW_NETWORKS took over a killed
+        one's run and ended it ``error``, telling its submitter to change a server setting."""
+        from service.systems.safety import UnsafeURL
+
+        if self.policy is None or self.jobs is None or not self.jobs.has(experiment_id):
+            return None
+        try:
+            spec = self.jobs.spec(experiment_id)
+        except (ServiceError, ValueError, KeyError):  # unreadable: the take-over says why
+            return None
+        for system in spec.systems:
+            url = getattr(system, "url", None)
+            if url is None:
+                continue
+            try:
+                self.policy.check_url(url)
+            except UnsafeURL as err:
+                return f"system {system.name!r}: {err}"
+            except OSError:  # a name that does not resolve here: the run says so if it runs
+                continue
+        return None
 
     def _every_beat(self, task: Callable[[], object]) -> None:
         """``task`` at once, then every lease/3 until closed (the store may be away for a

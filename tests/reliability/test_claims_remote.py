@@ -130,3 +130,45 @@ def test_the_embedded_store_adds_no_condition(tmp_path: Path) -> None:
         hold = claims.hold(subject)
         _lapse()
         assert hold.holding() and hold.pattern() is None
+
+
+def test_a_replica_that_may_not_reach_a_runs_service_leaves_it_to_another(
+    storage: Storage,
+) -> None:
+    """A replica started without the others' GERBIL_QA_ALLOW_NETWORKS took a dead replica's run
+    over and ended it ``error`` at once, telling its submitter to change a server setting
+    (explore-12 9): it leaves the run to a replica that may ask its service."""
+    from service.experiments.asked import WebService
+    from service.experiments.jobs import JobStore
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
+    from service.systems.safety import NetworkPolicy
+    from tests.reliability.runs import QUESTIONS
+
+    dataset = FileRef.upload("q.json", QUESTIONS)
+    spec = ExperimentSpec(FileDataset(dataset), (WebService("local", "http://127.0.0.1:9/qa"),))
+    assert storage.workspace is not None
+    ticket = storage.experiments.reserve()
+    JobStore(storage.workspace).create(ticket.id, spec, {dataset.sha256 or "": QUESTIONS})
+    storage.experiments.set_status(ticket.id, Status.QUEUED)
+    _lapse()  # the replica that queued it died before claiming it
+    with environment({ENV_LEASE: str(LEASE)}):
+        strict = ExperimentRunner(
+            storage, workers=1, policy=NetworkPolicy.from_env(), recover=False
+        )
+    try:
+        assert strict.take_over() == []  # its policy refuses 127.0.0.1: left, not failed
+        assert storage.experiments.status(ticket.id).status is Status.QUEUED
+        assert not strict.claims.claimed(ticket.uri)
+    finally:
+        strict.close()
+    with environment({ENV_LEASE: str(LEASE)}):
+        allowing = NetworkPolicy.allowing("127.0.0.1/32")
+        other = ExperimentRunner(storage, workers=1, policy=allowing, recover=False)
+    try:
+        deadline = time.monotonic() + 30  # a replica that may ask it takes it (its own
+        while other.taken_over < 1:  # take-over round, or this one)
+            assert time.monotonic() < deadline, storage.experiments.status(ticket.id)
+            other.take_over()
+            time.sleep(0.2)
+    finally:
+        other.close()
