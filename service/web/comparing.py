@@ -103,7 +103,7 @@ def compare_request(
     else:
         raise unsupported_body("the comparison")
     # the options are read before any scoring: a bad one costs nothing
-    measure = _text(options, "measure") or "macroF1"
+    measure = _text(options, "measure")  # none: the profile's (PolEval's accuracy), below
     test = _text(options, "test") or "auto"
     numbers = _numbers(options, form=body is None)
     state = services()
@@ -117,6 +117,8 @@ def compare_request(
         )
     files, policy = _prepared(spec, uploads, "the uploads are", "compare with gerbil-qa compare")
     outcome = run_experiment(spec, files=files, policy=policy)
+    if not measure:
+        measure = outcome.evaluations[0].profile.ranked_by if outcome.evaluations else "macroF1"
     result = compare(
         list(outcome.evaluations),
         measure=measure,

@@ -893,7 +893,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                 "CompareOptions": {
                     "type": "object",
                     "properties": {
-                        "measure": {"type": "string", "default": "macroF1"},
+                        "measure": {
+                            "type": "string",
+                            "description": "The measure compared; by default the profile's "
+                            "own (its metric: accuracy under poleval; else macroF1).",
+                        },
                         "test": {
                             "enum": ["auto", *TESTS],
                             "default": "auto",

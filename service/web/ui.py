@@ -153,10 +153,11 @@ class LeaderboardFilter:
         if etype not in {t.value for t in ExperimentType}:
             known = ", ".join(t.value for t in ExperimentType)
             raise BadRequest(f"type={etype!r}: expected one of {known}")
-        sort = args.get("sort") or "macroF1"
+        dataset = args.get("dataset") or None
+        sort = args.get("sort") or default_sort(profile, dataset)
         if sort not in sortable_measures():
             raise BadRequest(f"sort={sort!r}: expected one of {', '.join(sortable_measures())}")
-        return cls(args.get("dataset") or None, language, profile, etype, sort)
+        return cls(dataset, language, profile, etype, sort)
 
     def args(self, **changed: str) -> dict[str, str]:
         """The filter as query arguments (defaults left out), with ``changed`` applied."""
@@ -165,10 +166,26 @@ class LeaderboardFilter:
             "language": self.language,
             "profile": self.profile,
             "type": None if self.experiment_type == "QA" else self.experiment_type,
-            "sort": None if self.sort == "macroF1" else self.sort,
+            "sort": None if self.sort == default_sort(self.profile, self.dataset) else self.sort,
         }
         values.update(changed)
         return {k: v for k, v in values.items() if v}
+
+
+def default_sort(profile: str | None, dataset: str | None) -> str:
+    """What a leaderboard is ranked by unless ``sort`` says: the measure of the profile chosen,
+    else of the dataset's own (a built-in one's, a published upload's), else macro F1 (a
+    PolEval board was "by macro F1" where its task's metric is accuracy)."""
+    from service.evaluation.profiles import PROFILES
+
+    if profile is None and dataset not in (None, "all"):
+        from service import catalog
+
+        profile = catalog.own_profile_of(dataset)
+        if profile is None and not any(e.name == dataset for e in catalog.entries()):
+            profile = catalog.own_profile_of_upload(services().storage.catalogue, dataset)
+    found = PROFILES.get(profile) if profile else None
+    return found.ranked_by if found is not None else "macroF1"
 
 
 def sortable_measures() -> list[str]:

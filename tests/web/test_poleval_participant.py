@@ -234,3 +234,33 @@ def test_answers_given_as_bare_tsv_text_in_json_are_read_as_out_tsv(server, tmp_
     assert state["status"] == "finished", state
     (evaluation,) = state["evaluations"]
     assert evaluation["profile"] == "poleval" and evaluation["results"]["QA"]["accuracy"] > 0.5
+
+
+def test_poleval_results_are_ranked_and_compared_by_accuracy(server, tmp_path: Path) -> None:
+    """The task's metric is accuracy: a PolEval board said "by macro F1" and a comparison of
+    two answer files tested their F1s (approximate randomisation) where McNemar tests
+    accuracies (explore-11 15). Without a measure named, each takes the profile's own."""
+    good = _answers(tmp_path)
+    worse = tmp_path / "worse.tsv"
+    worse.write_text(good.read_text(encoding="utf-8").replace("Warszawa", "Kraków"), "utf-8")
+    compared = server.post(
+        "api/compare",
+        data={"dataset": "poleval-2021-qa-dev-0"},
+        files=[
+            ("answers", ("good.tsv", good.read_bytes())),
+            ("answers", ("worse.tsv", worse.read_bytes())),
+        ],
+    )
+    assert compared.status_code == 200, compared.text
+    said = compared.json()
+    assert said["test"] == "mcnemar" and "|metric:accuracy|" in said["signature"], said
+    board = server.get(
+        "leaderboards", params={"dataset": "poleval-2021-qa-dev-0", "format": "json"}
+    )
+    assert board.status_code == 200 and board.json()["sort"] == "accuracy", board.json()
+    qald = server.get(
+        "leaderboards", params={"dataset": "qald-9-test-multilingual", "format": "json"}
+    )
+    assert qald.json()["sort"] == "macroF1"  # every other profile's own: macro F1
+    named = server.get("leaderboards", params={"profile": "poleval", "format": "json"})
+    assert named.json()["sort"] == "accuracy"

@@ -110,6 +110,13 @@ class Profile:
         return f"{VOCAB}profile-{self.name}"
 
     @property
+    def ranked_by(self) -> str:
+        """The measure results under this profile are ranked and compared by unless another is
+        chosen: its ``metric`` setting (PolEval's accuracy), else macro F1. A PolEval board
+        said "by macro F1" and tested pairs as F1s where the task's metric is accuracy."""
+        return dict(self.settings).get("metric") or "macroF1"
+
+    @property
     def items(self) -> AnswerItems:
         """How the answers of a question are read (the first setting)."""
         return AnswerItems(self.settings[0][1])
