@@ -92,6 +92,37 @@ def parse_lines(text: str, where: str) -> Headers:
     return check_headers(found, where)
 
 
+def parse_box(text: str, where: str, services: Iterable[str]) -> tuple[Headers, dict[str, Headers]]:
+    """The run page's box: ``Header: value`` lines for every service of the run, and
+    ``NAME: Header: value`` lines for the service NAME only (one of ``services``; a run's
+    services may be on other origins, and one's key is nobody else's). Errors name the line,
+    never the value; a service's line without a value (as the form filled from a run leaves
+    it) is refused rather than sent empty."""
+    named = {name.strip() for name in services}
+    common: list[str] = []
+    own: dict[str, list[tuple[str, str]]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        target, sep, rest = line.partition(":")
+        if not sep or target.strip() not in named:
+            common.append(line)
+            continue
+        header, sep, value = rest.partition(":")
+        if not sep or not value.strip():  # else "keyed: sk-…" would go to every service
+            said = f"no value for {header.strip()}" if sep else "no header name"
+            raise BadRequest(
+                f"{where}, line {number}: {said} for the service {target.strip()}: "
+                "expected 'NAME: Header: value'",
+                field=where,
+            )
+        own.setdefault(target.strip(), []).append((header.strip(), value.strip()))
+        common.append("")  # the other lines keep their numbers in errors
+    every = parse_lines("\n".join(common), where)
+    return every, {
+        name: check_headers([*every, *headers], f"{where} for {name}")
+        for name, headers in own.items()
+    }
+
+
 def from_options(values: Iterable[str], option: str = "--service-header") -> Headers:
     """The command line's ``--service-header 'Name: value'`` (kept in the shell's history) or
     ``--service-header @FILE`` (``Name: value`` lines read from FILE, which the history does

@@ -193,6 +193,78 @@ def test_the_run_page_sends_its_secret_headers(site: Server, keyed: KeyedQA, bro
     assert SECRET not in browser.page_source
 
 
+@pytest.mark.browser
+def test_the_form_filled_from_a_stopped_run_sends_each_key_to_its_own_service(
+    site: Server, browser: Any
+) -> None:
+    """ "Submit it again" of a run whose key was given to one of its services filled a form
+    whose one box sent that key to every service: another origin received it (explore-11 3).
+    The box is filled with ``keyed: X-API-Key:``, a line for that service only."""
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_browser import wait_until
+
+    with KeyedQA(SECRET) as keyed, KeyedQA("plain-own-key") as plain:
+        keyed.delay = 0.5  # slow enough to be stopped
+        systems = [
+            {"name": "keyed", "url": keyed.url + "qa", "headers": {"X-API-Key": SECRET}},
+            {"name": "plain", "url": plain.url + "qa"},
+        ]
+        made = site.post("api/experiments", json={"dataset": "demo", "systems": systems})
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert site.post(f"api/experiments/{ticket['id']}/cancel", headers=auth).ok
+        assert _state(site, ticket)["status"] == "cancelled"
+        keyed.delay = 0.0
+        keyed.seen.clear()
+        plain.seen.clear()
+
+        browser.get(f"{site.url}experiment/{ticket['id']}?token={ticket['token']}")  # owner
+        browser.get(f"{site.url}experiments/new?from={ticket['id']}")
+        notice = browser.find_element(By.ID, "revision-notice").text
+        assert "keyed (X-API-Key)" in notice and "plain" not in notice, notice
+        box = browser.find_element(By.ID, "run-service_headers")
+        assert box.get_attribute("value") == "keyed: X-API-Key: "
+        box.send_keys(SECRET)
+        browser.find_element(By.ID, "run-submit").click()
+        wait_until(browser, lambda d: d.find_elements(By.ID, "open-experiment"))
+        browser.find_element(By.ID, "open-experiment").click()
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#table-QA"), timeout=60)
+        rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#table-QA tbody tr")]
+        assert any("keyed" in row for row in rows), rows  # answered with its key
+        assert keyed.got(SECRET) and plain.seen and not plain.got(SECRET)
+        assert SECRET not in browser.page_source
+
+
+def test_the_run_page_gives_two_services_two_keys(site: Server) -> None:
+    """One box for every service could not give two services two values of one header ("X-API-Key
+    is given twice"): a run asked so through the API could not be run from the page."""
+    with KeyedQA(SECRET) as first, KeyedQA("sk-second-2") as second:
+        services = f"first={first.url}qa\nsecond={second.url}qa"
+        box = f"first: X-API-Key: {SECRET}\nsecond: X-API-Key: sk-second-2\nX-Trace: all"
+        form = {"dataset": "demo", "webservice": services, "service_headers": box}
+        sent = site.post("experiments/new", data=form, allow_redirects=False)
+        assert sent.status_code == 303, sent.text[:2000]
+        new_id = sent.headers["Location"].rsplit("/", 1)[-1]
+        token = sent.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
+        state = _state(site, {"id": new_id, "token": token})
+        assert {r["systemLabel"] for r in state["results"]} == {"first", "second"}, state
+        assert not first.got("sk-second-2") and not second.got(SECRET)
+        assert all(seen.get("X-Trace") == "all" for seen in first.seen + second.seen)
+
+        blank = {**form, "service_headers": "X-Trace: all\nfirst: X-API-Key:  "}
+        refused = site.post("experiments/new", data=blank)
+        assert refused.status_code == 400
+        said = "service_headers, line 2: no value for X-API-Key for the service first: expected"
+        assert said in refused.text
+        # a service's name then a value alone: not a header "first" sent to every service
+        refused = site.post("experiments/new", data={**form, "service_headers": "first: k3y"})
+        assert (
+            refused.status_code == 400 and "line 1: no header name for the service" in refused.text
+        )
+
+
 def test_exports_hold_no_secret(site: Server, keyed: KeyedQA, store: Path, tmp_path: Path) -> None:
     from service.cli import main
 
