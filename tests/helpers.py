@@ -136,6 +136,7 @@ class KeyedQA:
     def __init__(self, key: str) -> None:
         import json
         import threading
+        import time
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         from urllib.parse import parse_qs
 
@@ -145,6 +146,7 @@ class KeyedQA:
         answers = {t["string"]: q["answers"] for q in strong["questions"] for t in q["question"]}
         outer = self
         self.seen: list[dict[str, str]] = []
+        self.delay = 0.0  # seconds before each answer (a run slow enough to stop)
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: object) -> None:
@@ -171,6 +173,7 @@ class KeyedQA:
                 return False
 
             def do_POST(self) -> None:
+                time.sleep(outer.delay)
                 length = int(self.headers.get("Content-Length") or 0)
                 form = parse_qs(self.rfile.read(length).decode())
                 if self.path.startswith("/hop/"):

@@ -92,6 +92,37 @@ def parse_lines(text: str, where: str) -> Headers:
     return check_headers(found, where)
 
 
+def parse_box(text: str, where: str, services: Iterable[str]) -> tuple[Headers, dict[str, Headers]]:
+    """The run page's box: ``Header: value`` lines for every service of the run, and
+    ``NAME: Header: value`` lines for the service NAME only (one of ``services``; a run's
+    services may be on other origins, and one's key is nobody else's). Errors name the line,
+    never the value; a service's line without a value (as the form filled from a run leaves
+    it) is refused rather than sent empty."""
+    named = {name.strip() for name in services}
+    common: list[str] = []
+    own: dict[str, list[tuple[str, str]]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        target, sep, rest = line.partition(":")
+        if not sep or target.strip() not in named:
+            common.append(line)
+            continue
+        header, sep, value = rest.partition(":")
+        if not sep or not value.strip():  # else "keyed: sk-…" would go to every service
+            said = f"no value for {header.strip()}" if sep else "no header name"
+            raise BadRequest(
+                f"{where}, line {number}: {said} for the service {target.strip()}: "
+                "expected 'NAME: Header: value'",
+                field=where,
+            )
+        own.setdefault(target.strip(), []).append((header.strip(), value.strip()))
+        common.append("")  # the other lines keep their numbers in errors
+    every = parse_lines("\n".join(common), where)
+    return every, {
+        name: check_headers([*every, *headers], f"{where} for {name}")
+        for name, headers in own.items()
+    }
+
+
 def from_options(values: Iterable[str], option: str = "--service-header") -> Headers:
     """The command line's ``--service-header 'Name: value'`` (kept in the shell's history) or
     ``--service-header @FILE`` (``Name: value`` lines read from FILE, which the history does
@@ -108,46 +139,96 @@ def from_options(values: Iterable[str], option: str = "--service-header") -> Hea
     return parse_lines("\n".join(lines), option)
 
 
-# the shortest part of a value that is redacted on its own ("Bearer", the scheme, is not
-# secret; a token is longer than this)
+# a part of a value this long is redacted wherever it appears (inside a longer token too);
+# a shorter one only as a whole token ("a" is in every message, "the" in "them")
 MIN_SECRET = 8
 REDACTED = "…"
+# the status line the HTTP client writes itself ("HTTP 401 Unauthorized: "), never the service's
+_STATUS_LINE = re.compile(r"HTTP (\d{3})(?: ([A-Za-z' -]+))?: ")
 
 
 def redact(text: str, headers: Headers) -> str:
     """``text`` (an error a service's response or the HTTP client gave) without any secret
     value of ``headers``: a service that echoes the key it refused ("quota exceeded for key …")
-    would otherwise have it stored with the run, published and exported. Each value, each of
-    its words of at least :data:`MIN_SECRET` characters, and the credentials after an
-    ``Authorization`` scheme whatever their length ("Bearer s3cr3t"), become "…" — as given,
-    percent-encoded (a URL or form echo) or JSON-escaped."""
+    would otherwise have it stored with the run, published and exported.
+
+    The secret parts of a value: the value, each of its words (an ``Authorization`` scheme
+    such as "Bearer" apart), the credentials after a scheme, and Basic's decoded
+    ``user:password`` and password. Each is matched in any letter case (a hex key echoed
+    upper-cased, percent-escapes in mixed case) as given, percent-encoded, JSON-escaped or
+    base64-encoded, and becomes "…": a part of :data:`MIN_SECRET` characters or more wherever it
+    appears, a shorter one only as a whole token (``Bearer a`` leaves "Unauthorized" whole).
+    The status line the client writes first (``HTTP 401 Unauthorized:``) is kept: only what
+    follows it is the service's text."""
     secrets: set[str] = set()
     for name, value in headers:
         words = value.split()
-        parts = {value} if len(value) >= 4 else set()  # "a" is in every message
-        parts |= {w for w in words if len(w) >= MIN_SECRET}
         if name.lower() in CREDENTIALS and len(words) > 1:  # the scheme alone is no secret
-            parts |= {w for w in words[1:] if len(w) >= 4} | {" ".join(words[1:])}
-        secrets |= {form for part in parts for form in _spellings(part)}
-    for secret in sorted(secrets, key=len, reverse=True):  # the whole value before its words
-        text = text.replace(secret, REDACTED)
-    return text
+            words = words[1:]
+            secrets |= _decoded_basic(value)
+        secrets |= {value, " ".join(words), *words}
+    forms = {form for part in secrets for form in _spellings(part)}
+    if not forms:
+        return text
+    alternatives = []
+    for form in sorted(forms, key=len, reverse=True):  # the whole value before its words
+        pattern = re.escape(form)
+        if len(form) < MIN_SECRET:
+            pattern = rf"(?<![0-9A-Za-z]){pattern}(?![0-9A-Za-z])"
+        alternatives.append(pattern)
+    status = _STATUS_LINE.match(text)
+    kept = status[0] if status and _client_phrase(status) else ""
+    hidden = re.sub("|".join(alternatives), REDACTED, text[len(kept) :], flags=re.IGNORECASE)
+    return kept + hidden
+
+
+def _client_phrase(status: re.Match[str]) -> bool:
+    """Whether a status line is one the client wrote: its reason is the code's standard phrase
+    (the service's own reason phrase is not used, it could hold anything)."""
+    from http import HTTPStatus
+
+    try:
+        return status[2] in (None, HTTPStatus(int(status[1])).phrase)
+    except ValueError:
+        return status[2] is None
 
 
 # headers whose value is "<scheme> <credentials>" (RFC 9110 11.6.2, 11.7.2)
 CREDENTIALS = frozenset({"authorization", "proxy-authorization"})
 
 
+def _decoded_basic(value: str) -> set[str]:
+    """``Basic`` credentials as the service decodes them: ``user:password`` and the password
+    (RFC 7617); nothing for another scheme or a value that is not base64 text."""
+    import base64
+    import binascii
+
+    scheme, _, credentials = value.partition(" ")
+    if scheme.lower() != "basic":
+        return set()
+    try:
+        decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return set()
+    return {decoded, decoded.partition(":")[2]}
+
+
 def _spellings(secret: str) -> set[str]:
     """``secret`` as a service may echo it: as is, percent-encoded (``%20`` or ``+`` for a
-    space, lower- or upper-case hex) and escaped in a JSON string (``/`` as ``\\/`` too)."""
+    space), escaped in a JSON string (``/`` as ``\\/`` too) and base64-encoded (standard or
+    URL-safe alphabet, with or without padding). Letter case is the matcher's concern."""
+    import base64
     import json
     from urllib.parse import quote, quote_plus
 
-    encoded = {quote(secret, safe=""), quote_plus(secret, safe="")}
-    encoded |= {re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(), e) for e in encoded}  # %2f
+    if not secret:
+        return set()
     escaped = json.dumps(secret)[1:-1]
-    return {secret, escaped, escaped.replace("/", "\\/"), *encoded} - {""}  # JSON may "\/"
+    raw = secret.encode("latin-1", "replace")
+    encoded = {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()}
+    encoded |= {e.rstrip("=") for e in encoded}
+    spelt = {secret, escaped, escaped.replace("/", "\\/"), *encoded}
+    return spelt | {quote(secret, safe=""), quote_plus(secret, safe="")}
 
 
 def names(headers: Headers) -> tuple[str, ...]:

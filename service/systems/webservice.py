@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from functools import partial
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -480,7 +481,7 @@ def _post(
                 continue
             body = _read_body(response, service, deadline)
             if status >= 500:
-                raise _Transient(f"HTTP {status} {response.reason}: {_reason_in(body)}")
+                raise _Transient(f"{_status_line(status)}: {_reason_in(body)}")
             if status == 429:
                 raise _Transient(
                     f"HTTP 429 Too Many Requests: {_reason_in(body)}",
@@ -488,11 +489,11 @@ def _post(
                 )
             if status == 405:
                 hint = _method_hint(service, response)
-                raise _Permanent(f"HTTP 405 {response.reason}: {_reason_in(body)} ({hint})")
+                raise _Permanent(f"{_status_line(405)}: {_reason_in(body)} ({hint})")
             if status >= 400:
-                raise _Permanent(f"HTTP {status} {response.reason}: {_reason_in(body)}")
+                raise _Permanent(f"{_status_line(status)}: {_reason_in(body)}")
             if status != 200:
-                raise _Permanent(f"HTTP {status} {response.reason}: expected 200 with an answer")
+                raise _Permanent(f"{_status_line(status)}: expected 200 with an answer")
             return body, response.headers.get("Content-Type")
     raise _Permanent(f"more than {service.policy.max_redirects} redirects")
 
@@ -531,6 +532,15 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
     if time.monotonic() >= deadline:  # the watchdog ended the read: the body is cut short
         raise _Permanent(f"no complete answer within {service.timeout:g} s")
     return b"".join(chunks)
+
+
+def _status_line(status: int) -> str:
+    """``HTTP 401 Unauthorized``: the code's standard phrase, not the service's reason phrase
+    (which is its text, and may quote a secret; :func:`redact` keeps this line as written)."""
+    try:
+        return f"HTTP {status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"HTTP {status}"
 
 
 def _reason_in(body: bytes) -> str:

@@ -567,7 +567,8 @@ def submission_form_schema() -> dict[str, Any]:
             "service_headers": {
                 "type": "string",
                 "description": "Secret request headers, `Name: value` a line, sent to every "
-                "`webservice` and `text2sparql` service of the run (as `headers` of each).",
+                "`webservice` and `text2sparql` service of the run (as `headers` of each); "
+                "`NAME: Name: value`, NAME a service's name (`NAME=url`), to that service only.",
             },
             "reference": {
                 "type": "array",

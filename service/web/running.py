@@ -353,11 +353,18 @@ class Replacing:
     gold_file: str | None
     answer_files: tuple[str, ...]
     questions_file: str | None = None  # the in.tsv uploaded with a TSV expected.tsv
-    # the secret request headers its services were asked with (names: the values are gone)
-    secret_headers: tuple[str, ...] = ()
-    # False: ``?from=ID``, a new experiment filled from one that ended without results (a
-    # resubmission replaces a finished experiment only)
+    # each service asked with secret request headers, and their names (the values are gone)
+    secret_headers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # False: ``?from=ID``, a new experiment filled from another (a resubmission replaces a
+    # finished experiment only)
     replaces: bool = True
+    ended_empty: bool = False  # the experiment it is filled from ended without results
+
+    @property
+    def header_lines(self) -> str:
+        """The secrets box's ``NAME: Header:`` lines, each sent to that service only, left
+        for the values to be entered again."""
+        return "\n".join(f"{s}: {h}: " for s, names in self.secret_headers for h in names)
 
 
 def replacing() -> Replacing | None:
@@ -424,9 +431,13 @@ def replacing() -> Replacing | None:
         elif isinstance(system, WebService):  # a Text2SparqlService is one too
             box = "text2sparql" if isinstance(system, Text2SparqlService) else "webservice"
             boxes[box].append(f"{system.name}={system.url}")
-            secret += [n for n in system.header_names if n not in secret]
-        elif isinstance(system, Reference):
-            fields.add("reference", system.reference)
+            if system.header_names:
+                secret.append((system.name, tuple(system.header_names)))
+        elif isinstance(system, Reference):  # by its name, if it had its own
+            named = system.name != system.reference
+            fields.add(
+                "reference", f"{system.name}={system.reference}" if named else system.reference
+            )
     fields["answers_name"] = "\n".join(names)
     for box, lines in boxes.items():
         fields[box] = "\n".join(lines)
@@ -444,7 +455,19 @@ def replacing() -> Replacing | None:
         questions.name if questions and dataset_file else None,
         tuple(secret),
         replaces,
+        ended_empty=_ended_empty(old),
     )
+
+
+def _ended_empty(experiment_id: str) -> bool:
+    """Whether a run was cancelled or failed (a finished one has results, a running one may)."""
+    from service.graph.experiments import Status
+
+    try:
+        status = services().storage.experiments.status(experiment_id).status
+        return status in (Status.CANCELLED, Status.ERROR)
+    except ServiceError:  # known to its job only: it ended before its record
+        return True
 
 
 def _form(
@@ -468,6 +491,19 @@ def _form(
     groups: dict[str, list[catalog.CatalogEntry]] = {}
     for entry in catalog.entries():
         groups.setdefault(challenge_of(entry.name), []).append(entry)
+    chosen = (
+        filled.chosen
+        if filled is not None
+        else request.form
+        if request.method == "POST"
+        else request.args
+    )
+    # a reference system given a name of its own ("gold=gold-sparql") keeps it
+    named = {}
+    for value in chosen.getlist("reference"):
+        name, sep, reference = value.partition("=")
+        if sep:
+            named[reference.strip()] = name.strip()
     return render_template(
         "run.html",
         demo=DEMO_DATASET,
@@ -481,11 +517,8 @@ def _form(
         formats=list(FORMATS),
         references=SYSTEM_NAMES,
         kbs=sorted(configured_kbs(services().config)),
-        chosen=filled.chosen
-        if filled is not None
-        else request.form
-        if request.method == "POST"
-        else request.args,
+        chosen=chosen,
+        reference_names=named,
         replacing=filled,
         error=error,
         problems=problems or [],

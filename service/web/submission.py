@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.dataset_about import parse_title
 from service.errors import BadRequest, FormatError
-from service.systems.secret_headers import check_headers, parse_lines
+from service.systems.secret_headers import check_headers, parse_box
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -117,8 +117,7 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         name = names[n] if n < len(names) and names[n].strip() else None
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
-    # the run page's secret headers: sent to each service of the run, never stored
-    secret = parse_lines("\n".join(form.getlist(HEADERS_FIELD)), HEADERS_FIELD)
+    services: list[RawSystem] = []
     for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
         for number, value in _numbered_lines(form.getlist(field_name)):
             name, sep, url = value.partition("=")
@@ -129,13 +128,18 @@ def from_form(form: Any, files: Any) -> RawSubmission:
                 raise BadRequest(f"{line}: expected name=URL or a URL, got {value!r}")
             no_credentials(url, line, field=field_name)
             named = name.strip() if given else None
-            systems.append(RawSystem(named, url=url, interface=interface, headers=secret))
-    if secret and not any(s.url for s in systems):
+            services.append(RawSystem(named, url=url, interface=interface))
+    # the run page's secret headers, never stored: a line for every service of the run, or
+    # "NAME: Header: value" for that service only
+    box = "\n".join(form.getlist(HEADERS_FIELD))
+    every, own = parse_box(box, HEADERS_FIELD, [s.name for s in services if s.name])
+    if (every or own) and not services:
         raise BadRequest(
             f"{HEADERS_FIELD}: secret request headers are sent to QA web services and "
             "Text2SPARQL services; the run asks none",
             field=HEADERS_FIELD,
         )
+    systems += [replace(s, headers=own.get(s.name or "", every)) for s in services]
     for value in _lines(form.getlist("reference")):
         name, sep, reference = value.partition("=")
         if value:

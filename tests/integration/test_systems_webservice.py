@@ -775,6 +775,10 @@ def test_secret_header_goes_to_the_service_and_never_to_another_origin() -> None
         said = "ab%2Fcd%2Bef%3D%3DsecretXYZ, ab%2fcd%2bef%3d%3dsecretXYZ, ab\\/cd+ef==secretXYZ"
         assert redact(said, key) == "…, …, …"
         assert redact("HTTP 401 Unauthorized: Bearer", short) == "HTTP 401 Unauthorized: Bearer"
+        # the client's status line is its own; a short value is a whole token (explore-11 2)
+        word = check_headers((("X-API-Key", "HTTP"),), "headers")
+        assert redact("HTTP 401 Unauthorized: 'HTTP: no'", word) == "HTTP 401 Unauthorized: '…: no'"
+        assert redact("HTTP 401 HTTP: HTTPS", word) == "… 401 …: HTTPS"  # not the client's
 
         # a Text2SPARQL service (GET) gets them too
         t2s = WebService(first.url + "t2s", policy=LOCAL, headers=secret, interface="text2sparql")

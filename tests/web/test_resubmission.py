@@ -308,6 +308,34 @@ def test_the_run_again_form_is_filled_from_the_run_it_replaces(
     assert {r["experimentType"] for r in state["results"]} == {"QA"}
 
 
+def test_the_form_filled_from_a_finished_run_keeps_a_references_name(server: Server) -> None:
+    """``?from=ID`` on a finished run said "that one ended without results" (explore-11 10), and
+    a reference system named ``gold`` came back as the ``baseline`` box (explore-11 12)."""
+    body = {
+        "dataset": "demo",
+        "systems": [
+            {"name": "Team A", "answers": {"filename": "a.json", "content": _strong()}},
+            {"name": "gold", "reference": "baseline"},
+        ],
+    }
+    first = server.post("api/experiments", json=body).json()
+    server.wait_finished(first["id"], first["token"])
+    owner = {f"gqa_owner_{first['id']}": first["token"]}
+    page = server.get("experiments/new", params={"from": first["id"]}, cookies=owner).text
+    assert "(a new experiment: it does not replace that one)" in page
+    assert "ended without results" not in page
+    form = _RunForm()
+    form.feed(page)
+    assert form.fields["reference"] == ["gold=baseline"] and "named <code>gold</code>" in page
+    new = [("answers", ("team-v2.json", _strong().encode()))]
+    sent = _post_back(server, form.fields, new, **owner)
+    assert sent.status_code == 303, sent.text[:3000]
+    new_id = sent.headers["Location"].rsplit("/", 1)[-1]
+    token = sent.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
+    state = server.wait_finished(new_id, token)
+    assert {r["systemLabel"] for r in state["results"]} == {"Team A", "gold"}
+
+
 def test_the_run_again_form_asks_for_an_uploaded_dataset_file_again(server: Server) -> None:
     # the demo's questions in other bytes: an upload of their own, not the demo
     questions = json.dumps(json.loads((DEMO_DIR / "questions.json").read_bytes()), indent=2)

@@ -7,6 +7,7 @@ folder (its graph, the job's workspace, the archived answers), ``export`` or ``e
 
 from __future__ import annotations
 
+import base64
 import gc
 import json
 import logging
@@ -14,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import requests
@@ -191,6 +193,78 @@ def test_the_run_page_sends_its_secret_headers(site: Server, keyed: KeyedQA, bro
     assert SECRET not in browser.page_source
 
 
+@pytest.mark.browser
+def test_the_form_filled_from_a_stopped_run_sends_each_key_to_its_own_service(
+    site: Server, browser: Any
+) -> None:
+    """ "Submit it again" of a run whose key was given to one of its services filled a form
+    whose one box sent that key to every service: another origin received it (explore-11 3).
+    The box is filled with ``keyed: X-API-Key:``, a line for that service only."""
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_browser import wait_until
+
+    with KeyedQA(SECRET) as keyed, KeyedQA("plain-own-key") as plain:
+        keyed.delay = 0.5  # slow enough to be stopped
+        systems = [
+            {"name": "keyed", "url": keyed.url + "qa", "headers": {"X-API-Key": SECRET}},
+            {"name": "plain", "url": plain.url + "qa"},
+        ]
+        made = site.post("api/experiments", json={"dataset": "demo", "systems": systems})
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert site.post(f"api/experiments/{ticket['id']}/cancel", headers=auth).ok
+        assert _state(site, ticket)["status"] == "cancelled"
+        keyed.delay = 0.0
+        keyed.seen.clear()
+        plain.seen.clear()
+
+        browser.get(f"{site.url}experiment/{ticket['id']}?token={ticket['token']}")  # owner
+        browser.get(f"{site.url}experiments/new?from={ticket['id']}")
+        notice = browser.find_element(By.ID, "revision-notice").text
+        assert "keyed (X-API-Key)" in notice and "plain" not in notice, notice
+        box = browser.find_element(By.ID, "run-service_headers")
+        assert box.get_attribute("value") == "keyed: X-API-Key: "
+        box.send_keys(SECRET)
+        browser.find_element(By.ID, "run-submit").click()
+        wait_until(browser, lambda d: d.find_elements(By.ID, "open-experiment"))
+        browser.find_element(By.ID, "open-experiment").click()
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#table-QA"), timeout=60)
+        rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#table-QA tbody tr")]
+        assert any("keyed" in row for row in rows), rows  # answered with its key
+        assert keyed.got(SECRET) and plain.seen and not plain.got(SECRET)
+        assert SECRET not in browser.page_source
+
+
+def test_the_run_page_gives_two_services_two_keys(site: Server) -> None:
+    """One box for every service could not give two services two values of one header ("X-API-Key
+    is given twice"): a run asked so through the API could not be run from the page."""
+    with KeyedQA(SECRET) as first, KeyedQA("sk-second-2") as second:
+        services = f"first={first.url}qa\nsecond={second.url}qa"
+        box = f"first: X-API-Key: {SECRET}\nsecond: X-API-Key: sk-second-2\nX-Trace: all"
+        form = {"dataset": "demo", "webservice": services, "service_headers": box}
+        sent = site.post("experiments/new", data=form, allow_redirects=False)
+        assert sent.status_code == 303, sent.text[:2000]
+        new_id = sent.headers["Location"].rsplit("/", 1)[-1]
+        token = sent.cookies.get(f"gqa_owner_{new_id}", path="/experiment/")
+        state = _state(site, {"id": new_id, "token": token})
+        assert {r["systemLabel"] for r in state["results"]} == {"first", "second"}, state
+        assert not first.got("sk-second-2") and not second.got(SECRET)
+        assert all(seen.get("X-Trace") == "all" for seen in first.seen + second.seen)
+
+        blank = {**form, "service_headers": "X-Trace: all\nfirst: X-API-Key:  "}
+        refused = site.post("experiments/new", data=blank)
+        assert refused.status_code == 400
+        said = "service_headers, line 2: no value for X-API-Key for the service first: expected"
+        assert said in refused.text
+        # a service's name then a value alone: not a header "first" sent to every service
+        refused = site.post("experiments/new", data={**form, "service_headers": "first: k3y"})
+        assert (
+            refused.status_code == 400 and "line 1: no header name for the service" in refused.text
+        )
+
+
 def test_exports_hold_no_secret(site: Server, keyed: KeyedQA, store: Path, tmp_path: Path) -> None:
     from service.cli import main
 
@@ -203,6 +277,150 @@ def test_exports_hold_no_secret(site: Server, keyed: KeyedQA, store: Path, tmp_p
     assert main(["export", "--store", str(store), "--files", "--output", str(backup)]) == 0
     assert dump.stat().st_size and backup.stat().st_size
     assert SECRET.encode() not in dump.read_bytes() + backup.read_bytes()
+
+
+# how a service may echo the secret it refuses: its headers, the spelling of the value it got
+# and the message that says it
+ECHOES: dict[str, tuple[dict[str, str], Any, str]] = {
+    # a key of short words, echoed word by word
+    "words": (
+        {"X-API-Key": "qz17 wk42 vy93 ux58"},
+        lambda v: ", ".join(reversed(v.split())),
+        "bad key parts: {}",
+    ),
+    # Basic auth, echoed as the service decoded it
+    "basic": (
+        {"Authorization": "Basic " + base64.b64encode(b"alice:Pa55word!").decode()},
+        lambda v: base64.b64decode(v.split()[1]).decode(),
+        "user/password {} rejected",
+    ),
+    "upper": ({"X-API-Key": "0123456789abcdef"}, str.upper, "quota exceeded for key {}"),
+    "b64": (
+        {"X-API-Key": "Zz9-secret-key-Q"},
+        lambda v: base64.b64encode(v.encode()).decode(),
+        "your key (b64) {} is invalid",
+    ),
+    # percent-escapes in mixed case in one string
+    "mixed": (
+        {"X-API-Key": "sk/Live+Ab12=Cd/34"},
+        lambda v: quote(v, safe="").replace("%2F", "%2f", 1).replace("%3D", "%3d"),
+        "sent: {}",
+    ),
+}
+# a 1-3-character credential: matched as a whole token only, ordinary words kept
+PLAIN = "Unauthorized: the API key is not valid for this service; ask the admin"
+SHORT = {"a": PLAIN, "the": "Unauthorized: … API key is not valid for this service; ask … admin"}
+
+
+class EchoingQA:
+    """A QA web service that refuses the first two calls of each path ``/MODE`` with a 401
+    echoing its secret as ``ECHOES[MODE]`` says (``/short`` says :data:`PLAIN`), then answers
+    right (the demo's answers): a system scored, two errors kept. ``echoed``: what it said."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import parse_qs
+
+        strong = json.loads(STRONG)
+        answers = {t["string"]: q["answers"] for q in strong["questions"] for t in q["question"]}
+        calls: dict[str, int] = {}
+        echoed: list[str] = []
+        self.echoed = echoed
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+                mode = self.path.strip("/")
+                calls[mode] = calls.get(mode, 0) + 1
+                doc: dict[str, Any]
+                if calls[mode] <= 2:
+                    status, doc = 401, {"error": PLAIN}
+                    if mode in ECHOES:
+                        headers, spell, message = ECHOES[mode]
+                        (header,) = headers
+                        echoed.append(spell(self.headers[header]))
+                        doc = {"error": message.format(echoed[-1])}
+                else:
+                    text = form.get("query", [""])[0]
+                    status, doc = 200, {"questions": [{"id": "1", "answers": answers[text]}]}
+                body = json.dumps(doc).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_secret_echoed_in_another_spelling_is_kept_nowhere_and_plain_words_are_kept(
+    tmp_path: Path,
+) -> None:
+    """A key echoed word by word, upper-cased, base64-encoded, with mixed-case percent-escapes,
+    or Basic's decoded ``user:password`` was stored, shown, exported and published on /sparql;
+    ``Bearer a`` made "HTTP 401 Un…uthorized … v…lid" of every message (explore-11 1, 2)."""
+    from service.cli import main
+
+    store = tmp_path / "store"
+    site, echo = start_server(store, demo=False), EchoingQA()
+    try:
+        systems: list[dict[str, Any]] = [{"name": "file", "answers": STRONG}]
+        systems += [
+            {"name": mode, "url": echo.url + mode, "headers": headers}
+            for mode, (headers, _, _) in ECHOES.items()
+        ]
+        systems += [
+            {
+                "name": f"short-{c}",
+                "url": f"{echo.url}short-{c}",
+                "headers": {"Authorization": f"Bearer {c}"},
+            }
+            for c in SHORT
+        ]
+        body = {"dataset": "demo", "systems": systems, "concurrency": 1, "retries": 0}
+        made = site.post("api/experiments", json=body)
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        state = site.wait_finished(ticket["id"], ticket["token"], timeout=120)
+        scored = {r["systemLabel"] for r in state["results"]}
+        assert scored == {s["name"] for s in systems}, state  # every service answered 12 of 14
+        assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).ok
+        query = "SELECT ?m WHERE { ?q <http://w3id.org/gerbil/qa/vocab#errorMessage> ?m }"
+        results = "application/sparql-results+json"
+        said = site.get("sparql", params={"query": query}, headers={"Accept": results}).text
+        messages = {b["m"]["value"] for b in json.loads(said)["results"]["bindings"]}
+        # ordinary words and the client's own status line kept whole
+        for c, kept in SHORT.items():
+            assert f"HTTP 401 Unauthorized: '{kept}'" in messages, (c, messages)
+        assert "HTTP 401 Unauthorized: 'bad key parts: …, …, …, …'" in messages, messages
+        assert "HTTP 401 Unauthorized: 'user/password … rejected'" in messages, messages
+
+        dump = tmp_path / "dump.nq"
+        assert main(["export", "--store", str(store), "--output", str(dump)]) == 0
+        seen = [said, dump.read_text(encoding="utf-8"), json.dumps(state)]
+        seen += [site.get(f"experiment/{ticket['id']}", headers=auth).text]
+        for task in range(1, len(systems) + 1):
+            seen += [site.get(f"experiment/{ticket['id']}/task/{task}", headers=auth).text]
+        seen += [p.read_text("latin-1") for p in store.rglob("*") if p.is_file()]
+        secrets = {*echo.echoed, "Pa55word", "qz17", "ux58"}
+        assert len(echo.echoed) == 2 * len(ECHOES), echo.echoed
+        for text in seen:
+            for secret in secrets:
+                assert secret.lower() not in text.lower(), (secret, text[:500])
+    finally:
+        echo.close()
+        stop_server(site)
 
 
 def test_a_run_with_secret_headers_stopped_by_a_shutdown_says_it_cannot_continue(
