@@ -35,6 +35,10 @@ OWNED = frozenset(
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 5.1 field-name (a token)
 
 
+# Authorization schemes (RFC 9110, the IANA registry's common ones): one alone is no credential
+SCHEMES = frozenset({"basic", "bearer", "digest", "token", "apikey"})
+
+
 def check_headers(items: Iterable[tuple[str, str]], where: str) -> Headers:
     """The headers as given, or BadRequest naming ``where`` and the header (by position and
     name, never its value) and what was expected."""
@@ -64,6 +68,21 @@ def check_headers(items: Iterable[tuple[str, str]], where: str) -> Headers:
         seen.add(name.lower())
         if "\r" in value or "\n" in value or "\0" in value:
             raise BadRequest(f"{at}: the value of {name} holds a line break", field=at)
+        # an unset variable in a script: the run failed every question with 401, its spec
+        # naming the header as given
+        if not value:
+            raise BadRequest(f"{at}: the value of {name} is empty", field=at)
+        scheme, _, credentials = value.partition(" ")
+        if (
+            name.lower() == "authorization"
+            and not credentials.strip()
+            and scheme.lower() in SCHEMES
+        ):
+            raise BadRequest(
+                f"{at}: the value of {name} is the scheme {scheme} alone: expected its "
+                f"credentials after it ({scheme} …)",
+                field=at,
+            )
         try:
             size = len(value.encode("latin-1"))  # what http.client sends a str value as
         except UnicodeEncodeError:
@@ -131,7 +150,8 @@ def from_options(values: Iterable[str], option: str = "--service-header") -> Hea
     for value in values:
         if value.startswith("@"):
             try:
-                lines += Path(value[1:]).read_text(encoding="utf-8").splitlines()
+                # utf-8-sig: a file a Windows editor saved starts with a byte-order mark
+                lines += Path(value[1:]).read_text(encoding="utf-8-sig").splitlines()
             except OSError as err:
                 raise BadRequest(f"{option} {value}: cannot read it: {err.strerror}") from None
         else:

@@ -810,6 +810,12 @@ def test_system_run_sends_service_headers_from_a_file(
         assert main([*argv, "--service-header", f"X-API-Key: {SECRET}"]) == 0
         assert "0 failed" in capsys.readouterr().out
 
+        # saved by a Windows editor: a byte-order mark and CRLF (the mark was read as part of
+        # the first header's name: explore-11 14)
+        keys.write_bytes(b"\xef\xbb\xbf" + f"X-API-Key: {SECRET}\r\n".encode())
+        assert main([*argv, "--service-header", f"@{keys}"]) == 0
+        assert "0 failed" in capsys.readouterr().out
+
         assert main([*argv, "--service-header", f"Host: {SECRET}"]) == 1
         said = capsys.readouterr()
         assert "--service-header[0]: Host is set by the client itself" in said.err

@@ -119,6 +119,10 @@ def test_headers_that_cannot_be_sent_are_refused_at_their_path(
         "token": ({"Bad Name": "x"}, "not a header name"),
         "line break": ({"X-API-Key": "a\r\nX-Evil: 1"}, "line break"),
         "too long": ({"X-API-Key": "a" * 4097}, "at most 4096"),
+        # an unset variable in a script: sent empty, every question failed with 401
+        "empty": ({"X-API-Key": ""}, "the value of X-API-Key is empty"),
+        "blank": ({"X-API-Key": "   "}, "the value of X-API-Key is empty"),
+        "scheme alone": ({"Authorization": "Bearer "}, "the scheme Bearer alone"),
     }
     for case, (headers, said) in cases.items():
         response = _submit(site, {"name": "k", "url": url, "headers": headers})
