@@ -659,9 +659,10 @@ def _raise_for(response: Any, url: str) -> None:
     elif response.status == 403:  # authenticated or not, this request is not allowed
         said = response.data.decode("utf-8", "replace").strip().splitlines()
         detail = (
-            f"it forbids this request{f' ({said[0][:200]})' if said else ''}: a read-only "
-            "endpoint (a proxy letting only queries through), or credentials that may not "
-            "write? This service writes to both datasets (SPARQL Update)"
+            f"it forbids this request{f' (it said: {said[0][:200]})' if said else ''}: is it "
+            "a read-only endpoint (a proxy letting only queries through), or are the "
+            "credentials not allowed to write? This service writes to both datasets (SPARQL "
+            "Update)"
         )
     elif _media(response) == "text/html":  # a proxy's error page: its title says as much
         detail = response.reason or "an HTML error page"

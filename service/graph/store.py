@@ -230,11 +230,16 @@ def stored_base(location: str | Path) -> str | None:
     return found[0] if found else None
 
 
-def _no_store(location: object) -> NotFound:
+def _no_store(location: object, private: str | None = None) -> NotFound:
+    """``private``: a remote store's private dataset, where its marker was looked for."""
+    where = (
+        f"its private dataset {ENV_PRIVATE}={private} holds no store marker <{STORE_MARKER}>"
+        if private
+        else "no store directory is there"
+    )
     return NotFound(
-        f"no store at {location}: no GERBIL QA store is there (a remote one has the store "
-        f"marker <{STORE_MARKER}> in its private dataset, {ENV_PRIVATE}); this command only "
-        "reads a store, it does not make one (nothing written)"
+        f"no store at {location}: {where}; this command only reads a store, it does not make "
+        "one (nothing written)"
     )
 
 
@@ -258,7 +263,7 @@ def _check_base(adapter: StoreAdapter, base: str, *, found: str | None, create: 
     if remote is not None:
         _check_sides(remote, found)
     if found is None and not create and remote is not None:
-        raise _no_store(adapter.location)
+        raise _no_store(adapter.location, remote.private.url)
     if found is None:
         marker = Quad(node(STORE_MARKER), node(GQA + "base"), n.literal(base), DefaultGraph())
         adapter.add(Side.PRIVATE, [marker])
