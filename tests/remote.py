@@ -201,3 +201,51 @@ def running_nginx(root: Path, config: str, port: int, *, probe: str = "") -> Ite
     finally:
         process.terminate()
         process.wait(10)
+
+
+@contextlib.contextmanager
+def read_only_proxy(upstream: str) -> Iterator[str]:
+    """A proxy in front of ``upstream`` (an Oxigraph server) that forwards queries and Graph
+    Store reads and answers ``403 read-only endpoint`` to SPARQL Update, as a read-only
+    endpoint or mirror does; its base URL."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Forward(BaseHTTPRequestHandler):
+        def _forward(self) -> None:
+            if self.path.split("?")[0].rstrip("/").endswith("/update"):
+                self._answer(403, "text/plain", b"read-only endpoint")
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            headers = {k: self.headers[k] for k in ("Content-Type", "Accept") if k in self.headers}
+            response = requests.request(
+                self.command,
+                upstream.rstrip("/") + self.path,
+                data=self.rfile.read(length) if length else None,
+                headers=headers,
+                timeout=30,
+            )
+            media = response.headers.get("Content-Type", "application/octet-stream")
+            self._answer(response.status_code, media, response.content)
+
+        def _answer(self, status: int, media: str, body: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", media)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _forward
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Forward)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

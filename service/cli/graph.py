@@ -270,7 +270,12 @@ def _import(args: argparse.Namespace) -> int:
     made = isinstance(location, Path) and not location.exists()
     try:
         with _open(args) as storage:
-            done = import_dump(storage, dump, source=str(args.file), rebase=args.rebase)
+            from service.web.demo import demo_ids
+
+            demos = demo_ids(storage)
+            done = import_dump(
+                storage, dump, source=str(args.file), rebase=args.rebase, demos=demos
+            )
             # the graph first: an import killed before the files is completed by running it again
             restored = (
                 restore_files(storage.workspace, backup.files, skip_jobs=done.kept) if backup else 0
@@ -285,6 +290,13 @@ def _import(args: argparse.Namespace) -> int:
     print(
         f"{'read' if done.kept or done.removed else 'imported'} {done.read} quads from {args.file}"
     )
+    if done.replaced:
+        print(
+            f"gerbil-qa: the store's demo experiment {', '.join(done.replaced)}, which `serve` "
+            "computed at its first start and all the store held, was replaced by the dump "
+            "(a later `serve` computes a demo only if the dump has none)",
+            file=sys.stderr,
+        )
     if backup is not None:
         total, there = len(backup.files), len(backup.files) - restored
         # "(the others were there)" when every file was restored named no others

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
@@ -130,6 +131,7 @@ class Imported(NamedTuple):
 
     read: int
     kept: list[str]
+    replaced: list[str]  # the store's own demo experiments, which gave way to the dump
     # frozen leaderboards of the dump the operator removed since (left out, as a withdrawal
     # made since stands): their ids
     removed: tuple[str, ...] = ()
@@ -217,6 +219,7 @@ def import_dump(
     format: str = "nquads",
     source: str = "the dump",
     rebase: bool = False,
+    demos: Collection[str] = (),
 ) -> Imported:
     """Restore a dump made by :func:`export` (whole store): each graph goes back to the
     dataset it belongs in. An experiment the store already holds keeps the store's graph and
@@ -224,12 +227,19 @@ def import_dump(
     them), so its warnings and intervals appeared twice; only a publication the dump records
     and the store lacks (an import killed before its last write) is completed. ``data``: the
     dump's bytes, or what :func:`read_dump` made of them. A dump made under another base is
-    refused, or with ``rebase`` its URIs are moved to the store's (:func:`rebased`)."""
+    refused, or with ``rebase`` its URIs are moved to the store's (:func:`rebased`).
+    ``demos``: the store's demo experiments (:func:`service.web.demo.demo_ids`); a store that
+    holds nothing else was started before its restore (``serve`` computes the demo at its
+    first start), and they give way to the dump: else the dump's experiment of the same day's
+    id was refused as another deployment's, or, a day later, the store had two demos."""
     import pyoxigraph as ox
 
     scratch = read_dump(data, format=format, source=source) if isinstance(data, bytes) else data
     uris = storage.uris
     held = {st.id: st.public for st in storage.experiments.listing(include_private=True)}
+    replaced = sorted(held) if held and held.keys() <= set(demos) else []
+    for eid in replaced:
+        del held[eid]
     # before the base: an export of one experiment says no base, so its graphs were refused
     # as "not one of this store's", which sent the operator to --base for nothing
     _refuse_unrecorded(scratch, uris, set(held))
@@ -253,7 +263,9 @@ def import_dump(
         for q in scratch.quads_for_pattern(None, published_p, None, admin)
         if getattr(q.object, "value", None) == "true"
     }
-    _refuse_collisions(scratch, storage, held.keys() & _experiments_in(scratch, admin))
+    _refuse_collisions(
+        scratch, storage, held.keys() & _experiments_in(scratch, admin), demos=set(demos)
+    )
     # a run in progress in the dump runs nowhere now: said at once (it was listed running
     # until a serve started on the store, explore-3 #2), in the import's first write
     status_p, message_p = ox.NamedNode(GQA + "status"), ox.NamedNode(GQA + "message")
@@ -330,12 +342,14 @@ def import_dump(
     # kill between them (published experiments still private) is what `check` then reports.
     begun = ox.Quad(marker, ox.NamedNode(IMPORTING), ox.Literal(source), ox.DefaultGraph())
     with storage.store.lock:
+        for eid in replaced:  # after every check: a refused dump leaves the store as it was
+            storage.experiments.discard(eid)
         storage.store.add(Side.PRIVATE, [*private, *unpublished, begun])
         add_public(storage.store, public, withdrawn=withdrawn)
         storage.experiments.recover()
         storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
     kept = sorted(held.keys() & _experiments_in(scratch, admin))
-    return Imported(read, kept, tuple(sorted(left_out)))
+    return Imported(read, kept, replaced, tuple(sorted(left_out)))
 
 
 def rebased(scratch: Any, old: str, new: str) -> Any:
@@ -377,10 +391,11 @@ def rebased(scratch: Any, old: str, new: str) -> Any:
     return out
 
 
-def _refuse_collisions(scratch: Any, storage: Storage, both: set[str]) -> None:
+def _refuse_collisions(scratch: Any, storage: Storage, both: set[str], *, demos: set[str]) -> None:
     """An id the store and the dump both hold must be one experiment (one owner token): an
     experiment of another deployment under a held id was taken for the store's own, and the
-    store's private experiment replaced by the dump's published one. Refused, naming them."""
+    store's private experiment replaced by the dump's published one. Refused, naming them,
+    and the store's demo among them as such (``demos``), with the way out."""
     import pyoxigraph as ox
 
     token = ox.NamedNode(GQA + "ownerTokenHash")
@@ -397,10 +412,19 @@ def _refuse_collisions(scratch: Any, storage: Storage, both: set[str]) -> None:
             if len(other) == 1
             else f"experiments {', '.join(other)} are not the store's experiments of those ids"
         )
+        demo = sorted(demos.intersection(other))
+        why = (
+            f"; the store's {', '.join(demo)} is the demo experiment `serve` computed at its "
+            "first start, and the store holds other experiments too, so it is not replaced: "
+            "restore a backup into a new store before its first `serve` (or start that with "
+            "`serve --no-demo`)"
+            if demo
+            else ""
+        )
         raise BadRequest(
             f"the dump's {named} "
             "(another owner token): import restores a store's own dump, it cannot merge "
-            "another deployment's experiments into this one (nothing imported)"
+            f"another deployment's experiments into this one (nothing imported){why}"
         )
 
 

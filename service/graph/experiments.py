@@ -768,12 +768,28 @@ class ExperimentRepository:
         # sees it half withdrawn
         self.store.update(
             Side.PUBLIC,
-            f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
-            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) "
-            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?w {_p('withdrawnAt')} ?t }} }} }} }} ;\n"
-            f"INSERT DATA {{ GRAPH <{graph}> {{ {note} }}\n{note} }}",
+            f"{_unlist(graph)} ;\nINSERT DATA {{ GRAPH <{graph}> {{ {note} }}\n{note} }}",
         )
         return self.status(experiment_id)
+
+    def discard(self, experiment_id: str) -> None:
+        """Remove an experiment whole, published or not: its graph in either dataset (a public
+        one's share of the default graph with it) and its admin record. Not for what may be
+        cited (:meth:`delete` refuses a published experiment): only for the demo experiment
+        ``serve`` computed in a store that a backup then restores (:func:`dumps.import_dump`).
+        Public first: a crash between the two leaves the record, and the next import
+        discards it again."""
+        graph = self.uris.experiment_graph(check_experiment_id(experiment_id))
+        exp, admin = iri(self.uris.experiment(experiment_id)), self.uris.admin_graph
+        with self.store.lock:
+            self.store.update(Side.PUBLIC, f"{_unlist(graph)} ;\nDROP SILENT GRAPH <{graph}>")
+            self.store.update(
+                Side.PRIVATE,
+                f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} {_p('claim')} ?c . ?c ?cp ?co }} }} ;\n"
+                f"DELETE WHERE {{ GRAPH <{admin}> {{ {exp} ?p ?o }} }} ;\n"
+                f"DROP SILENT GRAPH <{graph}>",
+            )
+        log.info("experiment %s: discarded", experiment_id)
 
     def delete(self, experiment_id: str) -> list[str]:
         """Delete an unpublished experiment that no one is running: its graph and its admin
@@ -924,6 +940,16 @@ class ExperimentRepository:
         )
         for row in list(unsettled):
             self._settle_status(row["e"].value.rsplit("/", 1)[1])
+
+
+def _unlist(graph: str) -> str:
+    """The update removing a public graph's share of the default graph: what no other listed
+    graph also holds (an earlier withdrawn one is no holder)."""
+    return (
+        f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} "
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) "
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?w {_p('withdrawnAt')} ?t }} }} }} }}"
+    )
 
 
 def paper_iri(reference: str) -> str:

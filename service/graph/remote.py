@@ -48,6 +48,7 @@ from service.graph.dumps import CHANGE_TOKEN, STORE_MARKER
 from service.graph.terms import insert_quads
 
 ENV_PRIVATE = "GERBIL_QA_PRIVATE_STORE"
+WRITE_PROBE = "urn:gerbil-qa:write-probe"  # never written: deleted to see whether writes pass
 PENDING = "pending-"  # a change token written before a public write (see RemoteStore._changing)
 RESULTS_JSON = "application/sparql-results+json"
 N_TRIPLES = "application/n-triples"
@@ -94,6 +95,7 @@ class StoreUnavailable(ServiceError):
     # no answer, or a proxy's "not now" (502, 503, 504): trying again later may succeed, so a
     # run is left to a take-over rather than ended (an error the store gave stays an error)
     transient = True
+    forbidden = False  # it answered 401 or 403: no retry succeeds until the operator acts
 
     @property
     def public_message(self) -> str:
@@ -104,6 +106,12 @@ class StoreUnavailable(ServiceError):
             return (
                 "the triple store behind this service refused a request of this service: a "
                 "defect of ours, logged for the operator"
+            )
+        if self.forbidden:  # "try again in a moment" sent users after what cannot succeed
+            return (
+                "the triple store behind this service refuses this service's requests (a "
+                "read-only store, or credentials it does not accept): trying again does not "
+                "help until the operator fixes it (the operator's log says which store)"
             )
         what = "did not answer" if "did not answer" in self.message else "answered wrongly"
         return (
@@ -416,6 +424,12 @@ class RemoteDataset:
                 f"use Oxigraph's server or Fuseki"
             )
 
+    def check_writable(self) -> None:
+        """Raise (:class:`StoreUnavailable`, saying 401 or 403) unless the dataset takes a
+        SPARQL Update: a no-op one, the deletion of a triple no one writes. A read-only store
+        was found out by the first publication, a 503 telling users to try again."""
+        self.update(f"DELETE DATA {{ <{STORE_MARKER}> <{WRITE_PROBE}> <{WRITE_PROBE}> }}")
+
     def check_default_graph(self) -> None:
         """Refuse a dataset that answers queries over the union of its graphs (``oxigraph
         serve --union-default-graph``): the public default graph is kept as that union already
@@ -641,10 +655,18 @@ def _tls_hint(url: str, err: Exception) -> str:
 def _raise_for(response: Any, url: str) -> None:
     if response.status < 400:
         return
-    if response.status in (401, 403):
+    if response.status == 401:
         detail = (
             "it refused the credentials, or wants some: give them in the URL "
             "(http://user:password@host/) or in GERBIL_QA_STORE_USER and GERBIL_QA_STORE_PASSWORD"
+        )
+    elif response.status == 403:  # authenticated or not, this request is not allowed
+        said = response.data.decode("utf-8", "replace").strip().splitlines()
+        detail = (
+            f"it forbids this request{f' (it said: {said[0][:200]})' if said else ''}: is it "
+            "a read-only endpoint (a proxy letting only queries through), or are the "
+            "credentials not allowed to write? This service writes to both datasets (SPARQL "
+            "Update)"
         )
     elif _media(response) == "text/html":  # a proxy's error page: its title says as much
         detail = response.reason or "an HTML error page"
@@ -657,6 +679,7 @@ def _raise_for(response: Any, url: str) -> None:
     else:
         error = StoreUnavailable(message)
     error.transient = response.status in (502, 503, 504)
+    error.forbidden = response.status in (401, 403)
     raise error
 
 
@@ -714,6 +737,11 @@ class RemoteStore:
     @property
     def read_only(self) -> bool:
         return False
+
+    def check_writable(self) -> None:
+        """Both datasets take writes (:meth:`RemoteDataset.check_writable`)."""
+        for dataset in (self.public, self.private):
+            dataset.check_writable()
 
     def reader(self, side: Side) -> RemoteDataset:
         return self.public if side is Side.PUBLIC else self.private

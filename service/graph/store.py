@@ -41,13 +41,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
 
-from service.errors import BadRequest, ServiceError
+from service.errors import BadRequest, NotFound, ServiceError
 from service.graph.adapter import QuadReader, Side, StoreAdapter
 from service.graph.catalogue import CatalogueRepository
 from service.graph.dumps import STORE_MARKER
 from service.graph.embedded import EmbeddedStore, damaged
 from service.graph.experiments import ExperimentRepository
-from service.graph.remote import RemoteSettings, RemoteStore, is_remote
+from service.graph.remote import ENV_PRIVATE, RemoteSettings, RemoteStore, is_remote
 from service.graph.uris import DEFAULT_BASE, GQA, Uris
 from service.graph.workspace import DirWorkspace, GraphWorkspace, Workspace
 
@@ -153,15 +153,23 @@ def open_storage(
     *,
     base: str | None = DEFAULT_BASE,
     catalog: bool = True,
+    create: bool = True,
 ) -> Storage:
-    """Open (or create) the store at ``location`` (a directory, an http(s) URL, None: in
-    memory), check its base (``None``: the store's own, :data:`DEFAULT_BASE` for a new one),
-    complete what a crash interrupted and (re)load the vocabulary and, with ``catalog``, the
-    built-in catalogue when they changed."""
+    """Open (or, with ``create``, create) the store at ``location`` (a directory, an http(s)
+    URL, None: in memory), check its base (``None``: the store's own, :data:`DEFAULT_BASE` for
+    a new one), complete what a crash interrupted and (re)load the vocabulary and, with
+    ``catalog``, the built-in catalogue when they changed. Without ``create`` (the commands
+    that only read) a location that holds no store is refused, nothing written: a mistyped
+    URL or directory, far likelier there than a new store, was made into one (explore-12 #3)."""
+    if not create and isinstance(location, Path) and not (location / "private").is_dir():
+        raise _no_store(location)
     adapter = open_adapter(location)
     try:
-        uris = Uris(base or _marked_base(adapter) or DEFAULT_BASE)
-        _check_base(adapter, uris.base)
+        marked = _marked_base(adapter)
+        uris = Uris(base or marked or DEFAULT_BASE)
+        _check_base(adapter, uris.base, found=marked, create=create)
+        if create and isinstance(adapter, RemoteStore):
+            adapter.check_writable()
         storage = Storage(
             adapter, uris, ExperimentRepository(adapter, uris), CatalogueRepository(adapter, uris)
         )
@@ -222,25 +230,92 @@ def stored_base(location: str | Path) -> str | None:
     return found[0] if found else None
 
 
-def _marked_base(adapter: StoreAdapter) -> str | None:
+def _no_store(location: object, private: str | None = None) -> NotFound:
+    """``private``: a remote store's private dataset, where its marker was looked for."""
+    where = (
+        f"its private dataset {ENV_PRIVATE}={private} holds no store marker <{STORE_MARKER}>"
+        if private
+        else "no store directory is there"
+    )
+    return NotFound(
+        f"no store at {location}: {where}; this command only reads a store, it does not make "
+        "one (nothing written)"
+    )
+
+
+def _marked_base(adapter: StoreAdapter, side: Side = Side.PRIVATE) -> str | None:
+    """The base in the store marker of one dataset (the private one holds it)."""
     from service.graph.nodes import node
 
-    found = adapter.private.quads_for_pattern(node(STORE_MARKER), node(GQA + "base"), None)
+    dataset = adapter.public if side is Side.PUBLIC else adapter.private
+    found = dataset.quads_for_pattern(node(STORE_MARKER), node(GQA + "base"), None)
     return next((q.object.value for q in found), None)
 
 
-def _check_base(adapter: StoreAdapter, base: str) -> None:
+def _check_base(adapter: StoreAdapter, base: str, *, found: str | None, create: bool) -> None:
+    """Refuse a store made with another base (``found``: the base its marker says), two remote
+    datasets given the wrong way round (:func:`_check_sides`), or, without ``create``, a remote
+    location that holds no store; mark a new store with its base."""
     from service.graph import nodes as n
     from service.graph.nodes import DefaultGraph, Quad, node
 
-    found = _marked_base(adapter)
+    remote = adapter if isinstance(adapter, RemoteStore) else None
+    if remote is not None:
+        _check_sides(remote, found)
+    if found is None and not create and remote is not None:
+        raise _no_store(adapter.location, remote.private.url)
     if found is None:
         marker = Quad(node(STORE_MARKER), node(GQA + "base"), n.literal(base), DefaultGraph())
         adapter.add(Side.PRIVATE, [marker])
+        if remote is not None and _marked_base(remote, Side.PUBLIC) is not None:
+            # the marker written to the private dataset is in the public one: one dataset
+            # under two names (127.0.0.1 and localhost), whose endpoint would serve everything
+            triple = f"{marker.subject} {marker.predicate} {marker.object}"
+            adapter.update(Side.PRIVATE, f"DELETE DATA {{ {triple} }}")
+            raise BadRequest(
+                f"--store {remote.location} and {ENV_PRIVATE}={remote.private.url} name one "
+                "dataset (the store marker written to the private one is in the public one): "
+                "unpublished experiments would be public; give two datasets (nothing kept)"
+            )
     elif found != base:
+        # where the marker was read: a remote store's private dataset, not its --store URL
+        where = f"dataset {remote.private.url}" if remote else f"store at {adapter.location}"
         raise ServiceError(
-            f"the store at {adapter.location} was created with base {found}, not {base}: "
+            f"the {where} was created with base {found}, not {base}: "
             f"give --base {found} (or GERBIL_QA_BASE), or move its URIs to the new base "
             f"into a new store: gerbil-qa export --files --output backup.tar.gz, then "
             f"gerbil-qa import --store NEW --base {base} --rebase backup.tar.gz"
         )
+
+
+def _check_sides(adapter: RemoteStore, private_base: str | None) -> None:
+    """Refuse a public dataset that holds what only a private one holds (the store marker,
+    the admin graph): the two URLs swapped, or one dataset named twice, whose endpoint served
+    unpublished experiments, owner-token hashes and kept uploads (explore-12 #2). Read only,
+    before anything is written: a dataset without a marker is made a new store's private one
+    only when the public one has none either."""
+    from service.graph.nodes import node
+
+    public_base = _marked_base(adapter, Side.PUBLIC)
+    admin = Uris(public_base or private_base or DEFAULT_BASE).admin_graph
+    found = [
+        what
+        for what, there in (
+            (f"the store marker (base {public_base})", public_base is not None),
+            (f"the admin graph <{admin}>", adapter.public.contains_named_graph(node(admin))),
+        )
+        if there
+    ]
+    if not found:
+        return
+    held = (
+        f"holds a store marker (base {private_base})"
+        if private_base is not None
+        else "holds no store marker"
+    )
+    raise BadRequest(
+        f"--store {adapter.location} (the public dataset) holds {' and '.join(found)}, which "
+        f"only the private dataset holds; {ENV_PRIVATE}={adapter.private.url} {held}: are "
+        f"the two URLs swapped, or do both name one dataset (127.0.0.1 and localhost)? Its "
+        "endpoint would serve unpublished experiments and the admin graph (nothing written)"
+    )

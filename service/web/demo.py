@@ -20,6 +20,8 @@ from service.errors import BadRequest
 from service.paths import DEMO_DIR
 
 if TYPE_CHECKING:
+    from service.graph.experiments import ExperimentStatus
+    from service.graph.store import Storage
     from service.web.config import WebConfig
     from service.web.state import Services
 
@@ -83,9 +85,25 @@ def ensure_demo(state: Services) -> str | None:
 
 def _demo_id(state: Services) -> str | None:
     for status in state.storage.experiments.listing(include_private=True):
-        if status.job and DEMO_MARKER in status.job and status.public:
+        if is_demo(status) and status.public:
             return status.id
     return None
+
+
+def is_demo(status: ExperimentStatus) -> bool:
+    """Whether an experiment is the demo ``serve`` computed (its job summary says so: a
+    system named like the marker is no demo)."""
+    try:
+        summary = json.loads(status.job or "")
+    except ValueError:
+        return False
+    return isinstance(summary, dict) and summary.get("demo") == DEMO_MARKER
+
+
+def demo_ids(storage: Storage) -> set[str]:
+    """The store's demo experiments (``import`` replaces them in a store that holds nothing
+    else: a deployment started before its restore, :func:`service.graph.dumps.import_dump`)."""
+    return {s.id for s in storage.experiments.listing(include_private=True) if is_demo(s)}
 
 
 def _compute_demo(state: Services) -> str:

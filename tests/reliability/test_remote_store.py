@@ -7,7 +7,10 @@ hold the public and the private dataset; ``gerbil-qa`` runs with ``--store http:
   (the same graph, compared canonically), and evaluate, publish, rescore, export, import and
   check all work on it, the data landing in the servers themselves;
 - kill -9 of ``evaluate --store URL`` at random points leaves nothing partial (one SPARQL
-  Update per experiment), as on the embedded store.
+  Update per experiment), as on the embedded store;
+- the two URLs swapped or naming one dataset, and a read-only public store, are refused when
+  opened, nothing written; a backup restores into a store whose first ``serve`` computed
+  the demo.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
 from service.graph.store import open_storage
@@ -32,7 +36,13 @@ from tests.reliability.test_kill9 import (
     _timed,
     partial_experiments,
 )
-from tests.remote import RemotePair, environment, remote_pair
+from tests.remote import (
+    OxigraphServer,
+    RemotePair,
+    environment,
+    read_only_proxy,
+    remote_pair,
+)
 
 KILLS = scaled(6, 50)
 files = test_kill9.files  # the same dataset and answers (a module fixture)
@@ -243,3 +253,152 @@ def test_an_export_during_a_publication_keeps_the_experiment(
         (back,) = restored.experiments.listing(include_private=True)
         assert back.id == recorded.id and not restored.experiments.is_public(recorded.id)
     assert reads == ["private", "public"]
+
+
+BASE = "https://qa.example.org/"
+EVERY_QUAD = "SELECT (COUNT(*) AS ?n) WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
+
+
+def _held(*servers: OxigraphServer) -> list[int]:
+    """How many quads each server holds (default graph and named graphs)."""
+    return [int(server.query(EVERY_QUAD)[0]["n"]) for server in servers]
+
+
+def _localhost(url: str) -> str:
+    """The same server under another name (what a string comparison took for another one)."""
+    return url.replace("127.0.0.1", "localhost")
+
+
+def test_swapped_or_aliased_store_urls_are_refused_before_anything_is_written(
+    pair: RemotePair, tmp_path: Path
+) -> None:
+    """The public URL naming the private dataset (the two swapped; one dataset under two
+    names) was served as public: its endpoint showed unpublished experiments, the admin graph
+    and kept uploads (explore-12 #2); a listing command wrote a marker, the vocabulary and an
+    admin graph into the live datasets (#3). Refused at open, naming both URLs and what was
+    found, nothing written; a read-only command makes no store where there is none."""
+    from service.errors import ServiceError
+
+    with open_storage(pair.url, base=BASE, catalog=False) as storage:  # the deployment
+        storage.experiments.reserve()  # an unpublished record in the admin graph
+    before = _held(pair.public, pair.private)
+    public, private = pair.public.url, pair.private.url
+    for store, other in ((private, public), (private, _localhost(private))):
+        with environment({"GERBIL_QA_PRIVATE_STORE": other}), pytest.raises(ServiceError) as no:
+            open_storage(store, base=BASE)  # what serve opens
+        refused = no
+        said = str(refused.value)
+        assert f"--store {store}" in said and other in said, said
+        assert "store marker (base https://qa.example.org/)" in said, said
+        assert "admin graph" in said and "swapped" in said, said
+        for command in ("experiments", "check", "evaluate"):
+            args = ["--dataset", "demo", "--answers", "x.json"] if command == "evaluate" else []
+            done = gerbil_qa_here(command, *args, "--store", store, GERBIL_QA_PRIVATE_STORE=other)
+            assert done.returncode != 0 and "swapped" in done.stderr, (command, done.stderr)
+    assert _held(pair.public, pair.private) == before
+
+    # the base refused names the dataset whose marker says it (the private one)
+    with pytest.raises(ServiceError, match=f"the dataset {private} was created with base {BASE}"):
+        open_storage(pair.url, base="https://other.example.org/")
+
+    # a new dataset under two names: the marker written to one is found in the other
+    with remote_pair(tmp_path / "fresh") as fresh:
+        alias = {"GERBIL_QA_PRIVATE_STORE": _localhost(fresh.url)}
+        with environment(alias), pytest.raises(ServiceError, match="name one dataset"):
+            open_storage(fresh.url, base=BASE)
+        assert _held(fresh.public) == [0]
+        # a command that only reads makes no store of two empty datasets
+        for command in ("experiments", "check", "export"):
+            done = gerbil_qa_here(command, "--store", fresh.url, **fresh.env)
+            assert done.returncode != 0 and "no store at" in done.stderr, done.stderr
+        assert _held(fresh.public, fresh.private) == [0, 0]
+
+
+def test_a_read_only_public_store_is_refused_at_start_saying_so(pair: RemotePair) -> None:
+    """A public store that forbids updates (a proxy answering 403 to SPARQL Update) started
+    healthy; every publication then failed with "try again in a moment" and a log line about
+    credentials (explore-12 #4). Refused when opened (a no-op update on each dataset),
+    saying 403 and what it means; the public message sends no one to try again."""
+    from service.graph.remote import StoreUnavailable
+
+    with open_storage(pair.url, base=BASE):  # the store, made through its own URL
+        pass
+    with read_only_proxy(pair.public.url) as proxy:
+        with pytest.raises(StoreUnavailable) as refused:
+            open_storage(proxy, base=BASE)
+        said = str(refused.value)
+        assert f"{proxy}update answered 403" in said and "read-only endpoint" in said, said
+        assert "refused the credentials" not in said, said
+        assert "try again" not in refused.value.public_message
+        assert not refused.value.transient
+        # a command that only reads still works through it
+        assert "0 experiment(s)" in _ok("experiments", "--store", proxy)
+
+
+def _serve_once(running: RemotePair) -> None:
+    """A ``serve`` started and stopped on the store: it computes the demo if the store has none."""
+    from service.web import close_app, create_app
+    from service.web.config import load_config
+
+    config = load_config({"store": running.url, "base": BASE, "demo": True, "sparql_workers": 1})
+    close_app(create_app(config))
+
+
+def _demos(url: str) -> dict[str, str]:
+    """The store's demo experiments: id -> owner token hash (which tells two demos apart)."""
+    from service.web.demo import demo_ids
+
+    with open_storage(url, base=None) as storage:
+        ids = demo_ids(storage)
+        rows = storage.private.query(
+            f"SELECT ?e ?h WHERE {{ GRAPH <{storage.uris.admin_graph}> "
+            "{ ?e <http://w3id.org/gerbil/qa/vocab#ownerTokenHash> ?h } }"
+        )
+        hashes = {row["e"].value.rsplit("/", 1)[1]: row["h"].value for row in rows}
+    return {eid: hashes[eid] for eid in ids}
+
+
+def test_a_backup_restores_into_a_deployment_whose_first_serve_computed_the_demo(
+    tmp_path: Path,
+) -> None:
+    """The first ``serve`` of a new deployment computes the demo experiment; a backup of the
+    same day holds one under the same id, and its import was refused as "another deployment's"
+    (explore-12 #1); a day later the ids differ and the store had two demos. A store that holds
+    only its own demo gives it up to the dump, either day; one in use is still refused, naming
+    the demo and the way out."""
+    with remote_pair(tmp_path / "old") as old, environment(old.env):
+        _serve_once(old)
+        ((dump_id, dump_hash),) = _demos(old.url).items()
+        backup = tmp_path / "backup.tar"
+        _ok("export", "--store", old.url, "--files", "--output", str(backup))
+
+    with remote_pair(tmp_path / "same-day") as new, environment(new.env):
+        _serve_once(new)
+        assert _demos(new.url).keys() == {dump_id} and _demos(new.url)[dump_id] != dump_hash
+        with open_storage(new.url, base=None) as storage:
+            other = storage.experiments.reserve()  # the store is in use
+        refused = gerbil_qa_here("import", str(backup), "--store", new.url)
+        assert refused.returncode == 1, refused.stderr
+        assert f"the store's {dump_id} is the demo experiment" in refused.stderr
+        assert "serve --no-demo" in refused.stderr
+        with open_storage(new.url, base=None) as storage:
+            storage.experiments.discard(other.id)
+        said = _ok("import", str(backup), "--store", new.url)
+        assert f"demo experiment {dump_id}" in said and "replaced by the dump" in said
+        assert _demos(new.url) == {dump_id: dump_hash}
+
+    with remote_pair(tmp_path / "later-day") as later, environment(later.env):
+        with open_storage(later.url, base=BASE, catalog=False) as storage:
+            # an id given out and gone: the demo gets the next one, as on a later day
+            storage.experiments.discard(storage.experiments.reserve().id)
+        _serve_once(later)
+        (own,) = _demos(later.url)
+        assert own != dump_id
+        _ok("import", str(backup), "--store", later.url)
+        assert _demos(later.url) == {dump_id: dump_hash}
+        _serve_once(later)  # the dump's demo is the store's: no second one
+        assert _demos(later.url) == {dump_id: dump_hash}
+        with open_storage(later.url, base=None) as storage:
+            assert not storage.store.public.contains_named_graph(
+                ox.NamedNode(storage.uris.experiment_graph(own))
+            )
