@@ -135,9 +135,9 @@ def read(src: Source, role: str | None = None) -> Dataset:
             questions.append(Question(id=str(i + 1), texts=qtexts, answers=answers))
             places.append({"line": i + 1, "column": 1})
         if role == OUT:
-            _warn_tabs(report, lines)
+            _warn_tabs(report, lines, "answer", ANSWER_TABS)
         elif role == IN:
-            _warn_columns(report, lines)
+            _warn_tabs(report, lines, "in.tsv", KEPT_TEXT_TABS)
         if texts is None and role == EXPECTED and lines:
             alone = src.path is None and src.questions is None
             report.warn(
@@ -156,6 +156,16 @@ def read(src: Source, role: str | None = None) -> Dataset:
         metadata=((ROLE_KEY, role),)
         + (((HEADER_KEY, lines[0]),) if lines and looks_like_header(lines[0]) else ()),
     )
+
+
+ANSWER_TABS = (
+    "each whole line is one answer (PolEval/geval), so no confidence or second answer is read "
+    "from TSV; give confidences in eQALD-JSON"
+)
+KEPT_TEXT_TABS = (
+    "each whole line is its question's text, as when it was kept (a new in.tsv with tabs is "
+    "refused)"
+)
 
 
 def refuse_columns(src: Source) -> None:
@@ -181,30 +191,16 @@ def refuse_columns(src: Source) -> None:
             )
 
 
-def _warn_tabs(report: Report, lines: list[str]) -> None:
-    """An answer line with a tab is still one answer (geval reads lines whole): said once, as
-    "answer<TAB>confidence" looks like a confidence given and is silently scored wrong."""
+def _warn_tabs(report: Report, lines: list[str], what: str, meaning: str) -> None:
+    """Lines holding a tab, said once at the first (``what``: "answer", "in.tsv"; ``meaning``:
+    how they are read). An out.tsv's line is still one answer (geval reads lines whole), as
+    "answer<TAB>confidence" looks like a confidence given and is silently scored wrong; a kept
+    in.tsv's (accepted before :func:`refuse_columns`) is the text it was run with."""
     tabbed = [i for i, line in enumerate(lines) if "\t" in line]
     if tabbed:
         report.warn(
-            f"{len(tabbed)} answer line{'s hold' if len(tabbed) > 1 else ' holds'} a tab: "
-            "each whole line is one answer (PolEval/geval), so no confidence or second answer "
-            "is read from TSV; give confidences in eQALD-JSON",
-            line=tabbed[0] + 1,
-            column=lines[tabbed[0]].index("\t") + 1,
-            question_id=str(tabbed[0] + 1),
-        )
-
-
-def _warn_columns(report: Report, lines: list[str]) -> None:
-    """A kept in.tsv with tabs (accepted before :func:`refuse_columns`): its lines are the
-    texts it was run with, said once so a re-scoring's reader knows why they look so."""
-    tabbed = [i for i, line in enumerate(lines) if "\t" in line]
-    if tabbed:
-        report.warn(
-            f"{len(tabbed)} in.tsv line{'s hold' if len(tabbed) > 1 else ' holds'} a tab: each "
-            "whole line is its question's text, as when it was kept (a new in.tsv with tabs is "
-            "refused)",
+            f"{len(tabbed)} {what} line{'s hold' if len(tabbed) > 1 else ' holds'} a tab: "
+            + meaning,
             line=tabbed[0] + 1,
             column=lines[tabbed[0]].index("\t") + 1,
             question_id=str(tabbed[0] + 1),
