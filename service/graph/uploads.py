@@ -472,8 +472,11 @@ def published_notes(
     return tuple(notes)
 
 
-# how an author completes or corrects a published dataset's description (README "newer version")
+# how an author completes or corrects a published dataset's description (README "newer version");
+# a dataset is its file's SHA-256, so a new version is other bytes: the same file is refused
+# again (explore-11 21: this advice was followed with the same file, in a loop)
 NEW_VERSION = (
-    "to complete or correct a published description, publish a new version: the corrected "
-    "file with about.previousVersion {name} (--dataset-previous)"
+    "to complete or correct a published description, publish a new version: a corrected "
+    "file (other bytes: these are {name} itself) with about.previousVersion {name} "
+    "(--dataset-previous)"
 )
