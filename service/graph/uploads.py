@@ -4,7 +4,8 @@ Every experiment on an uploaded file describes the dataset in its own graph, so 
 description is the union of the published ones; but once the dataset is published, a later
 run adds nothing of its own to it (:func:`join_published`): without accounts its first
 publisher cannot be told from a stranger, who would otherwise become its creator, publisher
-and licensor wherever the first said nothing. Where no author spoke, the service writes two
+and licensor wherever the first said nothing; it restates the first publisher's instead, so the
+description outlives that run's withdrawal. Where no author spoke, the service writes two
 defaults, the generated description (``gqa:generatedDescription``) and this service as
 ``dct:publisher``; DCAT-AP allows a dataset one of each. The first publication also says
 when the dataset was published (``dct:issued``: that experiment's publication time, the same
@@ -181,9 +182,10 @@ def _published_description_wins(
     description, creators, publisher, licence, contact, version…): without accounts a later
     publisher cannot be told from its author, so the first publisher's description stays
     (before, a later run filled what it did not say, and the service's own demo dataset came to
-    cite a stranger as its author). Its own file is distributed under the published licence.
-    What this run said and lost (``texts``: its in.tsv) is noted on the experiment
-    (``rdfs:comment``), for its owner."""
+    cite a stranger as its author). Its own file is distributed under the published licence,
+    and its graph restates the published description (:func:`_published_description`), which
+    thus stays public while any run on the dataset is. What this run said and lost
+    (``texts``: its in.tsv) is noted on the experiment (``rdfs:comment``), for its owner."""
     from service.dataset_about import ABOUT_FIELDS
 
     theirs = {
@@ -227,6 +229,14 @@ def _published_description_wins(
         out.append(Quad(ds, node(DCT + "title"), Literal(title), graph))
     # its own file is distributed under the published licence
     out += [Quad(f, node(DCT + "license"), lic, graph) for f in files for lic in licences]
+    # and it restates the published description, so the dataset stays described (and cited)
+    # as its first publisher said for as long as any run on it is public (explore-11 19)
+    have = set(out)
+    out += [
+        q
+        for q in (Quad(s, p, o, graph) for s, p, o in _published_description(store, uris, ds))
+        if q not in have
+    ]
     runs = {q.subject for q in quads if (q.predicate.value, q.object) == (RDF + "type", EXPERIMENT)}
     notes = published_notes(name, title, own_title, about=bool(lost), texts=texts)
     out += [
@@ -235,6 +245,34 @@ def _published_description_wins(
         for t in notes
     ]
     return out
+
+
+def _published_description(store: StoreAdapter, uris: Uris, ds: NamedNode) -> list[Any]:
+    """The description of published uploaded dataset ``ds`` as its listed runs' graphs say it
+    (the first publisher's: later runs restate it, word for word): its statements (title
+    aside, which :func:`_published_description_wins` writes), its creators and contact
+    (``#creator-N``, ``#contact``: the same IRIs say the same in every graph), its licence's
+    type, its previous version's ``dcat:hasVersion`` and what DCAT-AP asks described of the
+    concepts they link. Before, a later run restated its licence alone: once the author's run
+    was withdrawn the dataset was cited as this service's, without version."""
+    from service.dataset_about import ABOUT_FIELDS
+    from service.graph import dcat
+
+    own = {f.predicate for f in ABOUT_FIELDS} | {DESCRIPTION, DCT + "isVersionOf", GENERATED}
+    own.add(PUBLISHER)
+    wanted = " ".join(f"<{p}>" for p in sorted(own))
+    rows = store.public.query(
+        f"SELECT DISTINCT ?s ?p ?o WHERE {{ GRAPH ?g {{ "
+        f"{{ {ds} ?p ?o VALUES ?p {{ {wanted} }} BIND({ds} AS ?s) }} "
+        f"UNION {{ {ds} ?l ?s VALUES ?l {{ <{DCT}creator> <{CONTACT}> }} ?s ?p ?o }} "
+        f"UNION {{ {ds} <{DCT}license> ?s . ?s ?p ?o VALUES (?p ?o) "
+        f"{{ (<{RDF}type> <{DCT}LicenseDocument>) }} }} "
+        f"UNION {{ ?s ?p {ds} VALUES ?p {{ <{DCAT}hasVersion> }} BIND({ds} AS ?o) }} }} "
+        f"{uris.listed_experiment_graph()} }}"
+    )
+    said = [(row["s"], row["p"], row["o"]) for row in rows]
+    linked = (o.value for _, _, o in said if isinstance(o, NamedNode))
+    return said + [tuple(t) for t in dcat.linked_descriptions(linked)]
 
 
 def _public(store: StoreAdapter, q: Any) -> bool:

@@ -281,8 +281,7 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
     # the upload, still listed by the second run, had no date of first issue any more
     site = start_server(tmp_path_factory.mktemp("withdrawn-first"), demo=False)
     try:
-        # its author's run first (description, creators: its publisher), then a team's, which
-        # restates neither
+        # its author's run first (description, creators: its publisher), then a team's
         data = lakes(dataset_id="lakes-first")
         runs = [_submit(site, data, ABOUT), _submit(site, data)]
         auths = [{"Authorization": f"Bearer {run['token']}"} for run in runs]
@@ -298,13 +297,14 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
         assert list(g.objects(rdflib.URIRef(uri), DCT.issued)) == [first]
         catalog = _parse(site, f"{site.url}catalog")
         assert catalog.value(rdflib.URIRef(uri), DCT.issued) == first
-        # nor its description and publisher, which the team's run did not restate (DCAT-AP's
-        # mandatory ones): the generated description, marked, and this service
+        # nor its description and publisher, which the team's run restates (before, it did
+        # not: the generated description and this service replaced them, and the dataset was
+        # cited as GERBIL QA's: explore-11 19)
         (text,) = g.objects(rdflib.URIRef(uri), DCT.description)
-        assert "uploaded for an experiment" in text
-        assert g.value(rdflib.URIRef(uri), GQA.generatedDescription) == text
+        assert str(text) == ABOUT["description"]
+        assert g.value(rdflib.URIRef(uri), GQA.generatedDescription) is None
         publisher = [str(p) for p in g.objects(rdflib.URIRef(uri), DCT.publisher)]
-        assert publisher == [f"{site.url}catalog#gerbil-qa"]
+        assert publisher == [f"{uri}#creator-1"]
         # withdrawing every run drops it from the catalogue, its date with it
         gone = site.post(
             f"api/experiments/{runs[1]['id']}/withdraw", json={"reason": "x"}, headers=auths[1]
