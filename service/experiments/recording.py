@@ -16,7 +16,8 @@ from service.experiments.spec import (
     FileDataset,
     FileRef,
 )
-from service.graph.uploads import NEW_VERSION, published_notes
+from service.graph.nodes import node
+from service.graph.uploads import NEW_VERSION, published_description, published_notes
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -98,6 +99,8 @@ def _dataset_record(
         own = source.title if isinstance(source, FileDataset) else None
         notes = published_notes(name, title, own, about=bool(said["about"]))
         said = _published_description(catalogue.upload_statements(name))
+        ds = node(catalogue.uris.dataset(name))
+        said["restated"] = tuple(published_description(catalogue.store, catalogue.uris, ds))
         return RecordedDataset(
             DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False, notes
         )

@@ -183,7 +183,7 @@ def _published_description_wins(
     publisher cannot be told from its author, so the first publisher's description stays
     (before, a later run filled what it did not say, and the service's own demo dataset came to
     cite a stranger as its author). Its own file is distributed under the published licence,
-    and its graph restates the published description (:func:`_published_description`), which
+    and its graph restates the published description (:func:`published_description`), which
     thus stays public while any run on the dataset is. What this run said and lost
     (``texts``: its in.tsv) is noted on the experiment (``rdfs:comment``), for its owner."""
     from service.dataset_about import ABOUT_FIELDS
@@ -234,7 +234,7 @@ def _published_description_wins(
     have = set(out)
     out += [
         q
-        for q in (Quad(s, p, o, graph) for s, p, o in _published_description(store, uris, ds))
+        for q in (Quad(s, p, o, graph) for s, p, o in published_description(store, uris, ds))
         if q not in have
     ]
     runs = {q.subject for q in quads if (q.predicate.value, q.object) == (RDF + "type", EXPERIMENT)}
@@ -247,7 +247,7 @@ def _published_description_wins(
     return out
 
 
-def _published_description(store: StoreAdapter, uris: Uris, ds: NamedNode) -> list[Any]:
+def published_description(store: StoreAdapter, uris: Uris, ds: NamedNode) -> list[Any]:
     """The description of published uploaded dataset ``ds`` as its listed runs' graphs say it
     (the first publisher's: later runs restate it, word for word): its statements (title
     aside, which :func:`_published_description_wins` writes), its creators and contact

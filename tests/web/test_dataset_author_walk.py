@@ -635,6 +635,19 @@ def test_a_published_upload_is_cited_as_its_author_described_it_whichever_runs_r
         files=[("dataset_file", ("owls.json", newer)), ("answers", ("z.json", bird_answers(3)))],
         data={"profile": "exact"},
     )
+    # a run recorded on it names its version before it is published too (its owner's page)
+    made = site.post(
+        "api/experiments",
+        files=[("dataset_file", ("owls.json", newer)), ("answers", ("w.json", bird_answers(4)))],
+        data={"profile": "exact"},
+    )
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    private = site.get(
+        f"experiment/{ticket['id']}.bib", headers={"Authorization": f"Bearer {ticket['token']}"}
+    )
+    assert private.status_code == 200, private.text
+    assert f"({name}), version v7;" in " ".join(private.text.split())
     cited = "author = {{Ann Author} and {Bo Coauthor}}"
     for run in (author, by_name, by_file):
         assert f"Owls QA ({name}), version v7;" in bib(f"experiment/{run['id']}"), run["id"]
