@@ -335,12 +335,57 @@ def complete_published_uploads(storage: Storage) -> list[str]:
     Also run after each withdrawal (``dataset_checks.after_withdrawal``): the first run's graph
     may have been the one that said the publisher or the description.
 
-    When nothing is missing this is one query (:func:`_incomplete`)."""
+    * the published description restated in each listed run's graph that lacks some of it
+      (:func:`_restate_published`: a version before this restated the licence alone), so it
+      stays when the first publisher's run is withdrawn.
+
+    When nothing is missing these are two queries (:func:`_incomplete`, :func:`_unrestated`)."""
     done = []
     for dataset, graphs in _incomplete(storage.public, storage.uris).items():
         if _complete(storage, dataset, graphs):
             done.append(dataset.value)
-    return sorted(done)
+    done += _restate_published(storage)
+    return sorted(set(done))
+
+
+def _unrestated(public: Any, uris: Uris) -> dict[NamedNode, list[NamedNode]]:
+    """The published uploads whose listed runs' graphs do not all say each of their
+    description's statements another listed graph says, with those graphs."""
+    from service.dataset_about import ABOUT_FIELDS
+
+    own = {f.predicate for f in ABOUT_FIELDS} | {DESCRIPTION, DCT + "isVersionOf", PUBLISHER}
+    wanted = " ".join(f"<{p}>" for p in sorted(own))
+    rows = public.query(
+        f"SELECT DISTINCT ?d ?g WHERE {{ GRAPH ?g {{ ?d <{SHA256}> ?sha }} "
+        f"{uris.listed_experiment_graph()} "
+        f"GRAPH ?h {{ ?d ?p ?o VALUES ?p {{ {wanted} }} }} "
+        f"{uris.listed_experiment_graph('?h')} "
+        f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?d ?p ?o }} }} }}"
+    )
+    found: dict[NamedNode, list[NamedNode]] = {}
+    for row in rows:
+        if own_graph(uris, row["d"]) is not None:  # an upload's (not a registered version)
+            found.setdefault(row["d"], []).append(row["g"])
+    return found
+
+
+def _restate_published(storage: Storage) -> list[str]:
+    """Restate the published description (:func:`published_description`) in the listed runs'
+    graphs that lack some of it, one update a dataset; the datasets' URIs."""
+    from service.graph.adapter import Side
+
+    done = []
+    for dataset, graphs in _unrestated(storage.public, storage.uris).items():
+        said = published_description(storage.store, storage.uris, dataset)
+        quads = []
+        for graph in graphs:
+            found = storage.public.quads_for_pattern
+            quads += [Quad(s, p, o, graph) for s, p, o in said if not any(found(s, p, o, graph))]
+        if quads:
+            with storage.store.lock:
+                storage.store.update(Side.PUBLIC, _insertion(quads))
+            done.append(dataset.value)
+    return done
 
 
 @dataclass(frozen=True, slots=True)

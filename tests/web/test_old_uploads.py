@@ -318,6 +318,46 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
         stop_server(site)
 
 
+def test_a_run_joined_before_restating_gets_the_published_description(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # explore-11 19: a version before restated the licence alone in a later run's graph; once
+    # the author's run was withdrawn the dataset was cited as GERBIL QA's, without version
+    from service.graph.adapter import Side
+    from service.graph.uploads import complete_published_uploads
+
+    site = start_server(tmp_path_factory.mktemp("unrestated"), demo=False)
+    try:
+        data = lakes(dataset_id="lakes-restated")
+        runs = [_submit(site, data, {**ABOUT, "version": "v3"}), _submit(site, data)]
+        auths = [{"Authorization": f"Bearer {run['token']}"} for run in runs]
+        for run, auth in zip(runs, auths, strict=True):
+            done = site.post(f"api/experiments/{run['id']}/publish", headers=auth)
+            assert done.status_code == 200, done.text
+        uri = runs[0]["dataset"]
+        team = site.storage.uris.experiment_graph(runs[1]["id"])
+        # the team's graph as that version wrote it: the licence alone (the default graph
+        # keeps the author's, still public)
+        site.storage.store.update(
+            Side.PUBLIC,
+            f"DELETE {{ GRAPH <{team}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{team}> {{ ?s ?p ?o "
+            f"FILTER((?s = <{uri}> && ?p IN (<{DCAT.version}>, <{DCT.creator}>, "
+            f"<{DCT.description}>, <{DCT.publisher}>)) || STRSTARTS(STR(?s), '{uri}#')) }} }}",
+        )
+        assert complete_published_uploads(site.storage) == [uri]
+        assert complete_published_uploads(site.storage) == []  # a second time: nothing
+        gone = site.post(
+            f"api/experiments/{runs[0]['id']}/withdraw", json={"reason": "x"}, headers=auths[0]
+        )
+        assert gone.status_code == 200, gone.text
+        bib = " ".join(site.get(_path(site, uri) + ".bib").text.split())
+        assert "author = {{Ann Author}}" in bib and "version = {v3}" in bib, bib
+        note = " ".join(site.get(f"experiment/{runs[1]['id']}.bib").text.split())
+        assert ", version v3;" in note, note
+    finally:
+        stop_server(site)
+
+
 def test_serve_start_restores_a_date_a_withdrawal_took(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
