@@ -16,7 +16,8 @@ from service.experiments.spec import (
     FileDataset,
     FileRef,
 )
-from service.graph.uploads import NEW_VERSION, published_notes
+from service.graph.nodes import node
+from service.graph.uploads import NEW_VERSION, published_description, published_notes
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -98,6 +99,8 @@ def _dataset_record(
         own = source.title if isinstance(source, FileDataset) else None
         notes = published_notes(name, title, own, about=bool(said["about"]))
         said = _published_description(catalogue.upload_statements(name))
+        ds = node(catalogue.uris.dataset(name))
+        said["restated"] = tuple(published_description(catalogue.store, catalogue.uris, ds))
         return RecordedDataset(
             DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False, notes
         )
@@ -198,14 +201,23 @@ def _check_published_texts(
     _, texts = storage.catalogue.published_tsv(name)
     if texts is not None and _same_texts(files.data(questions), texts, storage):
         return
-    has = "other texts" if texts is not None else "no in.tsv (no texts)"
+    if texts is None:
+        has, instead = "it has none", "to run on it without texts"
+    else:
+        has, instead = "other ones", "to run on the published texts"
+    # a dataset is its expected.tsv's SHA-256: a "new version" of the same expected.tsv with
+    # other texts would be that dataset again, so it is not advised (explore-11 21: the advice
+    # to publish one was refused with this same message)
     raise BadRequest(
         f"dataset.questions (the run page's \"its questions, in.tsv\", the CLI's in.tsv beside "
         f"--dataset): {questions.name} is not the in.tsv of the published dataset "
-        f'{name} ("{title}"), whose expected.tsv has the same bytes as {file.name} and '
-        f"whose question texts are its first publisher's ({has}): leave the in.tsv out (the "
-        f"CLI: no in.tsv beside --dataset) to run on the published texts; "
-        f"{NEW_VERSION.format(name=name)}",
+        f'{name} ("{title}"), whose expected.tsv has the same bytes as {file.name}: a dataset '
+        f"is its expected.tsv (named by its SHA-256), and the question texts of a published "
+        f"one are its first publisher's ({has}), which cannot be added or changed, also not "
+        f"by a new version with the same expected.tsv; leave the in.tsv out (the CLI: no "
+        f"in.tsv beside --dataset) {instead}; other texts can come only with another "
+        f"expected.tsv (a corrected gold, with about.previousVersion {name} to make it this "
+        f"one's new version)",
         field="dataset.questions",
     )
 

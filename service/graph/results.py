@@ -93,6 +93,9 @@ class DatasetRef:
     about: tuple[tuple[str, tuple[str, ...]], ...] = ()
     described: bool = False  # a published description says what it is: no default one
     published_by: bool = False  # a published description names its author as publisher
+    # a published upload's description, which a later run's graph restates (its triples:
+    # ``uploads.published_description``), so its own page and citation name its version too
+    restated: tuple[tuple[Any, Any, Any], ...] = ()
 
     @classmethod
     def catalogue(
@@ -345,7 +348,7 @@ def experiment_quads(record: ExperimentRecord, uris: Uris, graph: str) -> list[Q
         if record.dataset.sha256:  # its file is kept and served: public with the experiment,
             # it is a dataset of the catalogue (what a harvester reads), as others run it by name
             g.add(node(uris.catalog), _p(DCAT, "dataset"), ds_uri)
-        for s, p, o in author_triples(record.dataset, uris):
+        for s, p, o in (*author_triples(record.dataset, uris), *record.dataset.restated):
             g.add(s, p, o)
         for s, p, o in linked_descriptions(described):
             g.add(s, p, o)

@@ -4,7 +4,8 @@ Every experiment on an uploaded file describes the dataset in its own graph, so 
 description is the union of the published ones; but once the dataset is published, a later
 run adds nothing of its own to it (:func:`join_published`): without accounts its first
 publisher cannot be told from a stranger, who would otherwise become its creator, publisher
-and licensor wherever the first said nothing. Where no author spoke, the service writes two
+and licensor wherever the first said nothing; it restates the first publisher's instead, so the
+description outlives that run's withdrawal. Where no author spoke, the service writes two
 defaults, the generated description (``gqa:generatedDescription``) and this service as
 ``dct:publisher``; DCAT-AP allows a dataset one of each. The first publication also says
 when the dataset was published (``dct:issued``: that experiment's publication time, the same
@@ -181,9 +182,10 @@ def _published_description_wins(
     description, creators, publisher, licence, contact, version…): without accounts a later
     publisher cannot be told from its author, so the first publisher's description stays
     (before, a later run filled what it did not say, and the service's own demo dataset came to
-    cite a stranger as its author). Its own file is distributed under the published licence.
-    What this run said and lost (``texts``: its in.tsv) is noted on the experiment
-    (``rdfs:comment``), for its owner."""
+    cite a stranger as its author). Its own file is distributed under the published licence,
+    and its graph restates the published description (:func:`published_description`), which
+    thus stays public while any run on the dataset is. What this run said and lost
+    (``texts``: its in.tsv) is noted on the experiment (``rdfs:comment``), for its owner."""
     from service.dataset_about import ABOUT_FIELDS
 
     theirs = {
@@ -227,6 +229,14 @@ def _published_description_wins(
         out.append(Quad(ds, node(DCT + "title"), Literal(title), graph))
     # its own file is distributed under the published licence
     out += [Quad(f, node(DCT + "license"), lic, graph) for f in files for lic in licences]
+    # and it restates the published description, so the dataset stays described (and cited)
+    # as its first publisher said for as long as any run on it is public (explore-11 19)
+    have = set(out)
+    out += [
+        q
+        for q in (Quad(s, p, o, graph) for s, p, o in published_description(store, uris, ds))
+        if q not in have
+    ]
     runs = {q.subject for q in quads if (q.predicate.value, q.object) == (RDF + "type", EXPERIMENT)}
     notes = published_notes(name, title, own_title, about=bool(lost), texts=texts)
     out += [
@@ -235,6 +245,34 @@ def _published_description_wins(
         for t in notes
     ]
     return out
+
+
+def published_description(store: StoreAdapter, uris: Uris, ds: NamedNode) -> list[Any]:
+    """The description of published uploaded dataset ``ds`` as its listed runs' graphs say it
+    (the first publisher's: later runs restate it, word for word): its statements (title
+    aside, which :func:`_published_description_wins` writes), its creators and contact
+    (``#creator-N``, ``#contact``: the same IRIs say the same in every graph), its licence's
+    type, its previous version's ``dcat:hasVersion`` and what DCAT-AP asks described of the
+    concepts they link. Before, a later run restated its licence alone: once the author's run
+    was withdrawn the dataset was cited as this service's, without version."""
+    from service.dataset_about import ABOUT_FIELDS
+    from service.graph import dcat
+
+    own = {f.predicate for f in ABOUT_FIELDS} | {DESCRIPTION, DCT + "isVersionOf", GENERATED}
+    own.add(PUBLISHER)
+    wanted = " ".join(f"<{p}>" for p in sorted(own))
+    rows = store.public.query(
+        f"SELECT DISTINCT ?s ?p ?o WHERE {{ GRAPH ?g {{ "
+        f"{{ {ds} ?p ?o VALUES ?p {{ {wanted} }} BIND({ds} AS ?s) }} "
+        f"UNION {{ {ds} ?l ?s VALUES ?l {{ <{DCT}creator> <{CONTACT}> }} ?s ?p ?o }} "
+        f"UNION {{ {ds} <{DCT}license> ?s . ?s ?p ?o VALUES (?p ?o) "
+        f"{{ (<{RDF}type> <{DCT}LicenseDocument>) }} }} "
+        f"UNION {{ ?s ?p {ds} VALUES ?p {{ <{DCAT}hasVersion> }} BIND({ds} AS ?o) }} }} "
+        f"{uris.listed_experiment_graph()} }}"
+    )
+    said = [(row["s"], row["p"], row["o"]) for row in rows]
+    linked = (o.value for _, _, o in said if isinstance(o, NamedNode))
+    return said + [tuple(t) for t in dcat.linked_descriptions(linked)]
 
 
 def _public(store: StoreAdapter, q: Any) -> bool:
@@ -297,12 +335,57 @@ def complete_published_uploads(storage: Storage) -> list[str]:
     Also run after each withdrawal (``dataset_checks.after_withdrawal``): the first run's graph
     may have been the one that said the publisher or the description.
 
-    When nothing is missing this is one query (:func:`_incomplete`)."""
+    * the published description restated in each listed run's graph that lacks some of it
+      (:func:`_restate_published`: a version before this restated the licence alone), so it
+      stays when the first publisher's run is withdrawn.
+
+    When nothing is missing these are two queries (:func:`_incomplete`, :func:`_unrestated`)."""
     done = []
     for dataset, graphs in _incomplete(storage.public, storage.uris).items():
         if _complete(storage, dataset, graphs):
             done.append(dataset.value)
-    return sorted(done)
+    done += _restate_published(storage)
+    return sorted(set(done))
+
+
+def _unrestated(public: Any, uris: Uris) -> dict[NamedNode, list[NamedNode]]:
+    """The published uploads whose listed runs' graphs do not all say each of their
+    description's statements another listed graph says, with those graphs."""
+    from service.dataset_about import ABOUT_FIELDS
+
+    own = {f.predicate for f in ABOUT_FIELDS} | {DESCRIPTION, DCT + "isVersionOf", PUBLISHER}
+    wanted = " ".join(f"<{p}>" for p in sorted(own))
+    rows = public.query(
+        f"SELECT DISTINCT ?d ?g WHERE {{ GRAPH ?g {{ ?d <{SHA256}> ?sha }} "
+        f"{uris.listed_experiment_graph()} "
+        f"GRAPH ?h {{ ?d ?p ?o VALUES ?p {{ {wanted} }} }} "
+        f"{uris.listed_experiment_graph('?h')} "
+        f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?d ?p ?o }} }} }}"
+    )
+    found: dict[NamedNode, list[NamedNode]] = {}
+    for row in rows:
+        if own_graph(uris, row["d"]) is not None:  # an upload's (not a registered version)
+            found.setdefault(row["d"], []).append(row["g"])
+    return found
+
+
+def _restate_published(storage: Storage) -> list[str]:
+    """Restate the published description (:func:`published_description`) in the listed runs'
+    graphs that lack some of it, one update a dataset; the datasets' URIs."""
+    from service.graph.adapter import Side
+
+    done = []
+    for dataset, graphs in _unrestated(storage.public, storage.uris).items():
+        said = published_description(storage.store, storage.uris, dataset)
+        quads = []
+        for graph in graphs:
+            found = storage.public.quads_for_pattern
+            quads += [Quad(s, p, o, graph) for s, p, o in said if not any(found(s, p, o, graph))]
+        if quads:
+            with storage.store.lock:
+                storage.store.update(Side.PUBLIC, _insertion(quads))
+            done.append(dataset.value)
+    return done
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,8 +555,11 @@ def published_notes(
     return tuple(notes)
 
 
-# how an author completes or corrects a published dataset's description (README "newer version")
+# how an author completes or corrects a published dataset's description (README "newer version");
+# a dataset is its file's SHA-256, so a new version is other bytes: the same file is refused
+# again (explore-11 21: this advice was followed with the same file, in a loop)
 NEW_VERSION = (
-    "to complete or correct a published description, publish a new version: the corrected "
-    "file with about.previousVersion {name} (--dataset-previous)"
+    "to complete or correct a published description, publish a new version: a corrected "
+    "file (other bytes: these are {name} itself) with about.previousVersion {name} "
+    "(--dataset-previous)"
 )

@@ -585,6 +585,112 @@ def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> N
     assert site.wait_finished(ticket["id"], ticket["token"])["dataset"] == v2["dataset"]
 
 
+def test_a_published_upload_is_cited_as_its_author_described_it_whichever_runs_remain(
+    site: Server,
+) -> None:
+    # explore-11 19: a joined run's graph restated only the licence, so another team's run
+    # cited the dataset without its version, and once the author's run was withdrawn (the
+    # team's keeping the dataset public) it was cited as "GERBIL QA", unversioned, and its
+    # withdrawn older version (linked only by the withdrawn graph) answered 404
+    from service.graph.checks import check_store
+
+    def bib(path: str) -> str:
+        return " ".join(site.get(path + ".bib").text.split())
+
+    owls = V1.replace(b'"birds-qa"', b'"owls-qa"')
+    first = _run(
+        site,
+        {
+            "dataset": {"content": owls.decode()},
+            "title": "Owls QA",
+            "about": {"version": "v6", "creators": ["Fay Fisher"]},
+            "profile": "exact",
+            "systems": [{"name": "owl-0", "answers": bird_answers(1).decode()}],
+        },
+    )
+    v1_name = first["dataset"].rsplit("/", 1)[1]
+    newer = V2.replace(b'"birds-qa"', b'"owls-qa"')
+    about = {**ABOUT, "version": "v7", "previousVersion": v1_name, "creatorType": "Company"}
+    author = _run(
+        site,
+        {
+            "dataset": {"content": newer.decode()},
+            "title": "Owls QA",
+            "about": about,
+            "profile": "exact",
+            "systems": [{"name": "owl-sys", "answers": bird_answers(1).decode()}],
+        },
+    )
+    ds, name = author["dataset"], author["dataset"].rsplit("/", 1)[1]
+    by_name = _run(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "team-y", "answers": bird_answers(2).decode()}],
+        },
+    )
+    by_file = _run(
+        site,
+        files=[("dataset_file", ("owls.json", newer)), ("answers", ("z.json", bird_answers(3)))],
+        data={"profile": "exact"},
+    )
+    # a run recorded on it names its version before it is published too (its owner's page)
+    made = site.post(
+        "api/experiments",
+        files=[("dataset_file", ("owls.json", newer)), ("answers", ("w.json", bird_answers(4)))],
+        data={"profile": "exact"},
+    )
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    private = site.get(
+        f"experiment/{ticket['id']}.bib", headers={"Authorization": f"Bearer {ticket['token']}"}
+    )
+    assert private.status_code == 200, private.text
+    assert f"({name}), version v7;" in " ".join(private.text.split())
+    cited = "author = {{Ann Author} and {Bo Coauthor}}"
+    for run in (author, by_name, by_file):
+        assert f"Owls QA ({name}), version v7;" in bib(f"experiment/{run['id']}"), run["id"]
+    assert cited in bib(f"dataset/{name}") and "version = {v7}" in bib(f"dataset/{name}")
+    for run in (first, author):
+        auth = {"Authorization": f"Bearer {run['token']}"}
+        gone = site.post(
+            f"api/experiments/{run['id']}/withdraw", json={"reason": "x"}, headers=auth
+        )
+        assert gone.status_code == 200, gone.text
+    # the teams' runs keep it public: still its authors', versioned, described as before
+    entry = bib(f"dataset/{name}")
+    assert cited in entry and "version = {v7}" in entry and "GERBIL QA" not in entry, entry
+    for run in (by_name, by_file):
+        assert f"Owls QA ({name}), version v7;" in bib(f"experiment/{run['id']}"), run["id"]
+    g = _graph(site, ds)
+    node = rdflib.URIRef(ds)
+    assert str(g.value(node, DCT.description)) == ABOUT["description"]
+    assert str(g.value(rdflib.URIRef(f"{ds}#contact"), VCARD.fn)) == ABOUT["contact"]
+    assert (node, DCAT.previousVersion, rdflib.URIRef(first["dataset"])) in g
+    older = site.get(f"dataset/{v1_name}")
+    assert older.status_code == 200 and "Owls QA" in older.text
+    assert "author = {{Fay Fisher}}" in bib(f"dataset/{v1_name}")
+    # every graph restating it says the same (one value each in the public union), and
+    # passes our shapes
+    union = site.storage.store.public
+    for subject, predicate in (
+        (ds, DCAT.version),
+        (ds, DCT.license),
+        (ds, DCT.description),
+        (ds, DCT.publisher),
+        (f"{ds}#creator-1", FOAF.name),
+        (f"{ds}#creator-2", FOAF.name),
+        (f"{ds}#contact", VCARD.fn),
+    ):
+        values = union.query(
+            f"SELECT DISTINCT ?o WHERE {{ GRAPH ?g {{ <{subject}> <{predicate}> ?o }} }}"
+        )
+        assert len(list(values)) == 1, (subject, predicate)
+    ours = [r["id"] for r in (first, author, by_name, by_file)]
+    assert [str(v) for v in check_store(site.storage) if any(i in str(v) for i in ours)] == []
+
+
 @pytest.mark.browser
 def test_the_run_page_records_what_the_author_says(
     site: Server, browser, tmp_path_factory: pytest.TempPathFactory

@@ -281,8 +281,7 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
     # the upload, still listed by the second run, had no date of first issue any more
     site = start_server(tmp_path_factory.mktemp("withdrawn-first"), demo=False)
     try:
-        # its author's run first (description, creators: its publisher), then a team's, which
-        # restates neither
+        # its author's run first (description, creators: its publisher), then a team's
         data = lakes(dataset_id="lakes-first")
         runs = [_submit(site, data, ABOUT), _submit(site, data)]
         auths = [{"Authorization": f"Bearer {run['token']}"} for run in runs]
@@ -298,13 +297,14 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
         assert list(g.objects(rdflib.URIRef(uri), DCT.issued)) == [first]
         catalog = _parse(site, f"{site.url}catalog")
         assert catalog.value(rdflib.URIRef(uri), DCT.issued) == first
-        # nor its description and publisher, which the team's run did not restate (DCAT-AP's
-        # mandatory ones): the generated description, marked, and this service
+        # nor its description and publisher, which the team's run restates (before, it did
+        # not: the generated description and this service replaced them, and the dataset was
+        # cited as GERBIL QA's: explore-11 19)
         (text,) = g.objects(rdflib.URIRef(uri), DCT.description)
-        assert "uploaded for an experiment" in text
-        assert g.value(rdflib.URIRef(uri), GQA.generatedDescription) == text
+        assert str(text) == ABOUT["description"]
+        assert g.value(rdflib.URIRef(uri), GQA.generatedDescription) is None
         publisher = [str(p) for p in g.objects(rdflib.URIRef(uri), DCT.publisher)]
-        assert publisher == [f"{site.url}catalog#gerbil-qa"]
+        assert publisher == [f"{uri}#creator-1"]
         # withdrawing every run drops it from the catalogue, its date with it
         gone = site.post(
             f"api/experiments/{runs[1]['id']}/withdraw", json={"reason": "x"}, headers=auths[1]
@@ -314,6 +314,46 @@ def test_a_withdrawn_first_run_keeps_the_uploads_date(
         withdrawn = site.get(_path(site, uri), headers={"Accept": "text/html"})  # as published
         assert withdrawn.status_code == 200 and 'id="withdrawn-runs"' in withdrawn.text
         assert not site.storage.public.query(f"ASK {{ <{uri}> <{DCT.issued}> ?t }}")
+    finally:
+        stop_server(site)
+
+
+def test_a_run_joined_before_restating_gets_the_published_description(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # explore-11 19: a version before restated the licence alone in a later run's graph; once
+    # the author's run was withdrawn the dataset was cited as GERBIL QA's, without version
+    from service.graph.adapter import Side
+    from service.graph.uploads import complete_published_uploads
+
+    site = start_server(tmp_path_factory.mktemp("unrestated"), demo=False)
+    try:
+        data = lakes(dataset_id="lakes-restated")
+        runs = [_submit(site, data, {**ABOUT, "version": "v3"}), _submit(site, data)]
+        auths = [{"Authorization": f"Bearer {run['token']}"} for run in runs]
+        for run, auth in zip(runs, auths, strict=True):
+            done = site.post(f"api/experiments/{run['id']}/publish", headers=auth)
+            assert done.status_code == 200, done.text
+        uri = runs[0]["dataset"]
+        team = site.storage.uris.experiment_graph(runs[1]["id"])
+        # the team's graph as that version wrote it: the licence alone (the default graph
+        # keeps the author's, still public)
+        site.storage.store.update(
+            Side.PUBLIC,
+            f"DELETE {{ GRAPH <{team}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{team}> {{ ?s ?p ?o "
+            f"FILTER((?s = <{uri}> && ?p IN (<{DCAT.version}>, <{DCT.creator}>, "
+            f"<{DCT.description}>, <{DCT.publisher}>)) || STRSTARTS(STR(?s), '{uri}#')) }} }}",
+        )
+        assert complete_published_uploads(site.storage) == [uri]
+        assert complete_published_uploads(site.storage) == []  # a second time: nothing
+        gone = site.post(
+            f"api/experiments/{runs[0]['id']}/withdraw", json={"reason": "x"}, headers=auths[0]
+        )
+        assert gone.status_code == 200, gone.text
+        bib = " ".join(site.get(_path(site, uri) + ".bib").text.split())
+        assert "author = {{Ann Author}}" in bib and "version = {v3}" in bib, bib
+        note = " ".join(site.get(f"experiment/{runs[1]['id']}.bib").text.split())
+        assert ", version v3;" in note, note
     finally:
         stop_server(site)
 

@@ -556,32 +556,55 @@ def test_another_in_tsv_on_a_published_expected_tsv_is_refused(site: Server) -> 
     before = _published_texts(site, first["dataset"])
     assert before == (["Ile to dwa plus trzy?", "Stolica Małopolski?"], ["expected.tsv", "in.tsv"])
     alone = _publish(site, _tsv_run(site, "8\tosiem\nŁódź\n", None))["dataset"]
-    for content, dataset, has in (
-        (expected, name, "other texts"),
-        ("8\tosiem\nŁódź\n", alone.rsplit("/", 1)[1], "no in.tsv (no texts)"),
+    for content, dataset, has, instead in (
+        (expected, name, "other ones", "to run on the published texts"),
+        ("8\tosiem\nŁódź\n", alone.rsplit("/", 1)[1], "it has none", "to run on it without texts"),
     ):
-        refused = site.post(
-            "api/experiments",
-            json={
-                "dataset": {
-                    "filename": "expected.tsv",
-                    "content": content,
-                    "questions": {"filename": "in.tsv", "content": "ZMIENIONE?\nZMIENIONE 2?\n"},
+        # explore-11 21: its advice, "publish a new version with about.previousVersion", was
+        # followed with the same expected.tsv and refused with the same message (a loop)
+        for about in ({}, {"about": {"previousVersion": dataset, "version": "2"}}):
+            refused = site.post(
+                "api/experiments",
+                json={
+                    "dataset": {
+                        "filename": "expected.tsv",
+                        "content": content,
+                        "questions": {
+                            "filename": "in.tsv",
+                            "content": "ZMIENIONE?\nZMIENIONE 2?\n",
+                        },
+                    },
+                    "systems": [
+                        {"name": "b", "answers": {"filename": "out.tsv", "content": "5\nK\n"}}
+                    ],
+                    **about,
                 },
-                "systems": [
-                    {"name": "b", "answers": {"filename": "out.tsv", "content": "5\nKraków\n"}}
-                ],
+            )
+            assert refused.status_code == 400, refused.text
+            said = refused.json()["error"]
+            assert said.startswith("dataset.questions"), said
+            assert f"in.tsv is not the in.tsv of the published dataset {dataset}" in said
+            assert f"first publisher's ({has}), which cannot be added or changed" in said, said
+            assert "also not by a new version with the same expected.tsv" in said
+            assert f"leave the in.tsv out (the CLI: no in.tsv beside --dataset) {instead}" in said
+            assert (
+                f"another expected.tsv (a corrected gold, with about.previousVersion {dataset}"
+                in (said)
+            )
+    # what it advises instead is accepted: another expected.tsv, its texts, the previous version
+    newer = site.post(
+        "api/experiments",
+        json={
+            "dataset": {
+                "filename": "expected.tsv",
+                "content": "5\tpięć\tpiec\nKraków\n",
+                "questions": {"filename": "in.tsv", "content": "ZMIENIONE?\nZMIENIONE 2?\n"},
             },
-        )
-        assert refused.status_code == 400, refused.text
-        said = refused.json()
-        assert said["error"].startswith("dataset.questions"), said
-        assert f"in.tsv is not the in.tsv of the published dataset {dataset}" in said["error"]
-        assert f"first publisher's ({has})" in said["error"], said
-        assert (
-            "leave the in.tsv out" in said["error"]
-            and f"previousVersion {dataset}" in said["error"]
-        )
+            "systems": [{"name": "b", "answers": {"filename": "out.tsv", "content": "5\nK\n"}}],
+            "about": {"previousVersion": name, "version": "2"},
+        },
+    )
+    assert newer.status_code == 202, newer.text
     # the run page's form too (the same check as the API's)
     form = site.post(
         "experiments/new",
