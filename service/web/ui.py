@@ -136,6 +136,7 @@ class LeaderboardFilter:
     profile: str | None = None  # a profile's name
     experiment_type: str = "QA"
     sort: str = "macroF1"
+    default_sort: str = "macroF1"  # what it is sorted by unless told: left out of its links
 
     @classmethod
     def from_args(cls, args: Any) -> LeaderboardFilter:
@@ -154,10 +155,11 @@ class LeaderboardFilter:
             known = ", ".join(t.value for t in ExperimentType)
             raise BadRequest(f"type={etype!r}: expected one of {known}")
         dataset = args.get("dataset") or None
-        sort = args.get("sort") or default_sort(profile, dataset)
+        default = default_sort(profile, dataset)  # one lookup a request, its links use it too
+        sort = args.get("sort") or default
         if sort not in sortable_measures():
             raise BadRequest(f"sort={sort!r}: expected one of {', '.join(sortable_measures())}")
-        return cls(dataset, language, profile, etype, sort)
+        return cls(dataset, language, profile, etype, sort, default)
 
     def args(self, **changed: str) -> dict[str, str]:
         """The filter as query arguments (defaults left out), with ``changed`` applied."""
@@ -166,7 +168,7 @@ class LeaderboardFilter:
             "language": self.language,
             "profile": self.profile,
             "type": None if self.experiment_type == "QA" else self.experiment_type,
-            "sort": None if self.sort == default_sort(self.profile, self.dataset) else self.sort,
+            "sort": None if self.sort == self.default_sort else self.sort,
         }
         values.update(changed)
         return {k: v for k, v in values.items() if v}
