@@ -90,6 +90,7 @@ def create_app(
     _upgrade_legacy_experiments(storage)  # before the first snapshot: it holds them upgraded
     _complete_published_uploads(storage)  # likewise
     _complete_upload_findings(storage)  # likewise
+    _warn_of_lost_graphs(storage)
     view.refresh()
     atexit.register(state.close)
 
@@ -194,6 +195,38 @@ def _complete_upload_findings(storage: Storage) -> None:
     written = complete_upload_findings(storage)
     if written:
         log.info("findings of uploaded datasets written or removed: %s", ", ".join(written))
+
+
+LOST_SAMPLE = 5  # the newest publications looked at when serving starts
+
+
+def _warn_of_lost_graphs(storage: Storage) -> None:
+    """Said loudly at start when the newest published experiments have no graph in the public
+    dataset: an empty server behind ``--store``, a wrong ``--location``, a failed restore. It
+    started healthy, its published experiments "finished" over no results (``gerbil-qa
+    check`` names every one; this looks at a few, to cost nothing at any size)."""
+    import pyoxigraph as ox
+
+    from service.graph.terms import GQA
+
+    rows = storage.private.query(
+        f"SELECT ?e WHERE {{ GRAPH <{storage.uris.admin_graph}> {{ ?e <{GQA}published> true }} }} "
+        f"ORDER BY DESC(STR(?e)) LIMIT {LOST_SAMPLE}"
+    )
+    lost = []
+    for row in rows:
+        eid = row["e"].value.rsplit("/", 1)[-1]
+        graph = storage.uris.experiment_graph(eid)
+        if not storage.public.contains_named_graph(ox.NamedNode(graph)):
+            lost.append(eid)
+    if lost:
+        log.error(
+            "the public dataset (%s) holds no graph of the published experiment(s) %s: their "
+            "results are lost here (an empty or another store behind --store or --location? a "
+            "failed restore?); run gerbil-qa check, restore from a backup (gerbil-qa import)",
+            storage.store.location,
+            ", ".join(lost),
+        )
 
 
 def _query_engine(cfg: WebConfig, storage: Storage) -> tuple[Any, Any]:

@@ -344,3 +344,33 @@ def test_a_cancelled_run_restored_from_a_backup_is_resumed_where_it_stopped(
     assert final["status"] == "finished"
     asked = final["results"][0]["measures"]["questions"]
     assert asked == state["systems"][0]["total"]
+
+
+def test_serving_a_store_whose_public_graphs_are_lost_says_so_at_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An empty server behind --store, a wrong --location, a failed restore: serve started
+    healthy, its published experiments "finished" over no results (explore-12 8). It now says
+    at start which of the newest publications have no graph, and what to do."""
+    import logging
+
+    from service.graph.adapter import Side
+    from service.paths import DEMO_DIR
+
+    store = tmp_path / "store"
+    argv = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json"), "--store", str(store)]
+    assert (
+        main([*argv, "--answers", str(DEMO_DIR / "answers-strong.json"), "--output", "json"]) == 0
+    )
+    with open_storage(store) as storage:
+        (eid,) = [s.id for s in storage.experiments.listing(include_private=True)]
+        storage.experiments.publish(eid)
+        base = storage.uris.base
+        storage.store.update(Side.PUBLIC, f"DROP GRAPH <{storage.uris.experiment_graph(eid)}>")
+    gc.collect()
+    with caplog.at_level(logging.ERROR, logger="service.web.app"):
+        site = start_server(store, demo=False, base=base)
+        stop_server(site)
+    said = " ".join(r.getMessage() for r in caplog.records if r.name == "service.web.app")
+    assert f"holds no graph of the published experiment(s) {eid}" in said, said
+    assert "run gerbil-qa check" in said
