@@ -370,7 +370,11 @@ def test_serving_a_store_whose_public_graphs_are_lost_says_so_at_start(
     gc.collect()
     with caplog.at_level(logging.ERROR, logger="service.web.app"):
         site = start_server(store, demo=False, base=base)
-        stop_server(site)
+        try:  # its page says so too, where it showed an empty finished run
+            page = site.get(f"experiment/{eid}", headers={"Accept": "text/html"})
+            assert page.status_code == 200 and 'id="results-missing"' in page.text
+        finally:
+            stop_server(site)
     said = " ".join(r.getMessage() for r in caplog.records if r.name == "service.web.app")
     assert f"holds no graph of the published experiment(s) {eid}" in said, said
     assert "run gerbil-qa check" in said
