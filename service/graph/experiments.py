@@ -243,12 +243,44 @@ class ExperimentRepository:
         ]
 
     def status(self, experiment_id: str) -> ExperimentStatus:
-        """The admin record of an experiment (one indexed lookup); NotFound when there is none."""
+        """The admin record of an experiment (one indexed lookup); NotFound when there is none.
+
+        A published experiment's status is also its public copy's: with the private store of
+        a remote deployment away, it is read from there (finished, published, withdrawn or
+        not), so the citable page of a published result answers while the listings do."""
+        from service.graph.remote import StoreUnavailable  # it imports this module
+
         check_experiment_id(experiment_id)
-        found = self._statuses(experiment_id)
+        try:
+            found = self._statuses(experiment_id)
+        except StoreUnavailable:
+            published = self._published_status(experiment_id)
+            if published is None:
+                raise
+            return published
         if not found:
             raise NotFound(f"no experiment {experiment_id}")
         return found[0]
+
+    def _published_status(self, experiment_id: str) -> ExperimentStatus | None:
+        """The status of a published experiment as its public copy says it (a copy in the
+        public dataset is a publication: :meth:`recover` completes the admin record from it);
+        None when it has no public copy. Its creation time is the admin record's alone."""
+        uri = self.uris.experiment(experiment_id)
+        graph = node(self.uris.experiment_graph(experiment_id))
+        if not self.store.public.contains_named_graph(graph):
+            return None
+        issued = self.store.public.quads_for_pattern(node(uri), node(DCT + "issued"), None, graph)
+        withdrawn = self._withdrawals(experiment_id).get(experiment_id)
+        return ExperimentStatus(
+            id=experiment_id,
+            uri=uri,
+            status=Status.FINISHED,
+            public=True,
+            published_at=next((q.object.value for q in issued), None),
+            withdrawn_at=withdrawn[0] if withdrawn else None,
+            withdrawal_reason=withdrawn[1] if withdrawn else None,
+        )
 
     def _statuses(self, experiment_id: str | None = None) -> list[ExperimentStatus]:
         subject = iri(self.uris.experiment(experiment_id)) if experiment_id else "?e"

@@ -65,11 +65,12 @@ def pair(tmp_path: Path) -> Iterator[RemotePair]:
         yield running
 
 
-def _record(pair: RemotePair, capsys: pytest.CaptureFixture[str]) -> str:
-    """An experiment recorded by the command line (the demo's answers), its id."""
+def _record(pair: RemotePair, capsys: pytest.CaptureFixture[str], *base: str) -> str:
+    """An experiment recorded by the command line (the demo's answers), its id (``base``:
+    ``--base URI`` for a store a replica serves)."""
     from service.cli import main
 
-    args = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json")]
+    args = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json"), *base]
     args += ["--answers", str(DEMO_DIR / "answers-strong.json"), "--store", pair.url]
     assert main(args) == 0
     return capsys.readouterr().err.split("recorded experiment ", 1)[1].split()[0]
@@ -338,3 +339,35 @@ def test_a_stopped_public_store_is_named_not_the_users_query(
     port = pair.url.rstrip("/").rsplit(":", 1)[1]
     assert port not in hung.text and "HTTPConnectionPool" not in hung.text, hung.text
     assert f"the store at {pair.url}" in log.read_text(), log.read_text()[-2000:]
+
+
+def test_a_published_experiments_page_answers_while_the_private_store_is_away(
+    pair: RemotePair, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A published result is public data: its citable page is read from the public store,
+    where its status is too (its copy there is its publication). With the private store away
+    its page answered 503 while every listing answered 200 (explore-12 10d); an unpublished
+    one cannot be told from a missing one then, and the API's answer, which holds what was
+    submitted (the private store's), still says the store is away."""
+    published, withdrawn, private = (_record(pair, capsys, "--base", BASE) for _ in range(3))
+    with open_storage(pair.url, base=BASE) as storage:
+        storage.experiments.publish(published)
+        storage.experiments.publish(withdrawn)
+        storage.experiments.withdraw(withdrawn, "the gold file had a wrong answer")
+    replica = _serve(pair)
+    try:
+        pause(pair.private.process.pid)
+        try:
+            page = requests.get(f"{replica.url}experiment/{published}", timeout=30)
+            gone = requests.get(f"{replica.url}experiment/{withdrawn}", timeout=30)
+            hidden = requests.get(f"{replica.url}experiment/{private}", timeout=30)
+            api = requests.get(f"{replica.url}api/experiments/{published}", timeout=30)
+        finally:
+            resume(pair.private.process.pid)
+    finally:
+        replica.stop()
+    assert page.status_code == 200, page.text[:300]
+    assert f"Experiment {published}" in page.text and "status-finished" in page.text
+    assert gone.status_code == 200 and "the gold file had a wrong answer" in gone.text
+    assert hidden.status_code == 503 and private not in hidden.text
+    assert api.status_code == 503 and api.headers.get("Retry-After") == "10"
