@@ -50,7 +50,6 @@ def measure_choices() -> list[tuple[str, str]]:
 
 
 LEADERBOARD_TIERS = 10  # a leaderboard's top rows given tiers
-LEADERBOARD_RESAMPLES = 1_000  # resamples and shuffles behind a leaderboard's tiers
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,8 +449,8 @@ class Standing:
 
     tier: int | None
     interval: tuple[float, float] | None
-    # how tier and interval were computed (profile, resamples, seed, test, Holm's family):
-    # fewer samples than a comparison's, over the rows shown, so a reader can redo them
+    # how tier and interval were computed (profile, resamples, seed, test, Holm's family over
+    # the rows shown), so a reader can redo them
     signature: str | None = None
     # why a row among the top ones has no tier (a bare "–" left the reader guessing)
     reason: str | None = None
@@ -462,11 +461,10 @@ def leaderboard_tiers(
 ) -> dict[str, Standing]:
     """Tiers and intervals of a leaderboard's top rows (public tasks of one experiment type,
     dataset, language and profile, best first): :func:`~service.evaluation.comparison.compare` on
-    their stored results with fewer samples than a comparison asked for (1,000 resamples and
-    1,000 shuffles: the page is rendered once per write). Rows scored under another signature
-    or pooled over other languages than the first recomputable one (every pooled task's
-    language is ``mul``), or under a profile version this one scores otherwise, are left out
-    (None): one such row took the tiers of every other row away."""
+    their stored results with the compare page's resamples and shuffles (the same tiers). Rows
+    scored under another signature or pooled over other languages than the first recomputable
+    one (every pooled task's language is ``mul``), or under a profile version this one scores
+    otherwise, are left out (None): one such row took the tiers of every other row away."""
     from service.evaluation.comparison import compare
 
     if len(tasks) < 2:
@@ -496,9 +494,10 @@ def leaderboard_tiers(
         result = compare(
             [e for _, e in kept],
             measure=measure,
+            # the compare page's resamples and shuffles, so both give these rows one tier: with
+            # 1,000 shuffles Holm's floor over 45 pairs was 0.045, and a pair whose p is 0.0004
+            # came out "not significant" by the chance of one or two shuffles (explore-14 2)
             experiment_type=ExperimentType(experiment_type),
-            resamples=LEADERBOARD_RESAMPLES,
-            samples=LEADERBOARD_RESAMPLES,
         )
     except ServiceError:
         return {}

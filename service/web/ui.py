@@ -235,6 +235,8 @@ def leaderboard_model(
     chosen: LeaderboardFilter, page: listings.Page, args: dict[str, str]
 ) -> dict[str, Any]:
     """Everything a leaderboard shows, in any of its formats (the template's names)."""
+    from service.evaluation.statistics import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
+
     counts = listings.row_counts(chosen.experiment_type)
     # each dataset's rows under the other filters: the default is the one with the most (a
     # profile chosen alone showed the demo's "No public results" while another dataset had them)
@@ -309,6 +311,9 @@ def leaderboard_model(
         # a system takes a rank per dataset, language and profile: said when rows mix them
         "ranks_mixed": len({(r.dataset, r.languages, r.profile) for r in shown}) > 1,
         "tier_rows": comparing.LEADERBOARD_TIERS,
+        # the note says how the tiers were computed: the compare page's defaults, named here
+        "tier_resamples": DEFAULT_RESAMPLES,
+        "tier_shuffles": DEFAULT_SHUFFLES,
         "freeze_rows": MAX_ROWS,
     }
 

@@ -303,6 +303,7 @@ def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
         "leaderboards", params={"dataset": dataset.group(1), "profile": "fair", "language": "en"}
     ).text
     assert 'id="tiers-note"' in board and "Tiers and intervals of the top" in board
+    assert "approximate randomisation, 10,000 shuffles" in board  # the compare page's
     args = {"dataset": dataset.group(1), "profile": "fair", "language": "en", "size": 1, "page": 2}
     later = server.get("leaderboards", params=args).text
     rows = {}

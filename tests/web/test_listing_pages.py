@@ -233,8 +233,15 @@ def test_a_leaderboard_is_served_as_json_and_csv_at_its_own_url(server, mixed) -
     tiered = [r for r in rows if r["tier"] is not None]
     assert {r["tierSignature"] for r in tiered} == {best["tierSignature"]}
     assert best["tierSignature"].startswith(best["signature"])
-    assert "n:1000" in best["tierSignature"]
     assert f"pairs:{len(tiered) * (len(tiered) - 1) // 2}" in best["tierSignature"]
+    # the compare page's shuffles and its tiers for these rows: with 1,000 shuffles Holm's
+    # floor over 45 pairs is 0.045, and chance decided a tier the compare page gave otherwise
+    assert "test:ar|n:10000|" in best["tierSignature"]
+    compared = server.post(
+        "api/compare", json={"tasks": [r["task"] for r in tiered], "measure": "macroF1"}
+    ).json()
+    assert [s["tier"] for s in compared["systems"]] == [r["tier"] for r in tiered]
+    assert best["tierSignature"].endswith(compared["signature"].split("|test:", 1)[1])
     by_accept = server.get("leaderboards", params=args, headers={"Accept": "application/json"})
     assert by_accept.json() == board
     table = server.get("leaderboards", params=args, headers={"Accept": "text/csv"})
