@@ -70,6 +70,9 @@ class _Item(NamedTuple):
     iri: str | None = None  # the stripped IRI, for KB lookups
     term: Term | None = None  # the literal, when not an IRI
     shown: str = ""
+    # an IRI as the file wrote it: `exact` is the same text, not the same once stripped (an
+    # IRI in angle brackets was labelled an exact match, which the exact profile refuses)
+    written: str | None = None
 
 
 @lru_cache(maxsize=1 << 16)
@@ -77,10 +80,10 @@ def _iri_item(value: str, language: str) -> _Item:
     """The item of a ``uri``-typed value, cached by its string: gold and system files repeat
     the same IRIs, and a string's hash is cached where a Term's is recomputed."""
     if is_plain_http_iri(value):  # nothing to strip, already in normal form
-        return _Item(("iri", value), iri=value, shown=f"<{value}>")
+        return _Item(("iri", value), iri=value, shown=f"<{value}>", written=value)
     v = strip_brackets(value)
     if _SCHEME.match(v):
-        return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>")
+        return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>", written=value)
     return _literal_item(Term.literal(value.strip()), language)
 
 
@@ -94,7 +97,7 @@ def _as_item(term: Term, language: str) -> _Item:
 def _literal_item(term: Term, language: str) -> _Item:
     if term.is_literal and _HTTP.match(term.value.strip()):
         v = term.value.strip()
-        return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>")
+        return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>", written=term.value)
     return _Item(_literal_key(term, language), term=term, shown=term.n3())
 
 
@@ -310,7 +313,7 @@ def _rule(given: _Item, gold: _Item) -> MatchRule:
     """Which of the rules in the module docstring matched ``given`` to ``gold`` (called for
     matched pairs only, so it can tell the rules apart by what the two items are)."""
     if given.iri is not None and gold.iri is not None:  # rule 3
-        if given.iri == gold.iri:
+        if given.written == gold.written:
             return MatchRule.EXACT
         return MatchRule.IRI_IDENTITY if given.key == gold.key else MatchRule.SAME_AS
     if given.term is None or gold.term is None:  # an IRI and a literal: rule 5
