@@ -93,8 +93,18 @@ def _value(x: Any) -> str:
     return "n/a" if x is None else f"{x:.4f}"
 
 
-def _interval(pair: Any) -> str:
-    return "n/a" if not pair else f"[{pair[0]:.4f}, {pair[1]:.4f}]"
+def _interval(system: dict[str, Any], measure: str, data: dict[str, Any]) -> str:
+    """A system's interval of ``measure`` in the table, with the resamples it was undefined
+    on (``[null, null]`` printed as n/a: it crashed the table)."""
+    from service.evaluation.results import undefined_resamples_note
+
+    pair = system["intervals"].get("QA", {}).get(measure)
+    bounded = bool(pair) and pair[0] is not None and pair[1] is not None
+    count = system.get("undefinedResamples", {}).get("QA", {}).get(measure)
+    note = undefined_resamples_note(count, data["resamples"], bounded=bounded) if count else ""
+    if not bounded:
+        return note or "n/a"
+    return f"[{pair[0]:.4f}, {pair[1]:.4f}]" + (f" ({note})" if note else "")
 
 
 def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
@@ -104,9 +114,9 @@ def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     rows: list[tuple[str, ...]] = [("tier", "system", measure, "95% interval")]
     for s in data["systems"]:  # in standing order (tier, then the measure)
         qa = s["results"].get("QA", {})
-        ci = s["intervals"].get("QA", {}).get(measure)
         tier = "–" if s["tier"] is None else str(s["tier"])  # no value: no tier
-        rows.append((tier, s["system"], _value(qa.get(measure)), _interval(ci)))
+        shown = _interval(s, measure, data)
+        rows.append((tier, s["system"], _value(qa.get(measure)), shown))
     _aligned(rows, out)
     out.write(f"\npairs ({data['test']}, Holm-adjusted):\n")
     pairs: list[tuple[str, ...]] = [("a", "b", "difference", "p", "p adjusted")]
@@ -132,9 +142,12 @@ def _aligned(rows: list[tuple[str, ...]], out: TextIO) -> None:
 
 
 def _csv(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
-    """One row per system: tier, the measure, its interval (spreadsheets read it as is)."""
+    """One row per system: tier, the measure, its interval (spreadsheets read it as is), and
+    on how many resamples the measure was undefined (empty bounds when more than 2.5 %)."""
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["system", "tier", measure, "low", "high"])
+    writer.writerow(["system", "tier", measure, "low", "high", "undefinedResamples"])
     for s in data["systems"]:  # in standing order (tier, then the measure)
         ci = s["intervals"].get("QA", {}).get(measure) or [None, None]
-        writer.writerow([s["system"], s["tier"], s["results"].get("QA", {}).get(measure), *ci])
+        count = s.get("undefinedResamples", {}).get("QA", {}).get(measure)
+        value = s["results"].get("QA", {}).get(measure)
+        writer.writerow([s["system"], s["tier"], value, *ci, count])

@@ -178,7 +178,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--intervals",
         action="store_true",
         help="also a 95 %% percentile bootstrap interval for every measure (over questions; "
-        "JSON key intervals, a column in the table, low/high columns in the CSV)",
+        "JSON keys intervals and undefinedResamples, a column in the table, low/high/"
+        "undefinedResamples columns in the CSV; no bounds for a measure undefined on more "
+        "than 2.5 %% of the resamples)",
     )
     evaluate.add_argument(
         "--resamples", type=int, metavar="N", help="bootstrap resamples (default 1000)"
@@ -434,17 +436,26 @@ def _format(value: object) -> str:
 
 def table(ev: Evaluation) -> str:
     """A readable aligned table: one row per measure, one column per experiment type."""
+    from service.evaluation.results import interval_resamples, undefined_resamples_note
+
     types = list(ev.tasks)
     names: list[str] = []
     for task in ev.tasks.values():
         names.extend(n for n in task.measures if n not in names)
     header = ["measure", *(t.value for t in types)]
     shown = ev.extra.get("intervals", {})  # evaluate --intervals
+    undefined = ev.extra.get("undefinedResamples", {})
+    resamples = interval_resamples(ev.extra.get("intervalSignature"))
 
     def cell(t: ExperimentType, n: str) -> str:
         ci = shown.get(t.value, {}).get(n)
         value = _format(ev.tasks[t].measures.get(n))
-        return value if not ci or ci[0] is None else f"{value} [{ci[0]:.4f}, {ci[1]:.4f}]"
+        bounded = bool(ci) and ci[0] is not None
+        text = f"{value} [{ci[0]:.4f}, {ci[1]:.4f}]" if bounded else value
+        count = undefined.get(t.value, {}).get(n)
+        if count and resamples:
+            text += f" ({undefined_resamples_note(count, resamples, bounded=bounded)})"
+        return text
 
     body = [[n, *(cell(t, n) for t in types)] for n in names]
     widths = [max(len(r[c]) for r in [header, *body]) for c in range(len(header))]
@@ -519,11 +530,14 @@ def _csv(evaluations: Sequence[Evaluation], stream: TextIO) -> None:
     import csv
 
     writer = csv.writer(stream, lineterminator="\n")
-    # evaluate --intervals adds two columns at the end (the others keep their places)
+    # evaluate --intervals adds three columns at the end (the others keep their places): the
+    # bounds, and on how many resamples the measure was undefined (bounds left empty when more
+    # than one tail's worth)
     with_ci = any("intervals" in ev.extra for ev in evaluations)
-    writer.writerow([*CSV_COLUMNS, *(("low", "high") if with_ci else ())])
+    writer.writerow([*CSV_COLUMNS, *(("low", "high", "undefinedResamples") if with_ci else ())])
     for ev in evaluations:
         shown = ev.extra.get("intervals", {})
+        undefined = ev.extra.get("undefinedResamples", {})
         for etype, task in ev.tasks.items():
             for name, value in task.measures.items():
                 row = [
@@ -540,6 +554,7 @@ def _csv(evaluations: Sequence[Evaluation], stream: TextIO) -> None:
                 if with_ci:
                     low, high = shown.get(etype.value, {}).get(name) or (None, None)
                     row += ["" if low is None else repr(low), "" if high is None else repr(high)]
+                    row.append(undefined.get(etype.value, {}).get(name, ""))
                 writer.writerow(row)
 
 

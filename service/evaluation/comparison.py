@@ -6,15 +6,18 @@ only ever added, never renamed)::
 
     {"dataset", "profile", "signature", "seed", "resamples", "test",
      "systems": [{"system", "results": {TYPE: {measure: value}},
-                  "intervals": {TYPE: {measure: [low, high]}}, "tier"}],
+                  "intervals": {TYPE: {measure: [low, high]}}, "tier",
+                  "undefinedResamples": {TYPE: {measure: count}}}],
      "pairs": [{"a", "b", "measure", "difference", "pValue", "pAdjusted"}]}
 
 ``system`` is the name ``evaluate`` gave the run; ``results`` are the scorer's numbers exactly as
 ``evaluate --output json`` prints them; ``intervals`` hold every measure but the counts
-(:data:`~service.evaluation.statistics.NO_INTERVAL`). The pairs and tiers are on the
-experiment type compared (QA; a comparison of stored tasks, their own type). ``signature`` is
-the profile's signature followed by the interval and the test fields
-(:func:`~service.evaluation.statistics.interval_signature`,
+(:data:`~service.evaluation.statistics.NO_INTERVAL`); ``undefinedResamples`` (only when there
+are any) counts the resamples on which a measure was undefined: left out of its bounds, or too
+many for bounds (``[null, null]``, :func:`~service.evaluation.statistics.max_undefined`).
+The pairs and tiers are on the experiment type compared (QA; a comparison of stored tasks,
+their own type). ``signature`` is the profile's signature followed by the interval and the
+test fields (:func:`~service.evaluation.statistics.interval_signature`,
 :func:`~service.evaluation.statistics.test_signature`).
 
 Imports NumPy (through :mod:`service.evaluation.statistics`): import this module only where a
@@ -51,6 +54,7 @@ class SystemResult:
                 for t, cis in self.intervals.items()
             },
             "tier": self.tier,
+            **undefined_resamples(self.intervals),
         }
 
 
@@ -199,13 +203,28 @@ def intervals_of(
     }
 
 
+def undefined_resamples(
+    found: Mapping[ExperimentType, Mapping[str, st.Interval]],
+) -> dict[str, dict[str, dict[str, int]]]:
+    """``{"undefinedResamples": {TYPE: {measure: count}}}`` for the intervals with undefined
+    resamples, ``{}`` when none has: the JSON key beside ``intervals`` (added only then, so an
+    ordinary result's JSON is what it was)."""
+    counts = {
+        t.value: {m: ci.undefined for m, ci in cis.items() if ci.undefined}
+        for t, cis in found.items()
+    }
+    counts = {t: by_measure for t, by_measure in counts.items() if by_measure}
+    return {"undefinedResamples": counts} if counts else {}
+
+
 def with_intervals(
     ev: Evaluation, *, resamples: int | None = None, seed: int | None = None
 ) -> Evaluation:
     """``ev`` with the bootstrap interval of every measure of every task, as ``evaluate
     --intervals`` prints them and the graph stores them: ``extra["intervals"]`` (``{TYPE:
-    {measure: [low, high]}}``) and ``extra["intervalSignature"]`` (the signature with the
-    interval's method, resamples, seed and level)."""
+    {measure: [low, high]}}``), ``extra["undefinedResamples"]`` (:func:`undefined_resamples`)
+    and ``extra["intervalSignature"]`` (the signature with the interval's method, resamples,
+    seed and level)."""
     from dataclasses import replace
 
     options = {
@@ -220,6 +239,7 @@ def with_intervals(
             "intervals": {
                 t.value: {m: ci.to_json() for m, ci in cis.items()} for t, cis in found.items()
             },
+            **undefined_resamples(found),
             "intervalSignature": f"{ev.signature}|{st.interval_signature(**options)}",
         },
     )

@@ -354,6 +354,34 @@ def no_gold_note(experiment_type: ExperimentType | str) -> str:
     return f"{etype.value}: no question was scored: {NO_GOLD_REASONS[etype]}"
 
 
+def undefined_resamples_note(undefined: int, resamples: int, *, bounded: bool) -> str:
+    """What an interval says (CLI table, experiment and task pages, compare page) of the
+    bootstrap resamples on which its measure is undefined: left out of bounds that stay, or
+    too many for any (:func:`service.evaluation.statistics.bootstrap_intervals`).
+
+    >>> undefined_resamples_note(366, 1000, bounded=False)
+    'no interval: undefined on 366 of 1,000 resamples'
+    >>> undefined_resamples_note(12, 1000, bounded=True)
+    '12 of 1,000 resamples undefined, left out'
+    """
+    if bounded:
+        return f"{undefined:,} of {resamples:,} resamples undefined, left out"
+    return f"no interval: undefined on {undefined:,} of {resamples:,} resamples"
+
+
+def interval_resamples(signature: str | None) -> int | None:
+    """The number of resamples an interval signature names (``…|ci:…|n:1000|…``), where the
+    stored result and the pages have it.
+
+    >>> interval_resamples("profile:fair|ci:bootstrap-percentile|n:1000|seed:12345|level:0.95")
+    1000
+    """
+    parts = (signature or "").split("|")
+    starts = [i for i, part in enumerate(parts) if part.startswith("ci:")]
+    following = parts[starts[0] + 1] if starts and starts[0] + 1 < len(parts) else ""
+    return int(following[2:]) if following.startswith("n:") and following[2:].isdigit() else None
+
+
 @dataclass(frozen=True, slots=True)
 class Evaluation:
     """The result of scoring one system on one dataset under one profile and language."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from service.evaluation.languages import SEPARATOR as POOLED_SEPARATOR
 from service.evaluation.measures import MEASURES
 from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
+from service.evaluation.results import interval_resamples, undefined_resamples_note
 from service.graph.terms import GERBIL, GQA, RDFS, measure_name
 from service.graph.uris import Uris
 
@@ -111,7 +112,19 @@ class TaskResult:
     # the stored bootstrap interval of each measure ([low, high], None ends when undefined)
     intervals: dict[str, list[float | None]] = field(default_factory=dict)
     interval_signature: str | None = None
+    # on how many resamples a measure was undefined (gqa:undefinedResamples; only those > 0)
+    undefined_resamples: dict[str, int] = field(default_factory=dict)
     note: str | None = None  # why no question was scored (the gold has nothing for the type)
+
+    def interval_note(self, name: str) -> str | None:
+        """What the pages say of ``name``'s interval when it was undefined on resamples."""
+        count = self.undefined_resamples.get(name)
+        resamples = interval_resamples(self.interval_signature)
+        if not count or resamples is None:
+            return None
+        low, high = self.intervals.get(name) or (None, None)
+        bounded = low is not None and high is not None
+        return undefined_resamples_note(count, resamples, bounded=bounded)
 
 
 def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
@@ -139,12 +152,15 @@ def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
         if w is not None
     )
     intervals: dict[str, list[float | None]] = {}
+    undefined_resamples: dict[str, int] = {}
     for ref in node.all(GQA + "interval"):
         ci = nodes.get(_key(ref))
         name = measure_name(ci.text(GQA + "intervalOf") or "") if ci is not None else None
         if ci is not None and name:
             bounds = [number(ci.one(GQA + "lowerBound")), number(ci.one(GQA + "upperBound"))]
             intervals[name] = [None if b is None else float(b) for b in bounds]
+            if count := number(ci.one(GQA + "undefinedResamples")):
+                undefined_resamples[name] = int(count)
     tail = node.uri.rsplit("/", 1)[1]
     return TaskResult(
         uri=node.uri,
@@ -165,6 +181,7 @@ def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
         warnings=tuple(text for _, text in warnings),
         intervals=intervals,
         interval_signature=node.text(GQA + "intervalSignature"),
+        undefined_resamples=undefined_resamples,
         note=node.text(RDFS + "comment"),
     )
 
@@ -304,6 +321,9 @@ def _evaluation(
     }
     if any(t.intervals for t in tasks):  # as `evaluate --intervals` prints them
         out["intervals"] = {t.experiment_type: dict(t.intervals) for t in tasks}
+        counts = {t.experiment_type: t.undefined_resamples for t in tasks if t.undefined_resamples}
+        if counts:
+            out["undefinedResamples"] = counts
         out["intervalSignature"] = first.interval_signature
     return out
 

@@ -433,16 +433,21 @@ MULTIPLE_LANGUAGES = "mul"  # ISO 639-2 for a task over several languages
 def _interval_quads(g: _Graph, obs: NamedNode, task_uri: str, ev: Evaluation, etype: str) -> None:
     """The bootstrap interval of each measure of the task (``ev.extra["intervals"]``, as
     ``evaluate --intervals`` gives them), one ``gqa:Interval`` each (``…/task/k#interval-m``;
-    no bounds when the measure is undefined on the resamples), and its signature."""
+    no bounds when the measure is undefined, or on more resamples than one tail), with the
+    count of resamples it was undefined on (``gqa:undefinedResamples``, when any), and its
+    signature."""
     found = ev.extra.get("intervals", {}).get(etype)
     if not found:
         return
     double = XSD + "double"
+    undefined = ev.extra.get("undefinedResamples", {}).get(etype, {})
     for name, (low, high) in found.items():
         prop, _ = _measure_property(name)
         ci = NamedNode(f"{task_uri}#interval-{name}")
         g.add(obs, _p(GQA, "interval"), ci)
         g.many(ci, [(TYPE, _p(GQA, "Interval")), (_p(GQA, "intervalOf"), prop)])
+        if undefined.get(name):
+            g.add(ci, _p(GQA, "undefinedResamples"), n.number(undefined[name], XSD + "integer"))
         if low is not None and high is not None:
             g.many(
                 ci,

@@ -23,7 +23,12 @@ from flask import Blueprint, Response, jsonify, make_response, render_template, 
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, ServiceError
-from service.evaluation.results import COUNT_MEASURES, ExperimentType, QuestionStatus
+from service.evaluation.results import (
+    COUNT_MEASURES,
+    ExperimentType,
+    QuestionStatus,
+    undefined_resamples_note,
+)
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
 
@@ -454,6 +459,16 @@ class Standing:
     signature: str | None = None
     # why a row among the top ones has no tier (a bare "–" left the reader guessing)
     reason: str | None = None
+    # on how many of the resamples the measure was undefined (more than 25: no interval)
+    undefined: int = 0
+
+    @property
+    def note(self) -> str | None:
+        """What the leaderboard says of the resamples the measure was undefined on."""
+        if not self.undefined:
+            return None
+        bounded = self.interval is not None
+        return undefined_resamples_note(self.undefined, LEADERBOARD_RESAMPLES, bounded=bounded)
 
 
 def leaderboard_tiers(
@@ -505,7 +520,8 @@ def leaderboard_tiers(
     for (task, _), system in zip(kept, result.systems, strict=True):
         ci = system.intervals.get(ExperimentType(experiment_type), {}).get(measure)
         pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
-        out[task] = Standing(system.tier, pair, result.signature)
+        count = ci.undefined if ci else 0
+        out[task] = Standing(system.tier, pair, result.signature, undefined=count)
     return out
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from service.evaluation.results import COUNT_MEASURES
@@ -29,47 +29,54 @@ F1s = Mapping[str, Mapping[str, float | None]]  # task URI -> question URI -> F1
 MAX_SCATTER_POINTS = 5000  # more questions than this: no scatter (the page would grow too much)
 
 
+Bounds = dict[str, tuple[float, float]]  # measure -> its interval
+Notes = dict[str, str]  # measure -> what is said of the resamples it was undefined on
+
+
 def intervals(
     task: TaskRow, results: Sequence[StoredResult], *, resamples: int | None = None
-) -> dict[str, tuple[float, float]]:
+) -> tuple[Bounds, Notes]:
     """Bootstrap intervals of ``task``'s measures: every one stored with it (the confidence
     and rank measures too), else (experiments recorded before intervals were) those of the
     chart measures recomputed from its stored question results (empty when they cannot be:
-    an unknown profile, no scored question)."""
+    an unknown profile, no scored question); and the note of each measure undefined on
+    resamples (left out of its bounds, or too many for bounds)."""
     if task.intervals and resamples is None:
-        return {
+        bounds = {
             m: (low, high)
             for m, (low, high) in task.intervals.items()
             if low is not None and high is not None
         }
+        return bounds, {m: note for m in task.intervals if (note := task.interval_note(m))}
     from service.evaluation.results import ExperimentType, TaskScores
     from service.graph.reader import scoring_of, stored_records
 
     known = scoring_of(task.profile)
     if known is None or not results:
-        return {}
+        return {}, {}
     scheme, graded = known
     records = stored_records(results, graded=graded)
     measures = {m: task.measures[m] for m in CHART_MEASURES if m in task.measures}
     if not measures:
-        return {}
+        return {}, {}
     from service.evaluation import statistics
 
     try:
         etype = ExperimentType(task.experiment_type)
     except ValueError:
-        return {}
+        return {}, {}
     table = statistics.question_table(TaskScores(etype, measures, tuple(records)), scheme=scheme)
     found = statistics.bootstrap_intervals(
         table,
         measures=[m for m in measures if m in table.measures],
         resamples=resamples or statistics.DEFAULT_RESAMPLES,
     )
-    return {
+    bounds = {
         name: (ci.low, ci.high)
         for name, ci in found.items()
         if ci.low is not None and ci.high is not None
     }
+    return bounds, {name: ci.note for name, ci in found.items() if ci.note}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,8 @@ class Figures:
     scatter_systems: tuple[str, ...]  # labels of the systems one may pick for the scatter
     scatter_counts: tuple[tuple[float, float, int], ...]  # (x, y, questions), for the table
     dimensions: tuple[str, ...] = ()  # the breakdown's: those the questions have values in
+    # task URI -> measure -> what is said of the resamples it was undefined on
+    interval_notes: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 def _qa_rows(page: ExperimentPage) -> list[TaskRow]:
@@ -245,7 +254,8 @@ def figures(
     ``pick`` names the two tasks of the scatter (:func:`chart_labels`; default: the best by
     macro F1 and the best other system in its languages)."""
     rows = _qa_rows(page)
-    found = {r.uri: intervals(r, (results or {}).get(r.uri, ())) for r in rows}
+    shown = {r.uri: intervals(r, (results or {}).get(r.uri, ())) for r in rows}
+    found = {uri: bounds for uri, (bounds, _) in shown.items()}
     labels = chart_labels(rows)
     by_label = {labels[r.uri]: r for r in rows}
     chosen = [by_label.get(name) if name else None for name in pick]
@@ -263,6 +273,7 @@ def figures(
         scatter=plot,
         scatter_systems=tuple(by_label),
         scatter_counts=counts,
+        interval_notes={uri: notes for uri, (_, notes) in shown.items() if notes},
     )
 
 

@@ -404,6 +404,22 @@ def _task_result_schema() -> dict[str, Any]:
     )
 
 
+def _undefined_resamples_schema() -> dict[str, Any]:
+    """``undefinedResamples`` beside ``intervals`` (``comparison.undefined_resamples``)."""
+    return {
+        "type": "object",
+        "description": "Experiment type -> measure -> on how many bootstrap resamples the "
+        "measure was undefined; only measures with any, and the key only when there are. Up "
+        "to one tail's worth ((1 - level)/2 of the resamples: 25 of 1,000 at 95 %) are left "
+        "out of the interval's bounds; more, and the interval is [null, null].",
+        "propertyNames": {"enum": registries.experiment_type_enum()},
+        "additionalProperties": {
+            "type": "object",
+            "additionalProperties": {"type": "integer", "minimum": 1},
+        },
+    }
+
+
 def _comparison_schema() -> dict[str, Any]:
     """``gerbil-qa compare --output json`` (``Comparison.to_json``)."""
     from service.evaluation.statistics import TESTS  # NumPy: only when the document is asked
@@ -446,6 +462,7 @@ def _comparison_schema() -> dict[str, Any]:
                     "description": "1: the best and every system not significantly worse; "
                     "null: its value is undefined.",
                 },
+                undefinedResamples=_undefined_resamples_schema(),
             ),
         },
         pairs=_array(
@@ -1092,8 +1109,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "Once finished: one object per system, exactly as "
                             "`gerbil-qa evaluate --intervals --output json` prints it (dataset, "
                             "system, profile, profileVersion, signature, language, kb, results "
-                            "per experiment type, per-question entries, warnings; intervals and "
-                            "intervalSignature as stored with the result).",
+                            "per experiment type, per-question entries, warnings; intervals, "
+                            "undefinedResamples and intervalSignature as stored with the "
+                            "result).",
                             "items": {
                                 "type": "object",
                                 "properties": {
@@ -1111,7 +1129,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     "intervals": {
                                         "type": "object",
                                         "description": "Experiment type -> measure -> its 95 % "
-                                        "bootstrap interval [low, high] (nulls: undefined).",
+                                        "bootstrap interval [low, high] (nulls: undefined, or "
+                                        "undefined on too many resamples: undefinedResamples).",
                                         "propertyNames": {
                                             "enum": registries.experiment_type_enum()
                                         },
@@ -1125,6 +1144,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                             },
                                         },
                                     },
+                                    "undefinedResamples": _undefined_resamples_schema(),
                                     "intervalSignature": {"type": "string"},
                                 },
                             },
@@ -1158,7 +1178,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "bootstrap), `seed`, `resamples` (at most 10,000), `samples` (at most "
                     "100,000). Answers the "
                     "compare JSON: dataset, profile, signature, seed, resamples, test, "
-                    "systems[{system, results, intervals, tier}] (results and intervals under "
+                    "systems[{system, results, intervals, tier, undefinedResamples}] (results "
+                    "and intervals under "
                     "the type compared: results.QA, results.C2KB…), pairs[{a, b, measure, "
                     "difference, pValue, pAdjusted}].",
                     {

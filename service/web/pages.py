@@ -14,6 +14,7 @@ from service.call_settings import CALL_SETTINGS
 from service.evaluation.measures import MEASURES, require
 from service.evaluation.measures import QUESTION_MEASURES as QUESTION_MEASURE_INFO
 from service.evaluation.results import COUNT_MEASURES
+from service.evaluation.results import undefined_resamples_note as undefined_resamples_note
 from service.graph.reader import (
     QUESTION_MEASURES,
     Node,
@@ -777,6 +778,10 @@ def experiment_csv(page: ExperimentPage) -> bytes:
         header.append("intervalSignature")
     # a pooled task's language is mul; which languages it pooled, as the API's "language" says
     header.append("languageTag")
+    # last, on how many resamples an interval's measure was undefined, where any was (its
+    # bounds are empty when more than one tail's worth: 25 of 1,000)
+    counted = [n for n in bounded if any(n in t.undefined_resamples for t in page.tasks)]
+    header += [f"{n}UndefinedResamples" for n in counted]
     rows = [
         [
             t.uri,
@@ -790,6 +795,7 @@ def experiment_csv(page: ExperimentPage) -> bytes:
             *(t.measures.get(n) for n in used),
             *_interval_cells(t, bounded),
             t.language_tag,
+            *(t.undefined_resamples.get(n) for n in counted),
         ]
         for t in page.tasks
     ]

@@ -373,6 +373,7 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
         rank = model["ranks"].get(row.task, position)
         standing = model["standings"].get(row.task)
         interval = standing.interval if standing else None
+        undefined = standing.undefined if standing else 0
         out.append(
             {
                 "rank": rank,
@@ -390,6 +391,9 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                     m: model["measures"].get(row.task, {}).get(m) for m in model["columns"]
                 },
                 "intervals": {sort: list(interval)} if interval else {},
+                # on how many resamples the ranked measure was undefined (more than 25 of
+                # 1,000: no interval)
+                "undefinedResamples": {sort: undefined} if undefined else {},
                 "papers": list(model["papers"].get(row.experiment, ())),
                 "revisionOf": row.revision_of,
                 "tierSignature": standing.signature if standing else None,
@@ -435,6 +439,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header += ["errorCount"]  # the system's failed calls
     header += ["tierNote"]  # why a row has no tier
     header += ["otherRunOf"]  # another run of a ranked system: its ranked run's task
+    header += [f"{sort}UndefinedResamples"]  # beside an interval: resamples left out of it
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -443,7 +448,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             + [r["measures"][m] for m in model["columns"]]
             + [low, high, r["signature"], r["languageTag"]]
             + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
-            + [r["tierNote"], r["otherRunOf"]]
+            + [r["tierNote"], r["otherRunOf"], r["undefinedResamples"].get(sort)]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 

@@ -60,7 +60,9 @@ def test_table_csv_and_errors(data_dir: Path, capsys: pytest.CaptureFixture[str]
     assert "tier  system" in table and "p adjusted" in table and "|n:200|" in table
     assert main([*_args(data_dir), "--types", "QA", "--output", "csv", "--seed", "7"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "system,tier,macroF1,low,high" and len(lines) == 1 + len(SYSTEMS)
+    header = "system,tier,macroF1,low,high,undefinedResamples"
+    assert lines[0] == header and len(lines) == 1 + len(SYSTEMS)
+    assert all(line.endswith(",") for line in lines[1:])  # macro F1 is never undefined
     one = _args(data_dir)[:5]
     assert main(one) == 1
     assert "compare needs at least two --answers files" in capsys.readouterr().err
@@ -90,7 +92,64 @@ def test_evaluate_intervals(data_dir: Path, capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out == out  # byte-identical for one seed
     assert main([*argv, "--output", "csv", "--resamples", "200"]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert rows[0].endswith(",signature,low,high") and "|n:200|" in rows[1]
+    assert rows[0].endswith(",signature,low,high,undefinedResamples") and "|n:200|" in rows[1]
+    assert "undefinedResamples" not in data  # no measure was undefined on a resample
+
+
+def _one_right(tmp_path: Path) -> tuple[str, str, str]:
+    """The demo's 14 questions, the first answered with its gold and every other with a wrong
+    IRI (explore-14 1, on QALD-9 test with 150): Macro F1 QALD is undefined on the resamples
+    without question 1, (13/14)^14 = 35 % of them. (dataset, one right, all right)."""
+    from service.paths import DEMO_DIR
+
+    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    wrong = {"head": {"vars": ["uri"]}, "results": {"bindings": [
+        {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
+    one = json.loads(json.dumps(gold))
+    for question in one["questions"][1:]:
+        question["answers"] = [wrong]
+    paths = []
+    for name, content in (("one-right", one), ("all-right", gold)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(content), encoding="utf-8")
+        paths.append(str(tmp_path / f"{name}.json"))
+    return str(DEMO_DIR / "questions.json"), paths[0], paths[1]
+
+
+def test_an_interval_with_too_many_undefined_resamples_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore-14 1: the undefined resamples were left out silently and Macro F1 QALD's
+    interval started at its estimate. More than 25 of 1,000: no bounds, and the JSON, the
+    table and the CSV of evaluate and compare say on how many resamples it was undefined."""
+    dataset, one, both = _one_right(tmp_path)
+    argv = ["evaluate", "--dataset", dataset, "--profile", "exact", "--answers", one]
+    assert main([*argv, "--types", "QA", "--intervals", "--output", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    count = data["undefinedResamples"]["QA"]["macroF1QALD"]
+    assert data["undefinedResamples"] == {"QA": {"macroF1QALD": count}} and 250 < count < 450
+    assert data["results"]["QA"]["macroF1QALD"] > 0  # the estimate is defined
+    assert data["intervals"]["QA"]["macroF1QALD"] == [None, None]
+    assert data["intervals"]["QA"]["macroF1"][0] == 0.0  # 0, not undefined, without question 1
+    assert main([*argv, "--types", "QA", "--intervals"]) == 0
+    table = capsys.readouterr().out
+    line = next(x for x in table.splitlines() if x.startswith("macroF1QALD"))
+    assert line.endswith(f"(no interval: undefined on {count} of 1,000 resamples)")
+    assert main([*argv, "--types", "QA", "--intervals", "--output", "csv"]) == 0
+    row = next(x for x in capsys.readouterr().out.splitlines() if ",macroF1QALD," in x)
+    assert row.endswith(f",,,{count}")  # no bounds, then the count
+    compared = ["compare", "--dataset", dataset, "--profile", "exact", "--answers", one, both]
+    compared += ["--types", "QA", "--measure", "macroF1QALD"]
+    assert main([*compared, "--output", "json"]) == 0
+    systems = json.loads(capsys.readouterr().out)["systems"]
+    ranked = {s["system"]: s for s in systems}
+    assert ranked["one-right"]["undefinedResamples"] == data["undefinedResamples"]
+    assert "undefinedResamples" not in ranked["all-right"]
+    assert main(compared) == 0
+    assert f"no interval: undefined on {count} of 1,000 resamples" in capsys.readouterr().out
+    assert main([*compared, "--output", "csv"]) == 0
+    assert f"one-right,2,{data['results']['QA']['macroF1QALD']!r},,,{count}" in (
+        capsys.readouterr().out
+    )
 
 
 def test_a_system_without_a_tier_is_listed_last_with_a_dash() -> None:

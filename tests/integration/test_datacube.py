@@ -471,3 +471,52 @@ def test_an_interval_upside_down_breaks_a_shape(tiny) -> None:
     ]
     found = shacl_violations(broken)
     assert found and any("lowerBound" in str(v) for v in found)
+
+
+def test_an_interval_undefined_on_many_resamples_is_stored_without_bounds_and_counted() -> None:
+    """explore-14 1: one right answer of 40; Macro F1 QALD is undefined on the ~36 % of
+    resamples without it. Its gqa:Interval has no bounds (more undefined resamples than the
+    2.5 % tail) and says on how many (gqa:undefinedResamples); the shapes pass; the API's
+    `evaluations` read the count back as `evaluate --intervals --output json` prints it; an
+    interval whose measure was always defined carries no count."""
+    from service.evaluation import evaluate
+    from service.evaluation.comparison import with_intervals
+    from service.graph.reader import evaluations as read_back
+    from service.model import Dataset, Question, QuestionText, SystemAnswer, SystemRun
+    from tests.helpers import lits
+
+    qs = tuple(
+        Question(str(i), (QuestionText("en", "q?"),), answers=lits(f"g{i}")) for i in range(40)
+    )
+    given = {str(i): SystemAnswer(str(i), answers=lits("g0" if i == 0 else "x")) for i in range(40)}
+    ev = evaluate(Dataset("onegood", qs), SystemRun("onegood", given), profile="exact")
+    ev = with_intervals(ev)
+    count = ev.extra["undefinedResamples"]["QA"]["macroF1QALD"]
+    assert ev.extra["undefinedResamples"] == {"QA": {"macroF1QALD": count}}
+    assert 300 < count < 430 and ev.extra["intervals"]["QA"]["macroF1QALD"] == [None, None]
+    assert ev.extra["intervals"]["QA"]["macroF1"][0] == 0.0  # defined everywhere: bounds
+    store = open_storage(None)
+    try:
+        dataset = Dataset("onegood", qs)
+        store.catalogue.store_questions("onegood", dataset)
+        ticket = store.experiments.record([ev], dataset=DatasetRef.catalogue("onegood", dataset))
+        quads = store.experiments.quads(ticket.id)
+        gqa = "http://w3id.org/gerbil/qa/vocab#"
+        task = store.uris.task(ticket.id, 1)
+        about = {
+            (q.subject.value.rsplit("#", 1)[1], q.predicate.value.removeprefix(gqa)): q.object
+            for q in quads
+            if q.subject.value.startswith(task + "#interval-")
+        }
+        stored = about[("interval-macroF1QALD", "undefinedResamples")]
+        integer = "http://www.w3.org/2001/XMLSchema#integer"
+        assert (stored.value, stored.datatype.value) == (str(count), integer)
+        assert ("interval-macroF1QALD", "lowerBound") not in about
+        assert ("interval-macroF1", "lowerBound") in about
+        assert ("interval-macroF1", "undefinedResamples") not in about
+        assert shacl_violations(quads) == []
+        [back] = read_back(quads, store.uris, ticket.id)
+        assert back["undefinedResamples"] == ev.extra["undefinedResamples"]
+        assert back["intervals"]["QA"]["macroF1QALD"] == [None, None]
+    finally:
+        store.close()

@@ -165,12 +165,40 @@ def test_intervals_bracket_the_scorer_estimate_and_count_undefined_resamples() -
         assert (ci.resamples, ci.seed, ci.level, ci.undefined) == (1000, 12345, 0.95, 0)
     assert cis["accuracy"].estimate == 0.4
     assert 0.3 < cis["accuracy"].low < 0.4 < cis["accuracy"].high < 0.5  # ±1.96·0.04
-    # one right question among 29 wrong ones: macroF1QALD is undefined on resamples without it
-    golds = [lits("g")] * 30
-    one = table_of([lits("g")] + [lits("x")] * 29, golds)
-    ci = bootstrap_intervals(one, measures=["macroF1QALD"])["macroF1QALD"]
-    assert 0 < ci.undefined < 1000  # about (29/30)^30 = 36 % of resamples
-    assert ci.low is not None and ci.low > 0
+    assert all(ci.note is None for ci in cis.values())  # nothing to say: nothing is emitted
+
+
+def right_among_wrong(right: int, n: int = 30) -> QuestionTable:
+    """``right`` questions answered right, the rest wrong: Macro F1 QALD (the F1 of mean P and
+    mean R) is undefined on a resample holding none of the right ones, (1 − right/n)^n of them."""
+    return table_of([lits("g")] * right + [lits("x")] * (n - right), [lits("g")] * n)
+
+
+def test_a_measure_undefined_on_more_than_a_tail_of_the_resamples_gets_no_bounds() -> None:
+    """explore-14 1: one right answer of 150 (here 30); Macro F1 QALD is undefined on the 36 %
+    of resamples without it, the system at its worst. Leaving them out gave bounds starting
+    at the estimate ([0.0067, 0.0267] while macro F1 had [0, 0.02]): a percentile interval
+    conditioned on the measure being defined. More undefined resamples than one tail (25 of
+    1,000 at 95 %) leave the percentile undetermined: no bounds, and the count says why."""
+    cis = bootstrap_intervals(right_among_wrong(1), measures=["macroF1QALD", "macroF1"])
+    ci = cis["macroF1QALD"]
+    assert ci.estimate is not None and ci.estimate > 0  # defined on the sample itself
+    assert 300 < ci.undefined < 430  # about (29/30)^30 = 36 % of 1,000
+    assert (ci.low, ci.high) == (None, None)
+    assert ci.note == f"no interval: undefined on {ci.undefined} of 1,000 resamples"
+    # macro F1 (0 on those resamples, not undefined) keeps its interval, reaching 0
+    assert (cis["macroF1"].low, cis["macroF1"].undefined, cis["macroF1"].note) == (0.0, 0, None)
+
+
+def test_a_few_undefined_resamples_are_left_out_of_the_bounds_and_counted() -> None:
+    # four right of 30: (26/30)^30 = 1.4 % of resamples hold none, fewer than the 2.5 % tail
+    ci = bootstrap_intervals(right_among_wrong(4), measures=["macroF1QALD"])["macroF1QALD"]
+    assert 0 < ci.undefined <= st.max_undefined(1000, 0.95) == 25
+    assert ci.low is not None and ci.high is not None and ci.low <= ci.estimate <= ci.high
+    assert ci.note == f"{ci.undefined} of 1,000 resamples undefined, left out"
+    # at 90 % one tail is 50 resamples; at 99 % it is 5, fewer than the undefined ones
+    assert bootstrap_intervals(right_among_wrong(4), level=0.9)["macroF1QALD"].low is not None
+    assert bootstrap_intervals(right_among_wrong(4), level=0.99)["macroF1QALD"].low is None
 
 
 def test_counts_get_no_interval() -> None:

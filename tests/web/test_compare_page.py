@@ -329,6 +329,50 @@ def test_a_comparable_leaderboard_shows_tiers_and_intervals(server) -> None:
     assert len(re.findall(r'<span class="ci"[^>]*>\[\d\.\d{4}, \d\.\d{4}\]', board)) >= 3
 
 
+def test_intervals_say_on_how_many_resamples_their_measure_was_undefined(server) -> None:
+    """explore-14 1: an interval left out the resamples its measure was undefined on, silently.
+    The compare page (one right answer of 14: Macro F1 QALD undefined on ~35 % of resamples, no
+    bounds) and the leaderboard ranked by Macro F1 QALD (the demo's baseline: undefined on 2 of
+    1,000, bounds kept) say how many, as the compare JSON counts them."""
+    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    one = json.loads(json.dumps(gold))
+    for question in one["questions"][1:]:
+        question["answers"] = [{"head": {"vars": ["uri"]}, "results": {"bindings": [
+            {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}]  # fmt: skip
+    files = [
+        ("dataset_file", ("questions.json", json.dumps(gold).encode())),
+        ("answers", ("one.json", json.dumps(one).encode())),
+        ("answers", ("all.json", json.dumps(gold).encode())),
+    ]
+    data = {"profile": "exact", "measure": "macroF1QALD"}
+    compared = server.post("api/compare", files=files, data=data).json()
+    count = next(s for s in compared["systems"] if s["system"] == "one")["undefinedResamples"]
+    many = count["QA"]["macroF1QALD"]
+    assert many > 25
+    page = server.post("compare", files=files, data=data).text
+    systems = page.split('id="compare-systems"')[1].split("</table>")[0]
+    row = re.search(r'<th scope="row">one</th>.*?</tr>', systems, re.S)
+    assert row and f"no interval: undefined on {many} of 1,000 resamples" in row[0]
+    assert "resamples" not in systems.split('<th scope="row">all</th>')[1].split("</tr>")[0]
+    demo = server.get("leaderboards").text
+    dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', demo)
+    assert dataset, "the demo dataset is not offered"
+    params = {"dataset": dataset[1], "profile": "fair", "language": "en", "sort": "macroF1QALD"}
+    rows = server.get("leaderboards", params={**params, "format": "json"}).json()["rows"]
+    counted = {r["system"]: r["undefinedResamples"] for r in rows if r["undefinedResamples"]}
+    assert counted["demo-baseline"] == {"macroF1QALD": 2}
+    assert "demo-strong" not in counted and "demo-partial" not in counted
+    low, high = next(r for r in rows if r["system"] == "demo-baseline")["intervals"]["macroF1QALD"]
+    board = server.get("leaderboards", params=params).text
+    assert f"[{low:.4f}, {high:.4f}] · 2 of 1,000 resamples undefined, left out" in board
+    table = list(
+        csv.reader(io.StringIO(server.get("leaderboards", params={**params, "format": "csv"}).text))
+    )
+    assert table[0][-1] == "macroF1QALDUndefinedResamples"
+    shown = [str(r["undefinedResamples"].get("macroF1QALD", "")) for r in rows]
+    assert [r[-1] for r in table[1:]] == shown
+
+
 def test_tiers_need_one_profile_and_one_language_chosen_or_shown(server) -> None:
     """A ranking that mixes profiles says how to get tiers; one whose rows all share a
     language gets them without choosing it (before, the demo's English-only board asked for a

@@ -495,6 +495,65 @@ def test_experiment_page_prints_intervals_to_the_digits_of_their_numbers(server)
     assert shown >= 3 * 8
 
 
+def test_intervals_say_on_how_many_resamples_their_measure_was_undefined(server) -> None:
+    """explore-14 1: a measure undefined on some resamples (Macro F1 QALD where a resample holds
+    no question with a right answer) had them left out silently: with one right answer the
+    interval started at the estimate. Of the demo's 14 questions, one right: undefined on
+    (13/14)^14 = 35 % of the resamples, more than the 2.5 % tail, no bounds; four right: on
+    (10/14)^14 = 0.9 %, bounds from the others. The pages, the API and the CSV say how many."""
+    import csv
+    import io
+
+    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    wrong = {"head": {"vars": ["uri"]}, "results": {"bindings": [
+        {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
+    files = [("dataset_file", ("questions.json", json.dumps(gold).encode()))]
+    for right in (1, 4):
+        answers = json.loads(json.dumps(gold))
+        for question in answers["questions"][right:]:
+            question["answers"] = [wrong]
+        files.append(("answers", (f"right{right}.json", json.dumps(answers).encode())))
+    response = server.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    by_system = {e["system"]: e for e in state["evaluations"]}
+    many = by_system["right1"]["undefinedResamples"]["QA"]["macroF1QALD"]
+    few = by_system["right4"]["undefinedResamples"]["QA"]["macroF1QALD"]
+    assert 25 < many < 500 and 0 < few <= 25, (many, few)
+    assert by_system["right1"]["intervals"]["QA"]["macroF1QALD"] == [None, None]
+    low, high = by_system["right4"]["intervals"]["QA"]["macroF1QALD"]
+    assert low is not None and high is not None
+    assert by_system["right1"]["undefinedResamples"] == {"QA": {"macroF1QALD": many}}
+    html = server.get(f"experiment/{ticket['id']}", headers=auth).text
+    table = html.split('id="table-QA"')[1].split("</table>")[0]
+    assert f'<span class="ci">no interval: undefined on {many} of 1,000 resamples</span>' in table
+    assert f"[{low:.4f}, {high:.4f}] · {few} of 1,000 resamples undefined, left out" in table
+    assert table.count("resamples") == 2  # the other measures' intervals as before
+    task = next(
+        t
+        for t in state["results"]
+        if t["system"].endswith("right1") and t["experimentType"] == "QA"
+    )
+    page = server.get(task["task"].removeprefix(server.url), headers=auth).text
+    said = re.search(r'<span class="ci" id="interval-macroF1QALD">([^<]*)</span>', page)
+    assert said and said[1] == f"no interval: undefined on {many} of 1,000 resamples"
+    rows = csv.DictReader(
+        io.StringIO(server.get(f"experiment/{ticket['id']}.csv", headers=auth).text)
+    )
+    counts = {
+        r["system"].rsplit("/", 1)[-1]: r["macroF1QALDUndefinedResamples"]
+        for r in rows
+        if r["experimentType"] == "QA"
+    }
+    assert counts == {"right1": str(many), "right4": str(few)}
+    # ordinary results (two of the demo's): no count, nothing changed
+    demo = server.get(f"api/experiments/{server.demo_id}").json()["evaluations"]
+    ordinary = [e for e in demo if e["system"] in ("demo-strong", "demo-partial")]
+    assert len(ordinary) == 2 and not any("undefinedResamples" in e for e in ordinary)
+
+
 def test_a_result_page_links_our_terms_to_their_definitions_here(server, tasks) -> None:
     # "question 42 fails because…": a reader follows gqa:missedAnswer from the page; it linked
     # to http://w3id.org/gerbil/qa/vocab#missedAnswer, which resolves only through w3id.org
