@@ -461,6 +461,7 @@ class Standing:
     reason: str | None = None
     # on how many of the resamples the measure was undefined (more than 25: no interval)
     undefined: int = 0
+    resamples: int = 0
 
     @property
     def note(self) -> str | None:
@@ -468,7 +469,7 @@ class Standing:
         if not self.undefined:
             return None
         bounded = self.interval is not None
-        return undefined_resamples_note(self.undefined, LEADERBOARD_RESAMPLES, bounded=bounded)
+        return undefined_resamples_note(self.undefined, self.resamples, bounded=bounded)
 
 
 def leaderboard_tiers(
@@ -520,8 +521,8 @@ def leaderboard_tiers(
     for (task, _), system in zip(kept, result.systems, strict=True):
         ci = system.intervals.get(ExperimentType(experiment_type), {}).get(measure)
         pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
-        count = ci.undefined if ci else 0
-        out[task] = Standing(system.tier, pair, result.signature, undefined=count)
+        count, drawn = (ci.undefined, ci.resamples) if ci else (0, 0)
+        out[task] = Standing(system.tier, pair, result.signature, undefined=count, resamples=drawn)
     return out
 
 
