@@ -71,12 +71,22 @@ def vocab_anchor(term: str) -> str | None:
     return None
 
 
-def href(iri: str, vocab: str) -> str:
+def href(iri: str, vocab: str) -> str | None:
     """Where a page links an IRI: a term of our vocabulary to its definition on the served
     vocabulary page (``vocab``), since its namespace IRI resolves only through w3id.org and
-    GERBIL's namespace is GERBIL's own ontology; any other IRI to itself."""
+    GERBIL's namespace is GERBIL's own ontology; an http(s) IRI to itself; any other (None):
+    shown as text."""
     fragment = vocab_anchor(iri)
-    return f"{vocab}#{fragment}" if fragment else iri
+    if fragment:
+        return f"{vocab}#{fragment}"
+    return iri if web_link(iri) else None
+
+
+def web_link(iri: str) -> bool:
+    """Whether a page may make ``iri`` a link: http(s) only. An answer or a gold value is any
+    IRI a system or a file gave (``javascript:alert(1)`` is a valid IRI), and only the
+    Content-Security-Policy kept such a link from running script in this site's origin."""
+    return iri[:8].lower().startswith(("http://", "https://"))
 
 
 LABELS = (

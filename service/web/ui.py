@@ -42,7 +42,7 @@ HOME_DATASETS = 12  # datasets offered next to the home leaderboard (the catalog
 
 @bp.app_context_processor
 def _globals() -> dict[str, object]:
-    return {"version": source().version}
+    return {"version": source().version, "web_link": pages.web_link}
 
 
 def site_root() -> str:

@@ -747,3 +747,34 @@ def test_charts_of_a_run_in_several_languages_name_each_tasks_language(server) -
         ET.fromstring(svg).findtext(f"{SVG}title")
         == "Per-question F1: strong (en) against strong (de)"
     )
+
+
+def test_an_answer_iri_of_another_scheme_is_text_not_a_link(server) -> None:
+    """explore-13 2: a system's answer (or a gold value) ``javascript:alert(12)`` is a valid IRI,
+    and the question page made it a link, which only the Content-Security-Policy kept from
+    running script in the site's origin; the SPARQL endpoint's HTML results did the same. Only
+    http(s) IRIs are links now; any other is shown as text."""
+    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    answers = json.loads(json.dumps(gold))
+    answers["questions"][0]["answers"] = [{"head": {"vars": ["uri"]}, "results": {"bindings": [
+        {"uri": {"type": "uri", "value": "javascript:alert(12)"}}]}}]  # fmt: skip
+    files = [
+        ("dataset_file", ("questions.json", json.dumps(gold).encode())),
+        ("answers", ("script.json", json.dumps(answers).encode())),
+    ]
+    response = server.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    server.wait_finished(ticket["id"], ticket["token"])
+    qid = answers["questions"][0]["id"]
+    page = server.get(f"experiment/{ticket['id']}/task/1/question/{qid}", headers=auth)
+    assert page.status_code == 200
+    assert "javascript:alert(12)" in page.text  # shown, as the system gave it
+    assert 'href="javascript:' not in page.text.lower()
+    assert '<span class="uri">javascript:alert(12)</span>' in page.text
+    query = "SELECT ?x WHERE { VALUES ?x { <javascript:alert(1)> <http://example.org/a> } }"
+    table = server.get("sparql", params={"query": query}, headers={"Accept": "text/html"}).text
+    assert 'href="javascript:' not in table.lower()
+    assert '<span class="uri">javascript:alert(1)</span>' in table
+    assert '<a class="uri" href="http://example.org/a">' in table  # a web IRI stays a link
