@@ -93,9 +93,8 @@ class NetworkPolicy:
     def refusal(self, address: IPAddress, port: int | None = None) -> str | None:
         """Why ``address`` (on ``port``, when known) may not be contacted, or ``None``."""
         plain = _embedded_ipv4(address) or address
-        for net, denied in self.deny:
-            if port == denied and (address in net or plain in net):
-                return f"{address} port {port} is this service itself"
+        if self._denied(address, port):
+            return f"{address} port {port} is this service itself"
         allowed = [*self.allow, *(net for net, p in self.allow_ports if p == port)]
         for net in allowed:
             if address in net or plain in net:
@@ -111,15 +110,26 @@ class NetworkPolicy:
             return f"{address} is not a globally routable address"
         return None
 
+    def _denied(self, address: IPAddress, port: int | None) -> bool:
+        plain = _embedded_ipv4(address) or address
+        return any(port == p and (address in net or plain in net) for net, p in self.deny)
+
     def check_address(self, address: IPAddress, *, host: str, port: int | None = None) -> None:
         reason = self.refusal(address, port)
-        if reason is not None:
-            entry = f"[{address}]" if address.version == 6 else str(address)
-            entry = f"{entry}:{port}" if port is not None else entry
+        if reason is None:
+            return
+        if self._denied(address, port):  # refused whatever is allowed: no advice to allow it
             raise UnsafeURL(
-                f"refusing to connect to {host}: {reason} (if this is intended, allow it "
-                f"with {self.how_to_allow.format(entry=entry)})"
+                f"refusing to connect to {host}: {reason}, which no setting allows (a run "
+                "calling this service's own API could act with its rights); give the QA "
+                "service's own address"
             )
+        entry = f"[{address}]" if address.version == 6 else str(address)
+        entry = f"{entry}:{port}" if port is not None else entry
+        raise UnsafeURL(
+            f"refusing to connect to {host}: {reason} (if this is intended, allow it "
+            f"with {self.how_to_allow.format(entry=entry)})"
+        )
 
     def check_url(self, url: str) -> None:
         """Refuse a URL early (at registration): wrong scheme, no host, or a refused address.

@@ -123,8 +123,11 @@ def test_the_service_itself_is_never_reachable(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("GERBIL_QA_ALLOW_NETWORKS", raising=False)
     config = WebConfig(host="127.0.0.1", port=8080, allow_networks="127.0.0.1/32")
     policy = config.network_policy()
-    with pytest.raises(UnsafeURL, match="this service itself"):
+    with pytest.raises(UnsafeURL, match="this service itself") as refused:
         policy.check_url("http://127.0.0.1:8080/api/experiments")
+    # no advice to allow what no setting allows (explore-13 3: it named the allow-list)
+    assert "which no setting allows" in refused.value.message
+    assert "GERBIL_QA_ALLOW_NETWORKS" not in refused.value.message
     policy.check_url("http://127.0.0.1:8081/qa")  # another local service: allowed
     everywhere = WebConfig(host="0.0.0.0", port=8080, allow_networks="127.0.0.0/8").network_policy()
     for url in ("http://127.0.0.1:8080/", "http://127.0.0.2:8080/", "http://[::1]:8080/"):
