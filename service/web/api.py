@@ -387,20 +387,29 @@ def withdraw(experiment_id: str) -> Response:
     )
 
 
+PAPER_KEYS = frozenset({"doi", "url"})
+
+
 @bp.post("/api/experiments/<experiment_id>/papers")
 def attach_paper(experiment_id: str) -> Response:
     from service.graph.experiments import paper_iri
-    from service.web.submission import utf8
+    from service.web.submission import known_keys, utf8
 
     _require_owner(experiment_id)
     data = body_or_form("the paper")
     if not isinstance(data, dict):
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')
+    # a key it does not take is refused, not dropped ("title" was, without a word)
+    known_keys(dict(data), PAPER_KEYS, "$", what="a paper")
     for key in ("doi", "url"):  # a wrong type is named, never read as absent
         if data.get(key) is not None and not isinstance(data[key], str):
             raise BadRequest(f"$.{key}: expected a string, got {type(data[key]).__name__}")
         utf8(data.get(key) or "", f"$.{key}")
     doi, url = data.get("doi"), data.get("url")
+    if doi and url:  # one is attached: the other was ignored, unchecked
+        raise BadRequest(
+            'give the paper as a DOI or as a URL, not both: {"doi": "10.…"} or {"url": "https://…"}'
+        )
     reference = doi or url
     if not reference:
         raise BadRequest('send {"doi": "10.…"} or {"url": "https://…"}')

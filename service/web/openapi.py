@@ -1364,8 +1364,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                     requestBody=_json_request(
                         {
                             "type": "object",
-                            "anyOf": [{"required": ["doi"]}, {"required": ["url"]}],
+                            "oneOf": [{"required": ["doi"]}, {"required": ["url"]}],
                             "properties": {"doi": _TEXT, "url": _URI},
+                            "additionalProperties": False,
                         }
                     ),
                 )

@@ -261,7 +261,7 @@ def _inline_file(
             default_name = default_name.removesuffix(".json") + ".tsv"
         return FileUpload(default_name, utf8(value, where))
     if isinstance(value, dict):  # "filenme" or "formt" was ignored: a sniffed format, no name
-        _known_keys(value, keys or FILE_KEYS, where, what="a file")
+        known_keys(value, keys or FILE_KEYS, where, what="a file")
     if not isinstance(value, dict) or not isinstance(value.get("content"), str):
         raise BadRequest(
             f"{where}: expected a string or an object with 'content' (text)",
@@ -285,7 +285,7 @@ FILE_KEYS = frozenset({"content", "filename", "format"})  # an inline file's (``
 DATASET_FILE_KEYS = FILE_KEYS | {"questions"}  # an inline dataset file's (``InlineDatasetFile``)
 
 
-def _known_keys(
+def known_keys(
     data: dict[str, Any], known: frozenset[str], where: str, *, what: str = "a submission"
 ) -> None:
     """A key the schema does not name is refused, with the nearest it does: ``"profil":
@@ -309,7 +309,7 @@ def field_of(path: str) -> str:
 def check_form_fields(names: Any) -> None:
     """A form field ``POST /api/experiments`` does not read is refused as a JSON key is: a
     multipart ``profil=exact`` was ignored (202) and the run scored under the default profile."""
-    _known_keys(dict.fromkeys(names), form_fields(), "$")
+    known_keys(dict.fromkeys(names), form_fields(), "$")
 
 
 @lru_cache(maxsize=1)
@@ -328,7 +328,7 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
 
     if not isinstance(data, dict):
         raise BadRequest("the JSON body must be an object")
-    _known_keys(data, SUBMISSION_KEYS | CALLED.keys() | also, "$")
+    known_keys(data, SUBMISSION_KEYS | CALLED.keys() | also, "$")
     dataset = data.get("dataset")
     dataset_name = _text(data, "dataset", "$") if isinstance(dataset, str) else None
     dataset_file = dataset_questions = None
@@ -349,7 +349,7 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
             raise BadRequest(
                 f"{where}: expected an object with 'name' and 'answers', 'url' or 'reference'"
             )
-        _known_keys(item, SYSTEM_KEYS, where)
+        known_keys(item, SYSTEM_KEYS, where)
         answers = item.get("answers")
         url = _text(item, "url", where)
         if url is not None:

@@ -475,6 +475,9 @@ def test_an_experiment_id_is_twelve_ascii_digits_and_nothing_after(server) -> No
         ({"doi": "10.1000/182", "url": 5}, "$.url: expected a string"),
         ({"url": ["https://example.org/paper"]}, "$.url: expected a string"),
         ({"doi": "10.1000/\ud800"}, "$.doi: not valid Unicode text"),
+        # a key it does not take, and both ways at once, were dropped without a word
+        ({"doi": "10.1000/182", "title": "A paper"}, "$.title: not a key of a paper"),
+        ({"doi": "10.1000/182", "url": "javascript:x"}, "give the paper as a DOI or as a URL"),
     ],
 )
 def test_a_paper_field_of_the_wrong_type_is_a_400_naming_it(server, body, words: str) -> None:
