@@ -156,7 +156,42 @@ def check_name(name: str, n: int) -> str:
             "(starting with a letter, digit or _)",
             field=f"systems[{n - 1}].name",  # the API's problems[].path
         )
+    mixed = _mixed_alphabets(text)
+    if mixed:
+        raise BadRequest(f"system {n}: name {name!r} {mixed}", field=f"systems[{n - 1}].name")
     return text
+
+
+# Alphabets whose letters look alike (Latin e, Cyrillic е, Greek ε; o, о, ο …): a word mixing
+# them reads as another system's name ("TеBaQA" with a Cyrillic е showed as TeBaQA on the
+# leaderboards). Words of different alphabets ("Вопрос QA") and other mixes (Latin with Han,
+# Hangul, Arabic …) are names people give.
+CONFUSABLE_ALPHABETS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def _mixed_alphabets(text: str) -> str | None:
+    """Why a word of ``text`` mixes letters of two of :data:`CONFUSABLE_ALPHABETS`, naming the
+    first letter of the second one, or None."""
+    import unicodedata
+
+    first: str | None = None
+    for position, char in enumerate(text, 1):
+        if not char.isalpha():
+            first = None if not char.isdigit() else first  # a new word after a separator
+            continue
+        name = unicodedata.name(char, "")
+        alphabet = name.split(" ", 1)[0]
+        if alphabet not in CONFUSABLE_ALPHABETS:
+            continue
+        if first is None:
+            first = alphabet
+        elif alphabet != first:
+            return (
+                f"mixes {first.title()} and {alphabet.title()} letters ({char!r}, "
+                f"U+{ord(char):04X} {name}, at character {position}): a name that looks like "
+                "another system's is refused; write each word in one alphabet"
+            )
+    return None
 
 
 # -- answer files ---------------------------------------------------------------------------

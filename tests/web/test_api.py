@@ -325,6 +325,14 @@ def test_an_uploaded_dataset_with_a_repeated_id_is_refused_where_it_repeats(serv
             400,
             "distinct",
         ),
+        (  # a Cyrillic е in a Latin word: it showed as TeBaQA (explore-13 4)
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"name": "T\u0435BaQA", "answers": STRONG}],
+            },
+            400,
+            "mixes Latin and Cyrillic letters",
+        ),
         (
             {
                 "dataset": {"content": QUESTIONS},
