@@ -126,8 +126,19 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     # under the path the service is mounted at (--url-prefix), where the browser asked
     target = request.script_root + request.path + (f"?{urlencode(rest)}" if rest else "")
     response = redirect(target, code=303)
-    if EXPERIMENT_ID.match(experiment_id) and is_owner(experiment_id, token):
+    owner = EXPERIMENT_ID.match(experiment_id) and services().storage.experiments.check_token(
+        experiment_id, token
+    )
+    if owner:
         set_owner_cookie(response, experiment_id, token)
+    elif is_admin(token):
+        # the operator's token in a URL is in every proxy's log and would be kept in a cookie
+        # for 30 days: taken as a Bearer header only
+        log.warning(
+            "the admin token was given in a URL (?token= on %s): it is not taken there, send "
+            "it as Authorization: Bearer (a proxy's access log may hold it now)",
+            request.path,
+        )
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"
     return response

@@ -54,3 +54,24 @@ def test_the_operator_lists_every_experiment_and_acts_as_its_owner(operated: Ser
     (row,) = operated.get("api/experiments", headers=admin).json()["experiments"]
     assert row["public"] is True and row["withdrawalReason"] == "a duplicate entry"
     assert operated.get("api/experiments").json()["experiments"] == []  # withdrawn: not listed
+
+
+def test_the_admin_token_is_not_taken_in_a_url(operated: Server) -> None:
+    """explore-13: ``?token=ADMIN`` on an experiment URL was kept in the owner cookie for 30
+    days (and is in a proxy's access log): the operator's token is a Bearer header only; an
+    owner's token in the link they were given is still remembered."""
+    files = [
+        ("dataset_file", ("challenge.json", (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", ("team.json", (DEMO_DIR / "answers-partial.json").read_bytes())),
+    ]
+    submitted = operated.post("api/experiments", files=files, data={"kb": "demo"})
+    ticket = submitted.json()
+    operated.wait_finished(ticket["id"], ticket["token"])
+    path = f"experiment/{ticket['id']}"
+    admin = operated.get(path, params={"token": ADMIN}, allow_redirects=False)
+    assert admin.status_code == 303 and "Set-Cookie" not in admin.headers
+    owner = operated.get(path, params={"token": ticket["token"]}, allow_redirects=False)
+    assert owner.status_code == 303 and f"gqa_owner_{ticket['id']}=" in owner.headers["Set-Cookie"]
+    # the Bearer header still acts as every owner
+    page = operated.get(path, headers={"Authorization": f"Bearer {ADMIN}"})
+    assert page.status_code == 200
