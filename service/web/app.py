@@ -119,6 +119,10 @@ def create_app(
     app.register_blueprint(frozen.bp)
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
+    # every template compiled now, beside the code that renders it: one read on first use after
+    # the checkout changed under a running server got names this code does not give it (500)
+    for name in app.jinja_env.list_templates():
+        app.jinja_env.get_template(name)
     app.after_request(_security_headers)
     app.after_request(_cors)
     # programs' GET queries skip Flask's request machinery (same rules; sparql_endpoint.py)
