@@ -123,6 +123,19 @@ def register_ck25_version(
     return uri, uri.rsplit("/version/", 1)[1], franz
 
 
+def ck25_gold_queries() -> list[dict[str, str | None]]:
+    """TEXT2SPARQL answers to CK25 (the catalogue's, so ``GERBIL_QA_DATA`` must be set) whose
+    every query is the question's gold query: a system that answers the gold queries."""
+    from service import catalog
+
+    dataset = catalog.load("text2sparql-2025-ck25")
+    return [
+        {"dataset": "https://text2sparql.aksw.org/2025/corporate/", "query": q.sparql,
+         "question": q.text("en"), "qname": f"ck25:{q.id}-en"}
+        for q in dataset.questions
+    ]  # fmt: skip
+
+
 class KeyedQA:
     """A QA web service on 127.0.0.1 behind an API key (``X-API-Key: KEY``, else a 401), with
     the demo's right answers (``datasets/demo/answers-strong.json``); ``POST /hop/PORT``

@@ -126,11 +126,9 @@ def compare(
         level=level,
     )
     first = evaluations[0]
-    scheme = first.profile.scoring.name
     systems: list[tuple[str, Evaluation, dict[ExperimentType, st.QuestionTable]]] = []
     for ev in evaluations:
-        tables = {t: st.question_table(task, scheme=scheme) for t, task in ev.tasks.items()}
-        systems.append((ev.system, ev, tables))
+        systems.append((ev.system, ev, question_tables(ev)))
     try:
         ranking = st.rank_systems(
             {name: tables[experiment_type] for name, _, tables in systems},
@@ -185,6 +183,15 @@ def _standing(result: SystemResult, measure: str, etype: ExperimentType) -> tupl
     return (tier is None, tier or 0, value is None, -(value or 0.0), result.system)
 
 
+def question_tables(ev: Evaluation) -> dict[ExperimentType, st.QuestionTable]:
+    """The question table of every task of ``ev``, each under its experiment type's scheme
+    (:meth:`~service.evaluation.profiles.Profile.scoring_of`)."""
+    return {
+        t: st.question_table(task, scheme=ev.profile.scoring_of(t).name)
+        for t, task in ev.tasks.items()
+    }
+
+
 def intervals_of(
     ev: Evaluation,
     *,
@@ -195,8 +202,7 @@ def intervals_of(
 ) -> dict[ExperimentType, dict[str, st.Interval]]:
     """A bootstrap interval for every measure of every task of ``ev`` (``evaluate
     --intervals``, and each system of a comparison); ``tables``: its question tables, if made."""
-    scheme = ev.profile.scoring.name
-    found = tables or {t: st.question_table(task, scheme=scheme) for t, task in ev.tasks.items()}
+    found = tables or question_tables(ev)
     return {
         t: dict(st.bootstrap_intervals(table, resamples=resamples, level=level, seed=seed))
         for t, table in found.items()

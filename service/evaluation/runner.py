@@ -35,6 +35,7 @@ from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun
 from service.model import normalise_answer_type as _answer_type
 
 if TYPE_CHECKING:
+    from service.evaluation.scoring import Scoring
     from service.sparql import ParsedQuery
 
 Progress = Callable[[int, int], None]
@@ -344,9 +345,10 @@ def evaluate(
     for etype in types:
         records: list[QuestionScore] = []
         on_qa = etype is ExperimentType.QA
+        scoring = prof.scoring_of(etype)
         for i, c in enumerate(cases):
             judged = _judge(etype, i, c, prof, view, subs, iri_matcher, lang)
-            records.append(_record(c, judged, prof, shapes.get(i) if on_qa else None))
+            records.append(_record(c, judged, prof, scoring, shapes.get(i) if on_qa else None))
             if judged is not None:
                 done += 1
                 if progress is not None:  # in questions: each is judged once per type
@@ -358,7 +360,7 @@ def evaluate(
             confidence=prof.confidence_measures and has_confidence(records),
             ranked=ranked,
         )
-        measures = MEASURES.compute(TaskRecords(records, prof.scoring), reporting)
+        measures = MEASURES.compute(TaskRecords(records, scoring), reporting)
         tasks[etype] = TaskScores(etype, measures, tuple(records))
         if (note := tasks[etype].unscored_note) is not None:  # stored with the task, so pages say
             problems.append(Problem(note, severity="warning", file=dataset.label))
@@ -486,10 +488,15 @@ def _query_shapes(cases: Sequence[_Case], queries: _Queries) -> dict[int, dict[s
 
 
 def _record(
-    c: _Case, judged: Judged | None, prof: Profile, shape: Mapping[str, Any] | None = None
+    c: _Case,
+    judged: Judged | None,
+    prof: Profile,
+    scoring: Scoring,
+    shape: Mapping[str, Any] | None = None,
 ) -> QuestionScore:
-    """The per-question record of one case in one task (``judged`` None: left out; ``shape``:
-    the query shapes of the case, on the QA task's record)."""
+    """The per-question record of one case in one task (``judged`` None: left out; ``scoring``:
+    the task's, :meth:`Profile.scoring_of`; ``shape``: the query shapes of the case, on the QA
+    task's record)."""
     asked = c.scored  # the question has text in the language: the system was asked it
     call = _call_fields(c, shape)
     if judged is None:
@@ -500,7 +507,7 @@ def _record(
             **call,
         )
     processed = c.status is QuestionStatus.SCORED
-    p, r, f = prof.scoring.question(judged, processed=processed)
+    p, r, f = scoring.question(judged, processed=processed)
     return QuestionScore(
         c.question.id,
         status=c.status,

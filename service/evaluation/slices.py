@@ -78,10 +78,10 @@ def sliced(
     """``{dimension: {value: {TYPE: measures}}}`` for ``evaluation`` (values sorted; a
     dimension no question has is an empty mapping)."""
     out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
-    scoring = evaluation.profile.scoring
     for dim in dimensions:
         by_value: dict[str, dict[str, dict[str, Any]]] = {}
         for etype, task in evaluation.tasks.items():
+            scoring = evaluation.profile.scoring_of(etype)
             groups: dict[str, list[QuestionScore]] = {}
             for record in task.questions:
                 for value in _values(record, values, dim, evaluation.language):

@@ -163,7 +163,8 @@ def _rank_columns(records: Sequence[QuestionScore]) -> dict[str, list[float]]:
 
 def question_table(task: TaskScores, *, scheme: str) -> QuestionTable:
     """The column table of ``task``'s scored questions under the scoring scheme ``scheme``
-    (``standard``, ``qald6`` or ``qald-legacy``: a profile's ``scoring.name``)."""
+    (``standard``, ``set``, ``qald6`` or ``qald-legacy``: the name of the task's
+    ``profile.scoring_of(experiment_type)``)."""
     if scheme not in _TWINS:
         raise ValueError(f"unknown scoring scheme {scheme!r}; known: {', '.join(_TWINS)}")
     rows = [r for r in task.questions if r.precision is not None]

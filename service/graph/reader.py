@@ -372,17 +372,18 @@ def _key(term: Any) -> str:
     return term.value if isinstance(term, ox.NamedNode) else f"_:{term.value}"
 
 
-def scoring_of(profile: str) -> tuple[str, bool] | None:
-    """(scoring scheme, graded) of a stored result's profile name; None for a profile this
-    version does not have (its stored numbers cannot be recomputed)."""
+def scoring_of(profile: str, experiment_type: str) -> tuple[str, bool] | None:
+    """(scoring scheme, graded) of a stored task's profile name and experiment type (a
+    sub-experiment's scheme may differ from QA's: text2sparql); None for a profile or type
+    this version does not have (its stored numbers cannot be recomputed)."""
     from service.errors import BadRequest
     from service.evaluation.profiles import get_profile
 
     try:
         found = get_profile(profile)
-    except BadRequest:
+        return found.scoring_of(experiment_type).name, found.name == "poleval"
+    except (BadRequest, ValueError):
         return None
-    return found.scoring.name, found.name == "poleval"
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,7 +584,7 @@ def not_recomputable(task: TaskResult) -> str | None:
     or None: its profile is unknown, or this version scores it under another signature."""
     from service.evaluation.profiles import get_profile
 
-    if scoring_of(task.profile) is None:
+    if scoring_of(task.profile, task.experiment_type) is None:
         return f"scored under profile {task.profile!r}, unknown here"
     profile = get_profile(task.profile)
     now = profile.signature_for(task.knowledge_base)
@@ -601,7 +602,7 @@ def stored_evaluation(
     """A stored task of ``experiment_type`` as an :class:`~service.evaluation.results.Evaluation`
     that statistics and comparisons accept: its :data:`~service.evaluation.results.COUNT_MEASURES`
     and the per-question records they are recomputed from (``results``: its
-    :func:`stored_results`; a sub-experiment's are scored under the profile's scheme as QA's).
+    :func:`stored_results`; each type's under its scheme, :meth:`Profile.scoring_of`).
     BadRequest when it is of another type, or was scored under a profile version this one
     cannot reproduce (its signature differs)."""
     from service.errors import BadRequest
@@ -613,7 +614,7 @@ def stored_evaluation(
             f"{task.uri}: a {task.experiment_type} task; compare {experiment_type} tasks"
         )
     refusal = not_recomputable(task)
-    known = scoring_of(task.profile)
+    known = scoring_of(task.profile, task.experiment_type)
     if refusal is not None or known is None:
         raise BadRequest(f"{task.uri}: {refusal}: re-score it before comparing")
     records = stored_records(results, graded=known[1], uris=uris)

@@ -47,6 +47,28 @@ def test_by_feature_a_question_counts_in_each_of_its_features(
         assert types["QA"]["macroF1"] == pytest.approx(mean, abs=1e-12), feature
 
 
+def test_the_gold_queries_sub_experiments_are_1_in_every_feature(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """text2sparql's sub-experiments take the standard rule in each slice too: the gold
+    queries scored C2KB 0.54 and AIT2KB 0.14 on CK25 under the challenge's set rule."""
+    from tests.helpers import ck25_gold_queries
+
+    answers = tmp_path / "gold-queries.json"
+    answers.write_text(json.dumps(ck25_gold_queries()), encoding="utf-8")
+    ev = _evaluate(
+        capsys,
+        *("--dataset", "text2sparql-2025-ck25", "--types", "QA,C2KB,AIT2KB"),
+        *("--answers", str(answers), "--by", "feature"),
+    )
+    assert ev["profile"] == "text2sparql"  # CK25's own
+    assert ev["results"]["C2KB"]["macroF1"] == ev["results"]["AIT2KB"]["macroF1"] == 1.0
+    slices = ev["slices"]["feature"]
+    assert "COUNT" in slices
+    for feature, types in slices.items():
+        assert types["C2KB"]["macroF1"] == types["AIT2KB"]["macroF1"] == 1.0, feature
+
+
 def test_by_language_of_a_pooled_task_is_each_language(capsys: pytest.CaptureFixture[str]) -> None:
     ev = _evaluate(
         capsys,

@@ -24,6 +24,7 @@ import pytest
 from service.cli import main
 from service.evaluation.results import ExperimentType
 from service.kb.executor import FailureReason
+from tests.helpers import ck25_gold_queries
 
 T2S = "text2sparql2025"
 
@@ -128,16 +129,8 @@ def test_the_kb_the_queries_ran_on_is_recorded(
     signature, so results on different KBs are never compared as one."""
     import pyoxigraph as ox
 
-    from service import catalog
-
-    dataset = catalog.load("text2sparql-2025-ck25")  # a system that answers the gold queries
-    entries = [
-        {"dataset": "https://text2sparql.aksw.org/2025/corporate/", "query": q.sparql,
-         "question": q.text("en"), "qname": f"ck25:{q.id}-en"}
-        for q in dataset.questions
-    ]  # fmt: skip
     answers = tmp_path / "gold-queries.json"
-    answers.write_text(json.dumps(entries), encoding="utf-8")
+    answers.write_text(json.dumps(ck25_gold_queries()), encoding="utf-8")
     argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
     argv += ["--profile", "text2sparql", "--output", "json"]
     store = tmp_path / "store"

@@ -283,3 +283,89 @@ def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tie
         "scored under an older version of its profile, whose per-question results are not "
         "scored again here: not tested against the others"
     ], tiers
+
+
+def _as_scored_by_text2sparql_1_0_0(storage: Storage, experiment_id: str) -> None:
+    """Its graph as text2sparql 1.0.0 wrote it: that version and its signature (no
+    ``subexperiments`` setting: its sub-experiments took the set rule too)."""
+    graph = storage.uris.experiment_graph(experiment_id)
+    now = "gerbil-qa:text2sparql|v:1.1.0|"
+    old = r"""STRDT(REPLACE(REPLACE(STR(?o), "\\|v:1\\.1\\.0\\|", "|v:1.0.0|"),
+        "\\|subexperiments:standard", ""), DATATYPE(?o))"""
+    storage.store.update(
+        Side.PRIVATE,
+        f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} INSERT {{ GRAPH <{graph}> {{ ?s ?p ?old }} }}"
+        f' WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o FILTER(isLiteral(?o) && CONTAINS(STR(?o), "{now}"))'
+        f" }} BIND({old} AS ?old) }}",
+    )
+    version = f"<{GQA}profileVersion>"
+    storage.store.update(
+        Side.PRIVATE,
+        f"DELETE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }} INSERT {{ GRAPH <{graph}> {{ ?t "
+        f'{version} "1.0.0" }} }} WHERE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }}',
+    )
+
+
+def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """text2sparql 1.1.0 scores the sub-experiments with the standard rule (explore-14 1). A
+    run stored under 1.0.0 keeps its numbers as scored: it is listed, its page reads and says
+    the rules moved on, its leaderboard row stays without a tier (the others keep theirs), and
+    comparing it asks for a re-scoring instead of recomputing it under the new rule."""
+    import re
+
+    from service.experiments.spec import CatalogueDataset
+    from service.web import close_app, create_app
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    franz = data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_answers.json"
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        ids = []
+        for name in ("first", "second", "older"):
+            spec = ExperimentSpec(
+                CatalogueDataset("text2sparql-2025-ck25"),
+                (AnswerFile(name, FileRef.local(str(franz))),),
+                profile="text2sparql",
+                experiment_types=("QA", "C2KB"),
+            )
+            ticket = storage.experiments.reserve()
+            run_experiment(spec, storage=storage, ticket=ticket)
+            ids.append(ticket.id)
+        _as_scored_by_text2sparql_1_0_0(storage, ids[2])
+        for experiment_id in ids:
+            storage.experiments.publish(experiment_id)
+        assert {e.id for e in storage.experiments.listing()} == set(ids)
+        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
+        try:
+            client = app.test_client()
+            page = client.get(f"/experiment/{ids[2]}").get_data(as_text=True)
+            board = client.get(
+                "/leaderboards",
+                query_string={"dataset": "text2sparql-2025-ck25", "profile": "text2sparql"},
+            ).get_data(as_text=True)
+            state = client.get(f"/api/experiments/{ids[2]}").get_json()
+            tasks = [  # the C2KB tasks of a 1.1.0 run and the 1.0.0 one
+                r["task"]
+                for i in ids[1:]
+                for r in client.get(f"/api/experiments/{i}").get_json()["results"]
+                if r["experimentType"] == "C2KB"
+            ]
+            compared = client.post("/api/compare", json={"tasks": tasks})
+        finally:
+            close_app(app)
+    old = re.search(r"gerbil-qa:text2sparql\|v:1\.0\.0\|[^ <]*", page)
+    assert old and "|empty:0/0|kb:" in old[0]  # as 1.0.0 signed it, beside today's signature
+    notice = re.search(r'<dd class="newer-profile">(.*?)</dd>', page, re.S)
+    assert notice and "text2sparql is version 1.1.0 here now" in notice.group(1)
+    assert "scored under 1.0.0" in notice.group(1)
+    (ev,) = state["evaluations"]
+    assert ev["profileVersion"] == "1.0.0" and ev["results"]["C2KB"]["macroF1"] is not None
+    tiers = re.findall(r'<td class="num tier">(?:<abbr title="([^"]*)">)?([^<]+)', board)
+    assert sorted(t for _, t in tiers) == ["1", "1", "–"], tiers
+    assert [why for why, t in tiers if t == "–"] == [
+        "scored under an older version of its profile, whose per-question results are not "
+        "scored again here: not tested against the others"
+    ]
+    assert len(tasks) == 2 and compared.status_code == 400
+    assert "re-score it before comparing" in compared.get_json()["error"]

@@ -36,7 +36,7 @@ def assert_twins_equal_the_scorer(ev: Evaluation) -> int:
     """Every reported measure but the counts has a twin equal to the scorer's value."""
     checked = 0
     for etype, task in ev.tasks.items():
-        table = question_table(task, scheme=ev.profile.scoring.name)
+        table = question_table(task, scheme=ev.profile.scoring_of(etype).name)
         assert set(task.measures) - set(table.measures) <= set(NO_INTERVAL), etype
         ours = point_values(table)
         for name in table.measures:

@@ -9,6 +9,7 @@ import pytest
 
 from service.errors import BadRequest
 from service.evaluation import PROFILES, evaluate, get_profile
+from service.evaluation.comparison import question_tables
 from service.evaluation.profiles import DEFAULT_PROFILE, VOCAB, Profile
 from service.evaluation.results import ExperimentType
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
@@ -71,6 +72,52 @@ def test_kb_use_and_experiment_types_per_profile() -> None:
     assert {n for n, p in PROFILES.items() if p.uses_kb} == {"gerbil", "fair"}
     full = {n for n, p in PROFILES.items() if p.experiment_types == tuple(ExperimentType)}
     assert full == {"gerbil", "fair", "exact", "text2sparql"}
+
+
+def test_text2sparql_scores_sub_experiments_with_the_standard_rule() -> None:
+    """The challenge's set rule (empty against empty is 0/0/0) is its rule for result sets: the
+    sub-experiments, which it never scored, take DESIGN §3's (explore-14 1: the gold queries
+    scored C2KB 0.54 on CK25). Every other profile scores every type with its own scheme."""
+    t2s = get_profile("text2sparql")
+    subs = [t for t in ExperimentType if t is not ExperimentType.QA]
+    assert t2s.scoring_of(ExperimentType.QA).name == t2s.scoring.name == "set"
+    assert {t2s.scoring_of(t).name for t in subs} == {"standard"}
+    assert t2s.scoring_of("C2KB").name == "standard"  # stored tasks name their type
+    assert "|empty:0/0|subexperiments:standard|" in t2s.signature
+    for name in NAMES:
+        p = get_profile(name)
+        if name != "text2sparql":
+            assert all(p.scoring_of(t) is p.scoring for t in ExperimentType), name
+    # the signature must say so, or two rule sets would share one signature
+    unsaid = tuple(kv for kv in t2s.settings if kv[0] != "subexperiments")
+    with pytest.raises(ValueError, match="text2sparql: settings must hold subexperiments:standard"):
+        dataclasses.replace(t2s, settings=unsaid)
+    with pytest.raises(ValueError, match="exact: settings must hold subexperiments:standard"):
+        dataclasses.replace(get_profile("exact"), settings=(*unsaid[:2], ("subexperiments", "set")))
+
+
+def test_text2sparql_nothing_to_find_nothing_found_is_0_in_qa_and_1_in_c2kb() -> None:
+    """A gold query naming no resource, answered by itself, both result sets empty: the QA
+    task keeps the challenge's 0/0/0, C2KB (nothing to mark, nothing marked) scores 1/1/1."""
+    query = "SELECT ?x WHERE { ?x ?p ?o }"
+    ds = Dataset(
+        "d", (Question("1", (QuestionText("en", "q?"),), answers=AnswerSet(), sparql=query),)
+    )
+    run = SystemRun("s", {"1": SystemAnswer("1", answers=AnswerSet(), sparql=query)})
+    ev = evaluate(
+        ds, run, profile="text2sparql", experiment_types=[ExperimentType.QA, ExperimentType.C2KB]
+    )
+    qa, c2kb = (ev.tasks[t].questions[0] for t in (ExperimentType.QA, ExperimentType.C2KB))
+    assert (qa.tp, qa.fp, qa.fn, qa.f1) == (0, 0, 0, 0.0)
+    assert (c2kb.tp, c2kb.fp, c2kb.fn) == (0, 0, 0)
+    assert (c2kb.precision, c2kb.recall, c2kb.f1) == (1.0, 1.0, 1.0)
+    assert ev.tasks[ExperimentType.C2KB].measures["macroF1"] == 1.0
+    # intervals and paired tests resample each task under its own scheme
+    tables = question_tables(ev)
+    assert (tables[ExperimentType.QA].scheme, tables[ExperimentType.C2KB].scheme) == (
+        "set",
+        "standard",
+    )
 
 
 # -- exact ----------------------------------------------------------------------------------------

@@ -1013,6 +1013,56 @@ def test_a_pooled_task_read_back_keeps_each_record_language(
         assert system["intervals"]["QA"]["macroF1"] == stored[system["system"]], system["system"]
 
 
+def test_text2sparql_sub_experiments_score_the_gold_queries_1_stored_and_compared(
+    server, data_dir: Path, monkeypatch
+) -> None:
+    """Under text2sparql (CK25's profile) the sub-experiments took the challenge's set rule,
+    so a question whose gold query names no resource or type scored 0 even for that query: the
+    gold queries got C2KB 0.54 and AIT2KB 0.14 (explore-14 1). They take the standard rule now;
+    QA keeps the challenge's numbers; the stored C2KB tasks compared again give the stored
+    estimates and intervals (the statistics read a stored task's scheme by its type)."""
+    from tests.helpers import ck25_gold_queries
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))  # the catalogue's local mirror
+    franz = data_dir / "text2sparql2025" / "systems" / "FRANZ"
+    subs = ["C2KB", "P2KB", "RE2KB", "AIT2KB"]
+    body = {
+        "dataset": "text2sparql-2025-ck25",
+        "systems": [
+            {"name": "gold-queries", "answers": json.dumps(ck25_gold_queries())},
+            {"name": "FRANZ", "answers": (franz / "ck25_answers.json").read_text()},
+        ],
+        "profile": "text2sparql",
+        "experimentTypes": ["QA", *subs],
+    }
+    ticket = server.post("api/experiments", json=body)
+    assert ticket.status_code == 202, ticket.text
+    eid, token = ticket.json()["id"], ticket.json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    state = server.wait_finished(eid, token, timeout=180)
+    results = {ev["system"]: ev["results"] for ev in state["evaluations"]}
+    for etype in subs:
+        assert results["gold-queries"][etype]["macroF1"] == 1.0, etype
+        assert results["gold-queries"][etype]["accuracy"] == 1.0, etype
+    # QA as the challenge scored it: FRANZ's official average, the gold queries' known 0.928
+    published = json.loads((franz / "ck25_eval.json").read_text())["average"]
+    assert results["FRANZ"]["QA"]["macroF1"] == pytest.approx(published["set_F"], abs=1e-9)
+    assert results["gold-queries"]["QA"]["macroF1"] == pytest.approx(0.928, abs=0.001)
+    assert "|subexperiments:standard|" in state["evaluations"][0]["signature"]
+
+    c2kb = [r["task"] for r in state["results"] if r["experimentType"] == "C2KB"]
+    compared = server.post(
+        "api/compare", json={"tasks": c2kb, "resamples": 1000}, headers=auth
+    ).json()
+    stored = {ev["system"]: ev["intervals"]["C2KB"]["macroF1"] for ev in state["evaluations"]}
+    assert stored["gold-queries"] == [1.0, 1.0]
+    assert {s["system"] for s in compared["systems"]} == set(stored)
+    for system in compared["systems"]:
+        name = system["system"]
+        assert system["results"]["C2KB"]["macroF1"] == results[name]["C2KB"]["macroF1"], name
+        assert system["intervals"]["C2KB"]["macroF1"] == stored[name], name
+
+
 def test_gold_given_separately_over_http(server, data_dir: Path) -> None:
     """``"gold"``: the TEXT2SPARQL questions without answers, the organisers' result sets as the
     gold; the experiment's dataset is that pair (not the questions' own leaderboard)."""

@@ -2,7 +2,8 @@
 
 A profile is a frozen value. Everything the scoring core does differently per profile is one of
 its fields (no ``profile.name == …`` switch anywhere): how answers are read (``items``), how
-they are matched (``matcher``) and aggregated (``scoring``), the identity of sub-experiment IRIs
+they are matched (``matcher``) and aggregated (``scoring``; :meth:`Profile.scoring_of` a task's,
+which is ``subexperiment_scoring`` for a sub-experiment's), the identity of sub-experiment IRIs
 (``identity``), which optional measures it reports (``processed_measures``,
 ``confidence_measures``), whether a run must answer every question (``answer_count_must_match``),
 its default language and its experiment types. Its ``signature`` is built from the fields that
@@ -56,7 +57,9 @@ class Profile:
 
     ``settings`` are the signature's rules in order, starting with ``items`` (an
     :class:`AnswerItems`) and holding ``match``. ``matcher`` judges a question's answers,
-    ``scoring`` turns counts into P/R/F and aggregates them; ``identity`` is how sub-experiment
+    ``scoring`` turns counts into P/R/F and aggregates them, ``subexperiment_scoring`` (default:
+    ``scoring``) does so for the sub-experiments, stated by the ``subexperiments`` setting
+    (TEXT2SPARQL'25 defined its rule for result sets only); ``identity`` is how sub-experiment
     IRIs are compared (``exact``, ``gerbil`` or ``fair``); ``gerbil_markings`` counts properties and
     answer item types in C2KB as GERBIL does; ``fold_literals`` compares RE2KB string literals
     case- and space-insensitively; ``processed_measures`` adds the measures over processed
@@ -75,6 +78,7 @@ class Profile:
     matcher: AnswerMatcher
     scoring: Scoring
     experiment_types: tuple[ExperimentType, ...] = ALL_TYPES
+    subexperiment_scoring: Scoring | None = None
     uses_kb: bool = False
     identity: str = "exact"
     gerbil_markings: bool = False
@@ -104,6 +108,18 @@ class Profile:
             raise ValueError(f"profile {self.name}: identity must be one of {IDENTITIES}")
         if not self.experiment_types or ExperimentType.QA not in self.experiment_types:
             raise ValueError(f"profile {self.name}: every profile scores the QA experiment")
+        # the signature states how sub-experiments are scored when it differs from QA
+        sub = self.scoring_of(ExperimentType.C2KB).name
+        if dict(self.settings).get("subexperiments", self.scoring.name) != sub:
+            raise ValueError(f"profile {self.name}: settings must hold subexperiments:{sub}")
+
+    def scoring_of(self, experiment_type: ExperimentType | str) -> Scoring:
+        """The scheme a task of ``experiment_type`` is scored and recomputed with: ``scoring``
+        for QA, ``subexperiment_scoring`` (else ``scoring``) for the sub-experiments. Every
+        caller that scores, pools, slices or resamples a task asks here."""
+        if ExperimentType(experiment_type) is ExperimentType.QA:
+            return self.scoring
+        return self.subexperiment_scoring or self.scoring
 
     @property
     def iri(self) -> str:

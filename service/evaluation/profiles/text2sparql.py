@@ -1,14 +1,19 @@
-"""TEXT2SPARQL'25 (ESWC 2025), as the challenge scored result sets."""
+"""TEXT2SPARQL'25 (ESWC 2025), as the challenge scored result sets.
+
+1.1.0: the sub-experiments (C2KB, …), which the challenge never scored, take the standard
+per-question rule; under the set rule a question whose gold query names no resource scored 0
+even for the gold query itself (CK25's gold queries got C2KB 0.54, AIT2KB 0.14; explore-14 1).
+"""
 
 from __future__ import annotations
 
 from service.evaluation.matchers.text2sparql import Text2SparqlMatcher
 from service.evaluation.profiles.base import Profile
-from service.evaluation.scoring import SET
+from service.evaluation.scoring import SET, STANDARD
 
 PROFILE = Profile(
     name="text2sparql",
-    version="1.0.0",
+    version="1.1.0",
     reference="TEXT2SPARQL-2025-pytrec_eval-set",
     title="TEXT2SPARQL'25",
     description=(
@@ -20,7 +25,10 @@ PROFILE = Profile(
         "A question with no relevant item, nothing retrieved or no hit scores 0/0/0 (also when "
         "both are empty); else P = TP/(TP+FP), R = TP/(TP+FN). Macro precision, recall and F1 "
         "are the challenge's averages: plain means over every question and language scored. "
-        "NDCG is not computed (the published files give no ranks: it is 0 for every system)."
+        "NDCG is not computed (the published files give no ranks: it is 0 for every system). "
+        "The challenge scored result sets only: the sub-experiments (C2KB, P2KB, RE2KB, AT, "
+        "AIT2KB) take the standard per-question rule, so nothing to mark and nothing marked "
+        "scores 1/1/1."
     ),
     settings=(
         ("items", "values"),
@@ -28,9 +36,11 @@ PROFILE = Profile(
         ("sets", "distinct"),
         ("ask", "gold-true-relevant,system-any-retrieved"),
         ("empty", "0/0"),
+        ("subexperiments", "standard"),
     ),
     matcher=Text2SparqlMatcher(),
     scoring=SET,
+    subexperiment_scoring=STANDARD,
     challenge_formats=("text2sparql-yaml",),
     challenge_measures=(
         ("macroF1", "the challenge's set_F average"),
