@@ -37,9 +37,9 @@ MAX_ANSWERS_PER_FILE = 2_000_000
 ANSWERS_PER_QUESTION_ENV = "GERBIL_QA_MAX_ANSWERS_PER_QUESTION"
 ANSWERS_PER_FILE_ENV = "GERBIL_QA_MAX_ANSWERS_PER_FILE"
 
-# Questions (items, entries, lines) per file. Recording an experiment costs about 55 KB of
+# Questions (items, entries, lines) per file. Recording an experiment costs about 45 KB of
 # memory per question and system (measured: `evaluate --store` of 10,000 and 50,000 questions
-# with one answer file peaked at 0.7 and 2.7 GB, mostly Oxigraph's one write transaction of
+# with one answer file peaked at 0.6 and 2.2 GB, mostly Oxigraph's one write transaction of
 # ~27 quads a question); 300,000 questions, a 24 MB upload, took a server to 11.8 GB. 50,000 is
 # 12x the largest catalogued dataset (4,000: LC-QuAD 1 train) and over 1.5x LC-QuAD 2.0's
 # 30,000, the largest public QA dataset we know of.

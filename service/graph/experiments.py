@@ -47,7 +47,7 @@ from service.errors import BadRequest, Conflict, NotFound, ServiceError
 from service.evaluation.results import Evaluation
 from service.graph import nodes as n
 from service.graph import terms as t
-from service.graph.adapter import Side, StoreAdapter, add_public
+from service.graph.adapter import Side, StoreAdapter, add_public, handed_over
 from service.graph.claims import Claims, Hold
 from service.graph.nodes import NamedNode, Quad, node
 from service.graph.prov import timestamp
@@ -426,17 +426,18 @@ class ExperimentRepository:
                     return ticket
         raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts; try again")
 
-    def _add_new(self, ticket: Ticket, quads: Sequence[Quad]) -> bool:
-        """Add a new experiment's quads in one transaction unless its id is taken; False when
-        it is. On a shared store the id is claimed first (:mod:`service.graph.claims`: a
-        conditional insert alone is not exclusive there); this process's lock does the rest."""
+    def _add_new(self, ticket: Ticket, quads: list[Quad]) -> bool:
+        """Add a new experiment's quads in one transaction unless its id is taken (the list
+        is then emptied: :func:`handed_over`); False when it is. On a shared store the id is
+        claimed first (:mod:`service.graph.claims`: a conditional insert alone is not
+        exclusive there); this process's lock does the rest."""
         claims = self._claims()
         if not claims.claim(ticket.uri):
             return False
         try:
             if self._exists(ticket.id):
                 return False
-            self.store.add(Side.PRIVATE, quads)
+            self.store.add(Side.PRIVATE, handed_over(quads))
             return True
         finally:
             claims.release(ticket.uri)
@@ -597,7 +598,8 @@ class ExperimentRepository:
                     quads = self._graph_quads(record, ticket, admin, spec, revision_of, check)
                     if check is not None:
                         check()
-                    if self._add_new(ticket, [*quads, *admin]):
+                    quads += admin
+                    if self._add_new(ticket, quads):
                         log.info("experiment %s: recorded, finished", ticket.id)
                         return ticket
                 raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts")
@@ -609,7 +611,8 @@ class ExperimentRepository:
             # one transaction: the experiment and its admin record
             claim = hold.pattern() if hold is not None else None
             if hold is None or claim is None:
-                self.store.add(Side.PRIVATE, [*quads, *admin])
+                quads += admin
+                self.store.add(Side.PRIVATE, handed_over(quads))
             else:  # ... if the claim is live and no one recorded it meanwhile
                 exp, by = iri(ticket.uri), node(hold.runner[1:-1])
                 admin.append(
