@@ -427,10 +427,10 @@ class ExperimentRepository:
         raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts; try again")
 
     def _add_new(self, ticket: Ticket, quads: list[Quad]) -> bool:
-        """Add a new experiment's quads in one transaction unless its id is taken (the list
-        is then emptied: :func:`handed_over`); False when it is. On a shared store the id is
-        claimed first (:mod:`service.graph.claims`: a conditional insert alone is not
-        exclusive there); this process's lock does the rest."""
+        """Add a new experiment's quads in one transaction, emptying the list as they are
+        written (:func:`handed_over`), unless its id is taken; False when it is. On a shared
+        store the id is claimed first (:mod:`service.graph.claims`: a conditional insert alone
+        is not exclusive there); this process's lock does the rest."""
         claims = self._claims()
         if not claims.claim(ticket.uri):
             return False
