@@ -465,8 +465,9 @@ def _read(entry: CatalogEntry, files: dict[str, tuple[Path, str]]):  # -> Datase
     """The dataset of ``entry`` from its resolved files (questions, expected or gold answers)."""
     from service import formats
 
-    # The catalogue's files are the operator's choice: no answer limits (those are for uploads).
-    limits = formats.UNLIMITED_ANSWERS
+    # The catalogue's files are the operator's choice: no answer or question limits (those are
+    # for uploads).
+    limits = formats.UNLIMITED
     # a file that names no language (TSV) is in the catalogue's, when it states one
     language = entry.languages[0] if len(entry.languages) == 1 else None
     dataset = formats.read(

@@ -68,11 +68,22 @@ def add_store_option(parser: argparse.ArgumentParser, *, required: bool, what: s
     )
 
 
-# The format readers' answer limits (service/formats/base.py reads these variables; the
-# options below set them for one command, so every file the command reads is held to them).
-ANSWER_LIMIT_OPTIONS: dict[str, str] = {
-    "max_answers_per_question": "GERBIL_QA_MAX_ANSWERS_PER_QUESTION",
-    "max_answers_per_file": "GERBIL_QA_MAX_ANSWERS_PER_FILE",
+# The format readers' limits (service/formats/base.py reads these variables; the options
+# below set them for one command, so every file the command reads is held to them): the
+# option's variable and what it refuses, with the built-in default.
+LIMIT_OPTIONS: dict[str, tuple[str, str]] = {
+    "max_answers_per_question": (
+        "GERBIL_QA_MAX_ANSWERS_PER_QUESTION",
+        "a file with more than N answers per question (default: ${}, else 100,000)",
+    ),
+    "max_answers_per_file": (
+        "GERBIL_QA_MAX_ANSWERS_PER_FILE",
+        "a file with more than N answers in all (default: ${}, else 2,000,000)",
+    ),
+    "max_questions_per_file": (
+        "GERBIL_QA_MAX_QUESTIONS_PER_FILE",
+        "a file with more than N questions (default: ${}, else 50,000)",
+    ),
 }
 
 
@@ -86,27 +97,26 @@ def _limit(text: str) -> int:
     return value
 
 
-def add_answer_limits(parser: argparse.ArgumentParser) -> None:
-    """``--max-answers-per-question N`` and ``--max-answers-per-file N`` (default: the
-    environment variables, else 100,000 and 2,000,000): an answer file past one is refused."""
-    for dest, env in ANSWER_LIMIT_OPTIONS.items():
-        what = dest.removeprefix("max_answers_").replace("_", " ")
+def add_limits(parser: argparse.ArgumentParser) -> None:
+    """``--max-answers-per-question N``, ``--max-answers-per-file N`` and
+    ``--max-questions-per-file N`` (default: the environment variables, else the built-in
+    limits): a file past one is refused."""
+    for dest, (env, refused) in LIMIT_OPTIONS.items():
         parser.add_argument(
             "--" + dest.replace("_", "-"),
             dest=dest,
             type=_limit,
             metavar="N",
-            help=f"refuse a file with more than N answers {what} (default: ${env}, else "
-            + ("100,000)" if what == "per question" else "2,000,000)"),
+            help="refuse " + refused.format(env),
         )
 
 
-def _with_answer_limits(args: argparse.Namespace) -> dict[str, str | None]:
-    """Set the answer-limit variables the options give; what they were, to restore."""
+def _with_limits(args: argparse.Namespace) -> dict[str, str | None]:
+    """Set the limit variables the options give; what they were, to restore."""
     import os
 
     before: dict[str, str | None] = {}
-    for dest, env in ANSWER_LIMIT_OPTIONS.items():
+    for dest, (env, _) in LIMIT_OPTIONS.items():
         value = getattr(args, dest, None)
         if value is not None:
             before[env] = os.environ.get(env)
@@ -193,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     args = build_parser(argv).parse_args(argv)
-    before = _with_answer_limits(args)
+    before = _with_limits(args)
     try:
         return int(args.handler(args) or 0)
     except FormatError as err:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from service.cli import add_answer_limits, add_store_option
+from service.cli import add_limits, add_store_option
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def add_run_arguments(
         help="score answers even when under half of the dataset's question ids have one "
         "(refused by default: they are likely answers to another dataset)",
     )
-    add_answer_limits(parser)
+    add_limits(parser)
 
 
 def add_about_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from service.cli import add_answer_limits
+from service.cli import add_limits
 from service.errors import Conflict, FormatError, Problem
 
 
@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument(
         "--lang", metavar="LANG", help="language of texts the file leaves untagged"
     )
-    add_answer_limits(validate)
+    add_limits(validate)
     validate.set_defaults(handler=_validate)
 
     convert = subparsers.add_parser(

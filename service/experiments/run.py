@@ -191,12 +191,18 @@ def run_experiment(
         from service.graph.clock import from_posix, timestamp
 
         report.phase("recording")
+
+        def recording() -> None:  # called until the one write: a cancel then writes nothing
+            if stop.is_set():
+                raise Cancelled("cancelled while recording, nothing recorded; resume to continue")
+
         # every stored number carries its interval (NumPy, loaded only to record)
         from service.evaluation.comparison import with_intervals
 
         recorded_evaluations = [
             ev if "intervals" in ev.extra else with_intervals(ev) for ev in recorded_evaluations
         ]
+        recording()
         evaluations = recorded_evaluations[: len(evaluations)]
         workspace = storage.workspace
         from service.experiments.kept import keep
@@ -238,6 +244,7 @@ def run_experiment(
             hold=hold,
             notes=notes,
             call_settings=tuple((c.iri, c.datatype, v) for c, v in call_settings_of(spec)),
+            check=recording,
         )
         if spec.options.publish:
             from service.experiments.dataset_checks import publish_upload_findings

@@ -30,12 +30,12 @@ from service.formats import (
     text2sparql_yaml,
     tsv,
 )
-from service.formats.base import UNLIMITED_ANSWERS, Format, Limits, Source, utf16_byte_order
+from service.formats.base import UNLIMITED, Format, Limits, Source, utf16_byte_order
 from service.model import Dataset
 
 __all__ = [
     "FORMATS",
-    "UNLIMITED_ANSWERS",
+    "UNLIMITED",
     "Format",
     "FormatError",
     "Limits",

@@ -37,6 +37,15 @@ MAX_ANSWERS_PER_FILE = 2_000_000
 ANSWERS_PER_QUESTION_ENV = "GERBIL_QA_MAX_ANSWERS_PER_QUESTION"
 ANSWERS_PER_FILE_ENV = "GERBIL_QA_MAX_ANSWERS_PER_FILE"
 
+# Questions (items, entries, lines) per file. Recording an experiment costs about 45 KB of
+# memory per question and system (measured: `evaluate --store` of 10,000 and 50,000 questions
+# with one answer file peaked at 0.6 and 2.2 GB, mostly Oxigraph's one write transaction of
+# ~27 quads a question); 300,000 questions, a 24 MB upload, took a server to 11.8 GB. 50,000 is
+# 12x the largest catalogued dataset (4,000: LC-QuAD 1 train) and over 1.5x LC-QuAD 2.0's
+# 30,000, the largest public QA dataset we know of.
+MAX_QUESTIONS_PER_FILE = 50_000
+QUESTIONS_PER_FILE_ENV = "GERBIL_QA_MAX_QUESTIONS_PER_FILE"
+
 
 def _env_limit(name: str, default: int) -> int:
     """A positive whole number from the environment variable ``name`` (else ``default``);
@@ -62,11 +71,14 @@ def parse_limit(raw: str, name: str) -> int:
 class Limits:
     """Input size limits; a file over a limit is refused with a :class:`FormatError`.
 
-    The answer limits default to ``$GERBIL_QA_MAX_ANSWERS_PER_QUESTION`` and
-    ``$GERBIL_QA_MAX_ANSWERS_PER_FILE`` when set (read when a ``Limits`` is made)."""
+    The answer and question limits default to ``$GERBIL_QA_MAX_ANSWERS_PER_QUESTION``,
+    ``$GERBIL_QA_MAX_ANSWERS_PER_FILE`` and ``$GERBIL_QA_MAX_QUESTIONS_PER_FILE`` when set
+    (read when a ``Limits`` is made)."""
 
     max_bytes: int = 256 * MIB
-    max_questions: int = 1_000_000
+    max_questions_per_file: int = field(
+        default_factory=lambda: _env_limit(QUESTIONS_PER_FILE_ENV, MAX_QUESTIONS_PER_FILE)
+    )
     max_problems: int = 10_000  # findings kept per file; a garbage file should not eat memory
     max_answers_per_question: int = field(
         default_factory=lambda: _env_limit(ANSWERS_PER_QUESTION_ENV, MAX_ANSWERS_PER_QUESTION)
@@ -77,12 +89,16 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits(
-    max_answers_per_question=MAX_ANSWERS_PER_QUESTION, max_answers_per_file=MAX_ANSWERS_PER_FILE
+    max_answers_per_question=MAX_ANSWERS_PER_QUESTION,
+    max_answers_per_file=MAX_ANSWERS_PER_FILE,
+    max_questions_per_file=MAX_QUESTIONS_PER_FILE,
 )
 """The built-in limits (not the environment's)."""
 
-UNLIMITED_ANSWERS = Limits(max_answers_per_question=2**62, max_answers_per_file=2**62)
-"""For files the operator chose (the catalogue's): no answer limits."""
+UNLIMITED = Limits(
+    max_answers_per_question=2**62, max_answers_per_file=2**62, max_questions_per_file=2**62
+)
+"""For files the operator chose (the catalogue's): no answer or question limits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -613,14 +629,18 @@ def fail(src: Source, message: str, **where: Any) -> NoReturn:
     raise FormatError(Problem(message, file=src.name, **where))
 
 
-def check_question_count(report: Report, count: int, *, at: Sequence[Step] = ()) -> bool:
-    """False (and an error) when a file holds more questions than the limits allow."""
-    limit = report.source.limits.max_questions
+def check_question_count(report: Report, count: int, *, at: Sequence[Step] | None = None) -> bool:
+    """False (and an error) when a file holds more questions than the limits allow. Every
+    format counts its items here (questions, entries, lines) before it reads any of them:
+    scoring and recording cost memory per question (:data:`MAX_QUESTIONS_PER_FILE`). ``at``:
+    the JSON path of the list (None: the file is not JSON)."""
+    limit = report.source.limits.max_questions_per_file
     if count > limit:
         report.error(
-            f"{count} questions, more than the limit of {limit} (Limits.max_questions)",
+            f"the file has {count:,} questions, more than the limit per file; "
+            "none of them was read",
             at=at,
-            expected=f"at most {limit} questions",
+            expected=f"at most {limit:,} questions per file ({QUESTIONS_PER_FILE_ENV})",
         )
         return False
     return True

@@ -41,7 +41,7 @@ def list_entries(report: Report, shape: str) -> Iterator[tuple[tuple[Step, ...],
     if not isinstance(doc, list):
         report.error(f"the document is {kind_of(doc)}", expected=f"a list of {shape}")
         report.finish()
-    if not check_question_count(report, len(doc)):
+    if not check_question_count(report, len(doc), at=()):
         return
     for i, entry in enumerate(doc):
         if isinstance(entry, dict):

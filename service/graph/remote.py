@@ -35,7 +35,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -746,7 +746,8 @@ class RemoteStore:
     def reader(self, side: Side) -> RemoteDataset:
         return self.public if side is Side.PUBLIC else self.private
 
-    def add(self, side: Side, quads: Sequence[Any]) -> None:
+    def add(self, side: Side, quads: Iterable[Any]) -> None:
+        quads = quads if isinstance(quads, Sequence) else list(quads)
         if quads:
             self._changing(side)
             self.reader(side).update(insert_quads(quads))

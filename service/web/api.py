@@ -458,7 +458,7 @@ def rescore(experiment_id: str) -> Response:
         uploads,
         policy=state.config.network_policy(),
         parse_bytes=state.config.sync_parse_bytes,
-        limits=state.config.answer_limits(),
+        limits=state.config.format_limits(),
     )
     ticket = state.runner.submit(spec, uploads=uploads, files=files)
     response = json_answer(

@@ -62,7 +62,7 @@ def create_app(
         storage,
         workers=cfg.runner_workers,
         policy=cfg.network_policy(),
-        limits=cfg.answer_limits(),
+        limits=cfg.format_limits(),
     )
     state = Services(
         config=cfg,

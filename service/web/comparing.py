@@ -352,7 +352,7 @@ def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str)
             f"once (GERBIL_QA_SYNC_PARSE_BYTES); {instead}"
         )
     policy = config.network_policy()
-    files = prepare(spec, uploads, policy=policy, parse_bytes=limit, limits=config.answer_limits())
+    files = prepare(spec, uploads, policy=policy, parse_bytes=limit, limits=config.format_limits())
     return files, policy
 
 

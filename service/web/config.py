@@ -61,10 +61,12 @@ class WebConfig:
     # Submissions whose uploads total at most this are parsed in the request (format errors are
     # a 400 with file:line:column); larger ones are parsed in the job.
     sync_parse_bytes: int = 2 * 1024 * 1024
-    # Answers per question and per file of an upload (service/formats/base.py): a file past
-    # either is refused naming the file, the question and the limit (400, or the job's error).
+    # Answers per question and per file, and questions per file, of an upload
+    # (service/formats/base.py): a file past one is refused naming the file, the place and the
+    # limit (400, or the job's error); recording costs memory per question.
     max_answers_per_question: int = 100_000
     max_answers_per_file: int = 2_000_000
+    max_questions_per_file: int = 50_000
     page_cache_entries: int = 1024  # rendered public documents kept in memory (0: off)
     # datasets per page of the DCAT catalogue (``catalog?page=N``): a harvester reads it a page
     # at a time; a store with fewer datasets than this serves the whole catalogue on one page
@@ -80,13 +82,14 @@ class WebConfig:
     secure_cookies: bool | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def answer_limits(self):  # -> service.formats.Limits (imported lazily)
-        """The format readers' limits with this configuration's answer limits."""
+    def format_limits(self):  # -> service.formats.Limits (imported lazily)
+        """The format readers' limits with this configuration's answer and question limits."""
         from service.formats import Limits
 
         return Limits(
             max_answers_per_question=self.max_answers_per_question,
             max_answers_per_file=self.max_answers_per_file,
+            max_questions_per_file=self.max_questions_per_file,
         )
 
     @property
@@ -134,6 +137,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "sync_parse_bytes": (0, float("inf")),
     "max_answers_per_question": (1, float("inf")),
     "max_answers_per_file": (1, float("inf")),
+    "max_questions_per_file": (1, float("inf")),
     "page_cache_entries": (0, float("inf")),  # 0: off
     "catalog_page_size": (1, float("inf")),
 }

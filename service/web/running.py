@@ -70,7 +70,7 @@ def start(raw: RawSubmission) -> Ticket:
         policy=state.config.network_policy(),
         parse_bytes=state.config.sync_parse_bytes,
         storage=state.storage,
-        limits=state.config.answer_limits(),
+        limits=state.config.format_limits(),
     )
     summary = None
     if raw.dataset_name == submission.DEMO_DATASET:  # named "demo" while it runs, not the file

@@ -1,7 +1,7 @@
-"""The answer limits on the command line: ``gerbil-qa validate`` and ``evaluate`` refuse a file
-past ``--max-answers-per-question`` / ``--max-answers-per-file`` (or the
-``GERBIL_QA_MAX_ANSWERS_PER_*`` variables) naming file, position, question and limit; a real
-``gerbil-qa`` process each time."""
+"""The answer and question limits on the command line: ``gerbil-qa validate`` and ``evaluate``
+refuse a file past ``--max-answers-per-question`` / ``--max-answers-per-file`` /
+``--max-questions-per-file`` (or the ``GERBIL_QA_MAX_*`` variables) naming file, position,
+question and limit; a real ``gerbil-qa`` process each time."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ QUESTIONS = DEMO_DIR / "questions.json"
 
 
 def gerbil_qa(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_MAX_ANSWERS")}
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_MAX_")}
     environ["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
         [sys.executable, "-m", "service", *argv],
@@ -87,3 +87,20 @@ def test_evaluate_refuses_the_answers_file(big_answers: Path) -> None:
     assert "at most 10 answers per question" in done.stderr and "Traceback" not in done.stderr
     refused = gerbil_qa(*argv, "--max-answers-per-question", "0")
     assert refused.returncode == 2 and "expected a whole number ≥ 1" in refused.stderr
+
+
+def test_evaluate_refuses_a_file_with_too_many_questions(tmp_path: Path) -> None:
+    """The demo's 14 questions past a limit of 13: exit 1 before anything is scored or
+    recorded (with a store given, nothing is recorded there)."""
+    store = tmp_path / "store"
+    argv = ["evaluate", "--dataset", str(QUESTIONS), "--answers", str(QUESTIONS)]
+    done = gerbil_qa(*argv, "--store", str(store), "--max-questions-per-file", "13")
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert f"gerbil-qa: {QUESTIONS}:" in done.stderr  # file:line:column
+    assert "the file has 14 questions, more than the limit per file" in done.stderr
+    assert "at most 13 questions per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in done.stderr
+    assert "Traceback" not in done.stderr and "recorded experiment" not in done.stderr
+    by_env = gerbil_qa(*argv, env={"GERBIL_QA_MAX_QUESTIONS_PER_FILE": "13"})
+    assert by_env.returncode == 1 and "at most 13 questions per file" in by_env.stderr
+    assert gerbil_qa(*argv, "--max-questions-per-file", "14").returncode == 0

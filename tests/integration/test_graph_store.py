@@ -173,6 +173,53 @@ def test_record_is_private_until_published(tmp_path: Path) -> None:
     store.close()
 
 
+def test_a_record_stopped_while_its_quads_are_built_writes_nothing(tmp_path: Path) -> None:
+    """``record``'s ``check`` (a run's cancel) is called as the quads are built, once per
+    subject, and once more before the one write; what it raises stops the record with
+    nothing written. Unstopped, every quad is written (handed over to the transaction one by
+    one, each let go as it is taken)."""
+    from service.graph.adapter import handed_over
+
+    items = [1, 2, 3]
+    assert list(handed_over(items)) == [1, 2, 3] and items == []
+    dataset = _dataset()
+    store = open_storage(tmp_path / "s", catalog=False)
+    ticket = store.experiments.reserve()
+    graph = pyoxigraph.NamedNode(store.uris.experiment_graph(ticket.id))
+    calls: list[int] = []
+
+    def cancelled_at(n: int):
+        def check() -> None:
+            calls.append(1)
+            if len(calls) == n:
+                raise ServiceError("cancelled")
+
+        return check
+
+    record = {"dataset": DatasetRef.upload("tiny", dataset), "ticket": ticket}
+    with pytest.raises(ServiceError, match="cancelled"):
+        store.experiments.record([_evaluation(dataset)], check=cancelled_at(3), **record)
+    assert not store.private.contains_named_graph(graph)
+    assert store.experiments.status(ticket.id).status == "reserved"
+    calls.clear()
+    store.experiments.record([_evaluation(dataset)], check=cancelled_at(0), **record)
+    assert len(calls) > len(dataset.questions)  # each question's result, and before the write
+    assert store.experiments.status(ticket.id).status == "finished"
+    from service import release
+    from service.graph.results import ExperimentRecord, experiment_quads
+
+    now = datetime.now(UTC)
+    built = experiment_quads(
+        ExperimentRecord(ticket.id, (_evaluation(dataset),), record["dataset"], now, now,
+                         release.source()),
+        store.uris,
+        graph.value,
+    )  # fmt: skip
+    written = list(store.private.quads_for_pattern(None, None, None, graph))
+    assert len(written) == len(set(built)) > 50  # a quad built twice is one in the store
+    store.close()
+
+
 def test_undefined_measures_are_recorded_not_invented(tmp_path: Path) -> None:
     dataset = _dataset()
     store = open_storage(None, catalog=False)

@@ -153,10 +153,11 @@ def test_size_and_question_limits(tmp_path: Path) -> None:
     assert caught.value.expected == "at most 10 bytes"
     two = json.dumps({"questions": [{"id": "1"}, {"id": "2"}]}).encode()
     with pytest.raises(FormatError) as caught:
-        read(two, limits=Limits(max_questions=1))
+        read(two, limits=Limits(max_questions_per_file=1))
     assert caught.value.path == "$.questions"
-    assert "2 questions, more than the limit of 1" in str(caught.value)
-    assert len(read(two, limits=Limits(max_questions=2))) == 2
+    assert "the file has 2 questions, more than the limit per file" in str(caught.value)
+    assert "at most 1 questions per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in str(caught.value)
+    assert len(read(two, limits=Limits(max_questions_per_file=2))) == 2
 
 
 def test_problem_count_is_capped() -> None:

@@ -1,6 +1,7 @@
-"""The answer limits over the API, on a real server with small limits: a file past one is a 400
-naming file, position, question and limit (the CLI's words) and leaves nothing behind; an upload
-too large to parse in the request ends its experiment in ``error`` with the same message."""
+"""The answer and question limits over the API, on a real server with small limits: a file past
+one is a 400 naming file, position, question and limit (the CLI's words) and leaves nothing
+behind; an upload too large to parse in the request ends its experiment in ``error`` with the
+same message."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from service.graph.nodes import NamedNode
 from service.paths import DEMO_DIR
 from service.web.config import load_config
 from tests.web.conftest import Server, start_server, stop_server
@@ -40,6 +42,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         demo=False,
         max_answers_per_question=10,
         max_answers_per_file=40,
+        max_questions_per_file=20,  # the demo has 14
         sync_parse_bytes=SYNC_BYTES,
     )
     yield running
@@ -50,15 +53,23 @@ def _count(server: Server) -> int:
     return len(server.storage.experiments.listing(include_private=True))
 
 
-def _submit(server: Server, text: str) -> Any:
+def _submit(server: Server, text: str, *, dataset: str = QUESTIONS) -> Any:
     return server.post(
         "api/experiments",
         files=[
-            ("dataset_file", ("questions.json", QUESTIONS.encode())),
+            ("dataset_file", ("questions.json", dataset.encode())),
             ("answers", ("big.json", text.encode())),
         ],
         data={"profile": "exact"},
     )
+
+
+def many_questions(count: int, *, pad: int = 0) -> str:
+    """A QALD-JSON dataset of ``count`` questions (the demo's, repeated under new ids)."""
+    doc = json.loads(QUESTIONS)
+    demo = doc["questions"]
+    doc["questions"] = [{**demo[i % len(demo)], "id": str(i + 1)} for i in range(count)]
+    return json.dumps(doc, indent=1) + " " * pad
 
 
 def _wait(server: Server, ticket: dict[str, Any]) -> dict[str, Any]:
@@ -123,14 +134,54 @@ def test_an_upload_parsed_in_its_job_ends_in_error_with_the_same_words(limited: 
     assert "big.json" in state["message"]
 
 
+def test_past_the_question_limit_a_dataset_is_a_400_naming_file_count_and_limit(
+    limited: Server,
+) -> None:
+    before = _count(limited)
+    response = _submit(limited, answers(1), dataset=many_questions(21))
+    assert response.status_code == 400, response.text
+    (problem,) = [p for p in response.json()["problems"] if p["severity"] == "error"]
+    assert problem["file"] == "questions.json" and problem["path"] == "$.questions"
+    assert "the file has 21 questions, more than the limit per file" in problem["text"]
+    assert "at most 20 questions per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in problem["text"]
+    assert _count(limited) == before  # no experiment, no ghost
+
+
+def test_an_answer_file_of_too_many_questions_is_refused_in_its_job(limited: Server) -> None:
+    """Past ``sync_parse_bytes`` the upload is read by the job, which ends in ``error`` naming
+    the answer file before anything is scored or recorded; at the limit it is scored."""
+    text = many_questions(21, pad=SYNC_BYTES)
+    response = _submit(limited, text, dataset=many_questions(20))
+    assert response.status_code == 202, response.text
+    state = _wait(limited, response.json())
+    assert state["status"] == "error", state
+    message = state.get("message") or ""
+    assert "big.json" in message and "the file has 21 questions" in message, state
+    assert "at most 20 questions per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in message
+    assert not limited.storage.store.private.contains_named_graph(
+        NamedNode(limited.storage.uris.experiment_graph(response.json()["id"]))
+    )
+    at_limit = _submit(limited, many_questions(20, pad=SYNC_BYTES), dataset=many_questions(20))
+    assert at_limit.status_code == 202, at_limit.text
+    assert _wait(limited, at_limit.json())["status"] == "finished"
+
+
 def test_the_limits_are_settings_and_environment_variables(tmp_path: Path) -> None:
     config = load_config(
-        {"max_answers_per_question": "5"}, environ={"GERBIL_QA_MAX_ANSWERS_PER_FILE": "70"}
+        {"max_answers_per_question": "5"},
+        environ={
+            "GERBIL_QA_MAX_ANSWERS_PER_FILE": "70",
+            "GERBIL_QA_MAX_QUESTIONS_PER_FILE": "1000",
+        },
     )
-    limits = config.answer_limits()
+    limits = config.format_limits()
     assert (limits.max_answers_per_question, limits.max_answers_per_file) == (5, 70)
-    assert load_config({}, environ={}).answer_limits().max_answers_per_file == 2_000_000
+    assert limits.max_questions_per_file == 1000
+    defaults = load_config({}, environ={}).format_limits()
+    assert (defaults.max_answers_per_file, defaults.max_questions_per_file) == (2_000_000, 50_000)
     from service.errors import BadRequest
 
     with pytest.raises(BadRequest, match="max_answers_per_question"):
         load_config({}, environ={"GERBIL_QA_MAX_ANSWERS_PER_QUESTION": "0"})
+    with pytest.raises(BadRequest, match="max_questions_per_file"):
+        load_config({}, environ={"GERBIL_QA_MAX_QUESTIONS_PER_FILE": "0"})

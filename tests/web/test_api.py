@@ -1443,6 +1443,40 @@ def test_a_cancel_ends_a_run_at_once_however_slow_its_service(server, slow_qa) -
     assert state["status"] == "cancelled" and system["done"] == 0 and system["errors"] == 0, state
 
 
+def test_a_cancel_while_the_results_are_recorded_writes_none(server) -> None:
+    """A cancel arriving in the phase ``recording`` (the results of 15,000 uploaded questions
+    take a few seconds to build) ends the run ``cancelled`` with no results graph; before, the
+    run went on to ``finished`` (300,000 questions: minutes at 11 GB) whatever the cancel."""
+    from service.graph.nodes import NamedNode
+
+    questions = [
+        {"id": str(i), "question": [{"language": "en", "string": f"q{i}?"}], "answers": []}
+        for i in range(15_000)
+    ]
+    many = json.dumps({"questions": questions}).encode()  # 1.2 MB: read in the job
+    response = server.post(
+        "api/experiments",
+        files=[("dataset_file", ("many.json", many)), ("answers", ("many.json", many))],
+        data={"answers_name": "many"},
+    )
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    url = f"api/experiments/{ticket['id']}"
+    deadline = time.monotonic() + 120
+    while (state := server.get(url, headers=owner).json()).get("phase") != "recording":
+        assert state["status"] in ("queued", "running") and time.monotonic() < deadline, state
+        time.sleep(0.02)
+    assert server.post(f"{url}/cancel", headers=owner).json()["cancelling"] is True
+    while (state := server.get(url, headers=owner).json())["status"] == "running":
+        assert time.monotonic() < deadline, state
+        time.sleep(0.1)
+    assert state["status"] == "cancelled", state
+    assert "cancelled while recording" in state["message"], state
+    graph = NamedNode(server.storage.uris.experiment_graph(ticket["id"]))
+    assert not server.storage.private.contains_named_graph(graph)
+
+
 def test_a_published_status_gives_each_systems_badge_snippets(server) -> None:
     """A release pipeline puts its system's badge in its README from the API: a published
     experiment's status has, per system of its QA task, the badge URL and the Markdown and
