@@ -355,3 +355,53 @@ def test_one_experiments_numbers_agree_in_every_representation(cited: dict[str, 
         ]
         numbers = [float(c.split()[0]) for c in texts[1 : 1 + len(MEASURES)]]
         assert numbers == [round(float(row[m]), 4) for m in MEASURES], (system, texts)
+
+
+FIRST_STEPS = _section(README, "### First steps")
+
+
+def _slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it."""
+    kept = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return kept.replace(" ", "-")
+
+
+def test_the_sections_list_links_every_section() -> None:
+    """The contents line of "First steps" names every top section in order, each link to its
+    heading's anchor (explore-15 8: 35,000 words and no contents)."""
+    listed = re.search(r"Sections: (.*?)\.\n", FIRST_STEPS, re.S)
+    assert listed, "the First steps section has no contents line"
+    anchors = re.findall(r"\]\(#([^)]+)\)", listed.group(1))
+    headings = [h for h in re.findall(r"^## (.+)$", README, re.M) if h != "Quick start"]
+    assert anchors == [_slug(h) for h in headings]
+
+
+def test_the_first_steps_run_as_written(server: Server, capsys) -> None:
+    """explore-15 1: nothing said where the command is after `make run`, and the README never
+    showed one submission. The block's commands, against a test server: the evaluate prints
+    the table, the submission answers an id and a token, its results come, it publishes."""
+    commands = _commands(_blocks(FIRST_STEPS, "sh")[0])
+    evaluate, submit, results, publish = commands
+    assert evaluate[0] == ".venv/bin/gerbil-qa" and evaluate[1] == "evaluate"
+    args = [str(ROOT / a) if a.startswith("datasets/") else a for a in evaluate[1:]]
+    assert main(args) == 0
+    assert "answers-partial" in capsys.readouterr().out
+    assert submit[0] == "curl" and submit[-1] == "http://127.0.0.1:8080/api/experiments"
+    files, data = [], {}
+    for flag, value in zip(submit[1:-1:2], submit[2:-1:2], strict=True):
+        assert flag == "-F"
+        name, _, given = value.partition("=")
+        if given.startswith("@"):
+            path = ROOT / given[1:]
+            files.append((name, (path.name, path.read_bytes())))
+        else:
+            data[name] = given
+    ticket = server.post("api/experiments", files=files, data=data).json()
+    assert set(ticket) >= {"id", "token", "statusUrl"}
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    assert state["evaluations"][0]["system"] == "answers-partial"
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert results[-1].endswith("/api/experiments/ID") and "Authorization: Bearer TOKEN" in results
+    assert publish[-1].endswith("/api/experiments/ID/publish") and "POST" in publish
+    published = server.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    assert published.status_code == 200 and published.json()["public"] is True
