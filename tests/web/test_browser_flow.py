@@ -47,7 +47,11 @@ def _submit_run(browser, *, answers: list[str] = (), webservice: str = "") -> st
     browser.find_element(By.ID, "run-submit").click()
     wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
     link = browser.find_element(By.ID, "owner-link").get_attribute("value")
-    return link.split("?", 1)[0].rsplit("/", 1)[-1]
+    eid = link.split("?", 1)[0].rsplit("/", 1)[-1]
+    # how to attach a paper, which it promised and no page offers (explore-15 10)
+    notice = browser.find_element(By.ID, "token-notice").text
+    assert "POST http" in notice and f"/api/experiments/{eid}/papers" in notice, notice
+    return eid
 
 
 def test_run_watch_drill_down_publish_rank_and_compare(server, browser) -> None:
