@@ -277,10 +277,12 @@ def _serve(args: argparse.Namespace) -> int:
     system = build_system(args.name, kb=kb, dataset=dataset, language=args.lang)
 
     def ready(url: str) -> None:
-        kind = "Text2SPARQL service" if args.interface == "text2sparql" else "QA web service"
-        print(
-            f"serving {system.name} at {url} as a {kind} ({system.describe()}; KB {describe(kb)})"
-        )
+        if args.interface == "text2sparql":  # it answers queries: whoever asks runs them
+            kind = "Text2SPARQL service"
+            how = f"a SPARQL query per question, for the caller to run; KB {describe(kb)}"
+        else:
+            kind, how = "QA web service", f"answers computed on the KB {describe(kb)}"
+        print(f"serving {system.name} at {url} as a {kind} ({system.describe()}; {how})")
         sys.stdout.flush()
 
     serve(

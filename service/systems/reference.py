@@ -80,7 +80,7 @@ class GoldSparqlSystem:
 
     def describe(self) -> str:
         name = self.dataset.id or self.dataset.source or "dataset"
-        return f"gold SPARQL of {name} ({len(self.dataset)} questions) run on a KB"
+        return f"gold SPARQL of {name} ({len(self.dataset)} questions)"
 
     def find(self, text: str, language: str) -> Question:
         """The question with this text in ``language``, else in any language (a Text2SPARQL

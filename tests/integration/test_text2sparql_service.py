@@ -219,6 +219,8 @@ def test_gold_sparql_served_as_a_text2sparql_service(
 
     # both files: a second --kb replaced the first (the KB was prod-vocab.ttl alone)
     assert f"KB {files_identity([graphs / 'prod-inst.ttl', graphs / 'prod-vocab.ttl'])}" in said
+    # its queries are returned, not run: it said "run on a KB" (explore-15 11c)
+    assert "for the caller to run" in said and "run on a KB" not in said
     argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
     assert main([*argv, "--profile", "text2sparql", "--output", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
