@@ -447,25 +447,31 @@ def table(ev: Evaluation) -> str:
     undefined = ev.extra.get("undefinedResamples", {})
     resamples = interval_resamples(ev.extra.get("intervalSignature"))
 
-    def cell(t: ExperimentType, n: str) -> str:
+    def cell(t: ExperimentType, n: str) -> tuple[str, str]:
+        """The value, and what follows it: its interval, its undefined resamples."""
         ci = shown.get(t.value, {}).get(n)
         value = _format(ev.tasks[t].measures.get(n))
         bounded = bool(ci) and ci[0] is not None
-        text = f"{value} [{ci[0]:.4f}, {ci[1]:.4f}]" if bounded else value
+        after = f" [{ci[0]:.4f}, {ci[1]:.4f}]" if bounded else ""
         count = undefined.get(t.value, {}).get(n)
         if count and resamples:
-            text += f" ({undefined_resamples_note(count, resamples, bounded=bounded)})"
-        return text
+            after += f" ({undefined_resamples_note(count, resamples, bounded=bounded)})"
+        return value, after
 
-    body = [[n, *(cell(t, n) for t in types)] for n in names]
-    widths = [max(len(r[c]) for r in [header, *body]) for c in range(len(header))]
+    body = [[cell(t, n) for t in types] for n in names]
+    # values right-aligned on one edge, what follows them left-aligned after it: a long note
+    # right-aligned pushed that row's value out of its column
+    values = [max([len(h), *(len(r[c][0]) for r in body)]) for c, h in enumerate(header[1:])]
+    texts = [[v.rjust(w) + after for (v, after), w in zip(r, values, strict=True)] for r in body]
+    widths = [max([w, *(len(r[c]) for r in texts)]) for c, w in enumerate(values)]
+    first = max(len(n) for n in [header[0], *names])
     lines = [
         f"dataset: {ev.dataset}   system: {ev.system}   profile: {ev.profile.name} "
         f"{ev.profile.version}   language: {ev.language}" + (f"   kb: {ev.kb}" if ev.kb else ""),
     ]
-    for row in [header, *body]:
-        cells = [row[0].ljust(widths[0])]
-        cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+    heads = [h.rjust(v).ljust(w) for h, v, w in zip(header[1:], values, widths, strict=True)]
+    for name, row in [(header[0], heads), *zip(names, texts, strict=True)]:
+        cells = [name.ljust(first), *(c.ljust(w) for c, w in zip(row, widths, strict=True))]
         lines.append("  ".join(cells).rstrip())
     lines += [note for task in ev.tasks.values() if (note := task.unscored_note)]
     lines += _query_lines(ev)

@@ -134,6 +134,11 @@ def test_an_interval_with_too_many_undefined_resamples_says_so(
     table = capsys.readouterr().out
     line = next(x for x in table.splitlines() if x.startswith("macroF1QALD"))
     assert line.endswith(f"(no interval: undefined on {count} of 1,000 resamples)")
+    # every value ends on one column, the note after it (explore-15 11h: right-aligned, the
+    # long note pushed its row's value out of the column)
+    rows = [x for x in table.splitlines() if x.startswith(("macroF1 ", "macroF1QALD", "accuracy"))]
+    ends = {len(" ".join(row.split(" (")[0].split(" [")[:1]).rstrip()) for row in rows}
+    assert len(rows) == 3 and len(ends) == 1, rows
     assert main([*argv, "--types", "QA", "--intervals", "--output", "csv"]) == 0
     row = next(x for x in capsys.readouterr().out.splitlines() if ",macroF1QALD," in x)
     assert row.endswith(f",,,{count}")  # no bounds, then the count
