@@ -42,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_run_arguments(compare, default_profile, profile_names, type_names)
     compare.add_argument(
-        "--measure", default="macroF1", help="the measure compared (default: macroF1)"
+        "--measure",
+        help=f"the measure compared (default: the profile's own, {_own_measures()}; as POST "
+        "/api/compare and the compare page take it)",
     )
     compare.add_argument("--test", choices=TESTS, default="auto", help="the paired test")
     # defaults live in service.evaluation.statistics (not imported here: it loads NumPy)
@@ -59,23 +61,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.set_defaults(handler=handle_compare, store=None, base=None)
 
 
+def _own_measures() -> str:
+    """Each profile's own measure where it is not macro F1 (``accuracy under poleval``)."""
+    from service.evaluation.profiles import PROFILES
+
+    own = [f"{p.ranked_by} under {p.name}" for p in PROFILES.values() if p.ranked_by != "macroF1"]
+    return ", ".join([*own, "else macroF1"])
+
+
 def handle_compare(args: argparse.Namespace) -> int:
     from service.cli.evaluate import spec_from_args
     from service.evaluation.comparison import compare
+    from service.evaluation.profiles import get_profile
     from service.experiments.run import run_experiment
 
     spec = spec_from_args(args)
     if len(spec.systems) < 2:
         raise BadRequest("compare needs at least two --answers files")
+    # none named: the profile's own, as the API's; a PolEval comparison tested macro F1s
+    # (approximate randomisation) where the task's metric is accuracy (McNemar)
+    measure = args.measure or get_profile(spec.profile).ranked_by
     outcome = run_experiment(spec)
     given = {"seed": args.seed, "resamples": args.resamples, "samples": args.samples}
     result = compare(
         list(outcome.evaluations),
-        measure=args.measure,
+        measure=measure,
         test=args.test,
         **{k: v for k, v in given.items() if v is not None},
     )
-    emit(result, args.output, sys.stdout, measure=args.measure)
+    emit(result, args.output, sys.stdout, measure=measure)
     return 0
 
 

@@ -217,3 +217,26 @@ def test_the_signature_names_how_many_pairs_holm_corrected_over(data_dir: Path) 
     assert found[2][1] < 0.05 <= found[6][1]  # the adjusted one does
     assert "|correction:holm|pairs:1|" in found[2][2]
     assert "|correction:holm|pairs:15|" in found[6][2]
+
+
+def test_without_a_measure_the_profile_s_own_is_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """POST /api/compare took the profile's own measure (PolEval's accuracy, so McNemar) and
+    the command macro F1 (approximate randomisation) on the same files (explore-15 12)."""
+    expected = tmp_path / "expected.tsv"
+    expected.write_text("".join(f"{n}\n" for n in range(1, 31)), encoding="utf-8")
+    good, worse = tmp_path / "good.tsv", tmp_path / "worse.tsv"
+    good.write_text(expected.read_text(encoding="utf-8"), encoding="utf-8")
+    worse.write_text("".join(f"{n if n % 3 else 0}\n" for n in range(1, 31)), encoding="utf-8")
+    base = ["compare", "--dataset", str(expected), "--answers", str(good), str(worse)]
+    assert main([*base, "--output", "json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["profile"] == "poleval" and said["test"] == "mcnemar", said
+    assert {p["measure"] for p in said["pairs"]} == {"accuracy"}
+    assert main([*base, "--measure", "macroF1"]) == 0  # named, it is still taken
+    table = capsys.readouterr().out
+    assert "measure: macroF1" in table and "pairs (ar, Holm-adjusted)" in table, table
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    assert "accuracy under poleval, else macroF1" in " ".join(capsys.readouterr().out.split())
