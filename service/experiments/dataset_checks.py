@@ -70,6 +70,7 @@ def _spec_findings(storage: Storage, experiment_id: str, text: str | None) -> li
         spec.dataset,
         Files(kept_file),
         language=None if language == ALL_LANGUAGES else language,
+        named=bool(languages),
         gold=spec.gold,
         types=spec.experiment_types,
     )

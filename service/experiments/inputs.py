@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from service.errors import BadRequest, FormatError, Problem
 from service.evaluation.results import QUERY_LEVEL_TYPES, ExperimentType
-from service.experiments.spec import CatalogueDataset, DatasetSource, FileRef
+from service.experiments.spec import CatalogueDataset, DatasetSource, FileDataset, FileRef
 
 if TYPE_CHECKING:
     from service.evaluation.profiles import Profile
@@ -123,6 +123,7 @@ def read_dataset(
     files: Files,
     *,
     language: str | None,
+    named: bool = True,
     gold: DatasetSource | None = None,
     types: Sequence[str] = (),
 ) -> Dataset:
@@ -130,7 +131,9 @@ def read_dataset(
     set or any answers file, or a catalogue dataset) its gold answers are taken from there,
     matched by question id and language (:func:`service.model.attach_gold`; what does not match
     is reported as warnings). ``types``: the experiment types asked for, which say what gold
-    the dataset must have."""
+    the dataset must have. ``named``: the run names ``language`` (``--lang``, "language"); not
+    named, it is the profile's default and a file whose texts state no language (TSV) is read
+    in that of the profile made for its format (:func:`texts_language`)."""
     if isinstance(source, CatalogueDataset):
         from service import catalog
 
@@ -143,7 +146,8 @@ def read_dataset(
         dataset = catalog.load(entry.name)
         name = entry.name
     else:
-        dataset = files.dataset(source.file, language=language, questions=source.questions)
+        tagged = texts_language(source, language if named else None) or language
+        dataset = files.dataset(source.file, language=tagged, questions=source.questions)
         if source.title:  # a registered version, named as the catalogue's
             dataset = dataset.renamed(source.title)
         name = None
@@ -151,6 +155,21 @@ def read_dataset(
         dataset = _with_gold(dataset, gold, files, language=language)
     check_dataset(dataset, name=name, types=types)
     return dataset
+
+
+def texts_language(source: FileDataset, named: str | None) -> str | None:
+    """The language of a dataset file's texts that state none (TSV's): the one the run names,
+    else that of the profile made for the file's format (PolEval's TSV: pl), as the built-in
+    PolEval dataset's are. Before, they took the profile's default: `--profile fair` on an
+    expected.tsv was scored and labelled as English where the built-in name was refused
+    naming --lang and --profile poleval."""
+    if named:
+        return named
+    from service.catalog import own_profile_of_file
+    from service.evaluation.profiles import get_profile
+
+    own = own_profile_of_file(source.file.name, source.file.format)
+    return get_profile(own).default_language if own else None
 
 
 def _with_gold(

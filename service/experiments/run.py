@@ -116,6 +116,7 @@ def run_experiment(
     spec = registered_version(spec, storage)
 
     report.phase("reading")
+    named = named_language(spec)
     if languages == (ALL_LANGUAGES,):
         languages = _dataset_languages(
             read_dataset(spec.dataset, files, language=None, types=spec.experiment_types)
@@ -136,7 +137,12 @@ def run_experiment(
     dataset: Dataset | None = None
     for language in languages:
         read = read_dataset(
-            spec.dataset, files, language=language, gold=spec.gold, types=spec.experiment_types
+            spec.dataset,
+            files,
+            language=language,
+            named=named,
+            gold=spec.gold,
+            types=spec.experiment_types,
         )
         if storage is not None and dataset is None:
             check_unique_ids(read)  # its results are named by question id in the graph
@@ -538,7 +544,12 @@ def prepare(
         return files
     read = registered_version(spec, storage) if storage is not None else spec
     dataset = read_dataset(
-        read.dataset, files, language=language, gold=spec.gold, types=spec.experiment_types
+        read.dataset,
+        files,
+        language=language,
+        named=named_language(spec),
+        gold=spec.gold,
+        types=spec.experiment_types,
     )
     if storage is not None:  # to be recorded (a comparison on the page records nothing)
         check_unique_ids(dataset)
@@ -586,6 +597,11 @@ def _about(field: str) -> Iterator[None]:
         if err.field is None:
             err.field = field
         raise
+
+
+def named_language(spec: ExperimentSpec) -> bool:
+    """Whether the run names its language (``--lang``, "language"), not its profile's default."""
+    return any(lang.strip() for lang in spec.languages)
 
 
 def check_spec(

@@ -207,5 +207,16 @@ def test_a_tsv_dataset_file_is_scored_with_poleval_unless_another_profile_is_giv
     result = json.loads(done.stdout)
     assert result["profile"] == "poleval"
     assert result["results"]["QA"]["accuracy"] == pytest.approx(5 / 6)  # "Egipt" is wrong
+    # fair named: refused without --lang pl, as the built-in name is; before, the file's
+    # texts took fair's language and it was scored and labelled "language: en" (explore-15 3)
     fair = _cli("evaluate", "--dataset", str(expected), "--answers", str(out), "--profile", "fair")
-    assert "--profile poleval" in fair.stderr, fair.stderr
+    assert fair.returncode == 1, fair.stdout
+    assert "none has text in language 'en'" in fair.stderr, fair.stderr
+    assert "it has questions in pl" in fair.stderr and "--profile poleval" in fair.stderr
+    polish = _cli(
+        *("evaluate", "--dataset", str(expected), "--answers", str(out)),
+        *("--profile", "fair", "--lang", "pl"),
+    )
+    assert polish.returncode == 0, polish.stderr
+    assert "profile: fair " in polish.stdout and "language: pl" in polish.stdout, polish.stdout
+    assert "--profile poleval" in polish.stderr  # alternatives counted apart: warned

@@ -222,6 +222,28 @@ def test_a_published_polish_upload_named_without_a_profile_is_scored_with_poleva
         stop_server(site)
 
 
+def test_an_uploaded_tsv_is_polish_as_the_built_in_dataset_is(server) -> None:
+    # its texts took the profile's language: under fair an uploaded expected.tsv was scored
+    # and labelled "en", where the built-in name is refused naming the language and poleval
+    # (explore-15 3)
+    dataset = {
+        "filename": "expected.tsv",
+        "content": "4\tcztery\nWarszawa\nWisła\n",
+        "questions": {"filename": "in.tsv", "content": "Dwa plus dwa?\nStolica?\nRzeka?\n"},
+    }
+    answers = {"filename": "out.tsv", "content": "4\nWarszawa\nOdra\n"}
+    body = {"dataset": dataset, "profile": "fair", "systems": [{"name": "q", "answers": answers}]}
+    refused = server.post("api/experiments", json=body)
+    assert refused.status_code == 400, refused.text
+    said = refused.json()["error"]
+    assert "none has text in language 'en'" in said and "it has questions in pl" in said, said
+    assert '"language"' in said and "--profile poleval" in said, said
+    made = server.post("api/experiments", json={**body, "language": "pl"})
+    assert made.status_code == 202, made.text
+    state = server.wait_finished(made.json()["id"], made.json()["token"])
+    assert [e["language"] for e in state["evaluations"]] == ["pl"], state
+
+
 def test_answers_given_as_bare_tsv_text_in_json_are_read_as_out_tsv(server, tmp_path: Path) -> None:
     # a string has no name: it was named system-1.json and refused as "unknown format"
     text = _answers(tmp_path).read_text(encoding="utf-8")
