@@ -68,6 +68,27 @@ def add_store_option(parser: argparse.ArgumentParser, *, required: bool, what: s
     )
 
 
+def while_served(parser: argparse.ArgumentParser, call: str, *, admin: bool = True) -> None:
+    """What a command that writes the store does through the service's API while ``serve``
+    holds its embedded store (one process's at a time): said when it is refused so. ``call``
+    is filled from the command's arguments; ``admin``: with the operator's token, which owns
+    every experiment. Before, the refusal named the holder and no way on."""
+    if admin:
+        call += " with `Authorization: Bearer $GERBIL_QA_ADMIN_TOKEN` (the operator's token)"
+    parser.set_defaults(while_served=call)
+
+
+def _while_served(err: ServiceError, args: argparse.Namespace) -> str:
+    call = getattr(args, "while_served", None)
+    if not call:
+        return ""
+    from service.graph.embedded import StoreBusy
+
+    if not isinstance(err, StoreBusy):
+        return ""
+    return "; while it serves, " + call.format(**vars(args))
+
+
 # The format readers' limits (service/formats/base.py reads these variables; the options
 # below set them for one command, so every file the command reads is held to them): the
 # option's variable and what it refuses, with the built-in default.
@@ -211,7 +232,7 @@ def _run(argv: list[str]) -> int:
             print(f"gerbil-qa: {problem}", file=sys.stderr)
         return 1
     except ServiceError as err:
-        print(f"gerbil-qa: {err}", file=sys.stderr)
+        print(f"gerbil-qa: {err}{_while_served(err, args)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from service.cli import add_limits, add_store_option
+from service.cli import add_limits, add_store_option, while_served
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
@@ -204,6 +204,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "http://localhost:8080/ for a new one)",
     )
     evaluate.set_defaults(handler=handle_evaluate)
+    while_served(
+        evaluate,
+        "submit the run to it: `POST /api/experiments` or its run page (/experiments/new); "
+        "it is recorded in that store",
+        admin=False,
+    )
 
     profiles = subparsers.add_parser(
         "profiles",

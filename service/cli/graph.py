@@ -12,7 +12,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from service.cli import add_store_option
+from service.cli import add_store_option, while_served
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
@@ -111,6 +111,11 @@ def register(sub: Any) -> None:
     )
     rescore.add_argument("--output", choices=("table", "json"), default="table")
     rescore.set_defaults(handler=_rescore)
+    while_served(
+        rescore,
+        "re-score through its API: `POST /api/experiments/{experiment}/rescore` (with "
+        '{{"profile": …}} or {{"datasetVersion": …}})',
+    )
 
     datasets = sub.add_parser("datasets", help="list the built-in datasets")
     datasets.set_defaults(handler=_datasets)

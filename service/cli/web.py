@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from service.cli import add_store_option
+from service.cli import add_store_option, while_served
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "published experiment just gets the link",
     )
     publish.set_defaults(handler=_publish)
+    while_served(publish, "publish through its API: `POST /api/experiments/{id}/publish`")
 
     delete = subparsers.add_parser(
         "delete",
@@ -99,6 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_option(delete, required=True)
     delete.add_argument("id", help="experiment id (yyyyMMdd + 4 digits)")
     delete.set_defaults(handler=_delete)
+    while_served(delete, "delete through its API: `DELETE /api/experiments/{id}`")
 
     withdraw = subparsers.add_parser(
         "withdraw",
@@ -114,6 +116,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--reason", required=True, help="why (shown with the experiment; at most 2,000 characters)"
     )
     withdraw.set_defaults(handler=_withdraw)
+    while_served(
+        withdraw,
+        'withdraw through its API: `POST /api/experiments/{id}/withdraw` with {{"reason": …}}',
+    )
 
     leaderboard = subparsers.add_parser(
         "leaderboard",
@@ -134,6 +140,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_option(removed, required=True)
     removed.add_argument("id", help="the frozen leaderboard's id (16 hex digits)")
     removed.set_defaults(handler=_remove_leaderboard)
+    while_served(removed, "remove it through its API: `DELETE /api/leaderboards/{id}`")
 
 
 def _serve(args: argparse.Namespace) -> int:

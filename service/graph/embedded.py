@@ -62,7 +62,8 @@ class EmbeddedStore:
             if "lock" in str(err).lower():
                 raise StoreBusy(
                     f"the store at {self.path} is in use by another process "
-                    "(a running `gerbil-qa serve` or `evaluate --store`)"
+                    "(a running `gerbil-qa serve` or `evaluate --store`): a store directory is "
+                    "one process's at a time, so stop that process (or let it end) first"
                 ) from err
             raise damaged(self.path, err) from err
         except RuntimeError as err:  # RocksDB's "Corruption: …"

@@ -319,3 +319,51 @@ def test_the_log_tells_an_operator_what_happened(tmp_path: Path) -> None:
     assert re.search(rf'"POST /api/experiments/{eid}/publish" 200 \d+ [0-9.]+ms', output), output
     assert f'"GET /experiment/{eid}?token=…" ' in output, output
     assert token not in output and env_token not in output
+
+
+ADMIN = "with `Authorization: Bearer $GERBIL_QA_ADMIN_TOKEN`"
+DEMO = ROOT / "datasets" / "demo"
+
+
+@pytest.mark.parametrize(
+    ("command", "way"),
+    [
+        (["publish", "209901010001"], f"`POST /api/experiments/209901010001/publish` {ADMIN}"),
+        (
+            ["withdraw", "209901010001", "--reason", "wrong file"],
+            '`POST /api/experiments/209901010001/withdraw` with {"reason": …} ' + ADMIN,
+        ),
+        (["delete", "209901010001"], f"`DELETE /api/experiments/209901010001` {ADMIN}"),
+        (
+            ["leaderboard", "remove", "00ff00ff00ff00ff"],
+            f"`DELETE /api/leaderboards/00ff00ff00ff00ff` {ADMIN}",
+        ),
+        (["rescore", "209901010001"], "`POST /api/experiments/209901010001/rescore` (with"),
+        (
+            [
+                *("evaluate", "--dataset", str(DEMO / "questions.json")),
+                *("--answers", str(DEMO / "answers-partial.json")),
+            ],
+            "submit the run to it: `POST /api/experiments` or its run page (/experiments/new)",
+        ),
+    ],
+)
+def test_a_write_on_a_served_store_says_how_to_do_it_while_it_serves(
+    server, command: list[str], way: str
+) -> None:
+    """Refused while serve held the store, each said only "in use by another process (a
+    running `gerbil-qa serve` …)": nothing said to stop it or to use the API (explore-15 5)."""
+    store = str(server.storage.work_dir)
+    done = subprocess.run(
+        [sys.executable, "-m", "service", *command, "--store", store],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stdout
+    said = " ".join(done.stderr.split())
+    assert f"the store at {store} is in use by another process" in said, said
+    assert "stop that process (or let it end) first; while it serves, " in said, said
+    assert way in said, said
