@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from service.cli import add_limits, add_store_option, while_served
-from service.errors import BadRequest
+from service.errors import BadRequest, NotFound
 
 if TYPE_CHECKING:
     from service.evaluation.results import Evaluation, ExperimentType
@@ -385,8 +385,7 @@ def uploaded_name(text: str) -> bool:
 
 def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
     """``--dataset``: a file when one is there, else a built-in dataset's name (a name that is
-    neither is refused naming the built-in names nearest to it, if any, else reported as the
-    file that cannot be read)."""
+    neither is refused saying what it may have meant: :func:`_not_a_dataset`)."""
     from service.experiments.spec import CatalogueDataset, FileDataset, FileRef
 
     path = Path(text)
@@ -397,14 +396,7 @@ def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
             return CatalogueDataset(text)
         if stored and uploaded_name(text):  # a store's published upload, by name
             return CatalogueDataset(text)
-        near = catalog.did_you_mean(text)
-        if near:  # a name mistyped, not a file: "cannot read the file" named no way on
-            from service.errors import NotFound
-
-            raise NotFound(
-                f"{text}: no such file, and no built-in dataset of that name{near} "
-                "(see `gerbil-qa datasets`)"
-            )
+        raise _not_a_dataset(text)
     from service.formats.base import Source
     from service.formats.tsv import in_beside, refuse_columns
 
@@ -413,6 +405,29 @@ def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
     if beside is not None:  # given now: one column (a kept one is read as it was)
         refuse_columns(Source(beside.read_bytes(), name=str(beside)))
     return FileDataset(FileRef.local(path), questions=FileRef.local(beside) if beside else None)
+
+
+def _not_a_dataset(text: str) -> NotFound:
+    """A ``--dataset`` name that is no file and no built-in dataset, said with what it may
+    have meant: before, every name but a near miss of the catalogue's ended in "cannot read
+    the file: No such file or directory" (``demo`` as the API names it, an upload's name)."""
+    from service import catalog
+    from service.web.demo import DEMO_KB, DEMO_QUESTIONS, demo_label
+    from service.web.submission import DEMO_DATASET
+
+    said = f"{text}: no such file, and no built-in dataset of that name"
+    label = demo_label()
+    if text in (DEMO_DATASET, label) or (uploaded_name(text) and text.startswith(label + "-")):
+        return NotFound(
+            f"{said}; the demo is the file {DEMO_QUESTIONS}, scored on its KB: --dataset "
+            f"{DEMO_QUESTIONS} --kb {DEMO_KB}"
+        )
+    if uploaded_name(text):
+        return NotFound(
+            f"{said}; a published uploaded dataset is run by its name with --store DIR, the "
+            "store of the service that published it (or through that service's API or run page)"
+        )
+    return NotFound(f"{said}{catalog.did_you_mean(text)} (see `gerbil-qa datasets`)")
 
 
 def emit(evaluations: Sequence[Evaluation], output: str, stream: TextIO) -> None:

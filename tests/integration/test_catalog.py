@@ -234,6 +234,34 @@ def test_a_mistyped_name_suggests_the_names_holding_it(
     assert f"did you mean {meant}" in refused.get_json()["error"], refused.text
 
 
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        # the API's name of the demo, and the label evaluate prints (and its published name)
+        ("demo", "the demo is the file {demo}/questions.json, scored on its KB: --dataset"),
+        ("gerbil-qa-demo", "--kb {demo}/kb.ttl"),
+        ("gerbil-qa-demo-f1a2849c", "--dataset {demo}/questions.json --kb {demo}/kb.ttl"),
+        # a published upload's name without --store
+        ("birds-qa-a9df37eb", "run by its name with --store DIR, the store of the service"),
+        ("no-such-thing", "(see `gerbil-qa datasets`)"),
+    ],
+)
+def test_a_name_that_is_no_dataset_says_what_it_may_have_meant(
+    typed: str, hint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Every name but a near miss of the catalogue's ended in "cannot read the file: No such
+    file or directory" (explore-15 4)."""
+    from service.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    answers = ROOT / "datasets" / "demo" / "answers-partial.json"
+    assert main(["evaluate", "--dataset", typed, "--answers", str(answers)]) == 1
+    said = capsys.readouterr().err
+    assert f"{typed}: no such file, and no built-in dataset of that name" in said, said
+    assert hint.format(demo=ROOT / "datasets" / "demo") in said, said
+    assert "cannot read the file" not in said
+
+
 def test_a_refreshed_dataset_is_a_new_version_beside_the_old(data_dir: Path) -> None:
     from dataclasses import replace
     from datetime import UTC, datetime
