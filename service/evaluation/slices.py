@@ -89,8 +89,22 @@ def sliced(
             for value, records in groups.items():
                 measures = MEASURES.recompute(task.measures.keys(), TaskRecords(records, scoring))
                 by_value.setdefault(value, {})[etype.value] = measures
-        out[dim] = {value: by_value[value] for value in sorted(by_value)}
+        out[dim] = {value: by_value[value] for value in in_order(by_value)}
     return out
+
+
+def in_order(values: Iterable[str]) -> list[str]:
+    """A dimension's values in the order a table lists them: by number when every one is a
+    number (LC-QuAD's template ids read 1, 101, 102, 11 … as text), else as text.
+
+    >>> in_order(["11", "2", "101", "1"]), in_order(["10", "list", "2"])
+    (['1', '2', '11', '101'], ['10', '2', 'list'])
+    """
+    found = sorted(values)
+    try:
+        return sorted(found, key=float)
+    except ValueError:
+        return found
 
 
 def _values(

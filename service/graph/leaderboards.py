@@ -316,7 +316,8 @@ def listing(storage: Storage, *, limit: int | None = None, offset: int = 0) -> l
 
 def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]:
     """Per task IRI: its ``system`` and ``systemLabel``, ``experiment``, ``languageTag`` (the
-    languages of a pooled task, ``en,es``), ``profile`` (its name: ``fair``), and
+    languages of a pooled task, ``en,es``), ``profile`` (its name: ``fair``), ``signature``
+    (its ``kb:`` field tells rows of different KBs apart), and
     ``withdrawnAt`` when that experiment was
     withdrawn since, read from any public graph (a withdrawn
     experiment's results left the default graph, not its own)."""
@@ -326,12 +327,13 @@ def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]
         return {}
     values = " ".join(f"<{t}>" for t in dict.fromkeys(tasks))
     query = f"""
-        SELECT ?task ?system ?label ?experiment ?tag ?profile ?withdrawn WHERE {{
+        SELECT ?task ?system ?label ?experiment ?tag ?profile ?signature ?withdrawn WHERE {{
           VALUES ?task {{ {values} }}
           GRAPH ?g {{ ?experiment <{GQA}task> ?task . ?task <{GERBIL_ANNOTATOR}> ?system .
                       OPTIONAL {{ ?system <{RDFS_LABEL}> ?label }}
                       OPTIONAL {{ ?task <{GQA}languageTag> ?tag }}
                       OPTIONAL {{ ?task <{GQA}profile> ?profile }}
+                      OPTIONAL {{ ?task <{GQA}signature> ?signature }}
                       OPTIONAL {{ ?experiment <{GQA}withdrawnAt> ?withdrawn }} }}
         }}"""
     found: dict[str, dict[str, str]] = {}
@@ -343,6 +345,7 @@ def tasks_about(storage: Storage, tasks: list[str]) -> dict[str, dict[str, str]]
             ("experiment", "experiment"),
             ("languageTag", "tag"),
             ("profile", "profile"),
+            ("signature", "signature"),
             ("withdrawnAt", "withdrawn"),
         ):
             term = row[var]

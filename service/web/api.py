@@ -518,6 +518,7 @@ def _datasets() -> Response:
                     "knowledgeBase": r.knowledge_base,
                     "uploaded": uploaded,
                     "findings": findings.get(r.uri),
+                    "knowledgeBaseIri": r.knowledge_base_iri,
                 }
                 for r, uploaded in rows
             ]

@@ -25,7 +25,7 @@ from service.web.citation import leaderboard_bibtex
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
-from service.web.ui import external_url, json_elsewhere, paging, site_root
+from service.web.ui import external_url, json_elsewhere, kb_of, kbs_mixed, paging, site_root
 
 bp = Blueprint("frozen", __name__)
 
@@ -46,6 +46,7 @@ CSV_HEADER = (
     "languageTag",  # the row's language(s): a board of several languages has a row for each
     "otherRunOf",  # another run of a ranked system: the task of its ranked run
     "profile",  # the row's profile: a board of several profiles has a row for each
+    "knowledgeBase",  # the kb: field of the row's signature: rows of two KBs do not compare
 )
 
 
@@ -209,8 +210,10 @@ def frozen(name: str) -> BaseResponse:
     rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
     quads = public_document(found.uri, rep)
     base = services().storage.uris.base
+    rows = _shown_rows(found)
+    mixed = _kbs_mixed(rows)
     bibtex = leaderboard_bibtex(
-        found.id, found.uri, found.title, found.frozen_at, base=base, ranks=_ranks(found)
+        found.id, found.uri, found.title, found.frozen_at, base=base, ranks=_ranks(found, mixed)
     )
     return respond(
         found.uri,
@@ -220,12 +223,13 @@ def frozen(name: str) -> BaseResponse:
         html=lambda: render_template(
             "frozen_leaderboard.html",
             frozen=found,
-            rows=(rows := _shown_rows(found)),
+            rows=rows,
             language=_language_label(found, rows),
             # rows of several languages or profiles: a column tells them apart, and a system
             # takes a rank in each (the note says so)
             languages_mixed=len({r["languageTag"] for r in rows}) > 1,
             profiles_mixed=len({r["profile"] for r in rows}) > 1,
+            kbs_mixed=mixed,  # the live board's notice, kept with the rows it was about
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
             bibtex=bibtex,
@@ -233,9 +237,7 @@ def frozen(name: str) -> BaseResponse:
             pages=pages,
         ),
         bibtex=lambda: bibtex.encode("utf-8"),
-        csv=lambda: pages.csv_table(
-            list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in _shown_rows(found)]
-        ),
+        csv=lambda: pages.csv_table(list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in rows]),
     )
 
 
@@ -270,6 +272,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "experiment": facts.get("experiment"),
                 "languageTag": facts.get("languageTag"),
                 "profile": facts.get("profile"),
+                "knowledgeBase": kb_of(facts.get("signature")),
                 "task": row.task,
                 "score": row.score,
                 "scoreLow": row.low,
@@ -282,8 +285,16 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
     return out
 
 
+def _kbs_mixed(rows: list[dict[str, Any]]) -> list[str]:
+    """The profiles whose rows were computed on different knowledge bases: read from the
+    ranked tasks' signatures, not stored with the rows, so a board frozen before this was
+    said keeps its id (the hash of its rows) and says it too."""
+    return kbs_mixed((r["profile"], r["knowledgeBase"]) for r in rows)
+
+
 def _as_json(found: leaderboards.Frozen) -> dict[str, Any]:
     standing = found.standing
+    rows = _shown_rows(found)
     return {
         "uri": found.uri,
         "id": found.id,
@@ -295,7 +306,8 @@ def _as_json(found: leaderboards.Frozen) -> dict[str, Any]:
         "language": standing.language,
         "profile": standing.profile,
         "live": external_url("ui.leaderboards", **_live_args(found)),
-        "rows": _shown_rows(found),
+        "mixedKnowledgeBases": _kbs_mixed(rows),
+        "rows": rows,
     }
 
 
@@ -341,9 +353,11 @@ def _local(iri: str | None, *, unquote: bool = False) -> Any:
     return decode(name) if unquote else name
 
 
-def _ranks(found: leaderboards.Frozen) -> str:
+def _ranks(found: leaderboards.Frozen, mixed_kbs: list[str]) -> str:
     """What a frozen leaderboard ranks, in words: its experiment type and measure, the
-    dataset, profile and language it was filtered to (else "all profiles", "all languages")."""
+    dataset, profile and language it was filtered to (else "all profiles", "all languages"),
+    and the profiles whose rows were computed on different KBs (``mixed_kbs``), which a
+    reader of the ranks alone would take for one standing."""
     standing = found.standing
     measure = next((n for n, m in MEASURES.items() if m.iri == standing.measure), None)
     said = f"ranks {pages.local(standing.experiment_type)} results by "
@@ -354,4 +368,10 @@ def _ranks(found: leaderboards.Frozen) -> str:
         f"profile {pages.profile_name(standing.profile)}" if standing.profile else "all profiles",
         f"language {_local(standing.language)}" if standing.language else "all languages",
     ]
-    return said + "".join(f", {f}" for f in filters if f)
+    said += "".join(f", {f}" for f in filters if f)
+    if mixed_kbs:
+        said += (
+            f"; rows of profile {', '.join(mixed_kbs)} were computed on different knowledge "
+            "bases: only rows of one knowledge base are comparable"
+        )
+    return said

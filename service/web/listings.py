@@ -476,8 +476,9 @@ class DatasetRow:
     title: str
     questions: int | None
     languages: tuple[str, ...]
-    knowledge_base: str | None
+    knowledge_base: str | None  # as a reader reads it: a label, else the IRI (version)
     issued: str | None
+    knowledge_base_iri: str | None = None  # gqa:knowledgeBase
 
 
 def described(iri: str) -> bool:
@@ -494,17 +495,18 @@ def datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     """The catalogue's datasets (``only``: those of them)."""
     graph = services().storage.uris.catalog_graph
     rows = _select(
-        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ {_only(only)}
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?kbv ?issued WHERE {{ {_only(only)}
   GRAPH {_iri(graph)} {{
   ?ds a dcat:Dataset ; dct:identifier ?name .
   OPTIONAL {{ ?ds dct:title ?title }}
   OPTIONAL {{ ?ds gqa:questionCount ?count }}
   OPTIONAL {{ ?ds dct:language ?lang }}
-  OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kb }}
+  OPTIONAL {{ ?ds gqa:knowledgeBase ?kb }}
+  OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kbv }}
   OPTIONAL {{ ?ds dct:issued ?issued }}
 }} }}"""
     )
-    return _dataset_rows(rows)
+    return _dataset_rows(rows, version_labels=True)
 
 
 def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
@@ -517,12 +519,13 @@ def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     rows = _select(
         # the VALUES inside the graph's pattern: outside, Oxigraph read every upload first
         # (a page of 958 of 10,000 uploads: 0.53 s, inside 0.10 s)
-        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?issued WHERE {{ GRAPH ?g {{ {_only(only)}
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?kbv ?issued WHERE {{ GRAPH ?g {{ {_only(only)}
   ?ds a dcat:Dataset ; dct:identifier ?name ; gqa:sha256 ?sha .
   OPTIONAL {{ ?ds dct:title ?title }}
   OPTIONAL {{ ?ds gqa:questionCount ?count }}
   OPTIONAL {{ ?ds dct:language ?lang }}
-  OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kb }}
+  OPTIONAL {{ ?ds gqa:knowledgeBase ?kb }}
+  OPTIONAL {{ ?ds gqa:knowledgeBaseVersion ?kbv }}
 }} FILTER(STRSTARTS(STR(?ds), "{uris.dataset("")}")) {uris.listed_experiment_graph()}
   OPTIONAL {{ ?ds dct:issued ?issued }} }}"""
     )
@@ -555,8 +558,10 @@ def withdrawn_runs(dataset: str) -> list[WithdrawnRun]:
     return list(runs.values())
 
 
-def _dataset_rows(rows: list[dict[str, Any]]) -> list[DatasetRow]:
-    """One row per dataset of the query's (one per language), by name."""
+def _dataset_rows(rows: list[dict[str, Any]], *, version_labels: bool = False) -> list[DatasetRow]:
+    """One row per dataset of the query's (one per language), by name. ``version_labels``:
+    the catalogue's KB versions name their KB ("DBpedia 2016-10"); an author's may be a bare
+    date ("2026-11"), which read as if it were the KB: shown after the KB's IRI."""
     grouped: dict[str, dict[str, Any]] = {}
     for r in rows:
         uri = _v(r["ds"]) or ""
@@ -577,21 +582,38 @@ def _dataset_rows(rows: list[dict[str, Any]]) -> list[DatasetRow]:
                 title=_v(r["title"]) or local(uri),
                 questions=int(count) if count is not None else None,
                 languages=tuple(sorted(e["langs"])),
-                knowledge_base=_v(r["kb"]),
+                knowledge_base=(
+                    _v(r["kbv"]) if version_labels else _kb_said(_v(r["kb"]), _v(r["kbv"]))
+                ),
                 issued=_v(r["issued"]),
+                knowledge_base_iri=_v(r["kb"]),
             )
         )
     return sorted(out, key=lambda d: d.name)
 
 
+def _kb_said(iri: str | None, version: str | None) -> str | None:
+    """An uploaded dataset's KB as its row says it: ``http://example.org/birds (2026-11)``.
+
+    >>> _kb_said("http://example.org/birds", "2026-11"), _kb_said(None, "2026-11")
+    ('http://example.org/birds (2026-11)', 'version 2026-11')
+    """
+    if iri is None:
+        return None if version is None else f"version {version}"
+    return iri if version is None else f"{iri} ({version})"
+
+
 def datasets_csv(rows: Sequence[DatasetRow]) -> bytes:
     return csv_table(
-        ["dataset", "name", "title", "questions", "languages", "knowledgeBase", "issued"],
+        # new columns only at the end (the CSV's columns are a contract)
+        ["dataset", "name", "title", "questions", "languages", "knowledgeBase", "issued",
+         "knowledgeBaseIri"],
         (
-            [r.uri, r.name, r.title, r.questions, " ".join(r.languages), r.knowledge_base, r.issued]
+            [r.uri, r.name, r.title, r.questions, " ".join(r.languages), r.knowledge_base, r.issued,
+             r.knowledge_base_iri]
             for r in rows
         ),
-    )
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,7 +176,19 @@ def _listing_schemas() -> dict[str, Any]:
                     title=_TEXT_OR_NULL,
                     questions={"type": ["integer", "null"]},
                     languages=_TEXTS,
-                    knowledgeBase=_TEXT_OR_NULL,
+                    knowledgeBase={
+                        "type": ["string", "null"],
+                        "description": "The knowledge base its gold answers are over, for a "
+                        "reader: a catalogue dataset's KB and version label (\"DBpedia "
+                        "2016-10\"); an uploaded one's IRI with the version its author gave "
+                        '("http://example.org/birds (2026-11)"), or "version V" alone.',
+                    },
+                    knowledgeBaseIri={
+                        "type": ["string", "null"],
+                        "format": "uri",
+                        "description": "That knowledge base's IRI (gqa:knowledgeBase), when "
+                        "the dataset names one.",
+                    },
                     uploaded={
                         "type": "boolean",
                         "description": "A published uploaded dataset (after the catalogue's): "
@@ -256,6 +268,12 @@ def _frozen_schema() -> dict[str, Any]:
         language={"type": ["string", "null"], "format": "uri"},
         profile={"type": ["string", "null"], "format": "uri"},
         live={**_URI, "description": "The live leaderboard with the same filters."},
+        mixedKnowledgeBases={
+            **_TEXTS,
+            "description": "The profiles whose rows were computed on different knowledge bases "
+            "(their rows' `knowledgeBase` differ): only rows of one knowledge base are "
+            "comparable, though the ranks run through them all. Empty when none.",
+        },
         rows=_array(
             _object(
                 ("rank", "task"),
@@ -280,6 +298,12 @@ def _frozen_schema() -> dict[str, Any]:
                     "type": ["string", "null"],
                     "description": "The task's profile by name (`fair`): a leaderboard not "
                     "filtered to one has a system's rows under each.",
+                },
+                knowledgeBase={
+                    "type": ["string", "null"],
+                    "description": "The `kb:` field of the task's signature: the KB it was "
+                    "computed on (`file:sha256:…`, an IRI), `none` (its profile matches through "
+                    "a KB and the run named none) or `no` (its profile uses none).",
                 },
                 task=_URI,
                 score=number,

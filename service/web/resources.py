@@ -327,6 +327,13 @@ def _citation_subject(graph: Any, status: Any, shown: pages.ExperimentPage) -> s
     return experiment_subject([str(s.get("name", "")) for s in asked.get("systems", [])], dataset)
 
 
+def _on_demo(shown: pages.ExperimentPage) -> bool:
+    """Whether the experiment ran on the demo's questions (their bytes: the demo)."""
+    from service.web.demo import demo_sha256
+
+    return any(u[1] == "dataset" and u[2].lower() == demo_sha256() for u in shown.uploads)
+
+
 def _catalogued(shown: pages.ExperimentPage) -> Any:
     """The catalogue entry of the built-in dataset an experiment ran on, else None (its
     document names it by its name alone: the catalogue describes it)."""
@@ -463,6 +470,13 @@ def experiment(name: str) -> BaseResponse:
             status=current,
             live=live,
             dataset_checks=checks,
+            # what the dataset check read: the demo's questions are checked as an upload is,
+            # but nobody uploaded them (explore-15 11g)
+            checked=(
+                "the questions of the built-in demo dataset"
+                if _on_demo(shown)
+                else "the uploaded dataset"
+            ),
             auto_refresh=auto_refresh,
             private=private,
             ended_without_results=ENDED_WITHOUT_RESULTS,
@@ -615,13 +629,13 @@ def _breakdown_refused(page: pages.ExperimentPage) -> str | None:
 def _breakdown(experiment_id: str, page: pages.ExperimentPage, by: str) -> dict[str, Any]:
     """The experiment page's breakdown: each value of one dimension x each system's QA
     macro F1, micro F1 and questions (``?by=answertype``; a bad name is a 400)."""
-    from service.evaluation.slices import parse_dimensions
+    from service.evaluation.slices import in_order, parse_dimensions
 
     [dimension] = parse_dimensions(by)[:1]
     found = figures.stored_slices(experiment_id, page, [dimension])
     systems = [f"{name} ({language})" if len({k[1] for k in found}) > 1 else name
                for name, language, _ in found]  # fmt: skip
-    values = sorted({v for slices in found.values() for v in slices[dimension]})
+    values = in_order({v for slices in found.values() for v in slices[dimension]})
     rows = [
         (value, [slices[dimension].get(value, {}).get("QA", {}) for slices in found.values()])
         for value in values
@@ -979,6 +993,8 @@ def _dataset_html(
     if main is not None:  # the finding IRIs are summarised below, not listed here
         described = Node(main.uri)
         described.props.update({p: v for p, v in main.props.items() if p != GQA + "finding"})
+        if DCT + "creator" in described.props:  # as the citation names them (explore-15 11e)
+            described.props[DCT + "creator"] = _in_given_order(described.props[DCT + "creator"])
     groups = pages.finding_groups(nodes, uri)
     kind = request.args.get("findings") or None
     listed = None
@@ -1126,17 +1142,22 @@ def _authors(main: Node, nodes: Any) -> list[str]:
 
     service = service_agent(services().storage.uris)
     publishers = [a for a in main.all(DCT + "publisher") if a.value != service]
-    numbered = re.compile(r"(.*?)(\d+)$")
     names = []
-    for agent in sorted(
-        main.all(DCT + "creator") or publishers,
-        key=lambda a: (m[1], int(m[2])) if (m := numbered.match(a.value)) else (a.value, 0),
-    ):
+    for agent in _in_given_order(main.all(DCT + "creator") or publishers):
         described = nodes.get(agent.value)
         label = described.text(FOAF + "name") if described is not None else None
         if label:
             names.append(label)
     return names
+
+
+def _in_given_order(agents: Sequence[Any]) -> list[Any]:
+    """Agents in the order their author gave them: ``#creator-1``, ``#creator-2`` … ``#creator-10``
+    (RDF keeps no order; the store gave the last first)."""
+    numbered = re.compile(r"(.*?)(\d+)$")
+    return sorted(
+        agents, key=lambda a: (m[1], int(m[2])) if (m := numbered.match(a.value)) else (a.value, 0)
+    )
 
 
 def _as_published(uri: str, withdrawn: Sequence[Any]) -> tuple[Node | None, dict[str, Node]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -288,7 +288,7 @@ def leaderboard_model(
         "rows": shown,
         "ranks": ranks,
         "other_runs": other_runs,
-        "kbs_mixed": _kbs_mixed(shown),
+        "kbs_mixed": kbs_mixed((r.profile, kb_of(r.signature)) for r in shown),
         # the failed calls beside the scores (not a column to sort by: fewer is not better
         # when the service was not asked at all)
         "measures": listings.task_measures([r.task for r in shown], [*columns, "errorCount"]),
@@ -510,14 +510,25 @@ def _filter_choices(
     }
 
 
-def _kbs_mixed(rows: Sequence[Any]) -> list[str]:
-    """The profiles whose rows shown were computed on different knowledge bases (their
-    signatures end in different ``kb:`` fields: a Text2SPARQL system's queries run on another
-    KB score otherwise), for the notice; numbers of one profile are else comparable."""
+def kb_of(signature: str | None) -> str | None:
+    """The ``kb:`` field of a signature: ``none``, ``no`` (a profile without a KB), or the KB's
+    identity (``file:sha256:…``).
+
+    >>> kb_of("gerbil-qa:fair|v:1.0.0|kb:none"), kb_of(None)
+    ('none', None)
+    """
+    return signature.rsplit("|kb:", 1)[1] if signature and "|kb:" in signature else None
+
+
+def kbs_mixed(rows: Iterable[tuple[str | None, str | None]]) -> list[str]:
+    """The profiles whose rows (each row's profile and :func:`kb_of` its signature) were
+    computed on different knowledge bases (a Text2SPARQL system's queries run on another KB
+    score otherwise), for the notice of a live or a frozen board; numbers of one profile are
+    else comparable."""
     kbs: dict[str, set[str]] = {}
-    for row in rows:
-        if row.signature and "|kb:" in row.signature:
-            kbs.setdefault(row.profile, set()).add(row.signature.rsplit("|kb:", 1)[1])
+    for profile, kb in rows:
+        if kb is not None:
+            kbs.setdefault(profile or "", set()).add(kb)
     return sorted(profile for profile, found in kbs.items() if len(found) > 1)
 
 

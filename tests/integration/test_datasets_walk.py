@@ -39,6 +39,8 @@ def test_lcquad_is_scored_on_what_its_gold_queries_mark(tmp_path: Path) -> None:
     assert lines[header].split()[:3] == ["by", "extra:sparql_template_id", "(C2KB)"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[header + 1 : -1]}
     assert rows["1"] == ["30", "1.0000", "1.0000", "1.0000"]
+    # the template ids by number (before as text: 1, 101, 102, …, 11, 111, 15, …, 2)
+    assert list(rows) == sorted(rows, key=int) and list(rows).index("2") == 1, list(rows)
     assert sum(int(r[0]) for r in rows.values()) == 1000
     assert not (tmp_path / "cache").exists()
 

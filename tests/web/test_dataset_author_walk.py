@@ -10,6 +10,9 @@ corrected file (v2) was an unrelated dataset.
 
 from __future__ import annotations
 
+import csv
+import html
+import io
 import json
 import threading
 from collections.abc import Iterator
@@ -505,6 +508,18 @@ def _newer_version(site: Server, experiment_id: str) -> tuple[str, str]:
     return said, version
 
 
+def _rescore_as_the_page_says(site: Server, said: str, token: str) -> Any:
+    """The API call a "Newer … version" notice gives the owner, made with ``token``."""
+    import re
+
+    (url,) = re.findall(r"<code>POST (\S+)</code>", said)
+    bodies = re.findall(r"and the body <code>(.*?)</code>", said)
+    body = json.loads(html.unescape(bodies[0])) if bodies else None
+    return site.post(
+        url.removeprefix(site.url), json=body, headers={"Authorization": f"Bearer {token}"}
+    )
+
+
 def test_a_run_on_v1_names_v2_as_its_newer_version_and_the_command_works(
     site: Server, walked: dict[str, Any]
 ) -> None:
@@ -516,11 +531,11 @@ def test_a_run_on_v1_names_v2_as_its_newer_version_and_the_command_works(
     assert f'<a href="{walked["v2"]}">Birds QA, version 2 ({v2_name})</a>' in said, said
     assert "computed again" not in said and v1_name not in said
     assert version == v2_name
-    made = site.post(
-        f"api/experiments/{author['id']}/rescore",
-        json={"datasetVersion": version},
-        headers={"Authorization": f"Bearer {author['token']}"},
-    )
+    # the owner is told the API call, which works without the operator's store (it named only
+    # `gerbil-qa rescore ID --dataset-version …`, which fails without --store: explore-15 9)
+    assert "its owner re-scores these answers against it" in said, said
+    assert f"gerbil-qa rescore {author['id']} --store DIR --dataset-version {v2_name}" in said
+    made = _rescore_as_the_page_says(site, said, author["token"])
     assert made.status_code == 202, made.text
     ticket = made.json()
     assert site.wait_finished(ticket["id"], ticket["token"])["dataset"] == walked["v2"]
@@ -1067,8 +1082,20 @@ def test_the_api_lists_published_uploads_after_the_catalogue(
         "Birds QA",
         30,
     )
-    assert v1["languages"] == ["de", "en"] and v1["knowledgeBase"] == "birds-kb 2026-11"
-    assert any(r["name"] == "qald-9-test-multilingual" and not r["uploaded"] for r in rows)
+    assert v1["languages"] == ["de", "en"]
+    # the KB the author named, with its version (before: the version alone, "birds-kb 2026-11",
+    # where a catalogue row names its KB); the catalogue's rows as they were (explore-15 6)
+    said = "http://example.org/birds (birds-kb 2026-11)"
+    assert (v1["knowledgeBase"], v1["knowledgeBaseIri"]) == (said, "http://example.org/birds")
+    qald = next(r for r in rows if r["name"] == "qald-9-test-multilingual")
+    assert not qald["uploaded"] and qald["knowledgeBase"] == "DBpedia 2016-10"
+    assert qald["knowledgeBaseIri"] == "http://dbpedia.org"
+    table = {r["dataset"]: r for r in csv.DictReader(io.StringIO(site.get("catalog.csv").text))}
+    assert table[walked["v1"]]["knowledgeBase"] == said
+    assert table[walked["v1"]]["knowledgeBaseIri"] == "http://example.org/birds"
+    assert table[qald["uri"]]["knowledgeBase"] == "DBpedia 2016-10"
+    page = html.unescape(site.get("catalog", headers={"Accept": "text/html"}).text)
+    assert f"<td>{said}</td>" in page and "<td>DBpedia 2016-10</td>" in page
     # a catalogue entry never comes after an upload
     kinds = [r["uploaded"] for r in rows]
     assert kinds == sorted(kinds)
@@ -1186,4 +1213,30 @@ def test_the_dataset_page_names_its_creators_and_language(
     for name in ABOUT["creators"]:
         assert f'title="{walked["v1"]}#creator-' in rows["creator"]
         assert f">{name}</a>" in rows["creator"], rows["creator"]
+    # in the order given, as the citation names them (the table listed Bo Coauthor first)
+    named = re.findall(r">([^<]+)</a>", rows["creator"])
+    assert named == ABOUT["creators"], named
+
+
+def test_many_creators_are_listed_in_the_order_given(site: Server) -> None:
+    """The store lists a dataset's creators in its own order (Bo Coauthor before Ann Author,
+    explore-15 11e): the page's table lists them as given, #creator-10 after #creator-9."""
+    import html
+    import re
+
+    names = [f"Author {chr(ord('A') + k)}" for k in range(12)]
+    run = _run(
+        site,
+        {
+            "dataset": {"content": V1.replace(b'"birds-qa"', b'"birds-crowd"').decode()},
+            "about": {"creators": names},
+            "profile": "exact",
+            "systems": [{"name": "p", "answers": bird_answers(1).decode()}],
+        },
+    )
+    page = html.unescape(site.get(run["dataset"].replace(site.url, "")).text)
+    table = page.split('<table class="properties">', 1)[1].split("</table>", 1)[0]
+    rows = dict(re.findall(r'title="[^"]*">(\w+)</a></th>\s*<td>(.*?)</td>', table, re.S))
+    assert re.findall(r">([^<]+)</a>", rows["creator"]) == names, rows["creator"]
+    assert ", ".join(names) + " (" in page  # the citation's order, as it was
     assert ">English</a>" in rows["language"], rows["language"]

@@ -303,9 +303,11 @@ def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys
     assert capsys.readouterr().out.split("  ")[::2] == [lid, "Again\n"]
 
 
-def _publish_runs(site: Server, *runs: tuple[str, str], profile: str = "fair") -> str:
+def _publish_runs(
+    site: Server, *runs: tuple[str, str], profile: str = "fair", kb: str | None = "demo"
+) -> str:
     """One experiment on the demo questions: each (system, demo answers) as an answer file
-    named after the system; published."""
+    named after the system, matched through ``kb`` (None: no KB); published."""
     from service.paths import DEMO_DIR
 
     files = [("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes()))]
@@ -313,7 +315,8 @@ def _publish_runs(site: Server, *runs: tuple[str, str], profile: str = "fair") -
         files.append(
             ("answers", (f"{system}.json", (DEMO_DIR / f"answers-{answers}.json").read_bytes()))
         )
-    made = site.post("api/experiments", files=files, data={"profile": profile, "kb": "demo"})
+    data = {"profile": profile, **({"kb": kb} if kb else {})}
+    made = site.post("api/experiments", files=files, data=data)
     assert made.status_code == 202, made.text
     ticket = made.json()
     site.wait_finished(ticket["id"], ticket["token"])
@@ -356,7 +359,7 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         # new columns at the end only: the first ten are as before
         before = "rank tier system systemUri experiment task score scoreLow scoreHigh withdrawnAt"
         assert header[:10] == before.split()
-        assert header[10:] == ["languageTag", "otherRunOf", "profile"]
+        assert header[10:] == ["languageTag", "otherRunOf", "profile", "knowledgeBase"]
         assert [(r[0], r[2], r[10], r[11], r[12]) for r in rows[1:]] == [
             ("1", "alpha", "en", "", "fair"),
             ("2", "beta", "en", "", "fair"),
@@ -375,6 +378,9 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         shown = site.get(path, headers=HTML).text
         assert 'id="ranks-note"' in shown and "another run of beta" in shown
         assert "one per run (task)" in shown
+        # one KB: nothing said of KBs, and no KB column
+        assert frozen["mixedKnowledgeBases"] == [] and 'id="mixed-kbs"' not in shown
+        assert '<th scope="col">KB</th>' not in shown
         # a run under another profile beside them: a system has a rank in each, which is said
         _publish_runs(site, ("alpha", "strong"), profile="exact")
         mixed = site.get("leaderboards", headers=HTML).text
@@ -393,5 +399,42 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         assert '<th scope="col">Profile</th>' in shown and 'id="ranks-mixed"' in shown
         assert "<td>exact</td>" in shown and '<th scope="col">Lang.</th>' not in shown
         assert "all profiles, all languages" in " ".join(site.get(path + ".bib").text.split())
+    finally:
+        stop_server(site)
+
+
+def test_a_board_of_rows_on_two_knowledge_bases_says_so(tmp_path) -> None:
+    """The live board warns that rows of one profile computed on different KBs do not compare;
+    frozen, the same rows were one ranking without a word of it, nor which row was on which KB
+    (explore-15 7). Said from the tasks' signatures: the board's id (a hash of its rows) is as
+    it was."""
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        _publish_runs(site, ("alpha", "strong"), ("beta", "baseline"))  # on the demo KB
+        _publish_runs(site, ("gamma", "partial"), kb=None)
+        assert 'id="mixed-kbs"' in site.get("leaderboards", headers=HTML).text
+        made = site.post("api/leaderboards", json={"title": "Two KBs", "profile": "fair"})
+        assert made.status_code == 201, made.text
+        frozen = made.json()
+        assert frozen["mixedKnowledgeBases"] == ["fair"]
+        kb = {r["system"]: r["knowledgeBase"] for r in frozen["rows"]}
+        assert kb["gamma"] == "none" and kb["alpha"] == kb["beta"], kb
+        assert kb["alpha"].startswith("file:sha256:"), kb
+        path = frozen["uri"][len(site.url) :]
+        page = site.get(path, headers=HTML).text
+        assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed on" in page
+        assert (
+            '<th scope="col">KB</th>' in page and '<td class="kb" title="kb:none">none</td>' in page
+        )
+        rows = list(csv.DictReader(io.StringIO(site.get(path + ".csv").text)))
+        assert {r["system"]: r["knowledgeBase"] for r in rows} == kb
+        bib = " ".join(site.get(path + ".bib").text.split())
+        assert "rows of profile fair were computed on different knowledge bases" in bib, bib
+        # nothing of it is stored with the rows: the id is the hash of the rows alone
+        from service.graph import leaderboards
+
+        found = leaderboards.read(site.storage, frozen["id"])
+        assert found is not None
+        assert leaderboards.frozen_id(found.standing, found.rows) == frozen["id"]
     finally:
         stop_server(site)

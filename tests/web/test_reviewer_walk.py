@@ -173,7 +173,11 @@ def test_a_gold_refreshed_after_the_experiment_is_named_on_its_page(
     after = requests.get(uri, timeout=60).text
     assert f'<a href="{version.uri}">' in after and 'class="newer-version"' in after
     experiment_id = uri.rsplit("/", 1)[1]
-    assert f"rescore {experiment_id} --dataset-version hq13-review" in after
+    # the operator's command with the store it needs, and the owner's API call
+    assert f"rescore {experiment_id} --store DIR --dataset-version hq13-review" in after
+    said = html.unescape(after)
+    body = '<code>{"datasetVersion": "hq13-review"}</code>'
+    assert f"/api/experiments/{experiment_id}/rescore</code> and the body {body}" in said
     numbers = re.findall(r'<td class="num">([0-9.]+)', before)
     assert numbers and numbers == re.findall(r'<td class="num">([0-9.]+)', after)
 
@@ -352,7 +356,11 @@ def test_a_profile_whose_rules_moved_on_is_named_on_the_experiments_page(
     assert notice, "the page does not say the profile's rules moved on"
     text = html.unescape(re.sub(r"<[^>]+>", "", notice.group(1)))
     assert f"exact is version {now} here now" in text and "scored under 0.9.0" in text
-    assert f"gerbil-qa rescore {ticket['id']}" in text
+    # the owner's way (the API), and the operator's command with the store it needs (a bare
+    # `gerbil-qa rescore ID` was all it said: explore-15 9)
+    assert f"its owner re-scores these answers under {now}" in text, text
+    assert f"POST {server.url}api/experiments/{ticket['id']}/rescore (the owner token" in text
+    assert f"gerbil-qa rescore {ticket['id']} --store DIR" in text
     current = requests.get(f"{server.url}experiment/{server.demo_id}", timeout=60).text
     assert 'class="newer-profile"' not in current  # a run under today's rules says nothing
 
