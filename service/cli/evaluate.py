@@ -226,12 +226,12 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     # main() turns the cyclic collector off for the whole command (service.cli.COLLECTOR_OFF)
     from service.experiments.run import run_experiment
 
-    spec = spec_from_args(args)
     dimensions: tuple[str, ...] = ()
-    if args.by:  # checked before anything runs
+    if args.by:  # an option is checked before any file is looked for
         from service.evaluation.slices import parse_dimensions
 
         dimensions = parse_dimensions(args.by)
+    spec = spec_from_args(args)
     storage = None
     about = getattr(spec.dataset, "about", ())
     if about and not args.store:
