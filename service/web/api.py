@@ -519,6 +519,7 @@ def _datasets() -> Response:
                     "uploaded": uploaded,
                     "findings": findings.get(r.uri),
                     "knowledgeBaseIri": r.knowledge_base_iri,
+                    "version": r.version,
                 }
                 for r, uploaded in rows
             ]

@@ -479,6 +479,9 @@ class DatasetRow:
     knowledge_base: str | None  # as a reader reads it: a label, else the IRI (version)
     issued: str | None
     knowledge_base_iri: str | None = None  # gqa:knowledgeBase
+    # an upload's own version label (dcat:version): two versions of one title were two
+    # rows alike ("Birds QA", "Birds QA")
+    version: str | None = None
 
 
 def described(iri: str) -> bool:
@@ -519,9 +522,11 @@ def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     rows = _select(
         # the VALUES inside the graph's pattern: outside, Oxigraph read every upload first
         # (a page of 958 of 10,000 uploads: 0.53 s, inside 0.10 s)
-        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?kbv ?issued WHERE {{ GRAPH ?g {{ {_only(only)}
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?kbv ?issued ?version WHERE {{ GRAPH ?g {{
+  {_only(only)}
   ?ds a dcat:Dataset ; dct:identifier ?name ; gqa:sha256 ?sha .
   OPTIONAL {{ ?ds dct:title ?title }}
+  OPTIONAL {{ ?ds dcat:version ?version }}
   OPTIONAL {{ ?ds gqa:questionCount ?count }}
   OPTIONAL {{ ?ds dct:language ?lang }}
   OPTIONAL {{ ?ds gqa:knowledgeBase ?kb }}
@@ -587,6 +592,7 @@ def _dataset_rows(rows: list[dict[str, Any]], *, version_labels: bool = False) -
                 ),
                 issued=_v(r["issued"]),
                 knowledge_base_iri=_v(r["kb"]),
+                version=_v(r.get("version")),
             )
         )
     return sorted(out, key=lambda d: d.name)
@@ -607,10 +613,10 @@ def datasets_csv(rows: Sequence[DatasetRow]) -> bytes:
     return csv_table(
         # new columns only at the end (the CSV's columns are a contract)
         ["dataset", "name", "title", "questions", "languages", "knowledgeBase", "issued",
-         "knowledgeBaseIri"],
+         "knowledgeBaseIri", "version"],
         (
             [r.uri, r.name, r.title, r.questions, " ".join(r.languages), r.knowledge_base, r.issued,
-             r.knowledge_base_iri]
+             r.knowledge_base_iri, r.version]
             for r in rows
         ),
     )  # fmt: skip

@@ -189,6 +189,11 @@ def _listing_schemas() -> dict[str, Any]:
                         "description": "That knowledge base's IRI (gqa:knowledgeBase), when "
                         "the dataset names one.",
                     },
+                    version={
+                        "type": ["string", "null"],
+                        "description": "An uploaded dataset's own version label "
+                        "(dcat:version), when its author gave one.",
+                    },
                     uploaded={
                         "type": "boolean",
                         "description": "A published uploaded dataset (after the catalogue's): "

@@ -1096,6 +1096,12 @@ def test_the_api_lists_published_uploads_after_the_catalogue(
     assert table[qald["uri"]]["knowledgeBase"] == "DBpedia 2016-10"
     page = html.unescape(site.get("catalog", headers={"Accept": "text/html"}).text)
     assert f"<td>{said}</td>" in page and "<td>DBpedia 2016-10</td>" in page
+    # two versions of one title are told apart by their version labels (explore-15: two
+    # "Birds QA" rows alike)
+    v2 = uploaded[walked["v2"]]
+    assert (v1["version"], v2["version"]) == ("1", "2") and qald["version"] is None
+    assert "<td>Birds QA, version 1</td>" in page and "<td>Birds QA, version 2</td>" in page
+    assert table[walked["v2"]]["version"] == "2"
     # a catalogue entry never comes after an upload
     kinds = [r["uploaded"] for r in rows]
     assert kinds == sorted(kinds)
