@@ -25,6 +25,7 @@ Adding a kind is one class with ``kind``, ``from_files``, ``to_json``/``from_jso
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -149,49 +150,20 @@ class Obtained:
 
 def check_name(name: str, n: int) -> str:
     """A system's name as recorded (its URI is ``system/{name}``); BadRequest otherwise."""
-    text = name.strip() if isinstance(name, str) else ""
+    # NFC: a decomposed é (a file name on macOS) is the precomposed one, which the rule takes
+    text = unicodedata.normalize("NFC", name.strip()) if isinstance(name, str) else ""
     if not re.match(SYSTEM_NAME, text):
         raise BadRequest(
             f"system {n}: name {name!r} must be 1-120 letters, digits, spaces or _.+()@,:'- "
             "(starting with a letter, digit or _)",
             field=f"systems[{n - 1}].name",  # the API's problems[].path
         )
-    mixed = _mixed_alphabets(text)
-    if mixed:
-        raise BadRequest(f"system {n}: name {name!r} {mixed}", field=f"systems[{n - 1}].name")
+    from service.experiments.lookalikes import lookalike_reason
+
+    looks = lookalike_reason(text)
+    if looks:
+        raise BadRequest(f"system {n}: name {name!r} {looks}", field=f"systems[{n - 1}].name")
     return text
-
-
-# Alphabets whose letters look alike (Latin e, Cyrillic е, Greek ε; o, о, ο …): a word mixing
-# them reads as another system's name ("TеBaQA" with a Cyrillic е showed as TeBaQA on the
-# leaderboards). Words of different alphabets ("Вопрос QA") and other mixes (Latin with Han,
-# Hangul, Arabic …) are names people give.
-CONFUSABLE_ALPHABETS = ("LATIN", "CYRILLIC", "GREEK")
-
-
-def _mixed_alphabets(text: str) -> str | None:
-    """Why a word of ``text`` mixes letters of two of :data:`CONFUSABLE_ALPHABETS`, naming the
-    first letter of the second one, or None."""
-    import unicodedata
-
-    first: str | None = None
-    for position, char in enumerate(text, 1):
-        if not char.isalpha():
-            first = None if not char.isdigit() else first  # a new word after a separator
-            continue
-        name = unicodedata.name(char, "")
-        alphabet = name.split(" ", 1)[0]
-        if alphabet not in CONFUSABLE_ALPHABETS:
-            continue
-        if first is None:
-            first = alphabet
-        elif alphabet != first:
-            return (
-                f"mixes {first.title()} and {alphabet.title()} letters ({char!r}, "
-                f"U+{ord(char):04X} {name}, at character {position}): a name that looks like "
-                "another system's is refused; write each word in one alphabet"
-            )
-    return None
 
 
 # -- answer files ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from flask import g, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import Forbidden, NotFound
+from service.errors import BadRequest, Forbidden, NotFound
 from service.graph.uris import EXPERIMENT_ID
 from service.web.state import services
 
@@ -133,11 +133,15 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
         set_owner_cookie(response, experiment_id, token)
     elif is_admin(token):
         # the operator's token in a URL is in every proxy's log and would be kept in a cookie
-        # for 30 days: taken as a Bearer header only
+        # for 30 days: taken as a Bearer header only, and said to the one who sent it
         log.warning(
             "the admin token was given in a URL (?token= on %s): it is not taken there, send "
             "it as Authorization: Bearer (a proxy's access log may hold it now)",
             request.path,
+        )
+        raise BadRequest(
+            "the admin token is not taken in a URL (?token=), where proxies' logs keep it: "
+            "send it as Authorization: Bearer"
         )
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"

@@ -1,5 +1,7 @@
-"""A system's name: the rule, and no word mixing look-alike alphabets (explore-13 4: "TеBaQA"
-with a Cyrillic е was a new system that showed as TeBaQA on the leaderboards)."""
+"""A system's name: the rule, and no letter that reads as a Latin one where Latin is written
+(explore-13 4: "TеBaQA" with a Cyrillic е was a new system that showed as TeBaQA on the
+leaderboards; explore-16 1–2: "GPT-4о", Armenian, Cherokee and fullwidth look-alikes passed, and
+a decomposed é was refused)."""
 
 from __future__ import annotations
 
@@ -10,23 +12,36 @@ from service.experiments.systems import check_name
 
 
 @pytest.mark.parametrize(
-    "name", ["TeBaQA", "QAnswer 2", "Ελληνικά QA", "Вопрос-QA", "gAnswer 中文", "KGQAn_v1.2"]
+    "name",
+    [
+        *("TeBaQA", "QAnswer 2", "Ελληνικά QA", "Вопрос-QA", "Вопрос", "gAnswer 中文"),
+        *("KGQAn_v1.2", "μBERT-QA", "ΣQA", "GPT-4o"),
+    ],
 )
 def test_names_in_one_alphabet_a_word_are_taken(name: str) -> None:
     assert check_name(f" {name} ", 1) == name
 
 
+def test_a_decomposed_letter_is_the_precomposed_one() -> None:
+    assert check_name("Te\u0301BaQA", 1) == "T\u00e9BaQA"  # NFC, as typed elsewhere
+
+
 @pytest.mark.parametrize(
     ("name", "said"),
     [
-        ("T\u0435BaQA", "'е', U+0435 CYRILLIC SMALL LETTER IE, at character 2"),
-        ("QAnsw\u03b5r", "U+03B5 GREEK SMALL LETTER EPSILON, at character 6"),
-        ("Q2\u0410nswer", "U+0410 CYRILLIC CAPITAL LETTER A, at character 3"),
+        ("T\u0435BaQA", "'е' (U+0435 CYRILLIC SMALL LETTER IE, at character 2)"),
+        ("QAnsw\u03bfr", "U+03BF GREEK SMALL LETTER OMICRON, at character 6"),
+        ("GPT-4\u043e", "U+043E CYRILLIC SMALL LETTER O, at character 6), which is in '4о'"),
+        ("T5-\u0425\u0425L", "U+0425 CYRILLIC CAPITAL LETTER HA, at character 4"),
+        ("T\u0585BaQA", "U+0585 ARMENIAN SMALL LETTER OH"),
+        ("\u13a2eBaQA", "U+13A2 CHEROKEE LETTER I"),
+        ("T\uff45BaQA", "U+FF45 FULLWIDTH LATIN SMALL LETTER E, at character 2), which is "),
+        ("\U0001d413eBaQA", "MATHEMATICAL BOLD CAPITAL T"),
     ],
 )
-def test_a_word_mixing_look_alike_alphabets_is_refused(name: str, said: str) -> None:
+def test_a_letter_that_reads_as_a_latin_one_is_refused(name: str, said: str) -> None:
     with pytest.raises(BadRequest) as refused:
         check_name(name, 2)
     assert said in refused.value.message
-    assert refused.value.message.startswith(f"system 2: name {name!r} mixes ")
+    assert refused.value.message.startswith(f"system 2: name {name!r} has ")
     assert refused.value.field == "systems[1].name"

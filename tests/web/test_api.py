@@ -331,7 +331,7 @@ def test_an_uploaded_dataset_with_a_repeated_id_is_refused_where_it_repeats(serv
                 "systems": [{"name": "T\u0435BaQA", "answers": STRONG}],
             },
             400,
-            "mixes Latin and Cyrillic letters",
+            "CYRILLIC SMALL LETTER IE",
         ),
         (
             {
