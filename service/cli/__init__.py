@@ -103,7 +103,7 @@ LIMIT_OPTIONS: dict[str, tuple[str, str]] = {
     ),
     "max_questions_per_file": (
         "GERBIL_QA_MAX_QUESTIONS_PER_FILE",
-        "a file with more than N questions (default: ${}, else 50,000)",
+        "a file with more than N questions (default: ${}, else 20,000)",
     ),
 }
 

@@ -37,13 +37,13 @@ MAX_ANSWERS_PER_FILE = 2_000_000
 ANSWERS_PER_QUESTION_ENV = "GERBIL_QA_MAX_ANSWERS_PER_QUESTION"
 ANSWERS_PER_FILE_ENV = "GERBIL_QA_MAX_ANSWERS_PER_FILE"
 
-# Questions (items, entries, lines) per file. Recording an experiment costs about 45 KB of
-# memory per question and system (measured: `evaluate --store` of 10,000 and 50,000 questions
-# with one answer file peaked at 0.6 and 2.2 GB, mostly Oxigraph's one write transaction of
-# ~27 quads a question); 300,000 questions, a 24 MB upload, took a server to 11.8 GB. 50,000 is
-# 12x the largest catalogued dataset (4,000: LC-QuAD 1 train) and over 1.5x LC-QuAD 2.0's
-# 30,000, the largest public QA dataset we know of.
-MAX_QUESTIONS_PER_FILE = 50_000
+# Questions (items, entries, lines) per file. Recording an experiment costs 45 KB (questions
+# without answers) to ~200 KB (an answer and a gold query each) of memory per question and
+# system (measured: `evaluate --store` of 10,000 and 50,000 bare questions peaked at 0.6 and
+# 2.2 GB, mostly Oxigraph's one write transaction; 20,000 answered ones at 4.1 GB); 300,000
+# questions, a 24 MB upload, took a server to 11.8 GB. 20,000 is 5x the largest catalogued
+# dataset (4,000: LC-QuAD 1 train) and over 3x LC-QuAD 2.0's test set (6,046).
+MAX_QUESTIONS_PER_FILE = 20_000
 QUESTIONS_PER_FILE_ENV = "GERBIL_QA_MAX_QUESTIONS_PER_FILE"
 
 

@@ -66,7 +66,7 @@ class WebConfig:
     # limit (400, or the job's error); recording costs memory per question.
     max_answers_per_question: int = 100_000
     max_answers_per_file: int = 2_000_000
-    max_questions_per_file: int = 50_000
+    max_questions_per_file: int = 20_000
     page_cache_entries: int = 1024  # rendered public documents kept in memory (0: off)
     # datasets per page of the DCAT catalogue (``catalog?page=N``): a harvester reads it a page
     # at a time; a store with fewer datasets than this serves the whole catalogue on one page

@@ -1230,7 +1230,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "the same message). A file with more answers than the limits (rows of "
                     "an answer set: 100,000 per question, GERBIL_QA_MAX_ANSWERS_PER_QUESTION; "
                     "2,000,000 per file, GERBIL_QA_MAX_ANSWERS_PER_FILE) or more questions "
-                    "(50,000 per file, GERBIL_QA_MAX_QUESTIONS_PER_FILE) is refused the same "
+                    "(20,000 per file, GERBIL_QA_MAX_QUESTIONS_PER_FILE) is refused the same "
                     "way, the problem naming the file, the position, the question and the "
                     "limit. Answers 202 with the experiment URI (private) and the "
                     "owner token. As multipart/form-data: `dataset` (catalogue name) or file "

@@ -53,7 +53,7 @@ def test_the_defaults_are_documented_values() -> None:
     limits = Limits()
     assert (limits.max_answers_per_question, limits.max_answers_per_file) == (100_000, 2_000_000)
     assert (MAX_ANSWERS_PER_QUESTION, MAX_ANSWERS_PER_FILE) == (100_000, 2_000_000)
-    assert limits.max_questions_per_file == MAX_QUESTIONS_PER_FILE == 50_000
+    assert limits.max_questions_per_file == MAX_QUESTIONS_PER_FILE == 20_000
 
 
 def test_a_question_at_the_limit_is_read_one_past_it_is_refused_with_its_place() -> None:

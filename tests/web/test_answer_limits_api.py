@@ -178,7 +178,7 @@ def test_the_limits_are_settings_and_environment_variables(tmp_path: Path) -> No
     assert (limits.max_answers_per_question, limits.max_answers_per_file) == (5, 70)
     assert limits.max_questions_per_file == 1000
     defaults = load_config({}, environ={}).format_limits()
-    assert (defaults.max_answers_per_file, defaults.max_questions_per_file) == (2_000_000, 50_000)
+    assert (defaults.max_answers_per_file, defaults.max_questions_per_file) == (2_000_000, 20_000)
     from service.errors import BadRequest
 
     with pytest.raises(BadRequest, match="max_answers_per_question"):
