@@ -23,6 +23,7 @@ import pyoxigraph as ox
 import pytest
 
 from service.graph.store import open_storage
+from service.paths import DEMO_DIR
 from service.web.describe import FOLLOW_EXPERIMENT, FOLLOW_TASK, REVERSE_TASK, document_quads
 from tests.helpers import gerbil_qa_here, register_ck25_version
 from tests.reliability import test_kill9
@@ -292,7 +293,8 @@ def test_swapped_or_aliased_store_urls_are_refused_before_anything_is_written(
         assert "store marker (base https://qa.example.org/)" in said, said
         assert "admin graph" in said and "swapped" in said, said
         for command in ("experiments", "check", "evaluate"):
-            args = ["--dataset", "demo", "--answers", "x.json"] if command == "evaluate" else []
+            demo = str(DEMO_DIR / "questions.json")  # "demo" names no file: refused before
+            args = ["--dataset", demo, "--answers", "x.json"] if command == "evaluate" else []
             done = gerbil_qa_here(command, *args, "--store", store, GERBIL_QA_PRIVATE_STORE=other)
             assert done.returncode != 0 and "swapped" in done.stderr, (command, done.stderr)
     assert _held(pair.public, pair.private) == before
