@@ -8,6 +8,7 @@ filters and rows, so freezing one state again writes nothing and answers the sam
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -210,11 +211,20 @@ def frozen(name: str) -> BaseResponse:
     rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
     quads = public_document(found.uri, rep)
     base = services().storage.uris.base
-    rows = _shown_rows(found)
-    mixed = _kbs_mixed(rows)
-    bibtex = leaderboard_bibtex(
-        found.id, found.uri, found.title, found.frozen_at, base=base, ranks=_ranks(found, mixed)
-    )
+
+    # the rows (a query of their tasks) only for the representations that show them: the
+    # RDF ones are the stored graph alone
+    @cache
+    def rows() -> list[dict[str, Any]]:
+        return _shown_rows(found)
+
+    @cache
+    def bibtex() -> str:
+        ranks = _ranks(found, _kbs_mixed(rows()))
+        return leaderboard_bibtex(
+            found.id, found.uri, found.title, found.frozen_at, base=base, ranks=ranks
+        )
+
     return respond(
         found.uri,
         OFFERS,
@@ -223,21 +233,21 @@ def frozen(name: str) -> BaseResponse:
         html=lambda: render_template(
             "frozen_leaderboard.html",
             frozen=found,
-            rows=rows,
-            language=_language_label(found, rows),
+            rows=rows(),
+            language=_language_label(found, rows()),
             # rows of several languages or profiles: a column tells them apart, and a system
             # takes a rank in each (the note says so)
-            languages_mixed=len({r["languageTag"] for r in rows}) > 1,
-            profiles_mixed=len({r["profile"] for r in rows}) > 1,
-            kbs_mixed=mixed,  # the live board's notice, kept with the rows it was about
+            languages_mixed=len({r["languageTag"] for r in rows()}) > 1,
+            profiles_mixed=len({r["profile"] for r in rows()}) > 1,
+            kbs_mixed=_kbs_mixed(rows()),  # the live board's notice, kept with its rows
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
-            bibtex=bibtex,
+            bibtex=bibtex(),
             alternates=alternates(found.uri, OFFERS),
             pages=pages,
         ),
-        bibtex=lambda: bibtex.encode("utf-8"),
-        csv=lambda: pages.csv_table(list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in rows]),
+        bibtex=lambda: bibtex().encode("utf-8"),
+        csv=lambda: pages.csv_table(list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in rows()]),
     )
 
 
