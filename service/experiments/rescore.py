@@ -164,9 +164,9 @@ def changes(
         was = old.get((new["system"], new["language"]))
         if was is None:
             continue
-        earlier = {q["id"]: q for q in was["questions"]}
+        earlier = {q["id"]: q for q in was.get("questions", ())}
         changed = []
-        for question in new["questions"]:
+        for question in new.get("questions", ()):
             prior = earlier.get(question["id"], {})
             for etype in new["results"]:
                 a, b = prior.get(etype, {}), question.get(etype, {})
@@ -198,6 +198,8 @@ def changes(
                 "questions": changed,
             }
         )
+        if "questions" not in new:  # its per-question records were not read: none to compare
+            del systems[-1]["questions"]
     out: dict[str, Any] = {"systems": systems}
     if all(datasets) and datasets[0] != datasets[1]:
         out.update(datasetBefore=datasets[0], datasetAfter=datasets[1])

@@ -197,10 +197,13 @@ def experiment_tasks(
     return tuple(sorted(found, key=lambda r: r.number))
 
 
-def evaluations(quads: Iterable[Any], uris: Uris, experiment_id: str) -> list[dict[str, Any]]:
+def evaluations(
+    quads: Iterable[Any], uris: Uris, experiment_id: str, *, questions: bool = True
+) -> list[dict[str, Any]]:
     """The experiment's results as ``gerbil-qa evaluate --output json`` prints them: one object
     per evaluation (system, language and profile), in the order they were run, without the
-    ``experiment`` block. ``quads``: the experiment's whole graph."""
+    ``experiment`` block. ``quads``: the experiment's whole graph, or without ``questions``
+    its document (no ``questions`` key then: the per-question records are not in it)."""
     nodes = index(quads)
     exp = nodes.get(uris.experiment(experiment_id))
     if exp is None:
@@ -208,15 +211,17 @@ def evaluations(quads: Iterable[Any], uris: Uris, experiment_id: str) -> list[di
     label = exp.text(GQA + "datasetLabel")
     tasks = experiment_tasks(nodes, uris, experiment_id)
     results_of: dict[str, list[Node]] = defaultdict(list)
-    for node in nodes.values():
-        owner = node.text(GQA + "resultOf")
-        if owner is not None:
-            results_of[owner].append(node)
-    position = {
-        uri: number(n.one(GQA + "position"))
-        for uri, n in nodes.items()
-        if n.one(GQA + "position") is not None and n.one(GQA + "question") is None
-    }
+    position: dict[str, float | int | None] = {}
+    if questions:
+        for node in nodes.values():
+            owner = node.text(GQA + "resultOf")
+            if owner is not None:
+                results_of[owner].append(node)
+        position = {
+            uri: number(n.one(GQA + "position"))
+            for uri, n in nodes.items()
+            if n.one(GQA + "position") is not None and n.one(GQA + "question") is None
+        }
     groups: dict[tuple[str, str, str], list[TaskResult]] = {}
     for task in tasks:
         groups.setdefault((task.system, task.language_tag, task.profile), []).append(task)
@@ -238,7 +243,11 @@ def evaluations(quads: Iterable[Any], uris: Uris, experiment_id: str) -> list[di
                 }
                 continue
         out[key] = _evaluation(group, label, results_of, position, uris, nodes)
-    return [value for key, value in out.items() if key not in inside]
+    listed = [value for key, value in out.items() if key not in inside]
+    if not questions:  # not read, rather than none
+        for value in listed:
+            del value["questions"]
+    return listed
 
 
 def _evaluation(

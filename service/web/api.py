@@ -147,9 +147,11 @@ def compare_systems() -> Response:
     return json_answer(compare_request(body, kbs=_kbs()).to_json())
 
 
-def _experiment_json(experiment_id: str) -> dict[str, Any]:
+def _experiment_json(experiment_id: str, *, questions: bool = True) -> dict[str, Any]:
     """An experiment's status and progress (``running.status_payload``) and, once recorded,
-    its results."""
+    its results; without ``questions``, its evaluations without their per-question records,
+    read from the experiment's document as its page is (a 20,000-question run's whole graph,
+    2.2 million quads, took 47 s to read and index for each poll)."""
     from service.web.running import status_payload
 
     out = status_payload(experiment_id)
@@ -169,11 +171,14 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     # the answers only where a profile says from them why an answer was wrong (poleval: one
     # short line a question); otherwise never read (one 52 MB answer file took 2 s)
     asked = out.get("asked") or {}
-    explains = explains_misses(str(asked.get("profile") or ""))
-    quads = storage.experiments.quads(experiment_id, answers=explains)
-    page = pages.experiment_page(experiment_id, quads, storage.uris)
+    document = _document(experiment_id)
+    quads = document
+    if questions:
+        explains = explains_misses(str(asked.get("profile") or ""))
+        quads = storage.experiments.quads(experiment_id, answers=explains)
+    page = pages.experiment_page(experiment_id, document, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
-    out["evaluations"] = evaluations(quads, storage.uris, experiment_id)
+    out["evaluations"] = evaluations(quads, storage.uris, experiment_id, questions=questions)
     # a re-scoring: what changed, if the old one may be seen; the revision's owner may see it,
     # as only the old one's owner (or the operator) could make the revision
     revision_owner = bool(out["revisionOf"]) and is_owner(experiment_id)
@@ -181,7 +186,8 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
         if revision_owner or storage.experiments.is_public(old) or is_owner(old):
             from service.web.changes import since
 
-            out["changes"] = since(old, out["evaluations"], now=page.dataset)
+            before = None if questions else _document(old)
+            out["changes"] = since(old, out["evaluations"], before, now=page.dataset)
     by = request.args.get("by")
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
         _add_slices(out["evaluations"], experiment_id, page, by)
@@ -211,6 +217,31 @@ def _experiment_json(experiment_id: str) -> dict[str, Any]:
     return out
 
 
+def _document(experiment_id: str) -> list[Any]:
+    """An experiment's document as its page reads it: the experiment, its tasks with their
+    measures and intervals, its dataset and systems; not its per-question records."""
+    from service.web.describe import ELSEWHERE_EXPERIMENT, FOLLOW_EXPERIMENT, document_quads
+
+    storage = services().storage
+    public = storage.experiments.is_public(experiment_id)  # where its graph is, as quads() reads
+    return document_quads(
+        storage.public if public else storage.private,
+        storage.uris.experiment(experiment_id),
+        graph=storage.uris.experiment_graph(experiment_id),
+        follow=FOLLOW_EXPERIMENT,
+        elsewhere=ELSEWHERE_EXPERIMENT,
+    )
+
+
+def _questions_asked() -> bool:
+    """``?questions=false``: the evaluations without their per-question records (a poller's
+    light answer); true, or no parameter, keeps them (the contract's default)."""
+    value = request.args.get("questions", "true").strip().lower()
+    if value not in ("true", "false"):
+        raise BadRequest(f"questions={value!r}: expected true or false")
+    return value == "true"
+
+
 def _add_slices(objects: list[dict[str, Any]], experiment_id: str, page: Any, by: str) -> None:
     """Each evaluation's QA measures per value of the dimensions ``by`` (``slices``)."""
     from service.evaluation.slices import parse_dimensions
@@ -228,26 +259,51 @@ def experiment(experiment_id: str) -> BaseResponse:
     from service.graph.experiments import Status
 
     status = require_experiment(experiment_id)
+    questions = _questions_asked()
     if status.public and status.status is Status.FINISHED and not is_owner(experiment_id):
         # a published result as anyone reads it depends on public data only: rendered once
         # until the next public write, like its page (~75 ms for the demo's three systems)
         from service.web.ui import cached_page
 
         def render() -> str:
-            return json_answer(_experiment_json(experiment_id)).get_data(as_text=True)
+            payload = _experiment_json(experiment_id, questions=questions)
+            return json_answer(payload).get_data(as_text=True)
 
-        key = ("api:experiment", experiment_id, request.args.get("by"))
+        key = ("api:experiment", experiment_id, request.args.get("by"), questions)
         cached = cached_page(key, render, content_type="application/json")
         cached.headers["Cache-Control"] = "no-store"  # as every status answer says
         return cached
-    payload = _experiment_json(experiment_id)
+    if questions and status.status is Status.FINISHED:
+        return _finished_with_questions(experiment_id)
+    payload = _experiment_json(experiment_id, questions=questions)
     response = json_answer(payload)
     if Status(payload["status"]).active:
         _poll_after(response, payload["remainingSeconds"])
-    # a poller sends the ETag back: an unchanged status (a long run, a finished experiment's
-    # large results) is a 304 without a body
+    # a poller sends the ETag back: an unchanged status (a long run) is a 304 without a body
     response.add_etag()
     response.make_conditional(request)  # in place: 304 when the ETag matches
+    return response
+
+
+def _finished_with_questions(experiment_id: str) -> Response:
+    """A finished experiment's whole answer, its ETag made from its light one
+    (``?questions=false``): the per-question records never change once it finished (a
+    re-scoring is another experiment), so a poller that sends the ETag back learns in
+    milliseconds that nothing did, where the whole answer took 30 s at 20,000 questions."""
+    import hashlib
+
+    from service import release
+
+    light = json_answer(_experiment_json(experiment_id, questions=False)).get_data()
+    # the release too: a newer one may say the same records in other words (`upgrade`)
+    made_by = release.source().version.encode()
+    etag = hashlib.sha256(b"questions\0" + made_by + b"\0" + light).hexdigest()[:32]
+    if request.if_none_match.contains_weak(etag):
+        unchanged = Response(status=304)
+        unchanged.set_etag(etag)
+        return unchanged
+    response = json_answer(_experiment_json(experiment_id, questions=True))
+    response.set_etag(etag)
     return response
 
 

@@ -1088,7 +1088,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "A re-scoring's changes against the experiment it "
                             "re-scores (when that one is public, or the request owns it or this "
                             "revision): per system the measures that moved and each question "
-                            "whose precision, recall, F1 or status (scored, error, …) changed.",
+                            "whose precision, recall, F1 or status (scored, error, …) changed "
+                            "(not with `?questions=false`).",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "badges": {
@@ -1140,7 +1141,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "system, profile, profileVersion, signature, language, kb, results "
                             "per experiment type, per-question entries, warnings; intervals, "
                             "undefinedResamples and intervalSignature as stored with the "
-                            "result).",
+                            "result); with `?questions=false`, without the per-question "
+                            "entries (no `questions` key).",
                             "items": {
                                 "type": "object",
                                 "properties": {
@@ -1324,6 +1326,17 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "these features of the questions (`slices`), comma-separated: "
                             f"{', '.join(SLICE_DIMENSIONS)} or extra:KEY.",
                             "schema": {"type": "string"},
+                        },
+                        {
+                            "name": "questions",
+                            "in": "query",
+                            "required": False,
+                            "description": "`false`: the evaluations without their "
+                            "per-question entries, read without them (a poller's light answer: "
+                            "milliseconds where a 20,000-question run's whole answer takes "
+                            "half a minute). A finished experiment's whole answer has an ETag "
+                            "made from this light one: sent back, it is a 304 as fast.",
+                            "schema": {"type": "boolean", "default": True},
                         },
                     ],
                     security=[{}, {"ownerToken": []}],

@@ -43,3 +43,64 @@ def test_a_published_status_is_kept_until_a_public_write(server: Server) -> None
     server.wait_finished(rescored["id"], rescored["token"])
     assert server.get(path, headers=owner).json()["revisedBy"] == [rescored["id"]]
     assert server.get(path).json()["revisedBy"] == []
+
+
+def test_a_poller_of_a_finished_run_reads_no_per_question_record(
+    server: Server, monkeypatch
+) -> None:
+    """A finished run's status with its per-question records is its largest answer (12 MB and
+    30-40 s for 20,000 questions, each poll): ``?questions=false`` answers the rest from the
+    experiment's document, and the whole answer's ETag sent back is a 304 without reading
+    them. The ETag changes with what can change (a publication), and a wrong value is a 400."""
+    ticket = server.submit_demo()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    path = f"api/experiments/{ticket['id']}"
+    full = server.get(path, headers=owner)
+    assert full.status_code == 200 and full.headers["ETag"]
+    whole = full.json()
+    assert all(e["questions"] for e in whole["evaluations"])
+
+    reads: list[str] = []
+    experiments = server.storage.experiments
+    every_quad = experiments.quads
+    monkeypatch.setattr(
+        experiments, "quads", lambda i, **kw: reads.append(i) or every_quad(i, **kw)
+    )
+    light = server.get(f"{path}?questions=false", headers=owner)
+    assert light.status_code == 200 and reads == []
+    assert all("questions" not in e for e in light.json()["evaluations"])
+    for evaluation in whole["evaluations"]:
+        del evaluation["questions"]
+    assert light.json() == whole  # the rest, word for word
+
+    again = server.get(path, headers={**owner, "If-None-Match": full.headers["ETag"]})
+    assert again.status_code == 304 and again.content == b"" and reads == []
+    assert again.headers["ETag"] == full.headers["ETag"]
+
+    assert server.post(f"{path}/publish", headers=owner).ok
+    published = server.get(path, headers={**owner, "If-None-Match": full.headers["ETag"]})
+    assert published.status_code == 200 and published.json()["public"] is True
+    assert published.headers["ETag"] != full.headers["ETag"] and reads == [ticket["id"]]
+
+    wrong = server.get(f"{path}?questions=some", headers=owner)
+    assert wrong.status_code == 400 and "expected true or false" in wrong.json()["error"]
+
+
+def test_a_light_poll_of_a_rescoring_names_what_changed_without_questions(server: Server) -> None:
+    """A re-scoring's ``changes`` compare per-question records: without them
+    (``?questions=false``) they keep the measures that changed and leave the questions out."""
+    ticket = server.submit_demo()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    path = f"api/experiments/{ticket['id']}"
+    revision = server.post(f"{path}/rescore", headers=owner, json={"profile": "exact"})
+    assert revision.status_code == 202, revision.text
+    new = revision.json()
+    server.wait_finished(new["id"], new["token"])
+    mine = {"Authorization": f"Bearer {new['token']}"}
+    whole = server.get(f"api/experiments/{new['id']}", headers=mine).json()["changes"]
+    light = server.get(f"api/experiments/{new['id']}?questions=false", headers=mine).json()
+    assert any(s["questions"] for s in whole["systems"])  # exact scores some differently
+    assert [s["results"] for s in light["changes"]["systems"]] == [
+        s["results"] for s in whole["systems"]
+    ]
+    assert all("questions" not in s for s in light["changes"]["systems"])
