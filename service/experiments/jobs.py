@@ -139,11 +139,40 @@ class JobStore:
         """Why a job an older version saved cannot be resumed; None when there is none."""
         if not self.workspace.exists(self._key(experiment_id, LEGACY_JOB)):
             return None
-        return (
-            "its run was saved by an older version of gerbil-qa "
-            f"({JOBS}/{experiment_id}/{LEGACY_JOB}), which this version cannot resume: "
-            "submit it again"
-        )
+        return "its run was saved by an older version of gerbil-qa (a job this one cannot read)"
+
+    def legacy_asked(self, experiment_id: str) -> dict[str, Any] | None:
+        """What an older version's job asked, as far as a new submission can take it over: the
+        catalogue dataset's name (or the uploaded file's name), profile, language and
+        systems (``webservice``: ``name=url`` lines; ``answers``: file names); None when
+        there is no such job or it cannot be read."""
+        data = self.workspace.read(self._key(experiment_id, LEGACY_JOB))
+        try:
+            job = json.loads(data.decode("utf-8")) if data is not None else None
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if not isinstance(job, dict):
+            return None
+        dataset = job["dataset"] if isinstance(job.get("dataset"), dict) else {}
+        source = str(dataset.get("source") or "")
+        asked: dict[str, Any] = {
+            "dataset": str(job.get("dataset_name") or "") if job.get("catalogued") else "",
+            "dataset_file": "" if job.get("catalogued") else source.rsplit("/", 1)[-1],
+            "profile": str(job.get("profile") or ""),
+            "language": str(job.get("language") or ""),
+            "webservice": [],
+            "answers": [],
+        }
+        systems = job.get("systems")
+        for system in systems if isinstance(systems, list) else []:
+            if not isinstance(system, dict):
+                continue
+            name, url = str(system.get("name") or ""), system.get("url")
+            if isinstance(url, str) and url:
+                asked["webservice"].append(f"{name}={url}" if name else url)
+            elif name:
+                asked["answers"].append(name)
+        return asked
 
     def spec(self, experiment_id: str) -> ExperimentSpec:
         data = self.workspace.read(self._key(experiment_id, SPEC))

@@ -214,7 +214,8 @@ class ExperimentRunner:
         if self.jobs is None or not self.jobs.has(experiment_id):
             reason = self.unresumable(experiment_id) or NOT_KEPT
             raise Conflict(
-                f"experiment {experiment_id} has no saved job, nothing to resume: {reason}"
+                f"experiment {experiment_id} has no saved job, nothing to resume: {reason}; "
+                "submit it again as a new experiment"
             )
         spec = self.jobs.spec(experiment_id)
         if timeout is not None:

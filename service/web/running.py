@@ -395,7 +395,8 @@ def replacing() -> Replacing | None:
     except (ServiceError, ValueError, KeyError, TypeError):  # gone, or an older layout
         return None
     if spec is None:
-        return None
+        asked = jobs.legacy_asked(old) if jobs is not None else None
+        return _from_legacy(old, asked, replaces) if asked else None
     fields: MultiDict[str, str] = MultiDict()
     dataset, dataset_file = spec.dataset, None
     if isinstance(dataset, CatalogueDataset):
@@ -455,6 +456,28 @@ def replacing() -> Replacing | None:
         questions.name if questions and dataset_file else None,
         tuple(secret),
         replaces,
+        ended_empty=_ended_empty(old),
+    )
+
+
+def _from_legacy(old: str, asked: dict[str, Any], replaces: bool) -> Replacing:
+    """The run form filled from a job an older version saved (it cannot be resumed): what
+    a new submission can take over of it (the dataset, profile, language, web services)."""
+    fields: MultiDict[str, str] = MultiDict()
+    for key in ("dataset", "profile", "language"):
+        fields[key] = asked[key]
+    fields["webservice"] = "\n".join(asked["webservice"])
+    fields["answers_name"] = "\n".join(asked["answers"])
+    for key in request.args:  # what the link itself says wins
+        if key != "from":
+            fields.setlist(key, request.args.getlist(key))
+    return Replacing(
+        old,
+        fields,
+        asked["dataset_file"] or None,
+        None,
+        tuple(asked["answers"]),
+        replaces=replaces,
         ended_empty=_ended_empty(old),
     )
 

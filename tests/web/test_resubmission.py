@@ -470,3 +470,44 @@ def test_a_private_experiments_rdf_names_its_published_revision(server: Server) 
     assert server.get(f"api/experiments/{second['id']}", headers=mine).json()["revisionOf"] == [
         first["id"]
     ]
+
+
+def test_a_run_an_older_version_left_fills_the_form_it_is_submitted_again_with(
+    server: Server,
+) -> None:
+    """A run an older version saved (one ``job.json``) cannot be resumed; its page links the run
+    form "filled in from it". Before, that form was blank (the job's layout unread): now it has
+    the job's catalogue dataset, profile, language and web services."""
+    from service.experiments.jobs import JOBS, LEGACY_JOB
+    from service.web.state import EXTENSION
+
+    experiments = server.storage.experiments
+    old = experiments.reserve()
+    experiments.set_status(old.id, "queued")
+    experiments.set_status(old.id, "running")
+    job = {
+        "__type__": "ExperimentJob",
+        "experiment_id": old.id,
+        "dataset": {"__type__": "Dataset", "id": "qald-9-test-multilingual", "questions": []},
+        "dataset_name": "qald-9-test-multilingual",
+        "catalogued": True,
+        "systems": [{"__type__": "SystemSpec", "name": "svc", "url": "http://127.0.0.1:9/"}],
+        "profile": "exact",
+        "language": "de",
+    }
+    server.storage.workspace.write({f"{JOBS}/{old.id}/{LEGACY_JOB}": json.dumps(job).encode()})
+    runner = server.app.extensions[EXTENSION].runner
+    experiments.set_status(old.id, "error", message=runner.unresumable(old.id))
+    owner = {f"gqa_owner_{old.id}": old.token}
+    page = server.get(f"experiment/{old.id}", cookies=owner).text
+    assert "older version of gerbil-qa" in page and "job.json" not in page
+    response = server.get("experiments/new", params={"from": old.id}, cookies=owner)
+    form = _RunForm()
+    form.feed(response.text)
+    assert form.fields["dataset"] == ["qald-9-test-multilingual"]
+    assert (form.fields["profile"], form.fields["language"]) == (["exact"], ["de"])
+    assert form.fields["webservice"] == ["svc=http://127.0.0.1:9/"]
+    stranger = server.get("experiments/new", params={"from": old.id})  # nobody else's
+    other = _RunForm()
+    other.feed(stranger.text)
+    assert other.fields.get("webservice", [""]) == [""]
