@@ -333,11 +333,22 @@ def _check(args: argparse.Namespace) -> int:
     for violation in found:
         print(violation)
     # not a violation: the graph is whole without them (a store restored from a dump alone)
-    for experiment_id, name, sha in gone:
+    for experiment_id, name, sha, was_kept in gone:
+        if was_kept:
+            print(
+                f"warning: experiment {experiment_id} used {name} (SHA-256 {sha}), which this "
+                "store does not keep: it can be neither downloaded nor scored again (restore "
+                "it from an export --files backup)",
+                file=sys.stderr,
+            )
+    never = sorted({experiment_id for experiment_id, *_, was_kept in gone if not was_kept})
+    if never:  # no backup holds them: one line, not one a file
+        count = sum(not was_kept for *_, was_kept in gone)
         print(
-            f"warning: experiment {experiment_id} used {name} (SHA-256 {sha}), which this "
-            "store does not keep: it can be neither downloaded nor scored again (restore it "
-            "from an export --files backup)",
+            f"warning: {count} file(s) of {len(never)} experiment(s) ({', '.join(never)}) were "
+            "recorded by a version that kept no files (before 2026-11-24): there is nothing to "
+            "restore; they can be neither downloaded nor scored again, unless given again "
+            "(gerbil-qa evaluate --dataset FILE --answers FILE …)",
             file=sys.stderr,
         )
     print(f"{len(found)} violation(s)", file=sys.stderr)

@@ -54,11 +54,13 @@ def kept(
     return None
 
 
-def missing(storage: Any) -> list[tuple[str, str, str]]:
+def missing(storage: Any) -> list[tuple[str, str, str, bool]]:
     """The uploaded or archived files experiments name (``prov:used``, with their SHA-256) that
-    the store does not keep, as (experiment id, file name, SHA-256): a store restored from a
-    dump without ``--files`` holds the graphs only, and those files can then be neither
-    downloaded nor scored again. A catalogue dataset's files come from the data mirror."""
+    the store does not keep, as (experiment id, file name, SHA-256, whether it was kept when
+    recorded): a store restored from a dump without ``--files`` holds the graphs only, and
+    those files can then be neither downloaded nor scored again. A file recorded by a version
+    that kept none (before 2026-11-24) has no download address in its graph: nothing to
+    restore then. A catalogue dataset's files come from the data mirror."""
     from service.catalog import is_distribution
     from service.graph.terms import DCAT, DCT, PROV
     from service.graph.uris import GQA
@@ -66,8 +68,9 @@ def missing(storage: Any) -> list[tuple[str, str, str]]:
     if storage.workspace is None:  # no files kept at all: nothing to compare
         return []
     prefix = storage.uris.base + "graph/experiment/"
-    query = f"""SELECT ?g ?title ?sha WHERE {{ GRAPH ?g {{ ?e <{PROV}used> ?f .
+    query = f"""SELECT ?g ?title ?sha ?address WHERE {{ GRAPH ?g {{ ?e <{PROV}used> ?f .
       ?f <{GQA}sha256> ?sha ; <{DCT}title> ?title
+      OPTIONAL {{ ?f <{DCAT}downloadURL> ?address }}
       FILTER NOT EXISTS {{ ?f a <{DCAT}Dataset> }} }} FILTER(STRSTARTS(STR(?g), "{prefix}")) }}"""
     found = set()
     for side in (storage.store.public, storage.store.private):
@@ -78,5 +81,5 @@ def missing(storage: Any) -> list[tuple[str, str, str]]:
                 continue  # (asked, not read: a store's files may be gigabytes)
             if kept(storage.workspace, sha, experiment_id=experiment_id, name=name):
                 continue  # an answer file its run archived, checked against its SHA-256
-            found.add((experiment_id, name, sha))
+            found.add((experiment_id, name, sha, row["address"] is not None))
     return sorted(found)

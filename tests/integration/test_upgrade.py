@@ -25,6 +25,8 @@ from service.graph.store import Storage, open_storage
 from service.graph.uris import GERBIL, GQA
 from service.paths import DEMO_DIR
 
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+
 
 def _legacy_job(store: Path, experiment_id: str) -> None:
     """The job an older version saved for a web-service run it was asking when it stopped:
@@ -370,3 +372,50 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
     ]
     assert len(tasks) == 2 and compared.status_code == 400
     assert "re-score it before comparing" in compared.get_json()["error"]
+
+
+def _without(storage: Storage, experiment_id: str, *predicates: str, obj: str = "?o") -> None:
+    """The published experiment's triples of ``predicates`` (and ``obj``) taken out, from its
+    graph and the public union."""
+    graph = f"<{storage.uris.experiment_graph(experiment_id)}>"
+    for predicate in predicates:
+        for where in (graph, ""):
+            pattern = _inside(where, f"?s <{predicate}> {obj}")
+            storage.store.update(
+                Side.PUBLIC,
+                f"DELETE {{ {pattern} }} WHERE {{ GRAPH {graph} {{ ?s <{predicate}> {obj} }} "
+                f"{pattern} }}",
+            )
+
+
+def test_an_upload_published_by_a_version_that_kept_no_files_checks_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A version before 2026-11-24 kept no files: its published uploads have no distribution
+    and their file entities no download address. Before, `check` failed each of them for good
+    (no upgrade can make a file that was never kept) and told the operator to restore 'from an
+    export --files backup' that no backup of that version holds."""
+    from service.cli import main
+
+    dcat = "http://www.w3.org/ns/dcat#"
+    store = tmp_path / "store"
+    with open_storage(store, catalog=False) as storage:
+        kept_none, kept = _recorded(storage, "old"), _recorded(storage, "new")
+        for experiment in (kept_none, kept):
+            storage.experiments.publish(experiment)
+        # its graph as such a version wrote it: the file an entity, not a distribution
+        _without(storage, kept_none, dcat + "distribution", dcat + "downloadURL")
+        _without(storage, kept_none, dcat + "accessURL", "http://data.europa.eu/r5r/availability")
+        _without(storage, kept_none, RDF_TYPE, obj=f"<{dcat}Distribution>")
+        _without(storage, kept, dcat + "distribution")  # its file had an address: still wrong
+        found = [v for v in check_store(storage) if v.check == "SHACL"]
+        assert [v.target for v in found] == [storage.uris.experiment_graph(kept)], found
+    for sha in {p.name for p in (store / "files").iterdir()}:  # as if no file was kept
+        (store / "files" / sha).unlink()
+    capsys.readouterr()
+    main(["check", "--store", str(store), "--no-shapes"])
+    said = capsys.readouterr().err
+    assert f"of 1 experiment(s) ({kept_none}) were recorded by a version that kept no" in said
+    assert "nothing to restore" in said
+    assert f"warning: experiment {kept} used answers-partial.json" in said  # restorable
+    assert f"warning: experiment {kept_none} used" not in said
