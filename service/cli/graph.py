@@ -215,6 +215,7 @@ def _rescore(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from service.graph.dumps import export
     from service.graph.snapshots import consistent_storage
+    from service.graph.store import workspace_at
 
     if args.files and (args.experiment or args.format == "turtle"):
         raise BadRequest("--files backs up a whole store: as nquads or trig, without --experiment")
@@ -326,10 +327,13 @@ def _check(args: argparse.Namespace) -> int:
     from service.experiments.kept import missing
     from service.graph.checks import check_store
     from service.graph.snapshots import consistent_storage
+    from service.graph.store import workspace_at
 
-    with consistent_storage(_location(args), base=args.base) as storage:  # also while served
+    location = _location(args)
+    with consistent_storage(location, base=args.base) as storage:  # also while served
         found = check_store(storage, standards=args.standards, shapes=not args.no_shapes)
-        gone = missing(storage)
+        # the files where the store keeps them (a served store's checkpoint has none)
+        gone = missing(storage, workspace_at(location))
     for violation in found:
         print(violation)
     # not a violation: the graph is whole without them (a store restored from a dump alone)

@@ -54,18 +54,21 @@ def kept(
     return None
 
 
-def missing(storage: Any) -> list[tuple[str, str, str, bool]]:
+def missing(storage: Any, workspace: Any = None) -> list[tuple[str, str, str, bool]]:
     """The uploaded or archived files experiments name (``prov:used``, with their SHA-256) that
     the store does not keep, as (experiment id, file name, SHA-256, whether it was kept when
     recorded): a store restored from a dump without ``--files`` holds the graphs only, and
     those files can then be neither downloaded nor scored again. A file recorded by a version
     that kept none (before 2026-11-24) has no download address in its graph: nothing to
-    restore then. A catalogue dataset's files come from the data mirror."""
+    restore then. A catalogue dataset's files come from the data mirror. ``workspace``: where
+    the files are, when not beside ``storage`` (a checkpoint a running server took holds its
+    graphs only)."""
     from service.catalog import is_distribution
     from service.graph.terms import DCAT, DCT, PROV
     from service.graph.uris import GQA
 
-    if storage.workspace is None:  # no files kept at all: nothing to compare
+    workspace = workspace or storage.workspace
+    if workspace is None:  # no files kept at all: nothing to compare
         return []
     prefix = storage.uris.base + "graph/experiment/"
     query = f"""SELECT ?g ?title ?sha ?address WHERE {{ GRAPH ?g {{ ?e <{PROV}used> ?f .
@@ -77,9 +80,9 @@ def missing(storage: Any) -> list[tuple[str, str, str, bool]]:
         for row in side.query(query):
             experiment_id = row["g"].value.removeprefix(prefix)
             sha, name = row["sha"].value.lower(), row["title"].value
-            if is_distribution(sha) or storage.workspace.exists(file_key(sha)):
+            if is_distribution(sha) or workspace.exists(file_key(sha)):
                 continue  # (asked, not read: a store's files may be gigabytes)
-            if kept(storage.workspace, sha, experiment_id=experiment_id, name=name):
+            if kept(workspace, sha, experiment_id=experiment_id, name=name):
                 continue  # an answer file its run archived, checked against its SHA-256
             found.add((experiment_id, name, sha, row["address"] is not None))
     return sorted(found)

@@ -247,6 +247,11 @@ def test_a_backup_with_its_files_restores_downloads_and_rescoring(
         assert main(["export", "--store", str(original), "--files", "--output", str(backup)]) == 0
         dump = tmp_path / "graphs-only.nq"
         assert main(["export", "--store", str(original), "--output", str(dump)]) == 0
+        # check beside the server reads the files where the store keeps them (it read the
+        # server's checkpoint, which holds graphs only, and warned of every file)
+        capsys.readouterr()
+        assert main(["check", "--store", str(original), "--no-shapes"]) == 0
+        assert "warning" not in capsys.readouterr().err
     finally:
         stop_server(server)
     capsys.readouterr()
