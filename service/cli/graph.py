@@ -23,9 +23,13 @@ SHOWN_FINDINGS = 20  # findings printed by `dataset load`; the rest are counted
 
 
 def _store_options(
-    parser: argparse.ArgumentParser, *, required: bool = True, new: str = DEFAULT_BASE
+    parser: argparse.ArgumentParser,
+    *,
+    required: bool = True,
+    new: str = DEFAULT_BASE,
+    what: str = "",
 ) -> None:
-    add_store_option(parser, required=required)
+    add_store_option(parser, required=required, what=what)
     parser.add_argument(
         "--base",
         metavar="URI",
@@ -89,7 +93,7 @@ def register(sub: Any) -> None:
         help="rewrite the experiments older versions wrote in today's terms, and complete the "
         "uploads they published (serve does both at start)",
     )
-    _store_options(upgrade)
+    _store_options(upgrade, what="one that exists (there is nothing to upgrade in a new one)")
     upgrade.set_defaults(handler=_upgrade)
 
     rescore = sub.add_parser(
@@ -144,10 +148,10 @@ def _location(args: argparse.Namespace) -> Path | str:
     return location
 
 
-def _open(args: argparse.Namespace) -> Storage:
+def _open(args: argparse.Namespace, *, create: bool = True) -> Storage:
     from service.graph.store import open_storage
 
-    return open_storage(_location(args), base=args.base)
+    return open_storage(_location(args), base=args.base, create=create)
 
 
 def _rescore(args: argparse.Namespace) -> int:
@@ -363,7 +367,7 @@ def _upgrade(args: argparse.Namespace) -> int:
     from service.graph.legacy import WRITTEN_BEFORE, upgrade
     from service.graph.uploads import complete_published_uploads
 
-    with _open(args) as storage:
+    with _open(args, create=False) as storage:  # a mistyped path made an empty store
         graphs = upgrade(storage)
         uploads = complete_published_uploads(storage)
     for graph in graphs:

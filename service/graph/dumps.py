@@ -29,6 +29,9 @@ STORE_MARKER = "urn:gerbil-qa:store"
 CHANGE_TOKEN = GQA + "publicChange"  # on STORE_MARKER, in the private default graph: the
 # replicas' cache signal (service.web.replicas), this store's own: not dumped
 EXPERIMENT_GRAPH = re.compile(r"/graph/experiment/([^/]+)$")  # under any base
+# on STORE_MARKER, in the private default graph: the store format and version that last
+# opened the store to write (``store.mark_version``): the store's own, not dumped
+STORE_FORMAT_MARK, WRITTEN_BY = GQA + "storeFormat", GQA + "writtenBy"
 IMPORTING = GQA + "importing"  # on STORE_MARKER, in the private default graph, from an import's
 # first write to its last: left by an import that was killed (`check` reports it); not dumped
 # A whole-store dump's last line, so that a copy cut at a line end (disk full, an interrupted
@@ -102,7 +105,7 @@ def _data_quads(private: Any) -> list[Any]:
     quads = [
         q
         for q in private.quads_for_pattern(None, None, None, ox.DefaultGraph())
-        if q.predicate.value not in (CHANGE_TOKEN, IMPORTING)
+        if q.predicate.value not in (CHANGE_TOKEN, IMPORTING, STORE_FORMAT_MARK, WRITTEN_BY)
     ]
     for graph in sorted(private.named_graphs(), key=lambda g: g.value):
         if not is_work_graph(graph.value):

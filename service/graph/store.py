@@ -173,6 +173,7 @@ def open_storage(
         storage = Storage(
             adapter, uris, ExperimentRepository(adapter, uris), CatalogueRepository(adapter, uris)
         )
+        mark_version(adapter)
         storage.experiments.recover()
         storage.catalogue.ensure_vocabulary()
         if catalog:
@@ -186,6 +187,66 @@ def open_storage(
         _close_quietly(adapter)
         raise
     return storage
+
+
+# What this version writes a store as: raised when a change makes what it writes misread by
+# the versions before it (which record none: 0). Kept in the store marker with the version.
+STORE_FORMAT = 1
+
+
+def mark_version(adapter: StoreAdapter) -> None:
+    """Record this version and its store format in the store marker, so that an operator who
+    rolls back is told: a store a newer format wrote is said so at open, and keeps that mark.
+    Nothing is written when the marker already says this version."""
+    from service import release
+    from service.graph import nodes as n
+    from service.graph.dumps import STORE_FORMAT_MARK, WRITTEN_BY
+    from service.graph.nodes import node
+    from service.graph.terms import XSD
+
+    marker = node(STORE_MARKER)
+    formats = [
+        int(q.object.value)
+        for q in adapter.private.quads_for_pattern(marker, node(STORE_FORMAT_MARK), None)
+        if q.object.value.isdigit()
+    ]
+    writers = [
+        q.object.value for q in adapter.private.quads_for_pattern(marker, node(WRITTEN_BY), None)
+    ]
+    ours = release.source().version
+    if formats and max(formats) > STORE_FORMAT:
+        log.warning(
+            "the store at %s was last written by gerbil-qa %s, whose store format %d is newer "
+            "than this version's (%s, format %d): what it wrote may be read wrongly here; run "
+            "that version, or restore a backup (gerbil-qa export) this one made",
+            adapter.location,
+            writers[0] if writers else "(unknown)",
+            max(formats),
+            ours,
+            STORE_FORMAT,
+        )
+        return
+    if formats == [STORE_FORMAT] and writers == [ours]:
+        return
+    if writers:
+        log.info("the store was last written by gerbil-qa %s; now %s", writers[0], ours)
+    subject = f"<{STORE_MARKER}>"
+    number = n.literal(str(STORE_FORMAT), datatype=XSD + "integer")
+    try:
+        _write_mark(adapter, subject, number, n.literal(ours))
+    except (ServiceError, OSError) as err:  # a store this process may only read
+        log.debug("the store's version mark not written: %s", err)
+
+
+def _write_mark(adapter: StoreAdapter, subject: str, number: object, version: object) -> None:
+    from service.graph.dumps import STORE_FORMAT_MARK, WRITTEN_BY
+
+    adapter.update(
+        Side.PRIVATE,
+        f"DELETE WHERE {{ {subject} <{STORE_FORMAT_MARK}> ?f }} ;\n"
+        f"DELETE WHERE {{ {subject} <{WRITTEN_BY}> ?v }} ;\n"
+        f"INSERT DATA {{ {subject} <{STORE_FORMAT_MARK}> {number} ; <{WRITTEN_BY}> {version} }}",
+    )
 
 
 def _close_quietly(adapter: StoreAdapter) -> None:
@@ -238,8 +299,8 @@ def _no_store(location: object, private: str | None = None) -> NotFound:
         else "no store directory is there"
     )
     return NotFound(
-        f"no store at {location}: {where}; this command only reads a store, it does not make "
-        "one (nothing written)"
+        f"no store at {location}: {where}; this command works on an existing store, it does "
+        "not make one (nothing written)"
     )
 
 

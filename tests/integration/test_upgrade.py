@@ -193,6 +193,10 @@ def test_the_upgrade_command_does_it_too_and_twice_changes_nothing(tmp_path: Pat
     assert "0 experiment graph(s)" in capsys.readouterr().err
     with open_storage(store, catalog=False) as storage:
         assert _graph(storage, old, Side.PRIVATE) == today
+    # a mistyped path: refused, not made an empty store that "needed nothing"
+    typo = tmp_path / "stroe"
+    assert main(["upgrade", "--store", str(typo)]) == 1
+    assert "no store at" in capsys.readouterr().err and not typo.exists()
 
 
 def test_an_upgrade_leaves_a_withdrawn_experiment_withdrawn(tmp_path: Path) -> None:
@@ -419,3 +423,43 @@ def test_an_upload_published_by_a_version_that_kept_no_files_checks_clean(
     assert "nothing to restore" in said
     assert f"warning: experiment {kept} used answers-partial.json" in said  # restorable
     assert f"warning: experiment {kept_none} used" not in said
+
+
+def test_the_store_says_which_version_wrote_it_and_a_newer_format_is_told(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An operator who rolls back learned nothing: no store recorded which version wrote it.
+    Its marker now says the version and store format that last opened it to write; an older
+    version that finds a newer format says so at open and leaves that mark; a dump carries
+    neither (they are the store's, not its data)."""
+    from service import release
+    from service.graph.dumps import STORE_FORMAT_MARK, STORE_MARKER, WRITTEN_BY, export
+    from service.graph.store import STORE_FORMAT
+
+    marker = NamedNode(STORE_MARKER)
+
+    def mark(storage: Storage) -> tuple[list[str], list[str]]:
+        read = storage.private.quads_for_pattern
+        return (
+            [q.object.value for q in read(marker, NamedNode(STORE_FORMAT_MARK), None)],
+            [q.object.value for q in read(marker, NamedNode(WRITTEN_BY), None)],
+        )
+
+    store = tmp_path / "store"
+    with open_storage(store, catalog=False) as storage:
+        assert mark(storage) == ([str(STORE_FORMAT)], [release.source().version])
+        dumped = export(storage)
+        assert f"<{STORE_MARKER}> <{GQA}base>".encode() in dumped
+        assert f"<{STORE_MARKER}> <{STORE_FORMAT_MARK}>".encode() not in dumped
+        storage.store.update(  # as a newer version leaves it
+            Side.PRIVATE,
+            f"DELETE WHERE {{ <{STORE_MARKER}> <{STORE_FORMAT_MARK}> ?f }} ; "
+            f'INSERT DATA {{ <{STORE_MARKER}> <{STORE_FORMAT_MARK}> "{STORE_FORMAT + 1}" }} ; '
+            f"DELETE WHERE {{ <{STORE_MARKER}> <{WRITTEN_BY}> ?v }} ; "
+            f'INSERT DATA {{ <{STORE_MARKER}> <{WRITTEN_BY}> "9.9.9" }}',
+        )
+    with caplog.at_level(logging.WARNING, logger="service.graph.store"):
+        with open_storage(store, catalog=False) as storage:
+            assert mark(storage) == ([str(STORE_FORMAT + 1)], ["9.9.9"])  # kept
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "last written by gerbil-qa 9.9.9" in said and "newer" in said
