@@ -255,6 +255,8 @@ def _import(args: argparse.Namespace) -> int:
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
     from service.experiments.backup import is_backup, read_backup, restore_files
     from service.graph.dumps import closing, dump_base, import_dump, read_dump
+    from service.graph.legacy import WRITTEN_BEFORE
+    from service.graph.legacy import legacy_experiment_graphs as legacy_graphs
     from service.graph.store import stored_base
 
     legacy = args.legacy_dump
@@ -290,6 +292,9 @@ def _import(args: argparse.Namespace) -> int:
             restored = (
                 restore_files(storage.workspace, backup.files, skip_jobs=done.kept) if backup else 0
             )
+            older = len(
+                {g for side in (storage.public, storage.private) for g in legacy_graphs(side)}
+            )
     except BadRequest:
         if made:  # a refused dump leaves no store behind, made with a base it did not want
             import shutil
@@ -322,6 +327,13 @@ def _import(args: argparse.Namespace) -> int:
         print(
             f"gerbil-qa: {len(done.removed)} frozen leaderboard(s) of the dump were removed from "
             f"the store since and are left out: {', '.join(done.removed)}",
+            file=sys.stderr,
+        )
+    if older:  # else `check` fails them and the leaderboards leave them out
+        print(
+            f"gerbil-qa: {older} experiment graph(s) are in the terms of a version before "
+            f"{WRITTEN_BEFORE}: run `gerbil-qa upgrade --store {args.store}` (or start "
+            "`gerbil-qa serve` on it) to rewrite them in today's",
             file=sys.stderr,
         )
     return 0

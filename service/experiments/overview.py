@@ -19,16 +19,20 @@ def operator_rows(storage: Storage) -> list[dict[str, Any]]:
     experiments = storage.experiments
     specs = experiments.specs()
     recorded = experiments.recorded_datasets()
+    systems = experiments.recorded_systems()
     rows = []
     for status in experiments.listing(include_private=True):
         ran = what_ran(status.job, specs.get(status.id))
+        named = [s.get("name") for s in ran.get("systems", [])]
+        uri = recorded.get(status.id)
         rows.append(
             {
                 **status.to_json(),
                 "message": status.message,
-                "dataset": ran.get("dataset"),
-                "systems": [s.get("name") for s in ran.get("systems", [])],
-                "datasetUri": recorded.get(status.id),
+                # else its graph's (a run an older version recorded kept no spec)
+                "dataset": ran.get("dataset") or (uri.rsplit("/", 1)[1] if uri else None),
+                "systems": named or systems.get(status.id, []),
+                "datasetUri": uri,
             }
         )
     return rows

@@ -369,6 +369,19 @@ class ExperimentRepository:
             found.update((e.value.rsplit("/", 1)[1], d.value) for e, d in store.query(query))
         return found
 
+    def recorded_systems(self) -> dict[str, list[str]]:
+        """The systems each recorded experiment's graph names, by experiment id, in one query
+        a dataset (the operator's listing of runs that kept no spec: older versions')."""
+        query = (
+            f"SELECT ?e ?name WHERE {{ GRAPH ?g {{ ?e a <{GQA}Experiment> ; <{PROV}used> ?s . "
+            f"?s a <{GQA}System> ; <{DCT}identifier> ?name }} }} ORDER BY ?e ?name"
+        )
+        found: dict[str, list[str]] = {}
+        for store in (self.store.private, self.store.public):
+            for e, name in store.query(query):
+                found.setdefault(e.value.rsplit("/", 1)[1], []).append(name.value)
+        return found
+
     def revisions(
         self, experiment_id: str, *, include_private: bool = False
     ) -> tuple[list[str], list[str]]:

@@ -163,7 +163,7 @@ def _upgrade_legacy_experiments(storage: Storage) -> None:
         log.warning(
             "upgraded %d experiment graphs written by a version before %s to today's terms "
             "(experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; results "
-            "untouched): they are on the leaderboards again (first: %s)",
+            "untouched): the published ones are on the leaderboards now (first: %s)",
             len(upgraded),
             WRITTEN_BEFORE,
             upgraded[0],
@@ -198,7 +198,11 @@ def _complete_upload_findings(storage: Storage) -> None:
         return
     written = complete_upload_findings(storage)
     if written:
-        log.info("findings of uploaded datasets written or removed: %s", ", ".join(written))
+        log.info(
+            "the dataset checks (what each dataset page lists under its checks) of published "
+            "uploads brought up to date, nothing to do: %s",
+            ", ".join(written),
+        )
 
 
 LOST_SAMPLE = 5  # the newest publications looked at when serving starts

@@ -463,3 +463,41 @@ def test_the_store_says_which_version_wrote_it_and_a_newer_format_is_told(
             assert mark(storage) == ([str(STORE_FORMAT + 1)], ["9.9.9"])  # kept
     said = " ".join(r.getMessage() for r in caplog.records)
     assert "last written by gerbil-qa 9.9.9" in said and "newer" in said
+
+
+def test_the_operators_listing_names_what_an_older_versions_run_used(tmp_path: Path) -> None:
+    """Runs older versions recorded kept no spec: `gerbil-qa experiments` listed them with no
+    systems and ``"dataset": null``, though their graphs name both."""
+    from service.experiments.overview import operator_rows
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        old = _recorded(storage, "Older QA")
+        admin = storage.uris.admin_graph
+        storage.store.update(  # as such a version left it: no spec
+            Side.PRIVATE, f"DELETE WHERE {{ GRAPH <{admin}> {{ ?e <{GQA}spec> ?s }} }}"
+        )
+        assert old not in storage.experiments.specs()
+        row = next(r for r in operator_rows(storage) if r["id"] == old)
+    assert row["systems"] == ["Older QA"]
+    assert row["dataset"] == row["datasetUri"].rsplit("/", 1)[1]
+    assert row["dataset"].startswith("gerbil-qa-demo-")
+
+
+def test_importing_an_older_versions_dump_says_to_upgrade_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dump an older version made imports as it was written: `check` then failed each of its
+    graphs; the import now says to upgrade them."""
+    from service.cli import main
+    from service.graph.dumps import export
+
+    with open_storage(tmp_path / "old", catalog=False) as storage:
+        old = _recorded(storage, "old")
+        _as_written_before_2026_11_24(storage, old, Side.PRIVATE)
+        (tmp_path / "old.nq").write_bytes(export(storage))
+    new = tmp_path / "new"
+    capsys.readouterr()
+    assert main(["import", "--store", str(new), str(tmp_path / "old.nq")]) == 0
+    said = capsys.readouterr().err
+    assert "1 experiment graph(s) are in the terms of a version before 2026-11-24" in said
+    assert f"gerbil-qa upgrade --store {new}" in said
