@@ -458,9 +458,11 @@ def test_the_store_says_which_version_wrote_it_and_a_newer_format_is_told(
             f"DELETE WHERE {{ <{STORE_MARKER}> <{WRITTEN_BY}> ?v }} ; "
             f'INSERT DATA {{ <{STORE_MARKER}> <{WRITTEN_BY}> "9.9.9" }}',
         )
-    with caplog.at_level(logging.WARNING, logger="service.graph.store"):
-        with open_storage(store, catalog=False) as storage:
-            assert mark(storage) == ([str(STORE_FORMAT + 1)], ["9.9.9"])  # kept
+    with (
+        caplog.at_level(logging.WARNING, logger="service.graph.store"),
+        open_storage(store, catalog=False) as storage,
+    ):
+        assert mark(storage) == ([str(STORE_FORMAT + 1)], ["9.9.9"])  # kept
     said = " ".join(r.getMessage() for r in caplog.records)
     assert "last written by gerbil-qa 9.9.9" in said and "newer" in said
 

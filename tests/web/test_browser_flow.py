@@ -71,7 +71,21 @@ def test_run_watch_drill_down_publish_rank_and_compare(server, browser) -> None:
     ]
     assert shown and all("qald-9" in v and "test" in v for v in shown), shown
     shot(browser, "flow-run-page-search")
-    browser.find_element(By.ID, "dataset-search").clear()
+    # a name typed and Enter: that dataset, not the dated history version listed first, and
+    # no run sent (Enter submitted the whole form, on the first match); said to a screen reader
+    search = browser.find_element(By.ID, "dataset-search")
+    search.clear()
+    search.send_keys("qald-9-test-multilingual\n")
+    chosen = Select(browser.find_element(By.ID, "run-dataset")).first_selected_option
+    assert chosen.get_attribute("value") == "qald-9-test-multilingual"
+    assert browser.current_url.endswith("experiments/new")
+    status = browser.find_element(By.ID, "dataset-search-status").text
+    assert "chosen: qald-9-test-multilingual" in status and "matching" in status, status
+    search.clear()
+    search.send_keys("qald-9-test")
+    chosen = Select(browser.find_element(By.ID, "run-dataset")).first_selected_option
+    assert chosen.get_attribute("value") == "qald-9-test-multilingual"
+    search.clear()
 
     experiment_id = _submit_run(browser, answers=[str(DEMO_DIR / "answers-strong.json")])
     shot(browser, "flow-submitted")

@@ -10,23 +10,44 @@
   }
   var search = document.getElementById("dataset-search");
   var select = document.getElementById("run-dataset");
+  var said = document.getElementById("dataset-search-status");
+  // The match a name typed means: the dataset of that name, else the shortest name that starts
+  // with it (the current dataset, not a dated history version listed before it), else the
+  // first in the list.
+  function best(matches, typed) {
+    var named = matches.filter(function (o) { return o.value.toLowerCase() === typed; })[0];
+    if (named) return named;
+    var starting = matches.filter(function (o) { return o.value.toLowerCase().indexOf(typed) === 0; });
+    starting.sort(function (a, b) { return a.value.length - b.value.length; });
+    return starting[0] || matches[0] || null;
+  }
   if (search && select) {
     search.addEventListener("input", function () {
-      var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-      var first = null;
+      var typed = search.value.trim().toLowerCase();
+      var words = typed.split(/\s+/).filter(Boolean);
+      var matches = [];
       select.querySelectorAll("option").forEach(function (option) {
         if (!option.value) return;
         var text = (option.textContent + " " + option.parentNode.label).toLowerCase();
         var shown = words.every(function (w) { return text.indexOf(w) >= 0; });
         option.hidden = !shown;
-        if (shown && first === null) first = option;
+        if (shown) matches.push(option);
       });
       select.querySelectorAll("optgroup").forEach(function (group) {
         group.hidden = !group.querySelector("option:not([hidden])");
       });
-      if (first && select.selectedOptions[0] && select.selectedOptions[0].hidden) {
-        choose(select, first.value);
+      var pick = best(matches, typed);
+      if (pick && words.length && select.value !== pick.value) choose(select, pick.value);
+      // said to a screen reader too: the list's choice changes out of its sight
+      if (said) {
+        said.textContent = !words.length ? "" : matches.length
+          ? matches.length + " matching; chosen: " + select.value
+          : "no dataset matches";
       }
+    });
+    // Enter in the search chooses, it does not send the whole form (a run on the first match)
+    search.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") event.preventDefault();
     });
   }
   // A dataset with a profile made for it (PolEval: poleval, TEXT2SPARQL'25: text2sparql)
