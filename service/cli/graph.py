@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.cli import add_store_option, while_served
-from service.errors import BadRequest
+from service.errors import BadRequest, Conflict
 
 if TYPE_CHECKING:
     from service.graph.store import Storage
@@ -377,9 +377,16 @@ def _check(args: argparse.Namespace) -> int:
 
 def _upgrade(args: argparse.Namespace) -> int:
     from service.graph.legacy import WRITTEN_BEFORE, upgrade
+    from service.graph.store import STORE_FORMAT, newer_writer
     from service.graph.uploads import complete_published_uploads
 
     with _open(args, create=False) as storage:  # a mistyped path made an empty store
+        if (newer := newer_writer(storage.store)) is not None:
+            raise Conflict(
+                f"the store was last written by {newer}, newer than this version's store format "
+                f"{STORE_FORMAT}: an older version does not upgrade it (nothing upgraded); run "
+                "the newer version's `gerbil-qa upgrade`"
+            )
         graphs = upgrade(storage)
         uploads = complete_published_uploads(storage)
     for graph in graphs:
@@ -390,7 +397,8 @@ def _upgrade(args: argparse.Namespace) -> int:
         f"{len(graphs)} experiment graph(s) written by a version before {WRITTEN_BEFORE} "
         "upgraded (experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; "
         f"results untouched); {len(uploads)} published uploaded dataset(s) completed "
-        "(catalogue link, publisher, date of first issue, generated description marked)",
+        "(catalogue link, publisher, date of first issue, generated description marked, a "
+        "kept file as its distribution)",
         file=sys.stderr,
     )
     return 0

@@ -138,25 +138,39 @@ DCATAP = "http://data.europa.eu/r5r/"
 def _distribution_triples(
     f: NamedNode, up: UploadedFile, ref: DatasetRef, uris: Uris, eid: str
 ) -> list[tuple[NamedNode, NamedNode, Object]]:
-    """An uploaded dataset's file as its ``dcat:Distribution``: what DCAT-AP asks of one (an
-    access URL, a description, format, licence, availability), the EU concepts described."""
+    """An uploaded dataset's file as its ``dcat:Distribution`` (:func:`distribution_triples`)."""
+    licence = dict(ref.about).get("license")
+    download = uris.upload_download(eid, up.sha256)
+    return distribution_triples(
+        f, up.name, download, up.media_type, licence[0] if licence else None
+    )
+
+
+def distribution_triples(
+    f: NamedNode, name: str, download: str, media_type: str | None, licence: str | None
+) -> list[tuple[NamedNode, NamedNode, Object]]:
+    """An uploaded file ``f`` (its ``name``, download address, media type) as the
+    ``dcat:Distribution`` of its dataset (whose ``licence`` it carries): what DCAT-AP asks of
+    one (an access URL, a description, format, licence, availability), the EU concepts
+    described. Also what ``gerbil-qa upgrade`` gives an upload an older version published
+    without it (``uploads.complete_published_uploads``)."""
     from service.graph import dcat
 
     out: list[tuple[NamedNode, NamedNode, Object]] = [
         (f, TYPE, _p(DCAT, "Distribution")),
-        (f, _p(DCAT, "accessURL"), node(uris.upload_download(eid, up.sha256))),
+        (f, _p(DCAT, "accessURL"), node(download)),
         (
             f,
             _p(DCT, "description"),
-            n.literal(f"The file {up.name} as uploaded (its SHA-256 pins it).", lang="en"),
+            n.literal(f"The file {name} as uploaded (its SHA-256 pins it).", lang="en"),
         ),
         # a published experiment's files are kept as long as it is cited
         (f, _p(DCATAP, "availability"), node(dcat.AUTHORITY + "planned-availability/STABLE")),
     ]
-    if (code := dcat.FILE_TYPE_OF.get(up.media_type or "")) is not None:
+    if (code := dcat.FILE_TYPE_OF.get(media_type or "")) is not None:
         out.append((f, _p(DCT, "format"), node(f"{dcat.FILE_TYPES}/{code}")))
-    if licence := dict(ref.about).get("license"):
-        out.append((f, _p(DCT, "license"), node(licence[0])))
+    if licence:
+        out.append((f, _p(DCT, "license"), node(licence)))
     out += dcat.linked_descriptions(tuple(o.value for _, _, o in out if isinstance(o, NamedNode)))
     return out
 

@@ -200,19 +200,9 @@ def mark_version(adapter: StoreAdapter) -> None:
     Nothing is written when the marker already says this version."""
     from service import release
     from service.graph import nodes as n
-    from service.graph.dumps import STORE_FORMAT_MARK, WRITTEN_BY
-    from service.graph.nodes import node
     from service.graph.terms import XSD
 
-    marker = node(STORE_MARKER)
-    formats = [
-        int(q.object.value)
-        for q in adapter.private.quads_for_pattern(marker, node(STORE_FORMAT_MARK), None)
-        if q.object.value.isdigit()
-    ]
-    writers = [
-        q.object.value for q in adapter.private.quads_for_pattern(marker, node(WRITTEN_BY), None)
-    ]
+    formats, writers = _marks(adapter)
     ours = release.source().version
     if formats and max(formats) > STORE_FORMAT:
         log.warning(
@@ -236,6 +226,28 @@ def mark_version(adapter: StoreAdapter) -> None:
         _write_mark(adapter, subject, number, n.literal(ours))
     except (ServiceError, OSError) as err:  # a store this process may only read
         log.debug("the store's version mark not written: %s", err)
+
+
+def _marks(adapter: StoreAdapter) -> tuple[list[int], list[str]]:
+    """The store formats and versions the store marker says (:func:`mark_version`)."""
+    from service.graph.dumps import STORE_FORMAT_MARK, WRITTEN_BY
+    from service.graph.nodes import node
+
+    marker, found = node(STORE_MARKER), adapter.private.quads_for_pattern
+    formats = [
+        int(q.object.value)
+        for q in found(marker, node(STORE_FORMAT_MARK), None)
+        if q.object.value.isdigit()
+    ]
+    return formats, [q.object.value for q in found(marker, node(WRITTEN_BY), None)]
+
+
+def newer_writer(adapter: StoreAdapter) -> str | None:
+    """Who wrote the store in a newer store format than this version's, or None."""
+    formats, writers = _marks(adapter)
+    if not formats or max(formats) <= STORE_FORMAT:
+        return None
+    return f"gerbil-qa {writers[0] if writers else '(unknown)'} (store format {max(formats)})"
 
 
 def _write_mark(adapter: StoreAdapter, subject: str, number: object, version: object) -> None:

@@ -345,7 +345,44 @@ def complete_published_uploads(storage: Storage) -> list[str]:
         if _complete(storage, dataset, graphs):
             done.append(dataset.value)
     done += _restate_published(storage)
+    done += _distribute_kept(storage)
     return sorted(set(done))
+
+
+def _distribute_kept(storage: Storage) -> list[str]:
+    """Uploads published by a version that kept their file (it has a download address) but
+    did not yet describe it as their distribution: described so in each listed graph, one
+    update a dataset; the datasets' URIs. A file never kept has no address: nothing to
+    distribute (the shapes accept that)."""
+    from service.graph.adapter import Side
+    from service.graph.results import distribution_triples
+
+    media_prefix = "http://www.iana.org/assignments/media-types/"
+    rows = storage.public.query(
+        f"SELECT ?g ?d ?f ?title ?url ?media ?licence WHERE {{ GRAPH ?g {{ "
+        f"?e a <{GQA}Experiment> ; <{PROV}used> ?d . ?d <{SHA256}> ?sha ; "
+        f"<{PROV}wasDerivedFrom> ?f . ?f a <{GQA}UploadedFile> ; <{SHA256}> ?sha ; "
+        f"<{DCT}title> ?title ; <{DCAT}downloadURL> ?url "
+        f"OPTIONAL {{ ?f <{DCAT}mediaType> ?media }} OPTIONAL {{ ?d <{DCT}license> ?licence }} "
+        f"FILTER NOT EXISTS {{ ?d <{DCAT}distribution> ?any }} }} "
+        f'FILTER(STRSTARTS(STR(?d), "{storage.uris.dataset("")}")) '
+        f"{storage.uris.listed_experiment_graph()} }}"
+    )
+    by_dataset: dict[str, list[Any]] = {}
+    for row in rows:
+        media = row["media"].value.removeprefix(media_prefix) if row["media"] else None
+        licence = row["licence"].value if row["licence"] else None
+        triples = [(row["d"], node(DCAT + "distribution"), row["f"])]
+        triples += distribution_triples(
+            row["f"], row["title"].value, row["url"].value, media, licence
+        )
+        by_dataset.setdefault(row["d"].value, []).extend(
+            Quad(s, p, o, row["g"]) for s, p, o in triples
+        )
+    for quads in by_dataset.values():
+        with storage.store.lock:
+            storage.store.update(Side.PUBLIC, _insertion(quads))
+    return sorted(by_dataset)
 
 
 def _unrestated(public: Any, uris: Uris) -> dict[NamedNode, list[NamedNode]]:

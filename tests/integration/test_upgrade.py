@@ -411,9 +411,19 @@ def test_an_upload_published_by_a_version_that_kept_no_files_checks_clean(
         _without(storage, kept_none, dcat + "distribution", dcat + "downloadURL")
         _without(storage, kept_none, dcat + "accessURL", "http://data.europa.eu/r5r/availability")
         _without(storage, kept_none, RDF_TYPE, obj=f"<{dcat}Distribution>")
+        today = _graph(storage, kept, Side.PUBLIC)
         _without(storage, kept, dcat + "distribution")  # its file had an address: still wrong
         found = [v for v in check_store(storage) if v.check == "SHACL"]
         assert [v.target for v in found] == [storage.uris.experiment_graph(kept)], found
+        # as a version of 2026-11-26 left it: the upgrade describes its kept file as its
+        # distribution, as today's publication does (check failed it after the upgrade)
+        from service.graph.uploads import complete_published_uploads
+
+        dataset = storage.experiments.recorded_datasets()[kept]
+        assert complete_published_uploads(storage) == [dataset]
+        assert [v for v in check_store(storage) if v.check == "SHACL"] == []
+        assert _graph(storage, kept, Side.PUBLIC) == today
+        assert complete_published_uploads(storage) == []  # once
     for sha in {p.name for p in (store / "files").iterdir()}:  # as if no file was kept
         (store / "files" / sha).unlink()
     capsys.readouterr()
@@ -426,7 +436,7 @@ def test_an_upload_published_by_a_version_that_kept_no_files_checks_clean(
 
 
 def test_the_store_says_which_version_wrote_it_and_a_newer_format_is_told(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An operator who rolls back learned nothing: no store recorded which version wrote it.
     Its marker now says the version and store format that last opened it to write; an older
@@ -465,6 +475,14 @@ def test_the_store_says_which_version_wrote_it_and_a_newer_format_is_told(
         assert mark(storage) == ([str(STORE_FORMAT + 1)], ["9.9.9"])  # kept
     said = " ".join(r.getMessage() for r in caplog.records)
     assert "last written by gerbil-qa 9.9.9" in said and "newer" in said
+    # `upgrade` does not rewrite what a newer version wrote (it warned, then upgraded)
+    from service.cli import main
+
+    capsys.readouterr()
+    assert main(["upgrade", "--store", str(store)]) == 1
+    refused = capsys.readouterr().err
+    assert "last written by gerbil-qa 9.9.9 (store format 2)" in refused, refused
+    assert "nothing upgraded" in refused
 
 
 def test_the_operators_listing_names_what_an_older_versions_run_used(tmp_path: Path) -> None:
