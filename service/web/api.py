@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest, Forbidden, ServiceError
+from service.errors import BadRequest, Conflict, Forbidden, ServiceError
 from service.web import conneg, listings, pages
 from service.web.access import bearer_token, is_admin, is_owner, require_experiment
 from service.web.state import services
@@ -427,12 +427,7 @@ def withdraw(experiment_id: str) -> Response:
     if not isinstance(reason, str):
         raise BadRequest('send {"reason": "why it is withdrawn"} (a string, shown with it)')
     utf8(reason, "$.reason")
-    from service.experiments.dataset_checks import after_withdrawal
-
-    state = services()
-    status = state.storage.experiments.withdraw(experiment_id, reason)
-    after_withdrawal(state.storage, experiment_id)
-    state.changed()
+    status = _withdrawn(experiment_id, reason)
     return json_answer(
         {
             "id": status.id,
@@ -441,6 +436,53 @@ def withdraw(experiment_id: str) -> Response:
             "withdrawalReason": status.withdrawal_reason,
         }
     )
+
+
+def _withdrawn(experiment_id: str, reason: str) -> Any:
+    """Withdraw a published experiment (the API's and the page's); its status after."""
+    from service.experiments.dataset_checks import after_withdrawal
+
+    state = services()
+    status = state.storage.experiments.withdraw(experiment_id, reason)
+    after_withdrawal(state.storage, experiment_id)
+    state.changed()
+    return status
+
+
+@bp.get("/experiment/<experiment_id>/withdraw")
+def withdraw_page(experiment_id: str) -> str:
+    """The owner's form to withdraw a published experiment (its page, the same for every
+    reader, links here); anyone else is told who can."""
+    from service.web.access import COOKIE_PREFIX, form_check
+
+    status = require_experiment(experiment_id)
+    token = request.cookies.get(COOKIE_PREFIX + experiment_id)
+    owner = bool(token) and is_owner(experiment_id, token)
+    if not status.public:
+        raise Conflict(f"experiment {experiment_id} is not published: there is nothing to withdraw")
+    if not owner:
+        raise Forbidden(
+            f"only the owner of experiment {experiment_id} can withdraw it: the browser that "
+            "holds its owner link, or POST /api/experiments/"
+            f"{experiment_id}/withdraw with its owner token"
+        )
+    return render_template(
+        "withdraw.html",
+        status=status,
+        check=form_check(experiment_id, token or "", "withdraw"),
+    )
+
+
+@bp.post("/experiment/<experiment_id>/withdraw")
+def withdraw_form(experiment_id: str) -> BaseResponse:
+    from service.web.access import require_owner_form
+
+    require_owner_form(experiment_id, "withdraw")
+    reason = request.form.get("reason", "").strip()
+    if not reason or request.form.get("confirm") != "on":
+        raise BadRequest("a withdrawal needs its reason (shown with it) and the box ticked")
+    _withdrawn(experiment_id, reason)
+    return redirect(services().storage.uris.experiment(experiment_id), code=303)
 
 
 PAPER_KEYS = frozenset({"doi", "url"})

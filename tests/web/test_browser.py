@@ -238,6 +238,9 @@ def test_owner_opens_private_experiment_and_publishes(server, browser) -> None:
     assert browser.find_element(By.ID, "private-notice").is_displayed()
     assert "baseline" in browser.find_element(By.ID, "table-QA").text
     button = browser.find_element(By.ID, "publish")
+    button.click()  # not ticked "for good": nothing sent (one Enter published it for good)
+    assert not server.storage.experiments.is_public(ticket["id"])
+    browser.find_element(By.ID, "publish-confirm").click()
     button.click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "publish") or _stale(button))
     shot(browser, "published-owner")
@@ -245,10 +248,29 @@ def test_owner_opens_private_experiment_and_publishes(server, browser) -> None:
     assert not browser.find_elements(By.ID, "private-notice")
     assert server.storage.experiments.is_public(ticket["id"])
 
+    # no page could withdraw it (only the API and the command line): its owner can here
+    browser.find_element(By.CSS_SELECTOR, "#withdraw-link a").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "withdraw-form"))
+    check_accessibility(browser)
+    browser.find_element(By.ID, "withdraw-reason").send_keys("a wrong answers file")
+    browser.find_element(By.ID, "withdraw").click()  # not ticked: nothing sent
+    assert server.storage.experiments.status(ticket["id"]).withdrawn_at is None
+    browser.find_element(By.ID, "withdraw-confirm").click()
+    browser.find_element(By.ID, "withdraw").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "withdrawn-notice"))
+    assert browser.current_url == url
+    assert "a wrong answers file" in browser.find_element(By.ID, "withdrawn-notice").text
+    assert server.storage.experiments.status(ticket["id"]).withdrawal_reason == (
+        "a wrong answers file"
+    )
+
     browser.delete_all_cookies()  # a stranger now sees it
     visit(browser, url, "published-stranger")
     assert "baseline" in browser.find_element(By.ID, "table-QA").text
     assert severe_logs(browser) == []
+    # and is told who may withdraw one (the link is on every reader's page)
+    stranger = server.get(f"experiment/{server.demo_id}/withdraw")
+    assert stranger.status_code == 403 and "only the owner" in stranger.text
 
 
 def _task_path(server, system: str) -> str:

@@ -113,6 +113,7 @@ def test_run_watch_drill_down_publish_rank_and_compare(server, browser) -> None:
     browser.back()
 
     wait_until(browser, lambda d: d.find_elements(By.ID, "publish"))
+    browser.find_element(By.ID, "publish-confirm").click()  # for good: said and ticked
     browser.find_element(By.ID, "publish").click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
     shot(browser, "flow-published")
@@ -325,6 +326,7 @@ def test_without_javascript_a_run_is_watched_published_and_queried(
     browser.find_element(By.ID, "reload-auto").click()
     wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=60)
     shot(browser, "nojs-finished")
+    browser.find_element(By.ID, "publish-confirm").click()  # for good: said and ticked
     browser.find_element(By.ID, "publish").click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
     assert server.storage.experiments.is_public(experiment_id)

@@ -719,6 +719,7 @@ def test_the_owners_page_shows_the_findings_then_the_datasets_page(
     intro = browser.find_element(By.ID, "dataset-checks-intro").text
     assert f"found {len(_expected(tmp_path))} things" in intro
 
+    browser.find_element(By.ID, "publish-confirm").click()  # for good: said and ticked
     browser.find_element(By.ID, "publish").click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
     assert not browser.find_elements(By.ID, "dataset-checks")
