@@ -608,7 +608,8 @@ class QueryPool:
             self.killed += 1
             self._replace(worker)
             raise QueryTimeout(
-                f"the query ran longer than the limit of {self.timeout:g} s and was stopped"
+                f"the query ran longer than the limit of {self.timeout:g} s and was stopped "
+                "(narrow it: a LIMIT, a more selective pattern, no cross product)"
             )
         elapsed = time.monotonic() - started
         if shape is not None and elapsed < self.quick_seconds:

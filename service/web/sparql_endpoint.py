@@ -369,7 +369,11 @@ def endpoint() -> Response:
     try:
         answer = answer_query(services(), request, operation)
     except ServiceError as err:
-        if err.status >= 500 or not wants_page(operation, request.headers.get("Accept")):
+        # a limit (503: too long, busy) comes back in the editor too; a fault (500) does not
+        limit = err.status == 503
+        if (err.status >= 500 and not limit) or not wants_page(
+            operation, request.headers.get("Accept")
+        ):
             raise  # a program's error response, as the protocol's clients read it
         return _query_error_page(operation.query, err)
     if answer.html:
@@ -490,6 +494,8 @@ def _query_error_page(query: str, err: ServiceError) -> Response:
     page = _query_page(query=query, error=err.public_message, at=at)
     response = Response(page, status=err.status, content_type="text/html; charset=utf-8")
     response.vary.add("Accept")
+    if (wait := retry_after(err)) is not None:  # busy: when to try again
+        response.headers["Retry-After"] = wait
     return response
 
 

@@ -307,6 +307,21 @@ def test_a_browsers_bad_query_comes_back_in_the_editor_with_its_error(server) ->
         assert program.text.startswith("query syntax error: line 1, column 25")
 
 
+def test_a_browsers_query_stopped_at_the_time_limit_comes_back_in_the_editor(server) -> None:
+    """The limit a browser meets most: before, a bare "Error 503" page, the query lost."""
+    query = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    response = server.post("sparql", data={"query": query}, headers=browser)
+    assert response.status_code == 503, response.text
+    page = response.text
+    error = page.index('id="query-error"')
+    assert error < page.index('<textarea id="query"')
+    assert "ran longer than the limit" in page[error:] and "a LIMIT" in page[error:]
+    assert f"{query}</textarea>" in page
+    program = server.post("sparql", data={"query": query}, headers={"Accept": "*/*"})
+    assert program.status_code == 503 and program.headers["Content-Type"].startswith("text/plain")
+
+
 def test_protocol_files_exist() -> None:
     assert PROTOCOL.is_file()
     for name in ("data1.nt", "data2.nt", "data3.nt"):
