@@ -98,11 +98,12 @@ class Served:
         base: str | None = None,
         output: Path | None = None,
         options: tuple[str, ...] = (),
+        port: int | None = None,
         **env: str,
     ) -> None:
         from tests.web.conftest import free_port
 
-        self.port = free_port()
+        self.port = port or free_port()  # a given one: the same server started again
         self.url = f"http://127.0.0.1:{self.port}/"
         self.base = base or self.url  # replicas share one base (the proxy's), not their URL
         args = ["serve", "--store", str(store), "--port", str(self.port), "--base", self.base]

@@ -159,6 +159,12 @@ def test_a_web_service_run_is_watched_live_and_results_swap_in(server, browser, 
     browser.find_element(By.ID, "open-experiment").click()
     wait_until(browser, lambda d: d.find_elements(By.ID, "progress-table"))
     browser.execute_script("window.gqaMarker = 42")
+    # what a screen reader is told (it was the clock, every second, and nothing at the end)
+    browser.execute_script(
+        "window.gqaSaid = []; var live = document.getElementById('progress-announce');"
+        "new MutationObserver(function () { window.gqaSaid.push(live.textContent); })"
+        ".observe(live, {childList: true, characterData: true, subtree: true});"
+    )
 
     def counted(driver) -> int:
         cells = driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody td.num")
@@ -175,6 +181,11 @@ def test_a_web_service_run_is_watched_live_and_results_swap_in(server, browser, 
     shot(browser, "flow-live-finished")
     assert browser.execute_script("return window.gqaMarker") == 42  # no reload
     assert "slow" in browser.find_element(By.ID, "table-QA").text
+    said = browser.execute_script("return window.gqaSaid")
+    assert said and said[-1] == "Finished: the results are below.", said
+    assert any("questions done" in m for m in said) and not any("elapsed" in m for m in said)
+    assert len(said) <= 14, said  # a tenth of the questions at a time, not each second
+    assert browser.execute_script("return document.activeElement.id") == "content"  # main
     assert severe_logs(browser) == []
 
 
@@ -339,3 +350,39 @@ def test_without_javascript_a_run_is_watched_published_and_queried(
     assert any("/system/slow" in row.text for row in rows)
     assert "answerType" in browser.find_element(By.ID, "query").get_attribute("value")
     assert severe_logs(browser) == []
+
+
+def test_the_live_progress_says_when_the_server_is_away(tmp_path, browser, slow_qa) -> None:
+    """A server restarted mid-run: the page froze at "6 s elapsed" without a word while it was
+    away; it says so now, and the results still swap in once it is back (it resumes the run)."""
+    import requests
+    from selenium.webdriver.common.by import By
+
+    from tests.reliability.figures import Served
+
+    store, allow = tmp_path / "store", "127.0.0.1/32"  # the test's QA service
+    site = Served(store, GERBIL_QA_ALLOW_NETWORKS=allow)
+    try:
+        submitted = requests.post(
+            site.url + "api/experiments",
+            json={"dataset": "demo", "systems": [{"url": f"{slow_qa}delay/0.3"}]},
+            timeout=30,
+        )
+        assert submitted.status_code == 202, submitted.text
+        ticket = submitted.json()
+        browser.delete_all_cookies()
+        browser.get(ticket["ownerLink"])
+        wait_until(browser, lambda d: d.find_elements(By.ID, "progress-table"))
+    finally:
+        site.kill()
+    away = "cannot be reached"
+    wait_until(browser, lambda d: away in d.find_element(By.ID, "progress-message").text)
+    assert away in browser.find_element(By.ID, "progress-announce").text
+    site = Served(store, port=site.port, base=site.base, GERBIL_QA_ALLOW_NETWORKS=allow)
+    try:
+        wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
+        assert browser.find_element(By.ID, "progress-announce").text == (
+            "Finished: the results are below."
+        )
+    finally:
+        site.kill()

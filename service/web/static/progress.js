@@ -7,6 +7,39 @@
   var url = section.dataset.statusUrl;
   var active = ["reserved", "queued", "running"];
   var every = 1000;
+  // What a screen reader is told, sparingly: a change of status or phase, each tenth of the
+  // questions done, new errors, the end; never the clock (the summary ticks every second).
+  // Outside <main>, which the results replace, so the end is still said.
+  var announcer = document.createElement("p");
+  announcer.id = "progress-announce";
+  announcer.className = "visually-hidden";
+  announcer.setAttribute("role", "status");
+  document.body.appendChild(announcer);
+  var said = { status: section.dataset.status, phase: null, tenth: -1, errors: 0 };
+  var away = false;
+
+  function announce(message) { announcer.textContent = message; }
+
+  function tell(data) {
+    var done = 0, total = 0, errors = 0;
+    data.systems.forEach(function (s) { done += s.done; total += s.total; errors += s.errors; });
+    var news = [];
+    if (data.status !== said.status || (data.phase || null) !== said.phase) {
+      news.push(data.status + (data.phase ? ", " + data.phase : ""));
+    }
+    var tenth = total ? Math.floor((10 * done) / total) : -1;
+    if (tenth > said.tenth && total) news.push(done + " of " + total + " questions done");
+    if (errors > said.errors) news.push(errors + (errors === 1 ? " error" : " errors"));
+    said = { status: data.status, phase: data.phase || null, tenth: tenth, errors: errors };
+    if (news.length) announce(news.join("; "));
+  }
+
+  function unreachable() {
+    if (!away) announce("The server cannot be reached; trying again every few seconds.");
+    away = true;
+    document.getElementById("progress-message").textContent =
+      "· the server cannot be reached; trying again every few seconds";
+  }
 
   function text(parent, tag, value, cls) {
     var node = document.createElement(tag);
@@ -60,26 +93,37 @@
     });
   }
 
-  function swapInResults() {
+  // The finished page in place of this one: its title too, the end said, and the focus put
+  // on its main content (the focused Cancel button went with the old one).
+  function swapInResults(status) {
     fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
-      .then(function (response) { return response.text(); })
+      .then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text();
+      })
       .then(function (html) {
         var page = new DOMParser().parseFromString(html, "text/html");
         var main = page.querySelector("main");
-        if (main) document.querySelector("main").replaceWith(main);
-      });
+        if (!main) throw new Error("no main");
+        document.querySelector("main").replaceWith(main);
+        document.title = page.title;
+        main.focus();
+        announce(status === "finished" ? "Finished: the results are below." : "The run ended: " + status + ".");
+      })
+      .catch(function () { unreachable(); setTimeout(function () { swapInResults(status); }, every * 3); });
   }
 
   function poll() {
     fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (data) {
-        if (!data) { setTimeout(poll, every * 3); return; }
+        if (!data) { unreachable(); setTimeout(poll, every * 3); return; }
+        if (away) { away = false; announce("The server answers again."); }
         show(data);
-        if (active.indexOf(data.status) >= 0) setTimeout(poll, every);
-        else swapInResults();
+        if (active.indexOf(data.status) >= 0) { tell(data); setTimeout(poll, every); }
+        else swapInResults(data.status);
       })
-      .catch(function () { setTimeout(poll, every * 3); });
+      .catch(function () { unreachable(); setTimeout(poll, every * 3); });
   }
 
   if (active.indexOf(section.dataset.status) >= 0) setTimeout(poll, every);
