@@ -73,6 +73,10 @@ def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     _pick(browser, server, answers, "fair")
     refused = wait_until(browser, lambda d: d.find_elements(By.ID, "run-error"))[0].text
     assert "--profile poleval" in refused, refused
+    # said: the title says it, and the reader is taken to why (an alert already in the page
+    # when it loads is not announced; focus was on the page's top)
+    assert browser.title.startswith("Error: New experiment")
+    assert browser.execute_script("return document.activeElement.id") == "run-error"
 
     _pick(browser, server, answers, None)  # the dataset chooses poleval
     wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))

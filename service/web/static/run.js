@@ -2,6 +2,10 @@
 // on the compare page), and copy buttons for the owner link and token. Served by the service
 // (the pages send a strict CSP: no inline scripts). The page works without it.
 (function () {
+  // A refused submission comes back with why above the form: the reader is taken there (an
+  // alert already in the page when it loads is not said, and the form is far below it)
+  var refused = document.querySelector(".notice.error[role=alert]");
+  if (refused) refused.focus();
   // A dataset chosen by the search or by a file chosen is chosen as a pick in the list is:
   // the select told with a change event, so the profile follows it too.
   function choose(select, value) {
