@@ -74,15 +74,25 @@ def audit(driver, page: str, findings: Findings) -> None:
     narrow(driver, page, findings)
 
 
+# a wide table's caption laid out at the table's width: one clipped line on a phone
+CLIPPED_CAPTIONS = """var width = document.documentElement.clientWidth;
+return Array.from(document.querySelectorAll(".table-wrap caption")).filter(function (c) {
+  return c.getBoundingClientRect().width > width + 1;
+}).slice(0, 3).map(function (c) { return c.textContent.slice(0, 40); });"""
+
+
 def narrow(driver, page: str, findings: Findings) -> None:
     metrics = {"width": NARROW, "height": 800, "deviceScaleFactor": 1, "mobile": False}
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
     try:
         wide = driver.execute_script(SIDEWAYS)
+        clipped = driver.execute_script(CLIPPED_CAPTIONS)
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     if wide:
         findings.failures.append(f"{page}: scrolls sideways at {NARROW} px ({', '.join(wide)})")
+    if clipped:
+        findings.failures.append(f"{page}: captions wider than {NARROW} px: {clipped}")
 
 
 def visit(driver, url: str, *, javascript: bool) -> None:
@@ -173,6 +183,10 @@ def owner_pages(server, driver, findings: Findings, slow_qa: str) -> None:
     submit(driver, "run-submit", ready, javascript=True)
     audit(driver, "submitted (owner token)", findings)
     running = link(driver, "#open-experiment")
+    # the run page lists this browser's own runs (their table widened the page on a phone)
+    visit(driver, f"{server.url}experiments/new", javascript=True)
+    assert driver.find_elements(By.CSS_SELECTOR, "table.own-runs")
+    audit(driver, "run page with this browser's runs", findings)
     for javascript, mode in ((True, "with JavaScript"), (False, "without JavaScript")):
         visit(driver, running, javascript=javascript)
         assert driver.find_elements(By.ID, "progress-table"), "the run ended before it was seen"
