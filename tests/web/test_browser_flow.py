@@ -386,3 +386,25 @@ def test_the_live_progress_says_when_the_server_is_away(tmp_path, browser, slow_
         )
     finally:
         site.kill()
+
+
+def test_the_run_pages_tick_boxes_keep_their_labels_and_their_question(server, browser) -> None:
+    """On a phone a box and its label landed on different lines (each box right after the
+    previous type's name), and a screen reader named the boxes "QA", "AT"… without the
+    question they answer: each group is a fieldset whose legend asks it now."""
+    from selenium.webdriver.common.by import By
+
+    browser.delete_all_cookies()
+    _run_page(browser, server)
+    metrics = {"width": 375, "height": 812, "deviceScaleFactor": 1, "mobile": True}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        for group, question in (("run-types", "Experiment types"), ("run-references", "Reference")):
+            legend = browser.find_element(By.CSS_SELECTOR, f"#{group} > legend").text
+            assert legend.startswith(question), legend
+            for pick in browser.find_elements(By.CSS_SELECTOR, f"#{group} .pick"):
+                box = pick.find_element(By.TAG_NAME, "input").rect
+                label = pick.find_element(By.TAG_NAME, "label").rect
+                assert abs(box["y"] + box["height"] / 2 - label["y"] - label["height"] / 2) < 8
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
