@@ -172,6 +172,29 @@ def texts_language(source: FileDataset, named: str | None) -> str | None:
     return get_profile(own).default_language if own else None
 
 
+def check_stated_language(
+    source: DatasetSource, dataset: Dataset, language: str, *, named: bool
+) -> None:
+    """Refuse a run that names no language on a file whose questions have no text to tell it by
+    (a PolEval expected.tsv without its in.tsv) where its format's language is another than the
+    profile's default: with its in.tsv the run is refused (no text in that language); without,
+    it was scored and labelled in the default (``fair``: en) — PolEval's questions as English."""
+    from service.catalog import own_profile_of_file
+
+    if named or not isinstance(source, FileDataset) or any(q.texts for q in dataset.questions):
+        return
+    own = texts_language(source, None)
+    if own is None or own == language:
+        return
+    profile = own_profile_of_file(source.file.name, source.file.format)
+    raise BadRequest(
+        f"{source.file.name}: its questions state no language and have no text to tell it by; "
+        f"a file of this format is read as {own!r} (as the built-in dataset's), not as "
+        f"{language!r}, this profile's default: name the language (--lang {own}; the API: "
+        f'"language"; the pages: the "Language" field) or choose --profile {profile}'
+    )
+
+
 def _with_gold(
     dataset: Dataset, source: DatasetSource, files: Files, *, language: str | None
 ) -> Dataset:

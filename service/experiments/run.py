@@ -24,6 +24,7 @@ from service.experiments.inputs import (
     Files,
     check_has_text,
     check_scored,
+    check_stated_language,
     check_unique_ids,
     read_dataset,
 )
@@ -144,6 +145,7 @@ def run_experiment(
             gold=spec.gold,
             types=spec.experiment_types,
         )
+        check_stated_language(spec.dataset, read, language, named=named)
         if storage is not None and dataset is None:
             check_unique_ids(read)  # its results are named by question id in the graph
         dataset = dataset or read
@@ -555,6 +557,7 @@ def prepare(
         check_unique_ids(dataset)
     for asked in () if language is None else languages:  # each one must ask something
         check_has_text(dataset, asked, profile)
+        check_stated_language(read.dataset, dataset, asked, named=named_language(spec))
     language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first
     ignore = _NeverSet()
     refused: list[Problem] = []  # every answer file's problems at once, not the first file's

@@ -220,3 +220,14 @@ def test_a_tsv_dataset_file_is_scored_with_poleval_unless_another_profile_is_giv
     assert polish.returncode == 0, polish.stderr
     assert "profile: fair " in polish.stdout and "language: pl" in polish.stdout, polish.stdout
     assert "--profile poleval" in polish.stderr  # alternatives counted apart: warned
+    # without its in.tsv no text says the language: it was scored and labelled "en"
+    (tmp_path / "in.tsv").unlink()
+    alone = _cli("evaluate", "--dataset", str(expected), "--answers", str(out), "--profile", "fair")
+    assert alone.returncode == 1, alone.stdout
+    assert "read as 'pl'" in alone.stderr and "--lang pl" in alone.stderr, alone.stderr
+    assert "--profile poleval" in alone.stderr
+    named = _cli(
+        *("evaluate", "--dataset", str(expected), "--answers", str(out)),
+        *("--profile", "fair", "--lang", "pl"),
+    )
+    assert named.returncode == 0 and "language: pl" in named.stdout, named.stderr

@@ -246,6 +246,12 @@ def test_an_uploaded_tsv_is_polish_as_the_built_in_dataset_is(server) -> None:
     assert made.status_code == 202, made.text
     state = server.wait_finished(made.json()["id"], made.json()["token"])
     assert [e["language"] for e in state["evaluations"]] == ["pl"], state
+    # without its in.tsv no text tells the language: it was scored and labelled "en"
+    alone = {**body, "dataset": {k: v for k, v in dataset.items() if k != "questions"}}
+    refused = server.post("api/experiments", json=alone)
+    assert refused.status_code == 400, refused.text
+    said = refused.json()["error"]
+    assert "read as 'pl'" in said and '"language"' in said and "--profile poleval" in said, said
 
 
 def test_answers_given_as_bare_tsv_text_in_json_are_read_as_out_tsv(server, tmp_path: Path) -> None:
