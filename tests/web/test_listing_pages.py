@@ -124,7 +124,9 @@ def leaderboard_rows(html: str) -> list[list[str]]:
 
     def cells(row: str) -> list[str]:
         found = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
-        return [" ".join(re.sub(r"<[^>]+>", " ", c).split()) for c in found]
+        # a profile cell as it shows: the profile, its signature folded away behind it
+        shown = [re.sub(r"</summary>.*?</details>", "", c, flags=re.S) for c in found]
+        return [" ".join(re.sub(r"<[^>]+>", " ", c).split()) for c in shown]
 
     # the columns as before the compare checkboxes and the tiers (columns of their own)
     headers = cells(head.split("<thead>", 1)[1])
