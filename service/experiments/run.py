@@ -96,6 +96,7 @@ def run_experiment(
     policy: NetworkPolicy | None = None,
     hold: Hold | None = None,
     started: float | None = None,
+    admit: Callable[[int, Callable[[str], None]], None] | None = None,
 ) -> Outcome:
     """Run ``spec`` (module docstring). Without ``storage`` nothing is recorded (``evaluate``
     without ``--store``); with a ``ticket`` (a reserved id) that experiment is completed, else
@@ -103,7 +104,9 @@ def run_experiment(
     act on (:class:`Cancelled` when ``cancel`` is set). ``hold``: the runner's claim on the
     experiment (a shared store), the precondition of its record. ``started``: when the run
     first started (seconds since the epoch), for a run resumed or taken over from its logged
-    answers: its PROV start is when they began to be asked, not this resumption."""
+    answers: its PROV start is when they began to be asked, not this resumption. ``admit``:
+    called with the questions times systems once the dataset is read, and with what to say
+    while it waits; returns when the run may go on (the server's question budget)."""
     from service.evaluation import evaluate
     from service.evaluation.profiles import get_profile
 
@@ -148,6 +151,9 @@ def run_experiment(
         check_stated_language(spec.dataset, read, language, named=named)
         if storage is not None and dataset is None:
             check_unique_ids(read)  # its results are named by question id in the graph
+        if admit is not None and dataset is None:
+            admit(len(read.questions) * len(spec.systems), report.phase)
+            report.phase("reading")
         dataset = dataset or read
         got = _ask(spec, read, language, kb=asked_kb, files=files, job=job, stop=stop,
                    report=report, policy=policy, aborted=aborted, first=languages[0])  # fmt: skip

@@ -50,6 +50,7 @@ from service.experiments.systems import Aborted, Cancelled
 from service.graph.claims import HOLD, Claims, Hold
 from service.graph.experiments import RESUMABLE, ClaimLapsed, Status, Ticket
 from service.graph.remote import StoreUnavailable
+from service.memory import give_back_memory
 
 if TYPE_CHECKING:
     from service.formats.base import Limits
@@ -109,8 +110,10 @@ class ExperimentRunner:
         on_public_change: Callable[[], object] | None = None,
         recover: bool = True,
         limits: Limits | None = None,
+        question_budget: int = 0,
     ) -> None:
         self.storage = storage
+        self.budget = QuestionBudget(question_budget)
         self.limits = limits  # the format readers' for uploads read in a job (None: the env's)
         workspace = storage.workspace
         if jobs is None and workspace is not None:
@@ -540,6 +543,8 @@ class ExperimentRunner:
             writer.flush()  # what a cancelled or failed run got to stays readable
         with self._lock:
             self._progress.pop(eid, None)
+        self.budget.release(eid)
+        give_back_memory()
         try:
             self.claims.release(uri)
         except StoreUnavailable as err:
@@ -627,6 +632,7 @@ class ExperimentRunner:
                     policy=self.policy,
                     hold=cancel.hold,
                     started=self._first_start(eid),
+                    admit=lambda size, waiting: self.budget.admit(eid, size, waiting, cancel),
                 )
         finally:
             stop_watching.set()
@@ -659,6 +665,58 @@ class ExperimentRunner:
             if requested:
                 cancel.set()
                 return
+
+
+class QuestionBudget:
+    """How many questions (times systems) the runs of this process evaluate at once: a run
+    is admitted, in the order the runs asked, while the others' and its own fit in ``total``,
+    or alone whatever its size (never starved); 0: no bound. Memory grows with the questions
+    evaluated (a 20,000-question run peaked at ~4 GB recording), so two large uploads at once
+    took a server past 8 GB (explore-16 4)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._used: dict[str, int] = {}
+        self._order: list[str] = []  # runs waiting, first come first
+        self._cond = threading.Condition()
+
+    def admit(
+        self, eid: str, size: int, waiting: Callable[[str], None], stop: threading.Event
+    ) -> None:
+        """Return once ``eid`` (``size`` questions) may run; ``waiting`` is told why it waits
+        (once); :class:`Cancelled` if ``stop`` is set meanwhile."""
+        if self.total <= 0:
+            return
+        said = False
+        with self._cond:
+            self._order.append(eid)
+            try:
+                while not self._fits(eid, size):
+                    if not said:
+                        said = True
+                        used = sum(self._used.values())
+                        waiting(
+                            f"waiting: its {size:,} questions (times systems) do not fit in "
+                            f"this server's budget of {self.total:,} evaluated at once "
+                            f"(GERBIL_QA_RUNNER_QUESTION_BUDGET), {used:,} of which other "
+                            "runs use; it starts when they end"
+                        )
+                    if stop.is_set():
+                        raise Cancelled("cancelled while waiting for the question budget")
+                    self._cond.wait(0.2)
+                self._used[eid] = size
+            finally:
+                self._order.remove(eid)
+                self._cond.notify_all()
+
+    def _fits(self, eid: str, size: int) -> bool:
+        used = sum(self._used.values())
+        return self._order[0] == eid and (not self._used or used + size <= self.total)
+
+    def release(self, eid: str) -> None:
+        with self._cond:
+            if self._used.pop(eid, None) is not None:
+                self._cond.notify_all()
 
 
 _paused = 0

@@ -17,6 +17,9 @@ from typing import Any
 
 from service.errors import Conflict, ServiceError
 from service.graph.adapter import QuadReader, Side
+from service.memory import give_back_memory
+
+LARGE_WRITE = 100_000  # quads in one add past which its memory is given back at once
 
 
 def damaged(path: Path, err: BaseException) -> ServiceError:
@@ -92,7 +95,15 @@ class EmbeddedStore:
 
     def add(self, side: Side, quads: Iterable[Any]) -> None:
         self._writable()
-        self.reader(side).extend(quads)  # type: ignore[attr-defined]  # one transaction
+        counted = _Counted(quads)
+        store = self.reader(side)
+        store.extend(counted)  # type: ignore[attr-defined]  # one transaction
+        if counted.n >= LARGE_WRITE:
+            # RocksDB keeps what it wrote in its memtables until they are flushed, and glibc
+            # keeps what they freed: a 20,000-question run (2.2 million quads) left a server
+            # 2.6 GB resident after it; flushed and trimmed, ~0.1 GB (bench/memory.py)
+            store.flush()  # type: ignore[attr-defined]
+            give_back_memory()
 
     def update(self, side: Side, update: str) -> None:
         self._writable()
@@ -131,3 +142,15 @@ class EmbeddedStore:
     def _writable(self) -> None:
         if self._read_only:
             raise Conflict(f"the store at {self.location} is open read-only")
+
+
+class _Counted:
+    """The items of ``items``, counted as they are taken (``n``)."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self._items, self.n = items, 0
+
+    def __iter__(self) -> Iterator[Any]:
+        for item in self._items:
+            self.n += 1
+            yield item

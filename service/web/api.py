@@ -13,6 +13,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Conflict, Forbidden, ServiceError
+from service.memory import give_back_memory
 from service.web import conneg, listings, pages
 from service.web.access import bearer_token, is_admin, is_owner, require_experiment
 from service.web.state import services
@@ -179,6 +180,9 @@ def _experiment_json(experiment_id: str, *, questions: bool = True) -> dict[str,
     page = pages.experiment_page(experiment_id, document, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
     out["evaluations"] = evaluations(quads, storage.uris, experiment_id, questions=questions)
+    if questions:  # the whole graph was read as Python objects: ~1 GB for 20,000 questions
+        del quads
+        give_back_memory()
     # a re-scoring: what changed, if the old one may be seen; the revision's owner may see it,
     # as only the old one's owner (or the operator) could make the revision
     revision_owner = bool(out["revisionOf"]) and is_owner(experiment_id)

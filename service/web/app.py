@@ -61,6 +61,7 @@ def create_app(
     runner = ExperimentRunner(
         storage,
         workers=cfg.runner_workers,
+        question_budget=cfg.runner_question_budget,
         policy=cfg.network_policy(),
         limits=cfg.format_limits(),
     )

@@ -49,6 +49,10 @@ class WebConfig:
     sparql_network_isolation: bool = True
     sparql_cache_entries: int = 256  # results of public queries kept until the next write (0: off)
     runner_workers: int = 2  # experiments evaluated at the same time
+    # questions (times systems) evaluated at once by the runs of this process (0: no bound): a
+    # run past it waits until room frees (one alone is admitted whatever its size), since
+    # memory grows with them (bench/memory.py: ~0.2 GB a thousand while recording)
+    runner_question_budget: int = 25_000
     # runs queued or running in this process past which a submission is a 503 (0: no bound):
     # anyone may submit, and each waiting run keeps its uploads on disk
     max_waiting_runs: int = 100
@@ -132,6 +136,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "sparql_max_depth": (1, float("inf")),
     "sparql_cache_entries": (0, float("inf")),  # 0: off
     "runner_workers": (1, float("inf")),
+    "runner_question_budget": (0, float("inf")),  # 0: no bound
     "max_waiting_runs": (0, float("inf")),  # 0: no bound
     "max_upload_bytes": (1, float("inf")),
     "sync_parse_bytes": (0, float("inf")),

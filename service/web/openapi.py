@@ -1022,8 +1022,14 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "How far it is, in one line.",
                         },
                         "phase": {
-                            "enum": [*PHASES, None],
-                            "description": "While it runs: what it is doing.",
+                            "anyOf": [
+                                {"enum": [*PHASES, None]},
+                                {"type": "string", "pattern": "^waiting: "},
+                            ],
+                            "description": "While it runs: what it is doing, or why it "
+                            "waits (`waiting: …`: the server's budget of questions evaluated "
+                            "at once is used by other runs, or the replica running it is "
+                            "silent).",
                         },
                         "systems": {
                             "type": "array",

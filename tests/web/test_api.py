@@ -1351,6 +1351,46 @@ def test_a_negative_queue_bound_is_refused_at_start() -> None:
     assert load_config({}, environ={"GERBIL_QA_MAX_WAITING_RUNS": "0"}).max_waiting_runs == 0
 
 
+def test_a_run_past_the_question_budget_waits_saying_why(tmp_path, slow_qa) -> None:
+    """Memory grows with the questions evaluated (explore-16 4: ~4 GB for 20,000), so the runs
+    of a server share a budget of them (GERBIL_QA_RUNNER_QUESTION_BUDGET): a second run that
+    would exceed it waits, its phase saying why, and runs once the first ended. Before, two
+    large uploads ran at once and their memory added up."""
+    import time
+
+    from tests.web.conftest import start_server, stop_server
+
+    site = start_server(tmp_path / "store", runner_question_budget=20, demo=False)
+    try:
+        body = {  # the demo's 14 questions: one run fits in 20, two do not
+            "dataset": "demo",
+            "kb": "demo",
+            "systems": [{"name": "s", "url": slow_qa + "delay/0.2"}],
+        }
+        first, second = (site.post("api/experiments", json=body).json() for _ in range(2))
+        owner = {"Authorization": f"Bearer {second['token']}"}
+        deadline = time.monotonic() + 30
+        while not str((state := site.get(f"api/experiments/{second['id']}", headers=owner))
+                      .json().get("phase")).startswith("waiting"):  # fmt: skip
+            assert time.monotonic() < deadline, state.text
+            time.sleep(0.1)
+        said = state.json()["phase"]
+        assert "14 questions" in said and "GERBIL_QA_RUNNER_QUESTION_BUDGET" in said, said
+        assert "budget of 20" in said and "14 of which other runs use" in said, said
+        # it waits as long as the first runs (nothing asked), then starts: the first had ended
+        # (a run's budget is given back after its status is written)
+        while str((waiting := site.get(f"api/experiments/{second['id']}", headers=owner).json())
+                  .get("phase")).startswith("waiting"):  # fmt: skip
+            assert waiting["systems"][0]["done"] == 0 and time.monotonic() < deadline, waiting
+            time.sleep(0.1)
+        mine = {"Authorization": f"Bearer {first['token']}"}
+        ended = site.get(f"api/experiments/{first['id']}", headers=mine).json()
+        assert ended["status"] == "finished", ended
+        site.wait_finished(second["id"], second["token"])
+    finally:
+        stop_server(site)
+
+
 def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
     """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
     and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as
