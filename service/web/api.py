@@ -148,6 +148,9 @@ def compare_systems() -> Response:
     return json_answer(compare_request(body, kbs=_kbs()).to_json())
 
 
+LARGE_READ = 100_000  # quads read for one status past which their memory is given back
+
+
 def _experiment_json(experiment_id: str, *, questions: bool = True) -> dict[str, Any]:
     """An experiment's status and progress (``running.status_payload``) and, once recorded,
     its results; without ``questions``, its evaluations without their per-question records,
@@ -180,9 +183,9 @@ def _experiment_json(experiment_id: str, *, questions: bool = True) -> dict[str,
     page = pages.experiment_page(experiment_id, document, storage.uris)
     # the command line's contract: `gerbil-qa evaluate --output json`, one object per system
     out["evaluations"] = evaluations(quads, storage.uris, experiment_id, questions=questions)
-    if questions:  # the whole graph was read as Python objects: ~1 GB for 20,000 questions
+    if questions and len(quads) > LARGE_READ:  # as Python objects: ~1 GB for 20,000 questions
         del quads
-        give_back_memory()
+        give_back_memory()  # it walks the heap: not for every small status
     # a re-scoring: what changed, if the old one may be seen; the revision's owner may see it,
     # as only the old one's owner (or the operator) could make the revision
     revision_owner = bool(out["revisionOf"]) and is_owner(experiment_id)
