@@ -166,6 +166,22 @@ def changes(
             continue
         earlier = {q["id"]: q for q in was.get("questions", ())}
         changed = []
+        now = {q["id"] for q in new.get("questions", ())}
+        # a question the new dataset version no longer has: it left the measures too (an
+        # added one is said by the loop below, "not in it" before)
+        gone = [q for qid, q in earlier.items() if qid not in now] if "questions" in new else []
+        for question in gone:
+            for etype in was["results"]:
+                if a := question.get(etype, {}):
+                    keys = ("precision", "recall", "f1")
+                    changed.append(
+                        {
+                            "question": question["id"],
+                            "type": etype,
+                            "before": {**{k: a.get(k) for k in keys}, "status": _status(a)},
+                            "after": {**{k: None for k in keys}, "status": None},
+                        }
+                    )
         for question in new.get("questions", ()):
             prior = earlier.get(question["id"], {})
             for etype in new["results"]:

@@ -74,7 +74,7 @@ def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -
             )
             pair = [was.get("QA"), uris.get("QA")]
             compare = url_for("compare.form", task=pair) if all(pair) else None
-            systems.append({**system, "tasks": uris, "compare": compare})
+            systems.append({**system, "tasks": uris, "tasksBefore": was, "compare": compare})
         if systems:  # none in common (a run that ended without results): nothing to say
             moved = (
                 (found["datasetBefore"], found["datasetAfter"]) if "datasetAfter" in found else None

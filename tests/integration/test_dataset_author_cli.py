@@ -235,3 +235,33 @@ def test_one_file_under_three_titles_is_one_dataset_once_published(
     assert sorted(row["id"] for row in rows) == sorted(ids)
     uris = {row["datasetUri"] for row in rows}
     assert len(uris) == 1 and uris.pop().rsplit("/", 1)[1].startswith("fish-qa-"), rows
+
+
+def test_a_question_the_newer_version_removed_is_listed_with_what_changed() -> None:
+    """A re-scoring on a newer version listed an added question ("not in it" before) but not a
+    removed one, whose scores left the measures all the same: the moved numbers could not be
+    reconciled from the rows listed (explore-17b 2)."""
+    from service.experiments.rescore import changes
+
+    def evaluation(*questions: tuple[str, float]) -> dict:
+        return {
+            "system": "team-a",
+            "language": "en",
+            "signature": "s",
+            "results": {"QA": {"macroF1": sum(f for _, f in questions) / len(questions)}},
+            "questions": [
+                {"id": q, "QA": {"precision": f, "recall": f, "f1": f}} for q, f in questions
+            ],
+        }
+
+    found = changes([evaluation(("1", 1.0), ("10", 0.0))], [evaluation(("1", 1.0), ("11", 1.0))])
+    listed = {q["question"]: q for q in found["systems"][0]["questions"]}
+    assert set(listed) == {"10", "11"}
+    assert listed["10"]["before"] == {
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "status": "scored",
+    }
+    assert listed["10"]["after"]["status"] is None  # "not in this one" on the page
+    assert listed["11"]["before"]["status"] is None and listed["11"]["after"]["f1"] == 1.0
