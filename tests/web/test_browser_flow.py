@@ -238,6 +238,30 @@ def test_a_dataset_file_chosen_is_the_dataset_run(server, browser) -> None:
     assert severe_logs(browser) == []
 
 
+def test_a_refused_run_form_marks_and_links_the_field_at_fault(server, browser, tmp_path) -> None:
+    """Before: the error was a box at the top, the field it was about (~750 px below) carried no
+    mark. Now the field is aria-invalid, described by the notice, and the notice links to it."""
+    from selenium.webdriver.common.by import By
+
+    def refused(field: str, value: str) -> None:
+        _run_page(browser, server)
+        browser.find_element(By.ID, field).send_keys(value)
+        browser.find_element(By.ID, "run-submit").click()
+        wait_until(browser, lambda d: d.find_elements(By.ID, "run-error"))
+        assert browser.execute_script("return document.activeElement.id") == "run-error"
+        marked = browser.find_elements(By.CSS_SELECTOR, "[aria-invalid=true]")
+        assert [m.get_attribute("id") for m in marked] == [field]
+        assert "run-error" in marked[0].get_attribute("aria-describedby").split()
+        browser.find_element(By.CSS_SELECTOR, f'#run-error-fields a[href="#{field}"]').click()
+        wait_until(browser, lambda d: d.execute_script("return document.activeElement.id") == field)
+
+    browser.delete_all_cookies()
+    refused("run-webservice", "ours=http://127.0.0.1:9/qa\ntheirs=http://10.0.0.1:8080/qa")
+    broken = tmp_path / "bad.json"
+    broken.write_text('{"questions": [{"id": "1", "answers": [}]}')
+    refused("run-answers", str(broken))
+
+
 def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_back(
     server, browser
 ) -> None:
