@@ -452,6 +452,9 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     check_accessibility(browser)
     sorted_by = browser.find_element(By.CSS_SELECTOR, "th[aria-sort=descending]")
     assert sorted_by.text.startswith("micro F1")
+    # aria-sort says it: the triangle is not read out too; the navigation says where one is
+    assert sorted_by.find_element(By.CSS_SELECTOR, "[aria-hidden=true]").text == "▼"
+    assert browser.find_element(By.CSS_SELECTOR, "nav [aria-current=page]").text == "Leaderboards"
     table = browser.find_element(By.ID, "leaderboard-table")
     micro = _column(table, "micro F1")
     rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
@@ -460,6 +463,39 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     assert "profile=fair" in browser.current_url and "language=en" in browser.current_url
     tab_to(browser, "lb-sort")
     assert severe_logs(browser) == []
+
+
+def test_a_phone_reads_each_leaderboard_rows_ranked_measure(server, browser) -> None:
+    """At 375 px the ranked measure's column started 573 px into the table (after Compare, #,
+    Tier, System, Dataset, Lang., Profile): the first screen showed ranks and names, no score.
+    Now it is said under the system's name on narrow screens (the live and the home board)."""
+    from selenium.webdriver.common.by import By
+
+    size = browser.get_window_size()
+    seen = []
+    try:
+        for width in (375, 1280):
+            browser.set_window_size(width, 812)
+            for page, column in (
+                ("leaderboards?profile=fair&language=en", "macro F1"),
+                ("", "Macro F1"),
+            ):
+                browser.get(server.url + page)
+                table = browser.find_element(By.CSS_SELECTOR, "table.leaderboard")
+                row = table.find_element(By.CSS_SELECTOR, "tbody tr")
+                value = _cells(row)[_column(table, column)].text.split()[0]
+                score = row.find_element(By.CSS_SELECTOR, "th .narrow-score")
+                right = browser.execute_script(
+                    "return [arguments[0].getBoundingClientRect().right, window.innerWidth]", score
+                )
+                seen.append((width, page, score.is_displayed(), score.text, value, right))
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    for width, page, shown, text, value, (right, window) in seen:
+        if width == 375:
+            assert shown and text.endswith(value) and right <= window, (page, text, value, right)
+        else:
+            assert not shown, page
 
 
 def test_freezing_the_leaderboard_a_paper_cites(server, browser) -> None:
