@@ -455,6 +455,8 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     # aria-sort says it: the triangle is not read out too; the navigation says where one is
     assert sorted_by.find_element(By.CSS_SELECTOR, "[aria-hidden=true]").text == "▼"
     assert browser.find_element(By.CSS_SELECTOR, "nav [aria-current=page]").text == "Leaderboards"
+    title = browser.title  # what the tab shows (every board was "Leaderboards")
+    assert title.startswith("QA on ") and "en, profile fair: by micro F1 · Leaderboards" in title
     table = browser.find_element(By.ID, "leaderboard-table")
     micro = _column(table, "micro F1")
     rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
@@ -613,6 +615,10 @@ def test_ticked_rows_of_a_c2kb_leaderboard_are_compared(server, browser) -> None
     shot(browser, "compare-c2kb")
     check_accessibility(browser)
     assert "C2KB macro F1" in browser.find_element(By.ID, "result").text
+    # the result is where the page opens (it came after 11 controls of the empty form), and
+    # its tab's title says what it compared (every comparison was "Compare systems")
+    assert browser.current_url.endswith("#result"), browser.current_url
+    assert browser.title.startswith(f"{name}: C2KB macro F1, profile fair · Compare systems")
     table = browser.find_element(By.ID, "compare-systems")
     assert "C2KB" in table.find_element(By.TAG_NAME, "caption").text
     cells = [
