@@ -117,6 +117,9 @@ def test_run_watch_drill_down_publish_rank_and_compare(server, browser) -> None:
     browser.find_element(By.ID, "publish").click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
     shot(browser, "flow-published")
+    # said, and the reader taken there (the page only gained a "Published" row)
+    assert "Published:" in browser.find_element(By.ID, "published").text
+    assert browser.execute_script("return document.activeElement.id") == "published"
     assert server.storage.experiments.is_public(experiment_id)
 
     # the leaderboard of the demo dataset lists it
