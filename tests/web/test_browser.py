@@ -247,7 +247,7 @@ def test_owner_opens_private_experiment_and_publishes(server, browser) -> None:
     button.click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "publish") or _stale(button))
     shot(browser, "published-owner")
-    assert browser.current_url == url
+    assert browser.current_url == url + "?published=1#published"  # said there, focused
     assert not browser.find_elements(By.ID, "private-notice")
     assert server.storage.experiments.is_public(ticket["id"])
 
@@ -488,7 +488,9 @@ def test_a_phone_reads_each_leaderboard_rows_ranked_measure(server, browser) -> 
                 value = _cells(row)[_column(table, column)].text.split()[0]
                 score = row.find_element(By.CSS_SELECTOR, "th .narrow-score")
                 right = browser.execute_script(
-                    "return [arguments[0].getBoundingClientRect().right, window.innerWidth]", score
+                    "var text = document.createRange(); text.selectNodeContents(arguments[0]);"
+                    "return [text.getBoundingClientRect().right, window.innerWidth]",
+                    score,
                 )
                 seen.append((width, page, score.is_displayed(), score.text, value, right))
     finally:

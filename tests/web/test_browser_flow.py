@@ -178,6 +178,18 @@ def test_a_web_service_run_is_watched_live_and_results_swap_in(server, browser, 
 
     wait_until(browser, counted, timeout=60)
     shot(browser, "flow-live-progress")
+    # on a phone the counts and errors are on screen (the table was 651 px wide at 375 px)
+    size = browser.get_window_size()
+    browser.set_window_size(375, 812)
+    try:
+        fit = browser.execute_script(
+            "var table = document.getElementById('progress-table');"
+            "return [table.scrollWidth, table.closest('.table-wrap').clientWidth,"
+            " [...table.querySelectorAll('th, td')].map(c => c.textContent + c.offsetWidth)];"
+        )
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    assert fit[0] <= fit[1], fit
     check_accessibility(browser)
     assert "elapsed" in browser.find_element(By.ID, "progress-time").text
     wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
