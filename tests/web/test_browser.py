@@ -502,6 +502,31 @@ def test_a_phone_reads_each_leaderboard_rows_ranked_measure(server, browser) -> 
             assert not shown, page
 
 
+def test_links_say_where_they_go_out_of_context(server, browser) -> None:
+    """A screen reader's list of links had "1.000" (a comparison's scores), "1", "2"… (a task's
+    questions), the bare experiment id (a leaderboard's tasks) and six links "gold" (one per
+    experiment type): each is named with what it leads to now."""
+    from selenium.webdriver.common.by import By
+
+    def names(selector: str) -> list[str]:
+        return [a.accessible_name for a in browser.find_elements(By.CSS_SELECTOR, selector)]
+
+    visit(browser, f"{server.url}experiment/{server.demo_id}", "experiment-link-names")
+    said = names("#table-QA tbody th a")
+    assert said and all(n.endswith("(QA, en)") for n in said), said
+    task = browser.find_element(By.CSS_SELECTOR, "#table-QA tbody th a").get_attribute("href")
+    browser.find_element(By.ID, "compare-systems").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-differences"))
+    said = names("#compare-differences tbody a")
+    assert said and all(" on question " in n and ": " in n for n in said), said
+    browser.get(task)
+    said = names("#questions tbody th a")
+    assert said and said[0].startswith("question "), said
+    browser.get(server.url + "leaderboards?profile=fair&language=en")
+    said = names("#leaderboard-table tbody td a[href*='/task/']")
+    assert said and all(n.endswith("'s task") for n in said), said
+
+
 def test_freezing_the_leaderboard_a_paper_cites(server, browser) -> None:
     """A challenge organiser freezes the standings the page shows (tiers and intervals
     included) and lands on their frozen page, whose URI a paper cites."""

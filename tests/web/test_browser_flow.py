@@ -275,6 +275,9 @@ def test_a_refused_run_form_marks_and_links_the_field_at_fault(server, browser, 
     broken = tmp_path / "bad.json"
     broken.write_text('{"questions": [{"id": "1", "answers": [}]}')
     refused("run-answers", str(broken))
+    # the console holds the two refusals only (read here, not left to the next test's check)
+    logged = severe_logs(browser)
+    assert len(logged) == 2 and all("BAD REQUEST" in m or "FORBIDDEN" in m for m in logged), logged
 
 
 def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_back(
