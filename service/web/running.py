@@ -131,6 +131,10 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     if progress is not None and status.status.active:
         elapsed, remaining = progress.timing(time.time())
         phase = progress.phase
+    message = status.message
+    ahead = state.runner.ahead(experiment_id) if status.status.value == "queued" else None
+    if ahead is not None and message is None:  # a queued run said only "queued"
+        message = f"{ahead} run{'' if ahead == 1 else 's'} ahead of it in the queue"
     silent = _runner_silent(state, status.uri) if status.status.value == "running" else None
     if silent is not None:
         # its replica died: nobody asks its questions until another takes it over, so an
@@ -165,7 +169,7 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         else [],
         "elapsedSeconds": _rounded(elapsed),
         "remainingSeconds": _rounded(remaining),
-        "message": status.message,
+        "message": message,
     }
 
 
