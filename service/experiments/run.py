@@ -662,6 +662,8 @@ def check_spec(
         except ServiceError as err:  # several services: say which one (its address alone hid it)
             err.message = f"system {name!r}: {err.message}"
             err.args = (err.message,)
+            if err.field is None:  # the API's problems (and the run page) name its entry
+                err.field = f"systems[{n - 1}]"
             raise
     return languages
 

@@ -264,6 +264,15 @@ class ExperimentRunner:
         if running is not None:
             running.future.result(timeout)
 
+    def ahead(self, experiment_id: str) -> int | None:
+        """How many runs queued here wait before ``experiment_id`` (the pool takes them in
+        submission order); None when it is not waiting here."""
+        with self._lock:
+            waiting = [
+                k for k, v in self._running.items() if not (v.future.running() or v.future.done())
+            ]
+        return waiting.index(experiment_id) if experiment_id in waiting else None
+
     def active(self) -> list[str]:
         with self._lock:
             return [k for k, v in self._running.items() if not v.future.done()]
@@ -487,6 +496,7 @@ class ExperimentRunner:
     def _queue(self, ticket: Ticket, spec: ExperimentSpec, files: Files) -> None:
         with self._lock:
             running = _Running(future=Future())
+            self._running.pop(ticket.id, None)  # a resumed run: at the end, in queue order
             self._running[ticket.id] = running
             running.future = self._pool.submit(self._guarded, ticket, spec, files, running.cancel)
 

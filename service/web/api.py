@@ -397,7 +397,10 @@ def publish_form(experiment_id: str) -> BaseResponse:
     state = services()
     publish_checked(state.storage, experiment_id)
     state.changed()
-    return redirect(state.storage.uris.experiment(experiment_id), code=303)
+    # the page says it was published, and the reader is taken there (it only gained a row)
+    return redirect(
+        state.storage.uris.experiment(experiment_id) + "?published=1#published", code=303
+    )
 
 
 @bp.delete("/api/experiments/<experiment_id>")

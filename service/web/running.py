@@ -131,6 +131,10 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     if progress is not None and status.status.active:
         elapsed, remaining = progress.timing(time.time())
         phase = progress.phase
+    message = status.message
+    ahead = state.runner.ahead(experiment_id) if status.status.value == "queued" else None
+    if ahead is not None and message is None:  # a queued run said only "queued"
+        message = f"{ahead} run{'' if ahead == 1 else 's'} ahead of it in the queue"
     silent = _runner_silent(state, status.uri) if status.status.value == "running" else None
     if silent is not None:
         # its replica died: nobody asks its questions until another takes it over, so an
@@ -165,7 +169,7 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         else [],
         "elapsedSeconds": _rounded(elapsed),
         "remainingSeconds": _rounded(remaining),
-        "message": status.message,
+        "message": message,
     }
 
 
@@ -219,7 +223,9 @@ def submitted() -> BaseResponse:
         _dataset_chosen(raw)
         ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved
-        refused = make_response(_form(error=err.public_message, problems=problems_of(err)))
+        refused = make_response(
+            _form(error=err.public_message, problems=problems_of(err), at_fault=at_fault(err))
+        )
         refused.status_code = err.status
         if isinstance(err, Busy):  # what the API says too: when to submit again
             refused.headers["Retry-After"] = str(err.retry_after)
@@ -498,6 +504,7 @@ def _form(
     error: str | None = None,
     problems: list[dict[str, Any]] | None = None,
     filled: Replacing | None = None,
+    at_fault: dict[str, tuple[str, str]] | None = None,
 ) -> str:
     from service import catalog
     from service.call_settings import CALL_SETTINGS
@@ -545,6 +552,7 @@ def _form(
         replacing=filled,
         error=error,
         problems=problems or [],
+        at_fault=at_fault or {},
         force_label=FORCE_LABEL,
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
         about=ABOUT_FIELDS,  # what an uploaded dataset's author says of it: the registry's
@@ -552,6 +560,65 @@ def _form(
         own_tasks=own_tasks(),  # their QA tasks, ticked there to compare them
         measures=measure_choices(),
     )
+
+
+# The run form's fields a refusal can be about (form name: the field's id and its label), so
+# the notice links to the field and the field is marked invalid (WCAG 3.3.1): the field at
+# fault was far below the notice and carried no mark.
+RUN_FIELDS = {
+    "dataset": ("run-dataset", "Dataset"),
+    "dataset_file": ("run-dataset-file", "or a dataset file"),
+    "dataset_questions": ("run-dataset-questions", "its questions, in.tsv"),
+    "gold_file": ("run-gold-file", "gold answers from a file"),
+    "answers": ("run-answers", "Answer files"),
+    "answers_name": ("run-answers-name", "their system names"),
+    "webservice": ("run-webservice", "QA web services"),
+    "text2sparql": ("run-text2sparql", "Text2SPARQL services"),
+    "service_headers": ("run-service_headers", "Secret request headers"),
+    "profile": ("run-profile", "Profile"),
+    "language": ("run-language", "Language"),
+    "kb": ("run-kb", "Knowledge base"),
+    "revisionOf": ("run-revision", "Replaces my earlier experiment"),
+}
+# the API's names (a JSON path's head) where the form's differ
+_FORM_NAMES = {"languages": "language", "dataset.questions": "dataset_questions"}
+
+
+def at_fault(err: ServiceError) -> dict[str, tuple[str, str]]:
+    """The run form's fields ``err`` is about (see :data:`RUN_FIELDS`): a file's upload field,
+    or the submission field it names; ``systems[n]`` is the n-th system in the order the form
+    makes them (answer files, QA web services, Text2SPARQL services, reference systems)."""
+    import re
+
+    from service.errors import FormatError
+    from service.web.submission import _numbered_lines
+
+    names: list[str] = []
+    if isinstance(err, FormatError):
+        broken = {p.file for p in err.problems}
+        names = [
+            name
+            for name in ("answers", "dataset_file", "dataset_questions", "gold_file")
+            if any(f.filename in broken for f in request.files.getlist(name))
+        ]
+    elif err.field is not None:
+        system = re.match(r"systems\[(\d+)\]", err.field)
+        if system:
+            n = int(system.group(1))
+            boxes = [("answers", sum(1 for f in request.files.getlist("answers") if f.filename))]
+            boxes += [
+                (box, len(_numbered_lines(request.form.getlist(box))))
+                for box in ("webservice", "text2sparql")
+            ]
+            for box, count in boxes:
+                if n < count:
+                    names = [box]
+                    break
+                n -= count
+        else:
+            path = re.split(r"[^A-Za-z_.]", err.field)[0]  # without its [n] or ", line n"
+            names = [_FORM_NAMES.get(path, path.split(".")[0])]
+    return {name: RUN_FIELDS[name] for name in names if name in RUN_FIELDS}
 
 
 def challenge_of(name: str) -> str:

@@ -125,7 +125,9 @@ def from_form(form: Any, files: Any) -> RawSubmission:
             url = url.strip() if given else value
             line = f"{SERVICE_BOXES[field_name]} ({field_name}), line {number}"
             if not url or any(c.isspace() for c in url):  # a space for the `=`, a missing URL
-                raise BadRequest(f"{line}: expected name=URL or a URL, got {value!r}")
+                raise BadRequest(
+                    f"{line}: expected name=URL or a URL, got {value!r}", field=field_name
+                )
             no_credentials(url, line, field=field_name)
             named = name.strip() if given else None
             services.append(RawSystem(named, url=url, interface=interface))

@@ -247,7 +247,7 @@ def test_owner_opens_private_experiment_and_publishes(server, browser) -> None:
     button.click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "publish") or _stale(button))
     shot(browser, "published-owner")
-    assert browser.current_url == url
+    assert browser.current_url == url + "?published=1#published"  # said there, focused
     assert not browser.find_elements(By.ID, "private-notice")
     assert server.storage.experiments.is_public(ticket["id"])
 
@@ -452,6 +452,11 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     check_accessibility(browser)
     sorted_by = browser.find_element(By.CSS_SELECTOR, "th[aria-sort=descending]")
     assert sorted_by.text.startswith("micro F1")
+    # aria-sort says it: the triangle is not read out too; the navigation says where one is
+    assert sorted_by.find_element(By.CSS_SELECTOR, "[aria-hidden=true]").text == "▼"
+    assert browser.find_element(By.CSS_SELECTOR, "nav [aria-current=page]").text == "Leaderboards"
+    title = browser.title  # what the tab shows (every board was "Leaderboards")
+    assert title.startswith("QA on ") and "en, profile fair: by micro F1 · Leaderboards" in title
     table = browser.find_element(By.ID, "leaderboard-table")
     micro = _column(table, "micro F1")
     rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
@@ -460,6 +465,66 @@ def test_leaderboards_filter_and_sort(server, browser) -> None:
     assert "profile=fair" in browser.current_url and "language=en" in browser.current_url
     tab_to(browser, "lb-sort")
     assert severe_logs(browser) == []
+
+
+def test_a_phone_reads_each_leaderboard_rows_ranked_measure(server, browser) -> None:
+    """At 375 px the ranked measure's column started 573 px into the table (after Compare, #,
+    Tier, System, Dataset, Lang., Profile): the first screen showed ranks and names, no score.
+    Now it is said under the system's name on narrow screens (the live and the home board)."""
+    from selenium.webdriver.common.by import By
+
+    size = browser.get_window_size()
+    seen = []
+    try:
+        for width in (375, 1280):
+            browser.set_window_size(width, 812)
+            for page, column in (
+                ("leaderboards?profile=fair&language=en", "macro F1"),
+                ("", "Macro F1"),
+            ):
+                browser.get(server.url + page)
+                table = browser.find_element(By.CSS_SELECTOR, "table.leaderboard")
+                row = table.find_element(By.CSS_SELECTOR, "tbody tr")
+                value = _cells(row)[_column(table, column)].text.split()[0]
+                score = row.find_element(By.CSS_SELECTOR, "th .narrow-score")
+                right = browser.execute_script(
+                    "var text = document.createRange(); text.selectNodeContents(arguments[0]);"
+                    "return [text.getBoundingClientRect().right, window.innerWidth]",
+                    score,
+                )
+                seen.append((width, page, score.is_displayed(), score.text, value, right))
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    for width, page, shown, text, value, (right, window) in seen:
+        if width == 375:
+            assert shown and text.endswith(value) and right <= window, (page, text, value, right)
+        else:
+            assert not shown, page
+
+
+def test_links_say_where_they_go_out_of_context(server, browser) -> None:
+    """A screen reader's list of links had "1.000" (a comparison's scores), "1", "2"… (a task's
+    questions), the bare experiment id (a leaderboard's tasks) and six links "gold" (one per
+    experiment type): each is named with what it leads to now."""
+    from selenium.webdriver.common.by import By
+
+    def names(selector: str) -> list[str]:
+        return [a.accessible_name for a in browser.find_elements(By.CSS_SELECTOR, selector)]
+
+    visit(browser, f"{server.url}experiment/{server.demo_id}", "experiment-link-names")
+    said = names("#table-QA tbody th a")
+    assert said and all(n.endswith("(QA, en)") for n in said), said
+    task = browser.find_element(By.CSS_SELECTOR, "#table-QA tbody th a").get_attribute("href")
+    browser.find_element(By.ID, "compare-systems").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-differences"))
+    said = names("#compare-differences tbody a")
+    assert said and all(" on question " in n and ": " in n for n in said), said
+    browser.get(task)
+    said = names("#questions tbody th a")
+    assert said and said[0].startswith("question "), said
+    browser.get(server.url + "leaderboards?profile=fair&language=en")
+    said = names("#leaderboard-table tbody td a[href*='/task/']")
+    assert said and all(n.endswith("'s task") for n in said), said
 
 
 def test_freezing_the_leaderboard_a_paper_cites(server, browser) -> None:
@@ -577,6 +642,10 @@ def test_ticked_rows_of_a_c2kb_leaderboard_are_compared(server, browser) -> None
     shot(browser, "compare-c2kb")
     check_accessibility(browser)
     assert "C2KB macro F1" in browser.find_element(By.ID, "result").text
+    # the result is where the page opens (it came after 11 controls of the empty form), and
+    # its tab's title says what it compared (every comparison was "Compare systems")
+    assert browser.current_url.endswith("#result"), browser.current_url
+    assert browser.title.startswith(f"{name}: C2KB macro F1, profile fair · Compare systems")
     table = browser.find_element(By.ID, "compare-systems")
     assert "C2KB" in table.find_element(By.TAG_NAME, "caption").text
     cells = [

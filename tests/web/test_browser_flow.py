@@ -117,6 +117,9 @@ def test_run_watch_drill_down_publish_rank_and_compare(server, browser) -> None:
     browser.find_element(By.ID, "publish").click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
     shot(browser, "flow-published")
+    # said, and the reader taken there (the page only gained a "Published" row)
+    assert "Published:" in browser.find_element(By.ID, "published").text
+    assert browser.execute_script("return document.activeElement.id") == "published"
     assert server.storage.experiments.is_public(experiment_id)
 
     # the leaderboard of the demo dataset lists it
@@ -175,6 +178,18 @@ def test_a_web_service_run_is_watched_live_and_results_swap_in(server, browser, 
 
     wait_until(browser, counted, timeout=60)
     shot(browser, "flow-live-progress")
+    # on a phone the counts and errors are on screen (the table was 651 px wide at 375 px)
+    size = browser.get_window_size()
+    browser.set_window_size(375, 812)
+    try:
+        fit = browser.execute_script(
+            "var table = document.getElementById('progress-table');"
+            "return [table.scrollWidth, table.closest('.table-wrap').clientWidth,"
+            " [...table.querySelectorAll('th, td')].map(c => c.textContent + c.offsetWidth)];"
+        )
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    assert fit[0] <= fit[1], fit
     check_accessibility(browser)
     assert "elapsed" in browser.find_element(By.ID, "progress-time").text
     wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
@@ -236,6 +251,33 @@ def test_a_dataset_file_chosen_is_the_dataset_run(server, browser) -> None:
     wait_until(browser, lambda d: d.find_elements(By.ID, "token-notice"))
     shot(browser, "flow-own-dataset-submitted")
     assert severe_logs(browser) == []
+
+
+def test_a_refused_run_form_marks_and_links_the_field_at_fault(server, browser, tmp_path) -> None:
+    """Before: the error was a box at the top, the field it was about (~750 px below) carried no
+    mark. Now the field is aria-invalid, described by the notice, and the notice links to it."""
+    from selenium.webdriver.common.by import By
+
+    def refused(field: str, value: str) -> None:
+        _run_page(browser, server)
+        browser.find_element(By.ID, field).send_keys(value)
+        browser.find_element(By.ID, "run-submit").click()
+        wait_until(browser, lambda d: d.find_elements(By.ID, "run-error"))
+        assert browser.execute_script("return document.activeElement.id") == "run-error"
+        marked = browser.find_elements(By.CSS_SELECTOR, "[aria-invalid=true]")
+        assert [m.get_attribute("id") for m in marked] == [field]
+        assert "run-error" in marked[0].get_attribute("aria-describedby").split()
+        browser.find_element(By.CSS_SELECTOR, f'#run-error-fields a[href="#{field}"]').click()
+        wait_until(browser, lambda d: d.execute_script("return document.activeElement.id") == field)
+
+    browser.delete_all_cookies()
+    refused("run-webservice", "ours=http://127.0.0.1:9/qa\ntheirs=http://10.0.0.1:8080/qa")
+    broken = tmp_path / "bad.json"
+    broken.write_text('{"questions": [{"id": "1", "answers": [}]}')
+    refused("run-answers", str(broken))
+    # the console holds the two refusals only (read here, not left to the next test's check)
+    logged = severe_logs(browser)
+    assert len(logged) == 2 and all("BAD REQUEST" in m or "FORBIDDEN" in m for m in logged), logged
 
 
 def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_back(

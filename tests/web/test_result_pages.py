@@ -109,8 +109,11 @@ def test_task_page_filters_by_outcome_and_feature(server, tasks) -> None:
     wrong = question_rows(server.get(path, params={"outcome": "wrong"}).text)
     assert wrong and all(cls == "outcome-wrong" for cls, _ in wrong)
     assert len(wrong) == sum(1 for cls, _ in everything if cls == "outcome-wrong")
-    two = question_rows(server.get(path, params={"outcome": ["wrong", "missing"]}).text)
+    page = server.get(path, params={"outcome": ["wrong", "missing"]}).text
+    two = question_rows(page)
     assert {cls for cls, _ in two} == {"outcome-wrong", "outcome-missing"}
+    # the tab says what it shows (a filtered page kept the unfiltered title)
+    assert ", missing, wrong questions · GERBIL QA</title>" in page
     numbers = question_rows(server.get(path, params={"answertype": "number"}).text)
     assert {cells[0] for _, cells in numbers} == questions_with(server, "answerType", "number")
     assert len(numbers) < len(everything)

@@ -282,6 +282,42 @@ def test_the_status_tells_progress_time_and_reasons(server, slow_qa) -> None:
     assert final["status"] == "finished", final
 
 
+def test_a_queued_run_says_how_many_runs_are_ahead_of_it(tmp_path, slow_qa) -> None:
+    """A run waiting for a runner said only "queued" (its message null): with several slow
+    runs in several tabs, nothing said which would start when."""
+    site = start_server(tmp_path / "store", runner_workers=1)
+    try:
+        tickets = [
+            site.post(
+                "api/experiments",
+                json={
+                    "dataset": "demo",
+                    "systems": [{"name": f"s{n}", "url": f"{slow_qa}delay/0.5"}],
+                },
+                timeout=30,
+            ).json()
+            for n in range(3)
+        ]
+        owner = [{"Authorization": f"Bearer {t['token']}"} for t in tickets]
+        cookies = {f"gqa_owner_{t['id']}": t["token"] for t in tickets}
+        _wait(site, tickets[0]["id"], cookies, until=lambda s: s["status"] == "running")
+        said = [
+            site.get(f"experiment/{t['id']}/status", headers=h, timeout=30).json()
+            for t, h in zip(tickets, owner, strict=True)
+        ]
+        assert said[0]["status"] == "running", said[0]
+        assert [(s["status"], s["message"]) for s in said[1:]] == [
+            ("queued", "0 runs ahead of it in the queue"),
+            ("queued", "1 run ahead of it in the queue"),
+        ], said
+        page = site.get(f"experiment/{tickets[2]['id']}", headers=owner[2], timeout=30).text
+        assert "· 1 run ahead of it in the queue</span>" in page
+    finally:
+        for t, h in zip(reversed(tickets), reversed(owner), strict=True):
+            site.post(f"api/experiments/{t['id']}/cancel", headers=h, timeout=30)
+        stop_server(site)
+
+
 def test_an_aborted_service_is_said_to_be_with_its_reasons(server, slow_qa) -> None:
     response = _submit(server, [], dataset="demo", webservice=f"no={slow_qa}refuse")
     experiment_id, cookies = _owner(server, response)
