@@ -470,17 +470,9 @@ def withdraw_page(experiment_id: str) -> str:
     owner = bool(token) and is_owner(experiment_id, token)
     if not status.public:
         raise Conflict(f"experiment {experiment_id} is not published: there is nothing to withdraw")
-    if not owner:
-        raise Forbidden(
-            f"only the owner of experiment {experiment_id} can withdraw it: the browser that "
-            "holds its owner link, or POST /api/experiments/"
-            f"{experiment_id}/withdraw with its owner token"
-        )
-    return render_template(
-        "withdraw.html",
-        status=status,
-        check=form_check(experiment_id, token or "", "withdraw"),
-    )
+    # anyone else reads who can (the link is on every reader's page: not an error to follow)
+    check = form_check(experiment_id, token or "", "withdraw") if owner else None
+    return render_template("withdraw.html", status=status, check=check)
 
 
 @bp.post("/experiment/<experiment_id>/withdraw")

@@ -157,7 +157,7 @@ def test_home_page_counts_what_each_dataset_leaderboard_lists(counted: Server) -
     for name, count in listed + current:
         dataset = counted.get(f"dataset/{name}", params={"size": 500}).text
         table = dataset.split('<h2 id="leaderboard">', 1)[1].split("</table>", 1)[0]
-        assert int(count) == len(re.findall(r'<td><a href="[^"]+/task/\d+">', table)), name
+        assert int(count) == len(re.findall(r'<td><a href="[^"]+/task/\d+"[ >]', table)), name
 
 
 def test_systems_list_counts_the_experiments_each_history_lists(counted: Server) -> None:
@@ -169,7 +169,7 @@ def test_systems_list_counts_the_experiments_each_history_lists(counted: Server)
     for uri, count in rows:
         history = counted.get(uri.replace(counted.url, ""), params={"size": 500}).text
         table = history.split('id="history"', 1)[1]
-        experiments = set(re.findall(r'<td><a href="[^"]+/experiment/(\d+)/task/\d+">', table))
+        experiments = set(re.findall(r'<td><a href="[^"]+/experiment/(\d+)/task/\d+"[ >]', table))
         assert int(count) == len(experiments), uri
     api = {s["uri"]: s["experiments"] for s in counted.get("api/systems").json()["systems"]}
     assert api == {uri: int(count) for uri, count in rows}

@@ -347,7 +347,7 @@ def test_one_experiments_numbers_agree_in_every_representation(cited: dict[str, 
             assert ranked[task][measure] == pytest.approx(value, abs=1e-12), measure
             assert float(board_csv[task][measure]) == pytest.approx(value, abs=1e-12), measure
         # the page's QA row of this task: language, then the measures in this order
-        cells = re.search(rf'href="{re.escape(task)}">[^<]*</a></th>(.*?)</tr>', page, re.S)
+        cells = re.search(rf'href="{re.escape(task)}"[^>]*>[^<]*</a></th>(.*?)</tr>', page, re.S)
         assert cells, task
         texts = [
             re.sub(r"<[^>]+>", " ", c)
