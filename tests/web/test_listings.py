@@ -34,7 +34,7 @@ def published(server) -> list[str]:
 
 def leaderboard_tasks(page_html: str) -> list[str]:
     table = page_html.split('<table class="leaderboard">', 1)[1].split("</table>", 1)[0]
-    return re.findall(r'<td><a href="([^"]+/task/\d+)">', table)
+    return re.findall(r'<td><a href="([^"]+/task/\d+)"[ >]', table)  # (then its aria-label)
 
 
 def most_used_dataset(server) -> str:
