@@ -118,6 +118,18 @@ def peak_rss(pid: int) -> int:
     return int(found.group(1)) * 1024 if found else 0
 
 
+def wait_started(url: str) -> None:
+    """Wait (at most a minute) until the server at ``url`` answers."""
+    import requests
+
+    for _ in range(600):
+        try:
+            requests.get(url + "api/profiles", timeout=2)
+            return
+        except (requests.ConnectionError, requests.Timeout):  # bound, still starting
+            time.sleep(0.1)
+
+
 def timed_run(
     argv: list[str], env: dict[str, str]
 ) -> tuple[float, int, subprocess.CompletedProcess]:
@@ -168,12 +180,7 @@ def main(argv: list[str]) -> int:
     failed = False
     experiment = ""
     try:
-        for _ in range(600):
-            try:
-                requests.get(url + "api/profiles", timeout=2)
-                break
-            except (requests.ConnectionError, requests.Timeout):  # bound, still starting
-                time.sleep(0.1)
+        wait_started(url)
         base_rss = peak_rss(server.pid)
         steps.append(Step("server at rest", rss=base_rss, note="VmHWM after start"))
         # 1. submit

@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 import time
 
-from bench.bigfile import peak_rss, timed_run
+from bench.bigfile import peak_rss, timed_run, wait_started
 from service.systems.localnet import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,12 +90,7 @@ def serve_run(work: Path, gold: Path, answers: Path, env: dict[str, str]) -> tup
         stderr=(work / "server.log").open("w"),
     )
     try:
-        for _ in range(600):
-            try:
-                requests.get(url + "api/profiles", timeout=2)
-                break
-            except (requests.ConnectionError, requests.Timeout):  # bound, still starting
-                time.sleep(0.1)
+        wait_started(url)
         before = rss(server.pid)
         start = time.perf_counter()
         with gold.open("rb") as g, answers.open("rb") as a:
