@@ -74,9 +74,10 @@ class SystemProgress:
             return "read, waiting to be scored" if self.total else "reading"
         return "asked, waiting to be scored" if 0 < self.total <= self.done else "asking"
 
-    def to_json(self, *, stopped: str | None = None) -> dict[str, Any]:
+    def to_json(self, *, stopped: str | None = None, recording: bool = False) -> dict[str, Any]:
         """The API's row; ``stopped``: the status of a run that ended (cancelled,
-        interrupted, error), whose ``state`` is where the system stopped, said as such.
+        interrupted, error), whose ``state`` is where the system stopped, said as such;
+        ``recording``: its run writes the results, a system ``done`` is not yet recorded.
 
         >>> SystemProgress("s", 2, 13, state="asking").to_json(stopped="cancelled")["activity"]
         'cancelled while asking'
@@ -84,6 +85,8 @@ class SystemProgress:
         'asked, not scored: the run ended as error'
         """
         activity = self.activity()
+        if recording and self.state == "done":
+            activity = "scored, being recorded"
         if stopped is not None and self.state not in ENDED_STATES:
             # all its answers were in: it waits for nothing now ("error while asked, waiting…")
             waited = activity.removesuffix(", waiting to be scored")
@@ -132,13 +135,28 @@ class SystemProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class Recording:
+    """The recording phase: ``results`` question results (each question of each system and
+    type) written in one transaction, begun at ``since`` and expected to take ``expected``
+    seconds (the pace of this process's last large recording). One write cannot be counted
+    as it goes, and it was most of a large run (6 of 7 s at 2,000 questions) that read as
+    finished: every question counted, every system done, no time left."""
+
+    results: int
+    since: float
+    expected: float
+
+
+@dataclass(frozen=True, slots=True)
 class RunProgress:
     """The whole run: its ``phase`` (reading, asking, scoring, recording, done), systems and
-    when it started (seconds since the epoch), from which pages tell time elapsed and left."""
+    when it started (seconds since the epoch), from which pages tell time elapsed and left;
+    ``recording`` while its results are written."""
 
     phase: str
     systems: tuple[SystemProgress, ...] = ()
     started: float | None = None
+    recording: Recording | None = None
 
     def system(self, index: int, now: float | None = None, **changes: Any) -> RunProgress:
         """This progress with system ``index`` changed (a new ``state`` starts ``now``)."""
@@ -157,17 +175,28 @@ class RunProgress:
 
         >>> RunProgress("scoring", (SystemProgress("b", 5, 14, errors=5),)).text(phase=False)
         'b 5/14 questions (5 errors)'
+
+        While its results are written, what is written and the questions scored:
+
+        >>> done = SystemProgress("b", 14, 14, state="done")
+        >>> RunProgress("recording", (done,), recording=Recording(12000, 0.0, 6.0)).text()
+        'recording: writing 12,000 question results; b 14/14 questions scored'
         """
+        recording = self.phase == "recording" and self.recording is not None
         parts = []
         for s in self.systems:
             errors = f" ({s.errors} error{'s' if s.errors != 1 else ''})" if s.errors else ""
             what = "answers read" if s.state == "asking" and s.reads else "questions"
+            if recording and s.state == "done":
+                what = "questions scored"
             if s.total == 0:  # nothing counted yet (a file waiting its turn): no "0/0"
                 parts.append(f"{s.system} {s.activity()}{errors}")
             else:
                 parts.append(f"{s.system} {s.done}/{s.total} {what}{errors}")
         if not phase:
             return "; ".join(parts)
+        if recording and self.recording is not None:
+            parts.insert(0, f"writing {self.recording.results:,} question results")
         return f"{self.phase}: " + "; ".join(parts) if parts else self.phase
 
     def timing(self, now: float) -> tuple[float | None, float | None]:
@@ -181,6 +210,12 @@ class RunProgress:
         >>> RunProgress("asking", (file, slow), started=99.0).timing(104.0)
         (5.0, 16.0)
 
+        While its results are written, the time that write is expected to take, less the time
+        it has taken:
+
+        >>> RunProgress("recording", (file,), 99.0, Recording(12000, 100.0, 6.0)).timing(104.0)
+        (5.0, 2.0)
+
         A resumed run's logged answers count at once, not at its pace (they made a resumed
         service's time left a fraction of the real one):
 
@@ -193,6 +228,10 @@ class RunProgress:
         elapsed = max(0.0, now - self.started)
         if self.phase == "done":
             return elapsed, 0.0
+        if self.phase == "recording" and self.recording is not None:
+            # the expected length of its one write, unknown once it overran
+            left = self.recording.expected - max(0.0, now - self.recording.since)
+            return elapsed, left if left > 0 else None
         working = [
             s for s in self.systems if s.left() and s.since is not None and s.done > (s.reused or 0)
         ]
@@ -206,15 +245,22 @@ class RunProgress:
         out: dict[str, Any] = {"phase": self.phase, "systems": [s.kept() for s in self.systems]}
         if self.started is not None:
             out["started"] = self.started
+        if self.recording is not None:
+            r = self.recording
+            out["recording"] = {"results": r.results, "since": r.since, "expected": r.expected}
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunProgress:
         started = data.get("started")
+        rec = data.get("recording")
         return cls(
             str(data.get("phase", "")),
             tuple(SystemProgress.from_json(s) for s in data.get("systems", ())),
             float(started) if isinstance(started, int | float) else None,
+            Recording(int(rec["results"]), float(rec["since"]), float(rec["expected"]))
+            if isinstance(rec, Mapping)
+            else None,
         )
 
 

@@ -298,15 +298,19 @@ class ExperimentRepository:
             eid = uri.rsplit("/", 1)[1]
             if eid in out and out[eid].status is Status.FINISHED:
                 continue  # an insert-only record not yet settled: finished outranks the old status
+            status = Status.read(row["status"])
+            # a finished one has neither (``_settle_status``): until it is settled, its run's
+            # last phase read as its progress ("finished", progress "recording")
+            settled = status is Status.FINISHED
             out[eid] = ExperimentStatus(
                 id=eid,
                 uri=uri,
-                status=Status.read(row["status"]),
+                status=status,
                 public=row["pub"] == "true",
                 created=row.get("created"),
                 published_at=row.get("pubAt"),
-                message=row.get("message"),
-                progress=row.get("progress"),
+                message=None if settled else row.get("message"),
+                progress=None if settled else row.get("progress"),
                 job=row.get("job"),
             )
         if any(st.public for st in out.values()):

@@ -126,13 +126,28 @@ def submit() -> Response:
         "uri": ticket.uri,
         "token": ticket.token,
         "status": "queued",
-        "statusUrl": f"{services().config.base}api/experiments/{ticket.id}",
+        **_status_urls(ticket.id),
         "ownerLink": f"{ticket.uri}?token={ticket.token}",
-        "note": "Keep the token: it is shown once. Send it as 'Authorization: Bearer <token>'.",
+        "note": "Keep the token: it is shown once. Send it as 'Authorization: Bearer <token>'. "
+        + POLL_NOTE,
     }
     response = _poll_after(json_answer(body, 202))
     response.headers["Location"] = ticket.uri
     return response
+
+
+POLL_NOTE = (
+    "Poll pollUrl (no per-question records: a few KB at any size) until its status is "
+    "finished, then GET statusUrl once for the per-question records."
+)
+
+
+def _status_urls(experiment_id: str) -> dict[str, str]:
+    """Where a submission's client follows its run: ``statusUrl``, the whole answer (its
+    per-question records once finished: megabytes and seconds for a large run), and
+    ``pollUrl``, the same without them, for polling."""
+    url = f"{services().config.base}api/experiments/{experiment_id}"
+    return {"statusUrl": url, "pollUrl": f"{url}?questions=false"}
 
 
 @bp.post("/api/compare")
@@ -309,7 +324,18 @@ def _finished_with_questions(experiment_id: str) -> Response:
         unchanged = Response(status=304)
         unchanged.set_etag(etag)
         return unchanged
-    response = json_answer(_experiment_json(experiment_id, questions=True))
+    # kept by that ETag: the same light answer (whoever asks: its owner's may name private
+    # revisions) has the same whole answer; its owner's polls were each read again (3.5 s at
+    # 2,000 questions), the anonymous ones of a published run came from the page cache
+    answers = services().answers
+    key = ("api:experiment", etag, request.args.get("by"))
+    kept = answers.get(key)
+    if kept is None:
+        body = json_answer(_experiment_json(experiment_id, questions=True)).get_data()
+        kept = answers.rendered(body, "application/json")
+        answers.put(key, kept)
+    response = Response(kept.body, content_type=kept.content_type)
+    response.headers["Cache-Control"] = "no-store"  # as every status answer says
     response.set_etag(etag)
     return response
 
@@ -568,7 +594,7 @@ def rescore(experiment_id: str) -> Response:
             "token": ticket.token,
             "status": "queued",
             "revisionOf": experiment_id,
-            "statusUrl": f"{state.config.base}api/experiments/{ticket.id}",
+            **_status_urls(ticket.id),
             "ownerLink": f"{ticket.uri}?token={ticket.token}",
         },
         202,

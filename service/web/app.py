@@ -54,6 +54,11 @@ def create_app(
 
     cache = DocumentCache(max_entries=cfg.page_cache_entries)
     results = DocumentCache(max_entries=cfg.sparql_cache_entries, max_bytes=32 * 1024 * 1024)
+    # never dropped on a write: an ETag names what its answer says (a 20,000-question one:
+    # 12 MB, recomputed in 30-40 s at each poll of its owner)
+    answers = DocumentCache(
+        max_entries=min(cfg.page_cache_entries, 32), max_bytes=128 * 1024 * 1024
+    )
     # The application layer's background runner: a small pool, job state beside the store,
     # interrupted jobs marked at start (and queued again below).
     from service.experiments.runner import ExperimentRunner
@@ -73,6 +78,7 @@ def create_app(
         runner=runner,
         cache=cache,
         results=results,
+        answers=answers,
     )
     runner.on_public_change = state.changed
     from service.graph.embedded import EmbeddedStore

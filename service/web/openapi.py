@@ -973,9 +973,23 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "uri": {"type": "string", "format": "uri"},
                         "token": {"type": "string", "description": "Owner token, shown once."},
                         "status": {"type": "string"},
-                        "statusUrl": {"type": "string", "format": "uri"},
+                        "statusUrl": {
+                            "type": "string",
+                            "format": "uri",
+                            "description": "The experiment's status and, once finished, its "
+                            "results with their per-question records.",
+                        },
+                        "pollUrl": {
+                            "type": "string",
+                            "format": "uri",
+                            "description": "statusUrl without the per-question records "
+                            "(`questions=false`): what to poll until the run ends.",
+                        },
                         "ownerLink": {"type": "string", "format": "uri"},
-                        "note": {"type": "string", "description": "How to use the token."},
+                        "note": {
+                            "type": "string",
+                            "description": "How to use the token, statusUrl and pollUrl.",
+                        },
                         "revisionOf": {
                             "type": "string",
                             "description": "A re-scoring: the experiment it re-scores (id).",

@@ -164,7 +164,10 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         if progress is not None
         else status.progress,
         "phase": phase,
-        "systems": [s.to_json(stopped=stopped) for s in progress.systems]
+        "systems": [
+            s.to_json(stopped=stopped, recording=progress.phase == "recording" and not stopped)
+            for s in progress.systems
+        ]
         if progress is not None
         else [],
         "elapsedSeconds": _rounded(elapsed),

@@ -32,6 +32,7 @@ class Services:
     runner: ExperimentRunner
     cache: DocumentCache
     results: DocumentCache
+    answers: DocumentCache  # finished experiments' whole API answers, keyed by their ETag
     snapshots: SnapshotService | None = None  # answers `gerbil-qa export/check` while serving
     watcher: ChangeWatcher | None = None  # a remote store: other replicas' public writes
 

@@ -322,6 +322,26 @@ def test_a_finished_run_keeps_no_phase(tmp_path: Path) -> None:
     assert status.status is Status.FINISHED and status.progress is None, status
 
 
+def test_a_finished_record_not_yet_settled_reads_without_its_runs_phase(tmp_path: Path) -> None:
+    """A record is inserted, then settled (its old status, phase and message dropped) in a
+    second update: a status read between the two said "finished" with progress "recording"
+    (a poller saw it once, and its whole answer was made and kept under that ETag)."""
+    from service.graph.adapter import Side
+    from service.graph.uris import GQA
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        ticket = experiments.reserve()
+        experiments.set_status(ticket.id, Status.QUEUED)
+        experiments.set_status(ticket.id, Status.RUNNING, message="resumed", progress="recording")
+        admin, exp = storage.uris.admin_graph, ticket.uri
+        finished = f"INSERT DATA {{ GRAPH <{admin}> {{ <{exp}> <{GQA}status> 'finished' }} }}"
+        storage.store.update(Side.PRIVATE, finished)  # the insert-only record, unsettled
+        status = experiments.status(ticket.id)
+    assert status.status is Status.FINISHED, status
+    assert status.progress is None and status.message is None, status
+
+
 def test_an_experiment_records_how_it_called_web_services_only_when_it_did() -> None:
     """The call settings go into the graph (``gqa:callTimeout`` …) for a run that asked web
     services, with the values it ran with; a run of answer files asked nothing."""

@@ -381,7 +381,7 @@ def test_the_first_steps_run_as_written(server: Server, capsys) -> None:
     showed one submission. The block's commands, against a test server: the evaluate prints
     the table, the submission answers an id and a token, its results come, it publishes."""
     commands = _commands(_blocks(FIRST_STEPS, "sh")[0])
-    evaluate, submit, results, publish = commands
+    evaluate, submit, poll, results, publish = commands
     assert evaluate[0] == ".venv/bin/gerbil-qa" and evaluate[1] == "evaluate"
     args = [str(ROOT / a) if a.startswith("datasets/") else a for a in evaluate[1:]]
     assert main(args) == 0
@@ -397,8 +397,11 @@ def test_the_first_steps_run_as_written(server: Server, capsys) -> None:
         else:
             data[name] = given
     ticket = server.post("api/experiments", files=files, data=data).json()
-    assert set(ticket) >= {"id", "token", "statusUrl"}
+    assert set(ticket) >= {"id", "token", "statusUrl", "pollUrl"}
     state = server.wait_finished(ticket["id"], ticket["token"])
+    # the poll shown is the light one the submission names (its pollUrl)
+    assert poll[-1].endswith("/api/experiments/ID?questions=false"), poll
+    assert ticket["pollUrl"].endswith(f"/api/experiments/{ticket['id']}?questions=false")
     assert state["evaluations"][0]["system"] == "answers-partial"
     auth = {"Authorization": f"Bearer {ticket['token']}"}
     assert results[-1].endswith("/api/experiments/ID") and "Authorization: Bearer TOKEN" in results
