@@ -168,6 +168,7 @@ def _rescore(args: argparse.Namespace) -> int:
         spec, uploads = rescore_spec(
             storage, old, profile=args.profile, dataset_version=args.dataset_version
         )
+        old = spec.options.revision_of or old  # newer answers replace a re-scoring's there
         old_quads = storage.experiments.quads(old, answers=False)
         before = evaluations(old_quads, storage.uris, old)
         outcome = run_experiment(spec, storage=storage, files=Files(uploads))
@@ -190,7 +191,8 @@ def _rescore(args: argparse.Namespace) -> int:
             json.dumps({"experiment": new, "uri": ticket.uri, "revisionOf": old, "changes": diff})
         )
         return 0
-    print(f"experiment {new} re-scores {old} (prov:wasRevisionOf; private until published)")
+    what = old if old == args.experiment else f"{args.experiment}'s answers as a revision of {old}"
+    print(f"experiment {new} re-scores {what} (prov:wasRevisionOf; private until published)")
     if "datasetAfter" in diff:
         print(f"  on another dataset: before {diff['datasetBefore']}, now {diff['datasetAfter']}")
     for system in diff["systems"]:

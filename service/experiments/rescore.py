@@ -73,7 +73,7 @@ def rescore_spec(
         spec = replace(spec, dataset=_newer_upload(storage, spec.dataset, dataset_version))
     elif dataset_version is not None and isinstance(spec.dataset, CatalogueDataset):
         spec = replace(spec, dataset=replace(spec.dataset, version=dataset_version))
-    newest_of_its_line(storage, status, spec, "re-score")
+    revised = newest_of_its_line(storage, status, spec, "re-score", onto=dataset_version)
     asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
     if asked:
         # it said to resume the experiment, which a finished one refuses
@@ -83,7 +83,7 @@ def rescore_spec(
             "and score them with gerbil-qa evaluate"
         )
     spec, uploads = restored(storage, experiment_id, spec)
-    options = replace(spec.options, revision_of=experiment_id, publish=False)
+    options = replace(spec.options, revision_of=revised, publish=False)
     return replace(spec, options=options), uploads
 
 
@@ -263,9 +263,13 @@ def check_resubmission(storage: Storage, experiment_id: str, spec: ExperimentSpe
 _FIELDS = {"dataset": "Dataset", "gold": "gold answers from a file"}
 
 
-def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb: str) -> None:
-    """Conflict unless a new revision (``spec``) of the experiment ``status`` describes would
-    stand in the leaderboards in its place (``verb``: resubmit or re-score, for the message).
+def newest_of_its_line(
+    storage: Storage, status: Any, spec: ExperimentSpec, verb: str, *, onto: str | None = None
+) -> str:
+    """The experiment a new revision (``spec``) of the experiment ``status`` describes revises:
+    that one, where the revision would stand in the leaderboards in its place (``verb``:
+    resubmit or re-score, for the message; ``onto``: the dataset version a re-scoring moves
+    it to, as asked); else Conflict.
 
     A published revision replaces the rows of its own lines only (system, dataset, type,
     language, profile: ``queries.replaced``), so the check is per system: refused when
@@ -287,16 +291,60 @@ def newest_of_its_line(storage: Storage, status: Any, spec: ExperimentSpec, verb
                 f"{verb} that one instead ({field}{older[-1]}){publish}"
             )
     standing = _standing_elsewhere(storage, experiment_id, spec)
-    if standing:
-        said = "; ".join(f"{', '.join(names)} from {other}" for other, names in standing.items())
-        first = next(iter(standing))
-        raise Conflict(
-            f"experiment {experiment_id}: under profile {spec.profile} another experiment of "
-            f"its line already stands in the leaderboards for system {said} (a revision "
-            "replaces only the systems it holds, so both rows would be ranked): "
-            f"{verb} that one instead ({field}{first}), and this one only for the systems "
-            "nothing replaced yet"
+    if not standing:
+        return experiment_id
+    parents = {o: storage.experiments.revisions(o, include_private=True)[0] for o in standing}
+    if onto is not None and (replaced := _older_answers(storage, experiment_id, parents)):
+        return replaced  # these answers are newer than the ones it scored there: they replace it
+    said = "; ".join(f"{', '.join(names)} from {other}" for other, names in standing.items())
+    first = next(iter(standing))
+    step = f"{verb} that one instead ({field}{first})"
+    if onto is not None and experiment_id not in parents[first]:
+        # it stands on that version with other answers: re-scoring it there moves nothing,
+        # a submission of these answers there replaces it (explore-17b 7: the advice "re-score
+        # that one instead" was refused too)
+        step = (
+            f"that one is on {_said(spec.dataset, onto)} already: submit these answers there "
+            f"with revisionOf {first}"
         )
+    raise Conflict(
+        f"experiment {experiment_id}: under profile {spec.profile} another experiment of "
+        f"its line already stands in the leaderboards for system {said} (a revision "
+        f"replaces only the systems it holds, so both rows would be ranked): {step}, and "
+        "this one only for the systems nothing replaced yet"
+    )
+
+
+def _older_answers(
+    storage: Storage, experiment_id: str, parents: dict[str, list[str]]
+) -> str | None:
+    """The one experiment standing on the newer dataset (``parents``: each standing one's
+    parents) when it re-scored, onto that dataset, the answers of an experiment
+    ``experiment_id`` revises (so older answers than these): a re-scoring of these onto the
+    newer dataset revises it, and replaces its rows there. A team improved its run on v1
+    after its first run was re-scored onto v2; re-scoring the improved one was refused, and
+    so was the advice (explore-17b 7). None otherwise: a row there that these answers do not
+    come after is not theirs to replace."""
+    if len(parents) != 1:
+        return None
+    ((other, above),) = parents.items()
+    if len(above) != 1:
+        return None
+    (parent,) = above
+    ancestors, todo = set(), [experiment_id]
+    while todo:
+        for found in storage.experiments.revisions(todo.pop(), include_private=True)[0]:
+            if found not in ancestors:
+                ancestors.add(found)
+                todo.append(found)
+    if parent not in ancestors:
+        return None
+    # and the other one moved its parent's answers (a resubmission stays on its dataset)
+    texts = [storage.experiments.spec_of(e) for e in (other, parent)]
+    if None in texts:
+        return None
+    specs = [ExperimentSpec.from_json(json.loads(t or "")) for t in texts]
+    return other if _sources(specs[0]) != _sources(specs[1]) else None
 
 
 def publish_checked(storage: Storage, experiment_id: str) -> ExperimentStatus:
@@ -395,7 +443,11 @@ def _source(found: CatalogueDataset | FileDataset | None) -> tuple[str, ...] | N
     return ("file", found.file.sha256 or found.file.name)
 
 
-def _said(found: CatalogueDataset | FileDataset | None) -> str:
+def _said(found: CatalogueDataset | FileDataset | None, version: str | None = None) -> str:
+    """A dataset or gold source in words; ``version``: a version as asked (an uploaded
+    dataset's name, or a catalogue dataset's registered version)."""
+    if version is not None and isinstance(found, FileDataset):
+        return f"dataset {version}"
     if found is None:
         return "no separate gold"
     if isinstance(found, CatalogueDataset):

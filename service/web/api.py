@@ -587,18 +587,23 @@ def rescore(experiment_id: str) -> Response:
         limits=state.config.format_limits(),
     )
     ticket = state.runner.submit(spec, uploads=uploads, files=files)
-    response = json_answer(
-        {
-            "id": ticket.id,
-            "uri": ticket.uri,
-            "token": ticket.token,
-            "status": "queued",
-            "revisionOf": experiment_id,
-            **_status_urls(ticket.id),
-            "ownerLink": f"{ticket.uri}?token={ticket.token}",
-        },
-        202,
-    )
+    revised = spec.options.revision_of or experiment_id
+    body = {
+        "id": ticket.id,
+        "uri": ticket.uri,
+        "token": ticket.token,
+        "status": "queued",
+        "revisionOf": revised,
+        **_status_urls(ticket.id),
+        "ownerLink": f"{ticket.uri}?token={ticket.token}",
+    }
+    if revised != experiment_id:  # these answers replace older ones already on that version
+        body["note"] = (
+            f"It scores the answers of experiment {experiment_id} on {version} as a revision "
+            f"of experiment {revised}, which stands there with older answers of its line and "
+            "which it replaces once published."
+        )
+    response = json_answer(body, 202)
     response.headers["Location"] = ticket.uri
     return _poll_after(response)
 

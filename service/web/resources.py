@@ -575,6 +575,7 @@ class NewerVersion:
     issued: str | None
     rescore: str  # what ``gerbil-qa rescore ID --dataset-version`` takes for it
     refreshed: bool  # a catalogue dataset's gold computed again (``dataset refresh``)
+    rescored: str | None = None  # a published revision of the experiment scored on it
 
 
 def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[NewerVersion]:
@@ -598,7 +599,24 @@ def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[NewerVersi
     for u in storage.catalogue.newer_uploads(name):
         label = u.title + (f", version {u.version}" if u.version else "") + f" ({u.name})"
         found.append(NewerVersion(u.uri, label, u.issued, u.name, refreshed=False))
-    return found
+    from dataclasses import replace
+
+    # one already re-scored on it: a second re-scoring is refused (it names that one)
+    return [replace(v, rescored=_revision_on(storage, page.id, v.uri)) for v in found]
+
+
+def _revision_on(storage: Any, experiment_id: str, dataset: str) -> str | None:
+    """A published revision of ``experiment_id`` with results on ``dataset``, if any."""
+    from service.graph.queries import PREFIXES
+
+    for newer in storage.experiments.revisions(experiment_id)[1]:
+        if storage.experiments.status(newer).withdrawn_at is not None:
+            continue  # withdrawn: a re-scoring may replace it
+        exp = storage.uris.experiment(newer)
+        ask = f"ASK {{ ?task qb:dataSet <{exp}> ; gerbil:dataset <{dataset}> }}"
+        if storage.store.public.query(PREFIXES + ask):
+            return str(newer)
+    return None
 
 
 def _newer_profiles(page: pages.ExperimentPage) -> list[tuple[str, str, str]]:

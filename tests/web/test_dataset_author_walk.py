@@ -1246,3 +1246,115 @@ def test_many_creators_are_listed_in_the_order_given(site: Server) -> None:
     assert re.findall(r">([^<]+)</a>", rows["creator"]) == names, rows["creator"]
     assert ", ".join(names) + " (" in page  # the citation's order, as it was
     assert ">English</a>" in rows["language"], rows["language"]
+
+
+def test_an_improved_v1_run_is_rescored_onto_v2_in_place_of_its_first_runs(site: Server) -> None:
+    """explore-17b 7: a team's run on v1 was re-scored onto v2 (R), then the team improved it on
+    v1 (a resubmission). Re-scoring the improved run onto v2, as its page offers, was refused
+    ("re-score R instead"), and re-scoring R was refused too (it is on v2 already). Now the
+    improved answers are re-scored onto v2 as a revision of R, which they replace there; older
+    answers still do not displace newer ones, and that refusal names a step that works."""
+
+    def owls(version: bytes) -> str:
+        return version.replace(b'"birds-qa"', b'"owl-qa"').decode()
+
+    def rows(dataset: str) -> set[tuple[str, str]]:
+        name = dataset.rsplit("/", 1)[1]
+        found = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+        return {(r["experiment"].rsplit("/", 1)[1], r["system"]) for r in found}
+
+    def published(ticket: dict[str, Any]) -> dict[str, Any]:
+        state = site.wait_finished(ticket["id"], ticket["token"])
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        made = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+        assert made.status_code == 200, made.text
+        return state
+
+    first = _run(
+        site,
+        {
+            "dataset": {"content": owls(V1)},
+            "title": "Owl QA",
+            "about": {"version": "1"},
+            "profile": "exact",
+            "systems": [{"name": "owls", "answers": bird_answers(3).decode()}],
+        },
+    )
+    v1, v1_name = first["dataset"], first["dataset"].rsplit("/", 1)[1]
+    v2 = _run(
+        site,
+        {
+            "dataset": {"content": owls(V2)},
+            "title": "Owl QA",
+            "about": {"version": "2", "previousVersion": v1_name},
+            "profile": "exact",
+            "systems": [{"name": "owl-author", "answers": bird_answers(1).decode()}],
+        },
+    )["dataset"]
+    v2_name = v2.rsplit("/", 1)[1]
+    mine = {"Authorization": f"Bearer {first['token']}"}
+    moved = site.post(
+        f"api/experiments/{first['id']}/rescore", json={"datasetVersion": v2_name}, headers=mine
+    )
+    assert moved.status_code == 202, moved.text
+    r = moved.json()
+    published(r)
+    improved = _run(
+        site,
+        {
+            "dataset": v1_name,
+            "revisionOf": first["id"],
+            "profile": "exact",
+            "systems": [{"name": "owls", "answers": bird_answers(1).decode()}],
+        },
+        headers=mine,
+    )
+    assert ("owls" in {s for _, s in rows(v1)}) and (improved["id"], "owls") in rows(v1)
+    assert (r["id"], "owls") in rows(v2)
+
+    # the re-scoring the improved run's page offers is accepted, as a revision of R
+    said, version = _newer_version(site, improved["id"])
+    assert version == v2_name
+    made = _rescore_as_the_page_says(site, said, improved["token"])
+    assert made.status_code == 202, made.text
+    x = made.json()
+    assert x["revisionOf"] == r["id"] and improved["id"] in x["note"], x
+    state = published(x)
+    assert state["dataset"] == v2 and state["revisionOf"] == [r["id"]], state
+    # what changed since R: the improved answers, on the same dataset
+    (system,) = state["changes"]["systems"]
+    assert "datasetAfter" not in state["changes"] and system["questions"], state["changes"]
+    owls_on_v2 = {e for e, s in rows(v2) if s == "owls"}
+    assert owls_on_v2 == {x["id"]}, rows(v2)  # R stays, as history, off the board
+    assert (improved["id"], "owls") in rows(v1)  # v1's board keeps the improved run
+
+    # the first run's page no longer offers the re-scoring onto v2 it has (R, a 409): it names R
+    page = site.get(f"experiment/{first['id']}").text
+    assert f'class="rescored-on-it">experiment {r["id"]}</a>' in page
+    assert f'"datasetVersion": "{v2_name}"' not in html.unescape(page)
+    # R's page: the same answers on the newer version, the run on v1 standing on v1
+    said_r = " ".join(site.get(f"experiment/{r['id']}").text.split())
+    assert f"scores the answers of experiment {first['id']} on another version" in said_r
+    assert "This experiment replaces" not in said_r
+    # X's page: it does replace R
+    assert (
+        f"This experiment replaces experiment {r['id']}." in site.get(f"experiment/{x['id']}").text
+    )
+    # the first run's older answers do not displace them: refused, with a step that works
+    again = site.post(
+        f"api/experiments/{first['id']}/rescore", json={"datasetVersion": v2_name}, headers=mine
+    )
+    assert again.status_code == 409, again.text
+    error = again.json()["error"]
+    assert f"on dataset {v2_name} already" in error and f"revisionOf {x['id']}" in error, error
+    resubmitted = site.post(
+        "api/experiments",
+        json={
+            "dataset": v2_name,
+            "revisionOf": x["id"],
+            "profile": "exact",
+            "systems": [{"name": "owls", "answers": bird_answers(3).decode()}],
+        },
+        headers={"Authorization": f"Bearer {x['token']}"},
+    )
+    assert resubmitted.status_code == 202, resubmitted.text
