@@ -143,6 +143,19 @@ ABOUT = {f.key: f for f in ABOUT_FIELDS}
 About = tuple[tuple[str, tuple[str, ...]], ...]  # (key, values) in registry order, non-empty
 
 
+def named_version(title: str | None, version: str | None, name: str) -> str:
+    """How pages, menus and citations name an uploaded dataset: its title, its author's version
+    label and its name, "Birds QA, version 2 (birds-qa-9bcc958d)" (two versions share a title,
+    and the name alone says neither).
+
+    >>> named_version("Birds QA", "2", "birds-qa-9bcc958d"), named_version(None, None, "x-1")
+    ('Birds QA, version 2 (birds-qa-9bcc958d)', 'x-1')
+    """
+    if not title or title == name:
+        return name + (f", version {version}" if version else "")
+    return title + (f", version {version}" if version else "") + f" ({name})"
+
+
 MAX_TITLE = 300  # a title, not a description (whose field stops at 2,000 characters)
 
 

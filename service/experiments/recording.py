@@ -98,6 +98,13 @@ def _dataset_record(
         kept = kept[:1]
         own = source.title if isinstance(source, FileDataset) else None
         notes = published_notes(name, title, own, about=bool(said["about"]))
+        newer = catalogue.newer_uploads(name)
+        if newer:  # a participant of a shared task on an outdated version learns of it
+            notes += (
+                f"the dataset {name} has a newer version, {newer[-1].label}: these results "
+                f"rank on the leaderboard of {name}; run on {newer[-1].name} to rank on the "
+                "newer version's",
+            )
         said = _published_description(catalogue.upload_statements(name))
         ds = node(catalogue.uris.dataset(name))
         said["restated"] = tuple(published_description(catalogue.store, catalogue.uris, ds))

@@ -238,7 +238,9 @@ def run_experiment(
                     keep(workspace, up.sha256, path.read_bytes())
         recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
         public_changed = recorded.stored_questions
-        notes += recorded.notes
+        notes += recorded.notes + _unknown_answer_notes(
+            spec, dataset, obtained, kept, recorded.ref.name
+        )
         uploads = list(recorded.uploads)
         # a file asked in several languages is one entity (FileEntity is a frozen value)
         answers_files = (f for i in kept for g in obtained[i] for f in g.files)
@@ -292,6 +294,37 @@ def _notes(aborted: Mapping[int, str]) -> tuple[str, ...]:
     return tuple(
         f"{aborted[i]}: no results for it; the other systems are scored" for i in sorted(aborted)
     )
+
+
+UNKNOWN_SHOWN = 10  # question ids a note names of the answers to questions not in the dataset
+
+
+def _unknown_answer_notes(
+    spec: ExperimentSpec,
+    dataset: Dataset,
+    obtained: Mapping[int, Sequence[Obtained]],
+    kept: Sequence[int],
+    name: str,
+) -> tuple[str, ...]:
+    """What a run says of each system's answers to question ids its dataset does not have:
+    they are ignored (a warning of its task says so), but participants who answered an
+    outdated version of a shared task's dataset are worth telling its organiser of."""
+    known = {q.id for q in dataset.questions}
+    notes = []
+    for i in kept:
+        answered = (qid for o in obtained.get(i, ()) for qid in o.run.answers)
+        unknown = list(dict.fromkeys(qid for qid in answered if qid not in known))
+        if unknown:
+            shown = ", ".join(unknown[:UNKNOWN_SHOWN])
+            more = f", first {UNKNOWN_SHOWN}" if len(unknown) > UNKNOWN_SHOWN else ""
+            said = f"{len(unknown)} answers name questions"
+            if len(unknown) == 1:
+                said = "1 answer names a question"
+            notes.append(
+                f"{said} not in {name} (id{'s' if len(unknown) > 1 else ''} {shown}{more}): "
+                f"{spec.systems[i].name}'s, not scored (answers to an older or other version?)"
+            )
+    return tuple(notes)
 
 
 def _version_kb_notes(

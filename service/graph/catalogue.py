@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from service import release
-from service.dataset_about import UPLOADED_NAME
+from service.dataset_about import UPLOADED_NAME, named_version
 from service.errors import Conflict, NotFound
 from service.graph import dcat, prov
 from service.graph import nodes as n
@@ -63,6 +63,10 @@ class UploadVersion:
     title: str
     version: str | None  # its author's label (``dcat:version``), if said
     issued: str | None  # its first publication
+
+    @property
+    def label(self) -> str:
+        return named_version(self.title, self.version, self.name)
 
 
 DCT_PUBLISHER = DCT + "publisher"
@@ -340,6 +344,25 @@ class CatalogueRepository:
                 ),
             )
         return sorted(found.values(), key=lambda v: (v.issued or "", v.name))
+
+    def newest_upload_versions(self) -> dict[str, str]:
+        """Each uploaded dataset that has a newer published version (as :meth:`newer_uploads`
+        finds them), by name, with the newest one's name: one query for the lists that mark
+        every old version (the run page's and the leaderboards' dataset menus)."""
+        prefix = self.uris.dataset("")
+        rows = self.store.public.query(
+            f"SELECT ?old ?id ?issued WHERE {{ "
+            f"?new <{DCAT}previousVersion>+ ?old ; <{DCT}identifier> ?id ; {_p('sha256')} ?sha "
+            f"FILTER NOT EXISTS {{ ?new a {_p('DatasetVersion')} }} "
+            f'FILTER(STRSTARTS(STR(?old), "{prefix}")) '
+            f"OPTIONAL {{ ?new <{DCT}issued> ?issued }} }}"
+        )
+        newest: dict[str, tuple[str, str]] = {}
+        for r in rows:
+            old, issued = r["old"].value.removeprefix(prefix), r["issued"]
+            found = (issued.value if issued is not None else "", r["id"].value)
+            newest[old] = max(newest.get(old, found), found)
+        return {old: name for old, (_, name) in newest.items()}
 
     # -- dataset questions -------------------------------------------------------------------
     def has_questions(self, name: str) -> bool:

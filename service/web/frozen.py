@@ -242,6 +242,7 @@ def frozen(name: str) -> BaseResponse:
             kbs_mixed=_kbs_mixed(rows()),  # the live board's notice, kept with its rows
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
+            dataset=_dataset_label(found.standing.dataset) if found.standing.dataset else None,
             bibtex=bibtex(),
             alternates=alternates(found.uri, OFFERS),
             pages=pages,
@@ -345,6 +346,13 @@ def _filter_labels(found: leaderboards.Frozen) -> dict[str, str | None]:
     }
 
 
+def _dataset_label(iri: str) -> str:
+    """A ranked dataset as a paper reporting the standings names it: an upload by title and
+    version ("Birds QA, version 2 (birds-qa-9bcc958d)"), as an experiment's citation does; a
+    catalogue dataset by its name."""
+    return listings.upload_labels([iri]).get(iri) or _local(iri, unquote=True)
+
+
 def _language_label(found: leaderboards.Frozen, rows: list[dict[str, Any]]) -> str | None:
     """The Language the page says: for the pooled tasks (``mul``, a code few readers know), the
     languages they pool ("en,es"), as the live leaderboard's Lang. column says them."""
@@ -373,7 +381,7 @@ def _ranks(found: leaderboards.Frozen, mixed_kbs: list[str]) -> str:
     said = f"ranks {pages.local(standing.experiment_type)} results by "
     said += pages.measure_label(measure) if measure else pages.local(standing.measure)
     if standing.dataset:
-        said += f" on {pages.local(standing.dataset)}"
+        said += f" on {_dataset_label(standing.dataset)}"
     filters = [  # or, unfiltered, that its rows mix them (a system ranked in each)
         f"profile {pages.profile_name(standing.profile)}" if standing.profile else "all profiles",
         f"language {_local(standing.language)}" if standing.language else "all languages",

@@ -537,6 +537,27 @@ def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     return _dataset_rows(rows)
 
 
+def upload_labels(datasets: Iterable[str]) -> dict[str, str]:
+    """The uploaded datasets among ``datasets`` (IRIs) by their title, version label and
+    name, "Birds QA, version 2 (birds-qa-9bcc958d)": two versions share a title, and the name
+    alone says neither (a catalogue dataset, without a file's SHA-256, is left out)."""
+    from service.dataset_about import named_version
+
+    wanted = sorted(set(datasets))
+    if not wanted:
+        return {}
+    rows = _select(
+        f"""SELECT ?ds ?title ?version WHERE {{ VALUES ?ds {{ {" ".join(map(_iri, wanted))} }}
+  ?ds gqa:sha256 ?sha ; dct:title ?title OPTIONAL {{ ?ds dcat:version ?version }} }}"""
+    )
+    return {
+        _v(r["ds"]) or "": named_version(
+            _v(r["title"]), _v(r["version"]), unquote(local(_v(r["ds"]) or ""))
+        )
+        for r in rows
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class WithdrawnRun:
     experiment: str

@@ -1131,7 +1131,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "items": {"type": "string"},
                             "description": "Once finished: about the run as a whole, e.g. a "
                             "system the error-rate rule stopped (no results for it; the others "
-                            "are scored).",
+                            "are scored), a system's answers to question ids the dataset does "
+                            "not have (how many, the first 10 ids; not scored), or a newer "
+                            "published version of the uploaded dataset it ran on.",
                         },
                         "datasetFindings": {
                             "type": ["array", "null"],

@@ -6,7 +6,7 @@ a template; numbers keep their full precision here and are rounded only in the t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -150,11 +150,17 @@ def challenge_name(profile: str | None, measure: str, experiment_type: str) -> s
     return dict(PROFILES[profile].challenge_measures).get(measure)
 
 
-def undefined_said(measure: str) -> tuple[str, str]:
-    """How a page shows a measure a task has no value of: a short word and why. A runtime
-    read "undefined", like a bug, where answers from a file were simply not timed."""
+def undefined_said(
+    measure: str, measures: Mapping[str, float | int | None] | None = None
+) -> tuple[str, str]:
+    """How a page shows a measure a task (its ``measures``) has no value of: a short word and
+    why. A runtime read "undefined", like a bug, where answers from a file were simply not
+    timed; macro F1 (QALD) of a task that scored questions, all wrong, read as if it had none
+    (DESIGN.md: it is undefined when both means are 0)."""
     if measure == "meanRuntime":
         return "not timed", "not timed: the answers were read from a file, which holds no runtimes"
+    if measure == "macroF1QALD" and (measures or {}).get("questions"):
+        return "undef.", "undefined: mean precision and mean recall are both 0"
     return "undef.", "undefined: this task has nothing to compute it from"
 
 

@@ -957,7 +957,14 @@ def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **ex
     )
 
 
-def _public_resource(uri: str, ext: str | None, **extra: Any) -> BaseResponse:
+def _public_resource(
+    uri: str,
+    ext: str | None,
+    *,
+    more: Callable[[Sequence[Any]], dict[str, Any]] = lambda found: {},
+    **extra: Any,
+) -> BaseResponse:
+    """A public resource's document; ``more``: template values its HTML takes from it."""
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     found = public_document(uri, rep)
     return respond(
@@ -965,7 +972,7 @@ def _public_resource(uri: str, ext: str | None, **extra: Any) -> BaseResponse:
         PLAIN_OFFERS,
         rep,
         quads=lambda: found,
-        html=lambda: _generic_html(uri, found, **extra),
+        html=lambda: _generic_html(uri, found, **extra, **more(found)),
     )
 
 
@@ -1044,7 +1051,12 @@ def _dataset_html(
         main=described,
         others=pages.hash_nodes(nodes, uri, skip=findings),  # its distribution, gold, licence…
         labels=_dataset_titles(main) | pages.labels(nodes),
-        newer=services().storage.catalogue.newer_uploads(route["name"]) if withdrawn else [],
+        # a live old version says so too: its users kept citing and running it (explore-17b 4)
+        newer=(
+            services().storage.catalogue.newer_uploads(route["name"])
+            if endpoint == "resources.dataset"
+            else []
+        ),
         checked=main.text(GQA + "checkedAt") if main else None,
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),
@@ -1067,7 +1079,8 @@ def _dataset_html(
 
 def _dataset_titles(main: Node | None) -> dict[str, str]:
     """The titles of the datasets ``main`` links (its versions, previous and newer), which its
-    own document does not describe: a property table names them, not their IRIs."""
+    own document does not describe: a property table names them, not their IRIs, with their
+    version labels and names (``hasVersion: Birds QA`` read as the page's own title)."""
     import pyoxigraph as ox
 
     storage = services().storage
@@ -1084,7 +1097,7 @@ def _dataset_titles(main: Node | None) -> dict[str, str]:
         f"SELECT ?d ?t WHERE {{ VALUES ?d {{ {' '.join(f'<{d}>' for d in sorted(linked))} }} "
         f"?d <{DCT}title> ?t }}"
     )
-    return {r["d"].value: r["t"].value for r in rows}
+    return {r["d"].value: r["t"].value for r in rows} | listings.upload_labels(linked)
 
 
 def _dataset_title(
@@ -1120,10 +1133,10 @@ def _dataset_citation(
     it (its description left the public graph with them), saying it was withdrawn."""
     from service.web.citation import dataset_citation
 
-    note = None
+    note = _newer_note(uri)
     if withdrawn:
         main, nodes = _as_published(uri, withdrawn)
-        note = _withdrawn_note(uri, withdrawn)
+        note = _withdrawn_note(withdrawn) + (f"; {note}" if note else "")
     if main is None:
         return None
     names = _authors(main, nodes)
@@ -1215,20 +1228,19 @@ def _withdrawn_document(uri: str, rep: conneg.Representation) -> list[Any]:
     return [ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads]
 
 
-def _withdrawn_note(uri: str, withdrawn: Sequence[Any]) -> str:
-    """That every run of an uploaded dataset was withdrawn (the last one when, and why), and
-    its newer version, for its citation."""
-    storage = services().storage
+def _withdrawn_note(withdrawn: Sequence[Any]) -> str:
+    """That every run of an uploaded dataset was withdrawn (the last one when, and why), for
+    its citation."""
     last = max(withdrawn, key=lambda w: w.withdrawn_at)
-    note = f"withdrawn on {last.withdrawn_at[:10]}: {' '.join(last.reason.split())}"
-    name = uri.removeprefix(storage.uris.dataset(""))
-    newer = storage.catalogue.newer_uploads(name)
-    if newer:
-        v = newer[-1]
-        note += f"; newer version {v.title} ({v.name}" + (
-            f", version {v.version})" if v.version else ")"
-        )
-    return note
+    return f"withdrawn on {last.withdrawn_at[:10]}: {' '.join(last.reason.split())}"
+
+
+def _newer_note(uri: str) -> str | None:
+    """An uploaded dataset's newest published version, for its citation: whoever cites the
+    old one learns of the corrected file."""
+    storage = services().storage
+    newer = storage.catalogue.newer_uploads(uri.removeprefix(storage.uris.dataset("")))
+    return f"newer version {newer[-1].label}" if newer else None
 
 
 def _first_uploaded(main: Node) -> str | None:
@@ -1311,7 +1323,39 @@ def dataset(name: str) -> BaseResponse:
 @bp.get("/dataset/<name>/question/", defaults={"qid": ""})
 def question(name: str, qid: str) -> BaseResponse:
     question_id, ext = _question_name(qid)
-    return _public_resource(services().storage.uris.question(name, question_id), ext)
+    storage = services().storage
+    uri = storage.uris.question(name, question_id)
+    return _public_resource(
+        uri,
+        ext,
+        more=lambda found: {
+            "newer": storage.catalogue.newer_uploads(name),
+            "values_said": _position_said(uri, found),
+        },
+    )
+
+
+def _position_said(uri: str, found: Sequence[Any]) -> dict[str, str]:
+    """A question's ``gqa:position`` as a reader counts: "question 3 of 10 in the file" (the
+    vocabulary counts from 0, and a bare 2 beside identifier 3 read as a mistake)."""
+    main = index(found).get(uri)
+    position = main.one(GQA + "position") if main is not None else None
+    if position is None or not position.value.isdigit():
+        return {}
+    dataset = main.one(DCT + "isPartOf") if main is not None else None
+    rows = (
+        services().storage.public.query(
+            f"SELECT ?c WHERE {{ <{dataset.value}> <{GQA}questionCount> ?c }} LIMIT 1"
+        )
+        if dataset is not None
+        else []
+    )
+    total = next((f" of {r['c'].value}" for r in rows), "")
+    number = int(position.value)
+    return {
+        GQA + "position": f"question {number + 1}{total} in the file "
+        f"(the RDF's gqa:position {number} counts from 0)"
+    }
 
 
 def _question_name(name: str) -> tuple[str, str | None]:

@@ -33,6 +33,7 @@ from flask import (
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response as BaseResponse
 
+from service.dataset_about import named_version
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
 from service.web.access import is_owner, require_experiment
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
@@ -317,6 +318,12 @@ class UploadChoice:
     questions: int | None
     languages: tuple[str, ...]
     profile: str | None  # the one made for its language, as a catalogue dataset's
+    version: str | None = None  # its author's label (two versions share a title)
+    newer: str | None = None  # the name of its newest published version, if any
+
+    @property
+    def label(self) -> str:
+        return named_version(self.title, self.version, self.name)
 
 
 UPLOADS_KEY = ("run", "uploads")  # the page cache's entry for the published uploads
@@ -337,16 +344,25 @@ def published_uploads() -> list[UploadChoice]:
     kept = cache.get(UPLOADS_KEY)
     if kept is None:
         demo = state.storage.catalogue.upload_for_sha256(demo_sha256())
+        newer = state.storage.catalogue.newest_upload_versions()
         rows = [
-            [r.name, r.title, r.questions, list(r.languages), own_profile(r.languages, "")]
+            [
+                r.name,
+                r.title,
+                r.questions,
+                list(r.languages),
+                own_profile(r.languages, ""),
+                r.version,
+                newer.get(r.name),
+            ]
             for r in listings.uploaded_datasets()
             if demo is None or r.name != demo[0]
         ]
         kept = cache.rendered(json.dumps(rows).encode(), "application/json")
         cache.put(UPLOADS_KEY, kept)
     return [
-        UploadChoice(name, title, questions, tuple(languages), profile)
-        for name, title, questions, languages, profile in json.loads(kept.body)
+        UploadChoice(name, title, questions, tuple(languages), profile, version, newer)
+        for name, title, questions, languages, profile, version, newer in json.loads(kept.body)
     ]
 
 

@@ -497,8 +497,16 @@ def _filter_choices(
     ]
     if filters[2] is not None and filters[2] not in counts.values(2):
         profiles.append((chosen.profile or "", 0))
+    from service.web.running import published_uploads
+
     return {
         "datasets": datasets,
+        # an upload by its title and version, as the run page lists it (its name alone did
+        # not say which of two versions is the newer)
+        "dataset_labels": {
+            u.name: u.label + (f"; has a newer version, {u.newer}" if u.newer else "")
+            for u in published_uploads()
+        },
         "languages": languages,
         "profiles": profiles,
         # what each "all" option shows: that filter cleared, the others kept

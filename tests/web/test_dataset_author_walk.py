@@ -14,6 +14,7 @@ import csv
 import html
 import io
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -363,6 +364,117 @@ def test_versions_are_linked_and_ranked_apart(site: Server, walked: dict[str, An
     assert boards[walked["v2"].rsplit("/", 1)[1]] == ["team-a"]
 
 
+def test_a_live_v1_names_its_newer_version_wherever_it_is_used(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # explore-17b 4: while v1 was live, nothing but a row "hasVersion: Birds QA" (its own
+    # title) said v2 existed: its page, question pages, citation, the run page's and the
+    # leaderboards' menus (names only) and a participant's API notes were silent
+    v1_name, v2_name = (walked[v].rsplit("/", 1)[1] for v in ("v1", "v2"))
+    newer = f"Birds QA, version 2 ({v2_name})"
+    banner = (
+        "<strong>A newer version of this dataset exists:</strong> "
+        f'<a href="{walked["v2"]}">{newer}</a>.'
+    )
+    for path in (f"dataset/{v1_name}", f"dataset/{v1_name}/question/2"):
+        page = site.get(path).text
+        assert banner in page, path
+        # near the top: before the description's property table
+        assert page.index(banner) < page.index('<table class="properties">'), path
+    page = site.get(f"dataset/{v1_name}").text
+    assert f'title="{walked["v2"]}">{newer}</a>' in page  # the hasVersion row
+    v2_page = site.get(f"dataset/{v2_name}").text
+    assert f'title="{walked["v1"]}">Birds QA, version 1 ({v1_name})</a>' in v2_page
+    assert 'id="newer-version"' not in v2_page  # the newest says nothing of the kind
+    bib = " ".join(site.get(f"dataset/{v1_name}.bib").text.split())
+    assert f"note = {{newer version {newer}}}" in bib, bib
+    assert "note" not in site.get(f"dataset/{v2_name}.bib").text
+    # the menus label each version by title, version and name; v1 says it has a newer one
+    options = {}
+    for path in ("experiments/new", f"leaderboards?dataset={v1_name}"):
+        for value, text in re.findall(
+            r'<option value="(birds-qa-[^"]+)"[^>]*>([^<]*)', site.get(path).text
+        ):
+            options.setdefault(path, {})[value] = html.unescape(text)
+    run, boards = options["experiments/new"], options[f"leaderboards?dataset={v1_name}"]
+    assert run[v1_name].startswith(f"Birds QA, version 1 ({v1_name}) (30 questions; de, en")
+    assert run[v1_name].endswith(f"; has a newer version, {v2_name})")
+    assert run[v2_name].startswith(f"{newer} (30 questions") and "newer" not in run[v2_name][5:]
+    assert boards[v1_name].startswith(
+        f"Birds QA, version 1 ({v1_name}); has a newer version, {v2_name} ("
+    )
+    assert boards[v2_name].startswith(f"{newer} (")
+    # a participant's run on v1 by its name is told in its notes
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": v1_name,
+            "profile": "exact",
+            "systems": [{"name": "late-team", "answers": bird_answers(3).decode()}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    notes = site.wait_finished(ticket["id"], ticket["token"])["notes"]
+    assert any(f"has a newer version, {newer}" in n and f"run on {v2_name}" in n for n in notes), (
+        notes
+    )
+    # and one on v2 is not
+    made = site.post(
+        "api/experiments",
+        json={
+            "dataset": v2_name,
+            "profile": "exact",
+            "systems": [{"name": "late-team", "answers": bird_answers(3).decode()}],
+        },
+    )
+    ticket = made.json()
+    assert not any(
+        "newer version" in n for n in site.wait_finished(ticket["id"], ticket["token"])["notes"]
+    )
+
+
+def test_a_question_page_counts_its_position_from_1(site: Server, walked: dict[str, Any]) -> None:
+    # explore-17b 8c: question 3 read "position 2" beside "identifier 3" (the RDF counts from
+    # 0, as the vocabulary says; the page counts as its reader does)
+    v1_name = walked["v1"].rsplit("/", 1)[1]
+    page = site.get(f"dataset/{v1_name}/question/3").text
+    row = re.search(
+        r'title="http://w3id.org/gerbil/qa/vocab#position">position</a></th>\s*<td>(.*?)</td>', page
+    )
+    assert row, "no position row"
+    assert (
+        html.unescape(row[1])
+        == "question 3 of 30 in the file (the RDF's gqa:position 2 counts from 0)"
+    )
+    turtle = _graph(site, f"{walked['v1']}/question/3")
+    assert {int(o) for o in turtle.objects(None, GQA.position)} == {2}  # the data keeps its meaning
+
+
+def test_a_frozen_board_on_an_upload_names_its_title_and_version(
+    site: Server, walked: dict[str, Any]
+) -> None:
+    # explore-17b 8b: "ranks QA results by macro F1 on birds-qa-9bcc958d": which dataset and
+    # version a paper reporting the standings cites was not said
+    v2_name = walked["v2"].rsplit("/", 1)[1]
+    made = site.post(
+        "api/leaderboards",
+        json={
+            "title": "Birds QA shared task, final",
+            "dataset": v2_name,
+            "type": "QA",
+            "profile": "exact",
+        },
+    )
+    assert made.status_code in (200, 201), made.text
+    frozen = made.json()["uri"].replace(site.url, "")
+    newer = f"Birds QA, version 2 ({v2_name})"
+    bib = " ".join(site.get(f"{frozen}.bib").text.split())
+    assert f"ranks QA results by macro F1 on {newer}, profile exact" in bib, bib
+    page = site.get(frozen).text
+    assert f'<dt>Dataset</dt><dd><a href="{walked["v2"]}">{newer}</a></dd>' in page
+
+
 def test_found_by_sparql_with_its_licence_and_versions(
     site: Server, walked: dict[str, Any]
 ) -> None:
@@ -580,15 +692,13 @@ def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> N
     assert 'id="run-on-it"' not in page.text  # it is run by its name no more
     # it points to its newer version, and its property table names that by its title
     v2_name = v2["dataset"].rsplit("/", 1)[1]
-    assert (
-        f'<a href="{v2["dataset"]}">Fish QA</a> (<code>{v2_name}</code>, version 1.1)' in page.text
-    )
-    assert f'title="{v2["dataset"]}">Fish QA</a>' in page.text
+    assert f'<a href="{v2["dataset"]}">Fish QA, version 1.1 ({v2_name})</a>' in page.text
+    assert f'title="{v2["dataset"]}">Fish QA, version 1.1 ({v2_name})</a>' in page.text
     # cited as it was published, saying it was withdrawn (before: by "GERBIL QA", no year)
     bib = " ".join(site.get(f"dataset/{v1_name}.bib").text.split())
     assert "author = {{Fay Fisher}}" in bib and "year = {2026}" in bib and "version = {1}" in bib
     assert f"withdrawn on {gone.json()['withdrawnAt'][:10]}: superseded; newer version" in bib
-    assert f"Fish QA ({v2_name}, version 1.1)" in bib, bib
+    assert f"Fish QA, version 1.1 ({v2_name})" in bib, bib
     # the withdrawn run's page names v2 and its command is accepted
     said, version = _newer_version(site, v1["id"])
     assert "Fish QA, version 1.1" in said and version == v2["dataset"].rsplit("/", 1)[1]
@@ -772,7 +882,8 @@ def test_a_browser_finds_the_published_upload_and_runs_on_it(
     assert chosen.get_attribute("value") == name
     visit(browser, site.url + "experiments/new", "run-page-uploads")
     group = browser.find_element(By.CSS_SELECTOR, 'optgroup[label="Uploaded datasets"]')
-    assert f"Birds QA: {name} (30 questions; de, en)" in group.get_attribute("textContent")
+    said = f"Birds QA, version 1 ({name}) (30 questions; de, en"
+    assert said in group.get_attribute("textContent")
     browser.find_element(By.ID, "dataset-search").send_keys(name)
     select = Select(browser.find_element(By.ID, "run-dataset"))
     assert select.first_selected_option.get_attribute("value") == name
@@ -792,7 +903,7 @@ def test_the_compare_page_compares_answer_files_on_a_published_upload(
     name = walked["v1"].rsplit("/", 1)[1]
     form = site.get(f"compare?dataset={name}")
     assert form.status_code == 200
-    assert f'<option value="{name}" selected>Birds QA: {name}' in form.text
+    assert f'<option value="{name}" selected>Birds QA, version 1 ({name})' in form.text
     compared = site.post(
         "compare",
         data={"dataset": name, "profile": "exact", "answers_name": "one\ntwo"},
@@ -835,7 +946,9 @@ def test_an_about_on_published_bytes_is_refused_naming_the_dataset(
             "systems": [{"name": "team-d", "answers": bird_answers(2).decode()}],
         },
     )
-    assert late["dataset"] == walked["v1"] and late["notes"] == []
+    # its one note: v1 has a newer version (nothing of its description or title)
+    assert late["dataset"] == walked["v1"] and len(late["notes"]) == 1, late["notes"]
+    assert late["notes"][0].startswith(f"the dataset {name} has a newer version, Birds QA")
     g = _graph(site, walked["v1"])
     v1 = rdflib.URIRef(walked["v1"])
     assert list(g.objects(v1, DCT.license)) == [rdflib.URIRef(LICENSE)]
@@ -986,7 +1099,9 @@ def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, An
     first = min(re.findall(r"/experiment/(\d{12})#file-", page))
     assert f"year = {{{first[:4]}}}" in bibtex
     text = html.unescape(re.search(r'id="dataset-citation-text">(.*?)</p>', page, re.S)[1])
-    assert text == f"Ann Author, Bo Coauthor ({first[:4]}). Birds QA, version 1. {walked['v1']}"
+    said = f"Ann Author, Bo Coauthor ({first[:4]}). Birds QA, version 1. {walked['v1']}"
+    v2_name = walked["v2"].rsplit("/", 1)[1]
+    assert text == f"{said}. Newer version Birds QA, version 2 ({v2_name})"  # explore-17b 4
     depth = 0  # braces balanced: LaTeX reads the entry to its end
     for char in bibtex:
         depth += {"{": 1, "}": -1}.get(char, 0)

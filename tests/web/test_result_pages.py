@@ -475,6 +475,81 @@ def test_the_task_page_lists_the_warnings_about_the_answers(server) -> None:
     assert items == [w.replace("'", "&#39;") for w in stored]
 
 
+def _uri_questions(answers: dict[str, str]) -> str:
+    """QALD-JSON questions, each with one URI answer (``answers``: id -> the URI)."""
+    binding = {"head": {"vars": ["x"]}, "results": {"bindings": []}}
+    questions = [
+        {
+            "id": qid,
+            "question": [{"language": "en", "string": f"Which thing is number {qid}?"}],
+            "answers": [
+                {**binding, "results": {"bindings": [{"x": {"type": "uri", "value": uri}}]}}
+            ],
+        }
+        for qid, uri in answers.items()
+    ]
+    return json.dumps({"questions": questions})
+
+
+def _submitted(server, dataset: str, answers: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A private run of system ``sys`` on an inline dataset, finished: its status and the
+    owner's headers."""
+    made = server.post(
+        "api/experiments",
+        json={
+            "dataset": {"content": dataset},
+            "profile": "exact",
+            "systems": [{"name": "sys", "answers": answers}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    return server.wait_finished(ticket["id"], ticket["token"]), owner
+
+
+def test_answers_to_questions_not_in_the_dataset_are_noted(server) -> None:
+    """explore-17b 8d: answers to question ids the dataset lacks (a participant answered an
+    outdated version) were ignored with a warning on the task only, the run's notes empty:
+    still accepted, and the notes and the experiment page say how many and which."""
+    import html
+
+    gold = _uri_questions({str(i): f"http://example.org/t/{i}" for i in range(1, 4)})
+    answered = {str(i): f"http://example.org/t/{i}" for i in range(1, 16)}
+    state, owner = _submitted(server, gold, _uri_questions(answered))
+    name = state["dataset"].rsplit("/", 1)[1]
+    said = (
+        f"12 answers name questions not in {name} (ids 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+        "first 10): sys's, not scored"
+    )
+    assert any(n.startswith(said) for n in state["notes"]), state["notes"]
+    page = html.unescape(server.get(f"experiment/{state['id']}", headers=owner).text)
+    assert f"<strong>Note:</strong> {said}" in page
+    # the three it has are scored as ever
+    (qa,) = [r for r in state["results"] if r["experimentType"] == "QA"]
+    assert qa["measures"]["macroF1"] == 1.0
+    # a run answering only questions it has says nothing of the kind
+    state, _ = _submitted(server, gold, gold)
+    assert not any("not in" in n for n in state["notes"]), state["notes"]
+
+
+def test_macro_f1_qald_of_an_all_wrong_task_says_why_it_is_undefined(server) -> None:
+    """explore-17b 8a: every question answered wrong gives mean precision and recall 0, where
+    macro F1 (QALD) is undefined (DESIGN.md); the pages said "this task has nothing to compute
+    it from" of a task that scored every question."""
+    gold = _uri_questions({str(i): f"http://example.org/t/{i}" for i in range(1, 4)})
+    wrong = _uri_questions({str(i): "http://example.org/wrong" for i in range(1, 4)})
+    state, owner = _submitted(server, gold, wrong)
+    (qa,) = [r for r in state["results"] if r["experimentType"] == "QA"]
+    assert qa["measures"]["macroF1QALD"] is None and qa["measures"]["macroF1"] == 0.0
+    assert qa["measures"]["questions"] == 3
+    said = "undefined: mean precision and mean recall are both 0"
+    page = server.get(f"experiment/{state['id']}", headers=owner).text
+    assert f'<abbr title="{said}">undef.</abbr>' in page
+    task = server.get(f"experiment/{state['id']}/task/1", headers=owner).text
+    assert f"<dd>{said}</dd>" in task
+
+
 def test_experiment_page_prints_intervals_to_the_digits_of_their_numbers(server) -> None:
     # a paper copies "0.7204 [0.6546, 0.7885]" from evaluate --intervals and the compare page;
     # the experiment page printed "0.7204 [0.655, 0.788]": another rounding of the same bounds
