@@ -597,8 +597,7 @@ def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[NewerVersi
         if datetime.fromisoformat(v.issued) > ended
     ]
     for u in storage.catalogue.newer_uploads(name):
-        label = u.title + (f", version {u.version}" if u.version else "") + f" ({u.name})"
-        found.append(NewerVersion(u.uri, label, u.issued, u.name, refreshed=False))
+        found.append(NewerVersion(u.uri, u.label, u.issued, u.name, refreshed=False))
     from dataclasses import replace
 
     # one already re-scored on it: a second re-scoring is refused (it names that one)
