@@ -299,12 +299,31 @@ def experiment(experiment_id: str) -> BaseResponse:
         return _finished_with_questions(experiment_id)
     payload = _experiment_json(experiment_id, questions=questions)
     response = json_answer(payload)
+    # a poller sends the ETag back: an unchanged status (a long run) is a 304 without a body
     if Status(payload["status"]).active:
         _poll_after(response, payload["remainingSeconds"])
-    # a poller sends the ETag back: an unchanged status (a long run) is a 304 without a body
-    response.add_etag()
+        # made without its clock, which moves at every poll: a run whose progress did not
+        # move is a 304 (it never was, explore-17b 5); a 304 keeps Retry-After
+        response.set_etag(_etag(_without_clock(payload)))
+    else:
+        response.add_etag()
     response.make_conditional(request)  # in place: 304 when the ETag matches
     return response
+
+
+CLOCK = ("elapsedSeconds", "remainingSeconds")  # what a running status says of time only
+
+
+def _without_clock(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k not in CLOCK}
+
+
+def _etag(payload: dict[str, Any]) -> str:
+    import hashlib
+    import json
+
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _finished_with_questions(experiment_id: str) -> Response:

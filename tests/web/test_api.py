@@ -1280,6 +1280,33 @@ def test_a_poller_revalidates_the_status_with_its_etag(server) -> None:
     assert "ETag" in operation["responses"]["200"]["headers"]
 
 
+def test_a_running_status_is_a_304_while_its_progress_does_not_move(server, slow_qa) -> None:
+    """A running status's ETag leaves out its clock (elapsed, time left), which moves at
+    every poll: a poller of a slow run is told "not modified" until a question is done, with
+    its Retry-After; before, every poll was a new ETag and a whole body (explore-17b 5)."""
+    body = {"dataset": "demo", "kb": "demo", "concurrency": 1}
+    body["systems"] = [{"name": "slow", "url": slow_qa + "delay/3"}]
+    made = server.post("api/experiments", json=body)
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    url = f"api/experiments/{ticket['id']}?questions=false"
+    deadline = time.monotonic() + 30
+    while (first := server.get(url, headers=owner)).json()["phase"] != "asking":
+        assert time.monotonic() < deadline, first.json()
+        time.sleep(0.05)
+    for _ in range(3):
+        time.sleep(0.2)  # the clock moves on; a question (3 s) is seldom done meanwhile
+        again = server.get(url, headers={**owner, "If-None-Match": first.headers["ETag"]})
+        if again.status_code == 304:
+            break
+        assert again.json()["systems"] != first.json()["systems"], again.json()  # it moved
+        first = again
+    assert again.status_code == 304 and again.content == b"", again.status_code
+    assert again.headers["ETag"] == first.headers["ETag"] and again.headers["Retry-After"]
+    server.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)
+
+
 def test_a_full_queue_refuses_a_submission_for_a_while(tmp_path, slow_qa) -> None:
     """Anyone may submit, and each waiting run keeps its uploads on disk: past
     ``max_waiting_runs`` runs queued or running a submission is a 503 with Retry-After,
