@@ -293,7 +293,12 @@ def newest_of_its_line(
     standing = _standing_elsewhere(storage, experiment_id, spec)
     if not standing:
         return experiment_id
-    parents = {o: storage.experiments.revisions(o, include_private=True)[0] for o in standing}
+    # each standing one's parents: asked only of a re-scoring onto another version
+    parents = (
+        {o: storage.experiments.revisions(o, include_private=True)[0] for o in standing}
+        if onto is not None
+        else {}
+    )
     if onto is not None and (replaced := _older_answers(storage, experiment_id, parents)):
         return replaced  # these answers are newer than the ones it scored there: they replace it
     said = "; ".join(f"{', '.join(names)} from {other}" for other, names in standing.items())
