@@ -137,6 +137,19 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         "this one says dcat:previousVersion and dct:isVersionOf it, and it dcat:hasVersion "
         "this one; their results stay apart, each on its own leaderboard.",
     ),
+    AboutField(
+        "gold",
+        GQA + "goldWithheld",
+        "--dataset-gold",
+        False,
+        "choice",
+        "withheld",
+        "withheld: a shared task's test set. Its questions are published, its gold answers "
+        "are not (no gold on its pages, in SPARQL or downloads; its runs' results are "
+        "aggregates only, no question's result) until the owner of the run that first "
+        "published it reveals them (POST /api/datasets/NAME/reveal) (gqa:goldWithheld).",
+        ("withheld",),
+    ),
 )
 ABOUT = {f.key: f for f in ABOUT_FIELDS}
 

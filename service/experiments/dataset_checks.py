@@ -29,6 +29,7 @@ from service.graph.terms import DCAT, DCT, GQA, PROV
 if TYPE_CHECKING:
     from service.graph.questions import Finding
     from service.graph.store import Storage
+    from service.model import Dataset
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +43,20 @@ def upload_findings(storage: Storage, experiment_id: str) -> list[Finding] | Non
 
 def _spec_findings(storage: Storage, experiment_id: str, text: str | None) -> list[Finding] | None:
     """:func:`upload_findings` of the kept spec ``text``."""
+    from service.graph.questions import check_dataset
+
+    dataset = spec_dataset(storage, experiment_id, text)
+    return None if dataset is None else check_dataset(dataset)
+
+
+def spec_dataset(storage: Storage, experiment_id: str, text: str | None) -> Dataset | None:
+    """The uploaded dataset of ``experiment_id`` read from its kept spec ``text`` and files as
+    its run read it; None when it was a catalogue dataset or no spec was kept."""
     from service.evaluation.profiles import get_profile
     from service.experiments.inputs import Files, read_dataset
     from service.experiments.kept import kept
     from service.experiments.run import ALL_LANGUAGES
     from service.experiments.spec import ExperimentSpec, FileDataset
-    from service.graph.questions import check_dataset
 
     if text is None:
         return None
@@ -74,7 +83,7 @@ def _spec_findings(storage: Storage, experiment_id: str, text: str | None) -> li
         gold=spec.gold,
         types=spec.experiment_types,
     )
-    return check_dataset(dataset)
+    return dataset
 
 
 _SEEN: OrderedDict[str, list[Finding] | None] = OrderedDict()  # by the spec's SHA-256
@@ -207,6 +216,8 @@ def _unchecked_uploads(storage: Storage, experiment_id: str | None = None) -> di
 
 
 def _store(storage: Storage, name: str, experiment_id: str) -> bool:
+    if storage.catalogue.gold_withheld(name):  # a finding may quote a gold answer or query:
+        return False  # written once the gold is revealed (``reveal_gold``)
     try:
         findings = upload_findings(storage, experiment_id)
     except ServiceError as err:  # its file not in this store: its page says so

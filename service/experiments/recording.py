@@ -105,13 +105,16 @@ def _dataset_record(
                 f"rank on the leaderboard of {name}; run on {newer[-1].name} to rank on the "
                 "newer version's",
             )
-        said = _published_description(catalogue.upload_statements(name))
+        statements = catalogue.upload_statements(name)
+        said = _published_description(statements)
+        said["gold_withheld"] = catalogue.gold_withheld(name, statements)
         ds = node(catalogue.uris.dataset(name))
         said["restated"] = tuple(published_description(catalogue.store, catalogue.uris, ds))
         return RecordedDataset(
             DatasetRef(name, False, dataset, title=title, sha256=sha, **said), kept, False, notes
         )
     ref = replace(upload_ref(dataset_label(source, dataset), dataset, sha, catalogue), **said)
+    ref = replace(ref, gold_withheld=dict(ref.about).get("gold") == ("withheld",))
     return RecordedDataset(ref, kept, False)
 
 

@@ -165,7 +165,10 @@ def changes(
         if was is None:
             continue
         earlier = {q["id"]: q for q in was.get("questions", ())}
-        changed = []
+        changed: list[dict[str, Any]] = []
+        withheld = bool(was.get("questionsWithheld") or new.get("questionsWithheld"))
+        if withheld:  # one side has no question's result: none is compared (all "changed")
+            earlier, new = {}, {**new, "questions": []}
         now = {q["id"] for q in new.get("questions", ())}
         # a question the new dataset version no longer has: it left the measures too (an
         # added one is said by the loop below, "not in it" before)
@@ -216,6 +219,8 @@ def changes(
         )
         if "questions" not in new:  # its per-question records were not read: none to compare
             del systems[-1]["questions"]
+        elif withheld:
+            systems[-1]["questionsWithheld"] = True
     out: dict[str, Any] = {"systems": systems}
     if all(datasets) and datasets[0] != datasets[1]:
         out.update(datasetBefore=datasets[0], datasetAfter=datasets[1])

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from service import release
 from service.dataset_about import UPLOADED_NAME, named_version
@@ -216,6 +217,37 @@ class CatalogueRepository:
             f"FILTER NOT EXISTS {{ {ds} {_p('generatedDescription')} ?o }} }} GROUP BY ?p"
         )
         return {row["p"].value: row["v"].value for row in rows}
+
+    def gold_revealed(self, name: str) -> bool:
+        """Whether the withheld gold of uploaded dataset ``name`` was revealed (its graph,
+        ``graph/dataset/{name}``, holds the gold and when: ``reveal_gold``)."""
+        graph, ds = self.uris.dataset_graph(name), self.uris.dataset(name)
+        return bool(
+            self.store.public.query(
+                f"ASK {{ GRAPH <{graph}> {{ <{ds}> {_p('goldRevealed')} ?when }} }}"
+            )
+        )
+
+    def gold_withheld(self, name: str, statements: dict[str, str] | None = None) -> bool:
+        """Whether published uploaded dataset ``name`` withholds its gold (``about.gold``; its
+        ``statements`` if read already) and it is not revealed yet: no gold, no question's
+        result, no file of its runs is served."""
+        from service.dataset_about import ABOUT
+
+        said = self.upload_statements(name) if statements is None else statements
+        return said.get(ABOUT["gold"].predicate) == "true" and not self.gold_revealed(name)
+
+    def withheld_of_experiment(self, store: Any, experiment_id: str) -> str | None:
+        """The name of the uploaded dataset experiment ``experiment_id`` was scored on when its
+        gold is withheld now (its graph in ``store``, public or private, says so and it was
+        not revealed since), else None."""
+        graph = self.uris.experiment_graph(experiment_id)
+        rows = store.query(
+            f"SELECT ?id WHERE {{ GRAPH <{graph}> {{ ?d {_p('goldWithheld')} true ; "
+            f"<{DCT}identifier> ?id }} }} LIMIT 1"
+        )
+        name = next((row["id"].value for row in rows), None)
+        return name if name is not None and not self.gold_revealed(name) else None
 
     def published_upload(self, name: str) -> tuple[str, str] | None:
         """The file SHA-256 and title of the published uploaded dataset ``name`` (its runs
@@ -420,6 +452,15 @@ class CatalogueRepository:
                 f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{graph}>) }} }} ;\n"
                 f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} WHERE {{ {said} }} ;\n"
                 f"INSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}}\n{body}\n}}",
+            )
+
+    def add_public(self, graph: str, quads: Sequence[Quad]) -> None:
+        """Add ``quads`` to public named graph ``graph`` and their triples to the default
+        graph (the union the endpoint and pages read), in one update."""
+        body = "\n".join(_lines(quads))
+        with self.store.lock:
+            self.store.update(
+                Side.PUBLIC, f"INSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}}\n{body}\n}}"
             )
 
     def drop_findings(self, name: str) -> None:

@@ -112,15 +112,49 @@ def check_dataset(
     return findings
 
 
-def question_quads(dataset_uri: str, dataset: Dataset, graph: NamedNode) -> list[Quad]:
+def question_quads(
+    dataset_uri: str, dataset: Dataset, graph: NamedNode, *, withheld: bool = False
+) -> list[Quad]:
     """Quads (in ``graph``) describing every question of ``dataset`` (first of duplicate ids)
-    under ``dataset_uri`` (a dataset's or a dataset version's URI)."""
+    under ``dataset_uri`` (a dataset's or a dataset version's URI); ``withheld``: its gold
+    is withheld (``about.gold``), so only what a participant is given (:data:`GIVEN`)."""
     out: list[Quad] = []
     ds = node(dataset_uri)
     for q in dataset.by_id().values():
         s = NamedNode(question_of(dataset_uri, q.id))
-        out += [Quad(s, p, o, graph) for p, o in _question(ds, q)]
+        pairs = _question(ds, q)
+        if withheld:
+            pairs = [(p, o) for p, o in pairs if p.value in GIVEN]
+        out += [Quad(s, p, o, graph) for p, o in pairs]
     return out
+
+
+def gold_quads(dataset_uri: str, dataset: Dataset, graph: NamedNode) -> list[Quad]:
+    """What :func:`question_quads` leaves out of a withheld dataset's questions (its gold
+    answers and queries, answer types, features, flags), in ``graph``: its gold revealed."""
+    given = {
+        (q.subject, q.predicate, q.object)
+        for q in question_quads(dataset_uri, dataset, graph, withheld=True)
+    }
+    return [
+        q
+        for q in question_quads(dataset_uri, dataset, graph)
+        if (q.subject, q.predicate, q.object) not in given
+    ]
+
+
+# what a question of a dataset whose gold is withheld says: what a participant is asked (the
+# rest is its gold or derived from it: answers, queries, answer types, features, flags)
+GIVEN = frozenset(
+    {
+        RDF + "type",
+        DCT + "identifier",
+        DCT + "isPartOf",
+        GQA + "questionText",
+        GQA + "keywords",
+        RDFS + "label",
+    }
+)
 
 
 def _question(ds: NamedNode, q: Question) -> list[tuple[NamedNode, Object]]:
@@ -292,6 +326,8 @@ def _author_pairs(
         elif f.kind == "dataset":
             objects = [node(uris.dataset(values[0]))]
             pairs.append((_p(DCT, "isVersionOf"), objects[0]))
+        elif f.key == "gold":  # withheld, the one choice: a flag readers ask for
+            objects = [n.boolean(True)]
         elif f.kind == "iri":
             objects = [node(values[0])]
         else:

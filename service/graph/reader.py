@@ -115,6 +115,8 @@ class TaskResult:
     # on how many resamples a measure was undefined (gqa:undefinedResamples; only those > 0)
     undefined_resamples: dict[str, int] = field(default_factory=dict)
     note: str | None = None  # why no question was scored (the gold has nothing for the type)
+    # its dataset's gold was withheld when it was recorded: no question's result is stored
+    questions_withheld: bool = False
 
     def interval_note(self, name: str) -> str | None:
         """What the pages say of ``name``'s interval when it was undefined on resamples."""
@@ -183,6 +185,7 @@ def task_result(node: Node, nodes: dict[str, Node], uris: Uris) -> TaskResult:
         interval_signature=node.text(GQA + "intervalSignature"),
         undefined_resamples=undefined_resamples,
         note=node.text(RDFS + "comment"),
+        questions_withheld=node.text(GQA + "questionResultsWithheld") == "true",
     )
 
 
@@ -328,6 +331,8 @@ def _evaluation(
         "questions": entries,
         "warnings": [w for t in tasks for w in t.warnings],
     }
+    if any(t.questions_withheld for t in tasks):  # why "questions" is empty
+        out["questionsWithheld"] = True
     if any(t.intervals for t in tasks):  # as `evaluate --intervals` prints them
         out["intervals"] = {t.experiment_type: dict(t.intervals) for t in tasks}
         counts = {t.experiment_type: t.undefined_resamples for t in tasks if t.undefined_resamples}
@@ -588,11 +593,19 @@ def stored_tasks(
     return sorted((t for t in found if t is not None), key=lambda t: t.number)
 
 
+QUESTIONS_WITHHELD = (
+    "its per-question results are withheld, as its dataset's gold was when it was scored "
+    "(re-score it once the gold is revealed)"
+)
+
+
 def not_recomputable(task: TaskResult) -> str | None:
     """Why ``task``'s stored results cannot be recomputed here (slices, intervals, statistics),
     or None: its profile is unknown, or this version scores it under another signature."""
     from service.evaluation.profiles import get_profile
 
+    if task.questions_withheld:
+        return QUESTIONS_WITHHELD
     if scoring_of(task.profile, task.experiment_type) is None:
         return f"scored under profile {task.profile!r}, unknown here"
     profile = get_profile(task.profile)
@@ -623,6 +636,8 @@ def stored_evaluation(
             f"{task.uri}: a {task.experiment_type} task; compare {experiment_type} tasks"
         )
     refusal = not_recomputable(task)
+    if task.questions_withheld:  # re-scoring helps only once the gold is revealed
+        raise BadRequest(f"{task.uri}: {refusal}")
     known = scoring_of(task.profile, task.experiment_type)
     if refusal is not None or known is None:
         raise BadRequest(f"{task.uri}: {refusal}: re-score it before comparing")

@@ -22,6 +22,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, TypeAlias
 
+from service.errors import Problem
 from service.evaluation.languages import SEPARATOR as POOLED_SEPARATOR
 from service.evaluation.measures import MEASURES
 from service.evaluation.measures import QUESTION_MEASURES as _QUESTION_MEASURES
@@ -96,6 +97,9 @@ class DatasetRef:
     # a published upload's description, which a later run's graph restates (its triples:
     # ``uploads.published_description``), so its own page and citation name its version too
     restated: tuple[tuple[Any, Any, Any], ...] = ()
+    # its gold is withheld (``about.gold``) and not revealed yet: its questions are written
+    # without it and its tasks without any question's result (``service.graph.questions.GIVEN``)
+    gold_withheld: bool = False
 
     @classmethod
     def catalogue(
@@ -281,7 +285,8 @@ def experiment_quads(
     )
     for profile_iri in sorted({e.profile.iri for e in evals}):
         g.add(exp, _p(GQA, "profile"), node(profile_iri))
-    for note in record.notes:
+    notes = [*record.notes, *((WITHHELD_NOTE,) if record.dataset.gold_withheld else ())]
+    for note in notes:
         g.add(exp, _p(RDFS, "comment"), n.literal(note, lang="en"))
     for prop, datatype, value in record.call_settings:  # how its web services were called
         g.add(exp, node(prop), n.number(value, datatype))
@@ -377,7 +382,10 @@ def experiment_quads(
             g.add(s, p, o)
         if record.dataset.dataset is not None:
             g.quads += question_quads(
-                uris.dataset(record.dataset.name), record.dataset.dataset, g.graph
+                uris.dataset(record.dataset.name),
+                record.dataset.dataset,
+                g.graph,
+                withheld=record.dataset.gold_withheld,
             )
 
     # -- tasks ------------------------------------------------------------------------------
@@ -413,7 +421,7 @@ def experiment_quads(
         _task_quads(g, record, uris, k, ev, task, questions, parent=parent)
         if id(ev) not in first_tasks:  # the evaluation's warnings, on its first task
             first_tasks.add(id(ev))
-            _warning_quads(g, NamedNode(uris.task(eid, k)), ev)
+            _warning_quads(g, NamedNode(uris.task(eid, k)), ev, record.dataset.gold_withheld)
     # The dataset's question order (the results JSON lists questions in it), once per question.
     p_position = _p(GQA, "position")
     for position, qid in enumerate(dict.fromkeys(_question_order(evals))):
@@ -434,9 +442,23 @@ def _position(value: int) -> Literal:
     return n.literal(str(value), datatype=XSD + "nonNegativeInteger")
 
 
-def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation) -> None:
-    """An evaluation's warnings (as ``--output json`` lists them), in order."""
-    for position, problem in enumerate(ev.problems):
+def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation, withheld: bool = False) -> None:
+    """An evaluation's warnings (as ``--output json`` lists them), in order; ``withheld``:
+    its dataset's gold is, and so is what a warning says of one question (it may quote an
+    answer or a gold query), counted in one warning of its own."""
+    problems = list(ev.problems)
+    if withheld:
+        of_one = [p for p in problems if p.question_id is not None]
+        problems = [p for p in problems if p.question_id is None]
+        if of_one:
+            problems.append(
+                Problem(
+                    f"{len(of_one)} warning(s) about single questions are withheld with the "
+                    "dataset's gold",
+                    severity="warning",
+                )
+            )
+    for position, problem in enumerate(problems):
         warning = BlankNode()
         g.add(task, _p(GQA, "warning"), warning)
         g.many(
@@ -450,6 +472,11 @@ def _warning_quads(g: _Graph, task: NamedNode, ev: Evaluation) -> None:
         )
 
 
+WITHHELD_NOTE = (
+    "the gold of its dataset was withheld when it was scored (a shared task's test set): its "
+    "results are the measures of each task, with no question's result; once the gold is "
+    "revealed, its owner can re-score it to get them"
+)
 MULTIPLE_LANGUAGES = "mul"  # ISO 639-2 for a task over several languages
 
 
@@ -542,6 +569,9 @@ def _task_quads(
         else:
             g.add(obs, prop, n.number(value, datatype))
     _interval_quads(g, obs, task_uri, ev, etype)
+    if record.dataset.gold_withheld:  # each question's result would tell its gold
+        g.add(obs, _p(GQA, "questionResultsWithheld"), n.boolean(True))
+        return
 
     # Per-question observations: their own data set, structure from the measures they all have.
     qset = NamedNode(uris.task_questions(eid, k))

@@ -181,8 +181,11 @@ def _experiment_json(experiment_id: str, *, questions: bool = True) -> dict[str,
     storage = services().storage
     from service.experiments.dataset_checks import experiment_findings, findings_json
 
-    # an uploaded dataset's checks: its owner learns them before publishing it
-    if (found := experiment_findings(storage, experiment_id)) is not None:
+    # an uploaded dataset's checks: its owner learns them before publishing it (not while its
+    # gold is withheld: a finding may quote a gold answer or query)
+    store = storage.public if out["public"] else storage.private
+    withheld = storage.catalogue.withheld_of_experiment(store, experiment_id)
+    if withheld is None and (found := experiment_findings(storage, experiment_id)) is not None:
         out["datasetFindings"] = findings_json(found)
     from service.evaluation.profiles import explains_misses
     from service.graph.reader import evaluations
@@ -636,6 +639,30 @@ def resume(experiment_id: str) -> Response:
     _require_owner(experiment_id)
     status = resume_run(experiment_id)
     return _poll_after(json_answer({"id": experiment_id, "status": status}, 202))
+
+
+@bp.post("/api/datasets/<name>/reveal")
+def reveal(name: str) -> Response:
+    """Reveal the withheld gold of a published uploaded dataset (its organiser's token)."""
+    from service.experiments.reveal import reveal_gold
+
+    state = services()
+    done = reveal_gold(state.storage, name, owns=lambda eid: is_owner(eid, bearer_token()))
+    state.changed()
+    return json_answer(
+        {
+            "dataset": done.dataset,
+            "goldRevealedAt": done.revealed_at,
+            "questions": done.questions,
+            "scoredWhileWithheld": [state.storage.uris.experiment(e) for e in done.runs],
+            "note": (
+                "the gold is public now: its questions' pages, SPARQL and the files of its runs "
+                "have it, and new runs on it have per-question results; a run scored while it "
+                "was withheld has none: its owner re-scores it (POST /api/experiments/ID/rescore) "
+                "to get them"
+            ),
+        }
+    )
 
 
 @bp.get("/api/datasets")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Response, jsonify, make_response, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest, ServiceError
+from service.errors import BadRequest, Forbidden, ServiceError
 from service.evaluation.results import (
     COUNT_MEASURES,
     ExperimentType,
@@ -112,6 +112,7 @@ def compare_request(
     numbers = _numbers(options, form=body is None)
     state = services()
     spec, uploads = submission.to_spec(raw, kbs=dict(kbs))
+    _refuse_withheld(spec, state.storage)
     spec, kept = named_upload(spec, state.storage)  # a published upload, by its name
     uploads = {**uploads, **kept}
     if len(spec.systems) < 2 or any(not s.from_files for s in spec.systems):
@@ -272,7 +273,7 @@ def stored_evaluations(
     *,
     public_only: bool = False,
     answer_types: dict[str, str] | None = None,
-    refused: list[str] | None = None,
+    refused: dict[str, str] | None = None,
     tokens: Mapping[str, str] | None = None,
     experiment_type: str | None = None,
     measure: str | None = None,
@@ -281,11 +282,11 @@ def stored_evaluations(
     ``experiment_type`` (a task of another is refused), or with None of each task's own, one
     system name each: a system run in two experiments is named by experiment too. With
     ``answer_types``, the answer type of each question id is added to it. With ``refused``, a
-    task whose results cannot be recomputed here (an older profile version) is listed there
-    and left out, instead of refusing them all. ``tokens``: owner tokens by experiment id,
-    besides the request's bearer token and cookies (``access.may_read``). ``measure``: one
-    of an answer's items (CWS, MRR…): each task is scored again from its kept files
-    (:func:`_recomputed`)."""
+    task whose results cannot be recomputed here (an older profile version, per-question
+    results withheld) is put there with why and left out, instead of refusing them all.
+    ``tokens``: owner tokens by experiment id, besides the request's bearer token and cookies
+    (``access.may_read``). ``measure``: one of an answer's items (CWS, MRR…): each task is
+    scored again from its kept files (:func:`_recomputed`)."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -322,7 +323,7 @@ def stored_evaluations(
         except BadRequest:
             if refused is None:
                 raise
-            refused.append(uri)
+            refused[uri] = WITHHELD if task.questions_withheld else OLDER_VERSION
             continue
         if answer_types is not None and not answer_types:  # one dataset: its types once
             uris = [r.question for r in results]
@@ -336,6 +337,22 @@ def stored_evaluations(
         for eid, e in found
     ]
     return [_in_order_of(named[0], e) for e in named]
+
+
+def _refuse_withheld(spec: Any, storage: Any) -> None:
+    """A comparison on a dataset whose gold is withheld says how each answer was scored, one
+    question at a time: refused (a run on it publishes the measures of each task only)."""
+    from service.experiments.spec import CatalogueDataset
+
+    source = spec.dataset
+    named = isinstance(source, CatalogueDataset) and source.version is None
+    if named and storage.catalogue.gold_withheld(source.name):
+        raise Forbidden(
+            f"dataset {source.name}: its gold is withheld (a shared task's test set), so "
+            "answer files are not compared on it, question by question; run them on it "
+            "as an experiment (its results are the measures of each task)",
+            field="dataset",
+        )
 
 
 def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str) -> Any:
@@ -485,7 +502,7 @@ def leaderboard_tiers(
 
     if len(tasks) < 2:
         return {}
-    refused: list[str] = []
+    refused: dict[str, str] = {}
     try:
         evaluations = stored_evaluations(
             tasks, public_only=True, refused=refused, experiment_type=experiment_type
@@ -493,8 +510,8 @@ def leaderboard_tiers(
     except ServiceError:
         return {}
     recomputable = [t for t in tasks if t not in refused]
-    if len(evaluations) < 2:
-        return {}
+    if len(evaluations) < 2:  # why the rows have no tier, when the store says it
+        return {t: Standing(None, None, reason=why) for t, why in refused.items()}
     first = evaluations[0]
     kept, apart = [], {}
     for t, e in zip(recomputable, evaluations, strict=True):
@@ -505,7 +522,7 @@ def leaderboard_tiers(
             kept.append((t, e))
     if len(kept) < 2:
         return {}
-    apart.update((t, Standing(None, None, reason=OLDER_VERSION)) for t in refused)
+    apart.update((t, Standing(None, None, reason=why)) for t, why in refused.items())
     try:
         result = compare(
             [e for _, e in kept],
@@ -526,6 +543,10 @@ def leaderboard_tiers(
     return out
 
 
+WITHHELD = (
+    "its dataset's gold is withheld, and so are its per-question results, which tiers are "
+    "tested on: no tier until the gold is revealed and the run re-scored"
+)
 OLDER_VERSION = (
     "scored under an older version of its profile, whose per-question results are not "
     "scored again here: not tested against the others"

@@ -143,6 +143,19 @@ def _listing_schemas() -> dict[str, Any]:
             public={"type": "boolean"},
             publishedAt={**_TEXT_OR_NULL, "description": "xsd:dateTime of the publication."},
         ),
+        "Revealed": _object(
+            ("dataset", "goldRevealedAt", "questions", "scoredWhileWithheld", "note"),
+            dataset=_URI,
+            goldRevealedAt={**_TEXT, "description": "xsd:dateTime of the reveal."},
+            questions={"type": "integer", "description": "Questions whose gold is public now."},
+            scoredWhileWithheld={
+                "type": "array",
+                "items": _URI,
+                "description": "Public experiments on it scored while it was withheld: no "
+                "per-question results, until their owners re-score them.",
+            },
+            note=_TEXT,
+        ),
         "Withdrawn": _object(
             ("id", "uri", "withdrawnAt", "withdrawalReason"),
             id=_TEXT,
@@ -1514,6 +1527,32 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "The catalogue's, then the published uploaded datasets (`uploaded`): name, "
                     "title, size, languages.",
                     {"200": _json_response("The datasets", "DatasetList")},
+                )
+            },
+            "/api/datasets/{name}/reveal": {
+                "post": _op(
+                    "Reveal a withheld gold",
+                    "For a published uploaded dataset whose author withheld its gold "
+                    "(`about.gold`: `withheld`, a shared task's test set): makes the gold public "
+                    "(its questions' gold answers and queries in its graph, "
+                    "`gqa:goldRevealed`), with its check findings and the files of its runs; "
+                    "new runs on it have per-question results. Needs the owner token of the "
+                    "experiment that uploaded it withheld (else 403); 409 when it withholds "
+                    "nothing (revealed already, or never withheld).",
+                    {
+                        "200": _json_response("Revealed", "Revealed"),
+                        **_errors(403, 404, 409),
+                    },
+                    parameters=[
+                        {
+                            "name": "name",
+                            "in": "path",
+                            "required": True,
+                            "description": "The uploaded dataset's name (dataset/NAME).",
+                            "schema": _TEXT,
+                        }
+                    ],
+                    security=owner,
                 )
             },
             "/api/systems": {

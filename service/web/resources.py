@@ -231,6 +231,12 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
     if store is None:
         raise Forbidden(f"experiment {experiment_id} is not public yet")
     storage = services().storage
+    if (withheld := storage.catalogue.withheld_of_experiment(store, experiment_id)) is not None:
+        # the dataset's file is its gold, and a strong team's answers nearly are
+        raise Forbidden(
+            f"the files of experiment {experiment_id} are withheld: the gold of its dataset "
+            f"{withheld} is, until the owner of the run that first published it reveals it"
+        )
     sha = sha256.lower()
     graph = storage.uris.experiment_graph(experiment_id)
     rows = list(
@@ -462,7 +468,8 @@ def experiment(name: str) -> BaseResponse:
         if private and current.status.value == "finished":
             from service.experiments.dataset_checks import experiment_findings
 
-            found = experiment_findings(graph, experiment_id)
+            withheld = graph.catalogue.withheld_of_experiment(graph.private, experiment_id)
+            found = experiment_findings(graph, experiment_id) if withheld is None else None
             checks = pages.grouped_findings(found) if found is not None else None
         return render_template(
             "experiment.html",
@@ -1057,6 +1064,7 @@ def _dataset_html(
             else []
         ),
         checked=main.text(GQA + "checkedAt") if main else None,
+        gold=_gold_state(main),
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),
         runnable=runnable,
@@ -1398,6 +1406,14 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
         bibtex=lambda: _dataset_bibtex(uri, found, endpoint="resources.dataset_version", name=name),
         variant=_dataset_variant(None),
     )
+
+
+def _gold_state(main: Any) -> dict[str, str | None] | None:
+    """Whether an uploaded dataset's author withheld its gold (``about.gold``), and when it
+    was revealed (None: still withheld); None for a dataset whose gold was never withheld."""
+    if main is None or main.text(GQA + "goldWithheld") != "true":
+        return None
+    return {"revealed": main.text(GQA + "goldRevealed")}
 
 
 def _version_file(name: str, version: str) -> Response:

@@ -1,0 +1,93 @@
+"""Revealing the withheld gold of an uploaded dataset (``about.gold: withheld``: a shared
+task's test set), once its organiser says so.
+
+While withheld, the dataset's questions are published without their gold (answers, queries,
+answer types, features: ``graph.questions.GIVEN``), its runs' tasks without any question's
+result, and neither its file nor its runs' answer files are served. Revealing writes what was
+left out of its questions into its public graph (``graph/dataset/{name}``) with when
+(``gqa:goldRevealed``), in one update; its check findings follow, as a publication's do.
+Runs scored before keep their measures and get per-question results by a re-scoring.
+
+The organiser is whoever uploaded its file saying ``gold: withheld`` (the kept spec of their
+experiment says so): without accounts, their experiment's owner token is who they are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from service.errors import Conflict, Forbidden, NotFound
+from service.graph.terms import DCAT, DCT, GQA, PROV
+
+if TYPE_CHECKING:
+    from service.graph.store import Storage
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    dataset: str  # its URI
+    revealed_at: str  # xsd:dateTime
+    questions: int  # questions whose gold is public now
+    runs: tuple[str, ...]  # public experiments scored while it was withheld (to re-score)
+
+
+def reveal_gold(
+    storage: Storage, name: str, *, owns: Callable[[str], bool], now: datetime | None = None
+) -> Revealed:
+    """Reveal the gold of published uploaded dataset ``name`` if ``owns`` (experiment id ->
+    whether the request holds its owner token) one experiment that uploaded it withheld."""
+    from service.experiments.dataset_checks import publish_upload_findings, spec_dataset
+    from service.graph import nodes as n
+    from service.graph import prov
+    from service.graph.nodes import Quad, node
+    from service.graph.questions import gold_quads
+
+    catalogue, uris = storage.catalogue, storage.uris
+    if catalogue.published_upload(name) is None:
+        raise NotFound(f"no published uploaded dataset {name!r}")
+    if not catalogue.gold_withheld(name):
+        if catalogue.gold_revealed(name):
+            raise Conflict(f"the gold of dataset {name} is revealed already")
+        raise Conflict(f"dataset {name} never withheld its gold (about.gold)")
+    runs = _runs_on(storage, name)
+    author = next((eid for eid in runs if _withheld_by(storage, eid) and owns(eid)), None)
+    if author is None:
+        raise Forbidden(
+            f"revealing the gold of dataset {name} needs the owner token of the experiment "
+            "that uploaded it with about.gold withheld (Authorization: Bearer <token>)"
+        )
+    dataset = spec_dataset(storage, author, storage.experiments.spec_of(author))
+    if dataset is None:
+        raise Conflict(f"dataset {name}: its file is not kept by this store")
+    graph = node(uris.dataset_graph(name))
+    when = n.date_time(prov.timestamp(now))
+    revealed = Quad(node(uris.dataset(name)), node(GQA + "goldRevealed"), when, graph)
+    catalogue.add_public(graph.value, [*gold_quads(uris.dataset(name), dataset, graph), revealed])
+    publish_upload_findings(storage, author)  # withheld until now (a finding may quote gold)
+    public = [eid for eid in runs if storage.experiments.is_public(eid)]
+    return Revealed(uris.dataset(name), when.value, len(dataset.by_id()), tuple(public))
+
+
+def _runs_on(storage: Storage, name: str) -> list[str]:
+    """Ids of the published experiments whose graphs describe uploaded dataset ``name``,
+    oldest first."""
+    uris = storage.uris
+    rows = storage.public.query(
+        f"SELECT DISTINCT ?e WHERE {{ GRAPH ?g {{ ?e <{PROV}used> <{uris.dataset(name)}> . "
+        f"<{uris.dataset(name)}> a <{DCAT}Dataset> ; <{DCT}identifier> ?id }} "
+        f'FILTER(STRSTARTS(STR(?g), "{uris.base}graph/experiment/")) }} ORDER BY STR(?e)'
+    )
+    return [row["e"].value.rsplit("/", 1)[1] for row in rows]
+
+
+def _withheld_by(storage: Storage, experiment_id: str) -> bool:
+    """Whether ``experiment_id`` uploaded its dataset's file saying ``gold: withheld``."""
+    text = storage.experiments.spec_of(experiment_id)
+    if text is None:
+        return False
+    about = json.loads(text).get("dataset", {}).get("about") or {}
+    return about.get("gold") == "withheld"

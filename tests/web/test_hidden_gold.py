@@ -1,0 +1,416 @@
+"""A shared task's hidden test set, over HTTP (``about.gold: withheld``): its organiser
+publishes the questions and a baseline, two teams run on it by name (a QA web service and an
+answer file), and nothing anyone can read tells a gold answer or a question's result — every
+page, RDF document, SPARQL answer, API answer and download, asked anonymously and with each
+token — until the organiser reveals the gold; then it is public as any dataset's.
+
+Before, a dataset was its gold: runs on an upload were scored on a file anyone could download,
+whose gold answers were on its question pages and in SPARQL, and a team's own per-question
+results told it which answers were right.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, urljoin
+
+import pytest
+import requests
+
+from tests.web.conftest import Server, start_server, stop_server
+
+N = 8  # questions
+
+
+def _gold(i: int) -> str:
+    return f"GOLDSECRET-{i}-answer"
+
+
+def _test_set() -> bytes:
+    """N questions whose gold answers, gold queries and answer types are marked to be found."""
+    questions = [
+        {
+            "id": str(i),
+            "answertype": "string",
+            "aggregation": False,
+            "question": [{"language": "en", "string": f"Which secret is number {i}?"}],
+            "query": {"sparql": f'SELECT ?s WHERE {{ ?s <http://example.org/GOLDQUERY> "{i}" }}'},
+            "answers": [
+                {
+                    "head": {"vars": ["s"]},
+                    "results": {"bindings": [{"s": {"type": "literal", "value": _gold(i)}}]},
+                }
+            ],
+        }
+        for i in range(1, N + 1)
+    ]
+    return json.dumps({"dataset": {"id": "secret-task"}, "questions": questions}).encode()
+
+
+def _answers(right: set[int]) -> bytes:
+    """A team's answer file: the gold for the questions in ``right``, a wrong answer else."""
+    rows = []
+    for i in range(1, N + 1):
+        value = _gold(i) if i in right else f"guess-{i}"
+        rows.append(
+            {
+                "id": str(i),
+                "question": [{"language": "en", "string": f"Which secret is number {i}?"}],
+                "answers": [
+                    {
+                        "head": {"vars": ["s"]},
+                        "results": {"bindings": [{"s": {"type": "literal", "value": value}}]},
+                    }
+                ],
+            }
+        )
+    return json.dumps({"questions": rows}).encode()
+
+
+class _TeamWeb(BaseHTTPRequestHandler):
+    """Team Web's QA service: right on the odd questions."""
+
+    texts: ClassVar[dict[str, int]] = {f"Which secret is number {i}?": i for i in range(1, N + 1)}
+
+    def do_POST(self) -> None:
+        form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+        i = self.texts.get(form["query"][0], 0)
+        value = _gold(i) if i % 2 else f"web-guess-{i}"
+        binding = {"s": {"type": "literal", "value": value}}
+        answers = [{"head": {"vars": ["s"]}, "results": {"bindings": [binding]}}]
+        body = json.dumps({"questions": [{"id": str(i), "answers": answers}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def team_web() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _TeamWeb)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/qa"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(tmp_path_factory.mktemp("hidden-gold-store"), demo=False)
+    yield running
+    stop_server(running)
+
+
+def _submit(site: Server, body: dict[str, Any]) -> dict[str, Any]:
+    made = site.post("api/experiments", json=body)
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    return ticket
+
+
+def _publish(site: Server, ticket: dict[str, Any]) -> None:
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    published = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    assert published.status_code == 200, published.text
+
+
+@pytest.fixture(scope="module")
+def task(site: Server, team_web: str) -> dict[str, Any]:
+    """The organiser's test set with a baseline (published), team File's answer file and
+    team Web's service on it by name (published), team Late's private run."""
+    organiser = _submit(
+        site,
+        {
+            "dataset": {"filename": "secret-task.json", "content": _test_set().decode()},
+            "title": "Secret Task",
+            "about": {
+                "gold": "withheld",
+                "license": "https://creativecommons.org/licenses/by/4.0/",
+            },
+            "profile": "exact",
+            "systems": [{"name": "baseline", "answers": _answers({1, 2}).decode()}],
+        },
+    )
+    _publish(site, organiser)
+    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    team_file = _submit(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "team-file", "answers": _answers({1, 2, 3, 4, 5}).decode()}],
+        },
+    )
+    _publish(site, team_file)
+    team_web_run = _submit(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "team-web", "url": team_web}],
+        },
+    )
+    _publish(site, team_web_run)
+    late = _submit(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "team-late", "answers": _answers({8}).decode()}],
+        },
+    )
+    return {
+        "name": name,
+        "organiser": organiser,
+        "file": team_file,
+        "web": team_web_run,
+        "late": late,
+    }
+
+
+# what would tell a gold answer, a gold query or a team's answers (a strong team's are nearly
+# the gold), or a question's result, wherever it is read
+GOLD_MARKS = ("GOLDSECRET", "GOLDQUERY", "guess-")
+
+
+def _question_results(task: dict[str, Any]) -> list[str]:
+    """The URI prefixes each withheld run's per-question results would have."""
+    return [f"/experiment/{task[k]['id']}/task/" for k in ("organiser", "file", "web", "late")]
+
+
+def _leaks(body: str, task: dict[str, Any]) -> list[str]:
+    found = [m for m in GOLD_MARKS if m in body]
+    found += [
+        p for p in _question_results(task) if re.search(re.escape(p) + r"\d+/question/", body)
+    ]
+    return found
+
+
+def _crawl(site: Server, task: dict[str, Any], headers: dict[str, str]) -> dict[str, int]:
+    """Every same-site page linked from the home, the dataset's and the runs' pages (bounded),
+    each also in every RDF and CSV alternate it links: URL -> status; asserts no leak."""
+    from tests.web.test_site_crawl import BROWSER_ACCEPT, alternates, read_page
+
+    starts = ["", f"dataset/{task['name']}"]
+    starts += [f"experiment/{task[k]['id']}" for k in ("organiser", "file", "web", "late")]
+    queue = [site.url + p for p in starts]
+    seen: dict[str, int] = {}
+    while queue and len(seen) < 500:
+        url = queue.pop(0)
+        if url in seen or not url.startswith(site.url) or "/file/" in url:
+            continue
+        r = requests.get(url, headers={"Accept": BROWSER_ACCEPT, **headers}, timeout=30)
+        seen[url] = r.status_code
+        assert not _leaks(r.text, task), (url, _leaks(r.text, task))
+        for target, media_type in alternates(r):
+            if target not in seen:
+                alt = requests.get(target, headers={"Accept": media_type, **headers}, timeout=30)
+                seen[target] = alt.status_code
+                assert not _leaks(alt.text, task), (target, media_type, _leaks(alt.text, task))
+        if r.headers.get("Content-Type", "").startswith("text/html"):
+            for link in read_page(r.text).links:
+                absolute = urljoin(url, link).split("#", 1)[0]
+                # the site's other datasets and the vocabulary hold nothing of this one
+                if "/vocab" not in absolute and absolute not in seen:
+                    queue.append(absolute)
+    return seen
+
+
+def test_nothing_public_tells_a_gold_answer_or_a_question_result(
+    site: Server, task: dict[str, Any]
+) -> None:
+    seen = _crawl(site, task, {})
+    assert len(seen) > 60  # pages, their RDF and CSV, the runs' tasks, the question pages
+    dataset, question = f"dataset/{task['name']}", f"dataset/{task['name']}/question/3"
+    assert seen[site.url + dataset] == 200 and seen[site.url + question] == 200
+    # every public quad, and the endpoint over them
+    dump = site.get("dump.nq")
+    assert dump.status_code == 200 and "Which secret is number 3?" in dump.text
+    assert not _leaks(dump.text, task)
+    q = site.url + question
+    rows = site.get(
+        "sparql",
+        params={"query": f"SELECT DISTINCT ?p WHERE {{ <{q}> ?p ?o }}"},
+        headers={"Accept": "application/sparql-results+json"},
+    ).json()["results"]["bindings"]
+    said = {r["p"]["value"].rsplit("#", 1)[-1].rsplit("/", 1)[-1] for r in rows}
+    assert said == {"type", "identifier", "isPartOf", "questionText", "label"}
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    for query in (
+        "ASK { GRAPH ?g { ?s ?p ?o "
+        'FILTER(CONTAINS(STR(?o), "GOLD") || CONTAINS(STR(?o), "guess-")) } }',
+        f"ASK {{ ?r a <{gqa}QuestionResult> }}",  # the store holds these runs alone
+        f"ASK {{ ?q <{gqa}goldAnswer>|<{gqa}goldQuery>|<{gqa}answerType> ?o }}",
+    ):
+        asked = site.get(
+            "sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"}
+        )
+        assert asked.status_code == 200 and asked.json()["boolean"] is False, query
+    # each team's page still has its measures
+    page = site.get(f"experiment/{task['file']['id']}").text
+    assert "0.6250" in page and "Gold withheld" in site.get(dataset).text
+
+
+def test_each_team_reads_the_measures_of_its_runs_and_no_question_result(
+    site: Server, task: dict[str, Any]
+) -> None:
+    for who in ("organiser", "file", "web", "late"):
+        run = task[who]
+        auth = {"Authorization": f"Bearer {run['token']}"}
+        _crawl(site, task, auth)
+        status = site.get(f"api/experiments/{run['id']}", headers=auth).json()
+        assert status["status"] == "finished" and not _leaks(json.dumps(status), task)
+        (evaluation,) = status["evaluations"]
+        assert evaluation["questions"] == [] and evaluation["questionsWithheld"] is True
+        assert evaluation["results"]["QA"]["questions"] == N
+        assert status["datasetFindings"] is None  # a finding may quote the gold
+        assert any("withheld" in note for note in status["notes"])
+        task_page = site.get(f"experiment/{run['id']}/task/1", headers=auth)
+        assert 'id="questions-withheld"' in task_page.text
+        gone = site.get(f"experiment/{run['id']}/task/1/question/3", headers=auth)
+        assert gone.status_code == 404
+        sliced = site.get(f"api/experiments/{run['id']}?by=answertype", headers=auth)
+        assert not _leaks(sliced.text, task) and "string" not in json.dumps(
+            [e.get("slices") for e in sliced.json().get("evaluations", [])]
+        )
+        csv = site.get(f"experiment/{run['id']}.csv", headers=auth)
+        assert csv.status_code == 200 and not _leaks(csv.text, task)
+    # a run's warnings about one question (here: the answers to a question id the file lacks
+    # are one warning without a question) are kept back with the gold too
+    web = site.get(f"api/experiments/{task['web']['id']}").json()
+    assert web["results"][0]["measures"]["macroF1"] == 0.5
+
+
+def test_files_comparisons_and_tiers_say_they_are_withheld(
+    site: Server, task: dict[str, Any]
+) -> None:
+    name = task["name"]
+    for who in ("organiser", "file", "web"):
+        run = task[who]
+        page = site.get(f"experiment/{run['id']}").text
+        files = re.findall(r'href="([^"]*/file/[0-9a-f]{64})"', page)
+        assert files, who
+        for tokens in ({}, {"Authorization": f"Bearer {run['token']}"}):
+            for url in files:
+                got = site.get(url.replace(site.url, ""), headers=tokens)
+                assert got.status_code == 403 and "withheld" in got.text, url
+                assert not _leaks(got.text, task)
+    two = [
+        {"name": "a", "answers": _answers({1}).decode()},
+        {"name": "b", "answers": _answers({2}).decode()},
+    ]
+    refused = site.post("api/compare", json={"dataset": name, "systems": two})
+    assert refused.status_code == 403 and "withheld" in refused.json()["error"]
+    rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+    assert [r["system"] for r in rows] == ["team-file", "team-web", "baseline"]
+    assert all(r["tier"] is None and "withheld" in r["tierNote"] for r in rows)
+    stored = site.post(
+        "api/compare",
+        json={
+            "tasks": [rows[0]["task"], rows[1]["task"]],
+        },
+    )
+    assert stored.status_code == 400 and "withheld" in stored.json()["error"]
+    # what is written withheld is valid for the Data Cube's ICs, our shapes, strict parsers
+    from service.graph.checks import check_store
+
+    assert [str(v) for v in check_store(site.storage)] == []
+
+
+@pytest.fixture(scope="module")
+def revealed(site: Server, task: dict[str, Any], team_web: str) -> dict[str, Any]:
+    """After the tests of the withheld gold: a stranger and a team try, the organiser reveals."""
+    name = task["name"]
+    for token in (None, task["file"]["token"], task["web"]["token"]):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        refused = site.post(f"api/datasets/{name}/reveal", headers=headers)
+        assert refused.status_code == 403, refused.text
+    auth = {"Authorization": f"Bearer {task['organiser']['token']}"}
+    done = site.post(f"api/datasets/{name}/reveal", headers=auth)
+    assert done.status_code == 200, done.text
+    again = site.post(f"api/datasets/{name}/reveal", headers=auth)
+    assert again.status_code == 409 and "already" in again.json()["error"]
+    after = _submit(
+        site,
+        {"dataset": name, "profile": "exact", "systems": [{"name": "team-after", "url": team_web}]},
+    )
+    file_auth = {"Authorization": f"Bearer {task['file']['token']}"}
+    made = site.post(f"api/experiments/{task['file']['id']}/rescore", headers=file_auth, json={})
+    assert made.status_code == 202, made.text
+    rescored = made.json()
+    site.wait_finished(rescored["id"], rescored["token"])
+    _publish(site, after)
+    _publish(site, rescored)
+    return {"answer": done.json(), "after": after, "rescored": rescored}
+
+
+def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
+    site: Server, task: dict[str, Any], revealed: dict[str, Any]
+) -> None:
+    name = task["name"]
+    answer = revealed["answer"]
+    assert answer["questions"] == N
+    assert {u.rsplit("/", 1)[1] for u in answer["scoredWhileWithheld"]} == {
+        task[k]["id"] for k in ("organiser", "file", "web")
+    }
+    question = site.get(f"dataset/{name}/question/3", headers={"Accept": "text/turtle"}).text
+    assert "GOLDSECRET-3-answer" in question and "GOLDQUERY" in question
+    page = site.get(f"dataset/{name}").text
+    assert 'id="gold-revealed"' in page and 'id="gold-withheld"' not in page
+    files = re.findall(
+        r'href="([^"]*/file/[0-9a-f]{64})"', site.get(f"experiment/{task['file']['id']}").text
+    )
+    assert {site.get(u.replace(site.url, "")).status_code for u in files} == {200}
+    # a run made now has each question's result; one scored before gets them by re-scoring
+    after = site.get(
+        f"api/experiments/{revealed['after']['id']}",
+        headers={"Authorization": f"Bearer {revealed['after']['token']}"},
+    ).json()
+    assert len(after["evaluations"][0]["questions"]) == N
+    assert "questionsWithheld" not in after["evaluations"][0]
+    rescored = site.get(
+        f"api/experiments/{revealed['rescored']['id']}",
+        headers={"Authorization": f"Bearer {revealed['rescored']['token']}"},
+    ).json()
+    (evaluation,) = rescored["evaluations"]
+    right = {q["id"] for q in evaluation["questions"] if q["QA"]["f1"] == 1}
+    assert right == {"1", "2", "3", "4", "5"}
+    (system,) = rescored["changes"]["systems"]
+    assert system["questions"] == [] and system["questionsWithheld"] is True
+    assert rescored["datasetFindings"] is not None
+    rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
+    tiered = [r for r in rows if r["tier"] is not None]
+    assert {r["system"] for r in tiered} == {"team-file", "team-after"}
+    from service.graph.checks import check_store
+
+    assert [str(v) for v in check_store(site.storage)] == []
+
+
+def test_withholding_is_an_about_choice_of_the_registry(site: Server) -> None:
+    from service.dataset_about import ABOUT
+
+    field = ABOUT["gold"]
+    spec = site.get("api/openapi.json").json()
+    about = json.dumps(spec)
+    assert '"withheld"' in about and "/api/datasets/{name}/reveal" in spec["paths"]
+    form = site.get("experiments/new").text
+    assert f'name="{field.form_field}"' in form
+    bad = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "x.json", "content": _test_set().decode()},
+            "about": {"gold": "hidden"},
+            "systems": [{"name": "x", "answers": _answers(set()).decode()}],
+        },
+    )
+    assert bad.status_code == 400 and "withheld" in bad.json()["error"]
