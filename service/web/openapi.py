@@ -1122,7 +1122,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "re-scores (when that one is public, or the request owns it or this "
                             "revision): per system the measures that moved and each question "
                             "whose precision, recall, F1 or status (scored, error, …) changed "
-                            "(not with `?questions=false`).",
+                            "(not with `?questions=false`; none, with `questionsWithheld`, "
+                            "when either was scored while its dataset's gold was withheld).",
                         },
                         "papers": {"type": "array", "items": {"type": "string"}},
                         "badges": {
@@ -1154,8 +1155,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "dataset checks found in it (a gold query that does not parse, an "
                             "empty gold set, a question without text in one of its languages, "
                             "what its reader warned of…), before it is published too; null for "
-                            "a catalogue dataset, whose page lists its findings. Once published "
-                            "they are the dataset page's (`gqa:finding`).",
+                            "a catalogue dataset, whose page lists its findings, and while "
+                            "the dataset's gold is withheld (a finding may quote it). Once "
+                            "published they are the dataset page's (`gqa:finding`).",
                             "items": _object(
                                 ("kind", "severity", "message", "question", "language"),
                                 kind={
@@ -1212,6 +1214,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     },
                                     "undefinedResamples": _undefined_resamples_schema(),
                                     "intervalSignature": {"type": "string"},
+                                    "questionsWithheld": {
+                                        "const": True,
+                                        "description": "Its dataset's gold was withheld when "
+                                        "it was scored (`about.gold`): it has no per-question "
+                                        "entries (`questions` is empty) until re-scored once "
+                                        "the gold is revealed.",
+                                    },
                                 },
                             },
                         },

@@ -125,6 +125,23 @@ def test_every_operation_answers_as_documented(server, document, slow_qa, tmp_pa
     assert api.check(rescore, "post", revision)["revisionOf"] == eid
     bad = server.post(f"api/experiments/{eid}/rescore", json={"profile": 3}, headers=owner)
     api.check(rescore, "post", bad)
+    # a hidden test set: its run has no per-question entries until its author reveals it
+    hidden = {
+        "dataset": {"filename": "hidden.json", "content": QUESTIONS + "\n"},
+        "about": {"gold": "withheld"},
+        "systems": [{"name": "hidden", "answers": STRONG}],
+    }
+    made = api.check("/api/experiments", "post", server.post("api/experiments", json=hidden))
+    author = {"Authorization": f"Bearer {made['token']}"}
+    server.wait_finished(made["id"], made["token"])
+    kept = api.check(path, "get", server.get(f"api/experiments/{made['id']}", headers=author))
+    assert kept["evaluations"][0]["questionsWithheld"] is True
+    api.check(publish, "post", server.post(f"api/experiments/{made['id']}/publish", headers=author))
+    reveal = f"api/datasets/{kept['dataset'].rsplit('/', 1)[1]}/reveal"
+    api.check("/api/datasets/{name}/reveal", "post", server.post(reveal))  # no token: 403
+    api.check("/api/datasets/{name}/reveal", "post", server.post(reveal, headers=author))
+    api.check("/api/datasets/{name}/reveal", "post", server.post(reveal, headers=author))  # 409
+    api.check("/api/datasets/{name}/reveal", "post", server.post("api/datasets/nothing/reveal"))
     # a run that asks a slow service: cancelled while it asks, then resumed
     slow = {
         "dataset": "demo",
