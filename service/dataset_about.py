@@ -146,8 +146,9 @@ ABOUT_FIELDS: tuple[AboutField, ...] = (
         "withheld",
         "withheld: a shared task's test set. Its questions are published, its gold answers "
         "are not (no gold on its pages, in SPARQL or downloads; its runs' results are "
-        "aggregates only, no question's result) until the owner of the run that first "
-        "published it reveals them (POST /api/datasets/NAME/reveal) (gqa:goldWithheld).",
+        "aggregates only, no question's result) until the owner of the run that uploaded "
+        "it withheld reveals them (its page's link, or POST /api/datasets/NAME/reveal) "
+        "(gqa:goldWithheld).",
         ("withheld",),
     ),
 )

@@ -54,7 +54,7 @@ def reveal_gold(
             raise Conflict(f"the gold of dataset {name} is revealed already")
         raise Conflict(f"dataset {name} never withheld its gold (about.gold)")
     runs = _runs_on(storage, name)
-    author = next((eid for eid in runs if _withheld_by(storage, eid) and owns(eid)), None)
+    author = next((eid for eid in organiser_runs(storage, name, runs) if owns(eid)), None)
     if author is None:
         raise Forbidden(
             f"revealing the gold of dataset {name} needs the owner token of the experiment "
@@ -70,6 +70,14 @@ def reveal_gold(
     publish_upload_findings(storage, author)  # withheld until now (a finding may quote gold)
     public = [eid for eid in runs if storage.experiments.is_public(eid)]
     return Revealed(uris.dataset(name), when.value, len(dataset.by_id()), tuple(public))
+
+
+def organiser_runs(storage: Storage, name: str, runs: list[str] | None = None) -> list[str]:
+    """The published experiments that uploaded dataset ``name`` saying ``gold: withheld``
+    (``runs``: the published experiments on it, if read already): their owners may reveal."""
+    return [
+        e for e in (_runs_on(storage, name) if runs is None else runs) if _withheld_by(storage, e)
+    ]
 
 
 def _runs_on(storage: Storage, name: str) -> list[str]:

@@ -665,6 +665,52 @@ def reveal(name: str) -> Response:
     )
 
 
+@bp.get("/experiment/<experiment_id>/reveal")
+def reveal_page(experiment_id: str) -> str:
+    """The organiser's form to reveal the withheld gold of the dataset their experiment
+    uploaded (under the experiment's path, where the browser's owner cookie is sent; the
+    dataset page links here); anyone else reads who can."""
+    from service.experiments.reveal import organiser_runs
+    from service.web.access import COOKIE_PREFIX, form_check
+
+    require_experiment(experiment_id)
+    storage = services().storage
+    name = storage.catalogue.withheld_of_experiment(storage.public, experiment_id)
+    if name is None:
+        raise Conflict(
+            f"experiment {experiment_id} is not a published run on a dataset that withholds "
+            "its gold (revealed already, or never withheld)"
+        )
+    organisers = organiser_runs(storage, name)
+    token = request.cookies.get(COOKIE_PREFIX + experiment_id)
+    owner = experiment_id in organisers and bool(token) and is_owner(experiment_id, token)
+    return render_template(
+        "reveal.html",
+        experiment_id=experiment_id,
+        name=name,
+        uri=storage.uris.dataset(name),
+        organisers=organisers,
+        check=form_check(experiment_id, token or "", "reveal") if owner else None,
+    )
+
+
+@bp.post("/experiment/<experiment_id>/reveal")
+def reveal_form(experiment_id: str) -> BaseResponse:
+    from service.experiments.reveal import reveal_gold
+    from service.web.access import require_owner_form
+
+    require_owner_form(experiment_id, "reveal")
+    if request.form.get("confirm") != "on":
+        raise BadRequest("revealing the gold needs the box ticked: it cannot be withheld again")
+    state = services()
+    name = state.storage.catalogue.withheld_of_experiment(state.storage.public, experiment_id)
+    if name is None:
+        raise Conflict(f"experiment {experiment_id}'s dataset withholds no gold")
+    reveal_gold(state.storage, name, owns=lambda eid: eid == experiment_id)
+    state.changed()
+    return redirect(state.storage.uris.dataset(name), code=303)
+
+
 @bp.get("/api/datasets")
 def datasets() -> BaseResponse:
     # public data only: rendered once until the next public write (10,000 published uploads

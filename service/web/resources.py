@@ -1064,7 +1064,7 @@ def _dataset_html(
             else []
         ),
         checked=main.text(GQA + "checkedAt") if main else None,
-        gold=_gold_state(main),
+        gold=_gold_state(main, route["name"]),
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),
         runnable=runnable,
@@ -1408,12 +1408,17 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
     )
 
 
-def _gold_state(main: Any) -> dict[str, str | None] | None:
-    """Whether an uploaded dataset's author withheld its gold (``about.gold``), and when it
-    was revealed (None: still withheld); None for a dataset whose gold was never withheld."""
+def _gold_state(main: Any, name: str) -> dict[str, Any] | None:
+    """Whether uploaded dataset ``name``'s author withheld its gold (``about.gold``), when it
+    was revealed (None: still withheld) and, while withheld, the experiments whose owners may
+    reveal it; None for a dataset whose gold was never withheld."""
+    from service.experiments.reveal import organiser_runs
+
     if main is None or main.text(GQA + "goldWithheld") != "true":
         return None
-    return {"revealed": main.text(GQA + "goldRevealed")}
+    revealed = main.text(GQA + "goldRevealed")
+    organisers = [] if revealed else organiser_runs(services().storage, name)
+    return {"revealed": revealed, "organisers": organisers}
 
 
 def _version_file(name: str, version: str) -> Response:

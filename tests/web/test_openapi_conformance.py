@@ -139,7 +139,9 @@ def test_every_operation_answers_as_documented(server, document, slow_qa, tmp_pa
     api.check(publish, "post", server.post(f"api/experiments/{made['id']}/publish", headers=author))
     reveal = f"api/datasets/{kept['dataset'].rsplit('/', 1)[1]}/reveal"
     api.check("/api/datasets/{name}/reveal", "post", server.post(reveal))  # no token: 403
-    api.check("/api/datasets/{name}/reveal", "post", server.post(reveal, headers=author))
+    done = server.post(reveal, headers=author)
+    revealed = api.check("/api/datasets/{name}/reveal", "post", done)
+    assert revealed["scoredWhileWithheld"] == [kept["uri"]] and revealed["questions"] > 0
     api.check("/api/datasets/{name}/reveal", "post", server.post(reveal, headers=author))  # 409
     api.check("/api/datasets/{name}/reveal", "post", server.post("api/datasets/nothing/reveal"))
     # a run that asks a slow service: cancelled while it asks, then resumed
