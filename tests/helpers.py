@@ -7,8 +7,10 @@ import os
 import re
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -225,3 +227,36 @@ class KeyedQA:
     def got(self, value: str) -> bool:
         """Whether any call to this server carried ``value`` in a header."""
         return any(value in v for headers in self.seen for v in headers.values())
+
+
+@contextmanager
+def qa_service(answers: Callable[[str], list[Any]]) -> Iterator[str]:
+    """A QA web service on 127.0.0.1 (QALD-JSON over a ``query`` form field, as GERBIL posts a
+    question): each question text gets ``answers(text)`` (a QALD ``answers`` list). Yields its
+    URL."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import parse_qs
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+            found = answers(form["query"][0])
+            body = json.dumps({"questions": [{"id": "1", "answers": found}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/qa"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -15,17 +15,15 @@ import html
 import io
 import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
-from urllib.parse import parse_qs
+from typing import Any
 
 import pytest
 import rdflib
 
 from tests.bird_benchmark import V1, V2, bird_answers, bird_kb, bird_questions
 from tests.conftest import STANDARDS
+from tests.helpers import qa_service
 from tests.web.conftest import Server, start_server, stop_server
 
 LICENSE = "https://creativecommons.org/licenses/by/4.0/"
@@ -45,38 +43,22 @@ ABOUT = {
 }
 
 
-class _TeamB(BaseHTTPRequestHandler):
+_FOOD_GOLD = {
+    q["question"][0]["string"]: q["answers"] for q in bird_questions(fixed=True)["questions"]
+}
+
+
+def _team_b_answers(text: str) -> list[Any]:
     """Team B's QA web service: the v2 gold for questions about food, nothing else."""
-
-    gold: ClassVar[dict[str, Any]] = {
-        q["question"][0]["string"]: q["answers"] for q in bird_questions(fixed=True)["questions"]
-    }
-
-    def do_POST(self) -> None:
-        form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
-        text = form["query"][0]
-        known = "eat" in text and text in self.gold
-        answers = (
-            self.gold[text] if known else [{"head": {"vars": ["x"]}, "results": {"bindings": []}}]
-        )
-        body = json.dumps({"questions": [{"id": "1", "answers": answers}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+    if "eat" in text and text in _FOOD_GOLD:
+        return _FOOD_GOLD[text]
+    return [{"head": {"vars": ["x"]}, "results": {"bindings": []}}]
 
 
 @pytest.fixture(scope="module")
 def team_b() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _TeamB)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/qa"
-    httpd.shutdown()
-    httpd.server_close()
+    with qa_service(_team_b_answers) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
-from urllib.parse import parse_qs, urljoin
+from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 import requests
 
+from tests.helpers import qa_service
 from tests.web.conftest import Server, start_server, stop_server
 
 N = 8  # questions
@@ -72,35 +71,22 @@ def _answers(right: set[int]) -> bytes:
     return json.dumps({"questions": rows}).encode()
 
 
-class _TeamWeb(BaseHTTPRequestHandler):
+def _team_web_answers(text: str) -> list[Any]:
     """Team Web's QA service: right on the odd questions."""
-
-    texts: ClassVar[dict[str, int]] = {f"Which secret is number {i}?": i for i in range(1, N + 1)}
-
-    def do_POST(self) -> None:
-        form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
-        i = self.texts.get(form["query"][0], 0)
-        value = _gold(i) if i % 2 else f"web-guess-{i}"
-        binding = {"s": {"type": "literal", "value": value}}
-        answers = [{"head": {"vars": ["s"]}, "results": {"bindings": [binding]}}]
-        body = json.dumps({"questions": [{"id": str(i), "answers": answers}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+    i = int(re.sub(r"\D", "", text) or 0)
+    value = _gold(i) if i % 2 else f"web-guess-{i}"
+    return [
+        {
+            "head": {"vars": ["s"]},
+            "results": {"bindings": [{"s": {"type": "literal", "value": value}}]},
+        }
+    ]
 
 
 @pytest.fixture(scope="module")
 def team_web() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _TeamWeb)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/qa"
-    httpd.shutdown()
-    httpd.server_close()
+    with qa_service(_team_web_answers) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
