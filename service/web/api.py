@@ -743,6 +743,7 @@ def _datasets() -> Response:
                     "findings": findings.get(r.uri),
                     "knowledgeBaseIri": r.knowledge_base_iri,
                     "version": r.version,
+                    "goldWithheld": r.gold_withheld,
                 }
                 for r, uploaded in rows
             ]

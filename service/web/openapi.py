@@ -207,6 +207,13 @@ def _listing_schemas() -> dict[str, Any]:
                         "description": "An uploaded dataset's own version label "
                         "(dcat:version), when its author gave one.",
                     },
+                    goldWithheld={
+                        "type": "boolean",
+                        "description": "A shared task's test set whose gold its author "
+                        "withholds (`about.gold`) and has not revealed yet: runs on it are "
+                        "scored, its questions' gold and each question's result are not "
+                        "published.",
+                    },
                     uploaded={
                         "type": "boolean",
                         "description": "A published uploaded dataset (after the catalogue's): "

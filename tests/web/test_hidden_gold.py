@@ -242,6 +242,11 @@ def test_nothing_public_tells_a_gold_answer_or_a_question_result(
             "sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"}
         )
         assert asked.status_code == 200 and asked.json()["boolean"] is False, query
+    listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
+    assert listed[task["name"]]["goldWithheld"] is True
+    assert (
+        "(a test set: gold withheld)" in site.get("catalog", headers={"Accept": "text/html"}).text
+    )
     # each team's page still has its measures
     page = site.get(f"experiment/{task['file']['id']}").text
     assert "0.6250" in page and "Gold withheld" in site.get(dataset).text
@@ -370,6 +375,8 @@ def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
     assert "GOLDSECRET-3-answer" in question and "GOLDQUERY" in question
     page = site.get(f"dataset/{name}").text
     assert 'id="gold-revealed"' in page and 'id="gold-withheld"' not in page
+    listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
+    assert listed[name]["goldWithheld"] is False
     files = re.findall(
         r'href="([^"]*/file/[0-9a-f]{64})"', site.get(f"experiment/{task['file']['id']}").text
     )
