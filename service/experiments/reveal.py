@@ -15,6 +15,7 @@ experiment says so): without accounts, their experiment's owner token is who the
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,6 +26,9 @@ from service.graph.terms import DCAT, DCT, GQA, PROV
 
 if TYPE_CHECKING:
     from service.graph.store import Storage
+
+
+_REVEALING = threading.Lock()  # two reveals at once: one writes, the other is told it is done
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,13 @@ def reveal_gold(
 ) -> Revealed:
     """Reveal the gold of published uploaded dataset ``name`` if ``owns`` (experiment id ->
     whether the request holds its owner token) one experiment that uploaded it withheld."""
+    with _REVEALING:
+        return _reveal(storage, name, owns, now)
+
+
+def _reveal(
+    storage: Storage, name: str, owns: Callable[[str], bool], now: datetime | None
+) -> Revealed:
     from service.experiments.dataset_checks import publish_upload_findings, spec_dataset
     from service.graph import nodes as n
     from service.graph import prov
