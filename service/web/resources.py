@@ -231,14 +231,16 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
     if store is None:
         raise Forbidden(f"experiment {experiment_id} is not public yet")
     storage = services().storage
-    if (withheld := storage.catalogue.withheld_of_experiment(store, experiment_id)) is not None:
+    sha = sha256.lower()
+    graph = storage.uris.experiment_graph(experiment_id)
+    withheld = storage.catalogue.withheld_of_experiment(store, experiment_id)
+    if withheld is not None and not _questions_file(store, graph, sha):
         # the dataset's file is its gold, and a strong team's answers nearly are
         raise Forbidden(
             f"the files of experiment {experiment_id} are withheld: the gold of its dataset "
-            f"{withheld} is, until the owner of the run that first published it reveals it"
+            f"{withheld} is, until the owner of the run that uploaded it withheld reveals it "
+            "(its questions are on its page; an expected.tsv's in.tsv is served)"
         )
-    sha = sha256.lower()
-    graph = storage.uris.experiment_graph(experiment_id)
     rows = list(
         store.query(
             f"""SELECT ?title ?type WHERE {{ GRAPH <{graph}> {{
@@ -273,6 +275,21 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
 
 
 EXPERIMENT_FILE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _questions_file(store: Any, graph: str, sha: str) -> bool:
+    """Whether the file ``sha`` of an experiment (its ``graph``) is its dataset's questions
+    alone: a distribution of the dataset other than its own file (an expected.tsv's in.tsv),
+    which a team answers even while the gold is withheld."""
+    if not EXPERIMENT_FILE.match(sha):
+        return False
+    return bool(
+        store.query(
+            f"ASK {{ GRAPH <{graph}> {{ ?d <http://www.w3.org/ns/dcat#distribution> ?f ; "
+            f'<{GQA}sha256> ?own . ?f <{GQA}sha256> ?sha FILTER(LCASE(STR(?sha)) = "{sha}" '
+            f'&& LCASE(STR(?own)) != "{sha}") }} }}'
+        )
+    )
 
 
 def _attachment(name: str) -> str:

@@ -424,3 +424,35 @@ def test_withholding_is_an_about_choice_of_the_registry(site: Server) -> None:
         },
     )
     assert bad.status_code == 400 and "withheld" in bad.json()["error"]
+
+
+def test_a_withheld_expected_tsv_serves_its_in_tsv_alone(site: Server) -> None:
+    """A PolEval-style test set: its questions are its in.tsv, which a team answers line by
+    line; its expected.tsv is its gold."""
+    dataset = {
+        "filename": "expected.tsv",
+        "content": "GOLDSECRET-a\nGOLDSECRET-b\n",
+        "questions": {"filename": "in.tsv", "content": "Pierwsze pytanie?\nDrugie pytanie?\n"},
+    }
+    answers = {"filename": "out.tsv", "content": "GOLDSECRET-a\nguess-b\n"}
+    made = _submit(
+        site,
+        {
+            "dataset": dataset,
+            "about": {"gold": "withheld"},
+            "profile": "poleval",
+            "systems": [{"name": "quiz", "answers": answers}],
+        },
+    )
+    _publish(site, made)
+    page = site.get(f"experiment/{made['id']}").text
+    links = dict(
+        (title, url)
+        for url, title in re.findall(r'href="([^"]*/file/[0-9a-f]{64})"[^>]*>([^<]+)<', page)
+    )
+    assert {"in.tsv", "expected.tsv", "out.tsv"} <= set(links), links
+    got = {
+        t: site.get(links[t].replace(site.url, "")) for t in ("in.tsv", "expected.tsv", "out.tsv")
+    }
+    assert got["in.tsv"].status_code == 200 and "Drugie pytanie?" in got["in.tsv"].text
+    assert got["expected.tsv"].status_code == 403 and got["out.tsv"].status_code == 403
