@@ -456,3 +456,23 @@ def test_a_withheld_expected_tsv_serves_its_in_tsv_alone(site: Server) -> None:
     }
     assert got["in.tsv"].status_code == 200 and "Drugie pytanie?" in got["in.tsv"].text
     assert got["expected.tsv"].status_code == 403 and got["out.tsv"].status_code == 403
+
+
+def test_the_run_page_withholds_a_gold_too(site: Server) -> None:
+    """The run form's choice (its field from the registry) is the API's ``about.gold``."""
+    from tests.web.conftest import submitted
+
+    data = _test_set().replace(b"secret-task", b"form-task")
+    files = [("dataset_file", ("form-task.json", data)), ("answers", ("a.json", _answers({1})))]
+    page = submitted(
+        site.post(
+            "experiments/new",
+            files=files,
+            data={"profile": "exact", "title": "Form Task", "dataset_gold": "withheld"},
+        )
+    )
+    experiment_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    token = next(iter(page.history[0].cookies.values()))  # the owner cookie's token
+    status = site.wait_finished(experiment_id, token)
+    (evaluation,) = status["evaluations"]
+    assert evaluation["questionsWithheld"] is True and evaluation["questions"] == []
