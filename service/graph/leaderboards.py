@@ -64,6 +64,10 @@ class Row:
     # another run of a system ranked above (same dataset, language and profile): the task of
     # its ranked run, whose rank this row shares without consuming one
     other_run_of: str | None = None
+    # on how many of ``resamples`` bootstrap resamples the ranked measure was undefined (its
+    # interval then left them out, or has no bounds): 0 where it never was
+    undefined: int = 0
+    resamples: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +84,10 @@ class Frozen:
 def frozen_id(standing: Standing, rows: list[Row]) -> str:
     """What a frozen leaderboard is named by: 16 hex digits of the SHA-256 of its filters and
     rows (not its title or time: the same standings are one leaderboard)."""
-    # a row's other_run_of only when set: standings frozen before it existed keep their id
-    kept = [{k: v for k, v in asdict(r).items() if k != "other_run_of" or v} for r in rows]
+    # a row's other_run_of and undefined resamples only when set: standings frozen before
+    # they existed keep their id
+    later = ("other_run_of", "undefined", "resamples")
+    kept = [{k: v for k, v in asdict(r).items() if k not in later or v} for r in rows]
     text = json.dumps([asdict(standing), kept], sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -217,6 +223,9 @@ def _quads(
             out.append((entry, GQA + "tier", n.integer(row.tier)))
         if row.other_run_of is not None:
             out.append((entry, GQA + "otherRunOf", n.node(row.other_run_of)))
+        if row.undefined:
+            out.append((entry, GQA + "scoreUndefinedResamples", n.integer(row.undefined)))
+            out.append((entry, GQA + "scoreResamples", n.integer(row.resamples)))
     return [n.Quad(s, n.node(p), o, graph) for s, p, o in out]
 
 
@@ -271,6 +280,8 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
             high=number(props, GQA + "scoreHigh", float),
             tier=number(props, GQA + "tier", int),
             other_run_of=value(props, GQA + "otherRunOf"),
+            undefined=number(props, GQA + "scoreUndefinedResamples", int) or 0,
+            resamples=number(props, GQA + "scoreResamples", int) or 0,
         )
         for props in (by_subject[subject] for subject in entries)
     ]

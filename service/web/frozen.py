@@ -17,6 +17,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Forbidden, NotFound
 from service.evaluation.measures import MEASURES
+from service.evaluation.results import interval_resamples, undefined_resamples_note
 from service.graph import leaderboards
 from service.graph.nodes import refuse_non_text
 from service.graph.uris import gerbil
@@ -48,6 +49,7 @@ CSV_HEADER = (
     "otherRunOf",  # another run of a ranked system: the task of its ranked run
     "profile",  # the row's profile: a board of several profiles has a row for each
     "knowledgeBase",  # the kb: field of the row's signature: rows of two KBs do not compare
+    "undefinedResamples",  # resamples the ranked measure was undefined on (empty: none)
 )
 
 
@@ -98,6 +100,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
             high=(r["intervals"].get(shown.sort) or (None, None))[1],
             tier=r["tier"],
             other_run_of=r["otherRunOf"],
+            **_undefined_resamples(r, shown.sort),
         )
         for r in rows
         if r["rank"] is not None  # a row without the measure ranks nowhere
@@ -108,6 +111,15 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     if created:
         state.changed()  # a public write: listings, the sitemap and the endpoint see it
     return uri, created
+
+
+def _undefined_resamples(row: dict[str, Any], measure: str) -> dict[str, int]:
+    """A live row's count of resamples its ranked measure was undefined on, and of how many
+    (from its tiers' signature, which names the intervals' resamples), as a frozen row keeps
+    them; none when either is unknown."""
+    undefined = row["undefinedResamples"].get(measure, 0)
+    resamples = interval_resamples(row["tierSignature"]) or 0
+    return {"undefined": undefined, "resamples": resamples} if undefined and resamples else {}
 
 
 def _default_title(chosen: Any) -> str:
@@ -288,6 +300,16 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "score": row.score,
                 "scoreLow": row.low,
                 "scoreHigh": row.high,
+                # on how many resamples the ranked measure was undefined, said as the live
+                # leaderboard says it (null: never)
+                "undefinedResamples": row.undefined or None,
+                "intervalNote": (
+                    undefined_resamples_note(
+                        row.undefined, row.resamples, bounded=row.low is not None
+                    )
+                    if row.undefined and row.resamples
+                    else None
+                ),
                 "withdrawnAt": facts.get("withdrawnAt"),
                 "otherRunOf": row.other_run_of,
                 "entry": entry,

@@ -334,6 +334,17 @@ def _frozen_schema() -> dict[str, Any]:
                 score=number,
                 scoreLow=number,
                 scoreHigh=number,
+                undefinedResamples={
+                    "type": ["integer", "null"],
+                    "description": "On how many bootstrap resamples the ranked measure was "
+                    "undefined when it was frozen (Macro F1 QALD on a resample without a right "
+                    "answer): left out of the interval, or too many for one; null: none.",
+                },
+                intervalNote={
+                    "type": ["string", "null"],
+                    "description": "That count as the page says it: '12 of 1,000 resamples "
+                    "undefined, left out', 'no interval: undefined on 366 of 1,000 resamples'.",
+                },
                 withdrawnAt={
                     "type": ["string", "null"],
                     "description": "When the row's experiment was withdrawn since (the row "

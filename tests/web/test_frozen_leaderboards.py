@@ -359,7 +359,13 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         # new columns at the end only: the first ten are as before
         before = "rank tier system systemUri experiment task score scoreLow scoreHigh withdrawnAt"
         assert header[:10] == before.split()
-        assert header[10:] == ["languageTag", "otherRunOf", "profile", "knowledgeBase"]
+        assert header[10:] == [
+            "languageTag",
+            "otherRunOf",
+            "profile",
+            "knowledgeBase",
+            "undefinedResamples",
+        ]
         assert [(r[0], r[2], r[10], r[11], r[12]) for r in rows[1:]] == [
             ("1", "alpha", "en", "", "fair"),
             ("2", "beta", "en", "", "fair"),
@@ -436,5 +442,67 @@ def test_a_board_of_rows_on_two_knowledge_bases_says_so(tmp_path) -> None:
         found = leaderboards.read(site.storage, frozen["id"])
         assert found is not None
         assert leaderboards.frozen_id(found.standing, found.rows) == frozen["id"]
+    finally:
+        stop_server(site)
+
+
+def test_a_frozen_row_says_on_how_many_resamples_its_measure_was_undefined(tmp_path) -> None:
+    """Macro F1 (QALD) is undefined on a bootstrap resample without a right answer: the live
+    board says on how many (and why an interval is missing), the frozen one kept the interval
+    alone, or nothing. Of the demo's 14 questions: one right (no interval), four right (a few
+    left out); as ``tests/web/test_result_pages.py`` has them."""
+    import json
+
+    from service.paths import DEMO_DIR
+
+    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    wrong = {"head": {"vars": ["uri"]}, "results": {"bindings": [
+        {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
+    files = [("dataset_file", ("questions.json", json.dumps(gold).encode()))]
+    for right in (1, 4):
+        answers = json.loads(json.dumps(gold))
+        for question in answers["questions"][right:]:
+            question["answers"] = [wrong]
+        files.append(("answers", (f"right{right}.json", json.dumps(answers).encode())))
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        made = site.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+        ticket = made.json()
+        state = site.wait_finished(ticket["id"], ticket["token"])
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).ok
+        counts = {
+            e["system"]: e["undefinedResamples"]["QA"]["macroF1QALD"] for e in state["evaluations"]
+        }
+        frozen = site.post(
+            "api/leaderboards", json={"title": "QALD F1", "sort": "macroF1QALD"}
+        ).json()
+        rows = {r["system"]: r for r in frozen["rows"]}
+        many, few = counts["right1"], counts["right4"]
+        assert rows["right1"]["undefinedResamples"] == many
+        assert (
+            rows["right1"]["intervalNote"] == f"no interval: undefined on {many} of 1,000 resamples"
+        )
+        assert rows["right4"]["intervalNote"] == f"{few} of 1,000 resamples undefined, left out"
+        assert rows["right4"]["scoreLow"] is not None and rows["right1"]["scoreLow"] is None
+        path = frozen["uri"][len(site.url) :]
+        assert site.get(f"api/leaderboards/{frozen['id']}").json() == frozen  # read back
+        page = site.get(path, headers=HTML).text
+        assert f"no interval: undefined on {many} of 1,000 resamples" in page
+        table = list(csv.DictReader(io.StringIO(site.get(path + ".csv").text)))
+        assert {r["system"]: r["undefinedResamples"] for r in table} == {
+            "right1": str(many),
+            "right4": str(few),
+        }
+        graph = rdflib.Graph().parse(
+            data=site.get(path, headers={"Accept": "text/turtle"}).text, format="turtle"
+        )
+        kept = sorted(
+            int(o) for o in graph.objects(None, rdflib.URIRef(GQA + "scoreUndefinedResamples"))
+        )
+        assert kept == sorted([many, few])
+        # a board whose measure was never undefined keeps the id it had (no count in its rows)
+        plain = site.post("api/leaderboards", json={"title": "F1"}).json()
+        assert all(r["undefinedResamples"] is None for r in plain["rows"])
     finally:
         stop_server(site)
