@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -83,12 +83,15 @@ def _reveal(
     return Revealed(uris.dataset(name), when.value, len(dataset.by_id()), tuple(public))
 
 
-def organiser_runs(storage: Storage, name: str, runs: list[str] | None = None) -> list[str]:
-    """The published experiments that uploaded dataset ``name`` saying ``gold: withheld``
-    (``runs``: the published experiments on it, if read already): their owners may reveal."""
-    return [
-        e for e in (_runs_on(storage, name) if runs is None else runs) if _withheld_by(storage, e)
-    ]
+def organiser_runs(storage: Storage, name: str, runs: list[str] | None = None) -> Iterator[str]:
+    """The published experiments that uploaded dataset ``name`` saying ``gold: withheld``,
+    oldest first (``runs``: the published experiments on it, if read already): their owners
+    may reveal it. Lazily: each reads a kept spec, and the first is usually the one."""
+    return (
+        e
+        for e in (_runs_on(storage, name) if runs is None else runs)
+        if uploaded_withheld(storage, e)
+    )
 
 
 def _runs_on(storage: Storage, name: str) -> list[str]:
@@ -103,7 +106,7 @@ def _runs_on(storage: Storage, name: str) -> list[str]:
     return [row["e"].value.rsplit("/", 1)[1] for row in rows]
 
 
-def _withheld_by(storage: Storage, experiment_id: str) -> bool:
+def uploaded_withheld(storage: Storage, experiment_id: str) -> bool:
     """Whether ``experiment_id`` uploaded its dataset's file saying ``gold: withheld``."""
     text = storage.experiments.spec_of(experiment_id)
     if text is None:

@@ -670,7 +670,9 @@ def reveal_page(experiment_id: str) -> str:
     """The organiser's form to reveal the withheld gold of the dataset their experiment
     uploaded (under the experiment's path, where the browser's owner cookie is sent; the
     dataset page links here); anyone else reads who can."""
-    from service.experiments.reveal import organiser_runs
+    from itertools import islice
+
+    from service.experiments.reveal import organiser_runs, uploaded_withheld
     from service.web.access import COOKIE_PREFIX, form_check
 
     require_experiment(experiment_id)
@@ -681,9 +683,10 @@ def reveal_page(experiment_id: str) -> str:
             f"experiment {experiment_id} is not a published run on a dataset that withholds "
             "its gold (revealed already, or never withheld)"
         )
-    organisers = organiser_runs(storage, name)
     token = request.cookies.get(COOKIE_PREFIX + experiment_id)
-    owner = experiment_id in organisers and bool(token) and is_owner(experiment_id, token)
+    owner = bool(token) and is_owner(experiment_id, token)
+    owner = owner and uploaded_withheld(storage, experiment_id)
+    organisers = list(islice(organiser_runs(storage, name), 5))  # who can, for anyone else
     return render_template(
         "reveal.html",
         experiment_id=experiment_id,

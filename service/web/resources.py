@@ -1434,8 +1434,8 @@ def _gold_state(main: Any, name: str) -> dict[str, Any] | None:
     if main is None or main.text(GQA + "goldWithheld") != "true":
         return None
     revealed = main.text(GQA + "goldRevealed")
-    organisers = [] if revealed else organiser_runs(services().storage, name)
-    return {"revealed": revealed, "organisers": organisers}
+    first = None if revealed else next(organiser_runs(services().storage, name), None)
+    return {"revealed": revealed, "organisers": [first] if first else []}
 
 
 def _version_file(name: str, version: str) -> Response:
