@@ -249,7 +249,9 @@ def test_nothing_public_tells_a_gold_answer_or_a_question_result(
     )
     # each team's page still has its measures
     page = site.get(f"experiment/{task['file']['id']}").text
-    assert "0.6250" in page and "Gold withheld" in site.get(dataset).text
+    shown = site.get(dataset).text
+    assert "0.6250" in page and "Gold withheld" in shown
+    assert "compare answer files on it" not in shown  # refused while withheld (below)
 
 
 def test_each_team_reads_the_measures_of_its_runs_and_no_question_result(
@@ -375,6 +377,7 @@ def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
     assert "GOLDSECRET-3-answer" in question and "GOLDQUERY" in question
     page = site.get(f"dataset/{name}").text
     assert 'id="gold-revealed"' in page and 'id="gold-withheld"' not in page
+    assert "compare answer files on it" in page
     listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
     assert listed[name]["goldWithheld"] is False
     files = re.findall(
