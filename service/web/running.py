@@ -320,6 +320,7 @@ class UploadChoice:
     profile: str | None  # the one made for its language, as a catalogue dataset's
     version: str | None = None  # its author's label (two versions share a title)
     newer: str | None = None  # the name of its newest published version, if any
+    gold_withheld: bool = False  # a shared task's test set: its results are measures only
 
     @property
     def label(self) -> str:
@@ -354,6 +355,7 @@ def published_uploads() -> list[UploadChoice]:
                 own_profile(r.languages, ""),
                 r.version,
                 newer.get(r.name),
+                r.gold_withheld,
             ]
             for r in listings.uploaded_datasets()
             if demo is None or r.name != demo[0]
@@ -361,8 +363,10 @@ def published_uploads() -> list[UploadChoice]:
         kept = cache.rendered(json.dumps(rows).encode(), "application/json")
         cache.put(UPLOADS_KEY, kept)
     return [
-        UploadChoice(name, title, questions, tuple(languages), profile, version, newer)
-        for name, title, questions, languages, profile, version, newer in json.loads(kept.body)
+        UploadChoice(name, title, questions, tuple(languages), profile, version, newer, withheld)
+        for name, title, questions, languages, profile, version, newer, withheld in json.loads(
+            kept.body
+        )
     ]
 
 

@@ -244,9 +244,9 @@ def test_nothing_public_tells_a_gold_answer_or_a_question_result(
         assert asked.status_code == 200 and asked.json()["boolean"] is False, query
     listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
     assert listed[task["name"]]["goldWithheld"] is True
-    assert (
-        "(a test set: gold withheld)" in site.get("catalog", headers={"Accept": "text/html"}).text
-    )
+    catalogue = site.get("catalog", headers={"Accept": "text/html"}).text
+    assert "(a test set: gold withheld)" in catalogue
+    assert "; a test set, its gold withheld)</option>" in site.get("experiments/new").text
     # each team's page still has its measures
     page = site.get(f"experiment/{task['file']['id']}").text
     shown = site.get(dataset).text
