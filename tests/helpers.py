@@ -260,3 +260,23 @@ def qa_service(answers: Callable[[str], list[Any]]) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def demo_first_right(*rights: int) -> list[tuple[str, tuple[str, bytes]]]:
+    """A submission's files: the demo's questions, and per ``right`` an answer file
+    ``right{N}.json`` with the gold for the first N questions and a wrong IRI for the rest
+    (Macro F1 QALD is then undefined on the resamples without any of the N)."""
+    import json
+
+    from service.paths import DEMO_DIR
+
+    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    wrong = {"head": {"vars": ["uri"]}, "results": {"bindings": [
+        {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
+    files = [("dataset_file", ("questions.json", json.dumps(gold).encode()))]
+    for right in rights:
+        answers = json.loads(json.dumps(gold))
+        for question in answers["questions"][right:]:
+            question["answers"] = [wrong]
+        files.append(("answers", (f"right{right}.json", json.dumps(answers).encode())))
+    return files

@@ -13,6 +13,7 @@ import pytest
 import rdflib
 from pyld import jsonld
 
+from tests.helpers import demo_first_right
 from tests.web.conftest import Server, start_server, stop_server
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -451,19 +452,8 @@ def test_a_frozen_row_says_on_how_many_resamples_its_measure_was_undefined(tmp_p
     board says on how many (and why an interval is missing), the frozen one kept the interval
     alone, or nothing. Of the demo's 14 questions: one right (no interval), four right (a few
     left out); as ``tests/web/test_result_pages.py`` has them."""
-    import json
 
-    from service.paths import DEMO_DIR
-
-    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
-    wrong = {"head": {"vars": ["uri"]}, "results": {"bindings": [
-        {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
-    files = [("dataset_file", ("questions.json", json.dumps(gold).encode()))]
-    for right in (1, 4):
-        answers = json.loads(json.dumps(gold))
-        for question in answers["questions"][right:]:
-            question["answers"] = [wrong]
-        files.append(("answers", (f"right{right}.json", json.dumps(answers).encode())))
+    files = demo_first_right(1, 4)
     site = start_server(tmp_path / "store", demo=False)
     try:
         made = site.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})

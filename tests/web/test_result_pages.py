@@ -13,6 +13,7 @@ import pyoxigraph
 import pytest
 
 from service.paths import DEMO_DIR
+from tests.helpers import demo_first_right
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -582,15 +583,7 @@ def test_intervals_say_on_how_many_resamples_their_measure_was_undefined(server)
     import csv
     import io
 
-    gold = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
-    wrong = {"head": {"vars": ["uri"]}, "results": {"bindings": [
-        {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
-    files = [("dataset_file", ("questions.json", json.dumps(gold).encode()))]
-    for right in (1, 4):
-        answers = json.loads(json.dumps(gold))
-        for question in answers["questions"][right:]:
-            question["answers"] = [wrong]
-        files.append(("answers", (f"right{right}.json", json.dumps(answers).encode())))
+    files = demo_first_right(1, 4)
     response = server.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
     assert response.status_code == 202, response.text
     ticket = response.json()
