@@ -17,6 +17,7 @@ from service.memory import give_back_memory
 from service.web import conneg, listings, pages
 from service.web.access import bearer_token, is_admin, is_owner, require_experiment
 from service.web.state import services
+from service.web.ui import page_of
 
 bp = Blueprint("api", __name__)
 
@@ -447,7 +448,7 @@ def publish_form(experiment_id: str) -> BaseResponse:
     state.changed()
     # the page says it was published, and the reader is taken there (it only gained a row)
     return redirect(
-        state.storage.uris.experiment(experiment_id) + "?published=1#published", code=303
+        page_of(state.storage.uris.experiment(experiment_id)) + "?published=1#published", code=303
     )
 
 
@@ -532,7 +533,7 @@ def withdraw_form(experiment_id: str) -> BaseResponse:
     if not reason or request.form.get("confirm") != "on":
         raise BadRequest("a withdrawal needs its reason (shown with it) and the box ticked")
     _withdrawn(experiment_id, reason)
-    return redirect(services().storage.uris.experiment(experiment_id), code=303)
+    return redirect(page_of(services().storage.uris.experiment(experiment_id)), code=303)
 
 
 PAPER_KEYS = frozenset({"doi", "url"})
@@ -711,7 +712,7 @@ def reveal_form(experiment_id: str) -> BaseResponse:
         raise Conflict(f"experiment {experiment_id}'s dataset withholds no gold")
     reveal_gold(state.storage, name, owns=lambda eid: eid == experiment_id)
     state.changed()
-    return redirect(state.storage.uris.dataset(name), code=303)
+    return redirect(page_of(state.storage.uris.dataset(name)), code=303)
 
 
 @bp.get("/api/datasets")

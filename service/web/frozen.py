@@ -27,7 +27,7 @@ from service.web.citation import leaderboard_bibtex
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
-from service.web.ui import external_url, json_elsewhere, kb_of, kbs_mixed, paging, site_root
+from service.web.ui import external_url, json_elsewhere, kb_of, kbs_mixed, page_of, paging
 
 bp = Blueprint("frozen", __name__)
 
@@ -134,7 +134,7 @@ def _default_title(chosen: Any) -> str:
 def freeze_form() -> BaseResponse:
     """The leaderboard page's button: freeze what it shows, then show the frozen one."""
     uri, _ = _freeze({k: v for k, v in request.form.items() if v != ""})
-    return redirect(_page_of(uri), code=303)
+    return redirect(page_of(uri), code=303)
 
 
 @bp.post("/api/leaderboards")
@@ -147,7 +147,7 @@ def freeze_api() -> Response:
     uri, created = _freeze(body)
     lid = uri.rsplit("/", 1)[1]
     response = json_answer(_as_json(_read(lid)), 201 if created else 200)
-    response.headers["Location"] = _page_of(uri)
+    response.headers["Location"] = page_of(uri)
     return response
 
 
@@ -271,12 +271,6 @@ def _read(leaderboard_id: str) -> leaderboards.Frozen:
     if found is None:
         raise NotFound(f"no frozen leaderboard {leaderboard_id!r}")
     return found
-
-
-def _page_of(uri: str) -> str:
-    """The page of a URI on the host the client asked (the base may be a proxy's)."""
-    base = services().storage.uris.base
-    return site_root() + uri[len(base) :]
 
 
 def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:

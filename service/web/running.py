@@ -38,6 +38,7 @@ from service.errors import BadRequest, Busy, Forbidden, ServiceError
 from service.web.access import is_owner, require_experiment
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
+from service.web.ui import page_of
 
 if TYPE_CHECKING:
     from service.graph.experiments import Ticket
@@ -254,7 +255,7 @@ def submitted_page(experiment_id: str) -> BaseResponse:
     token = request.cookies.get(COOKIE_PREFIX + experiment_id, "")
     uri = state.storage.uris.experiment(experiment_id)
     if not token or not is_owner(experiment_id, token):
-        return redirect(uri, 303)
+        return redirect(page_of(uri), 303)
     ticket = state.storage.experiments.status(experiment_id)
     owner_link = f"{uri}?token={token}"
     page = render_template(
@@ -680,7 +681,7 @@ def cancel(experiment_id: str) -> BaseResponse:
 
     require_owner_form(experiment_id, "cancel")
     services().runner.cancel(experiment_id)
-    return redirect(services().storage.uris.experiment(experiment_id), code=303)
+    return redirect(page_of(services().storage.uris.experiment(experiment_id)), code=303)
 
 
 def resume_run(experiment_id: str) -> str:
@@ -702,4 +703,4 @@ def resume(experiment_id: str) -> BaseResponse:
 
     require_owner_form(experiment_id, "resume")
     resume_run(experiment_id)
-    return redirect(services().storage.uris.experiment(experiment_id), code=303)
+    return redirect(page_of(services().storage.uris.experiment(experiment_id)), code=303)

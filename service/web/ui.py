@@ -56,6 +56,15 @@ def site_root() -> str:
     return base if same else asked
 
 
+def page_of(uri: str) -> str:
+    """The page of one of our URIs on the host the client asked (:func:`site_root`): where a
+    form sends its browser after a POST. The base URI (another name, ``localhost`` for
+    ``127.0.0.1``) was blocked by the page's own CSP ``form-action 'self'``, which also holds
+    for the redirect after a form: the work was done and the page stayed as it was."""
+    base = services().storage.uris.base
+    return site_root() + uri[len(base) :] if uri.startswith(base) else uri
+
+
 def external_url(endpoint: str, **values: Any) -> str:
     """``url_for(endpoint, _external=True)`` under :func:`site_root`."""
     return site_root() + url_for(endpoint, **values)[len(url_for("ui.home")) :]
