@@ -83,7 +83,8 @@ def rescore_spec(
             "and score them with gerbil-qa evaluate"
         )
     spec, uploads = restored(storage, experiment_id, spec)
-    options = replace(spec.options, revision_of=revised, publish=False)
+    answers_of = experiment_id if revised != experiment_id else None
+    options = replace(spec.options, revision_of=revised, answers_of=answers_of, publish=False)
     return replace(spec, options=options), uploads
 
 
@@ -306,8 +307,13 @@ def newest_of_its_line(
     )
     if onto is not None and (replaced := _older_answers(storage, experiment_id, parents)):
         return replaced  # these answers are newer than the ones it scored there: they replace it
-    said = "; ".join(f"{', '.join(names)} from {other}" for other, names in standing.items())
     first = next(iter(standing))
+    if onto is not None and experiment_id in storage.experiments.answers_of(first):
+        raise Conflict(  # the advice was to submit them there again (explore-20 1)
+            f"experiment {experiment_id}: its answers are on {_said(spec.dataset, onto)} "
+            f"already: experiment {first} re-scored them there"
+        )
+    said = "; ".join(f"{', '.join(names)} from {other}" for other, names in standing.items())
     step = f"{verb} that one instead ({field}{first})"
     if onto is not None and experiment_id not in parents[first]:
         # it stands on that version with other answers: re-scoring it there moves nothing,

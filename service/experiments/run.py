@@ -253,6 +253,7 @@ def run_experiment(
             recorded_evaluations,
             spec=recorded_spec(spec, files),
             revision_of=spec.options.revision_of,
+            answers_of=spec.options.answers_of,
             dataset=recorded.ref,
             systems=[s.info() for s in spec.systems],
             uploads=uploads,

@@ -162,6 +162,9 @@ class RunOptions:
     timeout: float = CALLED["timeout"].default
     retries: int = int(CALLED["retries"].default)
     revision_of: str | None = None  # the experiment this run revises (re-scores or replaces)
+    # a re-scoring that revises another experiment than the one whose answers it scores (a
+    # newer run's answers moved onto a dataset version where an older one's stand): that one
+    answers_of: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -172,6 +175,7 @@ class RunOptions:
             "timeout": self.timeout,
             "retries": self.retries,
             **({"revisionOf": self.revision_of} if self.revision_of else {}),
+            **({"answersOf": self.answers_of} if self.answers_of else {}),
         }
 
     @classmethod
@@ -179,6 +183,8 @@ class RunOptions:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         if data.get("revisionOf"):
             known["revision_of"] = str(data["revisionOf"])
+        if data.get("answersOf"):
+            known["answers_of"] = str(data["answersOf"])
         return cls(**known)
 
 

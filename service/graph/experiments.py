@@ -410,6 +410,33 @@ class ExperimentRepository:
             older = [old for old in set(older) if self._exists(old)]
         return sorted(set(older)), sorted(set(newer))
 
+    def answers_of(self, experiment_id: str) -> list[str]:
+        """The experiments whose answers re-scoring ``experiment_id`` scored where it revises
+        another (``prov:wasDerivedFrom`` an experiment), public or private."""
+        prop, me = node(PROV + "wasDerivedFrom"), node(self.uris.experiment(experiment_id))
+        prefix = self.uris.base + "experiment/"
+        return sorted(
+            {
+                q.object.value.removeprefix(prefix)
+                for store in (self.store.public, self.store.private)
+                for q in store.quads_for_pattern(me, prop, None, None)
+                if q.object.value.startswith(prefix)
+            }
+        )
+
+    def rescored_by(self, experiment_id: str) -> list[str]:
+        """The public experiments that score ``experiment_id``'s answers as a revision of
+        another (:meth:`answers_of` the other way)."""
+        prop, me = node(PROV + "wasDerivedFrom"), node(self.uris.experiment(experiment_id))
+        prefix = self.uris.base + "experiment/"
+        return sorted(
+            {
+                q.subject.value.removeprefix(prefix)
+                for q in self.store.public.quads_for_pattern(None, prop, me, None)
+                if q.subject.value.startswith(prefix)
+            }
+        )
+
     def quads(self, experiment_id: str, *, answers: bool = True) -> list[Quad]:
         """The quads of an experiment's graph, wherever it is (for its owner or the operator).
 
@@ -563,6 +590,7 @@ class ExperimentRepository:
         software: Source | None = None,
         spec: str | None = None,
         revision_of: str | None = None,
+        answers_of: str | None = None,
         hold: Hold | None = None,
         notes: tuple[str, ...] = (),
         call_settings: tuple[tuple[str, str, float], ...] = (),
@@ -607,12 +635,14 @@ class ExperimentRepository:
                     node(self.uris.admin_graph),
                 )
             ]
-            quads = self._graph_quads(record, ticket, admin, spec, revision_of, check)
+            quads = self._graph_quads(record, ticket, admin, spec, (revision_of, answers_of), check)
         with self.store.lock:
             if ticket is None:  # a new id, written with the experiment in one transaction
                 for _ in range(ID_ATTEMPTS):
                     ticket, admin = self._allocate(now, status=Status.FINISHED, job=None)
-                    quads = self._graph_quads(record, ticket, admin, spec, revision_of, check)
+                    quads = self._graph_quads(
+                        record, ticket, admin, spec, (revision_of, answers_of), check
+                    )
                     if check is not None:
                         check()
                     quads += admin
@@ -656,14 +686,34 @@ class ExperimentRepository:
         ticket: Ticket,
         admin: list[Quad],
         spec: str | None,
-        revision_of: str | None,
+        revises: tuple[str | None, str | None],
         check: Callable[[], None] | None = None,
     ) -> list[Quad]:
-        """The experiment graph of ``record`` under ``ticket``'s id (``admin`` gets the spec)."""
+        """The experiment graph of ``record`` under ``ticket``'s id (``admin`` gets the spec);
+        ``revises``: the experiment it revises, and the one whose answers it scores when that
+        is another (``RunOptions.answers_of``)."""
+        revision_of, answers_of = revises
         graph = self.uris.experiment_graph(ticket.id)
+        if answers_of is not None:  # said on its page and in the API's notes
+            check_experiment_id(answers_of)
+            note = (
+                f"it scores the answers of experiment {answers_of}, a newer run of its line, "
+                f"as a revision of experiment {revision_of}, which stands on this dataset with "
+                "older answers and which it replaces once published"
+            )
+            record = replace(record, notes=(*record.notes, note))
         quads = experiment_quads(
             replace(record, experiment_id=ticket.id), self.uris, graph, check=check
         )
+        if answers_of is not None:
+            quads.append(
+                Quad(
+                    node(ticket.uri),
+                    node(PROV + "wasDerivedFrom"),
+                    node(self.uris.experiment(answers_of)),
+                    node(graph),
+                )
+            )
         if revision_of is not None:  # a re-scoring: a new revision, the old one stays
             check_experiment_id(revision_of)
             quads.append(

@@ -632,7 +632,9 @@ def _revision_on(storage: Any, experiment_id: str, dataset: str) -> str | None:
     """A published revision of ``experiment_id`` with results on ``dataset``, if any."""
     from service.graph.queries import PREFIXES
 
-    for newer in storage.experiments.revisions(experiment_id)[1]:
+    # a revision of it, or a re-scoring of its answers revising another (explore-20 1)
+    newer_ones = storage.experiments.revisions(experiment_id)[1]
+    for newer in [*newer_ones, *storage.experiments.rescored_by(experiment_id)]:
         if storage.experiments.status(newer).withdrawn_at is not None:
             continue  # withdrawn: a re-scoring may replace it
         exp = storage.uris.experiment(newer)

@@ -1437,6 +1437,30 @@ def test_an_improved_v1_run_is_rescored_onto_v2_in_place_of_its_first_runs(site:
     assert (
         f"This experiment replaces experiment {r['id']}." in site.get(f"experiment/{x['id']}").text
     )
+    # X names the run whose answers it scores (its notes, page, RDF), and that run's page
+    # names X instead of offering the re-scoring again, which is refused naming X (explore-20 1)
+    x_state = site.get(f"api/experiments/{x['id']}").json()
+    assert any(f"answers of experiment {improved['id']}" in n for n in x_state["notes"])
+    x_rdf = rdflib.Graph().parse(
+        data=site.get(f"experiment/{x['id']}", headers={"Accept": "text/turtle"}).text,
+        format="turtle",
+    )
+    prov = rdflib.Namespace("http://www.w3.org/ns/prov#")
+    assert (
+        rdflib.URIRef(x["uri"]),
+        prov.wasDerivedFrom,
+        rdflib.URIRef(improved["uri"]),
+    ) in x_rdf
+    page = site.get(f"experiment/{improved['id']}").text
+    assert f'class="rescored-on-it">experiment {x["id"]}</a>' in page
+    assert f'"datasetVersion": "{v2_name}"' not in html.unescape(page)
+    twice = site.post(
+        f"api/experiments/{improved['id']}/rescore",
+        json={"datasetVersion": v2_name},
+        headers={"Authorization": f"Bearer {improved['token']}"},
+    )
+    assert twice.status_code == 409, twice.text
+    assert f"experiment {x['id']} re-scored them there" in twice.json()["error"]
     # the first run's older answers do not displace them: refused, with a step that works
     again = site.post(
         f"api/experiments/{first['id']}/rescore", json={"datasetVersion": v2_name}, headers=mine
