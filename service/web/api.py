@@ -315,7 +315,8 @@ def experiment(experiment_id: str) -> BaseResponse:
     return response
 
 
-CLOCK = ("elapsedSeconds", "remainingSeconds")  # what a running status says of time only
+# what a running status says of time only (its times of day too: each poll rounds them anew)
+CLOCK = ("elapsedSeconds", "remainingSeconds", "startedAt", "expectedEndAt")
 
 
 def _without_clock(payload: dict[str, Any]) -> dict[str, Any]:

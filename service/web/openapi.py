@@ -1121,7 +1121,21 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "remainingSeconds": {
                             "type": ["number", "null"],
                             "description": "While it runs: an estimate of the seconds left "
-                            "(the time per question so far; null until one is done).",
+                            "(the time per question so far; null until one is done). The two "
+                            "are left out of the ETag: a 304 keeps the last body's, which "
+                            "`startedAt` and `expectedEndAt` keep true.",
+                        },
+                        "startedAt": {
+                            "type": ["string", "null"],
+                            "format": "date-time",
+                            "description": "While it runs: when it started (UTC), the time "
+                            "of day `elapsedSeconds` counts from.",
+                        },
+                        "expectedEndAt": {
+                            "type": ["string", "null"],
+                            "format": "date-time",
+                            "description": "While it runs: when it is expected to end (UTC), "
+                            "the time of day `remainingSeconds` counts to; null as it is.",
                         },
                         "message": {"type": ["string", "null"]},
                         "revisionOf": {

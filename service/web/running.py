@@ -174,7 +174,28 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
         else [],
         "elapsedSeconds": _rounded(elapsed),
         "remainingSeconds": _rounded(remaining),
+        # the same as times of day, which stay true in a poller's last body: a 304 keeps it
+        # (the clock is left out of the ETag), and "5.9 s left" read then stood still
+        **_clock_times(elapsed, remaining),
         "message": message,
+    }
+
+
+def _clock_times(elapsed: float | None, remaining: float | None) -> dict[str, str | None]:
+    """``startedAt`` and ``expectedEndAt`` (xsd:dateTime, UTC) of a running status's clock."""
+    from datetime import UTC, datetime
+
+    now = time.time()
+
+    def at(seconds: float | None) -> str | None:
+        if seconds is None:
+            return None
+        when = datetime.fromtimestamp(now + seconds, UTC)
+        return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    return {
+        "startedAt": at(None if elapsed is None else -elapsed),
+        "expectedEndAt": at(remaining),
     }
 
 

@@ -1304,6 +1304,15 @@ def test_a_running_status_is_a_304_while_its_progress_does_not_move(server, slow
         first = again
     assert again.status_code == 304 and again.content == b"", again.status_code
     assert again.headers["ETag"] == first.headers["ETag"] and again.headers["Retry-After"]
+    # the body a poller keeps through its 304s says its clock as times of day, which stay
+    # true (its seconds stood still: explore-20 3)
+    from datetime import UTC, datetime
+
+    kept = first.json()
+    started = datetime.fromisoformat(kept["startedAt"].replace("Z", "+00:00"))
+    assert abs((datetime.now(UTC) - started).total_seconds() - kept["elapsedSeconds"]) < 5
+    if kept["remainingSeconds"] is not None:
+        assert kept["expectedEndAt"] > kept["startedAt"]
     server.post(f"api/experiments/{ticket['id']}/cancel", headers=owner)
 
 
