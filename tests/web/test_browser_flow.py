@@ -280,6 +280,23 @@ def test_a_refused_run_form_marks_and_links_the_field_at_fault(server, browser, 
     assert len(logged) == 2 and all("BAD REQUEST" in m or "FORBIDDEN" in m for m in logged), logged
 
 
+def test_a_refused_query_is_said_first_on_the_sparql_page(server, browser) -> None:
+    """A query stopped (a syntax error, the time limit) came back with its reason in the page,
+    but the title was the empty page's and the focus at the top: a screen reader heard
+    nothing of it (explore-20 6). Now as the run page: "Error:" in the title, the reason focused."""
+    from urllib.parse import quote
+
+    browser.get(server.url + "sparql?query=" + quote("SELEC ?x"))
+    wait_until(
+        browser, lambda d: d.execute_script("return document.activeElement.id") == "query-error"
+    )
+    assert browser.title.startswith("Error: SPARQL")
+    browser.get(server.url + "sparql")
+    assert not browser.title.startswith("Error")
+    logged = severe_logs(browser)  # the 400 of the refused query, read here
+    assert all("BAD REQUEST" in m for m in logged), logged
+
+
 def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_back(
     server, browser
 ) -> None:
