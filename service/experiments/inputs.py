@@ -191,7 +191,8 @@ def check_stated_language(
         f"{source.file.name}: its questions state no language and have no text to tell it by; "
         f"a file of this format is read as {own!r} (as the built-in dataset's), not as "
         f"{language!r}, this profile's default: name the language (--lang {own}; the API: "
-        f'"language"; the pages: the "Language" field) or choose --profile {profile}'
+        f'"language"; the pages: the "Language" field) or choose --profile {profile}',
+        field="language",
     )
 
 

@@ -33,7 +33,7 @@ from flask import (
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.dataset_about import named_version
+from service.dataset_about import ABOUT_FIELDS, named_version
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
 from service.web.access import is_owner, require_experiment
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
@@ -95,7 +95,8 @@ def _may_replace(experiment_id: str, spec: Any) -> None:
     if not is_owner(experiment_id):
         raise Forbidden(
             f"a resubmission replacing experiment {experiment_id} needs its owner token "
-            "(Authorization: Bearer <token>, or the browser that submitted it)"
+            "(Authorization: Bearer <token>, or the browser that submitted it)",
+            field="revisionOf",
         )
     check_resubmission(services().storage, experiment_id, spec)
 
@@ -624,9 +625,18 @@ RUN_FIELDS = {
     "language": ("run-language", "Language"),
     "kb": ("run-kb", "Knowledge base"),
     "revisionOf": ("run-revision", "Replaces my earlier experiment"),
+    # "About your dataset file": each of the registry's fields (folded: opened when at fault)
+    **{
+        f.form_field: (f"run-{f.form_field}", f"About your dataset file: {f.key}")
+        for f in ABOUT_FIELDS
+    },
 }
 # the API's names (a JSON path's head) where the form's differ
-_FORM_NAMES = {"languages": "language", "dataset.questions": "dataset_questions"}
+_FORM_NAMES = {
+    "languages": "language",
+    "dataset.questions": "dataset_questions",
+    **{f"about.{f.key}": f.form_field for f in ABOUT_FIELDS},
+}
 
 
 def at_fault(err: ServiceError) -> dict[str, tuple[str, str]]:
@@ -663,6 +673,8 @@ def at_fault(err: ServiceError) -> dict[str, tuple[str, str]]:
         else:
             path = re.split(r"[^A-Za-z_.]", err.field)[0]  # without its [n] or ", line n"
             names = [_FORM_NAMES.get(path, path.split(".")[0])]
+            if path == "about":  # the description as a whole (it is refused for these bytes)
+                names = [f.form_field for f in ABOUT_FIELDS if request.form.get(f.form_field)]
     return {name: RUN_FIELDS[name] for name in names if name in RUN_FIELDS}
 
 

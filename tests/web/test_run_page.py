@@ -604,3 +604,28 @@ def test_the_task_csv_has_each_questions_runtime_and_error(server, slow_qa) -> N
         assert row["runtimeMs"] == ("" if runtime is None else repr(runtime)), qid
     assert "HTTP 500" in rows["4"]["error"] and rows["4"]["attempts"] == "3"
     assert all(rows[q]["runtimeMs"] for q in rows if q != "4")
+
+
+def test_a_refused_language_or_description_marks_its_field(server) -> None:
+    """A PolEval expected.tsv under fair without a language, and an About field refused (a
+    licence that is no IRI): the page's notice was focused but no field marked, and the About
+    fields came back folded in their closed details (explore-20 5, 9)."""
+    from service.paths import DEMO_DIR
+
+    tsv = b"4\tcztery\nWarszawa\n"
+    files = [("dataset_file", ("expected.tsv", tsv)), ("answers", ("out.tsv", b"4\nWarszawa\n"))]
+    page = server.post("experiments/new", files=files, data={"profile": "fair"})
+    assert page.status_code == 400, page.text[:300]
+    assert re.search(r'id="run-language"[^>]*aria-invalid="true"', page.text), "language"
+    api = server.post("api/experiments", files=files, data={"profile": "fair"})
+    assert api.status_code == 400 and api.json()["problems"][0]["path"] == "$.language"
+    data = (DEMO_DIR / "questions.json").read_bytes().replace(b'"1"', b'"one"', 1)
+    files = [("dataset_file", ("q.json", data)), ("answers", ("a.json", data))]
+    page = server.post("experiments/new", files=files, data={"dataset_license": "not a licence"})
+    assert page.status_code == 400, page.text[:300]
+    assert '<details id="run-about" open>' in page.text
+    marked = re.findall(r'id="(run-[^"]+)"[^>]*aria-invalid="true"', page.text)
+    assert marked == ["run-dataset_license"], marked
+    assert 'href="#run-dataset_license"' in page.text  # the notice links to it
+    plain = server.get("experiments/new").text
+    assert '<details id="run-about">' in plain  # folded, as before, when nothing is at fault
