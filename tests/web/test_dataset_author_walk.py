@@ -876,6 +876,16 @@ def test_a_browser_finds_the_published_upload_and_runs_on_it(
     experiment_id, token = _submit_run(browser)
     state = site.wait_finished(experiment_id, token)
     assert state["status"] == "finished" and state["dataset"] == walked["v1"], state
+    # the shared task's title chooses its newest version, not v1 listed first (explore-20 7),
+    # and v1 chosen by its name is said to be an old one
+    visit(browser, site.url + "experiments/new", "run-page-uploads")
+    browser.find_element(By.ID, "dataset-search").send_keys("birds qa")
+    picked = Select(browser.find_element(By.ID, "run-dataset")).first_selected_option
+    assert picked.get_attribute("value") != name and not picked.get_attribute("data-newer")
+    visit(browser, site.url + "experiments/new", "run-page-uploads")
+    browser.find_element(By.ID, "dataset-search").send_keys(name)
+    status = browser.find_element(By.ID, "dataset-search-status").text
+    assert f"chosen: {name}, an old version (its newer one: " in status, status
     assert severe_logs(browser) == []
 
 

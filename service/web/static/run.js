@@ -17,13 +17,22 @@
   var said = document.getElementById("dataset-search-status");
   // The match a name typed means: the dataset of that name, else the shortest name that starts
   // with it (the current dataset, not a dated history version listed before it), else the
-  // first in the list.
+  // first in the list; of an upload's versions (their names alike), one without a newer
+  // version (data-newer): a shared task's title chose its outdated v1, listed first.
   function best(matches, typed) {
     var named = matches.filter(function (o) { return o.value.toLowerCase() === typed; })[0];
     if (named) return named;
-    var starting = matches.filter(function (o) { return o.value.toLowerCase().indexOf(typed) === 0; });
+    var current = matches.filter(function (o) { return !o.dataset.newer; });
+    var pool = current.length ? current : matches;
+    var starting = pool.filter(function (o) { return o.value.toLowerCase().indexOf(typed) === 0; });
     starting.sort(function (a, b) { return a.value.length - b.value.length; });
-    return starting[0] || matches[0] || null;
+    return starting[0] || pool[0] || null;
+  }
+  // what the status says of the choice: an old version says so (the list's label does, out
+  // of a screen reader's sight)
+  function chosen(option) {
+    if (!option) return select.value;
+    return option.value + (option.dataset.newer ? ", an old version (its newer one: " + option.dataset.newer + ")" : "");
   }
   if (search && select) {
     search.addEventListener("input", function () {
@@ -45,7 +54,7 @@
       // said to a screen reader too: the list's choice changes out of its sight
       if (said) {
         said.textContent = !words.length ? "" : matches.length
-          ? matches.length + " matching; chosen: " + select.value
+          ? matches.length + " matching; chosen: " + chosen(select.selectedOptions[0])
           : "no dataset matches";
       }
     });
