@@ -705,11 +705,17 @@ class QuestionBudget:
                     if not said:
                         said = True
                         used = sum(self._used.values())
+                        # which runs, so its owner can look at how far they are (a web
+                        # service's run holds its share for as long as the service answers)
+                        holders = ", ".join(
+                            f"experiment {e} ({n:,})" for e, n in self._used.items()
+                        )
                         waiting(
                             f"waiting: its {size:,} questions (times systems) do not fit in "
                             f"this server's budget of {self.total:,} evaluated at once "
                             f"(GERBIL_QA_RUNNER_QUESTION_BUDGET), {used:,} of which other "
-                            "runs use; it starts when they end"
+                            f"runs use ({holders}: each from reading its dataset to recording "
+                            "its results); it starts when they end"
                         )
                     if stop.is_set():
                         raise Cancelled("cancelled while waiting for the question budget")
