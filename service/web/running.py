@@ -137,7 +137,11 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     message = status.message
     ahead = state.runner.ahead(experiment_id) if status.status.value == "queued" else None
     if ahead is not None and message is None:  # a queued run said only "queued"
-        message = f"{ahead} run{'' if ahead == 1 else 's'} ahead of it in the queue"
+        message = (
+            "next in the queue"
+            if ahead == 0
+            else f"{ahead} run{'' if ahead == 1 else 's'} ahead of it in the queue"
+        )
     silent = _runner_silent(state, status.uri) if status.status.value == "running" else None
     if silent is not None:
         # its replica died: nobody asks its questions until another takes it over, so an

@@ -307,7 +307,7 @@ def test_a_queued_run_says_how_many_runs_are_ahead_of_it(tmp_path, slow_qa) -> N
         ]
         assert said[0]["status"] == "running", said[0]
         assert [(s["status"], s["message"]) for s in said[1:]] == [
-            ("queued", "0 runs ahead of it in the queue"),
+            ("queued", "next in the queue"),  # it read "0 runs ahead" (explore-20 11)
             ("queued", "1 run ahead of it in the queue"),
         ], said
         page = site.get(f"experiment/{tickets[2]['id']}", headers=owner[2], timeout=30).text
