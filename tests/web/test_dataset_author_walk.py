@@ -1489,3 +1489,21 @@ def test_an_improved_v1_run_is_rescored_onto_v2_in_place_of_its_first_runs(site:
         headers={"Authorization": f"Bearer {x['token']}"},
     )
     assert resubmitted.status_code == 202, resubmitted.text
+
+
+def test_two_newer_versions_are_named_newest_first(site: Server) -> None:
+    """v1 of a dataset with v2 and v3 said "A newer version …: v3 ; v2": both, as if one
+    (explore-20 11). Now the newest, then the others."""
+    from types import SimpleNamespace
+
+    newer = [
+        SimpleNamespace(uri="http://x/dataset/v2", label="Birds QA, version 2 (v2)"),
+        SimpleNamespace(uri="http://x/dataset/v3", label="Birds QA, version 3 (v3)"),
+    ]
+    with site.app.test_request_context():
+        said = site.app.jinja_env.get_template("_newer_version.html").render(newer=newer)
+    text = " ".join(re.sub(r"<[^>]+>", "", said).split())
+    assert text.startswith(
+        "A newer version of this dataset exists: Birds QA, version 3 (v3) (the newest; also "
+        "newer than this one: Birds QA, version 2 (v2))."
+    ), text
