@@ -312,6 +312,12 @@ def test_a_queued_run_says_how_many_runs_are_ahead_of_it(tmp_path, slow_qa) -> N
         ], said
         page = site.get(f"experiment/{tickets[2]['id']}", headers=owner[2], timeout=30).text
         assert "· 1 run ahead of it in the queue</span>" in page
+        # the running one's Status row leaves its phase to the live Progress below: kept at
+        # the page's load, it said "scoring" while Progress said "recording" (explore-20 10)
+        page = site.get(f"experiment/{tickets[0]['id']}", headers=owner[0], timeout=30).text
+        row = page.split("<dt>Status</dt>", 1)[1].split("</dd>", 1)[0]
+        assert row == '<dd><span class="status status-running">running</span>', row
+        assert 'id="progress"' in page
     finally:
         for t, h in zip(reversed(tickets), reversed(owner), strict=True):
             site.post(f"api/experiments/{t['id']}/cancel", headers=h, timeout=30)
