@@ -503,6 +503,28 @@ def test_a_phone_reads_each_leaderboard_rows_ranked_measure(server, browser) -> 
             assert not shown, page
 
 
+def test_a_phone_opens_a_rows_signature_in_readable_lines(server, browser) -> None:
+    """Opened at 375 px a row's signature took its Profile cell's width: 56 px, 7 characters a
+    line over 30 lines, most of a screen (explore-20 8). Now it has room, the table scrolling
+    in its box, the page not sideways."""
+    from selenium.webdriver.common.by import By
+
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(375, 812)
+        browser.get(server.url + "leaderboards?profile=fair&language=en")
+        summary = browser.find_element(By.CSS_SELECTOR, "table.leaderboard details.scoring summary")
+        summary.click()
+        code = browser.find_element(By.CSS_SELECTOR, "table.leaderboard details.scoring[open] code")
+        width, height = code.size["width"], code.size["height"]
+        page_width = browser.execute_script("return document.documentElement.scrollWidth")
+        inner = browser.execute_script("return window.innerWidth")
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    assert width >= 200 and height < 250, (width, height)
+    assert page_width <= inner, (page_width, inner)
+
+
 def test_links_say_where_they_go_out_of_context(server, browser) -> None:
     """A screen reader's list of links had "1.000" (a comparison's scores), "1", "2"… (a task's
     questions), the bare experiment id (a leaderboard's tasks) and six links "gold" (one per
