@@ -298,6 +298,13 @@ def newest_of_its_line(
             )
     standing = _standing_elsewhere(storage, experiment_id, spec)
     if not standing:
+        if verb == "re-score" and (newer := _replaced_by(storage, experiment_id)) is not None:
+            # nothing stands there yet (another profile or version): these answers would,
+            # though newer ones replaced them, and then refuse the newer ones (explore-20 15)
+            raise Conflict(
+                f"experiment {experiment_id}: its answers were replaced by experiment {newer}'s "
+                f"(a resubmission of it): re-score that one instead ({newer})"
+            )
         return experiment_id
     # each standing one's parents: asked only of a re-scoring onto another version
     parents = (
@@ -328,6 +335,33 @@ def newest_of_its_line(
         f"its line already stands in the leaderboards for system {said} (a revision "
         f"replaces only the systems it holds, so both rows would be ranked): {step}, and "
         "this one only for the systems nothing replaced yet"
+    )
+
+
+def _replaced_by(storage: Storage, experiment_id: str) -> str | None:
+    """The published, not withdrawn, resubmission of ``experiment_id`` (a revision of it on
+    its dataset and gold with other answer files) whose answers replaced its own, if any."""
+    _, newer = storage.experiments.revisions(experiment_id)
+    own = storage.experiments.spec_of(experiment_id)
+    if not newer or own is None:
+        return None
+    mine = ExperimentSpec.from_json(json.loads(own))
+    for other in newer:
+        if storage.experiments.status(other).withdrawn_at is not None:
+            continue
+        text = storage.experiments.spec_of(other)
+        if text is None:
+            continue
+        theirs = ExperimentSpec.from_json(json.loads(text))
+        if _sources(theirs) == _sources(mine) and _answer_files(theirs) != _answer_files(mine):
+            return other
+    return None
+
+
+def _answer_files(spec: ExperimentSpec) -> frozenset[str]:
+    """The answer files a run scored, by SHA-256."""
+    return frozenset(
+        s.file.sha256 or s.file.name for s in spec.systems if isinstance(s, AnswerFile)
     )
 
 

@@ -438,6 +438,32 @@ def test_a_rescoring_revises_the_newest_of_its_line(server: Server) -> None:
     assert newest.status_code == 202, newest.text
 
 
+def test_replaced_answers_are_not_re_scored_under_another_profile(server: Server) -> None:
+    """A team's run (partial answers) replaced by its resubmission (strong answers): under
+    another profile, where nothing of the line stood yet, the replaced answers were re-scored
+    and, published first, ranked there; the newer ones' re-scoring was then refused, its 409
+    advising to re-score the old ones again (explore-20 15). Now the replaced run's re-scoring
+    is refused naming the run whose answers replaced it, which is re-scored."""
+    first = _submit(server, "partial")
+    server.wait_finished(first["id"], first["token"])
+    owner = {"Authorization": f"Bearer {first['token']}"}
+    assert server.post(f"api/experiments/{first['id']}/publish", headers=owner).ok
+    newer = _submit(server, "strong", revisionOf=first["id"], token=first["token"])
+    server.wait_finished(newer["id"], newer["token"])
+    mine = {"Authorization": f"Bearer {newer['token']}"}
+    assert server.post(f"api/experiments/{newer['id']}/publish", headers=mine).ok
+    old = server.post(
+        f"api/experiments/{first['id']}/rescore", json={"profile": "gerbil"}, headers=owner
+    )
+    assert old.status_code == 409, old.text
+    said = old.json()["error"]
+    assert f"replaced by experiment {newer['id']}'s" in said and f"({newer['id']})" in said
+    moved = server.post(
+        f"api/experiments/{newer['id']}/rescore", json={"profile": "gerbil"}, headers=mine
+    )
+    assert moved.status_code == 202, moved.text
+
+
 def test_a_private_experiments_rdf_names_its_published_revision(server: Server) -> None:
     """Its owner's page linked the published revision; its RDF did not (the private store
     holds none of the revision's triples), so a client of the owner's view learnt nothing."""
