@@ -336,6 +336,13 @@ def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_
     datasets.select_by_value("demo")
     search.send_keys("text2sparql")
     assert chosen() == ("text2sparql-2025-ck25", "exact")
+    # a search that ends matching nothing gives back the choice made before it, and says so:
+    # "zzz" chose qald-1-musicbrainz on its first z, and the run went there (explore-20 14)
+    search.clear()
+    datasets.select_by_value("demo")
+    search.send_keys("zzz")
+    status = browser.find_element(By.ID, "dataset-search-status").text
+    assert chosen()[0] == "demo" and status == "no dataset matches; chosen: demo", status
     assert severe_logs(browser) == []
     # the compare page alike: its list kept CK25 and text2sparql once a file was chosen, and
     # the comparison was refused for naming two datasets (explore-11 18)

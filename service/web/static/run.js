@@ -8,9 +8,11 @@
   if (refused) refused.focus();
   // A dataset chosen by the search or by a file chosen is chosen as a pick in the list is:
   // the select told with a change event, so the profile follows it too.
+  var byScript = false;  // a change this script makes, not the reader's pick
   function choose(select, value) {
     select.value = value;
-    select.dispatchEvent(new Event("change"));
+    byScript = true;
+    try { select.dispatchEvent(new Event("change")); } finally { byScript = false; }
   }
   var search = document.getElementById("dataset-search");
   var select = document.getElementById("run-dataset");
@@ -35,9 +37,16 @@
     return option.value + (option.dataset.newer ? ", an old version (its newer one: " + option.dataset.newer + ")" : "");
   }
   if (search && select) {
+    // the choice made before the search: back when nothing matches (a keystroke's match
+    // stayed chosen, and the run went to a dataset never picked)
+    var before = null;
+    select.addEventListener("change", function () {  // picked by hand during a search: kept
+      if (!byScript && before !== null) before = select.value;
+    });
     search.addEventListener("input", function () {
       var typed = search.value.trim().toLowerCase();
       var words = typed.split(/\s+/).filter(Boolean);
+      if (before === null) before = select.value;
       var matches = [];
       select.querySelectorAll("option").forEach(function (option) {
         if (!option.value) return;
@@ -51,11 +60,14 @@
       });
       var pick = best(matches, typed);
       if (pick && words.length && select.value !== pick.value) choose(select, pick.value);
+      // nothing matches: the choice from before the search (a found one stays once emptied)
+      if (words.length && !matches.length && select.value !== before) choose(select, before);
+      if (!words.length) before = null;
       // said to a screen reader too: the list's choice changes out of its sight
       if (said) {
         said.textContent = !words.length ? "" : matches.length
           ? matches.length + " matching; chosen: " + chosen(select.selectedOptions[0])
-          : "no dataset matches";
+          : "no dataset matches; chosen: " + chosen(select.selectedOptions[0]);
       }
     });
     // Enter in the search chooses, it does not send the whole form (a run on the first match)
