@@ -713,9 +713,10 @@ class QuestionBudget:
                         waiting(
                             f"waiting: its {size:,} questions (times systems) do not fit in "
                             f"this server's budget of {self.total:,} evaluated at once "
-                            f"(GERBIL_QA_RUNNER_QUESTION_BUDGET), {used:,} of which other "
-                            f"runs use ({holders}: each from reading its dataset to recording "
-                            "its results); it starts when they end"
+                            f"(GERBIL_QA_RUNNER_QUESTION_BUDGET) beside the {used:,} other "
+                            f"runs hold ({holders}: each from reading its dataset to recording "
+                            "its results; a run larger than the budget runs alone); it starts "
+                            "when they end"
                         )
                     if stop.is_set():
                         raise Cancelled("cancelled while waiting for the question budget")

@@ -1412,7 +1412,7 @@ def test_a_run_past_the_question_budget_waits_saying_why(tmp_path, slow_qa) -> N
             time.sleep(0.1)
         said = state.json()["phase"]
         assert "14 questions" in said and "GERBIL_QA_RUNNER_QUESTION_BUDGET" in said, said
-        assert "budget of 20" in said and "14 of which other runs use" in said, said
+        assert "budget of 20" in said and "beside the 14 other runs hold" in said, said
         assert f"(experiment {first['id']} (14): each from reading" in said, said  # which
         # it waits as long as the first runs (nothing asked), then starts: the first had ended
         # (a run's budget is given back after its status is written)
