@@ -354,3 +354,41 @@ def test_progress_of_an_ended_run_says_no_phase(
     shown = capsys.readouterr().out
     assert f"experiment {ticket.id}: error" in shown and "system no was aborted" in shown
     assert "scoring" not in shown, shown
+
+
+def test_progress_of_a_run_recording_beside_its_service_does_not_wait_for_the_write(
+    tmp_path: Path,
+) -> None:
+    """While a service records a large run (one write, seconds long) `gerbil-qa progress`
+    asked it for a snapshot, which waited for that write: 9 s at 2,000 questions, then
+    "finished" (explore-20 13). The job's own progress says the recording, as the API does:
+    here with the store held open by this process (a service), the command answers at once."""
+    import time as clock
+
+    from service.experiments.jobs import JobStore
+    from service.experiments.progress import Recording, RunProgress, SystemProgress
+    from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileRef
+    from service.experiments.systems import AnswerFile
+    from service.graph.store import open_storage, workspace_at
+
+    store = tmp_path / "store"
+    with open_storage(store, catalog=False) as storage:
+        ticket = storage.experiments.reserve()
+        storage.experiments.set_status(ticket.id, "running", progress="recording")
+    spec = ExperimentSpec(CatalogueDataset("demo"), (AnswerFile("big", FileRef("a.json")),))
+    jobs = JobStore(workspace_at(store))
+    jobs.create(ticket.id, spec)
+    now = clock.time()
+    done = SystemProgress("big", 2000, 2000, state="done", since=now - 2)
+    jobs.write_progress(
+        ticket.id, RunProgress("recording", (done,), now - 3, Recording(12000, now - 1, 6.0))
+    )
+    with open_storage(store, catalog=False):  # the service holding the store
+        started = clock.monotonic()
+        shown = gerbil_qa("progress", "--store", str(store), ticket.id, timeout=60)
+        took = clock.monotonic() - started
+    assert shown.returncode == 0, shown.stderr
+    assert f"experiment {ticket.id}: running" in shown.stdout
+    assert "recording: writing 12,000 question results" in shown.stdout, shown.stdout
+    assert re.search(r"about \d+ s left", shown.stdout), shown.stdout
+    assert took < 30, took
