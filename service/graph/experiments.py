@@ -413,29 +413,28 @@ class ExperimentRepository:
     def answers_of(self, experiment_id: str) -> list[str]:
         """The experiments whose answers re-scoring ``experiment_id`` scored where it revises
         another (``prov:wasDerivedFrom`` an experiment), public or private."""
-        prop, me = node(PROV + "wasDerivedFrom"), node(self.uris.experiment(experiment_id))
-        prefix = self.uris.base + "experiment/"
-        return sorted(
-            {
-                q.object.value.removeprefix(prefix)
-                for store in (self.store.public, self.store.private)
-                for q in store.quads_for_pattern(me, prop, None, None)
-                if q.object.value.startswith(prefix)
-            }
-        )
+        return self._derived(experiment_id, (self.store.public, self.store.private))[0]
 
     def rescored_by(self, experiment_id: str) -> list[str]:
         """The public experiments that score ``experiment_id``'s answers as a revision of
         another (:meth:`answers_of` the other way)."""
+        return self._derived(experiment_id, (self.store.public,))[1]
+
+    def _derived(self, experiment_id: str, stores: Iterable[Any]) -> tuple[list[str], list[str]]:
+        """(the experiments ``experiment_id`` says ``prov:wasDerivedFrom``, those that say it of
+        it), as ids, in ``stores``."""
         prop, me = node(PROV + "wasDerivedFrom"), node(self.uris.experiment(experiment_id))
         prefix = self.uris.base + "experiment/"
-        return sorted(
-            {
-                q.subject.value.removeprefix(prefix)
-                for q in self.store.public.quads_for_pattern(None, prop, me, None)
-                if q.subject.value.startswith(prefix)
-            }
-        )
+        older: set[str] = set()
+        newer: set[str] = set()
+        for store in stores:
+            older.update(q.object.value for q in store.quads_for_pattern(me, prop, None, None))
+            newer.update(q.subject.value for q in store.quads_for_pattern(None, prop, me, None))
+
+        def ids(found: set[str]) -> list[str]:
+            return sorted(u.removeprefix(prefix) for u in found if u.startswith(prefix))
+
+        return ids(older), ids(newer)
 
     def quads(self, experiment_id: str, *, answers: bool = True) -> list[Quad]:
         """The quads of an experiment's graph, wherever it is (for its owner or the operator).

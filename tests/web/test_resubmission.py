@@ -50,6 +50,15 @@ def _submit(server: Server, answers: str, **data: str) -> dict:
     return response.json()
 
 
+def _published(server: Server, answers: str, **data: str) -> tuple[dict, dict[str, str]]:
+    """A run submitted (:func:`_submit`), finished and published: its ticket and owner header."""
+    ticket = _submit(server, answers, **data)
+    server.wait_finished(ticket["id"], ticket["token"])
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=owner).ok
+    return ticket, owner
+
+
 def _ranked(server: Server) -> set[str]:
     board = server.get("leaderboards", params={"dataset": "all", "size": "500", "format": "json"})
     assert board.status_code == 200, board.text
@@ -376,10 +385,7 @@ def test_an_unpublished_or_withdrawn_revision_is_not_resubmitted(server: Server)
     """A ← B ← C where B is not in the public graphs (private, or withdrawn): nothing public
     said B replaced A, so once C was published the leaderboards showed A and C side by side
     (the run page of a private B linked exactly that resubmission)."""
-    first = _submit(server, "partial")
-    server.wait_finished(first["id"], first["token"])
-    owner = {"Authorization": f"Bearer {first['token']}"}
-    assert server.post(f"api/experiments/{first['id']}/publish", headers=owner).ok
+    first, _ = _published(server, "partial")
     second = _submit(server, "strong", revisionOf=first["id"], token=first["token"])
     server.wait_finished(second["id"], second["token"])
 
@@ -418,10 +424,7 @@ def test_a_rescoring_revises_the_newest_of_its_line(server: Server) -> None:
     """Re-scoring follows the resubmissions' rule: an experiment a published revision already
     replaced under the profile is not re-scored again (both revisions were ranked), nor is an
     unpublished revision (what it revises stayed ranked beside the new one)."""
-    first = _submit(server, "partial")
-    server.wait_finished(first["id"], first["token"])
-    owner = {"Authorization": f"Bearer {first['token']}"}
-    assert server.post(f"api/experiments/{first['id']}/publish", headers=owner).ok
+    first, owner = _published(server, "partial")
     path = f"api/experiments/{first['id']}/rescore"
     revision = server.post(path, json={"profile": "exact"}, headers=owner).json()
     mine = {"Authorization": f"Bearer {revision['token']}"}
@@ -444,14 +447,8 @@ def test_replaced_answers_are_not_re_scored_under_another_profile(server: Server
     and, published first, ranked there; the newer ones' re-scoring was then refused, its 409
     advising to re-score the old ones again (explore-20 15). Now the replaced run's re-scoring
     is refused naming the run whose answers replaced it, which is re-scored."""
-    first = _submit(server, "partial")
-    server.wait_finished(first["id"], first["token"])
-    owner = {"Authorization": f"Bearer {first['token']}"}
-    assert server.post(f"api/experiments/{first['id']}/publish", headers=owner).ok
-    newer = _submit(server, "strong", revisionOf=first["id"], token=first["token"])
-    server.wait_finished(newer["id"], newer["token"])
-    mine = {"Authorization": f"Bearer {newer['token']}"}
-    assert server.post(f"api/experiments/{newer['id']}/publish", headers=mine).ok
+    first, owner = _published(server, "partial")
+    newer, mine = _published(server, "strong", revisionOf=first["id"], token=first["token"])
     old = server.post(
         f"api/experiments/{first['id']}/rescore", json={"profile": "gerbil"}, headers=owner
     )
