@@ -127,13 +127,14 @@ def consistent_storage(location: str | Path, *, base: str | None = None) -> Iter
     from service.graph.remote import is_remote
     from service.graph.store import open_checkpoint, open_storage
 
-    # it only reads: a location without a store is refused, not made one (explore-12 #3)
+    # it only reads: a location without a store is refused, not made one (explore-12 #3), and
+    # nothing is written to it (explore20 #12)
     if is_remote(str(location)):  # no directory lock: every process reads the store itself
-        with open_storage(str(location), base=base, create=False) as remote:
+        with open_storage(str(location), base=base, read_only=True) as remote:
             yield remote
         return
     try:
-        storage: Storage | None = open_storage(Path(location), base=base, create=False)
+        storage: Storage | None = open_storage(Path(location), base=base, read_only=True)
     except StoreBusy:
         storage = None
     if storage is not None:

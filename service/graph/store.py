@@ -154,18 +154,26 @@ def open_storage(
     base: str | None = DEFAULT_BASE,
     catalog: bool = True,
     create: bool = True,
+    read_only: bool = False,
 ) -> Storage:
     """Open (or, with ``create``, create) the store at ``location`` (a directory, an http(s)
     URL, None: in memory), check its base (``None``: the store's own, :data:`DEFAULT_BASE` for
     a new one), complete what a crash interrupted and (re)load the vocabulary and, with
     ``catalog``, the built-in catalogue when they changed. Without ``create`` (the commands
     that only read) a location that holds no store is refused, nothing written: a mistyped
-    URL or directory, far likelier there than a new store, was made into one (explore-12 #3)."""
+    URL or directory, far likelier there than a new store, was made into one (explore-12 #3).
+    With ``read_only`` (export, check, the listings) nothing at all is written: no version
+    mark, no recovery, no vocabulary or catalogue of this release — an older release's
+    ``check`` run against a store put back its own vocabulary and marked the store as
+    written by it (explore20 #12); the next writing open completes and updates what is due."""
+    create = create and not read_only
     if not create and isinstance(location, Path) and not (location / "private").is_dir():
         raise _no_store(location)
     adapter = open_adapter(location)
     try:
         marked = _marked_base(adapter)
+        if read_only and marked is None and not isinstance(adapter, RemoteStore):
+            raise _no_store(location)  # a directory that holds no marker is not one of ours
         uris = Uris(base or marked or DEFAULT_BASE)
         _check_base(adapter, uris.base, found=marked, create=create)
         if create and isinstance(adapter, RemoteStore):
@@ -173,6 +181,9 @@ def open_storage(
         storage = Storage(
             adapter, uris, ExperimentRepository(adapter, uris), CatalogueRepository(adapter, uris)
         )
+        if read_only:
+            _warn_if_newer(adapter)
+            return storage
         mark_version(adapter)
         storage.experiments.recover()
         storage.catalogue.ensure_vocabulary()
@@ -204,17 +215,7 @@ def mark_version(adapter: StoreAdapter) -> None:
 
     formats, writers = _marks(adapter)
     ours = release.source().version
-    if formats and max(formats) > STORE_FORMAT:
-        log.warning(
-            "the store at %s was last written by gerbil-qa %s, whose store format %d is newer "
-            "than this version's (%s, format %d): what it wrote may be read wrongly here; run "
-            "that version, or restore a backup (gerbil-qa export) this one made",
-            adapter.location,
-            writers[0] if writers else "(unknown)",
-            max(formats),
-            ours,
-            STORE_FORMAT,
-        )
+    if _warn_if_newer(adapter, formats, writers):
         return
     if formats == [STORE_FORMAT] and writers == [ours]:
         return
@@ -226,6 +227,31 @@ def mark_version(adapter: StoreAdapter) -> None:
         _write_mark(adapter, subject, number, n.literal(ours))
     except (ServiceError, OSError) as err:  # a store this process may only read
         log.debug("the store's version mark not written: %s", err)
+
+
+def _warn_if_newer(
+    adapter: StoreAdapter,
+    formats: list[int] | None = None,
+    writers: list[str] | None = None,
+) -> bool:
+    """Say so when a newer store format wrote the store (its mark is then kept); True if so."""
+    from service import release
+
+    if formats is None or writers is None:
+        formats, writers = _marks(adapter)
+    if not formats or max(formats) <= STORE_FORMAT:
+        return False
+    log.warning(
+        "the store at %s was last written by gerbil-qa %s, whose store format %d is newer "
+        "than this version's (%s, format %d): what it wrote may be read wrongly here; run "
+        "that version, or restore a backup (gerbil-qa export) this one made",
+        adapter.location,
+        writers[0] if writers else "(unknown)",
+        max(formats),
+        release.source().version,
+        STORE_FORMAT,
+    )
+    return True
 
 
 def _marks(adapter: StoreAdapter) -> tuple[list[int], list[str]]:

@@ -521,3 +521,51 @@ def test_importing_an_older_versions_dump_says_to_upgrade_it(
     said = capsys.readouterr().err
     assert "1 experiment graph(s) are in the terms of a version before 2026-11-24" in said
     assert f"gerbil-qa upgrade --store {new}" in said
+
+
+def test_the_commands_that_only_read_write_nothing_to_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check`, `experiments`, `leaderboards` and `export` opened the store as `serve` does:
+    run from another release, they marked the store as written by it and put back its own
+    vocabulary (explore20 #12). They read the store as it is now; a dump of it before and
+    after is the same, the marks and the vocabulary's hash included."""
+    from service.cli import main
+    from service.graph.dumps import STORE_MARKER, WRITTEN_BY
+
+    store = tmp_path / "store"
+    with open_storage(store, catalog=False) as storage:
+        _recorded(storage, "a system")
+        admin, vocab = storage.uris.admin_graph, storage.uris.vocab_graph
+        storage.store.update(  # as another release left it: its version, its vocabulary
+            Side.PRIVATE,
+            f"DELETE WHERE {{ <{STORE_MARKER}> <{WRITTEN_BY}> ?v }} ; "
+            f'INSERT DATA {{ <{STORE_MARKER}> <{WRITTEN_BY}> "0.0.1" }} ; '
+            f"DELETE WHERE {{ GRAPH <{admin}> {{ <{vocab}> <{GQA}contentHash> ?h }} }} ; "
+            f'INSERT DATA {{ GRAPH <{admin}> {{ <{vocab}> <{GQA}contentHash> "older" }} }}',
+        )
+
+    def everything() -> tuple[set[str], set[str]]:
+        import pyoxigraph as ox
+
+        sides = []
+        for side in ("private", "public"):
+            reader = ox.Store.read_only(str(store / side))
+            sides.append({str(q) for q in reader})
+            del reader
+        return sides[0], sides[1]
+
+    before = everything()
+    assert f'<{STORE_MARKER}> <{WRITTEN_BY}> "0.0.1"' in " ".join(before[0])
+    for command in (
+        ["check", "--store", str(store)],
+        ["experiments", "--store", str(store)],
+        ["leaderboard", "list", "--store", str(store)],
+        ["export", "--store", str(store), "--output", str(tmp_path / "dump.nq")],
+    ):
+        main(command)
+        capsys.readouterr()
+        assert everything() == before, command
+    # the next writing open brings it up to date, as before
+    with open_storage(store, catalog=False) as storage:
+        assert storage.catalogue._content_hash(vocab) != "older"
