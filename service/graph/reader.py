@@ -593,8 +593,9 @@ def stored_tasks(
     return sorted((t for t in found if t is not None), key=lambda t: t.number)
 
 
+# read after "this experiment was" (the page) and after a task's URI (a refusal)
 QUESTIONS_WITHHELD = (
-    "its per-question results are withheld, as its dataset's gold was when it was scored "
+    "scored while its dataset's gold was withheld, so are its per-question results "
     "(re-score it once the gold is revealed)"
 )
 

@@ -97,6 +97,7 @@ def join_published(store: StoreAdapter, uris: Uris, quads: list[Any]) -> list[An
     found = CatalogueRepository(store, uris).upload_for_sha256(said.object.value) if said else None
     if said is None or found is None:
         return quads
+    _refuse_other_gold(CatalogueRepository(store, uris), quads, found[0])
     old, (name, title) = said.subject.value, found
     new = node(uris.dataset(name))
     before = unquote(old.removeprefix(uris.dataset("")))
@@ -122,6 +123,38 @@ def join_published(store: StoreAdapter, uris: Uris, quads: list[Any]) -> list[An
         ]
     joined, texts = _published_texts_win(store, uris, joined, new, name)
     return _published_description_wins(store, uris, joined, new, name, title, texts=texts)
+
+
+def _refuse_other_gold(catalogue: Any, quads: list[Any], name: str) -> None:
+    """Conflict when this run's graph and the published dataset ``name`` of the same bytes
+    disagree on whether its gold is withheld (explore21 1, 2): both runs were recorded before
+    either was published. A run scored with the gold would publish a hidden test set's gold
+    and each question's result; a run scored with the gold withheld, on bytes whose gold is
+    public already, would say that a reveal that can never come shows its results."""
+    from service.errors import Conflict
+
+    runs = [
+        q.subject.value
+        for q in quads
+        if q.predicate.value == RDF + "type" and q.object == EXPERIMENT
+    ]
+    run = f"experiment {runs[0].rsplit('/', 1)[-1]}" if runs else "this experiment"
+    scored_withheld = any(q.predicate.value == GQA + "questionResultsWithheld" for q in quads)
+    if not scored_withheld and catalogue.gold_withheld(name):
+        raise Conflict(
+            f"{run} is on the dataset {name}, a test set whose gold its organiser withholds "
+            "until the reveal; it was scored with that gold (recorded before the test set was "
+            "published), and publishing it would publish the gold and each question's result: "
+            "re-score it (a re-scoring now is recorded as the test set's runs are: measures "
+            "only) and publish that, or publish this one once the gold is revealed"
+        )
+    if scored_withheld and not catalogue.gold_revealed(name) and not catalogue.gold_withheld(name):
+        raise Conflict(
+            f"{run} was scored with its dataset's gold withheld, but the same file is public "
+            f"already as the dataset {name}, its gold with it (a run on it was published "
+            "first): there is no reveal to wait for; re-score it to publish it with each "
+            "question's result, and upload a hidden test set as a file never published"
+        )
 
 
 TEXTS = frozenset({GQA + "questionText", GQA + "keywords", RDFS + "label"})

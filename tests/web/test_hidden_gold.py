@@ -479,3 +479,83 @@ def test_the_run_page_withholds_a_gold_too(site: Server) -> None:
     status = site.wait_finished(experiment_id, token)
     (evaluation,) = status["evaluations"]
     assert evaluation["questionsWithheld"] is True and evaluation["questions"] == []
+
+
+def _same_bytes_twice(site: Server, tag: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two private runs on one new file: a trial scored with its gold, then the organiser's
+    withheld one (both recorded before either is published)."""
+    # its own gold marks: the module's first test set is revealed by now
+    content = _test_set().replace(b"secret-task", tag).replace(b"GOLDSECRET", b"HIDDEN" + tag)
+    content = content.decode()
+    trial = _submit(
+        site,
+        {
+            "dataset": {"filename": "trial.json", "content": content},
+            "profile": "exact",
+            "systems": [{"name": "trial", "answers": _answers({1, 2, 3}).decode()}],
+        },
+    )
+    withheld = _submit(
+        site,
+        {
+            "dataset": {"filename": "task.json", "content": content},
+            "title": tag.decode(),
+            "about": {"gold": "withheld"},
+            "profile": "exact",
+            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
+        },
+    )
+    return trial, withheld
+
+
+def _refused_publication(site: Server, ticket: dict[str, Any]) -> str:
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    refused = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    assert refused.status_code == 409, refused.text
+    status = site.get(f"api/experiments/{ticket['id']}?questions=false", headers=auth).json()
+    assert status["public"] is False
+    return str(refused.json()["error"])
+
+
+def test_a_run_scored_with_the_gold_before_the_test_set_was_published_stays_private(
+    site: Server,
+) -> None:
+    """Publishing a trial recorded (with the gold) before the same bytes were published as a
+    withheld test set published the gold and each question's result under the test set's
+    name, whose page still said "withheld" (explore21 1). Refused now, until the reveal;
+    re-scored, it is recorded as the test set's runs are, and published."""
+    trial, withheld = _same_bytes_twice(site, b"order-two")
+    _publish(site, withheld)
+    name = site.get(f"api/experiments/{withheld['id']}").json()["dataset"].rsplit("/", 1)[1]
+    said = _refused_publication(site, trial)
+    assert name in said and "re-score it" in said and "withholds" in said
+    leaked = site.post(
+        "sparql",
+        data={"query": 'ASK { ?s ?p ?o FILTER(CONTAINS(STR(?o), "HIDDENorder-two")) }'},
+        headers={"Accept": "application/sparql-results+json"},
+    )
+    assert leaked.json()["boolean"] is False
+    auth = {"Authorization": f"Bearer {trial['token']}"}
+    again = site.post(f"api/experiments/{trial['id']}/rescore", headers=auth, json={})
+    assert again.status_code == 202, again.text
+    site.wait_finished(again.json()["id"], again.json()["token"])
+    _publish(site, again.json())
+    body = site.get(f"api/experiments/{again.json()['id']}").json()
+    assert body["evaluations"][0]["questionsWithheld"] is True
+    assert "HIDDENorder-two" not in json.dumps(body) and body["evaluations"][0]["questions"] == []
+    # once revealed, the trial itself may be published
+    organiser = {"Authorization": f"Bearer {withheld['token']}"}
+    assert site.post(f"api/datasets/{name}/reveal", headers=organiser).status_code == 200
+    _publish(site, trial)
+
+
+def test_a_run_scored_withheld_on_bytes_published_with_their_gold_is_refused(
+    site: Server,
+) -> None:
+    """The other order: the trial published first makes the file a public dataset, gold and
+    all; the organiser's withheld run then joined it, told its results waited for a reveal
+    that could never come (explore21 2)."""
+    trial, withheld = _same_bytes_twice(site, b"public-first")
+    _publish(site, trial)
+    said = _refused_publication(site, withheld)
+    assert "public already" in said and "never published" in said
