@@ -221,12 +221,16 @@ class CatalogueRepository:
     def gold_revealed(self, name: str) -> bool:
         """Whether the withheld gold of uploaded dataset ``name`` was revealed (its graph,
         ``graph/dataset/{name}``, holds the gold and when: ``reveal_gold``)."""
+        return self.revealed_at(name) is not None
+
+    def revealed_at(self, name: str) -> str | None:
+        """When the withheld gold of uploaded dataset ``name`` was revealed (xsd:dateTime),
+        None while withheld or never withheld."""
         graph, ds = self.uris.dataset_graph(name), self.uris.dataset(name)
-        return bool(
-            self.store.public.query(
-                f"ASK {{ GRAPH <{graph}> {{ <{ds}> {_p('goldRevealed')} ?when }} }}"
-            )
+        rows = self.store.public.query(
+            f"SELECT ?when WHERE {{ GRAPH <{graph}> {{ <{ds}> {_p('goldRevealed')} ?when }} }}"
         )
+        return next((row["when"].value for row in rows), None)
 
     def gold_withheld(self, name: str, statements: dict[str, str] | None = None) -> bool:
         """Whether published uploaded dataset ``name`` withholds its gold (``about.gold``; its
@@ -241,13 +245,18 @@ class CatalogueRepository:
         """The name of the uploaded dataset experiment ``experiment_id`` was scored on when its
         gold is withheld now (its graph in ``store``, public or private, says so and it was
         not revealed since), else None."""
+        name = self.withholding_dataset(store, experiment_id)
+        return name if name is not None and not self.gold_revealed(name) else None
+
+    def withholding_dataset(self, store: Any, experiment_id: str) -> str | None:
+        """The name of the uploaded dataset withholding its gold (revealed since or not) that
+        experiment ``experiment_id`` was scored on (its graph in ``store``), else None."""
         graph = self.uris.experiment_graph(experiment_id)
         rows = store.query(
             f"SELECT ?id WHERE {{ GRAPH <{graph}> {{ ?d {_p('goldWithheld')} true ; "
             f"<{DCT}identifier> ?id }} }} LIMIT 1"
         )
-        name = next((row["id"].value for row in rows), None)
-        return name if name is not None and not self.gold_revealed(name) else None
+        return next((row["id"].value for row in rows), None)
 
     def published_upload(self, name: str) -> tuple[str, str] | None:
         """The file SHA-256 and title of the published uploaded dataset ``name`` (its runs

@@ -680,6 +680,12 @@ def reveal_page(experiment_id: str) -> str:
     require_experiment(experiment_id)
     storage = services().storage
     name = storage.catalogue.withheld_of_experiment(storage.public, experiment_id)
+    was = storage.catalogue.withholding_dataset(storage.public, experiment_id)
+    if name is None and was is not None and (when := storage.catalogue.revealed_at(was)):
+        raise Conflict(  # its organiser's link, followed again (explore21 4)
+            f"the gold of dataset {was} was revealed on {when[:10]}: it is public now, with "
+            "each question's result of the runs re-scored since"
+        )
     if name is None:
         raise Conflict(
             f"experiment {experiment_id} is not a published run on a dataset that withholds "

@@ -323,7 +323,7 @@ def stored_evaluations(
         except BadRequest:
             if refused is None:
                 raise
-            refused[uri] = WITHHELD if task.questions_withheld else OLDER_VERSION
+            refused[uri] = _withheld(task, storage) if task.questions_withheld else OLDER_VERSION
             continue
         if answer_types is not None and not answer_types:  # one dataset: its types once
             uris = [r.question for r in results]
@@ -547,6 +547,21 @@ WITHHELD = (
     "its dataset's gold is withheld, and so are its per-question results, which tiers are "
     "tested on: no tier until the gold is revealed and the run re-scored"
 )
+REVEALED_SINCE = (
+    "scored while its dataset's gold was withheld, and so are its per-question results, which "
+    "tiers are tested on; the gold was revealed on {when}: re-scoring the run gives it a tier"
+)
+
+
+def _withheld(task: Any, storage: Any) -> str:
+    """Why a task scored while its dataset's gold was withheld has no tier: still withheld,
+    or revealed since (explore21 4: after the reveal the rows still waited for it)."""
+    from urllib.parse import unquote
+
+    when = storage.catalogue.revealed_at(unquote(task.dataset.rsplit("/", 1)[-1]))
+    return WITHHELD if when is None else REVEALED_SINCE.format(when=when[:10])
+
+
 OLDER_VERSION = (
     "scored under an older version of its profile, whose per-question results are not "
     "scored again here: not tested against the others"

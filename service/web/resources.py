@@ -777,6 +777,13 @@ TASK_PAGE_SIZE = 100  # questions per page of a task's HTML
 TASK_PAGE_WARNINGS = 100  # warnings listed on a task page (all are in its RDF and the API)
 
 
+def _revealed_at(task: Any) -> str | None:
+    """When the gold of the dataset a task was scored on while withheld was revealed since."""
+    from urllib.parse import unquote
+
+    return services().storage.catalogue.revealed_at(unquote(pages.local(task.dataset)))
+
+
 @bp.get("/experiment/<experiment_id>/task/<name>")
 def task(experiment_id: str, name: str) -> BaseResponse:
     import pyoxigraph as ox
@@ -829,6 +836,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
         return render_template(
             "task.html",
             page=found,
+            revealed=_revealed_at(found.task) if found.task.questions_withheld else None,
             rows=kept[at.offset : at.offset + at.size],
             kept=len(kept),
             filter=shown or pages.QuestionFilter(),

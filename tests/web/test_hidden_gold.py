@@ -404,6 +404,14 @@ def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
     rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
     tiered = [r for r in rows if r["tier"] is not None]
     assert {r["system"] for r in tiered} == {"team-file", "team-after"}
+    # the rows, pages and link scored while withheld say it was revealed, not to wait for it
+    # (explore21 4)
+    notes = {r["system"]: r.get("tierNote") for r in rows if r["tier"] is None}
+    assert notes and all("was revealed on" in (n or "") for n in notes.values()), notes
+    web_task = site.get(f"experiment/{task['web']['id']}/task/1").text
+    assert "revealed the gold on" in web_task and "Once its organiser reveals" not in web_task
+    again = site.get(f"experiment/{task['organiser']['id']}/reveal")
+    assert again.status_code == 409 and "was revealed on" in again.text
     from service.graph.checks import check_store
 
     assert [str(v) for v in check_store(site.storage)] == []
