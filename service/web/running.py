@@ -65,6 +65,7 @@ def start(raw: RawSubmission) -> Ticket:
     from service.experiments.recording import check_about
 
     check_about(spec, state.storage, Files(uploads))
+    _may_version(spec)
     room_for_one_more(state)  # before the files are read
     files = prepare(
         spec,
@@ -99,6 +100,31 @@ def _may_replace(experiment_id: str, spec: Any) -> None:
             field="revisionOf",
         )
     check_resubmission(services().storage, experiment_id, spec)
+
+
+def _may_version(spec: Any) -> None:
+    """A newer version of a test set whose gold is withheld: its organiser's only (the owner
+    token of an experiment that uploaded it withheld, or the browser holding its owner
+    link). Anyone's was announced on its page and its runs' as "a corrected file its author
+    published", and its teams were sent to re-score there (explore21 3)."""
+    from service.experiments.reveal import organiser_runs
+    from service.experiments.spec import FileDataset
+
+    source, storage = spec.dataset, services().storage
+    previous = (
+        dict(source.about).get("previousVersion") if isinstance(source, FileDataset) else None
+    )
+    if not previous or not storage.catalogue.gold_withheld(previous[0]):
+        return
+    if any(is_owner(eid) for eid in organiser_runs(storage, previous[0])):
+        return
+    raise Forbidden(
+        f"about.previousVersion (--dataset-previous): dataset/{previous[0]} is a test set whose "
+        "gold its organiser withholds: only its organiser publishes a newer version of it "
+        "(the owner token of the experiment that uploaded it withheld: Authorization: Bearer "
+        "<token>, or the browser that holds its owner link)",
+        field="about.previousVersion",
+    )
 
 
 WAITING_RETRY = 60  # seconds a submission refused for a full queue is told to wait

@@ -567,3 +567,71 @@ def test_a_run_scored_withheld_on_bytes_published_with_their_gold_is_refused(
     _publish(site, trial)
     said = _refused_publication(site, withheld)
     assert "public already" in said and "never published" in said
+
+
+def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
+    site: Server,
+) -> None:
+    """Anyone could publish a "newer version" of a test set, announced on its page and its
+    runs' as "a corrected file its author published"; a team that re-scored onto it published
+    its answer file and each question's result (explore21 3)."""
+    content = _test_set().replace(b"secret-task", b"versioned").replace(b"GOLDSECRET", b"VGOLD")
+    organiser = _submit(
+        site,
+        {
+            "dataset": {"filename": "v1.json", "content": content.decode()},
+            "title": "Versioned Task",
+            "about": {"gold": "withheld"},
+            "profile": "exact",
+            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
+        },
+    )
+    _publish(site, organiser)
+    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    team = _submit(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "t", "answers": _answers({2}).decode()}],
+        },
+    )
+    _publish(site, team)
+    newer = {
+        "dataset": {
+            "filename": "v2.json",
+            "content": content.replace(b"VGOLD", b"V2GOLD").decode(),
+        },
+        "title": "Versioned Task",
+        "about": {"version": "2", "previousVersion": name},
+        "profile": "exact",
+        "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
+    }
+    stranger = site.post("api/experiments", json=newer)
+    assert stranger.status_code == 403, stranger.text
+    assert stranger.json()["problems"][0]["path"] == "$.about.previousVersion"
+    made = site.post(
+        "api/experiments", json=newer, headers={"Authorization": f"Bearer {organiser['token']}"}
+    )
+    assert made.status_code == 202, made.text
+    site.wait_finished(made.json()["id"], made.json()["token"])
+    _publish(site, made.json())
+    v2 = site.get(f"api/experiments/{made.json()['id']}").json()["dataset"].rsplit("/", 1)[1]
+    auth = {"Authorization": f"Bearer {team['token']}"}
+    onto = site.post(
+        f"api/experiments/{team['id']}/rescore", headers=auth, json={"datasetVersion": v2}
+    )
+    assert onto.status_code == 409 and "once the gold of" in onto.json()["error"], onto.text
+    private = _submit(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "p", "answers": _answers({3}).decode()}],
+        },
+    )
+    mine = {"Authorization": f"Bearer {private['token']}"}
+    onto = site.post(
+        f"api/experiments/{private['id']}/rescore", headers=mine, json={"datasetVersion": v2}
+    )
+    assert onto.status_code == 409, onto.text
