@@ -31,6 +31,7 @@ from service.formats.base import Format, Report, Source, Step
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
+    extra_json,
     extra_value,
     qald_question,
     read_answertype,
@@ -440,7 +441,7 @@ def _write_question(q: Question) -> dict[str, Any]:
         out["confidence"] = q.confidence
     for key, value in q.extra:
         if not key.startswith(("query.", "metadata.")) and key not in FLAGS and key not in out:
-            out[key] = value
+            out[key] = extra_json(key, value)
     return out
 
 
@@ -477,7 +478,7 @@ def _write_extended(q: Question) -> dict[str, Any]:
         out["metadata"] = meta
     for key, value in q.extra:
         if not key.startswith(("metadata.", "sparql@")) and key not in FLAGS and key not in out:
-            out[key] = value
+            out[key] = extra_json(key, value)
     if q.confidence is not None:
         out["confidence"] = q.confidence
     return out

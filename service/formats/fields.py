@@ -138,6 +138,25 @@ def extra_value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+# The fields a run's answer file keeps of each call that are numbers (``systems.archive``):
+# written as JSON numbers, as the API and ``evaluate --output json`` give them (explore22 8)
+RUNTIME_KEY, ATTEMPTS_KEY = "runtimeMs", "attempts"
+NUMBER_EXTRAS = frozenset({RUNTIME_KEY, ATTEMPTS_KEY})
+
+
+def extra_json(key: str, value: str) -> Any:
+    """The JSON value of extra field ``key``: one of :data:`NUMBER_EXTRAS` that reads as a
+    number as that number, else the string it is."""
+    if key in NUMBER_EXTRAS:
+        try:
+            number = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(number, int | float) and not isinstance(number, bool):
+            return number
+    return value
+
+
 def read_text_entries(
     entries: Any,
     report: Report,

@@ -22,6 +22,7 @@ from service.formats.fields import (
     check_questions,
     element_answers,
     eqald_losses,
+    extra_json,
     extra_value,
     is_element_entry,
     qald_question,
@@ -489,7 +490,7 @@ def write_question(q: Question) -> dict[str, Any]:
         out["answers"] = [write_results(q.answers)]
     for key, value in q.extra:
         if not key.startswith("query.") and key not in out:
-            out[key] = value
+            out[key] = extra_json(key, value)
     return out
 
 
@@ -509,7 +510,7 @@ def _write_body(q: Question) -> dict[str, Any]:
         out["answers"] = _element_entries(q.answers)
     for key, value in q.extra:
         if key not in out:
-            out[key] = value
+            out[key] = extra_json(key, value)
     return out
 
 

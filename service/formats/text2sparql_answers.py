@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from service.formats.base import Format, Report, Source, Step, dumps
-from service.formats.fields import extra_value, list_entries, read_string
+from service.formats.fields import extra_json, extra_value, list_entries, read_string
 from service.formats.sparql_json import kind_of
 from service.formats.text2sparql import PREFIX_KEY, item_key, split_item
 from service.model import Dataset, Question, QuestionText
@@ -155,7 +155,7 @@ def write(dataset: Dataset) -> bytes:
             if dataset.id is not None and dataset.id.startswith(("http://", "https://")):
                 # the challenge's item IRI: the dataset's IRI and the item (…/corporate/1-en)
                 entry["uri"] = dataset.id.rstrip("/") + "/" + item_key(None, q.id, language)
-            entry.update(q.extra)
+            entry.update((k, extra_json(k, v)) for k, v in q.extra)
             out.append({k: entry[k] for k in (*_ORDER, *entry) if k in entry})
     return dumps(out)
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from service.errors import Problem
+from service.formats.fields import ATTEMPTS_KEY, RUNTIME_KEY  # written as numbers
 from service.model import (
     AnswerSet,
     Dataset,
@@ -30,8 +31,6 @@ from service.model import (
 )
 
 ERROR_KEY = "error"
-RUNTIME_KEY = "runtimeMs"
-ATTEMPTS_KEY = "attempts"
 RETRY_KEY = "retryReason"
 CALL_KEYS = (ERROR_KEY, RUNTIME_KEY, ATTEMPTS_KEY, RETRY_KEY)
 _N = TypeVar("_N", int, float)

@@ -480,8 +480,11 @@ def _post(
                 url = target
                 continue
             body = _read_body(response, service, deadline)
-            if status >= 500:
-                raise _Transient(f"{_status_line(status)}: {_reason_in(body)}")
+            if status >= 500:  # a 503's Retry-After is what RFC 9110 §10.2.3 names it for
+                raise _Transient(
+                    f"{_status_line(status)}: {_reason_in(body)}",
+                    retry_after=_retry_after(response.headers.get("Retry-After")),
+                )
             if status == 429:
                 raise _Transient(
                     f"HTTP 429 Too Many Requests: {_reason_in(body)}",
@@ -585,12 +588,23 @@ def _shutdown(connection: object) -> None:
 
 
 def _retry_after(value: str | None) -> float | None:
+    """The seconds a ``Retry-After`` asks for: delay-seconds, or an HTTP-date (RFC 9110
+    §10.2.3) from now; None for neither."""
     if value is None:
         return None
     try:
         return max(0.0, float(value))
     except ValueError:
-        return None  # an HTTP date: fall back to our own backoff
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None  # neither: our own backoff
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _host(url: str) -> str:

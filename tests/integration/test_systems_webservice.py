@@ -8,6 +8,8 @@ with its reason, retry only what is transient, and never hang.
 from __future__ import annotations
 
 import contextlib
+import datetime
+import email.utils
 import json
 import sys
 import threading
@@ -138,6 +140,12 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                 self._send(200, _answer("ok"))
         elif path == "/429-long":  # asks for more time than the question has
             self._send(429, b"come back later", kind="text/plain", Retry_After="100")
+        elif path == "/503-long":  # overloaded, and says when to come back: an HTTP-date
+            later = email.utils.format_datetime(
+                datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=100),
+                usegmt=True,
+            )
+            self._send(503, b"maintenance", kind="text/plain", Retry_After=later)
         elif path == "/503-slow":  # fails, but only after a while
             time.sleep(0.4)
             self._send(503, b"overloaded", kind="text/plain")
@@ -625,6 +633,10 @@ def test_system_run_counts_the_retried_and_evaluate_lists_their_attempts(
     )
     out = capsys.readouterr().out
     assert code == 0 and "9 questions: 9 asked, 0 failed, 0 never asked, 4 retried;" in out
+    # the call's numbers are JSON numbers, as the API gives them (they were strings)
+    kept = json.loads(output.read_text())["questions"]
+    assert all(type(e["runtimeMs"]) is float for e in kept)
+    assert sorted(e["attempts"] for e in kept if "attempts" in e) == [2, 2, 2, 2]
     code = main(["evaluate", "--dataset", str(questions), "--answers", str(output), "--output",
                  "json"])  # fmt: skip
     result = json.loads(capsys.readouterr().out)
@@ -673,6 +685,19 @@ def test_a_retry_after_longer_than_the_question_has_ends_the_retries_at_once(
     )
     assert answer.error.endswith("s left of the question's limit of 3 s (timeout × (retries + 1)))")
     assert elapsed < 1.0 and recorder.hits[("/429-long", "q")] == 1 and answer.attempts == 1
+
+
+def test_a_503s_retry_after_is_heeded_in_either_form(server: tuple[str, Recorder]) -> None:
+    """A 503's ``Retry-After`` (the status RFC 9110 names it for), here an HTTP-date, was
+    ignored: the retry came after our own 0.5 s backoff (explore22 11)."""
+    base, recorder = server
+    recorder.reset()
+    service = _service(base, "/503-long", timeout=1.0, retries=2)
+    answer, _ = ask(service, "q", "en", question_id="q")
+    assert answer.error is not None and answer.error.startswith(
+        "HTTP 503 Service Unavailable: 'maintenance' (not retried: Retry-After asks for 9"
+    ), answer.error
+    assert recorder.hits[("/503-long", "q")] == 1
 
 
 def test_retries_stay_within_timeout_times_attempts(server: tuple[str, Recorder]) -> None:
