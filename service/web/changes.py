@@ -73,7 +73,9 @@ def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -
                 for rows in (tasks, before)
             )
             pair = [was.get("QA"), uris.get("QA")]
-            compare = url_for("compare.form", task=pair) if all(pair) else None
+            compare = (
+                url_for("compare.form", task=pair) if _comparable(pair, before, tasks) else None
+            )
             systems.append({**system, "tasks": uris, "tasksBefore": was, "compare": compare})
         if systems:  # none in common (a run that ended without results): nothing to say
             moved = (
@@ -81,3 +83,16 @@ def for_page(experiment_id: str, older: list[str], tasks: Any, *, owner: bool) -
             )
             out.append(PageChanges(old, systems, moved))
     return out
+
+
+def _comparable(pair: list[str | None], before: Any, after: Any) -> bool:
+    """Whether the compare page takes the two QA tasks ``pair``: both there, scored alike
+    (one profile, one dataset) and with their per-question results. A revision under another
+    profile offered a comparison the compare page refused (explore22 1)."""
+    if not all(pair):
+        return False
+    rows = {t.uri: t for t in (*before, *after)}
+    old, new = rows.get(pair[0] or ""), rows.get(pair[1] or "")
+    if old is None or new is None or old.questions_withheld or new.questions_withheld:
+        return False
+    return (old.profile, old.dataset) == (new.profile, new.dataset)

@@ -1163,6 +1163,9 @@ def test_rescore_over_http_makes_a_revision(server) -> None:
         headers={**auth, "Authorization": f"Bearer {revision['token']}"},
     )
     assert 'id="revision-of"' in page.text
+    # under another profile: no paired comparison offered, which the compare page refuses
+    # (explore22 1)
+    assert 'class="compare-runs"' not in page.text
     # the old experiment's RDF names its revision once that is public (it did not: a client
     # following a cited URI never learnt that newer numbers exist); never a private one
     import rdflib
@@ -1195,6 +1198,30 @@ def test_rescore_over_http_makes_a_revision(server) -> None:
     assert graphs == {new_uri.replace("/experiment/", "/graph/experiment/")}, graphs
     bad = server.post(f"api/experiments/{old}/rescore", json={"profile": 5}, headers=auth)
     assert bad.status_code == 400 and "$.profile" in bad.json()["error"]
+
+
+def test_a_revision_under_the_same_profile_offers_the_comparison_the_compare_page_makes(
+    server,
+) -> None:
+    ticket = server.submit_demo(systems=("strong",))
+    old, auth = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    revision = server.post(f"api/experiments/{old}/rescore", json={}, headers=auth).json()
+    server.wait_finished(revision["id"], revision["token"])
+    page = server.get(
+        f"experiment/{revision['id']}", headers={"Authorization": f"Bearer {revision['token']}"}
+    ).text
+    import html
+    import re
+
+    link = re.search(r'<a href="([^"]+)" class="compare-runs">', page)
+    assert link, "no comparison offered"
+    server.post(f"api/experiments/{old}/publish", headers=auth)
+    server.post(
+        f"api/experiments/{revision['id']}/publish",
+        headers={"Authorization": f"Bearer {revision['token']}"},
+    )
+    compared = server.get(html.unescape(link.group(1)).lstrip("/"))
+    assert compared.status_code == 200, compared.text[:300]
 
 
 def test_a_private_experiments_revision_shows_its_owner_what_changed(server) -> None:
