@@ -80,7 +80,9 @@ def _reveal(
     catalogue.add_public(graph.value, [*gold_quads(uris.dataset(name), dataset, graph), revealed])
     publish_upload_findings(storage, author)  # withheld until now (a finding may quote gold)
     public = [eid for eid in runs if storage.experiments.is_public(eid)]
-    return Revealed(uris.dataset(name), when.value, len(dataset.by_id()), tuple(public))
+    # as the store gives it back, and every other time the API says (explore22 5)
+    at = when.value.replace("+00:00", "Z")
+    return Revealed(uris.dataset(name), at, len(dataset.by_id()), tuple(public))
 
 
 def organiser_runs(storage: Storage, name: str, runs: list[str] | None = None) -> Iterator[str]:

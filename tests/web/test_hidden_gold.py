@@ -553,7 +553,11 @@ def test_a_run_scored_with_the_gold_before_the_test_set_was_published_stays_priv
     assert "HIDDENorder-two" not in json.dumps(body) and body["evaluations"][0]["questions"] == []
     # once revealed, the trial itself may be published
     organiser = {"Authorization": f"Bearer {withheld['token']}"}
-    assert site.post(f"api/datasets/{name}/reveal", headers=organiser).status_code == 200
+    done = site.post(f"api/datasets/{name}/reveal", headers=organiser)
+    assert done.status_code == 200, done.text
+    # the time as every other the API gives (it said +00:00 where the graph says Z)
+    when = done.json()["goldRevealedAt"]
+    assert when.endswith("Z") and f'"{when}"' in site.get(f"dataset/{name}.ttl").text
     _publish(site, trial)
 
 
