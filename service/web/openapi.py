@@ -1246,6 +1246,21 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     },
                                     "undefinedResamples": _undefined_resamples_schema(),
                                     "intervalSignature": {"type": "string"},
+                                    "byLanguage": {
+                                        "type": "object",
+                                        "description": "A task pooled over languages "
+                                        '(`language` "en,es"): each language\'s measures, '
+                                        "language -> experiment type -> measures.",
+                                        "additionalProperties": {
+                                            "type": "object",
+                                            "propertyNames": {
+                                                "enum": registries.experiment_type_enum()
+                                            },
+                                            "additionalProperties": {
+                                                "$ref": "#/components/schemas/Measures"
+                                            },
+                                        },
+                                    },
                                     "questionsWithheld": {
                                         "const": True,
                                         "description": "Its dataset's gold was withheld when "

@@ -458,3 +458,45 @@ def test_a_form_field_about_the_dataset_has_its_json_path(server) -> None:
     assert refused.status_code == 400, refused.text
     assert refused.json()["error"].startswith("dataset_license: expected an http(s) IRI")
     assert [p["path"] for p in refused.json()["problems"]] == ["$.about.license"]
+
+
+def test_a_run_pooled_over_languages_answers_as_documented(server, document) -> None:
+    """A task pooled over languages (``"language": "en,de"``) carries ``byLanguage``, which
+    the schema did not name (explore22 4)."""
+    import json
+
+    questions = [
+        {
+            "id": str(i),
+            "question": [
+                {"language": "en", "string": f"Question {i}?"},
+                {"language": "de", "string": f"Frage {i}?"},
+            ],
+            "answers": [
+                {
+                    "head": {"vars": ["x"]},
+                    "results": {"bindings": [{"x": {"type": "literal", "value": f"a{i}"}}]},
+                }
+            ],
+        }
+        for i in (1, 2, 3)
+    ]
+    data = json.dumps({"dataset": {"id": "two-languages"}, "questions": questions})
+    made = server.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "two.json", "content": data},
+            "language": "en,de",
+            "systems": [{"name": "gold", "answers": data}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    conformance = Conformance(document)
+    answered = server.get(
+        f"api/experiments/{ticket['id']}", headers={"Authorization": f"Bearer {ticket['token']}"}
+    )
+    body = conformance.check("/api/experiments/{id}", "get", answered)
+    assert set(body["evaluations"][0]["byLanguage"]) == {"en", "de"}
+    assert conformance.mismatches == []
