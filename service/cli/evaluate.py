@@ -233,6 +233,7 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         dimensions = parse_dimensions(args.by)
     spec = spec_from_args(args)
     storage = None
+    withheld: str | None = None  # the dataset whose gold the recorded run withholds
     about = getattr(spec.dataset, "about", ())
     if about and not args.store:
         raise BadRequest(
@@ -264,11 +265,26 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         outcome = run_experiment(spec, storage=storage, progress=bar, files=Files(kept))
         if bar is not None:
             bar.finish()
+        if storage is not None and outcome.ticket is not None:
+            withheld = storage.catalogue.scored_withheld_on(storage.private, outcome.ticket.id)
     finally:
         if storage is not None:
             storage.close()
     evaluations = list(outcome.evaluations)
-    if args.intervals:
+    if withheld is not None:  # as the API gives it (explore21 12)
+        if dimensions:
+            raise BadRequest(
+                f"--by: the gold of dataset {withheld} is withheld, and slices are made of "
+                "each question's result (the run is recorded; see it without --by)"
+            )
+        evaluations = [_withheld(ev) for ev in evaluations]
+        print(
+            f"gerbil-qa: note: the gold of dataset {withheld} is withheld (a shared task's test "
+            "set): the measures alone are given, without each question's result or intervals, "
+            "as the recorded experiment keeps them",
+            file=sys.stderr,
+        )
+    if args.intervals and withheld is None:
         evaluations = [_with_intervals(ev, args) for ev in evaluations]
     if dimensions and outcome.dataset is not None:
         from service.evaluation.slices import question_values, sliced
@@ -292,6 +308,17 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     for note in outcome.notes:  # about the run as a whole (recorded with it too)
         print(f"gerbil-qa: note: {note}", file=sys.stderr)
     return 0
+
+
+def _withheld(ev: Evaluation) -> Evaluation:
+    """``ev`` without what would tell a withheld gold: each question's result (the JSON's
+    ``questions`` is empty, ``questionsWithheld`` says why) and its warnings about questions."""
+    from service.evaluation.results import TaskScores
+
+    tasks = {t: TaskScores(t, s.measures, ()) for t, s in ev.tasks.items()}
+    extra = {k: v for k, v in ev.extra.items() if k not in ("intervals", "undefinedResamples")}
+    general = tuple(p for p in ev.problems if p.question_id is None)
+    return replace(ev, tasks=tasks, problems=general, extra={**extra, "questionsWithheld": True})
 
 
 def _with_intervals(ev: Evaluation, args: argparse.Namespace) -> Evaluation:

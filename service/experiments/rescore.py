@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from service.errors import BadRequest, Conflict
 from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileDataset, FileRef
 from service.experiments.systems import AnswerFile
-from service.graph.terms import DCT, GQA
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -119,14 +118,8 @@ def _refuse_telling_withheld(storage: Storage, experiment_id: str, name: str) ->
     """Conflict when ``experiment_id`` answers a test set whose gold is withheld and version
     ``name`` withholds none: there its answer file and each question's result would be
     served, and a strong team's answers are nearly the gold (explore21 3)."""
-    graph = storage.uris.experiment_graph(experiment_id)
     store = storage.public if storage.experiments.is_public(experiment_id) else storage.private
-    rows = store.query(  # scored withheld, on this uploaded dataset (a private run's graph
-        # restates no description of it: its withheld results say it)
-        f"SELECT ?id WHERE {{ GRAPH <{graph}> {{ ?t <{GQA}questionResultsWithheld> true . "
-        f"?d <{GQA}sha256> ?sha ; <{DCT}identifier> ?id }} }} LIMIT 1"
-    )
-    held = next((row["id"].value for row in rows), None)
+    held = storage.catalogue.scored_withheld_on(store, experiment_id)
     catalogue = storage.catalogue
     if held is None or not catalogue.gold_withheld(held) or catalogue.gold_withheld(name):
         return

@@ -248,6 +248,17 @@ class CatalogueRepository:
         name = self.withholding_dataset(store, experiment_id)
         return name if name is not None and not self.gold_revealed(name) else None
 
+    def scored_withheld_on(self, store: Any, experiment_id: str) -> str | None:
+        """The name of the uploaded dataset experiment ``experiment_id`` was scored on with
+        its gold withheld (its graph in ``store`` has tasks without per-question results; a
+        private run by the dataset's name restates no description of it), else None."""
+        graph = self.uris.experiment_graph(experiment_id)
+        rows = store.query(
+            f"SELECT ?id WHERE {{ GRAPH <{graph}> {{ ?t {_p('questionResultsWithheld')} true . "
+            f"?d {_p('sha256')} ?sha ; <{DCT}identifier> ?id }} }} LIMIT 1"
+        )
+        return next((row["id"].value for row in rows), None)
+
     def withholding_dataset(self, store: Any, experiment_id: str) -> str | None:
         """The name of the uploaded dataset withholding its gold (revealed since or not) that
         experiment ``experiment_id`` was scored on (its graph in ``store``), else None."""
