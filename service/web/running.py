@@ -62,10 +62,11 @@ def start(raw: RawSubmission) -> Ticket:
     if raw.revision_of is not None:  # what it cannot replace is refused, full queue or not
         _may_replace(raw.revision_of, spec)
     from service.experiments.inputs import Files
-    from service.experiments.recording import check_about
+    from service.experiments.recording import check_about, inherit_withheld_gold
 
     check_about(spec, state.storage, Files(uploads))
     _may_version(spec)
+    spec = inherit_withheld_gold(spec, state.storage)
     room_for_one_more(state)  # before the files are read
     files = prepare(
         spec,
