@@ -23,7 +23,7 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from service.errors import ServiceError
+from service.errors import Conflict, ServiceError
 from service.graph.terms import DCAT, DCT, GQA, PROV
 
 if TYPE_CHECKING:
@@ -69,7 +69,10 @@ def spec_dataset(storage: Storage, experiment_id: str, text: str | None) -> Data
         name = names.get(sha256, sha256)
         data = kept(storage.workspace, sha256, experiment_id=experiment_id, name=name)
         if data is None:
-            raise ServiceError(f"{name}: not kept by this store (experiment {experiment_id})")
+            raise Conflict(  # a state of the store, not a failure of ours (explore21 6)
+                f"{name}: not kept by this store (experiment {experiment_id}; a dump imported "
+                "without its files?): import an archive made by gerbil-qa export --files"
+            )
         return data
 
     # read as its run read it: the first language asked tags texts that name none (TSV)

@@ -646,3 +646,31 @@ def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
         f"api/datasets/{v2}/reveal", headers={"Authorization": f"Bearer {made.json()['token']}"}
     )
     assert reveal.status_code == 200, reveal.text
+
+
+def test_a_reveal_where_the_file_is_not_kept_says_how_to_bring_it(site: Server) -> None:
+    """A store restored from a dump without its files answered the reveal with a 500
+    (explore21 6): a 409 saying what is missing and how to restore it."""
+    import hashlib
+
+    content = _test_set().replace(b"secret-task", b"unkept").replace(b"GOLDSECRET", b"UGOLD")
+    organiser = _submit(
+        site,
+        {
+            "dataset": {"filename": "unkept.json", "content": content.decode()},
+            "title": "Unkept Task",
+            "about": {"gold": "withheld"},
+            "profile": "exact",
+            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
+        },
+    )
+    _publish(site, organiser)
+    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    from service.experiments.kept import file_key
+
+    site.storage.workspace.remove_key(file_key(hashlib.sha256(content).hexdigest()))
+    auth = {"Authorization": f"Bearer {organiser['token']}"}
+    refused = site.post(f"api/datasets/{name}/reveal", headers=auth)
+    assert refused.status_code == 409, refused.text
+    assert "export --files" in refused.json()["error"]
+    assert name in {d["name"] for d in site.get("api/datasets").json()["datasets"]}
