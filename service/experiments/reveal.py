@@ -58,8 +58,7 @@ def _reveal(
     from service.graph.questions import gold_quads
 
     catalogue, uris = storage.catalogue, storage.uris
-    if catalogue.published_upload(name) is None:
-        raise NotFound(f"no published uploaded dataset {name!r}")
+    refuse_unlisted(storage, name)
     if not catalogue.gold_withheld(name):
         if catalogue.gold_revealed(name):
             raise Conflict(f"the gold of dataset {name} is revealed already")
@@ -83,6 +82,24 @@ def _reveal(
     # as the store gives it back, and every other time the API says (explore22 5)
     at = when.value.replace("+00:00", "Z")
     return Revealed(uris.dataset(name), at, len(dataset.by_id()), tuple(public))
+
+
+# every run on it withdrawn: no page lists it, so none would show what a reveal publishes
+UNLISTED = (
+    "every run on dataset {name} was withdrawn, so its gold cannot be revealed: publish a run "
+    "on it again (its organiser: the same file, with gold withheld) and reveal it then"
+)
+
+
+def refuse_unlisted(storage: Storage, name: str) -> None:
+    """Conflict when every run on uploaded dataset ``name`` was withdrawn (its reveal page
+    offered a form ending in a 404 "no published uploaded dataset": explore21 10), NotFound
+    when there is no such published dataset."""
+    if storage.catalogue.published_upload(name) is not None:
+        return
+    if storage.catalogue.withdrawn_upload(name):
+        raise Conflict(UNLISTED.format(name=name))
+    raise NotFound(f"no published uploaded dataset {name!r}")
 
 
 def organiser_runs(storage: Storage, name: str, runs: list[str] | None = None) -> Iterator[str]:

@@ -674,7 +674,7 @@ def reveal_page(experiment_id: str) -> str:
     dataset page links here); anyone else reads who can."""
     from itertools import islice
 
-    from service.experiments.reveal import organiser_runs, uploaded_withheld
+    from service.experiments.reveal import organiser_runs, refuse_unlisted, uploaded_withheld
     from service.web.access import COOKIE_PREFIX, form_check
 
     require_experiment(experiment_id)
@@ -691,6 +691,7 @@ def reveal_page(experiment_id: str) -> str:
             f"experiment {experiment_id} is not a published run on a dataset that withholds "
             "its gold (revealed already, or never withheld)"
         )
+    refuse_unlisted(storage, name)
     token = request.cookies.get(COOKIE_PREFIX + experiment_id)
     owner = bool(token) and is_owner(experiment_id, token)
     owner = owner and uploaded_withheld(storage, experiment_id)

@@ -1439,12 +1439,15 @@ def _gold_state(main: Any, name: str) -> dict[str, Any] | None:
     """Whether uploaded dataset ``name``'s author withheld its gold (``about.gold``), when it
     was revealed (None: still withheld) and, while withheld, the experiments whose owners may
     reveal it; None for a dataset whose gold was never withheld."""
-    from service.experiments.reveal import organiser_runs
+    from service.experiments.reveal import UNLISTED, organiser_runs
 
     if main is None or main.text(GQA + "goldWithheld") != "true":
         return None
+    storage = services().storage
     revealed = main.text(GQA + "goldRevealed")
-    first = None if revealed else next(organiser_runs(services().storage, name), None)
+    if not revealed and storage.catalogue.published_upload(name) is None:
+        return {"revealed": None, "organisers": [], "unlisted": UNLISTED.format(name=name)}
+    first = None if revealed else next(organiser_runs(storage, name), None)
     return {"revealed": revealed, "organisers": [first] if first else []}
 
 

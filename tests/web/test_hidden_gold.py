@@ -674,3 +674,32 @@ def test_a_reveal_where_the_file_is_not_kept_says_how_to_bring_it(site: Server) 
     assert refused.status_code == 409, refused.text
     assert "export --files" in refused.json()["error"]
     assert name in {d["name"] for d in site.get("api/datasets").json()["datasets"]}
+
+
+def test_a_withdrawn_test_set_says_why_it_cannot_be_revealed(site: Server) -> None:
+    """Every run on it withdrawn, its page kept offering the reveal, whose form ended in a
+    404 "no published uploaded dataset" (explore21 10)."""
+    content = _test_set().replace(b"secret-task", b"gone").replace(b"GOLDSECRET", b"GONEGOLD")
+    organiser = _submit(
+        site,
+        {
+            "dataset": {"filename": "gone.json", "content": content.decode()},
+            "title": "Gone Task",
+            "about": {"gold": "withheld"},
+            "profile": "exact",
+            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
+        },
+    )
+    _publish(site, organiser)
+    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    auth = {"Authorization": f"Bearer {organiser['token']}"}
+    withdrawn = site.post(
+        f"api/experiments/{organiser['id']}/withdraw", headers=auth, json={"reason": "over"}
+    )
+    assert withdrawn.status_code == 200, withdrawn.text
+    refused = site.post(f"api/datasets/{name}/reveal", headers=auth)
+    assert refused.status_code == 409 and "was withdrawn" in refused.json()["error"]
+    page = site.get(f"experiment/{organiser['id']}/reveal")
+    assert page.status_code == 409 and "publish a run on it again" in page.text
+    shown = site.get(f"dataset/{name}").text
+    assert 'id="gold-unlisted"' in shown and 'id="reveal-link"' not in shown
