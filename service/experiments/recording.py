@@ -165,6 +165,14 @@ def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
     if not isinstance(source, FileDataset) or not source.about:
         return
     named = catalogue.name_for_sha256(Files().checksum(source.file)[0])
+    withholding = dict(source.about).get("gold") == ("withheld",)
+    if named is not None and withholding:  # the reason that matters (explore21 7)
+        raise BadRequest(
+            f"about.gold (--dataset-gold): the file {source.file.name} is the catalogue's "
+            f"{named} (the same bytes), whose gold is public: it cannot be withheld; a hidden "
+            "test set is a file of its own",
+            field="about.gold",
+        )
     if named is not None:  # was recorded under the catalogue's name, the description dropped
         raise BadRequest(
             f'about (the run page\'s "About your dataset file", --dataset-…): the file '
@@ -187,6 +195,13 @@ def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
             field="about.previousVersion",
         )
     published = catalogue.upload_for_sha256(Files().checksum(source.file)[0])
+    if published is not None and withholding and not catalogue.gold_withheld(published[0]):
+        raise BadRequest(
+            f"about.gold (--dataset-gold): the file {source.file.name} is the published "
+            f"dataset {published[0]} (the same bytes), whose gold is public: it cannot be "
+            "withheld; a hidden test set is a file never published",
+            field="about.gold",
+        )
     if published is not None:  # without accounts its first author cannot be told from another
         raise BadRequest(
             f'about (the run page\'s "About your dataset file", --dataset-…): the file '

@@ -573,6 +573,20 @@ def test_a_run_scored_withheld_on_bytes_published_with_their_gold_is_refused(
     _publish(site, trial)
     said = _refused_publication(site, withheld)
     assert "public already" in said and "never published" in said
+    # submitted now, the same bytes withheld are refused for that reason, not for a
+    # "description" nobody gave (explore21 7)
+    content = _test_set().replace(b"secret-task", b"public-first")
+    content = content.replace(b"GOLDSECRET", b"HIDDENpublic-first")
+    again = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "again.json", "content": content.decode()},
+            "about": {"gold": "withheld"},
+            "systems": [{"name": "x", "answers": _answers(set()).decode()}],
+        },
+    )
+    assert again.status_code == 400 and "whose gold is public" in again.json()["error"]
+    assert again.json()["problems"][0]["path"] == "$.about.gold"
 
 
 def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
