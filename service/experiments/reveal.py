@@ -102,6 +102,22 @@ def refuse_unlisted(storage: Storage, name: str) -> None:
     raise NotFound(f"no published uploaded dataset {name!r}")
 
 
+def questions_file(storage: Storage, name: str) -> bytes:
+    """The questions of test set ``name`` without their gold (:func:`given_only`), as
+    QALD-JSON: what a team answering with a file needs while its own file is withheld (its
+    page offered none: explore21 8). Read from its organiser's kept file."""
+    from service import formats
+    from service.experiments.dataset_checks import spec_dataset
+    from service.graph.questions import given_only
+
+    author = next(organiser_runs(storage, name), None)
+    dataset = spec_dataset(storage, author, storage.experiments.spec_of(author)) if author else None
+    if dataset is None:
+        raise Conflict(f"dataset {name}: its file is not kept by this store")
+    data = formats.write(given_only(dataset), "qald-json")
+    return data if isinstance(data, bytes) else data.encode("utf-8")
+
+
 def organiser_runs(storage: Storage, name: str, runs: list[str] | None = None) -> Iterator[str]:
     """The published experiments that uploaded dataset ``name`` saying ``gold: withheld``,
     oldest first (``runs``: the published experiments on it, if read already): their owners

@@ -143,6 +143,17 @@ def gold_quads(dataset_uri: str, dataset: Dataset, graph: NamedNode) -> list[Qua
     ]
 
 
+def given_only(dataset: Dataset) -> Dataset:
+    """``dataset`` with what a team is given of each question (:data:`GIVEN`: its id, texts
+    and keywords): the questions file of a test set whose gold is withheld."""
+    from dataclasses import replace
+
+    from service.model import Question
+
+    asked = tuple(Question(id=q.id, texts=q.texts, language=q.language) for q in dataset.questions)
+    return replace(dataset, questions=asked, problems=(), metadata=())
+
+
 # what a question of a dataset whose gold is withheld says: what a participant is asked (the
 # rest is its gold or derived from it: answers, queries, answer types, features, flags)
 GIVEN = frozenset(

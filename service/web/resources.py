@@ -1352,6 +1352,23 @@ def dataset(name: str) -> BaseResponse:
     )
 
 
+@bp.get("/dataset/<name>/questions.json")
+def test_set_questions(name: str) -> Response:
+    """A test set's questions without their gold, while its gold is withheld (its own file,
+    the gold, is not served then)."""
+    from service.experiments.reveal import questions_file, refuse_unlisted
+
+    storage = services().storage
+    refuse_unlisted(storage, name)
+    if not storage.catalogue.gold_withheld(name):
+        raise NotFound(
+            f"dataset {name} withholds no gold: its file (its distribution) holds its questions"
+        )
+    response = Response(questions_file(storage, name), mimetype="application/json")
+    response.headers["Content-Disposition"] = _attachment(f"{name}-questions.json")
+    return response
+
+
 @bp.get("/dataset/<name>/question/<path:qid>")
 # a question whose id is empty (NLQ has one, upstream): its URI ends with the slash
 @bp.get("/dataset/<name>/question/", defaults={"qid": ""})
@@ -1446,9 +1463,10 @@ def _gold_state(main: Any, name: str) -> dict[str, Any] | None:
     storage = services().storage
     revealed = main.text(GQA + "goldRevealed")
     if not revealed and storage.catalogue.published_upload(name) is None:
-        return {"revealed": None, "organisers": [], "unlisted": UNLISTED.format(name=name)}
+        unlisted = UNLISTED.format(name=name)
+        return {"revealed": None, "organisers": [], "unlisted": unlisted, "name": name}
     first = None if revealed else next(organiser_runs(storage, name), None)
-    return {"revealed": revealed, "organisers": [first] if first else []}
+    return {"revealed": revealed, "organisers": [first] if first else [], "name": name}
 
 
 def _version_file(name: str, version: str) -> Response:

@@ -300,6 +300,18 @@ def test_files_comparisons_and_tiers_say_they_are_withheld(
                 got = site.get(url.replace(site.url, ""), headers=tokens)
                 assert got.status_code == 403 and "withheld" in got.text, url
                 assert not _leaks(got.text, task)
+    # the questions alone are a file of their own: a team answering with a file had only
+    # the page's table (explore21 8)
+    link = re.search(r'href="([^"]*)" id="questions-file"', site.get(f"dataset/{name}").text)
+    assert link, "the dataset page links no questions file"
+    questions = site.get(link.group(1))
+    assert questions.status_code == 200 and not _leaks(questions.text, task)
+    from service import formats
+
+    read = formats.read(questions.content, format="qald-json", name="questions.json")
+    assert [q.id for q in read.questions] == [str(i) for i in range(1, N + 1)]
+    assert all(q.answers is None and q.sparql is None for q in read.questions)
+    assert read.questions[2].text("en") == "Which secret is number 3?"
     two = [
         {"name": "a", "answers": _answers({1}).decode()},
         {"name": "b", "answers": _answers({2}).decode()},
@@ -379,6 +391,7 @@ def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
     assert "GOLDSECRET-3-answer" in question and "GOLDQUERY" in question
     page = site.get(f"dataset/{name}").text
     assert 'id="gold-revealed"' in page and 'id="gold-withheld"' not in page
+    assert site.get(f"dataset/{name}/questions.json").status_code == 404  # its file is served
     assert "compare answer files on it" in page
     listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
     assert listed[name]["goldWithheld"] is False
