@@ -500,7 +500,7 @@ def leaderboard_tiers(
     otherwise, are left out (None): one such row took the tiers of every other row away."""
     from service.evaluation.comparison import compare
 
-    if len(tasks) < 2:
+    if not tasks:  # one row has its interval (and the one tier) too (explore22 12)
         return {}
     refused: dict[str, str] = {}
     try:
@@ -510,7 +510,7 @@ def leaderboard_tiers(
     except ServiceError:
         return {}
     recomputable = [t for t in tasks if t not in refused]
-    if len(evaluations) < 2:  # why the rows have no tier, when the store says it
+    if not evaluations:  # why the rows have no tier, when the store says it
         return {t: Standing(None, None, reason=why) for t, why in refused.items()}
     first = evaluations[0]
     kept, apart = [], {}

@@ -244,6 +244,10 @@ def test_a_pooled_row_names_its_languages_on_every_page(counted: Server) -> None
     board = counted.get("leaderboards", params=shown)
     (row,) = counted.get("leaderboards", params={**shown, "format": "json"}).json()["rows"]
     assert row["languageTag"] == "en,de" and "<td>en,de</td>" in board.text
+    # the filter's choice and the title say what it is, not the code (explore22 3)
+    assert '<option value="mul" selected>pooled languages (1)</option>' in board.text
+    title = re.search(r"<title>([^<]*)</title>", board.text)
+    assert title and "pooled languages" in title[1] and ", mul" not in title[1]
     system = counted.get(row["systemUri"].replace(counted.url, "")).text
     history = system.split('id="history"', 1)[1]
     assert "<td>en,de</td>" in history and "<td>mul</td>" not in history
