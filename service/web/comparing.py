@@ -520,9 +520,9 @@ def leaderboard_tiers(
             apart[t] = Standing(None, None, reason=why)
         else:
             kept.append((t, e))
-    if len(kept) < 2:
-        return {}
     apart.update((t, Standing(None, None, reason=why)) for t, why in refused.items())
+    if not kept:
+        return apart
     try:
         result = compare(
             [e for _, e in kept],

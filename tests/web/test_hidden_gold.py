@@ -584,6 +584,10 @@ def test_a_run_scored_withheld_on_bytes_published_with_their_gold_is_refused(
     that could never come (explore21 2)."""
     trial, withheld = _same_bytes_twice(site, b"public-first")
     _publish(site, trial)
+    # (a board of one row shows its interval, as the others do: explore22 12)
+    name = site.get(f"api/experiments/{trial['id']}").json()["dataset"].rsplit("/", 1)[1]
+    (row,) = site.get(f"leaderboards?dataset={name}&format=json").json()["rows"]
+    assert row["tier"] == 1 and row["intervals"], json.dumps(row)[:1500]
     said = _refused_publication(site, withheld)
     assert "public already" in said and "never published" in said
     # submitted now, the same bytes withheld are refused for that reason, not for a
