@@ -995,11 +995,20 @@ def _public_resource(
     ext: str | None,
     *,
     more: Callable[[Sequence[Any]], dict[str, Any]] = lambda found: {},
+    withdrawn_from: str | None = None,
     **extra: Any,
 ) -> BaseResponse:
-    """A public resource's document; ``more``: template values its HTML takes from it."""
+    """A public resource's document; ``more``: template values its HTML takes from it;
+    ``withdrawn_from``: the uploaded dataset it is part of, whose withdrawn runs' graphs say
+    it when nothing listed does."""
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
-    found = public_document(uri, rep)
+    try:
+        found = public_document(uri, rep)
+    except NotFound:
+        withdrawn = listings.withdrawn_runs(withdrawn_from) if withdrawn_from else []
+        if not withdrawn:
+            raise
+        found = _as_withdrawn(_published_quads(uri, withdrawn), rep)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -1240,9 +1249,19 @@ def _published_quads(uri: str, withdrawn: Sequence[Any]) -> list[Any]:
     first = min(withdrawn, key=lambda w: w.experiment)
     graph = ox.NamedNode(storage.uris.experiment_graph(first.experiment.rsplit("/", 1)[1]))
     quads = list(storage.public.quads_for_pattern(ox.NamedNode(uri), None, None, graph))
-    agents = {q.object for q in quads if q.predicate.value in (DCT + "creator", DCT + "publisher")}
-    for agent in agents:  # their names
-        quads += storage.public.quads_for_pattern(agent, None, None, graph)
+    # what it links that the graph describes — its creators, contact point, distribution, the
+    # concepts of its language and licence — and their blank nodes (a checksum): it linked
+    # nodes it no longer described (explore22 9)
+    seen: set[Any] = {ox.NamedNode(uri)}
+    linked = [q.object for q in quads]
+    while linked:
+        node = linked.pop()
+        if node in seen or not isinstance(node, ox.NamedNode | ox.BlankNode):
+            continue
+        seen.add(node)
+        found = list(storage.public.quads_for_pattern(node, None, None, graph))
+        quads += found
+        linked += [q.object for q in found if isinstance(q.object, ox.BlankNode)]
     return quads
 
 
@@ -1251,12 +1270,18 @@ def _withdrawn_document(uri: str, rep: conneg.Representation) -> list[Any]:
     withdrawn: nothing public names it any more, yet its withdrawn runs still resolve, link it
     and cite it, so it answers as first published (its page says when and why it was
     withdrawn) where it answered 404 "nothing is known about"."""
-    import pyoxigraph as ox
 
     withdrawn = listings.withdrawn_runs(uri)
     if not withdrawn:
         raise NotFound(f"nothing is known about {uri} (or it is not public)")
-    quads = _published_quads(uri, withdrawn)
+    return _as_withdrawn(_published_quads(uri, withdrawn), rep)
+
+
+def _as_withdrawn(quads: list[Any], rep: conneg.Representation) -> list[Any]:
+    """A withdrawn run's quads as a document: named by their graph where the format says
+    graphs, else in the default graph."""
+    import pyoxigraph as ox
+
     if rep.rdf is not None and rep.rdf.quads:  # named by the graph that holds them
         return quads
     return [ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads]
@@ -1379,6 +1404,9 @@ def question(name: str, qid: str) -> BaseResponse:
     return _public_resource(
         uri,
         ext,
+        # every run on its dataset withdrawn: as first published, as its dataset's page is
+        # (its withdrawn runs' pages link it: explore22 9)
+        withdrawn_from=storage.uris.dataset(name),
         more=lambda found: {
             "newer": storage.catalogue.newer_uploads(name),
             "values_said": _position_said(uri, found),

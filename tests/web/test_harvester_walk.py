@@ -23,6 +23,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -538,6 +539,17 @@ def test_an_upload_whose_only_run_was_withdrawn_leaves_the_catalogue(site: Serve
     for media_type in ("text/turtle", "application/n-quads"):
         described = _parse(site, run["dataset"], media_type)
         assert (rdflib.URIRef(run["dataset"]), rdflib.RDF.type, DCAT.Dataset) in described
+    # what it links is described with it (its contact, its file as its distribution), and
+    # its questions, which the run's pages link, answer as first published (explore22 9)
+    ds = rdflib.URIRef(run["dataset"])
+    for linked in (DCAT.contactPoint, DCAT.distribution):
+        for node in described.objects(ds, linked):
+            assert (node, rdflib.RDF.type, None) in described, (linked, node)
+    task = site.get(f"experiment/{run['id']}/task/1").text
+    question = re.search(r'href="([^"]*/dataset/[^"]*/question/[^"]+)"', task)
+    assert question, "the run's task page links no question"
+    answered = site.get(question.group(1).replace(site.url, ""))
+    assert answered.status_code == 200, answered.text[:300]
     bib = " ".join(site.get(path + ".bib").text.split())
     assert bib.startswith("@misc{gerbilqa-dataset-") and "withdrawn on " in bib, bib
     assert site.get(f"dataset/{name}-nothing-like-it").status_code == 404
