@@ -148,10 +148,12 @@ def answers_from(
             retry_reason=extra.get(RETRY_KEY),
         )
         problems += runtime[1] + attempts[1]
-    # A failed call's entry is empty because the call failed: its error says so already.
-    failed = {qid for qid, answer in answers.items() if answer.error is not None}
+    # A failed call's entry is empty because the call failed: its error says so already; an
+    # answered call's empty set is an answer, as the live run took it (systems.response: a
+    # reproduction warned where the experiment did not, explore22 7).
+    called = {q.id for q in dataset.questions if any(k in dict(q.extra) for k in CALL_KEYS)}
     problems = [
-        p for p in problems if not (p.message == EMPTY_ANSWER_SET and p.question_id in failed)
+        p for p in problems if not (p.message == EMPTY_ANSWER_SET and p.question_id in called)
     ]
     return replace(run, answers=answers, problems=tuple(problems))
 

@@ -325,6 +325,29 @@ def test_archive_keeps_errors(files: dict[str, Path], gold: str) -> None:
     assert not [p for p in back.problems if p.question_id in ("6", "7")], back.problems
 
 
+def test_an_archived_empty_answer_of_a_service_is_an_answer_as_it_was_live(
+    files: dict[str, Path],
+) -> None:
+    """A service's empty answer set is an answer (no warning in the experiment); the archive
+    replayed warned of it, so the experiment's "Reproduce" script printed warnings the
+    experiment did not have (explore22 7). An answer file's empty set still warns."""
+    from service.model import AnswerSet, SystemAnswer, SystemRun
+
+    dataset = formats.read(files["dataset"])
+    first, second = dataset.questions[:2]
+    given = {
+        first.id: SystemAnswer(first.id, answers=AnswerSet(), runtime_ms=3.0),
+        second.id: SystemAnswer(second.id, answers=second.answers, runtime_ms=4.0),
+    }
+    data = answer_file(SystemRun("svc", given), dataset, language="en")
+    back = answers_from(formats.read(data))
+    assert back.answers[first.id].answers == AnswerSet() and not back.problems, back.problems
+    plain = data.replace(b'"runtimeMs": 3.0', b'"note": "typed by hand"')
+    assert b'"runtimeMs": 3.0' in data and plain != data
+    by_hand = answers_from(formats.read(plain))
+    assert [p.message for p in by_hand.problems] == ["empty answer set"]
+
+
 def test_archive_keeps_what_only_eqald_holds(files: dict[str, Path]) -> None:
     """An eQALD service's confidences were dropped by the QALD-JSON archive: `system run
     --output` then `evaluate` lost the confidence measures the live run had."""
