@@ -160,6 +160,8 @@ def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
 
     catalogue = storage.catalogue
     source = spec.dataset
+    if spec.gold is not None and isinstance(source, FileDataset):
+        _refuse_other_gold_on_withheld(source, storage, files)
     if isinstance(source, FileDataset) and source.questions is not None:
         _check_published_texts(source.file, source.questions, storage, files)
     if not isinstance(source, FileDataset) or not source.about:
@@ -209,6 +211,22 @@ def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
             "the same bytes), whose description is its first publisher's: leave the "
             f"description out to run on it; {NEW_VERSION.format(name=published[0])}",
             field="about",
+        )
+
+
+def _refuse_other_gold_on_withheld(source: FileDataset, storage: Storage, files: Files) -> None:
+    """A run on a test set whose gold is withheld, scored on a gold of its own: its questions
+    and that gold are a dataset of their own, not withheld, whose run served the test set's
+    file — its gold — to anyone who asked (explore21 19)."""
+    from service.errors import Forbidden
+
+    published = storage.catalogue.upload_for_sha256(files.checksum(source.file)[0])
+    if published is not None and storage.catalogue.gold_withheld(published[0]):
+        raise Forbidden(
+            f"gold (gold_file): dataset {published[0]} is a test set whose gold its organiser "
+            "withholds: a run on it is scored on that gold, by the service, and on no other "
+            "(its questions with another gold would publish its file)",
+            field="gold",
         )
 
 

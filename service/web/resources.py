@@ -241,6 +241,13 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
             f"{withheld} is, until the owner of the run that uploaded it withheld reveals it "
             "(its questions are on its page; an expected.tsv's in.tsv is served)"
         )
+    same = storage.catalogue.upload_for_sha256(sha) if EXPERIMENT_FILE.match(sha) else None
+    if same is not None and storage.catalogue.gold_withheld(same[0]):
+        # the same bytes used by any other run (its own gold given: explore21 19)
+        raise Forbidden(
+            f"this file is the test set {same[0]}, whose gold its organiser withholds until "
+            "the reveal (its questions alone: its page)"
+        )
     rows = list(
         store.query(
             f"""SELECT ?title ?type WHERE {{ GRAPH <{graph}> {{

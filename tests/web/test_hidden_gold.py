@@ -504,6 +504,26 @@ def test_the_run_page_withholds_a_gold_too(site: Server) -> None:
     assert evaluation["questionsWithheld"] is True and evaluation["questions"] == []
 
 
+def _published_test_set(site: Server, tag: str) -> tuple[dict[str, Any], str, bytes]:
+    """A new test set of its own gold marks (``TAG-GOLD``), withheld and published by its
+    organiser with a baseline: the organiser's ticket, the dataset's name, the file."""
+    content = _test_set().replace(b"secret-task", tag.encode())
+    content = content.replace(b"GOLDSECRET", f"{tag.upper()}-GOLD".encode())
+    organiser = _submit(
+        site,
+        {
+            "dataset": {"filename": f"{tag}.json", "content": content.decode()},
+            "title": f"{tag.title()} Task",
+            "about": {"gold": "withheld"},
+            "profile": "exact",
+            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
+        },
+    )
+    _publish(site, organiser)
+    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    return organiser, name, content
+
+
 def _same_bytes_twice(site: Server, tag: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     """Two private runs on one new file: a trial scored with its gold, then the organiser's
     withheld one (both recorded before either is published)."""
@@ -613,19 +633,7 @@ def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
     runs' as "a corrected file its author published"; a team that re-scored onto it published
     its answer file and each question's result (explore21 3). Its organiser's own correction
     was published with its gold unless "withheld" was chosen again (explore21 11)."""
-    content = _test_set().replace(b"secret-task", b"versioned").replace(b"GOLDSECRET", b"VGOLD")
-    organiser = _submit(
-        site,
-        {
-            "dataset": {"filename": "v1.json", "content": content.decode()},
-            "title": "Versioned Task",
-            "about": {"gold": "withheld"},
-            "profile": "exact",
-            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
-        },
-    )
-    _publish(site, organiser)
-    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    organiser, name, content = _published_test_set(site, "versioned")
     team = _submit(
         site,
         {
@@ -638,7 +646,7 @@ def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
     newer = {
         "dataset": {
             "filename": "v2.json",
-            "content": content.replace(b"VGOLD", b"V2GOLD").decode(),
+            "content": content.replace(b"VERSIONED-GOLD", b"V2GOLD").decode(),
         },
         "title": "Versioned Task",
         "about": {"version": "2", "previousVersion": name},
@@ -684,19 +692,7 @@ def test_a_reveal_where_the_file_is_not_kept_says_how_to_bring_it(site: Server) 
     (explore21 6): a 409 saying what is missing and how to restore it."""
     import hashlib
 
-    content = _test_set().replace(b"secret-task", b"unkept").replace(b"GOLDSECRET", b"UGOLD")
-    organiser = _submit(
-        site,
-        {
-            "dataset": {"filename": "unkept.json", "content": content.decode()},
-            "title": "Unkept Task",
-            "about": {"gold": "withheld"},
-            "profile": "exact",
-            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
-        },
-    )
-    _publish(site, organiser)
-    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    organiser, name, content = _published_test_set(site, "unkept")
     from service.experiments.kept import file_key
 
     site.storage.workspace.remove_key(file_key(hashlib.sha256(content).hexdigest()))
@@ -710,19 +706,7 @@ def test_a_reveal_where_the_file_is_not_kept_says_how_to_bring_it(site: Server) 
 def test_a_withdrawn_test_set_says_why_it_cannot_be_revealed(site: Server) -> None:
     """Every run on it withdrawn, its page kept offering the reveal, whose form ended in a
     404 "no published uploaded dataset" (explore21 10)."""
-    content = _test_set().replace(b"secret-task", b"gone").replace(b"GOLDSECRET", b"GONEGOLD")
-    organiser = _submit(
-        site,
-        {
-            "dataset": {"filename": "gone.json", "content": content.decode()},
-            "title": "Gone Task",
-            "about": {"gold": "withheld"},
-            "profile": "exact",
-            "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
-        },
-    )
-    _publish(site, organiser)
-    name = site.get(f"api/experiments/{organiser['id']}").json()["dataset"].rsplit("/", 1)[1]
+    organiser, name, _ = _published_test_set(site, "gone")
     auth = {"Authorization": f"Bearer {organiser['token']}"}
     withdrawn = site.post(
         f"api/experiments/{organiser['id']}/withdraw", headers=auth, json={"reason": "over"}
@@ -734,3 +718,24 @@ def test_a_withdrawn_test_set_says_why_it_cannot_be_revealed(site: Server) -> No
     assert page.status_code == 409 and "publish a run on it again" in page.text
     shown = site.get(f"dataset/{name}").text
     assert 'id="gold-unlisted"' in shown and 'id="reveal-link"' not in shown
+
+
+def test_a_run_on_a_test_set_with_a_gold_of_its_own_is_refused(site: Server) -> None:
+    """A stranger ran on the test set by its name with a gold file of their own: questions and
+    that gold were a dataset of their own, not withheld, and the run served the test set's
+    file, its gold, to them (explore21 19)."""
+    _, name, content = _published_test_set(site, "owngold")
+    for body in (
+        {"dataset": name},
+        {"dataset": {"filename": "copy.json", "content": content.decode()}},
+    ):
+        refused = site.post(
+            "api/experiments",
+            json={
+                **body,
+                "gold": {"filename": "mine.json", "content": _answers(set()).decode()},
+                "systems": [{"name": "x", "answers": _answers({1}).decode()}],
+            },
+        )
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["problems"][0]["path"] == "$.gold"
