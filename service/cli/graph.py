@@ -398,7 +398,8 @@ def _upgrade(args: argparse.Namespace) -> int:
     print(
         f"{len(graphs)} experiment graph(s) written by a version before {WRITTEN_BEFORE} "
         "upgraded (experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; "
-        f"results untouched); {len(uploads)} published uploaded dataset(s) completed "
+        "the intervals of runs on a test set whose gold is withheld removed; measures "
+        f"untouched); {len(uploads)} published uploaded dataset(s) completed "
         "(catalogue link, publisher, date of first issue, generated description marked, a "
         "kept file as its distribution)",
         file=sys.stderr,

@@ -169,8 +169,9 @@ def _upgrade_legacy_experiments(storage: Storage) -> None:
     if upgraded:
         log.warning(
             "upgraded %d experiment graphs written by a version before %s to today's terms "
-            "(experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; results "
-            "untouched): the published ones are on the leaderboards now (first: %s)",
+            "(experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; the "
+            "intervals of runs on a withheld test set removed; measures untouched): the "
+            "published ones are on the leaderboards now (first: %s)",
             len(upgraded),
             WRITTEN_BEFORE,
             upgraded[0],

@@ -569,3 +569,46 @@ def test_the_commands_that_only_read_write_nothing_to_the_store(
     # the next writing open brings it up to date, as before
     with open_storage(store, catalog=False) as storage:
         assert storage.catalogue._content_hash(vocab) != "older"
+
+
+def test_an_upgrade_removes_the_intervals_of_runs_on_a_withheld_test_set(tmp_path: Path) -> None:
+    """Runs on a test set whose gold is withheld were recorded with their bootstrap intervals
+    (2026-11-28), which with their published seed tell a small set's outcomes (explore21 9):
+    new runs have none, and `upgrade` (or the next serve) removes the old ones' (explore21 20),
+    leaving their measures; a run on a dataset whose gold is public keeps its own."""
+    from service.graph.legacy import upgrade
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        spec = ExperimentSpec(
+            FileDataset(
+                FileRef.local(str(DEMO_DIR / "questions.json")),
+                about=(("gold", ("withheld",)),),
+            ),
+            (AnswerFile("team", FileRef.local(str(DEMO_DIR / "answers-partial.json"))),),
+            profile="exact",
+        )
+        ticket = storage.experiments.reserve()
+        run_experiment(spec, storage=storage, ticket=ticket)
+        other = _recorded(storage, "open")
+        graph = storage.uris.experiment_graph(ticket.id)
+
+        def intervals(eid: str) -> int:
+            g = storage.uris.experiment_graph(eid)
+            rows = storage.private.query(
+                f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{g}> {{ ?t <{GQA}interval> ?ci }} }}"
+            )
+            return int(next(iter(rows))["n"].value)
+
+        assert intervals(ticket.id) == 0 and intervals(other) > 0  # recorded without, now
+        task = storage.uris.task(ticket.id, 1)
+        storage.store.update(  # as 2026-11-28's version wrote it
+            Side.PRIVATE,
+            f"INSERT DATA {{ GRAPH <{graph}> {{ <{task}> <{GQA}interval> <{task}#interval-f1> ; "
+            f'<{GQA}intervalSignature> "seed:12345" . <{task}#interval-f1> a <{GQA}Interval> ; '
+            f'<{GQA}lowerBound> "0.1"^^<http://www.w3.org/2001/XMLSchema#double> }} }}',
+        )
+        assert intervals(ticket.id) == 1
+        assert graph in upgrade(storage)
+        assert intervals(ticket.id) == 0 and intervals(other) > 0
+        left = storage.private.query(f"ASK {{ GRAPH <{graph}> {{ <{task}#interval-f1> ?p ?o }} }}")
+        assert not left and upgrade(storage) == []
