@@ -595,8 +595,8 @@ def stored_tasks(
 
 # read after "this experiment was" (the page) and after a task's URI (a refusal)
 QUESTIONS_WITHHELD = (
-    "scored while its dataset's gold was withheld, so are its per-question results "
-    "(re-score it once the gold is revealed)"
+    "scored while its dataset's gold was withheld, without per-question results (a "
+    "re-scoring once the gold is revealed has them)"
 )
 
 
