@@ -168,6 +168,14 @@ def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
         return
     named = catalogue.name_for_sha256(Files().checksum(source.file)[0])
     withholding = dict(source.about).get("gold") == ("withheld",)
+    if withholding and source.questions is None and _tsv_alone(source.file):
+        raise BadRequest(  # a test set no team could read (explore21 16)
+            f"about.gold (--dataset-gold): {source.file.name} is an expected.tsv, its gold "
+            "alone: a test set whose gold is withheld needs its in.tsv, the questions teams "
+            "answer (the run page's questions file, the API's dataset.questions, an in.tsv "
+            "beside it)",
+            field="about.gold",
+        )
     if named is not None and withholding:  # the reason that matters (explore21 7)
         raise BadRequest(
             f"about.gold (--dataset-gold): the file {source.file.name} is the catalogue's "
@@ -212,6 +220,15 @@ def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
             f"description out to run on it; {NEW_VERSION.format(name=published[0])}",
             field="about",
         )
+
+
+def _tsv_alone(file: FileRef) -> bool:
+    """Whether ``file`` is a TSV expected.tsv given without its in.tsv (none beside its path)."""
+    from pathlib import Path
+
+    if (file.format or "") != "tsv" and not file.name.lower().endswith(".tsv"):
+        return False
+    return file.path is None or not (Path(file.path).parent / "in.tsv").is_file()
 
 
 def _refuse_other_gold_on_withheld(source: FileDataset, storage: Storage, files: Files) -> None:

@@ -482,6 +482,17 @@ def test_a_withheld_expected_tsv_serves_its_in_tsv_alone(site: Server) -> None:
     }
     assert got["in.tsv"].status_code == 200 and "Drugie pytanie?" in got["in.tsv"].text
     assert got["expected.tsv"].status_code == 403 and got["out.tsv"].status_code == 403
+    # without its in.tsv it is a test set no team can read, refused (explore21 16)
+    alone = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "expected.tsv", "content": "GOLDSECRET-c\nGOLDSECRET-d\n"},
+            "about": {"gold": "withheld"},
+            "profile": "poleval",
+            "systems": [{"name": "quiz", "answers": answers}],
+        },
+    )
+    assert alone.status_code == 400 and "needs its in.tsv" in alone.json()["error"]
 
 
 def test_the_run_page_withholds_a_gold_too(site: Server) -> None:
