@@ -255,8 +255,11 @@ def test_nothing_public_tells_a_gold_answer_or_a_question_result(
 
 
 def test_each_team_reads_the_measures_of_its_runs_and_no_question_result(
-    site: Server, task: dict[str, Any]
+    site: Server, task: dict[str, Any], team_web: str
 ) -> None:
+    # a team's service is not named: anyone could ask it the questions (explore21 17)
+    web_run = site.get(f"experiment/{task['web']['id']}", headers={"Accept": "text/turtle"})
+    assert web_run.status_code == 200 and team_web.rstrip("/") not in web_run.text
     for who in ("organiser", "file", "web", "late"):
         run = task[who]
         auth = {"Authorization": f"Bearer {run['token']}"}
