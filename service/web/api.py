@@ -696,10 +696,14 @@ def reveal_page(experiment_id: str) -> str:
     owner = bool(token) and is_owner(experiment_id, token)
     owner = owner and uploaded_withheld(storage, experiment_id)
     organisers = list(islice(organiser_runs(storage, name), 5))  # who can, for anyone else
+    # a correction still withheld shares most of this one's gold (explore21 15)
+    newer = storage.catalogue.newer_uploads(name)
+    still = [v for v in newer if storage.catalogue.gold_withheld(v.name)]
     return render_template(
         "reveal.html",
         experiment_id=experiment_id,
         name=name,
+        newer_withheld=still,
         uri=storage.uris.dataset(name),
         organisers=organisers,
         check=form_check(experiment_id, token or "", "reveal") if owner else None,

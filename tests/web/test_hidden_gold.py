@@ -694,6 +694,9 @@ def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
     mine = {"Authorization": f"Bearer {onto.json()['token']}"}
     body = site.get(f"api/experiments/{onto.json()['id']}", headers=mine).json()
     assert body["evaluations"][0]["questionsWithheld"] is True
+    # revealing v1 now would publish most of v2's gold: its reveal page says so (explore21 15)
+    page = site.get(f"experiment/{organiser['id']}/reveal")
+    assert page.status_code == 200 and 'id="newer-withheld"' in page.text and v2 in page.text
     # and its organiser (the owner of the run that made it) may reveal it
     reveal = site.post(
         f"api/datasets/{v2}/reveal", headers={"Authorization": f"Bearer {made.json()['token']}"}
