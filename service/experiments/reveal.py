@@ -79,8 +79,9 @@ def _reveal(
     catalogue.add_public(graph.value, [*gold_quads(uris.dataset(name), dataset, graph), revealed])
     publish_upload_findings(storage, author)  # withheld until now (a finding may quote gold)
     public = [eid for eid in runs if storage.experiments.is_public(eid)]
-    # as the store gives it back, and every other time the API says (explore22 5)
-    at = when.value.replace("+00:00", "Z")
+    # as the store gives it back (Z, no trailing zero), as every other time the API says
+    # (explore22 5)
+    at = catalogue.revealed_at(name) or when.value
     return Revealed(uris.dataset(name), at, len(dataset.by_id()), tuple(public))
 
 

@@ -533,6 +533,7 @@ def experiment(name: str) -> BaseResponse:
             frozen=[] if private else leaderboards.including(graph, uri, graph_name),
             by=by,
             breakdown_refused=_breakdown_refused(shown),
+            reveal_of=_reveal_of(experiment_id) if current.public else None,
             badge=None if private else badges.snippets(shown),
             # the preview comes from where the page did (img-src 'self'), not from the URI,
             # whose host a proxy or a persistent-identifier base may name differently
@@ -782,6 +783,16 @@ def _question_nodes(
 
 TASK_PAGE_SIZE = 100  # questions per page of a task's HTML
 TASK_PAGE_WARNINGS = 100  # warnings listed on a task page (all are in its RDF and the API)
+
+
+def _reveal_of(experiment_id: str) -> str | None:
+    """The test set whose gold this published run uploaded withheld and which is withheld
+    still: its page links the reveal (its organiser's page said nothing of it: explore21 13)."""
+    from service.experiments.reveal import uploaded_withheld
+
+    storage = services().storage
+    name = storage.catalogue.withheld_of_experiment(storage.public, experiment_id)
+    return name if name is not None and uploaded_withheld(storage, experiment_id) else None
 
 
 def _revealed_at(task: Any) -> str | None:

@@ -345,6 +345,10 @@ def revealed(site: Server, task: dict[str, Any], team_web: str) -> dict[str, Any
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         refused = site.post(f"api/datasets/{name}/reveal", headers=headers)
         assert refused.status_code == 403, refused.text
+    # the organiser's run page links its reveal too (explore21 13); a team's does not
+    organiser_page = site.get(f"experiment/{task['organiser']['id']}").text
+    assert 'id="reveal-of"' in organiser_page
+    assert 'id="reveal-of"' not in site.get(f"experiment/{task['file']['id']}").text
     # in a browser: the dataset page links its organiser's form, which a stranger cannot use
     dataset_page = site.get(f"dataset/{name}").text
     link = re.search(r'href="([^"]*)" id="reveal-link"', dataset_page)
