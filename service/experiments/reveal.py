@@ -78,7 +78,15 @@ def _reveal(
     revealed = Quad(node(uris.dataset(name)), node(GQA + "goldRevealed"), when, graph)
     catalogue.add_public(graph.value, [*gold_quads(uris.dataset(name), dataset, graph), revealed])
     publish_upload_findings(storage, author)  # withheld until now (a finding may quote gold)
-    public = [eid for eid in runs if storage.experiments.is_public(eid)]
+    # the listed runs scored without per-question results, which a re-scoring gives them (not
+    # a withdrawn one, nor one scored with them: explore21 14)
+    public = [
+        eid
+        for eid in runs
+        if storage.experiments.is_public(eid)
+        and storage.experiments.status(eid).withdrawn_at is None
+        and catalogue.scored_withheld_on(storage.public, eid) is not None
+    ]
     # as the store gives it back (Z, no trailing zero), as every other time the API says
     # (explore22 5)
     at = catalogue.revealed_at(name) or when.value

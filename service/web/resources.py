@@ -785,6 +785,11 @@ TASK_PAGE_SIZE = 100  # questions per page of a task's HTML
 TASK_PAGE_WARNINGS = 100  # warnings listed on a task page (all are in its RDF and the API)
 
 
+def _withheld_now(main: Any) -> bool:
+    """Whether the dataset ``main`` (its page's node) withholds its gold now."""
+    return main.text(GQA + "goldWithheld") == "true" and main.one(GQA + "goldRevealed") is None
+
+
 def _reveal_of(experiment_id: str) -> str | None:
     """The test set whose gold this published run uploaded withheld and which is withheld
     still: its page links the reveal (its organiser's page said nothing of it: explore21 13)."""
@@ -1085,8 +1090,12 @@ def _dataset_html(
     listed = None
     if kind is not None:
         if kind not in {g.kind for g in groups}:
+            withheld = main is not None and _withheld_now(main)
             raise BadRequest(
-                f"findings={kind!r}: this dataset has findings of the kinds "
+                f"findings={kind!r}: this dataset's findings are withheld with its gold until "
+                "it is revealed (a finding may quote a gold answer or query)"
+                if withheld and not groups
+                else f"findings={kind!r}: this dataset has findings of the kinds "
                 f"{', '.join(sorted({g.kind for g in groups})) or '(none)'}"
             )
         kinds = pages.finding_kinds(nodes)
@@ -1427,6 +1436,8 @@ def question(name: str, qid: str) -> BaseResponse:
         withdrawn_from=storage.uris.dataset(name),
         more=lambda found: {
             "newer": storage.catalogue.newer_uploads(name),
+            # its page said nothing of its gold (explore21 14)
+            "gold_withheld": storage.catalogue.gold_withheld(name),
             "values_said": _position_said(uri, found),
         },
     )

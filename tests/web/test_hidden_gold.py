@@ -303,6 +303,12 @@ def test_files_comparisons_and_tiers_say_they_are_withheld(
                 got = site.get(url.replace(site.url, ""), headers=tokens)
                 assert got.status_code == 403 and "withheld" in got.text, url
                 assert not _leaks(got.text, task)
+    # a question's page says its gold is withheld, and a findings list why it has none
+    # (explore21 14)
+    question = site.get(f"dataset/{name}/question/3").text
+    assert 'id="question-gold-withheld"' in question
+    findings = site.get(f"dataset/{name}?findings=gold-query-syntax")
+    assert findings.status_code == 400 and "withheld with its gold" in findings.text
     # the questions alone are a file of their own: a team answering with a file had only
     # the page's table (explore21 8)
     link = re.search(r'href="([^"]*)" id="questions-file"', site.get(f"dataset/{name}").text)
@@ -609,6 +615,9 @@ def test_a_run_scored_with_the_gold_before_the_test_set_was_published_stays_priv
     done = site.post(f"api/datasets/{name}/reveal", headers=organiser)
     assert done.status_code == 200, done.text
     # the time as every other the API gives (it said +00:00 where the graph says Z)
+    # the runs to re-score: those scored without per-question results (explore21 14)
+    listed = set(done.json()["scoredWhileWithheld"])
+    assert listed == {site.url + f"experiment/{e}" for e in (withheld["id"], again.json()["id"])}
     when = done.json()["goldRevealedAt"]
     assert when.endswith("Z") and f'"{when}"' in site.get(f"dataset/{name}.ttl").text
     _publish(site, trial)
