@@ -317,7 +317,8 @@ def _withheld(ev: Evaluation) -> Evaluation:
     from service.evaluation.results import TaskScores
 
     tasks = {t: TaskScores(t, s.measures, ()) for t, s in ev.tasks.items()}
-    extra = {k: v for k, v in ev.extra.items() if k not in ("intervals", "undefinedResamples")}
+    dropped = ("intervals", "undefinedResamples", "intervalSignature")  # explore23 3
+    extra = {k: v for k, v in ev.extra.items() if k not in dropped}
     general = tuple(p for p in ev.problems if p.question_id is None)
     return replace(ev, tasks=tasks, problems=general, extra={**extra, "questionsWithheld": True})
 

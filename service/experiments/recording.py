@@ -204,14 +204,17 @@ def check_about(spec: ExperimentSpec, storage: Storage, files: Files) -> None:
             "of this store (publish a run on it first; its name is in the run's datasetUri)",
             field="about.previousVersion",
         )
-    published = catalogue.upload_for_sha256(Files().checksum(source.file)[0])
-    if published is not None and withholding and not catalogue.gold_withheld(published[0]):
+    sha = Files().checksum(source.file)[0]
+    # a withdrawn dataset's too: its runs' pages keep its gold as published (explore23 5)
+    public_gold = catalogue.public_gold_of(sha) if withholding else None
+    if public_gold is not None:
         raise BadRequest(
             f"about.gold (--dataset-gold): the file {source.file.name} is the published "
-            f"dataset {published[0]} (the same bytes), whose gold is public: it cannot be "
+            f"dataset {public_gold} (the same bytes), whose gold is public: it cannot be "
             "withheld; a hidden test set is a file never published",
             field="about.gold",
         )
+    published = catalogue.upload_for_sha256(sha)
     if published is not None:  # without accounts its first author cannot be told from another
         raise BadRequest(
             f'about (the run page\'s "About your dataset file", --dataset-…): the file '

@@ -80,8 +80,9 @@ def rescore_spec(
         raise BadRequest(
             f"systems {', '.join(asked)} were asked over the network; re-scoring reads files "
             f"only: download their archived answers from the experiment's files ({status.uri}) "
-            "and score them with gerbil-qa evaluate"
-        )
+            f"and submit them with revisionOf {experiment_id} (the API's revisionOf, the run "
+            "page's \"Run it again to replace it\"), which replaces this run's rows"
+        )  # (it said gerbil-qa evaluate, which records nothing that replaces them: explore23 2)
     spec, uploads = restored(storage, experiment_id, spec)
     answers_of = experiment_id if revised != experiment_id else None
     options = replace(spec.options, revision_of=revised, answers_of=answers_of, publish=False)

@@ -101,13 +101,16 @@ UNLISTED = (
 
 
 def refuse_unlisted(storage: Storage, name: str) -> None:
-    """Conflict when every run on uploaded dataset ``name`` was withdrawn (its reveal page
-    offered a form ending in a 404 "no published uploaded dataset": explore21 10), NotFound
-    when there is no such published dataset."""
+    """Conflict when every run on uploaded dataset ``name``, a test set, was withdrawn (its
+    reveal page offered a form ending in a 404 "no published uploaded dataset": explore21 10),
+    NotFound when there is no such published dataset or it never withheld its gold."""
     if storage.catalogue.published_upload(name) is not None:
         return
-    if storage.catalogue.withdrawn_upload(name):
+    withdrawn = storage.catalogue.withdrawn_upload(name)
+    if withdrawn and storage.catalogue.ever_withheld(name):
         raise Conflict(UNLISTED.format(name=name))
+    if withdrawn:  # it never withheld its gold: nothing to reveal (explore23 4)
+        raise NotFound(f"dataset {name} withholds no gold: its runs were withdrawn")
     raise NotFound(f"no published uploaded dataset {name!r}")
 
 

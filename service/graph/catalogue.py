@@ -248,6 +248,28 @@ class CatalogueRepository:
         name = self.withholding_dataset(store, experiment_id)
         return name if name is not None and not self.gold_revealed(name) else None
 
+    def public_gold_of(self, sha256: str) -> str | None:
+        """The name of an uploaded dataset of this file (``sha256``) whose gold some public
+        graph says, withdrawn runs' included (their pages keep it as published), i.e. that
+        never withheld it; None if none."""
+        rows = self.store.public.query(
+            f"SELECT ?id WHERE {{ GRAPH ?g {{ ?d {_p('sha256')} ?v ; <{DCT}identifier> ?id }} "
+            f'FILTER(LCASE(STR(?v)) = "{sha256.lower()}" '
+            f'&& STRSTARTS(STR(?d), "{self.uris.dataset("")}") '
+            f'&& STRSTARTS(STR(?g), "{self.uris.base}graph/experiment/")) '
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?d {_p('goldWithheld')} true }} }} }} LIMIT 1"
+        )
+        return next((row["id"].value for row in rows), None)
+
+    def ever_withheld(self, name: str) -> bool:
+        """Whether uploaded dataset ``name``'s author withheld its gold (any public graph
+        says so, a withdrawn run's included)."""
+        return bool(
+            self.store.public.query(
+                f"ASK {{ GRAPH ?g {{ <{self.uris.dataset(name)}> {_p('goldWithheld')} true }} }}"
+            )
+        )
+
     def scored_withheld_on(self, store: Any, experiment_id: str) -> str | None:
         """The name of the uploaded dataset experiment ``experiment_id`` was scored on with
         its gold withheld (its graph in ``store`` has tasks without per-question results; a

@@ -56,6 +56,7 @@ def test_evaluate_on_a_withheld_test_set_prints_the_measures_alone(
     printed = capsys.readouterr()
     team = json.loads(printed.out)
     assert team["questions"] == [] and "intervals" not in team
+    assert "intervalSignature" not in team  # no interval given (explore23 3)
     assert team["results"]["QA"]["macroF1"] == pytest.approx(0.8)
     assert "CLISECRET" not in printed.out and "guess" not in printed.out
     by = main([*argv, "--dataset", name, "--answers", str(answers), "--by", "answertype"])

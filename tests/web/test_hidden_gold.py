@@ -432,6 +432,11 @@ def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
     rows = site.get(f"leaderboards?dataset={name}&profile=exact&format=json").json()["rows"]
     tiered = [r for r in rows if r["tier"] is not None]
     assert {r["system"] for r in tiered} == {"team-file", "team-after"}
+    # a web service's run is not re-scored (its answers were asked): the refusal names the
+    # resubmission that replaces it (it said `gerbil-qa evaluate`, which replaces nothing)
+    web_auth = {"Authorization": f"Bearer {task['web']['token']}"}
+    asked = site.post(f"api/experiments/{task['web']['id']}/rescore", headers=web_auth, json={})
+    assert asked.status_code == 400 and "revisionOf" in asked.json()["error"], asked.text
     # the rows, pages and link scored while withheld say it was revealed, not to wait for it
     # (explore21 4)
     notes = {r["system"]: r.get("tierNote") for r in rows if r["tier"] is None}
@@ -769,3 +774,35 @@ def test_a_run_on_a_test_set_with_a_gold_of_its_own_is_refused(site: Server) -> 
         )
         assert refused.status_code == 403, refused.text
         assert refused.json()["problems"][0]["path"] == "$.gold"
+
+
+def test_a_withdrawn_datasets_public_gold_cannot_be_withheld_again(site: Server) -> None:
+    """Its runs withdrawn, an upload's gold stays on their pages (as published): the same
+    bytes were accepted as a new "hidden" test set (explore23 5), and its questions file and
+    reveal told to upload it withheld again (4)."""
+    content = _test_set().replace(b"secret-task", b"was-public")
+    content = content.replace(b"GOLDSECRET", b"WASPUBLIC")
+    trial = _submit(
+        site,
+        {
+            "dataset": {"filename": "open.json", "content": content.decode()},
+            "systems": [{"name": "open", "answers": _answers({1}).decode()}],
+        },
+    )
+    _publish(site, trial)
+    name = site.get(f"api/experiments/{trial['id']}").json()["dataset"].rsplit("/", 1)[1]
+    auth = {"Authorization": f"Bearer {trial['token']}"}
+    gone = site.post(f"api/experiments/{trial['id']}/withdraw", headers=auth, json={"reason": "x"})
+    assert gone.status_code == 200, gone.text
+    assert site.get(f"dataset/{name}/questions.json").status_code == 404
+    assert site.post(f"api/datasets/{name}/reveal", headers=auth).status_code == 404
+    again = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "hidden.json", "content": content.decode()},
+            "title": "Hidden Now",
+            "about": {"gold": "withheld"},
+            "systems": [{"name": "x", "answers": _answers({1}).decode()}],
+        },
+    )
+    assert again.status_code == 400 and "whose gold is public" in again.json()["error"]
