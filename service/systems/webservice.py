@@ -133,11 +133,17 @@ class WebServiceRun:
 
 
 class _Transient(Exception):
-    """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any."""
+    """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any;
+    ``hint_only``: a wait that does not fit the question's limit falls back to the backoff
+    (a 503's: it is retried as before the hint was read, explore23 7), where a 429's ends
+    the question."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, hint_only: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.hint_only = hint_only
 
 
 class _Permanent(Exception):
@@ -342,8 +348,9 @@ def _ask(
                 runtime = (time.perf_counter() - started) * 1000
                 return tried(replace(answer, runtime_ms=runtime)), warnings
             except _Transient as err:
-                delay = _delay(service, err, attempt)
-                ended = _no_retry(service, err, attempt, delay, deadline - time.monotonic())
+                left = deadline - time.monotonic()
+                delay = _delay(service, err, attempt, left)
+                ended = _no_retry(service, err, attempt, delay, left)
                 if ended is not None:
                     return tried(SystemAnswer(question_id, error=f"{err}{ended}")), ()
                 if on_retry is not None:
@@ -377,11 +384,14 @@ def _call(
     )
 
 
-def _delay(service: WebService, err: _Transient, attempt: int) -> float:
-    """The wait before the next attempt: the backoff, or the server's Retry-After if longer."""
+def _delay(service: WebService, err: _Transient, attempt: int, left: float) -> float:
+    """The wait before the next attempt: the backoff, or the server's Retry-After if longer
+    (a hint only that does not fit in what is ``left`` of the question: the backoff)."""
     delay = service.backoff * 2 ** (attempt - 1)
     if err.retry_after is not None:
-        delay = max(delay, err.retry_after)
+        asked = max(delay, err.retry_after)
+        if not (err.hint_only and asked + service.timeout > left):
+            delay = asked
     return delay
 
 
@@ -400,7 +410,7 @@ def _no_retry(
         f"the {max(left, 0.0):.1f} s left of the question's limit of "
         f"{service.question_limit:g} s (timeout × (retries + 1))"
     )
-    if err.retry_after is not None and err.retry_after >= delay:
+    if err.retry_after is not None and err.retry_after >= delay and not err.hint_only:
         why = f"Retry-After asks for {err.retry_after:g} s"
     else:
         why = f"the wait of {delay:g} s before a retry"
@@ -481,9 +491,11 @@ def _post(
                 continue
             body = _read_body(response, service, deadline)
             if status >= 500:  # a 503's Retry-After is what RFC 9110 §10.2.3 names it for
+                hint = response.headers.get("Retry-After") if status == 503 else None
                 raise _Transient(
                     f"{_status_line(status)}: {_reason_in(body)}",
-                    retry_after=_retry_after(response.headers.get("Retry-After")),
+                    retry_after=_retry_after(hint),
+                    hint_only=True,
                 )
             if status == 429:
                 raise _Transient(
