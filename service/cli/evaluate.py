@@ -260,8 +260,8 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         if storage is not None:  # an about, an in.tsv on published bytes (check_about)
             from service.experiments.recording import check_about, inherit_withheld_gold
 
+            spec = inherit_withheld_gold(spec, storage)  # checked as if given (explore23 8)
             check_about(spec, storage, Files(kept))
-            spec = inherit_withheld_gold(spec, storage)
         bar = _ProgressBar() if sys.stderr.isatty() else None
         outcome = run_experiment(spec, storage=storage, progress=bar, files=Files(kept))
         if bar is not None:

@@ -69,6 +69,8 @@ def rescore_spec(
         from service.evaluation.profiles import get_profile
 
         get_profile(profile)
+    if dataset_version is not None:
+        _refuse_telling_withheld(storage, experiment_id, dataset_version)
     if dataset_version is not None and isinstance(spec.dataset, FileDataset):
         spec = replace(spec, dataset=_newer_upload(storage, spec.dataset, dataset_version))
     elif dataset_version is not None and isinstance(spec.dataset, CatalogueDataset):
@@ -111,6 +113,23 @@ def restored(
         return FileRef(ref.name, ref.sha256, ref.size, None, ref.format)
 
     return _with_refs(spec, restore), uploads
+
+
+def _refuse_telling_withheld(storage: Storage, experiment_id: str, name: str) -> None:
+    """Conflict when ``experiment_id`` answers a test set whose gold is withheld and version
+    ``name`` withholds none (revealed before it, explore23 13): there its answer file and each
+    question's result would be served, answers to questions the test set still withholds."""
+    store = storage.public if storage.experiments.is_public(experiment_id) else storage.private
+    held = storage.catalogue.scored_withheld_on(store, experiment_id)
+    catalogue = storage.catalogue
+    if held is None or not catalogue.gold_withheld(held) or catalogue.gold_withheld(name):
+        return
+    raise Conflict(
+        f"experiment {experiment_id} answers the test set {held}, whose gold its organiser "
+        f"withholds: re-scored on {name}, which withholds none, its answer file and each "
+        f"question's result would be published, and they tell that gold; re-score it onto "
+        f"{name} once the gold of {held} is revealed"
+    )
 
 
 def _newer_upload(storage: Storage, old: FileDataset, name: str) -> FileDataset:

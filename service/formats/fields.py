@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -152,8 +153,9 @@ def extra_json(key: str, value: str) -> Any:
             number = json.loads(value)
         except ValueError:
             return value
+        # finite only: json.loads takes NaN and 1e999, which no JSON reader does (explore23 10)
         if isinstance(number, int | float) and not isinstance(number, bool):
-            return number
+            return number if math.isfinite(number) else value
     return value
 
 

@@ -500,7 +500,7 @@ def leaderboard_tiers(
     otherwise, are left out (None): one such row took the tiers of every other row away."""
     from service.evaluation.comparison import compare
 
-    if not tasks:  # one row has its interval (and the one tier) too (explore22 12)
+    if not tasks:  # one row has its interval too (explore22 12)
         return {}
     refused: dict[str, str] = {}
     try:
@@ -539,8 +539,25 @@ def leaderboard_tiers(
         ci = system.intervals.get(ExperimentType(experiment_type), {}).get(measure)
         pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
         count, drawn = (ci.undefined, ci.resamples) if ci else (0, 0)
-        out[task] = Standing(system.tier, pair, result.signature, undefined=count, resamples=drawn)
+        # a tier says which rows a row is not worse than: alone, it has its interval only
+        # (a lone testable row below untested ones read "tier 1": explore23 11)
+        alone = len(kept) == 1
+        tier = None if alone else system.tier
+        out[task] = Standing(
+            tier,
+            pair,
+            result.signature,
+            reason=ALONE if alone else None,
+            undefined=count,
+            resamples=drawn,
+        )
     return out
+
+
+ALONE = (
+    "the only row here whose per-question results are tested: its interval, and no tier, "
+    "which compares rows"
+)
 
 
 WITHHELD = (

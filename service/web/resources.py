@@ -1029,9 +1029,10 @@ def _public_resource(
         found = public_document(uri, rep)
     except NotFound:
         withdrawn = listings.withdrawn_runs(withdrawn_from) if withdrawn_from else []
-        if not withdrawn:
+        said = _published_quads(uri, withdrawn) if withdrawn else []
+        if not any(q.subject.value == uri for q in said):  # not one of its (explore23 12)
             raise
-        found = _as_withdrawn(_published_quads(uri, withdrawn), rep)
+        found = _as_withdrawn(said, rep)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -1436,8 +1437,11 @@ def question(name: str, qid: str) -> BaseResponse:
         withdrawn_from=storage.uris.dataset(name),
         more=lambda found: {
             "newer": storage.catalogue.newer_uploads(name),
-            # its page said nothing of its gold (explore21 14)
-            "gold_withheld": storage.catalogue.gold_withheld(name),
+            # its page said nothing of its gold (explore21 14), withdrawn or not (explore23 9)
+            "gold_withheld": storage.catalogue.gold_withheld(name)
+            or (
+                storage.catalogue.ever_withheld(name) and not storage.catalogue.gold_revealed(name)
+            ),
             "values_said": _position_said(uri, found),
         },
     )

@@ -64,9 +64,10 @@ def start(raw: RawSubmission) -> Ticket:
     from service.experiments.inputs import Files
     from service.experiments.recording import check_about, inherit_withheld_gold
 
+    # inherited first: what is checked of a withheld gold holds for an inherited one too
+    spec = inherit_withheld_gold(spec, state.storage)
     check_about(spec, state.storage, Files(uploads))
     _may_version(spec)
-    spec = inherit_withheld_gold(spec, state.storage)
     room_for_one_more(state)  # before the files are read
     files = prepare(
         spec,

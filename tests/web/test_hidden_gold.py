@@ -639,7 +639,8 @@ def test_a_run_scored_withheld_on_bytes_published_with_their_gold_is_refused(
     # (a board of one row shows its interval, as the others do: explore22 12)
     name = site.get(f"api/experiments/{trial['id']}").json()["dataset"].rsplit("/", 1)[1]
     (row,) = site.get(f"leaderboards?dataset={name}&format=json").json()["rows"]
-    assert row["tier"] == 1 and row["intervals"], json.dumps(row)[:1500]
+    assert row["tier"] is None and row["intervals"], json.dumps(row)[:1500]
+    assert "the only row" in row["tierNote"]
     said = _refused_publication(site, withheld)
     assert "public already" in said and "never published" in said
     # submitted now, the same bytes withheld are refused for that reason, not for a
@@ -716,10 +717,26 @@ def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
     page = site.get(f"experiment/{organiser['id']}/reveal")
     assert page.status_code == 200 and 'id="newer-withheld"' in page.text and v2 in page.text
     # and its organiser (the owner of the run that made it) may reveal it
+    late = _submit(
+        site,
+        {
+            "dataset": name,
+            "profile": "exact",
+            "systems": [{"name": "l", "answers": _answers({3}).decode()}],
+        },
+    )
     reveal = site.post(
         f"api/datasets/{v2}/reveal", headers={"Authorization": f"Bearer {made.json()['token']}"}
     )
     assert reveal.status_code == 200, reveal.text
+    # v1 still withheld: a run on it is not re-scored onto the revealed v2, where its answer
+    # file and results would be served (explore23 13)
+    onto = site.post(
+        f"api/experiments/{late['id']}/rescore",
+        headers={"Authorization": f"Bearer {late['token']}"},
+        json={"datasetVersion": v2},
+    )
+    assert onto.status_code == 409 and "once the gold of" in onto.json()["error"], onto.text
 
 
 def test_a_reveal_where_the_file_is_not_kept_says_how_to_bring_it(site: Server) -> None:
