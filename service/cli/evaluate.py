@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from service.cli import add_limits, add_store_option, while_served
 from service.errors import BadRequest, NotFound
@@ -262,6 +262,8 @@ def handle_evaluate(args: argparse.Namespace) -> int:
 
             spec = inherit_withheld_gold(spec, storage)  # checked as if given (explore23 8)
             check_about(spec, storage, Files(kept))
+            if dimensions and (held := _withholding(spec, storage, Files(kept))):
+                raise BadRequest(_BY_WITHHELD.format(name=held))  # before it is recorded
         bar = _ProgressBar() if sys.stderr.isatty() else None
         outcome = run_experiment(spec, storage=storage, progress=bar, files=Files(kept))
         if bar is not None:
@@ -274,10 +276,7 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     evaluations = list(outcome.evaluations)
     if withheld is not None:  # as the API gives it (explore21 12)
         if dimensions:
-            raise BadRequest(
-                f"--by: the gold of dataset {withheld} is withheld, and slices are made of "
-                "each question's result (the run is recorded; see it without --by)"
-            )
+            raise BadRequest(_BY_WITHHELD.format(name=withheld))
         evaluations = [_withheld(ev) for ev in evaluations]
         print(
             f"gerbil-qa: note: the gold of dataset {withheld} is withheld (a shared task's test "
@@ -309,6 +308,26 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     for note in outcome.notes:  # about the run as a whole (recorded with it too)
         print(f"gerbil-qa: note: {note}", file=sys.stderr)
     return 0
+
+
+_BY_WITHHELD = (
+    "--by: the gold of dataset {name} is withheld, and slices are made of each question's "
+    "result (nothing recorded: run it without --by)"
+)
+
+
+def _withholding(spec: Any, storage: Any, files: Any) -> str | None:
+    """The dataset whose gold a run of ``spec`` would be scored withheld on: its upload says
+    ``gold: withheld``, or its bytes are a published test set withheld now; else None."""
+    from service.experiments.spec import FileDataset
+
+    source = spec.dataset
+    if not isinstance(source, FileDataset):
+        return None
+    if dict(source.about).get("gold") == ("withheld",):
+        return source.title or source.file.name
+    published = storage.catalogue.upload_for_sha256(files.checksum(source.file)[0])
+    return published[0] if published and storage.catalogue.gold_withheld(published[0]) else None
 
 
 def _withheld(ev: Evaluation) -> Evaluation:

@@ -378,7 +378,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _upgrade(args: argparse.Namespace) -> int:
-    from service.graph.legacy import WRITTEN_BEFORE, upgrade
+    from service.graph.legacy import WRITTEN_BEFORE, remove_withheld_intervals, upgrade
     from service.graph.store import STORE_FORMAT, newer_writer
     from service.graph.uploads import complete_published_uploads
 
@@ -391,15 +391,19 @@ def _upgrade(args: argparse.Namespace) -> int:
             )
         graphs = upgrade(storage)
         uploads = complete_published_uploads(storage)
+        withheld = remove_withheld_intervals(storage)
     for graph in graphs:
         print(f"upgraded {graph}")
+    for graph in withheld:
+        print(f"removed the intervals of {graph}")
     for dataset in uploads:
         print(f"completed {dataset}")
     print(
         f"{len(graphs)} experiment graph(s) written by a version before {WRITTEN_BEFORE} "
         "upgraded (experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; "
-        "the intervals of runs on a test set whose gold is withheld removed; measures "
-        f"untouched); {len(uploads)} published uploaded dataset(s) completed "
+        f"results untouched); {len(withheld)} run graph(s) on a test set whose gold is "
+        f"withheld without their intervals (their measures untouched); {len(uploads)} "
+        "published uploaded dataset(s) completed "
         "(catalogue link, publisher, date of first issue, generated description marked, a "
         "kept file as its distribution)",
         file=sys.stderr,

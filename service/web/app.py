@@ -150,7 +150,12 @@ def create_app(
 def _upgrade_legacy_experiments(storage: Storage) -> None:
     """Experiments older versions wrote, rewritten in today's terms (``service.graph.legacy``):
     left as they were, the leaderboards and GERBIL-era queries left them out without a word."""
-    from service.graph.legacy import WRITTEN_BEFORE, legacy_experiment_graphs, upgrade
+    from service.graph.legacy import (
+        WRITTEN_BEFORE,
+        legacy_experiment_graphs,
+        remove_withheld_intervals,
+        upgrade,
+    )
 
     if storage.store.read_only:
         found = {  # a graph in both datasets (a publication stopped half-way) counts once
@@ -165,13 +170,19 @@ def _upgrade_legacy_experiments(storage: Storage) -> None:
                 WRITTEN_BEFORE,
             )
         return
+    withheld = remove_withheld_intervals(storage)
+    if withheld:
+        log.warning(
+            "removed the intervals of %d run graphs on a test set whose gold is withheld "
+            "(with their published seed they tell a small set's outcomes; measures untouched)",
+            len(withheld),
+        )
     upgraded = upgrade(storage)
     if upgraded:
         log.warning(
             "upgraded %d experiment graphs written by a version before %s to today's terms "
-            "(experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; the "
-            "intervals of runs on a withheld test set removed; measures untouched): the "
-            "published ones are on the leaderboards now (first: %s)",
+            "(experiment types gerbil:QA …, PROV agent types, GERBIL's status fields; results "
+            "untouched): the published ones are on the leaderboards now (first: %s)",
             len(upgraded),
             WRITTEN_BEFORE,
             upgraded[0],

@@ -59,5 +59,11 @@ def test_evaluate_on_a_withheld_test_set_prints_the_measures_alone(
     assert "intervalSignature" not in team  # no interval given (explore23 3)
     assert team["results"]["QA"]["macroF1"] == pytest.approx(0.8)
     assert "CLISECRET" not in printed.out and "guess" not in printed.out
+    capsys.readouterr()
+    main(["experiments", "--store", str(store), "--output", "json"])
+    before = len(capsys.readouterr().out.splitlines())
     by = main([*argv, "--dataset", name, "--answers", str(answers), "--by", "answertype"])
     assert by != 0 and "--by: the gold of dataset" in capsys.readouterr().err
+    # refused before the run: nothing recorded whose id and token were never said (explore23 14)
+    main(["experiments", "--store", str(store), "--output", "json"])
+    assert len(capsys.readouterr().out.splitlines()) == before
