@@ -167,8 +167,11 @@ def open_storage(
     ``check`` run against a store put back its own vocabulary and marked the store as
     written by it (explore20 #12); the next writing open completes and updates what is due."""
     create = create and not read_only
-    if not create and isinstance(location, Path) and not (location / "private").is_dir():
+    private = location / "private" if isinstance(location, Path) else None
+    if private is not None and not create and not private.is_dir():
         raise _no_store(location)
+    if private is not None and read_only and not any(private.iterdir()):
+        raise _no_store(location)  # opening it would make an empty database (explore23 16)
     adapter = open_adapter(location)
     try:
         marked = _marked_base(adapter)

@@ -613,3 +613,16 @@ def test_an_upgrade_removes_the_intervals_of_runs_on_a_withheld_test_set(tmp_pat
         assert intervals(ticket.id) == 0 and intervals(other) > 0
         left = storage.private.query(f"ASK {{ GRAPH <{graph}> {{ <{task}#interval-f1> ?p ?o }} }}")
         assert not left and remove_withheld_intervals(storage) == []
+
+
+def test_a_command_that_only_reads_makes_nothing_of_an_empty_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty ``private/`` was opened as a store (two RocksDB databases made) and then said
+    "no store … (nothing written)" (explore23 16)."""
+    from service.cli import main
+
+    (tmp_path / "store" / "private").mkdir(parents=True)
+    assert main(["experiments", "--store", str(tmp_path / "store")]) != 0
+    assert "no store at" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "store").rglob("*")) == ["private"]
