@@ -97,7 +97,7 @@ def _dataset_record(
         # its in.tsv, if any, is the published one (check_about): the dataset's file already
         kept = kept[:1]
         own = source.title if isinstance(source, FileDataset) else None
-        notes = published_notes(name, title, own, about=bool(said["about"]))
+        notes = published_notes(name, title, own, about=tuple(k for k, _ in said["about"]))
         newer = catalogue.newer_uploads(name)
         if newer:  # a participant of a shared task on an outdated version learns of it
             notes += (

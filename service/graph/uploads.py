@@ -271,7 +271,8 @@ def _published_description_wins(
         if q not in have
     ]
     runs = {q.subject for q in quads if (q.predicate.value, q.object) == (RDF + "type", EXPERIMENT)}
-    notes = published_notes(name, title, own_title, about=bool(lost), texts=texts)
+    said = tuple(f.key for f in ABOUT_FIELDS if any(p == f.predicate for p, _ in lost))
+    notes = published_notes(name, title, own_title, about=said, texts=texts)
     out += [
         Quad(e, node(RDFS + "comment"), Literal(t, language="en"), graph)
         for e in runs
@@ -597,12 +598,17 @@ def _instant(value: Any) -> datetime:
 
 
 def published_notes(
-    name: str, title: str, own_title: str | None, *, about: bool, texts: bool = False
+    name: str,
+    title: str,
+    own_title: str | None,
+    *,
+    about: Sequence[str],
+    texts: bool = False,
 ) -> tuple[str, ...]:
     """What the owner of a run on the bytes of published dataset ``name`` is told: it keeps
-    its published title, and its description is its first publisher's (``about``: this run
-    gave one, not recorded), its question texts too (``texts``: this run's in.tsv, another,
-    not published)."""
+    its published title, and its description is its first publisher's (``about``: the keys
+    of what this run said of it, not recorded: explore23 15 listed ones never given), its
+    question texts too (``texts``: this run's in.tsv, another, not published)."""
     notes = []
     own = (own_title or "").strip()
     if own and own != title:
@@ -611,10 +617,11 @@ def published_notes(
             f'title "{title}"; yours, "{own}", was not used'
         )
     if about:
+        gold = " (its gold is public: not withheld)" if "gold" in about else ""
         notes.append(
             f"the dataset file is the published dataset {name} (the same bytes), whose "
-            "description is its first publisher's: yours (about: creators, licence, "
-            f"description…) was not recorded; {NEW_VERSION.format(name=name)}"
+            f"description is its first publisher's: yours (about: {', '.join(about)}) was "
+            f"not recorded{gold}; {NEW_VERSION.format(name=name)}"
         )
     if texts:
         notes.append(

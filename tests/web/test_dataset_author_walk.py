@@ -1072,6 +1072,8 @@ def test_a_run_joining_a_published_dataset_at_publication_adds_nothing_of_its_ow
         assert _citation(site, first) == cited and "Mallory" not in cited
         notes = " ".join(second["notes"])
         assert "description is its first publisher's" in notes and "previousVersion" in notes
+        # what this run said, by its keys, not a list of what it may not have given
+        assert "(about: description, license, creators, contact, version)" in notes, notes
         assert ('"Stranger QA", was not used' in notes) == bool(title)
         page = html.unescape(site.get(f"experiment/{tickets[1]['id']}").text)
         assert "description is its first publisher's" in page
