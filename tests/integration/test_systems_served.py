@@ -454,5 +454,6 @@ def test_rescoring_a_web_service_run_names_its_archived_answers(
         assert storage.experiments.status(ticket.id).status is Status.FINISHED
     assert main(["rescore", ticket.id, "--store", str(tmp_path / "store")]) != 0
     said = capsys.readouterr().err
-    # it said to resume the experiment, which refuses a finished one
-    assert "resume" not in said and ticket.uri in said and "gerbil-qa evaluate" in said, said
+    # it said to resume the experiment, which refuses a finished one; then to score them with
+    # `gerbil-qa evaluate`, which records nothing that replaces the run (explore23 2)
+    assert "resume" not in said and ticket.uri in said and "revisionOf" in said, said
