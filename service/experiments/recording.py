@@ -240,10 +240,10 @@ def _refuse_other_gold_on_withheld(source: FileDataset, storage: Storage, files:
     file — its gold — to anyone who asked (explore21 19)."""
     from service.errors import Forbidden
 
-    published = storage.catalogue.upload_for_sha256(files.checksum(source.file)[0])
-    if published is not None and storage.catalogue.gold_withheld(published[0]):
+    held = storage.catalogue.withheld_test_set(files.checksum(source.file)[0])
+    if held is not None:
         raise Forbidden(
-            f"gold (gold_file): dataset {published[0]} is a test set whose gold its organiser "
+            f"gold (gold_file): dataset {held} is a test set whose gold its organiser "
             "withholds: a run on it is scored on that gold, by the service, and on no other "
             "(its questions with another gold would publish its file)",
             field="gold",

@@ -248,6 +248,12 @@ class CatalogueRepository:
         name = self.withholding_dataset(store, experiment_id)
         return name if name is not None and not self.gold_revealed(name) else None
 
+    def withheld_test_set(self, sha256: str) -> str | None:
+        """The name of the published test set of this file (``sha256``) whose gold is
+        withheld now, else None: what no run serves, scores on another gold or prints."""
+        published = self.upload_for_sha256(sha256)
+        return published[0] if published and self.gold_withheld(published[0]) else None
+
     def public_gold_of(self, sha256: str) -> str | None:
         """The name of an uploaded dataset of this file (``sha256``) whose gold some public
         graph says, withdrawn runs' included (their pages keep it as published), i.e. that

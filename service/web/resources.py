@@ -241,11 +241,10 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
             f"{withheld} is, until the owner of the run that uploaded it withheld reveals it "
             "(its questions are on its page; an expected.tsv's in.tsv is served)"
         )
-    same = storage.catalogue.upload_for_sha256(sha) if EXPERIMENT_FILE.match(sha) else None
-    if same is not None and storage.catalogue.gold_withheld(same[0]):
-        # the same bytes used by any other run (its own gold given: explore21 19)
+    same = storage.catalogue.withheld_test_set(sha) if EXPERIMENT_FILE.match(sha) else None
+    if same is not None:  # the same bytes used by any other run (its own gold: explore21 19)
         raise Forbidden(
-            f"this file is the test set {same[0]}, whose gold its organiser withholds until "
+            f"this file is the test set {same}, whose gold its organiser withholds until "
             "the reveal (its questions alone: its page)"
         )
     rows = list(
@@ -1298,7 +1297,6 @@ def _withdrawn_document(uri: str, rep: conneg.Representation) -> list[Any]:
     withdrawn: nothing public names it any more, yet its withdrawn runs still resolve, link it
     and cite it, so it answers as first published (its page says when and why it was
     withdrawn) where it answered 404 "nothing is known about"."""
-
     withdrawn = listings.withdrawn_runs(uri)
     if not withdrawn:
         raise NotFound(f"nothing is known about {uri} (or it is not public)")
