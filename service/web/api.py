@@ -745,6 +745,7 @@ def _datasets() -> Response:
     rows = [(r, False) for r in listings.datasets()]
     rows += [(r, True) for r in listings.uploaded_datasets()]  # a submission names them too
     findings = listings.finding_counts()
+    newest = services().storage.catalogue.newest_upload_versions()
     return json_answer(
         {
             "datasets": [
@@ -760,6 +761,8 @@ def _datasets() -> Response:
                     "knowledgeBaseIri": r.knowledge_base_iri,
                     "version": r.version,
                     "goldWithheld": r.gold_withheld,
+                    "previousVersion": r.previous_version,
+                    "newestVersion": newest.get(r.name),
                 }
                 for r, uploaded in rows
             ]

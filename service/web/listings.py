@@ -483,6 +483,7 @@ class DatasetRow:
     # rows alike ("Birds QA", "Birds QA")
     version: str | None = None
     gold_withheld: bool = False  # a shared task's test set, its gold not revealed yet
+    previous_version: str | None = None  # an upload's dcat:previousVersion, by name
 
 
 def described(iri: str) -> bool:
@@ -523,12 +524,14 @@ def uploaded_datasets(only: Sequence[str] | None = None) -> list[DatasetRow]:
     rows = _select(
         # the VALUES inside the graph's pattern: outside, Oxigraph read every upload first
         # (a page of 958 of 10,000 uploads: 0.53 s, inside 0.10 s)
-        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?kbv ?issued ?version ?withheld WHERE {{
+        f"""SELECT ?ds ?name ?title ?count ?lang ?kb ?kbv ?issued ?version ?withheld ?previous
+WHERE {{
   GRAPH ?g {{
   {_only(only)}
   ?ds a dcat:Dataset ; dct:identifier ?name ; gqa:sha256 ?sha .
   OPTIONAL {{ ?ds dct:title ?title }}
   OPTIONAL {{ ?ds dcat:version ?version }}
+  OPTIONAL {{ ?ds dcat:previousVersion ?previous }}
   OPTIONAL {{ ?ds gqa:questionCount ?count }}
   OPTIONAL {{ ?ds dct:language ?lang }}
   OPTIONAL {{ ?ds gqa:knowledgeBase ?kb }}
@@ -619,6 +622,7 @@ def _dataset_rows(rows: list[dict[str, Any]], *, version_labels: bool = False) -
                 knowledge_base_iri=_v(r["kb"]),
                 version=_v(r.get("version")),
                 gold_withheld=_v(r.get("withheld")) == "true",
+                previous_version=unquote(local(_v(r.get("previous")) or "")) or None,
             )
         )
     return sorted(out, key=lambda d: d.name)
@@ -636,13 +640,15 @@ def _kb_said(iri: str | None, version: str | None) -> str | None:
 
 
 def datasets_csv(rows: Sequence[DatasetRow]) -> bytes:
+    newest = services().storage.catalogue.newest_upload_versions()
     return csv_table(
         # new columns only at the end (the CSV's columns are a contract)
         ["dataset", "name", "title", "questions", "languages", "knowledgeBase", "issued",
-         "knowledgeBaseIri", "version", "goldWithheld"],
+         "knowledgeBaseIri", "version", "goldWithheld", "previousVersion", "newestVersion"],
         (
             [r.uri, r.name, r.title, r.questions, " ".join(r.languages), r.knowledge_base, r.issued,
-             r.knowledge_base_iri, r.version, "true" if r.gold_withheld else "false"]
+             r.knowledge_base_iri, r.version, "true" if r.gold_withheld else "false",
+             r.previous_version, newest.get(r.name)]
             for r in rows
         ),
     )  # fmt: skip

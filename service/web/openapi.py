@@ -207,6 +207,18 @@ def _listing_schemas() -> dict[str, Any]:
                         "description": "An uploaded dataset's own version label "
                         "(dcat:version), when its author gave one.",
                     },
+                    previousVersion={
+                        "type": ["string", "null"],
+                        "description": "The name of the uploaded dataset this one is a newer "
+                        "version of (dcat:previousVersion, its author's correction), if any.",
+                    },
+                    newestVersion={
+                        "type": ["string", "null"],
+                        "description": "The name of this uploaded dataset's newest published "
+                        "version (one or more dcat:previousVersion steps lead back here), "
+                        "null when it is the newest: runs on an old version are re-scored "
+                        "onto it by their owners.",
+                    },
                     goldWithheld={
                         "type": "boolean",
                         "description": "A shared task's test set whose gold its author "

@@ -18,7 +18,9 @@ only the experiment's own ``dct:issued``; uploads had no ``graph/dataset/{name}`
 
 from __future__ import annotations
 
+import csv
 import gc
+import io
 from collections.abc import Iterator
 from typing import Any
 
@@ -429,6 +431,14 @@ def test_a_withdrawn_upload_named_in_a_submission_says_so_and_its_newer_version(
         # a version with a newer one: the refusal names it
         old, run = published(lakes(dataset_id="lakes-v1"))
         new, _ = published(lakes(dataset_id="lakes-v2"), {"previousVersion": old})
+        # the versions are linked in the lists a harvester reads (before: only on the pages)
+        listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
+        assert (listed[old]["previousVersion"], listed[old]["newestVersion"]) == (None, new)
+        assert (listed[new]["previousVersion"], listed[new]["newestVersion"]) == (old, None)
+        table = site.get("catalog.csv")
+        rows = {r["name"]: r for r in csv.DictReader(io.StringIO(table.text))}
+        assert (rows[old]["previousVersion"], rows[old]["newestVersion"]) == ("", new)
+        assert (rows[new]["previousVersion"], rows[new]["newestVersion"]) == (old, "")
         withdraw(run)
         assert f"its newer version is {new!r}" in refusal(old)
     finally:
