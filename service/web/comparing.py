@@ -906,11 +906,16 @@ def _figures(found: Compared) -> dict[str, Any]:
                 y_label=second,
                 points=points,
             )
-    systems_f1 = [
-        (ev.system, {q.question_id: q.f1 for q in ev.tasks[etype].questions})
-        for ev in found.evaluations
-        if etype in ev.tasks
-    ]
+    # in the measures chart's order (by score), so a system keeps its colour in both charts
+    order = {s["system"]: i for i, s in reversed(list(enumerate(systems)))}
+    systems_f1 = sorted(
+        (
+            (ev.system, {q.question_id: q.f1 for q in ev.tasks[etype].questions})
+            for ev in found.evaluations
+            if etype in ev.tasks
+        ),
+        key=lambda named: order.get(named[0], len(order)),
+    )
     # QA's alone, as on the experiment page: an answer type is the QA answer's, a
     # sub-experiment's F1 (of the query's resources, properties…) is not split by it
     by_type, type_rows = answer_type_bars(

@@ -57,6 +57,29 @@ def test_a_comparison_of_uploaded_files(server) -> None:
     assert '<th scope="row">number</th>' in html.split('id="compare-answer-types"')[1]
 
 
+def _legend(html: str, chart: str) -> list[tuple[str | None, str | None]]:
+    """The (colour, system) pairs of a chart's legend, in order."""
+    start = html.rindex("<svg", 0, html.index(f'id="{chart}"'))
+    svg = ET.fromstring(html[start : html.index("</svg>", start) + 6])
+    legend = svg.find(f".//{SVG}g[@class='legend']")
+    assert legend is not None, chart
+    colours = [r.get("fill") for r in legend.findall(f"{SVG}rect")]
+    return list(zip(colours, [t.text for t in legend.findall(f"{SVG}text")], strict=True))
+
+
+def test_a_system_keeps_its_colour_in_every_chart(server) -> None:
+    # the weaker file first: the measures chart orders by score, the answer-type chart
+    # followed the files' order, so each system changed colour between them (explore24 1)
+    files = _files()
+    response = server.post(
+        "compare", files=[files[0], files[2], files[1]], data={"profile": "exact"}
+    )
+    assert response.status_code == 200, response.text
+    measures = _legend(response.text, "chart-compare-measures")
+    assert [name for _, name in measures] == ["strong", "partial"]
+    assert _legend(response.text, "chart-compare-answer-types") == measures
+
+
 def test_answer_files_of_one_name_are_compared_under_the_names_given(server) -> None:
     # Before: the form had no names box, so two teams' db25_system_result_set.json (TEXT2SPARQL'25)
     # were two systems of one name, refused, and the user had to rename the files
