@@ -258,6 +258,12 @@ def _kb_apart(one: Evaluation, other: Evaluation) -> str:
     same = [p for p in one.signature.split("|") if not p.startswith("kb:")]
     if same != [p for p in other.signature.split("|") if not p.startswith("kb:")]:
         return ""
+    kbs = [e.signature.rsplit("|kb:", 1)[-1] for e in (one, other)]
+    if not {"no", "none"} & set(kbs):  # queries run on two KBs, neither a result set
+        return (
+            f": the two ran their queries on different knowledge bases ({kbs[0]} and "
+            f"{kbs[1]}), so their answers are not compared: run both on one KB"
+        )
     return (
         ": the two differ in the KB alone; answers computed here on a KB (queries run on "
         "it, a Text2SPARQL service) depend on that KB, and answers given as values (an "

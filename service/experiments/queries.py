@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
     """The KB the system queries run on, and its version (the spec's, else the catalogue's)."""
     if spec.kb is not None:
-        return spec.kb.sources, spec.kb.version
+        return spec.kb.sources, spec.kb.version or _catalogue_label(spec, spec.kb.sources)
     if (name := catalogue_name(spec)) is not None:
         from service import catalog
 
@@ -41,6 +41,32 @@ def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
         "the system gives SPARQL queries, whose answers come from the knowledge base: give the "
         "KB (--kb FILE, repeatable, or a SPARQL endpoint URL; the API's kb)"
     )
+
+
+def _catalogue_label(spec: ExperimentSpec, sources: tuple[str, ...]) -> str | None:
+    """The catalogue's version label of the dataset's own KB when ``sources`` are its very
+    files (by checksum): the same bytes are one KB whoever names them. Given with ``--kb``
+    they were labelled by the ``owl:versionInfo`` inside them ("v0.0.1-37-g15bd45c-dirty" for
+    CK25's), and runs on byte-identical files could not be compared or tiered (explore25 10)."""
+    from pathlib import Path
+
+    from service import catalog
+    from service.errors import ServiceError
+    from service.kb.local import digests_identity, files_identity
+
+    name = catalogue_name(spec)
+    if name is None or any(s.startswith(("http://", "https://")) for s in sources):
+        return None
+    try:
+        entry = catalog.get_entry(name)
+    except ServiceError:
+        return None
+    own = entry.kb_distributions
+    paths = [Path(s) for s in sources]
+    if not own or len(own) != len(paths) or not all(p.is_file() for p in paths):
+        return None  # not these files (a missing one is refused where the KB is read)
+    same = files_identity(paths) == digests_identity(d.sha256 for d in own)
+    return entry.knowledge_base_version if same else None
 
 
 def has_query_kb(spec: ExperimentSpec) -> bool:

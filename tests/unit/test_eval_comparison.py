@@ -94,6 +94,12 @@ def test_unfair_comparisons_are_refused(data_dir: Path, qald8_exact: list[Evalua
     on_kb = dataclasses.replace(qald8_exact[1], kb="file:sha256:5bef")  # its queries ran there
     with pytest.raises(BadRequest, match=r"differ in the KB alone.*result sets with result sets"):
         compare([qald8_exact[0], on_kb])
+    # queries run on two KBs: said so, not "result sets" (explore25 10)
+    other_kb = dataclasses.replace(qald8_exact[0], kb="file:sha256:77aa")
+    with pytest.raises(
+        BadRequest, match=r"different knowledge bases \(file:sha256:5bef and file:sha256:77aa\)"
+    ):
+        compare([other_kb, on_kb])
     with pytest.raises(BadRequest, match="two systems are called 'TeBaQA'"):
         compare([qald8_exact[-1], evaluate(gold, run, profile="exact")])
     with pytest.raises(BadRequest, match="has no QA cws"):
