@@ -319,6 +319,18 @@ def evaluate(
             )
         )
     cases = _cases(dataset, run, lang)
+    missing = [c.question.id for c in cases if c.status is QuestionStatus.MISSING]
+    if missing:  # a truncated file reads as a weak system in a paper's table
+        shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
+        asked = sum(1 for c in cases if c.scored)
+        problems.append(
+            Problem(
+                f"{len(missing)} of {asked} questions have no answer ({shown}): "
+                "each is scored as not answered",
+                severity="warning",
+                file=run.source,
+            )
+        )
     # one note: the alternatives' names the PolEval profile already (a TSV is PolEval's)
     note = _alternatives_note(dataset, prof) or _challenge_note(dataset, prof)
     if note is not None:

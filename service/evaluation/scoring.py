@@ -91,6 +91,22 @@ class StandardScoring:
         return (_sum_p(rows) / n, _sum_r(rows) / n, sum(r.f1 or 0.0 for r in rows) / n)
 
 
+class AnsweredScoring(StandardScoring):
+    """The standard rule for answers given; a question the system did not answer (its call
+    failed, or the answer file has no entry for it) scores (0, 0, 0). Under the standard rule
+    it was "nothing found": 1/1/1 wherever the gold has nothing to find, so a system that
+    answered nothing scored C2KB 0.46 and AIT2KB 0.86 on TEXT2SPARQL'25 CK25 (explore25 1).
+    Our own profiles use it; ``gerbil`` keeps GERBIL's rule, which it reproduces."""
+
+    __slots__ = ()  # stateless
+    name = "standard-answered"
+
+    def question(self, judged: Judged, *, processed: bool) -> PRF:
+        if not processed:
+            return 0.0, 0.0, 0.0
+        return standard_prf(judged.tp, judged.fp, judged.fn)
+
+
 def set_prf(tp: int, fp: int, fn: int) -> PRF:
     """pytrec_eval's ``set_P``/``set_recall``/``set_F`` as TEXT2SPARQL'25 used them: no hit
     (no relevant item, nothing retrieved, or nothing in common) is (0, 0, 0), also when both
@@ -194,6 +210,7 @@ class LegacyScoring:
 
 
 STANDARD = StandardScoring()
+ANSWERED = AnsweredScoring()
 SET = SetScoring()
 QALD6 = Qald6Scoring()
 LEGACY = LegacyScoring()

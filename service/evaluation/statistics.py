@@ -384,6 +384,7 @@ _STANDARD: dict[str, Twin] = {
 }
 _TWINS: dict[str, dict[str, Twin]] = {
     "standard": _STANDARD,
+    "standard-answered": _STANDARD,  # another per-question rule, the standard aggregations
     "set": _STANDARD,  # TEXT2SPARQL'25: another per-question rule, the standard aggregations
     "qald6": {
         Measure(base, average=average, scope=scope).name: _qald6(scope, average, base)

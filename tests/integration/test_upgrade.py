@@ -296,9 +296,9 @@ def _as_scored_by_text2sparql_1_0_0(storage: Storage, experiment_id: str) -> Non
     """Its graph as text2sparql 1.0.0 wrote it: that version and its signature (no
     ``subexperiments`` setting: its sub-experiments took the set rule too)."""
     graph = storage.uris.experiment_graph(experiment_id)
-    now = "gerbil-qa:text2sparql|v:1.1.0|"
-    old = r"""STRDT(REPLACE(REPLACE(STR(?o), "\\|v:1\\.1\\.0\\|", "|v:1.0.0|"),
-        "\\|subexperiments:standard", ""), DATATYPE(?o))"""
+    now = "gerbil-qa:text2sparql|v:1.2.0|"
+    old = r"""STRDT(REPLACE(REPLACE(STR(?o), "\\|v:1\\.2\\.0\\|", "|v:1.0.0|"),
+        "\\|subexperiments:standard-answered", ""), DATATYPE(?o))"""
     storage.store.update(
         Side.PRIVATE,
         f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} INSERT {{ GRAPH <{graph}> {{ ?s ?p ?old }} }}"
@@ -352,7 +352,7 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
                 query_string={"dataset": "text2sparql-2025-ck25", "profile": "text2sparql"},
             ).get_data(as_text=True)
             state = client.get(f"/api/experiments/{ids[2]}").get_json()
-            tasks = [  # the C2KB tasks of a 1.1.0 run and the 1.0.0 one
+            tasks = [  # the C2KB tasks of a 1.2.0 run and the 1.0.0 one
                 r["task"]
                 for i in ids[1:]
                 for r in client.get(f"/api/experiments/{i}").get_json()["results"]
@@ -364,7 +364,7 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
     old = re.search(r"gerbil-qa:text2sparql\|v:1\.0\.0\|[^ <]*", page)
     assert old and "|empty:0/0|kb:" in old[0]  # as 1.0.0 signed it, beside today's signature
     notice = re.search(r'<dd class="newer-profile">(.*?)</dd>', page, re.S)
-    assert notice and "text2sparql is version 1.1.0 here now" in notice.group(1)
+    assert notice and "text2sparql is version 1.2.0 here now" in notice.group(1)
     assert "scored under 1.0.0" in notice.group(1)
     (ev,) = state["evaluations"]
     assert ev["profileVersion"] == "1.0.0" and ev["results"]["C2KB"]["macroF1"] is not None

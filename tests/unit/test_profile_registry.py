@@ -81,9 +81,9 @@ def test_text2sparql_scores_sub_experiments_with_the_standard_rule() -> None:
     t2s = get_profile("text2sparql")
     subs = [t for t in ExperimentType if t is not ExperimentType.QA]
     assert t2s.scoring_of(ExperimentType.QA).name == t2s.scoring.name == "set"
-    assert {t2s.scoring_of(t).name for t in subs} == {"standard"}
-    assert t2s.scoring_of("C2KB").name == "standard"  # stored tasks name their type
-    assert "|empty:0/0|subexperiments:standard|" in t2s.signature
+    assert {t2s.scoring_of(t).name for t in subs} == {"standard-answered"}
+    assert t2s.scoring_of("C2KB").name == "standard-answered"  # stored tasks name their type
+    assert "|empty:0/0|subexperiments:standard-answered|" in t2s.signature
     for name in NAMES:
         p = get_profile(name)
         if name != "text2sparql":
@@ -116,8 +116,47 @@ def test_text2sparql_nothing_to_find_nothing_found_is_0_in_qa_and_1_in_c2kb() ->
     tables = question_tables(ev)
     assert (tables[ExperimentType.QA].scheme, tables[ExperimentType.C2KB].scheme) == (
         "set",
-        "standard",
+        "standard-answered",
     )
+
+
+@pytest.mark.parametrize(
+    ("profile", "unanswered"),
+    [("text2sparql", 0.0), ("fair", 0.0), ("exact", 0.0), ("gerbil", 1.0)],
+)
+def test_a_question_not_answered_is_not_nothing_marked(profile: str, unanswered: float) -> None:
+    """A failed call or a question missing from the file marks nothing, but it is no answer:
+    our profiles score it 0 where the gold has nothing to find (explore25 1: a system that
+    answered nothing scored C2KB 0.46 on CK25); gerbil keeps GERBIL's 1/1/1, which it
+    reproduces. An answer that marks nothing still scores 1/1/1."""
+    query = "SELECT ?x WHERE { ?x ?p ?o }"  # names no resource: nothing to mark
+    ds = Dataset(
+        "d",
+        tuple(
+            Question(i, (QuestionText("en", "q?"),), answers=AnswerSet(), sparql=query)
+            for i in ("1", "2", "3")
+        ),
+    )
+    run = SystemRun(
+        "s",
+        {
+            "1": SystemAnswer("1", answers=AnswerSet(), sparql=query),
+            "2": SystemAnswer("2", error="HTTP 500"),
+        },  # "3" missing
+    )
+    types = [ExperimentType.QA, ExperimentType.C2KB]
+    ev = evaluate(ds, run, profile=profile, experiment_types=types)
+    c2kb = ev.tasks[ExperimentType.C2KB]
+    answered, failed, missing = c2kb.questions
+    assert (answered.precision, answered.recall, answered.f1) == (1.0, 1.0, 1.0)
+    for q in (failed, missing):
+        assert (q.precision, q.recall, q.f1) == (unanswered,) * 3, (profile, q.question_id)
+    assert c2kb.measures["macroF1"] == pytest.approx((1 + 2 * unanswered) / 3)
+    # the interval's twin resamples the same values
+    table = question_tables(ev)[ExperimentType.C2KB]
+    assert list(table.columns["f1"]) == [1.0, unanswered, unanswered]
+    # and the file that left question 3 out is said to
+    assert any("1 of 3 questions have no answer (3)" in p.message for p in ev.problems)
 
 
 # -- exact ----------------------------------------------------------------------------------------

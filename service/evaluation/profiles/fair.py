@@ -1,14 +1,18 @@
-"""Ours, recommended: GERBIL's matching with its unfairness fixed."""
+"""Ours, recommended: GERBIL's matching with its unfairness fixed.
+
+1.1.0: a question the system did not answer (its call failed, or the answer file has no entry
+for it) scores 0/0/0, not the 1/1/1 of an empty answer to an empty gold set (explore25 1).
+"""
 
 from __future__ import annotations
 
 from service.evaluation.matchers.fair import FairMatcher
 from service.evaluation.profiles.base import Profile
-from service.evaluation.scoring import STANDARD
+from service.evaluation.scoring import ANSWERED
 
 PROFILE = Profile(
     name="fair",
-    version="1.0.0",
+    version="1.1.0",
     reference="GERBIL-QA-0.3+fixes",
     title="Fair (recommended)",
     description=(
@@ -24,8 +28,9 @@ PROFILE = Profile(
         "a literal. With a KB, labels count in both directions: a system string matches a gold "
         "IRI having it as rdfs:label, a system IRI matches a gold string equal to one of its "
         "labels. Matching is one-to-one and maximal; every unmatched system item, literal or "
-        "not, is a false positive. Standard P/R/F rules; micro from summed counts, macro as "
-        "means."
+        "not, is a false positive. Standard P/R/F rules, and a question the system did not "
+        "answer (its call failed, or the answer file has no entry for it) scores 0 even where "
+        "the gold set is empty; micro from summed counts, macro as means."
     ),
     settings=(
         ("items", "values"),
@@ -34,9 +39,10 @@ PROFILE = Profile(
         ("one-to-one", "maximal"),
         ("fp", "all"),
         ("empty", "1/0"),
+        ("unanswered", "0"),
     ),
     matcher=FairMatcher(),
-    scoring=STANDARD,
+    scoring=ANSWERED,
     uses_kb=True,
     identity="fair",
     fold_literals=True,

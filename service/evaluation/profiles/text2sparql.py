@@ -3,17 +3,21 @@
 1.1.0: the sub-experiments (C2KB, …), which the challenge never scored, take the standard
 per-question rule; under the set rule a question whose gold query names no resource scored 0
 even for the gold query itself (CK25's gold queries got C2KB 0.54, AIT2KB 0.14; explore-14 1).
+
+1.2.0: in the sub-experiments a question the system did not answer (its call failed, or the
+answer file has no entry for it) scores 0/0/0, not the 1/1/1 of "nothing to mark and nothing
+marked": a system that answered nothing scored C2KB 0.46 and AIT2KB 0.86 on CK25 (explore25 1).
 """
 
 from __future__ import annotations
 
 from service.evaluation.matchers.text2sparql import Text2SparqlMatcher
 from service.evaluation.profiles.base import Profile
-from service.evaluation.scoring import SET, STANDARD
+from service.evaluation.scoring import ANSWERED, SET
 
 PROFILE = Profile(
     name="text2sparql",
-    version="1.1.0",
+    version="1.2.0",
     reference="TEXT2SPARQL-2025-pytrec_eval-set",
     title="TEXT2SPARQL'25",
     description=(
@@ -28,7 +32,8 @@ PROFILE = Profile(
         "NDCG is not computed (the published files give no ranks: it is 0 for every system). "
         "The challenge scored result sets only: the sub-experiments (C2KB, P2KB, RE2KB, AT, "
         "AIT2KB) take the standard per-question rule, so nothing to mark and nothing marked "
-        "scores 1/1/1."
+        "scores 1/1/1; a question the system did not answer (its call failed, or the answer "
+        "file has no entry for it) scores 0/0/0 there."
     ),
     settings=(
         ("items", "values"),
@@ -36,11 +41,11 @@ PROFILE = Profile(
         ("sets", "distinct"),
         ("ask", "gold-true-relevant,system-any-retrieved"),
         ("empty", "0/0"),
-        ("subexperiments", "standard"),
+        ("subexperiments", "standard-answered"),
     ),
     matcher=Text2SparqlMatcher(),
     scoring=SET,
-    subexperiment_scoring=STANDARD,
+    subexperiment_scoring=ANSWERED,
     challenge_formats=("text2sparql-yaml",),
     challenge_measures=(
         ("macroF1", "the challenge's set_F average"),
