@@ -532,6 +532,19 @@ def test_a_service_url_with_a_password_is_refused_naming_its_field(
     assert count(server) == before
 
 
+def test_a_text2sparql_service_on_a_dataset_without_a_kb_is_refused_at_once(server) -> None:
+    """Its queries have nowhere to run: accepted (201), it ended as an error once queued
+    (explore25 6); now a 400 naming the kb, nothing reserved."""
+    before = count(server)
+    service = {"name": "t2s", "url": "http://127.0.0.1:9/", "interface": "text2sparql"}
+    body = {"dataset": "qald-9-test-multilingual", "systems": [service]}
+    answer = server.post("api/experiments", json=body)
+    assert answer.status_code == 400, answer.text
+    assert [p["path"] for p in answer.json()["problems"]] == ["$.kb"]
+    assert "give the KB (the API's kb" in answer.json()["error"]
+    assert count(server) == before
+
+
 def test_publish_before_finished_is_a_conflict(server) -> None:
     ticket = server.storage.experiments.reserve(summary="{}")
     server.storage.experiments.set_status(ticket.id, "queued")
