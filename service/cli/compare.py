@@ -89,6 +89,8 @@ def handle_compare(args: argparse.Namespace) -> int:
         test=args.test,
         **{k: v for k, v in given.items() if v is not None},
     )
+    for warning in result.warnings:
+        print(f"gerbil-qa: warning: {warning}", file=sys.stderr)
     emit(result, args.output, sys.stdout, measure=measure)
     return 0
 

@@ -8,7 +8,8 @@ only ever added, never renamed)::
      "systems": [{"system", "results": {TYPE: {measure: value}},
                   "intervals": {TYPE: {measure: [low, high]}}, "tier",
                   "undefinedResamples": {TYPE: {measure: count}}}],
-     "pairs": [{"a", "b", "measure", "difference", "pValue", "pAdjusted"}]}
+     "pairs": [{"a", "b", "measure", "difference", "pValue", "pAdjusted"}],
+     "warnings": [text]}
 
 ``system`` is the name ``evaluate`` gave the run; ``results`` are the scorer's numbers exactly as
 ``evaluate --output json`` prints them; ``intervals`` hold every measure but the counts
@@ -34,6 +35,8 @@ from service.errors import BadRequest
 from service.evaluation import statistics as st
 from service.evaluation.results import Evaluation, ExperimentType
 from service.evaluation.results import Measure as Value
+
+MIN_TAIL = 10  # resamples beyond each bound of a percentile interval, at the least
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,32 @@ class Comparison:
             "test": self.ranking.test,
             "systems": [s.to_json() for s in self.systems],
             "pairs": [p.to_json() for p in self.ranking.pairs],
+            "warnings": list(self.warnings),
         }
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What makes these numbers rough: too few resamples for the interval's level, too
+        few samples for any pair to be found different (``--resamples 1`` printed a "95 %
+        interval" that did not hold the estimate, without a word; explore25 5)."""
+        out = []
+        tail = self.resamples * (1 - self.level) / 2
+        if tail < MIN_TAIL:
+            out.append(
+                f"{self.resamples:,} bootstrap resamples leave {tail:g} in each tail of a "
+                f"{self.level:.0%} interval, fewer than {MIN_TAIL}: its bounds are rough "
+                f"(the default is {st.DEFAULT_RESAMPLES:,})"
+            )
+        r = self.ranking
+        if r.samples and r.pairs:
+            least = 1 / (r.samples + 1)  # the smallest p a sampled test gives
+            if least > r.alpha / len(r.pairs):  # Holm's strictest threshold
+                out.append(
+                    f"with {r.samples:,} samples the test's smallest p-value is {least:.3g}, "
+                    f"above the {r.alpha / len(r.pairs):.3g} the first of {len(r.pairs)} "
+                    "pairs needs: no pair can be found different, so the tiers say nothing"
+                )
+        return tuple(out)
 
 
 def format_p_value(p: float | None) -> str:

@@ -548,6 +548,11 @@ def _comparison_schema() -> dict[str, Any]:
                 pAdjusted={"type": ["number", "null"], "description": "Holm-corrected."},
             )
         ),
+        warnings={
+            **_TEXTS,
+            "description": "What makes the numbers rough: too few resamples for the "
+            "intervals' level, too few samples for any pair to be found different.",
+        },
         withdrawn=_array(
             _object(
                 ("task", "experiment", "withdrawnAt", "withdrawalReason"),

@@ -31,7 +31,7 @@ def test_json_contract_and_the_library_agree(
     first = capsys.readouterr().out
     data = json.loads(first)
     contract = ["dataset", "profile", "signature", "seed", "resamples", "test", "systems", "pairs"]
-    assert list(data) == contract
+    assert list(data) == [*contract, "warnings"]  # keys only added
     names = [s["system"] for s in data["systems"]]
     assert sorted(names) == sorted(f"{s}_QALD8_Train" for s in SYSTEMS)  # evaluate's names
     assert {s["system"]: s["tier"] for s in data["systems"]}["GANSWER2_QALD8_Train"] == 1
@@ -56,7 +56,8 @@ def test_json_contract_and_the_library_agree(
 
 def test_table_csv_and_errors(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*_args(data_dir), "--types", "QA", "--resamples", "200", "--samples", "500"]) == 0
-    table = capsys.readouterr().out
+    table, said = capsys.readouterr()
+    assert said.startswith("gerbil-qa: warning: 200 bootstrap resamples leave 5 in each tail")
     assert "tier  system" in table and "p adjusted" in table and "|n:200|" in table
     assert main([*_args(data_dir), "--types", "QA", "--output", "csv", "--seed", "7"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -34,7 +34,8 @@ def qald8_exact(data_dir: Path) -> list[Evaluation]:
 def test_the_json_contract(qald8_exact: list[Evaluation]) -> None:
     out = compare(qald8_exact, measure="macroF1").to_json()
     assert list(out) == ["dataset", "profile", "signature", "seed", "resamples", "test",
-                         "systems", "pairs"]  # fmt: skip
+                         "systems", "pairs", "warnings"]  # fmt: skip
+    assert out["warnings"] == []  # the defaults are enough
     assert (out["dataset"], out["profile"]) == ("qald-8-train-multilingual", "exact")
     assert (out["seed"], out["resamples"], out["test"]) == (12345, 1000, "ar")
     assert out["signature"] == (
@@ -66,6 +67,18 @@ def test_the_json_contract(qald8_exact: list[Evaluation]) -> None:
         assert pair["measure"] == "macroF1" and pair["pAdjusted"] >= pair["pValue"]
     assert [p["pAdjusted"] for p in out["pairs"]] == holm([p["pValue"] for p in out["pairs"]])
     assert json.dumps(out) == json.dumps(compare(qald8_exact, measure="macroF1").to_json())
+
+
+def test_too_few_resamples_or_samples_are_said(qald8_exact: list[Evaluation]) -> None:
+    """``--resamples 1 --samples 1`` printed a "95 % interval" that did not hold the estimate,
+    without a word (explore25 5)."""
+    rough = compare(qald8_exact[:2], resamples=1, samples=1)
+    first, second = rough.warnings
+    assert first.startswith("1 bootstrap resamples leave 0.025 in each tail of a 95% interval")
+    assert "smallest p-value is 0.5, above the 0.05 the first of 1 pairs needs" in second
+    assert rough.to_json()["warnings"] == [first, second]
+    assert compare(qald8_exact[:2], resamples=400, samples=19).warnings == ()  # 10 a tail, p 0.05
+    assert len(compare(qald8_exact, samples=19).warnings) == 1  # 15 pairs: 0.05 / 15 < 0.05
 
 
 def test_tiers_of_the_qald8_train_systems(qald8_exact: list[Evaluation]) -> None:

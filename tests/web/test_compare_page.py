@@ -797,6 +797,13 @@ def test_the_api_compares_two_stored_c2kb_tasks(server) -> None:
         headers={"Accept": "application/json"},
     )
     assert linked.json() == data
+    # 200 resamples leave 5 in each tail of a 95 % interval: said, in the JSON and the page
+    assert data["warnings"] == [
+        "200 bootstrap resamples leave 5 in each tail of a 95% interval, fewer than 10: its "
+        "bounds are rough (the default is 1,000)"
+    ]
+    page = server.get("compare", params={"task": two, "resamples": "200", "seed": "7"})
+    assert 'id="compare-warnings"' in page.text and "bounds are rough" in page.text
     # the QA tasks of the same systems are another comparison
     qa = _demo_tasks(server)
     other = server.post("api/compare", json={"tasks": [qa["demo-strong"], qa["demo-baseline"]]})
