@@ -22,10 +22,23 @@ from service.memory import give_back_memory
 LARGE_WRITE = 100_000  # quads in one add past which its memory is given back at once
 
 
+# the operating system's words for a directory this process may not write (EROFS, EACCES):
+# such a store was said to be a damaged copy, to be restored from a dump (explore26 F5)
+_NOT_WRITABLE = ("Read-only file system", "Permission denied")
+
+
 def damaged(path: Path, err: BaseException) -> ServiceError:
     """A store directory RocksDB cannot read (files missing or changed), said with its likely
     cause: before, each command ended in a traceback."""
     reason = str(err).rstrip(". ")
+    if any(cause in reason for cause in _NOT_WRITABLE):  # not damaged: nothing to restore
+        return ServiceError(
+            f"the store at {path} cannot be opened: {reason}. Its directory is not writable, "
+            "and an embedded store needs write access to it even to read (RocksDB writes its "
+            "LOG and lock files there, also for `export` and the other commands that only "
+            "read): give this user write access, or copy the directory to a writable disk "
+            "while no process has it open"
+        )
     return ServiceError(
         f"the store at {path} cannot be read: {reason}. A copy of a store's directory made "
         "while a process wrote to it is not a backup (RocksDB compacts files away under it): "

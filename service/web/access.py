@@ -131,21 +131,28 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     )
     if owner:
         set_owner_cookie(response, experiment_id, token)
-    elif is_admin(token):
-        # the operator's token in a URL is in every proxy's log and would be kept in a cookie
-        # for 30 days: taken as a Bearer header only, and said to the one who sent it
-        log.warning(
-            "the admin token was given in a URL (?token= on %s): it is not taken there, send "
-            "it as Authorization: Bearer (a proxy's access log may hold it now)",
-            request.path,
-        )
-        raise BadRequest(
-            "the admin token is not taken in a URL (?token=), where proxies' logs keep it: "
-            "send it as Authorization: Bearer"
-        )
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
+
+
+def refuse_admin_token_in_url() -> None:
+    """Every route (a ``before_request`` hook): the operator's token in a URL is in every
+    proxy's log (and on an experiment page would be kept in a cookie for 30 days): taken as a
+    Bearer header only, and said to the one who sent it and in the log, so it is rotated. Only
+    experiment pages said so; an API URL answered 403 "not public yet" (explore26 F2)."""
+    token = request.args.get("token")
+    if token is None or not is_admin(token):
+        return
+    log.warning(
+        "the admin token was given in a URL (?token= on %s): it is not taken there, send "
+        "it as Authorization: Bearer (a proxy's access log may hold it now: rotate it)",
+        request.path,
+    )
+    raise BadRequest(
+        "the admin token is not taken in a URL (?token=), where proxies' logs keep it: "
+        "send it as Authorization: Bearer"
+    )
 
 
 def set_owner_cookie(response: BaseResponse, experiment_id: str, token: str) -> None:

@@ -102,6 +102,7 @@ def create_app(
     atexit.register(state.close)
 
     from service.web import (
+        access,
         api,
         comparing,
         discovery,
@@ -130,6 +131,7 @@ def create_app(
     # the checkout changed under a running server got names this code does not give it (500)
     for name in app.jinja_env.list_templates():
         app.jinja_env.get_template(name)
+    app.before_request(access.refuse_admin_token_in_url)
     app.after_request(_security_headers)
     app.after_request(_cors)
     # programs' GET queries skip Flask's request machinery (same rules; sparql_endpoint.py)

@@ -617,6 +617,23 @@ def test_a_damaged_store_directory_is_said_so_not_a_traceback(
     assert "is not a backup" in said and "gerbil-qa import" in said
 
 
+@pytest.mark.parametrize("cause", ["Read-only file system", "Permission denied"])
+def test_a_store_on_a_read_only_path_is_not_called_damaged(tmp_path: Path, cause: str) -> None:
+    """RocksDB's words for a directory it may not write (a read-only mount, another user's
+    files) were read as a damaged copy, with advice to restore a dump over a healthy store
+    (explore26 F5). The message is RocksDB's as it gave it on a read-only bind mount; the
+    mount itself needs root, which tests do not have."""
+    from service.graph.embedded import damaged
+
+    rocksdb = OSError(f"IO error: While open a file for appending: {tmp_path}/public/LOG: {cause}")
+    said = damaged(tmp_path, rocksdb).message
+    assert said.startswith(f"the store at {tmp_path} cannot be opened: IO error")
+    assert "is not writable" in said and "write access" in said
+    assert "restore" not in said and "is not a backup" not in said
+    corrupt = damaged(tmp_path, RuntimeError("Corruption: missing table 000012.sst")).message
+    assert "is not a backup" in corrupt and "is not writable" not in corrupt
+
+
 def test_another_deployments_experiment_under_a_held_id_is_refused(tmp_path: Path) -> None:
     """Two deployments number experiments alike (yyyyMMdd + counter). Before, importing one's
     dump into the other merged each pair of experiments sharing an id: their graphs mixed and
