@@ -44,6 +44,7 @@ class PublicView:
         self._lock = threading.Lock()
         self._counter = 0
         self._retired: list[tuple[float, Path]] = []
+        self._timer: threading.Timer | None = None
         self.path: Path | None = None
         self.graphs: frozenset[str] = frozenset()
         if work_dir.exists():
@@ -71,6 +72,10 @@ class PublicView:
             return path
 
     def _collect(self) -> None:
+        """Delete the retired snapshots past their grace that no worker holds; the others
+        are looked at again later, by a timer: collected only at the next public write, a
+        burst of publications then a quiet day kept them all (+80 % of the public store on
+        disk, each pinning the files compacted away since; explore26 F4)."""
         now = time.monotonic()
         busy = self._in_use()
         keep: list[tuple[float, Path]] = []
@@ -80,7 +85,21 @@ class PublicView:
             else:
                 shutil.rmtree(path, ignore_errors=True)
         self._retired = keep
+        if keep and self._timer is None:
+            due = max(self._grace - (now - min(t for t, _ in keep)), 0.0) + 1.0
+            self._timer = threading.Timer(due, self._collect_later)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _collect_later(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self.work_dir.exists():
+                self._collect()
 
     def close(self) -> None:
         with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             shutil.rmtree(self.work_dir, ignore_errors=True)
