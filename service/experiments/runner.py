@@ -458,11 +458,18 @@ class ExperimentRunner:
     def _every_beat(self, task: Callable[[], object]) -> None:
         """``task`` at once, then every lease/3 until closed (the store may be away for a
         while: a failure is logged and the next round tries again)."""
+        name, failing = threading.current_thread().name, False
         while True:
             try:
                 task()
-            except Exception as err:
-                log.warning("%s failed: %s", threading.current_thread().name, err)
+            except Exception as err:  # said once, and once when it works again: every round
+                if not failing:  # was two lines a replica, ~720 an hour in an outage
+                    log.warning("%s failed (said again when it works): %s", name, err)
+                failing = True
+            else:
+                if failing:
+                    log.warning("%s works again", name)
+                failing = False
             if self._stop.wait(self.claims.lease / 3):
                 return
 
