@@ -196,7 +196,11 @@ def _serve(args: argparse.Namespace) -> int:
             sock.close()
         raise
 
+    log = logging.getLogger("service.serve")
+    why = ["interrupted"]
+
     def stop(signum: int, frame: object) -> None:  # SIGTERM: leave through the finally below
+        why[0] = f"signal {signal.Signals(signum).name}"
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
@@ -212,9 +216,12 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        # a clean stop said in the log, told from a crash (which leaves nothing; explore26 F7)
+        log.info("shutting down (%s)", why[0])
         if server is not None:
             server.close()
         close_app(app)
+        log.info("stopped")
     return 0
 
 

@@ -482,6 +482,12 @@ class ExperimentRunner:
         self._stop.set()
         with self._lock:
             running = list(self._running.items())
+        if running:  # a clean stop told from a crash, and where its runs went
+            log.info(
+                "stopping: %d running experiment(s) handed over (%s)",
+                len(running),
+                ", ".join(eid for eid, _ in running),
+            )
         for eid, each in running:
             if self.jobs is not None and not each.future.done():
                 with contextlib.suppress(Exception):  # a store away: a kill then counts

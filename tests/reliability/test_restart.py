@@ -30,7 +30,8 @@ BASE = "http://gerbil-qa.test/"  # one base across the restarts (each start gets
 def _stopped_mid_run(store: Path, qa: CountingQA, run: str, how: str) -> dict[str, str]:
     """Submit a run on a fresh server, then stop it (``kill`` or ``stop``) once some answers
     are in and before the last."""
-    served = Served(store, base=BASE, **ENV)
+    log = store.parent / f"serve-{run}.log"
+    served = Served(store, base=BASE, output=log, **ENV)
     try:
         ticket = submit(served, qa, run, 0.4)
         until("some answers", lambda: sum(qa.of(run).values()) > IN_FLIGHT)
@@ -38,6 +39,12 @@ def _stopped_mid_run(store: Path, qa: CountingQA, run: str, how: str) -> dict[st
     finally:
         served.stop()
     assert len(qa.of(run)) < question_count()  # stopped before the end
+    said = log.read_text()
+    if how == "stop":  # a clean stop is in the log, its runs named (explore26 F7)
+        assert f"stopping: 1 running experiment(s) handed over ({ticket['id']})" in said, said
+        assert "shutting down (signal SIGTERM)" in said and said.rstrip().endswith("stopped")
+    else:
+        assert "shutting down" not in said  # a kill leaves nothing: told apart
     return ticket
 
 

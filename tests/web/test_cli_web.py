@@ -98,6 +98,9 @@ def test_serve_starts_with_a_published_demo_and_restarts(tmp_path: Path) -> None
     finally:
         output = _stop(process)
     assert "serving" in output.lower()
+    # a clean stop is in the log, told from a crash (explore26 F7)
+    assert "service.serve: shutting down (signal SIGTERM)" in output
+    assert output.rstrip().endswith("service.serve: stopped"), output[-400:]
     assert not (store / ".public-snapshots").exists()  # cleaned up at exit
 
     process = _start(store, port)  # a restart keeps the store and does not recompute the demo
