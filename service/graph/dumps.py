@@ -10,6 +10,7 @@ dataset, the rest in the private one) and rebuilds the default-graph copy.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -38,7 +39,18 @@ IMPORTING = GQA + "importing"  # on STORE_MARKER, in the private default graph, 
 # scp) is told from a whole one: it parses, and was imported as whole (explore-3 #3). A comment:
 # N-Quads and TriG readers skip it. The count is of distinct quads, what a store loads.
 CLOSING = "# gerbil-qa dump of a whole store: {} quads"
-_CLOSING = re.compile(("^" + re.escape(CLOSING).replace(r"\{\}", "([0-9]+)") + "$").encode())
+# ... and the SHA-256 of every byte before that line: a value edited in place (a score changed,
+# as many quads as before) was imported as whole, and `check` passed it (explore26 F1)
+DIGEST = ", sha256 {}"
+_CLOSING = re.compile(
+    (
+        "^"
+        + re.escape(CLOSING).replace(r"\{\}", "([0-9]+)")
+        + "(?:"
+        + re.escape(DIGEST).replace(r"\{\}", "([0-9a-f]{64})")
+        + ")?$"
+    ).encode()
+)
 IN_PROGRESS = (
     "it was in progress when the dump was made, and a dump holds no runs in progress (its "
     "job stayed with the store it ran in): submit it again"
@@ -91,7 +103,9 @@ def export(storage: Storage, *, format: str = "nquads", experiment_id: str | Non
     kwargs = {"prefixes": PREFIXES} if syntax.name in ("turtle", "trig") else {}
     data = ox.serialize(quads, format=syntax.oxigraph_format(), **kwargs)  # type: ignore[arg-type]
     if experiment_id is None:
-        data = (data or b"") + CLOSING.format(len(set(quads))).encode() + b"\n"
+        data = data or b""
+        digest = hashlib.sha256(data).hexdigest()
+        data += (CLOSING.format(len(set(quads))) + DIGEST.format(digest)).encode() + b"\n"
     return data or b""
 
 
@@ -185,6 +199,16 @@ def closing(data: bytes) -> int | None:
     return int(found.group(1)) if found is not None else None
 
 
+def _said_digest(data: bytes) -> tuple[str, str] | None:
+    """The SHA-256 a dump's closing line says, and that of the bytes before the line; None:
+    a closing line without one (a dump made before 2026-11-29)."""
+    body, _, last = data.rstrip().rpartition(b"\n")
+    found = _CLOSING.match(last.strip())
+    if found is None or found.group(2) is None:
+        return None
+    return found.group(2).decode(), hashlib.sha256(body + b"\n" if body else b"").hexdigest()
+
+
 def _check_whole(scratch: Any, data: bytes, *, source: str, legacy: bool) -> None:
     """Refuse a dump that is not whole (see :func:`read_dump`)."""
     import pyoxigraph as ox
@@ -197,6 +221,14 @@ def _check_whole(scratch: Any, data: bytes, *, source: str, legacy: bool) -> Non
             raise BadRequest(
                 f"{source}:{lines}: the closing line says {said} quads, the dump holds {held}: "
                 "lines were lost or edited (nothing imported)"
+            )
+        digests = _said_digest(data)
+        if digests is not None and digests[0] != digests[1]:
+            raise BadRequest(
+                f"{source}:{lines}: the closing line says the dump's SHA-256 is {digests[0]}, "
+                f"its bytes give {digests[1]}: it was edited after export (nothing imported). "
+                "To import an edited dump on purpose, delete its closing line and import it "
+                "with --legacy-dump, unchecked"
             )
         return
     marker = ox.NamedNode(STORE_MARKER)
