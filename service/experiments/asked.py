@@ -208,7 +208,9 @@ class Reference:
     def info(self) -> SystemInfo:
         from service.graph.results import SystemInfo
 
-        return SystemInfo(self.name, description=f"reference system {self.reference}")
+        return SystemInfo(
+            self.name, description=f"reference system {self.reference}", reference=True
+        )
 
     def check(self, *, policy: NetworkPolicy | None, has_kb: bool) -> None:
         from service.systems.reference import SYSTEM_NAMES

@@ -74,6 +74,7 @@ class SystemInfo:
     label: str | None = None
     endpoint: str | None = None
     description: str | None = None
+    reference: bool = False  # runs here to give a reference (gqa:ReferenceSystem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +320,8 @@ def experiment_quads(
             g.add(sys_uri, _p(GQA, "endpoint"), endpoint)
         if info.description:
             g.add(sys_uri, _p(RDFS, "comment"), n.literal(info.description))
+        if info.reference:  # leaderboards show it for scale, rank and tier the others
+            g.add(sys_uri, TYPE, _p(GQA, "ReferenceSystem"))
 
     # -- uploaded files ---------------------------------------------------------------------
     for k, up in enumerate(record.uploads, start=1):

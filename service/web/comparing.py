@@ -554,6 +554,12 @@ def leaderboard_tiers(
     return out
 
 
+REFERENCE = (
+    "a reference system (gold-sparql: the gold queries run on the KB, the upper bound; or a "
+    "baseline run here): shown for scale, neither ranked nor tested against the systems"
+)
+
+
 ALONE = (
     "the only row here whose per-question results are tested: its interval, and no tier, "
     "which compares rows"

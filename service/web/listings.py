@@ -127,6 +127,9 @@ class LeaderboardRow:
     # what a person reads as the row's language: the languages a pooled (mul) task holds,
     # "en,es" (en,es and en,de are other rows; "mul" is a code few readers know)
     language_tag: str = ""
+    # a reference system's run (gold-sparql: the gold queries on the KB, the upper bound;
+    # a baseline run here): shown for scale, neither ranked nor tiered with the systems tested
+    reference: bool = False
 
     @property
     def languages(self) -> str:
@@ -195,7 +198,28 @@ def leaderboard(
         )
     # the pooled rows' languages, an index lookup each (the query sorts; it reads no tag)
     tags = language_tags(t for t, row in seen.items() if row.language == "mul")
-    return [replace(row, language_tag=tags.get(t, "")) for t, row in seen.items()]
+    references = reference_tasks(seen)
+    return [
+        replace(row, language_tag=tags.get(t, ""), reference=t in references)
+        for t, row in seen.items()
+    ]
+
+
+def reference_tasks(tasks: Iterable[str]) -> set[str]:
+    """The tasks among ``tasks`` of a reference system (``gqa:ReferenceSystem`` in the task's
+    graph; a graph written before that class, 2026-11-29, says it in the system's comment,
+    "reference system gold-sparql"). gold-sparql was ranked first and tiered on a public
+    leaderboard like a participant, and its pairs joined Holm's family (explore25 2)."""
+    wanted = sorted(set(tasks))
+    if not wanted:
+        return set()
+    rows = _select(
+        f"""SELECT DISTINCT ?task WHERE {{ VALUES ?task {{ {" ".join(map(_iri, wanted))} }}
+  GRAPH ?g {{ ?task gerbil:annotator ?s .
+    {{ ?s a gqa:ReferenceSystem }} UNION
+    {{ ?s rdfs:comment ?c FILTER(STRSTARTS(STR(?c), "reference system ")) }} }} }}"""
+    )
+    return {_v(r["task"]) or "" for r in rows}
 
 
 def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> bytes:

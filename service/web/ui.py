@@ -283,13 +283,18 @@ def leaderboard_model(
         and chosen.sort in COUNT_MEASURES
     )
     comparable = alike and bool(top)
+    tested = [r for r in top if not r.reference][:top_n]  # a reference run is no participant
     standings = (
-        comparing.leaderboard_tiers(
-            [r.task for r in top[:top_n]], chosen.sort, chosen.experiment_type
-        )
+        comparing.leaderboard_tiers([r.task for r in tested], chosen.sort, chosen.experiment_type)
         if comparable
         else {}
     )
+    if comparable:
+        standings.update(
+            (r.task, comparing.Standing(None, None, reason=comparing.REFERENCE))
+            for r in top
+            if r.reference
+        )
     if page.offset:  # the page's rows only: the note says whose tiers they are
         standings = {r.task: standings[r.task] for r in shown if r.task in standings}
     return {
@@ -355,21 +360,26 @@ def _competition_ranks(
     ranks: dict[str, int | None] = {}
     other_runs: dict[str, str] = {}
     best: dict[tuple[str, str, str, str], tuple[str, int]] = {}  # system's key → (task, rank)
-    previous: tuple[float | None, int] | None = None
+    # ranks count within a dataset, language(s) and profile: rows mixing them were numbered
+    # 1 to 6 across all, so a system's rank in its language depended on the others (explore25 13)
+    counted: dict[tuple[str, str, str], int] = {}
+    previous: dict[tuple[str, str, str], tuple[float, int]] = {}
     for row in [*before, *shown]:
         score = row.measures.get(sort)
-        if score is None:
+        if score is None or row.reference:  # a reference run is shown, not ranked
             ranks[row.task] = None
             continue
-        key = (row.system, row.dataset, row.languages, row.profile)
+        group = (row.dataset, row.languages, row.profile)
+        key = (row.system, *group)
         if key in best:
             other_runs[row.task], ranks[row.task] = best[key]
             continue
-        position = len(best) + 1
-        rank = previous[1] if previous and same_score(previous[0], score) else position
+        counted[group] = position = counted.get(group, 0) + 1
+        last = previous.get(group)
+        rank = last[1] if last and same_score(last[0], score) else position
         best[key] = (row.task, rank)
         ranks[row.task] = rank
-        previous = (score, rank)
+        previous[group] = (score, rank)
     return ranks, other_runs
 
 
@@ -411,6 +421,7 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "errorCount": _count(model["measures"].get(row.task, {}).get("errorCount")),
                 # another run of a system ranked above: the task of its ranked (best) run
                 "otherRunOf": model["other_runs"].get(row.task),
+                "reference": row.reference,  # a reference system's run: shown, not ranked
             }
         )
     return out
@@ -449,6 +460,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header += ["tierNote"]  # why a row has no tier
     header += ["otherRunOf"]  # another run of a ranked system: its ranked run's task
     header += [f"{sort}UndefinedResamples"]  # beside an interval: resamples left out of it
+    header += ["reference"]  # a reference system's run: shown for scale, not ranked
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -458,6 +470,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             + [low, high, r["signature"], r["languageTag"]]
             + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
             + [r["tierNote"], r["otherRunOf"], r["undefinedResamples"].get(sort)]
+            + ["true" if r["reference"] else "false"]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 

@@ -400,7 +400,9 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
             for r in both["rows"]
             if r["system"] == "alpha"
         ]
-        assert alpha == [(1, "fair", None), (2, "exact", None)]  # a rank in each profile
+        # a rank in each profile, counted within it: the exact row was 2nd of rows it was
+        # never ranked against (explore25 13)
+        assert alpha == [(1, "fair", None), (1, "exact", None)]
         path = both["uri"][len(site.url) :]
         shown = site.get(path, headers=HTML).text
         assert '<th scope="col">Profile</th>' in shown and 'id="ranks-mixed"' in shown
@@ -494,5 +496,54 @@ def test_a_frozen_row_says_on_how_many_resamples_its_measure_was_undefined(tmp_p
         # a board whose measure was never undefined keeps the id it had (no count in its rows)
         plain = site.post("api/leaderboards", json={"title": "F1"}).json()
         assert all(r["undefinedResamples"] is None for r in plain["rows"])
+    finally:
+        stop_server(site)
+
+
+def test_a_reference_system_is_shown_for_scale_not_ranked_or_tiered(tmp_path) -> None:
+    """gold-sparql (the gold queries run on the KB, the upper bound) was ranked 1st and tiered
+    on a public leaderboard like a participant, and its pairs joined Holm's family, moving the
+    participants' tiers (explore25 2). Its row stays, marked, without rank or tier; the
+    participants are ranked from 1 and tested among themselves; a frozen board leaves it out."""
+    from service.paths import DEMO_DIR
+
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        files = [("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes()))]
+        for system, answers in (("alpha", "strong"), ("beta", "partial")):
+            body = (DEMO_DIR / f"answers-{answers}.json").read_bytes()
+            files.append(("answers", (f"{system}.json", body)))
+        data = {"profile": "fair", "kb": "demo", "reference": "gold=gold-sparql"}
+        made = site.post("api/experiments", files=files, data=data)
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        site.wait_finished(ticket["id"], ticket["token"])
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).ok
+        live = site.get("leaderboards", params={"format": "json"}).json()["rows"]
+        by_system = {r["system"]: r for r in live}
+        gold = by_system["gold"]
+        assert gold["measures"]["macroF1"] == 1.0  # the upper bound: ranked first before
+        assert (gold["rank"], gold["tier"], gold["reference"]) == (None, None, True)
+        assert gold["tierNote"].startswith("a reference system (gold-sparql")
+        assert [(by_system[s]["rank"], by_system[s]["reference"]) for s in ("alpha", "beta")] == [
+            (1, False),
+            (2, False),
+        ]
+        assert "|pairs:1|" in by_system["alpha"]["tierSignature"]  # alpha and beta alone
+        page = site.get("leaderboards", headers=HTML).text
+        assert "reference system: for scale, not ranked" in page
+        table = site.get("leaderboards", params={"format": "csv"}).text.splitlines()
+        header = table[0].split(",")
+        assert header[-1] == "reference"
+        assert sorted(line.rsplit(",", 1)[1] for line in table[1:]) == ["false", "false", "true"]
+        # the graph says it: a class of our vocabulary, not a comment to parse
+        ask = (
+            "ASK { ?t <http://w3id.org/gerbil/vocab#annotator> ?s . "
+            "?s a <http://w3id.org/gerbil/qa/vocab#ReferenceSystem> }"
+        )
+        assert site.get("sparql", params={"query": ask}).json()["boolean"] is True
+        frozen = site.post("api/leaderboards", json={"title": "Participants"}).json()
+        assert [r["system"] for r in frozen["rows"]] == ["alpha", "beta"]
     finally:
         stop_server(site)
