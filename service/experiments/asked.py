@@ -173,7 +173,8 @@ class Text2SparqlService(WebService):
                 "kb: RDF files or a SPARQL endpoint URL; --kb on the command line)",
                 field="kb",
             )
-        super().check(policy=policy, has_kb=has_kb)
+        # the class is rebuilt for its slots: a bare super() names the one it replaced
+        WebService.check(self, policy=policy, has_kb=has_kb)
 
     def _obtained(self, run: SystemRun, ctx: SystemContext) -> Obtained:
         from service.systems.archive import QUERY_FORMAT
