@@ -26,6 +26,12 @@ class CallSetting:
     default: float
     label: str
     description: str
+    attribute: str = ""  # the RunOptions field, where it is not ``name`` (a camelCase name)
+
+    @property
+    def field(self) -> str:
+        """The ``RunOptions`` field that holds it."""
+        return self.attribute or self.name
 
     @property
     def iri(self) -> str:
@@ -65,6 +71,19 @@ CALL_SETTINGS: tuple[CallSetting, ...] = (
         4,
         "calls at once",
         "Calls in flight at once, per web service.",
+    ),
+    CallSetting(
+        "maxErrorRate",
+        float,
+        0,
+        1,
+        0.25,  # GERBIL's error-rate rule
+        "share of failed questions that stops a service",
+        "The share of its questions a web service may fail before it is stopped and left "
+        "out of the experiment (GERBIL's error-rate rule: 0.25, also of the first 20 calls "
+        "or more). 1: never stopped, every question asked and each failure scored 0, as "
+        "TEXT2SPARQL'25 scored a slow or failing service.",
+        attribute="max_error_rate",
     ),
 )
 

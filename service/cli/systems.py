@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from service.call_settings import CALLED
 from service.cli import add_store_option
 from service.errors import BadRequest, ServiceError
 from service.systems.interfaces import INTERFACES
@@ -170,6 +171,13 @@ def register(sub: Any) -> None:
         "--output",
         type=Path,
         help="write the answer file here (QALD-JSON; TEXT2SPARQL answers JSON for text2sparql)",
+    )
+    run.add_argument(
+        "--max-error-rate",
+        type=float,
+        default=CALLED["maxErrorRate"].default,
+        metavar="SHARE",
+        help=CALLED["maxErrorRate"].description,
     )
     _add_call_options(run)
     run.set_defaults(handler=_run)
@@ -415,6 +423,7 @@ def _run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         interface=args.interface,
         dataset_id=dataset.file_id,
+        max_error_rate=args.max_error_rate,
     )
     show = sys.stderr.isatty()
 

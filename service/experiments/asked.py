@@ -98,6 +98,7 @@ class WebService:
             concurrency=options.concurrency,
             timeout=options.timeout,
             retries=options.retries,
+            max_error_rate=options.max_error_rate,
             interface=self.interface,
             dataset_id=dataset_id,
             headers=self.headers,

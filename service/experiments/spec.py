@@ -161,6 +161,7 @@ class RunOptions:
     concurrency: int = int(CALLED["concurrency"].default)
     timeout: float = CALLED["timeout"].default
     retries: int = int(CALLED["retries"].default)
+    max_error_rate: float = CALLED["maxErrorRate"].default
     revision_of: str | None = None  # the experiment this run revises (re-scores or replaces)
     # a re-scoring that revises another experiment than the one whose answers it scores (a
     # newer run's answers moved onto a dataset version where an older one's stand): that one
@@ -174,6 +175,7 @@ class RunOptions:
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "retries": self.retries,
+            "maxErrorRate": self.max_error_rate,
             **({"revisionOf": self.revision_of} if self.revision_of else {}),
             **({"answersOf": self.answers_of} if self.answers_of else {}),
         }
@@ -185,6 +187,8 @@ class RunOptions:
             known["revision_of"] = str(data["revisionOf"])
         if data.get("answersOf"):
             known["answers_of"] = str(data["answersOf"])
+        if data.get("maxErrorRate") is not None:  # a spec kept before it has none
+            known["max_error_rate"] = float(data["maxErrorRate"])
         return cls(**known)
 
 
@@ -193,7 +197,7 @@ def call_settings_of(spec: ExperimentSpec) -> tuple[tuple[CallSetting, float], .
     asked none (answer files, references)."""
     if all(s.from_files or s.kind == "reference" for s in spec.systems):
         return ()
-    return tuple((c, float(getattr(spec.options, c.name))) for c in CALL_SETTINGS)
+    return tuple((c, float(getattr(spec.options, c.field))) for c in CALL_SETTINGS)
 
 
 @dataclass(frozen=True, slots=True)

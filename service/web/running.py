@@ -505,7 +505,7 @@ def replacing() -> Replacing | None:
         fields["kb"] = spec.kb.name
     fields["force"] = "1" if spec.options.force else ""
     for setting in CALL_SETTINGS:
-        value = getattr(spec.options, setting.name)
+        value = getattr(spec.options, setting.field)
         fields[setting.name] = "" if value == setting.default else f"{value:g}"
     names, answer_files, secret = [], [], []
     boxes: dict[str, list[str]] = {"webservice": [], "text2sparql": []}

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from service.call_settings import CALLED
 from service.dataset_about import parse_title
 from service.errors import BadRequest, FormatError
 from service.systems.secret_headers import check_headers, parse_box
@@ -564,7 +565,7 @@ def to_spec(
         options=RunOptions(
             force=raw.force,
             revision_of=raw.revision_of,
-            **dict(raw.calls),  # type: ignore[arg-type]
+            **{CALLED[name].field: value for name, value in raw.calls},  # type: ignore[arg-type]
         ),
     )
     return spec, uploads

@@ -280,6 +280,13 @@ def test_an_aborted_run_says_what_was_never_asked_and_rescores_its_errors(
     result = json.loads(scored.stdout)
     assert result["results"]["QA"]["errorCount"] == n  # 3 failed calls + 4 never asked
     assert {e["status"] for e in result["questions"]} == {"error"}
+    # --max-error-rate 1: every question asked, as TEXT2SPARQL'25 asked (explore25 8)
+    every = _cli(
+        *("system", "run", gold, "--dataset", str(changed), "--name", "gold-sparql"),
+        *("--allow", "127.0.0.1/32", "--output", str(output), "--max-error-rate", "1"),
+    )
+    assert every.returncode == 0, every.stdout + every.stderr
+    assert f"gold-sparql: {n} questions: {n} asked, 4 failed, 0 never asked" in every.stdout
 
 
 def test_a_refused_local_service_names_the_command_lines_allow_option(

@@ -219,6 +219,37 @@ def test_a_run_aborted_by_the_error_rate_rule_ends_in_error_saying_so(app: Any) 
     assert all("400" in e["reason"] for e in system["errorReasons"])
 
 
+def test_max_error_rate_1_asks_every_question_and_scores_each_failure_0(app: Any) -> None:
+    """TEXT2SPARQL'25 scored a failing service's questions 0; the error-rate rule left such a
+    service out, with no switch (explore25 8). ``maxErrorRate`` 1: every question asked, each
+    failure scored 0, the setting recorded with the run."""
+    client = app.test_client()
+    questions = (DEMO_DIR / "questions.json").read_text(encoding="utf-8")
+    with ServedSystem(_refusing) as refusing:
+        body = {
+            "dataset": {"filename": "questions.json", "content": questions},
+            "systems": [{"name": "refusing", "url": refusing.url}],
+            "kb": "demo",
+            "retries": 0,
+            "maxErrorRate": 1,
+        }
+        eid, token = _submitted(client, body)
+        status = _wait(client, eid, token, "finished", "error", "cancelled")
+    assert status["status"] == "finished", status
+    [evaluation] = status["evaluations"]
+    qa = evaluation["results"]["QA"]
+    assert (qa["errorCount"], qa["macroF1"]) == (14, 0.0)
+    assert not status.get("notes")
+    refused = client.post("/api/experiments", json={**body, "maxErrorRate": 1.5})
+    assert refused.status_code == 400
+    assert "maxErrorRate: 1.5, expected a number from 0 to 1" in refused.get_json()["error"]
+    storage = app.extensions[EXTENSION].storage
+    said = storage.private.query(
+        "SELECT ?v WHERE { GRAPH ?g { ?e <http://w3id.org/gerbil/qa/vocab#callMaxErrorRate> ?v } }"
+    )
+    assert [float(row["v"].value) for row in said] == [1.0]  # type: ignore[index]
+
+
 def test_a_system_the_error_rate_rule_stops_leaves_the_others_scored(app: Any) -> None:
     """GERBIL ends the failing system's task, not the experiment: before, one service that
     failed every call ended the whole experiment as error and dropped the other systems'
