@@ -535,7 +535,12 @@ def leaderboard_tiers(
     except ServiceError:
         return {}
     out = apart
-    for (task, _), system in zip(kept, result.systems, strict=True):
+    # the comparison lists its systems best first by ITS measure and tier: taken by name, not
+    # by position (zipped with the board's order, a board sorted by micro F1 gave rows the
+    # intervals and tiers of others, and froze them so; explore24 5)
+    by_name = {s.system: s for s in result.systems}
+    for task, evaluation in kept:
+        system = by_name[evaluation.system]
         ci = system.intervals.get(ExperimentType(experiment_type), {}).get(measure)
         pair = (ci.low, ci.high) if ci and ci.low is not None and ci.high is not None else None
         count, drawn = (ci.undefined, ci.resamples) if ci else (0, 0)

@@ -547,3 +547,38 @@ def test_a_reference_system_is_shown_for_scale_not_ranked_or_tiered(tmp_path) ->
         assert [r["system"] for r in frozen["rows"]] == ["alpha", "beta"]
     finally:
         stop_server(site)
+
+
+@pytest.mark.parametrize("sort", ["microF1", "microPrecision", "macroF1"])
+def test_each_row_has_its_own_interval_and_tier_whatever_the_sort(tmp_path, sort: str) -> None:
+    """Sorted by micro F1 or micro precision, rows showed the intervals and tiers of other
+    rows (the comparison's systems, best first by tier, were zipped with the board's rows by
+    position), and a frozen board kept them (explore24 5). Each row's interval holds its own
+    value; rows of the same answers have the same interval and tier, live and frozen."""
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        _publish_runs(site, ("alpha", "strong"), ("beta", "partial"), ("gamma", "baseline"))
+        _publish_runs(site, ("delta", "partial"), ("epsilon", "baseline"))
+        live = site.get("leaderboards", params={"format": "json", "sort": sort}).json()["rows"]
+        assert len(live) == 5
+        for row in live:
+            value = row["measures"][sort]
+            low, high = row["intervals"][sort]
+            assert low <= value <= high, (row["system"], value, low, high)
+        by = {r["system"]: (r["tier"], r["intervals"][sort]) for r in live}
+        assert by["beta"] == by["delta"] and by["gamma"] == by["epsilon"], by
+        frozen = site.post("api/leaderboards", json={"sort": sort}).json()["rows"]
+        kept = {r["system"]: (r["tier"], [r["scoreLow"], r["scoreHigh"]]) for r in frozen}
+        assert kept == by
+        # rows in an order the comparison does not list them in (worst first, as a board
+        # sorted by another measure than the tiers' order has them): each its own standing
+        from service.web import comparing
+
+        worst_first = [r["task"] for r in reversed(live)]
+        with site.app.app_context():
+            standings = comparing.leaderboard_tiers(worst_first, sort)
+        for row in live:
+            assert list(standings[row["task"]].interval or ()) == row["intervals"][sort]
+            assert standings[row["task"]].tier == row["tier"], row["system"]
+    finally:
+        stop_server(site)
