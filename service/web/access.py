@@ -116,6 +116,20 @@ def require_experiment(experiment_id: str):  # -> ExperimentStatus
     return services().storage.experiments.status(experiment_id)
 
 
+def not_public_yet(experiment_id: str) -> str:
+    """Why an unpublished experiment is refused: a token sent that is not its owner's is
+    said to be wrong (it read "not public yet … open the link with your owner token", as if
+    none had been sent; explore24 2)."""
+    said = f"experiment {experiment_id} is not public yet"
+    sent = bearer_token() or request.args.get("token")
+    if sent and not is_owner(experiment_id, sent):
+        return (
+            f"{said}, and the token sent is not its owner token: check the owner link or "
+            "token you were given at submission (it is shown once)"
+        )
+    return said
+
+
 def token_redirect(experiment_id: str) -> BaseResponse | None:
     """Handle ``?token=`` on an experiment URL: remember a valid token in a cookie, then
     redirect to the URL without it. ``None`` when there is no token parameter."""
@@ -131,6 +145,10 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     )
     if owner:
         set_owner_cookie(response, experiment_id, token)
+    elif EXPERIMENT_ID.match(experiment_id) and not services().storage.experiments.is_public(
+        experiment_id
+    ):  # said here: the page it redirected to had forgotten a token was given
+        raise Forbidden(not_public_yet(experiment_id))
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"
     return response

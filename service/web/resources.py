@@ -27,7 +27,7 @@ from service.graph.terms import DCAT, DCT, FOAF, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, catalog_pages, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
-from service.web.access import is_owner, require_experiment, token_redirect
+from service.web.access import is_owner, not_public_yet, require_experiment, token_redirect
 from service.web.citation import Citation, citation_for, experiment_subject, scoring_note
 from service.web.describe import (
     ELSEWHERE_EXPERIMENT,
@@ -170,12 +170,15 @@ ENDED_WITHOUT_RESULTS = {"error": "it ended in error", "cancelled": "it was canc
 
 
 def not_public(experiment_id: str, uri: str, rep: conneg.Representation) -> BaseResponse:
+    said = not_public_yet(experiment_id)  # a wrong token sent is said to be wrong
     message = (
-        f"Experiment {experiment_id} is not public yet. Its URI {uri} is reserved and will show "
-        "the results once its owner publishes them."
+        f"{said[0].upper()}{said[1:]}. Its URI {uri} is reserved and will show the results "
+        "once its owner publishes them."
     )
     if rep is conneg.HTML:
-        page = render_template("not_public.html", experiment_id=experiment_id, uri=uri)
+        page = render_template(
+            "not_public.html", experiment_id=experiment_id, uri=uri, wrong_token="token" in said
+        )
         response = Response(page, status=403, content_type="text/html; charset=utf-8")
     else:
         response = Response(message + "\n", status=403, content_type="text/plain; charset=utf-8")
@@ -229,7 +232,7 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
 
     _status, store, private = _experiment_store(experiment_id, conneg.HTML)
     if store is None:
-        raise Forbidden(f"experiment {experiment_id} is not public yet")
+        raise Forbidden(not_public_yet(experiment_id))
     storage = services().storage
     sha = sha256.lower()
     graph = storage.uris.experiment_graph(experiment_id)

@@ -35,7 +35,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service.dataset_about import ABOUT_FIELDS, named_version
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
-from service.web.access import is_owner, require_experiment
+from service.web.access import is_owner, not_public_yet, require_experiment
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
 from service.web.ui import page_of
@@ -152,7 +152,7 @@ def status_payload(experiment_id: str) -> dict[str, Any]:
     state = services()
     status = require_experiment(experiment_id)
     if not status.public and not is_owner(experiment_id):
-        raise Forbidden(f"experiment {experiment_id} is not public yet")
+        raise Forbidden(not_public_yet(experiment_id))
     progress = None if status.status == "finished" else state.runner.progress(experiment_id)
     # An ended run keeps its progress (the errors and their reasons) but no clock and no
     # phase: its last progress has no end time, so the time since it started would grow for

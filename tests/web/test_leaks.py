@@ -180,9 +180,18 @@ def test_every_representation_is_403_for_others(server, fresh: Private) -> None:
     page = server.get(f"experiment/{fresh.id}", headers={"Accept": "text/html"})
     assert "not public yet" in page.text
     assert page.headers["Cache-Control"] == "no-store"
-    # a wrong token is no better than none
+    # a wrong token is no better than none, and is said to be wrong (explore24 2: it read as
+    # if none had been sent)
     wrong = server.get(f"experiment/{fresh.id}.ttl", headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 403
+    assert "the token sent is not its owner token" in wrong.text
+    assert fresh.system not in wrong.text
+    api = server.get(f"api/experiments/{fresh.id}", headers={"Authorization": "Bearer nope"})
+    assert api.status_code == 403 and "the token sent is not its owner token" in api.text
+    link = server.get(f"experiment/{fresh.id}", params={"token": "nope"}, allow_redirects=False)
+    assert link.status_code == 403 and "Set-Cookie" not in link.headers
+    assert "the token sent is not its owner token" in link.text
+    assert "the token sent is not" not in page.text  # none sent: nothing said of one
 
 
 def test_owner_sees_it_with_the_token(server, fresh: Private) -> None:
@@ -215,11 +224,12 @@ def test_token_link_sets_a_cookie_and_strips_the_token(server, fresh: Private) -
     page = session.get(f"{server.url}experiment/{fresh.id}", headers={"Accept": "text/html"})
     assert page.status_code == 200
     assert fresh.system in page.text and "Private" in page.text
-    # a wrong token is dropped as well, without a cookie
+    # a wrong token gets no cookie, and is said to be wrong (it was dropped in a redirect to
+    # a page that then asked for the token already given; explore24 2)
     other = requests.get(
         f"{server.url}experiment/{fresh.id}", params={"token": "wrong"}, allow_redirects=False
     )
-    assert other.status_code == 303 and "Set-Cookie" not in other.headers
+    assert other.status_code == 403 and "Set-Cookie" not in other.headers
 
 
 def test_others_cannot_publish_or_attach(server, fresh: Private) -> None:
