@@ -578,6 +578,15 @@ def json_elsewhere(endpoint: str, **values: Any) -> BaseResponse:
     return moved
 
 
+@bp.get("/datasets")
+def datasets_page() -> BaseResponse:
+    """The navigation's "Datasets" is the catalogue (``/catalog``): ``/datasets``, beside
+    ``/experiments`` and ``/systems``, was a 404 (explore24 6). Its query (a page) kept."""
+    query = request.query_string.decode("latin-1")
+    target = url_for("resources.catalog") + (f"?{query}" if query else "")
+    return redirect(target, code=301)
+
+
 @bp.get("/experiments")
 def experiments() -> BaseResponse:
     """Published experiments, newest first, a page at a time; the page's rows as CSV too

@@ -315,3 +315,12 @@ def test_a_bad_page_size_setting_is_refused(value: str) -> None:
     with pytest.raises(BadRequest, match="setting catalog_page_size"):
         load_config({}, environ={"GERBIL_QA_CATALOG_PAGE_SIZE": value})
     assert load_config({}, environ={}).catalog_page_size == 1000
+
+
+def test_datasets_is_the_catalogue(server) -> None:
+    """The navigation's "Datasets" is /catalog; /datasets, beside /experiments and /systems,
+    was a 404 (explore24 6)."""
+    moved = server.get("datasets", params={"page": "1"}, allow_redirects=False)
+    assert moved.status_code == 301
+    assert moved.headers["Location"].endswith("/catalog?page=1")
+    assert server.get("datasets", allow_redirects=True).status_code == 200
