@@ -324,3 +324,21 @@ def test_datasets_is_the_catalogue(server) -> None:
     assert moved.status_code == 301
     assert moved.headers["Location"].endswith("/catalog?page=1")
     assert server.get("datasets", allow_redirects=True).status_code == 200
+
+
+def test_an_experiment_page_says_how_its_kb_checksum_is_made(server) -> None:
+    """The page listed the KB file's SHA-256 and a signature naming another checksum, with no
+    word of how one comes from the other (explore24 3): it says so, and the recipe it gives
+    gives the signature's value."""
+    import hashlib
+    import re
+
+    from service.paths import DEMO_DIR
+
+    [demo] = server.get("api/experiments").json()["experiments"]
+    page = server.get(f"experiment/{demo['id']}", headers={"Accept": "text/html"}).text
+    assert 'id="kb-identity-note"' in page and "(listed above as File (kb))" in page
+    found = re.search(r"kb:file:sha256:([0-9a-f]{64})", page)
+    assert found is not None
+    file_digest = hashlib.sha256((DEMO_DIR / "kb.ttl").read_bytes()).digest()
+    assert hashlib.sha256(file_digest).hexdigest() == found.group(1)
