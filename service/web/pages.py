@@ -869,11 +869,13 @@ def task_csv(page: TaskPage) -> bytes:
             *(r.measures.get(m) for m in QUESTION_MEASURES),
             _cell(r.given),
             _cell(r.gold),
-            r.language,
+            # a one-language task's records name none: the task's (empty cells read as
+            # unknown, explore24 4)
+            r.language or (None if "," in page.task.language_tag else page.task.language_tag),
             r.outcome,
             r.answer_type,
             *(_yes_no(r.features.get(f)) for f in FEATURES),
-            r.runtime_ms,
+            r.runtime_ms,  # as the API gives it (its JSON and this table agree to the digit)
             r.error,
             r.attempts,
             r.retry_reason,
