@@ -844,8 +844,10 @@ def test_compare_answer_files_over_http(server) -> None:
     assert response.status_code == 200, response.text
     data = response.json()
     assert list(data) == [
-        *("dataset", "profile", "signature", "seed", "resamples", "test", "systems", "pairs")
+        *("dataset", "profile", "signature", "seed", "resamples", "test", "systems", "pairs"),
+        "warnings",  # 200 resamples: rough bounds, said
     ]
+    assert data["warnings"] and "bounds are rough" in data["warnings"][0]
     assert data["profile"] == "exact" and data["resamples"] == 200
     assert {s["system"] for s in data["systems"]} == {"strong", "partial"}
     assert {s["system"]: s["tier"] for s in data["systems"]}["strong"] == 1
@@ -1061,7 +1063,7 @@ def test_text2sparql_sub_experiments_score_the_gold_queries_1_stored_and_compare
     published = json.loads((franz / "ck25_eval.json").read_text())["average"]
     assert results["FRANZ"]["QA"]["macroF1"] == pytest.approx(published["set_F"], abs=1e-9)
     assert results["gold-queries"]["QA"]["macroF1"] == pytest.approx(0.928, abs=0.001)
-    assert "|subexperiments:standard|" in state["evaluations"][0]["signature"]
+    assert "|subexperiments:standard-answered|" in state["evaluations"][0]["signature"]
 
     c2kb = [r["task"] for r in state["results"] if r["experimentType"] == "C2KB"]
     compared = server.post(
