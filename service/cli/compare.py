@@ -21,7 +21,7 @@ from service.errors import BadRequest
 if TYPE_CHECKING:
     from service.evaluation.comparison import Comparison
 
-OUTPUTS = ("table", "json", "csv")
+OUTPUTS = ("table", "json", "csv", "pairs-csv", "latex")
 TESTS = ("auto", "ar", "mcnemar", "bootstrap")
 
 
@@ -101,6 +101,10 @@ def emit(result: Comparison, output: str, out: TextIO, *, measure: str) -> None:
         out.write(json.dumps(data, ensure_ascii=False) + "\n")
     elif output == "csv":
         _csv(data, out, measure=measure)
+    elif output == "pairs-csv":
+        _pairs_csv(data, out)
+    elif output == "latex":
+        _latex(data, out, measure=measure)
     else:
         _table(data, out, measure=measure)
 
@@ -167,3 +171,51 @@ def _csv(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
         count = s.get("undefinedResamples", {}).get("QA", {}).get(measure)
         value = s["results"].get("QA", {}).get(measure)
         writer.writerow([s["system"], s["tier"], value, *ci, count])
+
+
+def _pairs_csv(data: dict[str, Any], out: TextIO) -> None:
+    """One row per pair tested: the difference and both p-values, as the JSON has them (the
+    systems' CSV has none: a paper's table of tests was copied by hand; explore25 9)."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["a", "b", "measure", "difference", "pValue", "pAdjusted", "test"])
+    for p in data["pairs"]:
+        row = [p["a"], p["b"], p["measure"], p["difference"], p["pValue"], p["pAdjusted"]]
+        writer.writerow([*row, data["test"]])
+
+
+_LATEX_SPECIAL = {c: f"\\{c}" for c in "&%$#_{}"} | {
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+}
+
+
+def _tex(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
+    """Two booktabs tables for a paper: the systems (tier, the measure, its interval) and the
+    pairs (difference, p, Holm-adjusted p), the signature in a comment above them."""
+    from service.evaluation.comparison import format_p_value
+    from service.evaluation.measures import MEASURES
+
+    level = "95\\%"
+    label = MEASURES[measure].label if measure in MEASURES else measure  # "macro F1"
+    out.write(f"% gerbil-qa compare, signature {data['signature']}\n")
+    out.write("% needs \\usepackage{booktabs}\n")
+    out.write("\\begin{tabular}{rlrl}\n\\toprule\n")
+    out.write(f"Tier & System & {_tex(label)} & {level} interval \\\\\n\\midrule\n")
+    for s in data["systems"]:
+        tier = "--" if s["tier"] is None else str(s["tier"])
+        value = _value(s["results"].get("QA", {}).get(measure))
+        shown = _tex(_interval(s, measure, data))
+        out.write(f"{tier} & {_tex(s['system'])} & {value} & {shown} \\\\\n")
+    out.write("\\bottomrule\n\\end{tabular}\n\n")
+    out.write("\\begin{tabular}{llrrr}\n\\toprule\n")
+    out.write(f"A & B & difference & $p$ ({_tex(data['test'])}) & $p$ (Holm) \\\\\n\\midrule\n")
+    for p in data["pairs"]:
+        cells = [_tex(p["a"]), _tex(p["b"]), _value(p["difference"])]
+        cells += [format_p_value(p["pValue"]), format_p_value(p["pAdjusted"])]
+        out.write(" & ".join(cells) + " \\\\\n")
+    out.write("\\bottomrule\n\\end{tabular}\n")

@@ -3,6 +3,8 @@ tiers, byte-identical output for one seed, CSV and table, and a clear error for 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -67,6 +69,40 @@ def test_table_csv_and_errors(data_dir: Path, capsys: pytest.CaptureFixture[str]
     one = _args(data_dir)[:5]
     assert main(one) == 1
     assert "compare needs at least two --answers files" in capsys.readouterr().err
+
+
+def test_pairs_csv_and_latex_for_a_paper(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The p-values were in the JSON and the text table only, and nothing was in LaTeX
+    (explore25 9): a CSV of the pairs, and booktabs tables of the systems and the pairs."""
+    import re
+
+    args = [*_args(data_dir), "--types", "QA", "--resamples", "400", "--samples", "999"]
+    assert main([*args, "--output", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main([*args, "--output", "pairs-csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == len(data["pairs"]) == 15
+    for row, pair in zip(rows, data["pairs"], strict=True):
+        assert (row["a"], row["b"], row["test"]) == (pair["a"], pair["b"], data["test"])
+        assert float(row["pAdjusted"]) == pair["pAdjusted"]
+    assert main([*args, "--output", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert tex.startswith(f"% gerbil-qa compare, signature {data['signature']}\n")
+    assert tex.count("\\begin{tabular}") == tex.count("\\end{tabular}") == 2
+    body = [line for line in tex.splitlines() if line.endswith("\\\\")]
+    assert len(body) == 2 + len(data["systems"]) + len(data["pairs"])  # with the two headers
+    unescaped = re.compile(r"(?<!\\)&")
+    assert [len(unescaped.findall(line)) for line in body] == (
+        [3] * (1 + len(data["systems"])) + [4] * (1 + len(data["pairs"]))
+    )
+    first = data["systems"][0]
+    name = first["system"].replace("_", "\\_")
+    assert f"{first['tier']} & {name} & {first['results']['QA']['macroF1']:.4f} & [" in tex
+    assert (
+        "_" not in tex.replace("\\_", "").split("\n", 1)[1]
+    )  # every _ escaped (not in the comment)
 
 
 def test_evaluate_intervals(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
