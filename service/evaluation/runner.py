@@ -569,7 +569,9 @@ def _call_fields(c: _Case, shape: Mapping[str, Any] | None) -> dict[str, Any]:
         "runtime_ms": c.answer.runtime_ms if _answered(c) else None,
         "confidence": c.answer.confidence if c.scored else None,
         "error": c.answer.error,
-        "system_query": (c.answer.sparql.strip() or None) if c.answer.sparql else None,
+        # as the system gave it, to the byte (its trailing newline was dropped, so the record
+        # was not what the README calls it; explore25 12); only whitespace alone is none
+        "system_query": c.answer.sparql if c.answer.sparql and c.answer.sparql.strip() else None,
         "query_rewrites": c.answer.rewrites,
         "query_shape": shape,
         "attempts": c.answer.attempts,

@@ -113,7 +113,11 @@ def test_a_question_left_out_keeps_what_the_call_returned_as_a_scored_one_does()
         return tuple(getattr(r, n) for n in (*names, "attempts", "retry_reason"))
 
     assert of_call(left_out) == of_call(scored)
-    assert of_call(scored)[:5] == (False, 12.5, 0.75, None, "SELECT ?x WHERE { ?x ?p ?o }")
+    # the query as given, to the byte (its spaces were stripped: explore25 12)
+    assert of_call(scored)[:5] == (False, 12.5, 0.75, None, " SELECT ?x WHERE { ?x ?p ?o } ")
+    blank = SystemRun("s", {"2": SystemAnswer("2", answers=lits("a"), sparql=" \n")})
+    [_, only] = evaluate(ds, blank, profile="fair").tasks[ExperimentType.QA].questions
+    assert only.system_query is None  # whitespace alone is no query
     assert scored.query_shape is not None and of_call(scored)[6:] == (3, "HTTP 503")
 
 
