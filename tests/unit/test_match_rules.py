@@ -175,7 +175,7 @@ def test_iri_sets_under_each_identity(kb: LocalKB) -> None:
 
 def test_records_keep_runtime_error_and_query() -> None:
     q = record([lit("a")], [lit("a")], runtime_ms=12.5, sparql=" SELECT ?x WHERE { ?x ?p ?o } ")
-    assert q.runtime_ms == 12.5 and q.system_query == "SELECT ?x WHERE { ?x ?p ?o }"
+    assert q.runtime_ms == 12.5 and q.system_query == " SELECT ?x WHERE { ?x ?p ?o } "  # as given
     failed = record([lit("a")], [], error="HTTP 500 from the service")
     assert failed.status == "error" and failed.error == "HTTP 500 from the service"
 
