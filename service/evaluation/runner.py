@@ -30,7 +30,7 @@ from service.evaluation.results import (
     TaskScores,
 )
 from service.evaluation.subexperiments import Markings, from_annotations, from_query
-from service.kb import KnowledgeBase, describe
+from service.kb import LOCAL_FROM, KnowledgeBase, describe
 from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun
 from service.model import normalise_answer_type as _answer_type
 
@@ -327,6 +327,19 @@ def evaluate(
             Problem(
                 f"{len(missing)} of {asked} questions have no answer ({shown}): "
                 "each is scored as not answered",
+                severity="warning",
+                file=run.source,
+            )
+        )
+    unapplied = [c.question.id for c in cases if c.scored and LOCAL_FROM in c.answer.rewrites]
+    if unapplied:  # scored as if the clause were not there: a paper may need to say so
+        shown = ", ".join(unapplied[:5]) + (" …" if len(unapplied) > 5 else "")
+        problems.append(
+            Problem(
+                f"{len(unapplied)} {'query names' if len(unapplied) == 1 else 'queries name'} "
+                "graphs with FROM / FROM NAMED, not applied on "
+                f"this local KB, whose files are one graph ({shown}): on an engine holding "
+                "named graphs a FROM naming one it does not hold gives no answers",
                 severity="warning",
                 file=run.source,
             )

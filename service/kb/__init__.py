@@ -75,3 +75,11 @@ def describe(kb: Named | None) -> str | None:
     if kb is None:
         return None
     return f"{kb.identity} ({kb.version})" if kb.version else kb.identity
+
+
+# a local KB's rewrite of a query naming graphs (``service.kb.executor``), which the scorer
+# counts: here, where reading it does not load the executor
+LOCAL_FROM = (
+    "FROM / FROM NAMED not applied: a local KB's files are one graph, queried whole "
+    "(nothing is read from a FROM IRI)"
+)

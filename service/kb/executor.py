@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from service import __version__
 from service.errors import BadRequest, FormatError, Problem
+from service.kb import LOCAL_FROM
 from service.kb.remote import RemoteKBError
 from service.model import AnswerSet, Term
 
@@ -248,12 +249,6 @@ def _show(text: str, limit: int = 60) -> str:
 
 
 # --- the executor ----------------------------------------------------------------------------
-
-
-LOCAL_FROM = (
-    "FROM / FROM NAMED not applied: a local KB's files are one graph, queried whole "
-    "(nothing is read from a FROM IRI)"
-)
 
 
 class SparqlExecutor:

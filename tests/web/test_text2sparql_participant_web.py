@@ -438,6 +438,9 @@ def test_the_per_question_view_shows_what_was_rewritten_before_the_query_ran(
     by_id = {q["id"]: q for q in evaluation["questions"]}
     assert by_id["1"]["queryRewrites"] == [LOCAL_FROM]
     assert by_id["1"]["QA"]["f1"] == 1.0  # the whole KB answered, as the note says
+    # and the run's warnings count such queries, for a paper to say (explore25 11)
+    said = [w for w in evaluation["warnings"] if "not applied on this local KB" in w]
+    assert len(said) == 1 and "1 query names graphs with FROM / FROM NAMED" in said[0], said
     assert len(by_id["2"]["queryRewrites"]) == 2  # AS without parentheses, ':' undeclared
     assert "queryRewrites" not in by_id["3"]
     task = next(r["task"] for r in ticket["state"]["results"] if r["experimentType"] == "QA")
