@@ -32,6 +32,10 @@ from service.model import (
 
 ERROR_KEY = "error"
 RETRY_KEY = "retryReason"
+# what was odd in the service's response (another dataset or question echoed…), one a line:
+# `system run` printed it and the file lost it, so `evaluate` of the file said nothing
+# (explore25 7); read back as the warnings it was
+WARNINGS_KEY = "responseWarnings"
 CALL_KEYS = (ERROR_KEY, RUNTIME_KEY, ATTEMPTS_KEY, RETRY_KEY)
 _N = TypeVar("_N", int, float)
 ARCHIVE_FORMAT = "qald-json"
@@ -96,6 +100,9 @@ def _entry(
         extra.append((RETRY_KEY, answer.retry_reason))
     if format == QUERY_FORMAT and run.source:
         extra.append(("endpoint", run.source))  # the TEXT2SPARQL answers' own field
+    said = [p.message for p in run.problems if p.question_id == question.id]
+    if said:
+        extra.append((WARNINGS_KEY, "\n".join(" ".join(m.split()) for m in said)))
     text = question.text(language)
     return Question(
         id=question.id,
@@ -135,6 +142,11 @@ def answers_from(
     problems = list(run.problems)
     for question in dataset.questions:
         extra = dict(question.extra)
+        problems += [
+            Problem(line, severity="warning", file=name or dataset.source, question_id=question.id)
+            for line in extra.get(WARNINGS_KEY, "").splitlines()
+            if line.strip()
+        ]
         if question.id not in answers or not any(key in extra for key in CALL_KEYS):
             continue
         where = (name or dataset.source, question.id)

@@ -344,3 +344,49 @@ def test_a_cancel_stops_a_systems_queries_on_the_kb_before_the_next() -> None:
     )
     ran, _ = answer_queries(run, dataset, sources, version=None, stop=threading.Event())
     assert all(a.error is None and len(a.answers.values()) == 1 for a in ran.answers.values())
+
+
+def test_what_was_odd_in_a_response_is_kept_in_the_file_and_said_again(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`system run` printed that the service echoed another question, and the answers file it
+    wrote lost it: `evaluate` of the file said nothing (explore25 7). The file keeps it with
+    the question's entry, and scoring the file says it again."""
+    query = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
+
+    class Echoing(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            params = parse_qs(urlsplit(self.path).query)
+            body = json.dumps(
+                {"dataset": params.get("dataset", [""])[0], "question": "Something else?",
+                 "query": query}
+            ).encode()  # fmt: skip
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:  # quiet
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echoing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        answers = tmp_path / "echoing.json"
+        argv = ["system", "run", url, "--interface", "text2sparql", "--name", "echoing"]
+        argv += ["--dataset", "text2sparql-2025-ck25", "--output", str(answers)]
+        assert main([*argv, "--allow", "127.0.0.1/32"]) == 0
+        printed = capsys.readouterr()
+        assert "echoes another question" in printed.out + printed.err
+    finally:
+        server.shutdown()
+        server.server_close()
+    kept = json.loads(answers.read_text())
+    assert all("echoes another question" in e["responseWarnings"] for e in kept)
+    argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
+    assert main([*argv, "--output", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    said = [w for w in result["warnings"] if "echoes another question" in w]
+    assert len(said) == len(kept) == 50, result["warnings"][:3]
