@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from service.evaluation.measures import MEASURES, When
 from service.evaluation.results import ExperimentType
 from service.graph.reader import Node, TaskResult
-from service.graph.terms import DCT
+from service.graph.terms import DCT, RDF, RDFS
 from service.graph.uris import GQA
 
 DCAT_DOWNLOAD = "http://www.w3.org/ns/dcat#downloadURL"
@@ -44,6 +44,10 @@ class Reproduction:
     modified: bool  # it ran with changes that commit does not have
     left_out: tuple[str, ...] = ()  # systems whose answers are in no file (reference systems)
     kb_unnamed: str | None = None  # a KB its results name by checksum, its files not named
+    # reference systems whose answers, computed here on the KB, are scored from their archived
+    # values: the signature of the command's result names no KB where the recorded one does
+    # (the numbers are the same; explore25 3)
+    from_values: tuple[str, ...] = ()
 
     @property
     def script(self) -> str:
@@ -87,6 +91,7 @@ def reproduction(
     if not tasks:
         return None
     files: dict[str, list[tuple[int, str, str, str, str | None]]] = {}
+    references: set[str] = set()
     for used in experiment.all("http://www.w3.org/ns/prov#used"):
         node = nodes.get(used.value)
         role = node.text(GQA + "fileRole") if node is not None else None
@@ -105,6 +110,8 @@ def reproduction(
                 system,
             )
         )
+        if owner in nodes and system and _reference(nodes[owner]):
+            references.add(system)
     for each in files.values():
         each.sort()
     datasets, golds = files.get("dataset", []), files.get("gold", [])
@@ -162,4 +169,22 @@ def reproduction(
         modified=(agent.text(GQA + "sourceModified") == "true") if agent else False,
         left_out=left_out,
         kb_unnamed=unnamed if not kbs else None,
+        from_values=tuple(sorted(references & scored - {None})) if _kb_named(tasks) else (),
     )
+
+
+def _kb_named(tasks: Sequence[TaskResult]) -> bool:
+    """Whether a task's signature names a KB its profile does not match through: the KB the
+    answers were computed on, which values scored from a file do not name."""
+    from service.evaluation.profiles import get_profile
+
+    return any(
+        "|kb:file:" in (t.signature or "") and not get_profile(t.profile).uses_kb for t in tasks
+    )
+
+
+def _reference(system: Node) -> bool:
+    """A reference system (``gqa:ReferenceSystem``; before 2026-11-29 said in its comment)."""
+    types = {t.value for t in system.all(RDF + "type")}
+    comment = system.text(RDFS + "comment") or ""
+    return GQA + "ReferenceSystem" in types or comment.startswith("reference system ")

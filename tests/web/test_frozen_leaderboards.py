@@ -545,6 +545,20 @@ def test_a_reference_system_is_shown_for_scale_not_ranked_or_tiered(tmp_path) ->
         assert site.get("sparql", params={"query": ask}).json()["boolean"] is True
         frozen = site.post("api/leaderboards", json={"title": "Participants"}).json()
         assert [r["system"] for r in frozen["rows"]] == ["alpha", "beta"]
+        # under a profile that matches through no KB, its reproduction from the archived
+        # values names no KB where the recorded signature names the one that computed them:
+        # the page says so (explore25 3); the participants' need no word
+        data = {**data, "profile": "exact"}
+        made = site.post("api/experiments", files=files, data=data)
+        again = made.json()
+        site.wait_finished(again["id"], again["token"])
+        owner = {"Authorization": f"Bearer {again['token']}"}
+        page = site.get(f"experiment/{again['id']}", headers={**owner, **HTML}).text
+        assert 'id="reproduce-from-values"' in page
+        note = page.split('id="reproduce-from-values">', 1)[1].split("</p>", 1)[0]
+        assert note.startswith("gold: a reference system's answers")
+        fair = site.get(f"experiment/{ticket['id']}", headers=HTML).text
+        assert 'id="reproduce-from-values"' not in fair  # fair matches through the KB given
     finally:
         stop_server(site)
 
