@@ -116,6 +116,15 @@ def require_experiment(experiment_id: str):  # -> ExperimentStatus
     return services().storage.experiments.status(experiment_id)
 
 
+def wrong_token_said(experiment_id: str) -> str:
+    """ ", and the token sent is not its owner token" when a bearer token was sent that is not
+    the experiment's owner's (a refusal read the same with a wrong token as with none)."""
+    sent = bearer_token()
+    if sent and not is_owner(experiment_id, sent):
+        return ": the token sent is not its owner token (check the one you were given)"
+    return ""
+
+
 def not_public_yet(experiment_id: str) -> str:
     """Why an unpublished experiment is refused: a token sent that is not its owner's is
     said to be wrong (it read "not public yet … open the link with your owner token", as if
@@ -145,9 +154,12 @@ def token_redirect(experiment_id: str) -> BaseResponse | None:
     )
     if owner:
         set_owner_cookie(response, experiment_id, token)
-    elif EXPERIMENT_ID.match(experiment_id) and not services().storage.experiments.is_public(
-        experiment_id
-    ):  # said here: the page it redirected to had forgotten a token was given
+    elif (
+        EXPERIMENT_ID.match(experiment_id)
+        and not services().storage.experiments.is_public(experiment_id)
+        and not is_owner(experiment_id, request.cookies.get(COOKIE_PREFIX + experiment_id, ""))
+    ):  # said here: the page it redirected to had forgotten a token was given (its owner,
+        # whose cookie opens it, is taken there as before: explore27 F7)
         raise Forbidden(not_public_yet(experiment_id))
     response.headers["Cache-Control"] = "no-store"
     response.headers["Referrer-Policy"] = "no-referrer"

@@ -15,7 +15,13 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.errors import BadRequest, Conflict, Forbidden, ServiceError
 from service.memory import give_back_memory
 from service.web import conneg, listings, pages
-from service.web.access import bearer_token, is_admin, is_owner, require_experiment
+from service.web.access import (
+    bearer_token,
+    is_admin,
+    is_owner,
+    require_experiment,
+    wrong_token_said,
+)
 from service.web.state import services
 from service.web.ui import page_of
 
@@ -412,7 +418,7 @@ def _require_owner(experiment_id: str) -> None:
     if not is_owner(experiment_id, bearer_token()):
         raise Forbidden(
             f"publishing or changing experiment {experiment_id} needs its owner token "
-            "(Authorization: Bearer <token>)"
+            f"(Authorization: Bearer <token>){wrong_token_said(experiment_id)}"
         )
 
 

@@ -592,7 +592,8 @@ def _withheld(task: Any, storage: Any) -> str:
 
 OLDER_VERSION = (
     "scored under an older version of its profile, whose per-question results are not "
-    "scored again here: not tested against the others"
+    "scored again here: not tested against the others; its owner re-scores it under this "
+    "version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier"
 )
 
 

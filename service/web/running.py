@@ -35,7 +35,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service.dataset_about import ABOUT_FIELDS, named_version
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
-from service.web.access import is_owner, not_public_yet, require_experiment
+from service.web.access import is_owner, not_public_yet, require_experiment, wrong_token_said
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
 from service.web.ui import page_of
@@ -98,7 +98,8 @@ def _may_replace(experiment_id: str, spec: Any) -> None:
     if not is_owner(experiment_id):
         raise Forbidden(
             f"a resubmission replacing experiment {experiment_id} needs its owner token "
-            "(Authorization: Bearer <token>, or the browser that submitted it)",
+            "(Authorization: Bearer <token>, or the browser that submitted it)"
+            f"{wrong_token_said(experiment_id)}",
             field="revisionOf",
         )
     check_resubmission(services().storage, experiment_id, spec)

@@ -288,7 +288,8 @@ def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tie
     assert sorted(t for _, t in tiers) == ["1", "1", "–"], tiers  # the old: none
     assert [why for why, t in tiers if t == "–"] == [
         "scored under an older version of its profile, whose per-question results are not "
-        "scored again here: not tested against the others"
+        "scored again here: not tested against the others; its owner re-scores it under this "
+        "version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier"
     ], tiers
 
 
@@ -372,7 +373,8 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
     assert sorted(t for _, t in tiers) == ["1", "1", "–"], tiers
     assert [why for why, t in tiers if t == "–"] == [
         "scored under an older version of its profile, whose per-question results are not "
-        "scored again here: not tested against the others"
+        "scored again here: not tested against the others; its owner re-scores it under this "
+        "version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier"
     ]
     assert len(tasks) == 2 and compared.status_code == 400
     assert "re-score it before comparing" in compared.get_json()["error"]

@@ -635,3 +635,14 @@ def test_a_refused_language_or_description_marks_its_field(server) -> None:
     assert 'href="#run-dataset_license"' in page.text  # the notice links to it
     plain = server.get("experiments/new").text
     assert '<details id="run-about">' in plain  # folded, as before, when nothing is at fault
+
+
+def test_the_call_fields_show_their_defaults_and_say_what_they_do(server) -> None:
+    """maxErrorRate's placeholder read 0 (its default 0.25 cut to an integer), so an empty field
+    read as "stop at the first failure", and nothing said what the share does (explore27 F6)."""
+    page = server.get("experiments/new").text
+    field = page.split('id="run-maxErrorRate"', 1)[1].split(">", 1)[0]
+    assert 'placeholder="0.25"' in field and 'aria-describedby="run-calls-note"' in field
+    assert 'placeholder="60"' in page.split('id="run-timeout"', 1)[1].split(">", 1)[0]
+    note = page.split('id="run-calls-note">', 1)[1].split("</small>", 1)[0]
+    assert "(0.25 when empty)" in note and "1: never stopped, every question asked" in note
