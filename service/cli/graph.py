@@ -256,7 +256,7 @@ def _import(args: argparse.Namespace) -> int:
         raise BadRequest(f"{args.file}: no such file")
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
     from service.experiments.backup import is_backup, read_backup, restore_files
-    from service.graph.dumps import closing, dump_base, import_dump, read_dump
+    from service.graph.dumps import closing, digest_said, dump_base, import_dump, read_dump
     from service.graph.legacy import WRITTEN_BEFORE
     from service.graph.legacy import legacy_experiment_graphs as legacy_graphs
     from service.graph.store import stored_base
@@ -272,6 +272,13 @@ def _import(args: argparse.Namespace) -> int:
         print(
             f"gerbil-qa: {args.file} has no closing line or SHA256SUMS (made before 2026-11-28): "
             "imported unchecked; if it was cut short, what it lost is not restored",
+            file=sys.stderr,
+        )
+    elif backup is None and not digest_said(data):  # an archive's SHA256SUMS checked its bytes
+        print(
+            f"gerbil-qa: {args.file}'s closing line has no sha256 (a dump made before "
+            "2026-11-29, or its digest removed): its quads were counted, its bytes not checked, "
+            "so a value edited in place would not be seen",
             file=sys.stderr,
         )
     if args.base is None and stored_base(_location(args)) is None:

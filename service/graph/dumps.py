@@ -199,6 +199,11 @@ def closing(data: bytes) -> int | None:
     return int(found.group(1)) if found is not None else None
 
 
+def digest_said(data: bytes) -> bool:
+    """Whether a dump's closing line carries its SHA-256 (:data:`DIGEST`)."""
+    return _said_digest(data) is not None
+
+
 def _said_digest(data: bytes) -> tuple[str, str] | None:
     """The SHA-256 a dump's closing line says, and that of the bytes before the line; None:
     a closing line without one (a dump made before 2026-11-29)."""
