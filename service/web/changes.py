@@ -95,4 +95,10 @@ def _comparable(pair: list[str | None], before: Any, after: Any) -> bool:
     old, new = rows.get(pair[0] or ""), rows.get(pair[1] or "")
     if old is None or new is None or old.questions_withheld or new.questions_withheld:
         return False
+    from service.graph.reader import not_recomputable
+
+    # a run scored under an older profile version is refused there too: a re-scoring across a
+    # version bump linked every system to a 400 "re-score it" (explore27 F2)
+    if not_recomputable(old) or not_recomputable(new):
+        return False
     return (old.profile, old.dataset) == (new.profile, new.dataset)
