@@ -27,7 +27,7 @@ comparison or an interval is computed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,7 @@ class SystemResult:
     results: Mapping[ExperimentType, Mapping[str, Value]]
     intervals: Mapping[ExperimentType, Mapping[str, st.Interval]]
     tier: int | None
+    reference: bool = False  # shown for scale, not tested (a reference system)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +59,7 @@ class SystemResult:
             },
             "tier": self.tier,
             **undefined_resamples(self.intervals),
+            **({"reference": True} if self.reference else {}),
         }
 
 
@@ -136,6 +138,7 @@ def compare(
     samples: int | None = None,
     level: float = st.DEFAULT_LEVEL,
     alpha: float = st.DEFAULT_ALPHA,
+    references: Collection[str] = (),
 ) -> Comparison:
     """Compare the systems of ``evaluations`` (one dataset, profile and language) on
     ``measure`` of ``experiment_type`` (QA; a sub-experiment's records are scored alike).
@@ -143,7 +146,9 @@ def compare(
     ``resamples`` is the number of bootstrap resamples of the intervals; ``samples`` that of the
     test (default 10,000 shuffles for ``ar``, 1,000 resamples for ``bootstrap``); ``test`` is
     ``auto`` (McNemar for accuracy, else approximate randomisation), ``ar``, ``bootstrap`` or
-    ``mcnemar``.
+    ``mcnemar``. ``references``: systems shown with their intervals but neither tested nor
+    tiered (reference systems, the upper bound: their pairs moved the others' Holm family), as
+    long as two others are left to test.
     """
     _check(
         evaluations,
@@ -157,9 +162,12 @@ def compare(
     systems: list[tuple[str, Evaluation, dict[ExperimentType, st.QuestionTable]]] = []
     for ev in evaluations:
         systems.append((ev.system, ev, question_tables(ev)))
+    tested = [name for name, _, _ in systems if name not in references]
+    if len(tested) < 2:  # a reference against one system: how far from it, tested
+        tested = [name for name, _, _ in systems]
     try:
         ranking = st.rank_systems(
-            {name: tables[experiment_type] for name, _, tables in systems},
+            {name: tables[experiment_type] for name, _, tables in systems if name in tested},
             measure,
             test=test,
             samples=samples,
@@ -177,7 +185,8 @@ def compare(
                     intervals=intervals_of(
                         ev, resamples=resamples, seed=seed, level=level, tables=tables
                     ),
-                    tier=ranking.tiers[name],
+                    tier=ranking.tiers.get(name),
+                    reference=name not in tested,
                 )
                 for name, ev, tables in systems
             ),

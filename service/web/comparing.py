@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from flask import Blueprint, Response, jsonify, make_response, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
@@ -167,11 +167,21 @@ def compare_stored(
     if not 2 <= len(tasks) <= MAX_STORED:
         raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
     types: dict[str, str] = {}
-    evaluations = stored_evaluations(tasks, answer_types=types, tokens=held, measure=measure)
+    references: set[str] = set()
+    evaluations = stored_evaluations(
+        tasks, answer_types=types, tokens=held, measure=measure, references=references
+    )
     if ticked is not None:
         _alike(evaluations, ticked)
     etype = _one_type(tasks, evaluations)
-    result = compare(evaluations, measure=measure, experiment_type=etype, test=test, **numbers)
+    result = compare(  # a reference system is shown, not tested: as on the leaderboards
+        evaluations,
+        measure=measure,
+        experiment_type=etype,
+        test=test,
+        references=references,
+        **numbers,
+    )
     storage = services().storage
     located = [storage.uris.locate(t) for t in tasks]  # each a task: read above
     private = not all(storage.experiments.is_public(at.keys["experiment"]) for at in located if at)
@@ -277,6 +287,7 @@ def stored_evaluations(
     tokens: Mapping[str, str] | None = None,
     experiment_type: str | None = None,
     measure: str | None = None,
+    references: set[str] | None = None,
 ) -> list[Evaluation]:
     """The stored tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``) of
     ``experiment_type`` (a task of another is refused), or with None of each task's own, one
@@ -286,7 +297,8 @@ def stored_evaluations(
     results withheld) is put there with why and left out, instead of refusing them all.
     ``tokens``: owner tokens by experiment id, besides the request's bearer token and cookies
     (``access.may_read``). ``measure``: one of an answer's items (CWS, MRR…): each task is
-    scored again from its kept files (:func:`_recomputed`)."""
+    scored again from its kept files (:func:`_recomputed`). ``references``: filled with the
+    names of the evaluations that are a reference system's (``gqa:ReferenceSystem``)."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -298,6 +310,7 @@ def stored_evaluations(
 
     storage = services().storage
     found: list[tuple[str, Evaluation]] = []  # (experiment id, its stored task)
+    of_reference: list[bool] = []
     for uri in tasks:
         located = storage.uris.locate(uri)
         if located is None or located.kind != "task":
@@ -320,6 +333,7 @@ def stored_evaluations(
             if measure is not None and measure not in COUNT_MEASURES:
                 evaluation = _recomputed(experiment_id, task, evaluation, measure)
             found.append((experiment_id, _with_run_measures(evaluation, task.measures)))
+            of_reference.append(_of_reference(store, graph, uri))
         except BadRequest:
             if refused is None:
                 raise
@@ -336,7 +350,24 @@ def stored_evaluations(
         replace(e, system=f"{e.system} ({eid})") if names.count(e.system) > 1 else e
         for eid, e in found
     ]
+    if references is not None:
+        references.update(e.system for e, ref in zip(named, of_reference, strict=True) if ref)
     return [_in_order_of(named[0], e) for e in named]
+
+
+def _of_reference(store: Any, graph: str, task: str) -> bool:
+    """Whether ``task`` (in ``graph`` of ``store``) is a reference system's run (as
+    ``listings.reference_tasks`` tells it for a leaderboard's rows)."""
+    from service.graph.terms import RDFS
+    from service.graph.uris import GERBIL, GQA
+
+    return bool(
+        store.query(
+            f"ASK {{ GRAPH <{graph}> {{ <{task}> <{GERBIL}annotator> ?s . "
+            f"{{ ?s a <{GQA}ReferenceSystem> }} UNION {{ ?s <{RDFS}comment> ?c "
+            'FILTER(STRSTARTS(STR(?c), "reference system ")) } } }'
+        )
+    )
 
 
 def _refuse_withheld(spec: Any, storage: Any) -> None:
@@ -637,7 +668,15 @@ def _text(options: Any, key: str) -> str | None:
     return value or None
 
 
-def _numbers(options: Any, *, form: bool) -> dict[str, int]:
+class Numbers(TypedDict, total=False):
+    """The numbers a comparison may be given (each checked, its work bounded)."""
+
+    seed: int
+    resamples: int
+    samples: int
+
+
+def _numbers(options: Any, *, form: bool) -> Numbers:
     """``seed``, ``resamples`` and ``samples``, checked (integers, bounded work); an empty
     form field is an absent one, an empty JSON string is not a number."""
     bounds = {"seed": 2**63 - 1, "resamples": MAX_RESAMPLES, "samples": MAX_SAMPLES}
@@ -654,7 +693,7 @@ def _numbers(options: Any, *, form: bool) -> dict[str, int]:
         if number is None or not least <= number <= most:
             raise BadRequest(f"$.{key}: expected an integer from {least} to {most}")
         out[key] = number
-    return out
+    return Numbers(**out)  # type: ignore[typeddict-item]
 
 
 # -- the page's words: a person fills its form or ticks leaderboard rows; the API's messages name

@@ -535,6 +535,11 @@ def _comparison_schema() -> dict[str, Any]:
                     "null: its value is undefined.",
                 },
                 undefinedResamples=_undefined_resamples_schema(),
+                reference={
+                    "type": "boolean",
+                    "description": "Only on a reference system's stored task (gold-sparql): "
+                    "shown with its intervals, neither tested nor tiered.",
+                },
             ),
         },
         pairs=_array(

@@ -531,6 +531,18 @@ def test_a_reference_system_is_shown_for_scale_not_ranked_or_tiered(tmp_path) ->
             (2, False),
         ]
         assert "|pairs:1|" in by_system["alpha"]["tierSignature"]  # alpha and beta alone
+        # the board's rows ticked and compared: as on the board (explore27 F3)
+        compared = site.post("api/compare", json={"tasks": [r["task"] for r in live]}).json()
+        shown = {c["system"]: c for c in compared["systems"]}
+        assert shown["gold"]["reference"] is True and shown["gold"]["tier"] is None
+        assert (
+            "reference" not in shown["alpha"]
+            and shown["alpha"]["tier"] == by_system["alpha"]["tier"]
+        )
+        assert [(p["a"], p["b"]) for p in compared["pairs"]] in (
+            [("alpha", "beta")],
+            [("beta", "alpha")],
+        )
         page = site.get("leaderboards", headers=HTML).text
         assert "reference system: for scale, not ranked" in page
         table = site.get("leaderboards", params={"format": "csv"}).text.splitlines()
