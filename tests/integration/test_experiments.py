@@ -359,6 +359,7 @@ def test_an_experiment_records_how_it_called_web_services_only_when_it_did() -> 
         ("callTimeout", 300.0),
         ("callRetries", 0.0),
         ("callConcurrency", 1.0),
+        ("callMaxErrorRate", 0.25),
     ]
     assert [c.name for c, _ in call_settings_of(asked)] == [c.name for c in CALL_SETTINGS]
 

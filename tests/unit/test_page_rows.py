@@ -133,13 +133,13 @@ def test_ranks_count_systems_not_runs() -> None:
         row("t3", "QAnswer", 0.36),  # the same file again
         row("t4", "TeBaQA", 0.18),
         row("t5", "QAnswer", 0.10),  # a weaker run of QAnswer, below TeBaQA
-        row("t6", "QAnswer", 0.05, language="de"),  # another language: ranked of its own
-    ]
+        row("t6", "QAnswer", 0.05, language="de"),  # another language: ranked of its own,
+    ]  # from 1 (it was 4th of rows it was never ranked against: explore25 13)
     ranks, other_runs = _competition_ranks(rows, "macroF1", 0, lambda **_: [])
-    assert [ranks[r.task] for r in rows] == [1, 2, 2, 3, 2, 4]
+    assert [ranks[r.task] for r in rows] == [1, 2, 2, 3, 2, 1]
     assert other_runs == {"t3": "t2", "t5": "t2"}
     # a later page knows the systems ranked before it
     page, later = _competition_ranks(
         rows[3:], "macroF1", 3, lambda limit, offset: rows[offset:][:limit]
     )
-    assert [page[r.task] for r in rows[3:]] == [3, 2, 4] and later["t5"] == "t2"
+    assert [page[r.task] for r in rows[3:]] == [3, 2, 1] and later["t5"] == "t2"
