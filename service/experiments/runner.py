@@ -482,11 +482,10 @@ class ExperimentRunner:
         self._stop.set()
         with self._lock:
             running = list(self._running.items())
-        if running:  # a clean stop told from a crash, and where its runs went
+        going = [eid for eid, each in running if not each.future.done()]  # not those ended
+        if going:  # a clean stop told from a crash, and where its runs went
             log.info(
-                "stopping: %d running experiment(s) handed over (%s)",
-                len(running),
-                ", ".join(eid for eid, _ in running),
+                "stopping: %d running experiment(s) handed over (%s)", len(going), ", ".join(going)
             )
         for eid, each in running:
             if self.jobs is not None and not each.future.done():

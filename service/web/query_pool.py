@@ -492,8 +492,13 @@ class QueryPool:
             return {w.process.pid for w in busy if w.process.pid is not None}
 
     def snapshots_in_use(self) -> set[str]:
+        """The snapshots a worker is running a job on now. An idle worker's last one is not
+        in use: its next job names the current snapshot, which it opens first, so a retired
+        one may go (counted, an idle worker pinned it until its next query, a whole copy of
+        the public store on a quiet day; explore27 F8)."""
         with self._cond:
-            return {w.snapshot for w in self._all if w.snapshot}
+            busy = self._all.difference(self._idle)
+            return {w.snapshot for w in busy if w.snapshot}
 
     def _retry_after(self) -> int:
         return max(1, math.ceil(self.timeout))

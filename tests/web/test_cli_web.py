@@ -100,6 +100,7 @@ def test_serve_starts_with_a_published_demo_and_restarts(tmp_path: Path) -> None
     assert "serving" in output.lower()
     # a clean stop is in the log, told from a crash (explore26 F7)
     assert "service.serve: shutting down (signal SIGTERM)" in output
+    assert "stopping:" not in output  # the demo's run had ended: nothing handed over
     assert output.rstrip().endswith("service.serve: stopped"), output[-400:]
     assert not (store / ".public-snapshots").exists()  # cleaned up at exit
 

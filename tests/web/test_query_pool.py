@@ -47,6 +47,14 @@ def test_a_worker_answers_under_a_limit_below_its_address_space(pool) -> None:
         assert b'"2000"' in outcome.body
 
 
+def test_an_idle_worker_holds_no_snapshot_in_use(pool) -> None:
+    """An idle worker's last snapshot counted as in use, so a retired one stayed on disk until
+    that worker's next query, a whole copy of the public store on a quiet day (explore27 F8):
+    only a running job's snapshot is."""
+    pool.run(QueryJob(query="ASK {}"))
+    assert pool.snapshots_in_use() == set()  # the worker is idle again
+
+
 def test_a_query_past_the_limit_is_stopped_and_the_pool_recovers(pool) -> None:
     (pid,) = pool.pids()
     with pytest.raises(ServiceError) as stopped:
