@@ -283,7 +283,7 @@ def leaderboard_model(
         and chosen.sort in COUNT_MEASURES
     )
     comparable = alike and bool(top)
-    tested = [r for r in top if not r.reference][:top_n]  # a reference run is no participant
+    tested = _tested_rows(top, top_n, query)
     standings = (
         comparing.leaderboard_tiers([r.task for r in tested], chosen.sort, chosen.experiment_type)
         if comparable
@@ -330,6 +330,26 @@ def leaderboard_model(
         "tier_shuffles": DEFAULT_SHUFFLES,
         "freeze_rows": MAX_ROWS,
     }
+
+
+def _tested_rows(
+    top: list[listings.LeaderboardRow],
+    top_n: int,
+    query: Callable[..., list[listings.LeaderboardRow]],
+) -> list[listings.LeaderboardRow]:
+    """The board's first ``top_n`` participants (reference runs are shown, not tested), read
+    past ``top`` when its reference rows leave fewer: page 1 took them from its own rows, a
+    later page from the first ``top_n`` rows less the reference ones, and the two pages
+    tested other families (explore27 F13)."""
+    if not top:
+        return []
+    tested = [r for r in top if not r.reference][:top_n]
+    limit = len(top)
+    while len(tested) < top_n and limit == len(top):  # more rows may follow
+        limit += top_n
+        top = query(limit=limit, offset=0)
+        tested = [r for r in top if not r.reference][:top_n]
+    return tested
 
 
 def same_score(a: float | None, b: float | None) -> bool:

@@ -531,6 +531,13 @@ def test_a_reference_system_is_shown_for_scale_not_ranked_or_tiered(tmp_path) ->
             (2, False),
         ]
         assert "|pairs:1|" in by_system["alpha"]["tierSignature"]  # alpha and beta alone
+        # a page at a time, each row as on the whole board: a later page tested another
+        # family, the reference dropped from the first rows instead of read past (explore27 F13)
+        for number in (1, 2, 3):
+            params = {"format": "json", "size": "1", "page": str(number)}
+            (one,) = site.get("leaderboards", params=params).json()["rows"]
+            whole = by_system[one["system"]]
+            assert (one["tier"], one["tierSignature"]) == (whole["tier"], whole["tierSignature"])
         # the board's rows ticked and compared: as on the board (explore27 F3)
         compared = site.post("api/compare", json={"tasks": [r["task"] for r in live]}).json()
         shown = {c["system"]: c for c in compared["systems"]}
