@@ -171,8 +171,8 @@ def refuse_admin_token_in_url() -> None:
     proxy's log (and on an experiment page would be kept in a cookie for 30 days): taken as a
     Bearer header only, and said to the one who sent it and in the log, so it is rotated. Only
     experiment pages said so; an API URL answered 403 "not public yet" (explore26 F2)."""
-    token = request.args.get("token")
-    if token is None or not is_admin(token):
+    # every value: a second token= (?token=junk&token=ADMIN) passed unseen (explore27 F11)
+    if not any(is_admin(token) for token in request.args.getlist("token")):
         return
     log.warning(
         "the admin token was given in a URL (?token= on %s): it is not taken there, send "

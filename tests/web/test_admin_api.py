@@ -79,7 +79,10 @@ def test_the_admin_token_is_not_taken_in_a_url(operated: Server) -> None:
     assert page.status_code == 200
     # every route says so, the API's included: it answered 403 "not public yet" and logged
     # nothing, so no one knew to rotate it (explore26 F2)
-    for url in (f"api/experiments/{ticket['id']}", "api/datasets", "sparql"):
+    for url in (f"api/experiments/{ticket['id']}", "api/datasets", "sparql", path):
+        # every value: a second token= passed unseen (explore27 F11)
+        said = operated.get(url, params=[("token", "junk"), ("token", ADMIN)])
+        assert said.status_code == 400, (url, said.text)
         said = operated.get(url, params={"token": ADMIN})
         assert said.status_code == 400, (url, said.text)
         assert "the admin token is not taken in a URL" in said.text, url
