@@ -69,6 +69,27 @@ def _catalogue_label(spec: ExperimentSpec, sources: tuple[str, ...]) -> str | No
     return entry.knowledge_base_version if same else None
 
 
+def no_query_kb(spec: ExperimentSpec) -> str:
+    """Why ``spec``'s SPARQL answers have no KB to run on (:func:`has_query_kb` is False), in
+    words for the run page, the API and the command line alike: a QALD-9 user read that the
+    dataset had "none of its own" KB, and a run-page user about the API's field (explore27 F12)."""
+    from service import catalog
+    from service.errors import ServiceError
+
+    why = "an uploaded dataset file brings no knowledge base"
+    if (name := catalogue_name(spec)) is not None:
+        try:
+            label = catalog.get_entry(name).knowledge_base_version
+        except ServiceError:
+            label = None
+        why = f"its knowledge base ({label or 'unnamed'}) is not held by this service"
+    return (
+        f"a Text2SPARQL service gives SPARQL queries, whose answers come from the knowledge "
+        f"base, and {why}: give it (Knowledge base on the run page, kb in the API: RDF files "
+        "or a SPARQL endpoint URL; --kb on the command line)"
+    )
+
+
 def has_query_kb(spec: ExperimentSpec) -> bool:
     """Whether :func:`kb_sources` names a KB for ``spec`` (given, or the dataset's own), told
     from the catalogue's description: nothing is read or downloaded."""

@@ -28,7 +28,7 @@ from service.experiments.inputs import (
     check_unique_ids,
     read_dataset,
 )
-from service.experiments.queries import has_query_kb
+from service.experiments.queries import has_query_kb, no_query_kb
 from service.experiments.spec import ExperimentSpec, FileDataset
 from service.experiments.systems import Aborted, Cancelled, Obtained, SystemContext, check_name
 
@@ -699,6 +699,10 @@ def check_spec(
             )
     if not spec.systems:
         raise BadRequest("no systems: give answer files, web-service URLs or reference systems")
+    has_kb = spec.kb is not None or has_query_kb(spec)
+    if not has_kb and any(s.kind == "text2sparql" for s in spec.systems):
+        # refused before it is queued, not after every question was asked
+        raise BadRequest(no_query_kb(spec), field="kb")
     seen: set[str] = set()
     for n, system in enumerate(spec.systems, start=1):
         name = check_name(system.name, n)
@@ -706,7 +710,7 @@ def check_spec(
             raise BadRequest(f"two systems are called {name!r}; give each a distinct name")
         seen.add(name)
         try:
-            system.check(policy=policy, has_kb=spec.kb is not None or has_query_kb(spec))
+            system.check(policy=policy, has_kb=has_kb)
         except FormatError:
             raise
         except ServiceError as err:  # several services: say which one (its address alone hid it)

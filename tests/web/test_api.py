@@ -541,7 +541,10 @@ def test_a_text2sparql_service_on_a_dataset_without_a_kb_is_refused_at_once(serv
     answer = server.post("api/experiments", json=body)
     assert answer.status_code == 400, answer.text
     assert [p["path"] for p in answer.json()["problems"]] == ["$.kb"]
-    assert "give the KB (the API's kb" in answer.json()["error"]
+    said = answer.json()["error"]
+    # its KB is named, not denied, in words for every way of submitting (explore27 F12)
+    assert "its knowledge base (DBpedia 2016-10) is not held by this service" in said, said
+    assert "Knowledge base on the run page, kb in the API" in said
     assert count(server) == before
 
 
