@@ -378,9 +378,20 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
             revised = client.get(
                 f"/experiment/{made['id']}", headers={"Authorization": f"Bearer {made['token']}"}
             ).get_data(as_text=True)
+            # published, the old run's notice names its revision, not a re-scoring that
+            # answers 409 (explore27 F14)
+            mine = {"Authorization": f"Bearer {made['token']}"}
+            assert (
+                client.post(f"/api/experiments/{made['id']}/publish", headers=mine).status_code
+                == 200
+            )
+            again = client.get(f"/experiment/{ids[2]}").get_data(as_text=True)
         finally:
             close_app(app)
     assert "What changed since" in revised
+    moved = re.search(r'<dd class="newer-profile">(.*?)</dd>', again, re.S)
+    assert moved and "revised by <a href=" in moved.group(1) and made["id"] in moved.group(1)
+    assert "/rescore" not in moved.group(1)
     assert 'class="compare-runs"' not in revised
     old = re.search(r"gerbil-qa:text2sparql\|v:1\.0\.0\|[^ <]*", page)
     assert old and "|empty:0/0|kb:" in old[0]  # as 1.0.0 signed it, beside today's signature
