@@ -532,6 +532,12 @@ def test_a_dump_cut_at_a_line_end_or_empty_is_refused_and_nothing_written(
     assert "imported unchecked" in capsys.readouterr().err
     with open_storage(tmp_path / "old", catalog=False) as restored:
         assert restored.experiments.is_public(ticket.id)
+    # its lines copied with CRLF endings: the same quads, taken (refused as "edited" at first;
+    # explore27 F10)
+    crlf = tmp_path / "crlf.nq"
+    crlf.write_bytes(data.replace(b"\n", b"\r\n"))
+    assert main(["import", "--store", str(tmp_path / "crlf"), str(crlf)]) == 0, capsys.readouterr()
+    capsys.readouterr()
     # a closing line of a version before its SHA-256 (2026-11-29): counted, still taken
     counted = tmp_path / "counted.nq"
     counted.write_bytes(b"".join(lines[:-1]) + closing.split(", sha256 ")[0].encode() + b"\n")
