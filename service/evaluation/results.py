@@ -394,11 +394,14 @@ class Evaluation:
     kb: str | None = None
     problems: tuple[Problem, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # a stored result of an older version of its profile (``Profile.aggregates_as``): the
+    # signature it was scored under, so it is compared with its own kind only
+    recorded_signature: str | None = None
 
     @property
     def signature(self) -> str:
         """The profile's signature for this result, with the KB's identity when one was used."""
-        return self.profile.signature_for(self.kb)
+        return self.recorded_signature or self.profile.signature_for(self.kb)
 
     def to_json(self) -> dict[str, Any]:
         """The ``--output json`` contract (see the README).

@@ -611,12 +611,20 @@ def not_recomputable(task: TaskResult) -> str | None:
         return f"scored under profile {task.profile!r}, unknown here"
     profile = get_profile(task.profile)
     now = profile.signature_for(task.knowledge_base)
-    if task.signature and now != task.signature:
+    if task.signature and now != task.signature and not _aggregated_alike(task):
         return (
             f"scored under {task.profile} {task.profile_version or '?'} ({task.signature}); "
             f"this version scores as {now}"
         )
     return None
+
+
+def _aggregated_alike(task: TaskResult) -> bool:
+    """Whether ``task`` was scored under an older version of its profile that this one
+    aggregates alike (``Profile.aggregates_as``): recomputable under its own signature."""
+    from service.evaluation.profiles import get_profile
+
+    return task.profile_version in get_profile(task.profile).aggregates_as
 
 
 def stored_evaluation(
@@ -654,6 +662,8 @@ def stored_evaluation(
         language=task.language_tag,
         tasks={etype: TaskScores(etype, measures, records)},
         kb=task.knowledge_base,
+        # an older version's result keeps its signature: compared with its own kind only
+        recorded_signature=task.signature if _aggregated_alike(task) else None,
     )
     return evaluation
 

@@ -101,4 +101,6 @@ def _comparable(pair: list[str | None], before: Any, after: Any) -> bool:
     # version bump linked every system to a 400 "re-score it" (explore27 F2)
     if not_recomputable(old) or not_recomputable(new):
         return False
+    if old.signature and new.signature and old.signature != new.signature:
+        return False  # an older version's result is compared with its own kind only
     return (old.profile, old.dataset) == (new.profile, new.dataset)

@@ -543,7 +543,9 @@ def leaderboard_tiers(
     recomputable = [t for t in tasks if t not in refused]
     if not evaluations:  # why the rows have no tier, when the store says it
         return {t: Standing(None, None, reason=why) for t, why in refused.items()}
-    first = evaluations[0]
+    # the rows scored under this version of their profile are tiered, when there are any;
+    # else the first row's kind (an older version's, tested among its own)
+    first = next((e for e in evaluations if e.recorded_signature is None), evaluations[0])
     kept, apart = [], {}
     for t, e in zip(recomputable, evaluations, strict=True):
         why = _apart(e, first)
@@ -640,6 +642,13 @@ def _apart(row: Evaluation, first: Evaluation) -> str:
     if row.signature == first.signature:
         return ""
     mine, theirs = _fields(row.signature), _fields(first.signature)
+    if row.recorded_signature and not first.recorded_signature:  # an older version's row
+        return (
+            f"scored under an older version of its profile ({row.profile.name} "
+            f"{mine.get('v', '?')}; {theirs.get('v', '?')} here now): tested among rows of that "
+            "version only, not against the others; its owner re-scores it under this version "
+            "(POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier among them"
+        )
     differ = [
         f"{key} {mine.get(key, '(none)')} against {theirs.get(key, '(none)')}"
         for key in dict.fromkeys([*mine, *theirs])

@@ -294,6 +294,58 @@ def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tie
     ], tiers
 
 
+def _as_scored_by_exact_1_0_0(storage: Storage, experiment_id: str) -> None:
+    """Its graph as exact 1.0.0 wrote it (no ``unanswered`` setting)."""
+    graph = storage.uris.experiment_graph(experiment_id)
+    now = "gerbil-qa:exact|v:1.1.0|"
+    old = r"""STRDT(REPLACE(REPLACE(STR(?o), "\\|v:1\\.1\\.0\\|", "|v:1.0.0|"),
+        "\\|unanswered:0", ""), DATATYPE(?o))"""
+    storage.store.update(
+        Side.PRIVATE,
+        f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} INSERT {{ GRAPH <{graph}> {{ ?s ?p ?old }} }}"
+        f' WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o FILTER(isLiteral(?o) && CONTAINS(STR(?o), "{now}"))'
+        f" }} BIND({old} AS ?old) }}",
+    )
+    version = f"<{GQA}profileVersion>"
+    storage.store.update(
+        Side.PRIVATE,
+        f"DELETE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }} INSERT {{ GRAPH <{graph}> {{ ?t "
+        f'{version} "1.0.0" }} }} WHERE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }}',
+    )
+
+
+def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
+    tmp_path: Path,
+) -> None:
+    """After today's bumps (exact 1.1.0: an unanswered question scores 0) every row of an
+    upgraded store lost its tier, the demo's for good (explore27 F1): rows of a version this
+    one aggregates alike are tested among themselves, under their own signature."""
+    import re
+
+    from service.web import close_app, create_app
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        ids = [_recorded(storage, name) for name in ("first", "second")]
+        for experiment_id in ids:
+            _as_scored_by_exact_1_0_0(storage, experiment_id)
+            storage.experiments.publish(experiment_id)
+        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
+        try:
+            client = app.test_client()
+            listing = client.get("/leaderboards").get_data(as_text=True)
+            dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
+            assert dataset, listing[:300]
+            rows = client.get(
+                "/leaderboards",
+                query_string={"dataset": dataset[1], "profile": "exact", "format": "json"},
+            ).get_json()["rows"]
+        finally:
+            close_app(app)
+    assert len(rows) == 2 and all(r["tier"] for r in rows), rows
+    assert all("gerbil-qa:exact|v:1.0.0|" in r["tierSignature"] for r in rows), rows
+    assert all(r["intervals"] for r in rows)
+
+
 def _as_scored_by_text2sparql_1_0_0(storage: Storage, experiment_id: str) -> None:
     """Its graph as text2sparql 1.0.0 wrote it: that version and its signature (no
     ``subexperiments`` setting: its sub-experiments took the set rule too)."""
@@ -403,12 +455,16 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
     tiers = re.findall(r'<td class="num tier">(?:<abbr title="([^"]*)">)?([^<]+)', board)
     assert sorted(t for _, t in tiers) == ["1", "1", "–"], tiers
     assert [why for why, t in tiers if t == "–"] == [
-        "scored under an older version of its profile, whose per-question results are not "
-        "scored again here: not tested against the others; its owner re-scores it under this "
-        "version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier"
+        "scored under an older version of its profile (text2sparql 1.0.0; 1.2.0 here now): "
+        "tested among rows of that version only, not against the others; its owner re-scores "
+        "it under this version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a "
+        "tier among them"
     ]
+    # compared with a 1.2.0 run: refused, the two signatures named (1.0.0 aggregates alike,
+    # so its stored records are read, under its own signature)
     assert len(tasks) == 2 and compared.status_code == 400
-    assert "re-score it before comparing" in compared.get_json()["error"]
+    said = compared.get_json()["error"]
+    assert "gerbil-qa:text2sparql|v:1.0.0|" in said and "compare under one profile" in said
 
 
 def _without(storage: Storage, experiment_id: str, *predicates: str, obj: str = "?o") -> None:

@@ -93,6 +93,10 @@ class Profile:
     # What the challenge called our measures (macroF1 is TEXT2SPARQL'25's set_F average): the
     # task page says so beside them, so a team finds its official number among ours.
     challenge_measures: tuple[tuple[str, str], ...] = ()
+    # Older versions whose stored per-question values this one aggregates alike (only the
+    # per-question rule moved): their results are tested and tiered among themselves, under
+    # their own signature, never with this version's (an upgrade took every tier away).
+    aggregates_as: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for key, value in self.settings:

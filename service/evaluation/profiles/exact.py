@@ -35,4 +35,5 @@ PROFILE = Profile(
     ),
     matcher=ExactMatcher(),
     scoring=ANSWERED,
+    aggregates_as=("1.0.0",),  # only per-question rules moved since
 )

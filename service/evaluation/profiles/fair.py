@@ -46,6 +46,7 @@ PROFILE = Profile(
     uses_kb=True,
     identity="fair",
     fold_literals=True,
+    aggregates_as=("1.0.0",),  # only per-question rules moved since
 )
 """Ours, recommended. Every rule is documented in :mod:`service.evaluation.matchers.fair`
 (answers) and :mod:`service.evaluation.subexperiments` (markings; C2KB holds resources only,

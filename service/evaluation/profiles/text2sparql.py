@@ -52,4 +52,5 @@ PROFILE = Profile(
         ("macroPrecision", "the challenge's set_P average"),
         ("macroRecall", "the challenge's set_recall average"),
     ),
+    aggregates_as=("1.0.0", "1.1.0"),  # only per-question rules moved since
 )
