@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -29,6 +30,36 @@ from tests.helpers import ck25_gold_queries
 T2S = "text2sparql2025"
 
 
+class _Text2Sparql(BaseHTTPRequestHandler):
+    """A Text2SPARQL service's GET: ``answer(question, dataset)`` gives the JSON object it
+    answers (None: 404)."""
+
+    answer: Any = None
+
+    def do_GET(self) -> None:
+        params = parse_qs(urlsplit(self.path).query)
+        given = self.answer(params.get("question", [""])[0], params.get("dataset", [""])[0])
+        if given is None:
+            self.send_error(404, "unknown question")
+            return
+        body = json.dumps(given).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+
+def _serving(answer: Any) -> ThreadingHTTPServer:
+    handler = type("Handler", (_Text2Sparql,), {"answer": staticmethod(answer)})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 @pytest.fixture(scope="module")
 def service(data_dir: Path) -> Iterator[tuple[str, list[str]]]:
     """The URL of a Text2SPARQL service replaying FRANZ's CK25 queries, and what it was asked."""
@@ -36,30 +67,14 @@ def service(data_dir: Path) -> Iterator[tuple[str, list[str]]]:
     by_question = {e["question"]: e for e in entries}
     asked: list[str] = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            params = parse_qs(urlsplit(self.path).query)
-            question = params.get("question", [""])[0]
-            asked.append(params.get("dataset", [""])[0])
-            entry = by_question.get(question)
-            if entry is None:
-                self.send_error(404, "unknown question")
-                return
-            body = json.dumps(
-                {"dataset": entry["dataset"], "question": question, "query": entry["query"]}
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def answer(question: str, dataset: str) -> dict[str, str] | None:
+        asked.append(dataset)
+        entry = by_question.get(question)
+        if entry is None:
+            return None
+        return {"dataset": entry["dataset"], "question": question, "query": entry["query"]}
 
-        def log_message(self, *args: object) -> None:  # quiet
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = _serving(answer)
     yield f"http://127.0.0.1:{server.server_address[1]}/api", asked
     server.shutdown()
     server.server_close()
@@ -354,24 +369,10 @@ def test_what_was_odd_in_a_response_is_kept_in_the_file_and_said_again(
     the question's entry, and scoring the file says it again."""
     query = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
 
-    class Echoing(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            params = parse_qs(urlsplit(self.path).query)
-            body = json.dumps(
-                {"dataset": params.get("dataset", [""])[0], "question": "Something else?",
-                 "query": query}
-            ).encode()  # fmt: skip
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def echoing(question: str, dataset: str) -> dict[str, str]:
+        return {"dataset": dataset, "question": "Something else?", "query": query}
 
-        def log_message(self, *args: object) -> None:  # quiet
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Echoing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = _serving(echoing)
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/"
         answers = tmp_path / "echoing.json"

@@ -294,26 +294,6 @@ def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tie
     ], tiers
 
 
-def _as_scored_by_exact_1_0_0(storage: Storage, experiment_id: str) -> None:
-    """Its graph as exact 1.0.0 wrote it (no ``unanswered`` setting)."""
-    graph = storage.uris.experiment_graph(experiment_id)
-    now = "gerbil-qa:exact|v:1.1.0|"
-    old = r"""STRDT(REPLACE(REPLACE(STR(?o), "\\|v:1\\.1\\.0\\|", "|v:1.0.0|"),
-        "\\|unanswered:0", ""), DATATYPE(?o))"""
-    storage.store.update(
-        Side.PRIVATE,
-        f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} INSERT {{ GRAPH <{graph}> {{ ?s ?p ?old }} }}"
-        f' WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o FILTER(isLiteral(?o) && CONTAINS(STR(?o), "{now}"))'
-        f" }} BIND({old} AS ?old) }}",
-    )
-    version = f"<{GQA}profileVersion>"
-    storage.store.update(
-        Side.PRIVATE,
-        f"DELETE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }} INSERT {{ GRAPH <{graph}> {{ ?t "
-        f'{version} "1.0.0" }} }} WHERE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }}',
-    )
-
-
 def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
     tmp_path: Path,
 ) -> None:
@@ -327,7 +307,7 @@ def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
     with open_storage(tmp_path / "store", catalog=False) as storage:
         ids = [_recorded(storage, name) for name in ("first", "second")]
         for experiment_id in ids:
-            _as_scored_by_exact_1_0_0(storage, experiment_id)
+            _as_scored_by(storage, experiment_id, "exact", "unanswered:0")
             storage.experiments.publish(experiment_id)
         app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
         try:
@@ -346,24 +326,30 @@ def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
     assert all(r["intervals"] for r in rows)
 
 
-def _as_scored_by_text2sparql_1_0_0(storage: Storage, experiment_id: str) -> None:
-    """Its graph as text2sparql 1.0.0 wrote it: that version and its signature (no
-    ``subexperiments`` setting: its sub-experiments took the set rule too)."""
+def _as_scored_by(storage: Storage, experiment_id: str, profile: str, setting: str) -> None:
+    """Its graph as ``profile`` 1.0.0 wrote it: that version, and its signature without
+    ``setting`` (text2sparql 1.0.0 had no ``subexperiments``, its sub-experiments took the set
+    rule too; exact 1.0.0 no ``unanswered``)."""
+    from service.evaluation.profiles import get_profile
+
     graph = storage.uris.experiment_graph(experiment_id)
-    now = "gerbil-qa:text2sparql|v:1.2.0|"
-    old = r"""STRDT(REPLACE(REPLACE(STR(?o), "\\|v:1\\.2\\.0\\|", "|v:1.0.0|"),
-        "\\|subexperiments:standard-answered", ""), DATATYPE(?o))"""
+    current = get_profile(profile).version
+    now = f"gerbil-qa:{profile}|v:{current}|"
+    version = current.replace(".", "\\\\.")
+    old = rf"""STRDT(REPLACE(REPLACE(STR(?o), "\\|v:{version}\\|", "|v:1.0.0|"),
+        "\\|{setting}", ""), DATATYPE(?o))"""
     storage.store.update(
         Side.PRIVATE,
         f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} INSERT {{ GRAPH <{graph}> {{ ?s ?p ?old }} }}"
         f' WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o FILTER(isLiteral(?o) && CONTAINS(STR(?o), "{now}"))'
         f" }} BIND({old} AS ?old) }}",
     )
-    version = f"<{GQA}profileVersion>"
+    version_property = f"<{GQA}profileVersion>"
     storage.store.update(
         Side.PRIVATE,
-        f"DELETE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }} INSERT {{ GRAPH <{graph}> {{ ?t "
-        f'{version} "1.0.0" }} }} WHERE {{ GRAPH <{graph}> {{ ?t {version} ?v }} }}',
+        f"DELETE {{ GRAPH <{graph}> {{ ?t {version_property} ?v }} }} INSERT {{ GRAPH <{graph}> "
+        f'{{ ?t {version_property} "1.0.0" }} }} WHERE {{ GRAPH <{graph}> '
+        f"{{ ?t {version_property} ?v }} }}",
     )
 
 
@@ -394,7 +380,7 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
             run_experiment(spec, storage=storage, ticket=ticket)
             ids.append(ticket.id)
             tokens.append(ticket.token)
-        _as_scored_by_text2sparql_1_0_0(storage, ids[2])
+        _as_scored_by(storage, ids[2], "text2sparql", "subexperiments:standard-answered")
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
         assert {e.id for e in storage.experiments.listing()} == set(ids)
