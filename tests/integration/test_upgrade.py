@@ -260,30 +260,36 @@ def _as_signed_by_an_older_profile_version(storage: Storage, experiment_id: str)
     )
 
 
+def _exact_board(storage: Storage, query: dict[str, str]) -> str:
+    """The demo dataset's leaderboard under exact, as served over ``storage``."""
+    import re
+
+    from service.web import close_app, create_app
+
+    app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
+    try:
+        client = app.test_client()
+        listing = client.get("/leaderboards").get_data(as_text=True)
+        dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
+        assert dataset, listing[:300]
+        wanted = {"dataset": dataset[1], "profile": "exact", **query}
+        return client.get("/leaderboards", query_string=wanted).get_data(as_text=True)
+    finally:
+        close_app(app)
+
+
 def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tiers(
     tmp_path: Path,
 ) -> None:
     """Before: one such row on a leaderboard took the tiers of every row away, unexplained."""
     import re
 
-    from service.web import close_app, create_app
-
     with open_storage(tmp_path / "store", catalog=False) as storage:
         ids = [_recorded(storage, name) for name in ("first", "second", "older")]
         _as_signed_by_an_older_profile_version(storage, ids[2])
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
-        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
-        try:
-            client = app.test_client()
-            listing = client.get("/leaderboards").get_data(as_text=True)
-            dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
-            assert dataset, listing[:300]
-            board = client.get(
-                "/leaderboards", query_string={"dataset": dataset[1], "profile": "exact"}
-            ).get_data(as_text=True)
-        finally:
-            close_app(app)
+        board = _exact_board(storage, {})
     # the tier, or the "–" of a row without one (inside its reason's abbr)
     tiers = re.findall(r'<td class="num tier">(?:<abbr title="([^"]*)">)?([^<]+)', board)
     assert sorted(t for _, t in tiers) == ["1", "1", "–"], tiers  # the old: none
@@ -300,27 +306,13 @@ def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
     """After today's bumps (exact 1.1.0: an unanswered question scores 0) every row of an
     upgraded store lost its tier, the demo's for good (explore27 F1): rows of a version this
     one aggregates alike are tested among themselves, under their own signature."""
-    import re
-
-    from service.web import close_app, create_app
 
     with open_storage(tmp_path / "store", catalog=False) as storage:
         ids = [_recorded(storage, name) for name in ("first", "second")]
         for experiment_id in ids:
             _as_scored_by(storage, experiment_id, "exact", "unanswered:0")
             storage.experiments.publish(experiment_id)
-        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
-        try:
-            client = app.test_client()
-            listing = client.get("/leaderboards").get_data(as_text=True)
-            dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
-            assert dataset, listing[:300]
-            rows = client.get(
-                "/leaderboards",
-                query_string={"dataset": dataset[1], "profile": "exact", "format": "json"},
-            ).get_json()["rows"]
-        finally:
-            close_app(app)
+        rows = json.loads(_exact_board(storage, {"format": "json"}))["rows"]
     assert len(rows) == 2 and all(r["tier"] for r in rows), rows
     assert all("gerbil-qa:exact|v:1.0.0|" in r["tierSignature"] for r in rows), rows
     assert all(r["intervals"] for r in rows)
