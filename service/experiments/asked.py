@@ -197,10 +197,11 @@ class Reference:
         return ()
 
     def info(self) -> SystemInfo:
+        from service.graph.queries import REFERENCE_NOTE
         from service.graph.results import SystemInfo
 
         return SystemInfo(
-            self.name, description=f"reference system {self.reference}", reference=True
+            self.name, description=f"{REFERENCE_NOTE}{self.reference}", reference=True
         )
 
     def check(self, *, policy: NetworkPolicy | None, has_kb: bool) -> None:

@@ -74,6 +74,22 @@ def replaced(values: list[str] | tuple[str, ...] = ()) -> str:
 _UNSAFE_IRI = frozenset('<>"{}|^`\\ \n\r\t')
 
 
+# What a reference system's graph said before ``gqa:ReferenceSystem`` (2026-11-29): its
+# comment, "reference system gold-sparql" (``experiments.asked.Reference.info`` writes it)
+REFERENCE_NOTE = "reference system "
+
+
+def reference_system(system: str) -> str:
+    """A graph pattern matching when ``system`` (a variable) is a reference system's: typed
+    so, or (graphs written before the class) said so in its comment. One rule for the
+    leaderboards, the compare page and the reproduce script."""
+    return (
+        f"{{ {system} a <{GQA}ReferenceSystem> }} UNION "
+        f'{{ {system} <{RDFS}comment> ?referenceNote FILTER(STRSTARTS(STR(?referenceNote), "'
+        f'{REFERENCE_NOTE}")) }}'
+    )
+
+
 def _iri(value: str) -> str:
     if not value or any(c in _UNSAFE_IRI for c in value):
         raise ValueError(f"not an IRI: {value!r}")

@@ -358,16 +358,11 @@ def stored_evaluations(
 def _of_reference(store: Any, graph: str, task: str) -> bool:
     """Whether ``task`` (in ``graph`` of ``store``) is a reference system's run (as
     ``listings.reference_tasks`` tells it for a leaderboard's rows)."""
-    from service.graph.terms import RDFS
-    from service.graph.uris import GERBIL, GQA
+    from service.graph.queries import reference_system
+    from service.graph.uris import GERBIL
 
-    return bool(
-        store.query(
-            f"ASK {{ GRAPH <{graph}> {{ <{task}> <{GERBIL}annotator> ?s . "
-            f"{{ ?s a <{GQA}ReferenceSystem> }} UNION {{ ?s <{RDFS}comment> ?c "
-            'FILTER(STRSTARTS(STR(?c), "reference system ")) } } }'
-        )
-    )
+    pattern = f"<{task}> <{GERBIL}annotator> ?s . {reference_system('?s')}"
+    return bool(store.query(f"ASK {{ GRAPH <{graph}> {{ {pattern} }} }}"))
 
 
 def _refuse_withheld(spec: Any, storage: Any) -> None:

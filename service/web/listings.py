@@ -20,6 +20,7 @@ from service.graph.queries import (
     LEADERBOARD_MEASURES,
     leaderboard_counts_query,
     leaderboard_query,
+    reference_system,
 )
 from service.graph.terms import DCT, OWL, PROV, QB, RDF, RDFS
 from service.graph.uris import GERBIL, GQA
@@ -215,9 +216,7 @@ def reference_tasks(tasks: Iterable[str]) -> set[str]:
         return set()
     rows = _select(
         f"""SELECT DISTINCT ?task WHERE {{ VALUES ?task {{ {" ".join(map(_iri, wanted))} }}
-  GRAPH ?g {{ ?task gerbil:annotator ?s .
-    {{ ?s a gqa:ReferenceSystem }} UNION
-    {{ ?s rdfs:comment ?c FILTER(STRSTARTS(STR(?c), "reference system ")) }} }} }}"""
+  GRAPH ?g {{ ?task gerbil:annotator ?s . {reference_system("?s")} }} }}"""
     )
     return {_v(r["task"]) or "" for r in rows}
 

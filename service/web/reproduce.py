@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from service.evaluation.measures import MEASURES, When
 from service.evaluation.results import ExperimentType
+from service.graph.queries import REFERENCE_NOTE
 from service.graph.reader import Node, TaskResult
 from service.graph.terms import DCT, RDF, RDFS
 from service.graph.uris import GQA
@@ -187,4 +188,4 @@ def _reference(system: Node) -> bool:
     """A reference system (``gqa:ReferenceSystem``; before 2026-11-29 said in its comment)."""
     types = {t.value for t in system.all(RDF + "type")}
     comment = system.text(RDFS + "comment") or ""
-    return GQA + "ReferenceSystem" in types or comment.startswith("reference system ")
+    return GQA + "ReferenceSystem" in types or comment.startswith(REFERENCE_NOTE)
