@@ -27,7 +27,16 @@ from service.web.citation import leaderboard_bibtex
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
-from service.web.ui import external_url, json_elsewhere, kb_of, kbs_mixed, page_of, paging
+from service.web.ui import (
+    external_url,
+    json_elsewhere,
+    kb_of,
+    kbs_mixed,
+    page_of,
+    paging,
+    version_of,
+    versions_mixed,
+)
 
 bp = Blueprint("frozen", __name__)
 
@@ -50,6 +59,7 @@ CSV_HEADER = (
     "profile",  # the row's profile: a board of several profiles has a row for each
     "knowledgeBase",  # the kb: field of the row's signature: rows of two KBs do not compare
     "undefinedResamples",  # resamples the ranked measure was undefined on (empty: none)
+    "profileVersion",  # the v: field of the row's signature: versions rank apart
 )
 
 
@@ -232,7 +242,7 @@ def frozen(name: str) -> BaseResponse:
 
     @cache
     def bibtex() -> str:
-        ranks = _ranks(found, _kbs_mixed(rows()))
+        ranks = _ranks(found, _kbs_mixed(rows()), _versions_mixed(rows()))
         return leaderboard_bibtex(
             found.id, found.uri, found.title, found.frozen_at, base=base, ranks=ranks
         )
@@ -252,6 +262,8 @@ def frozen(name: str) -> BaseResponse:
             languages_mixed=len({r["languageTag"] for r in rows()}) > 1,
             profiles_mixed=len({r["profile"] for r in rows()}) > 1,
             kbs_mixed=_kbs_mixed(rows()),  # the live board's notice, kept with its rows
+            versions_mixed=_versions_mixed(rows()),
+            ranks_by_version=_ranked_by_version(rows()),
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
             dataset=_dataset_label(found.standing.dataset) if found.standing.dataset else None,
@@ -290,6 +302,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "languageTag": facts.get("languageTag"),
                 "profile": facts.get("profile"),
                 "knowledgeBase": kb_of(facts.get("signature")),
+                "profileVersion": version_of(facts.get("signature")),
                 "task": row.task,
                 "score": row.score,
                 "scoreLow": row.low,
@@ -319,6 +332,24 @@ def _kbs_mixed(rows: list[dict[str, Any]]) -> list[str]:
     return kbs_mixed((r["profile"], r["knowledgeBase"]) for r in rows)
 
 
+def _versions_mixed(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The profiles whose rows were scored under several of its versions, and those: read from
+    the ranked tasks' signatures, as the KBs are."""
+    return versions_mixed((r["profile"], r["profileVersion"]) for r in rows)
+
+
+def _ranked_by_version(rows: list[dict[str, Any]]) -> bool:
+    """Whether each version of a profile was ranked among its own rows (each counts from 1),
+    as boards frozen from 29 November 2026 are; the ranks of those frozen before ran through
+    them all (explore27 1)."""
+    first: dict[tuple[Any, ...], int] = {}
+    for r in rows:
+        if r["rank"] is not None:
+            key = (r["languageTag"], r["profile"], r["profileVersion"])
+            first[key] = min(first.get(key, r["rank"]), r["rank"])
+    return all(rank == 1 for rank in first.values())
+
+
 def _as_json(found: leaderboards.Frozen) -> dict[str, Any]:
     standing = found.standing
     rows = _shown_rows(found)
@@ -334,6 +365,7 @@ def _as_json(found: leaderboards.Frozen) -> dict[str, Any]:
         "profile": standing.profile,
         "live": external_url("ui.leaderboards", **_live_args(found)),
         "mixedKnowledgeBases": _kbs_mixed(rows),
+        "mixedProfileVersions": _versions_mixed(rows),
         "rows": rows,
     }
 
@@ -387,11 +419,14 @@ def _local(iri: str | None, *, unquote: bool = False) -> Any:
     return decode(name) if unquote else name
 
 
-def _ranks(found: leaderboards.Frozen, mixed_kbs: list[str]) -> str:
+def _ranks(
+    found: leaderboards.Frozen, mixed_kbs: list[str], mixed_versions: dict[str, list[str]]
+) -> str:
     """What a frozen leaderboard ranks, in words: its experiment type and measure, the
     dataset, profile and language it was filtered to (else "all profiles", "all languages"),
-    and the profiles whose rows were computed on different KBs (``mixed_kbs``), which a
-    reader of the ranks alone would take for one standing."""
+    and the profiles whose rows were computed on different KBs (``mixed_kbs``) or scored under
+    different versions (``mixed_versions``), which a reader of the ranks alone would take for
+    one standing."""
     standing = found.standing
     measure = next((n for n, m in MEASURES.items() if m.iri == standing.measure), None)
     said = f"ranks {pages.local(standing.experiment_type)} results by "
@@ -408,4 +443,6 @@ def _ranks(found: leaderboards.Frozen, mixed_kbs: list[str]) -> str:
             f"; rows of profile {', '.join(mixed_kbs)} were computed on different knowledge "
             "bases: only rows of one knowledge base are comparable"
         )
+    for profile, versions in mixed_versions.items():
+        said += f"; rows of profile {profile} were scored under versions {' and '.join(versions)}"
     return said

@@ -311,6 +311,14 @@ def _frozen_schema() -> dict[str, Any]:
             "(their rows' `knowledgeBase` differ): only rows of one knowledge base are "
             "comparable, though the ranks run through them all. Empty when none.",
         },
+        mixedProfileVersions={
+            "type": "object",
+            "additionalProperties": _TEXTS,
+            "description": "The profiles whose rows were scored under several versions of it "
+            "(their rows' `profileVersion` differ), and those versions: tiers test one "
+            "version's rows among themselves; boards frozen from 2026-11-29 rank them apart "
+            "too. Empty when none.",
+        },
         rows=_array(
             _object(
                 ("rank", "task"),
@@ -318,8 +326,9 @@ def _frozen_schema() -> dict[str, Any]:
                     "type": "integer",
                     "minimum": 1,
                     "description": "Ranks count systems: a system's best run on a dataset, "
-                    "language and profile takes its rank (equal scores share one: 1, 1, 3); "
-                    "its other runs there share it (`otherRunOf`) and take none. Leaderboards "
+                    "language and profile (one version of it) takes its rank (equal scores "
+                    "share one: 1, 1, 3); its other runs there share it (`otherRunOf`) and "
+                    "take none. Leaderboards "
                     "frozen before 2026-11-28 ranked every run.",
                 },
                 tier={"type": ["integer", "null"]},
@@ -341,6 +350,11 @@ def _frozen_schema() -> dict[str, Any]:
                     "description": "The `kb:` field of the task's signature: the KB it was "
                     "computed on (`file:sha256:…`, an IRI), `none` (its profile matches through "
                     "a KB and the run named none) or `no` (its profile uses none).",
+                },
+                profileVersion={
+                    "type": ["string", "null"],
+                    "description": "The `v:` field of the task's signature: the version of "
+                    "its profile it was scored under.",
                 },
                 task=_URI,
                 score=number,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -303,6 +304,8 @@ def leaderboard_model(
         "ranks": ranks,
         "other_runs": other_runs,
         "kbs_mixed": kbs_mixed((r.profile, kb_of(r.signature)) for r in shown),
+        "versions_mixed": versions_mixed((r.profile, version_of(r.signature)) for r in shown),
+        "version_of": version_of,
         # the failed calls beside the scores (not a column to sort by: fewer is not better
         # when the service was not asked at all)
         "measures": listings.task_measures([r.task for r in shown], [*columns, "errorCount"]),
@@ -322,8 +325,12 @@ def leaderboard_model(
         "standings": standings,
         "tiers_offered": bool(comparable),
         "tiers_before_this_page": bool(alike) and not top,
-        # a system takes a rank per dataset, language and profile: said when rows mix them
-        "ranks_mixed": len({(r.dataset, r.languages, r.profile) for r in shown}) > 1,
+        # a system takes a rank per dataset, language and profile (version): said when rows
+        # mix them
+        "ranks_mixed": len(
+            {(r.dataset, r.languages, r.profile, version_of(r.signature)) for r in shown}
+        )
+        > 1,
         "tier_rows": comparing.LEADERBOARD_TIERS,
         # the note says how the tiers were computed: the compare page's defaults, named here
         "tier_resamples": DEFAULT_RESAMPLES,
@@ -379,17 +386,18 @@ def _competition_ranks(
         before = query(limit=offset, offset=0)
     ranks: dict[str, int | None] = {}
     other_runs: dict[str, str] = {}
-    best: dict[tuple[str, str, str, str], tuple[str, int]] = {}  # system's key → (task, rank)
+    best: dict[tuple[str | None, ...], tuple[str, int]] = {}  # system's key → (task, rank)
     # ranks count within a dataset, language(s) and profile: rows mixing them were numbered
     # 1 to 6 across all, so a system's rank in its language depended on the others (explore25 13)
-    counted: dict[tuple[str, str, str], int] = {}
-    previous: dict[tuple[str, str, str], tuple[float, int]] = {}
+    counted: dict[tuple[str | None, ...], int] = {}
+    previous: dict[tuple[str | None, ...], tuple[float, int]] = {}
     for row in [*before, *shown]:
         score = row.measures.get(sort)
         if score is None or row.reference:  # a reference run is shown, not ranked
             ranks[row.task] = None
             continue
-        group = (row.dataset, row.languages, row.profile)
+        # and within a version of the profile, as the tiers are (explore27 1)
+        group = (row.dataset, row.languages, row.profile, version_of(row.signature))
         key = (row.system, *group)
         if key in best:
             other_runs[row.task], ranks[row.task] = best[key]
@@ -425,6 +433,7 @@ def leaderboard_rows(model: dict[str, Any]) -> list[dict[str, Any]]:
                 "language": row.language,
                 "languageTag": row.languages,
                 "profile": row.profile,
+                "profileVersion": version_of(row.signature),  # the version it was scored under
                 "signature": row.signature,
                 "measures": {
                     m: model["measures"].get(row.task, {}).get(m) for m in model["columns"]
@@ -481,6 +490,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
     header += ["otherRunOf"]  # another run of a ranked system: its ranked run's task
     header += [f"{sort}UndefinedResamples"]  # beside an interval: resamples left out of it
     header += ["reference"]  # a reference system's run: shown for scale, not ranked
+    header += ["profileVersion"]  # the version of the profile it was scored under
     rows = []
     for r in leaderboard_rows(model):
         low, high = r["intervals"].get(sort) or (None, None)
@@ -490,7 +500,7 @@ def _leaderboard_csv(model: dict[str, Any]) -> str:
             + [low, high, r["signature"], r["languageTag"]]
             + [" ".join(r["papers"]), r["revisionOf"], r["tierSignature"], r["errorCount"]]
             + [r["tierNote"], r["otherRunOf"], r["undefinedResamples"].get(sort)]
-            + ["true" if r["reference"] else "false"]
+            + ["true" if r["reference"] else "false", r["profileVersion"]]
         )
     return pages.csv_table(header, rows).decode("utf-8")
 
@@ -568,6 +578,31 @@ def kb_of(signature: str | None) -> str | None:
     ('none', None)
     """
     return signature.rsplit("|kb:", 1)[1] if signature and "|kb:" in signature else None
+
+
+def version_of(signature: str | None) -> str | None:
+    """The ``v:`` field of a signature: the version of the profile a result was scored under.
+
+    >>> version_of("gerbil-qa:fair|v:1.0.0|kb:none"), version_of(None)
+    ('1.0.0', None)
+    """
+    found = re.search(r"\|v:([^|]+)", signature or "")
+    return found[1] if found else None
+
+
+def versions_mixed(rows: Iterable[tuple[str | None, str | None]]) -> dict[str, list[str]]:
+    """The profiles whose rows (each row's profile and :func:`version_of` its signature) were
+    scored under several versions of it, and those versions: a row of each is ranked and
+    tiered among its own version's rows only, which a board's notice says.
+
+    >>> versions_mixed([("fair", "1.1.0"), ("fair", "1.0.0"), ("exact", "1.1.0")])
+    {'fair': ['1.0.0', '1.1.0']}
+    """
+    versions: dict[str, set[str]] = {}
+    for profile, version in rows:
+        if version is not None:
+            versions.setdefault(profile or "", set()).add(version)
+    return {p: sorted(v) for p, v in sorted(versions.items()) if len(v) > 1}
 
 
 def kbs_mixed(rows: Iterable[tuple[str | None, str | None]]) -> list[str]:

@@ -62,11 +62,11 @@ def test_a_run_an_older_version_left_says_why_it_cannot_resume(tmp_path: Path) -
             runner.close()
 
 
-def _recorded(storage: Storage, name: str) -> str:
+def _recorded(storage: Storage, name: str, answers: str = "answers-partial.json") -> str:
     """An experiment of the demo's questions and one answer file, recorded now; its id."""
     spec = ExperimentSpec(
         FileDataset(FileRef.local(str(DEMO_DIR / "questions.json"))),
-        (AnswerFile(name, FileRef.local(str(DEMO_DIR / "answers-partial.json"))),),
+        (AnswerFile(name, FileRef.local(str(DEMO_DIR / answers))),),
         profile="exact",
     )
     ticket = storage.experiments.reserve()
@@ -316,6 +316,66 @@ def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
     assert len(rows) == 2 and all(r["tier"] for r in rows), rows
     assert all("gerbil-qa:exact|v:1.0.0|" in r["tierSignature"] for r in rows), rows
     assert all(r["intervals"] for r in rows)
+
+
+def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_frozen(
+    tmp_path: Path,
+) -> None:
+    """A board holding rows of exact 1.0.0 and of today's version tiered each version's rows
+    among themselves but ranked them in one sequence (1, 2, 3, 3), and a board frozen from it
+    said nothing of why (explore27 1): each version's rows are ranked among themselves, each
+    row names its version, and the live and the frozen board say the versions are mixed."""
+    import re
+
+    from service.evaluation.profiles import get_profile
+    from service.web import close_app, create_app
+
+    current = get_profile("exact").version
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        runs = [("old-strong", "answers-strong.json"), ("old-baseline", "answers-baseline.json")]
+        runs += [("new-partial", "answers-partial.json"), ("new-baseline", "answers-baseline.json")]
+        ids = [_recorded(storage, name, answers) for name, answers in runs]
+        for experiment_id in ids[:2]:
+            _as_scored_by(storage, experiment_id, "exact", "unanswered:0")
+        for experiment_id in ids:
+            storage.experiments.publish(experiment_id)
+        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
+        try:
+            client = app.test_client()
+            listing = client.get("/leaderboards").get_data(as_text=True)
+            dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
+            assert dataset, listing[:300]
+            wanted = {"dataset": dataset[1], "profile": "exact"}
+            rows = client.get("/leaderboards", query_string={**wanted, "format": "json"}).json[
+                "rows"
+            ]
+            page = client.get("/leaderboards", query_string=wanted).get_data(as_text=True)
+            frozen = client.post("/api/leaderboards", json={**wanted, "title": "t"}).json
+            frozen_page = client.get(frozen["uri"].split("/", 3)[3]).get_data(as_text=True)
+            frozen_csv = client.get(
+                frozen["uri"].split("/", 3)[3], headers={"Accept": "text/csv"}
+            ).get_data(as_text=True)
+        finally:
+            close_app(app)
+    ranks = {r["system"]: (r["profileVersion"], r["rank"]) for r in rows}
+    assert ranks == {
+        "old-strong": ("1.0.0", 1),
+        "old-baseline": ("1.0.0", 2),
+        "new-partial": (current, 1),
+        "new-baseline": (current, 2),
+    }, rows
+    said = re.search(r'<p class="notice" id="mixed-versions">(.*?)</p>', page, re.S)
+    assert said and f"versions 1.0.0 and {current}" in said[1], page[:2000]
+    assert "ranked and tiered among themselves" in said[1]
+    assert 'id="ranks-mixed"' in page  # the rank note: a system has a rank in each
+    # the frozen board: the ranks as frozen, each row's version, the notice
+    assert frozen["mixedProfileVersions"] == {"exact": ["1.0.0", current]}, frozen
+    assert {(r["profileVersion"], r["rank"]) for r in frozen["rows"]} == set(ranks.values())
+    notice = re.search(r'<p class="notice" id="mixed-versions">(.*?)</p>', frozen_page, re.S)
+    assert notice and "each version's rows are ranked among themselves" in notice[1]
+    assert f"<td>exact {current}</td>" in frozen_page and "<td>exact 1.0.0</td>" in frozen_page
+    assert frozen_csv.splitlines()[0].endswith(",profileVersion"), frozen_csv[:300]
+    assert f"scored under versions 1.0.0 and {current}" in frozen_page  # its BibTeX note
 
 
 def _as_scored_by(storage: Storage, experiment_id: str, profile: str, setting: str) -> None:

@@ -366,6 +366,7 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
             "profile",
             "knowledgeBase",
             "undefinedResamples",
+            "profileVersion",
         ]
         assert [(r[0], r[2], r[10], r[11], r[12]) for r in rows[1:]] == [
             ("1", "alpha", "en", "", "fair"),
@@ -554,8 +555,8 @@ def test_a_reference_system_is_shown_for_scale_not_ranked_or_tiered(tmp_path) ->
         assert "reference system: for scale, not ranked" in page
         table = site.get("leaderboards", params={"format": "csv"}).text.splitlines()
         header = table[0].split(",")
-        assert header[-1] == "reference"
-        assert sorted(line.rsplit(",", 1)[1] for line in table[1:]) == ["false", "false", "true"]
+        assert header[-2:] == ["reference", "profileVersion"]
+        assert sorted(line.split(",")[-2] for line in table[1:]) == ["false", "false", "true"]
         # the graph says it: a class of our vocabulary, not a comment to parse
         ask = (
             "ASK { ?t <http://w3id.org/gerbil/vocab#annotator> ?s . "
