@@ -54,7 +54,11 @@ def _add_kb_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
 
 
 def _add_call_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lang", default="en", help="language of the questions (ISO 639-1)")
+    parser.add_argument(
+        "--lang",
+        help="language of the questions (ISO 639-1); default: the dataset's one language, "
+        "else that of the profile made for it (poleval: pl), else en",
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -344,7 +348,8 @@ def _ask(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    answer, warnings = ask(service, args.question, args.lang, question_id="1", on_retry=waiting)
+    language = args.lang or "en"  # one question, no dataset to take it from
+    answer, warnings = ask(service, args.question, language, question_id="1", on_retry=waiting)
     for problem in warnings:
         print(f"gerbil-qa: {problem}", file=sys.stderr)
     if answer.error is not None:
@@ -398,24 +403,46 @@ def _query_run(args: argparse.Namespace, dataset: Any, answer: Any) -> dict[str,
     return out
 
 
-def _questions(text: str) -> Any:  # -> service.model.Dataset
+def _questions(text: str, *, language: str | None = None) -> Any:  # -> service.model.Dataset
     """``--dataset``: a file (gold answers or not), or a built-in dataset's name, as
-    `evaluate --dataset` takes it."""
+    `evaluate --dataset` takes it: an ``expected.tsv``'s texts from the ``in.tsv`` beside it,
+    in ``language`` (``--lang``), else in that of the profile made for TSV (poleval: pl)."""
     from service import catalog, formats
     from service.cli.evaluate import dataset_source
+    from service.evaluation.profiles import PROFILES, own_profile
     from service.experiments.spec import CatalogueDataset
 
     source = dataset_source(text)
     if isinstance(source, CatalogueDataset):
         return catalog.load(source.name)
-    return formats.read(text)
+    dataset = formats.read(text, language=language)
+    if language is None and not any(lang for q in dataset.questions for lang in q.languages):
+        own = own_profile((), dataset.format or "")  # a TSV's texts name no language
+        if own is not None:
+            dataset = formats.read(text, language=PROFILES[own].default_language)
+    return dataset
+
+
+def _default_language(dataset: Any) -> str:
+    """``--lang`` not given: the dataset's one language (a PolEval dataset's pl was refused as
+    "no question in en", explore28 F17), else the profile made for its languages' (none: en)."""
+    from service.evaluation.profiles import PROFILES, own_profile
+
+    held = list(dict.fromkeys(lang for q in dataset.questions for lang in q.languages if lang))
+    if len(held) == 1:
+        return held[0]
+    own = own_profile(held, dataset.format or "")
+    return (
+        PROFILES[own].default_language if own and PROFILES[own].default_language in held else "en"
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
     from service.systems.archive import QUERY_FORMAT, answer_file_in
     from service.systems.webservice import run_web_service
 
-    dataset = _questions(args.dataset)
+    dataset = _questions(args.dataset, language=args.lang)
+    args.lang = args.lang or _default_language(dataset)
     languages = _run_languages(args.lang, dataset, text2sparql=args.interface == "text2sparql")
     service = _service(
         args,

@@ -231,3 +231,35 @@ def test_a_tsv_dataset_file_is_scored_with_poleval_unless_another_profile_is_giv
         *("--profile", "fair", "--lang", "pl"),
     )
     assert named.returncode == 0 and "language: pl" in named.stdout, named.stderr
+
+
+def test_system_run_asks_a_service_the_questions_of_an_expected_tsv_in_polish(
+    tmp_path: Path,
+) -> None:
+    """`system run --dataset expected.tsv` read no in.tsv beside it and asked in English: "--lang
+    pl: the dataset has no question in pl; its languages: none" (explore28 F17). It reads the
+    texts as `evaluate` does, in the language of the profile made for TSV (poleval: pl)."""
+    from tests.helpers import qa_service
+
+    asked: list[str] = []
+
+    def answer(text: str) -> list[object]:
+        asked.append(text)
+        value = GOLD[QUESTIONS.index(text)].split("\t")[0]
+        binding = {"x": {"type": "literal", "value": value}}
+        return [{"head": {"vars": ["x"]}, "results": {"bindings": [binding]}}]
+
+    expected, _ = _small(tmp_path, ANSWERS, "out.tsv")
+    output = tmp_path / "service.json"
+    with qa_service(answer) as url:
+        port = url.split(":")[2].split("/")[0]
+        done = _cli(
+            *("system", "run", url, "--dataset", str(expected), "--name", "echo"),
+            *("--allow", f"127.0.0.1:{port}", "--output", str(output)),
+        )
+    assert done.returncode == 0, done.stderr
+    assert sorted(asked) == sorted(QUESTIONS)
+    assert "6 questions: 6 asked, 0 failed" in done.stdout, done.stdout
+    scored = _cli("evaluate", "--dataset", str(expected), "--answers", str(output))
+    assert scored.returncode == 0, scored.stderr
+    assert "language: pl" in scored.stdout and "accuracy          1.0000" in scored.stdout
