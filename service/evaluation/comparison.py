@@ -224,8 +224,7 @@ def question_tables(ev: Evaluation) -> dict[ExperimentType, st.QuestionTable]:
     """The question table of every task of ``ev``, each under its experiment type's scheme
     (:meth:`~service.evaluation.profiles.Profile.scoring_of`)."""
     return {
-        t: st.question_table(task, scheme=ev.profile.scoring_of(t).name)
-        for t, task in ev.tasks.items()
+        t: st.question_table(task, scheme=ev.scoring_of(t).name) for t, task in ev.tasks.items()
     }
 
 

@@ -51,7 +51,7 @@ def pooled(evaluations: Sequence[Evaluation]) -> Evaluation:
         names = first.tasks[etype].measures.keys() | {
             n for ev in evaluations for n in ev.tasks[etype].measures
         }
-        measures = MEASURES.recompute(names, TaskRecords(records, first.profile.scoring_of(etype)))
+        measures = MEASURES.recompute(names, TaskRecords(records, first.scoring_of(etype)))
         tasks[etype] = TaskScores(etype, measures, records)
     problems = tuple(dict.fromkeys(p for ev in evaluations for p in ev.problems))
     by_language = {

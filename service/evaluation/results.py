@@ -18,6 +18,7 @@ from service.model import Concept
 
 if TYPE_CHECKING:
     from service.evaluation.profiles import Profile
+    from service.evaluation.scoring import Scoring
 
 
 class ExperimentType(StrEnum):
@@ -402,6 +403,17 @@ class Evaluation:
     def signature(self) -> str:
         """The profile's signature for this result, with the KB's identity when one was used."""
         return self.recorded_signature or self.profile.signature_for(self.kb)
+
+    def scoring_of(self, experiment_type: ExperimentType) -> Scoring:
+        """The scheme this result's tasks of ``experiment_type`` are recomputed with: its
+        profile's, or for a result of an older version (``recorded_signature``) that
+        version's (:meth:`Profile.scoring_of`)."""
+        version = None
+        if self.recorded_signature is not None:
+            version = next(
+                (f[2:] for f in self.recorded_signature.split("|") if f.startswith("v:")), None
+            )
+        return self.profile.scoring_of(experiment_type, version)
 
     def to_json(self) -> dict[str, Any]:
         """The ``--output json`` contract (see the README).

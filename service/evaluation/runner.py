@@ -80,6 +80,7 @@ class _Queries:
         self._shapes: dict[str, dict[str, Any]] = {}
         self._problems = problems
         self._gerbil = profile.gerbil_markings
+        self._classes = profile.unprojected_classes_in_c2kb
         self._fold = profile.fold_literals
         self._dataset = dataset  # its prefixes may be used undeclared (TEXT2SPARQL's ':')
         self._prefixes: dict[str, str] | None = None
@@ -123,7 +124,7 @@ class _Queries:
         marked = self._markings.get(text)
         if marked is None:
             marked = self._markings[text] = from_query(
-                found[0], gerbil=self._gerbil, fold_literals=self._fold
+                found[0], gerbil=self._gerbil, fold_literals=self._fold, classes=self._classes
             )
         return marked
 
@@ -239,6 +240,9 @@ class _SubInputs(NamedTuple):
     system: Markings
     gold_type: str | None
     system_type: str | None
+    # the gold markings hold a query's: relations (RE2KB) come from nothing else, so a gold of
+    # annotations alone has none to compare (it scored RE2KB 1.0: explore28 F18)
+    gold_query: bool = False
 
 
 def _sub_inputs(
@@ -249,9 +253,11 @@ def _sub_inputs(
     q, a = case.question, case.answer
     gold: Markings | None = None
     system = Markings()
+    gold_query = False
     if any(t in _MARKING_TYPES for t in types):
         if not q.out_of_scope:
             gold = queries.markings(q.sparql or q.pseudo_query, who="gold", question_id=q.id)
+            gold_query = gold is not None
         notes = q.annotations(language)
         if notes or q.answer_item_types:
             extra = from_annotations(notes, q.answer_item_types)
@@ -266,7 +272,7 @@ def _sub_inputs(
         if a.answertype and a.answertype.strip():
             normal = _answer_type(a.answertype)
             system_type = normal.value if normal else a.answertype.strip().lower()
-    return _SubInputs(gold, system, gold_type, system_type)
+    return _SubInputs(gold, system, gold_type, system_type, gold_query)
 
 
 def _relations(markings: Markings, profile: Profile) -> list[Any]:
@@ -358,6 +364,19 @@ def evaluate(
             if c.scored:
                 subs[i] = _sub_inputs(c, types, lang, queries)
 
+    unmarked = [t.value for t in types if t in _MARKING_TYPES]
+    if unmarked and subs and not any(any(s.system) for s in subs.values()):
+        # a C2KB of 0.0025 read as the system's linking when it gave nothing to link
+        # (explore28 F19); AT's and the gold's side have notes of their own
+        problems.append(
+            Problem(
+                f"{', '.join(unmarked)}: the system gave no SPARQL query, annotation or answer "
+                "item type for any question, so every question whose gold marks something "
+                "scores 0 there: these numbers measure nothing of the system",
+                severity="warning",
+                file=run.source,
+            )
+        )
     iri_matcher = IriSetMatcher(prof.identity)
     view = _lookups(prof, kb, types, cases, subs, iri_matcher, lang)
 
@@ -492,6 +511,8 @@ def _judge(
     if sub.gold is None:
         return None
     if etype is ExperimentType.RE2KB:
+        if not sub.gold_query:  # annotations give no relations: no gold for RE2KB
+            return None
         return match_keys(_relations(sub.gold, prof), _relations(sub.system, prof))
     attr = _IRI_TYPES[etype]
     return iri_matcher.match(getattr(sub.gold, attr), getattr(sub.system, attr), view)

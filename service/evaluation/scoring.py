@@ -45,6 +45,11 @@ class Scoring(Protocol):
     """
 
     name: str
+    # Macro F1 QALD's empty answer (P = 1, R = 0) is an answer the system gave: a question it
+    # did not answer is its own P there too (0 under the rules that score it 0). Before, a
+    # failed call counted as an empty answer, so a flaky service gained QALD precision from
+    # its failures (explore28 F1); the tools we reproduce keep GERBIL's reading.
+    qald_answered_only: bool
 
     def question(self, judged: Judged, *, processed: bool) -> PRF: ...
 
@@ -77,6 +82,7 @@ class StandardScoring:
 
     __slots__ = ()  # stateless
     name = "standard"
+    qald_answered_only = False
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         return standard_prf(judged.tp, judged.fp, judged.fn)
@@ -118,6 +124,15 @@ def set_prf(tp: int, fp: int, fn: int) -> PRF:
     return p, r, fscore(p, r)
 
 
+class AnsweredQaldScoring(AnsweredScoring):
+    """:class:`AnsweredScoring`, and in Macro F1 QALD too a question not answered is no empty
+    answer: its P is 0 (``fair`` and ``exact`` 1.2.0)."""
+
+    __slots__ = ()  # stateless
+    name = "standard-answered+qald"
+    qald_answered_only = True
+
+
 class SetScoring(StandardScoring):
     """TEXT2SPARQL'25: per question :func:`set_prf`; the aggregations are the standard ones
     (macro = the challenge's averages, plain means over every scored question × language)."""
@@ -127,6 +142,15 @@ class SetScoring(StandardScoring):
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         return set_prf(judged.tp, judged.fp, judged.fn)
+
+
+class SetQaldScoring(SetScoring):
+    """:class:`SetScoring`, and in Macro F1 QALD a question not answered is no empty answer:
+    its P is 0, as its set_P is (``text2sparql`` 1.3.0)."""
+
+    __slots__ = ()  # stateless
+    name = "set+qald"
+    qald_answered_only = True
 
 
 def _ratio(a: float, b: float) -> float:
@@ -147,6 +171,7 @@ class Qald6Scoring:
 
     __slots__ = ()  # stateless
     name = "qald6"
+    qald_answered_only = False
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         if not processed:
@@ -187,6 +212,7 @@ class LegacyScoring:
 
     __slots__ = ()  # stateless
     name = "qald-legacy"
+    qald_answered_only = False
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         c, u, g = judged.tp, judged.n_system, judged.n_gold
@@ -210,7 +236,12 @@ class LegacyScoring:
 
 
 STANDARD = StandardScoring()
-ANSWERED = AnsweredScoring()
+ANSWERED = AnsweredScoring()  # fair and exact 1.1.0, text2sparql 1.2.0's sub-experiments
+ANSWERED_QALD = AnsweredQaldScoring()
 SET = SetScoring()
+SET_QALD = SetQaldScoring()
 QALD6 = Qald6Scoring()
 LEGACY = LegacyScoring()
+SCHEMES: dict[str, Scoring] = {
+    s.name: s for s in (STANDARD, ANSWERED, ANSWERED_QALD, SET, SET_QALD, QALD6, LEGACY)
+}

@@ -81,7 +81,7 @@ def sliced(
     for dim in dimensions:
         by_value: dict[str, dict[str, dict[str, Any]]] = {}
         for etype, task in evaluation.tasks.items():
-            scoring = evaluation.profile.scoring_of(etype)
+            scoring = evaluation.scoring_of(etype)
             groups: dict[str, list[QuestionScore]] = {}
             for record in task.questions:
                 for value in _values(record, values, dim, evaluation.language):

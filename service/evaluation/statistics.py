@@ -58,6 +58,7 @@ import numpy.typing as npt
 from service.evaluation.measures import Measure
 from service.evaluation.results import Measure as Value
 from service.evaluation.results import QuestionScore, TaskScores, undefined_resamples_note
+from service.evaluation.scoring import SCHEMES
 
 FloatArray = npt.NDArray[np.float64]
 IndexArray = npt.NDArray[np.intp]
@@ -187,7 +188,7 @@ def question_table(task: TaskScores, *, scheme: str) -> QuestionTable:
         cols["done_system"].append(n_system * done)
         cols["done_gold"].append(n_gold * done)
         # measures.qald_prf: an empty answer to a question with gold answers is P = 1, R = 0
-        empty = n_system == 0 and n_gold > 0
+        empty = n_system == 0 and n_gold > 0 and (r.processed or scheme not in _QALD_ANSWERED)
         cols["qald_p"].append(1.0 if empty else p)
         cols["qald_r"].append(0.0 if empty else rc)
         # measures.accuracy: the credit of graded profiles, else the exact-match indicator
@@ -206,6 +207,10 @@ def question_table(task: TaskScores, *, scheme: str) -> QuestionTable:
         point={n: task.measures[n] for n in names},
     )
 
+
+# the schemes whose Macro F1 QALD takes a question not answered as no empty answer
+# (``Scoring.qald_answered_only``)
+_QALD_ANSWERED = frozenset(name for name, s in SCHEMES.items() if s.qald_answered_only)
 
 _BASE_COLUMNS = (
     "tp",
@@ -385,7 +390,9 @@ _STANDARD: dict[str, Twin] = {
 _TWINS: dict[str, dict[str, Twin]] = {
     "standard": _STANDARD,
     "standard-answered": _STANDARD,  # another per-question rule, the standard aggregations
+    "standard-answered+qald": _STANDARD,  # and Macro F1 QALD's column by _QALD_ANSWERED
     "set": _STANDARD,  # TEXT2SPARQL'25: another per-question rule, the standard aggregations
+    "set+qald": _STANDARD,
     "qald6": {
         Measure(base, average=average, scope=scope).name: _qald6(scope, average, base)
         for scope in ("all", "processed")

@@ -4,9 +4,12 @@ needs, per GERBIL QA's experiment types (C2KB, P2KB, RE2KB, AT, AIT2KB).
 From a parsed SPARQL query (every triple pattern of the body, at any depth):
 
 * **C2KB** resources: IRIs in subject position, and in object position unless the predicate is
-  ``rdf:type``; plus the IRIs of ``VALUES`` blocks. Under ``gerbil`` (GERBIL QA's ``QAUtils``,
-  where properties and answer item types are annotations too) C2KB also holds every P2KB
-  property and AIT2KB type, and ``VALUES`` IRIs are not read (GERBIL only walks triples).
+  ``rdf:type``; plus the IRIs of ``VALUES`` blocks, and with ``classes`` (our profiles since
+  fair/exact 1.2.0, text2sparql 1.3.0) the classes of variables not projected, which AIT2KB
+  does not read (``?y a dbo:City`` where ?y is no answer was scored nowhere but RE2KB).
+  Under ``gerbil`` (GERBIL QA's ``QAUtils``, where properties and answer item types are
+  annotations too) C2KB also holds every P2KB property and AIT2KB type, and ``VALUES`` IRIs
+  are not read (GERBIL only walks triples).
 * **P2KB** properties: predicate IRIs other than ``rdf:type`` (every IRI of a property path).
 * **RE2KB** relations: every triple pattern as (subject, predicate, object) where any variable
   or blank node matches any other (names ignored, positions kept), IRIs are compared as IRIs,
@@ -118,7 +121,9 @@ def _position_key(node: Any, *, fold: bool) -> PosKey:
     return ("path", str(getattr(node, "text", node)))
 
 
-def from_query(query: ParsedQuery, *, gerbil: bool, fold_literals: bool = False) -> Markings:
+def from_query(
+    query: ParsedQuery, *, gerbil: bool, fold_literals: bool = False, classes: bool = False
+) -> Markings:
     """The markings a parsed query gives (see the module docstring for every rule)."""
     projected: set[str] | None
     if getattr(query, "select_star", False):
@@ -144,6 +149,8 @@ def from_query(query: ParsedQuery, *, gerbil: bool, fold_literals: bool = False)
             projected_subject = _kind(s) == "var" and (projected is None or s.value in projected)
             if projected_subject and _kind(o) == "iri":
                 types[str(o.value)] = None
+            elif classes and _kind(o) == "iri":  # a class AIT2KB does not read
+                resources[str(o.value)] = None
         else:
             if _kind(p) == "iri":
                 properties[str(p.value)] = None

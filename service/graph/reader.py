@@ -386,16 +386,19 @@ def _key(term: Any) -> str:
     return term.value if isinstance(term, ox.NamedNode) else f"_:{term.value}"
 
 
-def scoring_of(profile: str, experiment_type: str) -> tuple[str, bool] | None:
-    """(scoring scheme, graded) of a stored task's profile name and experiment type (a
-    sub-experiment's scheme may differ from QA's: text2sparql); None for a profile or type
-    this version does not have (its stored numbers cannot be recomputed)."""
+def scoring_of(
+    profile: str, experiment_type: str, version: str | None = None
+) -> tuple[str, bool] | None:
+    """(scoring scheme, graded) of a stored task's profile name, experiment type and profile
+    version (a sub-experiment's scheme may differ from QA's: text2sparql; an older version's
+    may differ from this one's); None for a profile or type this version does not have (its
+    stored numbers cannot be recomputed)."""
     from service.errors import BadRequest
     from service.evaluation.profiles import get_profile
 
     try:
         found = get_profile(profile)
-        return found.scoring_of(experiment_type).name, found.name == "poleval"
+        return found.scoring_of(experiment_type, version).name, found.name == "poleval"
     except (BadRequest, ValueError):
         return None
 
@@ -647,7 +650,7 @@ def stored_evaluation(
     refusal = not_recomputable(task)
     if task.questions_withheld:  # re-scoring helps only once the gold is revealed
         raise BadRequest(f"{task.uri}: {refusal}")
-    known = scoring_of(task.profile, task.experiment_type)
+    known = scoring_of(task.profile, task.experiment_type, task.profile_version)
     if refusal is not None or known is None:
         raise BadRequest(f"{task.uri}: {refusal}: re-score it before comparing")
     records = stored_records(results, graded=known[1], uris=uris)

@@ -51,7 +51,7 @@ def intervals(
     from service.evaluation.results import ExperimentType, TaskScores
     from service.graph.reader import scoring_of, stored_records
 
-    known = scoring_of(task.profile, task.experiment_type)
+    known = scoring_of(task.profile, task.experiment_type, task.profile_version)
     if known is None or not results:
         return {}, {}
     scheme, graded = known

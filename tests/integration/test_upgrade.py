@@ -303,14 +303,14 @@ def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tie
 def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
     tmp_path: Path,
 ) -> None:
-    """After today's bumps (exact 1.1.0: an unanswered question scores 0) every row of an
+    """After the bumps of 2026-11-29 (exact 1.1.0: an unanswered question scores 0) every row of an
     upgraded store lost its tier, the demo's for good (explore27 F1): rows of a version this
     one aggregates alike are tested among themselves, under their own signature."""
 
     with open_storage(tmp_path / "store", catalog=False) as storage:
         ids = [_recorded(storage, name) for name in ("first", "second")]
         for experiment_id in ids:
-            _as_scored_by(storage, experiment_id, "exact", "unanswered:0")
+            _as_scored_by(storage, experiment_id, "exact", "(unanswered|c2kb):[^|]*")
             storage.experiments.publish(experiment_id)
         rows = json.loads(_exact_board(storage, {"format": "json"}))["rows"]
     assert len(rows) == 2 and all(r["tier"] for r in rows), rows
@@ -336,7 +336,7 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
         runs += [("new-partial", "answers-partial.json"), ("new-baseline", "answers-baseline.json")]
         ids = [_recorded(storage, name, answers) for name, answers in runs]
         for experiment_id in ids[:2]:
-            _as_scored_by(storage, experiment_id, "exact", "unanswered:0")
+            _as_scored_by(storage, experiment_id, "exact", "(unanswered|c2kb):[^|]*")
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
         app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
@@ -379,9 +379,10 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
 
 
 def _as_scored_by(storage: Storage, experiment_id: str, profile: str, setting: str) -> None:
-    """Its graph as ``profile`` 1.0.0 wrote it: that version, and its signature without
-    ``setting`` (text2sparql 1.0.0 had no ``subexperiments``, its sub-experiments took the set
-    rule too; exact 1.0.0 no ``unanswered``)."""
+    """Its graph as ``profile`` 1.0.0 wrote it: that version, and its signature without the
+    settings ``setting`` (a regular expression) matches (text2sparql 1.0.0 had no
+    ``subexperiments`` and no ``c2kb``, its sub-experiments took the set rule too; exact 1.0.0
+    no ``unanswered`` and no ``c2kb``)."""
     from service.evaluation.profiles import get_profile
 
     graph = storage.uris.experiment_graph(experiment_id)
@@ -432,7 +433,7 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
             run_experiment(spec, storage=storage, ticket=ticket)
             ids.append(ticket.id)
             tokens.append(ticket.token)
-        _as_scored_by(storage, ids[2], "text2sparql", "subexperiments:standard-answered")
+        _as_scored_by(storage, ids[2], "text2sparql", "(subexperiments|c2kb):[^|]*")
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
         assert {e.id for e in storage.experiments.listing()} == set(ids)
@@ -445,7 +446,7 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
                 query_string={"dataset": "text2sparql-2025-ck25", "profile": "text2sparql"},
             ).get_data(as_text=True)
             state = client.get(f"/api/experiments/{ids[2]}").get_json()
-            tasks = [  # the C2KB tasks of a 1.2.0 run and the 1.0.0 one
+            tasks = [  # the C2KB tasks of a 1.3.0 run and the 1.0.0 one
                 r["task"]
                 for i in ids[1:]
                 for r in client.get(f"/api/experiments/{i}").get_json()["results"]
@@ -486,19 +487,19 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
     old = re.search(r"gerbil-qa:text2sparql\|v:1\.0\.0\|[^ <]*", page)
     assert old and "|empty:0/0|kb:" in old[0]  # as 1.0.0 signed it, beside today's signature
     notice = re.search(r'<dd class="newer-profile">(.*?)</dd>', page, re.S)
-    assert notice and "text2sparql is version 1.2.0 here now" in notice.group(1)
+    assert notice and "text2sparql is version 1.3.0 here now" in notice.group(1)
     assert "scored under 1.0.0" in notice.group(1)
     (ev,) = state["evaluations"]
     assert ev["profileVersion"] == "1.0.0" and ev["results"]["C2KB"]["macroF1"] is not None
     tiers = re.findall(r'<td class="num tier">(?:<abbr title="([^"]*)">)?([^<]+)', board)
     assert sorted(t for _, t in tiers) == ["1", "1", "–"], tiers
     assert [why for why, t in tiers if t == "–"] == [
-        "scored under an older version of its profile (text2sparql 1.0.0; 1.2.0 here now): "
+        "scored under an older version of its profile (text2sparql 1.0.0; 1.3.0 here now): "
         "tested among rows of that version only, not against the others; its owner re-scores "
         "it under this version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a "
         "tier among them"
     ]
-    # compared with a 1.2.0 run: refused, the two signatures named (1.0.0 aggregates alike,
+    # compared with a 1.3.0 run: refused, the two signatures named (1.0.0 aggregates alike,
     # so its stored records are read, under its own signature)
     assert len(tasks) == 2 and compared.status_code == 400
     said = compared.get_json()["error"]

@@ -177,6 +177,10 @@ def test_markings_from_a_query() -> None:
     assert (("var",), ("iri", DBO + "height"), ("lit", "num", "1.8")) in m.relations
     g = from_query(parsed, gerbil=True)  # GERBIL also counts properties and types in C2KB
     assert set(g.resources) == {DBR + "Berlin", DBO + "birthPlace", DBO + "height", DBO + "Person"}
+    # ours since fair/exact 1.2.0: the class of ?x, which AIT2KB does not read, is C2KB's
+    # (it was scored nowhere but RE2KB; explore28 F11); the projected ?uri's stays AIT2KB's
+    c = from_query(parsed, gerbil=False, classes=True)
+    assert c.resources == (DBR + "Berlin", DBO + "City") and c.item_types == (DBO + "Person",)
 
 
 def test_select_star_projects_everything_and_ask_nothing() -> None:
@@ -184,6 +188,21 @@ def test_select_star_projects_everything_and_ask_nothing() -> None:
     assert from_query(star, gerbil=False).item_types == (DBO + "City",)
     ask = service.sparql.parse_query(f"ASK {{ <{DBR}A> a <{DBO}City> }}")
     assert from_query(ask, gerbil=False).item_types == ()
+    assert from_query(ask, gerbil=False, classes=True).resources == (DBR + "A", DBO + "City")
+
+
+@pytest.mark.parametrize(("profile", "c2kb"), [("fair", 1.0), ("exact", 1.0), ("gerbil", 0.0)])
+def test_a_wrong_class_of_a_variable_not_projected_is_scored_in_c2kb(
+    profile: str, c2kb: float
+) -> None:
+    """A system query naming another class for ?y (no answer variable) scored C2KB, P2KB and
+    AIT2KB 1.0 and only RE2KB saw it (explore28 F11): our profiles count that class in C2KB.
+    (gerbil keeps GERBIL's markings: C2KB holds the properties and the projected classes.)"""
+    gold = f"SELECT ?x WHERE {{ ?y a <{DBO}City> . ?y <{DBO}mayor> ?x }}"
+    wrong = f"SELECT ?x WHERE {{ ?y a <{DBO}Village> . ?y <{DBO}mayor> ?x }}"
+    ev = run_sub(gold, wrong, profile=profile)
+    assert ev.tasks[ExperimentType.C2KB].measures["macroF1"] == 1.0 - c2kb
+    assert ev.tasks[ExperimentType.P2KB].measures["macroF1"] == 1.0
 
 
 def run_sub(gold_query: str | None, system_query: str | None, profile: str = "fair", **kw: object):
@@ -201,10 +220,36 @@ def test_re2kb_ignores_variable_names_not_positions_and_compares_literals_by_val
     assert (q2.tp, q2.fp, q2.fn) == (0, 3, 3)  # positions swapped; "5" is a string; case
 
 
+def test_a_sub_experiment_counts_the_failed_calls_of_its_own_questions() -> None:
+    """C2KB counted the failed call of a question it leaves out (no gold query): errorCount 1
+    of 1 question scored, 3 of 2 in a real run (explore28 F15). QA, which scores it, counts it."""
+    ds = Dataset("d", (q("1", lits("a"), sparql=GOLD_Q), q("2", lits("b"))))
+    run = SystemRun(
+        "s",
+        {
+            "1": SystemAnswer("1", answers=lits("a"), sparql=GOLD_Q),
+            "2": SystemAnswer("2", error="HTTP 500"),
+        },
+    )
+    ev = evaluate(ds, run, profile="fair", experiment_types=["QA", "C2KB"])
+    qa, c2kb = (ev.tasks[t].measures for t in (ExperimentType.QA, ExperimentType.C2KB))
+    assert (qa["questions"], qa["errorCount"]) == (2, 1)
+    assert (c2kb["questions"], c2kb["skippedQuestions"], c2kb["errorCount"]) == (1, 1, 0)
+
+
+def test_sub_experiments_of_a_system_giving_no_query_say_so() -> None:
+    """C2KB 0.0025 on QALD-10 for a system that gave answers only, and no word why (explore28
+    F19): a warning says the numbers measure nothing; a system giving queries gets none."""
+    silent = run_sub(GOLD_Q, None)
+    said = [p.message for p in silent.problems if "gave no SPARQL query" in p.message]
+    assert said and said[0].startswith("C2KB, P2KB, RE2KB, AIT2KB: ")
+    assert not [p for p in run_sub(GOLD_Q, GOLD_Q).problems if "gave no SPARQL" in p.message]
+
+
 def test_unparsable_sparql_is_a_warning_never_a_crash() -> None:
     ev = run_sub(GOLD_Q, "SELECT ?x WHERE { ?x ?p ")
     c2kb = ev.tasks[ExperimentType.C2KB].questions[0]
-    assert (c2kb.tp, c2kb.fp, c2kb.fn) == (0, 0, 1)  # no system markings
+    assert (c2kb.tp, c2kb.fp, c2kb.fn) == (0, 0, 2)  # no system markings (Berlin, City)
     assert any("system SPARQL query does not parse" in p.message for p in ev.problems)
     ev = run_sub("SELEKT nonsense", GOLD_Q)
     assert ev.tasks[ExperimentType.C2KB].questions[0].status is QuestionStatus.NO_GOLD
@@ -256,6 +301,12 @@ def test_eqald_annotations_and_answer_types() -> None:
     assert ev.tasks[ExperimentType.AIT2KB].questions[0].f1 == 1.0
     wrong = SystemRun("s", {"1": SystemAnswer("1", answertype="date")})
     assert evaluate(ds, wrong, profile="fair").tasks[ExperimentType.AT].questions[0].f1 == 0.0
+    # annotations give no relations: a gold of annotations alone has none for RE2KB, which
+    # leaves the question out (it scored 1.0, nothing against nothing; explore28 F18)
+    every = evaluate(ds, run, profile="fair", experiment_types=list(ExperimentType))
+    re2kb = every.tasks[ExperimentType.RE2KB]
+    assert re2kb.questions[0].status is QuestionStatus.NO_GOLD
+    assert re2kb.measures["macroF1"] is None and re2kb.measures["skippedQuestions"] == 1
 
 
 def test_fair_sub_experiments_use_iri_identity_exact_does_not() -> None:
@@ -281,7 +332,7 @@ def test_json_contract() -> None:
         "fair",
         "en",
     )
-    assert out["signature"].startswith("gerbil-qa:fair|v:1.1.0|")
+    assert out["signature"].startswith("gerbil-qa:fair|v:1.2.0|")
     assert set(out["results"]) == {t.value for t in ExperimentType} - {"AT"}
     for measures in out["results"].values():
         for name in CONTRACT_MEASURES:

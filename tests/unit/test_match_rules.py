@@ -93,6 +93,7 @@ KB_TEXT = f"""@prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 <{EX}Berlin> owl:sameAs <http://dbpedia.org/resource/Berlin> ; rdfs:label "Berlin"@en .
 <{EX}Paris> rdfs:label "Paris"@en .
+<{EX}Paris2> rdfs:label "Paris"@fr .
 """
 
 
@@ -101,15 +102,43 @@ def kb(tmp_path_factory: pytest.TempPathFactory) -> LocalKB:
     return kb_from_rdf(tmp_path_factory, KB_TEXT)
 
 
+@pytest.mark.parametrize("said", ["Paris", "paris", "PARIS ", "paris"])
+def test_fair_a_system_string_names_a_gold_iri_by_a_label_as_strings_compare(
+    kb: LocalKB, said: str
+) -> None:
+    """A gold string matched a system IRI's label case-insensitively, a system string a gold
+    IRI's only as written: "paris" was wrong for <Paris> (explore28 F8)."""
+    q = record([iri(EX + "Paris")], [lit(said, lang="en")], kb=kb)
+    assert (q.tp, q.fp, q.fn) == (1, 0, 0)
+    assert rules(q)[f'"{said}"@en'][1] is MatchRule.LABEL
+
+
+def test_fair_an_iri_and_its_label_in_one_answer_count_once(kb: LocalKB) -> None:
+    """``SELECT ?x ?label``: the answer names Paris twice; it scored P 0.5 (explore28 F9)."""
+    q = record([iri(EX + "Paris")], [iri(EX + "Paris"), lit("Paris", lang="en")], kb=kb)
+    assert (q.tp, q.fp, q.fn) == (1, 0, 0)
+    assert q.given == (f'<{EX}Paris> = "Paris"@en',)
+    # the exact profile compares strings: two items, one wrong
+    q = record([iri(EX + "Paris")], [iri(EX + "Paris"), lit("Paris", lang="en")], profile="exact")
+    assert (q.tp, q.fp, q.fn) == (1, 1, 0)
+    # another IRI of the gold's label names another thing: no match through the label
+    q = record([iri(EX + "Paris")], [iri(EX + "Paris2")], kb=kb)
+    assert (q.tp, q.fp, q.fn) == (0, 1, 1)
+
+
 def test_fair_same_as_and_labels_both_ways(kb: LocalKB) -> None:
     q = record(
         [iri(EX + "Berlin"), iri(EX + "Paris"), lit("Berlin")],
         [iri("http://dbpedia.org/resource/Berlin"), lit("Paris"), iri(EX + "Berlin")],
         kb=kb,
     )
-    assert (q.tp, q.fp, q.fn) == (3, 0, 0)
+    # the gold's Berlin and "Berlin", the system's dbr:Berlin and ex:Berlin each name one
+    # thing and count once (fair 1.2.0, explore28 F9): 2 items a side, not 3
+    assert (q.tp, q.fp, q.fn) == (2, 0, 0)
     found = {r for _, r in rules(q).values()}
     assert MatchRule.SAME_AS in found and MatchRule.LABEL in found
+    assert f'<{EX}Berlin> = "Berlin"' in q.gold  # shown with what it counted
+    assert f"<http://dbpedia.org/resource/Berlin> = <{EX}Berlin>" in q.given
     assert rules(q)['"Paris"'] == (f"<{EX}Paris>", MatchRule.LABEL)
 
 

@@ -80,10 +80,17 @@ def test_text2sparql_scores_sub_experiments_with_the_standard_rule() -> None:
     scored C2KB 0.54 on CK25). Every other profile scores every type with its own scheme."""
     t2s = get_profile("text2sparql")
     subs = [t for t in ExperimentType if t is not ExperimentType.QA]
-    assert t2s.scoring_of(ExperimentType.QA).name == t2s.scoring.name == "set"
-    assert {t2s.scoring_of(t).name for t in subs} == {"standard-answered"}
-    assert t2s.scoring_of("C2KB").name == "standard-answered"  # stored tasks name their type
-    assert "|empty:0/0|subexperiments:standard-answered|" in t2s.signature
+    assert t2s.scoring_of(ExperimentType.QA).name == t2s.scoring.name == "set+qald"
+    assert {t2s.scoring_of(t).name for t in subs} == {"standard-answered+qald"}
+    assert t2s.scoring_of("C2KB").name == "standard-answered+qald"  # stored tasks name their type
+    assert "|empty:0/0|subexperiments:standard-answered+qald|" in t2s.signature
+    # a result of an older version is recomputed with that version's schemes
+    assert (t2s.scoring_of("QA", "1.2.0").name, t2s.scoring_of("C2KB", "1.2.0").name) == (
+        "set",
+        "standard-answered",
+    )
+    assert t2s.scoring_of("C2KB", "1.1.0").name == "standard"
+    assert t2s.scoring_of("C2KB", "1.0.0").name == "set"
     for name in NAMES:
         p = get_profile(name)
         if name != "text2sparql":
@@ -115,8 +122,8 @@ def test_text2sparql_nothing_to_find_nothing_found_is_0_in_qa_and_1_in_c2kb() ->
     # intervals and paired tests resample each task under its own scheme
     tables = question_tables(ev)
     assert (tables[ExperimentType.QA].scheme, tables[ExperimentType.C2KB].scheme) == (
-        "set",
-        "standard-answered",
+        "set+qald",
+        "standard-answered+qald",
     )
 
 

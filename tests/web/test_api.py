@@ -1066,7 +1066,7 @@ def test_text2sparql_sub_experiments_score_the_gold_queries_1_stored_and_compare
     published = json.loads((franz / "ck25_eval.json").read_text())["average"]
     assert results["FRANZ"]["QA"]["macroF1"] == pytest.approx(published["set_F"], abs=1e-9)
     assert results["gold-queries"]["QA"]["macroF1"] == pytest.approx(0.928, abs=0.001)
-    assert "|subexperiments:standard-answered|" in state["evaluations"][0]["signature"]
+    assert "|subexperiments:standard-answered+qald|" in state["evaluations"][0]["signature"]
 
     c2kb = [r["task"] for r in state["results"] if r["experimentType"] == "C2KB"]
     compared = server.post(

@@ -22,9 +22,14 @@ Rules (each applies to gold and system alike unless said otherwise):
    ``xsd:boolean``); strings case- and whitespace-insensitively (Unicode NFC, case folding with
    the Turkish i rule for ``tr``/``az``, runs of spaces collapsed), language tags ignored.
 5. Labels in both directions (with a KB): a system literal matches a gold IRI when a resource
-   having it as ``rdfs:label`` (any language) matches that IRI; a system IRI matches a gold
-   literal when one of its ``rdfs:label`` values equals the literal as a string (rule 4).
-6. Matching is one-to-one and maximal (bipartite matching), so the order of answers never
+   having it as ``rdfs:label`` (any language) matches that IRI, or when it equals one of the
+   gold IRI's labels as a string (rule 4: before 1.2.0 this direction was case-sensitive,
+   explore28 F8); a system IRI matches a gold literal when one of its ``rdfs:label`` values
+   equals the literal as a string.
+6. Items of one answer naming one thing count once (with a KB; 1.2.0, explore28 F9): IRIs
+   whose owl:sameAs closures meet, and a string literal equal to a label of an IRI of the
+   same answer (``SELECT ?x ?label``); the first stays, shown with the others.
+7. Matching is one-to-one and maximal (bipartite matching), so the order of answers never
    changes a score. TP = matched pairs, FP = system items left (wrong literals are false
    positives), FN = gold items left. Then the standard P/R/F rules.
 """
@@ -197,6 +202,48 @@ def _distinct(items: Iterable[_Item]) -> list[_Item]:
     return list(first.values())
 
 
+def _label_keys(iri: str, kb: KBView, language: str) -> set[Key]:
+    """The labels of every spelling of ``iri``, each as a string compares (rule 4), under a
+    key of their own: a literal may name the IRI by one, another IRI of that label may not."""
+    return {
+        ("label", string_key(label, language=language))
+        for spelling in canonical_iris(iri)
+        for label in kb.labels(spelling)
+    }
+
+
+def _one_per_thing(
+    items: list[_Item], kb: KBView, language: str, merged: dict[Key, Key]
+) -> list[_Item]:
+    """``items`` with those naming one thing counted once (rule 6): IRIs whose sameAs closures
+    meet, and a string literal equal to a label of one of the IRIs. The first of them stays,
+    in its place, shown with the others; ``merged`` gets each other's key -> the kept one's."""
+    owner: dict[Key, int] = {}  # an identity or label key -> the index of the item holding it
+    kept: dict[int, _Item] = {}
+    for at, it in enumerate(items):  # IRIs first: a literal may repeat one written after it
+        if it.iri is None:
+            continue
+        keys = iri_keys(it.iri, kb)
+        first = next((owner[k] for k in keys if k in owner), None)
+        if first is None:
+            kept[at] = it
+            for k in keys | _label_keys(it.iri, kb, language):
+                owner.setdefault(k, at)
+        else:
+            kept[first] = kept[first]._replace(shown=f"{kept[first].shown} = {it.shown}")
+            merged[it.key] = items[first].key
+    for at, it in enumerate(items):
+        if it.iri is not None:
+            continue
+        first = owner.get(("label", it.key[1])) if it.key[0] == "str" else None
+        if first is None:
+            kept[at] = it
+        else:
+            kept[first] = kept[first]._replace(shown=f"{kept[first].shown} = {it.shown}")
+            merged[it.key] = items[first].key
+    return [kept[at] for at in sorted(kept)]
+
+
 class FairMatcher:
     """The fair profile (see the module docstring for every rule)."""
 
@@ -210,15 +257,16 @@ class FairMatcher:
             if it.iri is not None:
                 same |= canonical_iris(it.iri)
         gold_has_iri = any(it.iri is not None for it in g)
-        gold_has_literal = any(it.iri is None for it in g)
         r4l = frozenset(
             (it.term.value.strip(), None)
             for it in s
             if gold_has_iri and it.term is not None and it.term.value.strip()
         )
+        # the labels of every IRI when either side holds a literal: a literal may name one
+        # (rule 5) or repeat one of its own answer (rule 6)
         l4r: set[str] = set()
-        if gold_has_literal:
-            for it in s:
+        if any(it.iri is None for it in (*g, *s)):
+            for it in (*g, *s):
                 if it.iri is not None:
                     l4r |= canonical_iris(it.iri)
         return KBRequests(frozenset(same), r4l, frozenset(l4r))
@@ -229,9 +277,12 @@ class FairMatcher:
         given = gold_items if system is gold else _items(system, language)
         g = _distinct(gold_items)
         s = g if system is gold else _distinct(given)
+        merged: dict[Key, Key] = {}  # an item counted with another (rule 6): its key -> that one's
 
         pairs: dict[int, int]  # gold index -> system index
         if kb.same_as_map or kb.labels_map or kb.resources_map:
+            g = _one_per_thing(g, kb, language, {})
+            s = g if system is gold else _one_per_thing(s, kb, language, merged)
             pairs = self._bipartite(g, s, kb, language)
         else:
             # Without a KB an IRI matches only the IRI of the same normal form and never a
@@ -260,8 +311,9 @@ class FairMatcher:
         correct, wrong = Verdict.CORRECT, Verdict.WRONG
         if len(s) == len(given):  # no repeats: ``s`` is ``given``
             verdicts = tuple([correct if it.key in correct_keys else wrong for it in s])
-        else:
-            verdicts = verdicts_by_key([it.key for it in given], correct_keys)
+        else:  # an item counted with another repeats it
+            keys = [merged.get(it.key, it.key) for it in given]
+            verdicts = verdicts_by_key(keys, correct_keys)
         exact = MatchRule.EXACT  # items are cached: the same value is often the very same object
         matches = [
             (si, gi, exact if s[si] is g[gi] else _rule(s[si], g[gi])) for gi, si in pairs.items()
@@ -275,6 +327,8 @@ class FairMatcher:
         index: dict[Key, list[int]] = {}
         for gi, it in enumerate(g):
             wants = iri_keys(it.iri, kb) if it.iri is not None and kb.same_as_map else {it.key}
+            if it.iri is not None and kb.labels_map:  # its labels, for system literals only
+                wants |= _label_keys(it.iri, kb, language)
             for k in wants:
                 index.setdefault(k, []).append(gi)
         edges: list[list[int]] = []
@@ -295,6 +349,7 @@ class FairMatcher:
         if it.term is None:  # cannot happen: an item is an IRI or a literal
             return set()
         offers = set(_literal_offers(it.term, language))
+        offers.add(("label", string_key(it.term.value, language=it.term.lang or language)))
         for resource in kb.resources(it.term.value.strip(), None):
             offers |= _resource_keys(resource, kb)
         return offers

@@ -11,7 +11,7 @@ fix the numbers (name, version, reference, ``settings``, KB use), sacrebleu styl
 
 >>> from service.evaluation.profiles import get_profile
 >>> get_profile("exact").signature
-'gerbil-qa:exact|v:1.1.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|unanswered:0|kb:no'
+'gerbil-qa:exact|v:1.2.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|unanswered:0|c2kb:unprojected-classes|kb:no'
 >>> get_profile("qald6").items
 <AnswerItems.ROWS: 'rows'>
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from service.evaluation.results import ExperimentType
 
@@ -51,6 +51,16 @@ class AnswerItems(StrEnum):
     LINE = "line"  # one answer line per question (PolEval TSV)
 
 
+class OlderVersion(NamedTuple):
+    """An older version of a profile whose stored per-question values this one still
+    aggregates: with the scheme(s) it aggregated them with (only per-question rules moved
+    since, or an aggregation rule that these schemes keep as it was)."""
+
+    version: str
+    scoring: Scoring
+    subexperiment_scoring: Scoring | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     """One scorer profile (see the module docstring).
@@ -61,12 +71,13 @@ class Profile:
     ``scoring``) does so for the sub-experiments, stated by the ``subexperiments`` setting
     (TEXT2SPARQL'25 defined its rule for result sets only); ``identity`` is how sub-experiment
     IRIs are compared (``exact``, ``gerbil`` or ``fair``); ``gerbil_markings`` counts properties and
-    answer item types in C2KB as GERBIL does; ``fold_literals`` compares RE2KB string literals
-    case- and space-insensitively; ``processed_measures`` adds the measures over processed
-    questions only (QALD-5/6's second table); ``confidence_measures`` reports CWS, K1, K and r
-    when answers carry confidences; ``answer_count_must_match`` refuses a run whose number of
-    answers differs from the number of questions (geval's rule). ``title`` names it in the
-    vocabulary's code list (skos:prefLabel).
+    answer item types in C2KB as GERBIL does, ``unprojected_classes_in_c2kb`` the classes of
+    variables not projected (which AIT2KB does not read); ``fold_literals`` compares RE2KB
+    string literals case- and space-insensitively; ``processed_measures`` adds the measures
+    over processed questions only (QALD-5/6's second table); ``confidence_measures`` reports
+    CWS, K1, K and r when answers carry confidences; ``answer_count_must_match`` refuses a run
+    whose number of answers differs from the number of questions (geval's rule). ``title``
+    names it in the vocabulary's code list (skos:prefLabel).
     """
 
     name: str
@@ -82,6 +93,10 @@ class Profile:
     uses_kb: bool = False
     identity: str = "exact"
     gerbil_markings: bool = False
+    # C2KB also holds the classes of variables not projected (``?y a dbo:City`` where ?y is
+    # no answer): AIT2KB reads only the projected ones', so they were scored nowhere but
+    # RE2KB (explore28 F11); GERBIL puts every class in C2KB (``gerbil_markings``)
+    unprojected_classes_in_c2kb: bool = False
     fold_literals: bool = False
     default_language: str = "en"
     processed_measures: bool = False
@@ -93,10 +108,10 @@ class Profile:
     # What the challenge called our measures (macroF1 is TEXT2SPARQL'25's set_F average): the
     # task page says so beside them, so a team finds its official number among ours.
     challenge_measures: tuple[tuple[str, str], ...] = ()
-    # Older versions whose stored per-question values this one aggregates alike (only the
-    # per-question rule moved): their results are tested and tiered among themselves, under
-    # their own signature, never with this version's (an upgrade took every tier away).
-    aggregates_as: tuple[str, ...] = ()
+    # Older versions whose stored per-question values this one still aggregates, each with
+    # its own schemes: their results are tested and tiered among themselves, under their own
+    # signature, never with this version's (an upgrade took every tier away).
+    older: tuple[OlderVersion, ...] = ()
 
     def __post_init__(self) -> None:
         for key, value in self.settings:
@@ -117,13 +132,26 @@ class Profile:
         if dict(self.settings).get("subexperiments", self.scoring.name) != sub:
             raise ValueError(f"profile {self.name}: settings must hold subexperiments:{sub}")
 
-    def scoring_of(self, experiment_type: ExperimentType | str) -> Scoring:
+    def scoring_of(
+        self, experiment_type: ExperimentType | str, version: str | None = None
+    ) -> Scoring:
         """The scheme a task of ``experiment_type`` is scored and recomputed with: ``scoring``
-        for QA, ``subexperiment_scoring`` (else ``scoring``) for the sub-experiments. Every
-        caller that scores, pools, slices or resamples a task asks here."""
+        for QA, ``subexperiment_scoring`` (else ``scoring``) for the sub-experiments; for a
+        result stored under an older ``version`` of :attr:`aggregates_as`, that version's.
+        Every caller that scores, pools, slices or resamples a task asks here."""
+        qa, sub = self.scoring, self.subexperiment_scoring
+        if version is not None and version != self.version:
+            older = next((o for o in self.older if o.version == version), None)
+            if older is not None:
+                qa, sub = older.scoring, older.subexperiment_scoring
         if ExperimentType(experiment_type) is ExperimentType.QA:
-            return self.scoring
-        return self.subexperiment_scoring or self.scoring
+            return qa
+        return sub or qa
+
+    @property
+    def aggregates_as(self) -> tuple[str, ...]:
+        """The older versions whose stored results this one still aggregates (:attr:`older`)."""
+        return tuple(o.version for o in self.older)
 
     @property
     def iri(self) -> str:

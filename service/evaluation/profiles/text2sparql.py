@@ -7,17 +7,21 @@ even for the gold query itself (CK25's gold queries got C2KB 0.54, AIT2KB 0.14; 
 1.2.0: in the sub-experiments a question the system did not answer (its call failed, or the
 answer file has no entry for it) scores 0/0/0, not the 1/1/1 of "nothing to mark and nothing
 marked": a system that answered nothing scored C2KB 0.46 and AIT2KB 0.86 on CK25 (explore25 1).
+
+1.3.0: such a question is no empty answer in Macro F1 QALD either (its P is 0 there, as its
+set_P is, not the 1 of an empty answer: explore28 F1), and C2KB holds the classes of variables
+not projected (scored nowhere but RE2KB before, F11).
 """
 
 from __future__ import annotations
 
 from service.evaluation.matchers.text2sparql import Text2SparqlMatcher
-from service.evaluation.profiles.base import Profile
-from service.evaluation.scoring import ANSWERED, SET
+from service.evaluation.profiles.base import OlderVersion, Profile
+from service.evaluation.scoring import ANSWERED, ANSWERED_QALD, SET, SET_QALD, STANDARD
 
 PROFILE = Profile(
     name="text2sparql",
-    version="1.2.0",
+    version="1.3.0",
     reference="TEXT2SPARQL-2025-pytrec_eval-set",
     title="TEXT2SPARQL'25",
     description=(
@@ -33,7 +37,8 @@ PROFILE = Profile(
         "The challenge scored result sets only: the sub-experiments (C2KB, P2KB, RE2KB, AT, "
         "AIT2KB) take the standard per-question rule, so nothing to mark and nothing marked "
         "scores 1/1/1; a question the system did not answer (its call failed, or the answer "
-        "file has no entry for it) scores 0/0/0 there."
+        "file has no entry for it) scores 0/0/0 there, and is no empty answer in Macro F1 "
+        "QALD (P = 0). C2KB also holds the classes of variables not projected."
     ),
     settings=(
         ("items", "values"),
@@ -41,16 +46,22 @@ PROFILE = Profile(
         ("sets", "distinct"),
         ("ask", "gold-true-relevant,system-any-retrieved"),
         ("empty", "0/0"),
-        ("subexperiments", "standard-answered"),
+        ("subexperiments", "standard-answered+qald"),
+        ("c2kb", "unprojected-classes"),
     ),
     matcher=Text2SparqlMatcher(),
-    scoring=SET,
-    subexperiment_scoring=ANSWERED,
+    scoring=SET_QALD,
+    subexperiment_scoring=ANSWERED_QALD,
+    unprojected_classes_in_c2kb=True,
     challenge_formats=("text2sparql-yaml",),
     challenge_measures=(
         ("macroF1", "the challenge's set_F average"),
         ("macroPrecision", "the challenge's set_P average"),
         ("macroRecall", "the challenge's set_recall average"),
     ),
-    aggregates_as=("1.0.0", "1.1.0"),  # only per-question rules moved since
+    older=(
+        OlderVersion("1.0.0", SET),
+        OlderVersion("1.1.0", SET, STANDARD),
+        OlderVersion("1.2.0", SET, ANSWERED),
+    ),
 )
