@@ -196,3 +196,20 @@ def test_exact_booleans_and_empty_rules() -> None:
     assert score_exact(AnswerSet(), AnswerSet()).f1 == 1.0
     assert score_exact(AnswerSet(), AnswerSet(boolean=True)).f1 == 0.0
     assert score_exact(AnswerSet(boolean=True), AnswerSet()).f1 == 0.0
+
+
+def test_a_stored_result_of_an_older_version_is_recomputed_with_that_versions_schemes() -> None:
+    """fair 1.2.0 reads Macro F1 QALD otherwise than 1.1.0 (a question not answered is no empty
+    answer): a 1.1.0 result, tiered among its own kind, is recomputed by 1.1.0's rule, not
+    today's, or its intervals would not hold its stored value (explore28 F1)."""
+    from service.evaluation.results import Evaluation
+
+    fair = get_profile("fair")
+    old = fair.signature.replace(f"|v:{fair.version}|", "|v:1.1.0|")
+    stored = Evaluation("d", "s", fair, "en", {}, recorded_signature=old)
+    assert stored.scoring_of(ExperimentType.QA).name == "standard-answered"
+    assert not stored.scoring_of(ExperimentType.QA).qald_answered_only
+    now = Evaluation("d", "s", fair, "en", {})
+    assert now.scoring_of(ExperimentType.QA).qald_answered_only
+    assert fair.aggregates_as == ("1.0.0", "1.1.0")
+    assert fair.scoring_of("QA", "1.0.0").name == "standard"
