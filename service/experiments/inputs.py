@@ -9,7 +9,7 @@ the chosen language).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -322,11 +322,15 @@ def check_unique_ids(dataset: Dataset) -> None:
 FORCE_LABEL = "score answer files even when they answer under half of the questions"
 
 
-def check_answer_ids(dataset: Dataset, run: SystemRun, *, force: bool, where: str) -> None:
+def check_answer_ids(
+    dataset: Dataset, run: SystemRun, *, force: bool, where: str, unasked: Iterable[str] = ()
+) -> None:
     """Refuse answers that answer less than half of the dataset's questions by id (answers to
-    another dataset, e.g. QALD-8 answers against QALD-9 test), unless ``force``."""
+    another dataset, e.g. QALD-8 answers against QALD-9 test), unless ``force``. ``unasked``:
+    the file's entries for questions an aborted run never asked (not in ``run``): the
+    dataset's ids all the same."""
     ids = {q.id for q in dataset.questions}
-    matched = sum(1 for qid in run.answers if qid in ids)
+    matched = sum(1 for qid in {*run.answers, *unasked} if qid in ids)
     if force or not ids or matched >= MIN_MATCHED_IDS * len(ids):
         return
     foreign = [qid for qid in run.answers if qid not in ids][:3]

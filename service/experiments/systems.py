@@ -205,14 +205,17 @@ class AnswerFile:
             check_header,
             media_type_of,
         )
-        from service.systems.archive import answers_from
+        from service.systems.archive import answers_from, never_asked
 
         parsed = ctx.files.dataset(self.file, language=ctx.language, answers=True)
         check_header(ctx.dataset, parsed, where=self.file.name)
         if ctx.one_answer_each is not None:
             check_answer_count(ctx.dataset, parsed, profile=ctx.one_answer_each)
         run = answers_from(parsed, system=self.name, language=ctx.language)
-        check_answer_ids(ctx.dataset, run, force=ctx.options.force, where=self.file.name)
+        check_answer_ids(
+            ctx.dataset, run, force=ctx.options.force, where=self.file.name,
+            unasked=never_asked(parsed),
+        )  # fmt: skip
         ctx.progress(len(run.answers), len(run.answers))
         entity = FileEntity(
             self.file.name, self.name, media_type=media_type_of(parsed), ref=self.file

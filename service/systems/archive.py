@@ -37,6 +37,9 @@ RETRY_KEY = "retryReason"
 # (explore25 7); read back as the warnings it was
 WARNINGS_KEY = "responseWarnings"
 CALL_KEYS = (ERROR_KEY, RUNTIME_KEY, ATTEMPTS_KEY, RETRY_KEY)
+# the error of a question the error-rate rule left unasked (``NOT_ASKED (why)``): no call was
+# made, so a re-scored file counts it as unanswered, not as a failed call (explore28 F6)
+NOT_ASKED = "not asked: the run was aborted"
 _N = TypeVar("_N", int, float)
 ARCHIVE_FORMAT = "qald-json"
 RICH_ARCHIVE_FORMAT = "eqald-json"  # when an answer holds what QALD-JSON drops (confidences…)
@@ -167,7 +170,33 @@ def answers_from(
     problems = [
         p for p in problems if not (p.message == EMPTY_ANSWER_SET and p.question_id in called)
     ]
+    # an aborted run's file: its never-asked questions are no calls (DESIGN §3 "errors =
+    # failed calls"); left out, they score as unanswered, as a question with no entry does
+    unasked = [qid for qid, a in answers.items() if a.error and a.error.startswith(NOT_ASKED)]
+    if unasked:
+        why = answers[unasked[0]].error or NOT_ASKED
+        reason = why.removeprefix(NOT_ASKED).strip().removeprefix("(").removesuffix(")")
+        problems.append(
+            Problem(
+                f"the file is of an aborted run ({reason or 'by the error-rate rule'}): "
+                f"{len(unasked)} of its {len(answers)} questions were never asked, scored as "
+                "not answered, not as failed calls (an experiment leaves an aborted system out)",
+                severity="warning",
+                file=name or dataset.source,
+            )
+        )
+        answers = {qid: a for qid, a in answers.items() if qid not in set(unasked)}
     return replace(run, answers=answers, problems=tuple(problems))
+
+
+def never_asked(dataset: Dataset) -> tuple[str, ...]:
+    """The ids of an answer file's questions that an aborted ``system run`` never asked (each
+    kept with the error :data:`NOT_ASKED` …): :func:`answers_from` leaves them out."""
+    return tuple(
+        q.id
+        for q in dataset.questions
+        if (dict(q.extra).get(ERROR_KEY) or "").startswith(NOT_ASKED)
+    )
 
 
 def _number(

@@ -37,6 +37,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 from service.errors import BadRequest, Problem
 from service.model import Dataset, Question, SystemAnswer, SystemRun
+from service.systems.archive import NOT_ASKED
 from service.systems.interfaces import INTERFACES
 from service.systems.response import BadResponse, parse_answer, parse_query_answer, snippet
 from service.systems.safety import NetworkPolicy, UnsafeURL
@@ -252,7 +253,7 @@ def run_web_service(
     pending = tuple(q.id for q in askable if q.id not in answers)
     if aborted is not None:
         for qid in pending:
-            answers[qid] = SystemAnswer(qid, error=f"not asked: the run was aborted ({aborted})")
+            answers[qid] = SystemAnswer(qid, error=f"{NOT_ASKED} ({aborted})")
         pending = ()
     ok = [a.runtime_ms for a in answers.values() if a.error is None and a.runtime_ms is not None]
     ordered = {q.id: answers[q.id] for q in askable if q.id in answers}

@@ -652,6 +652,44 @@ def test_system_run_counts_the_retried_and_evaluate_lists_their_attempts(
     assert result["results"]["QA"]["meanRuntime"] >= 4 * 500 / 9
 
 
+def test_evaluate_of_an_aborted_runs_file_warns_and_counts_only_failed_calls(
+    server: tuple[str, Recorder], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore28 F6: the file of a run the error-rate rule stopped was scored with no word of
+    the abort, its never-asked questions counted as failed calls in errorCount."""
+    from service.cli import main
+
+    base, recorder = server
+    recorder.reset()
+    # q0, q5, q10 fail; 5 % of 40 tolerates 2 errors: the third (q10) stops the run
+    questions, output = _gold_file(tmp_path, 40), tmp_path / "aborted.json"
+    code = main(
+        [
+            *("system", "run", base + "/failing-some", "--dataset", str(questions)),
+            *("--concurrency", "1", "--retries", "0", "--max-error-rate", "0.05"),
+            *("--allow", "127.0.0.1/32", "--output", str(output)),
+        ]
+    )
+    assert (
+        code == 1 and "40 questions: 11 asked, 3 failed, 29 never asked" in capsys.readouterr().out
+    )
+    kept = json.loads(output.read_text())["questions"]  # the file's format is as before
+    assert sum(e.get("error", "").startswith("not asked: the run was aborted") for e in kept) == 29
+    # 29 never asked of 40 is less than half the ids answered: still the dataset's own
+    code = main(["evaluate", "--dataset", str(questions), "--answers", str(output), "--output",
+                 "json"])  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    qa = result["results"]["QA"]
+    assert code == 0 and qa["errorCount"] == 3 and qa["questions"] == 40
+    assert qa["microPrecision"] == 1.0 and qa["microRecall"] == 8 / 40
+    status = {e["id"]: e.get("status") for e in result["questions"]}
+    assert {status[str(i)] for i in range(11, 40)} == {"missing"}
+    assert [status[i] for i in ("0", "5", "10")] == ["error"] * 3
+    said = [w for w in result["warnings"] if "aborted run" in w]
+    assert len(said) == 1 and "29 of its 40 questions were never asked" in said[0]
+    assert "3 of 40 questions failed, more than 5% of them" in said[0]
+
+
 def test_system_ask_shows_the_attempts_a_question_took(
     server: tuple[str, Recorder], capsys: pytest.CaptureFixture[str]
 ) -> None:
