@@ -12,6 +12,7 @@ The order of work is fixed so that a remote KB is asked a bounded number of time
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -31,7 +32,7 @@ from service.evaluation.results import (
 )
 from service.evaluation.subexperiments import Markings, from_annotations, from_query
 from service.kb import LOCAL_FROM, KnowledgeBase, describe
-from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun
+from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun, Term
 from service.model import normalise_answer_type as _answer_type
 
 if TYPE_CHECKING:
@@ -356,6 +357,10 @@ def evaluate(
         problems.append(Problem(note, severity="warning", file=dataset.label))
     types = _choose_types(prof, experiment_types, cases, problems)
     scored = [c for c in cases if c.scored]
+    if kb is None and ExperimentType.QA in types:
+        unlinked = _labels_without_kb(prof, scored)
+        if unlinked is not None:
+            problems.append(Problem(unlinked, severity="warning", file=run.source))
 
     queries = _Queries(problems, prof, dataset)
     subs: dict[int, _SubInputs] = {}
@@ -419,6 +424,62 @@ def evaluate(
         kb=describe(kb) if used_kb else None,
         problems=tuple(problems),
     )
+
+
+def _labels_without_kb(prof: Profile, cases: Sequence[_Case]) -> str | None:
+    """Label golds scored without a KB (explore28 F13): under a profile that matches labels
+    and IRIs through a KB (``label`` in its ``match`` setting: a system label to a gold IRI;
+    ``label(both)`` also a system IRI to a gold label), a question whose gold items are all
+    literals and whose system items are all IRIs (or the reverse) scores 0 when no KB was
+    given, however right the answer (NLQ's label golds, DBpedia IRIs given): say so."""
+    match = dict(prof.settings).get("match", "")
+    if not prof.uses_kb or "label" not in match:
+        return None
+    both = "label(both)" in match
+    labels_gold = iris_gold = 0  # gold labels with system IRIs; gold IRIs with system labels
+    for c in cases:
+        gold = _gold_answers(c.question)
+        if c.status is not QuestionStatus.SCORED or gold is None:
+            continue
+        g = [_iri_like(t) for t in gold.values()]
+        s = [_iri_like(t) for t in c.answer.answers.values()]
+        if not g or not s:
+            continue
+        if both and not any(g) and all(s):
+            labels_gold += 1
+        elif all(g) and not any(s):
+            iris_gold += 1
+    if not labels_gold + iris_gold:
+        return None
+    said = [
+        f"{n} of {len(cases)} questions have {what}"
+        for n, what in (
+            (
+                labels_gold,
+                "gold answers that are labels (literals) and system answers that are IRIs",
+            ),
+            (iris_gold, "gold answers that are IRIs and system answers that are labels (literals)"),
+        )
+        if n
+    ]
+    return (
+        "; ".join(said)
+        + f": the {prof.name} profile matches labels and IRIs through a KB and none was given, "
+        "so each of them scores as wrong: give --kb (or the run's kb) to match labels and IRIs"
+    )
+
+
+def _iri_like(term: Term) -> bool:
+    """An answer item a profile reads as an IRI: a ``uri`` value with a scheme (``<…>`` and
+    whitespace stripped) or a literal holding an http(s) URL; any other value is a label."""
+    text = term.value.strip().removeprefix("<").removesuffix(">").strip()
+    if term.is_iri:
+        return _SCHEME.match(text) is not None
+    return term.is_literal and _HTTP_URL.match(text) is not None
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_HTTP_URL = re.compile(r"https?://\S", re.IGNORECASE)
 
 
 def _alternatives_note(dataset: Dataset, prof: Profile) -> str | None:

@@ -9,6 +9,7 @@ import pytest
 
 from service.errors import BadRequest, FormatError
 from service.evaluation import evaluate
+from service.evaluation.results import ExperimentType
 from service.kb import KnowledgeBase
 from service.kb.local import LocalKB
 from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
@@ -58,6 +59,54 @@ def test_labels_both_ways(kb: LocalKB) -> None:
     labels = kb.labels_for_resources([DBR + "A"], language="en")
     assert labels[DBR + "A"] == {"Alpha"}  # langMatches: en and en-GB, not the untagged one
     assert kb.labels_for_resources([DBR + "A"])[DBR + "A"] == {"Alpha", "Alfa", "alpha"}
+
+
+def test_label_golds_scored_without_a_kb_are_warned_of(kb: LocalKB) -> None:
+    """explore28 F13: NLQ's label golds answered with DBpedia IRIs scored 0 under fair with no
+    KB, nothing said; with the KB the same answers match."""
+    en = (QuestionText("en", "Which?"),)
+    iri = AnswerSet.of([Term.iri(DBR + "A")])
+    label = AnswerSet.of([Term.literal("Alpha")])
+    dataset = Dataset(
+        "d",
+        (
+            Question("1", en, answers=label),  # gold label, system IRI
+            Question("2", en, answers=label),  # the same
+            Question("3", en, answers=iri),  # gold IRI, system label
+            Question("4", en, answers=label),  # both labels: nothing to say
+            Question("5", en, answers=label),  # not answered: nothing to say
+        ),
+    )
+    run = SystemRun(
+        "s",
+        {
+            "1": SystemAnswer("1", answers=iri),
+            "2": SystemAnswer("2", answers=AnswerSet.of([Term.literal(f" {DBR}A ")])),  # a URL
+            "3": SystemAnswer("3", answers=label),
+            "4": SystemAnswer("4", answers=label),
+        },
+        source="sys.json",
+    )
+
+    def said(profile: str, with_kb: LocalKB | None) -> list[str]:
+        found = evaluate(dataset, run, profile=profile, kb=with_kb, experiment_types=["QA"])
+        return [p.message for p in found.problems if "give --kb" in p.message]
+
+    [warning] = said("fair", None)
+    assert warning == (
+        "2 of 5 questions have gold answers that are labels (literals) and system answers that "
+        "are IRIs; 1 of 5 questions have gold answers that are IRIs and system answers that are "
+        "labels (literals): the fair profile matches labels and IRIs through a KB and none was "
+        "given, so each of them scores as wrong: give --kb (or the run's kb) to match labels "
+        "and IRIs"
+    )
+    assert said("fair", kb) == []  # matched through the KB's labels instead
+    scored = evaluate(dataset, run, profile="fair", kb=kb, experiment_types=["QA"])
+    assert [r.tp for r in scored.tasks[ExperimentType.QA].questions[:4]] == [1, 1, 1, 1]
+    # gerbil looks a system label up as a resource, never a system IRI's labels
+    [gerbil] = said("gerbil", None)
+    assert gerbil.startswith("1 of 5 questions have gold answers that are IRIs and system")
+    assert said("exact", None) == []  # exact strings: no KB would change a score
 
 
 def test_types_and_select(kb: LocalKB) -> None:

@@ -97,6 +97,43 @@ def test_a_type_the_gold_has_nothing_for_says_why_it_has_no_scores(server) -> No
     assert 'id="unscored-QA"' not in page.text  # QA was scored
 
 
+def test_label_golds_answered_with_iris_and_no_kb_are_warned_of(server) -> None:
+    # explore28 F13: NLQ's label golds answered with DBpedia IRIs, no KB: every measure 0 and
+    # nothing said that fair's label matching needs one
+    gold = {
+        "questions": [
+            {
+                "id": str(i),
+                "question": [{"language": "en", "string": f"What is city {i}?"}],
+                "answers": [
+                    {
+                        "head": {"vars": ["l"]},
+                        "results": {"bindings": [{"l": {"type": "literal", "value": city}}]},
+                    }
+                ],
+            }
+            for i, city in ((1, "Berlin"), (2, "Paris"))
+        ]
+    }
+    files = [
+        ("dataset_file", ("labels.json", json.dumps(gold).encode())),
+        ("answers", ("sys.json", _qald(answer_types=False))),  # dbr:Berlin, dbr:Paris
+    ]
+    response = server.post("api/experiments", files=files, data={"profile": "fair"})
+    assert response.status_code == 202, response.text
+    ticket = response.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    [evaluation] = state["evaluations"]  # as `evaluate` says it
+    said = [w for w in evaluation["warnings"] if "give --kb" in w]
+    assert len(said) == 1, evaluation["warnings"]
+    assert "2 of 2 questions have gold answers that are labels (literals)" in said[0]
+    assert (
+        "system answers that are IRIs" in said[0]
+        and "give --kb (or the run's kb) to match labels" in said[0]
+    )
+    assert evaluation["results"]["QA"]["macroF1"] == 0.0
+
+
 def test_a_question_label_is_in_the_language_of_its_text(server) -> None:
     # Polish and Korean headings sat untagged inside <html lang="en">: rdfs:label had no tag
     questions = (
