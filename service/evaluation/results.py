@@ -121,6 +121,52 @@ class Verdict(StrEnum):
     WRONG = "wrong"
 
 
+ORDER_MEASURES = frozenset({"cws", "k1", "k", "r", "mrr"})
+"""The measures that read each answer's items in the system's order, repeats included (with
+``hitsAt…``): where a task reports one, its records keep that order (``gqa:rankedAnswers``)."""
+
+
+def reads_order(measure: str) -> bool:
+    """Whether ``measure`` (a canonical name) reads the system's order and repeated items."""
+    return measure in ORDER_MEASURES or measure.startswith("hitsAt")
+
+
+def ranked_text(ranked: tuple[str, ...], verdicts: tuple[Verdict, ...], *, limit: int) -> str:
+    """A record's items in the system's order with their verdicts, as ``gqa:rankedAnswers``
+    holds them: a JSON array of ``[item, verdict]`` (the item as displayed), at most ``limit``
+    of them, then ``["", "N more: C correct, W wrong, R repeated"]`` when there were more (what
+    K needs of them).
+
+    >>> ranked_text(("<a>", "<b>", "<a>"), (Verdict.CORRECT, Verdict.WRONG, Verdict.REPEATED),
+    ...             limit=2)
+    '[["<a>", "correct"], ["<b>", "wrong"], ["", "1 more: 0 correct, 0 wrong, 1 repeated"]]'
+    """
+    import json
+
+    pairs: list[list[str]] = [[a, str(v)] for a, v in zip(ranked[:limit], verdicts, strict=False)]
+    if len(ranked) > limit:
+        rest = verdicts[limit:]
+        kinds = (Verdict.CORRECT, Verdict.WRONG, Verdict.REPEATED)
+        counts = ", ".join(f"{rest.count(v)} {v}" for v in kinds)
+        pairs.append(["", f"{len(ranked) - limit} more: {counts}"])
+    return json.dumps(pairs, ensure_ascii=False)
+
+
+def read_ranked(text: str | None) -> tuple[tuple[str, str], ...]:
+    """:func:`ranked_text` read back (nothing when absent or not of that form)."""
+    import json
+
+    if not text:
+        return ()
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return ()
+    if not isinstance(found, list):
+        return ()
+    return tuple((str(p[0]), str(p[1])) for p in found if isinstance(p, list) and len(p) == 2)
+
+
 class MatchRule(StrEnum):
     """Why a given answer was judged correct: the rule of the profile that matched it to a gold
     answer (``NONE``: nothing matched it, a false positive). Every matcher names one for each
@@ -212,7 +258,7 @@ class QuestionScore:
     per-question diagnostics. ``failed`` is True when the system call for the question failed,
     ``runtime_ms`` the time of a successful call, ``confidence`` the system's confidence and
     ``verdicts`` the judgement of each answer item in the system's order (for the confidence and
-    rank measures).
+    rank measures) and ``ranked`` those items as displayed, repeats kept (``given`` is distinct).
     Every field an aggregate reads is kept so that :mod:`service.evaluation.statistics` can
     recompute every aggregate on resamples. ``matches`` explain the counts: which given item
     matched which gold item by which rule (:data:`ItemMatch`); ``error`` is why the system's
@@ -239,6 +285,7 @@ class QuestionScore:
     credit: float | None = None
     confidence: float | None = None
     verdicts: tuple[Verdict, ...] = ()
+    ranked: tuple[str, ...] = ()
     failed: bool = False
     runtime_ms: float | None = None
     matches: tuple[ItemMatch, ...] = ()

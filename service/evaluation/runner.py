@@ -631,6 +631,7 @@ def _record(
         n_system=judged.n_system,
         credit=judged.credit,
         verdicts=judged.verdicts,
+        ranked=judged.ranked,
         matches=judged.matches,
         note=_note(prof, c),
         **call,

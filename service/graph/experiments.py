@@ -220,7 +220,10 @@ def _refuse_invalid_terms(experiment_id: str, quads: Sequence[Quad]) -> None:
         )
 
 
-ANSWER_PREDICATES = ("givenAnswer", "exactAnswer", "falseAnswer", "missedAnswer", "answerMatch")
+ANSWER_PREDICATES = (
+    *("givenAnswer", "exactAnswer", "falseAnswer", "missedAnswer", "answerMatch"),
+    "rankedAnswers",  # the given answers in the system's order (confidence and rank measures)
+)
 """The per-answer properties of a question result (``service.graph.results``); an answer
 match's own triples are on its ``…#match-k`` node."""
 

@@ -32,6 +32,8 @@ from service.evaluation.results import (
     MatchRule,
     QuestionScore,
     TaskScores,
+    ranked_text,
+    reads_order,
 )
 from service.graph import nodes as n
 from service.graph import prov
@@ -628,6 +630,9 @@ def _task_quads(
         _p(GQA, "givenAnswer"),
         _p(GQA, "note"),
     )
+    # the system's order and repeated items, where a measure of the task reads them (the
+    # given answers are a set: K, K1, CWS and MRR could not be recomputed, explore28 F10)
+    p_ranked = _p(GQA, "rankedAnswers") if any(map(reads_order, task.measures)) else None
     prefix = task_uri + "/question/"  # Uris.question_result, built here once per task
     budget = RECORDED_GIVEN_PER_TASK
     for qs, measures in zip(scores, per_q, strict=True):
@@ -661,6 +666,9 @@ def _task_quads(
                 pairs.append((p_given, n.displayed_term(item)))
         if qs.note:
             pairs.append((p_note, n.literal(qs.note)))
+        if p_ranked is not None and qs.ranked:
+            text = ranked_text(qs.ranked, qs.verdicts, limit=EXPLAINED_PER_KIND)
+            pairs.append((p_ranked, n.literal(text)))
         pairs += _call_pairs(qs)
         if qs.language is not None:
             pairs.append((_p(GQA, "language"), node(t.language_iri(qs.language) or "")))

@@ -388,6 +388,9 @@ class QuestionRow:
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
     language: str | None = None  # the record's, in a task pooled over several languages
     why: str | None = None  # why a wrong answer matched no gold answer, where a rule can say
+    # the given answers in the system's order, repeats kept, each with its verdict (correct,
+    # wrong, repeated): what K, K1, CWS and MRR read, where the task reports one of them
+    ranked: tuple[tuple[str, str], ...] = ()
 
     @property
     def tags(self) -> list[str]:
@@ -408,6 +411,15 @@ class QuestionRow:
             false=max(false, fp) if false >= CAP else false,
             missed=max(missed, fn) if missed >= CAP else missed,
         )
+
+    @property
+    def ranked_total(self) -> int:
+        """How many answer items ``ranked`` stands for: its items, plus the N of its closing
+        ``("", "N more: …")`` when the graph holds only the first ones."""
+        if self.ranked and not self.ranked[-1][0]:
+            more = self.ranked[-1][1].split(" ", 1)[0]
+            return len(self.ranked) - 1 + (int(more) if more.isdigit() else 0)
+        return len(self.ranked)
 
     @property
     def given_total(self) -> int:
@@ -547,6 +559,20 @@ class TaskPage:
     def query_features(self) -> list[str]:
         """The query features the dataset states for some question (TEXT2SPARQL's)."""
         return sorted({f for r in self.rows for f in r.query_features})
+
+
+def _ranked(text: str | None) -> tuple[tuple[str, str], ...]:
+    """``gqa:rankedAnswers`` read back, each item displayed as the given answers are (its last
+    pair, after the first 100, says how many more and their verdicts: ``("", "N more: …")``)."""
+    from service.evaluation.results import read_ranked
+    from service.graph.nodes import displayed_term
+
+    return tuple((_display(displayed_term(a)) if a else a, v) for a, v in read_ranked(text))
+
+
+def _ranked_cell(ranked: Sequence[tuple[str, str]]) -> str:
+    """The ``rankedAnswers`` CSV cell: ``item [verdict]`` in the system's order."""
+    return _cell([f"{a} [{v}]" if a else v for a, v in ranked])
 
 
 def _display(term: Any) -> str:
@@ -705,6 +731,7 @@ def task_page(
                 retry_reason=node.text(GQA + "retryReason"),
                 language=asked_in,
                 why=why,
+                ranked=_ranked(node.text(GQA + "rankedAnswers")),
             )
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
@@ -837,7 +864,9 @@ def task_csv(page: TaskPage) -> bytes:
     then the runtime, error, attempts, retry reason and confidence the page shows, and last
     each match with its rule (``given = gold [rule]``, ``given [exact]``): why an answer in
     another form counted, which the page said and the table did not; the system's and the gold
-    SPARQL when the system gave queries."""
+    SPARQL when the system gave queries; last, ``rankedAnswers``: the given answers in the
+    system's order, repeats kept, each with its verdict (``<a> [correct] | <b> [wrong]``),
+    which the confidence and rank measures read."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
     header += ["language", "outcome", "answertype", *FEATURES]
     # then how a service's call went, as the API's keys name it (the page showed it, the CSV
@@ -860,6 +889,10 @@ def task_csv(page: TaskPage) -> bytes:
     featured = any(r.query_features for r in page.rows)
     if featured:
         header.append("queryFeatures")
+    # last, the given answers in the system's order with repeats, each with its verdict
+    # (``given`` is sorted and distinct): what K, K1, CWS and MRR read, empty where the task
+    # reports none of them (explore28 F10)
+    header.append("rankedAnswers")
     rows = [
         [
             r.uri,
@@ -884,6 +917,7 @@ def task_csv(page: TaskPage) -> bytes:
             *([r.why] if why else []),
             *([r.system_query, r.gold_query, _cell(list(r.query_rewrites))] if queries else []),
             *([_cell(list(r.query_features))] if featured else []),
+            _ranked_cell(r.ranked),
         ]
         for r in page.rows
     ]

@@ -849,3 +849,46 @@ def test_an_answer_iri_of_another_scheme_is_text_not_a_link(server) -> None:
     assert 'href="javascript:' not in table.lower()
     assert '<span class="uri">javascript:alert(1)</span>' in table
     assert '<a class="uri" href="http://example.org/a">' in table  # a web IRI stays a link
+
+
+def test_the_system_order_and_repeats_the_confidence_measures_read_are_shown(server) -> None:
+    """explore28 F10: the CSV's ``given`` and the page are sorted and distinct, so K, K1, CWS
+    and MRR (the system's order, its repeated items) could not be recomputed from them."""
+    import html
+
+    ex = "http://example.org/city/"
+    gold = _uri_questions({"1": ex + "Paris", "2": ex + "Rome"})
+
+    def rows(*uris: str) -> dict[str, Any]:
+        return {"bindings": [{"x": {"type": "uri", "value": u}} for u in uris]}
+
+    answers = {
+        "questions": [
+            {"id": "1", "answers": [{"head": {"vars": ["x"]}, "results": rows(
+                ex + "Paris", ex + "Berlin", ex + "Paris"), "confidence": 0.7}]},
+            {"id": "2", "answers": [{"head": {"vars": ["x"]}, "results": rows(
+                ex + "Oslo", ex + "Rome"), "confidence": 0.4}]},
+        ]
+    }  # fmt: skip
+    state, owner = _submitted(server, gold, json.dumps(answers))
+    (qa,) = [r for r in state["results"] if r["experimentType"] == "QA"]
+    # K1 reads each question's first item: Paris right (0.7), Oslo wrong (0.4)
+    assert qa["measures"]["k1"] == pytest.approx((0.7 - 0.4) / 2)
+    task = f"experiment/{state['id']}/task/1"
+    csv_rows = _task_csv(server, task, headers=owner)
+    assert csv_rows["1"]["given"] == f"{ex}Berlin | {ex}Paris"  # a set, as before
+    assert csv_rows["1"]["rankedAnswers"] == (
+        f"{ex}Paris [correct] | {ex}Berlin [wrong] | {ex}Paris [repeated]"
+    )
+    assert csv_rows["2"]["rankedAnswers"] == f"{ex}Oslo [wrong] | {ex}Rome [correct]"
+    page = html.unescape(server.get(task, headers=owner).text)
+    shown = re.findall(r'<ol class="ranked-answers">(.*?)</ol>', page, re.S)
+    assert [re.findall(r'<li class="verdict-(\w+)">(\S+) <span', ol) for ol in shown] == [
+        [("correct", ex + "Paris"), ("wrong", ex + "Berlin"), ("repeated", ex + "Paris")],
+        [("wrong", ex + "Oslo"), ("correct", ex + "Rome")],
+    ]
+    # without confidences no measure reads the order: the column is empty, the page says none
+    state, owner = _submitted(server, gold, gold)
+    task = f"experiment/{state['id']}/task/1"
+    assert {r["rankedAnswers"] for r in _task_csv(server, task, headers=owner).values()} == {""}
+    assert "ranked-answers" not in server.get(task, headers=owner).text

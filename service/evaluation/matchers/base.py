@@ -30,7 +30,9 @@ class Judged(NamedTuple):
     (or lists) it compared; ``verdicts`` one entry per answer item in the system's order (for
     the confidence and rank measures); ``credit`` the per-question score of profiles that grade
     a question as a whole (poleval); ``gold``/``given`` the compared items as displayed;
-    ``matches`` which given item matched which gold item by which rule (the explanation).
+    ``matches`` which given item matched which gold item by which rule (the explanation);
+    ``ranked`` the item each verdict judges, as displayed, in the system's order with repeats
+    (what the confidence and rank measures read, which the distinct ``given`` hides).
     """
 
     tp: int
@@ -43,6 +45,7 @@ class Judged(NamedTuple):
     gold: tuple[str, ...] = ()
     given: tuple[str, ...] = ()
     matches: tuple[ItemMatch, ...] = ()
+    ranked: tuple[str, ...] = ()
 
 
 class AnswerMatcher(Protocol):
@@ -104,9 +107,11 @@ def paired(
     gold: Sequence[str],
     given: Sequence[str],
     verdicts: tuple[Verdict, ...] = (),
+    ranked: Sequence[str] = (),
 ) -> Judged:
     """The distinct ``given`` items paired one-to-one with distinct ``gold`` items (both as
-    displayed) by ``matches``: the other given items are false, the other gold items missed."""
+    displayed) by ``matches``: the other given items are false, the other gold items missed;
+    ``ranked``: the item of each verdict, as displayed."""
     tp = len(matches)
     return Judged(
         tp=tp,
@@ -118,6 +123,7 @@ def paired(
         gold=tuple(gold),
         given=tuple(given),
         matches=tuple(matches),
+        ranked=tuple(ranked),
     )
 
 
@@ -137,4 +143,5 @@ def match_sets(
     position = {x: i for i, x in enumerate(g)}
     matches = [(si, gi, rule) for si, x in enumerate(s) if (gi := position.get(x)) is not None]
     judged = verdicts_by_key(given, position.keys()) if verdicts else ()
-    return paired(matches, tuple(map(show, g)), tuple(map(show, s)), judged)
+    ranked = tuple(map(show, given)) if verdicts else ()
+    return paired(matches, tuple(map(show, g)), tuple(map(show, s)), judged, ranked)

@@ -311,14 +311,16 @@ class FairMatcher:
         correct, wrong = Verdict.CORRECT, Verdict.WRONG
         if len(s) == len(given):  # no repeats: ``s`` is ``given``
             verdicts = tuple([correct if it.key in correct_keys else wrong for it in s])
+            ranked = [it.shown for it in s]
         else:  # an item counted with another repeats it
             keys = [merged.get(it.key, it.key) for it in given]
             verdicts = verdicts_by_key(keys, correct_keys)
+            ranked = [it.shown for it in given]
         exact = MatchRule.EXACT  # items are cached: the same value is often the very same object
         matches = [
             (si, gi, exact if s[si] is g[gi] else _rule(s[si], g[gi])) for gi, si in pairs.items()
         ]
-        return paired(matches, [it.shown for it in g], [it.shown for it in s], verdicts)
+        return paired(matches, [it.shown for it in g], [it.shown for it in s], verdicts, ranked)
 
     def _bipartite(
         self, g: list[_Item], s: list[_Item], kb: KBView, language: str

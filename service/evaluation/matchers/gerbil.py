@@ -136,4 +136,5 @@ class GerbilMatcher:
             gold=tuple(g),
             given=tuple(s),
             matches=tuple(matches),
+            ranked=tuple(given),
         )

@@ -143,4 +143,5 @@ class PolEvalMatcher:
             gold=tuple(alternatives),
             given=(answer,) if values else (),
             matches=matches,
+            ranked=(answer,) if values else (),
         )

@@ -108,4 +108,5 @@ class LegacyMatcher:
             gold=tuple(" ".join(x) for x in g),
             given=tuple(" ".join(x) for x in u),
             matches=matches,
+            ranked=tuple(" ".join(x) for x in u),  # a list: ``given`` is already in order
         )
