@@ -385,6 +385,11 @@ class SystemRun:
         return self.answers.get(question_id)
 
 
+# The error a `system run` answer file keeps for a question the error-rate rule left unasked
+# (``NOT_ASKED (why)``): no call was made, so a re-scored file counts it as unanswered, not as
+# a failed call (explore28 F6; service.systems.archive)
+NOT_ASKED = "not asked: the run was aborted"
+
 # A reader's warning about a dataset that is no problem in a system's answers: an answer file,
 # like a service's response, need not repeat the question text (each of its questions was
 # warned about, 41 warnings for QALD-8 test burying the one that said something).

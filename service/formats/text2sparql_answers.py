@@ -20,7 +20,7 @@ from service.formats.base import Format, Report, Source, Step, dumps
 from service.formats.fields import extra_json, extra_value, list_entries, read_string
 from service.formats.sparql_json import kind_of
 from service.formats.text2sparql import PREFIX_KEY, item_key, split_item
-from service.model import Dataset, Question, QuestionText
+from service.model import NOT_ASKED, Dataset, Question, QuestionText
 
 NAME = "text2sparql-answers"
 _KNOWN = ("dataset", "question", "query", "qname")
@@ -61,9 +61,10 @@ def read(src: Source) -> Dataset:
         }
         if values["dataset"] is not None:
             datasets[values["dataset"]] += 1
-        if "query" not in entry:
+        failed = entry.get("error")
+        unasked = isinstance(failed, str) and failed.startswith(NOT_ASKED)
+        if "query" not in entry and not unasked:  # never asked: one warning says it for all
             # `system run` keeps a failed call as its error, with no query: say that one
-            failed = entry.get("error")
             why = f"the call failed: {failed}" if isinstance(failed, str) and failed else None
             report.warn(
                 f"entry without query ({why or 'the system returned none'})",

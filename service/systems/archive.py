@@ -21,6 +21,7 @@ from typing import TypeVar
 from service.errors import Problem
 from service.formats.fields import ATTEMPTS_KEY, RUNTIME_KEY  # written as numbers
 from service.model import (
+    NOT_ASKED,
     AnswerSet,
     Dataset,
     Question,
@@ -37,9 +38,6 @@ RETRY_KEY = "retryReason"
 # (explore25 7); read back as the warnings it was
 WARNINGS_KEY = "responseWarnings"
 CALL_KEYS = (ERROR_KEY, RUNTIME_KEY, ATTEMPTS_KEY, RETRY_KEY)
-# the error of a question the error-rate rule left unasked (``NOT_ASKED (why)``): no call was
-# made, so a re-scored file counts it as unanswered, not as a failed call (explore28 F6)
-NOT_ASKED = "not asked: the run was aborted"
 _N = TypeVar("_N", int, float)
 ARCHIVE_FORMAT = "qald-json"
 RICH_ARCHIVE_FORMAT = "eqald-json"  # when an answer holds what QALD-JSON drops (confidences…)

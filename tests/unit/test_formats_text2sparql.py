@@ -358,6 +358,25 @@ def test_an_entry_without_query_says_why_when_the_call_failed() -> None:
     assert empty.question_id == "2" and "the system returned none" in empty.message
 
 
+def test_an_aborted_runs_never_asked_entries_are_not_each_warned_of() -> None:
+    """A question the error-rate rule left unasked is no failed call: the archive's one
+    warning of the abort says it (explore28 F6), not one "entry without query" each."""
+    from service.systems.archive import answers_from
+
+    why = "not asked: the run was aborted (2 of 3 questions failed, more than 25% of them)"
+    entries = [
+        {"dataset": "d", "qname": "ck25:1-en", "error": "HTTP 500 Internal Server Error: 'boom'"},
+        {"dataset": "d", "qname": "ck25:2-en", "error": "HTTP 500 Internal Server Error: 'boom'"},
+        {"dataset": "d", "qname": "ck25:3-en", "error": why},
+    ]
+    ds = read(json.dumps(entries, indent=1).encode(), name="team.json")
+    assert [p.question_id for p in ds.problems if "without query" in p.message] == ["1", "2"]
+    run = answers_from(ds, name="team.json", language="en")
+    assert sorted(run.answers) == ["1", "2"]  # the unasked one scores as having no entry
+    (said,) = [p.message for p in run.problems if "aborted run" in p.message]
+    assert "(2 of 3 questions failed, more than 25% of them): 1 of its 3 questions" in said
+
+
 def test_an_empty_answers_list_reads_as_no_entries() -> None:
     ds = read(b"[]", name="ck25_answers.json")
     assert (ds.format, len(ds), ds.problems) == ("text2sparql-answers", 0, ())
