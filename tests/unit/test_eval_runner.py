@@ -358,3 +358,28 @@ def test_a_query_the_lexer_refuses_is_a_warning_too() -> None:
     assert any("unexpected character '&'" in p.message for p in ev.problems)
     shape = ev.tasks[ExperimentType.QA].questions[0].query_shape
     assert shape is not None and "unexpected character" in shape["system"]["error"]
+
+
+@pytest.mark.parametrize(
+    "profile", ["fair", "gerbil", "exact", "qald6", "qald-legacy", "text2sparql"]
+)
+def test_every_profile_keeps_the_items_its_verdicts_judge_in_the_systems_order(
+    profile: str,
+) -> None:
+    """explore28 F10: ``given`` is distinct, so the order and repeats the confidence and rank
+    measures read were nowhere; ``ranked`` holds the item of each verdict."""
+    from service.model import Term
+
+    ex = "http://example.org/"
+    gold = AnswerSet.of([Term.iri(ex + "Paris")])
+    given = AnswerSet.of([Term.iri(ex + "Paris"), Term.iri(ex + "Berlin"), Term.iri(ex + "Paris")])
+    ds = Dataset("d", (q("1", gold),))
+    run = SystemRun("s", {"1": SystemAnswer("1", answers=given, confidence=0.5)})
+    [record] = (
+        evaluate(ds, run, profile=profile, experiment_types=["QA"])
+        .tasks[ExperimentType.QA]
+        .questions
+    )
+    assert len(record.ranked) == len(record.verdicts) == 3
+    assert [ex + "Berlin" in shown for shown in record.ranked] == [False, True, False]
+    assert str(record.verdicts[0]) == "correct" and str(record.verdicts[1]) == "wrong"
