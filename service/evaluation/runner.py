@@ -435,7 +435,7 @@ def _labels_without_kb(prof: Profile, cases: Sequence[_Case]) -> str | None:
     match = dict(prof.settings).get("match", "")
     if not prof.uses_kb or "label" not in match:
         return None
-    both = "label(both)" in match
+    both = "label(both" in match  # label(both) or label(both,casefold)
     labels_gold = iris_gold = 0  # gold labels with system IRIs; gold IRIs with system labels
     for c in cases:
         gold = _gold_answers(c.question)
