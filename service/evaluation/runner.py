@@ -22,6 +22,7 @@ from service.evaluation.matchers.base import Judged
 from service.evaluation.matchers.sets import IriSetMatcher, canonical_relation, match_keys
 from service.evaluation.measures import MEASURES, Reporting, TaskRecords, has_confidence
 from service.evaluation.profiles import Profile, get_profile
+from service.evaluation.profiles.base import AnswerItems
 from service.evaluation.results import (
     QUERY_LEVEL_TYPES,
     Evaluation,
@@ -361,6 +362,8 @@ def evaluate(
         unlinked = _labels_without_kb(prof, scored)
         if unlinked is not None:
             problems.append(Problem(unlinked, severity="warning", file=run.source))
+    if (several := _several_values_note(prof, scored)) is not None:
+        problems.append(Problem(several, severity="warning", file=run.source))
 
     queries = _Queries(problems, prof, dataset)
     subs: dict[int, _SubInputs] = {}
@@ -480,6 +483,24 @@ def _iri_like(term: Term) -> bool:
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _HTTP_URL = re.compile(r"https?://\S", re.IGNORECASE)
+
+
+def _several_values_note(prof: Profile, cases: Sequence[_Case]) -> str | None:
+    """A profile reading one answer line per question (poleval) joins several values with
+    tabs, as an out.tsv line holding a tab: a web service or QALD-JSON file giving two values
+    was scored so with no word, and a number among junk still counts (explore28 F16)."""
+    if prof.items is not AnswerItems.LINE:
+        return None
+    several = [c.question.id for c in cases if len(c.answer.answers.values()) > 1]
+    if not several:
+        return None
+    shown = ", ".join(several[:5]) + (" …" if len(several) > 5 else "")
+    return (
+        f"{len(several)} {'question was' if len(several) == 1 else 'questions were'} answered "
+        f"with several values ({shown}): the {prof.name} profile reads one answer line per "
+        "question, so they are joined with tabs into one (a number anywhere in it counts, any "
+        "other text is compared whole); give one value per question"
+    )
 
 
 def _alternatives_note(dataset: Dataset, prof: Profile) -> str | None:

@@ -127,3 +127,32 @@ def test_poleval_dev_through_the_cli(
     assert first["results"]["QA"]["accuracy"] == 1.0
     # odd lines carry a gold alternative (credit 1), even lines a nonsense answer (credit 0)
     assert second["results"]["QA"]["accuracy"] == (len(lines) // 2) / len(lines)
+
+
+def test_several_values_given_for_one_question_are_warned_of() -> None:
+    """A web service or QALD-JSON file giving two values for a question was scored with them
+    joined by a tab, silently: junk before a number cost nothing (explore28 F16)."""
+    from service.model import QuestionText
+
+    pl = (QuestionText("pl", "Ile?"),)
+    ds = Dataset(
+        "d",
+        (
+            Question("1", pl, answers=AnswerSet.of([Term.literal("1000")])),
+            Question("2", pl, answers=AnswerSet.of([Term.literal("Łódź")])),
+        ),
+    )
+    two = AnswerSet.of([Term.literal("zupełnie nie to"), Term.literal("1000")])
+    run = SystemRun("s", {"1": SystemAnswer("1", answers=two), "2": SystemAnswer("2", answers=two)})
+    ev = evaluate(ds, run, profile="poleval")
+    said = [p.message for p in ev.problems if "several values" in p.message]
+    assert said == [
+        "2 questions were answered with several values (1, 2): the poleval profile reads one "
+        "answer line per question, so they are joined with tabs into one (a number anywhere "
+        "in it counts, any other text is compared whole); give one value per question"
+    ]
+    single = AnswerSet.of([Term.literal("1000")])
+    one = SystemRun(
+        "s", {"1": SystemAnswer("1", answers=single), "2": SystemAnswer("2", answers=single)}
+    )
+    assert not [p for p in evaluate(ds, one, profile="poleval").problems if "several" in p.message]
