@@ -205,6 +205,16 @@ def gerbil_experiment() -> BaseResponse:
     return redirect(services().storage.uris.experiment(experiment_id), code=301)
 
 
+def _withdrawal(experiment_id: str) -> tuple[str, str] | None:
+    """(when, why) a published experiment was withdrawn, for the pages of its parts: a frozen
+    leaderboard cites a task, whose page never said its experiment was withdrawn (explore29
+    14); its RDF stays as published, the experiment's document holds the note."""
+    status = services().storage.experiments.status(experiment_id)
+    if status.withdrawn_at is None:
+        return None
+    return status.withdrawn_at, status.withdrawal_reason or ""
+
+
 def _experiment_store(experiment_id: str, rep: conneg.Representation):
     """(status or None, store holding its graph or None for a non-owner, private?).
 
@@ -878,6 +888,8 @@ def task(experiment_id: str, name: str) -> BaseResponse:
             },
             uri=uri,
             experiment_uri=graph.uris.experiment(experiment_id),
+            experiment_id=experiment_id,
+            withdrawn=None if private else _withdrawal(experiment_id),
             private=private,
             max_warnings=TASK_PAGE_WARNINGS,
             alternates=alternates(uri, TASK_OFFERS),
@@ -966,6 +978,7 @@ def _question_result_html(
         task=shown.task,
         experiment_id=experiment_id,
         experiment_uri=storage.uris.experiment(experiment_id),
+        withdrawn=None if private else _withdrawal(experiment_id),
         main=own.get(uri),
         others=[n for k, n in own.items() if k != uri],
         private=private,

@@ -108,6 +108,18 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     assert 'id="withdrawn-notice"' in page.text and "the wrong answers file" in page.text
     turtle = server.get(f"experiment/{eid}", headers={"Accept": "text/turtle"})
     assert turtle.status_code == 200 and "withdrawalReason" in turtle.text
+    # its parts' pages say it too: a frozen leaderboard cites a task, whose page said nothing
+    # (explore29 14); its RDF stays as published
+    for part in (f"experiment/{eid}/task/1", f"experiment/{eid}/task/1/question/1"):
+        shown = server.get(part)
+        assert shown.status_code == 200, part
+        notice = re.search(
+            r'<div class="notice" id="withdrawn-notice">(.*?)</div>', shown.text, re.S
+        )
+        assert notice and "the wrong answers file" in notice[1], part
+        assert f"experiment {eid}</a>, which this result is part of" in notice[1]
+    before = server.get(f"experiment/{server.demo_id}/task/1").text
+    assert 'id="withdrawn-notice"' not in before  # a part of a standing experiment: nothing
     assert "microF1" in turtle.text  # the results stay at the URI
     listing = server.get("experiments")
     assert listing.status_code == 200 and f"experiment/{eid}" not in listing.text
