@@ -352,6 +352,10 @@ def evaluate(
                 file=run.source,
             )
         )
+    if prof.confidence_measures:
+        note = _confidence_gaps(cases)
+        if note is not None:
+            problems.append(Problem(note, severity="warning", file=run.source))
     # one note: the alternatives' names the PolEval profile already (a TSV is PolEval's)
     note = _alternatives_note(dataset, prof) or _challenge_note(dataset, prof)
     if note is not None:
@@ -500,6 +504,21 @@ def _several_values_note(prof: Profile, cases: Sequence[_Case]) -> str | None:
         f"with several values ({shown}): the {prof.name} profile reads one answer line per "
         "question, so they are joined with tabs into one (a number anywhere in it counts, any "
         "other text is compared whole); give one value per question"
+    )
+
+
+def _confidence_gaps(cases: Sequence[_Case]) -> str | None:
+    """Answers without a confidence among answers with one count as confidence 0 in CWS, K1,
+    K and r (CLEF's "no knowledge"): a system that forgot it on some answers should hear so
+    (explore28 F12: two right answers of 13 lowered r and went last in CWS without a word)."""
+    answered = [c for c in cases if c.status is QuestionStatus.SCORED]
+    without = [c.question.id for c in answered if c.answer.confidence is None]
+    if not without or len(without) == len(answered):
+        return None
+    shown = ", ".join(without[:5]) + (" …" if len(without) > 5 else "")
+    return (
+        f"{len(without)} of {len(answered)} answers give no confidence while the others do "
+        f"({shown}): each counts as confidence 0 in cws, k1, k and r"
     )
 
 

@@ -318,6 +318,14 @@ def check_unique_ids(dataset: Dataset) -> None:
         raise FormatError([replace(p, severity="error", expected=expected) for p in repeated])
 
 
+# The run page's box for ``ranked`` (``evaluate --ranked``), and its one-line explanation, which
+# the OpenAPI Submission's ``ranked`` says too.
+RANKED_LABEL = "each system's answers are in rank order, best first"
+RANKED_HELP = (
+    "Also score MRR and Hits@1, 5 and 10: the rank of the first right item in each answer "
+    "list as the system ordered it"
+)
+
 # The web forms' box for ``force``; the refusal below names it, so a reader knows what to tick.
 FORCE_LABEL = "score answer files even when they answer under half of the questions"
 

@@ -501,6 +501,9 @@ class Where(TypedDict, total=False):
     expected: str | None
 
 
+GROUPED_SHOWN = 10  # items a grouped warning names (:meth:`Report.warn_each`); then "and N more"
+
+
 class Report:
     """Collects a reader's findings; :meth:`finish` raises one FormatError for the fatal ones.
 
@@ -513,12 +516,20 @@ class Report:
         self._findings: list[_Finding] = []
         self._dropped = 0
         self.answers = 0  # answers counted so far (:meth:`count_answers`)
+        # warnings said once for every question they concern (:meth:`warn_each`)
+        self._grouped: dict[tuple[str, str | None], list[str]] = {}
 
     def error(self, message: str, **where: Unpack[Where]) -> None:
         self._add("error", message, **where)
 
     def warn(self, message: str, **where: Unpack[Where]) -> None:
         self._add("warning", message, **where)
+
+    def warn_each(self, message: str, item: str, *, expected: str | None = None) -> None:
+        """One warning for every question it concerns: ``message`` is said once, when the
+        report is finished, followed by each ``item`` given with it (``question 3: "abc"``):
+        a file with a hundred of one small slip reads as one line, not a hundred."""
+        self._grouped.setdefault((message, expected), []).append(item)
 
     def _add(
         self,
@@ -601,6 +612,18 @@ class Report:
                     path=path,
                     question_id=f.question_id,
                     expected=f.expected,
+                )
+            )
+        for (message, expected), items in self._grouped.items():
+            shown = "; ".join(items[:GROUPED_SHOWN])
+            if len(items) > GROUPED_SHOWN:
+                shown += f"; and {len(items) - GROUPED_SHOWN} more"
+            out.append(
+                Problem(
+                    f"{message} ({len(items)}): {shown}",
+                    severity="warning",
+                    file=self.source.name,
+                    expected=expected,
                 )
             )
         if self._dropped:

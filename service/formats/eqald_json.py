@@ -21,7 +21,7 @@ A file of the second shape is written back in it (``Dataset.metadata`` ``variant
 
 from __future__ import annotations
 
-import math
+import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -364,6 +364,16 @@ def _answers(
     return merge(sets), confidence
 
 
+# Seed 004: "a confidence value … a real number ranged between 0 and 1". A confidence is
+# metadata for the confidence measures only (CWS, K1, K, r): one that is not such a number
+# ("0,8", "abc", 50, -0.2) is dropped and the answer kept and scored, with one warning for
+# the file (or the response) naming each question and what it gave.
+BAD_CONFIDENCE = (
+    "confidences that are not a number in [0, 1] are dropped; their answers are kept and "
+    "scored, without a confidence"
+)
+
+
 def _confidence(
     holder: dict[str, Any], key: str, report: Report, *, at: tuple[Step, ...], qid: str | None
 ) -> float | None:
@@ -378,12 +388,13 @@ def _confidence(
             number = float(value.strip())
         except ValueError:
             number = None
-    if number is None or not math.isfinite(number):
-        report.error(
-            f"confidence is {kind_of(value)} {str(value)[:30]!r}",
-            at=(*at, key),
-            question_id=qid,
-            expected="a finite number (e.g. 0.9)",
+    if number is None or not 0.0 <= number <= 1.0:  # NaN is not either
+        shown = json.dumps(value, ensure_ascii=False)
+        shown = shown if len(shown) <= 30 else shown[:29] + "…"
+        report.warn_each(
+            BAD_CONFIDENCE,
+            f"question {qid}: {shown}" if qid is not None else shown,
+            expected="a number from 0 to 1 (e.g. 0.9)",
         )
         return None
     return number

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from service.errors import FormatError, Problem
@@ -28,6 +28,27 @@ _RESULTS_KEYS = {"head", "results", "boolean", "bindings"}
 # Reader warnings that describe a normal answer, not a problem: services need not echo the
 # question text (and "no answer" is an answer: fields.EMPTY_ANSWER_SET, in parse_answer).
 _NORMAL_IN_RESPONSES = (NO_TEXT,)
+
+
+@dataclass(frozen=True, slots=True)
+class AnotherId(Problem):
+    """The warning that a response names another question id than the one asked
+    (``echoed``). The interface sends no id (``query`` and ``lang`` only), so a service knows
+    ours only when it looks the question up; one that writes the same id into every response
+    (the GERBIL QA template's ``"1"``) is not mixing questions up: a run drops these warnings
+    then (:func:`placeholder_ids_dropped`), and ``system ask``, whose id is made up, always."""
+
+    echoed: str = ""
+
+
+def placeholder_ids_dropped(problems: list[Problem]) -> list[Problem]:
+    """``problems`` of one run without its :class:`AnotherId` warnings when there are several
+    and all name one id: a placeholder every response carries, not a question mixed up."""
+    others = {p.echoed for p in problems if isinstance(p, AnotherId)}
+    several = sum(1 for p in problems if isinstance(p, AnotherId)) > 1
+    if several and len(others) == 1:
+        return [p for p in problems if not isinstance(p, AnotherId)]
+    return problems
 
 
 class BadResponse(Exception):
@@ -62,15 +83,21 @@ def parse_answer(
     if not text.strip():
         raise BadResponse("the response body is empty (expected QALD-JSON or eQALD-JSON)")
     recoded: list[Problem] = []
+    echoed_id = True  # QALD-XML names each question's id
     if text.lstrip().startswith(b"<"):
         _check_markup(text, content_type)
     else:
         text, recoded = _as_utf8(text, content_type, question_id=question_id)
         doc = _check_envelope(text, content_type)
-        # The service need not echo an id: we know which question we asked.
-        missing = [q for q in doc["questions"] if isinstance(q, dict) and "id" not in q]
+        # The service need not echo an id: we know which question we asked (the first
+        # question, the one used, takes its id, so what a warning names is that question).
+        questions = doc["questions"]
+        echoed_id = "id" in questions[0]
+        missing = [q for q in questions if isinstance(q, dict) and "id" not in q]
+        taken = {str(q["id"]).strip() for q in questions if isinstance(q, dict) and "id" in q}
         for number, question in enumerate(missing, start=1):
-            question["id"] = f"response-{number}"
+            first_one = question is questions[0] and question_id not in taken
+            question["id"] = question_id if first_one else f"response-{number}"
         if missing:
             text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
     try:
@@ -101,6 +128,18 @@ def parse_answer(
                 file=RESPONSE,
                 question_id=question_id,
                 expected="one question per response",
+            )
+        )
+    if echoed_id and first.id.strip() != question_id.strip():  # mixed up, as a text can be
+        warnings.append(
+            AnotherId(
+                f"the response answers another question: id {first.id!r} "
+                f"(asked: id {question_id!r})",
+                severity="warning",
+                file=RESPONSE,
+                question_id=question_id,
+                expected="the answer to the question asked, with its id or none",
+                echoed=first.id,
             )
         )
     echoed = first.text(asked[0]) if asked is not None else None

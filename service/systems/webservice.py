@@ -38,7 +38,13 @@ from urllib.parse import urlencode, urljoin, urlsplit
 from service.errors import BadRequest, Problem
 from service.model import NOT_ASKED, Dataset, Question, SystemAnswer, SystemRun
 from service.systems.interfaces import INTERFACES
-from service.systems.response import BadResponse, parse_answer, parse_query_answer, snippet
+from service.systems.response import (
+    BadResponse,
+    parse_answer,
+    parse_query_answer,
+    placeholder_ids_dropped,
+    snippet,
+)
 from service.systems.safety import NetworkPolicy, UnsafeURL
 from service.systems.secret_headers import Headers, origin, redact
 
@@ -254,6 +260,7 @@ def run_web_service(
         for qid in pending:
             answers[qid] = SystemAnswer(qid, error=f"{NOT_ASKED} ({aborted})")
         pending = ()
+    problems = placeholder_ids_dropped(problems)  # the GERBIL QA template's "1" in every one
     ok = [a.runtime_ms for a in answers.values() if a.error is None and a.runtime_ms is not None]
     ordered = {q.id: answers[q.id] for q in askable if q.id in answers}
     return WebServiceRun(

@@ -10,6 +10,7 @@ from service.dataset_about import ABOUT_FIELDS, MAX_TITLE
 from service.errors import Severity
 from service.evaluation.results import QuestionStatus
 from service.evaluation.slices import DIMENSIONS as SLICE_DIMENSIONS
+from service.experiments.inputs import RANKED_HELP
 from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.experiments.systems import SYSTEM_KINDS
 from service.graph.experiments import Status
@@ -697,6 +698,7 @@ def submission_form_schema() -> dict[str, Any]:
             },
             "kb": {"type": "string"},
             "force": {"type": "boolean"},
+            "ranked": {"type": "boolean", "description": "As `ranked` in the JSON Submission."},
             **_call_schemas(),
             **{
                 f.form_field: (
@@ -971,6 +973,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "Score answer files even when under half of the "
                             "dataset's question ids have an answer (else refused: likely "
                             "answers to another dataset).",
+                        },
+                        "ranked": {
+                            "type": "boolean",
+                            "default": False,
+                            "description": RANKED_HELP + " (the CLI's `evaluate --ranked`).",
                         },
                         **_call_schemas(),
                     },
@@ -1369,7 +1376,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "`reference` as `name=reference`; `gold` (catalogue name) or file "
                     "`gold_file` (gold answers from elsewhere); "
                     "`profile`, "
-                    "`language`, `experiment_type` (repeatable), `kb`, `force`, "
+                    "`language`, `experiment_type` (repeatable), `kb`, `force`, `ranked`, "
                     "`revisionOf`. A resubmission (`revisionOf`) needs the replaced "
                     "experiment's owner token (403), a finished experiment, the newest published "
                     "revision of its line for each of its systems (409 naming the experiment "

@@ -505,6 +505,7 @@ def replacing() -> Replacing | None:
     if spec.kb is not None and spec.kb.name in configured_kbs(services().config):
         fields["kb"] = spec.kb.name
     fields["force"] = "1" if spec.options.force else ""
+    fields["ranked"] = "1" if spec.options.ranked else ""
     for setting in CALL_SETTINGS:
         value = getattr(spec.options, setting.field)
         fields[setting.name] = "" if value == setting.default else f"{value:g}"
@@ -590,7 +591,7 @@ def _form(
     from service.dataset_about import ABOUT_FIELDS
     from service.evaluation.profiles import DEFAULT_PROFILE, PROFILES
     from service.evaluation.results import ExperimentType
-    from service.experiments.inputs import FORCE_LABEL
+    from service.experiments.inputs import FORCE_LABEL, RANKED_HELP, RANKED_LABEL
     from service.formats import FORMATS
     from service.systems.reference import SYSTEM_NAMES
     from service.web.comparing import measure_choices
@@ -633,6 +634,8 @@ def _form(
         problems=problems or [],
         at_fault=at_fault or {},
         force_label=FORCE_LABEL,
+        ranked_label=RANKED_LABEL,
+        ranked_help=RANKED_HELP,
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
         about=ABOUT_FIELDS,  # what an uploaded dataset's author says of it: the registry's
         own_runs=own_runs(),

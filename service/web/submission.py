@@ -3,9 +3,9 @@
 A submission names a dataset (a catalogue name, ``demo`` for the served demo's questions, or an
 uploaded file), its systems (uploaded answer files, QA web-service or Text2SPARQL-service URLs,
 reference systems that run here), a scorer profile, a language, experiment types,
-optionally a configured knowledge base and ``force``. This module reads the request into a
-:class:`RawSubmission` and builds the :class:`~service.experiments.spec.ExperimentSpec` and the
-uploads (bytes by SHA-256); checking and parsing are the application layer's
+optionally a configured knowledge base, ``force`` and ``ranked``. This module reads the request
+into a :class:`RawSubmission` and builds the :class:`~service.experiments.spec.ExperimentSpec`
+and the uploads (bytes by SHA-256); checking and parsing are the application layer's
 (:func:`service.experiments.run.prepare`): uploads get exactly the errors ``gerbil-qa
 validate`` prints, URLs are checked against the network policy, and only a submission that
 passes gets an experiment id.
@@ -16,8 +16,8 @@ after the file unless ``answers_name`` gives names in the same order, a value pe
 name a line, formats by
 ``answers_format`` in the same order); fields ``webservice`` and ``text2sparql`` as ``name=url``
 or a bare URL; ``reference`` as ``name=reference`` or a bare reference system name;
-``profile``, ``language``, ``experiment_type`` (repeatable), ``kb``, ``force``) and JSON (the
-same, with file contents inline as text).
+``profile``, ``language``, ``experiment_type`` (repeatable), ``kb``, ``force``, ``ranked``)
+and JSON (the same, with file contents inline as text).
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ class RawSubmission:
     kb: str | None
     title: str | None = None
     force: bool = False
+    ranked: bool = False  # each answer list is in rank order: MRR and Hits@k too (--ranked)
     dataset_version: str | None = None  # a registered version of the catalogue dataset
     gold_name: str | None = None  # gold answers from elsewhere: a catalogue dataset's
     gold_file: FileUpload | None = None  # … or a file (a result set or any answers file)
@@ -165,11 +166,17 @@ def from_form(form: Any, files: Any) -> RawSubmission:
         experiment_types=tuple(form.getlist("experiment_type")),
         kb=form.get("kb") or None,
         title=parse_title(form.get("title"), "title"),
-        force=(form.get("force") or "").strip().lower() in ("1", "true", "yes", "on"),
+        force=_ticked(form.get("force")),
+        ranked=_ticked(form.get("ranked")),
         calls=_call_settings({k: v for k, v in form.items() if v.strip()}, "", numbers=False),
         revision_of=(form.get("revisionOf") or "").strip() or None,
         about=_form_about(form),
     )
+
+
+def _ticked(value: str | None) -> bool:
+    """A form's checkbox (``value="1"``) or a client's ``true``/``yes``/``on``."""
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _count(n: int, thing: str) -> str:
@@ -281,7 +288,7 @@ def _inline_file(
 # settings (``CALL_SETTINGS``), and of each of its systems.
 SUBMISSION_KEYS = frozenset(
     {"dataset", "title", "about", "revisionOf", "datasetVersion", "gold", "systems", "profile"}
-    | {"language", "experimentTypes", "kb", "force"}
+    | {"language", "experimentTypes", "kb", "force", "ranked"}
 )
 SYSTEM_KEYS = frozenset({"name", "answers", "url", "interface", "reference", "headers"})
 FILE_KEYS = frozenset({"content", "filename", "format"})  # an inline file's (``InlineFile``)
@@ -379,6 +386,9 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
     force = data.get("force", False)
     if not isinstance(force, bool):
         raise BadRequest("$.force: expected true or false")
+    ranked = data.get("ranked", False)
+    if not isinstance(ranked, bool):
+        raise BadRequest("$.ranked: expected true or false", field="ranked")
     gold = data.get("gold")
     if gold is not None and not isinstance(gold, str | dict):
         raise BadRequest("$.gold: expected a catalogue name or an object with 'content'")
@@ -394,6 +404,7 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
         kb=_text(data, "kb", "$"),
         title=parse_title(_text(data, "title", "$"), "$.title"),
         force=force,
+        ranked=ranked,
         dataset_version=_text(data, "datasetVersion", "$"),
         gold_name=_text(data, "gold", "$") if isinstance(gold, str) else None,
         gold_file=_inline_file(gold, "$.gold", "gold.json") if isinstance(gold, dict) else None,
@@ -564,6 +575,7 @@ def to_spec(
         kb=kb,
         options=RunOptions(
             force=raw.force,
+            ranked=raw.ranked,
             revision_of=raw.revision_of,
             **{CALLED[name].field: value for name, value in raw.calls},  # type: ignore[arg-type]
         ),

@@ -129,6 +129,25 @@ def test_unknown_answer_ids_and_reader_problems_are_warnings() -> None:
     assert all(p.severity == "warning" for p in ev.problems)
 
 
+def test_answers_without_a_confidence_among_answers_with_one_are_warned() -> None:
+    # explore28 F12: two right answers without a confidence silently counted as confidence 0
+    # in K, K1, r and CWS (they lowered r and went last in CWS)
+    ds = Dataset("d", tuple(q(str(i), lits("a")) for i in range(1, 6)))
+    given = {"1": 0.9, "2": None, "3": 0.5, "4": None}  # 5: not answered (warned apart)
+    answers = {i: SystemAnswer(i, answers=lits("a"), confidence=c) for i, c in given.items()}
+    ev = evaluate(ds, SystemRun("s", answers, source="answers.json"), profile="fair")
+    said = [p.message for p in ev.problems if "confidence" in p.message]
+    assert said == [
+        "2 of 4 answers give no confidence while the others do (2, 4): each counts as "
+        "confidence 0 in cws, k1, k and r"
+    ]
+    assert ev.tasks[ExperimentType.QA].measures["k1"] is not None  # reported all the same
+    for same in ({i: 0.5 for i in given}, dict.fromkeys(given)):  # all given, or none: fine
+        answers = {i: SystemAnswer(i, answers=lits("a"), confidence=c) for i, c in same.items()}
+        ev = evaluate(ds, SystemRun("s", answers), profile="fair")
+        assert not [p for p in ev.problems if "confidence" in p.message]
+
+
 def test_progress_is_reported() -> None:
     ds = Dataset("d", tuple(q(str(i), lits("a")) for i in range(3)))
     run = SystemRun("s", {})

@@ -345,19 +345,54 @@ def test_eqald_answers_as_object_and_numeric_confidence() -> None:
     assert ds.questions[0].confidence == 1.0
 
 
-@pytest.mark.parametrize("bad", ["high", None, "nan", True])
-def test_eqald_non_numeric_confidence_is_an_error_naming_the_path(bad: Any) -> None:
-    question = json.loads(json.dumps(WIKI["questions"][0]))
-    question["answers"][0]["confidence"] = bad
-    data = json.dumps({"questions": [question]}).encode()
-    if bad is None:
-        assert read(data).questions[0].confidence is None
-        return
-    with pytest.raises(FormatError) as caught:
-        read(data)
-    err = caught.value
-    assert err.path == "$.questions[0].answers[0].confidence"
-    assert err.question_id == "1" and err.expected == "a finite number (e.g. 0.9)"
+@pytest.mark.parametrize(
+    ("bad", "shown"),
+    [
+        *[("high", '"high"'), ("0,8", '"0,8"'), ("nan", '"nan"'), (True, "true"), (50, "50")],
+        *[("-0.2", '"-0.2"'), (1.0000001, "1.0000001"), ({"p": 1}, '{"p": 1}')],
+    ],
+)
+def test_eqald_confidence_not_in_0_1_is_dropped_with_one_warning(bad: Any, shown: str) -> None:
+    # explore28 F2/F14: 50 and -0.2 were taken (K1 3.99, "In [-1, 1]"), "0,8" and "abc" threw
+    # the whole answer away (a file refused, a web service's answer an error); seed 004: a
+    # confidence is a real number in [0, 1], and only the confidence measures read it
+    first = json.loads(json.dumps(WIKI["questions"][0]))
+    first["answers"][0]["confidence"] = bad
+    second = json.loads(json.dumps(WIKI["questions"][0])) | {"id": "2"}
+    second["answers"][0]["confidence"] = "x"
+    third = json.loads(json.dumps(WIKI["questions"][0])) | {"id": "3"}  # "0.9": kept
+    ds = read(json.dumps({"questions": [first, second, third]}).encode())
+    assert [q.confidence for q in ds.questions] == [None, None, 0.9]
+    assert all(q.answers == ds.questions[2].answers for q in ds.questions)  # answers kept
+    [warning] = ds.problems
+    assert warning.severity == "warning" and warning.expected == "a number from 0 to 1 (e.g. 0.9)"
+    assert warning.message == (
+        "confidences that are not a number in [0, 1] are dropped; their answers are kept and "
+        f'scored, without a confidence (2): question 1: {shown}; question 2: "x"'
+    )
+
+
+def test_eqald_confidences_at_the_bounds_are_kept() -> None:
+    values = [0, 1, "0", "1.0", " 0.25 ", 0.5]
+    items = []
+    for n, value in enumerate(values):
+        item = json.loads(json.dumps(WIKI["questions"][0])) | {"id": str(n)}
+        item["answers"][0]["confidence"] = value
+        items.append(item)
+    ds = read(json.dumps({"questions": items}).encode())
+    assert [q.confidence for q in ds.questions] == [0.0, 1.0, 0.0, 1.0, 0.25, 0.5]
+    assert ds.problems == ()
+
+
+def test_eqald_many_bad_confidences_are_one_warning_naming_ten() -> None:
+    items = []
+    for n in range(12):
+        item = json.loads(json.dumps(WIKI["questions"][0])) | {"id": str(n)}
+        item["answers"][0]["confidence"] = 90
+        items.append(item)
+    [warning] = read(json.dumps({"questions": items}).encode()).problems
+    assert "(12): question 0: 90; question 1: 90;" in warning.message
+    assert warning.message.endswith("question 9: 90; and 2 more")
 
 
 def test_eqald_bad_char_offset() -> None:

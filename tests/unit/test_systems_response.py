@@ -12,8 +12,8 @@ from service.systems.response import BadResponse, parse_answer, parse_query_answ
 BERLIN = {"type": "uri", "value": "http://dbpedia.org/resource/Berlin"}
 
 
-def _qald(answers: list[object], **extra: object) -> bytes:
-    question = {"id": "7", "question": [{"language": "en", "string": "Capital?"}], **extra}
+def _qald(answers: list[object], qid: str = "q1", **extra: object) -> bytes:
+    question = {"id": qid, "question": [{"language": "en", "string": "Capital?"}], **extra}
     question["answers"] = answers
     return json.dumps({"questions": [question]}).encode()
 
@@ -29,7 +29,7 @@ def test_qald_json_answer() -> None:
         answertype="resource",
     )
     answer, warnings = parse(body)
-    assert answer.question_id == "q1"  # our id, not the one the service echoed
+    assert answer.question_id == "q1"
     assert answer.answers.values() == (Term.iri(BERLIN["value"]),)
     assert answer.sparql == "SELECT ?uri WHERE { ?uri a <C> }"
     assert answer.answertype == "resource"
@@ -60,7 +60,7 @@ def test_eqald_answer_with_confidence() -> None:
 
 def test_several_questions_use_the_first_with_a_warning() -> None:
     doc = json.loads(_qald([]))
-    doc["questions"].append({"id": "8", "answers": []})
+    doc["questions"].append({"id": "8", "answers": []})  # the first, q1, is the one asked
     answer, warnings = parse(json.dumps(doc).encode())
     assert answer.question_id == "q1"
     assert any("holds 2 questions" in w.message for w in warnings)
@@ -76,6 +76,50 @@ def test_an_answer_to_another_question_is_said() -> None:
     ]
     assert parse(body, asked=("en", "  Capital?  "))[1] == ()  # the same, spaced differently
     assert parse(body, asked=("de", "Hauptstadt?"))[1] == ()  # no text in that language: fine
+
+
+def test_an_answer_naming_another_question_id_is_said() -> None:
+    # explore28 F5: question 6 answered as {"questions": [{"id": "999", …}]} was taken without
+    # a word, while another text echoed was warned
+    body = _qald(
+        [{"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": BERLIN}]}}], qid="999"
+    )
+    answer, warnings = parse(body)
+    assert answer.question_id == "q1"  # kept as the answer to the question asked, and scored
+    assert answer.answers.values() == (Term.iri(BERLIN["value"]),)
+    [warning] = warnings
+    assert warning.message == "the response answers another question: id '999' (asked: id 'q1')"
+    assert warning.question_id == "q1" and warning.severity == "warning"
+    assert parse(_qald([], qid=" q1 "))[1] == ()  # the id asked, spaced: fine
+    unnamed = json.dumps({"questions": [{"answers": [{"head": {}, "boolean": True}]}]}).encode()
+    assert parse(unnamed)[1] == ()  # no id echoed: the service need not know ours
+
+
+def test_a_placeholder_id_in_every_response_of_a_run_is_not_a_mix_up() -> None:
+    # the interface sends no id (query and lang only): the GERBIL QA template writes "1" into
+    # every response, which is no sign of questions mixed up; one odd id among others is
+    from service.systems.response import AnotherId, placeholder_ids_dropped
+
+    answered = [parse_answer(_qald([], qid="1"), question_id=q, system="s")[1] for q in "234"]
+    template = [w for said in answered for w in said]
+    assert [type(w) for w in template] == [AnotherId] * 3
+    assert placeholder_ids_dropped(template) == []
+    mixed = template[:1] + list(parse_answer(_qald([], qid="9"), question_id="5", system="s")[1])
+    assert placeholder_ids_dropped(mixed) == mixed
+
+
+def test_a_bad_confidence_is_dropped_and_the_answer_kept() -> None:
+    # explore28 F14: "0,8" made the response "not a valid QA answer", the right answer an error;
+    # F2: 7 was taken (K1 above 1). Without an id echoed, the warning names the question asked.
+    for bad, shown in (("0,8", '"0,8"'), (7, "7")):
+        results = {"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": BERLIN}]}}
+        body = json.dumps({"questions": [{"answers": [{**results, "confidence": bad}]}]})
+        answer, warnings = parse(body.encode())
+        assert answer.error is None and answer.confidence is None
+        assert answer.answers.values() == (Term.iri(BERLIN["value"]),)
+        [warning] = warnings
+        assert warning.question_id == "q1" and warning.file == "response"
+        assert warning.message.endswith(f"without a confidence (1): question q1: {shown}")
 
 
 def test_a_warning_names_the_response_not_an_input_file() -> None:
