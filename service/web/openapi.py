@@ -411,8 +411,9 @@ def _evaluation_properties() -> dict[str, Any]:
         },
         confidence={
             "type": "number",
-            "description": "The confidence the system gave its answer (eQALD-JSON; usually in "
-            "[0, 1]), which the confidence-aware measures weigh it by.",
+            "description": "The confidence the system gave its answer (eQALD-JSON; in [0, 1]: "
+            "one that is not a number in [0, 1] is dropped with a warning, the answer kept), "
+            "which the confidence-aware measures weigh it by.",
         },
         attempts={
             "type": "integer",

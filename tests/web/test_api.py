@@ -739,6 +739,77 @@ def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
     )
 
 
+def _literals(*values: str) -> list[dict]:
+    bindings = [{"x": {"type": "literal", "value": v}} for v in values]
+    return [{"head": {"vars": ["x"]}, "results": {"bindings": bindings}}]
+
+
+# three questions whose right answer comes 2nd, 1st and 6th in the system's list
+RANKED_GOLD = json.dumps(
+    {"questions": [
+        {"id": str(n), "question": [{"language": "en", "string": f"Which {n}?"}],
+         "answers": _literals(right)}
+        for n, right in ((1, "a"), (2, "b"), (3, "c"))
+    ]}
+)  # fmt: skip
+RANKED_ANSWERS = json.dumps(
+    {"questions": [
+        {"id": str(n), "answers": _literals(*given)}
+        for n, given in ((1, ("x", "a")), (2, ("b",)), (3, ("y", "z", "w", "v", "u", "c")))
+    ]}
+)  # fmt: skip
+
+
+def test_ranked_through_the_api_is_the_command_lines_evaluate_ranked(
+    server, tmp_path: Path
+) -> None:
+    """explore28 F7: `"ranked": true` was "not a key of a submission", and the form had no such
+    field, so `evaluate --ranked`'s MRR and Hits@k could not be had through the service. The
+    JSON submission and the form (the run page's box) now give exactly the CLI's numbers."""
+    (tmp_path / "ranked-gold.json").write_text(RANKED_GOLD)
+    (tmp_path / "ranked.json").write_text(RANKED_ANSWERS)
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "service", "evaluate", "--dataset", "ranked-gold.json"),
+            *("--answers", "ranked.json", "--profile", "fair", "--ranked", "--intervals"),
+            *("--output", "json"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert done.returncode == 0, done.stderr
+    cli = [json.loads(line) for line in done.stdout.splitlines()]
+    qa = cli[0]["results"]["QA"]
+    assert qa["mrr"] == pytest.approx((1 / 2 + 1 + 1 / 6) / 3)
+    assert (qa["hitsAt1"], qa["hitsAt5"], qa["hitsAt10"]) == pytest.approx((1 / 3, 2 / 3, 1))
+    body = {
+        "dataset": {"content": RANKED_GOLD, "filename": "ranked-gold.json"},
+        "systems": [{"name": "ranked", "answers": {"content": RANKED_ANSWERS}}],
+        "profile": "fair",
+        "ranked": True,
+    }
+    by_json = server.post("api/experiments", json=body)
+    assert by_json.status_code == 202, by_json.text
+    files = [
+        ("dataset_file", ("ranked-gold.json", RANKED_GOLD.encode())),
+        ("answers", ("ranked.json", RANKED_ANSWERS.encode())),
+    ]
+    by_form = server.post("api/experiments", files=files, data={"profile": "fair", "ranked": "1"})
+    assert by_form.status_code == 202, by_form.text
+    for ticket in (by_json.json(), by_form.json()):
+        state = server.wait_finished(ticket["id"], ticket["token"])
+        assert state["evaluations"] == cli
+    unranked = server.post("api/experiments", json={**body, "ranked": False})
+    ticket = unranked.json()
+    state = server.wait_finished(ticket["id"], ticket["token"])
+    assert "mrr" not in state["evaluations"][0]["results"]["QA"]
+    refused = server.post("api/experiments", json={**body, "ranked": "yes"})
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "$.ranked: expected true or false"
+
+
 def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data_dir: Path) -> None:
     """Same SHA-256 as the catalogue's distribution: the experiment's dataset is the catalogue
     dataset (its results join its leaderboard), not an uploaded ``…-ec60ec4d``."""

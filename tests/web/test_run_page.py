@@ -646,3 +646,29 @@ def test_the_call_fields_show_their_defaults_and_say_what_they_do(server) -> Non
     assert 'placeholder="60"' in page.split('id="run-timeout"', 1)[1].split(">", 1)[0]
     note = page.split('id="run-calls-note">', 1)[1].split("</small>", 1)[0]
     assert "(0.25 when empty)" in note and "1: never stopped, every question asked" in note
+
+
+def test_the_ranked_box_asks_for_mrr_and_hits_as_evaluate_ranked_does(server) -> None:
+    """explore28 F7: the run page had no way to say the answers are ranked, so MRR and Hits@k
+    (`evaluate --ranked`) could not be had from it."""
+    page = server.get("experiments/new").text
+    field = page.split('id="run-ranked"', 1)[1].split(">", 1)[0]
+    assert 'name="ranked"' in field and 'value="1"' in field and " checked" not in field
+    assert 'aria-describedby="run-ranked-note"' in field
+    label = page.split('<label for="run-ranked">', 1)[1].split("</label>", 1)[0]
+    assert label == "each system&#39;s answers are in rank order, best first"
+    note = page.split('id="run-ranked-note">', 1)[1].split("</small>", 1)[0]
+    assert note.startswith("Also score MRR and Hits@1, 5 and 10")
+    ticked = _submit(server, [_answers("partial")], dataset="demo", ranked="1")
+    unticked = _submit(server, [_answers("partial")], dataset="demo")
+    results, again = [], []
+    for response in (ticked, unticked):
+        experiment_id, cookies = _owner(server, response)
+        _wait(server, experiment_id, cookies)
+        state = server.get(f"api/experiments/{experiment_id}", cookies=cookies).json()
+        results.append(state["evaluations"][0]["results"]["QA"])
+        form = server.get(f"experiments/new?from={experiment_id}", cookies=cookies).text
+        again.append(form.split('id="run-ranked"', 1)[1].split(">", 1)[0])
+    assert " checked" in again[0] and " checked" not in again[1]  # "run again" keeps the box
+    # the demo's partial answers: 8 of 14 questions right, each at rank 1 (as the CLI says)
+    assert results[0]["mrr"] == results[0]["hitsAt1"] == 8 / 14 and "mrr" not in results[1]
