@@ -83,22 +83,28 @@ def parse_answer(
     if not text.strip():
         raise BadResponse("the response body is empty (expected QALD-JSON or eQALD-JSON)")
     recoded: list[Problem] = []
-    echoed_id = True  # QALD-XML names each question's id
-    if text.lstrip().startswith(b"<"):
+    echoed: str | None = None  # the id the response gave its question (QALD-XML's: below)
+    markup = text.lstrip().startswith(b"<")
+    if markup:
         _check_markup(text, content_type)
     else:
         text, recoded = _as_utf8(text, content_type, question_id=question_id)
         doc = _check_envelope(text, content_type)
-        # The service need not echo an id: we know which question we asked (the first
-        # question, the one used, takes its id, so what a warning names is that question).
+        # The service need not echo an id (the interface sends none): we know which question
+        # we asked. The first question, the one used, takes its id, so what the reader says
+        # of it names that question; the id it echoed is compared below.
         questions = doc["questions"]
-        echoed_id = "id" in questions[0]
-        missing = [q for q in questions if isinstance(q, dict) and "id" not in q]
-        taken = {str(q["id"]).strip() for q in questions if isinstance(q, dict) and "id" in q}
-        for number, question in enumerate(missing, start=1):
-            first_one = question is questions[0] and question_id not in taken
-            question["id"] = question_id if first_one else f"response-{number}"
-        if missing:
+        said = questions[0].get("id")
+        echoed = str(said) if isinstance(said, str | int) and not isinstance(said, bool) else None
+        others = [  # the others keep theirs, unless missing or ours
+            (number, q)
+            for number, q in enumerate(questions[1:], start=2)
+            if isinstance(q, dict) and ("id" not in q or str(q["id"]).strip() == question_id)
+        ]
+        if echoed != question_id or others:  # else the body is read as sent (its positions)
+            questions[0]["id"] = question_id
+            for number, question in others:
+                question["id"] = f"response-{number}"
             text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
     try:
         dataset = formats.read(text, name=RESPONSE)
@@ -130,16 +136,16 @@ def parse_answer(
                 expected="one question per response",
             )
         )
-    if echoed_id and first.id.strip() != question_id.strip():  # mixed up, as a text can be
+    echoed = first.id if markup else echoed
+    if echoed is not None and echoed.strip() != question_id.strip():  # mixed up, as a text
         warnings.append(
             AnotherId(
-                f"the response answers another question: id {first.id!r} "
-                f"(asked: id {question_id!r})",
+                f"the response answers another question: id {echoed!r} (asked: id {question_id!r})",
                 severity="warning",
                 file=RESPONSE,
                 question_id=question_id,
                 expected="the answer to the question asked, with its id or none",
-                echoed=first.id,
+                echoed=echoed,
             )
         )
     echoed = first.text(asked[0]) if asked is not None else None

@@ -93,6 +93,14 @@ def test_an_answer_naming_another_question_id_is_said() -> None:
     assert parse(_qald([], qid=" q1 "))[1] == ()  # the id asked, spaced: fine
     unnamed = json.dumps({"questions": [{"answers": [{"head": {}, "boolean": True}]}]}).encode()
     assert parse(unnamed)[1] == ()  # no id echoed: the service need not know ours
+    null = json.dumps({"questions": [{"id": None, "answers": [{"head": {}, "boolean": True}]}]})
+    assert parse(null.encode())[1] == ()  # nor does "id": null (was "question has no id")
+    other = json.loads(_qald([], qid="8"))
+    other["questions"].insert(0, {"id": 8, "answers": [{"head": {}, "boolean": True}]})
+    _, warnings = parse(json.dumps(other).encode())  # an integer id, and one more question
+    assert [w.message for w in warnings][-1] == (
+        "the response answers another question: id '8' (asked: id 'q1')"
+    )
 
 
 def test_a_placeholder_id_in_every_response_of_a_run_is_not_a_mix_up() -> None:

@@ -810,6 +810,38 @@ def test_ranked_through_the_api_is_the_command_lines_evaluate_ranked(
     assert refused.json()["error"] == "$.ranked: expected true or false"
 
 
+def test_a_services_bad_confidence_is_a_warning_of_the_run_not_a_lost_answer(server) -> None:
+    """explore28 F14/F2: a service's right answer with `"confidence": "0,8"` was an error (the
+    question scored 0), one with 7 was taken (K1 above 1); through the API both answers are
+    kept and scored, each confidence dropped with a warning of the run naming its question."""
+    from tests.helpers import qa_service
+
+    given = {"Which 1?": ("a", 0.9), "Which 2?": ("b", "0,8"), "Which 3?": ("c", 7)}
+
+    def answers(text: str) -> list[dict]:
+        right, confidence = given[text]
+        return [{**_literals(right)[0], "confidence": confidence}]
+
+    with qa_service(answers) as url:
+        body = {
+            "dataset": {"content": RANKED_GOLD, "filename": "ranked-gold.json"},
+            "systems": [{"name": "commas", "url": url}],
+            "profile": "fair",
+        }
+        response = server.post("api/experiments", json=body)
+        assert response.status_code == 202, response.text
+        ticket = response.json()
+        state = server.wait_finished(ticket["id"], ticket["token"])
+    [evaluation] = state["evaluations"]
+    qa = evaluation["results"]["QA"]
+    assert qa["macroF1"] == 1.0 and qa["errorCount"] == 0
+    assert qa["k1"] == pytest.approx(0.9 / 3)  # 7 gave (0.9 + 7) / 3
+    warnings = "\n".join(evaluation["warnings"])
+    assert 'without a confidence (1): question 2: "0,8"' in warnings
+    assert "without a confidence (1): question 3: 7" in warnings
+    assert "2 of 3 answers give no confidence while the others do (2, 3)" in warnings
+
+
 def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data_dir: Path) -> None:
     """Same SHA-256 as the catalogue's distribution: the experiment's dataset is the catalogue
     dataset (its results join its leaderboard), not an uploaded ``…-ec60ec4d``."""
