@@ -468,9 +468,9 @@ def _build() -> list[MeasureInfo]:
             Measure("cws"),
             "confidence-weighted score",
             "TREC 2002 CWS: questions ordered by the system's confidence (highest first, ties in "
-            "dataset order); the mean over i of (number of correct questions among the first i) "
-            "/ i. A question is correct when its top-ranked answer is correct (an empty answer is "
-            "the NIL answer, correct when the gold set is empty).",
+            "dataset order; 0 when missing); the mean over i of (number of correct questions "
+            "among the first i) / i. A question is correct when its top-ranked answer is "
+            "correct (an empty answer is the NIL answer, correct when the gold set is empty).",
             _DOUBLE,
             lambda task: cws(task.ranked),
             maximum=1,
@@ -496,7 +496,8 @@ def _build() -> list[MeasureInfo]:
             "CLEF 2004 K: the mean over questions of Σ score(r)·eval(r) / max(R(i), answered(i)) "
             "over every answer r (eval 1 correct, 0 repeated, -1 incorrect); R(i) is the number "
             "of distinct gold answers (1 for an empty gold set: the NIL answer), answered(i) the "
-            "number of answers given (1 for an empty answer: NIL). In [-1, 1].",
+            "number of answers given (1 for an empty answer: NIL); score is the question's "
+            "confidence (0 when missing). In [-1, 1].",
             _DOUBLE,
             lambda task: k_measure(task.ranked),
             minimum=-1,
@@ -507,9 +508,9 @@ def _build() -> list[MeasureInfo]:
         MeasureInfo(
             Measure("r"),
             "confidence/correctness correlation r",
-            "Pearson correlation between the confidence of every given answer and its "
-            "correctness (1 correct, 0 otherwise), CLEF 2004. Undefined (null) with fewer than "
-            "two answers or when either variable has zero variance.",
+            "Pearson correlation between the confidence of every given answer (0 when missing) "
+            "and its correctness (1 correct, 0 otherwise), CLEF 2004. Undefined (null) with "
+            "fewer than two answers or when either variable has zero variance.",
             _DOUBLE,
             lambda task: r_measure(task.ranked),
             minimum=-1,
