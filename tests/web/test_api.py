@@ -840,6 +840,7 @@ def test_a_services_bad_confidence_is_a_warning_of_the_run_not_a_lost_answer(ser
     assert 'without a confidence (1): question 2: "0,8"' in warnings
     assert "without a confidence (1): question 3: 7" in warnings
     assert "2 of 3 answers give no confidence while the others do (2, 3)" in warnings
+    assert "another question" not in warnings  # its "id": "1" in every response: a placeholder
 
 
 def test_an_upload_identical_to_a_catalogue_dataset_is_that_dataset(server, data_dir: Path) -> None:
