@@ -230,10 +230,11 @@ class KeyedQA:
 
 
 @contextmanager
-def qa_service(answers: Callable[[str], list[Any]]) -> Iterator[str]:
+def qa_service(answers: Callable[[str], list[Any] | dict[str, Any]]) -> Iterator[str]:
     """A QA web service on 127.0.0.1 (QALD-JSON over a ``query`` form field, as GERBIL posts a
-    question): each question text gets ``answers(text)`` (a QALD ``answers`` list). Yields its
-    URL."""
+    question): each question text gets ``answers(text)``, a QALD ``answers`` list (under id
+    "1", as GERBIL's template answers) or the whole question entry (``{"id": …, "answers":
+    …}``). Yields its URL."""
     import json
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -243,7 +244,8 @@ def qa_service(answers: Callable[[str], list[Any]]) -> Iterator[str]:
         def do_POST(self) -> None:
             form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
             found = answers(form["query"][0])
-            body = json.dumps({"questions": [{"id": "1", "answers": found}]}).encode()
+            entry = found if isinstance(found, dict) else {"id": "1", "answers": found}
+            body = json.dumps({"questions": [entry]}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))

@@ -5,17 +5,17 @@ text echoed is; a service that writes one placeholder id into every response is 
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs
+from typing import Any
 
 import pytest
 
 from service import formats
 from service.model import AnswerSet, Dataset, Question, QuestionText, Term
+from tests.helpers import qa_service
 
 # what the service gives each question (its text): the id it echoes and its confidence
 ODD = {
@@ -26,34 +26,21 @@ ODD = {
 }
 
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        form = parse_qs(self.rfile.read(length).decode("utf-8"))
-        text = form["query"][0]
-        qid, confidence = ODD[text] if self.path == "/odd" else ("1", 0.5)  # /template: "1"
-        term = {"type": "literal", "value": text}
-        entry = {"id": qid, "answers": [{"bindings": [{"x": term}], "confidence": confidence}]}
-        body = json.dumps({"questions": [entry]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+def _entry(text: str, *, odd: bool) -> dict[str, Any]:
+    """The question entry the service answers ``text`` with: odd, or as GERBIL's template."""
+    qid, confidence = ODD[text] if odd else ("1", 0.5)  # the template: "1" in every response
+    term = {"type": "literal", "value": text}
+    return {"id": qid, "answers": [{"bindings": [{"x": term}], "confidence": confidence}]}
 
 
 @pytest.fixture(scope="module")
-def service() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # a port the system gives
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+def service() -> Iterator[tuple[str, str]]:
+    """The odd service at ``/odd``, the template one at ``/template`` (two real servers)."""
+    with (
+        qa_service(functools.partial(_entry, odd=True)) as odd,
+        qa_service(functools.partial(_entry, odd=False)) as template,
+    ):
+        yield odd, template
 
 
 def _questions(tmp_path: Path) -> Path:
@@ -81,12 +68,12 @@ def _run(url: str, questions: Path, output: Path) -> int:
 
 
 def test_odd_answers_are_kept_scored_and_said(
-    service: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    service: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from service.cli import main
 
     questions, output = _questions(tmp_path), tmp_path / "answers.json"
-    assert _run(service + "/odd", questions, output) == 0
+    assert _run(service[0], questions, output) == 0
     captured = capsys.readouterr()
     assert "4 questions: 4 asked, 0 failed" in captured.out  # q2 was an error
     said = captured.err
@@ -115,11 +102,11 @@ def test_odd_answers_are_kept_scored_and_said(
 
 
 def test_one_placeholder_id_in_every_response_is_no_warning(
-    service: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    service: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # the GERBIL QA template writes "id": "1" into every response: the interface sends no id
     questions, output = _questions(tmp_path), tmp_path / "answers.json"
-    assert _run(service + "/template", questions, output) == 0
+    assert _run(service[1], questions, output) == 0
     assert "warning" not in capsys.readouterr().err
     kept = json.loads(output.read_text())["questions"]
     assert not [e for e in kept if "responseWarnings" in e]

@@ -4,11 +4,14 @@ wrote it (its files and triples), not produced by running it."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -260,8 +263,10 @@ def _as_signed_by_an_older_profile_version(storage: Storage, experiment_id: str)
     )
 
 
-def _exact_board(storage: Storage, query: dict[str, str]) -> str:
-    """The demo dataset's leaderboard under exact, as served over ``storage``."""
+@contextlib.contextmanager
+def _exact_boards(storage: Storage) -> Iterator[tuple[Any, dict[str, str]]]:
+    """A client of the app served over ``storage``, and the filters of the demo dataset's
+    leaderboard under exact."""
     import re
 
     from service.web import close_app, create_app
@@ -272,10 +277,15 @@ def _exact_board(storage: Storage, query: dict[str, str]) -> str:
         listing = client.get("/leaderboards").get_data(as_text=True)
         dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
         assert dataset, listing[:300]
-        wanted = {"dataset": dataset[1], "profile": "exact", **query}
-        return client.get("/leaderboards", query_string=wanted).get_data(as_text=True)
+        yield client, {"dataset": dataset[1], "profile": "exact"}
     finally:
         close_app(app)
+
+
+def _exact_board(storage: Storage, query: dict[str, str]) -> str:
+    """The demo dataset's leaderboard under exact, as served over ``storage``."""
+    with _exact_boards(storage) as (client, wanted):
+        return client.get("/leaderboards", query_string={**wanted, **query}).get_data(as_text=True)
 
 
 def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tiers(
@@ -328,7 +338,6 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
     import re
 
     from service.evaluation.profiles import get_profile
-    from service.web import close_app, create_app
 
     current = get_profile("exact").version
     with open_storage(tmp_path / "store", catalog=False) as storage:
@@ -339,13 +348,7 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
             _as_scored_by(storage, experiment_id, "exact", "(unanswered|c2kb):[^|]*")
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
-        app = create_app({"base": storage.uris.base, "demo": False}, storage=storage)
-        try:
-            client = app.test_client()
-            listing = client.get("/leaderboards").get_data(as_text=True)
-            dataset = re.search(r'<option value="(gerbil-qa-demo-[^"]+)"', listing)
-            assert dataset, listing[:300]
-            wanted = {"dataset": dataset[1], "profile": "exact"}
+        with _exact_boards(storage) as (client, wanted):
             rows = client.get("/leaderboards", query_string={**wanted, "format": "json"}).json[
                 "rows"
             ]
@@ -355,8 +358,6 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
             frozen_csv = client.get(
                 frozen["uri"].split("/", 3)[3], headers={"Accept": "text/csv"}
             ).get_data(as_text=True)
-        finally:
-            close_app(app)
     ranks = {r["system"]: (r["profileVersion"], r["rank"]) for r in rows}
     assert ranks == {
         "old-strong": ("1.0.0", 1),
