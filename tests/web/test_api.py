@@ -703,6 +703,19 @@ def test_progress_cancel_and_resume_through_the_api(server) -> None:
     assert again.json()["error"].startswith(f"experiment {ticket['id']} is finished; only ")
 
 
+def _evaluate_json(where: Path, *argv: str) -> list[dict]:
+    """`gerbil-qa evaluate ARGV --output json` run in ``where``: one object per system."""
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "evaluate", *argv],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
 def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
     """For one experiment, the API's ``evaluations`` equal ``gerbil-qa evaluate --intervals
     --output json`` (without its ``experiment`` block): same keys, measures, per-question
@@ -716,19 +729,11 @@ def test_api_results_are_the_command_line_json(server, tmp_path: Path) -> None:
     assert response.status_code == 202, response.text
     ticket = response.json()
     state = server.wait_finished(ticket["id"], ticket["token"])
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "service", "evaluate"),
-            *("--dataset", "questions.json", "--kb", "kb.ttl", "--output", "json", "--intervals"),
-            *("--answers", "answers-strong.json", "answers-partial.json"),
-        ],
-        cwd=DEMO_DIR,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    cli = _evaluate_json(
+        DEMO_DIR,
+        *("--dataset", "questions.json", "--kb", "kb.ttl", "--output", "json", "--intervals"),
+        *("--answers", "answers-strong.json", "answers-partial.json"),
     )
-    assert done.returncode == 0, done.stderr
-    cli = [json.loads(line) for line in done.stdout.splitlines()]
     assert [c["system"] for c in cli] == ["answers-strong", "answers-partial"]
     assert cli[1]["warnings"] and cli[0]["questions"][0]["QA"]["tp"] is not None  # not empty
     assert state["evaluations"] == cli
@@ -768,19 +773,11 @@ def test_ranked_through_the_api_is_the_command_lines_evaluate_ranked(
     JSON submission and the form (the run page's box) now give exactly the CLI's numbers."""
     (tmp_path / "ranked-gold.json").write_text(RANKED_GOLD)
     (tmp_path / "ranked.json").write_text(RANKED_ANSWERS)
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "service", "evaluate", "--dataset", "ranked-gold.json"),
-            *("--answers", "ranked.json", "--profile", "fair", "--ranked", "--intervals"),
-            *("--output", "json"),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    cli = _evaluate_json(
+        tmp_path,
+        *("--dataset", "ranked-gold.json", "--answers", "ranked.json", "--profile", "fair"),
+        *("--ranked", "--intervals", "--output", "json"),
     )
-    assert done.returncode == 0, done.stderr
-    cli = [json.loads(line) for line in done.stdout.splitlines()]
     qa = cli[0]["results"]["QA"]
     assert qa["mrr"] == pytest.approx((1 / 2 + 1 + 1 / 6) / 3)
     assert (qa["hitsAt1"], qa["hitsAt5"], qa["hitsAt10"]) == pytest.approx((1 / 3, 2 / 3, 1))
