@@ -595,8 +595,9 @@ def test_the_task_csv_has_each_questions_runtime_and_error(server, slow_qa) -> N
     table = server.get(f"experiment/{experiment_id}/task/1.csv", cookies=cookies)
     assert table.status_code == 200, table.text[:500]
     header = table.text.splitlines()[0].split(",")
-    assert header[-6:-1] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
-    assert header[-1] == "matches"  # then each match with its rule
+    assert header[-7:-2] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
+    assert header[-2] == "matches"  # then each match with its rule
+    assert header[-1] == "rankedAnswers"  # and the system's items in its order
     rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.text))}
     assert rows.keys() == asked.keys()
     failed = [qid for qid, row in rows.items() if row["status"] == "error"]
