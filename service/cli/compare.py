@@ -11,11 +11,11 @@ each ``system`` is the name ``evaluate`` gives that file), then compared by
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from service.csv_table import write_csv
 from service.errors import BadRequest
 
 if TYPE_CHECKING:
@@ -164,23 +164,21 @@ def _aligned(rows: list[tuple[str, ...]], out: TextIO) -> None:
 def _csv(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     """One row per system: tier, the measure, its interval (spreadsheets read it as is), and
     on how many resamples the measure was undefined (empty bounds when more than 2.5 %)."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["system", "tier", measure, "low", "high", "undefinedResamples"])
+    rows = []
     for s in data["systems"]:  # in standing order (tier, then the measure)
         ci = s["intervals"].get("QA", {}).get(measure) or [None, None]
         count = s.get("undefinedResamples", {}).get("QA", {}).get(measure)
         value = s["results"].get("QA", {}).get(measure)
-        writer.writerow([s["system"], s["tier"], value, *ci, count])
+        rows.append([s["system"], s["tier"], value, *ci, count])
+    write_csv(out, ["system", "tier", measure, "low", "high", "undefinedResamples"], rows)
 
 
 def _pairs_csv(data: dict[str, Any], out: TextIO) -> None:
     """One row per pair tested: the difference and both p-values, as the JSON has them (the
     systems' CSV has none: a paper's table of tests was copied by hand; explore25 9)."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["a", "b", "measure", "difference", "pValue", "pAdjusted", "test"])
-    for p in data["pairs"]:
-        row = [p["a"], p["b"], p["measure"], p["difference"], p["pValue"], p["pAdjusted"]]
-        writer.writerow([*row, data["test"]])
+    header = ["a", "b", "measure", "difference", "pValue", "pAdjusted", "test"]
+    fields = ("a", "b", "measure", "difference", "pValue", "pAdjusted")
+    write_csv(out, header, ([*(p[k] for k in fields), data["test"]] for p in data["pairs"]))
 
 
 _LATEX_SPECIAL = {c: f"\\{c}" for c in "&%$#_{}"} | {

@@ -601,14 +601,14 @@ def _query_lines(ev: Evaluation) -> list[str]:
 
 
 def _csv(evaluations: Sequence[Evaluation], stream: TextIO) -> None:
-    import csv
+    from service.csv_table import write_csv
 
-    writer = csv.writer(stream, lineterminator="\n")
     # evaluate --intervals adds three columns at the end (the others keep their places): the
     # bounds, and on how many resamples the measure was undefined (bounds left empty when more
     # than one tail's worth)
     with_ci = any("intervals" in ev.extra for ev in evaluations)
-    writer.writerow([*CSV_COLUMNS, *(("low", "high", "undefinedResamples") if with_ci else ())])
+    header = [*CSV_COLUMNS, *(("low", "high", "undefinedResamples") if with_ci else ())]
+    rows: list[list[Any]] = []
     for ev in evaluations:
         shown = ev.extra.get("intervals", {})
         undefined = ev.extra.get("undefinedResamples", {})
@@ -629,7 +629,8 @@ def _csv(evaluations: Sequence[Evaluation], stream: TextIO) -> None:
                     low, high = shown.get(etype.value, {}).get(name) or (None, None)
                     row += ["" if low is None else repr(low), "" if high is None else repr(high)]
                     row.append(undefined.get(etype.value, {}).get(name, ""))
-                writer.writerow(row)
+                rows.append(row)
+    write_csv(stream, header, rows)
 
 
 def _warn(evaluations: Sequence[Evaluation]) -> None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from service.call_settings import CALL_SETTINGS
+from service.csv_table import csv_table as csv_table
+from service.csv_table import items_cell
 from service.evaluation.measures import MEASURES, require
 from service.evaluation.measures import QUESTION_MEASURES as QUESTION_MEASURE_INFO
 from service.evaluation.results import COUNT_MEASURES
@@ -572,7 +574,7 @@ def _ranked(text: str | None) -> tuple[tuple[str, str], ...]:
 
 def _ranked_cell(ranked: Sequence[tuple[str, str]]) -> str:
     """The ``rankedAnswers`` CSV cell: ``item [verdict]`` in the system's order."""
-    return _cell([f"{a} [{v}]" if a else v for a, v in ranked])
+    return items_cell([f"{a} [{v}]" if a else v for a, v in ranked])
 
 
 def _display(term: Any) -> str:
@@ -766,40 +768,6 @@ def _natural(text: str) -> tuple[int, int | str]:
     return (0, int(text)) if text.isdigit() else (1, text)
 
 
-def csv_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
-    """Every CSV the web serves (RFC 4180), its text cells safe to open in a spreadsheet."""
-    import csv
-    import io
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow(["" if v is None else _inert(v) for v in row])
-    return out.getvalue().encode("utf-8")
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _inert(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula (a question, a system's name or an
-    answer someone uploaded: ``=HYPERLINK(...)``) gets a leading ``'``, which spreadsheets
-    show as text (OWASP's CSV injection advice); a number written as text (``-1``) is left as
-    it is.
-
-    >>> [_inert(v) for v in ("=1+2", "@SUM(A1)", "-1", "-2e3", "-x", "plain", -4)]
-    ["'=1+2", "'@SUM(A1)", '-1', '-2e3', "'-x", 'plain', -4]
-    """
-    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
-        return value
-    try:
-        float(value)
-    except ValueError:
-        return "'" + value
-    return value
-
-
 def experiment_csv(page: ExperimentPage) -> bytes:
     names = measure_order()
     used = [n for n in names if any(n in t.measures for t in page.tasks)]
@@ -900,8 +868,8 @@ def task_csv(page: TaskPage) -> bytes:
             r.question_id,
             r.status,
             *(r.measures.get(m) for m in QUESTION_MEASURES),
-            _cell(r.given),
-            _cell(r.gold),
+            items_cell(r.given),
+            items_cell(r.gold),
             # a one-language task's records name none: the task's (empty cells read as
             # unknown, explore24 4)
             r.language or (None if "," in page.task.language_tag else page.task.language_tag),
@@ -913,10 +881,14 @@ def task_csv(page: TaskPage) -> bytes:
             r.attempts,
             r.retry_reason,
             r.confidence,
-            _cell([_match_cell(m) for m in r.matches]),
+            items_cell([_match_cell(m) for m in r.matches]),
             *([r.why] if why else []),
-            *([r.system_query, r.gold_query, _cell(list(r.query_rewrites))] if queries else []),
-            *([_cell(list(r.query_features))] if featured else []),
+            *(
+                [r.system_query, r.gold_query, items_cell(list(r.query_rewrites))]
+                if queries
+                else []
+            ),
+            *([items_cell(list(r.query_features))] if featured else []),
             _ranked_cell(r.ranked),
         ]
         for r in page.rows
@@ -929,27 +901,6 @@ def _match_cell(match: MatchRow) -> str:
     the given answer itself."""
     pair = match.given if match.given == match.gold else f"{match.given} = {match.gold}"
     return f"{pair} [{match.rule}]"
-
-
-# A spreadsheet cell holds 32,767 characters and Python's csv module reads 131,072 by
-# default: one DB25 gold set is 4,498 IRIs (201 KB), which stopped csv.DictReader.
-CSV_CELL_CHARS = 32_767
-
-
-def _cell(items: Sequence[str]) -> str:
-    """``items`` joined by `` | ``, the first that fit in a cell, then how many more (the
-    counts and the question's RDF have them all)."""
-    joined = " | ".join(items)
-    if len(joined) <= CSV_CELL_CHARS:
-        return joined
-    kept: list[str] = []
-    used = 0
-    for item in items:
-        used += len(item) + 3
-        if used > CSV_CELL_CHARS - 40:  # room for the note
-            break
-        kept.append(item)
-    return " | ".join([*kept, f"… {len(items) - len(kept)} more"])
 
 
 def _yes_no(flag: bool | None) -> str | None:

@@ -23,6 +23,7 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from werkzeug.wrappers import Response as BaseResponse
 
 from service import catalog
+from service.csv_table import items_cell
 from service.errors import BadRequest, NotFound
 from service.evaluation.profiles import get_profile
 from service.evaluation.results import COUNT_MEASURES, ExperimentType
@@ -677,7 +678,7 @@ def experiments() -> BaseResponse:
 
 def _experiments_csv(rows: list[listings.ExperimentRow]) -> str:
     header = ["experiment", "id", "ended", "datasets", "systems"]
-    cells = [[r.uri, r.id, r.ended, " | ".join(r.datasets), " | ".join(r.systems)] for r in rows]
+    cells = [[r.uri, r.id, r.ended, items_cell(r.datasets), items_cell(r.systems)] for r in rows]
     return pages.csv_table(header, cells).decode("utf-8")
 
 

@@ -62,7 +62,10 @@ def test_table_csv_and_errors(data_dir: Path, capsys: pytest.CaptureFixture[str]
     assert said.startswith("gerbil-qa: warning: 200 bootstrap resamples leave 5 in each tail")
     assert "tier  system" in table and "p adjusted" in table and "|n:200|" in table
     assert main([*_args(data_dir), "--types", "QA", "--output", "csv", "--seed", "7"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    written = capsys.readouterr().out
+    # RFC 4180 §2.1, as every CSV the web serves (one writer: service/csv_table.py); was LF
+    assert written.endswith("\r\n") and written.count("\n") == written.count("\r\n")
+    lines = written.splitlines()
     header = "system,tier,macroF1,low,high,undefinedResamples"
     assert lines[0] == header and len(lines) == 1 + len(SYSTEMS)
     assert all(line.endswith(",") for line in lines[1:])  # macro F1 is never undefined
@@ -82,7 +85,9 @@ def test_pairs_csv_and_latex_for_a_paper(
     assert main([*args, "--output", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert main([*args, "--output", "pairs-csv"]) == 0
-    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    written = capsys.readouterr().out
+    assert written.endswith("\r\n") and written.count("\n") == written.count("\r\n")
+    rows = list(csv.DictReader(io.StringIO(written)))
     assert len(rows) == len(data["pairs"]) == 15
     for row, pair in zip(rows, data["pairs"], strict=True):
         assert (row["a"], row["b"], row["test"]) == (pair["a"], pair["b"], data["test"])

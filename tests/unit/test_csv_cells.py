@@ -1,5 +1,5 @@
 """Every CSV the web serves (leaderboards, listings, an experiment's tasks, a task's questions)
-is written by ``pages.csv_table``: a text cell that a spreadsheet would run as a formula —
+is written by ``service.csv_table``: a text cell that a spreadsheet would run as a formula —
 a question, a system's name or an answer as someone uploaded it — is served as text."""
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ from __future__ import annotations
 import csv
 import io
 
-from service.web.pages import csv_table
+import pytest
+
+from service.csv_table import csv_table, items_cell, split_items
 
 
 def test_formula_cells_are_served_as_text_and_numbers_as_they_are() -> None:
@@ -19,3 +21,24 @@ def test_formula_cells_are_served_as_text_and_numbers_as_they_are() -> None:
     assert read[0] == ["a", "b", "c", "d"]
     assert read[1] == ['\'=HYPERLINK("http://x.example/","click")', "-1", "-0.5", ""]
     assert read[2] == ["'@SUM(A1:A9)", "'+49 30 1234", "'\tindented", "Berlin"]
+
+
+TRICKY = ["a | b", "C:\\temp\\", "line1\nline2", 'say "hi", then', "|", " | ", "\\|", "", " x "]
+
+
+@pytest.mark.parametrize("items", [TRICKY, TRICKY[::-1], ["plain"], ["a", ""], []])
+def test_a_multi_item_cell_reads_back_as_exactly_its_items(items: list[str]) -> None:
+    """An answer ``Jupiter | Saturn`` read back as two answers (explore29 11): inside an item
+    ``\\`` is ``\\\\`` and ``|`` is ``\\|``, so each unescaped `` | `` separates, through the
+    CSV's own quoting too."""
+    table = csv_table(["id", "given"], [["1", items_cell(items)]])
+    assert table.endswith(b"\r\n")
+    read = list(csv.reader(io.StringIO(table.decode(), newline="")))
+    assert split_items(read[1][1]) == items
+
+
+def test_items_without_a_bar_or_a_backslash_are_joined_as_before() -> None:
+    assert items_cell(["<http://x.org/a>", "Berlin @en", "2 (xsd:integer)"]) == (
+        "<http://x.org/a> | Berlin @en | 2 (xsd:integer)"
+    )
+    assert items_cell(["Jupiter | Saturn"]).split(" | ") == ["Jupiter \\| Saturn"]

@@ -111,6 +111,8 @@ def test_csv_has_one_row_per_type_and_measure(files: dict[str, Path], capsys) ->
          "--output", "csv", "--profile", "exact"], capsys,
     )  # fmt: skip
     assert code == 0
+    # RFC 4180 §2.1, as every CSV the web serves (one writer: service/csv_table.py); was LF
+    assert out.endswith("\r\n") and out.count("\n") == out.count("\r\n") > 1
     rows = list(csv.DictReader(io.StringIO(out)))
     assert {r["type"] for r in rows} == {"QA"}
     f1 = next(r for r in rows if r["measure"] == "microF1")
