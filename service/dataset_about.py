@@ -178,6 +178,7 @@ def parse_title(value: str | None, label: str) -> str | None:
     stripped, a blank one none (it was published as a blank ``dct:title``), a long one a
     BadRequest."""
     title = value.strip() if value else ""
+    _refuse_unwritable(title, label, "title")
     if len(title) > MAX_TITLE:
         raise BadRequest(
             f"{label}: at most {MAX_TITLE:,} characters, got {len(title):,}", field="title"
@@ -217,7 +218,18 @@ def parse_about(values: Mapping[str, Any], where: str, *, names: Mapping[str, st
     return tuple(out)
 
 
+def _refuse_unwritable(value: str, label: str, field: str) -> None:
+    """BadRequest for a text holding a character no RDF/XML document or HTML page can carry
+    (README "Only valid terms are stored")."""
+    from service.valid_terms import writable_text_problem
+
+    problem = writable_text_problem(value, label)
+    if problem is not None:
+        raise BadRequest(problem, field=field)
+
+
 def _check(f: AboutField, value: str, label: str) -> None:
+    _refuse_unwritable(value, label, f"about.{f.key}")
 
     if len(value) > 2000:
         raise BadRequest(f"{label}: at most 2,000 characters", field=f"about.{f.key}")

@@ -20,11 +20,15 @@ What is valid (what pyoxigraph's strict parser and the XSD 1.1 lexical spaces ac
   lexical form in the datatype's lexical space (range bounds of the integer types, days of the
   month, leap years);
   literals of other datatypes are not checked (their lexical space is not known here);
-- text without lone UTF-16 surrogates (which UTF-8 cannot encode).
+- text without lone UTF-16 surrogates (which UTF-8 cannot encode) and without the characters
+  XML 1.0 cannot carry, not even as a character reference (§2.2 Char: U+0000-U+0008, U+000B,
+  U+000C, U+000E-U+001F, U+FFFE, U+FFFF), which would make every RDF/XML document, SPARQL XML
+  result and HTML page holding the value not well-formed; tab, LF and CR are text.
 
 The rule for everything else (:func:`valid_term`), in order:
 
-1. A lone surrogate in a value becomes U+FFFD (the Unicode replacement character).
+1. A lone surrogate or a character XML cannot carry becomes U+FFFD (the Unicode replacement
+   character).
 2. An IRI in angle brackets (``"<http://…>"``) or with surrounding spaces loses them; an IRI
    that is still not valid, and a blank node, become a plain literal of the value.
 3. A language tag with ``_`` for ``-`` (``pt_BR``) is spelled with ``-``; a tag that is still
@@ -287,7 +291,11 @@ def lexical_problem(value: str, datatype: str) -> str | None:
 
 # --- the mapping rule ------------------------------------------------------------------------
 
-_SURROGATE = "[\ud800-\udfff]"
+# A lone surrogate or a character XML 1.0 cannot carry (§2.2 Char), even as a reference. The
+# ASCII ones are searched apart: most text is ASCII, and the surrogate range makes ``re`` build a
+# large bitmap (about 1 ms) that reading an ASCII file should not pay.
+_NOT_XML_ASCII = "[\x00-\x08\x0b\x0c\x0e-\x1f]"
+_NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 _LOOSE_DATE = (
     r"(?P<y>[0-9]{1,4})-(?P<m>[0-9]{1,2})(?:-(?P<d>[0-9]{1,2}))?"
     r"(?:[T ](?P<h>[0-9]{1,2}):(?P<min>[0-9]{2})(?::(?P<s>[0-9]{2}(?:\.[0-9]+)?))?)?"
@@ -323,13 +331,13 @@ def valid_term(term: Term) -> Mapped:
     """The valid term stored for ``term``, by the rule of the module docstring."""
     if term.kind is TermKind.LITERAL:
         if term.datatype is None and term.lang is None:  # most literals: only text to check
-            if term.value.isascii() or _compiled(_SURROGATE).search(term.value) is None:
+            if not has_unwritable(term.value):
                 return Mapped(term)
             return _literal_term(term)
         return _cached_literal(term) if len(term.value) <= _CACHED_LENGTH else _literal_term(term)
     if term.kind is TermKind.IRI:
         return _cached_iri(term) if len(term.value) <= _CACHED_LENGTH else _iri_term(term)
-    literal = Term.literal(_no_surrogates(term.value))
+    literal = Term.literal(_replace_unwritable(term.value))
     return Mapped(literal, "a blank node is no answer term", "as a plain literal")
 
 
@@ -345,7 +353,7 @@ def _iri_term(term: Term) -> Mapped:
         odd = "IRI written in angle brackets" if bracketed else "IRI with surrounding spaces"
         return Mapped(Term.iri(inner), odd, "without them")
     return Mapped(
-        Term.literal(_no_surrogates(value)),
+        Term.literal(_replace_unwritable(value)),
         f"{value[:80]!r} is not a valid IRI",
         "as a plain literal",
     )
@@ -355,9 +363,9 @@ def _literal_term(term: Term) -> Mapped:
     value, datatype, lang = term.value, term.datatype, term.lang
     problems: list[str] = []
     rules: list[str] = []
-    if _compiled(_SURROGATE).search(value):
-        value = _no_surrogates(value)
-        problems.append("the value holds a lone UTF-16 surrogate")
+    if has_unwritable(value):
+        problems.append(unwritable_problem(value))
+        value = _replace_unwritable(value)
         rules.append("with U+FFFD in its place")
     if lang is not None:
         tag = language_tag(lang)
@@ -404,8 +412,46 @@ def _mapped(given: Term, term: Term, problems: list[str], rules: list[str]) -> M
     return Mapped(term, "; ".join(problems), "; ".join(rules))
 
 
-def _no_surrogates(value: str) -> str:
-    return _compiled(_SURROGATE).sub("\ufffd", value)
+def has_unwritable(value: str) -> bool:
+    """Whether ``value`` holds a lone surrogate or a character XML 1.0 cannot carry."""
+    pattern = _NOT_XML_ASCII if value.isascii() else _NOT_XML
+    return _compiled(pattern).search(value) is not None
+
+
+def unwritable_problem(value: str) -> str:
+    """What is wrong with a value :func:`has_unwritable` finds: the first such character, by
+    code point, and its place (1-based), and how many there are."""
+    found = list(_compiled(_NOT_XML).finditer(value))
+    if not found:
+        return ""
+    first = found[0]
+    code = ord(first.group())
+    what = "a lone UTF-16 surrogate" if 0xD800 <= code <= 0xDFFF else "a control character"
+    if code in (0xFFFE, 0xFFFF):
+        what = "a noncharacter"
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return (
+        f"the value holds {what} U+{code:04X} at character {first.start() + 1}{more}, "
+        "which XML 1.0 cannot carry"
+    )
+
+
+def writable_text_problem(value: str, label: str) -> str | None:
+    """The message refusing a short text a user typed (a title, a name, an option) that holds
+    a character XML 1.0 cannot carry, naming ``label``; None when it holds none."""
+    if not has_unwritable(value):
+        return None
+    problem = unwritable_problem(value).removeprefix("the value ")
+    return f"{label}: {problem}; expected text without control characters but tab, LF and CR"
+
+
+def without_unwritable(value: str) -> str:
+    """``value`` with U+FFFD for each lone surrogate and character XML 1.0 cannot carry."""
+    return _replace_unwritable(value) if has_unwritable(value) else value
+
+
+def _replace_unwritable(value: str) -> str:
+    return _compiled(_NOT_XML).sub("\ufffd", value)
 
 
 def repair_lexical(value: str, datatype: str) -> str | None:

@@ -221,6 +221,7 @@ def check_dataset(dataset: Dataset, *, name: str | None = None, types: Sequence[
     where = name or dataset.source
     if not dataset.questions:
         raise FormatError(Problem("the dataset has no questions", file=where))
+    refuse_unwritable(dataset, where)
     wanted = _known_types(types)
     answers = any(q.answers is not None or q.out_of_scope for q in dataset.questions)
     queries = any(map(_has_gold_markings, dataset.questions))
@@ -262,6 +263,64 @@ def check_dataset(dataset: Dataset, *, name: str | None = None, types: Sequence[
             expected="questions with a gold SPARQL query",
         )
     )
+
+
+_MAX_NAMED = 10  # characters XML cannot carry: the first ones named, then a count
+
+
+def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
+    """Refuse a dataset holding a character XML 1.0 cannot carry (a control character but tab,
+    LF and CR; U+FFFE, U+FFFF; a lone surrogate) in a question's text, keywords, query, gold
+    answer or other field: stored, every RDF/XML document, SPARQL XML result and HTML page
+    holding it would not be well-formed (README "Only valid terms are stored"). FormatError
+    naming the file, each question and field, and the character by code point and place."""
+    from service.valid_terms import has_unwritable, unwritable_problem
+
+    problems: list[Problem] = []
+    for question in dataset.questions:
+        for field, value in _question_strings(question):
+            if has_unwritable(value):
+                problems.append(
+                    Problem(
+                        f"{field}: {unwritable_problem(value).removeprefix('the value ')}",
+                        file=where,
+                        question_id=question.id,
+                        expected="text without control characters other than tab, LF and CR "
+                        "(XML 1.0 §2.2 Char), which no RDF/XML document or HTML page can carry",
+                    )
+                )
+    if problems:
+        named = problems[:_MAX_NAMED]
+        if len(problems) > _MAX_NAMED:
+            last = named[-1]
+            extra = f"{last.message} (and {len(problems) - _MAX_NAMED} more such fields)"
+            named[-1] = replace(last, message=extra)
+        raise FormatError(named)
+
+
+def _question_strings(question: Question) -> Iterable[tuple[str, str]]:
+    """Every text of ``question`` that can be stored, with what it is."""
+    yield "the question id", question.id
+    for text in question.texts:
+        for what, value in (("question text", text.string), ("keywords", text.keywords)):
+            if value is not None:
+                yield f"the {what} ({text.language})", value
+        yield "the language tag", text.language
+    for what, query in (
+        ("gold query", question.sparql),
+        ("pseudo query", question.pseudo_query),
+        ("schemaless query", question.schemaless_query),
+    ):
+        if query is not None:
+            yield f"the {what}", query
+    if question.answers is not None:
+        for row in question.answers.rows:
+            for var, term in row.items():
+                yield f"the gold answer ?{var}", term.value
+    for key, value in question.extra:
+        yield f"the field {key!r}", value
+    if question.answertype is not None:
+        yield "the answer type", question.answertype
 
 
 def _known_types(types: Sequence[str]) -> list[ExperimentType]:

@@ -622,7 +622,11 @@ def _inline_file(**more: Any) -> dict[str, Any]:
         "properties": {
             "content": {"type": "string", "description": "The file's text."},
             "filename": {"type": "string"},
-            "format": {"enum": registries.format_enum(), "description": "Sniffed when absent."},
+            "format": {
+                "enum": registries.format_enum(),
+                "description": "Sniffed when absent. Matched without regard to case; "
+                "recorded as named here.",
+            },
             **more,
         },
     }
@@ -950,13 +954,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "profile": {
                             "type": "string",
                             "enum": registries.profile_enum(),
-                            "description": "A scorer profile (GET /api/profiles). "
+                            "description": "A scorer profile (GET /api/profiles), matched "
+                            "without regard to case and recorded as named here. "
                             "Default: the one made for the dataset named (poleval for a "
                             "Polish dataset, text2sparql for TEXT2SPARQL'25), else "
                             f"{registries.default_profile()}.",
                         },
                         "language": {
                             "type": "string",
+                            "minLength": 1,
                             "default": "en",
                             "description": "A language (en), several (en,es: each question "
                             "scored once per language, the measures pooled over them, each "

@@ -33,6 +33,7 @@ from service.call_settings import CALLED
 from service.dataset_about import parse_title
 from service.errors import BadRequest, FormatError
 from service.systems.secret_headers import check_headers, parse_box
+from service.valid_terms import writable_text_problem
 
 if TYPE_CHECKING:
     from service.experiments.spec import ExperimentSpec
@@ -243,6 +244,9 @@ def _text(data: dict[str, Any], key: str, where: str) -> str | None:
         return value
     if isinstance(value, str):
         utf8(value, f"{where}.{key}")
+        problem = writable_text_problem(value, f"{where}.{key}")
+        if problem is not None:  # stored, it would break every XML client (explore29 10)
+            raise BadRequest(problem, field=field_of(f"{where}.{key}"))
         return value
     raise BadRequest(
         f"{where}.{key}: expected a string, got {type(value).__name__}",
@@ -399,7 +403,7 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
         questions_field="$.dataset.questions",
         systems=tuple(systems),
         profile=_text(data, "profile", "$"),
-        language=_text(data, "language", "$"),
+        language=_json_language(data),
         experiment_types=tuple(types),
         kb=_text(data, "kb", "$"),
         title=parse_title(_text(data, "title", "$"), "$.title"),
@@ -412,6 +416,19 @@ def from_json(data: Any, *, also: frozenset[str] = frozenset()) -> RawSubmission
         revision_of=_text(data, "revisionOf", "$"),
         about=_json_about(data.get("about")),
     )
+
+
+def _json_language(data: dict[str, Any]) -> str | None:
+    """``language`` of a JSON submission; an empty one is refused (it meant the default
+    silently; the form's empty field still does: it is the field left as it was)."""
+    language = _text(data, "language", "$")
+    if language is not None and not language.strip():
+        raise BadRequest(
+            f"$.language: {language!r} is empty; expected a language tag (en), several "
+            "(en,es) or all, or leave it out for the profile's default",
+            field="language",
+        )
+    return language
 
 
 def _json_headers(value: Any, where: str) -> tuple[tuple[str, str], ...]:
@@ -460,7 +477,9 @@ def _call_settings(data: Any, where: str, *, numbers: bool) -> tuple[tuple[str, 
                 raise ValueError
             number = kind(value) if numbers else kind(str(value).strip())
         except (ValueError, OverflowError):  # not a number; 1e999 (inf) for an integer
-            raise BadRequest(f"{where}{name}: expected {expected}", field=name) from None
+            text = str(value)[:40]
+            given = f'"{text}"' if isinstance(value, str) else text
+            raise BadRequest(f"{where}{name}: {given}, expected {expected}", field=name) from None
         if not least <= number <= most or (numbers and kind is int and number != value):
             raise BadRequest(f"{where}{name}: {value!r}, expected {expected}", field=name)
         found.append((name, number))
@@ -489,7 +508,8 @@ def to_spec(
     uploads: dict[str, bytes] = {}
 
     def keep(upload: FileUpload) -> FileRef:
-        ref = FileRef.upload(upload.filename, upload.data, format=upload.format)
+        fmt = _format_name(upload.format)
+        ref = FileRef.upload(upload.filename, upload.data, format=fmt)
         uploads[ref.sha256 or ""] = upload.data
         return ref
 
@@ -569,7 +589,10 @@ def to_spec(
         gold=gold,
         dataset=dataset,
         systems=tuple(systems),
-        profile=raw.profile or default_profile or _own_profile(dataset) or DEFAULT_PROFILE,
+        profile=_profile_name(raw.profile)
+        or default_profile
+        or _own_profile(dataset)
+        or DEFAULT_PROFILE,
         languages=parse_languages(raw.language) if raw.language and raw.language.strip() else (),
         experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,
@@ -581,6 +604,31 @@ def to_spec(
         ),
     )
     return spec, uploads
+
+
+def _profile_name(given: str | None) -> str | None:
+    """A profile as its registry names it (``Exact`` -> ``exact``: the name is matched without
+    regard to case, and the experiment records and echoes the canonical one); an unknown name
+    as given, for the run to refuse naming the known ones."""
+    from service.evaluation.profiles import PROFILES
+
+    if given is None:
+        return None
+    key = given.strip().lower()
+    return key if key in PROFILES else given
+
+
+def _format_name(given: str | None) -> str | None:
+    """A file format as its registry names it (``QALD-JSON`` -> ``qald-json``; a media type
+    -> its format); an unknown one as given, for the reader to refuse naming the known ones."""
+    from service import formats
+
+    if given is None or not given.strip():
+        return given
+    try:
+        return formats.get(given).name
+    except FormatError:
+        return given
 
 
 def _questions_of(raw: RawSubmission) -> FileUpload | None:

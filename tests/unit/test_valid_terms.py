@@ -195,6 +195,12 @@ def lit(value: str, datatype: str | None = None, lang: str | None = None) -> Ter
         (lit("x", XSD + "integer", "en"), lit("x", lang="en")),
         (lit("x", "http://a b"), lit("x")),
         (lit("caf\ud800"), lit("caf\ufffd")),
+        # characters XML 1.0 cannot carry (explore29 10): every RDF/XML document broke
+        (lit("a\x00b\x01\x08\x0b\x0c\x1f"), lit("a\ufffdb\ufffd\ufffd\ufffd\ufffd\ufffd")),
+        (lit("x\x00", lang="en"), lit("x\ufffd", lang="en")),
+        (lit("\ufffe\uffff"), lit("\ufffd\ufffd")),
+        (lit("12\x00", XSD + "integer"), lit("12\ufffd")),
+        (Term.iri("http://a/\x00"), lit("http://a/\ufffd")),
         (Term.iri(" <http://a/b> "), Term.iri("http://a/b")),
         (Term.iri("http://a b"), lit("http://a b")),
         (Term("b0", TermKind.BNODE), lit("b0")),
@@ -218,6 +224,7 @@ def test_xsd_string_spelled_out_is_the_same_literal() -> None:
     [
         lit("x"),
         lit("x", lang="en-US"),
+        lit("tab\t, LF\n and CR\r are text"),
         lit("1920-10-08", XSD + "date"),
         lit("-0044-03-15", XSD + "date"),
         lit("POINT(1 2)", "http://www.opengis.net/ont/geosparql#wktLiteral"),
@@ -247,3 +254,22 @@ def test_what_is_stored_parses_strictly(given: Term) -> None:
     text = ox.serialize([triple], format=ox.RdfFormat.N_TRIPLES)
     (back,) = ox.parse(text, format=ox.RdfFormat.N_TRIPLES)
     assert back.object == triple.object
+
+
+def test_a_control_character_is_named_by_code_point_and_place() -> None:
+    mapped = valid_term(lit("Which planet\x00 is largest \x01\b?"))
+    assert mapped.problem == (
+        "the value holds a control character U+0000 at character 13 (and 2 more), "
+        "which XML 1.0 cannot carry"
+    )
+
+
+@pytest.mark.parametrize("value", ["a\x00b", "\x07", "x\ud800", "\uffff"])
+def test_what_is_stored_is_well_formed_rdf_xml(value: str) -> None:
+    """An RDF/XML document of the stored term is well-formed XML (expat, the strictest)."""
+    import xml.dom.minidom
+
+    from service.graph import nodes
+
+    triple = ox.Triple(ox.NamedNode("http://a"), ox.NamedNode("http://b/c"), nodes.literal(value))
+    xml.dom.minidom.parseString(ox.serialize([triple], format=ox.RdfFormat.RDF_XML))
