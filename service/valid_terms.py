@@ -296,6 +296,7 @@ def lexical_problem(value: str, datatype: str) -> str | None:
 # large bitmap (about 1 ms) that reading an ASCII file should not pay.
 _NOT_XML_ASCII = "[\x00-\x08\x0b\x0c\x0e-\x1f]"
 _NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
+_CONTROL = "[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]"  # the same but lone surrogates
 _LOOSE_DATE = (
     r"(?P<y>[0-9]{1,4})-(?P<m>[0-9]{1,2})(?:-(?P<d>[0-9]{1,2}))?"
     r"(?:[T ](?P<h>[0-9]{1,2}):(?P<min>[0-9]{2})(?::(?P<s>[0-9]{2}(?:\.[0-9]+)?))?)?"
@@ -418,10 +419,18 @@ def has_unwritable(value: str) -> bool:
     return _compiled(pattern).search(value) is not None
 
 
-def unwritable_problem(value: str) -> str:
+def has_control(value: str) -> bool:
+    """Whether ``value`` holds a character XML 1.0 cannot carry other than a lone surrogate (a
+    control character but tab, LF and CR, or U+FFFE, U+FFFF): what no file of text has by
+    accident, where a lone surrogate is half an emoji cut by a truncating writer."""
+    return _compiled(_CONTROL).search(value) is not None
+
+
+def unwritable_problem(value: str, *, surrogates: bool = True) -> str:
     """What is wrong with a value :func:`has_unwritable` finds: the first such character, by
-    code point, and its place (1-based), and how many there are."""
-    found = list(_compiled(_NOT_XML).finditer(value))
+    code point, and its place (1-based), and how many there are (``surrogates``: lone
+    surrogates counted too)."""
+    found = list(_compiled(_NOT_XML if surrogates else _CONTROL).finditer(value))
     if not found:
         return ""
     first = found[0]

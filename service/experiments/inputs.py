@@ -270,19 +270,21 @@ _MAX_NAMED = 10  # characters XML cannot carry: the first ones named, then a cou
 
 def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
     """Refuse a dataset holding a character XML 1.0 cannot carry (a control character but tab,
-    LF and CR; U+FFFE, U+FFFF; a lone surrogate) in a question's text, keywords, query, gold
-    answer or other field: stored, every RDF/XML document, SPARQL XML result and HTML page
-    holding it would not be well-formed (README "Only valid terms are stored"). FormatError
-    naming the file, each question and field, and the character by code point and place."""
-    from service.valid_terms import has_unwritable, unwritable_problem
+    LF and CR; U+FFFE, U+FFFF) in a question's text, keywords, query, gold answer or other
+    field: stored, every RDF/XML document, SPARQL XML result and HTML page holding it would
+    not be well-formed (README "Only valid terms are stored"). FormatError naming the file,
+    each question and field, and the character by code point and place. A lone surrogate
+    (half an emoji) is stored as U+FFFD, as before (the rule of ``service/valid_terms.py``)."""
+    from service.valid_terms import has_control, unwritable_problem
 
     problems: list[Problem] = []
     for question in dataset.questions:
         for field, value in _question_strings(question):
-            if has_unwritable(value):
+            if has_control(value):
+                said = unwritable_problem(value, surrogates=False).removeprefix("the value ")
                 problems.append(
                     Problem(
-                        f"{field}: {unwritable_problem(value).removeprefix('the value ')}",
+                        f"{field}: {said}",
                         file=where,
                         question_id=question.id,
                         expected="text without control characters other than tab, LF and CR "
