@@ -149,7 +149,12 @@ def _run_job(store: Any, job: QueryJob) -> QueryOutcome:
         raise ServiceError(f"no acceptable media type for a {kind} result", status=406)
     sink = _LimitedWriter(job.max_bytes)
     result.serialize(sink, fmt)
-    return QueryOutcome(kind=kind, body=b"".join(sink.parts), format=fmt_name)
+    body = b"".join(sink.parts)
+    if fmt_name in ("XML", "RDF_XML"):  # what XML cannot carry, never written raw
+        from service.web.rdf_out import xml_safe
+
+        body = xml_safe(body)
+    return QueryOutcome(kind=kind, body=body, format=fmt_name)
 
 
 def _run_document(store: Any, job: DocumentJob) -> QueryOutcome:

@@ -105,7 +105,23 @@ def serialize(quads: Iterable[Any], syntax: mediatypes.RdfSyntax, *, context_url
     kwargs: dict[str, Any] = {}
     if syntax.name in PREFIXED:
         kwargs["prefixes"] = _prefixes_in(lines)
-    return _bytes(ox.serialize(data, format=syntax.oxigraph_format(), **kwargs))
+    body = _bytes(ox.serialize(data, format=syntax.oxigraph_format(), **kwargs))
+    return xml_safe(body) if syntax.oxigraph_format() == ox.RdfFormat.RDF_XML else body
+
+
+# What XML 1.0 cannot carry (§2.2 Char), as UTF-8: a C0 control but tab, LF and CR (bytes no
+# multi-byte sequence holds), U+FFFE and U+FFFF. Oxigraph's XML writers write them raw.
+_NOT_XML_BYTES = rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]"
+
+
+def xml_safe(body: bytes) -> bytes:
+    """An RDF/XML document or SPARQL XML result with U+FFFD for each character XML cannot
+    carry: the store holds none (README "Only valid terms are stored"), but a store written
+    before may, and a query can make one (``SELECT ("a\\u0000b" AS ?x) {}``); written raw, they
+    made the whole document not well-formed for every XML client."""
+    import re
+
+    return re.sub(_NOT_XML_BYTES, "\ufffd".encode(), body)
 
 
 def _bytes(out: bytes | None) -> bytes:

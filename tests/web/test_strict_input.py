@@ -209,3 +209,20 @@ def test_the_command_line_refuses_such_a_dataset_too(
     assert main(["evaluate", "--dataset", str(path), "--answers", str(answers)]) != 0
     said = capsys.readouterr().err
     assert "ff.json" in said and "question 1" in said and "U+000C" in said, said
+
+
+@pytest.mark.parametrize(
+    ("query", "accept"),
+    [
+        ('SELECT ("a\\u0000b\\u000Bc\\uFFFF" AS ?x) {}', "application/sparql-results+xml"),
+        ('CONSTRUCT { <http://a/> <http://b/c> "a\\u0001b" } {}', "application/rdf+xml"),
+    ],
+)
+def test_a_literal_a_query_makes_is_written_as_well_formed_xml(
+    site: Server, query: str, accept: str
+) -> None:
+    """The endpoint's XML writers wrote such a character raw (JSON escapes it)."""
+    got = site.get("sparql", params={"query": query}, headers={"Accept": accept})
+    assert got.status_code == 200, got.text
+    _strict_xml(got.content)
+    assert "\ufffd" in got.content.decode()
