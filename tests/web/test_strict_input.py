@@ -226,3 +226,26 @@ def test_a_literal_a_query_makes_is_written_as_well_formed_xml(
     assert got.status_code == 200, got.text
     _strict_xml(got.content)
     assert "\ufffd" in got.content.decode()
+
+
+def test_a_web_services_answer_with_a_control_character_is_stored_replaced(site: Server) -> None:
+    """The same for a QA web service's response: scored, stored with U+FFFD, warned of, and
+    its published question document is well-formed RDF/XML."""
+    from tests.helpers import qa_service
+
+    def answers(text: str) -> list[dict[str, Any]]:
+        bindings = [{"x": {"type": "literal", "value": "x\x00y"}}]
+        return [{"head": {"vars": ["x"]}, "results": {"bindings": bindings}}]
+
+    with qa_service(answers) as url:
+        made = _post(site, {"dataset": "demo", "systems": [{"name": "nul-ws", "url": url}]})
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        state = site.wait_finished(ticket["id"], ticket["token"])
+    assert "U+0000" in json.dumps(state), json.dumps(state)[:3000]
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    got = site.get(f"experiment/{ticket['id']}/task/1/question/1", headers=XML_ACCEPT)
+    assert got.status_code == 200
+    _strict_xml(got.content)
+    assert "x\ufffdy" in got.content.decode()
