@@ -64,6 +64,10 @@ def rescore_spec(
             "score its files again with gerbil-qa evaluate"
         )
     spec = ExperimentSpec.from_json(json.loads(text))
+    if profile:  # as the registry names it ("Exact" -> "exact"), as a submission's
+        from service.evaluation.profiles import PROFILES
+
+        profile = profile.strip().lower() if profile.strip().lower() in PROFILES else profile
     spec = replace(spec, profile=profile or spec.profile)
     if profile is not None and dataset_version is not None:  # named before the version
         from service.evaluation.profiles import get_profile

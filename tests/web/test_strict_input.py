@@ -170,6 +170,15 @@ def test_profile_and_format_are_recorded_as_their_registries_name_them(site: Ser
     state = site.wait_finished(ticket["id"], ticket["token"])
     assert state["asked"]["profile"] == "exact", state["asked"]  # was "Exact"
     assert "QALD-JSON" not in json.dumps(state["asked"]), state["asked"]
+    # and a re-scoring under another profile, named in capitals
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    again = site.post(
+        f"api/experiments/{ticket['id']}/rescore", json={"profile": "FAIR"}, headers=auth
+    )
+    assert again.status_code == 202, again.text
+    revision = again.json()
+    state = site.wait_finished(revision["id"], revision["token"])
+    assert state["asked"]["profile"] == "fair", state["asked"]
 
 
 @pytest.mark.parametrize(
