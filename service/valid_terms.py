@@ -454,11 +454,6 @@ def writable_text_problem(value: str, label: str) -> str | None:
     return f"{label}: {problem}; expected text without control characters but tab, LF and CR"
 
 
-def without_unwritable(value: str) -> str:
-    """``value`` with U+FFFD for each lone surrogate and character XML 1.0 cannot carry."""
-    return _replace_unwritable(value) if has_unwritable(value) else value
-
-
 def _replace_unwritable(value: str) -> str:
     return _compiled(_NOT_XML).sub("\ufffd", value)
 

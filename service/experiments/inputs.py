@@ -278,15 +278,18 @@ def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
     from service.valid_terms import has_control, unwritable_problem
 
     problems: list[Problem] = []
-    for question in dataset.questions:
-        for field, value in _question_strings(question):
+    about = [(f"the dataset's {key}", value) for key, value in dataset.metadata]
+    about += [("the dataset's id", dataset.id)] if dataset.id is not None else []
+    for question in (None, *dataset.questions):
+        strings = _question_strings(question) if question is not None else about
+        for field, value in strings:
             if has_control(value):
                 said = unwritable_problem(value, surrogates=False).removeprefix("the value ")
                 problems.append(
                     Problem(
                         f"{field}: {said}",
                         file=where,
-                        question_id=question.id,
+                        question_id=question.id if question is not None else None,
                         expected="text without control characters other than tab, LF and CR "
                         "(XML 1.0 §2.2 Char), which no RDF/XML document or HTML page can carry",
                     )
