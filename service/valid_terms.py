@@ -297,6 +297,7 @@ def lexical_problem(value: str, datatype: str) -> str | None:
 _NOT_XML_ASCII = "[\x00-\x08\x0b\x0c\x0e-\x1f]"
 _NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 _CONTROL = "[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]"  # the same but lone surrogates
+_ascii_unwritable = re.compile(_NOT_XML_ASCII).search  # small: compiled at import (~20 µs)
 _LOOSE_DATE = (
     r"(?P<y>[0-9]{1,4})-(?P<m>[0-9]{1,2})(?:-(?P<d>[0-9]{1,2}))?"
     r"(?:[T ](?P<h>[0-9]{1,2}):(?P<min>[0-9]{2})(?::(?P<s>[0-9]{2}(?:\.[0-9]+)?))?)?"
@@ -332,7 +333,8 @@ def valid_term(term: Term) -> Mapped:
     """The valid term stored for ``term``, by the rule of the module docstring."""
     if term.kind is TermKind.LITERAL:
         if term.datatype is None and term.lang is None:  # most literals: only text to check
-            if not has_unwritable(term.value):
+            value = term.value
+            if (_ascii_unwritable(value) is None) if value.isascii() else not has_unwritable(value):
                 return Mapped(term)
             return _literal_term(term)
         return _cached_literal(term) if len(term.value) <= _CACHED_LENGTH else _literal_term(term)
@@ -415,8 +417,9 @@ def _mapped(given: Term, term: Term, problems: list[str], rules: list[str]) -> M
 
 def has_unwritable(value: str) -> bool:
     """Whether ``value`` holds a lone surrogate or a character XML 1.0 cannot carry."""
-    pattern = _NOT_XML_ASCII if value.isascii() else _NOT_XML
-    return _compiled(pattern).search(value) is not None
+    if value.isascii():
+        return _ascii_unwritable(value) is not None
+    return _compiled(_NOT_XML).search(value) is not None
 
 
 def has_control(value: str) -> bool:
