@@ -32,6 +32,7 @@ from service.evaluation.results import (
     TaskScores,
 )
 from service.evaluation.subexperiments import Markings, from_annotations, from_query
+from service.evaluation.values import boolean_value, date_value, number_value
 from service.kb import LOCAL_FROM, KnowledgeBase, describe
 from service.model import AnswerSet, Dataset, Question, SystemAnswer, SystemRun, Term
 from service.model import normalise_answer_type as _answer_type
@@ -376,15 +377,20 @@ def evaluate(
             if c.scored:
                 subs[i] = _sub_inputs(c, types, lang, queries)
 
-    unmarked = [t.value for t in types if t in _MARKING_TYPES]
-    if unmarked and subs and not any(any(s.system) for s in subs.values()):
+    unmarked = []
+    if subs and not any(any(s.system) for s in subs.values()):
+        unmarked = [t.value for t in types if t in _MARKING_TYPES]
+    typed = [s for s in subs.values() if s.gold_type]  # the gold's answer types: AT's
+    if ExperimentType.AT in types and typed and not any(s.system_type for s in subs.values()):
+        unmarked.append(ExperimentType.AT.value)  # no answer type given: AT's 0 too
+    if unmarked:
         # a C2KB of 0.0025 read as the system's linking when it gave nothing to link
         # (explore28 F19); AT's and the gold's side have notes of their own
         problems.append(
             Problem(
-                f"{', '.join(unmarked)}: the system gave no SPARQL query, annotation or answer "
-                "item type for any question, so every question whose gold marks something "
-                "scores 0 there: these numbers measure nothing of the system",
+                f"{', '.join(unmarked)}: the system gave no SPARQL query, annotation, answer "
+                "item type or answer type for any question, so every question whose gold marks "
+                "something scores 0 there: these numbers measure nothing of the system",
                 severity="warning",
                 file=run.source,
             )
@@ -448,13 +454,12 @@ def _labels_without_kb(prof: Profile, cases: Sequence[_Case]) -> str | None:
         gold = _gold_answers(c.question)
         if c.status is not QuestionStatus.SCORED or gold is None:
             continue
-        g = [_iri_like(t) for t in gold.values()]
-        s = [_iri_like(t) for t in c.answer.answers.values()]
+        g, s = list(gold.values()), list(c.answer.answers.values())
         if not g or not s:
             continue
-        if both and not any(g) and all(s):
+        if both and all(_label_like(t) for t in g) and all(_iri_like(t) for t in s):
             labels_gold += 1
-        elif all(g) and not any(s):
+        elif all(_iri_like(t) for t in g) and all(_label_like(t) for t in s):
             iris_gold += 1
     if not labels_gold + iris_gold:
         return None
@@ -483,6 +488,16 @@ def _iri_like(term: Term) -> bool:
     if term.is_iri:
         return _SCHEME.match(text) is not None
     return term.is_literal and _HTTP_URL.match(text) is not None
+
+
+def _label_like(term: Term) -> bool:
+    """An answer item that may be a label: a literal that is no IRI, number, date or boolean
+    (a count or a year has no label to look up: QAKIS's QALD-8 run had 26 such warned of,
+    explore30 F5)."""
+    if _iri_like(term) or not term.is_literal:
+        return False
+    text = term.value
+    return number_value(text) is None and date_value(text) is None and boolean_value(term) is None
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")

@@ -523,9 +523,8 @@ def leaderboard_tiers(
     their stored results with the compare page's resamples and shuffles (the same tiers). Rows
     scored under another signature or pooled over other languages than the first recomputable
     one (every pooled task's language is ``mul``), or under a profile version this one scores
-    otherwise, are left out (None): one such row took the tiers of every other row away."""
-    from service.evaluation.comparison import compare
-
+    otherwise, are left out (None): one such row took the tiers of every other row away. Rows
+    of an older version this one still aggregates are tiered among themselves."""
     if not tasks:  # one row has its interval too (explore22 12)
         return {}
     refused: dict[str, str] = {}
@@ -542,15 +541,42 @@ def leaderboard_tiers(
     # else the first row's kind (an older version's, tested among its own)
     first = next((e for e in evaluations if e.recorded_signature is None), evaluations[0])
     kept, apart = [], {}
+    older: dict[tuple[str, str], list[tuple[str, Evaluation]]] = {}
     for t, e in zip(recomputable, evaluations, strict=True):
         why = _apart(e, first)
-        if why:
-            apart[t] = Standing(None, None, reason=why)
-        else:
+        if not why:
             kept.append((t, e))
+        elif e.recorded_signature and e.language == first.language:
+            # an older version's rows are tested among themselves, recomputed with their own
+            # schemes (Profile.older): they lost tier and interval to one row of this version
+            # while the notice said they kept them (explore30 F1)
+            older.setdefault((e.signature, e.language), []).append((t, e))
+            apart[t] = Standing(None, None, reason=why)  # what a row alone there keeps
+        else:
+            apart[t] = Standing(None, None, reason=why)
     apart.update((t, Standing(None, None, reason=why)) for t, why in refused.items())
-    if not kept:
-        return apart
+    out = apart
+    for group in [kept, *older.values()]:
+        if not group:
+            continue
+        standings = _tiered(group, measure, experiment_type)
+        if standings is None:
+            return {}
+        for task, standing in standings.items():
+            said = out.get(task)  # an older version's row alone: why, beside its interval
+            if said is not None and standing.reason == ALONE:
+                standing = replace(standing, reason=said.reason)
+            out[task] = standing
+    return out
+
+
+def _tiered(
+    kept: list[tuple[str, Evaluation]], measure: str, experiment_type: str
+) -> dict[str, Standing] | None:
+    """The tier and interval of each of ``kept`` (task, its stored evaluation: rows of one
+    kind), tested among themselves; None when the comparison cannot be made."""
+    from service.evaluation.comparison import compare
+
     try:
         result = compare(
             [e for _, e in kept],
@@ -561,8 +587,8 @@ def leaderboard_tiers(
             experiment_type=ExperimentType(experiment_type),
         )
     except ServiceError:
-        return {}
-    out = apart
+        return None
+    out: dict[str, Standing] = {}
     # the comparison lists its systems best first by ITS measure and tier: taken by name, not
     # by position (zipped with the board's order, a board sorted by micro F1 gave rows the
     # intervals and tiers of others, and froze them so; explore24 5)
@@ -621,7 +647,8 @@ def _withheld(task: Any, storage: Any) -> str:
 OLDER_VERSION = (
     "scored under an older version of its profile, whose per-question results are not "
     "scored again here: not tested against the others; its owner re-scores it under this "
-    "version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier"
+    "version (POST /api/experiments/ID/rescore, gerbil-qa rescore; a run that asked a web "
+    "service is submitted again instead, its archived answers with revisionOf) for a tier"
 )
 
 
@@ -642,7 +669,9 @@ def _apart(row: Evaluation, first: Evaluation) -> str:
             f"scored under an older version of its profile ({row.profile.name} "
             f"{mine.get('v', '?')}; {theirs.get('v', '?')} here now): tested among rows of that "
             "version only, not against the others; its owner re-scores it under this version "
-            "(POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier among them"
+            "(POST /api/experiments/ID/rescore, gerbil-qa rescore; a run that asked a web "
+            "service is submitted again instead, its archived answers with revisionOf) for a "
+            "tier among them"
         )
     differ = [
         f"{key} {mine.get(key, '(none)')} against {theirs.get(key, '(none)')}"

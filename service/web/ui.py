@@ -474,6 +474,8 @@ def _leaderboard_json(model: dict[str, Any]) -> str:
             "page": page.number,
             "size": page.size,
             "next": external_url("ui.leaderboards", **following) if model["has_next"] else None,
+            # the page's notice, as the frozen board's JSON gives it (explore30 F2)
+            "mixedProfileVersions": model["versions_mixed"],
             "rows": leaderboard_rows(model),
         },
         indent=1,

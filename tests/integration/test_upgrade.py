@@ -306,7 +306,8 @@ def test_a_row_scored_under_an_older_profile_version_leaves_the_others_their_tie
     assert [why for why, t in tiers if t == "–"] == [
         "scored under an older version of its profile, whose per-question results are not "
         "scored again here: not tested against the others; its owner re-scores it under this "
-        "version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a tier"
+        "version (POST /api/experiments/ID/rescore, gerbil-qa rescore; a run that asked a web "
+        "service is submitted again instead, its archived answers with revisionOf) for a tier"
     ], tiers
 
 
@@ -349,9 +350,10 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
         with _exact_boards(storage) as (client, wanted):
-            rows = client.get("/leaderboards", query_string={**wanted, "format": "json"}).json[
-                "rows"
-            ]
+            live_json = client.get(
+                "/leaderboards", query_string={**wanted, "format": "json"}
+            ).get_data(as_text=True)
+            rows = json.loads(live_json)["rows"]
             page = client.get("/leaderboards", query_string=wanted).get_data(as_text=True)
             frozen = client.post("/api/leaderboards", json={**wanted, "title": "t"}).json
             frozen_page = client.get(frozen["uri"].split("/", 3)[3]).get_data(as_text=True)
@@ -365,6 +367,12 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
         "new-partial": (current, 1),
         "new-baseline": (current, 2),
     }, rows
+    # and each version's rows are tested among themselves (the older ones lost tier and
+    # interval to one row of this version; explore30 F1), each under its own signature
+    assert all(r["tier"] and r["intervals"] for r in rows), rows
+    signed = {r["system"]: r["tierSignature"] for r in rows}
+    assert "|v:1.0.0|" in signed["old-strong"] and f"|v:{current}|" in signed["new-partial"]
+    assert json.loads(live_json)["mixedProfileVersions"] == {"exact": ["1.0.0", current]}
     said = re.search(r'<p class="notice" id="mixed-versions">(.*?)</p>', page, re.S)
     assert said and f"versions 1.0.0 and {current}" in said[1], page[:2000]
     assert "ranked and tiered among themselves" in said[1]
@@ -497,8 +505,9 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
     assert [why for why, t in tiers if t == "–"] == [
         "scored under an older version of its profile (text2sparql 1.0.0; 1.3.0 here now): "
         "tested among rows of that version only, not against the others; its owner re-scores "
-        "it under this version (POST /api/experiments/ID/rescore, gerbil-qa rescore) for a "
-        "tier among them"
+        "it under this version (POST /api/experiments/ID/rescore, gerbil-qa rescore; a run "
+        "that asked a web service is submitted again instead, its archived answers with "
+        "revisionOf) for a tier among them"
     ]
     # compared with a 1.3.0 run: refused, the two signatures named (1.0.0 aggregates alike,
     # so its stored records are read, under its own signature)

@@ -92,6 +92,14 @@ def test_label_golds_scored_without_a_kb_are_warned_of(kb: LocalKB) -> None:
         found = evaluate(dataset, run, profile=profile, kb=with_kb, experiment_types=["QA"])
         return [p.message for p in found.problems if "give --kb" in p.message]
 
+    # numbers, dates and booleans are no labels: a KB changes nothing for them (explore30 F5)
+    counted = Dataset("c", (Question("1", en, answers=AnswerSet.of([Term.literal("1990")])),))
+    counting = SystemRun("s", {"1": SystemAnswer("1", answers=iri)})
+    assert not [
+        p
+        for p in evaluate(counted, counting, profile="fair", experiment_types=["QA"]).problems
+        if "give --kb" in p.message
+    ]
     [warning] = said("fair", None)
     assert warning == (
         "2 of 5 questions have gold answers that are labels (literals) and system answers that "

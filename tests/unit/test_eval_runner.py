@@ -261,7 +261,10 @@ def test_sub_experiments_of_a_system_giving_no_query_say_so() -> None:
     F19): a warning says the numbers measure nothing; a system giving queries gets none."""
     silent = run_sub(GOLD_Q, None)
     said = [p.message for p in silent.problems if "gave no SPARQL query" in p.message]
-    assert said and said[0].startswith("C2KB, P2KB, RE2KB, AIT2KB: ")
+    assert said and said[0].startswith("C2KB, P2KB, RE2KB, AIT2KB: ")  # the gold has no AT
+    typed = run_sub(GOLD_Q, None, answertype="resource")  # a gold answer type: AT's 0 too
+    said = [p.message for p in typed.problems if "gave no SPARQL query" in p.message]
+    assert said and said[0].startswith("C2KB, P2KB, RE2KB, AIT2KB, AT: ")
     assert not [p for p in run_sub(GOLD_Q, GOLD_Q).problems if "gave no SPARQL" in p.message]
 
 
