@@ -287,6 +287,24 @@ def with_intervals(
     )
 
 
+def _versions_apart(ev: Evaluation, first: Evaluation) -> str:
+    """What to do about two signatures: re-score the older run where they are one profile's
+    versions (a 1.1.0 task and its 1.2.0 re-scoring were told "compare under one profile",
+    which they were; explore30 F3), else compare under one profile (and KB)."""
+    versions = [_field(e.signature, "v") for e in (ev, first)]
+    if ev.profile.name == first.profile.name and versions[0] != versions[1]:
+        return (
+            f"two versions of profile {ev.profile.name} ({versions[0]} and {versions[1]}): "
+            "re-score the older run under the newer version to compare them"
+        )
+    return "compare under one profile (and KB)"
+
+
+def _field(signature: str, key: str) -> str | None:
+    """A signature's field ``key`` (``v`` in ``gerbil-qa:fair|v:1.2.0|…``)."""
+    return next((f[len(key) + 1 :] for f in signature.split("|") if f.startswith(f"{key}:")), None)
+
+
 def _kb_apart(one: Evaluation, other: Evaluation) -> str:
     """Why two signatures differing in their KB alone cannot be compared: answers computed
     on a KB (queries run, a Text2SPARQL service) depend on it; answers given as values (an
@@ -329,7 +347,8 @@ def _check(
         if ev.signature != first.signature:
             raise BadRequest(
                 f"{where} was scored as {ev.signature}, not {first.signature}: "
-                "compare under one profile (and KB)" + _kb_apart(ev, first)
+                + _versions_apart(ev, first)
+                + _kb_apart(ev, first)
             )
         if ev.language != first.language:
             raise BadRequest(f"{where} was scored in {ev.language!r}, not {first.language!r}")

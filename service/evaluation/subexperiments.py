@@ -5,7 +5,8 @@ From a parsed SPARQL query (every triple pattern of the body, at any depth):
 
 * **C2KB** resources: IRIs in subject position, and in object position unless the predicate is
   ``rdf:type``; plus the IRIs of ``VALUES`` blocks, and with ``classes`` (our profiles since
-  fair/exact 1.2.0, text2sparql 1.3.0) the classes of variables not projected, which AIT2KB
+  fair/exact 1.2.0, text2sparql 1.3.0) the classes of what is not a projected variable (another
+  variable, or a resource: ``ASK { :Pluto a :Planet }``), which AIT2KB
   does not read (``?y a dbo:City`` where ?y is no answer was scored nowhere but RE2KB).
   Under ``gerbil`` (GERBIL QA's ``QAUtils``, where properties and answer item types are
   annotations too) C2KB also holds every P2KB property and AIT2KB type, and ``VALUES`` IRIs

@@ -178,7 +178,8 @@ def answers_from(
             Problem(
                 f"the file is of an aborted run ({reason or 'by the error-rate rule'}): "
                 f"{len(unasked)} of its {len(answers)} questions were never asked, scored as "
-                "not answered, not as failed calls (an experiment leaves an aborted system out)",
+                "not answered, not as failed calls; this file is scored as given, where an "
+                "experiment that calls the service itself leaves an aborted system out",
                 severity="warning",
                 file=name or dataset.source,
             )

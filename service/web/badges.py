@@ -58,7 +58,7 @@ class Badge:
         if self.withdrawn:
             return (
                 f"GERBIL QA: the result of {self.system} on {self.dataset} (experiment "
-                f"{self.experiment_id}) was withdrawn by its owner"
+                f"{self.experiment_id}) was withdrawn"
             )
         where = f"{self.dataset} in {self.language}" if self.language else self.dataset
         return (

@@ -321,7 +321,7 @@ def test_rows_of_an_older_version_aggregated_alike_are_tiered_among_themselves(
     with open_storage(tmp_path / "store", catalog=False) as storage:
         ids = [_recorded(storage, name) for name in ("first", "second")]
         for experiment_id in ids:
-            _as_scored_by(storage, experiment_id, "exact", "(unanswered|c2kb):[^|]*")
+            _as_scored_by(storage, experiment_id, "exact", "(unanswered|qald-empty|c2kb):[^|]*")
             storage.experiments.publish(experiment_id)
         rows = json.loads(_exact_board(storage, {"format": "json"}))["rows"]
     assert len(rows) == 2 and all(r["tier"] for r in rows), rows
@@ -346,7 +346,7 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
         runs += [("new-partial", "answers-partial.json"), ("new-baseline", "answers-baseline.json")]
         ids = [_recorded(storage, name, answers) for name, answers in runs]
         for experiment_id in ids[:2]:
-            _as_scored_by(storage, experiment_id, "exact", "(unanswered|c2kb):[^|]*")
+            _as_scored_by(storage, experiment_id, "exact", "(unanswered|qald-empty|c2kb):[^|]*")
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
         with _exact_boards(storage) as (client, wanted):
@@ -442,7 +442,7 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
             run_experiment(spec, storage=storage, ticket=ticket)
             ids.append(ticket.id)
             tokens.append(ticket.token)
-        _as_scored_by(storage, ids[2], "text2sparql", "(subexperiments|c2kb):[^|]*")
+        _as_scored_by(storage, ids[2], "text2sparql", "(subexperiments|qald-empty|c2kb):[^|]*")
         for experiment_id in ids:
             storage.experiments.publish(experiment_id)
         assert {e.id for e in storage.experiments.listing()} == set(ids)
@@ -513,7 +513,9 @@ def test_a_text2sparql_run_scored_under_1_0_0_is_still_listed_and_read(
     # so its stored records are read, under its own signature)
     assert len(tasks) == 2 and compared.status_code == 400
     said = compared.get_json()["error"]
-    assert "gerbil-qa:text2sparql|v:1.0.0|" in said and "compare under one profile" in said
+    assert "gerbil-qa:text2sparql|v:1.0.0|" in said
+    # the same profile in two versions: re-score the older one (not "one profile": explore30 F3)
+    assert "two versions of profile text2sparql (1.0.0 and 1.3.0): re-score the older" in said
 
 
 def _without(storage: Storage, experiment_id: str, *predicates: str, obj: str = "?o") -> None:

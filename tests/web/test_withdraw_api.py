@@ -147,7 +147,7 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     assert shown.status_code == 200 and 'id="compare-withdrawn"' in shown.text
     badge = server.get(f"experiment/{eid}/badge.svg")  # embedded in a README before
     assert badge.status_code == 200 and "withdrawn · mine" in badge.text
-    assert "was withdrawn by its owner" in badge.text
+    assert f"(experiment {eid}) was withdrawn" in badge.text
 
     # the SPARQL page's example lists it, with the reason
     from service.web.examples import WITHDRAWN

@@ -12,7 +12,7 @@ module is imported the first time the profile is asked for, so ``gerbil-qa evalu
 only the matcher it uses.
 
 >>> get_profile("exact").signature
-'gerbil-qa:exact|v:1.2.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|unanswered:0|c2kb:unprojected-classes|kb:no'
+'gerbil-qa:exact|v:1.2.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|unanswered:0|qald-empty:given|c2kb:unprojected-classes|kb:no'
 >>> list(PROFILES)[:2]
 ['fair', 'gerbil']
 """

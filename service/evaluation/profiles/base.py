@@ -11,7 +11,7 @@ fix the numbers (name, version, reference, ``settings``, KB use), sacrebleu styl
 
 >>> from service.evaluation.profiles import get_profile
 >>> get_profile("exact").signature
-'gerbil-qa:exact|v:1.2.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|unanswered:0|c2kb:unprojected-classes|kb:no'
+'gerbil-qa:exact|v:1.2.0|ref:none|items:values|match:string|sets:distinct|empty:1/0|unanswered:0|qald-empty:given|c2kb:unprojected-classes|kb:no'
 >>> get_profile("qald6").items
 <AnswerItems.ROWS: 'rows'>
 """

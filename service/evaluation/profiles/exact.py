@@ -28,8 +28,8 @@ PROFILE = Profile(
         "TP/(TP+FP) and recall TP/(TP+FN). Micro from summed counts, macro as means of the "
         "per-question values; in Macro F1 QALD an empty answer is P = 1, R = 0 but a question "
         "not answered is P = 0. "
-        "Sub-experiments compare IRIs as exact strings; C2KB also holds the classes of "
-        "variables not projected (AIT2KB those of the projected ones). Reproduces the "
+        "Sub-experiments compare IRIs as exact strings; C2KB also holds the classes of what "
+        "is not a projected variable (AIT2KB those of the projected ones). Reproduces the "
         "per-question values of AKSW NLIWOD qa.ml wherever gold and system sets are both "
         "non-empty."
     ),
@@ -39,6 +39,7 @@ PROFILE = Profile(
         ("sets", "distinct"),
         ("empty", "1/0"),
         ("unanswered", "0"),
+        ("qald-empty", "given"),
         ("c2kb", "unprojected-classes"),
     ),
     matcher=ExactMatcher(),

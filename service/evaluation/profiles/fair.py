@@ -39,7 +39,7 @@ PROFILE = Profile(
         "P/R/F rules, and a question the system did not answer (its call failed, or the answer "
         "file has no entry for it) scores 0 even where the gold set is empty (in Macro F1 QALD "
         "too, where an empty answer is P = 1); micro from summed counts, macro as means. C2KB "
-        "also holds the classes of variables not projected (AIT2KB those of the projected "
+        "also holds the classes of what is not a projected variable (AIT2KB those of the projected "
         "ones)."
     ),
     settings=(
@@ -51,6 +51,7 @@ PROFILE = Profile(
         ("empty", "1/0"),
         ("unanswered", "0"),
         ("distinct", "identity"),
+        ("qald-empty", "given"),
         ("c2kb", "unprojected-classes"),
     ),
     matcher=FairMatcher(),

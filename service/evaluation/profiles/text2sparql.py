@@ -38,7 +38,7 @@ PROFILE = Profile(
         "AIT2KB) take the standard per-question rule, so nothing to mark and nothing marked "
         "scores 1/1/1; a question the system did not answer (its call failed, or the answer "
         "file has no entry for it) scores 0/0/0 there, and is no empty answer in Macro F1 "
-        "QALD (P = 0). C2KB also holds the classes of variables not projected."
+        "QALD (P = 0). C2KB also holds the classes of what is not a projected variable."
     ),
     settings=(
         ("items", "values"),
@@ -47,6 +47,7 @@ PROFILE = Profile(
         ("ask", "gold-true-relevant,system-any-retrieved"),
         ("empty", "0/0"),
         ("subexperiments", "standard-answered+qald"),
+        ("qald-empty", "given"),
         ("c2kb", "unprojected-classes"),
     ),
     matcher=Text2SparqlMatcher(),
