@@ -620,7 +620,10 @@ class Report:
                 shown += f"; and {len(items) - GROUPED_SHOWN} more"
             out.append(
                 Problem(
-                    f"{message} ({len(items)}): {shown}",
+                    # a count only where there are several (a bare "(1)" read as a footnote)
+                    f"{message} ({len(items)}): {shown}"
+                    if len(items) > 1
+                    else f"{message}: {shown}",
                     severity="warning",
                     file=self.source.name,
                     expected=expected,

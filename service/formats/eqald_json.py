@@ -394,7 +394,7 @@ def _confidence(
         report.warn_each(
             BAD_CONFIDENCE,
             f"question {qid}: {shown}" if qid is not None else shown,
-            expected="a number from 0 to 1 (e.g. 0.9)",
+            expected="a number from 0 to 1, such as 0.9",
         )
         return None
     return number

@@ -365,7 +365,7 @@ def test_eqald_confidence_not_in_0_1_is_dropped_with_one_warning(bad: Any, shown
     assert [q.confidence for q in ds.questions] == [None, None, 0.9]
     assert all(q.answers == ds.questions[2].answers for q in ds.questions)  # answers kept
     [warning] = ds.problems
-    assert warning.severity == "warning" and warning.expected == "a number from 0 to 1 (e.g. 0.9)"
+    assert warning.severity == "warning" and warning.expected == "a number from 0 to 1, such as 0.9"
     assert warning.message == (
         "confidences that are not a number in [0, 1] are dropped; their answers are kept and "
         f'scored, without a confidence (2): question 1: {shown}; question 2: "x"'
