@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -234,11 +234,53 @@ def leaderboards() -> BaseResponse:
 
     def render() -> str:
         model = leaderboard_model(chosen, page, args)
-        return write(model) if write else render_template("leaderboards.html", **model)
+        if write:
+            return write(model)
+        shown = format_alternates(LEADERBOARD_OFFERS, args)
+        return render_template("leaderboards.html", alternates=shown, **model)
 
     key = ("page:leaderboards", chosen, page, rep.key)
     response = cached_page(key, render, content_type=rep.media_type)
     response.vary.add("Accept")
+    return with_alternates(response, rep, LEADERBOARD_OFFERS, args, "leaderboards")
+
+
+def format_alternates(
+    offered: Sequence[conneg.Representation], args: Mapping[str, str]
+) -> list[dict[str, str]]:
+    """The other formats of a listing page offered by ``?format=`` (its filters kept), as
+    ``resources.alternates`` gives a resource's: for ``<link rel="alternate">`` and ``Link``."""
+    from urllib.parse import urlencode
+
+    return [
+        {
+            "media_type": r.media_type,
+            "href": f"{request.base_url}?{urlencode({**args, 'format': r.key})}",
+            "label": r.label,
+        }
+        for r in offered
+        if r is not conneg.HTML
+    ]
+
+
+def with_alternates(
+    response: BaseResponse,
+    rep: conneg.Representation,
+    offered: Sequence[conneg.Representation],
+    args: Mapping[str, str],
+    name: str,
+) -> BaseResponse:
+    """``Link: rel="alternate"`` to each other format of a listing page (RFC 8288, as every
+    negotiated resource says them), and a CSV's file name, as a frozen board's CSV has
+    (explore29 7)."""
+    links = [
+        f'<{a["href"]}>; rel="alternate"; type="{a["media_type"]}"'
+        for a in format_alternates(offered, args)
+    ]
+    existing = response.headers.get("Link")
+    response.headers["Link"] = ", ".join([*([existing] if existing else []), *links])
+    if rep is conneg.CSV:
+        response.headers["Content-Disposition"] = f'inline; filename="{name}.csv"'
     return response
 
 
@@ -671,11 +713,15 @@ def experiments() -> BaseResponse:
             has_next=len(rows) > page.size,
             endpoint="ui.experiments",
             args=listings.page_args(request.args),
+            alternates=format_alternates(
+                LISTING_OFFERS, {k: v for k, v in request.args.items() if k != "format"}
+            ),
         )
 
     response = cached_page(("page:experiments", page, rep.key), render, content_type=rep.media_type)
     response.vary.add("Accept")
-    return response
+    shown = {k: v for k, v in request.args.items() if k != "format"}
+    return with_alternates(response, rep, LISTING_OFFERS, shown, "experiments")
 
 
 def _experiments_csv(rows: list[listings.ExperimentRow]) -> str:
@@ -696,11 +742,13 @@ def systems() -> BaseResponse:
         if rep.key == "csv":
             cells = [[r.uri, r.label, r.experiments] for r in rows]
             return pages.csv_table(["system", "label", "experiments"], cells).decode("utf-8")
-        return render_template("systems.html", rows=rows)
+        return render_template(
+            "systems.html", rows=rows, alternates=format_alternates(LISTING_OFFERS, {})
+        )
 
     response = cached_page(("page:systems", rep.key), render, content_type=rep.media_type)
     response.vary.add("Accept")
-    return response
+    return with_alternates(response, rep, LISTING_OFFERS, {}, "systems")
 
 
 @bp.get("/favicon.ico")

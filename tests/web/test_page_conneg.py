@@ -60,3 +60,45 @@ def test_a_comparison_link_still_answers_json(server) -> None:
     answer = server.get("compare", params={"task": "nope"}, headers={"Accept": "application/json"})
     assert answer.status_code == 400 and "error" in answer.json()
     assert server.get("compare", params={"format": "json", "task": "x"}).json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("path", "formats", "name"),
+    [
+        ("leaderboards?dataset=all&page=1", ("json", "csv"), "leaderboards"),
+        ("experiments?page=1&size=5", ("json", "csv"), "experiments"),
+        ("systems", ("json", "csv"), "systems"),
+    ],
+)
+def test_a_listing_links_its_other_formats(server, path: str, formats: tuple, name: str) -> None:
+    """The live leaderboard and the listings negotiate JSON and CSV (``format=``, Accept) but
+    said so neither in a ``Link`` header nor in a ``<link rel="alternate">``, as every other
+    negotiable page does, and their CSV had no file name (explore29 7)."""
+    import re
+    from urllib.parse import parse_qs, urlsplit
+
+    page = server.get(path, headers={"Accept": BROWSER})
+    assert page.status_code == 200
+    header = {
+        kind: url
+        for url, kind in re.findall(
+            r'<([^>]+)>; rel="alternate"; type="([^"]+)"', page.headers["Link"]
+        )
+    }
+    tags = {
+        kind: url.replace("&amp;", "&")
+        for kind, url in re.findall(
+            r'<link rel="alternate" type="([^"]+)" href="([^"]+)"', page.text
+        )
+    }
+    asked = parse_qs(urlsplit(path).query)
+    for fmt, media_type in zip(formats, ("application/json", "text/csv"), strict=True):
+        url = header[media_type]
+        assert tags[media_type] == url
+        query = parse_qs(urlsplit(url).query)
+        assert query.pop("format") == [fmt] and query == asked, url
+        got = server.get(url.replace(server.url, ""), allow_redirects=True)
+        assert got.status_code == 200 and got.headers["Content-Type"].startswith(media_type)
+    table = server.get(path, headers={"Accept": "text/csv"})
+    assert table.headers["Content-Disposition"] == f'inline; filename="{name}.csv"'
+    assert "Link" in table.headers
