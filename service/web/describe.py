@@ -31,6 +31,7 @@ REVERSE_TASK = (GQA + "resultOf",)
 # algorithm, the schemes of concepts).
 FOLLOW_DATASET = (
     DCAT + "distribution",  # an upload's: the experiment's file entity (a catalogue's: a hash)
+    PROV + "wasAssociatedWith",  # a registered version's refresh: the evaluator (a gqa:Evaluator)
     DCT + "publisher",
     DCT + "license",
     DCT + "language",
@@ -55,8 +56,21 @@ FOLLOW_CATALOG = (
 )
 # An upload in the catalogue's document: its description, not its check findings (its page's).
 SKIP_UPLOAD = (GQA + "finding", GQA + "checkedAt")
-# A task's per-question results bring the explanation of their counts (``…/question/q#match-k``).
-FOLLOW_TASK = (GQA + "answerMatch",)
+# A task's per-question results bring the explanation of their counts (``…/question/q#match-k``),
+# and its system's description (shapes/: a task's gerbil:annotator is a gqa:System, described).
+FOLLOW_TASK = (GQA + "answerMatch", "http://w3id.org/gerbil/vocab#annotator")
+QB = "http://purl.org/linked-data/cube#"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+# The classes shapes/ asks (sh:class) of what a document links to without describing it: each
+# document says those types of the nodes it links to (when the store says them), so it passes
+# our shapes alone (SHACL reads a node's types in the data graph): a task's experiment, a
+# question result's task and result set. Only these types: a gqa:Experiment or gqa:Task type
+# would make the linked node a target of its shape, which only its own document satisfies.
+TYPED_LINKS: dict[str, tuple[str, ...]] = {
+    QB + "dataSet": (QB + "DataSet",),
+    PROV + "wasGeneratedBy": (PROV + "Activity",),
+    GQA + "resultOf": (QB + "Observation",),
+}
 # What the experiment's HTML page (and its CSV, its citation) leaves out of the document: the
 # warnings about the answer files (often half of an experiment's quads) and the cube structures.
 PAGE_SKIP_EXPERIMENT = (GQA + "warning", "http://purl.org/linked-data/cube#structure")
@@ -152,6 +166,31 @@ def document_quads(
                 )
             ):
                 level.append(obj)
+    return out + linked_types(store, out, seen, graph_node, kept)
+
+
+def linked_types(
+    store: Any, found: Sequence[Any], described: set[Any], graph_node: Any, kept: Any
+) -> list[Any]:
+    """The quads typing what ``found`` links to by :data:`TYPED_LINKS` and does not describe
+    (not in ``described``), with the classes shapes/ asks of it, as the store says them."""
+    import pyoxigraph as ox
+
+    wanted: dict[Any, dict[str, None]] = {}
+    for quad in found:
+        classes = TYPED_LINKS.get(quad.predicate.value, ())
+        if classes and type(quad.object) is ox.NamedNode and quad.object not in described:
+            wanted.setdefault(quad.object, {}).update(dict.fromkeys(classes))
+    rdf_type = ox.NamedNode(RDF_TYPE)
+    out: list[Any] = []
+    for node, asked in wanted.items():
+        for cls in asked:
+            said = [
+                q
+                for q in store.quads_for_pattern(node, rdf_type, ox.NamedNode(cls), graph_node)
+                if kept(q)
+            ]
+            out += said[:1]  # once (across named graphs: the first that says it)
     return out
 
 
@@ -270,6 +309,26 @@ def dataset_versions(store: Any, datasets: Sequence[str], *, union: bool) -> lis
         if type(q.graph_name) is not ox.DefaultGraph
     ]
     return [ox.Quad(q.subject, q.predicate, q.object) for q in found] if union else found
+
+
+def registered_versions(store: Any, datasets: Sequence[str]) -> list[tuple[str, str]]:
+    """The versions of ``datasets`` registered by ``dataset refresh`` (a ``gqa:DatasetVersion``
+    in a graph of its own, which says the dataset ``dcat:hasVersion`` it), as (version, graph),
+    in the order their datasets are given, each by its URI."""
+    import pyoxigraph as ox
+
+    has_version = ox.NamedNode(DCAT + "hasVersion")
+    rdf_type, kind = ox.NamedNode(RDF_TYPE), ox.NamedNode(GQA + "DatasetVersion")
+    found: dict[str, str] = {}
+    for dataset in datasets:
+        links = store.quads_for_pattern(ox.NamedNode(dataset), has_version, None, None)
+        for q in sorted(links, key=lambda q: q.object.value):
+            graph = q.graph_name
+            if type(graph) is ox.DefaultGraph or type(q.object) is not ox.NamedNode:
+                continue
+            if next(store.quads_for_pattern(q.object, rdf_type, kind, graph), None) is not None:
+                found.setdefault(q.object.value, graph.value)
+    return list(found.items())
 
 
 def withdrawn_graphs(store: Any) -> frozenset[Any]:
