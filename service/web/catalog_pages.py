@@ -39,9 +39,11 @@ from service.errors import NotFound
 from service.graph.terms import DCAT, DCT, HYDRA, RDF, XSD
 from service.web.describe import (
     FOLLOW_CATALOG,
+    SKIP_UPLOAD,
     catalogue_uploads,
     dataset_versions,
     document_quads,
+    registered_versions,
 )
 from service.web.state import services
 
@@ -163,7 +165,59 @@ def page_quads(page: Members, *, union: bool) -> list[Any]:
     own = [ox.Quad(q.subject, q.predicate, q.object) for q in found] if union else found
     more = catalogue_uploads(public, catalog, page.uploads, graph, union=union)
     more += dataset_versions(public, page.built_in, union=union)
-    return list(dict.fromkeys([*own, *more]))  # each once: the publisher may be ours
+    said = {(q.subject, q.predicate, q.object) for q in [*own, *more]}
+    # a version's graph repeats what the others describe (the EU concepts): each triple once
+    more += [
+        q
+        for q in version_quads((*page.built_in, *page.uploads), union=union)
+        if (q.subject, q.predicate, q.object) not in said
+    ]
+    return list(dict.fromkeys([*own, *more]))
+
+
+def version_quads(datasets: tuple[str, ...], *, union: bool) -> list[Any]:
+    """The registered versions of ``datasets`` (``gerbil-qa dataset refresh --store``) as
+    members of the catalogue, each with its description (its questions and check findings
+    left to its own document): a harvester takes only ``dcat:dataset`` members, so a version
+    only ``dcat:hasVersion`` linked was never harvested (explore29 9). Each rides on its
+    dataset's page; the link is said in the version's own graph."""
+    import pyoxigraph as ox
+
+    storage = services().storage
+    public, catalog = storage.public, ox.NamedNode(storage.uris.catalog)
+    link = ox.NamedNode(DCAT + "dataset")
+    out: list[Any] = []
+    for version, graph in registered_versions(public, datasets):
+        target = ox.NamedNode(version)
+        out.append(
+            ox.Quad(catalog, link, target)
+            if union
+            else ox.Quad(catalog, link, target, ox.NamedNode(graph))
+        )
+        out += document_quads(
+            public,
+            version,
+            graph=None if union else graph,
+            union=union,
+            follow=FOLLOW_CATALOG,
+            skip=SKIP_UPLOAD,
+        )
+    return out
+
+
+def registered_version_rows() -> list[tuple[str, str | None]]:
+    """Every registered version of a listed dataset: (URI, when issued), for the sitemap."""
+    import pyoxigraph as ox
+
+    public = services().storage.public
+    issued = ox.NamedNode(DCT + "issued")
+    out = []
+    for version, graph in registered_versions(public, [*_built_in(), *uploads_in_order()]):
+        said = next(
+            public.quads_for_pattern(ox.NamedNode(version), issued, None, ox.NamedNode(graph)), None
+        )
+        out.append((version, said.object.value if said is not None else None))
+    return out  # each once: the publisher may be ours
 
 
 def page_url(catalog: str, ext: str | None, number: int) -> str:

@@ -87,6 +87,8 @@ def _pages() -> Iterator[tuple[str, str | None]]:
     yield from ((external_url(page), None) for page in FIXED_PAGES)
     # the catalogue's datasets, the published uploads (the demo's) too: each has a public page
     yield from ((here(row.uri), row.issued) for row in catalog_pages.all_rows())
+    # their registered versions (``dataset refresh --store``), catalogue members too
+    yield from ((here(uri), issued) for uri, issued in catalog_pages.registered_version_rows())
     yield from ((here(row.uri), None) for row in listings.systems())
     frozen = leaderboards.listing(services().storage)
     yield from ((here(row["uri"]), row["frozenAt"]) for row in frozen)

@@ -206,8 +206,13 @@ def test_the_catalogue_holds_every_published_upload_and_no_private_one(
     g = _parse(site, _catalog(site), media_type)
     listed = {str(o) for o in g.objects(rdflib.URIRef(_catalog(site)), DCAT.dataset)}
     assert set(_uploads(walked)) <= listed, sorted(listed - {e for e in listed if "-" in e})
+    # the registered versions are members too (each typed gqa:DatasetVersion)
+    versions = {str(v) for v in g.subjects(rdflib.RDF.type, GQA.DatasetVersion)}
     extra = (
-        listed - set(_uploads(walked)) - {f"{site.url}dataset/{e.name}" for e in built_in.entries()}
+        listed
+        - set(_uploads(walked))
+        - {f"{site.url}dataset/{e.name}" for e in built_in.entries()}
+        - versions
     )
     assert extra == set()
     # each with its description, not only its link: a harvester needs nothing more
@@ -456,6 +461,24 @@ def test_the_catalogue_links_a_built_in_datasets_versions(site: Server) -> None:
         assert (built_in, DCAT.hasVersion, rdflib.URIRef(version)) in g, media_type
     described = _parse(site, version)
     assert (rdflib.URIRef(version), rdflib.RDF.type, DCAT.Dataset) in described
+    # and a member, described: harvesters take only dcat:dataset members (explore29 9)
+    for media_type in ("text/turtle", "application/n-quads"):
+        g = _parse(site, _catalog(site), media_type)
+        member = rdflib.URIRef(version)
+        assert (rdflib.URIRef(_catalog(site)), DCAT.dataset, member) in g, media_type
+        assert (member, rdflib.RDF.type, DCAT.Dataset) in g, media_type
+        assert (member, DCT.title, None) in g and (member, DCT.description, None) in g
+        assert (None, DCT.isPartOf, member) not in g  # its questions: its own document's
+    found = dcat_ap_findings(_parse(site, _catalog(site)), "the catalogue with a version")
+    assert found <= REMAINING, found - REMAINING
+    # the refreshed version of an upload (with its file) is a member, its distribution with it
+    g = _parse(site, _catalog(site))
+    refreshed = [v for v in g.subjects(rdflib.RDF.type, GQA.DatasetVersion) if v != member]
+    assert refreshed and all((v, DCAT.distribution, None) in g for v in refreshed)
+    assert all((rdflib.URIRef(_catalog(site)), DCAT.dataset, v) in g for v in refreshed)
+    sitemap = site.get("sitemap/1.xml").text
+    assert f"<loc>{version}</loc>" in sitemap
+    assert all(f"<loc>{v}</loc>" in sitemap for v in refreshed)
 
     # cited by its dataset's authors (the same questions, the gold recomputed): "GERBIL QA"
     # was credited with them (explore-11 11)
