@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from service.errors import Conflict, Forbidden, NotFound
 from service.graph.terms import DCAT, DCT, GQA, PROV
@@ -77,6 +77,7 @@ def _reveal(
     when = n.date_time(prov.timestamp(now))
     revealed = Quad(node(uris.dataset(name)), node(GQA + "goldRevealed"), when, graph)
     catalogue.add_public(graph.value, [*gold_quads(uris.dataset(name), dataset, graph), revealed])
+    served_files(storage, runs)  # their files are served now: their download URLs said
     publish_upload_findings(storage, author)  # withheld until now (a finding may quote gold)
     # the listed runs scored without per-question results, which a re-scoring gives them (not
     # a withdrawn one, nor one scored with them: explore21 14)
@@ -91,6 +92,40 @@ def _reveal(
     # (explore22 5)
     at = catalogue.revealed_at(name) or when.value
     return Revealed(uris.dataset(name), at, len(dataset.by_id()), tuple(public))
+
+
+def served_files(storage: Storage, runs: list[str]) -> None:
+    """Give the files of ``runs`` (published experiments on a test set being revealed) the
+    ``dcat:downloadURL`` their graphs were written without while it was withheld (it answered
+    403: explore29 12); an uploaded dataset's distribution its download as access URL too and
+    its availability (``results.distribution_triples``), each in the experiment's graph."""
+    from service.graph import dcat
+    from service.graph.nodes import Quad, node
+
+    uris = storage.uris
+    stable = dcat.AUTHORITY + "planned-availability/STABLE"
+    for eid in runs:
+        graph = uris.experiment_graph(eid)
+        rows = storage.public.query(
+            f"""SELECT ?f ?sha ?dist WHERE {{ GRAPH <{graph}> {{
+              <{uris.experiment(eid)}> <{PROV}used> ?f . ?f <{GQA}sha256> ?sha .
+              FILTER NOT EXISTS {{ ?f <{DCAT}downloadURL> ?url }}
+              FILTER NOT EXISTS {{ ?f a <{DCAT}Dataset> }}
+              BIND(EXISTS {{ ?f a <{DCAT}Distribution> }} AS ?dist) }} }}"""
+        )
+        quads = []
+        for row in rows:
+            f, url = row["f"], node(uris.upload_download(eid, row["sha"].value.lower()))
+            triples: list[tuple[Any, Any, Any]] = [(f, node(DCAT + "downloadURL"), url)]
+            if row["dist"].value == "true":
+                triples += [
+                    (f, node(DCAT + "accessURL"), url),
+                    (f, node("http://data.europa.eu/r5r/availability"), node(stable)),
+                    *dcat.linked_descriptions([stable]),
+                ]
+            quads += [Quad(s, p, o, node(graph)) for s, p, o in triples]
+        if quads:
+            storage.catalogue.add_public(graph, quads)
 
 
 # every run on it withdrawn: no page lists it, so none would show what a reveal publishes

@@ -148,6 +148,17 @@ def _distribution_triples(
     """An uploaded dataset's file as its ``dcat:Distribution`` (:func:`distribution_triples`)."""
     licence = dict(ref.about).get("license")
     download = uris.upload_download(eid, up.sha256)
+    if ref.gold_withheld and up.role != "questions":
+        # its download answers 403 until the reveal: the access URL is the dataset's page,
+        # which says its gold is withheld, and no availability says it can be downloaded
+        # (explore29 12); the reveal adds both (``reveal.served_files``)
+        from service.graph import dcat
+
+        stable = dcat.AUTHORITY + "planned-availability/STABLE"
+        said = distribution_triples(
+            f, up.name, uris.dataset(ref.name), up.media_type, licence[0] if licence else None
+        )
+        return [t for t in said if stable not in (t[0].value, t[2].value)]
     return distribution_triples(
         f, up.name, download, up.media_type, licence[0] if licence else None
     )
@@ -344,10 +355,13 @@ def experiment_quads(
                     _p(DCAT, "byteSize"),
                     n.literal(str(up.size), datatype=XSD + "nonNegativeInteger"),
                 ),
-                # the address, not only the checksum: a client of the RDF downloads the file
-                (_p(DCAT, "downloadURL"), node(uris.upload_download(eid, up.sha256))),
             ],
         )
+        # the address, not only the checksum: a client of the RDF downloads the file; not
+        # while its dataset withholds its gold (403 until the reveal, which adds it:
+        # ``reveal.served_files``), but for a texts-only in.tsv, served all along
+        if not record.dataset.gold_withheld or up.role == "questions":
+            g.add(f, _p(DCAT, "downloadURL"), node(uris.upload_download(eid, up.sha256)))
         g.many(
             checksum,
             [

@@ -289,6 +289,50 @@ def test_each_team_reads_the_measures_of_its_runs_and_no_question_result(
     assert web["results"][0]["measures"]["macroF1"] == 0.5
 
 
+DCAT_NS = "http://www.w3.org/ns/dcat#"
+AVAILABILITY = "http://data.europa.eu/r5r/availability"
+
+
+def _downloads(site: Server, task: dict[str, Any]) -> dict[str, Any]:
+    """What the catalogue and the runs' documents say of the test set's files: its
+    distribution's access URLs and availability, every download URL and how it answers."""
+    import rdflib
+
+    graph = rdflib.Graph()
+    for path in ["catalog", *(f"experiment/{task[k]['id']}" for k in ("organiser", "file"))]:
+        got = site.get(path, headers={"Accept": "text/turtle"})
+        graph.parse(data=got.content, format="turtle")
+    dataset = rdflib.URIRef(f"{site.url}dataset/{task['name']}")
+    distributions = list(graph.objects(dataset, rdflib.URIRef(DCAT_NS + "distribution")))
+    assert distributions
+
+    def said(term: str) -> set[str]:
+        return {str(o) for d in distributions for o in graph.objects(d, rdflib.URIRef(term))}
+
+    download = rdflib.URIRef(DCAT_NS + "downloadURL")
+    urls = sorted({str(o) for o in graph.objects(None, download) if o.startswith(site.url)})
+    return {
+        "access": said(DCAT_NS + "accessURL"),
+        "download": said(DCAT_NS + "downloadURL"),
+        "availability": said(AVAILABILITY),
+        "answers": {u: site.get(u.replace(site.url, "")).status_code for u in urls},
+    }
+
+
+def test_a_withheld_test_set_offers_no_download_until_the_reveal(
+    site: Server, task: dict[str, Any]
+) -> None:
+    """Its file answers 403 until the reveal: its distribution gave it as dcat:downloadURL,
+    available STABLE, so a harvester's link check said the dataset was broken (explore29
+    12). Now its access URL is its page, which says the gold is withheld, and no download
+    URL any document gives answers 403."""
+    said = _downloads(site, task)
+    assert said["download"] == set() and said["availability"] == set(), said
+    assert said["access"] == {f"{site.url}dataset/{task['name']}"}
+    assert "gold-withheld" in site.get(f"dataset/{task['name']}").text
+    assert all(status == 200 for status in said["answers"].values()), said["answers"]
+
+
 def test_files_comparisons_and_tiers_say_they_are_withheld(
     site: Server, task: dict[str, Any]
 ) -> None:
@@ -448,6 +492,19 @@ def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
     from service.graph.checks import check_store
 
     assert [str(v) for v in check_store(site.storage)] == []
+
+
+def test_after_the_reveal_the_test_set_offers_its_download(
+    site: Server, task: dict[str, Any], revealed: dict[str, Any]
+) -> None:
+    said = _downloads(site, task)
+    assert said["download"] and said["download"] <= said["access"], said
+    assert all(said["answers"][url] == 200 for url in said["download"]), said
+    assert said["availability"] == {
+        "http://publications.europa.eu/resource/authority/planned-availability/STABLE"
+    }
+    # the teams' answer files too (served since the reveal)
+    assert len(said["answers"]) >= 3 and set(said["answers"].values()) == {200}, said
 
 
 def test_withholding_is_an_about_choice_of_the_registry(site: Server) -> None:
