@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -1673,6 +1674,7 @@ def vocab(ext: str | None = None) -> BaseResponse:
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     target = ox.NamedNode(graph.uris.vocab_graph)
     found = list(graph.public.quads_for_pattern(None, None, None, target))
+    found += _see_also(uri)  # our shapes and the VoID description (explore29 3)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -1685,6 +1687,136 @@ def vocab(ext: str | None = None) -> BaseResponse:
             alternates=alternates(uri, PLAIN_OFFERS),
         ),
     )
+
+
+def _see_also(uri: str) -> list[Any]:
+    """``uri rdfs:seeAlso`` our shapes and the VoID description of the public store."""
+    import pyoxigraph as ox
+
+    base = services().storage.uris.base
+    also = ox.NamedNode(RDFS + "seeAlso")
+    return [ox.Quad(ox.NamedNode(uri), also, ox.NamedNode(base + p)) for p in SEE_ALSO]
+
+
+SEE_ALSO = ("shapes", ".well-known/void")
+SH = "http://www.w3.org/ns/shacl#"
+VOID = "http://rdfs.org/ns/void#"
+
+
+@lru_cache(maxsize=1)
+def shape_triples() -> tuple[Any, ...]:
+    """The SHACL shapes of shapes/ (every file), as pyoxigraph triples: what ``gerbil-qa check``
+    validates the store with."""
+    import pyoxigraph as ox
+
+    from service.paths import SHAPES_DIR
+
+    found: list[Any] = []
+    for path in sorted(SHAPES_DIR.glob("*.ttl")):
+        found += ox.parse(path=str(path), format=ox.RdfFormat.TURTLE)
+    return tuple(found)
+
+
+@bp.get("/shapes")
+@bp.get("/shapes.<ext>")
+def shapes(ext: str | None = None) -> BaseResponse:
+    """Our SHACL shapes (shapes/*.ttl), so that a client validates what it reads here with
+    the service's own shapes, without a checkout (explore29 3)."""
+    import pyoxigraph as ox
+
+    if ext is not None and ext not in conneg.EXTENSIONS:
+        raise NotFound(f"the shapes have no .{ext} representation")
+    storage = services().storage
+    uri = storage.uris.base + "shapes"
+    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    me = ox.NamedNode(uri)
+    about = [
+        ox.Quad(me, ox.NamedNode(RDF + "type"), ox.NamedNode(DCAT + "Distribution")),
+        ox.Quad(me, ox.NamedNode(DCT + "title"), ox.Literal("GERBIL QA SHACL shapes")),
+        ox.Quad(
+            me,
+            ox.NamedNode(DCT + "description"),
+            ox.Literal(
+                "The SHACL shapes of everything GERBIL QA writes (experiments, tasks, "
+                "per-question results, datasets, the catalogue, systems); each document this "
+                "service serves conforms to them (pyshacl, no inference; the vocabulary's "
+                "code lists with it).",
+                language="en",
+            ),
+        ),
+        ox.Quad(me, ox.NamedNode(DCT + "conformsTo"), ox.NamedNode(SH)),
+        ox.Quad(me, ox.NamedNode(RDFS + "seeAlso"), ox.NamedNode(storage.uris.vocab)),
+    ]
+    found = [*about, *(ox.Quad(t.subject, t.predicate, t.object) for t in shape_triples())]
+    return respond(
+        uri, PLAIN_OFFERS, rep, quads=lambda: found, html=lambda: _generic_html(uri, about)
+    )
+
+
+@bp.get("/.well-known/void")
+@bp.get("/.well-known/void.<ext>")
+def void(ext: str | None = None) -> BaseResponse:
+    """The VoID description of the public store (VoID §7: ``/.well-known/void``): its SPARQL
+    endpoint, dump, vocabularies, root resource (the catalogue) and shapes (explore29 3)."""
+    import pyoxigraph as ox
+
+    if ext is not None and ext not in conneg.EXTENSIONS:
+        raise NotFound(f"the VoID description has no .{ext} representation")
+    storage = services().storage
+    uris = storage.uris
+    uri = uris.base + ".well-known/void"
+    rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
+    doc, store = ox.NamedNode(uri), ox.NamedNode(uri + "#public-store")
+
+    def v(local: str) -> Any:
+        return ox.NamedNode(VOID + local)
+
+    def named(iri: str) -> Any:
+        return ox.NamedNode(iri)
+
+    triples: list[tuple[Any, Any, Any]] = [
+        (doc, named(RDF + "type"), v("DatasetDescription")),
+        (doc, named(DCT + "title"), ox.Literal("VoID description of GERBIL QA's public store")),
+        (doc, named(FOAF + "primaryTopic"), store),
+        (store, named(RDF + "type"), v("Dataset")),
+        (store, named(DCT + "title"), ox.Literal("GERBIL QA public store", language="en")),
+        (
+            store,
+            named(DCT + "description"),
+            ox.Literal(
+                "Every public graph: the vocabulary, the dataset catalogue, the datasets and "
+                "their registered versions, the published experiments (not withdrawn) with "
+                "their tasks and per-question results, frozen leaderboards.",
+                language="en",
+            ),
+        ),
+        (store, v("sparqlEndpoint"), named(services().config.sparql_url)),
+        (store, v("dataDump"), named(uris.base + "dump.nq")),
+        (store, v("uriSpace"), ox.Literal(uris.base)),
+        (store, v("rootResource"), named(uris.catalog)),
+        (store, v("exampleResource"), named(uris.catalog)),
+        (store, named(DCT + "conformsTo"), named(uris.base + "shapes")),
+        (store, named(RDFS + "seeAlso"), named(uris.catalog)),
+        (store, named(RDFS + "seeAlso"), named(uris.vocab)),
+    ]
+    triples += [(store, v("vocabulary"), named(term)) for term in VOID_VOCABULARIES]
+    found = [ox.Quad(s, p, o) for s, p, o in triples]
+    return respond(
+        uri, PLAIN_OFFERS, rep, quads=lambda: found, html=lambda: _generic_html(uri, found)
+    )
+
+
+# the vocabularies the public store's triples use (VoID: their namespace URIs)
+VOID_VOCABULARIES = (
+    GQA,
+    "http://w3id.org/gerbil/vocab#",
+    "http://purl.org/linked-data/cube#",
+    PROV,
+    DCAT,
+    DCT,
+    "http://spdx.org/rdf/terms#",
+    "http://www.w3.org/2004/02/skos/core#",
+)
 
 
 GRAPH_OFFERS = conneg.offers(quads=True)

@@ -588,6 +588,10 @@ def description_quads() -> list:
     ]
     for name in FORMAT_IRIS.values():
         out.append(ox.Quad(service, n("resultFormat"), ox.NamedNode(FORMATS_NS + name)))
+    # the VoID description of what it serves, and the shapes its data conforms to
+    also = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#seeAlso")
+    for path in (".well-known/void", "shapes"):
+        out.append(ox.Quad(service, also, ox.NamedNode(state.config.base + path)))
     graphs = sorted(state.view.graphs)
     for index, graph in enumerate(graphs[:MAX_LISTED_GRAPHS]):
         node = ox.BlankNode(f"g{index}")

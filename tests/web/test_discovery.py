@@ -180,3 +180,53 @@ def test_behind_a_tls_proxy_absolute_links_are_on_the_https_base(tmp_path) -> No
         assert all(loc.text.startswith(site.url) for loc in direct.iter(NS + "loc"))
     finally:
         stop_server(site)
+
+
+def test_the_shapes_and_a_void_description_are_served(server) -> None:
+    """No URI served our SHACL shapes or a VoID description (explore29 3): now ``/shapes``
+    gives shapes/ (conneg, as ``/vocab``), ``/.well-known/void`` the public store's VoID
+    (VoID §7), and the service description and the vocabulary link both."""
+    import rdflib
+    from rdflib.compare import isomorphic
+
+    from service.paths import SHAPES_DIR
+
+    void_ns = rdflib.Namespace("http://rdfs.org/ns/void#")
+    sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+    shapes_uri = rdflib.URIRef(server.url + "shapes")
+    void_uri = rdflib.URIRef(server.url + ".well-known/void")
+
+    def read(path: str, media_type: str = "text/turtle") -> rdflib.Graph:
+        got = server.get(path, headers={"Accept": media_type})
+        assert got.status_code == 200, (path, got.status_code)
+        assert got.headers["Content-Type"].startswith(media_type)
+        syntax = {"text/turtle": "turtle", "application/ld+json": "json-ld"}[media_type]
+        return rdflib.Graph().parse(data=got.content, format=syntax, publicID=server.url + path)
+
+    served = read("shapes")
+    files = rdflib.Graph()
+    for path in sorted(SHAPES_DIR.glob("*.ttl")):
+        files.parse(path, format="turtle")
+    rules = rdflib.Graph()
+    for triple in served:
+        if triple[0] != shapes_uri:
+            rules.add(triple)
+    assert isomorphic(rules, files)
+    assert (None, rdflib.RDF.type, sh.NodeShape) in served
+    assert len(read("shapes.jsonld", "application/ld+json")) == len(served)
+    assert "alternate" in server.get("shapes").headers["Link"]
+
+    described = read(".well-known/void")
+    (store,) = described.subjects(rdflib.RDF.type, void_ns.Dataset)
+    assert described.value(store, void_ns.sparqlEndpoint) == rdflib.URIRef(server.url + "sparql")
+    assert described.value(store, void_ns.rootResource) == rdflib.URIRef(server.url + "catalog")
+    vocabularies = set(described.objects(store, void_ns.vocabulary))
+    assert rdflib.URIRef("http://w3id.org/gerbil/qa/vocab#") in vocabularies
+    dump = described.value(store, void_ns.dataDump)
+    with server.get(str(dump).replace(server.url, ""), stream=True) as got:
+        assert got.status_code == 200
+    assert server.get(".well-known/void", headers={"Accept": "text/html"}).status_code == 200
+
+    for path in ("sparql", "vocab"):
+        linked = set(read(path).objects(None, rdflib.RDFS.seeAlso))
+        assert {shapes_uri, void_uri} <= linked, path
