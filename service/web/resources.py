@@ -1731,7 +1731,6 @@ def shapes(ext: str | None = None) -> BaseResponse:
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     me = ox.NamedNode(uri)
     about = [
-        ox.Quad(me, ox.NamedNode(RDF + "type"), ox.NamedNode(DCAT + "Distribution")),
         ox.Quad(me, ox.NamedNode(DCT + "title"), ox.Literal("GERBIL QA SHACL shapes")),
         ox.Quad(
             me,
@@ -1806,16 +1805,17 @@ def void(ext: str | None = None) -> BaseResponse:
     )
 
 
-# the vocabularies the public store's triples use (VoID: their namespace URIs)
+# the vocabularies the public store's triples use (VoID §4.3: each vocabulary's URI, its
+# namespace without the "#")
 VOID_VOCABULARIES = (
-    GQA,
-    "http://w3id.org/gerbil/vocab#",
-    "http://purl.org/linked-data/cube#",
-    PROV,
-    DCAT,
+    "http://w3id.org/gerbil/qa/vocab",
+    "http://w3id.org/gerbil/vocab",
+    "http://purl.org/linked-data/cube",
+    "http://www.w3.org/ns/prov",
+    "http://www.w3.org/ns/dcat",
     DCT,
-    "http://spdx.org/rdf/terms#",
-    "http://www.w3.org/2004/02/skos/core#",
+    "http://spdx.org/rdf/terms",
+    "http://www.w3.org/2004/02/skos/core",
 )
 
 

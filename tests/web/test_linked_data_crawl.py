@@ -218,6 +218,7 @@ class Frontier:
 
 
 DCAT_DOWNLOAD = "http://www.w3.org/ns/dcat#downloadURL"
+VOID_DUMP = "http://rdfs.org/ns/void#dataDump"
 
 
 def crawl_from(server, starts: list[str]) -> Crawl:
@@ -233,8 +234,13 @@ def crawl_from(server, starts: list[str]) -> Crawl:
         if graph is None:
             continue
         crawl.graphs[document] = graph
-        # a file's download URL is the file (answers, a dataset), no RDF: not crawled
-        files = {str(o) for o in graph.objects(None, rdflib.URIRef(DCAT_DOWNLOAD))}
+        # a file's download URL is the file (answers, a dataset), no RDF: not crawled; nor is
+        # the store's dump (VoID's void:dataDump: N-Quads or TriG, the whole store)
+        files = {
+            str(o)
+            for term in (DCAT_DOWNLOAD, VOID_DUMP)
+            for o in graph.objects(None, rdflib.URIRef(term))
+        }
         for iri in _iris(graph):
             if iri.startswith(OUR_NAMESPACES):
                 crawl.terms.add(iri)
