@@ -432,6 +432,13 @@ def publish_checked(storage: Storage, experiment_id: str) -> ExperimentStatus:
         experiment_id, check=lambda: check_publishable(storage, experiment_id)
     )
     publish_upload_findings(storage, experiment_id)  # an upload public now: its checks too
+    held = storage.catalogue.scored_withheld_on(storage.public, experiment_id)
+    if held is not None and storage.catalogue.gold_revealed(held):
+        from service.experiments.reveal import served_files
+
+        # scored while its test set was withheld, published after the reveal: its files
+        # are served, its graph was written without their download URLs
+        served_files(storage, [experiment_id])
     return status
 
 

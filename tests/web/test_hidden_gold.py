@@ -505,6 +505,15 @@ def test_after_the_reveal_the_test_set_offers_its_download(
     }
     # the teams' answer files too (served since the reveal)
     assert len(said["answers"]) >= 3 and set(said["answers"].values()) == {200}, said
+    # a run scored while withheld and published after the reveal: its file's address said too
+    late = task["late"]
+    _publish(site, late)
+    import rdflib
+
+    got = site.get(f"experiment/{late['id']}", headers={"Accept": "text/turtle"}).content
+    graph = rdflib.Graph().parse(data=got, format="turtle")
+    urls = [str(o) for o in graph.objects(None, rdflib.URIRef(DCAT_NS + "downloadURL"))]
+    assert urls and all(site.get(u.replace(site.url, "")).status_code == 200 for u in urls)
 
 
 def test_withholding_is_an_about_choice_of_the_registry(site: Server) -> None:
