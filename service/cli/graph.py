@@ -385,7 +385,12 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _upgrade(args: argparse.Namespace) -> int:
-    from service.graph.legacy import WRITTEN_BEFORE, remove_withheld_intervals, upgrade
+    from service.graph.legacy import (
+        WRITTEN_BEFORE,
+        remove_withheld_intervals,
+        upgrade,
+        withhold_downloads,
+    )
     from service.graph.store import STORE_FORMAT, newer_writer
     from service.graph.uploads import complete_published_uploads
 
@@ -399,10 +404,13 @@ def _upgrade(args: argparse.Namespace) -> int:
         graphs = upgrade(storage)
         uploads = complete_published_uploads(storage)
         withheld = remove_withheld_intervals(storage)
+        downloads = withhold_downloads(storage)
     for graph in graphs:
         print(f"upgraded {graph}")
     for graph in withheld:
         print(f"removed the intervals of {graph}")
+    for graph in downloads:
+        print(f"removed the download URLs of {graph} (its test set withholds its gold)")
     for dataset in uploads:
         print(f"completed {dataset}")
     print(

@@ -84,6 +84,50 @@ def remove_withheld_intervals(storage: Storage) -> list[str]:
     return sorted(set(done))
 
 
+DCAT = "http://www.w3.org/ns/dcat#"
+AVAILABILITY = "http://data.europa.eu/r5r/availability"
+
+
+def withhold_downloads(storage: Storage) -> list[str]:
+    """Take the download URLs (403 until the reveal) out of the graphs of runs on a test set
+    whose gold is withheld still, as an earlier version wrote them (explore29 12): its files
+    but a texts-only in.tsv lose ``dcat:downloadURL``, its distribution its availability and
+    has the dataset's page as access URL (``results._distribution_triples``). One update a
+    graph; the graphs changed."""
+    done: list[str] = []
+    for side, reader in ((Side.PRIVATE, storage.private), (Side.PUBLIC, storage.public)):
+        rows = reader.query(
+            f"SELECT DISTINCT ?g ?d WHERE {{ GRAPH ?g {{ "
+            f"?task <{GQA}questionResultsWithheld> true ; <{GERBIL}dataset> ?d . "
+            f"?f <{GQA}sha256> ?sha ; <{DCAT}downloadURL> ?url }} }}"
+        )
+        for row in rows:
+            graph, dataset = row["g"].value, row["d"].value
+            if storage.catalogue.revealed_at(dataset.rsplit("/", 1)[-1]) is not None:
+                continue
+            storage.store.update(side, _without_downloads(graph, dataset, side is Side.PUBLIC))
+            done.append(graph)
+    return sorted(set(done))
+
+
+def _without_downloads(graph: str, dataset: str, public: bool) -> str:
+    g = f"<{graph}>"
+    served = f'FILTER NOT EXISTS {{ ?f <{GQA}fileRole> ?role FILTER(STR(?role) = "questions") }}'
+    files = f"?f <{GQA}sha256> ?sha . {served}"
+
+    def both(pattern: str) -> str:  # in the graph, and the default graph's copy (public)
+        return f"GRAPH {g} {{ {pattern} }}" + (f" {pattern}" if public else "")
+
+    return (
+        f"DELETE {{ {both('?f <' + DCAT + 'downloadURL> ?url .')} }} "
+        f"WHERE {{ GRAPH {g} {{ ?f <{DCAT}downloadURL> ?url . {files} }} }} ;\n"
+        f"DELETE {{ {both('?f <' + DCAT + 'accessURL> ?url . ?f <' + AVAILABILITY + '> ?a .')} }} "
+        f"INSERT {{ {both('?f <' + DCAT + 'accessURL> <' + dataset + '> .')} }} "
+        f"WHERE {{ GRAPH {g} {{ <{dataset}> <{DCAT}distribution> ?f . {files} "
+        f"?f <{DCAT}accessURL> ?url . OPTIONAL {{ ?f <{AVAILABILITY}> ?a }} }} }}"
+    )
+
+
 def _withheld_with_intervals(reader: Any) -> list[str]:
     """Graphs of tasks scored with their gold withheld that hold bootstrap intervals: written
     so on 2026-11-28, and with their published seed they tell a small test set's outcomes

@@ -333,6 +333,41 @@ def test_a_withheld_test_set_offers_no_download_until_the_reveal(
     assert all(status == 200 for status in said["answers"].values()), said["answers"]
 
 
+def test_an_upgrade_takes_the_download_urls_an_earlier_version_wrote(
+    site: Server, task: dict[str, Any]
+) -> None:
+    """A store written before gave a withheld test set's distribution a download URL and
+    availability: ``gerbil-qa upgrade`` (``legacy.withhold_downloads``) takes them out."""
+    from service.graph.legacy import withhold_downloads
+    from service.graph.nodes import Quad, node
+    from service.web.state import EXTENSION
+
+    storage = site.storage
+    eid = task["organiser"]["id"]
+    graph = storage.uris.experiment_graph(eid)
+    rows = storage.public.query(
+        f"SELECT ?f ?sha WHERE {{ GRAPH <{graph}> {{ ?d <{DCAT_NS}distribution> ?f . "
+        f"?f <http://w3id.org/gerbil/qa/vocab#sha256> ?sha }} }}"
+    )
+    (row,) = list(rows)
+    url = node(storage.uris.upload_download(eid, row["sha"].value))
+    stable = "http://publications.europa.eu/resource/authority/planned-availability/STABLE"
+    old = [
+        (row["f"], node(DCAT_NS + "downloadURL"), url),
+        (row["f"], node(DCAT_NS + "accessURL"), url),
+        (row["f"], node(AVAILABILITY), node(stable)),
+    ]
+    storage.catalogue.add_public(graph, [Quad(s, p, o, node(graph)) for s, p, o in old])
+    site.app.extensions[EXTENSION].changed()
+    assert _downloads(site, task)["download"] == {url.value}  # as an earlier version wrote it
+    assert graph in withhold_downloads(storage)
+    site.app.extensions[EXTENSION].changed()
+    said = _downloads(site, task)
+    assert said["download"] == set() and said["availability"] == set(), said
+    assert said["access"] == {f"{site.url}dataset/{task['name']}"}
+    assert withhold_downloads(storage) == []  # once
+
+
 def test_files_comparisons_and_tiers_say_they_are_withheld(
     site: Server, task: dict[str, Any]
 ) -> None:
