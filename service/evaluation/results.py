@@ -134,26 +134,29 @@ def reads_order(measure: str) -> bool:
 def ranked_text(ranked: tuple[str, ...], verdicts: tuple[Verdict, ...], *, limit: int) -> str:
     """A record's items in the system's order with their verdicts, as ``gqa:rankedAnswers``
     holds them: a JSON array of ``[item, verdict]`` (the item as displayed), at most ``limit``
-    of them, then ``["", "N more: C correct, W wrong, R repeated"]`` when there were more (what
-    K needs of them).
+    of them, then ``[null, "N more: C correct, W wrong, R repeated"]`` when there were more
+    (what K needs of them; null, as an empty answer is an item "": explore31 F4).
 
     >>> ranked_text(("<a>", "<b>", "<a>"), (Verdict.CORRECT, Verdict.WRONG, Verdict.REPEATED),
     ...             limit=2)
-    '[["<a>", "correct"], ["<b>", "wrong"], ["", "1 more: 0 correct, 0 wrong, 1 repeated"]]'
+    '[["<a>", "correct"], ["<b>", "wrong"], [null, "1 more: 0 correct, 0 wrong, 1 repeated"]]'
     """
     import json
 
-    pairs: list[list[str]] = [[a, str(v)] for a, v in zip(ranked[:limit], verdicts, strict=False)]
+    pairs: list[list[str | None]] = [
+        [a, str(v)] for a, v in zip(ranked[:limit], verdicts, strict=False)
+    ]
     if len(ranked) > limit:
         rest = verdicts[limit:]
         kinds = (Verdict.CORRECT, Verdict.WRONG, Verdict.REPEATED)
         counts = ", ".join(f"{rest.count(v)} {v}" for v in kinds)
-        pairs.append(["", f"{len(ranked) - limit} more: {counts}"])
+        pairs.append([None, f"{len(ranked) - limit} more: {counts}"])
     return json.dumps(pairs, ensure_ascii=False)
 
 
-def read_ranked(text: str | None) -> tuple[tuple[str, str], ...]:
-    """:func:`ranked_text` read back (nothing when absent or not of that form)."""
+def read_ranked(text: str | None) -> tuple[tuple[str | None, str], ...]:
+    """:func:`ranked_text` read back (nothing when absent or not of that form); the closing
+    pair's item is None."""
     import json
 
     if not text:
@@ -164,7 +167,11 @@ def read_ranked(text: str | None) -> tuple[tuple[str, str], ...]:
         return ()
     if not isinstance(found, list):
         return ()
-    return tuple((str(p[0]), str(p[1])) for p in found if isinstance(p, list) and len(p) == 2)
+    return tuple(
+        (None if p[0] is None else str(p[0]), str(p[1]))
+        for p in found
+        if isinstance(p, list) and len(p) == 2
+    )
 
 
 class MatchRule(StrEnum):

@@ -9,6 +9,7 @@ the chosen language).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -266,6 +267,22 @@ def check_dataset(dataset: Dataset, *, name: str | None = None, types: Sequence[
 
 
 _MAX_NAMED = 10  # characters XML cannot carry: the first ones named, then a count
+# what no language tag holds, and an IRI or a task's label cannot: spaces (U+2028 too), control
+# characters (C1 and DEL too), lone surrogates, a BOM and noncharacters (explore31 F3: a
+# "language": "all" run on a question tagged "en x/y" ended in an internal error)
+_UNNAMING = re.compile(r"[\s\x00-\x1f\x7f-\x9f\ud800-\udfff\ufeff\ufffe\uffff<>\"{}|\\^`]")
+
+
+def _printable(text: str) -> str:
+    """``text``, or its escapes (``2\\ud800``) when it holds what cannot be printed."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
+def _code_point(found: re.Match[str] | None) -> str:
+    """The character ``found`` matched, by code point and place."""
+    if found is None:
+        return "nothing"
+    return f"U+{ord(found.group()):04X} at character {found.start() + 1}"
 
 
 def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
@@ -275,21 +292,36 @@ def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
     not be well-formed (README "Only valid terms are stored"). FormatError naming the file,
     each question and field, and the character by code point and place. A lone surrogate
     (half an emoji) is stored as U+FFFD, as before (the rule of ``service/valid_terms.py``)."""
-    from service.valid_terms import has_control, unwritable_problem
+    from service.valid_terms import has_control, has_unwritable, unwritable_problem
 
     problems: list[Problem] = []
     about = [(f"the dataset's {key}", value) for key, value in dataset.metadata]
     about += [("the dataset's id", dataset.id)] if dataset.id is not None else []
     for question in (None, *dataset.questions):
         strings = _question_strings(question) if question is not None else about
+        # an id holding what is refused is named by its escapes, which every output can write
+        qid = None if question is None else _printable(question.id)
         for field, value in strings:
-            if has_control(value):
-                said = unwritable_problem(value, surrogates=False).removeprefix("the value ")
+            if field == "the language tag" and _UNNAMING.search(value):
+                problems.append(  # it names the language's IRI and task: a run died on it
+                    Problem(
+                        f"{field} {value!r} holds {_code_point(_UNNAMING.search(value))}, which "
+                        "no language tag has",
+                        file=where,
+                        question_id=qid,
+                        expected="an ISO 639 code such as de, or a BCP 47 tag such as en-US",
+                    )
+                )
+                continue
+            # an id is a key: a lone surrogate made U+FFFD would merge two ids (explore31 F1)
+            keyed = field == "the question id" and has_unwritable(value)
+            if has_control(value) or keyed:
+                said = unwritable_problem(value, surrogates=keyed).removeprefix("the value ")
                 problems.append(
                     Problem(
                         f"{field}: {said}",
                         file=where,
-                        question_id=question.id if question is not None else None,
+                        question_id=qid,
                         expected="text without control characters other than tab, LF and CR "
                         "(XML 1.0 §2.2 Char), which no RDF/XML document or HTML page can carry",
                     )

@@ -392,7 +392,7 @@ class QuestionRow:
     why: str | None = None  # why a wrong answer matched no gold answer, where a rule can say
     # the given answers in the system's order, repeats kept, each with its verdict (correct,
     # wrong, repeated): what K, K1, CWS and MRR read, where the task reports one of them
-    ranked: tuple[tuple[str, str], ...] = ()
+    ranked: tuple[tuple[str | None, str], ...] = ()
 
     @property
     def tags(self) -> list[str]:
@@ -417,8 +417,8 @@ class QuestionRow:
     @property
     def ranked_total(self) -> int:
         """How many answer items ``ranked`` stands for: its items, plus the N of its closing
-        ``("", "N more: …")`` when the graph holds only the first ones."""
-        if self.ranked and not self.ranked[-1][0]:
+        ``(None, "N more: …")`` when the graph holds only the first ones."""
+        if self.ranked and self.ranked[-1][0] is None:
             more = self.ranked[-1][1].split(" ", 1)[0]
             return len(self.ranked) - 1 + (int(more) if more.isdigit() else 0)
         return len(self.ranked)
@@ -563,18 +563,24 @@ class TaskPage:
         return sorted({f for r in self.rows for f in r.query_features})
 
 
-def _ranked(text: str | None) -> tuple[tuple[str, str], ...]:
+def _ranked(text: str | None) -> tuple[tuple[str | None, str], ...]:
     """``gqa:rankedAnswers`` read back, each item displayed as the given answers are (its last
-    pair, after the first 100, says how many more and their verdicts: ``("", "N more: …")``)."""
+    pair, after the first 100, says how many more and their verdicts: ``(None, "N more: …")``)."""
     from service.evaluation.results import read_ranked
     from service.graph.nodes import displayed_term
 
-    return tuple((_display(displayed_term(a)) if a else a, v) for a, v in read_ranked(text))
+    # an empty answer is shown as "" (shown empty, its CSV cell read as an answer named
+    # "wrong": explore31 F4)
+    return tuple(
+        (None if a is None else (_display(displayed_term(a)) or '""'), v)
+        for a, v in read_ranked(text)
+    )
 
 
-def _ranked_cell(ranked: Sequence[tuple[str, str]]) -> str:
-    """The ``rankedAnswers`` CSV cell: ``item [verdict]`` in the system's order."""
-    return items_cell([f"{a} [{v}]" if a else v for a, v in ranked])
+def _ranked_cell(ranked: Sequence[tuple[str | None, str]]) -> str:
+    """The ``rankedAnswers`` CSV cell: ``item [verdict]`` in the system's order (then the
+    closing ``… N more: …``, which no item is: it has no verdict in brackets)."""
+    return items_cell([f"{a} [{v}]" if a is not None else f"… {v}" for a, v in ranked])
 
 
 def _display(term: Any) -> str:

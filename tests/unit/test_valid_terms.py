@@ -273,3 +273,42 @@ def test_what_is_stored_is_well_formed_rdf_xml(value: str) -> None:
 
     triple = ox.Triple(ox.NamedNode("http://a"), ox.NamedNode("http://b/c"), nodes.literal(value))
     xml.dom.minidom.parseString(ox.serialize([triple], format=ox.RdfFormat.RDF_XML))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("id", "2\ud800", r"question 2\ud800: error: the question id: holds a lone UTF-16 "),
+        ("id", "a\x01", r"question a\x01: error: the question id: holds a control character"),
+        ("language", "en x/y", "the language tag 'en x/y' holds U+0020 at character 3"),
+        ("language", "en\u2028", "the language tag 'en\\u2028' holds U+2028 at character 3"),
+    ],
+)
+def test_a_dataset_whose_ids_or_language_tags_cannot_be_keys_is_refused(
+    field: str, value: str, said: str
+) -> None:
+    """A lone surrogate in a question id (which U+FFFD would merge with another id) or a
+    language tag with a space, a control character or a surrogate was accepted, and the run
+    died in an internal error building IRIs from it (explore31 F1, F3): refused naming where,
+    escaped so every output can write the message."""
+    import json
+
+    from service import formats
+    from service.errors import FormatError
+    from service.experiments.inputs import check_dataset
+    from service.paths import DEMO_DIR
+
+    data = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    question = data["questions"][1]
+    if field == "id":
+        question["id"] = value
+    else:
+        question["question"][0]["language"] = value
+    dataset = formats.read(json.dumps(data).encode(), name="f.json")
+    with pytest.raises(FormatError) as refused:
+        check_dataset(dataset, name="f.json")
+    message = str(refused.value)
+    assert said in message, message
+    message.encode("utf-8")  # writable: no raw surrogate
+    question["id"], question["question"][0]["language"] = "2", "pt_BR"  # an odd but fine tag
+    check_dataset(formats.read(json.dumps(data).encode(), name="f.json"), name="f.json")

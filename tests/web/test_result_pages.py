@@ -870,6 +870,9 @@ def test_the_system_order_and_repeats_the_confidence_measures_read_are_shown(ser
                 ex + "Oslo", ex + "Rome"), "confidence": 0.4}]},
         ]
     }  # fmt: skip
+    # an empty literal among them: "" (it read as an answer named "wrong": explore31 F4)
+    empty = {"x": {"type": "literal", "value": ""}}
+    answers["questions"][1]["answers"][0]["results"]["bindings"].append(empty)
     state, owner = _submitted(server, gold, json.dumps(answers))
     (qa,) = [r for r in state["results"] if r["experimentType"] == "QA"]
     # K1 reads each question's first item: Paris right (0.7), Oslo wrong (0.4)
@@ -880,12 +883,12 @@ def test_the_system_order_and_repeats_the_confidence_measures_read_are_shown(ser
     assert csv_rows["1"]["rankedAnswers"] == (
         f"{ex}Paris [correct] | {ex}Berlin [wrong] | {ex}Paris [repeated]"
     )
-    assert csv_rows["2"]["rankedAnswers"] == f"{ex}Oslo [wrong] | {ex}Rome [correct]"
+    assert csv_rows["2"]["rankedAnswers"] == f'{ex}Oslo [wrong] | {ex}Rome [correct] | "" [wrong]'
     page = html.unescape(server.get(task, headers=owner).text)
     shown = re.findall(r'<ol class="ranked-answers">(.*?)</ol>', page, re.S)
     assert [re.findall(r'<li class="verdict-(\w+)">(\S+) <span', ol) for ol in shown] == [
         [("correct", ex + "Paris"), ("wrong", ex + "Berlin"), ("repeated", ex + "Paris")],
-        [("wrong", ex + "Oslo"), ("correct", ex + "Rome")],
+        [("wrong", ex + "Oslo"), ("correct", ex + "Rome"), ("wrong", '""')],
     ]
     # without confidences no measure reads the order: the column is empty, the page says none
     state, owner = _submitted(server, gold, gold)
