@@ -360,7 +360,7 @@ def _ask(args: argparse.Namespace) -> int:
         return 1
     if dataset is not None:
         ran = _query_run(args, dataset, answer)
-        print(json.dumps(ran, indent=2, ensure_ascii=False))
+        _print_json(ran)
         return 1 if "error" in ran else 0
     out: dict[str, Any] = {
         "answers": [t.n3() for t in answer.answers.values()],
@@ -371,7 +371,7 @@ def _ask(args: argparse.Namespace) -> int:
         out.update(attempts=answer.attempts, retryReason=answer.retry_reason)
     if answer.confidence is not None:  # eQALD: what the confidence measures will use
         out["confidence"] = answer.confidence
-    print(json.dumps(out, indent=2, ensure_ascii=False))
+    _print_json(out)
     return 0
 
 
@@ -424,6 +424,13 @@ def _questions(text: str, *, language: str | None = None) -> Any:  # -> service.
         if own is not None:
             dataset = formats.read(text, language=PROFILES[own].default_language)
     return dataset
+
+
+def _print_json(value: Any) -> None:
+    """``value`` as JSON on stdout; a lone surrogate a service sent as its JSON escape (raw, it
+    has no UTF-8 and the print crashed: explore31 F13)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    print(text.encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def _default_language(dataset: Any) -> str:

@@ -693,4 +693,10 @@ def dumps(value: Any) -> bytes:
         text = "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
     else:
         text = encode(value)
+    if not text.isascii():  # a lone surrogate (half an emoji a service sent) has no UTF-8:
+        # written as its JSON escape, which reads back as it was (explore31 F13)
+        text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return (text + "\n").encode("utf-8")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")

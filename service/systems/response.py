@@ -105,7 +105,9 @@ def parse_answer(
             questions[0]["id"] = question_id
             for number, question in others:
                 question["id"] = f"response-{number}"
-            text = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+            # escaped: a lone surrogate a service sent (\ud800) cannot be encoded raw, and the
+            # whole run died of it (explore31 F13); read back, it is cleaned as a file's is
+            text = json.dumps(doc).encode("ascii")
     try:
         dataset = formats.read(text, name=RESPONSE)
     except FormatError as err:

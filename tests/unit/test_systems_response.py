@@ -219,3 +219,19 @@ def test_a_query_for_another_dataset_is_said() -> None:
     assert parse_query_answer(body, question_id="q1", dataset=db25)[1] == ()
     unnamed = json.dumps({"query": "SELECT * {}"}).encode()  # the dataset is not echoed: fine
     assert parse_query_answer(unnamed, question_id="q1", dataset=ck25)[1] == ()
+
+
+def test_a_lone_surrogate_in_a_response_is_read_not_a_crash() -> None:
+    """A service answering ``"s\\ud800"`` (JSON escapes of half an emoji) crashed ``system
+    ask``/``run`` and ended a web run in an internal error (explore31 F13): read as an answer
+    file's is, the graph writers store it as U+FFFD with a warning."""
+    value = {"type": "literal", "value": "s\ud800"}
+    body = json.dumps(
+        {
+            "questions": [
+                {"id": "1", "answers": [{"head": {}, "results": {"bindings": [{"x": value}]}}]}
+            ]
+        }
+    ).encode()  # escaped as JSON writes it: \ud800
+    answer, _ = parse(body)  # "1" echoed where q1 was asked: the body is rewritten
+    assert answer.error is None and [t.value for t in answer.answers.values()] == ["s\ud800"]
