@@ -154,6 +154,10 @@ def _run_job(store: Any, job: QueryJob) -> QueryOutcome:
         from service.web.rdf_out import xml_safe
 
         body = xml_safe(body)
+    if fmt_name == "RDF_XML":
+        from service.web.rdf_out import refuse_ill_formed
+
+        refuse_ill_formed(body)
     return QueryOutcome(kind=kind, body=body, format=fmt_name)
 
 

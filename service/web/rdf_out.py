@@ -106,12 +106,35 @@ def serialize(quads: Iterable[Any], syntax: mediatypes.RdfSyntax, *, context_url
     if syntax.name in PREFIXED:
         kwargs["prefixes"] = _prefixes_in(lines)
     body = _bytes(ox.serialize(data, format=syntax.oxigraph_format(), **kwargs))
-    return xml_safe(body) if syntax.oxigraph_format() == ox.RdfFormat.RDF_XML else body
+    if syntax.oxigraph_format() != ox.RdfFormat.RDF_XML:
+        return body
+    body = xml_safe(body)
+    refuse_ill_formed(body)
+    return body
 
 
 # What XML 1.0 cannot carry (§2.2 Char), as UTF-8: a C0 control but tab, LF and CR (bytes no
 # multi-byte sequence holds), U+FFFE and U+FFFF. Oxigraph's XML writers write them raw.
 _NOT_XML_BYTES = rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]"
+
+
+def refuse_ill_formed(body: bytes) -> None:
+    """A CONSTRUCT or DESCRIBE whose triples RDF/XML cannot write (a predicate IRI ending in
+    no XML name, ``<http://e.org/p/>``: Oxigraph wrote an element ``oxprefix:`` and a 200 no
+    XML client could read; explore31 F16) is a 406 offering the other syntaxes."""
+    import xml.parsers.expat
+
+    from service.errors import ServiceError
+
+    try:
+        xml.parsers.expat.ParserCreate(namespace_separator=" ").Parse(body, True)  # XML Namespaces
+    except xml.parsers.expat.ExpatError as err:
+        raise ServiceError(
+            "this result cannot be written as RDF/XML (a predicate IRI that ends in no XML "
+            f"name, such as one ending in '/' or '#': {err}); ask for Turtle, N-Triples or "
+            "JSON-LD",
+            status=406,
+        ) from None
 
 
 def xml_safe(body: bytes) -> bytes:

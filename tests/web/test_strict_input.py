@@ -237,6 +237,17 @@ def test_a_literal_a_query_makes_is_written_as_well_formed_xml(
     assert "\ufffd" in got.content.decode()
 
 
+def test_a_construct_rdf_xml_cannot_write_is_a_406_not_an_ill_formed_200(site: Server) -> None:
+    """A predicate IRI ending in "/" has no XML name: Oxigraph wrote an element ``oxprefix:``
+    with 200 (explore31 F16). A 406 says why and offers the other syntaxes, which write it."""
+    query = 'CONSTRUCT { <http://e.org/s> <http://e.org/p/> "x" } WHERE {}'
+    got = site.get("sparql", params={"query": query}, headers={"Accept": "application/rdf+xml"})
+    assert got.status_code == 406, got.text
+    assert "cannot be written as RDF/XML" in got.text and "Turtle" in got.text
+    turtle = site.get("sparql", params={"query": query}, headers={"Accept": "text/turtle"})
+    assert turtle.status_code == 200 and "<http://e.org/p/>" in turtle.text
+
+
 def test_a_web_services_answer_with_a_control_character_is_stored_replaced(site: Server) -> None:
     """The same for a QA web service's response: scored, stored with U+FFFD, warned of, and
     its published question document is well-formed RDF/XML."""
