@@ -48,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from service.experiments.inputs import refuse_unwritable
     from service.formats import read
 
     questions = 0
@@ -55,8 +56,11 @@ def _validate(args: argparse.Namespace) -> int:
         dataset = read(args.file, format=args.format, language=args.lang)
         problems: tuple[Problem, ...] = dataset.problems
         questions = len(dataset)
+        # what a run refuses, said here too: it said "0 errors" of a control character that
+        # `evaluate` and the API refuse (explore31 F6)
+        refuse_unwritable(dataset, str(args.file))
     except FormatError as err:
-        problems = err.problems
+        problems = (*(problems if questions else ()), *err.problems)
     for problem in problems:
         print(problem)
     errors = sum(1 for p in problems if p.severity == "error")

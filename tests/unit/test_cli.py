@@ -66,3 +66,21 @@ def test_an_uploaded_name_is_ascii_and_a_stored_unicode_one_is_still_run_by_name
     # a name made before stays a name a store holds: --dataset still takes it
     old = "żółw-pytań-7e7b546f"
     assert dataset_source(old, stored=True) == CatalogueDataset(old)
+
+
+def test_validate_says_what_a_run_refuses(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`validate` said "0 errors" of a control character `evaluate` and the API refuse
+    (explore31 F6)."""
+    import json
+
+    from service.cli import main
+    from service.paths import DEMO_DIR
+
+    data = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    data["questions"][1]["question"][0]["string"] = "Which\u0001?"
+    path = tmp_path / "ctl.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "question 2: error: the question text (en): holds a control character U+0001" in out
+    assert out.rstrip().endswith("14 questions, 1 error, 0 warnings")
