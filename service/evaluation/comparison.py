@@ -33,7 +33,7 @@ from typing import Any
 
 from service.errors import BadRequest
 from service.evaluation import statistics as st
-from service.evaluation.results import Evaluation, ExperimentType
+from service.evaluation.results import Evaluation, ExperimentType, signature_fields
 from service.evaluation.results import Measure as Value
 
 MIN_TAIL = 10  # resamples beyond each bound of a percentile interval, at the least
@@ -291,18 +291,13 @@ def _versions_apart(ev: Evaluation, first: Evaluation) -> str:
     """What to do about two signatures: re-score the older run where they are one profile's
     versions (a 1.1.0 task and its 1.2.0 re-scoring were told "compare under one profile",
     which they were; explore30 F3), else compare under one profile (and KB)."""
-    versions = [_field(e.signature, "v") for e in (ev, first)]
+    versions = [signature_fields(e.signature).get("v") for e in (ev, first)]
     if ev.profile.name == first.profile.name and versions[0] != versions[1]:
         return (
             f"two versions of profile {ev.profile.name} ({versions[0]} and {versions[1]}): "
             "re-score the older run under the newer version to compare them"
         )
     return "compare under one profile (and KB)"
-
-
-def _field(signature: str, key: str) -> str | None:
-    """A signature's field ``key`` (``v`` in ``gerbil-qa:fair|v:1.2.0|…``)."""
-    return next((f[len(key) + 1 :] for f in signature.split("|") if f.startswith(f"{key}:")), None)
 
 
 def _kb_apart(one: Evaluation, other: Evaluation) -> str:

@@ -424,6 +424,16 @@ def undefined_resamples_note(undefined: int, resamples: int, *, bounded: bool) -
     return f"no interval: undefined on {undefined:,} of {resamples:,} resamples"
 
 
+def signature_fields(signature: str | None) -> dict[str, str]:
+    """A result signature's fields by name: the one parse of a signature for every reader of
+    one (a field's value may hold ``:``, a KB's ``file:sha256:…``; ``|`` never: escaped).
+
+    >>> signature_fields("gerbil-qa:fair|v:1.2.0|kb:file:sha256:5bef")
+    {'gerbil-qa': 'fair', 'v': '1.2.0', 'kb': 'file:sha256:5bef'}
+    """
+    return dict(part.partition(":")[::2] for part in signature.split("|")) if signature else {}
+
+
 def interval_resamples(signature: str | None) -> int | None:
     """The number of resamples an interval signature names (``…|ci:…|n:1000|…``), where the
     stored result and the pages have it.
@@ -462,11 +472,7 @@ class Evaluation:
         """The scheme this result's tasks of ``experiment_type`` are recomputed with: its
         profile's, or for a result of an older version (``recorded_signature``) that
         version's (:meth:`Profile.scoring_of`)."""
-        version = None
-        if self.recorded_signature is not None:
-            version = next(
-                (f[2:] for f in self.recorded_signature.split("|") if f.startswith("v:")), None
-            )
+        version = signature_fields(self.recorded_signature).get("v")
         return self.profile.scoring_of(experiment_type, version)
 
     def to_json(self) -> dict[str, Any]:

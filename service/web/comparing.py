@@ -27,6 +27,7 @@ from service.evaluation.results import (
     COUNT_MEASURES,
     ExperimentType,
     QuestionStatus,
+    signature_fields,
     undefined_resamples_note,
 )
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
@@ -663,7 +664,7 @@ def _apart(row: Evaluation, first: Evaluation) -> str:
         )
     if row.signature == first.signature:
         return ""
-    mine, theirs = _fields(row.signature), _fields(first.signature)
+    mine, theirs = signature_fields(row.signature), signature_fields(first.signature)
     if row.recorded_signature and not first.recorded_signature:  # an older version's row
         return (
             f"scored under an older version of its profile ({row.profile.name} "
@@ -682,12 +683,6 @@ def _apart(row: Evaluation, first: Evaluation) -> str:
         f"scored under another signature than the rows tiered ({'; '.join(differ)}): "
         "not tested against them"
     )
-
-
-def _fields(signature: str) -> dict[str, str]:
-    """``gerbil-qa:fair|v:1.0.0|kb:none`` -> ``{"gerbil-qa": "fair", "v": "1.0.0", "kb":
-    "none"}``: a signature's fields by name."""
-    return dict(part.partition(":")[::2] for part in signature.split("|"))
 
 
 def _text(options: Any, key: str) -> str | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -26,7 +25,7 @@ from service import catalog
 from service.csv_table import items_cell
 from service.errors import BadRequest, NotFound
 from service.evaluation.profiles import get_profile
-from service.evaluation.results import COUNT_MEASURES, ExperimentType
+from service.evaluation.results import COUNT_MEASURES, ExperimentType, signature_fields
 from service.graph.leaderboards import MAX_ROWS
 from service.release import source
 from service.web import comparing, conneg, listings, pages
@@ -622,7 +621,7 @@ def kb_of(signature: str | None) -> str | None:
     >>> kb_of("gerbil-qa:fair|v:1.0.0|kb:none"), kb_of(None)
     ('none', None)
     """
-    return signature.rsplit("|kb:", 1)[1] if signature and "|kb:" in signature else None
+    return signature_fields(signature).get("kb")
 
 
 def version_of(signature: str | None) -> str | None:
@@ -631,8 +630,7 @@ def version_of(signature: str | None) -> str | None:
     >>> version_of("gerbil-qa:fair|v:1.0.0|kb:none"), version_of(None)
     ('1.0.0', None)
     """
-    found = re.search(r"\|v:([^|]+)", signature or "")
-    return found[1] if found else None
+    return signature_fields(signature).get("v")
 
 
 def versions_mixed(rows: Iterable[tuple[str | None, str | None]]) -> dict[str, list[str]]:
