@@ -82,14 +82,19 @@ def published(site: Server) -> dict[str, Any]:
     return {**state, "id": ticket["id"]}
 
 
+def _strong_on(dataset: Any, filename: str, title: str) -> dict[str, Any]:
+    """A submission of the demo's strong answers on ``dataset`` (as ``filename``), titled."""
+    return {
+        "dataset": _file(dataset, filename),
+        "title": title,
+        "systems": [{"name": "strong", "answers": _file(STRONG, "strong.json")}],
+    }
+
+
 def test_a_dataset_file_with_a_control_character_is_refused_naming_where(site: Server) -> None:
     dataset = copy.deepcopy(QUESTIONS)
     dataset["questions"][1]["question"][0]["string"] = "Which planet\u0000 is largest \u0001\b?"
-    body = {
-        "dataset": _file(dataset, "nul-qa.json"),
-        "title": "NUL QA",
-        "systems": [{"name": "strong", "answers": _file(STRONG, "strong.json")}],
-    }
+    body = _strong_on(dataset, "nul-qa.json", "NUL QA")
     refused = _post(site, body)
     assert refused.status_code == 400, refused.text
     said = refused.json()
@@ -103,12 +108,7 @@ def test_a_dataset_file_with_a_control_character_is_refused_naming_where(site: S
 
 
 def test_a_title_with_a_control_character_is_refused(site: Server) -> None:
-    body = {
-        "dataset": _file(QUESTIONS, "titled.json"),
-        "title": "NUL\u0000 QA",
-        "systems": [{"name": "strong", "answers": _file(STRONG, "strong.json")}],
-    }
-    refused = _post(site, body)
+    refused = _post(site, _strong_on(QUESTIONS, "titled.json", "NUL\u0000 QA"))
     assert refused.status_code == 400, refused.text
     assert "$.title" in refused.text and "U+0000" in refused.text
 
