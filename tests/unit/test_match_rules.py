@@ -164,12 +164,31 @@ def test_gerbil_strings_exact_urls_same_as_and_labels(kb: LocalKB) -> None:
 
 def test_exact_and_legacy_match_exactly() -> None:
     q = record([lit("a"), lit("b")], [lit("a"), lit("c")], profile="exact")
-    assert rules(q) == {"a": ("a", MatchRule.EXACT)}
+    assert rules(q) == {'"a"': ('"a"', MatchRule.EXACT)}
     legacy = record([lit("a")], [lit("a"), lit("a")], profile="qald-legacy")
     assert legacy.tp == 2 and [rule for _, _, rule in legacy.matches] == [
         MatchRule.EXACT,
         MatchRule.EXACT,
     ]
+
+
+@pytest.mark.parametrize("profile", ["exact", "text2sparql"])
+def test_string_profiles_show_the_terms_as_written(profile: str) -> None:
+    """exact and text2sparql compare value strings, but the items they show (and the graph
+    stores) are the terms gold and system wrote: an IRI stays an IRI, a typed literal typed,
+    and an IRI the system wrote in angle brackets is seen to be no IRI (explore33 F4, F5)."""
+    year = "http://www.w3.org/2001/XMLSchema#gYear"
+    q = record(
+        [iri(EX + "Berlin"), lit("1990", year), iri(EX + "Rome")],
+        [lit(EX + "Berlin"), lit("1990", year), iri(f"<{EX}Rome>")],
+        profile=profile,
+    )
+    assert (q.tp, q.fp, q.fn) == (2, 1, 1)  # strings alike match whatever the term kind
+    assert rules(q) == {
+        f'"{EX}Berlin"': (f"<{EX}Berlin>", MatchRule.EXACT),
+        f'"1990"^^<{year}>': (f'"1990"^^<{year}>', MatchRule.EXACT),
+    }
+    assert f'"<{EX}Rome>"' in q.given and f"<{EX}Rome>" in q.gold
 
 
 def test_qald6_matches_normalised_rows() -> None:

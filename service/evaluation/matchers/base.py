@@ -8,7 +8,8 @@ from typing import NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from service.evaluation.kbview import KBRequests, KBView
 from service.evaluation.results import ItemMatch, MatchRule, Verdict
-from service.model import AnswerSet
+from service.model import AnswerSet, Term
+from service.valid_terms import is_valid_iri
 
 __all__ = [
     "AnswerMatcher",
@@ -132,16 +133,44 @@ def match_sets(
     given: Sequence[H],
     *,
     show: Callable[[H], str] = str,
+    show_gold: Callable[[H], str] | None = None,
     verdicts: bool = True,
     rule: MatchRule = MatchRule.EXACT,
 ) -> Judged:
     """Set semantics on hashable items: a distinct given item is correct (by ``rule``) when it
     is among the distinct gold items (``verdicts``: also judge each given item, repeats
-    included)."""
+    included). ``show`` displays a given item, ``show_gold`` a gold one (default ``show``)."""
     g = distinct(gold)
     s = distinct(given)
     position = {x: i for i, x in enumerate(g)}
     matches = [(si, gi, rule) for si, x in enumerate(s) if (gi := position.get(x)) is not None]
     judged = verdicts_by_key(given, position.keys()) if verdicts else ()
     ranked = tuple(map(show, given)) if verdicts else ()
-    return paired(matches, tuple(map(show, g)), tuple(map(show, s)), judged, ranked)
+    gold_shown = tuple(map(show_gold or show, g))
+    return paired(matches, gold_shown, tuple(map(show, s)), judged, ranked)
+
+
+def match_value_strings(gold: Sequence[Term], given: Sequence[Term]) -> Judged:
+    """Set semantics on the terms' value strings (an IRI and a literal of one spelling are one
+    item), each item displayed as the first term of its spelling was given: the stored
+    answers stay the RDF terms the gold and the system wrote (an IRI an IRI, a typed literal
+    typed), while the comparison reads strings alone (explore33 F5)."""
+    gold_shown = _first_spelling(gold)
+    given_shown = _first_spelling(given)
+    return match_sets(
+        [t.value for t in gold],
+        [t.value for t in given],
+        show=given_shown.__getitem__,
+        show_gold=gold_shown.__getitem__,
+    )
+
+
+def _first_spelling(terms: Sequence[Term]) -> dict[str, str]:
+    """Each value string displayed as the first term of it; an "IRI" that is none (``<x>``
+    with its brackets, spaces) as the text it is, which is why a string profile missed it."""
+    first: dict[str, str] = {}
+    for t in terms:
+        if t.value not in first:
+            bad_iri = t.is_iri and not is_valid_iri(t.value)
+            first[t.value] = Term.literal(t.value).n3() if bad_iri else t.n3()
+    return first

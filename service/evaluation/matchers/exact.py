@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, match_sets
+from service.evaluation.matchers.base import Judged, match_value_strings
 from service.model import AnswerSet
-
-
-def value_strings(answers: AnswerSet) -> list[str]:
-    """Every binding value of every variable, in row order; a boolean as ``true``/``false``."""
-    return [t.value for t in answers.values()]
 
 
 class ExactMatcher:
@@ -21,4 +16,4 @@ class ExactMatcher:
         return NO_REQUESTS
 
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
-        return match_sets(value_strings(gold), value_strings(system))
+        return match_value_strings(gold.values(), system.values())

@@ -9,25 +9,27 @@ true or false (``{"true": 0}`` in its result set).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from service.evaluation.kbview import NO_REQUESTS, KBRequests, KBView
-from service.evaluation.matchers.base import Judged, match_sets
-from service.model import AnswerSet
-
-ASK_ITEM = "true"
+from service.evaluation.matchers.base import Judged, match_value_strings
+from service.model import AnswerSet, Term
 
 
-def relevant_items(gold: AnswerSet) -> list[str]:
-    """The gold's relevant items: its value strings; an ASK gives ``true`` only when true."""
+def relevant_items(gold: AnswerSet) -> Sequence[Term]:
+    """The gold's relevant items (compared by their value strings); an ASK gives ``true``
+    only when true."""
     if gold.boolean is not None:
-        return [ASK_ITEM] if gold.boolean else []
-    return [t.value for t in gold.values()]
+        return [Term.boolean(True)] if gold.boolean else []
+    return gold.values()
 
 
-def retrieved_items(system: AnswerSet) -> list[str]:
-    """What the system returned: its value strings; an ASK answer is ``true`` either way."""
+def retrieved_items(system: AnswerSet) -> Sequence[Term]:
+    """What the system returned (compared by the value strings); an ASK answer is ``true``
+    either way."""
     if system.boolean is not None:
-        return [ASK_ITEM]
-    return [t.value for t in system.values()]
+        return [Term.boolean(True)]
+    return system.values()
 
 
 class Text2SparqlMatcher:
@@ -39,7 +41,7 @@ class Text2SparqlMatcher:
         return NO_REQUESTS
 
     def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
-        return match_sets(relevant_items(gold), retrieved_items(system))
+        return match_value_strings(relevant_items(gold), retrieved_items(system))
 
     def note(self, system: AnswerSet) -> str | None:
         """An ASK answered false is shown as the item ``true`` it retrieves: said why, as a
