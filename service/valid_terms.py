@@ -448,13 +448,30 @@ def unwritable_problem(value: str, *, surrogates: bool = True) -> str:
     )
 
 
+def first_unwritable(value: str, *, surrogates: bool = True) -> re.Match[str] | None:
+    """The first character of ``value`` :func:`unwritable_problem` names, or None."""
+    return _compiled(_NOT_XML if surrogates else _CONTROL).search(value)
+
+
+def unwritable_expected(value: str, *, surrogates: bool = True) -> str:
+    """What a text refused for the character :func:`unwritable_problem` names should be: "text
+    without control characters" said of a noncharacter or a lone surrogate misled."""
+    found = first_unwritable(value, surrogates=surrogates)
+    code = ord(found.group()) if found is not None else 0
+    if 0xD800 <= code <= 0xDFFF:
+        return "whole characters, not a lone UTF-16 surrogate (half of one, as of an emoji cut)"
+    if code in (0xFFFE, 0xFFFF):
+        return "text without the noncharacters U+FFFE and U+FFFF"
+    return "text without control characters other than tab, LF and CR"
+
+
 def writable_text_problem(value: str, label: str) -> str | None:
     """The message refusing a short text a user typed (a title, a name, an option) that holds
     a character XML 1.0 cannot carry, naming ``label``; None when it holds none."""
     if not has_unwritable(value):
         return None
     problem = unwritable_problem(value).removeprefix("the value ")
-    return f"{label}: {problem}; expected text without control characters but tab, LF and CR"
+    return f"{label}: {problem}; expected {unwritable_expected(value)}"
 
 
 def _replace_unwritable(value: str) -> str:

@@ -49,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _validate(args: argparse.Namespace) -> int:
     from service.experiments.inputs import refuse_unwritable
+    from service.experiments.locate import sources_at
     from service.formats import read
 
     questions = 0
@@ -58,7 +59,7 @@ def _validate(args: argparse.Namespace) -> int:
         questions = len(dataset)
         # what a run refuses, said here too: it said "0 errors" of a control character that
         # `evaluate` and the API refuse (explore31 F6)
-        refuse_unwritable(dataset, str(args.file))
+        refuse_unwritable(dataset, str(args.file), sources=sources_at(args.file))
     except FormatError as err:
         problems = (*(problems if questions else ()), *err.problems)
     for problem in problems:

@@ -22,6 +22,7 @@ from service.experiments.spec import CatalogueDataset, DatasetSource, FileDatase
 if TYPE_CHECKING:
     from service.evaluation.profiles import Profile
     from service.evaluation.results import Evaluation
+    from service.experiments.locate import Sources
     from service.formats.base import Limits
     from service.model import Dataset, Question, SystemRun
 
@@ -154,7 +155,12 @@ def read_dataset(
         name = None
     if gold is not None:
         dataset = _with_gold(dataset, gold, files, language=language)
-    check_dataset(dataset, name=name, types=types)
+    sources = None  # with its gold from another file, the values are not all in its own
+    if isinstance(source, FileDataset) and gold is None:
+        from service.experiments.locate import sources_of
+
+        sources = sources_of(source, files)
+    check_dataset(dataset, name=name, types=types, sources=sources)
     return dataset
 
 
@@ -214,15 +220,22 @@ def _with_gold(
     return attach_gold(dataset, gold)
 
 
-def check_dataset(dataset: Dataset, *, name: str | None = None, types: Sequence[str] = ()) -> None:
+def check_dataset(
+    dataset: Dataset,
+    *,
+    name: str | None = None,
+    types: Sequence[str] = (),
+    sources: Sources | None = None,
+) -> None:
     """A dataset must have questions and gold for the experiment ``types`` (empty: the default,
     QA first) to score against: QA and AT need gold answers, the query-level sub-experiments
     gold queries (or annotations), as the scorer marks a question without them ``no-gold``.
-    ``name``: the catalogue's, said instead of its file (a web user never sees the mirror)."""
+    ``name``: the catalogue's, said instead of its file (a web user never sees the mirror);
+    ``sources``: its files, read again to say where a refused character is."""
     where = name or dataset.source
     if not dataset.questions:
         raise FormatError(Problem("the dataset has no questions", file=where))
-    refuse_unwritable(dataset, where)
+    refuse_unwritable(dataset, where, sources=sources)
     wanted = _known_types(types)
     answers = any(q.answers is not None or q.out_of_scope for q in dataset.questions)
     queries = any(map(_has_gold_markings, dataset.questions))
@@ -285,16 +298,27 @@ def _code_point(found: re.Match[str] | None) -> str:
     return f"U+{ord(found.group()):04X} at character {found.start() + 1}"
 
 
-def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
+def refuse_unwritable(
+    dataset: Dataset, where: str | None, *, sources: Sources | None = None
+) -> None:
     """Refuse a dataset holding a character XML 1.0 cannot carry (a control character but tab,
     LF and CR; U+FFFE, U+FFFF) in a question's text, keywords, query, gold answer or other
     field: stored, every RDF/XML document, SPARQL XML result and HTML page holding it would
     not be well-formed (README "Only valid terms are stored"). FormatError naming the file,
-    each question and field, and the character by code point and place. A lone surrogate
-    (half an emoji) is stored as U+FFFD, as before (the rule of ``service/valid_terms.py``)."""
-    from service.valid_terms import has_control, has_unwritable, unwritable_problem
+    each question and field, and the character by code point and place; with ``sources`` (the
+    files read again), the line, column and JSON path of each value too (explore31 F8) and,
+    for a PolEval pair's texts, its in.tsv (F7). A lone surrogate (half an emoji) is stored
+    as U+FFFD, as before (the rule of ``service/valid_terms.py``)."""
+    from service.experiments.locate import Refused, located
+    from service.valid_terms import (
+        first_unwritable,
+        has_control,
+        has_unwritable,
+        unwritable_expected,
+        unwritable_problem,
+    )
 
-    problems: list[Problem] = []
+    refused: list[Refused] = []
     about = [(f"the dataset's {key}", value) for key, value in dataset.metadata]
     about += [("the dataset's id", dataset.id)] if dataset.id is not None else []
     for question in (None, *dataset.questions):
@@ -303,13 +327,18 @@ def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
         qid = None if question is None else _printable(question.id)
         for field, value in strings:
             if field == "the language tag" and _UNNAMING.search(value):
-                problems.append(  # it names the language's IRI and task: a run died on it
-                    Problem(
-                        f"{field} {value!r} holds {_code_point(_UNNAMING.search(value))}, which "
-                        "no language tag has",
-                        file=where,
-                        question_id=qid,
-                        expected="an ISO 639 code such as de, or a BCP 47 tag such as en-US",
+                found = _UNNAMING.search(value)
+                refused.append(  # it names the language's IRI and task: a run died on it
+                    Refused(
+                        Problem(
+                            f"{field} {value!r} holds {_code_point(found)}, which no language "
+                            "tag has",
+                            file=where,
+                            question_id=qid,
+                            expected="an ISO 639 code such as de, or a BCP 47 tag such as en-US",
+                        ),
+                        value,
+                        found,
                     )
                 )
                 continue
@@ -317,20 +346,26 @@ def refuse_unwritable(dataset: Dataset, where: str | None) -> None:
             keyed = field == "the question id" and has_unwritable(value)
             if has_control(value) or keyed:
                 said = unwritable_problem(value, surrogates=keyed).removeprefix("the value ")
-                problems.append(
-                    Problem(
-                        f"{field}: {said}",
-                        file=where,
-                        question_id=qid,
-                        expected="text without control characters other than tab, LF and CR "
-                        "(XML 1.0 §2.2 Char), which no RDF/XML document or HTML page can carry",
+                refused.append(
+                    Refused(
+                        Problem(
+                            f"{field}: {said}",
+                            file=where,
+                            question_id=qid,
+                            expected=f"{unwritable_expected(value, surrogates=keyed)} "
+                            "(XML 1.0 §2.2 Char), which no RDF/XML document or HTML page can "
+                            "carry",
+                        ),
+                        value,
+                        first_unwritable(value, surrogates=keyed),
+                        text=field.startswith("the question text"),
                     )
                 )
-    if problems:
-        named = problems[:_MAX_NAMED]
-        if len(problems) > _MAX_NAMED:
+    if refused:
+        named = located(refused[:_MAX_NAMED], sources, dataset.format)
+        if len(refused) > _MAX_NAMED:
             last = named[-1]
-            extra = f"{last.message} (and {len(problems) - _MAX_NAMED} more such fields)"
+            extra = f"{last.message} (and {len(refused) - _MAX_NAMED} more such fields)"
             named[-1] = replace(last, message=extra)
         raise FormatError(named)
 

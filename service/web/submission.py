@@ -243,7 +243,7 @@ def _text(data: dict[str, Any], key: str, where: str) -> str | None:
     if value is None:
         return value
     if isinstance(value, str):
-        utf8(value, f"{where}.{key}")
+        # a lone surrogate said as $.about's are, by code point and place (explore31 F8)
         problem = writable_text_problem(value, f"{where}.{key}")
         if problem is not None:  # stored, it would break every XML client (explore29 10)
             raise BadRequest(problem, field=field_of(f"{where}.{key}"))
@@ -259,8 +259,10 @@ def utf8(text: str, where: str) -> bytes:
     write one, nothing can store it)."""
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError as err:  # a lone surrogate ("\ud800") decoded from JSON
-        raise BadRequest(f"{where}: not valid Unicode text ({err.reason})") from None
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800") decoded from JSON
+        # said as a title's or $.about's is (explore31 F8)
+        problem = writable_text_problem(text, where) or f"{where}: not valid Unicode text"
+        raise BadRequest(problem) from None
 
 
 def _inline_file(

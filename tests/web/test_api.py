@@ -384,7 +384,7 @@ def test_invalid_submissions_are_refused_before_queueing(server, body, status, w
                     "systems": [{"answers": STRONG}],
                 }
             ).encode(),
-            "$.title: not valid Unicode text",
+            "$.title: holds a lone UTF-16 surrogate",
         ),
         (
             json.dumps(
@@ -393,13 +393,13 @@ def test_invalid_submissions_are_refused_before_queueing(server, body, status, w
                     "systems": [{"answers": STRONG}],
                 }
             ).encode(),
-            "$.dataset.filename: not valid Unicode text",
+            "$.dataset.filename: holds a lone UTF-16 surrogate",
         ),
         (  # a catalogue name for the gold: was passed on unchecked (the fuzz found it)
             json.dumps(
                 {"dataset": "demo", "gold": "qald\udfff", "kb": "nope", "systems": []}
             ).encode(),
-            "$.gold: not valid Unicode text",
+            "$.gold: holds a lone UTF-16 surrogate",
         ),
         # a wrong type that reads as false was taken for "every type"
         (b'{"dataset": "x", "experimentTypes": 0, "systems": []}', "$.experimentTypes"),
@@ -482,7 +482,7 @@ def test_an_experiment_id_is_twelve_ascii_digits_and_nothing_after(server) -> No
         ({"doi": 0, "url": "https://example.org/paper"}, "$.doi: expected a string"),  # was absent
         ({"doi": "10.1000/182", "url": 5}, "$.url: expected a string"),
         ({"url": ["https://example.org/paper"]}, "$.url: expected a string"),
-        ({"doi": "10.1000/\ud800"}, "$.doi: not valid Unicode text"),
+        ({"doi": "10.1000/\ud800"}, "$.doi: holds a lone UTF-16 surrogate"),
         # a key it does not take, and both ways at once, were dropped without a word
         ({"doi": "10.1000/182", "title": "A paper"}, "$.title: not a key of a paper"),
         ({"doi": "10.1000/182", "url": "javascript:x"}, "give the paper as a DOI or as a URL"),
@@ -966,7 +966,10 @@ def test_compare_answer_files_over_http(server) -> None:
         ({"systems": systems[:1]}, "two or more answer files"),
         ({"systems": [*systems, {"name": "ws", "url": "http://example.org/qa"}]}, "answer files"),
         ({"seed": ""}, "$.seed"),  # an empty JSON string was read as no seed
-        ({"measure": "\ud800"}, "$.measure: not valid Unicode text"),  # a message's surrogate
+        (
+            {"measure": "\ud800"},
+            "$.measure: holds a lone UTF-16 surrogate",
+        ),  # a message's surrogate
         # the options are checked before the (costly) scoring: was 404 for the dataset
         ({"dataset": "no-such-dataset", "resamples": "x"}, "$.resamples"),
     ):

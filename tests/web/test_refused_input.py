@@ -83,3 +83,78 @@ def test_c1_controls_and_noncharacters_reach_html_pages_as_replacement_character
     # a C1 control is kept in the store (XML 1.0 allows it; U+FFFF it does not)
     turtle = site.get(f"{task}/question/1", headers={"Accept": "text/turtle"})
     assert "Jupiter\x80\ufffd" in turtle.content.decode()
+
+
+def _strong_on(dataset: Any, filename: str) -> dict[str, Any]:
+    return {
+        "dataset": _file(dataset, filename),
+        "systems": [{"name": "strong", "answers": _file(STRONG, "strong.json")}],
+    }
+
+
+def test_a_refused_dataset_character_is_named_with_its_line_column_and_json_path(
+    site: Server,
+) -> None:
+    dataset = copy.deepcopy(QUESTIONS)
+    dataset["questions"][1]["id"] = "2\x1b"
+    dataset["questions"][2]["question"][0]["keywords"] = "rings\ufffe"
+    text = json.dumps(dataset, indent=2)
+    refused = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "f.json", "content": text},
+            "systems": [{"answers": _file(STRONG, "strong.json")}],
+        },
+    )
+    assert refused.status_code == 400, refused.text
+    problems = refused.json()["problems"]
+    lines = text.split("\n")
+    by_path = {p["path"]: p for p in problems}
+    assert set(by_path) == {"$.questions[1].id", "$.questions[2].question[0].keywords"}, problems
+    for path, key in (("$.questions[1].id", '"id"'), ("$.questions[2].question[0].keywords", "")):
+        p = by_path[path]
+        assert p["file"] == "f.json" and p["line"] is not None and p["column"] is not None, p
+        line = lines[p["line"] - 1]
+        assert line[p["column"] - 1] == '"' and (key in line), (line, p)  # was: all null
+        assert f"f.json:{p['line']}:{p['column']}: {path}:" in p["text"], p
+    # a noncharacter is no control character (was: "expected text without control characters")
+    keywords = by_path["$.questions[2].question[0].keywords"]
+    assert "U+FFFE" in keywords["message"] and "control" not in keywords["expected"], keywords
+
+
+def test_a_control_character_in_a_poleval_in_tsv_is_named_in_in_tsv_by_line_and_column(
+    site: Server,
+) -> None:
+    texts = ["Jak nazywa się pierwsza litera?", "Jak nazywa\x01 się odcinek?", "Trzecie?"]
+    refused = site.post(
+        "api/experiments",
+        json={
+            "dataset": {
+                "filename": "expected.tsv",
+                "content": "alfa\nodcinek\ntrzy\n",
+                "questions": {"filename": "in.tsv", "content": "\n".join(texts) + "\n"},
+            },
+            "systems": [{"answers": {"filename": "out.tsv", "content": "alfa\nodcinek\ntrzy\n"}}],
+            "profile": "poleval",
+        },
+    )
+    assert refused.status_code == 400, refused.text
+    said = refused.json()
+    # was: "expected.tsv: question 2: error: the question text (pl): holds …"
+    assert said["error"].startswith("in.tsv:2:11: question 2: error: the question text"), said
+    assert said["problems"][0]["file"] == "in.tsv" and said["problems"][0]["line"] == 2
+
+
+def test_a_lone_surrogate_is_said_alike_in_a_title_and_in_about(site: Server) -> None:
+    said = []
+    for extra in ({"title": "a\ud800b"}, {"about": {"creators": ["a\ud800b"]}}):
+        body = json.dumps({**_strong_on(QUESTIONS, "q.json"), **extra})
+        refused = site.post(
+            "api/experiments", data=body, headers={"Content-Type": "application/json"}
+        )
+        assert refused.status_code == 400, refused.text
+        said.append(refused.json()["error"].split(": ", 1)[1])
+    # was: "not valid Unicode text (surrogates not allowed)" for the title
+    assert said[0] == said[1], said
+    assert said[0].startswith("holds a lone UTF-16 surrogate U+D800 at character 2"), said
+    assert "control characters" not in said[0], said
