@@ -20,9 +20,27 @@ from service.evaluation.results import Evaluation, TaskScores
 SEPARATOR = ","  # the language of a pooled evaluation: its languages joined, e.g. "en,es"
 
 
+def canonical_tag(tag: str) -> str:
+    """A language a run is asked in, as BCP 47 recommends writing it (RFC 5646 §2.1.1: tags
+    are case-insensitive): the language lower-case, a script title-case, a region upper-case,
+    ``_`` as ``-`` (QALD's ``pt_BR``); ``EN`` -> ``en``, ``En-us`` -> ``en-US``, as a dataset's
+    ``pt_BR`` is stored ``pt-BR``; ``ALL`` -> ``all``. Was refused: "EN" (explore31 F11)."""
+    parts = tag.strip().replace("_", "-").split("-")
+    out = [parts[0].lower()]
+    for part in parts[1:]:
+        if len(part) == 2 and part.isalpha() and out[0] not in ("x", "i"):
+            out.append(part.upper())
+        elif len(part) == 4 and part.isalpha() and len(out) == 1:
+            out.append(part.title())
+        else:
+            out.append(part.lower())
+    return "-".join(out)
+
+
 def parse_languages(text: str) -> tuple[str, ...]:
-    """``"en, es"`` -> ``("en", "es")`` (order kept, repeats dropped); ``all`` stays ``all``."""
-    found = tuple(dict.fromkeys(p.strip() for p in text.split(SEPARATOR) if p.strip()))
+    """``"en, es"`` -> ``("en", "es")`` (order kept, repeats dropped, each
+    :func:`canonical_tag`); ``all`` stays ``all``."""
+    found = tuple(dict.fromkeys(canonical_tag(p) for p in text.split(SEPARATOR) if p.strip()))
     if not found:
         raise BadRequest("no language given: expected codes such as en or en,es, or all")
     return found

@@ -672,12 +672,12 @@ def check_spec(
     need). Raises BadRequest (UnsafeURL for an address)."""
     import re
 
+    from service.evaluation.languages import canonical_tag
     from service.evaluation.results import ExperimentType
 
-    # hi_IN (as QALD writes it, and as its error named it) is the tag hi-IN
-    languages = tuple(
-        dict.fromkeys(lang.strip().replace("_", "-") for lang in spec.languages if lang.strip())
-    )
+    # hi_IN (as QALD writes it, and as its error named it) is the tag hi-IN; case-insensitive
+    # (BCP 47): "EN" is en, "en-us" en-US (explore31 F11)
+    languages = tuple(dict.fromkeys(canonical_tag(lang) for lang in spec.languages if lang.strip()))
     languages = languages or (default_language,)
     if ALL_LANGUAGES in languages and len(languages) > 1:
         raise BadRequest(

@@ -158,3 +158,27 @@ def test_a_lone_surrogate_is_said_alike_in_a_title_and_in_about(site: Server) ->
     assert said[0] == said[1], said
     assert said[0].startswith("holds a lone UTF-16 surrogate U+D800 at character 2"), said
     assert "control characters" not in said[0], said
+
+
+def test_a_language_is_read_without_regard_to_case(site: Server) -> None:
+    body = {"dataset": "demo", "systems": [{"answers": _file(STRONG, "strong.json")}]}
+    made = site.post("api/experiments", json={**body, "language": "EN"})
+    assert made.status_code == 202, made.text  # was: 400 "expected an ISO 639 code such as 'en'"
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    assert state["asked"]["languages"] == ["en"], state["asked"]
+    # a region is read so too, and recorded as BCP 47 writes it (the demo has no en-US texts)
+    refused = site.post("api/experiments", json={**body, "language": "En-Us"})
+    assert refused.status_code == 400 and "'en-US'" in refused.json()["error"], refused.text
+    assert "ISO 639" not in refused.json()["error"]
+
+
+def test_the_run_forms_language_is_read_without_regard_to_case(site: Server) -> None:
+    data = (DEMO_DIR / "answers-strong.json").read_bytes()
+    posted = site.post(
+        "experiments/new",
+        files=[("answers", ("answers-strong.json", data))],
+        data={"dataset": "demo", "language": "EN"},
+        allow_redirects=False,
+    )
+    assert posted.status_code == 303, posted.text[-2000:]  # was: the form again, refused
