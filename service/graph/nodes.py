@@ -136,14 +136,21 @@ def _displayed_cached(text: str) -> NamedNode | Literal:
     return _displayed(text)
 
 
+# an item as displayed whose IRI, tag or datatype is not valid (``<http://e.org/a\x01>``,
+# ``"Jupiter"@en\x01``): read apart all the same, so the rule of service/valid_terms.py
+# applies to its parts, as its warning says ("stored as a plain literal", "stored without its
+# language tag"); the whole text was stored, brackets, quotes and tag (explore31 F14)
+_LOOSE_TERM = re.compile(
+    r'(?:<(?P<iri>[^<>"]*)>|"(?P<lex>(?:[^"\\]|\\.)*)"(?:@(?P<lang>.+)|\^\^<(?P<dt>[^<>]*)>)?)',
+    re.DOTALL,
+)
+
+
 def _displayed(text: str) -> NamedNode | Literal:
-    m = t.NT_TERM.match(text)
+    m = t.NT_TERM.match(text) or _LOOSE_TERM.fullmatch(text)
     if not m:
         return literal(text)
     if m.group("iri") is not None:
-        return checked_iri(m.group("iri")) or literal(text)
+        return checked_iri(m.group("iri")) or answer_term(Term.iri(m.group("iri")))
     lex = _UNESCAPE.sub(lambda x: {"n": "\n", "r": "\r", "t": "\t"}.get(x[1], x[1]), m["lex"])
-    dt = m.group("dt")
-    if dt and not is_valid_iri(dt):
-        return literal(text)
-    return literal(lex, datatype=dt, lang=m.group("lang"))
+    return literal(lex, datatype=m.group("dt"), lang=m.group("lang"))

@@ -182,3 +182,66 @@ def test_the_run_forms_language_is_read_without_regard_to_case(site: Server) -> 
         allow_redirects=False,
     )
     assert posted.status_code == 303, posted.text[-2000:]  # was: the form again, refused
+
+
+GIVEN = "http://w3id.org/gerbil/qa/vocab#givenAnswer"
+BAD_TERMS = [
+    {"x": {"type": "uri", "value": "http://example.org/solar/Jupiter\x01"}},
+    {"x": {"type": "literal", "value": "Jupiter", "xml:lang": "en\x01"}},
+]
+
+
+def _given(site: Server, experiment_id: str) -> tuple[set[str], list[str]]:
+    """The given answers of task 1's question 1, as stored (every one a plain literal) and
+    as the task CSV shows them."""
+    import csv
+    import io
+
+    import rdflib
+
+    from service.csv_table import split_items
+
+    page = site.get(
+        f"experiment/{experiment_id}/task/1/question/1", headers={"Accept": "text/turtle"}
+    )
+    graph = rdflib.Graph().parse(data=page.content, format="turtle")
+    stored = set()
+    for o in graph.objects(None, rdflib.URIRef(GIVEN)):
+        assert isinstance(o, rdflib.Literal) and o.language is None and o.datatype is None, o
+        stored.add(str(o))
+    table = site.get(f"experiment/{experiment_id}/task/1.csv")
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.content.decode(), newline=""))}
+    return stored, split_items(rows["1"]["given"])
+
+
+def test_an_answer_with_a_bad_tag_or_iri_is_stored_as_the_plain_literal_its_warning_says(
+    site: Server,
+) -> None:
+    answers = copy.deepcopy(STRONG)
+    answers["questions"][0]["answers"] = [
+        {"head": {"vars": ["x"]}, "results": {"bindings": BAD_TERMS}}
+    ]
+    done = _run_and_publish(
+        site, {"dataset": "demo", "systems": [{"name": "bad", "answers": _file(answers, "a.json")}]}
+    )
+    warned = json.dumps(done)
+    assert "stored without its language tag" in warned and "stored as a plain literal" in warned
+    stored, shown = _given(site, done["id"])
+    # was: '"Jupiter"@en\ufffd' and '<http://example.org/solar/Jupiter\ufffd>'
+    assert stored == {"Jupiter", "http://example.org/solar/Jupiter\ufffd"}, stored
+    assert sorted(shown) == sorted(stored), shown
+
+
+def test_a_web_services_bad_tag_or_iri_is_stored_so_too(site: Server) -> None:
+    from tests.helpers import qa_service
+
+    def answers(text: str) -> list[dict[str, Any]]:
+        return [{"head": {"vars": ["x"]}, "results": {"bindings": BAD_TERMS}}]
+
+    with qa_service(answers) as url:
+        done = _run_and_publish(
+            site, {"dataset": "demo", "systems": [{"name": "bad-ws", "url": url}]}
+        )
+    stored, shown = _given(site, done["id"])
+    assert stored == {"Jupiter", "http://example.org/solar/Jupiter\ufffd"}, stored
+    assert sorted(shown) == sorted(stored), shown
