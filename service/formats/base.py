@@ -273,6 +273,8 @@ def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -
                 offsets.clear()  # json.loads below says what is wrong
         return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
+        if text.startswith("\ufeff") and err.pos == 0:  # one was dropped in decoding
+            raise doubled_bom(file) from None
         raise FormatError(
             Problem(
                 f"not valid JSON: {json_error_message(err.msg)}",
@@ -288,6 +290,22 @@ def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -
         raise FormatError(
             Problem(f"not valid JSON: {message}", file=file, expected="a JSON document")
         ) from None
+
+
+def doubled_bom(file: str | None) -> FormatError:
+    """A file starting with two byte-order marks (one is dropped in decoding: the second is
+    text, where nothing may be): said so, where JSON said "unexpected UTF-8 BOM (decode using
+    utf-8-sig)", naming a Python call, and XML "not well-formed (invalid token)" (explore31
+    F17)."""
+    return FormatError(
+        Problem(
+            "a second byte-order mark at the start",
+            file=file,
+            line=1,
+            column=2,
+            expected="at most one",
+        )
+    )
 
 
 def json_error_message(msg: str) -> str:

@@ -20,7 +20,14 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NoReturn
 
-from service.formats.base import Format, Report, Source, check_question_count, fail
+from service.formats.base import (
+    Format,
+    Report,
+    Source,
+    check_question_count,
+    doubled_bom,
+    fail,
+)
 from service.formats.fields import (
     FLAGS,
     OUT_OF_SCOPE,
@@ -233,6 +240,8 @@ def _fail_where_expat_is(src: Source, expat: Any, message: str, expected: str) -
 
 def _syntax_error(src: Source, err: Any, builder: _Builder) -> NoReturn:
     line, offset = getattr(err, "position", (None, None))
+    if line == 1 and src.data.startswith(b"\xef\xbb\xbf" * 2):
+        raise doubled_bom(src.name) from None
     column = offset + 1 if offset is not None else None
     message = str(err).split(":", 1)[0] if ": line" in str(err) else str(err)
     expected = "well-formed XML"

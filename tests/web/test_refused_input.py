@@ -245,3 +245,42 @@ def test_a_web_services_bad_tag_or_iri_is_stored_so_too(site: Server) -> None:
     stored, shown = _given(site, done["id"])
     assert stored == {"Jupiter", "http://example.org/solar/Jupiter\ufffd"}, stored
     assert sorted(shown) == sorted(stored), shown
+
+
+def test_a_doubled_byte_order_mark_is_said_in_a_users_words(site: Server) -> None:
+    refused = site.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "q.json", "content": "\ufeff\ufeff" + json.dumps(QUESTIONS)},
+            "systems": [{"answers": _file(STRONG, "strong.json")}],
+        },
+    )
+    assert refused.status_code == 400, refused.text
+    said = refused.json()["error"]
+    # was: "q.json:1:1: error: not valid JSON: unexpected UTF-8 BOM (decode using utf-8-sig)"
+    assert said.startswith("q.json:1:2: error: a second byte-order mark at the start"), said
+    assert "expected at most one" in said and "utf-8-sig" not in said, said
+    # one is accepted
+    once = {"filename": "q.json", "content": "\ufeff" + json.dumps(QUESTIONS)}
+    made = site.post(
+        "api/experiments",
+        json={"dataset": once, "systems": [{"answers": _file(STRONG, "strong.json")}]},
+    )
+    assert made.status_code == 202, made.text
+
+
+def test_a_doubled_byte_order_mark_in_qald_xml_is_said_so_too() -> None:
+    from service import formats
+    from service.errors import FormatError
+
+    xml = (
+        b'<?xml version="1.0"?><dataset id="d"><question id="1">'
+        b'<string lang="en">Q?</string></question></dataset>'
+    )
+    assert len(formats.read(b"\xef\xbb\xbf" + xml, name="d.xml")) == 1
+    with pytest.raises(FormatError) as refused:
+        formats.read(b"\xef\xbb\xbf" * 2 + xml, name="d.xml")
+    # was: "d.xml:1:2: error: not well-formed XML: not well-formed (invalid token)"
+    assert str(refused.value.problems[0]).startswith(
+        "d.xml:1:2: error: a second byte-order mark at the start"
+    ), refused.value.problems
