@@ -124,7 +124,7 @@ def submit() -> Response:
         raw = submission.from_json(json_body())
     elif request.mimetype in FORM_TYPES:
         submission.check_form_fields([*request.form.keys(), *request.files.keys()])
-        raw = submission.from_form(request.form, request.files)
+        raw = submission.from_form(request.form, request.files, size=request.content_length)
     else:
         raise unsupported_body("the submission")
     ticket = start(raw)

@@ -101,7 +101,7 @@ def compare_request(
         raw = submission.from_json(body, also=COMPARE_OPTIONS)
         options: Any = body if isinstance(body, dict) else {}
     elif request.mimetype in FORM_TYPES:
-        raw = submission.from_form(request.form, request.files)
+        raw = submission.from_form(request.form, request.files, size=request.content_length)
         if page:
             _form_choices(raw)
         options = request.form

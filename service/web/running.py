@@ -279,7 +279,7 @@ def submitted() -> BaseResponse:
     from service.web.submission import from_form
 
     try:
-        raw = from_form(request.form, request.files)
+        raw = from_form(request.form, request.files, size=request.content_length)
         _dataset_chosen(raw)
         ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved

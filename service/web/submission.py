@@ -26,7 +26,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from pathlib import PurePosixPath
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
 from service.call_settings import CALLED
@@ -91,16 +91,65 @@ class RawSubmission:
     questions_field: str = "dataset_questions"
 
 
-def from_form(form: Any, files: Any) -> RawSubmission:
-    """A ``multipart/form-data`` submission (Werkzeug ``MultiDict`` form and files)."""
+# what a file name cannot hold: control characters (C0, DEL, C1), lone surrogates and
+# noncharacters; it is shown on pages, stored and named in messages
+_NOT_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+
+
+def upload_name(name: str, where: str) -> str:
+    """An uploaded file's name as kept (multipart's ``filename``, an inline file's): its last
+    segment (a browser may send ``C:\\Users\\me\\answers.json``; ``../x.json`` named a folder
+    of nobody's), spaces around it dropped; BadRequest naming ``where`` for a name holding a
+    control character, a lone surrogate or a noncharacter (it reached the experiment's
+    metadata, its pages and messages as sent), or naming no file."""
+    bad = _NOT_IN_NAME.search(name)
+    if bad is not None:
+        code = ord(bad.group())
+        what = (
+            "a lone UTF-16 surrogate"
+            if 0xD800 <= code <= 0xDFFF
+            else "a noncharacter"
+            if code >= 0xFDD0
+            else "a control character"
+        )
+        raise BadRequest(
+            f"{where}: the file name {name!r} holds {what} U+{code:04X} at character "
+            f"{bad.start() + 1}; expected a file name of printable characters",
+            field=field_of(where),
+        )
+    kept = PureWindowsPath(name.strip()).name.strip()  # splits at "/" and at "\\"
+    if not kept or kept in (".", ".."):
+        raise BadRequest(
+            f"{where}: the file name {name!r} names no file; expected a name such as answers.json",
+            field=field_of(where),
+        )
+    return kept
+
+
+def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmission:
+    """A ``multipart/form-data`` submission (Werkzeug ``MultiDict`` form and files); ``size``:
+    the body's, when known (a body whose parts could not be read gives an empty form)."""
+    if size and not form and not files:
+        # Werkzeug drops the whole form when a part's header is not UTF-8 (a file name in
+        # another encoding): it was "no dataset: give a catalogue name …"
+        raise BadRequest(
+            "the form could not be read: a part's header (a file name?) is not UTF-8 text; "
+            "rename the file, or send the submission as JSON"
+        )
     dataset_file = None
-    upload = files.get("dataset_file") or files.get("dataset")
+    key = "dataset_file" if files.get("dataset_file") else "dataset"
+    upload = files.get(key)
     if upload is not None and upload.filename:
-        dataset_file = FileUpload(upload.filename, upload.read(), form.get("dataset_format"))
+        dataset_file = FileUpload(
+            upload_name(upload.filename, key),
+            upload.read(),
+            form.get("dataset_format"),
+        )
     questions = files.get("dataset_questions")
     dataset_questions = None
     if questions is not None and questions.filename:
-        dataset_questions = FileUpload(questions.filename, questions.read(), "tsv")
+        in_name = upload_name(questions.filename, "dataset_questions")
+        dataset_questions = FileUpload(in_name, questions.read(), "tsv")
     # one value per file (the API), or the run page's box: one name a line, in the files' order
     names = [
         line for value in form.getlist("answers_name") for line in value.splitlines() or [value]
@@ -119,7 +168,8 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     for n, item in enumerate(chosen):
         name = names[n] if n < len(names) and names[n].strip() else None
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
-        systems.append(RawSystem(name, FileUpload(item.filename, item.read(), declared)))
+        kept = upload_name(item.filename, "answers")
+        systems.append(RawSystem(name, FileUpload(kept, item.read(), declared)))
     services: list[RawSystem] = []
     for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
         for number, value in _numbered_lines(form.getlist(field_name)):
@@ -153,7 +203,11 @@ def from_form(form: Any, files: Any) -> RawSubmission:
     gold_upload = files.get("gold_file")
     gold_file = None
     if gold_upload is not None and gold_upload.filename:
-        gold_file = FileUpload(gold_upload.filename, gold_upload.read(), form.get("gold_format"))
+        gold_file = FileUpload(
+            upload_name(gold_upload.filename, "gold_file"),
+            gold_upload.read(),
+            form.get("gold_format"),
+        )
     return RawSubmission(
         dataset_version=form.get("dataset_version") or None,
         gold_name=form.get("gold") or None,
@@ -283,8 +337,9 @@ def _inline_file(
             f"{where}: expected a string or an object with 'content' (text)",
             field=field_of(where),
         )
+    named = _text(value, "filename", where)
     return FileUpload(
-        _text(value, "filename", where) or default_name,
+        upload_name(named, f"{where}.filename") if named else default_name,
         utf8(value["content"], f"{where}.content"),
         _text(value, "format", where),
     )

@@ -284,3 +284,79 @@ def test_a_doubled_byte_order_mark_in_qald_xml_is_said_so_too() -> None:
     assert str(refused.value.problems[0]).startswith(
         "d.xml:1:2: error: a second byte-order mark at the start"
     ), refused.value.problems
+
+
+def _multipart(parts: list[tuple[str, bytes | None, bytes]]) -> tuple[bytes, dict[str, str]]:
+    """A multipart body written byte by byte (``requests`` percent-encodes a control
+    character in a file name, as browsers do, so the server never saw one): each part a
+    field name, its raw file name (None: a plain field) and its content."""
+    boundary = b"refused-input-boundary"
+    body = b""
+    for name, filename, content in parts:
+        body += b"--" + boundary + b'\r\nContent-Disposition: form-data; name="' + name.encode()
+        body += b'"; filename="' + filename + b'"' if filename is not None else b'"'
+        body += b"\r\n\r\n" + content + b"\r\n"
+    body += b"--" + boundary + b"--\r\n"
+    return body, {"Content-Type": "multipart/form-data; boundary=" + boundary.decode()}
+
+
+def test_an_uploads_file_name_with_control_characters_is_refused_naming_the_field(
+    site: Server,
+) -> None:
+    strong = json.dumps(STRONG).encode()
+    for raw, said in (
+        (b"a\x01b.json", "answers: the file name 'a\\x01b.json' holds a control character U+0001"),
+        (b"a\xc2\x85b.json", "answers: the file name 'a\\x85b.json' holds a control character"),
+    ):
+        body, headers = _multipart([("dataset", None, b"demo"), ("answers", raw, strong)])
+        refused = site.post("api/experiments", data=body, headers=headers)
+        # was: a system name refused, or (a dataset file) the name stored and shown as sent
+        assert refused.status_code == 400 and refused.json()["error"].startswith(said), refused.text
+    questions = (DEMO_DIR / "questions.json").read_bytes()
+    body, headers = _multipart(
+        [("dataset", b"q\x7f.json", questions), ("answers", b"s.json", strong)]
+    )
+    refused = site.post("api/experiments", data=body, headers=headers)
+    assert refused.status_code == 400 and "dataset: the file name" in refused.text, refused.text
+    # a name that is not UTF-8 made Werkzeug drop the whole form: "no dataset: give …"
+    body, headers = _multipart([("dataset", None, b"demo"), ("answers", b"a\xff.json", strong)])
+    refused = site.post("api/experiments", data=body, headers=headers)
+    assert refused.status_code == 400 and "is not UTF-8 text" in refused.text, refused.text
+    # an inline file's name so too
+    inline = {"filename": "a\x85b.json", "content": json.dumps(STRONG)}
+    refused = site.post(
+        "api/experiments", json={"dataset": "demo", "systems": [{"answers": inline}]}
+    )
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"].startswith("$.systems[0].answers.filename: the file name")
+
+
+def test_an_uploads_file_name_is_kept_without_its_folders(site: Server) -> None:
+    questions = (DEMO_DIR / "questions.json").read_bytes()
+    strong = json.dumps(STRONG).encode()
+    # a quoted string's "\\" is one backslash (RFC 7230): C:\\Users\\me\\q.json as sent
+    for raw in (b"C:\\\\Users\\\\me\\\\q.json", b"../../etc/q.json"):
+        body, headers = _multipart([("dataset", raw, questions), ("answers", b"s.json", strong)])
+        made = site.post("api/experiments", data=body, headers=headers)
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        state = site.wait_finished(ticket["id"], ticket["token"])
+        assert state["asked"]["dataset"] == "q.json", state["asked"]  # was: the path as sent
+    inline = {"filename": "../../etc/s.json", "content": json.dumps(STRONG)}
+    made = site.post("api/experiments", json={"dataset": "demo", "systems": [{"answers": inline}]})
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    state = site.wait_finished(ticket["id"], ticket["token"])
+    assert state["asked"]["systems"][0]["name"] == "s", state["asked"]
+
+
+def test_the_run_form_refuses_such_a_file_name_beside_the_form(site: Server) -> None:
+    import html
+
+    strong = json.dumps(STRONG).encode()
+    body, headers = _multipart([("dataset", None, b"demo"), ("answers", b"a\x1bb.json", strong)])
+    refused = site.post("experiments/new", data=body, headers=headers, allow_redirects=False)
+    assert refused.status_code == 400, refused.status_code
+    shown = html.unescape(refused.text)
+    assert "answers: the file name 'a\\x1bb.json' holds a control character U+001B" in shown
+    assert "\x1b" not in refused.text
