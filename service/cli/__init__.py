@@ -108,6 +108,14 @@ LIMIT_OPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
+def language_tag(text: str) -> str:
+    """A ``--lang`` value as BCP 47 recommends writing it (``EN`` -> ``en``); imported when
+    an option is read, so that ``--help`` stays light."""
+    from service.evaluation.languages import canonical_tag
+
+    return canonical_tag(text)
+
+
 def _limit(text: str) -> int:
     try:
         value = int(text.replace("_", "").replace(",", ""))

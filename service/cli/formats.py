@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from service.cli import add_limits
+from service.cli import add_limits, language_tag
 from service.errors import Conflict, FormatError, Problem
 
 
@@ -26,7 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument("file", metavar="FILE")
     validate.add_argument("--format", metavar="F", help=f"skip sniffing: one of {names}")
     validate.add_argument(
-        "--lang", metavar="LANG", help="language of texts the file leaves untagged"
+        "--lang",
+        metavar="LANG",
+        type=language_tag,
+        help="language of texts the file leaves untagged",
     )
     add_limits(validate)
     validate.set_defaults(handler=_validate)
@@ -42,7 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     convert.add_argument("--to", required=True, metavar="FORMAT", help=f"one of {names}")
     convert.add_argument("--from", dest="source_format", metavar="FORMAT", help="skip sniffing")
     convert.add_argument(
-        "--lang", metavar="LANG", help="language of texts the input leaves untagged"
+        "--lang",
+        metavar="LANG",
+        type=language_tag,
+        help="language of texts the input leaves untagged",
     )
     convert.set_defaults(handler=_convert)
 

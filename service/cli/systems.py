@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from service.call_settings import CALLED
-from service.cli import add_store_option
+from service.cli import add_store_option, language_tag
 from service.errors import BadRequest, ServiceError
 from service.systems.interfaces import INTERFACES
 
@@ -56,6 +56,7 @@ def _add_kb_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
 def _add_call_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lang",
+        type=language_tag,
         help="language of the questions (ISO 639-1); default: the dataset's one language, "
         "else that of the profile made for it (poleval: pl), else en",
     )
@@ -110,6 +111,7 @@ def register(sub: Any) -> None:
     )
     serve.add_argument(
         "--lang",
+        type=language_tag,
         default="en",
         help="the baseline's label language; a Text2SPARQL question's language (gold-sparql "
         "looks in the others too)",

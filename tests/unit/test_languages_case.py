@@ -3,6 +3,8 @@ API alike (explore31 F11: "EN" was refused as no ISO 639 code)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from service.evaluation.languages import canonical_tag, parse_languages
@@ -26,3 +28,19 @@ def test_a_language_tag_is_recorded_as_bcp_47_writes_it(given: str, recorded: st
 
 def test_the_command_lines_languages_are_read_so() -> None:
     assert parse_languages("EN, es,en") == ("en", "es")
+
+
+def test_every_lang_option_reads_a_tag_without_regard_to_case(tmp_path: Path) -> None:
+    """validate, convert and the system commands label untagged texts with --lang too: "PL"
+    is the tag pl there as in evaluate."""
+    import json
+
+    from service.cli import main
+
+    tsv = tmp_path / "in.tsv"  # PolEval's questions: one text a line, no language
+    tsv.write_text("Kto napisał Pana Tadeusza?\n", encoding="utf-8")
+    out = tmp_path / "q.json"
+    code = main(["convert", "--to", "qald-json", "--lang", "PL", str(tsv), str(out)])
+    assert code == 0
+    texts = json.loads(out.read_text(encoding="utf-8"))["questions"][0]["question"]
+    assert [t["language"] for t in texts] == ["pl"]
