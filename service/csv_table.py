@@ -1,16 +1,23 @@
 """The one CSV writer: every CSV the web serves and the command line writes (RFC 4180).
 
 Records end with CRLF (RFC 4180 §2.1), a text cell a spreadsheet would run as a formula gets
-a leading ``'`` (:func:`inert`), and a cell holding several items (a question's given and gold
-answers, its matches, an experiment's systems) joins them with `` | `` by one rule that reads
-back (:func:`items_cell`, :func:`split_items`): inside an item, ``\\`` is written ``\\\\`` and
-``|`` is written ``\\|``, so every ``|`` left unescaped is a separator, and a consumer that
-splits on `` | `` is right wherever no item holds ``|`` or ``\\``.
+a leading ``'`` (:func:`inert`), and so does a text cell that starts with ``'`` itself, so a
+reader gets every text cell back by taking one leading ``'`` off (:func:`cell_text`). A cell
+holding several items (a question's given and gold answers, its matches, an experiment's
+systems) joins them with `` | `` by one rule that reads back (:func:`items_cell`,
+:func:`split_items`): inside an item, ``\\`` is written ``\\\\``, ``|`` is written ``\\|`` and a
+leading ``'`` is written ``\\'``, so every ``|`` left unescaped is a separator and a cell's
+leading ``'`` is always the guard; a consumer that splits on `` | `` is right wherever no item
+holds ``|`` or ``\\`` and no cell starts with ``'``.
 
 >>> items_cell(["Jupiter | Saturn", "C:\\\\x", "plain"])
 'Jupiter \\\\| Saturn | C:\\\\\\\\x | plain'
 >>> split_items(items_cell(["Jupiter | Saturn", "C:\\\\x", "plain"]))
 ['Jupiter | Saturn', 'C:\\\\x', 'plain']
+>>> [inert(items_cell(i)) for i in (["=1+1 x", "b"], ["'=1+1 x", "b"])]
+["'=1+1 x | b", "\\\\'=1+1 x | b"]
+>>> [split_items(inert(items_cell(i))) for i in (["=1+1 x", "b"], ["'=1+1 x", "b"])]
+[['=1+1 x', 'b'], ["'=1+1 x", 'b']]
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ SEPARATOR = " | "
 CSV_CELL_CHARS = 32_767
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+GUARD = "'"  # what a cell a spreadsheet would run (or a cell starting with it) is prefixed with
 
 
 def write_csv(stream: TextIO, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -49,23 +57,36 @@ def inert(value: Any) -> Any:
     """A text cell a spreadsheet would run as a formula (a question, a system's name or an
     answer someone uploaded: ``=HYPERLINK(...)``) gets a leading ``'``, which spreadsheets
     show as text (OWASP's CSV injection advice); a number written as text (``-1``) is left as
-    it is.
+    it is. A text cell that starts with ``'`` gets one more, so that taking one leading ``'``
+    off (:func:`cell_text`) gives back every text cell: ``=x`` and ``'=x`` were both written
+    ``'=x`` (explore31 F9).
 
-    >>> [inert(v) for v in ("=1+2", "@SUM(A1)", "-1", "-2e3", "-x", "plain", -4)]
-    ["'=1+2", "'@SUM(A1)", '-1', '-2e3', "'-x", 'plain', -4]
+    >>> [inert(v) for v in ("=1+2", "@SUM(A1)", "-1", "-2e3", "-x", "plain", -4, "'=1", "'a")]
+    ["'=1+2", "'@SUM(A1)", '-1', '-2e3', "'-x", 'plain', -4, "''=1", "''a"]
     """
-    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+    if not isinstance(value, str):
+        return value
+    if value.startswith(GUARD):
+        return GUARD + value
+    if not value.startswith(FORMULA_STARTS):
         return value
     try:
         float(value)
     except ValueError:
-        return "'" + value
+        return GUARD + value
     return value
 
 
+def cell_text(cell: str) -> str:
+    """A text cell as it was before :func:`inert` (one leading ``'`` taken off)."""
+    return cell[len(GUARD) :] if cell.startswith(GUARD) else cell
+
+
 def escape_item(item: str) -> str:
-    """One item of a multi-item cell: ``\\`` as ``\\\\``, ``|`` as ``\\|``."""
-    return item.replace("\\", "\\\\").replace("|", "\\|")
+    """One item of a multi-item cell: ``\\`` as ``\\\\``, ``|`` as ``\\|``, a leading ``'`` as
+    ``\\'`` (so a cell's own leading ``'`` is always :func:`inert`'s guard)."""
+    escaped = item.replace("\\", "\\\\").replace("|", "\\|")
+    return "\\" + escaped if escaped.startswith(GUARD) else escaped
 
 
 def items_cell(items: Sequence[str]) -> str:
@@ -86,7 +107,10 @@ def items_cell(items: Sequence[str]) -> str:
 
 
 def split_items(cell: str) -> list[str]:
-    """The items of a cell :func:`items_cell` wrote (an empty cell: none)."""
+    """The items of a cell :func:`items_cell` wrote, as the CSV has it (the guard's leading
+    ``'`` taken off first, :func:`cell_text`), or as :func:`items_cell` returned it (an empty
+    cell: none)."""
+    cell = cell_text(cell)
     if cell == "":
         return []
     items: list[str] = []
