@@ -158,7 +158,32 @@ def _run_job(store: Any, job: QueryJob) -> QueryOutcome:
         from service.web.rdf_out import refuse_ill_formed
 
         refuse_ill_formed(body)
+    if fmt_name == "TSV":
+        body = tsv_line_safe(body)
     return QueryOutcome(kind=kind, body=body, format=fmt_name)
+
+
+# What a line-splitting reader (Python's str.splitlines: rdflib's TSV results parser) takes for
+# a line end besides LF and CR, which the TSV writer already writes \n and \r. A TSV result's
+# terms are in Turtle's syntax, so inside a literal or an IRI (the only places these can be) a
+# UCHAR escape is the same term (SPARQL 1.1 Query Results CSV and TSV §3; explore31 F5).
+_LINE_BREAKERS = {
+    c.encode("utf-8"): f"\\u{ord(c):04X}".encode("ascii")
+    for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
+def tsv_line_safe(body: bytes) -> bytes:
+    """A SPARQL TSV result with every character a line-splitting reader breaks a line at (other
+    than the records' own LF) written as a ``\\uXXXX`` escape.
+
+    >>> tsv_line_safe('?o\\n"a\\u2028b\\x85c"\\n'.encode())
+    b'?o\\n"a\\\\u2028b\\\\u0085c"\\n'
+    """
+    for raw, escaped in _LINE_BREAKERS.items():
+        if raw in body:
+            body = body.replace(raw, escaped)
+    return body
 
 
 def _run_document(store: Any, job: DocumentJob) -> QueryOutcome:

@@ -37,6 +37,7 @@ from SPARQLWrapper import (
 )
 
 ANSWER_TYPE = "http://w3id.org/gerbil/qa/vocab#AnswerType"  # a few, in the vocabulary
+TSV_MEDIA = "text/tab-separated-values"
 SELECT = f"SELECT ?s WHERE {{ ?s a <{ANSWER_TYPE}> }} ORDER BY ?s"
 ASK = f"ASK {{ ?s a <{ANSWER_TYPE}> }}"
 CONSTRUCT = f"CONSTRUCT {{ ?s a <{ANSWER_TYPE}> }} WHERE {{ ?s a <{ANSWER_TYPE}> }}"
@@ -207,3 +208,37 @@ def test_the_readmes_citing_example_runs_as_written(server, capsys) -> None:
         assert float(low) <= float(f1) <= float(high)
     f1s = [float(line.split(" ")[1]) for line in lines]
     assert f1s == sorted(f1s, reverse=True)
+
+
+def test_tsv_results_with_line_separators_read_as_json_results_do(server) -> None:
+    """U+2028, U+2029, NEL and the other characters Python's ``splitlines`` breaks at were written
+    raw in TSV results, legal there, but a reader splitting lines with it (rdflib's TSV reader)
+    broke those rows apart (explore31 F5): they are written as ``\\uXXXX`` escapes, the same
+    Turtle terms. Each line is one row, and a Turtle reader of each term (rdflib's Turtle parser,
+    pyoxigraph's TSV results reader) gets what the JSON result says. rdflib's own TSV results
+    reader reads neither form: its grammar has no ``\\u`` escape in a literal (7.6.0)."""
+    import pyoxigraph as ox
+
+    odd = "\\u2028|\\u2029|\\u0085|\\u000B|\\u000C|\\u001C"
+    query = (
+        f'SELECT ?o ?i WHERE {{ VALUES (?o ?i) {{ ("a{odd}b" <http://e.org/a\\u2028b>) '
+        f'("x\\u2029"@en <http://e.org/plain>) }} }}'
+    )
+    got = server.get("sparql", params={"query": query}, headers={"Accept": TSV_MEDIA})
+    assert got.status_code == 200 and got.headers["Content-Type"].startswith(TSV_MEDIA)
+    lines = got.text.splitlines()
+    assert len(lines) == 3, lines  # was 11: each row broken at every line separator
+    as_json = server.get("sparql", params={"query": query, "format": "json"}).json()
+    rows = [(b["o"]["value"], b["i"]["value"]) for b in as_json["results"]["bindings"]]
+    assert rows[0] == ("a\u2028|\u2029|\x85|\x0b|\x0c|\x1cb", "http://e.org/a\u2028b")
+    read = []
+    for line in lines[1:]:
+        terms = line.split("\t")
+        graph = rdflib.Graph().parse(
+            data=f"<http://e.org/s> <http://e.org/p> {terms[0]}, {terms[1]} .", format="turtle"
+        )
+        objects = sorted(graph.objects(), key=lambda t: isinstance(t, rdflib.URIRef))
+        read.append((str(objects[0]), str(objects[1])))
+    assert read == rows
+    parsed = ox.parse_query_results(got.content, format=ox.QueryResultsFormat.TSV)
+    assert [(s["o"].value, s["i"].value) for s in parsed] == rows
