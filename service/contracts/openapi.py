@@ -4,6 +4,7 @@ measures (one property per registered measure, with its label, description and b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
@@ -20,6 +21,64 @@ def format_enum() -> list[str]:
 
 def profile_enum() -> list[str]:
     return list(PROFILES)
+
+
+# The patterns below say in JSON Schema (ECMA-262 regular expressions: no inline flags, so a
+# letter's cases are a class) what the server takes for a name: any case, white space around
+# (``str.strip``, whose characters are those of ``\s``), as ``submission._profile_name`` and
+# ``formats.get`` read them; the enums were lower-case, so a request the server takes (``FAIR``,
+# ``QALD-JSON``, `` fair``) failed its own schema (explore31 F10).
+_KELVIN = "\u212a"  # K, which str.lower() makes k
+
+
+def any_case(name: str) -> str:
+    """A regular expression matching ``name`` as ``str.lower()`` compares it.
+
+    >>> any_case("qald-json")
+    '[qQ][aA][lL][dD]-[jJ][sS][oO][nN]'
+    """
+    out = []
+    for ch in name:
+        if ch.isalpha():
+            kelvin = _KELVIN if ch == "k" else ""
+            out.append(f"[{ch}{ch.upper()}{kelvin}]")
+        elif ch.isalnum() or ch in "-/_ ":
+            out.append(ch)
+        else:
+            out.append("\\" + ch)  # + . ; are escaped alike in ECMA-262 and Python
+    return "".join(out)
+
+
+def names_pattern(names: Sequence[str], *, media_types: Sequence[str] = ()) -> str:
+    """A value that is empty (left to the default) or one of ``names`` in any case with white
+    space around, or a media type of ``media_types`` with parameters (``; charset=utf-8``)."""
+    alternatives = "|".join(any_case(n) for n in names)
+    if media_types:
+        typed = "|".join(any_case(m) for m in media_types)
+        alternatives += f"|(?:{typed})\\s*(?:;[\\s\\S]*)?"
+    return f"^(?:|\\s*(?:{alternatives})\\s*)$"
+
+
+def profile_pattern() -> str:
+    return names_pattern(profile_enum())
+
+
+def format_pattern() -> str:
+    """A format's name, or the media type it is served as (``formats.get``)."""
+    return names_pattern(format_enum(), media_types=[f.media_types[0] for f in FORMATS.values()])
+
+
+def language_pattern() -> str:
+    """``language``: codes separated by commas (``languages.parse_languages``), ``_`` for
+    ``-`` (hi_IN), white space and empty items ignored, repeats dropped; ``all`` alone."""
+    from service.evaluation.languages import LANGUAGE_PRIMARY, LANGUAGE_SUBTAG, SEPARATOR
+
+    gap = f"[\\s{SEPARATOR}]*"
+    all_ = "[Aa][Ll][Ll]"  # any case, as every tag
+    not_all = f"(?!{all_}(?:[\\s{SEPARATOR}]|$))"  # all is no tag beside others: it stands alone
+    tag = f"{not_all}{LANGUAGE_PRIMARY}(?:[-_]{LANGUAGE_SUBTAG})*"
+    between = f"\\s*{SEPARATOR}{gap}"
+    return f"^{gap}(?:{all_}(?:{between}{all_})*|{tag}(?:{between}{tag})*){gap}$"
 
 
 def default_profile() -> str:

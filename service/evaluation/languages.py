@@ -17,6 +17,12 @@ from service.errors import BadRequest
 from service.evaluation.measures import MEASURES, TaskRecords
 from service.evaluation.results import Evaluation, TaskScores
 
+# What a run takes for a language of the dataset (``run.check_spec``; the OpenAPI Submission's
+# ``language`` pattern is built from the same two parts): an ISO 639 code, then subtags, in
+# any case (BCP 47; :func:`canonical_tag` records them as it recommends).
+LANGUAGE_PRIMARY = "[A-Za-z]{2,3}"
+LANGUAGE_SUBTAG = "[A-Za-z0-9]{1,8}"
+LANGUAGE_TAG = f"{LANGUAGE_PRIMARY}(?:-{LANGUAGE_SUBTAG})*"
 SEPARATOR = ","  # the language of a pooled evaluation: its languages joined, e.g. "en,es"
 
 

@@ -673,6 +673,7 @@ def check_spec(
     import re
 
     from service.evaluation.languages import canonical_tag
+    from service.evaluation.languages import LANGUAGE_TAG
     from service.evaluation.results import ExperimentType
 
     # hi_IN (as QALD writes it, and as its error named it) is the tag hi-IN; case-insensitive
@@ -684,9 +685,7 @@ def check_spec(
             f"{ALL_LANGUAGES!r} stands alone: every language of the dataset", field="language"
         )
     for language in languages:
-        if language != ALL_LANGUAGES and not re.match(
-            r"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$", language
-        ):
+        if language != ALL_LANGUAGES and not re.fullmatch(LANGUAGE_TAG, language):
             raise BadRequest(
                 f"language {language!r}: expected an ISO 639 code such as 'en'", field="language"
             )

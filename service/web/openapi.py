@@ -623,9 +623,14 @@ def _inline_file(**more: Any) -> dict[str, Any]:
             "content": {"type": "string", "description": "The file's text."},
             "filename": {"type": "string"},
             "format": {
-                "enum": registries.format_enum(),
-                "description": "Sniffed when absent. Matched without regard to case; "
-                "recorded as named here.",
+                "type": "string",
+                "pattern": registries.format_pattern(),
+                "examples": registries.format_enum(),
+                "description": "One of "
+                + ", ".join(registries.format_enum())
+                + ", or the media type that format is served as (application/qald+json); "
+                "matched without regard to case or white space around it, and recorded as "
+                "named here. Sniffed when absent or empty.",
             },
             **more,
         },
@@ -953,20 +958,26 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                         "profile": {
                             "type": "string",
-                            "enum": registries.profile_enum(),
-                            "description": "A scorer profile (GET /api/profiles), matched "
-                            "without regard to case and recorded as named here. "
-                            "Default: the one made for the dataset named (poleval for a "
+                            "pattern": registries.profile_pattern(),
+                            "examples": registries.profile_enum(),
+                            "description": "A scorer profile (GET /api/profiles): one of "
+                            + ", ".join(registries.profile_enum())
+                            + ", matched without regard to case or white space around it "
+                            "and recorded as named here. Default (absent or empty): the one "
+                            "made for the dataset named (poleval for a "
                             "Polish dataset, text2sparql for TEXT2SPARQL'25), else "
                             f"{registries.default_profile()}.",
                         },
                         "language": {
                             "type": "string",
                             "minLength": 1,
+                            "pattern": registries.language_pattern(),
                             "default": "en",
-                            "description": "A language (en), several (en,es: each question "
+                            "description": "A language (en: an ISO 639 code in lower case, "
+                            "then subtags, hi-IN or hi_IN), several (en,es: each question "
                             "scored once per language, the measures pooled over them, each "
-                            "language's in byLanguage) or all (every language of the dataset).",
+                            "language's in byLanguage; white space and empty items ignored) "
+                            "or all (every language of the dataset, alone).",
                         },
                         "experimentTypes": {
                             "type": "array",

@@ -500,3 +500,56 @@ def test_a_run_pooled_over_languages_answers_as_documented(server, document) -> 
     body = conformance.check("/api/experiments/{id}", "get", answered)
     assert set(body["evaluations"][0]["byLanguage"]) == {"en", "de"}
     assert conformance.mismatches == []
+
+
+# (value, the server takes it): each as the submission's profile, an answer file's format or the
+# language; the server's answer and the document's schema must agree on every one (explore31
+# F10: the enums were lower-case, so FAIR, QALD-JSON and " fair", which the server takes, failed
+# the document, and "language": " " passed minLength but is a 400)
+NAMED = {
+    "profile": [
+        *[(v, True) for v in ("fair", "FAIR", "Exact", " fair ", "\tQALD6\n", "text2SPARQL", "")],
+        *[(v, False) for v in (" ", "f air", "fair,exact", "fairer", "exact.", "Kexact")],
+    ],
+    "format": [
+        *[(v, True) for v in ("qald-json", "QALD-JSON", " Qald-Json ", "", "eqald-json")],
+        *[(v, True) for v in ("application/qald+json", "Application/QALD+JSON; charset=utf-8")],
+        *[(v, False) for v in (" ", "json", "application/json", "qald_json", "qald-json;x")],
+    ],
+    "language": [
+        *[(v, True) for v in ("en", " en ", "en,en", ",en,", "en, ,", "all", " all ", "all,all")],
+        *[(v, False) for v in ("", " ", "all,en", "x", "en-", "e1", "en de", "enxx", "en-a_")],
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from tests.web.conftest import start_server, stop_server
+
+    running = start_server(tmp_path_factory.mktemp("openapi-names"))
+    yield running
+    stop_server(running)
+
+
+@pytest.mark.parametrize("field", sorted(NAMED))
+def test_the_submission_schema_takes_the_names_the_server_takes(own_server, field: str) -> None:
+    document = own_server.get("api/openapi.json").json()
+    disagree = []
+    for value, taken in NAMED[field]:
+        answers: dict[str, Any] = {"filename": "a.json", "content": STRONG}
+        body: dict[str, Any] = {"dataset": "demo", "systems": [{"name": "s", "answers": answers}]}
+        if field == "format":
+            answers["format"] = value
+        else:
+            body[field] = value
+        answered = own_server.post("api/experiments", json=body)
+        assert answered.status_code in (202, 400), answered.text
+        if answered.status_code == 202:
+            ticket = answered.json()
+            own_server.wait_finished(ticket["id"], ticket["token"])
+        schema_ok = _request_errors(document, "/api/experiments", body) == []
+        server_ok = answered.status_code == 202
+        if (schema_ok, server_ok) != (taken, taken):
+            disagree.append(f"{value!r}: schema {schema_ok}, server {server_ok}, expected {taken}")
+    assert disagree == []
