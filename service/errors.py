@@ -7,6 +7,7 @@ answers with; the CLI prints its message and exits non-zero. Input files that ca
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import PureWindowsPath
 from typing import Literal
@@ -111,6 +112,60 @@ class Problem:
         if self.expected:
             text += f" (expected {self.expected})"
         return text
+
+
+def first_ids(ids: Sequence[str]) -> str:
+    """The first five of ``ids``, then "…" when there are more: how a warning names the
+    questions it concerns."""
+    return ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+
+
+def grouped_across_questions(
+    problems: Sequence[Problem], *, order: Sequence[str] = ()
+) -> list[Problem]:
+    """``problems`` with each warning said alike of several questions said once, where the
+    first was, naming the questions (:func:`first_ids`, in the dataset's ``order``: a web
+    service's answers come as its calls end) and how many.
+
+    A web service's responses are read one by one, each as its own file, so the same slip in
+    every response was a warning per question (84 for 14 questions, explore31 F15); alike is
+    the same message, expected text, file and path (each response's answer is at the same
+    path; an answer file's questions are at different paths, so its warnings stay as they
+    are). Line and column, which differ from response to response, are kept only if equal.
+
+    >>> said = [Problem("odd", severity="warning", file="response", path="$.q", line=n,
+    ...         question_id=str(n)) for n in range(1, 8)]
+    >>> [str(p) for p in grouped_across_questions(said)]
+    ['response: $.q: warning: odd (said of 7 questions: 1, 2, 3, 4, 5 …)']
+    """
+    groups: dict[tuple[str, str | None, str | None, str | None], list[Problem]] = {}
+    for p in problems:
+        if p.severity == "warning" and p.question_id is not None:
+            groups.setdefault((p.message, p.expected, p.file, p.path), []).append(p)
+    out: list[Problem] = []
+    for p in problems:
+        group = groups.get((p.message, p.expected, p.file, p.path))
+        if p.severity != "warning" or p.question_id is None or group is None:
+            out.append(p)
+            continue
+        ids = list(dict.fromkeys(q.question_id for q in group if q.question_id is not None))
+        if order:
+            place = {qid: n for n, qid in enumerate(order)}
+            ids.sort(key=lambda qid: place.get(qid, len(place)))
+        if len(ids) < 2:
+            out.append(p)
+        elif group[0] is p:
+            same = all((q.line, q.column) == (p.line, p.column) for q in group)
+            out.append(
+                replace(
+                    p,
+                    message=f"{p.message} (said of {len(ids)} questions: {first_ids(ids)})",
+                    question_id=None,
+                    line=p.line if same else None,
+                    column=p.column if same else None,
+                )
+            )
+    return out
 
 
 class FormatError(ServiceError):

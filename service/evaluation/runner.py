@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from service.errors import BadRequest, Problem
+from service.errors import BadRequest, Problem, first_ids, grouped_across_questions
 from service.evaluation.kbview import KBRequests, KBView, resolve
 from service.evaluation.matchers.base import Judged
 from service.evaluation.matchers.sets import IriSetMatcher, canonical_relation, match_keys
@@ -307,7 +307,9 @@ def evaluate(
     """
     prof = get_profile(profile)
     lang = language or prof.default_language
-    problems: list[Problem] = list(run.problems)
+    # a web service's same warning in every response, once (its archive keeps each question's)
+    order = [q.id for q in dataset.questions]
+    problems: list[Problem] = grouped_across_questions(run.problems, order=order)
     if prof.answer_count_must_match and len(run.answers) != len(dataset.questions):
         # geval refuses files whose line counts differ; so do profiles that follow it.
         raise BadRequest(
@@ -318,7 +320,7 @@ def evaluate(
     known = {q.id for q in dataset.questions}
     unknown = [qid for qid in run.answers if qid not in known]
     if unknown:
-        shown = _first_ids(unknown)
+        shown = first_ids(unknown)
         problems.append(
             Problem(
                 f"{len(unknown)} answers for question ids the dataset does not have ({shown}); "
@@ -330,7 +332,7 @@ def evaluate(
     cases = _cases(dataset, run, lang)
     missing = [c.question.id for c in cases if c.status is QuestionStatus.MISSING]
     if missing:  # a truncated file reads as a weak system in a paper's table
-        shown = _first_ids(missing)
+        shown = first_ids(missing)
         asked = sum(1 for c in cases if c.scored)
         problems.append(
             Problem(
@@ -342,7 +344,7 @@ def evaluate(
         )
     unapplied = [c.question.id for c in cases if c.scored and LOCAL_FROM in c.answer.rewrites]
     if unapplied:  # scored as if the clause were not there: a paper may need to say so
-        shown = _first_ids(unapplied)
+        shown = first_ids(unapplied)
         problems.append(
             Problem(
                 f"{len(unapplied)} {'query names' if len(unapplied) == 1 else 'queries name'} "
@@ -439,12 +441,6 @@ def evaluate(
     )
 
 
-def _first_ids(ids: Sequence[str]) -> str:
-    """The first five of ``ids``, then "…" when there are more: how a warning names the
-    questions it concerns."""
-    return ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
-
-
 def _labels_without_kb(prof: Profile, cases: Sequence[_Case]) -> str | None:
     """Label golds scored without a KB (explore28 F13): under a profile that matches labels
     and IRIs through a KB (``label`` in its ``match`` setting: a system label to a gold IRI;
@@ -519,7 +515,7 @@ def _several_values_note(prof: Profile, cases: Sequence[_Case]) -> str | None:
     several = [c.question.id for c in cases if len(c.answer.answers.values()) > 1]
     if not several:
         return None
-    shown = _first_ids(several)
+    shown = first_ids(several)
     return (
         f"{len(several)} {'question was' if len(several) == 1 else 'questions were'} answered "
         f"with several values ({shown}): the {prof.name} profile reads one answer line per "
@@ -536,7 +532,7 @@ def _confidence_gaps(cases: Sequence[_Case]) -> str | None:
     without = [c.question.id for c in answered if c.answer.confidence is None]
     if not without or len(without) == len(answered):
         return None
-    shown = _first_ids(without)
+    shown = first_ids(without)
     return (
         f"{len(without)} of {len(answered)} answers give no confidence while the others do "
         f"({shown}): each counts as confidence 0 in cws, k1, k and r"

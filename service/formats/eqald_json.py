@@ -354,7 +354,9 @@ def _answers(
                 )
             elif value_conf is not None:
                 confidence = value_conf
-    if len(entries) > 1:
+    # eQALD's own list, [{"bindings": […], "confidence": …}, …], is one answer per entry: its
+    # rows are the answers, no slip (explore31 F15); a list of whole SPARQL results objects is
+    if len(entries) > 1 and not all(_bindings_entry(e) for e in entries):
         report.warn(
             f"{len(entries)} answers entries; their rows are concatenated",
             at=places[1],
@@ -362,6 +364,24 @@ def _answers(
             expected="one answers object",
         )
     return merge(sets), confidence
+
+
+def _bindings_entry(entry: Any) -> bool:
+    """An entry of eQALD's answers list: ``{"bindings": […], "confidence": …}``."""
+    return isinstance(entry, dict) and "bindings" in entry and "results" not in entry
+
+
+def shown_number(value: Any) -> str:
+    """A value as a warning shows it: JSON, a number as written in JSON by a person (``1e308``,
+    not Python's ``1e+308``), cut at 30 characters.
+
+    >>> [shown_number(v) for v in (1e308, 1e-7, 1.5, 50, "0,8", True, float("nan"))]
+    ['1e308', '1e-07', '1.5', '50', '"0,8"', 'true', 'NaN']
+    """
+    shown = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, float):
+        shown = shown.replace("e+", "e")
+    return shown if len(shown) <= 30 else shown[:29] + "…"
 
 
 # Seed 004: "a confidence value … a real number ranged between 0 and 1". A confidence is
@@ -389,8 +409,7 @@ def _confidence(
         except ValueError:
             number = None
     if number is None or not 0.0 <= number <= 1.0:  # NaN is not either
-        shown = json.dumps(value, ensure_ascii=False)
-        shown = shown if len(shown) <= 30 else shown[:29] + "…"
+        shown = shown_number(value)
         report.warn_each(
             BAD_CONFIDENCE,
             f"question {qid}: {shown}" if qid is not None else shown,

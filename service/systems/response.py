@@ -121,7 +121,7 @@ def parse_answer(
         )
     first = dataset.questions[0]
     warnings = recoded + [
-        replace(p, question_id=question_id, file=RESPONSE)
+        replace(p, question_id=question_id, file=RESPONSE, message=_one_question(p, question_id))
         for p in dataset.problems
         if p.severity == "warning"
         and p.message != EMPTY_ANSWER_SET
@@ -165,6 +165,17 @@ def parse_answer(
     single = replace(dataset, questions=(first,), problems=())
     answer = system_run(single, system=system).answers[first.id]
     return replace(answer, question_id=question_id), tuple(warnings)
+
+
+def _one_question(problem: Problem, question_id: str) -> str:
+    """A reader's grouped warning about a response (its confidences, each said as ``question
+    ID: value``) without the question, which the warning names: the same values in every
+    response are then one warning (``errors.grouped_across_questions``, explore31 F15)."""
+    from service.formats.eqald_json import BAD_CONFIDENCE
+
+    if not problem.message.startswith(BAD_CONFIDENCE):
+        return problem.message
+    return problem.message.replace(f"question {question_id}: ", "")
 
 
 def _plain(text: str) -> str:

@@ -77,8 +77,9 @@ def test_odd_answers_are_kept_scored_and_said(
     captured = capsys.readouterr()
     assert "4 questions: 4 asked, 0 failed" in captured.out  # q2 was an error
     said = captured.err
-    assert 'without a confidence: question 2: "0,8"' in said
-    assert "without a confidence: question 3: 7" in said
+    # the problem names its question once (the value alone: alike responses group, F15)
+    assert "question 2: warning: confidences that are not a number" in said
+    assert 'without a confidence: "0,8"' in said and "without a confidence: 7" in said
     assert (
         "question 4: warning: the response answers another question: id '999' (asked: id '4')"
         in said

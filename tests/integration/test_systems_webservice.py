@@ -200,6 +200,13 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             term = {"type": "literal", "value": question}
             entry = {"id": "1", "answers": [{"bindings": [{"x": term}], "confidence": "0.25"}]}
             self._send(200, json.dumps({"questions": [entry]}).encode())
+        elif path == "/eqald-odd":  # eQALD's answers list, the same slips in every response
+            entries = [
+                {"bindings": [{"x": {"type": "literal", "value": question}}], "confidence": 1e308},
+                {"bindings": [{"x": {"type": "literal", "value": "c\u0001d"}}]},
+            ]
+            body = json.dumps({"questions": [{"id": "1", "answers": entries}]})
+            self._send(200, body.encode())
         elif path == "/get-only":  # a service written for browsers: GET works, POST does not
             self._send(405, b"Method Not Allowed", kind="text/html", Allow="GET, HEAD")
         elif path == "/latin1":  # says so in its Content-Type, as Java servlets often do
@@ -892,3 +899,36 @@ def test_system_run_sends_service_headers_from_a_file(
         said = capsys.readouterr()
         assert "--service-header[0]: Host is set by the client itself" in said.err
         assert SECRET not in said.out + said.err
+
+
+def test_a_web_runs_same_warnings_are_said_once_naming_the_questions(
+    server: tuple[str, Recorder],
+) -> None:
+    """explore31 F15: each response is read alone, so the same slips in 14 responses were 84
+    warnings; eQALD's own answers list was warned of as concatenated entries; and the
+    confidence 1e308 was shown as Python writes it, 1e+308."""
+    from service.evaluation import evaluate
+    from service.model import AnswerSet
+
+    base, _ = server
+    questions = tuple(
+        Question(
+            str(i), (QuestionText("en", f"q{i}"),), answers=AnswerSet.of([Term.literal(f"q{i}")])
+        )
+        for i in range(7)
+    )
+    dataset = Dataset("odd", questions)
+    result = run_web_service(dataset, _service(base, "/eqald-odd"), language="en")
+    assert len(result.run.answers) == 7
+    # the archive keeps each question's own (answer_file writes them per question)
+    assert len({p.question_id for p in result.run.problems}) == 7
+    said = [str(p) for p in evaluate(dataset, result.run, profile="exact").problems]
+    assert not any("answers entries" in s for s in said), said  # eQALD's own list form
+    control = [s for s in said if "U+0001" in s]
+    assert len(control) == 1, said  # was 7, one per response
+    assert "(said of 7 questions: 0, 1, 2, 3, 4 …)" in control[0], control
+    confidences = [s for s in said if "confidences that are not a number" in s]
+    assert len(confidences) == 1, said
+    assert ": 1e308 (said of 7 questions" in confidences[0], confidences  # was 1e+308
+    assert "question 0:" not in confidences[0]
+    assert len(said) == 2, said

@@ -350,6 +350,7 @@ def test_eqald_answers_as_object_and_numeric_confidence() -> None:
     [
         *[("high", '"high"'), ("0,8", '"0,8"'), ("nan", '"nan"'), (True, "true"), (50, "50")],
         *[("-0.2", '"-0.2"'), (1.0000001, "1.0000001"), ({"p": 1}, '{"p": 1}')],
+        (1e308, "1e308"),  # as a person writes it, not Python's 1e+308 (explore31 F15)
     ],
 )
 def test_eqald_confidence_not_in_0_1_is_dropped_with_one_warning(bad: Any, shown: str) -> None:
