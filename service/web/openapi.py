@@ -1624,8 +1624,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                     requestBody=_json_request(
                         _object(
                             profile={
-                                "enum": registries.profile_enum(),
-                                "description": "Score under this profile instead.",
+                                "type": "string",
+                                "pattern": registries.profile_pattern(),
+                                "examples": registries.profile_enum(),
+                                "description": "Score under this profile instead (matched as "
+                                "the Submission's `profile` is; empty: the experiment's own).",
                             },
                             datasetVersion={
                                 "type": "string",

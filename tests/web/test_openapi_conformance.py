@@ -553,3 +553,26 @@ def test_the_submission_schema_takes_the_names_the_server_takes(own_server, fiel
         if (schema_ok, server_ok) != (taken, taken):
             disagree.append(f"{value!r}: schema {schema_ok}, server {server_ok}, expected {taken}")
     assert disagree == []
+
+
+def test_a_rescoring_s_profile_is_matched_as_the_submission_s(own_server) -> None:
+    """A re-scoring reads its ``profile`` as a submission does (``FAIR`` is ``fair``): its
+    schema was the same lower-case enum."""
+    document = own_server.get("api/openapi.json").json()
+    answers = {"filename": "a.json", "content": STRONG}
+    made = own_server.post(
+        "api/experiments", json={"dataset": "demo", "systems": [{"name": "s", "answers": answers}]}
+    )
+    ticket = made.json()
+    own_server.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    for value, taken in NAMED["profile"]:
+        said = _request_errors(document, "/api/experiments/{id}/rescore", {"profile": value})
+        answered = own_server.post(
+            f"api/experiments/{ticket['id']}/rescore", json={"profile": value}, headers=auth
+        )
+        assert answered.status_code in (202, 400), answered.text
+        if answered.status_code == 202:
+            revision = answered.json()
+            own_server.wait_finished(revision["id"], revision["token"])
+        assert (said == [], answered.status_code == 202) == (taken, taken), (value, said)
