@@ -49,28 +49,35 @@ def any_case(name: str) -> str:
     return "".join(out)
 
 
-def names_pattern(names: Sequence[str], *, media_types: Sequence[str] = ()) -> str:
-    """A value that is empty (left to the default) or one of ``names`` in any case with white
-    space around, or a media type of ``media_types`` with parameters (``; charset=utf-8``)."""
+def names_pattern(
+    names: Sequence[str], *, media_types: Sequence[str] = (), blank: bool = False
+) -> str:
+    """A value that is empty (left to the default; ``blank``: white space only too) or one of
+    ``names`` in any case with white space around, or a media type of ``media_types`` with
+    parameters (``; charset=utf-8``)."""
     alternatives = "|".join(any_case(n) for n in names)
     if media_types:
         typed = "|".join(any_case(m) for m in media_types)
         alternatives += f"|(?:{typed})\\s*(?:;[\\s\\S]*)?"
-    return f"^(?:|\\s*(?:{alternatives})\\s*)$"
+    empty = "\\s*" if blank else ""
+    return f"^(?:{empty}|\\s*(?:{alternatives})\\s*)$"
 
 
 def profile_pattern() -> str:
     return names_pattern(profile_enum())
 
 
-def format_pattern() -> str:
-    """A format's name, or the media type it is served as (``formats.get``)."""
-    return names_pattern(format_enum(), media_types=[f.media_types[0] for f in FORMATS.values()])
+def format_pattern(*, blank: bool = False) -> str:
+    """A format's name, or the media type it is served as (``formats.get``); ``blank``: a
+    form's answers_format, where white space alone is a format left to be sniffed."""
+    media = [f.media_types[0] for f in FORMATS.values()]
+    return names_pattern(format_enum(), media_types=media, blank=blank)
 
 
-def language_pattern() -> str:
+def language_pattern(*, blank: bool = False) -> str:
     """``language``: codes separated by commas (``languages.parse_languages``), ``_`` for
-    ``-`` (hi_IN), white space and empty items ignored, repeats dropped; ``all`` alone."""
+    ``-`` (hi_IN), white space and empty items ignored, repeats dropped; ``all`` alone.
+    ``blank``: a form's field, which left empty or blank means the default."""
     from service.evaluation.languages import LANGUAGE_PRIMARY, LANGUAGE_SUBTAG, SEPARATOR
 
     gap = f"[\\s{SEPARATOR}]*"
@@ -78,7 +85,8 @@ def language_pattern() -> str:
     not_all = f"(?!{all_}(?:[\\s{SEPARATOR}]|$))"  # all is no tag beside others: it stands alone
     tag = f"{not_all}{LANGUAGE_PRIMARY}(?:[-_]{LANGUAGE_SUBTAG})*"
     between = f"\\s*{SEPARATOR}{gap}"
-    return f"^{gap}(?:{all_}(?:{between}{all_})*|{tag}(?:{between}{tag})*){gap}$"
+    tags = f"{gap}(?:{all_}(?:{between}{all_})*|{tag}(?:{between}{tag})*){gap}"
+    return f"^(?:\\s*|{tags})$" if blank else f"^{tags}$"
 
 
 def default_profile() -> str:

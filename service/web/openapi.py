@@ -640,7 +640,14 @@ def _inline_file(**more: Any) -> dict[str, Any]:
 def submission_form_schema() -> dict[str, Any]:
     """The Submission as multipart/form-data: its fields are what ``POST /api/experiments``
     reads (``submission.check_form_fields`` refuses any other, so the two cannot drift)."""
-    formats = {"enum": registries.format_enum()}
+    # as in the JSON Submission (a pattern from the registries, any case); an answers_format
+    # of white space only is a format left to be sniffed, as an empty language is the default
+    formats = {
+        "type": "string",
+        "pattern": registries.format_pattern(),
+        "examples": registries.format_enum(),
+    }
+    answer_formats = {**formats, "pattern": registries.format_pattern(blank=True)}
     many = {"type": "array", "items": {"type": "string"}}
     files = {"type": "array", "items": {"type": "string", "format": "binary"}}
     return {
@@ -685,7 +692,7 @@ def submission_form_schema() -> dict[str, Any]:
                 "per file, or one name a line (the run page's box); a file without one is "
                 "named after it, more names than files are a 400.",
             },
-            "answers_format": {"type": "array", "items": formats},
+            "answers_format": {"type": "array", "items": answer_formats},
             "webservice": {**many, "description": "`name=url` or a URL."},
             "text2sparql": {**many, "description": "`name=url` or a URL."},
             "service_headers": {
@@ -700,8 +707,12 @@ def submission_form_schema() -> dict[str, Any]:
                 "description": "Reference systems that run here on the KB: "
                 f"`name=system` or a system ({', '.join(SYSTEM_NAMES)}).",
             },
-            "profile": {"enum": registries.profile_enum()},
-            "language": {"type": "string"},
+            "profile": {
+                "type": "string",
+                "pattern": registries.profile_pattern(),
+                "examples": registries.profile_enum(),
+            },
+            "language": {"type": "string", "pattern": registries.language_pattern(blank=True)},
             "experiment_type": {
                 "type": "array",
                 "items": {"enum": registries.experiment_type_enum()},

@@ -576,3 +576,35 @@ def test_a_rescoring_s_profile_is_matched_as_the_submission_s(own_server) -> Non
             revision = answered.json()
             own_server.wait_finished(revision["id"], revision["token"])
         assert (said == [], answered.status_code == 202) == (taken, taken), (value, said)
+
+
+FORM_NAMED = {
+    "profile": NAMED["profile"],
+    # a form's blank answers_format is a format left to be sniffed, a blank language the default
+    "answers_format": [*NAMED["format"][:-5], (" ", True), *NAMED["format"][-4:]],
+    "language": [(v, t or not v.strip()) for v, t in NAMED["language"]],
+}
+
+
+@pytest.mark.parametrize("field", sorted(FORM_NAMED))
+def test_the_form_schema_takes_the_names_the_server_takes(own_server, field: str) -> None:
+    document = own_server.get("api/openapi.json").json()
+    root = {**document, "$ref": "#/components/schemas/SubmissionForm"}
+    disagree = []
+    for value, taken in FORM_NAMED[field]:
+        form = {"dataset": "demo", field: value}
+        answered = own_server.post(
+            "api/experiments", data=form, files=[("answers", ("a.json", STRONG.encode()))]
+        )
+        assert answered.status_code in (202, 400), answered.text
+        if answered.status_code == 202:
+            ticket = answered.json()
+            own_server.wait_finished(ticket["id"], ticket["token"])
+        shown = {**form, "answers": ["a.json"]}
+        if field == "answers_format":
+            shown[field] = [value]
+        schema_ok = not list(Draft202012Validator(root).iter_errors(shown))
+        server_ok = answered.status_code == 202
+        if (schema_ok, server_ok) != (taken, taken):
+            disagree.append(f"{value!r}: schema {schema_ok}, server {server_ok}, expected {taken}")
+    assert disagree == []
