@@ -672,8 +672,7 @@ def check_spec(
     need). Raises BadRequest (UnsafeURL for an address)."""
     import re
 
-    from service.evaluation.languages import canonical_tag
-    from service.evaluation.languages import LANGUAGE_TAG
+    from service.evaluation.languages import LANGUAGE_TAG, canonical_tag
     from service.evaluation.results import ExperimentType
 
     # hi_IN (as QALD writes it, and as its error named it) is the tag hi-IN; case-insensitive

@@ -518,7 +518,9 @@ NAMED = {
     ],
     "language": [
         *[(v, True) for v in ("en", " en ", "en,en", ",en,", "en, ,", "all", " all ", "all,all")],
+        *[(v, True) for v in ("EN", " En ", "eN,en", "ALL", "All,all")],  # BCP 47: any case
         *[(v, False) for v in ("", " ", "all,en", "x", "en-", "e1", "en de", "enxx", "en-a_")],
+        *[(v, False) for v in ("ALL,en", "en,All")],
     ],
 }
 
