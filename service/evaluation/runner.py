@@ -690,7 +690,7 @@ def _record(
         verdicts=judged.verdicts,
         ranked=judged.ranked,
         matches=judged.matches,
-        note=_note(prof, c),
+        note=_note(prof, c) or judged.note,
         **call,
     )
 

@@ -77,9 +77,13 @@ _NUMERIC_TYPES = {
 }
 _DATE_TYPES = {XSD + t for t in ("date", "dateTime", "gYear", "gYearMonth", "dateTimeStamp")}
 _NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+# Months and days of one or two digits, and years of fewer than four digits in a full date:
+# real QALD gold writes ``2009-6-25`` and ``632-6-8`` (QALD-8/9; explore33 F2). A year alone or
+# with a month keeps four digits or more (``42`` is a number, not the year 42).
 _DATE = re.compile(
-    r"^(?P<year>-?[0-9]{4,})(?:-(?P<month>[0-9]{2})(?:-(?P<day>[0-9]{2})"
+    r"^(?:(?P<year>-?[0-9]{4,})(?:-(?P<month>[0-9]{1,2})(?:-(?P<day>[0-9]{1,2})"
     r"(?:T(?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2})?))?)?)?"
+    r"|(?P<short>-?[0-9]{1,3})-(?P<smonth>[0-9]{1,2})-(?P<sday>[0-9]{1,2}))"
     r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})?$"
 )
 _YEAR_ONLY = re.compile(r"^-?[0-9]{4}$")
@@ -112,16 +116,28 @@ def date_value(text: str) -> DateValue | None:
     """A date from ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD`` or an xsd:dateTime (time to seconds).
 
     The time zone and fractional seconds are dropped; ``T00:00:00`` counts as a day (DBpedia
-    writes dates as midnight dateTimes).
+    writes dates as midnight dateTimes). Month and day may have one digit, and the year of a
+    full date fewer than four (``632-6-8`` is ``0632-06-08``, explore33 F2).
+
+    >>> date_value("2009-6-25"), date_value("632-6-8") == date_value("0632-06-08")
+    (DateValue(parts=('2009', '06', '25')), True)
+    >>> date_value("42"), date_value("632-6")
+    (None, None)
     """
     m = _DATE.match(text.strip())
     if not m:
         return None
-    parts = [str(int(m.group("year")))]
-    if m.group("month"):
-        parts.append(m.group("month"))
-        if m.group("day"):
-            parts.append(m.group("day"))
+    short = m.group("short")
+    year, month, day = (
+        (short, m.group("smonth"), m.group("sday"))
+        if short is not None
+        else (m.group("year"), m.group("month"), m.group("day"))
+    )
+    parts = [str(int(year))]
+    if month:
+        parts.append(month.zfill(2))
+        if day:
+            parts.append(day.zfill(2))
             time = m.group("time")
             if time and time not in ("00:00", "00:00:00"):
                 parts.append(time if len(time) == 8 else time + ":00")

@@ -30,6 +30,10 @@ The rules, in order:
    ``dbpedia.org/page/X`` (the HTML page) is ``dbpedia.org/resource/X``.
 5. A Wikipedia article URL (``xx.wikipedia.org/wiki/X``, mobile ``xx.m.wikipedia.org``) is the
    DBpedia resource of that edition; spaces in DBpedia and Wikipedia names are underscores.
+6. A Wikidata page URL (``www.wikidata.org/wiki/Q42``, ``/wiki/Property:P31``,
+   ``/wiki/Lexeme:L7``; also ``wikidata.org`` and mobile ``m.wikidata.org``) is the entity it
+   is the page of, ``http://www.wikidata.org/entity/Q42`` (explore33 F3), as a DBpedia page is
+   its resource.
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ _LANG = r"(?!www\.)(?P<lang>[a-z]{2,3}(?:-[a-z]+)?)"
 _WIKIPEDIA = re.compile(rf"^{_LANG}\.(?:m\.)?wikipedia\.org$")
 _DBPEDIA = re.compile(rf"^(?:{_LANG}\.)?dbpedia\.org$")
 _RESOURCE = "/resource/"
+_WIKIDATA_HOSTS = frozenset({"www.wikidata.org", "wikidata.org", "m.wikidata.org"})
+_WIKIDATA_PAGE = re.compile(r"^/wiki/(?:Property:(?=P)|Lexeme:(?=L))?(?P<id>[QPL][1-9][0-9]*)$")
 
 
 def strip_brackets(iri: str) -> str:
@@ -98,11 +104,13 @@ def _dbpedia_host(lang: str | None) -> str:
 
 
 # An http IRI that the rules leave as it is: lower-case host without port, not a Wikipedia or
-# en.dbpedia host, no /page/, no percent-escape, no character an IRI must encode, no query or
-# fragment. Most IRIs of real files are such; tests/unit/test_kb_identity.py checks on every IRI
-# of the QALD gold files, and on generated ones, that the rules indeed return them unchanged.
+# en.dbpedia host nor a Wikidata page, no /page/, no percent-escape, no character an IRI must
+# encode, no query or fragment. Most IRIs of real files are such; tests/unit/test_kb_identity.py
+# checks on every IRI of the QALD gold files, and on generated ones, that the rules indeed return
+# them unchanged.
 _PLAIN_HTTP_IRI = re.compile(
-    r"http://(?!en\.dbpedia\.org/)(?![^/]*wikipedia\.org/)[a-z0-9\-]+(?:\.[a-z0-9\-]+)*/"
+    r"http://(?!en\.dbpedia\.org/)(?![^/]*wikipedia\.org/)(?![^/]*wikidata\.org/wiki/)"
+    r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*/"
     r"(?!page/)[^\x00-\x20%\"<>\\^`{|}?#\x7f]*"
 )
 is_plain_http_iri: Callable[[str], re.Match[str] | None] = _PLAIN_HTTP_IRI.fullmatch
@@ -154,6 +162,8 @@ def _by_the_rules(iri: str) -> str:
     if wiki and path.startswith("/wiki/") and len(path) > len("/wiki/") and not query:
         netloc = _dbpedia_host(wiki.group("lang"))
         path = _RESOURCE + path[len("/wiki/") :].replace(" ", "_").replace("%20", "_")
+    elif host in _WIKIDATA_HOSTS and (page := _WIKIDATA_PAGE.match(path)) and not query:
+        netloc, path, fragment = "www.wikidata.org", "/entity/" + page.group("id"), ""
     elif dbp:
         netloc = _dbpedia_host(dbp.group("lang"))
         if path.startswith("/page/"):

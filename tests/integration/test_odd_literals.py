@@ -36,11 +36,13 @@ LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
 # Per question (tp, fp, fn), macro F1 and micro F1 of the answers against the gold, measured
 # with the code before the validity rule existed (commit 2491db4): the rule must not move them.
+# fair 1.3.0 reads the unpadded "1920-10-8" as the date 1920-10-08 (explore33 F2): question 1
+# is found (it was (0, 1, 1), macro F1 0.5208333333333333, micro F1 0.761904761904762).
 BEFORE = {
     "fair": (
-        [(0, 1, 1), (0, 1, 1), (0, 2, 1), (12, 0, 0), (1, 1, 0), (1, 0, 0), (1, 2, 0), (1, 0, 0)],
-        0.5208333333333333,
-        0.761904761904762,
+        [(1, 0, 0), (0, 1, 1), (0, 2, 1), (12, 0, 0), (1, 1, 0), (1, 0, 0), (1, 2, 0), (1, 0, 0)],
+        0.6458333333333333,
+        0.8095238095238095,
     ),
     "gerbil": (
         [(0, 1, 1), (0, 1, 1), (0, 2, 1), (12, 0, 0), (0, 2, 1), (0, 2, 1), (1, 2, 0), (0, 1, 1)],

@@ -33,7 +33,9 @@ class Judged(NamedTuple):
     a question as a whole (poleval); ``gold``/``given`` the compared items as displayed;
     ``matches`` which given item matched which gold item by which rule (the explanation);
     ``ranked`` the item each verdict judges, as displayed, in the system's order with repeats
-    (what the confidence and rank measures read, which the distinct ``given`` hides).
+    (what the confidence and rank measures read, which the distinct ``given`` hides); ``note``
+    what the matcher says of a wrong answer (fair: a written form of a number or date it does
+    not read), recorded as the question's note.
     """
 
     tp: int
@@ -47,6 +49,7 @@ class Judged(NamedTuple):
     given: tuple[str, ...] = ()
     matches: tuple[ItemMatch, ...] = ()
     ranked: tuple[str, ...] = ()
+    note: str | None = None
 
 
 class AnswerMatcher(Protocol):

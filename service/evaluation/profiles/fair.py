@@ -8,6 +8,15 @@ there: a flaky service gained QALD precision from its failures, F1); a system st
 gold IRI by its labels case- and whitespace-insensitively, as a gold string matches a system
 IRI's (F8); items of one answer naming one thing (owl:sameAs, or an IRI and its label) count
 once (F9); C2KB holds the classes of variables not projected (F11).
+
+1.3.0 (explore33): a plain gold year (``1978``, QALD's way of writing a year) is a year, which
+``1978-05-02`` has, and the number 1978 (it was read as a number alone, F1); dates with
+one-digit months and days and years of fewer than four digits (``2009-6-25``, ``632-6-8``,
+real QALD-8/9 gold) are dates (F2); a Wikidata page URL (``www.wikidata.org/wiki/Q42``) is the
+entity it is the page of (F3); a gold of digits with a leading zero (the area code ``030``) is
+a code, compared as a string (F9); a gold literal's language decides the Turkish i rule for an
+untagged system string (F10); the description lists the written forms read as numbers and
+dates, and a wrong answer that looks like one fair does not read says so (F8).
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from service.evaluation.scoring import ANSWERED, ANSWERED_QALD, STANDARD
 
 PROFILE = Profile(
     name="fair",
-    version="1.2.0",
+    version="1.3.0",
     reference="GERBIL-QA-0.3+fixes",
     title="Fair (recommended)",
     description=(
@@ -27,11 +36,20 @@ PROFILE = Profile(
         "<...>, or a literal holding an http(s) URL) is compared by identity: brackets and "
         "whitespace stripped, percent-escapes decoded, https = http, dbpedia.org/page = "
         "/resource, a Wikipedia article URL = the DBpedia resource of its title and language, "
+        "a Wikidata page URL (www.wikidata.org/wiki/Q42, /wiki/Property:P31) = the entity IRI, "
         "and with a KB the owl:sameAs closure of both sides. Literals are compared by value for "
-        "their datatype: numbers numerically ('8' = '8.0'), dates at the gold value's "
-        "granularity (gold 1990 matches 1990-05-03), booleans, strings case- and "
-        "whitespace-insensitively with language tags ignored; a 'uri' value that is no URI is "
-        "a literal. With a KB, labels count in both directions, compared as strings are: a "
+        "their datatype: numbers numerically ('8' = '8.0' = '8e0'), dates at the gold value's "
+        "granularity (gold 1990 matches 1990-05-03 and the number 1990; gold 1990-05-03 does "
+        "not match 1990), booleans, strings case- and whitespace-insensitively with language "
+        "tags ignored (the Turkish i rule when the gold or the system string is tagged tr or "
+        "az); a 'uri' value that is no URI is a literal. Read as numbers are digits with an "
+        "optional sign, decimal point and exponent (52000, -3.5, 4.5e-07), not 52,000 or "
+        "52 000 (a comma is a thousands separator or a decimal comma: not read); as dates ISO "
+        "8601 forms (1912, 1912-04, 1912-04-20, 1912-4-20, 632-6-8, 1912-04-20T00:00:00Z), "
+        "not 20 April 1912 or 20/04/1912; such a wrong answer says it was not read. Digits "
+        "with a leading zero (the area code 030) are a code, compared as a string: 30 does not "
+        "match it (QALD's answertype does not tell codes from numbers, giving 'string' to "
+        "numbers too). With a KB, labels count in both directions, compared as strings are: a "
         "system string matches a gold IRI having it as rdfs:label, a system IRI matches a gold "
         "string equal to one of its labels; items of one answer naming one thing (owl:sameAs, "
         "or an IRI and its label) count once, on either side. Matching is one-to-one and "
@@ -45,7 +63,7 @@ PROFILE = Profile(
     settings=(
         ("items", "values"),
         ("match", "value+iri-identity+sameAs(both)+label(both,casefold)"),
-        ("literals", "num,date@gold,bool,casefold"),
+        ("literals", "num,date@gold,bool,casefold,code"),
         ("one-to-one", "maximal"),
         ("fp", "all"),
         ("empty", "1/0"),
@@ -60,7 +78,11 @@ PROFILE = Profile(
     identity="fair",
     fold_literals=True,
     unprojected_classes_in_c2kb=True,
-    older=(OlderVersion("1.0.0", STANDARD), OlderVersion("1.1.0", ANSWERED)),
+    older=(
+        OlderVersion("1.0.0", STANDARD),
+        OlderVersion("1.1.0", ANSWERED),
+        OlderVersion("1.2.0", ANSWERED_QALD),  # only per-question rules moved since
+    ),
 )
 """Ours, recommended. Every rule is documented in :mod:`service.evaluation.matchers.fair`
 (answers) and :mod:`service.evaluation.subexperiments` (markings; C2KB holds resources and
