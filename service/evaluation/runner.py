@@ -334,10 +334,16 @@ def evaluate(
     if missing:  # a truncated file reads as a weak system in a paper's table
         shown = first_ids(missing)
         asked = sum(1 for c in cases if c.scored)
+        # what the profile makes of them: GERBIL reads a missing answer as an empty one (an
+        # empty gold then scores 1), which "scored as not answered" did not say (explore33 F7)
+        made = (
+            f"each is read as an empty answer, as {prof.title} does"
+            if prof.scoring.missing_as_empty
+            else "each is scored as not answered (0)"
+        )
         problems.append(
             Problem(
-                f"{len(missing)} of {asked} questions have no answer ({shown}): "
-                "each is scored as not answered",
+                f"{len(missing)} of {asked} questions have no answer ({shown}): {made}",
                 severity="warning",
                 file=run.source,
             )

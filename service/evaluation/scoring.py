@@ -50,6 +50,10 @@ class Scoring(Protocol):
     # failed call counted as an empty answer, so a flaky service gained QALD precision from
     # its failures (explore28 F1); the tools we reproduce keep GERBIL's reading.
     qald_answered_only: bool
+    # A question the system did not answer scores as an empty answer would, everywhere (GERBIL
+    # reads a missing answer as empty): the warning naming such questions says so, where under
+    # the other schemes it says they are scored as not answered (explore33 F7).
+    missing_as_empty: bool
 
     def question(self, judged: Judged, *, processed: bool) -> PRF: ...
 
@@ -83,6 +87,7 @@ class StandardScoring:
     __slots__ = ()  # stateless
     name = "standard"
     qald_answered_only = False
+    missing_as_empty = True
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         return standard_prf(judged.tp, judged.fp, judged.fn)
@@ -106,6 +111,7 @@ class AnsweredScoring(StandardScoring):
 
     __slots__ = ()  # stateless
     name = "standard-answered"
+    missing_as_empty = False
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         if not processed:
@@ -151,6 +157,7 @@ class SetQaldScoring(SetScoring):
     __slots__ = ()  # stateless
     name = "set+qald"
     qald_answered_only = True
+    missing_as_empty = False  # an empty answer is P = 1 in Macro F1 QALD, a missing one 0
 
 
 def _ratio(a: float, b: float) -> float:
@@ -172,6 +179,7 @@ class Qald6Scoring:
     __slots__ = ()  # stateless
     name = "qald6"
     qald_answered_only = False
+    missing_as_empty = False
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
         if not processed:
@@ -195,6 +203,17 @@ class Qald6Scoring:
         return p, r, fscore(p, r)
 
 
+class Qald6QaldScoring(Qald6Scoring):
+    """:class:`Qald6Scoring`, and in Macro F1 QALD too a question not answered (missing from
+    the answer file, or its call failed) is evaluation.rb's unprocessed question: P = 0, not
+    the P = 1 of an empty answer (``qald6`` 1.2.0). Before, one result held two QALD macro
+    F1s, 0.8 and 0.889, differing only by this (explore33 F6)."""
+
+    __slots__ = ()  # stateless
+    name = "qald6+qald"
+    qald_answered_only = True
+
+
 def round5(value: float) -> float:
     """Python 2's ``round(x, 5)`` (half away from zero on the exact binary value), as the
     QALD-1..4 scripts ran it."""
@@ -204,17 +223,23 @@ def round5(value: float) -> float:
 class LegacyScoring:
     """QALD-1..4 ``Evaluation.py`` (QALD-3 ``Evaluation_Task1.py``, "Jela 5.5").
 
-    Per question: both empty 1/1/1; empty user answer 0; no correct item 0; else
-    R = round5(c/|gold|), P = round5(c/|user|), F = round5(2PR/(P+R)) from the rounded P and R.
-    Global: the means of P and of R over all gold questions and the F of those means (0 when
-    either mean is 0). Micro values (not in the tool) use the standard rule on summed counts.
+    Per question: a question not answered (missing from the answer file, or its call failed)
+    0, whatever its gold (the script's global means count a missing question 0; before
+    ``qald-legacy`` 1.1.0 one whose gold was empty scored 1, explore33 F7); both empty 1/1/1;
+    empty user answer 0; no correct item 0; else R = round5(c/|gold|), P = round5(c/|user|),
+    F = round5(2PR/(P+R)) from the rounded P and R. Global: the means of P and of R over all
+    gold questions and the F of those means (0 when either mean is 0). Micro values (not in
+    the tool) use the standard rule on summed counts.
     """
 
     __slots__ = ()  # stateless
     name = "qald-legacy"
     qald_answered_only = False
+    missing_as_empty = False
 
     def question(self, judged: Judged, *, processed: bool) -> PRF:
+        if not processed:
+            return 0.0, 0.0, 0.0
         c, u, g = judged.tp, judged.n_system, judged.n_gold
         if u == 0:
             return (1.0, 1.0, 1.0) if g == 0 else (0.0, 0.0, 0.0)
@@ -240,8 +265,9 @@ ANSWERED = AnsweredScoring()  # fair and exact 1.1.0, text2sparql 1.2.0's sub-ex
 ANSWERED_QALD = AnsweredQaldScoring()
 SET = SetScoring()
 SET_QALD = SetQaldScoring()
-QALD6 = Qald6Scoring()
+QALD6 = Qald6Scoring()  # qald6 1.1.0
+QALD6_QALD = Qald6QaldScoring()
 LEGACY = LegacyScoring()
 SCHEMES: dict[str, Scoring] = {
-    s.name: s for s in (STANDARD, ANSWERED, ANSWERED_QALD, SET, SET_QALD, QALD6, LEGACY)
+    s.name: s for s in (STANDARD, ANSWERED, ANSWERED_QALD, SET, SET_QALD, QALD6, QALD6_QALD, LEGACY)
 }

@@ -387,19 +387,20 @@ _STANDARD: dict[str, Twin] = {
     "macroF1": _mean_of("f1"),
     **_COMMON,
 }
+_QALD6: dict[str, Twin] = {
+    Measure(base, average=average, scope=scope).name: _qald6(scope, average, base)
+    for scope in ("all", "processed")
+    for average in ("micro", "macro")
+    for base in ("precision", "recall", "f1")
+} | _COMMON
 _TWINS: dict[str, dict[str, Twin]] = {
     "standard": _STANDARD,
     "standard-answered": _STANDARD,  # another per-question rule, the standard aggregations
     "standard-answered+qald": _STANDARD,  # and Macro F1 QALD's column by _QALD_ANSWERED
     "set": _STANDARD,  # TEXT2SPARQL'25: another per-question rule, the standard aggregations
     "set+qald": _STANDARD,
-    "qald6": {
-        Measure(base, average=average, scope=scope).name: _qald6(scope, average, base)
-        for scope in ("all", "processed")
-        for average in ("micro", "macro")
-        for base in ("precision", "recall", "f1")
-    }
-    | _COMMON,
+    "qald6": _QALD6,
+    "qald6+qald": _QALD6,  # Macro F1 QALD's column by _QALD_ANSWERED
     "qald-legacy": {
         **_STANDARD_MICRO,
         "macroPrecision": _mean_of("precision"),

@@ -97,7 +97,7 @@ def test_table_shows_measures_and_signature(files: dict[str, Path], capsys) -> N
     )  # fmt: skip
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("dataset: tiny   system: half   profile: qald6 1.1.0")
+    assert lines[0].startswith("dataset: tiny   system: half   profile: qald6 1.2.0")
     assert lines[1].split() == ["measure", "QA"]
     rows = {line.split()[0]: line.split()[1] for line in lines[2:-1]}
     assert rows["processedMacroF1"] and rows["meanRuntime"] == "n/a"

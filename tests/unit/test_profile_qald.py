@@ -199,3 +199,91 @@ def test_legacy_rows_are_ordered_lists() -> None:
     assert q.f1 == 0.0
     q = run_all([rows(("x", "1"))], {"1": rows(("x ", " 1"))}, "qald-legacy").questions[0]
     assert q.f1 == 1.0  # values are stripped
+
+
+# -- a question missing from the answer file (explore33 F6, F7) ---------------------------------
+
+QALD9_PLUS_TEST = QALD.parent / "KGQA_QALD_9_plus/data/qald_9_plus_test_dbpedia.json"
+
+
+def _gold_left_out(path, keep: int, leave_out: set[str]):
+    """The first ``keep`` questions of a real file, and its gold answers as a system's answer
+    file without the questions ``leave_out``."""
+    gold = read(path)
+    questions = tuple(q for q in gold.questions if q.answers is not None)[:keep]
+    dataset = Dataset(gold.id, questions)
+    run = SystemRun(
+        "gold-answers",
+        {
+            q.id: SystemAnswer(q.id, answers=q.answers)
+            for q in questions
+            if q.id not in leave_out and q.answers is not None
+        },
+    )
+    return dataset, run
+
+
+def test_legacy_scores_a_missing_question_0_even_where_its_gold_is_empty() -> None:
+    """QALD-9-plus test (DBpedia) q81, 31, 214 and 210 have empty gold; an answer file leaving
+    them out scored 1/1/1 on each under qald-legacy, though its description says "missing ones
+    count 0" and the warning said "scored as not answered" (explore33 F7). An empty answer
+    given to them still scores 1 (both lists empty)."""
+    gold = read(QALD9_PLUS_TEST)
+    empty = ["81", "31", "214", "210"]
+    answered = [q for q in gold.questions if q.answers and not q.answers.is_empty][:6]
+    questions = tuple(q for q in gold.questions if q.id in empty) + tuple(answered)
+    assert all(q.answers is not None and q.answers.is_empty for q in questions[:4])
+    dataset = Dataset(gold.id, questions)
+    run = SystemRun("s", {q.id: SystemAnswer(q.id, answers=q.answers) for q in answered})
+    ev = evaluate(dataset, run, profile="qald-legacy")
+    task = ev.tasks[QA]
+    left_out = [q for q in task.questions if q.question_id in empty]
+    assert [(q.precision, q.recall, q.f1) for q in left_out] == [(0.0, 0.0, 0.0)] * 4
+    assert task.measures["macroPrecision"] == pytest.approx(0.6)
+    assert task.measures["macroF1"] == pytest.approx(0.6)  # was 1.0
+    said = [p.message for p in ev.problems if "have no answer" in p.message]
+    assert said == [
+        "4 of 10 questions have no answer (81, 31, 214, 210): each is scored as not answered (0)"
+    ]
+    # given as empty answers, they are both lists empty: 1 each
+    given = SystemRun("s", {q.id: SystemAnswer(q.id, answers=q.answers) for q in questions})
+    assert evaluate(dataset, given, profile="qald-legacy").tasks[QA].measures["macroF1"] == 1.0
+    # gerbil reads a missing answer as an empty one, as GERBIL does, and its warning says so
+    ev = evaluate(dataset, run, profile="gerbil")
+    assert ev.tasks[QA].measures["macroF1"] == 1.0
+    said = [p.message for p in ev.problems if "have no answer" in p.message]
+    assert said == [
+        "4 of 10 questions have no answer (81, 31, 214, 210): each is read as an empty "
+        "answer, as GERBIL QA 0.3 does"
+    ]
+
+
+def test_qald6_macro_f1_qald_counts_a_missing_question_as_evaluation_rb_does() -> None:
+    """QALD-9 test, 25 questions, five left out of the answer file (explore33 f41): qald6's
+    macro F1 (F of the means, evaluation.rb: an unprocessed question scores 0) was 0.8 but its
+    Macro F1 QALD 0.889, the five read as empty answers (P = 1). Both are 0.8 now; five empty
+    answers given are still P = 1 in both (0.889)."""
+    leave_out = {"99", "98", "86", "56", "49"}
+    dataset, run = _gold_left_out(QALD9_TEST, 25, leave_out)
+    assert leave_out <= {q.id for q in dataset.questions}
+    m = evaluate(dataset, run, profile="qald6").tasks[QA].measures
+    assert m["macroPrecision"] == pytest.approx(0.8) and m["macroRecall"] == pytest.approx(0.8)
+    assert m["macroF1"] == pytest.approx(0.8)
+    assert m["macroF1QALD"] == pytest.approx(0.8)  # was 0.8888…
+    empty = SystemRun(
+        "s", {**run.answers, **{q: SystemAnswer(q, answers=AnswerSet()) for q in leave_out}}
+    )
+    m = evaluate(dataset, empty, profile="qald6").tasks[QA].measures
+    assert m["macroF1"] == pytest.approx(2 * 0.8 / 1.8)
+    assert m["macroF1QALD"] == pytest.approx(2 * 0.8 / 1.8)
+
+
+def test_qald6_and_legacy_still_aggregate_their_older_versions() -> None:
+    from service.evaluation.profiles import get_profile
+
+    qald6, legacy = get_profile("qald6"), get_profile("qald-legacy")
+    assert (qald6.version, qald6.aggregates_as) == ("1.2.0", ("1.1.0",))
+    assert qald6.scoring.qald_answered_only and "|qald-empty:given|" in qald6.signature
+    assert not qald6.scoring_of("QA", "1.1.0").qald_answered_only
+    assert (legacy.version, legacy.aggregates_as) == ("1.1.0", ("1.0.0",))
+    assert "|unanswered:0|" in legacy.signature
