@@ -209,6 +209,18 @@ def test_a_written_form_fair_does_not_read_is_wrong_and_says_so(
     assert record.note is not None and record.note.startswith(said), record.note
 
 
+def test_the_note_is_in_evaluate_s_json(data_dir: Path) -> None:
+    """What `gerbil-qa evaluate --output json` and the API give per question (the task page
+    shows the stored note under the answers)."""
+    gold = read(data_dir / QALD9_TEST)
+    (question,) = [q for q in gold.questions if q.id == "56"]
+    answers = AnswerSet.of([lit("52,000")])
+    run = SystemRun("s", {"56": SystemAnswer("56", answers=answers)})
+    out = evaluate(Dataset(gold.id, (question,)), run, profile="fair").to_json()
+    (entry,) = out["questions"]
+    assert entry["note"].startswith("'52,000' was not read as a number (fair reads digits")
+
+
 def test_no_note_where_the_answer_is_no_unread_number_or_date(data_dir: Path) -> None:
     assert score(data_dir, QALD9_TEST, "56", [lit("52001")]).note is None  # read, wrong
     assert score(data_dir, QALD9_TEST, "56", [lit("many")]).note is None
