@@ -301,7 +301,9 @@ def test_a_new_profile_reaches_every_contract(
     )
 
     submission = openapi_document("http://localhost/")["components"]["schemas"]["Submission"]
-    assert "testonly" in submission["properties"]["profile"]["enum"]
+    profile = submission["properties"]["profile"]
+    assert "testonly" in profile["examples"]
+    assert re.fullmatch(profile["pattern"], " TestOnly ")
     with pytest.raises(SystemExit):
         main(["evaluate", "--help"])
     assert "testonly" in capsys.readouterr().out
