@@ -840,7 +840,7 @@ def task_csv(page: TaskPage) -> bytes:
     another form counted, which the page said and the table did not; the system's and the gold
     SPARQL when the system gave queries; last, ``rankedAnswers``: the given answers in the
     system's order, repeats kept, each with its verdict (``<a> [correct] | <b> [wrong]``),
-    which the confidence and rank measures read."""
+    which the confidence and rank measures read; then the profile's ``note`` of the question."""
     header = ["result", "question", "id", "status", *QUESTION_MEASURES, "given", "gold"]
     header += ["language", "outcome", "answertype", *FEATURES]
     # then how a service's call went, as the API's keys name it (the page showed it, the CSV
@@ -867,6 +867,10 @@ def task_csv(page: TaskPage) -> bytes:
     # (``given`` is sorted and distinct): what K, K1, CWS and MRR read, empty where the task
     # reports none of them (explore28 F10)
     header.append("rankedAnswers")
+    # after it, what the profile noted of the question (fair: a written form it does not
+    # read as a number or date; text2sparql: an ASK answered false), as the page and the
+    # API's per-question ``note`` say it (explore33 F8)
+    header.append("note")
     rows = [
         [
             r.uri,
@@ -896,6 +900,7 @@ def task_csv(page: TaskPage) -> bytes:
             ),
             *([items_cell(list(r.query_features))] if featured else []),
             _ranked_cell(r.ranked),
+            r.note,
         ]
         for r in page.rows
     ]

@@ -111,8 +111,9 @@ def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     assert rows["3"]["why"] == "w Egipcie: 5 edits, more than half of its 9 characters"
     assert rows["10"]["why"] == "" and rows["10"]["matches"] == "cztery = czterech [fuzzy]"
     header = next(csv.reader(io.StringIO(table.text)))
-    # added after every column there was (then the system's order, explore28 F10)
-    assert header[-3:] == ["matches", "why", "rankedAnswers"]
+    # added after every column there was (then the system's order, explore28 F10, and the
+    # profile's note, explore33 F8)
+    assert header[-4:] == ["matches", "why", "rankedAnswers", "note"]
 
 
 def test_an_answer_file_one_line_short_is_refused_at_its_line(server, tmp_path: Path) -> None:

@@ -492,14 +492,16 @@ def _uri_questions(answers: dict[str, str]) -> str:
     return json.dumps({"questions": questions})
 
 
-def _submitted(server, dataset: str, answers: str) -> tuple[dict[str, Any], dict[str, str]]:
+def _submitted(
+    server, dataset: str, answers: str, profile: str = "exact"
+) -> tuple[dict[str, Any], dict[str, str]]:
     """A private run of system ``sys`` on an inline dataset, finished: its status and the
     owner's headers."""
     made = server.post(
         "api/experiments",
         json={
             "dataset": {"content": dataset},
-            "profile": "exact",
+            "profile": profile,
             "systems": [{"name": "sys", "answers": answers}],
         },
     )
@@ -895,3 +897,24 @@ def test_the_system_order_and_repeats_the_confidence_measures_read_are_shown(ser
     task = f"experiment/{state['id']}/task/1"
     assert {r["rankedAnswers"] for r in _task_csv(server, task, headers=owner).values()} == {""}
     assert "ranked-answers" not in server.get(task, headers=owner).text
+
+
+def test_the_task_csv_says_what_the_profile_noted_of_a_question(server) -> None:
+    """fair notes a written form it does not read as a number (explore33 F8); the page and the
+    API said it, the task CSV had no column for it."""
+
+    def numbers(value: str, kind: str) -> str:
+        binding = {"x": {"type": "literal", "value": value}}
+        if kind:
+            binding["x"]["datatype"] = "http://www.w3.org/2001/XMLSchema#" + kind
+        q = {"id": "1", "question": [{"language": "en", "string": "How many?"}]}
+        q["answers"] = [{"head": {"vars": ["x"]}, "results": {"bindings": [binding]}}]
+        return json.dumps({"questions": [q]})
+
+    state, owner = _submitted(server, numbers("52000", "integer"), numbers("52,000", ""), "fair")
+    rows = _task_csv(server, f"experiment/{state['id']}/task/1", headers=owner)
+    from service.csv_table import cell_text
+
+    note = cell_text(rows["1"]["note"])  # a cell starting with ' is guarded with one more
+    assert note.startswith("'52,000' was not read as a number (fair reads")
+    assert list(rows["1"])[-2:] == ["rankedAnswers", "note"]  # added last: positions kept
