@@ -52,22 +52,37 @@ def _spec_findings(storage: Storage, experiment_id: str, text: str | None) -> li
 def spec_dataset(storage: Storage, experiment_id: str, text: str | None) -> Dataset | None:
     """The uploaded dataset of ``experiment_id`` read from its kept spec ``text`` and files as
     its run read it; None when it was a catalogue dataset or no spec was kept."""
+    from dataclasses import replace
+
     from service.evaluation.profiles import get_profile
     from service.experiments.inputs import Files, read_dataset
-    from service.experiments.kept import kept
+    from service.experiments.kept import kept_or_at
+    from service.experiments.rescore import _with_refs
     from service.experiments.run import ALL_LANGUAGES
-    from service.experiments.spec import ExperimentSpec, FileDataset
+    from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
 
     if text is None:
         return None
     spec = ExperimentSpec.from_json(json.loads(text))
     if not isinstance(spec.dataset, FileDataset):
         return None
-    names = {ref.sha256: ref.name for ref in spec.files() if ref.sha256}
+    refs = {ref.sha256: ref for ref in spec.files() if ref.sha256}
+
+    def by_checksum(ref: FileRef) -> FileRef:  # the kept bytes, never the path as it is now
+        return replace(ref, path=None) if ref.sha256 else ref
+
+    spec = _with_refs(spec, by_checksum)
 
     def kept_file(sha256: str) -> bytes:
-        name = names.get(sha256, sha256)
-        data = kept(storage.workspace, sha256, experiment_id=experiment_id, name=name)
+        ref = refs.get(sha256)
+        name = ref.name if ref else sha256
+        data = kept_or_at(
+            storage.workspace,
+            sha256,
+            experiment_id=experiment_id,
+            name=name,
+            path=ref.path if ref else None,
+        )
         if data is None:
             raise Conflict(  # a state of the store, not a failure of ours (explore21 6)
                 f"{name}: not kept by this store (experiment {experiment_id}; a dump imported "

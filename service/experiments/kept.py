@@ -11,7 +11,7 @@ file left by a crash before its graph was written is harmless.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from service.graph.workspace import Workspace
@@ -52,6 +52,36 @@ def kept(
     if data is not None and hashlib.sha256(data).hexdigest() == sha256:
         return data
     return None
+
+
+def kept_or_at(
+    workspace: Workspace | None,
+    sha256: str | None,
+    *,
+    experiment_id: str,
+    name: str,
+    path: str | None,
+) -> bytes | None:
+    """The bytes an experiment read from a file it names by ``sha256`` (kept at ``path`` on
+    the command line): the kept copy, else the file at ``path`` if it still holds those bytes.
+    A path is never read for what it holds now: a file its author edited in place after the
+    run was revealed as the edited version's gold, and a relative path read against the
+    server's directory (explore32 1, 5)."""
+    import hashlib
+
+    if sha256:
+        data = kept(workspace, sha256.lower(), experiment_id=experiment_id, name=name)
+        if data is not None:
+            return data
+    if path is None:
+        return None
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    if sha256 and hashlib.sha256(data).hexdigest() != sha256.lower():
+        return None
+    return data
 
 
 def missing(storage: Any, workspace: Any = None) -> list[tuple[str, str, str, bool]]:

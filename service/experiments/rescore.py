@@ -101,17 +101,27 @@ def restored(
     """``spec`` (``experiment_id``'s kept one) reading its files from where they are kept,
     and their bytes by SHA-256 (re-scoring; comparing stored runs on their answer items).
     BadRequest naming a file that is neither at its path nor kept."""
-    from service.experiments.kept import kept
+    from service.experiments.kept import kept_or_at
 
     uploads: dict[str, bytes] = {}
 
     def restore(ref: FileRef) -> FileRef:
-        if ref.path and Path(ref.path).is_file():
-            return ref
-        data = kept(storage.workspace, ref.sha256 or "", experiment_id=experiment_id, name=ref.name)
+        if not ref.sha256:  # (a spec keeps every file's: one kept before, its path alone)
+            if ref.path and Path(ref.path).is_file():
+                return ref
+            raise BadRequest(f"{ref.name}: neither at {ref.path or 'its path'} nor kept")
+        # the bytes it read, by SHA-256: its path may hold an edited file now (explore32 5)
+        data = kept_or_at(
+            storage.workspace,
+            ref.sha256,
+            experiment_id=experiment_id,
+            name=ref.name,
+            path=ref.path,
+        )
         if data is None:
+            changed = " (changed since)" if ref.path and Path(ref.path).is_file() else ""
             raise BadRequest(
-                f"{ref.name}: neither at {ref.path or 'its path'} nor kept by this store"
+                f"{ref.name}: neither kept by this store nor at {ref.path or 'its path'}{changed}"
             )
         uploads[ref.sha256 or ""] = data
         return FileRef(ref.name, ref.sha256, ref.size, None, ref.format)
