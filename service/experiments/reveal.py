@@ -70,6 +70,7 @@ def _reveal(
             f"revealing the gold of dataset {name} needs the owner token of the experiment "
             "that uploaded it with about.gold withheld (Authorization: Bearer <token>)"
         )
+    refuse_older_withheld(storage, name)
     dataset = spec_dataset(storage, author, storage.experiments.spec_of(author))
     if dataset is None:
         raise Conflict(f"dataset {name}: its file is not kept by this store")
@@ -126,6 +127,38 @@ def served_files(storage: Storage, runs: list[str]) -> None:
             quads += [Quad(s, p, o, node(graph)) for s, p, o in triples]
         if quads:
             storage.catalogue.add_public(graph, quads)
+
+
+def older_withheld(storage: Storage, name: str) -> list[tuple[str, str, str | None]]:
+    """The older versions of uploaded dataset ``name`` that still withhold their gold, oldest
+    first, as (name, label, the experiment whose reveal page reveals it: its first
+    organiser's run)."""
+    found = []
+    for older in storage.catalogue.older_uploads(name):
+        if storage.catalogue.gold_withheld(older.name):
+            author = next(organiser_runs(storage, older.name), None)
+            found.append((older.name, older.label, author))
+    return found
+
+
+def refuse_older_withheld(storage: Storage, name: str) -> None:
+    """Conflict while an older version of uploaded dataset ``name`` withholds its gold: a
+    correction shares most of it, so revealing this one published the older one's while its
+    page said it was on no page (explore32 11); the upload rule says the same."""
+    held = older_withheld(storage, name)
+    if not held:
+        return
+    which = ", ".join(f"{n} ({label})" for n, label, _ in held)
+    pages = ", ".join(
+        storage.uris.experiment(author) + "/reveal" for _, _, author in held if author
+    )
+    one = len(held) == 1
+    raise Conflict(
+        f"dataset {name} is a newer version of {which}, which still withhold"
+        f"{'s its' if one else ' their'} gold; this version shares most of it: reveal "
+        f"{'that one first' if one else 'those first, the oldest first'} (its organiser, on "
+        f"{pages or 'its reveal page'} or with POST /api/datasets/NAME/reveal), then this one"
+    )
 
 
 # every run on it withdrawn: no page lists it, so none would show what a reveal publishes

@@ -402,9 +402,20 @@ class CatalogueRepository:
         first: a run on it is re-scored onto each by its name."""
         if not UPLOADED_NAME.fullmatch(name):
             return []
+        return self._upload_versions(f"?new <{DCAT}previousVersion>+ <{self.uris.dataset(name)}>")
+
+    def older_uploads(self, name: str) -> list[UploadVersion]:
+        """The published uploaded datasets that uploaded dataset ``name`` is a newer version
+        of (its ``dcat:previousVersion``, one or more steps), oldest first: while one of them
+        withholds its gold, ``name``'s is not revealed (explore32 11)."""
+        if not UPLOADED_NAME.fullmatch(name):
+            return []
+        return self._upload_versions(f"<{self.uris.dataset(name)}> <{DCAT}previousVersion>+ ?new")
+
+    def _upload_versions(self, pattern: str) -> list[UploadVersion]:
+        """The published uploaded datasets ``?new`` that ``pattern`` finds, oldest first."""
         rows = self.store.public.query(
-            f"SELECT ?new ?id ?title ?label ?issued WHERE {{ "
-            f"?new <{DCAT}previousVersion>+ <{self.uris.dataset(name)}> ; "
+            f"SELECT ?new ?id ?title ?label ?issued WHERE {{ {pattern} . ?new "
             f"<{DCT}identifier> ?id ; {_p('sha256')} ?sha ; <{DCT}title> ?title "
             f"FILTER NOT EXISTS {{ ?new a {_p('DatasetVersion')} }} "
             f"OPTIONAL {{ ?new <{DCAT}version> ?label }} "

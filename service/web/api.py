@@ -680,7 +680,12 @@ def reveal_page(experiment_id: str) -> str:
     dataset page links here); anyone else reads who can."""
     from itertools import islice
 
-    from service.experiments.reveal import organiser_runs, refuse_unlisted, uploaded_withheld
+    from service.experiments.reveal import (
+        older_withheld,
+        organiser_runs,
+        refuse_unlisted,
+        uploaded_withheld,
+    )
     from service.web.access import COOKIE_PREFIX, form_check
 
     require_experiment(experiment_id)
@@ -710,6 +715,8 @@ def reveal_page(experiment_id: str) -> str:
         experiment_id=experiment_id,
         name=name,
         newer_withheld=still,
+        # an older version withholding its gold: this one is not revealed before (explore32 11)
+        older_withheld=older_withheld(storage, name),
         uri=storage.uris.dataset(name),
         organisers=organisers,
         check=form_check(experiment_id, token or "", "reveal") if owner else None,

@@ -817,27 +817,32 @@ def test_only_its_organiser_versions_a_withheld_test_set_and_answers_stay_on_it(
     # revealing v1 now would publish most of v2's gold: its reveal page says so (explore21 15)
     page = site.get(f"experiment/{organiser['id']}/reveal")
     assert page.status_code == 200 and 'id="newer-withheld"' in page.text and v2 in page.text
-    # and its organiser (the owner of the run that made it) may reveal it
-    late = _submit(
-        site,
-        {
-            "dataset": name,
-            "profile": "exact",
-            "systems": [{"name": "l", "answers": _answers({3}).decode()}],
-        },
+    # v1 still withheld, v2 is not revealed: it shares most of v1's gold, which was then
+    # public while v1's page said it was on no page (explore32 11); both say to reveal v1 first
+    v2_owner = {"Authorization": f"Bearer {made.json()['token']}"}
+    refused = site.post(f"api/datasets/{v2}/reveal", headers=v2_owner)
+    assert refused.status_code == 409, refused.text
+    assert name in refused.json()["error"] and "reveal that one first" in refused.json()["error"]
+    assert f"experiment/{organiser['id']}/reveal" in refused.json()["error"]
+    question = site.get(f"dataset/{v2}/question/1", headers={"Accept": "text/turtle"}).text
+    assert "V2GOLD" not in question
+    owners_page = requests.get(
+        site.url + f"experiment/{made.json()['id']}/reveal",
+        cookies={f"gqa_owner_{made.json()['id']}": made.json()["token"]},
+        timeout=30,
     )
-    reveal = site.post(
-        f"api/datasets/{v2}/reveal", headers={"Authorization": f"Bearer {made.json()['token']}"}
+    assert owners_page.status_code == 200 and 'id="older-withheld"' in owners_page.text
+    assert name in owners_page.text and 'id="reveal-form"' not in owners_page.text
+    assert f"/experiment/{organiser['id']}/reveal" in owners_page.text
+    # its organiser reveals v1, then v2 (the owner of the run that made it)
+    first = site.post(
+        f"api/datasets/{name}/reveal", headers={"Authorization": f"Bearer {organiser['token']}"}
     )
+    assert first.status_code == 200, first.text
+    reveal = site.post(f"api/datasets/{v2}/reveal", headers=v2_owner)
     assert reveal.status_code == 200, reveal.text
-    # v1 still withheld: a run on it is not re-scored onto the revealed v2, where its answer
-    # file and results would be served (explore23 13)
-    onto = site.post(
-        f"api/experiments/{late['id']}/rescore",
-        headers={"Authorization": f"Bearer {late['token']}"},
-        json={"datasetVersion": v2},
-    )
-    assert onto.status_code == 409 and "once the gold of" in onto.json()["error"], onto.text
+    page = site.get(f"experiment/{made.json()['id']}/reveal")
+    assert page.status_code == 409 and "was revealed on" in page.text
 
 
 def test_a_reveal_where_the_file_is_not_kept_says_how_to_bring_it(site: Server) -> None:
