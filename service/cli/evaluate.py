@@ -222,6 +222,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # -- evaluate ------------------------------------------------------------------------------------
 
 
+def _made_here(location: str) -> bool:
+    """Whether ``evaluate`` makes store ``location`` (a directory holding none yet), read
+    without taking its lock."""
+    from service.graph.remote import is_remote
+    from service.graph.store import stored_base
+
+    return not is_remote(location) and stored_base(location) is None
+
+
 def handle_evaluate(args: argparse.Namespace) -> int:
     # main() turns the cyclic collector off for the whole command (service.cli.COLLECTOR_OFF)
     from service.experiments.run import run_experiment
@@ -243,7 +252,15 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     if args.store:
         from service.graph.store import open_storage
 
+        new = args.base is None and _made_here(args.store)
         storage = open_storage(args.store, base=args.base)
+        if new:  # its URIs are fixed now: said, as serve --port elsewhere leads nowhere
+            print(
+                f"gerbil-qa: note: a new store, {args.store}: its URIs are under "
+                f"{storage.uris.base} for good (the default base; serve it there, or give "
+                "--base URI, the address it will be served at, when making a store)",
+                file=sys.stderr,
+            )
     kept: dict[str, bytes] = {}
     try:
         if storage is not None:  # a published upload of the store, by its name

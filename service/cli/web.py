@@ -33,7 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", help="interface to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (8080)")
     serve.add_argument(
-        "--base", metavar="URI", help="base of every URI (default http://localhost:PORT/)"
+        "--base",
+        metavar="URI",
+        help="base of every URI; a store keeps the one it was made with (default: the store's; "
+        "a new store's http://localhost:PORT/): a store `evaluate --store` made without "
+        "--base is under http://localhost:8080/, whatever --port serves it",
     )
     serve.add_argument("--threads", type=int, help="HTTP worker threads (8)")
     serve.add_argument(
@@ -212,6 +216,9 @@ def _serve(args: argparse.Namespace) -> int:
         store = without_credentials(str(config.store), {})  # a remote URL's password: never
         print(f"GERBIL QA serving {store} on http://{config.host}:{config.port}/ ", flush=True)
         print(f"  URIs under {config.base}; SPARQL endpoint {config.base}sparql", flush=True)
+        elsewhere = base_elsewhere(config.base, config.port)
+        if elsewhere:
+            print(f"  note: {elsewhere}", flush=True)
         server.run()
     except KeyboardInterrupt:
         pass
@@ -223,6 +230,29 @@ def _serve(args: argparse.Namespace) -> int:
         close_app(app)
         log.info("stopped")
     return 0
+
+
+def base_elsewhere(base: str, port: int) -> str | None:
+    """What ``serve`` says when the store's base is a loopback address on another port than
+    the one it serves: every link its pages give (an owner link, "Watch it run", a download)
+    leads there, where nothing answers (explore32 2). A store keeps the base it was made with
+    (its URIs are in its graphs), so it is said, with the two ways out, not changed."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base)
+    host = (parts.hostname or "").lower()
+    if host not in ("localhost", "127.0.0.1", "::1") or parts.path not in ("", "/"):
+        return None  # a public base: a proxy in front of this port, as deployed
+    said = parts.port or (443 if parts.scheme == "https" else 80)
+    if said == port:
+        return None
+    return (
+        f"this store's URIs are under {base} (the base it was made with: `evaluate --store` "
+        f"without --base makes http://localhost:8080/), not port {port}: the links its pages "
+        f'give (owner links, "Watch it run", downloads) lead to port {said}. Serve it with '
+        f"--port {said}, or move it: gerbil-qa export --store DIR --files --output FILE, then "
+        f"gerbil-qa import --store NEW --base http://localhost:{port}/ --rebase FILE"
+    )
 
 
 def _publish(args: argparse.Namespace) -> int:

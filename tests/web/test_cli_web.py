@@ -371,3 +371,61 @@ def test_a_write_on_a_served_store_says_how_to_do_it_while_it_serves(
     assert f"the store at {store} is in use by another process" in said, said
     assert "stop that process (or let it end) first; while it serves, " in said, said
     assert way in said, said
+
+
+def test_a_store_made_without_base_says_so_and_serve_on_another_port_too(tmp_path: Path) -> None:
+    """The README's publishing command (no --base) fixed the store's base to
+    http://localhost:8080/ silently; ``serve --port P`` kept it, its help saying the default
+    was localhost:PORT, so every owner link and "Watch it run" led nowhere (explore32 2). The
+    store keeps its base (its URIs are in its graphs); both commands say so, and how out."""
+    from service.cli.web import base_elsewhere
+    from service.paths import DEMO_DIR
+
+    store, port = tmp_path / "store", free_port()
+    cli = [sys.executable, "-m", "service"]
+    questions = str(DEMO_DIR / "questions.json")
+    made = subprocess.run(
+        [*cli, "evaluate", "--store", str(store), "--dataset", questions, "--answers", questions],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    assert "its URIs are under http://localhost:8080/ for good" in made.stderr
+    assert "--base URI" in made.stderr
+    helped = subprocess.run(
+        [sys.executable, "-m", "service", "serve", "--help"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "a store keeps the one it was made with" in " ".join(helped.stdout.split())
+    process = subprocess.Popen(
+        [*cli, "serve", "--store", str(store), "--port", str(port), "--no-demo"],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=1)
+                break
+            except (requests.ConnectionError, requests.Timeout):
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                time.sleep(0.2)
+    finally:
+        output = _stop(process)
+    assert "URIs under http://localhost:8080/" in output
+    assert "note: this store's URIs are under http://localhost:8080/" in output
+    assert "--port 8080" in output and f"--base http://localhost:{port}/ --rebase" in output
+    # served where its base says, or under a public base (a proxy in front): nothing said
+    assert base_elsewhere("http://localhost:8080/", 8080) is None
+    assert base_elsewhere("https://qa.example.org/", port) is None
