@@ -16,6 +16,11 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+# how a public document is sent: it changes when a run is published or withdrawn, so a browser
+# revalidates it each time (its ETag: a 304 while unchanged), where "max-age=60" showed the
+# board of a minute before to the browser that had just published a run (explore32 3)
+PUBLIC_CACHE = "public, no-cache"
+
 
 @dataclass(frozen=True, slots=True)
 class Rendered:

@@ -29,6 +29,7 @@ from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, catalog_pages, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
 from service.web.access import is_owner, not_public_yet, require_experiment, token_redirect
+from service.web.cache import PUBLIC_CACHE
 from service.web.citation import Citation, citation_for, experiment_subject, scoring_note
 from service.web.describe import (
     ELSEWHERE_EXPERIMENT,
@@ -47,7 +48,6 @@ from service.web.state import services
 
 bp = Blueprint("resources", __name__)
 
-PUBLIC_CACHE = "public, max-age=60"
 PRIVATE_CACHE = "private, no-store"
 
 

@@ -29,6 +29,7 @@ from service.evaluation.results import COUNT_MEASURES, ExperimentType, signature
 from service.graph.leaderboards import MAX_ROWS
 from service.release import source
 from service.web import comparing, conneg, listings, pages
+from service.web.cache import PUBLIC_CACHE
 from service.web.citation import doi_of
 from service.web.pages import local
 from service.web.rdf_out import context_document
@@ -85,7 +86,7 @@ def cached_page(
         rendered = cache.rendered(render().encode("utf-8"), f"{content_type}; charset=utf-8")
         cache.put(key, rendered)
     response = Response(rendered.body, content_type=rendered.content_type)
-    response.headers["Cache-Control"] = "public, max-age=60"
+    response.headers["Cache-Control"] = PUBLIC_CACHE  # revalidated, as every public document
     response.set_etag(rendered.etag)
     return response.make_conditional(request)
 
