@@ -119,9 +119,9 @@ def restored(
             path=ref.path,
         )
         if data is None:
-            changed = " (changed since)" if ref.path and Path(ref.path).is_file() else ""
+            changed = " (other bytes now)" if ref.path and Path(ref.path).is_file() else ""
             raise BadRequest(
-                f"{ref.name}: neither kept by this store nor at {ref.path or 'its path'}{changed}"
+                f"{ref.name}: neither at {ref.path or 'its path'}{changed} nor kept by this store"
             )
         uploads[ref.sha256 or ""] = data
         return FileRef(ref.name, ref.sha256, ref.size, None, ref.format)

@@ -217,6 +217,10 @@ class ExperimentPage:
     # and the version its description states (dcat:version), for the citation
     dataset_title: str | None = None
     dataset_release: str | None = None
+    # how its "Dataset" row names it: an upload by title, version and name as the dataset's
+    # page and menus do ("Birds QA, version 2 (birds-qa-9bcc958d)"), its name alone said
+    # neither title nor version (explore32 8)
+    dataset_named: str | None = None
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -319,7 +323,23 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         dataset_title=exp.text(GQA + "datasetLabel")
         or (nodes[dataset].text(DCT + "title") if dataset in nodes else None),
         dataset_release=nodes[dataset].text(DCAT + "version") if dataset in nodes else None,
+        dataset_named=_upload_named(nodes.get(dataset or ""), dataset),
     )
+
+
+def _upload_named(node: Node | None, dataset: str | None) -> str | None:
+    """An uploaded dataset (its description has a file's SHA-256) as its page names it, by
+    :func:`named_version`; another by its name."""
+    from urllib.parse import unquote
+
+    from service.dataset_about import named_version
+
+    if dataset is None:
+        return None
+    name = unquote(local(dataset))
+    if node is None or node.one(GQA + "sha256") is None:
+        return name
+    return named_version(node.text(DCT + "title"), node.text(DCAT + "version"), name)
 
 
 def _version_of(dataset: Node | None, uris: Uris) -> tuple[str, str] | None:

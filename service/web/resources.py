@@ -1129,8 +1129,12 @@ def _dataset_html(
     at = listings.page_from(request.args, size=DATASET_QUESTIONS, name="questions_page")
     findings = {v.value for v in main.all(GQA + "finding")} if main is not None else set()
     title, runnable, withdrawn = _dataset_title(uri, main, endpoint=endpoint, name=route["name"])
+    # an upload by its title, version and name, as the menus name it: two versions' pages had
+    # one tab title and heading (explore32 8)
+    heading = listings.upload_labels([uri]).get(uri) if endpoint == "resources.dataset" else None
     return render_template(
         "dataset.html",
+        heading=heading or title or pages.local(uri),
         citation=_dataset_citation(uri, main, nodes, title or pages.local(uri), withdrawn),
         uri=uri,
         title=title or pages.local(uri),
@@ -1451,6 +1455,11 @@ def question(name: str, qid: str) -> BaseResponse:
         # (its withdrawn runs' pages link it: explore22 9)
         withdrawn_from=storage.uris.dataset(name),
         more=lambda found: {
+            # the upload it is of, by title, version and name: two versions' questions had
+            # one tab title and heading (explore32 8)
+            "part_of": listings.upload_labels([storage.uris.dataset(name)]).get(
+                storage.uris.dataset(name)
+            ),
             "newer": storage.catalogue.newer_uploads(name),
             # its page said nothing of its gold (explore21 14), withdrawn or not (explore23 9)
             "gold_withheld": storage.catalogue.gold_withheld(name)

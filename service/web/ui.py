@@ -366,6 +366,16 @@ def leaderboard_model(
         "pages": pages,
         "compare_measures": COUNT_MEASURES,
         "standings": standings,
+        # why a row has no tier, each said once as text under the table (each "–" links its
+        # own): a title tooltip was no keyboard's, touch's or every screen reader's (explore32 4)
+        "tier_reasons": list(
+            dict.fromkeys(
+                s.reason
+                for r in shown
+                if (s := standings.get(r.task)) is not None and s.reason and not s.tier
+            )
+        ),
+        "tiers_given": any(s.tier or s.interval for s in standings.values()),
         "tiers_offered": bool(comparable),
         "tiers_before_this_page": bool(alike) and not top,
         # a system takes a rank per dataset, language and profile (version): said when rows
@@ -596,14 +606,17 @@ def _filter_choices(
         profiles.append((chosen.profile or "", 0))
     from service.web.running import published_uploads
 
+    uploads = published_uploads()
     return {
         "datasets": datasets,
         # an upload by its title and version, as the run page lists it (its name alone did
         # not say which of two versions is the newer)
         "dataset_labels": {
             u.name: u.label + (f"; has a newer version, {u.newer}" if u.newer else "")
-            for u in published_uploads()
+            for u in uploads
         },
+        # the board's heading and tab title name an upload as its page does (explore32 8)
+        "dataset_names": {u.name: u.label for u in uploads},
         "languages": languages,
         "profiles": profiles,
         # what each "all" option shows: that filter cleared, the others kept
