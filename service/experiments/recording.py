@@ -44,13 +44,16 @@ def dataset_record(
     catalogue: CatalogueRepository,
     *,
     gold: DatasetSource | None = None,
+    revising: bool = False,
 ) -> RecordedDataset:
     """The dataset as the graph names it: a catalogue dataset keeps its public URI (and its
     questions are stored in its public graph if they are not yet); a file byte-identical to a
     catalogue dataset's distribution is that dataset (same SHA-256: it joins its leaderboard);
     any other file is an uploaded dataset, described inside the experiment's graph (the kept
-    file of a registered version links that version)."""
-    recorded = _dataset_record(source, dataset, files, catalogue, gold=gold)
+    file of a registered version links that version). ``revising``: the run re-scores or
+    replaces another, whose description of the file it restates (its owner was told at that
+    run what was not recorded, if anything)."""
+    recorded = _dataset_record(source, dataset, files, catalogue, gold=gold, revising=revising)
     if isinstance(source, FileDataset) and source.version_of and source.version_of.version:
         uri = catalogue.uris.dataset_version(source.version_of.name, source.version_of.version)
         recorded = replace(recorded, ref=replace(recorded.ref, version_of=uri))
@@ -64,6 +67,7 @@ def _dataset_record(
     catalogue: CatalogueRepository,
     *,
     gold: DatasetSource | None = None,
+    revising: bool = False,
 ) -> RecordedDataset:
     from service.graph.results import DatasetRef, UploadedFile
 
@@ -97,7 +101,13 @@ def _dataset_record(
         # its in.tsv, if any, is the published one (check_about): the dataset's file already
         kept = kept[:1]
         own = source.title if isinstance(source, FileDataset) else None
-        notes = published_notes(name, title, own, about=tuple(k for k, _ in said["about"]))
+        # a revision restates what its line said: the author re-scoring the run that published
+        # the description was told its description "was not recorded" (explore32 12)
+        notes = (
+            ()
+            if revising
+            else published_notes(name, title, own, about=tuple(k for k, _ in said["about"]))
+        )
         newer = catalogue.newer_uploads(name)
         if newer:  # a participant of a shared task on an outdated version learns of it
             notes += (

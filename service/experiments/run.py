@@ -236,7 +236,14 @@ def run_experiment(
             for up, path in zip(kb_uploads, kb_paths, strict=False):
                 if not workspace.exists(file_key(up.sha256)):  # a large KB: read once
                     keep(workspace, up.sha256, path.read_bytes())
-        recorded = dataset_record(spec.dataset, dataset, files, storage.catalogue, gold=spec.gold)
+        recorded = dataset_record(
+            spec.dataset,
+            dataset,
+            files,
+            storage.catalogue,
+            gold=spec.gold,
+            revising=spec.options.revision_of is not None,
+        )
         public_changed = recorded.stored_questions
         notes += recorded.notes + _unknown_answer_notes(
             spec, dataset, obtained, kept, recorded.ref.name

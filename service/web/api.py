@@ -586,27 +586,17 @@ def cancel(experiment_id: str) -> Response:
     return json_answer({"id": experiment_id, "cancelling": active, "status": status.status.value})
 
 
-@bp.post("/api/experiments/<experiment_id>/rescore")
-def rescore(experiment_id: str) -> Response:
-    """Re-score a finished experiment into a new revision (``gerbil-qa rescore``): its kept
-    spec and files, the profile's current version or ``{"profile": …}``; 202 with the new
-    experiment (its own owner token), which says ``prov:wasRevisionOf`` this one."""
+def _rescored(experiment_id: str, profile: str | None, version: str | None) -> tuple[Any, str]:
+    """Queue the re-scoring of ``experiment_id`` (the API's and the page's): its ticket and
+    the experiment it revises."""
     from service.experiments.rescore import rescore_spec
     from service.experiments.run import prepare
     from service.web.running import room_for_one_more
 
-    _require_owner(experiment_id)
-    body = body_or_form("the re-scoring")
-    profile = body.get("profile") if body is not None and hasattr(body, "get") else None
-    if profile is not None and not isinstance(profile, str):
-        raise BadRequest('$.profile: expected a profile name such as "exact"')
-    version = body.get("datasetVersion") if body is not None and hasattr(body, "get") else None
-    if version is not None and not isinstance(version, str):
-        raise BadRequest("$.datasetVersion: expected a version label or a dataset's name")
     state = services()
     # an experiment that cannot be re-scored is a 409 whether the queue is full or not
     spec, uploads = rescore_spec(
-        state.storage, experiment_id, profile=profile or None, dataset_version=version or None
+        state.storage, experiment_id, profile=profile, dataset_version=version
     )
     room_for_one_more(state)  # a revision is a run like any other
     files = prepare(
@@ -617,7 +607,67 @@ def rescore(experiment_id: str) -> Response:
         limits=state.config.format_limits(),
     )
     ticket = state.runner.submit(spec, uploads=uploads, files=files)
-    revised = spec.options.revision_of or experiment_id
+    return ticket, spec.options.revision_of or experiment_id
+
+
+@bp.get("/experiment/<experiment_id>/rescore")
+def rescore_page(experiment_id: str) -> str:
+    """The owner's form to re-score a finished experiment (its page, the same for every
+    reader, links here: a team that ran in the browser had only the API's and the command
+    line's way, its token shown once: explore32 9); ``?datasetVersion=NAME`` onto a newer
+    version of its dataset. Anyone else reads who can."""
+    from service.web.access import COOKIE_PREFIX, form_check
+
+    status = require_experiment(experiment_id)
+    if status.status.value != "finished":
+        raise Conflict(
+            f"experiment {experiment_id} {status.status.said}; only a finished one is re-scored"
+        )
+    version = (request.args.get("datasetVersion") or "").strip() or None
+    token = request.cookies.get(COOKIE_PREFIX + experiment_id)
+    owner = bool(token) and is_owner(experiment_id, token)
+    storage = services().storage
+    held = storage.catalogue.withholding_dataset(storage.public, experiment_id)
+    return render_template(
+        "rescore.html",
+        status=status,
+        version=version,
+        revealed=storage.catalogue.revealed_at(held) if held else None,
+        check=form_check(experiment_id, token or "", "rescore") if owner else None,
+    )
+
+
+@bp.post("/experiment/<experiment_id>/rescore")
+def rescore_form(experiment_id: str) -> BaseResponse:
+    """The re-score page's form: queued as ``POST /api/experiments/{id}/rescore`` is; the
+    browser holds the new experiment's owner cookie and is sent to the page that shows its
+    token and owner link, as a run form's submission is."""
+    from service.web.access import require_owner_form, set_owner_cookie
+
+    require_owner_form(experiment_id, "rescore")
+    version = (request.form.get("datasetVersion") or "").strip() or None
+    ticket, _ = _rescored(experiment_id, None, version)
+    response = redirect(url_for("run.submitted_page", experiment_id=ticket.id), 303)
+    response.headers["Cache-Control"] = "no-store"
+    set_owner_cookie(response, ticket.id, ticket.token)
+    return response
+
+
+@bp.post("/api/experiments/<experiment_id>/rescore")
+def rescore(experiment_id: str) -> Response:
+    """Re-score a finished experiment into a new revision (``gerbil-qa rescore``): its kept
+    spec and files, the profile's current version or ``{"profile": …}``; 202 with the new
+    experiment (its own owner token), which says ``prov:wasRevisionOf`` this one."""
+
+    _require_owner(experiment_id)
+    body = body_or_form("the re-scoring")
+    profile = body.get("profile") if body is not None and hasattr(body, "get") else None
+    if profile is not None and not isinstance(profile, str):
+        raise BadRequest('$.profile: expected a profile name such as "exact"')
+    version = body.get("datasetVersion") if body is not None and hasattr(body, "get") else None
+    if version is not None and not isinstance(version, str):
+        raise BadRequest("$.datasetVersion: expected a version label or a dataset's name")
+    ticket, revised = _rescored(experiment_id, profile or None, version or None)
     body = {
         "id": ticket.id,
         "uri": ticket.uri,

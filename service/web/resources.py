@@ -24,6 +24,7 @@ from service import mediatypes
 from service.errors import Forbidden, NotFound
 from service.graph import leaderboards
 from service.graph.reader import Node, index
+from service.graph.results import WITHHELD_NOTE
 from service.graph.terms import DCAT, DCT, FOAF, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, catalog_pages, charts, conneg, figures, listings, pages
@@ -545,8 +546,12 @@ def experiment(name: str) -> BaseResponse:
             shown_changes=web_changes.SHOWN_QUESTIONS,
             frozen=[] if private else leaderboards.including(graph, uri, graph_name),
             by=by,
-            breakdown_refused=_breakdown_refused(shown),
+            breakdown_refused=_breakdown_refused(shown, _revealed_since(shown)),
             reveal_of=_reveal_of(experiment_id) if current.public else None,
+            # scored while withheld, revealed since: its note says so and where to re-score
+            # (it said "once the gold is revealed" after the reveal: explore32 9)
+            withheld_note=WITHHELD_NOTE,
+            gold_revealed=_revealed_since(shown),
             badge=None if private else badges.snippets(shown),
             # the preview comes from where the page did (img-src 'self'), not from the URI,
             # whose host a proxy or a persistent-identifier base may name differently
@@ -681,13 +686,20 @@ def _newer_profiles(page: pages.ExperimentPage) -> list[tuple[str, str, str]]:
     return sorted(found)
 
 
-def _breakdown_refused(page: pages.ExperimentPage) -> str | None:
+def _breakdown_refused(page: pages.ExperimentPage, revealed: str | None = None) -> str | None:
     """Why the breakdown cannot be recomputed from this experiment's stored results (a QA
     task scored under a profile version this one scores otherwise), or None: its links led
-    to a 400 before."""
-    from service.graph.reader import not_recomputable
+    to a 400 before. ``revealed``: when the gold it was scored without was revealed since
+    (the reason said "once the gold is revealed" after it was: explore32 9)."""
+    from service.graph.reader import QUESTIONS_WITHHELD, not_recomputable
 
-    return next(filter(None, map(not_recomputable, page.tasks_of("QA"))), None)
+    why = next(filter(None, map(not_recomputable, page.tasks_of("QA"))), None)
+    if why == QUESTIONS_WITHHELD and revealed:
+        return (
+            "scored while its dataset's gold was withheld, without per-question results (the "
+            f"gold was revealed on {revealed[:10]}: a re-scoring has them)"
+        )
+    return why
 
 
 def _breakdown(experiment_id: str, page: pages.ExperimentPage, by: str) -> dict[str, Any]:
@@ -811,6 +823,16 @@ def _reveal_of(experiment_id: str) -> str | None:
     storage = services().storage
     name = storage.catalogue.withheld_of_experiment(storage.public, experiment_id)
     return name if name is not None and uploaded_withheld(storage, experiment_id) else None
+
+
+def _revealed_since(shown: pages.ExperimentPage) -> str | None:
+    """When the gold of the dataset an experiment was scored on while withheld (its note says
+    so) was revealed since, if it was."""
+    from urllib.parse import unquote
+
+    if WITHHELD_NOTE not in shown.notes or shown.dataset is None:
+        return None
+    return services().storage.catalogue.revealed_at(unquote(pages.local(shown.dataset)))
 
 
 def _revealed_at(task: Any) -> str | None:
