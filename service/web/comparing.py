@@ -69,12 +69,30 @@ class Compared:
     private: bool = False  # a stored task compared is private (its owner's): not cached
     # what was compared: QA for answer files, the stored tasks' own type (C2KB…) for them
     experiment_type: ExperimentType = ExperimentType.QA
+    # a published uploaded dataset compared on (by its name, or its bytes uploaded again):
+    # its URI, name and label ("Planets QA, version 1 (planets-qa-a5ce79b0)"), where "dataset"
+    # is its title alone, which two versions share (explore32 7)
+    dataset_named: tuple[str, str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = self.comparison.to_json()
+        if self.dataset_named is not None:
+            uri, name, label = self.dataset_named
+            out.update(datasetUri=uri, datasetName=name, datasetLabel=label)
         if self.withdrawn:
             out["withdrawn"] = list(self.withdrawn)
         return out
+
+
+def published_upload_named(storage: Any, sha256: str | None) -> tuple[str, str, str] | None:
+    """The URI, name and label of the published uploaded dataset whose file has ``sha256``."""
+    from service.web import listings
+
+    found = storage.catalogue.upload_for_sha256(sha256) if sha256 else None
+    if found is None:
+        return None
+    uri = storage.uris.dataset(found[0])
+    return uri, found[0], listings.upload_labels([uri]).get(uri, found[1])
 
 
 # what a comparison reads besides its submission (JSON keys, form fields)
@@ -134,7 +152,12 @@ def compare_request(
     )
     questions = outcome.dataset.questions if outcome.dataset is not None else ()
     types = {q.id: q.answer_type.value for q in questions if q.answer_type is not None}
-    return Compared(result, outcome.evaluations, measure, types)
+    from service.experiments.spec import FileDataset
+
+    named = None
+    if isinstance(spec.dataset, FileDataset) and spec.gold is None:
+        named = published_upload_named(state.storage, files.checksum(spec.dataset.file)[0])
+    return Compared(result, outcome.evaluations, measure, types, dataset_named=named)
 
 
 def compare_stored(

@@ -575,6 +575,17 @@ def _comparison_schema() -> dict[str, Any]:
             "description": "What makes the numbers rough: too few resamples for the "
             "intervals' level, too few samples for any pair to be found different.",
         },
+        datasetUri={
+            **_URI,
+            "description": "Only on a published uploaded dataset (named, or its bytes "
+            "uploaded): its URI; dataset is its title, which its versions share.",
+        },
+        datasetName={**_TEXT, "description": "Only with datasetUri: the dataset's name."},
+        datasetLabel={
+            **_TEXT,
+            "description": 'Only with datasetUri: its title, version and name, "Birds QA, '
+            'version 2 (birds-qa-9bcc958d)".',
+        },
         withdrawn=_array(
             _object(
                 ("task", "experiment", "withdrawnAt", "withdrawalReason"),
