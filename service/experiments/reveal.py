@@ -125,8 +125,34 @@ def served_files(storage: Storage, runs: list[str]) -> None:
                     *dcat.linked_descriptions([stable]),
                 ]
             quads += [Quad(s, p, o, node(graph)) for s, p, o in triples]
-        if quads:
-            storage.catalogue.add_public(graph, quads)
+        # the dataset's page, its access URL while withheld, is not one now: the download is
+        # (DCAT-AP: an access URL gives access to the distribution; explore32 6)
+        stale = storage.public.query(
+            f"""SELECT ?f ?page WHERE {{ GRAPH <{graph}> {{
+              <{uris.experiment(eid)}> <{PROV}used> ?f . ?f a <{DCAT}Distribution> ;
+                <{DCAT}accessURL> ?page . ?d <{DCAT}distribution> ?f
+              FILTER(?page = ?d) }} }}"""
+        )
+        gone = [Quad(row["f"], node(DCAT + "accessURL"), row["page"], node(graph)) for row in stale]
+        if quads or gone:
+            _replace_quads(storage, graph, gone, quads)
+
+
+def _replace_quads(storage: Storage, graph: str, gone: list[Any], added: list[Any]) -> None:
+    """Remove ``gone`` and add ``added`` (quads of public named graph ``graph``), each with its
+    triple in the default graph (the union the endpoint and pages read), in one update."""
+    from service.graph.adapter import Side
+
+    def lines(quads: list[Any]) -> str:
+        return "\n".join(f"{q.subject} {q.predicate} {q.object} ." for q in quads)
+
+    parts = []
+    if gone:
+        parts.append(f"DELETE DATA {{ GRAPH <{graph}> {{\n{lines(gone)}\n}}\n{lines(gone)}\n}}")
+    if added:
+        parts.append(f"INSERT DATA {{ GRAPH <{graph}> {{\n{lines(added)}\n}}\n{lines(added)}\n}}")
+    with storage.store.lock:
+        storage.store.update(Side.PUBLIC, " ;\n".join(parts))
 
 
 def older_withheld(storage: Storage, name: str) -> list[tuple[str, str, str | None]]:

@@ -534,6 +534,16 @@ def test_after_the_reveal_the_test_set_offers_its_download(
 ) -> None:
     said = _downloads(site, task)
     assert said["download"] and said["download"] <= said["access"], said
+    # its download is its access URL now, the dataset's page (the withheld era's) no more
+    # (explore32 6); the SPARQL endpoint's default graph agrees
+    assert said["access"] == said["download"], said
+    page = f"{site.url}dataset/{task['name']}"
+    asked = site.get(
+        "sparql",
+        params={"query": f"ASK {{ ?f <{DCAT_NS}accessURL> <{page}> }}"},
+        headers={"Accept": "application/sparql-results+json"},
+    )
+    assert asked.json()["boolean"] is False, asked.text
     assert all(said["answers"][url] == 200 for url in said["download"]), said
     assert said["availability"] == {
         "http://publications.europa.eu/resource/authority/planned-availability/STABLE"
