@@ -591,8 +591,12 @@ def _rescored(experiment_id: str, profile: str | None, version: str | None) -> t
     the experiment it revises."""
     from service.experiments.rescore import rescore_spec
     from service.experiments.run import prepare
+    from service.valid_terms import writable_text_problem
     from service.web.running import room_for_one_more
 
+    # a lone surrogate or a control character is named as the field's, not as no version
+    if version is not None and (problem := writable_text_problem(version, "$.datasetVersion")):
+        raise BadRequest(problem, field="datasetVersion")
     state = services()
     # an experiment that cannot be re-scored is a 409 whether the queue is full or not
     spec, uploads = rescore_spec(
