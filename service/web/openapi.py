@@ -1422,9 +1422,10 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "experiment's owner token (403), a finished experiment, the newest published "
                     "revision of its line for each of its systems (409 naming the experiment "
                     "whose row of a system stands), on the same "
-                    "dataset (400). A newer version (`about.previousVersion`) of a test set "
-                    "whose gold is withheld needs the owner token of the experiment that "
-                    "uploaded it withheld (403).",
+                    "dataset (400). A newer version (`about.previousVersion`) of an uploaded "
+                    "dataset needs the owner token of an experiment that uploaded it with its "
+                    "description (of a test set whose gold is withheld: withheld), 403 else; "
+                    "the server's demo dataset has none (403).",
                     {
                         "202": {
                             "description": "Queued",

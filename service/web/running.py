@@ -106,28 +106,71 @@ def _may_replace(experiment_id: str, spec: Any) -> None:
 
 
 def _may_version(spec: Any) -> None:
-    """A newer version of a test set whose gold is withheld: its organiser's only (the owner
-    token of an experiment that uploaded it withheld, or the browser holding its owner
-    link). Anyone's was announced on its page and its runs' as "a corrected file its author
-    published", and its teams were sent to re-score there (explore21 3)."""
+    """A newer version of an uploaded dataset: its author's only (the owner token of an
+    experiment that uploaded it with its description, or the browser holding its owner link;
+    of a test set whose gold is withheld, one that uploaded it withheld). Anyone's was
+    announced on its page, its citation and its runs' as "a corrected file its author
+    published", and its teams were sent to re-score there (explore21 3, explore34 1). The
+    server's demo dataset changes only by its operator. The CLI's own store is its
+    operator's: it is not asked."""
     from service.experiments.reveal import organiser_runs
     from service.experiments.spec import FileDataset
+    from service.web.demo import demo_sha256
 
     source, storage = spec.dataset, services().storage
     previous = (
         dict(source.about).get("previousVersion") if isinstance(source, FileDataset) else None
     )
-    if not previous or not storage.catalogue.gold_withheld(previous[0]):
+    if not previous:
         return
-    if any(is_owner(eid) for eid in organiser_runs(storage, previous[0])):
+    name = previous[0]
+    found = storage.catalogue.published_upload(name)
+    if found is not None and found[0] == demo_sha256():
+        raise Forbidden(
+            f"about.previousVersion (--dataset-previous): dataset/{name} is the service's "
+            "built-in demo dataset, which changes only by its operator: upload your file "
+            "without a previous version",
+            field="about.previousVersion",
+        )
+    if storage.catalogue.gold_withheld(name):
+        if any(is_owner(eid) for eid in organiser_runs(storage, name)):
+            return
+        raise Forbidden(
+            f"about.previousVersion (--dataset-previous): dataset/{name} is a test set whose "
+            "gold its organiser withholds: only its organiser publishes a newer version of it "
+            "(the owner token of the experiment that uploaded it withheld: Authorization: "
+            "Bearer <token>, or the browser that holds its owner link)",
+            field="about.previousVersion",
+        )
+    if any(is_owner(eid) for eid in _author_runs(storage, name)):
         return
     raise Forbidden(
-        f"about.previousVersion (--dataset-previous): dataset/{previous[0]} is a test set whose "
-        "gold its organiser withholds: only its organiser publishes a newer version of it "
-        "(the owner token of the experiment that uploaded it withheld: Authorization: Bearer "
-        "<token>, or the browser that holds its owner link)",
+        f"about.previousVersion (--dataset-previous): dataset/{name} is another's upload: "
+        "only its author publishes a newer version of it (the owner token of the experiment "
+        "that uploaded it: Authorization: Bearer <token>, or the browser that holds its owner "
+        "link)",
         field="about.previousVersion",
     )
+
+
+def _author_runs(storage: Any, name: str) -> list[str]:
+    """The published experiments that uploaded dataset ``name`` with its description (its
+    first publisher's: another's is refused), oldest first; when none described it, the
+    oldest published run on it (who published the file first)."""
+    from service.experiments.reveal import _runs_on
+
+    runs = _runs_on(storage, name)
+    described = [e for e in runs if _described(storage, e)]
+    return described or runs[:1]
+
+
+def _described(storage: Any, experiment_id: str) -> bool:
+    """Whether ``experiment_id`` uploaded its dataset's file with a description (``about``)."""
+    text = storage.experiments.spec_of(experiment_id)
+    if text is None:
+        return False
+    dataset = json.loads(text).get("dataset")
+    return isinstance(dataset, dict) and bool(dataset.get("about"))
 
 
 WAITING_RETRY = 60  # seconds a submission refused for a full queue is told to wait

@@ -129,6 +129,7 @@ def walked(site: Server, team_b: str) -> dict[str, Any]:
             "dataset_version_label": "2",
             "dataset_previous": v1.rsplit("/", 1)[1],
         },
+        headers={"Authorization": f"Bearer {author['token']}"},  # its author's (explore34 1)
     )
     return {"author": author, "team_a": team_a, "team_b": team_b_run, "v1": v1, "v2": v2["dataset"]}
 
@@ -659,6 +660,7 @@ def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> N
             "profile": "exact",
             "systems": [{"name": "fish-2", "answers": bird_answers(1).decode()}],
         },
+        headers={"Authorization": f"Bearer {v1['token']}"},
     )
     auth = {"Authorization": f"Bearer {v1['token']}"}
     gone = site.post(
@@ -727,6 +729,7 @@ def test_a_published_upload_is_cited_as_its_author_described_it_whichever_runs_r
             "profile": "exact",
             "systems": [{"name": "owl-sys", "answers": bird_answers(1).decode()}],
         },
+        headers={"Authorization": f"Bearer {first['token']}"},
     )
     ds, name = author["dataset"], author["dataset"].rsplit("/", 1)[1]
     by_name = _run(
@@ -1269,6 +1272,7 @@ def test_a_title_names_the_dataset_in_ascii_and_a_blank_one_is_none(site: Server
     v2 = _run(
         site,
         {**base, "dataset": {"content": newer.decode()}, "about": {"previousVersion": name}},
+        headers={"Authorization": f"Bearer {first['token']}"},
     )
     assert (DCAT.previousVersion, rdflib.URIRef(first["dataset"])) in _graph(
         site, v2["dataset"]
@@ -1400,6 +1404,7 @@ def test_an_improved_v1_run_is_rescored_onto_v2_in_place_of_its_first_runs(site:
             "profile": "exact",
             "systems": [{"name": "owl-author", "answers": bird_answers(1).decode()}],
         },
+        headers={"Authorization": f"Bearer {first['token']}"},
     )["dataset"]
     v2_name = v2.rsplit("/", 1)[1]
     mine = {"Authorization": f"Bearer {first['token']}"}

@@ -42,7 +42,9 @@ ABOUT = {
 }
 
 
-def _submit(site: Server, data: bytes, about: dict[str, Any] | None = None) -> dict[str, Any]:
+def _submit(
+    site: Server, data: bytes, about: dict[str, Any] | None = None, **kwargs: Any
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "dataset": {"filename": "lakes.json", "content": data.decode()},
         "title": "Lakes QA",
@@ -51,7 +53,7 @@ def _submit(site: Server, data: bytes, about: dict[str, Any] | None = None) -> d
     }
     if about:
         body["about"] = about
-    made = site.post("api/experiments", json=body)
+    made = site.post("api/experiments", json=body, **kwargs)
     assert made.status_code == 202, made.text
     ticket = made.json()
     return {**site.wait_finished(ticket["id"], ticket["token"]), **ticket}
@@ -404,8 +406,10 @@ def test_a_withdrawn_upload_named_in_a_submission_says_so_and_its_newer_version(
     # dataset", as if it had never been published
     site = start_server(tmp_path_factory.mktemp("withdrawn-named"), demo=False)
 
-    def published(data: bytes, about: dict[str, Any] | None = None) -> tuple[str, dict]:
-        run = _submit(site, data, about)
+    def published(
+        data: bytes, about: dict[str, Any] | None = None, **kwargs: Any
+    ) -> tuple[str, dict]:
+        run = _submit(site, data, about, **kwargs)
         auth = {"Authorization": f"Bearer {run['token']}"}
         assert site.post(f"api/experiments/{run['id']}/publish", headers=auth).status_code == 200
         return run["dataset"].rsplit("/", 1)[1], {"id": run["id"], "auth": auth}
@@ -430,7 +434,9 @@ def test_a_withdrawn_upload_named_in_a_submission_says_so_and_its_newer_version(
         assert "newer version" not in refusal(alone)
         # a version with a newer one: the refusal names it
         old, run = published(lakes(dataset_id="lakes-v1"))
-        new, _ = published(lakes(dataset_id="lakes-v2"), {"previousVersion": old})
+        new, _ = published(
+            lakes(dataset_id="lakes-v2"), {"previousVersion": old}, headers=run["auth"]
+        )
         # the versions are linked in the lists a harvester reads (before: only on the pages)
         listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
         assert (listed[old]["previousVersion"], listed[old]["newestVersion"]) == (None, new)

@@ -554,7 +554,8 @@ def test_another_in_tsv_on_a_published_expected_tsv_is_refused(site: Server) -> 
     # explore-9 3: it was joined silently, and once published each question had two texts
     # (the pages picked one) and the dataset a second in.tsv
     expected, texts = "5\tpięć\nKraków\n", "Ile to dwa plus trzy?\nStolica Małopolski?\n"
-    first = _publish(site, _tsv_run(site, expected, texts))
+    first_ticket = _tsv_run(site, expected, texts)
+    first, first_token = _publish(site, first_ticket), first_ticket["token"]
     name = first["dataset"].rsplit("/", 1)[1]
     before = _published_texts(site, first["dataset"])
     assert before == (["Ile to dwa plus trzy?", "Stolica Małopolski?"], ["expected.tsv", "in.tsv"])
@@ -606,6 +607,7 @@ def test_another_in_tsv_on_a_published_expected_tsv_is_refused(site: Server) -> 
             "systems": [{"name": "b", "answers": {"filename": "out.tsv", "content": "5\nK\n"}}],
             "about": {"previousVersion": name, "version": "2"},
         },
+        headers={"Authorization": f"Bearer {first_token}"},  # its author's (explore34 1)
     )
     assert newer.status_code == 202, newer.text
     # the run page's form too (the same check as the API's)

@@ -1,0 +1,99 @@
+"""explore34's attacker findings, each against a real server: who may publish a newer version
+of a dataset (1), a web service's key in its URL (12), an operator's named KB file (13), a
+frozen board's title (7), lookalike system names (3), a withheld test set's private runs (9)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from service.paths import DEMO_DIR
+from tests.web.conftest import Server, start_server, stop_server
+
+PORT = 18700
+QUESTIONS = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+
+
+def _dataset(tag: str) -> str:
+    """The demo's questions as a dataset of their own (other bytes: another upload)."""
+    data = json.loads(json.dumps(QUESTIONS))
+    data["dataset"]["id"] = f"explore34-{tag}"
+    return json.dumps(data)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(tmp_path_factory.mktemp("explore34"), port=PORT)
+    yield running
+    stop_server(running)
+
+
+def _run(site: Server, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Submit, wait, publish: the ticket (id, token, uri) and the published dataset's name."""
+    made = site.post("api/experiments", json=body, **kwargs)
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    published = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    assert published.status_code == 200, published.text
+    status = site.get(f"api/experiments/{ticket['id']}").json()
+    return {**ticket, "dataset": status["dataset"].rsplit("/", 1)[1], "auth": auth}
+
+
+def test_only_an_uploads_author_publishes_its_newer_version(site: Server) -> None:
+    """Anyone could publish a "newer version" of another's upload, even of the server's demo,
+    and its page, citation and runs said "its author published it" (explore34 1)."""
+    author = _run(
+        site,
+        {
+            "dataset": {"filename": "v1.json", "content": _dataset("v1")},
+            "title": "Author's QA",
+            "about": {"version": "1"},
+            "systems": [{"name": "g", "reference": "gold-sparql"}],
+            "kb": "demo",
+        },
+    )
+    newer = {
+        "dataset": {"filename": "v2.json", "content": _dataset("v2")},
+        "title": "Official v2 by the original authors",
+        "about": {"previousVersion": author["dataset"], "version": "2"},
+        "systems": [{"name": "g", "reference": "gold-sparql"}],
+        "kb": "demo",
+    }
+    stranger = site.post("api/experiments", json=newer)
+    assert stranger.status_code == 403, stranger.text
+    said = stranger.json()["problems"][0]
+    assert said["path"] == "$.about.previousVersion"
+    assert "only its author" in said["message"] and "owner token" in said["message"]
+    # a rival's own token is no better
+    rival = _run(
+        site,
+        {
+            "dataset": author["dataset"],
+            "systems": [{"name": "r", "reference": "gold-sparql"}],
+            "kb": "demo",
+        },
+    )
+    assert site.post("api/experiments", json=newer, headers=rival["auth"]).status_code == 403
+    page = site.get(f"dataset/{author['dataset']}").text
+    assert "newer version" not in page.lower()
+    made = site.post("api/experiments", json=newer, headers=author["auth"])
+    assert made.status_code == 202, made.text
+    # the server's demo dataset: nobody's version
+    demo = next(
+        d["name"]
+        for d in site.get("api/datasets").json()["datasets"]
+        if d["name"].startswith("gerbil-qa-demo-")
+    )
+    body = {
+        **newer,
+        "dataset": {"filename": "d2.json", "content": _dataset("d2")},
+        "about": {"previousVersion": demo},
+    }
+    refused = site.post("api/experiments", json=body)
+    assert refused.status_code == 403, refused.text
+    assert "built-in demo dataset" in refused.json()["problems"][0]["message"]
