@@ -264,15 +264,42 @@ def _numbered_lines(values: list[str]) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
 
 
+# Query parameters that carry a secret, by name (lower case, without "-", "_" and "."): a
+# service URL holding one is refused as user-info is (explore34 12). A name that is one of
+# these or whose last word is one of SECRET_PARAMETER_ENDINGS ("subscription-key",
+# "session_token", "sessionToken"; not "monkey").
+SECRET_PARAMETERS = frozenset(
+    {
+        "key", "apikey", "token", "accesstoken", "auth", "authorization", "authtoken",
+        "secret", "clientsecret", "password", "passwd", "pwd", "pass", "credential",
+        "credentials", "bearer", "sessionid", "signature", "sig", "jwt",
+    }
+)  # fmt: skip
+SECRET_PARAMETER_ENDINGS = ("key", "token", "secret", "password")
+
+
+def secret_parameter(name: str) -> bool:
+    """Whether the query parameter ``name`` is named as one carrying a secret."""
+    import re
+
+    words = re.split(r"[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])", name.strip())
+    words = [w.lower() for w in words if w]
+    return "".join(words) in SECRET_PARAMETERS or (
+        bool(words) and words[-1] in SECRET_PARAMETER_ENDINGS
+    )
+
+
 def no_credentials(url: str, where: str, *, field: str) -> None:
-    """A service URL with a user name or password (``http://user:pw@host/``) is refused: the
-    URL is published with the experiment (``gqa:endpoint``, its pages, the SPARQL endpoint),
-    and the credentials with it. The message does not repeat the URL (it is the submitter's
-    secret, and error messages get logged)."""
-    from urllib.parse import urlsplit
+    """A service URL with a user name or password (``http://user:pw@host/``), or a query
+    parameter named as a key (``?api_key=…``, ``token``, ``secret``: ``SECRET_PARAMETERS``),
+    is refused: the URL is published with the experiment (``gqa:endpoint``, its pages, the
+    SPARQL endpoint), and the credentials with it. The message does not repeat the URL or a
+    value (it is the submitter's secret, and error messages get logged)."""
+    from urllib.parse import parse_qsl, urlsplit
 
     try:
-        userinfo = "@" in urlsplit(url).netloc
+        parts = urlsplit(url)
+        userinfo = "@" in parts.netloc
     except ValueError:  # a malformed address: the network check says what is wrong
         return
     if userinfo:
@@ -280,6 +307,17 @@ def no_credentials(url: str, where: str, *, field: str) -> None:
             f"{where}: the URL holds a user name or password (before '@'), which would be "
             "published with the experiment (its page, its RDF and the SPARQL endpoint show the "
             "service's URL); give the URL without them",
+            field=field,
+        )
+    named = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if secret_parameter(k)]
+    if named:
+        shown = ", ".join(repr(k[:40]) for k in dict.fromkeys(named))
+        raise BadRequest(
+            f"{where}: the URL's query string holds {shown}, named as a key or token, which "
+            "would be published with the experiment (its page, its RDF and the SPARQL endpoint "
+            "show the service's URL); send the secret as a secret request header instead "
+            '(headers, the run page\'s "Secret request headers" box, --service-header) and '
+            "give the URL without it",
             field=field,
         )
 

@@ -97,3 +97,34 @@ def test_only_an_uploads_author_publishes_its_newer_version(site: Server) -> Non
     refused = site.post("api/experiments", json=body)
     assert refused.status_code == 403, refused.text
     assert "built-in demo dataset" in refused.json()["problems"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["api_key=SECRETKEY123&lang=en", "lang=en&Token=SECRETKEY123", "x-api-key=SECRETKEY123",
+     "access_token=SECRETKEY123", "subscription-key=SECRETKEY123", "password=SECRETKEY123"],
+)  # fmt: skip
+def test_a_key_in_a_service_urls_query_is_refused_as_user_info_is(site: Server, query: str) -> None:
+    """A key in a web service's query string was accepted and published with the URL (its
+    system page, RDF, SPARQL), where user-info was refused (explore34 12)."""
+    url = f"http://127.0.0.1:{PORT + 9}/qa?{query}"
+    got = site.post(
+        "api/experiments", json={"dataset": "demo", "systems": [{"name": "k", "url": url}]}
+    )
+    assert got.status_code == 400, got.text
+    said = got.json()["problems"][0]
+    assert said["path"] == "$.systems[0].url", said
+    assert "secret request header" in said["message"] and "SECRETKEY123" not in got.text
+    form = site.post("experiments/new", data={"dataset": "demo", "webservice": f"k={url}"})
+    assert form.status_code == 400  # the form comes back filled in as sent (its own)
+    assert "secret request header" in form.text
+
+
+def test_a_service_url_with_other_parameters_is_taken(site: Server) -> None:
+    url = f"http://127.0.0.1:{PORT + 9}/qa?lang=en&monkey=1"
+    got = site.post(
+        "api/experiments", json={"dataset": "demo", "systems": [{"name": "p", "url": url}]}
+    )
+    assert got.status_code == 202, got.text
+    auth = {"Authorization": f"Bearer {got.json()['token']}"}
+    site.post(f"api/experiments/{got.json()['id']}/cancel", headers=auth)
