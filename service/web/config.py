@@ -79,6 +79,11 @@ class WebConfig:
     # Knowledge bases a submission may name: "name=spec[,spec…];name2=url" (RDF files or one
     # SPARQL endpoint URL each). The demo KB is always available as "demo".
     kbs: str = ""
+    # Names of those KBs whose files anyone may download from a published run that used them
+    # (comma-separated); the others' files are described (name, SHA-256, triples), never
+    # served: an operator's KB may be licensed or internal (explore34 13). The demo KB and a
+    # built-in dataset's KB are served as the datasets' files are.
+    public_kbs: str = ""
     # Networks that submitted web-service URLs may reach although not public, comma-separated
     # (e.g. "127.0.0.1/32" in tests, a lab subnet); the systems area's safety policy.
     allow_networks: str = ""
@@ -177,6 +182,17 @@ def _convert(name: str, raw: Any, kind: Any) -> Any:
     return raw
 
 
+TEXT_SETTINGS = (
+    "base",
+    "host",
+    "admin_token",
+    "metrics_token",
+    "kbs",
+    "public_kbs",
+    "allow_networks",
+)
+
+
 def load_config(
     mapping: Mapping[str, Any] | None = None, *, environ: Mapping[str, str] | None = None
 ) -> WebConfig:
@@ -203,7 +219,7 @@ def load_config(
             from service.graph.store import check_location  # a directory or a store's URL
 
             out[name] = check_location(value)
-        elif name in ("base", "host", "admin_token", "metrics_token", "kbs", "allow_networks"):
+        elif name in TEXT_SETTINGS:
             out[name] = str(value)
         else:
             out[name] = _convert(name, value, kind)

@@ -66,6 +66,42 @@ def configured_kbs(config: WebConfig) -> dict[str, tuple[str, ...]]:
     return kbs
 
 
+def private_kb_of(config: WebConfig, sha256: str) -> str | None:
+    """The name of the operator's KB (``GERBIL_QA_KBS``, not in ``GERBIL_QA_PUBLIC_KBS``)
+    one of whose local files has the SHA-256 ``sha256``, if any: its file is not served."""
+    public = {n.strip() for n in config.public_kbs.split(",") if n.strip()}
+    for name, specs in configured_kbs(config).items():
+        if name == "demo" or name in public:
+            continue
+        for spec in specs:
+            if not spec.startswith(("http://", "https://")) and _file_sha256(spec) == sha256:
+                return name
+    return None
+
+
+def _file_sha256(path: str) -> str | None:
+    """A local file's SHA-256 (cached while its size and time stay), None if it is none."""
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _sha256_of(path, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256_of(path: str, _size: int, _mtime: int) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
 def ensure_demo(state: Services) -> str | None:
     """Compute, record and publish the demo experiment unless the store has it; its id (None:
     another replica is computing it)."""

@@ -276,6 +276,7 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
     if not rows:
         raise NotFound(f"experiment {experiment_id} used no file with SHA-256 {sha256}")
     title = rows[0]["title"].value
+    _refuse_private_kb(sha)
     data = kept(storage.workspace, sha, experiment_id=experiment_id, name=title)
     if data is None:  # a catalogue dataset's file: the mirror has it (checked by its SHA-256)
         from service.catalog import distribution_bytes
@@ -296,6 +297,24 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
 
 
 EXPERIMENT_FILE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _refuse_private_kb(sha: str) -> None:
+    """A file of a knowledge base the operator configures (``GERBIL_QA_KBS``) is described
+    with the runs that used it, and served only when the operator lists it in
+    ``GERBIL_QA_PUBLIC_KBS``: anyone who named it published it whole (explore34 13). The same
+    bytes as a built-in dataset's file are served as that file is."""
+    from service.catalog import is_distribution
+    from service.web.demo import private_kb_of
+
+    name = private_kb_of(services().config, sha)
+    if name is None or is_distribution(sha):
+        return
+    raise Forbidden(
+        f"this file is the knowledge base {name!r} that this service's operator configures: "
+        "its runs describe it (name, SHA-256, triples), its file is not served "
+        "(GERBIL_QA_PUBLIC_KBS lists the KBs whose files are)"
+    )
 
 
 def _questions_file(store: Any, graph: str, sha: str) -> bool:

@@ -128,3 +128,55 @@ def test_a_service_url_with_other_parameters_is_taken(site: Server) -> None:
     assert got.status_code == 202, got.text
     auth = {"Authorization": f"Bearer {got.json()['token']}"}
     site.post(f"api/experiments/{got.json()['id']}/cancel", headers=auth)
+
+
+SECRET_KB = """@prefix ex: <http://example.org/> .
+ex:a ex:says "SECRET-KB-CONTENT proprietary" .
+ex:b ex:says "{tag}" .
+"""
+
+
+def test_an_operators_named_kb_file_is_served_only_when_the_operator_says_so(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A KB the operator configures became a public download once anyone published a run
+    naming it (explore34 13): described, its file served only if GERBIL_QA_PUBLIC_KBS lists it."""
+    import hashlib
+
+    folder = tmp_path_factory.mktemp("kbs")
+    secret, shared = folder / "secret.ttl", folder / "shared.ttl"
+    secret.write_text(SECRET_KB.format(tag="secret"), encoding="utf-8")
+    shared.write_text(SECRET_KB.format(tag="shared"), encoding="utf-8")
+    site = start_server(
+        tmp_path_factory.mktemp("kb-store"),
+        port=PORT + 1,
+        kbs=f"secretkb={secret};sharedkb={shared}",
+        public_kbs="sharedkb",
+    )
+    try:
+        for kb, path, served in (
+            ("secretkb", secret, False),
+            ("sharedkb", shared, True),
+            ("demo", DEMO_DIR / "kb.ttl", True),
+        ):
+            run = _run(
+                site,
+                {
+                    "dataset": "demo",
+                    "kb": kb,
+                    "systems": [{"name": f"p-{kb}", "reference": "baseline"}],
+                },
+            )
+            sha = hashlib.sha256(path.read_bytes()).hexdigest()
+            page = site.get(f"experiment/{run['id']}").text
+            assert sha in page  # described: its checksum is on the page
+            got = site.get(f"experiment/{run['id']}/file/{sha}")
+            if served:
+                assert got.status_code == 200, (kb, got.text[:300])
+                assert got.content == path.read_bytes()
+            else:
+                assert got.status_code == 403, (kb, got.text[:300])
+                assert "SECRET-KB-CONTENT" not in got.text
+                assert "GERBIL_QA_PUBLIC_KBS" in got.text
+    finally:
+        stop_server(site)
