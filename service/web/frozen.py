@@ -156,7 +156,18 @@ def freeze_api() -> Response:
         raise BadRequest("$: expected a JSON object (the leaderboard's filters and a title)")
     uri, created = _freeze(body)
     lid = uri.rsplit("/", 1)[1]
-    response = json_answer(_as_json(_read(lid)), 201 if created else 200)
+    found = _read(lid)
+    answer = _as_json(found)
+    given = " ".join(str(body.get("title") or "").split())
+    if not created and given and given != found.title:
+        # the first freezer's title names the standings; a later one's was dropped unsaid,
+        # as if the board were theirs (explore34 7)
+        answer["alreadyFrozen"] = (
+            f"these standings were frozen already (at {found.frozen_at}) as {found.title!r}, "
+            f"at this URI: the title given, {given!r}, is not kept (a frozen leaderboard is "
+            "named by its first freezer; cite it by its URI)"
+        )
+    response = json_answer(answer, 201 if created else 200)
     response.headers["Location"] = page_of(uri)
     return response
 

@@ -306,6 +306,12 @@ def _frozen_schema() -> dict[str, Any]:
         language={"type": ["string", "null"], "format": "uri"},
         profile={"type": ["string", "null"], "format": "uri"},
         live={**_URI, "description": "The live leaderboard with the same filters."},
+        alreadyFrozen={
+            **_TEXT,
+            "description": "Only in the answer to a freeze of standings frozen before under "
+            "another title than the one given: says so, naming the title kept (the first "
+            "freezer's) and the one not kept.",
+        },
         mixedKnowledgeBases={
             **_TEXTS,
             "description": "The profiles whose rows were computed on different knowledge bases "
@@ -1726,7 +1732,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "paper or a challenge cites: later publications and withdrawals do not "
                     "change it. Anyone may freeze; the id is a hash of the filters and rows, so "
                     "the same standings frozen again answer 200 with the first freeze (its "
-                    "title too). 400 for a bad filter or a leaderboard without rows; 409 "
+                    "title too; `alreadyFrozen` says so when another title was given). 400 "
+                    "for a bad filter or a leaderboard without rows; 409 "
                     "while another replica freezes the same standings (try again).",
                     {
                         "201": {

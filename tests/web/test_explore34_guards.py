@@ -180,3 +180,27 @@ def test_an_operators_named_kb_file_is_served_only_when_the_operator_says_so(
                 assert "GERBIL_QA_PUBLIC_KBS" in got.text
     finally:
         stop_server(site)
+
+
+def test_a_later_freeze_under_another_title_is_told_the_first_ones(site: Server) -> None:
+    """The first freezer's title named the standings for everyone; a later freezer's title was
+    dropped without a word (explore34 7)."""
+    demo = next(
+        d["name"]
+        for d in site.get("api/datasets").json()["datasets"]
+        if d["name"].startswith("gerbil-qa-demo-")
+    )
+    first = site.post("api/leaderboards", json={"dataset": demo, "title": "Squatter's board"})
+    assert first.status_code in (200, 201), first.text
+    assert "alreadyFrozen" not in first.json()
+    again = site.post("api/leaderboards", json={"dataset": demo, "title": "Organiser's board"})
+    assert again.status_code == 200, again.text
+    said = again.json()
+    assert said["uri"] == first.json()["uri"] and said["title"] == "Squatter's board"
+    assert "frozen already" in said["alreadyFrozen"]
+    assert "Squatter's board" in said["alreadyFrozen"]
+    assert "Organiser's board" in said["alreadyFrozen"]
+    # the same title, or none, is no other claim
+    for body in ({"dataset": demo, "title": " Squatter's  board "}, {"dataset": demo}):
+        same = site.post("api/leaderboards", json=body)
+        assert same.status_code == 200 and "alreadyFrozen" not in same.json(), same.text
