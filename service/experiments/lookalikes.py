@@ -8,6 +8,8 @@ Cyrillic о) would be a new system that reads as TeBaQA or GPT-4o. Refused, nami
 * in a name with Latin letters, a word of another alphabet made only of such letters
   (``GPT-4о``: the word ``4о``), while a word of real Cyrillic or Greek stays a name
   (``Вопрос QA``: п is no Latin letter; ``ΣQA``, ``μBERT-QA``);
+* a Latin letter drawn like another (:data:`LATIN_IMPOSTORS`: script ɡ, small capital ꜱ),
+  anywhere;
 * letters written in a compatibility form (fullwidth ``ｅ``, mathematical bold ``𝐓``): NFKC
   makes them the Latin letter they show.
 
@@ -24,7 +26,21 @@ LATIN_LOOKALIKES = frozenset(
     "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνυρ"  # Greek
     "օոսցհզ"  # Armenian
     "ᎪᏴᏟᎠᎬᏀᎻᎫᏦᏞᎷᏢᏚᎢᏙᏔᏃ"  # Cherokee
+    "ⲀⲂⲈⲎⲒⲔⲘⲚⲞⲢⲤⲦⲨⲬⲟⲣⲥ"  # Coptic
+    "ꓐꓑꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓥꓧꓪꓫꓬꓮꓰꓲꓳꓴ"  # Lisu
 )
+
+# Latin-script letters drawn like a basic Latin letter (Unicode's confusables: IPA letters,
+# small capitals), refused wherever they are: ``demo-stronɡ`` (a script ɡ) read as
+# demo-strong on the leaderboard (explore34 3). Letters a language writes with (Turkish ı,
+# ß, ð, þ, ø…) are not here.
+LATIN_IMPOSTORS = {
+    "ɡ": "g", "ɑ": "a", "ȷ": "j", "ɩ": "i", "ʋ": "v", "ǀ": "l",
+    "ᴀ": "A", "ʙ": "B", "ᴄ": "C", "ᴅ": "D", "ᴇ": "E", "ꜰ": "F", "ɢ": "G", "ʜ": "H",
+    "ɪ": "I", "ᴊ": "J", "ᴋ": "K", "ʟ": "L", "ᴍ": "M", "ɴ": "N", "ᴏ": "O", "ᴘ": "P",
+    "ꞯ": "Q", "ʀ": "R", "ꜱ": "S", "ᴛ": "T", "ᴜ": "U", "ᴠ": "V", "ᴡ": "W", "ʏ": "Y",
+    "ᴢ": "Z",
+}  # fmt: skip
 
 
 def lookalike_reason(name: str) -> str | None:
@@ -33,6 +49,9 @@ def lookalike_reason(name: str) -> str | None:
     if plain != name:
         at = next(i for i, c in enumerate(name) if unicodedata.normalize("NFKC", c) != c)
         return _said(name[at], at, f"is written as {unicodedata.normalize('NFKC', name[at])!r}")
+    for at, char in enumerate(name):
+        if char in LATIN_IMPOSTORS:
+            return _said(char, at, f"is drawn like the Latin letter {LATIN_IMPOSTORS[char]!r}")
     words = _words(name)
     has_latin = any(_latin(c) for word in words for _, c in word)
     for word in words:

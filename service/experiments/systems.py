@@ -161,6 +161,12 @@ def check_name(name: str, n: int) -> str:
     from service.experiments.lookalikes import lookalike_reason
 
     looks = lookalike_reason(text)
+    if "  " in text:  # "alpha  beta" was a system of its own that every page showed as
+        # "alpha beta" (HTML collapses white space: explore34 3)
+        looks = (
+            f"has a run of spaces (at character {text.index('  ') + 1}), which every page "
+            "shows as one space, so it reads as another system's name: write one space"
+        )
     if looks:
         raise BadRequest(f"system {n}: name {name!r} {looks}", field=f"systems[{n - 1}].name")
     return text

@@ -22,6 +22,14 @@ def test_names_in_one_alphabet_a_word_are_taken(name: str) -> None:
     assert check_name(f" {name} ", 1) == name
 
 
+def test_a_run_of_spaces_is_refused() -> None:
+    # explore34 3: "alpha  beta" was another system, which every page shows as "alpha beta"
+    with pytest.raises(BadRequest) as refused:
+        check_name(" alpha  beta ", 1)
+    assert "a run of spaces (at character 6)" in refused.value.message
+    assert check_name(" alpha beta ", 1) == "alpha beta"
+
+
 def test_a_decomposed_letter_is_the_precomposed_one() -> None:
     assert check_name("Te\u0301BaQA", 1) == "T\u00e9BaQA"  # NFC, as typed elsewhere
 
@@ -37,8 +45,14 @@ def test_a_decomposed_letter_is_the_precomposed_one() -> None:
         ("\u13a2eBaQA", "U+13A2 CHEROKEE LETTER I"),
         ("T\uff45BaQA", "U+FF45 FULLWIDTH LATIN SMALL LETTER E, at character 2), which is "),
         ("\U0001d413eBaQA", "MATHEMATICAL BOLD CAPITAL T"),
+        # explore34 3: a Latin IPA letter, a small capital, Coptic and Lisu
+        ("demo-stron\u0261", "U+0261 LATIN SMALL LETTER SCRIPT G, at character 11), which is "
+         "drawn like the Latin letter 'g'"),
+        ("demo-\ua731trong", "U+A731 LATIN LETTER SMALL CAPITAL S"),
+        ("demo-str\u2c9fng", "U+2C9F COPTIC SMALL LETTER O"),
+        ("\ua4d3emo-strong", "U+A4D3 LISU LETTER DA"),
     ],
-)
+)  # fmt: skip
 def test_a_letter_that_reads_as_a_latin_one_is_refused(name: str, said: str) -> None:
     with pytest.raises(BadRequest) as refused:
         check_name(name, 2)

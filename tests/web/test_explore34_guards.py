@@ -204,3 +204,23 @@ def test_a_later_freeze_under_another_title_is_told_the_first_ones(site: Server)
     for body in ({"dataset": demo, "title": " Squatter's  board "}, {"dataset": demo}):
         same = site.post("api/leaderboards", json=body)
         assert same.status_code == 200 and "alreadyFrozen" not in same.json(), same.text
+
+
+def test_lookalike_names_and_a_doubled_space_are_refused(site: Server) -> None:
+    """ɡ (script g), ꜱ (small capital s), Coptic ⲟ and Lisu ꓓ made three "demo-strong" rows,
+    each ranked 1st; "alpha  beta" was a system of its own shown as "alpha beta" (explore34 3):
+    refused, as it reads as another's."""
+    answers = (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
+    for name in ("demo-stron\u0261", "\ua4d3emo-strong", "demo-str\u2c9fng", "demo-\ua731trong"):
+        got = site.post(
+            "api/experiments",
+            json={"dataset": "demo", "systems": [{"name": name, "answers": answers}]},
+        )
+        assert got.status_code == 400, (name, got.text)
+        assert got.json()["problems"][0]["path"] == "$.systems[0].name"
+    doubled = site.post(
+        "api/experiments",
+        json={"dataset": "demo", "systems": [{"name": "alpha  beta", "answers": answers}]},
+    )
+    assert doubled.status_code == 400, doubled.text
+    assert "a run of spaces" in doubled.json()["problems"][0]["message"]
