@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest, Conflict, Forbidden, ServiceError
+from service.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
 from service.memory import give_back_memory
 from service.web import conneg, listings, pages
 from service.web.access import (
@@ -869,3 +869,35 @@ def profiles() -> Response:
             "knowledgeBases": sorted(_kbs()),
         }
     )
+
+
+@bp.get("/api/datasets/<name>/runs")
+def runs_on_withheld(name: str) -> Response:
+    """Every recorded run on a test set whose gold is withheld, private ones too (id, time,
+    status, whether published, its systems), for its organiser (the owner token of an
+    experiment that uploaded it withheld) or the operator: a private run's measures tell its
+    owner which guessed answers are right, so the organiser sees how often each team asked
+    (explore34 9). No results: those stay their owners' until published."""
+    from service.experiments.overview import operator_rows
+    from service.experiments.reveal import organiser_runs
+
+    storage = services().storage
+    if not storage.catalogue.gold_withheld(name):
+        raise NotFound(
+            f"dataset {name!r} is no published test set whose gold is withheld here (the runs "
+            "on any other dataset are listed once published: GET /api/experiments?dataset=)"
+        )
+    token = bearer_token()
+    if not (is_admin(token) or any(is_owner(e, token) for e in organiser_runs(storage, name))):
+        raise Forbidden(
+            f"the runs on dataset {name} are listed for its organiser: the owner token of the "
+            "experiment that uploaded it withheld (Authorization: Bearer <token>)"
+        )
+    uri = storage.uris.dataset(name)
+    keys = ("id", "uri", "status", "public", "created", "publishedAt", "systems")
+    runs = [
+        {k: row.get(k) for k in keys}
+        for row in operator_rows(storage)
+        if row.get("datasetUri") == uri
+    ]
+    return json_answer({"dataset": uri, "count": len(runs), "runs": runs})

@@ -144,6 +144,23 @@ def _listing_schemas() -> dict[str, Any]:
             public={"type": "boolean"},
             publishedAt={**_TEXT_OR_NULL, "description": "xsd:dateTime of the publication."},
         ),
+        "WithheldRuns": _object(
+            ("dataset", "count", "runs"),
+            dataset=_URI,
+            count={"type": "integer", "description": "Recorded runs on it, private ones too."},
+            runs=_array(
+                _object(
+                    ("id", "uri", "status", "public"),
+                    id=_TEXT,
+                    uri=_URI,
+                    status=_TEXT,
+                    public={"type": "boolean"},
+                    created={**_TEXT_OR_NULL, "description": "xsd:dateTime of the submission."},
+                    publishedAt=_TEXT_OR_NULL,
+                    systems=_TEXTS,
+                )
+            ),
+        ),
         "Revealed": _object(
             ("dataset", "goldRevealedAt", "questions", "scoredWhileWithheld", "note"),
             dataset=_URI,
@@ -1694,6 +1711,31 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {
                         "200": _json_response("Revealed", "Revealed"),
                         **_errors(403, 404, 409),
+                    },
+                    parameters=[
+                        {
+                            "name": "name",
+                            "in": "path",
+                            "required": True,
+                            "description": "The uploaded dataset's name (dataset/NAME).",
+                            "schema": _TEXT,
+                        }
+                    ],
+                    security=owner,
+                )
+            },
+            "/api/datasets/{name}/runs": {
+                "get": _op(
+                    "List every run on a withheld test set",
+                    "For the organiser of a published uploaded dataset whose gold is withheld "
+                    "(the owner token of the experiment that uploaded it withheld) or the "
+                    "operator: every recorded run on it, private ones too (id, time, status, "
+                    "whether published, systems; no results), so that the organiser sees how "
+                    "often each team was scored on the hidden gold. 403 for anyone else; 404 "
+                    "when it withholds nothing.",
+                    {
+                        "200": _json_response("The runs", "WithheldRuns"),
+                        **_errors(403, 404),
                     },
                     parameters=[
                         {

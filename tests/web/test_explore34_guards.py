@@ -224,3 +224,39 @@ def test_lookalike_names_and_a_doubled_space_are_refused(site: Server) -> None:
     )
     assert doubled.status_code == 400, doubled.text
     assert "a run of spaces" in doubled.json()["problems"][0]["message"]
+
+
+def test_the_organiser_sees_every_run_on_a_withheld_test_set_private_ones_too(
+    site: Server,
+) -> None:
+    """A withheld test set was an unlimited private score oracle that nobody saw: each private
+    run's measures tell its owner which guesses are right (explore34 9). Its organiser lists
+    every recorded run on it, private ones too, with their times and systems."""
+    from tests.web.test_hidden_gold import _answers, _published_test_set, _submit
+
+    organiser, name, _ = _published_test_set(site, "oracle")
+    guesses = [
+        _submit(
+            site,
+            {
+                "dataset": name,
+                "profile": "exact",
+                "systems": [{"name": f"guess-{i}", "answers": _answers({i}).decode()}],
+            },
+        )
+        for i in (1, 2)
+    ]
+    path = f"api/datasets/{name}/runs"
+    got = site.get(path, headers={"Authorization": f"Bearer {organiser['token']}"})
+    assert got.status_code == 200, got.text
+    listed = {r["id"]: r for r in got.json()["runs"]}
+    assert got.json()["count"] == 3 and organiser["id"] in listed
+    for i, guess in zip((1, 2), guesses, strict=True):
+        row = listed[guess["id"]]
+        assert row["public"] is False and row["systems"] == [f"guess-{i}"] and row["created"]
+    assert "measures" not in got.text and "ORACLE-GOLD" not in got.text
+    # a team, or anyone, is not the organiser
+    for headers in ({"Authorization": f"Bearer {guesses[0]['token']}"}, {}):
+        refused = site.get(path, headers=headers)
+        assert refused.status_code == 403 and "organiser" in refused.text
+    assert site.get("api/datasets/no-such-set-1234abcd/runs").status_code == 404

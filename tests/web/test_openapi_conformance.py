@@ -138,6 +138,10 @@ def test_every_operation_answers_as_documented(server, document, slow_qa, tmp_pa
     assert kept["evaluations"][0]["questionsWithheld"] is True
     api.check(publish, "post", server.post(f"api/experiments/{made['id']}/publish", headers=author))
     reveal = f"api/datasets/{kept['dataset'].rsplit('/', 1)[1]}/reveal"
+    runs = f"api/datasets/{kept['dataset'].rsplit('/', 1)[1]}/runs"  # its organiser's list
+    listed = api.check("/api/datasets/{name}/runs", "get", server.get(runs, headers=author))
+    assert [r["id"] for r in listed["runs"]] == [made["id"]]
+    api.check("/api/datasets/{name}/runs", "get", server.get(runs))  # no token: 403
     api.check("/api/datasets/{name}/reveal", "post", server.post(reveal))  # no token: 403
     done = server.post(reveal, headers=author)
     revealed = api.check("/api/datasets/{name}/reveal", "post", done)
