@@ -36,16 +36,21 @@ def test_a_comparison_names_the_version_it_was_made_on(site: Server) -> None:
     _publish(site, first)
     v1 = site.get(f"api/experiments/{first['id']}").json()["dataset"].rsplit("/", 1)[1]
     fixed = content.replace(b"GOLDSECRET-3", b"FIXED-3")
-    second = _submit(
-        site,
-        {
+    # a newer version is its author's: the token of the run that uploaded v1 (explore34 1)
+    made = site.post(
+        "api/experiments",
+        json={
             "dataset": {"filename": "v2.json", "content": fixed.decode()},
             "title": "Planets QA",
             "about": {"version": "2", "previousVersion": v1},
             "profile": "exact",
             "systems": [{"name": "baseline", "answers": _answers({1}).decode()}],
         },
+        headers={"Authorization": f"Bearer {first['token']}"},
     )
+    assert made.status_code == 202, made.text
+    second = made.json()
+    site.wait_finished(second["id"], second["token"])
     _publish(site, second)
     v2 = site.get(f"api/experiments/{second['id']}").json()["dataset"].rsplit("/", 1)[1]
     answers = [
