@@ -5,6 +5,7 @@ Pure string functions shared by the matching profiles. Each cites the tool or ru
 
 from __future__ import annotations
 
+import datetime
 import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
@@ -77,13 +78,15 @@ _NUMERIC_TYPES = {
 }
 _DATE_TYPES = {XSD + t for t in ("date", "dateTime", "gYear", "gYearMonth", "dateTimeStamp")}
 _NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
-# Months and days of one or two digits, and years of fewer than four digits in a full date:
-# real QALD gold writes ``2009-6-25`` and ``632-6-8`` (QALD-8/9; explore33 F2). A year alone or
-# with a month keeps four digits or more (``42`` is a number, not the year 42).
+# Months and days of one or two digits, and years of three digits in a full date: real QALD
+# gold writes ``2009-6-25`` and ``632-6-8`` (QALD-8/9; explore33 F2). Such a short form is a
+# date only as a real calendar date with a year of three or four digits (``4-4-2``, a football
+# formation, and ``5-40-99`` are not; explore35 10); the ISO form (a year of four digits or
+# more, two-digit month and day) is read as before. A year alone or with a month keeps four
+# digits or more (``42`` is a number, not the year 42).
 _DATE = re.compile(
-    r"^(?:(?P<year>-?[0-9]{4,})(?:-(?P<month>[0-9]{1,2})(?:-(?P<day>[0-9]{1,2})"
+    r"^(?P<year>-?[0-9]{1,})(?:-(?P<month>[0-9]{1,2})(?:-(?P<day>[0-9]{1,2})"
     r"(?:T(?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2})?))?)?)?"
-    r"|(?P<short>-?[0-9]{1,3})-(?P<smonth>[0-9]{1,2})-(?P<sday>[0-9]{1,2}))"
     r"(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})?$"
 )
 _YEAR_ONLY = re.compile(r"^-?[0-9]{4}$")
@@ -117,22 +120,24 @@ def date_value(text: str) -> DateValue | None:
 
     The time zone and fractional seconds are dropped; ``T00:00:00`` counts as a day (DBpedia
     writes dates as midnight dateTimes). Month and day may have one digit, and the year of a
-    full date fewer than four (``632-6-8`` is ``0632-06-08``, explore33 F2).
+    full date three (``632-6-8`` is ``0632-06-08``, explore33 F2), when the date is a day of
+    the calendar (explore35 10).
 
     >>> date_value("2009-6-25"), date_value("632-6-8") == date_value("0632-06-08")
     (DateValue(parts=('2009', '06', '25')), True)
-    >>> date_value("42"), date_value("632-6")
-    (None, None)
+    >>> date_value("42"), date_value("632-6"), date_value("4-4-2"), date_value("1978-2-30")
+    (None, None, None, None)
     """
     m = _DATE.match(text.strip())
     if not m:
         return None
-    short = m.group("short")
-    year, month, day = (
-        (short, m.group("smonth"), m.group("sday"))
-        if short is not None
-        else (m.group("year"), m.group("month"), m.group("day"))
-    )
+    year, month, day = m.group("year"), m.group("month"), m.group("day")
+    digits = year.lstrip("-")
+    if len(digits) < 4 or len(month or "00") < 2 or len(day or "00") < 2:  # a short form
+        if not (month and day and year == digits and len(digits) in (3, 4)):
+            return None
+        if not _calendar_date(int(year), int(month), int(day)):
+            return None
     parts = [str(int(year))]
     if month:
         parts.append(month.zfill(2))
@@ -142,6 +147,15 @@ def date_value(text: str) -> DateValue | None:
             if time and time not in ("00:00", "00:00:00"):
                 parts.append(time if len(time) == 8 else time + ":00")
     return DateValue(tuple(parts))
+
+
+def _calendar_date(year: int, month: int, day: int) -> bool:
+    """Whether year-month-day is a day of the (proleptic Gregorian) calendar."""
+    try:
+        datetime.date(year, month, day)
+    except ValueError:
+        return False
+    return True
 
 
 def boolean_value(term: Term) -> bool | None:

@@ -16,19 +16,19 @@ Rules (each applies to gold and system alike unless said otherwise):
    ``/wiki/Property:P31``) equal to the entity IRI (1.3.0). With a KB, every spelling of both
    sides is expanded by the owl:sameAs closure and two IRIs match when their closures share a
    normal form.
-4. Literals are compared by value for their datatype: numbers numerically (``"8"`` =
-   ``"8.0"`` = ``"8e0"``, any numeric XSD type or an untyped numeric string); dates at the gold
-   value's granularity (gold ``1990``, as ``xsd:gYear`` or a plain literal of four digits,
-   matches ``1990-05-03`` and the number ``1990``; gold ``1990-05-03`` does not match ``1990``;
-   time zone and fractional seconds ignored; months and days of one digit and years of fewer
-   than four in a full date, ``632-6-8``, read too); booleans (``true``/``false`` in any case,
-   ``1``/``0`` when typed ``xsd:boolean``); strings case- and whitespace-insensitively (Unicode
-   NFC, case folding, runs of spaces collapsed), language tags ignored, but the Turkish i rule
-   of ``tr``/``az`` where the gold literal (or the run) is in one of them, whatever the system
+4. Literals are compared by value for their datatype: numbers numerically (``"8"`` = ``"8.0"`` =
+   ``"8e0"``, any numeric XSD type or an untyped numeric string); dates at the gold value's
+   granularity (gold ``1990``, as ``xsd:gYear`` or a plain literal of four digits, matches
+   ``1990-05-03`` and the number ``1990``; gold ``1990-05-03`` does not match ``1990``; time zone
+   and fractional seconds ignored; months and days of one digit and years of three digits in a full
+   date, ``632-6-8``, read too where it is a day of the calendar); booleans (``true``/``false`` in
+   any case, ``1``/``0`` when typed ``xsd:boolean``); strings case- and whitespace-insensitively
+   (Unicode NFC, case folding, runs of spaces collapsed), language tags ignored, but the Turkish i
+   rule of ``tr``/``az`` where the gold literal (or the run) is in one of them, whatever the system
    string's tag (1.3.0), or the system string is. An untyped gold of digits with a leading zero
    (the area code ``030``) is a code, compared as a string (1.3.0). Only these lexical forms are
-   read as numbers and dates: ``52,000`` and ``20 April 1912`` are strings, and a wrong answer
-   of such a form says so in the question's note (:func:`unread_kind`).
+   read as numbers and dates: ``52,000`` and ``20 April 1912`` are strings, and a wrong answer of
+   such a form says so in the question's note (:func:`unread_kind`).
 5. Labels in both directions (with a KB): a system literal matches a gold IRI when a resource
    having it as ``rdfs:label`` (any language) matches that IRI, or when it equals one of the
    gold IRI's labels as a string (rule 4: before 1.2.0 this direction was case-sensitive,

@@ -10,13 +10,15 @@ IRI's (F8); items of one answer naming one thing (owl:sameAs, or an IRI and its 
 once (F9); C2KB holds the classes of variables not projected (F11).
 
 1.3.0 (explore33): a plain gold year (``1978``, QALD's way of writing a year) is a year, which
-``1978-05-02`` has, and the number 1978 (it was read as a number alone, F1); dates with
-one-digit months and days and years of fewer than four digits (``2009-6-25``, ``632-6-8``,
-real QALD-8/9 gold) are dates (F2); a Wikidata page URL (``www.wikidata.org/wiki/Q42``) is the
-entity it is the page of (F3); a gold of digits with a leading zero (the area code ``030``) is
-a code, compared as a string (F9); a gold literal's language decides the Turkish i rule for an
-untagged system string (F10); the description lists the written forms read as numbers and
-dates, and a wrong answer that looks like one fair does not read says so (F8).
+``1978-05-02`` has, and the number 1978 (it was read as a number alone, F1); dates with one-digit
+months and days and years of fewer than four digits (``2009-6-25``, ``632-6-8``, real QALD-8/9
+gold) are dates (F2), where they are days of the calendar with years of three or four digits
+(``4-4-2``, ``5-40-99`` and ``1978-2-30`` are strings; explore35 10); a Wikidata page URL
+(``www.wikidata.org/wiki/Q42``) is the entity it is the page of (F3); a gold of digits with a
+leading zero (the area code ``030``) is a code, compared as a string (F9); a gold literal's
+language decides the Turkish i rule for an untagged system string (F10); the description lists the
+written forms read as numbers and dates, and a wrong answer that looks like one fair does not read
+says so (F8).
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ PROFILE = Profile(
         "value that is no URI is a literal. Read as numbers are digits with an "
         "optional sign, decimal point and exponent (52000, -3.5, 4.5e-07), not 52,000 or "
         "52 000 (a comma is a thousands separator or a decimal comma: not read); as dates ISO "
-        "8601 forms (1912, 1912-04, 1912-04-20, 1912-4-20, 632-6-8, 1912-04-20T00:00:00Z), "
-        "not 20 April 1912 or 20/04/1912; such a wrong answer says it was not read. Digits "
+        "8601 forms (1912, 1912-04, 1912-04-20, 1912-04-20T00:00:00Z, and 1912-4-20 or 632-6-8 "
+        "where it is a day of the calendar with a year of three or four digits: 4-4-2 and "
+        "1978-2-30 are strings), not 20 April 1912 or 20/04/1912; such a wrong answer says "
+        "it was not read. Digits "
         "with a leading zero (the area code 030) are a code, compared as a string: 30 does not "
         "match it (QALD's answertype does not tell codes from numbers, giving 'string' to "
         "numbers too). With a KB, labels count in both directions, compared as strings are: a "
