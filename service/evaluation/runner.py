@@ -626,7 +626,14 @@ def _judge(
         gold = _gold_answers(c.question)
         if gold is None:
             return None
-        return prof.matcher.match(gold, c.answer.answers, view, language=lang)
+        answer_type = c.question.answer_type
+        return prof.matcher.match(
+            gold,
+            c.answer.answers,
+            view,
+            language=lang,
+            answer_type=answer_type.value if answer_type is not None else None,
+        )
     sub = subs[i]
     if etype is ExperimentType.AT:
         if sub.gold_type is None:

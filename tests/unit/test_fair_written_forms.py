@@ -43,7 +43,7 @@ def score(data_dir: Path, path: str, qid: str, given: list[Term], profile: str =
 
 
 def score_gold(
-    data_dir: Path, path: str, qid: str, gold: list[Term], given: list[Term], **fields: str
+    data_dir: Path, path: str, qid: str, gold: list[Term], given: list[Term], **fields: str | None
 ) -> QuestionScore:
     """Question ``qid`` of the real file ``path`` with ``gold`` for its answers (and other
     ``fields``, such as its ``answertype``), answered with ``given``: its QA record."""
@@ -87,6 +87,53 @@ def test_a_plain_gold_year_matches_a_date_of_that_year(data_dir: Path, given: Te
     ``1978-05-02`` was wrong though `gerbil-qa profiles` says "gold 1990 matches 1990-05-03"
     (explore33 F1)."""
     assert counts(score(data_dir, QALD8_TRAIN, "30", [given])) == (1, 0, 0)
+
+
+QALD9_TRAIN = "qald/ag-sc_QALD/9/data/qald-9-train-multilingual.json"
+
+
+@pytest.mark.parametrize("qid", ["147", "202"])
+def test_the_other_answertype_date_gold_years_match_a_date_of_that_year(
+    data_dir: Path, qid: str
+) -> None:
+    """QALD-8 train q147 (gold ``1981``) and q202 (``1888``), answertype date, as q30."""
+    record = score(data_dir, QALD8_TRAIN, qid, [])
+    year = record.gold[0].strip('"')
+    assert counts(score(data_dir, QALD8_TRAIN, qid, [lit(f"{year}-07-01")])) == (1, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        lit("1225-01-01", XSD + "date"),  # explore35 2
+        lit("1225-01-01T00:00:00Z", XSD + "dateTime"),
+        lit("1225-01-01"),
+    ],
+)
+def test_a_plain_gold_number_of_four_digits_is_no_year_unless_answertype_date(
+    data_dir: Path, given: Term
+) -> None:
+    """QALD-9 train q319 "How many pages does War and Peace have?", gold ``1225``, answertype
+    number: fair 1.3.0 read it as a year, so the date 1225-01-01 answered the page count
+    (explore35 2). A plain gold is a year only where the answertype is date."""
+    assert counts(score(data_dir, QALD9_TRAIN, "319", [given])) == (0, 1, 1)
+    assert counts(score(data_dir, QALD9_TRAIN, "319", [lit("1225")])) == (1, 0, 0)
+    assert counts(score(data_dir, QALD9_TRAIN, "319", [lit("1225", XSD + "int")])) == (1, 0, 0)
+    # the same gold with answertype date, or typed xsd:gYear, is a year
+    for gold, fields in (
+        (lit("1225"), {"answertype": "date"}),
+        (lit("1225", XSD + "gYear"), {}),
+    ):
+        record = score_gold(data_dir, QALD9_TRAIN, "319", [gold], [given], **fields)
+        assert counts(record) == (1, 0, 0)
+
+
+def test_a_plain_gold_year_without_answertype_is_a_number(data_dir: Path) -> None:
+    """No answertype (a dataset that gives none): a number, as before 1.3.0."""
+    record = score_gold(
+        data_dir, QALD8_TRAIN, "30", [lit("1978")], [lit("1978-05-02")], answertype=None
+    )
+    assert counts(record) == (0, 1, 1)
 
 
 def test_a_plain_gold_year_does_not_match_another_year(data_dir: Path) -> None:

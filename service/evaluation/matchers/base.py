@@ -59,8 +59,19 @@ class AnswerMatcher(Protocol):
         """The KB lookups :meth:`match` will consult for this question (may be empty)."""
         ...
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
-        """Match one question, consulting only what :meth:`requests` asked for."""
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
+        """Match one question, consulting only what :meth:`requests` asked for.
+
+        ``answer_type``: the gold question's QALD answertype (``date``, ``number``…), where it
+        gives one (fair reads a plain gold year as a year only for ``date``)."""
         ...
 
 

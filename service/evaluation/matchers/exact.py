@@ -15,5 +15,13 @@ class ExactMatcher:
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
         return match_value_strings(gold.values(), system.values())

@@ -18,17 +18,18 @@ Rules (each applies to gold and system alike unless said otherwise):
    normal form.
 4. Literals are compared by value for their datatype: numbers numerically (``"8"`` = ``"8.0"`` =
    ``"8e0"``, any numeric XSD type or an untyped numeric string); dates at the gold value's
-   granularity (gold ``1990``, as ``xsd:gYear`` or a plain literal of four digits, matches
-   ``1990-05-03`` and the number ``1990``; gold ``1990-05-03`` does not match ``1990``; time zone
-   and fractional seconds ignored; months and days of one digit and years of three digits in a full
-   date, ``632-6-8``, read too where it is a day of the calendar); booleans (``true``/``false`` in
-   any case, ``1``/``0`` when typed ``xsd:boolean``); strings case- and whitespace-insensitively
-   (Unicode NFC, case folding, runs of spaces collapsed), language tags ignored, but the Turkish i
-   rule of ``tr``/``az`` where the gold literal (or the run) is in one of them, whatever the system
-   string's tag (1.3.0), or the system string is. An untyped gold of digits with a leading zero
-   (the area code ``030``) is a code, compared as a string (1.3.0). Only these lexical forms are
-   read as numbers and dates: ``52,000`` and ``20 April 1912`` are strings, and a wrong answer of
-   such a form says so in the question's note (:func:`unread_kind`).
+   granularity (gold ``1990``, as ``xsd:gYear`` or a plain literal of four digits where the
+   question's answertype is ``date``, matches ``1990-05-03`` and the number ``1990``; gold
+   ``1990-05-03`` does not match ``1990``; a plain ``1990`` of another answertype, or none, is a
+   number; time zone and fractional seconds ignored; months and days of one digit and years of
+   three digits in a full date, ``632-6-8``, read too where it is a day of the calendar); booleans
+   (``true``/``false`` in any case, ``1``/``0`` when typed ``xsd:boolean``); strings case- and
+   whitespace-insensitively (Unicode NFC, case folding, runs of spaces collapsed), language tags
+   ignored, but the Turkish i rule of ``tr``/``az`` where the gold literal (or the run) is in one
+   of them, whatever the system string's tag (1.3.0), or the system string is. An untyped gold of
+   digits with a leading zero (the area code ``030``) is a code, compared as a string (1.3.0). Only
+   these lexical forms are read as numbers and dates: ``52,000`` and ``20 April 1912`` are strings,
+   and a wrong answer of such a form says so in the question's note (:func:`unread_kind`).
 5. Labels in both directions (with a KB): a system literal matches a gold IRI when a resource
    having it as ``rdfs:label`` (any language) matches that IRI, or when it equals one of the
    gold IRI's labels as a string (rule 4: before 1.2.0 this direction was case-sensitive,
@@ -95,7 +96,7 @@ class _Item(NamedTuple):
 
 
 @lru_cache(maxsize=1 << 16)
-def _iri_item(value: str, language: str) -> _Item:
+def _iri_item(value: str, language: str, years: bool = True) -> _Item:
     """The item of a ``uri``-typed value, cached by its string: gold and system files repeat
     the same IRIs, and a string's hash is cached where a Term's is recomputed."""
     if is_plain_http_iri(value):  # nothing to strip, already in normal form
@@ -103,25 +104,26 @@ def _iri_item(value: str, language: str) -> _Item:
     v = strip_brackets(value)
     if _SCHEME.match(v):
         return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>", written=value)
-    return _literal_item(Term.literal(value.strip()), language)
+    return _literal_item(Term.literal(value.strip()), language, years)
 
 
 @lru_cache(maxsize=1 << 16)
-def _as_item(term: Term, language: str) -> _Item:
+def _as_item(term: Term, language: str, years: bool = True) -> _Item:
     if term.is_iri:
-        return _iri_item(term.value, language)
-    return _literal_item(term, language)
+        return _iri_item(term.value, language, years)
+    return _literal_item(term, language, years)
 
 
-def _literal_item(term: Term, language: str) -> _Item:
+def _literal_item(term: Term, language: str, years: bool = True) -> _Item:
     if term.is_literal and _HTTP.match(term.value.strip()):
         v = term.value.strip()
         return _Item(("iri", canonical_iri(v)), iri=v, shown=f"<{v}>", written=term.value)
-    return _Item(_literal_key(term, language), term=term, shown=term.n3())
+    return _Item(_literal_key(term, language, years), term=term, shown=term.n3())
 
 
-def _literal_key(term: Term, language: str) -> Key:
-    """The one value a literal stands for (how a gold literal is read)."""
+def _literal_key(term: Term, language: str, years: bool = True) -> Key:
+    """The one value a literal stands for (how a gold literal is read). ``years``: a plain
+    literal of four digits is a year (a gold's only where its answertype is ``date``)."""
     dt, text = term.datatype, term.value
     if dt == XSD_BOOLEAN:
         b = boolean_value(term)
@@ -141,7 +143,7 @@ def _literal_key(term: Term, language: str) -> Key:
             return ("bool", b)
         if _CODE.match(text):  # a code such as the area code 030, not the number 30
             return ("str", string_key(text, language=term.lang or language))
-        if year_like(text):  # a year (QALD writes a year answer so), also read as a number
+        if years and year_like(text):  # a year (QALD writes a year answer so), also a number
             return ("date", (str(int(text)),))
         n = number_value(text)
         if n is not None:
@@ -202,11 +204,15 @@ def _resource_keys(resource: str, kb: KBView) -> set[Key]:
     return {("iri", canonical_iri(x)) for x in kb.closure(resource)}
 
 
-def _items(answers: AnswerSet, language: str) -> list[_Item]:
+def _items(answers: AnswerSet, language: str, years: bool = True) -> list[_Item]:
+    """The items of an answer set; ``years``: a plain literal of four digits is a year (a
+    gold's only where the question's answertype is ``date``: explore35 2)."""
     out: list[_Item] = []
     iri_item, as_item, iri = _iri_item, _as_item, TermKind.IRI
     for t in _terms(answers):
-        out.append(iri_item(t.value, language) if t.kind is iri else as_item(t, language))
+        out.append(
+            iri_item(t.value, language, years) if t.kind is iri else as_item(t, language, years)
+        )
     return out
 
 
@@ -368,8 +374,18 @@ class FairMatcher:
                     l4r |= canonical_iris(it.iri)
         return KBRequests(frozenset(same), r4l, frozenset(l4r))
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
-        gold_items = _items(gold, language)
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
+        # A plain gold 1978 is a year (matched by 1978-05-02) where the answertype is date; a
+        # number otherwise (gold 1225, answertype number, matched 1225-01-01; explore35 2).
+        gold_items = _items(gold, language, years=answer_type == "date")
         # The gold file given as answers (the upper-bound check) is one object: its items once.
         given = gold_items if system is gold else _items(system, language)
         g = _distinct(gold_items)

@@ -78,7 +78,15 @@ class GerbilMatcher:
                 labels.add((v, language))
         return KBRequests(same_as=frozenset(urls), resources_for_labels=frozenset(labels))
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
         g = distinct(_values(gold))
         given = _values(system)
         s = distinct(given)

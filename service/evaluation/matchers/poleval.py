@@ -122,7 +122,15 @@ class PolEvalMatcher:
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
         # geval strips each line (``onlyStrip``) before matching.
         alternatives = [t.value.strip() for t in gold.values()] or [""]
         values = [t.value for t in system.values()]

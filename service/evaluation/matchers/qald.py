@@ -66,7 +66,15 @@ class Qald6Matcher:
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
         return match_sets(
             qald6_items(gold), qald6_items(system), show=_show_qald6, rule=MatchRule.NORMALISED_ROW
         )
@@ -87,7 +95,15 @@ class LegacyMatcher:
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
         g = legacy_items(gold)
         u = legacy_items(system)
         first: dict[tuple[str, ...], int] = {}

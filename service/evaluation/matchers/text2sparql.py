@@ -40,7 +40,15 @@ class Text2SparqlMatcher:
     def requests(self, gold: AnswerSet, system: AnswerSet, *, language: str) -> KBRequests:
         return NO_REQUESTS
 
-    def match(self, gold: AnswerSet, system: AnswerSet, kb: KBView, *, language: str) -> Judged:
+    def match(
+        self,
+        gold: AnswerSet,
+        system: AnswerSet,
+        kb: KBView,
+        *,
+        language: str,
+        answer_type: str | None = None,
+    ) -> Judged:
         return match_value_strings(relevant_items(gold), retrieved_items(system))
 
     def note(self, system: AnswerSet) -> str | None:

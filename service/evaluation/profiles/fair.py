@@ -10,15 +10,16 @@ IRI's (F8); items of one answer naming one thing (owl:sameAs, or an IRI and its 
 once (F9); C2KB holds the classes of variables not projected (F11).
 
 1.3.0 (explore33): a plain gold year (``1978``, QALD's way of writing a year) is a year, which
-``1978-05-02`` has, and the number 1978 (it was read as a number alone, F1); dates with one-digit
-months and days and years of fewer than four digits (``2009-6-25``, ``632-6-8``, real QALD-8/9
-gold) are dates (F2), where they are days of the calendar with years of three or four digits
-(``4-4-2``, ``5-40-99`` and ``1978-2-30`` are strings; explore35 10); a Wikidata page URL
-(``www.wikidata.org/wiki/Q42``) is the entity it is the page of (F3); a gold of digits with a
-leading zero (the area code ``030``) is a code, compared as a string (F9); a gold literal's
-language decides the Turkish i rule for an untagged system string (F10); the description lists the
-written forms read as numbers and dates, and a wrong answer that looks like one fair does not read
-says so (F8).
+``1978-05-02`` has, and the number 1978 (it was read as a number alone, F1), where the question's
+answertype is date (a plain 1225 of answertype number is the page count of QALD-9 train q319, no
+year; explore35 2); dates with one-digit months and days and years of fewer than four digits
+(``2009-6-25``, ``632-6-8``, real QALD-8/9 gold) are dates (F2), where they are days of the
+calendar with years of three or four digits (``4-4-2``, ``5-40-99`` and ``1978-2-30`` are strings;
+explore35 10); a Wikidata page URL (``www.wikidata.org/wiki/Q42``) is the entity it is the page of
+(F3); a gold of digits with a leading zero (the area code ``030``) is a code, compared as a string
+(F9); a gold literal's language decides the Turkish i rule for an untagged system string (F10); the
+description lists the written forms read as numbers and dates, and a wrong answer that looks like
+one fair does not read says so (F8).
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ PROFILE = Profile(
         "a Wikidata page URL (www.wikidata.org/wiki/Q42, /wiki/Property:P31) = the entity IRI, "
         "and with a KB the owl:sameAs closure of both sides. Literals are compared by value for "
         "their datatype: numbers numerically ('8' = '8.0' = '8e0'), dates at the gold value's "
-        "granularity (gold 1990 matches 1990-05-03 and the number 1990; gold 1990-05-03 does "
-        "not match 1990), booleans, strings case- and whitespace-insensitively with language "
+        "granularity (gold 1990, typed xsd:gYear or plain where the answertype is date, "
+        "matches 1990-05-03 and the number 1990; a plain 1990 of another answertype, or none, "
+        "is a number; gold 1990-05-03 does not match 1990), booleans, strings case- and "
+        "whitespace-insensitively with language "
         "tags ignored (the Turkish dotted and dotless i too where the gold, the system string "
         "or the run is in tr or az: an untagged AMERİKA matches a gold Amerika@tr); a 'uri' "
         "value that is no URI is a literal. Read as numbers are digits with an "
