@@ -459,7 +459,7 @@ def _evaluation_properties() -> dict[str, Any]:
             "description": "What the profile says of the system's answer when what it scored "
             "is not what the system said (text2sparql: an ASK answered false is the item "
             "'true'; fair: a wrong answer written in a form it does not read as a number or "
-            "date, '52,000' was not read as a number).",
+            "date: \"not read as a number: '52,000' (fair reads …)\").",
         },
         systemQuery={
             **_TEXT,

@@ -328,7 +328,7 @@ def unread_kind(answer: str, golds: Sequence[str]) -> str | None:
 
 def _unread_note(g: list[_Item], s: list[_Item], pairs: dict[int, int]) -> str | None:
     """What the question's note says of the wrong system literals :func:`unread_kind` names:
-    ``'52,000' was not read as a number (fair reads …)``."""
+    ``not read as a number: '52,000' (fair reads …)``."""
     matched = set(pairs.values())
     golds = [it.term.value for gi, it in enumerate(g) if gi not in pairs and it.term is not None]
     if not golds:
@@ -339,9 +339,9 @@ def _unread_note(g: list[_Item], s: list[_Item], pairs: dict[int, int]) -> str |
             continue
         if (kind := unread_kind(it.term.value, golds)) is not None:
             unread.setdefault(kind, []).append(repr(it.term.value.strip()))
-    said = [
-        f"{', '.join(texts)} {'was' if len(texts) == 1 else 'were'} not read as "
-        f"{'a ' + kind if len(texts) == 1 else kind + 's'} (fair reads {_READS[kind]})"
+    said = [  # starting with a word: a CSV cell starting with ' gets one more (explore35 6)
+        f"not read as {'a ' + kind if len(texts) == 1 else kind + 's'}: {', '.join(texts)} "
+        f"(fair reads {_READS[kind]})"
         for kind, texts in unread.items()
     ]
     return "; ".join(said) or None
