@@ -241,6 +241,33 @@ def test_a_code_with_a_leading_zero_is_compared_as_a_string(data_dir: Path) -> N
     assert counts(score(data_dir, QALD9_TEST, "143", [lit(" 030 ")])) == (1, 0, 0)
 
 
+@pytest.mark.parametrize("given", [lit("30"), lit("30", XSD + "integer"), lit("30.0")])
+def test_a_number_equal_to_a_gold_code_says_it_was_compared_as_text(
+    data_dir: Path, given: Term
+) -> None:
+    """QALD-9 test q143, gold ``030``: ``30`` was right under fair 1.2.0 and is wrong under
+    1.3.0, and nothing said why (explore35 1). The note names the code and the rule."""
+    record = score(data_dir, QALD9_TEST, "143", [given])
+    assert counts(record) == (0, 1, 1)
+    assert record.note == (
+        f"compared as text with the code '030': {given.value!r} (fair reads a gold of digits "
+        "with a leading zero as a code)"
+    )
+    assert score(data_dir, QALD9_TEST, "143", [lit("31")]).note is None  # another number
+    assert score(data_dir, QALD9_TEST, "143", [lit("030"), lit("30")]).note is None  # found
+
+
+def test_a_code_gold_of_answertype_number_says_so_too(data_dir: Path) -> None:
+    """A gold ``007`` (answertype number, as QALD-5 to 7 type the area code) answered by the
+    integer 7 (explore35 1, probe2 q19): QALD-9 test q143's shape."""
+    record = score_gold(
+        data_dir, QALD9_TEST, "143", [lit("007")], [lit("7", XSD + "integer")], answertype="number"
+    )
+    assert counts(record) == (0, 1, 1)
+    assert record.note is not None
+    assert record.note.startswith("compared as text with the code '007': '7' (fair reads")
+
+
 def test_a_number_answertype_string_gold_is_still_a_number(data_dir: Path) -> None:
     """QALD-8 test q22 gives the number 37056169 answertype string: the answertype alone
     does not make a number a string."""
@@ -324,5 +351,12 @@ def test_no_note_where_the_answer_is_no_unread_number_or_date(data_dir: Path) ->
 
 def test_the_profile_lists_the_forms_it_reads() -> None:
     text = get_profile("fair").description
-    for said in ("not 52,000", "not 20 April 1912", "1912-4-20", "area code 030", "Wikidata"):
+    for said in (
+        "not 52,000",
+        "not 20 April 1912",
+        "1912-4-20",
+        "area code 030",
+        "Wikidata",
+        "compared as text with the code",
+    ):
         assert said in text, said

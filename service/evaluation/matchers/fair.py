@@ -328,22 +328,42 @@ def unread_kind(answer: str, golds: Sequence[str]) -> str | None:
 
 def _unread_note(g: list[_Item], s: list[_Item], pairs: dict[int, int]) -> str | None:
     """What the question's note says of the wrong system literals :func:`unread_kind` names:
-    ``not read as a number: '52,000' (fair reads …)``."""
+    ``not read as a number: '52,000' (fair reads …)``; and of those equal as numbers to a gold
+    code left unmatched: ``compared as text with the code '030': '30' (fair reads …)``."""
     matched = set(pairs.values())
-    golds = [it.term.value for gi, it in enumerate(g) if gi not in pairs and it.term is not None]
+    left = [it for gi, it in enumerate(g) if gi not in pairs and it.term is not None]
+    golds = [it.term.value for it in left if it.term is not None]
     if not golds:
         return None
+    # an unmatched gold code (030, read as a string) and the numbers equal to it (30, 30.0)
+    codes = {
+        value: number_value(value)
+        for it in left
+        if it.term is not None
+        and it.key[0] == "str"
+        and _CODE.match(value := it.term.value.strip())
+    }
     unread: dict[str, list[str]] = {}
+    as_text: dict[str, list[str]] = {}
     for si, it in enumerate(s):
         if si in matched or it.term is None:
             continue
-        if (kind := unread_kind(it.term.value, golds)) is not None:
+        n = number_value(it.term.value) if codes else None
+        code = next((c for c, v in codes.items() if n is not None and v == n), None)
+        if code is not None:
+            as_text.setdefault(code, []).append(repr(it.term.value.strip()))
+        elif (kind := unread_kind(it.term.value, golds)) is not None:
             unread.setdefault(kind, []).append(repr(it.term.value.strip()))
     said = [  # starting with a word: a CSV cell starting with ' gets one more (explore35 6)
         f"not read as {'a ' + kind if len(texts) == 1 else kind + 's'}: {', '.join(texts)} "
         f"(fair reads {_READS[kind]})"
         for kind, texts in unread.items()
     ]
+    said.extend(  # a right number turned wrong by the code rule says why (explore35 1)
+        f"compared as text with the code {code!r}: {', '.join(texts)} (fair reads a gold of "
+        "digits with a leading zero as a code)"
+        for code, texts in as_text.items()
+    )
     return "; ".join(said) or None
 
 
