@@ -193,6 +193,14 @@ def _rescore(args: argparse.Namespace) -> int:
         return 0
     what = old if old == args.experiment else f"{args.experiment}'s answers as a revision of {old}"
     print(f"experiment {new} re-scores {what} (prov:wasRevisionOf; private until published)")
+    print_changes(diff)
+    return 0
+
+
+def print_changes(diff: dict[str, Any]) -> None:
+    """A re-scoring's changes (:func:`service.experiments.rescore.changes`) as ``rescore``
+    prints them: per system the signatures, the measures that moved and the first 20 changed
+    questions, each with its F1 and the counts that moved."""
     if "datasetAfter" in diff:
         print(f"  on another dataset: before {diff['datasetBefore']}, now {diff['datasetAfter']}")
     for system in diff["systems"]:
@@ -209,13 +217,17 @@ def _rescore(args: argparse.Namespace) -> int:
             status = (
                 f" ({was['status']} -> {now['status']})" if was["status"] != now["status"] else ""
             )
+            moved = "".join(  # the counts that moved (a micro measure's why at one F1)
+                f", {k} {was.get(k)} -> {now.get(k)}"
+                for k in ("tp", "fp", "fn")
+                if was.get(k) != now.get(k)
+            )
             print(
                 f"    question {change['question']} {change['type']}: F1 "
-                f"{was['f1']} -> {now['f1']}{status}"
+                f"{was['f1']} -> {now['f1']}{moved}{status}"
             )
         if len(system["questions"]) > 20:
             print(f"    … {len(system['questions']) - 20} more (--output json lists them all)")
-    return 0
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -1260,7 +1260,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "description": "A re-scoring's changes against the experiment it "
                             "re-scores (when that one is public, or the request owns it or this "
                             "revision): per system the measures that moved and each question "
-                            "whose precision, recall, F1 or status (scored, error, …) changed "
+                            "whose counts (tp, fp, fn), precision, recall, F1 or status "
+                            "(scored, error, …) changed "
                             "(not with `?questions=false`; none, with `questionsWithheld`, "
                             "when either was scored while its dataset's gold was withheld).",
                         },

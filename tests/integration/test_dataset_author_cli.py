@@ -258,6 +258,9 @@ def test_a_question_the_newer_version_removed_is_listed_with_what_changed() -> N
     listed = {q["question"]: q for q in found["systems"][0]["questions"]}
     assert set(listed) == {"10", "11"}
     assert listed["10"]["before"] == {
+        "tp": None,  # not in these records
+        "fp": None,
+        "fn": None,
         "precision": 0.0,
         "recall": 0.0,
         "f1": 0.0,
@@ -265,3 +268,36 @@ def test_a_question_the_newer_version_removed_is_listed_with_what_changed() -> N
     }
     assert listed["10"]["after"]["status"] is None  # "not in this one" on the page
     assert listed["11"]["before"]["status"] is None and listed["11"]["after"]["f1"] == 1.0
+
+
+def test_a_question_whose_counts_alone_moved_is_listed(data_dir: Path, capsys) -> None:
+    """QALD-8 train q201 (gold ``632-6-8`` and ``0632-06-08``) answered wrongly: fair 1.2.0
+    counted fn 2, 1.3.0 (one date written twice) fn 1, at P = R = F1 = 0 both times. The micro
+    recall moved and the re-score listed no question (explore35 3)."""
+    from service.evaluation import evaluate
+    from service.experiments.rescore import changes
+    from service.formats import read
+    from service.model import AnswerSet, Dataset, SystemAnswer, SystemRun, Term
+
+    gold = read(data_dir / "qald/ag-sc_QALD/8/data/qald-8-train-multilingual.json")
+    (question,) = [q for q in gold.questions if q.id == "201"]
+    wrong = AnswerSet.of([Term.literal("1066-10-14")])
+    run = SystemRun("QAKIS", {"201": SystemAnswer("201", answers=wrong)})
+    after = evaluate(Dataset(gold.id, (question,)), run, profile="fair").to_json()
+    before = json.loads(json.dumps(after))
+    (entry,) = before["questions"]
+    assert entry["QA"]["fn"] == 1 and entry["QA"]["f1"] == 0.0
+    entry["QA"]["fn"] = 2  # as fair 1.2.0 counted it
+    before["results"]["QA"]["microRecall"] = 0.0
+    found = changes([before], [after])
+    (system,) = found["systems"]
+    (listed,) = system["questions"]
+    assert listed["question"] == "201" and listed["type"] == "QA"
+    assert (listed["before"]["fn"], listed["after"]["fn"]) == (2, 1)
+    assert listed["before"]["f1"] == listed["after"]["f1"] == 0.0
+    # the command line says which count moved
+    from service.cli.graph import print_changes
+
+    capsys.readouterr()
+    print_changes(found)
+    assert "question 201 QA: F1 0.0 -> 0.0, fn 2 -> 1" in capsys.readouterr().out

@@ -186,6 +186,8 @@ def test_the_resubmissions_page_shows_what_changed(walk, runs) -> None:
     for question in ("42", "43"):  # each changed question, linked to its new result
         assert f'href="{task}/question/{question}"' in found.group(0)
     assert "error" in said and "0.000 → 1.000" in said
+    # the counts too: one may move alone, with a micro measure (explore35 3)
+    assert '<th scope="col" class="num">FN</th>' in found.group(0)
     # a stranger sees no private page at all, so nothing of the changes either
     assert (
         site.get(f"experiment/{second['id']}", headers={"Accept": "text/html"}).status_code == 403
