@@ -81,8 +81,9 @@ _NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)
 # Months and days of one or two digits, and years of three digits in a full date: real QALD
 # gold writes ``2009-6-25`` and ``632-6-8`` (QALD-8/9; explore33 F2). Such a short form is a
 # date only as a real calendar date with a year of three or four digits (``4-4-2``, a football
-# formation, and ``5-40-99`` are not; explore35 10); the ISO form (a year of four digits or
-# more, two-digit month and day) is read as before. A year alone or with a month keeps four
+# formation, and ``5-40-99`` are not; explore35 10), and a year of four digits with a month of
+# one (``1978-5``) a date only with a month of the calendar; the ISO form (a year of four digits
+# or more, two-digit month and day) is read as before. A year alone or with a month keeps four
 # digits or more (``42`` is a number, not the year 42).
 _DATE = re.compile(
     r"^(?P<year>-?[0-9]{1,})(?:-(?P<month>[0-9]{1,2})(?:-(?P<day>[0-9]{1,2})"
@@ -127,6 +128,8 @@ def date_value(text: str) -> DateValue | None:
     (DateValue(parts=('2009', '06', '25')), True)
     >>> date_value("42"), date_value("632-6"), date_value("4-4-2"), date_value("1978-2-30")
     (None, None, None, None)
+    >>> date_value("1978-5"), date_value("1978-0")
+    (DateValue(parts=('1978', '05')), None)
     """
     m = _DATE.match(text.strip())
     if not m:
@@ -134,9 +137,9 @@ def date_value(text: str) -> DateValue | None:
     year, month, day = m.group("year"), m.group("month"), m.group("day")
     digits = year.lstrip("-")
     if len(digits) < 4 or len(month or "00") < 2 or len(day or "00") < 2:  # a short form
-        if not (month and day and year == digits and len(digits) in (3, 4)):
+        if not (month and year == digits and len(digits) in (3 if day else 4, 4)):
             return None
-        if not _calendar_date(int(year), int(month), int(day)):
+        if not _calendar_date(int(year), int(month), int(day or 1)):
             return None
     parts = [str(int(year))]
     if month:

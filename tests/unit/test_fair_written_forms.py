@@ -199,6 +199,8 @@ def test_a_short_form_date_of_the_calendar_is_still_a_date(data_dir: Path) -> No
     assert counts(record) == (1, 0, 0)
     record = score_gold(data_dir, QALD8_TRAIN, "201", [lit("632-6-8")], [lit("0632-06-08")])
     assert counts(record) == (1, 0, 0)
+    record = score_gold(data_dir, QALD9_TEST, "135", [lit("2009-6")], [lit("2009-06-25")])
+    assert counts(record) == (1, 0, 0)  # a year and a month of one digit
 
 
 @pytest.mark.parametrize(
