@@ -12,7 +12,10 @@ was not among its files at all: ``service.experiments.recording.kb_files``).
 
 from __future__ import annotations
 
+import hashlib
+import re
 import shlex
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,13 +66,67 @@ class Reproduction:
         return self._script(curl=f'curl -sSf -H "Authorization: Bearer ${{{TOKEN_VAR}:?{ASK}}}" -o')
 
     def _script(self, *, curl: str) -> str:
+        """Every stored value (a file's name, its address and checksum, a system's name, the
+        profile, language and KB settings) is written as data the shell does not read as code,
+        on the line it belongs to: quoted (:func:`quoted`), and the checksums' here-document
+        closed by a word none of its lines is. An uploaded file name holding a newline and
+        ``EOF`` closed the here-document before, and the lines after it ran (explore34 6)."""
         lines = ["set -e"]  # a download or checksum that fails stops it
-        lines += [f"{curl} {shlex.quote(d.name)} {shlex.quote(d.url)}" for d in self.downloads]
+        lines += [f"{curl} {quoted(d.name)} {quoted(d.url)}" for d in self.downloads]
         if self.downloads:
-            sums = "\n".join(f"{d.sha256}  {d.name}" for d in self.downloads)
-            lines.append(f"sha256sum --check --quiet <<'EOF'\n{sums}\nEOF")
+            sums = [f"{_hex(d.sha256)}  {_unbroken(d.name)}" for d in self.downloads]
+            end = _delimiter(sums)
+            # --strict: a line that is not a checksum line fails the check, not a warning
+            lines.append(f"sha256sum --check --quiet --strict <<'{end}'")
+            lines += [*sums, end]
         lines.append(" \\\n    ".join(_wrapped(self.argv)))
         return "\n".join(lines)
+
+
+def _unprintable(text: str) -> bool:
+    """Whether ``text`` holds a character that breaks a line, hides or reorders text, or is
+    not a character at all: a control, format (bidi), private-use or unassigned one, or a
+    line or paragraph separator."""
+    return any(unicodedata.category(c)[0] == "C" or c in "\u2028\u2029" for c in text)
+
+
+def quoted(value: str) -> str:
+    """``value`` as one shell word, on one line: ``shlex.quote`` where it is printable, else
+    bash's ``$'…'`` with each unprintable character escaped (a newline of a stored name
+    would otherwise stand in the script as a line of its own, inside quotes or not)."""
+    if not _unprintable(value):
+        return shlex.quote(value)
+    out = []
+    for c in value:
+        if c in "\\'":
+            out.append("\\" + c)
+        elif _unprintable(c):
+            code = ord(c)
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\U{code:08x}")
+        else:
+            out.append(c)
+    return "$'" + "".join(out) + "'"
+
+
+def _unbroken(name: str) -> str:
+    """A name with its unprintable characters shown as ``?`` (the check then fails for that
+    file: its download was saved under the name itself)."""
+    return "".join("?" if _unprintable(c) else c for c in name)
+
+
+def _hex(sha256: str) -> str:
+    """A stored checksum's hex digits only: anything else in it is no part of a checksum line
+    (a wrong checksum fails the check)."""
+    return re.sub(r"[^0-9a-fA-F]", "", sha256).lower() or "0"
+
+
+def _delimiter(lines: Sequence[str]) -> str:
+    """A here-document's closing word that none of ``lines`` is (made from their hash)."""
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+    end = f"SHA256SUMS_{digest[:12]}"
+    while end in lines:
+        end += "_"
+    return end
 
 
 def _wrapped(argv: Sequence[str]) -> list[str]:
@@ -80,7 +137,7 @@ def _wrapped(argv: Sequence[str]) -> list[str]:
             parts.append([arg])
         else:
             parts[-1].append(arg)
-    return [shlex.join(p) for p in parts]
+    return [" ".join(quoted(a) for a in p) for p in parts]
 
 
 def reproduction(

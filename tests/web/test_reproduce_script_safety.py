@@ -1,0 +1,131 @@
+"""The published "Reproduce these numbers" script is safe to run whatever the store holds
+(explore34 6 and 10).
+
+A reader pastes the script of a public experiment page into a shell, so every stored value that
+reaches it (an uploaded file's name, a system's name, …) must stay data. Before, a file name
+holding a newline and ``EOF`` closed the script's ``<<'EOF'`` here-document and the lines after
+it ran; and each file was saved under the name its uploader gave, so ``../x`` or ``/tmp/x``
+wrote outside the reader's folder. The service now refuses such names at upload, but stores
+made before hold them: the tests write them into the store, as an older version accepted them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.paths import DEMO_DIR
+from tests.web.conftest import Server, start_server, stop_server
+
+DCT = "http://purl.org/dc/terms/"
+GQA = "http://w3id.org/gerbil/qa/vocab#"
+# a fake gerbil-qa: writes the arguments it was given, as JSON, to argv.json
+FAKE = "#!{python}\nimport json, sys\nopen('argv.json', 'w').write(json.dumps(sys.argv[1:]))\n"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(tmp_path_factory.mktemp("repro-store"), demo=False)
+    yield running
+    stop_server(running)
+
+
+def _published(site: Server, systems: list[tuple[str, str, str]]) -> str:
+    """An experiment on the demo questions, published: (system name, file name, answers)."""
+    body: dict[str, Any] = {
+        "dataset": {
+            "filename": "questions.json",
+            "content": (DEMO_DIR / "questions.json").read_text(encoding="utf-8"),
+        },
+        "profile": "exact",
+        "force": True,
+        "systems": [
+            {
+                "name": name,
+                "answers": {
+                    "filename": filename,
+                    "content": (DEMO_DIR / f"answers-{which}.json").read_text(encoding="utf-8"),
+                },
+            }
+            for name, filename, which in systems
+        ],
+    }
+    made = site.post("api/experiments", json=body)
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    return str(ticket["id"])
+
+
+def _literal(text: str) -> str:
+    return json.dumps(text)  # a SPARQL string literal (JSON's escapes are SPARQL's)
+
+
+def _as_stored_before(site: Server, renames: dict[str, str]) -> None:
+    """Each stored ``dct:title`` or ``dct:identifier`` ``old`` replaced by ``new``, in every
+    graph: what an older version accepted at upload."""
+    from service.graph.adapter import Side
+    from service.web.state import EXTENSION
+
+    for old, new in renames.items():
+        for p in (DCT + "title", DCT + "identifier"):
+            site.storage.store.update(
+                Side.PUBLIC,
+                f"DELETE {{ GRAPH ?g {{ ?s <{p}> {_literal(old)} }} }} "
+                f"INSERT {{ GRAPH ?g {{ ?s <{p}> {_literal(new)} }} }} "
+                f"WHERE {{ GRAPH ?g {{ ?s <{p}> {_literal(old)} }} }}",
+            )
+    site.app.extensions[EXTENSION].changed()
+
+
+def _script(site: Server, experiment_id: str) -> str:
+    page = site.get(f"experiment/{experiment_id}", headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    found = re.search(r'<pre id="reproduce-script"[^>]*>(.*?)</pre>', page.text, re.S)
+    assert found, "no reproduce script"
+    return html.unescape(found.group(1))
+
+
+def _run(script: str, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """The script run in ``workdir`` as a reader runs it (its downloads from the test server),
+    with a fake ``gerbil-qa`` that records its arguments."""
+    bin_dir = workdir.parent / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    fake = bin_dir / "gerbil-qa"
+    fake.write_text(FAKE.format(python=sys.executable), encoding="utf-8")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+    return subprocess.run(
+        ["bash", "-c", script], cwd=workdir, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+INJECTED = "\nEOF\ntouch PWNED-name\n: <<'EOF'\nz$(touch PWNED-sub)`touch PWNED-tick`'\".json"
+SYSTEM = "sys\nEOF\ntouch PWNED-sys\n'\"$(touch PWNED-q) `touch PWNED-b` \\ ${HOME}"
+
+
+def test_stored_names_with_newlines_eof_and_substitutions_run_nothing(
+    site: Server, tmp_path: Path
+) -> None:
+    experiment = _published(site, [("plainsys", "plain-answers.json", "partial")])
+    _as_stored_before(site, {"plain-answers.json": INJECTED, "plainsys": SYSTEM})
+    script = _script(site, experiment)
+    assert not any(line.startswith("touch") for line in script.splitlines()), script
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", script), "a control character in the script"
+    workdir = tmp_path / "reader"
+    workdir.mkdir()
+    _run(script, workdir)
+    ran = [p for p in tmp_path.rglob("PWNED*")] + list(Path.cwd().glob("PWNED*"))
+    assert not ran, f"injected commands ran: {ran}\n{script}"
