@@ -172,6 +172,9 @@ def reproduction(
             references.add(system)
     for each in files.values():
         each.sort()
+    # a system's name when its file's system is not recorded: its uploaded name's stem
+    stems = [a[1].rsplit(".", 1)[0] for a in files.get("answers", [])]
+    _name_locally(files)
     datasets, golds = files.get("dataset", []), files.get("gold", [])
     answers, kbs = files.get("answers", []), files.get("kb", [])
     if not datasets and not golds:
@@ -184,8 +187,8 @@ def reproduction(
         if golds:
             argv += ["--gold", golds[0][1]]
     argv += ["--answers", *(a[1] for a in answers)]
-    for a in answers:
-        argv += ["--system", a[4] or a[1].rsplit(".", 1)[0]]
+    for a, stem in zip(answers, stems, strict=True):
+        argv += ["--system", a[4] or stem]
     profiles = sorted({t.profile for t in tasks})
     argv += ["--profile", profiles[0]]
     pooled = [t.language_tag for t in tasks if "," in t.language_tag]
@@ -229,6 +232,40 @@ def reproduction(
         kb_unnamed=unnamed if not kbs else None,
         from_values=tuple(sorted(references & scored - {None})) if _kb_named(tasks) else (),
     )
+
+
+ROLES = ("dataset", "gold", "answers", "kb")  # the order of the script's downloads
+UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+LONGEST = 100  # characters of a local name
+
+
+def local_name(stored: str, taken: set[str]) -> str:
+    """The name the script saves a file under, in the reader's folder: the last segment of its
+    stored name, each character but ``A-Za-z0-9._-`` made ``_``, without leading dots or
+    dashes (no hidden file, no option), at most 100 characters, and made unique (``-2``,
+    ``-3`` … before its extension; letter case aside, for case-blind file systems). Before,
+    it was the stored name itself: ``../x`` or ``/tmp/x`` from an uploader wrote outside the
+    reader's folder (explore34 10), and two uploads named alike overwrote each other."""
+    base = UNSAFE.sub("_", re.split(r"[/\\]", stored)[-1]).lstrip(".-") or "file"
+    stem, dot, extension = base.rpartition(".")
+    if not stem:
+        stem, dot, extension = base, "", ""
+    extension = extension[:20]
+    stem = stem[: LONGEST - len(dot + extension)]
+    name, n = stem + dot + extension, 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{stem[: LONGEST - len(dot + extension) - len(str(n)) - 1]}-{n}{dot}{extension}"
+    taken.add(name.lower())
+    return name
+
+
+def _name_locally(files: dict[str, list[tuple[int, str, str, str, str | None]]]) -> None:
+    """Each file's stored name replaced by its :func:`local_name`, in the downloads' order."""
+    taken: set[str] = set()
+    for role in ROLES:
+        each = files.get(role, [])
+        each[:] = [(f[0], local_name(f[1], taken), *f[2:]) for f in each]
 
 
 def _kb_named(tasks: Sequence[TaskResult]) -> bool:

@@ -129,3 +129,36 @@ def test_stored_names_with_newlines_eof_and_substitutions_run_nothing(
     _run(script, workdir)
     ran = [p for p in tmp_path.rglob("PWNED*")] + list(Path.cwd().glob("PWNED*"))
     assert not ran, f"injected commands ran: {ran}\n{script}"
+    argv = json.loads((workdir / "argv.json").read_text(encoding="utf-8"))
+    assert argv[argv.index("--system") + 1] == SYSTEM  # passed as data, unchanged
+
+
+def test_kept_files_are_saved_under_safe_names_in_the_readers_folder(
+    site: Server, tmp_path: Path
+) -> None:
+    outside = tmp_path / "ABSOLUTE.json"
+    experiment = _published(
+        site,
+        [("pathsys", "path-answers.json", "partial"), ("abssys", "abs-answers.json", "strong")],
+    )
+    _as_stored_before(
+        site,
+        {"path-answers.json": "../../TRAVERSED.json", "abs-answers.json": str(outside)},
+    )
+    workdir = tmp_path / "a" / "b" / "reader"
+    workdir.mkdir(parents=True)
+    done = _run(_script(site, experiment), workdir)
+    assert done.returncode == 0, done.stderr
+    assert not outside.exists()
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert all(p.parts[0] == "a" or p.parts[0] == "bin" for p in written), written
+    assert not (tmp_path / "a" / "TRAVERSED.json").exists()
+    argv = json.loads((workdir / "argv.json").read_text(encoding="utf-8"))
+    given = argv[argv.index("--answers") + 1 : argv.index("--system")]
+    assert sorted(given) == ["ABSOLUTE.json", "TRAVERSED.json"]
+    systems = [argv[i + 1] for i, a in enumerate(argv) if a == "--system"]
+    assert sorted(systems) == ["abssys", "pathsys"]
+    which = ["partial" if s == "pathsys" else "strong" for s in systems]
+    for name, answers in zip(given, which, strict=True):
+        assert "/" not in name and (workdir / name).is_file()
+        assert (workdir / name).read_bytes() == (DEMO_DIR / f"answers-{answers}.json").read_bytes()
