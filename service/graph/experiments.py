@@ -183,8 +183,22 @@ class ExperimentStatus:
         return out
 
 
+def secret_bytes(secret: str) -> bytes:
+    """A token as the bytes compared and hashed: UTF-8, a lone surrogate (JSON's ``"\\ud800"``)
+    kept as its code unit rather than refused with an error."""
+    return secret.encode("utf-8", "surrogatepass")
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Whether a token (or form check) given is the one expected, in constant time, compared as
+    bytes: ``hmac.compare_digest`` on ``str`` raises for a non-ASCII one, which answered 500
+    for any non-ASCII bearer token, ``?token=``, compare ``tokens`` value or form ``check``
+    once an admin token was set (explore34 5). Every token comparison goes through here."""
+    return hmac.compare_digest(secret_bytes(given), secret_bytes(expected))
+
+
 def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    return hashlib.sha256(secret_bytes(token)).hexdigest()
 
 
 def _p(local: str) -> str:
@@ -350,7 +364,7 @@ class ExperimentRepository:
             return False
         exp = iri(self.uris.experiment(check_experiment_id(experiment_id)))
         rows = self._admin_select(f"{exp} {_p('ownerTokenHash')} ?h")
-        return any(hmac.compare_digest(r["h"], token_hash(token)) for r in rows)
+        return any(same_secret(r["h"], token_hash(token)) for r in rows)
 
     def spec_of(self, experiment_id: str) -> str | None:
         """The spec an experiment ran (JSON, kept when it was recorded), if it was kept."""

@@ -24,6 +24,7 @@ from flask import g, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Forbidden, NotFound
+from service.graph.experiments import same_secret, secret_bytes
 from service.graph.uris import EXPERIMENT_ID
 from service.web.state import services
 
@@ -53,7 +54,7 @@ def presented_token(experiment_id: str) -> str | None:
 
 def is_admin(token: str | None) -> bool:
     admin = services().config.admin_token
-    granted = bool(admin and token and hmac.compare_digest(admin, token))
+    granted = bool(admin and token and same_secret(token, admin))
     if granted and request.method not in ("GET", "HEAD") and not g.get("admin_logged"):
         g.admin_logged = True  # once a request: an operator's writes are in the log
         log.info("admin token used: %s %s", request.method, request.path)
@@ -206,7 +207,7 @@ def form_check(experiment_id: str, token: str, action: str) -> str:
     rendered for the owner (a cross-site form cannot know it), so the cookie alone cannot act
     (CSRF)."""
     message = f"{action}:{experiment_id}".encode()
-    return hmac.new(token.encode(), message, hashlib.sha256).hexdigest()
+    return hmac.new(secret_bytes(token), message, hashlib.sha256).hexdigest()
 
 
 def require_owner_form(experiment_id: str, action: str) -> None:
@@ -217,6 +218,6 @@ def require_owner_form(experiment_id: str, action: str) -> None:
     if not (
         token
         and is_owner(experiment_id, token)
-        and hmac.compare_digest(check, form_check(experiment_id, token, action))
+        and same_secret(check, form_check(experiment_id, token, action))
     ):
         raise Forbidden(f"only the owner can {action} this experiment")

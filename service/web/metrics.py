@@ -9,7 +9,6 @@ caches, the runner and its claims, the change watcher); nothing is counted per r
 
 from __future__ import annotations
 
-import hmac
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +19,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from service.errors import NotFound
+from service.graph.experiments import same_secret
 from service.release import source
 from service.web.state import Services, services
 
@@ -34,7 +34,7 @@ def metrics() -> Response:
     if not token:
         raise NotFound("metrics are off: set GERBIL_QA_METRICS_TOKEN to serve them")
     given = request.headers.get("Authorization", "")
-    if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+    if not same_secret(given, f"Bearer {token}"):
         from service.web.app import error_response
 
         refused = error_response(401, "/metrics needs the operator's bearer token")

@@ -4,6 +4,7 @@ experiment's owner (publish, withdraw); without it, the listing is the public on
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -86,3 +87,43 @@ def test_the_admin_token_is_not_taken_in_a_url(operated: Server) -> None:
         said = operated.get(url, params={"token": ADMIN})
         assert said.status_code == 400, (url, said.text)
         assert "the admin token is not taken in a URL" in said.text, url
+
+
+def test_a_non_ascii_token_or_check_is_refused_not_an_error(operated: Server) -> None:
+    """explore34 5: with an admin token set, every token was compared with it as ``str``
+    (``hmac.compare_digest`` raises for non-ASCII ones): a non-ASCII bearer token, ``?token=``
+    (on every route), a ``tokens`` value of ``POST /api/compare`` or a form's ``check`` was a
+    500. Each is now simply not the token: the usual refusal, or the public page."""
+    files = [
+        ("dataset_file", ("challenge.json", (DEMO_DIR / "questions.json").read_bytes())),
+        ("answers", ("team.json", (DEMO_DIR / "answers-partial.json").read_bytes())),
+        ("answers", ("other.json", (DEMO_DIR / "answers-strong.json").read_bytes())),
+    ]
+    ticket = operated.post("api/experiments", files=files, data={"kb": "demo"}).json()
+    operated.wait_finished(ticket["id"], ticket["token"])
+    eid = ticket["id"]
+    for token in ("é", "tést", "\u2603"):
+        bearer = {"Authorization": f"Bearer {token}".encode()}  # the UTF-8 bytes
+        assert operated.get("", params={"token": token}).status_code == 200, token
+        said = operated.get(f"experiment/{eid}", params={"token": token})
+        assert said.status_code == 403, (token, said.status_code, said.text[:300])
+        assert operated.get("api/experiments", headers=bearer).status_code == 200
+        assert operated.get(f"api/experiments/{eid}", headers=bearer).status_code == 403
+        refused = operated.post(f"api/experiments/{eid}/publish", headers=bearer)
+        assert refused.status_code == 403, refused.text
+        dropped = operated.delete("api/leaderboards/b3555910fc0e4ec8", headers=bearer)
+        assert dropped.status_code in (403, 404), dropped.text
+        tasks = [f"{operated.url}experiment/{eid}/task/{n}" for n in (1, 2)]
+        compared = operated.post("api/compare", json={"tasks": tasks, "tokens": {eid: token}})
+        assert compared.status_code == 400 and "is not public" in compared.text, compared.text
+        posted = operated.post(
+            f"experiment/{eid}/publish",
+            data={"check": token},
+            cookies={f"gqa_owner_{eid}": ticket["token"]},
+        )
+        assert posted.status_code == 403, posted.text[:300]
+    # a lone surrogate, as JSON may carry: refused as such, not an error
+    body = json.dumps({"tasks": tasks, "tokens": {eid: "\ud800"}})  # "\\ud800" in the JSON
+    compared = operated.post("api/compare", data=body, headers={"Content-Type": "application/json"})
+    assert compared.status_code == 400 and "surrogate" in compared.text, compared.text
+    assert operated.get(f"api/experiments/{eid}").status_code == 403  # still private
