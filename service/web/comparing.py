@@ -339,6 +339,13 @@ def stored_evaluations(
         located = storage.uris.locate(uri)
         if located is None or located.kind != "task":
             raise BadRequest(f"{uri}: not a task URI of this service (…/experiment/ID/task/N)")
+        if located.fragment is not None or "#" in uri:
+            # a fragment (…/task/1#x) names no task: looked up whole, one holding ">" or a
+            # space was no IRI at all, a 500 (explore34 2)
+            raise BadRequest(
+                f"{uri}: not a task URI of this service: a task URI has no fragment "
+                "(…/experiment/ID/task/N, nothing after it)"
+            )
         experiment_id = located.keys["experiment"]
         if storage.experiments.is_public(experiment_id):
             store = storage.public

@@ -220,6 +220,24 @@ def test_stored_comparisons_refuse_what_is_not_comparable(server) -> None:
     assert owned.status_code == 200, owned.text
 
 
+def test_a_task_uri_with_a_fragment_is_refused_naming_it(server) -> None:
+    """explore34 2: a fragment holding ``>`` or a space reached the store as an IRI: a 500 on
+    the page, its JSON and the API; now a 400 naming the URI (a harmless fragment too: no
+    task URI has one, it answered "no such task")."""
+    tasks = _demo_tasks(server)
+    other = tasks["demo-partial"]
+    for fragment in (">", "a b", "frag", '"<x>"'):
+        odd = f"{tasks['demo-strong']}#{fragment}"
+        for format in ("html", "json"):
+            got = server.get("compare", params={"task": [odd, other], "format": format})
+            assert got.status_code == 400, (fragment, format, got.status_code, got.text[:300])
+            shown = got.json()["error"] if format == "json" else _error(got.text)
+            assert odd in shown and "has no fragment" in shown, shown
+        got = server.post("api/compare", json={"tasks": [odd, other]})
+        assert got.status_code == 400, (fragment, got.text[:300])
+        assert odd in got.json()["error"] and "has no fragment" in got.json()["error"]
+
+
 def _error(page: str) -> str:
     found = re.search(r'id="compare-error" role="alert"><p>(.*?)</p>', page, re.S)
     assert found, page[-3000:]
