@@ -202,6 +202,15 @@ def set_owner_cookie(response: BaseResponse, experiment_id: str, token: str) -> 
         )
 
 
+def owner_page(response: BaseResponse) -> BaseResponse:
+    """``response`` is an owner's page, or one its URL answers the owner with (a form with the
+    owner's ``check``, a private experiment's page): kept by no cache, and said to vary with
+    the cookie (the withdraw and reveal forms had neither: explore34 4)."""
+    response.headers["Cache-Control"] = "private, no-store"
+    response.vary.add("Cookie")
+    return response
+
+
 def form_check(experiment_id: str, token: str, action: str) -> str:
     """The value an owner's form (publish, cancel) must send back: proves the page was
     rendered for the owner (a cross-site form cannot know it), so the cookie alone cannot act

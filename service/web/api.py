@@ -9,7 +9,16 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.errors import BadRequest, Conflict, Forbidden, NotFound, ServiceError
@@ -516,10 +525,10 @@ def _withdrawn(experiment_id: str, reason: str) -> Any:
 
 
 @bp.get("/experiment/<experiment_id>/withdraw")
-def withdraw_page(experiment_id: str) -> str:
+def withdraw_page(experiment_id: str) -> BaseResponse:
     """The owner's form to withdraw a published experiment (its page, the same for every
     reader, links here); anyone else is told who can."""
-    from service.web.access import COOKIE_PREFIX, form_check
+    from service.web.access import COOKIE_PREFIX, form_check, owner_page
 
     status = require_experiment(experiment_id)
     token = request.cookies.get(COOKIE_PREFIX + experiment_id)
@@ -528,7 +537,7 @@ def withdraw_page(experiment_id: str) -> str:
         raise Conflict(f"experiment {experiment_id} is not published: there is nothing to withdraw")
     # anyone else reads who can (the link is on every reader's page: not an error to follow)
     check = form_check(experiment_id, token or "", "withdraw") if owner else None
-    return render_template("withdraw.html", status=status, check=check)
+    return owner_page(make_response(render_template("withdraw.html", status=status, check=check)))
 
 
 @bp.post("/experiment/<experiment_id>/withdraw")
@@ -728,7 +737,7 @@ def reveal(name: str) -> Response:
 
 
 @bp.get("/experiment/<experiment_id>/reveal")
-def reveal_page(experiment_id: str) -> str:
+def reveal_page(experiment_id: str) -> BaseResponse:
     """The organiser's form to reveal the withheld gold of the dataset their experiment
     uploaded (under the experiment's path, where the browser's owner cookie is sent; the
     dataset page links here); anyone else reads who can."""
@@ -740,7 +749,7 @@ def reveal_page(experiment_id: str) -> str:
         refuse_unlisted,
         uploaded_withheld,
     )
-    from service.web.access import COOKIE_PREFIX, form_check
+    from service.web.access import COOKIE_PREFIX, form_check, owner_page
 
     require_experiment(experiment_id)
     storage = services().storage
@@ -764,7 +773,7 @@ def reveal_page(experiment_id: str) -> str:
     # a correction still withheld shares most of this one's gold (explore21 15)
     newer = storage.catalogue.newer_uploads(name)
     still = [v for v in newer if storage.catalogue.gold_withheld(v.name)]
-    return render_template(
+    page = render_template(
         "reveal.html",
         experiment_id=experiment_id,
         name=name,
@@ -775,6 +784,7 @@ def reveal_page(experiment_id: str) -> str:
         organisers=organisers,
         check=form_check(experiment_id, token or "", "reveal") if owner else None,
     )
+    return owner_page(make_response(page))
 
 
 @bp.post("/experiment/<experiment_id>/reveal")

@@ -93,6 +93,8 @@ def respond(
     if rep is conneg.BIBTEX:  # a download: browsers save it for the reference manager
         response.headers["Content-Disposition"] = f'attachment; filename="{pages.local(uri)}.bib"'
     response.headers["Cache-Control"] = PRIVATE_CACHE if private else PUBLIC_CACHE
+    if private:  # the owner's: anyone else is refused at this URL
+        response.vary.add("Cookie")
     response.set_etag(rendered.etag)
     if links:
         response.headers["Link"] = ", ".join(links)
@@ -293,6 +295,8 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
     response = Response(data, mimetype=mimetype or "application/octet-stream")
     response.headers["Content-Disposition"] = _attachment(title)
     response.headers["Cache-Control"] = "private, no-store" if private else "public, max-age=3600"
+    if private:
+        response.vary.add("Cookie")
     return response
 
 

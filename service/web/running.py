@@ -35,7 +35,13 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service.dataset_about import ABOUT_FIELDS, named_version
 from service.errors import BadRequest, Busy, Forbidden, ServiceError
-from service.web.access import is_owner, not_public_yet, require_experiment, wrong_token_said
+from service.web.access import (
+    is_owner,
+    not_public_yet,
+    owner_page,
+    require_experiment,
+    wrong_token_said,
+)
 from service.web.own_runs import for_this_browser, own_runs, own_tasks
 from service.web.state import services
 from service.web.ui import page_of
@@ -311,8 +317,55 @@ def new() -> BaseResponse:
     response.vary.add("Accept")
     for_this_browser(response)
     if filled is not None:  # an owner's details (a bearer token may have opened them)
-        response.headers["Cache-Control"] = "private, no-store"
+        owner_page(response)
     return response
+
+
+REPLACE = "replace"  # the action of the run form's check for revisionOf (access.form_check)
+
+
+def replace_checks() -> dict[str, str]:
+    """The run form's anti-forgery checks, one per run this browser owns (its owner cookie
+    checked): ``check-ID``, sent back with ``revisionOf`` ID, as the other owner forms send
+    theirs (:func:`_replace_checked`)."""
+    from service.web.access import COOKIE_PREFIX, form_check
+
+    checks = {}
+    for status in own_runs():
+        token = request.cookies.get(COOKIE_PREFIX + status.id)
+        if token:
+            checks[status.id] = form_check(status.id, token, REPLACE)
+    return checks
+
+
+def _replace_checked(form: Any) -> None:
+    """A run form replacing ``revisionOf`` on the strength of its owner cookie carries the
+    form's ``check-ID`` (:func:`replace_checks`): a page of another origin of the same site
+    (another port, a sibling subdomain; SameSite=Lax lets the cookie go with it) posted a
+    replacement of the owner's experiment with answers of its choosing (explore34 11). A
+    bearer token, which no other page's form can send, needs none; anyone else is refused by
+    ``_may_replace`` as before."""
+    from service.graph.experiments import same_secret
+    from service.graph.uris import EXPERIMENT_ID
+    from service.web.access import COOKIE_PREFIX, bearer_token, form_check
+
+    old = (form.get("revisionOf") or "").strip()
+    if not EXPERIMENT_ID.match(old):
+        return
+    bearer = bearer_token()
+    if bearer and is_owner(old, bearer):
+        return
+    token = request.cookies.get(COOKIE_PREFIX + old)
+    if not token or not is_owner(old, token):
+        return
+    if not same_secret(form.get(f"check-{old}", ""), form_check(old, token, REPLACE)):
+        raise Forbidden(
+            f"replacing experiment {old} from the run form needs the form's check, which only "
+            f"this service's run form holds for this browser's runs: open "
+            f"experiments/new?revisionOf={old} here and submit it from there (a program sends "
+            "the owner token instead: Authorization: Bearer <token>)",
+            field="revisionOf",
+        )
 
 
 @bp.post("/experiments/new")
@@ -323,6 +376,7 @@ def submitted() -> BaseResponse:
 
     try:
         raw = from_form(request.form, request.files, size=request.content_length)
+        _replace_checked(request.form)
         _dataset_chosen(raw)
         ticket = start(raw)
     except ServiceError as err:  # next to the form, with the file positions, nothing reserved
@@ -363,8 +417,7 @@ def submitted_page(experiment_id: str) -> BaseResponse:
         owner_link=owner_link,
         experiment_url=_watch_link(uri, owner_link),
     )
-    response = make_response(page)
-    response.headers["Cache-Control"] = "private, no-store"
+    response = owner_page(make_response(page))
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
 
@@ -682,6 +735,7 @@ def _form(
         calls=CALL_SETTINGS,  # how the web services are called: the registry's fields
         about=ABOUT_FIELDS,  # what an uploaded dataset's author says of it: the registry's
         own_runs=own_runs(),
+        replace_checks=replace_checks(),
         own_tasks=own_tasks(),  # their QA tasks, ticked there to compare them
         measures=measure_choices(),
     )
@@ -782,8 +836,11 @@ def _demo_size(path: Any) -> int:
 def status(experiment_id: str) -> Response:
     """The live status the experiment page polls (the owner's cookie is scoped to
     ``/experiment/``, so the page cannot use the API's URL)."""
-    response = jsonify(status_payload(experiment_id))
+    payload = status_payload(experiment_id)
+    response = jsonify(payload)
     response.headers["Cache-Control"] = "no-store"
+    if not services().storage.experiments.is_public(experiment_id):
+        owner_page(response)  # its owner's: anyone else is refused here
     return response
 
 

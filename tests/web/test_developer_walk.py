@@ -11,6 +11,7 @@ answer (numeric, date at the gold's granularity, IRI identity…), though the pa
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -318,6 +319,12 @@ def test_the_comparison_of_two_runs_links_each_question_that_changed(walk) -> No
     assert "error" in _text(rows["43"])
 
 
+def _checks(form_page: str) -> dict[str, str]:
+    """The run form's anti-forgery checks (``check-ID``, one per run of this browser), which
+    a resubmission from the form sends back (explore34 11)."""
+    return dict(re.findall(r'type="hidden" name="(check-\d+)" value="([^"]+)"', form_page))
+
+
 def test_run_it_again_works_in_the_browser_that_submitted_the_run(walk) -> None:
     """The owner page's "Run it again to replace it" opens the run page with the run's id; the
     browser that submitted the run holds its owner cookie, scoped to ``/experiment/``, which
@@ -336,8 +343,11 @@ def test_run_it_again_works_in_the_browser_that_submitted_the_run(walk) -> None:
     page = browser.get(f"{site.url}experiment/{old}", headers={"Accept": "text/html"})
     again = re.search(r'href="([^"]+)" id="resubmit"', page.text)
     assert again, "no 'Run it again' link for the owner"
-    assert browser.get(site.url + again.group(1).lstrip("/")).status_code == 200
+    opened = browser.get(site.url + html.unescape(again.group(1)).lstrip("/"))
+    assert opened.status_code == 200
     form["webservice"] = f"myqa={service}v2"
+    # the form's anti-forgery check goes with it, as the browser posts the form it opened
+    form.update(_checks(opened.text))
     resubmitted = browser.post(site.url + "experiments/new", data={**form, "revisionOf": old})
     assert resubmitted.status_code == 200, _text(resubmitted.text)[:800]
     new = resubmitted.url.rsplit("/", 1)[-1]
@@ -393,6 +403,7 @@ def test_the_owners_browser_compares_its_two_private_runs(walk) -> None:
     old = first.url.rsplit("/", 1)[-1]
     site.wait_finished(old, next(c.value for c in browser.cookies if c.name == f"gqa_owner_{old}"))
     again = {**form, "webservice": f"myqa={service}v2", "revisionOf": old}
+    again.update(_checks(browser.get(f"{site.url}experiments/new?revisionOf={old}").text))
     second = browser.post(site.url + "experiments/new", data=again)
     assert second.status_code == 200, _text(second.text)[:500]
     new = second.url.rsplit("/", 1)[-1]

@@ -5,6 +5,7 @@ improved run stood beside its old one in every leaderboard, and nothing linked t
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -187,6 +188,12 @@ def test_the_run_page_resubmits_for_the_browser_that_owns_the_run(server: Server
     stranger = server.post("experiments/new", data=data, files=files)
     assert stranger.status_code == 403 and "owner token" in stranger.text
     cookie = {f"gqa_owner_{first['id']}": first["token"]}
+    forged = server.post("experiments/new", data=data, files=files, cookies=cookie)
+    assert forged.status_code == 403  # the cookie alone: the form's check is needed too
+    form = server.get("experiments/new", params={"revisionOf": first["id"]}, cookies=cookie).text
+    check = re.search(rf'name="check-{first["id"]}" value="([0-9a-f]+)"', form)
+    assert check, "the owner's run form holds no check"
+    data[f"check-{first['id']}"] = check.group(1)
     owned = server.post("experiments/new", data=data, files=files, cookies=cookie)
     assert owned.status_code == 303, owned.text[:2000]
     new_id = owned.headers["Location"].rsplit("/", 1)[-1]
@@ -276,7 +283,8 @@ def test_the_run_again_form_is_filled_from_the_run_it_replaces(
     server.wait_finished(first["id"], first["token"])
     owner = {f"gqa_owner_{first['id']}": first["token"]}
     fields, page = _run_form(server, first["id"], **owner)
-    shown = {k: v for k, v in fields.items() if any(v)}
+    shown = {k: v for k, v in fields.items() if any(v) and not k.startswith("check-")}
+    assert fields[f"check-{first['id']}"], "the owner's form holds its check (explore34 11)"
     assert shown == {
         "dataset": ["demo"],
         "answers_name": ["Team A"],
