@@ -132,6 +132,15 @@ def not_public_yet(experiment_id: str) -> str:
     none had been sent; explore24 2)."""
     said = f"experiment {experiment_id} is not public yet"
     sent = bearer_token() or request.args.get("token")
+    if sent and sent == request.args.get("token") and is_owner(experiment_id, sent):
+        # its owner's token, in a URL that does not read one (a status or API URL): said
+        # where it goes, not a bare "not public yet" (explore34 8)
+        return (
+            f"{said}; its owner token is taken from ?token= on its pages only (the owner "
+            f"link, experiment/{experiment_id}?token=…, which keeps it in this browser's "
+            "cookie, then opens its task and status URLs too); a program sends it as "
+            "Authorization: Bearer <token>"
+        )
     if sent and not is_owner(experiment_id, sent):
         return (
             f"{said}, and the token sent is not its owner token: check the owner link or "

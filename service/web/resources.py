@@ -872,6 +872,10 @@ def task(experiment_id: str, name: str) -> BaseResponse:
     number, ext = conneg.split_extension(name)
     if not number.isdigit():
         raise NotFound(f"no task {number} in experiment {experiment_id}")
+    # an owner link made of a task's URL is taken as the experiment's is (explore34 8)
+    redirected = token_redirect(experiment_id)
+    if redirected is not None:
+        return redirected
     rep = conneg.negotiate(request, TASK_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
     graph = services().storage
@@ -959,6 +963,9 @@ def task(experiment_id: str, name: str) -> BaseResponse:
 @bp.get("/experiment/<experiment_id>/task/<int:number>/question/", defaults={"name": ""})
 def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
     question_id, ext = _question_name(name)
+    redirected = token_redirect(experiment_id)  # an owner link made of its URL (explore34 8)
+    if redirected is not None:
+        return redirected
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
     graph = services().storage

@@ -148,3 +148,31 @@ def test_run_it_again_needs_the_forms_check_besides_the_cookie(site: Server) -> 
         headers={"Authorization": f"Bearer {ticket['token']}"},
     )
     assert bearer.status_code == 303, re.findall(r"role=\"alert\">(.*?)</", bearer.text, re.S)
+
+
+def test_an_owner_link_made_of_a_task_question_or_status_url(site: Server) -> None:
+    """explore34 8: ``?token=`` on a task, question or status URL answered a bare "not public
+    yet", even with the right token. Its pages (task, question) take it as the experiment's
+    page does (the cookie, then a 303 to the URL without it); the status and API URLs, which
+    a program reads, say where the token goes."""
+    made = site.post("api/experiments", files=_demo_files("partial"), data={"profile": "exact"})
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    site.wait_finished(ticket["id"], ticket["token"])
+    eid, token = ticket["id"], ticket["token"]
+    for path in (f"experiment/{eid}/task/1", f"experiment/{eid}/task/1/question/1"):
+        browser = requests.Session()
+        linked = browser.get(f"{site.url}{path}?token={token}", allow_redirects=False)
+        assert linked.status_code == 303, (path, linked.status_code, linked.text[:300])
+        assert linked.headers["Location"].endswith(f"/{path}")  # the token left behind
+        assert f"gqa_owner_{eid}=" in linked.headers["Set-Cookie"]
+        opened = browser.get(site.url + path, headers={"Accept": "text/html"})
+        assert opened.status_code == 200, (path, opened.text[:300])
+        wrong = site.get(f"{path}?token=not-the-token", headers={"Accept": "text/plain"})
+        assert wrong.status_code == 403 and "not its owner token" in wrong.text, path
+    for path in (f"experiment/{eid}/status", f"api/experiments/{eid}"):
+        said = site.get(path, params={"token": token})
+        assert said.status_code == 403, (path, said.text[:300])
+        text = html.unescape(said.text)
+        assert "taken from ?token= on its pages only" in text, (path, text)
+        assert "Authorization: Bearer" in text, (path, text)
