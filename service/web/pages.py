@@ -211,6 +211,8 @@ class ExperimentPage:
     # how its web services were called: (setting's name, value as recorded), registry order
     calls: tuple[tuple[str, str], ...] = ()
     reproduce: Reproduction | None = None  # the files and the command that print its numbers
+    # SHA-256 -> the operator's KB whose file this service does not serve (no link to it)
+    unserved_kbs: Mapping[str, str] = field(default_factory=dict)
     # the registered version its dataset is the file of: (its URI, "NAME version V")
     dataset_version: tuple[str, str] | None = None
     # the dataset's title as its results name it (gqa:datasetLabel; dataset_label is its name)

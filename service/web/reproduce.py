@@ -16,8 +16,8 @@ import hashlib
 import re
 import shlex
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from service.evaluation.measures import MEASURES, When
 from service.evaluation.results import ExperimentType
@@ -52,6 +52,21 @@ class Reproduction:
     # values: the signature of the command's result names no KB where the recorded one does
     # (the numbers are the same; explore25 3)
     from_values: tuple[str, ...] = ()
+    # files the reader brings: (the file, the operator's KB it is), whose file this service
+    # does not serve (GERBIL_QA_PUBLIC_KBS does not list it; explore34 13)
+    provided: tuple[tuple[Download, str], ...] = ()
+
+    def with_unserved(self, kbs: Mapping[str, str]) -> Reproduction:
+        """This reproduction with the files of ``kbs`` (SHA-256 -> the operator's KB name)
+        brought by the reader, not downloaded: their address answers 403."""
+        mine = [d for d in self.downloads if _hex(d.sha256) in kbs]
+        if not mine:
+            return self
+        return replace(
+            self,
+            downloads=tuple(d for d in self.downloads if d not in mine),
+            provided=(*self.provided, *((d, kbs[_hex(d.sha256)]) for d in mine)),
+        )
 
     @property
     def script(self) -> str:
@@ -73,8 +88,15 @@ class Reproduction:
         ``EOF`` closed the here-document before, and the lines after it ran (explore34 6)."""
         lines = ["set -e"]  # a download or checksum that fails stops it
         lines += [f"{curl} {quoted(d.name)} {quoted(d.url)}" for d in self.downloads]
-        if self.downloads:
-            sums = [f"{_hex(d.sha256)}  {_unbroken(d.name)}" for d in self.downloads]
+        for d, kb in self.provided:  # not served: the reader puts it here, it is checked too
+            why = (
+                f"{d.name}: the file of the knowledge base {kb}, which this service's operator "
+                f"configures and does not serve: put it here (SHA-256 {_hex(d.sha256)})"
+            )
+            lines.append(f"[ -f {quoted(d.name)} ] || {{ echo {quoted(why)} >&2; exit 1; }}")
+        checked = [*self.downloads, *(d for d, _ in self.provided)]
+        if checked:
+            sums = [f"{_hex(d.sha256)}  {_unbroken(d.name)}" for d in checked]
             end = _delimiter(sums)
             # --strict: a line that is not a checksum line fails the check, not a warning
             lines.append(f"sha256sum --check --quiet --strict <<'{end}'")

@@ -303,16 +303,38 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
 EXPERIMENT_FILE = re.compile(r"^[0-9a-f]{64}$")
 
 
-def _refuse_private_kb(sha: str) -> None:
-    """A file of a knowledge base the operator configures (``GERBIL_QA_KBS``) is described
-    with the runs that used it, and served only when the operator lists it in
-    ``GERBIL_QA_PUBLIC_KBS``: anyone who named it published it whole (explore34 13). The same
-    bytes as a built-in dataset's file are served as that file is."""
+def unserved_kb(sha: str) -> str | None:
+    """The name of the knowledge base the operator configures (``GERBIL_QA_KBS``) whose file
+    ``sha`` is, when its file is not served: described with the runs that used it, served only
+    when the operator lists it in ``GERBIL_QA_PUBLIC_KBS`` (anyone who named it published it
+    whole: explore34 13). The same bytes as a built-in dataset's file are served as it is."""
     from service.catalog import is_distribution
     from service.web.demo import private_kb_of
 
     name = private_kb_of(services().config, sha)
-    if name is None or is_distribution(sha):
+    return None if name is None or is_distribution(sha) else name
+
+
+def _with_unserved_kbs(page: pages.ExperimentPage) -> pages.ExperimentPage:
+    """The page with the files of the operator's KBs it does not serve named as such: no
+    download link, and its reproduce script asks the reader for them (it fetched a 403)."""
+    from dataclasses import replace
+
+    kbs = {
+        sha.lower(): name
+        for _title, role, sha, _anchor in page.uploads
+        if role == "kb" and (name := unserved_kb(sha.lower())) is not None
+    }
+    if not kbs:
+        return page
+    shown = page.reproduce.with_unserved(kbs) if page.reproduce is not None else None
+    return replace(page, unserved_kbs=kbs, reproduce=shown)
+
+
+def _refuse_private_kb(sha: str) -> None:
+    """A file of the operator's KB is not served unless listed (:func:`unserved_kb`)."""
+    name = unserved_kb(sha)
+    if name is None:
         return
     raise Forbidden(
         f"this file is the knowledge base {name!r} that this service's operator configures: "
@@ -479,8 +501,10 @@ def experiment(name: str) -> BaseResponse:
 
     def page() -> pages.ExperimentPage:  # once per request (the HTML and its citation)
         if "page" not in cache:
-            cache["page"] = pages.experiment_page(
-                experiment_id, quads(PAGE_SKIP_EXPERIMENT, worker=True), graph.uris
+            cache["page"] = _with_unserved_kbs(
+                pages.experiment_page(
+                    experiment_id, quads(PAGE_SKIP_EXPERIMENT, worker=True), graph.uris
+                )
             )
         return cache["page"]
 

@@ -4,6 +4,7 @@ frozen board's title (7), lookalike system names (3), a withheld test set's priv
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -171,13 +172,21 @@ def test_an_operators_named_kb_file_is_served_only_when_the_operator_says_so(
             page = site.get(f"experiment/{run['id']}").text
             assert sha in page  # described: its checksum is on the page
             got = site.get(f"experiment/{run['id']}/file/{sha}")
+            link = f"/file/{sha}"
+            script = html.unescape(page.split('id="reproduce-script"', 1)[1].split("</pre>")[0])
             if served:
                 assert got.status_code == 200, (kb, got.text[:300])
                 assert got.content == path.read_bytes()
+                assert link in page and link in script  # linked, and downloaded by the script
             else:
                 assert got.status_code == 403, (kb, got.text[:300])
                 assert "SECRET-KB-CONTENT" not in got.text
                 assert "GERBIL_QA_PUBLIC_KBS" in got.text
+                # no link to a 403: the page says whose it is, the script asks the reader for
+                # it and still checks its SHA-256
+                assert link not in page and link not in script
+                assert f"knowledge base {kb}, which this service's operator configures" in page
+                assert "put it here" in script and f"{sha}  " in script
     finally:
         stop_server(site)
 
