@@ -69,6 +69,13 @@ def _object(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]
 
 
 _TEXT: dict[str, Any] = {"type": "string"}
+_UPLOADED_DATASET_NAME = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "description": "The uploaded dataset's name (dataset/NAME).",
+    "schema": _TEXT,
+}
 _TEXT_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
 _TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
 _URI: dict[str, Any] = {"type": "string", "format": "uri"}
@@ -1713,15 +1720,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "200": _json_response("Revealed", "Revealed"),
                         **_errors(403, 404, 409),
                     },
-                    parameters=[
-                        {
-                            "name": "name",
-                            "in": "path",
-                            "required": True,
-                            "description": "The uploaded dataset's name (dataset/NAME).",
-                            "schema": _TEXT,
-                        }
-                    ],
+                    parameters=[_UPLOADED_DATASET_NAME],
                     security=owner,
                 )
             },
@@ -1738,15 +1737,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "200": _json_response("The runs", "WithheldRuns"),
                         **_errors(403, 404),
                     },
-                    parameters=[
-                        {
-                            "name": "name",
-                            "in": "path",
-                            "required": True,
-                            "description": "The uploaded dataset's name (dataset/NAME).",
-                            "schema": _TEXT,
-                        }
-                    ],
+                    parameters=[_UPLOADED_DATASET_NAME],
                     security=owner,
                 )
             },
