@@ -63,13 +63,14 @@ def names_pattern(
     return f"^(?:{empty}|\\s*(?:{alternatives})\\s*)$"
 
 
-def profile_pattern() -> str:
-    return names_pattern(profile_enum())
+def profile_pattern(*, blank: bool = False) -> str:
+    """A profile's name; ``blank``: a form's profile, where white space alone is the default."""
+    return names_pattern(profile_enum(), blank=blank)
 
 
 def format_pattern(*, blank: bool = False) -> str:
     """A format's name, or the media type it is served as (``formats.get``); ``blank``: a
-    form's answers_format, where white space alone is a format left to be sniffed."""
+    form's format field, where white space alone is a format left to be sniffed."""
     media = [f.media_types[0] for f in FORMATS.values()]
     return names_pattern(format_enum(), media_types=media, blank=blank)
 

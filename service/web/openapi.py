@@ -682,14 +682,14 @@ def _inline_file(**more: Any) -> dict[str, Any]:
 def submission_form_schema() -> dict[str, Any]:
     """The Submission as multipart/form-data: its fields are what ``POST /api/experiments``
     reads (``submission.check_form_fields`` refuses any other, so the two cannot drift)."""
-    # as in the JSON Submission (a pattern from the registries, any case); an answers_format
-    # of white space only is a format left to be sniffed, as an empty language is the default
+    # as in the JSON Submission (a pattern from the registries, any case), but a field of white
+    # space only is one left empty (``submission._filled``): a format left to be sniffed, the
+    # default profile or language (the JSON Submission refuses a blank string)
     formats = {
         "type": "string",
-        "pattern": registries.format_pattern(),
+        "pattern": registries.format_pattern(blank=True),
         "examples": registries.format_enum(),
     }
-    answer_formats = {**formats, "pattern": registries.format_pattern(blank=True)}
     many = {"type": "array", "items": {"type": "string"}}
     files = {"type": "array", "items": {"type": "string", "format": "binary"}}
     return {
@@ -734,7 +734,7 @@ def submission_form_schema() -> dict[str, Any]:
                 "per file, or one name a line (the run page's box); a file without one is "
                 "named after it, more names than files are a 400.",
             },
-            "answers_format": {"type": "array", "items": answer_formats},
+            "answers_format": {"type": "array", "items": formats},
             "webservice": {**many, "description": "`name=url` or a URL."},
             "text2sparql": {**many, "description": "`name=url` or a URL."},
             "service_headers": {
@@ -751,7 +751,7 @@ def submission_form_schema() -> dict[str, Any]:
             },
             "profile": {
                 "type": "string",
-                "pattern": registries.profile_pattern(),
+                "pattern": registries.profile_pattern(blank=True),
                 "examples": registries.profile_enum(),
             },
             "language": {"type": "string", "pattern": registries.language_pattern(blank=True)},

@@ -143,7 +143,7 @@ def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmissio
         dataset_file = FileUpload(
             upload_name(upload.filename, key),
             upload.read(),
-            form.get("dataset_format"),
+            _filled(form.get("dataset_format")),
         )
     questions = files.get("dataset_questions")
     dataset_questions = None
@@ -206,7 +206,7 @@ def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmissio
         gold_file = FileUpload(
             upload_name(gold_upload.filename, "gold_file"),
             gold_upload.read(),
-            form.get("gold_format"),
+            _filled(form.get("gold_format")),
         )
     return RawSubmission(
         dataset_version=form.get("dataset_version") or None,
@@ -216,7 +216,7 @@ def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmissio
         dataset_file=dataset_file,
         dataset_questions=dataset_questions,
         systems=tuple(systems),
-        profile=form.get("profile"),
+        profile=_filled(form.get("profile")),
         language=form.get("language"),
         experiment_types=tuple(form.getlist("experiment_type")),
         kb=form.get("kb") or None,
@@ -227,6 +227,13 @@ def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmissio
         revision_of=(form.get("revisionOf") or "").strip() or None,
         about=_form_about(form),
     )
+
+
+def _filled(value: str | None) -> str | None:
+    """A form's field as given, or None when left empty or blank: a profile, dataset_format or
+    gold_format of white space only is left to its default (the profile's, a sniffed format),
+    as a blank answers_format and language are (explore35 F4)."""
+    return value if value and value.strip() else None
 
 
 def _ticked(value: str | None) -> bool:

@@ -584,11 +584,16 @@ def test_a_rescoring_s_profile_is_matched_as_the_submission_s(own_server) -> Non
         assert (said == [], answered.status_code == 202) == (taken, taken), (value, said)
 
 
+# a form's blank field is one left to its default (explore35 F4: the profile, dataset_format
+# and gold_format patterns refused "  ", which the server takes): an answers_format left to be
+# sniffed, the default profile and language
+BLANK = [(v, True) for v in (" ", "  ", "\t", " \n ")]
 FORM_NAMED = {
-    "profile": NAMED["profile"],
-    # a form's blank answers_format is a format left to be sniffed, a blank language the default
-    "answers_format": [*NAMED["format"][:-5], (" ", True), *NAMED["format"][-4:]],
-    "language": [(v, t or not v.strip()) for v, t in NAMED["language"]],
+    "profile": [(v, t or not v.strip()) for v, t in NAMED["profile"]] + BLANK,
+    "answers_format": [*NAMED["format"][:-5], *BLANK, *NAMED["format"][-4:]],
+    "dataset_format": [(v, t or not v.strip()) for v, t in NAMED["format"]] + BLANK,
+    "gold_format": [(v, t or not v.strip()) for v, t in NAMED["format"]] + BLANK,
+    "language": [(v, t or not v.strip()) for v, t in NAMED["language"]] + BLANK,
 }
 
 
@@ -599,14 +604,18 @@ def test_the_form_schema_takes_the_names_the_server_takes(own_server, field: str
     disagree = []
     for value, taken in FORM_NAMED[field]:
         form = {"dataset": "demo", field: value}
-        answered = own_server.post(
-            "api/experiments", data=form, files=[("answers", ("a.json", STRONG.encode()))]
-        )
+        files = [("answers", ("a.json", STRONG.encode()))]
+        if field == "dataset_format":  # an uploaded dataset's format
+            form = {"kb": "demo", field: value}
+            files.append(("dataset_file", ("questions.json", QUESTIONS.encode())))
+        elif field == "gold_format":  # an uploaded gold's format
+            files.append(("gold_file", ("gold.json", QUESTIONS.encode())))
+        answered = own_server.post("api/experiments", data=form, files=files)
         assert answered.status_code in (202, 400), answered.text
         if answered.status_code == 202:
             ticket = answered.json()
             own_server.wait_finished(ticket["id"], ticket["token"])
-        shown = {**form, "answers": ["a.json"]}
+        shown = {**form, **{name: "file" for name, _ in files[1:]}, "answers": ["a.json"]}
         if field == "answers_format":
             shown[field] = [value]
         schema_ok = not list(Draft202012Validator(root).iter_errors(shown))
