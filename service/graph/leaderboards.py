@@ -236,12 +236,17 @@ def _entry_iri(uri: str, rank: int, nth: int) -> str:
     return f"{uri}#rank-{rank}" if nth == 1 else f"{uri}#rank-{rank}-{nth}"
 
 
-def _entry_order(uri: str, subject: str, score: float | None) -> tuple[bool, float, int, int]:
+def _entry_order(
+    uri: str, subject: str, score: float | None, task: str | None
+) -> tuple[bool, float, str, int, int]:
     """Where an entry stands: best score first (as frozen; another run of a system ranked 2
-    may stand below the system ranked 3), then its rank and place among the rows at it, from
-    its IRI."""
+    may stand below the system ranked 3), then, as the live leaderboard breaks ties, its
+    task's IRI (``queries.leaderboard``'s ``ORDER BY … ?task``): rows of two profile versions
+    at one score, each ranked among its own version's, were listed by rank, interleaving the
+    versions, where the live board lists them as it did when frozen (explore35 5); then its
+    rank and place among the rows at it, from its IRI."""
     rank, _, nth = subject.removeprefix(uri + "#rank-").partition("-")
-    return score is None, -(score or 0.0), int(rank), int(nth or 1)
+    return score is None, -(score or 0.0), task or "", int(rank), int(nth or 1)
 
 
 def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
@@ -268,7 +273,10 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
     entries = sorted(
         (subject for subject in by_subject if subject.startswith(uri + "#rank-")),
         key=lambda subject: _entry_order(
-            uri, subject, number(by_subject[subject], GQA + "score", float)
+            uri,
+            subject,
+            number(by_subject[subject], GQA + "score", float),
+            value(by_subject[subject], GQA + "rankedTask"),
         ),
     )
     rows = [

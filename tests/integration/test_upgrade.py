@@ -397,6 +397,11 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
     # the frozen board: the ranks as frozen, each row's version, the notice
     assert frozen["mixedProfileVersions"] == {"exact": ["1.0.0", current]}, frozen
     assert {(r["profileVersion"], r["rank"]) for r in frozen["rows"]} == set(ranks.values())
+    # listed as the live board lists them (by score, ties as live breaks them), not by rank,
+    # which interleaved the versions (1, 1, 2, 2: explore35 5)
+    assert [r["task"] for r in frozen["rows"]] == [r["task"] for r in rows], frozen["rows"]
+    shown_order = re.findall(r'<a href="([^"]+/task/[^"]+)">', frozen_page)
+    assert shown_order == [r["task"] for r in rows], shown_order
     notice = re.search(r'<p class="notice" id="mixed-versions">(.*?)</p>', frozen_page, re.S)
     assert notice and "each version's rows are ranked among themselves" in notice[1]
     assert f"<td>exact {current}</td>" in frozen_page and "<td>exact 1.0.0</td>" in frozen_page
