@@ -253,7 +253,9 @@ def frozen(name: str) -> BaseResponse:
 
     @cache
     def bibtex() -> str:
-        ranks = _ranks(found, _kbs_mixed(rows()), _versions_mixed(rows()))
+        ranks = _ranks(
+            found, _kbs_mixed(rows()), _versions_mixed(rows()), _profile_label(found, rows())
+        )
         return leaderboard_bibtex(
             found.id, found.uri, found.title, found.frozen_at, base=base, ranks=ranks
         )
@@ -277,6 +279,7 @@ def frozen(name: str) -> BaseResponse:
             ranks_by_version=_ranked_by_version(rows()),
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
+            profile=_profile_label(found, rows()),
             dataset=_dataset_label(found.standing.dataset) if found.standing.dataset else None,
             bibtex=bibtex(),
             alternates=alternates(found.uri, OFFERS),
@@ -347,6 +350,20 @@ def _versions_mixed(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     """The profiles whose rows were scored under several of its versions, and those: read from
     the ranked tasks' signatures, as the KBs are."""
     return versions_mixed((r["profile"], r["profileVersion"]) for r in rows)
+
+
+def _profile_label(found: leaderboards.Frozen, rows: list[dict[str, Any]]) -> str | None:
+    """The profile a board was filtered to, with the version its rows were scored under when
+    they share one ("qald6 1.1.0"): a board frozen under an older version than the profile's
+    current one said "qald6" alone, though that version's rule is not the current one's
+    (explore35 12; the version is the ``v:`` field of each row's signature). Rows of several
+    versions: the name alone (the page and the BibTeX name the versions beside it)."""
+    profile = _filter_labels(found)["profile"]
+    if not profile:
+        return None
+    versions = {r["profileVersion"] for r in rows if r["profile"] == profile}
+    version = next(iter(versions)) if len(versions) == 1 else None
+    return f"{profile} {version}" if version else profile
 
 
 def _ranked_by_version(rows: list[dict[str, Any]]) -> bool:
@@ -431,13 +448,16 @@ def _local(iri: str | None, *, unquote: bool = False) -> Any:
 
 
 def _ranks(
-    found: leaderboards.Frozen, mixed_kbs: list[str], mixed_versions: dict[str, list[str]]
+    found: leaderboards.Frozen,
+    mixed_kbs: list[str],
+    mixed_versions: dict[str, list[str]],
+    profile: str | None = None,
 ) -> str:
     """What a frozen leaderboard ranks, in words: its experiment type and measure, the
     dataset, profile and language it was filtered to (else "all profiles", "all languages"),
     and the profiles whose rows were computed on different KBs (``mixed_kbs``) or scored under
     different versions (``mixed_versions``), which a reader of the ranks alone would take for
-    one standing."""
+    one standing; ``profile``: the filtered profile as the page names it, with its version."""
     standing = found.standing
     measure = next((n for n, m in MEASURES.items() if m.iri == standing.measure), None)
     said = f"ranks {pages.local(standing.experiment_type)} results by "
@@ -445,7 +465,9 @@ def _ranks(
     if standing.dataset:
         said += f" on {_dataset_label(standing.dataset)}"
     filters = [  # or, unfiltered, that its rows mix them (a system ranked in each)
-        f"profile {pages.profile_name(standing.profile)}" if standing.profile else "all profiles",
+        f"profile {profile or pages.profile_name(standing.profile)}"
+        if standing.profile
+        else "all profiles",
         f"language {_local(standing.language)}" if standing.language else "all languages",
     ]
     said += "".join(f", {f}" for f in filters if f)

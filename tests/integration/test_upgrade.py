@@ -409,6 +409,56 @@ def test_rows_of_two_profile_versions_are_ranked_apart_and_said_so_live_and_froz
     assert f"scored under versions 1.0.0 and {current}" in frozen_page  # its BibTeX note
 
 
+def test_a_board_frozen_under_an_older_profile_version_names_that_version(
+    tmp_path: Path,
+) -> None:
+    """A frozen board whose rows were all scored under exact 1.0.0 said "Profile exact" and
+    "profile exact" in its BibTeX, though the current exact scores otherwise (its JSON and CSV
+    gave each row's version; explore35 12): the page and the BibTeX name the rows' version, as
+    a board of the current version names its own."""
+    import html
+    import re
+
+    from service.evaluation.profiles import get_profile
+
+    current = get_profile("exact").version
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        ids = [_recorded(storage, name) for name in ("first", "second")]
+        for experiment_id in ids:
+            _as_scored_by(storage, experiment_id, "exact", "(unanswered|qald-empty|c2kb):[^|]*")
+            storage.experiments.publish(experiment_id)
+        with _exact_boards(storage) as (client, wanted):
+            old = client.post("/api/leaderboards", json={**wanted, "title": "old"}).json
+            old_page = client.get(old["uri"].split("/", 3)[3]).get_data(as_text=True)
+            old_bib = client.get(old["uri"].split("/", 3)[3] + ".bib").get_data(as_text=True)
+    # a board of rows of each version: "exact", beside its versions' note; and its rows
+    # listed as the live board lists them, by score, not by rank: the two partial rows tie,
+    # 2nd of 1.0.0 and 1st of the current version, and were listed new, then old (explore35 5)
+    with open_storage(tmp_path / "both", catalog=False) as storage:
+        older = [_recorded(storage, "strong", "answers-strong.json"), _recorded(storage, "first")]
+        for experiment_id in older:
+            _as_scored_by(storage, experiment_id, "exact", "(unanswered|qald-empty|c2kb):[^|]*")
+        for experiment_id in (*older, _recorded(storage, "third")):
+            storage.experiments.publish(experiment_id)
+        with _exact_boards(storage) as (client, wanted):
+            live = client.get("/leaderboards", query_string={**wanted, "format": "json"}).json
+            both = client.post("/api/leaderboards", json={**wanted, "title": "both"}).json
+            both_page = client.get(both["uri"].split("/", 3)[3]).get_data(as_text=True)
+    listed = [(r["system"], r["rank"]) for r in live["rows"]]
+    assert listed == [("strong", 1), ("first", 2), ("third", 1)], listed
+    assert [(r["system"], r["rank"]) for r in both["rows"]] == listed, both["rows"]
+    shown_order = re.findall(r'<a href="[^"]+/task/[^"]+">', both_page)
+    assert len(shown_order) == 3
+    assert shown_order == [f'<a href="{r["task"]}">' for r in live["rows"]], shown_order
+    assert {r["profileVersion"] for r in old["rows"]} == {"1.0.0"}, old["rows"]
+    assert "<dt>Profile</dt><dd>exact 1.0.0</dd>" in old_page
+    assert "profile exact 1.0.0," in " ".join(html.unescape(old_bib).split()), old_bib
+    assert both["mixedProfileVersions"] == {"exact": ["1.0.0", current]}, both
+    assert "<dt>Profile</dt><dd>exact</dd>" in both_page
+    said = re.search(r'<details id="frozen-bibtex">(.*?)</details>', both_page, re.S)
+    assert said and f"scored under versions 1.0.0 and {current}" in " ".join(said[1].split())
+
+
 def _as_scored_by(storage: Storage, experiment_id: str, profile: str, setting: str) -> None:
     """Its graph as ``profile`` 1.0.0 wrote it: that version, and its signature without the
     settings ``setting`` (a regular expression) matches (text2sparql 1.0.0 had no
