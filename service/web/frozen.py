@@ -28,7 +28,7 @@ from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
 from service.web.ui import (
-    external_url,
+    base_url,
     json_elsewhere,
     kb_of,
     kbs_mixed,
@@ -391,7 +391,7 @@ def _as_json(found: leaderboards.Frozen) -> dict[str, Any]:
         "dataset": standing.dataset,
         "language": standing.language,
         "profile": standing.profile,
-        "live": external_url("ui.leaderboards", **_live_args(found)),
+        "live": base_url("ui.leaderboards", **_live_args(found)),
         "mixedKnowledgeBases": _kbs_mixed(rows),
         "mixedProfileVersions": _versions_mixed(rows),
         "rows": rows,

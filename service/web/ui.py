@@ -44,7 +44,7 @@ HOME_DATASETS = 12  # datasets offered next to the home leaderboard (the catalog
 
 @bp.app_context_processor
 def _globals() -> dict[str, object]:
-    return {"version": source().version, "web_link": pages.web_link}
+    return {"version": source().version, "web_link": pages.web_link, "base_url": base_url}
 
 
 def site_root() -> str:
@@ -70,6 +70,16 @@ def page_of(uri: str) -> str:
 def external_url(endpoint: str, **values: Any) -> str:
     """``url_for(endpoint, _external=True)`` under :func:`site_root`."""
     return site_root() + url_for(endpoint, **values)[len(url_for("ui.home")) :]
+
+
+def base_url(endpoint: str, **values: Any) -> str:
+    """``url_for(endpoint, _external=True)`` under the store's base (``--base``), whatever host
+    was asked: a URL a page or document gives to be used elsewhere (``POST …/rescore`` said on
+    the experiment page, a frozen board's ``live``), as every URI and the API's ``statusUrl``
+    are; they were on the request's host, 127.0.0.1:PORT for a service reached directly
+    (explore35 9). What the client follows here and now (a redirect, the sitemap, a table's
+    ``next``) stays on the host asked: :func:`external_url`."""
+    return services().storage.uris.base + url_for(endpoint, **values)[len(url_for("ui.home")) :]
 
 
 def cached_page(

@@ -178,8 +178,36 @@ def test_behind_a_tls_proxy_absolute_links_are_on_the_https_base(tmp_path) -> No
         # asked at its own address (no proxy), the links stay on that address
         direct = ElementTree.fromstring(site.get("sitemap.xml").content)
         assert all(loc.text.startswith(site.url) for loc in direct.iter(NS + "loc"))
+        # but a frozen board's `live`, a link its JSON gives to be used anywhere, is under the
+        # base as its `uri` is: it was on the host asked (explore35 9)
+        again = site.get(f"api/leaderboards/{frozen.json()['id']}")
+        assert again.json()["live"].startswith("https://qa.example.org/leaderboards?"), again.text
     finally:
         stop_server(site)
+
+
+def test_the_api_urls_a_page_gives_are_under_the_base(tmp_path) -> None:
+    """The experiment page's ``POST …/rescore`` and the submitted page's ``POST …/papers``
+    were ``url_for(…, _external=True)``: on the request's host, 127.0.0.1:PORT for a service
+    reached directly, where the API's ``statusUrl`` and every URI are under the base
+    (explore35 9): ``base_url`` gives them under the base, and no template builds a URL from
+    the host asked."""
+    from service.graph.store import open_storage
+    from service.paths import PROJECT_ROOT
+    from service.web import close_app, create_app
+
+    templates = sorted((PROJECT_ROOT / "service" / "web" / "templates").glob("*.html"))
+    assert templates and not [t.name for t in templates if "_external" in t.read_text()]
+    storage = open_storage(tmp_path / "store", base="https://qa.example.org/", catalog=False)
+    app = create_app({"base": "https://qa.example.org/", "demo": False}, storage=storage)
+    try:
+        with app.test_request_context("/", base_url="http://127.0.0.1:18729/"):
+            from service.web.ui import base_url
+
+            said = base_url("api.rescore", experiment_id="202611290004")
+        assert said == "https://qa.example.org/api/experiments/202611290004/rescore"
+    finally:
+        close_app(app)
 
 
 def test_the_shapes_and_a_void_description_are_served(server) -> None:
