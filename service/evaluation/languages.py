@@ -45,8 +45,19 @@ def canonical_tag(tag: str) -> str:
 
 def parse_languages(text: str) -> tuple[str, ...]:
     """``"en, es"`` -> ``("en", "es")`` (order kept, repeats dropped, each
-    :func:`canonical_tag`); ``all`` stays ``all``."""
-    found = tuple(dict.fromkeys(canonical_tag(p) for p in text.split(SEPARATOR) if p.strip()))
+    :func:`canonical_tag`); ``all`` stays ``all``. A tag that is none (``LANGUAGE_TAG``) is
+    refused quoted as given: ``run.check_spec`` quoted it as :func:`canonical_tag` made it,
+    ``"ＥＮ"`` as ``'ｅｎ'``, ``"İn"`` as ``'i̇n'`` (explore35 8)."""
+    import re
+
+    given = [p.strip() for p in text.split(SEPARATOR) if p.strip()]
+    for tag in given:
+        made = canonical_tag(tag)
+        if made != "all" and not re.fullmatch(LANGUAGE_TAG, made):
+            raise BadRequest(
+                f"language {tag!r}: expected an ISO 639 code such as 'en'", field="language"
+            )
+    found = tuple(dict.fromkeys(canonical_tag(p) for p in given))
     if not found:
         raise BadRequest("no language given: expected codes such as en or en,es, or all")
     return found

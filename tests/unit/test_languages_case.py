@@ -30,6 +30,17 @@ def test_the_command_lines_languages_are_read_so() -> None:
     assert parse_languages("EN, es,en") == ("en", "es")
 
 
+@pytest.mark.parametrize("given", ["\uff25\uff2e", "\u0130n", "en--us", "e1", "en de"])
+def test_a_refused_language_is_quoted_as_given(given: str) -> None:
+    """It was quoted as :func:`canonical_tag` made it: "ＥＮ" as 'ｅｎ', "İn" as 'i̇n' (a
+    dotted i and a combining dot), "en--us" as 'en--US' (explore35 8)."""
+    from service.errors import BadRequest
+
+    with pytest.raises(BadRequest) as refused:
+        parse_languages(f" es , {given} ")
+    assert str(refused.value) == f"language {given!r}: expected an ISO 639 code such as 'en'"
+
+
 def test_every_lang_option_reads_a_tag_without_regard_to_case(tmp_path: Path) -> None:
     """validate, convert and the system commands label untagged texts with --lang too: "PL"
     is the tag pl there as in evaluate."""

@@ -171,6 +171,12 @@ def test_a_language_is_read_without_regard_to_case(site: Server) -> None:
     refused = site.post("api/experiments", json={**body, "language": "En-Us"})
     assert refused.status_code == 400 and "'en-US'" in refused.json()["error"], refused.text
     assert "ISO 639" not in refused.json()["error"]
+    # a tag that is none is quoted as sent, not as it was made: 'ｅｎ' for "ＥＮ" (explore35 8)
+    for sent in ("\uff25\uff2e", "\u0130n", "en--us"):
+        refused = site.post("api/experiments", json={**body, "language": sent})
+        assert refused.status_code == 400, refused.text
+        said = refused.json()["error"]
+        assert said == f"language {sent!r}: expected an ISO 639 code such as 'en'", said
 
 
 def test_the_run_forms_language_is_read_without_regard_to_case(site: Server) -> None:
