@@ -838,3 +838,60 @@ def test_a_command_that_only_reads_makes_nothing_of_an_empty_directory(
     assert main(["experiments", "--store", str(tmp_path / "store")]) != 0
     assert "no store at" in capsys.readouterr().err
     assert sorted(p.name for p in (tmp_path / "store").rglob("*")) == ["private"]
+
+
+def test_items_an_older_exact_run_kept_as_strings_are_found_as_the_readme_says(
+    tmp_path: Path,
+) -> None:
+    """exact and text2sparql results scored before 2026-11-29 keep their missed and false items
+    as plain strings, an IRI too, and results since keep IRIs: a query for the IRI found the
+    newer results only (explore35 7). ``upgrade`` leaves them, and the README's upgrade notes
+    give the query that finds both."""
+    import re
+
+    from service.graph import legacy
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"`(SELECT \?result WHERE \{ \?result gqa:missedAnswer [^`]*)`", readme)
+    assert said and 'STR(?item) = "http://…"' in said[1], "the README's query"
+    prefix = f"PREFIX gqa: <{GQA}>\n"
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        old, new = _recorded(storage, "old"), _recorded(storage, "new")
+        for experiment_id in (old, new):
+            storage.experiments.publish(experiment_id)
+        graph = f"<{storage.uris.experiment_graph(old)}>"
+        missed = f"?r <{GQA}missedAnswer> ?o"
+        iris = sorted(
+            {
+                row["o"].value
+                for row in storage.public.query(
+                    f"SELECT ?o WHERE {{ GRAPH {graph} {{ {missed} FILTER(isIRI(?o)) }} }}"
+                )
+            }
+        )
+        assert iris, "the demo's partial answers miss an IRI"
+        for where in ("", graph):  # as an older version wrote them: plain strings (the
+            # public default graph's copy first: the named graph's IRIs say which)
+            pattern = _inside(where, missed)
+            written = _inside(where, f"?r <{GQA}missedAnswer> ?s")
+            storage.store.update(
+                Side.PUBLIC,
+                f"DELETE {{ {pattern} }} INSERT {{ {written} }} WHERE {{ GRAPH {graph} "
+                f"{{ {missed} FILTER(isIRI(?o)) }} {pattern} BIND(STR(?o) AS ?s) }}",
+            )
+        literal = f"SELECT ?o WHERE {{ GRAPH {graph} {{ {missed} FILTER(isLiteral(?o)) }} }}"
+        strings = len(list(storage.public.query(literal)))
+        legacy.upgrade(storage)  # leaves them
+        assert strings and len(list(storage.public.query(literal))) == strings
+        by_term = prefix + f"SELECT ?result WHERE {{ ?result gqa:missedAnswer <{iris[0]}> }}"
+        documented = prefix + said[1].replace("http://…", iris[0])
+        found = {
+            name: sorted(row["result"].value for row in storage.public.query(query))
+            for name, query in (("term", by_term), ("string", documented))
+        }
+    experiment = storage.uris.experiment
+    assert [r.split("/task/")[0] for r in found["term"]] == [experiment(new)], found
+    assert [r.split("/task/")[0] for r in found["string"]] == [
+        experiment(old),
+        experiment(new),
+    ], found
