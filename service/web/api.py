@@ -624,12 +624,13 @@ def _rescored(experiment_id: str, profile: str | None, version: str | None) -> t
 
 
 @bp.get("/experiment/<experiment_id>/rescore")
-def rescore_page(experiment_id: str) -> str:
+def rescore_page(experiment_id: str) -> BaseResponse:
     """The owner's form to re-score a finished experiment (its page, the same for every
     reader, links here: a team that ran in the browser had only the API's and the command
     line's way, its token shown once: explore32 9); ``?datasetVersion=NAME`` onto a newer
     version of its dataset. Anyone else reads who can."""
-    from service.web.access import COOKIE_PREFIX, form_check
+    from service.valid_terms import writable_text_problem
+    from service.web.access import COOKIE_PREFIX, form_check, owner_page
 
     status = require_experiment(experiment_id)
     if status.status.value != "finished":
@@ -637,16 +638,27 @@ def rescore_page(experiment_id: str) -> str:
             f"experiment {experiment_id} {status.status.said}; only a finished one is re-scored"
         )
     version = (request.args.get("datasetVersion") or "").strip() or None
+    storage = services().storage
+    if version is not None:  # said now, not after the button (any name was offered: explore36 3)
+        from service.experiments.rescore import rescore_spec
+
+        if problem := writable_text_problem(version, "datasetVersion"):
+            raise BadRequest(problem, field="datasetVersion")
+        rescore_spec(storage, experiment_id, profile=None, dataset_version=version)
     token = request.cookies.get(COOKIE_PREFIX + experiment_id)
     owner = bool(token) and is_owner(experiment_id, token)
-    storage = services().storage
     held = storage.catalogue.withholding_dataset(storage.public, experiment_id)
-    return render_template(
-        "rescore.html",
-        status=status,
-        version=version,
-        revealed=storage.catalogue.revealed_at(held) if held else None,
-        check=form_check(experiment_id, token or "", "rescore") if owner else None,
+    # its owner's copy holds the form's check: kept by no cache (explore36 1)
+    return owner_page(
+        make_response(
+            render_template(
+                "rescore.html",
+                status=status,
+                dataset_version=version,  # not "version": the footer's software version
+                revealed=storage.catalogue.revealed_at(held) if held else None,
+                check=form_check(experiment_id, token or "", "rescore") if owner else None,
+            )
+        )
     )
 
 

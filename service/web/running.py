@@ -741,6 +741,13 @@ def _form(
     )
 
 
+def _words(key: str) -> str:
+    """An ``about`` key as words: ``previousVersion`` -> ``previous version``."""
+    import re
+
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).lower()
+
+
 # The run form's fields a refusal can be about (form name: the field's id and its label), so
 # the notice links to the field and the field is marked invalid (WCAG 3.3.1): the field at
 # fault was far below the notice and carried no mark.
@@ -760,7 +767,8 @@ RUN_FIELDS = {
     "revisionOf": ("run-revision", "Replaces my earlier experiment"),
     # "About your dataset file": each of the registry's fields (folded: opened when at fault)
     **{
-        f.form_field: (f"run-{f.form_field}", f"About your dataset file: {f.key}")
+        # its key in words ("previous version"): the form shows no key (explore36 6)
+        f.form_field: (f"run-{f.form_field}", f"About your dataset file: {_words(f.key)}")
         for f in ABOUT_FIELDS
     },
 }

@@ -81,6 +81,17 @@ def test_a_team_re_scores_from_its_page_once_the_gold_is_revealed(
     browser.cookies.set(f"gqa_owner_{team['id']}", team["token"])
     shown = browser.get(f"{site.url}experiment/{team['id']}/rescore", timeout=30)
     assert 'id="rescore-form"' in shown.text and 'id="rescore-revealed"' in shown.text
+    # its copy holds the form's check: kept by no cache; the footer names the software's
+    # version, not the dataset's (explore36 1, 2)
+    assert shown.headers["Cache-Control"] == "private, no-store"
+    assert "Cookie" in shown.headers["Vary"]
+    assert "GERBIL QA for Python None" not in shown.text
+    # a name that is no newer version of its dataset is said on the page, not after the button
+    nonesuch = browser.get(
+        f"{site.url}experiment/{team['id']}/rescore?datasetVersion=nonesuch", timeout=30
+    )
+    assert nonesuch.status_code == 400 and "no published newer version" in nonesuch.text
+    assert 'id="rescore-form"' not in nonesuch.text
     check = re.search(r'name="check" value="([^"]+)"', shown.text)
     assert check
     posted = browser.post(

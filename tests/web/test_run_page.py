@@ -674,3 +674,15 @@ def test_the_ranked_box_asks_for_mrr_and_hits_as_evaluate_ranked_does(server) ->
     assert " checked" in again[0] and " checked" not in again[1]  # "run again" keeps the box
     # the demo's partial answers: 8 of 14 questions right, each at rank 1 (as the CLI says)
     assert results[0]["mrr"] == results[0]["hitsAt1"] == 8 / 14 and "mrr" not in results[1]
+
+
+def test_a_refusal_names_the_about_field_in_words() -> None:
+    """ "Fix it in: About your dataset file: previousVersion" named a key the form never shows
+    (explore36 6): the field in words."""
+    from service.web.running import RUN_FIELDS
+
+    assert RUN_FIELDS["dataset_previous"] == (
+        "run-dataset_previous",
+        "About your dataset file: previous version",
+    )
+    assert RUN_FIELDS["dataset_kb_version"][1].endswith(": knowledge base version")
