@@ -34,7 +34,7 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response as BaseResponse
 
 from service.dataset_about import ABOUT_FIELDS, named_version
-from service.errors import BadRequest, Busy, Forbidden, ServiceError
+from service.errors import BadRequest, Busy, Conflict, Forbidden, ServiceError
 from service.web.access import (
     is_owner,
     not_public_yet,
@@ -138,6 +138,15 @@ def _may_version(spec: Any) -> None:
             "without a previous version",
             field="about.previousVersion",
         )
+    # one line of versions: a second "next version" of one file confused its pages, each
+    # calling itself the next (explore36 5); the same bytes again are refused before this
+    newer = storage.catalogue.newer_uploads(name)
+    if newer:
+        raise Conflict(
+            f"about.previousVersion (--dataset-previous): dataset/{name} has a newer version "
+            f"already, dataset/{newer[-1].name}: name that one as the previous version",
+            field="about.previousVersion",
+        )
     if storage.catalogue.gold_withheld(name):
         if any(is_owner(eid) for eid in organiser_runs(storage, name)):
             return
@@ -148,7 +157,10 @@ def _may_version(spec: Any) -> None:
             "Bearer <token>, or the browser that holds its owner link)",
             field="about.previousVersion",
         )
-    if any(is_owner(eid) for eid in _author_runs(storage, name)):
+    # its author is the author of any older version of it too (the browser holding v1's
+    # owner link publishes v3 after v2: explore36 5)
+    line = [name, *(v.name for v in storage.catalogue.older_uploads(name))]
+    if any(is_owner(eid) for each in line for eid in _author_runs(storage, each)):
         return
     raise Forbidden(
         f"about.previousVersion (--dataset-previous): dataset/{name} is another's upload: "

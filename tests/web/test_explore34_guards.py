@@ -84,6 +84,21 @@ def test_only_an_uploads_author_publishes_its_newer_version(site: Server) -> Non
     assert "newer version" not in page.lower()
     made = site.post("api/experiments", json=newer, headers=author["auth"])
     assert made.status_code == 202, made.text
+    # one line of versions (explore36 5): published, v2 is v1's newer version; a second
+    # "newer version" of v1 is refused naming v2, and v1's author (a browser holding only v1's
+    # owner link) publishes v3 after v2 without v2's token
+    v2 = made.json()
+    site.wait_finished(v2["id"], v2["token"])
+    v2_auth = {"Authorization": f"Bearer {v2['token']}"}
+    assert site.post(f"api/experiments/{v2['id']}/publish", headers=v2_auth).status_code == 200
+    v2_name = site.get(f"api/experiments/{v2['id']}").json()["dataset"].rsplit("/", 1)[1]
+    branch = {**newer, "dataset": {"filename": "v3.json", "content": _dataset("v3")}}
+    forked = site.post("api/experiments", json=branch, headers=author["auth"])
+    assert forked.status_code == 409, forked.text
+    assert f"dataset/{v2_name}: name that one" in forked.json()["problems"][0]["message"]
+    v3 = {**branch, "about": {"previousVersion": v2_name, "version": "3"}}
+    assert site.post("api/experiments", json=v3, headers=rival["auth"]).status_code == 403
+    assert site.post("api/experiments", json=v3, headers=author["auth"]).status_code == 202
     # the server's demo dataset: nobody's version
     demo = next(
         d["name"]
