@@ -542,3 +542,15 @@ def test_a_run_an_older_version_left_fills_the_form_it_is_submitted_again_with(
     other = _RunForm()
     other.feed(stranger.text)
     assert other.fields.get("webservice", [""]) == [""]
+
+
+def test_a_published_runs_page_offers_its_owner_to_run_it_again(server: Server) -> None:
+    """The link was on private pages only, though what it says is of published rows
+    (explore36 4): a published page (the same for every reader) offers it to its owner."""
+    first = _submit(server, "partial")
+    server.wait_finished(first["id"], first["token"])
+    auth = {"Authorization": f"Bearer {first['token']}"}
+    assert server.post(f"api/experiments/{first['id']}/publish", headers=auth).status_code == 200
+    page = server.get(f"experiment/{first['id']}").text
+    assert f'href="/experiments/new?revisionOf={first["id"]}" id="resubmit"' in page
+    assert "Its owner can" in page.split('id="resubmit"')[0].rsplit("<p", 1)[1]
