@@ -299,7 +299,7 @@ def _tiers(board: str) -> list[tuple[str, str]]:
         for n, text in re.findall(r'<li id="tier-reason-(\d+)">No tier: (.*?)\.</li>', board)
     }
     cells = re.findall(
-        r'<td class="num tier">(?:<span aria-hidden="true">–</span> <a href="#tier-reason-(\d+)"'
+        r'<td class="num tier">(?:<a href="#tier-reason-(\d+)"'
         r"|([^<]+))",
         board,
     )

@@ -904,6 +904,12 @@ def test_path_and_query_parameters(server: Server, api: Api, owned: dict[str, An
                     label="id",
                 )
                 path = path.replace("{id}", quote(ident, safe="").replace(".", "%2E"))
+            if "{name}" in path:  # a dataset's name (GET /api/datasets/{name}/runs)
+                name = data.draw(
+                    st.sampled_from(["gerbil-qa-demo", "nonesuch"]) | st.text(max_size=16),
+                    label="name",
+                )
+                path = path.replace("{name}", quote(name, safe="").replace(".", "%2E"))
             query = data.draw(queries(op), label="query")
             headers = {}
             if op.method == "get":  # the owner's token only where it changes nothing
@@ -920,7 +926,7 @@ def test_path_and_query_parameters(server: Server, api: Api, owned: dict[str, An
                 _refused(response, what, "")
                 message = response.json()["error"]
                 assert any(name in message for name in invalid), f"{what}: {message}"
-            elif op.method == "get" and "{id}" not in op.path:
+            elif op.method == "get" and "{" not in op.path:  # no id or name to miss
                 assert response.status_code == 200, (
                     f"{what}: {response.status_code} {response.text}"
                 )

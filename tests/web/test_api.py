@@ -953,6 +953,8 @@ def test_compare_answer_files_over_http(server) -> None:
     assert list(data) == [
         *("dataset", "profile", "signature", "seed", "resamples", "test", "systems", "pairs"),
         "warnings",  # 200 resamples: rough bounds, said
+        # the demo's questions, a published upload: named as its pages do (explore32 7)
+        *("datasetUri", "datasetName", "datasetLabel"),
     ]
     assert data["warnings"] and "bounds are rough" in data["warnings"][0]
     assert data["profile"] == "exact" and data["resamples"] == 200
