@@ -7,6 +7,7 @@ like (gonito says ``out.tsv``; teams write ``answers.tsv``, ``predictions.tsv``)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -262,4 +263,7 @@ def test_system_run_asks_a_service_the_questions_of_an_expected_tsv_in_polish(
     assert "6 questions: 6 asked, 0 failed" in done.stdout, done.stdout
     scored = _cli("evaluate", "--dataset", str(expected), "--answers", str(output))
     assert scored.returncode == 0, scored.stderr
-    assert "language: pl" in scored.stdout and "accuracy          1.0000" in scored.stdout
+    # the column is as wide as its widest value: a mean runtime of 10 ms or more (a loaded
+    # machine) widened it by one
+    assert "language: pl" in scored.stdout
+    assert re.search(r"^accuracy +1\.0000$", scored.stdout, re.M), scored.stdout
