@@ -30,6 +30,10 @@ DCAT_DOWNLOAD = "http://www.w3.org/ns/dcat#downloadURL"
 # where a private experiment's script reads its owner token from, and what it says without it
 TOKEN_VAR = "GERBIL_QA_TOKEN"
 ASK = "set it to the owner token of this private experiment"
+# the downloads: silent but for errors, failing on an HTTP error, over HTTP(S) only (also
+# after a redirect) and with no URL globbing ([…] and {…} taken as written), whatever address
+# a store holds
+CURL = "curl --proto =http,https --proto-redir =http,https --globoff -sSf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +75,14 @@ class Reproduction:
     @property
     def script(self) -> str:
         """The downloads, their checksums checked, and the command: a shell script."""
-        return self._script(curl="curl -sSfo")
+        return self._script(curl=f"{CURL} -o")
 
     @property
     def owner_script(self) -> str:
         """:attr:`script` for a private experiment, whose files answer its owner only: each
         download sends the owner token from ``$GERBIL_QA_TOKEN`` (the token is never written
         into the page; a download without it was refused, so the script stopped at once)."""
-        return self._script(curl=f'curl -sSf -H "Authorization: Bearer ${{{TOKEN_VAR}:?{ASK}}}" -o')
+        return self._script(curl=f'{CURL} -H "Authorization: Bearer ${{{TOKEN_VAR}:?{ASK}}}" -o')
 
     def _script(self, *, curl: str) -> str:
         """Every stored value (a file's name, its address and checksum, a system's name, the

@@ -162,3 +162,28 @@ def test_kept_files_are_saved_under_safe_names_in_the_readers_folder(
     for name, answers in zip(given, which, strict=True):
         assert "/" not in name and (workdir / name).is_file()
         assert (workdir / name).read_bytes() == (DEMO_DIR / f"answers-{answers}.json").read_bytes()
+
+
+def test_the_script_downloads_over_http_only_and_takes_no_url_as_a_pattern(
+    tmp_path: Path,
+) -> None:
+    """A store's download address is the service's own, but the script trusts none: a
+    ``file:`` address (or a redirect to one) is refused by curl, and ``[…]``/``{…}`` are no
+    URL patterns fetching other files (hq57's leftover)."""
+    from service.web.reproduce import Download, Reproduction
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET", encoding="utf-8")
+    made = Reproduction(
+        downloads=(Download("kb.ttl", f"file://{secret}", "0" * 64),),
+        argv=("gerbil-qa", "evaluate"),
+        evaluator=None,
+        revision=None,
+        modified=False,
+    )
+    assert "--proto =http,https" in made.script and "--globoff" in made.script
+    workdir = tmp_path / "reader"
+    workdir.mkdir()
+    done = _run(made.script, workdir)
+    assert done.returncode != 0  # set -e: the refused download stops it
+    assert not (workdir / "kb.ttl").exists(), done.stderr
