@@ -564,7 +564,7 @@ def test_freezing_the_leaderboard_a_paper_cites(server, browser) -> None:
         for r in live.find_elements(By.CSS_SELECTOR, "tbody tr")
     ]
     # a tier, or "–" (the live board's links its reason, said under the table)
-    tiers = [td.text.split(" ")[0] for td in live.find_elements(By.CSS_SELECTOR, "td.tier")]
+    tiers = [td.text.split()[0] for td in live.find_elements(By.CSS_SELECTOR, "td.tier")]
     browser.find_element(By.ID, "freeze-title").send_keys("Demo challenge, final standings")
     browser.find_element(By.ID, "freeze").click()
     wait_until(browser, lambda d: d.find_elements(By.ID, "frozen-table"))
