@@ -68,6 +68,9 @@ class Row:
     # interval then left them out, or has no bounds): 0 where it never was
     undefined: int = 0
     resamples: int = 0
+    # why a row among the tiered ones had none when frozen (the live board's reason, as text):
+    # a bare "–" left the reader of a cited board guessing
+    tier_note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +224,8 @@ def _quads(
                 out.append((entry, GQA + predicate, n.number(float(number), XSD + "double")))
         if row.tier is not None:
             out.append((entry, GQA + "tier", n.integer(row.tier)))
+        if row.tier_note:
+            out.append((entry, GQA + "tierNote", n.literal(row.tier_note, lang="en")))
         if row.other_run_of is not None:
             out.append((entry, GQA + "otherRunOf", n.node(row.other_run_of)))
         if row.undefined:
@@ -290,6 +295,7 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
             other_run_of=value(props, GQA + "otherRunOf"),
             undefined=number(props, GQA + "scoreUndefinedResamples", int) or 0,
             resamples=number(props, GQA + "scoreResamples", int) or 0,
+            tier_note=value(props, GQA + "tierNote"),
         )
         for props in (by_subject[subject] for subject in entries)
     ]

@@ -24,6 +24,7 @@ from service.graph.uris import gerbil
 from service.web import conneg, listings, pages
 from service.web.api import json_answer, json_body, unsupported_body
 from service.web.citation import leaderboard_bibtex
+from service.web.comparing import LEADERBOARD_TIERS
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
 from service.web.submission import utf8
@@ -60,6 +61,7 @@ CSV_HEADER = (
     "knowledgeBase",  # the kb: field of the row's signature: rows of two KBs do not compare
     "undefinedResamples",  # resamples the ranked measure was undefined on (empty: none)
     "profileVersion",  # the v: field of the row's signature: versions rank apart
+    "tierNote",  # why a row had no tier when frozen (boards frozen before 2026-11-29: empty)
 )
 
 
@@ -109,6 +111,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
             low=(r["intervals"].get(shown.sort) or (None, None))[0],
             high=(r["intervals"].get(shown.sort) or (None, None))[1],
             tier=r["tier"],
+            tier_note=None if r["tier"] is not None else r["tierNote"],
             other_run_of=r["otherRunOf"],
             **_undefined_resamples(r, shown.sort),
         )
@@ -276,6 +279,9 @@ def frozen(name: str) -> BaseResponse:
             profiles_mixed=len({r["profile"] for r in rows()}) > 1,
             kbs_mixed=_kbs_mixed(rows()),  # the live board's notice, kept with its rows
             versions_mixed=_versions_mixed(rows()),
+            # why rows had no tier, each said once under the table, as the live board does
+            tier_reasons=list(dict.fromkeys(r["tierNote"] for r in rows() if r["tierNote"])),
+            tier_rows=LEADERBOARD_TIERS,
             ranks_by_version=_ranked_by_version(rows()),
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
@@ -310,6 +316,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
             {
                 "rank": row.rank,
                 "tier": row.tier,
+                "tierNote": row.tier_note,
                 "system": facts.get("systemLabel"),
                 "systemUri": facts.get("system"),
                 "experiment": facts.get("experiment"),

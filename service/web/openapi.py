@@ -363,6 +363,12 @@ def _frozen_schema() -> dict[str, Any]:
                     "frozen before 2026-11-28 ranked every run.",
                 },
                 tier={"type": ["integer", "null"]},
+                tierNote={
+                    "type": ["string", "null"],
+                    "description": "Why a row among the tiered ones had no tier when frozen "
+                    "(as the live board's `tierNote` said it); null for a row with a tier, one "
+                    "below the tiered rows, and on boards frozen before 2026-11-29.",
+                },
                 system=_TEXT_OR_NULL,
                 systemUri={"type": ["string", "null"], "format": "uri"},
                 experiment={"type": ["string", "null"], "format": "uri"},

@@ -369,6 +369,7 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
             "knowledgeBase",
             "undefinedResamples",
             "profileVersion",
+            "tierNote",
         ]
         assert [(r[0], r[2], r[10], r[11], r[12]) for r in rows[1:]] == [
             ("1", "alpha", "en", "", "fair"),
@@ -630,5 +631,85 @@ def test_each_row_has_its_own_interval_and_tier_whatever_the_sort(tmp_path, sort
         for row in live:
             assert list(standings[row["task"]].interval or ()) == row["intervals"][sort]
             assert standings[row["task"]].tier == row["tier"], row["system"]
+    finally:
+        stop_server(site)
+
+
+def test_a_frozen_row_keeps_why_it_had_no_tier(tmp_path) -> None:
+    """A frozen board showed a bare "–" where the live board said why a row had no tier (the
+    only row tested, another signature, an older version): a reader of the cited board was
+    left guessing. The reason is kept with the row (gqa:tierNote) and said under the table as
+    on the live board; a board frozen before reasons were kept says that instead."""
+    from service.graph.adapter import Side
+    from service.paths import DEMO_DIR
+    from service.web.state import EXTENSION
+
+    site = start_server(tmp_path / "store", demo=False)
+    try:
+        files = [
+            ("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes())),
+            ("answers", ("alpha.json", (DEMO_DIR / "answers-strong.json").read_bytes())),
+        ]
+        made = site.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+        assert made.status_code == 202, made.text
+        ticket = made.json()
+        site.wait_finished(ticket["id"], ticket["token"])
+        auth = {"Authorization": f"Bearer {ticket['token']}"}
+        assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).ok
+        (live,) = site.get("leaderboards", params={"format": "json"}).json()["rows"]
+        assert live["tier"] is None and "the only row" in live["tierNote"]
+        frozen = site.post("api/leaderboards", json={"title": "One row"}).json()
+        (row,) = frozen["rows"]
+        assert row["tier"] is None and row["tierNote"] == live["tierNote"]
+        path = frozen["uri"][len(site.url) :]
+        page = site.get(path, headers=HTML).text
+        assert 'class="tier-why" aria-describedby="tier-reason-1"' in page
+        reasons = page.split('<ul class="notes" id="tier-reasons">', 1)[1].split("</ul>", 1)[0]
+        assert f"No tier: {live['tierNote']}." in reasons
+        (table,) = list(csv.DictReader(io.StringIO(site.get(path + ".csv").text)))
+        assert table["tierNote"] == live["tierNote"]
+        graph = rdflib.Graph().parse(
+            data=site.get(path, headers={"Accept": "text/turtle"}).text, format="turtle"
+        )
+        (note,) = graph.objects(None, rdflib.URIRef(GQA + "tierNote"))
+        assert (str(note), note.language) == (live["tierNote"], "en")
+        # a board of tiered rows (beta published beside alpha); a row of it without a tier
+        # or a reason is one below the tiered rows, or (frozen before the reasons were kept,
+        # written here as older code wrote it) a row whose reason was not kept
+        files[1] = ("answers", ("beta.json", (DEMO_DIR / "answers-partial.json").read_bytes()))
+        made = site.post("api/experiments", files=files, data={"profile": "fair", "kb": "demo"})
+        second = made.json()
+        site.wait_finished(second["id"], second["token"])
+        auth = {"Authorization": f"Bearer {second['token']}"}
+        assert site.post(f"api/experiments/{second['id']}/publish", headers=auth).ok
+        tiered = site.post("api/leaderboards", json={"title": "Two rows"}).json()
+        assert [r["tier"] for r in tiered["rows"]] == [1, 2] or all(
+            r["tier"] == 1 for r in tiered["rows"]
+        )
+        assert all(r["tierNote"] is None for r in tiered["rows"])
+        uri, last = tiered["uri"], tiered["rows"][-1]["entry"]
+        generated = "<http://www.w3.org/ns/prov#generatedAtTime>"
+        site.storage.store.update(
+            Side.PUBLIC, f"DELETE WHERE {{ GRAPH ?g {{ <{last}> <{GQA}tier> ?t }} }}"
+        )
+        site.storage.store.update(Side.PUBLIC, f"DELETE WHERE {{ <{last}> <{GQA}tier> ?t }}")
+        site.app.extensions[EXTENSION].changed()  # written behind the service's back
+        path = uri[len(site.url) :]
+        below = site.get(path, headers=HTML).text
+        assert '<abbr title="tiers were given to the top 10 rows only">–</abbr>' in below
+        site.storage.store.update(
+            Side.PUBLIC,
+            f"DELETE {{ GRAPH ?g {{ <{uri}> {generated} ?t }} }} "
+            f'INSERT {{ GRAPH ?g {{ <{uri}> {generated} "2026-11-20T10:00:00Z"'
+            "^^<http://www.w3.org/2001/XMLSchema#dateTime> } } "
+            f"WHERE {{ GRAPH ?g {{ <{uri}> {generated} ?t }} }}",
+        )
+        site.app.extensions[EXTENSION].changed()
+        older = site.get(path, headers=HTML).text
+        assert "2026-11-20 10:00:00 UTC" in older
+        assert (
+            '<abbr title="no tier as frozen (leaderboards frozen before 29 November 2026 keep '
+            'no reason)">–</abbr>'
+        ) in older
     finally:
         stop_server(site)
