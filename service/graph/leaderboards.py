@@ -90,7 +90,12 @@ def frozen_id(standing: Standing, rows: list[Row]) -> str:
     # a row's other_run_of and undefined resamples only when set: standings frozen before
     # they existed keep their id
     later = ("other_run_of", "undefined", "resamples")
-    kept = [{k: v for k, v in asdict(r).items() if k not in later or v} for r in rows]
+    # why a row had no tier is said of the standings, not part of them: never in the id, so
+    # standings frozen before the reasons were kept are the same leaderboard
+    kept = [
+        {k: v for k, v in asdict(r).items() if (k not in later or v) and k != "tier_note"}
+        for r in rows
+    ]
     text = json.dumps([asdict(standing), kept], sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

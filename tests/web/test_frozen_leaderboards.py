@@ -661,6 +661,16 @@ def test_a_frozen_row_keeps_why_it_had_no_tier(tmp_path) -> None:
         frozen = site.post("api/leaderboards", json={"title": "One row"}).json()
         (row,) = frozen["rows"]
         assert row["tier"] is None and row["tierNote"] == live["tierNote"]
+        # the reason is not part of the standings: a board frozen before reasons were kept is
+        # the one these standings name
+        from dataclasses import replace
+
+        from service.graph import leaderboards
+
+        kept = leaderboards.read(site.storage, frozen["id"])
+        assert kept is not None and kept.rows[0].tier_note == live["tierNote"]
+        unsaid = [replace(r, tier_note=None) for r in kept.rows]
+        assert leaderboards.frozen_id(kept.standing, unsaid) == frozen["id"]
         path = frozen["uri"][len(site.url) :]
         page = site.get(path, headers=HTML).text
         assert 'class="tier-why" aria-describedby="tier-reason-1"' in page
