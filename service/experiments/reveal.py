@@ -65,6 +65,10 @@ def _reveal(
         raise Conflict(f"dataset {name} never withheld its gold (about.gold)")
     runs = _runs_on(storage, name)
     author = next((eid for eid in organiser_runs(storage, name, runs) if owns(eid)), None)
+    if author is None and _organises_an_older_version(storage, name, owns):
+        # the organiser of an older version is the author of the versions after it (v1's
+        # token published v2 and reveals it: explore37 1); the file is v2's first organiser's
+        author = next(organiser_runs(storage, name, runs), None)
     if author is None:
         raise Forbidden(
             f"revealing the gold of dataset {name} needs the owner token of the experiment "
@@ -93,6 +97,15 @@ def _reveal(
     # (explore22 5)
     at = catalogue.revealed_at(name) or when.value
     return Revealed(uris.dataset(name), at, len(dataset.by_id()), tuple(public))
+
+
+def _organises_an_older_version(storage: Storage, name: str, owns: Callable[[str], bool]) -> bool:
+    """Whether ``owns`` one experiment that uploaded an older version of ``name`` withheld."""
+    return any(
+        owns(eid)
+        for older in storage.catalogue.older_uploads(name)
+        for eid in organiser_runs(storage, older.name)
+    )
 
 
 def served_files(storage: Storage, runs: list[str]) -> None:

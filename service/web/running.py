@@ -147,8 +147,12 @@ def _may_version(spec: Any) -> None:
             f"already, dataset/{newer[-1].name}: name that one as the previous version",
             field="about.previousVersion",
         )
+    # its author is the author of any older version of it too (the browser holding v1's
+    # owner link publishes v3 after v2: explore36 5), a withheld one's organiser as well
+    # (explore37 1)
+    line = [name, *(v.name for v in storage.catalogue.older_uploads(name))]
     if storage.catalogue.gold_withheld(name):
-        if any(is_owner(eid) for eid in organiser_runs(storage, name)):
+        if any(is_owner(eid) for each in line for eid in organiser_runs(storage, each)):
             return
         raise Forbidden(
             f"about.previousVersion (--dataset-previous): dataset/{name} is a test set whose "
@@ -157,9 +161,6 @@ def _may_version(spec: Any) -> None:
             "Bearer <token>, or the browser that holds its owner link)",
             field="about.previousVersion",
         )
-    # its author is the author of any older version of it too (the browser holding v1's
-    # owner link publishes v3 after v2: explore36 5)
-    line = [name, *(v.name for v in storage.catalogue.older_uploads(name))]
     if any(is_owner(eid) for each in line for eid in _author_runs(storage, each)):
         return
     raise Forbidden(

@@ -1,0 +1,164 @@
+"""explore37's and explore38's findings on a withheld test set's line of versions, against a
+real server: v1's organiser publishes v3 after v2 and reveals v2 (explore37 1); two newer
+versions of one dataset submitted before either is published (explore37 2); the organiser's
+list of runs after the reveal (explore37 3); the reveal's private runs (explore37 6); the
+questions file after the reveal (explore38 8)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import Server, start_server, stop_server
+
+PORT = 18800
+ADMIN = "admin-token-explore37"
+N = 4
+
+
+def _test_set(tag: str) -> str:
+    """N questions of their own (``tag`` makes other bytes: another upload)."""
+    questions = [
+        {
+            "id": str(i),
+            "answertype": "string",
+            "question": [{"language": "en", "string": f"Which {tag} secret is number {i}?"}],
+            "answers": [
+                {
+                    "head": {"vars": ["s"]},
+                    "results": {
+                        "bindings": [{"s": {"type": "literal", "value": f"{tag}-GOLD-{i}"}}]
+                    },
+                }
+            ],
+        }
+        for i in range(1, N + 1)
+    ]
+    return json.dumps({"dataset": {"id": tag}, "questions": questions})
+
+
+def _answers(tag: str, right: set[int]) -> str:
+    rows = [
+        {
+            "id": str(i),
+            "answers": [
+                {
+                    "head": {"vars": ["s"]},
+                    "results": {
+                        "bindings": [
+                            {
+                                "s": {
+                                    "type": "literal",
+                                    "value": f"{tag}-GOLD-{i}" if i in right else f"guess-{i}",
+                                }
+                            }
+                        ]
+                    },
+                }
+            ],
+        }
+        for i in range(1, N + 1)
+    ]
+    return json.dumps({"questions": rows})
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(
+        tmp_path_factory.mktemp("explore37"), port=PORT, demo=False, admin_token=ADMIN
+    )
+    yield running
+    stop_server(running)
+
+
+def _bearer(ticket: dict[str, Any]) -> dict[str, str]:
+    return {"Authorization": f"Bearer {ticket['token']}"}
+
+
+def _submit(site: Server, body: dict[str, Any], ticket: dict[str, Any] | None = None) -> Any:
+    made = site.post("api/experiments", json=body, headers=_bearer(ticket) if ticket else {})
+    assert made.status_code == 202, made.text
+    run = made.json()
+    site.wait_finished(run["id"], run["token"])
+    return run
+
+
+def _publish(site: Server, ticket: dict[str, Any]) -> str:
+    """Publish; the name of the dataset it was recorded under."""
+    done = site.post(f"api/experiments/{ticket['id']}/publish", headers=_bearer(ticket))
+    assert done.status_code == 200, done.text
+    return str(site.get(f"api/experiments/{ticket['id']}").json()["dataset"].rsplit("/", 1)[1])
+
+
+def _version(tag: str, previous: str | None, *, withheld: bool = True) -> dict[str, Any]:
+    about: dict[str, Any] = {"gold": "withheld"} if withheld else {}
+    if previous:
+        about["previousVersion"] = previous
+    return {
+        "dataset": {"filename": f"{tag}.json", "content": _test_set(tag)},
+        "title": "Line Task",
+        "about": about,
+        "profile": "exact",
+        "systems": [{"name": "baseline", "answers": _answers(tag, {1})}],
+    }
+
+
+@pytest.fixture(scope="module")
+def line(site: Server) -> dict[str, Any]:
+    """A withheld v1 (its organiser's baseline, a team's published run, a late team's private
+    one) and its v2 by v1's organiser; v1's questions file; then v1 revealed."""
+    organiser = _submit(site, _version("line1", None))
+    v1 = _publish(site, organiser)
+    team = _submit(
+        site,
+        {
+            "dataset": v1,
+            "profile": "exact",
+            "systems": [{"name": "team", "answers": _answers("line1", {1, 2})}],
+        },
+    )
+    _publish(site, team)
+    late = _submit(  # a team's private run on the hidden gold
+        site,
+        {
+            "dataset": v1,
+            "profile": "exact",
+            "systems": [{"name": "late", "answers": _answers("line1", {2})}],
+        },
+    )
+    v2 = _publish(site, _submit(site, _version("line2", v1), organiser))
+    questions = site.get(f"dataset/{v1}/questions.json")
+    assert questions.status_code == 200, questions.text
+    revealed = site.post(f"api/datasets/{v1}/reveal", headers=_bearer(organiser))
+    assert revealed.status_code == 200, revealed.text
+    return {
+        "organiser": organiser,
+        "team": team,
+        "late": late,
+        "v1": v1,
+        "v2": v2,
+        "questions": questions.content,
+        "revealed": revealed.json(),
+    }
+
+
+def test_v1s_organiser_publishes_v3_after_v2_and_reveals_v2(
+    site: Server, line: dict[str, Any]
+) -> None:
+    """v1's organiser published v2 but was refused v3 after v2 (403 "only its organiser"), and
+    v2's reveal, with the token that made the line: v2's run has a token of its own
+    (explore37 1)."""
+    organiser, team, v2 = line["organiser"], line["team"], line["v2"]
+    v3_body = _version("line3", v2)
+    stranger = site.post("api/experiments", json=v3_body, headers=_bearer(team))
+    assert stranger.status_code == 403, stranger.text
+    v3 = site.post("api/experiments", json=v3_body, headers=_bearer(organiser))
+    assert v3.status_code == 202, v3.text
+    site.wait_finished(v3.json()["id"], v3.json()["token"])
+    # v2 revealed by v1's organiser (v1 revealed first); another's token still cannot
+    assert site.post(f"api/datasets/{v2}/reveal", headers=_bearer(team)).status_code == 403
+    second = site.post(f"api/datasets/{v2}/reveal", headers=_bearer(organiser))
+    assert second.status_code == 200, second.text
