@@ -468,6 +468,7 @@ def check_publishable(storage: Storage, experiment_id: str) -> None:
     text = storage.experiments.spec_of(experiment_id)
     if status.public or text is None:
         return
+    _one_line_of_versions(storage, experiment_id)
     older, _ = storage.experiments.revisions(experiment_id, include_private=True)
     spec = ExperimentSpec.from_json(json.loads(text))
     for old in older:
@@ -480,6 +481,32 @@ def check_publishable(storage: Storage, experiment_id: str) -> None:
                 f"{said} (published since this one was made): publishing it would rank both "
                 f"rows; revise that one instead (revisionOf {next(iter(standing))})"
             )
+
+
+def _one_line_of_versions(storage: Storage, experiment_id: str) -> None:
+    """Conflict when publishing ``experiment_id`` would publish a new upload as a newer
+    version of one that has a newer version already: checked at submission only, two newer
+    versions of v1 submitted before either was published both were, and v1 had two "next"
+    versions (explore37 2). Its file published already (the same bytes): no new version."""
+    from service.graph.terms import DCAT, DCT, GQA
+
+    graph = storage.uris.experiment_graph(experiment_id)
+    rows = storage.private.query(
+        f"SELECT ?before ?id ?sha WHERE {{ GRAPH <{graph}> {{ ?before <{DCAT}hasVersion> ?d . "
+        f"?d <{GQA}sha256> ?sha ; <{DCT}identifier> ?id }} }} LIMIT 1"
+    )
+    row = next(iter(rows), None)
+    if row is None or storage.catalogue.upload_for_sha256(row["sha"].value) is not None:
+        return
+    name = row["before"].value.removeprefix(storage.uris.dataset(""))
+    newer = [v for v in storage.catalogue.newer_uploads(name) if v.name != row["id"].value]
+    if newer:
+        raise Conflict(
+            f"experiment {experiment_id} is on dataset {row['id'].value}, a newer version of "
+            f"dataset/{name}, which has a newer version already, published since this run was "
+            f"made: dataset/{newer[-1].name}; versions make one line: run again naming that "
+            "one as the previous version (about.previousVersion)"
+        )
 
 
 def _standing_elsewhere(

@@ -162,3 +162,43 @@ def test_v1s_organiser_publishes_v3_after_v2_and_reveals_v2(
     assert site.post(f"api/datasets/{v2}/reveal", headers=_bearer(team)).status_code == 403
     second = site.post(f"api/datasets/{v2}/reveal", headers=_bearer(organiser))
     assert second.status_code == 200, second.text
+
+
+def test_two_newer_versions_submitted_before_either_is_published(site: Server) -> None:
+    """v2a and v2b, both naming v1 as their previous version and submitted before either was
+    published, were both published: v1 had two "next" versions (explore37 2). The second
+    publication is the documented 409, naming the other."""
+    author = _submit(site, _version("fork1", None, withheld=False))
+    v1 = _publish(site, author)
+    first = _submit(site, _version("fork2a", v1, withheld=False), author)
+    second = _submit(site, _version("fork2b", v1, withheld=False), author)
+    v2a = _publish(site, first)
+    refused = site.post(f"api/experiments/{second['id']}/publish", headers=_bearer(second))
+    assert refused.status_code == 409, refused.text
+    assert f"dataset/{v2a}" in refused.json()["error"]
+    assert "previous version" in refused.json()["error"]
+    assert not site.get(f"api/experiments/{second['id']}", headers=_bearer(second)).json()["public"]
+    newer = [d for d in site.get("api/datasets").json()["datasets"] if d["previousVersion"]]
+    assert [d["name"] for d in newer if d["previousVersion"].endswith(v1)] == [v2a]
+
+
+def test_two_newer_versions_published_at_once_one_wins(site: Server) -> None:
+    """Two newer versions of v1 published at the same moment: the check is made while the
+    publication is held (the store's lock, a shared store's claim), so one is published and
+    the other is the 409 naming it (explore37 2)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    author = _submit(site, _version("race1", None, withheld=False))
+    v1 = _publish(site, author)
+    runs = [_submit(site, _version(f"race2{c}", v1, withheld=False), author) for c in "ab"]
+
+    def publish(run: dict[str, Any]) -> Any:
+        return site.post(f"api/experiments/{run['id']}/publish", headers=_bearer(run))
+
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(publish, runs))
+    assert sorted(a.status_code for a in answers) == [200, 409], [a.text for a in answers]
+    won = runs[[a.status_code for a in answers].index(200)]
+    name = site.get(f"api/experiments/{won['id']}").json()["dataset"].rsplit("/", 1)[1]
+    lost = next(a for a in answers if a.status_code == 409)
+    assert f"dataset/{name}" in lost.json()["error"]
