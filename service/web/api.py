@@ -904,13 +904,20 @@ def runs_on_withheld(name: str) -> Response:
     from service.experiments.reveal import organiser_runs
 
     storage = services().storage
-    if not storage.catalogue.gold_withheld(name):
+    catalogue = storage.catalogue
+    # revealed since, it is listed still: its organiser looks once the task ends (it was a
+    # 404, and the private runs scored on the hidden gold vanished from view: explore37 3)
+    revealed = catalogue.gold_revealed(name)
+    if not (revealed or catalogue.gold_withheld(name)):
         raise NotFound(
-            f"dataset {name!r} is no published test set whose gold is withheld here (the runs "
-            "on any other dataset are listed once published: GET /api/experiments?dataset=)"
+            f"dataset {name!r} is no published test set whose gold is or was withheld here (the "
+            "runs on any other dataset are listed once published: GET /api/experiments?dataset=)"
         )
     token = bearer_token()
-    if not (is_admin(token) or any(is_owner(e, token) for e in organiser_runs(storage, name))):
+    # the organiser of an older version is the author of this one (explore37 1)
+    line = [name, *(v.name for v in catalogue.older_uploads(name))]
+    organisers = (e for each in line for e in organiser_runs(storage, each))
+    if not (is_admin(token) or any(is_owner(e, token) for e in organisers)):
         raise Forbidden(
             f"the runs on dataset {name} are listed for its organiser: the owner token of the "
             "experiment that uploaded it withheld (Authorization: Bearer <token>)"
@@ -921,5 +928,12 @@ def runs_on_withheld(name: str) -> Response:
         {k: row.get(k) for k in keys}
         for row in operator_rows(storage)
         if row.get("datasetUri") == uri
+        # once revealed, a private run made since is its owner's alone: those scored while
+        # it was withheld are listed, as before
+        and (
+            not revealed
+            or row.get("public")
+            or catalogue.scored_withheld_on(storage.private, row["id"]) is not None
+        )
     ]
     return json_answer({"dataset": uri, "count": len(runs), "runs": runs})

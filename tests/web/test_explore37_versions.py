@@ -164,6 +164,20 @@ def test_v1s_organiser_publishes_v3_after_v2_and_reveals_v2(
     assert second.status_code == 200, second.text
 
 
+def test_the_organiser_lists_the_runs_scored_while_withheld_after_the_reveal(
+    site: Server, line: dict[str, Any]
+) -> None:
+    """After the reveal the organiser's list was a 404, the private runs scored on the hidden
+    gold gone from view (explore37 3)."""
+    organiser, team, late, v1 = line["organiser"], line["team"], line["late"], line["v1"]
+    for auth in (_bearer(organiser), {"Authorization": f"Bearer {ADMIN}"}):
+        listed = site.get(f"api/datasets/{v1}/runs", headers=auth)
+        assert listed.status_code == 200, listed.text
+        ids = {r["id"] for r in listed.json()["runs"]}
+        assert {organiser["id"], team["id"], late["id"]} <= ids
+    assert site.get(f"api/datasets/{v1}/runs", headers=_bearer(team)).status_code == 403
+
+
 def test_two_newer_versions_submitted_before_either_is_published(site: Server) -> None:
     """v2a and v2b, both naming v1 as their previous version and submitted before either was
     published, were both published: v1 had two "next" versions (explore37 2). The second
