@@ -37,6 +37,9 @@ class Revealed:
     revealed_at: str  # xsd:dateTime
     questions: int  # questions whose gold is public now
     runs: tuple[str, ...]  # public experiments scored while it was withheld (to re-score)
+    # private ones too (their owners re-score them as well; the organiser lists them anyway:
+    # explore37 6)
+    private_runs: tuple[str, ...] = ()
 
 
 def reveal_gold(
@@ -96,7 +99,23 @@ def _reveal(
     # as the store gives it back (Z, no trailing zero), as every other time the API says
     # (explore22 5)
     at = catalogue.revealed_at(name) or when.value
-    return Revealed(uris.dataset(name), at, len(dataset.by_id()), tuple(public))
+    private = tuple(private_scored_withheld(storage, name))
+    return Revealed(uris.dataset(name), at, len(dataset.by_id()), tuple(public), private)
+
+
+def private_scored_withheld(storage: Storage, name: str) -> list[str]:
+    """The unpublished experiments scored on test set ``name`` while its gold was withheld
+    (their graphs have tasks without per-question results), oldest first."""
+    from service.experiments.overview import operator_rows
+
+    uri = storage.uris.dataset(name)
+    return [
+        row["id"]
+        for row in operator_rows(storage)
+        if row.get("datasetUri") == uri
+        and not row.get("public")
+        and storage.catalogue.scored_withheld_on(storage.private, row["id"]) is not None
+    ]
 
 
 def _organises_an_older_version(storage: Storage, name: str, owns: Callable[[str], bool]) -> bool:

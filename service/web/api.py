@@ -738,10 +738,16 @@ def reveal(name: str) -> Response:
             "goldRevealedAt": done.revealed_at,
             "questions": done.questions,
             "scoredWhileWithheld": [state.storage.uris.experiment(e) for e in done.runs],
+            # the unpublished ones too: scored while withheld, re-scored by their owners as
+            # the published ones are (explore37 6)
+            "scoredWhileWithheldPrivate": [
+                state.storage.uris.experiment(e) for e in done.private_runs
+            ],
             "note": (
                 "the gold is public now: its questions' pages, SPARQL and the files of its runs "
                 "have it, and new runs on it have per-question results; a run scored while it "
-                "was withheld has none: its owner re-scores it (POST /api/experiments/ID/rescore) "
+                "was withheld (scoredWhileWithheld: published; scoredWhileWithheldPrivate: not "
+                "published) has none: its owner re-scores it (POST /api/experiments/ID/rescore) "
                 "to get them"
             ),
         }

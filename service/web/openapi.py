@@ -169,7 +169,14 @@ def _listing_schemas() -> dict[str, Any]:
             ),
         ),
         "Revealed": _object(
-            ("dataset", "goldRevealedAt", "questions", "scoredWhileWithheld", "note"),
+            (
+                "dataset",
+                "goldRevealedAt",
+                "questions",
+                "scoredWhileWithheld",
+                "scoredWhileWithheldPrivate",
+                "note",
+            ),
             dataset=_URI,
             goldRevealedAt={**_TEXT, "description": "xsd:dateTime of the reveal."},
             questions={"type": "integer", "description": "Questions whose gold is public now."},
@@ -178,6 +185,13 @@ def _listing_schemas() -> dict[str, Any]:
                 "items": _URI,
                 "description": "Public experiments on it scored while it was withheld: no "
                 "per-question results, until their owners re-score them.",
+            },
+            scoredWhileWithheldPrivate={
+                "type": "array",
+                "items": _URI,
+                "description": "Unpublished experiments on it scored while it was withheld "
+                "(their pages are their owners'): no per-question results either, until their "
+                "owners re-score them.",
             },
             note=_TEXT,
         ),

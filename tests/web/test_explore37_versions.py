@@ -178,6 +178,19 @@ def test_the_organiser_lists_the_runs_scored_while_withheld_after_the_reveal(
     assert site.get(f"api/datasets/{v1}/runs", headers=_bearer(team)).status_code == 403
 
 
+def test_the_reveal_names_the_private_runs_scored_while_withheld(
+    site: Server, line: dict[str, Any]
+) -> None:
+    """The reveal's answer named the published runs only; the private ones need re-scoring
+    too (explore37 6)."""
+    said = line["revealed"]
+    assert said["scoredWhileWithheld"] == [
+        site.url + f"experiment/{line['organiser']['id']}",
+        site.url + f"experiment/{line['team']['id']}",
+    ]
+    assert said["scoredWhileWithheldPrivate"] == [site.url + f"experiment/{line['late']['id']}"]
+
+
 def test_two_newer_versions_submitted_before_either_is_published(site: Server) -> None:
     """v2a and v2b, both naming v1 as their previous version and submitted before either was
     published, were both published: v1 had two "next" versions (explore37 2). The second
