@@ -1503,18 +1503,34 @@ def dataset(name: str) -> BaseResponse:
 @bp.get("/dataset/<name>/questions.json")
 def test_set_questions(name: str) -> Response:
     """A test set's questions without their gold, while its gold is withheld (its own file,
-    the gold, is not served then)."""
+    the gold, is not served then), and after the reveal still: teams' scripts fetched them
+    from here, and the link stopped resolving at the end of the task (explore38 8)."""
     from service.experiments.reveal import questions_file, refuse_unlisted
 
     storage = services().storage
     refuse_unlisted(storage, name)
-    if not storage.catalogue.gold_withheld(name):
+    catalogue = storage.catalogue
+    if not (catalogue.gold_withheld(name) or catalogue.gold_revealed(name)):
         raise NotFound(
             f"dataset {name} withholds no gold: its file (its distribution) holds its questions"
+            f"{_download_said(name)}"
         )
     response = Response(questions_file(storage, name), mimetype="application/json")
     response.headers["Content-Disposition"] = _attachment(f"{name}-questions.json")
     return response
+
+
+def _download_said(name: str) -> str:
+    """ ", at URL" of the download of published uploaded dataset ``name``'s file (its first
+    run's), or where its page lists it."""
+    from service.experiments.reveal import _runs_on
+
+    storage = services().storage
+    found = storage.catalogue.published_upload(name)
+    runs = _runs_on(storage, name) if found is not None else []
+    if found is None or not runs:
+        return f" (its page: {storage.uris.dataset(name)})"
+    return f", at {storage.uris.upload_download(runs[0], found[0].lower())}"
 
 
 @bp.get("/dataset/<name>/question/<path:qid>")

@@ -191,6 +191,20 @@ def test_the_reveal_names_the_private_runs_scored_while_withheld(
     assert said["scoredWhileWithheldPrivate"] == [site.url + f"experiment/{line['late']['id']}"]
 
 
+def test_the_questions_file_resolves_after_the_reveal(site: Server, line: dict[str, Any]) -> None:
+    """The questions file linked while the gold was withheld was a 404 after the reveal
+    (explore38 8): the same questions, where teams' scripts fetch them."""
+    after = site.get(f"dataset/{line['v1']}/questions.json")
+    assert after.status_code == 200, after.text
+    assert after.content == line["questions"]
+    # a dataset that never withheld its gold names where its questions are
+    open_run = _submit(site, _version("open1", None, withheld=False))
+    open_name = _publish(site, open_run)
+    missing = site.get(f"dataset/{open_name}/questions.json")
+    assert missing.status_code == 404
+    assert f"experiment/{open_run['id']}/" in missing.text
+
+
 def test_two_newer_versions_submitted_before_either_is_published(site: Server) -> None:
     """v2a and v2b, both naming v1 as their previous version and submitted before either was
     published, were both published: v1 had two "next" versions (explore37 2). The second

@@ -483,7 +483,8 @@ def test_the_organiser_reveals_the_gold_and_it_is_public_as_any_datasets(
     assert "GOLDSECRET-3-answer" in question and "GOLDQUERY" in question
     page = site.get(f"dataset/{name}").text
     assert 'id="gold-revealed"' in page and 'id="gold-withheld"' not in page
-    assert site.get(f"dataset/{name}/questions.json").status_code == 404  # its file is served
+    # its file is served now, and its questions file stays where teams fetched it (explore38 8)
+    assert site.get(f"dataset/{name}/questions.json").status_code == 200
     assert "compare answer files on it" in page
     listed = {d["name"]: d for d in site.get("api/datasets").json()["datasets"]}
     assert listed[name]["goldWithheld"] is False
