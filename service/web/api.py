@@ -630,9 +630,13 @@ def rescore_page(experiment_id: str) -> BaseResponse:
     line's way, its token shown once: explore32 9); ``?datasetVersion=NAME`` onto a newer
     version of its dataset. Anyone else reads who can."""
     from service.valid_terms import writable_text_problem
-    from service.web.access import COOKIE_PREFIX, form_check, owner_page
+    from service.web.access import COOKIE_PREFIX, form_check, owner_page, token_redirect
 
     status = require_experiment(experiment_id)
+    # an owner link made of its URL is taken as the experiment page's is (explore37 7)
+    redirected = token_redirect(experiment_id)
+    if redirected is not None:
+        return redirected
     if status.status.value != "finished":
         raise Conflict(
             f"experiment {experiment_id} {status.status.said}; only a finished one is re-scored"

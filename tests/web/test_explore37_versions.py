@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import requests
 
 from tests.web.conftest import Server, start_server, stop_server
 
@@ -243,3 +244,19 @@ def test_two_newer_versions_published_at_once_one_wins(site: Server) -> None:
     name = site.get(f"api/experiments/{won['id']}").json()["dataset"].rsplit("/", 1)[1]
     lost = next(a for a in answers if a.status_code == 409)
     assert f"dataset/{name}" in lost.json()["error"]
+
+
+def test_the_rescore_page_takes_an_owner_link(site: Server) -> None:
+    """``experiment/ID/rescore?token=…`` answered the anonymous page, no cookie, no form,
+    where the task and question URLs take the owner link (explore37 7)."""
+    run = _submit(site, _version("link1", None, withheld=False))
+    path = f"experiment/{run['id']}/rescore"
+    browser = requests.Session()
+    linked = browser.get(f"{site.url}{path}?token={run['token']}", allow_redirects=False)
+    assert linked.status_code == 303, linked.text[:300]
+    assert linked.headers["Location"].endswith(f"/{path}")  # the token left behind
+    assert f"gqa_owner_{run['id']}=" in linked.headers["Set-Cookie"]
+    page = browser.get(site.url + path)
+    assert page.status_code == 200 and 'id="rescore-form"' in page.text
+    wrong = site.get(f"{path}?token=not-the-token", headers={"Accept": "text/plain"})
+    assert wrong.status_code == 403 and "not its owner token" in wrong.text
