@@ -95,6 +95,23 @@ def rescore_spec(
     return replace(spec, options=options), uploads
 
 
+def rescore_refused(storage: Storage, experiment_id: str) -> str | None:
+    """What re-scoring finished ``experiment_id`` on its own dataset is refused with (the 409
+    of :func:`newest_of_its_line`: a published revision of its line stands in its place), or
+    None: its pages offered a re-scoring the API then refused (explore38 9). Read from its
+    kept spec and its line, not its files."""
+    status = storage.experiments.status(experiment_id)
+    text = storage.experiments.spec_of(experiment_id)
+    if status.status.value != "finished" or text is None:
+        return None
+    spec = ExperimentSpec.from_json(json.loads(text))
+    try:
+        newest_of_its_line(storage, status, spec, "re-score")
+    except Conflict as refused:
+        return str(refused)
+    return None
+
+
 def restored(
     storage: Storage, experiment_id: str, spec: ExperimentSpec
 ) -> tuple[ExperimentSpec, dict[str, bytes]]:

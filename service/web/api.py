@@ -629,6 +629,7 @@ def rescore_page(experiment_id: str) -> BaseResponse:
     reader, links here: a team that ran in the browser had only the API's and the command
     line's way, its token shown once: explore32 9); ``?datasetVersion=NAME`` onto a newer
     version of its dataset. Anyone else reads who can."""
+    from service.experiments.rescore import rescore_refused
     from service.valid_terms import writable_text_problem
     from service.web.access import COOKIE_PREFIX, form_check, owner_page, token_redirect
 
@@ -643,6 +644,7 @@ def rescore_page(experiment_id: str) -> BaseResponse:
         )
     version = (request.args.get("datasetVersion") or "").strip() or None
     storage = services().storage
+    refused = None
     if version is not None:  # said now, not after the button (any name was offered: explore36 3)
         from service.experiments.rescore import rescore_spec
 
@@ -651,6 +653,11 @@ def rescore_page(experiment_id: str) -> BaseResponse:
         rescore_spec(storage, experiment_id, profile=None, dataset_version=version)
     token = request.cookies.get(COOKIE_PREFIX + experiment_id)
     owner = bool(token) and is_owner(experiment_id, token)
+    if version is None and (owner or status.public):
+        # a revision of its line stands in its place: what the 409 says, and no form
+        # (explore38 9); a private one's line is its owner's to read
+        refused = rescore_refused(storage, experiment_id)
+    owner = owner and refused is None
     held = storage.catalogue.withholding_dataset(storage.public, experiment_id)
     # its owner's copy holds the form's check: kept by no cache (explore36 1)
     return owner_page(
@@ -660,6 +667,7 @@ def rescore_page(experiment_id: str) -> BaseResponse:
                 status=status,
                 dataset_version=version,  # not "version": the footer's software version
                 revealed=storage.catalogue.revealed_at(held) if held else None,
+                refused=refused,
                 check=form_check(experiment_id, token or "", "rescore") if owner else None,
             )
         )

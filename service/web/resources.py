@@ -594,6 +594,8 @@ def experiment(name: str) -> BaseResponse:
             frozen=[] if private else leaderboards.including(graph, uri, graph_name),
             by=by,
             breakdown_refused=_breakdown_refused(shown, _revealed_since(shown)),
+            # revised already: the re-scoring its notes offered was refused (explore38 9)
+            rescore_refused=_rescore_refused(experiment_id, current, revisions, live),
             reveal_of=_reveal_of(experiment_id) if current.public else None,
             # scored while withheld, revealed since: its note says so and where to re-score
             # (it said "once the gold is revealed" after the reveal: explore32 9)
@@ -731,6 +733,18 @@ def _newer_profiles(page: pages.ExperimentPage) -> list[tuple[str, str, str]]:
         and t.profile_version != PROFILES[t.profile].version
     }
     return sorted(found)
+
+
+def _rescore_refused(
+    experiment_id: str, status: Any, revisions: tuple[list[str], list[str]], live: Any
+) -> str | None:
+    """What re-scoring it is refused with, when a revision of it is shown (the 409 points
+    to the one to re-score instead); None else: nothing to ask the store then."""
+    from service.experiments.rescore import rescore_refused
+
+    if live is not None or not revisions[1] or status.withdrawn_at is not None:
+        return None
+    return rescore_refused(services().storage, experiment_id)
 
 
 def _breakdown_refused(page: pages.ExperimentPage, revealed: str | None = None) -> str | None:

@@ -6,6 +6,7 @@ questions file after the reveal (explore38 8)."""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -260,3 +261,30 @@ def test_the_rescore_page_takes_an_owner_link(site: Server) -> None:
     assert page.status_code == 200 and 'id="rescore-form"' in page.text
     wrong = site.get(f"{path}?token=not-the-token", headers={"Accept": "text/plain"})
     assert wrong.status_code == 403 and "not its owner token" in wrong.text
+
+
+def test_a_run_revised_already_says_what_the_rescore_refusal_says(
+    site: Server, line: dict[str, Any]
+) -> None:
+    """A run scored while the gold was withheld, re-scored after the reveal and the revision
+    published, still offered a re-scoring (its public page, its owner's re-score page with the
+    form) that the API then refused with 409 (explore38 9): both say what the 409 says."""
+    team = line["team"]
+    rescored = site.post(f"api/experiments/{team['id']}/rescore", headers=_bearer(team), json={})
+    assert rescored.status_code == 202, rescored.text
+    revision = rescored.json()
+    site.wait_finished(revision["id"], revision["token"])
+    _publish(site, revision)
+    refused = site.post(f"api/experiments/{team['id']}/rescore", headers=_bearer(team), json={})
+    assert refused.status_code == 409, refused.text
+    assert revision["id"] in refused.json()["error"]
+    public = html.unescape(site.get(f"experiment/{team['id']}").text)
+    assert "It is not re-scored" in public or "it is not re-scored" in public
+    assert "gives a revision that has one" not in public
+    assert 'id="rescore-revealed-link"' not in public
+    assert f"re-score that one instead ({revision['id']})" in public
+    cookie = {f"gqa_owner_{team['id']}": team["token"]}
+    owners = requests.get(f"{site.url}experiment/{team['id']}/rescore", cookies=cookie, timeout=30)
+    assert owners.status_code == 200
+    assert 'id="rescore-refused"' in owners.text and 'id="rescore-form"' not in owners.text
+    assert f"re-score that one instead ({revision['id']})" in html.unescape(owners.text)
