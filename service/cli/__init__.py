@@ -11,6 +11,7 @@ import gc
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from service.errors import FormatError, ServiceError
 
@@ -186,9 +187,38 @@ class _Version(argparse.Action):
         parser.exit(message=f"gerbil-qa {source().version}\n")
 
 
+class _HelpWithDefaults(argparse.HelpFormatter):
+    """Each option's help ends with its default, where it has one worth saying (not None, a
+    flag's False or an empty list) and the help does not say it already: the defaults were in
+    the code alone (explore39 F6)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        default = action.default
+        if (
+            text
+            and action.option_strings
+            and "%(default)" not in text
+            and "default" not in text
+            and default not in (None, False, argparse.SUPPRESS)
+            and default not in ([], "")
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every command's parser: subcommands are made of the same class (argparse's
+    ``add_parser`` makes its parser's class), so each says its defaults."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpWithDefaults)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser; given ``argv``, only the modules its command needs are imported."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gerbil-qa", description="Benchmark question answering systems (GERBIL QA)."
     )
     parser.add_argument(

@@ -104,7 +104,7 @@ def add_run_arguments(
     )
     parser.add_argument(
         "--kb",
-        metavar="FILE",
+        metavar="FILE|URL",
         action="append",
         help="RDF file (any syntax by extension; repeatable) or one SPARQL endpoint URL: for "
         "owl:sameAs and label lookups (profiles that use a KB: see gerbil-qa profiles) and to run "

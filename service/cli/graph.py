@@ -113,7 +113,9 @@ def register(sub: Any) -> None:
         "refresh), or, for an uploaded dataset, its newer version: the name of a published "
         "uploaded dataset that says --dataset-previous of it (or of a version between)",
     )
-    rescore.add_argument("--output", choices=("table", "json"), default="table")
+    rescore.add_argument(
+        "--output", choices=("table", "json"), default="table", help="output format"
+    )
     rescore.set_defaults(handler=_rescore)
     while_served(
         rescore,

@@ -103,8 +103,8 @@ def register(sub: Any) -> None:
         "Text2SPARQL service",
     )
     serve.add_argument("name", choices=("gold-sparql", "baseline"))
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     _add_kb_options(serve, required=True)
     serve.add_argument(
         "--dataset", help="the dataset whose gold SPARQL gold-sparql runs (a file or built-in name)"
