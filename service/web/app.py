@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response as BaseResponse
 
 from service import release
 from service.errors import FormatError, ServiceError, retry_after
@@ -368,7 +369,11 @@ def error_response(status: int, message: str, *, problems: list[dict[str, Any]] 
     return response
 
 
-def _service_error(err: ServiceError) -> Response:
+def _service_error(err: ServiceError) -> BaseResponse:
+    if err.status == 404:
+        moved = _without_trailing_slash()
+        if moved is not None:
+            return moved
     if err.status >= 500:
         log.error("%s %s: %s", request.method, request.path, err.message)
     api = request.path.startswith("/api/")  # the pages show the sentence alone
@@ -380,12 +385,42 @@ def _service_error(err: ServiceError) -> Response:
     return response
 
 
-def _http_error(err: HTTPException) -> Response:
+def _http_error(err: HTTPException) -> BaseResponse:
+    if err.code == 404:
+        moved = _without_trailing_slash()
+        if moved is not None:
+            return moved
     message = _too_large() if err.code == 413 else None  # Werkzeug's words name no limit
     response = error_response(err.code or 500, message or err.description or err.name)
     if err.code == 405 and hasattr(err, "valid_methods") and err.valid_methods:
         response.headers["Allow"] = ", ".join(err.valid_methods)
     return response
+
+
+def _without_trailing_slash() -> BaseResponse | None:
+    """A GET or HEAD of a URI with a trailing slash that is not one (``experiment/ID/``,
+    ``leaderboard/ID/``, ``dataset/NAME/version/V/``, pasted from a PDF or typed so): a 301 to
+    the URI without it, under the store's base, its query kept, when a route serves that one;
+    None otherwise (the 404 stands)."""
+    from werkzeug.routing.exceptions import RoutingException
+    from werkzeug.utils import redirect
+
+    path = request.path
+    if request.method not in ("GET", "HEAD") or len(path) < 2 or not path.endswith("/"):
+        return None
+    bare = path.rstrip("/")
+    if not bare:
+        return None
+    adapter = current_app.url_map.bind("localhost")
+    try:
+        adapter.match(bare, method="GET")
+    except (HTTPException, RoutingException):
+        return None
+    from service.web.state import services
+
+    target = services().storage.uris.base + bare.lstrip("/")
+    query = request.query_string.decode("latin-1")
+    return redirect(f"{target}?{query}" if query else target, code=301)
 
 
 def _too_large() -> str | None:

@@ -170,6 +170,33 @@ def test_gerbil_experiment_form_redirects(server) -> None:
     assert server.get("experiment", params={"id": "nope"}).status_code == 404
 
 
+def test_trailing_slash_redirects_to_the_citable_uri(server, exp: str) -> None:
+    """explore38 6: ``experiment/ID/`` (a URI pasted from a PDF, typed with a slash) was a 404;
+    a GET or HEAD of such a URI is a 301 to the one without it, its query kept."""
+    dataset = server.get(f"{exp}.csv").text.splitlines()[1].split(",")[2]
+    dataset_path = dataset.replace(server.url, "")
+    for path in (
+        exp,
+        f"{exp}/task/1",
+        dataset_path,
+        f"{dataset_path}/version/v1",  # no such version: the 404 is the slash-less URI's
+        "leaderboard/0123456789abcdef",
+        "system/demo-strong",
+    ):
+        response = server.get(path + "/")
+        assert response.status_code == 301, path
+        assert response.headers["Location"] == server.url + path
+    moved = server.get(exp + "/", params={"format": "ttl"})
+    assert moved.headers["Location"] == f"{server.url}{exp}?format=ttl"
+    head = server.request("HEAD", exp + "/")
+    assert head.status_code == 301
+    assert head.headers["Location"] == server.url + exp
+    assert server.get(exp + "/", allow_redirects=True).status_code == 200
+    # only GET and HEAD; a slash-ended URI whose slash-less form is no route stays a 404
+    assert server.post(exp + "/").status_code in (404, 405)
+    assert server.get("nothing-here/").status_code == 404
+
+
 def _graph(response) -> rdflib.Graph:
     fmt = RDFLIB_FORMAT[kind(response)]
     if fmt in ("nquads", "trig"):
