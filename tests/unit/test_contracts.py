@@ -406,3 +406,24 @@ def test_each_record_carries_what_the_aggregates_need() -> None:
     assert qa.measures["errorCount"] == 1 and qa.measures["meanRuntime"] == 12.0
     assert isinstance(qa.questions[0], QuestionScore) and "cws" in qa.measures
     assert MEASURES["cws"].when is When.CONFIDENCE
+
+
+def test_every_operation_has_a_unique_generated_operation_id() -> None:
+    """explore38 7: no operation had an ``operationId`` (code generators name their methods by
+    it); each has one now, made from its method and path where the document is built, so it is
+    unique and does not change while the path stays."""
+    from service.web.openapi import HTTP_METHODS, openapi_document, operation_id
+
+    ids = [
+        (operation.get("operationId"), method, path)
+        for path, item in openapi_document("http://localhost/")["paths"].items()
+        for method, operation in item.items()
+        if method in HTTP_METHODS
+    ]
+    assert len(ids) >= 20
+    for given, method, path in ids:
+        assert given == operation_id(method, path), (method, path)
+        assert re.fullmatch(r"[a-z]+[A-Za-z0-9]*", given), given
+    assert len({given for given, _, _ in ids}) == len(ids)
+    assert operation_id("get", "/api/experiments/{id}") == "getExperimentsById"
+    assert operation_id("post", "/api/datasets/{name}/reveal") == "postDatasetsByNameReveal"
