@@ -262,10 +262,13 @@ def format_alternates(
     ``resources.alternates`` gives a resource's: for ``<link rel="alternate">`` and ``Link``."""
     from urllib.parse import urlencode
 
+    # under the store's base, as every other page's: the host asked gave each replica (each
+    # name of the service) its own page and ETag of /leaderboards and /experiments (explore37 4)
+    here = base_url(request.endpoint or "ui.home", **(request.view_args or {}))
     return [
         {
             "media_type": r.media_type,
-            "href": f"{request.base_url}?{urlencode({**args, 'format': r.key})}",
+            "href": f"{here}?{urlencode({**args, 'format': r.key})}",
             "label": r.label,
         }
         for r in offered

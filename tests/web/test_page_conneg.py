@@ -102,3 +102,26 @@ def test_a_listing_links_its_other_formats(server, path: str, formats: tuple, na
     table = server.get(path, headers={"Accept": "text/csv"})
     assert table.headers["Content-Disposition"] == f'inline; filename="{name}.csv"'
     assert "Link" in table.headers
+
+
+@pytest.mark.parametrize("path", ["leaderboards", "experiments?page=1&size=5", "systems"])
+def test_a_listing_names_its_formats_under_the_base_whatever_host_was_asked(
+    server, path: str
+) -> None:
+    """explore37 4: /leaderboards and /experiments named the request's host in their
+    ``<link rel="alternate">`` and ``Link`` (other pages use the store's base), so two replicas
+    (two names of one service) gave them different bytes and ETags."""
+    from urllib.parse import urlsplit
+
+    port = urlsplit(server.url).port
+    pages = [
+        server.get(path, headers={"Accept": BROWSER, "Host": host})
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}")
+    ]
+    for page in pages:
+        assert page.status_code == 200
+        assert f"localhost:{port}" not in page.text
+        assert f"localhost:{port}" not in page.headers["Link"]
+        assert f'href="{server.url}{path.split("?")[0]}?' in page.text
+    assert pages[0].text == pages[1].text
+    assert pages[0].headers["ETag"] == pages[1].headers["ETag"]
