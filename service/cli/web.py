@@ -216,7 +216,9 @@ def _serve(args: argparse.Namespace) -> int:
         store = without_credentials(str(config.store), {})  # a remote URL's password: never
         print(f"GERBIL QA serving {store} on http://{config.host}:{config.port}/ ", flush=True)
         print(f"  URIs under {config.base}; SPARQL endpoint {config.base}sparql", flush=True)
-        elsewhere = base_elsewhere(config.base, config.port)
+        elsewhere = base_elsewhere(
+            config.base, config.port, store=store if config.store is not None else "DIR"
+        )
         if elsewhere:
             print(f"  note: {elsewhere}", flush=True)
         server.run()
@@ -232,11 +234,13 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def base_elsewhere(base: str, port: int) -> str | None:
+def base_elsewhere(base: str, port: int, *, store: str = "DIR") -> str | None:
     """What ``serve`` says when the store's base is a loopback address on another port than
     the one it serves: every link its pages give (an owner link, "Watch it run", a download)
     leads there, where nothing answers (explore32 2). A store keeps the base it was made with
-    (its URIs are in its graphs), so it is said, with the two ways out, not changed."""
+    (its URIs are in its graphs), so it is said, with the two ways out, not changed. ``store``
+    is named as it was given (a remote store's URL, its password left out), and the base it
+    suggests keeps the base's host (127.0.0.1 stays 127.0.0.1; explore37 5)."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(base)
@@ -246,12 +250,20 @@ def base_elsewhere(base: str, port: int) -> str | None:
     said = parts.port or (443 if parts.scheme == "https" else 80)
     if said == port:
         return None
+    named = f"[{host}]" if ":" in host else host
+    remote = store.startswith(("http://", "https://"))
+    replicas = (
+        " (replicas of a remote store serve one base behind a proxy: there this note is expected)"
+        if remote
+        else ""
+    )
     return (
         f"this store's URIs are under {base} (the base it was made with: `evaluate --store` "
         f"without --base makes http://localhost:8080/), not port {port}: the links its pages "
         f'give (owner links, "Watch it run", downloads) lead to port {said}. Serve it with '
-        f"--port {said}, or move it: gerbil-qa export --store DIR --files --output FILE, then "
-        f"gerbil-qa import --store NEW --base http://localhost:{port}/ --rebase FILE"
+        f"--port {said}, or move it: gerbil-qa export --store {store} --files --output FILE, "
+        f"then gerbil-qa import --store NEW --base http://{named}:{port}/ "
+        f"--rebase FILE{replicas}"
     )
 
 

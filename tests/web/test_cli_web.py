@@ -429,3 +429,25 @@ def test_a_store_made_without_base_says_so_and_serve_on_another_port_too(tmp_pat
     # served where its base says, or under a public base (a proxy in front): nothing said
     assert base_elsewhere("http://localhost:8080/", 8080) is None
     assert base_elsewhere("https://qa.example.org/", port) is None
+
+
+def test_the_base_note_names_the_store_as_given_and_the_base_host_as_it_is() -> None:
+    """explore37 5: on a remote store serve's note said ``export --store DIR`` and suggested
+    ``--base http://localhost:PORT/`` for a store whose base is on 127.0.0.1. The store is named
+    as given (the URL, no password), the base keeps its host, and a remote store's replicas
+    (one base behind a proxy) are said to be the usual case."""
+    from service.cli.web import base_elsewhere
+
+    remote = base_elsewhere("http://127.0.0.1:18762/", 18763, store="http://127.0.0.1:18760/")
+    assert remote is not None
+    assert "export --store http://127.0.0.1:18760/ --files" in remote
+    assert "--base http://127.0.0.1:18763/ --rebase FILE" in remote
+    assert "localhost:18763" not in remote and "DIR" not in remote
+    assert "replicas of a remote store serve one base behind a proxy" in remote
+    local = base_elsewhere("http://localhost:8080/", 18764, store="/srv/qa/store")
+    assert local is not None
+    assert "export --store /srv/qa/store --files" in local
+    assert "--base http://localhost:18764/ --rebase FILE" in local
+    assert "replicas" not in local
+    v6 = base_elsewhere("http://[::1]:8080/", 18765, store="/srv/qa/store")
+    assert v6 is not None and "--base http://[::1]:18765/ --rebase" in v6
