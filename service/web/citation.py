@@ -76,11 +76,17 @@ def citation_for(
     withdrawn: tuple[str, str] | None = None,
     subject: str | None = None,
     scoring: str | None = None,
+    revises: Sequence[tuple[str, str]] = (),
+    revised_by: Sequence[tuple[str, str]] = (),
 ) -> Citation:
     """``withdrawn``: when and why its owner withdrew it. The one change an entry takes after
     the submission: whoever copies it later must not cite withdrawn numbers unawares.
     ``subject``: what was evaluated (:func:`experiment_subject`), appended to the title;
-    ``scoring``: on and with what (:func:`scoring_note`), in the note."""
+    ``scoring``: on and with what (:func:`scoring_note`), in the note. ``revises``: the
+    published experiments (id, URI) this one re-scores, ``revised_by``: the published ones that
+    re-score it, named in the note and the text as the pages name them: a paper citing a
+    superseded run said nothing of its revision, nor a revision of the run it replaces
+    (explore38 2)."""
     year, month, day = experiment_id[:4], int(experiment_id[4:6]), int(experiment_id[6:8])
     host = urlsplit(base).netloc or base
     title = f"GERBIL QA experiment {experiment_id}"
@@ -92,6 +98,9 @@ def citation_for(
     if withdrawn is not None:
         when, why = withdrawn
         note += f"; withdrawn on {when[:10]}: {_latex(why)}"
+    links = _revision_links(revises, revised_by)
+    for link in links:
+        note += f"; {link}"
     entries = [
         f"@misc{{gerbilqa-{experiment_id},\n"
         f"  title = {{{{{_latex(title)}}}}},\n"
@@ -125,10 +134,26 @@ def citation_for(
         text += f". {' '.join(scoring.split())}"
     if withdrawn is not None:
         text += f". Withdrawn on {withdrawn[0][:10]}: {' '.join(withdrawn[1].split())}"
+    for link in links:
+        text += f". {link[:1].upper()}{link[1:]}"
     if papers:  # each by its DOI, else its URL (a paper known by its URL was left out)
         shown = [f"doi:{d}" if (d := doi_of(p)) else p for p in sorted(papers)]
         text += ". Cited by " + ", ".join(shown)
     return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))
+
+
+def _revision_links(
+    revises: Sequence[tuple[str, str]], revised_by: Sequence[tuple[str, str]]
+) -> list[str]:
+    """The note's words for an experiment's revision links (ids and URIs: no LaTeX in them)."""
+    links = []
+    if revises:
+        named = ", ".join(f"experiment {eid} ({uri})" for eid, uri in revises)
+        links.append(f"a revision (re-scoring) of {named}, whose numbers it replaces")
+    if revised_by:
+        named = ", ".join(f"experiment {eid} ({uri})" for eid, uri in revised_by)
+        links.append(f"revised (re-scored) by {named}, whose numbers replace these")
+    return links
 
 
 def scoring_note(

@@ -510,6 +510,7 @@ def experiment(name: str) -> BaseResponse:
 
     def citation() -> Citation:
         shown = page()
+        published_revisions = graph.experiments.revisions(experiment_id)
         withdrawn = None
         if shown.withdrawn_at is not None:
             withdrawn = (shown.withdrawn_at, shown.withdrawal_reason or "")
@@ -521,6 +522,9 @@ def experiment(name: str) -> BaseResponse:
             withdrawn=withdrawn,
             subject=_citation_subject(graph, status or require_experiment(experiment_id), shown),
             scoring=_citation_scoring(shown),
+            # the published links only: a citation names what its reader can follow
+            revises=[(e, graph.uris.experiment(e)) for e in published_revisions[0]],
+            revised_by=[(e, graph.uris.experiment(e)) for e in published_revisions[1]],
         )
 
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)

@@ -124,3 +124,30 @@ def test_the_organiser_re_scoring_its_upload_is_not_told_its_description_was_los
     notes = " ".join(state.get("notes") or [])
     assert "was not recorded" not in notes and "publish a new version" not in notes, notes
     assert state["evaluations"][0]["questions"]  # revealed: each question's result
+
+
+def test_a_revision_and_the_run_it_replaces_cite_each_other(
+    site: Server, revealed: dict[str, Any]
+) -> None:
+    """explore38 2: the BibTeX and the plain-text citation of a published re-scoring and of the
+    run it re-scores said nothing of each other (only the RDF had ``prov:wasRevisionOf``): a
+    paper citing the old run gave no hint its numbers were superseded."""
+    from tests.web.test_hidden_gold import _publish
+
+    team = revealed["team"]
+    old_uri = f"{site.url}experiment/{team['id']}"
+    before = " ".join(site.get(f"experiment/{team['id']}.bib").text.split())
+    assert "revised" not in before
+    auth = {"Authorization": f"Bearer {team['token']}"}
+    made = site.post(f"api/experiments/{team['id']}/rescore", headers=auth)
+    assert made.status_code == 202, made.text
+    new = made.json()
+    site.wait_finished(new["id"], new["token"])
+    _publish(site, new)
+    new_uri = f"{site.url}experiment/{new['id']}"
+    old_bib = " ".join(site.get(f"experiment/{team['id']}.bib").text.split())
+    new_bib = " ".join(site.get(f"experiment/{new['id']}.bib").text.split())
+    assert f"revised (re-scored) by experiment {new['id']} ({new_uri})" in old_bib, old_bib
+    assert f"a revision (re-scoring) of experiment {team['id']} ({old_uri})" in new_bib, new_bib
+    page = site.get(f"experiment/{team['id']}").text
+    assert f"Revised (re-scored) by experiment {new['id']} ({new_uri})" in page
