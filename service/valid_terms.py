@@ -33,7 +33,10 @@ The rule for everything else (:func:`valid_term`), in order:
    that is still not valid, and a blank node, become a plain literal of the value.
 3. A language tag with ``_`` for ``-`` (``pt_BR``) is spelled with ``-``; a tag that is still
    not well-formed is dropped (the literal becomes an ``xsd:string``).
-4. ``rdf:langString`` (or ``rdf:dirLangString``) without a language becomes ``xsd:string``;
+4. A datatype written as a prefixed name of a prefix every RDF syntax binds alike (``xsd:``,
+   ``xs:``, ``rdf:``: ``"xsd:boolean"``, as SPARQL JSON results are sometimes written) is
+   expanded to its IRI: read as an IRI (scheme ``xsd``) it names no datatype anyone means;
+   ``rdf:langString`` (or ``rdf:dirLangString``) without a language becomes ``xsd:string``;
    a datatype that is not a valid IRI is dropped (``xsd:string``).
 5. An ill-formed lexical form is repaired when the repair is unambiguous: surrounding
    whitespace removed (XSD's whitespace "collapse"), ``True``/``FALSE`` lower-cased for
@@ -362,6 +365,25 @@ def _iri_term(term: Term) -> Mapped:
     )
 
 
+# the prefixes a datatype is written with as a prefixed name (rule 4), and their namespaces
+DATATYPE_PREFIXES = {"xsd": XSD, "xs": XSD, "rdf": RDF}
+_PREFIXED_NAME = re.compile(r"([A-Za-z]+):([A-Za-z][A-Za-z0-9_.-]*)")
+
+
+def expanded_datatype(datatype: str) -> str | None:
+    """The IRI a datatype written as a prefixed name of :data:`DATATYPE_PREFIXES` names
+    (``xsd:boolean`` -> ``http://www.w3.org/2001/XMLSchema#boolean``); None for anything else.
+
+    >>> expanded_datatype("xsd:integer")
+    'http://www.w3.org/2001/XMLSchema#integer'
+    >>> expanded_datatype("geo:wktLiteral") is None
+    True
+    """
+    match = _PREFIXED_NAME.fullmatch(datatype)
+    namespace = DATATYPE_PREFIXES.get(match.group(1).lower()) if match else None
+    return namespace + match.group(2) if match and namespace else None
+
+
 def _literal_term(term: Term) -> Mapped:
     value, datatype, lang = term.value, term.datatype, term.lang
     problems: list[str] = []
@@ -370,6 +392,11 @@ def _literal_term(term: Term) -> Mapped:
         problems.append(unwritable_problem(value))
         value = _replace_unwritable(value)
         rules.append("with U+FFFD in its place")
+    expanded = expanded_datatype(datatype) if datatype is not None else None
+    if expanded is not None:
+        problems.append(f"datatype {datatype!r} is a prefixed name, not an IRI")
+        rules.append(f"with the datatype <{expanded}>")
+        datatype = expanded
     if lang is not None:
         tag = language_tag(lang)
         if tag is None:

@@ -100,6 +100,29 @@ def test_terms_kept_exactly_as_written() -> None:
     assert {p.severity for p in ds.problems} == {"warning"}
 
 
+def test_a_datatype_written_as_a_prefixed_name_is_expanded_with_a_warning() -> None:
+    """explore38 3: ``"datatype": "xsd:boolean"`` was stored as the IRI ``<xsd:boolean>``
+    (scheme ``xsd``), with no warning; it is a warning naming the question, the datatype
+    stored expanded, the term kept as written (no score changes)."""
+    from service.valid_terms import valid_term
+
+    given = {"type": "literal", "value": "true", "datatype": "xsd:boolean"}
+    other = {"type": "literal", "value": "POINT(1 2)", "datatype": "geo:wktLiteral"}
+    ds = read(doc(q("12", answers=[results({"x": given}, {"x": other}, vars=("x",))])))
+    term, kept = (r["x"] for r in ds.questions[0].answers.rows)
+    assert term == Term("true", TermKind.LITERAL, "xsd:boolean")
+    assert valid_term(term).term == Term(
+        "true", TermKind.LITERAL, "http://www.w3.org/2001/XMLSchema#boolean"
+    )
+    assert valid_term(kept).term == kept  # another scheme's name: an IRI, as written
+    (problem,) = ds.problems
+    assert problem.severity == "warning" and problem.question_id == "12"
+    assert problem.message == (
+        "datatype 'xsd:boolean' is a prefixed name, not an IRI (kept as written; stored with "
+        "the datatype <http://www.w3.org/2001/XMLSchema#boolean>)"
+    )
+
+
 def test_results_without_bindings_or_boolean_is_empty() -> None:
     ds = read(doc(q(answers=[{"head": {"vars": ["x"]}, "results": {}}])))
     assert ds.questions[0].answers == AnswerSet(vars=("x",))
