@@ -55,9 +55,35 @@ def dataset_record(
     run what was not recorded, if anything)."""
     recorded = _dataset_record(source, dataset, files, catalogue, gold=gold, revising=revising)
     if isinstance(source, FileDataset) and source.version_of and source.version_of.version:
-        uri = catalogue.uris.dataset_version(source.version_of.name, source.version_of.version)
+        name, version = source.version_of.name, source.version_of.version
+        uri = catalogue.uris.dataset_version(name, version)
         recorded = replace(recorded, ref=replace(recorded.ref, version_of=uri))
+        sha = recorded.ref.sha256
+        if sha is not None and catalogue.upload_for_sha256(sha) is None:
+            recorded = replace(
+                recorded, ref=_as_its_version(recorded.ref, catalogue, name, version)
+            )
     return recorded
+
+
+def _as_its_version(
+    ref: DatasetRef, catalogue: CatalogueRepository, name: str, version: str
+) -> DatasetRef:
+    """The dataset of a run on a registered version's kept file, first recorded: titled as
+    the version is (the catalogue's title and the version) and credited and licensed as it is
+    (its name stays the one made of the dataset's name and the version). It was a third name
+    for the same file, credited to this service, with no licence (explore38 1); a published
+    one keeps what its first run said, as every published upload does."""
+    from service import catalog
+    from service.dataset_about import ABOUT
+
+    entry = next((e for e in catalog.entries() if e.name == name), None)
+    title = f"{entry.title}, version {version}" if entry is not None else ref.title
+    given = dict(ref.about)
+    more = {k: v for k, v in catalogue.version_about(name, version).items() if k not in given}
+    order = list(ABOUT)
+    about = tuple(sorted({**given, **more}.items(), key=lambda pair: order.index(pair[0])))
+    return replace(ref, title=title, about=about)
 
 
 def _dataset_record(

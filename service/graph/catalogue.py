@@ -585,13 +585,18 @@ class CatalogueRepository:
             issued = n.date_time(ended)
             typ = node(RDF + "type")
             count = len(dataset.by_id())
+            title, credits, licences = self._derived_credits(uris.dataset(name))
             pairs: list[tuple[object, NamedNode, object]] = [
                 (v, typ, _q("DatasetVersion")),
                 (v, typ, node(DCAT + "Dataset")),
                 (v, typ, node(DATAID + "Dataset")),
                 *prov.entity(v, generated_by=activity, derived_from=[node(before)]),
                 (v, node(DCT + "identifier"), n.literal(f"{name}/version/{label}")),
-                (v, node(DCT + "title"), n.literal(f"{name}, version {label}")),
+                (v, node(DCT + "title"), _version_title(title, name, label)),
+                # who made it and under which licence: its dataset's, whose questions it keeps
+                # (its BibTeX named them, its RDF nothing: explore38 1)
+                *((v, p, o) for p, o in credits),
+                *((v, node(DCT + "license"), lic) for lic in licences),
                 (v, node(DCT + "description"), _version_description(name, label, count, kb)),
                 # the version's file, kept beside the store: experiments run it by name
                 *(
@@ -636,11 +641,71 @@ class CatalogueRepository:
                     uri, uris.version_download(name, label), file_sha256, file_size,
                     file_media_type, text,
                 )  # fmt: skip
+                distribution = node(uri + "#distribution")
+                pairs += [(distribution, node(DCT + "license"), lic) for lic in licences]
             quads = [Quad(s, p, o, g) for s, p, o in pairs]  # type: ignore[arg-type]
             quads += question_quads(uri, dataset, g)
             quads += finding_quads(uri, found, ended, g)
             add_public(self.store, quads)
         return DatasetVersion(name, label, uri, graph_iri, before, issued.value, count)
+
+    def _derived_credits(
+        self, dataset: str
+    ) -> tuple[Literal | None, list[tuple[NamedNode, Any]], list[Any]]:
+        """What a registered version of ``dataset`` restates of it: its title, its creators
+        and publishers (``(predicate, agent)``) and its licences, as the public store
+        describes it (the catalogue's graph); nothing for a name the catalogue has not."""
+        rows = self.store.public.query(
+            f"SELECT ?p ?o WHERE {{ <{dataset}> ?p ?o . "
+            f"VALUES ?p {{ <{DCT}title> <{DCT}creator> <{DCT}publisher> <{DCT}license> }} }}"
+        )
+        title: Literal | None = None
+        credits: list[tuple[NamedNode, Any]] = []
+        licences: list[Any] = []
+        for row in rows:
+            predicate, value = row["p"].value, row["o"]
+            if predicate == DCT + "title":
+                if isinstance(value, Literal) and (title is None or value.language == "en"):
+                    title = value
+            elif predicate == DCT + "license":
+                licences.append(value)
+            else:
+                credits.append((node(predicate), value))
+        key = lambda pair: (pair[0].value, str(pair[1]))  # noqa: E731 (one order, always)
+        return title, sorted(credits, key=key), sorted(licences, key=str)
+
+    def version_about(self, name: str, version: str) -> dict[str, tuple[str, ...]]:
+        """What a registered version says of itself that a run on its kept file restates of
+        the dataset it records (``about`` keys): its licences, its creators' (else its
+        publishers') names and ADMS type; the run's dataset was a third name for the same
+        file, credited to this service, with no licence (explore38 1). Its version label is
+        in the title the run gives it (as the version's own title has it)."""
+        v = self.uris.dataset_version(name, version)
+        rows = self.store.public.query(
+            f"""SELECT ?p ?o ?name ?type WHERE {{
+              <{v}> ?p ?o . VALUES ?p {{ <{DCT}license> <{DCT}creator> <{DCT}publisher> }}
+              OPTIONAL {{ ?o <http://xmlns.com/foaf/0.1/name> ?name }}
+              OPTIONAL {{ ?o <{DCT}type> ?type }} }}"""
+        )
+        licences: set[str] = set()
+        agents: dict[str, dict[str, tuple[str, str]]] = {"creator": {}, "publisher": {}}
+        for row in rows:
+            predicate, value = row["p"].value, row["o"].value
+            if predicate == DCT + "license":
+                licences.add(value)
+            elif row["name"] is not None:
+                typ = row["type"].value if row["type"] is not None else ""
+                agents[predicate[len(DCT) :]][value] = (row["name"].value, typ)
+        about: dict[str, tuple[str, ...]] = {}
+        if licences:
+            about["license"] = tuple(sorted(licences))
+        credited = agents["creator"] or agents["publisher"]
+        if credited:
+            about["creators"] = tuple(sorted(name for name, _ in credited.values()))
+            types = {t[len(dcat.PUBLISHER_TYPES) :] for _, t in credited.values() if t}
+            if len(types) == 1 and (code := types.pop()) in dcat.ADMS_PUBLISHER_TYPES:
+                about["creatorType"] = (code,)
+        return about
 
     def version_kb(self, name: str, version: str) -> str | None:
         """The KB a registered version's gold was refreshed on, as the refresh named it
@@ -677,3 +742,11 @@ class CatalogueRepository:
             for r in rows
         ]
         return sorted(found, key=lambda d: (d.issued, d.version))
+
+
+def _version_title(title: Literal | None, name: str, label: str) -> Literal:
+    """A registered version's ``dct:title``: its dataset's (the title its BibTeX cites), with
+    the version; a name the catalogue has not: the name."""
+    if title is None:
+        return n.literal(f"{name}, version {label}")
+    return Literal(f"{title.value}, version {label}", language=title.language)

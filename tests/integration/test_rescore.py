@@ -221,3 +221,65 @@ def test_an_in_tsv_kept_with_tabs_before_they_were_refused_still_rescores(
     assert "Ile?" in said and "1\tStolica?" in said  # the texts it was run with
     told = [s for s in said if "in.tsv line holds a tab" in s]
     assert told and "each whole line is its question's text, as when it was kept" in told[0]
+
+
+def test_a_registered_version_and_the_run_on_it_are_cited_alike(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, data_dir: Path, monkeypatch
+) -> None:
+    """explore38 1: a registered version's BibTeX named the catalogue's title and AKSW, its RDF
+    another title and no creator, publisher or licence; the run re-scored on it sat on a third
+    name credited to "GERBIL QA" with no licence and no version. Now the version's RDF says the
+    catalogue dataset's title, publisher and licence (its distribution too), and the run's
+    dataset the same title (with the version), creator and licence."""
+    import pyoxigraph as ox
+
+    from service.graph.store import open_storage
+
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    store = tmp_path / "store"
+    uri, version, franz = register_ck25_version(str(store), data_dir, tmp_path / "v2.json", capsys)
+    run = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(franz)]
+    run += ["--profile", "text2sparql", "--types", "QA", "--output", "json", "--store", str(store)]
+    assert main(run) == 0
+    old = json.loads(capsys.readouterr().out)["experiment"]["id"]
+    argv = ["rescore", old, "--store", str(store), "--dataset-version", version]
+    assert main([*argv, "--output", "json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    new = str(done["experiment"]).rsplit("/", 1)[-1]
+
+    dct, foaf = "http://purl.org/dc/terms/", "http://xmlns.com/foaf/0.1/"
+    title = "TEXT2SPARQL'25 CK25 (corporate knowledge graph)"
+    licence = "https://creativecommons.org/licenses/by-sa/4.0/"
+    with open_storage(store) as storage:
+
+        def values(side: ox.Store, subject: str, predicate: str) -> set[str]:
+            return {
+                q.object.value
+                for q in side.quads_for_pattern(
+                    ox.NamedNode(subject), ox.NamedNode(predicate), None
+                )
+            }
+
+        public = storage.public
+        assert values(public, uri, dct + "title") == {f"{title}, version {version}"}
+        assert values(public, uri, dct + "publisher") == {"https://github.com/AKSW"}
+        assert values(public, uri, dct + "license") == {licence}
+        assert values(public, uri + "#distribution", dct + "license") == {licence}
+        # the run's dataset (private until published): the same title, creator and licence
+        private = storage.private
+        graph = storage.uris.experiment_graph(new)
+        [dataset] = {
+            q.subject.value
+            for q in private.quads_for_pattern(
+                None,
+                ox.NamedNode("http://www.w3.org/ns/prov#wasDerivedFrom"),
+                ox.NamedNode(uri),
+                ox.NamedNode(graph),
+            )
+        }
+        assert values(private, dataset, dct + "title") == {f"{title}, version {version}"}
+        assert values(private, dataset, dct + "license") == {licence}
+        creators = values(private, dataset, dct + "creator")
+        assert {n for c in creators for n in values(private, c, foaf + "name")} == {
+            "AKSW research group, Leipzig University"
+        }

@@ -213,3 +213,40 @@ def test_a_refreshed_version_passes_as_the_catalogue_does(
             rdflib.RDF.type,
             rdflib.URIRef(DCT + "LinguisticSystem"),
         ) in data
+
+
+@pytest.mark.parametrize("media_type", ["text/turtle", "application/ld+json"])
+def test_a_refreshed_catalogue_version_says_its_datasets_publisher_and_licence(
+    server, data_dir, media_type: str
+) -> None:
+    """explore38 1: a registered version of a catalogue dataset named no publisher and no
+    licence (its BibTeX named AKSW); it restates its dataset's, its file's distribution the
+    licence, and passes the shapes as before."""
+    from service import catalog, formats
+    from service.web.state import EXTENSION
+
+    name = "text2sparql-2025-ck25"
+    entry = catalog.get_entry(name)
+    questions = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    version = "refreshed-" + media_type.split("/")[1].replace("+", "-")
+    uri = f"{server.url}dataset/{name}/version/{version}"
+    server.storage.catalogue.register_version(
+        name,
+        formats.read(questions),
+        kb="https://example.org/sparql",
+        version=version,
+        file_sha256="ab" * 32,
+        file_size=10,
+    )
+    server.app.extensions[EXTENSION].changed()
+    assert results(server, uri, media_type, "html_shacl_shapes.ttl") == Counter()
+    assert set(results(server, uri, media_type, *OTHERS)) <= REMAINING
+    data = rdflib.Graph().parse(data=server.get(f"dataset/{name}/version/{version}.ttl").content)
+    v = rdflib.URIRef(uri)
+    assert str(data.value(v, rdflib.URIRef(DCT + "title"))) == f"{entry.title}, version {version}"
+    assert {str(o) for o in data.objects(v, rdflib.URIRef(DCT + "license"))} == {entry.licence}
+    publisher = data.value(v, rdflib.URIRef(DCT + "publisher"))
+    assert str(publisher) == "https://github.com/AKSW"
+    assert data.value(publisher, rdflib.URIRef("http://xmlns.com/foaf/0.1/name"))
+    dist = rdflib.URIRef(uri + "#distribution")
+    assert {str(o) for o in data.objects(dist, rdflib.URIRef(DCT + "license"))} == {entry.licence}
