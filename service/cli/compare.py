@@ -58,7 +58,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="samples of the paired test (default: 10,000 shuffles for ar, 1,000 for bootstrap)",
     )
     compare.add_argument("--output", choices=OUTPUTS, default="table", help="output format")
-    compare.set_defaults(handler=handle_compare, store=None, base=None)
+    compare.add_argument(
+        "--store",
+        metavar="DIR|URL",
+        help="a store (a directory or a remote store's http(s) URL) to read, never written: "
+        "the file of a --dataset-version it registered, a dataset it published (--dataset "
+        "by its name)",
+    )
+    compare.set_defaults(handler=handle_compare, base=None)
 
 
 def _own_measures() -> str:
@@ -78,10 +85,15 @@ def handle_compare(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     if len(spec.systems) < 2:
         raise BadRequest("compare needs at least two --answers files")
+    kept: dict[str, bytes] = {}
+    if args.store:  # read as evaluate reads it, nothing recorded (explore39 F2)
+        spec, kept = _from_store(spec, args)
     # none named: the profile's own, as the API's; a PolEval comparison tested macro F1s
     # (approximate randomisation) where the task's metric is accuracy (McNemar)
     measure = args.measure or get_profile(spec.profile).ranked_by
-    outcome = run_experiment(spec)
+    from service.experiments.inputs import Files
+
+    outcome = run_experiment(spec, files=Files(kept))
     given = {"seed": args.seed, "resamples": args.resamples, "samples": args.samples}
     result = compare(
         list(outcome.evaluations),
@@ -93,6 +105,32 @@ def handle_compare(args: argparse.Namespace) -> int:
         print(f"gerbil-qa: warning: {warning}", file=sys.stderr)
     emit(result, args.output, sys.stdout, measure=measure)
     return 0
+
+
+def _from_store(spec: Any, args: argparse.Namespace) -> tuple[Any, dict[str, bytes]]:
+    """``spec`` with what ``--store`` holds for its dataset, read and nothing written: a
+    built-in dataset's registered version (the file the store kept), or a published uploaded
+    dataset named by its name (its bytes, and its own profile unless --profile says one).
+    Before, compare had no --store, though its refusal of both said to give one."""
+    from dataclasses import replace
+
+    from service.catalog import own_profile_of_upload
+    from service.experiments.run import named_upload, registered_version
+    from service.graph.store import open_storage
+    from service.web.comparing import _refuse_withheld as refuse_withheld
+
+    storage = open_storage(args.store, base=None, read_only=True)
+    try:
+        refuse_withheld(spec, storage)
+        named = getattr(spec.dataset, "name", None)
+        spec, kept = named_upload(spec, storage)
+        if args.profile is None and kept and named:  # its own, as evaluate and the API take it
+            spec = replace(
+                spec, profile=own_profile_of_upload(storage.catalogue, named) or spec.profile
+            )
+        return registered_version(spec, storage), kept
+    finally:
+        storage.close()
 
 
 def emit(result: Comparison, output: str, out: TextIO, *, measure: str) -> None:

@@ -282,3 +282,55 @@ def test_without_a_measure_the_profile_s_own_is_compared(
     with pytest.raises(SystemExit):
         main(["compare", "--help"])
     assert "accuracy under poleval, else macroF1" in " ".join(capsys.readouterr().out.split())
+
+
+def test_compare_reads_a_store_s_published_upload_and_registered_version(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    """``compare --dataset NAME --dataset-version V`` (and an upload's name) said "give
+    --store", an option compare had not (explore39 F2): it reads the store as evaluate does,
+    and writes nothing there."""
+    from tests.bird_benchmark import V1, bird_answers
+
+    store = str(tmp_path / "store")
+    birds, team_a, team_b = tmp_path / "birds.json", tmp_path / "a.json", tmp_path / "b.json"
+    birds.write_bytes(V1)
+    team_a.write_bytes(bird_answers(1))
+    team_b.write_bytes(bird_answers(2))
+    recorded = ["evaluate", "--dataset", str(birds), "--answers", str(team_a), "--store", store]
+    recorded += ["--dataset-title", "Birds QA", "--output", "json"]
+    assert main(recorded) == 0
+    run = json.loads(capsys.readouterr().out.splitlines()[0])["experiment"]["id"]
+    assert main(["publish", "--store", store, run]) == 0
+    assert main(["experiments", "--store", store, "--output", "json"]) == 0
+    name = json.loads(capsys.readouterr().out.splitlines()[-1])["datasetUri"].rsplit("/", 1)[1]
+    by_name = ["compare", "--dataset", name, "--answers", str(team_a), str(team_b)]
+    assert main(by_name) == 1
+    assert "with --store DIR" in capsys.readouterr().err
+    assert main([*by_name, "--store", store, "--output", "json"]) == 0
+    from_store = json.loads(capsys.readouterr().out)
+    assert main(["compare", "--dataset", str(birds), "--answers", str(team_a), str(team_b),
+                 "--output", "json"]) == 0  # fmt: skip
+    from_file = json.loads(capsys.readouterr().out)
+    assert from_store["systems"] == from_file["systems"]
+    assert main(["experiments", "--store", store, "--output", "json"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1  # nothing recorded
+
+    # a built-in dataset's version that store registered
+    monkeypatch.setenv("GERBIL_QA_DATA", str(data_dir))
+    ck25 = "text2sparql-2025-ck25"
+    graphs = data_dir / "text2sparql2025" / "ck25" / "graphs"
+    refresh = ["dataset", "refresh", ck25, "--kb", str(graphs / "prod-inst.ttl")]
+    assert main([*refresh, "--store", store, "--output", str(tmp_path / "v.json")]) == 0
+    said = capsys.readouterr().out
+    [uri] = [line.split(": ", 1)[1] for line in said.splitlines() if line.startswith("registered")]
+    version = uri.rsplit("/version/", 1)[1]
+    franz = str(data_dir / "text2sparql2025" / "systems" / "FRANZ" / "ck25_answers.json")
+    answers = [franz, franz, "--system", "A", "--system", "B", "--profile", "text2sparql"]
+    answers += ["--types", "QA", "--output", "json"]
+    on_version = ["compare", "--dataset", ck25, "--dataset-version", version, "--answers"]
+    on_version += answers
+    assert main(on_version) != 0
+    assert "give --store" in capsys.readouterr().err
+    assert main([*on_version, "--store", store]) == 0
+    assert json.loads(capsys.readouterr().out)["dataset"] == f"{ck25} version {version}"
