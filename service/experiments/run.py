@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     import threading
     from datetime import datetime
 
+    from service.evaluation.profiles import Profile
     from service.evaluation.results import Evaluation
     from service.experiments.progress import ProgressCallback
     from service.experiments.systems import AnswerLog
@@ -115,7 +116,9 @@ def run_experiment(
     stop = cancel or _NeverSet()
     files = files or Files()
     profile = get_profile(spec.profile)
-    languages = check_spec(spec, policy=policy, default_language=profile.default_language)
+    languages = check_spec(
+        spec, policy=policy, default_language=profile.default_language, profile=profile
+    )
     report = _Reporter([(s.name, s.kind) for s in spec.systems], progress, started)
     spec = registered_version(spec, storage)
 
@@ -593,7 +596,9 @@ def prepare(
 
     with _about("profile"):
         profile = get_profile(spec.profile)
-    languages = check_spec(spec, policy=policy, default_language=profile.default_language)
+    languages = check_spec(
+        spec, policy=policy, default_language=profile.default_language, profile=profile
+    )
     language = None if languages == (ALL_LANGUAGES,) else languages[0]
     if isinstance(spec.dataset, CatalogueDataset):
         with _about("dataset"):
@@ -671,12 +676,17 @@ def named_language(spec: ExperimentSpec) -> bool:
 
 
 def check_spec(
-    spec: ExperimentSpec, *, policy: NetworkPolicy | None, default_language: str
+    spec: ExperimentSpec,
+    *,
+    policy: NetworkPolicy | None,
+    default_language: str,
+    profile: Profile | None = None,
 ) -> tuple[str, ...]:
     """The cheap checks, before anything is read or asked: the languages (returned; or
     ``("all",)``, every language of the dataset), the
-    experiment types, the systems (names, addresses against the network policy, what they
-    need). Raises BadRequest (UnsafeURL for an address)."""
+    experiment types (with ``profile``: at least one it scores), the systems (names, addresses
+    against the network policy, what they need). Raises BadRequest (UnsafeURL for an
+    address)."""
     import re
 
     from service.evaluation.languages import LANGUAGE_TAG, canonical_tag
@@ -702,6 +712,8 @@ def check_spec(
                 f"unknown experiment type {value!r}; expected some of {', '.join(known)}",
                 field="experimentTypes",
             )
+    if profile is not None and spec.experiment_types:
+        _check_scored_types(spec.experiment_types, profile)
     if not spec.systems:
         raise BadRequest("no systems: give answer files, web-service URLs or reference systems")
     has_kb = spec.kb is not None or has_query_kb(spec)
@@ -725,6 +737,30 @@ def check_spec(
                 err.field = f"systems[{n - 1}]"
             raise
     return languages
+
+
+def _check_scored_types(types: Sequence[str], profile: Profile) -> None:
+    """Refused when ``profile`` scores none of the experiment types asked for: every type was
+    left out, and the run stopped with a false "every question was skipped: none has text in
+    language 'en'" (the API accepted it, the job ended in error; explore39 F3). A type it does
+    not score beside one it does stays a warning (``runner._choose_types``)."""
+    from service.evaluation.profiles import PROFILES
+
+    scored = [t.value for t in profile.experiment_types]
+    if any(value in scored for value in types):
+        return
+    asked = " and ".join(types)
+    others = [
+        p.name
+        for p in PROFILES.values()
+        if all(value in [t.value for t in p.experiment_types] for value in types)
+    ]
+    raise BadRequest(
+        f"the {profile.name} profile scores only {', '.join(scored)}, so {asked} would score "
+        f"nothing: ask for {' or '.join(scored)}"
+        + (f", or choose a profile that scores {asked} ({', '.join(others)})" if others else ""),
+        field="experimentTypes",
+    )
 
 
 class _NeverSet:

@@ -147,6 +147,26 @@ def test_bad_input_is_a_clear_error(files: dict[str, Path], capsys) -> None:
     assert code == 1 and "broken.json" in err
 
 
+def test_a_profile_that_scores_none_of_the_types_asked_is_refused_saying_so(
+    files: dict[str, Path], capsys
+) -> None:
+    """qald6 (QA alone) with --types C2KB left every type out and stopped with a false "every
+    question was skipped: none has text in language 'en'" (explore39 F3)."""
+    base = ["evaluate", "--dataset", str(files["gold"]), "--answers", str(files["half"])]
+    for profile, types in (("qald6", "C2KB"), ("qald-legacy", "AT")):
+        code, _, err = run_cli([*base, "--profile", profile, "--types", types], capsys)
+        assert code == 1, err
+        assert f"the {profile} profile scores only QA, so {types} would score nothing" in err
+        assert "language" not in err and "fair" in err  # a profile that scores it
+    # QA beside it: scored, the other type left out with a warning, as before
+    from service.paths import DEMO_DIR
+
+    demo = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json")]  # it has gold queries
+    demo += ["--answers", str(DEMO_DIR / "answers-partial.json")]
+    code, _, err = run_cli([*demo, "--profile", "qald6", "--types", "QA,C2KB"], capsys)
+    assert code == 0 and "the qald6 profile scores only QA; C2KB is left out" in err, err
+
+
 def test_a_web_service_url_as_answers_says_how_to_ask_it(files: dict[str, Path], capsys) -> None:
     # a QA system's developer expects evaluate to call the service; it said "cannot read the
     # file: No such file or directory"

@@ -47,6 +47,17 @@ def test_a_language_no_question_is_in_is_refused_before_an_id(server) -> None:
     assert server.post("api/experiments", json=body).status_code == 202
 
 
+def test_a_type_the_profile_does_not_score_beside_qa_is_accepted(server) -> None:
+    """Beside QA, C2KB under qald6 is left out with a warning; alone it is refused (above)."""
+    body = {
+        "dataset": {"content": QUESTIONS},
+        "systems": [{"answers": STRONG}],
+        "profile": "qald6",
+        "experimentTypes": ["QA", "C2KB"],
+    }
+    assert server.post("api/experiments", json=body).status_code == 202
+
+
 def test_submit_json_and_read_results(server) -> None:
     body = {
         "dataset": {"content": QUESTIONS, "filename": "solar.json"},
@@ -311,6 +322,26 @@ def test_an_uploaded_dataset_with_a_repeated_id_is_refused_where_it_repeats(serv
             },
             400,
             "experiment type",
+        ),
+        (  # scored none of it: the job ended in error saying no question was in 'en'
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"answers": STRONG}],
+                "profile": "qald6",
+                "experimentTypes": ["C2KB"],
+            },
+            400,
+            "the qald6 profile scores only QA, so C2KB would score nothing",
+        ),
+        (
+            {
+                "dataset": {"content": QUESTIONS},
+                "systems": [{"answers": STRONG}],
+                "profile": "qald-legacy",
+                "experimentTypes": ["AT"],
+            },
+            400,
+            "the qald-legacy profile scores only QA, so AT would score nothing",
         ),
         (
             {"dataset": {"content": QUESTIONS}, "systems": [{"answers": STRONG}], "kb": "x"},
