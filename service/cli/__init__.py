@@ -149,14 +149,22 @@ def _with_limits(args: argparse.Namespace) -> dict[str, str | None]:
     for dest, (env, _) in LIMIT_OPTIONS.items():
         value = getattr(args, dest, None)
         if value is not None:
+            from service.formats.base import LIMIT_SET_BY
+
             before[env] = os.environ.get(env)
             os.environ[env] = str(value)
+            LIMIT_SET_BY[env] = "--" + dest.replace("_", "-")  # the refusal names the option
     return before
 
 
 def _restore(before: dict[str, str | None]) -> None:
     import os
 
+    if before:
+        from service.formats.base import LIMIT_SET_BY
+
+        for env in before:
+            LIMIT_SET_BY.pop(env, None)
     for env, value in before.items():
         if value is None:
             os.environ.pop(env, None)

@@ -46,6 +46,19 @@ ANSWERS_PER_FILE_ENV = "GERBIL_QA_MAX_ANSWERS_PER_FILE"
 MAX_QUESTIONS_PER_FILE = 20_000
 QUESTIONS_PER_FILE_ENV = "GERBIL_QA_MAX_QUESTIONS_PER_FILE"
 
+LIMIT_SET_BY: dict[str, str] = {}
+"""The limit variables a command's option set for this command, by the option's name
+(``--max-answers-per-question``; ``service.cli`` sets and clears it): a refusal names what set
+the limit (it named the variable though the option had set it)."""
+
+
+def _at_most(limit: int, one: str, many: str, per: str, env: str) -> str:
+    """``at most 1 answer per question (--max-answers-per-question)``: the limit, what it
+    counts, and what set it."""
+    return (
+        f"at most {limit:,} {one if limit == 1 else many} per {per} ({LIMIT_SET_BY.get(env, env)})"
+    )
+
 
 def _env_limit(name: str, default: int) -> int:
     """A positive whole number from the environment variable ``name`` (else ``default``);
@@ -583,14 +596,14 @@ class Report:
                 f"{question} has {count:,} answers, more than the limit per question; "
                 "the file was not read further"
             )
-            expected = f"at most {limit:,} answers per question ({ANSWERS_PER_QUESTION_ENV})"
+            expected = _at_most(limit, "answer", "answers", "question", ANSWERS_PER_QUESTION_ENV)
         elif self.answers > limits.max_answers_per_file:
             limit = limits.max_answers_per_file
             message = (
                 f"the answers up to {question} number {self.answers:,}, more than the limit "
                 "per file; the file was not read further"
             )
-            expected = f"at most {limit:,} answers per file ({ANSWERS_PER_FILE_ENV})"
+            expected = _at_most(limit, "answer", "answers", "file", ANSWERS_PER_FILE_ENV)
         else:
             return
         at = where.get("at")
@@ -684,7 +697,7 @@ def check_question_count(report: Report, count: int, *, at: Sequence[Step] | Non
             f"the file has {count:,} questions, more than the limit per file; "
             "none of them was read",
             at=at,
-            expected=f"at most {limit:,} questions per file ({QUESTIONS_PER_FILE_ENV})",
+            expected=_at_most(limit, "question", "questions", "file", QUESTIONS_PER_FILE_ENV),
         )
         return False
     return True

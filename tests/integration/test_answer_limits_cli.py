@@ -53,7 +53,8 @@ def test_validate_with_and_without_the_limit(big_answers: Path) -> None:
     first = done.stdout.splitlines()[0]
     assert first.startswith(f"{big_answers}:"), first  # file:line:column
     assert "has 50 answers" in first
-    assert "at most 49 answers per question (GERBIL_QA_MAX_ANSWERS_PER_QUESTION)" in first
+    # the option set it, so it is named (the variable was, explore39 F9)
+    assert "at most 49 answers per question (--max-answers-per-question)" in first
     assert (
         gerbil_qa("validate", str(big_answers), "--max-answers-per-question", "50").returncode == 0
     )
@@ -85,6 +86,8 @@ def test_evaluate_refuses_the_answers_file(big_answers: Path) -> None:
     assert done.stdout == ""
     assert f"gerbil-qa: {big_answers}:" in done.stderr
     assert "at most 10 answers per question" in done.stderr and "Traceback" not in done.stderr
+    one = gerbil_qa(*argv, "--profile", "exact", "--max-answers-per-question", "1")
+    assert "(expected at most 1 answer per question (--max-answers-per-question))" in one.stderr
     refused = gerbil_qa(*argv, "--max-answers-per-question", "0")
     assert refused.returncode == 2 and "expected a whole number ≥ 1" in refused.stderr
 
@@ -99,8 +102,9 @@ def test_evaluate_refuses_a_file_with_too_many_questions(tmp_path: Path) -> None
     assert done.stdout == ""
     assert f"gerbil-qa: {QUESTIONS}:" in done.stderr  # file:line:column
     assert "the file has 14 questions, more than the limit per file" in done.stderr
-    assert "at most 13 questions per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in done.stderr
+    assert "at most 13 questions per file (--max-questions-per-file)" in done.stderr
     assert "Traceback" not in done.stderr and "recorded experiment" not in done.stderr
     by_env = gerbil_qa(*argv, env={"GERBIL_QA_MAX_QUESTIONS_PER_FILE": "13"})
-    assert by_env.returncode == 1 and "at most 13 questions per file" in by_env.stderr
+    assert by_env.returncode == 1
+    assert "at most 13 questions per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in by_env.stderr
     assert gerbil_qa(*argv, "--max-questions-per-file", "14").returncode == 0

@@ -156,7 +156,7 @@ def test_size_and_question_limits(tmp_path: Path) -> None:
         read(two, limits=Limits(max_questions_per_file=1))
     assert caught.value.path == "$.questions"
     assert "the file has 2 questions, more than the limit per file" in str(caught.value)
-    assert "at most 1 questions per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in str(caught.value)
+    assert "at most 1 question per file (GERBIL_QA_MAX_QUESTIONS_PER_FILE)" in str(caught.value)
     assert len(read(two, limits=Limits(max_questions_per_file=2))) == 2
 
 
