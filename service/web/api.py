@@ -382,7 +382,7 @@ def _finished_with_questions(experiment_id: str) -> Response:
 def _listing_filters() -> dict[str, str]:
     """The listing's ``system`` and ``dataset`` names, read as its other parameters are (the
     first value; empty: none)."""
-    return {kind: name for kind in ("system", "dataset") if (name := request.args.get(kind))}
+    return listings.named_filters(request.args)
 
 
 @bp.get("/api/experiments")

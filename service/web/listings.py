@@ -106,6 +106,12 @@ def number_arg(args: Any, name: str, default: int, top: int) -> int:
     return int(digits)
 
 
+def named_filters(args: Any) -> dict[str, str]:
+    """A listing's ``system`` and ``dataset`` names, read as its other parameters are (the
+    first value; empty: none): the experiments listed are those that used them."""
+    return {kind: name for kind in ("system", "dataset") if (name := args.get(kind))}
+
+
 def page_args(args: Any) -> dict[str, str]:
     """What the links to other pages keep of a request's paging (an explicit ``size``)."""
     return {"size": args["size"]} if args.get("size") else {}

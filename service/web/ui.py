@@ -715,19 +715,25 @@ def datasets_page() -> BaseResponse:
 @bp.get("/experiments")
 def experiments() -> BaseResponse:
     """Published experiments, newest first, a page at a time; the page's rows as CSV too
-    (``?format=csv`` or ``Accept: text/csv``); JSON: a 303 to ``api/experiments``."""
+    (``?format=csv`` or ``Accept: text/csv``); JSON: a 303 to ``api/experiments``. ``system``,
+    ``dataset``: only those that used them, as the API lists them (the page and its CSV
+    ignored them while their alternate links carried them on; explore39 F9)."""
     page = listings.page_from(request.args)
+    named = listings.named_filters(request.args)
     rep = conneg.negotiate(request, LISTING_OFFERS, default=conneg.HTML)
     if rep is conneg.JSON:
-        return json_elsewhere("api.experiments", **paging(request.args))
+        return json_elsewhere("api.experiments", **named, **paging(request.args))
+    uris = services().storage.uris
+    using = [getattr(uris, kind)(name) for kind, name in named.items()]
 
     def render() -> str:
-        rows = listings.experiments(limit=page.size + 1, offset=page.offset)
+        rows = listings.experiments(limit=page.size + 1, offset=page.offset, using=using)
         if not rows and page.number > 1:  # past the last page: not "no public experiment yet"
-            total = listings.experiment_count()
+            total = listings.experiment_count(using=using)
+            which = "".join(f" that used {kind} {name}" for kind, name in named.items())
             raise NotFound(
-                f"page={page.number}: there are {total} public experiments, {page.size} a "
-                f"page: the pages are 1 to {max(1, -(-total // page.size))}"
+                f"page={page.number}: there are {total} public experiments{which}, "
+                f"{page.size} a page: the pages are 1 to {max(1, -(-total // page.size))}"
             )
         if rep.key == "csv":
             return _experiments_csv(rows[: page.size])
@@ -737,13 +743,15 @@ def experiments() -> BaseResponse:
             page=page,
             has_next=len(rows) > page.size,
             endpoint="ui.experiments",
-            args=listings.page_args(request.args),
+            args={**named, **listings.page_args(request.args)},
+            filters=named,
             alternates=format_alternates(
                 LISTING_OFFERS, {k: v for k, v in request.args.items() if k != "format"}
             ),
         )
 
-    response = cached_page(("page:experiments", page, rep.key), render, content_type=rep.media_type)
+    key = ("page:experiments", page, rep.key, tuple(named.items()))
+    response = cached_page(key, render, content_type=rep.media_type)
     response.vary.add("Accept")
     shown = {k: v for k, v in request.args.items() if k != "format"}
     return with_alternates(response, rep, LISTING_OFFERS, shown, "experiments")

@@ -285,6 +285,34 @@ def test_the_experiments_listing_is_served_as_csv_too(server) -> None:
     assert server.get("experiments", params={"format": "ttl"}).status_code == 406
 
 
+def test_the_experiments_listing_takes_the_api_s_system_and_dataset_filters(server) -> None:
+    """``/experiments?system=X`` listed every experiment, on the page and in its CSV, while its
+    alternate links carried ``system`` on to the API, which filters by it (explore39 F9)."""
+    import csv
+    import io
+
+    for named in ({"system": "demo-strong"}, {"system": "nobody-ran-this"},
+                  {"system": "demo-strong", "dataset": "nothing-of-that-name"}):  # fmt: skip
+        api = server.get("api/experiments", params={**named, "size": 500}).json()
+        table = server.get("experiments", params={**named, "format": "csv"})
+        ids = [r["id"] for r in csv.DictReader(io.StringIO(table.text))]
+        assert ids == [e["id"] for e in api["experiments"]], named
+        page = server.get("experiments", params=named)
+        assert ('id="experiments-filter"' in page.text) and (
+            ("No public experiment used it" in page.text) == (not ids)
+        ), page.text
+        assert 'rel="alternate"' in page.headers["Link"] and "system=" in page.headers["Link"]
+        moved = server.get(
+            "experiments", params=named, headers={"Accept": "application/json"},
+            allow_redirects=False,
+        )  # fmt: skip
+        assert moved.status_code == 303 and "system=" in moved.headers["Location"]
+    strong = server.get("experiments", params={"system": "demo-strong", "format": "csv"}).text
+    assert server.demo_id in strong
+    unfiltered = server.get("experiments", params={"format": "csv"}).text
+    assert len(unfiltered.splitlines()) > 1  # the demo at least, where none used nobody-ran-this
+
+
 def test_a_listing_page_past_the_last_is_a_404_saying_how_many_there_are(server) -> None:
     # Before: 200 and "No public experiment yet." on /experiments?page=99, as if none were
     public = len(server.get("api/experiments", params={"size": "500"}).json()["experiments"])
