@@ -103,6 +103,10 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
         language=language,
         profile=profile,
     )
+    # rows tiered or told why not: the board had tiers; a row of it with neither is one below
+    # the tiered ones, and keeps that as its reason (a row without a reason is then one of a
+    # board frozen before reasons were kept, whatever its date: explore40 3)
+    tiered = any(r["tierSignature"] or r["tierNote"] for r in rows)
     frozen = [
         leaderboards.Row(
             rank=r["rank"],
@@ -111,7 +115,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
             low=(r["intervals"].get(shown.sort) or (None, None))[0],
             high=(r["intervals"].get(shown.sort) or (None, None))[1],
             tier=r["tier"],
-            tier_note=None if r["tier"] is not None else r["tierNote"],
+            tier_note=None if r["tier"] is not None else _tier_note(r, tiered),
             other_run_of=r["otherRunOf"],
             **_undefined_resamples(r, shown.sort),
         )
@@ -124,6 +128,15 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
     if created:
         state.changed()  # a public write: listings, the sitemap and the endpoint see it
     return uri, created
+
+
+def _tier_note(row: dict[str, Any], tiered: bool) -> str | None:
+    """Why a live row without a tier has none, as its frozen row keeps it."""
+    if row["tierNote"]:
+        return str(row["tierNote"])
+    if tiered and not row["tierSignature"]:
+        return f"tiers are given to the top {LEADERBOARD_TIERS} rows only"
+    return None
 
 
 def _undefined_resamples(row: dict[str, Any], measure: str) -> dict[str, int]:
@@ -281,7 +294,6 @@ def frozen(name: str) -> BaseResponse:
             versions_mixed=_versions_mixed(rows()),
             # why rows had no tier, each said once under the table, as the live board does
             tier_reasons=list(dict.fromkeys(r["tierNote"] for r in rows() if r["tierNote"])),
-            tier_rows=LEADERBOARD_TIERS,
             ranks_by_version=_ranked_by_version(rows()),
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),

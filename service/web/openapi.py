@@ -413,8 +413,9 @@ def _frozen_schema() -> dict[str, Any]:
                 tierNote={
                     "type": ["string", "null"],
                     "description": "Why a row among the tiered ones had no tier when frozen "
-                    "(as the live board's `tierNote` said it); null for a row with a tier, one "
-                    "below the tiered rows, and on boards frozen before 2026-11-29.",
+                    "(as the live board's `tierNote` said it; a row below the tiered ones: "
+                    "'tiers are given to the top 10 rows only'); null for a row with a tier, on "
+                    "a board without tiers, and on boards frozen before 2026-11-29.",
                 },
                 system=_TEXT_OR_NULL,
                 systemUri={"type": ["string", "null"], "format": "uri"},
