@@ -34,8 +34,10 @@ The rule for everything else (:func:`valid_term`), in order:
 3. A language tag with ``_`` for ``-`` (``pt_BR``) is spelled with ``-``; a tag that is still
    not well-formed is dropped (the literal becomes an ``xsd:string``).
 4. A datatype written as a prefixed name of a prefix every RDF syntax binds alike (``xsd:``,
-   ``xs:``, ``rdf:``: ``"xsd:boolean"``, as SPARQL JSON results are sometimes written) is
-   expanded to its IRI: read as an IRI (scheme ``xsd``) it names no datatype anyone means;
+   ``xs:``, ``rdf:``, ``rdfs:``, ``owl:``, in any case: ``"xsd:boolean"``, as SPARQL JSON results
+   are sometimes written) is expanded to its IRI when that names a datatype of the namespace,
+   and dropped (``xsd:string``) when it names none (``xsd:foo``, ``xsd:Integer``, ``xsd:``):
+   read as an IRI (scheme ``xsd``) it names no datatype anyone means;
    ``rdf:langString`` (or ``rdf:dirLangString``) without a language becomes ``xsd:string``;
    a datatype that is not a valid IRI is dropped (``xsd:string``).
 5. An ill-formed lexical form is repaired when the repair is unambiguous: surrounding
@@ -365,23 +367,81 @@ def _iri_term(term: Term) -> Mapped:
     )
 
 
-# the prefixes a datatype is written with as a prefixed name (rule 4), and their namespaces
-DATATYPE_PREFIXES = {"xsd": XSD, "xs": XSD, "rdf": RDF}
-_PREFIXED_NAME = re.compile(r"([A-Za-z]+):([A-Za-z][A-Za-z0-9_.-]*)")
+# the prefixes a datatype is written with as a prefixed name (rule 4), in any case, and their
+# namespaces
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+OWL = "http://www.w3.org/2002/07/owl#"
+DATATYPE_PREFIXES = {"xsd": XSD, "xs": XSD, "rdf": RDF, "rdfs": RDFS, "owl": OWL}
+# the datatypes of those namespaces (RDF 1.1 Concepts 5.1 and 5.3, rdf:JSON and
+# rdf:dirLangString of RDF 1.2, OWL 2's owl:real and owl:rational, rdfs:Literal): a prefixed
+# name of another local name (``xsd:foo``, ``xsd:Integer``, ``xsd:``) names none
+_XSD_DATATYPES = (
+    "string",
+    "boolean",
+    "decimal",
+    "integer",
+    "double",
+    "float",
+    "date",
+    "time",
+    "dateTime",
+    "dateTimeStamp",
+    "gYear",
+    "gMonth",
+    "gDay",
+    "gYearMonth",
+    "gMonthDay",
+    "duration",
+    "yearMonthDuration",
+    "dayTimeDuration",
+    "byte",
+    "short",
+    "int",
+    "long",
+    "unsignedByte",
+    "unsignedShort",
+    "unsignedInt",
+    "unsignedLong",
+    "positiveInteger",
+    "nonNegativeInteger",
+    "negativeInteger",
+    "nonPositiveInteger",
+    "hexBinary",
+    "base64Binary",
+    "anyURI",
+    "language",
+    "normalizedString",
+    "token",
+    "NMTOKEN",
+    "Name",
+    "NCName",
+)
+KNOWN_DATATYPES = frozenset(
+    [XSD + name for name in _XSD_DATATYPES]
+    + [RDF + name for name in ("HTML", "XMLLiteral", "JSON", "langString", "dirLangString")]
+    + [RDFS + "Literal", OWL + "real", OWL + "rational"]
+)
+_PREFIXED_NAME = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*):(?!//)(.*)", re.S)
 
 
-def expanded_datatype(datatype: str) -> str | None:
-    """The IRI a datatype written as a prefixed name of :data:`DATATYPE_PREFIXES` names
-    (``xsd:boolean`` -> ``http://www.w3.org/2001/XMLSchema#boolean``); None for anything else.
+def prefixed_datatype(datatype: str) -> tuple[str, str | None] | None:
+    """A datatype written as a prefixed name of :data:`DATATYPE_PREFIXES`: the IRI it spells
+    and that IRI when it names a datatype (:data:`KNOWN_DATATYPES`), else None in its place;
+    None for anything else (an IRI, another prefix: ``geo:wktLiteral`` is a valid IRI).
 
-    >>> expanded_datatype("xsd:integer")
+    >>> prefixed_datatype("xsd:integer")[1]
     'http://www.w3.org/2001/XMLSchema#integer'
-    >>> expanded_datatype("geo:wktLiteral") is None
+    >>> prefixed_datatype("xsd:foo")
+    ('http://www.w3.org/2001/XMLSchema#foo', None)
+    >>> prefixed_datatype("geo:wktLiteral") is None
     True
     """
     match = _PREFIXED_NAME.fullmatch(datatype)
     namespace = DATATYPE_PREFIXES.get(match.group(1).lower()) if match else None
-    return namespace + match.group(2) if match and namespace else None
+    if match is None or namespace is None:
+        return None
+    spelled = namespace + match.group(2)
+    return spelled, spelled if spelled in KNOWN_DATATYPES else None
 
 
 def _literal_term(term: Term) -> Mapped:
@@ -392,11 +452,19 @@ def _literal_term(term: Term) -> Mapped:
         problems.append(unwritable_problem(value))
         value = _replace_unwritable(value)
         rules.append("with U+FFFD in its place")
-    expanded = expanded_datatype(datatype) if datatype is not None else None
-    if expanded is not None:
-        problems.append(f"datatype {datatype!r} is a prefixed name, not an IRI")
-        rules.append(f"with the datatype <{expanded}>")
-        datatype = expanded
+    prefixed = prefixed_datatype(datatype) if datatype is not None else None
+    if prefixed is not None:
+        spelled, named = prefixed
+        if named is not None:
+            problems.append(f"datatype {datatype!r} is a prefixed name, not an IRI")
+            rules.append(f"with the datatype <{named}>")
+        else:  # xsd:foo, xsd:Integer, xsd: — read as IRIs, they name nothing
+            problems.append(
+                f"datatype {(datatype or '')[:80]!r} is a prefixed name that names no "
+                f"datatype (<{spelled[:80]}> is none)"
+            )
+            rules.append("without its datatype")
+        datatype = named
     if lang is not None:
         tag = language_tag(lang)
         if tag is None:

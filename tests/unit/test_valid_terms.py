@@ -18,6 +18,8 @@ from service.valid_terms import (
     valid_term,
 )
 
+RDF_HTML = "http://www.w3.org/1999/02/22-rdf-syntax-ns#HTML"
+
 
 def _oxigraph_accepts_iri(value: str) -> bool:
     try:
@@ -198,6 +200,17 @@ def lit(value: str, datatype: str | None = None, lang: str | None = None) -> Ter
         (lit("true", "xsd:boolean"), lit("true", XSD + "boolean")),
         (lit(" 7 ", "xs:integer"), lit("7", XSD + "integer")),
         (lit("x", "rdf:langString"), lit("x")),
+        # ... of any case of those prefixes, and of rdfs: and owl:; a local name no datatype of
+        # the namespace has is dropped, not stored as an XSD IRI that names none (explore40 2)
+        (lit("1", "XSD:integer"), lit("1", XSD + "integer")),
+        (lit("1", "owl:real"), lit("1", "http://www.w3.org/2002/07/owl#real")),
+        (lit("1", "rdfs:Literal"), lit("1", "http://www.w3.org/2000/01/rdf-schema#Literal")),
+        (lit("1", "xsd:foo"), lit("1")),
+        (lit("1", "Xsd:Integer"), lit("1")),
+        (lit("1", "xsd:int."), lit("1")),
+        (lit("1", "xsd:"), lit("1")),
+        (lit("1", "xsd:_int"), lit("1")),
+        (lit("<b>x</b>", "rdf:HTML"), lit("<b>x</b>", RDF_HTML)),
         (lit("caf\ud800"), lit("caf\ufffd")),
         # characters XML 1.0 cannot carry (explore29 10): every RDF/XML document broke
         (lit("a\x00b\x01\x08\x0b\x0c\x1f"), lit("a\ufffdb\ufffd\ufffd\ufffd\ufffd\ufffd")),
