@@ -213,7 +213,12 @@ def register(sub: Any) -> None:
         "resume", help="continue an interrupted, cancelled or failed experiment"
     )
     _add_store_options(resume)
-    resume.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    resume.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds per call (default: the run's own, as it was submitted)",
+    )
     resume.add_argument(
         "--allow", action="append", default=[], metavar="NETWORK", help="allow a non-public network"
     )

@@ -64,6 +64,21 @@ def test_every_help_says_the_defaults_worth_saying() -> None:
             assert nothing not in flat, prog
 
 
+def test_resume_keeps_the_runs_own_timeout_unless_given() -> None:
+    """`resume --timeout` defaulted to 60 s, replacing the seconds per call a run was
+    submitted with (`--timeout 300` resumed at 60 s unasked; explore40 F9): no default, the
+    run's own, and the help says so."""
+    args = build_parser(["resume", "x"]).parse_args(["resume", "--store", "s", "20261129 0001"])
+    assert args.timeout is None
+    given = build_parser(["resume", "x"]).parse_args(
+        ["resume", "--store", "s", "--timeout", "300", "x"]
+    )
+    assert given.timeout == 300.0
+    helps = {p.prog: p.format_help() for p in _every_parser(build_parser())}
+    said = " ".join(helps["gerbil-qa resume"].split())
+    assert "seconds per call (default: the run's own" in said and "60.0" not in said
+
+
 def test_parser_for_a_command_holds_only_that_area() -> None:
     parser = build_parser(["validate", "x.json"])
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
