@@ -1526,13 +1526,22 @@ def test_set_questions(name: str) -> Response:
     from service.experiments.reveal import questions_file, refuse_unlisted
 
     storage = services().storage
-    refuse_unlisted(storage, name)
     catalogue = storage.catalogue
-    if not (catalogue.gold_withheld(name) or catalogue.gold_revealed(name)):
-        raise NotFound(
-            f"dataset {name} withholds no gold: its file (its distribution) holds its questions"
-            f"{_download_said(name)}"
-        )
+    # every run on it withdrawn: its questions, public while its gold was withheld, are served
+    # still (a GET answered with the reveal's 409 "its gold cannot be revealed": explore40 8);
+    # its withdrawn runs' graphs keep its organiser's run, whose kept file holds them
+    withdrawn = (
+        catalogue.published_upload(name) is None
+        and catalogue.withdrawn_upload(name)
+        and catalogue.ever_withheld(name)
+    )
+    if not withdrawn:
+        refuse_unlisted(storage, name)
+        if not (catalogue.gold_withheld(name) or catalogue.gold_revealed(name)):
+            raise NotFound(
+                f"dataset {name} withholds no gold: its file (its distribution) holds its "
+                f"questions{_download_said(name)}"
+            )
     response = Response(questions_file(storage, name), mimetype="application/json")
     response.headers["Content-Disposition"] = _attachment(f"{name}-questions.json")
     return response
