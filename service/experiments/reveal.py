@@ -68,9 +68,10 @@ def _reveal(
         raise Conflict(f"dataset {name} never withheld its gold (about.gold)")
     runs = _runs_on(storage, name)
     author = next((eid for eid in organiser_runs(storage, name, runs) if owns(eid)), None)
-    if author is None and _organises_an_older_version(storage, name, owns):
-        # the organiser of an older version is the author of the versions after it (v1's
-        # token published v2 and reveals it: explore37 1); the file is v2's first organiser's
+    if author is None and any(owns(eid) for eid in version_authors(storage, name)):
+        # the author of an older version is the organiser of the versions after it, withheld
+        # or not (v1's token published v2 and reveals it: explore37 1, explore40 1); the file
+        # is v2's first organiser's
         author = next(organiser_runs(storage, name, runs), None)
     if author is None:
         raise Forbidden(
@@ -116,15 +117,6 @@ def private_scored_withheld(storage: Storage, name: str) -> list[str]:
         and not row.get("public")
         and storage.catalogue.scored_withheld_on(storage.private, row["id"]) is not None
     ]
-
-
-def _organises_an_older_version(storage: Storage, name: str, owns: Callable[[str], bool]) -> bool:
-    """Whether ``owns`` one experiment that uploaded an older version of ``name`` withheld."""
-    return any(
-        owns(eid)
-        for older in storage.catalogue.older_uploads(name)
-        for eid in organiser_runs(storage, older.name)
-    )
 
 
 def served_files(storage: Storage, runs: list[str]) -> None:
@@ -286,3 +278,38 @@ def uploaded_withheld(storage: Storage, experiment_id: str) -> bool:
         return False
     about = json.loads(text).get("dataset", {}).get("about") or {}
     return about.get("gold") == "withheld"
+
+
+def version_authors(storage: Storage, name: str) -> Iterator[str]:
+    """The published experiments whose owners author uploaded dataset ``name`` (publish a
+    newer version of it, reveal it, list its runs): for it and each older version of its line,
+    newest first, those that uploaded that version withheld (a test set's organiser) or, for
+    a version that never withheld its gold, its author's (:func:`author_runs`). The author of
+    an older version is the author of the versions after it, withheld or not: one rule for
+    the submission, the reveal and the organiser's list (explore40 1). Lazily."""
+    for each in [name, *(v.name for v in storage.catalogue.older_uploads(name))]:
+        organisers = organiser_runs(storage, each)
+        first = next(organisers, None)
+        if first is not None:
+            yield first
+            yield from organisers
+        else:
+            yield from author_runs(storage, each)
+
+
+def author_runs(storage: Storage, name: str) -> list[str]:
+    """The published experiments that uploaded dataset ``name`` with its description (its
+    first publisher's: another's is refused), oldest first; when none described it, the
+    oldest published run on it (who published the file first)."""
+    runs = _runs_on(storage, name)
+    described = [e for e in runs if _described(storage, e)]
+    return described or runs[:1]
+
+
+def _described(storage: Storage, experiment_id: str) -> bool:
+    """Whether ``experiment_id`` uploaded its dataset's file with a description (``about``)."""
+    text = storage.experiments.spec_of(experiment_id)
+    if text is None:
+        return False
+    dataset = json.loads(text).get("dataset")
+    return isinstance(dataset, dict) and bool(dataset.get("about"))

@@ -773,13 +773,8 @@ def reveal_page(experiment_id: str) -> BaseResponse:
     dataset page links here); anyone else reads who can."""
     from itertools import islice
 
-    from service.experiments.reveal import (
-        older_withheld,
-        organiser_runs,
-        refuse_unlisted,
-        uploaded_withheld,
-    )
-    from service.web.access import COOKIE_PREFIX, form_check, owner_page
+    from service.experiments.reveal import older_withheld, refuse_unlisted, version_authors
+    from service.web.access import form_check, owner_page
 
     require_experiment(experiment_id)
     storage = services().storage
@@ -796,10 +791,11 @@ def reveal_page(experiment_id: str) -> BaseResponse:
             "its gold (revealed already, or never withheld)"
         )
     refuse_unlisted(storage, name)
-    token = request.cookies.get(COOKIE_PREFIX + experiment_id)
-    owner = bool(token) and is_owner(experiment_id, token)
-    owner = owner and uploaded_withheld(storage, experiment_id)
-    organisers = list(islice(organiser_runs(storage, name), 5))  # who can, for anyone else
+    # the API's rule: the owner link of the run that uploaded it withheld or of one that
+    # uploaded an older version of it (every owner cookie is sent under /experiment/: v1's
+    # browser got no form on v2's page, its token revealing v2 by the API: explore40 7)
+    by = _revealing_owner(storage, name)
+    organisers = list(islice(version_authors(storage, name), 5))  # who can, for anyone else
     # a correction still withheld shares most of this one's gold (explore21 15)
     newer = storage.catalogue.newer_uploads(name)
     still = [v for v in newer if storage.catalogue.gold_withheld(v.name)]
@@ -812,24 +808,56 @@ def reveal_page(experiment_id: str) -> BaseResponse:
         older_withheld=older_withheld(storage, name),
         uri=storage.uris.dataset(name),
         organisers=organisers,
-        check=form_check(experiment_id, token or "", "reveal") if owner else None,
+        by=by[0] if by else None,
+        check=form_check(by[0], by[1], f"reveal:{name}") if by else None,
     )
     return owner_page(make_response(page))
 
 
+def _revealing_owner(storage: Any, name: str) -> tuple[str, str] | None:
+    """(experiment id, owner token) of the owner cookie this browser sends for an experiment
+    whose owner may reveal dataset ``name`` (``version_authors``), else None."""
+    from service.experiments.reveal import version_authors
+    from service.web.access import COOKIE_PREFIX
+
+    held = {
+        key[len(COOKIE_PREFIX) :]: value
+        for key, value in request.cookies.items()
+        if key.startswith(COOKIE_PREFIX) and value
+    }
+    if not held:
+        return None
+    for eid in version_authors(storage, name):
+        if eid in held and is_owner(eid, held[eid]):
+            return eid, held[eid]
+    return None
+
+
 @bp.post("/experiment/<experiment_id>/reveal")
 def reveal_form(experiment_id: str) -> BaseResponse:
-    from service.experiments.reveal import reveal_gold
-    from service.web.access import require_owner_form
+    from service.experiments.reveal import reveal_gold, version_authors
+    from service.graph.experiments import same_secret
+    from service.web.access import COOKIE_PREFIX, form_check, require_experiment
 
-    require_owner_form(experiment_id, "reveal")
-    if request.form.get("confirm") != "on":
-        raise BadRequest("revealing the gold needs the box ticked: it cannot be withheld again")
+    require_experiment(experiment_id)
     state = services()
     name = state.storage.catalogue.withheld_of_experiment(state.storage.public, experiment_id)
     if name is None:
         raise Conflict(f"experiment {experiment_id}'s dataset withholds no gold")
-    reveal_gold(state.storage, name, owns=lambda eid: eid == experiment_id)
+    # the owner cookie the page's form was made for: this run's or an older version's
+    # organiser's (explore40 7), with its check (a cross-site form cannot know it)
+    author = request.form.get("by") or experiment_id
+    token = request.cookies.get(COOKIE_PREFIX + author, "")
+    if not (
+        token
+        and is_owner(author, token)
+        and same_secret(request.form.get("check", ""), form_check(author, token, f"reveal:{name}"))
+        and author in version_authors(state.storage, name)
+    ):
+        raise Forbidden("only the owner can reveal this experiment")
+    if request.form.get("confirm") != "on":
+        raise BadRequest("revealing the gold needs the box ticked: it cannot be withheld again")
+    reveal_gold(state.storage, name, owns=lambda eid: eid == author)
     state.changed()
     return redirect(page_of(state.storage.uris.dataset(name)), code=303)
 
@@ -919,7 +947,7 @@ def runs_on_withheld(name: str) -> Response:
     owner which guessed answers are right, so the organiser sees how often each team asked
     (explore34 9). No results: those stay their owners' until published."""
     from service.experiments.overview import operator_rows
-    from service.experiments.reveal import organiser_runs
+    from service.experiments.reveal import version_authors
 
     storage = services().storage
     catalogue = storage.catalogue
@@ -932,9 +960,9 @@ def runs_on_withheld(name: str) -> Response:
             "runs on any other dataset are listed once published: GET /api/experiments?dataset=)"
         )
     token = bearer_token()
-    # the organiser of an older version is the author of this one (explore37 1)
-    line = [name, *(v.name for v in catalogue.older_uploads(name))]
-    organisers = (e for each in line for e in organiser_runs(storage, each))
+    # the author of an older version, withheld or not, is the organiser of this one
+    # (explore37 1, explore40 1)
+    organisers = version_authors(storage, name)
     if not (is_admin(token) or any(is_owner(e, token) for e in organisers)):
         raise Forbidden(
             f"the runs on dataset {name} are listed for its organiser: the owner token of the "

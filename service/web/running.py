@@ -119,7 +119,7 @@ def _may_version(spec: Any) -> None:
     published", and its teams were sent to re-score there (explore21 3, explore34 1). The
     server's demo dataset changes only by its operator. The CLI's own store is its
     operator's: it is not asked."""
-    from service.experiments.reveal import organiser_runs
+    from service.experiments.reveal import version_authors
     from service.experiments.spec import FileDataset
     from service.web.demo import demo_sha256
 
@@ -147,22 +147,20 @@ def _may_version(spec: Any) -> None:
             f"already, dataset/{newer[-1].name}: name that one as the previous version",
             field="about.previousVersion",
         )
-    # its author is the author of any older version of it too (the browser holding v1's
-    # owner link publishes v3 after v2: explore36 5), a withheld one's organiser as well
-    # (explore37 1)
-    line = [name, *(v.name for v in storage.catalogue.older_uploads(name))]
+    # its author is the author of any older version of it too, withheld or not (the browser
+    # holding v1's owner link publishes v3 after v2: explore36 5; a withheld one's organiser
+    # as well: explore37 1; an open v1's author after a withheld v2: explore40 1)
+    if any(is_owner(eid) for eid in version_authors(storage, name)):
+        return
     if storage.catalogue.gold_withheld(name):
-        if any(is_owner(eid) for each in line for eid in organiser_runs(storage, each)):
-            return
         raise Forbidden(
             f"about.previousVersion (--dataset-previous): dataset/{name} is a test set whose "
             "gold its organiser withholds: only its organiser publishes a newer version of it "
-            "(the owner token of the experiment that uploaded it withheld: Authorization: "
-            "Bearer <token>, or the browser that holds its owner link)",
+            "(the owner token of the experiment that uploaded it withheld, or of one that "
+            "uploaded an older version of it: Authorization: Bearer <token>, or the browser "
+            "that holds its owner link)",
             field="about.previousVersion",
         )
-    if any(is_owner(eid) for each in line for eid in _author_runs(storage, each)):
-        return
     raise Forbidden(
         f"about.previousVersion (--dataset-previous): dataset/{name} is another's upload: "
         "only its author publishes a newer version of it (the owner token of the experiment "
@@ -170,26 +168,6 @@ def _may_version(spec: Any) -> None:
         "link)",
         field="about.previousVersion",
     )
-
-
-def _author_runs(storage: Any, name: str) -> list[str]:
-    """The published experiments that uploaded dataset ``name`` with its description (its
-    first publisher's: another's is refused), oldest first; when none described it, the
-    oldest published run on it (who published the file first)."""
-    from service.experiments.reveal import _runs_on
-
-    runs = _runs_on(storage, name)
-    described = [e for e in runs if _described(storage, e)]
-    return described or runs[:1]
-
-
-def _described(storage: Any, experiment_id: str) -> bool:
-    """Whether ``experiment_id`` uploaded its dataset's file with a description (``about``)."""
-    text = storage.experiments.spec_of(experiment_id)
-    if text is None:
-        return False
-    dataset = json.loads(text).get("dataset")
-    return isinstance(dataset, dict) and bool(dataset.get("about"))
 
 
 WAITING_RETRY = 60  # seconds a submission refused for a full queue is told to wait

@@ -5,9 +5,11 @@ test set whose runs were all withdrawn (explore40 8)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
+import requests
 
 from tests.web.conftest import Server, start_server, stop_server
 from tests.web.test_explore37_versions import _bearer, _publish, _submit, _version
@@ -41,3 +43,60 @@ def test_a_withdrawn_test_sets_questions_are_served_still(site: Server) -> None:
     assert after.status_code == 200, after.text
     assert after.content == before.content
     assert "GOLD" not in after.text and len(json.loads(after.text)["questions"]) == 4
+
+
+def test_an_open_v1s_author_is_the_organiser_of_its_withheld_v2(site: Server) -> None:
+    """v1 uploaded open by run A, v2 withheld published with A's token: A's token was then
+    refused v3 ("only its organiser"), v2's run list and v2's reveal, only v2's run token
+    working (explore40 1). The author of an older version authors the versions after it,
+    withheld or not: one rule for the submission, the list and the reveal."""
+    author = _submit(site, _version("open40a", None, withheld=False))
+    v1 = _publish(site, author)
+    v2_run = _submit(site, _version("open40b", v1), author)
+    v2 = _publish(site, v2_run)
+    stranger = _submit(site, _version("other40", None, withheld=False))
+    v3_body = _version("open40c", v2)
+    refused = site.post("api/experiments", json=v3_body, headers=_bearer(stranger))
+    assert refused.status_code == 403, refused.text
+    v3 = site.post("api/experiments", json=v3_body, headers=_bearer(author))
+    assert v3.status_code == 202, v3.text
+    site.wait_finished(v3.json()["id"], v3.json()["token"])
+    assert site.get(f"api/datasets/{v2}/runs", headers=_bearer(stranger)).status_code == 403
+    listed = site.get(f"api/datasets/{v2}/runs", headers=_bearer(author))
+    assert listed.status_code == 200, listed.text
+    assert v2_run["id"] in {r["id"] for r in listed.json()["runs"]}
+    assert site.post(f"api/datasets/{v2}/reveal", headers=_bearer(stranger)).status_code == 403
+    revealed = site.post(f"api/datasets/{v2}/reveal", headers=_bearer(author))
+    assert revealed.status_code == 200, revealed.text
+
+
+def test_v2s_reveal_page_takes_v1s_organisers_browser(site: Server) -> None:
+    """v2's reveal page in the browser holding v1's organiser's owner link showed no form and
+    said only v2's run owner could reveal it, while the API took v1's token (explore40 7): the
+    page takes the API's rule, and its sentence names v1's organiser too."""
+    organiser = _submit(site, _version("page40a", None))
+    v1 = _publish(site, organiser)
+    v2_run = _submit(site, _version("page40b", v1), organiser)
+    v2 = _publish(site, v2_run)
+    assert site.post(f"api/datasets/{v1}/reveal", headers=_bearer(organiser)).status_code == 200
+    url = f"{site.url}experiment/{v2_run['id']}/reveal"
+    stranger = requests.Session()
+    anyone = stranger.get(url, timeout=30)
+    assert anyone.status_code == 200 and 'id="reveal-who"' in anyone.text
+    assert f"experiment {organiser['id']}" in anyone.text  # v1's organiser named too
+    browser = requests.Session()  # v1's organiser's owner link only
+    browser.get(f"{site.url}experiment/{organiser['id']}?token={organiser['token']}", timeout=30)
+    page = browser.get(url, timeout=30)
+    assert page.status_code == 200 and 'id="reveal-form"' in page.text, page.text
+    fields = dict(re.findall(r'name="(check|by)" value="([^"]*)"', page.text))
+    assert fields["by"] == organiser["id"]
+    forged = {**fields, "check": "0" * 64, "confirm": "on"}
+    assert browser.post(url, data=forged, allow_redirects=False, timeout=30).status_code == 403
+    stolen = stranger.post(url, data={**fields, "confirm": "on"}, allow_redirects=False)
+    assert stolen.status_code == 403
+    done = browser.post(url, data={**fields, "confirm": "on"}, allow_redirects=False, timeout=30)
+    assert done.status_code == 303, done.text
+    assert done.headers["Location"].endswith(f"dataset/{v2}")
+    assert site.get(f"api/datasets/{v2}/runs", headers=_bearer(organiser)).status_code == 200
+    again = site.post(f"api/datasets/{v2}/reveal", headers=_bearer(organiser))
+    assert again.status_code == 409 and "already" in again.json()["error"]
