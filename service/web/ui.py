@@ -237,7 +237,9 @@ def leaderboards() -> BaseResponse:
     or CSV (``?format=json|csv`` or ``Accept``)."""
     chosen = LeaderboardFilter.from_args(request.args)
     page = listings.page_from(request.args)
-    args = {k: v for k, v in request.args.items() if k != "format"}
+    # what the cache key holds, not the request's own query: the first requester's extra
+    # arguments (?ref=…) were in the cached page's alternate links everyone got (explore40 6)
+    args = {**chosen.args(), **parsed_page_args(page)}
     rep = conneg.negotiate(request, LEADERBOARD_OFFERS, default=conneg.HTML)
 
     write = {"json": _leaderboard_json, "csv": _leaderboard_csv}.get(rep.key)
@@ -253,6 +255,15 @@ def leaderboards() -> BaseResponse:
     response = cached_page(key, render, content_type=rep.media_type)
     response.vary.add("Accept")
     return with_alternates(response, rep, LEADERBOARD_OFFERS, args, "leaderboards")
+
+
+def parsed_page_args(page: listings.Page) -> dict[str, str]:
+    """``page`` as query arguments, defaults left out (the page's number, its size)."""
+    default = listings.page_from({})
+    out = {"page": str(page.number)} if page.number != default.number else {}
+    if page.size != default.size:
+        out["size"] = str(page.size)
+    return out
 
 
 def format_alternates(
@@ -745,15 +756,14 @@ def experiments() -> BaseResponse:
             endpoint="ui.experiments",
             args={**named, **listings.page_args(request.args)},
             filters=named,
-            alternates=format_alternates(
-                LISTING_OFFERS, {k: v for k, v in request.args.items() if k != "format"}
-            ),
+            alternates=format_alternates(LISTING_OFFERS, shown),
         )
 
+    # the parsed filters, as the cache key: not the first requester's query (explore40 6)
+    shown = {**named, **parsed_page_args(page)}
     key = ("page:experiments", page, rep.key, tuple(named.items()))
     response = cached_page(key, render, content_type=rep.media_type)
     response.vary.add("Accept")
-    shown = {k: v for k, v in request.args.items() if k != "format"}
     return with_alternates(response, rep, LISTING_OFFERS, shown, "experiments")
 
 

@@ -100,3 +100,23 @@ def test_v2s_reveal_page_takes_v1s_organisers_browser(site: Server) -> None:
     assert site.get(f"api/datasets/{v2}/runs", headers=_bearer(organiser)).status_code == 200
     again = site.post(f"api/datasets/{v2}/reveal", headers=_bearer(organiser))
     assert again.status_code == 409 and "already" in again.json()["error"]
+
+
+@pytest.mark.parametrize("listing", ["leaderboards", "experiments"])
+def test_a_listings_cached_page_links_its_parsed_filters_only(site: Server, listing: str) -> None:
+    """The cached HTML of /leaderboards and /experiments kept the first requester's query in
+    its alternate links (``?ref=POISON`` served to everyone after), the cache key being the
+    parsed filters (explore40 6): the links are built from those."""
+    run = _submit(site, _version(f"alt40{listing}", None, withheld=False))
+    name = _publish(site, run)
+    html_only = {"Accept": "text/html"}
+    first = site.get(f"{listing}?dataset={name}&ref=POISON&language=&q=x", headers=html_only)
+    assert first.status_code == 200, first.text
+    second = site.get(f"{listing}?dataset={name}", headers=html_only)
+    assert second.status_code == 200 and second.headers.get("ETag") == first.headers.get("ETag")
+    for shown in (first, second):
+        assert "POISON" not in shown.text and "POISON" not in shown.headers["Link"]
+        hrefs = re.findall(r'<link rel="alternate"[^>]*href="([^"]*)"', shown.text)
+        linked = re.findall(r"<([^>]*)>; rel=\"alternate\"", shown.headers["Link"])
+        assert hrefs and {h.replace("&amp;", "&") for h in hrefs} <= set(linked), (hrefs, linked)
+        assert all(f"dataset={name}" in h for h in hrefs)

@@ -91,7 +91,9 @@ def test_a_listing_links_its_other_formats(server, path: str, formats: tuple, na
             r'<link rel="alternate" type="([^"]+)" href="([^"]+)"', page.text
         )
     }
-    asked = parse_qs(urlsplit(path).query)
+    # the filters as parsed, defaults left out (page=1): the cached page is one for every
+    # query naming the same filters, its links too (explore40 6)
+    asked = {k: v for k, v in parse_qs(urlsplit(path).query).items() if (k, v) != ("page", ["1"])}
     for fmt, media_type in zip(formats, ("application/json", "text/csv"), strict=True):
         url = header[media_type]
         assert tags[media_type] == url
