@@ -16,7 +16,7 @@ answers are re-scored from the archive only by resuming, not here).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -596,3 +596,62 @@ def _said(found: CatalogueDataset | FileDataset | None, version: str | None = No
             f" (version {found.version})" if found.version else ""
         )
     return f"the file {found.file.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionLink:
+    """How published experiment ``newer`` revises ``older`` (``prov:wasRevisionOf``), as its
+    pages and citations say it: whether its numbers replace the older one's (the rule the
+    re-scoring refusal and the leaderboards follow: :func:`_standing_elsewhere`), and if not,
+    where it went instead (another dataset version, another profile, withdrawn)."""
+
+    older: str
+    newer: str
+    rescoring: bool | None  # the same answer files scored again; False: other answers; None:
+    # unknown (a kept spec missing)
+    replaces: tuple[str, ...]  # the older one's systems whose rows it holds in their place now
+    all_systems: bool  # ``replaces`` is every system of the older one
+    dataset: str | None = None  # the dataset (URI) it was scored on, when not the older one's
+    profile: str | None = None  # the profile it was scored under, when not the older one's
+    withdrawn: bool = False
+
+
+def revision_link(storage: Storage, older: str, newer: str) -> RevisionLink:
+    """How ``newer`` revises ``older`` (both published): the one decision the re-scoring
+    refusal makes (a published revision of its line stands in its place), not a second one.
+    A citation said "whose numbers replace these" of a revision onto a newer dataset version,
+    under another profile, withdrawn, or replacing one system of two (explore40 4, 5)."""
+    texts = [storage.experiments.spec_of(e) for e in (older, newer)]
+    specs = [ExperimentSpec.from_json(json.loads(t)) if t else None for t in texts]
+    old, new = specs
+    withdrawn = storage.experiments.status(newer).withdrawn_at is not None
+    rescoring = None
+    if old is not None and new is not None:
+        rescoring = bool(_answer_files(old)) and _answer_files(old) == _answer_files(new)
+    standing = _standing_elsewhere(storage, older, old) if old is not None else {}
+    replaces = tuple(standing.get(newer, ()))
+    systems = {s.name for s in old.systems} if old is not None else set()
+    datasets = [_scored_on(storage, e) for e in (older, newer)]
+    moved = datasets[1] if datasets[1] and datasets[0] != datasets[1] else None
+    profile = new.profile if old is not None and new is not None else None
+    return RevisionLink(
+        older,
+        newer,
+        rescoring,
+        replaces,
+        bool(replaces) and set(replaces) >= systems,
+        dataset=moved,
+        profile=profile if old is not None and profile != old.profile else None,
+        withdrawn=withdrawn,
+    )
+
+
+def _scored_on(storage: Storage, experiment_id: str) -> str | None:
+    """The dataset (URI) a published experiment's tasks were scored on."""
+    from service.graph.queries import PREFIXES
+
+    exp = storage.uris.experiment(experiment_id)
+    rows = storage.store.public.query(
+        PREFIXES + f"SELECT ?d WHERE {{ ?t qb:dataSet <{exp}> ; gerbil:dataset ?d }} LIMIT 1"
+    )
+    return next((row["d"].value for row in rows), None)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -76,15 +77,15 @@ def citation_for(
     withdrawn: tuple[str, str] | None = None,
     subject: str | None = None,
     scoring: str | None = None,
-    revises: Sequence[tuple[str, str]] = (),
-    revised_by: Sequence[tuple[str, str]] = (),
+    revises: Sequence[RevisionWords] = (),
+    revised_by: Sequence[RevisionWords] = (),
 ) -> Citation:
     """``withdrawn``: when and why its owner withdrew it. The one change an entry takes after
     the submission: whoever copies it later must not cite withdrawn numbers unawares.
     ``subject``: what was evaluated (:func:`experiment_subject`), appended to the title;
     ``scoring``: on and with what (:func:`scoring_note`), in the note. ``revises``: the
-    published experiments (id, URI) this one re-scores, ``revised_by``: the published ones that
-    re-score it, named in the note and the text as the pages name them: a paper citing a
+    published experiments this one revises, ``revised_by``: the published ones that revise
+    it, named in the note and the text as the pages name them: a paper citing a
     superseded run said nothing of its revision, nor a revision of the run it replaces
     (explore38 2)."""
     year, month, day = experiment_id[:4], int(experiment_id[4:6]), int(experiment_id[6:8])
@@ -142,18 +143,74 @@ def citation_for(
     return Citation(uri=uri, bibtex="\n\n".join(entries), text=text, dois=tuple(dois))
 
 
+@dataclass(frozen=True, slots=True)
+class RevisionWords:
+    """One revision link of a citation: the other experiment (id, URI) and how it relates
+    (``service.experiments.rescore.RevisionLink``'s decision; None: not known, said neutrally)."""
+
+    id: str
+    uri: str
+    link: Any = None
+
+
 def _revision_links(
-    revises: Sequence[tuple[str, str]], revised_by: Sequence[tuple[str, str]]
+    revises: Sequence[RevisionWords], revised_by: Sequence[RevisionWords]
 ) -> list[str]:
-    """The note's words for an experiment's revision links (ids and URIs: no LaTeX in them)."""
-    links = []
-    if revises:
-        named = ", ".join(f"experiment {eid} ({uri})" for eid, uri in revises)
-        links.append(f"a revision (re-scoring) of {named}, whose numbers it replaces")
-    if revised_by:
-        named = ", ".join(f"experiment {eid} ({uri})" for eid, uri in revised_by)
-        links.append(f"revised (re-scored) by {named}, whose numbers replace these")
-    return links
+    """The note's words for an experiment's revision links (ids and URIs: no LaTeX in them):
+    "replace" only where the revision's numbers stand in the leaderboards in place of the older
+    one's (as its page says), otherwise the link named as it is (explore40 4, 5)."""
+    return [_revises(w) for w in revises] + [_revised_by(w) for w in revised_by]
+
+
+def _kind(link: Any) -> str:
+    if link is None or link.rescoring is None:
+        return "re-scored or run again"
+    return "re-scored" if link.rescoring else "run again"
+
+
+def _replaced(link: Any) -> str:
+    """ ", for system(s) …" when a revision replaces some of the older one's systems only."""
+    if link.all_systems:
+        return ""
+    names = ", ".join(link.replaces)
+    return f" for system{'s' if len(link.replaces) > 1 else ''} {names}"
+
+
+def _elsewhere(link: Any) -> str:
+    """Where a revision's numbers went instead of the older one's place, or ""."""
+    if link.dataset:
+        return f" onto dataset version {link.dataset}"
+    if link.profile:
+        return f" under profile {link.profile}"
+    return ""
+
+
+def _revises(words: RevisionWords) -> str:
+    named, link = f"experiment {words.id} ({words.uri})", words.link
+    if link is not None and link.replaces:
+        what = "re-scoring" if link.rescoring else "resubmission"
+        if link.rescoring is None:
+            what = "re-scoring or resubmission"
+        return f"a revision ({what}) of {named}, whose numbers it replaces{_replaced(link)}"
+    if link is None:
+        return f"a revision (re-scoring or resubmission) of {named}"
+    what = "a re-scoring" if link.rescoring else "a resubmission"
+    if link.rescoring is None:
+        what = "a revision"
+    if where := _elsewhere(link):
+        return f"{what} of {named}{where} (its numbers stand as scored)"
+    return f"{what} of {named}"
+
+
+def _revised_by(words: RevisionWords) -> str:
+    named, link = f"experiment {words.id} ({words.uri})", words.link
+    if link is not None and link.replaces:
+        return f"revised ({_kind(link)}) by {named}, whose numbers replace these{_replaced(link)}"
+    if link is not None and link.withdrawn:
+        return f"revised ({_kind(link)}) by {named}, withdrawn since: these numbers stand"
+    if link is not None and (where := _elsewhere(link)):
+        return f"{_kind(link)}{where} as {named}: these numbers stand as scored"
+    return f"revised ({_kind(link)}) by {named}"
 
 
 def scoring_note(

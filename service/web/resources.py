@@ -31,7 +31,13 @@ from service.web import badges, catalog_pages, charts, conneg, figures, listings
 from service.web import changes as web_changes
 from service.web.access import is_owner, not_public_yet, require_experiment, token_redirect
 from service.web.cache import PUBLIC_CACHE
-from service.web.citation import Citation, citation_for, experiment_subject, scoring_note
+from service.web.citation import (
+    Citation,
+    RevisionWords,
+    citation_for,
+    experiment_subject,
+    scoring_note,
+)
 from service.web.describe import (
     ELSEWHERE_EXPERIMENT,
     FOLLOW_CATALOG,
@@ -392,6 +398,18 @@ def _public_revisions(storage: Any, uri: str) -> list[Any]:
     return [q for q in found if type(q.graph_name) is not ox.DefaultGraph]
 
 
+def _revision_words(storage: Any, other: str, older: str, newer: str) -> RevisionWords:
+    """``other`` (``older`` or ``newer``) as a citation names it, with how ``newer`` revises
+    ``older``: the re-scoring refusal's decision whether its numbers replace these (the page's),
+    not a second rule (explore40 4, 5). Neutral when neither is public to compare."""
+    from service.experiments.rescore import revision_link
+
+    link = None
+    if storage.experiments.is_public(older) and storage.experiments.is_public(newer):
+        link = revision_link(storage, older, newer)
+    return RevisionWords(other, storage.uris.experiment(other), link)
+
+
 def _citation_subject(graph: Any, status: Any, shown: pages.ExperimentPage) -> str | None:
     """What was evaluated, for the citation's title: the systems and the dataset as its results
     name them (a public experiment has them: it is published once finished, and they never
@@ -523,8 +541,10 @@ def experiment(name: str) -> BaseResponse:
             subject=_citation_subject(graph, status or require_experiment(experiment_id), shown),
             scoring=_citation_scoring(shown),
             # the published links only: a citation names what its reader can follow
-            revises=[(e, graph.uris.experiment(e)) for e in published_revisions[0]],
-            revised_by=[(e, graph.uris.experiment(e)) for e in published_revisions[1]],
+            revises=[_revision_words(graph, e, e, experiment_id) for e in published_revisions[0]],
+            revised_by=[
+                _revision_words(graph, e, experiment_id, e) for e in published_revisions[1]
+            ],
         )
 
     # the two systems of the per-question scatter (?a=…&b=…; default: the two best)

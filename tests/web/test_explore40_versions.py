@@ -4,9 +4,11 @@ test set whose runs were all withdrawn (explore40 8)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import requests
@@ -120,3 +122,99 @@ def test_a_listings_cached_page_links_its_parsed_filters_only(site: Server, list
         linked = re.findall(r"<([^>]*)>; rel=\"alternate\"", shown.headers["Link"])
         assert hrefs and {h.replace("&amp;", "&") for h in hrefs} <= set(linked), (hrefs, linked)
         assert all(f"dataset={name}" in h for h in hrefs)
+
+
+def _note(site: Server, eid: str) -> str:
+    """The experiment's BibTeX note and its plain-text citation (the page's), one string."""
+    bib = " ".join(site.get(f"experiment/{eid}.bib").text.split())
+    return bib
+
+
+def _rescored(site: Server, run: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    made = site.post(f"api/experiments/{run['id']}/rescore", headers=_bearer(run), json=body)
+    assert made.status_code == 202, made.text
+    revision = made.json()
+    site.wait_finished(revision["id"], revision["token"])
+    _publish(site, revision)
+    return dict(revision)
+
+
+def test_a_rescoring_onto_a_newer_version_is_cited_as_one_not_as_replacing(site: Server) -> None:
+    """A run re-scored onto v2 still ranks on v1's board, its page saying its numbers stand,
+    yet its citation said "revised (re-scored) by R, whose numbers replace these" and R's
+    "whose numbers it replaces" (explore40 4): each names where R went instead."""
+    run = _submit(site, _version("cite40a", None, withheld=False))
+    v1 = _publish(site, run)
+    v2 = _publish(site, _submit(site, _version("cite40b", v1, withheld=False), run))
+    revision = _rescored(site, run, {"datasetVersion": v2})
+    old, new = _note(site, run["id"]), _note(site, revision["id"])
+    assert "replace" not in old and "replaces" not in new, (old, new)
+    v2_uri = f"{site.url}dataset/{v2}"
+    assert f"re-scored onto dataset version {v2_uri} as experiment {revision['id']}" in old, old
+    assert "these numbers stand as scored" in old
+    assert (
+        f"a re-scoring of experiment {run['id']}" in new and f"onto dataset version {v2_uri}" in new
+    )
+    page = " ".join(html.unescape(site.get(f"experiment/{run['id']}").text).split())
+    assert "whose numbers replace" not in page  # its plain-text citation, as the page says
+    assert f"Re-scored onto dataset version {v2_uri} as experiment {revision['id']}" in page
+
+
+def test_a_withdrawn_revision_is_not_cited_as_replacing(site: Server) -> None:
+    """A revision withdrawn, the old run back on the board: its citation still said the
+    revision's numbers replace these (explore40 5)."""
+    run = _submit(site, _version("cite40c", None, withheld=False))
+    _publish(site, run)
+    revision = _rescored(site, run, {})
+    assert "whose numbers replace these" in _note(site, run["id"])  # in place: it does
+    gone = site.post(
+        f"api/experiments/{revision['id']}/withdraw",
+        headers=_bearer(revision),
+        json={"reason": "mistake"},
+    )
+    assert gone.status_code == 200, gone.text
+    old = _note(site, run["id"])
+    assert "replace" not in old, old
+    assert f"by experiment {revision['id']}" in old and "withdrawn since" in old, old
+
+
+def test_a_resubmission_of_one_system_of_two_replaces_that_one_only(site: Server) -> None:
+    """A run of systems A and B resubmitted for A: the citation said the resubmission
+    "re-scored" it and replaced its numbers, B's still ranked from it (explore40 5)."""
+    from tests.web.test_explore37_versions import _answers
+
+    body = _version("cite40d", None, withheld=False)
+    body["systems"] = [
+        {"name": "sysA", "answers": _answers("cite40d", {1})},
+        {"name": "sysB", "answers": _answers("cite40d", {1, 2})},
+    ]
+    run = _submit(site, body)
+    name = _publish(site, run)
+    again = {
+        "dataset": name,
+        "profile": "exact",
+        "revisionOf": run["id"],
+        "systems": [{"name": "sysA", "answers": _answers("cite40d", {1, 2, 3})}],
+    }
+    revision = _submit(site, again, run)
+    _publish(site, revision)
+    old, new = _note(site, run["id"]), _note(site, revision["id"])
+    assert "re-scored" not in old and "re-scoring" not in new, (old, new)
+    assert (
+        f"revised (run again) by experiment {revision['id']}" in old
+        and "whose numbers replace these for system sysA" in old
+    ), old
+    assert f"a revision (resubmission) of experiment {run['id']}" in new, new
+    assert "whose numbers it replaces for system sysA" in new, new
+
+
+def test_a_rescoring_under_another_profile_is_cited_as_one(site: Server) -> None:
+    """A run (exact) re-scored under fair still stands for exact, yet its citation said the
+    revision's numbers replace these (explore40 5)."""
+    run = _submit(site, _version("cite40e", None, withheld=False))
+    _publish(site, run)
+    revision = _rescored(site, run, {"profile": "fair"})
+    old, new = _note(site, run["id"]), _note(site, revision["id"])
+    assert "replace" not in old and "replaces" not in new, (old, new)
+    assert f"re-scored under profile fair as experiment {revision['id']}" in old, old
+    assert f"a re-scoring of experiment {run['id']}" in new and "under profile fair" in new
