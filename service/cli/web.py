@@ -214,7 +214,8 @@ def _serve(args: argparse.Namespace) -> int:
         from service.graph.remote import without_credentials
 
         store = without_credentials(str(config.store), {})  # a remote URL's password: never
-        print(f"GERBIL QA serving {store} on http://{config.host}:{config.port}/ ", flush=True)
+        where = served_at(config.host, config.port, args.url_prefix)
+        print(f"GERBIL QA serving {store} on {where} ", flush=True)
         print(f"  URIs under {config.base}; SPARQL endpoint {config.base}sparql", flush=True)
         elsewhere = base_elsewhere(
             config.base, config.port, store=store if config.store is not None else "DIR"
@@ -234,23 +235,35 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def served_at(host: str, port: int, url_prefix: str = "") -> str:
+    """Where ``serve`` answers: its address and the path it is mounted at (``--url-prefix``,
+    which the first line left out: explore40 10)."""
+    prefix = url_prefix.strip("/")
+    named = f"[{host}]" if ":" in host else host
+    return f"http://{named}:{port}/" + (f"{prefix}/" if prefix else "")
+
+
 def base_elsewhere(base: str, port: int, *, store: str = "DIR") -> str | None:
     """What ``serve`` says when the store's base is a loopback address on another port than
     the one it serves: every link its pages give (an owner link, "Watch it run", a download)
     leads there, where nothing answers (explore32 2). A store keeps the base it was made with
     (its URIs are in its graphs), so it is said, with the two ways out, not changed. ``store``
     is named as it was given (a remote store's URL, its password left out), and the base it
-    suggests keeps the base's host (127.0.0.1 stays 127.0.0.1; explore37 5)."""
+    suggests keeps the base's host (127.0.0.1 stays 127.0.0.1; explore37 5), its scheme and
+    its path (a loopback base under ``/gerbil/`` was not said at all, and https and the path
+    were left out of the suggestion: explore40 10)."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(base)
     host = (parts.hostname or "").lower()
-    if host not in ("localhost", "127.0.0.1", "::1") or parts.path not in ("", "/"):
+    if host not in ("localhost", "127.0.0.1", "::1"):
         return None  # a public base: a proxy in front of this port, as deployed
     said = parts.port or (443 if parts.scheme == "https" else 80)
     if said == port:
         return None
     named = f"[{host}]" if ":" in host else host
+    path = parts.path.rstrip("/")
+    mounted = f" --url-prefix {path}" if path else ""
     remote = store.startswith(("http://", "https://"))
     replicas = (
         " (replicas of a remote store serve one base behind a proxy: there this note is expected)"
@@ -261,9 +274,9 @@ def base_elsewhere(base: str, port: int, *, store: str = "DIR") -> str | None:
         f"this store's URIs are under {base} (the base it was made with: `evaluate --store` "
         f"without --base makes http://localhost:8080/), not port {port}: the links its pages "
         f'give (owner links, "Watch it run", downloads) lead to port {said}. Serve it with '
-        f"--port {said}, or move it: gerbil-qa export --store {store} --files --output FILE, "
-        f"then gerbil-qa import --store NEW --base http://{named}:{port}/ "
-        f"--rebase FILE{replicas}"
+        f"--port {said}{mounted}, or move it: gerbil-qa export --store {store} --files "
+        f"--output FILE, then gerbil-qa import --store NEW --base "
+        f"{parts.scheme or 'http'}://{named}:{port}{parts.path or '/'} --rebase FILE{replicas}"
     )
 
 

@@ -451,3 +451,21 @@ def test_the_base_note_names_the_store_as_given_and_the_base_host_as_it_is() -> 
     assert "replicas" not in local
     v6 = base_elsewhere("http://[::1]:8080/", 18765, store="/srv/qa/store")
     assert v6 is not None and "--base http://[::1]:18765/ --rebase" in v6
+
+
+def test_the_base_note_says_a_loopback_base_with_a_path_and_keeps_its_scheme() -> None:
+    """explore40 10: a loopback base under a path (``http://127.0.0.1:18853/gerbil/``) served on
+    another port got no note, and the suggested base dropped https and the path; the first
+    line left out the --url-prefix path."""
+    from service.cli.web import base_elsewhere, served_at
+
+    pathed = base_elsewhere("http://127.0.0.1:18853/gerbil/", 18854, store="/srv/qa/store")
+    assert pathed is not None
+    assert "--port 18853 --url-prefix /gerbil," in pathed
+    assert "--base http://127.0.0.1:18854/gerbil/ --rebase FILE" in pathed
+    assert base_elsewhere("http://127.0.0.1:18853/gerbil/", 18853) is None
+    secure = base_elsewhere("https://localhost:8443/", 18855)
+    assert secure is not None and "--base https://localhost:18855/ --rebase" in secure
+    assert served_at("127.0.0.1", 18854, "/gerbil") == "http://127.0.0.1:18854/gerbil/"
+    assert served_at("127.0.0.1", 18854, "gerbil/") == "http://127.0.0.1:18854/gerbil/"
+    assert served_at("::1", 18854) == "http://[::1]:18854/"
