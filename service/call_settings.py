@@ -8,6 +8,7 @@ The registry the API's and run page's fields, their checks, the OpenAPI schema, 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
@@ -82,9 +83,23 @@ CALL_SETTINGS: tuple[CallSetting, ...] = (
         "The share of its questions a web service may fail before it is stopped and left "
         "out of the experiment (GERBIL's error-rate rule: 0.25, also of the first 20 calls "
         "or more). 1: never stopped, every question asked and each failure scored 0, as "
-        "TEXT2SPARQL'25 scored a slow or failing service.",
+        "TEXT2SPARQL'25 scored a slow or failing service: the default of a Text2SPARQL run "
+        "(a Text2SPARQL service asked, or the text2sparql profile).",
         attribute="max_error_rate",
     ),
 )
 
 CALLED = {setting.name: setting for setting in CALL_SETTINGS}
+
+# A Text2SPARQL run (a Text2SPARQL service asked, or the text2sparql profile) asks every
+# question unless told otherwise: TEXT2SPARQL'25 asked them all and scored each failure 0,
+# where GERBIL's rule (0.25) would stop the service and score the questions never asked 0.
+TEXT2SPARQL_MAX_ERROR_RATE = 1.0
+
+
+def text2sparql_run(profile: str, systems: Iterable[object]) -> bool:
+    """Whether a run is a Text2SPARQL one: under the ``text2sparql`` profile, or asking a
+    Text2SPARQL service (a system whose ``interface`` is ``text2sparql``)."""
+    if profile == "text2sparql":
+        return True
+    return any(getattr(s, "interface", None) == "text2sparql" for s in systems)

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from service.call_settings import CALLED
+from service.call_settings import CALLED, TEXT2SPARQL_MAX_ERROR_RATE
 from service.cli import add_store_option, language_tag
 from service.errors import BadRequest, ServiceError
 from service.systems.interfaces import INTERFACES
@@ -181,9 +181,11 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--max-error-rate",
         type=float,
-        default=CALLED["maxErrorRate"].default,
+        default=None,
         metavar="SHARE",
-        help=CALLED["maxErrorRate"].description,
+        help=CALLED["maxErrorRate"].description
+        + f" Default: {CALLED['maxErrorRate'].default:g}; with --interface text2sparql "
+        f"{TEXT2SPARQL_MAX_ERROR_RATE:g}.",
     )
     _add_call_options(run)
     run.set_defaults(handler=_run)
@@ -467,7 +469,7 @@ def _run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         interface=args.interface,
         dataset_id=dataset.file_id,
-        max_error_rate=args.max_error_rate,
+        max_error_rate=_max_error_rate(args),
     )
     show = sys.stderr.isatty()
 
@@ -505,6 +507,18 @@ def _run(args: argparse.Namespace) -> int:
         args.output.write_bytes(answer_file_in(runs, dataset, format=fmt))
         print(f"answer file written to {args.output}")
     return 1 if aborted else 0
+
+
+def _max_error_rate(args: argparse.Namespace) -> float:
+    """``--max-error-rate``, else 1 for a Text2SPARQL service (TEXT2SPARQL'25 asked every
+    question, each failure scored 0), else GERBIL's 0.25."""
+    from service.call_settings import text2sparql_run
+
+    if args.max_error_rate is not None:
+        return float(args.max_error_rate)
+    if text2sparql_run("", [args]):  # args.interface
+        return TEXT2SPARQL_MAX_ERROR_RATE
+    return CALLED["maxErrorRate"].default
 
 
 def _run_languages(text: str, dataset: Any, *, text2sparql: bool) -> tuple[str, ...]:

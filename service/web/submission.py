@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
-from service.call_settings import CALLED
+from service.call_settings import CALLED, TEXT2SPARQL_MAX_ERROR_RATE, text2sparql_run
 from service.dataset_about import parse_title
 from service.errors import BadRequest, FormatError
 from service.systems.secret_headers import check_headers, parse_box
@@ -687,14 +687,16 @@ def to_spec(
         gold = FileDataset(keep(raw.gold_file))
     elif raw.gold_name:
         gold = CatalogueDataset(raw.gold_name)
+    profile = _profile_name(raw.profile) or default_profile or _own_profile(dataset)
+    profile = profile or DEFAULT_PROFILE
+    calls = dict(raw.calls)
+    if "maxErrorRate" not in calls and text2sparql_run(profile, systems):
+        calls["maxErrorRate"] = TEXT2SPARQL_MAX_ERROR_RATE  # every question asked (README)
     spec = ExperimentSpec(
         gold=gold,
         dataset=dataset,
         systems=tuple(systems),
-        profile=_profile_name(raw.profile)
-        or default_profile
-        or _own_profile(dataset)
-        or DEFAULT_PROFILE,
+        profile=profile,
         languages=parse_languages(raw.language) if raw.language and raw.language.strip() else (),
         experiment_types=tuple(dict.fromkeys(raw.experiment_types)),
         kb=kb,
@@ -702,7 +704,7 @@ def to_spec(
             force=raw.force,
             ranked=raw.ranked,
             revision_of=raw.revision_of,
-            **{CALLED[name].field: value for name, value in raw.calls},  # type: ignore[arg-type]
+            **{CALLED[name].field: value for name, value in calls.items()},  # type: ignore[arg-type]
         ),
     )
     return spec, uploads
