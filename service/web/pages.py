@@ -412,6 +412,7 @@ class QuestionRow:
     text_language: str | None = None  # the text's language tag: the page marks it (lang)
     language: str | None = None  # the record's, in a task pooled over several languages
     why: str | None = None  # why a wrong answer matched no gold answer, where a rule can say
+    gold_notes: tuple[str, ...] = ()  # why no system, or not even the gold query, scores 1
     # the given answers in the system's order, repeats kept, each with its verdict (correct,
     # wrong, repeated): what K, K1, CWS and MRR read, where the task reports one of them
     ranked: tuple[tuple[str | None, str], ...] = ()
@@ -662,6 +663,7 @@ QUESTION_PROPERTIES = (
     GQA + "questionText",
     GQA + "answerType",
     GQA + "goldQuery",  # shown beside a system's SPARQL
+    GQA + "goldAnswerCount",  # 0: the gold is empty (a note says so where the rule scores 0)
     GQA + "queryFeature",  # TEXT2SPARQL's, filtered by
     *_FEATURE_PROPERTIES.values(),
 )
@@ -762,6 +764,12 @@ def task_page(
                 language=asked_in,
                 why=why,
                 ranked=_ranked(node.text(GQA + "rankedAnswers")),
+                gold_notes=gold_notes(
+                    task.signature or "",
+                    q,
+                    system_query=node.text(GQA + "systemQuery"),
+                    f1=measures.get("f1"),
+                ),
             )
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
@@ -773,6 +781,57 @@ def task_page(
         rows=tuple(rows),
         warnings=_warnings(task_node, nodes),
     )
+
+
+EMPTY_GOLD_NOTE = "the official result set is empty: every system scores 0 here"
+FALSE_ASK_NOTE = (
+    "the gold ASK is false: no relevant item (the official rule), so every system scores 0 here"
+)
+SAME_QUERY_NOTE = (
+    "the system's query is the gold query, yet it scores below 1: the official result set was "
+    "computed by another engine (ties under ORDER BY … LIMIT broken another way, casts)"
+)
+
+
+def gold_false(question: Node | None) -> bool:
+    """Whether ``question``'s gold is one boolean, false (an ASK's)."""
+    gold = question.all(GQA + "goldAnswer") if question is not None else []
+    return (
+        len(gold) == 1
+        and getattr(getattr(gold[0], "datatype", None), "value", None) == _XSD + "boolean"
+        and gold[0].value in ("false", "0")
+    )
+
+
+def gold_notes(
+    signature: str,
+    question: Node | None,
+    *,
+    system_query: str | None = None,
+    f1: float | int | None = None,
+) -> tuple[str, ...]:
+    """What a question's gold means for every system under a profile whose ``signature``
+    scores an empty gold 0 (``empty:0/0``) and an ASK's false gold as no relevant item
+    (``ask:gold-true-relevant…``): TEXT2SPARQL'25's rules, which score even the gold query
+    0 there (explore41 F1); else, where the system's query is the gold query (whitespace
+    aside) but scores below 1, that the gold answers came from another engine."""
+    if question is None:
+        return ()
+    rules = {part.partition(":")[0]: part.partition(":")[2] for part in signature.split("|")}
+    if rules.get("ask", "").startswith("gold-true-relevant") and gold_false(question):
+        return (FALSE_ASK_NOTE,)
+    if rules.get("empty") == "0/0" and question.text(GQA + "goldAnswerCount") == "0":
+        return (EMPTY_GOLD_NOTE,)
+    gold_query = question.text(GQA + "goldQuery")
+    if (
+        system_query
+        and gold_query
+        and f1 is not None
+        and f1 < 1
+        and " ".join(system_query.split()) == " ".join(gold_query.split())
+    ):
+        return (SAME_QUERY_NOTE,)
+    return ()
 
 
 def _warnings(task: Node, nodes: dict[str, Node]) -> tuple[str, ...]:

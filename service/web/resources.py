@@ -1068,6 +1068,10 @@ def _task_page_of(
     if missing:  # the experiment's own graph: other private experiments are other owners'
         own = storage.uris.experiment_graph(experiment_id)
         described.update(_question_nodes(store, missing, wanted, graph=own))
+    if wanted is not None:  # a question's one gold answer (an ASK's false: gold_notes)
+        one = [u for u, q in described.items() if q.text(GQA + "goldAnswerCount") == "1"]
+        for u, q in _question_nodes(storage.public, one, (GQA + "goldAnswer",)).items():
+            described[u].props[GQA + "goldAnswer"] = q.props[GQA + "goldAnswer"]
     language = nodes[task_uri].text(GQA + "language") if task_uri in nodes else None
     return pages.task_page(
         experiment_id, task_uri, nodes, described, pages.local(language) or "en", uris=storage.uris
@@ -1605,9 +1609,29 @@ def question(name: str, qid: str) -> BaseResponse:
             or (
                 storage.catalogue.ever_withheld(name) and not storage.catalogue.gold_revealed(name)
             ),
-            "values_said": _position_said(uri, found),
+            "values_said": {**_position_said(uri, found), **_gold_said(name, uri, found)},
         },
     )
+
+
+def _gold_said(name: str, uri: str, found: Sequence[Any]) -> dict[str, str]:
+    """A built-in dataset's question whose gold its own profile scores 0 for every system
+    (TEXT2SPARQL'25: an empty result set, an ASK's false gold): its gold count or answer says
+    so (explore41 F1)."""
+    from service import catalog
+    from service.evaluation.profiles import PROFILES
+
+    own = catalog.own_profile_of(name)
+    main = index(found).get(uri)
+    if own is None or own not in PROFILES or main is None:
+        return {}
+    rules = "|".join(f"{key}:{value}" for key, value in PROFILES[own].settings)
+    notes = pages.gold_notes(rules, main)
+    if notes == (pages.FALSE_ASK_NOTE,):
+        return {GQA + "goldAnswer": f"false (xsd:boolean): {notes[0]}"}
+    if notes == (pages.EMPTY_GOLD_NOTE,):
+        return {GQA + "goldAnswerCount": f"0: {notes[0]}"}
+    return {}
 
 
 def _position_said(uri: str, found: Sequence[Any]) -> dict[str, str]:
