@@ -36,11 +36,19 @@ def kb_sources(spec: ExperimentSpec) -> tuple[tuple[str, ...], str | None]:
         if files:
             return tuple(str(f) for f in files), entry.knowledge_base_version
         if entry.sparql_endpoint:
-            return (entry.sparql_endpoint,), entry.knowledge_base_version
+            return (entry.sparql_endpoint,), live_endpoint_label(entry.knowledge_base_version)
     raise BadRequest(
         "the system gives SPARQL queries, whose answers come from the knowledge base: give the "
         "KB (--kb FILE, repeatable, or a SPARQL endpoint URL; the API's kb)"
     )
+
+
+def live_endpoint_label(dump: str | None) -> str:
+    """The version label of a catalogue dataset's KB when it is the remote endpoint it names
+    (DB25's https://dbpedia.org/sparql): today's data there, not the dump the gold was made
+    on, whose label it must not carry (a DB25 run on the live endpoint was recorded, and its
+    signature's kb labelled, "DBpedia 2015-10 (the TEXT2SPARQL'25 dump)": explore41 F3)."""
+    return f"live endpoint: today's data, not {dump or 'the dump the gold was made on'}"
 
 
 def _catalogue_label(spec: ExperimentSpec, sources: tuple[str, ...]) -> str | None:

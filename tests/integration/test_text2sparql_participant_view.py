@@ -140,3 +140,27 @@ def test_a_copy_of_the_gold_query_scored_below_1_says_why(app: Any) -> None:
     assert f"0: {EMPTY_GOLD_NOTE}" in q25
     q1 = html.unescape(client.get(f"/dataset/{CK25}/question/1").get_data(as_text=True))
     assert EMPTY_GOLD_NOTE not in q1 and FALSE_ASK_NOTE not in q1
+
+
+def test_db25s_live_endpoint_is_not_labelled_as_the_challenges_dump() -> None:
+    """explore41 F3: with no KB given, DB25's queries run on https://dbpedia.org/sparql (today's
+    DBpedia) and the run and its signature's kb were labelled "DBpedia 2015-10 (the
+    TEXT2SPARQL'25 dump)". Nothing here calls the endpoint."""
+    from service import catalog
+    from service.evaluation.profiles import PROFILES
+    from service.experiments.queries import kb_sources
+    from service.experiments.spec import CatalogueDataset, ExperimentSpec
+    from service.kb import describe
+    from service.kb.open import open_kb
+
+    dump = catalog.get_entry("text2sparql-2025-db25").knowledge_base_version
+    assert dump == "DBpedia 2015-10 (the TEXT2SPARQL'25 dump)"
+    sources, version = kb_sources(ExperimentSpec(CatalogueDataset("text2sparql-2025-db25"), ()))
+    assert sources == ("https://dbpedia.org/sparql",)
+    assert version == f"live endpoint: today's data, not {dump}"
+    kb = describe(open_kb(list(sources), version=version, cache=None))
+    signature = PROFILES["text2sparql"].signature_for(kb)
+    assert "kb:https://dbpedia.org/sparql_(live_endpoint:_today's_data,_not_DBpedia" in signature
+    # CK25's own KB files are the challenge's: their label stays
+    _files, ck25 = kb_sources(ExperimentSpec(CatalogueDataset(CK25), ()))
+    assert ck25 == catalog.get_entry(CK25).knowledge_base_version
