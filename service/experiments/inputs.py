@@ -472,6 +472,16 @@ def check_answer_ids(
     matched = sum(1 for qid in {*run.answers, *unasked} if qid in ids)
     if force or not ids or matched >= MIN_MATCHED_IDS * len(ids):
         return
+    if not run.answers and not matched:  # ``[]``: not another dataset's (explore41 F7)
+        raise FormatError(
+            Problem(
+                "the file holds no entries: no question has an answer here, so every one would "
+                f'score 0. Force scoring it with --force (the API: "force": true; the run and '
+                f'compare pages: tick "{FORCE_LABEL}")',
+                file=where,
+                expected=f"answers to the dataset's question ids (such as {_some(ids)})",
+            )
+        )
     foreign = [qid for qid in run.answers if qid not in ids][:3]
     shown = (
         f"; ids such as {', '.join(map(repr, foreign))} are not the dataset's" if foreign else ""

@@ -141,6 +141,9 @@ _UPDATE = re.compile(
 )
 
 
+BOM = "\ufeff"  # a byte-order mark, which Python's strip() keeps: no white space
+
+
 def prepare(
     query: str | None, *, prefixes: Mapping[str, str] | None = None
 ) -> StandardQuery | QueryFailure:
@@ -164,6 +167,11 @@ def prepare(
     if first is None:
         return QueryFailure(FailureReason.PROSE, "no SPARQL query in the text: " + _show(query))
     before = _COMMENTS.sub("", query[: first.start()]).strip()
+    if before and not before.replace(BOM, "").strip():  # named, not shown as '\ufeff'
+        return QueryFailure(
+            FailureReason.PROSE,
+            "a byte-order mark (U+FEFF) before the query, which is no SPARQL" + _AS_RETURNED,
+        )
     if before:
         return QueryFailure(
             FailureReason.PROSE, "text before the query: " + _show(before) + _AS_RETURNED

@@ -164,3 +164,50 @@ def test_db25s_live_endpoint_is_not_labelled_as_the_challenges_dump() -> None:
     # CK25's own KB files are the challenge's: their label stays
     _files, ck25 = kb_sources(ExperimentSpec(CatalogueDataset(CK25), ()))
     assert ck25 == catalog.get_entry(CK25).knowledge_base_version
+
+
+def test_an_aborted_run_says_one_failure_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore41 F4: "15 failed … aborted: 14 of 50 questions failed" in one line (calls in
+    flight when the limit was reached failed after it)."""
+    import re
+
+    broken = frozenset(str(n) for n in range(1, 31))
+    service = LLMService(questions_of(CK25), lambda qid, language, gold: gold, broken=broken)
+    argv = ["system", "run", service.url, "--interface", "text2sparql", "--dataset", CK25]
+    argv += ["--retries", "0", "--concurrency", "8", "--max-error-rate", "0.25"]
+    argv += ["--output", str(tmp_path / "a.json"), "--allow", "127.0.0.1/32"]
+    try:
+        assert main(argv) == 1
+    finally:
+        service.close()
+    said = capsys.readouterr().out
+    failed = re.search(r"(\d+) failed, .*aborted: (\d+) of 50 questions failed", said)
+    assert failed is not None, said
+    assert failed[1] == failed[2]
+
+
+def test_an_empty_answers_list_is_told_as_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore41 F7: DBPEDIA-SC's ck25_answers.json is ``[]``, refused as "only 0 of the
+    dataset's 50 question ids have an answer here: are these answers to another dataset?"."""
+    empty = tmp_path / "ck25_answers.json"
+    empty.write_text("[]", encoding="utf-8")
+    argv = ["evaluate", "--dataset", CK25, "--answers", str(empty), "--profile", "text2sparql"]
+    assert main(argv) != 0
+    err = capsys.readouterr().err
+    assert "the file holds no entries" in err and "another dataset" not in err
+
+
+def test_a_byte_order_mark_before_the_query_is_named() -> None:
+    """explore41 F9: "prose: text before the query: '\\ufeff'"."""
+    from service.kb.executor import FailureReason, QueryFailure, prepare
+
+    failed = prepare("\ufeffSELECT ?s WHERE { ?s ?p ?o }")
+    assert isinstance(failed, QueryFailure) and failed.reason is FailureReason.PROSE
+    assert failed.message.startswith("a byte-order mark (U+FEFF) before the query")
+    assert "\\ufeff" not in failed.message and "\ufeff" not in failed.message
+    prose = prepare("Here: SELECT ?s WHERE { ?s ?p ?o }")
+    assert isinstance(prose, QueryFailure) and "text before the query" in prose.message
