@@ -438,6 +438,13 @@ class QuestionRow:
         )
 
     @property
+    def plain_id(self) -> str:
+        """The question's id without the language a pooled task's row adds: ``1 (en)`` -> 1."""
+        if self.language:
+            return self.question_id.removesuffix(f" ({self.language})")
+        return self.question_id
+
+    @property
     def ranked_total(self) -> int:
         """How many answer items ``ranked`` stands for: its items, plus the N of its closing
         ``(None, "N more: …")`` when the graph holds only the first ones."""
@@ -774,7 +781,8 @@ def task_page(
         )
     if any(r.explained for r in rows):  # results written with explanations: empty ones too
         rows = [replace(r, explained=r.measures.get("tp") is not None) for r in rows]
-    rows.sort(key=lambda r: _natural(r.question_id))
+    # a task pooled over languages: 1 (en), 1 (es), 2 (en) …, not as strings (1, 10, 100, 11)
+    rows.sort(key=lambda r: (_natural(r.plain_id), r.language or ""))
     return TaskPage(
         task=task,
         experiment_id=experiment_id,
@@ -956,7 +964,7 @@ def task_csv(page: TaskPage) -> bytes:
         [
             r.uri,
             r.question,
-            r.question_id,
+            r.plain_id,  # the language has its column: "1", not "1 (en)"
             r.status,
             *(r.measures.get(m) for m in QUESTION_MEASURES),
             items_cell(r.given),

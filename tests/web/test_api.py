@@ -1115,6 +1115,12 @@ def test_several_languages_pooled_over_http(server, data_dir: Path, monkeypatch)
     pooled = next(r["task"] for r in state["results"] if r["language"] == "mul")
     page = server.get(pooled.removeprefix(server.url), headers=auth).text
     assert "1 (es)" in page and "1 (en)" in page
+    # in numeric order, each id's languages together: 1 (en), 1 (es), 2 (en) …, not sorted
+    # as strings (1, 10, 100, 11: explore41 F5)
+    at = [
+        page.index(f'aria-label="question {n}"') for n in ("1 (en)", "1 (es)", "2 (en)", "10 (en)")
+    ]
+    assert at == sorted(at)
     one = server.get(f"{pooled.removeprefix(server.url)}/question/1@es.ttl", headers=auth)
     assert one.status_code == 200 and "iso639-1/es" in one.text
     # read with the csv module's defaults: question 46's gold (4,498 IRIs, 201 KB in one cell)
@@ -1126,7 +1132,14 @@ def test_several_languages_pooled_over_http(server, data_dir: Path, monkeypatch)
     table = server.get(f"{pooled.removeprefix(server.url)}.csv", headers=auth).text
     records = list(csv.DictReader(io.StringIO(table)))
     assert {r["language"] for r in records} == {"en", "es"} and len(records) == 200
-    gold = next(r["gold"] for r in records if r["id"] == "46 (en)").split(" | ")
+    # the id alone beside the language column ("1", not "1 (en)"), in numeric order
+    assert [(r["id"], r["language"]) for r in records[:4]] == [
+        ("1", "en"),
+        ("1", "es"),
+        ("2", "en"),
+        ("2", "es"),
+    ]
+    gold = next(r["gold"] for r in records if (r["id"], r["language"]) == ("46", "en")).split(" | ")
     assert len(" | ".join(gold)) <= 32_767 and gold[-1] == f"… {4498 - len(gold) + 1} more"
 
 
