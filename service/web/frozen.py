@@ -33,6 +33,7 @@ from service.web.ui import (
     json_elsewhere,
     kb_of,
     kbs_mixed,
+    kbs_unknown,
     page_of,
     paging,
     version_of,
@@ -291,6 +292,7 @@ def frozen(name: str) -> BaseResponse:
             languages_mixed=len({r["languageTag"] for r in rows()}) > 1,
             profiles_mixed=len({r["profile"] for r in rows()}) > 1,
             kbs_mixed=_kbs_mixed(rows()),  # the live board's notice, kept with its rows
+            kbs_unknown=kbs_unknown((r["profile"], r["knowledgeBase"]) for r in rows()),
             versions_mixed=_versions_mixed(rows()),
             # why rows had no tier, each said once under the table, as the live board does
             tier_reasons=list(dict.fromkeys(r["tierNote"] for r in rows() if r["tierNote"])),

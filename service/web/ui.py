@@ -371,6 +371,7 @@ def leaderboard_model(
         "ranks": ranks,
         "other_runs": other_runs,
         "kbs_mixed": kbs_mixed((r.profile, kb_of(r.signature)) for r in shown),
+        "kbs_unknown": kbs_unknown((r.profile, kb_of(r.signature)) for r in shown),
         "versions_mixed": versions_mixed((r.profile, version_of(r.signature)) for r in shown),
         "version_of": version_of,
         # the failed calls beside the scores (not a column to sort by: fewer is not better
@@ -696,6 +697,20 @@ def kbs_mixed(rows: Iterable[tuple[str | None, str | None]]) -> list[str]:
         if kb is not None:
             kbs.setdefault(profile or "", set()).add(kb)
     return sorted(profile for profile, found in kbs.items() if len(found) > 1)
+
+
+# a signature's ``kb:`` of a result no KB computed here (answers given): its KB is unknown
+UNKNOWN_KBS = ("no", "none")
+
+
+def kbs_unknown(rows: Iterable[tuple[str | None, str | None]]) -> list[str]:
+    """Of the profiles :func:`kbs_mixed` names, those with a row whose ``kb:`` names no KB
+    (``no``, ``none``: a result set given, scored with no KB): its KB is unknown, not another
+    one (a published result set read as "computed on different knowledge bases": explore41
+    F6)."""
+    rows = list(rows)
+    mixed = set(kbs_mixed(rows))
+    return sorted({p or "" for p, kb in rows if (p or "") in mixed and kb in UNKNOWN_KBS})
 
 
 LISTING_OFFERS = (conneg.HTML, conneg.JSON, conneg.CSV)

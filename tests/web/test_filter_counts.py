@@ -198,6 +198,9 @@ def test_rows_of_one_profile_on_different_kbs_are_said_so(
         _publish(server, ticket)
         page = server.get("leaderboards", params=shown).text
         assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed" in page
+        # the run without a KB has none, not another one (explore41 F6)
+        assert "rows of profile fair whose signature ends in" in page
+        assert "have no KB / an unknown one (answers given, not computed here)" in page
         # the rows of the other KB are not tiered with the first's, and say why (a bare "–")
         rows = server.get("leaderboards", params={**shown, "format": "json"}).json()["rows"]
         kb = {r["task"]: r["signature"].rsplit("|kb:", 1)[1] for r in rows}

@@ -436,8 +436,10 @@ def test_a_board_of_rows_on_two_knowledge_bases_says_so(tmp_path) -> None:
         path = frozen["uri"][len(site.url) :]
         page = site.get(path, headers=HTML).text
         assert 'id="mixed-kbs"' in page and "Rows of profile fair were computed on" in page
-        assert (
-            '<th scope="col">KB</th>' in page and '<td class="kb" title="kb:none">none</td>' in page
+        assert (  # a row computed with no KB: none known, not another KB (explore41 F6)
+            '<th scope="col">KB</th>' in page
+            and '<td class="kb" title="kb:none">no KB / unknown</td>' in page
+            and "or name none (no KB / unknown: answers given, not computed here)" in page
         )
         rows = list(csv.DictReader(io.StringIO(site.get(path + ".csv").text)))
         assert {r["system"]: r["knowledgeBase"] for r in rows} == kb
