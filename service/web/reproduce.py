@@ -60,6 +60,12 @@ class Reproduction:
     # does not serve (GERBIL_QA_PUBLIC_KBS does not list it; explore34 13)
     provided: tuple[tuple[Download, str], ...] = ()
 
+    @property
+    def systems(self) -> int:
+        """How many systems the command scores (one ``--system`` each): each prints its own
+        JSON object, one a line."""
+        return sum(1 for arg in self.argv if arg == "--system")
+
     def with_unserved(self, kbs: Mapping[str, str]) -> Reproduction:
         """This reproduction with the files of ``kbs`` (SHA-256 -> the operator's KB name)
         brought by the reader, not downloaded: their address answers 403."""

@@ -211,3 +211,19 @@ def test_a_byte_order_mark_before_the_query_is_named() -> None:
     assert "\\ufeff" not in failed.message and "\ufeff" not in failed.message
     prose = prepare("Here: SELECT ?s WHERE { ?s ?p ?o }")
     assert isinstance(prose, QueryFailure) and "text before the query" in prose.message
+
+
+def test_a_reproduce_command_for_two_systems_says_it_prints_json_lines(app: Any) -> None:
+    """explore41 F8: the page said "The JSON it prints" of a command printing one JSON object per
+    system, one per line (``json.load`` of its output fails with "Extra data")."""
+    client = app.test_client()
+    copy = {"filename": "a.json", "content": _gold_queries_answers()}
+    two = [{"name": "a", "answers": copy}, {"name": "b", "answers": {**copy, "filename": "b.json"}}]
+    eid, token = _finished(client, {"dataset": CK25, "systems": two})
+    page = client.get(f"/experiment/{eid}", headers={"Authorization": f"Bearer {token}"})
+    text = page.get_data(as_text=True)
+    assert "It prints one JSON object per system, one per line" in text
+    assert "The JSON it prints" not in text
+    eid, token = _finished(client, {"dataset": CK25, "systems": two[:1]})
+    page = client.get(f"/experiment/{eid}", headers={"Authorization": f"Bearer {token}"})
+    assert "The JSON it prints holds each system's measures" in page.get_data(as_text=True)
