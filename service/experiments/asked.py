@@ -84,7 +84,7 @@ class WebService:
     def info(self) -> SystemInfo:
         from service.graph.results import SystemInfo
 
-        return SystemInfo(self.name, label=self.label, endpoint=self.url)
+        return SystemInfo(self.name, label=self.label, endpoint=self.url, interface=self.interface)
 
     def _client(
         self, options: RunOptions, policy: NetworkPolicy | None, *, dataset_id: str | None = None

@@ -76,6 +76,7 @@ class SystemInfo:
     label: str | None = None
     endpoint: str | None = None
     description: str | None = None
+    interface: str | None = None  # how the endpoint was called (INTERFACES: qa, text2sparql)
     reference: bool = False  # runs here to give a reference (gqa:ReferenceSystem)
 
 
@@ -331,6 +332,8 @@ def experiment_quads(
         withheld = record.dataset.gold_withheld
         if info.endpoint and not withheld and (endpoint := n.checked_iri(info.endpoint)):
             g.add(sys_uri, _p(GQA, "endpoint"), endpoint)
+            if info.interface:  # a QA web service or a Text2SPARQL one (explore41 F10)
+                g.add(sys_uri, _p(GQA, "interface"), n.literal(info.interface))
         if info.description:
             g.add(sys_uri, _p(RDFS, "comment"), n.literal(info.description))
         if info.reference:  # leaderboards show it for scale, rank and tier the others

@@ -223,6 +223,8 @@ class ExperimentPage:
     # page and menus do ("Birds QA, version 2 (birds-qa-9bcc958d)"), its name alone said
     # neither title nor version (explore32 8)
     dataset_named: str | None = None
+    # the web services it asked: (system's name, URL, interface as the page names it)
+    services: tuple[tuple[str, str, str], ...] = ()
 
     def tasks_of(self, experiment_type: str) -> list[TaskRow]:
         rows = [t for t in self.tasks if t.experiment_type == experiment_type]
@@ -326,7 +328,31 @@ def experiment_page(experiment_id: str, quads: Iterable[Any], uris: Uris) -> Exp
         or (nodes[dataset].text(DCT + "title") if dataset in nodes else None),
         dataset_release=nodes[dataset].text(DCAT + "version") if dataset in nodes else None,
         dataset_named=_upload_named(nodes.get(dataset or ""), dataset),
+        services=_services(exp, nodes),
     )
+
+
+INTERFACE_LABELS = {
+    "qa": "QA web service (GERBIL QA interface)",
+    "text2sparql": "Text2SPARQL service (TEXT2SPARQL'25 interface)",
+}
+
+
+def _services(exp: Node, nodes: dict[str, Node]) -> tuple[tuple[str, str, str], ...]:
+    """The web services the experiment asked: each system's name, URL and interface, as its
+    graph records them (the page named neither, and a system's page lists every URL it was
+    asked at: explore41 F10). A run whose gold was withheld names none (its graph has none)."""
+    found = []
+    for used in exp.all(PROV + "used"):
+        node = nodes.get(used.value)
+        url = node.text(GQA + "endpoint") if node is not None else None
+        if node is None or url is None:
+            continue
+        interface = node.text(GQA + "interface")
+        name = node.text(DCT + "identifier") or node.text(RDFS + "label") or local(used.value)
+        shown = INTERFACE_LABELS.get(interface or "", interface or "web service")
+        found.append((name, url, shown))
+    return tuple(sorted(found))
 
 
 def _upload_named(node: Node | None, dataset: str | None) -> str | None:

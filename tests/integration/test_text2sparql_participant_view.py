@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -171,8 +172,6 @@ def test_an_aborted_run_says_one_failure_count(
 ) -> None:
     """explore41 F4: "15 failed … aborted: 14 of 50 questions failed" in one line (calls in
     flight when the limit was reached failed after it)."""
-    import re
-
     broken = frozenset(str(n) for n in range(1, 31))
     service = LLMService(questions_of(CK25), lambda qid, language, gold: gold, broken=broken)
     argv = ["system", "run", service.url, "--interface", "text2sparql", "--dataset", CK25]
@@ -227,3 +226,72 @@ def test_a_reproduce_command_for_two_systems_says_it_prints_json_lines(app: Any)
     eid, token = _finished(client, {"dataset": CK25, "systems": two[:1]})
     page = client.get(f"/experiment/{eid}", headers={"Authorization": f"Bearer {token}"})
     assert "The JSON it prints holds each system's measures" in page.get_data(as_text=True)
+
+
+def test_the_experiment_page_names_each_services_url_and_interface(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """explore41 F10: neither the experiment page nor its task pages showed the URL a service
+    was called at, nor that it was a Text2SPARQL service (its system's page lists every URL it
+    was ever asked at, with no way to tell which run used which)."""
+    from service.experiments.runner import ExperimentRunner
+    from service.systems.safety import NetworkPolicy
+    from service.web import close_app, create_app
+    from service.web.state import EXTENSION
+
+    monkeypatch.setenv("GERBIL_QA_ALLOW_NETWORKS", "127.0.0.1/32")
+    app = create_app({"store": tmp_path / "store", "sparql_workers": 1, "demo": False})
+    state = app.extensions[EXTENSION]
+    state.runner.close()
+    state.runner = ExperimentRunner(
+        state.storage,
+        workers=1,
+        on_public_change=state.changed,
+        policy=NetworkPolicy.allowing("127.0.0.1/32"),
+    )
+    service = LLMService(questions_of(CK25), lambda qid, language, gold: gold)
+    try:
+        systems = [
+            {"name": "t2s", "url": service.url, "interface": "text2sparql"},
+            {"name": "qa", "url": service.url + "/qa"},  # GET only: every POST fails
+        ]
+        body = {"dataset": CK25, "systems": systems, "retries": 0}
+        eid, token = _finished(app.test_client(), body)
+        page = app.test_client().get(
+            f"/experiment/{eid}", headers={"Authorization": f"Bearer {token}"}
+        )
+        text = html.unescape(page.get_data(as_text=True))
+        written = _graph_of(state.storage, eid)
+    finally:
+        service.close()
+        close_app(app)
+    assert 'id="web-services"' in text
+    assert f"t2s: {service.url}" in " ".join(re.sub(r"<[^>]+>", "", text).split())
+    assert "Text2SPARQL service (TEXT2SPARQL'25 interface)" in text
+    assert "QA web service (GERBIL QA interface)" in text
+    assert "maxErrorRate 1" in " ".join(re.sub(r"<[^>]+>", "", text).split())  # F2
+    # recorded as gqa:interface beside gqa:endpoint, which the shapes accept
+    from service.graph.checks import shacl_violations
+
+    said = {
+        (t.subject.value, t.object.value)
+        for t in written
+        if t.predicate.value.endswith("#interface")
+    }
+    assert {i for _s, i in said} == {"qa", "text2sparql"}
+    assert shacl_violations(written) == []
+
+
+def _graph_of(storage: Any, eid: str) -> list[Any]:
+    """The triples of experiment ``eid``'s graph."""
+    import pyoxigraph as ox
+
+    gqa = "http://w3id.org/gerbil/qa/vocab#"
+    return [
+        ox.Triple(r["s"], r["p"], r["o"])  # type: ignore[index]
+        for r in storage.private.query(
+            f"SELECT ?s ?p ?o WHERE {{ GRAPH ?g {{ ?e a <{gqa}Experiment> ; "
+            f'<http://purl.org/dc/terms/identifier> "{eid}" }} '
+            "GRAPH ?g { ?s ?p ?o } }"
+        )
+    ]
