@@ -500,7 +500,15 @@ def _run(args: argparse.Namespace) -> int:
             + f": {result.calls} asked, {result.errors} failed, "
             f"{total - result.calls} never asked, {result.retried} retried; mean runtime {mean} "
             "per question answered, retries included"
-            + (f"; aborted: {result.aborted}" if result.aborted else "")
+            # the rule's count when it tripped, and the failed count above with the calls then
+            # in flight: two counts said apart ("15 failed … aborted: 14 of 50 questions
+            # failed" read as a contradiction, explore41 F4), as the web runner's note says it
+            + (
+                f"; aborted by the error-rate rule when {result.aborted}: in all, with the "
+                f"calls in flight when it stopped, {result.errors} failed"
+                if result.aborted
+                else ""
+            )
         )
     if args.output is not None:
         fmt = QUERY_FORMAT if args.interface == "text2sparql" else None  # QALD-JSON or eQALD

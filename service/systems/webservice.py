@@ -256,9 +256,7 @@ def run_web_service(
         s.close()
 
     pending = tuple(q.id for q in askable if q.id not in answers)
-    if aborted is not None:  # told with the final counts: calls in flight at the abort ended
-        # since ("15 failed … aborted: 14 of 50 questions failed" in one line, explore41 F4)
-        aborted = _too_many_errors(service, errors=errors, calls=calls, total=total) or aborted
+    if aborted is not None:
         for qid in pending:
             answers[qid] = SystemAnswer(qid, error=f"{NOT_ASKED} ({aborted})")
         pending = ()

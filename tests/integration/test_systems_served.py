@@ -272,7 +272,7 @@ def test_an_aborted_run_says_what_was_never_asked_and_rescores_its_errors(
     # GERBIL's rule: more than ceil(25 % of 7) = 2 failures aborts after the third one
     assert done.returncode == 1
     assert f"gold-sparql: {n} questions: 3 asked, 3 failed, {n - 3} never asked" in done.stdout
-    assert "aborted: 3 of 7 questions failed" in done.stdout
+    assert "aborted by the error-rate rule when 3 of 7 questions failed" in done.stdout
     scored = _cli(
         *("evaluate", "--dataset", str(changed), "--answers", str(output), "--output", "json")
     )
