@@ -95,6 +95,19 @@ def rescore_spec(
     return replace(spec, options=options), uploads
 
 
+def revises_another_note(experiment_id: str, version: str | None, revised: str) -> str | None:
+    """What a re-scoring of ``experiment_id`` onto ``version`` that revises ``revised`` (not
+    itself: an experiment of its line stands there with older answers) says: the API's
+    ``note`` and its re-score page's words, one decision (:func:`newest_of_its_line`)."""
+    if revised == experiment_id:
+        return None
+    return (
+        f"It scores the answers of experiment {experiment_id} on {version} as a revision "
+        f"of experiment {revised}, which stands there with older answers of its line and "
+        "which it replaces once published."
+    )
+
+
 def rescore_refused(storage: Storage, experiment_id: str) -> str | None:
     """What re-scoring finished ``experiment_id`` on its own dataset is refused with (the 409
     of :func:`newest_of_its_line`: a published revision of its line stands in its place), or

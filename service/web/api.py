@@ -644,13 +644,16 @@ def rescore_page(experiment_id: str) -> BaseResponse:
         )
     version = (request.args.get("datasetVersion") or "").strip() or None
     storage = services().storage
-    refused = None
+    refused = revises = revised = None
     if version is not None:  # said now, not after the button (any name was offered: explore36 3)
-        from service.experiments.rescore import rescore_spec
+        from service.experiments.rescore import rescore_spec, revises_another_note
 
         if problem := writable_text_problem(version, "datasetVersion"):
             raise BadRequest(problem, field="datasetVersion")
-        rescore_spec(storage, experiment_id, profile=None, dataset_version=version)
+        spec, _ = rescore_spec(storage, experiment_id, profile=None, dataset_version=version)
+        # what the API's note says: it revises the one of its line standing there (explore42 1)
+        revised = spec.options.revision_of or experiment_id
+        revises = revises_another_note(experiment_id, version, revised)
     token = request.cookies.get(COOKIE_PREFIX + experiment_id)
     owner = bool(token) and is_owner(experiment_id, token)
     if version is None and (owner or status.public):
@@ -668,6 +671,8 @@ def rescore_page(experiment_id: str) -> BaseResponse:
                 dataset_version=version,  # not "version": the footer's software version
                 revealed=storage.catalogue.revealed_at(held) if held else None,
                 refused=refused,
+                revises=revised if revises else None,
+                revises_note=revises,
                 check=form_check(experiment_id, token or "", "rescore") if owner else None,
             )
         )
@@ -696,6 +701,8 @@ def rescore(experiment_id: str) -> Response:
     spec and files, the profile's current version or ``{"profile": …}``; 202 with the new
     experiment (its own owner token), which says ``prov:wasRevisionOf`` this one."""
 
+    from service.experiments.rescore import revises_another_note
+
     _require_owner(experiment_id)
     body = body_or_form("the re-scoring")
     profile = body.get("profile") if body is not None and hasattr(body, "get") else None
@@ -714,12 +721,9 @@ def rescore(experiment_id: str) -> Response:
         **_status_urls(ticket.id),
         "ownerLink": f"{ticket.uri}?token={ticket.token}",
     }
-    if revised != experiment_id:  # these answers replace older ones already on that version
-        body["note"] = (
-            f"It scores the answers of experiment {experiment_id} on {version} as a revision "
-            f"of experiment {revised}, which stands there with older answers of its line and "
-            "which it replaces once published."
-        )
+    # these answers replace older ones already on that version (its re-score page says so)
+    if (note := revises_another_note(experiment_id, version, revised)) is not None:
+        body["note"] = note
     response = json_answer(body, 202)
     response.headers["Location"] = ticket.uri
     return _poll_after(response)

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import rdflib
+import requests
 
 from tests.bird_benchmark import V1, V2, bird_answers, bird_kb, bird_questions
 from tests.conftest import STANDARDS
@@ -1430,10 +1431,23 @@ def test_an_improved_v1_run_is_rescored_onto_v2_in_place_of_its_first_runs(site:
     # the re-scoring the improved run's page offers is accepted, as a revision of R
     said, version = _newer_version(site, improved["id"])
     assert version == v2_name
+    # its re-score page says what the API does: a revision of R, not of the improved run,
+    # whose rows stay on v1 (it said "revises this one … its rows take this one's place":
+    # explore42 1)
+    owner = requests.Session()
+    owner.cookies.set(f"gqa_owner_{improved['id']}", improved["token"])
+    form = owner.get(
+        f"{site.url}experiment/{improved['id']}/rescore?datasetVersion={v2_name}", timeout=30
+    ).text
+    assert 'id="rescore-form"' in form
+    words = " ".join(html.unescape(re.sub(r"<[^>]+>", "", form)).split())
+    assert f"revises experiment {r['id']} (prov:wasRevisionOf), not this one" in words, words
+    assert "its rows take this one's place" not in words
     made = _rescore_as_the_page_says(site, said, improved["token"])
     assert made.status_code == 202, made.text
     x = made.json()
     assert x["revisionOf"] == r["id"] and improved["id"] in x["note"], x
+    assert x["note"] in words, (x["note"], words)  # the API's note, word for word
     state = published(x)
     assert state["dataset"] == v2 and state["revisionOf"] == [r["id"]], state
     # what changed since R: the improved answers, on the same dataset
