@@ -778,9 +778,15 @@ def reveal_page(experiment_id: str) -> BaseResponse:
     from itertools import islice
 
     from service.experiments.reveal import older_withheld, refuse_unlisted, version_authors
-    from service.web.access import form_check, owner_page
+    from service.web.access import form_check, owner_page, token_redirect
 
     require_experiment(experiment_id)
+    # its owner link made of this URL: the cookie, then the URL without the token, as the
+    # experiment and re-score pages take it (it stayed in the address bar, no cookie set, and
+    # the page said only its organiser could reveal it: explore42 3)
+    redirected = token_redirect(experiment_id)
+    if redirected is not None:
+        return redirected
     storage = services().storage
     name = storage.catalogue.withheld_of_experiment(storage.public, experiment_id)
     was = storage.catalogue.withholding_dataset(storage.public, experiment_id)

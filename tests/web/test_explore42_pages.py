@@ -1,0 +1,48 @@
+"""explore42's findings on the owner's and the reader's pages in a browser, against a real
+server: the reveal page's ``?token=`` (explore42 3), the links of a withheld run's files
+(explore42 2), a revealed dataset's description (explore42 5), the links between systems and
+experiments (explore42 6), Back after a form's post (explore42 4), a wrong ``?token=`` and a
+repeated filter (explore42 8, 9), the refused re-scoring's sentence (explore42 7)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+from tests.web.conftest import Server, start_server, stop_server
+from tests.web.test_explore37_versions import _publish, _submit, _version
+
+PORT = 18931
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = start_server(tmp_path_factory.mktemp("explore42"), port=PORT, demo=False)
+    yield running
+    stop_server(running)
+
+
+def _words(page: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_the_reveal_page_takes_its_owner_link(site: Server) -> None:
+    """GET /experiment/ID/reveal?token=TOKEN stayed at that URL, set no cookie and said only
+    its organiser could reveal it (explore42 3): as the re-score page, the token goes into the
+    cookie and the browser to the URL without it, where the form is."""
+    organiser = _submit(site, _version("reveal42", None))
+    _publish(site, organiser)
+    browser = requests.Session()
+    url = f"{site.url}experiment/{organiser['id']}/reveal"
+    moved = browser.get(f"{url}?token={organiser['token']}", allow_redirects=False, timeout=30)
+    assert moved.status_code == 303, moved.text
+    assert moved.headers["Location"].endswith(f"/experiment/{organiser['id']}/reveal")
+    assert moved.headers["Cache-Control"] == "no-store"
+    cookies = {c.value for c in browser.cookies if c.name == f"gqa_owner_{organiser['id']}"}
+    assert cookies == {organiser["token"]}
+    page = browser.get(url, timeout=30)
+    assert page.status_code == 200 and 'id="reveal-form"' in page.text, page.text
