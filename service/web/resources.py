@@ -768,7 +768,10 @@ def _rescore_refused(
 
     if live is not None or not revisions[1] or status.withdrawn_at is not None:
         return None
-    return rescore_refused(services().storage, experiment_id)
+    refused = rescore_refused(services().storage, experiment_id)
+    # the page's sentence names this experiment already: "it cannot be re-scored: under
+    # profile …", not "it is not re-scored: experiment ID: under profile …" (explore42 7)
+    return refused.removeprefix(f"experiment {experiment_id}: ") if refused else None
 
 
 def _breakdown_refused(page: pages.ExperimentPage, revealed: str | None = None) -> str | None:

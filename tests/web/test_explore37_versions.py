@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -279,7 +280,12 @@ def test_a_run_revised_already_says_what_the_rescore_refusal_says(
     assert refused.status_code == 409, refused.text
     assert revision["id"] in refused.json()["error"]
     public = html.unescape(site.get(f"experiment/{team['id']}").text)
-    assert "It is not re-scored" in public or "it is not re-scored" in public
+    # one sentence: "…revealed on DATE, but this experiment cannot be re-scored: under
+    # profile …", not "…revealed on DATE: it is not re-scored: experiment ID: under …"
+    # (explore42 7)
+    words = " ".join(re.sub(r"<[^>]+>", "", public).split())
+    assert ", but this experiment cannot be re-scored: under profile exact another" in words
+    assert "is not re-scored" not in words and f"re-scored: experiment {team['id']}" not in words
     assert "gives a revision that has one" not in public
     assert 'id="rescore-revealed-link"' not in public
     assert f"re-score that one instead ({revision['id']})" in public
