@@ -349,6 +349,23 @@ def _refuse_private_kb(sha: str) -> None:
     )
 
 
+def _withheld_files(store: Any, experiment_id: str, uploads: Any) -> dict[str, str]:
+    """The files of an experiment's page (``uploads``: title, role, SHA-256, …) that
+    ``experiment_file`` refuses until a reveal, by SHA-256 (lower case): the dataset whose
+    gold withholds each. Its page marks them instead of linking to a 403 (explore42 2)."""
+    storage = services().storage
+    graph = storage.uris.experiment_graph(experiment_id)
+    withheld = storage.catalogue.withheld_of_experiment(store, experiment_id)
+    found: dict[str, str] = {}
+    for upload in uploads:
+        sha = str(upload[2]).lower()
+        if withheld is not None and not _questions_file(store, graph, sha):
+            found[sha] = withheld
+        elif EXPERIMENT_FILE.match(sha) and (same := storage.catalogue.withheld_test_set(sha)):
+            found[sha] = same
+    return found
+
+
 def _questions_file(store: Any, graph: str, sha: str) -> bool:
     """Whether the file ``sha`` of an experiment (its ``graph``) is its dataset's questions
     alone: a distribution of the dataset other than its own file (an expected.tsv's in.tsv),
@@ -625,6 +642,8 @@ def experiment(name: str) -> BaseResponse:
             # (it said "once the gold is revealed" after the reveal: explore32 9)
             withheld_note=WITHHELD_NOTE,
             gold_revealed=_revealed_since(shown),
+            # the files its file route refuses until the reveal: marked, not linked
+            withheld_files=_withheld_files(store, experiment_id, shown.uploads),
             badge=None if private else badges.snippets(shown),
             # the preview comes from where the page did (img-src 'self'), not from the URI,
             # whose host a proxy or a persistent-identifier base may name differently

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from tests.web.conftest import Server, start_server, stop_server
-from tests.web.test_explore37_versions import _publish, _submit, _version
+from tests.web.test_explore37_versions import _bearer, _publish, _submit, _version
 
 PORT = 18931
 
@@ -46,3 +46,34 @@ def test_the_reveal_page_takes_its_owner_link(site: Server) -> None:
     assert cookies == {organiser["token"]}
     page = browser.get(url, timeout=30)
     assert page.status_code == 200 and 'id="reveal-form"' in page.text, page.text
+
+
+def _file_links(page: str) -> dict[str, str]:
+    """The page's "File (ROLE)" rows: role -> the row's HTML."""
+    return dict(re.findall(r"<dt[^>]*>File \(([^)]+)\)</dt><dd>(.*?)</dd>", page))
+
+
+def test_a_withheld_runs_files_are_marked_not_linked_until_the_reveal(site: Server) -> None:
+    """The "File (dataset)" and "File (answers)" links of a run on a withheld test set led to
+    the 403 "the files … are withheld" page, its owner's too (explore42 2): marked withheld,
+    no link, while the file route refuses them; linked again after the reveal."""
+    organiser = _submit(site, _version("files42", None))
+    name = _publish(site, organiser)
+    owner = requests.Session()
+    owner.cookies.set(f"gqa_owner_{organiser['id']}", organiser["token"])
+    page = owner.get(f"{site.url}experiment/{organiser['id']}", timeout=30).text
+    rows = _file_links(page)
+    assert {"dataset", "answers"} <= set(rows), rows
+    for role in ("dataset", "answers"):
+        assert "file-withheld" in rows[role] and "/file/" not in rows[role], rows[role]
+        assert "the gold of <a href=" in rows[role] and f">{name}</a> is revealed" in rows[role]
+        sha = re.search(r"sha256 ([0-9a-f]{64})", rows[role])
+        assert sha
+        refused = owner.get(f"{site.url}experiment/{organiser['id']}/file/{sha.group(1)}")
+        assert refused.status_code == 403  # what the mark says
+    assert site.post(f"api/datasets/{name}/reveal", headers=_bearer(organiser)).status_code == 200
+    after = _file_links(site.get(f"experiment/{organiser['id']}").text)
+    for role in ("dataset", "answers"):
+        link = re.search(r'href="([^"]+/file/[0-9a-f]{64})"', after[role])
+        assert link and "file-withheld" not in after[role], after[role]
+        assert requests.get(link.group(1), timeout=30).status_code == 200
