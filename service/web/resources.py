@@ -1289,6 +1289,7 @@ def _dataset_html(
         ),
         checked=main.text(GQA + "checkedAt") if main else None,
         gold=_gold_state(main, route["name"]),
+        values_said=_withheld_said(main),
         uploaded=_uploaded_from(main),
         file_missing=_file_missing(main),
         runnable=runnable,
@@ -1720,6 +1721,18 @@ def dataset_version(name: str, rest: str) -> BaseResponse:
         bibtex=lambda: _dataset_bibtex(uri, found, endpoint="resources.dataset_version", name=name),
         variant=_dataset_variant(None),
     )
+
+
+def _withheld_said(main: Any) -> dict[str, str]:
+    """A revealed dataset's ``gqa:goldWithheld`` as its Description table says it: withheld
+    until the reveal, revealed (a bare "true" beside goldRevealed, under a notice that the
+    gold is public, read as withheld still: explore42 5)."""
+    if main is None or main.text(GQA + "goldWithheld") != "true":
+        return {}
+    revealed = main.text(GQA + "goldRevealed")
+    if not revealed:
+        return {}
+    return {GQA + "goldWithheld": f"true until {revealed[:10]}: withheld, then revealed"}
 
 
 def _gold_state(main: Any, name: str) -> dict[str, Any] | None:

@@ -77,3 +77,25 @@ def test_a_withheld_runs_files_are_marked_not_linked_until_the_reveal(site: Serv
         link = re.search(r'href="([^"]+/file/[0-9a-f]{64})"', after[role])
         assert link and "file-withheld" not in after[role], after[role]
         assert requests.get(link.group(1), timeout=30).status_code == 200
+
+
+def _described(page: str, local: str) -> str:
+    """The Description table's value of the property ``local`` (its local name)."""
+    row = re.search(rf">{local}</a></th>\s*<td>(.*?)</td>", page, re.S)
+    assert row, page
+    return _words(row.group(1))
+
+
+def test_a_revealed_datasets_description_says_withheld_until_the_reveal(site: Server) -> None:
+    """A revealed dataset's Description table listed goldWithheld "true" beside goldRevealed,
+    under the notice that its gold is public (explore42 5): it says until when."""
+    organiser = _submit(site, _version("said42", None))
+    name = _publish(site, organiser)
+    assert _described(site.get(f"dataset/{name}").text, "goldWithheld") == "true"
+    done = site.post(f"api/datasets/{name}/reveal", headers=_bearer(organiser))
+    assert done.status_code == 200, done.text
+    day = done.json()["goldRevealedAt"][:10]
+    page = site.get(f"dataset/{name}").text
+    said = _described(page, "goldWithheld")
+    assert said == f"true until {day}: withheld, then revealed", said
+    assert _described(page, "goldRevealed").startswith(day)
