@@ -1796,7 +1796,12 @@ def system(name: str) -> BaseResponse:
         rep,
         quads=lambda: found,
         html=lambda: _generic_html(
-            uri, found, template="system.html", table=paged(), offered=SYSTEM_OFFERS
+            uri,
+            found,
+            template="system.html",
+            table=paged(),
+            offered=SYSTEM_OFFERS,
+            system_name=system_name,  # its experiments' listing, by name (explore42 6)
         ),
         # the CSV is the system's whole history (every public QA task result)
         csv=lambda: listings.leaderboard_csv(listings.leaderboard(system=uri)),

@@ -99,3 +99,29 @@ def test_a_revealed_datasets_description_says_withheld_until_the_reveal(site: Se
     said = _described(page, "goldWithheld")
     assert said == f"true until {day}: withheld, then revealed", said
     assert _described(page, "goldRevealed").startswith(day)
+
+
+def test_systems_and_their_experiments_link_each_other(site: Server) -> None:
+    """The system page had no link to /experiments?system=NAME, and the experiment and task
+    pages none to the system's page: a reader typed the URL (explore42 6)."""
+    body = _version("systems42", None, withheld=False)
+    body["systems"] = [{**body["systems"][0], "name": "linked-42"}]
+    run = _submit(site, body)
+    _publish(site, run)
+    system = f"{site.url}system/linked-42"
+    listing = "/experiments?system=linked-42"
+    page = site.get(f"experiment/{run['id']}").text
+    found = re.search(r'<dd id="systems">(.*?)</dd>', page)
+    assert found, page
+    assert f'href="{system}" class="system-link">linked-42</a>' in found.group(1)
+    assert f'href="{listing}"' in found.group(1)
+    task = re.search(r'href="([^"]+/task/\d+)"', page)
+    assert task
+    task_page = requests.get(task.group(1), timeout=30).text
+    assert f'<a href="{system}" id="task-system">linked-42</a>' in task_page
+    assert f'href="{listing}" id="task-system-experiments"' in task_page
+    system_page = site.get("system/linked-42").text
+    link = re.search(r'<p id="system-experiments">.*?href="([^"]+)"', system_page)
+    assert link and link.group(1) == listing, system_page
+    listed = site.get(listing.lstrip("/")).text
+    assert f"experiment/{run['id']}" in listed
