@@ -125,3 +125,34 @@ def test_systems_and_their_experiments_link_each_other(site: Server) -> None:
     assert link and link.group(1) == listing, system_page
     listed = site.get(listing.lstrip("/")).text
     assert f"experiment/{run['id']}" in listed
+
+
+def _reloads_on_back(page: str, site: Server) -> bool:
+    """Whether ``page`` loads the script that reads a page restored by Back again."""
+    script = re.search(r'<script src="([^"]+)" id="reload-on-back"></script>', page)
+    if script is None:
+        return False
+    code = site.get(script.group(1).lstrip("/")).text
+    return "pageshow" in code and "event.persisted" in code and "reload()" in code
+
+
+def test_owner_pages_with_a_form_are_read_again_after_back(site: Server) -> None:
+    """Back after publishing or revealing showed the page as it was, its form offered again
+    (Chromium's back/forward cache, despite no-store: explore42 4): the owner's pages with a
+    form read a restored page again; a reader's page without a form has no script."""
+    run = _submit(site, _version("back42", None))
+    owner = requests.Session()
+    owner.cookies.set(f"gqa_owner_{run['id']}", run["token"])
+    private = owner.get(f"{site.url}experiment/{run['id']}", timeout=30).text
+    assert f'action="/experiment/{run["id"]}/publish"' in private, private
+    assert _reloads_on_back(private, site)
+    name = _publish(site, run)
+    for path in (f"experiment/{run['id']}/reveal", f"experiment/{run['id']}/withdraw"):
+        page = owner.get(site.url + path, timeout=30).text
+        assert 'method="post"' in page and _reloads_on_back(page, site), path
+    # anyone else: the same pages, no form, no script
+    assert not _reloads_on_back(site.get(f"experiment/{run['id']}/reveal").text, site)
+    assert not _reloads_on_back(site.get(f"experiment/{run['id']}").text, site)
+    assert site.post(f"api/datasets/{name}/reveal", headers=_bearer(run)).status_code == 200
+    page = owner.get(f"{site.url}experiment/{run['id']}/rescore", timeout=30).text
+    assert 'id="rescore-form"' in page and _reloads_on_back(page, site)
