@@ -149,19 +149,26 @@ def not_public_yet(experiment_id: str) -> str:
     return said
 
 
-def token_redirect(experiment_id: str) -> BaseResponse | None:
+TOKEN_REFUSED = "tokenRefused"  # the query a wrong owner link is sent on with (explore42 8)
+
+
+def token_redirect(experiment_id: str, *, say_refused: bool = False) -> BaseResponse | None:
     """Handle ``?token=`` on an experiment URL: remember a valid token in a cookie, then
-    redirect to the URL without it. ``None`` when there is no token parameter."""
+    redirect to the URL without it. ``None`` when there is no token parameter.
+    ``say_refused``: a wrong token on a page anyone may read is sent on with
+    ``?tokenRefused=1``, which that page says (it was dropped without a word: explore42 8)."""
     token = request.args.get("token")
     if token is None:
         return None
-    rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
-    # under the path the service is mounted at (--url-prefix), where the browser asked
-    target = request.script_root + request.path + (f"?{urlencode(rest)}" if rest else "")
-    response = redirect(target, code=303)
+    rest = [(k, v) for k, v in request.args.items(multi=True) if k not in ("token", TOKEN_REFUSED)]
     owner = EXPERIMENT_ID.match(experiment_id) and services().storage.experiments.check_token(
         experiment_id, token
     )
+    if say_refused and not owner:
+        rest.append((TOKEN_REFUSED, "1"))
+    # under the path the service is mounted at (--url-prefix), where the browser asked
+    target = request.script_root + request.path + (f"?{urlencode(rest)}" if rest else "")
+    response = redirect(target, code=303)
     if owner:
         set_owner_cookie(response, experiment_id, token)
     elif (
@@ -209,6 +216,11 @@ def set_owner_cookie(response: BaseResponse, experiment_id: str, token: str) -> 
             samesite="Lax",
             secure=services().config.cookies_secure,
         )
+
+
+def token_refused() -> bool:
+    """Whether this request came from a wrong owner link (``token_redirect``'s say_refused)."""
+    return request.args.get(TOKEN_REFUSED) == "1"
 
 
 def owner_page(response: BaseResponse) -> BaseResponse:

@@ -631,11 +631,17 @@ def rescore_page(experiment_id: str) -> BaseResponse:
     version of its dataset. Anyone else reads who can."""
     from service.experiments.rescore import rescore_refused
     from service.valid_terms import writable_text_problem
-    from service.web.access import COOKIE_PREFIX, form_check, owner_page, token_redirect
+    from service.web.access import (
+        COOKIE_PREFIX,
+        form_check,
+        owner_page,
+        token_redirect,
+        token_refused,
+    )
 
     status = require_experiment(experiment_id)
     # an owner link made of its URL is taken as the experiment page's is (explore37 7)
-    redirected = token_redirect(experiment_id)
+    redirected = token_redirect(experiment_id, say_refused=True)
     if redirected is not None:
         return redirected
     if status.status.value != "finished":
@@ -674,6 +680,7 @@ def rescore_page(experiment_id: str) -> BaseResponse:
                 revises=revised if revises else None,
                 revises_note=revises,
                 check=form_check(experiment_id, token or "", "rescore") if owner else None,
+                token_refused=token_refused(),
             )
         )
     )
@@ -778,13 +785,13 @@ def reveal_page(experiment_id: str) -> BaseResponse:
     from itertools import islice
 
     from service.experiments.reveal import older_withheld, refuse_unlisted, version_authors
-    from service.web.access import form_check, owner_page, token_redirect
+    from service.web.access import form_check, owner_page, token_redirect, token_refused
 
     require_experiment(experiment_id)
     # its owner link made of this URL: the cookie, then the URL without the token, as the
     # experiment and re-score pages take it (it stayed in the address bar, no cookie set, and
     # the page said only its organiser could reveal it: explore42 3)
-    redirected = token_redirect(experiment_id)
+    redirected = token_redirect(experiment_id, say_refused=True)
     if redirected is not None:
         return redirected
     storage = services().storage
@@ -820,6 +827,7 @@ def reveal_page(experiment_id: str) -> BaseResponse:
         organisers=organisers,
         by=by[0] if by else None,
         check=form_check(by[0], by[1], f"reveal:{name}") if by else None,
+        token_refused=token_refused(),
     )
     return owner_page(make_response(page))
 

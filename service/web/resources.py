@@ -29,7 +29,13 @@ from service.graph.terms import DCAT, DCT, FOAF, PROV, RDF, RDFS
 from service.graph.uris import EXPERIMENT_ID, GQA
 from service.web import badges, catalog_pages, charts, conneg, figures, listings, pages
 from service.web import changes as web_changes
-from service.web.access import is_owner, not_public_yet, require_experiment, token_redirect
+from service.web.access import (
+    is_owner,
+    not_public_yet,
+    require_experiment,
+    token_redirect,
+    token_refused,
+)
 from service.web.cache import PUBLIC_CACHE
 from service.web.citation import (
     Citation,
@@ -492,7 +498,7 @@ def _citation_scoring(shown: pages.ExperimentPage) -> str | None:
 @bp.get("/experiment/<name>")
 def experiment(name: str) -> BaseResponse:
     experiment_id, ext = conneg.split_extension(name)
-    redirected = token_redirect(experiment_id)
+    redirected = token_redirect(experiment_id, say_refused=True)
     if redirected is not None:
         return redirected
     rep = conneg.negotiate(request, EXPERIMENT_OFFERS, extension=ext, default=conneg.HTML)
@@ -653,8 +659,10 @@ def experiment(name: str) -> BaseResponse:
             charts=charts,
             alternates=alternates(uri, EXPERIMENT_OFFERS),
             pages=pages,
+            token_refused=refused,
         )
 
+    refused = token_refused()  # a wrong owner link followed: said, a page of its own
     return respond(
         uri,
         EXPERIMENT_OFFERS,
@@ -663,7 +671,7 @@ def experiment(name: str) -> BaseResponse:
         html=html,
         csv=lambda: pages.experiment_csv(page()),
         bibtex=lambda: (citation().bibtex + "\n").encode("utf-8"),
-        variant=(*pick, by, auto_refresh) if rep is conneg.HTML else None,
+        variant=(*pick, by, auto_refresh, refused) if rep is conneg.HTML else None,
         private=private,
         in_worker=in_worker,
     )

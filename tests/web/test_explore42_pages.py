@@ -156,3 +156,27 @@ def test_owner_pages_with_a_form_are_read_again_after_back(site: Server) -> None
     assert site.post(f"api/datasets/{name}/reveal", headers=_bearer(run)).status_code == 200
     page = owner.get(f"{site.url}experiment/{run['id']}/rescore", timeout=30).text
     assert 'id="rescore-form"' in page and _reloads_on_back(page, site)
+
+
+def test_a_wrong_owner_link_is_said_on_the_page(site: Server) -> None:
+    """A wrong ``?token=`` on a published run's page or its re-score page was a 303 to the
+    page, which said nothing of it (explore42 8): the page says the link's token is not this
+    experiment's, sets no cookie, and the page without it says nothing."""
+    run = _submit(site, _version("wrong42", None, withheld=False))
+    _publish(site, run)
+    for path in (f"experiment/{run['id']}", f"experiment/{run['id']}/rescore"):
+        browser = requests.Session()
+        moved = browser.get(f"{site.url}{path}?token=wrong", allow_redirects=False, timeout=30)
+        assert moved.status_code == 303, moved.text
+        assert moved.headers["Location"].endswith(f"/{path}?tokenRefused=1")
+        assert not [c for c in browser.cookies if c.name.startswith("gqa_owner_")]
+        page = browser.get(site.url + moved.headers["Location"].lstrip("/"), timeout=30).text
+        said = re.search(r'<p class="notice" id="token-refused"[^>]*>(.*?)</p>', page)
+        assert said and "is not the owner token of this experiment" in _words(said.group(1))
+        # the page without it (cached apart) says nothing of a token
+        assert 'id="token-refused"' not in site.get(path).text
+    # the owner's link: no such word, the cookie set
+    owner = requests.Session()
+    moved = owner.get(f"{site.url}experiment/{run['id']}?token={run['token']}", timeout=30)
+    assert moved.url.endswith(f"/experiment/{run['id']}") and 'id="token-refused"' not in moved.text
+
