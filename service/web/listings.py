@@ -107,9 +107,24 @@ def number_arg(args: Any, name: str, default: int, top: int) -> int:
 
 
 def named_filters(args: Any) -> dict[str, str]:
-    """A listing's ``system`` and ``dataset`` names, read as its other parameters are (the
-    first value; empty: none): the experiments listed are those that used them."""
-    return {kind: name for kind in ("system", "dataset") if (name := args.get(kind))}
+    """A listing's ``system`` and ``dataset`` names (empty: none): the experiments listed are
+    those that used them. Two names for one (``?system=a&system=b``) are refused with 400
+    naming the parameter: the first was used and the other dropped without a word (explore42
+    9), on the page, its CSV and the API alike."""
+    from service.errors import BadRequest
+
+    named: dict[str, str] = {}
+    for kind in ("system", "dataset"):
+        given = list(dict.fromkeys(v for v in args.getlist(kind) if v))
+        if len(given) > 1:
+            said = ", ".join(repr(v[:60]) for v in given[:5])
+            raise BadRequest(
+                f"{kind} is given {len(given)} times ({said}): the experiments are listed by "
+                f"one {kind} at a time (ask once for each)"
+            )
+        if given:
+            named[kind] = given[0]
+    return named
 
 
 def page_args(args: Any) -> dict[str, str]:

@@ -180,3 +180,15 @@ def test_a_wrong_owner_link_is_said_on_the_page(site: Server) -> None:
     moved = owner.get(f"{site.url}experiment/{run['id']}?token={run['token']}", timeout=30)
     assert moved.url.endswith(f"/experiment/{run['id']}") and 'id="token-refused"' not in moved.text
 
+
+@pytest.mark.parametrize("path", ["experiments", "experiments?format=csv", "api/experiments"])
+def test_a_repeated_filter_is_refused_naming_it(site: Server, path: str) -> None:
+    """``/experiments?system=a&system=b`` listed a's experiments and said nothing of b
+    (explore42 9): the page, its CSV and the API refuse it with 400 naming the parameter; a
+    repeated same name or a blank one is one name."""
+    joiner = "&" if "?" in path else "?"
+    refused = site.get(f"{path}{joiner}system=team-a&system=team-b")
+    assert refused.status_code == 400, refused.text
+    assert "system is given 2 times ('team-a', 'team-b')" in html.unescape(refused.text)
+    for query in ("system=team-a&system=team-a", "system=&system=team-a"):
+        assert site.get(f"{path}{joiner}{query}").status_code == 200, query
