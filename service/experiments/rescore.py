@@ -53,6 +53,41 @@ def rescore_spec(
     ``dataset_version``: against a registered version of its catalogue dataset instead, or
     for an uploaded dataset against its newer version (an uploaded dataset's name)."""
     status = storage.experiments.status(experiment_id)
+    spec, revised = _onto(storage, status, profile, dataset_version)
+    asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
+    if asked:
+        # it said to resume the experiment, which a finished one refuses
+        raise BadRequest(
+            f"systems {', '.join(asked)} were asked over the network; re-scoring reads files "
+            f"only: download their archived answers from the experiment's files ({status.uri}) "
+            f"and submit them with revisionOf {experiment_id} (the API's revisionOf, the run "
+            "page's \"Run it again to replace it\"), which replaces this run's rows"
+        )  # (it said gerbil-qa evaluate, which records nothing that replaces them: explore23 2)
+    spec, uploads = restored(storage, experiment_id, spec)
+    answers_of = experiment_id if revised != experiment_id else None
+    options = replace(spec.options, revision_of=revised, answers_of=answers_of, publish=False)
+    return replace(spec, options=options), uploads
+
+
+def rescore_revises(storage: Storage, experiment_id: str, dataset_version: str) -> str | None:
+    """The experiment a re-scoring of ``experiment_id`` onto ``dataset_version`` would revise
+    (:func:`rescore_spec`'s decision, its files not read), or None where it is refused: its
+    page says what the API would do (explore42 1)."""
+    from service.errors import ServiceError
+
+    try:
+        status = storage.experiments.status(experiment_id)
+        return _onto(storage, status, None, dataset_version)[1]
+    except ServiceError:
+        return None
+
+
+def _onto(
+    storage: Storage, status: Any, profile: str | None, dataset_version: str | None
+) -> tuple[ExperimentSpec, str]:
+    """``rescore_spec``'s spec before its files are restored, and the experiment it revises
+    (:func:`newest_of_its_line`)."""
+    experiment_id = status.id
     if status.status.value != "finished":  # its state, not the request: 409 as publish says
         raise Conflict(
             f"experiment {experiment_id} {status.status.said}; only a finished one is re-scored"
@@ -79,20 +114,7 @@ def rescore_spec(
         spec = replace(spec, dataset=_newer_upload(storage, spec.dataset, dataset_version))
     elif dataset_version is not None and isinstance(spec.dataset, CatalogueDataset):
         spec = replace(spec, dataset=replace(spec.dataset, version=dataset_version))
-    revised = newest_of_its_line(storage, status, spec, "re-score", onto=dataset_version)
-    asked = [s.name for s in spec.systems if not s.from_files and s.kind != "reference"]
-    if asked:
-        # it said to resume the experiment, which a finished one refuses
-        raise BadRequest(
-            f"systems {', '.join(asked)} were asked over the network; re-scoring reads files "
-            f"only: download their archived answers from the experiment's files ({status.uri}) "
-            f"and submit them with revisionOf {experiment_id} (the API's revisionOf, the run "
-            "page's \"Run it again to replace it\"), which replaces this run's rows"
-        )  # (it said gerbil-qa evaluate, which records nothing that replaces them: explore23 2)
-    spec, uploads = restored(storage, experiment_id, spec)
-    answers_of = experiment_id if revised != experiment_id else None
-    options = replace(spec.options, revision_of=revised, answers_of=answers_of, publish=False)
-    return replace(spec, options=options), uploads
+    return spec, newest_of_its_line(storage, status, spec, "re-score", onto=dataset_version)
 
 
 def revises_another_note(experiment_id: str, version: str | None, revised: str) -> str | None:

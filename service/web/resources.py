@@ -726,6 +726,10 @@ class NewerVersion:
     rescore: str  # what ``gerbil-qa rescore ID --dataset-version`` takes for it
     refreshed: bool  # a catalogue dataset's gold computed again (``dataset refresh``)
     rescored: str | None = None  # a published revision of the experiment scored on it
+    # the experiment of its line a re-scoring onto it would revise, where not this one (the
+    # API's decision: its page said "a revision" of this one, the API revised that one;
+    # explore42 1)
+    revises: str | None = None
 
 
 def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[NewerVersion]:
@@ -751,7 +755,18 @@ def _newer_versions(storage: Any, page: pages.ExperimentPage) -> list[NewerVersi
     from dataclasses import replace
 
     # one already re-scored on it: a second re-scoring is refused (it names that one)
-    return [replace(v, rescored=_revision_on(storage, page.id, v.uri)) for v in found]
+    found = [replace(v, rescored=_revision_on(storage, page.id, v.uri)) for v in found]
+    return [
+        v if v.rescored else replace(v, revises=_revises_other(storage, page.id, v.rescore))
+        for v in found
+    ]
+
+
+def _revises_other(storage: Any, experiment_id: str, version: str) -> str | None:
+    from service.experiments.rescore import rescore_revises
+
+    revised = rescore_revises(storage, experiment_id, version)
+    return revised if revised != experiment_id else None
 
 
 def _revision_on(storage: Any, experiment_id: str, dataset: str) -> str | None:

@@ -1431,6 +1431,8 @@ def test_an_improved_v1_run_is_rescored_onto_v2_in_place_of_its_first_runs(site:
     # the re-scoring the improved run's page offers is accepted, as a revision of R
     said, version = _newer_version(site, improved["id"])
     assert version == v2_name
+    # and its page names R as what that re-scoring revises, as the API does (explore42 1)
+    assert f'class="rescore-revises">experiment {r["id"]}</a>, not of this one' in said, said
     # its re-score page says what the API does: a revision of R, not of the improved run,
     # whose rows stay on v1 (it said "revises this one … its rows take this one's place":
     # explore42 1)
