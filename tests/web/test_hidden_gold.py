@@ -375,8 +375,11 @@ def test_files_comparisons_and_tiers_say_they_are_withheld(
     for who in ("organiser", "file", "web"):
         run = task[who]
         page = site.get(f"experiment/{run['id']}").text
-        files = re.findall(r'href="([^"]*/file/[0-9a-f]{64})"', page)
-        assert files, who
+        # marked withheld, not linked (explore42 2): the route still refuses each
+        assert not re.findall(r'href="([^"]*/file/[0-9a-f]{64})"', page), who
+        marked = re.findall(r'class="muted file-withheld">.*?sha256 ([0-9a-f]{64})<', page)
+        assert marked, who
+        files = [f"{site.url}experiment/{run['id']}/file/{sha}" for sha in marked]
         for tokens in ({}, {"Authorization": f"Bearer {run['token']}"}):
             for url in files:
                 got = site.get(url.replace(site.url, ""), headers=tokens)
@@ -606,7 +609,16 @@ def test_a_withheld_expected_tsv_serves_its_in_tsv_alone(site: Server) -> None:
         (title, url)
         for url, title in re.findall(r'href="([^"]*/file/[0-9a-f]{64})"[^>]*>([^<]+)<', page)
     )
-    assert {"in.tsv", "expected.tsv", "out.tsv"} <= set(links), links
+    # the gold and the answers are marked withheld, not linked (explore42 2)
+    marked = dict(
+        (title, f"{site.url}experiment/{made['id']}/file/{sha}")
+        for title, sha in re.findall(
+            r'<dd>([^<]+) <span class="muted file-withheld">.*?sha256 ([0-9a-f]{64})<', page
+        )
+    )
+    assert set(links) >= {"in.tsv"} and {"expected.tsv", "out.tsv"} <= set(marked), (links, marked)
+    assert not {"expected.tsv", "out.tsv"} & set(links)
+    links |= marked
     got = {
         t: site.get(links[t].replace(site.url, "")) for t in ("in.tsv", "expected.tsv", "out.tsv")
     }
