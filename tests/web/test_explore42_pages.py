@@ -192,3 +192,25 @@ def test_a_repeated_filter_is_refused_naming_it(site: Server, path: str) -> None
     assert "system is given 2 times ('team-a', 'team-b')" in html.unescape(refused.text)
     for query in ("system=team-a&system=team-a", "system=&system=team-a"):
         assert site.get(f"{path}{joiner}{query}").status_code == 200, query
+
+
+@pytest.mark.browser
+def test_back_after_publishing_shows_the_page_as_it_is_now(site: Server, browser) -> None:
+    """In Chromium, Back after the publish form's post showed the private page with its
+    Publish form (the back/forward cache, despite no-store: explore42 4): the restored page
+    is read again, and says it is published."""
+    from selenium.webdriver.common.by import By
+
+    from tests.web.test_browser import wait_until
+
+    run = _submit(site, _version("bfcache42", None, withheld=False))
+    publish = f'form[action$="/experiment/{run["id"]}/publish"]'
+    browser.get(f"{site.url}experiment/{run['id']}?token={run['token']}")
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, publish))
+    browser.find_element(By.ID, "publish-confirm").click()
+    browser.find_element(By.ID, "publish").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "published"))
+    browser.back()
+    wait_until(browser, lambda d: "?published" not in d.current_url)
+    wait_until(browser, lambda d: d.find_elements(By.ID, "withdraw-link"))
+    assert not browser.find_elements(By.CSS_SELECTOR, publish)
