@@ -1542,13 +1542,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                         {
                             "name": "system",
                             "in": "query",
-                            "description": "Only experiments that used this system (its name).",
+                            "description": "Only experiments that used this system (its "
+                            "name). One: two names are a 400 naming the parameter.",
                             "schema": {"type": "string", "minLength": 1},
                         },
                         {
                             "name": "dataset",
                             "in": "query",
-                            "description": "Only experiments on this dataset (its name).",
+                            "description": "Only experiments on this dataset (its name). "
+                            "One: two names are a 400 naming the parameter.",
                             "schema": {"type": "string", "minLength": 1},
                         },
                     ],
