@@ -979,10 +979,12 @@ def task(experiment_id: str, name: str) -> BaseResponse:
     number, ext = conneg.split_extension(name)
     if not number.isdigit():
         raise NotFound(f"no task {number} in experiment {experiment_id}")
-    # an owner link made of a task's URL is taken as the experiment's is (explore34 8)
-    redirected = token_redirect(experiment_id)
+    # an owner link made of a task's URL is taken as the experiment's is (explore34 8), a
+    # wrong one said as there (it was dropped without a word here: explore42 8)
+    redirected = token_redirect(experiment_id, say_refused=True)
     if redirected is not None:
         return redirected
+    refused = token_refused()
     rep = conneg.negotiate(request, TASK_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
     graph = services().storage
@@ -1051,6 +1053,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
             max_warnings=TASK_PAGE_WARNINGS,
             alternates=alternates(uri, TASK_OFFERS),
             pages=pages,
+            token_refused=refused,
         )
 
     return respond(
@@ -1061,7 +1064,7 @@ def task(experiment_id: str, name: str) -> BaseResponse:
         html=html,
         csv=lambda: pages.task_csv(page()),
         private=private,
-        variant=(shown, slice_),
+        variant=(shown, slice_, refused),
         in_worker=in_worker,
     )
 
@@ -1070,9 +1073,11 @@ def task(experiment_id: str, name: str) -> BaseResponse:
 @bp.get("/experiment/<experiment_id>/task/<int:number>/question/", defaults={"name": ""})
 def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
     question_id, ext = _question_name(name)
-    redirected = token_redirect(experiment_id)  # an owner link made of its URL (explore34 8)
+    # an owner link made of its URL (explore34 8); a wrong one said (explore42 8)
+    redirected = token_redirect(experiment_id, say_refused=True)
     if redirected is not None:
         return redirected
+    refused = token_refused()
     rep = conneg.negotiate(request, PLAIN_OFFERS, extension=ext, default=conneg.HTML)
     _status, store, private = _experiment_store(experiment_id, rep)
     graph = services().storage
@@ -1091,8 +1096,11 @@ def question_result(experiment_id: str, number: int, name: str) -> BaseResponse:
         PLAIN_OFFERS,
         rep,
         quads=lambda: found,
-        html=lambda: _question_result_html(experiment_id, number, uri, found, store, private),
+        html=lambda: _question_result_html(
+            experiment_id, number, uri, found, store, private, refused=refused
+        ),
         private=private,
+        variant=(refused,) if rep is conneg.HTML else None,
     )
 
 
@@ -1124,7 +1132,14 @@ def _task_page_of(
 
 
 def _question_result_html(
-    experiment_id: str, number: int, uri: str, found: list[Any], store: Any, private: bool
+    experiment_id: str,
+    number: int,
+    uri: str,
+    found: list[Any],
+    store: Any,
+    private: bool,
+    *,
+    refused: bool = False,
 ) -> str:
     """One question's result as the task page shows its row (the question, the outcome, every
     answer judged and by which rule, runtime, error), then its triples: the link a paper gives
@@ -1148,6 +1163,7 @@ def _question_result_html(
         private=private,
         alternates=alternates(uri, PLAIN_OFFERS),
         pages=pages,
+        token_refused=refused,
     )
 
 

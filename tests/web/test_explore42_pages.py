@@ -164,7 +164,14 @@ def test_a_wrong_owner_link_is_said_on_the_page(site: Server) -> None:
     experiment's, sets no cookie, and the page without it says nothing."""
     run = _submit(site, _version("wrong42", None, withheld=False))
     _publish(site, run)
-    for path in (f"experiment/{run['id']}", f"experiment/{run['id']}/rescore"):
+    # and the owner links made of a task's or a question's URL (it was dropped there too)
+    task = f"experiment/{run['id']}/task/1"
+    for path in (
+        f"experiment/{run['id']}",
+        f"experiment/{run['id']}/rescore",
+        task,
+        task + "/question/1",
+    ):
         browser = requests.Session()
         moved = browser.get(f"{site.url}{path}?token=wrong", allow_redirects=False, timeout=30)
         assert moved.status_code == 303, moved.text
