@@ -375,47 +375,8 @@ DATATYPE_PREFIXES = {"xsd": XSD, "xs": XSD, "rdf": RDF, "rdfs": RDFS, "owl": OWL
 # the datatypes of those namespaces (RDF 1.1 Concepts 5.1 and 5.3, rdf:JSON and
 # rdf:dirLangString of RDF 1.2, OWL 2's owl:real and owl:rational, rdfs:Literal): a prefixed
 # name of another local name (``xsd:foo``, ``xsd:Integer``, ``xsd:``) names none
-_XSD_DATATYPES = (
-    "string",
-    "boolean",
-    "decimal",
-    "integer",
-    "double",
-    "float",
-    "date",
-    "time",
-    "dateTime",
-    "dateTimeStamp",
-    "gYear",
-    "gMonth",
-    "gDay",
-    "gYearMonth",
-    "gMonthDay",
-    "duration",
-    "yearMonthDuration",
-    "dayTimeDuration",
-    "byte",
-    "short",
-    "int",
-    "long",
-    "unsignedByte",
-    "unsignedShort",
-    "unsignedInt",
-    "unsignedLong",
-    "positiveInteger",
-    "nonNegativeInteger",
-    "negativeInteger",
-    "nonPositiveInteger",
-    "hexBinary",
-    "base64Binary",
-    "anyURI",
-    "language",
-    "normalizedString",
-    "token",
-    "NMTOKEN",
-    "Name",
-    "NCName",
-)
+# the XSD datatypes: those whose lexical space is checked here, and those it is not
+_XSD_DATATYPES = (*_PATTERNS, *INTEGER_BOUNDS, "string", "anyURI", "NMTOKEN", "Name", "NCName")
 KNOWN_DATATYPES = frozenset(
     [XSD + name for name in _XSD_DATATYPES]
     + [RDF + name for name in ("HTML", "XMLLiteral", "JSON", "langString", "dirLangString")]
