@@ -525,3 +525,8 @@ FILE_ROLES = ("dataset", "questions", "answers", "gold", "kb")
 in.tsv (its question texts), a system's answers, a separate gold, a KB file."""
 DISTRIBUTION_ROLES = ("dataset", "questions")
 """The roles of the files an uploaded dataset offers as its distributions."""
+INTERFACES = ("qa", "text2sparql")
+"""The interfaces a system is called by (``gqa:interface``; the one list the CLI, the API, the
+form, the served reference systems and the shapes take): ``qa``, a GERBIL QA web service (POST
+``query``, ``lang``; answers QALD-JSON), and ``text2sparql``, a TEXT2SPARQL'25 service (GET
+``question``, ``dataset``; answers a SPARQL query, run on the KB when evaluated)."""

@@ -15,7 +15,7 @@ from typing import Any
 from service.call_settings import CALLED, TEXT2SPARQL_MAX_ERROR_RATE
 from service.cli import add_store_option, language_tag
 from service.errors import BadRequest, ServiceError
-from service.systems.interfaces import INTERFACES
+from service.model import INTERFACES
 
 
 def command_group(sub: Any, name: str, *, help: str) -> Any:

@@ -12,7 +12,7 @@ from service.contracts.turtle import collection, header, literal, number, object
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.results import ExperimentType, MatchRule, QuestionStatus
 from service.formats import FORMATS
-from service.model import DISTRIBUTION_ROLES, FILE_ROLES, AnswerType
+from service.model import DISTRIBUTION_ROLES, FILE_ROLES, INTERFACES, AnswerType
 
 KB_FILE_FORMATS = ("turtle",)
 """Formats of catalogue distributions that are no question or answer files: the files of a
@@ -48,6 +48,7 @@ def shapes_ttl() -> str:
                 "the format registry (service/formats/__init__.py: FORMATS; and KB_FILE_FORMATS)",
                 "the call settings (service/call_settings.py: CALL_SETTINGS)",
                 "FILE_ROLES, DISTRIBUTION_ROLES (service/model.py)",
+                "the interfaces of web-service systems (service/model.py: INTERFACES)",
             ],
             ["gqa", "gqash", "gerbil", "sh", "xsd"],
         )
@@ -71,6 +72,7 @@ def shapes_ttl() -> str:
     out.append(subject("gqash:Distribution", [("sh:property", "gqash:formats")]))
     out.append(subject("gqash:UploadedFile", [("sh:property", "gqash:fileRoles")]))
     out.append(subject("gqash:UploadedDistribution", [("sh:property", "gqash:distributionRoles")]))
+    out.append(subject("gqash:System", [("sh:property", "gqash:interfaces")]))
     calls = [f"gqash:call-{c.name}" for c in CALL_SETTINGS]
     out.append(subject("gqash:Experiment", [("sh:property", objects(calls))]))
     for shape, info in zip(task, MEASURES.values(), strict=True):
@@ -105,4 +107,6 @@ def shapes_ttl() -> str:
     out.append(_in("gqash:formats", "gqa:format", formats))
     for shape, roles in (("fileRoles", FILE_ROLES), ("distributionRoles", DISTRIBUTION_ROLES)):
         out.append(_in(f"gqash:{shape}", "gqa:fileRole", [literal(r, lang=None) for r in roles]))
+    interfaces = [literal(name, lang=None) for name in INTERFACES]
+    out.append(_in("gqash:interfaces", "gqa:interface", interfaces))
     return "\n".join(out)

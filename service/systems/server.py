@@ -55,7 +55,7 @@ def make_app(
     language: str = "en",
 ) -> WSGIApp:
     """The WSGI application serving ``system`` by ``interface`` (``qa`` or ``text2sparql``,
-    :data:`~service.systems.interfaces.INTERFACES`);
+    :data:`~service.model.INTERFACES`);
     ``delay`` seconds are added to every answer (to imitate a remote system's latency in
     benchmarks and demos); ``language``: a Text2SPARQL question's (the interface names none)."""
     text2sparql = interface == "text2sparql"

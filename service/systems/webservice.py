@@ -36,8 +36,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from service.errors import BadRequest, Problem
-from service.model import NOT_ASKED, Dataset, Question, SystemAnswer, SystemRun
-from service.systems.interfaces import INTERFACES
+from service.model import INTERFACES, NOT_ASKED, Dataset, Question, SystemAnswer, SystemRun
 from service.systems.response import (
     BadResponse,
     parse_answer,

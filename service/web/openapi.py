@@ -16,7 +16,7 @@ from service.experiments.progress import PHASES, SYSTEM_STATES
 from service.experiments.systems import SYSTEM_KINDS
 from service.graph.experiments import Status
 from service.graph.leaderboards import TITLE_LENGTH
-from service.systems.interfaces import INTERFACES
+from service.model import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
 from service.systems.secret_headers import MAX_HEADERS, MAX_VALUE_BYTES
 from service.systems.webservice import HANG_UP_AFTER

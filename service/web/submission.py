@@ -768,7 +768,7 @@ def _questions_of(raw: RawSubmission) -> FileUpload | None:
 
 def _interface(item: dict[str, Any], where: str) -> str:
     value = item.get("interface", "qa")
-    from service.systems.interfaces import INTERFACES
+    from service.model import INTERFACES
 
     if value not in INTERFACES:
         expected = " or ".join(f'"{name}"' for name in INTERFACES)
