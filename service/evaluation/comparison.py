@@ -104,12 +104,12 @@ class Comparison:
                 f"(the default is {st.DEFAULT_RESAMPLES:,})"
             )
         r = self.ranking
-        if r.samples and r.pairs:
+        if r.samples and r.tested:
             least = 1 / (r.samples + 1)  # the smallest p a sampled test gives
-            if least > r.alpha / len(r.pairs):  # Holm's strictest threshold
+            if least > r.alpha / r.tested:  # Holm's strictest threshold
                 out.append(
                     f"with {r.samples:,} samples the test's smallest p-value is {least:.3g}, "
-                    f"above the {r.alpha / len(r.pairs):.3g} the first of {len(r.pairs)} "
+                    f"above the {r.alpha / r.tested:.3g} the first of {r.tested} "
                     "pairs needs: no pair can be found different, so the tiers say nothing"
                 )
         return tuple(out)

@@ -920,13 +920,19 @@ class Ranking:
     tiers: Mapping[str, int | None]
 
     @property
+    def tested(self) -> int:
+        """How many pairs have a p-value: the family Holm corrected over (a pair whose
+        measure is undefined for a system has no test; the signature counted it)."""
+        return sum(1 for p in self.pairs if p.test.p_value is not None)
+
+    @property
     def signature(self) -> str:
         return test_signature(
             self.test,
             samples=self.samples,
             seed=self.seed,
             alpha=self.alpha,
-            pairs=len(self.pairs),
+            pairs=self.tested,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -334,3 +335,56 @@ def test_compare_reads_a_store_s_published_upload_and_registered_version(
     assert "give --store" in capsys.readouterr().err
     assert main([*on_version, "--store", store]) == 0
     assert json.loads(capsys.readouterr().out)["dataset"] == f"{ck25} version {version}"
+
+
+def _qald9_files(tmp_path: Path, data_dir: Path, **made: Any) -> tuple[str, dict[str, str]]:
+    """QALD-9 test (or its first ``questions`` of them) and answer files made from its gold
+    (as explore43 made them): ``made`` maps a name to ``(right, mode)``; the first ``right``
+    questions answered with their gold, the rest ``mode``: ``error`` (a failed call), ``wrong``
+    (a wrong IRI) or ``missing`` (left out of the file)."""
+    source = data_dir / "qald" / "ag-sc_QALD" / "9" / "data" / "qald-9-test-multilingual.json"
+    gold = json.loads(source.read_text(encoding="utf-8"))
+    questions = made.pop("questions", None)
+    if questions is not None:
+        gold["questions"] = gold["questions"][:questions]
+        source = tmp_path / f"qald9-{questions}.json"
+        source.write_text(json.dumps(gold), encoding="utf-8")
+    wrong = {"head": {"vars": ["uri"]}, "results": {"bindings": [
+        {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
+    paths = {}
+    for name, (right, mode) in made.items():
+        entries = []
+        for i, q in enumerate(gold["questions"]):
+            entry = {"id": q["id"], "question": q["question"][:1]}
+            if i < right:
+                entry["answers"] = q["answers"][:1]
+            elif mode == "missing":
+                continue
+            elif mode == "error":
+                entry.update(answers=[], error="timeout")
+            else:
+                entry["answers"] = [wrong]
+            entries.append(entry)
+        answers = {"dataset": gold["dataset"], "questions": entries}
+        paths[name] = str(tmp_path / f"{name}.json")
+        Path(paths[name]).write_text(json.dumps(answers), encoding="utf-8")
+    return str(source), paths
+
+
+def test_the_signature_counts_only_the_pairs_tested(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore43 F2: a system whose Macro F1 QALD is undefined (every call failed) has no test
+    against the others; Holm corrected over the one tested pair (p adjusted = p) while the
+    signature said ``pairs:3``."""
+    dataset, files = _qald9_files(
+        tmp_path, data_dir, allerr=(0, "error"), one=(1, "error"), strong=(150, "error")
+    )
+    argv = ["compare", "--dataset", dataset, "--profile", "exact", "--types", "QA"]
+    argv += ["--answers", files["allerr"], files["one"], files["strong"]]
+    assert main([*argv, "--measure", "macroF1QALD", "--output", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    tested = [p for p in data["pairs"] if p["pValue"] is not None]
+    assert len(data["pairs"]) == 3 and len(tested) == 1
+    assert tested[0]["pAdjusted"] == tested[0]["pValue"]  # Holm over one
+    assert "|correction:holm|pairs:1|" in data["signature"]
