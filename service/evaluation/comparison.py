@@ -112,6 +112,30 @@ class Comparison:
                     f"above the {r.alpha / r.tested:.3g} the first of {r.tested} "
                     "pairs needs: no pair can be found different, so the tiers say nothing"
                 )
+        most = r.most_differing
+        if most is not None and r.tested:
+            least = st.least_exact_p(most)
+            threshold = r.alpha / r.tested
+            if least > threshold:  # explore43 F1: 5 questions, p 0.126 at best, no word
+                asked = (
+                    " (the paired bootstrap can give smaller p-values on so few questions; "
+                    "they do not hold)"
+                    if r.test == "bootstrap"
+                    else ""
+                )
+                out.append(
+                    f"the systems differ on at most {most:,} of the {r.questions:,} "
+                    f"question{'s' if r.questions != 1 else ''} compared, where a paired "
+                    f"test's smallest two-sided p-value is 2/2^{most} = {least:.3g}, above "
+                    f"the {threshold:.3g} the first of {r.tested} pair"
+                    f"{'s' if r.tested != 1 else ''} needs: no pair can be found different, "
+                    f"so the tiers say nothing{asked}"
+                )
+        if r.questions == 1:
+            out.append(
+                "one question compared: every bootstrap resample is that question, so each "
+                "interval has zero width and says nothing of the uncertainty"
+            )
         return tuple(out)
 
 

@@ -678,6 +678,9 @@ class PairedTest:
     test: str  # a key of TESTS
     samples: int  # shuffles or resamples drawn (0 for McNemar)
     seed: int | None  # None for McNemar (exact)
+    # the questions on which the two differ (McNemar: the discordant ones), which bound the
+    # smallest p an exact paired test can give (:func:`least_exact_p`)
+    differing: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -700,6 +703,30 @@ def _pair_twin(a: QuestionTable, b: QuestionTable, measure: str) -> Twin:
 def _difference(a: QuestionTable, b: QuestionTable, measure: str) -> float | None:
     va, vb = _estimate(a, measure), _estimate(b, measure)
     return None if va is None or vb is None else va - vb
+
+
+def differing_questions(a: QuestionTable, b: QuestionTable) -> int:
+    """How many questions ``a`` and ``b`` score differently (any column of a row; a question
+    with several rows, a pooled task's languages, counts once): swapping or drawing the others
+    changes nothing, so they alone bound what a paired test can find."""
+    keys = [k for k in a.columns if k in b.columns]
+    if not keys or len(a) == 0:
+        return 0
+    apart = np.zeros(len(a), dtype=np.bool_)
+    for k in keys:
+        x, y = a.columns[k], b.columns[k]
+        apart |= ~((x == y) | (np.isnan(x) & np.isnan(y)))
+    question = _question_of_row(a)
+    if question is None:
+        return int(apart.sum())
+    return len(set(question[apart].tolist()))
+
+
+def least_exact_p(differing: int) -> float:
+    """The smallest two-sided p an exact paired test can give when the systems differ on
+    ``differing`` questions: 2/2^k (all k one way, or all the other; the sign-flip test and
+    McNemar's alike), 1 when they differ on none (explore43 F1: 0.125 on 5 questions)."""
+    return min(1.0, 2.0 / 2.0**differing) if differing < 1100 else 0.0
 
 
 def _p_from_null(null: list[FloatArray], observed: float, draws: int) -> float:
@@ -726,6 +753,7 @@ def approximate_randomisation(
     n = len(a)
     if observed is None or n == 0:
         return PairedTest(measure, observed, None, "ar", samples, seed)
+    apart = differing_questions(a, b)
     rng = _generator(seed)
     base = np.arange(n, dtype=np.intp)
     mirror = 2 * base + n  # row i of one system + row i of the other
@@ -742,7 +770,8 @@ def approximate_randomisation(
         va = twin(_Sample(both.columns, from_a))
         vb = twin(_Sample(both.columns, from_b))
         null.append(va - vb)
-    return PairedTest(measure, observed, _p_from_null(null, observed, samples), "ar", samples, seed)
+    p = _p_from_null(null, observed, samples)
+    return PairedTest(measure, observed, p, "ar", samples, seed, apart)
 
 
 def paired_bootstrap(
@@ -761,6 +790,7 @@ def paired_bootstrap(
     n = len(a)
     if observed is None or n == 0:
         return PairedTest(measure, observed, None, "bootstrap", samples, seed)
+    apart = differing_questions(a, b)
     rng = _generator(seed)
     clusters = question_clusters(a)
     null: list[FloatArray] = []
@@ -768,7 +798,7 @@ def paired_bootstrap(
         idx = _bootstrap_indices(rng, rows, n, clusters)
         null.append(twin(_Sample(a.columns, idx)) - twin(_Sample(b.columns, idx)) - observed)
     p = _p_from_null(null, observed, samples)
-    return PairedTest(measure, observed, p, "bootstrap", samples, seed)
+    return PairedTest(measure, observed, p, "bootstrap", samples, seed, apart)
 
 
 def binary_accuracy(table: QuestionTable) -> bool:
@@ -792,7 +822,7 @@ def mcnemar(a: QuestionTable, b: QuestionTable) -> PairedTest:
     ra, rb = a.columns["accuracy"] == 1, b.columns["accuracy"] == 1
     only_a, only_b = int(np.sum(ra & ~rb)), int(np.sum(rb & ~ra))
     return PairedTest("accuracy", _difference(a, b, "accuracy"), mcnemar_p(only_a, only_b),
-                      "mcnemar", 0, None)  # fmt: skip
+                      "mcnemar", 0, None, only_a + only_b)  # fmt: skip
 
 
 def mcnemar_p(only_a: int, only_b: int) -> float:
@@ -918,6 +948,17 @@ class Ranking:
     alpha: float
     pairs: tuple[Pair, ...]
     tiers: Mapping[str, int | None]
+    questions: int = 0  # the questions the systems were tested on
+
+    @property
+    def most_differing(self) -> int | None:
+        """The most questions any tested pair differs on (None: no pair was tested)."""
+        found = [
+            p.test.differing
+            for p in self.pairs
+            if p.test.p_value is not None and p.test.differing is not None
+        ]
+        return max(found) if found else None
 
     @property
     def tested(self) -> int:
@@ -976,4 +1017,5 @@ def rank_systems(
         alpha=alpha,
         pairs=pairs,
         tiers=tiers(values, by_pair, alpha=alpha),
+        questions=len(set(next(iter(tables.values())).question_ids)) if tables else 0,
     )

@@ -657,7 +657,9 @@ def _comparison_schema() -> dict[str, Any]:
         warnings={
             **_TEXTS,
             "description": "What makes the numbers rough: too few resamples for the "
-            "intervals' level, too few samples for any pair to be found different.",
+            "intervals' level, too few samples or too few questions where the systems "
+            "differ for any pair to be found different, one question (intervals of zero "
+            "width).",
         },
         datasetUri={
             **_URI,

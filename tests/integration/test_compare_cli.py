@@ -388,3 +388,39 @@ def test_the_signature_counts_only_the_pairs_tested(
     assert len(data["pairs"]) == 3 and len(tested) == 1
     assert tested[0]["pAdjusted"] == tested[0]["pValue"]  # Holm over one
     assert "|correction:holm|pairs:1|" in data["signature"]
+
+
+@pytest.mark.parametrize("questions", [1, 5])
+def test_too_few_questions_for_any_pair_to_differ_are_said(
+    questions: int, tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore43 F1: on the first 1 or 5 questions of QALD-9 test, a system right on all of
+    them against one wrong on all: an exact paired test cannot go below 2/2^5 = 0.0625, yet
+    both were tier 1 without a word (and a one-question interval [1, 1] looked exact)."""
+    dataset, files = _qald9_files(
+        tmp_path, data_dir, questions=questions, right=(questions, "wrong"), wrong=(0, "wrong")
+    )
+    argv = ["compare", "--dataset", dataset, "--profile", "exact", "--types", "QA"]
+    argv += ["--answers", files["right"], files["wrong"]]
+    for test in ("ar", "bootstrap"):
+        assert main([*argv, "--test", test, "--output", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        least = 2 / 2**questions
+        said = [w for w in data["warnings"] if w.startswith("the systems differ on at most")]
+        assert said == [
+            f"the systems differ on at most {questions} of the {questions} question"
+            f"{'s' if questions > 1 else ''} compared, where a paired test's smallest "
+            f"two-sided p-value is 2/2^{questions} = {least:.3g}, above the 0.05 the first of "
+            "1 pair needs: no pair can be found different, so the tiers say nothing"
+            + (
+                " (the paired bootstrap can give smaller p-values on so few questions; they "
+                "do not hold)"
+                if test == "bootstrap"
+                else ""
+            )
+        ]
+        zero_width = [w for w in data["warnings"] if w.startswith("one question compared")]
+        assert len(zero_width) == (questions == 1)
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "gerbil-qa: warning: the systems differ on at most" in err
