@@ -169,12 +169,16 @@ def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     from service.evaluation.comparison import format_p_value  # loaded by the comparison
 
     out.write(f"dataset: {data['dataset']}   profile: {data['profile']}   measure: {measure}\n")
-    rows: list[tuple[str, ...]] = [("tier", "system", measure, "95% interval")]
+    gaps = any("answered" in s for s in data["systems"])  # a system left questions unanswered
+    rows: list[tuple[str, ...]] = [
+        ("tier", "system", measure, "95% interval", *(("answered",) if gaps else ()))
+    ]
     for s in data["systems"]:  # in standing order (tier, then the measure)
         qa = s["results"].get("QA", {})
         tier = "–" if s["tier"] is None else str(s["tier"])  # no value: no tier
         shown = _interval(s, measure, data)
-        rows.append((tier, s["system"], _value(qa.get(measure)), shown))
+        row = (tier, s["system"], _value(qa.get(measure)), shown)
+        rows.append((*row, _answered(s)) if gaps else row)
     _aligned(rows, out)
     out.write(f"\npairs ({data['test']}, Holm-adjusted):\n")
     pairs: list[tuple[str, ...]] = [("a", "b", "difference", "p", "p adjusted")]
@@ -190,6 +194,16 @@ def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
         )
     _aligned(pairs, out)
     out.write(f"signature: {data['signature']}\n")
+
+
+def _answered(system: dict[str, Any]) -> str:
+    """``100/150`` where a system left questions unanswered (with its failed calls), else
+    ``all``."""
+    if "answered" not in system:
+        return "all"
+    total = system["answered"] + system["missing"] + system["errors"]
+    failed = f" ({system['errors']} failed)" if system["errors"] else ""
+    return f"{system['answered']}/{total}{failed}"
 
 
 def _aligned(rows: list[tuple[str, ...]], out: TextIO) -> None:

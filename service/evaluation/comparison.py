@@ -48,6 +48,7 @@ class SystemResult:
     intervals: Mapping[ExperimentType, Mapping[str, st.Interval]]
     tier: int | None
     reference: bool = False  # shown for scale, not tested (a reference system)
+    coverage: Coverage | None = None  # only when it left questions unanswered
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,7 +61,69 @@ class SystemResult:
             "tier": self.tier,
             **undefined_resamples(self.intervals),
             **({"reference": True} if self.reference else {}),
+            **(self.coverage.to_json() if self.coverage is not None else {}),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How many of the questions compared a system answered: the others had no entry in its
+    file (``missing``) or their call failed (``errors``), each scored as an empty answer, so a
+    gap in coverage reads as a difference in quality (explore43 F3: compare said nothing)."""
+
+    questions: int
+    missing: tuple[str, ...]
+    errors: tuple[str, ...]
+    made: str = "each is scored as not answered (0)"  # what the profile makes of a missing one
+
+    @property
+    def answered(self) -> int:
+        return self.questions - len(self.missing) - len(self.errors)
+
+    def to_json(self) -> dict[str, int]:
+        return {"answered": self.answered, "missing": len(self.missing), "errors": len(self.errors)}
+
+    def warnings(self, system: str) -> list[str]:
+        """What ``evaluate`` says of the gaps, said of the system in a comparison."""
+        from service.errors import first_ids
+
+        out = []
+        of = f"of {self.questions:,} question{'s' if self.questions != 1 else ''}"
+        if self.missing:
+            out.append(
+                f"{system}: {len(self.missing):,} {of} have no answer in its file "
+                f"({first_ids(self.missing)}): {self.made}; a gap in coverage reads as a "
+                "difference in quality"
+            )
+        if self.errors:
+            out.append(
+                f"{system}: the call failed on {len(self.errors):,} {of} "
+                f"({first_ids(self.errors)}): each is scored as an empty answer and counted "
+                "as an error"
+            )
+        return out
+
+
+def coverage_of(ev: Evaluation, etype: ExperimentType) -> Coverage | None:
+    """The :class:`Coverage` of ``ev``'s task of ``etype``; None when it answered them all."""
+    from service.evaluation.results import QuestionStatus
+
+    task = ev.tasks.get(etype)
+    if task is None:
+        return None
+    gaps = (QuestionStatus.MISSING, QuestionStatus.ERROR)
+    scored = {q.question_id for q in task.questions if q.status in (QuestionStatus.SCORED, *gaps)}
+    missing = [q.question_id for q in task.questions if q.status is QuestionStatus.MISSING]
+    errors = [q.question_id for q in task.questions if q.status is QuestionStatus.ERROR]
+    if not missing and not errors:
+        return None
+    # as evaluate says it (service.evaluation.runner)
+    made = (
+        f"each is read as an empty answer, as {ev.profile.title} does"
+        if ev.scoring_of(etype).missing_as_empty
+        else "each is scored as not answered (0)"
+    )
+    return Coverage(len(scored), tuple(dict.fromkeys(missing)), tuple(dict.fromkeys(errors)), made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +194,9 @@ class Comparison:
                     f"{'s' if r.tested != 1 else ''} needs: no pair can be found different, "
                     f"so the tiers say nothing{asked}"
                 )
+        for s in self.systems:
+            if s.coverage is not None:
+                out.extend(s.coverage.warnings(s.system))
         if r.questions == 1:
             out.append(
                 "one question compared: every bootstrap resample is that question, so each "
@@ -211,6 +277,7 @@ def compare(
                     ),
                     tier=ranking.tiers.get(name),
                     reference=name not in tested,
+                    coverage=coverage_of(ev, experiment_type),
                 )
                 for name, ev, tables in systems
             ),

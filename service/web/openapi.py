@@ -641,6 +641,22 @@ def _comparison_schema() -> dict[str, Any]:
                     "description": "Only on a reference system's stored task (gold-sparql): "
                     "shown with its intervals, neither tested nor tiered.",
                 },
+                answered={
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Only when the system left questions unanswered: how many "
+                    "of the questions compared it answered (with missing and errors, all).",
+                },
+                missing={
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Only with answered: questions its file has no answer to.",
+                },
+                errors={
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Only with answered: questions whose call failed.",
+                },
             ),
         },
         pairs=_array(
@@ -659,7 +675,7 @@ def _comparison_schema() -> dict[str, Any]:
             "description": "What makes the numbers rough: too few resamples for the "
             "intervals' level, too few samples or too few questions where the systems "
             "differ for any pair to be found different, one question (intervals of zero "
-            "width).",
+            "width), a system's questions left unanswered or failed calls.",
         },
         datasetUri={
             **_URI,

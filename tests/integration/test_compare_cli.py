@@ -424,3 +424,36 @@ def test_too_few_questions_for_any_pair_to_differ_are_said(
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "gerbil-qa: warning: the systems differ on at most" in err
+
+
+def test_questions_left_unanswered_are_said_per_system(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore43 F3: ``evaluate`` warns of 50 questions without an answer, compare said nothing
+    and showed no failed calls: a gap in coverage read as a difference in quality."""
+    dataset, files = _qald9_files(
+        tmp_path, data_dir, full=(150, "wrong"), gappy=(100, "missing"), failing=(103, "error")
+    )
+    argv = ["compare", "--dataset", dataset, "--profile", "exact", "--types", "QA"]
+    argv += ["--answers", files["full"], files["gappy"], files["failing"]]
+    assert main([*argv, "--output", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    systems = {s["system"]: s for s in data["systems"]}
+    assert "answered" not in systems["full"]  # an ordinary system's JSON is what it was
+    assert {k: systems["gappy"][k] for k in ("answered", "missing", "errors")} == {
+        "answered": 100, "missing": 50, "errors": 0}  # fmt: skip
+    assert {k: systems["failing"][k] for k in ("answered", "missing", "errors")} == {
+        "answered": 103, "missing": 0, "errors": 47}  # fmt: skip
+    [gappy] = [w for w in data["warnings"] if w.startswith("gappy: ")]
+    assert gappy.startswith("gappy: 50 of 150 questions have no answer in its file (")
+    assert "each is scored as not answered (0)" in gappy  # as evaluate says it
+    [failing] = [w for w in data["warnings"] if w.startswith("failing: ")]
+    assert failing.startswith("failing: the call failed on 47 of 150 questions (")
+    assert main(argv) == 0
+    table, err = capsys.readouterr()
+    assert "gerbil-qa: warning: gappy: 50 of 150 questions" in err
+    assert "gerbil-qa: warning: failing: the call failed on 47" in err
+    rows = {line.split()[1]: line for line in table.splitlines()[1:5] if line.strip()}
+    assert rows["system"].endswith("answered")
+    assert rows["full"].endswith("  all") and rows["gappy"].endswith("  100/150")
+    assert rows["failing"].endswith("  103/150 (47 failed)")
