@@ -168,7 +168,10 @@ def _interval(system: dict[str, Any], measure: str, data: dict[str, Any]) -> str
 def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     from service.evaluation.comparison import format_p_value  # loaded by the comparison
 
-    out.write(f"dataset: {data['dataset']}   profile: {data['profile']}   measure: {measure}\n")
+    out.write(
+        f"dataset: {data['dataset']}   profile: {data['profile']}   measure: {measure}   "
+        f"questions: {_questions(data)}\n"
+    )
     gaps = any("answered" in s for s in data["systems"])  # a system left questions unanswered
     rows: list[tuple[str, ...]] = [
         ("tier", "system", measure, "95% interval", *(("answered",) if gaps else ()))
@@ -196,6 +199,13 @@ def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     out.write(f"signature: {data['signature']}\n")
 
 
+def _questions(data: dict[str, Any]) -> str:
+    """The number of questions compared (explore43 F4: a 1-question file kept the dataset's
+    name and nothing said only one was scored)."""
+    n = data.get("questions")
+    return "n/a" if n is None else f"{n:,}"
+
+
 def _answered(system: dict[str, Any]) -> str:
     """``100/150`` where a system left questions unanswered (with its failed calls), else
     ``all``."""
@@ -214,15 +224,17 @@ def _aligned(rows: list[tuple[str, ...]], out: TextIO) -> None:
 
 
 def _csv(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
-    """One row per system: tier, the measure, its interval (spreadsheets read it as is), and
-    on how many resamples the measure was undefined (empty bounds when more than 2.5 %)."""
+    """One row per system: tier, the measure, its interval (spreadsheets read it as is), on how
+    many resamples the measure was undefined (empty bounds when more than 2.5 %), and the number
+    of questions compared."""
     rows = []
     for s in data["systems"]:  # in standing order (tier, then the measure)
         ci = s["intervals"].get("QA", {}).get(measure) or [None, None]
         count = s.get("undefinedResamples", {}).get("QA", {}).get(measure)
         value = s["results"].get("QA", {}).get(measure)
-        rows.append([s["system"], s["tier"], value, *ci, count])
-    write_csv(out, ["system", "tier", measure, "low", "high", "undefinedResamples"], rows)
+        rows.append([s["system"], s["tier"], value, *ci, count, data.get("questions")])
+    header = ["system", "tier", measure, "low", "high", "undefinedResamples", "questions"]
+    write_csv(out, header, rows)
 
 
 def _pairs_csv(data: dict[str, Any], out: TextIO) -> None:
@@ -253,6 +265,7 @@ def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     level = "95\\%"
     label = MEASURES[measure].label if measure in MEASURES else measure  # "macro F1"
     out.write(f"% gerbil-qa compare, signature {data['signature']}\n")
+    out.write(f"% {data['dataset']}: {_questions(data)} questions compared\n")
     out.write("% needs \\usepackage{booktabs}\n")
     out.write("\\begin{tabular}{rlrl}\n\\toprule\n")
     out.write(f"Tier & System & {_tex(label)} & {level} interval \\\\\n\\midrule\n")

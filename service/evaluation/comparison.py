@@ -9,13 +9,14 @@ only ever added, never renamed)::
                   "intervals": {TYPE: {measure: [low, high]}}, "tier",
                   "undefinedResamples": {TYPE: {measure: count}}}],
      "pairs": [{"a", "b", "measure", "difference", "pValue", "pAdjusted"}],
-     "warnings": [text]}
+     "warnings": [text], "questions"}
 
 ``system`` is the name ``evaluate`` gave the run; ``results`` are the scorer's numbers exactly as
 ``evaluate --output json`` prints them; ``intervals`` hold every measure but the counts
 (:data:`~service.evaluation.statistics.NO_INTERVAL`); ``undefinedResamples`` (only when there
 are any) counts the resamples on which a measure was undefined: left out of its bounds, or too
 many for bounds (``[null, null]``, :func:`~service.evaluation.statistics.max_undefined`).
+``questions`` is how many questions were compared (a question pooled over languages once).
 The pairs and tiers are on the experiment type compared (QA; a comparison of stored tasks,
 their own type). ``signature`` is the profile's signature followed by the interval and the
 test fields (:func:`~service.evaluation.statistics.interval_signature`,
@@ -151,6 +152,7 @@ class Comparison:
             "systems": [s.to_json() for s in self.systems],
             "pairs": [p.to_json() for p in self.ranking.pairs],
             "warnings": list(self.warnings),
+            "questions": self.ranking.questions,
         }
 
     @property

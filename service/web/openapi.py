@@ -677,6 +677,12 @@ def _comparison_schema() -> dict[str, Any]:
             "differ for any pair to be found different, one question (intervals of zero "
             "width), a system's questions left unanswered or failed calls.",
         },
+        questions={
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many questions were compared (a question pooled over "
+            "languages once): what the intervals and the tests rest on.",
+        },
         datasetUri={
             **_URI,
             "description": "Only on a published uploaded dataset (named, or its bytes "

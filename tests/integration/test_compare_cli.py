@@ -34,7 +34,7 @@ def test_json_contract_and_the_library_agree(
     first = capsys.readouterr().out
     data = json.loads(first)
     contract = ["dataset", "profile", "signature", "seed", "resamples", "test", "systems", "pairs"]
-    assert list(data) == [*contract, "warnings"]  # keys only added
+    assert list(data) == [*contract, "warnings", "questions"]  # keys only added
     names = [s["system"] for s in data["systems"]]
     assert sorted(names) == sorted(f"{s}_QALD8_Train" for s in SYSTEMS)  # evaluate's names
     assert {s["system"]: s["tier"] for s in data["systems"]}["GANSWER2_QALD8_Train"] == 1
@@ -62,14 +62,17 @@ def test_table_csv_and_errors(data_dir: Path, capsys: pytest.CaptureFixture[str]
     table, said = capsys.readouterr()
     assert said.startswith("gerbil-qa: warning: 200 bootstrap resamples leave 5 in each tail")
     assert "tier  system" in table and "p adjusted" in table and "|n:200|" in table
+    # how many questions the intervals and tests rest on (explore43 F4)
+    assert table.startswith("dataset: qald-8-train-multilingual   profile: exact   ")
+    assert table.splitlines()[0].endswith("   measure: macroF1   questions: 219")
     assert main([*_args(data_dir), "--types", "QA", "--output", "csv", "--seed", "7"]) == 0
     written = capsys.readouterr().out
     # RFC 4180 §2.1, as every CSV the web serves (one writer: service/csv_table.py); was LF
     assert written.endswith("\r\n") and written.count("\n") == written.count("\r\n")
     lines = written.splitlines()
-    header = "system,tier,macroF1,low,high,undefinedResamples"
+    header = "system,tier,macroF1,low,high,undefinedResamples,questions"
     assert lines[0] == header and len(lines) == 1 + len(SYSTEMS)
-    assert all(line.endswith(",") for line in lines[1:])  # macro F1 is never undefined
+    assert all(line.endswith(",,219") for line in lines[1:])  # macro F1 is never undefined
     one = _args(data_dir)[:5]
     assert main(one) == 1
     assert "compare needs at least two --answers files" in capsys.readouterr().err
@@ -96,6 +99,7 @@ def test_pairs_csv_and_latex_for_a_paper(
     assert main([*args, "--output", "latex"]) == 0
     tex = capsys.readouterr().out
     assert tex.startswith(f"% gerbil-qa compare, signature {data['signature']}\n")
+    assert tex.splitlines()[1] == "% qald-8-train-multilingual: 219 questions compared"
     assert tex.count("\\begin{tabular}") == tex.count("\\end{tabular}") == 2
     body = [line for line in tex.splitlines() if line.endswith("\\\\")]
     assert len(body) == 2 + len(data["systems"]) + len(data["pairs"])  # with the two headers

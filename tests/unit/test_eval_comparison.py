@@ -34,8 +34,9 @@ def qald8_exact(data_dir: Path) -> list[Evaluation]:
 def test_the_json_contract(qald8_exact: list[Evaluation]) -> None:
     out = compare(qald8_exact, measure="macroF1").to_json()
     assert list(out) == ["dataset", "profile", "signature", "seed", "resamples", "test",
-                         "systems", "pairs", "warnings"]  # fmt: skip
+                         "systems", "pairs", "warnings", "questions"]  # fmt: skip
     assert out["warnings"] == []  # the defaults are enough
+    assert out["questions"] == 219  # what the intervals and tests rest on (explore43 F4)
     assert (out["dataset"], out["profile"]) == ("qald-8-train-multilingual", "exact")
     assert (out["seed"], out["resamples"], out["test"]) == (12345, 1000, "ar")
     assert out["signature"] == (

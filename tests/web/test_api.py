@@ -984,6 +984,7 @@ def test_compare_answer_files_over_http(server) -> None:
     assert list(data) == [
         *("dataset", "profile", "signature", "seed", "resamples", "test", "systems", "pairs"),
         "warnings",  # 200 resamples: rough bounds, said
+        "questions",  # the demo's 14, what the intervals and tests rest on (explore43 F4)
         # the demo's questions, a published upload: named as its pages do (explore32 7)
         *("datasetUri", "datasetName", "datasetLabel"),
     ]

@@ -84,6 +84,7 @@ def test_too_few_questions_are_said_on_the_page(client: FlaskClient, data_dir: P
     page = _compare(client, gold, right=_answers(gold, 1, "wrong"), wrong=_answers(gold, 0, ""))
     said = _warnings(page)
     assert any(w.startswith("the systems differ on at most 1 of the 1 question") for w in said)
+    assert '<span id="compare-questions">1</span> question</caption>' in page  # explore43 F4
     assert any(w.startswith("one question compared: every bootstrap resample") for w in said)
 
 
@@ -103,6 +104,7 @@ def test_questions_left_unanswered_are_said_and_counted(
     assert any(w.startswith("gappy: 50 of 150 questions have no answer in its file") for w in said)
     assert any(w.startswith("failing: the call failed on 47 of 150 questions") for w in said)
     table = page.split('id="compare-systems"', 1)[1].split("</table>", 1)[0]
+    assert '<span id="compare-questions">150</span> questions</caption>' in table
     assert '<th scope="col" class="num">Answered</th>' in table
     row = r'<th scope="row">(\w+)</th>.*?<td class="num">([^<]*)</td></tr>'
     cells = dict(re.findall(row, table))
