@@ -85,6 +85,10 @@ def handle_compare(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     if len(spec.systems) < 2:
         raise BadRequest("compare needs at least two --answers files")
+    given = {"seed": args.seed, "resamples": args.resamples, "samples": args.samples}
+    for key in ("resamples", "samples"):  # before any scoring, as the API reads its numbers
+        if given[key] is not None and given[key] < 1:  # --samples 0 ran the default (explore43 F5)
+            raise BadRequest(f"{key} must be at least 1, not {given[key]}")
     kept: dict[str, bytes] = {}
     if args.store:  # read as evaluate reads it, nothing recorded (explore39 F2)
         spec, kept = _from_store(spec, args)
@@ -94,7 +98,6 @@ def handle_compare(args: argparse.Namespace) -> int:
     from service.experiments.inputs import Files
 
     outcome = run_experiment(spec, files=Files(kept))
-    given = {"seed": args.seed, "resamples": args.resamples, "samples": args.samples}
     result = compare(
         list(outcome.evaluations),
         measure=measure,

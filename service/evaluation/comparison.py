@@ -248,6 +248,7 @@ def compare(
         experiment_type=experiment_type,
         test=test,
         resamples=resamples,
+        samples=samples,
         level=level,
     )
     first = evaluations[0]
@@ -422,6 +423,7 @@ def _check(
     test: str,
     resamples: int,
     level: float,
+    samples: int | None = None,
 ) -> None:
     """Refuse, naming the culprit, anything that would make the comparison unfair."""
     if not evaluations:
@@ -456,5 +458,7 @@ def _check(
         raise BadRequest(f"unknown test {test!r}; known: auto, {', '.join(st.TESTS)}")
     if resamples < 1:
         raise BadRequest(f"resamples must be at least 1, not {resamples}")
+    if samples is not None and samples < 1:  # 0 ran the default without a word (explore43 F5)
+        raise BadRequest(f"samples must be at least 1, not {samples}")
     if not 0 < level < 1:
         raise BadRequest(f"the interval level must lie between 0 and 1, not {level}")

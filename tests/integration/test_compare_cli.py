@@ -461,3 +461,27 @@ def test_questions_left_unanswered_are_said_per_system(
     assert rows["system"].endswith("answered")
     assert rows["full"].endswith("  all") and rows["gappy"].endswith("  100/150")
     assert rows["failing"].endswith("  103/150 (47 failed)")
+
+
+@pytest.mark.parametrize("test", ["auto", "bootstrap"])
+def test_no_samples_are_refused_as_no_resamples_are(
+    test: str, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore43 F5: ``--samples 0`` ran the default 10,000 shuffles (1,000 resamples for the
+    bootstrap) without a word, where ``--resamples 0`` and the API's samples 0 are refused."""
+    args = [*_args(data_dir)[:6], "--profile", "exact", "--types", "QA", "--test", test]
+    assert main([*args, "--samples", "0"]) == 1
+    assert capsys.readouterr().err.strip() == "gerbil-qa: samples must be at least 1, not 0"
+    assert main([*args, "--resamples", "0"]) == 1
+    assert capsys.readouterr().err.strip() == "gerbil-qa: resamples must be at least 1, not 0"
+    gold = read(data_dir / "qald" / "ag-sc_QALD" / "8" / "data" / "qald-8-train-multilingual.json")
+    folder = data_dir / "system-outputs" / "qald8-train"
+    runs = [
+        evaluate(gold, system_run(read(folder / f"{s}_QALD8_Train.json"), system=s),
+                 profile="exact", experiment_types=["QA"])
+        for s in SYSTEMS[:2]
+    ]  # fmt: skip
+    from service.errors import BadRequest
+
+    with pytest.raises(BadRequest, match="samples must be at least 1, not 0"):
+        compare(runs, samples=0, test=test)
