@@ -641,7 +641,7 @@ def test_a_sub_experiment_leaderboard_compares_its_ticked_rows(server, etype: st
     heading = html.unescape(re.search(r'<h2 id="result">(.*?)</h2>', page.text).group(1))
     assert heading.endswith(f": {etype} macro F1, profile fair"), heading
     systems = page.text.split('id="compare-systems"')[1].split("</table>")[0]
-    assert f"(their {etype} results)</caption>" in systems
+    assert f'(their {etype} results), on <span id="compare-questions">' in systems
     tiers = re.findall(r'<tr><td class="num">(\d+)</td><th scope="row">', systems)
     intervals = re.findall(r"<td>\[([0-9.]+), ([0-9.]+)\]</td>", systems)
     assert len(tiers) == 2 and tiers[0] == "1" and len(intervals) == 2, systems
