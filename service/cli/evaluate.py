@@ -586,7 +586,15 @@ def _slice_lines(ev: Evaluation) -> list[str]:
             lines.append("  ".join(cells).rstrip())
         if not rows:
             lines.append(f"  (no question has a value for {dim})")
+    if lines:  # under a signature naming the bootstrap, nothing said so (explore43 F6)
+        lines.append(SLICE_NOTE + (SLICE_NOTE_INTERVALS if "intervals" in ev.extra else ""))
     return lines
+
+
+SLICE_NOTE = (
+    "slice values carry no interval and no test: a slice of few questions is the least certain"
+)
+SLICE_NOTE_INTERVALS = " (the intervals above and the signature's ci fields are the whole run's)"
 
 
 def _query_lines(ev: Evaluation) -> list[str]:

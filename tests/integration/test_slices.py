@@ -116,3 +116,23 @@ def test_the_dimensions_offered_have_more_than_one_group() -> None:
     assert offered({"hybrid": {"no", "yes"}, "language": {"en", "es"}}) == ("hybrid", "language")
     assert offered({"feature": {"RESULT_ORDER_MATTERS"}}) == ("feature",)
     assert offered({"feature": set()}) == ()
+
+
+def test_the_table_says_slices_carry_no_interval_or_test(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """explore43 F6: slice rows of one question (1.0000) under a signature naming the
+    bootstrap, with no interval and nothing saying they have none."""
+    from service.paths import DEMO_DIR
+
+    argv = ["evaluate", "--dataset", str(DEMO_DIR / "questions.json"), "--profile", "exact"]
+    argv += ["--answers", str(DEMO_DIR / "answers-partial.json"), "--types", "QA"]
+    argv += ["--by", "answertype"]
+    note = "slice values carry no interval and no test: a slice of few questions is the least"
+    for extra, whole in (([], False), (["--intervals"], True)):
+        assert main([*argv, *extra]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[-2].startswith(note) and lines[-1].startswith("signature: ")
+        assert lines[-2].endswith("the signature's ci fields are the whole run's)") == whole
+    assert main(argv[:-2]) == 0  # no slices, no note
+    assert note not in capsys.readouterr().out

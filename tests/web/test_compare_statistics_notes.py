@@ -109,3 +109,13 @@ def test_questions_left_unanswered_are_said_and_counted(
     row = r'<th scope="row">(\w+)</th>.*?<td class="num">([^<]*)</td></tr>'
     cells = dict(re.findall(row, table))
     assert cells == {"full": "all", "gappy": "100 of 150", "failing": "103 of 150 (47 failed)"}
+
+
+def test_the_answer_types_table_says_it_has_no_intervals(
+    client: FlaskClient, data_dir: Path
+) -> None:
+    """explore43 F6: 4-question slices (0.750 against 0.500) shown without uncertainty."""
+    gold = _gold(data_dir, 20)
+    page = _compare(client, gold, right=_answers(gold, 20, ""), half=_answers(gold, 10, "wrong"))
+    table = page.split('id="compare-answer-types"', 1)[1].split("</caption>", 1)[0]
+    assert "values only, with no interval and no test" in table
