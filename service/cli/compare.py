@@ -194,8 +194,8 @@ def _table(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
                 p["a"],
                 p["b"],
                 _value(p["difference"]),
-                format_p_value(p["pValue"]),
-                format_p_value(p["pAdjusted"]),
+                format_p_value(p["pValue"], p.get("pAtFloor", False)),
+                format_p_value(p["pAdjusted"], p.get("pAtFloor", False)),
             )
         )
     _aligned(pairs, out)
@@ -242,10 +242,15 @@ def _csv(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
 
 def _pairs_csv(data: dict[str, Any], out: TextIO) -> None:
     """One row per pair tested: the difference and both p-values, as the JSON has them (the
-    systems' CSV has none: a paper's table of tests was copied by hand; explore25 9)."""
-    header = ["a", "b", "measure", "difference", "pValue", "pAdjusted", "test"]
+    systems' CSV has none: a paper's table of tests was copied by hand; explore25 9), and
+    whether they are bounds (``pAtFloor``: true or false)."""
+    header = ["a", "b", "measure", "difference", "pValue", "pAdjusted", "test", "pAtFloor"]
     fields = ("a", "b", "measure", "difference", "pValue", "pAdjusted")
-    write_csv(out, header, ([*(p[k] for k in fields), data["test"]] for p in data["pairs"]))
+    rows = (
+        [*(p[k] for k in fields), data["test"], "true" if p.get("pAtFloor") else "false"]
+        for p in data["pairs"]
+    )
+    write_csv(out, header, rows)
 
 
 _LATEX_SPECIAL = {c: f"\\{c}" for c in "&%$#_{}"} | {
@@ -282,6 +287,7 @@ def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     out.write(f"A & B & difference & $p$ ({_tex(data['test'])}) & $p$ (Holm) \\\\\n\\midrule\n")
     for p in data["pairs"]:
         cells = [_tex(p["a"]), _tex(p["b"]), _value(p["difference"])]
-        cells += [format_p_value(p["pValue"]), format_p_value(p["pAdjusted"])]
+        floor = p.get("pAtFloor", False)  # a bound, not a measured p (explore43 F7)
+        cells += [format_p_value(p[k], floor, le="$\\le$ ") for k in ("pValue", "pAdjusted")]
         out.write(" & ".join(cells) + " \\\\\n")
     out.write("\\bottomrule\n\\end{tabular}\n")

@@ -8,7 +8,7 @@ only ever added, never renamed)::
      "systems": [{"system", "results": {TYPE: {measure: value}},
                   "intervals": {TYPE: {measure: [low, high]}}, "tier",
                   "undefinedResamples": {TYPE: {measure: count}}}],
-     "pairs": [{"a", "b", "measure", "difference", "pValue", "pAdjusted"}],
+     "pairs": [{"a", "b", "measure", "difference", "pValue", "pAdjusted", "pAtFloor"}],
      "warnings": [text], "questions"}
 
 ``system`` is the name ``evaluate`` gave the run; ``results`` are the scorer's numbers exactly as
@@ -207,16 +207,21 @@ class Comparison:
         return tuple(out)
 
 
-def format_p_value(p: float | None) -> str:
+def format_p_value(p: float | None, at_floor: bool = False, *, le: str = "≤ ") -> str:
     """A p-value as the table and the compare page print it: four decimals, or two significant
-    digits below 0.0001, where four decimals would print the impossible p = 0.
+    digits below 0.0001, where four decimals would print the impossible p = 0; ``at_floor``
+    (the smallest p its sampled test gives, ``pAtFloor``): a bound, ``≤ 1.0e-04`` (``le``:
+    the sign, ``$\\le$ `` in LaTeX).
 
     >>> format_p_value(0.88994), format_p_value(1.3552788123878027e-25), format_p_value(None)
     ('0.8899', '1.4e-25', 'n/a')
+    >>> format_p_value(1 / 10001, True), format_p_value(3 / 10001, True)
+    ('≤ 1.0e-04', '≤ 0.0003')
     """
     if p is None:
         return "n/a"
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
+    shown = f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
+    return le + shown if at_floor else shown
 
 
 def compare(

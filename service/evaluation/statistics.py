@@ -899,6 +899,16 @@ class Pair:
     test: PairedTest
     p_adjusted: float | None
 
+    @property
+    def at_floor(self) -> bool:
+        """Whether the p-value is the smallest its sampled test gives, 1/(samples + 1): no
+        shuffle or resample was as extreme, so the p is only bounded (explore43 F7: printed
+        "1.0e-04" like a measured one). Never for McNemar, which is exact."""
+        p, test = self.test.p_value, self.test
+        if p is None or test.test == "mcnemar" or test.samples < 1:
+            return False
+        return p <= (1 + 1e-9) / (test.samples + 1)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "a": self.a,
@@ -907,6 +917,7 @@ class Pair:
             "difference": self.test.difference,
             "pValue": self.test.p_value,
             "pAdjusted": self.p_adjusted,
+            "pAtFloor": self.at_floor,
         }
 
 

@@ -668,6 +668,12 @@ def _comparison_schema() -> dict[str, Any]:
                 difference={"type": ["number", "null"]},
                 pValue={"type": ["number", "null"]},
                 pAdjusted={"type": ["number", "null"], "description": "Holm-corrected."},
+                pAtFloor={
+                    "type": "boolean",
+                    "description": "pValue is the smallest its sampled test gives, "
+                    "1/(samples + 1): no shuffle or resample was as extreme, so both p-values "
+                    "are upper bounds (printed ≤ 1.0e-04); never for McNemar (exact).",
+                },
             )
         ),
         warnings={

@@ -485,3 +485,33 @@ def test_no_samples_are_refused_as_no_resamples_are(
 
     with pytest.raises(BadRequest, match="samples must be at least 1, not 0"):
         compare(runs, samples=0, test=test)
+
+
+def test_a_p_value_at_the_floor_of_its_test_is_printed_as_a_bound(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore43 F7: p = 1/(samples + 1), no shuffle as extreme, was printed "1.0e-04" as if
+    measured: it is a bound, "≤ 1.0e-04" (its Holm-adjusted p too), in the table and the
+    LaTeX; the JSON keeps the number and says pAtFloor."""
+    args = [*_args(data_dir), "--types", "QA"]
+    assert main([*args, "--output", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    floored = [p for p in data["pairs"] if p["pAtFloor"]]
+    measured = [p for p in data["pairs"] if not p["pAtFloor"]]
+    assert floored and measured and all(p["pValue"] == 1 / 10001 for p in floored)
+    assert all(p["pValue"] > 1 / 10001 for p in measured)
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    pairs = table.split("p adjusted\n")[1].split("signature:")[0].splitlines()
+    for p in data["pairs"]:
+        [line] = [x for x in pairs if x.split()[:2] == [p["a"], p["b"]]]
+        assert ("≤ 1.0e-04" in line) == p["pAtFloor"], line
+    assert main([*args, "--output", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert tex.count("$\\le$ 1.0e-04") == len(floored)
+    assert main([*args, "--output", "pairs-csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["pAtFloor"] == "true" for r in rows] == [p["pAtFloor"] for p in data["pairs"]]
+    # McNemar is exact: never a floor (p = 1.4e-25 printed as it is)
+    assert main([*args, "--measure", "accuracy", "--output", "json"]) == 0
+    assert not any(p["pAtFloor"] for p in json.loads(capsys.readouterr().out)["pairs"])

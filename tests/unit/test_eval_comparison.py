@@ -64,7 +64,10 @@ def test_the_json_contract(qald8_exact: list[Evaluation]) -> None:
                     assert low <= value <= high, (entry["system"], etype, name)
     assert len(out["pairs"]) == 15
     for pair in out["pairs"]:
-        assert list(pair) == ["a", "b", "measure", "difference", "pValue", "pAdjusted"]
+        assert list(pair) == ["a", "b", "measure", "difference", "pValue", "pAdjusted",
+                              "pAtFloor"]  # fmt: skip
+        # no shuffle as extreme: p = 1/10,001 is only a bound (explore43 F7)
+        assert pair["pAtFloor"] == (pair["pValue"] == 1 / 10001)
         assert pair["measure"] == "macroF1" and pair["pAdjusted"] >= pair["pValue"]
     assert [p["pAdjusted"] for p in out["pairs"]] == holm([p["pValue"] for p in out["pairs"]])
     assert json.dumps(out) == json.dumps(compare(qald8_exact, measure="macroF1").to_json())

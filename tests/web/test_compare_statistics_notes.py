@@ -119,3 +119,11 @@ def test_the_answer_types_table_says_it_has_no_intervals(
     page = _compare(client, gold, right=_answers(gold, 20, ""), half=_answers(gold, 10, "wrong"))
     table = page.split('id="compare-answer-types"', 1)[1].split("</caption>", 1)[0]
     assert "values only, with no interval and no test" in table
+
+
+def test_a_p_value_at_its_floor_is_shown_as_a_bound(client: FlaskClient, data_dir: Path) -> None:
+    """explore43 F7: p = 1/10,001 (no shuffle as extreme) shown "1.0e-04" as if measured."""
+    gold = _gold(data_dir)
+    page = _compare(client, gold, right=_answers(gold, 150, ""), wrong=_answers(gold, 0, ""))
+    pairs = page.split('id="compare-pairs"', 1)[1].split("</table>", 1)[0]
+    assert '<td class="num">≤ 1.0e-04</td><td class="num">≤ 1.0e-04</td>' in html.unescape(pairs)
