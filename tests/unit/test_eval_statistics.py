@@ -322,6 +322,7 @@ def test_rank_systems_holm_corrects_and_tiers() -> None:
         "a": "base", "b": "flipped", "measure": "accuracy",
         "difference": pytest.approx(-0.2), "pValue": 2 / 2**30,
         "pAdjusted": pytest.approx(6 / 2**30),
+        "pAtFloor": False,  # McNemar is exact: no floor (explore43 F7)
     }  # fmt: skip
     assert ranking.signature == "test:mcnemar|correction:holm|pairs:3|alpha:0.05"
     out = json.loads(json.dumps(ranking.to_json()))  # JSON-ready
