@@ -162,6 +162,7 @@ class Source:
         self._json_error: FormatError | None = None
         self._json_done = False
         self._offsets: Offsets = {}  # what parsing the JSON learnt about positions
+        self.repeated_keys: list[RepeatedKey] = []  # keys an object of the JSON gives twice
 
     def __repr__(self) -> str:
         return f"Source(<{len(self.data)} bytes>, name={self.name!r})"
@@ -206,7 +207,9 @@ class Source:
         if not self._json_done:
             self._json_done = True
             try:
-                self._json = parse_json(self.text, file=self.name, offsets=self._offsets)
+                self._json = parse_json(
+                    self.text, file=self.name, offsets=self._offsets, repeats=self.repeated_keys
+                )
             except FormatError as err:
                 self._json_error = err
         if self._json_error is not None:
@@ -268,8 +271,80 @@ Offsets = dict[int, "dict[str, int] | list[int] | None"]
 """Offset of a container -> offsets of its children (by key or index), as JsonLocator keeps."""
 
 
-def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -> Any:
+class RepeatedKeyFound(Exception):  # a signal, not a ValueError (see parse_json)
+    """An object gives a key twice (raised by :func:`one_key_each`, caught by parse_json)."""
+
+
+def one_key_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object as a dict; :class:`RepeatedKeyFound` when a key repeats
+    (``json`` keeps the last value and drops the others without a word: explore44 1)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise RepeatedKeyFound
+    return value
+
+
+class RepeatedKey(NamedTuple):
+    """A key an object gives more than once: the object's path, the key, where the repeat is
+    (offset of the repeated key's opening quote) and whether the values differ."""
+
+    at: tuple[Step, ...]
+    key: str
+    offset: int
+    differs: bool
+
+
+def repeated_keys(text: str) -> list[RepeatedKey]:
+    """Every repeated object key in the JSON ``text`` (which parses), in text order. A walk in
+    Python: only run once the C decoder has seen a repeat."""
+    found: list[RepeatedKey] = []
+    decode = json.JSONDecoder().raw_decode  # the text parsed (or is a request: NaN allowed)
+    skip = _SKIP_WS
+
+    def walk(pos: int, at: tuple[Step, ...]) -> tuple[Any, int]:
+        if text.startswith("{", pos):
+            seen: dict[str, Any] = {}
+            pos = skip(text, pos + 1).end()
+            while not text.startswith("}", pos):
+                if text.startswith(",", pos):
+                    pos = skip(text, pos + 1).end()
+                key_at = pos
+                key, pos = scanstring(text, pos + 1)
+                pos = skip(text, pos).end()
+                pos = skip(text, pos + 1).end()  # the ':'
+                value, pos = walk(pos, (*at, key))
+                if key in seen:
+                    found.append(RepeatedKey(at, key, key_at, seen[key] != value))
+                seen[key] = value
+                pos = skip(text, pos).end()
+            return seen, pos + 1
+        if text.startswith("[", pos):
+            items: list[Any] = []
+            pos = skip(text, pos + 1).end()
+            while not text.startswith("]", pos):
+                if text.startswith(",", pos):
+                    pos = skip(text, pos + 1).end()
+                item, pos = walk(pos, (*at, len(items)))
+                items.append(item)
+                pos = skip(text, pos).end()
+            return items, pos + 1
+        return decode(text, pos)
+
+    walk(skip(text, 0).end(), ())
+    return found
+
+
+def parse_json(
+    text: str,
+    *,
+    file: str | None,
+    offsets: Offsets | None = None,
+    repeats: list[RepeatedKey] | None = None,
+) -> Any:
     """``json.loads`` with errors turned into a located :class:`FormatError`.
+
+    A key an object gives twice is put in ``repeats`` (the value read is ``json.loads``'s:
+    the last one); without ``repeats`` it is an error naming the key and where it is.
 
     With ``offsets``, the top level is decoded one member at a time (each member by the
     decoder's own ``raw_decode``), and where each member starts, and where each item of a
@@ -279,12 +354,33 @@ def parse_json(text: str, *, file: str | None, offsets: Offsets | None = None) -
     the value, or the error, is always exactly that of ``json.loads``.
     """
     try:
-        if offsets is not None:
-            try:
-                return _decode_top_level(text, offsets)
-            except (ValueError, IndexError, RecursionError):
-                offsets.clear()  # json.loads below says what is wrong
-        return json.loads(text, parse_constant=_refuse_constant)
+        try:
+            if offsets is not None:
+                try:
+                    return _decode_top_level(text, offsets)
+                except (ValueError, IndexError, RecursionError):
+                    offsets.clear()  # json.loads below says what is wrong
+            return _DECODER.decode(text)
+        except RepeatedKeyFound:
+            if offsets is not None:
+                offsets.clear()
+            value = _PLAIN_DECODER.decode(text)
+            found = repeated_keys(text)
+            if repeats is None:
+                first = found[0]
+                line, column = JsonLocator(text).position(first.offset)
+                raise FormatError(
+                    Problem(
+                        f"the key {first.key!r} is given twice in this object",
+                        file=file,
+                        line=line,
+                        column=column,
+                        path=json_path(first.at),
+                        expected="each key once in an object",
+                    )
+                ) from None
+            repeats.extend(found)
+            return value
     except json.JSONDecodeError as err:
         if text.startswith("\ufeff") and err.pos == 0:  # one was dropped in decoding
             raise doubled_bom(file) from None
@@ -335,7 +431,8 @@ def json_error_message(msg: str) -> str:
 _JSON_WS = re.compile("[ \t\n\r]*")  # JSON's whitespace, as json.loads accepts it
 # The pattern matches everywhere (possibly empty), so its ``match`` never gives None.
 _SKIP_WS = cast("Callable[[str, int], re.Match[str]]", _JSON_WS.match)
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=one_key_each)
+_PLAIN_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)  # a repeated key: last wins
 
 
 def _decode_top_level(text: str, offsets: Offsets) -> Any:
@@ -361,7 +458,9 @@ def _decode_top_level(text: str, offsets: Offsets) -> Any:
             if not text.startswith(":", pos):
                 raise ValueError("expected ':'")
             pos = skip(text, pos + 1).end()
-            keys[key] = pos  # a repeated key: the last one wins, as in json.loads
+            if key in keys:
+                raise RepeatedKeyFound
+            keys[key] = pos
             if text.startswith("[", pos):
                 value[key], pos = _decode_array(text, pos, offsets)
             else:
@@ -549,6 +648,29 @@ class Report:
         self.answers = 0  # answers counted so far (:meth:`count_answers`)
         # warnings said once for every question they concern (:meth:`warn_each`)
         self._grouped: dict[tuple[str, str | None], list[str]] = {}
+        self._repeats_taken = False
+
+    def _take_repeated_keys(self) -> None:
+        """The JSON's repeated keys as findings (once): an error where the values differ (one
+        of them is lost whichever is read), a warning where the value is the same again."""
+        if self._repeats_taken:
+            return
+        self._repeats_taken = True
+        for repeat in self.source.repeated_keys:
+            line, column = self.source.locator.position(repeat.offset)
+            self._add(
+                "error" if repeat.differs else "warning",
+                f"the key {repeat.key!r} is given twice in this object"
+                + (
+                    " with different values: one of them would be lost"
+                    if repeat.differs
+                    else " with the same value (read once)"
+                ),
+                at=repeat.at,
+                line=line,
+                column=column,
+                expected="each key once in an object",
+            )
 
     def error(self, message: str, **where: Unpack[Where]) -> None:
         self._add("error", message, **where)
@@ -623,9 +745,11 @@ class Report:
 
     @property
     def has_errors(self) -> bool:
+        self._take_repeated_keys()
         return any(f.severity == "error" for f in self._findings)
 
     def problems(self) -> list[Problem]:
+        self._take_repeated_keys()
         out = []
         for f in self._findings:
             line, column, path = f.line, f.column, f.xml_path

@@ -93,8 +93,18 @@ def json_body() -> Any:
     JSON nested past the parser's recursion limit is one too, not a crash."""
     import json
 
+    from service.formats.base import RepeatedKeyFound, json_path, one_key_each, repeated_keys
+
+    data = request.get_data(cache=True)
     try:
-        return json.loads(request.get_data(cache=True))
+        return json.loads(data, object_pairs_hook=one_key_each)
+    except RepeatedKeyFound:
+        # the last value silently won ("filename" twice: the second file named; explore44 16)
+        first = repeated_keys(data.decode(json.detect_encoding(data)))[0]
+        raise BadRequest(
+            f"{json_path((*first.at, first.key))}: the key is given twice in one object "
+            "(expected each key once)"
+        ) from None
     except RecursionError:
         raise BadRequest("$: the JSON nests too deeply (expected the request object)") from None
     except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, too many digits

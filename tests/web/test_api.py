@@ -439,6 +439,12 @@ def test_invalid_submissions_are_refused_before_queueing(server, body, status, w
         (b'\xff{"dataset": "x"}', "$: not valid JSON"),
         (b'{"dataset": "x", "systems": [', "$: not valid JSON"),
         (b'{"dataset": "x", "systems": ' + b"9" * 5000 + b"}", "$: not valid JSON"),
+        # a key given twice: the last silently won (explore44 16)
+        (
+            b'{"dataset": {"filename": "d.json", "filename": "e.json", "content": "x"}, '
+            b'"systems": []}',
+            "$.dataset.filename: the key is given twice in one object",
+        ),
     ],
 )
 def test_malformed_json_is_a_400_naming_the_field(server, body: bytes, words: str) -> None:

@@ -1,0 +1,83 @@
+"""explore44's broken and odd input files: what the readers, the sniffer and ``convert`` say
+about them (each test names its finding)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from service.errors import FormatError
+from service.formats import read
+from service.formats.base import parse_json, repeated_keys
+
+
+def _problems(data: bytes, **kwargs: Any) -> list[str]:
+    """Every problem (errors first) as ``str``; empty when the file is read cleanly."""
+    try:
+        read(data, name="f.json", **kwargs)
+    except FormatError as err:
+        return [str(p) for p in err.problems]
+    return []
+
+
+RS_REPEAT = b'{\n "db25:1-en": {"http://x": 1},\n "db25:1-en": {"2892": 1}\n}\n'
+QALD_REPEAT = (
+    b'{"questions": [\n {"id": "7777",\n  "id": "99",\n'
+    b'  "question": [{"language": "en", "string": "Who?"}]}\n]}\n'
+)
+EQALD_REPEAT = (
+    b'{"questions": [{"question": {"id": "0", "language": [\n'
+    b'  {"language": "en", "question": "Who?", "question": "What?"}]}}]}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "where", "path"),
+    [
+        (RS_REPEAT, "f.json:3:2:", "$:"),
+        (QALD_REPEAT, "f.json:3:3:", "$.questions[0]:"),
+        (EQALD_REPEAT, "f.json:2:42:", "$.questions[0].question.language[0]:"),
+    ],
+)
+def test_a_key_given_twice_is_an_error_at_the_repeat(data: bytes, where: str, path: str) -> None:
+    """A JSON object key given twice was silently dropped: the first value's answers (a result
+    set), the id 7777 (QALD-JSON) vanished, validate clean (explore44 1)."""
+    problems = _problems(data)
+    assert problems, "read cleanly"
+    first = problems[0]
+    assert first.startswith(f"{where} {path} error: the key ")
+    assert "given twice in this object with different values" in first
+
+
+def test_a_key_repeated_with_the_same_value_is_a_warning() -> None:
+    """The same value again loses nothing: a warning, and the file is read."""
+    data = (
+        b'{"questions": [{"id": "1", "id": "1", '
+        b'"question": [{"language": "en", "string": "Who?"}]}]}'
+    )
+    dataset = read(data, name="f.json")
+    assert [q.id for q in dataset.questions] == ["1"]
+    warnings = [str(p) for p in dataset.problems]
+    assert any("f.json:1:28: $.questions[0]: warning: the key 'id'" in w for w in warnings)
+
+
+def test_repeated_keys_are_found_at_every_depth() -> None:
+    text = '{"a": {"b": 1, "b": 2}, "c": [{"d": [], "d": []}], "a": {"b": 3}}'
+    found = [(r.at, r.key, r.offset, r.differs) for r in repeated_keys(text)]
+    assert found == [(("a",), "b", 15, True), (("c", 0), "d", 40, False), ((), "a", 51, True)]
+
+
+def test_parse_json_without_a_list_refuses_a_repeat() -> None:
+    with pytest.raises(FormatError, match=r"f:2:1: \$: error: the key 'a' is given twice"):
+        parse_json('{"a": 1,\n"a": 2}', file="f")
+    repeats: list[Any] = []
+    assert parse_json('{"a": 1,\n"a": 2}', file="f", repeats=repeats) == {"a": 2}
+    assert len(repeats) == 1
+
+
+def test_json_without_repeats_reads_as_before() -> None:
+    question = {"id": 1, "question": [{"language": "en", "string": "W?"}]}
+    data = json.dumps({"questions": [question]}).encode()
+    assert [q.id for q in read(data).questions] == ["1"]
