@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from service.cli import add_limits, language_tag
-from service.errors import Conflict, FormatError, Problem
+from service.errors import BadRequest, Conflict, FormatError, Problem
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,6 +87,8 @@ def _convert(args: argparse.Namespace) -> int:
     from service.formats import get, losses, read, tsv, write
 
     target = get(args.to)
+    if args.output != "-":
+        _check_output(Path(args.output), Path(args.input))
     dataset = read(args.input, format=args.source_format, language=args.lang)
     dropped = losses(dataset, target.name)
     extra_files: list[tuple[Path, bytes]] = []
@@ -98,6 +100,7 @@ def _convert(args: argparse.Namespace) -> int:
             # TSV keeps the questions in a file of their own, beside the answers.
             questions = out.with_name("in.tsv")
             content = tsv.write_in(dataset, language=args.lang or "en")
+            _check_output(questions, Path(args.input))
             _refuse_to_replace(questions, content, named=out)
             extra_files.append((questions, content))
             dropped = [d for d in dropped if not d.startswith(tsv.TEXTS_LOSS)]
@@ -120,6 +123,31 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_output(out: Path, source: Path) -> None:
+    """Refuse, before anything is read or written, an OUT that is IN (it was overwritten: the
+    gold answers gone for good writing a format without them; explore44 5), a folder, in a
+    folder that does not exist, or a read-only file (it was replaced, and came back writable;
+    explore44 18): each said with OUT's name, not as a traceback."""
+    if out.resolve() == source.resolve() or (
+        out.exists() and source.exists() and os.path.samefile(out, source)
+    ):
+        raise BadRequest(
+            f"{out}: is the input file {source}: not overwritten "
+            "(expected another file to write; the input is kept as it is)"
+        )
+    if out.is_dir():
+        raise BadRequest(f"{out}: cannot write: it is a folder (expected a file name in it)")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise BadRequest(f"{out}: cannot write: {folder} {what} (expected an existing folder)")
+    if out.exists() and not out.stat().st_mode & 0o222:
+        raise BadRequest(
+            f"{out}: is read-only: not replaced (expected a file that may be written: "
+            "make it writable, remove it, or write another)"
+        )
+
+
 def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:
     """A file the command line did not name is written only where none is, or the same one
     is (a conversion run again): another dataset's or a user's ``in.tsv`` is never lost."""
@@ -134,22 +162,27 @@ def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:
 def _write_atomically(path: Path, data: bytes) -> None:
     """Write to a temporary file beside ``path``, then rename: never a half-written file."""
     directory = path.parent if str(path.parent) else Path(".")
-    with tempfile.NamedTemporaryFile(
-        dir=directory, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    ) as handle:
-        temporary = Path(handle.name)
+    try:
+        with tempfile.NamedTemporaryFile(
+            dir=directory, prefix=f".{path.name}.", suffix=".tmp", delete=False
+        ) as handle:
+            temporary = Path(handle.name)
+            try:
+                handle.write(data)
+            except BaseException:
+                handle.close()
+                temporary.unlink(missing_ok=True)
+                raise
         try:
-            handle.write(data)
+            os.chmod(temporary, _new_file_mode())  # a temporary file is 0600: OUT is not one
+            os.replace(temporary, path)
         except BaseException:
-            handle.close()
             temporary.unlink(missing_ok=True)
             raise
-    try:
-        os.chmod(temporary, _new_file_mode())  # a temporary file is 0600: OUT is not one
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    except OSError as err:  # a full disk, a folder not ours: said, not a traceback
+        raise BadRequest(
+            f"{path}: cannot write: {err.strerror or err} (nothing was written)"
+        ) from None
 
 
 def _new_file_mode() -> int:

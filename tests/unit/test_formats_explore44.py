@@ -4,6 +4,8 @@ about them (each test names its finding)."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,3 +83,79 @@ def test_json_without_repeats_reads_as_before() -> None:
     question = {"id": 1, "question": [{"language": "en", "string": "W?"}]}
     data = json.dumps({"questions": [question]}).encode()
     assert [q.id for q in read(data).questions] == ["1"]
+
+
+BASE = json.dumps(
+    {"questions": [{"id": "1", "question": [{"language": "en", "string": "Who?"}]}]}
+).encode()
+
+
+def _convert(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    from service.cli import main
+
+    code = main(["convert", *argv])
+    return code, capsys.readouterr().err
+
+
+def test_convert_never_overwrites_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``convert IN IN`` replaced the input (explore44 5): refused, by path, through a link,
+    and for a hard link (the same file under another name)."""
+    source = tmp_path / "same.json"
+    source.write_bytes(BASE)
+    (tmp_path / "link.json").symlink_to(source)
+    os.link(source, tmp_path / "hard.json")
+    monkeypatch.chdir(tmp_path)
+    for out in (str(source), "same.json", "./same.json", "link.json", "hard.json"):
+        code, err = _convert(capsys, "--to", "qald-xml", str(source), out)
+        assert code == 1
+        assert f"{Path(out)}: is the input file {source}: not overwritten" in err
+    assert source.read_bytes() == BASE
+
+
+def test_convert_to_an_unwritable_out_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing folder or OUT a folder ended in a traceback (explore44 18); a read-only OUT
+    was replaced and came back writable: refused, and kept."""
+    source = tmp_path / "base.json"
+    source.write_bytes(BASE)
+    folder = tmp_path / "outdir"
+    folder.mkdir()
+    readonly = tmp_path / "ro.xml"
+    readonly.write_bytes(b"mine")
+    readonly.chmod(0o444)
+    cases = {
+        tmp_path / "nonexist" / "x.xml": f"cannot write: {tmp_path / 'nonexist'} does not exist",
+        source / "x.xml": f"cannot write: {source} is not a folder",
+        folder: "cannot write: it is a folder",
+        readonly: "is read-only: not replaced",
+    }
+    for out, words in cases.items():
+        code, err = _convert(capsys, "--to", "qald-xml", str(source), str(out))
+        assert code == 1
+        assert f"gerbil-qa: {out}: {words}" in err
+        assert "Traceback" not in err
+    assert readonly.read_bytes() == b"mine"
+    assert readonly.stat().st_mode & 0o777 == 0o444
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base.json", "outdir", "ro.xml"]
+    assert not list(folder.iterdir())
+
+
+def test_convert_says_a_failed_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the checks cannot foresee (a full disk) is said with OUT's name, nothing left."""
+    source = tmp_path / "base.json"
+    source.write_bytes(BASE)
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    out = tmp_path / "x.xml"
+    code, err = _convert(capsys, "--to", "qald-xml", str(source), str(out))
+    assert code == 1
+    assert f"{out}: cannot write: No space left on device (nothing was written)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base.json"]
