@@ -159,3 +159,58 @@ def test_convert_says_a_failed_write(
     assert code == 1
     assert f"{out}: cannot write: No space left on device (nothing was written)" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base.json"]
+
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "explore44"
+
+
+@pytest.mark.parametrize(
+    ("name", "closest", "where"),
+    [
+        ("rs_badweight.json", "result-set-json", ':1:49: $["db25:1-en"]["http://dbpedia.org/'),
+        ("rs_list.json", "result-set-json", ':1:15: $["db25:1-en"]: question 1: error: result'),
+        ("lc_noid.json", "lcquad-json", ":1:552: $[1]: error: question has no id"),
+    ],
+)
+def test_an_unknown_format_names_the_closest_and_its_errors(
+    name: str, closest: str, where: str
+) -> None:
+    """One bad entry made the sniffer say "unknown format" without a position; the file read
+    as the format it is closest to gave the exact error (explore44 3)."""
+    path = FIXTURES / name
+    with pytest.raises(FormatError) as caught:
+        read(path)
+    note, *rest = caught.value.problems
+    assert note.message.startswith("unknown format: the content matches none of the known")
+    assert f"it is closest to {closest}, as which it has 1 error" in note.message
+    assert "--format" in (note.expected or "")
+    assert [str(p) for p in rest] == [str(p) for p in _read_as(path, closest)]
+    assert str(rest[0]).startswith(f"{path}{where}")
+
+
+def _read_as(path: Path, format: str) -> list[Any]:
+    with pytest.raises(FormatError) as caught:
+        read(path, format=format)
+    return list(caught.value.problems)
+
+
+def test_json_of_no_format_shape_stays_unknown() -> None:
+    with pytest.raises(FormatError) as caught:
+        read(FIXTURES / "nulljson.json")
+    (problem,) = caught.value.problems
+    assert problem.message == "unknown format: the content matches none of the known formats"
+
+
+def test_a_zip_archive_is_said_to_be_one() -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("base.json", BASE)
+    for name in ("base.zip", "base.json"):
+        with pytest.raises(FormatError) as caught:
+            read(buffer.getvalue(), name=name)
+        (problem,) = caught.value.problems
+        assert str(problem).startswith(f"{name}:1:1: error: the file is a ZIP archive")
+        assert "the file inside it, unpacked" in (problem.expected or "")
