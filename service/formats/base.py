@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from _json import scanstring  # json's C string scanner (json.decoder re-exports it)
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -395,10 +396,52 @@ def parse_json(
         ) from None
     except (_NotJson, ValueError, RecursionError) as err:
         # ValueError: an integer too long to convert (Python's int max_str_digits guard).
-        message = "nested too deeply" if isinstance(err, RecursionError) else str(err)
-        raise FormatError(
-            Problem(f"not valid JSON: {message}", file=file, expected="a JSON document")
-        ) from None
+        raise FormatError(json_refusal(text, err, file)) from None
+
+
+MAX_JSON_DEPTH = 500
+"""Nesting said in the refusal of JSON too deep to parse (the parser gives up at about 990
+levels, where Python's recursion limit is; the deepest benchmark file nests 9)."""
+
+_JSON_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]|-?Infinity|NaN|(?<![\w.+-])(-?\d+)(?![.\deE])'
+)  # strings skipped whole; group 1: an integer (not a fraction's or an exponent's digits)
+
+
+def json_refusal(text: str, err: BaseException, file: str | None) -> Problem:
+    """What the C decoder refused without a position — NaN or Infinity, an integer past
+    Python's digit limit, nesting past the recursion limit — at its line and column, with
+    what JSON allows there (explore44 4: Python's "use sys.set_int_max_str_digits()" advice
+    reached users). Found by one scan of the text outside strings (an error path only)."""
+    depth, digits = 0, sys.get_int_max_str_digits()
+    deep = isinstance(err, RecursionError)
+    constant = isinstance(err, _NotJson)
+    for token in _JSON_TOKEN.finditer(text):
+        value = token.group()
+        if value in "[{":
+            depth += 1
+            if deep and depth > MAX_JSON_DEPTH:
+                message = f"nested more than {MAX_JSON_DEPTH:,} levels deep"
+                expected = f"at most {MAX_JSON_DEPTH:,} levels of nested arrays and objects"
+                break
+        elif value in "]}":
+            depth -= 1
+        elif constant and value.lstrip("-") in ("NaN", "Infinity"):
+            message = f"{value} is not a JSON value"
+            expected = "a number (JSON has no NaN or Infinity: null, or leave the value out)"
+            break
+        elif not constant and not deep and token.group(1) and len(value.lstrip("-")) > digits:
+            message = f"an integer of {len(value.lstrip('-')):,} digits"
+            expected = f"a number of at most {digits:,} digits (a longer one as a string)"
+            break
+    else:  # not found (cannot happen): said without a place, never Python's own advice
+        message = "nested too deeply" if deep else "a value that cannot be read"
+        return Problem(f"not valid JSON: {message}", file=file, expected="a JSON document")
+    line = text.count("\n", 0, token.start()) + 1
+    column = token.start() - (text.rfind("\n", 0, token.start()) + 1) + 1
+    return Problem(
+        f"not valid JSON: {message}", file=file, line=line, column=column, expected=expected
+    )
 
 
 def doubled_bom(file: str | None) -> FormatError:

@@ -93,7 +93,13 @@ def json_body() -> Any:
     JSON nested past the parser's recursion limit is one too, not a crash."""
     import json
 
-    from service.formats.base import RepeatedKeyFound, json_path, one_key_each, repeated_keys
+    from service.formats.base import (
+        RepeatedKeyFound,
+        json_path,
+        json_refusal,
+        one_key_each,
+        repeated_keys,
+    )
 
     data = request.get_data(cache=True)
     try:
@@ -108,7 +114,16 @@ def json_body() -> Any:
     except RecursionError:
         raise BadRequest("$: the JSON nests too deeply (expected the request object)") from None
     except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, too many digits
-        raise BadRequest(f"$: not valid JSON: {err} (expected the request object)") from None
+        if isinstance(err, json.JSONDecodeError | UnicodeDecodeError):
+            raise BadRequest(f"$: not valid JSON: {err} (expected the request object)") from None
+        # an integer past Python's digit limit: its advice ("use sys.set_int_max_str_digits()")
+        # is not for users (explore44 4)
+        said = json_refusal(data.decode(json.detect_encoding(data), "replace"), err, None)
+        where = f" at line {said.line}, column {said.column}" if said.line else ""
+        raise BadRequest(
+            f"$: not valid JSON{where}: {said.message.removeprefix('not valid JSON: ')} "
+            f"(expected {said.expected})"
+        ) from None
 
 
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")

@@ -214,3 +214,40 @@ def test_a_zip_archive_is_said_to_be_one() -> None:
         (problem,) = caught.value.problems
         assert str(problem).startswith(f"{name}:1:1: error: the file is a ZIP archive")
         assert "the file inside it, unpacked" in (problem.expected or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            '{"questions": [\n {"id": NaN}]}',
+            "f.json:2:9: error: not valid JSON: NaN is not a JSON value (expected a number "
+            "(JSON has no NaN or Infinity: null, or leave the value out))",
+        ),
+        (
+            '{"a": "NaN", "b": 1e5,\n  "c": -Infinity}',
+            "f.json:2:8: error: not valid JSON: -Infinity is not a JSON value",
+        ),
+        (
+            '{"dataset": {\n  "id": ' + "1" * 5001 + "}}",
+            "f.json:2:9: error: not valid JSON: an integer of 5,001 digits (expected a number "
+            "of at most 4,300 digits (a longer one as a string))",
+        ),
+        (  # a fraction's digits are no integer: the integer after them is the one
+            "[1." + "0" * 5000 + ", 1e-" + "0" * 5000 + "1, " + "9" * 4301 + "]",
+            "f.json:1:10012: error: not valid JSON: an integer of 4,301 digits",
+        ),
+        (
+            '{"questions": "[[[",\n "x": ' + "[" * 2000 + "]" * 2000 + "}",
+            "f.json:2:506: error: not valid JSON: nested more than 500 levels deep (expected at "
+            "most 500 levels of nested arrays and objects)",
+        ),
+    ],
+)
+def test_json_refusals_say_where_and_what_json_allows(text: str, said: str) -> None:
+    """NaN, an integer past Python's digit limit and deep nesting were refused with no position,
+    the digits with Python's "use sys.set_int_max_str_digits()" (explore44 4)."""
+    problems = _problems(text.encode())
+    assert len(problems) == 1
+    assert problems[0].startswith(said)
+    assert "sys." not in problems[0]
