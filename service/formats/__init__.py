@@ -31,6 +31,7 @@ from service.formats import (
     tsv,
 )
 from service.formats.base import UNLIMITED, Format, Limits, Source, utf16_byte_order
+from service.formats.fields import integer_ids
 from service.model import Dataset
 
 __all__ = [
@@ -136,6 +137,8 @@ def losses(dataset: Dataset, format: str) -> list[str]:
     found = get(format).losses(shaped)
     if format not in text2sparql.ENTRY_LANGUAGE_FORMATS:
         found += text2sparql.shared_ids(shaped)
+    if format not in ("qald-json", "eqald-json") and integer_ids(dataset):
+        found.append(f"integer question ids ({len(integer_ids(dataset))}: written as strings)")
     prefix = text2sparql.metadata_value(dataset, text2sparql.PREFIX_KEY)
     if prefix and format not in _KEEP_PREFIX:
         found.append(f"the TEXT2SPARQL key prefix {prefix!r} (ids are written without it)")

@@ -692,6 +692,7 @@ class Report:
         # warnings said once for every question they concern (:meth:`warn_each`)
         self._grouped: dict[tuple[str, str | None], list[str]] = {}
         self._repeats_taken = False
+        self.integer_ids: list[str] = []  # question ids the JSON gave as integers
 
     def _take_repeated_keys(self) -> None:
         """The JSON's repeated keys as findings (once): an error where the values differ (one

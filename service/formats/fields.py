@@ -11,7 +11,15 @@ from typing import Any
 from service.formats.base import Report, Source, Step, check_question_count
 from service.formats.sparql_json import kind_of
 from service.formats.terms import BARE, ELEMENTS, element_term, unique_var
-from service.model import NO_TEXT, AnswerSet, Question, QuestionText, Term, normalise_answer_type
+from service.model import (
+    NO_TEXT,
+    AnswerSet,
+    Dataset,
+    Question,
+    QuestionText,
+    Term,
+    normalise_answer_type,
+)
 
 OUT_OF_SCOPE = "OUT OF SCOPE"
 """QALD-2..5's query for a question the KB cannot answer (with an empty answer set)."""
@@ -70,7 +78,31 @@ def read_question_id(
 ) -> str | None:
     """The id under ``key`` of a question object: a missing one is said at the question, a
     wrong one at its key."""
-    return read_id(entry.get(key), report, at=(*at, key) if key in entry else at)
+    value = entry.get(key)
+    qid = read_id(value, report, at=(*at, key) if key in entry else at)
+    if qid is not None and not isinstance(value, str):
+        report.integer_ids.append(qid)  # written back as an integer where JSON allows
+    return qid
+
+
+INTEGER_IDS_KEY = "json.integer-ids"
+"""``Dataset.metadata``: the question ids a JSON file gave as integers (``0``, not ``"0"``), as
+a JSON list of strings: QALD-JSON and eQALD-JSON write them back as integers (they became
+strings, unannounced, and tools keying by the JSON value then missed every question:
+explore44 17); the other formats say they write them as strings."""
+
+
+def integer_ids_metadata(report: Report) -> list[tuple[str, str]]:
+    """The ``INTEGER_IDS_KEY`` entry for what ``report`` saw (none when no id was an integer)."""
+    if not report.integer_ids:
+        return []
+    return [(INTEGER_IDS_KEY, json.dumps(report.integer_ids, ensure_ascii=False))]
+
+
+def integer_ids(dataset: Dataset) -> frozenset[str]:
+    """The ids ``dataset``'s file gave as integers."""
+    raw = dict(dataset.metadata).get(INTEGER_IDS_KEY)
+    return frozenset(json.loads(raw)) if raw else frozenset()
 
 
 def read_flags(

@@ -14,6 +14,7 @@ from service.formats.base import Format, Report, Source, Step, dumps
 from service.formats.fields import (
     check_questions,
     extra_value,
+    integer_ids_metadata,
     list_entries,
     metadata_losses,
     read_question_id,
@@ -58,7 +59,9 @@ def read(src: Source) -> Dataset:
         questions.append(Question(id=qid, texts=texts, sparql=sparql, extra=extra))
         places.append(at)
     check_questions(questions, report, places)
-    return Dataset(id=None, questions=tuple(questions), format=NAME, problems=report.finish())
+    problems = report.finish()
+    metadata = tuple(integer_ids_metadata(report))
+    return Dataset(None, tuple(questions), format=NAME, problems=problems, metadata=metadata)
 
 
 def write(dataset: Dataset) -> bytes:

@@ -16,6 +16,7 @@ from service.formats.base import Format, Report, Source, Step, dumps
 from service.formats.fields import (
     check_questions,
     extra_value,
+    integer_ids_metadata,
     language_read_with,
     list_entries,
     metadata_losses,
@@ -67,7 +68,9 @@ def read(src: Source) -> Dataset:
         _read_entry(entry, report, builders, at=at)
     questions = [b.build() for b in builders.values()]
     check_questions(questions, report, [b.at for b in builders.values()])
-    return Dataset(id=None, questions=tuple(questions), format=NAME, problems=report.finish())
+    problems = report.finish()
+    metadata = tuple(integer_ids_metadata(report))
+    return Dataset(None, tuple(questions), format=NAME, problems=problems, metadata=metadata)
 
 
 def _read_entry(
@@ -157,7 +160,20 @@ def losses(dataset: Dataset) -> list[str]:
             ("out-of-scope marks", q.out_of_scope),
         ]
         found.update(what for what, lost in dropped if lost)
-    return [f"{what} ({n} questions)" for what, n in found.items()]
+    out = [f"{what} ({n} questions)" for what, n in found.items()]
+    # fields NLQ has no place for (LC-QuAD's intermediary_question and sparql_template_id)
+    # went without a word where every other lossy direction names them (explore44 19)
+    other = [sorted({k for k, _ in q.extra if not _written_extra(k)}) for q in dataset.questions]
+    names = sorted({k for keys in other for k in keys})
+    if names:
+        shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+        out.append(f"the fields {shown} ({sum(1 for keys in other if keys)} questions)")
+    return out
+
+
+def _written_extra(key: str) -> bool:
+    """Whether :func:`write` writes the extra field ``key`` (an NLQ field of its own)."""
+    return key == "type" or key.startswith(("type@", "answer@", "sparql@"))
 
 
 def _typed(q: Question) -> bool:

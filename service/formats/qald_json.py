@@ -24,6 +24,8 @@ from service.formats.fields import (
     eqald_losses,
     extra_json,
     extra_value,
+    integer_ids,
+    integer_ids_metadata,
     is_element_entry,
     qald_question,
     read_answertype,
@@ -111,7 +113,10 @@ def read(src: Source) -> Dataset:
 
     def read_item(item: dict[str, Any], report: Report, at: tuple[Step, ...]) -> Question | None:
         try:
-            return plain_question(item, terms)
+            question = plain_question(item, terms)
+            if type(item["id"]) is int:
+                report.integer_ids.append(question.id)
+            return question
         except NotPlain:
             return read_question(item, report, at=at)
 
@@ -167,7 +172,7 @@ def read_document(
         questions=tuple(questions),
         format=name,
         problems=problems,
-        metadata=tuple(metadata),
+        metadata=(*metadata, *integer_ids_metadata(report)),
     )
 
 
@@ -434,6 +439,13 @@ def write_document(dataset: Dataset, questions: list[dict[str, Any]]) -> bytes:
     dataset_obj = dataset_object(dataset)
     if dataset_obj:
         doc["dataset"] = dataset_obj
+    ints = integer_ids(dataset)
+    if ints:  # the ids the file gave as integers, written as integers again (explore44 17)
+        for out in questions:
+            wrapped = out.get("question")  # eQALD's extended shape: {"question": {"id", …}}
+            inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else out
+            if inner.get("id") in ints:
+                inner["id"] = int(inner["id"])
     doc["questions"] = questions
     return dumps(doc)
 

@@ -251,3 +251,55 @@ def test_json_refusals_say_where_and_what_json_allows(text: str, said: str) -> N
     assert len(problems) == 1
     assert problems[0].startswith(said)
     assert "sys." not in problems[0]
+
+
+def _qald(*ids: Any) -> bytes:
+    questions = [{"id": i, "question": [{"language": "en", "string": f"Q{i}?"}]} for i in ids]
+    return json.dumps({"questions": questions}).encode()
+
+
+def test_integer_ids_stay_integers_in_qald_and_eqald_json() -> None:
+    """``"id": 0`` became ``"id": "0"`` on conversion, unannounced: tools keying by the JSON
+    value (QALD-10's scripts) then missed every question (explore44 17)."""
+    from service.formats import losses, write
+
+    dataset = read(_qald(0, "1", 2))
+    assert [q.id for q in dataset.questions] == ["0", "1", "2"]
+    ids = [q["id"] for q in json.loads(write(dataset, "qald-json"))["questions"]]
+    assert ids == [0, "1", 2]
+    eqald = write(dataset, "eqald-json")
+    assert [q["id"] for q in json.loads(eqald)["questions"]] == [0, "1", 2]
+    back = json.loads(write(read(eqald), "qald-json"))
+    assert [q["id"] for q in back["questions"]] == [0, "1", 2]
+    assert losses(dataset, "qald-json") == losses(dataset, "eqald-json") == []
+    for other in ("qald-xml", "nlq-json", "lcquad-json", "tsv", "text2sparql-yaml"):
+        assert "integer question ids (2: written as strings)" in losses(dataset, other), other
+
+
+def test_a_careful_read_keeps_integer_ids_too() -> None:
+    """A question the fast path gives up on (an unknown text key) is read carefully."""
+    data = json.dumps(
+        {"questions": [{"id": 7, "question": [{"language": "en", "string": "Q?", "odd": 1}]}]}
+    ).encode()
+    from service.formats import write
+
+    assert json.loads(write(read(data), "qald-json"))["questions"][0]["id"] == 7
+
+
+def test_lcquad_to_nlq_names_the_fields_it_drops() -> None:
+    """LC-QuAD → nlq-json dropped ``intermediary_question`` and ``sparql_template_id`` without
+    a word (explore44 19); nothing else changes."""
+    from service.formats import losses
+
+    entry = {
+        "_id": "1701",
+        "corrected_question": "Which architect?",
+        "intermediary_question": "What is the <architect> of <X>",
+        "sparql_query": "SELECT ?u WHERE { ?u ?p ?o }",
+        "sparql_template_id": 5,
+    }
+    dataset = read(json.dumps([entry, {**entry, "_id": "1702"}]).encode())
+    assert dataset.format == "lcquad-json"
+    found = losses(dataset, "nlq-json")
+    assert "the fields intermediary_question, sparql_template_id (2 questions)" in found
+    assert not any("fields" in what for what in losses(dataset, "qald-json"))
