@@ -30,7 +30,14 @@ from service.formats import (
     text2sparql_yaml,
     tsv,
 )
-from service.formats.base import UNLIMITED, Format, Limits, Source, utf16_byte_order
+from service.formats.base import (
+    UNLIMITED,
+    UTF32_BOMS,
+    Format,
+    Limits,
+    Source,
+    utf16_byte_order,
+)
 from service.formats.fields import integer_ids
 from service.model import Dataset
 
@@ -190,8 +197,8 @@ def _sniff(src: Source) -> str:
         return claimed[0]
     if src.head.startswith(("{", "[")):
         src.json()  # JSON that does not parse (a truncated file): say where, not "unknown"
-    if utf16_byte_order(src.data):
-        src.text  # noqa: B018 - UTF-16 (Windows' "Unicode"): said so, with how to save it
+    if utf16_byte_order(src.data) or src.data[:4] in UTF32_BOMS:
+        src.text  # noqa: B018 - UTF-16 (Windows' "Unicode") or -32: said so, with how to save it
     if src.data.startswith(b"PK\x03\x04"):
         raise FormatError(
             Problem(

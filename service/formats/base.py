@@ -185,7 +185,9 @@ class Source:
             # without its mark, UTF-16 of Latin letters is valid UTF-8 byte by byte: JSON then
             # refused it at 1:2 ("expecting property name"), not saying why
             at, message = self.data.index(0), "the file is not UTF-8"
-        if bom:
+        if self.data[:4] in UTF32_BOMS:  # was called UTF-16 (explore44 21)
+            message += ": it is UTF-32 (its byte-order mark); save it as UTF-8"
+        elif bom:
             message += ": it is UTF-16 (its byte-order mark); save it as UTF-8"
         elif order is not None:
             message += (
@@ -193,7 +195,8 @@ class Source:
                 "NUL); save it as UTF-8"
             )
         # UTF-16 is the whole file's encoding, not one byte's fault: said at its start
-        line, column = _line_col_of_byte(self.data, 0 if order else at)
+        whole = order is not None or self.data[:4] in UTF32_BOMS
+        line, column = _line_col_of_byte(self.data, 0 if whole else at)
         raise FormatError(
             Problem(message, file=self.name, line=line, column=column, expected="UTF-8 text")
         ) from None
@@ -235,6 +238,9 @@ class Source:
         if not self.name:
             return ""
         return Path(self.name).suffix.lstrip(".").lower()
+
+
+UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")  # little- and big-endian
 
 
 def utf16_byte_order(data: bytes) -> str | None:

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any, NoReturn
 
 from service.formats.base import (
+    UTF32_BOMS,
     Format,
     Report,
     Source,
@@ -201,6 +202,8 @@ def _feed(src: Source, parser: Any, builder: _Builder) -> Node | None:
     from defusedxml import DefusedXmlException
     from defusedxml.ElementTree import ParseError
 
+    if src.data[:4] in UTF32_BOMS:  # expat has no UTF-32: said as such, not "invalid token"
+        src.text  # noqa: B018 - raises the FormatError saying it
     try:
         parser.feed(src.data)
         return parser.close()

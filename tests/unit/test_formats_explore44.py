@@ -303,3 +303,32 @@ def test_lcquad_to_nlq_names_the_fields_it_drops() -> None:
     found = losses(dataset, "nlq-json")
     assert "the fields intermediary_question, sparql_template_id (2 questions)" in found
     assert not any("fields" in what for what in losses(dataset, "qald-json"))
+
+
+QALD_XML = (
+    '<?xml version="1.0"?>\n<dataset id="x">\n<question id="1">\n'
+    '<string lang="en">Who?</string>\n</question>\n</dataset>\n'
+)
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-be"])
+@pytest.mark.parametrize(("text", "name"), [(BASE.decode(), "f.json"), (QALD_XML, "f.xml")])
+def test_utf32_is_called_utf32(encoding: str, text: str, name: str) -> None:
+    """UTF-32 was called UTF-16 (JSON), or "not well-formed (invalid token)" (XML)
+    (explore44 21)."""
+    data = text.encode(encoding)
+    if encoding.endswith("be"):
+        data = b"\x00\x00\xfe\xff" + data
+    with pytest.raises(FormatError) as caught:
+        read(data, name=name)
+    (problem,) = caught.value.problems
+    assert str(problem).startswith(f"{name}:1:1: error: the file is not valid UTF-8")
+    assert "it is UTF-32 (its byte-order mark); save it as UTF-8" in problem.message
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_qald_xml_is_read_as_the_readme_says(encoding: str) -> None:
+    """XML names its encoding and every XML reader takes UTF-16 (explore44 13: the README
+    said UTF-16 was refused, which holds for JSON, YAML and TSV only)."""
+    dataset = read(QALD_XML.encode(encoding), name="f.xml")
+    assert [q.text("en") for q in dataset.questions] == ["Who?"]
