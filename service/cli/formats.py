@@ -66,6 +66,15 @@ def _validate(args: argparse.Namespace) -> int:
         # what a run refuses, said here too: it said "0 errors" of a control character that
         # `evaluate` and the API refuse (explore31 F6)
         refuse_unwritable(dataset, str(args.file), sources=sources_at(args.file))
+        if not questions:  # `[]` was "0 questions, 0 errors", exit 0 (explore44 13)
+            raise FormatError(
+                Problem(
+                    "the file holds no questions: as a dataset it cannot be run, and as answers "
+                    "it answers none",
+                    file=str(args.file),
+                    expected="at least one question",
+                )
+            )
     except FormatError as err:
         problems = (*(problems if questions else ()), *err.problems)
     for problem in problems:

@@ -59,14 +59,17 @@ def list_entries(report: Report, shape: str) -> Iterator[tuple[tuple[Step, ...],
             report.error(f"entry is {kind_of(entry)}", at=(i,), expected=f"an object {shape}")
 
 
-def read_id(value: Any, report: Report, *, at: tuple[Step, ...]) -> str | None:
-    """Question ids may be strings or integers (QALD-6+ files); kept as strings (``"0"``)."""
+def read_id(
+    value: Any, report: Report, *, at: tuple[Step, ...], what: str = "question"
+) -> str | None:
+    """Question ids may be strings or integers (QALD-6+ files); kept as strings (``"0"``).
+    ``what``: whose id it is (``dataset``: ``$.dataset.id`` was called "question id")."""
     if isinstance(value, str):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     report.error(
-        "question has no id" if value is None else f"question id is {kind_of(value)}",
+        f"{what} has no id" if value is None else f"{what} id is {kind_of(value)}",
         at=at,
         expected="a string or an integer id",
     )

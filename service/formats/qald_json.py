@@ -218,7 +218,7 @@ def read_dataset_object(doc: dict[str, Any], report: Report) -> tuple[str | None
     raw_id = dataset.get("id")
     dataset_id = None
     if raw_id is not None:
-        dataset_id = read_id(raw_id, report, at=("dataset", "id"))
+        dataset_id = read_id(raw_id, report, at=("dataset", "id"), what="dataset")
     metadata = [(f"dataset.{k}", extra_value(v)) for k, v in dataset.items() if k != "id"]
     return dataset_id, metadata
 

@@ -332,3 +332,30 @@ def test_utf16_qald_xml_is_read_as_the_readme_says(encoding: str) -> None:
     said UTF-16 was refused, which holds for JSON, YAML and TSV only)."""
     dataset = read(QALD_XML.encode(encoding), name="f.xml")
     assert [q.text("en") for q in dataset.questions] == ["Who?"]
+
+
+def test_the_dataset_id_is_called_the_dataset_id() -> None:
+    """``$.dataset.id: question id is a number`` named the wrong id (explore44 13)."""
+    data = b'{"dataset": {\n  "id": 1e99999}, "questions": []}'
+    assert _problems(data)[0].startswith(
+        "f.json:2:9: $.dataset.id: error: dataset id is a number (expected a string or an "
+        "integer id)"
+    )
+
+
+@pytest.mark.parametrize(
+    "content", [b"[]", b'{"questions": []}', b'{"dataset": {"id": "x"}, "questions": []}']
+)
+def test_validate_refuses_a_file_of_no_questions(
+    content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[]`` validated as "0 questions, 0 errors", exit 0: a dataset of nothing, refused as
+    answers (explore44 13)."""
+    from service.cli import main
+
+    path = tmp_path / "list.json"
+    path.write_bytes(content)
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: error: the file holds no questions" in out
+    assert out.endswith("0 questions, 1 error, 0 warnings\n")
