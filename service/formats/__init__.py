@@ -122,12 +122,14 @@ def read(
         answers=answers,
         questions=questions,
     )
-    fmt = get(format) if format else FORMATS[_sniff(src)]
+    fmt = _declared(format, label) if format else FORMATS[_sniff(src)]
     if fmt.name == "tsv":
         _not_other_format(src)
     try:
         dataset = fmt.read(src)
     except FormatError as err:
+        # JSON declared QALD-XML (or named .xml) was "not well-formed XML" at 1:1 (explore44 20)
+        _content_of_another_format(src, fmt, declared=bool(format))
         raise err.located(file=label) from None
     recorded = str(source) if path is not None else dataset.source
     return replace(dataset, source=recorded, format=fmt.name)
@@ -168,6 +170,52 @@ def _for_format(dataset: Dataset, format: str) -> Dataset:
 def sniff(data: bytes, *, name: str | None = None) -> str:
     """The name of the format of ``data``: by content first, then by ``name``'s extension."""
     return _sniff(Source(data, name=name))
+
+
+def _declared(name: str, label: str | None) -> Format:
+    """The format a file was declared to be; an unknown one blamed on the declaration, naming
+    the file (it was ``<input>: error: unknown format 'banana'``: explore44 20)."""
+    try:
+        return get(name)
+    except FormatError:
+        raise FormatError(
+            Problem(
+                f"the file is declared as format {name!r}, which is no known format",
+                file=label,
+                expected="one of " + ", ".join(FORMATS),
+            )
+        ) from None
+
+
+def _content_of_another_format(src: Source, fmt: Format, *, declared: bool) -> None:
+    """A file its declared format (``declared``; else the one its name's extension chose)
+    cannot read whose content is another format's, or JSON where XML is read or XML where
+    JSON is: said so, as TSV declared of a JSON file is (:func:`_not_other_format`), rather
+    than the reader's first complaint ("not well-formed XML" at 1:1 of a JSON file)."""
+    src = _fresh(src)  # a reader lets go of the parsed JSON as it reads (big answer files)
+    if fmt.sniff(src):  # the content is the format's, with errors: they are what to say
+        return
+    found = next((f.name for f in FORMATS.values() if f is not fmt and f.sniff(src)), None)
+    if found is None and "json" not in fmt.extensions and src.head.startswith(("{", "[")):
+        found = "JSON"
+    if found is None and "xml" not in fmt.extensions and src.head.startswith("<"):
+        found = "XML"
+    if found is None or found == "tsv":  # any text is TSV: no hint
+        return
+    if {found, fmt.name} == _QALD_JSONS:  # one document shape: the reader's own errors say it
+        return
+    how = "as declared" if declared else f"as its name (.{src.extension}) says"
+    raise FormatError(
+        Problem(
+            f"the content is {found}, not {fmt.name} {how}",
+            file=src.name,
+            line=1,
+            column=1,
+            expected=f"{fmt.label}, or the file declared as {found}"
+            if found not in ("JSON", "XML")
+            else fmt.label,
+        )
+    )
 
 
 def _not_other_format(src: Source) -> None:
@@ -240,7 +288,7 @@ def _refuse_as_closest(src: Source) -> None:
         if "json" not in fmt.extensions:
             continue
         try:
-            fmt.read(src)
+            fmt.read(_fresh(src))  # each reader on its own parse: readers let go of it
         except FormatError as err:
             errors = [p for p in err.problems if p.severity == "error"]
             if len(errors) >= entries or any(_is_shape_error(p) for p in errors):
@@ -250,18 +298,38 @@ def _refuse_as_closest(src: Source) -> None:
     if best is None:
         return
     count, name, problems = best
+    first = next(p for p in problems if p.severity == "error")
     raise FormatError(
         [
-            Problem(
+            Problem(  # at the first error: the API's message is the first problem
                 "unknown format: the content matches none of the known formats; it is closest "
                 f"to {name}, as which it has {count} error{'s' if count > 1 else ''} (listed "
                 "after this)",
                 file=src.name,
+                line=first.line,
+                column=first.column,
                 expected=f"{name} without them, or the file's format declared "
                 "(--format, or the upload's format field)",
             ),
             *problems,
         ]
+    )
+
+
+_QALD_JSONS = {"qald-json", "eqald-json"}
+
+
+def _fresh(src: Source) -> Source:
+    """``src`` unread: a reader empties the parsed JSON's question list as it builds each
+    question, so what another reader (or a sniffer) sees after it is not the file."""
+    return Source(
+        src.data,
+        name=src.name,
+        path=src.path,
+        language=src.language,
+        limits=src.limits,
+        answers=src.answers,
+        questions=src.questions,
     )
 
 

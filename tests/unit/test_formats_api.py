@@ -223,7 +223,9 @@ def test_validate_fatal_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert out[0].startswith(f"{path}:1:36: /dataset/question[1]: error: not well-formed XML")
     assert out[-1] == "0 questions, 1 error, 0 warnings"  # not "1 errors"
     assert main(["validate", str(path), "--format", "qald-json"]) == 1
-    assert "not valid JSON" in capsys.readouterr().out
+    # was "not valid JSON" at 1:1: the content is named, as TSV declared says (explore44 20)
+    said = f"{path}:1:1: error: the content is qald-xml, not qald-json as declared"
+    assert said in capsys.readouterr().out
 
 
 def test_convert_to_file_and_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

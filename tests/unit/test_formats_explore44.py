@@ -359,3 +359,43 @@ def test_validate_refuses_a_file_of_no_questions(
     out = capsys.readouterr().out
     assert f"{path}: error: the file holds no questions" in out
     assert out.endswith("0 questions, 1 error, 0 warnings\n")
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "format", "said"),
+    [
+        (BASE, "f.json", "qald-xml", "the content is qald-json, not qald-xml as declared"),
+        (QALD_XML.encode(), "f.xml", "qald-json", "the content is qald-xml, not qald-json as "),
+        (b'{"a": 1}', "f.xml", "qald-xml", "the content is JSON, not qald-xml as declared"),
+        (b'{"a": 1}', "f.xml", None, "the content is JSON, not qald-xml as its name (.xml) says"),
+        (b"<a/>", "f.json", "qald-json", "the content is XML, not qald-json as declared"),
+    ],
+)
+def test_content_of_another_format_than_declared_is_named(
+    data: bytes, name: str, format: str | None, said: str
+) -> None:
+    """JSON declared QALD-XML was "not well-formed XML" at 1:1, where TSV declared said "the
+    content is qald-json, not tsv as declared" (explore44 20, 13)."""
+    problems = _problems(data, format=format) if name == "f.json" else _xml_problems(data, format)
+    assert problems[0].startswith(f"{name}:1:1: error: {said}")
+
+
+def _xml_problems(data: bytes, format: str | None) -> list[str]:
+    with pytest.raises(FormatError) as caught:
+        read(data, name="f.xml", format=format)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_an_unknown_declared_format_names_the_file_and_the_declaration() -> None:
+    """``<input>: error: unknown format 'banana'`` blamed no file (explore44 20)."""
+    (problem,) = _problems(BASE, format="banana")
+    assert problem.startswith(
+        "f.json: error: the file is declared as format 'banana', which is no known format "
+        "(expected one of eqald-json, qald-json,"
+    )
+
+
+def test_a_broken_file_of_its_declared_format_keeps_its_own_errors() -> None:
+    path = FIXTURES / "rs_badweight.json"
+    problems = [str(p) for p in _read_as(path, "result-set-json")]
+    assert problems[0].startswith(f"{path}:1:49: ")
