@@ -456,6 +456,9 @@ def _literal_term(term: Term) -> Mapped:
             problems.append(problem)
             repaired = repair_lexical(value, datatype)
             if repaired is None:
+                # the datatype a prefix named is not kept either: one rule, not "stored with
+                # the datatype <…>; as a plain literal" (explore44 7)
+                rules = [r for r in rules if not r.startswith("with the datatype")]
                 rules.append("as a plain literal")
                 datatype = None
             else:

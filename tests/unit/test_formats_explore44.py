@@ -399,3 +399,56 @@ def test_a_broken_file_of_its_declared_format_keeps_its_own_errors() -> None:
     path = FIXTURES / "rs_badweight.json"
     problems = [str(p) for p in _read_as(path, "result-set-json")]
     assert problems[0].startswith(f"{path}:1:49: ")
+
+
+def _binding(value: dict[str, Any]) -> bytes:
+    return json.dumps(
+        {
+            "questions": [
+                {
+                    "id": "1",
+                    "question": [{"language": "en", "string": "Who?"}],
+                    "answers": [
+                        {"head": {"vars": ["uri"]}, "results": {"bindings": [{"uri": value}]}}
+                    ],
+                }
+            ]
+        }
+    ).encode()
+
+
+def test_a_nul_in_gold_is_said_once_as_the_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A U+0000 in a gold literal was a warning ("kept … stored with U+FFFD") and the error
+    refusing it, at one place (explore44 6)."""
+    from service.cli import main
+
+    path = tmp_path / "nul.json"
+    path.write_bytes(_binding({"type": "literal", "value": "a\u0000b"}))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2, out
+    assert "error: the gold answer ?uri: holds a control character U+0000" in out[0]
+    assert "U+FFFD" not in out[0]
+    assert out[1] == "1 question, 1 error, 0 warnings"
+
+
+def test_a_nul_in_answers_is_still_a_warning() -> None:
+    dataset = read(_binding({"type": "literal", "value": "a\u0000b"}), answers=True)
+    (warning,) = [str(p) for p in dataset.problems]
+    assert "stored with U+FFFD in its place" in warning
+
+
+def test_a_prefixed_datatype_of_an_invalid_value_says_one_rule() -> None:
+    """ "stored with the datatype <…#integer>; as a plain literal": two contradicting rules
+    (explore44 7)."""
+    term = {"type": "literal", "value": "abc", "datatype": "xsd:integer"}
+    (warning,) = [p.message for p in read(_binding(term)).problems]
+    assert warning == (
+        "datatype 'xsd:integer' is a prefixed name, not an IRI; 'abc' is not a valid "
+        "xsd:integer (kept as written; stored as a plain literal)"
+    )
+    term["value"] = "5"
+    (warning,) = [p.message for p in read(_binding(term)).problems]
+    assert "stored with the datatype <http://www.w3.org/2001/XMLSchema#integer>)" in warning
