@@ -106,7 +106,10 @@ def json_body() -> Any:
         return json.loads(data, object_pairs_hook=one_key_each)
     except RepeatedKeyFound:
         # the last value silently won ("filename" twice: the second file named; explore44 16)
-        first = repeated_keys(data.decode(json.detect_encoding(data)))[0]
+        try:
+            first = repeated_keys(data.decode(json.detect_encoding(data)))[0]
+        except RecursionError:  # the walk that finds it is Python's: shallower than json's
+            raise BadRequest("$: the JSON nests too deeply (expected the request object)") from None
         raise BadRequest(
             f"{json_path((*first.at, first.key))}: the key is given twice in one object "
             "(expected each key once)"
