@@ -55,18 +55,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from service.experiments.inputs import refuse_unwritable
+    from service.experiments.inputs import check_unique_ids, refuse_unwritable
     from service.experiments.locate import sources_at
     from service.formats import read
+    from service.formats.fields import DUPLICATE_ID
 
     questions = 0
     try:
         dataset = read(args.file, format=args.format, language=args.lang)
         problems: tuple[Problem, ...] = dataset.problems
         questions = len(dataset)
-        # what a run refuses, said here too: it said "0 errors" of a control character that
-        # `evaluate` and the API refuse (explore31 F6)
-        refuse_unwritable(dataset, str(args.file), sources=sources_at(args.file))
         if not questions:  # `[]` was "0 questions, 0 errors", exit 0 (explore44 13)
             raise FormatError(
                 Problem(
@@ -76,8 +74,26 @@ def _validate(args: argparse.Namespace) -> int:
                     expected="at least one question",
                 )
             )
+        # what a run refuses, said here too: it said "0 errors" of a control character that
+        # `evaluate` and the API refuse (explore31 F6)
+        refused: list[Problem] = []
+        for check in (
+            lambda: refuse_unwritable(dataset, str(args.file), sources=sources_at(args.file)),
+            # and repeated question ids, which an upload and `evaluate --store` refuse: it
+            # passed them as a warning, exit 0 (explore44 F2); said once, as the error
+            lambda: check_unique_ids(dataset),
+        ):
+            try:
+                check()
+            except FormatError as err:
+                refused += err.problems
+        if refused:
+            raise FormatError(refused)
     except FormatError as err:
-        problems = (*_not_said_again(problems if questions else (), err.problems), *err.problems)
+        kept = _not_said_again(problems if questions else (), err.problems)
+        if any(p.message.startswith(DUPLICATE_ID) for p in err.problems):
+            kept = tuple(p for p in kept if not p.message.startswith(DUPLICATE_ID))
+        problems = (*kept, *err.problems)
     for problem in problems:
         print(problem)
     errors = sum(1 for p in problems if p.severity == "error")

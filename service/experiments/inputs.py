@@ -445,8 +445,13 @@ def check_unique_ids(dataset: Dataset) -> None:
         "unique question ids (the store names each question's result by its id, and "
         "answers are matched by it)"
     )
-    if repeated:
-        raise FormatError([replace(p, severity="error", expected=expected) for p in repeated])
+    if repeated:  # the reader's "lookups by id use the first" holds for answers, not a store
+        raise FormatError(
+            [
+                replace(p, severity="error", expected=expected, message=p.message.split(";")[0])
+                for p in repeated
+            ]
+        )
 
 
 # The run page's box for ``ranked`` (``evaluate --ranked``), and its one-line explanation, which

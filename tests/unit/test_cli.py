@@ -126,3 +126,24 @@ def test_validate_says_what_a_run_refuses(tmp_path, capsys) -> None:  # type: ig
     out = capsys.readouterr().out
     assert "question 2: error: the question text (en): holds a control character U+0001" in out
     assert out.rstrip().endswith("14 questions, 1 error, 0 warnings")
+
+
+def test_validate_refuses_repeated_ids_as_the_upload_does(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`validate` passed (a warning, exit 0) a file whose question ids repeat, which an upload
+    and `evaluate --store` refuse: it says the same error, once (explore44 F2)."""
+    import json
+
+    from service.cli import main
+    from service.paths import DEMO_DIR
+
+    data = json.loads((DEMO_DIR / "questions.json").read_text(encoding="utf-8"))
+    data["questions"][1]["id"] = data["questions"][0]["id"]
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    repeated = [line for line in out if "duplicate question id" in line]
+    assert len(repeated) == 1, out
+    assert ": error: duplicate question id (also question #1) (expected unique" in repeated[0]
+    assert "lookups by id use the first" not in repeated[0]
+    assert out[-1].endswith("1 error, 0 warnings")

@@ -203,15 +203,16 @@ def test_validate_prints_every_problem_and_a_summary(
 ) -> None:
     path = tmp_path / "d.json"
     path.write_text(json.dumps({"questions": [{"id": "1"}, {"id": "1", "answers": []}]}, indent=1))
-    assert main(["validate", str(path)]) == 0
+    assert main(["validate", str(path)]) == 1  # repeated ids: the upload's error (explore44 F2)
     out = capsys.readouterr().out.splitlines()
     assert out == [
         f"{path}:3:3: $.questions[0]: question 1: warning: question has no text in any language",
-        f"{path}:6:3: $.questions[1]: question 1: warning: duplicate question id (also question "
-        "#1); lookups by id use the first (expected unique question ids)",
         f"{path}:6:3: $.questions[1]: question 1: warning: question has no text in any language",
         f"{path}:6:3: $.questions[1]: question 1: warning: empty answer set",
-        "2 questions, 0 errors, 4 warnings",
+        f"{path}:6:3: $.questions[1]: question 1: error: duplicate question id (also question "
+        "#1) (expected unique question ids (the store names each question's result by its id, "
+        "and answers are matched by it))",
+        "2 questions, 1 error, 3 warnings",
     ]
 
 
