@@ -57,13 +57,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _validate(args: argparse.Namespace) -> int:
     from service.experiments.inputs import check_unique_ids, refuse_unwritable
     from service.experiments.locate import sources_at
-    from service.formats import read
+    from service.formats import read, tsv
+    from service.formats.base import Source
     from service.formats.fields import DUPLICATE_ID
 
     questions = 0
+    problems: tuple[Problem, ...] = ()
     try:
+        # an expected.tsv's in.tsv as `evaluate` and an upload check it: one text a line, no
+        # JSON or XML file (a result set was read as 20 question texts, explore44 F14)
+        beside = tsv.in_beside(Path(args.file)) if args.format in (None, tsv.NAME) else None
+        if beside is not None:
+            tsv.refuse_columns(Source(beside.read_bytes(), name=str(beside)))
         dataset = read(args.file, format=args.format, language=args.lang)
-        problems: tuple[Problem, ...] = dataset.problems
+        problems = dataset.problems
         questions = len(dataset)
         if not questions:  # `[]` was "0 questions, 0 errors", exit 0 (explore44 13)
             raise FormatError(

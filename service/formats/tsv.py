@@ -174,7 +174,22 @@ def refuse_columns(src: Source) -> None:
     in-header.tsv "Question"), and gonito's ``id<TAB>question`` taken whole made "0<TAB>Jak
     nazywa się …" the question text; which column is the question is the author's to say.
     Only at submission: an in.tsv a store kept before this rule is read as it was then (its
-    whole lines, :func:`_warn_columns`), so its runs still re-score and run by name."""
+    whole lines, :func:`_warn_columns`), so its runs still re-score and run by name.
+
+    A file of another format is refused as what it is: a 20-line result set given as the
+    questions became 20 question texts ``{``, ``"db25:1-en": {"2892": 1},`` … (explore44 F14)."""
+    kind = _other_content(src)
+    if kind is not None:
+        raise FormatError(
+            Problem(
+                f"this is {kind}, not an in.tsv (the questions of a PolEval expected.tsv)",
+                file=src.name,
+                line=1,
+                column=1,
+                expected="plain text, one question's text a line, as many lines as "
+                "expected.tsv has",
+            )
+        )
     for i, line in enumerate(_lines(src)):
         if "\t" in line:
             raise FormatError(
@@ -189,6 +204,28 @@ def refuse_columns(src: Source) -> None:
                     expected="one column, the question text (no tab)",
                 )
             )
+
+
+def _other_content(src: Source) -> str | None:
+    """What an in.tsv's content is, when it is not plain lines of text: a format that
+    recognises it (``a result-set-json file``), else JSON or XML by their shape."""
+    import json
+
+    from service.formats import FORMATS
+
+    for other in FORMATS.values():
+        if other.name != NAME and other.sniff(src):
+            return f"a {other.name} file"
+    head = src.head
+    if head.startswith(("{", "[")):
+        try:
+            json.loads(src.text)
+        except ValueError:
+            return None
+        return "a JSON document"
+    if head.startswith("<?xml") or re.match(r"<[A-Za-z_][\w.:-]*[\s>/]", head):
+        return "an XML document"
+    return None
 
 
 def _warn_tabs(report: Report, lines: list[str], what: str, meaning: str) -> None:

@@ -147,3 +147,20 @@ def test_validate_refuses_repeated_ids_as_the_upload_does(tmp_path, capsys) -> N
     assert ": error: duplicate question id (also question #1) (expected unique" in repeated[0]
     assert "lookups by id use the first" not in repeated[0]
     assert out[-1].endswith("1 error, 0 warnings")
+
+
+def test_validate_refuses_an_in_tsv_of_another_format(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """An expected.tsv's in.tsv holding a result set passed as its question texts: `validate`
+    checks it as `evaluate` and an upload do (explore44 F14)."""
+    from service.cli import main
+
+    (tmp_path / "expected.tsv").write_text("7\tsiedem\nOpole\n", encoding="utf-8")
+    (tmp_path / "in.tsv").write_text('{"db25:1-en": {"7": 1},\n "db25:2-en": {"x": 1}}\n')
+    assert main(["validate", str(tmp_path / "expected.tsv")]) == 1
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'in.tsv'}:1:1: error: this is a result-set-json file, not an in.tsv" in out
+    (tmp_path / "in.tsv").write_text("Ile?\n1\tGdzie?\n", encoding="utf-8")
+    assert main(["validate", str(tmp_path / "expected.tsv")]) == 1
+    assert "line 2 holds 2 tab-separated columns" in capsys.readouterr().out
+    (tmp_path / "in.tsv").write_text("Ile?\nGdzie?\n", encoding="utf-8")
+    assert main(["validate", str(tmp_path / "expected.tsv")]) == 0

@@ -699,6 +699,30 @@ def test_an_in_tsv_of_several_columns_is_refused_naming_the_line(site: Server) -
     assert "cut -f2 in.tsv" in said and "one column, the question text" in said
 
 
+def test_an_in_tsv_of_another_format_is_refused_as_what_it_is(site: Server) -> None:
+    # explore44 F14: a two-line result set given as the questions became the texts "{", …
+    result_set = '{"db25:1-en": {"7": 1},\n "db25:2-en": {"Opole": 1}}\n'
+    json_list = '[\n"Ile?"\n]\n'
+    for content, kind in ((result_set, "a result-set-json file"), (json_list, "a JSON document")):
+        refused = site.post(
+            "api/experiments",
+            json={
+                "dataset": {
+                    "filename": "expected.tsv",
+                    "content": "7\tsiedem\nOpole\n",
+                    "questions": {"filename": "in.tsv", "content": content},
+                },
+                "systems": [
+                    {"name": "b", "answers": {"filename": "out.tsv", "content": "7\nOpole\n"}}
+                ],
+            },
+        )
+        assert refused.status_code == 400, refused.text
+        said = refused.json()["error"]
+        assert f"in.tsv:1:1: error: this is {kind}" in said and "not an in.tsv" in said, said
+        assert "one question's text a line" in said
+
+
 @pytest.mark.browser
 def test_the_owners_page_shows_the_findings_then_the_datasets_page(
     site: Server, browser: Any, tmp_path: Path
