@@ -69,7 +69,7 @@ def _validate(args: argparse.Namespace) -> int:
         beside = tsv.in_beside(Path(args.file)) if args.format in (None, tsv.NAME) else None
         if beside is not None:
             tsv.refuse_columns(Source(beside.read_bytes(), name=str(beside)))
-        dataset = read(args.file, format=args.format, language=args.lang)
+        dataset = read(args.file, format=args.format, language=args.lang, gold=True)
         problems = dataset.problems
         questions = len(dataset)
         if not questions:  # `[]` was "0 questions, 0 errors", exit 0 (explore44 13)

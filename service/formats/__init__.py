@@ -93,6 +93,7 @@ def read(
     limits: Limits | None = None,
     answers: bool = False,
     questions: tuple[str, bytes] | None = None,
+    gold: bool = False,
 ) -> Dataset:
     """Read a dataset (or a system's answer file) from a path or from bytes.
 
@@ -100,8 +101,11 @@ def read(
     names bytes in messages. ``language`` tags question texts whose file gives no language
     (TSV). ``answers``: the file is a system's answers (a TSV is then an ``out.tsv`` whatever
     its name). ``questions``: an ``in.tsv`` (name, bytes) giving a TSV ``expected.tsv``'s
-    question texts (else an ``in.tsv`` beside its path does). A path read is recorded in
-    ``Dataset.source`` as given. Raises FormatError.
+    question texts (else an ``in.tsv`` beside its path does). ``gold``: also warn of a
+    question with neither gold answers nor a gold query, of a gold query that does not parse
+    and of a TSV file cut after its last line end (``gerbil-qa validate``; a run's checks say
+    these on the dataset's page). A path read is recorded in ``Dataset.source`` as given.
+    Raises FormatError.
     """
     limits = limits or Limits()  # the answer limits from the environment, if set there
     if isinstance(source, bytes | bytearray | memoryview):
@@ -121,6 +125,7 @@ def read(
         limits=limits,
         answers=answers,
         questions=questions,
+        gold=gold and not answers,
     )
     fmt = _declared(format, label) if format else FORMATS[_sniff(src)]
     if fmt.name == "tsv":

@@ -150,6 +150,7 @@ class Source:
         limits: Limits = DEFAULT_LIMITS,
         answers: bool = False,
         questions: tuple[str, bytes] | None = None,
+        gold: bool = False,
     ) -> None:
         self.data = data
         self.name = name
@@ -159,6 +160,8 @@ class Source:
         self.answers = answers  # read as a system's answers (TSV: an out.tsv, whatever its name)
         # TSV: the in.tsv given with an expected.tsv (its name and bytes), as an upload brings it
         self.questions = questions
+        # check each question's gold (`validate`): answers or a query, a query that parses
+        self.gold = gold
         self._json: Any = None
         self._json_error: FormatError | None = None
         self._json_done = False

@@ -360,12 +360,14 @@ def check_questions(
     where: Sequence[tuple[Step, ...] | dict[str, Any]],
     *,
     texts: bool = True,
+    gold: bool = True,
 ) -> None:
     """The dataset-level warnings every reader gives: duplicate ids, no text, empty gold.
 
     ``where`` gives, per question, the JSON path (``at``) or the keyword arguments
     (``line``, ``xml_path``) that locate it. ``texts=False`` skips the no-text check (a file
-    that cannot hold texts, reported once by its reader).
+    that cannot hold texts, reported once by its reader). With ``Source.gold`` (``validate``),
+    each question's gold too, unless ``gold=False`` (a TSV file: its gold is its lines).
     """
     seen: dict[str, int] = {}
     odd_languages: set[str] = set()
@@ -399,6 +401,8 @@ def check_questions(
             report.warn(EMPTY_ANSWER_SET, question_id=q.id, **loc)
         for language in dict.fromkeys(t.language for t in q.texts if _garbled(t.string)):
             garbled.setdefault(language, (q.id, loc, []))[2].append(q.id)
+    if report.source.gold and gold:
+        _check_gold(questions, report, [_place(w) for w in where])
     for language, (qid, loc, ids) in garbled.items():
         report.warn(  # once a language: every text of it usually went through the same decoder
             f"{_texts(len(ids))} in {language or 'no language'!r} hold U+FFFD "
@@ -408,6 +412,68 @@ def check_questions(
             expected="question texts as their authors wrote them",
             **loc,
         )
+
+
+NO_GOLD = "question has neither gold answers nor a gold query"
+NO_GOLD_EXPECTED = "gold answers or a gold query (or the question marked OUT OF SCOPE)"
+
+
+def _place(where: tuple[Step, ...] | dict[str, Any]) -> dict[str, Any]:
+    return {"at": where} if isinstance(where, tuple) else dict(where)
+
+
+def _check_gold(
+    questions: Sequence[Question], report: Report, places: Sequence[dict[str, Any]]
+) -> None:
+    """``gerbil-qa validate``'s gold checks (explore44 F12, F15): a question with neither gold
+    answers nor a gold query (a file cut in its last question loses its query silently), and a
+    gold query the project's SPARQL parser refuses (lenient: Virtuoso's habits in real gold
+    queries pass, as the dataset checks of a run read them), with the parser's line and
+    column in the query."""
+    from service.sparql import SparqlSyntaxError, parse_query
+
+    # a file that may end anywhere and still parse (YAML; a JSON or XML document closes)
+    cut = not report.source.head.startswith(("{", "[", "<")) and not report.source.data.rstrip(
+        b" \t"
+    ).endswith(b"\n")
+    lacking = [
+        i
+        for i, q in enumerate(questions)
+        if q.answers is None and not (q.sparql and q.sparql.strip()) and not q.out_of_scope
+    ]
+    if lacking and len(lacking) == len(questions) > 1:  # a file of questions only: said once
+        report.warn(
+            f"no question has gold answers or a gold query: the {len(questions)} questions are "
+            "scored only with gold given apart (evaluate --gold)",
+            expected=NO_GOLD_EXPECTED,
+        )
+        lacking = lacking[-1:] if cut else []
+    last = len(questions) - 1
+    for i in lacking:
+        report.warn(
+            NO_GOLD
+            + (": it is scored only with gold given apart (evaluate --gold)")
+            + (_CUT if cut and i == last else ""),
+            question_id=questions[i].id,
+            expected=NO_GOLD_EXPECTED,
+            **places[i],
+        )
+    for i, q in enumerate(questions):
+        if not q.sparql or q.out_of_scope or q.sparql.strip().upper() == OUT_OF_SCOPE:
+            continue
+        try:
+            parse_query(q.sparql, dialect="lenient")
+        except SparqlSyntaxError as err:
+            report.warn(
+                f"the gold query does not parse: query line {err.line}, column {err.column}: "
+                f"{err.message}" + (_CUT if cut and i == last else ""),
+                question_id=q.id,
+                expected="a SPARQL 1.1 query",
+                **places[i],
+            )
+
+
+_CUT = " (the file ends here without a line end: was it cut?)"
 
 
 def _texts(n: int) -> str:

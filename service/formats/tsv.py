@@ -145,7 +145,16 @@ def read(src: Source, role: str | None = None) -> Dataset:
                 expected=None if alone else "in.tsv in the same directory",
             )
         if role != OUT:  # a system's answers: empty ones are normal, texts absent
-            check_questions(questions, report, places, texts=texts is not None)
+            check_questions(questions, report, places, texts=texts is not None, gold=False)
+        if src.gold and lines and not src.data.endswith(b"\n"):  # PolEval's files all end so
+            report.warn(
+                f"the file ends without a line end after line {len(lines)}: was it cut? (its "
+                "last question's line may be incomplete)",
+                line=len(lines),
+                column=len(lines[-1]) + 1,
+                question_id=str(len(lines)),
+                expected="a line end after every line",
+            )
     else:
         beside = ()
     return Dataset(

@@ -164,3 +164,89 @@ def test_validate_refuses_an_in_tsv_of_another_format(tmp_path, capsys) -> None:
     assert "line 2 holds 2 tab-separated columns" in capsys.readouterr().out
     (tmp_path / "in.tsv").write_text("Ile?\nGdzie?\n", encoding="utf-8")
     assert main(["validate", str(tmp_path / "expected.tsv")]) == 0
+
+
+def _questions(tmp_path, name: str, questions: list[dict]) -> str:  # type: ignore[type-arg]
+    import json
+
+    path = tmp_path / name
+    path.write_text(json.dumps({"questions": questions}, indent=1) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def _texts(i: int) -> list[dict[str, str]]:
+    return [{"language": "en", "string": f"Question {i}?"}]
+
+
+def test_validate_checks_the_gold_queries_with_the_parsers_position(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A gold query that does not parse passed `validate` silently (explore44 F12): a warning
+    naming the question, its place in the file and the parser's line and column in the query;
+    the Virtuoso habits of real gold (an undeclared dbo:) still pass."""
+    from service.cli import main
+
+    path = _questions(
+        tmp_path,
+        "q.json",
+        [
+            {
+                "id": "1",
+                "question": _texts(1),
+                "query": {"sparql": "SELECT ?x WHERE { ?x dbo:a ?y }"},
+            },
+            {
+                "id": "2",
+                "question": _texts(2),
+                "query": {"sparql": "SELECT ?x WHERE {\n ?x <http://a> "},
+            },
+        ],
+    )
+    assert main(["validate", path]) == 0  # a warning: the file can be used
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{path}:15:3: $.questions[1]: question 2: warning: the gold query ")
+    assert "does not parse: query line 2, column 16: expected an RDF term or a variable" in out[0]
+    assert out[-1] == "2 questions, 0 errors, 1 warning"
+
+
+def test_validate_says_a_question_without_gold_and_a_cut_file(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A question with neither gold answers nor a query passed silently, and so did a YAML
+    file cut in its last question, which lost its query (explore44 F15)."""
+    from service.cli import main
+
+    path = _questions(
+        tmp_path,
+        "q.json",
+        [
+            {"id": "1", "question": _texts(1), "query": {"sparql": "ASK { ?x ?p ?o }"}},
+            {"id": "2", "question": _texts(2)},
+        ],
+    )
+    assert main(["validate", path]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        f"{path}:15:3: $.questions[1]: question 2: warning: question has neither gold answers "
+        "nor a gold query: it is scored only with gold given apart (evaluate --gold) (expected "
+        "gold answers or a gold query (or the question marked OUT OF SCOPE))"
+    )
+    # a file of questions only (gold given apart) is said once, not per question
+    path = _questions(
+        tmp_path, "only.json", [{"id": str(i), "question": _texts(i)} for i in (1, 2)]
+    )
+    assert main(["validate", path]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and "no question has gold answers or a gold query: the 2" in out[0]
+    yaml = tmp_path / "cut.yaml"
+    yaml.write_text(
+        "dataset:\n  id: https://example.org/x/\nquestions:\n"
+        "  - id: 1\n    question:\n      en: How many?\n    query:\n      sparql: ASK {}\n"
+        "  - id: 2\n    question:\n      en: What are the 10 most popu",
+        encoding="utf-8",
+    )
+    assert main(["validate", str(yaml)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{yaml}:9:5: $.questions[1]: question 2: warning: question has ")
+    assert "(the file ends here without a line end: was it cut?)" in out[0]
+    tsv = tmp_path / "expected.tsv"
+    tsv.write_text("7\nPozn", encoding="utf-8")
+    assert main(["validate", str(tsv)]) == 0
+    out = capsys.readouterr().out
+    assert f"{tsv}:2:5: question 2: warning: the file ends without a line end after line 2" in out

@@ -209,10 +209,13 @@ def test_validate_prints_every_problem_and_a_summary(
         f"{path}:3:3: $.questions[0]: question 1: warning: question has no text in any language",
         f"{path}:6:3: $.questions[1]: question 1: warning: question has no text in any language",
         f"{path}:6:3: $.questions[1]: question 1: warning: empty answer set",
+        f"{path}:3:3: $.questions[0]: question 1: warning: question has neither gold answers nor "
+        "a gold query: it is scored only with gold given apart (evaluate --gold) (expected gold "
+        "answers or a gold query (or the question marked OUT OF SCOPE))",
         f"{path}:6:3: $.questions[1]: question 1: error: duplicate question id (also question "
         "#1) (expected unique question ids (the store names each question's result by its id, "
         "and answers are matched by it))",
-        "2 questions, 1 error, 3 warnings",
+        "2 questions, 1 error, 4 warnings",
     ]
 
 
