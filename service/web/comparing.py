@@ -925,7 +925,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
     from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
     from service.web.app import problems_of
-    from service.web.running import dataset_profiles, published_uploads
+    from service.web.running import dataset_profiles, files_to_pick_again, published_uploads
 
     figures = _figures(found) if found is not None else None
     tasks = own_tasks()
@@ -948,6 +948,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         figures=figures,
         error=error.public_message if error is not None else None,
         problems=problems_of(error) if error is not None else [],  # each file's, listed
+        repick=files_to_pick_again() if error is not None else [],  # no browser refills them
         force_label=FORCE_LABEL,
         p_value=format_p_value,  # as gerbil-qa compare prints it: never p = 0.0000
         charts=charts,

@@ -720,6 +720,7 @@ def _form(
         error=error,
         problems=problems or [],
         at_fault=at_fault or {},
+        repick=files_to_pick_again() if error or problems else [],
         force_label=FORCE_LABEL,
         ranked_label=RANKED_LABEL,
         ranked_help=RANKED_HELP,
@@ -808,6 +809,26 @@ def at_fault(err: ServiceError) -> dict[str, tuple[str, str]]:
             if path == "about":  # the description as a whole (it is refused for these bytes)
                 names = [f.form_field for f in ABOUT_FIELDS if request.form.get(f.form_field)]
     return {name: RUN_FIELDS[name] for name in names if name in RUN_FIELDS}
+
+
+# The file fields of the run and compare forms, in their order, with the words of their labels.
+_FILE_FIELDS = {
+    name: RUN_FIELDS[name][1] for name in ("dataset_file", "dataset_questions", "gold_file")
+} | {"answers": "Answer files"}
+
+
+def files_to_pick_again() -> list[tuple[str, list[str]]]:
+    """The files a refused run or compare form was sent with, by field (its label's words):
+    the page sent back has every file field empty (no browser fills one in), the valid files'
+    too, and said nothing of it (explore44 F10). Nothing is kept for a retry: a refused
+    submission leaves no file behind (README "The web service")."""
+    if request.method != "POST":
+        return []
+    picked = [
+        (label, [f.filename for f in request.files.getlist(name) if f.filename])
+        for name, label in _FILE_FIELDS.items()
+    ]
+    return [(label, names) for label, names in picked if names]
 
 
 def challenge_of(name: str) -> str:

@@ -275,6 +275,10 @@ def test_a_refused_run_form_marks_and_links_the_field_at_fault(server, browser, 
     broken = tmp_path / "bad.json"
     broken.write_text('{"questions": [{"id": "1", "answers": [}]}')
     refused("run-answers", str(broken))
+    # the field comes back empty, as browsers do, and the notice says what to choose again
+    assert browser.find_element(By.ID, "run-answers").get_attribute("value") == ""
+    repick = browser.find_element(By.ID, "run-error-repick").text
+    assert repick.startswith("Choose your files again") and "bad.json" in repick, repick
     # the console holds the two refusals only (read here, not left to the next test's check)
     logged = severe_logs(browser)
     assert len(logged) == 2 and all("BAD REQUEST" in m or "FORBIDDEN" in m for m in logged), logged

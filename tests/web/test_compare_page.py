@@ -856,3 +856,15 @@ def test_tasks_of_two_experiment_types_are_refused_naming_both(server) -> None:
         'tick rows of one experiment type (choose it in the leaderboard\'s "Experiment type"'
         in said
     ), said
+
+
+def test_a_refused_compare_form_names_the_files_to_choose_again(server) -> None:
+    """The compare page sent back every file field empty, without a word (explore44 F10)."""
+    answers = _files()[1:]
+    page = server.post("compare", files=answers, data={"profile": "exact", "dataset": ""})
+    assert page.status_code == 400
+    note = re.search(r'id="compare-error-repick">(.*?)</p>', page.text, re.S)
+    assert note, page.text[-3000:]
+    said = html.unescape(re.sub(r"<[^>]+>", "", note.group(1)))
+    names = [f[1][0] for f in answers]
+    assert said.startswith("Choose your files again") and ", ".join(names) in said, said

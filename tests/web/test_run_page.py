@@ -686,3 +686,28 @@ def test_a_refusal_names_the_about_field_in_words() -> None:
         "About your dataset file: previous version",
     )
     assert RUN_FIELDS["dataset_kb_version"][1].endswith(": knowledge base version")
+
+
+def test_a_refused_form_names_the_files_to_choose_again(server) -> None:
+    """The page sent back had both file fields empty (no browser fills one in), the valid
+    answers file's too, and said nothing of it; its alert read "Fix it in: or a dataset file."
+    (explore44 F10). Now it names each field's files to choose again, and the field whole."""
+    cut = ("dataset_file", ("cut.json", (DEMO_DIR / "questions.json").read_bytes()[:300]))
+    before = len(server.storage.experiments.listing(include_private=True))
+    response = _submit(server, [cut, _answers("partial")], dataset="", title="Kept title")
+    assert response.status_code == 400
+    alert = re.search(r'id="run-error" role="alert">(.*?)</div>', response.text, re.S)
+    assert alert, response.text[-3000:]
+    said = html.unescape(re.sub(r"<[^>]+>", "", alert.group(1)))
+    assert 'Fix it in the field "or a dataset file".' in said, said
+    assert (
+        "Choose your files again (a browser fills in no file on a page sent back, and nothing "
+        'you sent was kept): in "or a dataset file": cut.json; in "Answer files": '
+        "answers-partial.json." in said
+    ), said
+    assert 'value="Kept title"' in response.text  # the rest is filled in again
+    assert len(server.storage.experiments.listing(include_private=True)) == before
+    # a refusal of no file names none; the page first shown has no such note
+    assert 'id="run-error-repick"' not in server.get("experiments/new").text
+    nothing = _submit(server, [], dataset="")
+    assert nothing.status_code == 400 and 'id="run-error-repick"' not in nothing.text
