@@ -126,7 +126,8 @@ def run_experiment(
     named = named_language(spec)
     if languages == (ALL_LANGUAGES,):
         languages = _dataset_languages(
-            read_dataset(spec.dataset, files, language=None, types=spec.experiment_types)
+            read_dataset(spec.dataset, files, language=None, types=spec.experiment_types),
+            profile.default_language,
         )
     kb = None
     if spec.kb is not None:
@@ -563,11 +564,13 @@ def registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experim
     return replace(spec, dataset=FileDataset(ref, title=title, version_of=source))
 
 
-def _dataset_languages(dataset: Dataset) -> tuple[str, ...]:
-    """Every language the dataset's questions have a text in, most questions first."""
+def _dataset_languages(dataset: Dataset, untagged: str) -> tuple[str, ...]:
+    """Every language the dataset's questions have a text in, most questions first; texts
+    of no language (``""``) count as ``untagged`` (the profile's default language), which they
+    are read in: one text of ``"language": ""`` listed en twice (explore44 F9)."""
     counts: dict[str, int] = {}
     for question in dataset.questions:
-        for language in question.languages:
+        for language in dict.fromkeys(lang or untagged for lang in question.languages):
             counts[language] = counts.get(language, 0) + 1
     if not counts:
         raise BadRequest("the dataset's questions have no text in any language")
@@ -626,7 +629,8 @@ def prepare(
     for asked in () if language is None else languages:  # each one must ask something
         check_has_text(dataset, asked, profile)
         check_stated_language(read.dataset, dataset, asked, named=named_language(spec))
-    language = language or _dataset_languages(dataset)[0]  # "all": answers read as in the first
+    # "all": answers read as in the first
+    language = language or _dataset_languages(dataset, profile.default_language)[0]
     ignore = _NeverSet()
     refused: list[Problem] = []  # every answer file's problems at once, not the first file's
     for index, system in enumerate(spec.systems):

@@ -235,6 +235,13 @@ def read_text_entries(
             language = language_read_with(
                 report, "question text without language", at=where, question_id=qid
             )
+        elif language is not None and not language.strip():  # "language": "" was silent
+            language = language_read_with(
+                report,
+                f"question text with an empty language {language!r}",
+                at=(*where, "language"),
+                question_id=qid,
+            )
         string = read_string(
             entry.get(string_key), report, at=(*where, string_key), qid=qid, what=string_key
         )

@@ -86,6 +86,10 @@ def _read_entry(
     lang = values["lang"]
     if lang is None:
         lang = language_read_with(report, "entry without lang", at=at, question_id=qid)
+    elif not lang.strip():  # "lang": "" was silent
+        lang = language_read_with(
+            report, f"entry with an empty lang {lang!r}", at=(*at, "lang"), question_id=qid
+        )
     builder = builders.setdefault(qid, _Builder(qid, at))
     if lang in builder.languages:
         report.warn(

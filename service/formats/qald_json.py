@@ -297,6 +297,8 @@ def plain_question(item: Any, terms: PlainTerms) -> Question:
             for value in (language, string, keywords):
                 if value is not None and type(value) is not str:
                     raise NotPlain
+            if language is not None and not language.strip():  # warned the careful way
+                raise NotPlain
             texts.append(QuestionText(language or "", string, keywords))
     query = item.get("query")
     sparql, pseudo, extra = query, None, []

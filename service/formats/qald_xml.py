@@ -36,6 +36,7 @@ from service.formats.fields import (
     check_questions,
     element_answers,
     eqald_losses,
+    language_read_with,
     qald_question,
     text2sparql_losses,
 )
@@ -357,11 +358,19 @@ def _read_question(node: Node, report: Report) -> Question | None:
     last_string: int | None = None
     for child in node.children:
         value = child.text.strip()
+        lang = child.attrib.get("lang", DEFAULT_LANGUAGE)
+        if child.tag in ("string", "keywords") and not lang.strip():  # lang="" was silent
+            lang = language_read_with(
+                report,
+                f"<{child.tag}> with an empty lang {lang!r}",
+                **child.where(),
+                question_id=qid,
+            )
         if child.tag == "string":
-            texts.append(QuestionText(child.attrib.get("lang", DEFAULT_LANGUAGE), value))
+            texts.append(QuestionText(lang, value))
             last_string = len(texts) - 1
         elif child.tag == "keywords":
-            _attach_keywords(texts, child.attrib.get("lang", DEFAULT_LANGUAGE), value, last_string)
+            _attach_keywords(texts, lang, value, last_string)
             last_string = None
         elif child.tag in ("query", "pseudoquery"):
             if child.tag in fields:
