@@ -13,7 +13,10 @@ not an IRI); weights are 1 (0 only for a false ASK). A weight 0
 on any other item is read as an answer with a warning (TEXT2SPARQL counts every item a *system*
 returned, whatever its weight, but a *gold* item only when its weight is above 0), and other
 weights are read as 1 with a warning. A one-item set ``{"true": w}`` is always an ASK answer,
-so a SELECT whose only answer is the string ``true`` cannot be told from one.
+so a SELECT whose only answer is the string ``true`` cannot be told from one; a weight other
+than 0 or 1 there is read as true (above 0) or false, with a warning. A key with neither a
+prefix nor a language (``"nocolon"``) is read as that question id for every language, with a
+warning (``1-en`` and ``db25:1`` are shapes of their own, read silently).
 """
 
 from __future__ import annotations
@@ -58,11 +61,14 @@ def read(src: Source) -> Dataset:
     questions: list[Question] = []
     prefixes: Counter[str] = Counter()
     seen: dict[tuple[str, str | None], str] = {}
+    odd_keys: list[str] = []
     if check_question_count(report, len(doc), at=()):
         for key, items in doc.items():
             prefix, qid, language = split_item(key)
             if prefix:
                 prefixes[prefix] += 1
+            if not prefix and not language:  # "1-en" and "db25:1" are kept shapes
+                odd_keys.append(key)
             if isinstance(items, dict):
                 report.count_answers(len(items), at=(key,), question_id=qid)
             answers = _read_items(items, report, at=(key,), qid=qid)
@@ -77,6 +83,16 @@ def read(src: Source) -> Dataset:
                     expected="one key per question and language",
                 )
             questions.append(Question(id=qid, answers=answers, language=language))
+    if odd_keys:  # "nocolon" was read as question "nocolon" without a word (explore44 F8)
+        first = odd_keys[0]
+        more = f" (and {len(odd_keys) - 1} more)" if len(odd_keys) > 1 else ""
+        report.warn(
+            f"key {first!r}{more} has neither a dataset prefix nor a language "
+            f"(<prefix>:<id>-<language>): read as question {first!r}, for every language",
+            at=(first,),
+            question_id=first,
+            expected="keys such as db25:1-en",
+        )
     metadata: tuple[tuple[str, str], ...] = ()
     if prefixes:
         prefix, _ = prefixes.most_common(1)[0]
@@ -128,7 +144,15 @@ def _read_items(items: Any, report: Report, *, at: tuple[Step, ...], qid: str) -
     if not ok:
         return None
     if list(items) == [ASK_KEY]:
-        return AnswerSet(boolean=items[ASK_KEY] > 0)
+        weight = items[ASK_KEY]
+        if weight not in (0, 1):  # {"true": 2} was read as true without a word (explore44 F8)
+            report.warn(
+                f"weight {weight} of an ASK answer read as {'true' if weight > 0 else 'false'}",
+                at=(*at, ASK_KEY),
+                question_id=qid,
+                expected="1 (true) or 0 (false)",
+            )
+        return AnswerSet(boolean=weight > 0)
     zero = [v for v, w in items.items() if w == 0]
     other = [(v, w) for v, w in items.items() if w not in (0, 1)]
     if zero:

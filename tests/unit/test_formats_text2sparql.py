@@ -431,3 +431,22 @@ def test_gold_is_attached_by_question_and_language() -> None:
     merged = attach_gold(questions, differing)
     assert merged.questions[0].answers == AnswerSet.of([Term.literal("x")], var="value")
     assert "differ between languages; those for en are used" in merged.problems[0].message
+
+
+def test_every_odd_weight_and_a_key_of_no_shape_are_warned_at_their_place() -> None:
+    """``{"true": 2}`` was read as true without a word while ``1e400`` was warned, and a key
+    ``"nocolon"`` was read as question "nocolon" silently (explore44 F8): one rule, each with
+    its JSON path."""
+    doc = b'{"db25:1-en": {"true": 2},\n "db25:2-en": {"x": 1e400},\n "nocolon": {"y": 1}}'
+    ds = read(doc, name="rs.json", format="result-set-json")
+    said = {p.path: p for p in ds.problems}
+    assert said['$["db25:1-en"].true'].message == "weight 2 of an ASK answer read as true"
+    assert said['$["db25:1-en"].true'].expected == "1 (true) or 0 (false)"
+    assert said['$["db25:2-en"].x'].message == "weight inf read as 1"
+    odd = said["$.nocolon"]
+    assert odd.line == 3 and odd.question_id == "nocolon"
+    assert "has neither a dataset prefix nor a language" in odd.message
+    assert ds.by_id()["1"].answers is not None and ds.by_id()["1"].answers.boolean is True
+    # the shapes the format keeps are not warned: "1-en" (no prefix), "db25:1" (no language)
+    kept = read(b'{"1-en": {"a": 1}, "db25:2": {"true": 0}}', name="k.json")
+    assert kept.problems == ()
