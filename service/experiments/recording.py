@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -151,7 +152,48 @@ def _dataset_record(
         )
     ref = replace(upload_ref(dataset_label(source, dataset), dataset, sha, catalogue), **said)
     ref = replace(ref, gold_withheld=dict(ref.about).get("gold") == ("withheld",))
-    return RecordedDataset(ref, kept, False)
+    twin = _same_but_line_ends(source, files, catalogue) if isinstance(source, FileDataset) else ()
+    return RecordedDataset(ref, kept, False, twin)
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _same_but_line_ends(
+    source: FileDataset, files: Files, catalogue: CatalogueRepository
+) -> tuple[str, ...]:
+    """A note when the file is a public dataset's file but for its line ends (CRLF, LF) or a
+    UTF-8 byte-order mark: an upload is named and ranked by its bytes (its SHA-256, its
+    checksum in DCAT, the file kept), so an editor's CRLF made another dataset with another
+    leaderboard without a word (explore44 F11). Kept a dataset of its own, as before (its
+    checksum is its file's); the note names the one to run on to rank with it. Only public
+    datasets are looked up (the catalogue's, published uploads), by the SHA-256 of each of
+    the file's four spellings."""
+    import hashlib
+
+    data = files.data(source.file)
+    body = data.removeprefix(_BOM).replace(b"\r\n", b"\n")
+    crlf = body.replace(b"\n", b"\r\n")
+    for other in (body, _BOM + body, crlf, _BOM + crlf):
+        if other == data:
+            continue
+        sha = hashlib.sha256(other).hexdigest()
+        published = catalogue.upload_for_sha256(sha)
+        name = catalogue.name_for_sha256(sha) or (published[0] if published else None)
+        if name is None:
+            continue
+        what = []
+        if (b"\r\n" in data) != (b"\r\n" in other):
+            what.append("line ends (CRLF, LF)")
+        if data.startswith(_BOM) != other.startswith(_BOM):
+            what.append("a byte-order mark")
+        return (
+            f"the dataset file {source.file.name} differs from the dataset {name}'s only in "
+            f"{' and '.join(what)}: an upload is named by its bytes, so these results are "
+            f"those of a dataset of their own, on a leaderboard of their own; run on {name} "
+            "(or its file as it is) to rank with it",
+        )
+    return ()
 
 
 def _questions_file(source: DatasetSource, files: Files) -> tuple[UploadedFile, ...]:
@@ -505,4 +547,16 @@ def dataset_label(source: DatasetSource, dataset: Dataset) -> str:
     if dataset.id:
         return dataset.id
     name = source.file.name if isinstance(source, FileDataset) else dataset.source
-    return PurePosixPath(name).stem if name else "dataset"
+    stem = PurePosixPath(name).stem if name else "dataset"
+    if isinstance(source, FileDataset) and source.file.path and _GONITO_FILE.fullmatch(stem):
+        # every PolEval upload was "expected-…": its folder says which (explore44 F11)
+        folder = Path(source.file.path).resolve().parent
+        if _GONITO_SPLIT.fullmatch(folder.name) and folder.parent.name:
+            return f"{folder.parent.name}-{folder.name}"  # poleval2021/test-A: both
+        return folder.name or stem
+    return stem
+
+
+# gonito's file names (expected.tsv, in.tsv, out.tsv) and its split folders (dev-0, test-A)
+_GONITO_FILE = re.compile(r"(expected|in|out)([-.=].*)?", re.IGNORECASE)
+_GONITO_SPLIT = re.compile(r"(dev|test|train)(-[0-9A-Za-z]+)?", re.IGNORECASE)
