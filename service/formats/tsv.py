@@ -232,7 +232,11 @@ def _other_content(src: Source) -> str | None:
         except ValueError:
             return None
         return "a JSON document"
-    if head.startswith("<?xml") or re.match(r"<[A-Za-z_][\w.:-]*[\s>/]", head):
+    # a root element closed at the end (a question text may well begin with "<b>")
+    closed = re.match(r"<([A-Za-z_][\w.:-]*)[\s>/]", head)
+    if head.startswith("<?xml") or (
+        closed and src.text.rstrip().endswith((f"</{closed.group(1)}>", "/>"))
+    ):
         return "an XML document"
     return None
 

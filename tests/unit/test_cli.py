@@ -164,6 +164,11 @@ def test_validate_refuses_an_in_tsv_of_another_format(tmp_path, capsys) -> None:
     assert "line 2 holds 2 tab-separated columns" in capsys.readouterr().out
     (tmp_path / "in.tsv").write_text("Ile?\nGdzie?\n", encoding="utf-8")
     assert main(["validate", str(tmp_path / "expected.tsv")]) == 0
+    (tmp_path / "in.tsv").write_text("<b>Ile</b>?\nGdzie <i>leży</i>?\n", encoding="utf-8")
+    assert main(["validate", str(tmp_path / "expected.tsv")]) == 0  # markup in a text: no XML
+    (tmp_path / "in.tsv").write_text("<qs>\n<q>Ile?</q>\n</qs>\n", encoding="utf-8")
+    assert main(["validate", str(tmp_path / "expected.tsv")]) == 1
+    assert "this is an XML document, not an in.tsv" in capsys.readouterr().out
 
 
 def _questions(tmp_path, name: str, questions: list[dict]) -> str:  # type: ignore[type-arg]
