@@ -26,7 +26,7 @@ from werkzeug.wrappers import Request
 
 from service import mediatypes
 from service.errors import BadRequest, Forbidden, ServiceError, retry_after
-from service.web import conneg
+from service.web import conneg, cors
 from service.web.query_pool import QueryJob
 from service.web.sparql_guard import QueryFacts
 from service.web.sparql_guard import inspect_query_cached as inspect_query
@@ -279,10 +279,9 @@ def _media_type_of(kind: str, member: str) -> str:
     return syntax.media_type + ("; charset=utf-8" if text_like else "")
 
 
-CORS_HEADERS = (
-    ("Access-Control-Allow-Origin", "*"),
-    ("Access-Control-Expose-Headers", "Content-Type, Link, Vary"),
-)
+# the same as every other route's (cors.py): a script of another origin reads the answer's
+# ETag (to revalidate) and a busy endpoint's Retry-After
+CORS_HEADERS = (cors.ALLOW_ORIGIN, cors.EXPOSE_HEADERS)
 
 
 @bp.after_request
@@ -296,8 +295,8 @@ def _add_cors(response: Response) -> Response:
 def preflight() -> Response:
     response = Response(status=204)
     response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
-    response.headers["Access-Control-Allow-Headers"] = "Accept, Content-Type"
-    response.headers["Access-Control-Max-Age"] = "86400"
+    response.headers["Access-Control-Allow-Headers"] = cors.ALLOW_HEADERS  # If-None-Match too
+    response.headers["Access-Control-Max-Age"] = cors.MAX_AGE
     return response
 
 

@@ -75,9 +75,10 @@ def test_every_kind_of_resource_allows_any_origin(server) -> None:
             )
             assert response.headers.get("Access-Control-Allow-Origin") == "*", (method, path)
             assert "Access-Control-Allow-Credentials" not in response.headers, path
-            if response.status_code < 300 and "sparql" not in path:
+            if response.status_code < 300:  # the SPARQL endpoint's answers too (explore45 F3)
                 exposed = response.headers["Access-Control-Expose-Headers"]
                 assert "Link" in exposed and "ETag" in exposed, path
+                assert "Retry-After" in exposed, path  # a busy 503 says when to try again
 
 
 def test_preflights_are_answered(server) -> None:
@@ -89,6 +90,9 @@ def test_preflights_are_answered(server) -> None:
         ("api/experiments", "POST", "content-type"),
         (f"api/experiments/{demo}/publish", "POST", "authorization, content-type"),
         ("sparql", "POST", "content-type"),
+        # a SPARQL client revalidating a cached answer (explore45 F3)
+        ("sparql", "GET", "accept, if-none-match"),
+        ("sparql/", "POST", "accept, content-type, if-none-match"),
     ]:
         response = server.request(
             "OPTIONS",
@@ -145,7 +149,7 @@ FETCH = """
 const [url, options, done] = arguments;
 fetch(url, options)
   .then(r => r.text().then(t => done({ok: true, status: r.status, text: t.slice(0, 2000),
-                                      link: r.headers.get('Link')})))
+                                      link: r.headers.get('Link'), etag: r.headers.get('ETag')})))
   .catch(e => done({ok: false, error: String(e)}));
 """
 
@@ -179,3 +183,13 @@ def test_scripts_of_another_origin_read_data_and_call_the_api(
         FETCH, f"{server.url}experiment/{demo}", {"credentials": "include"}
     )
     assert not private["ok"]
+    # the SPARQL endpoint: its answer's ETag is readable, and a revalidation with
+    # If-None-Match passes the preflight (explore45 F3)
+    ask = f"{server.url}sparql?query=ASK%7B%7D"
+    json_results = {"Accept": "application/sparql-results+json"}
+    first = browser.execute_async_script(FETCH, ask, {"headers": json_results})
+    assert first["ok"] and first["status"] == 200 and first["etag"], first
+    again = browser.execute_async_script(
+        FETCH, ask, {"headers": {**json_results, "If-None-Match": first["etag"]}}
+    )
+    assert again["ok"] and again["status"] in (200, 304), again
