@@ -6,6 +6,11 @@ The sitemap is an index of files of at most 50,000 URLs each (the protocol's lim
 the published experiments' end time, newest first, after the fixed pages, datasets and systems.
 Everything comes from the public default graph, as the listings do: no private or withdrawn
 experiment is in it. Both answers are cached as pages are, until the next public write.
+
+Every URL they give is under the base (``--base``, the store's), whatever host was asked
+(``ui.base_url``): they are the URLs a search engine indexes and cites, the URIs the RDF and
+the pages' links name. They were on the request's ``Host`` (``http://127.0.0.1:PORT/…`` for a
+service reached directly, any name a client sent), explore45 6.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from service.graph import leaderboards
 from service.web import catalog_pages, listings
 from service.web.state import services
-from service.web.ui import cached_page, external_url, site_root
+from service.web.ui import base_url, cached_page
 
 bp = Blueprint("discovery", __name__)
 
@@ -36,7 +41,7 @@ FIXED_PAGES = ("ui.home", "ui.leaderboards", "ui.experiments", "ui.systems", "re
 def robots() -> Response:
     root = url_for("ui.home")  # the path the service is mounted under, behind a proxy
     lines = ["User-agent: *", *(f"Disallow: {root}{path}" for path in NOT_CRAWLED)]
-    lines.append(f"Sitemap: {external_url('discovery.sitemap')}")
+    lines.append(f"Sitemap: {base_url('discovery.sitemap')}")
     response = Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
     response.headers["Cache-Control"] = "public, max-age=3600"
     return response
@@ -48,7 +53,7 @@ def sitemap() -> BaseResponse:
         index = ET.Element("sitemapindex", {"xmlns": SITEMAP_NS})
         files = max(1, -(-sum(1 for _ in _pages()) // PER_FILE))
         for number in range(1, files + 1):
-            where = external_url("discovery.sitemap_file", number=number)
+            where = base_url("discovery.sitemap_file", number=number)
             ET.SubElement(ET.SubElement(index, "sitemap"), "loc").text = where
         return _xml(index)
 
@@ -77,25 +82,20 @@ def sitemap_file(number: int) -> BaseResponse:
 
 
 def _pages() -> Iterator[tuple[str, str | None]]:
-    """Every public page worth indexing, as (URL on this host, last change)."""
-    root = site_root()
-    base = services().storage.uris.base
-
-    def here(uri: str) -> str:  # the page of a URI, on the host the crawler asked
-        return root + uri[len(base) :] if uri.startswith(base) else uri
-
-    yield from ((external_url(page), None) for page in FIXED_PAGES)
+    """Every public page worth indexing, as (URL under the base, last change): a page's URL
+    is the URI it describes (content negotiation gives a browser the page)."""
+    yield from ((base_url(page), None) for page in FIXED_PAGES)
     # the catalogue's datasets, the published uploads (the demo's) too: each has a public page
-    yield from ((here(row.uri), row.issued) for row in catalog_pages.all_rows())
+    yield from ((row.uri, row.issued) for row in catalog_pages.all_rows())
     # their registered versions (``dataset refresh --store``), catalogue members too
-    yield from ((here(uri), issued) for uri, issued in catalog_pages.registered_version_rows())
-    yield from ((here(row.uri), None) for row in listings.systems())
+    yield from catalog_pages.registered_version_rows()
+    yield from ((row.uri, None) for row in listings.systems())
     frozen = leaderboards.listing(services().storage)
-    yield from ((here(row["uri"]), row["frozenAt"]) for row in frozen)
+    yield from ((row["uri"], row["frozenAt"]) for row in frozen)
     offset = 0
     while True:  # the listing's own slices, newest first
         rows = listings.experiments(limit=PER_FILE, offset=offset)
-        yield from ((here(row.uri), row.ended) for row in rows)
+        yield from ((row.uri, row.ended) for row in rows)
         if len(rows) < PER_FILE:
             return
         offset += PER_FILE

@@ -138,11 +138,14 @@ def test_a_sitemap_file_that_does_not_exist_is_a_404(server) -> None:
 
 
 def test_a_request_under_another_host_does_not_set_the_sitemap_others_read(server) -> None:
-    """The sitemap's URLs are on the host asked, and it was cached without the host: one
+    """The sitemap's URLs were on the host asked (and it was cached without the host: one
     request with ``Host: elsewhere.example`` made every crawler read URLs of that host until
-    the next public write."""
-    elsewhere = server.get("sitemap.xml", headers={"Host": "elsewhere.example"})
-    assert elsewhere.status_code == 200 and b"http://elsewhere.example/" in elsewhere.content
+    the next public write). They are under the base now, whatever host was asked (explore45
+    6), robots.txt's ``Sitemap`` too."""
+    for path in ("sitemap.xml", "sitemap/1.xml", "robots.txt"):
+        elsewhere = server.get(path, headers={"Host": "elsewhere.example"})
+        assert elsewhere.status_code == 200 and b"elsewhere.example" not in elsewhere.content
+    assert f"Sitemap: {server.url}sitemap.xml" in elsewhere.text.splitlines()
     mine = ElementTree.fromstring(server.get("sitemap.xml").content)
     assert [loc.text for loc in mine.iter(NS + "loc")]
     assert all(loc.text.startswith(server.url) for loc in mine.iter(NS + "loc"))
@@ -175,9 +178,14 @@ def test_behind_a_tls_proxy_absolute_links_are_on_the_https_base(tmp_path) -> No
         assert frozen.json()["live"].startswith("https://qa.example.org/leaderboards?")
         table = site.get("leaderboards?format=json&size=1", headers=public).json()
         assert table["next"] is None or table["next"].startswith("https://qa.example.org/")
-        # asked at its own address (no proxy), the links stay on that address
-        direct = ElementTree.fromstring(site.get("sitemap.xml").content)
-        assert all(loc.text.startswith(site.url) for loc in direct.iter(NS + "loc"))
+        # asked at its own address (no proxy), the sitemap and robots.txt still give the
+        # base's URLs, the ones the RDF names and search engines should index (explore45 6)
+        for path in ("sitemap.xml", "sitemap/1.xml"):
+            direct = ElementTree.fromstring(site.get(path).content)
+            locs = [loc.text for loc in direct.iter(NS + "loc")]
+            assert locs and all(url.startswith("https://qa.example.org/") for url in locs), locs
+        robots = site.get("robots.txt").text.splitlines()
+        assert "Sitemap: https://qa.example.org/sitemap.xml" in robots
         # but a frozen board's `live`, a link its JSON gives to be used anywhere, is under the
         # base as its `uri` is: it was on the host asked (explore35 9)
         again = site.get(f"api/leaderboards/{frozen.json()['id']}")
