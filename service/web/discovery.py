@@ -32,8 +32,13 @@ bp = Blueprint("discovery", __name__)
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 PER_FILE = 50_000  # URLs a sitemap file may list
-# computed per request (the endpoint, comparisons, dumps), for programs (the API), or a form
-NOT_CRAWLED = ("sparql", "api/", "compare", "dump", "experiments/new")
+# computed per request (the endpoint, comparisons), for programs (the API), or a form. The
+# dump is not among them: VoID names it (void:dataDump) as the way to take everything, one
+# request (with an ETag: a 304 until the next public write) where a crawler following links
+# fetches thousands of documents (explore45 7). /sparql stays: its URLs are queries, without
+# end and each computed on the spot, and whatever they answer from is in the dump and the
+# documents; robots.txt is for crawlers, a SPARQL client VoID sends there is not one.
+NOT_CRAWLED = ("sparql", "api/", "compare", "experiments/new")
 FIXED_PAGES = ("ui.home", "ui.leaderboards", "ui.experiments", "ui.systems", "resources.catalog")
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from flask import current_app
@@ -35,6 +36,15 @@ class Services:
     answers: DocumentCache  # finished experiments' whole API answers, keyed by their ETag
     snapshots: SnapshotService | None = None  # answers `gerbil-qa export/check` while serving
     watcher: ChangeWatcher | None = None  # a remote store: other replicas' public writes
+    # which public data this process serves: a name of its own (random, per start) and the
+    # public writes it has seen since; what the dump's ETag is made of (it is streamed, never
+    # held whole to be hashed), so it changes whenever the cached pages are dropped
+    started: str = field(default_factory=lambda: secrets.token_hex(6))
+    public_writes: int = 0
+
+    def public_version(self) -> str:
+        """A name of the public data as this process serves it now (see ``started``)."""
+        return f"{self.started}-{self.public_writes}"
 
     def changed(self) -> None:
         """After a *public* write (a publication, a new dataset version, a catalogue dataset's
@@ -45,6 +55,7 @@ class Services:
 
     def refresh(self) -> None:
         """Drop cached pages and results and take a new snapshot (the public data changed)."""
+        self.public_writes += 1
         self.cache.clear()
         self.view.refresh()
         # Pages or results made while the snapshot was taken may predate the write.

@@ -58,8 +58,12 @@ def test_robots_keep_crawlers_off_what_is_computed_per_request(server) -> None:
     assert robots.headers["Content-Type"].startswith("text/plain")
     lines = robots.text.splitlines()
     assert lines[0] == "User-agent: *"
-    for path in ("/sparql", "/api/", "/compare", "/dump"):
+    for path in ("/sparql", "/api/", "/compare"):
         assert f"Disallow: {path}" in lines
+    # the dump VoID names is the polite way to take everything: crawlers may (explore45 7)
+    assert not [line for line in lines if line.startswith("Disallow: /dump")]
+    void = server.get(".well-known/void", headers={"Accept": "application/n-triples"}).text
+    assert f"<{server.url}dump.nq>" in void
     assert f"Sitemap: {server.url}sitemap.xml" in lines
 
 

@@ -52,3 +52,25 @@ def test_a_dump_in_small_batches_is_the_same_dataset(site, monkeypatch, ext, fmt
     assert _dataset(batched.content, fmt) == expected
     if ext == "trig":  # each batch declared its prefixes: they are there more than once
         assert batched.text.count("@prefix") > whole.text.count("@prefix")
+
+
+def test_the_dump_has_an_etag_until_the_next_public_write(site) -> None:
+    """It was sent whole every time: no ETag, no Last-Modified (explore45 7). A weak ETag per
+    format, a 304 to it (GET and HEAD, and for ``*``) until the next public write."""
+    first = site.get("dump.nq")
+    etag = first.headers["ETag"]
+    assert first.status_code == 200 and etag.startswith('W/"')
+    assert site.get("dump.nq").headers["ETag"] == etag  # nothing written since: the same
+    assert site.get("dump.trig").headers["ETag"] != etag  # another format, another ETag
+    for method in ("GET", "HEAD"):
+        again = site.request(method, "dump.nq", headers={"If-None-Match": etag})
+        assert again.status_code == 304 and not again.content, method
+        assert again.headers["ETag"] == etag and "Content-Location" in again.headers
+    assert site.get("dump.nq", headers={"If-None-Match": "*"}).status_code == 304
+    # a public write (a publication): the dump changed, so does its ETag
+    ticket = site.submit_demo(systems=("partial",))
+    auth = {"Authorization": f"Bearer {ticket['token']}"}
+    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    after = site.get("dump.nq", headers={"If-None-Match": etag})
+    assert after.status_code == 200 and after.headers["ETag"] != etag
+    assert ticket["id"].encode() in after.content
