@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
@@ -212,13 +213,17 @@ PLAIN_OFFERS = conneg.offers(quads=True)
 
 @bp.get("/experiment")
 def gerbil_experiment() -> BaseResponse:
-    """GERBIL's ``experiment?id={id}`` form: a permanent redirect to ``experiment/{id}``."""
+    """GERBIL's ``experiment?id={id}`` form: a permanent redirect to ``experiment/{id}``, the
+    rest of the query kept (``&format=ttl``, the page's ``a``/``b``), as the trailing-slash
+    redirect keeps it; ``format`` was dropped (explore45 9)."""
     experiment_id = request.args.get("id")
     if not experiment_id:
         return redirect(url_for("ui.experiments"), code=302)
     if not EXPERIMENT_ID.match(experiment_id):
         raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
-    return redirect(services().storage.uris.experiment(experiment_id), code=301)
+    target = services().storage.uris.experiment(experiment_id)
+    rest = [(key, value) for key, value in request.args.items(multi=True) if key != "id"]
+    return redirect(f"{target}?{urlencode(rest)}" if rest else target, code=301)
 
 
 def _withdrawal(experiment_id: str) -> tuple[str, str] | None:

@@ -168,6 +168,17 @@ def test_gerbil_experiment_form_redirects(server) -> None:
     assert response.status_code == 301
     assert response.headers["Location"] == f"{server.url}experiment/{server.demo_id}"
     assert server.get("experiment", params={"id": "nope"}).status_code == 404
+    # the rest of the query is kept, as the trailing-slash redirect keeps it: the format was
+    # dropped and the client got HTML (explore45 9)
+    moved = server.get("experiment", params={"id": server.demo_id, "format": "ttl"})
+    assert moved.status_code == 301
+    assert moved.headers["Location"] == f"{server.url}experiment/{server.demo_id}?format=ttl"
+    followed = server.get(
+        "experiment", params={"format": "ttl", "id": server.demo_id}, allow_redirects=True
+    )
+    assert followed.status_code == 200 and followed.headers["Content-Type"].startswith(
+        "text/turtle"
+    )
 
 
 def test_trailing_slash_redirects_to_the_citable_uri(server, exp: str) -> None:
