@@ -79,7 +79,11 @@ JSON_LD = RdfSyntax(
     "application/ld+json",
     "jsonld",
     "JSON_LD",
-    aliases=("application/x-json+ld",),
+    # application/json: a JSON-LD document is JSON, and a resource asked for JSON gets it, as
+    # a SPARQL CONSTRUCT asked for JSON does (its results counterpart, below) and as most
+    # linked-data servers answer; it was a 406 on a resource (explore45 11). An alias: the
+    # answer says application/ld+json, and application/* does not pick it
+    aliases=("application/x-json+ld", "application/json"),
     names=("json-ld",),
 )
 N_TRIPLES = RdfSyntax(

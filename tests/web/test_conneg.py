@@ -71,7 +71,10 @@ def exp(server) -> str:
         # q=0 refuses a type even when a wildcard would match it (RFC 9110 §12.5.1)
         ("text/html;q=0, text/turtle;q=0, */*", "application/ld+json"),
         ("text/turtle;q=0, text/*", "text/html"),
-        ("application/json;q=1, text/turtle;q=0.2", "text/turtle"),
+        # JSON asked of a resource is its JSON-LD, as a CONSTRUCT's is (explore45 11)
+        ("application/json", "application/ld+json"),
+        ("application/json;q=1, text/turtle;q=0.2", "application/ld+json"),
+        ("application/json;q=0.2, text/turtle", "text/turtle"),
         ("text/turtle, application/ld+json", "text/turtle"),  # tie: the server's order
     ],
 )
@@ -83,12 +86,31 @@ def test_accept(server, exp: str, accept: str | None, expected: str) -> None:
     assert "Accept" in response.headers["Vary"]
 
 
-@pytest.mark.parametrize("accept", ["image/png", "application/json", "text/html;q=0", "foo"])
+@pytest.mark.parametrize("accept", ["image/png", "application/pdf", "text/html;q=0", "foo"])
 def test_406_when_nothing_fits(server, exp: str, accept: str) -> None:
     response = server.get(exp, headers={"Accept": accept})
     assert response.status_code == 406
     assert "text/turtle" in response.text  # says what is available
     assert "Accept" in response.headers["Vary"]
+
+
+def test_json_is_json_ld_on_a_resource_as_on_a_construct(server, exp: str) -> None:
+    """One rule for ``Accept: application/json``: a resource answered 406 where a SPARQL
+    CONSTRUCT answered JSON-LD (explore45 11); both give JSON-LD now, a SELECT its JSON
+    results."""
+    json_only = {"Accept": "application/json"}
+    document = server.get(exp, headers=json_only)
+    assert document.status_code == 200 and kind(document) == "application/ld+json"
+    assert '"@context"' in document.text
+    assert server.get(exp, params={"format": "application/json"}).status_code == 200
+    uri = f"{server.url}{exp}"
+    construct = f"CONSTRUCT {{ <{uri}> ?p ?o }} WHERE {{ <{uri}> ?p ?o }}"
+    answer = server.get("sparql", params={"query": construct}, headers=json_only)
+    assert answer.status_code == 200 and kind(answer) == "application/ld+json"
+    select = server.get(
+        "sparql", params={"query": "SELECT * { ?s ?p ?o } LIMIT 1"}, headers=json_only
+    )
+    assert kind(select) == "application/sparql-results+json"
 
 
 @pytest.mark.parametrize("ext", sorted(EXTENSIONS))
