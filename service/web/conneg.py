@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flask import Request, Response
+from flask import Request, Response, has_request_context, request
 
 from service import mediatypes
 from service.errors import NotFound, ServiceError
@@ -183,9 +183,21 @@ def decorate(
     query: str = "",
 ) -> Response:
     """Add ``Vary: Accept`` and the ``Link: rel="alternate"`` headers for each format URL
-    (``query``: what follows each, a page's ``?page=N``)."""
-    response.vary.add("Accept")
-    links = [
+    (``query``: what follows each, a page's ``?page=N``).
+
+    At a format URL (``experiment/X.ttl``: the extension chose, the request's ``Accept`` did
+    not) no ``Vary: Accept`` (RFC 9110 §12.5.5: it does not vary) and a ``Link: <url>;
+    rel="canonical"`` to the URI it is a representation of (RFC 6596; explore45 13, 15)."""
+    at_format_url = bool(
+        chosen is not None
+        and chosen.extension
+        and has_request_context()
+        and request.path.endswith(f".{chosen.extension}")
+    )
+    if not at_format_url:
+        response.vary.add("Accept")
+    links = [f'<{url}{query}>; rel="canonical"'] if at_format_url else []
+    links += [
         f'<{url}.{rep.extension}{query}>; rel="alternate"; type="{rep.media_type}"'
         for rep in offered
         if rep.extension

@@ -119,7 +119,18 @@ def test_format_urls(server, exp: str, ext: str) -> None:
     response = server.get(f"{exp}.{ext}", headers={"Accept": "application/rdf+xml"})
     assert response.status_code == 200
     assert kind(response) == EXTENSIONS[ext]
-    assert "Accept" in response.headers["Vary"]
+    # it does not vary (the extension chose): no Vary: Accept, and it names the URI it is a
+    # representation of (RFC 6596), explore45 13 and 15
+    assert "Accept" not in response.headers.get("Vary", "")
+    assert f'<{server.url}{exp}>; rel="canonical"' in response.headers["Link"]
+    assert 'rel="alternate"' in response.headers["Link"]
+    # the URI itself varies, and is its own canonical URI: no rel="canonical"
+    negotiated = server.get(exp, headers={"Accept": EXTENSIONS[ext]})
+    assert "Accept" in negotiated.headers["Vary"]
+    assert 'rel="canonical"' not in negotiated.headers["Link"]
+    # a 304 at a format URL says the same
+    again = server.get(f"{exp}.{ext}", headers={"If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304 and "Accept" not in again.headers.get("Vary", "")
 
 
 @pytest.mark.parametrize(
