@@ -214,6 +214,17 @@ def _graph_names() -> dict[str, str]:
 
 HTML_NAMES = frozenset({"html", *conneg.HTML.media_types})
 RESULT_NAMES = {name: s.oxigraph for s in mediatypes.RESULTS_SYNTAXES for name in _names(s)}
+# an ASK's answer: SPARQL 1.1 CSV and TSV Results are for SELECT only (a table of bindings,
+# §1 of that note), so an ASK asked for them is a 406 naming JSON and XML, as a CONSTRUCT asked
+# for them is; it was answered "true" as text/csv (explore45 17)
+TABLE_ONLY = ("csv", "tsv")
+BOOLEAN_RESULTS = tuple(r for r in RESULTS if r.key not in TABLE_ONLY)
+BOOLEAN_NAMES = {
+    name: s.oxigraph
+    for s in mediatypes.RESULTS_SYNTAXES
+    if s.name not in TABLE_ONLY
+    for name in _names(s)
+}
 GRAPH_NAMES = _graph_names()
 # for Accept: the results media types a graph result answers, as their RDF counterparts
 COUNTERPARTS = tuple(
@@ -235,7 +246,8 @@ def negotiate_results(
     counterpart: XML -> RDF/XML, JSON -> JSON-LD); else ``Accept``, read the same way; else 406.
     Cached: clients send the same few values again and again."""
     graph = form in ("CONSTRUCT", "DESCRIBE")
-    names = GRAPH_NAMES if graph else RESULT_NAMES
+    boolean = form == "ASK"
+    names = GRAPH_NAMES if graph else BOOLEAN_NAMES if boolean else RESULT_NAMES
     for value in formats:
         token = mediatypes.bare(value)
         if token in HTML_NAMES:
@@ -244,7 +256,7 @@ def negotiate_results(
         if member:
             return (None, member, False) if graph else (member, None, False)
     offered: tuple[conneg.Representation, ...] = (
-        (*GRAPH_RESULTS, *COUNTERPARTS) if graph else RESULTS
+        (*GRAPH_RESULTS, *COUNTERPARTS) if graph else BOOLEAN_RESULTS if boolean else RESULTS
     )
     pick = conneg.choose_from_accept(accept, (*offered, conneg.HTML), default=offered[0])
     if pick is conneg.HTML:
@@ -254,7 +266,7 @@ def negotiate_results(
     if pick is not None and not graph:
         return _results_member(pick), None, False
     asked = ", ".join(f"format={f}" for f in formats) or f"Accept: {accept}"
-    available = GRAPH_RESULTS if graph else RESULTS
+    available = GRAPH_RESULTS if graph else BOOLEAN_RESULTS if boolean else RESULTS
     raise conneg.NotAcceptable(
         f"{asked} offers no format for a {form} result; available: "
         + ", ".join(r.media_type for r in available)

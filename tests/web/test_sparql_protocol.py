@@ -337,6 +337,10 @@ FAST_CASES = [
     ("SELECT * WHERE { ?s ?p", "application/sparql-results+json", 400),
     ("SELECT * { SERVICE <http://x.test/> { ?s ?p ?o } }", "*/*", 403),
     ("ASK {}", "image/png", 406),
+    # CSV and TSV results are for SELECT only: an ASK is refused them (explore45 17)
+    ("ASK {}", "text/csv", 406),
+    ("ASK {}", "text/tab-separated-values", 406),
+    ("ASK {}", "text/csv;q=0.9, application/sparql-results+xml;q=0.5", 200),
     # a range gets a type it covers: application/* was answered in Turtle (text/turtle)
     (f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {DATA1} }}", "application/*", 200),
 ]
