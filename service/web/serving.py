@@ -13,6 +13,7 @@ front bounds those (``service/web/README.md`` has an nginx setup).
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import socket
 from typing import Any
@@ -76,7 +77,53 @@ def create_server(
     if sockets:
         del options["host"], options["port"]
         options["sockets"] = sockets
-    return waitress.create_server(app, **options, **extra)
+    listeners: dict[int, Any] = {}
+    server = waitress.create_server(app, map=listeners, **options, **extra)
+    keep_bodiless_responses_open(listeners)
+    return server
+
+
+def keep_bodiless_responses_open(listeners: dict[int, Any]) -> None:
+    """Let the listening servers of a waitress ``map`` (before ``run()``) keep a connection
+    open after a 204 or 304 (see :func:`_keep_alive_channel`)."""
+    from waitress.server import BaseWSGIServer
+
+    for listener in listeners.values():
+        if isinstance(listener, BaseWSGIServer):
+            listener.channel_class = _keep_alive_channel()
+
+
+@functools.cache
+def _keep_alive_channel() -> type:
+    """Waitress's channel whose WSGI task does not close an HTTP/1.1 connection after a
+    response without content (204, 304, 1xx).
+
+    Waitress (3.0, ``WSGITask.build_response_header``) closes every HTTP/1.1 response that has
+    no ``Content-Length``, as it must when it cannot tell where a body ends; and it drops the
+    ``Content-Length`` of a response without content. So every 304 (a client revalidating a
+    document or polling the API) and every 204 preflight closed the connection, and the next
+    request paid a new TCP handshake (explore45 12). The application cannot help: a 204 must
+    not have ``Content-Length`` and a 304's may only be the length of the 200 it stands for
+    (RFC 9110 §8.6), which waitress drops anyway. Neither needs one: a 204 or 304 ends at the
+    empty line after its header (RFC 9112 §6.3, rule 1), so the connection is reusable. A
+    client's ``Connection: close``, and HTTP/1.0, close as before."""
+    from waitress.channel import HTTPChannel
+    from waitress.task import WSGITask
+
+    class KeepAliveAfterBodiless(WSGITask):  # type: ignore[misc]
+        def set_close_on_finish(self) -> None:
+            if (
+                self.version == "1.1"
+                and not self.has_body
+                and self.request.headers.get("CONNECTION", "").lower() != "close"
+            ):
+                return  # ends at its header: the next request may follow on this connection
+            super().set_close_on_finish()
+
+    class KeepAliveChannel(HTTPChannel):  # type: ignore[misc]
+        task_class = KeepAliveAfterBodiless
+
+    return KeepAliveChannel
 
 
 def bind_sockets(config: WebConfig) -> list[socket.socket]:

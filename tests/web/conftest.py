@@ -155,6 +155,7 @@ def start_server(
 
     from service.graph.store import open_storage
     from service.web import create_app
+    from service.web.serving import keep_bodiless_responses_open
 
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/"
@@ -176,6 +177,7 @@ def start_server(
     settings.update(config)
     app = create_app(settings, storage=storage)
     server = waitress.create_server(app, host="127.0.0.1", port=port, threads=8)
+    keep_bodiless_responses_open(server._map)  # as `serve` has it (serving.create_server)
     thread = threading.Thread(target=server.run, name="test-waitress", daemon=True)
     thread.start()
     for _ in range(100):

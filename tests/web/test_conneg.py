@@ -396,6 +396,53 @@ def test_etag_revalidation(server, exp: str) -> None:
     assert other.status_code == 200  # another representation, another tag
 
 
+def test_a_304_and_a_204_keep_the_connection_open(server, exp: str) -> None:
+    """Every 304 and every 204 preflight closed the connection (waitress closes an HTTP/1.1
+    response without Content-Length, which a 204 must not have and a 304 needs not; explore45
+    12): on one connection now, a 304 (a document, a SPARQL answer through the fast path), a
+    preflight and a 200 follow each other; a client's ``Connection: close`` still closes."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server.url)
+    path = urlsplit(server.url).path + exp
+    ask = urlsplit(server.url).path + "sparql?query=ASK%7B%7D"
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    try:
+
+        def send(method: str, url: str, **headers: str) -> http.client.HTTPResponse:
+            connection.request(method, url, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            return response
+
+        first = send("GET", path, Accept="text/turtle")
+        sock = connection.sock
+        answer = send("GET", ask, Accept="application/sparql-results+json")
+        preflight = {"Origin": "http://elsewhere.example", "Access-Control-Request-Method": "GET"}
+        for method, url, headers, status in [
+            ("GET", path, {"Accept": "text/turtle", "If-None-Match": first.headers["ETag"]}, 304),
+            ("GET", ask, {"If-None-Match": answer.headers["ETag"]}, 304),
+            ("OPTIONS", path, preflight, 200),  # Flask's own OPTIONS: Content-Length: 0
+            ("OPTIONS", "/sparql", preflight, 204),
+            ("GET", path, {"Accept": "text/turtle"}, 200),
+        ]:
+            response = send(method, url, **headers)
+            assert response.status == status, (method, url, response.status)
+            assert response.headers.get("Connection") != "close", (method, url)
+            assert connection.sock is sock, (method, url)  # the same connection
+        closing = send(
+            "GET",
+            path,
+            Accept="text/turtle",
+            Connection="close",
+            **{"If-None-Match": first.headers["ETag"]},
+        )
+        assert closing.status == 304 and closing.headers["Connection"] == "close"
+    finally:
+        connection.close()
+
+
 def test_named_graphs_dereference(server) -> None:
     demo = server.demo_id
     nq = server.get(f"graph/experiment/{demo}.nq")
