@@ -199,6 +199,34 @@ def test_a_port_a_starting_serve_holds_is_in_use_for_a_second_one() -> None:
             sock.close()
 
 
+def test_serve_keeps_a_connection_open_after_a_304_or_204() -> None:
+    """``serve``'s waitress (``serving.create_server``) has the channel that does not close a
+    connection after a response without content (explore45 12; the behaviour is tested over
+    HTTP on the test server, which uses the same channel: ``test_conneg``)."""
+    import dataclasses
+
+    from waitress import wasyncore
+    from waitress.server import BaseWSGIServer
+
+    from service.web.config import WebConfig
+    from service.web.serving import _keep_alive_channel, bind_sockets, create_server
+
+    def app(environ, start_response):  # pragma: no cover - never called
+        start_response("204 No Content", [])
+        return [b""]
+
+    config = dataclasses.replace(WebConfig(), host="127.0.0.1", port=free_port())
+    server = create_server(app, config, bind_sockets(config))
+    # one address: the server itself; several: a MultiSocketServer over them
+    sockets = server.map if hasattr(server, "map") else server._map
+    try:
+        listeners = [s for s in sockets.values() if isinstance(s, BaseWSGIServer)]
+        assert listeners and all(s.channel_class is _keep_alive_channel() for s in listeners)
+    finally:
+        server.task_dispatcher.shutdown()
+        wasyncore.close_all(sockets)
+
+
 def test_publish_from_the_command_line(tmp_path: Path) -> None:
     from service.experiments.run import run_experiment
     from service.experiments.spec import ExperimentSpec, FileDataset, FileRef
