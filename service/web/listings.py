@@ -635,6 +635,23 @@ def withdrawn_runs(dataset: str) -> list[WithdrawnRun]:
     return list(runs.values())
 
 
+def withdrawn_describing(uri: str) -> list[WithdrawnRun]:
+    """The withdrawn experiments whose graphs describe ``uri`` (a system, the evaluator's
+    release, any resource it has a triple of), first withdrawn first: what their graphs say of
+    it stays public (``GRAPH ?g``), while the default graph no longer names it once no listed
+    experiment does (explore45 1)."""
+    rows = _select(
+        f"""SELECT DISTINCT ?exp ?when ?why WHERE {{ GRAPH ?g {{
+  ?exp gqa:withdrawnAt ?when ; gqa:withdrawalReason ?why .
+  FILTER EXISTS {{ {_iri(uri)} ?p ?o }} }} }} ORDER BY ?when ?exp"""
+    )
+    runs: dict[str, WithdrawnRun] = {}
+    for r in rows:
+        exp = _v(r["exp"]) or ""
+        runs.setdefault(exp, WithdrawnRun(exp, _v(r["when"]) or "", _v(r["why"]) or "", None))
+    return list(runs.values())
+
+
 def _dataset_rows(rows: list[dict[str, Any]], *, version_labels: bool = False) -> list[DatasetRow]:
     """One row per dataset of the query's (one per language), by name. ``version_labels``:
     the catalogue's KB versions name their KB ("DBpedia 2016-10"); an author's may be a bare

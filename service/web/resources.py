@@ -1193,6 +1193,29 @@ def public_document(
     return found
 
 
+def described_by_withdrawn(
+    uri: str,
+    rep: conneg.Representation,
+    *,
+    follow: Sequence[str] = (),
+    links: Sequence[str] = (),
+) -> tuple[list[Any], list[listings.WithdrawnRun]]:
+    """The document of a resource that only withdrawn experiments' graphs describe (a system
+    no listed experiment used, an older evaluator release), as the first of them published it,
+    and those experiments: they stay citable and link it, so it answers where it answered 404
+    "nothing is known about" (explore45 1). NotFound when none describes it."""
+    runs = listings.withdrawn_describing(uri)
+    if not runs:
+        raise NotFound(f"nothing is known about {uri} (or it is not public)")
+    storage = services().storage
+    first = min(runs, key=lambda w: w.experiment)
+    graph = storage.uris.experiment_graph(first.experiment.rsplit("/", 1)[1])
+    found = document_quads(storage.public, uri, graph=graph, follow=follow, links=links)
+    if not found:
+        raise NotFound(f"nothing is known about {uri} (or it is not public)")
+    return _as_withdrawn(found, rep), runs
+
+
 def _generic_html(uri: str, quads: Sequence[Any], *, private: bool = False, **extra: Any) -> str:
     nodes = index(quads)
     main = nodes.get(uri)
@@ -1230,9 +1253,11 @@ def _public_resource(
     except NotFound:
         withdrawn = listings.withdrawn_runs(withdrawn_from) if withdrawn_from else []
         said = _published_quads(uri, withdrawn) if withdrawn else []
-        if not any(q.subject.value == uri for q in said):  # not one of its (explore23 12)
-            raise
-        found = _as_withdrawn(said, rep)
+        if any(q.subject.value == uri for q in said):  # one of its (explore23 12)
+            found = _as_withdrawn(said, rep)
+        else:  # what a withdrawn run alone described: its evaluator's release (explore45 1)
+            found, runs = described_by_withdrawn(uri, rep)
+            extra.setdefault("withdrawn_runs", runs)
     return respond(
         uri,
         PLAIN_OFFERS,
@@ -1827,7 +1852,11 @@ def system(name: str) -> BaseResponse:
     system_name, ext = conneg.split_extension(name)
     uri = services().storage.uris.system(system_name)
     rep = conneg.negotiate(request, SYSTEM_OFFERS, extension=ext, default=conneg.HTML)
-    found = public_document(uri, rep)
+    withdrawn: list[listings.WithdrawnRun] = []
+    try:
+        found = public_document(uri, rep)
+    except NotFound:  # only withdrawn experiments used it: they still link it (explore45 1)
+        found, withdrawn = described_by_withdrawn(uri, rep)
     page, paged = _paged(
         rep,
         lambda limit, offset: listings.leaderboard(system=uri, limit=limit, offset=offset),
@@ -1846,6 +1875,7 @@ def system(name: str) -> BaseResponse:
             table=paged(),
             offered=SYSTEM_OFFERS,
             system_name=system_name,  # its experiments' listing, by name (explore42 6)
+            withdrawn_runs=withdrawn,
         ),
         # the CSV is the system's whole history (every public QA task result)
         csv=lambda: listings.leaderboard_csv(listings.leaderboard(system=uri)),
