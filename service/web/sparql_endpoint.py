@@ -560,6 +560,8 @@ def description_quads() -> list:
     """The service description as pyoxigraph quads (default graph)."""
     import pyoxigraph as ox
 
+    from service.web.describe import withdrawn_graphs
+
     state = services()
     sd = "http://www.w3.org/ns/sparql-service-description#"
     rdf_type = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
@@ -576,16 +578,17 @@ def description_quads() -> list:
         ox.Quad(service, rdf_type, n("Service")),
         ox.Quad(service, n("endpoint"), ox.NamedNode(state.config.sparql_url)),
         ox.Quad(service, n("supportedLanguage"), n("SPARQL11Query")),
-        ox.Quad(service, n("feature"), n("UnionDefaultGraph")),
         ox.Quad(service, title, ox.Literal("GERBIL QA public SPARQL endpoint")),
         ox.Quad(
             service,
             comment,
             ox.Literal(
-                "Read-only. The default graph is the union of the public graphs (vocabulary, "
-                "catalogue, datasets, published experiments not withdrawn); only public graphs "
-                "are named "
-                f"graphs. Limits: {state.config.sparql_timeout:g} s per query, "
+                "Read-only. Only public graphs are named graphs (vocabulary, catalogue, "
+                "datasets, published experiments, withdrawn ones too). The default graph holds "
+                "their triples less what only a withdrawn experiment's graph holds (that graph "
+                "stays whole: read it with GRAPH or FROM NAMED), so it is not their union and "
+                "sd:UnionDefaultGraph is not claimed. "
+                f"Limits: {state.config.sparql_timeout:g} s per query, "
                 f"{state.config.sparql_max_bytes} bytes per result, queries up to "
                 f"{state.config.sparql_max_query_bytes} bytes and "
                 f"{state.config.sparql_max_depth} levels of nesting. SERVICE is not allowed.",
@@ -596,6 +599,16 @@ def description_quads() -> list:
         ox.Quad(dataset, rdf_type, n("Dataset")),
         ox.Quad(dataset, n("defaultGraph"), default_graph),
         ox.Quad(default_graph, rdf_type, n("Graph")),
+        ox.Quad(
+            default_graph,
+            comment,
+            ox.Literal(
+                "The triples of the named graphs listed, less those that only withdrawn "
+                "experiments' graphs hold; with each withdrawal's note (gqa:withdrawnAt, "
+                "gqa:withdrawalReason).",
+                language="en",
+            ),
+        ),
     ]
     for name in FORMAT_IRIS.values():
         out.append(ox.Quad(service, n("resultFormat"), ox.NamedNode(FORMATS_NS + name)))
@@ -604,11 +617,27 @@ def description_quads() -> list:
     for path in (".well-known/void", "shapes"):
         out.append(ox.Quad(service, also, ox.NamedNode(state.config.base + path)))
     graphs = sorted(state.view.graphs)
+    withdrawn = {g.value for g in withdrawn_graphs(state.storage.public)}
     for index, graph in enumerate(graphs[:MAX_LISTED_GRAPHS]):
         node = ox.BlankNode(f"g{index}")
         out.append(ox.Quad(dataset, n("namedGraph"), node))
         out.append(ox.Quad(node, rdf_type, n("NamedGraph")))
         out.append(ox.Quad(node, n("name"), ox.NamedNode(graph)))
+        if graph in withdrawn:  # what its graph holds, which the default graph left out
+            described = ox.BlankNode(f"w{index}")
+            out.append(ox.Quad(node, n("graph"), described))
+            out.append(ox.Quad(described, rdf_type, n("Graph")))
+            out.append(
+                ox.Quad(
+                    described,
+                    comment,
+                    ox.Literal(
+                        "A withdrawn experiment's graph, whole: the default graph holds only "
+                        "its withdrawal note and what other listed graphs also hold.",
+                        language="en",
+                    ),
+                )
+            )
     if len(graphs) > MAX_LISTED_GRAPHS:
         out.append(
             ox.Quad(

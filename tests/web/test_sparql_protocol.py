@@ -263,7 +263,9 @@ def test_sd_lists_public_graphs_and_features(server) -> None:
     assert "http://kasei.us/2009/09/sparql/data/data1.rdf" in names
     assert server.storage.uris.vocab_graph in names
     assert server.storage.uris.admin_graph not in names
-    assert (None, SD.feature, SD.UnionDefaultGraph) in g
+    # the default graph is not the union of the named graphs (a withdrawn experiment's graph,
+    # these preloaded ones): not claimed (explore45 2; test_withdrawn_links checks it)
+    assert (None, SD.feature, SD.UnionDefaultGraph) not in g
     formats = {str(o) for o in g.objects(None, SD.resultFormat)}
     assert "http://www.w3.org/ns/formats/SPARQL_Results_JSON" in formats
 

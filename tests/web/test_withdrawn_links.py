@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 import rdflib
+from rdflib.namespace import RDF, RDFS
 
 from service.paths import DEMO_DIR
 from tests.web.conftest import Server, start_server, stop_server
@@ -122,3 +123,52 @@ def test_a_crawl_from_the_withdrawn_experiment_meets_no_404(site: Server, withdr
                 document[len(site.url) :], headers={"Accept": media_type}, allow_redirects=True
             )
             assert answer.status_code in (200, 406), (document, media_type, answer.status_code)
+
+
+SD = rdflib.Namespace("http://www.w3.org/ns/sparql-service-description#")
+
+
+def _ask(site: Server, query: str) -> bool:
+    answer = site.get("sparql", params={"query": query, "format": "json"})
+    assert answer.status_code == 200, answer.text
+    return bool(answer.json()["boolean"])
+
+
+def test_the_service_description_says_what_the_default_graph_is(
+    site: Server, withdrawn: dict
+) -> None:
+    """SPARQL 1.1 Service Description §3.4.5: ``sd:UnionDefaultGraph`` says the default graph
+    is the union of the named graphs. It was claimed, while a withdrawn experiment's graph,
+    listed as a named graph, holds triples the default graph does not (explore45 2). Each
+    claim is checked against the endpoint: a feature claimed holds, and each named graph
+    described as withdrawn is one."""
+    turtle = site.get("sparql", headers={"Accept": "text/turtle"})
+    assert turtle.status_code == 200
+    sd = rdflib.Graph().parse(data=turtle.text, format="turtle", publicID=site.url + "sparql")
+    names = {str(o) for o in sd.objects(None, SD.name)}
+    graph = site.storage.uris.experiment_graph(withdrawn["id"])
+    assert graph in names  # still a named graph, read with GRAPH
+    # triples of a listed graph that the default graph lacks (IRIs only: a blank node's copy)
+    outside = {
+        name
+        for name in names
+        if _ask(
+            site,
+            f"ASK {{ GRAPH <{name}> {{ ?s ?p ?o FILTER(!isBlank(?s) && !isBlank(?o)) }} "
+            f"FILTER NOT EXISTS {{ ?s ?p ?o }} }}",
+        )
+    }
+    assert graph in outside
+    union = (None, SD.feature, SD.UnionDefaultGraph) in sd
+    assert not (union and outside), sorted(outside)
+    # the graphs it describes as withdrawn are those the default graph leaves triples of out
+    described = {
+        str(sd.value(node, SD.name))
+        for node in sd.subjects(RDF.type, SD.NamedGraph)
+        if (node, SD.graph, None) in sd
+        and "withdrawn" in str(sd.value(sd.value(node, SD.graph), RDFS.comment))
+    }
+    assert described == outside == {graph}
+    (dataset,) = sd.objects(None, SD.defaultDataset)
+    default = sd.value(dataset, SD.defaultGraph)
+    assert "withdrawn" in str(sd.value(default, RDFS.comment))
