@@ -2070,8 +2070,11 @@ def void(ext: str | None = None) -> BaseResponse:
             named(DCT + "description"),
             ox.Literal(
                 "Every public graph: the vocabulary, the dataset catalogue, the datasets and "
-                "their registered versions, the published experiments (not withdrawn) with "
-                "their tasks and per-question results, frozen leaderboards.",
+                "their registered versions, the published experiments with their tasks and "
+                "per-question results, frozen leaderboards. A withdrawn experiment stays "
+                "citable: its graph is kept whole, with its withdrawal note (when and why), "
+                "in the dump as a named graph and at the SPARQL endpoint (GRAPH); the "
+                "endpoint's default graph leaves out what only withdrawn graphs hold.",
                 language="en",
             ),
         ),

@@ -172,3 +172,28 @@ def test_the_service_description_says_what_the_default_graph_is(
     (dataset,) = sd.objects(None, SD.defaultDataset)
     default = sd.value(dataset, SD.defaultGraph)
     assert "withdrawn" in str(sd.value(default, RDFS.comment))
+
+
+def test_void_says_what_its_dump_holds(site: Server, withdrawn: dict) -> None:
+    """VoID described the store (whose ``void:dataDump`` is /dump.nq) as holding "the published
+    experiments (not withdrawn)", while the dump holds each withdrawn experiment's graph, with
+    its note (explore45 4): the text says what the dump holds."""
+    import pyoxigraph as ox
+
+    void = site.get(".well-known/void", headers={"Accept": "text/turtle"})
+    assert void.status_code == 200
+    graph = rdflib.Graph().parse(data=void.text, format="turtle", publicID=site.url)
+    (store,) = graph.subjects(rdflib.URIRef("http://rdfs.org/ns/void#dataDump"), None)
+    (dump_url,) = graph.objects(store, rdflib.URIRef("http://rdfs.org/ns/void#dataDump"))
+    said = str(graph.value(store, rdflib.URIRef("http://purl.org/dc/terms/description")))
+    dump = ox.Dataset(
+        ox.parse(site.get(str(dump_url)[len(site.url) :]).content, format=ox.RdfFormat.N_QUADS)
+    )
+    held = {q.graph_name for q in dump}
+    experiment_graph = ox.NamedNode(site.storage.uris.experiment_graph(withdrawn["id"]))
+    note = ox.NamedNode(GQA + "withdrawnAt")
+    assert experiment_graph in held
+    assert list(dump.quads_for_subject(ox.NamedNode(withdrawn["uri"])))
+    assert any(q.predicate == note for q in dump.quads_for_graph_name(experiment_graph))
+    assert "not withdrawn" not in said
+    assert "withdrawn experiment" in said and "withdrawal note" in said
