@@ -195,18 +195,23 @@ def test_format_parameters_follow_the_query_form(server) -> None:
     assert posted.headers["Content-Type"].startswith("application/n-triples")
 
 
-def test_the_readmes_citing_example_runs_as_written(server, capsys) -> None:
+def _citing_block(server, experiment_id: str, capsys) -> list[str]:
     """The SPARQLWrapper block of the README's "Citing a result from a paper", run against
-    this server (its URL and the published demo experiment put in for the README's)."""
+    this server (its URL and ``experiment_id`` put in for the README's): what it printed."""
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("### Citing a result from a paper", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     code = code.replace("http://localhost:8080/", server.url)
-    code = code.replace("experiment/ID>", f"experiment/{server.demo_id}>")
+    code = code.replace("experiment/ID>", f"experiment/{experiment_id}>")
     exec(compile(code, "README.md (citing)", "exec"), {})
-    lines = capsys.readouterr().out.splitlines()
+    return capsys.readouterr().out.splitlines()
+
+
+def test_the_readmes_citing_example_runs_as_written(server, capsys) -> None:
+    """The README's citing block on the published demo experiment."""
+    lines = _citing_block(server, server.demo_id, capsys)
     assert len(lines) >= 2
     for line in lines:
         system, f1, low, high = line.split(" ")
@@ -248,3 +253,19 @@ def test_tsv_results_with_line_separators_read_as_json_results_do(server) -> Non
     assert read == rows
     parsed = ox.parse_query_results(got.content, format=ox.QueryResultsFormat.TSV)
     assert [(s["o"].value, s["i"].value) for s in parsed] == rows
+
+
+def test_the_readmes_citing_example_gives_a_withdrawn_experiments_numbers(server, capsys) -> None:
+    """A paper cites an experiment withdrawn since: the README's citing block gives the same
+    rows after the withdrawal as before (it gave none: the default graph leaves a withdrawn
+    experiment's results out; explore45 8)."""
+    ticket = server.submit_demo()
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).ok
+    before = _citing_block(server, eid, capsys)
+    assert len(before) == 2, before  # its two systems
+    withdrawn = server.post(
+        f"api/experiments/{eid}/withdraw", json={"reason": "cited, then withdrawn"}, headers=owner
+    )
+    assert withdrawn.status_code == 200, withdrawn.text
+    assert _citing_block(server, eid, capsys) == before
