@@ -606,6 +606,12 @@ def _refresh(args: argparse.Namespace) -> int:
                     Path(written).unlink(missing_ok=True)
             raise
         print(f"registered version: {version.uri}")
+        if not result.changed:  # registered all the same: it says on which KB the gold holds
+            print(
+                f"  no question's gold changed on {result.kb}: the version records that this "
+                "gold holds there (its KB and version, when it was checked), which a run on "
+                "it cites; a run on the dataset itself scores the same"
+            )
     print(diff_text(result, limit=args.show))
     print(f"new version: {new_file} (provenance: {sidecar})")
     return 0

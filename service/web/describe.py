@@ -33,6 +33,9 @@ FOLLOW_DATASET = (
     DCAT + "distribution",  # an upload's: the experiment's file entity (a catalogue's: a hash)
     PROV + "wasAssociatedWith",  # a registered version's refresh: the evaluator (a gqa:Evaluator)
     DCT + "publisher",
+    # a registered version's creators are its dataset's (``dataset/NAME#creator-N``): their
+    # names, which its citation gives (it named only the one who was also its publisher)
+    DCT + "creator",
     DCT + "license",
     DCT + "language",
     DCT + "format",

@@ -1450,11 +1450,22 @@ def _dataset_citation(
         from service import catalog
 
         entry = next((e for e in catalog.entries() if e.name == dataset), None)
-        title = entry.title if entry else dataset
+        parent = services().storage.uris.dataset(dataset)
+        described: dict[str, Node] = {}
+        if entry is None or not names:
+            public = services().storage.public
+            described = index(document_quads(public, parent, follow=FOLLOW_DATASET))
+        # an uploaded dataset's version: its upload's title (its internal name, which ends in
+        # a hash, was cited: explore45 5), as its runs described it even once withdrawn
+        title = (
+            entry.title
+            if entry
+            else (described[parent].text(DCT + "title") if parent in described else None)
+            or next((w.title for w in listings.withdrawn_runs(parent) if w.title), None)
+            or dataset
+        )
         if not names:
-            parent = services().storage.uris.dataset(dataset)
-            found = index(document_quads(services().storage.public, parent, follow=FOLLOW_DATASET))
-            names = _authors(found[parent], found) if parent in found else []
+            names = _authors(described[parent], described) if parent in described else []
     return dataset_citation(
         named,
         uri,
