@@ -9,8 +9,10 @@ never change once it finished (while it runs, the title names what the submissio
 the note has no results to describe). A withdrawal is the one later change, which its note
 then says (with the date and the reason). Papers attached to it (``dct:isReferencedBy``,
 ``GraphStore.attach_paper``) are added after it, one entry each; a paper known only by its DOI
-or URL gets that DOI or URL as the title BibTeX styles print (an entry without title, author or
-year printed as an empty reference), and reference managers complete a DOI entry from the DOI.
+or URL gets a title that says it is the paper with that DOI (or at that URL), which BibTeX
+styles print (an entry without title, author or year printed as an empty reference; the DOI
+itself as its title read as the paper's title: explore45 16), its ``doi`` field, and reference
+managers complete a DOI entry from the DOI.
 """
 
 from __future__ import annotations
@@ -116,9 +118,14 @@ def citation_for(
     dois = []
     for paper in sorted(papers):
         doi = doi_of(paper)
-        # what is known of the paper is its DOI or URL: the title styles print (plain, IEEE,
-        # APA print a @misc without title, author and year as an empty reference)
-        known = f"doi:{_verbatim(doi)}" if doi is not None else paper
+        # what is known of the paper is its DOI or URL: a title that says so, which styles
+        # print (plain, IEEE, APA print a @misc without title, author and year as an empty
+        # reference), not the DOI as if it were the paper's title
+        known = (
+            f"The paper with DOI {_verbatim(doi)}"
+            if doi is not None
+            else f"The paper at {_braced(paper)}"
+        )
         fields = [
             f"  url = {{{_braced(paper)}}}",
             f"  title = {{{{{_latex(known)}}}}}",

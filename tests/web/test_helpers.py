@@ -192,9 +192,10 @@ def test_citation_carries_the_doi_of_each_attached_paper() -> None:
     assert "doi = {10.1000/a#b}" in c.bibtex
     assert "url = {https://example.org/paper.pdf}" in c.bibtex
     assert c.bibtex.count("@misc{") == 3
-    # each paper's entry has a title styles print (none: an empty reference): what is known
-    assert "title = {{doi:10.1000/a\\#b}}" in c.bibtex
-    assert "title = {{https://example.org/paper.pdf}}" in c.bibtex
+    # each paper's entry has a title styles print (none: an empty reference) that says what is
+    # known of it, not its DOI as if it were its title (explore45 16)
+    assert "title = {{The paper with DOI 10.1000/a\\#b}}" in c.bibtex
+    assert "title = {{The paper at https://example.org/paper.pdf}}" in c.bibtex
     # a paper known by its URL is named too (it was left out)
     assert c.text.endswith("Cited by doi:10.1000/a#b, https://example.org/paper.pdf")
     # balanced braces: every entry closes
@@ -209,7 +210,7 @@ def test_citation_carries_the_doi_of_each_attached_paper() -> None:
     odd_papers = ["https://doi.org/10.1000/a%7Db%7Bc", "https://doi.org/10.1/x%5Cy"]
     odd = citation_for("202403150007", uri, base="https://w3id.org/gerbil/qa/", papers=odd_papers)
     assert "doi = {10.1000/a%7Db%7Bc}" in odd.bibtex and "doi = {10.1/x%5Cy}" in odd.bibtex
-    assert "title = {{doi:10.1000/a\\%7Db\\%7Bc}}" in odd.bibtex, odd.bibtex
+    assert "title = {{The paper with DOI 10.1000/a\\%7Db\\%7Bc}}" in odd.bibtex, odd.bibtex
     assert odd.bibtex.count("{") == odd.bibtex.count("}")
 
 
@@ -264,3 +265,66 @@ def test_a_papers_bibtex_key_stays_when_another_is_attached() -> None:
     before = keys(journal)
     after = keys(journal, preprint)
     assert after[journal] == before[journal] and len(set(after.values())) == 2
+
+
+def _bibtex_entries(text: str) -> list[tuple[str, str, dict[str, str]]]:
+    """A strict reading of a .bib (no BibTeX parser is installed): ``@type{key,`` then
+    ``name = {value}`` (braces balanced), a number or a month macro, comma-separated, then
+    ``}``; anything else between entries, a field twice or an unclosed brace fails."""
+    entries = []
+    at = 0
+    head = re.compile(r"\s*@(\w+)\{([^\s,{}]+),")
+    field = re.compile(r"\s*(\w+)\s*=\s*")
+    months = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+    while text[at:].strip():
+        found = head.match(text, at)
+        assert found, f"not an entry at {text[at : at + 40]!r}"
+        kind, key, at = found[1].lower(), found[2], found.end()
+        fields: dict[str, str] = {}
+        while True:
+            name = field.match(text, at)
+            assert name, f"not a field at {text[at : at + 40]!r}"
+            at = name.end()
+            if text[at] == "{":
+                depth, start = 0, at
+                for at in range(start, len(text)):
+                    depth += {"{": 1, "}": -1}.get(text[at], 0)
+                    if depth == 0:
+                        break
+                assert depth == 0, f"unclosed value in {key}"
+                value, at = text[start + 1 : at], at + 1
+            else:
+                bare = re.compile(r"\d+|\w+").match(text, at)
+                assert bare and (bare[0].isdigit() or bare[0] in months), text[at : at + 40]
+                value, at = bare[0], bare.end()
+            assert name[1].lower() not in fields, f"{key}: {name[1]} twice"
+            fields[name[1].lower()] = value
+            rest = re.compile(r"\s*(,?)\s*(\}?)").match(text, at)
+            assert rest is not None
+            at = rest.end()
+            if rest[2]:
+                break
+            assert rest[1], f"{key}: no comma after {name[1]}"
+        entries.append((kind, key, fields))
+    return entries
+
+
+def test_an_attached_papers_entry_is_valid_bibtex_with_its_doi_and_a_title_that_says_so() -> None:
+    """An attached paper known only by its DOI had the DOI as its title
+    (``title = {{doi:10.3233/SW-180312}}``), as if it were the paper's: its title says it is the
+    paper with that DOI, its ``doi`` field gives the DOI, and the .bib reads strictly."""
+    uri = "https://w3id.org/gerbil/qa/experiment/202611290005"
+    papers = ["https://doi.org/10.3233/SW-180312", "https://example.org/paper_1.pdf"]
+    bib = citation_for("202611290005", uri, base="https://w3id.org/gerbil/qa/", papers=papers)
+    entries = _bibtex_entries(bib.bibtex)
+    assert entries[0][:2] == ("misc", "gerbilqa-202611290005")
+    by_url = {fields["url"]: fields for _, _, fields in entries[1:]}
+    doi = by_url["https://doi.org/10.3233/SW-180312"]
+    assert doi["doi"] == "10.3233/SW-180312"
+    assert doi["title"] == "{The paper with DOI 10.3233/SW-180312}"
+    assert "doi:" not in doi["title"]
+    assert by_url["https://example.org/paper_1.pdf"]["title"] == (
+        "{The paper at https://example.org/paper\\_1.pdf}"
+    )
+    assert all("title" in fields for _, _, fields in entries)
+    assert len({key for _, key, _ in entries}) == 3

@@ -360,7 +360,8 @@ def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) 
         public = site.get(f"experiment/{eid}.bib").text
         assert public.startswith(private.rstrip("\n"))  # the entry as it was, key and all
         entry = public.split("\n\n")[1]
-        assert "  title = {{doi:10.3233/SW-180312}},\n" in entry
+        assert "  title = {{The paper with DOI 10.3233/SW-180312}},\n" in entry
+        assert "  doi = {10.3233/SW-180312},\n" in entry
         assert "  howpublished = {\\url{https://doi.org/10.3233/SW-180312}},\n" in entry
         plain = site.get(f"experiment/{eid}", headers={"Accept": "text/html"}).text
         assert f"dataset Birds &amp; Bees QA ({dataset}), version 1.2; profile {profile}" in plain
