@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from service import jsontext
 from service.errors import BadRequest, ServiceError
 from service.graph.adapter import QuadReader, Side
 from service.graph.dumps import CHANGE_TOKEN, STORE_MARKER
@@ -459,7 +460,7 @@ class RemoteDataset:
         if response.status != 200 or _media(response) != RESULTS_JSON:
             return []
         try:
-            return list(json.loads(response.data)["results"]["bindings"])
+            return list(jsontext.loads(response.data)["results"]["bindings"])
         except (ValueError, KeyError, TypeError):
             return []
 
@@ -602,7 +603,7 @@ def _probe_changes(response: Any) -> list[str]:
     if response.status != 200 or _media(response) != RESULTS_JSON:
         return []
     try:
-        row = json.loads(response.data)["results"]["bindings"][0]
+        row = jsontext.loads(response.data)["results"]["bindings"][0]
     except (ValueError, KeyError, IndexError, TypeError):
         return []
     changed = []

@@ -23,7 +23,6 @@ down: that is no answer of the system's).
 from __future__ import annotations
 
 import contextlib
-import json
 import multiprocessing
 import os
 import queue
@@ -38,7 +37,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from service import __version__
+from service import __version__, jsontext
 from service.errors import BadRequest, FormatError, Problem
 from service.kb import LOCAL_FROM
 from service.kb.remote import RemoteKBError
@@ -605,7 +604,9 @@ class _RemoteBackend(_Backend):
         if isinstance(data, QueryFailure):
             return data
         try:
-            parsed = json.loads(data)
+            parsed = jsontext.loads(data)
+        except jsontext.TooDeep as err:
+            return QueryFailure(FailureReason.ENGINE_ERROR, f"the endpoint's results are {err}")
         except ValueError:
             return QueryFailure(
                 FailureReason.ENGINE_ERROR, "the endpoint did not answer SPARQL JSON results"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from service.errors import FormatError, Problem
+from service.jsontext import TooDeep, loads
 from service.model import NO_TEXT, SystemAnswer, system_run
 
 SNIPPET = 120
@@ -248,7 +249,9 @@ def _check_markup(body: bytes, content_type: str | None) -> None:
 def _check_envelope(body: bytes, content_type: str | None) -> dict[str, Any]:
     """Diagnose the outer shape of a JSON answer (the mistakes services really make)."""
     try:
-        doc = json.loads(body.decode("utf-8"))
+        doc = loads(body.decode("utf-8"))
+    except TooDeep as err:
+        raise BadResponse(f"the response is {err}; QALD-JSON goes a few levels deep") from None
     except UnicodeDecodeError as err:
         raise BadResponse(
             f"the response is not UTF-8 (byte {err.start} is {body[err.start]:#04x}); "
@@ -321,7 +324,11 @@ def parse_query_answer(
     question, or answered another one from its cache)."""
     text = body.removeprefix(b"\xef\xbb\xbf")
     try:
-        doc = json.loads(text.decode("utf-8"))
+        doc = loads(text.decode("utf-8"))
+    except TooDeep as err:
+        raise BadResponse(
+            f'the response is {err} (expected {{"dataset", "question", "query"}})'
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise BadResponse(
             f"the response is not JSON ({err}): {snippet(body)} "

@@ -21,7 +21,6 @@ carry that reason.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import socket
 import threading
@@ -35,6 +34,7 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urljoin, urlsplit
 
+from service import jsontext
 from service.errors import BadRequest, Problem
 from service.model import INTERFACES, NOT_ASKED, Dataset, Question, SystemAnswer, SystemRun
 from service.systems.response import (
@@ -567,8 +567,8 @@ def _status_line(status: int) -> str:
 def _reason_in(body: bytes) -> str:
     """What an error response says: its JSON ``error``/``message``/``detail``, else its start."""
     try:
-        doc = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        doc = jsontext.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):  # ValueError: not JSON, or nested too deeply
         return snippet(body)
     if isinstance(doc, dict):
         for key in ("error", "message", "detail"):

@@ -219,6 +219,8 @@ class _SlowOrHuge(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if self.server.mode == "slow":  # type: ignore[attr-defined]
             time.sleep(3)
+        elif self.server.mode == "deep":  # type: ignore[attr-defined]  # explore46 1
+            self.wfile.write(b"[" * 40_000 + b"]" * 40_000)
         else:
             self.wfile.write(b'{"head": {"vars": ["x"]}, "results": {"bindings": [')
             for _ in range(2000):
@@ -228,7 +230,10 @@ class _SlowOrHuge(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.mark.parametrize(("mode", "expected"), [("slow", "timeout"), ("huge", "too-many-results")])
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [("slow", "timeout"), ("huge", "too-many-results"), ("deep", "engine-error")],
+)
 def test_a_remote_endpoint_gets_a_time_and_a_size_limit(mode: str, expected: str) -> None:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowOrHuge)
     server.mode = mode  # type: ignore[attr-defined]
@@ -241,6 +246,8 @@ def test_a_remote_endpoint_gets_a_time_and_a_size_limit(mode: str, expected: str
             result = ex.run("SELECT ?x WHERE { ?x ?p ?o }")
             assert time.monotonic() - started < 2.5
             assert reason(result) == expected, result.failure
+            if mode == "deep":  # a RecursionError ended the evaluation
+                assert "results are nested too deeply to read (40000 levels" in str(result.failure)
     finally:
         server.shutdown()
 

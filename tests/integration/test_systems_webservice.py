@@ -158,6 +158,10 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                 self._send(500, b"no")
             else:
                 self._send(200, _answer(question))
+        elif path == "/deep":  # deeper than Python's JSON reader recurses (explore46 1)
+            self._send(
+                200, b'{"questions": [{"answers": ' + b"[" * 100_000 + b"]" * 100_000 + b"}]}"
+            )
         elif path == "/malformed":
             self._send(200, b'{"questions": [{"answers": [')
         elif path == "/393":
@@ -575,6 +579,32 @@ def test_a_body_cut_short_says_how_much_came(server: tuple[str, Recorder]) -> No
         "(after 2 attempts)"
     )
     assert recorder.hits[("/cut", "q")] == 2  # retried: the next call may come whole
+
+
+DEEP = "the response is nested too deeply to read (100003 levels of arrays and objects)"
+
+
+def test_an_answer_nested_too_deeply_fails_its_question_not_the_run(
+    server: tuple[str, Recorder], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore46 1: json.loads's RecursionError ended ``system run`` with a traceback, no
+    answer file written; ``system ask`` too."""
+    from service.cli import main
+
+    base, _ = server
+    questions, output = _gold_file(tmp_path, 4), tmp_path / "answers.json"
+    code = main(
+        [
+            *("system", "run", base + "/deep", "--dataset", str(questions), "--retries", "0"),
+            *("--max-error-rate", "1", "--allow", "127.0.0.1/32", "--output", str(output)),
+        ]
+    )
+    said = capsys.readouterr()
+    assert "4 questions: 4 asked, 4 failed, 0 never asked" in said.out, said
+    kept = json.loads(output.read_text())["questions"]
+    assert [e["error"].startswith(DEEP) for e in kept] == [True] * 4
+    code = main(["system", "ask", base + "/deep", "Deep?", "--allow", "127.0.0.1/32"])
+    assert code == 1 and DEEP in capsys.readouterr().err
 
 
 def test_system_ask_shows_the_confidence_an_eqald_service_gave(
