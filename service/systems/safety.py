@@ -8,8 +8,10 @@ credentials). The rules, applied to every connection:
 * every address the host resolves to is checked *when the socket is opened*, by the connection
   class itself, so a DNS answer that changes between a check and the connect (DNS rebinding) and
   every redirect hop are covered; addresses that are not globally routable (loopback, private,
-  link-local, shared, multicast, reserved, unspecified, and IPv4 inside IPv6 forms of these) and
-  the known metadata addresses are refused unless an allowed network contains them;
+  link-local, shared, multicast, reserved, and IPv4 inside IPv6 forms of these) and the known
+  metadata addresses are refused unless an allowed network contains them; the unspecified
+  addresses (``0.0.0.0``, ``::``, which connect to this host) and this service's own listening
+  address and port are refused whatever is allowed;
 * proxies from the environment are ignored (the check must see the real destination);
 * redirects are followed by the caller, one hop at a time (see ``webservice.py``), and response
   bodies are read in chunks and cut at a size limit.
@@ -66,7 +68,7 @@ class NetworkPolicy:
     only (``127.0.0.1:8000``, ``10.0.0.0/8:443``, ``[::1]:8000``). A metadata address is reachable
     only when an allowed network names it exactly (``/32`` or ``/128``). ``deny`` (network, port)
     pairs are never reachable, whatever is allowed: the service's own listening address, so an
-    allowed loopback cannot be used to reach its own API.
+    allowed loopback cannot be used to reach its own API; nor are the unspecified addresses.
     """
 
     allow: tuple[IPNetwork, ...] = ()
@@ -95,6 +97,8 @@ class NetworkPolicy:
         plain = _embedded_ipv4(address) or address
         if self._denied(address, port):
             return f"{address} port {port} is this service itself"
+        if plain.is_unspecified:  # 0.0.0.0 and :: connect to this host, its own API included
+            return f"{address} is an unspecified address (it connects to this host)"
         allowed = [*self.allow, *(net for net, p in self.allow_ports if p == port)]
         for net in allowed:
             if address in net or plain in net:
@@ -114,11 +118,17 @@ class NetworkPolicy:
         plain = _embedded_ipv4(address) or address
         return any(port == p and (address in net or plain in net) for net, p in self.deny)
 
+    def _never(self, address: IPAddress, port: int | None) -> bool:
+        """Refused whatever is allowed: this service itself, and the unspecified addresses
+        (``0.0.0.0``, ``::``: a connection to one reaches this host, on any port; explore46 3)."""
+        plain = _embedded_ipv4(address) or address
+        return plain.is_unspecified or self._denied(address, port)
+
     def check_address(self, address: IPAddress, *, host: str, port: int | None = None) -> None:
         reason = self.refusal(address, port)
         if reason is None:
             return
-        if self._denied(address, port):  # refused whatever is allowed: no advice to allow it
+        if self._never(address, port):  # refused whatever is allowed: no advice to allow it
             raise UnsafeURL(
                 f"refusing to connect to {host}: {reason}, which no setting allows (a run "
                 "calling this service's own API could act with its rights); give the QA "

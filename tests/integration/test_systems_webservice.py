@@ -18,12 +18,13 @@ from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import parse_qs
 
 import pytest
 
 from service.model import Dataset, Question, QuestionText, Term
-from service.systems.safety import NetworkPolicy
+from service.systems.safety import NetworkPolicy, UnsafeURL
 from service.systems.webservice import HANG_UP_AFTER, WebService, ask, run_web_service
 
 LOCAL = NetworkPolicy.allowing("127.0.0.1/32", max_response_bytes=1_000_000)
@@ -962,3 +963,77 @@ def test_a_web_runs_same_warnings_are_said_once_naming_the_questions(
     assert ": 1e308 (said of 7 questions" in confidences[0], confidences  # was 1e+308
     assert "question 0:" not in confidences[0]
     assert len(said) == 2, said
+
+
+# -- the unspecified addresses are this host (explore46 3) -------------------------------------
+
+
+class _Counting(BaseHTTPRequestHandler):
+    """Stands for the service's own API: counts what reaches it."""
+
+    hits: ClassVar[list[str]] = []
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def do_POST(self) -> None:
+        self.hits.append(self.path)
+        self.send_response(400)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST
+
+
+class _ToTarget(BaseHTTPRequestHandler):
+    """``POST /CODE/N``: a redirect with that status to ``http://TARGET/api/experiments``, the
+    N-th of ``targets``."""
+
+    targets: ClassVar[list[str]] = []
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        _, code, n = self.path.split("/")
+        self.send_response(int(code))
+        self.send_header("Location", f"http://{self.targets[int(n)]}/api/experiments")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def test_an_unspecified_address_is_never_reached_even_when_allowed() -> None:
+    """With 0.0.0.0/32 allowed (as the refusal of 0.0.0.0 suggested), a redirect to
+    ``http://0.0.0.0:PORT/api/…`` reached the service's own API: 0.0.0.0 and :: connect to this
+    host. They are refused whatever is allowed, and no refusal suggests allowing them."""
+    from service.web.config import WebConfig
+
+    servers = [QuietServer(("127.0.0.1", 0), handler) for handler in (_Counting, _ToTarget)]
+    for httpd in servers:
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    own, redirector = (httpd.server_address[1] for httpd in servers)
+    _Counting.hits.clear()
+    try:
+        for allowed in ("127.0.0.0/8,0.0.0.0/32", "0.0.0.0/0,::/0"):
+            config = WebConfig(host="127.0.0.1", port=own, allow_networks=allowed)
+            policy = config.network_policy()
+            _ToTarget.targets = [f"0.0.0.0:{own}", f"[::]:{own}", f"[::ffff:0.0.0.0]:{own}"]
+            for n in range(len(_ToTarget.targets)):
+                for code in (303, 307):
+                    service = WebService(
+                        f"http://127.0.0.1:{redirector}/{code}/{n}", policy=policy, retries=0
+                    )
+                    answer, _ = ask(service, "q", "en", question_id="1")
+                    error = answer.error or ""
+                    assert "is an unspecified address (it connects to this host), which no " in (
+                        error
+                    ), error
+                    assert "GERBIL_QA_ALLOW_NETWORKS" not in error and "allow it" not in error
+            with pytest.raises(UnsafeURL, match="unspecified address"):
+                policy.check_url(f"http://0.0.0.0:{own + 1}/qa")  # any port: it is this host
+        assert _Counting.hits == []
+    finally:
+        for httpd in servers:
+            httpd.shutdown()
+            httpd.server_close()

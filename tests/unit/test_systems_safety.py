@@ -135,6 +135,15 @@ def test_the_service_itself_is_never_reachable(monkeypatch: pytest.MonkeyPatch) 
             everywhere.check_url(url)
 
 
+@pytest.mark.parametrize("address", ["0.0.0.0", "::", "::ffff:0.0.0.0"])
+def test_an_unspecified_address_is_refused_whatever_is_allowed(address: str) -> None:
+    """explore46 3: they connect to this host, so allowing one opened the service's own API."""
+    policy = NetworkPolicy.allowing("0.0.0.0/0", "::/0", "0.0.0.0:8080", "[::]:8080")
+    refusal = policy.refusal(ipaddress.ip_address(address), 8080)
+    shown = ipaddress.ip_address(address)  # as Python writes it: ::ffff:0:0
+    assert refusal == f"{shown} is an unspecified address (it connects to this host)"
+
+
 def test_a_refusal_names_every_way_to_allow_the_address() -> None:
     """The command line's way too: `system run` users were told of the variable and "the
     service's allow-list", not of the `--allow` option they have."""
