@@ -202,8 +202,14 @@ def _serve(args: argparse.Namespace) -> int:
 
     log = logging.getLogger("service.serve")
     why = ["interrupted"]
+    stopping: list[int] = []  # the signal that started the shutdown, once it has
 
     def stop(signum: int, frame: object) -> None:  # SIGTERM: leave through the finally below
+        if stopping:  # again (a watchdog, a repeated stop): raised in the finally, it cut the
+            # hand-over short, and the interpreter's exit broke the runs (explore46 9)
+            log.info("already shutting down (signal %s again)", signal.Signals(signum).name)
+            return
+        stopping.append(signum)
         why[0] = f"signal {signal.Signals(signum).name}"
         raise KeyboardInterrupt
 
@@ -226,6 +232,7 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        stopping.append(0)  # a SIGTERM from here on leaves the shutdown to finish
         # a clean stop said in the log, told from a crash (which leaves nothing; explore26 F7)
         log.info("shutting down (%s)", why[0])
         if server is not None:

@@ -547,7 +547,11 @@ class ExperimentRunner:
                 self._end(eid, Status.ERROR, err.message)
         except Exception as err:  # a bug: recorded on the experiment and logged with its trace
             log.exception("experiment %s failed", eid)
-            if not cancel.lapsed():
+            if cancel.handed_over and not cancel.lapsed():
+                # failed while a shutdown stopped it (the interpreter exiting under it): left
+                # to be resumed as the others are, not ended as an error (explore46 9)
+                self._hand_over(eid, spec)
+            elif not cancel.lapsed():
                 self._end(eid, Status.ERROR, f"internal error: {type(err).__name__}: {err}")
         else:
             if self.jobs is not None:

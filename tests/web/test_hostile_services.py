@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
-from tests.web.conftest import Server
+from tests.web.conftest import Server, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _HostileHandler(BaseHTTPRequestHandler):
@@ -86,3 +94,68 @@ def test_an_answer_nested_too_deeply_fails_its_questions_not_the_run(
     said = server.get(f"experiment/{ticket['id']}/task/1/question/1", headers=auth)
     assert said.status_code == 200, said.text
     assert "nested too deeply to read (100000 levels of arrays and objects)" in said.text
+
+
+def test_every_run_under_way_at_a_shutdown_is_interrupted_however_often_it_is_signalled(
+    tmp_path: Path, slow_qa: str
+) -> None:
+    """explore46 9: SIGTERM sent again while ``serve`` stopped (a watchdog, systemd's repeat)
+    raised in its shutdown, so the interpreter's exit flagged the runs' thread pools shut
+    before the runner handed them over: one of two runs ended ``error: internal error:
+    RuntimeError: cannot schedule new futures after shutdown`` and was not resumed."""
+    from service.graph.store import open_storage
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GERBIL_QA_")}
+    env |= {"GERBIL_QA_SPARQL_WORKERS": "1", "GERBIL_QA_ALLOW_NETWORKS": "127.0.0.1/32"}
+    command = [sys.executable, "-m", "service", "serve", "--store", str(tmp_path / "store")]
+    process = subprocess.Popen(
+        [*command, "--port", str(port), "--no-demo"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(url + "api/profiles", timeout=1)
+                break
+            except (requests.ConnectionError, requests.Timeout):
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        body = {"dataset": "demo", "kb": "demo", "systems": [{"url": slow_qa + "delay/1"}]}
+        tickets = []
+        for _ in range(2):
+            made = requests.post(url + "api/experiments", json=body, timeout=10)
+            assert made.status_code == 202, made.text
+            tickets.append(made.json())
+        deadline = time.monotonic() + 30
+        for ticket in tickets:  # both asking
+            auth = {"Authorization": f"Bearer {ticket['token']}"}
+            while True:
+                state = requests.get(f"{url}api/experiments/{ticket['id']}", headers=auth).json()
+                if state["status"] == "running" and state["progress"]:
+                    break
+                assert time.monotonic() < deadline, state
+                time.sleep(0.1)
+        for _ in range(3):  # again while it stops, as explore46's watchdog did
+            process.send_signal(signal.SIGTERM)
+            time.sleep(0.1)
+        output = process.communicate(timeout=40)[0]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=20)
+    assert process.returncode == 0, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+    assert output.count("already shutting down (signal SIGTERM again)") == 2, output[-3000:]
+    storage = open_storage(tmp_path / "store", base=f"http://localhost:{port}/")
+    try:
+        states = [storage.experiments.status(t["id"]) for t in tickets]
+    finally:
+        storage.close()
+    assert [s.status for s in states] == ["interrupted", "interrupted"], states
