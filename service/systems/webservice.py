@@ -9,8 +9,9 @@ as UTF-8, and read QALD-JSON or eQALD-JSON back (GERBIL QA wiki, ``seeds/001``).
 concurrently (``concurrency`` calls in flight per system). Each call has a time limit for the
 whole response; connection failures, 5xx and 429 are retried with exponential backoff (a 4xx,
 a read timeout or a malformed answer is not: asking again gives the same), honouring the
-server's ``Retry-After``, and a question with its retries and the waits before them never takes
-longer than ``timeout × (retries + 1)``. Every failure is kept with its question and reason;
+``Retry-After`` of a 429 or 503 (one longer than the question has left ends it, saying so),
+and a question with its retries and the waits before them never takes longer than
+``timeout × (retries + 1)``. Every failure is kept with its question and reason;
 an answer says how many attempts it took and why the one before the last failed. GERBIL's
 error policy applies: the run is aborted once more than 25 % of the questions have failed
 (``ceil(0.25 × questions)`` errors, GERBIL ``ErrorCountingAnnotatorDecorator``), or earlier
@@ -138,17 +139,13 @@ class WebServiceRun:
 
 
 class _Transient(Exception):
-    """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any;
-    ``hint_only``: a wait that does not fit the question's limit falls back to the backoff
-    (a 503's: it is retried as before the hint was read, explore23 7), where a 429's ends
-    the question."""
+    """A failure worth retrying; ``retry_after`` is the server's ``Retry-After`` in seconds, if
+    any (a 429's or a 503's): waited for when it fits the question's limit, else it ends the
+    question saying so (a 503's was replaced by the short backoff, unsaid: explore46 6)."""
 
-    def __init__(
-        self, message: str, *, retry_after: float | None = None, hint_only: bool = False
-    ) -> None:
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-        self.hint_only = hint_only
 
 
 class _Permanent(Exception):
@@ -355,7 +352,7 @@ def _ask(
                 return tried(replace(answer, runtime_ms=runtime)), warnings
             except _Transient as err:
                 left = deadline - time.monotonic()
-                delay = _delay(service, err, attempt, left)
+                delay = _delay(service, err, attempt)
                 ended = _no_retry(service, err, attempt, delay, left)
                 if ended is not None:
                     return tried(SystemAnswer(question_id, error=f"{err}{ended}")), ()
@@ -390,14 +387,11 @@ def _call(
     )
 
 
-def _delay(service: WebService, err: _Transient, attempt: int, left: float) -> float:
-    """The wait before the next attempt: the backoff, or the server's Retry-After if longer
-    (a hint only that does not fit in what is ``left`` of the question: the backoff)."""
+def _delay(service: WebService, err: _Transient, attempt: int) -> float:
+    """The wait before the next attempt: the backoff, or the server's Retry-After if longer."""
     delay = service.backoff * 2 ** (attempt - 1)
     if err.retry_after is not None:
-        asked = max(delay, err.retry_after)
-        if not (err.hint_only and asked + service.timeout > left):
-            delay = asked
+        delay = max(delay, err.retry_after)
     return delay
 
 
@@ -416,7 +410,7 @@ def _no_retry(
         f"the {max(left, 0.0):.1f} s left of the question's limit of "
         f"{service.question_limit:g} s (timeout × (retries + 1))"
     )
-    if err.retry_after is not None and err.retry_after >= delay and not err.hint_only:
+    if err.retry_after is not None and err.retry_after >= delay:
         why = f"Retry-After asks for {err.retry_after:g} s"
     else:
         why = f"the wait of {delay:g} s before a retry"
@@ -499,9 +493,7 @@ def _post(
             if status >= 500:  # a 503's Retry-After is what RFC 9110 §10.2.3 names it for
                 hint = response.headers.get("Retry-After") if status == 503 else None
                 raise _Transient(
-                    f"{_status_line(status)}: {_reason_in(body)}",
-                    retry_after=_retry_after(hint),
-                    hint_only=True,
+                    f"{_status_line(status)}: {_reason_in(body)}", retry_after=_retry_after(hint)
                 )
             if status == 429:
                 raise _Transient(
@@ -622,7 +614,7 @@ def _retry_after(value: str | None) -> float | None:
         return None  # neither: our own backoff
     if when.tzinfo is None:
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return max(0.0, round(when.timestamp() - time.time(), 1))  # a date is to the second
 
 
 def _host(url: str) -> str:
