@@ -490,6 +490,9 @@ def _post(
                 url = target
                 continue
             body = _read_body(response, service, deadline)
+            cut = _headers_cut(response, body)
+            if cut is not None:  # retried as a connection error is (explore46 7)
+                raise _Transient(cut)
             if status >= 500:  # a 503's Retry-After is what RFC 9110 §10.2.3 names it for
                 hint = response.headers.get("Retry-After") if status == 503 else None
                 raise _Transient(
@@ -576,6 +579,27 @@ def _method_hint(service: WebService, response: requests.Response) -> str:
     if service.interface == "text2sparql":
         return f"{said}a Text2SPARQL service is asked by GET, with question and dataset"
     return f"{said}a QA web service is asked by POST, with the form fields query and lang"
+
+
+def _headers_cut(response: requests.Response, body: bytes) -> str | None:
+    """Why an empty response is no answer but a connection closed early: in the middle of a
+    header line (what reached us of the headers then ends in a line without a colon), or, for a
+    200, with nothing saying the body's length (a close after a whole header line looks so;
+    before, both were "the response body is empty", not retried)."""
+    if body:
+        return None
+    sent = getattr(getattr(response.raw, "_original_response", None), "msg", None)
+    if sent is not None and sent.defects:
+        left = sent.get_payload()
+        said = f" (it ends in {snippet(left.encode())})" if isinstance(left, str) and left else ""
+        return f"the connection closed before the response headers ended{said}"
+    framed = "Content-Length" in response.headers or "Transfer-Encoding" in response.headers
+    if response.status_code == 200 and not framed:
+        return (
+            "the connection closed before any body came, with no Content-Length (its headers "
+            "may have been cut short too)"
+        )
+    return None
 
 
 def _broken(err: BaseException) -> str:

@@ -230,6 +230,12 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(2)
+        elif path in ("/cut-headers", "/cut-after-a-header"):  # closes inside the headers
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            self.wfile.write(head + (b"Content-Le" if path == "/cut-headers" else b""))
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
         elif path == "/drop":
             self.close_connection = True
             self.connection.shutdown(2)
@@ -608,6 +614,27 @@ def test_an_answer_nested_too_deeply_fails_its_question_not_the_run(
     assert [e["error"].startswith(DEEP) for e in kept] == [True] * 4
     code = main(["system", "ask", base + "/deep", "Deep?", "--allow", "127.0.0.1/32"])
     assert code == 1 and DEEP in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("path", "error"),
+    [
+        ("/cut-headers", "the connection closed before the response headers ended (it ends in "
+         "'Content-Le')"),
+        ("/cut-after-a-header", "the connection closed before any body came, with no "
+         "Content-Length (its headers may have been cut short too)"),
+    ],
+)  # fmt: skip
+def test_a_connection_closed_inside_the_headers_says_so_and_is_retried(
+    server: tuple[str, Recorder], path: str, error: str
+) -> None:
+    """explore46 7: it was "the response body is empty", not retried, where a close in the
+    body is said and retried."""
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(_service(base, path, retries=1), "q", "en", question_id="q")
+    assert answer.error == f"{error} (after 2 attempts)"
+    assert recorder.hits[(path, "q")] == 2 and answer.retry_reason == error
 
 
 def test_system_ask_shows_the_confidence_an_eqald_service_gave(
