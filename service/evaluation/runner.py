@@ -386,7 +386,16 @@ def evaluate(
                 subs[i] = _sub_inputs(c, types, lang, queries)
 
     unmarked = []
-    if subs and not any(any(s.system) for s in subs.values()):
+    # what the system gave, not what was marked: a query that failed on the KB (an INSERT, a
+    # CONSTRUCT, a SERVICE call: every one of a Text2SPARQL file's) marks nothing, and the
+    # warning said "gave no SPARQL query" of a file with one in every entry (explore46 8)
+    gave = any(
+        (cases[i].answer.sparql or "").strip()
+        or cases[i].answer.annotations
+        or cases[i].answer.answer_item_types
+        for i in subs
+    )
+    if subs and not gave and not any(any(s.system) for s in subs.values()):
         unmarked = [t.value for t in types if t in _MARKING_TYPES]
     typed = [s for s in subs.values() if s.gold_type]  # the gold's answer types: AT's
     if ExperimentType.AT in types and typed and not any(s.system_type for s in subs.values()):

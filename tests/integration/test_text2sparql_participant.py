@@ -488,3 +488,23 @@ def test_one_question_asked_and_its_query_run_on_the_kb(
     assert main([*argv, "Who is the manager of the Data Services department?"]) == 0
     said = json.loads(capsys.readouterr().out)  # question 7: rdfs: undeclared, a label given
     assert said["answers"] == ['"Elena Herzog"'] and "rdfs:" in said["rewrites"][0]
+
+
+def test_a_file_whose_every_query_fails_is_not_said_to_give_none(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore46 8: every entry has a query, each an update never run, and ``evaluate`` warned
+    "C2KB, P2KB, RE2KB, AIT2KB: the system gave no SPARQL query … for any question"."""
+    entries = json.loads((data_dir / T2S / "systems" / "FRANZ" / "ck25_answers.json").read_text())
+    for entry in entries:
+        entry["query"] = "INSERT DATA { <http://a> <http://b> <http://c> }"
+    answers = tmp_path / "inserts.json"
+    answers.write_text(json.dumps(entries))
+    argv = ["evaluate", "--dataset", "text2sparql-2025-ck25", "--answers", str(answers)]
+    assert main([*argv, "--output", "json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert not any("gave no SPARQL query" in w for w in said["warnings"]), said["warnings"]
+    counts = {t: (r["errorCount"], r["questions"]) for t, r in said["results"].items()}
+    assert counts["QA"] == counts["C2KB"] == (len(entries), len(entries)), counts
+    reasons = {e.get("error", "")[:67] for e in said["questions"]}
+    assert reasons == {"the query gave no answers: not-select-or-ask: an update (INSERT) ch"}

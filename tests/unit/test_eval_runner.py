@@ -266,6 +266,12 @@ def test_sub_experiments_of_a_system_giving_no_query_say_so() -> None:
     said = [p.message for p in typed.problems if "gave no SPARQL query" in p.message]
     assert said and said[0].startswith("C2KB, P2KB, RE2KB, AIT2KB, AT: ")
     assert not [p for p in run_sub(GOLD_Q, GOLD_Q).problems if "gave no SPARQL" in p.message]
+    # a query given that failed on the KB marks nothing, yet was given (explore46 8)
+    ds = Dataset("d", (q("1", lits("a"), sparql=GOLD_Q),))
+    insert = "INSERT DATA { <http://a> <http://b> <http://c> }"
+    failed = SystemAnswer("1", sparql=insert, error="not-select-or-ask: an update (INSERT)")
+    ev = evaluate(ds, SystemRun("s", {"1": failed}), profile="fair", experiment_types=["C2KB"])
+    assert not [p for p in ev.problems if "gave no SPARQL" in p.message], ev.problems
 
 
 def test_unparsable_sparql_is_a_warning_never_a_crash() -> None:
