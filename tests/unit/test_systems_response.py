@@ -236,3 +236,15 @@ def test_a_lone_surrogate_in_a_response_is_read_not_a_crash() -> None:
     ).encode()  # escaped as JSON writes it: \ud800
     answer, _ = parse(body)  # "1" echoed where q1 was asked: the body is rewritten
     assert answer.error is None and [t.value for t in answer.answers.values()] == ["s\ud800"]
+
+
+def test_the_depth_of_json_too_deep_to_read_is_said_strings_skipped() -> None:
+    """explore46 1: json.loads's RecursionError, which ended whole runs, is a ValueError saying
+    how deep; brackets inside strings (an escaped quote too) are text, not nesting."""
+    from service.jsontext import TooDeep, loads, nesting
+
+    assert nesting('{"a": "[[[\\" {{", "b": [{}], "c": "]]"}') == 3
+    assert nesting(b"[[]][[[]]]") == 3 and nesting("1") == 0
+    with pytest.raises(TooDeep, match=r"nested too deeply to read \(50000 levels of arrays"):
+        loads('["x", ' + "[" * 49_999 + "]" * 49_999 + "]")
+    assert loads('{"a": [[1]]}') == {"a": [[1]]}
