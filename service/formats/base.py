@@ -884,27 +884,42 @@ def dumps(value: Any) -> bytes:
     """JSON with one question (list item) a line: readable, diff-friendly, and fast.
 
     ``json.dumps(indent=…)`` falls back to the pure-Python encoder (about 5x slower on QALD-9
-    train), so only the outer levels are laid out here; each item is encoded by the C encoder.
+    train), so only the outer levels are laid out here; each item is encoded by the C encoder,
+    to UTF-8 at once, and the parts joined once: the file costs twice its size while written,
+    not five times (a 524 MB archive of 10 MB queries peaked past 2.5 GB, explore46 2).
     """
     encode = json.JSONEncoder(ensure_ascii=False).encode
+
+    def raw(item: Any) -> bytes:
+        text = encode(item)
+        if not text.isascii():  # a lone surrogate (half an emoji a service sent) has no UTF-8:
+            # written as its JSON escape, which reads back as it was (explore31 F13)
+            text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        return text.encode("utf-8")
+
+    def items(values: list[Any], indent: bytes) -> list[bytes]:
+        parts: list[bytes] = []
+        for number, item in enumerate(values):
+            parts += (b",\n" if number else b"", indent, raw(item))
+        return parts
+
     if isinstance(value, list):
-        body = ",\n".join("  " + encode(item) for item in value)
-        text = f"[\n{body}\n]" if value else "[]"
-    elif isinstance(value, dict):
-        parts = []
-        for key, item in value.items():
+        if not value:
+            return b"[]\n"
+        return b"".join([b"[\n", *items(value, b"  "), b"\n]\n"])
+    if isinstance(value, dict):
+        if not value:
+            return b"{}\n"
+        parts: list[bytes] = [b"{\n"]
+        for number, (key, item) in enumerate(value.items()):
+            parts += (b",\n" if number else b"", b"  ", raw(key), b": ")
             if isinstance(item, list) and item:
-                inner = ",\n".join("    " + encode(x) for x in item)
-                parts.append(f"  {encode(key)}: [\n{inner}\n  ]")
+                parts += (b"[\n", *items(item, b"    "), b"\n  ]")
             else:
-                parts.append(f"  {encode(key)}: {encode(item)}")
-        text = "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
-    else:
-        text = encode(value)
-    if not text.isascii():  # a lone surrogate (half an emoji a service sent) has no UTF-8:
-        # written as its JSON escape, which reads back as it was (explore31 F13)
-        text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return (text + "\n").encode("utf-8")
+                parts.append(raw(item))
+        parts.append(b"\n}\n")
+        return b"".join(parts)
+    return raw(value) + b"\n"
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -21,6 +21,7 @@ from typing import Any
 from service.errors import FormatError, Problem
 from service.jsontext import TooDeep, loads
 from service.model import NO_TEXT, SystemAnswer, system_run
+from service.web.sparql_guard import DEFAULT_MAX_BYTES as MAX_QUERY_BYTES
 
 SNIPPET = 120
 # Where a warning about a response is (its line and column are in the body the service sent).
@@ -315,13 +316,22 @@ def _kind(value: object) -> str:
 
 
 def parse_query_answer(
-    body: bytes, *, question_id: str, dataset: str | None = None, asked: str | None = None
+    body: bytes,
+    *,
+    question_id: str,
+    dataset: str | None = None,
+    asked: str | None = None,
+    max_query_bytes: int = MAX_QUERY_BYTES,
 ) -> tuple[SystemAnswer, tuple[Problem, ...]]:
     """A Text2SPARQL service's answer: JSON ``{"dataset", "question", "query"}``; the query is
     kept exactly as returned (an empty string or prose is real output, judged when it runs),
     with a warning when the ``dataset`` it names is not the one asked about, or the
     ``question`` it echoes is not the one ``asked`` (a service that translated a Spanish
-    question, or answered another one from its cache)."""
+    question, or answered another one from its cache).
+
+    A query longer than ``max_query_bytes`` (UTF-8; the SPARQL endpoint's own limit, 64 KiB)
+    is :class:`BadResponse`, that question's error, and is not kept: a service sending 10 MB
+    queries filled the log, the answers file and the server's memory (explore46 2)."""
     text = body.removeprefix(b"\xef\xbb\xbf")
     try:
         doc = loads(text.decode("utf-8"))
@@ -338,6 +348,13 @@ def parse_query_answer(
         raise BadResponse(
             f"the response has no query string: {snippet(body)} "
             '(expected {"dataset", "question", "query"})'
+        )
+    query: str = doc["query"]
+    size = len(query.encode("utf-8", "surrogatepass"))
+    if size > max_query_bytes:
+        raise BadResponse(
+            f"the query is {size:,} bytes long, more than the limit of {max_query_bytes:,} bytes "
+            f"(the SPARQL endpoint's, sparql_max_query_bytes); it starts with {snippet(query)}"
         )
     said = doc.get("dataset")
     warnings: tuple[Problem, ...] = ()
@@ -368,4 +385,4 @@ def parse_query_answer(
                 expected="the query for the question asked, in its language",
             ),
         )
-    return SystemAnswer(question_id, sparql=doc["query"]), warnings
+    return SystemAnswer(question_id, sparql=query), warnings

@@ -39,6 +39,7 @@ from service import jsontext
 from service.errors import BadRequest, Problem
 from service.model import INTERFACES, NOT_ASKED, Dataset, Question, SystemAnswer, SystemRun
 from service.systems.response import (
+    MAX_QUERY_BYTES,
     BadResponse,
     parse_answer,
     parse_query_answer,
@@ -54,6 +55,10 @@ if TYPE_CHECKING:
 FORM_TYPE = "application/x-www-form-urlencoded; charset=UTF-8"
 ACCEPT = "application/json, application/sparql-results+json;q=0.9, application/xml;q=0.5"
 _REDIRECTS = (301, 302, 303, 307, 308)
+# A Text2SPARQL response holds one query of at most MAX_QUERY_BYTES (64 KiB): room for it with
+# every character escaped (``\u00e9``: 6 bytes) and the question echoed; a larger body is
+# refused as it is read, not kept whole (explore46 2: 10 MB queries).
+TEXT2SPARQL_MAX_RESPONSE_BYTES = 1024 * 1024
 JSON_ACCEPT = "application/json"
 HANG_UP_AFTER = 1.0  # seconds the calls in flight get to answer after a cancel
 _STOP_POLL = 0.1  # seconds between looks at the cancel while calls are in flight
@@ -516,10 +521,15 @@ def _post(
 
 def _read_body(response: requests.Response, service: WebService, deadline: float) -> bytes:
     """The body, cut at the size limit and at the deadline (a drip-feeding server included)."""
-    limit = service.policy.max_response_bytes
+    limit, why = service.policy.max_response_bytes, ""
+    if service.interface == "text2sparql" and limit > TEXT2SPARQL_MAX_RESPONSE_BYTES:
+        limit = TEXT2SPARQL_MAX_RESPONSE_BYTES
+        why = f" (a Text2SPARQL answer: one query of at most {MAX_QUERY_BYTES:,} bytes)"
     length = response.headers.get("Content-Length")
     if length and length.isdigit() and int(length) > limit:
-        raise _Permanent(f"the response is {int(length)} bytes, more than the limit of {limit}")
+        raise _Permanent(
+            f"the response is {int(length)} bytes, more than the limit of {limit}{why}"
+        )
     # A watchdog shuts the socket at the deadline, which wakes a read blocked on a silent server.
     connection = response.raw.connection
     watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _shutdown, (connection,))
@@ -539,7 +549,7 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
                 break
             size += len(chunk)
             if size > limit:
-                raise _Permanent(f"the response is larger than the limit of {limit} bytes")
+                raise _Permanent(f"the response is larger than the limit of {limit} bytes{why}")
             chunks.append(chunk)
             if time.monotonic() >= deadline:
                 raise _Permanent(f"no complete answer within {service.timeout:g} s")

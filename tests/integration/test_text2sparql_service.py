@@ -391,3 +391,43 @@ def test_what_was_odd_in_a_response_is_kept_in_the_file_and_said_again(
     result = json.loads(capsys.readouterr().out)
     said = [w for w in result["warnings"] if "echoes another question" in w]
     assert len(said) == len(kept) == 50, result["warnings"][:3]
+
+
+def test_a_query_past_the_endpoints_limit_is_that_questions_error_and_not_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A service answering 10 MB queries took the server past 4.5 GB and left two 524 MB files
+    (explore46 2). A query longer than the SPARQL endpoint's limit (64 KiB) is its question's
+    error, said with the reason; a body past a Text2SPARQL answer's room is refused as it is
+    read. Neither query is kept in the answers file."""
+    from service.systems.webservice import TEXT2SPARQL_MAX_RESPONSE_BYTES
+    from service.web.sparql_guard import DEFAULT_MAX_BYTES
+
+    long_query = "SELECT * WHERE { ?s ?p ?o } #" + "x" * DEFAULT_MAX_BYTES
+    huge_query = "SELECT * WHERE { ?s ?p ?o } #" + "x" * TEXT2SPARQL_MAX_RESPONSE_BYTES
+    short_query = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
+    calls: list[str] = []
+
+    def answering(question: str, dataset: str) -> dict[str, str]:
+        calls.append(question)
+        query = (long_query, huge_query, short_query)[(len(calls) - 1) % 3]
+        return {"dataset": dataset, "question": question, "query": query}
+
+    server = _serving(answering)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        answers = tmp_path / "long.json"
+        argv = ["system", "run", url, "--interface", "text2sparql", "--name", "long"]
+        argv += ["--dataset", "text2sparql-2025-ck25", "--output", str(answers)]
+        argv += ["--concurrency", "1", "--max-error-rate", "1", "--retries", "0"]
+        main([*argv, "--allow", "127.0.0.1/32"])
+        printed = capsys.readouterr()
+    finally:
+        server.shutdown()
+        server.server_close()
+    said = printed.out + printed.err
+    assert f"more than the limit of {DEFAULT_MAX_BYTES:,} bytes" in said, said[-2000:]
+    assert "a Text2SPARQL answer: one query of at most 65,536 bytes" in said, said[-2000:]
+    assert answers.stat().st_size < 1024 * 1024  # 50 answers, none of the long queries
+    kept = json.loads(answers.read_text())
+    assert sum(1 for e in kept if e.get("query") == short_query) == len(calls) // 3
