@@ -120,6 +120,10 @@ class WebService:
             if earlier.error is not None:
                 ctx.answered(earlier)
 
+        clock = ctx.ask_clock  # the run's time for asking web services, if bounded
+        if clock is not None and clock.seconds is None:
+            clock = None
+
         def keep(answer: SystemAnswer) -> None:
             if ctx.log is not None:
                 ctx.log.append(answer)
@@ -133,6 +137,8 @@ class WebService:
             on_answer=keep,
             progress=ctx.progress,
             cancel=ctx.cancel if isinstance(ctx.cancel, threading.Event) else None,
+            until=clock.until() if clock is not None else None,
+            out_of_time=clock.reason() if clock is not None else "",
         )
         if result.cancelled:
             asked = len(result.run.answers)
@@ -144,8 +150,10 @@ class WebService:
             )
         if result.aborted:
             total = len(result.run.answers)
+            timed = clock is not None and result.aborted == clock.reason()
+            how = "stopped" if timed else "aborted by the error-rate rule"
             raise Aborted(
-                f"system {self.name} was aborted by the error-rate rule ({result.aborted}): "
+                f"system {self.name} was {how} ({result.aborted}): "
                 f"in all, with the calls in flight when it stopped, {result.calls} of {total} "
                 f"questions asked, {result.errors} of them failed, {total - result.calls} "
                 "never asked"

@@ -98,6 +98,7 @@ def run_experiment(
     hold: Hold | None = None,
     started: float | None = None,
     admit: Callable[[int, Callable[[str], None]], None] | None = None,
+    ask_seconds: float | None = None,
 ) -> Outcome:
     """Run ``spec`` (module docstring). Without ``storage`` nothing is recorded (``evaluate``
     without ``--store``); with a ``ticket`` (a reserved id) that experiment is completed, else
@@ -107,7 +108,9 @@ def run_experiment(
     first started (seconds since the epoch), for a run resumed or taken over from its logged
     answers: its PROV start is when they began to be asked, not this resumption. ``admit``:
     called with the questions times systems once the dataset is read, and with what to say
-    while it waits; returns when the run may go on (the server's question budget)."""
+    while it waits; returns when the run may go on (the server's question budget).
+    ``ask_seconds``: how long this run may spend asking web services, from its first call
+    (the server's ``runner_ask_seconds``); past it the system being asked is stopped."""
     from service.evaluation import evaluate
     from service.evaluation.profiles import get_profile
 
@@ -142,6 +145,7 @@ def run_experiment(
     by_language: list[dict[int, Evaluation]] = []
     obtained: dict[int, list[Obtained]] = {}
     aborted: dict[int, str] = {}  # systems the error-rate rule stopped: no results, the others'
+    clock = AskClock(ask_seconds)
     dataset: Dataset | None = None
     for language in languages:
         read = read_dataset(
@@ -160,7 +164,8 @@ def run_experiment(
             report.phase("reading")
         dataset = dataset or read
         got = _ask(spec, read, language, kb=asked_kb, files=files, job=job, stop=stop,
-                   report=report, policy=policy, aborted=aborted, first=languages[0])  # fmt: skip
+                   report=report, policy=policy, aborted=aborted, first=languages[0],
+                   clock=clock)  # fmt: skip
         for index, answers in got.items():
             obtained.setdefault(index, []).append(answers)
         report.phase("scoring")
@@ -376,6 +381,7 @@ def _ask(
     policy: NetworkPolicy | None,
     aborted: dict[int, str],
     first: str | None = None,
+    clock: AskClock | None = None,
 ) -> dict[int, Obtained]:
     """Every system's answers in ``language`` (asked, read or run; SPARQL answers run on the
     pinned KB), by the system's index. A system the error-rate rule stops is left out and
@@ -408,6 +414,7 @@ def _ask(
             archive=job.archive if job is not None else None,
             later_language=later,
             one_answer_each=_one_answer_each(spec.profile),
+            ask_clock=clock,
         )
         try:
             got = system.obtain(context)
@@ -429,6 +436,31 @@ def _ask(
             got = replace(got, run=run, kb=used)
         obtained[index] = got
     return obtained
+
+
+class AskClock:
+    """A run's time for asking web services (``runner_ask_seconds``), counted from the first
+    web service's first question, over its systems and languages; None: no bound."""
+
+    SETTING = "GERBIL_QA_RUNNER_ASK_SECONDS"
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self._until: float | None = None
+
+    def until(self) -> float | None:
+        """When asking must end (``time.monotonic()``), started at the first call."""
+        if self.seconds is None:
+            return None
+        if self._until is None:
+            self._until = time.monotonic() + self.seconds
+        return self._until
+
+    def reason(self) -> str:
+        return (
+            f"the run's time for asking web services, {self.seconds:g} s ({self.SETTING}), "
+            "ran out: other runs waiting get the worker"
+        )
 
 
 def _reference_kb(spec: ExperimentSpec) -> Any:

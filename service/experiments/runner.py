@@ -111,8 +111,10 @@ class ExperimentRunner:
         recover: bool = True,
         limits: Limits | None = None,
         question_budget: int = 0,
+        ask_seconds: float = 0,
     ) -> None:
         self.storage = storage
+        self.ask_seconds = ask_seconds  # a run's time asking web services (0: no bound)
         self.budget = QuestionBudget(question_budget)
         self.limits = limits  # the format readers' for uploads read in a job (None: the env's)
         workspace = storage.workspace
@@ -659,6 +661,7 @@ class ExperimentRunner:
                     hold=cancel.hold,
                     started=self._first_start(eid),
                     admit=lambda size, waiting: self.budget.admit(eid, size, waiting, cancel),
+                    ask_seconds=self.ask_seconds or None,
                 )
         finally:
             stop_watching.set()

@@ -109,6 +109,8 @@ class SystemContext:
     # the profile that needs one answer per question (poleval, as geval): an answer file of
     # another length is refused as it is read, at its line, before an experiment is reserved
     one_answer_each: str | None = None
+    # the run's time for asking web services (service.experiments.run.AskClock), if bounded
+    ask_clock: Any = None
 
 
 @dataclass(frozen=True, slots=True)

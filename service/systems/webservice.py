@@ -166,6 +166,8 @@ def run_web_service(
     on_answer: Callable[[SystemAnswer], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
+    until: float | None = None,
+    out_of_time: str = "the time for asking ran out",
 ) -> WebServiceRun:
     """Ask ``service`` every question of ``dataset`` that has text in ``language``.
 
@@ -175,7 +177,10 @@ def run_web_service(
     asking new questions; the calls in flight get :data:`HANG_UP_AFTER` seconds to answer, then
     their connections are shut (a slow service would otherwise hold a cancelled run for up to
     its timeout). A call that fails once ``cancel`` is set leaves its question pending, to be
-    asked again when the run resumes, not recorded as the service's error.
+    asked again when the run resumes, not recorded as the service's error. ``until`` (a
+    ``time.monotonic()`` value): past it no question is asked any more, the calls in flight
+    are hung up as after a cancel, and what is left ends not asked, ``out_of_time`` saying
+    why (``aborted``; the run's ``runner_ask_seconds``).
     """
     service.check()
     previous = dict(done or {})
@@ -190,6 +195,7 @@ def run_web_service(
     # a resumed run: the rule judged these answers when they came (a kill may have come after)
     aborted = _too_many_errors(service, errors=errors, calls=calls, total=total) if calls else None
     stop = cancel or threading.Event()
+    halt = threading.Event()  # the calls' stop: set on the cancel, or when the time ran out
     local = threading.local()
     sessions: list[requests.Session] = []
     connections: weakref.WeakSet[object] = weakref.WeakSet()  # to hang up after a cancel
@@ -213,7 +219,7 @@ def run_web_service(
 
     def task(question: Question) -> tuple[SystemAnswer, tuple[Problem, ...]]:
         text = question.text(language) or ""
-        return ask(service, text, language, question_id=question.id, session=session(), stop=stop)
+        return ask(service, text, language, question_id=question.id, session=session(), stop=halt)
 
     if progress is not None:
         progress(len(answers), total)
@@ -221,7 +227,13 @@ def run_web_service(
     in_flight: dict[Future[tuple[SystemAnswer, tuple[Problem, ...]]], str] = {}
     with ThreadPoolExecutor(max_workers=service.concurrency, thread_name_prefix="qa-call") as pool:
 
+        def ran_out() -> bool:
+            return until is not None and time.monotonic() >= until
+
         def refill() -> None:
+            nonlocal aborted
+            if aborted is None and ran_out():
+                aborted = out_of_time
             while len(in_flight) < service.concurrency and not stop.is_set() and aborted is None:
                 question = next(queue, None)
                 if question is None:
@@ -232,7 +244,12 @@ def run_web_service(
         stopped_at: float | None = None  # when the calls in flight were told of the cancel
         while in_flight:
             finished, _ = wait(in_flight, timeout=_STOP_POLL, return_when=FIRST_COMPLETED)
+            if ran_out():
+                aborted = aborted or out_of_time
+                halt.set()
             if stop.is_set():
+                halt.set()
+            if halt.is_set():
                 now = time.monotonic()
                 stopped_at = stopped_at or now
                 if now - stopped_at >= HANG_UP_AFTER:
@@ -240,8 +257,8 @@ def run_web_service(
             for future in finished:
                 in_flight.pop(future)
                 answer, warnings = future.result()
-                if answer.error is not None and stop.is_set():
-                    continue  # hung up or cut short by the cancel: asked again on resume
+                if answer.error is not None and halt.is_set():
+                    continue  # hung up or cut short by the cancel (or the time): asked again
                 answers[answer.question_id] = answer
                 problems.extend(warnings)
                 calls += 1

@@ -69,6 +69,7 @@ def create_app(
         storage,
         workers=cfg.runner_workers,
         question_budget=cfg.runner_question_budget,
+        ask_seconds=cfg.runner_ask_seconds,
         policy=cfg.network_policy(),
         limits=cfg.format_limits(),
     )

@@ -54,6 +54,10 @@ class WebConfig:
     # run past it waits until room frees (one alone is admitted whatever its size), since
     # memory grows with them (bench/memory.py: ~0.2 GB a thousand while recording)
     runner_question_budget: int = 25_000
+    # seconds a run may spend asking web services (0: no bound): past it, what is left of the
+    # system being asked ends as not asked, with the reason, and the worker goes to the next
+    # run (two runs on slow services held both workers for hours, explore46 5)
+    runner_ask_seconds: float = 3600.0
     # runs queued or running in this process past which a submission is a 503 (0: no bound):
     # anyone may submit, and each waiting run keeps its uploads on disk
     max_waiting_runs: int = 100
@@ -143,6 +147,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "sparql_cache_entries": (0, float("inf")),  # 0: off
     "runner_workers": (1, float("inf")),
     "runner_question_budget": (0, float("inf")),  # 0: no bound
+    "runner_ask_seconds": (0, float("inf")),  # 0: no bound
     "max_waiting_runs": (0, float("inf")),  # 0: no bound
     "max_upload_bytes": (1, float("inf")),
     "sync_parse_bytes": (0, float("inf")),

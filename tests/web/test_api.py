@@ -1650,6 +1650,49 @@ def test_a_run_past_the_question_budget_waits_saying_why(tmp_path, slow_qa) -> N
         stop_server(site)
 
 
+def test_slow_services_hold_a_worker_no_longer_than_the_runs_time_for_asking(
+    tmp_path, slow_qa
+) -> None:
+    """Two runs on a service answering after minutes (timeout 600) held both runner workers
+    for hours while another user's run stayed queued (explore46 5). A run asks web services
+    for at most GERBIL_QA_RUNNER_ASK_SECONDS: then the calls in flight are hung up, what is
+    left ends not asked with the reason, and the worker takes the run waiting."""
+    import time
+
+    from tests.web.conftest import start_server, stop_server
+
+    site = start_server(tmp_path / "store", runner_ask_seconds=2, runner_workers=2, demo=False)
+    try:
+        slow = {
+            "dataset": "demo",
+            "kb": "demo",
+            "systems": [{"name": "slow", "url": slow_qa + "delay/60"}],
+            "timeout": 600,
+            "retries": 0,
+            "concurrency": 1,
+            "maxErrorRate": 1,
+        }
+        runs = [site.post("api/experiments", json=slow).json() for _ in range(2)]
+        quick = {
+            "dataset": "demo",
+            "kb": "demo",
+            "systems": [{"name": "q", "url": slow_qa + "delay/0"}],
+        }
+        started = time.monotonic()
+        waiting = site.post("api/experiments", json=quick).json()
+        site.wait_finished(waiting["id"], waiting["token"])
+        assert time.monotonic() - started < 30  # before: the slow runs' 14 x 600 s
+        for run in runs:
+            owner = {"Authorization": f"Bearer {run['token']}"}
+            ended = site.get(f"api/experiments/{run['id']}", headers=owner).json()
+            assert ended["status"] == "error", ended
+            said = json.dumps(ended)
+            assert "the run's time for asking web services, 2 s" in said, said[:2000]
+            assert "GERBIL_QA_RUNNER_ASK_SECONDS" in said, said[:2000]
+    finally:
+        stop_server(site)
+
+
 def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
     """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
     and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as
