@@ -42,6 +42,7 @@ bench: install
 	$(PY) bench/store.py
 	$(PY) bench/http.py
 	$(PY) bench/systems.py
+	$(PY) bench/responses.py
 	$(PY) bench/statistics.py
 	$(PY) bench/pages.py
 	$(PY) bench/scale.py
