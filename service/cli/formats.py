@@ -135,12 +135,17 @@ def _count(n: int, noun: str) -> str:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    from service.experiments.inputs import check_unique_ids
     from service.formats import get, losses, read, tsv, write
 
     target = get(args.to)
     if args.output != "-":
         _check_output(Path(args.output), Path(args.input))
     dataset = read(args.input, format=args.source_format, language=args.lang)
+    # a repeated question id is refused as validate and an upload refuse it: converted, the
+    # second question was lost (nlq-json kept one per id) and the file written validated clean,
+    # exit 0 with "1 warnings" (explore47 F6)
+    check_unique_ids(dataset)
     dropped = losses(dataset, target.name)
     extra_files: list[tuple[Path, bytes]] = []
     if target.name == tsv.NAME and args.output != "-":
@@ -165,8 +170,12 @@ def _convert(args: argparse.Namespace) -> int:
             print(f"gerbil-qa: wrote {path}", file=sys.stderr)
     warnings = sum(1 for p in dataset.problems if p.severity == "warning")
     print(
-        f"gerbil-qa: {len(dataset)} questions from {dataset.format} to {target.name}"
-        + (f" ({warnings} warnings on reading; see gerbil-qa validate)" if warnings else ""),
+        f"gerbil-qa: {_count(len(dataset), 'question')} from {dataset.format} to {target.name}"
+        + (
+            f" ({_count(warnings, 'warning')} on reading; see gerbil-qa validate)"
+            if warnings
+            else ""
+        ),
         file=sys.stderr,
     )
     for what in dropped:

@@ -259,7 +259,7 @@ def test_convert_to_file_and_stdout(tmp_path: Path, capsys: pytest.CaptureFixtur
     out = tmp_path / "out.xml"
     assert main(["convert", str(source), str(out), "--to", "qald-xml"]) == 0
     err = capsys.readouterr().err
-    assert "1 questions from qald-json to qald-xml" in err
+    assert "1 question from qald-json to qald-xml" in err
     assert "dropped: answer datatypes, languages, blank nodes or variable names" in err
     assert read(out).questions[0].answers.values() == (Term.literal("a"),)
     assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
