@@ -467,7 +467,7 @@ def dataset_source(text: str, *, stored: bool = False) -> DatasetSource:
     # an expected.tsv's in.tsv is kept with it, as an upload's is (export, rescore, download)
     beside = in_beside(path)
     if beside is not None:  # given now: one column (a kept one is read as it was)
-        refuse_columns(Source(beside.read_bytes(), name=str(beside)))
+        refuse_columns(Source(beside.read_bytes(), name=str(beside)), path.read_bytes())
     return FileDataset(FileRef.local(path), questions=FileRef.local(beside) if beside else None)
 
 

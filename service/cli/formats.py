@@ -68,7 +68,9 @@ def _validate(args: argparse.Namespace) -> int:
         # JSON or XML file (a result set was read as 20 question texts, explore44 F14)
         beside = tsv.in_beside(Path(args.file)) if args.format in (None, tsv.NAME) else None
         if beside is not None:
-            tsv.refuse_columns(Source(beside.read_bytes(), name=str(beside)))
+            tsv.refuse_columns(
+                Source(beside.read_bytes(), name=str(beside)), Path(args.file).read_bytes()
+            )
         dataset = read(args.file, format=args.format, language=args.lang, gold=True)
         problems = dataset.problems
         questions = len(dataset)

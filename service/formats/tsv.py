@@ -177,7 +177,7 @@ KEPT_TEXT_TABS = (
 )
 
 
-def refuse_columns(src: Source) -> None:
+def refuse_columns(src: Source, answers: bytes | None = None) -> None:
     """An in.tsv given now (an upload, the CLI's beside an expected.tsv) is refused if a line
     holds a tab: a line is one question's text, whole (PolEval 2021's in.tsv has one column,
     in-header.tsv "Question"), and gonito's ``id<TAB>question`` taken whole made "0<TAB>Jak
@@ -186,8 +186,10 @@ def refuse_columns(src: Source) -> None:
     whole lines, :func:`_warn_columns`), so its runs still re-score and run by name.
 
     A file of another format is refused as what it is: a 20-line result set given as the
-    questions became 20 question texts ``{``, ``"db25:1-en": {"2892": 1},`` … (explore44 F14)."""
-    kind = _other_content(src)
+    questions became 20 question texts ``{``, ``"db25:1-en": {"2892": 1},`` … (explore44 F14).
+    ``answers``, the expected.tsv's bytes, tell a question text wrapped in markup (as many
+    lines as answers) from an XML document."""
+    kind = _other_content(src, None if answers is None else len(_lines(Source(answers))))
     if kind is not None:
         raise FormatError(
             Problem(
@@ -215,9 +217,12 @@ def refuse_columns(src: Source) -> None:
             )
 
 
-def _other_content(src: Source) -> str | None:
+def _other_content(src: Source, answers: int | None = None) -> str | None:
     """What an in.tsv's content is, when it is not plain lines of text: a format that
-    recognises it (``a result-set-json file``), else JSON or XML by their shape."""
+    recognises it (``a result-set-json file``), else JSON or XML by their shape. Text that is
+    one element (``<b>Kto napisał Lalkę?</b>``) is an XML document only when it declares
+    itself one (``<?xml``, ``<!DOCTYPE``) or its line count is not ``answers``, the
+    expected.tsv's: one question's text may be wrapped in markup (explore47 F5)."""
     import json
 
     from service.formats import FORMATS
@@ -232,10 +237,15 @@ def _other_content(src: Source) -> str | None:
         except ValueError:
             return None
         return "a JSON document"
-    # a root element closed at the end (a question text may well begin with "<b>")
+    if head.startswith("<?xml") or head[:9].upper() == "<!DOCTYPE":
+        return "an XML document"
+    # a root element closed at the end (a question text may well begin with "<b>"), on
+    # another number of lines than the answers'
     closed = re.match(r"<([A-Za-z_][\w.:-]*)[\s>/]", head)
-    if head.startswith("<?xml") or (
-        closed and src.text.rstrip().endswith((f"</{closed.group(1)}>", "/>"))
+    if (
+        closed
+        and src.text.rstrip().endswith((f"</{closed.group(1)}>", "/>"))
+        and len(_lines(src)) != answers
     ):
         return "an XML document"
     return None

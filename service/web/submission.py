@@ -632,7 +632,7 @@ def to_spec(
             from service.formats.base import Source
             from service.formats.tsv import refuse_columns
 
-            refuse_columns(Source(questions.data, name=questions.filename))
+            refuse_columns(Source(questions.data, name=questions.filename), raw.dataset_file.data)
         dataset = FileDataset(
             keep(raw.dataset_file),
             title=raw.title,

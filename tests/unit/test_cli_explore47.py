@@ -45,3 +45,26 @@ def test_convert_counts_in_the_singular(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["convert", "--to", "qald-xml", str(source), str(tmp_path / "o.xml")]) == 0
     err = capsys.readouterr().err
     assert "1 question from qald-json to qald-xml (1 warning on reading;" in err
+
+
+@pytest.mark.parametrize(
+    ("texts", "answers", "code"),
+    [
+        ("<b>Kto napisał Lalkę?</b>\n", "Bolesław Prus\n", 0),
+        ("<q>Kto napisał\nLalkę?</q>\n", "Bolesław Prus\nPrus\n", 0),
+        ("<q>Kto napisał\nLalkę?</q>\n", "Bolesław Prus\n", 1),  # 2 lines, 1 answer: XML
+        ('<?xml version="1.0"?>\n<q>Kto?</q>\n', "Prus\nPrus\n", 1),
+        ("<!DOCTYPE q>\n<q>Kto?</q>\n", "Prus\nPrus\n", 1),
+    ],
+)
+def test_an_in_tsv_text_wrapped_in_markup_is_a_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], texts: str, answers: str, code: int
+) -> None:
+    """A one-question in.tsv ``<b>…</b>`` was refused as "an XML document" (explore47 F5): XML
+    is a file that declares itself, or one element over another number of lines than the
+    answers'."""
+    (tmp_path / "in.tsv").write_text(texts, encoding="utf-8")
+    (tmp_path / "expected.tsv").write_text(answers, encoding="utf-8")
+    assert main(["validate", str(tmp_path / "expected.tsv")]) == code
+    out = capsys.readouterr().out
+    assert ("this is an XML document, not an in.tsv" in out) == bool(code), out
