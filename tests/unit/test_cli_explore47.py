@@ -68,3 +68,37 @@ def test_an_in_tsv_text_wrapped_in_markup_is_a_text(
     assert main(["validate", str(tmp_path / "expected.tsv")]) == code
     out = capsys.readouterr().out
     assert ("this is an XML document, not an in.tsv" in out) == bool(code), out
+
+
+def test_an_answers_file_named_expected_tsv_needs_no_in_tsv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A system's answers named expected.tsv were told "no in.tsv beside this file … upload its
+    in.tsv with it", even when the dataset's in.tsv was given (explore47 F4): answers need no
+    question text. The dataset's expected.tsv alone is still told."""
+    from service.formats import read
+    from service.formats.tsv import NO_TEXTS
+
+    (tmp_path / "expected.tsv").write_text("Prus\nOpole\n", encoding="utf-8")
+    (tmp_path / "in.tsv").write_text("Kto napisał Lalkę?\nGdzie?\n", encoding="utf-8")
+    (tmp_path / "ans").mkdir()
+    answers = tmp_path / "ans" / "expected.tsv"
+    answers.write_text("Prus\nWrocław\n", encoding="utf-8")
+    as_answers = read(answers, answers=True)
+    assert not [p for p in as_answers.problems if p.message.startswith(NO_TEXTS)]
+    as_gold = read(answers)
+    assert [p for p in as_gold.problems if p.message.startswith(NO_TEXTS)]
+    code = main(
+        [
+            "evaluate",
+            "--dataset",
+            str(tmp_path / "expected.tsv"),
+            "--answers",
+            str(answers),
+            "--profile",
+            "poleval",
+        ]
+    )
+    assert code == 0
+    captured = capsys.readouterr()
+    assert NO_TEXTS not in captured.err + captured.out
