@@ -8,6 +8,7 @@ their findings in a :class:`Report`, which raises one :class:`FormatError` for a
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -277,6 +278,25 @@ def _refuse_constant(name: str) -> Any:
     raise _NotJson(f"{name} is not a JSON value")
 
 
+def refuse_constant(name: str) -> Any:
+    """``parse_constant`` refusing NaN and Infinity, which JSON has not (said by
+    :func:`json_refusal` at their place)."""
+    return _refuse_constant(name)
+
+
+class _TooLarge(_NotJson):
+    pass
+
+
+def finite_float(literal: str) -> float:
+    """``parse_float`` refusing a number too large for a float (``1e999`` read as infinity,
+    then said to be "inf" or "a float", explore47 F1); :func:`json_refusal` says where."""
+    value = float(literal)
+    if value in (math.inf, -math.inf):
+        raise _TooLarge(f"{literal} is too large a number")
+    return value
+
+
 Offsets = dict[int, "dict[str, int] | list[int] | None"]
 """Offset of a container -> offsets of its children (by key or index), as JsonLocator keeps."""
 
@@ -422,6 +442,8 @@ def json_refusal(text: str, err: BaseException, file: str | None) -> Problem:
     Python's digit limit, nesting past the recursion limit — at its line and column, with
     what JSON allows there (explore44 4: Python's "use sys.set_int_max_str_digits()" advice
     reached users). Found by one scan of the text outside strings (an error path only)."""
+    if isinstance(err, _TooLarge):
+        return _too_large(text, file)
     depth, digits = 0, sys.get_int_max_str_digits()
     deep = isinstance(err, RecursionError)
     constant = isinstance(err, _NotJson)
@@ -451,6 +473,26 @@ def json_refusal(text: str, err: BaseException, file: str | None) -> Problem:
     return Problem(
         f"not valid JSON: {message}", file=file, line=line, column=column, expected=expected
     )
+
+
+_JSON_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')  # strings skipped
+
+
+def _too_large(text: str, file: str | None) -> Problem:
+    """The first number of ``text`` too large for a float, at its line and column."""
+    for token in _JSON_NUMBER.finditer(text):
+        value = token.group()
+        if not value.startswith('"') and float(value) in (math.inf, -math.inf):
+            line = text.count("\n", 0, token.start()) + 1
+            column = token.start() - (text.rfind("\n", 0, token.start()) + 1) + 1
+            return Problem(
+                f"not valid JSON: {value} is too large a number",
+                file=file,
+                line=line,
+                column=column,
+                expected="a number within about ±1.8e308 (a larger one as a string)",
+            )
+    return Problem("not valid JSON: a number too large", file=file, expected="a JSON document")
 
 
 def doubled_bom(file: str | None) -> FormatError:

@@ -90,20 +90,30 @@ def _kbs() -> dict[str, tuple[str, ...]]:
 def json_body() -> Any:
     """The request's JSON. A body that is not JSON is a 400 saying where it stops being JSON
     (bytes that are not UTF-8, -16 or -32, a number past 4,300 digits, the end too soon), and
-    JSON nested past the parser's recursion limit is one too, not a crash."""
+    JSON nested past the parser's recursion limit is one too, not a crash; so are NaN,
+    Infinity and a number too large for a float, which JSON has not."""
     import json
 
     from service.formats.base import (
         RepeatedKeyFound,
+        finite_float,
         json_path,
         json_refusal,
         one_key_each,
+        refuse_constant,
         repeated_keys,
     )
 
     data = request.get_data(cache=True)
     try:
-        return json.loads(data, object_pairs_hook=one_key_each)
+        # NaN, Infinity and 1e999 refused where they are, as the file readers refuse them:
+        # they were read, then said to be "a float" or "nan" (explore47 F1)
+        return json.loads(
+            data,
+            object_pairs_hook=one_key_each,
+            parse_constant=refuse_constant,
+            parse_float=finite_float,
+        )
     except RepeatedKeyFound:
         # the last value silently won ("filename" twice: the second file named; explore44 16)
         try:
