@@ -168,7 +168,7 @@ def _convert(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         for path, content in [(Path(args.output), data), *extra_files]:
-            _write_atomically(path, content)
+            _write(path, content)
             print(f"gerbil-qa: wrote {path}", file=sys.stderr)
     warnings = sum(1 for p in dataset.problems if p.severity == "warning")
     print(
@@ -219,6 +219,20 @@ def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:
             f"(expected no {path.name} beside {named}: remove or move it, "
             "or write OUT into another folder)"
         )
+
+
+def _write(path: Path, data: bytes) -> None:
+    """A regular file (or a new one) replaced atomically; a named pipe, a character device
+    (``/dev/stdout``, ``/proc/self/fd/1``) or a socket written as a stream, as ``-`` is: the
+    replace made a FIFO a regular file, its reader got nothing (explore47 F9)."""
+    if path.exists() and not path.is_file():  # a folder was refused before reading IN
+        try:
+            with open(path, "wb") as stream:
+                stream.write(data)
+        except OSError as err:
+            raise BadRequest(f"{path}: cannot write: {err.strerror or err}") from None
+    else:
+        _write_atomically(path, data)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -102,3 +102,28 @@ def test_an_answers_file_named_expected_tsv_needs_no_in_tsv(
     assert code == 0
     captured = capsys.readouterr()
     assert NO_TEXTS not in captured.err + captured.out
+
+
+def test_convert_writes_into_a_named_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """convert replaced a FIFO OUT with a regular file, its reader waiting for ever (explore47
+    F9): a FIFO is written as a stream, and stays one."""
+    import os
+    import stat
+    import threading
+
+    source = tmp_path / "q.json"
+    source.write_text(json.dumps({"questions": [_question("1", "Who?")]}), encoding="utf-8")
+    assert main(["convert", "--to", "qald-xml", str(source), "-"]) == 0
+    expected = capsys.readouterr().out.encode()
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert main(["convert", "--to", "qald-xml", str(source), str(fifo)]) == 0
+    reader.join(10)
+    assert got == [expected]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f", "q.json"]  # no temporary file
