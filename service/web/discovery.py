@@ -18,8 +18,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from itertools import islice
+from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, url_for
+from flask import Blueprint, Response
 from werkzeug.exceptions import NotFound
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -44,7 +45,11 @@ FIXED_PAGES = ("ui.home", "ui.leaderboards", "ui.experiments", "ui.systems", "re
 
 @bp.get("/robots.txt")
 def robots() -> Response:
-    root = url_for("ui.home")  # the path the service is mounted under, behind a proxy
+    # the base's path, as the Sitemap's: under --base https://host/gerbil without a
+    # --url-prefix (a proxy stripping /gerbil) they said /sparql, which matched nothing
+    # (explore47 F7); with --url-prefix the two agree
+    root = urlsplit(base_url("ui.home")).path
+    root += "" if root.endswith("/") else "/"
     lines = ["User-agent: *", *(f"Disallow: {root}{path}" for path in NOT_CRAWLED)]
     lines.append(f"Sitemap: {base_url('discovery.sitemap')}")
     response = Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

@@ -270,3 +270,27 @@ def test_the_shapes_and_a_void_description_are_served(server) -> None:
     for path in ("sparql", "vocab"):
         linked = set(read(path).objects(None, rdflib.RDFS.seeAlso))
         assert {shapes_uri, void_uri} <= linked, path
+
+
+def test_robots_disallow_under_the_base_path(tmp_path) -> None:
+    """Under ``--base https://host/gerbil/`` without ``--url-prefix`` (a proxy strips /gerbil),
+    robots.txt's Disallow lines said ``/sparql``, its Sitemap the base's URL: the rules matched
+    no public path (explore47 F7). Both follow the base's path now."""
+    from service.graph.store import open_storage
+    from service.web import close_app, create_app
+
+    base = "https://qa.example.org/gerbil/"
+    storage = open_storage(tmp_path / "store", base=base, catalog=False)
+    app = create_app({"base": base, "demo": False}, storage=storage)
+    try:
+        lines = app.test_client().get("/robots.txt").text.splitlines()
+    finally:
+        close_app(app)
+    assert lines == [
+        "User-agent: *",
+        "Disallow: /gerbil/sparql",
+        "Disallow: /gerbil/api/",
+        "Disallow: /gerbil/compare",
+        "Disallow: /gerbil/experiments/new",
+        "Sitemap: https://qa.example.org/gerbil/sitemap.xml",
+    ]
