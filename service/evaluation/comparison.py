@@ -76,6 +76,8 @@ class Coverage:
     missing: tuple[str, ...]
     errors: tuple[str, ...]
     made: str = "each is scored as not answered (0)"  # what the profile makes of a missing one
+    # stored tasks compared (no file given): said "no answer in its file" (explore47 F8)
+    stored: bool = False
 
     @property
     def answered(self) -> int:
@@ -91,8 +93,10 @@ class Coverage:
         out = []
         of = f"of {self.questions:,} question{'s' if self.questions != 1 else ''}"
         if self.missing:
+            have = "has" if len(self.missing) == 1 else "have"
+            where = "no answer recorded" if self.stored else "no answer in its file"
             out.append(
-                f"{system}: {len(self.missing):,} {of} have no answer in its file "
+                f"{system}: {len(self.missing):,} {of} {have} {where} "
                 f"({first_ids(self.missing)}): {self.made}; a gap in coverage reads as a "
                 "difference in quality"
             )
@@ -105,8 +109,9 @@ class Coverage:
         return out
 
 
-def coverage_of(ev: Evaluation, etype: ExperimentType) -> Coverage | None:
-    """The :class:`Coverage` of ``ev``'s task of ``etype``; None when it answered them all."""
+def coverage_of(ev: Evaluation, etype: ExperimentType, *, stored: bool = False) -> Coverage | None:
+    """The :class:`Coverage` of ``ev``'s task of ``etype``; None when it answered them all.
+    ``stored``: ``ev`` is a stored task's, not scored from a file given now."""
     from service.evaluation.results import QuestionStatus
 
     task = ev.tasks.get(etype)
@@ -124,7 +129,9 @@ def coverage_of(ev: Evaluation, etype: ExperimentType) -> Coverage | None:
         if ev.scoring_of(etype).missing_as_empty
         else "each is scored as not answered (0)"
     )
-    return Coverage(len(scored), tuple(dict.fromkeys(missing)), tuple(dict.fromkeys(errors)), made)
+    return Coverage(
+        len(scored), tuple(dict.fromkeys(missing)), tuple(dict.fromkeys(errors)), made, stored
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +243,7 @@ def compare(
     level: float = st.DEFAULT_LEVEL,
     alpha: float = st.DEFAULT_ALPHA,
     references: Collection[str] = (),
+    stored: bool = False,
 ) -> Comparison:
     """Compare the systems of ``evaluations`` (one dataset, profile and language) on
     ``measure`` of ``experiment_type`` (QA; a sub-experiment's records are scored alike).
@@ -245,7 +253,8 @@ def compare(
     ``auto`` (McNemar for accuracy, else approximate randomisation), ``ar``, ``bootstrap`` or
     ``mcnemar``. ``references``: systems shown with their intervals but neither tested nor
     tiered (reference systems, the upper bound: their pairs moved the others' Holm family), as
-    long as two others are left to test.
+    long as two others are left to test. ``stored``: the evaluations are stored tasks' (their
+    gaps said as answers not recorded, not as missing from a file).
     """
     _check(
         evaluations,
@@ -285,7 +294,7 @@ def compare(
                     ),
                     tier=ranking.tiers.get(name),
                     reference=name not in tested,
-                    coverage=coverage_of(ev, experiment_type),
+                    coverage=coverage_of(ev, experiment_type, stored=stored),
                 )
                 for name, ev, tables in systems
             ),

@@ -343,7 +343,8 @@ def evaluate(
         )
         problems.append(
             Problem(
-                f"{len(missing)} of {asked} questions have no answer ({shown}): {made}",
+                f"{len(missing)} of {asked} question{'s' if asked != 1 else ''} "
+                f"{'has' if len(missing) == 1 else 'have'} no answer ({shown}): {made}",
                 severity="warning",
                 file=run.source,
             )

@@ -204,6 +204,7 @@ def compare_stored(
         experiment_type=etype,
         test=test,
         references=references,
+        stored=True,
         **numbers,
     )
     storage = services().storage
@@ -616,6 +617,7 @@ def _tiered(
             # 1,000 shuffles Holm's floor over 45 pairs was 0.045, and a pair whose p is 0.0004
             # came out "not significant" by the chance of one or two shuffles (explore-14 2)
             experiment_type=ExperimentType(experiment_type),
+            stored=True,
         )
     except ServiceError:
         return None

@@ -127,3 +127,13 @@ def test_convert_writes_into_a_named_pipe(
     assert got == [expected]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f", "q.json"]  # no temporary file
+
+
+def test_a_coverage_gap_is_said_in_the_singular_and_for_stored_tasks() -> None:
+    """ "1 of 14 questions have no answer in its file", of stored tasks too (explore47 F8)."""
+    from service.evaluation.comparison import Coverage
+
+    (one,) = Coverage(14, ("5",), ()).warnings("s")
+    assert one.startswith("s: 1 of 14 questions has no answer in its file (5): ")
+    (two,) = Coverage(14, ("5", "6"), (), stored=True).warnings("s")
+    assert two.startswith("s: 2 of 14 questions have no answer recorded (5, 6): ")

@@ -163,7 +163,7 @@ def test_a_question_not_answered_is_not_nothing_marked(profile: str, unanswered:
     table = question_tables(ev)[ExperimentType.C2KB]
     assert list(table.columns["f1"]) == [1.0, unanswered, unanswered]
     # and the file that left question 3 out is said to
-    assert any("1 of 3 questions have no answer (3)" in p.message for p in ev.problems)
+    assert any("1 of 3 questions has no answer (3)" in p.message for p in ev.problems)
 
 
 # -- exact ----------------------------------------------------------------------------------------

@@ -868,3 +868,20 @@ def test_a_refused_compare_form_names_the_files_to_choose_again(server) -> None:
     said = html.unescape(re.sub(r"<[^>]+>", "", note.group(1)))
     names = [f[1][0] for f in answers]
     assert said.startswith("Choose your files again") and ", ".join(names) in said, said
+
+
+def test_a_stored_comparison_says_a_gap_as_no_answer_recorded(server) -> None:
+    """Stored tasks compared said "1 of 14 questions have no answer in its file", of a
+    comparison given no file (explore47 F8): the answer was not recorded, said in the
+    singular."""
+    tasks = _demo_tasks(server)
+    compared = server.post(
+        "api/compare",
+        json={"tasks": [tasks["demo-strong"], tasks["demo-partial"]], "samples": 100},
+    )
+    assert compared.status_code == 200, compared.text
+    gaps = [w for w in compared.json()["warnings"] if w.startswith("demo-partial: ")]
+    assert gaps and gaps[0].startswith(
+        "demo-partial: 1 of 14 questions has no answer recorded ("
+    ), gaps
+    assert not [w for w in compared.json()["warnings"] if "in its file" in w]
