@@ -265,10 +265,14 @@ def negotiate_results(
         return None, pick.rdf.oxigraph, False
     if pick is not None and not graph:
         return _results_member(pick), None, False
-    asked = ", ".join(f"format={f}" for f in formats) or f"Accept: {accept}"
+    # what was asked: format= values naming no format of the form are passed over, and
+    # Accept decides (an ASK's format=csv gets JSON under Accept: */*), so both are said
+    asked = [f"format={f}" for f in formats] + ([f"Accept: {accept}"] if accept else [])
+    offer = "offer" if len(asked) > 1 else "offers"
     available = GRAPH_RESULTS if graph else BOOLEAN_RESULTS if boolean else RESULTS
     raise conneg.NotAcceptable(
-        f"{asked} offers no format for a {form} result; available: "
+        f"{', '.join(asked) or 'no Accept'} {offer} no format for "
+        f"{'an' if form == 'ASK' else 'a'} {form} result; available: "
         + ", ".join(r.media_type for r in available)
     )
 

@@ -394,3 +394,25 @@ def test_browsers_still_get_pages_from_flask(server) -> None:
     assert "<textarea" in browser.text
     assert "<textarea" in server.get("sparql", params={"query": "ASK {}", "format": "html"}).text
     assert fast.answered == before + 1  # only the first: */* gets JSON results
+
+
+def test_a_format_naming_nothing_for_the_form_falls_through_to_accept() -> None:
+    """An ASK with ``format=csv`` was answered in JSON while the README read as if it were
+    refused, and the 406 said "a ASK" (explore47 F3, F2): a format= naming no format of the
+    form is passed over for an ASK as for a CONSTRUCT, and Accept decides; a 406 says both."""
+    from service.web import conneg
+    from service.web.sparql_endpoint import negotiate_results
+
+    for formats in (("csv",), ("text/csv",), ("tsv",)):
+        assert negotiate_results(formats, "*/*", "ASK") == ("JSON", None, False)
+        assert negotiate_results(formats, "*/*", "CONSTRUCT") == (None, "TURTLE", False)
+    with pytest.raises(conneg.NotAcceptable) as both:
+        negotiate_results(("csv",), "text/csv", "ASK")
+    said = both.value.message
+    assert said.startswith("format=csv, Accept: text/csv offer no format for an ASK result;"), said
+    with pytest.raises(conneg.NotAcceptable) as accept:
+        negotiate_results((), "text/csv", "ASK")
+    assert accept.value.message.startswith("Accept: text/csv offers no format for an ASK result")
+    with pytest.raises(conneg.NotAcceptable) as select:
+        negotiate_results((), "image/png", "SELECT")
+    assert "offers no format for a SELECT result" in select.value.message
