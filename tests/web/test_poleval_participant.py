@@ -301,3 +301,32 @@ def test_poleval_results_are_ranked_and_compared_by_accuracy(server, tmp_path: P
     assert qald.json()["sort"] == "macroF1"  # every other profile's own: macro F1
     named = server.get("leaderboards", params={"profile": "poleval", "format": "json"})
     assert named.json()["sort"] == "accuracy"
+
+
+def test_an_in_tsv_text_in_markup_and_answers_named_expected_tsv(server) -> None:
+    """Through the API: a one-question in.tsv ``<b>…</b>`` was refused as "an XML document"
+    (explore47 F5), and answers named expected.tsv were told to upload their in.tsv, sent
+    beside the dataset (explore47 F4)."""
+    dataset = {
+        "filename": "expected.tsv",
+        "content": "Bolesław Prus\n",
+        "questions": {"filename": "in.tsv", "content": "<b>Kto napisał Lalkę?</b>\n"},
+    }
+    answers = {"filename": "expected.tsv", "content": "Bolesław Prus\n"}
+    body = {
+        "dataset": dataset,
+        "profile": "poleval",
+        "language": "pl",
+        "systems": [{"name": "self", "answers": answers}],
+    }
+    made = server.post("api/experiments", json=body)
+    assert made.status_code == 202, made.text
+    state = server.wait_finished(made.json()["id"], made.json()["token"])
+    assert state["status"] == "finished", state
+    (evaluation,) = state["evaluations"]
+    assert not [w for w in evaluation.get("warnings", []) if "in.tsv" in w], evaluation
+    assert evaluation["results"]["QA"]["accuracy"] == 1.0
+    # one element over more lines than the answers: still an XML document
+    xml = {**dataset, "questions": {"filename": "in.tsv", "content": "<q>Kto\nnapisał?</q>\n"}}
+    refused = server.post("api/experiments", json={**body, "dataset": xml})
+    assert refused.status_code == 400 and "this is an XML document" in refused.text, refused.text
