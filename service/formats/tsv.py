@@ -294,7 +294,8 @@ def _texts_beside(src: Source, count: int) -> tuple[list[str] | None, tuple[Prob
     if len(questions) != count:
         raise FormatError(
             Problem(
-                f"{in_name} has {len(questions)} lines but {src.name} has {count}",
+                f"{in_name} has {len(questions)} line{'s' if len(questions) != 1 else ''} but "
+                f"{src.name} has {count}",
                 file=src.name,
                 expected=f"as many questions in {PurePath(in_name).name} as answer lines",
             )

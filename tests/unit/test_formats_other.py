@@ -119,7 +119,7 @@ def test_tsv_line_counts_must_match(poleval: Path) -> None:
     with pytest.raises(FormatError) as caught:
         read(poleval / "expected.tsv")
     message = str(caught.value)
-    assert str(poleval / "in.tsv") in message and "has 1 lines" in message
+    assert str(poleval / "in.tsv") in message and "has 1 line but" in message
     assert str(poleval / "expected.tsv") in message and "has 3" in message
 
 

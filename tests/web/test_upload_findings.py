@@ -501,7 +501,7 @@ def test_an_in_tsv_of_other_length_or_with_another_format_is_refused(site: Serve
     refused = _quiz_run(site, short)
     assert refused.status_code == 400, refused.text
     message = refused.json()["error"]
-    assert "in.tsv has 1 lines but expected.tsv has 2" in message, message
+    assert "in.tsv has 1 line but expected.tsv has 2" in message, message
     key = "files/" + hashlib.sha256(b"Stolica Polski?\n").hexdigest()
     assert not workspace.exists(key)  # nothing stored
     json_dataset = {"filename": "quiz.json", "content": '{"questions": []}'}
@@ -834,7 +834,7 @@ def test_the_run_and_compare_pages_take_an_expected_tsv_with_its_in_tsv(
         return browser.find_element(By.ID, wanted).text
 
     error = compare(tmp_path / "expected.tsv", tmp_path / "short" / "in.tsv", "compare-error")
-    assert "in.tsv has 1 lines but expected.tsv has 2" in error, error
+    assert "in.tsv has 1 line but expected.tsv has 2" in error, error
     error = compare(tmp_path / "quiz.json", tmp_path / "in.tsv", "compare-error")
     assert "dataset_questions" in error and "its questions, in.tsv" in error, error
     differ = compare(tmp_path / "expected.tsv", tmp_path / "in.tsv", "compare-differences")
