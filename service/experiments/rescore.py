@@ -201,16 +201,41 @@ def _refuse_telling_withheld(storage: Storage, experiment_id: str, name: str) ->
 def _newer_upload(storage: Storage, old: FileDataset, name: str) -> FileDataset:
     """An uploaded dataset's newer version, by its name: a published description says
     ``dcat:previousVersion`` (through any versions between) of the dataset ``old`` holds (its
-    author's corrected file); read from the file the store kept for it."""
+    author's corrected file); read from the file the store kept for it. Or a version that
+    ``dataset refresh --store`` registered of that uploaded dataset (its label, as its
+    experiment page offers it, ``NAME/version/V`` or its URI): its page linked a re-scoring
+    onto it that was refused as "no published newer version" (explore48 3)."""
+    upload = storage.catalogue.upload_for_sha256(old.file.sha256 or "")
+    if upload is not None and (registered := _registered_upload_version(storage, upload, name)):
+        return registered
     found = storage.catalogue.newer_upload(name, old.file.sha256 or "")
     if found is None:
+        versions = [v.version for v in storage.catalogue.versions(upload[0])] if upload else []
+        said = f"; its registered versions: {', '.join(versions)}" if versions else ""
         raise BadRequest(
-            f"dataset/{name} is no published newer version of the uploaded dataset "
-            f"{old.title or old.file.name} (its description names it by dcat:previousVersion)",
+            f"{name!r} is neither a registered version of the uploaded dataset "
+            f"{old.title or old.file.name} nor a published newer version of it (whose "
+            f"description names it by dcat:previousVersion){said}",
             field="datasetVersion",
         )
     sha, title = found
     return FileDataset(FileRef(f"{name}.json", sha), title=title)
+
+
+def _registered_upload_version(
+    storage: Storage, upload: tuple[str, str], version: str
+) -> FileDataset | None:
+    """Uploaded dataset ``upload`` (name, title)'s registered version ``version`` (its label,
+    ``NAME/version/LABEL`` or that URI) as the file the store kept for it, or None."""
+    name, title = upload
+    label = version.removeprefix(storage.uris.dataset("")).removeprefix(f"{name}/version/")
+    sha = storage.catalogue.version_file(name, label)
+    if sha is None:
+        return None
+    ref = FileRef(f"{name}-{label}.json", sha)
+    return FileDataset(
+        ref, title=f"{title} version {label}", version_of=CatalogueDataset(name, label)
+    )
 
 
 def _with_refs(spec: ExperimentSpec, change: Callable[[FileRef], FileRef]) -> ExperimentSpec:

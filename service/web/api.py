@@ -688,7 +688,7 @@ def rescore_page(experiment_id: str) -> BaseResponse:
         )
     version = (request.args.get("datasetVersion") or "").strip() or None
     storage = services().storage
-    refused = revises = revised = None
+    refused = revises = revised = version_uri = None
     if version is not None:  # said now, not after the button (any name was offered: explore36 3)
         from service.experiments.rescore import rescore_spec, revises_another_note
 
@@ -698,6 +698,9 @@ def rescore_page(experiment_id: str) -> BaseResponse:
         # what the API's note says: it revises the one of its line standing there (explore42 1)
         revised = spec.options.revision_of or experiment_id
         revises = revises_another_note(experiment_id, version, revised)
+        registered = getattr(spec.dataset, "version_of", None)
+        if registered is not None:  # a registered version of its uploaded dataset: its page
+            version_uri = storage.uris.dataset_version(registered.name, registered.version)
     token = request.cookies.get(COOKIE_PREFIX + experiment_id)
     owner = bool(token) and is_owner(experiment_id, token)
     if version is None and (owner or status.public):
@@ -713,6 +716,7 @@ def rescore_page(experiment_id: str) -> BaseResponse:
                 "rescore.html",
                 status=status,
                 dataset_version=version,  # not "version": the footer's software version
+                version_uri=version_uri,  # a registered version's, not dataset/{version}
                 revealed=storage.catalogue.revealed_at(held) if held else None,
                 refused=refused,
                 revises=revised if revises else None,

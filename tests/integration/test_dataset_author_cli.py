@@ -177,7 +177,7 @@ def test_rescoring_on_a_dataset_that_is_no_newer_version_is_refused(
     )["experiment"]["id"]  # fmt: skip
     code = main(["rescore", run, "--store", store, "--dataset-version", "birds-qa-00000000"])
     err = capsys.readouterr().err
-    assert code != 0 and "dataset/birds-qa-00000000 is no published newer version" in err
+    assert code != 0 and "'birds-qa-00000000' is neither a registered version" in err
 
 
 def test_a_malformed_file_says_file_line_column_and_what_was_expected(

@@ -90,7 +90,7 @@ def test_a_team_re_scores_from_its_page_once_the_gold_is_revealed(
     nonesuch = browser.get(
         f"{site.url}experiment/{team['id']}/rescore?datasetVersion=nonesuch", timeout=30
     )
-    assert nonesuch.status_code == 400 and "no published newer version" in nonesuch.text
+    assert nonesuch.status_code == 400 and "nor a published newer version" in nonesuch.text
     assert 'id="rescore-form"' not in nonesuch.text
     check = re.search(r'name="check" value="([^"]+)"', shown.text)
     assert check

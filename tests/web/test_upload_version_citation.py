@@ -62,3 +62,63 @@ def test_a_version_of_an_upload_nobody_said_who_made_cites_as_its_dataset(server
     assert version["title"] == dataset["title"] == "{Owl QA}", (version, dataset)
     assert version["author"] == dataset["author"]
     assert name not in version["title"]
+
+
+def test_a_run_on_an_upload_is_rescored_onto_its_registered_version(server) -> None:
+    """explore48 3: the experiment page offered ``rescore?datasetVersion=V`` for a version
+    ``dataset refresh --store`` registered of its uploaded dataset, and the re-score page and
+    the API refused it as "no published newer version", naming a ``dataset/V`` that is not."""
+    import hashlib
+    import html
+
+    from service import formats
+
+    content = (DEMO_DIR / "questions.json").read_text(
+        encoding="utf-8"
+    ) + " " * 11  # bytes of its own
+    answers = (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
+    made = server.post(
+        "api/experiments",
+        json={
+            "dataset": {"filename": "owls.json", "content": content},
+            "title": "Owl QA",
+            "kb": "demo",
+            "profile": "fair",
+            "systems": [{"name": "owl-rescored", "answers": answers}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    finished = server.wait_finished(ticket["id"], ticket["token"])
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=owner).ok
+    name = finished["dataset"].rsplit("/", 1)[1]
+    from service.experiments.kept import keep
+    from service.web.state import EXTENSION
+
+    data = (DEMO_DIR / "questions.json").read_bytes()  # its file kept, as refresh --store does
+    sha = hashlib.sha256(data).hexdigest()
+    keep(server.storage.workspace, sha, data)
+    dataset = formats.read(DEMO_DIR / "questions.json")
+    uri = server.storage.catalogue.register_version(
+        name, dataset, kb="http://example.org/owls", version="2026-12", file_sha256=sha
+    ).uri
+    server.app.extensions[EXTENSION].changed()
+    page = html.unescape(server.get(f"experiment/{ticket['id']}").text)
+    offered = re.search(r"rescore\?datasetVersion=([^\"&]+)", page)
+    assert offered, page
+    assert offered.group(1) == "2026-12"
+    # its re-score page (the link's target) names that version, not a dataset/2026-12
+    for said in ("2026-12", f"{name}/version/2026-12", uri):
+        shown = server.get(f"experiment/{ticket['id']}/rescore", params={"datasetVersion": said})
+        assert shown.status_code == 200, shown.text
+        assert f'href="{uri}"' in shown.text and "dataset/2026-12" not in shown.text
+    path = f"api/experiments/{ticket['id']}/rescore"
+    answer = server.post(path, headers=owner, json={"datasetVersion": offered.group(1)})
+    assert answer.status_code == 202, answer.text
+    rescored = answer.json()
+    done = server.wait_finished(rescored["id"], rescored["token"])
+    assert done["status"] == "finished", done
+    mine = {"Accept": "text/turtle", "Authorization": f"Bearer {rescored['token']}"}
+    graph = server.get(f"experiment/{rescored['id']}", headers=mine).text
+    assert uri in graph, graph
