@@ -478,3 +478,31 @@ def test_the_run_pages_tick_boxes_keep_their_labels_and_their_question(server, b
                 assert abs(box["y"] + box["height"] / 2 - label["y"] - label["height"] / 2) < 8
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_refused_comparison_is_said_in_view_and_focused(server, browser, tmp_path) -> None:
+    """explore48 1: the compare form posts to ``#result``, which sat after the refusal: the
+    page jumped past it (the notice above the viewport) and the focus stayed on the body; the
+    screen showed the emptied form as if nothing happened. Now as the run form's refusal."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    broken = tmp_path / "bad.json"
+    broken.write_text('{"questions": [{"id": "1", "answers": [}]}')
+    visit(browser, server.url + "compare", "compare-form")
+    Select(browser.find_element(By.ID, "cmp-dataset")).select_by_value("demo")
+    strong = str(DEMO_DIR / "answers-strong.json")
+    browser.find_element(By.ID, "cmp-answers").send_keys(f"{strong}\n{broken}")
+    browser.find_element(By.ID, "compare-submit").click()
+    wait_until(browser, lambda d: d.find_elements(By.ID, "compare-error"))
+    wait_until(
+        browser, lambda d: d.execute_script("return document.activeElement.id") == "compare-error"
+    )
+    top, bottom, height = browser.execute_script(
+        "var r = document.getElementById('compare-error').getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight];"
+    )
+    assert 0 <= top < height and bottom > 0, (top, bottom, height)
+    shot(browser, "compare-refused")
+    logged = severe_logs(browser)  # the refusal's 400, read here
+    assert all("BAD REQUEST" in m for m in logged), logged

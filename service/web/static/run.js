@@ -6,6 +6,13 @@
   // alert already in the page when it loads is not said, and the form is far below it)
   var refused = document.querySelector(".notice.error[role=alert]");
   if (refused) refused.focus();
+  // the compare form posts to #result: the browser's move to it, after the load, took the
+  // focus off the notice again (explore48 1)
+  if (refused && location.hash) {
+    window.addEventListener("load", function () {
+      setTimeout(function () { refused.focus(); }, 0);
+    });
+  }
   // A dataset chosen by the search or by a file chosen is chosen as a pick in the list is:
   // the select told with a change event, so the profile follows it too.
   var byScript = false;  // a change this script makes, not the reader's pick
