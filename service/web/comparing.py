@@ -139,7 +139,14 @@ def compare_request(
             "$.systems: compare needs two or more answer files (run web services as an "
             "experiment first)"
         )
-    files, policy = _prepared(spec, uploads, "the uploads are", "compare with gerbil-qa compare")
+    files, policy = _prepared(
+        spec,
+        uploads,
+        "The uploaded files are",
+        "Compare them as stored runs instead: run each answer file as an experiment (on the "
+        "run page, which reads larger files), then tick their tasks on this page; or compare "
+        "the files with gerbil-qa compare on the command line.",
+    )
     outcome = run_experiment(spec, files=files, policy=policy)
     if not measure:
         measure = outcome.evaluations[0].profile.ranked_by if outcome.evaluations else "macroF1"
@@ -413,6 +420,16 @@ def _refuse_withheld(spec: Any, storage: Any) -> None:
         )
 
 
+class TooLargeToCompare(BadRequest):
+    """Files too large for a comparison answered at once: choosing them again cannot help (the
+    page asks for no file again)."""
+
+
+def mebibytes(size: int) -> str:
+    """A byte count in MiB for a reader: ``2 MiB``, ``2.9 MiB``."""
+    return f"{size / 2**20:.2g} MiB" if size < 10 * 2**20 else f"{size / 2**20:.0f} MiB"
+
+
 def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str) -> Any:
     """The files of a comparison answered at once, read and checked (``prepare``), and the
     network policy to score them under; refused when larger than the request's parse limit
@@ -421,10 +438,12 @@ def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str)
 
     config = services().config
     limit = config.sync_parse_bytes
-    if sum(len(data) for data in uploads.values()) > limit:
-        raise BadRequest(
-            f"{they_are} larger than {limit} bytes, the limit of a comparison answered at "
-            f"once (GERBIL_QA_SYNC_PARSE_BYTES); {instead}"
+    size = sum(len(data) for data in uploads.values())
+    if size > limit:  # (it said "larger than 2097152 bytes … (GERBIL_QA_SYNC_PARSE_BYTES)",
+        # a setting no browser user sets, and the form then asked for the same files again)
+        raise TooLargeToCompare(
+            f"{they_are} {mebibytes(size)} together, more than the {mebibytes(limit)} a "
+            f"comparison answered at once reads. {instead}"
         )
     policy = config.network_policy()
     files = prepare(spec, uploads, policy=policy, parse_bytes=limit, limits=config.format_limits())
@@ -472,7 +491,7 @@ def _recomputed(
     except BadRequest as err:  # a file not kept: said of this task
         raise BadRequest(f"{why} {err.message}") from None
     files, policy = _prepared(
-        spec, uploads, f"{why} they are", "compare them with gerbil-qa compare"
+        spec, uploads, f"{why} they are", "Compare the files with gerbil-qa compare."
     )
     for ref in spec.systems[0].files():
         if files.dataset(ref, language=None, answers=True).format == QUERY_ANSWERS_FORMAT:
@@ -950,7 +969,11 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         figures=figures,
         error=error.public_message if error is not None else None,
         problems=problems_of(error) if error is not None else [],  # each file's, listed
-        repick=files_to_pick_again() if error is not None else [],  # no browser refills them
+        # no browser refills them; files too large fail again, chosen again (explore48 2)
+        repick=files_to_pick_again()
+        if error is not None and not isinstance(error, TooLargeToCompare)
+        else [],
+        parse_limit=mebibytes(services().config.sync_parse_bytes),
         force_label=FORCE_LABEL,
         p_value=format_p_value,  # as gerbil-qa compare prints it: never p = 0.0000
         charts=charts,

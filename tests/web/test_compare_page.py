@@ -885,3 +885,23 @@ def test_a_stored_comparison_says_a_gap_as_no_answer_recorded(server) -> None:
         "demo-partial: 1 of 14 questions has no answer recorded ("
     ), gaps
     assert not [w for w in compared.json()["warnings"] if "in its file" in w]
+
+
+def test_files_too_large_to_compare_at_once_are_refused_in_a_sentence(server) -> None:
+    """explore48 2: "the uploads are larger than 2097152 bytes, the limit of a comparison
+    answered at once (GERBIL_QA_SYNC_PARSE_BYTES); compare with gerbil-qa compare", then
+    "Choose your files again", which gives the same refusal. The form says the limit first."""
+    form = server.get("compare").text
+    assert "at most 2 MiB of files in total" in " ".join(form.split())
+    pad = b" " * (1100 * 1024)  # whitespace after the JSON: each file ~1.1 MiB
+    files = [
+        ("answers", (f"{n}.json", (DEMO_DIR / f"answers-{n}.json").read_bytes() + pad))
+        for n in ("strong", "partial")
+    ]
+    page = server.post("compare", files=files, data={"profile": "exact", "dataset": "demo"})
+    assert page.status_code == 400
+    said = _error(page.text)
+    assert said.startswith("The uploaded files are 2.2 MiB together, more than the 2 MiB"), said
+    assert "stored runs" in said and said.endswith("."), said
+    assert "GERBIL_QA_SYNC_PARSE_BYTES" not in said and "2097152" not in said
+    assert 'id="compare-error-repick"' not in page.text
