@@ -1066,12 +1066,16 @@ def _figures(found: Compared) -> dict[str, Any]:
     ]
     ids = list(per_question[0]) if per_question else []
     rows = []
+    scored_apart = 0  # the rows whose F1 differs; the others differ in outcome alone
     for qid in ids:
         results = [pq.get(qid) for pq in per_question]
         values = [r.f1 if r else None for r in results]
         statuses = {r.status for r in results if r}
-        # an error in one run, a wrong answer in the other: F1 0 both times, still a change
-        if len({v for v in values if v is not None}) > 1 or len(statuses) > 1:
+        # an error in one run, a wrong answer in the other: F1 0 both times, still a change,
+        # but not counted as scored differently (all 14 at 0.000 were: explore48 5)
+        apart = len({v for v in values if v is not None}) > 1
+        scored_apart += apart
+        if apart or len(statuses) > 1:
             cells = [
                 (
                     value,
@@ -1089,6 +1093,7 @@ def _figures(found: Compared) -> dict[str, Any]:
         "systems": [ev.system for ev in found.evaluations],
         "differences": rows[:MAX_DIFFERENCES],
         "differences_total": len(rows),
+        "scored_apart": scored_apart,
     }
 
 

@@ -905,3 +905,29 @@ def test_files_too_large_to_compare_at_once_are_refused_in_a_sentence(server) ->
     assert "stored runs" in said and said.endswith("."), said
     assert "GERBIL_QA_SYNC_PARSE_BYTES" not in said and "2097152" not in said
     assert 'id="compare-error-repick"' not in page.text
+
+
+def test_questions_scored_alike_are_not_counted_as_scored_differently(server) -> None:
+    """explore48 5: "Questions the systems score differently (14)" where every score was
+    0.000 (calls failed in one, wrong answers in the other). A question whose F1 is the same
+    but whose outcome is not (missing here, answered wrongly there) is listed apart."""
+    strong = json.loads((DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8"))
+    wrong = json.loads(json.dumps(strong))
+    binding = wrong["questions"][2]["answers"][0]["results"]["bindings"][0]
+    binding["answer"]["value"] = "7.0"  # question 3 answered wrongly: F1 0
+    gappy = json.loads(json.dumps(strong))
+    del gappy["questions"][2]  # question 3 not answered: F1 0 too
+    files = [
+        ("answers", ("wrong.json", json.dumps(wrong).encode())),
+        ("answers", ("gappy.json", json.dumps(gappy).encode())),
+    ]
+    page = server.post("compare", files=files, data={"profile": "exact", "dataset": "demo"})
+    assert page.status_code == 200, page.text[-2000:]
+    heading = re.search(r'<h3 id="differences">(.*?)</h3>', page.text, re.S)
+    assert heading, page.text[-3000:]
+    said = html.unescape(heading.group(1))
+    assert said == (
+        "Questions the systems score differently (0), and scored alike with another outcome (1)"
+    ), said
+    table = page.text.split('id="compare-differences"')[1].split("</table>")[0]
+    assert re.findall(r'<th scope="row">([^<]+)</th>', table) == ["3"]
