@@ -160,6 +160,10 @@ def undefined_said(
     timed; macro F1 (QALD) of a task that scored questions, all wrong, read as if it had none
     (DESIGN.md: it is undefined when both means are 0)."""
     if measure == "meanRuntime":
+        errors, questions = (measures or {}).get("errorCount"), (measures or {}).get("questions")
+        if errors and questions is not None and errors >= questions:  # a web service's
+            # (it said "the answers were read from a file" of one: explore48 4)
+            return "not timed", "not timed: every call failed, and a failed call has no runtime"
         return "not timed", "not timed: the answers were read from a file, which holds no runtimes"
     if measure == "macroF1QALD" and (measures or {}).get("questions"):
         return "undef.", "undefined: mean precision and mean recall are both 0"

@@ -47,3 +47,29 @@ def test_a_leaderboard_row_counts_the_systems_failed_calls(site: Server, slow_qa
     page = site.get("leaderboards", params=params).text
     assert '<abbr title="Number of scored questions whose system call failed' in page
     assert re.findall(r'<td class="num errors">([^<]*)</td>', page) == ["3"]
+
+
+def test_a_service_whose_every_call_failed_is_not_said_to_be_a_file(
+    site: Server, slow_qa: str
+) -> None:
+    """explore48 4: its mean runtime read "not timed: the answers were read from a file,
+    which holds no runtimes" on the task and experiment pages."""
+    body = {
+        "dataset": "demo",
+        "kb": "demo",
+        "systems": [{"name": "refusing", "url": f"{slow_qa}refuse"}],
+        "retries": 0,
+        "maxErrorRate": 1,  # every question asked, every call failing
+    }
+    ticket = site.post("api/experiments", json=body)
+    assert ticket.status_code == 202, ticket.text
+    eid, token = ticket.json()["id"], ticket.json()["token"]
+    finished = site.wait_finished(eid, token)
+    assert finished["status"] == "finished", finished
+    owner = {"Authorization": f"Bearer {token}", "Accept": "text/html"}
+    said = "not timed: every call failed, and a failed call has no runtime"
+    page = site.get(f"experiment/{eid}", headers=owner).text
+    assert f'<abbr title="{said}">not timed</abbr>' in page
+    assert "read from a file" not in page
+    task = site.get(finished["results"][0]["task"].removeprefix(site.url), headers=owner).text
+    assert f"<dd>{said}</dd>" in task, task[-3000:]
