@@ -848,7 +848,8 @@ class ExperimentRepository:
         withdrawn = self.status(experiment_id).withdrawn_at
         if withdrawn is not None:
             raise Conflict(
-                f"experiment {experiment_id} was withdrawn at {withdrawn} and stays withdrawn; "
+                f"experiment {experiment_id} was withdrawn on {withdrawn[:10]} and stays "
+                "withdrawn; "
                 "publish a new run or a re-scored revision instead"
             )
 
@@ -887,7 +888,10 @@ class ExperimentRepository:
                 "published experiment, whose URI may be cited, is withdrawn)"
             )
         if st.withdrawn_at is not None:
-            raise Conflict(f"experiment {experiment_id} was withdrawn at {st.withdrawn_at}")
+            raise Conflict(
+                f"experiment {experiment_id} was withdrawn on {st.withdrawn_at[:10]} "
+                f"({st.withdrawal_reason or 'no reason given'}); it stays withdrawn"
+            )
         graph = self.uris.experiment_graph(experiment_id)
         when = n.date_time(timestamp(now)).value
         note = (

@@ -574,6 +574,9 @@ def withdraw_page(experiment_id: str) -> BaseResponse:
     if not status.public:
         raise Conflict(f"experiment {experiment_id} is not published: there is nothing to withdraw")
     # anyone else reads who can (the link is on every reader's page: not an error to follow)
+    # a withdrawn one offers no form again: it said nothing of it, and the post was a 409
+    # (explore48 6)
+    owner = owner and status.withdrawn_at is None
     check = form_check(experiment_id, token or "", "withdraw") if owner else None
     return owner_page(make_response(render_template("withdraw.html", status=status, check=check)))
 

@@ -102,7 +102,7 @@ def _walk(store: str, tmp_path: Path, **env: str) -> tuple[str, str, Seen]:
         assert storage.public.query(shared)
 
     again = _refused("withdraw", "--store", store, first, "--reason", "twice", **env)
-    assert f"experiment {first} was withdrawn at" in again
+    assert f"experiment {first} was withdrawn on" in again
     private = _refused("withdraw", "--store", store, unpublished, "--reason", "x", **env)
     assert f"experiment {unpublished} is not published: delete it instead" in private
     empty = _refused("withdraw", "--store", store, second, "--reason", "  ", **env)
@@ -243,7 +243,7 @@ def test_publishing_a_withdrawn_experiment_again_is_refused_as_the_api_does(
     _run("publish", "--store", store, eid)
     _run("withdraw", "--store", store, eid, "--reason", "superseded")
     refused = _refused("publish", "--store", store, eid)
-    assert f"experiment {eid} was withdrawn at" in refused and "stays withdrawn" in refused
+    assert f"experiment {eid} was withdrawn on" in refused and "stays withdrawn" in refused
     linked = _run("publish", "--store", store, eid, "--paper", "10.3233/SW-180312")
     assert linked.startswith(f"withdrawn {eid}: ") and "stays withdrawn" in linked
     assert "referenced by https://doi.org/10.3233/SW-180312" in linked

@@ -158,7 +158,7 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     ]
 
     again = server.post(path, json=reason, headers=owner)
-    assert again.status_code == 409 and "was withdrawn at" in again.json()["error"]
+    assert again.status_code == 409 and "was withdrawn on" in again.json()["error"]
 
 
 def test_an_unpublished_experiment_is_deleted_not_withdrawn(server) -> None:
@@ -222,7 +222,7 @@ def test_publishing_a_withdrawn_experiment_again_is_a_conflict(server) -> None:
     assert again.status_code == 409, again.text
     assert (
         "withdrawn" in again.json()["error"]
-        and withdrawn.json()["withdrawnAt"] in (again.json()["error"])
+        and withdrawn.json()["withdrawnAt"][:10] in (again.json()["error"])
     )
     uri = withdrawn.json()["uri"]
     assert uri not in {e["uri"] for e in server.get("api/experiments").json()["experiments"]}
@@ -251,3 +251,40 @@ def test_a_reason_with_a_control_character_is_refused(server) -> None:
     assert [str(o) for o in graph.objects(None, rdflib.URIRef(GQA + "withdrawalReason"))] == [
         reason
     ]
+
+
+def test_the_withdraw_page_of_a_withdrawn_experiment_says_so(server) -> None:
+    """explore48 6: after the withdrawal its owner got the form again (a 409 of one bare
+    sentence on submit, no page), a reader "Only the owner … can withdraw it"; a forged post
+    was a bare 403 too. Now the page says it is withdrawn (when, why), with no form, and a
+    refused post answers a browser with a whole page."""
+    import requests
+
+    ticket = _submit(server, "withdrawn twice")
+    eid, token = ticket["id"], ticket["token"]
+    owner = {"Authorization": f"Bearer {token}"}
+    assert server.post(f"api/experiments/{eid}/publish", headers=owner).ok
+    browser = requests.Session()
+    browser.cookies.set(f"gqa_owner_{eid}", token)
+    html_accept = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    form = browser.get(f"{server.url}experiment/{eid}/withdraw", headers=html_accept)
+    check = re.search(r'name="check" value="([^"]+)"', form.text)
+    assert check, form.text  # the form, before the withdrawal
+    withdrawn = server.post(
+        f"api/experiments/{eid}/withdraw", json={"reason": "a bad file"}, headers=owner
+    )
+    assert withdrawn.status_code == 200, withdrawn.text
+    day = withdrawn.json()["withdrawnAt"][:10]
+    for reader in (browser, requests.Session()):
+        page = reader.get(f"{server.url}experiment/{eid}/withdraw", headers=html_accept)
+        assert page.status_code == 200
+        said = " ".join(re.sub(r"<[^>]+>", "", page.text).split())
+        assert f"Withdrawn on {day}: a bad file" in said, said
+        assert 'id="withdraw-form"' not in page.text and "Only the owner" not in said
+    # the form kept from before (another tab), sent: a page saying why, for a browser
+    sent = {"check": check.group(1), "reason": "again", "confirm": "on"}
+    again = browser.post(f"{server.url}experiment/{eid}/withdraw", data=sent, headers=html_accept)
+    assert again.status_code == 409 and again.text.lstrip().lower().startswith("<!doctype html>")
+    assert f"was withdrawn on {day} (a bad file)" in again.text, again.text
+    forged = requests.post(f"{server.url}experiment/{eid}/withdraw", data=sent, headers=html_accept)
+    assert forged.status_code == 403 and forged.text.lstrip().lower().startswith("<!doctype html>")
