@@ -71,6 +71,10 @@ def test_its_system_keeps_resolving_in_every_format(site: Server, withdrawn: dic
     assert "no current public experiments" in page
     assert f"experiment/{withdrawn['id']}" in page  # the withdrawn run that names it, linked
     assert "withdrawn" in page
+    # no link to the listing of its published experiments, which is empty (explore48 7)
+    history = page.split('id="system-experiments"')[1].split("</p>")[0]
+    assert "href=" not in history and "No published experiment uses it now" in history, history
+    assert "experiments?system=lonely" not in page
     # still out of every listing: the default graph does not name it
     listed = site.get(
         "sparql",
