@@ -587,7 +587,10 @@ def _status_line(status: int) -> str:
 
 
 def _reason_in(body: bytes) -> str:
-    """What an error response says: its JSON ``error``/``message``/``detail``, else its start."""
+    """What an error response says: its JSON ``error``/``message``/``detail``, else its start;
+    "an empty body" when it has none (it was quoted as ``''``: explore48 12)."""
+    if not body.strip():
+        return "an empty body"
     try:
         doc = jsontext.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):  # ValueError: not JSON, or nested too deeply

@@ -153,6 +153,8 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
                 self._send(200, _answer("back"))
         elif path == "/503-seconds":  # explore46 6: far longer than any question has
             self._send(503, b"busy", kind="text/plain", Retry_After="100000")
+        elif path == "/503-empty":  # explore48 12: its reason was quoted as ''
+            self._send(503, b"", kind="text/plain", Retry_After="100000")
         elif path == "/503-slow":  # fails, but only after a while
             time.sleep(0.4)
             self._send(503, b"overloaded", kind="text/plain")
@@ -1083,3 +1085,15 @@ def test_an_unspecified_address_is_never_reached_even_when_allowed() -> None:
         for httpd in servers:
             httpd.shutdown()
             httpd.server_close()
+
+
+def test_an_error_with_an_empty_body_says_so(server: tuple[str, Recorder]) -> None:
+    """explore48 12: "HTTP 503 Service Unavailable: '' (not retried: …)"."""
+    base, recorder = server
+    recorder.reset()
+    answer, _ = ask(
+        _service(base, "/503-empty", timeout=1.0, retries=1), "q", "en", question_id="q"
+    )
+    assert answer.error is not None and answer.error.startswith(
+        "HTTP 503 Service Unavailable: an empty body (not retried: Retry-After asks for"
+    ), answer.error
