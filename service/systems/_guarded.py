@@ -8,6 +8,7 @@ TLS still verifies the certificate against the host name, as usual.
 
 from __future__ import annotations
 
+import http.client
 import socket
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,46 @@ def _guarded_socket(conn: Any, policy: NetworkPolicy) -> socket.socket:
     raise NewConnectionError(conn, f"failed to establish a new connection: {last}")
 
 
+class _LastLine:
+    """A response's socket file that remembers the last line read (a header block's end) and
+    the last one that was not empty (what came before a close)."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+        self.last_line: bytes | None = None
+        self.last_text = b""
+
+    def readline(self, *args: Any) -> bytes:
+        line: bytes = self._raw.readline(*args)
+        self.last_line = line
+        if line:
+            self.last_text = line
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
+class WatchedResponse(http.client.HTTPResponse):
+    """An ``http.client`` response that knows whether its header block ended with the blank
+    line (``headers_ended``): a connection closed inside it, however its last line looks
+    ("Content-Type: applic"), is told from a whole response without a body (explore48 10)."""
+
+    headers_ended: bool | None = None
+    headers_tail = b""  # the last line of them that came (cut short or whole)
+
+    def __init__(self, sock: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp = _LastLine(self.fp)  # type: ignore[assignment]
+
+    def begin(self) -> None:
+        fp = self.fp
+        super().begin()
+        if isinstance(fp, _LastLine) and fp.last_line is not None:
+            self.headers_ended = fp.last_line in (b"\r\n", b"\n")
+            self.headers_tail = fp.last_text
+
+
 def _classes(policy: NetworkPolicy, opened: Opened | None) -> dict[str, type[HTTPConnectionPool]]:
     def connected(conn: HTTPConnection) -> socket.socket:
         sock = _guarded_socket(conn, policy)
@@ -65,10 +106,14 @@ def _classes(policy: NetworkPolicy, opened: Opened | None) -> dict[str, type[HTT
         return sock
 
     class GuardedHTTPConnection(HTTPConnection):
+        response_class = WatchedResponse
+
         def _new_conn(self) -> socket.socket:
             return connected(self)
 
     class GuardedHTTPSConnection(HTTPSConnection):
+        response_class = WatchedResponse
+
         def _new_conn(self) -> socket.socket:
             return connected(self)
 

@@ -612,13 +612,24 @@ def _method_hint(service: WebService, response: requests.Response) -> str:
 
 
 def _headers_cut(response: requests.Response, body: bytes) -> str | None:
-    """Why an empty response is no answer but a connection closed early: in the middle of a
-    header line (what reached us of the headers then ends in a line without a colon), or, for a
-    200, with nothing saying the body's length (a close after a whole header line looks so;
-    before, both were "the response body is empty", not retried)."""
+    """Why an empty response is no answer but a connection closed early: before the blank line
+    that ends the headers (the connection's response says so: ``_guarded.WatchedResponse``;
+    else a last line without a colon shows it), or, for a 200, with nothing saying the body's
+    length (before, both were "the response body is empty", not retried)."""
     if body:
         return None
-    sent = getattr(getattr(response.raw, "_original_response", None), "msg", None)
+    original = getattr(response.raw, "_original_response", None)
+    if getattr(original, "headers_ended", None) is False:  # no blank line ended them: cut,
+        # however the last line looks ("Content-Type: applic" passed as whole: explore48 10)
+        tail: bytes = getattr(original, "headers_tail", b"")
+        text = tail.rstrip(b"\r\n")
+        said = ""
+        if text and tail.endswith(b"\n"):  # a whole line, then the close
+            said = f" (after the line {snippet(text)})"
+        elif text:
+            said = f" (it ends in {snippet(text)})"
+        return f"the connection closed before the response headers ended{said}"
+    sent = getattr(original, "msg", None)
     if sent is not None and sent.defects:
         left = sent.get_payload()
         said = f" (it ends in {snippet(left.encode())})" if isinstance(left, str) and left else ""

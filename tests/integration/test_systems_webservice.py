@@ -232,9 +232,10 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(2)
-        elif path in ("/cut-headers", "/cut-after-a-header"):  # closes inside the headers
+        elif path in ("/cut-headers", "/cut-after-a-header", "/cut-in-a-value"):  # inside them
             head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-            self.wfile.write(head + (b"Content-Le" if path == "/cut-headers" else b""))
+            tail = {"/cut-headers": b"Content-Le", "/cut-in-a-value": b"Server: applic"}
+            self.wfile.write(head + tail.get(path, b""))
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(2)
@@ -623,8 +624,12 @@ def test_an_answer_nested_too_deeply_fails_its_question_not_the_run(
     [
         ("/cut-headers", "the connection closed before the response headers ended (it ends in "
          "'Content-Le')"),
-        ("/cut-after-a-header", "the connection closed before any body came, with no "
-         "Content-Length (its headers may have been cut short too)"),
+        # explore48 10: these were "closed before any body came … (its headers may have been
+        # cut short too)": a header block without its blank line is cut, whatever it ends in
+        ("/cut-after-a-header", "the connection closed before the response headers ended "
+         "(after the line 'Content-Type: application/json')"),
+        ("/cut-in-a-value", "the connection closed before the response headers ended (it ends "
+         "in 'Server: applic')"),
     ],
 )  # fmt: skip
 def test_a_connection_closed_inside_the_headers_says_so_and_is_retried(
