@@ -183,10 +183,12 @@ def _same_but_line_ends(
         if name is None:
             continue
         what = []
-        if (b"\r\n" in data) != (b"\r\n" in other):
-            what.append("line ends (CRLF, LF)")
+        if (b"\r\n" in data) != (b"\r\n" in other):  # which has which (explore48 13)
+            ends = ("CRLF", "LF") if b"\r\n" in data else ("LF", "CRLF")
+            what.append(f"line ends (this file {ends[0]}, {name}'s {ends[1]})")
         if data.startswith(_BOM) != other.startswith(_BOM):
-            what.append("a byte-order mark")
+            has = "this file has one" if data.startswith(_BOM) else f"{name}'s has one"
+            what.append(f"a byte-order mark ({has})")
         return (
             f"the dataset file {source.file.name} differs from the dataset {name}'s only in "
             f"{' and '.join(what)}: an upload is named by its bytes, so these results are "

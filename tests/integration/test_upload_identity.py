@@ -35,14 +35,15 @@ def test_a_crlf_copy_is_told_of_its_twin_and_named_by_its_folder(
     err = capsys.readouterr().err
     assert (
         "note: the dataset file expected.tsv differs from the dataset poleval-2021-qa-dev-0's "
-        "only in line ends (CRLF, LF): an upload is named by its bytes" in err
+        "only in line ends (this file CRLF, poleval-2021-qa-dev-0's LF): an upload is named by "
+        "its bytes" in err  # which has which (explore48 13)
     ), err
     assert "run on poleval-2021-qa-dev-0 (or its file as it is) to rank with it" in err
     bom = _pair(tmp_path / "bom", b"\xef\xbb\xbf" + expected, questions)
     assert (
         main(["evaluate", "--dataset", str(bom), "--answers", str(answers), "--store", store]) == 0
     )
-    assert "only in a byte-order mark:" in capsys.readouterr().err
+    assert "only in a byte-order mark (this file has one):" in capsys.readouterr().err
     # another content: no note; its name is its folder's, not "expected"
     lines = expected.splitlines(keepends=True)
     other = _pair(
