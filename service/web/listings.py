@@ -591,7 +591,8 @@ WHERE {{
 def upload_labels(datasets: Iterable[str]) -> dict[str, str]:
     """The uploaded datasets among ``datasets`` (IRIs) by their title, version label and
     name, "Birds QA, version 2 (birds-qa-9bcc958d)": two versions share a title, and the name
-    alone says neither (a catalogue dataset, without a file's SHA-256, is left out)."""
+    alone says neither (a catalogue dataset, without a file's SHA-256, is left out, and a
+    version ``dataset refresh --store`` registered, whose title says its version: explore48 9)."""
     from service.dataset_about import named_version
 
     wanted = sorted(set(datasets))
@@ -599,8 +600,9 @@ def upload_labels(datasets: Iterable[str]) -> dict[str, str]:
         return {}
     rows = _select(
         f"""SELECT ?ds ?title ?version WHERE {{ VALUES ?ds {{ {" ".join(map(_iri, wanted))} }}
-  ?ds gqa:sha256 ?sha ; dct:title ?title OPTIONAL {{ ?ds dcat:version ?version }} }}"""
-    )
+  ?ds gqa:sha256 ?sha ; dct:title ?title OPTIONAL {{ ?ds dcat:version ?version }}
+  FILTER NOT EXISTS {{ ?ds a gqa:DatasetVersion }} }}"""
+    )  # a registered version's title names its version: "…, version V, version V (V)" before
     return {
         _v(r["ds"]) or "": named_version(
             _v(r["title"]), _v(r["version"]), unquote(local(_v(r["ds"]) or ""))

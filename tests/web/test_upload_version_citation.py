@@ -104,6 +104,11 @@ def test_a_run_on_an_upload_is_rescored_onto_its_registered_version(server) -> N
         name, dataset, kb="http://example.org/owls", version="2026-12", file_sha256=sha
     ).uri
     server.app.extensions[EXTENSION].changed()
+    # its dataset's page names it once: "…, version 2026-12, version 2026-12 (2026-12)" before
+    # (a version with its file kept has a SHA-256, read as an upload's: explore48 9)
+    listed = server.get(f"dataset/{name}").text
+    assert f'title="{uri}">Owl QA, version 2026-12</a>' in listed
+    assert "version 2026-12, version" not in listed and "(2026-12)" not in listed
     page = html.unescape(server.get(f"experiment/{ticket['id']}").text)
     offered = re.search(r"rescore\?datasetVersion=([^\"&]+)", page)
     assert offered, page
