@@ -131,6 +131,13 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     assert bib.text.count("@misc{") == 1  # the one entry, its key unchanged
     assert f"@misc{{gerbilqa-{eid}," in bib.text
     assert f"Withdrawn on {day}: the wrong answers file" in page.text  # the plain citation
+    # one form of its date on every page: the day (the notices gave the timestamp, the
+    # citations the day: explore48 11)
+    notice = page.text.split('id="withdrawn-notice"')[1].split("</div>")[0]
+    assert f"<strong>Withdrawn</strong> on {day}: the wrong" in notice, notice
+    assert body["withdrawnAt"] not in page.text
+    for part in (f"experiment/{eid}/task/1", f"experiment/{eid}/task/1/question/1"):
+        assert f"was withdrawn on {day}: the wrong" in server.get(part).text, part
 
     # a comparison a paper cites still answers, and says which experiment was withdrawn
     cited = server.get("compare", params={**compared, "format": "json"}).json()
@@ -145,6 +152,8 @@ def test_the_owner_withdraws_a_published_experiment(server) -> None:
     assert len(cited["systems"]) == 2
     shown = server.get("compare", params=compared)
     assert shown.status_code == 200 and 'id="compare-withdrawn"' in shown.text
+    said = shown.text.split('id="compare-withdrawn"')[1].split("</div>")[0]
+    assert f"</a>, withdrawn on {day} (the wrong answers file)" in said, said
     badge = server.get(f"experiment/{eid}/badge.svg")  # embedded in a README before
     assert badge.status_code == 200 and "withdrawn · mine" in badge.text
     assert f"(experiment {eid}) was withdrawn" in badge.text
