@@ -506,3 +506,16 @@ def test_a_refused_comparison_is_said_in_view_and_focused(server, browser, tmp_p
     shot(browser, "compare-refused")
     logged = severe_logs(browser)  # the refusal's 400, read here
     assert all("BAD REQUEST" in m for m in logged), logged
+
+
+def test_the_results_table_fits_a_1280_px_window(server, browser) -> None:
+    """explore48 8: the experiment page's QA table was 2,100–2,430 px wide at 1280 px (15
+    columns, headings and intervals on one line, the last the full signature). Now the
+    signature they share is said above it, and headings and intervals wrap."""
+    browser.set_window_size(1280, 900)
+    visit(browser, f"{server.url}experiment/{server.demo_id}", "experiment-table-width")
+    table, wrap = browser.execute_script(
+        "var t = document.getElementById('table-QA');"
+        "return [t.scrollWidth, t.parentElement.clientWidth];"
+    )
+    assert table <= wrap, (table, wrap)
