@@ -590,7 +590,7 @@ def test_a_run_on_v1_is_rescored_on_v2_and_both_stay_citable(
         json={"datasetVersion": "birds-qa-00000000"},
         headers=auth,
     )
-    assert refused.status_code == 400 and "dataset/birds-qa-00000000" in refused.text
+    assert refused.status_code == 400 and "'birds-qa-00000000' is neither" in refused.text
 
 
 def _newer_version(site: Server, experiment_id: str) -> tuple[str, str]:
