@@ -197,6 +197,12 @@ def _check_output(out: Path, source: Path) -> None:
             f"{out}: is the input file {source}: not overwritten "
             "(expected another file to write; the input is kept as it is)"
         )
+    if out.is_symlink() and not out.exists():
+        raise BadRequest(
+            f"{out}: cannot write: it is a link to {os.readlink(out)}, which does not exist "
+            "(a link is never replaced and not followed to make a file: expected a link to "
+            "an existing file, or another name)"
+        )
     if out.is_dir():
         raise BadRequest(f"{out}: cannot write: it is a folder (expected a file name in it)")
     folder = out.parent if str(out.parent) else Path(".")
@@ -224,15 +230,47 @@ def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:
 def _write(path: Path, data: bytes) -> None:
     """A regular file (or a new one) replaced atomically; a named pipe, a character device
     (``/dev/stdout``, ``/proc/self/fd/1``) or a socket written as a stream, as ``-`` is: the
-    replace made a FIFO a regular file, its reader got nothing (explore47 F9)."""
-    if path.exists() and not path.is_file():  # a folder was refused before reading IN
-        try:
-            with open(path, "wb") as stream:
-                stream.write(data)
-        except OSError as err:
-            raise BadRequest(f"{path}: cannot write: {err.strerror or err}") from None
+    replace made a FIFO a regular file, its reader got nothing (explore47 F9).
+
+    A symbolic link is never replaced (it became a regular file, its target untouched, and
+    ``/dev/stdout`` itself was replaced when stdout was a file; explore49 F7, F8): it is
+    followed, and its target written as above, the temporary file beside the target; a link
+    through a process's descriptor (``/proc/self/fd/N``, ``/dev/fd/N``) to a regular file is
+    written in place, so that the descriptor the shell opened gets the bytes."""
+    if path.is_symlink():
+        target = Path(os.path.realpath(path))
+        if target.is_file() and not _through_a_descriptor(path):
+            _write_atomically(target, data)
+            return
+        _write_stream(path, data)
+    elif path.exists() and not path.is_file():  # a folder was refused before reading IN
+        _write_stream(path, data)
     else:
         _write_atomically(path, data)
+
+
+def _write_stream(path: Path, data: bytes) -> None:
+    try:
+        with open(path, "wb") as stream:
+            stream.write(data)
+    except OSError as err:
+        raise BadRequest(f"{path}: cannot write: {err.strerror or err}") from None
+
+
+def _through_a_descriptor(path: Path) -> bool:
+    """Whether following the link ``path`` passes through ``/proc/PID/fd/N`` or
+    ``/dev/fd/N`` (as ``/dev/stdout`` does): such a link names an open descriptor's file."""
+    current = Path(os.path.abspath(path))
+    for _ in range(40):  # the kernel's own bound on links followed
+        parts = current.parts
+        if (len(parts) >= 4 and parts[1] == "proc" and parts[3] == "fd") or (
+            len(parts) >= 3 and parts[1:3] == ("dev", "fd")
+        ):
+            return True
+        if not current.is_symlink():
+            return False
+        current = Path(os.path.abspath(current.parent / os.readlink(current)))
+    return False
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

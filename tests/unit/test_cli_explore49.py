@@ -1,0 +1,76 @@
+"""explore49's findings (each test names its finding)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+
+
+def _source(tmp_path: Path) -> Path:
+    source = tmp_path / "q.json"
+    question = {"id": "1", "question": [{"language": "en", "string": "Who?"}]}
+    source.write_text(json.dumps({"questions": [question]}), encoding="utf-8")
+    return source
+
+
+def _expected(source: Path, capsys: pytest.CaptureFixture[str]) -> bytes:
+    assert main(["convert", "--to", "qald-xml", str(source), "-"]) == 0
+    return capsys.readouterr().out.encode()
+
+
+@pytest.mark.parametrize("where", ["beside", "other"])
+def test_convert_writes_through_a_link_and_keeps_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """A link OUT became a regular file, its target left as it was (explore49 F8): the link is
+    kept, its target replaced (the temporary file beside the target, none left)."""
+    source = _source(tmp_path)
+    expected = _expected(source, capsys)
+    folder = tmp_path if where == "beside" else tmp_path / "other"
+    folder.mkdir(exist_ok=True)
+    target = folder / "t.xml"
+    target.write_text("old")
+    link = tmp_path / "l.xml"
+    link.symlink_to(target if where == "other" else Path("t.xml"))
+    assert main(["convert", "--to", "qald-xml", str(source), str(link)]) == 0
+    assert link.is_symlink()
+    assert target.read_bytes() == expected
+    assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_convert_refuses_a_dangling_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dangling link OUT became a regular file (explore49 F8): refused before IN is read,
+    the link kept, nothing made."""
+    source = _source(tmp_path)
+    link = tmp_path / "dang.xml"
+    link.symlink_to("nowhere.xml")
+    assert main(["convert", "--to", "qald-xml", str(source), str(link)]) == 1
+    err = capsys.readouterr().err
+    assert f"{link}: cannot write: it is a link to nowhere.xml, which does not exist" in err
+    assert link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dang.xml", "q.json"]
+
+
+def test_convert_writes_into_the_file_a_descriptor_link_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``convert IN /dev/stdout > out`` replaced /dev/stdout itself, out left empty (explore49
+    F7): a link through /proc/self/fd/N (as /dev/stdout is) to a regular file is written in
+    place, the descriptor's file gets the bytes, the link stays a link."""
+    source = _source(tmp_path)
+    expected = _expected(source, capsys)
+    out = tmp_path / "out.xml"
+    with open(out, "wb") as opened:
+        link = tmp_path / "stdout"
+        link.symlink_to(f"/proc/self/fd/{opened.fileno()}")
+        assert main(["convert", "--to", "qald-xml", str(source), str(link)]) == 0
+        assert os.fstat(opened.fileno()).st_ino == out.stat().st_ino
+    assert link.is_symlink()
+    assert out.read_bytes() == expected
