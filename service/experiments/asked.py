@@ -16,6 +16,7 @@ from service.experiments.systems import (
     Aborted,
     Cancelled,
     Obtained,
+    OutOfTime,
     SystemContext,
     archived,
 )
@@ -150,8 +151,15 @@ class WebService:
             )
         if result.aborted:
             total = len(result.run.answers)
-            timed = clock is not None and result.aborted == clock.reason()
-            how = "stopped" if timed else "aborted by the error-rate rule"
+            if clock is not None and result.aborted == clock.reason():
+                raise OutOfTime(
+                    f"system {self.name} was stopped ({result.aborted}) while asked in "
+                    f"{ctx.language or 'its language'}: {result.calls} of {total} questions "
+                    f"asked there, {result.errors} of them failed; the answers got (this "
+                    "language's and any earlier one's) are kept: resume the experiment to ask "
+                    "the rest (a resume has the time again)"
+                )
+            how = "aborted by the error-rate rule"
             raise Aborted(
                 f"system {self.name} was {how} ({result.aborted}): "
                 f"in all, with the calls in flight when it stopped, {result.calls} of {total} "

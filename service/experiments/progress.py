@@ -12,7 +12,8 @@ from typing import Any
 
 MAX_REASONS = 20  # errors kept with their reasons per system (the count has them all)
 PHASES = ("reading", "asking", "scoring", "recording", "done")
-SYSTEM_STATES = ("waiting", "asking", "scoring", "done", "aborted")
+SYSTEM_STATES = ("waiting", "asking", "scoring", "done", "aborted", "stopped")
+# stopped: the run's time for asking web services ran out while it was asked; the run ended
 ENDED_STATES = frozenset({"done", "aborted"})  # aborted: the error-rate rule stopped it
 
 
@@ -68,6 +69,8 @@ class SystemProgress:
         """
         if self.state == "aborted":
             return "aborted: too many errors, not scored"
+        if self.state == "stopped":  # it said "aborted: too many errors" (explore49 F1)
+            return "stopped: the run's time for asking web services ran out; resume to go on"
         if self.state != "asking":
             return self.state
         if self.reads:
@@ -87,7 +90,7 @@ class SystemProgress:
         activity = self.activity()
         if recording and self.state == "done":
             activity = "scored, being recorded"
-        if stopped is not None and self.state not in ENDED_STATES:
+        if stopped is not None and self.state not in ENDED_STATES | {"stopped"}:
             # all its answers were in: it waits for nothing now ("error while asked, waiting…")
             waited = activity.removesuffix(", waiting to be scored")
             activity = (

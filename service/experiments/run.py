@@ -30,7 +30,14 @@ from service.experiments.inputs import (
 )
 from service.experiments.queries import has_query_kb, no_query_kb
 from service.experiments.spec import ExperimentSpec, FileDataset
-from service.experiments.systems import Aborted, Cancelled, Obtained, SystemContext, check_name
+from service.experiments.systems import (
+    Aborted,
+    Cancelled,
+    Obtained,
+    OutOfTime,
+    SystemContext,
+    check_name,
+)
 
 ALL_LANGUAGES = "all"  # a spec's languages: every language the dataset has
 
@@ -418,6 +425,9 @@ def _ask(
         )
         try:
             got = system.obtain(context)
+        except OutOfTime:
+            report.system(index, state="stopped")
+            raise
         except Aborted as err:
             aborted[index] = err.message  # the note says the others are scored, if any are
             report.system(index, state="aborted")
@@ -458,8 +468,7 @@ class AskClock:
 
     def reason(self) -> str:
         return (
-            f"the run's time for asking web services, {self.seconds:g} s ({self.SETTING}), "
-            "ran out: other runs waiting get the worker"
+            f"the run's time for asking web services, {self.seconds:g} s ({self.SETTING}), ran out"
         )
 
 

@@ -46,7 +46,7 @@ from service.experiments.jobs import JobFiles, JobStore
 from service.experiments.progress import RunProgress
 from service.experiments.run import Outcome, run_experiment
 from service.experiments.spec import ExperimentSpec
-from service.experiments.systems import Aborted, Cancelled
+from service.experiments.systems import Aborted, Cancelled, OutOfTime
 from service.graph.claims import HOLD, Claims, Hold
 from service.graph.experiments import RESUMABLE, ClaimLapsed, Status, Ticket
 from service.graph.remote import StoreUnavailable
@@ -526,6 +526,10 @@ class ExperimentRunner:
         try:
             outcome = self._execute(ticket, spec, files, cancel, writer)
         except ServiceError as err:
+            if isinstance(err, OutOfTime) and cancel.is_set():
+                # a cancel (or a shutdown) while the stopped system's calls were hung up wins:
+                # the run ended as error, the cancel acknowledged (explore49 F3)
+                err = Cancelled(f"cancelled; {err.message}")
             if isinstance(err, ClaimLapsed) or cancel.lapsed():
                 self.lapsed += 1
                 log.warning(

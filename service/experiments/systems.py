@@ -56,6 +56,14 @@ class Aborted(ServiceError):
     status = 422
 
 
+class OutOfTime(Aborted):
+    """The run's time for asking web services (``GERBIL_QA_RUNNER_ASK_SECONDS``) ran out while
+    a system was asked: the run ends at once, as an error the owner may resume (the answers
+    got so far are kept in its log; a resume has the time again). Not the system's fault: it
+    is not left out of a run that goes on, as the error-rate rule leaves one (explore49 F2,
+    F9)."""
+
+
 if TYPE_CHECKING:  # typing only: a Protocol class costs ~2M instructions at import (evaluate)
 
     class CancelSignal(Protocol):

@@ -1693,6 +1693,90 @@ def test_slow_services_hold_a_worker_no_longer_than_the_runs_time_for_asking(
         stop_server(site)
 
 
+def test_a_run_whose_time_for_asking_ran_out_says_so_keeps_its_answers_and_resumes(
+    tmp_path, slow_qa
+) -> None:
+    """A system stopped by GERBIL_QA_RUNNER_ASK_SECONDS was shown "aborted: too many errors"
+    with 0 errors (explore49 F1); a run where one system of two was stopped "finished" without
+    it, and its owner could not resume it (409), while an all-stopped one could (F9); its note
+    said "other runs waiting get the worker" though none waited. Now the run ends ``error``
+    at once, the stopped system's row says the time ran out, the answers got are kept, and a
+    resume goes on from them; a cancel while the stopped calls are hung up wins (F3)."""
+    import time
+
+    from tests.web.conftest import start_server, stop_server
+
+    site = start_server(tmp_path / "store", runner_ask_seconds=2, demo=False)
+    try:
+        body = {
+            "dataset": "demo",
+            "kb": "demo",
+            "systems": [
+                {"name": "fast", "url": slow_qa + "delay/0"},
+                {"name": "slow", "url": slow_qa + "delay/0.5"},
+            ],
+            "retries": 0,
+            "concurrency": 1,
+            "maxErrorRate": 1,
+        }
+        run = site.post("api/experiments", json=body).json()
+        owner = {"Authorization": f"Bearer {run['token']}"}
+        url = f"api/experiments/{run['id']}"
+
+        def ended() -> dict:
+            deadline = time.monotonic() + 60
+            while (state := site.get(url, headers=owner).json())["status"] in (
+                "queued",
+                "running",
+            ):
+                assert time.monotonic() < deadline, state
+                time.sleep(0.1)
+            return state
+
+        state = ended()
+        assert state["status"] == "error", state
+        fast, slow = state["systems"]
+        assert slow["state"] == "stopped" and slow["errors"] == 0, slow
+        assert "time for asking web services ran out" in slow["activity"], slow
+        assert "too many errors" not in json.dumps(state), state
+        assert fast["done"] == 14 and 0 < slow["done"] < 14, state
+        said = json.dumps(state)
+        assert "system slow was stopped" in said and "resume the experiment" in said, said
+        assert "other runs waiting" not in said, said
+        first = slow["done"]
+        resumed = site.post(f"{url}/resume", headers=owner)
+        assert resumed.status_code == 202, resumed.text
+        state = ended()
+        fast, slow = state["systems"]
+        assert state["status"] == "error" and fast["done"] == 14 and slow["done"] > first, state
+
+        # a cancel while the stopped calls are hung up (or before): cancelled, not error
+        hang = {
+            "dataset": "demo",
+            "kb": "demo",
+            "systems": [{"name": "hang", "url": slow_qa + "delay/60"}],
+            "timeout": 600,
+            "retries": 0,
+            "concurrency": 2,
+            "maxErrorRate": 1,
+        }
+        run = site.post("api/experiments", json=hang).json()
+        owner = {"Authorization": f"Bearer {run['token']}"}
+        url = f"api/experiments/{run['id']}"
+        deadline = time.monotonic() + 30
+        while (
+            not (state := site.get(url, headers=owner).json())["systems"]
+            or state["systems"][0]["state"] != "asking"
+        ):
+            assert time.monotonic() < deadline, state
+            time.sleep(0.05)
+        time.sleep(2.3)  # the time ran out at 2 s; the calls are hung up within 1 s of it
+        assert site.post(f"{url}/cancel", headers=owner).json()["cancelling"] is True
+        assert ended()["status"] == "cancelled"
+    finally:
+        stop_server(site)
+
+
 def test_a_poller_is_told_when_to_ask_again(server, slow_qa) -> None:
     """A pipeline polls the status until the run ends: the submission's 202, a resume's 202
     and the status of a run still queued or running carry ``Retry-After`` (whole seconds, as
