@@ -354,9 +354,11 @@ def parse_query_answer(
     ``question`` it echoes is not the one ``asked`` (a service that translated a Spanish
     question, or answered another one from its cache).
 
-    A query longer than ``max_query_bytes`` (UTF-8; the SPARQL endpoint's own limit, 64 KiB)
-    is :class:`BadResponse`, that question's error, and is not kept: a service sending 10 MB
-    queries filled the log, the answers file and the server's memory (explore46 2)."""
+    A query longer than ``max_query_bytes`` (UTF-8; 64 KiB, the SPARQL endpoint's default
+    limit, whatever the server's ``sparql_max_query_bytes``: the reason said it followed that
+    setting; explore49 F5) is :class:`BadResponse`, that question's error, and is not kept: a
+    service sending 10 MB queries filled the log, the answers file and the server's memory
+    (explore46 2)."""
     text = body.removeprefix(b"\xef\xbb\xbf")
     try:
         doc = loads(text.decode("utf-8"))
@@ -377,9 +379,14 @@ def parse_query_answer(
     query: str = doc["query"]
     size = len(query.encode("utf-8", "surrogatepass"))
     if size > max_query_bytes:
+        fixed = (
+            ", fixed at 64 KiB: the SPARQL endpoint's default, not its setting"
+            if max_query_bytes == MAX_QUERY_BYTES
+            else ""
+        )
         raise BadResponse(
             f"the query is {size:,} bytes long, more than the limit of {max_query_bytes:,} bytes "
-            f"(the SPARQL endpoint's, sparql_max_query_bytes); it starts with {snippet(query)}"
+            f"(the bound on a Text2SPARQL answer's query{fixed}); it starts with {snippet(query)}"
         )
     said = doc.get("dataset")
     warnings: tuple[Problem, ...] = ()

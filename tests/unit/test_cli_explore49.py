@@ -74,3 +74,19 @@ def test_convert_writes_into_the_file_a_descriptor_link_names(
         assert os.fstat(opened.fileno()).st_ino == out.stat().st_ino
     assert link.is_symlink()
     assert out.read_bytes() == expected
+
+
+def test_a_text2sparql_query_past_the_bound_names_the_bound_it_broke() -> None:
+    """The reason named the endpoint's setting sparql_max_query_bytes, which the bound never
+    followed (explore49 F5): it names the fixed bound on a Text2SPARQL answer's query."""
+    from service.systems.response import BadResponse, parse_query_answer
+
+    body = json.dumps({"query": "x" * 65_537}).encode()
+    with pytest.raises(BadResponse) as raised:
+        parse_query_answer(body, question_id="1")
+    said = str(raised.value)
+    assert "65,537 bytes long, more than the limit of 65,536 bytes" in said, said
+    assert "(the bound on a Text2SPARQL answer's query, fixed at 64 KiB" in said, said
+    assert "sparql_max_query_bytes" not in said, said
+    answer, _ = parse_query_answer(json.dumps({"query": "x" * 65_536}).encode(), question_id="1")
+    assert answer.sparql is not None and len(answer.sparql) == 65_536
