@@ -179,7 +179,8 @@ def _serve(args: argparse.Namespace) -> int:
         explicit["resume_runs"] = False
     if args.access_log:
         explicit["access_log"] = True
-    check_bounds(explicit)  # --port 99999 was announced and listened nowhere
+    # --port 99999 was announced and listened nowhere; named as given (explore49 F10)
+    check_bounds(explicit, {k: f"{k} (--{k.replace('_', '-')})" for k in explicit})
     config = dataclasses.replace(config, **explicit)
     if config.store is None:
         print("gerbil-qa serve: give --store DIR (or set GERBIL_QA_STORE)")

@@ -98,7 +98,8 @@ class NetworkPolicy:
         if self._denied(address, port):
             return f"{address} port {port} is this service itself"
         if plain.is_unspecified:  # 0.0.0.0 and :: connect to this host, its own API included
-            return f"{address} is an unspecified address (it connects to this host)"
+            shown = f"[{address}]" if address.version == 6 else str(address)
+            return f"{shown} is an unspecified address (it connects to this host)"
         allowed = [*self.allow, *(net for net, p in self.allow_ports if p == port)]
         for net in allowed:
             if address in net or plain in net:
@@ -128,6 +129,8 @@ class NetworkPolicy:
         reason = self.refusal(address, port)
         if reason is None:
             return
+        if ":" in host and not host.startswith("["):  # "connect to ::: ::" (explore49 F10)
+            host = f"[{host}]"
         if self._never(address, port):  # refused whatever is allowed: no advice to allow it
             raise UnsafeURL(
                 f"refusing to connect to {host}: {reason}, which no setting allows (a run "

@@ -545,7 +545,7 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
     length = response.headers.get("Content-Length")
     if length and length.isdigit() and int(length) > limit:
         raise _Permanent(
-            f"the response is {int(length)} bytes, more than the limit of {limit}{why}"
+            f"the response is {_size(int(length))}, more than the limit of {_size(limit)}{why}"
         )
     # A watchdog shuts the socket at the deadline, which wakes a read blocked on a silent server.
     connection = response.raw.connection
@@ -566,7 +566,7 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
                 break
             size += len(chunk)
             if size > limit:
-                raise _Permanent(f"the response is larger than the limit of {limit} bytes{why}")
+                raise _Permanent(f"the response is larger than the limit of {_size(limit)}{why}")
             chunks.append(chunk)
             if time.monotonic() >= deadline:
                 raise _Permanent(f"no complete answer within {service.timeout:g} s")
@@ -575,6 +575,20 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
     if time.monotonic() >= deadline:  # the watchdog ended the read: the body is cut short
         raise _Permanent(f"no complete answer within {service.timeout:g} s")
     return b"".join(chunks)
+
+
+def _size(n: int) -> str:
+    """A byte count readable with its unit: ``1 MiB``, ``1.0 MiB (1,048,577 bytes)``,
+    ``1,000,000 bytes`` (a bare "1048577 bytes, more than the limit of 1048576" said neither
+    the unit of the limit nor its size; explore49 F6)."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            if n % scale == 0:
+                return f"{n // scale:,} {unit}"
+            if n % 1000 == 0:  # a round decimal limit is clearest as written
+                return f"{n:,} bytes"
+            return f"{n / scale:,.1f} {unit} ({n:,} bytes)"
+    return f"{n:,} bytes"
 
 
 def _status_line(status: int) -> str:

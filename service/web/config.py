@@ -7,6 +7,7 @@ from it. Environment variables win over the mapping so that a deployment can ove
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -159,13 +160,17 @@ BOUNDS: dict[str, tuple[float, float]] = {
 }
 
 
-def check_bounds(values: Mapping[str, Any]) -> None:
-    """Refuse a setting outside its :data:`BOUNDS` (also those given on the command line)."""
+def check_bounds(values: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> None:
+    """Refuse a setting outside its :data:`BOUNDS` (also those given on the command line), and
+    one not finite (``inf``, ``1e400`` were taken as no bound; explore49 F10), named as it was
+    set (``labels``: the environment variable; it was named by its field)."""
     for name, (least, most) in BOUNDS.items():
         value = values.get(name)
-        if value is not None and not least <= value <= most:
-            within = f"from {least} to {most}" if most < float("inf") else f"≥ {least}"
-            raise BadRequest(f"setting {name}: expected a number {within}, got {value}")
+        if value is not None and (not least <= value <= most or not math.isfinite(value)):
+            bounded = most < float("inf")
+            within = f"a number from {least} to {most}" if bounded else f"a finite number ≥ {least}"
+            label = (labels or {}).get(name, name)
+            raise BadRequest(f"setting {label}: expected {within}, got {value}")
 
 
 def _convert(name: str, raw: Any, kind: Any) -> Any:
@@ -217,6 +222,7 @@ def load_config(
         if env_value is not None:
             values[name] = env_value
     out: dict[str, Any] = {}
+    labels = {n: f"{n} ({ENV_PREFIX}{n.upper()})" for n in known if ENV_PREFIX + n.upper() in env}
     for name, value in values.items():
         kind = known[name].type
         if value is None:
@@ -228,15 +234,16 @@ def load_config(
         elif name in TEXT_SETTINGS:
             out[name] = str(value)
         else:
-            out[name] = _convert(name, value, kind)
-    check_bounds(out)
+            out[name] = _convert(labels.get(name, name), value, kind)
+    check_bounds(out, labels)
     if out.get("allow_networks"):  # a typo refused here, not as a traceback of the first run
         from service.systems.safety import parse_allow
 
         try:
             parse_allow(out["allow_networks"].split(","))
         except ValueError as err:
-            raise BadRequest(f"setting allow_networks: {err}") from None
+            label = labels.get("allow_networks", "allow_networks")
+            raise BadRequest(f"setting {label}: {err}") from None
     from service.graph.claims import lease_seconds
 
     lease_seconds(env)  # read by the runner's claims; a bad value refused at start

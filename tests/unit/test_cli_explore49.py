@@ -90,3 +90,45 @@ def test_a_text2sparql_query_past_the_bound_names_the_bound_it_broke() -> None:
     assert "sparql_max_query_bytes" not in said, said
     answer, _ = parse_query_answer(json.dumps({"query": "x" * 65_536}).encode(), question_id="1")
     assert answer.sparql is not None and len(answer.sparql) == 65_536
+
+
+def test_a_response_size_is_said_with_its_unit() -> None:
+    """ "the response is 1048577 bytes, more than the limit of 1048576" (explore49 F6)."""
+    from service.systems.webservice import _size
+
+    assert _size(1_048_577) == "1.0 MiB (1,048,577 bytes)"
+    assert _size(1_048_576) == "1 MiB"
+    assert _size(65_536) == "64 KiB"
+    assert _size(1_000_000) == "1,000,000 bytes"
+    assert _size(512) == "512 bytes"
+
+
+def test_an_unspecified_ipv6_address_is_refused_in_brackets() -> None:
+    """ "refusing to connect to ::: :: is an unspecified address" (explore49 F10)."""
+    import ipaddress
+
+    from service.systems.safety import NetworkPolicy, UnsafeURL
+
+    with pytest.raises(UnsafeURL) as refused:
+        NetworkPolicy.allowing().check_address(ipaddress.ip_address("::"), host="::", port=80)
+    said = refused.value.message
+    assert said.startswith("refusing to connect to [::]: [::] is an unspecified address"), said
+
+
+def test_a_bad_setting_is_named_by_its_variable_and_inf_is_refused() -> None:
+    """A bad GERBIL_QA_RUNNER_ASK_SECONDS was named runner_ask_seconds; inf and 1e400 were
+    taken (explore49 F10)."""
+    from service.errors import BadRequest
+    from service.web.config import load_config
+
+    for value in ("inf", "1e400", "-1", "nan"):
+        with pytest.raises(BadRequest) as refused:
+            load_config(environ={"GERBIL_QA_RUNNER_ASK_SECONDS": value})
+        said = refused.value.message
+        assert said.startswith(
+            "setting runner_ask_seconds (GERBIL_QA_RUNNER_ASK_SECONDS): expected a finite "
+            "number ≥ 0, got "
+        ), said
+    with pytest.raises(BadRequest, match=r"setting runner_ask_seconds \(GERBIL_QA_RUNNER_A"):
+        load_config(environ={"GERBIL_QA_RUNNER_ASK_SECONDS": "abc"})
+    assert load_config(environ={"GERBIL_QA_RUNNER_ASK_SECONDS": " 5 "}).runner_ask_seconds == 5

@@ -141,14 +141,32 @@ LEASE = "GERBIL_QA_LEASE_SECONDS"
 @pytest.mark.parametrize(
     ("args", "env", "said"),
     [
-        (["--port", "99999"], {}, "setting port: expected a number from 1 to 65535, got 99999"),
-        (["--port", "0"], {}, "setting port: expected a number from 1 to 65535, got 0"),
-        ([], {"GERBIL_QA_PORT": "70000"}, "setting port: expected a number from 1 to 65535"),
-        ([], {"GERBIL_QA_SPARQL_WORKERS": "0"}, "setting sparql_workers: expected a number ≥ 1"),
+        (["--port", "99999"], {}, "setting port (--port): expected a number from 1 to 65535, got"),
+        (["--port", "0"], {}, "setting port (--port): expected a number from 1 to 65535, got 0"),
+        (
+            [],
+            {"GERBIL_QA_PORT": "70000"},
+            "setting port (GERBIL_QA_PORT): expected a number from 1 to 65535",
+        ),
+        (
+            [],
+            {"GERBIL_QA_SPARQL_WORKERS": "0"},
+            "setting sparql_workers (GERBIL_QA_SPARQL_WORKERS): expected a finite number ≥ 1",
+        ),
         (
             [],
             {"GERBIL_QA_ALLOW_NETWORKS": "10.0.0.0/33"},
-            "setting allow_networks: not an IP network in the allow-list: '10.0.0.0/33'",
+            "setting allow_networks (GERBIL_QA_ALLOW_NETWORKS): not an IP network in the "
+            "allow-list: '10.0.0.0/33'",
+        ),
+        *(
+            (
+                [],
+                {"GERBIL_QA_RUNNER_ASK_SECONDS": value},
+                "setting runner_ask_seconds (GERBIL_QA_RUNNER_ASK_SECONDS): expected a finite "
+                f"number ≥ 0, got {said}",
+            )
+            for value, said in (("-1", "-1.0"), ("inf", "inf"), ("1e400", "inf"), ("nan", "nan"))
         ),
         ([], {LEASE: "abc"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got 'abc'"),
         ([], {LEASE: "0"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got '0'"),

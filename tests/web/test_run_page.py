@@ -182,8 +182,8 @@ def test_an_unnamed_service_url_is_refused_for_its_address_not_its_name(server) 
     before = len(server.storage.experiments.listing(include_private=True))
     for url, words in (
         ("http://127.0.0.1:99999/qa", "not a valid URL"),
-        ("http://[::1]:8080/qa", "refusing to connect to ::1"),
-        ("http://[fe80::1]/qa", "refusing to connect to fe80::1"),
+        ("http://[::1]:8080/qa", "refusing to connect to [::1]"),
+        ("http://[fe80::1]/qa", "refusing to connect to [fe80::1]"),
     ):
         response = _submit(server, [], dataset="demo", webservice=url)
         assert response.status_code in (400, 403), (url, response.status_code)
