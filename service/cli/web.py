@@ -205,7 +205,7 @@ def _serve(args: argparse.Namespace) -> int:
     why = ["interrupted"]
     stopping: list[int] = []  # the signal that started the shutdown, once it has
 
-    def stop(signum: int, frame: object) -> None:  # SIGTERM: leave through the finally below
+    def stop(signum: int, frame: object) -> None:  # leave through the finally below
         if stopping:  # again (a watchdog, a repeated stop): raised in the finally, it cut the
             # hand-over short, and the interpreter's exit broke the runs (explore46 9)
             log.info("already shutting down (signal %s again)", signal.Signals(signum).name)
@@ -215,6 +215,10 @@ def _serve(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    # Ctrl-C as SIGTERM: the first stops, later ones are said and ignored (a second one cut
+    # the shutdown short, exit 130 and no "stopped"; explore49 F4); left ignored if it was
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, stop)
     server = None
     try:
         server = create_server(app, config, sockets, url_prefix=args.url_prefix)
@@ -240,6 +244,10 @@ def _serve(args: argparse.Namespace) -> int:
             server.close()
         close_app(app)
         log.info("stopped")
+        # and while the interpreter exits, which puts a handler of ours back to the default:
+        # a second Ctrl-C then killed serve with 130 after it had stopped cleanly
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_IGN)
     return 0
 
 

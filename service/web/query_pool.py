@@ -219,8 +219,12 @@ def _run_document(store: Any, job: DocumentJob) -> QueryOutcome:
 
 def _worker_main(conn: Connection, memory_mb: int, isolation: tuple[str, ...]) -> None:
     """Child process: cut itself off the network, then open snapshots on demand and answer one
-    job at a time, on a thread with a large stack (see ``QUERY_STACK_MB``)."""
+    job at a time, on a thread with a large stack (see ``QUERY_STACK_MB``). Ctrl-C is the
+    parent's to handle (it stops the workers): ignored here, each worker printed a
+    KeyboardInterrupt traceback into the log (explore49 F4)."""
     import resource
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     cut_off = "off"
     if isolation:  # first, while this process has one thread (a user namespace needs that)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -515,3 +516,46 @@ def test_the_base_note_says_a_loopback_base_with_a_path_and_keeps_its_scheme() -
     assert served_at("127.0.0.1", 18854, "/gerbil") == "http://127.0.0.1:18854/gerbil/"
     assert served_at("127.0.0.1", 18854, "gerbil/") == "http://127.0.0.1:18854/gerbil/"
     assert served_at("::1", 18854) == "http://[::1]:18854/"
+
+
+def test_ctrl_c_twice_lets_serve_finish_its_shutdown(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal signals serve's whole process group: a second SIGINT cut the
+    shutdown short (exit 130, no "stopped" line), the log said "(interrupted)", and each SPARQL
+    worker printed a KeyboardInterrupt traceback (explore49 F4). SIGINT is handled as SIGTERM
+    is: the first stops, a later one is said and ignored; the workers leave it to serve."""
+    store = tmp_path / "store"
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", "--store", str(store), "--port", str(port)],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal's foreground job
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=1)
+                break
+            except (requests.ConnectionError, requests.Timeout):
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        requests.get(  # a SPARQL worker is up and has answered
+            f"http://127.0.0.1:{port}/sparql", params={"query": "ASK {}"}, timeout=30
+        )
+        os.killpg(process.pid, signal.SIGINT)
+        time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):  # gone already: nothing left to cut
+            os.killpg(process.pid, signal.SIGINT)
+        output, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, output[-3000:]
+    assert "service.serve: shutting down (signal SIGINT)" in output, output[-3000:]
+    assert output.rstrip().endswith("service.serve: stopped"), output[-3000:]
+    assert "KeyboardInterrupt" not in output and "Traceback" not in output, output[-3000:]
