@@ -236,8 +236,7 @@ def qa_service(answers: Callable[[str], list[Any] | dict[str, Any]]) -> Iterator
     "1", as GERBIL's template answers) or the whole question entry (``{"id": …, "answers":
     …}``). Yields its URL."""
     import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
     from urllib.parse import parse_qs
 
     class Handler(BaseHTTPRequestHandler):
@@ -255,13 +254,8 @@ def qa_service(answers: Callable[[str], list[Any] | dict[str, Any]]) -> Iterator
         def log_message(self, *args: object) -> None:
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/qa"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(Handler) as base:
+        yield base + "qa"
 
 
 def demo_first_right(*rights: int) -> list[tuple[str, tuple[str, bytes]]]:
@@ -282,3 +276,20 @@ def demo_first_right(*rights: int) -> list[tuple[str, tuple[str, bytes]]]:
             question["answers"] = [wrong]
         files.append(("answers", (f"right{right}.json", json.dumps(answers).encode())))
     return files
+
+
+@contextmanager
+def serving(handler: type) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 at a free port answering with ``handler`` (a
+    ``BaseHTTPRequestHandler``), one thread a request: yields its base URL, ``http://…/``."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urljoin
@@ -21,6 +21,7 @@ import requests
 
 from service.paths import DEMO_DIR
 from service.systems.localnet import free_port
+from tests.helpers import serving
 from tests.layers import CHROMEDRIVER, CHROMIUM
 
 PROTOCOL_GRAPHS = {
@@ -313,10 +314,5 @@ class _SlowQAHandler(BaseHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def slow_qa() -> Iterator[str]:
     """The base URL of the slow QA web service (``{base}delay/0.5``, ``{base}refuse``)."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _SlowQAHandler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(_SlowQAHandler) as base:
+        yield base

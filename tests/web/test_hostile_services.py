@@ -9,16 +9,16 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 
+from tests.helpers import serving
 from tests.web.conftest import Server, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,13 +49,8 @@ class _HostileHandler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def hostile() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _HostileHandler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(_HostileHandler) as base:
+        yield base
 
 
 def _finished(site: Server, ticket: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
