@@ -39,7 +39,7 @@ def _children(pid: int) -> set[int]:
     return out
 
 
-def _start(store: Path, port: int) -> subprocess.Popen:
+def _start(store: Path, port: int, *, own_group: bool = False) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "service", "serve", "--store", str(store), "--port", str(port)],
         cwd=ROOT,
@@ -47,6 +47,7 @@ def _start(store: Path, port: int) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=own_group,  # its own process group, as a terminal's foreground job
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -525,24 +526,8 @@ def test_ctrl_c_twice_lets_serve_finish_its_shutdown(tmp_path: Path) -> None:
     is: the first stops, a later one is said and ignored; the workers leave it to serve."""
     store = tmp_path / "store"
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "service", "serve", "--store", str(store), "--port", str(port)],
-        cwd=ROOT,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # its own group, as a terminal's foreground job
-    )
+    process = _start(store, port, own_group=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(f"http://127.0.0.1:{port}/api/profiles", timeout=1)
-                break
-            except (requests.ConnectionError, requests.Timeout):
-                assert process.poll() is None and time.monotonic() < deadline
-                time.sleep(0.2)
         requests.get(  # a SPARQL worker is up and has answered
             f"http://127.0.0.1:{port}/sparql", params={"query": "ASK {}"}, timeout=30
         )
