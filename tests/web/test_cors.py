@@ -193,3 +193,16 @@ def test_scripts_of_another_origin_read_data_and_call_the_api(
         FETCH, ask, {"headers": {**json_results, "If-None-Match": first["etag"]}}
     )
     assert again["ok"] and again["status"] in (200, 304), again
+
+
+def test_the_web_readme_names_every_header_cors_exposes_and_allows() -> None:
+    """The web README's CORS paragraph lists the headers by hand: it must name each one the
+    code exposes and allows (it named three of eight before explore45 F3)."""
+    from pathlib import Path
+
+    from service.web.cors import ALLOW_HEADERS, EXPOSE_HEADERS
+
+    readme = (Path(__file__).parents[2] / "service" / "web" / "README.md").read_text("utf-8")
+    paragraph = readme[readme.index("**CORS.**") :].split("\n\n", 1)[0]
+    for name in [*EXPOSE_HEADERS[1].split(", "), *ALLOW_HEADERS.split(", ")]:
+        assert f"`{name}`" in paragraph, name
