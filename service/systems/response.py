@@ -21,7 +21,7 @@ from typing import Any
 from service.errors import FormatError, Problem
 from service.jsontext import TooDeep, loads
 from service.model import NO_TEXT, SystemAnswer, system_run
-from service.web.sparql_guard import DEFAULT_MAX_BYTES as MAX_QUERY_BYTES
+from service.sparql import MAX_QUERY_BYTES
 
 SNIPPET = 120
 # Where a warning about a response is (its line and column are in the body the service sent).

@@ -44,7 +44,7 @@ class WebConfig:
     sparql_long_queries: int = 0  # 0: sparql_workers - 1
     sparql_quick_seconds: float = 0.5
     # Queries past these are refused before any engine sees them (sparql_guard.py): 400.
-    # (sparql_guard.DEFAULT_MAX_BYTES: also the bound on a Text2SPARQL system's query)
+    # (service.sparql.MAX_QUERY_BYTES: also the bound on a Text2SPARQL system's query)
     sparql_max_query_bytes: int = 64 * 1024
     sparql_max_depth: int = 64  # nesting of { }, ( ) and [ ]
     # Worker processes have no network (isolation.py); off only where no mechanism exists.

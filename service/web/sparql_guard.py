@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from service.errors import BadRequest
+from service.sparql import MAX_QUERY_BYTES
 
 QUERY_FORMS = ("SELECT", "CONSTRUCT", "DESCRIBE", "ASK")
 # Functions whose value changes from one evaluation to the next (SPARQL 1.1 §17.4): a query
 # using one must not be answered from the result cache.
 VOLATILE = frozenset({"RAND", "NOW", "UUID", "STRUUID", "BNODE"})
-DEFAULT_MAX_BYTES = 64 * 1024
+DEFAULT_MAX_BYTES = MAX_QUERY_BYTES
 DEFAULT_MAX_DEPTH = 64
 
 _OPEN = frozenset({"{", "(", "["})

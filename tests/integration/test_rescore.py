@@ -206,7 +206,7 @@ def test_an_in_tsv_kept_with_tabs_before_they_were_refused_still_rescores(
     assert "in.tsv:2:2" in capsys.readouterr().err
 
     with monkeypatch.context() as old_release:
-        old_release.setattr(tsv, "refuse_columns", lambda src: None)
+        old_release.setattr(tsv, "refuse_columns", lambda src, answers=None: None)
         assert main(argv) == 0
     old = json.loads(capsys.readouterr().out.splitlines()[0])["experiment"]["id"]
     assert main(["rescore", old, "--store", str(store), "--output", "json"]) == 0
