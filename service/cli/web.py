@@ -154,7 +154,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from service.web import close_app, create_app
     from service.web.config import ENV_PREFIX, check_bounds, load_config
-    from service.web.serving import bind_sockets, create_server
+    from service.web.serving import bind_sockets, create_server, serve_until
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -210,9 +210,8 @@ def _serve(args: argparse.Namespace) -> int:
             # hand-over short, and the interpreter's exit broke the runs (explore46 9)
             log.info("already shutting down (signal %s again)", signal.Signals(signum).name)
             return
-        stopping.append(signum)
         why[0] = f"signal {signal.Signals(signum).name}"
-        raise KeyboardInterrupt
+        stopping.append(signum)  # serve_until's loop ends at its next poll: nothing raised here
 
     signal.signal(signal.SIGTERM, stop)
     # Ctrl-C as SIGTERM: the first stops, later ones are said and ignored (a second one cut
@@ -233,7 +232,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         if elsewhere:
             print(f"  note: {elsewhere}", flush=True)
-        server.run()
+        serve_until(server, stopping)
     except KeyboardInterrupt:
         pass
     finally:
