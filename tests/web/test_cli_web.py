@@ -39,6 +39,10 @@ def _children(pid: int) -> set[int]:
     return out
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(store: Path, port: int, *, own_group: bool = False) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "service", "serve", "--store", str(store), "--port", str(port)],
@@ -48,6 +52,9 @@ def _start(store: Path, port: int, *, own_group: bool = False) -> subprocess.Pop
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=own_group,  # its own process group, as a terminal's foreground job
+        # and Ctrl-C's default, as a terminal gives it: a job started in the background (`cmd &`
+        # in a script, as CI may run the suite) has SIGINT ignored, which serve keeps ignored
+        preexec_fn=_sigint_default if own_group else None,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
