@@ -154,7 +154,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from service.web import close_app, create_app
     from service.web.config import ENV_PREFIX, check_bounds, load_config
-    from service.web.serving import bind_sockets, create_server, serve_until
+    from service.web.serving import bind_sockets, create_server
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -210,8 +210,9 @@ def _serve(args: argparse.Namespace) -> int:
             # hand-over short, and the interpreter's exit broke the runs (explore46 9)
             log.info("already shutting down (signal %s again)", signal.Signals(signum).name)
             return
+        stopping.append(signum)
         why[0] = f"signal {signal.Signals(signum).name}"
-        stopping.append(signum)  # serve_until's loop ends at its next poll: nothing raised here
+        raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
     # Ctrl-C as SIGTERM: the first stops, later ones are said and ignored (a second one cut
@@ -232,7 +233,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         if elsewhere:
             print(f"  note: {elsewhere}", flush=True)
-        serve_until(server, stopping)
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:

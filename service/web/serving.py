@@ -165,22 +165,3 @@ def _bind_failure(config: WebConfig, err: OSError) -> str:
         f"cannot serve on {where}: {err.strerror or err}; choose another address with --host "
         "and --port N (a port below 1024 needs privileges)"
     )
-
-
-def serve_until(server: Any, stopping: list[int]) -> None:
-    """Run a waitress ``server``'s loop in this (the main) thread until ``stopping`` holds a
-    signal, one poll at a time (each at most the loop's timeout, a second), then end its
-    requests' threads. Its own ``run()`` stops on a KeyboardInterrupt raised by a signal
-    handler, which lands anywhere in the loop: once in CI, a Ctrl-C taken that way left serve
-    hung for good, nothing logged. Here the handler only records the signal."""
-    from waitress import wasyncore
-
-    listeners = server.map if hasattr(server, "map") else server._map
-    while not stopping and listeners:
-        wasyncore.loop(
-            timeout=server.adj.asyncore_loop_timeout,
-            map=listeners,
-            use_poll=server.adj.asyncore_use_poll,
-            count=1,
-        )
-    server.task_dispatcher.shutdown()
