@@ -18,9 +18,9 @@ def _entry(server, path: str) -> dict[str, str]:
     return dict(re.findall(r"(\w+) = \{(.*?)\}(?:,|$| \})", text))
 
 
-def _upload(server, marker: str, about: dict | None) -> str:
-    """A published run on the demo's questions (bytes of their own) titled "Owl QA", with
-    ``about``: its dataset's name."""
+def _upload(server, marker: str, about: dict | None) -> tuple[str, dict]:
+    """A published run on the demo's questions (bytes of their own: a marker of another
+    length) titled "Owl QA", with ``about``: its dataset's name and the run's ticket."""
     content = (DEMO_DIR / "questions.json").read_text(encoding="utf-8") + " " * len(marker)
     answers = (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
     made = server.post(
@@ -39,11 +39,11 @@ def _upload(server, marker: str, about: dict | None) -> str:
     finished = server.wait_finished(ticket["id"], ticket["token"])
     owner = {"Authorization": f"Bearer {ticket['token']}"}
     assert server.post(f"api/experiments/{ticket['id']}/publish", headers=owner).ok
-    return finished["dataset"].rsplit("/", 1)[1]
+    return finished["dataset"].rsplit("/", 1)[1], ticket
 
 
 def test_a_version_of_an_upload_cites_its_title_and_creators(server) -> None:
-    name = _upload(server, "creators", {"creators": ["Ada Author", "Bo Coauthor"]})
+    name, _ = _upload(server, "creators", {"creators": ["Ada Author", "Bo Coauthor"]})
     assert name.startswith("owl-qa-")
     uri, _ = server.register_version(name, kb="http://example.org/owls", version="2026-12")
     version = _entry(server, uri[len(server.url) :])
@@ -56,7 +56,7 @@ def test_a_version_of_an_upload_cites_its_title_and_creators(server) -> None:
 
 
 def test_a_version_of_an_upload_nobody_said_who_made_cites_as_its_dataset(server) -> None:
-    name = _upload(server, "anonymous", None)
+    name, _ = _upload(server, "anonymous", None)
     uri, _ = server.register_version(name, kb="http://example.org/owls", version="2026-12")
     version, dataset = _entry(server, uri[len(server.url) :]), _entry(server, f"dataset/{name}")
     assert version["title"] == dataset["title"] == "{Owl QA}", (version, dataset)
@@ -73,26 +73,8 @@ def test_a_run_on_an_upload_is_rescored_onto_its_registered_version(server) -> N
 
     from service import formats
 
-    content = (DEMO_DIR / "questions.json").read_text(
-        encoding="utf-8"
-    ) + " " * 11  # bytes of its own
-    answers = (DEMO_DIR / "answers-strong.json").read_text(encoding="utf-8")
-    made = server.post(
-        "api/experiments",
-        json={
-            "dataset": {"filename": "owls.json", "content": content},
-            "title": "Owl QA",
-            "kb": "demo",
-            "profile": "fair",
-            "systems": [{"name": "owl-rescored", "answers": answers}],
-        },
-    )
-    assert made.status_code == 202, made.text
-    ticket = made.json()
-    finished = server.wait_finished(ticket["id"], ticket["token"])
+    name, ticket = _upload(server, "rescored-on", None)  # 11 bytes: its own file
     owner = {"Authorization": f"Bearer {ticket['token']}"}
-    assert server.post(f"api/experiments/{ticket['id']}/publish", headers=owner).ok
-    name = finished["dataset"].rsplit("/", 1)[1]
     from service.experiments.kept import keep
     from service.web.state import EXTENSION
 
