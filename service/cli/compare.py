@@ -226,18 +226,29 @@ def _aligned(rows: list[tuple[str, ...]], out: TextIO) -> None:
         out.write("\n")
 
 
+def _coverage(system: dict[str, Any], questions: int | None) -> tuple[int | None, int, int]:
+    """``(answered, missing, errors)`` of a system, from its JSON (the keys it has when it left
+    questions unanswered; none: it answered all ``questions`` compared)."""
+    if "answered" not in system:
+        return questions, 0, 0
+    return system["answered"], system["missing"], system["errors"]
+
+
 def _csv(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     """One row per system: tier, the measure, its interval (spreadsheets read it as is), on how
-    many resamples the measure was undefined (empty bounds when more than 2.5 %), and the number
-    of questions compared."""
+    many resamples the measure was undefined (empty bounds when more than 2.5 %), the number
+    of questions compared, and how many of them the system answered, had no answer in its file
+    for (``missing``) or failed on (``errors``), as its JSON counts them (the CSV had none)."""
     rows = []
     for s in data["systems"]:  # in standing order (tier, then the measure)
         ci = s["intervals"].get("QA", {}).get(measure) or [None, None]
         count = s.get("undefinedResamples", {}).get("QA", {}).get(measure)
         value = s["results"].get("QA", {}).get(measure)
-        rows.append([s["system"], s["tier"], value, *ci, count, data.get("questions")])
+        questions = data.get("questions")
+        answered = _coverage(s, questions)
+        rows.append([s["system"], s["tier"], value, *ci, count, questions, *answered])
     header = ["system", "tier", measure, "low", "high", "undefinedResamples", "questions"]
-    write_csv(out, header, rows)
+    write_csv(out, [*header, "answered", "missing", "errors"], rows)
 
 
 def _pairs_csv(data: dict[str, Any], out: TextIO) -> None:

@@ -70,9 +70,10 @@ def test_table_csv_and_errors(data_dir: Path, capsys: pytest.CaptureFixture[str]
     # RFC 4180 §2.1, as every CSV the web serves (one writer: service/csv_table.py); was LF
     assert written.endswith("\r\n") and written.count("\n") == written.count("\r\n")
     lines = written.splitlines()
-    header = "system,tier,macroF1,low,high,undefinedResamples,questions"
+    header = "system,tier,macroF1,low,high,undefinedResamples,questions,answered,missing,errors"
     assert lines[0] == header and len(lines) == 1 + len(SYSTEMS)
-    assert all(line.endswith(",,219") for line in lines[1:])  # macro F1 is never undefined
+    # macro F1 is never undefined; every system answered all 219
+    assert all(line.endswith(",,219,219,0,0") for line in lines[1:])
     one = _args(data_dir)[:5]
     assert main(one) == 1
     assert "compare needs at least two --answers files" in capsys.readouterr().err
@@ -461,6 +462,16 @@ def test_questions_left_unanswered_are_said_per_system(
     assert rows["system"].endswith("answered")
     assert rows["full"].endswith("  all") and rows["gappy"].endswith("  100/150")
     assert rows["failing"].endswith("  103/150 (47 failed)")
+    # the CSV counts them as the JSON does (it had no such columns)
+    assert main([*argv, "--output", "csv"]) == 0
+    written = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert list(written[0])[-4:] == ["questions", "answered", "missing", "errors"]
+    counts = {r["system"]: (r["answered"], r["missing"], r["errors"]) for r in written}
+    assert counts == {
+        "full": ("150", "0", "0"),
+        "gappy": ("100", "50", "0"),
+        "failing": ("103", "0", "47"),
+    }
 
 
 @pytest.mark.parametrize("test", ["auto", "bootstrap"])
