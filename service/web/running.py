@@ -747,6 +747,7 @@ RUN_FIELDS = {
     "dataset": ("run-dataset", "Dataset"),
     "dataset_file": ("run-dataset-file", "or a dataset file"),
     "dataset_questions": ("run-dataset-questions", "its questions, in.tsv"),
+    "dataset_format": ("run-dataset-format", "its format"),
     "gold_file": ("run-gold-file", "gold answers from a file"),
     "answers": ("run-answers", "Answer files"),
     "answers_name": ("run-answers-name", "their system names"),
@@ -768,6 +769,7 @@ RUN_FIELDS = {
 _FORM_NAMES = {
     "languages": "language",
     "dataset.questions": "dataset_questions",
+    "dataset.format": "dataset_format",
     **{f"about.{f.key}": f.form_field for f in ABOUT_FIELDS},
 }
 

@@ -48,6 +48,8 @@ class FileUpload:
     filename: str
     data: bytes
     format: str | None = None
+    # the field that declared ``format`` (``dataset_format``, ``$.dataset.format``), for an error
+    format_field: str | None = None
 
     @property
     def sha256(self) -> str:
@@ -144,6 +146,7 @@ def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmissio
             upload_name(upload.filename, key),
             upload.read(),
             _filled(form.get("dataset_format")),
+            "dataset_format",
         )
     questions = files.get("dataset_questions")
     dataset_questions = None
@@ -169,7 +172,8 @@ def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmissio
         name = names[n] if n < len(names) and names[n].strip() else None
         declared = formats[n] if n < len(formats) and formats[n].strip() else None
         kept = upload_name(item.filename, "answers")
-        systems.append(RawSystem(name, FileUpload(kept, item.read(), declared)))
+        upload_file = FileUpload(kept, item.read(), declared, "answers_format")
+        systems.append(RawSystem(name, upload_file))
     services: list[RawSystem] = []
     for field_name, interface in (("webservice", "qa"), ("text2sparql", "text2sparql")):
         for number, value in _numbered_lines(form.getlist(field_name)):
@@ -207,6 +211,7 @@ def from_form(form: Any, files: Any, *, size: int | None = None) -> RawSubmissio
             upload_name(gold_upload.filename, "gold_file"),
             gold_upload.read(),
             _filled(form.get("gold_format")),
+            "gold_format",
         )
     return RawSubmission(
         dataset_version=form.get("dataset_version") or None,
@@ -387,6 +392,7 @@ def _inline_file(
         upload_name(named, f"{where}.filename") if named else default_name,
         utf8(value["content"], f"{where}.content"),
         _text(value, "format", where),
+        f"{where}.format",
     )
 
 
@@ -610,7 +616,7 @@ def to_spec(
     uploads: dict[str, bytes] = {}
 
     def keep(upload: FileUpload) -> FileRef:
-        fmt = _format_name(upload.format)
+        fmt = _format_name(upload.format, upload.format_field)
         ref = FileRef.upload(upload.filename, upload.data, format=fmt)
         uploads[ref.sha256 or ""] = upload.data
         return ref
@@ -722,9 +728,12 @@ def _profile_name(given: str | None) -> str | None:
     return key if key in PROFILES else given
 
 
-def _format_name(given: str | None) -> str | None:
+def _format_name(given: str | None, where: str | None = None) -> str | None:
     """A file format as its registry names it (``QALD-JSON`` -> ``qald-json``; a media type
-    -> its format); an unknown one as given, for the reader to refuse naming the known ones."""
+    -> its format). An unknown one is refused naming ``where``, the field that declared it
+    (``dataset_format``, ``$.dataset.format``), the value and the formats accepted: the
+    answer named the file ("upload.json: the file is declared as format 'banana'"), not the
+    field; with no field known, as given, for the reader to refuse naming the known ones."""
     from service import formats
 
     if given is None or not given.strip():
@@ -732,7 +741,14 @@ def _format_name(given: str | None) -> str | None:
     try:
         return formats.get(given).name
     except FormatError:
-        return given
+        if where is None:
+            return given
+        raise BadRequest(
+            f"{where}: {given!r} is no known format; expected one of "
+            + ", ".join(formats.FORMATS)
+            + " (or leave it empty: the format is recognised from the content)",
+            field=field_of(where),
+        ) from None
 
 
 def _questions_of(raw: RawSubmission) -> FileUpload | None:
