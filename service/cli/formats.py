@@ -194,7 +194,31 @@ def _convert(args: argparse.Namespace) -> int:
     )
     for what in dropped:
         print(f"gerbil-qa: dropped: {what}", file=sys.stderr)
+    if note := _no_language_note(dataset, target.name):
+        print(f"gerbil-qa: note: {note}", file=sys.stderr)
     return 0
+
+
+# the formats that write each question text's language, an empty one as it is ("language":
+# "", lang="", a '' key); the others write no text (result-set-json), no language (tsv's
+# in.tsv, text2sparql-answers) or English texts only (lcquad-json: "dropped" says so)
+_TEXT_LANGUAGES = frozenset({"eqald-json", "qald-json", "qald-xml", "nlq-json", "text2sparql-yaml"})
+
+
+def _no_language_note(dataset: Dataset, target: str) -> str | None:
+    """What to say when a TSV's question texts are written without a language: a TSV carries
+    none, so they were written as ``"language": ""`` without a word (reading them back warns
+    of each); ``--lang`` sets it (the language of texts the input leaves untagged)."""
+    if dataset.format != "tsv" or target not in _TEXT_LANGUAGES:
+        return None
+    untagged = sum(1 for q in dataset.questions for t in q.texts if not t.language and t.string)
+    if not untagged:  # --lang given, or no in.tsv: no texts
+        return None
+    return (
+        f"the TSV carries no language: {_count(untagged, 'question text')} written with an "
+        "empty language (reading the file back warns of each); give --lang LANG "
+        "(e.g. --lang en) to set it"
+    )
 
 
 def _check_output(out: Path, source: Path) -> None:

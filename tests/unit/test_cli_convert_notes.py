@@ -1,0 +1,46 @@
+"""What ``convert`` says of what it wrote: a TSV's texts written without a language, and the
+file a link OUT led to."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+from service.formats import read
+
+
+def _tsv(tmp_path: Path) -> Path:
+    """A PolEval-style ``expected.tsv`` with its ``in.tsv`` (the question texts, no language)."""
+    (tmp_path / "in.tsv").write_text("How many moons?\nWhat is Mars?\n", encoding="utf-8")
+    expected = tmp_path / "expected.tsv"
+    expected.write_text("2\nhttp://dbpedia.org/resource/Mars\n", encoding="utf-8")
+    return expected
+
+
+def test_a_tsvs_texts_without_a_language_are_said_and_lang_sets_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """TSV -> qald-json wrote ``"language": ""`` without a word (reading it back warned of
+    each text): a note says so and names ``--lang``, which sets it."""
+    expected, out = _tsv(tmp_path), tmp_path / "out.json"
+    assert main(["convert", "--to", "qald-json", str(expected), str(out)]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "gerbil-qa: note: the TSV carries no language: 2 question texts written with an empty "
+        "language (reading the file back warns of each); give --lang LANG (e.g. --lang en) "
+        "to set it\n"
+    ) in err
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert [t["language"] for q in written["questions"] for t in q["question"]] == ["", ""]
+    assert main(["convert", "--to", "qald-json", "--lang", "en", str(expected), str(out)]) == 0
+    assert "note:" not in capsys.readouterr().err
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert [t["language"] for q in written["questions"] for t in q["question"]] == ["en", "en"]
+    assert not read(out).problems  # read back: no warning of an empty language
+    # a format that writes no text's language says nothing of it
+    rows = tmp_path / "r.json"
+    assert main(["convert", "--to", "result-set-json", str(expected), str(rows)]) == 0
+    assert "note:" not in capsys.readouterr().err
