@@ -180,8 +180,7 @@ def _convert(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         for path, content in [(Path(args.output), data), *extra_files]:
-            _write(path, content)
-            print(f"gerbil-qa: wrote {path}", file=sys.stderr)
+            print(f"gerbil-qa: wrote {_write(path, content)}", file=sys.stderr)
     warnings = sum(1 for p in dataset.problems if p.severity == "warning")
     print(
         f"gerbil-qa: {_count(len(dataset), 'question')} from {dataset.format} to {target.name}"
@@ -263,7 +262,7 @@ def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:
         )
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, data: bytes) -> str:
     """A regular file (or a new one) replaced atomically; a named pipe, a character device
     (``/dev/stdout``, ``/proc/self/fd/1``) or a socket written as a stream, as ``-`` is: the
     replace made a FIFO a regular file, its reader got nothing (explore47 F9).
@@ -272,17 +271,23 @@ def _write(path: Path, data: bytes) -> None:
     ``/dev/stdout`` itself was replaced when stdout was a file; explore49 F7, F8): it is
     followed, and its target written as above, the temporary file beside the target; a link
     through a process's descriptor (``/proc/self/fd/N``, ``/dev/fd/N``) to a regular file is
-    written in place, so that the descriptor the shell opened gets the bytes."""
+    written in place, so that the descriptor the shell opened gets the bytes.
+
+    Returns what was written, for "wrote …": the file, or a link's target and the link
+    (it said "wrote LINK", the file it led to unnamed)."""
     if path.is_symlink():
         target = Path(os.path.realpath(path))
+        through = f"{target} (through the link {path})"
         if target.is_file() and not _through_a_descriptor(path):
             _write_atomically(target, data)
-            return
+            return through
         _write_stream(path, data)
-    elif path.exists() and not path.is_file():  # a folder was refused before reading IN
+        return through
+    if path.exists() and not path.is_file():  # a folder was refused before reading IN
         _write_stream(path, data)
     else:
         _write_atomically(path, data)
+    return str(path)
 
 
 def _write_stream(path: Path, data: bytes) -> None:

@@ -44,3 +44,27 @@ def test_a_tsvs_texts_without_a_language_are_said_and_lang_sets_it(
     rows = tmp_path / "r.json"
     assert main(["convert", "--to", "result-set-json", str(expected), str(rows)]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+def test_a_link_out_is_said_with_the_file_it_led_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """OUT a link: "wrote LINK" named the link only, not the file written (its target); both
+    are named, and a plain OUT is said as before."""
+    expected = _tsv(tmp_path)
+    folder = tmp_path / "kept"
+    folder.mkdir()
+    target = folder / "target.json"
+    target.write_text("old", encoding="utf-8")
+    link, chained = tmp_path / "out.json", tmp_path / "again.json"
+    link.symlink_to(Path("kept") / "target.json")  # relative, as ln -s makes them
+    chained.symlink_to(link)  # a link to the link: the file at the end is named
+    args = ["convert", "--to", "qald-json", "--lang", "en", str(expected)]
+    for out in (link, chained):
+        assert main([*args, str(out)]) == 0
+        err = capsys.readouterr().err
+        assert f"gerbil-qa: wrote {target.resolve()} (through the link {out})\n" in err, err
+        assert out.is_symlink() and json.loads(target.read_text(encoding="utf-8"))["questions"]
+    plain = tmp_path / "plain.json"
+    assert main([*args, str(plain)]) == 0
+    assert f"gerbil-qa: wrote {plain}\n" in capsys.readouterr().err
