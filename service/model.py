@@ -509,6 +509,11 @@ FINDING_KINDS: dict[str, Concept] = {
         "The question is marked OUT OF SCOPE: the knowledge base cannot answer it.",
     ),
     "format": Concept("format problem", "A non-fatal problem the file reader reported."),
+    "no-gold": Concept(
+        "question without gold",
+        "The question has neither gold answers nor a gold query and is not marked OUT OF "
+        "SCOPE: it is scored only with gold given apart.",
+    ),
 }
 
 

@@ -25,9 +25,10 @@ def _question(qid: str, texts: dict[str, str], sparql: str, answers: list) -> di
     }
 
 
-def lakes(*, duplicate: bool = False, dataset_id: str = "lakes") -> bytes:
+def lakes(*, duplicate: bool = False, dataset_id: str = "lakes", no_gold: bool = False) -> bytes:
     """Four questions: 1 sound, 2's gold query does not parse, 3's gold set is empty, 4 has no
-    German text (the dataset has German); ``duplicate``: a fifth with 1's id."""
+    German text (the dataset has German); ``duplicate``: a fifth with 1's id; ``no_gold``: a
+    fifth (id 5) with neither gold answers nor a gold query."""
     lake = f"SELECT ?uri WHERE {{ ?uri a <{LAKE}Lake> }}"
     questions = [
         _question("1", {"en": "Which lake is deepest?", "de": "Welcher See ist am tiefsten?"},
@@ -40,5 +41,10 @@ def lakes(*, duplicate: bool = False, dataset_id: str = "lakes") -> bytes:
     ]  # fmt: skip
     if duplicate:
         questions.append(_question("1", {"en": "Which lake is saltiest?"}, lake, _bindings("Dead")))
+    if no_gold:
+        texts = {"en": "Which lake is coldest?", "de": "Welcher See ist am kältesten?"}
+        questions.append(
+            {"id": "5", "question": [{"language": k, "string": v} for k, v in texts.items()]}
+        )
     body = {"dataset": {"id": dataset_id}, "questions": questions}
     return json.dumps(body, indent=1).encode()

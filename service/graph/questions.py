@@ -45,6 +45,12 @@ class Finding:
             raise ValueError(f"finding kind {self.kind!r} is not in FINDING_KINDS")
 
 
+def _without_gold(q: Question) -> bool:
+    """Whether ``q`` has neither gold answers nor a gold query and is not out of scope (the
+    question ``gerbil-qa validate`` warns of: :data:`service.formats.fields.NO_GOLD`)."""
+    return q.answers is None and not (q.sparql and q.sparql.strip()) and not q.out_of_scope
+
+
 def _default_parser() -> Callable[[str], None] | None:
     """The project's SPARQL parser (lenient: QALD gold queries often omit PREFIX declarations)."""
     try:
@@ -61,12 +67,16 @@ def _default_parser() -> Callable[[str], None] | None:
 def check_dataset(
     dataset: Dataset, *, parse: Callable[[str], None] | bool | None = True
 ) -> list[Finding]:
-    """Run the dataset checks: gold SPARQL parses, empty gold sets, duplicate ids, questions
-    without text in a language of the dataset, out-of-scope questions, reader problems.
+    """Run the dataset checks: gold SPARQL parses, empty gold sets, questions without gold
+    (neither answers nor a query, as ``gerbil-qa validate`` warns; one finding of the dataset
+    when no question has any, as it says it), duplicate ids, questions without text in a
+    language of the dataset, out-of-scope questions, reader problems.
 
     ``parse`` raises on a query that does not parse; True picks the project's parser (the check
     is skipped, and said so, while none is available); False skips it.
     """
+    from service.formats.fields import NO_GOLD  # validate's words (the module is loaded)
+
     parser = _default_parser() if parse is True else (parse or None)
     findings: list[Finding] = []
     languages: dict[str, None] = {}
@@ -74,6 +84,16 @@ def check_dataset(
         for lang in q.languages:
             languages.setdefault(lang, None)
     seen: set[str] = set()
+    lacking = {q.id for q in dataset.questions if _without_gold(q)}
+    every = len(lacking) > 1 and len(lacking) == len(dataset.by_id())
+    if every:  # a file of questions only, its gold given apart: said once
+        findings.append(
+            Finding(
+                "no-gold",
+                f"no question has gold answers or a gold query: the {len(lacking)} questions "
+                "are scored only with gold given apart",
+            )
+        )
     for q in dataset.questions:
         if q.id in seen:
             findings.append(
@@ -90,6 +110,9 @@ def check_dataset(
             findings.append(Finding("out-of-scope", "marked OUT OF SCOPE", "warning", q.id))
         if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
             findings.append(Finding("empty-gold", "the gold answer set is empty", "warning", q.id))
+        if q.id in lacking and not every:
+            said = f"{NO_GOLD}: it is scored only with gold given apart"
+            findings.append(Finding("no-gold", said, "warning", q.id))
         for lang in languages:
             if not q.text(lang):
                 findings.append(
