@@ -525,8 +525,15 @@ def json_error_message(msg: str) -> str:
 _JSON_WS = re.compile("[ \t\n\r]*")  # JSON's whitespace, as json.loads accepts it
 # The pattern matches everywhere (possibly empty), so its ``match`` never gives None.
 _SKIP_WS = cast("Callable[[str, int], re.Match[str]]", _JSON_WS.match)
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=one_key_each)
-_PLAIN_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)  # a repeated key: last wins
+# NaN, Infinity and a number too large for a float (1e999, read as infinity) refused at their
+# place, as a request body refuses them (service.web.api.json_body): a dataset or answer file
+# read 1e999 as infinity
+_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=finite_float, object_pairs_hook=one_key_each
+)
+_PLAIN_DECODER = json.JSONDecoder(  # a repeated key: the last one wins
+    parse_constant=_refuse_constant, parse_float=finite_float
+)
 
 
 def _decode_top_level(text: str, offsets: Offsets) -> Any:

@@ -436,13 +436,13 @@ def test_gold_is_attached_by_question_and_language() -> None:
 def test_every_odd_weight_and_a_key_of_no_shape_are_warned_at_their_place() -> None:
     """``{"true": 2}`` was read as true without a word while ``1e400`` was warned, and a key
     ``"nocolon"`` was read as question "nocolon" silently (explore44 F8): one rule, each with
-    its JSON path."""
-    doc = b'{"db25:1-en": {"true": 2},\n "db25:2-en": {"x": 1e400},\n "nocolon": {"y": 1}}'
+    its JSON path (``1e400`` itself is now refused as too large a number: ``1e300`` here)."""
+    doc = b'{"db25:1-en": {"true": 2},\n "db25:2-en": {"x": 1e300},\n "nocolon": {"y": 1}}'
     ds = read(doc, name="rs.json", format="result-set-json")
     said = {p.path: p for p in ds.problems}
     assert said['$["db25:1-en"].true'].message == "weight 2 of an ASK answer read as true"
     assert said['$["db25:1-en"].true'].expected == "1 (true) or 0 (false)"
-    assert said['$["db25:2-en"].x'].message == "weight inf read as 1"
+    assert said['$["db25:2-en"].x'].message == "weight 1e+300 read as 1"
     odd = said["$.nocolon"]
     assert odd.line == 3 and odd.question_id == "nocolon"
     assert "has neither a dataset prefix nor a language" in odd.message
