@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import queue
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -376,8 +377,12 @@ class _Backend:
 
 
 def _worker_main(conn: Connection, files: list[str], version: str | None, max_results: int) -> None:
-    """Child process: load the KB once, then run one query at a time."""
+    """Child process: load the KB once, then run one query at a time. Ctrl-C is the parent's
+    to handle (it closes the pipe, and this process ends at its EOF): ignored here, each
+    worker printed a KeyboardInterrupt traceback."""
     from service.kb.local import LocalKB
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     try:
         kb = LocalKB(files, version=version)

@@ -5,6 +5,10 @@ failure reason, limits that stop the engine, positions in the query as written."
 from __future__ import annotations
 
 import http.server
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -315,3 +319,51 @@ def test_a_query_calling_another_endpoint_is_refused_unrun(
 def test_a_service_keyword_inside_a_string_is_no_call(executor: SparqlExecutor) -> None:
     result = executor.run('SELECT ?d WHERE { ?d :name ?n FILTER(?n != "SERVICE <x> {}") }')
     assert result.ok and len(result.answers.rows) == 3
+
+
+_CTRL_C_SCRIPT = """
+import sys, time
+from service.kb.executor import SparqlExecutor
+
+if __name__ == "__main__":
+    executor = SparqlExecutor([sys.argv[1]])
+    try:
+        executor.run("ASK { ?s ?p ?o }")
+        print("ready", flush=True)
+        time.sleep(60)
+    except KeyboardInterrupt:  # a parent's shutdown takes a moment (serve's does)
+        print("interrupted", flush=True)
+        time.sleep(1)
+    finally:
+        executor.close()
+"""
+
+
+def test_ctrl_c_is_left_to_the_parent_not_printed_by_each_kb_worker(
+    kb_file: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C signals the terminal's whole process group: each KB worker printed a
+    KeyboardInterrupt traceback beside the command's own message. The parent handles it (the
+    workers end at their pipe's EOF)."""
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C_SCRIPT, encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(kb_file)],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a group of its own, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # CI may ignore it
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "ready"
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert out.strip() == "interrupted" and process.returncode == 0, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
