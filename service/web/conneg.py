@@ -187,7 +187,12 @@ def decorate(
 
     At a format URL (``experiment/X.ttl``: the extension chose, the request's ``Accept`` did
     not) no ``Vary: Accept`` (RFC 9110 §12.5.5: it does not vary) and a ``Link: <url>;
-    rel="canonical"`` to the URI it is a representation of (RFC 6596; explore45 13, 15)."""
+    rel="canonical"`` to the URI it is a representation of (RFC 6596; explore45 13, 15); so
+    does the URI asked with a query that is not part of it (``?format=ttl``, a page's view
+    ``?a=…&b=…``, ``?refresh=on``): one URI for every view of one resource. The URI itself
+    asked as it is sends none (it is its own). Never ``rel="describedby"``: the URI is the
+    document (200 by negotiation, no 303), not a thing another document describes; the HTML
+    says the same with ``<link rel="canonical">`` (``base.html``)."""
     at_format_url = bool(
         chosen is not None
         and chosen.extension
@@ -196,7 +201,8 @@ def decorate(
     )
     if not at_format_url:
         response.vary.add("Accept")
-    links = [f'<{url}{query}>; rel="canonical"'] if at_format_url else []
+    canonical = at_format_url or (has_request_context() and not _is_canonical_target(query))
+    links = [f'<{url}{query}>; rel="canonical"'] if canonical else []
     links += [
         f'<{url}.{rep.extension}{query}>; rel="alternate"; type="{rep.media_type}"'
         for rep in offered
@@ -208,3 +214,12 @@ def decorate(
     if chosen is not None and chosen.extension:
         response.headers.setdefault("Content-Location", f"{url}.{chosen.extension}{query}")
     return response
+
+
+def _is_canonical_target(query: str) -> bool:
+    """The request asked for the canonical URI itself (its query exactly ``query``, the
+    ``?page=N`` of a paged resource, in any order), not a view of it."""
+    from urllib.parse import parse_qsl
+
+    asked = sorted(request.args.items(multi=True))
+    return asked == sorted(parse_qsl(query.removeprefix("?"), keep_blank_values=True))

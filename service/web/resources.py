@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, g, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from service import mediatypes
@@ -95,9 +95,17 @@ def respond(
     key = (uri, rep.key, variant)
     rendered = None if private else cache.get(key)
     if rendered is None:
-        rendered = cache.rendered(
-            *_render(uri, rep, quads=quads, html=html, csv=csv, bibtex=bibtex, in_worker=in_worker)
-        )
+        # the page's <link rel="canonical"> (base.html): one for every view of the resource, so
+        # a page cached per view holds the same one
+        g.canonical_uri = uri + query
+        try:
+            rendered = cache.rendered(
+                *_render(
+                    uri, rep, quads=quads, html=html, csv=csv, bibtex=bibtex, in_worker=in_worker
+                )
+            )
+        finally:  # an error page rendered after this is no view of the resource
+            g.pop("canonical_uri", None)
         if not private:
             cache.put(key, rendered)
     response = Response(rendered.body, content_type=rendered.content_type)
@@ -312,6 +320,9 @@ def experiment_file(experiment_id: str, sha256: str) -> BaseResponse:
     response = Response(data, mimetype=mimetype or "application/octet-stream")
     response.headers["Content-Disposition"] = _attachment(title)
     response.headers["Cache-Control"] = "private, no-store" if private else "public, max-age=3600"
+    # a download, not a document: the experiment's document describes it (its title, type,
+    # checksum), as LDP says of a non-RDF source
+    response.headers["Link"] = f'<{storage.uris.experiment(experiment_id)}>; rel="describedby"'
     if private:
         response.vary.add("Cookie")
     return response
@@ -1852,6 +1863,7 @@ def _version_file(name: str, version: str) -> Response:
     response = Response(data, mimetype=media)
     response.headers["Content-Disposition"] = _attachment(f"{name}-{version}.json")
     response.headers["Cache-Control"] = "public, max-age=3600"  # a version never changes
+    response.headers["Link"] = f'<{v}>; rel="describedby"'  # its distribution's description
     return response
 
 

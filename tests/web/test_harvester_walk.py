@@ -393,6 +393,8 @@ def test_a_refreshed_version_offers_its_file(site: Server, refreshed_store: dict
     assert got.status_code == 200 and got.content == data, (url, got.status_code)
     assert got.headers["Content-Type"].startswith("application/json")
     assert json.loads(got.content)["questions"]  # the refreshed questions, as written
+    # a download, not a document: the version's document describes it (hq78)
+    assert got.headers["Link"] == f'<{version}>; rel="describedby"'
     found = dcat_ap_findings(g, "the refreshed version")
     assert ("Warning", str(DCAT.distribution)) not in found  # the recommended shapes asked
     assert found <= REMAINING, found - REMAINING

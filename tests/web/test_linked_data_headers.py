@@ -1,0 +1,128 @@
+"""What linked-data crawlers read beside the document: the canonical URI of every view of a
+resource (``<link rel="canonical">`` in its page, ``Link: rel="canonical"`` at a view's URL),
+and no ``rel="describedby"`` where the URI is the document itself (hq78)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from service import mediatypes
+
+RDF_TYPES = {s.media_types[0] for s in mediatypes.RDF_SYNTAXES}
+
+
+def _head_links(html: str) -> list[tuple[str, str, str]]:
+    """(rel, type, href) of each ``<link>`` in a page's head."""
+    head = html.split("</head>", 1)[0]
+    out = []
+    for tag in re.findall(r"<link\b[^>]*>", head):
+        attrs = dict(re.findall(r'(\w+)="([^"]*)"', tag))
+        out.append((attrs.get("rel", ""), attrs.get("type", ""), attrs.get("href", "")))
+    return out
+
+
+def _resources(server) -> list[str]:
+    demo = server.demo_id
+    dataset = server.get(f"experiment/{demo}.csv").text.splitlines()[1].split(",")[2]
+    return [
+        f"experiment/{demo}",
+        f"experiment/{demo}/task/2",
+        f"experiment/{demo}/task/1/question/5",
+        dataset.replace(server.url, ""),
+        dataset.replace(server.url, "") + "/question/3",
+        "system/demo-strong",
+        "catalog",
+        "vocab",
+    ]
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_every_page_names_its_canonical_uri_and_its_rdf(server, index: int) -> None:
+    path = _resources(server)[index]
+    uri = server.url + path
+    page = server.get(path, headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    links = _head_links(page.text)
+    assert [href for rel, _, href in links if rel == "canonical"] == [uri]
+    alternate = {kind for rel, kind, _ in links if rel == "alternate"}
+    assert alternate >= RDF_TYPES, RDF_TYPES - alternate
+    # the URI asked as it is names itself in its page only; a view of it names it in a header
+    assert 'rel="canonical"' not in page.headers["Link"]
+    for view in (f"{path}?format=html", f"{path}.html", f"{path}?format=ttl", f"{path}.ttl"):
+        response = server.get(view)
+        assert response.status_code == 200, view
+        assert f'<{uri}>; rel="canonical"' in response.headers["Link"], view
+    # the URIs name documents (200 here, no 303): nothing else describes them
+    for response in (page, server.get(path, headers={"Accept": "text/turtle"})):
+        assert "describedby" not in response.headers["Link"]
+
+
+def test_every_view_of_a_page_has_one_canonical(server) -> None:
+    """The experiment page is cached per view (?a=…&b=…, ?refresh=on): each names the URI."""
+    path = f"experiment/{server.demo_id}"
+    uri = server.url + path
+    for view in (path, f"{path}?refresh=on", f"{path}?a=nobody&b=none", f"{path}?format=html"):
+        for _ in range(2):  # rendered, then from the page cache
+            page = server.get(view)
+            assert page.status_code == 200, view
+            canonical = [h for rel, _, h in _head_links(page.text) if rel == "canonical"]
+            assert canonical == [uri], view
+    head = server.request("HEAD", f"{path}?refresh=on")
+    assert f'<{uri}>; rel="canonical"' in head.headers["Link"]
+    etag = server.get(f"{path}?format=ttl").headers["ETag"]
+    unchanged = server.get(f"{path}?format=ttl", headers={"If-None-Match": etag})
+    assert unchanged.status_code == 304
+    assert f'<{uri}>; rel="canonical"' in unchanged.headers["Link"]
+
+
+def test_an_error_page_names_no_canonical(server) -> None:
+    page = server.get("experiment/209901019999", headers={"Accept": "text/html"})
+    assert page.status_code == 404
+    assert not [h for rel, _, h in _head_links(page.text) if rel == "canonical"]
+
+
+def test_the_canonical_is_under_the_public_base(tmp_path) -> None:
+    """Behind a proxy that strips ``/gerbil`` (``--base https://host/gerbil/``), the canonical
+    is the URI under the base, as the format URLs' ``Link`` headers say it, never the host
+    or path the request came by."""
+    from service.graph.store import open_storage
+    from service.web import close_app, create_app
+
+    base = "https://qa.example.org/gerbil/"
+    storage = open_storage(tmp_path / "store", base=base, catalog=False)
+    app = create_app({"base": base, "demo": False}, storage=storage)
+    try:
+        client = app.test_client()
+        page = client.get("/vocab", headers={"Accept": "text/html"})
+        turtle = client.get("/vocab?format=ttl")
+        at_format_url = client.get("/vocab.ttl")
+    finally:
+        close_app(app)
+    assert page.status_code == 200
+    canonical = [h for rel, _, h in _head_links(page.text) if rel == "canonical"]
+    assert canonical == [base + "vocab"]
+    assert f'<{base}vocab>; rel="canonical"' in turtle.headers["Link"]
+    assert f'<{base}vocab>; rel="canonical"' in at_format_url.headers["Link"]
+
+
+def test_a_download_says_which_document_describes_it(server) -> None:
+    """A file's download URL (``experiment/{id}/file/{sha}``) is no RDF document: the
+    experiment's document describes it (``Link: rel="describedby"``, as LDP has a non-RDF
+    source say), and that document names the download."""
+    downloads = {
+        str(row[0].value)
+        for row in server.storage.public.query(
+            "SELECT ?u { ?f <http://www.w3.org/ns/dcat#downloadURL> ?u "
+            f'FILTER(CONTAINS(STR(?u), "/file/") && STRSTARTS(STR(?u), "{server.url}")) }}'
+        )
+    }
+    assert downloads
+    for url in downloads:
+        got = server.get(url[len(server.url) :])
+        assert got.status_code == 200, url
+        document = url.split("/file/", 1)[0]
+        assert got.headers["Link"] == f'<{document}>; rel="describedby"', url
+        described = server.get(document[len(server.url) :], headers={"Accept": "text/turtle"})
+        assert url in described.text
