@@ -92,6 +92,8 @@ def respond(
     ``Content-Location`` (a page's ``?page=N``).
     """
     cache = services().cache
+    # read before the document: a public write while it is rendered moves it past this one
+    modified = None if private else services().last_modified()
     key = (uri, rep.key, variant)
     rendered = None if private else cache.get(key)
     if rendered is None:
@@ -117,6 +119,8 @@ def respond(
     if private:  # the owner's: anyone else is refused at this URL
         response.vary.add("Cookie")
     response.set_etag(rendered.etag)
+    if modified is not None:  # If-Modified-Since: a 304 at or after it (an ETag sent wins)
+        response.last_modified = modified
     if links:
         response.headers["Link"] = ", ".join(links)
     conneg.decorate(response, url=uri, offered=offered, chosen=rep, query=query)

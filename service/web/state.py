@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import secrets
+import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from flask import current_app
@@ -41,10 +44,28 @@ class Services:
     # held whole to be hashed), so it changes whenever the cached pages are dropped
     started: str = field(default_factory=lambda: secrets.token_hex(6))
     public_writes: int = 0
+    # when the public data this process serves last changed (epoch seconds): its start, then
+    # each public write it made or followed (``refresh``); the public documents' Last-Modified
+    public_modified: float = field(default_factory=time.time)
 
     def public_version(self) -> str:
         """A name of the public data as this process serves it now (see ``started``)."""
         return f"{self.started}-{self.public_writes}"
+
+    def last_modified(self) -> datetime | None:
+        """The ``Last-Modified`` of a public document now: the second after the last public
+        write (or the start), so a write later in the second a client was answered in still
+        moves it past what that client holds; None within that second (RFC 9110 §8.8.2.1: never
+        after the response's Date), when the ETag alone validates.
+
+        Store-wide, not a record's own time: a published experiment's page and RDF change with
+        other records (a published revision's "revised by", a frozen leaderboard naming it, a
+        withdrawal, a paper attached, which records no time), so a record's time would give a
+        304 to a page that changed. Pages are cached and dropped on the same writes."""
+        stamp = math.floor(self.public_modified) + 1
+        if stamp > time.time():
+            return None
+        return datetime.fromtimestamp(stamp, UTC)
 
     def changed(self) -> None:
         """After a *public* write (a publication, a new dataset version, a catalogue dataset's
@@ -61,6 +82,8 @@ class Services:
         # Pages or results made while the snapshot was taken may predate the write.
         self.cache.clear()
         self.results.clear()
+        # after the caches are dropped: a response that read the time before is older than it
+        self.public_modified = time.time()
 
     def close(self) -> None:
         if self.watcher is not None:

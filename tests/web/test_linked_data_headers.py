@@ -5,6 +5,9 @@ and no ``rel="describedby"`` where the URI is the document itself (hq78)."""
 from __future__ import annotations
 
 import re
+import time
+from datetime import datetime, timedelta
+from email.utils import format_datetime, parsedate_to_datetime
 
 import pytest
 
@@ -126,3 +129,82 @@ def test_a_download_says_which_document_describes_it(server) -> None:
         assert got.headers["Link"] == f'<{document}>; rel="describedby"', url
         described = server.get(document[len(server.url) :], headers={"Accept": "text/turtle"})
         assert url in described.text
+
+
+# --- Last-Modified / If-Modified-Since --------------------------------------------------------
+
+
+def _modified(response) -> datetime:
+    return parsedate_to_datetime(response.headers["Last-Modified"])
+
+
+def _settled(server, path: str, **headers: str):
+    """The response once the last public write is a second old (within its second no
+    Last-Modified is sent: it would be after the response's Date)."""
+    for _ in range(30):
+        response = server.get(path, headers=headers)
+        if "Last-Modified" in response.headers:
+            return response
+        time.sleep(0.1)
+    raise AssertionError(f"{path}: no Last-Modified")
+
+
+@pytest.mark.parametrize("accept", ["text/html", "text/turtle"])
+def test_if_modified_since_gives_a_304(server, accept: str) -> None:
+    path = f"experiment/{server.demo_id}"
+    got = _settled(server, path, Accept=accept)
+    assert got.status_code == 200
+    modified = _modified(got)
+    assert got.headers["Last-Modified"].endswith(" GMT")  # an HTTP-date, whole seconds
+    assert modified <= parsedate_to_datetime(got.headers["Date"])
+    since = {"Accept": accept, "If-Modified-Since": got.headers["Last-Modified"]}
+    for method in ("GET", "HEAD"):
+        unchanged = server.request(method, path, headers=since)
+        assert unchanged.status_code == 304, method
+        assert unchanged.content == b"" and unchanged.headers["ETag"] == got.headers["ETag"]
+    later = format_datetime(modified + timedelta(days=1), usegmt=True)
+    assert server.get(path, headers={**since, "If-Modified-Since": later}).status_code == 304
+    earlier = format_datetime(modified - timedelta(seconds=1), usegmt=True)
+    again = server.get(path, headers={**since, "If-Modified-Since": earlier})
+    assert again.status_code == 200 and again.content == got.content
+    # an ETag sent wins over the date (RFC 9110 §13.2.2): another ETag is a 200 ...
+    other = server.get(path, headers={**since, "If-None-Match": '"not-this-one"'})
+    assert other.status_code == 200
+    # ... and the same ETag a 304, whatever the date says
+    same = {"Accept": accept, "If-None-Match": got.headers["ETag"], "If-Modified-Since": earlier}
+    assert server.get(path, headers=same).status_code == 304
+
+
+def test_last_modified_on_every_public_resource_not_on_sparql(server) -> None:
+    for path in _resources(server):
+        assert _settled(server, path, Accept="text/turtle").status_code == 200, path
+    answer = server.get("sparql", params={"query": "ASK {}"})
+    assert answer.status_code == 200 and "Last-Modified" not in answer.headers
+
+
+def test_a_publication_and_a_rescoring_move_it_forward(server) -> None:
+    path = f"experiment/{server.demo_id}"
+    before = _settled(server, path, Accept="text/turtle")
+    since = {"Accept": "text/turtle", "If-Modified-Since": before.headers["Last-Modified"]}
+    assert server.get(path, headers=since).status_code == 304
+    ticket = server.submit_demo(systems=("strong",))
+    old, auth = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    assert "Last-Modified" not in server.get(f"experiment/{old}", headers=auth).headers  # private
+    time.sleep(1.1)  # a write in the second the client was answered in must move it too
+    assert server.post(f"api/experiments/{old}/publish", headers=auth).ok
+    published = _settled(server, path, Accept="text/turtle")
+    assert _modified(published) > _modified(before)
+    assert server.get(path, headers=since).status_code == 200  # its date is past the copy's
+    # the old run's page, then its published revision's: the old one says "revised by"
+    first = _settled(server, f"experiment/{old}", Accept="text/html")
+    revision = server.post(
+        f"api/experiments/{old}/rescore", json={"profile": "exact"}, headers=auth
+    ).json()
+    server.wait_finished(revision["id"], revision["token"])
+    new_auth = {"Authorization": f"Bearer {revision['token']}"}
+    assert server.post(f"api/experiments/{revision['id']}/publish", headers=new_auth).ok
+    revised = _settled(server, f"experiment/{old}", Accept="text/html")
+    assert _modified(revised) > _modified(first)
+    assert revision["id"] in revised.text and revised.content != first.content
+    stale = {"Accept": "text/html", "If-Modified-Since": first.headers["Last-Modified"]}
+    assert server.get(f"experiment/{old}", headers=stale).status_code == 200
