@@ -180,6 +180,20 @@ def removed_since(storage: Storage) -> set[str]:
     return {row["lb"].value for row in rows}
 
 
+def removed_at(storage: Storage, leaderboard_id: str) -> Any | None:
+    """When the operator removed the frozen leaderboard ``leaderboard_id`` (its
+    ``gqa:removedAt`` literal, an ``xsd:dateTime``), or None: never frozen, or frozen anew."""
+    if not (len(leaderboard_id) == 16 and all(c in "0123456789abcdef" for c in leaderboard_id)):
+        return None
+    uri = storage.uris.leaderboard(leaderboard_id)
+    admin = storage.uris.admin_graph
+    rows = storage.private.query(
+        f"SELECT ?t WHERE {{ GRAPH <{admin}> {{ <{uri}> <{GQA}removedAt> ?t }} }}"
+        " ORDER BY DESC(?t) LIMIT 1"
+    )
+    return next((row["t"] for row in rows), None)
+
+
 def _forget_removal(storage: Storage, uri: str) -> None:
     from service.graph.adapter import Side
 

@@ -257,7 +257,13 @@ def remove_api(leaderboard_id: str) -> Response:
 @bp.get("/leaderboard/<name>")
 def frozen(name: str) -> BaseResponse:
     lid, ext = conneg.split_extension(name)
-    found = _read(lid)
+    try:
+        found = _read(lid)
+    except NotFound:
+        gone = _removed(lid, ext)
+        if gone is None:
+            raise
+        return gone
     rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
     quads = public_document(found.uri, rep)
     base = services().storage.uris.base
@@ -308,6 +314,43 @@ def frozen(name: str) -> BaseResponse:
         bibtex=lambda: bibtex().encode("utf-8"),
         csv=lambda: pages.csv_table(list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in rows()]),
     )
+
+
+def _removed(leaderboard_id: str, ext: str | None) -> BaseResponse | None:
+    """410 Gone for a frozen leaderboard the operator removed (the admin graph keeps when:
+    ``gqa:removedAt``), in the representation asked: a page, or the one triple saying when in
+    an RDF syntax; nothing else of it (its title may be why it went). None: never frozen."""
+    import pyoxigraph as ox
+
+    from service.graph.uris import GQA
+    from service.web.rdf_out import CONTEXT_PATH, serialize
+
+    storage = services().storage
+    when = leaderboards.removed_at(storage, leaderboard_id)
+    if when is None:
+        return None
+    uri = storage.uris.leaderboard(leaderboard_id)
+    rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
+    said = f"{when.value[:19].replace('T', ' ')} UTC"
+    message = (
+        f"The frozen leaderboard {uri} was removed by the operator of this service on {said}: "
+        "it is gone for good (the live leaderboards are at "
+        f"{services().config.base}leaderboards)."
+    )
+    if rep is conneg.HTML:
+        page = render_template("error.html", status=410, message=message, problems=None)
+        response = Response(page, content_type="text/html; charset=utf-8")
+    elif rep.rdf is not None:
+        quad = ox.Quad(ox.NamedNode(uri), ox.NamedNode(GQA + "removedAt"), when)
+        context = services().config.base + CONTEXT_PATH
+        body = serialize([quad], rep.rdf, context_url=context)
+        response = Response(body, content_type=f"{rep.media_type}; charset=utf-8")
+    else:  # CSV, BibTeX: no table or citation of what is gone
+        response = Response(message + "\n", content_type="text/plain; charset=utf-8")
+    response.status_code = 410
+    response.headers["Cache-Control"] = "public, no-cache"
+    response.vary.add("Accept")
+    return response
 
 
 def _read(leaderboard_id: str) -> leaderboards.Frozen:

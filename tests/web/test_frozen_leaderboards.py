@@ -249,7 +249,29 @@ def test_the_operator_removes_a_frozen_leaderboard(tmp_path) -> None:
             "removed": True,
         }
         assert site.get(path).status_code == 404
-        assert site.get(spam["uri"][len(site.url) :], headers=HTML).status_code == 404
+        # its URI was public and may be cited: 410 Gone, saying when, nothing else of it (hq78)
+        board = spam["uri"][len(site.url) :]
+        page = site.get(board, headers=HTML)
+        assert page.status_code == 410 and "removed by the operator" in page.text
+        assert "pills" not in page.text
+        when = site.storage.private.query(
+            f"SELECT ?t {{ GRAPH ?g {{ <{spam['uri']}> <{GQA}removedAt> ?t }} }}"
+        )
+        (removed,) = [row["t"] for row in when]
+        assert removed.value[:19].replace("T", " ") in page.text
+        rdf = site.get(board, headers={"Accept": "text/turtle"})
+        assert rdf.status_code == 410 and rdf.headers["Content-Type"].startswith("text/turtle")
+        said = rdflib.Graph().parse(data=rdf.text, format="turtle")
+        assert set(said) == {
+            (
+                rdflib.URIRef(spam["uri"]),
+                rdflib.URIRef(GQA + "removedAt"),
+                rdflib.Literal(removed.value, datatype=rdflib.XSD.dateTime),
+            )
+        }
+        assert site.get(board + ".csv").status_code == 410
+        never = site.get("leaderboard/0123456789abcdef", headers=HTML)
+        assert never.status_code == 404  # never frozen: nothing was there
         assert site.get("api/leaderboards").json()["leaderboards"] == []
         me = f"<{spam['uri']}>"
         ask = f"ASK {{ {{ {me} ?p ?o }} UNION {{ GRAPH ?g {{ {me} ?p ?o }} }} }}"
@@ -260,6 +282,7 @@ def test_the_operator_removes_a_frozen_leaderboard(tmp_path) -> None:
         fair = site.post("api/leaderboards", json={"title": "Final standings"})
         assert fair.status_code == 201 and fair.json()["id"] == spam["id"]  # the same state
         assert fair.json()["title"] == "Final standings"
+        assert site.get(board, headers=HTML).status_code == 200  # frozen anew: back
     finally:
         stop_server(site)
 

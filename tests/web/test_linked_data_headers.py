@@ -208,3 +208,31 @@ def test_a_publication_and_a_rescoring_move_it_forward(server) -> None:
     assert revision["id"] in revised.text and revised.content != first.content
     stale = {"Accept": "text/html", "If-Modified-Since": first.headers["Last-Modified"]}
     assert server.get(f"experiment/{old}", headers=stale).status_code == 200
+
+
+# --- deleted experiments: no trace, so 404 -------------------------------------------------------
+
+
+def test_a_deleted_experiment_is_404_and_a_published_one_is_never_deleted(server) -> None:
+    """Only an unpublished experiment is deleted (a published one's URI is cited: 409, it keeps
+    resolving), and its deletion leaves no public trace: 404 as for an id never minted, in every
+    format, with nothing in the endpoint (the admin graph's note goes with its files)."""
+    ticket = server.submit_demo(systems=("strong",))
+    eid, auth = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+    uri = f"{server.url}experiment/{eid}"
+    assert server.get(f"experiment/{eid}").status_code == 403  # private: not public yet
+    assert server.delete(f"api/experiments/{eid}", headers=auth).status_code in (200, 204)
+    for accept in ("text/html", "text/turtle", "application/ld+json"):
+        assert server.get(f"experiment/{eid}", headers={"Accept": accept}).status_code == 404
+        assert server.get("experiment/209901019999", headers={"Accept": accept}).status_code == 404
+    assert server.get(f"experiment/{eid}.ttl").status_code == 404
+    assert server.get(f"experiment/{eid}", headers=auth).status_code == 404  # its owner's too
+    ask = f"ASK {{ {{ <{uri}> ?p ?o }} UNION {{ GRAPH ?g {{ <{uri}> ?p ?o }} }} }}"
+    assert server.get("sparql", params={"query": ask, "format": "json"}).json()["boolean"] is False
+    # nor a private one a 410 could be made of: the admin record and the cleanup note are gone
+    assert not bool(server.storage.private.query(f"ASK {{ GRAPH ?g {{ <{uri}> ?p ?o }} }}"))
+    published = server.submit_demo(systems=("strong",))
+    pid, owner = published["id"], {"Authorization": f"Bearer {published['token']}"}
+    assert server.post(f"api/experiments/{pid}/publish", headers=owner).ok
+    assert server.delete(f"api/experiments/{pid}", headers=owner).status_code == 409
+    assert server.get(f"experiment/{pid}", headers={"Accept": "text/turtle"}).status_code == 200
