@@ -2202,8 +2202,16 @@ def dump(ext: str | None = None) -> BaseResponse:
     # weak: the same quads in the same order, written again, are not promised to be the same
     # bytes; a crawler that keeps the dump asks again with If-None-Match and gets a 304 until
     # the next public write (it was sent whole every time, explore45 7)
+    modified = services().last_modified()  # the last public write's, as every document's
     etag = f"dump-{rep.extension}-{services().public_version()}"
-    if request.if_none_match.contains_weak(etag):
+    since = request.if_modified_since
+    not_since = (
+        not request.if_none_match  # an ETag sent wins (RFC 9110 §13.2.2)
+        and modified is not None
+        and since is not None
+        and since >= modified
+    )
+    if not_since or request.if_none_match.contains_weak(etag):
         unchanged = Response(status=304)
         unchanged.set_etag(etag, weak=True)
         unchanged.headers["Cache-Control"] = PUBLIC_CACHE
@@ -2228,4 +2236,6 @@ def dump(ext: str | None = None) -> BaseResponse:
     response = Response(body(), content_type=f"{rep.media_type}; charset=utf-8")
     response.headers["Cache-Control"] = PUBLIC_CACHE
     response.set_etag(etag, weak=True)
+    if modified is not None:
+        response.last_modified = modified
     return conneg.decorate(response, url=uri, offered=DUMP_OFFERS, chosen=rep)

@@ -236,3 +236,16 @@ def test_a_deleted_experiment_is_404_and_a_published_one_is_never_deleted(server
     assert server.post(f"api/experiments/{pid}/publish", headers=owner).ok
     assert server.delete(f"api/experiments/{pid}", headers=owner).status_code == 409
     assert server.get(f"experiment/{pid}", headers={"Accept": "text/turtle"}).status_code == 200
+
+
+def test_the_dump_has_the_same_date(server) -> None:
+    """The dump is the public data whole: its Last-Modified is the last public write's too."""
+    got = _settled(server, "dump.nq")
+    assert got.status_code == 200 and got.content
+    since = {"If-Modified-Since": got.headers["Last-Modified"]}
+    for method in ("GET", "HEAD"):
+        assert server.request(method, "dump.nq", headers=since).status_code == 304, method
+    earlier = format_datetime(_modified(got) - timedelta(seconds=1), usegmt=True)
+    assert server.get("dump.nq", headers={"If-Modified-Since": earlier}).status_code == 200
+    other = server.get("dump.nq", headers={**since, "If-None-Match": 'W/"not-this-one"'})
+    assert other.status_code == 200  # the ETag sent wins
