@@ -9,6 +9,7 @@ import logging
 import re
 import tempfile
 from collections.abc import Mapping
+from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -360,7 +361,13 @@ def error_response(status: int, message: str, *, problems: list[dict[str, Any]] 
             request.headers.get("Accept"), offered, default=conneg.HTML
         ) is conneg.HTML and "text/html" in (request.headers.get("Accept") or "")
         if wants_html:
-            page = render_template("error.html", status=status, message=message, problems=problems)
+            page = render_template(
+                "error.html",
+                status=status,
+                reason=_reason(status),
+                message=message,
+                problems=problems,
+            )
             response = Response(page, content_type="text/html; charset=utf-8")
         else:
             lines = [message, *(p["text"] for p in problems or [])]
@@ -493,3 +500,11 @@ def _security_headers(response: Response) -> Response:
             "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
         )
     return response
+
+
+def _reason(status: int) -> str:
+    """The status's phrase for the error page's heading ("404 Not Found", "410 Gone")."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"

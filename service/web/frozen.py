@@ -338,7 +338,9 @@ def _removed(leaderboard_id: str, ext: str | None) -> BaseResponse | None:
         f"{services().config.base}leaderboards)."
     )
     if rep is conneg.HTML:
-        page = render_template("error.html", status=410, message=message, problems=None)
+        page = render_template(
+            "error.html", status=410, reason="Gone", message=message, problems=None
+        )
         response = Response(page, content_type="text/html; charset=utf-8")
     elif rep.rdf is not None:
         quad = ox.Quad(ox.NamedNode(uri), ox.NamedNode(GQA + "removedAt"), when)

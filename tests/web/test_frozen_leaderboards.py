@@ -253,6 +253,7 @@ def test_the_operator_removes_a_frozen_leaderboard(tmp_path) -> None:
         board = spam["uri"][len(site.url) :]
         page = site.get(board, headers=HTML)
         assert page.status_code == 410 and "removed by the operator" in page.text
+        assert "<h1>410 Gone</h1>" in page.text  # the heading says what the code means
         assert "pills" not in page.text
         when = site.storage.private.query(
             f"SELECT ?t {{ GRAPH ?g {{ <{spam['uri']}> <{GQA}removedAt> ?t }} }}"
