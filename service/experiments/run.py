@@ -608,10 +608,15 @@ def registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experim
 def _dataset_languages(dataset: Dataset, untagged: str) -> tuple[str, ...]:
     """Every language the dataset's questions have a text in, most questions first; texts
     of no language (``""``) count as ``untagged`` (the profile's default language), which they
-    are read in: one text of ``"language": ""`` listed en twice (explore44 F9)."""
+    are read in: one text of ``"language": ""`` listed en twice (explore44 F9). Each as
+    :func:`canonical_tag` writes it, as ``--lang`` takes it: QALD-9's ``pt_BR`` is ``pt-BR``
+    (the task, its ``byLanguage`` and the store named it ``pt_BR``; explore51 F2)."""
+    from service.evaluation.languages import canonical_tag
+
     counts: dict[str, int] = {}
     for question in dataset.questions:
-        for language in dict.fromkeys(lang or untagged for lang in question.languages):
+        tags = (canonical_tag(lang) if lang else untagged for lang in question.languages)
+        for language in dict.fromkeys(tags):
             counts[language] = counts.get(language, 0) + 1
     if not counts:
         raise BadRequest("the dataset's questions have no text in any language")

@@ -79,10 +79,12 @@ def check_dataset(
 
     parser = _default_parser() if parse is True else (parse or None)
     findings: list[Finding] = []
-    languages: dict[str, None] = {}
+    from service.evaluation.languages import canonical_tag
+
+    languages: dict[str, None] = {}  # as a run names them: QALD-9's pt_BR is pt-BR
     for q in dataset.questions:
         for lang in q.languages:
-            languages.setdefault(lang, None)
+            languages.setdefault(canonical_tag(lang) if lang else lang, None)
     seen: set[str] = set()
     lacking = {q.id for q in dataset.questions if _without_gold(q)}
     every = len(lacking) > 1 and len(lacking) == len(dataset.by_id())

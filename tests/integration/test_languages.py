@@ -181,3 +181,49 @@ def test_a_bare_language_takes_its_own_texts_before_a_regional_one() -> None:
     assert q.text("pt") == "Quem é?" and q.text("pt-BR") == q.text("pt_br") == "Quem?"
     only = Question("2", (QuestionText("hi_IN", "कौन?"),))
     assert only.text("hi") == only.text("HI-in") == "कौन?" and only.text("hi-XX") is None
+
+
+def test_all_names_a_datasets_languages_as_an_explicit_lang_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """QALD-9 tags texts ``pt_BR`` and ``hi_IN``: ``--lang pt_BR`` named them ``pt-BR``, but
+    ``all`` kept ``pt_BR`` in ``language``, ``byLanguage`` and the store (explore51 F2)."""
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    base = ("--dataset", str(QALD9_TEST), "--answers", str(QALD9_TEST), "--types", "QA")
+    [pooled] = _evaluate(capsys, *base, "--lang", "all", "--store", str(store))
+    languages = pooled["language"].split(",")
+    assert {"pt-BR", "hi-IN"} <= set(languages) and not any("_" in x for x in languages)
+    assert list(pooled["byLanguage"]) == languages
+    assert {q["language"] for q in pooled["questions"]} == set(languages)
+    [alone] = _evaluate(capsys, *base, "--lang", "pt_BR")
+    assert alone["language"] == "pt-BR"
+    assert pooled["byLanguage"]["pt-BR"]["QA"] == alone["results"]["QA"]
+    storage = open_storage(store)
+    try:
+        quads = storage.experiments.quads(pooled["experiment"]["id"])
+        tags = {
+            q.object.value
+            for q in quads
+            if q.predicate.value == "http://w3id.org/gerbil/qa/vocab#languageTag"
+        }
+        assert {"pt-BR", "hi-IN"} <= tags and not any("_" in tag for tag in tags), tags
+    finally:
+        storage.close()
+
+
+def test_a_datasets_missing_texts_name_the_language_as_a_run_does() -> None:
+    """The dataset checks said ``no question text in 'pt_BR'`` where a run names ``pt-BR``."""
+    from service.graph.questions import check_dataset
+    from service.model import Dataset, Question, QuestionText
+
+    dataset = Dataset(
+        "d",
+        (
+            Question("1", (QuestionText("en", "Who?"), QuestionText("pt_BR", "Quem?"))),
+            Question("2", (QuestionText("en", "What?"),)),
+        ),
+    )
+    [missing] = [f for f in check_dataset(dataset, parse=False) if f.kind == "missing-text"]
+    assert (missing.message, missing.question_id) == ("no question text in 'pt-BR'", "2")

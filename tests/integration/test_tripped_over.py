@@ -296,7 +296,13 @@ def test_dataset_load_says_how_many_findings_it_does_not_show(
     assert total > 20  # the README counts 35 empty gold sets alone
     shown = [line for line in done.stdout.splitlines() if line.startswith(("  warning", "  error"))]
     assert len(shown) == 20
-    assert f"  … {total - 20} more" in done.stdout
+    # the findings of one kind and message are one line, naming how many questions and the
+    # first five: 130 lines "no question text in 'hy'" were one a question (explore51 F2)
+    assert "  warning: missing-text: no question text in 'hy' (130 questions: " in done.stdout
+    assert "  warning: empty-gold: the gold answer set is empty (35 questions: " in done.stdout
+    said = [re.search(r"\((\d+) questions: ", line) for line in shown]
+    counted = sum(int(m.group(1)) if m else 1 for m in said)
+    assert f"  … {total - counted} more" in done.stdout
 
 
 def test_a_truncated_json_file_says_where_it_ends(tmp_path: Path) -> None:
