@@ -2,8 +2,9 @@
 
 Each dataset names its upstream files (``dcat:downloadURL``), their size and SHA-256, and where
 they lie in a local mirror of the upstream files (``gqa:mirrorPath``). Loading a dataset takes
-a file from the mirror folder (setting ``GERBIL_QA_DATA``) or downloads it (into
-``GERBIL_QA_CACHE``), and refuses a file whose checksum is not the catalogue's.
+a file from the mirror folder (setting ``GERBIL_QA_DATA``, else ``../shared/data``:
+:func:`mirror_dir`) or downloads it (into ``GERBIL_QA_CACHE``), and refuses a file whose
+checksum is not the catalogue's.
 
 A file's role (``gqa:fileRole``) says what it is: ``questions``; ``expected`` (TSV gold
 answers); ``gold`` (gold answers given apart, as TEXT2SPARQL does: attached to the questions by
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from service.errors import BadRequest, NotFound, ServiceError
-from service.paths import DATASETS_DIR
+from service.paths import DATASETS_DIR, PROJECT_ROOT
 
 DCAT = "http://www.w3.org/ns/dcat#"
 DCT = "http://purl.org/dc/terms/"
@@ -363,13 +364,29 @@ def sha256_of(path: Path) -> str:
 
 
 def mirror_dir() -> Path | None:
+    """The local copy of the benchmark data: ``GERBIL_QA_DATA``, else ``data/`` under
+    ``GERBIL_QA_SHARED``, else the checkout's ``../shared/data`` where that folder exists (as
+    the standards folder defaults to ``../shared/standards``); None: files are downloaded. Only
+    ``make run`` and ``make bench`` set it, so ``gerbil-qa evaluate --dataset NAME`` from a
+    checkout downloaded, offline in vain, beside the copy (explore51 F1)."""
     value = os.environ.get("GERBIL_QA_DATA")
-    return Path(value) if value else None
+    if value:
+        return Path(value)
+    shared = os.environ.get("GERBIL_QA_SHARED")
+    folder = Path(shared) / "data" if shared else PROJECT_ROOT.parent / "shared" / "data"
+    return folder if folder.is_dir() else None
 
 
 def cache_dir() -> Path:
     value = os.environ.get("GERBIL_QA_CACHE")
     return Path(value) if value else Path.home() / ".cache" / "gerbil-qa" / "datasets"
+
+
+class DownloadFailed(ServiceError):
+    """A catalogue file neither in the local copy nor downloadable (its message names the
+    setting of the copy, ``GERBIL_QA_DATA``: it said only ``NameResolutionError`` offline)."""
+
+    status = 502
 
 
 def _verify(path: Path, dist: Distribution, where: str) -> None:
@@ -414,7 +431,13 @@ def resolve(
         response = requests.get(dist.download_url, timeout=timeout)
         response.raise_for_status()
     except requests.RequestException as err:
-        raise ServiceError(f"cannot download {dist.download_url}: {err}", status=502) from err
+        copy = (
+            f"offline, set GERBIL_QA_DATA to a local copy of the benchmark data (holding "
+            f"{dist.mirror_path})"
+            if mirror is None
+            else f"the local copy GERBIL_QA_DATA names holds no {dist.mirror_path}"
+        )
+        raise DownloadFailed(f"cannot download {dist.download_url}: {err}; {copy}") from err
     data = response.content
     got = hashlib.sha256(data).hexdigest()
     if got != dist.sha256:

@@ -470,10 +470,16 @@ def _dataset_show(args: argparse.Namespace) -> int:
 
 
 def _dataset_load(args: argparse.Namespace) -> int:
-    from service.catalog import load_into
+    from service.catalog import DownloadFailed, load_into
 
     with _open(args) as storage:
-        findings = load_into(storage.catalogue, args.name, download=not args.offline)
+        try:
+            findings = load_into(storage.catalogue, args.name, download=not args.offline)
+        except DownloadFailed as err:
+            raise DownloadFailed(
+                f"{err} (with --offline, dataset load reads the local copy alone, never "
+                "downloading)"
+            ) from None
     print(f"{args.name}: stored; {len(findings)} finding(s)")
     groups = _grouped(findings)
     for group in groups[:SHOWN_FINDINGS]:

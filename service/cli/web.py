@@ -24,8 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "GERBIL_QA_* environment variables (GERBIL_QA_BASE, GERBIL_QA_SPARQL_TIMEOUT, "
             "GERBIL_QA_SPARQL_WORKERS, GERBIL_QA_CONNECTION_LIMIT, GERBIL_QA_CHANNEL_TIMEOUT, "
             "GERBIL_QA_ADMIN_TOKEN, GERBIL_QA_KBS, …). Catalogue datasets' files are read "
-            "from GERBIL_QA_DATA (a copy of the benchmark data: make run points it at "
-            "../shared/data), else downloaded: offline, set it. At first start "
+            "from GERBIL_QA_DATA (a copy of the benchmark data; default ../shared/data "
+            "where it exists), else downloaded: offline, set it. At first start "
             "the service computes and publishes the demo experiment (datasets/demo)."
         ),
     )

@@ -149,6 +149,83 @@ def test_download_is_verified_and_cached(http_server: str, tmp_path: Path) -> No
     )
 
 
+def test_the_local_copy_defaults_as_the_standards_folder_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only ``make run`` and ``make bench`` set GERBIL_QA_DATA: a built-in name on the command
+    line was downloaded, offline in vain, beside ../shared/data (explore51 F1)."""
+    checkout = tmp_path / "work" / "checkout"
+    monkeypatch.setattr(catalog, "PROJECT_ROOT", checkout)
+    monkeypatch.delenv("GERBIL_QA_DATA", raising=False)
+    monkeypatch.delenv("GERBIL_QA_SHARED", raising=False)
+    assert catalog.mirror_dir() is None  # no ../shared/data: downloaded
+    (tmp_path / "work" / "shared" / "data").mkdir(parents=True)
+    assert catalog.mirror_dir() == tmp_path / "work" / "shared" / "data"
+    monkeypatch.setenv("GERBIL_QA_SHARED", str(tmp_path / "elsewhere"))
+    assert catalog.mirror_dir() is None
+    (tmp_path / "elsewhere" / "data").mkdir(parents=True)
+    assert catalog.mirror_dir() == tmp_path / "elsewhere" / "data"
+    monkeypatch.setenv("GERBIL_QA_DATA", str(tmp_path / "mine"))  # the setting still wins
+    assert catalog.mirror_dir() == tmp_path / "mine"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_failed_download_names_the_setting_of_a_local_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offline, a built-in name said ``cannot download …: NameResolutionError`` alone."""
+    dist = catalog.get_entry("qald-8-test-multilingual").questions_file
+    unreachable = dataclasses.replace(
+        dist, download_url=f"http://127.0.0.1:{_closed_port()}/{dist.mirror_path}"
+    )
+    monkeypatch.setattr(catalog, "mirror_dir", lambda: None)
+    with pytest.raises(catalog.DownloadFailed) as none:
+        catalog.resolve(unreachable, cache=tmp_path / "cache", timeout=5)
+    said = str(none.value)
+    assert said.startswith(f"cannot download {unreachable.download_url}: "), said
+    assert said.endswith(
+        f"; offline, set GERBIL_QA_DATA to a local copy of the benchmark data (holding "
+        f"{dist.mirror_path})"
+    )
+    with pytest.raises(catalog.DownloadFailed) as lacking:
+        catalog.resolve(unreachable, mirror=tmp_path / "copy", cache=tmp_path / "cache", timeout=5)
+    said = str(lacking.value)
+    assert said.endswith(f"; the local copy GERBIL_QA_DATA names holds no {dist.mirror_path}")
+    assert str(tmp_path) not in said  # the API says it too: no server folders
+
+
+def test_dataset_load_names_offline_when_a_download_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    entry = catalog.get_entry("qald-8-test-multilingual")
+    port = _closed_port()
+    unreachable = dataclasses.replace(
+        entry,
+        distributions=tuple(
+            dataclasses.replace(d, download_url=f"http://127.0.0.1:{port}/{d.mirror_path}")
+            for d in entry.distributions
+        ),
+    )
+    monkeypatch.setattr(catalog, "get_entry", lambda name: unreachable)
+    monkeypatch.setenv("GERBIL_QA_DATA", str(tmp_path / "copy"))
+    monkeypatch.setenv("GERBIL_QA_CACHE", str(tmp_path / "cache"))
+    store = str(tmp_path / "store")
+    assert main(["dataset", "load", "qald-8-test-multilingual", "--store", store]) == 1
+    said = capsys.readouterr().err
+    assert f"cannot download http://127.0.0.1:{port}/" in said, said
+    assert "the local copy GERBIL_QA_DATA names holds no " in said, said
+    assert "(with --offline, dataset load reads the local copy alone, never downloading)" in said
+
+
 def test_dataset_checks_are_stored_as_rdf(data_dir: Path) -> None:
     store = open_storage(None)
     findings = catalog.load_into(

@@ -84,7 +84,9 @@ def _reproduce(uri: str, workdir: Path) -> list[dict]:
     assert found, "the experiment page gives no command to reproduce its numbers"
     script = html.unescape(found.group(1))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    env.pop("GERBIL_QA_DATA", None)  # only what the page names: no mirror, no catalogue
+    # only what the page names: no mirror (a missing folder: the checkout's ../shared/data is
+    # the default), no catalogue
+    env["GERBIL_QA_DATA"] = str(workdir / "no-mirror")
     done = subprocess.run(
         ["bash", "-c", script], cwd=workdir, env=env, capture_output=True, text=True, timeout=300
     )
@@ -382,7 +384,7 @@ def test_a_private_experiments_script_sends_the_owner_token_from_the_environment
     script = html.unescape(found.group(1))
     assert "GERBIL_QA_TOKEN" in script
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    env.pop("GERBIL_QA_DATA", None)
+    env["GERBIL_QA_DATA"] = str(tmp_path / "no-mirror")  # no mirror, as _reproduce
     env.pop("GERBIL_QA_TOKEN", None)
     run = subprocess.run
     without = run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
