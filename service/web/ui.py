@@ -267,10 +267,16 @@ def parsed_page_args(page: listings.Page) -> dict[str, str]:
 
 
 def format_alternates(
-    offered: Sequence[conneg.Representation], args: Mapping[str, str]
+    offered: Sequence[conneg.Representation],
+    args: Mapping[str, str],
+    *,
+    json_at: str | None = None,
 ) -> list[dict[str, str]]:
     """The other formats of a listing page offered by ``?format=`` (its filters kept), as
-    ``resources.alternates`` gives a resource's: for ``<link rel="alternate">`` and ``Link``."""
+    ``resources.alternates`` gives a resource's: for ``<link rel="alternate">`` and ``Link``.
+    ``json_at``: the API's URL of the rows, where the page's JSON is a 303 to it
+    (:func:`json_elsewhere`): ``systems?format=json`` was said to be ``application/json``
+    and answered a redirect (explore51 F4)."""
     from urllib.parse import urlencode
 
     # under the store's base, as every other page's: the host asked gave each replica (each
@@ -279,7 +285,9 @@ def format_alternates(
     return [
         {
             "media_type": r.media_type,
-            "href": f"{here}?{urlencode({**args, 'format': r.key})}",
+            "href": json_at
+            if json_at is not None and r is conneg.JSON
+            else f"{here}?{urlencode({**args, 'format': r.key})}",
             "label": r.label,
         }
         for r in offered
@@ -293,13 +301,15 @@ def with_alternates(
     offered: Sequence[conneg.Representation],
     args: Mapping[str, str],
     name: str,
+    *,
+    json_at: str | None = None,
 ) -> BaseResponse:
     """``Link: rel="alternate"`` to each other format of a listing page (RFC 8288, as every
     negotiated resource says them), and a CSV's file name, as a frozen board's CSV has
     (explore29 7)."""
     links = [
         f'<{a["href"]}>; rel="alternate"; type="{a["media_type"]}"'
-        for a in format_alternates(offered, args)
+        for a in format_alternates(offered, args, json_at=json_at)
     ]
     existing = response.headers.get("Link")
     response.headers["Link"] = ", ".join([*([existing] if existing else []), *links])
@@ -723,8 +733,10 @@ def paging(args: Any) -> dict[str, str]:
 
 def json_elsewhere(endpoint: str, **values: Any) -> BaseResponse:
     """A 303 to the API's JSON of what a page lists: one JSON shape of the rows, not two (a
-    client asking the page for JSON was handed HTML, or a 406, before)."""
-    moved = redirect(url_for(endpoint, **values), code=303)
+    client asking the page for JSON was handed HTML, or a 406, before). Its ``Location`` is
+    absolute, on the host asked, as a form's redirect (:func:`page_of`) and the trailing-slash
+    one are (it was the path alone, ``/api/systems``: explore51 F4)."""
+    moved = redirect(external_url(endpoint, **values), code=303)
     moved.vary.add("Accept")
     return moved
 
@@ -749,6 +761,8 @@ def experiments() -> BaseResponse:
     rep = conneg.negotiate(request, LISTING_OFFERS, default=conneg.HTML)
     if rep is conneg.JSON:
         return json_elsewhere("api.experiments", **named, **paging(request.args))
+    # the page's JSON is the API's: its Link and <link> name that URL (explore51 F4)
+    json_at = base_url("api.experiments", **named, **parsed_page_args(page))
     uris = services().storage.uris
     using = [getattr(uris, kind)(name) for kind, name in named.items()]
 
@@ -771,7 +785,7 @@ def experiments() -> BaseResponse:
             endpoint="ui.experiments",
             args={**named, **listings.page_args(request.args)},
             filters=named,
-            alternates=format_alternates(LISTING_OFFERS, shown),
+            alternates=format_alternates(LISTING_OFFERS, shown, json_at=json_at),
         )
 
     # the parsed filters, as the cache key: not the first requester's query (explore40 6)
@@ -779,7 +793,7 @@ def experiments() -> BaseResponse:
     key = ("page:experiments", page, rep.key, tuple(named.items()))
     response = cached_page(key, render, content_type=rep.media_type)
     response.vary.add("Accept")
-    return with_alternates(response, rep, LISTING_OFFERS, shown, "experiments")
+    return with_alternates(response, rep, LISTING_OFFERS, shown, "experiments", json_at=json_at)
 
 
 def _experiments_csv(rows: list[listings.ExperimentRow]) -> str:
@@ -794,6 +808,7 @@ def systems() -> BaseResponse:
     rep = conneg.negotiate(request, LISTING_OFFERS, default=conneg.HTML)
     if rep is conneg.JSON:
         return json_elsewhere("api.systems")
+    json_at = base_url("api.systems")  # the page's JSON is the API's (explore51 F4)
 
     def render() -> str:
         rows = listings.systems()
@@ -801,12 +816,14 @@ def systems() -> BaseResponse:
             cells = [[r.uri, r.label, r.experiments] for r in rows]
             return pages.csv_table(["system", "label", "experiments"], cells).decode("utf-8")
         return render_template(
-            "systems.html", rows=rows, alternates=format_alternates(LISTING_OFFERS, {})
+            "systems.html",
+            rows=rows,
+            alternates=format_alternates(LISTING_OFFERS, {}, json_at=json_at),
         )
 
     response = cached_page(("page:systems", rep.key), render, content_type=rep.media_type)
     response.vary.add("Accept")
-    return with_alternates(response, rep, LISTING_OFFERS, {}, "systems")
+    return with_alternates(response, rep, LISTING_OFFERS, {}, "systems", json_at=json_at)
 
 
 @bp.get("/favicon.ico")
