@@ -545,7 +545,8 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
     length = response.headers.get("Content-Length")
     if length and length.isdigit() and int(length) > limit:
         raise _Permanent(
-            f"the response is {_size(int(length))}, more than the limit of {_size(limit)}{why}"
+            f"the response is {readable_size(int(length))}, more than the limit of "
+            f"{readable_size(limit)}{why}"
         )
     # A watchdog shuts the socket at the deadline, which wakes a read blocked on a silent server.
     connection = response.raw.connection
@@ -566,7 +567,9 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
                 break
             size += len(chunk)
             if size > limit:
-                raise _Permanent(f"the response is larger than the limit of {_size(limit)}{why}")
+                raise _Permanent(
+                    f"the response is larger than the limit of {readable_size(limit)}{why}"
+                )
             chunks.append(chunk)
             if time.monotonic() >= deadline:
                 raise _Permanent(f"no complete answer within {service.timeout:g} s")
@@ -577,7 +580,7 @@ def _read_body(response: requests.Response, service: WebService, deadline: float
     return b"".join(chunks)
 
 
-def _size(n: int) -> str:
+def readable_size(n: int) -> str:
     """A byte count readable with its unit: ``1 MiB``, ``1.0 MiB (1,048,577 bytes)``,
     ``1,000,000 bytes`` (a bare "1048577 bytes, more than the limit of 1048576" said neither
     the unit of the limit nor its size; explore49 F6)."""

@@ -434,14 +434,18 @@ def _without_trailing_slash() -> BaseResponse | None:
 def _too_large() -> str | None:
     """What a request over the upload limit is told: its size, the limit and its setting (the
     files are not named: the body is refused before it is read)."""
+    from service.systems.webservice import readable_size
+
     limit = current_app.config.get("MAX_CONTENT_LENGTH")
     if not limit:
         return None
     size = request.content_length
     sent = f"{size:,} bytes" if size is not None else "more bytes than that"
+    # the limit with its unit, as a response's bound is said: a limit of 1,000 bytes was
+    # "(0 MiB)" (explore51 F5)
     return (
-        f"the request is {sent}, more than the upload limit of {limit:,} bytes "
-        f"({limit / 2**20:.0f} MiB) for all its files together; nothing was stored "
+        f"the request is {sent}, more than the upload limit of {readable_size(limit)} "
+        "for all its files together; nothing was stored "
         "(expected smaller files; the limit is the server's GERBIL_QA_MAX_UPLOAD_BYTES)"
     )
 

@@ -94,7 +94,7 @@ def test_a_text2sparql_query_past_the_bound_names_the_bound_it_broke() -> None:
 
 def test_a_response_size_is_said_with_its_unit() -> None:
     """ "the response is 1048577 bytes, more than the limit of 1048576" (explore49 F6)."""
-    from service.systems.webservice import _size
+    from service.systems.webservice import readable_size as _size
 
     assert _size(1_048_577) == "1.0 MiB (1,048,577 bytes)"
     assert _size(1_048_576) == "1 MiB"

@@ -239,14 +239,20 @@ def test_a_request_over_the_upload_limit_says_the_limit(server) -> None:
             data={"dataset": "demo"},
             headers={"Accept": "text/html"},
         )
+        server.app.config["MAX_CONTENT_LENGTH"] = 1000  # "(0 MiB)" (explore51 F5)
+        small = server.post("api/experiments", files=[("answers", ("s.json", STRONG.encode()))])
     finally:
         server.app.config["MAX_CONTENT_LENGTH"] = limit
     assert response.status_code == 413
     said = response.json()["error"]
-    assert "more than the upload limit of 4,096 bytes" in said, said
+    # the limit with its unit, as a system's response bound is said (readable_size)
+    assert "more than the upload limit of 4 KiB for all its files together" in said, said
     assert f"the request is {int(response.request.headers['Content-Length']):,} bytes" in said
     assert "GERBIL_QA_MAX_UPLOAD_BYTES" in said
-    assert page.status_code == 413 and "upload limit of 4,096 bytes" in page.text
+    assert page.status_code == 413 and "upload limit of 4 KiB" in page.text
+    said = small.json()["error"]
+    assert small.status_code == 413 and "upload limit of 1,000 bytes for all" in said, said
+    assert "MiB" not in said, said
     assert count(server) == before
 
 
