@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -351,8 +352,12 @@ def _leaderboards(args: argparse.Namespace) -> int:
         return 1
     # it only reads: from a checkpoint while a serve holds the store, as `experiments`
     with consistent_storage(store) as storage:
-        for row in leaderboards.listing(storage):
-            print(f"{row['id']}  {row['frozenAt'][:19]}  {row['title']}")
+        rows = leaderboards.listing(storage)
+    for row in rows:
+        print(f"{row['id']}  {row['frozenAt'][:19]}  {row['title']}")
+    # on stderr, as `experiments` counts its rows: none printed nothing at all (explore51 F7)
+    said = f"{len(rows)} frozen leaderboard(s)" if rows else "no frozen leaderboards"
+    print(said, file=sys.stderr)
     return 0
 
 

@@ -79,8 +79,8 @@ def lease_seconds(environ: Mapping[str, str] | None = None) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not value >= 1:
-        raise BadRequest(f"setting lease_seconds ({ENV_LEASE}): expected seconds ≥ 1, got {text!r}")
+    if not value >= 1:  # said as the other settings are, the value unquoted (explore51 F7)
+        raise BadRequest(f"setting lease_seconds ({ENV_LEASE}): expected a number ≥ 1, got {text}")
     return value
 
 

@@ -160,6 +160,20 @@ BOUNDS: dict[str, tuple[float, float]] = {
 }
 
 
+def expected_number(least: float, most: float = float("inf"), *, whole: bool) -> str:
+    """What a numeric setting takes, one wording a kind: ``a whole number ≥ 1``, ``a whole
+    number from 1 to 65535``, ``a finite number ≥ 0.001``. ``GERBIL_QA_THREADS=1.5`` was
+    "cannot read '1.5' as int" and ``0`` "expected a finite number ≥ 1" (explore51 F7)."""
+    number = "a whole number" if whole else "a finite number"
+    return (
+        f"{number} from {least:g} to {most:g}" if most < float("inf") else f"{number} ≥ {least:g}"
+    )
+
+
+def _whole(name: str) -> bool:
+    return any(f.name == name and f.type in (int, "int") for f in fields(WebConfig))
+
+
 def check_bounds(values: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> None:
     """Refuse a setting outside its :data:`BOUNDS` (also those given on the command line), and
     one not finite (``inf``, ``1e400`` were taken as no bound; explore49 F10), named as it was
@@ -167,13 +181,18 @@ def check_bounds(values: Mapping[str, Any], labels: Mapping[str, str] | None = N
     for name, (least, most) in BOUNDS.items():
         value = values.get(name)
         if value is not None and (not least <= value <= most or not math.isfinite(value)):
-            bounded = most < float("inf")
-            within = f"a number from {least} to {most}" if bounded else f"a finite number ≥ {least}"
             label = (labels or {}).get(name, name)
+            within = expected_number(least, most, whole=_whole(name))
             raise BadRequest(f"setting {label}: expected {within}, got {value}")
 
 
-def _convert(name: str, raw: Any, kind: Any) -> Any:
+YES = ("1", "true", "yes", "on")
+NO = ("0", "false", "no", "off", "")
+
+
+def _convert(label: str, raw: Any, kind: Any, name: str = "") -> Any:
+    """``raw`` as the setting ``name`` (shown as ``label``) takes it; a value it cannot be is
+    refused as one out of its bounds is, the value as given, unquoted."""
     text = str(raw)
     try:
         if kind in (int, "int"):
@@ -183,13 +202,23 @@ def _convert(name: str, raw: Any, kind: Any) -> Any:
         if kind in (bool, "bool", "bool | None"):
             if isinstance(raw, bool):
                 return raw
-            if text.strip().lower() in ("1", "true", "yes", "on"):
+            if text.strip().lower() in YES:
                 return True
-            if text.strip().lower() in ("0", "false", "no", "off", ""):
+            if text.strip().lower() in NO:
                 return False
             raise ValueError(text)
     except ValueError:
-        raise BadRequest(f"setting {name}: cannot read {text!r} as {kind}") from None
+        if kind in (bool, "bool", "bool | None"):
+            said = f"{'/'.join(YES)} or {'/'.join(NO[:-1])}"
+        else:
+            least, most = BOUNDS.get(name, (-float("inf"), float("inf")))
+            whole = kind in (int, "int")
+            said = (
+                expected_number(least, most, whole=whole)
+                if name in BOUNDS
+                else ("a whole number" if whole else "a finite number")
+            )
+        raise BadRequest(f"setting {label}: expected {said}, got {text}") from None
     return raw
 
 
@@ -234,7 +263,7 @@ def load_config(
         elif name in TEXT_SETTINGS:
             out[name] = str(value)
         else:
-            out[name] = _convert(labels.get(name, name), value, kind)
+            out[name] = _convert(labels.get(name, name), value, kind, name)
     check_bounds(out, labels)
     if out.get("allow_networks"):  # a typo refused here, not as a traceback of the first run
         from service.systems.safety import parse_allow

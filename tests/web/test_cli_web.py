@@ -150,17 +150,41 @@ LEASE = "GERBIL_QA_LEASE_SECONDS"
 @pytest.mark.parametrize(
     ("args", "env", "said"),
     [
-        (["--port", "99999"], {}, "setting port (--port): expected a number from 1 to 65535, got"),
-        (["--port", "0"], {}, "setting port (--port): expected a number from 1 to 65535, got 0"),
+        (["--port", "99999"], {}, "setting port (--port): expected a whole number from 1 to 65535"),
+        (
+            ["--port", "0"],
+            {},
+            "setting port (--port): expected a whole number from 1 to 65535, got 0",
+        ),
         (
             [],
             {"GERBIL_QA_PORT": "70000"},
-            "setting port (GERBIL_QA_PORT): expected a number from 1 to 65535",
+            "setting port (GERBIL_QA_PORT): expected a whole number from 1 to 65535",
         ),
         (
             [],
             {"GERBIL_QA_SPARQL_WORKERS": "0"},
-            "setting sparql_workers (GERBIL_QA_SPARQL_WORKERS): expected a finite number ≥ 1",
+            "setting sparql_workers (GERBIL_QA_SPARQL_WORKERS): expected a whole number ≥ 1, got 0",
+        ),
+        # one wording a kind: 1.5 was "cannot read '1.5' as int", 0 "a finite number ≥ 1"
+        *(
+            (
+                [],
+                {"GERBIL_QA_THREADS": value},
+                f"setting threads (GERBIL_QA_THREADS): expected a whole number ≥ 1, got {value}\n",
+            )
+            for value in ("1.5", "0", "abc")
+        ),
+        (
+            [],
+            {"GERBIL_QA_SPARQL_TIMEOUT": "abc"},
+            "setting sparql_timeout (GERBIL_QA_SPARQL_TIMEOUT): expected a finite number ≥ 0.001, "
+            "got abc\n",
+        ),
+        (
+            [],
+            {"GERBIL_QA_DEMO": "maybe"},
+            "setting demo (GERBIL_QA_DEMO): expected 1/true/yes/on or 0/false/no/off, got maybe",
         ),
         (
             [],
@@ -177,8 +201,15 @@ LEASE = "GERBIL_QA_LEASE_SECONDS"
             )
             for value, said in (("-1", "-1.0"), ("inf", "inf"), ("1e400", "inf"), ("nan", "nan"))
         ),
-        ([], {LEASE: "abc"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got 'abc'"),
-        ([], {LEASE: "0"}, f"setting lease_seconds ({LEASE}): expected seconds ≥ 1, got '0'"),
+        # unquoted, as the others (it said got '0.5'; explore51 F7)
+        *(
+            (
+                [],
+                {LEASE: value},
+                f"setting lease_seconds ({LEASE}): expected a number ≥ 1, got {value}\n",
+            )
+            for value in ("abc", "0", "0.5")
+        ),
     ],
 )
 def test_a_setting_out_of_its_range_is_one_line_before_anything_starts(

@@ -306,7 +306,9 @@ def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys
     lid = uri.rsplit("/", 1)[1]
     capsys.readouterr()
     assert main(["leaderboard", "list", "--store", str(store)]) == 0
-    assert capsys.readouterr().out.split("  ")[::2] == [lid, "Final standings\n"]
+    listed = capsys.readouterr()
+    assert listed.out.split("  ")[::2] == [lid, "Final standings\n"]
+    assert listed.err == "1 frozen leaderboard(s)\n"  # counted, as `experiments` counts
     backup = tmp_path / "before.nq"
     assert main(["export", "--store", str(store), "--output", str(backup)]) == 0
     assert main(["leaderboard", "remove", "--store", str(store), lid]) == 0
@@ -314,7 +316,8 @@ def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys
     assert main(["leaderboard", "remove", "--store", str(store), lid]) == 1
     assert "no frozen leaderboard" in capsys.readouterr().out
     assert main(["leaderboard", "list", "--store", str(store)]) == 0
-    assert capsys.readouterr().out == ""
+    # none: said on stderr, where nothing at all was printed (explore51 F7)
+    assert capsys.readouterr() == ("", "no frozen leaderboards\n")
     # a backup made before, imported to restore something else, leaves the removal standing
     # and says so (it brought the board back, unsaid: explore-12 6); frozen anew, it is back
     assert main(["import", "--store", str(store), str(backup)]) == 0
