@@ -34,12 +34,16 @@ The rules, in order:
    ``/wiki/Lexeme:L7``; also ``wikidata.org`` and mobile ``m.wikidata.org``) is the entity it
    is the page of, ``http://www.wikidata.org/entity/Q42`` (explore33 F3), as a DBpedia page is
    its resource.
+7. The IRI is in Unicode NFC once its escapes are decoded (RFC 3987 §5.3.2.2): ``Caf\u00e9``,
+   ``Cafe\u0301`` and ``Cafe%CC%81`` are one name (Wikipedia titles are NFC); and an
+   internationalised host is its ASCII (punycode) form, ``müller.example`` =
+   ``xn--mller-kva.example`` (IDNA, RFC 3490, the ``idna`` codec of Python; explore53 F6).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import unicodedata
 from functools import lru_cache
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -94,6 +98,8 @@ def _decode_run(run: str, decodable: frozenset[str]) -> str:
 
 def _normalise(component: str, decodable: frozenset[str] = _DECODABLE_IN_PATH) -> str:
     decoded = _ESCAPES.sub(lambda m: _decode_run(m.group(0), decodable), component)
+    if not decoded.isascii():  # NFC before encoding: NFC may give an ASCII character (U+1FEF)
+        decoded = unicodedata.normalize("NFC", decoded)
     if not any(c in _MUST_ENCODE for c in decoded):
         return decoded
     return "".join(f"%{ord(c):02X}" if c in _MUST_ENCODE else c for c in decoded)
@@ -113,12 +119,19 @@ _PLAIN_HTTP_IRI = re.compile(
     r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*/"
     r"(?!page/)[^\x00-\x20%\"<>\\^`{|}?#\x7f]*"
 )
-is_plain_http_iri: Callable[[str], re.Match[str] | None] = _PLAIN_HTTP_IRI.fullmatch
-"""A match when the whole IRI is such: it is its own normal form (a shortcut, no parsing).
+_plain_http_iri = _PLAIN_HTTP_IRI.fullmatch
 
-Exported as the bound method, not the pattern: under CPython 3.11, callgrind showed
-``PATTERN.fullmatch(x)`` on a pattern imported from here binding the method anew at each call
-(about 500 instructions a call, 1% of the fair profile on QALD-9)."""
+
+def is_plain_http_iri(iri: str) -> bool:
+    """Whether the whole IRI is such, and in NFC: it is its own normal form (a shortcut, no
+    parsing; ``str.isascii`` is a flag, so an ASCII IRI costs no normalisation check).
+
+    The pattern's bound method is kept: under CPython 3.11, callgrind showed
+    ``PATTERN.fullmatch(x)`` on a pattern imported from here binding the method anew at each
+    call (about 500 instructions a call, 1% of the fair profile on QALD-9)."""
+    return _plain_http_iri(iri) is not None and (
+        iri.isascii() or unicodedata.is_normalized("NFC", iri)
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -149,9 +162,12 @@ def _by_the_rules(iri: str) -> str:
     if not scheme or (scheme in _DEFAULT_PORTS and not parts.netloc):
         return text
     if scheme not in _DEFAULT_PORTS:
-        # Other schemes (urn:, mailto:, ftp:): only the scheme's case is normalised.
-        return urlunsplit(parts._replace(scheme=scheme))
+        # Other schemes (urn:, mailto:, ftp:): only the scheme's case and NFC are normalised.
+        other = urlunsplit(parts._replace(scheme=scheme))
+        return other if other.isascii() else unicodedata.normalize("NFC", other)
     host = (parts.hostname or "").lower()
+    if not host.isascii():  # an internationalised host: its ASCII form (rule 7)
+        host = _ascii_host(host)
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if parts.username or parts.password:
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
@@ -173,6 +189,19 @@ def _by_the_rules(iri: str) -> str:
     return urlunsplit(SplitResult("http", netloc, path, query, fragment))
 
 
+def _ascii_host(host: str) -> str:
+    """An internationalised host name in its ASCII form (IDNA ToASCII, which also NFKC-folds
+    and lower-cases it), or NFC where it is no valid host name (an empty or too long label).
+
+    >>> _ascii_host("müller.example"), _ascii_host("mu\u0308ller.example")
+    ('xn--mller-kva.example', 'xn--mller-kva.example')
+    """
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return unicodedata.normalize("NFC", host)
+
+
 def _uri_form(iri: str, *, encode: str = "") -> str:
     """The IRI with non-ASCII characters (and those in ``encode``) percent-encoded as UTF-8."""
     out: list[str] = []
@@ -192,7 +221,8 @@ def canonical_iris(iri: str) -> frozenset[str]:
     their sets overlap. For a DBpedia or Wikipedia IRI the set holds the DBpedia resource IRI
     under ``http`` and ``https``, with and without ``en.``, the Wikipedia article URL, and the
     IRI, URI and fully escaped percent-encodings of the name. For any other ``http(s)`` IRI it
-    holds both schemes and both encodings; a non-IRI string maps to itself alone.
+    holds both schemes and both encodings, and an internationalised host in ASCII and in Unicode;
+    a non-IRI string maps to itself alone.
     """
     canonical = canonical_iri(iri)
     try:
@@ -219,4 +249,12 @@ def canonical_iris(iri: str) -> frozenset[str]:
             if name_and_more and "?" not in name_and_more and "#" not in name_and_more:
                 wiki = f"{lang}.wikipedia.org/wiki/{name_and_more}"
                 spellings.update(("https://" + wiki, "http://" + wiki))
+    host = parts.hostname or ""
+    if "xn--" in host:  # a KB may write an internationalised host in Unicode (rule 7)
+        try:
+            unicode_host = host.encode("ascii").decode("idna")
+        except UnicodeError:
+            unicode_host = host
+        if unicode_host != host:
+            spellings.update([x.replace("//" + host, "//" + unicode_host, 1) for x in spellings])
     return frozenset(spellings)

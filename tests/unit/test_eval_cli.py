@@ -213,7 +213,7 @@ def test_profiles_lists_every_profile(capsys: pytest.CaptureFixture[str]) -> Non
     for profile in PROFILES.values():
         assert f"{profile.name} {profile.version}" in out
         assert profile.iri in out and profile.signature in out
-    assert "fair 1.3.0 (default)" in out
+    assert "fair 1.4.0 (default)" in out
 
 
 def test_evaluate_imports_neither_rdflib_nor_pyoxigraph(files: dict[str, Path]) -> None:

@@ -360,7 +360,7 @@ def test_json_contract() -> None:
         "fair",
         "en",
     )
-    assert out["signature"].startswith("gerbil-qa:fair|v:1.3.0|")
+    assert out["signature"].startswith("gerbil-qa:fair|v:1.4.0|")
     assert set(out["results"]) == {t.value for t in ExperimentType} - {"AT"}
     for measures in out["results"].values():
         for name in CONTRACT_MEASURES:

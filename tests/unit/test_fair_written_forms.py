@@ -64,9 +64,9 @@ def lit(value: str, datatype: str | None = None, lang: str | None = None) -> Ter
     return Term.literal(value, datatype=datatype, lang=lang)
 
 
-def test_fair_is_version_1_3_0_and_still_aggregates_1_2_0() -> None:
+def test_fair_is_version_1_4_0_and_still_aggregates_1_3_0() -> None:
     fair = get_profile("fair")
-    assert fair.version == "1.3.0" and "1.2.0" in fair.aggregates_as
+    assert fair.version == "1.4.0" and "1.3.0" in fair.aggregates_as
     assert fair.scoring_of("QA", "1.2.0").name == fair.scoring.name  # per-question rules moved
 
 

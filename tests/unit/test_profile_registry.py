@@ -211,5 +211,5 @@ def test_a_stored_result_of_an_older_version_is_recomputed_with_that_versions_sc
     assert not stored.scoring_of(ExperimentType.QA).qald_answered_only
     now = Evaluation("d", "s", fair, "en", {})
     assert now.scoring_of(ExperimentType.QA).qald_answered_only
-    assert fair.aggregates_as == ("1.0.0", "1.1.0", "1.2.0")
+    assert fair.aggregates_as == ("1.0.0", "1.1.0", "1.2.0", "1.3.0")
     assert fair.scoring_of("QA", "1.0.0").name == "standard"

@@ -9,10 +9,11 @@ Rules (each applies to gold and system alike unless said otherwise):
    ``uri``-typed value without a scheme (``"false"``, ``"1225"``, ``"Germany"`` in real QALD
    files) is read as a plain literal.
 3. IRIs are compared by the identity rules of :mod:`service.kb.identity`: angle brackets and
-   whitespace stripped, percent-escapes decoded where an IRI may hold the character, scheme and
-   host case-insensitive, https = http, ``en.dbpedia.org`` = ``dbpedia.org``, ``/page/`` =
-   ``/resource/``, and a Wikipedia article URL equal to the DBpedia resource of the same title
-   and language edition; a Wikidata page URL (``www.wikidata.org/wiki/Q42``,
+   whitespace stripped, percent-escapes decoded where an IRI may hold the character, Unicode
+   NFC (1.4.0), scheme and host case-insensitive, an internationalised host its punycode
+   (1.4.0), https = http, ``en.dbpedia.org`` = ``dbpedia.org``, ``/page/`` = ``/resource/``,
+   and a Wikipedia article URL equal to the DBpedia resource of the same title and language
+   edition; a Wikidata page URL (``www.wikidata.org/wiki/Q42``,
    ``/wiki/Property:P31``) equal to the entity IRI (1.3.0). With a KB, every spelling of both
    sides is expanded by the owl:sameAs closure and two IRIs match when their closures share a
    normal form.

@@ -20,6 +20,10 @@ explore35 10); a Wikidata page URL (``www.wikidata.org/wiki/Q42``) is the entity
 (F9); a gold literal's language decides the Turkish i rule for an untagged system string (F10); the
 description lists the written forms read as numbers and dates, and a wrong answer that looks like
 one fair does not read says so (F8).
+
+1.4.0 (explore53): IRIs are compared in Unicode NFC once their escapes are decoded
+(``…/Caf\u00e9`` = ``…/Cafe\u0301`` = ``…/Cafe%CC%81``, as strings were), and an
+internationalised host is its punycode (``müller.example`` = ``xn--mller-kva.example``; F6).
 """
 
 from __future__ import annotations
@@ -30,14 +34,15 @@ from service.evaluation.scoring import ANSWERED, ANSWERED_QALD, STANDARD
 
 PROFILE = Profile(
     name="fair",
-    version="1.3.0",
+    version="1.4.0",
     reference="GERBIL-QA-0.3+fixes",
     title="Fair (recommended)",
     description=(
         "The profile we recommend: GERBIL's matching with its unfairness fixed. Items are the "
         "values of every variable, compared as sets. An IRI (also a 'uri' value wrapped in "
         "<...>, or a literal holding an http(s) URL) is compared by identity: brackets and "
-        "whitespace stripped, percent-escapes decoded, https = http, dbpedia.org/page = "
+        "whitespace stripped, percent-escapes decoded, Unicode NFC (e and a combining acute "
+        "= é), an internationalised host = its punycode (xn--), https = http, dbpedia.org/page = "
         "/resource, a Wikipedia article URL = the DBpedia resource of its title and language, "
         "a Wikidata page URL (www.wikidata.org/wiki/Q42, /wiki/Property:P31) = the entity IRI, "
         "and with a KB the owl:sameAs closure of both sides. Literals are compared by value for "
@@ -91,6 +96,7 @@ PROFILE = Profile(
         OlderVersion("1.0.0", STANDARD),
         OlderVersion("1.1.0", ANSWERED),
         OlderVersion("1.2.0", ANSWERED_QALD),  # only per-question rules moved since
+        OlderVersion("1.3.0", ANSWERED_QALD),
     ),
 )
 """Ours, recommended. Every rule is documented in :mod:`service.evaluation.matchers.fair`

@@ -1,0 +1,84 @@
+"""fair 1.4.0 (explore53): the same answer in other characters — an IRI in NFD or with its
+combining mark percent-encoded, an internationalised host and its punycode (F6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.evaluation import evaluate
+from service.evaluation.results import ExperimentType, QuestionScore
+from service.kb.identity import _by_the_rules, canonical_iri, canonical_iris, is_plain_http_iri
+from service.model import AnswerSet, Dataset, Question, QuestionText, SystemAnswer, SystemRun, Term
+
+CAFE = "http://dbpedia.org/resource/Caf\u00e9"  # NFC, as Wikipedia titles are
+
+
+def scored(
+    gold: list[Term], given: list[Term], *, answertype: str | None = None, profile: str = "fair"
+) -> QuestionScore:
+    """One question (English, untagged answers) with ``gold``, answered with ``given``."""
+    question = Question(
+        "1", (QuestionText("en", "q?"),), answertype=answertype, answers=AnswerSet.of(gold)
+    )
+    run = SystemRun("s", {"1": SystemAnswer("1", answers=AnswerSet.of(given))})
+    ev = evaluate(Dataset("d", (question,)), run, profile=profile, experiment_types=["QA"])
+    record: QuestionScore = ev.tasks[ExperimentType.QA].questions[0]
+    return record
+
+
+def counts(record: QuestionScore) -> tuple[int | None, int | None, int | None]:
+    return record.tp, record.fp, record.fn
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "http://dbpedia.org/resource/Cafe\u0301",  # NFD
+        "http://dbpedia.org/resource/Cafe%CC%81",  # NFD, the combining mark percent-encoded
+        "http://dbpedia.org/resource/Cafe%cc%81",
+        "https://en.wikipedia.org/wiki/Cafe\u0301",
+        "<http://dbpedia.org/resource/Caf%C3%A9>",
+    ],
+)
+def test_an_iri_is_compared_in_nfc(spelling: str) -> None:
+    assert canonical_iri(spelling) == CAFE
+    assert canonical_iri(CAFE) == CAFE
+    assert counts(scored([Term.iri(CAFE)], [Term.iri(spelling)])) == (1, 0, 0)
+    assert counts(scored([Term.iri(spelling)], [Term.iri(CAFE)])) == (1, 0, 0)  # either side
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "http://xn--mller-kva.example/x",
+        "http://XN--MLLER-KVA.example/x",
+        "http://M\u00dcLLER.example/x",
+        "http://mu\u0308ller.example/x",  # NFD host
+        "https://m\u00fcller.example:443/x",
+    ],
+)
+def test_an_internationalised_host_is_its_punycode(spelling: str) -> None:
+    gold = "http://m\u00fcller.example/x"
+    assert canonical_iri(spelling) == canonical_iri(gold) == "http://xn--mller-kva.example/x"
+    assert counts(scored([Term.iri(gold)], [Term.iri(spelling)])) == (1, 0, 0)
+    assert counts(scored([Term.iri(spelling)], [Term.iri(gold)])) == (1, 0, 0)
+    assert counts(scored([Term.iri(gold)], [Term.iri("http://muller.example/x")])) == (0, 1, 1)
+
+
+def test_the_kb_is_asked_for_both_spellings_of_an_internationalised_host() -> None:
+    spellings = canonical_iris("http://xn--mller-kva.example/x")
+    assert "http://m\u00fcller.example/x" in spellings
+    assert {canonical_iri(x) for x in spellings} == {"http://xn--mller-kva.example/x"}
+
+
+def test_the_shortcut_leaves_no_nfd_iri_unnormalised() -> None:
+    nfd = "http://dbpedia.org/resource/Cafe\u0301"
+    assert not is_plain_http_iri(nfd)
+    assert is_plain_http_iri(CAFE) and is_plain_http_iri("http://dbpedia.org/resource/Berlin")
+    assert _by_the_rules(CAFE) == CAFE
+
+
+def test_only_fair_reads_iris_so() -> None:
+    """The exact profile compares IRI strings as written: NFD is another string there."""
+    nfd = "http://dbpedia.org/resource/Cafe\u0301"
+    assert counts(scored([Term.iri(CAFE)], [Term.iri(nfd)], profile="exact")) == (0, 1, 1)
