@@ -177,12 +177,21 @@ _SPACE = re.compile(r"\s+")
 def string_key(text: str, *, language: str | None = None) -> str:
     """A string compared case- and whitespace-insensitively (NFC, casefold, spaces collapsed).
 
-    Turkish and Azerbaijani dotted and dotless i are lower-cased by their own rule first.
+    Turkish and Azerbaijani dotted and dotless i are lower-cased by their own rule first. A
+    combining dot above an ``i`` is dropped, in any language and on either side: case folding
+    turns the dotted capital ``İ`` into ``i`` + U+0307 (as JavaScript's ``toLowerCase`` does),
+    so ``İstanbul``, ``i̇stanbul`` and ``istanbul`` are one string (explore53 F7).
+
+    >>> string_key("İstanbul") == string_key("istanbul") == string_key("İSTANBUL")
+    True
     """
     t = unicodedata.normalize("NFC", text)
     if language and language.lower().split("-")[0] in ("tr", "az"):
         t = t.replace("İ", "i").replace("I", "ı")
-    return _SPACE.sub(" ", t.casefold()).strip()
+    t = t.casefold()
+    if "\u0307" in t:  # the dot of a folded İ (or one written after an i): an i has it already
+        t = unicodedata.normalize("NFC", t.replace("i\u0307", "i"))
+    return _SPACE.sub(" ", t).strip()
 
 
 def is_numeric_type(datatype: str | None) -> bool:

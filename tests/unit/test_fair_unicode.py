@@ -82,3 +82,27 @@ def test_only_fair_reads_iris_so() -> None:
     """The exact profile compares IRI strings as written: NFD is another string there."""
     nfd = "http://dbpedia.org/resource/Cafe\u0301"
     assert counts(scored([Term.iri(CAFE)], [Term.iri(nfd)], profile="exact")) == (0, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("gold", "given"),
+    [
+        ("\u0130stanbul", "istanbul"),  # explore53 F7: was 0
+        ("istanbul", "\u0130STANBUL"),  # was 1 already
+        ("\u0130stanbul", "\u0130STANBUL"),
+        ("\u0130stanbul", "i\u0307stanbul"),  # İ lower-cased by the Unicode default rule
+        ("I\u0307stanbul", "istanbul"),  # İ written decomposed
+        ("\u0130stanbul", "ISTANBUL"),
+    ],
+)
+def test_a_dotted_capital_i_folds_alike_on_either_side(gold: str, given: str) -> None:
+    """One fold for gold and system: swapping them never changes the score."""
+    assert counts(scored([Term.literal(gold)], [Term.literal(given)])) == (1, 0, 0)
+    assert counts(scored([Term.literal(given)], [Term.literal(gold)])) == (1, 0, 0)
+
+
+def test_the_turkish_rule_still_tells_the_dotless_i_apart() -> None:
+    """Under tr a capital I is the dotless ı: gold ``Istanbul``@tr is not ``istanbul``."""
+    gold = [Term.literal("Istanbul", lang="tr")]
+    assert counts(scored(gold, [Term.literal("\u0131stanbul")])) == (1, 0, 0)
+    assert counts(scored(gold, [Term.literal("istanbul")])) == (0, 1, 1)

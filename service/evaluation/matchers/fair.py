@@ -25,7 +25,8 @@ Rules (each applies to gold and system alike unless said otherwise):
    number; time zone and fractional seconds ignored; months and days of one digit and years of
    three digits in a full date, ``632-6-8``, read too where it is a day of the calendar); booleans
    (``true``/``false`` in any case, ``1``/``0`` when typed ``xsd:boolean``); strings case- and
-   whitespace-insensitively (Unicode NFC, case folding, runs of spaces collapsed), language tags
+   whitespace-insensitively (Unicode NFC, case folding, runs of spaces collapsed, a combining dot
+   above an ``i`` dropped so that a dotted İ is an i on either side: 1.4.0), language tags
    ignored, but the Turkish i rule of ``tr``/``az`` where the gold literal (or the run) is in one
    of them, whatever the system string's tag (1.3.0), or the system string is. An untyped gold of
    digits with a leading zero (the area code ``030``) is a code, compared as a string (1.3.0). Only

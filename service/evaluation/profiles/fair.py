@@ -23,7 +23,9 @@ one fair does not read says so (F8).
 
 1.4.0 (explore53): IRIs are compared in Unicode NFC once their escapes are decoded
 (``…/Caf\u00e9`` = ``…/Cafe\u0301`` = ``…/Cafe%CC%81``, as strings were), and an
-internationalised host is its punycode (``müller.example`` = ``xn--mller-kva.example``; F6).
+internationalised host is its punycode (``müller.example`` = ``xn--mller-kva.example``; F6); the
+dotted capital İ folds to i on either side, so gold ``İstanbul`` matches ``istanbul`` as gold
+``istanbul`` matched ``İSTANBUL`` (case folding left a combining dot on the gold's side; F7).
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ PROFILE = Profile(
         "matches 1990-05-03 and the number 1990; a plain 1990 of another answertype, or none, "
         "is a number; gold 1990-05-03 does not match 1990), booleans, strings case- and "
         "whitespace-insensitively with language "
-        "tags ignored (the Turkish dotted and dotless i too where the gold, the system string "
-        "or the run is in tr or az: an untagged AMERİKA matches a gold Amerika@tr); a 'uri' "
+        "tags ignored (a dotted İ is an i on either side: İstanbul = istanbul; the Turkish "
+        "dotted and dotless i too where the gold, the system string or the run is in tr or "
+        "az: an untagged AMERİKA matches a gold Amerika@tr); a 'uri' "
         "value that is no URI is a literal. Read as numbers are digits with an "
         "optional sign, decimal point and exponent (52000, -3.5, 4.5e-07), not 52,000 or "
         "52 000 (a comma is a thousands separator or a decimal comma: not read); as dates ISO "
