@@ -93,9 +93,36 @@ _DATE = re.compile(
 _YEAR_ONLY = re.compile(r"^-?[0-9]{4}$")
 
 
+# Marks that set the direction of text and show nothing (LRM, RLM, ALM, the embeddings,
+# overrides and isolates): an RTL answer often wraps a number in them.
+_DIRECTION_MARKS = dict.fromkeys(
+    map(ord, "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+)
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with the decimal digits of any script as ASCII digits and direction marks
+    dropped (explore53 F8): full-width ``４２``, Arabic-Indic ``٤٢``, Persian ``۴۲`` and
+    ``42`` + RLM are the number 42. Other characters stay (``٢٫٥`` is no number).
+
+    >>> ascii_digits("\uff14\uff12"), ascii_digits("\u0661\u0669\u0667\u0668")
+    ('42', '1978')
+    >>> ascii_digits("42\u200f"), ascii_digits("\u200e\u06f4\u06f2")
+    ('42', '42')
+    """
+    if text.isascii():
+        return text
+    out = []
+    for c in text.translate(_DIRECTION_MARKS):
+        d = unicodedata.decimal(c, None)
+        out.append(c if d is None else str(d))
+    return "".join(out)
+
+
 def number_value(text: str) -> Decimal | None:
-    """The numeric value of a lexical form (``"8"`` = ``"8.0"`` = ``"8e0"``), or ``None``."""
-    t = text.strip()
+    """The numeric value of a lexical form (``"8"`` = ``"8.0"`` = ``"8e0"``), or ``None``;
+    digits of any script are read (:func:`ascii_digits`)."""
+    t = ascii_digits(text).strip()
     if not _NUMBER.match(t):
         return None
     try:
@@ -131,7 +158,7 @@ def date_value(text: str) -> DateValue | None:
     >>> date_value("1978-5"), date_value("1978-0")
     (DateValue(parts=('1978', '05')), None)
     """
-    m = _DATE.match(text.strip())
+    m = _DATE.match(ascii_digits(text).strip())
     if not m:
         return None
     year, month, day = m.group("year"), m.group("month"), m.group("day")
@@ -203,4 +230,4 @@ def is_date_type(datatype: str | None) -> bool:
 
 
 def year_like(text: str) -> bool:
-    return bool(_YEAR_ONLY.match(text.strip()))
+    return bool(_YEAR_ONLY.match(ascii_digits(text).strip()))

@@ -106,3 +106,47 @@ def test_the_turkish_rule_still_tells_the_dotless_i_apart() -> None:
     gold = [Term.literal("Istanbul", lang="tr")]
     assert counts(scored(gold, [Term.literal("\u0131stanbul")])) == (1, 0, 0)
     assert counts(scored(gold, [Term.literal("istanbul")])) == (0, 1, 1)
+
+
+INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
+
+
+@pytest.mark.parametrize(
+    ("gold", "given"),
+    [
+        ("42", "\uff14\uff12"),  # full-width
+        ("3", "\u0663"),  # Arabic-Indic
+        ("3", "\u06f3"),  # Persian (Extended Arabic-Indic)
+        ("1978", "\u0661\u0669\u0667\u0668"),
+        ("42", "42\u200f"),  # with a right-to-left mark
+        ("42", "\u200e42"),  # with a left-to-right mark
+        ("2.5", "\u0662.\u0665"),
+        ("42", "\u2067\u0664\u0662\u2069"),  # in an isolate
+    ],
+)
+def test_digits_of_any_script_are_read_as_numbers(gold: str, given: str) -> None:
+    """explore53 F8: these were strings, wrong against the number with no note."""
+    record = scored(
+        [Term.literal(gold, datatype=INTEGER if "." not in gold else None)],
+        [Term.literal(given)],
+        answertype="number",
+    )
+    assert counts(record) == (1, 0, 0)
+    # and as the gold: an Arabic-Indic gold is the number an ASCII answer gives
+    assert counts(scored([Term.literal(given)], [Term.literal(gold)])) == (1, 0, 0)
+
+
+def test_a_year_in_arabic_indic_digits_is_the_year() -> None:
+    gold = [Term.literal("\u0661\u0669\u0667\u0668")]
+    assert counts(scored(gold, [Term.literal("1978-05-02")], answertype="date")) == (1, 0, 0)
+
+
+def test_grouped_digits_of_another_script_still_get_the_note() -> None:
+    """``４２,０００`` is ``42,000``: not read, and the question's note says so."""
+    record = scored(
+        [Term.literal("42000", datatype=INTEGER)],
+        [Term.literal("\uff14\uff12,\uff10\uff10\uff10")],
+        answertype="number",
+    )
+    assert counts(record) == (0, 1, 1)
+    assert record.note is not None and record.note.startswith("not read as a number: '")

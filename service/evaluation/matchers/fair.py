@@ -30,7 +30,9 @@ Rules (each applies to gold and system alike unless said otherwise):
    ignored, but the Turkish i rule of ``tr``/``az`` where the gold literal (or the run) is in one
    of them, whatever the system string's tag (1.3.0), or the system string is. An untyped gold of
    digits with a leading zero (the area code ``030``) is a code, compared as a string (1.3.0). Only
-   these lexical forms are read as numbers and dates: ``52,000`` and ``20 April 1912`` are strings,
+   these lexical forms are read as numbers and dates, in the decimal digits of any script
+   (``４２``, ``٤٢``, ``۴۲``; direction marks such as U+200F ignored: 1.4.0): ``52,000`` and
+   ``20 April 1912`` are strings,
    and a wrong answer of such a form says so in the question's note (:func:`unread_kind`).
 5. Labels in both directions (with a KB): a system literal matches a gold IRI when a resource
    having it as ``rdfs:label`` (any language) matches that IRI, or when it equals one of the
@@ -63,6 +65,7 @@ from service.evaluation.matchers.base import (
     verdicts_by_key,
 )
 from service.evaluation.values import (
+    ascii_digits,
     boolean_value,
     date_value,
     is_date_type,
@@ -146,7 +149,7 @@ def _literal_key(term: Term, language: str, years: bool = True) -> Key:
         if _CODE.match(text):  # a code such as the area code 030, not the number 30
             return ("str", string_key(text, language=term.lang or language))
         if years and year_like(text):  # a year (QALD writes a year answer so), also a number
-            return ("date", (str(int(text)),))
+            return ("date", (str(int(ascii_digits(text))),))
         n = number_value(text)
         if n is not None:
             return ("num", n)
@@ -301,7 +304,8 @@ _UNREAD_DATE = re.compile(
 
 
 _READS = {
-    "number": "digits with an optional sign, decimal point and exponent: 52000, -3.5, 4.5e-07",
+    "number": "digits of any script with an optional sign, decimal point and exponent: 52000, "
+    "-3.5, 4.5e-07, ４２",
     "date": "ISO 8601 dates: 1912, 1912-04, 1912-04-20, 1912-4-20, 1912-04-20T00:00:00Z",
 }
 
@@ -316,7 +320,7 @@ def unread_kind(answer: str, golds: Sequence[str]) -> str | None:
     >>> unread_kind("Berlin", ["52000"]), unread_kind("52,000", ["Berlin"])
     (None, None)
     """
-    text = answer.strip()
+    text = ascii_digits(answer).strip()  # ４２,０００ is 42,000
     if not text or number_value(text) is not None or date_value(text) is not None:
         return None
     if _UNREAD_NUMBER.match(text) and any(
