@@ -20,6 +20,7 @@ from service.model import (
     Term,
     normalise_answer_type,
 )
+from service.valid_terms import has_control, has_unwritable, unwritable_problem
 
 OUT_OF_SCOPE = "OUT OF SCOPE"
 """QALD-2..5's query for a question the KB cannot answer (with an empty answer set)."""
@@ -406,6 +407,8 @@ def check_questions(
                 )
         if q.answers is not None and q.answers.is_empty and not q.out_of_scope:
             report.warn(EMPTY_ANSWER_SET, question_id=q.id, **loc)
+        for problem in _half_characters(q):
+            report.warn(problem, question_id=q.id, **loc)
         for language in dict.fromkeys(t.language for t in q.texts if _garbled(t.string)):
             garbled.setdefault(language, (q.id, loc, []))[2].append(q.id)
     if report.source.gold and gold:
@@ -481,6 +484,24 @@ def _check_gold(
 
 
 _CUT = " (the file ends here without a line end: was it cut?)"
+
+
+def _half_characters(question: Question) -> Iterator[str]:
+    """What a question's texts and keywords holding a lone UTF-16 surrogate (half an emoji, a
+    JSON ``"\\ud800"``) are said to be: stored, and shown on its pages, with U+FFFD in its
+    place, as an answer value is (explore53 F10: such a text passed silently). A control
+    character is refused by a run, and said as the error (``refuse_unwritable``)."""
+    for text in question.texts:
+        for what, value in (("question text", text.string), ("keywords", text.keywords)):
+            if value is None or value.isascii() or not has_unwritable(value) or has_control(value):
+                continue
+            problem = unwritable_problem(value).removeprefix("the value ")
+            if what == "keywords":  # they hold
+                problem = "hold" + problem.removeprefix("holds")
+            yield (
+                f"the {what} ({text.language or 'no language'}) {problem} (kept as written; "
+                "stored with U+FFFD in its place)"
+            )
 
 
 def _texts(n: int) -> str:
