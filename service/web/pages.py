@@ -467,6 +467,11 @@ class QuestionRow:
             missed=max(missed, fn) if missed >= CAP else missed,
         )
 
+    def look_alike(self, answer: str) -> str | None:
+        """What the page says beside a false ``answer`` that differs from a missed gold answer
+        only in what no reader sees (:func:`look_alike`)."""
+        return look_alike(answer, self.missed) if self.missed else None
+
     @property
     def plain_id(self) -> str:
         """The question's id without the language a pooled task's row adds: ``1 (en)`` -> 1."""
@@ -641,6 +646,52 @@ def _ranked_cell(ranked: Sequence[tuple[str | None, str]]) -> str:
     """The ``rankedAnswers`` CSV cell: ``item [verdict]`` in the system's order (then the
     closing ``… N more: …``, which no item is: it has no verdict in brackets)."""
     return items_cell([f"{a} [{v}]" if a is not None else f"… {v}" for a, v in ranked])
+
+
+def _unseen(char: str) -> bool:
+    """A character that shows nothing: a format character (zero-width space and joiners,
+    direction marks, the soft hyphen, a BOM: category Cf) or a variation selector."""
+    import unicodedata
+
+    code = ord(char)
+    return (
+        unicodedata.category(char) == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+    )
+
+
+def look_alike(given: str, golds: Iterable[str]) -> str | None:
+    """Where ``given`` differs from one of ``golds`` only in invisible characters or in Unicode
+    normalisation, a short note naming that gold and the difference: a page showed ``Teh​ran``
+    (U+200B) marked false beside the gold ``Tehran``, identical to a reader (explore53 F9).
+
+    >>> look_alike("Teh\u200bran", ["Paris", "Tehran"])
+    'differs from the gold Tehran only in invisible characters (U+200B)'
+    >>> look_alike("Cafe\u0301", ["Caf\u00e9"])
+    'differs from the gold Café only in Unicode normalisation (composed and decomposed accents)'
+    >>> look_alike("Tehran", ["Teheran"]) is None
+    True
+    """
+    import unicodedata
+    from collections import Counter
+
+    if given.isascii():
+        golds = [g for g in golds if not g.isascii()]  # two ASCII strings differ visibly
+    for gold in golds:
+        if gold == given:
+            continue
+        seen = ["".join(c for c in text if not _unseen(c)) for text in (given, gold)]
+        if unicodedata.normalize("NFC", seen[0]) != unicodedata.normalize("NFC", seen[1]):
+            continue
+        unseen = [Counter(c for c in text if _unseen(c)) for text in (given, gold)]
+        hidden = sorted((unseen[0] - unseen[1]) + (unseen[1] - unseen[0])) or sorted(unseen[0])
+        kinds = []
+        if unicodedata.normalize("NFC", given) != unicodedata.normalize("NFC", gold):
+            codes = ", ".join(f"U+{ord(c):04X}" for c in hidden)  # the ones added or left out
+            kinds.append(f"invisible characters ({codes})")
+        if seen[0] != seen[1]:
+            kinds.append("Unicode normalisation (composed and decomposed accents)")
+        return f"differs from the gold {gold} only in {' and '.join(kinds)}"
+    return None
 
 
 def _display(term: Any) -> str:

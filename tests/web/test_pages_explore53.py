@@ -1,0 +1,90 @@
+"""explore53: answers and texts in other characters on the result pages — a false answer that
+differs from the gold only in what no reader sees says so (F9)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+import pytest
+
+ZWSP_TEHRAN = "Teh\u200bran"
+FAMILY_ZWJ = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+FAMILY = "\U0001f468\U0001f469\U0001f467"
+
+
+def _question(qid: str, texts: list[tuple[str, str]], value: str) -> dict[str, Any]:
+    row = {"x": {"type": "literal", "value": value}}
+    return {
+        "id": qid,
+        "question": [{"language": lang, "string": text} for lang, text in texts],
+        "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [row]}}],
+    }
+
+
+@pytest.fixture(scope="module")
+def run(server) -> tuple[str, dict[str, str]]:
+    """A private run: gold Tehran answered with a zero-width space inside, the family emoji
+    answered as three emoji, a Persian question answered right."""
+    gold = {
+        "questions": [
+            _question("1", [("en", "What is the capital of Iran?")], "Tehran"),
+            _question("2", [("en", "Which emoji is a family?")], FAMILY_ZWJ),
+            _question(
+                "3", [("en", "Capital of Iran, in Persian?"), ("fa", "پایتخت ایران؟")], "تهران"
+            ),
+        ]
+    }
+    answers = {
+        "questions": [
+            _question("1", [], ZWSP_TEHRAN),
+            _question("2", [], FAMILY),
+            _question("3", [], "تهران"),
+        ]
+    }
+    made = server.post(
+        "api/experiments",
+        json={
+            "dataset": {"content": json.dumps(gold, ensure_ascii=False)},
+            "systems": [{"name": "sys", "answers": json.dumps(answers, ensure_ascii=False)}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    return ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+
+
+def _false_items(page: str) -> list[str]:
+    return [
+        html.unescape(re.sub(r"<[^>]+>", "", item))
+        for item in re.findall(r'<li class="fp">(.*?)</li>', page, re.S)
+    ]
+
+
+def test_a_false_answer_differing_only_in_invisible_characters_says_so(server, run) -> None:
+    experiment, owner = run
+    page = server.get(f"experiment/{experiment}/task/1", headers=owner)
+    assert page.status_code == 200
+    items = _false_items(page.text)
+    assert (
+        f"✗false: {ZWSP_TEHRAN} (differs from the gold Tehran only in invisible characters "
+        "(U+200B))" in items
+    ), items
+    assert (
+        f"✗false: {FAMILY} (differs from the gold {FAMILY_ZWJ} only in invisible characters "
+        "(U+200D))" in items
+    ), items
+    # the question's own page says it too
+    one = server.get(f"experiment/{experiment}/task/1/question/1", headers=owner)
+    assert "only in invisible characters (U+200B)" in one.text
+
+
+def test_a_plainly_wrong_answer_gets_no_such_note(server, run) -> None:
+    from service.web.pages import look_alike
+
+    assert look_alike("Teheran", ["Tehran"]) is None
+    assert look_alike("Tehran ", ["Tehran"]) is None  # a space is seen (fair ignores it anyway)
+    assert look_alike("\u0643", ["\u06a9"]) is None  # Arabic and Persian kaf: letters apart
