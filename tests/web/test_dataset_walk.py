@@ -145,13 +145,13 @@ def test_a_question_label_is_in_the_language_of_its_text(server) -> None:
     turtle = server.get("dataset/walk-langs/question/1.nt").text
     assert '<http://www.w3.org/2000/01/rdf-schema#label> "Ile nóg ma pająk?"@pl' in turtle
     page = server.get("dataset/walk-langs/question/1").text
-    assert '<h1 lang="pl">Ile nóg ma pająk?</h1>' in page
+    assert '<h1 lang="pl" dir="auto">Ile nóg ma pająk?</h1>' in page
     assert '<title lang="pl">Ile nóg ma pająk?' in page
     english = server.get("dataset/walk-langs/question/2").text  # the English text labels it
-    assert '<h1 lang="en">Seoul?</h1>' in english
+    assert '<h1 lang="en" dir="auto">Seoul?</h1>' in english
     listed = server.get("dataset/walk-langs").text
-    assert '<td lang="pl">Ile nóg ma pająk?</td>' in listed
-    assert '<td lang="en">Seoul?</td>' in listed
+    assert '<td lang="pl" dir="auto">Ile nóg ma pająk?</td>' in listed
+    assert '<td lang="en" dir="auto">Seoul?</td>' in listed
 
 
 def _literals(answers: dict[str, list[str]]) -> bytes:
@@ -189,6 +189,7 @@ def test_poleval_alternatives_of_one_answer_are_one_missed_answer(server) -> Non
     auth = {"Authorization": f"Bearer {ticket['token']}", "Accept": "text/html"}
     page = server.get(f"experiment/{ticket['id']}/task/1", headers=auth).text
     missed = re.findall(
-        r'<li class="fn">.*?missed:</span> (?:<span lang="pl">)?(.*?)(?:</span>)?</li>', page
+        r'<li class="fn">.*?missed:</span> (?:<span lang="pl" dir="auto">)?(.*?)(?:</span>)?</li>',
+        page,
     )
     assert missed == ["4 (or czterech, czworo)"]  # question 1's only; none for question 2

@@ -88,3 +88,35 @@ def test_a_plainly_wrong_answer_gets_no_such_note(server, run) -> None:
     assert look_alike("Teheran", ["Tehran"]) is None
     assert look_alike("Tehran ", ["Tehran"]) is None  # a space is seen (fair ignores it anyway)
     assert look_alike("\u0643", ["\u06a9"]) is None  # Arabic and Persian kaf: letters apart
+
+
+def test_texts_and_answers_in_any_script_are_set_in_their_own_direction(server, run) -> None:
+    """F11: a Persian text and answer had ``lang="fa"`` but no direction, so a trailing ``؟``
+    could land on the wrong side of an LTR cell."""
+    from tests.web.test_site_crawl import read_page
+
+    gold = {"questions": [_question("3", [("fa", "پایتخت ایران؟")], "تهران")]}
+    answers = {"questions": [_question("3", [], "تهران")]}
+    made = server.post(
+        "api/experiments",
+        json={
+            "dataset": {"content": json.dumps(gold, ensure_ascii=False)},
+            "language": "fa",
+            "systems": [{"name": "sys", "answers": json.dumps(answers, ensure_ascii=False)}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    task = server.get(f"experiment/{ticket['id']}/task/1", headers=owner).text
+    one = server.get(f"experiment/{ticket['id']}/task/1/question/3", headers=owner).text
+    for page in (task, one):
+        assert re.search(r'<a href="[^"]*/question/3" lang="fa" dir="auto">پایتخت ایران؟</a>', page)
+        assert '<span lang="fa" dir="auto">تهران</span>' in page  # the answer, matched
+        assert not read_page(page).problems  # still well formed
+    # an answer in words of no language the page knows, isolated in its own direction
+    experiment, owner = run
+    task = server.get(f"experiment/{experiment}/task/1", headers=owner).text
+    assert f"<bdi>{ZWSP_TEHRAN}</bdi>" in task and f"<bdi>{FAMILY}</bdi>" in task
+    assert re.search(r'<a href="[^"]*/question/1" lang="en" dir="auto">What is the', task)

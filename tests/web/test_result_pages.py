@@ -228,14 +228,16 @@ def test_question_texts_are_marked_with_their_language(server) -> None:
     state = server.wait_finished(ticket["id"], ticket["token"])
     auth = {"Authorization": f"Bearer {ticket['token']}"}
     task = server.get(f"experiment/{ticket['id']}/task/1", headers=auth).text
-    assert re.search(r'<a href="[^"]*/question/1" lang="ko">가장 큰 행성은 무엇인가\?</a>', task)
+    assert re.search(
+        r'<a href="[^"]*/question/1" lang="ko" dir="auto">가장 큰 행성은 무엇인가\?</a>', task
+    )
     question = next(r for r in state["evaluations"][0]["questions"] if r["id"] == "1")
     assert question["QA"]["f1"] == 1.0
     (dataset_name,) = set(re.findall(r"/dataset/([^/\"]+)/question/1", task))
     assert server.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
     page = server.get(f"dataset/{dataset_name}/question/1").text
-    assert '<span lang="ko">가장 큰 행성은 무엇인가?</span>' in page
-    assert '<span lang="pl">Która planeta jest największa?</span>' in page
+    assert '<span lang="ko" dir="auto">가장 큰 행성은 무엇인가?</span>' in page
+    assert '<span lang="pl" dir="auto">Która planeta jest największa?</span>' in page
 
 
 def test_scatter_systems_are_chosen_by_query(server) -> None:
