@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from service.errors import Conflict, NotFound, ServiceError
 from service.experiments.deletion import finish_deletions
 from service.experiments.inputs import Files
-from service.experiments.jobs import JobFiles, JobStore
+from service.experiments.jobs import JobFiles, JobStore, UnreadableJob
 from service.experiments.progress import RunProgress
 from service.experiments.run import Outcome, run_experiment
 from service.experiments.spec import ExperimentSpec
@@ -133,6 +133,9 @@ class ExperimentRunner:
         # because this runner's claim lapsed
         self.taken_over = self.handed_over = self.lapsed = 0
         self._left_to_others: set[str] = set()  # orphans whose services this one may not ask
+        # the shared graphs (vocabulary, catalogue) another release has replaced since this
+        # one loaded them, as said (what /health reports; explore50 F2)
+        self.foreign_graphs: list[str] = []
         self._stop = threading.Event()
         if recover:
             self.recover()
@@ -142,6 +145,7 @@ class ExperimentRunner:
             for task, name in (
                 (self.claims.beat, "gqa-heartbeat"),
                 (self.take_over, "gqa-takeover"),
+                (self.check_shared_graphs, "gqa-shared-graphs"),
             ):
                 threading.Thread(
                     target=self._every_beat, args=(task,), name=name, daemon=True
@@ -198,6 +202,11 @@ class ExperimentRunner:
                 "can be resumed"
             )
         if self.jobs is not None and self.jobs.has(experiment_id):
+            if newer := self.jobs.newer(experiment_id):
+                raise Conflict(
+                    f"experiment {experiment_id} cannot be resumed here: {newer}; resume it "
+                    "on a replica of that release or a newer one"
+                )
             if gone := self._headers_gone(experiment_id):
                 raise Conflict(
                     f"experiment {experiment_id} cannot be resumed: {gone}; submit the "
@@ -333,6 +342,9 @@ class ExperimentRunner:
             eid = status.id
             if status.status is not Status.INTERRUPTED or eid in mine or not self.jobs.has(eid):
                 continue
+            if newer := self.jobs.newer(eid):  # a rollback: left interrupted for the newer
+                log.warning("experiment %s not resumed: %s", eid, newer)
+                continue
             deaths = self.jobs.restarts(eid)
             if deaths > MAX_RESTARTS:
                 self._end(eid, Status.ERROR, _too_many_restarts(eid, deaths))
@@ -396,6 +408,8 @@ class ExperimentRunner:
             if eid in mine or self.jobs is None:
                 continue
             refused = self._cannot_reach(eid)
+            if refused is None and (newer := self.jobs.newer(eid)):  # a rolling upgrade
+                refused = f"{newer}; a replica of that release or a newer one takes it over"
             if refused is not None:  # another replica may (settings differ during a rollout)
                 if eid not in self._left_to_others:
                     log.warning("experiment %s left to another replica: %s", eid, refused)
@@ -432,6 +446,22 @@ class ExperimentRunner:
                 log.info("experiment %s not taken over: %s", eid, err)
                 self.claims.release(self._uri(eid))
         return taken
+
+    def check_shared_graphs(self) -> list[str]:
+        """On a shared store: whether a replica of another release has put its own vocabulary
+        or catalogue in place of this one's (it does so when it starts), said once each time it
+        changes (:attr:`foreign_graphs`)."""
+        found = self.storage.catalogue.foreign_graphs()
+        if found and found != self.foreign_graphs:
+            log.warning(
+                "%s: a replica of another release started on this store and replaced it; this "
+                "replica now serves that release's terms and catalogue while it scores with "
+                "its own (restart it to put its own back, or upgrade every replica together: "
+                "README, Rolling upgrades)",
+                "; ".join(found),
+            )
+        self.foreign_graphs = found
+        return found
 
     def _cannot_reach(self, experiment_id: str) -> str | None:
         """Why this replica's network policy refuses a service of the run (None: it may ask
@@ -524,6 +554,10 @@ class ExperimentRunner:
         cancel.hold = self.claims.hold(uri)
         writer = self._progress_writer(eid, cancel.lapsed)
         try:
+            if self.jobs is not None and self.jobs.has(eid):
+                if newer := self.jobs.newer(eid):  # queued here before a newer one wrote it
+                    raise UnreadableJob(newer)
+                self.jobs.mark_schema(eid)  # what this release writes into it from now on
             outcome = self._execute(ticket, spec, files, cancel, writer)
         except ServiceError as err:
             if isinstance(err, OutOfTime) and cancel.is_set():
@@ -547,6 +581,9 @@ class ExperimentRunner:
                 log.warning("experiment %s stopped, to be taken over: %s", eid, err)
             elif isinstance(err, Cancelled):
                 self._end(eid, Status.CANCELLED, err.message)
+            elif isinstance(err, UnreadableJob):  # a newer release's run: resumable there
+                log.warning("experiment %s left interrupted: %s", eid, err)
+                self._end(eid, Status.INTERRUPTED, _left_for_newer(eid, err.message))
             else:  # Aborted (too many errors) and any error a user can act on
                 failed = "aborted" if isinstance(err, Aborted) else "failed"
                 log.warning("experiment %s %s: %s", eid, failed, err)
@@ -825,6 +862,16 @@ class _ProgressWriter:
             return
         jobs.write_progress(self.experiment_id, self.latest)  # none once the job is gone
         self.latest_written = True
+
+
+def _left_for_newer(experiment_id: str, why: str) -> str:
+    """The message of a run this release leaves ``interrupted``: its job is a newer
+    release's (replicas of two releases on one store, or a rollback; explore50 F3)."""
+    return (
+        f"interrupted: this release of gerbil-qa cannot read the saved state of the run "
+        f"({why}); a newer release wrote it. Nothing is lost: resume it on a replica of that "
+        f"release or a newer one (gerbil-qa resume --store STORE {experiment_id}, or the API)"
+    )
 
 
 def _too_many_restarts(experiment_id: str, deaths: int) -> str:

@@ -12,6 +12,7 @@ public default graph changes with it.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from service.graph.uris import GERBIL, Uris
 from service.graph.vocabulary import vocabulary_bytes, vocabulary_triples
 from service.model import Dataset
 from service.release import Source
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +113,39 @@ class CatalogueRepository:
     def __init__(self, store: StoreAdapter, uris: Uris) -> None:
         self.store = store
         self.uris = uris
+        # the graphs this process loaded (vocabulary, catalogue) and their content hash: on a
+        # shared store a replica of another release puts its own back when it starts
+        self._ensured: dict[str, str] = {}
+        # the release that last opened the store to write before this process (the store's
+        # marker, read by open_storage before it marks the store as this release's)
+        self.previous_writer: str | None = None
 
     # -- vocabulary and catalogue ------------------------------------------------------------
     def ensure_vocabulary(self) -> bool:
         """(Re)load the vocabulary when its files changed; True when it did."""
         digest = hashlib.sha256(vocabulary_bytes()).hexdigest()
         return self._ensure(self.uris.vocab_graph, digest, vocabulary_triples)
+
+    def foreign_graphs(self) -> list[str]:
+        """The graphs this process loaded (the vocabulary, the catalogue) that another
+        release has replaced with its own since, each said with that release (the store
+        marker's: the last to open the store to write; replicas of two releases on one
+        store, explore50 F2). Empty on a store no other process writes."""
+        if not self.store.shared:
+            return []
+        changed = [g for g, digest in self._ensured.items() if self._content_hash(g) != digest]
+        if not changed:
+            return []
+        from service.graph.store import last_writer
+
+        ours = release.source().version
+        writer = last_writer(self.store)
+        by = f"gerbil-qa {writer}" if writer and writer != ours else "another release"
+        return [f"{self._graph_name(g)} is {by}'s, not this release's ({ours})" for g in changed]
+
+    def _graph_name(self, graph: str) -> str:
+        names = {self.uris.vocab_graph: "the vocabulary", self.uris.catalog_graph: "the catalogue"}
+        return f"{names.get(graph, graph)} (<{graph}>)"
 
     def ensure_catalog(self) -> bool:
         """(Re)load the built-in catalogue (``datasets/*.ttl``) when its files changed."""
@@ -126,13 +156,27 @@ class CatalogueRepository:
         return self._ensure(graph, digest, lambda: catalog_quads(self.uris, graph))
 
     def _ensure(self, graph: str, digest: str, quads: object) -> bool:
-        if self._content_hash(graph) == digest and self.store.public.contains_named_graph(
-            node(graph)
-        ):
+        self._ensured[graph] = digest
+        found = self._content_hash(graph)
+        if found == digest and self.store.public.contains_named_graph(node(graph)):
             return False
         with self.store.lock:
             self._replace_public_graph(graph, quads())  # type: ignore[operator]
             self._set_content_hash(graph, digest)
+        ours, before = release.source().version, self.previous_writer
+        if found is not None and self.store.shared and before and before != ours:
+            # a rolling upgrade: the replicas still running the other release serve this
+            # one's now, and put theirs back when they start (explore50 F2)
+            log.warning(
+                "%s on this shared store was gerbil-qa %s's; this release (%s) replaced it "
+                "with its own. Replicas still running %s (if any) serve this one's until they "
+                "restart, then put theirs back: upgrade every replica together (README: "
+                "Rolling upgrades)",
+                self._graph_name(graph),
+                before,
+                ours,
+                before,
+            )
         return True
 
     def _content_hash(self, graph: str) -> str | None:

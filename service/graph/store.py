@@ -187,6 +187,8 @@ def open_storage(
         if read_only:
             _warn_if_newer(adapter)
             return storage
+        writers = _marks(adapter)[1]
+        storage.catalogue.previous_writer = writers[0] if writers else None
         mark_version(adapter)
         storage.experiments.recover()
         storage.catalogue.ensure_vocabulary()
@@ -269,6 +271,12 @@ def _marks(adapter: StoreAdapter) -> tuple[list[int], list[str]]:
         if q.object.value.isdigit()
     ]
     return formats, [q.object.value for q in found(marker, node(WRITTEN_BY), None)]
+
+
+def last_writer(adapter: StoreAdapter) -> str | None:
+    """The version that last opened the store to write (its marker), or None."""
+    writers = _marks(adapter)[1]
+    return writers[0] if writers else None
 
 
 def newer_writer(adapter: StoreAdapter) -> str | None:

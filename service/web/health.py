@@ -6,7 +6,9 @@ not): 200 with ``"status": "ok"``, else 503 with ``"status": "unavailable"``; ea
 whether it passed and how long it took. The checks: both datasets answer a trivial query within
 :data:`TIMEOUT`; the SPARQL workers are up (embedded store); on a shared store, this replica has
 read the other replicas' change token lately (else its cached pages may be stale) and holds its
-claims (else it cannot run experiments). Public, so it names no store address and no error text
+claims (else it cannot run experiments); ``sharedGraphs`` says (passing) whether the shared
+vocabulary and catalogue are still this release's, not those a replica of another release put
+back when it started. Public, so it names no store address and no error text
 (those go to the log); never cached.
 """
 
@@ -51,6 +53,10 @@ def ready() -> Response:
     claims = state.runner.claims
     if claims.shared:
         checks["claims"] = {"ok": claims.holding()}
+        # another release's vocabulary or catalogue in the shared store (a rolling upgrade):
+        # said, never a reason to route requests away (explore50 F2)
+        foreign = state.runner.foreign_graphs
+        checks["sharedGraphs"] = {"ok": True, "thisRelease": not foreign, "said": foreign}
     ok = all(check["ok"] for check in checks.values())
     body = {"status": "ok" if ok else "unavailable", "version": source().version, "checks": checks}
     return _answer(body, 200 if ok else 503)

@@ -252,3 +252,75 @@ def test_a_registered_dataset_version_runs_on_a_remote_store(
         assert evaluation.tasks["QA"].measures["macroF1"] > 0.9  # type: ignore[index]
         assert storage.work_dir is not None
         assert (storage.work_dir / "cache" / "files" / sha).read_bytes() == data
+
+
+# The fields of the classes a job stores, as job schema 1 has them (JOB_SCHEMA): a field added
+# to one makes this release's jobs unreadable by the releases before it (SystemAnswer.rewrites
+# did: an older replica that took a newer one's run over ended it ``error``, explore50 F3).
+# Change them together: raise JOB_SCHEMA, then this table.
+STORED_FIELDS_OF_SCHEMA = {
+    "Term": ("value", "kind", "datatype", "lang"),
+    "AnswerSet": ("vars", "rows", "boolean", "empty_bindings"),
+    "Annotation": ("iri", "kind", "begin", "end"),
+    "SystemAnswer": (
+        "question_id",
+        "answers",
+        "sparql",
+        "annotations",
+        "answertype",
+        "answer_item_types",
+        "confidence",
+        "runtime_ms",
+        "error",
+        "attempts",
+        "retry_reason",
+        "rewrites",
+    ),
+    "Problem": (
+        "message",
+        "severity",
+        "file",
+        "line",
+        "column",
+        "path",
+        "question_id",
+        "expected",
+    ),
+}
+
+
+def test_the_job_schema_is_raised_with_the_fields_a_job_stores() -> None:
+    import dataclasses
+
+    from service.experiments.jobs import JOB_SCHEMA, _registry
+
+    stored = {
+        name: tuple(f.name for f in dataclasses.fields(cls))
+        for name, cls in _registry().items()
+        if dataclasses.is_dataclass(cls)
+    }
+    assert (JOB_SCHEMA, stored) == (1, STORED_FIELDS_OF_SCHEMA), (
+        "a class a job stores changed: raise JOB_SCHEMA (service/experiments/jobs.py) so older "
+        "releases leave this one's jobs alone, and update STORED_FIELDS_OF_SCHEMA"
+    )
+
+
+def test_a_job_records_the_schema_and_release_that_wrote_it(workspace: Workspace) -> None:
+    from service import release
+    from service.experiments.jobs import JOB_SCHEMA
+
+    ref = FileRef.upload("questions.json", QUESTIONS)
+    jobs = JobStore(workspace)
+    jobs.create("42", ExperimentSpec(FileDataset(ref), (AnswerFile("gold", ref),)), {})
+    ours = release.source().version
+    assert jobs.schema("42") == (JOB_SCHEMA, ours) and jobs.newer("42") is None
+    workspace.write({"jobs/42/schema": b"0 0.0.1\n"})  # an older release's run, resumed here
+    jobs.mark_schema("42")
+    assert jobs.schema("42") == (JOB_SCHEMA, ours)
+    workspace.write({"jobs/42/schema": f"{JOB_SCHEMA + 1} 9.9.9\n".encode()})
+    assert jobs.newer("42") == (
+        f"its job was written by gerbil-qa 9.9.9 (job schema {JOB_SCHEMA + 1}), which this "
+        f"release ({ours}, job schema {JOB_SCHEMA}) cannot read"
+    )
+    workspace.remove_key("jobs/42/schema")  # a release before the mark: readable
+    assert jobs.schema("42") == (0, "") and jobs.newer("42") is None

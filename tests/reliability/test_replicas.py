@@ -275,8 +275,11 @@ def test_health_says_when_a_replica_cannot_serve(
         "sparqlWorkers",
         "replicaChanges",
         "claims",
+        "sharedGraphs",
     }
     assert all(check["ok"] for check in checks.values()), checks
+    # both replicas of this release: the shared vocabulary and catalogue are theirs
+    assert checks["sharedGraphs"] == {"ok": True, "thisRelease": True, "said": []}
     assert pair.private.url not in ready.text  # no internal address on a public route
     pause(pair.private.process.pid)  # the private store hangs (every thread stopped)
     try:
