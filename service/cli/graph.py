@@ -16,6 +16,7 @@ from service.cli import add_store_option, while_served
 from service.errors import BadRequest, Conflict
 
 if TYPE_CHECKING:
+    from service.experiments.backup import Backup
     from service.graph.store import Storage
 
 DEFAULT_BASE = "http://localhost:8080/"  # = service.graph.uris.DEFAULT_BASE (not imported: cheap)
@@ -265,12 +266,42 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def unchecked_note(name: str, data: bytes, backup: Backup | None) -> str | None:
+    """What an import taken as it is (``--legacy-dump``) could not check, as the file is:
+    it said "has no closing line or SHA256SUMS (made before 2026-11-28)" of every such file,
+    also of an archive whose dump had its closing line and of one whose SHA256SUMS checked it
+    (explore50 F1). None: nothing went unchecked. ``data``: the dump (an archive's member)."""
+    from service.graph.dumps import closing
+
+    lined = closing(data) is not None
+    if backup is None:
+        if lined:
+            return None
+        return (
+            f"{name} has no closing line (a dump made before 2026-11-28, or one cut short): "
+            "imported unchecked; if it was cut short, what it lost is not restored"
+        )
+    if backup.checked:  # its SHA256SUMS checked every member's bytes, the dump's too
+        return None
+    if not lined:
+        return (
+            f"{name} has no SHA256SUMS and its dump no closing line (an archive made before "
+            "2026-11-28, or one cut short): imported unchecked; if it was cut short, what it "
+            "lost is not restored"
+        )
+    return (
+        f"{name} has no SHA256SUMS (an archive made before 2026-11-28, or one cut short after "
+        "its dump): its dump is whole (its closing line counted its quads), its kept files "
+        "unchecked; a file cut off is not restored"
+    )
+
+
 def _import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         raise BadRequest(f"{args.file}: no such file")
     fmt = "trig" if args.file.suffix.lower() == ".trig" else "nquads"
     from service.experiments.backup import is_backup, read_backup, restore_files
-    from service.graph.dumps import closing, digest_said, dump_base, import_dump, read_dump
+    from service.graph.dumps import digest_said, dump_base, import_dump, read_dump
     from service.graph.legacy import WRITTEN_BEFORE
     from service.graph.legacy import legacy_experiment_graphs as legacy_graphs
     from service.graph.store import stored_base
@@ -282,12 +313,9 @@ def _import(args: argparse.Namespace) -> int:
     fmt = backup.format if backup is not None else fmt
     source = f"{args.file}: dump.{'trig' if fmt == 'trig' else 'nq'}" if backup else str(args.file)
     dump = read_dump(data, format=fmt, source=source, legacy=legacy)  # before a store is made
-    if closing(data) is None or (backup is not None and not backup.checked):
-        print(
-            f"gerbil-qa: {args.file} has no closing line or SHA256SUMS (made before 2026-11-28): "
-            "imported unchecked; if it was cut short, what it lost is not restored",
-            file=sys.stderr,
-        )
+    note = unchecked_note(str(args.file), data, backup)
+    if note is not None:
+        print(f"gerbil-qa: {note}", file=sys.stderr)
     elif backup is None and not digest_said(data):  # an archive's SHA256SUMS checked its bytes
         print(
             f"gerbil-qa: {args.file}'s closing line has no sha256 (a dump made before "

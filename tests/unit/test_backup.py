@@ -116,3 +116,43 @@ def test_what_is_not_a_backup_is_refused_by_name(tmp_path: Path) -> None:
     assert is_backup(cut)  # by its first bytes: said to be cut, not read as a dump
     with pytest.raises(BadRequest, match="cannot read the backup archive"):
         read_backup(cut)
+
+
+def test_an_import_taken_as_it_is_says_what_it_could_not_check(tmp_path: Path) -> None:
+    """``import --legacy-dump`` said "has no closing line or SHA256SUMS (made before
+    2026-11-28)" of every file, also of an archive whose dump had its closing line, and of one
+    whose SHA256SUMS checked it (as when rolling back, explore50 F1): now what it lacks."""
+    from service.cli.graph import unchecked_note
+    from service.graph.dumps import CLOSING
+
+    lined = DUMP + (CLOSING.format("1") + "\n").encode()
+    assert unchecked_note("d.nq", lined, None) is None
+    assert unchecked_note("d.nq", DUMP, None) == (
+        "d.nq has no closing line (a dump made before 2026-11-28, or one cut short): imported "
+        "unchecked; if it was cut short, what it lost is not restored"
+    )
+    workspace = DirWorkspace(tmp_path / "store")
+    workspace.write({f"files/{hashlib.sha256(b'x').hexdigest()}": b"x"})
+    for name, dump in (("bare", DUMP), ("lined", lined)):
+        whole = tmp_path / f"{name}.tar"
+        with whole.open("wb") as f:
+            write_backup(dump, "nquads", workspace, f, gzip=False)
+        # SHA256SUMS checked every member, the dump too: nothing unchecked, nothing said
+        assert unchecked_note("b.tar", dump, read_backup(whole, legacy=True)) is None
+        with tarfile.open(whole) as tar:
+            last = tar.getmembers()[-1]
+        cut = tmp_path / f"{name}-cut.tar"
+        cut.write_bytes(whole.read_bytes()[: last.offset])  # without its SHA256SUMS
+        note = unchecked_note("c.tar", dump, read_backup(cut, legacy=True))
+        if name == "bare":
+            assert note == (
+                "c.tar has no SHA256SUMS and its dump no closing line (an archive made before "
+                "2026-11-28, or one cut short): imported unchecked; if it was cut short, what "
+                "it lost is not restored"
+            )
+        else:
+            assert note == (
+                "c.tar has no SHA256SUMS (an archive made before 2026-11-28, or one cut short "
+                "after its dump): its dump is whole (its closing line counted its quads), its "
+                "kept files unchecked; a file cut off is not restored"
+            )
