@@ -227,3 +227,71 @@ def test_a_datasets_missing_texts_name_the_language_as_a_run_does() -> None:
     )
     [missing] = [f for f in check_dataset(dataset, parse=False) if f.kind == "missing-text"]
     assert (missing.message, missing.question_id) == ("no question text in 'pt-BR'", "2")
+
+
+def _qald(path: Path, texts: dict[str, list[tuple[str | None, str]]]) -> Path:
+    """A QALD-JSON file: question id -> its (language, string) texts (``None``: untagged), each
+    answered by ``http://ex.org/{id}``."""
+    questions = []
+    for qid, each in texts.items():
+        written = [
+            {"string": s} if lang is None else {"language": lang, "string": s} for lang, s in each
+        ]
+        binding = {"x": {"type": "uri", "value": f"http://ex.org/{qid}"}}
+        answers = [{"head": {"vars": ["x"]}, "results": {"bindings": [binding]}}]
+        questions.append(
+            {"id": qid, "answertype": "resource", "question": written, "answers": answers}
+        )
+    path.write_text(json.dumps({"dataset": {"id": "tags"}, "questions": questions}))
+    return path
+
+
+def test_a_tag_spelt_two_ways_is_one_language_scored_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Texts tagged ``pt_BR`` and ``PT-br``: ``all`` scored each Portuguese question twice (as
+    ``pt_BR`` and as ``PT-br``: 6 records for 4 texts), recorded two tasks of ``iso639-1/pt``
+    for one system, dataset and profile (Data Cube IC-12: duplicate observations) and the
+    leaderboard listed the experiment twice (explore53 F1, F3)."""
+    from service.graph.checks import datacube_violations, shacl_violations
+    from service.graph.store import open_storage
+
+    gold = _qald(
+        tmp_path / "gold.json",
+        {
+            "1": [("en", "Who?"), ("pt_BR", "Quem?")],
+            "2": [("en", "What?"), ("PT-br", "O quê?")],
+        },
+    )
+    store = tmp_path / "store"
+    [ev] = _evaluate(
+        capsys,
+        *("--dataset", str(gold), "--answers", str(gold), "--lang", "all"),
+        *("--types", "QA", "--store", str(store)),
+    )
+    assert ev["language"] == "en,pt-BR" and list(ev["byLanguage"]) == ["en", "pt-BR"]
+    assert ev["results"]["QA"]["questions"] == 4  # four texts, each once
+    assert ev["byLanguage"]["pt-BR"]["QA"]["questions"] == 2
+    storage = open_storage(store)
+    try:
+        quads = storage.experiments.quads(ev["experiment"]["id"])
+        vocab = "http://w3id.org/gerbil/qa/vocab#"
+        tags = {
+            (q.subject.value, q.object.value)
+            for q in quads
+            if q.predicate.value == vocab + "languageTag"
+        }
+        # one task a language, and the pooled one
+        assert sorted(tag for _, tag in tags) == ["en", "en,pt-BR", "pt-BR"], tags
+        portuguese = {
+            q.subject.value
+            for q in quads
+            if q.predicate.value == vocab + "language"
+            and q.object.value.endswith("/pt")
+            and "/question/" not in q.subject.value
+        }
+        assert len(portuguese) == 1, portuguese  # one task: the leaderboard's one row
+        assert datacube_violations(quads, target=ev["experiment"]["uri"]) == []
+        assert shacl_violations(quads, target=ev["experiment"]["uri"]) == []
+    finally:
+        storage.close()
