@@ -134,11 +134,10 @@ def run_experiment(
 
     report.phase("reading")
     named = named_language(spec)
+    as_tagged: Dataset | None = None  # under "all": the texts as the file tags them
     if languages == (ALL_LANGUAGES,):
-        languages = _dataset_languages(
-            read_dataset(spec.dataset, files, language=None, types=spec.experiment_types),
-            profile.default_language,
-        )
+        as_tagged = read_dataset(spec.dataset, files, language=None, types=spec.experiment_types)
+        languages = _dataset_languages(as_tagged, profile.default_language)
     kb = None
     if spec.kb is not None:
         from service.kb.open import open_kb
@@ -169,7 +168,9 @@ def run_experiment(
         if admit is not None and dataset is None:
             admit(len(read.questions) * len(spec.systems), report.phase)
             report.phase("reading")
-        dataset = dataset or read
+        dataset = dataset or read  # recorded with every text
+        if as_tagged is not None:  # each text once, in its own language
+            read = own_texts(read, as_tagged, language, untagged=profile.default_language)
         got = _ask(spec, read, language, kb=asked_kb, files=files, job=job, stop=stop,
                    report=report, policy=policy, aborted=aborted, first=languages[0],
                    clock=clock)  # fmt: skip
@@ -621,6 +622,34 @@ def _dataset_languages(dataset: Dataset, untagged: str) -> tuple[str, ...]:
     if not counts:
         raise BadRequest("the dataset's questions have no text in any language")
     return tuple(sorted(counts, key=lambda lang: -counts[lang]))
+
+
+def own_texts(dataset: Dataset, as_tagged: Dataset, language: str, *, untagged: str) -> Dataset:
+    """``dataset`` (read for ``language``) with only the texts whose own tag is ``language``:
+    the tag ``as_tagged`` (the same file read with no language) gives each, as
+    :func:`canonical_tag` writes it, an untagged text's being ``untagged`` (the profile's
+    default); the others keep their place with no string, so the question is not asked in
+    ``language``. What ``all`` asks and scores, each text once: it scored a ``pt_BR`` text as
+    ``pt-BR`` and again as ``pt`` (a bare language asked by name takes a question's regional text
+    where it has none of its own), ``zh-Hant-TW`` as ``zh``, and an untagged text in every
+    language (read in each; explore53 F2)."""
+    from service.evaluation.languages import canonical_tag
+    from service.model import QuestionText
+
+    def tag(text: QuestionText) -> str:
+        return canonical_tag(text.language) if text.language else untagged
+
+    questions = []
+    for question, tagged in zip(dataset.questions, as_tagged.questions, strict=True):
+        tags = [tag(t) for t in tagged.texts]
+        if len(tags) != len(question.texts):  # not the same texts: as read for the language
+            tags = [tag(t) for t in question.texts]
+        texts = tuple(
+            t if own == language else QuestionText(t.language)
+            for t, own in zip(question.texts, tags, strict=True)
+        )
+        questions.append(replace(question, texts=texts))
+    return replace(dataset, questions=tuple(questions))
 
 
 def prepare(

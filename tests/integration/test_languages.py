@@ -295,3 +295,50 @@ def test_a_tag_spelt_two_ways_is_one_language_scored_once(
         assert shacl_violations(quads, target=ev["experiment"]["uri"]) == []
     finally:
         storage.close()
+
+
+def test_all_scores_each_text_once_in_its_own_language(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``all`` scored an untagged text in every language (read in each), a ``pt_BR`` text under
+    ``pt-BR`` and again under ``pt``, ``zh-Hant-TW`` under ``zh`` too (explore53 F2). Each text
+    counts once: under its own tag, an untagged one under the profile's default (en). Named
+    with ``--lang``, ``pt`` still takes a question's ``pt_BR`` text where it has no ``pt`` one,
+    and each language an untagged text."""
+    gold = _qald(
+        tmp_path / "gold.json",
+        {
+            "1": [("en", "Who?"), ("de", "Wer?")],
+            "2": [(None, "untagged")],
+            "3": [("pt_BR", "Quem?")],
+            "4": [("PT-br", "O quê?")],
+            "5": [("pt", "Onde?")],
+            "6": [("zh-Hant-TW", "誰？")],
+            "7": [("zh", "谁？")],
+        },
+    )
+    base = ("--dataset", str(gold), "--answers", str(gold), "--types", "QA")
+    [ev] = _evaluate(capsys, *base, "--lang", "all")
+    scored = sorted(
+        (q["id"], q["language"]) for q in ev["questions"] if q.get("status") != "no-text"
+    )
+    assert scored == [
+        ("1", "de"),
+        ("1", "en"),
+        ("2", "en"),
+        ("3", "pt-BR"),
+        ("4", "pt-BR"),
+        ("5", "pt"),
+        ("6", "zh-Hant-TW"),
+        ("7", "zh"),
+    ]
+    assert ev["results"]["QA"]["questions"] == 8  # eight texts, each once
+    [pt] = _evaluate(capsys, *base, "--lang", "pt")
+    assert sorted(q["id"] for q in pt["questions"] if q.get("status") != "no-text") == [
+        "2",
+        "3",
+        "4",
+        "5",
+    ]
+    [de] = _evaluate(capsys, *base, "--lang", "de")
+    assert sorted(q["id"] for q in de["questions"] if q.get("status") != "no-text") == ["1", "2"]
