@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 from service.call_settings import CALL_SETTINGS
 from service.csv_table import csv_table as csv_table
 from service.csv_table import items_cell
+from service.evaluation.languages import canonical_tag
 from service.evaluation.measures import MEASURES, require
 from service.evaluation.measures import QUESTION_MEASURES as QUESTION_MEASURE_INFO
 from service.evaluation.results import COUNT_MEASURES
@@ -762,6 +764,26 @@ def explained(nodes: dict[str, Node]) -> bool:
     return any(p in node.props for node in nodes.values() for p in EXPLANATIONS)
 
 
+def question_text(texts: Sequence[Any], language: str) -> Any | None:
+    """The text of a question a task in ``language`` asked: the one of that tag, compared
+    without regard to case (BCP 47, RDF 1.1: the store keeps ``pt_BR`` as ``@pt-br``), else for a
+    bare language (``pt``) one of its regional tags, as the run took it; else the first. The
+    page looked the tag up as written, so a ``pt-BR`` or ``zh-Hant-TW`` task showed the English
+    text (explore53 F4)."""
+    from service.model import same_language
+
+    wanted = same_language(language)
+    langs = [same_language(getattr(t, "language", None) or "") for t in texts]
+    for i, lang in enumerate(langs):
+        if lang == wanted:
+            return texts[i]
+    if "-" not in wanted:
+        for i, lang in enumerate(langs):
+            if lang.startswith(wanted + "-"):
+                return texts[i]
+    return texts[0] if texts else None
+
+
 def task_page(
     experiment_id: str,
     task_uri: str,
@@ -788,10 +810,10 @@ def task_page(
         q = questions.get(question_uri)
         texts = q.all(GQA + "questionText") if q else []
         asked_in = local(node.text(GQA + "language")) or None  # a task pooled over languages
-        wanted = asked_in or language
-        shown = next((t for t in texts if getattr(t, "language", None) == wanted), None)
-        if shown is None and texts:
-            shown = texts[0]
+        # a pooled task's result is …/question/{id}@{tag}: the tag, which gqa:language's ISO
+        # 639 code (pt for pt-BR) drops
+        tag = uri.rpartition("@")[2] if asked_in and "@" in uri.rpartition("/")[2] else None
+        shown = question_text(texts, unquote(tag) if tag else asked_in or language)
         measures = {m: number(node.one(q.iri)) for m, q in QUESTION_MEASURE_INFO.items()}
         status = local(node.text(GQA + "questionStatus")).removeprefix("status-")
         features = {}
@@ -823,7 +845,9 @@ def task_page(
                 question_id=((q.text(DCT + "identifier") if q else None) or local(question_uri))
                 + (f" ({asked_in})" if asked_in else ""),
                 text=shown.value if shown is not None else None,
-                text_language=getattr(shown, "language", None) or None,
+                text_language=canonical_tag(written)
+                if (written := getattr(shown, "language", None))
+                else None,
                 status=status,
                 measures=measures,
                 given=given,

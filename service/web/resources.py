@@ -1145,9 +1145,15 @@ def _task_page_of(
         one = [u for u, q in described.items() if q.text(GQA + "goldAnswerCount") == "1"]
         for u, q in _question_nodes(storage.public, one, (GQA + "goldAnswer",)).items():
             described[u].props[GQA + "goldAnswer"] = q.props[GQA + "goldAnswer"]
-    language = nodes[task_uri].text(GQA + "language") if task_uri in nodes else None
+    task = nodes.get(task_uri)
+    # the run's tag (pt-BR), which the ISO 639 language (pt) drops
+    language = (
+        (task.text(GQA + "languageTag") or pages.local(task.text(GQA + "language")))
+        if task
+        else None
+    )
     return pages.task_page(
-        experiment_id, task_uri, nodes, described, pages.local(language) or "en", uris=storage.uris
+        experiment_id, task_uri, nodes, described, language or "en", uris=storage.uris
     )
 
 

@@ -1,0 +1,65 @@
+"""Task pages show the text a task asked, whatever the case or form of its tag (explore53 F4):
+the store keeps QALD-9's ``pt_BR`` texts as ``@pt-br``, and the page looked ``pt`` (the task's
+ISO 639 language) or the tag as written up in it, so a ``pt-BR`` task showed the English text."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.cli import main
+from tests.conftest import QALD
+
+QALD9_TEST = QALD / "9" / "data" / "qald-9-test-multilingual.json"
+PT_BR = "Qual o fuso horário da cidade de Salt Lake?"  # question 99 (its pt text is another)
+PT = "Qual é o fuso horário da Salt Lake City?"
+
+
+@pytest.fixture
+def recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Iterator[tuple[Any, list]]:
+    """QALD-9 test scored as its own answers in pt_BR, and pooled over en and pt_BR, published;
+    the app on that store."""
+    from service.web import close_app, create_app
+
+    store = tmp_path / "store"
+    ids = []
+    for lang in ("pt_BR", "en,pt_BR"):
+        argv = ["evaluate", "--dataset", str(QALD9_TEST), "--answers", str(QALD9_TEST)]
+        argv += ["--types", "QA", "--lang", lang, "--store", str(store), "--output", "json"]
+        assert main(argv) == 0
+        ids.append(json.loads(capsys.readouterr().out)["experiment"]["id"])
+        assert main(["publish", "--store", str(store), ids[-1]]) == 0
+        capsys.readouterr()
+    app = create_app({"store": store, "sparql_workers": 1, "demo": False})
+    try:
+        yield app, ids
+    finally:
+        close_app(app)
+
+
+def _page(app: Any, path: str) -> str:
+    got = app.test_client().get(path, headers={"Accept": "text/html"})
+    assert got.status_code == 200, (path, got.status_code)
+    return html.unescape(got.get_data(as_text=True))
+
+
+def test_a_regional_tasks_page_shows_its_own_text(recorded: tuple[Any, list]) -> None:
+    app, (alone, _pooled) = recorded
+    page = _page(app, f"/experiment/{alone}/task/1")
+    assert f'lang="pt-BR">{PT_BR}</a>' in page
+    assert PT not in page and "What is the time zone of Salt Lake City?" not in page
+    one = _page(app, f"/experiment/{alone}/task/1/question/99")
+    assert f'lang="pt-BR">{PT_BR}</a>' in one
+
+
+def test_a_pooled_tasks_page_shows_each_languages_text(recorded: tuple[Any, list]) -> None:
+    app, (_alone, pooled) = recorded
+    english = _page(app, f"/experiment/{pooled}/task/1/question/99@en")
+    assert 'lang="en">What is the time zone of Salt Lake City?</a>' in english
+    brazilian = _page(app, f"/experiment/{pooled}/task/1/question/99@pt-BR")
+    assert f'lang="pt-BR">{PT_BR}</a>' in brazilian
