@@ -269,11 +269,18 @@ class Question:
         """The texts in ``language``: its tag as written or as BCP 47 writes it (QALD tags Hindi
         ``hi_IN``: ``hi-IN`` and ``hi_IN`` are one), else, for a bare language (``hi``), the
         texts of its regional tags (RFC 4647 basic filtering: ``hi`` covers ``hi_IN``)."""
+        from service.valid_terms import is_asked_language_tag
+
         wanted = same_language(language)
         exact = tuple(t for t in self.texts if same_language(t.language) == wanted)
         if exact or "-" in wanted:
             return exact
-        return tuple(t for t in self.texts if same_language(t.language).startswith(wanted + "-"))
+        return tuple(  # not en--US for en: no language tag (explore53 F5)
+            t
+            for t in self.texts
+            if same_language(t.language).startswith(wanted + "-")
+            and is_asked_language_tag(t.language)
+        )
 
     def text(self, language: str) -> str | None:
         """The first non-empty question string in ``language``, if any."""

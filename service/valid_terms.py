@@ -191,6 +191,18 @@ def is_valid_language_tag(tag: str) -> bool:
     return _compiled(_LANGTAG).fullmatch(tag) is not None or tag.lower() in _GRANDFATHERED
 
 
+def is_asked_language_tag(tag: str) -> bool:
+    """Whether a dataset's texts tagged ``tag`` are a language a run asks in: a well-formed BCP
+    47 tag once ``_`` is ``-`` (QALD's ``pt_BR``) that begins with an ISO 639 code, as ``--lang``
+    takes it. ``en--US`` or ``123`` is none: ``--lang`` refuses it, ``all`` skips its texts and a
+    bare ``en`` does not take them as a regional text (explore53 F5)."""
+    made = tag.strip().replace("_", "-")
+    return is_valid_language_tag(made) and _compiled(_ASKED).fullmatch(made) is not None
+
+
+_ASKED = "[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*"  # run.check_spec's LANGUAGE_TAG
+
+
 def language_tag(raw: str) -> str | None:
     """The tag to store for ``raw`` (rule 3): as given, or with ``-`` for ``_`` and surrounding
     spaces removed; None when it is still not well-formed."""

@@ -611,12 +611,19 @@ def _dataset_languages(dataset: Dataset, untagged: str) -> tuple[str, ...]:
     of no language (``""``) count as ``untagged`` (the profile's default language), which they
     are read in: one text of ``"language": ""`` listed en twice (explore44 F9). Each as
     :func:`canonical_tag` writes it, as ``--lang`` takes it: QALD-9's ``pt_BR`` is ``pt-BR``
-    (the task, its ``byLanguage`` and the store named it ``pt_BR``; explore51 F2)."""
+    (the task, its ``byLanguage`` and the store named it ``pt_BR``; explore51 F2). A tag that is
+    none (:func:`~service.valid_terms.is_asked_language_tag`) is no language: its texts are
+    skipped."""
     from service.evaluation.languages import canonical_tag
+    from service.valid_terms import is_asked_language_tag
 
     counts: dict[str, int] = {}
     for question in dataset.questions:
-        tags = (canonical_tag(lang) if lang else untagged for lang in question.languages)
+        tags = (
+            canonical_tag(lang) if lang else untagged
+            for lang in question.languages
+            if not lang or is_asked_language_tag(lang)  # not en--US or 123 (explore53 F5)
+        )
         for language in dict.fromkeys(tags):
             counts[language] = counts.get(language, 0) + 1
     if not counts:

@@ -342,3 +342,19 @@ def test_all_scores_each_text_once_in_its_own_language(
     ]
     [de] = _evaluate(capsys, *base, "--lang", "de")
     assert sorted(q["id"] for q in de["questions"] if q.get("status") != "no-text") == ["1", "2"]
+
+
+def test_a_tag_that_is_no_language_tag_is_never_asked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``all`` ran ``en--US`` and ``123`` as languages (which ``--lang`` refuses), and ``--lang
+    en`` took the ``en--US`` text as a regional English one (explore53 F5)."""
+    gold = _qald(
+        tmp_path / "gold.json",
+        {"1": [("en--US", "bad")], "2": [("123", "digits")], "3": [("en", "Who?")]},
+    )
+    base = ("--dataset", str(gold), "--answers", str(gold), "--types", "QA")
+    for lang in ("all", "en"):
+        [ev] = _evaluate(capsys, *base, "--lang", lang)
+        assert ev["language"] == "en", lang
+        assert [q["id"] for q in ev["questions"] if q.get("status") != "no-text"] == ["3"], lang

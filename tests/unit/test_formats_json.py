@@ -219,9 +219,27 @@ def test_a_language_that_is_no_code_is_a_warning_once() -> None:
             ),
         )
     )
-    (odd,) = [p for p in ds.problems if "no language code" in p.message]
+    (odd,) = [p for p in ds.problems if "not a language tag" in p.message]
     assert odd.question_id == "1" and odd.path == "$.questions[0]" and odd.line is not None
-    assert odd.message.startswith("language 'german' is no language code")
+    assert odd.message.startswith("language 'german' is not a language tag")
+
+
+def test_a_tag_that_is_none_says_its_texts_are_skipped() -> None:
+    """It said "its texts are asked only with --lang en--US", which --lang refuses; and
+    ``all`` did ask them, as if a language (explore53 F5)."""
+    ds = read(
+        doc(
+            q("1", question=[{"language": "en--US", "string": "Who?"}]),
+            q("2", question=[{"language": "123", "string": "What?"}]),
+            q("3", question=[{"language": "hi_IN", "string": "कौन?"}]),
+        )
+    )
+    said = [p.message for p in ds.problems if "language tag" in p.message]
+    assert said == [
+        f"language {tag!r} is not a language tag: its texts are skipped (no run asks in it, "
+        "--lang all neither)"
+        for tag in ("en--US", "123")
+    ]
 
 
 def test_out_of_scope_json() -> None:
