@@ -80,8 +80,8 @@ class BatchedSparqlKB(ABC):
         for text, lang in wanted:
             if lang is None:
                 untagged[_label_key(text, None)] = literal(text)
-            elif valid_language(lang):
-                tagged[_label_key(text, lang)] = literal(text, lang=lang)
+            elif valid_language(_tag(lang)):  # QALD's pt_BR asks the labels @pt-BR
+                tagged[_label_key(text, lang)] = literal(text, lang=_tag(lang))
 
         def query_tagged(spelled: Sequence[str]) -> str:
             # Indexed: the label literal itself is the join key.
@@ -115,8 +115,10 @@ class BatchedSparqlKB(ABC):
     def labels_for_resources(
         self, iris: Iterable[str], *, language: str | None = None
     ) -> Mapping[str, frozenset[str]]:
-        if language is not None and not valid_language(language):
-            raise ValueError(f"not a language tag: {language!r}")
+        if language is not None:
+            language = _tag(language)
+            if not valid_language(language):
+                raise ValueError(f"not a language tag: {language!r}")
         where = f'langMatches(LANG(?l), "{language}")' if language else "isLiteral(?l)"
 
         def query(spelled: Sequence[str]) -> str:
@@ -190,7 +192,13 @@ def _iri_keys(iris: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def _tag(lang: str) -> str:
+    """A language tag as SPARQL writes it: QALD's ``pt_BR`` is ``pt-BR``."""
+    return lang.strip().replace("_", "-")
+
+
 def _label_key(text: str, lang: str | None) -> str:
     # NUL cannot occur in an RDF literal's language tag, so it separates text and tag safely;
-    # tags compare case-insensitively (RFC 5646 §2.1.1; Oxigraph stores them lower-cased).
-    return f"{text}\u0000{(lang or '').lower()}"
+    # tags compare case-insensitively (RFC 5646 §2.1.1; Oxigraph stores them lower-cased), and
+    # pt_BR is pt-BR: the key a row's label (@pt-br) gives is the one asked with PT-br or pt_BR
+    return f"{text}\u0000{_tag(lang or '').lower()}"

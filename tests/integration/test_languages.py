@@ -358,3 +358,37 @@ def test_a_tag_that_is_no_language_tag_is_never_asked(
         [ev] = _evaluate(capsys, *base, "--lang", lang)
         assert ev["language"] == "en", lang
         assert [q["id"] for q in ev["questions"] if q.get("status") != "no-text"] == ["3"], lang
+
+
+@pytest.mark.parametrize("label_tag", ["pt-BR", "PT-br"])
+def test_the_gerbil_label_lookup_does_not_depend_on_how_a_tag_is_spelt(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, label_tag: str
+) -> None:
+    """Questions tagged ``pt_BR`` and ``PT-br`` answered "São Paulo", a label of the gold IRI
+    in the KB: ``all`` under ``gerbil`` scored one 0.0 and the other 1.0, by the task its tag
+    made (explore53 F12). Both are one pt-BR task now, and each finds the label."""
+    gold = _qald(tmp_path / "gold.json", {"1": [("pt_BR", "Onde?")], "2": [("PT-br", "Onde?")]})
+    data = json.loads(gold.read_text())
+    answers = []
+    for q in data["questions"]:
+        q["answers"][0]["results"]["bindings"][0]["x"]["value"] = "http://ex.org/São_Paulo"
+        literal = {"x": {"type": "literal", "value": "São Paulo"}}
+        answers.append(
+            {
+                "id": q["id"],
+                "answers": [{"head": {"vars": ["x"]}, "results": {"bindings": [literal]}}],
+            }
+        )
+    gold.write_text(json.dumps(data))
+    system = tmp_path / "system.json"
+    system.write_text(json.dumps({"questions": answers}))
+    kb = tmp_path / "kb.ttl"
+    rdfs = "http://www.w3.org/2000/01/rdf-schema#"
+    kb.write_text(f'<http://ex.org/São_Paulo> <{rdfs}label> "São Paulo"@{label_tag} .\n')
+    [ev] = _evaluate(
+        capsys,
+        *("--dataset", str(gold), "--answers", str(system), "--kb", str(kb)),
+        *("--lang", "all", "--profile", "gerbil", "--types", "QA"),
+    )
+    assert ev["language"] == "pt-BR"
+    assert [(q["id"], q["QA"]["f1"]) for q in ev["questions"]] == [("1", 1.0), ("2", 1.0)]

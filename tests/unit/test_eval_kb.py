@@ -202,3 +202,14 @@ def test_an_iri_no_store_can_hold_is_scored_without_failing_the_lookup(
     evaluation = evaluate(dataset, run, profile=profile, kb=kb)
     assert evaluation.tasks  # scored; the odd IRI matched as itself, A and B by owl:sameAs
     assert kb.same_as([odd])[odd] == {odd}
+
+
+def test_a_label_is_found_however_its_tag_is_spelt(kb: LocalKB) -> None:
+    """``"Alpha"@en-GB`` is the label asked in ``en-GB``, ``EN-gb`` or QALD's ``en_GB``: tags
+    compare without regard to case (BCP 47). ``en_GB`` found nothing (explore53 F12: the
+    gerbil profile's label lookup depended on how the task's tag was spelt)."""
+    asked = [("Alpha", "en-GB"), ("Alpha", "EN-gb"), ("Alpha", "en_GB")]
+    found = kb.resources_for_labels(asked)
+    assert {key: set(found[key]) for key in asked} == {key: {DBR + "A"} for key in asked}
+    for spelt in ("en-GB", "en_GB", "EN-gb"):
+        assert kb.labels_for_resources([DBR + "A"], language=spelt)[DBR + "A"] == {"Alpha"}
