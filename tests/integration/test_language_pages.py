@@ -51,15 +51,15 @@ def _page(app: Any, path: str) -> str:
 def test_a_regional_tasks_page_shows_its_own_text(recorded: tuple[Any, list]) -> None:
     app, (alone, _pooled) = recorded
     page = _page(app, f"/experiment/{alone}/task/1")
-    assert f'lang="pt-BR">{PT_BR}</a>' in page
+    assert f'lang="pt-BR" dir="auto">{PT_BR}</a>' in page
     assert PT not in page and "What is the time zone of Salt Lake City?" not in page
     one = _page(app, f"/experiment/{alone}/task/1/question/99")
-    assert f'lang="pt-BR">{PT_BR}</a>' in one
+    assert f'lang="pt-BR" dir="auto">{PT_BR}</a>' in one
 
 
 def test_a_pooled_tasks_page_shows_each_languages_text(recorded: tuple[Any, list]) -> None:
     app, (_alone, pooled) = recorded
     english = _page(app, f"/experiment/{pooled}/task/1/question/99@en")
-    assert 'lang="en">What is the time zone of Salt Lake City?</a>' in english
+    assert 'lang="en" dir="auto">What is the time zone of Salt Lake City?</a>' in english
     brazilian = _page(app, f"/experiment/{pooled}/task/1/question/99@pt-BR")
-    assert f'lang="pt-BR">{PT_BR}</a>' in brazilian
+    assert f'lang="pt-BR" dir="auto">{PT_BR}</a>' in brazilian
