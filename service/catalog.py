@@ -447,8 +447,12 @@ def resolve(
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(target.suffix + ".part")
-    tmp.write_bytes(data)
-    tmp.replace(target)
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(target)
+    except BaseException:  # a full disk: no partial file left behind
+        tmp.unlink(missing_ok=True)
+        raise
     return target
 
 

@@ -7,6 +7,8 @@ answers with; the CLI prints its message and exits non-zero. Input files that ca
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import PureWindowsPath
@@ -199,3 +201,43 @@ def retry_after(err: ServiceError) -> str | None:
     if err.status == 503 and getattr(err, "transient", False):
         return str(STORE_RETRY_AFTER)
     return None
+
+
+# errno -> what it says: the kinds of "this device cannot take more bytes" (a full disk, a
+# quota, a file-size limit such as ``ulimit -f``). Neither is damage: freeing space and
+# running the command again is the remedy (explore52 F2, F9).
+NO_ROOM: dict[int, str] = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EFBIG: "the file grew larger than allowed (a file-size limit such as ulimit -f)",
+}
+
+
+def no_room(err: BaseException | None) -> bool:
+    """Whether ``err`` (or what it was raised from) is a full disk, a quota or a file-size
+    limit. A store's library may wrap the OS error in its own with the text only."""
+    seen = 0
+    while err is not None and seen < 8:
+        if isinstance(err, OSError) and err.errno in NO_ROOM:
+            return True
+        text = str(err)
+        if any(os.strerror(code) in text for code in NO_ROOM):
+            return True
+        err = err.__cause__ or err.__context__
+        seen += 1
+    return False
+
+
+def os_error_said(err: OSError, *, holding: str | None = None) -> str:
+    """An OS error in a few words with its number: "no space left on the device holding
+    STORE (errno 28)", or its own text ("Permission denied (errno 13)")."""
+    code = err.errno
+    if code in NO_ROOM:
+        said = NO_ROOM[code]
+        if holding is not None and code == errno.ENOSPC:
+            said += f" holding {holding}"
+        elif holding is not None and code == errno.EDQUOT:
+            said += f" on the device holding {holding}"
+        return f"{said} (errno {code})"
+    text = err.strerror or str(err)
+    return f"{text} (errno {code})" if code is not None else text

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -263,85 +262,8 @@ def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:
 
 
 def _write(path: Path, data: bytes) -> str:
-    """A regular file (or a new one) replaced atomically; a named pipe, a character device
-    (``/dev/stdout``, ``/proc/self/fd/1``) or a socket written as a stream, as ``-`` is: the
-    replace made a FIFO a regular file, its reader got nothing (explore47 F9).
+    """``path`` replaced whole, or streamed where it is a pipe or a device
+    (:func:`service.cli.output.write_output`); what was written, for "wrote …"."""
+    from service.cli.output import write_output
 
-    A symbolic link is never replaced (it became a regular file, its target untouched, and
-    ``/dev/stdout`` itself was replaced when stdout was a file; explore49 F7, F8): it is
-    followed, and its target written as above, the temporary file beside the target; a link
-    through a process's descriptor (``/proc/self/fd/N``, ``/dev/fd/N``) to a regular file is
-    written in place, so that the descriptor the shell opened gets the bytes.
-
-    Returns what was written, for "wrote …": the file, or a link's target and the link
-    (it said "wrote LINK", the file it led to unnamed)."""
-    if path.is_symlink():
-        target = Path(os.path.realpath(path))
-        through = f"{target} (through the link {path})"
-        if target.is_file() and not _through_a_descriptor(path):
-            _write_atomically(target, data)
-            return through
-        _write_stream(path, data)
-        return through
-    if path.exists() and not path.is_file():  # a folder was refused before reading IN
-        _write_stream(path, data)
-    else:
-        _write_atomically(path, data)
-    return str(path)
-
-
-def _write_stream(path: Path, data: bytes) -> None:
-    try:
-        with open(path, "wb") as stream:
-            stream.write(data)
-    except OSError as err:
-        raise BadRequest(f"{path}: cannot write: {err.strerror or err}") from None
-
-
-def _through_a_descriptor(path: Path) -> bool:
-    """Whether following the link ``path`` passes through ``/proc/PID/fd/N`` or
-    ``/dev/fd/N`` (as ``/dev/stdout`` does): such a link names an open descriptor's file."""
-    current = Path(os.path.abspath(path))
-    for _ in range(40):  # the kernel's own bound on links followed
-        parts = current.parts
-        if (len(parts) >= 4 and parts[1] == "proc" and parts[3] == "fd") or (
-            len(parts) >= 3 and parts[1:3] == ("dev", "fd")
-        ):
-            return True
-        if not current.is_symlink():
-            return False
-        current = Path(os.path.abspath(current.parent / os.readlink(current)))
-    return False
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path``, then rename: never a half-written file."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        with tempfile.NamedTemporaryFile(
-            dir=directory, prefix=f".{path.name}.", suffix=".tmp", delete=False
-        ) as handle:
-            temporary = Path(handle.name)
-            try:
-                handle.write(data)
-            except BaseException:
-                handle.close()
-                temporary.unlink(missing_ok=True)
-                raise
-        try:
-            os.chmod(temporary, _new_file_mode())  # a temporary file is 0600: OUT is not one
-            os.replace(temporary, path)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
-    except OSError as err:  # a full disk, a folder not ours: said, not a traceback
-        raise BadRequest(
-            f"{path}: cannot write: {err.strerror or err} (nothing was written)"
-        ) from None
-
-
-def _new_file_mode() -> int:
-    """The mode ``open()`` gives a new file: 0666 less the umask (read only by setting it)."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
+    return write_output(path, data)

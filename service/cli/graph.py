@@ -234,6 +234,7 @@ def print_changes(diff: dict[str, Any]) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from service.cli.output import output_file, write_output
     from service.graph.dumps import export
     from service.graph.snapshots import consistent_storage
     from service.graph.store import workspace_at
@@ -247,7 +248,11 @@ def _export(args: argparse.Namespace) -> int:
             from service.graph.store import workspace_at
 
             gzip = bool(args.output) and args.output.name.endswith(".gz")
-            with args.output.open("wb") if args.output else nullcontext(sys.stdout.buffer) as out:
+            # a file is written beside FILE and renamed when whole: an earlier backup stays
+            target = (
+                output_file(args.output) if args.output else nullcontext((sys.stdout.buffer, ""))
+            )
+            with target as (out, _):
                 # the store's own workspace: a served store is read from a checkpoint
                 workspace = workspace_at(_location(args))
                 # the jobs of runs that ended without a result: they can be resumed
@@ -260,7 +265,7 @@ def _export(args: argparse.Namespace) -> int:
             print(f"gerbil-qa: the dump and {kept} kept file(s)", file=sys.stderr)
             return 0
     if args.output:
-        args.output.write_bytes(data)
+        write_output(args.output, data)  # beside FILE, then renamed: an earlier dump stays
     else:
         sys.stdout.buffer.write(data)
     return 0

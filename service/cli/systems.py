@@ -512,8 +512,10 @@ def _run(args: argparse.Namespace) -> int:
         )
     if args.output is not None:
         fmt = QUERY_FORMAT if args.interface == "text2sparql" else None  # QALD-JSON or eQALD
-        args.output.write_bytes(answer_file_in(runs, dataset, format=fmt))
-        print(f"answer file written to {args.output}")
+        from service.cli.output import write_output
+
+        said = write_output(args.output, answer_file_in(runs, dataset, format=fmt))
+        print(f"answer file written to {said}")
     return 1 if aborted else 0
 
 

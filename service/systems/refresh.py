@@ -262,11 +262,19 @@ def write_refresh(
             raise Conflict(f"{path} exists; a refresh never overwrites a dataset version")
     data = formats.write(refresh.dataset, format)
     output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("xb") as handle:
-        handle.write(data)
-    turtle = provenance_turtle(refresh, new_file=output, old_source=refresh.source)
-    with sidecar.open("x", encoding="utf-8") as handle:
-        handle.write(turtle)
+    made: list[Path] = []  # what this call created, removed again if it cannot finish
+    try:
+        with output.open("xb") as handle:
+            made.append(output)
+            handle.write(data)
+        turtle = provenance_turtle(refresh, new_file=output, old_source=refresh.source)
+        with sidecar.open("x", encoding="utf-8") as handle:
+            made.append(sidecar)
+            handle.write(turtle)
+    except BaseException:  # a full disk: no half-written version (explore52 F9)
+        for path in made:
+            path.unlink(missing_ok=True)
+        raise
     return output, sidecar
 
 

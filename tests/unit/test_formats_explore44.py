@@ -157,7 +157,8 @@ def test_convert_says_a_failed_write(
     out = tmp_path / "x.xml"
     code, err = _convert(capsys, "--to", "qald-xml", str(source), str(out))
     assert code == 1
-    assert f"{out}: cannot write: No space left on device (nothing was written)" in err
+    said = "cannot write: no space left on the device (errno 28); nothing was written"
+    assert f"{out}: {said}" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base.json"]
 
 
