@@ -213,19 +213,47 @@ NO_ROOM: dict[int, str] = {
 }
 
 
-def no_room(err: BaseException | None) -> bool:
-    """Whether ``err`` (or what it was raised from) is a full disk, a quota or a file-size
-    limit. A store's library may wrap the OS error in its own with the text only."""
+def room_errno(err: BaseException | None) -> int | None:
+    """The errno of :data:`NO_ROOM` that ``err`` (or what it was raised from) is, or None.
+    A store's library (RocksDB through pyoxigraph) raises an OSError with the text only."""
     seen = 0
     while err is not None and seen < 8:
         if isinstance(err, OSError) and err.errno in NO_ROOM:
-            return True
+            return err.errno
         text = str(err)
-        if any(os.strerror(code) in text for code in NO_ROOM):
-            return True
+        for code in NO_ROOM:
+            if os.strerror(code) in text:
+                return code
         err = err.__cause__ or err.__context__
         seen += 1
-    return False
+    return None
+
+
+def no_room(err: BaseException | None) -> bool:
+    """Whether ``err`` is a full disk, a quota or a file-size limit (:data:`NO_ROOM`)."""
+    return room_errno(err) is not None
+
+
+class NoRoom(ServiceError):
+    """A write the device had no room for (:data:`NO_ROOM`): nothing is damaged, and the same
+    request succeeds once space is freed. 507 Insufficient Storage (RFC 4918 §11.5)."""
+
+    status = 507
+
+
+def store_has_no_room(err: BaseException, store: object) -> NoRoom:
+    """A full disk (quota, file-size limit) under the store at ``store``, said as such: it was
+    said to be a damaged store to restore from a dump (explore52 F2)."""
+    code = room_errno(err) or errno.ENOSPC
+    said = os_error_said(OSError(code, os.strerror(code)), holding=str(store))
+    return NoRoom(f"{said}: {REMEDY[code]}; the store is not damaged")
+
+
+REMEDY: dict[int, str] = {
+    errno.ENOSPC: "free space and retry",
+    errno.EDQUOT: "free space or raise the quota and retry",
+    errno.EFBIG: "raise the limit and retry",
+}
 
 
 def os_error_said(err: OSError, *, holding: str | None = None) -> str:
@@ -238,6 +266,8 @@ def os_error_said(err: OSError, *, holding: str | None = None) -> str:
             said += f" holding {holding}"
         elif holding is not None and code == errno.EDQUOT:
             said += f" on the device holding {holding}"
+        elif holding is not None:
+            said = said.replace("the file", f"a file of {holding}")
         return f"{said} (errno {code})"
     text = err.strerror or str(err)
     return f"{text} (errno {code})" if code is not None else text

@@ -287,8 +287,30 @@ def _run(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as err:  # a full disk, too many open files: one line, not a traceback
+        print(f"gerbil-qa: {os_error_line(err, args)}", file=sys.stderr)
+        return 1
     finally:
         _restore(before)
+
+
+def os_error_line(err: OSError, args: argparse.Namespace) -> str:
+    """An OS error no command said itself, in one line: a full disk (a quota, a file-size
+    limit) under ``--store`` as that (explore52 F1, F3: a traceback; ``serve`` wrote its
+    settings into the log with it), else the file and what the system said."""
+    from service.errors import REMEDY, os_error_said, room_errno, store_has_no_room
+
+    store = getattr(args, "store", None)
+    where = f"{err} {err.filename or ''}"
+    code = room_errno(err)
+    if code is not None and store is not None and str(store) in where:
+        return str(store_has_no_room(err, store))
+    if code is not None and err.errno is None:  # the store library's error: its text alone
+        return f"{str(err).rstrip('. ')}: {REMEDY[code]}"
+    said = os_error_said(err)
+    if code is not None:
+        said += f": {REMEDY[code]}"
+    return f"{err.filename}: {said}" if err.filename else said
 
 
 if __name__ == "__main__":

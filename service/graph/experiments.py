@@ -37,7 +37,7 @@ import logging
 import re
 import secrets
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -149,7 +149,7 @@ class Ticket:
 
     id: str
     uri: str
-    token: str
+    token: str = field(repr=False)  # never in a traceback or a log line (explore52 F3)
 
 
 @dataclass(frozen=True, slots=True)

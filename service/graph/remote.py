@@ -129,12 +129,12 @@ class RemoteSettings:
     private: str
     layout: str = "oxigraph"
     user: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)  # never in a log (explore52 F3)
     timeout: float = 60.0
     work_dir: Path | None = None
 
     # credentials given in a URL, by the URL without them (what every message names)
-    url_credentials: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    url_credentials: Mapping[str, tuple[str, str]] = field(default_factory=dict, repr=False)
 
     def credentials(self, url: str) -> tuple[str, str] | None:
         """Who a dataset's requests are sent as: its URL's user, else the settings'."""

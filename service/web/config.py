@@ -20,7 +20,15 @@ ENV_PREFIX = "GERBIL_QA_"
 DEFAULT_BASE = "http://localhost:8080/"
 
 
-@dataclass(frozen=True, slots=True)
+# A setting that is a secret (a token, a password) is marked so in its field's metadata: the
+# settings' repr shows whether it is set, never its value. A serve that failed at start printed
+# the settings with the operator's token into its log (explore52 F3).
+SECRET: Mapping[str, Any] = {"secret": True}
+# keys of ``extra`` (settings this version does not know) whose values are kept out of the repr
+_SECRET_WORDS = ("token", "secret", "password", "passwd", "key", "credential")
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class WebConfig:
     """Everything the web layer can be told. Names map to ``GERBIL_QA_<NAME>`` in upper case."""
 
@@ -64,8 +72,10 @@ class WebConfig:
     max_waiting_runs: int = 100
     # queue the runs a shutdown or crash interrupted again at start (serve --no-resume: don't)
     resume_runs: bool = True
-    admin_token: str | None = None  # grants owner rights on every experiment (operator)
-    metrics_token: str | None = None  # /metrics answers a bearer of it (Prometheus); unset: off
+    # grants owner rights on every experiment (operator)
+    admin_token: str | None = field(default=None, metadata=SECRET)
+    # /metrics answers a bearer of it (Prometheus); unset: off
+    metrics_token: str | None = field(default=None, metadata=SECRET)
     access_log: bool = False  # one log line per request (access_log.py; tokens blanked)
     max_upload_bytes: int = 64 * 1024 * 1024
     # Submissions whose uploads total at most this are parsed in the request (format errors are
@@ -96,6 +106,23 @@ class WebConfig:
     # mark the owner cookie Secure; None: when the base is https (users come over TLS)
     secure_cookies: bool | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """The settings, a secret one as whether it is set (:data:`SECRET`), a store URL
+        without its ``user:password@``, an unknown setting named like a secret blanked."""
+        parts = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.metadata.get("secret") and value is not None:
+                shown = "'<set, not shown>'"
+            elif f.name == "store" and isinstance(value, str):
+                shown = repr(_without_userinfo(value))
+            elif f.name == "extra":
+                shown = repr({k: _shown_extra(k, v) for k, v in value.items()})
+            else:
+                shown = repr(value)
+            parts.append(f"{f.name}={shown}")
+        return f"{type(self).__name__}({', '.join(parts)})"
 
     def format_limits(self):  # -> service.formats.Limits (imported lazily)
         """The format readers' limits with this configuration's answer and question limits."""
@@ -128,6 +155,25 @@ class WebConfig:
         networks = [n.strip() for n in self.allow_networks.split(",") if n.strip()]
         policy = NetworkPolicy.allowing(*networks) if networks else NetworkPolicy.from_env()
         return replace(policy, deny=tuple((n, self.port) for n in own_addresses(self.host)))
+
+
+def secret_settings() -> tuple[str, ...]:
+    """The settings marked :data:`SECRET`."""
+    return tuple(f.name for f in fields(WebConfig) if f.metadata.get("secret"))
+
+
+def _without_userinfo(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return parts._replace(netloc="<credentials>@" + parts.netloc.rsplit("@", 1)[1]).geturl()
+
+
+def _shown_extra(key: object, value: object) -> object:
+    secret = any(word in str(key).lower() for word in _SECRET_WORDS)
+    return "<not shown>" if secret and value is not None else value
 
 
 # Settings a number outside its range makes meaningless: the least and most each may be (a port

@@ -127,3 +127,37 @@ def test_export_writes_a_new_file_whole(store: Path, tmp_path: Path) -> None:
     assert out.read_bytes().rstrip().splitlines()[-1].startswith(b"# ")  # its closing line
     assert out.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
+def test_serve_failing_at_start_on_a_full_disk_prints_no_token(tmp_path: Path) -> None:
+    """explore52 F3: serve on a store whose disk is nearly full (here: files may not grow past
+    600 kB) stops at start in one line naming the store, and its output holds no admin token
+    (an atexit traceback printed the settings with it)."""
+    import os
+
+    from service.systems.localnet import free_port
+
+    token = "admintoken-sekrit-hq83"
+    store = tmp_path / "store"
+    made = subprocess.run(
+        [sys.executable, "-m", "service", "evaluate", "--dataset", str(DEMO), "--answers",
+         str(DEMO), "--store", str(store), "--output", "json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    env = {**os.environ, "GERBIL_QA_ADMIN_TOKEN": token}
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "serve", "--store", str(store), "--port",
+         str(free_port())],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env,
+        preexec_fn=lambda: _limited(600 * 1024),
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert token not in output
+    assert "admin_token='<set, not shown>'" not in output  # no settings printed at all
+    said = [line for line in output.splitlines() if line.startswith("gerbil-qa: ")]
+    assert said == [
+        f"gerbil-qa: a file of {store} grew larger than allowed (a file-size limit such as "
+        "ulimit -f) (errno 27): raise the limit and retry; the store is not damaged"
+    ], output
