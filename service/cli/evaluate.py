@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from service.cli import add_limits, add_store_option, while_served
-from service.errors import BadRequest, NotFound
+from service.errors import BadRequest, NotFound, ServiceError
 
 if TYPE_CHECKING:
     from service.evaluation.results import Evaluation, ExperimentType
@@ -262,6 +262,7 @@ def handle_evaluate(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     kept: dict[str, bytes] = {}
+    outcome = None
     try:
         if storage is not None:  # a published upload of the store, by its name
             from service.catalog import own_profile_of_upload
@@ -287,6 +288,10 @@ def handle_evaluate(args: argparse.Namespace) -> int:
             bar.finish()
         if storage is not None and outcome.ticket is not None:
             withheld = storage.catalogue.scored_withheld_on(storage.private, outcome.ticket.id)
+    except OSError as err:
+        if storage is None:
+            raise
+        raise _not_recorded(err, args.store, outcome) from None
     finally:
         if storage is not None:
             storage.close()
@@ -325,6 +330,23 @@ def handle_evaluate(args: argparse.Namespace) -> int:
     for note in outcome.notes:  # about the run as a whole (recorded with it too)
         print(f"gerbil-qa: note: {note}", file=sys.stderr)
     return 0
+
+
+def _not_recorded(err: OSError, store: str, outcome: Any) -> ServiceError:
+    """A write to ``--store`` that failed, in one line (it was a traceback, though the
+    experiment had been recorded; explore52 F1): a full disk as that, and whether the
+    experiment was recorded. It is recorded in one transaction, the last write of a run
+    here: an error before it leaves none; after it, its id and owner token are said."""
+    from service.errors import no_room, os_error_said, store_has_no_room
+
+    said = str(store_has_no_room(err, store)) if no_room(err) else os_error_said(err)
+    ticket = getattr(outcome, "ticket", None)
+    if ticket is None:
+        return ServiceError(f"cannot record the experiment in {store}: {said}; nothing recorded")
+    return ServiceError(
+        f"recorded experiment {ticket.id} at {ticket.uri} (private; owner token: "
+        f"{ticket.token}), then a write to {store} failed: {said}"
+    )
 
 
 _BY_WITHHELD = (

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from service.errors import Conflict, ServiceError, no_room
+from service.errors import Conflict, ServiceError, no_room, store_has_no_room
 from service.graph.adapter import QuadReader, Side
 from service.memory import give_back_memory
 
@@ -33,6 +33,8 @@ _NOT_WRITABLE = ("Read-only file system", "Permission denied")
 def damaged(path: Path, err: BaseException) -> ServiceError:
     """A store directory RocksDB cannot read (files missing or changed), said with its likely
     cause: before, each command ended in a traceback."""
+    if no_room(err):  # a full disk is not a damaged store (explore52 F2)
+        return store_has_no_room(err, path)
     reason = str(err).rstrip(". ")
     if any(cause in reason for cause in _NOT_WRITABLE):  # not damaged: nothing to restore
         return ServiceError(
@@ -160,8 +162,8 @@ class EmbeddedStore:
                 # is not flushed now is read back from it at the next opening. A full disk
                 # here made a recorded experiment end in a traceback (explore52 F1).
                 log.warning(
-                    "the store at %s: its last writes could not be moved out of its log at "
-                    "close (%s); nothing is lost: the next opening does it",
+                    "the store at %s could not be flushed at close (%s): every write that "
+                    "succeeded is in its write-ahead log, read back at the next opening",
                     self.path,
                     str(err).rstrip(". "),
                 )

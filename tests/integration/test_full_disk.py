@@ -8,6 +8,7 @@ file-size limit (``RLIMIT_FSIZE``) in a subprocess, under which a write really f
 from __future__ import annotations
 
 import errno
+import json
 import resource
 import subprocess
 import sys
@@ -161,3 +162,115 @@ def test_serve_failing_at_start_on_a_full_disk_prints_no_token(tmp_path: Path) -
         f"gerbil-qa: a file of {store} grew larger than allowed (a file-size limit such as "
         "ulimit -f) (errno 27): raise the limit and retry; the store is not damaged"
     ], output
+
+
+# what pyoxigraph raised on the full disk of explore52 (serve.log), its path made ours
+ROCKSDB_FULL = (
+    "IO error: No space left on device: While appending to file: {}/private/000058.log: "
+    "No space left on device"
+)
+
+
+@pytest.mark.parametrize("command", ["experiments", "check"])
+def test_a_full_disk_at_open_is_not_a_damaged_store(store: Path, command: str) -> None:
+    """explore52 F2: a store the disk has no room for at open (RocksDB writes its log and
+    options files) was said to be damaged, to restore from a dump. A real failed write: the
+    child may write no file past 1 kB (EFBIG, as a full disk's ENOSPC below)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "service", command, "--store", str(store)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: _limited(1024),
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"gerbil-qa: a file of {store} grew larger than allowed (a file-size limit such as "
+        "ulimit -f) (errno 27): raise the limit and retry; the store is not damaged"
+    )
+    assert "restore" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_enospc_from_the_store_library_is_said_as_a_full_disk(tmp_path: Path) -> None:
+    """explore52 F2 with ENOSPC: the error is the MOCK (the text RocksDB gave on the full
+    disk, as pyoxigraph raises it: an OSError without an errno)."""
+    from service.graph.embedded import damaged
+
+    said = str(damaged(tmp_path, OSError(ROCKSDB_FULL.format(tmp_path))))
+    assert said == (
+        f"no space left on the device holding {tmp_path} (errno 28): free space and retry; "
+        "the store is not damaged"
+    )
+
+
+def test_evaluate_store_that_cannot_record_says_so_in_one_line(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore52 F1: ``evaluate --store`` whose record meets a full disk ended in a traceback.
+    MOCK: the store adapter's one write of a quad batch (``EmbeddedStore.add``) raises what
+    pyoxigraph raised there. One line, and that nothing was recorded (one transaction)."""
+    from service.graph.embedded import EmbeddedStore
+    from service.graph.store import open_storage
+
+    with open_storage(store) as storage:
+        before = {s.id for s in storage.experiments.listing(include_private=True)}
+
+    def full(self: EmbeddedStore, side: Any, quads: Any) -> None:
+        raise OSError(ROCKSDB_FULL.format(store))
+
+    monkeypatch.setattr(EmbeddedStore, "add", full)
+    argv = ["evaluate", "--dataset", str(DEMO), "--answers", str(DEMO), "--store", str(store)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (
+        f"gerbil-qa: cannot record the experiment in {store}: no space left on the device "
+        f"holding {store} (errno 28): free space and retry; the store is not damaged; "
+        "nothing recorded"
+    )
+    monkeypatch.undo()
+    with open_storage(store) as storage:
+        assert {s.id for s in storage.experiments.listing(include_private=True)} == before
+
+
+class _FullAtFlush:
+    """MOCK: a pyoxigraph store whose ``flush`` meets a full disk (the rest is the store's)."""
+
+    def __init__(self, real: Any, where: Path) -> None:
+        self._real, self._where = real, where
+
+    def flush(self) -> None:
+        raise OSError(ROCKSDB_FULL.format(self._where))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def test_evaluate_store_recorded_before_a_full_disk_at_close_says_it_was(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """explore52 F1: the experiment was recorded, then the store's flush at close met a full
+    disk: a traceback and exit 1, no table, though ``experiments`` listed it later. The flush
+    is the MOCK (:class:`_FullAtFlush`); what was written is in RocksDB's log: the store,
+    opened again without the mock, holds the experiment."""
+    from service.graph.embedded import EmbeddedStore
+    from service.graph.store import open_storage
+
+    store = tmp_path / "store"
+    real_init = EmbeddedStore.__init__
+
+    def init(self: EmbeddedStore, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        if self.path is not None and not self.read_only:
+            self.private = _FullAtFlush(self.private, self.path)
+
+    monkeypatch.setattr(EmbeddedStore, "__init__", init)
+    argv = ["evaluate", "--dataset", str(DEMO), "--answers", str(DEMO), "--store", str(store)]
+    assert main([*argv, "--output", "json"]) == 0
+    out, err = capsys.readouterr()
+    recorded = json.loads(out.splitlines()[0])["experiment"]["id"]
+    assert f"gerbil-qa: recorded experiment {recorded} at " in err
+    assert "could not be flushed at close" in caplog.text
+    monkeypatch.undo()
+    with open_storage(store) as storage:
+        assert storage.experiments.status(recorded).status.value == "finished"
