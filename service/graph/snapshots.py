@@ -10,12 +10,15 @@ the store as it was at one moment.
 The protocol is files in ``STORE/.snapshots/``: the asker writes ``{nonce}.request``; the holder
 (:class:`SnapshotService`, started by the web service) answers with the checkpoint
 ``{nonce}/`` and ``{nonce}.ready`` (or ``{nonce}.failed`` with the reason); the asker removes
-the checkpoint when done. Checkpoints left by an asker that died are removed after an hour.
+the checkpoint when done. A request, answer or answered checkpoint no asker took within
+:data:`ORPHAN_SECONDS` is removed (at start and while serving); a checkpoint an asker took and
+never released, after an hour.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import shutil
 import threading
@@ -25,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from service.errors import ServiceError
+from service.errors import ServiceError, no_room, store_has_no_room
 from service.graph.embedded import EmbeddedStore, StoreBusy
 
 if TYPE_CHECKING:
@@ -35,6 +38,13 @@ log = logging.getLogger(__name__)
 
 DIRECTORY = ".snapshots"
 STALE_SECONDS = 3600.0
+ASK_SECONDS = 30.0  # how long an asker waits for its checkpoint (request_checkpoint)
+# A request, an answer (``.ready``, ``.failed``) or an answered checkpoint nobody took this long
+# after it was made has no asker left: it gave up after ASK_SECONDS, or died. Such a
+# checkpoint pinned ~40 MB of hard links on a full disk through restarts (explore52 F8).
+ORPHAN_SECONDS = 2 * ASK_SECONDS
+SWEEP_SECONDS = 10.0  # how often the service looks for orphans while it runs
+ERROR_LOG_SECONDS = 60.0  # a failure of the loop itself is logged at most this often
 
 
 class SnapshotService:
@@ -48,10 +58,12 @@ class SnapshotService:
         self.poll = poll
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="gqa-snapshots", daemon=True)
+        self._logged_at = -math.inf
 
     def start(self) -> SnapshotService:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._remove_stale()
+        self.remove_orphans()  # an earlier run's: no asker waits for them any more
         self._thread.start()
         return self
 
@@ -61,21 +73,74 @@ class SnapshotService:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
+        """Answer requests until closed. Nothing a request or the folder raises ends the
+        thread: it died of a full disk or EMFILE, and every later export, check or progress
+        waited 30 s and failed until a restart (explore52 F7)."""
+        swept = time.monotonic()
         while not self._stop.wait(self.poll):
-            for request in sorted(self.directory.glob("*.request")):
-                self.answer(request)
+            try:
+                requests = sorted(self.directory.glob("*.request"))
+            except Exception as err:  # EMFILE: no descriptor to list the folder with
+                self._log_error("cannot list snapshot requests", err)
+                continue
+            for request in requests:
+                try:
+                    self.answer(request)
+                except Exception as err:  # answered if at all possible, the thread lives on
+                    self._log_error(f"snapshot request {request.name} failed", err)
+            if time.monotonic() - swept >= SWEEP_SECONDS:
+                swept = time.monotonic()
+                try:
+                    self.remove_orphans()
+                except Exception as err:
+                    self._log_error("cannot remove orphaned snapshots", err)
 
     def answer(self, request: Path) -> None:
+        """Take the checkpoint ``request`` asks for, or tell its asker why not: the reason in
+        ``{nonce}.failed``, or that file empty where even the reason cannot be written (a
+        full disk has room for an empty file more often than for its text)."""
         nonce = request.name.removesuffix(".request")
         target = self.directory / nonce
         try:
-            self.store.backup(target)
-        except Exception as err:  # the asker is told why, and it is logged here
-            log.warning("snapshot %s failed: %s", nonce, err)
-            (self.directory / f"{nonce}.failed").write_text(str(err), encoding="utf-8")
-        else:
-            (self.directory / f"{nonce}.ready").touch()
-        request.unlink(missing_ok=True)
+            try:
+                self.store.backup(target)
+            except Exception as err:  # the asker is told why, and it is logged here
+                log.warning("snapshot %s failed: %s", nonce, err)
+                _remove(target)  # a checkpoint cut short pins what it linked
+                failed = self.directory / f"{nonce}.failed"
+                try:
+                    failed.write_text(str(err), encoding="utf-8")
+                except OSError:
+                    failed.unlink(missing_ok=True)
+                    failed.touch()
+            else:
+                (self.directory / f"{nonce}.ready").touch()
+        finally:
+            request.unlink(missing_ok=True)  # never asked again, answered or not
+
+    def remove_orphans(self, now: float | None = None) -> None:
+        """Remove the requests, answers and answered checkpoints no asker waits for any more
+        (older than :data:`ORPHAN_SECONDS`); a checkpoint whose ``.ready`` its asker took is
+        being read, and stays until it is released (or :data:`STALE_SECONDS`)."""
+        now = time.time() if now is None else now
+        for path in self.directory.glob("*.*"):
+            try:
+                if now - path.stat().st_mtime <= ORPHAN_SECONDS:
+                    continue
+            except FileNotFoundError:
+                continue  # its asker took it meanwhile
+            nonce, _, kind = path.name.partition(".")
+            if kind == "ready":  # answered, never taken: the checkpoint is no one's
+                _remove(self.directory / nonce)
+                log.info("snapshot %s: removed, its asker did not take it", nonce)
+            if kind in ("request", "ready", "failed"):
+                path.unlink(missing_ok=True)
+
+    def _log_error(self, what: str, err: BaseException) -> None:
+        now = time.monotonic()
+        if now - self._logged_at >= ERROR_LOG_SECONDS:
+            self._logged_at = now
+            log.error("%s: %s (the snapshot service goes on)", what, err)
 
     def _remove_stale(self) -> None:
         now = time.time()
@@ -84,7 +149,7 @@ class SnapshotService:
                 _remove(path)
 
 
-def request_checkpoint(store_dir: Path, *, timeout: float = 30.0) -> Path:
+def request_checkpoint(store_dir: Path, *, timeout: float = ASK_SECONDS) -> Path:
     """Ask the process holding ``store_dir`` for a checkpoint; its directory (the caller
     removes it with :func:`release`). StoreBusy when no one answers within ``timeout``."""
     directory = store_dir / DIRECTORY
@@ -105,15 +170,26 @@ def request_checkpoint(store_dir: Path, *, timeout: float = 30.0) -> Path:
         if failed.exists():
             reason = failed.read_text(encoding="utf-8")
             failed.unlink()
-            raise ServiceError(
-                f"the service holding {store_dir} could not take a snapshot: {reason}"
-            )
+            raise _not_taken(store_dir, reason)
         time.sleep(0.05)
     request.unlink(missing_ok=True)
     raise StoreBusy(
         f"the store at {store_dir} is in use by another process, which did not answer a "
         f"snapshot request within {timeout:g} s"
     )
+
+
+def _not_taken(store_dir: Path, reason: str) -> ServiceError:
+    """The service's answer that it could not take the checkpoint, in words: a full disk as
+    one (it was RocksDB's text), an empty reason as what it likely means."""
+    if not reason.strip():
+        reason = (
+            "it could not write why either, which a full disk does: see that the device "
+            f"holding {store_dir} has free space, and retry"
+        )
+    elif no_room(OSError(reason)):
+        reason = str(store_has_no_room(OSError(reason), store_dir))
+    return ServiceError(f"the server holding {store_dir} could not make a snapshot: {reason}")
 
 
 def release(checkpoint: Path) -> None:
