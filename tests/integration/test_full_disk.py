@@ -73,8 +73,6 @@ def test_export_past_a_file_size_limit_keeps_the_earlier_dump(
 def _full_after(monkeypatch: pytest.MonkeyPatch, room: int) -> None:
     """MOCK (what cannot run here, a full disk): the temporary file an output is written to
     takes ``room`` bytes, then its write raises ENOSPC, as a full disk's does."""
-    import service.cli.output as output
-
     real = tempfile.NamedTemporaryFile
 
     def temporary(*args: Any, **kwargs: Any) -> Any:
@@ -93,7 +91,7 @@ def _full_after(monkeypatch: pytest.MonkeyPatch, room: int) -> None:
         handle.write = full
         return handle
 
-    monkeypatch.setattr(output.tempfile, "NamedTemporaryFile", temporary)
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", temporary)
 
 
 @pytest.mark.parametrize("files", [False, True], ids=["dump", "archive"])
@@ -274,3 +272,30 @@ def test_evaluate_store_recorded_before_a_full_disk_at_close_says_it_was(
     monkeypatch.undo()
     with open_storage(store) as storage:
         assert storage.experiments.status(recorded).status.value == "finished"
+
+
+def test_system_run_output_onto_a_full_disk_keeps_the_earlier_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explore52 F9, the other command that writes an output file: ``system run --output``
+    (it wrote with ``write_bytes``, truncating the earlier answers first). The full disk is
+    the MOCK :func:`_full_after`; the web service is a real one on 127.0.0.1."""
+    from tests.helpers import qa_service
+
+    out = tmp_path / "answers.json"
+    out.write_bytes(EARLIER)
+    _full_after(monkeypatch, 100)
+    with qa_service(
+        lambda text: [{"bindings": [{"x": {"type": "literal", "value": text}}]}]
+    ) as url:
+        code = main(
+            [*("system", "run", url, "--dataset", str(DEMO), "--name", "echo"),
+             *("--allow", "127.0.0.1/32", "--retries", "0", "--output", str(out))]
+        )  # fmt: skip
+    assert code == 1
+    assert out.read_bytes() == EARLIER
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"gerbil-qa: {out}: cannot write: no space left on the device (errno 28); "
+        f"the earlier {out} is kept as it was"
+    )
