@@ -231,23 +231,9 @@ def _check_output(out: Path, source: Path) -> None:
             f"{out}: is the input file {source}: not overwritten "
             "(expected another file to write; the input is kept as it is)"
         )
-    if out.is_symlink() and not out.exists():
-        raise BadRequest(
-            f"{out}: cannot write: it is a link to {os.readlink(out)}, which does not exist "
-            "(a link is never replaced and not followed to make a file: expected a link to "
-            "an existing file, or another name)"
-        )
-    if out.is_dir():
-        raise BadRequest(f"{out}: cannot write: it is a folder (expected a file name in it)")
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        what = "is not a folder" if folder.exists() else "does not exist"
-        raise BadRequest(f"{out}: cannot write: {folder} {what} (expected an existing folder)")
-    if out.exists() and not out.stat().st_mode & 0o222:
-        raise BadRequest(
-            f"{out}: is read-only: not replaced (expected a file that may be written: "
-            "make it writable, remove it, or write another)"
-        )
+    from service.cli.output import check_output
+
+    check_output(out)
 
 
 def _refuse_to_replace(path: Path, content: bytes, *, named: Path) -> None:

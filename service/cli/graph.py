@@ -234,13 +234,15 @@ def print_changes(diff: dict[str, Any]) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from service.cli.output import output_file, write_output
+    from service.cli.output import check_output, output_file, write_output
     from service.graph.dumps import export
     from service.graph.snapshots import consistent_storage
     from service.graph.store import workspace_at
 
     if args.files and (args.experiment or args.format == "turtle"):
         raise BadRequest("--files backs up a whole store: as nquads or trig, without --experiment")
+    if args.output:
+        check_output(args.output)  # a folder, a read-only file: refused before the export
     with consistent_storage(_location(args), base=args.base) as storage:  # also while served
         data = export(storage, format=args.format, experiment_id=args.experiment)
         if args.files:

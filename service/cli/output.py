@@ -27,6 +27,29 @@ from typing import IO
 from service.errors import BadRequest, os_error_said
 
 
+def check_output(out: Path) -> None:
+    """Refuse, before any work, an OUT that is a folder, in a folder that does not exist, a
+    dangling link, or a read-only file (it was replaced, and came back writable; explore44
+    18): each said with OUT's name, not as a traceback after the work was done."""
+    if out.is_symlink() and not out.exists():
+        raise BadRequest(
+            f"{out}: cannot write: it is a link to {os.readlink(out)}, which does not exist "
+            "(a link is never replaced and not followed to make a file: expected a link to "
+            "an existing file, or another name)"
+        )
+    if out.is_dir():
+        raise BadRequest(f"{out}: cannot write: it is a folder (expected a file name in it)")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise BadRequest(f"{out}: cannot write: {folder} {what} (expected an existing folder)")
+    if out.exists() and not out.stat().st_mode & 0o222:
+        raise BadRequest(
+            f"{out}: is read-only: not replaced (expected a file that may be written: "
+            "make it writable, remove it, or write another)"
+        )
+
+
 def write_output(path: Path, data: bytes) -> str:
     """Write ``data`` to ``path`` as the module says; what was written, for "wrote …": the
     file, or a link's target and the link (it said "wrote LINK", the file it led to unnamed)."""

@@ -460,6 +460,10 @@ def _run(args: argparse.Namespace) -> int:
     from service.systems.archive import QUERY_FORMAT, answer_file_in
     from service.systems.webservice import run_web_service
 
+    if args.output is not None:
+        from service.cli.output import check_output
+
+        check_output(args.output)  # before the service is asked: a run may take hours
     dataset = _questions(args.dataset, language=args.lang)
     args.lang = args.lang or _default_language(dataset)
     languages = _run_languages(args.lang, dataset, text2sparql=args.interface == "text2sparql")

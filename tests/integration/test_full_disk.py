@@ -299,3 +299,19 @@ def test_system_run_output_onto_a_full_disk_keeps_the_earlier_file(
         f"gerbil-qa: {out}: cannot write: no space left on the device (errno 28); "
         f"the earlier {out} is kept as it was"
     )
+
+
+def test_export_refuses_a_read_only_file_before_exporting(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Written beside FILE and renamed, a read-only FILE would be replaced (a rename needs
+    only the folder writable): it is refused, as ``convert`` refuses it, and kept."""
+    out = tmp_path / "backup.nq"
+    out.write_bytes(EARLIER)
+    out.chmod(0o444)
+    assert main(["export", "--store", str(store), "--output", str(out)]) == 1
+    assert out.read_bytes() == EARLIER and out.stat().st_mode & 0o777 == 0o444
+    assert capsys.readouterr().err.strip() == (
+        f"gerbil-qa: {out}: is read-only: not replaced (expected a file that may be written: "
+        "make it writable, remove it, or write another)"
+    )
