@@ -270,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     args = build_parser(argv).parse_args(argv)
-    from service.settings import warn_unknown
+    from service.cli.settings import warn_unknown
 
     warn_unknown()  # a misspelt GERBIL_QA_* variable was silently ignored (explore50 F4)
     before = _with_limits(args)

@@ -1,6 +1,6 @@
 """A misspelt ``GERBIL_QA_*`` variable was silently ignored: the operator believed an admin token
 or a time limit set (explore50 F4). Every command warns, once per name, naming the nearest known
-one, from the registry (``service/settings.py``), which names every variable in use."""
+one, from the registry (``service/cli/settings.py``), which names every variable in use."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ import re
 
 import pytest
 
-from service import settings
-from service.cli import main
+from service.cli import main, settings
+from service.cli.settings import known_settings, unknown_settings, warn_unknown
 from service.paths import PROJECT_ROOT
-from service.settings import known_settings, unknown_settings, warn_unknown
 
 
 def _used() -> set[str]:
@@ -32,7 +31,7 @@ def test_every_variable_in_use_is_in_the_registry() -> None:
     used = _used()
     # a name cut short in a pattern (`match=r"… GERBIL_QA_RUNNER_A"`) is the start of a known one
     unknown = sorted(n for n in used if n not in known and not any(k.startswith(n) for k in known))
-    assert not unknown, f"in use but not declared in service/settings.py: {unknown}"
+    assert not unknown, f"in use but not declared in service/cli/settings.py: {unknown}"
     assert {"GERBIL_QA_DATA", "GERBIL_QA_ADMIN_TOKEN", "GERBIL_QA_SKIP"} <= known
     assert len(used) > 40  # the walk found them
 
