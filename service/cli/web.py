@@ -155,7 +155,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     from service.web import close_app, create_app
     from service.web.config import ENV_PREFIX, check_bounds, load_config
-    from service.web.serving import bind_sockets, create_server
+    from service.web.serving import (
+        bind_sockets,
+        create_server,
+        preload_page_modules,
+        raise_open_files_limit,
+    )
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -186,6 +191,9 @@ def _serve(args: argparse.Namespace) -> int:
     if config.store is None:
         print("gerbil-qa serve: give --store DIR (or set GERBIL_QA_STORE)")
         return 2
+    # before the store is opened (RocksDB needs 96 files) and any page's first import
+    raise_open_files_limit(config)
+    preload_page_modules()
     if args.base is None and ENV_PREFIX + "BASE" not in os.environ:
         from service.graph.store import stored_base
 

@@ -131,6 +131,7 @@ def create_app(
     app.register_blueprint(frozen.bp)
     app.register_error_handler(ServiceError, _service_error)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(OSError, _os_error)
     # every template compiled now, beside the code that renders it: one read on first use after
     # the checkout changed under a running server got names this code does not give it (500)
     for name in app.jinja_env.list_templates():
@@ -391,6 +392,26 @@ def _service_error(err: ServiceError) -> BaseResponse:
     if wait is not None:
         response.headers["Retry-After"] = wait
     return response
+
+
+NO_FILES_MESSAGE = (
+    "the server has too many files open just now (its open-files limit): try again in a few seconds"
+)
+NO_FILES_RETRY_AFTER = 5  # seconds: a burst of connections that used up the files is over
+
+
+def _os_error(err: OSError) -> BaseResponse:
+    """Too many open files: 503 with ``Retry-After`` (it passes with the load), naming the
+    cause and no path of the server; the log has the error. Any other: raised again, Flask's
+    500. (Was Flask's generic 500, "… overloaded …"; explore52 F10.)"""
+    from service.shortages import out_of_files
+
+    if out_of_files(err):
+        log.error("%s %s: out of open files: %s", request.method, request.path, err)
+        response = error_response(503, NO_FILES_MESSAGE)
+        response.headers["Retry-After"] = str(NO_FILES_RETRY_AFTER)
+        return response
+    raise err
 
 
 def _http_error(err: HTTPException) -> BaseResponse:

@@ -43,9 +43,16 @@ def waitress_options(config: WebConfig) -> dict[str, Any]:
     }
 
 
+# what serve needs at the least: RocksDB refuses to open a store with fewer than 96 (it keeps
+# 48 for itself), then the SPARQL workers' pipes, the logs and a few connections
+MIN_OPEN_FILES = 128
+
+
 def raise_open_files_limit(config: WebConfig) -> int:
     """Raise the soft limit on open files to fit ``connection_limit`` connections (up to the
-    hard limit); return the limit in force, with a warning in the log if it is too low."""
+    hard limit); return the limit in force, with a warning in the log if it is too low. Below
+    :data:`MIN_OPEN_FILES` a :class:`ServiceError` says the limit and what serve needs (with 64
+    it stopped in RocksDB with a traceback; explore52 F10)."""
     import resource
 
     wanted = config.connection_limit + OTHER_FILES
@@ -54,6 +61,13 @@ def raise_open_files_limit(config: WebConfig) -> int:
         new = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
         resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
         soft = new
+    if soft != resource.RLIM_INFINITY and soft < MIN_OPEN_FILES:
+        raise ServiceError(
+            f"open files are limited to {soft} (the hard limit, `ulimit -Hn`): serve needs at "
+            f"least {MIN_OPEN_FILES} (the store's database alone takes 96), and {wanted:,} for "
+            f"connection_limit={config.connection_limit}; raise the limit (`ulimit -n {wanted}` "
+            "as root, or LimitNOFILE= in a systemd unit)"
+        )
     if soft != resource.RLIM_INFINITY and soft < wanted:
         log.warning(
             "open files are limited to %d (hard limit): fewer than connection_limit=%d "
@@ -62,6 +76,22 @@ def raise_open_files_limit(config: WebConfig) -> int:
             config.connection_limit,
         )
     return soft
+
+
+PRELOADED = ("numpy", "service.evaluation.statistics", "service.evaluation.comparison")
+"""Modules the pages import on first use that hold compiled extensions: imported before serving,
+once. A first import under a shortage of open files (EMFILE) left NumPy half loaded, and every
+later import of it failed ("cannot load module more than once per process"): /leaderboards and
+/compare answered 500 until a restart (explore52 F10). A pure-Python module that fails so is
+imported again by the next request."""
+
+
+def preload_page_modules() -> None:
+    """Import :data:`PRELOADED` (about a tenth of a second)."""
+    import importlib
+
+    for name in PRELOADED:
+        importlib.import_module(name)
 
 
 def create_server(
