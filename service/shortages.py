@@ -23,7 +23,8 @@ from contextlib import contextmanager
 
 _NO_SPACE_TEXT = ("No space left on device", "Disk quota exceeded")
 _NO_FILES_TEXT = ("Too many open files",)
-_WRITING = "gerbil_qa_writing"  # the attribute :func:`writing` sets on the error
+_WRITING = "gerbil_qa_writing"  # the attributes :func:`writing` sets on the error
+_WHERE = "gerbil_qa_where"
 
 
 def _causes(err: BaseException) -> Iterator[BaseException]:
@@ -60,39 +61,42 @@ def out_of_files(err: BaseException) -> bool:
 
 
 @contextmanager
-def writing(what: str) -> Iterator[None]:
-    """Name what the writes inside are for (``the job's answer log``) on an :class:`OSError`
-    that leaves them, unless a narrower one named it already; the error is raised as it was."""
+def writing(what: str, *, where: str = "the store") -> Iterator[None]:
+    """Name what the writes inside are for (``the job's answer log``) and where they go (``the
+    store's jobs folder``) on an :class:`OSError` that leaves them, unless a narrower one named
+    them already; the error is raised as it was."""
     try:
         yield
     except OSError as err:
         if getattr(err, _WRITING, None) is None:
             setattr(err, _WRITING, what)
+            setattr(err, _WHERE, where)
         raise
 
 
-def written(err: BaseException) -> str | None:
-    """What the write that failed with ``err`` was for, if :func:`writing` named it."""
+def written(err: BaseException) -> tuple[str, str] | None:
+    """What the write that failed with ``err`` was for and where it went, if :func:`writing`
+    named them."""
     for each in _causes(err):
         what = getattr(each, _WRITING, None)
         if what is not None:
-            return str(what)
+            return str(what), str(getattr(each, _WHERE, "the store"))
     return None
 
 
 def cause(err: BaseException) -> str:
     """``err`` in words naming no file of the server: a full disk, too many open files, or
     the operating system's words for another error."""
+    named = written(err)
     if no_space(err):
-        said = "no space is left on the disk that holds the store"
+        said = f"no space is left on the disk that holds {named[1] if named else 'the store'}"
     elif out_of_files(err):
         said = "the server has too many files open"
     else:
         errors = [e for e in _causes(err) if isinstance(e, OSError)]
         first = errors[0] if errors else err
         said = getattr(first, "strerror", None) or type(first).__name__
-    what = written(err)
-    return f"{said} (writing {what})" if what else said
+    return f"{said} (writing {named[0]})" if named else said
 
 
 class WriteFailures:

@@ -45,9 +45,11 @@ from service.experiments.progress import RunProgress
 from service.experiments.spec import ExperimentSpec
 from service.graph.workspace import Workspace
 from service.model import SystemAnswer
+from service.shortages import writing
 
 JOBS = "jobs"  # the workspace folder of the jobs
 ARCHIVES = "answers"  # answer files a run produced, kept after the job
+FOLDER = "the store's jobs folder"  # where a job's files are, in what is said of them
 SPEC, PROGRESS, CANCEL, RESTARTS = "spec.json", "progress.json", "cancel", "restarts"
 STOPPING = "stopping"
 SCHEMA = "schema"
@@ -154,7 +156,8 @@ class JobStore:
         data = json.dumps(spec.to_json(), ensure_ascii=False, sort_keys=True).encode("utf-8")
         items[self._key(experiment_id, SCHEMA)] = f"{JOB_SCHEMA} {_release()}\n".encode()
         items[self._key(experiment_id, SPEC)] = data
-        self.workspace.write(items)
+        with writing("the job: its settings and uploaded files", where=FOLDER):
+            self.workspace.write(items)
 
     def schema(self, experiment_id: str) -> tuple[int, str]:
         """The job schema and the release that last wrote the job (``0, ""``: a release
@@ -265,11 +268,12 @@ class JobStore:
         """Log one answer of a system; ``language``: a language the run asks after its first
         (each language's answers apart, or a later one would find every question answered)."""
         # a job recorded and removed (by another replica) meanwhile gets no log
-        self.workspace.append(
-            self._log_key(experiment_id, system_index, language),
-            json.dumps(encode(answer), ensure_ascii=False),
-            if_exists=self._key(experiment_id, SPEC),
-        )
+        with writing("the job's answer log", where=FOLDER):
+            self.workspace.append(
+                self._log_key(experiment_id, system_index, language),
+                json.dumps(encode(answer), ensure_ascii=False),
+                if_exists=self._key(experiment_id, SPEC),
+            )
 
     def answers(
         self, experiment_id: str, system_index: int, *, language: str | None = None
@@ -299,9 +303,12 @@ class JobStore:
         data = json.dumps(progress.to_json(), ensure_ascii=False).encode("utf-8")
         # not beside a finished job (its folder removed): one request on a remote store
         key = self._key
-        self.workspace.write(
-            {key(experiment_id, PROGRESS): data}, sync=False, if_exists=key(experiment_id, SPEC)
-        )
+        with writing("the job's progress", where=FOLDER):
+            self.workspace.write(
+                {key(experiment_id, PROGRESS): data},
+                sync=False,
+                if_exists=key(experiment_id, SPEC),
+            )
 
     def progress(self, experiment_id: str) -> RunProgress | None:
         """The newest progress written (one small file), or None."""
@@ -355,7 +362,8 @@ class JobStore:
     def write_archive(self, experiment_id: str, name: str, data: bytes) -> None:
         """Keep an answer file of the experiment (``answers/{id}/{name}``)."""
         self._key(experiment_id)  # an experiment id, or NotFound
-        self.workspace.write({f"{ARCHIVES}/{experiment_id}/{PurePosixPath(name).name}": data})
+        with writing("the experiment's answer files"):
+            self.workspace.write({f"{ARCHIVES}/{experiment_id}/{PurePosixPath(name).name}": data})
 
     def files_of(
         self, experiment_id: str, *, holding: Callable[[], bool] = lambda: True

@@ -13,6 +13,11 @@
 * :meth:`resume` queues an interrupted, cancelled or failed (``error``) job again: the answers
   already logged are reused, only the missing questions are asked, so the result is the one an
   uninterrupted run gives;
+* a run that an error of the host stops (an :class:`OSError`: a full disk, too many open
+  files) is left ``interrupted``, its message naming the cause and what was being written
+  (:mod:`service.shortages`), to be resumed once that is fixed; an end the store cannot take
+  (its own disk full) is kept here and written again every :data:`UNENDED_RETRY` seconds, a
+  cancel or a resume acting on it meanwhile (it stayed ``running`` for good: explore52 F4);
 * :meth:`cancel` also leaves a marker file, so ``gerbil-qa cancel`` can stop a job that a
   server process runs.
 
@@ -51,6 +56,7 @@ from service.graph.claims import HOLD, Claims, Hold
 from service.graph.experiments import RESUMABLE, ClaimLapsed, Status, Ticket
 from service.graph.remote import StoreUnavailable
 from service.memory import give_back_memory
+from service.shortages import WriteFailures, cause, no_space
 
 if TYPE_CHECKING:
     from service.formats.base import Limits
@@ -68,6 +74,7 @@ NOT_KEPT = (
     "its job is not kept in this store (a store restored from a dump holds "
     "no jobs; a backup made by gerbil-qa export --files holds those of cancelled and failed runs)"
 )
+UNENDED_RETRY = 2.0  # seconds between tries to record the end of a run the store did not take
 HANDOVER_WAIT = 20.0  # seconds a shutdown waits for running experiments to stop asking
 MAX_RESTARTS = 2  # deaths of the process during a run that a start still resumes by itself
 
@@ -137,6 +144,11 @@ class ExperimentRunner:
         # one loaded them, as said (what /health reports; explore50 F2)
         self.foreign_graphs: list[str] = []
         self._stop = threading.Event()
+        self.write_failures = WriteFailures()  # full-disk errors met (for /health)
+        # runs ended whose end the store could not take (a full disk): status and message,
+        # written again every UNENDED_RETRY seconds (and before a resume) until it takes them
+        self._unended: dict[str, tuple[Status, str]] = {}
+        self._unended_retry: threading.Thread | None = None
         if recover:
             self.recover()
         if self.claims.shared:  # replicas: keep our claims alive, take over the dead ones'
@@ -194,6 +206,7 @@ class ExperimentRunner:
         """Queue an interrupted, cancelled or failed experiment again (NotFound, Conflict);
         ``timeout`` replaces the seconds per web-service call it was submitted with."""
         experiments = self.storage.experiments
+        self._record_unended(experiment_id)  # an end the store did not take yet (or OSError)
         status = experiments.status(experiment_id)
         if not status.status.resumable:
             names = ", ".join(s.value for s in RESUMABLE)
@@ -243,11 +256,22 @@ class ExperimentRunner:
     def cancel(self, experiment_id: str) -> bool:
         """Ask a queued or running job to stop; True if it was still active, here or on
         another replica of the store (which reads the request at its next question)."""
-        requested = self.jobs is not None and self.jobs.has(experiment_id)
-        if self.jobs is not None and requested:
-            self.jobs.request_cancel(experiment_id)
         with self._lock:
             running = self._running.get(experiment_id)
+            unended = self._unended.get(experiment_id)
+        if unended is not None and (running is None or running.future.done()):
+            # its run stopped on an error whose end the store did not take (a full disk): the
+            # cancel is its end now, recorded when the store takes it (was 200 and nothing)
+            self._end(experiment_id, Status.CANCELLED, f"cancelled after {unended[1]}")
+            return True
+        requested = self.jobs is not None and self.jobs.has(experiment_id)
+        if self.jobs is not None and requested:
+            try:
+                self.jobs.request_cancel(experiment_id)
+            except OSError:  # a full disk: a run here stops by its event; elsewhere it cannot
+                if running is None or running.future.done():
+                    raise
+                log.warning("experiment %s: no cancel marker written (stopped here)", experiment_id)
         if running is None or running.future.done():
             self._cancel_interrupted(experiment_id)
             elsewhere = self.storage.experiments.status(experiment_id).status
@@ -588,6 +612,17 @@ class ExperimentRunner:
                 failed = "aborted" if isinstance(err, Aborted) else "failed"
                 log.warning("experiment %s %s: %s", eid, failed, err)
                 self._end(eid, Status.ERROR, err.message)
+        except OSError as err:  # the host's, not the run's: a full disk, too many open files
+            log.exception("experiment %s stopped", eid)
+            self.write_failures.note(err)
+            if cancel.lapsed():
+                pass
+            elif cancel.handed_over:
+                self._hand_over(eid, spec)
+            elif cancel.is_set():
+                self._end(eid, Status.CANCELLED, f"cancelled; its run had stopped: {cause(err)}")
+            else:  # resumable with the answers it has: was `error`, or `running` for good
+                self._end(eid, Status.INTERRUPTED, _stopped_by(eid, err))
         except Exception as err:  # a bug: recorded on the experiment and logged with its trace
             log.exception("experiment %s failed", eid)
             if cancel.handed_over and not cancel.lapsed():
@@ -608,8 +643,10 @@ class ExperimentRunner:
         """Keep the run's last progress and release its claim, whatever the store does: a
         claim left in it, which this runner's heartbeat keeps live, would keep the run from
         every take-over (seen: a run ``running`` for good after the store was away a second)."""
-        with contextlib.suppress(StoreUnavailable):  # the store is away: the memory's is lost
+        try:
             writer.flush()  # what a cancelled or failed run got to stays readable
+        except (StoreUnavailable, OSError) as err:  # the store away, a full disk: it is lost
+            log.warning("experiment %s: its last progress is not kept: %s", eid, err)
         with self._lock:
             self._progress.pop(eid, None)
         self.budget.release(eid)
@@ -665,12 +702,56 @@ class ExperimentRunner:
         return self.storage.uris.experiment(experiment_id)
 
     def _end(self, experiment_id: str, status: Status, message: str) -> None:
+        with self._lock:
+            self._unended.pop(experiment_id, None)
         try:
             self.storage.experiments.set_status(experiment_id, status, message=message)
         except Conflict as err:  # someone else ended it first (a cancel from the command line)
             log.warning("experiment %s: %s", experiment_id, err)
         except StoreUnavailable as err:  # left running: a take-over runs it to its end again
             log.warning("experiment %s: not marked %s: %s", experiment_id, status, err)
+        except OSError as err:  # a full disk: it stayed `running` for good (explore52 F4)
+            self.write_failures.note(err)
+            log.warning(
+                "experiment %s: not marked %s yet (tried again every %g s): %s",
+                experiment_id,
+                status,
+                UNENDED_RETRY,
+                err,
+            )
+            with self._lock:
+                self._unended[experiment_id] = (status, message)
+                if self._unended_retry is None or not self._unended_retry.is_alive():
+                    self._unended_retry = threading.Thread(
+                        target=self._retry_unended, name="gqa-unended", daemon=True
+                    )
+                    self._unended_retry.start()
+
+    def _record_unended(self, experiment_id: str) -> None:
+        """Write the end the store did not take, if any (an OSError if it still cannot)."""
+        with self._lock:
+            unended = self._unended.get(experiment_id)
+        if unended is None:
+            return
+        status, message = unended
+        try:
+            self.storage.experiments.set_status(experiment_id, status, message=message)
+        except Conflict as err:  # ended meanwhile by someone else
+            log.warning("experiment %s: %s", experiment_id, err)
+        with self._lock:
+            if self._unended.get(experiment_id) == unended:
+                del self._unended[experiment_id]
+        log.info("experiment %s: marked %s", experiment_id, status)
+
+    def _retry_unended(self) -> None:
+        while not self._stop.wait(UNENDED_RETRY):
+            with self._lock:
+                left = list(self._unended)
+            if not left:
+                return
+            for eid in left:
+                with contextlib.suppress(Exception):  # still full: the next round tries again
+                    self._record_unended(eid)
 
     def _execute(
         self,
@@ -872,6 +953,17 @@ def _left_for_newer(experiment_id: str, why: str) -> str:
         f"({why}); a newer release wrote it. Nothing is lost: resume it on a replica of that "
         f"release or a newer one (gerbil-qa resume --store STORE {experiment_id}, or the API)"
     )
+
+
+def _stopped_by(experiment_id: str, err: OSError) -> str:
+    """The message of a run an error of the host stopped (:func:`service.shortages.cause`)."""
+    resume = f"resume it (gerbil-qa resume --store DIR {experiment_id}, or the API)"
+    if no_space(err):
+        return (
+            f"interrupted: {cause(err)}; free space there, then {resume}: the answers it got "
+            "are kept and only the missing questions are asked"
+        )
+    return f"interrupted: {cause(err)}; {resume} once that is fixed"
 
 
 def _too_many_restarts(experiment_id: str, deaths: int) -> str:
