@@ -181,6 +181,10 @@ class ExperimentRunner:
             if self.jobs is not None:
                 self.jobs.create(ticket.id, spec, blobs)
             experiments.set_status(ticket.id, Status.QUEUED)
+        except OSError as err:  # a full disk: nothing is left, the submitter is told why
+            self.write_failures.note(err)
+            self._unreserve(ticket.id, err)
+            raise
         except BaseException as err:
             experiments.set_status(
                 ticket.id, Status.ERROR, message=f"the submission could not be saved: {err}"
@@ -188,6 +192,25 @@ class ExperimentRunner:
             raise
         self._queue(ticket, spec, files or self._files(ticket.id, blobs))
         return ticket
+
+    def _unreserve(self, experiment_id: str, err: OSError) -> None:
+        """Remove an experiment whose job could not be saved, and what was saved of it: it was
+        left ``error`` ("could not be saved: [Errno 28] …") under an id its submitter was never
+        told (explore52 F11). If the store cannot take that either, it is marked so, if it can."""
+        try:
+            if self.jobs is not None:
+                self.jobs.remove(experiment_id)
+            self.storage.experiments.discard(experiment_id)
+        except Exception as again:
+            log.warning("experiment %s: its reservation is not removed: %s", experiment_id, again)
+            with contextlib.suppress(Exception):
+                self.storage.experiments.set_status(
+                    experiment_id,
+                    Status.ERROR,
+                    message=f"the submission could not be saved: {cause(err)}",
+                )
+        else:
+            log.warning("experiment %s: not saved, removed: %s", experiment_id, err)
 
     def run_now(self, spec: ExperimentSpec, *, summary: str | None = None) -> Ticket:
         """Run ``spec`` in this thread and record it (the demo at first start)."""

@@ -21,7 +21,7 @@ from service import release
 from service.errors import FormatError, ServiceError, retry_after
 from service.web import conneg
 from service.web.config import WebConfig, load_config
-from service.web.state import EXTENSION, Services
+from service.web.state import EXTENSION, Services, services
 
 if TYPE_CHECKING:
     from service.graph.store import Storage
@@ -394,6 +394,10 @@ def _service_error(err: ServiceError) -> BaseResponse:
     return response
 
 
+NO_SPACE_MESSAGE = (
+    "the server cannot save this now: no space is left on the disk that holds its store; "
+    "try again once its operator has freed space"
+)
 NO_FILES_MESSAGE = (
     "the server has too many files open just now (its open-files limit): try again in a few seconds"
 )
@@ -401,11 +405,18 @@ NO_FILES_RETRY_AFTER = 5  # seconds: a burst of connections that used up the fil
 
 
 def _os_error(err: OSError) -> BaseResponse:
-    """Too many open files: 503 with ``Retry-After`` (it passes with the load), naming the
-    cause and no path of the server; the log has the error. Any other: raised again, Flask's
-    500. (Was Flask's generic 500, "… overloaded …"; explore52 F10.)"""
-    from service.shortages import out_of_files
+    """A full disk: 507 Insufficient Storage (RFC 4918 §11.5: the server cannot store what the
+    request needs), without ``Retry-After``: space comes back when someone frees it, not after
+    a wait a client could be told, and a 503 invites a client to retry on a timer. Too many
+    open files: 503 with ``Retry-After`` (it passes with the load). Each names the cause and
+    no path of the server; the log has the error. Any other: raised again, Flask's 500.
+    (Both were Flask's generic 500, "… overloaded …"; explore52 F5, F10.)"""
+    from service.shortages import no_space, out_of_files
 
+    if no_space(err):
+        log.error("%s %s: the disk is full: %s", request.method, request.path, err)
+        services().runner.write_failures.note(err)
+        return error_response(507, NO_SPACE_MESSAGE)
     if out_of_files(err):
         log.error("%s %s: out of open files: %s", request.method, request.path, err)
         response = error_response(503, NO_FILES_MESSAGE)

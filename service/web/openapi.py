@@ -95,6 +95,14 @@ _QUEUE_FULL = {
 }
 
 
+_DISK_FULL = _json_response(
+    "The disk that holds the store is full: nothing was saved (a submission leaves no "
+    "experiment); send it again once the operator has freed space. No Retry-After: space comes "
+    "back when someone frees it.",
+    "Error",
+)
+
+
 def _object(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]:
     """An object schema of ``properties`` (the responses' shapes; names as the API writes
     them)."""
@@ -1555,6 +1563,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         # a body neither JSON nor a form
                         **_errors(400, 403, 404, 409, 415),
                         "503": _QUEUE_FULL,
+                        "507": _DISK_FULL,
                     },
                     requestBody=submission_body(),
                 ),
@@ -1662,6 +1671,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {
                         "200": _json_response("Published", "Published"),
                         **_errors(403, 404, 409),
+                        "507": _DISK_FULL,
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1679,6 +1689,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {
                         "200": _json_response("Withdrawn", "Withdrawn"),
                         **_errors(400, 403, 404, 409, 415),  # 415: a body neither JSON nor a form
+                        "507": _DISK_FULL,
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1696,6 +1707,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {
                         "201": _json_response("Attached", "Paper"),
                         **_errors(400, 403, 404, 409, 415),  # 415: a body neither JSON nor a form
+                        "507": _DISK_FULL,
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1735,6 +1747,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                         **_errors(403, 404, 409),
                         "503": _QUEUE_FULL,
+                        "507": _DISK_FULL,
                     },
                     parameters=[exp_id],
                     security=owner,
@@ -1759,6 +1772,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         },
                         **_errors(400, 403, 404, 409, 415),  # 415: a body neither JSON nor a form
                         "503": _QUEUE_FULL,
+                        "507": _DISK_FULL,
                     },
                     parameters=[exp_id],
                     security=owner,

@@ -14,6 +14,7 @@ cookie already set for the experiment's pages.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -378,6 +379,17 @@ def submitted() -> BaseResponse:
         if isinstance(err, Busy):  # what the API says too: when to submit again
             refused.headers["Retry-After"] = str(err.retry_after)
         return for_this_browser(refused)  # the form lists the browser's runs again
+    except OSError as err:  # a full disk: said next to the form too (was Flask's 500 page)
+        from service.shortages import no_space
+        from service.web.app import NO_SPACE_MESSAGE
+
+        if not no_space(err):
+            raise
+        logging.getLogger(__name__).error("the run form: the disk is full: %s", err)
+        services().runner.write_failures.note(err)
+        refused = make_response(_form(error=NO_SPACE_MESSAGE, problems=[], at_fault=None))
+        refused.status_code = 507
+        return for_this_browser(refused)
     # Post/Redirect/Get: the page that shows the token is a GET, so reloading it (or going
     # back to it) does not post the form again (30 reloads made 30 runs)
     response = redirect(url_for("run.submitted_page", experiment_id=ticket.id), 303)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from service.paths import DEMO_DIR
 from tests.web.conftest import Server, start_server, stop_server
 
 # pyoxigraph's words for it (RocksDB's), an OSError without errno: what a store write raises
@@ -107,6 +108,8 @@ def test_a_run_on_a_full_store_ends_once_it_can_and_a_cancel_is_honoured(
     cancelled = site.post(f"api/experiments/{eid}/cancel", headers=owner)
     assert cancelled.status_code == 200 and cancelled.json()["cancelling"] is True
     assert runner._unended[eid][0].value == "cancelled"  # taken, to be written
+    early = site.post(f"api/experiments/{eid}/resume", headers=owner)  # still full
+    assert early.status_code == 507 and "no space is left" in early.json()["error"], early.text
     monkeypatch.undo()  # space freed: the cancel is recorded without a restart
     state = _until(
         lambda: (s := _state(site, eid, owner))["status"] != "running" and s, "not recorded"
@@ -116,3 +119,92 @@ def test_a_run_on_a_full_store_ends_once_it_can_and_a_cancel_is_honoured(
     resumed = site.post(f"api/experiments/{eid}/resume", headers=owner)
     assert resumed.status_code == 202, resumed.text
     site.wait_finished(eid, owner["Authorization"].split()[1])
+
+
+def _refused_for_space(answer: Any, site: Server) -> None:
+    assert answer.status_code == 507, (answer.status_code, answer.text[:500])
+    assert "no space is left on the disk that holds its store" in answer.text
+    assert "overloaded" not in answer.text and "Retry-After" not in answer.headers
+    assert str(site.storage.store) not in answer.text and "/tmp" not in answer.text
+
+
+def test_a_submission_on_a_full_disk_is_a_507_and_leaves_nothing(
+    site: Server, slow_qa: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mock: DirWorkspace.write (the job's files) raises ENOSPC. Was Flask's 500 "…
+    overloaded …", and experiments recorded `error` under ids the submitter never got
+    (explore52 F5, F11); the API, a multipart upload and the run form alike."""
+    from service.graph.workspace import DirWorkspace
+
+    before = [s.id for s in site.storage.experiments.listing(include_private=True)]
+    monkeypatch.setattr(DirWorkspace, "write", _full)
+    body = {"dataset": "demo", "kb": "demo", "systems": [{"name": "s", "url": slow_qa}]}
+    answer = site.post("api/experiments", json=body)
+    _refused_for_space(answer, site)
+    assert answer.json()["status"] == 507 and answer.json()["error"].startswith("the server")
+    files = [("answers", ("strong.json", (DEMO_DIR / "answers-strong.json").read_bytes()))]
+    upload = site.post("api/experiments", files=files, data={"dataset": "demo", "kb": "demo"})
+    _refused_for_space(upload, site)
+    form = site.post(
+        "experiments/new",
+        data={"dataset": "demo", "kb": "demo"},
+        files=files,
+        headers={"Accept": "text/html"},
+    )
+    _refused_for_space(form, site)
+    assert "<form" in form.text  # said next to the form, which is there to submit again
+    after = [s.id for s in site.storage.experiments.listing(include_private=True)]
+    assert after == before  # nothing recorded
+    jobs = site.storage.workspace.root / "jobs"
+    assert not jobs.exists() or not any(jobs.iterdir())
+    monkeypatch.undo()
+    again = site.post("api/experiments", files=files, data={"dataset": "demo", "kb": "demo"})
+    assert again.status_code == 202, again.text
+
+
+def test_publish_and_rescore_on_a_full_disk_are_a_507(
+    site: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mock: the store's writes (``store.update`` and ``store.add``, RocksDB's log) raise
+    pyoxigraph's full-disk OSError. Both were Flask's 500 "… overloaded …" (explore52 F5)."""
+    ticket = site.submit_demo(systems=("strong",))
+    eid, owner = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
+
+    def store_full(*args: object, **kwargs: object) -> None:
+        raise OSError(STORE_FULL.format(site.storage.store))
+
+    monkeypatch.setattr(site.storage.store, "update", store_full)
+    monkeypatch.setattr(site.storage.store, "add", store_full)
+    _refused_for_space(site.post(f"api/experiments/{eid}/publish", headers=owner), site)
+    _refused_for_space(site.post(f"api/experiments/{eid}/rescore", headers=owner), site)
+    monkeypatch.undo()
+    assert site.get(f"api/experiments/{eid}", headers=owner).json()["public"] is False
+    published = site.post(f"api/experiments/{eid}/publish", headers=owner)
+    assert published.status_code == 200, published.text
+
+
+def test_an_answer_log_line_cut_by_a_full_disk_is_taken_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mock: os.write, as the workspace calls it, writes half the line and then raises ENOSPC
+    as a full disk does. The torn half stayed (explore52 F11: 0.jsonl cut mid-line), and the
+    next line, once there was room, joined it: the log unreadable past it."""
+    from service.graph import workspace as module
+    from service.graph.workspace import DirWorkspace
+
+    kept = DirWorkspace(tmp_path)
+    kept.write({"jobs/1/spec.json": b"{}"})
+    kept.append("jobs/1/answers/0.jsonl", '{"n": 1}', if_exists="jobs/1/spec.json")
+    real = os.write
+
+    def half_then_full(handle: int, data: bytes) -> int:
+        real(handle, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(module.os, "write", half_then_full)
+    with pytest.raises(OSError):
+        kept.append("jobs/1/answers/0.jsonl", '{"n": 2, "long": "' + "x" * 50 + '"}',
+                    if_exists="jobs/1/spec.json")  # fmt: skip
+    monkeypatch.undo()
+    kept.append("jobs/1/answers/0.jsonl", '{"n": 3}', if_exists="jobs/1/spec.json")
+    assert kept.lines("jobs/1/answers/0.jsonl") == ['{"n": 1}', '{"n": 3}']
