@@ -78,6 +78,9 @@ class WebConfig:
     metrics_token: str | None = field(default=None, metadata=SECRET)
     access_log: bool = False  # one log line per request (access_log.py; tokens blanked)
     max_upload_bytes: int = 64 * 1024 * 1024
+    # /health says unavailable while the disk of the store (or of its jobs folder) has less
+    # free than this (0: not checked): writes fail on it, reads still work (explore52 F6)
+    min_free_bytes: int = 64 * 1024 * 1024
     # Submissions whose uploads total at most this are parsed in the request (format errors are
     # a 400 with file:line:column); larger ones are parsed in the job.
     sync_parse_bytes: int = 2 * 1024 * 1024
@@ -197,6 +200,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "runner_ask_seconds": (0, float("inf")),  # 0: no bound
     "max_waiting_runs": (0, float("inf")),  # 0: no bound
     "max_upload_bytes": (1, float("inf")),
+    "min_free_bytes": (0, float("inf")),  # 0: not checked
     "sync_parse_bytes": (0, float("inf")),
     "max_answers_per_question": (1, float("inf")),
     "max_answers_per_file": (1, float("inf")),

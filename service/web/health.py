@@ -8,13 +8,18 @@ whether it passed and how long it took. The checks: both datasets answer a trivi
 read the other replicas' change token lately (else its cached pages may be stale) and holds its
 claims (else it cannot run experiments); ``sharedGraphs`` says (passing) whether the shared
 vocabulary and catalogue are still this release's, not those a replica of another release put
-back when it started. Public, so it names no store address and no error text
-(those go to the log); never cached.
+back when it started; the disk of the store's directory (and of its jobs, private, public and
+answers folders, wherever they are mounted) has ``min_free_bytes`` free
+(``GERBIL_QA_MIN_FREE_BYTES``), and no write failed for want of space in the last
+:data:`NO_SPACE_SECONDS` (it said "ok" with 0 bytes free while every write failed: explore52
+F6). Public, so it names no store address and no error text (those go to the log); never
+cached.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any
 
@@ -31,6 +36,11 @@ TIMEOUT = 2.0  # seconds a dataset has to answer; probes of proxies wait a few s
 # A replica that has not read the change token for this many of its intervals may serve pages
 # cached before another replica's publication.
 CHANGES_STALE = 10
+# A write that failed for want of disk space this many seconds ago or less: not ready (space
+# may be short on a filesystem the free-space check does not see, or be used up again at once)
+NO_SPACE_SECONDS = 60.0
+# the folders of an embedded store (or of a remote one's local directory) whose disks count
+FOLDERS = ("jobs", "private", "public", "answers")
 
 
 @bp.get("/health/live")
@@ -57,6 +67,11 @@ def ready() -> Response:
         # said, never a reason to route requests away (explore50 F2)
         foreign = state.runner.foreign_graphs
         checks["sharedGraphs"] = {"ok": True, "thisRelease": not foreign, "said": foreign}
+    if state.config.min_free_bytes:
+        checks["diskSpace"] = _disk_space(state)
+    since = state.runner.write_failures.seconds_since()
+    if since is not None and since <= NO_SPACE_SECONDS:
+        checks["storeWrites"] = {"ok": False, "secondsSinceDiskFull": round(since, 1)}
     ok = all(check["ok"] for check in checks.values())
     body = {"status": "ok" if ok else "unavailable", "version": source().version, "checks": checks}
     return _answer(body, 200 if ok else 503)
@@ -70,6 +85,32 @@ def _store(state: Services, side: Side) -> dict[str, Any]:
         log.warning("health: the %s dataset did not answer: %s", side.value, err)
         return {"ok": False, "ms": _ms(started)}
     return {"ok": True, "ms": _ms(started)}
+
+
+def _disk_space(state: Services) -> dict[str, Any]:
+    """The least space free on the disks of the store's directory and its folders, against
+    ``min_free_bytes``."""
+    work = state.storage.work_dir
+    if work is None:  # a store in memory
+        return {"ok": True}
+    least, seen = None, set()
+    for folder in (work, *(work / name for name in FOLDERS)):
+        try:
+            device = os.stat(folder).st_dev
+            if device in seen:
+                continue
+            seen.add(device)
+            found = os.statvfs(folder)
+        except OSError:  # not there (a store without jobs yet): nothing to check
+            continue
+        free = found.f_bavail * found.f_frsize
+        least = free if least is None else min(least, free)
+    if least is None:
+        return {"ok": True}
+    wanted = state.config.min_free_bytes
+    if least < wanted:
+        log.warning("health: %d bytes free on the store's disk, fewer than %d", least, wanted)
+    return {"ok": least >= wanted, "freeBytes": least, "minFreeBytes": wanted}
 
 
 def _workers(state: Services) -> dict[str, Any]:

@@ -47,7 +47,9 @@ def test_a_ready_replica_says_so_and_names_nothing_internal(own: Server, tmp_pat
     body = response.json()
     assert body["status"] == "ok" and body["version"] == source().version  # release + commit
     checks = body["checks"]
-    assert set(checks) == {"publicStore", "privateStore", "sparqlWorkers"}  # not shared
+    # not shared; enough disk, no write failed for want of it
+    assert set(checks) == {"publicStore", "privateStore", "sparqlWorkers", "diskSpace"}
+    assert checks["diskSpace"]["freeBytes"] >= checks["diskSpace"]["minFreeBytes"] == 64 << 20
     assert all(check["ok"] for check in checks.values()), checks
     assert checks["sparqlWorkers"]["workers"] == checks["sparqlWorkers"]["of"] == 2
     assert str(tmp_path) not in response.text
@@ -74,3 +76,44 @@ def test_workers_that_died_idle_are_replaced_when_probed(own: Server) -> None:
     assert pool.crashed - crashed == len(before) == 2  # both found dead and replaced
     answer = requests.get(own.url + "sparql", params={"query": "ASK {}"}, timeout=30)
     assert answer.status_code == 200 and answer.json()["boolean"] is True
+
+
+def test_too_little_disk_space_is_unavailable(tmp_path: Path) -> None:
+    """``min_free_bytes`` above what the disk has: 503 naming the check (it said ok with 0
+    bytes free while every write failed; explore52 F6)."""
+    free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+    running = start_server(tmp_path / "store", demo=False, min_free_bytes=free + (1 << 40))
+    try:
+        response = _health(running)
+        assert response.status_code == 503, response.text
+        body = response.json()
+        assert body["status"] == "unavailable" and body["checks"]["diskSpace"]["ok"] is False
+        assert {k for k, c in body["checks"].items() if not c["ok"]} == {"diskSpace"}
+        assert str(tmp_path) not in response.text
+    finally:
+        stop_server(running)
+
+
+def test_a_write_that_failed_for_want_of_space_is_unavailable_for_a_while(
+    own: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mock: the store's write (``store.update``) raises pyoxigraph's full-disk OSError, as on
+    a full disk the free-space check may not see (another filesystem, space used up again)."""
+    import errno
+
+    from service.web import health
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    ticket = own.submit_demo(systems=("strong",))
+    monkeypatch.setattr(own.storage.store, "update", full)
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    assert own.post(f"api/experiments/{ticket['id']}/publish", headers=owner).status_code == 507
+    monkeypatch.undo()
+    response = _health(own)
+    assert response.status_code == 503, response.text
+    assert response.json()["checks"]["storeWrites"]["ok"] is False
+    monkeypatch.setattr(health, "NO_SPACE_SECONDS", 0.2)  # a while later
+    time.sleep(0.3)
+    assert _health(own).status_code == 200
