@@ -53,7 +53,13 @@ from service.experiments.run import Outcome, run_experiment
 from service.experiments.spec import ExperimentSpec
 from service.experiments.systems import Aborted, Cancelled, OutOfTime
 from service.graph.claims import HOLD, Claims, Hold
-from service.graph.experiments import RESUMABLE, ClaimLapsed, Status, Ticket
+from service.graph.experiments import (
+    RESUMABLE,
+    ClaimLapsed,
+    ExperimentStatus,
+    Status,
+    Ticket,
+)
 from service.graph.remote import StoreUnavailable
 from service.memory import give_back_memory
 from service.shortages import WriteFailures, cause, no_space
@@ -284,17 +290,24 @@ class ExperimentRunner:
             unended = self._unended.get(experiment_id)
         if unended is not None and (running is None or running.future.done()):
             # its run stopped on an error whose end the store did not take (a full disk): the
-            # cancel is its end now, recorded when the store takes it (was 200 and nothing)
+            # cancel is its end now, recorded when the store takes it (was 200 and nothing),
+            # and its marker kept for a restart before that (:meth:`recover`), if it can be
+            if self.jobs is not None and self.jobs.has(experiment_id):
+                with contextlib.suppress(OSError):
+                    self.jobs.request_cancel(experiment_id)
             self._end(experiment_id, Status.CANCELLED, f"cancelled after {unended[1]}")
             return True
         requested = self.jobs is not None and self.jobs.has(experiment_id)
         if self.jobs is not None and requested:
             try:
                 self.jobs.request_cancel(experiment_id)
-            except OSError:  # a full disk: a run here stops by its event; elsewhere it cannot
-                if running is None or running.future.done():
+            except OSError:  # a full disk: a run here stops by its event, an interrupted one
+                # is ended below; one running elsewhere needs the marker
+                here = running is not None and not running.future.done()
+                stopped = self.storage.experiments.status(experiment_id).status
+                if not here and stopped is not Status.INTERRUPTED:
                     raise
-                log.warning("experiment %s: no cancel marker written (stopped here)", experiment_id)
+                log.warning("experiment %s: no cancel marker written", experiment_id)
         if running is None or running.future.done():
             self._cancel_interrupted(experiment_id)
             elsewhere = self.storage.experiments.status(experiment_id).status
@@ -361,6 +374,12 @@ class ExperimentRunner:
                 if self.jobs is not None and self.jobs.has(eid):
                     # its process died while it ran, unless a shutdown was handing it over
                     # (a deploy's kill after its grace period: not the run's doing)
+                    if self.jobs.cancel_requested(eid):  # a cancel the store did not take
+                        # before the process stopped (a full disk): it was resumed, forgotten
+                        experiments.set_status(
+                            eid, Status.CANCELLED, message="cancelled while it was stopped"
+                        )
+                        continue
                     if status.status is Status.RUNNING and not self.jobs.stopping(eid):
                         self.jobs.count_restart(eid)
                     self.jobs.clear_stopping(eid)
@@ -749,6 +768,17 @@ class ExperimentRunner:
                         target=self._retry_unended, name="gqa-unended", daemon=True
                     )
                     self._unended_retry.start()
+
+    def as_ended(self, status: ExperimentStatus) -> ExperimentStatus:
+        """``status`` as the store has it, or, for a run whose end the store did not take yet
+        (a full disk), that end: what the API and the pages show (it said `running`)."""
+        if not status.status.active:
+            return status
+        with self._lock:
+            unended = self._unended.get(status.id)
+        if unended is None:
+            return status
+        return replace(status, status=unended[0], message=unended[1], progress=None)
 
     def _record_unended(self, experiment_id: str) -> None:
         """Write the end the store did not take, if any (an OSError if it still cannot)."""

@@ -114,7 +114,9 @@ def require_experiment(experiment_id: str):  # -> ExperimentStatus
     """The status record of an experiment; 404 for an id that was never minted."""
     if not EXPERIMENT_ID.match(experiment_id):
         raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
-    return services().storage.experiments.status(experiment_id)
+    state = services()
+    # a run whose end the store could not take yet (a full disk) shows that end
+    return state.runner.as_ended(state.storage.experiments.status(experiment_id))
 
 
 def wrong_token_said(experiment_id: str) -> str:

@@ -632,7 +632,7 @@ def cancel(experiment_id: str) -> Response:
     _require_owner(experiment_id)
     state = services()
     active = state.runner.cancel(experiment_id)
-    status = state.storage.experiments.status(experiment_id)
+    status = state.runner.as_ended(state.storage.experiments.status(experiment_id))
     return json_answer({"id": experiment_id, "cancelling": active, "status": status.status.value})
 
 

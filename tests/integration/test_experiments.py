@@ -94,16 +94,33 @@ class _FailingJobs(JobStore):
 
 
 def test_a_submission_that_cannot_be_saved_leaves_no_id_behind(tmp_path: Path) -> None:
+    """Nothing at all: it was left ``error`` ("the submission could not be saved: …") under an
+    id its submitter was never told (explore52 F11)."""
     spec, uploads = _upload_spec()
     with open_storage(tmp_path / "store", catalog=False) as storage:
         runner = ExperimentRunner(storage, jobs=_FailingJobs(DirWorkspace(tmp_path)), workers=1)
         with pytest.raises(OSError, match="No space left"):
             runner.submit(spec, uploads=uploads)
-        [status] = storage.experiments.listing(include_private=True)
-        assert status.status is Status.ERROR
-        assert status.message == "the submission could not be saved: No space left on device"
+        assert storage.experiments.listing(include_private=True) == []
         assert runner.active() == []
         runner.close()
+
+
+def test_a_cancel_the_store_could_not_take_is_honoured_at_the_next_start(tmp_path: Path) -> None:
+    """A run a full store left ``running`` whose owner cancelled it (the cancel marker beside
+    its job, the status not written): the next start ends it cancelled. It was resumed, the
+    cancel forgotten (explore52 F4)."""
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        experiments = storage.experiments
+        jobs = JobStore(DirWorkspace(tmp_path / "store"))
+        ticket = _saved_job(storage, jobs, "running")
+        jobs.request_cancel(ticket.id)
+        runner = ExperimentRunner(storage, workers=1)  # recovers at start
+        try:
+            assert experiments.status(ticket.id).status is Status.CANCELLED
+            assert runner.resume_interrupted() == []
+        finally:
+            runner.close()
 
 
 def test_recovery_ends_every_active_id(tmp_path: Path) -> None:

@@ -104,16 +104,18 @@ def test_a_run_on_a_full_store_ends_once_it_can_and_a_cancel_is_honoured(
     monkeypatch.setattr(DirWorkspace, "append", _full)
     monkeypatch.setattr(site.storage.experiments, "set_status", store_full)
     _until(lambda: eid in runner._unended, "the run did not stop")
-    assert runner._unended[eid][0].value == "interrupted"
+    shown = _state(site, eid, owner)  # the end the store could not take, shown
+    assert shown["status"] == "interrupted" and "no space is left" in shown["message"], shown
+    assert site.storage.experiments.status(eid).status.value == "running"  # not written yet
     cancelled = site.post(f"api/experiments/{eid}/cancel", headers=owner)
     assert cancelled.status_code == 200 and cancelled.json()["cancelling"] is True
-    assert runner._unended[eid][0].value == "cancelled"  # taken, to be written
+    assert _state(site, eid, owner)["status"] == "cancelled"  # taken, to be written
     early = site.post(f"api/experiments/{eid}/resume", headers=owner)  # still full
     assert early.status_code == 507 and "no space is left" in early.json()["error"], early.text
     monkeypatch.undo()  # space freed: the cancel is recorded without a restart
-    state = _until(
-        lambda: (s := _state(site, eid, owner))["status"] != "running" and s, "not recorded"
-    )
+    _until(lambda: eid not in runner._unended, "not recorded")
+    assert site.storage.experiments.status(eid).status.value == "cancelled"
+    state = _state(site, eid, owner)
     assert state["status"] == "cancelled", state
     assert "no space is left on the disk" in state["message"], state
     resumed = site.post(f"api/experiments/{eid}/resume", headers=owner)
@@ -208,3 +210,22 @@ def test_an_answer_log_line_cut_by_a_full_disk_is_taken_back(
     monkeypatch.undo()
     kept.append("jobs/1/answers/0.jsonl", '{"n": 3}', if_exists="jobs/1/spec.json")
     assert kept.lines("jobs/1/answers/0.jsonl") == ['{"n": 1}', '{"n": 3}']
+
+
+def test_a_run_interrupted_by_a_full_jobs_folder_can_be_cancelled(
+    site: Server, slow_qa: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mocks: DirWorkspace.append and DirWorkspace.write (the job's files: its answer log,
+    its progress, the cancel marker) raise ENOSPC. The cancel was a 507 for want of room for
+    its marker, which an interrupted run, running nowhere, does not need."""
+    from service.graph.workspace import DirWorkspace
+
+    eid, owner = _submit(site, slow_qa + "delay/0.2")
+    _until(lambda: _answered(site, eid, owner), "no answer came")
+    monkeypatch.setattr(DirWorkspace, "append", _full)
+    monkeypatch.setattr(DirWorkspace, "write", _full)
+    _until(lambda: _state(site, eid, owner)["status"] == "interrupted", "not interrupted")
+    cancelled = site.post(f"api/experiments/{eid}/cancel", headers=owner)
+    assert cancelled.status_code == 200, cancelled.text
+    assert cancelled.json()["status"] == "cancelled"
+    assert site.storage.experiments.status(eid).status.value == "cancelled"
