@@ -324,9 +324,8 @@ class ExperimentRunner:
         as cancelled here, else the next start resumed it (:meth:`resume_interrupted`)."""
         experiments = self.storage.experiments
         if experiments.status(experiment_id).status is Status.INTERRUPTED:
-            experiments.set_status(
-                experiment_id, Status.CANCELLED, message="cancelled while interrupted"
-            )
+            # a store that cannot take it now (a full disk) takes it later (:meth:`_end`)
+            self._end(experiment_id, Status.CANCELLED, "cancelled while interrupted")
 
     def wait(self, experiment_id: str, timeout: float | None = None) -> None:
         """Block until the job is done (tests, the command line)."""
@@ -410,6 +409,10 @@ class ExperimentRunner:
                 continue
             if newer := self.jobs.newer(eid):  # a rollback: left interrupted for the newer
                 log.warning("experiment %s not resumed: %s", eid, newer)
+                continue
+            if self.jobs.cancel_requested(eid):  # its owner's cancel the store did not take
+                # before the process stopped (a full disk): it was resumed, the cancel forgotten
+                self._end(eid, Status.CANCELLED, "cancelled while it was stopped")
                 continue
             deaths = self.jobs.restarts(eid)
             if deaths > MAX_RESTARTS:
@@ -772,7 +775,7 @@ class ExperimentRunner:
     def as_ended(self, status: ExperimentStatus) -> ExperimentStatus:
         """``status`` as the store has it, or, for a run whose end the store did not take yet
         (a full disk), that end: what the API and the pages show (it said `running`)."""
-        if not status.status.active:
+        if status.status is Status.FINISHED:
             return status
         with self._lock:
             unended = self._unended.get(status.id)
@@ -787,6 +790,11 @@ class ExperimentRunner:
         if unended is None:
             return
         status, message = unended
+        if status is Status.CANCELLED and self.jobs is not None and self.jobs.has(experiment_id):
+            # the marker first: files may take it while the store does not (RocksDB refuses
+            # writes after one failed until it is opened again), and a restart then honours it
+            with contextlib.suppress(OSError):
+                self.jobs.request_cancel(experiment_id)
         try:
             self.storage.experiments.set_status(experiment_id, status, message=message)
         except Conflict as err:  # ended meanwhile by someone else

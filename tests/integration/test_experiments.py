@@ -113,12 +113,15 @@ def test_a_cancel_the_store_could_not_take_is_honoured_at_the_next_start(tmp_pat
     with open_storage(tmp_path / "store", catalog=False) as storage:
         experiments = storage.experiments
         jobs = JobStore(DirWorkspace(tmp_path / "store"))
-        ticket = _saved_job(storage, jobs, "running")
-        jobs.request_cancel(ticket.id)
+        running = _saved_job(storage, jobs, "running")
+        interrupted = _saved_job(storage, jobs, "interrupted")  # its end taken, the cancel not
+        for ticket in (running, interrupted):
+            jobs.request_cancel(ticket.id)
         runner = ExperimentRunner(storage, workers=1)  # recovers at start
         try:
-            assert experiments.status(ticket.id).status is Status.CANCELLED
             assert runner.resume_interrupted() == []
+            for ticket in (running, interrupted):
+                assert experiments.status(ticket.id).status is Status.CANCELLED
         finally:
             runner.close()
 

@@ -212,20 +212,29 @@ def test_an_answer_log_line_cut_by_a_full_disk_is_taken_back(
     assert kept.lines("jobs/1/answers/0.jsonl") == ['{"n": 1}', '{"n": 3}']
 
 
+@pytest.mark.parametrize("store_full", [False, True])
 def test_a_run_interrupted_by_a_full_jobs_folder_can_be_cancelled(
-    site: Server, slow_qa: str, monkeypatch: pytest.MonkeyPatch
+    site: Server, slow_qa: str, monkeypatch: pytest.MonkeyPatch, store_full: bool
 ) -> None:
     """Mocks: DirWorkspace.append and DirWorkspace.write (the job's files: its answer log,
-    its progress, the cancel marker) raise ENOSPC. The cancel was a 507 for want of room for
-    its marker, which an interrupted run, running nowhere, does not need."""
+    its progress, the cancel marker) raise ENOSPC; then, ``store_full``, the store's status
+    write too. The cancel was a 507 for want of room for its marker (which an interrupted run,
+    running nowhere, does not need), or for the status (seen on a 40 MB tmpfs)."""
     from service.graph.workspace import DirWorkspace
 
+    runner = site.app.extensions["gerbil_qa"].runner
     eid, owner = _submit(site, slow_qa + "delay/0.2")
     _until(lambda: _answered(site, eid, owner), "no answer came")
     monkeypatch.setattr(DirWorkspace, "append", _full)
     monkeypatch.setattr(DirWorkspace, "write", _full)
     _until(lambda: _state(site, eid, owner)["status"] == "interrupted", "not interrupted")
+    if store_full:
+        monkeypatch.setattr(site.storage.experiments, "set_status", _full)
     cancelled = site.post(f"api/experiments/{eid}/cancel", headers=owner)
     assert cancelled.status_code == 200, cancelled.text
     assert cancelled.json()["status"] == "cancelled"
+    monkeypatch.undo()
+    _until(lambda: eid not in runner._unended, "not recorded")
     assert site.storage.experiments.status(eid).status.value == "cancelled"
+    if store_full:  # kept beside the job too, for a start before the store took it
+        assert (site.storage.workspace.root / "jobs" / eid / "cancel").exists()
