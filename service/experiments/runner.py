@@ -811,8 +811,10 @@ class ExperimentRunner:
             if not left:
                 return
             for eid in left:
-                with contextlib.suppress(Exception):  # still full: the next round tries again
+                try:
                     self._record_unended(eid)
+                except Exception as err:  # still full: the next round tries again, and
+                    self.write_failures.note(err)  # /health says so meanwhile
 
     def _execute(
         self,
