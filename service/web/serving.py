@@ -46,6 +46,7 @@ def waitress_options(config: WebConfig) -> dict[str, Any]:
 # what serve needs at the least: RocksDB refuses to open a store with fewer than 96 (it keeps
 # 48 for itself), then the SPARQL workers' pipes, the logs and a few connections
 MIN_OPEN_FILES = 128
+_WARNED: set[int] = set()  # the limits warned of
 
 
 def raise_open_files_limit(config: WebConfig) -> int:
@@ -68,7 +69,8 @@ def raise_open_files_limit(config: WebConfig) -> int:
             f"connection_limit={config.connection_limit}; raise the limit (`ulimit -n {wanted}` "
             "as root, or LimitNOFILE= in a systemd unit)"
         )
-    if soft != resource.RLIM_INFINITY and soft < wanted:
+    if soft != resource.RLIM_INFINITY and soft < wanted and soft not in _WARNED:
+        _WARNED.add(soft)  # said once (serve raises it before opening the store, then again)
         log.warning(
             "open files are limited to %d (hard limit): fewer than connection_limit=%d "
             "connections and the store's files need; lower connection_limit or raise the limit",
