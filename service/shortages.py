@@ -21,7 +21,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_NO_SPACE_TEXT = ("No space left on device", "Disk quota exceeded")
+from service.errors import no_room
+
 _NO_FILES_TEXT = ("Too many open files",)
 _WRITING = "gerbil_qa_writing"  # the attributes :func:`writing` sets on the error
 _WHERE = "gerbil_qa_where"
@@ -38,14 +39,9 @@ def _causes(err: BaseException) -> Iterator[BaseException]:
 
 
 def no_space(err: BaseException) -> bool:
-    """Whether ``err`` (or its cause) is a full disk or a used-up disk quota."""
-    for each in _causes(err):
-        if isinstance(each, OSError) and (
-            each.errno in (errno.ENOSPC, errno.EDQUOT)
-            or any(text in str(each) for text in _NO_SPACE_TEXT)
-        ):
-            return True
-    return False
+    """Whether ``err`` (or its cause) is a full disk, a used-up quota or a file-size limit
+    (:func:`service.errors.no_room`, which the command line says them with)."""
+    return no_room(err)
 
 
 def out_of_files(err: BaseException) -> bool:
