@@ -229,6 +229,28 @@ def entries() -> list[CatalogEntry]:
     return list(_entries())
 
 
+def listed_languages(entry: CatalogEntry) -> tuple[str, ...]:
+    """The languages ``gerbil-qa datasets`` lists for ``entry``, sorted: for a dataset of several
+    languages, those its local copy has a non-blank text in, each tag as ``--lang all`` asks it
+    (:func:`service.evaluation.languages.text_languages`, the one function for both): the
+    catalogue listed es, fa, nl and ro for QALD-7 test multilingual, whose texts in them are all
+    empty, and ``hi`` for QALD's ``hi_IN`` (explore54 F8). The catalogue's own languages where
+    no local copy can be read (nothing is downloaded) or it names one language (a TSV is read
+    in it)."""
+    from service.errors import ServiceError
+    from service.evaluation.languages import text_languages
+    from service.evaluation.profiles import DEFAULT_PROFILE, get_profile
+
+    if len(entry.languages) < 2:
+        return entry.languages
+    try:
+        dataset = load(entry.name, download=False)
+    except (ServiceError, OSError):
+        return entry.languages
+    untagged = get_profile(own_profile_of(entry.name) or DEFAULT_PROFILE).default_language
+    return tuple(sorted(text_languages(dataset.questions, untagged))) or entry.languages
+
+
 def own_profile_of(name: str) -> str | None:
     """The profile made for built-in dataset ``name`` (``poleval`` for PolEval's Polish,
     ``text2sparql`` for TEXT2SPARQL'25: :func:`service.evaluation.profiles.own_profile`): the

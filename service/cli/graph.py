@@ -476,10 +476,16 @@ def _upgrade(args: argparse.Namespace) -> int:
 
 
 def _datasets(args: argparse.Namespace) -> int:
-    from service.catalog import entries
+    from service.catalog import entries, listed_languages
 
     rows = [
-        (e.name, str(e.question_count), ",".join(e.languages), e.knowledge_base_version, e.title)
+        (
+            e.name,
+            str(e.question_count),
+            ",".join(listed_languages(e)),
+            e.knowledge_base_version,
+            e.title,
+        )
         for e in entries()
     ]
     header = ("name", "questions", "languages", "knowledge base", "title")
@@ -490,12 +496,12 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def _dataset_show(args: argparse.Namespace) -> int:
-    from service.catalog import get_entry
+    from service.catalog import get_entry, listed_languages
 
     e = get_entry(args.name)
     print(f"{e.name}: {e.title}")
     print(f"  {e.description}")
-    print(f"  questions: {e.question_count}   languages: {', '.join(e.languages)}")
+    print(f"  questions: {e.question_count}   languages: {', '.join(listed_languages(e))}")
     print(f"  knowledge base: {e.knowledge_base or '-'} ({e.knowledge_base_version})")
     print(f"  version: {e.version}   issued: {e.issued}   licence: {e.licence or '-'}")
     for d in e.distributions:

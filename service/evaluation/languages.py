@@ -10,12 +10,13 @@ nothing is rescored, the registry's computations run on the pooled records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from service.errors import BadRequest
 from service.evaluation.measures import MEASURES, TaskRecords
 from service.evaluation.results import Evaluation, TaskScores
+from service.model import Question
 
 # What a run takes for a language of the dataset (``run.check_spec``; the OpenAPI Submission's
 # ``language`` pattern is built from the same two parts): an ISO 639 code, then subtags, in
@@ -41,6 +42,30 @@ def canonical_tag(tag: str) -> str:
         else:
             out.append(part.lower())
     return "-".join(out)
+
+
+def text_languages(questions: Iterable[Question], untagged: str) -> tuple[str, ...]:
+    """The languages ``questions`` have a text in, most questions first: what ``--lang all``
+    asks and scores, and what the ``datasets`` listing shows (sorted there). A text counts only
+    when its string is not blank: QALD-7 test multilingual has ``"string": ""`` in fa, es, nl
+    and ro in every question, and ``all`` asked fa and failed (explore54 F1). Texts of no
+    language (``""``) count as ``untagged`` (the profile's default language), which they are
+    read in. Each as :func:`canonical_tag` writes it, as ``--lang`` takes it: QALD-9's
+    ``pt_BR`` is ``pt-BR``. A tag that is none (:func:`~service.valid_terms.is_asked_language_tag`:
+    ``en--US``, ``123``) is no language: its texts are skipped."""
+    from service.valid_terms import is_asked_language_tag
+
+    counts: dict[str, int] = {}
+    for question in questions:
+        tags = (
+            canonical_tag(t.language) if t.language else untagged
+            for t in question.texts
+            if t.string and t.string.strip()
+            if not t.language or is_asked_language_tag(t.language)
+        )
+        for language in dict.fromkeys(tags):
+            counts[language] = counts.get(language, 0) + 1
+    return tuple(sorted(counts, key=lambda lang: -counts[lang]))
 
 
 def parse_languages(text: str) -> tuple[str, ...]:

@@ -607,28 +607,15 @@ def registered_version(spec: ExperimentSpec, storage: Storage | None) -> Experim
 
 
 def _dataset_languages(dataset: Dataset, untagged: str) -> tuple[str, ...]:
-    """Every language the dataset's questions have a text in, most questions first; texts
-    of no language (``""``) count as ``untagged`` (the profile's default language), which they
-    are read in: one text of ``"language": ""`` listed en twice (explore44 F9). Each as
-    :func:`canonical_tag` writes it, as ``--lang`` takes it: QALD-9's ``pt_BR`` is ``pt-BR``
-    (the task, its ``byLanguage`` and the store named it ``pt_BR``; explore51 F2). A tag that is
-    none (:func:`~service.valid_terms.is_asked_language_tag`) is no language: its texts are
-    skipped."""
-    from service.evaluation.languages import canonical_tag
-    from service.valid_terms import is_asked_language_tag
+    """Every language the dataset's questions have a (non-blank) text in, most questions first
+    (:func:`~service.evaluation.languages.text_languages`; one text of ``"language": ""``
+    listed en twice: explore44 F9; ``pt_BR`` is ``pt-BR``: explore51 F2)."""
+    from service.evaluation.languages import text_languages
 
-    counts: dict[str, int] = {}
-    for question in dataset.questions:
-        tags = (
-            canonical_tag(lang) if lang else untagged
-            for lang in question.languages
-            if not lang or is_asked_language_tag(lang)  # not en--US or 123 (explore53 F5)
-        )
-        for language in dict.fromkeys(tags):
-            counts[language] = counts.get(language, 0) + 1
-    if not counts:
+    found = text_languages(dataset.questions, untagged)
+    if not found:
         raise BadRequest("the dataset's questions have no text in any language")
-    return tuple(sorted(counts, key=lambda lang: -counts[lang]))
+    return found
 
 
 def own_texts(dataset: Dataset, as_tagged: Dataset, language: str, *, untagged: str) -> Dataset:

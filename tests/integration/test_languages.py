@@ -392,3 +392,41 @@ def test_the_gerbil_label_lookup_does_not_depend_on_how_a_tag_is_spelt(
     )
     assert ev["language"] == "pt-BR"
     assert [(q["id"], q["QA"]["f1"]) for q in ev["questions"]] == [("1", 1.0), ("2", 1.0)]
+
+
+QALD7_TEST = QALD / "7" / "data" / "qald-7-test-multilingual.json"
+
+
+def test_all_asks_the_languages_with_a_text_not_those_with_an_empty_string(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """QALD-7 test multilingual has ``"string": ""`` in fa, es, nl and ro in all 43 questions:
+    ``all`` asked fa and exited 1, "none has text in language 'fa'" (explore54 F1)."""
+    data = json.loads(QALD7_TEST.read_text())
+    blank = {t["language"] for q in data["questions"] for t in q["question"] if not t["string"]}
+    assert {"fa", "es", "nl", "ro"} <= blank  # the file as the finding saw it
+    [ev] = _evaluate(
+        capsys, "--dataset", str(QALD7_TEST), "--answers", str(QALD7_TEST), "--lang", "all"
+    )
+    assert sorted(ev["language"].split(",")) == ["de", "en", "fr", "it"]
+    assert sorted(ev["byLanguage"]) == ["de", "en", "fr", "it"]
+
+
+def test_the_datasets_listing_names_the_languages_all_asks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``gerbil-qa datasets`` listed es, fa, nl, ro for QALD-7 test (texts all empty) and ``hi``
+    and one ``pt`` for QALD-9 test, whose ``all`` asks ``hi-IN``, ``pt`` and ``pt-BR``
+    (explore54 F8): both take :func:`text_languages`, the listing sorted."""
+    assert main(["datasets"]) == 0
+    rows = {line.split()[0]: line.split()[2] for line in capsys.readouterr().out.splitlines()}
+    assert rows["qald-7-multilingual-test"] == "de,en,fr,it"
+    [ev] = _evaluate(
+        capsys,
+        *("--dataset", "qald-9-test-multilingual", "--answers", str(QALD9_TEST)),
+        *("--lang", "all", "--types", "QA"),
+    )
+    assert rows["qald-9-test-multilingual"] == ",".join(sorted(ev["language"].split(",")))
+    assert "hi-IN" in rows["qald-9-test-multilingual"].split(",")
+    assert main(["dataset", "show", "qald-7-multilingual-test"]) == 0
+    assert "languages: de, en, fr, it" in capsys.readouterr().out
