@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from service.errors import BadRequest, Forbidden, NotFound
+from service.errors import BadRequest, Forbidden, NotFound, ServiceError
 from service.evaluation.measures import MEASURES
 from service.evaluation.results import interval_resamples, undefined_resamples_note
 from service.graph import leaderboards
@@ -235,7 +235,16 @@ def list_api() -> Response:
 
 @bp.get("/api/leaderboards/<leaderboard_id>")
 def one_api(leaderboard_id: str) -> Response:
-    return json_answer(_as_json(_read(leaderboard_id)))
+    """The board's JSON; 410 Gone, saying when, for one the operator removed, as its URI
+    answers (it said 404 "no frozen leaderboard" while the URI said 410; explore54 F3)."""
+    try:
+        found = _read(leaderboard_id)
+    except NotFound:
+        when = leaderboards.removed_at(services().storage, leaderboard_id)
+        if when is None:
+            raise
+        raise ServiceError(_removed_message(leaderboard_id, when), status=410) from None
+    return json_answer(_as_json(found))
 
 
 @bp.delete("/api/leaderboards/<leaderboard_id>")
@@ -331,12 +340,7 @@ def _removed(leaderboard_id: str, ext: str | None) -> BaseResponse | None:
         return None
     uri = storage.uris.leaderboard(leaderboard_id)
     rep = conneg.negotiate(request, OFFERS, extension=ext, default=conneg.HTML)
-    said = f"{when.value[:19].replace('T', ' ')} UTC"
-    message = (
-        f"The frozen leaderboard {uri} was removed by the operator of this service on {said}: "
-        "it is gone for good (the live leaderboards are at "
-        f"{services().config.base}leaderboards)."
-    )
+    message = _removed_message(leaderboard_id, when)
     if rep is conneg.HTML:
         page = render_template(
             "error.html", status=410, reason="Gone", message=message, problems=None
@@ -353,6 +357,18 @@ def _removed(leaderboard_id: str, ext: str | None) -> BaseResponse | None:
     response.headers["Cache-Control"] = "public, no-cache"
     response.vary.add("Accept")
     return response
+
+
+def _removed_message(leaderboard_id: str, when: Any) -> str:
+    """What a removed frozen leaderboard's URI and JSON say. Not "gone for good": freezing the
+    same standings again brings the same URI back, as the README says (explore54 F2)."""
+    uri = services().storage.uris.leaderboard(leaderboard_id)
+    said = f"{when.value[:19].replace('T', ' ')} UTC"
+    return (
+        f"The frozen leaderboard {uri} was removed by the operator of this service on {said}; "
+        "its URI answers again if the same standings are frozen anew (the live leaderboards "
+        f"are at {services().config.base}leaderboards)."
+    )
 
 
 def _read(leaderboard_id: str) -> leaderboards.Frozen:

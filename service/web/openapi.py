@@ -1904,7 +1904,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "and, when that experiment was withdrawn since, when.",
                     {
                         "200": _json_response("The frozen leaderboard", "FrozenLeaderboard"),
-                        **_errors(404),
+                        **_errors(404, 410),  # 410: the operator removed it (the error says when)
                     },
                     parameters=[{"name": "id", "in": "path", "required": True, "schema": _TEXT}],
                 ),
@@ -1912,7 +1912,8 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "Remove a frozen leaderboard (the operator)",
                     "With the operator's admin token (`Authorization: Bearer`, the server's "
                     "GERBIL_QA_ADMIN_TOKEN), as `gerbil-qa leaderboard remove`: its graph and "
-                    "URI go (404 after). For spam and offensive titles: anyone may freeze, "
+                    "URI go (410 Gone after, saying when; freezing the same standings anew "
+                    "brings the URI back). For spam and offensive titles: anyone may freeze, "
                     "and the first title of a state is kept.",
                     {
                         "200": {

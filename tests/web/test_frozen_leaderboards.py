@@ -234,8 +234,9 @@ ADMIN = "operator-of-the-frozen-test"
 def test_the_operator_removes_a_frozen_leaderboard(tmp_path) -> None:
     """Anyone may freeze and the first title of a state is kept: whoever froze first with an
     offensive title named the standings for good (no way to remove one). Now the operator's
-    admin token (API) or ``gerbil-qa leaderboard remove`` (CLI) takes it away; its URI is a
-    404, the listings, endpoint and union forget it, and the same standings freeze anew."""
+    admin token (API) or ``gerbil-qa leaderboard remove`` (CLI) takes it away; its URI and its
+    JSON answer 410 saying when, the listings, endpoint and union forget it, and the same
+    standings freeze anew."""
     site = start_server(tmp_path / "store", admin_token=ADMIN)
     try:
         spam = site.post("api/leaderboards", json={"title": "buy cheap pills"}).json()
@@ -248,7 +249,12 @@ def test_the_operator_removes_a_frozen_leaderboard(tmp_path) -> None:
             "uri": spam["uri"],
             "removed": True,
         }
-        assert site.get(path).status_code == 404
+        # its JSON says what its URI says: 410, removed when (it said 404; explore54 F3)
+        api = site.get(path)
+        assert api.status_code == 410 and api.json()["status"] == 410
+        assert "removed by the operator" in api.json()["error"]
+        # not "gone for good": the same standings frozen anew bring the URI back (F2)
+        assert "for good" not in api.json()["error"] and "frozen anew" in api.json()["error"]
         # its URI was public and may be cited: 410 Gone, saying when, nothing else of it (hq78)
         board = spam["uri"][len(site.url) :]
         page = site.get(board, headers=HTML)
@@ -260,6 +266,8 @@ def test_the_operator_removes_a_frozen_leaderboard(tmp_path) -> None:
         )
         (removed,) = [row["t"] for row in when]
         assert removed.value[:19].replace("T", " ") in page.text
+        assert removed.value[:19].replace("T", " ") in api.json()["error"]
+        assert "for good" not in page.text and "frozen anew" in page.text
         rdf = site.get(board, headers={"Accept": "text/turtle"})
         assert rdf.status_code == 410 and rdf.headers["Content-Type"].startswith("text/turtle")
         said = rdflib.Graph().parse(data=rdf.text, format="turtle")
