@@ -168,8 +168,33 @@ class JobStore:
         number, _, writer = data.decode("utf-8", "replace").strip().partition(" ")
         return (int(number) if number.isdigit() else JOB_SCHEMA + 1), writer.strip()
 
+    def damaged_mark(self, experiment_id: str) -> str | None:
+        """What the job's schema mark says when no release wrote it so (``garbage``, empty, a
+        number with no release), else None. Such a job is not run (what wrote it is unknown),
+        but it is no newer schema: it was said to be one, "written by gerbil-qa (unknown) (job
+        schema 2)", a schema no release has (explore54 F5)."""
+        data = self.workspace.read(self._key(experiment_id, SCHEMA))
+        if data is None:
+            return None
+        text = data.decode("utf-8", "replace").strip()
+        number, _, writer = text.partition(" ")
+        if number.isdigit() and writer.strip():
+            return None
+        return text
+
     def newer(self, experiment_id: str) -> str | None:
-        """That a newer job schema than this release's wrote the job (what to tell), or None."""
+        """That a newer job schema than this release's wrote the job (what to tell), or None;
+        for a damaged mark (:meth:`damaged_mark`) that it is unreadable and what to do."""
+        damaged = self.damaged_mark(experiment_id)
+        if damaged is not None:
+            mark = self._key(experiment_id, SCHEMA)
+            return (
+                f"its job's schema mark ({mark} in the store) is unreadable: {damaged[:80]!r}, "
+                f"where a release writes 'SCHEMA RELEASE' (this one: '{JOB_SCHEMA} "
+                f"{_release()}'); if the job was written by this release or an older one, the "
+                "store's owner can write that line into the mark (or remove it: a job without "
+                "one is read as an older release's) and resume it"
+            )
         number, writer = self.schema(experiment_id)
         if number <= JOB_SCHEMA:
             return None

@@ -245,6 +245,8 @@ class ExperimentRunner:
             )
         if self.jobs is not None and self.jobs.has(experiment_id):
             if newer := self.jobs.newer(experiment_id):
+                if self.jobs.damaged_mark(experiment_id) is not None:  # no release takes it
+                    raise Conflict(f"experiment {experiment_id} cannot be resumed: {newer}")
                 raise Conflict(
                     f"experiment {experiment_id} cannot be resumed here: {newer}; resume it "
                     "on a replica of that release or a newer one"
@@ -478,7 +480,11 @@ class ExperimentRunner:
                 continue
             refused = self._cannot_reach(eid)
             if refused is None and (newer := self.jobs.newer(eid)):  # a rolling upgrade
-                refused = f"{newer}; a replica of that release or a newer one takes it over"
+                refused = (
+                    newer
+                    if self.jobs.damaged_mark(eid) is not None
+                    else f"{newer}; a replica of that release or a newer one takes it over"
+                )
             if refused is not None:  # another replica may (settings differ during a rollout)
                 if eid not in self._left_to_others:
                     log.warning("experiment %s left to another replica: %s", eid, refused)

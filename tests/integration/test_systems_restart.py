@@ -273,6 +273,40 @@ def test_cancel_and_resume_in_process(setup: dict[str, Any]) -> None:
         runner.close()
 
 
+def test_a_damaged_schema_mark_is_said_unreadable_not_a_newer_schema(
+    setup: dict[str, Any],
+) -> None:
+    """``garbage`` in ``jobs/{id}/schema`` was said to be "written by gerbil-qa (unknown) (job
+    schema 2) … resume it on a replica of that release or a newer one", a schema no release
+    has (explore54 F5): the mark is unreadable, and the line the message gives makes it
+    resumable."""
+    from service.errors import Conflict
+    from service.experiments.jobs import JOB_SCHEMA
+
+    with open_storage(setup["dir"] / "damaged") as graph:
+        runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
+        assert runner.jobs is not None and graph.workspace is not None
+        eid = runner.submit(_spec(setup, concurrency=1)).id
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not runner.jobs.answers(eid, 0):
+            time.sleep(0.02)
+        assert runner.cancel(eid)
+        runner.wait(eid)
+        graph.workspace.write({f"jobs/{eid}/schema": b"garbage\n"})
+        with pytest.raises(Conflict) as refused:
+            runner.resume(eid)
+        said = refused.value.message
+        assert f"jobs/{eid}/schema" in said and "is unreadable: 'garbage'" in said, said
+        assert "job schema" not in said and "replica of that release" not in said, said
+        line = said.split("(this one: '")[1].split("')")[0]
+        assert line.startswith(f"{JOB_SCHEMA} ")
+        graph.workspace.write({f"jobs/{eid}/schema": f"{line}\n".encode()})  # as it says
+        runner.resume(eid)
+        runner.wait(eid)
+        assert graph.experiments.status(eid).status == "finished"
+        runner.close()
+
+
 def test_cancel_from_the_command_line_reaches_a_running_job(setup: dict[str, Any]) -> None:
     store = setup["dir"] / "cli-cancel"
     with open_storage(store) as graph:

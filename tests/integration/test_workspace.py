@@ -322,5 +322,9 @@ def test_a_job_records_the_schema_and_release_that_wrote_it(workspace: Workspace
         f"its job was written by gerbil-qa 9.9.9 (job schema {JOB_SCHEMA + 1}), which this "
         f"release ({ours}, job schema {JOB_SCHEMA}) cannot read"
     )
+    workspace.write({"jobs/42/schema": b"garbage\n"})  # damaged: unreadable, not newer
+    assert jobs.damaged_mark("42") == "garbage"
+    assert "is unreadable: 'garbage'" in (jobs.newer("42") or "")
+    assert "job schema" not in (jobs.newer("42") or "")
     workspace.remove_key("jobs/42/schema")  # a release before the mark: readable
     assert jobs.schema("42") == (0, "") and jobs.newer("42") is None
