@@ -103,20 +103,51 @@ _DIRECTION_MARKS = dict.fromkeys(
 def ascii_digits(text: str) -> str:
     """``text`` with the decimal digits of any script as ASCII digits and direction marks
     dropped (explore53 F8): full-width ``４２``, Arabic-Indic ``٤٢``, Persian ``۴۲`` and
-    ``42`` + RLM are the number 42. Other characters stay (``٢٫٥`` is no number).
+    ``42`` + RLM are the number 42, when its digits are of one script (:func:`_as_ascii_digits`).
+    Other characters stay (``٢٫٥`` is no number).
 
     >>> ascii_digits("\uff14\uff12"), ascii_digits("\u0661\u0669\u0667\u0668")
     ('42', '1978')
     >>> ascii_digits("42\u200f"), ascii_digits("\u200e\u06f4\u06f2")
     ('42', '42')
+    >>> ascii_digits("4\u0662")  # two scripts' digits: no number (explore54 F7)
+    '4\u0662'
     """
     if text.isascii():
         return text
+    return _as_ascii_digits(text, mixed=False)
+
+
+def _as_ascii_digits(text: str, *, mixed: bool) -> str:
+    """:func:`ascii_digits`; ``mixed=False``: ``text`` as it is (its direction marks dropped)
+    when its digits come from two scripts or more. A number is written in one script's digits:
+    ``4٢`` (a Latin 4, an Arabic-Indic 2) is no 42, though Python's ``int()`` reads it so
+    (explore54 F7; UTS #39 treats mixed-script digits as suspicious). A script's digits are
+    the ten code points from its zero (``ord(c) - decimal(c)``)."""
+    plain = text.translate(_DIRECTION_MARKS)
+    zeros: set[int] = set()
     out = []
-    for c in text.translate(_DIRECTION_MARKS):
+    for c in plain:
         d = unicodedata.decimal(c, None)
+        if d is not None:
+            zeros.add(ord(c) - d)
         out.append(c if d is None else str(d))
+    if len(zeros) > 1 and not mixed:
+        return plain
     return "".join(out)
+
+
+def mixed_digits(text: str) -> str | None:
+    """``text`` with its digits as ASCII digits when they come from two scripts or more (what
+    :func:`ascii_digits` does not read: a wrong answer's note says why), else None.
+
+    >>> mixed_digits("4\u0662"), mixed_digits("\u0664\u0662"), mixed_digits("42")
+    ('42', None, None)
+    """
+    if text.isascii() or ascii_digits(text) != text.translate(_DIRECTION_MARKS):
+        return None
+    made = _as_ascii_digits(text, mixed=True)
+    return made if made != text.translate(_DIRECTION_MARKS) else None
 
 
 def number_value(text: str) -> Decimal | None:

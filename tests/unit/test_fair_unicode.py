@@ -150,3 +150,23 @@ def test_grouped_digits_of_another_script_still_get_the_note() -> None:
     )
     assert counts(record) == (0, 1, 1)
     assert record.note is not None and record.note.startswith("not read as a number: '")
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "4\u0662",  # a Latin 4, an Arabic-Indic 2
+        "\u0664\u06f2",  # Arabic-Indic 4, Persian 2
+        "\uff142",  # a full-width 4, a Latin 2
+    ],
+)
+def test_a_number_is_written_in_the_digits_of_one_script(given: str) -> None:
+    """explore54 F7: 1.4.0 read ``4٢`` as 42 (Python's ``int()`` takes mixed scripts); a number
+    is written in one script's digits, so the mixed form is wrong and the note says why."""
+    record = scored([Term.literal("42", datatype=INTEGER)], [Term.literal(given)])
+    assert counts(record) == (0, 1, 1)
+    assert record.note is not None, given
+    assert record.note.startswith(f"not read as a number: {given!r} (fair reads digits of any one")
+    # a date too: 1978 with one digit of another script is no year
+    mixed_year = [Term.literal("\u0661\u0669\u06f7\u0668")]
+    assert counts(scored(mixed_year, [Term.literal("1978-05-02")], answertype="date"))[0] == 0

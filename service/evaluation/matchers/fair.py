@@ -30,9 +30,9 @@ Rules (each applies to gold and system alike unless said otherwise):
    ignored, but the Turkish i rule of ``tr``/``az`` where the gold literal (or the run) is in one
    of them, whatever the system string's tag (1.3.0), or the system string is. An untyped gold of
    digits with a leading zero (the area code ``030``) is a code, compared as a string (1.3.0). Only
-   these lexical forms are read as numbers and dates, in the decimal digits of any script
-   (``４２``, ``٤٢``, ``۴۲``; direction marks such as U+200F ignored: 1.4.0): ``52,000`` and
-   ``20 April 1912`` are strings,
+   these lexical forms are read as numbers and dates, in the decimal digits of any one script
+   (``４２``, ``٤٢``, ``۴۲``, not ``4٢``; direction marks such as U+200F ignored: 1.4.0):
+   ``52,000`` and ``20 April 1912`` are strings,
    and a wrong answer of such a form says so in the question's note (:func:`unread_kind`).
 5. Labels in both directions (with a KB): a system literal matches a gold IRI when a resource
    having it as ``rdfs:label`` (any language) matches that IRI, or when it equals one of the
@@ -70,6 +70,7 @@ from service.evaluation.values import (
     date_value,
     is_date_type,
     is_numeric_type,
+    mixed_digits,
     number_value,
     string_key,
     year_like,
@@ -304,9 +305,10 @@ _UNREAD_DATE = re.compile(
 
 
 _READS = {
-    "number": "digits of any script with an optional sign, decimal point and exponent: 52000, "
-    "-3.5, 4.5e-07, ４２",
-    "date": "ISO 8601 dates: 1912, 1912-04, 1912-04-20, 1912-4-20, 1912-04-20T00:00:00Z",
+    "number": "digits of any one script with an optional sign, decimal point and exponent: "
+    "52000, -3.5, 4.5e-07, ４２",
+    "date": "ISO 8601 dates, in the digits of one script: 1912, 1912-04, 1912-04-20, 1912-4-20, "
+    "1912-04-20T00:00:00Z",
 }
 
 
@@ -323,6 +325,14 @@ def unread_kind(answer: str, golds: Sequence[str]) -> str | None:
     text = ascii_digits(answer).strip()  # ４２,０００ is 42,000
     if not text or number_value(text) is not None or date_value(text) is not None:
         return None
+    if (mixed := mixed_digits(answer)) is not None:  # 4٢: digits of two scripts (explore54 F7)
+        text = mixed.strip()
+        if number_value(text) is not None and any(
+            number_value(g) is not None and not _CODE.match(g) for g in golds
+        ):
+            return "number"
+        if date_value(text) is not None and any(date_value(g) is not None for g in golds):
+            return "date"
     if _UNREAD_NUMBER.match(text) and any(
         number_value(g) is not None and not _CODE.match(g) for g in golds
     ):

@@ -28,7 +28,8 @@ dotted capital İ folds to i on either side, so gold ``İstanbul`` matches ``ist
 ``istanbul`` matched ``İSTANBUL`` (case folding left a combining dot on the gold's side; F7);
 numbers and dates are read in the decimal digits of any script, direction marks (U+200E, U+200F…)
 ignored: full-width ``４２``, Arabic-Indic ``٤٢`` and Persian ``۴۲`` are 42 (they were strings,
-wrong with no note; F8).
+wrong with no note; F8), each written in one script's digits: ``4٢`` is no number, and the note
+says so (explore54 F7).
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ PROFILE = Profile(
         "tags ignored (a dotted İ is an i on either side: İstanbul = istanbul; the Turkish "
         "dotted and dotless i too where the gold, the system string or the run is in tr or "
         "az: an untagged AMERİKA matches a gold Amerika@tr); a 'uri' "
-        "value that is no URI is a literal. Read as numbers are digits (of any script: ４２, "
-        "٤٢ and ۴۲ are 42; direction marks ignored) with an "
+        "value that is no URI is a literal. Read as numbers are digits (of any one script: "
+        "４２, ٤٢ and ۴۲ are 42, 4٢ mixes two and is not read; direction marks ignored) with an "
         "optional sign, decimal point and exponent (52000, -3.5, 4.5e-07), not 52,000 or "
         "52 000 (a comma is a thousands separator or a decimal comma: not read); as dates ISO "
         "8601 forms (1912, 1912-04, 1912-04-20, 1912-04-20T00:00:00Z, and 1912-4-20 or 632-6-8 "
