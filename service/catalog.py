@@ -277,6 +277,18 @@ def own_profile_of_file(name: str, format: str | None) -> str | None:
     return own_profile((), format) if format else None
 
 
+def texts_language_of_file(name: str, format: str | None) -> str | None:
+    """The language of a dataset file's texts where the file states none (a TSV's): that of the
+    profile made for its format (PolEval's TSV: pl), as the built-in PolEval dataset's are;
+    None where no profile is made for it. The one place ``evaluate``/``system`` runs and
+    ``convert`` take it from (convert wrote ``"language": ""`` and suggested ``--lang en`` for
+    a PolEval in.tsv that evaluate reads as pl; explore54 F6)."""
+    from service.evaluation.profiles import get_profile
+
+    own = own_profile_of_file(name, format)
+    return get_profile(own).default_language if own else None
+
+
 def own_profile_of_upload(catalogue: Any, name: str) -> str | None:
     """The profile of the published uploaded dataset ``name`` of a store's ``catalogue``
     (``CatalogueRepository``): the one its first publisher's run was scored with (what they

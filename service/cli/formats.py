@@ -153,6 +153,14 @@ def _convert(args: argparse.Namespace) -> int:
     if args.output != "-":
         _check_output(Path(args.output), Path(args.input))
     dataset = read(args.input, format=args.source_format, language=args.lang)
+    if args.lang is None and not any(lang for q in dataset.questions for lang in q.languages):
+        from service.catalog import texts_language_of_file
+
+        # a TSV's texts name no language: its format's, as evaluate and system read them
+        # (PolEval's in.tsv: pl; they were written "language": ""; explore54 F6)
+        own = texts_language_of_file(args.input, dataset.format)
+        if own is not None:
+            dataset = read(args.input, format=args.source_format, language=own)
     dropped = losses(dataset, target.name)
     extra_files: list[tuple[Path, bytes]] = []
     if target.name == tsv.NAME and args.output != "-":
@@ -206,7 +214,9 @@ _TEXT_LANGUAGES = frozenset({"eqald-json", "qald-json", "qald-xml", "nlq-json", 
 def _no_language_note(dataset: Dataset, target: str) -> str | None:
     """What to say when a TSV's question texts are written without a language: a TSV carries
     none, so they were written as ``"language": ""`` without a word (reading them back warns
-    of each); ``--lang`` sets it (the language of texts the input leaves untagged)."""
+    of each); ``--lang`` sets it (the language of texts the input leaves untagged). Only
+    where no language is known: a TSV of a format a profile is made for (PolEval's) is read in
+    its language (:func:`service.catalog.texts_language_of_file`)."""
     if dataset.format != "tsv" or target not in _TEXT_LANGUAGES:
         return None
     untagged = sum(1 for q in dataset.questions for t in q.texts if not t.language and t.string)

@@ -421,7 +421,6 @@ def _questions(text: str, *, language: str | None = None) -> Any:  # -> service.
     in ``language`` (``--lang``), else in that of the profile made for TSV (poleval: pl)."""
     from service import catalog, formats
     from service.cli.evaluate import dataset_source
-    from service.evaluation.profiles import PROFILES, own_profile
     from service.experiments.spec import CatalogueDataset
 
     source = dataset_source(text)
@@ -429,9 +428,10 @@ def _questions(text: str, *, language: str | None = None) -> Any:  # -> service.
         return catalog.load(source.name)
     dataset = formats.read(text, language=language)
     if language is None and not any(lang for q in dataset.questions for lang in q.languages):
-        own = own_profile((), dataset.format or "")  # a TSV's texts name no language
+        # a TSV's texts name no language: its format's (PolEval: pl)
+        own = catalog.texts_language_of_file(text, dataset.format)
         if own is not None:
-            dataset = formats.read(text, language=PROFILES[own].default_language)
+            dataset = formats.read(text, language=own)
     return dataset
 
 

@@ -172,11 +172,9 @@ def texts_language(source: FileDataset, named: str | None) -> str | None:
     naming --lang and --profile poleval."""
     if named:
         return named
-    from service.catalog import own_profile_of_file
-    from service.evaluation.profiles import get_profile
+    from service.catalog import texts_language_of_file
 
-    own = own_profile_of_file(source.file.name, source.file.format)
-    return get_profile(own).default_language if own else None
+    return texts_language_of_file(source.file.name, source.file.format)
 
 
 def check_stated_language(

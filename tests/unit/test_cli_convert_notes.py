@@ -20,11 +20,37 @@ def _tsv(tmp_path: Path) -> Path:
     return expected
 
 
-def test_a_tsvs_texts_without_a_language_are_said_and_lang_sets_it(
+def test_a_tsvs_texts_are_written_in_the_language_evaluate_reads_them_in(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """TSV -> qald-json wrote ``"language": ""`` without a word (reading it back warned of
-    each text): a note says so and names ``--lang``, which sets it."""
+    """A PolEval TSV -> qald-json wrote ``"language": ""`` and its note suggested ``--lang en``,
+    while ``evaluate`` and ``system`` read the same TSV as pl (explore54 F6): convert takes the
+    same language (:func:`service.catalog.texts_language_of_file`), and says nothing of it;
+    ``--lang`` still sets another."""
+    expected, out = _tsv(tmp_path), tmp_path / "out.json"
+    assert main(["convert", "--to", "qald-json", str(expected), str(out)]) == 0
+    assert "note:" not in capsys.readouterr().err
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert [t["language"] for q in written["questions"] for t in q["question"]] == ["pl", "pl"]
+    assert not read(out).problems  # read back: no warning of an empty language
+    assert main(["convert", "--to", "qald-json", "--lang", "en", str(expected), str(out)]) == 0
+    assert "note:" not in capsys.readouterr().err
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert [t["language"] for q in written["questions"] for t in q["question"]] == ["en", "en"]
+    # a format that writes no text's language says nothing of it
+    rows = tmp_path / "r.json"
+    assert main(["convert", "--to", "result-set-json", str(expected), str(rows)]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_texts_of_no_known_language_are_said_and_lang_sets_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no language is known for a TSV's texts (no profile made for its format), they are
+    written ``"language": ""`` and a note says so, naming ``--lang``."""
+    from service import catalog
+
+    monkeypatch.setattr(catalog, "texts_language_of_file", lambda name, format: None)
     expected, out = _tsv(tmp_path), tmp_path / "out.json"
     assert main(["convert", "--to", "qald-json", str(expected), str(out)]) == 0
     err = capsys.readouterr().err
@@ -35,15 +61,6 @@ def test_a_tsvs_texts_without_a_language_are_said_and_lang_sets_it(
     ) in err
     written = json.loads(out.read_text(encoding="utf-8"))
     assert [t["language"] for q in written["questions"] for t in q["question"]] == ["", ""]
-    assert main(["convert", "--to", "qald-json", "--lang", "en", str(expected), str(out)]) == 0
-    assert "note:" not in capsys.readouterr().err
-    written = json.loads(out.read_text(encoding="utf-8"))
-    assert [t["language"] for q in written["questions"] for t in q["question"]] == ["en", "en"]
-    assert not read(out).problems  # read back: no warning of an empty language
-    # a format that writes no text's language says nothing of it
-    rows = tmp_path / "r.json"
-    assert main(["convert", "--to", "result-set-json", str(expected), str(rows)]) == 0
-    assert "note:" not in capsys.readouterr().err
 
 
 def test_a_link_out_is_said_with_the_file_it_led_to(
