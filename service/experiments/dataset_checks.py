@@ -21,6 +21,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from service.errors import Conflict, ServiceError
@@ -160,13 +161,49 @@ def publish_upload_findings(storage: Storage, experiment_id: str) -> bool:
     return any(_store(storage, name, eid) for name, eid in found.items())
 
 
-def complete_upload_findings(storage: Storage) -> list[str]:
+@dataclass(frozen=True)
+class CompletedFindings:
+    """What :func:`complete_upload_findings` did: each dataset checked again, with how many
+    findings it had before and has now; the datasets whose findings went (runs withdrawn)."""
+
+    checked: dict[str, tuple[int, int]] = field(default_factory=dict)
+    removed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.checked or self.removed)
+
+    @property
+    def added(self) -> int:
+        return sum(max(now - before, 0) for before, now in self.checked.values())
+
+    @property
+    def dropped(self) -> int:
+        return sum(max(before - now, 0) for before, now in self.checked.values())
+
+
+def complete_upload_findings(storage: Storage) -> CompletedFindings:
     """Every published uploaded dataset without its findings, or with findings another set
     of checks made, gets them (replaced in one transaction), and those of one whose runs are
     all withdrawn go (serve start: a crash between a publication or a withdrawal and its
-    findings' write, a release with new checks): the names of those written or removed."""
-    written = [n for n, eid in _unchecked_uploads(storage).items() if _store(storage, n, eid)]
-    return written + withdraw_upload_findings(storage)
+    findings' write, a release with new checks): what was checked again (findings before and
+    after: the start log said "nothing to do" after adding findings; explore54 F4) and
+    removed."""
+    checked: dict[str, tuple[int, int]] = {}
+    for name, eid in _unchecked_uploads(storage).items():
+        before = _finding_count(storage, name)
+        if _store(storage, name, eid):
+            checked[name] = (before, _finding_count(storage, name))
+    return CompletedFindings(checked, withdraw_upload_findings(storage))
+
+
+def _finding_count(storage: Storage, name: str) -> int:
+    """How many findings the store holds of uploaded dataset ``name``."""
+    graph, ds = storage.uris.dataset_graph(name), storage.uris.dataset(name)
+    rows = storage.public.query(
+        f"SELECT (COUNT(DISTINCT ?f) AS ?n) WHERE {{ GRAPH <{graph}> "
+        f"{{ <{ds}> <{GQA}finding> ?f }} }}"
+    )
+    return next((int(row["n"].value) for row in rows), 0)
 
 
 def after_withdrawal(storage: Storage, experiment_id: str) -> None:

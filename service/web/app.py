@@ -223,12 +223,24 @@ def _complete_upload_findings(storage: Storage) -> None:
 
     if storage.store.read_only:
         return
-    written = complete_upload_findings(storage)
-    if written:
+    done = complete_upload_findings(storage)
+    if done.checked:  # it said "brought up to date, nothing to do" of what it did (explore54 F4)
         log.info(
-            "the dataset checks (what each dataset page lists under its checks) of published "
-            "uploads brought up to date, nothing to do: %s",
-            ", ".join(written),
+            "re-checked %d published uploaded dataset(s) whose findings (what each dataset "
+            "page lists under its checks) another set of checks made, or none: %s; %d "
+            "finding(s) added, %d removed",
+            len(done.checked),
+            ", ".join(
+                f"{name} ({before} -> {now} findings)"
+                for name, (before, now) in done.checked.items()
+            ),
+            done.added,
+            done.dropped,
+        )
+    if done.removed:
+        log.info(
+            "removed the findings of uploaded dataset(s) whose runs are all withdrawn: %s",
+            ", ".join(done.removed),
         )
 
 

@@ -12,6 +12,7 @@ date of first issue (in the same graph) kept.
 from __future__ import annotations
 
 import gc
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -108,9 +109,23 @@ def restarted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
-def test_serve_start_checks_them_again(restarted: dict[str, Any]) -> None:
-    site = start_server(restarted["store"], demo=False, port=restarted["port"])
+def test_serve_start_checks_them_again(
+    restarted: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="service.web.app"):
+        site = start_server(restarted["store"], demo=False, port=restarted["port"])
     try:
+        # the start log says what it did: it said "brought up to date, nothing to do: NAMES"
+        # right after adding findings to those datasets (explore54 F4)
+        (said,) = [r.getMessage() for r in caplog.records if "re-checked" in r.getMessage()]
+        assert "nothing to do" not in said
+        total = len(restarted["expected"])
+        missing = restarted["expected"].count("missing-text")
+        names = [uri.rsplit("/", 1)[1] for uri in restarted["uploads"]]
+        assert said.startswith("re-checked 2 published uploaded dataset(s)"), said
+        for name in names:
+            assert f"{name} ({total - missing} -> {total} findings)" in said, said
+        assert said.endswith(f"; {2 * missing} finding(s) added, 0 removed"), said
         for uri in restarted["uploads"]:
             assert _kinds(site, uri) == restarted["expected"], uri
             assert _one(site, uri, GQA + "checkSet") == [check_set()]
@@ -126,7 +141,10 @@ def test_serve_start_checks_them_again(restarted: dict[str, Any]) -> None:
         stop_server(site)
     del site
     gc.collect()
-    again = start_server(restarted["store"], demo=False, port=restarted["port"])
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="service.web.app"):
+        again = start_server(restarted["store"], demo=False, port=restarted["port"])
+    assert not [r for r in caplog.records if "re-checked" in r.getMessage()]  # nothing done
     try:
         assert _quads(again) == after  # checked by this set now: nothing written
     finally:
