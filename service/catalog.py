@@ -458,6 +458,11 @@ def resolve(
     if not download:
         raise NotFound(
             f"{dist.mirror_path} is not in the data mirror (GERBIL_QA_DATA) and downloads are off"
+            + (
+                "; the folder GERBIL_QA_DATA names does not exist"
+                if mirror is not None and not mirror.is_dir()
+                else ""
+            )
         )
     import requests
 
@@ -469,6 +474,10 @@ def resolve(
             f"offline, set GERBIL_QA_DATA to a local copy of the benchmark data (holding "
             f"{dist.mirror_path})"
             if mirror is None
+            # not the folder: the API says it too (explore54 F9: "holds no" of no folder)
+            else f"the folder GERBIL_QA_DATA names does not exist (a local copy of the "
+            f"benchmark data, holding {dist.mirror_path})"
+            if not mirror.is_dir()
             else f"the local copy GERBIL_QA_DATA names holds no {dist.mirror_path}"
         )
         raise DownloadFailed(f"cannot download {dist.download_url}: {err}; {copy}") from err

@@ -268,8 +268,17 @@ def _convert(label: str, raw: Any, kind: Any, name: str = "") -> Any:
                 if name in BOUNDS
                 else ("a whole number" if whole else "a finite number")
             )
-        raise BadRequest(f"setting {label}: expected {said}, got {text}") from None
+        raise BadRequest(f"setting {label}: expected {said}, got {_said_value(text)}") from None
     return raw
+
+
+def _said_value(text: str) -> str:
+    """A refused setting's value as given, unquoted; ``an empty value`` where there is none to
+    show (``GERBIL_QA_THREADS=`` said "got " with nothing after; explore54 F10), and quoted
+    where it is only spaces."""
+    if not text:
+        return "an empty value"
+    return repr(text) if not text.strip() else text
 
 
 TEXT_SETTINGS = (

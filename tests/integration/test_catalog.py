@@ -194,11 +194,24 @@ def test_a_failed_download_names_the_setting_of_a_local_copy(
         f"; offline, set GERBIL_QA_DATA to a local copy of the benchmark data (holding "
         f"{dist.mirror_path})"
     )
+    # a folder that does not exist is said so: "holds no" said it of no folder (explore54 F9)
+    with pytest.raises(catalog.DownloadFailed) as missing:
+        catalog.resolve(unreachable, mirror=tmp_path / "copy", cache=tmp_path / "cache", timeout=5)
+    said = str(missing.value)
+    assert said.endswith(
+        "; the folder GERBIL_QA_DATA names does not exist (a local copy of the benchmark "
+        f"data, holding {dist.mirror_path})"
+    ), said
+    assert str(tmp_path) not in said  # the API says it too: no server folders
+    (tmp_path / "copy").mkdir()
     with pytest.raises(catalog.DownloadFailed) as lacking:
         catalog.resolve(unreachable, mirror=tmp_path / "copy", cache=tmp_path / "cache", timeout=5)
     said = str(lacking.value)
     assert said.endswith(f"; the local copy GERBIL_QA_DATA names holds no {dist.mirror_path}")
-    assert str(tmp_path) not in said  # the API says it too: no server folders
+    assert str(tmp_path) not in said
+    (tmp_path / "copy").rmdir()
+    with pytest.raises(NotFound, match="and downloads are off; the folder GERBIL_QA_DATA names"):
+        catalog.resolve(dist, mirror=tmp_path / "copy", cache=tmp_path / "cache", download=False)
 
 
 def test_dataset_load_names_offline_when_a_download_fails(
@@ -222,7 +235,7 @@ def test_dataset_load_names_offline_when_a_download_fails(
     assert main(["dataset", "load", "qald-8-test-multilingual", "--store", store]) == 1
     said = capsys.readouterr().err
     assert f"cannot download http://127.0.0.1:{port}/" in said, said
-    assert "the local copy GERBIL_QA_DATA names holds no " in said, said
+    assert "the folder GERBIL_QA_DATA names does not exist" in said, said
     assert "(with --offline, dataset load reads the local copy alone, never downloading)" in said
 
 

@@ -210,6 +210,19 @@ LEASE = "GERBIL_QA_LEASE_SECONDS"
             )
             for value in ("abc", "0", "0.5")
         ),
+        # an empty value said "got " with nothing after (explore54 F10); spaces alone quoted
+        (
+            [],
+            {"GERBIL_QA_THREADS": ""},
+            "setting threads (GERBIL_QA_THREADS): expected a whole number ≥ 1, got an empty "
+            "value\n",
+        ),
+        (
+            [],
+            {"GERBIL_QA_SPARQL_TIMEOUT": "  "},
+            "setting sparql_timeout (GERBIL_QA_SPARQL_TIMEOUT): expected a finite number ≥ 0.001, "
+            "got '  '\n",
+        ),
     ],
 )
 def test_a_setting_out_of_its_range_is_one_line_before_anything_starts(
