@@ -843,7 +843,7 @@ def task_page(
                 uri=uri,
                 question=question_uri,
                 question_id=((q.text(DCT + "identifier") if q else None) or local(question_uri))
-                + (f" ({asked_in})" if asked_in else ""),
+                + (f" ({canonical_tag(unquote(tag)) if tag else asked_in})" if asked_in else ""),
                 text=shown.value if shown is not None else None,
                 text_language=canonical_tag(written)
                 if (written := getattr(shown, "language", None))

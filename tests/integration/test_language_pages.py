@@ -63,3 +63,12 @@ def test_a_pooled_tasks_page_shows_each_languages_text(recorded: tuple[Any, list
     assert 'lang="en" dir="auto">What is the time zone of Salt Lake City?</a>' in english
     brazilian = _page(app, f"/experiment/{pooled}/task/1/question/99@pt-BR")
     assert f'lang="pt-BR" dir="auto">{PT_BR}</a>' in brazilian
+
+
+def test_a_pooled_tasks_rows_name_the_full_tag(recorded: tuple[Any, list]) -> None:
+    """A pooled task's row named its question "99 (pt)": gqa:language's ISO 639 code drops the
+    region the result was asked in (its URI's @pt-BR)."""
+    app, (_alone, pooled) = recorded
+    rows = "".join(_page(app, f"/experiment/{pooled}/task/1?page={n}") for n in range(1, 4))
+    assert ">99 (pt-BR)</a>" in rows and ">99 (en)</a>" in rows
+    assert ">99 (pt)</a>" not in rows
