@@ -170,3 +170,19 @@ def test_a_number_is_written_in_the_digits_of_one_script(given: str) -> None:
     # a date too: 1978 with one digit of another script is no year
     mixed_year = [Term.literal("\u0661\u0669\u06f7\u0668")]
     assert counts(scored(mixed_year, [Term.literal("1978-05-02")], answertype="date"))[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("gold", "given"),
+    [
+        ("\u06a9\u06cc\u06a9", "\u0643\u064a\u0643"),  # Persian کیک typed with Arabic kaf and yeh
+        ("\u0645\u0648\u0633\u06cc", "\u0645\u0648\u0633\u0649"),  # a final yeh as alef maksura
+    ],
+)
+def test_the_arabic_and_persian_kaf_and_yeh_are_one_letter(gold: str, given: str) -> None:
+    """They look alike and come in either form from the keyboard (explore53 F9): under fair one
+    letter, on either side; under exact still different strings."""
+    assert counts(scored([Term.literal(gold)], [Term.literal(given)])) == (1, 0, 0)
+    assert counts(scored([Term.literal(given)], [Term.literal(gold)])) == (1, 0, 0)
+    exact = scored([Term.literal(gold)], [Term.literal(given)], profile="exact")
+    assert counts(exact) == (0, 1, 1)

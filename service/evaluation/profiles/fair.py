@@ -29,7 +29,8 @@ dotted capital İ folds to i on either side, so gold ``İstanbul`` matches ``ist
 numbers and dates are read in the decimal digits of any script, direction marks (U+200E, U+200F…)
 ignored: full-width ``４２``, Arabic-Indic ``٤٢`` and Persian ``۴۲`` are 42 (they were strings,
 wrong with no note; F8), each written in one script's digits: ``4٢`` is no number, and the note
-says so (explore54 F7).
+says so (explore54 F7); the Arabic and Persian forms of kaf and yeh (ك = ک, ي = ى = ی) are one
+letter in strings (explore53 F9).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ PROFILE = Profile(
         "whitespace-insensitively with language "
         "tags ignored (a dotted İ is an i on either side: İstanbul = istanbul; the Turkish "
         "dotted and dotless i too where the gold, the system string or the run is in tr or "
-        "az: an untagged AMERİKA matches a gold Amerika@tr); a 'uri' "
+        "az: an untagged AMERİKA matches a gold Amerika@tr; the Arabic and Persian kaf and "
+        "yeh, ك = ک and ي = ى = ی, one letter); a 'uri' "
         "value that is no URI is a literal. Read as numbers are digits (of any one script: "
         "４２, ٤٢ and ۴۲ are 42, 4٢ mixes two and is not read; direction marks ignored) with an "
         "optional sign, decimal point and exponent (52000, -3.5, 4.5e-07), not 52,000 or "
