@@ -125,6 +125,22 @@ def demo_dataset(server: Server) -> str:
     return server.get(f"api/experiments/{server.demo_id}").json()["dataset"]
 
 
+def resources(server: Server) -> list[str]:
+    """One resource of each kind the URI scheme serves, the demo's (conneg and header tests)."""
+    demo = server.demo_id
+    dataset = server.get(f"experiment/{demo}.csv").text.splitlines()[1].split(",")[2]
+    return [
+        f"experiment/{demo}",
+        f"experiment/{demo}/task/2",
+        f"experiment/{demo}/task/1/question/5",
+        dataset.replace(server.url, ""),
+        dataset.replace(server.url, "") + "/question/3",
+        "system/demo-strong",
+        "catalog",
+        "vocab",
+    ]
+
+
 def submitted(response: requests.Response) -> requests.Response:
     """The page a run form's POST sends its browser to (303: Post/Redirect/Get, so a reload
     does not submit again), asked for with the owner cookies the 303 set, as a browser does;
@@ -316,3 +332,18 @@ def slow_qa() -> Iterator[str]:
     """The base URL of the slow QA web service (``{base}delay/0.5``, ``{base}refuse``)."""
     with serving(_SlowQAHandler) as base:
         yield base
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Flask test client of a fresh store without the demo, one per test module (a module
+    that needs another defines its own ``client``)."""
+    from service.web.app import close_app, create_app
+
+    app = create_app(
+        {"store": tmp_path_factory.mktemp("store"), "sparql_workers": 1, "demo": False}
+    )
+    try:
+        yield app.test_client()
+    finally:
+        close_app(app)

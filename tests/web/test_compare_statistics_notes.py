@@ -9,29 +9,14 @@ import html
 import io
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from flask import Flask
 from flask.testing import FlaskClient
-
-from service.web.app import close_app, create_app
 
 QALD9 = ("qald", "ag-sc_QALD", "9", "data", "qald-9-test-multilingual.json")
 WRONG = {"head": {"vars": ["uri"]}, "results": {"bindings": [
     {"uri": {"type": "uri", "value": "http://example.org/Wrong"}}]}}  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
-    store = tmp_path_factory.mktemp("store")
-    app: Flask = create_app({"store": store, "sparql_workers": 1, "demo": False})
-    try:
-        yield app.test_client()
-    finally:
-        close_app(app)
 
 
 def _gold(data_dir: Path, questions: int | None = None) -> dict[str, Any]:

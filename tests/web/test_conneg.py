@@ -16,6 +16,8 @@ import pytest
 import rdflib
 from rdflib.compare import isomorphic
 
+from tests.web.conftest import resources
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inside rdflib
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
@@ -251,21 +253,6 @@ def _graph(response) -> rdflib.Graph:
             out.add((s, p, o))
         return out
     return rdflib.Graph().parse(data=response.content, format=fmt)
-
-
-def resources(server) -> list[str]:
-    demo = server.demo_id
-    dataset = server.get(f"experiment/{demo}.csv").text.splitlines()[1].split(",")[2]
-    return [
-        f"experiment/{demo}",
-        f"experiment/{demo}/task/2",
-        f"experiment/{demo}/task/1/question/5",
-        dataset.replace(server.url, ""),
-        dataset.replace(server.url, "") + "/question/3",
-        "system/demo-strong",
-        "catalog",
-        "vocab",
-    ]
 
 
 @pytest.mark.parametrize("index", range(8))

@@ -12,6 +12,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 import pytest
 
 from service import mediatypes
+from tests.web.conftest import resources
 
 RDF_TYPES = {s.media_types[0] for s in mediatypes.RDF_SYNTAXES}
 
@@ -26,24 +27,9 @@ def _head_links(html: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def _resources(server) -> list[str]:
-    demo = server.demo_id
-    dataset = server.get(f"experiment/{demo}.csv").text.splitlines()[1].split(",")[2]
-    return [
-        f"experiment/{demo}",
-        f"experiment/{demo}/task/2",
-        f"experiment/{demo}/task/1/question/5",
-        dataset.replace(server.url, ""),
-        dataset.replace(server.url, "") + "/question/3",
-        "system/demo-strong",
-        "catalog",
-        "vocab",
-    ]
-
-
 @pytest.mark.parametrize("index", range(8))
 def test_every_page_names_its_canonical_uri_and_its_rdf(server, index: int) -> None:
-    path = _resources(server)[index]
+    path = resources(server)[index]
     uri = server.url + path
     page = server.get(path, headers={"Accept": "text/html"})
     assert page.status_code == 200
@@ -176,7 +162,7 @@ def test_if_modified_since_gives_a_304(server, accept: str) -> None:
 
 
 def test_last_modified_on_every_public_resource_not_on_sparql(server) -> None:
-    for path in _resources(server):
+    for path in resources(server):
         assert _settled(server, path, Accept="text/turtle").status_code == 200, path
     answer = server.get("sparql", params={"query": "ASK {}"})
     assert answer.status_code == 200 and "Last-Modified" not in answer.headers

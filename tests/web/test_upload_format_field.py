@@ -8,26 +8,12 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 
 from service.formats import FORMATS
-from service.web.app import close_app, create_app
 from tests.lakes_benchmark import lakes
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
-    store = tmp_path_factory.mktemp("store")
-    app: Flask = create_app({"store": store, "sparql_workers": 1, "demo": False})
-    try:
-        yield app.test_client()
-    finally:
-        close_app(app)
 
 
 def _check(got: Any, field: str) -> None:

@@ -7,31 +7,17 @@ Before, the upload's findings said nothing of it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import rdflib
-from flask import Flask
 from flask.testing import FlaskClient
 
 from service import formats
 from service.graph.questions import check_dataset
-from service.web.app import close_app, create_app
 from tests.lakes_benchmark import lakes
 
 GQA = "http://w3id.org/gerbil/qa/vocab#"
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
-    store = tmp_path_factory.mktemp("store")
-    app: Flask = create_app({"store": store, "sparql_workers": 1, "demo": False})
-    try:
-        yield app.test_client()
-    finally:
-        close_app(app)
 
 
 def _finished(client: FlaskClient, ticket: dict[str, str]) -> dict[str, Any]:
