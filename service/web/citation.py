@@ -12,7 +12,10 @@ then says (with the date and the reason). Papers attached to it (``dct:isReferen
 or URL gets a title that says it is the paper with that DOI (or at that URL), which BibTeX
 styles print (an entry without title, author or year printed as an empty reference; the DOI
 itself as its title read as the paper's title: explore45 16), its ``doi`` field, and reference
-managers complete a DOI entry from the DOI.
+managers complete a DOI entry from the DOI. Each entry writes its URL once, in ``url``, as it
+is (biblatex reads it verbatim, natbib's styles print it with ``\\url``): a ``howpublished =
+{\\url{…}}`` as well printed it twice, and a ``%`` or ``#`` in it (a paper's URL, a DOI URL's
+``%3C``) stopped biblatex with "File ended while scanning use of \\field" (explore55 F3, F6).
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ def _braced(text: str) -> str:
 
 
 def _verbatim(text: str) -> str:
-    """``text`` for a field BibTeX and biblatex read verbatim (``doi``): as it is where its
+    """``text`` for a field BibTeX and biblatex read verbatim (``doi``, ``url``): as it is where its
     braces balance (a DOI may hold them: dropping them named another DOI), else with its
     braces and backslashes percent-encoded, as a DOI's URL writes them (``10.1000/a%7Db``
     resolves to the DOI ``10.1000/a}b``; dropped, ``10.1000/ab`` was another one)."""
@@ -108,8 +111,7 @@ def citation_for(
         f"@misc{{gerbilqa-{experiment_id},\n"
         f"  title = {{{{{_latex(title)}}}}},\n"
         f"  author = {{{{GERBIL QA}}}},\n"
-        f"  howpublished = {{\\url{{{uri}}}}},\n"
-        f"  url = {{{uri}}},\n"
+        f"  url = {{{_verbatim(uri)}}},\n"
         f"  year = {{{year}}},\n"
         f"  month = {MONTHS[month - 1]},\n"
         f"  note = {{{note}}}\n"
@@ -127,9 +129,8 @@ def citation_for(
             else f"The paper at {_braced(paper)}"
         )
         fields = [
-            f"  url = {{{_braced(paper)}}}",
+            f"  url = {{{_verbatim(paper)}}}",
             f"  title = {{{{{_latex(known)}}}}}",
-            f"  howpublished = {{\\url{{{_braced(paper)}}}}}",
             f"  note = {{Cites GERBIL QA experiment {experiment_id}, {uri}}}",
         ]
         if doi is not None:
@@ -285,8 +286,7 @@ def leaderboard_bibtex(
         f"@misc{{gerbilqa-leaderboard-{leaderboard_id},\n"
         f"  title = {{{{{_latex(title)}}}}},\n"
         f"  author = {{{{GERBIL QA}}}},\n"
-        f"  howpublished = {{\\url{{{uri}}}}},\n"
-        f"  url = {{{uri}}},\n"
+        f"  url = {{{_verbatim(uri)}}},\n"
         f"  year = {{{year}}},\n"
         f"  month = {MONTHS[month - 1]},\n"
         f"  note = {{Leaderboard frozen on {year}-{month:02d}-{day} at GERBIL QA, {host}{what}}}\n"
@@ -311,8 +311,7 @@ def dataset_citation(
     fields = [
         f"  title = {{{{{_latex(title)}}}}}",
         f"  author = {{{author}}}",
-        f"  howpublished = {{\\url{{{uri}}}}}",
-        f"  url = {{{uri}}}",
+        f"  url = {{{_verbatim(uri)}}}",
     ]
     year = issued[:4] if issued and issued[:4].isdigit() else None
     if year:

@@ -328,3 +328,21 @@ def test_an_attached_papers_entry_is_valid_bibtex_with_its_doi_and_a_title_that_
     )
     assert all("title" in fields for _, _, fields in entries)
     assert len({key for _, key, _ in entries}) == 3
+
+
+def test_each_entry_writes_its_url_once_verbatim_in_url() -> None:
+    """A paper URL with ``%`` or ``#`` (a DOI URL's ``%3C``) in ``howpublished = {\\url{…}}``
+    stopped biblatex+biber ("File ended while scanning use of \\field"), and every entry
+    printed its URL twice (``howpublished`` and ``url``): each is written once, in ``url``, as
+    it is (explore55 F3, F6)."""
+    from service.web.citation import dataset_citation, leaderboard_bibtex
+
+    uri = "https://w3id.org/gerbil/qa/experiment/202611290002"
+    papers = ["https://example.org/papers/a%20b_c?x=1&y=2#sec~3", "https://doi.org/10.1/%3Cx%3E"]
+    bib = citation_for("202611290002", uri, base="https://w3id.org/gerbil/qa/", papers=papers)
+    board = leaderboard_bibtex("0a", "http://x/leaderboard/0a", "T", "2026-11-26T18:30", base="x")
+    dataset = dataset_citation("d", "http://x/dataset/d", "D", authors=[]).bibtex
+    for text in (bib.bibtex, board, dataset):
+        assert "howpublished" not in text and "\\url" not in text, text
+    entries = _bibtex_entries(bib.bibtex)
+    assert [fields["url"] for _, _, fields in entries] == [uri, *sorted(papers)]

@@ -364,7 +364,8 @@ def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) 
         entry = public.split("\n\n")[1]
         assert "  title = {{The paper with DOI 10.3233/SW-180312}},\n" in entry
         assert "  doi = {10.3233/SW-180312},\n" in entry
-        assert "  howpublished = {\\url{https://doi.org/10.3233/SW-180312}},\n" in entry
+        assert "  url = {https://doi.org/10.3233/SW-180312},\n" in entry
+        assert "howpublished" not in public and "\\url" not in public  # the URL once
         plain = site.get(f"experiment/{eid}", headers={"Accept": "text/html"}).text
         assert f"dataset Birds &amp; Bees QA ({dataset}), version 1.2; profile {profile}" in plain
     finally:
