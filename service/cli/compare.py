@@ -264,15 +264,11 @@ def _pairs_csv(data: dict[str, Any], out: TextIO) -> None:
     write_csv(out, header, rows)
 
 
-_LATEX_SPECIAL = {c: f"\\{c}" for c in "&%$#_{}"} | {
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "\\": r"\textbackslash{}",
-}
-
-
 def _tex(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    """A name or label escaped for LaTeX, as the BibTeX entries escape a user's text."""
+    from service.tex import tex_escape
+
+    return tex_escape(text)
 
 
 def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:

@@ -53,11 +53,6 @@ def paper_key(paper: str) -> str:
     return hashlib.sha256(paper.encode("utf-8")).hexdigest()[:8]
 
 
-def _braced(text: str) -> str:
-    """``text`` safe inside a BibTeX ``{…}`` value: braces balanced by dropping them."""
-    return text.replace("{", "").replace("}", "").replace("\\", "")
-
-
 def _verbatim(text: str) -> str:
     """``text`` for a field BibTeX and biblatex read verbatim (``doi``, ``url``): as it is where its
     braces balance (a DOI may hold them: dropping them named another DOI), else with its
@@ -123,11 +118,7 @@ def citation_for(
         # what is known of the paper is its DOI or URL: a title that says so, which styles
         # print (plain, IEEE, APA print a @misc without title, author and year as an empty
         # reference), not the DOI as if it were the paper's title
-        known = (
-            f"The paper with DOI {_verbatim(doi)}"
-            if doi is not None
-            else f"The paper at {_braced(paper)}"
-        )
+        known = f"The paper with DOI {doi}" if doi is not None else f"The paper at {paper}"
         fields = [
             f"  url = {{{_verbatim(paper)}}}",
             f"  title = {{{{{_latex(known)}}}}}",
@@ -264,12 +255,13 @@ def experiment_subject(systems: Sequence[str], dataset: str | None) -> str | Non
 
 
 def _latex(text: str) -> str:
-    """A user's text as a BibTeX value LaTeX compiles: braces and backslashes dropped
-    (:func:`_braced`), its special characters escaped, on one line."""
-    escaped = " ".join(_braced(text).split())  # no double space where one was dropped
-    for char in "&%$#_":
-        escaped = escaped.replace(char, "\\" + char)
-    return escaped.replace("~", "\\textasciitilde{}").replace("^", "\\textasciicircum{}")
+    """A user's text as a BibTeX value LaTeX compiles and prints as typed, on one line: escaped
+    as the compare LaTeX escapes it (:func:`service.tex.tex_line`), braces and backslashes
+    included (dropped, ``\\emph{a}`` printed "empha"; ``<`` printed "¡" under OT1: explore55
+    F10, F11)."""
+    from service.tex import tex_line
+
+    return tex_line(text)
 
 
 def leaderboard_bibtex(

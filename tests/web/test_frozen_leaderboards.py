@@ -171,7 +171,8 @@ def test_what_cannot_be_frozen_is_said(site: Server) -> None:
 
 
 def test_the_bibtex_of_a_title_with_latex_specials() -> None:
-    """A user's title goes into LaTeX: its specials escaped, braces dropped, one line."""
+    """A user's title goes into LaTeX: its specials escaped (braces and backslashes too: they
+    were dropped, ``\\textbf{b}`` printed "textbfb": explore55 F10), one line."""
     from service.web.citation import leaderboard_bibtex
 
     entry = leaderboard_bibtex(
@@ -181,7 +182,9 @@ def test_the_bibtex_of_a_title_with_latex_specials() -> None:
         "2026-11-26T18:30:41.123+00:00",
         base="http://x/",
     )
-    assert "title = {{Q\\&A at 50\\% finaln \\#1\\_a}}," in entry  # backslashes dropped
+    title = "title = {{Q\\&A at 50\\% \\textbraceleft{}final"
+    title += "\\textbraceright{}\\textbackslash{}n \\#1\\_a}},"
+    assert title in entry
     assert "month = nov," in entry and "year = {2026}," in entry
 
 

@@ -173,7 +173,9 @@ def test_a_citations_subject_is_in_its_title_escaped_for_latex() -> None:
     c = citation_for(
         "202403150007", uri, base="https://w3id.org/gerbil/qa/", subject="Q&A_1 on {x} 50%"
     )
-    assert "  title = {{GERBIL QA experiment 202403150007: Q\\&A\\_1 on x 50\\%}},\n" in c.bibtex
+    title = "  title = {{GERBIL QA experiment 202403150007: Q\\&A\\_1 on \\textbraceleft{}x"
+    title += "\\textbraceright{} 50\\%}},\n"
+    assert title in c.bibtex
     assert c.text.startswith("GERBIL QA (2024). GERBIL QA experiment 202403150007: Q&A_1 on {x}")
     assert c.bibtex.count("{") == c.bibtex.count("}")
 
@@ -210,7 +212,9 @@ def test_citation_carries_the_doi_of_each_attached_paper() -> None:
     odd_papers = ["https://doi.org/10.1000/a%7Db%7Bc", "https://doi.org/10.1/x%5Cy"]
     odd = citation_for("202403150007", uri, base="https://w3id.org/gerbil/qa/", papers=odd_papers)
     assert "doi = {10.1000/a%7Db%7Bc}" in odd.bibtex and "doi = {10.1/x%5Cy}" in odd.bibtex
-    assert "title = {{The paper with DOI 10.1000/a\\%7Db\\%7Bc}}" in odd.bibtex, odd.bibtex
+    # its title prints the DOI as it is, escaped (explore55 F10)
+    said = "10.1000/a\\textbraceright{}b\\textbraceleft{}c"
+    assert f"title = {{{{The paper with DOI {said}}}}}" in odd.bibtex, odd.bibtex
     assert odd.bibtex.count("{") == odd.bibtex.count("}")
 
 
@@ -346,3 +350,43 @@ def test_each_entry_writes_its_url_once_verbatim_in_url() -> None:
         assert "howpublished" not in text and "\\url" not in text, text
     entries = _bibtex_entries(bib.bibtex)
     assert [fields["url"] for _, _, fields in entries] == [uri, *sorted(papers)]
+
+
+def test_user_text_in_bibtex_is_escaped_as_the_compare_latex_escapes_it() -> None:
+    """BibTeX dropped braces and backslashes from what a user typed (``\\emph{a}`` printed
+    "empha", a withdrawal reason's ``\\cite{x}`` "citex") and wrote ``<``/``>`` raw (a Wiley
+    DOI's ``<693::…>`` printed "¡693::…¿" under OT1): every text field is escaped as the compare
+    LaTeX escapes a name, the ``url`` and ``doi`` fields stay as they are (explore55 F10, F11)."""
+    from service.tex import tex_escape
+    from service.web.citation import dataset_citation
+
+    typed = "Title {test $x$ ~ ^ \\emph{a} <b> & 50% #1_a"  # a brace left open too
+    escaped = (
+        "Title \\textbraceleft{}test \\$x\\$ \\textasciitilde{} \\textasciicircum{} "
+        "\\textbackslash{}emph\\textbraceleft{}a\\textbraceright{} "
+        "\\textless{}b\\textgreater{} \\& 50\\% \\#1\\_a"
+    )
+    assert tex_escape(typed) == escaped
+    doi = "10.1002/(SICI)1097-4571(199808)49:8<693::AID-ASI4>3.0.CO;2-O"
+    uri = "https://w3id.org/gerbil/qa/experiment/202611290004"
+    bib = citation_for(
+        "202611290004",
+        uri,
+        base="https://w3id.org/gerbil/qa/",
+        papers=["https://doi.org/" + doi],
+        withdrawn=("2026-11-29T10:00:00Z", typed),
+        subject=typed,
+        scoring=typed,
+    ).bibtex
+    [own, paper] = _bibtex_entries(bib)
+    assert own[2]["title"] == "{GERBIL QA experiment 202611290004: " + escaped + "}"
+    assert own[2]["note"].count(escaped) == 2  # the scoring and the withdrawal reason
+    assert paper[2]["title"] == (
+        "{The paper with DOI 10.1002/(SICI)1097-4571(199808)49:8\\textless{}693::AID-ASI4"
+        "\\textgreater{}3.0.CO;2-O}"
+    )
+    assert paper[2]["doi"] == doi and paper[2]["url"] == "https://doi.org/" + doi
+    cited = dataset_citation("d", "http://x/dataset/d", typed, authors=[typed], note=typed)
+    [(_, _, fields)] = _bibtex_entries(cited.bibtex)
+    assert fields["title"] == fields["author"] == "{" + escaped + "}"
+    assert fields["note"] == escaped
