@@ -29,3 +29,33 @@ def tex_line(text: str) -> str:
     """``text`` escaped (:func:`tex_escape`) on one line: its whitespace runs (newlines, tabs)
     as one space, as a BibTeX field or a table cell wants it."""
     return tex_escape(" ".join(text.split()))
+
+
+def needs(text: str) -> list[str]:
+    """What LaTeX needs beyond booktabs to print ``text``, one comment line each: T1 fontenc
+    for Latin letters beyond ASCII (pdfLaTeX's default OT1 stopped at "\\k unavailable in
+    encoding OT1" on a Polish name), XeLaTeX/LuaLaTeX or the script's own encoding for letters
+    outside the Latin script (Cyrillic, Greek, CJK: "Unicode character В (U+0412) not set up
+    for use with LaTeX" even with T1; explore55 F1). Names are not transliterated."""
+    import unicodedata
+
+    latin, scripts = False, []
+    for char in sorted(set(text)):
+        if ord(char) < 128 or not char.isalpha():
+            continue
+        script = unicodedata.name(char, "").split(" ")[0]
+        if script == "LATIN":
+            latin = True
+        elif script:
+            scripts.append({"CJK": "CJK"}.get(script, script.capitalize()))
+    said = []
+    if latin:
+        said.append("\\usepackage[T1]{fontenc}: a name has Latin letters beyond ASCII")
+    if scripts:
+        named = ", ".join(dict.fromkeys(scripts))
+        said.append(
+            f"XeLaTeX or LuaLaTeX (fontspec, a font with them): a name has {named} letters; "
+            "with pdfLaTeX, babel and their script's fontenc (T2A for Cyrillic, LGR for Greek) "
+            "or the CJK package"
+        )
+    return said

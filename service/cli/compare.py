@@ -11,6 +11,7 @@ each ``system`` is the name ``evaluate`` gives that file), then compared by
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
@@ -276,25 +277,30 @@ def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     pairs (difference, p, Holm-adjusted p), the signature in a comment above them."""
     from service.evaluation.comparison import format_p_value
     from service.evaluation.measures import MEASURES
+    from service.tex import needs
 
     level = "95\\%"
     label = MEASURES[measure].label if measure in MEASURES else measure  # "macro F1"
-    out.write(f"% gerbil-qa compare, signature {data['signature']}\n")
-    out.write(f"% {data['dataset']}: {_questions(data)} questions compared\n")
-    out.write("% needs \\usepackage{booktabs}\n")
-    out.write("\\begin{tabular}{rlrl}\n\\toprule\n")
-    out.write(f"Tier & System & {_tex(label)} & {level} interval \\\\\n\\midrule\n")
+    table = io.StringIO()
+    table.write("\\begin{tabular}{rlrl}\n\\toprule\n")
+    table.write(f"Tier & System & {_tex(label)} & {level} interval \\\\\n\\midrule\n")
     for s in data["systems"]:
         tier = "--" if s["tier"] is None else str(s["tier"])
         value = _value(s["results"].get("QA", {}).get(measure))
         shown = _tex(_interval(s, measure, data))
-        out.write(f"{tier} & {_tex(s['system'])} & {value} & {shown} \\\\\n")
-    out.write("\\bottomrule\n\\end{tabular}\n\n")
-    out.write("\\begin{tabular}{llrrr}\n\\toprule\n")
-    out.write(f"A & B & difference & $p$ ({_tex(data['test'])}) & $p$ (Holm) \\\\\n\\midrule\n")
+        table.write(f"{tier} & {_tex(s['system'])} & {value} & {shown} \\\\\n")
+    table.write("\\bottomrule\n\\end{tabular}\n\n")
+    table.write("\\begin{tabular}{llrrr}\n\\toprule\n")
+    table.write(f"A & B & difference & $p$ ({_tex(data['test'])}) & $p$ (Holm) \\\\\n\\midrule\n")
     for p in data["pairs"]:
         cells = [_tex(p["a"]), _tex(p["b"]), _value(p["difference"])]
         floor = p.get("pAtFloor", False)  # a bound, not a measured p (explore43 F7)
         cells += [format_p_value(p[k], floor, le="$\\le$ ") for k in ("pValue", "pAdjusted")]
-        out.write(" & ".join(cells) + " \\\\\n")
-    out.write("\\bottomrule\n\\end{tabular}\n")
+        table.write(" & ".join(cells) + " \\\\\n")
+    table.write("\\bottomrule\n\\end{tabular}\n")
+    out.write(f"% gerbil-qa compare, signature {data['signature']}\n")
+    out.write(f"% {data['dataset']}: {_questions(data)} questions compared\n")
+    out.write("% needs \\usepackage{booktabs}\n")
+    for needed in needs(table.getvalue()):  # what its names need (explore55 F1)
+        out.write(f"% needs {needed}\n")
+    out.write(table.getvalue())
