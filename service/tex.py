@@ -6,6 +6,8 @@ verbatim."""
 
 from __future__ import annotations
 
+import unicodedata
+
 # braces as \textbraceleft{} and \textbraceright{}, not \{ and \}: BibTeX counts an escaped
 # brace as a brace, so one the user left open (``a { b``) left the entry unclosed
 LATEX_SPECIAL = {c: f"\\{c}" for c in "&%$#_"} | {
@@ -37,8 +39,6 @@ def needs(text: str) -> list[str]:
     encoding OT1" on a Polish name), XeLaTeX/LuaLaTeX or the script's own encoding for letters
     outside the Latin script (Cyrillic, Greek, CJK: "Unicode character В (U+0412) not set up
     for use with LaTeX" even with T1; explore55 F1). Names are not transliterated."""
-    import unicodedata
-
     latin, scripts = False, []
     for char in sorted(set(text)):
         if ord(char) < 128 or not char.isalpha():
@@ -59,3 +59,13 @@ def needs(text: str) -> list[str]:
             "or the CJK package"
         )
     return said
+
+
+def comment_lines(text: str) -> str:
+    """``text`` as LaTeX comment lines, each ``% …`` ending in a newline: a newline in a value
+    (a dataset id) ended the comment and put the rest into the document as LaTeX (explore55
+    F9); each line of a value of many lines is a comment, any other control character is
+    written as ``?``."""
+    lines = text.splitlines() or [""]
+    shown = ("".join("?" if unicodedata.category(c) == "Cc" else c for c in x) for x in lines)
+    return "".join(f"% {line}".rstrip() + "\n" for line in shown)

@@ -277,7 +277,7 @@ def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     pairs (difference, p, Holm-adjusted p), the signature in a comment above them."""
     from service.evaluation.comparison import format_p_value
     from service.evaluation.measures import MEASURES
-    from service.tex import needs
+    from service.tex import comment_lines, needs
 
     level = "95\\%"
     label = MEASURES[measure].label if measure in MEASURES else measure  # "macro F1"
@@ -298,9 +298,10 @@ def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
         cells += [format_p_value(p[k], floor, le="$\\le$ ") for k in ("pValue", "pAdjusted")]
         table.write(" & ".join(cells) + " \\\\\n")
     table.write("\\bottomrule\n\\end{tabular}\n")
-    out.write(f"% gerbil-qa compare, signature {data['signature']}\n")
-    out.write(f"% {data['dataset']}: {_questions(data)} questions compared\n")
+    # every line of the comment a comment, whatever the dataset id holds (explore55 F9)
+    out.write(comment_lines(f"gerbil-qa compare, signature {data['signature']}"))
+    out.write(comment_lines(f"{data['dataset']}: {_questions(data)} questions compared"))
     out.write("% needs \\usepackage{booktabs}\n")
     for needed in needs(table.getvalue()):  # what its names need (explore55 F1)
-        out.write(f"% needs {needed}\n")
+        out.write(comment_lines(f"needs {needed}"))
     out.write(table.getvalue())

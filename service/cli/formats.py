@@ -72,7 +72,7 @@ def _validate(args: argparse.Namespace) -> int:
                 Source(beside.read_bytes(), name=str(beside)), Path(args.file).read_bytes()
             )
         dataset = read(args.file, format=args.format, language=args.lang, gold=True)
-        problems = dataset.problems
+        problems = (*dataset.problems, *_ids_with_controls(dataset, str(args.file)))
         questions = len(dataset)
         if not questions:  # `[]` was "0 questions, 0 errors", exit 0 (explore44 13)
             raise FormatError(
@@ -129,6 +129,44 @@ def _not_said_again(
             and (p.line, p.column, p.path) in places
         )
     )
+
+
+def _ids_with_controls(dataset: Dataset, file: str) -> list[Problem]:
+    """Warnings of a dataset id or question ids holding a control character (a newline, a
+    tab), which XML carries and so nothing refused: written where an id goes (a LaTeX comment,
+    a line of text), a newline ended the line and its rest was read as LaTeX (explore55 F9)."""
+    import unicodedata
+
+    def control(value: str | None) -> str | None:
+        found = next((c for c in value or "" if unicodedata.category(c) == "Cc"), None)
+        return None if found is None else f"U+{ord(found):04X}"
+
+    expected = "an id without control characters (newlines, tabs)"
+    said = []
+    if code := control(dataset.id):
+        said.append(
+            Problem(
+                f"the dataset id {dataset.id!r} holds a control character {code}: written where "
+                "an id goes (a LaTeX comment, a line of a table) it breaks the line",
+                severity="warning",
+                file=file,
+                expected=expected,
+            )
+        )
+    ids = [q.id for q in dataset.questions if control(q.id)]
+    if ids:
+        shown = ", ".join(repr(i) for i in ids[:5]) + (", …" if len(ids) > 5 else "")
+        said.append(
+            Problem(
+                f"{_count(len(ids), 'question id')} "
+                f"{'holds' if len(ids) == 1 else 'hold'} a control character ({shown}): "
+                "written where an id goes (a LaTeX comment, a line of a table) it breaks the line",
+                severity="warning",
+                file=file,
+                expected=expected,
+            )
+        )
+    return said
 
 
 def _count(n: int, noun: str) -> str:

@@ -62,3 +62,37 @@ def test_the_comment_says_what_the_names_need() -> None:
     [needed] = [line for line in other if "XeLaTeX" in line]
     assert "LuaLaTeX" in needed and "Cyrillic, CJK letters" in needed and "T2A" in needed
     assert "Вопрос" in tex and "問答" in tex  # not transliterated
+
+
+def test_a_dataset_id_of_many_lines_stays_in_the_comment() -> None:
+    """A dataset id holding a newline ended the ``%`` comment: its next line
+    (``\\bad{x} 50% & _``) was live LaTeX in the table (explore55 F9)."""
+    tex = _tex(_data("A", "B", dataset="q8\n\\bad{x} 50% & _\tx\x07"))
+    head = tex.split("\\begin{tabular}", 1)[0].splitlines()
+    assert all(line.startswith("%") for line in head), head
+    assert head[1:3] == ["% q8", "% \\bad{x} 50% & _?x?: 219 questions compared"]
+    assert not any(ord(c) < 32 and c != "\n" for c in tex)
+
+
+def test_validate_warns_of_a_control_character_in_an_id(tmp_path, capsys) -> None:
+    """``validate`` said nothing of a dataset id holding a newline (XML carries it, so nothing
+    refused it): it warns, of question ids too (explore55 F9)."""
+    import json
+
+    from service.cli import main
+
+    question = {"language": "en", "string": "Who?"}
+    answers = [{"head": {"vars": ["x"]}, "results": {"bindings": []}}]
+    dataset = {
+        "dataset": {"id": "q8\n\\bad{x}"},
+        "questions": [
+            {"id": "1\t2", "question": [question], "answers": answers},
+            {"id": "3", "question": [question], "answers": answers},
+        ],
+    }
+    path = tmp_path / "nl.json"
+    path.write_text(json.dumps(dataset), encoding="utf-8")
+    main(["validate", str(path)])
+    out = capsys.readouterr().out
+    assert "the dataset id 'q8\\n\\\\bad{x}' holds a control character U+000A" in out, out
+    assert "1 question id holds a control character ('1\\t2')" in out, out
