@@ -273,22 +273,28 @@ def _tex(text: str) -> str:
 
 
 def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
-    """Two booktabs tables for a paper: the systems (tier, the measure, its interval) and the
-    pairs (difference, p, Holm-adjusted p), the signature in a comment above them."""
+    """Two booktabs tables for a paper: the systems (tier, the measure, its interval, and how
+    many questions each answered where one left some unanswered) and the pairs (difference,
+    p, Holm-adjusted p), the signature in a comment above them."""
     from service.evaluation.comparison import format_p_value
     from service.evaluation.measures import MEASURES
     from service.tex import comment_lines, needs
 
     level = "95\\%"
     label = MEASURES[measure].label if measure in MEASURES else measure  # "macro F1"
+    # how many questions each system answered, as the text table and the CSV say, where one
+    # left some unanswered: "answered 150/219" was in the text table only (explore55 F2)
+    gaps = any("answered" in s for s in data["systems"])
     table = io.StringIO()
-    table.write("\\begin{tabular}{rlrl}\n\\toprule\n")
-    table.write(f"Tier & System & {_tex(label)} & {level} interval \\\\\n\\midrule\n")
+    table.write(f"\\begin{{tabular}}{{rlrl{'r' if gaps else ''}}}\n\\toprule\n")
+    header = f"Tier & System & {_tex(label)} & {level} interval" + (" & Answered" if gaps else "")
+    table.write(f"{header} \\\\\n\\midrule\n")
     for s in data["systems"]:
         tier = "--" if s["tier"] is None else str(s["tier"])
         value = _value(s["results"].get("QA", {}).get(measure))
         shown = _tex(_interval(s, measure, data))
-        table.write(f"{tier} & {_tex(s['system'])} & {value} & {shown} \\\\\n")
+        answered = f" & {_tex(_answered(s))}" if gaps else ""
+        table.write(f"{tier} & {_tex(s['system'])} & {value} & {shown}{answered} \\\\\n")
     table.write("\\bottomrule\n\\end{tabular}\n\n")
     table.write("\\begin{tabular}{llrrr}\n\\toprule\n")
     table.write(f"A & B & difference & $p$ ({_tex(data['test'])}) & $p$ (Holm) \\\\\n\\midrule\n")

@@ -96,3 +96,16 @@ def test_validate_warns_of_a_control_character_in_an_id(tmp_path, capsys) -> Non
     out = capsys.readouterr().out
     assert "the dataset id 'q8\\n\\\\bad{x}' holds a control character U+000A" in out, out
     assert "1 question id holds a control character ('1\\t2')" in out, out
+
+
+def test_the_latex_says_how_many_questions_each_system_answered_where_one_has_gaps() -> None:
+    """The text table said "answered 150/219" of a system that left questions unanswered, the
+    CSV its answered, missing and errors: the LaTeX said nothing of it (explore55 F2)."""
+    whole = _tex(_data("A", "B"))
+    assert "Answered" not in whole and "\\begin{tabular}{rlrl}" in whole
+    tex = _tex(_data("A", "B", gaps=True))
+    assert "\\begin{tabular}{rlrlr}" in tex
+    assert "Tier & System & macro F1 & 95\\% interval & Answered \\\\" in tex
+    rows = [line for line in tex.splitlines() if line.startswith("1 & ")]
+    assert rows[0].endswith(" & 150/219 (9 failed) \\\\"), rows  # 150 + 60 missing + 9 errors
+    assert rows[1].endswith(" & all \\\\"), rows
