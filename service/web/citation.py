@@ -20,7 +20,7 @@ is (biblatex reads it verbatim, natbib's styles print it with ``\\url``): a ``ho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -292,14 +292,21 @@ def dataset_citation(
     title: str,
     *,
     authors: Sequence[str],
+    people: Collection[str] = (),
     version: str | None = None,
     issued: str | None = None,
     note: str | None = None,
 ) -> Citation:
     """How to cite a dataset (its page): its title, its creators (else its publisher), its
     version and year when its description says them, and its URI, which stays; ``note``: that
-    it was withdrawn (when, why, its newer version)."""
-    author = " and ".join(f"{{{_latex(a)}}}" for a in authors) or "{GERBIL QA}"
+    it was withdrawn (when, why, its newer version). ``people``: the authors whose type says
+    they are persons, written unbraced (BibTeX splits ``Łukasz Żółtowski`` at its last space:
+    family name Żółtowski), the others (organisations, or of no type said) braced as one name
+    (a person braced was sorted and abbreviated by the whole name: explore55 F4). The version
+    is in the note (``Version 2``), which every style prints, not in a ``version`` field: plain
+    BibTeX styles ignore one (two versions of a dataset differed only by their URLs), and with
+    both biblatex printed "Version 2. Version 2" (explore55 F5)."""
+    author = " and ".join(_name(a, person=a in people) for a in authors) or "{GERBIL QA}"
     fields = [
         f"  title = {{{{{_latex(title)}}}}}",
         f"  author = {{{author}}}",
@@ -308,10 +315,9 @@ def dataset_citation(
     year = issued[:4] if issued and issued[:4].isdigit() else None
     if year:
         fields.append(f"  year = {{{year}}}")
-    if version:
-        fields.append(f"  version = {{{_latex(version)}}}")
-    if note:
-        fields.append(f"  note = {{{_latex(note)}}}")
+    said = "; ".join(([f"Version {version}"] if version else []) + ([note] if note else []))
+    if said:
+        fields.append(f"  note = {{{_latex(said)}}}")
     key = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
     bibtex = f"@misc{{gerbilqa-dataset-{key},\n" + ",\n".join(fields) + "\n}"
     who = ", ".join(authors) or "GERBIL QA"
@@ -320,3 +326,12 @@ def dataset_citation(
     if note:
         text += f". {' '.join(note.split())[:1].upper()}{' '.join(note.split())[1:]}"
     return Citation(uri=uri, bibtex=bibtex, text=text)
+
+
+def _name(name: str, *, person: bool) -> str:
+    """An author's name in a BibTeX ``author`` field: a person's as it is (BibTeX splits it
+    into given and family names), braced when it would be read as two authors (`` and ``) or
+    is not a person's (an organisation's name is one name: ``{Open Lab}``)."""
+    if person and " and " not in f" {name.lower()} ":
+        return _latex(name)
+    return f"{{{_latex(name)}}}"

@@ -23,7 +23,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from service import mediatypes
 from service.errors import Forbidden, NotFound
-from service.graph import leaderboards
+from service.graph import dcat, leaderboards
 from service.graph.reader import Node, index
 from service.graph.results import WITHHELD_NOTE
 from service.graph.terms import DCAT, DCT, FOAF, PROV, RDF, RDFS
@@ -1491,17 +1491,19 @@ def _dataset_citation(
         named,
         uri,
         title,
-        authors=names,
+        authors=[name for name, _ in names],
+        people={name for name, person in names if person},
         version=main.text(DCAT + "version"),
         issued=main.text(DCT + "issued") or _first_uploaded(main),
         note=note,
     )
 
 
-def _authors(main: Node, nodes: Any) -> list[str]:
+def _authors(main: Node, nodes: Any) -> list[tuple[str, bool]]:
     """The names of a dataset's creators, else of its publishers other than this service
     (which publishes an upload nobody said who made: it did not author it), in the order the
-    author gave them (``#creator-1``, ``#creator-2`` …: RDF keeps none)."""
+    author gave them (``#creator-1``, ``#creator-2`` …: RDF keeps none), each with whether its
+    type says it is a person (ADMS ``PrivateIndividual(s)``)."""
     from service.graph.questions import service_agent
 
     service = service_agent(services().storage.uris)
@@ -1511,8 +1513,13 @@ def _authors(main: Node, nodes: Any) -> list[str]:
         described = nodes.get(agent.value)
         label = described.text(FOAF + "name") if described is not None else None
         if label:
-            names.append(label)
+            person = any(t.value == _PERSON for t in described.all(DCT + "type"))
+            names.append((label, person))
     return names
+
+
+# the ADMS type of a creator who is a person (``--dataset-creator-type 'PrivateIndividual(s)'``)
+_PERSON = dcat.PUBLISHER_TYPES + "PrivateIndividual(s)"
 
 
 def _in_given_order(agents: Sequence[Any]) -> list[Any]:

@@ -371,8 +371,8 @@ def test_a_live_v1_names_its_newer_version_wherever_it_is_used(
     assert f'title="{walked["v1"]}">Birds QA, version 1 ({v1_name})</a>' in v2_page
     assert 'id="newer-version"' not in v2_page  # the newest says nothing of the kind
     bib = " ".join(site.get(f"dataset/{v1_name}.bib").text.split())
-    assert f"note = {{newer version {newer}}}" in bib, bib
-    assert "note" not in site.get(f"dataset/{v2_name}.bib").text
+    assert f"; newer version {newer}}}" in bib, bib  # after its version (explore55 F5)
+    assert "newer version" not in site.get(f"dataset/{v2_name}.bib").text
     # the menus label each version by title, version and name; v1 says it has a newer one
     options = {}
     for path in ("experiments/new", f"leaderboards?dataset={v1_name}"):
@@ -681,7 +681,9 @@ def test_a_withdrawn_v1_says_so_and_its_run_is_rescored_on_v2(site: Server) -> N
     assert f'title="{v2["dataset"]}">Fish QA, version 1.1 ({v2_name})</a>' in page.text
     # cited as it was published, saying it was withdrawn (before: by "GERBIL QA", no year)
     bib = " ".join(site.get(f"dataset/{v1_name}.bib").text.split())
-    assert "author = {{Fay Fisher}}" in bib and "year = {2026}" in bib and "version = {1}" in bib
+    assert (
+        "author = {{Fay Fisher}}" in bib and "year = {2026}" in bib and "note = {Version 1" in bib
+    )
     assert f"withdrawn on {gone.json()['withdrawnAt'][:10]}: superseded; newer version" in bib
     assert f"Fish QA, version 1.1 ({v2_name})" in bib, bib
     # the withdrawn run's page names v2 and its command is accepted
@@ -762,7 +764,7 @@ def test_a_published_upload_is_cited_as_its_author_described_it_whichever_runs_r
     cited = "author = {{Ann Author} and {Bo Coauthor}}"
     for run in (author, by_name, by_file):
         assert f"Owls QA ({name}), version v7;" in bib(f"experiment/{run['id']}"), run["id"]
-    assert cited in bib(f"dataset/{name}") and "version = {v7}" in bib(f"dataset/{name}")
+    assert cited in bib(f"dataset/{name}") and "note = {Version v7" in bib(f"dataset/{name}")
     for run in (first, author):
         auth = {"Authorization": f"Bearer {run['token']}"}
         gone = site.post(
@@ -771,7 +773,7 @@ def test_a_published_upload_is_cited_as_its_author_described_it_whichever_runs_r
         assert gone.status_code == 200, gone.text
     # the teams' runs keep it public: still its authors', versioned, described as before
     entry = bib(f"dataset/{name}")
-    assert cited in entry and "version = {v7}" in entry and "GERBIL QA" not in entry, entry
+    assert cited in entry and "note = {Version v7" in entry and "GERBIL QA" not in entry, entry
     for run in (by_name, by_file):
         assert f"Owls QA ({name}), version v7;" in bib(f"experiment/{run['id']}"), run["id"]
     g = _graph(site, ds)
@@ -1091,7 +1093,7 @@ def test_the_dataset_page_says_how_to_cite_it(site: Server, walked: dict[str, An
     bibtex = html.unescape(re.search(r'id="dataset-citation-bibtex">(.*?)</pre>', page, re.S)[1])
     assert bibtex.startswith("@misc{gerbilqa-dataset-birds-qa-")
     assert "author = {{Ann Author} and {Bo Coauthor}}" in bibtex
-    assert "title = {{Birds QA}}" in bibtex and "version = {1}" in bibtex
+    assert "title = {{Birds QA}}" in bibtex and "note = {Version 1" in bibtex
     assert f"url = {{{walked['v1']}}}" in bibtex
     # the year it was first uploaded (its first experiment's id begins with the date): an
     # upload's description has no dct:issued, so its citation had no year

@@ -390,3 +390,54 @@ def test_user_text_in_bibtex_is_escaped_as_the_compare_latex_escapes_it() -> Non
     [(_, _, fields)] = _bibtex_entries(cited.bibtex)
     assert fields["title"] == fields["author"] == "{" + escaped + "}"
     assert fields["note"] == escaped
+
+
+def test_a_dataset_cites_its_people_by_split_names_and_says_its_version_in_its_note() -> None:
+    """Creators who are people were braced as one name (``{Łukasz Żółtowski}``: biber took the
+    whole as the family name, natbib sorted by the given name), and the version was only in a
+    ``version`` field plain BibTeX styles ignore (explore55 F4, F5): a person's name is
+    unbraced (split at its last space), an organisation's braced, the version in the note."""
+    from service.web.citation import dataset_citation
+
+    cited = dataset_citation(
+        "pl",
+        "http://x/dataset/pl",
+        "Polski QA",
+        authors=["Łukasz Żółtowski", "Anna Nowak-Węgrzyn", "Open Lab", "Tom and Jerry"],
+        people={"Łukasz Żółtowski", "Anna Nowak-Węgrzyn", "Tom and Jerry"},
+        version="1.0_beta",
+        note="withdrawn on 2026-11-29",
+    )
+    [(_, _, fields)] = _bibtex_entries(cited.bibtex)
+    assert fields["author"] == (
+        "Łukasz Żółtowski and Anna Nowak-Węgrzyn and {Open Lab} and {Tom and Jerry}"
+    )
+    assert fields["note"] == "Version 1.0\\_beta; withdrawn on 2026-11-29"
+    assert "version" not in fields  # biblatex printed it twice: "Version 1.0_beta. Version …"
+    alone = dataset_citation("d", "http://x/dataset/d", "D", authors=["Open Lab"], version="2")
+    [(_, _, fields)] = _bibtex_entries(alone.bibtex)
+    assert fields["author"] == "{Open Lab}" and fields["note"] == "Version 2"
+
+
+def test_a_creators_type_says_whether_it_is_cited_as_a_person(monkeypatch) -> None:
+    """``--dataset-creator-type 'PrivateIndividual(s)'`` made no difference to the citation:
+    every creator was braced as one name (explore55 F4)."""
+    from types import SimpleNamespace
+
+    from service.graph.reader import Node
+    from service.graph.terms import DCT, FOAF
+    from service.graph.uris import Uris
+    from service.web import resources
+
+    storage = SimpleNamespace(uris=Uris("http://x/"))
+    monkeypatch.setattr(resources, "services", lambda: SimpleNamespace(storage=storage))
+    term = SimpleNamespace
+    ds = "http://x/dataset/d"
+    main, nodes = Node(ds), {}
+    for k, (name, kind) in enumerate([("Ann Nowak", "PrivateIndividual(s)"), ("Lab", "Company")]):
+        agent = Node(f"{ds}#creator-{k + 1}")
+        agent.props[FOAF + "name"].append(term(value=name))
+        agent.props[DCT + "type"].append(term(value="http://purl.org/adms/publishertype/" + kind))
+        main.props[DCT + "creator"].append(term(value=agent.uri))
+        nodes[agent.uri] = agent
+    assert resources._authors(main, nodes) == [("Ann Nowak", True), ("Lab", False)]

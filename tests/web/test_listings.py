@@ -203,4 +203,4 @@ def test_dataset_versions_dereference(server, version) -> None:
     assert bib.text.startswith("@misc{gerbilqa-dataset-demo-versioned-version-2024-05,\n")
     # titled by its dataset, the version said once (was "demo-versioned, version 2024-05"
     # as the title, and the version again)
-    assert "title = {{demo-versioned}}" in bib.text and "version = {2024-05}" in bib.text
+    assert "title = {{demo-versioned}}" in bib.text and "note = {Version 2024-05" in bib.text

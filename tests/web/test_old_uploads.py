@@ -355,7 +355,7 @@ def test_a_run_joined_before_restating_gets_the_published_description(
         )
         assert gone.status_code == 200, gone.text
         bib = " ".join(site.get(_path(site, uri) + ".bib").text.split())
-        assert "author = {{Ann Author}}" in bib and "version = {v3}" in bib, bib
+        assert "author = {{Ann Author}}" in bib and "note = {Version v3" in bib, bib
         note = " ".join(site.get(f"experiment/{runs[1]['id']}.bib").text.split())
         assert ", version v3;" in note, note
     finally:
