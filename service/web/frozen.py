@@ -320,7 +320,9 @@ def frozen(name: str) -> BaseResponse:
             alternates=alternates(found.uri, OFFERS),
             pages=pages,
         ),
-        bibtex=lambda: bibtex().encode("utf-8"),
+        # ending in a newline as the experiments' and datasets' do: `cat a.bib b.bib` joined
+        # "}@misc{" on one line (explore55 F8)
+        bibtex=lambda: (bibtex() + "\n").encode("utf-8"),
         csv=lambda: pages.csv_table(list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in rows()]),
     )
 

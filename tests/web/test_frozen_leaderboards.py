@@ -93,6 +93,10 @@ def test_its_uri_answers_people_and_strict_clients(site: Server) -> None:
     bib = site.get(path + ".bib")
     assert bib.status_code == 200 and bib.headers["Content-Type"].startswith("application/x-bibtex")
     assert f"@misc{{gerbilqa-leaderboard-{frozen['id']}," in bib.text
+    # one final newline, as every .bib has (explore55 F8: `cat` joined "}@misc{")
+    assert bib.text.endswith("}\n") and not bib.text.endswith("\n\n"), repr(bib.text[-5:])
+    asked = site.get(path, headers={"Accept": "application/x-bibtex"})
+    assert asked.text == bib.text
     # what it ranks, beside the title its freezer typed (before: the title alone)
     assert "ranks QA results by macro F1 on " in " ".join(bib.text.split()), bib.text
     # a language filter named by its code, as the page says it (was its IRI)
