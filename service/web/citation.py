@@ -95,10 +95,10 @@ def citation_for(
         title += f": {' '.join(subject.split())}"
     note = f"Experiment submitted on {year}-{month:02d}-{day:02d} to GERBIL QA at {host}"
     if scoring:
-        note += f"; {_latex(scoring)}"
+        note += f"; {scoring}"
     if withdrawn is not None:
         when, why = withdrawn
-        note += f"; withdrawn on {when[:10]}: {_latex(why)}"
+        note += f"; withdrawn on {when[:10]}: {why}"
     links = _revision_links(revises, revised_by)
     for link in links:
         note += f"; {link}"
@@ -109,7 +109,7 @@ def citation_for(
         f"  url = {{{_verbatim(uri)}}},\n"
         f"  year = {{{year}}},\n"
         f"  month = {MONTHS[month - 1]},\n"
-        f"  note = {{{note}}}\n"
+        f"  note = {{{_latex(note)}}}\n"  # all of it escaped: the host and URIs too
         f"}}"
     ]
     dois = []
@@ -122,7 +122,7 @@ def citation_for(
         fields = [
             f"  url = {{{_verbatim(paper)}}}",
             f"  title = {{{{{_latex(known)}}}}}",
-            f"  note = {{Cites GERBIL QA experiment {experiment_id}, {uri}}}",
+            f"  note = {{{_latex(f'Cites GERBIL QA experiment {experiment_id}, {uri}')}}}",
         ]
         if doi is not None:
             dois.append(doi)
@@ -273,7 +273,8 @@ def leaderboard_bibtex(
     only by their URLs in a bibliography."""
     year, month, day = frozen_at[:4], int(frozen_at[5:7]), frozen_at[8:10]
     host = urlsplit(base).netloc or base
-    what = f": {_latex(ranks)}" if ranks else ""
+    what = f": {ranks}" if ranks else ""
+    note = _latex(f"Leaderboard frozen on {year}-{month:02d}-{day} at GERBIL QA, {host}{what}")
     return (
         f"@misc{{gerbilqa-leaderboard-{leaderboard_id},\n"
         f"  title = {{{{{_latex(title)}}}}},\n"
@@ -281,7 +282,7 @@ def leaderboard_bibtex(
         f"  url = {{{_verbatim(uri)}}},\n"
         f"  year = {{{year}}},\n"
         f"  month = {MONTHS[month - 1]},\n"
-        f"  note = {{Leaderboard frozen on {year}-{month:02d}-{day} at GERBIL QA, {host}{what}}}\n"
+        f"  note = {{{note}}}\n"
         f"}}"
     )
 

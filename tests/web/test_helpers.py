@@ -441,3 +441,28 @@ def test_a_creators_type_says_whether_it_is_cited_as_a_person(monkeypatch) -> No
         main.props[DCT + "creator"].append(term(value=agent.uri))
         nodes[agent.uri] = agent
     assert resources._authors(main, nodes) == [("Ann Nowak", True), ("Lab", False)]
+
+
+def test_a_notes_every_part_is_escaped_the_host_and_uris_too() -> None:
+    """Only the user's parts of a note were escaped: a base whose host or path held a LaTeX
+    special (``_``, ``%``, ``#``) went raw into the note (explore55 F10)."""
+    from service.web.citation import RevisionWords, leaderboard_bibtex
+
+    base = "https://qa_lab.example/gerbil%20qa/"
+    uri, older = base + "experiment/202611290006", base + "experiment/202611290001"
+    bib = citation_for(
+        "202611290006",
+        uri,
+        base=base,
+        papers=["https://example.org/p.pdf"],
+        revises=[RevisionWords("202611290001", older)],
+    ).bibtex
+    [own, paper] = _bibtex_entries(bib)
+    assert "at qa\\_lab.example;" in own[2]["note"]
+    assert "(https://qa\\_lab.example/gerbil\\%20qa/experiment/202611290001)" in own[2]["note"]
+    assert paper[2]["note"].endswith(
+        "https://qa\\_lab.example/gerbil\\%20qa/experiment/202611290006"
+    )
+    board = leaderboard_bibtex("0a", base + "leaderboard/0a", "T", "2026-11-26T18:30", base=base)
+    [(_, _, fields)] = _bibtex_entries(board)
+    assert fields["note"] == "Leaderboard frozen on 2026-11-26 at GERBIL QA, qa\\_lab.example"
