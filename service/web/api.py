@@ -32,7 +32,7 @@ from service.web.access import (
     wrong_token_said,
 )
 from service.web.state import services
-from service.web.ui import external_url, page_of
+from service.web.ui import base_url, page_of
 
 bp = Blueprint("api", __name__)
 
@@ -64,7 +64,8 @@ def docs() -> BaseResponse:
     from service.web.openapi import openapi_document
 
     if conneg.negotiate(request, (conneg.HTML, conneg.JSON)) is conneg.JSON:
-        moved = redirect(external_url("api.openapi"), code=303)  # absolute, as the listings
+        # under the base, as the listings' 303: not on the request's Host (explore56 F3)
+        moved = redirect(base_url("api.openapi"), code=303)
     else:
         page = render_template("api.html", doc=openapi_document(services().config.base))
         moved = Response(page, content_type="text/html; charset=utf-8")

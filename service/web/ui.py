@@ -734,9 +734,11 @@ def paging(args: Any) -> dict[str, str]:
 def json_elsewhere(endpoint: str, **values: Any) -> BaseResponse:
     """A 303 to the API's JSON of what a page lists: one JSON shape of the rows, not two (a
     client asking the page for JSON was handed HTML, or a 406, before). Its ``Location`` is
-    absolute, on the host asked, as a form's redirect (:func:`page_of`) and the trailing-slash
-    one are (it was the path alone, ``/api/systems``: explore51 F4)."""
-    moved = redirect(external_url(endpoint, **values), code=303)
+    absolute, under the store's base (:func:`base_url`) as the trailing-slash 301 and the
+    canonical link are (it was the path alone, ``/api/systems``: explore51 F4): it was on the
+    request's ``Host``, so a forged one (``Host: evil.example``) was sent back as the place to
+    go, and a malformed one gave ``http:///api/systems`` (explore56 F3)."""
+    moved = redirect(base_url(endpoint, **values), code=303)
     moved.vary.add("Accept")
     return moved
 

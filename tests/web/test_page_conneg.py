@@ -34,6 +34,32 @@ def test_a_json_client_is_sent_to_the_api(server, path: str, api: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("path", "api"),
+    [
+        ("systems?format=json", "api/systems"),
+        ("experiments?format=json", "api/experiments"),
+        ("leaderboards/frozen", "api/leaderboards"),
+        ("api/", "api/openapi.json"),
+    ],
+)
+@pytest.mark.parametrize("host", ["evil.example", "a@evil.example", 'evil.example" x="y'])
+def test_the_303_to_the_api_is_under_the_base_whatever_host(
+    server, path: str, api: str, host: str
+) -> None:
+    """The 303's ``Location`` copied the request's ``Host``: ``Host: evil.example`` was sent
+    to ``http://evil.example/api/systems``, a malformed one to ``http:///api/systems``. It is
+    under the base now, as the canonical link and the trailing-slash 301 are (explore56 F3)."""
+    moved = server.get(
+        path,
+        headers={"Accept": "application/json", "Host": host},
+        allow_redirects=False,
+    )
+    assert moved.status_code == 303, moved.text
+    assert moved.headers["Location"] == server.url + api
+    assert "evil" not in moved.headers["Location"]
+
+
+@pytest.mark.parametrize(
     "path", ["systems", "leaderboards/frozen", "compare", "api", "experiments/new"]
 )
 def test_what_a_page_cannot_be_is_a_406_naming_what_it_can(server, path: str) -> None:
