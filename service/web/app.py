@@ -137,6 +137,7 @@ def create_app(
     for name in app.jinja_env.list_templates():
         app.jinja_env.get_template(name)
     app.before_request(access.refuse_admin_token_in_url)
+    app.before_request(_ignore_future_if_modified_since)
     app.after_request(_security_headers)
     app.after_request(_cors)
     app.after_request(_html_safe)
@@ -447,6 +448,20 @@ def _http_error(err: HTTPException) -> BaseResponse:
     if err.code == 405 and hasattr(err, "valid_methods") and err.valid_methods:
         response.headers["Allow"] = ", ".join(err.valid_methods)
     return response
+
+
+def _ignore_future_if_modified_since() -> None:
+    """An ``If-Modified-Since`` later than the server's clock is not a date the client had
+    from us: it is invalid (RFC 7232 §3.3) and ignored (RFC 9110 §13.1.3 lets a server), so
+    the request is answered whole. ``Sun, 29 Nov 2099 …`` was a 304 (explore56 F4)."""
+    from datetime import UTC, datetime
+
+    from werkzeug.http import parse_date
+
+    since = parse_date(request.environ.get("HTTP_IF_MODIFIED_SINCE"))
+    if since is not None and since > datetime.now(UTC):
+        request.environ.pop("HTTP_IF_MODIFIED_SINCE", None)
+        request.__dict__.pop("if_modified_since", None)  # if read already (a cached property)
 
 
 def _without_trailing_slash() -> BaseResponse | None:

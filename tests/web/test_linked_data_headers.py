@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime, parsedate_to_datetime
 
 import pytest
@@ -148,7 +148,7 @@ def test_if_modified_since_gives_a_304(server, accept: str) -> None:
         unchanged = server.request(method, path, headers=since)
         assert unchanged.status_code == 304, method
         assert unchanged.content == b"" and unchanged.headers["ETag"] == got.headers["ETag"]
-    later = format_datetime(modified + timedelta(days=1), usegmt=True)
+    later = got.headers["Date"]  # after the last write, not after the server's clock
     assert server.get(path, headers={**since, "If-Modified-Since": later}).status_code == 304
     earlier = format_datetime(modified - timedelta(seconds=1), usegmt=True)
     again = server.get(path, headers={**since, "If-Modified-Since": earlier})
@@ -159,6 +159,22 @@ def test_if_modified_since_gives_a_304(server, accept: str) -> None:
     # ... and the same ETag a 304, whatever the date says
     same = {"Accept": accept, "If-None-Match": got.headers["ETag"], "If-Modified-Since": earlier}
     assert server.get(path, headers=same).status_code == 304
+
+
+@pytest.mark.parametrize("path", ["experiment/{id}", "dump.nq"])
+def test_a_date_after_the_servers_clock_is_ignored(server, path: str) -> None:
+    """An If-Modified-Since in the future is invalid (RFC 7232 §3.3), ignored as RFC 9110
+    §13.1.3 lets a server: the resource is sent whole. 2099 was a 304 (explore56 F4)."""
+    path = path.format(id=server.demo_id)
+    got = _settled(server, path)
+    assert got.status_code == 200
+    future = format_datetime(datetime.now(UTC) + timedelta(days=1), usegmt=True)
+    for since in ("Sun, 29 Nov 2099 00:00:00 GMT", future):
+        again = server.get(path, headers={"If-Modified-Since": since})
+        assert again.status_code == 200 and again.content == got.content, since
+    # a date the server gave is still honoured
+    same = server.get(path, headers={"If-Modified-Since": got.headers["Last-Modified"]})
+    assert same.status_code == 304
 
 
 def test_last_modified_on_every_public_resource_not_on_sparql(server) -> None:
