@@ -2,8 +2,10 @@
 answer, on the ``service.web.requests`` logger: client, method, path, status, bytes, duration.
 
 Owner tokens travel in query strings (``?token=``, the link a run's page gives its owner) and
-must never reach a log file, so every ``token`` parameter's value is blanked; headers (the
-bearer token, cookies) are not logged at all."""
+must never reach a log file, so every ``token`` parameter's value is blanked, whatever the
+name's case or percent-encoding (``TOKEN=``, ``Tok%65n=``: the service reads ``token`` only, but
+a link typed or rewritten so still carries the secret); headers (the bearer token, cookies) are
+not logged at all."""
 
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ def shown_target(path: str, query: str) -> str:
     parts = query.split("&")
     for i, part in enumerate(parts):
         key = part.partition("=")[0]
-        if unquote_plus(key) in SECRET_PARAMETERS:
+        # case-folded: TOKEN=<owner token> was logged whole (explore56 F5)
+        if unquote_plus(key).casefold() in SECRET_PARAMETERS:
             parts[i] = f"{key}=…"
     return f"{path}?{'&'.join(parts)}"
 
