@@ -131,7 +131,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="list or remove frozen leaderboards (the operator; no token needed)",
         description="The frozen leaderboards of a store: list them, or remove one (spam, an "
         "offensive title: anyone may freeze on the web, and the first title of a state is "
-        "kept). A removed one's URI answers 404; freezing the same standings makes it anew. "
+        "kept). A removed one's URI answers 410 Gone, saying when (an id never frozen is "
+        "404); freezing the same standings makes it anew. "
         "On a running service with the embedded store, use DELETE /api/leaderboards/{id} with "
         "the admin token instead (the store is the server's).",
     )

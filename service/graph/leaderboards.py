@@ -135,7 +135,7 @@ def remove(storage: Storage, leaderboard_id: str) -> bool:
     """Remove a frozen leaderboard (the operator's: spam, an offensive title, a mistake), its
     graph and its share of the public default graph in one update; False when there is none.
     Anyone may freeze and the first title of a state is kept, so without this whoever froze
-    first named the standings for good. Its URI answers 404 after it; freezing the same
+    first named the standings for good. Its URI answers 410 after it; freezing the same
     standings again makes it anew."""
     from service.graph.adapter import Side
 

@@ -64,6 +64,15 @@ def test_every_help_says_the_defaults_worth_saying() -> None:
             assert nothing not in flat, prog
 
 
+def test_leaderboard_help_says_a_removed_board_is_gone() -> None:
+    """A removed board's URI answers 410 Gone (an id never frozen 404), which the help said
+    was 404 (explore56 F6)."""
+    helps = {p.prog: p.format_help() for p in _every_parser(build_parser())}
+    said = " ".join(helps["gerbil-qa leaderboard"].split())
+    assert "A removed one's URI answers 410 Gone" in said
+    assert "removed one's URI answers 404" not in said
+
+
 def test_resume_keeps_the_runs_own_timeout_unless_given() -> None:
     """`resume --timeout` defaulted to 60 s, replacing the seconds per call a run was
     submitted with (`--timeout 300` resumed at 60 s unasked; explore40 F9): no default, the
