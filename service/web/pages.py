@@ -448,6 +448,18 @@ class QuestionRow:
     # the given answers in the system's order, repeats kept, each with its verdict (correct,
     # wrong, repeated): what K, K1, CWS and MRR read, where the task reports one of them
     ranked: tuple[tuple[str | None, str], ...] = ()
+    missing_text: str | None = None  # "no pt-BR text": a no-text row's placeholder
+
+    @property
+    def not_scored(self) -> str | None:
+        """Why a skipped row was not scored, said where its given answers would be: they are
+        not recorded for it, and "Given: none" was said of a system that answered
+        (explore56 F7)."""
+        if self.status == "no-gold":
+            return "no gold"
+        if self.status == "no-text":
+            return self.missing_text or "no text in the task's language"
+        return None
 
     @property
     def tags(self) -> list[str]:
@@ -769,7 +781,8 @@ def question_text(texts: Sequence[Any], language: str) -> Any | None:
     without regard to case (BCP 47, RDF 1.1: the store keeps ``pt_BR`` as ``@pt-br``), else for a
     bare language (``pt``) one of its regional tags, as the run took it; else the first. The
     page looked the tag up as written, so a ``pt-BR`` or ``zh-Hant-TW`` task showed the English
-    text (explore53 F4)."""
+    text (explore53 F4). A row skipped for having no text in the task's language is not
+    given this fallback (:func:`task_page`: explore56 F1)."""
     from service.model import same_language
 
     wanted = same_language(language)
@@ -813,9 +826,13 @@ def task_page(
         # a pooled task's result is …/question/{id}@{tag}: the tag, which gqa:language's ISO
         # 639 code (pt for pt-BR) drops
         tag = uri.rpartition("@")[2] if asked_in and "@" in uri.rpartition("/")[2] else None
-        shown = question_text(texts, unquote(tag) if tag else asked_in or language)
+        wanted = unquote(tag) if tag else asked_in or language
         measures = {m: number(node.one(q.iri)) for m, q in QUESTION_MEASURE_INFO.items()}
         status = local(node.text(GQA + "questionStatus")).removeprefix("status-")
+        # a question with no text in the task's language: a placeholder, not another
+        # language's text (the first stored, de or ro on a pt-BR page, marked so: explore56 F1)
+        shown = None if status == "no-text" else question_text(texts, wanted)
+        missing_text = f"no {canonical_tag(wanted)} text" if status == "no-text" else None
         features = {}
         if q is not None:
             for name, prop in _FEATURE_PROPERTIES.items():
@@ -849,6 +866,7 @@ def task_page(
                 if (written := getattr(shown, "language", None))
                 else None,
                 status=status,
+                missing_text=missing_text,
                 measures=measures,
                 given=given,
                 gold=tuple(sorted(_display(v) for v in q.all(GQA + "goldAnswer"))) if q else (),

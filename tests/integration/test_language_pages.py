@@ -72,3 +72,21 @@ def test_a_pooled_tasks_rows_name_the_full_tag(recorded: tuple[Any, list]) -> No
     rows = "".join(_page(app, f"/experiment/{pooled}/task/1?page={n}") for n in range(1, 4))
     assert ">99 (pt-BR)</a>" in rows and ">99 (en)</a>" in rows
     assert ">99 (pt)</a>" not in rows
+
+
+def test_a_question_without_the_tasks_text_says_so_not_another_languages(
+    recorded: tuple[Any, list],
+) -> None:
+    """A question with no pt-BR text (98: de, ru, pt, hi_IN…) showed the first text stored,
+    German, marked ``lang="de"`` on a pt-BR page, and "Given: none" (explore56 F1, F7): a
+    placeholder now, and why it was not scored."""
+    app, (alone, _pooled) = recorded
+    for path in (f"/experiment/{alone}/task/1/question/98", f"/experiment/{alone}/task/1"):
+        page = _page(app, path)
+        assert "Wer hat Caesar getötet?" not in page and 'lang="de"' not in page, path
+    one = _page(app, f"/experiment/{alone}/task/1/question/98")
+    assert 'class="muted no-task-text">no pt-BR text</a>' in one
+    assert "not scored: no pt-BR text" in one
+    assert "Given:" not in one
+    scored = _page(app, f"/experiment/{alone}/task/1/question/99")
+    assert "not scored" not in scored and PT_BR in scored

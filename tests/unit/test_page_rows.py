@@ -143,3 +143,24 @@ def test_ranks_count_systems_not_runs() -> None:
         rows[3:], "macroF1", 3, lambda limit, offset: rows[offset:][:limit]
     )
     assert [page[r.task] for r in rows[3:]] == [3, 2, 1] and later["t5"] == "t2"
+
+
+@pytest.mark.parametrize(
+    ("status", "missing_text", "said"),
+    [
+        ("no-gold", None, "no gold"),
+        ("no-text", "no pt-BR text", "no pt-BR text"),
+        ("scored", None, None),
+        ("missing", None, None),
+        ("error", None, None),
+    ],
+)
+def test_a_skipped_row_says_why_it_was_not_scored(
+    status: str, missing_text: str | None, said: str | None
+) -> None:
+    """A skipped row said "Given: none" though the system had answered: its answers are not
+    recorded, so it says why it was not scored (explore56 F7)."""
+    from dataclasses import replace
+
+    skipped = replace(row("2", "skipped", None), status=status, missing_text=missing_text)
+    assert skipped.not_scored == said
