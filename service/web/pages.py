@@ -708,6 +708,20 @@ def look_alike(given: str, golds: Iterable[str]) -> str | None:
     return None
 
 
+class Said(str):
+    """An answer as a page shows it, with the language tag of its own literal (``language``),
+    the one a page may mark it with (``lang``); None for a plain literal, a number, an IRI. The
+    question's language was put on every answer: a Latin "Damavand" and ``8.1741E10`` marked
+    ``lang="fa"``, ``true (xsd:boolean)`` ``lang="de"`` (explore56 F2)."""
+
+    language: str | None
+
+    def __new__(cls, text: str, language: str | None = None) -> Said:
+        said = super().__new__(cls, text)
+        said.language = language
+        return said
+
+
 def _display(term: Any) -> str:
     import pyoxigraph as ox
 
@@ -715,7 +729,7 @@ def _display(term: Any) -> str:
         return term.value
     if isinstance(term, ox.Literal):
         if term.language:
-            return f"{term.value} @{term.language}"
+            return Said(f"{term.value} @{term.language}", canonical_tag(term.language))
         datatype = term.datatype.value
         if datatype.startswith(_XSD) and datatype != _XSD + "string":
             return f"{term.value} (xsd:{datatype[len(_XSD) :]})"  # 2 (xsd:integer)

@@ -15,6 +15,9 @@ FAMILY_ZWJ = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
 FAMILY = "\U0001f468\U0001f469\U0001f467"
 
 
+XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
+
+
 def _question(qid: str, texts: list[tuple[str, str]], value: str) -> dict[str, Any]:
     row = {"x": {"type": "literal", "value": value}}
     return {
@@ -113,10 +116,46 @@ def test_texts_and_answers_in_any_script_are_set_in_their_own_direction(server, 
     one = server.get(f"experiment/{ticket['id']}/task/1/question/3", headers=owner).text
     for page in (task, one):
         assert re.search(r'<a href="[^"]*/question/3" lang="fa" dir="auto">پایتخت ایران؟</a>', page)
-        assert '<span lang="fa" dir="auto">تهران</span>' in page  # the answer, matched
+        # the answer, matched: a plain literal, in its own direction, no language claimed
+        # for it (it was the question's, fa, on every answer: explore56 F2)
+        assert "<bdi>تهران</bdi>" in page and '<span lang="fa" dir="auto">تهران' not in page
         assert not read_page(page).problems  # still well formed
     # an answer in words of no language the page knows, isolated in its own direction
     experiment, owner = run
     task = server.get(f"experiment/{experiment}/task/1", headers=owner).text
     assert f"<bdi>{ZWSP_TEHRAN}</bdi>" in task and f"<bdi>{FAMILY}</bdi>" in task
     assert re.search(r'<a href="[^"]*/question/1" lang="en" dir="auto">What is the', task)
+
+
+def test_an_answer_has_only_its_own_literals_language(server) -> None:
+    """Every answer was marked with the question's language: a Latin "Damavand", a number and
+    a boolean ``lang="fa"`` (explore56 F2). Only a literal's own tag marks it now: a number
+    and a plain Latin name have no ``lang``, a tagged literal keeps its tag."""
+    row = [
+        {"x": {"type": "literal", "value": "Damavand"}},
+        {"x": {"type": "literal", "value": "5610", "datatype": XSD_INTEGER}},
+        {"x": {"type": "literal", "value": "دماوند", "xml:lang": "fa"}},
+        {"x": {"type": "literal", "value": "Demavend", "xml:lang": "de"}},
+    ]
+    gold = {"questions": [_question("4", [("fa", "بلندترین کوه ایران؟")], "x")]}
+    gold["questions"][0]["answers"][0]["results"]["bindings"] = row
+    answers = {"questions": [_question("4", [], "Damavand")]}
+    answers["questions"][0]["answers"][0]["results"]["bindings"] = [row[0], row[1]]
+    made = server.post(
+        "api/experiments",
+        json={
+            "dataset": {"content": json.dumps(gold, ensure_ascii=False)},
+            "language": "fa",
+            "systems": [{"name": "sys", "answers": json.dumps(answers, ensure_ascii=False)}],
+        },
+    )
+    assert made.status_code == 202, made.text
+    ticket = made.json()
+    server.wait_finished(ticket["id"], ticket["token"])
+    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    page = server.get(f"experiment/{ticket['id']}/task/1/question/4", headers=owner).text
+    assert re.search(r'<a href="[^"]*/question/4" lang="fa" dir="auto">', page)  # the text
+    assert "Damavand" in page and "5610" in page
+    assert not re.search(r'lang="[^"]*"[^>]*>(Damavand|5610)', page), page
+    assert '<span lang="fa" dir="auto">دماوند @fa</span>' in page
+    assert '<span lang="de" dir="auto">Demavend @de</span>' in page
