@@ -62,9 +62,16 @@ def page_of(uri: str) -> str:
     """The page of one of our URIs on the host the client asked (:func:`site_root`): where a
     form sends its browser after a POST. The base URI (another name, ``localhost`` for
     ``127.0.0.1``) was blocked by the page's own CSP ``form-action 'self'``, which also holds
-    for the redirect after a form: the work was done and the page stayed as it was."""
+    for the redirect after a form: the work was done and the page stayed as it was. Absolute
+    under the base when the client asked the base's host and path; else the path alone, which
+    the client resolves on the host it asked: the request's ``Host`` is not written back
+    (``Host: evil.example`` gave ``http://evil.example/…``: explore56 F3), as the token's
+    redirect and the one to a submitted run's page are paths too."""
     base = services().storage.uris.base
-    return site_root() + uri[len(base) :] if uri.startswith(base) else uri
+    if not uri.startswith(base):
+        return uri
+    root = site_root()
+    return (root if root == base else url_for("ui.home")) + uri[len(base) :]
 
 
 def external_url(endpoint: str, **values: Any) -> str:

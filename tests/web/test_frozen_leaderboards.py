@@ -155,6 +155,23 @@ def test_the_leaderboard_page_freezes_what_it_shows(site: Server) -> None:
     assert same.headers["Location"] == before["uri"]
 
 
+@pytest.mark.parametrize("host", ["evil.example", "a@evil.example"])
+def test_a_freezes_location_does_not_copy_a_forged_host(site: Server, host: str) -> None:
+    """The Location after a freeze (the form's 303, the API's 201) was on the request's
+    ``Host``: ``Host: evil.example`` sent the browser to ``http://evil.example/leaderboard/…``
+    (explore56 F3). Under another host than the base's it is the path alone."""
+    from urllib.parse import urlsplit
+
+    made = site.post("api/leaderboards", json={}, headers={"Host": host})
+    assert made.status_code in (200, 201), made.text
+    path = urlsplit(made.json()["uri"]).path
+    assert made.headers["Location"] == path
+    form = site.post("leaderboards/freeze", data={}, headers={"Host": host}, allow_redirects=False)
+    assert form.status_code == 303 and form.headers["Location"] == path
+    asked = site.post("api/leaderboards", json={})  # the base's own host: absolute, as before
+    assert asked.headers["Location"] == made.json()["uri"]
+
+
 def test_what_cannot_be_frozen_is_said(site: Server) -> None:
     bad = site.post("api/leaderboards", json={"sort": "nope"})
     assert bad.status_code == 400 and "sort='nope'" in bad.json()["error"]
