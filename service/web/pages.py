@@ -710,15 +710,19 @@ def look_alike(given: str, golds: Iterable[str]) -> str | None:
 
 class Said(str):
     """An answer as a page shows it, with the language tag of its own literal (``language``),
-    the one a page may mark it with (``lang``); None for a plain literal, a number, an IRI. The
-    question's language was put on every answer: a Latin "Damavand" and ``8.1741E10`` marked
-    ``lang="fa"``, ``true (xsd:boolean)`` ``lang="de"`` (explore56 F2)."""
+    the one a page marks it with (``lang``), and whether it is a plain literal in words
+    (``words``), which a page marks with the question's language: an answer in words is most
+    likely in it (PolEval's Polish answers were read as English). A number, a boolean, any
+    typed literal and an IRI are in no language: the question's was put on every answer,
+    ``8.1741E10`` marked ``lang="fa"``, ``true (xsd:boolean)`` ``lang="de"`` (explore56 F2)."""
 
     language: str | None
+    words: bool
 
-    def __new__(cls, text: str, language: str | None = None) -> Said:
+    def __new__(cls, text: str, language: str | None = None, *, words: bool = False) -> Said:
         said = super().__new__(cls, text)
         said.language = language
+        said.words = words
         return said
 
 
@@ -733,7 +737,7 @@ def _display(term: Any) -> str:
         datatype = term.datatype.value
         if datatype.startswith(_XSD) and datatype != _XSD + "string":
             return f"{term.value} (xsd:{datatype[len(_XSD) :]})"  # 2 (xsd:integer)
-        return term.value
+        return Said(term.value, words=any(c.isalpha() for c in term.value))
     return str(term)
 
 
