@@ -35,3 +35,12 @@ def test_mypy_is_clean() -> None:
         pytest.fail("mypy is not installed: run `make install` (it is in the test extra)")
     done = subprocess.run([str(exe)], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_no_two_test_modules_share_a_name() -> None:
+    """pytest imports test modules by their base name (the folders are no packages): a second
+    ``test_full_disk.py`` in another folder stopped the whole run at collection."""
+    names: dict[str, list[str]] = {}
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert not {name: paths for name, paths in names.items() if len(paths) > 1}
