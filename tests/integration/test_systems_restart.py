@@ -249,16 +249,23 @@ def test_killed_experiment_resumes_to_the_same_results(setup: dict[str, Any]) ->
     assert len(counter.asked) == QUESTIONS
 
 
+def _cancelled_midway(runner: ExperimentRunner, setup: dict[str, Any]) -> str:
+    """Submit the baseline run, cancel it once its first answer is logged; its id."""
+    assert runner.jobs is not None
+    eid = runner.submit(_spec(setup, concurrency=1)).id
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not runner.jobs.answers(eid, 0):
+        time.sleep(0.02)
+    assert runner.cancel(eid)
+    runner.wait(eid)
+    return eid
+
+
 def test_cancel_and_resume_in_process(setup: dict[str, Any]) -> None:
     with open_storage(setup["dir"] / "cancelled") as graph:
         runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
         assert runner.jobs is not None
-        eid = runner.submit(_spec(setup, concurrency=1)).id
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not runner.jobs.answers(eid, 0):
-            time.sleep(0.02)
-        assert runner.cancel(eid)
-        runner.wait(eid)
+        eid = _cancelled_midway(runner, setup)
         status = graph.experiments.status(eid)
         assert status.status == "cancelled"
         assert status.message is not None and "resume to continue" in status.message
@@ -286,12 +293,7 @@ def test_a_damaged_schema_mark_is_said_unreadable_not_a_newer_schema(
     with open_storage(setup["dir"] / "damaged") as graph:
         runner = ExperimentRunner(graph, workers=1, policy=LOCAL)
         assert runner.jobs is not None and graph.workspace is not None
-        eid = runner.submit(_spec(setup, concurrency=1)).id
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not runner.jobs.answers(eid, 0):
-            time.sleep(0.02)
-        assert runner.cancel(eid)
-        runner.wait(eid)
+        eid = _cancelled_midway(runner, setup)
         graph.workspace.write({f"jobs/{eid}/schema": b"garbage\n"})
         with pytest.raises(Conflict) as refused:
             runner.resume(eid)

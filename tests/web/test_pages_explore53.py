@@ -93,13 +93,10 @@ def test_a_plainly_wrong_answer_gets_no_such_note(server, run) -> None:
     assert look_alike("\u0643", ["\u06a9"]) is None  # Arabic and Persian kaf: letters apart
 
 
-def test_texts_and_answers_in_any_script_are_set_in_their_own_direction(server, run) -> None:
-    """F11: a Persian text and answer had ``lang="fa"`` but no direction, so a trailing ``؟``
-    could land on the wrong side of an LTR cell."""
-    from tests.web.test_site_crawl import read_page
-
-    gold = {"questions": [_question("3", [("fa", "پایتخت ایران؟")], "تهران")]}
-    answers = {"questions": [_question("3", [], "تهران")]}
+def _run_in_persian(
+    server, gold: dict[str, Any], answers: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """A private run of ``answers`` on ``gold`` in fa, finished: its ticket and owner header."""
     made = server.post(
         "api/experiments",
         json={
@@ -111,7 +108,17 @@ def test_texts_and_answers_in_any_script_are_set_in_their_own_direction(server, 
     assert made.status_code == 202, made.text
     ticket = made.json()
     server.wait_finished(ticket["id"], ticket["token"])
-    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    return ticket, {"Authorization": f"Bearer {ticket['token']}"}
+
+
+def test_texts_and_answers_in_any_script_are_set_in_their_own_direction(server, run) -> None:
+    """F11: a Persian text and answer had ``lang="fa"`` but no direction, so a trailing ``؟``
+    could land on the wrong side of an LTR cell."""
+    from tests.web.test_site_crawl import read_page
+
+    gold = {"questions": [_question("3", [("fa", "پایتخت ایران؟")], "تهران")]}
+    answers = {"questions": [_question("3", [], "تهران")]}
+    ticket, owner = _run_in_persian(server, gold, answers)
     task = server.get(f"experiment/{ticket['id']}/task/1", headers=owner).text
     one = server.get(f"experiment/{ticket['id']}/task/1/question/3", headers=owner).text
     for page in (task, one):
@@ -139,18 +146,7 @@ def test_an_answer_in_no_language_is_not_marked_with_the_questions(server) -> No
     gold["questions"][0]["answers"][0]["results"]["bindings"] = row
     answers = {"questions": [_question("4", [], "Damavand")]}
     answers["questions"][0]["answers"][0]["results"]["bindings"] = [row[0], row[1]]
-    made = server.post(
-        "api/experiments",
-        json={
-            "dataset": {"content": json.dumps(gold, ensure_ascii=False)},
-            "language": "fa",
-            "systems": [{"name": "sys", "answers": json.dumps(answers, ensure_ascii=False)}],
-        },
-    )
-    assert made.status_code == 202, made.text
-    ticket = made.json()
-    server.wait_finished(ticket["id"], ticket["token"])
-    owner = {"Authorization": f"Bearer {ticket['token']}"}
+    ticket, owner = _run_in_persian(server, gold, answers)
     page = server.get(f"experiment/{ticket['id']}/task/1/question/4", headers=owner).text
     assert re.search(r'<a href="[^"]*/question/4" lang="fa" dir="auto">', page)  # the text
     assert "Damavand" in page and "5610" in page
