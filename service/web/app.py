@@ -21,6 +21,7 @@ from service import release
 from service.errors import FormatError, ServiceError, retry_after
 from service.web import conneg
 from service.web.config import WebConfig, load_config
+from service.web.hosts import HostCheck
 from service.web.state import EXTENSION, Services, services
 
 if TYPE_CHECKING:
@@ -143,6 +144,7 @@ def create_app(
     app.after_request(_html_safe)
     # programs' GET queries skip Flask's request machinery (same rules; sparql_endpoint.py)
     app.wsgi_app = sparql_endpoint.QueryFastPath(app, state, SECURITY_HEADERS)  # type: ignore[method-assign]
+    app.wsgi_app = HostCheck(app.wsgi_app, SECURITY_HEADERS)  # type: ignore[method-assign]
     if cfg.access_log:  # outermost: the fast path's queries are requests too
         from service.web.access_log import AccessLog
 

@@ -42,13 +42,14 @@ def test_a_json_client_is_sent_to_the_api(server, path: str, api: str) -> None:
         ("api/", "api/openapi.json"),
     ],
 )
-@pytest.mark.parametrize("host", ["evil.example", "a@evil.example", 'evil.example" x="y'])
+@pytest.mark.parametrize("host", ["evil.example", "gerbil_qa:8080"])
 def test_the_303_to_the_api_is_under_the_base_whatever_host(
     server, path: str, api: str, host: str
 ) -> None:
     """The 303's ``Location`` copied the request's ``Host``: ``Host: evil.example`` was sent
-    to ``http://evil.example/api/systems``, a malformed one to ``http:///api/systems``. It is
-    under the base now, as the canonical link and the trailing-slash 301 are (explore56 F3)."""
+    to ``http://evil.example/api/systems``. It is under the base now, as the canonical link and
+    the trailing-slash 301 are (explore56 F3); a malformed ``Host`` is a 400
+    (tests/web/test_host_header.py)."""
     moved = server.get(
         path,
         headers={"Accept": "application/json", "Host": host},
