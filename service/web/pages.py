@@ -725,6 +725,20 @@ class Said(str):
         said.words = words
         return said
 
+    def written_like(self, text: str | None) -> bool:
+        """Whether this answer's letters are all in scripts the question ``text`` is written
+        in: only then is it marked with the question's language. ``Damavand`` in a Persian
+        question was marked ``lang="fa"`` (a Latin name; explore56 F2)."""
+        return bool(text) and _scripts(self) <= _scripts(text or "")
+
+
+def _scripts(text: str) -> set[str]:
+    """The scripts of ``text``'s letters, by the first word of their Unicode names (LATIN,
+    ARABIC, CYRILLIC, DEVANAGARI, CJK, HIRAGANA …)."""
+    import unicodedata
+
+    return {unicodedata.name(c, "?").split(" ", 1)[0] for c in text if c.isalpha()}
+
 
 def _display(term: Any) -> str:
     import pyoxigraph as ox
