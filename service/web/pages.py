@@ -1097,6 +1097,15 @@ def task_csv(page: TaskPage) -> bytes:
     why = explains_misses(page.task.profile)
     if why:
         header.append("why")
+    # a wrong answer that differs from a missed gold one only in what no reader sees, as the
+    # page says beside it (``<given>: differs from the gold … only in …``); the table gave two
+    # strings that look equal and a wrong verdict without a word (explore53)
+    alike = {
+        r.uri: [f"{a}: {note}" for a in r.given if (note := r.look_alike(a))] for r in page.rows
+    }
+    look_alikes = any(alike.values())
+    if look_alikes:
+        header.append("lookAlike")
     # a system that gave SPARQL (a Text2SPARQL service): its query and the gold one, as the
     # page shows them side by side, for a table of what failed and what it should have been
     queries = any(r.system_query for r in page.rows)
@@ -1137,6 +1146,7 @@ def task_csv(page: TaskPage) -> bytes:
             r.confidence,
             items_cell([_match_cell(m) for m in r.matches]),
             *([r.why] if why else []),
+            *([items_cell(alike[r.uri])] if look_alikes else []),
             *(
                 [r.system_query, r.gold_query, items_cell(list(r.query_rewrites))]
                 if queries

@@ -3,7 +3,9 @@ differs from the gold only in what no reader sees says so (F9)."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import re
 from typing import Any
@@ -83,6 +85,13 @@ def test_a_false_answer_differing_only_in_invisible_characters_says_so(server, r
     # the question's own page says it too
     one = server.get(f"experiment/{experiment}/task/1/question/1", headers=owner)
     assert "only in invisible characters (U+200B)" in one.text
+    # and the task's table, in a column of its own (it gave two strings that look equal)
+    table = server.get(f"experiment/{experiment}/task/1.csv", headers=owner)
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.content.decode("utf-8")))}
+    assert rows["1"]["lookAlike"] == (
+        f"{ZWSP_TEHRAN}: differs from the gold Tehran only in invisible characters (U+200B)"
+    ), rows["1"]
+    assert rows["3"]["lookAlike"] == ""  # right in Persian: nothing to say
 
 
 def test_a_plainly_wrong_answer_gets_no_such_note(server, run) -> None:
