@@ -66,6 +66,11 @@ class Reproduction:
         JSON object, one a line."""
         return sum(1 for arg in self.argv if arg == "--system")
 
+    @property
+    def intervals(self) -> bool:
+        """Whether the command prints the bootstrap intervals the experiment stores."""
+        return "--intervals" in self.argv
+
     def with_unserved(self, kbs: Mapping[str, str]) -> Reproduction:
         """This reproduction with the files of ``kbs`` (SHA-256 -> the operator's KB name)
         brought by the reader, not downloaded: their address answers 403."""
@@ -245,6 +250,7 @@ def reproduction(
         for name in t.measures
     ):
         argv.append("--ranked")
+    argv += _interval_options(tasks)
     # only the check that the answers cover half of the dataset's question ids, which a run
     # may have been told to skip and its graph does not say: the scores are the same either way
     argv += ["--force", "--output", "json"]
@@ -298,6 +304,29 @@ def _name_locally(files: dict[str, list[tuple[int, str, str, str, str | None]]])
     for role in ROLES:
         each = files.get(role, [])
         each[:] = [(f[0], local_name(f[1], taken), *f[2:]) for f in each]
+
+
+def _interval_options(tasks: Sequence[TaskResult]) -> list[str]:
+    """``--intervals`` when the tasks store bootstrap intervals, with ``--resamples`` and
+    ``--seed`` where their signature names others than the command's defaults: without it the
+    command printed no interval, though the page shows them and says every number comes again
+    (explore60 F1). A withheld gold's run stores none (nor prints any)."""
+    from service.evaluation import statistics as st
+
+    signature = next((t.interval_signature for t in tasks if t.intervals), None)
+    if signature is None:
+        return []
+    fields = signature.split("|")
+    start = next((i for i, f in enumerate(fields) if f.startswith("ci:")), len(fields))
+    named = dict(f.split(":", 1) for f in fields[start + 1 :] if ":" in f)
+    options = ["--intervals"]
+    for option, key, default in (
+        ("--resamples", "n", st.DEFAULT_RESAMPLES),
+        ("--seed", "seed", st.DEFAULT_SEED),
+    ):
+        if named.get(key, "").isdigit() and int(named[key]) != default:
+            options += [option, str(int(named[key]))]
+    return options
 
 
 def _kb_named(tasks: Sequence[TaskResult]) -> bool:

@@ -110,14 +110,45 @@ def _compare(stored: dict, printed: list[dict]) -> int:
     return compared
 
 
+def _intervals(graph: rdflib.Graph, uri: str) -> dict[tuple[str, str, str], list[float]]:
+    """(system, experiment type, measure) -> its stored interval's bounds."""
+    found = {}
+    for task in graph.objects(rdflib.URIRef(uri), GQA.task):
+        system = str(graph.value(graph.value(task, GERBIL.annotator), DCT.identifier))
+        kind = str(graph.value(task, GERBIL.experimentType)).rsplit("#", 1)[1]
+        for ci in graph.objects(task, GQA.interval):
+            low, high = graph.value(ci, GQA.lowerBound), graph.value(ci, GQA.upperBound)
+            if low is not None and high is not None:
+                name = str(graph.value(ci, GQA.intervalOf)).rsplit("#", 1)[1]
+                found[(system, kind, name)] = [low.toPython(), high.toPython()]
+    return found
+
+
+def _compare_intervals(stored: dict, printed: list[dict]) -> int:
+    """Every stored interval printed again with equal bounds; how many."""
+    again = {
+        (result["system"], kind, name): bounds
+        for result in printed
+        for kind, each in result.get("intervals", {}).items()
+        for name, bounds in each.items()
+    }
+    assert stored and set(stored) <= set(again), f"not printed: {set(stored) - set(again)}"
+    for key, bounds in stored.items():
+        assert again[key] == bounds, (key, bounds, again[key])
+    return len(stored)
+
+
 def test_a_qald8_result_is_reproduced_to_the_last_digit_from_its_page(
     server: Server, data_dir: Path, tmp_path: Path
 ) -> None:
     answers = sorted((data_dir / QALD8).glob("*_QALD8_Train.json"))[:3]
     uri = _published(server, "qald-8-train-multilingual", "fair", answers)
     graph = _graph(uri)
-    compared = _compare(_stored(graph, uri), _reproduce(uri, tmp_path))
+    printed = _reproduce(uri, tmp_path)
+    compared = _compare(_stored(graph, uri), printed)
     assert compared > 100
+    # and every interval the page shows and the RDF stores (the command had no --intervals)
+    assert _compare_intervals(_intervals(graph, uri), printed) > 20
     # what it downloaded is what the experiment names, byte for byte
     for f in graph.objects(rdflib.URIRef(uri), PROV.used):
         if graph.value(f, GQA.fileRole) is not None:
