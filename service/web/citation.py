@@ -219,12 +219,21 @@ def scoring_note(
     dataset_version: str | None = None,
     profiles: Sequence[str] = (),
     evaluator: str | None = None,
+    languages: Sequence[str] = (),
+    kbs: Sequence[str] = (),
+    kb_files: Sequence[str] = (),
 ) -> str | None:
     """On and with what an experiment's numbers were computed, as its citation's note says it:
     ``dataset Birds QA (birds-qa-f1a2849c), version 1; profile fair 1.2; evaluator GERBIL QA
     for Python 0.1.0+g682c9dfbc0d5`` (the title named the dataset by its name alone, with no
     version of it, of the profile or of the evaluator: a reader could not tell which numbers
-    the entry stood for). ``profiles``: each ``name version`` the results were scored under."""
+    the entry stood for). ``profiles``: each ``name version`` the results were scored under;
+    ``languages``: each language tag of its results (``en``, pooled ``en,es``); ``kbs``: each
+    knowledge base its results record (``file:sha256:H (version)``, an endpoint), ``kb_files``
+    the names of the files it was given as: ``…; profile fair 1.4.0; language en; knowledge base
+    file:sha256:4ebe… (1.0), file kb.ttl; evaluator …``. The language and the KB change the
+    numbers (the demo's answers-strong scores 0.8214 without its KB, 1 with it) and the note
+    named neither (explore60 F4); a frozen leaderboard's names its language."""
     parts = []
     if dataset:
         said = f"dataset {dataset}"
@@ -233,6 +242,13 @@ def scoring_note(
         parts.append(said + (f", version {dataset_version}" if dataset_version else ""))
     if profiles:
         parts.append(f"profile{'s' if len(profiles) > 1 else ''} {', '.join(profiles)}")
+    if languages:
+        parts.append(f"language{'s' if len(languages) > 1 else ''} {', '.join(languages)}")
+    if kbs:
+        said = f"knowledge base{'s' if len(kbs) > 1 else ''} {', '.join(kbs)}"
+        if kb_files:
+            said += f", file{'s' if len(kb_files) > 1 else ''} {', '.join(kb_files)}"
+        parts.append(said)
     if evaluator:
         parts.append(f"evaluator {evaluator}")
     return "; ".join(" ".join(p.split()) for p in parts) or None

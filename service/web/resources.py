@@ -497,7 +497,8 @@ def _catalogued(shown: pages.ExperimentPage) -> Any:
 def _citation_scoring(shown: pages.ExperimentPage) -> str | None:
     """On and with what its results were computed, for the citation's note: the dataset's
     title, name and version (its description's, else the registered version it is the file
-    of), each profile and version, the evaluator's release. None before it has results."""
+    of), each profile and version, the language(s) and knowledge base(s) of its results, the
+    evaluator's release. None before it has results."""
     if not shown.tasks:
         return None
     registered = (
@@ -512,6 +513,9 @@ def _citation_scoring(shown: pages.ExperimentPage) -> str | None:
             dict.fromkeys(f"{t.profile} {t.profile_version or ''}".strip() for t in shown.tasks)
         ),
         evaluator=shown.software,
+        languages=list(dict.fromkeys(t.language_tag for t in shown.tasks if t.language_tag)),
+        kbs=list(dict.fromkeys(t.knowledge_base for t in shown.tasks if t.knowledge_base)),
+        kb_files=[title for title, role, *_ in shown.uploads if role == "kb"],
     )
 
 

@@ -324,6 +324,9 @@ def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) 
     by its DOI has it as its title. The key stays from the submission through publication."""
     from tests.web.conftest import start_server, stop_server
 
+    def turtle(eid: str, auth: dict[str, str]) -> str:
+        return site.get(f"experiment/{eid}", headers={**auth, "Accept": "text/turtle"}).text
+
     site = start_server(tmp_path / "store", demo=False)
     try:
         body = {
@@ -349,9 +352,13 @@ def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) 
         evaluator = re.search(r"<dt>Evaluator</dt><dd><a [^>]+>([^<]+)</a>", page)[1]
         dataset = re.search(r'<dt>Dataset</dt><dd><a href="[^"]+/dataset/([^"]+)"', page)[1]
         assert f"title = {{{{GERBIL QA experiment {eid}: strong on Birds \\& Bees QA}}}}" in private
+        # the language and the KB its numbers were computed with (explore60 F4): the demo's
+        # answers-strong scores 0.8214 without the KB, 1 with it
+        kb = re.search(r'gqa:knowledgeBase "([^"]+)"', turtle(eid, auth))[1]
+        assert kb.startswith("file:sha256:")
         note = (
             f"dataset Birds \\& Bees QA ({dataset}), version 1.2; profile {profile}; "
-            f"evaluator {evaluator}}}"
+            f"language en; knowledge base {kb}, file kb.ttl; evaluator {evaluator}}}"
         )
         assert note in private, private
         assert site.post(f"api/experiments/{eid}/publish", headers=auth).status_code == 200
