@@ -10,6 +10,12 @@ sets it), else from git when the package runs from a checkout, else from ``servi
 which a wheel built from a checkout carries (``build_support/revision_backend.py``: ``pip
 install .`` runs it). Asked once per process, and only by what writes provenance: ``gerbil-qa
 evaluate`` without ``--store`` never runs git.
+
+Where that code is published is the operator's to say, ``GERBIL_QA_SOURCE_REPOSITORY`` (an
+http(s) URL a ``git clone`` takes; none by default: no URL is invented): an experiment then
+records it with its evaluator (``schema:codeRepository``), and its reproduce text says
+``git clone URL`` and ``git checkout COMMIT``. Before, the evaluator gave a commit and no
+place to get it (explore60 F7).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +31,7 @@ from service import __version__
 from service.errors import ServiceError
 
 REVISION_ENV = "GERBIL_QA_REVISION"
+REPOSITORY_ENV = "GERBIL_QA_SOURCE_REPOSITORY"
 _CHECKOUT = Path(__file__).resolve().parent.parent
 BUILT_FROM = Path(__file__).resolve().parent / "REVISION"  # in a wheel: its commit
 # what the evaluator is made of: a change elsewhere (tests, bench, README) scores the same
@@ -37,6 +44,7 @@ class Source:
     release: str
     revision: str | None = None  # the full commit, 40 hex digits
     modified: bool = False
+    repository: str | None = None  # where its code is published (GERBIL_QA_SOURCE_REPOSITORY)
 
     @property
     def version(self) -> str:
@@ -48,12 +56,33 @@ class Source:
 
 @lru_cache(maxsize=1)
 def source() -> Source:
+    return replace(_built(), repository=repository())
+
+
+def _built() -> Source:
     given = os.environ.get(REVISION_ENV, "").strip().lower()
     if given:
         if not _COMMIT.fullmatch(given):
             raise ServiceError(f"{REVISION_ENV}={given!r}: expected a commit's 40 hex digits")
         return Source(__version__, given)
     return from_checkout() or _from_wheel() or Source(__version__)
+
+
+def repository() -> str | None:
+    """The URL of the repository the operator publishes this code in
+    (``GERBIL_QA_SOURCE_REPOSITORY``), None when not set; anything but an http(s) IRI stops the
+    start, as a malformed revision does (it is written as an IRI and linked)."""
+    from service.valid_terms import is_valid_iri
+
+    given = os.environ.get(REPOSITORY_ENV, "").strip()
+    if not given:
+        return None
+    if not given.lower().startswith(("http://", "https://")) or not is_valid_iri(given):
+        raise ServiceError(
+            f"{REPOSITORY_ENV}={given!r}: expected the http(s) URL of the repository of this "
+            "code (what git clone takes)"
+        )
+    return given
 
 
 def built_from(source: Source) -> str:

@@ -30,6 +30,7 @@ OTHER_SETTINGS: dict[str, str] = {
     "WORK_DIR": "a replica's local cache directory (service/graph/remote.py)",
     "LEASE_SECONDS": "a replica's claim on a run (service/graph/claims.py)",
     "REVISION": "the commit this code was built from (service/release.py)",
+    "SOURCE_REPOSITORY": "where this code is published, for its evaluator (service/release.py)",
     "DATA": "the benchmark files' mirror (service/catalog.py)",
     "CACHE": "downloaded dataset files (service/catalog.py)",
     "KB_CACHE": "a SPARQL endpoint KB's lookup cache (service/kb/cache.py)",

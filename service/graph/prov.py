@@ -15,7 +15,7 @@ from typing import TypeAlias
 from service.graph import nodes as n
 from service.graph.clock import timestamp
 from service.graph.nodes import BlankNode, Literal, NamedNode, node
-from service.graph.terms import DCT, PROV, RDF, RDFS
+from service.graph.terms import DCT, PROV, RDF, RDFS, SCHEMA
 from service.graph.uris import GQA
 from service.release import Source
 
@@ -67,7 +67,8 @@ def activity(
 def software(agent: NamedNode, source: Source) -> list[Triple]:
     """This evaluator as the ``prov:SoftwareAgent`` that ran an activity (also typed
     ``prov:Agent``, so that clients without RDFS inference find it as one), with the commit it
-    was built from where that is known (:mod:`service.release`)."""
+    was built from where that is known (:mod:`service.release`), and the repository its code is
+    published in where its operator names one (``schema:codeRepository``)."""
     out: list[Triple] = [
         (agent, TYPE, node(GQA + "Evaluator")),
         (agent, TYPE, SOFTWARE_AGENT),
@@ -78,6 +79,8 @@ def software(agent: NamedNode, source: Source) -> list[Triple]:
     if source.revision is not None:
         out.append((agent, node(GQA + "sourceRevision"), n.literal(source.revision)))
         out.append((agent, node(GQA + "sourceModified"), n.boolean(source.modified)))
+    if source.repository is not None:  # where its code is published, as its operator says
+        out.append((agent, node(SCHEMA + "codeRepository"), node(source.repository)))
     return out
 
 

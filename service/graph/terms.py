@@ -34,6 +34,7 @@ SKOS = "http://www.w3.org/2004/02/skos/core#"
 SPDX = "http://spdx.org/rdf/terms#"
 VOID = "http://rdfs.org/ns/void#"
 FOAF = "http://xmlns.com/foaf/0.1/"
+SCHEMA = "https://schema.org/"  # an evaluator's schema:codeRepository (service/graph/prov.py)
 HYDRA = "http://www.w3.org/ns/hydra/core#"  # the catalogue's paging (service/web/catalog_pages.py)
 LANGUAGE_ISO639_1 = "http://id.loc.gov/vocabulary/iso639-1/"
 LANGUAGE_ISO639_2 = "http://id.loc.gov/vocabulary/iso639-2/"

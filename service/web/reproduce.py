@@ -23,7 +23,7 @@ from service.evaluation.measures import MEASURES, When
 from service.evaluation.results import ExperimentType
 from service.graph.queries import REFERENCE_NOTE
 from service.graph.reader import Node, TaskResult
-from service.graph.terms import DCT, RDF, RDFS
+from service.graph.terms import DCT, RDF, RDFS, SCHEMA
 from service.graph.uris import GQA
 
 DCAT_DOWNLOAD = "http://www.w3.org/ns/dcat#downloadURL"
@@ -50,6 +50,7 @@ class Reproduction:
     evaluator: str | None  # the software version the experiment ran
     revision: str | None  # its commit (40 hex digits), when known
     modified: bool  # it ran with changes that commit does not have
+    repository: str | None = None  # where its code is published (schema:codeRepository)
     left_out: tuple[str, ...] = ()  # systems whose answers are in no file (reference systems)
     kb_unnamed: str | None = None  # a KB its results name by checksum, its files not named
     # reference systems whose answers, computed here on the KB, are scored from their archived
@@ -65,6 +66,17 @@ class Reproduction:
         """How many systems the command scores (one ``--system`` each): each prints its own
         JSON object, one a line."""
         return sum(1 for arg in self.argv if arg == "--system")
+
+    @property
+    def checkout(self) -> str | None:
+        """The commands that install the evaluator of the experiment from the repository its
+        graph names (its URL and commit quoted as one shell word each), None without both."""
+        if self.repository is None or self.revision is None:
+            return None
+        return (
+            f"git clone {quoted(self.repository)} gerbil-qa && cd gerbil-qa && "
+            f"git checkout {quoted(self.revision)} && pip install ."
+        )
 
     @property
     def intervals(self) -> bool:
@@ -266,6 +278,7 @@ def reproduction(
         evaluator=agent.text(GQA + "softwareVersion") if agent else None,
         revision=agent.text(GQA + "sourceRevision") if agent else None,
         modified=(agent.text(GQA + "sourceModified") == "true") if agent else False,
+        repository=_repository(agent),
         left_out=left_out,
         kb_unnamed=unnamed if not kbs else None,
         from_values=tuple(sorted(references & scored - {None})) if _kb_named(tasks) else (),
@@ -327,6 +340,18 @@ def _interval_options(tasks: Sequence[TaskResult]) -> list[str]:
         if named.get(key, "").isdigit() and int(named[key]) != default:
             options += [option, str(int(named[key]))]
     return options
+
+
+def _repository(agent: Node | None) -> str | None:
+    """The http(s) URL of the evaluator's code repository, as its graph names it (an IRI; any
+    other value is not linked nor cloned)."""
+    import pyoxigraph as ox
+
+    found = agent.one(SCHEMA + "codeRepository") if agent is not None else None
+    if found is None or not isinstance(found, ox.NamedNode):
+        return None
+    url = str(found.value)
+    return url if url.lower().startswith(("http://", "https://")) else None
 
 
 def _kb_named(tasks: Sequence[TaskResult]) -> bool:

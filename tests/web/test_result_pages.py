@@ -316,13 +316,24 @@ def test_a_demo_runs_citation_title_is_the_same_while_it_runs_and_after(server, 
     )
 
 
-def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) -> None:
+def test_the_citation_says_on_and_with_what_the_numbers_were_computed(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The entry named the dataset by its name, with no dataset, profile or evaluator version,
     and an attached paper's entry had no title, author or year, printed as an empty reference
     (explore-7 2): the title names the dataset's title, the note its name and version, the
     profile and its version and the evaluator's release as the page shows them; a paper known
-    by its DOI has it as its title. The key stays from the submission through publication."""
+    by its DOI has it as its title. The key stays from the submission through publication.
+    With a source repository configured, the evaluator names it and the reproduce text says
+    how to get its commit (explore60 F7)."""
+    from service.release import source
     from tests.web.conftest import start_server, stop_server
+
+    repository = "https://git.example.org/gerbil-qa.git"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    monkeypatch.setenv("GERBIL_QA_SOURCE_REPOSITORY", repository)
+    monkeypatch.setenv("GERBIL_QA_REVISION", commit)
+    source.cache_clear()
 
     def turtle(eid: str, auth: dict[str, str]) -> str:
         return site.get(f"experiment/{eid}", headers={**auth, "Accept": "text/turtle"}).text
@@ -375,8 +386,24 @@ def test_the_citation_says_on_and_with_what_the_numbers_were_computed(tmp_path) 
         assert "howpublished" not in public and "\\url" not in public  # the URL once
         plain = site.get(f"experiment/{eid}", headers={"Accept": "text/html"}).text
         assert f"dataset Birds &amp; Bees QA ({dataset}), version 1.2; profile {profile}" in plain
+        # where the evaluator's code is: its resource, and the reproduce text
+        software = re.search(r"prov:wasAssociatedWith <([^>]+)>", turtle(eid, {}))[1]
+        described = site.get(
+            software.removeprefix(site.url), headers={"Accept": "text/turtle"}
+        ).text
+        assert f"<https://schema.org/codeRepository> <{repository}>" in described or (
+            f"schema:codeRepository <{repository}>" in described
+        ), described
+        checkout = re.search(r'<code id="reproduce-checkout">([^<]+)</code>', plain)
+        assert checkout and checkout[1] == (
+            f"git clone {repository} gerbil-qa &amp;&amp; cd gerbil-qa &amp;&amp; "
+            f"git checkout {commit} &amp;&amp; pip install ."
+        ), plain
+        assert f'href="{repository}" id="reproduce-repository"' in plain
     finally:
         stop_server(site)
+        monkeypatch.undo()
+        source.cache_clear()  # the environment's own again, for the tests after
 
 
 def test_badge_of_a_published_result(server, published) -> None:

@@ -149,6 +149,11 @@ def test_a_qald8_result_is_reproduced_to_the_last_digit_from_its_page(
     assert compared > 100
     # and every interval the page shows and the RDF stores (the command had no --intervals)
     assert _compare_intervals(_intervals(graph, uri), printed) > 20
+    # no repository configured: the text says whose code it is, and links none (explore60 F7)
+    page = requests.get(uri, headers={"Accept": "text/html"}, timeout=60).text
+    if 'id="reproduce-revision"' in page:  # a checkout or a wheel of one: its commit is known
+        assert "it is the code this service runs, whose operator has that checkout" in page
+        assert "reproduce-checkout" not in page and "codeRepository" not in graph.serialize()
     # what it downloaded is what the experiment names, byte for byte
     for f in graph.objects(rdflib.URIRef(uri), PROV.used):
         if graph.value(f, GQA.fileRole) is not None:
