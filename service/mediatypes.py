@@ -145,6 +145,7 @@ HTML = "text/html"
 CSV = "text/csv"
 BIBTEX = "application/x-bibtex"  # not registered with IANA; what reference managers send
 SVG = "image/svg+xml"
+SHELL = "text/x-shellscript"  # an experiment's reproduce.sh (service/web/resources.py)
 
 
 def bare(media_type: str) -> str:

@@ -740,6 +740,44 @@ def badge(experiment_id: str) -> Response:
     return response
 
 
+@bp.get("/experiment/<experiment_id>/reproduce.sh")
+def reproduce_script(experiment_id: str) -> Response:
+    """The "Reproduce these numbers" script of a published experiment's page (``#reproduce``)
+    as a file, ``bash reproduce.sh`` in an empty folder: before, it was only in the page's HTML
+    (explore60 F1). A private experiment's is on its owner's page (403 here, as its badge)."""
+    graph = services().storage
+    if not EXPERIMENT_ID.match(experiment_id):
+        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
+    uri = graph.uris.experiment(experiment_id)
+    if not graph.experiments.is_public(experiment_id):
+        require_experiment(experiment_id)  # 404 for an id never minted
+        raise Forbidden(
+            f"experiment {experiment_id} is not public yet: its owner's page gives its script"
+        )
+    quads = document_quads(
+        graph.public,
+        uri,
+        graph=graph.uris.experiment_graph(experiment_id),
+        follow=FOLLOW_EXPERIMENT,
+        skip=PAGE_SKIP_EXPERIMENT,
+        elsewhere=ELSEWHERE_EXPERIMENT,
+    )
+    shown = _with_unserved_kbs(pages.experiment_page(experiment_id, quads, graph.uris))
+    if shown.reproduce is None:
+        raise NotFound(f"experiment {experiment_id} has no scored files to reproduce it from")
+    body = (
+        "#!/usr/bin/env bash\n"
+        f"# Reproduces the numbers of GERBIL QA experiment {experiment_id}, {uri}\n"
+        f"{shown.reproduce.script}\n"
+    )
+    response = Response(body.encode("utf-8"), content_type=f"{mediatypes.SHELL}; charset=utf-8")
+    response.headers["Content-Disposition"] = (
+        f'inline; filename="reproduce-{experiment_id}.sh"'  # the id: digits only
+    )
+    response.headers["Content-Security-Policy"] = "default-src 'none'"
+    return response
+
+
 @dataclass(frozen=True, slots=True)
 class NewerVersion:
     """A newer version of an experiment's dataset, as its page names it."""

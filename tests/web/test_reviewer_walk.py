@@ -149,8 +149,17 @@ def test_a_qald8_result_is_reproduced_to_the_last_digit_from_its_page(
     assert compared > 100
     # and every interval the page shows and the RDF stores (the command had no --intervals)
     assert _compare_intervals(_intervals(graph, uri), printed) > 20
-    # no repository configured: the text says whose code it is, and links none (explore60 F7)
+    # the script as a file too, the same as the page's (explore60 F1)
+    download = requests.get(uri + "/reproduce.sh", timeout=60)
+    assert download.status_code == 200
+    assert download.headers["Content-Type"] == "text/x-shellscript; charset=utf-8"
     page = requests.get(uri, headers={"Accept": "text/html"}, timeout=60).text
+    script = html.unescape(re.search(r'<pre id="reproduce-script"[^>]*>(.*?)</pre>', page, re.S)[1])
+    assert download.text.startswith("#!/usr/bin/env bash\n") and download.text.endswith(
+        f"\n{script}\n"
+    )
+    assert f'href="{uri}/reproduce.sh" id="reproduce-download"' in page
+    # no repository configured: the text says whose code it is, and links none (explore60 F7)
     if 'id="reproduce-revision"' in page:  # a checkout or a wheel of one: its commit is known
         assert "it is the code this service runs, whose operator has that checkout" in page
         assert "reproduce-checkout" not in page and "codeRepository" not in graph.serialize()
@@ -415,6 +424,9 @@ def test_a_private_experiments_script_sends_the_owner_token_from_the_environment
     owner = {"Authorization": f"Bearer {ticket['token']}"}
     page = requests.get(uri, headers={"Accept": "text/html", **owner}, timeout=60).text
     assert 'id="reproduce-token"' in page and ticket["token"] not in page
+    # its script is no file of its own while private: its owner's page has it, with the token
+    assert "reproduce-download" not in page
+    assert requests.get(uri + "/reproduce.sh", headers=owner, timeout=60).status_code == 403
     found = re.search(r'<pre id="reproduce-script"[^>]*>(.*?)</pre>', page, re.S)
     assert found
     script = html.unescape(found.group(1))
