@@ -653,15 +653,15 @@ def _rescored(experiment_id: str, profile: str | None, version: str | None) -> t
     spec, uploads = rescore_spec(
         state.storage, experiment_id, profile=profile, dataset_version=version
     )
-    room_for_one_more(state)  # a revision is a run like any other
-    files = prepare(
-        spec,
-        uploads,
-        policy=state.config.network_policy(),
-        parse_bytes=state.config.sync_parse_bytes,
-        limits=state.config.format_limits(),
-    )
-    ticket = state.runner.submit(spec, uploads=uploads, files=files)
+    with room_for_one_more(state):  # a revision is a run like any other
+        files = prepare(
+            spec,
+            uploads,
+            policy=state.config.network_policy(),
+            parse_bytes=state.config.sync_parse_bytes,
+            limits=state.config.format_limits(),
+        )
+        ticket = state.runner.submit(spec, uploads=uploads, files=files)
     return ticket, spec.options.revision_of or experiment_id
 
 

@@ -17,6 +17,7 @@ import json
 import logging
 import math
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -75,19 +76,19 @@ def start(raw: RawSubmission) -> Ticket:
     spec = inherit_withheld_gold(spec, state.storage)
     check_about(spec, state.storage, Files(uploads))
     _may_version(spec)
-    room_for_one_more(state)  # before the files are read
-    files = prepare(
-        spec,
-        uploads,
-        policy=state.config.network_policy(),
-        parse_bytes=state.config.sync_parse_bytes,
-        storage=state.storage,
-        limits=state.config.format_limits(),
-    )
-    summary = None
-    if raw.dataset_name == submission.DEMO_DATASET:  # named "demo" while it runs, not the file
-        summary = json.dumps({**json.loads(spec.summary()), "dataset": "demo", "demo": True})
-    return state.runner.submit(spec, uploads=uploads, files=files, summary=summary)
+    with room_for_one_more(state):  # taken before the files are read, given back once queued
+        files = prepare(
+            spec,
+            uploads,
+            policy=state.config.network_policy(),
+            parse_bytes=state.config.sync_parse_bytes,
+            storage=state.storage,
+            limits=state.config.format_limits(),
+        )
+        summary = None
+        if raw.dataset_name == submission.DEMO_DATASET:  # named "demo" while it runs
+            summary = json.dumps({**json.loads(spec.summary()), "dataset": "demo", "demo": True})
+        return state.runner.submit(spec, uploads=uploads, files=files, summary=summary)
 
 
 def _may_replace(experiment_id: str, spec: Any) -> None:
@@ -174,17 +175,25 @@ def _may_version(spec: Any) -> None:
 WAITING_RETRY = 60  # seconds a submission refused for a full queue is told to wait
 
 
-def room_for_one_more(state: Any) -> None:
-    """Refuse a submission (503, Retry-After) while ``max_waiting_runs`` runs wait or run
-    here: the queue would otherwise grow without bound, each run's uploads kept on disk."""
+def room_for_one_more(state: Any) -> AbstractContextManager[None]:
+    """A place in the queue for one submission, held while it is prepared and queued (``with
+    room_for_one_more(state): ...``): refused (503, Retry-After) while ``max_waiting_runs``
+    runs wait or run in this process or are being submitted to it: the queue would otherwise
+    grow without bound, each run's uploads kept on disk. The count and the taking are one step
+    (ten submissions at once all passed a count made before any was queued: explore58 F1);
+    a submission whose files fail their checks gives its place back. The bound is this
+    process's: each replica of a shared store keeps its own."""
+    from service.experiments.runner import QueueFull
+
     limit = state.config.max_waiting_runs
-    waiting = len(state.runner.active())
-    if limit and waiting >= limit:
+    try:
+        return state.runner.place(limit)
+    except QueueFull as full:
         raise Busy(
-            f"the service has {waiting} runs queued or running, its limit "
+            f"the service has {full.waiting} runs queued or running, its limit "
             f"(GERBIL_QA_MAX_WAITING_RUNS={limit}): submit again in a minute",
             retry_after=WAITING_RETRY,
-        )
+        ) from None
 
 
 def status_payload(experiment_id: str) -> dict[str, Any]:
@@ -892,9 +901,9 @@ def resume_run(experiment_id: str) -> str:
     page's button); its status after. A resumed run waits in the same queue as a new one: the
     same bound, after the 409 of a run that cannot be resumed."""
     state = services()
-    if state.storage.experiments.status(experiment_id).status.resumable:
-        room_for_one_more(state)
-    state.runner.resume(experiment_id)
+    resumable = state.storage.experiments.status(experiment_id).status.resumable
+    with room_for_one_more(state) if resumable else nullcontext():
+        state.runner.resume(experiment_id)
     return state.storage.experiments.status(experiment_id).status.value
 
 
