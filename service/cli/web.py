@@ -307,7 +307,12 @@ def base_elsewhere(base: str, port: int, *, store: str = "DIR") -> str | None:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from service.experiments.rescore import check_publishable, publish_checked
+    from service.experiments.rescore import (
+        check_publishable,
+        name_in_use_note,
+        names_in_use,
+        publish_checked,
+    )
 
     with _operated(args.store, "publish", base=args.base) as storage:
         if storage is None:
@@ -322,6 +327,8 @@ def _publish(args: argparse.Namespace) -> int:
         if status.withdrawn_at is None:
             status = publish_checked(storage, args.id)
             print(f"published {status.id}: {status.uri} ({status.published_at})")
+            if note := name_in_use_note(names_in_use(storage, args.id)):
+                print(f"note: {note}", file=sys.stderr)
         else:  # a paper may still cite it: linked, and the experiment stays out of listings
             print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at}); stays withdrawn")
     for paper in papers:

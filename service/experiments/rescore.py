@@ -19,13 +19,14 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from service.errors import BadRequest, Conflict
 from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileDataset, FileRef
 from service.experiments.systems import AnswerFile
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from service.experiments.inputs import Files
     from service.graph.experiments import ExperimentStatus
@@ -715,3 +716,76 @@ def _scored_on(storage: Storage, experiment_id: str) -> str | None:
         PREFIXES + f"SELECT ?d WHERE {{ ?t qb:dataSet <{exp}> ; gerbil:dataset ?d }} LIMIT 1"
     )
     return next((row["d"].value for row in rows), None)
+
+
+def names_in_use(storage: Storage, experiment_id: str) -> dict[str, list[str]]:
+    """The system names of ``experiment_id`` that other published experiments (in the
+    leaderboards now: the public default graph) ran under, each with those experiments' ids;
+    its own line of revisions and reference systems left out. A system is its name
+    (``system/{name}``): two teams that chose one name share one system page, the second
+    run ranked as the first's other run (``otherRunOf``) without a word (explore58 F2). Owner
+    tokens are per experiment, so the store cannot tell another team from the same team's
+    next run: the caller says so to the publishing owner, leaving out what it owns."""
+    from service.graph.nodes import node
+    from service.graph.uris import GERBIL, GQA
+
+    graph = node(storage.uris.experiment_graph(experiment_id))
+    # its graph leaves the private side once published
+    held = storage.public if storage.experiments.is_public(experiment_id) else storage.private
+    reference = node(GQA + "ReferenceSystem")
+    systems = {
+        q.object.value
+        for q in held.quads_for_pattern(None, node(GERBIL + "annotator"), None, graph)
+        if not any(held.quads_for_pattern(q.object, None, reference, graph))
+    }
+    return published_under(storage, systems, experiment_id)
+
+
+def published_under(
+    storage: Storage, systems: Iterable[str], experiment_id: str | None
+) -> dict[str, list[str]]:
+    """The published experiments that ran the systems ``systems`` (IRIs), by system name,
+    the line of revisions of ``experiment_id`` (if any) left out."""
+    from service.graph.queries import PREFIXES
+    from service.graph.reader import local
+
+    systems = sorted(set(systems))
+    if not systems:
+        return {}
+    line: set[str] = set()
+    todo = [experiment_id] if experiment_id else []
+    while todo:  # its revisions, and theirs: the same team's line
+        one = todo.pop()
+        line.add(one)
+        older, newer = storage.experiments.revisions(one, include_private=True)
+        todo += [other for other in (*older, *newer) if other not in line]
+    values = " ".join(f"<{s}>" for s in systems)
+    rows = storage.public.query(
+        PREFIXES + f"SELECT DISTINCT ?system ?experiment WHERE {{ VALUES ?system {{ {values} }} "
+        "?task a gqa:Task ; qb:dataSet ?experiment ; gerbil:annotator ?system . }"
+    )
+    shared: dict[str, list[str]] = {}
+    for row in rows:
+        other = row["experiment"].value.rsplit("/", 1)[-1]
+        if other not in line:
+            shared.setdefault(unquote(local(row["system"].value)), []).append(other)
+    return {name: sorted(ids) for name, ids in sorted(shared.items())}
+
+
+def name_in_use_note(shared: dict[str, list[str]]) -> str | None:
+    """What the owner publishing a run is told of :func:`names_in_use` (the names used by
+    published experiments it does not own), or None."""
+    if not shared:
+        return None
+    said = "; ".join(
+        f"system/{name} by experiment{'s' if len(ids) > 1 else ''} {', '.join(ids[:5])}"
+        + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        for name, ids in shared.items()
+    )
+    return (
+        f"a system of this name was published already by another experiment: {said}. "
+        "A system is its name: this run is listed and ranked as the same system (one system "
+        "page; a second run shares the first's rank, as its other run). If it is not your "
+        "system, withdraw this experiment and submit its answers again under a name of your "
+        "own (answers_name, or the name beside the file on the run page)"
+    )

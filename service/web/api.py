@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from flask import (
     Blueprint,
     Response,
+    g,
     jsonify,
     make_response,
     redirect,
@@ -176,7 +177,7 @@ def submit() -> Response:
     else:
         raise unsupported_body("the submission")
     ticket = start(raw)
-    body = {
+    body: dict[str, Any] = {
         "id": ticket.id,
         "uri": ticket.uri,
         "token": ticket.token,
@@ -186,6 +187,8 @@ def submit() -> Response:
         "note": "Keep the token: it is shown once. Send it as 'Authorization: Bearer <token>'. "
         + POLL_NOTE,
     }
+    if note := g.get("name_in_use"):  # a system name published already (explore58 F2)
+        body["warnings"] = [note]
     response = _poll_after(json_answer(body, 202))
     response.headers["Location"] = ticket.uri
     return response
@@ -482,14 +485,30 @@ def publish(experiment_id: str) -> Response:
     state.storage.experiments.refuse_withdrawn(experiment_id)
     status = publish_checked(state.storage, experiment_id)
     state.changed()
+    note = name_in_use(experiment_id)
     return json_answer(
         {
             "id": status.id,
             "uri": status.uri,
             "public": status.public,
             "publishedAt": status.published_at,
+            "warnings": [note] if note else [],
         }
     )
+
+
+def name_in_use(experiment_id: str) -> str | None:
+    """What the owner publishing ``experiment_id`` is told when a system name of it is one
+    other published experiments ran under, those this request's owner holds left out (the
+    browser's cookies of its other runs, or the token sent): two teams under one name were
+    merged into one system without a word (explore58 F2). Published with the note, not
+    refused: a system is its name, and tokens are per experiment, so the same team's next
+    run under its name looks no different."""
+    from service.experiments.rescore import name_in_use_note, names_in_use
+
+    shared = names_in_use(services().storage, experiment_id)
+    others = {name: [e for e in ids if not is_owner(e)] for name, ids in shared.items()}
+    return name_in_use_note({name: ids for name, ids in others.items() if ids})
 
 
 @bp.post("/experiment/<experiment_id>/publish")
@@ -501,9 +520,12 @@ def publish_form(experiment_id: str) -> BaseResponse:
     state = services()
     publish_checked(state.storage, experiment_id)
     state.changed()
-    # the page says it was published, and the reader is taken there (it only gained a row)
+    # the page says it was published, and the reader is taken there (it only gained a row);
+    # a system name others published under already is said there too (nameInUse)
+    said = "&nameInUse=1" if name_in_use(experiment_id) else ""
     return redirect(
-        page_of(state.storage.uris.experiment(experiment_id)) + "?published=1#published", code=303
+        page_of(state.storage.uris.experiment(experiment_id)) + f"?published=1{said}#published",
+        code=303,
     )
 
 

@@ -191,6 +191,12 @@ def _listing_schemas() -> dict[str, Any]:
             uri=_URI,
             public={"type": "boolean"},
             publishedAt={**_TEXT_OR_NULL, "description": "xsd:dateTime of the publication."},
+            warnings={
+                **_TEXTS,
+                "description": "What its owner should know of the publication: a system "
+                "name other published experiments ran under already (a system is its name: "
+                "listed and ranked as one system).",
+            },
         ),
         "WithheldRuns": _object(
             ("dataset", "count", "runs"),
@@ -1230,6 +1236,14 @@ def openapi_document(base: str) -> dict[str, Any]:
                         "revisionOf": {
                             "type": "string",
                             "description": "A re-scoring: the experiment it re-scores (id).",
+                        },
+                        "warnings": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "What the submitter should know before publishing: "
+                            "a system name other published experiments ran under already (a "
+                            "system is its name: once published, listed and ranked as one "
+                            "system).",
                         },
                     },
                 },

@@ -627,11 +627,17 @@ def experiment(name: str) -> BaseResponse:
             withheld = graph.catalogue.withheld_of_experiment(graph.private, experiment_id)
             found = experiment_findings(graph, experiment_id) if withheld is None else None
             checks = pages.grouped_findings(found) if found is not None else None
+        name_in_use = None  # after its owner's publication: a system name others used
+        if current.public and request.args.get("nameInUse"):
+            from service.web.api import name_in_use as said
+
+            name_in_use = said(experiment_id)
         return render_template(
             "experiment.html",
             page=shown,
             status=current,
             live=live,
+            name_in_use=name_in_use,
             dataset_checks=checks,
             # what the dataset check read: the demo's questions are checked as an upload is,
             # but nobody uploaded them (explore-15 11g)

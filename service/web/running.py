@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from flask import (
     Blueprint,
     Response,
+    g,
     jsonify,
     make_response,
     redirect,
@@ -88,7 +89,31 @@ def start(raw: RawSubmission) -> Ticket:
         summary = None
         if raw.dataset_name == submission.DEMO_DATASET:  # named "demo" while it runs
             summary = json.dumps({**json.loads(spec.summary()), "dataset": "demo", "demo": True})
-        return state.runner.submit(spec, uploads=uploads, files=files, summary=summary)
+        ticket = state.runner.submit(spec, uploads=uploads, files=files, summary=summary)
+    g.name_in_use = _name_in_use(spec, raw.revision_of)  # what the API's answer warns of
+    return ticket
+
+
+def _name_in_use(spec: Any, revision_of: str | None) -> str | None:
+    """That a system name of this submission is one published experiments ran under already
+    (its own line of revisions left out): said at once, so its submitter can choose another
+    before publishing (explore58 F2); None otherwise."""
+    from service.experiments.rescore import published_under
+
+    state = services()
+    systems = [
+        state.storage.uris.system(s.info().name) for s in spec.systems if not s.info().reference
+    ]
+    shared = published_under(state.storage, systems, revision_of)
+    if not shared:
+        return None
+    said = "; ".join(f"system/{name} by {', '.join(ids[:5])}" for name, ids in shared.items())
+    return (
+        f"a system of this name was published already: {said}. A system is its name: once "
+        "published, this run is listed and ranked as the same system; if it is not yours, "
+        "submit again under a name of your own (answers_name, or the name beside the file "
+        "on the run page) and delete this one"
+    )
 
 
 def _may_replace(experiment_id: str, spec: Any) -> None:

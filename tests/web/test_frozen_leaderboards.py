@@ -366,10 +366,15 @@ def test_the_command_line_lists_and_removes_frozen_leaderboards(tmp_path, capsys
 
 
 def _publish_runs(
-    site: Server, *runs: tuple[str, str], profile: str = "fair", kb: str | None = "demo"
+    site: Server,
+    *runs: tuple[str, str],
+    profile: str = "fair",
+    kb: str | None = "demo",
+    warned: list[str] | None = None,
 ) -> str:
     """One experiment on the demo questions: each (system, demo answers) as an answer file
-    named after the system, matched through ``kb`` (None: no KB); published."""
+    named after the system, matched through ``kb`` (None: no KB); published (the
+    submission's and the publication's ``warnings`` added to ``warned``)."""
     from service.paths import DEMO_DIR
 
     files = [("dataset_file", ("questions.json", (DEMO_DIR / "questions.json").read_bytes()))]
@@ -381,9 +386,14 @@ def _publish_runs(
     made = site.post("api/experiments", files=files, data=data)
     assert made.status_code == 202, made.text
     ticket = made.json()
+    if warned is not None:
+        warned += ticket.get("warnings", [])
     site.wait_finished(ticket["id"], ticket["token"])
     auth = {"Authorization": f"Bearer {ticket['token']}"}
-    assert site.post(f"api/experiments/{ticket['id']}/publish", headers=auth).status_code == 200
+    published = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
+    assert published.status_code == 200, published.text
+    if warned is not None:
+        warned += published.json()["warnings"]
     return ticket["id"]
 
 
@@ -391,11 +401,23 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
     """The same answer file published in two experiments was ranked 2 and 2, and the next
     system "4th" of three (explore-7 3): a system's best run takes the rank, its other run
     shares it without taking one and names the ranked run's task, in the live and the frozen
-    leaderboard alike; the frozen CSV ends with the row's languages and that task."""
+    leaderboard alike; the frozen CSV ends with the row's languages and that task. A system
+    is its name: a submission under a name another experiment published already is told so
+    (its 202's ``warnings``), and so is its owner when publishing (the publication's
+    ``warnings``, its page after the form's publication) (two teams under one
+    name were merged into one system without a word: explore58 F2)."""
     site = start_server(tmp_path / "store", demo=False)
     try:
-        _publish_runs(site, ("alpha", "strong"), ("beta", "partial"))
-        _publish_runs(site, ("beta", "partial"), ("gamma", "baseline"))
+        warned: list[str] = []
+        first = _publish_runs(site, ("alpha", "strong"), ("beta", "partial"), warned=warned)
+        assert warned == []
+        second = _publish_runs(site, ("beta", "partial"), ("gamma", "baseline"), warned=warned)
+        submitted, published = warned  # said at once, and again to the publishing owner
+        assert f"system/beta by {first}" in submitted and "once published" in submitted
+        assert f"system/beta by experiment {first}" in published, published
+        assert "gamma" not in " ".join(warned) and "under a name of your own" in published
+        shown = site.get(f"experiment/{second}?published=1&nameInUse=1", headers=HTML).text
+        assert 'id="name-in-use"' in shown and f"system/beta by experiment {first}" in shown
         live = _live(site)["rows"]
         assert [r["system"] for r in live] == ["alpha", "beta", "beta", "gamma"]
         assert [r["rank"] for r in live] == [1, 2, 2, 3]  # gamma was 4th of three systems
