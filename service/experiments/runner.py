@@ -146,6 +146,7 @@ class ExperimentRunner:
         policy: NetworkPolicy | None = None,
         on_public_change: Callable[[], object] | None = None,
         recover: bool = True,
+        resuming: bool = False,
         limits: Limits | None = None,
         question_budget: int = 0,
         ask_seconds: float = 0,
@@ -180,6 +181,9 @@ class ExperimentRunner:
         # written again every UNENDED_RETRY seconds (and before a resume) until it takes them
         self._unended: dict[str, tuple[Status, str]] = {}
         self._unended_retry: threading.Thread | None = None
+        # the start resumes what recover() marks (resume_interrupted follows): their status
+        # says so, not "resume it to continue" (explore58 F3)
+        self.resuming = resuming
         if recover:
             self.recover()
         if self.claims.shared:  # replicas: keep our claims alive, take over the dead ones'
@@ -429,15 +433,36 @@ class ExperimentRunner:
                         self.jobs.count_restart(eid)
                     self.jobs.clear_stopping(eid)
                     experiments.set_status(
-                        eid,
-                        Status.INTERRUPTED,
-                        message="interrupted by a restart; resume it to continue "
-                        f"(gerbil-qa resume --store DIR {eid}, or the API)",
+                        eid, Status.INTERRUPTED, message=self._restart_message(eid, status.status)
                     )
                     marked.append(eid)
                 else:
                     experiments.set_status(eid, Status.ERROR, message=self._no_job(eid))
         return marked
+
+    def _restart_message(self, experiment_id: str, was: Status) -> str:
+        """What an experiment a restart stopped (``was``: queued or running) says when
+        :meth:`recover` marks it: resumed by this start when it will be (``resuming``, and
+        :meth:`resume_interrupted` takes it), else how its owner resumes it. Each queued run
+        said "interrupted …; resume it to continue (gerbil-qa resume …)", then was resumed
+        half a second later (explore58 F3)."""
+        assert self.jobs is not None
+        stopped = (
+            "queued when the service stopped, not started"
+            if was is Status.QUEUED
+            else "interrupted by a restart"
+        )
+        resumed = (
+            self.resuming
+            and not self.jobs.newer(experiment_id)
+            and self.jobs.restarts(experiment_id) <= MAX_RESTARTS
+        )
+        if resumed:
+            return f"{stopped}; queued again as the service starts"
+        return (
+            f"{stopped}; resume it to continue "
+            f"(gerbil-qa resume --store DIR {experiment_id}, or the API)"
+        )
 
     def resume_interrupted(self) -> list[str]:
         """Queue the interrupted experiments whose job is saved again (the service's start,
@@ -633,11 +658,22 @@ class ExperimentRunner:
         self._stop.set()
         with self._lock:
             running = list(self._running.items())
-        going = [eid for eid, each in running if not each.future.done()]  # not those ended
-        if going:  # a clean stop told from a crash, and where its runs went
-            log.info(
-                "stopping: %d running experiment(s) handed over (%s)", len(going), ", ".join(going)
+        # not those ended; the queued ones apart: they stay queued (the log said all 10 were
+        # "running experiment(s) handed over" when 8 had not started: explore58 F3)
+        going = [eid for eid, each in running if each.future.running()]
+        waiting = [
+            eid for eid, each in running if not (each.future.running() or each.future.done())
+        ]
+        said = []  # a clean stop told from a crash, and where its runs went
+        if going:
+            said.append(f"{len(going)} running experiment(s) handed over ({', '.join(going)})")
+        if waiting:
+            after = "a replica takes them" if self.claims.shared else "the next start runs them"
+            said.append(
+                f"{len(waiting)} queued experiment(s) not started, {after} ({', '.join(waiting)})"
             )
+        if said:
+            log.info("stopping: %s", "; ".join(said))
         for eid, each in running:
             if self.jobs is not None and not each.future.done():
                 with contextlib.suppress(Exception):  # a store away: a kill then counts

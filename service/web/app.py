@@ -74,6 +74,7 @@ def create_app(
         ask_seconds=cfg.runner_ask_seconds,
         policy=cfg.network_policy(),
         limits=cfg.format_limits(),
+        resuming=cfg.resume_runs and not storage.store.read_only,  # as resume_interrupted below
     )
     state = Services(
         config=cfg,

@@ -147,17 +147,30 @@ def test_recovery_ends_every_active_id(tmp_path: Path) -> None:
         runner.close()
 
 
-def test_a_start_resumes_what_a_crash_or_a_shutdown_interrupted(tmp_path: Path) -> None:
+def test_a_start_resumes_what_a_crash_or_a_shutdown_interrupted(tmp_path: Path, caplog) -> None:
     """What ``serve`` does at start: queued and running ids a dead process left, and one a
     shutdown marked interrupted, run to their end without anyone resuming them; a cancelled
-    one stays cancelled."""
+    one stays cancelled. Its log says the queued one had not started and that both are
+    queued again: each queued run was logged "interrupted …; resume it to continue
+    (gerbil-qa resume …)", then resumed half a second later (explore58 F3)."""
+    import logging
+
     with open_storage(tmp_path / "store", catalog=False) as storage:
         experiments = storage.experiments
         jobs = JobStore(DirWorkspace(tmp_path / "store"))
         left = {}
         for status in ("queued", "running", "interrupted", "cancelled"):
             left[status] = _saved_job(storage, jobs, status).id
-        runner = ExperimentRunner(storage, workers=1)
+        with caplog.at_level(logging.INFO, logger="service.graph.experiments"):
+            runner = ExperimentRunner(storage, workers=1, resuming=True)
+        said = {r.getMessage().split(":")[0].split()[-1]: r.getMessage() for r in caplog.records}
+        assert (
+            "queued -> interrupted: queued when the service stopped, not started; "
+            in (said[left["queued"]])
+        )
+        assert "running -> interrupted: interrupted by a restart; " in said[left["running"]]
+        for eid in (left["queued"], left["running"]):
+            assert said[eid].endswith("queued again as the service starts"), said[eid]
         resumed = runner.resume_interrupted()
         assert sorted(resumed) == sorted(left[s] for s in ("queued", "running", "interrupted"))
         for eid in resumed:
@@ -167,6 +180,29 @@ def test_a_start_resumes_what_a_crash_or_a_shutdown_interrupted(tmp_path: Path) 
         assert experiments.status(left["cancelled"]).status is Status.CANCELLED
         assert runner.resume_interrupted() == []  # nothing left to resume
         runner.close()
+
+
+def test_a_shutdown_says_which_runs_it_hands_over_and_which_had_not_started(
+    tmp_path: Path, caplog
+) -> None:
+    """``stopping: 10 running experiment(s) handed over`` when 2 ran and 8 waited (explore58
+    F3): the running and the queued are said apart."""
+    import logging
+    from concurrent.futures import Future
+
+    from service.experiments.runner import _Running
+
+    with open_storage(tmp_path / "store", catalog=False) as storage:
+        runner = ExperimentRunner(storage, workers=1, recover=False)
+        started: Future[None] = Future()
+        started.set_running_or_notify_cancel()
+        runner._running = {"202611290001": _Running(started), "202611290002": _Running(Future())}
+        with caplog.at_level(logging.INFO, logger="service.experiments.runner"):
+            runner.close(wait=0)
+        assert (
+            "stopping: 1 running experiment(s) handed over (202611290001); 1 queued "
+            "experiment(s) not started, the next start runs them (202611290002)"
+        ) in caplog.messages
 
 
 def test_an_interrupted_run_its_owner_cancels_is_not_resumed_at_start(tmp_path: Path) -> None:
