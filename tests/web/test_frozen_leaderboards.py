@@ -155,7 +155,7 @@ def test_the_leaderboard_page_freezes_what_it_shows(site: Server) -> None:
     assert same.headers["Location"] == before["uri"]
 
 
-@pytest.mark.parametrize("host", ["evil.example", "a@evil.example"])
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8443"])
 def test_a_freezes_location_does_not_copy_a_forged_host(site: Server, host: str) -> None:
     """The Location after a freeze (the form's 303, the API's 201) was on the request's
     ``Host``: ``Host: evil.example`` sent the browser to ``http://evil.example/leaderboard/…``
