@@ -73,9 +73,12 @@ class Compared:
     # its URI, name and label ("Planets QA, version 1 (planets-qa-a5ce79b0)"), where "dataset"
     # is its title alone, which two versions share (explore32 7)
     dataset_named: tuple[str, str, str] | None = None
+    # why a stored task's measures beyond its counts (CWS…) are not compared: said as warnings
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out = self.comparison.to_json()
+        out["warnings"] = [*out["warnings"], *self.notes]
         if self.dataset_named is not None:
             uri, name, label = self.dataset_named
             out.update(datasetUri=uri, datasetName=name, datasetLabel=label)
@@ -199,12 +202,19 @@ def compare_stored(
         raise BadRequest(f"$.tasks: compare 2 to {MAX_STORED} stored tasks, not {len(tasks)}")
     types: dict[str, str] = {}
     references: set[str] = set()
+    notes: list[str] = []
     evaluations = stored_evaluations(
-        tasks, answer_types=types, tokens=held, measure=measure, references=references
+        tasks,
+        answer_types=types,
+        tokens=held,
+        measure=measure,
+        references=references,
+        notes=notes,
     )
     if ticked is not None:
         _alike(evaluations, ticked)
     etype = _one_type(tasks, evaluations)
+    _recorded(tasks, evaluations, measure)
     result = compare(  # a reference system is shown, not tested: as on the leaderboards
         evaluations,
         measure=measure,
@@ -218,31 +228,56 @@ def compare_stored(
     located = [storage.uris.locate(t) for t in tasks]  # each a task: read above
     private = not all(storage.experiments.is_public(at.keys["experiment"]) for at in located if at)
     return Compared(
-        result, tuple(evaluations), measure, types, _withdrawn(tasks), tuple(tasks), private, etype
+        result,
+        tuple(evaluations),
+        measure,
+        types,
+        _withdrawn(tasks),
+        tuple(tasks),
+        private,
+        etype,
+        notes=tuple(notes),
     )
 
 
 def _stored_measure(measure: str) -> None:
     """A measure stored runs can be compared on, else a refusal saying which they can: the
-    count measures recomputed from each question's stored counts, the measures of each
-    answer's items (:data:`~service.evaluation.statistics.ITEM_MEASURES`: CWS, K1, MRR…)
-    from the answer files the experiment kept (:func:`_recomputed`). Refused before the store
-    is read ("system 'X' has no QA cws" was said of a measure that does not exist)."""
+    count measures recomputed from each question's stored counts, any other quality measure a
+    task records (CWS, K1, MRR…: :data:`~service.evaluation.statistics.ITEM_MEASURES`, the
+    processed-question ones) from the answer files the experiment kept
+    (:func:`_with_recorded`). Refused before the store is read ("system 'X' has no QA cws"
+    was said of a measure that does not exist)."""
     from service.evaluation.measures import MEASURES
-    from service.evaluation.statistics import ITEM_MEASURES
+    from service.evaluation.statistics import NO_INTERVAL
 
-    if measure in COUNT_MEASURES or measure in ITEM_MEASURES:
+    if measure in MEASURES and measure not in NO_INTERVAL:
         return
-    which = f"{', '.join(COUNT_MEASURES)} (from each question's counts) and " + ", ".join(
-        ITEM_MEASURES
-    )
+    kept = [m for m in MEASURES if m not in COUNT_MEASURES and m not in NO_INTERVAL]
+    which = f"{', '.join(COUNT_MEASURES)} (from each question's counts) and " + ", ".join(kept)
     said = f"{measure!r} is no measure" if measure not in MEASURES else f"{measure} is not"
     raise BadRequest(
-        f"$.measure: {said}; stored runs are compared on {which} (from the answer files "
-        "their experiments kept; compare other measures on the files: POST /api/compare "
-        "with them, gerbil-qa compare)",
+        f"$.measure: {said}; stored runs are compared on {which} where they record them "
+        "(from the answer files their experiments kept; compare other measures on the files: "
+        "POST /api/compare with them, gerbil-qa compare)",
         field="measure",
     )
+
+
+def _recorded(tasks: Sequence[str], evaluations: Sequence[Evaluation], measure: str) -> None:
+    """Refuse, naming the task, a measure one of the stored ``tasks`` does not record (a run
+    without confidences has no CWS, one not ranked no MRR): it said "system 'SysC
+    (202611290001)' has no QA mrr" without saying which task or what it records."""
+    for uri, evaluation in zip(tasks, evaluations, strict=True):
+        measures = next(iter(evaluation.tasks.values())).measures
+        if measure not in measures:
+            from service.evaluation.statistics import NO_INTERVAL
+
+            has = ", ".join(m for m in measures if m not in NO_INTERVAL)
+            raise BadRequest(
+                f"$.measure: {uri} ({evaluation.system}) records no {measure}; compare on a "
+                f"measure every task records (it records {has})",
+                field="measure",
+            )
 
 
 def _type_of(evaluation: Evaluation) -> ExperimentType:
@@ -320,6 +355,7 @@ def stored_evaluations(
     experiment_type: str | None = None,
     measure: str | None = None,
     references: set[str] | None = None,
+    notes: list[str] | None = None,
 ) -> list[Evaluation]:
     """The stored tasks ``tasks`` as evaluations (``graph.reader.stored_evaluation``) of
     ``experiment_type`` (a task of another is refused), or with None of each task's own, one
@@ -330,7 +366,9 @@ def stored_evaluations(
     ``tokens``: owner tokens by experiment id, besides the request's bearer token and cookies
     (``access.may_read``). ``measure``: one of an answer's items (CWS, MRR…): each task is
     scored again from its kept files (:func:`_recomputed`). ``references``: filled with the
-    names of the evaluations that are a reference system's (``gqa:ReferenceSystem``)."""
+    names of the evaluations that are a reference system's (``gqa:ReferenceSystem``). With
+    ``measure``, each task carries every measure it records (:func:`_with_recorded`); where
+    those its counts do not give cannot be scored again, why is put in ``notes``."""
     from service.graph.reader import (
         question_id_of,
         stored_evaluation,
@@ -369,8 +407,8 @@ def stored_evaluations(
         try:
             etype = experiment_type or task.experiment_type
             evaluation = stored_evaluation(task, results, storage.uris, experiment_type=etype)
-            if measure is not None and measure not in COUNT_MEASURES:
-                evaluation = _recomputed(experiment_id, task, evaluation, measure)
+            if measure is not None:  # a comparison: every measure the task records
+                evaluation = _with_recorded(experiment_id, task, evaluation, measure, notes)
             found.append((experiment_id, _with_run_measures(evaluation, task.measures)))
             of_reference.append(_of_reference(store, graph, uri))
         except BadRequest:
@@ -450,8 +488,41 @@ def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str)
     return files, policy
 
 
+def _with_recorded(
+    experiment_id: str,
+    task: TaskResult,
+    stored: Evaluation,
+    measure: str,
+    notes: list[str] | None,
+) -> Evaluation:
+    """``stored`` (read from the task's per-question counts) with every measure the task
+    records, as its answer files give them: the measures of each answer's items (CWS, K1, K,
+    R; MRR and Hits@k of a ranked run…), which counts do not give, are scored again from the
+    files its experiment kept (:func:`_recomputed`). A comparison of stored tasks gave their
+    count measures only, where ``gerbil-qa compare`` on the same files gave them all (explore60
+    F2). When they cannot be scored again, a comparison on a count measure goes on without
+    them, saying why in ``notes``; one on such a measure is refused."""
+    from service.evaluation.statistics import NO_INTERVAL
+
+    etype = next(iter(stored.tasks))  # a stored evaluation has one task
+    counted = stored.tasks[etype].measures
+    others = [
+        m for m in task.measures if m not in counted and m not in NO_INTERVAL and m != measure
+    ]
+    if measure in COUNT_MEASURES and not others:
+        return stored
+    wanted = ([] if measure in COUNT_MEASURES else [measure]) + others
+    try:
+        return _recomputed(experiment_id, task, stored, wanted)
+    except BadRequest as err:
+        if measure not in COUNT_MEASURES or notes is None:
+            raise
+        notes.append(f"{', '.join(others)} not compared: {err.message}")
+        return stored
+
+
 def _recomputed(
-    experiment_id: str, task: TaskResult, stored: Evaluation, measure: str
+    experiment_id: str, task: TaskResult, stored: Evaluation, measures: Sequence[str]
 ) -> Evaluation:
     """``stored`` with its records scored again from the files its experiment kept (its spec,
     dataset and answer files, read as re-scoring reads them) under the profile it was scored
@@ -459,7 +530,7 @@ def _recomputed(
     answer's items, verdicts and confidence, which the stored counts do not hold. Refused,
     saying why, when the answers were not an answer file scored alone (a reference system's
     or queries run on a KB, a web service's), a file is not kept, or the kept files no
-    longer give the stored ``measure``."""
+    longer give one of the stored ``measures`` (the first is the one compared on)."""
     import json
     import math
 
@@ -469,7 +540,9 @@ def _recomputed(
     from service.experiments.systems import QUERY_ANSWERS_FORMAT
 
     state = services()
-    why = f"{task.uri}: {measure} is scored again from the files its experiment kept, but"
+    said = ", ".join(measures)
+    verb = "is" if len(measures) == 1 else "are"
+    why = f"{task.uri}: {said} {verb} scored again from the files its experiment kept, but"
     text = state.storage.experiments.spec_of(experiment_id)
     if text is None:
         raise BadRequest(
@@ -498,16 +571,18 @@ def _recomputed(
             raise BadRequest(f"{why} its answers are SPARQL queries, run on its KB")
     etype = next(iter(stored.tasks))  # a stored evaluation has one task
     again = run_experiment(spec, files=files, policy=policy).evaluations[0].tasks.get(etype)
-    before = task.measures.get(measure)
-    now = again.measures.get(measure) if again is not None else None
-    same = (before is None and now is None) or (
-        before is not None and now is not None and math.isclose(before, now, abs_tol=1e-9)
-    )
-    if again is None or not same:
-        raise BadRequest(
-            f"{why} they no longer give its stored result ({measure} {before} stored, "
-            f"{now} from the files): re-score the experiment"
+    for measure in measures:
+        before = task.measures.get(measure)
+        now = again.measures.get(measure) if again is not None else None
+        same = (before is None and now is None) or (
+            before is not None and now is not None and math.isclose(before, now, abs_tol=1e-9)
         )
+        if again is None or not same:
+            raise BadRequest(
+                f"{why} they no longer give its stored result ({measure} {before} stored, "
+                f"{now} from the files): re-score the experiment"
+            )
+    assert again is not None  # measures is never empty
     return replace(stored, tasks={etype: again})
 
 
@@ -962,7 +1037,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         profiles=[PROFILES[name] for name in PROFILES],
         default_profile=DEFAULT_PROFILE,
         chosen=request.form if request.method == "POST" else request.args,
-        result=found.comparison.to_json() if found is not None else None,
+        result=found.to_json() if found is not None else None,
         withdrawn=found.withdrawn if found is not None else (),
         measure=found.measure if found is not None else "macroF1",
         etype=found.experiment_type.value if found is not None else "QA",

@@ -673,7 +673,7 @@ def test_a_measure_stored_runs_are_not_compared_on_is_named_as_such(server) -> N
     two = [qa["demo-strong"], qa["demo-baseline"]]
     for measure, said in (
         ("nope", "$.measure: 'nope' is no measure; stored runs are compared on"),
-        ("processedMacroF1", "$.measure: processedMacroF1 is not; stored runs are compared on"),
+        ("meanRuntime", "$.measure: meanRuntime is not; stored runs are compared on"),
     ):
         refused = server.post("api/compare", json={"tasks": two, "measure": measure})
         assert refused.status_code == 400, refused.text
@@ -717,16 +717,55 @@ def _published_task(server, systems: list[dict]) -> str:
     return f"{server.url}experiment/{eid}/task/1"
 
 
-def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(own_server) -> None:
+def _cli_compare(tmp_path: Path, capsys, runs: dict[str, str], *options: str) -> str:
+    """``gerbil-qa compare`` on the demo with the answer files ``runs`` (name -> text), as
+    an experiment's reproduce script runs them: its output."""
+    from service.cli import main
+
+    files = []
+    for name, text in runs.items():
+        (tmp_path / f"{name}.json").write_text(text, encoding="utf-8")
+        files.append(str(tmp_path / f"{name}.json"))
+    capsys.readouterr()
+    args = ["compare", "--dataset", str(DEMO_DIR / "questions.json"), "--answers", *files]
+    args += [arg for name in runs for arg in ("--system", name)]
+    args += ["--profile", "fair", "--lang", "en", "--kb", str(DEMO_DIR / "kb.ttl")]
+    assert main([*args, "--kb-version", "1.0", "--types", "QA", "--force", *options]) == 0
+    return capsys.readouterr().out
+
+
+def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(
+    own_server, tmp_path: Path, capsys
+) -> None:
     """Two published runs with confidences compared on CWS and K1, which per-question counts
     do not give (refused before: "cws cannot be compared on stored runs"): scored again from
-    the files the experiments kept, they compare exactly as the same files uploaded."""
+    the files the experiments kept, they compare exactly as the same files uploaded. On any
+    measure, each carries every measure it records, as gerbil-qa compare on its files gives
+    them (its count measures only, explore60 F2)."""
     server = own_server
     runs = {
         "sure-strong": _confident("strong", 0.05),
         "sure-partial": _confident("partial", 0.02),
     }
     tasks = [_published_task(server, [{"name": n, "answers": a}]) for n, a in runs.items()]
+    options = {"resamples": 200, "samples": 200, "seed": 3}
+    stored = server.post("api/compare", json={"tasks": tasks, **options})
+    assert stored.status_code == 200, stored.text
+    numbers = ("--resamples", "200", "--samples", "200", "--seed", "3")
+    cli = json.loads(_cli_compare(tmp_path, capsys, runs, *numbers, "--output", "json"))
+    web = stored.json()
+    for mine, theirs in zip(web["systems"], cli["systems"], strict=True):
+        assert {"cws", "k1", "k", "r"} <= set(mine["results"]["QA"])
+        assert mine["results"]["QA"] == theirs["results"]["QA"]
+        assert mine["intervals"]["QA"] == theirs["intervals"]["QA"]
+    assert web["pairs"] == cli["pairs"] and web["signature"] == cli["signature"]
+    # a measure a task does not record (no ranked run: no MRR) is refused naming that task
+    refused = server.post("api/compare", json={"tasks": tasks, "measure": "mrr"})
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"].startswith(
+        f"$.measure: {tasks[0]} (sure-strong) records no mrr; compare on a measure every task "
+        "records (it records "
+    ), refused.text
     for measure in ("cws", "k1"):
         options = {"measure": measure, "resamples": 200, "samples": 200, "seed": 3}
         stored = server.post("api/compare", json={"tasks": tasks, **options})
@@ -788,9 +827,17 @@ def test_stored_runs_not_scored_from_kept_answer_files_are_refused_on_cws(
     refused = server.post("api/compare", json={"tasks": [sure, gone], "measure": "cws"})
     assert refused.status_code == 400, refused.text
     assert refused.json()["error"].startswith(
-        f"{gone}: cws is scored again from the files its experiment kept, but"
+        f"{gone}: cws, k1, k, r are scored again from the files its experiment kept, but"
     ), refused.text
     assert "nor kept by this store" in refused.json()["error"]
+    # on a count measure they compare, saying why the task's CWS… are left out
+    counted = server.post("api/compare", json={"tasks": [sure, gone]})
+    assert counted.status_code == 200, counted.text
+    assert "cws" not in counted.json()["systems"][1]["results"]["QA"]
+    assert any(
+        w.startswith("cws, k1, k, r not compared: ") and "nor kept by this store" in w
+        for w in counted.json()["warnings"]
+    ), counted.json()["warnings"]
     # kept bytes that no longer give the stored CWS (other answers under its SHA-256)
     changed = _confident("strong", 0.01)
     server.storage.workspace.write(
