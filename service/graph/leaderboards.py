@@ -71,6 +71,11 @@ class Row:
     # why a row among the tiered ones had none when frozen (the live board's reason, as text):
     # a bare "–" left the reader of a cited board guessing
     tier_note: str | None = None
+    # how the row's tier and interval were computed (the live board's ``tierSignature``: the
+    # profile's signature, the interval's resamples and seed, the test, its samples and seed,
+    # the correction and how many pairs it corrected over): boards frozen before 2026-11-29
+    # keep none
+    tier_signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +95,12 @@ def frozen_id(standing: Standing, rows: list[Row]) -> str:
     # a row's other_run_of and undefined resamples only when set: standings frozen before
     # they existed keep their id
     later = ("other_run_of", "undefined", "resamples")
-    # why a row had no tier is said of the standings, not part of them: never in the id, so
-    # standings frozen before the reasons were kept are the same leaderboard
+    # why a row had no tier, and how tiers were computed, are said of the standings, not
+    # part of them: never in the id, so standings frozen before they were kept are the same
+    # leaderboard
+    said = ("tier_note", "tier_signature")
     kept = [
-        {k: v for k, v in asdict(r).items() if (k not in later or v) and k != "tier_note"}
+        {k: v for k, v in asdict(r).items() if (k not in later or v) and k not in said}
         for r in rows
     ]
     text = json.dumps([asdict(standing), kept], sort_keys=True)
@@ -245,6 +252,8 @@ def _quads(
             out.append((entry, GQA + "tier", n.integer(row.tier)))
         if row.tier_note:
             out.append((entry, GQA + "tierNote", n.literal(row.tier_note, lang="en")))
+        if row.tier_signature:
+            out.append((entry, GQA + "tierSignature", n.literal(row.tier_signature)))
         if row.other_run_of is not None:
             out.append((entry, GQA + "otherRunOf", n.node(row.other_run_of)))
         if row.undefined:
@@ -315,6 +324,7 @@ def read(storage: Storage, leaderboard_id: str) -> Frozen | None:
             undefined=number(props, GQA + "scoreUndefinedResamples", int) or 0,
             resamples=number(props, GQA + "scoreResamples", int) or 0,
             tier_note=value(props, GQA + "tierNote"),
+            tier_signature=value(props, GQA + "tierSignature"),
         )
         for props in (by_subject[subject] for subject in entries)
     ]

@@ -63,6 +63,7 @@ CSV_HEADER = (
     "undefinedResamples",  # resamples the ranked measure was undefined on (empty: none)
     "profileVersion",  # the v: field of the row's signature: versions rank apart
     "tierNote",  # why a row had no tier when frozen (boards frozen before 2026-11-29: empty)
+    "tierSignature",  # how its tier and interval were computed (frozen before 2026-11-29: empty)
 )
 
 
@@ -117,6 +118,7 @@ def _freeze(values: dict[str, Any]) -> tuple[str, bool]:
             high=(r["intervals"].get(shown.sort) or (None, None))[1],
             tier=r["tier"],
             tier_note=None if r["tier"] is not None else _tier_note(r, tiered),
+            tier_signature=r["tierSignature"],  # the live row's (explore60 F3)
             other_run_of=r["otherRunOf"],
             **_undefined_resamples(r, shown.sort),
         )
@@ -311,6 +313,7 @@ def frozen(name: str) -> BaseResponse:
             versions_mixed=_versions_mixed(rows()),
             # why rows had no tier, each said once under the table, as the live board does
             tier_reasons=list(dict.fromkeys(r["tierNote"] for r in rows() if r["tierNote"])),
+            tier_methods=tier_methods(rows()),
             ranks_by_version=_ranked_by_version(rows()),
             live=url_for("ui.leaderboards", **_live_args(found)),
             labels=_filter_labels(found),
@@ -325,6 +328,35 @@ def frozen(name: str) -> BaseResponse:
         bibtex=lambda: (bibtex() + "\n").encode("utf-8"),
         csv=lambda: pages.csv_table(list(CSV_HEADER), [[r[k] for k in CSV_HEADER] for r in rows()]),
     )
+
+
+def tier_methods(rows: list[dict[str, Any]]) -> list[str]:
+    """How the tiers and intervals of a frozen board's rows were computed, one sentence per
+    ``tierSignature`` its rows keep (rows of an older profile version are tiered among
+    themselves: a signature of their own); none for a board frozen before they were kept (a
+    frozen board kept its tiers, not how they were computed: explore60 F3)."""
+    out = []
+    for signature in dict.fromkeys(r["tierSignature"] for r in rows if r["tierSignature"]):
+        interval, _, test = signature.partition("|test:")
+        ci = dict(f.split(":", 1) for f in interval.split("|ci:", 1)[-1].split("|") if ":" in f)
+        fields = dict(f.split(":", 1) for f in f"test:{test}".split("|") if ":" in f)
+        name = {
+            "ar": "approximate randomisation",
+            "mcnemar": "McNemar's test",
+            "bootstrap": "a paired bootstrap",
+        }.get(fields.get("test", ""), fields.get("test", "?"))
+        unit = {"ar": "shuffles", "bootstrap": "resamples"}.get(fields.get("test", ""), "samples")
+        samples = f", {int(fields['n']):,} {unit}" if fields.get("n", "").isdigit() else ""
+        seed = f", seed {fields['seed']}" if "seed" in fields else ""
+        correction = fields.get("correction", "?").capitalize()
+        pairs = fields.get("pairs", "?")
+        resamples = f"{int(ci['n']):,}" if ci.get("n", "").isdigit() else "?"
+        out.append(
+            f"Tiers tested with {name}{samples}{seed}, {correction}-corrected over "
+            f"{pairs} pair{'' if pairs == '1' else 's'} (alpha {fields.get('alpha', '?')}); "
+            f"intervals from {resamples} bootstrap resamples, seed {ci.get('seed', '?')}"
+        )
+    return out
 
 
 def _removed(leaderboard_id: str, ext: str | None) -> BaseResponse | None:
@@ -394,6 +426,7 @@ def _shown_rows(found: leaderboards.Frozen) -> list[dict[str, Any]]:
                 "rank": row.rank,
                 "tier": row.tier,
                 "tierNote": row.tier_note,
+                "tierSignature": row.tier_signature,
                 "system": facts.get("systemLabel"),
                 "systemUri": facts.get("system"),
                 "experiment": facts.get("experiment"),

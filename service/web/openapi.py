@@ -431,6 +431,14 @@ def _frozen_schema() -> dict[str, Any]:
                     "'tiers are given to the top 10 rows only'); null for a row with a tier, on "
                     "a board without tiers, and on boards frozen before 2026-11-29.",
                 },
+                tierSignature={
+                    "type": ["string", "null"],
+                    "description": "How the row's tier and interval were computed, as the live "
+                    "board's `tierSignature` gave it (the profile's signature, the intervals' "
+                    "resamples and seed, the test, its samples and seed, the correction and the "
+                    "number of pairs it corrected over); null for a row without one and on "
+                    "boards frozen before 2026-11-29.",
+                },
                 system=_TEXT_OR_NULL,
                 systemUri={"type": ["string", "null"], "format": "uri"},
                 experiment={"type": ["string", "null"], "format": "uri"},

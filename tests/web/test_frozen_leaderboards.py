@@ -451,6 +451,7 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
             "undefinedResamples",
             "profileVersion",
             "tierNote",
+            "tierSignature",
         ]
         assert [(r[0], r[2], r[10], r[11], r[12]) for r in rows[1:]] == [
             ("1", "alpha", "en", "", "fair"),
@@ -775,11 +776,34 @@ def test_a_frozen_row_keeps_why_it_had_no_tier(tmp_path) -> None:
         site.wait_finished(second["id"], second["token"])
         auth = {"Authorization": f"Bearer {second['token']}"}
         assert site.post(f"api/experiments/{second['id']}/publish", headers=auth).ok
+        shown = site.get("leaderboards", params={"format": "json"}).json()["rows"]
         tiered = site.post("api/leaderboards", json={"title": "Two rows"}).json()
         assert [r["tier"] for r in tiered["rows"]] == [1, 2] or all(
             r["tier"] == 1 for r in tiered["rows"]
         )
         assert all(r["tierNote"] is None for r in tiered["rows"])
+        # how the tiers were computed is frozen with them (explore60 F3: the live rows' only):
+        # in the JSON and CSV as tierSignature, in the RDF as gqa:tierSignature, on the page
+        # in one line near the tiers
+        signature = shown[0]["tierSignature"]
+        assert signature and signature.endswith(
+            "|test:ar|n:10000|seed:12345|correction:holm|pairs:1|alpha:0.05"
+        )
+        assert [r["tierSignature"] for r in tiered["rows"]] == [signature, signature]
+        path = tiered["uri"][len(site.url) :]
+        table = list(csv.DictReader(io.StringIO(site.get(path + ".csv").text)))
+        assert [r["tierSignature"] for r in table] == [signature, signature]
+        graph = rdflib.Graph().parse(
+            data=site.get(path, headers={"Accept": "text/turtle"}).text, format="turtle"
+        )
+        said = {str(s) for s in graph.objects(None, rdflib.URIRef(GQA + "tierSignature"))}
+        assert said == {signature}
+        method = site.get(path, headers=HTML).text.split('id="tier-method">', 1)[1]
+        assert method.split("</p>", 1)[0] == (
+            "Tiers tested with approximate randomisation, 10,000 shuffles, seed 12345, "
+            "Holm-corrected over 1 pair (alpha 0.05); intervals from 1,000 bootstrap "
+            "resamples, seed 12345. "
+        )
         # a row without a tier or a reason is one of a board frozen before the reasons were
         # kept (written here as older code wrote it), whatever day it was frozen on: a board
         # frozen that day by older code was told apart by its date (explore40 3)
@@ -788,8 +812,15 @@ def test_a_frozen_row_keeps_why_it_had_no_tier(tmp_path) -> None:
             Side.PUBLIC, f"DELETE WHERE {{ GRAPH ?g {{ <{last}> <{GQA}tier> ?t }} }}"
         )
         site.storage.store.update(Side.PUBLIC, f"DELETE WHERE {{ <{last}> <{GQA}tier> ?t }}")
+        # nor how tiers were computed (kept from 2026-11-29): nothing is said of it then
+        for where in ("GRAPH ?g { ?e <%stierSignature> ?s }", "?e <%stierSignature> ?s"):
+            site.storage.store.update(Side.PUBLIC, "DELETE WHERE { %s }" % (where % GQA))
         site.app.extensions[EXTENSION].changed()  # written behind the service's back
         older = site.get(uri[len(site.url) :], headers=HTML).text
+        assert 'id="tier-method"' not in older
+        assert [
+            r["tierSignature"] for r in site.get(f"api/leaderboards/{tiered['id']}").json()["rows"]
+        ] == [None, None]
         assert (
             '<abbr title="no tier as frozen (leaderboards frozen before 29 November 2026 keep '
             'no reason)">–</abbr>'
