@@ -144,6 +144,7 @@ RESULTS_SYNTAXES: tuple[ResultsSyntax, ...] = (RESULTS_JSON, RESULTS_XML, RESULT
 HTML = "text/html"
 CSV = "text/csv"
 BIBTEX = "application/x-bibtex"  # not registered with IANA; what reference managers send
+LATEX = "application/x-latex"  # not registered with IANA either; the compare table for a paper
 SVG = "image/svg+xml"
 SHELL = "text/x-shellscript"  # an experiment's reproduce.sh (service/web/resources.py)
 

@@ -137,7 +137,11 @@ def _from_store(spec: Any, args: argparse.Namespace) -> tuple[Any, dict[str, byt
         storage.close()
 
 
-def emit(result: Comparison, output: str, out: TextIO, *, measure: str) -> None:
+def emit(
+    result: Comparison, output: str, out: TextIO, *, measure: str, experiment_type: str = "QA"
+) -> None:
+    """``result`` written as ``output`` says; its numbers of ``experiment_type`` (QA; a
+    comparison of stored C2KB… tasks on the web, whose LaTeX this writes too)."""
     data = result.to_json()
     if output == "json":
         out.write(json.dumps(data, ensure_ascii=False) + "\n")
@@ -146,7 +150,7 @@ def emit(result: Comparison, output: str, out: TextIO, *, measure: str) -> None:
     elif output == "pairs-csv":
         _pairs_csv(data, out)
     elif output == "latex":
-        _latex(data, out, measure=measure)
+        _latex(data, out, measure=measure, etype=experiment_type)
     else:
         _table(data, out, measure=measure)
 
@@ -155,14 +159,14 @@ def _value(x: Any) -> str:
     return "n/a" if x is None else f"{x:.4f}"
 
 
-def _interval(system: dict[str, Any], measure: str, data: dict[str, Any]) -> str:
-    """A system's interval of ``measure`` in the table, with the resamples it was undefined
-    on (``[null, null]`` printed as n/a: it crashed the table)."""
+def _interval(system: dict[str, Any], measure: str, data: dict[str, Any], etype: str = "QA") -> str:
+    """A system's interval of ``measure`` (of ``etype``) in the table, with the resamples it
+    was undefined on (``[null, null]`` printed as n/a: it crashed the table)."""
     from service.evaluation.results import undefined_resamples_note
 
-    pair = system["intervals"].get("QA", {}).get(measure)
+    pair = system["intervals"].get(etype, {}).get(measure)
     bounded = bool(pair) and pair[0] is not None and pair[1] is not None
-    count = system.get("undefinedResamples", {}).get("QA", {}).get(measure)
+    count = system.get("undefinedResamples", {}).get(etype, {}).get(measure)
     note = undefined_resamples_note(count, data["resamples"], bounded=bounded) if count else ""
     if not bounded:
         return note or "n/a"
@@ -272,7 +276,7 @@ def _tex(text: str) -> str:
     return tex_escape(text)
 
 
-def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
+def _latex(data: dict[str, Any], out: TextIO, *, measure: str, etype: str = "QA") -> None:
     """Two booktabs tables for a paper: the systems (tier, the measure, its interval, and how
     many questions each answered where one left some unanswered) and the pairs (difference,
     p, Holm-adjusted p), the signature in a comment above them."""
@@ -282,6 +286,7 @@ def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
 
     level = "95\\%"
     label = MEASURES[measure].label if measure in MEASURES else measure  # "macro F1"
+    label = label if etype == "QA" else f"{etype} {label}"  # a sub-experiment's: "C2KB macro F1"
     # how many questions each system answered, as the text table and the CSV say, where one
     # left some unanswered: "answered 150/219" was in the text table only (explore55 F2)
     gaps = any("answered" in s for s in data["systems"])
@@ -291,8 +296,8 @@ def _latex(data: dict[str, Any], out: TextIO, *, measure: str) -> None:
     table.write(f"{header} \\\\\n\\midrule\n")
     for s in data["systems"]:
         tier = "--" if s["tier"] is None else str(s["tier"])
-        value = _value(s["results"].get("QA", {}).get(measure))
-        shown = _tex(_interval(s, measure, data))
+        value = _value(s["results"].get(etype, {}).get(measure))
+        shown = _tex(_interval(s, measure, data, etype))
         answered = f" & {_tex(_answered(s))}" if gaps else ""
         table.write(f"{tier} & {_tex(s['system'])} & {value} & {shown}{answered} \\\\\n")
     table.write("\\bottomrule\n\\end{tabular}\n\n")

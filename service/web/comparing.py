@@ -77,13 +77,28 @@ class Compared:
     notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
+        """The compare JSON (``gerbil-qa compare --output json``'s) with what a cited
+        comparison was made of (explore60 F6: systems by name only): each stored system's
+        ``task``, the ``evaluator`` that computed it (its version, as an experiment records
+        it) and on which day (``computedOn``, UTC: a day, so one seed still gives one answer
+        byte for byte within it): a later evaluator may answer the same link otherwise."""
+        from datetime import UTC, datetime
+
+        from service import release
+
         out = self.comparison.to_json()
         out["warnings"] = [*out["warnings"], *self.notes]
+        tasks = dict(zip((e.system for e in self.evaluations), self.tasks, strict=False))
+        for system in out["systems"]:
+            if system["system"] in tasks:
+                system["task"] = tasks[system["system"]]
         if self.dataset_named is not None:
             uri, name, label = self.dataset_named
             out.update(datasetUri=uri, datasetName=name, datasetLabel=label)
         if self.withdrawn:
             out["withdrawn"] = list(self.withdrawn)
+        out["evaluator"] = release.source().version  # keys only added, at the end
+        out["computedOn"] = datetime.now(UTC).date().isoformat()
         return out
 
 
@@ -956,8 +971,9 @@ def _form_answer() -> Any:
     asks for ``application/json`` or ``?format=json``: a paper's link to its significance
     tests is readable by programs too."""
     tasks = request.args.getlist("task")
-    if _wants_json():
-        return _json_comparison(tasks)
+    wanted = _wanted()
+    if wanted is not None:
+        return _json_comparison(tasks) if wanted == "json" else _latex_comparison(tasks)
     if not tasks and set(request.args) <= {"dataset"}:  # the navigation's or a dataset's link
         return _page()
     # ticked in the browser's own runs (this page's or the run page's list) or on a leaderboard
@@ -980,11 +996,37 @@ def _privacy(found: Compared) -> dict[str, str]:
     return PRIVATE if found.private else {}
 
 
-def _wants_json() -> bool:
-    """JSON or HTML as ``?format=`` or ``Accept`` ask; any other Accept (Turtle…) is a 406."""
+def _wanted() -> str | None:
+    """``json`` or ``latex`` where ``?format=`` or ``Accept`` ask for them, None for HTML; any
+    other Accept (Turtle…) is a 406."""
     from service.web import conneg
 
-    return conneg.negotiate(request, (conneg.HTML, conneg.JSON)) is conneg.JSON
+    rep = conneg.negotiate(request, (conneg.HTML, conneg.JSON, conneg.LATEX))
+    return None if rep is conneg.HTML else rep.key
+
+
+def _latex_comparison(tasks: list[str]) -> Response:
+    """The comparison of stored ``tasks`` as the LaTeX tables ``gerbil-qa compare --output
+    latex`` prints (its writer: one for both); a refusal as text."""
+    import io
+
+    from service.cli.compare import emit
+    from service.mediatypes import LATEX
+
+    try:
+        options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
+        found = compare_stored(tasks, options)
+        out = io.StringIO()
+        etype = found.experiment_type.value  # a C2KB… comparison's own numbers
+        emit(found.comparison, "latex", out, measure=found.measure, experiment_type=etype)
+        response = Response(out.getvalue(), content_type=f"{LATEX}; charset=utf-8")
+        response.headers.update(_privacy(found))
+    except ServiceError as err:
+        response = Response(
+            err.public_message + "\n", err.status, content_type="text/plain; charset=utf-8"
+        )
+    response.vary.add("Accept")
+    return response
 
 
 def _json_comparison(tasks: list[str]) -> Response:

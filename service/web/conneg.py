@@ -46,6 +46,8 @@ CSV = Representation("csv", "CSV", (mediatypes.CSV,), "csv")
 # API already lists them, a 303 to it (systems, experiments, frozen leaderboards, the API page)
 JSON = Representation("json", "JSON", ("application/json",), None)
 BIBTEX = Representation("bibtex", "BibTeX", (mediatypes.BIBTEX,), "bib")
+# the comparison's tables for a paper (``gerbil-qa compare --output latex``), at its page's URL
+LATEX = Representation("latex", "LaTeX", (mediatypes.LATEX, "text/x-tex"), None)
 RDF = {
     s.name: Representation(s.name, s.label, s.media_types, s.extension, rdf=s)
     for s in mediatypes.RDF_SYNTAXES

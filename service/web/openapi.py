@@ -679,6 +679,11 @@ def _comparison_schema() -> dict[str, Any]:
                     "minimum": 0,
                     "description": "Only with answered: questions whose call failed.",
                 },
+                task={
+                    **_URI,
+                    "description": "Only from the service, on a stored task compared: its "
+                    "URI (the system's numbers are that task's).",
+                },
             ),
         },
         pairs=_array(
@@ -721,6 +726,18 @@ def _comparison_schema() -> dict[str, Any]:
             **_TEXT,
             "description": 'Only with datasetUri: its title, version and name, "Birds QA, '
             'version 2 (birds-qa-9bcc958d)".',
+        },
+        evaluator={
+            **_TEXT,
+            "description": "Only from the service: the version of the evaluator that "
+            "computed the comparison, as an experiment records its own (`0.1.0+g6823d09da6b5`; "
+            "its resource is software/VERSION): a later one may answer the same link otherwise.",
+        },
+        computedOn={
+            **_TEXT,
+            "format": "date",
+            "description": "Only from the service: the day the comparison was computed "
+            "(UTC; a day, not a time: one seed gives one answer byte for byte).",
         },
         withdrawn=_array(
             _object(

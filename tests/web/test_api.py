@@ -1004,6 +1004,7 @@ def test_compare_answer_files_over_http(server) -> None:
         "questions",  # the demo's 14, what the intervals and tests rest on (explore43 F4)
         # the demo's questions, a published upload: named as its pages do (explore32 7)
         *("datasetUri", "datasetName", "datasetLabel"),
+        *("evaluator", "computedOn"),  # what it was made of (explore60 F6)
     ]
     assert data["warnings"] and "bounds are rough" in data["warnings"][0]
     assert data["profile"] == "exact" and data["resamples"] == 200

@@ -717,9 +717,11 @@ def _published_task(server, systems: list[dict]) -> str:
     return f"{server.url}experiment/{eid}/task/1"
 
 
-def _cli_compare(tmp_path: Path, capsys, runs: dict[str, str], *options: str) -> str:
-    """``gerbil-qa compare`` on the demo with the answer files ``runs`` (name -> text), as
-    an experiment's reproduce script runs them: its output."""
+def _cli_compare(
+    tmp_path: Path, capsys, runs: dict[str, str], *options: str, dataset: str = ""
+) -> str:
+    """``gerbil-qa compare`` on the demo (or the built-in ``dataset``) with the answer files
+    ``runs`` (name -> text), as an experiment's reproduce script runs them: its output."""
     from service.cli import main
 
     files = []
@@ -727,11 +729,67 @@ def _cli_compare(tmp_path: Path, capsys, runs: dict[str, str], *options: str) ->
         (tmp_path / f"{name}.json").write_text(text, encoding="utf-8")
         files.append(str(tmp_path / f"{name}.json"))
     capsys.readouterr()
-    args = ["compare", "--dataset", str(DEMO_DIR / "questions.json"), "--answers", *files]
-    args += [arg for name in runs for arg in ("--system", name)]
-    args += ["--profile", "fair", "--lang", "en", "--kb", str(DEMO_DIR / "kb.ttl")]
-    assert main([*args, "--kb-version", "1.0", "--types", "QA", "--force", *options]) == 0
+    args = ["compare", "--dataset", dataset or str(DEMO_DIR / "questions.json")]
+    args += ["--answers", *files, *(arg for name in runs for arg in ("--system", name))]
+    args += ["--profile", "fair", "--lang", "en"]
+    if not dataset:
+        args += ["--kb", str(DEMO_DIR / "kb.ttl"), "--kb-version", "1.0"]
+    assert main([*args, "--types", "QA", "--force", *options]) == 0
     return capsys.readouterr().out
+
+
+def test_a_stored_comparison_gives_the_latex_tables_gerbil_qa_compare_gives(
+    own_server, tmp_path: Path, capsys, data_dir
+) -> None:
+    """The LaTeX tables of ``gerbil-qa compare --output latex`` came from the command line
+    only (explore60 F6): a comparison of stored tasks gives them at its link
+    (``format=latex``), linked from its page, by the same writer: equal to the command's on
+    the same files (a built-in dataset, named alike by both)."""
+    from dataclasses import replace
+
+    from service.formats import read, write
+
+    server = own_server
+    gold = read(data_dir / "qald/ag-sc_QALD/1/data/musicbrainz-test.xml")
+    every = list(gold.questions)
+    half = [
+        q if i % 2 else replace(q, answers=replace(q.answers, rows=(), boolean=None))
+        for i, q in enumerate(every)
+    ]
+    runs = {
+        name: write(replace(gold, questions=tuple(questions)), "qald-json").decode()
+        for name, questions in (("all-right", every), ("half-right", half))
+    }
+    tasks = []
+    for name, answers in runs.items():
+        made = server.post(
+            "api/experiments",
+            json={
+                "dataset": "qald-1-musicbrainz-test",
+                "profile": "fair",
+                "language": "en",
+                "systems": [{"name": name, "answers": answers}],
+            },
+        )
+        assert made.status_code == 202, made.text
+        eid, token = made.json()["id"], made.json()["token"]
+        server.wait_finished(eid, token)
+        owner = {"Authorization": f"Bearer {token}"}
+        assert server.post(f"api/experiments/{eid}/publish", headers=owner).status_code == 200
+        tasks.append(f"{server.url}experiment/{eid}/task/1")
+    numbers = {"resamples": "200", "samples": "200", "seed": "3"}
+    query = [("task", t) for t in tasks] + list(numbers.items())
+    latex = server.get("compare", params=[*query, ("format", "latex")])
+    assert latex.status_code == 200, latex.text
+    assert latex.headers["Content-Type"] == "application/x-latex; charset=utf-8"
+    options = [x for k, v in numbers.items() for x in (f"--{k}", v)]
+    cli = _cli_compare(
+        tmp_path, capsys, runs, *options, "--output", "latex", dataset="qald-1-musicbrainz-test"
+    )
+    assert latex.text == cli and "all-right" in cli
+    page = server.get("compare", params=query, headers={"Accept": "text/html"}).text
+    link = html.unescape(page.split('id="compare-latex" href="', 1)[1].split('"', 1)[0])
+    assert server.get(link.removeprefix("/")).text == cli
 
 
 def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(
@@ -759,6 +817,15 @@ def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(
         assert mine["results"]["QA"] == theirs["results"]["QA"]
         assert mine["intervals"]["QA"] == theirs["intervals"]["QA"]
     assert web["pairs"] == cli["pairs"] and web["signature"] == cli["signature"]
+    # what a cited comparison was made of (explore60 F6): each system's task, the evaluator
+    # and when
+    from datetime import date
+
+    from service import release
+
+    assert {s["system"]: s["task"] for s in web["systems"]} == dict(zip(runs, tasks, strict=True))
+    assert web["evaluator"] == release.source().version
+    assert date.fromisoformat(web["computedOn"]).year >= 2026
     # a measure a task does not record (no ranked run: no MRR) is refused naming that task
     refused = server.post("api/compare", json={"tasks": tasks, "measure": "mrr"})
     assert refused.status_code == 400, refused.text
