@@ -306,8 +306,8 @@ def _add_cors(response: Response) -> Response:
     return response
 
 
-@bp.route("/sparql", methods=["OPTIONS"])
 @bp.route("/sparql/", methods=["OPTIONS"])
+@bp.route("/sparql", methods=["OPTIONS"])  # first: what url_for gives
 def preflight() -> Response:
     response = Response(status=204)
     response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
@@ -375,8 +375,8 @@ def _facts(state: Services, query: str) -> QueryFacts:
 ANSWER_HEADERS = (("Vary", "Accept"), ("Cache-Control", "no-cache"), *CORS_HEADERS)
 
 
-@bp.route("/sparql", methods=["GET", "POST"])
 @bp.route("/sparql/", methods=["GET", "POST"])
+@bp.route("/sparql", methods=["GET", "POST"])  # first: what url_for gives
 def endpoint() -> Response:
     operation = read_protocol_request(request)
     if operation is None:
