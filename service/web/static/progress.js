@@ -15,7 +15,11 @@
   announcer.className = "visually-hidden";
   announcer.setAttribute("role", "status");
   document.body.appendChild(announcer);
-  var said = { status: section.dataset.status, phase: null, tenth: -1, errors: 0 };
+  // Errors: the first, then at most once a minute unless said with a tenth or a new status
+  // (a failing service made it "12 errors", "13 errors"… each second), the count at the end.
+  var said = { status: section.dataset.status, phase: null, tenth: -1, errors: 0, errorsAt: 0 };
+  var errorsNow = 0;
+  var errorsEvery = 60000;
   var away = false;
 
   function announce(message) { announcer.textContent = message; }
@@ -24,13 +28,21 @@
     var done = 0, total = 0, errors = 0;
     data.systems.forEach(function (s) { done += s.done; total += s.total; errors += s.errors; });
     var news = [];
+    var now = Date.now();
     if (data.status !== said.status || (data.phase || null) !== said.phase) {
       news.push(data.status + (data.phase ? ", " + data.phase : ""));
     }
     var tenth = total ? Math.floor((10 * done) / total) : -1;
     if (tenth > said.tenth && total) news.push(done + " of " + total + " questions done");
-    if (errors > said.errors) news.push(errors + (errors === 1 ? " error" : " errors"));
-    said = { status: data.status, phase: data.phase || null, tenth: tenth, errors: errors };
+    errorsNow = errors;
+    if (errors > said.errors && (!said.errors || news.length || now - said.errorsAt >= errorsEvery)) {
+      news.push(errors + (errors === 1 ? " error" : " errors"));
+      said.errors = errors;
+      said.errorsAt = now;
+    }
+    said.status = data.status;
+    said.phase = data.phase || null;
+    said.tenth = tenth;
     if (news.length) announce(news.join("; "));
   }
 
@@ -108,7 +120,9 @@
         document.querySelector("main").replaceWith(main);
         document.title = page.title;
         main.focus();
-        announce(status === "finished" ? "Finished: the results are below." : "The run ended: " + status + ".");
+        var end = status === "finished" ? "Finished: the results are below." : "The run ended: " + status + ".";
+        if (errorsNow > said.errors) end += " " + errorsNow + (errorsNow === 1 ? " error" : " errors") + " in all.";
+        announce(end);
       })
       .catch(function () { unreachable(); setTimeout(function () { swapInResults(status); }, every * 3); });
   }
