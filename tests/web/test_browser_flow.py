@@ -235,25 +235,35 @@ def test_the_script_says_an_answer_file_is_read_not_asked(server, browser, slow_
     assert states["answers-partial"] == "read, waiting to be scored", states
     assert states["slow"] == "asking", states
     assert browser.execute_script("return window.gqaMarker") == 42  # drawn by the script
-    # a service failing each question: its error count was said each second (explore59 F1)
-    said = _stubbed_polls(browser, seconds=5, errors="grow")
+    # the progress as it is now, frozen: the table's rows were replaced each second all the
+    # same (explore59 F4); then one more error each second: its count was said each time (F1)
+    _freeze_polls(browser)
+    time.sleep(3.5)
+    assert browser.execute_script("return window.gqaRedrawn") <= 1  # once, to the frozen state
+    browser.execute_script("window.gqaSaid = []; window.gqaErrors = 'grow'")
+    time.sleep(5)
+    said = browser.execute_script("window.fetch = window.gqaFetch; return window.gqaSaid")
     assert len([m for m in said if "error" in m]) == 1, said  # the first one, then sparingly
     wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
     assert severe_logs(browser) == []
 
 
-def _stubbed_polls(browser, *, seconds: float, errors: str) -> list[str]:
-    """What the live progress says while its status polls get the status as it is now, frozen
-    (the count of the first system's errors ``"same"`` or one more each poll, ``"grow"``),
-    for ``seconds``; then the real status again."""
+def _freeze_polls(browser) -> None:
+    """From now on the live progress's status polls get the status as it is now, frozen, the
+    first system's errors one more each poll once ``window.gqaErrors`` is "grow"; what it says
+    is kept in ``window.gqaSaid``, the replacements of the table's rows counted in
+    ``window.gqaRedrawn``; ``window.gqaFetch`` is the real fetch."""
     browser.execute_async_script(
-        "var done = arguments[arguments.length - 1]; window.gqaErrors = arguments[0];"
+        "var done = arguments[arguments.length - 1];"
         "var url = document.getElementById('progress').dataset.statusUrl;"
         "fetch(url, {headers: {Accept: 'application/json'}}).then(r => r.json()).then(data => {"
         "  window.gqaStatus = data; window.gqaFetch = window.fetch; window.gqaSaid = [];"
+        "  window.gqaRedrawn = 0; window.gqaErrors = 'same';"
         "  var live = document.getElementById('progress-announce');"
         "  new MutationObserver(() => window.gqaSaid.push(live.textContent))"
         "    .observe(live, {childList: true, characterData: true, subtree: true});"
+        "  new MutationObserver(() => window.gqaRedrawn += 1)"
+        "    .observe(document.querySelector('#progress-table tbody'), {childList: true});"
         "  window.fetch = function (u, o) {"
         "    if (String(u).indexOf(url) < 0) return window.gqaFetch(u, o);"
         "    if (window.gqaErrors === 'grow') window.gqaStatus.systems[0].errors += 1;"
@@ -262,11 +272,8 @@ def _stubbed_polls(browser, *, seconds: float, errors: str) -> list[str]:
         "    return Promise.resolve(new Response(body, head));"
         "  };"
         "  done();"
-        "});",
-        errors,
+        "});"
     )
-    time.sleep(seconds)
-    return browser.execute_script("window.fetch = window.gqaFetch; return window.gqaSaid")
 
 
 def test_a_dataset_file_chosen_is_the_dataset_run(server, browser) -> None:

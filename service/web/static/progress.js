@@ -77,32 +77,47 @@
     document.getElementById("progress-message").textContent = data.message ? "· " + data.message : "";
     var body = document.querySelector("#progress-table tbody");
     if (!data.systems.length) return;
-    body.textContent = "";
-    data.systems.forEach(function (s) {
-      var row = document.createElement("tr");
-      var head = text(row, "th", s.system);
-      head.scope = "row";
-      text(row, "td", s.activity || s.state);  // "read" for an answer file, not "asking"
-      var done = text(row, "td", s.total ? "" : "–", "num");  // nothing counted yet: no 0/0
-      if (s.total) {
-        var bar = document.createElement("progress");
-        bar.max = s.total;
-        bar.value = s.done;
-        bar.setAttribute("aria-label", s.system + ": " + s.done + " of " + s.total + " questions");
-        done.appendChild(bar);
-        done.appendChild(document.createTextNode(" " + s.done + "/" + s.total));
-      }
-      text(row, "td", String(s.errors), "num");
-      var why = document.createElement("td");
-      if (s.errorReasons.length) {
-        var list = text(why, "ul", "", "answers");
-        s.errorReasons.slice(0, 5).forEach(function (e) {
-          text(list, "li", e.question + ": " + e.reason);
-        });
-      }
-      row.appendChild(why);
-      body.appendChild(row);
+    // A row is drawn anew only when what it shows changed: a screen reader reading the table
+    // had its rows replaced under it each second, most often by the same ones.
+    var rows = data.systems.map(function (s) {
+      return { system: s, key: JSON.stringify([s.system, s.activity || s.state, s.done, s.total,
+        s.errors, s.errorReasons.slice(0, 5)]) };
     });
+    var old = Array.prototype.slice.call(body.rows);  // the page's own have no key: redrawn
+    rows.forEach(function (r, i) {
+      if (old[i] && old[i].dataset.key === r.key) return;
+      var row = draw(r.system);
+      row.dataset.key = r.key;
+      if (old[i]) body.replaceChild(row, old[i]);
+      else body.appendChild(row);
+    });
+    old.slice(rows.length).forEach(function (row) { body.removeChild(row); });
+  }
+
+  function draw(s) {
+    var row = document.createElement("tr");
+    var head = text(row, "th", s.system);
+    head.scope = "row";
+    text(row, "td", s.activity || s.state);  // "read" for an answer file, not "asking"
+    var done = text(row, "td", s.total ? "" : "–", "num");  // nothing counted yet: no 0/0
+    if (s.total) {
+      var bar = document.createElement("progress");
+      bar.max = s.total;
+      bar.value = s.done;
+      bar.setAttribute("aria-label", s.system + ": " + s.done + " of " + s.total + " questions");
+      done.appendChild(bar);
+      done.appendChild(document.createTextNode(" " + s.done + "/" + s.total));
+    }
+    text(row, "td", String(s.errors), "num");
+    var why = document.createElement("td");
+    if (s.errorReasons.length) {
+      var list = text(why, "ul", "", "answers");
+      s.errorReasons.slice(0, 5).forEach(function (e) {
+        text(list, "li", e.question + ": " + e.reason);
+      });
+    }
+    row.appendChild(why);
+    return row;
   }
 
   // The finished page in place of this one: its title too, the end said, and the focus put
