@@ -1120,7 +1120,7 @@ def _figures(found: Compared) -> dict[str, Any]:
         description=(
             f"Bar chart of {', '.join(measure_label(m) for m in names)} for "
             f"{', '.join(s['system'] for s in systems)}, each with its interval. The numbers are "
-            "in the table above."
+            "in the table under it."
         ),
         categories=tuple(measure_label(m) for m in names),
         series=tuple(

@@ -52,6 +52,15 @@ def test_a_comparison_of_uploaded_files(server) -> None:
     title = svg.find(f"{SVG}title")
     assert title is not None and (title.text or "").startswith("QA measures of each system")
     assert svg.findall(f".//{SVG}g[@class='whisker']")  # intervals drawn
+    # every bar's numbers, a tooltip alone, are in a table: the chart said "in the table
+    # above", which holds the measure compared only (explore59 F2)
+    assert "table above" not in html
+    numbers = html.split('id="compare-measures"')[1].split("</table>")[0]
+    bars = [t.text or "" for t in svg.findall(f".//{SVG}rect[@class='bar']/{SVG}title")]
+    assert len(bars) > 2 and '<th scope="row">micro recall</th>' in numbers, bars
+    for about in bars:
+        value = about.split(": ", 1)[1]
+        assert value.replace(" [", ' <span class="muted">[') in numbers, (about, numbers)
     assert 'id="chart-compare-scatter"' in html
     assert 'id="chart-compare-answer-types"' in html  # the demo's questions carry answer types
     assert '<th scope="row">number</th>' in html.split('id="compare-answer-types"')[1]
@@ -194,6 +203,7 @@ def test_the_leaderboard_links_its_rows_to_the_comparison(server) -> None:
     assert page.status_code == 200, page.text
     assert '<th scope="row">demo-strong</th>' in page.text
     assert 'id="chart-compare-measures"' in page.text and 'id="compare-pairs"' in page.text
+    assert 'id="compare-measures"' in page.text and "table above" not in page.text
     assert 'id="chart-compare-answer-types"' in page.text
     differences = page.text.split('id="compare-differences"')[1]
     assert '<th scope="row">1</th>' in differences or ">1<" in differences  # the ids, not URIs
