@@ -788,7 +788,10 @@ def check_spec(
     if profile is not None and spec.experiment_types:
         _check_scored_types(spec.experiment_types, profile)
     if not spec.systems:
-        raise BadRequest("no systems: give answer files, web-service URLs or reference systems")
+        raise BadRequest(
+            "no systems: give answer files, web-service URLs or reference systems",
+            field="systems",
+        )
     has_kb = spec.kb is not None or has_query_kb(spec)
     if not has_kb and any(s.kind == "text2sparql" for s in spec.systems):
         # refused before it is queued, not after every question was asked

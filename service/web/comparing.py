@@ -905,18 +905,21 @@ def _form_choices(raw: Any) -> None:
     if not raw.dataset_name and raw.dataset_file is None:
         raise BadRequest(
             'Choose the dataset the answer files answer: pick it in "Catalogue dataset" or '
-            'upload it in "or a dataset file".'
+            'upload it in "or a dataset file".',
+            field="dataset",
         )
     if raw.dataset_name and raw.dataset_file is not None:
         raise BadRequest(
             'Choose one dataset: a "Catalogue dataset" or a dataset file, not both (set the '
-            'list back to "(upload a file instead)" to use the file).'
+            'list back to "(upload a file instead)" to use the file).',
+            field="dataset",
         )
     answers = sum(1 for system in raw.systems if system.answers is not None)
     if answers < 2:
         raise BadRequest(
             f'Choose two or more answer files in "Answer files", one per system (you chose '
-            f"{answers}); several can be picked at once."
+            f"{answers}); several can be picked at once.",
+            field="answers",
         )
 
 
@@ -1063,7 +1066,13 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
     from service.experiments.inputs import FORCE_LABEL
     from service.web import charts, pages
     from service.web.app import problems_of
-    from service.web.running import dataset_profiles, files_to_pick_again, published_uploads
+    from service.web.running import (
+        COMPARE_FIELDS,
+        at_fault,
+        dataset_profiles,
+        files_to_pick_again,
+        published_uploads,
+    )
 
     figures = _figures(found) if found is not None else None
     tasks = own_tasks()
@@ -1086,6 +1095,9 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         figures=figures,
         error=error.public_message if error is not None else None,
         problems=problems_of(error) if error is not None else [],  # each file's, listed
+        # the fields it is about, marked and linked as on the run page (explore59 F5)
+        at_fault=at_fault(error, COMPARE_FIELDS) if error is not None else {},
+        at_fault_notice="compare-error",
         # no browser refills them; files too large fail again, chosen again (explore48 2)
         repick=files_to_pick_again()
         if error is not None and not isinstance(error, TooLargeToCompare)

@@ -820,10 +820,28 @@ _FORM_NAMES = {
 }
 
 
-def at_fault(err: ServiceError) -> dict[str, tuple[str, str]]:
-    """The run form's fields ``err`` is about (see :data:`RUN_FIELDS`): a file's upload field,
-    or the submission field it names; ``systems[n]`` is the n-th system in the order the form
-    makes them (answer files, QA web services, Text2SPARQL services, reference systems)."""
+# The compare form's fields (its ids start with cmp-), as the run form's are marked and linked
+COMPARE_FIELDS = {
+    "dataset": ("cmp-dataset", "Catalogue dataset"),
+    "dataset_file": ("cmp-dataset-file", "or a dataset file"),
+    "dataset_questions": ("cmp-dataset-questions", "its questions, in.tsv"),
+    "answers": ("cmp-answers", "Answer files"),
+    "answers_name": ("cmp-answers-name", "their system names"),
+    "profile": ("cmp-profile", "Profile"),
+    "language": ("cmp-language", "Language"),
+    "measure": ("cmp-measure", "Measure compared"),
+}
+# "no systems": the boxes that make them (the compare form has one)
+_SYSTEM_BOXES = ("answers", "webservice", "text2sparql")
+
+
+def at_fault(
+    err: ServiceError, fields: dict[str, tuple[str, str]] = RUN_FIELDS
+) -> dict[str, tuple[str, str]]:
+    """The run form's fields ``err`` is about (see :data:`RUN_FIELDS`; the compare form's with
+    :data:`COMPARE_FIELDS`): a file's upload field, or the submission field it names;
+    ``systems[n]`` is the n-th system in the order the form makes them (answer files, QA web
+    services, Text2SPARQL services, reference systems), ``systems`` alone the boxes of all."""
     import re
 
     from service.errors import FormatError
@@ -856,7 +874,9 @@ def at_fault(err: ServiceError) -> dict[str, tuple[str, str]]:
             names = [_FORM_NAMES.get(path, path.split(".")[0])]
             if path == "about":  # the description as a whole (it is refused for these bytes)
                 names = [f.form_field for f in ABOUT_FIELDS if request.form.get(f.form_field)]
-    return {name: RUN_FIELDS[name] for name in names if name in RUN_FIELDS}
+            if path == "systems":
+                names = list(_SYSTEM_BOXES)
+    return {name: fields[name] for name in names if name in fields}
 
 
 # The file fields of the run and compare forms, in their order, with the words of their labels.

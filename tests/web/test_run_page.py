@@ -639,6 +639,15 @@ def test_a_refused_language_or_description_marks_its_field(server) -> None:
     assert '<details id="run-about">' in plain  # folded, as before, when nothing is at fault
 
 
+def test_a_run_without_systems_marks_the_fields_that_give_them(server) -> None:
+    # "no systems" marked no field, unlike the run form's other refusals (explore59 F5)
+    page = server.post("experiments/new", data={"dataset": "demo"})
+    assert page.status_code == 400 and "no systems" in page.text, page.text[:300]
+    marked = re.findall(r'id="(run-[^"]+)"[^>]*aria-invalid="true"', page.text)
+    assert marked == ["run-answers", "run-webservice", "run-text2sparql"], marked
+    assert 'href="#run-webservice"' in page.text.split('id="run-error"', 1)[1]
+
+
 def test_the_call_fields_show_their_defaults_and_say_what_they_do(server) -> None:
     """maxErrorRate's placeholder read 0 (its default 0.25 cut to an integer), so an empty field
     read as "stop at the first failure", and nothing said what the share does (explore27 F6)."""
