@@ -355,6 +355,22 @@ def test_experiment_charts_are_visible_with_their_titles(server, browser) -> Non
     bars = charts["chart-measures"].find_elements(By.CSS_SELECTOR, "rect.bar")
     assert len(bars) >= 3 * 6 and all(b.size["height"] >= 1 for b in bars)
     assert charts["chart-measures"].find_elements(By.CSS_SELECTOR, "g.whisker")
+    # forced colours (high contrast, dark): the charts' text and whiskers kept their dark
+    # greys on black, a button its lack of border (explore59 F3)
+    dark = [{"name": "forced-colors", "value": "active"}]
+    dark.append({"name": "prefers-color-scheme", "value": "dark"})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": dark})
+    try:
+        shot(browser, "experiment-charts-forced-colours")
+        seen = browser.execute_script(
+            "var svg = document.getElementById('chart-measures'), css = getComputedStyle;"
+            "return [css(document.body).color, css(svg.querySelector('text.category')).fill,"
+            " css(svg.querySelector('.whisker line')).stroke,"
+            " css(document.querySelector('#scatter-systems button')).borderTopWidth];"
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    assert seen[0] != "rgb(27, 31, 35)" and seen[1:] == [seen[0], seen[0], "1px"], seen
     # the numbers behind the answer-type chart open without a script
     browser.find_element(By.XPATH, "//summary[contains(., 'answer-type chart')]").click()
     assert browser.find_element(By.ID, "table-answer-types").is_displayed()
