@@ -62,6 +62,10 @@ def test_a_comparison_of_uploaded_files(server) -> None:
         value = about.split(": ", 1)[1]
         assert value.replace(" [", ' <span class="muted">[') in numbers, (about, numbers)
     assert 'id="chart-compare-scatter"' in html
+    # the test in words, each pair's row headed by its first system ("(ar)": explore59 F8)
+    pairs = html.split('id="compare-pairs"')[1].split("</table>")[0]
+    assert "Paired tests (approximate randomisation)" in pairs, pairs
+    assert re.search(r'<tr><th scope="row">(strong|partial)</th><td>', pairs), pairs
     assert 'id="chart-compare-answer-types"' in html  # the demo's questions carry answer types
     assert '<th scope="row">number</th>' in html.split('id="compare-answer-types"')[1]
 
@@ -559,6 +563,7 @@ def test_a_p_value_below_four_decimals_is_not_shown_as_zero(server, data_dir) ->
     pairs = page.text.split('id="compare-pairs"')[1].split("</table>")[0]
     cells = re.findall(r'<td class="num">([^<]+)</td>', pairs)
     assert cells[1:] == ["1.4e-25", "1.4e-25"]  # p and Holm-adjusted (one pair)
+    assert "Paired tests (McNemar&#39;s exact test)" in pairs, pairs
 
 
 def test_the_comparison_link_answers_json_to_programs(server) -> None:
