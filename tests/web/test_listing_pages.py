@@ -166,6 +166,8 @@ def test_leaderboards_sort_by_any_measure(server, mixed) -> None:
     header = re.search(r"<thead>.*?</thead>", html, re.S)
     assert header is not None and 'micro F1 <span aria-hidden="true">▼</span>' in header[0]
     assert "sort=macroF1QALD" in header[0] and "profile=fair" in header[0]  # links keep filters
+    # said to a keyboard's user too: "Click a measure to sort by it" (explore59 F6)
+    assert "Choose a measure's heading to sort by it.</caption>" in html
     assert server.get("leaderboards", params={"sort": "questions"}).status_code == 400
     assert server.get("leaderboards", params={"language": "english"}).status_code == 400
     assert server.get("leaderboards", params={"type": "XYZ"}).status_code == 400
