@@ -11,6 +11,7 @@ Screenshots of every page visited go where ``test_browser.py`` puts them (``var/
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -444,8 +445,19 @@ def test_without_javascript_a_run_is_watched_published_and_queried(
     shot(browser, "nojs-progress")
     # asked to, the page reloads itself every 5 s until the results are there
     browser.find_element(By.ID, "reload-auto").click()
-    wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=60)
+    titles = []
+
+    def finished(driver) -> bool:
+        titles.append(driver.title)
+        return bool(driver.find_elements(By.ID, "table-QA"))
+
+    wait_until(browser, finished, timeout=60)
     shot(browser, "nojs-finished")
+    # the title says how far it got, then that it finished: it was the same at each reload
+    assert browser.title == f"Finished – Experiment {experiment_id} · GERBIL QA", titles
+    before = [t for t in titles if not t.startswith("Finished")]
+    progress = r"(Running: \d+ of 14 questions done|Queued|Reserved) – Experiment "
+    assert all(re.match(progress, t) for t in before), titles  # when a reload saw it run
     browser.find_element(By.ID, "publish-confirm").click()  # for good: said and ticked
     browser.find_element(By.ID, "publish").click()
     wait_until(browser, lambda d: not d.find_elements(By.ID, "private-notice"))
