@@ -572,3 +572,21 @@ def test_the_results_table_fits_a_1280_px_window(server, browser) -> None:
         "return [t.scrollWidth, t.parentElement.clientWidth];"
     )
     assert table <= wrap, (table, wrap)
+    # 320 px wide it scrolls sideways: its wrapper a region named by its caption, in the tab
+    # order (the browser's own focus of a scroller, unnamed, or none: explore59 F10)
+    region = "var w = document.getElementById('table-QA').parentElement;"
+    region += "return [w.tabIndex, w.getAttribute('role'), w.getAttribute('aria-label')];"
+    assert browser.execute_script(region) == [-1, None, None]  # it fits: no tab stop
+    metrics = {"width": 320, "height": 800, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        marked = wait_until(
+            browser, lambda d: d.execute_script(region)[1] and d.execute_script(region)
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    caption = browser.execute_script(
+        "return document.querySelector('#table-QA caption').textContent"
+    )
+    assert marked[:2] == [0, "region"] and marked[2] == " ".join(caption.split()), marked
+    wait_until(browser, lambda d: d.execute_script(region) == [-1, None, None])  # fits again

@@ -1,0 +1,31 @@
+// A table wider than its wrapper scrolls sideways: the wrapper becomes a region in the tab
+// order, named by the table's caption, so the arrow keys scroll it in any browser (Chromium
+// focuses such a scroller by itself, unnamed; Safari does not, and left the table unscrollable
+// by keyboard: explore59 F10; WCAG 2.1.1, 1.4.10). Undone when the table fits again; checked
+// again on a resize, a <details> opened, and a part of the page swapped in (progress.js).
+(function () {
+  function mark() {
+    Array.prototype.forEach.call(document.querySelectorAll(".table-wrap"), function (wrap) {
+      var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+      if (scrolls === (wrap.dataset.scrolls === "yes")) return;
+      if (scrolls) {
+        var caption = wrap.querySelector("caption");
+        wrap.dataset.scrolls = "yes";
+        wrap.tabIndex = 0;
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", caption ? caption.textContent.replace(/\s+/g, " ").trim() : "table");
+      } else {
+        delete wrap.dataset.scrolls;
+        wrap.removeAttribute("tabindex");
+        wrap.removeAttribute("role");
+        wrap.removeAttribute("aria-label");
+      }
+    });
+  }
+  var pending = null;
+  function later() { clearTimeout(pending); pending = setTimeout(mark, 100); }
+  mark();
+  window.addEventListener("resize", later);
+  document.addEventListener("toggle", later, true);  // a table in a <details> opened
+  new MutationObserver(later).observe(document.body, { childList: true });  // main swapped in
+})();
