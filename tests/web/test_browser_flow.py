@@ -239,10 +239,10 @@ def test_the_script_says_an_answer_file_is_read_not_asked(server, browser, slow_
     # the progress as it is now, frozen: the table's rows were replaced each second all the
     # same (explore59 F4); then one more error each second: its count was said each time (F1)
     _freeze_polls(browser)
-    time.sleep(3.5)
+    time.sleep(2.5)
     assert browser.execute_script("return window.gqaRedrawn") <= 1  # once, to the frozen state
     browser.execute_script("window.gqaSaid = []; window.gqaErrors = 'grow'")
-    time.sleep(5)
+    time.sleep(3.5)
     said = browser.execute_script("window.fetch = window.gqaFetch; return window.gqaSaid")
     assert len([m for m in said if "error" in m]) == 1, said  # the first one, then sparingly
     wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
