@@ -681,7 +681,7 @@ def look_alike(given: str, golds: Iterable[str]) -> str | None:
     >>> look_alike("Teh\u200bran", ["Paris", "Tehran"])
     'differs from the gold Tehran only in invisible characters (U+200B)'
     >>> look_alike("Cafe\u0301", ["Caf\u00e9"])
-    'differs from the gold Café only in Unicode normalisation (composed and decomposed accents)'
+    'differs from the gold Café only in Unicode normalisation (composed and decomposed forms)'
     >>> look_alike("Tehran", ["Teheran"]) is None
     True
     """
@@ -703,7 +703,7 @@ def look_alike(given: str, golds: Iterable[str]) -> str | None:
             codes = ", ".join(f"U+{ord(c):04X}" for c in hidden)  # the ones added or left out
             kinds.append(f"invisible characters ({codes})")
         if seen[0] != seen[1]:
-            kinds.append("Unicode normalisation (composed and decomposed accents)")
+            kinds.append("Unicode normalisation (composed and decomposed forms)")
         return f"differs from the gold {gold} only in {' and '.join(kinds)}"
     return None
 
@@ -726,18 +726,42 @@ class Said(str):
         return said
 
     def written_like(self, text: str | None) -> bool:
-        """Whether this answer's letters are all in scripts the question ``text`` is written
-        in: only then is it marked with the question's language. ``Damavand`` in a Persian
-        question was marked ``lang="fa"`` (a Latin name; explore56 F2)."""
-        return bool(text) and _scripts(self) <= _scripts(text or "")
+        """Whether this answer's letters are all in the script the question ``text`` is
+        mostly written in: only then is it marked with the question's language. ``Damavand``
+        in a Persian question was marked ``lang="fa"`` (a Latin name; explore56 F2), and so was
+        ``Iran`` when the Persian question had one Latin word (explore61 F11)."""
+        scripts = {_script(c) for c in self if c.isalpha()} - {None}
+        return bool(text) and scripts <= {_main_script(text or "")}
 
 
-def _scripts(text: str) -> set[str]:
-    """The scripts of ``text``'s letters, by the first word of their Unicode names (LATIN,
-    ARABIC, CYRILLIC, DEVANAGARI, CJK, HIRAGANA …)."""
+# one script as far as a reader's voice goes: Japanese mixes kanji, hiragana and katakana
+_HAN_AND_KANA = frozenset({"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "IDEOGRAPHIC"})
+
+
+def _script(char: str) -> str | None:
+    """The script of a letter, by the first word of its Unicode name (LATIN, ARABIC, CYRILLIC,
+    DEVANAGARI, HANGUL …; kanji and kana are one); None: a letter of no one script — modifier
+    letters (the Uzbek ``ʻ``, the long-vowel mark ``ー``) and the micro sign. The ordinal
+    indicators ``ª º`` are Latin (their names start FEMININE, MASCULINE: explore61 F10)."""
     import unicodedata
 
-    return {unicodedata.name(c, "?").split(" ", 1)[0] for c in text if c.isalpha()}
+    if unicodedata.category(char) == "Lm":
+        return None
+    name = unicodedata.name(char, "").removeprefix("HALFWIDTH ").removeprefix("FULLWIDTH ")
+    word = name.split(" ", 1)[0]
+    if word in ("FEMININE", "MASCULINE"):
+        return "LATIN"
+    if word == "MICRO" or not word:
+        return None
+    return "HAN+KANA" if word in _HAN_AND_KANA else word
+
+
+def _main_script(text: str) -> str | None:
+    """The script most of ``text``'s letters are in."""
+    from collections import Counter
+
+    counted = Counter(s for c in text if c.isalpha() and (s := _script(c)) is not None)
+    return counted.most_common(1)[0][0] if counted else None
 
 
 def _display(term: Any) -> str:
@@ -1097,15 +1121,6 @@ def task_csv(page: TaskPage) -> bytes:
     why = explains_misses(page.task.profile)
     if why:
         header.append("why")
-    # a wrong answer that differs from a missed gold one only in what no reader sees, as the
-    # page says beside it (``<given>: differs from the gold … only in …``); the table gave two
-    # strings that look equal and a wrong verdict without a word (explore53)
-    alike = {
-        r.uri: [f"{a}: {note}" for a in r.given if (note := r.look_alike(a))] for r in page.rows
-    }
-    look_alikes = any(alike.values())
-    if look_alikes:
-        header.append("lookAlike")
     # a system that gave SPARQL (a Text2SPARQL service): its query and the gold one, as the
     # page shows them side by side, for a table of what failed and what it should have been
     queries = any(r.system_query for r in page.rows)
@@ -1124,6 +1139,10 @@ def task_csv(page: TaskPage) -> bytes:
     # read as a number or date; text2sparql: an ASK answered false), as the page and the
     # API's per-question ``note`` say it (explore33 F8)
     header.append("note")
+    # last, every task's: a wrong answer that differs from a missed gold one only in what no
+    # reader sees, as the page says beside it (``<given>: differs from the gold … only in …``);
+    # the table gave two strings that look equal and a wrong verdict without a word (explore53)
+    header.append("lookAlike")
     rows = [
         [
             r.uri,
@@ -1146,7 +1165,6 @@ def task_csv(page: TaskPage) -> bytes:
             r.confidence,
             items_cell([_match_cell(m) for m in r.matches]),
             *([r.why] if why else []),
-            *([items_cell(alike[r.uri])] if look_alikes else []),
             *(
                 [r.system_query, r.gold_query, items_cell(list(r.query_rewrites))]
                 if queries
@@ -1155,6 +1173,7 @@ def task_csv(page: TaskPage) -> bytes:
             *([items_cell(list(r.query_features))] if featured else []),
             _ranked_cell(r.ranked),
             r.note,
+            items_cell([f"{a}: {note}" for a in r.given if (note := r.look_alike(a))]),
         ]
         for r in page.rows
     ]

@@ -216,7 +216,13 @@ def test_the_question_csv_says_which_rule_matched_each_answer(walk, runs) -> Non
     assert rows["42"]["matches"] == ""  # nothing matched: the false answer is in `given`
     # the columns before it are where they were: a script reading them by position still works
     header = next(csv.reader(io.StringIO(response.text)))
-    assert header[-4:] == ["confidence", "matches", "rankedAnswers", "note"]  # each added last
+    assert header[-5:] == [
+        "confidence",
+        "matches",
+        "rankedAnswers",
+        "note",
+        "lookAlike",
+    ]  # each added last
 
 
 def test_the_developer_compares_the_two_private_runs(walk, runs) -> None:

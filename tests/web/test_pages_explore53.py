@@ -164,3 +164,29 @@ def test_an_answer_in_no_language_is_not_marked_with_the_questions(server) -> No
     assert "Damavand" in page and not re.search(r'lang="fa"[^>]*>Damavand', page)
     assert '<span lang="fa" dir="auto">دماوند @fa</span>' in page
     assert '<span lang="de" dir="auto">Demavend @de</span>' in page
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "marked"),
+    [
+        ("تهران", "پایتخت ایران؟", True),
+        ("Damavand", "بلندترین کوه ایران؟", False),
+        ("Iran", "Damavand در کدام کشور است؟", False),  # one Latin word: still Persian
+        ("Apple", "(iPhone) किस कंपनी का है?", False),
+        ("रतन टाटा", "(iPhone) किस कंपनी का है?", True),
+        ("Wisła", "Która rzeka przepływa przez Kraków?", True),  # PolEval stays pl
+        ("テレビ", "日本の首都はどこですか", True),  # katakana in a kanji/hiragana question
+        ("ｿﾆｰ", "日本の首都はどこですか", True),  # halfwidth katakana, the long-vowel mark
+        ("Oʻzbekiston", "Qaysi davlat poytaxti Toshkent?", True),  # the Uzbek ʻ is no script
+        ("1ª", "¿Cuál fue la posición?", True),  # an ordinal indicator is Latin
+        ("Москва", "What is the capital of Russia?", False),
+    ],
+)
+def test_an_answer_is_marked_with_the_questions_language_when_written_alike(
+    answer: str, question: str, marked: bool
+) -> None:
+    """explore61 F9-F11: kana lost ``ja``, ``ʻ ª º`` were no script, and one Latin word in a
+    Persian question brought ``lang="fa"`` on a Latin answer back."""
+    from service.web.pages import Said
+
+    assert Said(answer, words=True).written_like(question) is marked

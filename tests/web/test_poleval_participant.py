@@ -115,7 +115,7 @@ def test_a_participant_runs_dev0_and_reads_why_answers_were_wrong(
     header = next(csv.reader(io.StringIO(table.text)))
     # added after every column there was (then the system's order, explore28 F10, and the
     # profile's note, explore33 F8)
-    assert header[-4:] == ["matches", "why", "rankedAnswers", "note"]
+    assert header[-5:] == ["matches", "why", "rankedAnswers", "note", "lookAlike"]
 
 
 def test_an_answer_file_one_line_short_is_refused_at_its_line(server, tmp_path: Path) -> None:

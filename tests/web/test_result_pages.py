@@ -957,4 +957,8 @@ def test_the_task_csv_says_what_the_profile_noted_of_a_question(server) -> None:
     # it starts with a word, so the CSV guard (a cell starting with ' gets one more) leaves it
     # as it is: it was written ''52,000' … (explore35 6)
     assert cell_text(rows["1"]["note"]) == rows["1"]["note"]
-    assert list(rows["1"])[-2:] == ["rankedAnswers", "note"]  # added last: positions kept
+    assert list(rows["1"])[-3:] == [
+        "rankedAnswers",
+        "note",
+        "lookAlike",
+    ]  # added last: positions kept
