@@ -43,7 +43,8 @@ ASK_SECONDS = 30.0  # how long an asker waits for its checkpoint (request_checkp
 # after it was made has no asker left: it gave up after ASK_SECONDS, or died. Such a
 # checkpoint pinned ~40 MB of hard links on a full disk through restarts (explore52 F8).
 ORPHAN_SECONDS = 2 * ASK_SECONDS
-SWEEP_SECONDS = 10.0  # how often the service looks for orphans while it runs
+# how often the service looks for orphans, and flushes the store if it was written, while it runs
+SWEEP_SECONDS = 10.0
 ERROR_LOG_SECONDS = 60.0  # a failure of the loop itself is logged at most this often
 
 
@@ -94,6 +95,10 @@ class SnapshotService:
                     self.remove_orphans()
                 except Exception as err:
                     self._log_error("cannot remove orphaned snapshots", err)
+                try:  # the write-ahead logs grew until the store was reopened (explore57 F1)
+                    self.store.flush_written()
+                except Exception as err:  # a full disk: the writes are in the log meanwhile
+                    self._log_error("cannot flush the store", err)
 
     def answer(self, request: Path) -> None:
         """Take the checkpoint ``request`` asks for, or tell its asker why not: the reason in

@@ -58,6 +58,10 @@ class PublicView:
         with self._lock:
             self._counter += 1
             path = self.work_dir / f"snapshot-{self._counter:06d}"
+            # flushed first: a write-ahead log the checkpoint's own flush retires is never
+            # deleted or reused while the store is open (RocksDB holds file deletions during a
+            # checkpoint), one log kept a publication, 94 MB in 15 min (explore57 F1)
+            self._live.flush()
             self._live.backup(str(path))
             self.graphs = frozenset(
                 g.value for g in self._live.named_graphs() if isinstance(g, ox.NamedNode)
