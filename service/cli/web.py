@@ -227,8 +227,12 @@ def _serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     # Ctrl-C as SIGTERM: the first stops, later ones are said and ignored (a second one cut
     # the shutdown short, exit 130 and no "stopped"; explore49 F4); left ignored if it was
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, stop)
+    # SIGHUP (the terminal closed, a rotation tool's reload) likewise: it killed serve at
+    # once, no "stopped", runs cut instead of handed over (explore57 F2); `nohup` ignores it
+    hangup = getattr(signal, "SIGHUP", None)  # not on Windows
+    for number in (signal.SIGINT, hangup):
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, stop)
     server = None
     try:
         server = create_server(app, config, sockets, url_prefix=args.url_prefix)
@@ -256,8 +260,9 @@ def _serve(args: argparse.Namespace) -> int:
         log.info("stopped")
         # and while the interpreter exits, which puts a handler of ours back to the default:
         # a second Ctrl-C then killed serve with 130 after it had stopped cleanly
-        for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, signal.SIG_IGN)
+        for number in (signal.SIGINT, signal.SIGTERM, hangup):
+            if number is not None:
+                signal.signal(number, signal.SIG_IGN)
     return 0
 
 

@@ -383,6 +383,8 @@ def _worker_main(conn: Connection, files: list[str], version: str | None, max_re
     from service.kb.local import LocalKB
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):  # a closed terminal's, likewise the parent's (explore57 F2)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     try:
         kb = LocalKB(files, version=version)

@@ -225,6 +225,8 @@ def _worker_main(conn: Connection, memory_mb: int, isolation: tuple[str, ...]) -
     import resource
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):  # a closed terminal's, likewise the parent's (explore57 F2)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     cut_off = "off"
     if isolation:  # first, while this process has one thread (a user namespace needs that)

@@ -570,11 +570,14 @@ def test_the_base_note_says_a_loopback_base_with_a_path_and_keeps_its_scheme() -
     assert served_at("::1", 18854) == "http://[::1]:18854/"
 
 
-def test_ctrl_c_twice_lets_serve_finish_its_shutdown(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP], ids=["SIGINT", "SIGHUP"])
+def test_ctrl_c_twice_lets_serve_finish_its_shutdown(tmp_path: Path, stop: int) -> None:
     """Ctrl-C in a terminal signals serve's whole process group: a second SIGINT cut the
     shutdown short (exit 130, no "stopped" line), the log said "(interrupted)", and each SPARQL
     worker printed a KeyboardInterrupt traceback (explore49 F4). SIGINT is handled as SIGTERM
-    is: the first stops, a later one is said and ignored; the workers leave it to serve."""
+    is: the first stops, a later one is said and ignored; the workers leave it to serve. So is
+    SIGHUP (a closed terminal, a rotation tool's reload), which killed serve at once: no
+    "stopped", its public snapshot left, runs cut instead of handed over (explore57 F2)."""
     store = tmp_path / "store"
     port = free_port()
     process = _start(store, port, own_group=True)
@@ -582,16 +585,18 @@ def test_ctrl_c_twice_lets_serve_finish_its_shutdown(tmp_path: Path) -> None:
         requests.get(  # a SPARQL worker is up and has answered
             f"http://127.0.0.1:{port}/sparql", params={"query": "ASK {}"}, timeout=30
         )
-        os.killpg(process.pid, signal.SIGINT)
+        os.killpg(process.pid, stop)
         time.sleep(0.05)
         with contextlib.suppress(ProcessLookupError):  # gone already: nothing left to cut
-            os.killpg(process.pid, signal.SIGINT)
+            os.killpg(process.pid, stop)
         output, _ = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
     assert process.returncode == 0, output[-3000:]
-    assert "service.serve: shutting down (signal SIGINT)" in output, output[-3000:]
+    name = signal.Signals(stop).name
+    assert f"service.serve: shutting down (signal {name})" in output, output[-3000:]
     assert output.rstrip().endswith("service.serve: stopped"), output[-3000:]
     assert "KeyboardInterrupt" not in output and "Traceback" not in output, output[-3000:]
+    assert not (store / ".public-snapshots").exists()  # cleaned up at exit
