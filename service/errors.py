@@ -8,6 +8,7 @@ answers with; the CLI prints its message and exits non-zero. Input files that ca
 from __future__ import annotations
 
 import errno
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +25,10 @@ class ServiceError(Exception):
 
     status: int = 500
     field: str | None = None
+    # how the web layer logs it when it answers 5xx: a fault of the server's at ERROR; a 503
+    # the client's query or load caused (a query past the time limit, every worker busy) at
+    # WARNING, so alerting on ERROR does not fire all day (explore57 F4)
+    log_level: int = logging.ERROR
 
     def __init__(
         self, message: str, *, status: int | None = None, field: str | None = None

@@ -400,7 +400,7 @@ def _service_error(err: ServiceError) -> BaseResponse:
         if moved is not None:
             return moved
     if err.status >= 500:
-        log.error("%s %s: %s", request.method, request.path, err.message)
+        log.log(err.log_level, "%s %s: %s", request.method, request.path, err.message)
     api = request.path.startswith("/api/")  # the pages show the sentence alone
     problems = api_problems(err) if api else problems_of(err)
     response = error_response(err.status, err.public_message, problems=problems)

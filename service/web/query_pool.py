@@ -98,11 +98,14 @@ class QueryOutcome:
 
 class QueryTimeout(ServiceError):
     status = 503
+    log_level = logging.WARNING  # the client's query, not a fault of the server's
 
 
 class PoolBusy(Busy):
     """No worker was free within the wait: 503 with ``Retry-After`` the time limit, within
     which a running query ends (a harvester's back-off waits for it)."""
+
+    log_level = logging.WARNING  # the load, not a fault of the server's
 
 
 class _TooLarge(OSError):

@@ -432,7 +432,7 @@ class QueryFastPath:
             if operation is not None and err.status < 500 and wants_page(operation, accept):
                 return self.next(environ, start_response)  # the page, with the error (format=html)
             if err.status >= 500:  # as the Flask handler (app._service_error) logs it
-                log.error("%s %s: %s", req.method, req.path, err.message)
+                log.log(err.log_level, "%s %s: %s", req.method, req.path, err.message)
             body = (err.public_message + "\n").encode("utf-8")
             headers = [
                 ("Content-Type", "text/plain; charset=utf-8"),
