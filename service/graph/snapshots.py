@@ -17,6 +17,7 @@ never released, after an hour.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import secrets
@@ -72,6 +73,10 @@ class SnapshotService:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
+        # empty, the folder goes too: it stayed in the store after serve stopped (explore57
+        # F5), where it says a process takes requests. A request or checkpoint in it keeps it.
+        with contextlib.suppress(OSError):
+            self.directory.rmdir()
 
     def _run(self) -> None:
         """Answer requests until closed. Nothing a request or the folder raises ends the
@@ -165,7 +170,13 @@ def request_checkpoint(store_dir: Path, *, timeout: float = ASK_SECONDS) -> Path
         )
     nonce = secrets.token_hex(8)
     request = directory / f"{nonce}.request"
-    request.write_bytes(b"")
+    try:
+        request.write_bytes(b"")
+    except FileNotFoundError:  # the folder went with the service: it stopped just now
+        raise StoreBusy(
+            f"the process that held the store at {store_dir} stopped while asked for a "
+            "snapshot: try again"
+        ) from None
     ready, failed = directory / f"{nonce}.ready", directory / f"{nonce}.failed"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

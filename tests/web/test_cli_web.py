@@ -112,6 +112,7 @@ def test_serve_starts_with_a_published_demo_and_restarts(tmp_path: Path) -> None
     assert "stopping:" not in output  # the demo's run had ended: nothing handed over
     assert output.rstrip().endswith("service.serve: stopped"), output[-400:]
     assert not (store / ".public-snapshots").exists()  # cleaned up at exit
+    assert not (store / ".snapshots").exists()  # empty: removed at exit (explore57 F5)
 
     process = _start(store, port)  # a restart keeps the store and does not recompute the demo
     try:
@@ -600,3 +601,4 @@ def test_ctrl_c_twice_lets_serve_finish_its_shutdown(tmp_path: Path, stop: int) 
     assert output.rstrip().endswith("service.serve: stopped"), output[-3000:]
     assert "KeyboardInterrupt" not in output and "Traceback" not in output, output[-3000:]
     assert not (store / ".public-snapshots").exists()  # cleaned up at exit
+    assert not (store / ".snapshots").exists()  # empty: removed at exit (explore57 F5)
