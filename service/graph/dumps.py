@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from service.errors import BadRequest, NotFound
@@ -304,6 +304,8 @@ def import_dump(
                 "--rebase moves its URIs to this store's base)"
             )
         scratch = rebased(scratch, bases.pop(), uris.base)
+    if not storage.store.shared:  # a remote store names the blank nodes of an INSERT DATA
+        scratch = _labels_apart(scratch, (storage.public, storage.private))
     admin = ox.NamedNode(uris.admin_graph)
     published_p = ox.NamedNode(GQA + "published")
     published_at = ox.NamedNode(GQA + "publishedAt")
@@ -399,6 +401,57 @@ def import_dump(
         storage.store.update(Side.PRIVATE, f"DELETE WHERE {{ <{STORE_MARKER}> <{IMPORTING}> ?f }}")
     kept = sorted(held.keys() & _experiments_in(scratch, admin))
     return Imported(read, kept, replaced, tuple(sorted(left_out)))
+
+
+def _labels_apart(scratch: Any, sides: Sequence[Any]) -> Any:
+    """The dump's quads with a fresh blank node for each label the store already uses for
+    another node (in any graph, as subject or object): the labels are kept (a restore serves
+    its Turtle byte for byte), but an edited or foreign dump reusing a held label joined two
+    experiments' nodes (one file with two checksums, explore61 F12). A label whose quads the
+    store already holds, every one, is the same node (the same dump imported again): kept,
+    not doubled. One lookup per distinct label."""
+    import pyoxigraph as ox
+
+    def used(term: Any, where: Any) -> bool:
+        return any(
+            next(iter(side.quads_for_pattern(term, None, None)), None) is not None
+            or next(iter(side.quads_for_pattern(None, None, term)), None) is not None
+            for side in where
+        )
+
+    def held(q: Any) -> bool:
+        return any(
+            next(iter(side.quads_for_pattern(q.subject, q.predicate, q.object, q.graph_name)), None)
+            is not None
+            for side in sides
+        )
+
+    labels = {
+        term for q in scratch for term in (q.subject, q.object) if isinstance(term, ox.BlankNode)
+    }
+    fresh: dict[Any, Any] = {}
+    for label in labels:
+        if not used(label, sides):
+            continue
+        mine = [
+            *scratch.quads_for_pattern(label, None, None),
+            *scratch.quads_for_pattern(None, None, label),
+        ]
+        if not all(held(q) for q in mine):
+            fresh[label] = ox.BlankNode()
+    if not fresh:
+        return scratch
+    out = ox.Store()
+    out.bulk_extend(
+        ox.Quad(
+            fresh.get(q.subject, q.subject),
+            q.predicate,
+            fresh.get(q.object, q.object),
+            q.graph_name,
+        )
+        for q in scratch
+    )
+    return out
 
 
 def rebased(scratch: Any, old: str, new: str) -> Any:
