@@ -20,6 +20,8 @@ is (biblatex reads it verbatim, natbib's styles print it with ``\\url``): a ``ho
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,7 +111,7 @@ def citation_for(
         f"  url = {{{_verbatim(uri)}}},\n"
         f"  year = {{{year}}},\n"
         f"  month = {MONTHS[month - 1]},\n"
-        f"  note = {{{_latex(note)}}}\n"  # all of it escaped: the host and URIs too
+        f"  note = {{{_note_latex(note)}}}\n"  # all of it escaped: the host and URIs too
         f"}}"
     ]
     dois = []
@@ -131,7 +133,7 @@ def citation_for(
         entries.append(f"@misc{{{key},\n" + ",\n".join(fields) + "\n}")
     text = f"GERBIL QA ({year}). {title}. {host}. {uri}"
     if scoring:
-        text += f". {' '.join(scoring.split())}"
+        text += f". {_plain(' '.join(scoring.split()))}"
     if withdrawn is not None:
         text += f". Withdrawn on {withdrawn[0][:10]}: {' '.join(withdrawn[1].split())}"
     for link in links:
@@ -230,10 +232,11 @@ def scoring_note(
     the entry stood for). ``profiles``: each ``name version`` the results were scored under;
     ``languages``: each language tag of its results (``en``, pooled ``en,es``); ``kbs``: each
     knowledge base its results record (``file:sha256:H (version)``, an endpoint), ``kb_files``
-    the names of the files it was given as: ``…; profile fair 1.4.0; language en; knowledge base
-    file:sha256:4ebe… (1.0), file kb.ttl; evaluator …``. The language and the KB change the
-    numbers (the demo's answers-strong scores 0.8214 without its KB, 1 with it) and the note
-    named neither (explore60 F4); a frozen leaderboard's names its language."""
+    the names of the files it was given as, each set apart (:func:`_file_name`): ``…; profile
+    fair 1.4.0; language en; knowledge base file:sha256:4ebe… (1.0), file "kb.ttl"; evaluator
+    …``. The language and the KB change the numbers (the demo's answers-strong scores 0.8214
+    without its KB, 1 with it) and the note named neither (explore60 F4); a frozen
+    leaderboard's names its language."""
     parts = []
     if dataset:
         said = f"dataset {dataset}"
@@ -247,11 +250,45 @@ def scoring_note(
     if kbs:
         said = f"knowledge base{'s' if len(kbs) > 1 else ''} {', '.join(kbs)}"
         if kb_files:
-            said += f", file{'s' if len(kb_files) > 1 else ''} {', '.join(kb_files)}"
+            names = ", ".join(_file_name(f) for f in kb_files)
+            said += f", file{'s' if len(kb_files) > 1 else ''} {names}"
         parts.append(said)
     if evaluator:
         parts.append(f"evaluator {evaluator}")
     return "; ".join(" ".join(p.split()) for p in parts) or None
+
+
+# A file name in a note, set apart: quoted as the note is written (``…'' in BibTeX, "…" in the
+# plain text), so that a name holding the note's own separators (``a, b; evaluator X.ttl``)
+# cannot pose as two files and another part of the note (explore61 F5)
+_NAME_OPEN, _NAME_CLOSE = "\ue000", "\ue001"  # private-use: taken out of the names themselves
+_NAMED = re.compile(f"{_NAME_OPEN}([^{_NAME_CLOSE}]*){_NAME_CLOSE}")
+
+
+def _file_name(name: str) -> str:
+    return _NAME_OPEN + " ".join(name.translate({0xE000: None, 0xE001: None}).split()) + _NAME_CLOSE
+
+
+def _plain(note: str) -> str:
+    """A note as the plain-text citation says it: each file name in double quotes (a quote or
+    backslash in it escaped, as JSON writes a string)."""
+    return _NAMED.sub(lambda m: json.dumps(m.group(1), ensure_ascii=False), note)
+
+
+def _note_latex(note: str) -> str:
+    """A note as BibTeX (:func:`_latex`), each file name in LaTeX quotes; its own quote marks
+    are written as characters, not as quotes that could close the name's."""
+    from service.tex import tex_escape
+
+    note = " ".join(note.split())  # on one line, as _latex writes it
+    out, at = [], 0
+    for found in _NAMED.finditer(note):
+        out.append(tex_escape(note[at : found.start()]))
+        name = tex_escape(found.group(1)).replace("`", r"\textasciigrave{}")
+        out.append("``" + name.replace("'", r"\textquotesingle{}") + "''")
+        at = found.end()
+    out.append(tex_escape(note[at:]))
+    return "".join(out)
 
 
 # How many systems a citation's title names before it counts the rest.

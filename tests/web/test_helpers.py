@@ -443,6 +443,35 @@ def test_a_creators_type_says_whether_it_is_cited_as_a_person(monkeypatch) -> No
     assert resources._authors(main, nodes) == [("Ann Nowak", True), ("Lab", False)]
 
 
+def test_a_kb_file_name_in_the_note_is_quoted_and_cannot_pose_as_another_part() -> None:
+    """A KB file named ``a, b; evaluator X.ttl`` read as two files and a second evaluator in
+    the note (explore61 F5): each name is quoted, ``…'' in BibTeX, "…" in the text."""
+    from service.web.citation import scoring_note
+
+    forged = "a, b; evaluator X.ttl"
+    note = scoring_note(
+        dataset="d", kbs=["file:sha256:ab (1.0)"], kb_files=["kb.ttl", forged], evaluator="E 1"
+    )
+    uri = "https://w3id.org/gerbil/qa/experiment/202611290007"
+    cited = citation_for("202611290007", uri, base="https://w3id.org/gerbil/qa/", scoring=note)
+    [(_, _, fields)] = _bibtex_entries(cited.bibtex)
+    assert fields["note"].endswith(
+        "; knowledge base file:sha256:ab (1.0), files ``kb.ttl'', ``a, b; evaluator X.ttl''; "
+        "evaluator E 1"
+    )
+    assert cited.text.endswith(
+        '; knowledge base file:sha256:ab (1.0), files "kb.ttl", "a, b; evaluator X.ttl"; '
+        "evaluator E 1"
+    )
+    # a name's own quote marks do not close it
+    odd = scoring_note(dataset="d", kbs=["k"], kb_files=["x'' y `z\" w.ttl"])
+    cited = citation_for("202611290007", uri, base="https://w3id.org/gerbil/qa/", scoring=odd)
+    assert "file ``x\\textquotesingle{}\\textquotesingle{} y \\textasciigrave{}z\" w.ttl''" in (
+        cited.bibtex
+    )
+    assert 'file "x\'\' y `z\\" w.ttl"' in cited.text
+
+
 def test_a_notes_every_part_is_escaped_the_host_and_uris_too() -> None:
     """Only the user's parts of a note were escaped: a base whose host or path held a LaTeX
     special (``_``, ``%``, ``#``) went raw into the note (explore55 F10)."""

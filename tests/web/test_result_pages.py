@@ -369,7 +369,7 @@ def test_the_citation_says_on_and_with_what_the_numbers_were_computed(
         assert kb.startswith("file:sha256:")
         note = (
             f"dataset Birds \\& Bees QA ({dataset}), version 1.2; profile {profile}; "
-            f"language en; knowledge base {kb}, file kb.ttl; evaluator {evaluator}}}"
+            f"language en; knowledge base {kb}, file ``kb.ttl''; evaluator {evaluator}}}"
         )
         assert note in private, private
         assert site.post(f"api/experiments/{eid}/publish", headers=auth).status_code == 200
