@@ -114,6 +114,7 @@ class Reproduction:
         closed by a word none of its lines is. An uploaded file name holding a newline and
         ``EOF`` closed the here-document before, and the lines after it ran (explore34 6)."""
         lines = ["set -e"]  # a download or checksum that fails stops it
+        lines += self._evaluator_check()
         lines += [f"{curl} {quoted(d.name)} {quoted(d.url)}" for d in self.downloads]
         for d, kb in self.provided:  # not served: the reader puts it here, it is checked too
             why = (
@@ -130,6 +131,34 @@ class Reproduction:
             lines += [*sums, end]
         lines.append(" \\\n    ".join(_wrapped(self.argv)))
         return "\n".join(lines)
+
+    def _evaluator_check(self) -> list[str]:
+        """Lines that stop the script, before any download, when no ``gerbil-qa`` is on PATH,
+        saying how to get the evaluator the experiment ran (as the page says it), and warn
+        when the one on PATH is another version: in an empty folder it downloaded the files,
+        then stopped at "gerbil-qa: command not found" (exit 127), and another version ran
+        silently (explore61 F13)."""
+        if self.checkout is not None:
+            how = f"install it from its repository: {self.checkout}"
+        elif self.revision is not None:
+            how = f"pip install . in a checkout of its commit {self.revision}"
+        else:
+            how = "install that release (pip install . in a checkout of its code)"
+        ran = f"GERBIL QA for Python {self.evaluator}" if self.evaluator else "GERBIL QA for Python"
+        missing = f"gerbil-qa is not on PATH: this script runs the evaluator {ran}; {how}"
+        lines = [
+            f"command -v gerbil-qa >/dev/null 2>&1 || {{ echo {quoted(missing)} >&2; exit 1; }}"
+        ]
+        if self.evaluator:
+            other = (
+                f"warning: the gerbil-qa on PATH is not {self.evaluator}, the evaluator this "
+                "experiment ran: a number may differ"
+            )
+            said = quoted(f"gerbil-qa {self.evaluator}")  # as gerbil-qa --version prints it
+            lines.append(
+                f'[ "$(gerbil-qa --version 2>/dev/null)" = {said} ] || echo {quoted(other)} >&2'
+            )
+        return lines
 
 
 def _unprintable(text: str) -> bool:

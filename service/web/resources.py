@@ -749,7 +749,8 @@ def badge(experiment_id: str) -> Response:
 @bp.get("/experiment/<experiment_id>/reproduce.sh")
 def reproduce_script(experiment_id: str) -> Response:
     """The "Reproduce these numbers" script of a published experiment's page (``#reproduce``)
-    as a file, ``bash reproduce.sh`` in an empty folder: before, it was only in the page's HTML
+    as a file, saved as ``reproduce-ID.sh`` (the name the page says to run: ``bash
+    reproduce-ID.sh`` in an empty folder): before, it was only in the page's HTML
     (explore60 F1). A private experiment's is on its owner's page (403 here, as its badge)."""
     graph = services().storage
     if not EXPERIMENT_ID.match(experiment_id):

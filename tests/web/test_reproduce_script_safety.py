@@ -187,3 +187,36 @@ def test_the_script_downloads_over_http_only_and_takes_no_url_as_a_pattern(
     done = _run(made.script, workdir)
     assert done.returncode != 0  # set -e: the refused download stops it
     assert not (workdir / "kb.ttl").exists(), done.stderr
+
+
+def test_without_gerbil_qa_on_path_the_script_stops_first_saying_how_to_install_it(
+    tmp_path: Path,
+) -> None:
+    """In an empty folder the script downloaded the files, then stopped at "gerbil-qa: command
+    not found" (127), the install step only in the page's HTML; another version ran silently
+    (explore61 F13). Now: no download, the page's checkout command, exit 1; a warning (not a
+    stop) when ``gerbil-qa --version`` is not the recorded one."""
+    from service.web.reproduce import Download, Reproduction
+
+    made = Reproduction(
+        downloads=(Download("kb.ttl", "http://127.0.0.1:9/kb.ttl", "0" * 64),),
+        argv=("gerbil-qa", "evaluate"),
+        evaluator="0.1.0+g0123456789ab",
+        revision="0123456789abcdef0123456789abcdef01234567",
+        modified=False,
+        repository="https://git.example.org/gerbil-qa.git",
+    )
+    workdir = tmp_path / "reader"
+    workdir.mkdir()
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        ["bash", "-c", made.script], cwd=workdir, env=bare, capture_output=True, text=True
+    )
+    assert done.returncode == 1 and not list(workdir.iterdir()), done.stderr
+    assert done.stderr == (
+        "gerbil-qa is not on PATH: this script runs the evaluator GERBIL QA for Python "
+        f"0.1.0+g0123456789ab; install it from its repository: {made.checkout}\n"
+    )
+    done = _run(made.script, workdir)  # a fake gerbil-qa, which prints no version
+    assert "warning: the gerbil-qa on PATH is not 0.1.0+g0123456789ab" in done.stderr
+    assert "curl" in done.stderr  # it went on to the download (which fails here)

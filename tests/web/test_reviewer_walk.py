@@ -159,6 +159,9 @@ def test_a_qald8_result_is_reproduced_to_the_last_digit_from_its_page(
         f"\n{script}\n"
     )
     assert f'href="{uri}/reproduce.sh" id="reproduce-download"' in page
+    # saved under the name the page says to run (it said reproduce.sh: explore61 F13)
+    saved = re.search(r'filename="([^"]+)"', download.headers["Content-Disposition"])[1]
+    assert f"<code>bash {saved}</code>" in page and f'download="{saved}"' in page
     # no repository configured: the text says whose code it is, and links none (explore60 F7)
     if 'id="reproduce-revision"' in page:  # a checkout or a wheel of one: its commit is known
         assert "it is the code this service runs, whose operator has that checkout" in page
