@@ -71,18 +71,58 @@ def _built() -> Source:
 def repository() -> str | None:
     """The URL of the repository the operator publishes this code in
     (``GERBIL_QA_SOURCE_REPOSITORY``), None when not set; anything but an http(s) IRI stops the
-    start, as a malformed revision does (it is written as an IRI and linked)."""
+    start, as a malformed revision does (it is written as an IRI and linked), and so does one
+    :func:`repository_problem` refuses."""
     from service.valid_terms import is_valid_iri
 
     given = os.environ.get(REPOSITORY_ENV, "").strip()
     if not given:
         return None
+    shown = given if len(given) <= 200 else given[:200] + "…"
     if not given.lower().startswith(("http://", "https://")) or not is_valid_iri(given):
         raise ServiceError(
-            f"{REPOSITORY_ENV}={given!r}: expected the http(s) URL of the repository of this "
+            f"{REPOSITORY_ENV}={shown!r}: expected the http(s) URL of the repository of this "
             "code (what git clone takes)"
         )
+    wrong = repository_problem(given)
+    if wrong is not None:
+        raise ServiceError(f"{REPOSITORY_ENV}={shown!r}: {wrong}")
     return given
+
+
+LONGEST_REPOSITORY = 2000  # characters of GERBIL_QA_SOURCE_REPOSITORY
+
+
+def repository_problem(url: str) -> str | None:
+    """Why ``url`` is not a repository URL to publish with every experiment (None: it is):
+    no host (``https://``), a user name or password in it (published in every experiment's
+    RDF and page), a control, format (bidi), private-use or unassigned character, a space or a
+    line separator (shown reordered in the page's link), or longer than 2,000 characters. Each
+    was accepted before (explore61 F14)."""
+    import unicodedata
+    from urllib.parse import urlsplit
+
+    if len(url) > LONGEST_REPOSITORY:
+        return f"{len(url)} characters, more than {LONGEST_REPOSITORY}"
+    odd = next((c for c in url if unicodedata.category(c)[0] in "CZ"), None)
+    if odd is not None:
+        return (
+            f"holds the character U+{ord(odd):04X} (a control, format or bidi character, a "
+            "space or a separator): the page would not show it as git clones it"
+        )
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError as err:
+        return f"not a URL git takes ({err})"
+    if not host:
+        return "no host: expected https://HOST/PATH"
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        return (
+            "it holds a user name or password (user@, user:token@), which every experiment "
+            "would publish: give the public URL"
+        )
+    return None
 
 
 def built_from(source: Source) -> str:

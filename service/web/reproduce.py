@@ -73,9 +73,9 @@ class Reproduction:
         graph names (its URL and commit quoted as one shell word each), None without both."""
         if self.repository is None or self.revision is None:
             return None
-        return (
-            f"git clone {quoted(self.repository)} gerbil-qa && cd gerbil-qa && "
-            f"git checkout {quoted(self.revision)} && pip install ."
+        return (  # POSIX quoting, for any shell: bash's $'…' was (explore61 F14)
+            f"git clone {shlex.quote(self.repository)} gerbil-qa && cd gerbil-qa && "
+            f"git checkout {shlex.quote(self.revision)} && pip install ."
         )
 
     @property
@@ -373,13 +373,18 @@ def _interval_options(tasks: Sequence[TaskResult]) -> list[str]:
 
 def _repository(agent: Node | None) -> str | None:
     """The http(s) URL of the evaluator's code repository, as its graph names it (an IRI; any
-    other value is not linked nor cloned)."""
+    other value, or one :func:`service.release.repository_problem` refuses, is not linked nor
+    cloned)."""
     import pyoxigraph as ox
 
     found = agent.one(SCHEMA + "codeRepository") if agent is not None else None
     if found is None or not isinstance(found, ox.NamedNode):
         return None
+    from service.release import repository_problem
+
     url = str(found.value)
+    if repository_problem(url) is not None:  # recorded before such URLs were refused
+        return None
     return url if url.lower().startswith(("http://", "https://")) else None
 
 

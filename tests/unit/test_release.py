@@ -82,6 +82,50 @@ def test_a_malformed_revision_is_refused(checkout: Path, monkeypatch: pytest.Mon
         release.source()
 
 
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("https://", "no host"),
+        ("https://u:tok@example.org/r.git", "user name or password"),
+        ("https://tok@example.org/r.git", "user name or password"),
+        ("https://example.org/\u202eevil", "U+202E"),
+        ("https://example.org/a\u200bb", "U+200B"),
+        ("https://example.org/" + "a" * 20_000, "20020 characters, more than 2000"),
+    ],
+)
+def test_a_source_repository_not_to_publish_is_refused(
+    monkeypatch: pytest.MonkeyPatch, url: str, said: str
+) -> None:
+    """Each was accepted, then published in every experiment's RDF and page (explore61 F14)."""
+    monkeypatch.setenv(release.REPOSITORY_ENV, url)
+    with pytest.raises(ServiceError, match="GERBIL_QA_SOURCE_REPOSITORY=") as refused:
+        release.repository()
+    assert said in str(refused.value) and len(str(refused.value)) < 500
+
+
+def test_the_checkout_command_is_quoted_for_any_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """POSIX quoting (bash's ``$'…'`` was used for a URL holding a bidi character)."""
+    from service.web.reproduce import Reproduction
+
+    url = "https://git.example.org/o'brien/qa&co.git"
+    monkeypatch.setenv(release.REPOSITORY_ENV, url)
+    assert release.repository() == url
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    made = Reproduction((), ("gerbil-qa",), "1", commit, False, repository=url)
+    assert made.checkout == (
+        "git clone 'https://git.example.org/o'\"'\"'brien/qa&co.git' gerbil-qa && cd gerbil-qa && "
+        f"git checkout {commit} && pip install ."
+    )
+    told = subprocess.run(
+        ["sh", "-c", made.checkout.replace("git clone", "printf %s", 1).split(" gerbil-qa")[0]],
+        capture_output=True,
+        text=True,
+    )
+    assert told.stdout == url
+    odd = Reproduction((), ("gerbil-qa",), "1", commit, False, repository=url + "\u202e")
+    assert "$'" not in (odd.checkout or "")  # (a URL stored before such were refused)
+
+
 def test_an_installed_wheel_names_the_commit_it_was_built_from(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
