@@ -240,6 +240,9 @@ def handle_evaluate(args: argparse.Namespace) -> int:
         from service.evaluation.slices import parse_dimensions
 
         dimensions = parse_dimensions(args.by)
+    if args.resamples is not None and args.resamples < 1:  # before any scoring (a traceback
+        # after it; with --store, after the run, as its recorded intervals take it too)
+        raise BadRequest(f"--resamples must be at least 1, not {args.resamples}")
     spec = spec_from_args(args)
     storage = None
     withheld: str | None = None  # the dataset whose gold the recorded run withholds
@@ -283,7 +286,14 @@ def handle_evaluate(args: argparse.Namespace) -> int:
             if dimensions and (held := _withholding(spec, storage, Files(kept))):
                 raise BadRequest(_BY_WITHHELD.format(name=held))  # before it is recorded
         bar = _ProgressBar() if sys.stderr.isatty() else None
-        outcome = run_experiment(spec, storage=storage, progress=bar, files=Files(kept))
+        outcome = run_experiment(
+            spec,
+            storage=storage,
+            progress=bar,
+            files=Files(kept),
+            interval_resamples=args.resamples,
+            interval_seed=args.seed,
+        )
         if bar is not None:
             bar.finish()
         if storage is not None and outcome.ticket is not None:
@@ -306,8 +316,10 @@ def handle_evaluate(args: argparse.Namespace) -> int:
             "as the recorded experiment keeps them",
             file=sys.stderr,
         )
-    if args.intervals and withheld is None:
-        evaluations = [_with_intervals(ev, args) for ev in evaluations]
+    if args.intervals and withheld is None:  # recorded ones have theirs: printed as stored
+        evaluations = [
+            ev if "intervals" in ev.extra else _with_intervals(ev, args) for ev in evaluations
+        ]
     if dimensions and outcome.dataset is not None:
         from service.evaluation.slices import question_values, sliced
 

@@ -106,6 +106,8 @@ def run_experiment(
     started: float | None = None,
     admit: Callable[[int, Callable[[str], None]], None] | None = None,
     ask_seconds: float | None = None,
+    interval_resamples: int | None = None,
+    interval_seed: int | None = None,
 ) -> Outcome:
     """Run ``spec`` (module docstring). Without ``storage`` nothing is recorded (``evaluate``
     without ``--store``); with a ``ticket`` (a reserved id) that experiment is completed, else
@@ -117,7 +119,10 @@ def run_experiment(
     called with the questions times systems once the dataset is read, and with what to say
     while it waits; returns when the run may go on (the server's question budget).
     ``ask_seconds``: how long this run may spend asking web services, from its first call
-    (the server's ``runner_ask_seconds``); past it the system being asked is stopped."""
+    (the server's ``runner_ask_seconds``); past it the system being asked is stopped.
+    ``interval_resamples``, ``interval_seed``: the bootstrap of the intervals recorded (None:
+    the defaults), ``evaluate --store --resamples N --seed S``: it printed intervals of N
+    resamples and recorded those of 1000 (explore61 F6)."""
     from service.evaluation import evaluate
     from service.evaluation.profiles import get_profile
 
@@ -232,8 +237,10 @@ def run_experiment(
         # every stored number carries its interval (NumPy, loaded only to record)
         from service.evaluation.comparison import with_intervals
 
+        bootstrap = {"resamples": interval_resamples, "seed": interval_seed}
         recorded_evaluations = [
-            ev if "intervals" in ev.extra else with_intervals(ev) for ev in recorded_evaluations
+            ev if "intervals" in ev.extra else with_intervals(ev, **bootstrap)
+            for ev in recorded_evaluations
         ]
         recording()
         evaluations = recorded_evaluations[: len(evaluations)]

@@ -116,9 +116,13 @@ def test_pairs_csv_and_latex_for_a_paper(
     )  # every _ escaped (not in the comment)
 
 
-def test_evaluate_intervals(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_evaluate_intervals(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """``evaluate --intervals``: the same interval as ``compare`` gives that system, the interval
-    method in ``intervalSignature``, low/high columns appended to the CSV, one seed one output."""
+    method in ``intervalSignature``, low/high columns appended to the CSV, one seed one output;
+    with ``--store``, the intervals recorded are the ones printed, of the ``--resamples`` given
+    (it printed ``n:200`` and recorded ``n:1000``: explore61 F6)."""
     args = _args(data_dir)
     gold, answers = args[2], args[4]  # the dataset and AskNow's answers
     argv = ["evaluate", "--dataset", gold, "--answers", answers, "--profile", "exact"]
@@ -142,6 +146,23 @@ def test_evaluate_intervals(data_dir: Path, capsys: pytest.CaptureFixture[str]) 
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].endswith(",signature,low,high,undefinedResamples") and "|n:200|" in rows[1]
     assert "undefinedResamples" not in data  # no measure was undefined on a resample
+    store = str(tmp_path / "store")
+    assert main([*argv, "--output", "json", "--resamples", "200", "--store", store]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert "|n:200|" in printed["intervalSignature"]
+    from service.graph.store import open_storage
+
+    with open_storage(store, base=None) as storage:
+        stored = {
+            row["s"].value
+            for row in storage.private.query(
+                "SELECT ?s WHERE { GRAPH ?g { ?t <http://w3id.org/gerbil/qa/vocab#"
+                "intervalSignature> ?s } }"
+            )
+        }
+    assert stored == {printed["intervalSignature"]}
+    assert main([*argv, "--resamples", "0", "--store", store]) == 1  # refused: no traceback
+    assert "--resamples must be at least 1, not 0" in capsys.readouterr().err
 
 
 def _one_right(tmp_path: Path) -> tuple[str, str, str]:
