@@ -1013,7 +1013,7 @@ def _latex_comparison(tasks: list[str]) -> Response:
     latex`` prints (its writer: one for both); a refusal as text."""
     import io
 
-    from service.cli.compare import emit
+    from service.evaluation.comparison_out import emit
     from service.mediatypes import LATEX
 
     try:

@@ -231,7 +231,7 @@ def test_a_system_without_a_tier_is_listed_last_with_a_dash() -> None:
     the sort of (tier, name) pairs could not order None among numbers)."""
     import io
 
-    from service.cli.compare import _table
+    from service.evaluation.comparison_out import _table
 
     def system(name: str, tier: int | None, value: float | None) -> dict:
         return {"system": name, "tier": tier, "results": {"QA": {"macroF1": value}},

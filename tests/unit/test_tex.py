@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from service.cli.compare import _latex
+from service.evaluation.comparison_out import _latex
 
 
 def _data(*names: str, dataset: str = "qald-8", gaps: bool = False) -> dict[str, Any]:
