@@ -66,9 +66,12 @@ class Conflict(ServiceError):
 
 
 class Busy(ServiceError):
-    """The service cannot take this now, but will later: 503 with ``Retry-After``."""
+    """The service cannot take this now, but will later: 503 with ``Retry-After``. Logged at
+    WARNING: the load, not a fault of the server's (every worker busy, the runs' queue full, a
+    query shape held on a remote store after it ran past the limit; explore57 F4)."""
 
     status = 503
+    log_level = logging.WARNING
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)

@@ -105,8 +105,6 @@ class PoolBusy(Busy):
     """No worker was free within the wait: 503 with ``Retry-After`` the time limit, within
     which a running query ends (a harvester's back-off waits for it)."""
 
-    log_level = logging.WARNING  # the load, not a fault of the server's
-
 
 class _TooLarge(OSError):
     pass
