@@ -3,6 +3,8 @@
 // focuses such a scroller by itself, unnamed; Safari does not, and left the table unscrollable
 // by keyboard: explore59 F10; WCAG 2.1.1, 1.4.10). Undone when the table fits again; checked
 // again on a resize, a <details> opened, and a part of the page swapped in (progress.js).
+// Loaded with defer, its first check waits for the page's first frame: reading a width at once
+// laid the page out before DOMContentLoaded (408 questions: 164 ms instead of 56; explore62 F1).
 (function () {
   function mark() {
     Array.prototype.forEach.call(document.querySelectorAll(".table-wrap"), function (wrap) {
@@ -24,7 +26,11 @@
   }
   var pending = null;
   function later() { clearTimeout(pending); pending = setTimeout(mark, 100); }
-  mark();
+  // after DOMContentLoaded, in the first frame; again once loaded (images laid out)
+  function first() { requestAnimationFrame(mark); }
+  if (document.readyState === "complete") first();
+  else document.addEventListener("DOMContentLoaded", first);
+  window.addEventListener("load", mark);
   window.addEventListener("resize", later);
   document.addEventListener("toggle", later, true);  // a table in a <details> opened
   new MutationObserver(later).observe(document.body, { childList: true });  // main swapped in
