@@ -59,6 +59,35 @@ def anchor(node_uri: str, page_uri: str) -> str | None:
     return fragment if sep and fragment and head == page_uri else None
 
 
+def region_label(node_uri: str, page_uri: str) -> str:
+    """A short name for the table of a resource's properties, captioned by its URI, when the
+    table scrolls sideways and its wrapper is a named region (``static/scroll_regions.js``):
+    a screen reader said "region, http://…/question/1#query-gold" (explore62 F2).
+
+    >>> region_label("http://x/e/1/task/1/question/1#query-gold", "http://x/e/1/task/1/question/1")
+    'Properties of query gold'
+    >>> region_label("http://x/experiment/202611290001/task/1", "http://x/other")
+    'Properties of task 1'
+    >>> region_label("http://x/experiment/7/task/1#questions", "http://x/other")
+    'Properties of task 1, questions'
+    >>> region_label("urn:uuid:1", "http://x/other")
+    'Properties'
+    """
+    fragment = anchor(node_uri, page_uri)
+    if fragment:
+        name = fragment
+    elif web_link(node_uri):
+        head, _, tail = node_uri.partition("#")
+        path = head.split("://", 1)[1].partition("/")[2].strip("/").split("/")
+        name = " ".join(path[-2:]) + (f", {tail}" if tail else "")
+    else:
+        name = ""
+    name = unquote(name).replace("-", " ").replace("_", " ").strip(" ,")
+    if len(name) > 50:
+        name = name[:50].rsplit(" ", 1)[0] + "…"
+    return f"Properties of {name}" if name else "Properties"
+
+
 def vocab_anchor(term: str) -> str | None:
     """The ``id`` of a term of our vocabulary (``gqa:`` or the GERBIL terms we keep) on the
     served vocabulary page, None for any other IRI.
