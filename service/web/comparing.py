@@ -902,11 +902,13 @@ TICKED = {
 def _form_choices(raw: Any) -> None:
     """Refuse, naming the form's fields by their labels, a comparison without a dataset or
     with fewer than two answer files (``raw``: the form as a submission)."""
+    from service.web.running import NO_DATASET
+
     if not raw.dataset_name and raw.dataset_file is None:
         raise BadRequest(
             'Choose the dataset the answer files answer: pick it in "Catalogue dataset" or '
             'upload it in "or a dataset file".',
-            field="dataset",
+            field=NO_DATASET,  # both fields marked and linked
         )
     if raw.dataset_name and raw.dataset_file is not None:
         raise BadRequest(

@@ -833,6 +833,10 @@ COMPARE_FIELDS = {
 }
 # "no systems": the boxes that make them (the compare form has one)
 _SYSTEM_BOXES = ("answers", "webservice", "text2sparql")
+# the compare form's "no dataset" (its refusal's field): the two fields that give one, which it
+# names (only the list was marked and linked: explore62 F3)
+NO_DATASET = "dataset_or_file"
+_DATASET_BOXES = ("dataset", "dataset_file")
 
 
 def at_fault(
@@ -876,6 +880,8 @@ def at_fault(
                 names = [f.form_field for f in ABOUT_FIELDS if request.form.get(f.form_field)]
             if path == "systems":
                 names = list(_SYSTEM_BOXES)
+            if path == NO_DATASET:
+                names = list(_DATASET_BOXES)
     return {name: fields[name] for name in names if name in fields}
 
 

@@ -282,12 +282,14 @@ def test_a_form_without_a_dataset_or_files_says_what_to_choose(server) -> None:
     assert any(label.startswith("Answer files") for label in form)
     # the field at fault marked, described by the notice, linked from it, as on the run page
     # (it was focused notice, unmarked field: explore59 F5)
-    for refused, field in ((page, "cmp-dataset"), (one, "cmp-answers")):
+    # "no dataset" names both fields that give one: both marked and linked (explore62 F3)
+    for refused, fields in ((page, ["cmp-dataset", "cmp-dataset-file"]), (one, ["cmp-answers"])):
         marked = re.findall(r'id="(cmp-[^"]+)"[^>]*aria-invalid="true"', refused.text)
-        assert marked == [field], marked
-        tag = refused.text.split(f'id="{field}"', 1)[1].split(">", 1)[0]
-        assert 'aria-describedby="compare-error"' in tag, tag
-        assert f'href="#{field}"' in refused.text.split('id="compare-error"', 1)[1]
+        assert marked == fields, marked
+        for field in fields:
+            tag = refused.text.split(f'id="{field}"', 1)[1].split(">", 1)[0]
+            assert 'aria-describedby="compare-error"' in tag, tag
+            assert f'href="#{field}"' in refused.text.split('id="compare-error"', 1)[1]
     assert "aria-invalid" not in server.get("compare").text
     # the API keeps its words, which name its fields
     api = server.post("api/compare", files=answers, data={"profile": "exact"})
