@@ -164,6 +164,7 @@ def compare_request(
         "Compare them as stored runs instead: run each answer file as an experiment (on the "
         "run page, which reads larger files), then tick their tasks on this page; or compare "
         "the files with gerbil-qa compare on the command line.",
+        field="answers",  # "Answer files", marked and linked (it marked none: explore62 F4)
     )
     outcome = run_experiment(spec, files=files, policy=policy)
     if not measure:
@@ -483,10 +484,13 @@ def mebibytes(size: int) -> str:
     return f"{size / 2**20:.2g} MiB" if size < 10 * 2**20 else f"{size / 2**20:.0f} MiB"
 
 
-def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str) -> Any:
+def _prepared(
+    spec: Any, uploads: dict[str, bytes], they_are: str, instead: str, field: str | None = None
+) -> Any:
     """The files of a comparison answered at once, read and checked (``prepare``), and the
     network policy to score them under; refused when larger than the request's parse limit
-    (``they_are``: the subject of that refusal, ``instead``: what to do)."""
+    (``they_are``: the subject of that refusal, ``instead``: what to do, ``field``: the
+    submission's field it is about, uploaded answers: the form marks and links it)."""
     from service.experiments.run import prepare
 
     config = services().config
@@ -496,7 +500,8 @@ def _prepared(spec: Any, uploads: dict[str, bytes], they_are: str, instead: str)
         # a setting no browser user sets, and the form then asked for the same files again)
         raise TooLargeToCompare(
             f"{they_are} {mebibytes(size)} together, more than the {mebibytes(limit)} a "
-            f"comparison answered at once reads. {instead}"
+            f"comparison answered at once reads. {instead}",
+            field=field,
         )
     policy = config.network_policy()
     files = prepare(spec, uploads, policy=policy, parse_bytes=limit, limits=config.format_limits())

@@ -1045,6 +1045,12 @@ def test_files_too_large_to_compare_at_once_are_refused_in_a_sentence(server) ->
     assert "stored runs" in said and said.endswith("."), said
     assert "GERBIL_QA_SYNC_PARSE_BYTES" not in said and "2097152" not in said
     assert 'id="compare-error-repick"' not in page.text
+    # "Answer files" marked, described by the notice and linked from it (explore62 F4)
+    marked = re.findall(r'id="(cmp-[^"]+)"[^>]*aria-invalid="true"', page.text)
+    assert marked == ["cmp-answers"], marked
+    tag = page.text.split('id="cmp-answers"', 1)[1].split(">", 1)[0]
+    assert 'aria-describedby="compare-error"' in tag, tag
+    assert 'href="#cmp-answers"' in page.text.split('id="compare-error"', 1)[1]
 
 
 def test_questions_scored_alike_are_not_counted_as_scored_differently(server) -> None:
