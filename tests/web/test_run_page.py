@@ -595,10 +595,11 @@ def test_the_task_csv_has_each_questions_runtime_and_error(server, slow_qa) -> N
     table = server.get(f"experiment/{experiment_id}/task/1.csv", cookies=cookies)
     assert table.status_code == 200, table.text[:500]
     header = table.text.splitlines()[0].split(",")
-    assert header[-8:-3] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
-    assert header[-3] == "matches"  # then each match with its rule
-    assert header[-2] == "rankedAnswers"  # and the system's items in its order
-    assert header[-1] == "note"  # and what the profile noted of the question
+    assert header[-9:-4] == ["runtimeMs", "error", "attempts", "retryReason", "confidence"]
+    assert header[-4] == "matches"  # then each match with its rule
+    assert header[-3] == "rankedAnswers"  # and the system's items in its order
+    assert header[-2] == "note"  # and what the profile noted of the question
+    assert header[-1] == "lookAlike"  # and a wrong answer only invisibly other than the gold
     rows = {r["id"]: r for r in csv.DictReader(io.StringIO(table.text))}
     assert rows.keys() == asked.keys()
     failed = [qid for qid, row in rows.items() if row["status"] == "error"]
