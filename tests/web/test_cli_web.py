@@ -39,8 +39,12 @@ def _children(pid: int) -> set[int]:
     return out
 
 
-def _sigint_default() -> None:
+def _terminal_signals_default() -> None:
+    """Ctrl-C's and a closed terminal's signals as a terminal gives them: a job started in the
+    background (`cmd &`) has SIGINT ignored, one under `nohup` SIGHUP, which serve keeps
+    ignored (the suite run under `nohup` timed out waiting for serve to stop on SIGHUP)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _start(store: Path, port: int, *, own_group: bool = False) -> subprocess.Popen:
@@ -52,9 +56,7 @@ def _start(store: Path, port: int, *, own_group: bool = False) -> subprocess.Pop
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=own_group,  # its own process group, as a terminal's foreground job
-        # and Ctrl-C's default, as a terminal gives it: a job started in the background (`cmd &`
-        # in a script, as CI may run the suite) has SIGINT ignored, which serve keeps ignored
-        preexec_fn=_sigint_default if own_group else None,
+        preexec_fn=_terminal_signals_default if own_group else None,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
