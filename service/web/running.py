@@ -474,13 +474,15 @@ def _dataset_chosen(raw: RawSubmission) -> None:
     field). The list starts at the demo, so a file chosen without touching it meets both."""
     if not raw.dataset_name and raw.dataset_file is None:
         raise BadRequest(
-            'Choose a dataset: pick one in the "Dataset" list or upload one in "or a dataset file".'
+            'Choose a dataset: pick one in the "Dataset" list or upload one in "or a dataset file".',
+            field=NO_DATASET,  # both fields marked and linked, as the compare form's
         )
     if raw.dataset_name and raw.dataset_file is not None:
         raise BadRequest(
             f'Choose one dataset: the "Dataset" list says {raw.dataset_name} and "or a dataset '
             f'file" holds {raw.dataset_file.filename}; set the list to "(upload a dataset file '
-            'instead)" to use the file (choose the files again: the browser does not keep them).'
+            'instead)" to use the file (choose the files again: the browser does not keep them).',
+            field=NO_DATASET,
         )
 
 
@@ -833,8 +835,8 @@ COMPARE_FIELDS = {
 }
 # "no systems": the boxes that make them (the compare form has one)
 _SYSTEM_BOXES = ("answers", "webservice", "text2sparql")
-# the compare form's "no dataset" (its refusal's field): the two fields that give one, which it
-# names (only the list was marked and linked: explore62 F3)
+# a form's "no dataset" or "two datasets" (its refusal's field): the two fields that give one,
+# which it names (only the list was marked and linked, on the run form none: explore62 F3)
 NO_DATASET = "dataset_or_file"
 _DATASET_BOXES = ("dataset", "dataset_file")
 

@@ -649,6 +649,17 @@ def test_a_run_without_systems_marks_the_fields_that_give_them(server) -> None:
     assert 'href="#run-webservice"' in page.text.split('id="run-error"', 1)[1]
 
 
+def test_a_run_without_a_dataset_marks_both_fields_that_give_one(server) -> None:
+    """The run form's "Choose a dataset" marked no field (explore62 F3, as the compare form's
+    marked only its list): both fields it names are marked and linked."""
+    page = server.post("experiments/new", data={"dataset": "", "webservice": "http://x.test/"})
+    assert page.status_code == 400 and "Choose a dataset" in page.text, page.text[:300]
+    marked = re.findall(r'id="(run-[^"]+)"[^>]*aria-invalid="true"', page.text)
+    assert marked == ["run-dataset", "run-dataset-file"], marked
+    notice = page.text.split('id="run-error"', 1)[1]
+    assert 'href="#run-dataset"' in notice and 'href="#run-dataset-file"' in notice
+
+
 def test_the_call_fields_show_their_defaults_and_say_what_they_do(server) -> None:
     """maxErrorRate's placeholder read 0 (its default 0.25 cut to an integer), so an empty field
     read as "stop at the first failure", and nothing said what the share does (explore27 F6)."""
