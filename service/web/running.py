@@ -474,7 +474,8 @@ def _dataset_chosen(raw: RawSubmission) -> None:
     field). The list starts at the demo, so a file chosen without touching it meets both."""
     if not raw.dataset_name and raw.dataset_file is None:
         raise BadRequest(
-            'Choose a dataset: pick one in the "Dataset" list or upload one in "or a dataset file".',
+            'Choose a dataset: pick one in the "Dataset" list or upload one in "or a dataset '
+            'file".',
             field=NO_DATASET,  # both fields marked and linked, as the compare form's
         )
     if raw.dataset_name and raw.dataset_file is not None:
