@@ -26,6 +26,7 @@ from werkzeug.wrappers import Request
 
 from service import mediatypes
 from service.errors import BadRequest, Forbidden, ServiceError, retry_after
+from service.shortages import no_space, out_of_files
 from service.web import conneg, cors
 from service.web.query_pool import QueryJob
 from service.web.sparql_guard import QueryFacts
@@ -427,6 +428,10 @@ class QueryFastPath:
             if negotiate_results(operation.formats, req.headers.get("Accept"), facts.form)[2]:
                 return self.next(environ, start_response)  # a page for a browser
             answer = answer_query(self.state, req, operation, facts)
+        except OSError as err:  # a full disk, too many files open: Flask's handler says which
+            if no_space(err) or out_of_files(err):  # (507; 503 with Retry-After), not a 500
+                return self.next(environ, start_response)
+            raise
         except ServiceError as err:
             accept = req.headers.get("Accept")
             if operation is not None and err.status < 500 and wants_page(operation, accept):

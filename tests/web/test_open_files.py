@@ -103,3 +103,27 @@ def test_a_request_out_of_open_files_is_a_503_to_retry(
         assert "too many files open" in answer.text and "overloaded" not in answer.text
     monkeypatch.undo()
     assert server.get("leaderboards").status_code == 200  # nothing was left broken
+
+
+def test_a_sparql_query_out_of_open_files_is_a_503_to_retry(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program's GET query goes through the endpoint's fast path, which let an OSError out as
+    waitress's 500; it hands the request to Flask, whose handler says which shortage it is
+    (the query's work patched to fail so: a mock, as above; a full disk takes the same way, not
+    tried on this shared server, whose /health would then report it)."""
+    from service.web import sparql_endpoint
+
+    def short(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+
+    monkeypatch.setattr(sparql_endpoint, "answer_query", short)
+    answer = server.get(
+        "sparql",
+        params={"query": "ASK { ?s ?p ?o }"},
+        headers={"Accept": "application/sparql-results+json"},
+    )
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5", answer.text
+    assert "too many files open" in answer.text
+    monkeypatch.undo()
+    assert server.get("sparql", params={"query": "ASK {}"}).status_code == 200
