@@ -668,7 +668,12 @@ class ExperimentRunner:
         if going:
             said.append(f"{len(going)} running experiment(s) handed over ({', '.join(going)})")
         if waiting:
-            after = "a replica takes them" if self.claims.shared else "the next start runs them"
+            # the stop does not know the next start's options (--no-resume leaves them)
+            after = (
+                "a replica takes them"
+                if self.claims.shared
+                else "a start that resumes runs takes them"
+            )
             said.append(
                 f"{len(waiting)} queued experiment(s) not started, {after} ({', '.join(waiting)})"
             )

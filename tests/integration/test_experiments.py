@@ -201,7 +201,7 @@ def test_a_shutdown_says_which_runs_it_hands_over_and_which_had_not_started(
             runner.close(wait=0)
         assert (
             "stopping: 1 running experiment(s) handed over (202611290001); 1 queued "
-            "experiment(s) not started, the next start runs them (202611290002)"
+            "experiment(s) not started, a start that resumes runs takes them (202611290002)"
         ) in caplog.messages
 
 
