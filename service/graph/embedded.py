@@ -138,10 +138,11 @@ class EmbeddedStore:
         ``serve`` ran, the logs grew ~2.3 MB a 14-question run (24 → 121 MB of store after 42
         runs, 94 MB of it ``*.log``) and shrank only when the store was opened again
         (explore57 F1). The snapshot service calls this at each sweep (``bench/wal.py``)."""
-        if not self._unflushed or self.path is None or self._read_only or self.public is None:
-            return False
-        self._flush()
-        return True
+        with self.lock:  # not with a close: a closed store is not flushed
+            if not self._unflushed or self.path is None or self._read_only or self.public is None:
+                return False
+            self._flush()
+            return True
 
     def _flush(self) -> None:
         self._unflushed = False  # first: a write during the flush is flushed next time
@@ -170,6 +171,8 @@ class EmbeddedStore:
         """A checkpoint of both datasets in ``target`` (RocksDB hard links, milliseconds),
         taken under the write lock so the two belong together."""
         with self.lock:
+            if self.public is None:
+                raise ServiceError(f"the store at {self.location} is closed")
             target.mkdir(parents=True, exist_ok=True)
             # flushed first: the logs a checkpoint's own flush retires stay until the store
             # is reopened (see flush_written and public_view.py)
@@ -178,7 +181,12 @@ class EmbeddedStore:
             self.private.backup(str(target / "private"))
 
     def close(self) -> None:
-        """Flush and release the stores (the directory lock goes with the last reference)."""
+        """Flush and release the stores (the directory lock goes with the last reference),
+        under the lock: a snapshot thread left running (its join timed out) finds it closed."""
+        with self.lock:
+            self._close()
+
+    def _close(self) -> None:
         if self.path is not None and not self._read_only and self.public is not None:
             try:
                 self.public.flush()

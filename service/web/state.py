@@ -88,9 +88,11 @@ class Services:
     def close(self) -> None:
         if self.watcher is not None:
             self.watcher.close()
+        # the runner first: no queued run starts once the stop began (the snapshot thread's
+        # join waited 5 s while runs still started: explore63 F2)
+        self.runner.close()
         if self.snapshots is not None:
             self.snapshots.close()
-        self.runner.close()
         self.pool.close()
         self.view.close()
         self.storage.close()

@@ -188,3 +188,35 @@ def test_a_written_store_is_flushed_by_the_sweep_and_before_a_checkpoint(
     # 500 quads are ~0.4 MB of log (nine indexes and the strings); unflushed, six rounds kept
     # ~2.3 MB (public) and ~4.6 MB (private)
     assert logs["public"] < 1_500_000 and logs["private"] < 2_500_000, logs
+
+
+def test_a_stop_stops_the_runner_first_and_a_late_sweep_finds_the_store_closed(
+    store: EmbeddedStore,
+) -> None:
+    """explore63 F2: a stop joined the snapshot thread (up to 5 s) before it stopped the runner,
+    and queued runs went ``queued -> running`` after "shutting down"; a thread left running
+    after its join timed out then used a closed store. The runner stops first; a closed store
+    is neither flushed nor checkpointed."""
+    from types import SimpleNamespace
+
+    from service.graph.adapter import Side
+    from service.web.state import Services
+
+    order: list[str] = []
+
+    def closer(name: str) -> Any:
+        return SimpleNamespace(close=lambda: order.append(name))
+
+    services: Any = SimpleNamespace(
+        watcher=None,
+        **{name: closer(name) for name in ("snapshots", "runner", "pool", "view", "storage")},
+    )
+    Services.close(services)
+    assert order.index("runner") < order.index("snapshots"), order
+
+    assert store.path is not None
+    store.update(Side.PRIVATE, "INSERT DATA { <http://e/s> <http://e/p> 1 }")
+    store.close()  # what a timed-out snapshot thread may still find
+    assert store.flush_written() is False
+    with pytest.raises(ServiceError, match="closed"):
+        store.backup(store.path / DIRECTORY / "late")
