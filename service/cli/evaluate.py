@@ -403,7 +403,7 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
     from service.dataset_about import parse_title
     from service.evaluation.languages import parse_languages
     from service.experiments.spec import ExperimentSpec, FileRef, KBSpec, RunOptions
-    from service.experiments.systems import AnswerFile
+    from service.experiments.systems import AnswerFile, system_name
 
     answers: list[str] = list(args.answers)
     names: list[str] = list(args.system or [])
@@ -418,7 +418,9 @@ def spec_from_args(args: argparse.Namespace) -> ExperimentSpec:
                 "service's API)"
             )
     systems = tuple(
-        AnswerFile(names[i] if i < len(names) else Path(path).stem, FileRef.local(path))
+        AnswerFile(
+            system_name(names[i] if i < len(names) else Path(path).stem), FileRef.local(path)
+        )
         for i, path in enumerate(answers)
     )
     types = [t.strip().upper() for t in args.types.split(",") if t.strip()] if args.types else []

@@ -749,7 +749,9 @@ def published_under(
     from service.graph.queries import PREFIXES
     from service.graph.reader import local
 
-    systems = sorted(set(systems))
+    # compared in NFC: a name stored before names were normalised (e + U+0301) is the same
+    # system to a reader as its NFC form (explore63 F1); both forms asked for
+    systems = sorted({form for s in systems for form in _both_forms(storage, s)})
     if not systems:
         return {}
     line: set[str] = set()
@@ -770,6 +772,19 @@ def published_under(
         if other not in line:
             shared.setdefault(unquote(local(row["system"].value)), []).append(other)
     return {name: sorted(ids) for name, ids in sorted(shared.items())}
+
+
+def _both_forms(storage: Storage, system: str) -> set[str]:
+    """The system IRI ``system`` and those of its name in NFC and NFD."""
+    import unicodedata
+
+    prefix = storage.uris.system("")
+    if not system.startswith(prefix):
+        return {system}
+    name = unquote(system[len(prefix) :])
+    return {system} | {
+        storage.uris.system(unicodedata.normalize(form, name)) for form in ("NFC", "NFD")
+    }
 
 
 def name_in_use_note(shared: dict[str, list[str]]) -> str | None:

@@ -158,6 +158,14 @@ class Obtained:
     kb: str | None = None
 
 
+def system_name(given: str) -> str:
+    """A submitted system name as kept: stripped, in NFC. A decomposed é (e + U+0301, as macOS
+    writes file names) and the precomposed one made two systems that look the same, and the
+    "name in use" warning missed it (explore63 F1). The API, the run page and the CLI read
+    names through this; names stored before stay as stored."""
+    return unicodedata.normalize("NFC", given.strip())
+
+
 def check_name(name: str, n: int) -> str:
     """A system's name as recorded (its URI is ``system/{name}``); BadRequest otherwise."""
     # NFC: a decomposed é (a file name on macOS) is the precomposed one, which the rule takes

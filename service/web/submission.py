@@ -611,7 +611,7 @@ def to_spec(
         KBSpec,
         RunOptions,
     )
-    from service.experiments.systems import AnswerFile
+    from service.experiments.systems import AnswerFile, system_name
 
     uploads: dict[str, bytes] = {}
 
@@ -677,14 +677,16 @@ def to_spec(
                 field=system.headers_field,
             )
         if system.reference is not None:
-            systems.append(Reference(str(system.name or system.reference), system.reference))
+            systems.append(
+                Reference(system_name(str(system.name or system.reference)), system.reference)
+            )
         elif system.answers is not None:
             name = system.name or PurePosixPath(system.answers.filename).stem
-            systems.append(AnswerFile(str(name).strip(), keep(system.answers)))
+            systems.append(AnswerFile(system_name(str(name)), keep(system.answers)))
         else:
             url = str(system.url or "").strip()
             kind = Text2SparqlService if system.interface == "text2sparql" else WebService
-            service = kind(str(system.name or _name_from_url(url)).strip(), url)
+            service = kind(system_name(str(system.name or _name_from_url(url))), url)
             systems.append(service.with_headers(system.headers) if system.headers else service)
     if raw.gold_name and raw.gold_file is not None:
         raise BadRequest("give the gold either as a catalogue name or as a file, not both")
