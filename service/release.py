@@ -97,8 +97,8 @@ def repository_problem(url: str) -> str | None:
     """Why ``url`` is not a repository URL to publish with every experiment (None: it is):
     no host (``https://``), a user name or password in it (published in every experiment's
     RDF and page), a control, format (bidi), private-use or unassigned character, a space or a
-    line separator (shown reordered in the page's link), or longer than 2,000 characters. Each
-    was accepted before (explore61 F14)."""
+    line separator (shown reordered in the page's link), a port outside 1-65535, or longer
+    than 2,000 characters. Each was accepted before (explore61 F14, explore63 F3)."""
     import unicodedata
     from urllib.parse import urlsplit
 
@@ -115,6 +115,12 @@ def repository_problem(url: str) -> str | None:
         host = parts.hostname
     except ValueError as err:
         return f"not a URL git takes ({err})"
+    try:  # a port past 65535 (https://github.com:99999/x) was taken (explore63 F3)
+        port = parts.port
+    except ValueError as err:  # "Port out of range 0-65535", or not a number
+        return f"not a URL git takes: its port is not one of 1-65535 ({err})"
+    if port == 0:
+        return "not a URL git takes: its port is not one of 1-65535 (0)"
     if not host:
         return "no host: expected https://HOST/PATH"
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:

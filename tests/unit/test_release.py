@@ -91,6 +91,8 @@ def test_a_malformed_revision_is_refused(checkout: Path, monkeypatch: pytest.Mon
         ("https://example.org/\u202eevil", "U+202E"),
         ("https://example.org/a\u200bb", "U+200B"),
         ("https://example.org/" + "a" * 20_000, "20020 characters, more than 2000"),
+        ("https://github.com:99999/x", "port is not one of 1-65535 (Port out of range"),
+        ("https://github.com:0/x", "port is not one of 1-65535 (0)"),
     ],
 )
 def test_a_source_repository_not_to_publish_is_refused(
