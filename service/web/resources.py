@@ -707,17 +707,25 @@ def experiment(name: str) -> BaseResponse:
     )
 
 
+def _published_experiment(experiment_id: str, private: str) -> str:
+    """The URI of a published experiment, for what only a published one has (its badge, its
+    script as a file): 404 for an id not well formed or never minted, 403 saying ``private``
+    for one not public yet."""
+    graph = services().storage
+    if not EXPERIMENT_ID.match(experiment_id):
+        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
+    if not graph.experiments.is_public(experiment_id):
+        require_experiment(experiment_id)  # 404 for an id never minted
+        raise Forbidden(f"experiment {experiment_id} is not public yet: {private}")
+    return graph.uris.experiment(experiment_id)
+
+
 @bp.get("/experiment/<experiment_id>/badge.svg")
 def badge(experiment_id: str) -> Response:
     """An embeddable SVG badge of a published result (``?measure=macroF1[&system=NAME]``):
     private experiments have none (403), like their other representations."""
     graph = services().storage
-    if not EXPERIMENT_ID.match(experiment_id):
-        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
-    uri = graph.uris.experiment(experiment_id)
-    if not graph.experiments.is_public(experiment_id):
-        require_experiment(experiment_id)  # 404 for an id never minted
-        raise Forbidden(f"experiment {experiment_id} is not public yet: it has no badge")
+    uri = _published_experiment(experiment_id, "it has no badge")
     measure = request.args.get("measure") or badges.DEFAULT_MEASURE
     system = request.args.get("system") or None
     language = request.args.get("language") or None
@@ -753,14 +761,7 @@ def reproduce_script(experiment_id: str) -> Response:
     reproduce-ID.sh`` in an empty folder): before, it was only in the page's HTML
     (explore60 F1). A private experiment's is on its owner's page (403 here, as its badge)."""
     graph = services().storage
-    if not EXPERIMENT_ID.match(experiment_id):
-        raise NotFound(f"no experiment {experiment_id}: ids are yyyyMMdd and a 4-digit counter")
-    uri = graph.uris.experiment(experiment_id)
-    if not graph.experiments.is_public(experiment_id):
-        require_experiment(experiment_id)  # 404 for an id never minted
-        raise Forbidden(
-            f"experiment {experiment_id} is not public yet: its owner's page gives its script"
-        )
+    uri = _published_experiment(experiment_id, "its owner's page gives its script")
     quads = document_quads(
         graph.public,
         uri,
