@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
@@ -785,8 +786,10 @@ def _script(char: str) -> str | None:
     return "HAN+KANA" if word in _HAN_AND_KANA else word
 
 
+@lru_cache(maxsize=1024)
 def _main_script(text: str) -> str | None:
-    """The script most of ``text``'s letters are in."""
+    """The script most of ``text``'s letters are in (asked once per answer of a question: kept
+    per text, as a task page asks it of the same question for each of its answers)."""
     from collections import Counter
 
     counted = Counter(s for c in text if c.isalpha() and (s := _script(c)) is not None)
