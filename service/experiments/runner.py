@@ -319,10 +319,13 @@ class ExperimentRunner:
         with self._lock:
             running = self._running.get(experiment_id)
             unended = self._unended.get(experiment_id)
-        if unended is not None and (running is None or running.future.done()):
+        if unended is not None:
             # its run stopped on an error whose end the store did not take (a full disk): the
             # cancel is its end now, recorded when the store takes it (was 200 and nothing),
-            # and its marker kept for a restart before that (:meth:`recover`), if it can be
+            # and its marker kept for a restart before that (:meth:`recover`), if it can be.
+            # Its thread may not have returned yet (its future not done): the end is taken, so
+            # the run is over (asked only of done futures, a cancel in that moment was a stop
+            # request to a run that had stopped, and the run stayed `interrupted`: a CI flake)
             if self.jobs is not None and self.jobs.has(experiment_id):
                 with contextlib.suppress(OSError):
                     self.jobs.request_cancel(experiment_id)
