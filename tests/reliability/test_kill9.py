@@ -2,7 +2,8 @@
 partial, the store checks clean, and what was interrupted completes when run again.
 
 Six kinds of writer, each a ``gerbil-qa`` subprocess killed with SIGKILL after a random delay
-(uniform over the time an uninterrupted run of the same command takes, measured first):
+(uniform over the time an uninterrupted run of the same command takes: measured first, and
+the quickest run seen to end before its kill):
 
 - ``record``: ``gerbil-qa evaluate --store`` recording an experiment of 150 questions;
 - ``publish``: ``gerbil-qa publish`` of a finished private experiment, then run again;
@@ -207,6 +208,12 @@ class Tally:
     full_checks: int = 0
     resumed: int = 0  # interrupted work completed by running it again
     seconds: float = 0.0
+    quickest: float = float("inf")  # the shortest run seen to end before its kill
+
+    def delay(self, rng: random.Random, duration: float) -> float:
+        """A kill's delay within the command's uninterrupted time: the timing run, or a run
+        seen quicker (a timing run slowed by a busy machine made most kills come too late)."""
+        return rng.uniform(0.05, 0.9 * min(duration, self.quickest))
 
     def report(self, **more: Any) -> None:
         record(
@@ -235,6 +242,7 @@ def _timed(args: list[str]) -> float:
 def _kill_after(args: list[str], delay: float, tally: Tally) -> bool:
     """Start ``gerbil-qa ARGS`` and SIGKILL it after ``delay`` s; True when it was still
     running (a kill), False when it had already ended."""
+    started = time.monotonic()
     process = start_cli(*args)
     try:
         process.wait(timeout=delay)
@@ -247,6 +255,7 @@ def _kill_after(args: list[str], delay: float, tally: Tally) -> bool:
             return True
         assert code == 0, args  # it ended between the time-out and the signal
     tally.ended_first += 1
+    tally.quickest = min(tally.quickest, time.monotonic() - started)
     return False
 
 
@@ -334,7 +343,7 @@ def test_kill9_while_recording_experiments(files: dict[str, Path]) -> None:
         if before >= PER_STORE:  # a new store now and then: the full check stays small
             tally.full_checks += _full_check(store)
             store, before = files["dir"] / f"record-{tally.kills}", 0
-        if not _kill_after(_evaluate_args(files, store), rng.uniform(0.05, 0.9 * duration), tally):
+        if not _kill_after(_evaluate_args(files, store), tally.delay(rng, duration), tally):
             before += 1
             continue
         if store.exists():
@@ -377,7 +386,7 @@ def test_kill9_while_publishing(files: dict[str, Path], template: tuple[Path, li
     published = 0
     for store, eid, rng, _ in _each_experiment("publish", files, *template, tally):
         args = ["publish", "--store", str(store), eid]
-        killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
+        killed = _kill_after(args, tally.delay(rng, duration), tally)
         if killed:
             with _after_kill(store, tally, results) as storage:
                 published += storage.experiments.status(eid).public
@@ -411,7 +420,7 @@ def test_kill9_while_withdrawing(files: dict[str, Path], template: tuple[Path, l
     withdrawn = 0
     for store, eid, rng, _ in _each_experiment("withdraw", files, published, template[1], tally):
         args = ["withdraw", "--store", str(store), eid, *reason]
-        if _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally):
+        if _kill_after(args, tally.delay(rng, duration), tally):
             with _after_kill(store, tally, results) as storage:
                 done_before = storage.experiments.status(eid).withdrawn_at is not None
             withdrawn += done_before
@@ -448,7 +457,7 @@ def test_kill9_while_importing(files: dict[str, Path], template: tuple[Path, lis
             break
         store = files["dir"] / f"import-{attempt}"
         args = ["import", "--store", str(store), str(dump)]
-        killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
+        killed = _kill_after(args, tally.delay(rng, duration), tally)
         if killed and store.exists():
             reported: list[str] = []
             with _after_kill(store, tally, results, reported=reported) as storage:
@@ -490,7 +499,7 @@ def test_kill9_while_deleting(files: dict[str, Path], template: tuple[Path, list
     gone_when_killed = 0
     for store, eid, rng, last in _each_experiment("delete", files, *template, tally):
         args = ["delete", "--store", str(store), eid]
-        killed = _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally)
+        killed = _kill_after(args, tally.delay(rng, duration), tally)
         if killed:
             with _after_kill(store, tally, results) as storage:
                 listed = storage.experiments.listing(include_private=True)

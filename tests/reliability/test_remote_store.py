@@ -163,7 +163,7 @@ def test_kill9_while_recording_on_a_remote_store(files: dict[str, Path], pair: R
     for _, rng in _kills("record-remote", KILLS):
         if tally.kills >= KILLS:
             break
-        if not _kill_after(args, rng.uniform(0.05, 0.9 * duration), tally):
+        if not _kill_after(args, tally.delay(rng, duration), tally):
             continue
         tally.partial += _settled_partial(pair.url, results)
     assert "0 violation(s)" in _ok("check", "--store", pair.url)
