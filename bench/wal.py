@@ -11,6 +11,13 @@ the snapshot service's periodic sweep (``service/graph/snapshots.py``, every
 each run (past one sweep by default), so the figures include that flush.
 
     .venv/bin/python bench/wal.py [--runs 40] [--wait 11]
+
+``--large`` records QALD-8 train runs instead (QAKiS's answers from ``GERBIL_QA_DATA``: 31,152
+quads, ~22 MB of log each), every ``--wait`` seconds (5 by default there, faster than the
+sweep), twice: first with a large write's own flush turned off (the reference: what the sweep
+alone keeps), then as the service runs; it prints the largest ``*.log`` total each saw.
+
+    GERBIL_QA_DATA=../shared/data .venv/bin/python bench/wal.py --large [--runs 20] [--wait 5]
 """
 
 # ruff: noqa: E402  (the imports follow the sys.path repair below, on purpose)
@@ -41,13 +48,18 @@ def wal_bytes(store: Path) -> dict[str, int]:
     }
 
 
-def record(client: Any, demo: Path, n: int) -> None:
-    data = {
+def record(client: Any, demo: Path, n: int, large: Path | None = None) -> None:
+    data: dict[str, Any] = {
         "profile": "fair",
         "kb": "demo",
         "dataset_file": (io.BytesIO((demo / "questions.json").read_bytes()), "questions.json"),
         "answers": (io.BytesIO((demo / "answers-partial.json").read_bytes()), f"run{n}.json"),
     }
+    if large is not None:
+        data = {
+            "dataset": "qald-8-train-multilingual",
+            "answers": (io.BytesIO(large.read_bytes()), f"run{n}.json"),
+        }
     answer = client.post("/api/experiments", data=data, content_type="multipart/form-data")
     assert answer.status_code == 202, answer.get_data(as_text=True)
     ticket = answer.get_json()
@@ -68,13 +80,43 @@ def record(client: Any, demo: Path, n: int) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--wait", type=float, default=11.0, help="seconds after each run")
+    parser.add_argument("--runs", type=int, default=None, help="40, or 20 with --large")
+    parser.add_argument("--wait", type=float, default=None, help="seconds after each run")
+    parser.add_argument("--large", action="store_true", help="QALD-8 train runs, two variants")
     args = parser.parse_args(argv)
+    runs = args.runs or (20 if args.large else 40)
+    wait = args.wait if args.wait is not None else (5.0 if args.large else 11.0)
+    if not args.large:
+        series(runs, wait, None)
+        return 0
 
+    from service.catalog import mirror_dir
+    from service.graph import embedded
+
+    mirror = mirror_dir()
+    if mirror is None:
+        raise SystemExit("--large reads QAKiS's answers from the benchmark data: GERBIL_QA_DATA")
+    answers = mirror / "system-outputs" / "qald8-train" / "QAKIS_QALD8_Train.json"
+    flush_write = embedded.FLUSH_WRITE
+    embedded.FLUSH_WRITE = 10**12  # the reference: no write flushed by its size
+    print("reference (a large write not flushed by itself):", flush=True)
+    before = series(runs, wait, answers)
+    embedded.FLUSH_WRITE = flush_write
+    print(f"as served (a write of >= {flush_write:,} quads flushed at once):", flush=True)
+    after = series(runs, wait, answers)
+    print(
+        f"largest *.log total: reference {before / 1e6:.1f} MB, as served {after / 1e6:.1f} MB "
+        f"({after / before:.2f}x)"
+    )
+    return 0
+
+
+def series(runs: int, wait: float, large: Path | None) -> int:
+    """``runs`` runs into a new store, ``wait`` s apart; the largest ``*.log`` total seen."""
     from service.paths import DEMO_DIR
     from service.web.app import close_app, create_app
 
+    largest = 0
     with tempfile.TemporaryDirectory(prefix="gerbil-qa-wal-") as scratch:
         store = Path(scratch) / "store"
         app = create_app({"store": store, "sparql_workers": 1, "demo": False})
@@ -82,20 +124,22 @@ def main(argv: list[str]) -> int:
             client = app.test_client()
             print(f"start: *.log bytes {wal_bytes(store)}", flush=True)
             started = time.monotonic()
-            for n in range(1, args.runs + 1):
-                record(client, DEMO_DIR, n)
-                time.sleep(args.wait)
-                if n % 10 == 0 or n == args.runs:
-                    sizes = wal_bytes(store)
-                    total = sum(sizes.values())
+            for n in range(1, runs + 1):
+                record(client, DEMO_DIR, n, large)
+                time.sleep(wait)
+                sizes = wal_bytes(store)
+                total = sum(sizes.values())
+                largest = max(largest, total)
+                if n % 10 == 0 or n == runs:
                     print(
                         f"after {n} runs ({time.monotonic() - started:.0f} s): *.log bytes "
-                        f"{sizes}, {total / 1e6:.2f} MB, {total / n / 1e3:.0f} kB a run",
+                        f"{sizes}, {total / 1e6:.2f} MB, {total / n / 1e3:.0f} kB a run; "
+                        f"largest {largest / 1e6:.2f} MB",
                         flush=True,
                     )
         finally:
             close_app(app)
-    return 0
+    return largest
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ from service.memory import give_back_memory
 log = logging.getLogger(__name__)
 
 LARGE_WRITE = 100_000  # quads in one add past which its memory is given back at once
+# quads in one add past which its side is flushed at once (an experiment of a few hundred
+# questions (QALD-8 train: 31,152 quads) is ~22 MB of write-ahead log; its flush 0.1-0.3 s)
+FLUSH_WRITE = 10_000
 
 
 # the operating system's words for a directory this process may not write (EROFS, EACCES):
@@ -118,11 +121,15 @@ class EmbeddedStore:
         store = self.reader(side)
         store.extend(counted)  # type: ignore[attr-defined]  # one transaction
         self._unflushed = True
+        if counted.n >= FLUSH_WRITE:
+            # RocksDB keeps the log a flush retires for reuse at its size, and the sweep's flush
+            # (flush_written) came after two or three large runs: under a QALD-8 train run every
+            # 5 s the logs held 88-111 MB, flushed here 44 MB (hq95, bench/README.md's wal row)
+            store.flush()  # type: ignore[attr-defined]
         if counted.n >= LARGE_WRITE:
             # RocksDB keeps what it wrote in its memtables until they are flushed, and glibc
             # keeps what they freed: a 20,000-question run (2.2 million quads) left a server
             # 2.6 GB resident after it; flushed and trimmed, ~0.1 GB (bench/memory.py)
-            store.flush()  # type: ignore[attr-defined]
             give_back_memory()
 
     def update(self, side: Side, update: str) -> None:
