@@ -787,9 +787,9 @@ def _both_forms(storage: Storage, system: str) -> set[str]:
     }
 
 
-def name_in_use_note(shared: dict[str, list[str]]) -> str | None:
-    """What the owner publishing a run is told of :func:`names_in_use` (the names used by
-    published experiments it does not own), or None."""
+def name_in_use_note(shared: dict[str, list[str]], *, published: bool = True) -> str | None:
+    """What the owner of a run is told of :func:`names_in_use` (the names used by published
+    experiments it does not own), or None: once it is ``published``, or before."""
     if not shared:
         return None
     said = "; ".join(
@@ -797,10 +797,15 @@ def name_in_use_note(shared: dict[str, list[str]]) -> str | None:
         + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
         for name, ids in shared.items()
     )
+    listed, undo = (
+        ("this run is", "withdraw this experiment")
+        if published
+        else ("once published, this run is", "delete this experiment")
+    )
     return (
         f"a system of this name was published already by another experiment: {said}. "
-        "A system is its name: this run is listed and ranked as the same system (one system "
+        f"A system is its name: {listed} listed and ranked as the same system (one system "
         "page; a second run shares the first's rank, as its other run). If it is not your "
-        "system, withdraw this experiment and submit its answers again under a name of your "
+        f"system, {undo} and submit its answers again under a name of your "
         "own (answers_name, or the name beside the file on the run page)"
     )

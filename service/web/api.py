@@ -497,18 +497,18 @@ def publish(experiment_id: str) -> Response:
     )
 
 
-def name_in_use(experiment_id: str) -> str | None:
+def name_in_use(experiment_id: str, *, published: bool = True) -> str | None:
     """What the owner publishing ``experiment_id`` is told when a system name of it is one
     other published experiments ran under, those this request's owner holds left out (the
     browser's cookies of its other runs, or the token sent): two teams under one name were
     merged into one system without a word (explore58 F2). Published with the note, not
     refused: a system is its name, and tokens are per experiment, so the same team's next
-    run under its name looks no different."""
+    run under its name looks no different. Its owner's page says it before publishing too."""
     from service.experiments.rescore import name_in_use_note, names_in_use
 
     shared = names_in_use(services().storage, experiment_id)
     others = {name: [e for e in ids if not is_owner(e)] for name, ids in shared.items()}
-    return name_in_use_note({name: ids for name, ids in others.items() if ids})
+    return name_in_use_note({name: ids for name, ids in others.items() if ids}, published=published)
 
 
 @bp.post("/experiment/<experiment_id>/publish")

@@ -627,11 +627,13 @@ def experiment(name: str) -> BaseResponse:
             withheld = graph.catalogue.withheld_of_experiment(graph.private, experiment_id)
             found = experiment_findings(graph, experiment_id) if withheld is None else None
             checks = pages.grouped_findings(found) if found is not None else None
-        name_in_use = None  # after its owner's publication: a system name others used
-        if current.public and request.args.get("nameInUse"):
+        name_in_use = None  # a system name others published under: its owner is told
+        if (private and current.status.value == "finished") or (
+            current.public and request.args.get("nameInUse")
+        ):  # before publishing (the run form's answer is this page), and once published
             from service.web.api import name_in_use as said
 
-            name_in_use = said(experiment_id)
+            name_in_use = said(experiment_id, published=current.public)
         return render_template(
             "experiment.html",
             page=shown,

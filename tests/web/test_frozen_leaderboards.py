@@ -370,6 +370,7 @@ def _publish_runs(
     *runs: tuple[str, str],
     profile: str = "fair",
     kb: str | None = "demo",
+    publish: bool = True,
     warned: list[str] | None = None,
 ) -> str:
     """One experiment on the demo questions: each (system, demo answers) as an answer file
@@ -390,6 +391,8 @@ def _publish_runs(
         warned += ticket.get("warnings", [])
     site.wait_finished(ticket["id"], ticket["token"])
     auth = {"Authorization": f"Bearer {ticket['token']}"}
+    if not publish:  # left private, its owner's token its id's
+        return f"{ticket['id']} {ticket['token']}"
     published = site.post(f"api/experiments/{ticket['id']}/publish", headers=auth)
     assert published.status_code == 200, published.text
     if warned is not None:
@@ -418,6 +421,12 @@ def test_ranks_count_systems_and_rows_are_runs(tmp_path) -> None:
         assert "gamma" not in " ".join(warned) and "under a name of your own" in published
         shown = site.get(f"experiment/{second}?published=1&nameInUse=1", headers=HTML).text
         assert 'id="name-in-use"' in shown and f"system/beta by experiment {first}" in shown
+        # and before publishing, on the owner's page of a finished run (the run form's answer)
+        third, token = _publish_runs(site, ("beta", "partial"), publish=False).split()
+        own = {**HTML, "Authorization": f"Bearer {token}"}
+        shown = site.get(f"experiment/{third}", headers=own).text
+        assert "Before you publish:" in shown and f"by experiments {first}, {second}" in shown
+        assert "delete this experiment" in shown and 'id="publish"' in shown
         live = _live(site)["rows"]
         assert [r["system"] for r in live] == ["alpha", "beta", "beta", "gamma"]
         assert [r["rank"] for r in live] == [1, 2, 2, 3]  # gamma was 4th of three systems
