@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -405,7 +406,9 @@ def _check(args: argparse.Namespace) -> int:
 
     location = _location(args)
     with consistent_storage(location, base=args.base) as storage:  # also while served
-        found = check_store(storage, standards=args.standards, shapes=not args.no_shapes)
+        found = check_store(
+            storage, standards=args.standards, shapes=not args.no_shapes, progress=_Progress()
+        )
         # the files where the store keeps them (a served store's checkpoint has none)
         gone = missing(storage, workspace_at(location))
     for violation in found:
@@ -431,6 +434,23 @@ def _check(args: argparse.Namespace) -> int:
         )
     print(f"{len(found)} violation(s)", file=sys.stderr)
     return 1 if found else 0
+
+
+class _Progress:
+    """``check``'s word on stderr every ``EVERY`` seconds while it works: a loaded store took
+    minutes with nothing said (explore63)."""
+
+    EVERY = 10.0
+
+    def __init__(self) -> None:
+        self.last = time.monotonic()
+
+    def __call__(self, done: int, total: int, found: int) -> None:
+        if time.monotonic() - self.last >= self.EVERY and done < total:
+            self.last = time.monotonic()
+            print(
+                f"checked {done} of {total} graphs, {found} violation(s) so far…", file=sys.stderr
+            )
 
 
 def _upgrade(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -342,11 +342,16 @@ def _spelled(term: object) -> str:
 
 
 def check_store(
-    storage: Storage, *, standards: Path | None = None, shapes: bool = True
+    storage: Storage,
+    *,
+    standards: Path | None = None,
+    shapes: bool = True,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> list[Violation]:
     """Every check over a store, read from one consistent snapshot: the ICs per experiment
     graph (public and private), valid terms in every graph, the shapes over every graph but
-    the admin graph."""
+    the admin graph. ``progress`` is told after each graph: graphs checked, of how many, and
+    the violations found so far."""
     import pyoxigraph
 
     found: list[Violation] = []
@@ -359,17 +364,18 @@ def check_store(
             for g in s.named_graphs()
             if not is_work_graph(g.value)  # a remote store's job state: not data
         ]
-        for source, graph in sorted(graphs, key=lambda x: x[1]):
+        for done, (source, graph) in enumerate(sorted(graphs, key=lambda x: x[1]), 1):
             quads = list(source.quads_for_pattern(None, None, None, pyoxigraph.NamedNode(graph)))
             found += term_violations(quads, target=graph)
-            if graph == uris.admin_graph or graph == uris.vocab_graph:
-                continue
-            if graph.startswith(exp_prefix):
-                if is_legacy_graph(quads):  # what its many violations below come from
-                    found.append(Violation("upgrade", graph, ADVICE))
-                found += datacube_violations(quads, target=graph, standards=standards)
-            if shapes:
-                found += shacl_violations(quads, target=graph)
+            if graph != uris.admin_graph and graph != uris.vocab_graph:
+                if graph.startswith(exp_prefix):
+                    if is_legacy_graph(quads):  # what its many violations below come from
+                        found.append(Violation("upgrade", graph, ADVICE))
+                    found += datacube_violations(quads, target=graph, standards=standards)
+                if shapes:
+                    found += shacl_violations(quads, target=graph)
+            if progress is not None:
+                progress(done, len(graphs), len(found))
         found += interrupted_imports(private)
         found += missing_graphs(
             storage, {g for s, g in graphs if s is public}, {g for _, g in graphs}
