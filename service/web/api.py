@@ -213,12 +213,27 @@ def compare_systems() -> Response:
     """``gerbil-qa compare`` over HTTP: the submission's answer files scored and compared at
     once (nothing is stored), answering the compare JSON contract
     (:func:`service.web.comparing.compare_request`)."""
-    from service.web.comparing import compare_request
+    from service.web import conneg
+    from service.web.comparing import compare_request, latex_answer
 
     body = json_body() if request.mimetype == "application/json" else None
     if request.mimetype == "application/json" and not isinstance(body, dict):
         raise BadRequest("$: expected a JSON object (the submission and the options)")
-    return json_answer(compare_request(body, kbs=_kbs()).to_json())
+    found = compare_request(body, kbs=_kbs())
+    # the paper's tables where asked for by name or preferred in Accept; else the JSON, as
+    # any other Accept always had it
+    offered = (conneg.JSON, conneg.LATEX)
+    chosen = conneg.choose_from_accept(request.headers.get("Accept"), offered, default=offered[0])
+    if request.args.get("format") == "latex" or (
+        chosen is conneg.LATEX and request.args.get("format") != "json"
+    ):
+        response = latex_answer(found)
+        response.headers["Cache-Control"] = "no-store"
+        response.vary.add("Accept")
+        return response
+    response = json_answer(found.to_json())
+    response.vary.add("Accept")
+    return response
 
 
 LARGE_READ = 100_000  # quads read for one status past which their memory is given back

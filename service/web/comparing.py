@@ -1015,22 +1015,30 @@ def _wanted() -> str | None:
     return None if rep is conneg.HTML else rep.key
 
 
-def _latex_comparison(tasks: list[str]) -> Response:
-    """The comparison of stored ``tasks`` as the LaTeX tables ``gerbil-qa compare --output
-    latex`` prints (its writer: one for both); a refusal as text."""
+def latex_answer(found: Compared, *, download: bool = False) -> Response:
+    """``found`` as the LaTeX tables ``gerbil-qa compare --output latex`` prints (its writer:
+    one for both); as a file to save (``comparison.tex``) where ``download``."""
     import io
 
     from service.evaluation.comparison_out import emit
     from service.mediatypes import LATEX
 
+    out = io.StringIO()
+    etype = found.experiment_type.value  # a C2KB… comparison's own numbers
+    emit(found.comparison, "latex", out, measure=found.measure, experiment_type=etype)
+    response = Response(out.getvalue(), content_type=f"{LATEX}; charset=utf-8")
+    response.headers.update(_privacy(found))
+    if download:
+        response.headers["Content-Disposition"] = 'attachment; filename="comparison.tex"'
+    return response
+
+
+def _latex_comparison(tasks: list[str]) -> Response:
+    """The comparison of stored ``tasks`` as the LaTeX tables ``gerbil-qa compare --output
+    latex`` prints (its writer: one for both); a refusal as text."""
     try:
         options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
-        found = compare_stored(tasks, options)
-        out = io.StringIO()
-        etype = found.experiment_type.value  # a C2KB… comparison's own numbers
-        emit(found.comparison, "latex", out, measure=found.measure, experiment_type=etype)
-        response = Response(out.getvalue(), content_type=f"{LATEX}; charset=utf-8")
-        response.headers.update(_privacy(found))
+        response = latex_answer(compare_stored(tasks, options))
     except ServiceError as err:
         response = Response(
             err.public_message + "\n", err.status, content_type="text/plain; charset=utf-8"
@@ -1060,6 +1068,8 @@ def compared() -> BaseResponse:
 
     try:
         found = compare_request(None, kbs=configured_kbs(services().config), page=True)
+        if request.form.get("format") == "latex":  # the form's "LaTeX tables" button
+            return latex_answer(found, download=True)
         response = make_response(_page(found=found))
     except ServiceError as err:  # shown next to the form, values kept where a form can keep them
         response = make_response(_page(error=err), err.status)

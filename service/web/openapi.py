@@ -20,6 +20,7 @@ from service.model import INTERFACES
 from service.systems.reference import SYSTEM_NAMES
 from service.systems.secret_headers import MAX_HEADERS, MAX_VALUE_BYTES
 from service.systems.webservice import HANG_UP_AFTER
+from service.web import conneg
 from service.web.comparing import MAX_RESAMPLES, MAX_SAMPLES, MAX_STORED
 from service.web.listings import MAX_PAGE
 
@@ -1549,13 +1550,33 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "systems[{system, results, intervals, tier, undefinedResamples}] (results "
                     "and intervals under "
                     "the type compared: results.QA, results.C2KB…), pairs[{a, b, measure, "
-                    "difference, pValue, pAdjusted}].",
+                    "difference, pValue, pAdjusted}]; with `?format=latex` (or an Accept "
+                    "preferring application/x-latex) the LaTeX tables `gerbil-qa compare "
+                    "--output latex` prints.",
                     {
-                        "200": _json_response("The comparison", "Comparison"),
+                        "200": {
+                            **_json_response("The comparison", "Comparison"),
+                            "content": {
+                                **_json_response("", "Comparison")["content"],
+                                conneg.LATEX.media_type: {"schema": {"type": "string"}},
+                            },
+                        },
                         # 404: a dataset of neither kind; 415: a body neither JSON nor a form
                         **_errors(400, 403, 404, 415),
                     },
                     requestBody=_compare_body(submission_body(options)),
+                    parameters=[
+                        {
+                            "name": "format",
+                            "in": "query",
+                            "description": "`latex`: the comparison's LaTeX tables instead "
+                            "of its JSON (errors stay JSON).",
+                            "schema": {
+                                "type": "string",
+                                "enum": [conneg.JSON.key, conneg.LATEX.key],
+                            },
+                        }
+                    ],
                 ),
             },
             "/api/experiments": {

@@ -816,6 +816,19 @@ def test_a_stored_comparison_gives_the_latex_tables_gerbil_qa_compare_gives(
     page = server.get("compare", params=query, headers={"Accept": "text/html"}).text
     link = html.unescape(page.split('id="compare-latex" href="', 1)[1].split('"', 1)[0])
     assert server.get(link.removeprefix("/")).text == cli
+    # the same files uploaded: POST /api/compare asked for LaTeX, and the form's LaTeX button
+    # (both gave the page or JSON alone)
+    chosen = {"dataset": "qald-1-musicbrainz-test", "profile": "fair", "language": "en"}
+    body = {**chosen, **numbers, "systems": [{"name": n, "answers": a} for n, a in runs.items()]}
+    for asked in ({"params": {"format": "latex"}}, {"headers": {"Accept": "application/x-latex"}}):
+        posted = server.post("api/compare", json=body, **asked)
+        assert posted.status_code == 200 and posted.text == cli, posted.text
+    assert server.post("api/compare", json=body).json()["systems"]  # JSON stays the default
+    files = [("answers", (f"{n}.json", a)) for n, a in runs.items()]
+    form = server.post("compare", data={**chosen, **numbers, "format": "latex"}, files=files)
+    assert form.headers["Content-Disposition"] == 'attachment; filename="comparison.tex"'
+    assert form.text == cli
+    assert 'id="compare-latex-submit"' in page
 
 
 def test_stored_runs_compare_on_cws_and_k1_as_their_answer_files_do(
