@@ -11,8 +11,10 @@ import rdflib
 
 from service.contracts import GENERATED
 from service.evaluation import evaluate
+from service.evaluation.comparison import compare
 from service.evaluation.measures import MEASURES, QUESTION_MEASURES
 from service.evaluation.profiles import PROFILES
+from service.graph import leaderboards
 from service.graph.checks import shacl_violations
 from service.graph.results import DatasetRef, ExperimentRecord, experiment_quads
 from service.graph.store import open_storage
@@ -25,6 +27,7 @@ from tests.helpers import lits
 GQA = "http://w3id.org/gerbil/qa/vocab#"
 GERBIL = "http://w3id.org/gerbil/vocab#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+REPOSITORY = "https://schema.org/codeRepository"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
@@ -56,14 +59,19 @@ def test_the_store_serves_the_registries_words() -> None:
 
 
 @pytest.fixture(scope="module")
-def written() -> list[ox.Quad]:
-    ds = Dataset(
+def dataset() -> Dataset:
+    return Dataset(
         "d",
         (
             Question("1", (QuestionText("en", "q?"),), answers=lits("a", "b"), answertype="string"),
             Question("2", (QuestionText("en", "q?"),), answers=lits("c"), answertype="string"),
         ),
     )
+
+
+@pytest.fixture(scope="module")
+def evaluations(dataset: Dataset) -> list:
+    """Two systems' evaluations of one dataset (the first is the experiment ``written``)."""
     run = SystemRun(
         "s",
         {
@@ -71,16 +79,22 @@ def written() -> list[ox.Quad]:
             "2": SystemAnswer("2", answers=lits("x"), confidence=0.9),
         },
     )
-    ev = evaluate(ds, run, profile="exact", ranked=True)
+    other = SystemRun("t", {"1": SystemAnswer("1", answers=lits("b"), confidence=0.5)})
+    return [evaluate(dataset, r, profile="exact", ranked=True) for r in (run, other)]
+
+
+@pytest.fixture(scope="module")
+def written(dataset: Dataset, evaluations: list) -> list[ox.Quad]:
+    ev = evaluations[0]
     assert -1 <= ev.tasks[next(iter(ev.tasks))].measures["k1"] < 0  # a negative measure
     uris = Uris("http://localhost:8080/")
     record = ExperimentRecord(
         "202401010001",
         (ev,),
-        DatasetRef("d", catalogued=False, dataset=ds),
+        DatasetRef("d", catalogued=False, dataset=dataset),
         datetime(2024, 1, 1, tzinfo=UTC),
         datetime(2024, 1, 1, 0, 1, tzinfo=UTC),
-        Source("0.1.0"),
+        Source("0.1.0", "ab" * 20, repository="https://example.org/gerbil-qa.git"),
     )
     return experiment_quads(record, uris, uris.experiment_graph("202401010001"))
 
@@ -116,6 +130,37 @@ def test_the_generated_shapes_catch_what_the_registries_forbid(
 ) -> None:
     found = shacl_violations(_replace(written, predicate, value))
     assert found and any(shape in str(v) for v in found), found
+
+
+def test_the_newest_terms_are_shaped_as_they_are_written(
+    written: list[ox.Quad], evaluations: list
+) -> None:
+    """An evaluator's schema:codeRepository is an http(s) IRI (serve refuses any other
+    GERBIL_QA_SOURCE_REPOSITORY); a frozen leaderboard entry's tierSignature has the form the
+    comparison writes, and nothing but an entry has one. Each was accepted (explore65 F5)."""
+    assert any(q.predicate.value == REPOSITORY for q in written)  # what we write has one
+    assert shacl_violations(_replace(written, REPOSITORY, ox.NamedNode("javascript:alert(1)")))
+    signature = compare(evaluations, measure="macroF1").signature  # what a live board gives
+    standing = leaderboards.Standing(GERBIL + "QA", GERBIL + "macroF1")
+    board = "http://localhost:8080/leaderboard/0123456789abcdef"
+    rows = [
+        leaderboards.Row(1, uri, 0.5, tier=1, tier_signature=signature)
+        for uri in ("http://localhost:8080/experiment/202401010001/task/1",)
+    ]
+    frozen = leaderboards._quads(board, "0123456789abcdef", None, standing, rows, "t")
+    kind = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    measure = ox.Triple(
+        ox.NamedNode(GERBIL + "macroF1"),
+        kind,
+        ox.NamedNode("http://purl.org/linked-data/cube#MeasureProperty"),
+    )
+    assert shacl_violations([*frozen, measure]) == []
+    tier = GQA + "tierSignature"
+    found = shacl_violations([*_replace(frozen, tier, ox.Literal("nonsense")), measure])
+    assert any("tierSignature" in str(v) for v in found), found
+    experiment = next(q.subject for q in written if q.predicate.value == GQA + "task")
+    on_experiment = ox.Quad(experiment, ox.NamedNode(tier), ox.Literal(signature))
+    assert any("LeaderboardEntry" in str(v) for v in shacl_violations([*written, on_experiment]))
 
 
 def test_a_negative_k1_within_its_bounds_passes(written: list[ox.Quad]) -> None:

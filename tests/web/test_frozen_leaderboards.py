@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 
 import pyoxigraph
@@ -13,6 +14,7 @@ import pytest
 import rdflib
 from pyld import jsonld
 
+from service.contracts.shapes import tier_signature_pattern
 from tests.helpers import demo_first_right
 from tests.web.conftest import Server, start_server, stop_server
 
@@ -807,6 +809,7 @@ def test_a_frozen_row_keeps_why_it_had_no_tier(tmp_path) -> None:
         )
         said = {str(s) for s in graph.objects(None, rdflib.URIRef(GQA + "tierSignature"))}
         assert said == {signature}
+        assert re.search(tier_signature_pattern(), signature)  # its shape's (explore65 F5)
         method = site.get(path, headers=HTML).text.split('id="tier-method">', 1)[1]
         assert method.split("</p>", 1)[0] == (
             "Tiers tested with approximate randomisation, 10,000 shuffles, seed 12345, "
