@@ -706,7 +706,30 @@ def experiment(name: str) -> BaseResponse:
         variant=(*pick, by, auto_refresh, refused) if rep is conneg.HTML else None,
         private=private,
         in_worker=in_worker,
+        links=[] if private else _reproduce_link(store, uri, graph_name),
     )
+
+
+def _reproduce_link(store: Any, uri: str, graph_name: str) -> list[str]:
+    """The ``Link`` to a published experiment's ``reproduce.sh``, on every representation of
+    its URI, when it has one: the script was reachable from the HTML only, so a linked-data
+    client (Turtle, JSON-LD) never found it (explore65 F3). ``rel="related"`` (RFC 4287, IANA):
+    the script is neither a representation of the experiment (``alternate``) nor a description
+    of it (``describedby``); ``type`` and ``title`` say what it is. It has one when the script
+    route has (:func:`service.web.reproduce.reproduction`): tasks, and a dataset or gold file
+    with its download address."""
+    from service.web.reproduce import DCAT_DOWNLOAD
+
+    scored = store.query(
+        f"""ASK {{ GRAPH <{graph_name}> {{
+            <{uri}> <{GQA}task> ?task ; <{PROV}used> ?file .
+            ?file <{GQA}fileRole> ?role ; <{DCAT_DOWNLOAD}> ?url .
+            FILTER(?role IN ("dataset", "gold")) }} }}"""
+    )
+    if not bool(scored):
+        return []
+    title = "Reproduce these numbers (bash script)"
+    return [f'<{uri}/reproduce.sh>; rel="related"; type="{mediatypes.SHELL}"; title="{title}"']
 
 
 def _published_experiment(experiment_id: str, private: str) -> str:

@@ -64,6 +64,15 @@ def test_every_view_of_a_page_has_one_canonical(server) -> None:
     unchanged = server.get(f"{path}?format=ttl", headers={"If-None-Match": etag})
     assert unchanged.status_code == 304
     assert f'<{uri}>; rel="canonical"' in unchanged.headers["Link"]
+    # its reproduce.sh, reachable from the HTML only (explore65 F3), on every representation
+    script = (
+        f'<{uri}/reproduce.sh>; rel="related"; type="text/x-shellscript"; '
+        'title="Reproduce these numbers (bash script)"'
+    )
+    for view in (path, f"{path}.ttl", f"{path}.jsonld", f"{path}.csv", f"{path}.bib"):
+        assert script in server.get(view).headers["Link"], view
+    assert script in unchanged.headers["Link"]
+    assert server.get(f"{path}/reproduce.sh").status_code == 200
 
 
 def test_an_error_page_names_no_canonical(server) -> None:
@@ -191,7 +200,9 @@ def test_a_publication_and_a_rescoring_move_it_forward(server) -> None:
     assert server.get(path, headers=since).status_code == 304
     ticket = server.submit_demo(systems=("strong",))
     old, auth = ticket["id"], {"Authorization": f"Bearer {ticket['token']}"}
-    assert "Last-Modified" not in server.get(f"experiment/{old}", headers=auth).headers  # private
+    private = server.get(f"experiment/{old}", headers=auth).headers
+    assert "Last-Modified" not in private  # private
+    assert "reproduce.sh" not in private.get("Link", "")  # its script is its owner's page's
     time.sleep(1.1)  # a write in the second the client was answered in must move it too
     assert server.post(f"api/experiments/{old}/publish", headers=auth).ok
     published = _settled(server, path, Accept="text/turtle")
