@@ -301,9 +301,16 @@ def base_elsewhere(base: str, port: int, *, store: str = "DIR") -> str | None:
         if remote
         else ""
     )
+    # why a directory's base is localhost:8080, only where that is the case: a replica's
+    # operator was sent to `evaluate --store` for a remote store `serve` made (explore65 F9)
+    made = (
+        ": `evaluate --store` without --base makes http://localhost:8080/"
+        if not remote and base == "http://localhost:8080/"
+        else ""
+    )
     return (
-        f"this store's URIs are under {base} (the base it was made with: `evaluate --store` "
-        f"without --base makes http://localhost:8080/), not port {port}: the links its pages "
+        f"this store's URIs are under {base} (the base it was made with{made}), not port "
+        f"{port}: the links its pages "
         f'give (owner links, "Watch it run", downloads) lead to port {said}. Serve it with '
         f"--port {said}{mounted}, or move it: gerbil-qa export --store {store} --files "
         f"--output FILE, then gerbil-qa import --store NEW --base "

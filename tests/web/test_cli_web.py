@@ -546,11 +546,14 @@ def test_the_base_note_names_the_store_as_given_and_the_base_host_as_it_is() -> 
     assert "--base http://127.0.0.1:18763/ --rebase FILE" in remote
     assert "localhost:18763" not in remote and "DIR" not in remote
     assert "replicas of a remote store serve one base behind a proxy" in remote
+    # the store's base and how to serve it, not how a directory gets one (explore65 F9)
+    assert "(the base it was made with), not port 18763" in remote and "evaluate" not in remote
     local = base_elsewhere("http://localhost:8080/", 18764, store="/srv/qa/store")
     assert local is not None
     assert "export --store /srv/qa/store --files" in local
     assert "--base http://localhost:18764/ --rebase FILE" in local
     assert "replicas" not in local
+    assert "`evaluate --store` without --base makes http://localhost:8080/" in local
     v6 = base_elsewhere("http://[::1]:8080/", 18765, store="/srv/qa/store")
     assert v6 is not None and "--base http://[::1]:18765/ --rebase" in v6
 
