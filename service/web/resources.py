@@ -720,16 +720,28 @@ def _reproduce_link(store: Any, uri: str, graph_name: str) -> list[str]:
     with its download address."""
     from service.web.reproduce import DCAT_DOWNLOAD
 
+    # asked once per public version: a cached page is served without its ASK (the cost of
+    # every read of an experiment URI, issue 14 item 5)
+    version = services().public_version()
+    known = _REPRODUCE_LINKS.get(uri)
+    if known is not None and known[0] == version:
+        return known[1]
+    if len(_REPRODUCE_LINKS) >= 10_000:  # bounded: the published experiments asked lately
+        _REPRODUCE_LINKS.clear()
     scored = store.query(
         f"""ASK {{ GRAPH <{graph_name}> {{
             <{uri}> <{GQA}task> ?task ; <{PROV}used> ?file .
             ?file <{GQA}fileRole> ?role ; <{DCAT_DOWNLOAD}> ?url .
             FILTER(?role IN ("dataset", "gold")) }} }}"""
     )
-    if not bool(scored):
-        return []
     title = "Reproduce these numbers (bash script)"
-    return [f'<{uri}/reproduce.sh>; rel="related"; type="{mediatypes.SHELL}"; title="{title}"']
+    link = f'<{uri}/reproduce.sh>; rel="related"; type="{mediatypes.SHELL}"; title="{title}"'
+    links = [link] if bool(scored) else []
+    _REPRODUCE_LINKS[uri] = (version, links)
+    return links
+
+
+_REPRODUCE_LINKS: dict[str, tuple[str, list[str]]] = {}  # uri -> (public version, its Link)
 
 
 def _published_experiment(experiment_id: str, private: str) -> str:
