@@ -982,8 +982,10 @@ def _form_answer() -> Any:
     tests is readable by programs too."""
     tasks = request.args.getlist("task")
     wanted = _wanted()
+    if wanted is not None and wanted.rdf is not None:
+        return _rdf_comparison(tasks, wanted)
     if wanted is not None:
-        return _json_comparison(tasks) if wanted == "json" else _latex_comparison(tasks)
+        return _json_comparison(tasks) if wanted.key == "json" else _latex_comparison(tasks)
     if not tasks and set(request.args) <= {"dataset"}:  # the navigation's or a dataset's link
         return _page()
     # ticked in the browser's own runs (this page's or the run page's list) or on a leaderboard
@@ -1006,13 +1008,38 @@ def _privacy(found: Compared) -> dict[str, str]:
     return PRIVATE if found.private else {}
 
 
-def _wanted() -> str | None:
-    """``json`` or ``latex`` where ``?format=`` or ``Accept`` ask for them, None for HTML; any
-    other Accept (Turtle…) is a 406."""
+def _wanted() -> Any:
+    """The representation ``?format=`` or ``Accept`` ask for (JSON, LaTeX, an RDF syntax of
+    triples), None for HTML; any other is a 406."""
     from service.web import conneg
 
-    rep = conneg.negotiate(request, (conneg.HTML, conneg.JSON, conneg.LATEX))
-    return None if rep is conneg.HTML else rep.key
+    rep = conneg.negotiate(request, (conneg.HTML, conneg.JSON, conneg.LATEX, *conneg.TRIPLES))
+    return None if rep is conneg.HTML else rep
+
+
+def _rdf_comparison(tasks: list[str], rep: Any) -> Response:
+    """The comparison of stored ``tasks`` as RDF (:mod:`service.web.comparison_rdf`), about
+    this link without its ``format``; a refusal as text."""
+    from urllib.parse import urlencode
+
+    from service.web.comparison_rdf import comparison_quads
+    from service.web.rdf_out import CONTEXT_PATH, serialize
+
+    base = services().config.base
+    try:
+        options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
+        found = compare_stored(tasks, options)
+        query = urlencode([(k, v) for k, v in request.args.items(multi=True) if k != "format"])
+        quads = comparison_quads(found, f"{base}compare?{query}", services().storage.uris)
+        body = serialize(quads, rep.rdf, context_url=base + CONTEXT_PATH)
+        response = Response(body, content_type=f"{rep.media_type}; charset=utf-8")
+        response.headers.update(_privacy(found))
+    except ServiceError as err:
+        response = Response(
+            err.public_message + "\n", err.status, content_type="text/plain; charset=utf-8"
+        )
+    response.vary.add("Accept")
+    return response
 
 
 def latex_answer(found: Compared, *, download: bool = False) -> Response:
