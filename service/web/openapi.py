@@ -123,6 +123,13 @@ _TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
 _URI: dict[str, Any] = {"type": "string", "format": "uri"}
 
 
+def _const(value: bool | int | str, **more: Any) -> dict[str, Any]:
+    """A schema of the one value ``value``, with its JSON type: a bare ``{"const": true}`` made
+    openapi-python-client write a model that does not import (``Trueand``; explore64 F1)."""
+    kind = {bool: "boolean", int: "integer", str: "string"}[type(value)]
+    return {"type": kind, "const": value, **more}
+
+
 def _array(items: dict[str, Any], **more: Any) -> dict[str, Any]:
     return {"type": "array", "items": items, **more}
 
@@ -1508,13 +1515,13 @@ def openapi_document(base: str) -> dict[str, Any]:
                                             },
                                         },
                                     },
-                                    "questionsWithheld": {
-                                        "const": True,
-                                        "description": "Its dataset's gold was withheld when "
+                                    "questionsWithheld": _const(
+                                        True,
+                                        description="Its dataset's gold was withheld when "
                                         "it was scored (`about.gold`): it has no per-question "
                                         "entries (`questions` is empty) until re-scored once "
                                         "the gold is revealed.",
-                                    },
+                                    ),
                                 },
                             },
                         },
@@ -1984,7 +1991,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                         ("id", "uri", "removed"),
                                         id=_TEXT,
                                         uri=_URI,
-                                        removed={"const": True},
+                                        removed=_const(True),
                                     )
                                 }
                             },

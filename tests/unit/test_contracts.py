@@ -427,3 +427,25 @@ def test_every_operation_has_a_unique_generated_operation_id() -> None:
     assert len({given for given, _, _ in ids}) == len(ids)
     assert operation_id("get", "/api/experiments/{id}") == "getExperimentsById"
     assert operation_id("post", "/api/datasets/{name}/reveal") == "postDatasetsByNameReveal"
+
+
+def _schemas_in(node: object) -> Iterator[dict]:
+    """Every object of the document (schemas among them), depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _schemas_in(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _schemas_in(value)
+
+
+def test_every_const_says_its_type() -> None:
+    """explore64 F1: ``{"const": true}`` without ``"type": "boolean"`` (questionsWithheld, the
+    leaderboard DELETE's ``removed``) made openapi-python-client write ``Trueand``: a client
+    generated from the document did not import."""
+    document = openapi_document("http://localhost/")
+    consts = [s for s in _schemas_in(document) if "const" in s]
+    assert len(consts) >= 2
+    kinds = {bool: "boolean", int: "integer", str: "string"}
+    assert [s for s in consts if s.get("type") != kinds[type(s["const"])]] == []
