@@ -785,6 +785,10 @@ def rescore_form(experiment_id: str) -> BaseResponse:
     return response
 
 
+# The keys of a re-scoring's body (the OpenAPI document's, tested to agree).
+RESCORE_KEYS = frozenset({"profile", "datasetVersion"})
+
+
 @bp.post("/api/experiments/<experiment_id>/rescore")
 def rescore(experiment_id: str) -> Response:
     """Re-score a finished experiment into a new revision (``gerbil-qa rescore``): its kept
@@ -792,13 +796,22 @@ def rescore(experiment_id: str) -> Response:
     experiment (its own owner token), which says ``prov:wasRevisionOf`` this one."""
 
     from service.experiments.rescore import revises_another_note
+    from service.web.submission import json_kind, known_keys
 
     _require_owner(experiment_id)
     body = body_or_form("the re-scoring")
-    profile = body.get("profile") if body is not None and hasattr(body, "get") else None
+    # the body's keys, as a submission's: {"profle": "exact"} was a revision under the old
+    # profile, and false, [], 123 or null one of the same (explore64 F3); no body: none given
+    if not hasattr(body, "get"):
+        raise BadRequest(
+            f"$: expected a JSON object (the re-scoring's {' and '.join(sorted(RESCORE_KEYS))}), "
+            f"got {json_kind(body)}"
+        )
+    known_keys(body, RESCORE_KEYS, "$", what="a re-scoring")
+    profile = body.get("profile")
     if profile is not None and not isinstance(profile, str):
         raise BadRequest('$.profile: expected a profile name such as "exact"')
-    version = body.get("datasetVersion") if body is not None and hasattr(body, "get") else None
+    version = body.get("datasetVersion")
     if version is not None and not isinstance(version, str):
         raise BadRequest("$.datasetVersion: expected a version label or a dataset's name")
     ticket, revised = _rescored(experiment_id, profile or None, version or None)

@@ -110,6 +110,12 @@ def _object(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]
     return {"type": "object", "required": list(required), "properties": properties}
 
 
+def _closed_object(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]:
+    """A request body of ``properties`` and no other key (the server refuses another, naming
+    the nearest: ``submission.known_keys``)."""
+    return {**_object(required, **properties), "additionalProperties": False}
+
+
 _TEXT: dict[str, Any] = {"type": "string"}
 _UPLOADED_DATASET_NAME = {
     "name": "name",
@@ -1842,7 +1848,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     parameters=[exp_id],
                     security=owner,
                     requestBody=_json_request(
-                        _object(
+                        _closed_object(
                             profile={
                                 "type": "string",
                                 "pattern": registries.profile_pattern(),

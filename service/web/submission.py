@@ -422,6 +422,16 @@ def known_keys(
             raise BadRequest(f"{path}: not a key of {what}{hint}", field=field_of(path))
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (``null``, ``an array``…), for a refusal."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    kinds = ((str, "a string"), (int | float, "a number"), (list, "an array"), (dict, "an object"))
+    return next((said for kind, said in kinds if isinstance(value, kind)), type(value).__name__)
+
+
 def field_of(path: str) -> str:
     """A ``ServiceError.field`` for the JSON path ``path`` (``$.systems[0].nme`` ->
     ``systems[0].nme``): the API's problem names the whole path, not the key alone."""

@@ -471,3 +471,19 @@ def test_the_form_bodies_have_no_required_only_branches() -> None:
             part = schemas[part["$ref"].rsplit("/", 1)[1]] if "$ref" in part else part
             assert "oneOf" not in part and "anyOf" not in part, part.get("description")
     assert "exactly one of `dataset` and `dataset_file`" in schemas["SubmissionForm"]["description"]
+
+
+def test_the_json_bodies_name_the_keys_the_server_reads() -> None:
+    """explore64 F3, F4: a re-scoring, a freeze and a comparison of stored tasks ignored a key
+    they do not read (``profle``, ``sortt``, ``mesure``): the server refuses one now, and the
+    document closes their bodies to others, naming the keys the server reads."""
+    from service.web.api import RESCORE_KEYS
+
+    document = openapi_document("http://localhost/")
+
+    def body(path: str) -> dict:
+        return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+
+    rescore = body("/api/experiments/{id}/rescore")["schema"]
+    assert set(rescore["properties"]) == RESCORE_KEYS
+    assert rescore["additionalProperties"] is False

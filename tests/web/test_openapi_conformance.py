@@ -125,6 +125,16 @@ def test_every_operation_answers_as_documented(server, document, slow_qa, tmp_pa
     assert api.check(rescore, "post", revision)["revisionOf"] == eid
     bad = server.post(f"api/experiments/{eid}/rescore", json={"profile": 3}, headers=owner)
     api.check(rescore, "post", bad)
+    # a mistyped key or a body that is no object was a revision under the old profile each
+    # (explore64 F3): refused as a submission's
+    for body, said in [
+        ({"profle": "exact"}, "$.profle: not a key of a re-scoring; did you mean 'profile'?"),
+        (False, "$: expected a JSON object (the re-scoring's datasetVersion and profile), got "),
+        *[(other, "$: expected a JSON object") for other in ([], 123, None, "__main__")],
+    ]:
+        sent = {**owner, "Content-Type": "application/json"}  # json=None would send no body
+        bad = server.post(f"api/experiments/{eid}/rescore", data=json.dumps(body), headers=sent)
+        assert said in api.check(rescore, "post", bad)["error"], (body, bad.text)
     # a hidden test set: its run has no per-question entries until its author reveals it
     hidden = {
         "dataset": {"filename": "hidden.json", "content": QUESTIONS + "\n"},
