@@ -115,6 +115,7 @@ def published_upload_named(storage: Any, sha256: str | None) -> tuple[str, str, 
 
 # what a comparison reads besides its submission (JSON keys, form fields)
 COMPARE_OPTIONS = frozenset({"measure", "test", "seed", "resamples", "samples"})
+COMPARE_TASK_KEYS = frozenset({"tasks", "tokens"})  # the OpenAPI CompareTasks' (tested)
 
 
 def compare_request(
@@ -127,6 +128,9 @@ def compare_request(
     from service.web import submission
 
     if isinstance(body, dict) and "tasks" in body:  # stored tasks, not files
+        # a key it does not read is refused as a submission's ({"mesure": …} compared on
+        # macroF1 without a word; explore64 F4)
+        submission.known_keys(body, COMPARE_TASK_KEYS | COMPARE_OPTIONS, "$", what="a comparison")
         tasks = body["tasks"]
         if not isinstance(tasks, list):
             raise BadRequest("$.tasks: expected a list of task URIs")

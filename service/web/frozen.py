@@ -27,7 +27,7 @@ from service.web.citation import leaderboard_bibtex
 from service.web.comparing import LEADERBOARD_TIERS
 from service.web.resources import alternates, public_document, respond
 from service.web.state import services
-from service.web.submission import utf8
+from service.web.submission import known_keys, utf8
 from service.web.ui import (
     base_url,
     json_elsewhere,
@@ -44,6 +44,7 @@ bp = Blueprint("frozen", __name__)
 
 OFFERS = conneg.offers(quads=True, csv=True, bibtex=True)
 FILTER_FIELDS = ("dataset", "language", "profile", "type", "sort")
+FREEZE_KEYS = frozenset({*FILTER_FIELDS, "title"})  # POST /api/leaderboards' (OpenAPI, tested)
 CSV_HEADER = (
     "rank",
     "tier",
@@ -173,6 +174,8 @@ def freeze_api() -> Response:
     body = json_body()
     if not isinstance(body, dict):
         raise BadRequest("$: expected a JSON object (the leaderboard's filters and a title)")
+    # {"sortt": …} was frozen under the default sort without a word (explore64 F4)
+    known_keys(body, FREEZE_KEYS, "$", what="a leaderboard's filters")
     uri, created = _freeze(body)
     lid = uri.rsplit("/", 1)[1]
     found = _read(lid)

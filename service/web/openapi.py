@@ -787,7 +787,10 @@ def _compare_body(files: dict[str, Any]) -> dict[str, Any]:
     """The comparison's body: the submission of ``files`` (JSON or form), or, as JSON only,
     stored tasks; either with the options."""
     json_files = files["content"]["application/json"]["schema"]
-    tasks = {"allOf": [{"$ref": "#/components/schemas/CompareTasks"}, json_files["allOf"][1]]}
+    tasks = {
+        "allOf": [{"$ref": "#/components/schemas/CompareTasks"}, json_files["allOf"][1]],
+        "unevaluatedProperties": False,  # another key is refused, as a submission's
+    }
     files["content"]["application/json"]["schema"] = {"oneOf": [json_files, tasks]}
     return files
 
@@ -1949,7 +1952,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                         **_errors(400, 409, 415),  # 415: a body that is not JSON
                     },
                     requestBody=_json_request(
-                        _object(
+                        _closed_object(
                             (),
                             dataset={
                                 "type": "string",

@@ -478,6 +478,8 @@ def test_the_json_bodies_name_the_keys_the_server_reads() -> None:
     they do not read (``profle``, ``sortt``, ``mesure``): the server refuses one now, and the
     document closes their bodies to others, naming the keys the server reads."""
     from service.web.api import RESCORE_KEYS
+    from service.web.comparing import COMPARE_TASK_KEYS
+    from service.web.frozen import FREEZE_KEYS
 
     document = openapi_document("http://localhost/")
 
@@ -487,3 +489,9 @@ def test_the_json_bodies_name_the_keys_the_server_reads() -> None:
     rescore = body("/api/experiments/{id}/rescore")["schema"]
     assert set(rescore["properties"]) == RESCORE_KEYS
     assert rescore["additionalProperties"] is False
+    freeze = body("/api/leaderboards")["schema"]
+    assert set(freeze["properties"]) == FREEZE_KEYS and freeze["additionalProperties"] is False
+    tasks = body("/api/compare")["schema"]["oneOf"][1]  # (the other: files)
+    compare_tasks = document["components"]["schemas"]["CompareTasks"]
+    assert set(compare_tasks["properties"]) == COMPARE_TASK_KEYS
+    assert tasks["unevaluatedProperties"] is False

@@ -311,6 +311,15 @@ def test_comparing_stored_tasks_is_a_documented_request(server, document) -> Non
     api = Conformance(document)
     compared = api.check("/api/compare", "post", server.post("api/compare", json=body))
     assert [s["system"] for s in compared["systems"]], compared
+    # a mistyped key was ignored: compared on macroF1, frozen under the default sort
+    # (explore64 F4); refused now, and invalid under the document
+    for path, mistyped, said in [
+        ("/api/compare", {**body, "mesure": "microF1"}, "comparison; did you mean 'measure'?"),
+        ("/api/leaderboards", {"sortt": "microF1"}, "leaderboard's filters; did you mean 'sort'?"),
+    ]:
+        assert _request_errors(document, path, mistyped) != []
+        refused = api.check(path, "post", server.post(path.lstrip("/"), json=mistyped))
+        assert refused["error"].endswith(said), refused
     assert api.mismatches == [], "\n".join(api.mismatches)
 
 
