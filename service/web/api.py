@@ -809,10 +809,10 @@ def rescore(experiment_id: str) -> Response:
         )
     known_keys(body, RESCORE_KEYS, "$", what="a re-scoring")
     profile = body.get("profile")
-    if profile is not None and not isinstance(profile, str):
+    if "profile" in body and not isinstance(profile, str):  # null too: the document's string
         raise BadRequest('$.profile: expected a profile name such as "exact"')
     version = body.get("datasetVersion")
-    if version is not None and not isinstance(version, str):
+    if "datasetVersion" in body and not isinstance(version, str):
         raise BadRequest("$.datasetVersion: expected a version label or a dataset's name")
     ticket, revised = _rescored(experiment_id, profile or None, version or None)
     body = {

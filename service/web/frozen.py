@@ -176,6 +176,12 @@ def freeze_api() -> Response:
         raise BadRequest("$: expected a JSON object (the leaderboard's filters and a title)")
     # {"sortt": …} was frozen under the default sort without a word (explore64 F4)
     known_keys(body, FREEZE_KEYS, "$", what="a leaderboard's filters")
+    for name, value in body.items():  # null was a filter left out; the document says a string
+        if value is None:
+            raise BadRequest(
+                f"$.{name}: expected a string, got null (leave the key out for the default)",
+                field=name,
+            )
     uri, created = _freeze(body)
     lid = uri.rsplit("/", 1)[1]
     found = _read(lid)

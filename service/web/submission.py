@@ -341,11 +341,18 @@ def _lines(values: list[str]) -> list[str]:
 
 
 def _text(data: dict[str, Any], key: str, where: str) -> str | None:
-    """An optional string member; BadRequest naming it when it is something else, or text
-    with a lone surrogate (it could be stored nowhere)."""
-    value = data.get(key)
+    """An optional string member (None: absent); BadRequest naming it when it is something
+    else, ``null`` too (the document says a string: ``"title": null`` was taken where
+    ``"title": 5`` was refused; explore64 F5), or text with a lone surrogate (it could be
+    stored nowhere)."""
+    if key not in data:
+        return None
+    value = data[key]
     if value is None:
-        return value
+        raise BadRequest(
+            f"{where}.{key}: expected a string, got null (leave the key out for none)",
+            field=field_of(f"{where}.{key}"),
+        )
     if isinstance(value, str):
         # a lone surrogate said as $.about's are, by code point and place (explore31 F8)
         problem = writable_text_problem(value, f"{where}.{key}")

@@ -446,6 +446,21 @@ def test_a_mistyped_key_is_refused_not_ignored(server, body, said: str) -> None:
             "$.systems[0].name",
             "expected a string, got int",
         ),
+        # null where the document says a string was taken as left out (explore64 F5)
+        *[
+            (
+                {"systems": [{"name": "s", "answers": STRONG}], **body},
+                path,
+                "expected a string, got null (leave the key out for none)",
+            )
+            for body, path in [
+                ({"title": None}, "$.title"),
+                ({"profile": None}, "$.profile"),
+                ({"kb": None}, "$.kb"),
+                ({"language": None}, "$.language"),
+                ({"systems": [{"name": None, "answers": STRONG}]}, "$.systems[0].name"),
+            ]
+        ],
     ],
 )
 def test_a_problem_s_path_is_the_whole_json_path(server, body, path: str, said: str) -> None:
@@ -468,6 +483,11 @@ def test_a_bad_system_name_and_a_long_title_have_their_paths(server) -> None:
     refused = server.post("api/leaderboards", json={"title": "t" * 301})
     assert refused.status_code == 400, refused.text
     assert [p["path"] for p in refused.json()["problems"]] == ["$.title"]
+    for key in ("title", "dataset", "sort", "language"):  # null was left out (explore64 F5)
+        refused = server.post("api/leaderboards", json={key: None})
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"].startswith(f"$.{key}: expected a string, got null")
+        assert [p["path"] for p in refused.json()["problems"]] == [f"$.{key}"]
 
 
 def test_a_form_field_about_the_dataset_has_its_json_path(server) -> None:
