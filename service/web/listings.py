@@ -94,8 +94,8 @@ def number_arg(args: Any, name: str, default: int, top: int) -> int:
     anything else is a 400 naming the parameter and what was expected."""
     from service.errors import BadRequest
 
-    raw = args.get(name)
-    if raw is None or raw == "":
+    raw = single_arg(args, name)
+    if raw is None:
         return default
     # ASCII digits ("²".isdigit(), int("²") fails), not past the bound's length (int()
     # refuses more than 4,300 digits)
@@ -106,24 +106,31 @@ def number_arg(args: Any, name: str, default: int, top: int) -> int:
     return int(digits)
 
 
+def single_arg(args: Any, name: str, *, why: str = "expected it once") -> str | None:
+    """The one value of the query parameter ``name`` (None: absent or empty). Two values are
+    a 400 naming it (``?size=1&size=zzz`` was a page of 1 where ``?size=zzz&size=1`` was a 400:
+    the first was used and the other dropped without a word; explore42 9, explore64 F6); the
+    same value twice is that value."""
+    from service.errors import BadRequest
+
+    values = args.getlist(name) if hasattr(args, "getlist") else [args.get(name)]
+    given = list(dict.fromkeys(v for v in values if v))
+    if len(given) > 1:
+        said = ", ".join(repr(v[:60]) for v in given[:5])
+        raise BadRequest(f"{name} is given {len(given)} times ({said}): {why}")
+    return given[0] if given else None
+
+
 def named_filters(args: Any) -> dict[str, str]:
     """A listing's ``system`` and ``dataset`` names (empty: none): the experiments listed are
     those that used them. Two names for one (``?system=a&system=b``) are refused with 400
     naming the parameter: the first was used and the other dropped without a word (explore42
     9), on the page, its CSV and the API alike."""
-    from service.errors import BadRequest
-
     named: dict[str, str] = {}
     for kind in ("system", "dataset"):
-        given = list(dict.fromkeys(v for v in args.getlist(kind) if v))
-        if len(given) > 1:
-            said = ", ".join(repr(v[:60]) for v in given[:5])
-            raise BadRequest(
-                f"{kind} is given {len(given)} times ({said}): the experiments are listed by "
-                f"one {kind} at a time (ask once for each)"
-            )
-        if given:
-            named[kind] = given[0]
+        why = f"the experiments are listed by one {kind} at a time (ask once for each)"
+        if (given := single_arg(args, kind, why=why)) is not None:
+            named[kind] = given
     return named
 
 

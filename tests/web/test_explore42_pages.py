@@ -192,13 +192,21 @@ def test_a_wrong_owner_link_is_said_on_the_page(site: Server) -> None:
 def test_a_repeated_filter_is_refused_naming_it(site: Server, path: str) -> None:
     """``/experiments?system=a&system=b`` listed a's experiments and said nothing of b
     (explore42 9): the page, its CSV and the API refuse it with 400 naming the parameter; a
-    repeated same name or a blank one is one name."""
+    repeated same name or a blank one is one name; ``page`` and ``size`` alike."""
     joiner = "&" if "?" in path else "?"
     refused = site.get(f"{path}{joiner}system=team-a&system=team-b")
     assert refused.status_code == 400, refused.text
     assert "system is given 2 times ('team-a', 'team-b')" in html.unescape(refused.text)
     for query in ("system=team-a&system=team-a", "system=&system=team-a"):
         assert site.get(f"{path}{joiner}{query}").status_code == 200, query
+    # a page or size given twice: the first was used without a word (explore64 F6)
+    for listing in (path, "api/leaderboards"):
+        joined = "&" if "?" in listing else "?"
+        for name in ("size", "page"):
+            refused = site.get(f"{listing}{joined}{name}=1&{name}=zzz")
+            assert refused.status_code == 400, (listing, refused.text)
+            assert f"{name} is given 2 times ('1', 'zzz')" in html.unescape(refused.text)
+            assert site.get(f"{listing}{joined}{name}=1&{name}=1").status_code == 200
 
 
 @pytest.mark.browser
