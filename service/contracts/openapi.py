@@ -4,6 +4,7 @@ measures (one property per registered measure, with its label, description and b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,6 +74,16 @@ def format_pattern(*, blank: bool = False) -> str:
     form's format field, where white space alone is a format left to be sniffed."""
     media = [f.media_types[0] for f in FORMATS.values()]
     return names_pattern(format_enum(), media_types=media, blank=blank)
+
+
+def slice_dimensions_pattern() -> str:
+    """``?by=``: the dimensions of ``slices.DIMENSIONS`` or ``extra:KEY``, separated by commas
+    (``slices.parse_dimensions``: white space around each and empty items ignored, one at
+    least); empty: no breakdown."""
+    from service.evaluation.slices import DIMENSIONS, EXTRA
+
+    name = f"(?:{'|'.join(map(re.escape, DIMENSIONS))}|{re.escape(EXTRA)}[^,]*[^,\\s])"
+    return f"^(?:|[\\s,]*{name}(?:\\s*,[\\s,]*{name})*[\\s,]*)$"
 
 
 def language_pattern(*, blank: bool = False) -> str:

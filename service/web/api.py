@@ -286,7 +286,7 @@ def _experiment_json(experiment_id: str, *, questions: bool = True) -> dict[str,
 
             before = None if questions else _document(old)
             out["changes"] = since(old, out["evaluations"], before, now=page.dataset)
-    by = request.args.get("by")
+    by = _by()
     if by:  # `evaluate --by`: the QA experiment's measures per feature of the questions
         _add_slices(out["evaluations"], experiment_id, page, by)
     out["dataset"] = page.dataset
@@ -313,6 +313,12 @@ def _experiment_json(experiment_id: str, *, questions: bool = True) -> dict[str,
         for t in page.tasks
     ]
     return out
+
+
+def _by() -> str | None:
+    """``?by=``: the dimensions asked for (None: none); given twice, a 400 naming it, as a
+    listing's parameters are (``listings.single_arg``)."""
+    return listings.single_arg(request.args, "by")
 
 
 def _document(experiment_id: str) -> list[Any]:
@@ -367,7 +373,7 @@ def experiment(experiment_id: str) -> BaseResponse:
             payload = _experiment_json(experiment_id, questions=questions)
             return json_answer(payload).get_data(as_text=True)
 
-        key = ("api:experiment", experiment_id, request.args.get("by"), questions)
+        key = ("api:experiment", experiment_id, _by(), questions)
         cached = cached_page(key, render, content_type="application/json")
         cached.headers["Cache-Control"] = "no-store"  # as every status answer says
         return cached
@@ -424,7 +430,7 @@ def _finished_with_questions(experiment_id: str) -> Response:
     # revisions) has the same whole answer; its owner's polls were each read again (3.5 s at
     # 2,000 questions), the anonymous ones of a published run came from the page cache
     answers = services().answers
-    key = ("api:experiment", etag, request.args.get("by"))
+    key = ("api:experiment", etag, _by())
     kept = answers.get(key)
     if kept is None:
         body = json_answer(_experiment_json(experiment_id, questions=True)).get_data()

@@ -196,7 +196,9 @@ def freeze_api() -> Response:
             "named by its first freezer; cite it by its URI)"
         )
     response = json_answer(answer, 201 if created else 200)
-    response.headers["Location"] = page_of(uri)
+    # its URI, as a submission's Location (the document's format uri): the path alone under
+    # another host was relative (explore64 F8); the base is the store's, not the request's Host
+    response.headers["Location"] = uri
     return response
 
 

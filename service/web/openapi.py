@@ -127,6 +127,9 @@ _UPLOADED_DATASET_NAME = {
 _TEXT_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
 _TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
 _URI: dict[str, Any] = {"type": "string", "format": "uri"}
+# where a new experiment or frozen leaderboard is: its URI (under the base, never the request's
+# Host), which dereferences to its page or RDF
+_LOCATION = {"Location": {"description": "Its URI.", "schema": _URI}}
 
 
 def _const(value: bool | int | str, **more: Any) -> dict[str, Any]:
@@ -1631,7 +1634,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                                     "schema": {"$ref": "#/components/schemas/Ticket"}
                                 }
                             },
-                            "headers": _RETRY_AFTER,
+                            "headers": {**_RETRY_AFTER, **_LOCATION},
                         },
                         # 404: an unknown catalogue dataset or replaced experiment; 415:
                         # a body neither JSON nor a form
@@ -1656,15 +1659,15 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "name": "system",
                             "in": "query",
                             "description": "Only experiments that used this system (its "
-                            "name). One: two names are a 400 naming the parameter.",
-                            "schema": {"type": "string", "minLength": 1},
+                            "name; empty: none). One: two names are a 400 naming the parameter.",
+                            "schema": _TEXT,
                         },
                         {
                             "name": "dataset",
                             "in": "query",
                             "description": "Only experiments on this dataset (its name). "
-                            "One: two names are a 400 naming the parameter.",
-                            "schema": {"type": "string", "minLength": 1},
+                            "Empty: none. One: two names are a 400 naming the parameter.",
+                            "schema": _TEXT,
                         },
                     ],
                 ),
@@ -1702,8 +1705,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                             "required": False,
                             "description": "Also each evaluation's QA measures per value of "
                             "these features of the questions (`slices`), comma-separated: "
-                            f"{', '.join(SLICE_DIMENSIONS)} or extra:KEY.",
-                            "schema": {"type": "string"},
+                            f"{', '.join(SLICE_DIMENSIONS)} or extra:KEY (empty: none).",
+                            "schema": {
+                                "type": "string",
+                                "pattern": registries.slice_dimensions_pattern(),
+                                "examples": [*SLICE_DIMENSIONS, "answertype,feature"],
+                            },
                         },
                         {
                             "name": "questions",
@@ -1842,7 +1849,7 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {
                         "202": {
                             **_json_response("Queued as a new experiment", "Ticket"),
-                            "headers": _RETRY_AFTER,
+                            "headers": {**_RETRY_AFTER, **_LOCATION},
                         },
                         **_errors(400, 403, 404, 409, 415),  # 415: a body neither JSON nor a form
                         "503": _QUEUE_FULL,
@@ -1946,9 +1953,12 @@ def openapi_document(base: str) -> dict[str, Any]:
                     {
                         "201": {
                             **_json_response("Frozen now", "FrozenLeaderboard"),
-                            "headers": {"Location": {"description": "Its URI.", "schema": _URI}},
+                            "headers": _LOCATION,
                         },
-                        "200": _json_response("Frozen before", "FrozenLeaderboard"),
+                        "200": {
+                            **_json_response("Frozen before", "FrozenLeaderboard"),
+                            "headers": _LOCATION,
+                        },
                         **_errors(400, 409, 415),  # 415: a body that is not JSON
                     },
                     requestBody=_json_request(

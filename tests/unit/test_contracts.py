@@ -495,3 +495,30 @@ def test_the_json_bodies_name_the_keys_the_server_reads() -> None:
     compare_tasks = document["components"]["schemas"]["CompareTasks"]
     assert set(compare_tasks["properties"]) == COMPARE_TASK_KEYS
     assert tasks["unevaluatedProperties"] is False
+
+
+def test_the_document_says_what_the_server_takes_and_answers() -> None:
+    """explore64 F7, F8: ``?by=xyz`` was a plain string the server refused (a pattern from
+    the dimensions' registry now, agreeing with ``parse_dimensions``); an empty ``?system=`` is
+    no filter, where the document said minLength 1; the ``Location`` of a submission, a
+    re-scoring and a freeze was undocumented on some answers."""
+    from service.evaluation.slices import parse_dimensions
+
+    paths = openapi_document("http://localhost/")["paths"]
+    [by] = [p for p in paths["/api/experiments/{id}"]["get"]["parameters"] if p["name"] == "by"]
+    for value in ("", "answertype", " feature , extra:template,", "xyz", ",", "extra:", " "):
+        try:
+            taken = not value or bool(parse_dimensions(value))
+        except BadRequest:
+            taken = False
+        assert bool(re.search(by["schema"]["pattern"], value)) is taken, value
+    listing = {p["name"]: p["schema"] for p in paths["/api/experiments"]["get"]["parameters"]}
+    assert "minLength" not in listing["system"] and "minLength" not in listing["dataset"]
+    for path, status in [
+        ("/api/experiments", "202"),
+        ("/api/experiments/{id}/rescore", "202"),
+        ("/api/leaderboards", "201"),
+        ("/api/leaderboards", "200"),
+    ]:
+        location = paths[path]["post"]["responses"][status]["headers"]["Location"]
+        assert location["schema"]["format"] == "uri", (path, status)
