@@ -425,6 +425,27 @@ def test_every_operation_has_a_unique_generated_operation_id() -> None:
         assert given == operation_id(method, path), (method, path)
         assert re.fullmatch(r"[a-z]+[A-Za-z0-9]*", given), given
     assert len({given for given, _, _ in ids}) == len(ids)
+    # a tag each, the path's first segment: a generated client's modules (explore64 F10)
+    document = openapi_document("http://localhost/")
+    tags = {
+        path: operation.get("tags")
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if method in HTTP_METHODS
+    }
+    assert tags["/api/experiments/{id}/publish"] == ["experiments"]
+    assert (
+        {t for (t,) in tags.values()}
+        == {tag["name"] for tag in document["tags"]}
+        >= {
+            "experiments",
+            "datasets",
+            "systems",
+            "leaderboards",
+            "compare",
+            "profiles",
+        }
+    )
     assert operation_id("get", "/api/experiments/{id}") == "getExperimentsById"
     assert operation_id("post", "/api/datasets/{name}/reveal") == "postDatasetsByNameReveal"
 
