@@ -857,13 +857,17 @@ def queries(draw: Callable, op: Operation) -> Query:
 
 
 def _invalid(op: Operation, query: Query) -> set[str]:
-    """The integer parameters whose value (the first one, as the service reads it) the
-    document does not allow: a 400 must name one of them."""
+    """The integer parameters whose value the document does not allow, or given twice with
+    two values (the first was read, the other dropped: explore64 F6): a 400 must name one of
+    them."""
     invalid = set()
     for parameter in op.parameters("query"):
-        sent = query.values.get(parameter["name"])
-        if not sent or parameter["schema"].get("type") != "integer" or sent[0] == "":
+        sent = [v for v in dict.fromkeys(query.values.get(parameter["name"]) or ()) if v != ""]
+        if not sent or parameter["schema"].get("type") != "integer":
             continue  # absent or empty: the default
+        if len(sent) > 1:
+            invalid.add(parameter["name"])
+            continue
         text = sent[0]
         least = parameter["schema"].get("minimum", -(10**999))
         most = parameter["schema"].get("maximum", 10**999)
