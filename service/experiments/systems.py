@@ -41,7 +41,19 @@ if TYPE_CHECKING:
     from service.systems.safety import NetworkPolicy
 
 QUERY_ANSWERS_FORMAT = "text2sparql-answers"  # an answer file whose answers are queries
-SYSTEM_NAME = r"^\w[\w .+()@,:'-]{0,119}$"  # compiled when first used (start-up of evaluate)
+# A system's name: 1-120 characters, a letter, digit or _ first, then letters, digits, spaces
+# and _.+()@,:'-, where a letter may carry combining marks (Unicode Mn/Mc: the vowel signs and
+# viramas of हिन्दी, தமிழ், สวัสดี; explore66 F2). \w has no marks, so SYSTEM_NAME is matched
+# by is_system_name over the name with the marks after letters taken out; a mark anywhere else,
+# or one that draws nothing (a variation selector, U+034F: TeBaQA with one is TeBaQA), is not
+# taken. SYSTEM_NAME is compiled when first used (start-up of evaluate).
+SYSTEM_NAME = r"^\w[\w .+()@,:'-]{0,119}$"
+SYSTEM_NAME_LENGTH = 120
+_MARKS = frozenset(("Mn", "Mc"))
+# the default-ignorable marks: they show nothing, so a name with one reads as the name without
+_INVISIBLE_MARKS = re.compile(
+    "[\u034f\u17b4\u17b5\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+)
 
 
 class Cancelled(ServiceError):
@@ -166,14 +178,30 @@ def system_name(given: str) -> str:
     return unicodedata.normalize("NFC", given.strip())
 
 
+def is_system_name(text: str) -> bool:
+    """Whether ``text`` (NFC) is a system's name by the rule at :data:`SYSTEM_NAME`."""
+    if len(text) > SYSTEM_NAME_LENGTH or _INVISIBLE_MARKS.search(text):
+        return False
+    bare: list[str] = []
+    after_letter = False  # the last character kept is a letter (its marks are passed over)
+    for char in text:
+        if unicodedata.category(char) in _MARKS:
+            if not after_letter:
+                return False
+            continue
+        bare.append(char)
+        after_letter = char.isalpha()
+    return re.match(SYSTEM_NAME, "".join(bare)) is not None
+
+
 def check_name(name: str, n: int) -> str:
     """A system's name as recorded (its URI is ``system/{name}``); BadRequest otherwise."""
     # NFC: a decomposed é (a file name on macOS) is the precomposed one, which the rule takes
     text = unicodedata.normalize("NFC", name.strip()) if isinstance(name, str) else ""
-    if not re.match(SYSTEM_NAME, text):
+    if not is_system_name(text):
         raise BadRequest(
-            f"system {n}: name {name!r} must be 1-120 letters, digits, spaces or _.+()@,:'- "
-            "(starting with a letter, digit or _)",
+            f"system {n}: name {name!r} must be 1-120 letters (with their marks), digits, "
+            "spaces or _.+()@,:'- (starting with a letter, digit or _)",
             field=f"systems[{n - 1}].name",  # the API's problems[].path
         )
     from service.experiments.lookalikes import lookalike_reason

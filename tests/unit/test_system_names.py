@@ -16,10 +16,21 @@ from service.experiments.systems import check_name
     [
         *("TeBaQA", "QAnswer 2", "Ελληνικά QA", "Вопрос-QA", "Вопрос", "gAnswer 中文"),
         *("KGQAn_v1.2", "μBERT-QA", "ΣQA", "GPT-4o"),
+        # explore66 F2: vowel signs and viramas are marks (Mn/Mc), which \w has not
+        *("हिन्दी", "नमस्ते QA", "क़ा", "தமிழ்", "สวัสดี"),
     ],
 )
 def test_names_in_one_alphabet_a_word_are_taken(name: str) -> None:
     assert check_name(f" {name} ", 1) == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\u093fQA", "QA \u093f", "4\u0301", "TeBaQA\ufe0f", "Te\u034fBaQA", "a" * 118 + "\u093f" * 3],
+)
+def test_a_mark_not_after_a_letter_or_one_that_draws_nothing_is_refused(name: str) -> None:
+    with pytest.raises(BadRequest, match="must be 1-120 letters \\(with their marks\\)"):
+        check_name(name, 1)
 
 
 def test_a_run_of_spaces_is_refused() -> None:
