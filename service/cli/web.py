@@ -323,6 +323,7 @@ def _publish(args: argparse.Namespace) -> int:
         check_publishable,
         name_in_use_note,
         names_in_use,
+        own_system_names,
         publish_checked,
     )
 
@@ -339,7 +340,9 @@ def _publish(args: argparse.Namespace) -> int:
         if status.withdrawn_at is None:
             status = publish_checked(storage, args.id)
             print(f"published {status.id}: {status.uri} ({status.published_at})")
-            if note := name_in_use_note(names_in_use(storage, args.id)):
+            shared = names_in_use(storage, args.id)
+            own = own_system_names(storage, args.id) if shared else ()
+            if note := name_in_use_note(shared, own=own):
                 print(f"note: {note}", file=sys.stderr)
         else:  # a paper may still cite it: linked, and the experiment stays out of listings
             print(f"withdrawn {status.id}: {status.uri} ({status.withdrawn_at}); stays withdrawn")

@@ -26,7 +26,7 @@ from service.experiments.spec import CatalogueDataset, ExperimentSpec, FileDatas
 from service.experiments.systems import AnswerFile
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Collection, Iterable
 
     from service.experiments.inputs import Files
     from service.graph.experiments import ExperimentStatus
@@ -726,6 +726,17 @@ def names_in_use(storage: Storage, experiment_id: str) -> dict[str, list[str]]:
     run ranked as the first's other run (``otherRunOf``) without a word (explore58 F2). Owner
     tokens are per experiment, so the store cannot tell another team from the same team's
     next run: the caller says so to the publishing owner, leaving out what it owns."""
+    return published_under(storage, _own_systems(storage, experiment_id), experiment_id)
+
+
+def own_system_names(storage: Storage, experiment_id: str) -> list[str]:
+    """The names of the systems ``experiment_id`` ran (reference systems left out), as stored."""
+    from service.graph.reader import local
+
+    return sorted(unquote(local(s)) for s in _own_systems(storage, experiment_id))
+
+
+def _own_systems(storage: Storage, experiment_id: str) -> set[str]:
     from service.graph.nodes import node
     from service.graph.uris import GERBIL, GQA
 
@@ -733,12 +744,11 @@ def names_in_use(storage: Storage, experiment_id: str) -> dict[str, list[str]]:
     # its graph leaves the private side once published
     held = storage.public if storage.experiments.is_public(experiment_id) else storage.private
     reference = node(GQA + "ReferenceSystem")
-    systems = {
+    return {
         q.object.value
         for q in held.quads_for_pattern(None, node(GERBIL + "annotator"), None, graph)
         if not any(held.quads_for_pattern(q.object, None, reference, graph))
     }
-    return published_under(storage, systems, experiment_id)
 
 
 def published_under(
@@ -787,25 +797,65 @@ def _both_forms(storage: Storage, system: str) -> set[str]:
     }
 
 
-def name_in_use_note(shared: dict[str, list[str]], *, published: bool = True) -> str | None:
+def name_in_use_note(
+    shared: dict[str, list[str]], *, published: bool = True, own: Collection[str] | None = None
+) -> str | None:
     """What the owner of a run is told of :func:`names_in_use` (the names used by published
-    experiments it does not own), or None: once it is ``published``, or before."""
-    if not shared:
-        return None
-    said = "; ".join(
-        f"system/{name} by experiment{'s' if len(ids) > 1 else ''} {', '.join(ids[:5])}"
-        + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-        for name, ids in shared.items()
-    )
+    experiments it does not own), or None: once it is ``published``, or before. ``own``: the
+    run's system names (:func:`own_system_names`); a name in ``shared`` that is none of them
+    is one of them in another Unicode form, another system (:func:`looks_the_same`)."""
+    same, looks = looks_the_same(shared, shared if own is None else own)
     listed, undo = (
         ("this run is", "withdraw this experiment")
         if published
         else ("once published, this run is", "delete this experiment")
     )
-    return (
-        f"a system of this name was published already by another experiment: {said}. "
-        f"A system is its name: {listed} listed and ranked as the same system (one system "
-        "page; a second run shares the first's rank, as its other run). If it is not your "
-        f"system, {undo} and submit its answers again under a name of your "
-        "own (answers_name, or the name beside the file on the run page)"
+    notes = []
+    if same:
+        said = "; ".join(
+            f"system/{name} by experiment{'s' if len(ids) > 1 else ''} {_ids(ids)}"
+            for name, ids in same.items()
+        )
+        notes.append(
+            f"a system of this name was published already by another experiment: {said}. "
+            f"A system is its name: {listed} listed and ranked as the same system (one system "
+            "page; a second run shares the first's rank, as its other run). If it is not your "
+            f"system, {undo} and submit its answers again under a name of your "
+            "own (answers_name, or the name beside the file on the run page)"
+        )
+    if looks:
+        notes.append(looks_the_same_said(looks, listed=listed, undo=undo))
+    return ". ".join(notes) or None
+
+
+def looks_the_same(
+    shared: dict[str, list[str]], own: Iterable[str]
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """``shared`` (:func:`published_under`) split: the names that are one of ``own`` (the
+    same system), and the others, one of ``own`` in another Unicode form: a name stored
+    before names were kept in NFC (e + U+0301 for é), which is another system that reads the
+    same (its own IRI and page); the warning called it "the same system" (explore66 F1)."""
+    mine = set(own)
+    same = {name: ids for name, ids in shared.items() if name in mine}
+    return same, {name: ids for name, ids in shared.items() if name not in mine}
+
+
+def looks_the_same_said(looks: dict[str, list[str]], *, listed: str, undo: str) -> str:
+    """What the owner is told of the names that only look like its own (:func:`looks_the_same`)."""
+    from service.graph.uris import enc
+
+    said = "; ".join(
+        f"system/{enc(name)} by experiment{'s' if len(ids) > 1 else ''} {_ids(ids)}"
+        for name, ids in looks.items()
     )
+    return (
+        f"a system whose name looks the same as this run's was published already: {said}. "
+        "Its name was stored before names were kept in NFC (its letters decomposed), so it "
+        f"is a different system: {listed} listed and ranked apart from it, on a page of its "
+        "own, though the two read the same on every leaderboard. If it is not your system, "
+        f"{undo} and submit its answers again under a name of your own"
+    )
+
+
+def _ids(ids: list[str]) -> str:
+    return ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")

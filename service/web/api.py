@@ -525,11 +525,16 @@ def name_in_use(experiment_id: str, *, published: bool = True) -> str | None:
     merged into one system without a word (explore58 F2). Published with the note, not
     refused: a system is its name, and tokens are per experiment, so the same team's next
     run under its name looks no different. Its owner's page says it before publishing too."""
-    from service.experiments.rescore import name_in_use_note, names_in_use
+    from service.experiments.rescore import name_in_use_note, names_in_use, own_system_names
 
-    shared = names_in_use(services().storage, experiment_id)
+    storage = services().storage
+    shared = names_in_use(storage, experiment_id)
     others = {name: [e for e in ids if not is_owner(e)] for name, ids in shared.items()}
-    return name_in_use_note({name: ids for name, ids in others.items() if ids}, published=published)
+    return name_in_use_note(
+        {name: ids for name, ids in others.items() if ids},
+        published=published,
+        own=own_system_names(storage, experiment_id) if others else (),
+    )
 
 
 @bp.post("/experiment/<experiment_id>/publish")

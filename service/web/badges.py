@@ -12,10 +12,11 @@ dataset, profile, experiment).
 
 from __future__ import annotations
 
+import unicodedata
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 from service.errors import BadRequest, NotFound
 from service.web.pages import ExperimentPage, TaskRow, measure_label, measure_order
@@ -85,8 +86,9 @@ def choose(
     rows: list[TaskRow] = [
         r for r in page.tasks_of("QA") if isinstance(r.measures.get(measure), int | float)
     ]
-    if system is not None:
-        rows = [r for r in rows if system in (r.system_label, r.system.rsplit("/", 1)[-1])]
+    if system is not None:  # compared in NFC: names are kept in NFC, older ones as stored
+        wanted = unicodedata.normalize("NFC", system)
+        rows = [r for r in rows if wanted in _names(r)]
     tags = sorted({r.language_tag for r in rows})
     if language is not None:
         rows = [r for r in rows if r.language_tag == language]
@@ -108,6 +110,12 @@ def choose(
         withdrawn=page.withdrawn_at is not None,
         language=best.language_tag if len(tags) > 1 else None,
     )
+
+
+def _names(row: TaskRow) -> set[str]:
+    """What ``system=`` may give for a row's system (NFC): its label, its IRI's last part."""
+    last = row.system.rsplit("/", 1)[-1]
+    return {unicodedata.normalize("NFC", n) for n in (row.system_label, last, unquote(last))}
 
 
 def _width(text: str) -> float:

@@ -130,8 +130,26 @@ def named_filters(args: Any) -> dict[str, str]:
     for kind in ("system", "dataset"):
         why = f"the experiments are listed by one {kind} at a time (ask once for each)"
         if (given := single_arg(args, kind, why=why)) is not None:
-            named[kind] = given
+            named[kind] = stored_system_name(given) if kind == "system" else given
     return named
+
+
+def stored_system_name(name: str) -> str:
+    """A system's name as its IRI holds it: names are kept in NFC (``Cafe\u0301 Run`` is
+    stored ``Café Run``), so a decomposed spelling found nothing (explore66 F9); a name
+    stored before that (in NFD) is found as stored. The name as given when a public graph
+    describes it, else its NFC or NFD form that one does, else its NFC form."""
+    import unicodedata
+
+    from service.graph.nodes import node
+
+    storage = services().storage
+    nfc = unicodedata.normalize("NFC", name)
+    for form in dict.fromkeys((name, nfc, unicodedata.normalize("NFD", name))):
+        subject = node(storage.uris.system(form))
+        if next(iter(storage.public.quads_for_pattern(subject, None, None)), None) is not None:
+            return form
+    return nfc
 
 
 def page_args(args: Any) -> dict[str, str]:

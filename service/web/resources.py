@@ -1977,6 +1977,11 @@ SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
 @bp.get("/system/<path:name>")
 def system(name: str) -> BaseResponse:
     system_name, ext = conneg.split_extension(name)
+    stored = listings.stored_system_name(system_name)
+    if stored != system_name:  # another spelling of its name (NFD for NFC: explore66 F9)
+        target = url_for("resources.system", name=stored + (f".{ext}" if ext else ""))
+        query = urlencode(list(request.args.items(multi=True)))
+        return redirect(f"{target}?{query}" if query else target, code=301)
     uri = services().storage.uris.system(system_name)
     rep = conneg.negotiate(request, SYSTEM_OFFERS, extension=ext, default=conneg.HTML)
     withdrawn: list[listings.WithdrawnRun] = []

@@ -98,22 +98,28 @@ def _name_in_use(spec: Any, revision_of: str | None) -> str | None:
     """That a system name of this submission is one published experiments ran under already
     (its own line of revisions left out): said at once, so its submitter can choose another
     before publishing (explore58 F2); None otherwise."""
-    from service.experiments.rescore import published_under
+    from service.experiments.rescore import looks_the_same, looks_the_same_said, published_under
 
     state = services()
-    systems = [
-        state.storage.uris.system(s.info().name) for s in spec.systems if not s.info().reference
-    ]
-    shared = published_under(state.storage, systems, revision_of)
-    if not shared:
-        return None
-    said = "; ".join(f"system/{name} by {', '.join(ids[:5])}" for name, ids in shared.items())
-    return (
-        f"a system of this name was published already: {said}. A system is its name: once "
-        "published, this run is listed and ranked as the same system; if it is not yours, "
-        "submit again under a name of your own (answers_name, or the name beside the file "
-        "on the run page) and delete this one"
-    )
+    names = [s.info().name for s in spec.systems if not s.info().reference]
+    systems = [state.storage.uris.system(name) for name in names]
+    same, looks = looks_the_same(published_under(state.storage, systems, revision_of), names)
+    notes = []
+    if same:
+        said = "; ".join(f"system/{name} by {', '.join(ids[:5])}" for name, ids in same.items())
+        notes.append(
+            f"a system of this name was published already: {said}. A system is its name: once "
+            "published, this run is listed and ranked as the same system; if it is not yours, "
+            "submit again under a name of your own (answers_name, or the name beside the file "
+            "on the run page) and delete this one"
+        )
+    if looks:  # a name stored before names were kept in NFC: another system (explore66 F1)
+        notes.append(
+            looks_the_same_said(
+                looks, listed="once published, this run is", undo="delete this experiment"
+            )
+        )
+    return ". ".join(notes) or None
 
 
 def _may_replace(experiment_id: str, spec: Any) -> None:

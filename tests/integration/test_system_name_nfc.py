@@ -34,3 +34,11 @@ def test_a_submitted_name_is_kept_in_nfc_and_a_stored_nfd_name_is_in_use() -> No
             ],
         )
         assert published_under(storage, [storage.uris.system(NFC)], None) == {NFD: ["1"]}
+        # explore66 F1: that stored name is another system, not "the same system"
+        from service.experiments.rescore import name_in_use_note
+
+        note = name_in_use_note({NFD: ["1"]}, own=[NFC]) or ""
+        assert "system/cafe%CC%81 by experiment 1" in note and "a different system" in note
+        assert "as the same system" not in note and "withdraw this experiment" in note
+        same = name_in_use_note({NFD: ["1"]}, own=[NFD]) or ""
+        assert "as the same system" in same and "different" not in same

@@ -2013,6 +2013,38 @@ def test_the_listing_finds_a_systems_last_published_run(server) -> None:
     assert odd.status_code == 200 and odd.json()["experiments"] == []
 
 
+def test_a_system_is_found_by_either_unicode_form_of_its_name(server) -> None:
+    """Names are kept in NFC (``Cafe\u0301 Run`` is stored ``Café Run``), and were looked up
+    as given: the submitter's own decomposed spelling found no system page, badge or listing
+    (404, explore66 F9). Each is looked up in NFC, and a name stored before in NFD is found
+    from its NFC spelling too (its page: a 301 to its IRI)."""
+    from service.graph.adapter import Side
+
+    nfd, nfc = "Cafe\u0301 Run", "Caf\u00e9 Run"
+    submitted = server.post(
+        "api/experiments",
+        json={"dataset": "demo", "systems": [{"name": nfd, "answers": PARTIAL}]},
+    ).json()
+    server.wait_finished(submitted["id"], submitted["token"])
+    owner = {"Authorization": f"Bearer {submitted['token']}"}
+    assert server.post(f"api/experiments/{submitted['id']}/publish", headers=owner).ok
+    page = server.get("system/Cafe%CC%81%20Run.ttl")
+    assert page.status_code == 301 and page.headers["Location"].endswith("/Caf%C3%A9%20Run.ttl")
+    assert server.get("system/Cafe%CC%81%20Run", allow_redirects=True).status_code == 200
+    badge = server.get(f"experiment/{submitted['id']}/badge.svg", params={"system": nfd})
+    assert badge.status_code == 200 and nfc in badge.text, badge.text
+    listed = server.get("api/experiments", params={"system": nfd}).json()["experiments"]
+    assert [e["id"] for e in listed] == [submitted["id"]] and listed[0]["systems"] == [nfc]
+    stored = server.storage.uris.system("Olde\u0301 QA")  # stored before names were NFC
+    triple = f'<{stored}> <http://www.w3.org/2000/01/rdf-schema#label> "Olde\u0301 QA"'
+    server.storage.store.update(Side.PUBLIC, f"INSERT DATA {{ {triple} }}")
+    try:
+        page = server.get("system/Old%C3%A9%20QA")
+        assert page.headers["Location"].endswith("/system/Olde%CC%81%20QA"), page.headers
+    finally:
+        server.storage.store.update(Side.PUBLIC, f"DELETE DATA {{ {triple} }}")
+
+
 @pytest.mark.parametrize(
     ("field", "value", "status"),
     [
