@@ -319,6 +319,11 @@ class ExperimentRunner:
         with self._lock:
             running = self._running.get(experiment_id)
             unended = self._unended.get(experiment_id)
+        if unended is not None and unended[0] is Status.CANCELLED:
+            # cancelled already, its end not taken yet: nothing to stop, and the message said
+            # once (a cancel each time said True and nested "cancelled after cancelled after
+            # …": explore66 F7)
+            return False
         if unended is not None:
             # its run stopped on an error whose end the store did not take (a full disk): the
             # cancel is its end now, recorded when the store takes it (was 200 and nothing),

@@ -678,11 +678,16 @@ def attach_paper(experiment_id: str) -> Response:
 
 @bp.post("/api/experiments/<experiment_id>/cancel")
 def cancel(experiment_id: str) -> Response:
+    from service.graph.experiments import Status
+
     _require_owner(experiment_id)
     state = services()
     active = state.runner.cancel(experiment_id)
-    status = state.runner.as_ended(state.storage.experiments.status(experiment_id))
-    return json_answer({"id": experiment_id, "cancelling": active, "status": status.status.value})
+    status = state.runner.as_ended(state.storage.experiments.status(experiment_id)).status
+    # a run that recorded its end as the cancel came is not stopped by it: it said
+    # {"cancelling": true, "status": "finished"} (explore66 F10)
+    stopping = active and status in (Status.QUEUED, Status.RUNNING, Status.CANCELLED)
+    return json_answer({"id": experiment_id, "cancelling": stopping, "status": status.value})
 
 
 def _rescored(experiment_id: str, profile: str | None, version: str | None) -> tuple[Any, str]:

@@ -694,7 +694,7 @@ def test_openapi_document(server) -> None:
     assert server.get("api", headers={"Accept": "text/html"}).status_code == 200
 
 
-def test_progress_cancel_and_resume_through_the_api(server) -> None:
+def test_progress_cancel_and_resume_through_the_api(server, monkeypatch) -> None:
     import time
 
     import waitress
@@ -732,9 +732,12 @@ def test_progress_cancel_and_resume_through_the_api(server) -> None:
             server.post(f"{url}/cancel", headers={"Authorization": "Bearer x"}).status_code == 403
         )
         assert server.post(f"{url}/cancel", headers=auth).json()["cancelling"] is True
-        while server.get(url, headers=auth).json()["status"] != "cancelled":
+        while (cancelled := server.get(url, headers=auth).json())["status"] != "cancelled":
             assert time.monotonic() < deadline
             time.sleep(0.05)
+        again = server.post(f"{url}/cancel", headers=auth).json()  # nothing left to stop
+        assert again == {"id": ticket["id"], "cancelling": False, "status": "cancelled"}
+        assert server.get(url, headers=auth).json()["message"] == cancelled["message"]
         early = server.post(f"{url}/publish", headers=auth)
         assert early.status_code == 409 and early.json()["error"] == (
             f"experiment {ticket['id']} was cancelled; only a finished experiment can be published"
@@ -749,6 +752,12 @@ def test_progress_cancel_and_resume_through_the_api(server) -> None:
     again = server.post(f"{url}/resume", headers=auth)
     assert again.status_code == 409  # a finished experiment is not resumed
     assert again.json()["error"].startswith(f"experiment {ticket['id']} is finished; only ")
+    assert server.post(f"{url}/cancel", headers=auth).json()["cancelling"] is False
+    # a cancel that came as the run recorded its end: the runner's stop signal was set, the
+    # run finished all the same; it answered "cancelling": true (explore66 F10)
+    monkeypatch.setattr(server.app.extensions["gerbil_qa"].runner, "cancel", lambda _: True)
+    late = server.post(f"{url}/cancel", headers=auth).json()
+    assert (late["cancelling"], late["status"]) == (False, "finished"), late
 
 
 def _evaluate_json(where: Path, *argv: str) -> list[dict]:

@@ -110,6 +110,11 @@ def test_a_run_on_a_full_store_ends_once_it_can_and_a_cancel_is_honoured(
     cancelled = site.post(f"api/experiments/{eid}/cancel", headers=owner)
     assert cancelled.status_code == 200 and cancelled.json()["cancelling"] is True
     assert _state(site, eid, owner)["status"] == "cancelled"  # taken, to be written
+    # cancelled again before the store took it: nothing to stop, said once (it answered
+    # "cancelling": true each time, "cancelled after cancelled after …": explore66 F7)
+    again = site.post(f"api/experiments/{eid}/cancel", headers=owner).json()
+    assert (again["cancelling"], again["status"]) == (False, "cancelled"), again
+    assert _state(site, eid, owner)["message"].count("cancelled after") == 1
     early = site.post(f"api/experiments/{eid}/resume", headers=owner)  # still full
     assert early.status_code == 507 and "no space is left" in early.json()["error"], early.text
     monkeypatch.undo()  # space freed: the cancel is recorded without a restart
