@@ -755,44 +755,95 @@ class Said(str):
         said.words = words
         return said
 
-    def written_like(self, text: str | None) -> bool:
-        """Whether this answer's letters are all in the script the question ``text`` is
-        mostly written in: only then is it marked with the question's language. ``Damavand``
-        in a Persian question was marked ``lang="fa"`` (a Latin name; explore56 F2), and so was
-        ``Iran`` when the Persian question had one Latin word (explore61 F11)."""
-        scripts = {_script(c) for c in self if c.isalpha()} - {None}
-        return bool(text) and scripts <= {_main_script(text or "")}
+    def written_like(self, text: str | None, language: str | None = None) -> bool:
+        """Whether this answer's letters are all in a script the question's ``language`` is
+        written in (:data:`LANGUAGE_SCRIPTS`), or, for a language not listed there, in the
+        script the question ``text`` is mostly written in: only then is it marked with the
+        question's language. ``Damavand`` in a Persian question was marked ``lang="fa"`` (a
+        Latin name; explore56 F2), and so was ``Iran`` when the Persian question had one Latin
+        word (explore61 F11); by the main script alone, a Japanese question with long Latin
+        names marked ``Haruki Murakami`` ja and left ``村上春樹`` unmarked, and a Serbian answer
+        in the other Serbian alphabet lost ``sr`` (explore66 F5, F6)."""
+        scripts = {s for c in self if c.isalpha() and (s := _script(c)) is not None}
+        if not text:
+            return False
+        written = LANGUAGE_SCRIPTS.get((language or "").replace("_", "-").split("-")[0].lower())
+        if written is not None:
+            return scripts <= written
+        main = _main_script(text)
+        return all(_SAME_VOICE.get(s, s) == main for s in scripts)
 
 
-# one script as far as a reader's voice goes: Japanese mixes kanji, hiragana and katakana
-_HAN_AND_KANA = frozenset({"CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "IDEOGRAPHIC"})
+# The scripts a language is written in (its primary subtag; the script names are those of
+# _script): an answer in one of them is marked with the question's language. The languages
+# of QALD, LC-QuAD, PolEval and TEXT2SPARQL and their neighbours; any other keeps the
+# main-script rule (Said.written_like).
+_WRITTEN_IN = (
+    ("LATIN", "en de es fr it nl pt ro pl cs sk sl hr bs hu fi et lv lt sv da no nb nn is tr"),
+    ("LATIN", "az id ms vi ca eu gl ga cy sq mt sw tl af lb eo la"),
+    ("CYRILLIC", "ru uk be bg mk kk ky tg mn ba tt"),
+    ("CYRILLIC LATIN", "sr uz"),
+    ("ARABIC", "ar fa ur ps ug"),
+    ("DEVANAGARI", "hi mr ne sa"),
+    ("HEBREW", "he yi"),
+    ("GREEK", "el"),
+    ("HAN KANA", "ja"),
+    ("HAN", "zh"),
+    ("HANGUL HAN", "ko"),
+    ("THAI", "th"),
+    ("ARMENIAN", "hy"),
+    ("GEORGIAN", "ka"),
+    ("BENGALI", "bn"),
+    ("TAMIL", "ta"),
+    ("TELUGU", "te"),
+    ("KANNADA", "kn"),
+    ("MALAYALAM", "ml"),
+    ("GUJARATI", "gu"),
+    ("GURMUKHI", "pa"),
+    ("ETHIOPIC", "am"),
+)
+LANGUAGE_SCRIPTS: dict[str, frozenset[str]] = {
+    language: frozenset(scripts.split())
+    for scripts, languages in _WRITTEN_IN
+    for language in languages.split()
+}
+
+# kanji and kana, one script as far as a reader's voice goes in the main-script rule
+_SAME_VOICE = {"HAN": "HAN+KANA", "KANA": "HAN+KANA"}
+_SCRIPT_OF = {
+    **dict.fromkeys(("CJK", "IDEOGRAPHIC"), "HAN"),
+    **dict.fromkeys(("HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"), "KANA"),
+    **dict.fromkeys(("FEMININE", "MASCULINE"), "LATIN"),
+}
 
 
 def _script(char: str) -> str | None:
     """The script of a letter, by the first word of its Unicode name (LATIN, ARABIC, CYRILLIC,
-    DEVANAGARI, HANGUL …; kanji and kana are one); None: a letter of no one script — modifier
-    letters (the Uzbek ``ʻ``, the long-vowel mark ``ー``) and the micro sign. The ordinal
-    indicators ``ª º`` are Latin (their names start FEMININE, MASCULINE: explore61 F10)."""
+    DEVANAGARI, HANGUL …; HAN for kanji, KANA for hiragana and katakana); None: a letter of no
+    one script — modifier letters (the Uzbek ``ʻ``, the long-vowel mark ``ー``) and the micro
+    sign. The ordinal indicators ``ª º`` are Latin (their names start FEMININE, MASCULINE:
+    explore61 F10)."""
     import unicodedata
 
     if unicodedata.category(char) == "Lm":
         return None
     name = unicodedata.name(char, "").removeprefix("HALFWIDTH ").removeprefix("FULLWIDTH ")
     word = name.split(" ", 1)[0]
-    if word in ("FEMININE", "MASCULINE"):
-        return "LATIN"
     if word == "MICRO" or not word:
         return None
-    return "HAN+KANA" if word in _HAN_AND_KANA else word
+    return _SCRIPT_OF.get(word, word)
 
 
 @lru_cache(maxsize=1024)
 def _main_script(text: str) -> str | None:
-    """The script most of ``text``'s letters are in (asked once per answer of a question: kept
-    per text, as a task page asks it of the same question for each of its answers)."""
+    """The script most of ``text``'s letters are in, kanji and kana counted as one (asked once
+    per answer of a question: kept per text, as a task page asks it of the same question for
+    each of its answers)."""
     from collections import Counter
 
-    counted = Counter(s for c in text if c.isalpha() and (s := _script(c)) is not None)
+    counted = Counter(
+        _SAME_VOICE.get(s, s) for c in text if c.isalpha() and (s := _script(c)) is not None
+    )
     return counted.most_common(1)[0][0] if counted else None
 
 
