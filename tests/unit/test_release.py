@@ -93,25 +93,48 @@ def test_a_malformed_revision_is_refused(checkout: Path, monkeypatch: pytest.Mon
         ("https://example.org/" + "a" * 20_000, "20020 characters, more than 2000"),
         ("https://github.com:99999/x", "port is not one of 1-65535 (Port out of range"),
         ("https://github.com:0/x", "port is not one of 1-65535 (0)"),
+        # explore66 F3: refused with no reason; F4: accepted, though no host git clones from
+        ("https://example.com/%ZZ", "a % that starts no escape (at character 21, '%ZZ')"),
+        ("https://[fe80::1%25eth0]/x", "its host [fe80::1%25eth0] has a zone"),
+        ("https://::1/x", "is an IPv6 address, written in brackets: https://[::1]/"),
+        ("https://example.com/$(id)", "holds '$' (at character 21): a quote, a character a "),
+        ("https://example.com/x`id`", "holds '`' (at character 22)"),
+        ('https://example.com/x"y', "holds '\"' (at character 22)"),
+        ("https://git.example.org/o'brien/qa&co.git", 'holds "\'" (at character 26)'),
+        ("https://[v1.x]/x", "its host [v1.x] is no IPv6 address"),
+        ("https://example.com%40evil.com/x", "its host 'example.com%40evil.com' is percent-enc"),
+        ("https://exa%6Dple.com/x", "its host 'exa%6Dple.com' is percent-encoded"),
+        ("https://-x-.com/x", "its host '-x-.com' is no domain name: each label 1-63 letters"),
+        ("https://\uff25\uff38\uff21\uff2d\uff30\uff2c\uff25.com/x", "write it as 'example.com'"),
+        ("https://999.1.1.1/x", "its host '999.1.1.1' is no IPv4 address and no domain name"),
     ],
 )
 def test_a_source_repository_not_to_publish_is_refused(
     monkeypatch: pytest.MonkeyPatch, url: str, said: str
 ) -> None:
-    """Each was accepted, then published in every experiment's RDF and page (explore61 F14)."""
+    """Each was accepted, then published in every experiment's RDF and page (explore61 F14),
+    or refused saying no more than "expected the http(s) URL" (explore66 F3)."""
     monkeypatch.setenv(release.REPOSITORY_ENV, url)
     with pytest.raises(ServiceError, match="GERBIL_QA_SOURCE_REPOSITORY=") as refused:
         release.repository()
     assert said in str(refused.value) and len(str(refused.value)) < 500
 
 
-def test_the_checkout_command_is_quoted_for_any_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "url",
+    ["https://[::1]:8080/x", "http://10.0.0.1:8080/r.git", "https://git.example.org/~me/r.git",
+     "https://xn--bcher-kva.example/r", "https://example.com/a%20b"],
+)  # fmt: skip
+def test_a_source_repository_git_clones_is_taken(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv(release.REPOSITORY_ENV, url)
+    assert release.repository() == url
+
+
+def test_the_checkout_command_is_quoted_for_any_shell() -> None:
     """POSIX quoting (bash's ``$'…'`` was used for a URL holding a bidi character)."""
     from service.web.reproduce import Reproduction
 
-    url = "https://git.example.org/o'brien/qa&co.git"
-    monkeypatch.setenv(release.REPOSITORY_ENV, url)
-    assert release.repository() == url
+    url = "https://git.example.org/o'brien/qa&co.git"  # stored before such were refused
     commit = "0123456789abcdef0123456789abcdef01234567"
     made = Reproduction((), ("gerbil-qa",), "1", commit, False, repository=url)
     assert made.checkout == (
