@@ -923,7 +923,7 @@ def _form_choices(raw: Any) -> None:
         raise BadRequest(
             'Choose one dataset: a "Catalogue dataset" or a dataset file, not both (set the '
             'list back to "(upload a file instead)" to use the file).',
-            field="dataset",
+            field=NO_DATASET,  # both fields marked and linked, as the run form's (explore66 F8)
         )
     answers = sum(1 for system in raw.systems if system.answers is not None)
     if answers < 2:

@@ -283,8 +283,12 @@ def test_a_form_without_a_dataset_or_files_says_what_to_choose(server) -> None:
     assert any(label.startswith("Answer files") for label in form)
     # the field at fault marked, described by the notice, linked from it, as on the run page
     # (it was focused notice, unmarked field: explore59 F5)
-    # "no dataset" names both fields that give one: both marked and linked (explore62 F3)
-    for refused, fields in ((page, ["cmp-dataset", "cmp-dataset-file"]), (one, ["cmp-answers"])):
+    # "no dataset" names both fields that give one: both marked and linked (explore62 F3), and
+    # so does "Choose one dataset", which marked only the list (explore66 F8)
+    both = server.post("compare", files=_files(), data={"profile": "exact", "dataset": "demo"})
+    assert "Choose one dataset" in _error(both.text), _error(both.text)
+    two = ["cmp-dataset", "cmp-dataset-file"]
+    for refused, fields in ((page, two), (both, two), (one, ["cmp-answers"])):
         marked = re.findall(r'id="(cmp-[^"]+)"[^>]*aria-invalid="true"', refused.text)
         assert marked == fields, marked
         for field in fields:
