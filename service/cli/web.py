@@ -218,7 +218,8 @@ def _serve(args: argparse.Namespace) -> int:
     def stop(signum: int, frame: object) -> None:  # leave through the finally below
         if stopping:  # again (a watchdog, a repeated stop): raised in the finally, it cut the
             # hand-over short, and the interpreter's exit broke the runs (explore46 9)
-            log.info("already shutting down (signal %s again)", signal.Signals(signum).name)
+            log.info("already shutting down (%s)", signal_again(signum, stopping))
+            stopping.append(signum)
             return
         stopping.append(signum)
         why[0] = f"signal {signal.Signals(signum).name}"
@@ -264,6 +265,20 @@ def _serve(args: argparse.Namespace) -> int:
             if number is not None:
                 signal.signal(number, signal.SIG_IGN)
     return 0
+
+
+def signal_again(signum: int, stopping: list[int]) -> str:
+    """How a stop signal that came while ``serve`` shuts down is logged: ``signal SIGTERM
+    again`` for one that came before, else ``signal SIGINT after SIGTERM`` (the one that began
+    the shutdown; 0: none, it began otherwise). A different one was said "SIGINT again"
+    (explore66 F11)."""
+    import signal
+
+    name = signal.Signals(signum).name
+    if signum in stopping:
+        return f"signal {name} again"
+    first = stopping[0] if stopping else 0
+    return f"signal {name} after {signal.Signals(first).name}" if first else f"signal {name}"
 
 
 def served_at(host: str, port: int, url_prefix: str = "") -> str:

@@ -112,6 +112,8 @@ def test_every_run_under_way_at_a_shutdown_is_interrupted_however_often_it_is_si
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        # Ctrl-C's signal as a terminal gives it (a background job has it ignored)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60
@@ -137,8 +139,9 @@ def test_every_run_under_way_at_a_shutdown_is_interrupted_however_often_it_is_si
                     break
                 assert time.monotonic() < deadline, state
                 time.sleep(0.1)
-        for _ in range(3):  # again while it stops, as explore46's watchdog did
-            process.send_signal(signal.SIGTERM)
+        # again while it stops, as explore46's watchdog did, and Ctrl-C after
+        for stop in (signal.SIGTERM, signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
+            process.send_signal(stop)
             time.sleep(0.1)
         output = process.communicate(timeout=40)[0]
     finally:
@@ -148,6 +151,8 @@ def test_every_run_under_way_at_a_shutdown_is_interrupted_however_often_it_is_si
     assert process.returncode == 0, output[-3000:]
     assert "Traceback" not in output, output[-3000:]
     assert output.count("already shutting down (signal SIGTERM again)") == 2, output[-3000:]
+    # another signal is named as what it is, not "SIGINT again" (explore66 F11)
+    assert output.count("already shutting down (signal SIGINT after SIGTERM)") == 1, output
     storage = open_storage(tmp_path / "store", base=f"http://localhost:{port}/")
     try:
         states = [storage.experiments.status(t["id"]) for t in tickets]
