@@ -130,26 +130,32 @@ def named_filters(args: Any) -> dict[str, str]:
     for kind in ("system", "dataset"):
         why = f"the experiments are listed by one {kind} at a time (ask once for each)"
         if (given := single_arg(args, kind, why=why)) is not None:
-            named[kind] = stored_system_name(given) if kind == "system" else given
+            named[kind] = _system_name(given) if kind == "system" else given
     return named
 
 
-def stored_system_name(name: str) -> str:
+def _system_name(name: str) -> str:
+    import unicodedata
+
+    return stored_system_name(name) or unicodedata.normalize("NFC", name)
+
+
+def stored_system_name(name: str) -> str | None:
     """A system's name as its IRI holds it: names are kept in NFC (``Cafe\u0301 Run`` is
     stored ``Café Run``), so a decomposed spelling found nothing (explore66 F9); a name
     stored before that (in NFD) is found as stored. The name as given when a public graph
-    describes it, else its NFC or NFD form that one does, else its NFC form."""
+    describes it, else its NFC or NFD form that one does; None when none does."""
     import unicodedata
 
     from service.graph.nodes import node
 
     storage = services().storage
-    nfc = unicodedata.normalize("NFC", name)
-    for form in dict.fromkeys((name, nfc, unicodedata.normalize("NFD", name))):
+    forms = (name, unicodedata.normalize("NFC", name), unicodedata.normalize("NFD", name))
+    for form in dict.fromkeys(forms):
         subject = node(storage.uris.system(form))
         if next(iter(storage.public.quads_for_pattern(subject, None, None)), None) is not None:
             return form
-    return nfc
+    return None
 
 
 def page_args(args: Any) -> dict[str, str]:

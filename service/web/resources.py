@@ -1978,7 +1978,8 @@ SYSTEM_OFFERS = conneg.offers(quads=True, csv=True)
 def system(name: str) -> BaseResponse:
     system_name, ext = conneg.split_extension(name)
     stored = listings.stored_system_name(system_name)
-    if stored != system_name:  # another spelling of its name (NFD for NFC: explore66 F9)
+    if stored is not None and stored != system_name:  # its name in another Unicode form
+        # (NFD for the NFC it is kept in, or the older way round: explore66 F9)
         target = url_for("resources.system", name=stored + (f".{ext}" if ext else ""))
         query = urlencode(list(request.args.items(multi=True)))
         return redirect(f"{target}?{query}" if query else target, code=301)
