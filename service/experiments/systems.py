@@ -45,8 +45,9 @@ QUERY_ANSWERS_FORMAT = "text2sparql-answers"  # an answer file whose answers are
 # and _.+()@,:'-, where a letter may carry combining marks (Unicode Mn/Mc: the vowel signs and
 # viramas of हिन्दी, தமிழ், สวัสดี; explore66 F2). \w has no marks, so SYSTEM_NAME is matched
 # by is_system_name over the name with the marks after letters taken out; a mark anywhere else,
-# or one that draws nothing (a variation selector, U+034F: TeBaQA with one is TeBaQA), is not
-# taken. SYSTEM_NAME is compiled when first used (start-up of evaluate).
+# one that draws nothing (a variation selector, U+034F: TeBaQA with one is TeBaQA) or an
+# overlay (Bjo + U+0338 + rn reads as Bjørn) is not taken. SYSTEM_NAME is compiled when
+# first used (start-up of evaluate).
 SYSTEM_NAME = r"^\w[\w .+()@,:'-]{0,119}$"
 SYSTEM_NAME_LENGTH = 120
 _MARKS = frozenset(("Mn", "Mc"))
@@ -186,7 +187,9 @@ def is_system_name(text: str) -> bool:
     after_letter = False  # the last character kept is a letter (its marks are passed over)
     for char in text:
         if unicodedata.category(char) in _MARKS:
-            if not after_letter:
+            # an overlay (combining class 1: U+0335-U+0338) strikes through its letter:
+            # o + U+0338 reads as ø, l + U+0337 as ł, which NFC leaves two names
+            if not after_letter or unicodedata.combining(char) == 1:
                 return False
             continue
         bare.append(char)

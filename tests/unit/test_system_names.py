@@ -26,8 +26,9 @@ def test_names_in_one_alphabet_a_word_are_taken(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["\u093fQA", "QA \u093f", "4\u0301", "TeBaQA\ufe0f", "Te\u034fBaQA", "a" * 118 + "\u093f" * 3],
-)
+    ["\u093fQA", "QA \u093f", "4\u0301", "TeBaQA\ufe0f", "Te\u034fBaQA", "Bjo\u0338rn QA",
+     "a" * 118 + "\u093f" * 3],
+)  # fmt: skip
 def test_a_mark_not_after_a_letter_or_one_that_draws_nothing_is_refused(name: str) -> None:
     with pytest.raises(BadRequest, match="must be 1-120 letters \\(with their marks\\)"):
         check_name(name, 1)
