@@ -291,7 +291,8 @@ def _listing_schemas() -> dict[str, Any]:
                 "type": "boolean",
                 "description": (
                     "Whether a run was stopped, here or on another replica of the store "
-                    "(false: it was not queued or running)."
+                    "(false: it was not queued or running: it had finished first, or was "
+                    "cancelled already; `status` says which)."
                 ),
             },
             status={"enum": [s.value for s in Status]},
