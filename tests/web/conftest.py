@@ -32,6 +32,10 @@ PROTOCOL_GRAPHS = {
 SPARQL_TIMEOUT = 3.0
 SPARQL_MEMORY_MB = 256
 MAX_BYTES = 400_000
+# seconds between two status requests while a run is waited for: a demo run ends within a
+# second, and at 0.1 s each wait ran on 50 ms on average past its end (250 waits in web/);
+# not shorter: the server runs in this process, each request takes the GIL from the run
+STATUS_POLL = 0.05
 
 
 @dataclass
@@ -117,7 +121,7 @@ class Server:
                 return state
             if time.monotonic() > deadline:
                 raise AssertionError(f"experiment {experiment_id} did not finish: {state}")
-            time.sleep(0.1)
+            time.sleep(STATUS_POLL)
 
 
 def demo_dataset(server: Server) -> str:
