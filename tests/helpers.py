@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -293,3 +294,15 @@ def serving(handler: type) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+_HELD: dict[str, threading.Event] = {}
+_HELD_LOCK = threading.Lock()
+
+
+def held(name: str) -> threading.Event:
+    """The event a test's QA service holds calls on until it is set (``held(name).set()``);
+    kept here, in a module imported once (a conftest may be imported twice, by pytest and by
+    a test module's import), so the service and the test share it."""
+    with _HELD_LOCK:
+        return _HELD.setdefault(name, threading.Event())

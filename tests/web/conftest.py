@@ -21,7 +21,7 @@ import requests
 
 from service.paths import DEMO_DIR
 from service.systems.localnet import free_port
-from tests.helpers import serving
+from tests.helpers import held, serving
 from tests.layers import CHROMEDRIVER, CHROMIUM
 
 PROTOCOL_GRAPHS = {
@@ -300,6 +300,8 @@ def browser_without_js() -> Iterator:
 
 class _SlowQAHandler(BaseHTTPRequestHandler):
     """``POST /delay/<seconds>``: answers "Earth" to every question after the delay;
+    ``POST /held/<name>``: the same once the name is released (``tests.helpers.held``),
+    waiting a minute at most: a run asking it runs for as long as a test wants;
     ``POST /refuse``: a 400 with a reason, at once; ``POST /fail/<word>``: a 500 for a
     question holding the word, "Earth" at once for the others."""
 
@@ -320,6 +322,8 @@ class _SlowQAHandler(BaseHTTPRequestHandler):
         else:
             if self.path.startswith("/delay/"):
                 time.sleep(float(self.path.rsplit("/", 1)[-1]))
+            elif self.path.startswith("/held/"):
+                held(self.path.rsplit("/", 1)[-1]).wait(60)
             binding = {"x": {"type": "literal", "value": "Earth"}}
             answer = {"head": {"vars": ["x"]}, "results": {"bindings": [binding]}}
             body = json.dumps({"questions": [{"id": "1", "answers": [answer]}]}).encode()

@@ -405,9 +405,13 @@ def test_a_dataset_found_by_search_or_chosen_as_a_file_puts_the_default_profile_
 def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> None:
     from selenium.webdriver.common.by import By
 
+    from tests.helpers import held
+
     browser.delete_all_cookies()
     _run_page(browser, server)
-    _submit_run(browser, webservice=f"{slow_qa}delay/3")
+    # its service holds every call until the cancel is seen (it ran 3 s a question: the
+    # resumed run then took its 14 questions' time, ~10 s, to show its results)
+    _submit_run(browser, webservice=f"{slow_qa}held/owner-cancels")
     browser.find_element(By.ID, "open-experiment").click()
     wait_until(browser, lambda d: d.find_elements(By.ID, "cancel"))
     shot(browser, "flow-cancel-before")
@@ -425,6 +429,7 @@ def test_the_owner_cancels_a_run_in_the_browser(server, browser, slow_qa) -> Non
 
     wait_until(browser, cancelled, timeout=60)
     shot(browser, "flow-cancelled")
+    held("owner-cancels").set()  # the resumed run is answered at once
     # and resumes it there (before: the page said "resume it" and offered the API only)
     wait_until(browser, lambda d: d.find_elements(By.ID, "resume")).pop().click()
     wait_until(browser, lambda d: d.find_elements(By.ID, "table-QA"), timeout=90)
