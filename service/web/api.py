@@ -219,14 +219,15 @@ def compare_systems() -> Response:
     body = json_body() if request.mimetype == "application/json" else None
     if request.mimetype == "application/json" and not isinstance(body, dict):
         raise BadRequest("$: expected a JSON object (the submission and the options)")
-    found = compare_request(body, kbs=_kbs())
     # the paper's tables where asked for by name or preferred in Accept; else the JSON, as
-    # any other Accept always had it
+    # any other Accept always had it; a format named is json or latex (406 else, as at GET
+    # compare), said before the work
     offered = (conneg.JSON, conneg.LATEX)
     chosen = conneg.choose_from_accept(request.headers.get("Accept"), offered, default=offered[0])
-    if request.args.get("format") == "latex" or (
-        chosen is conneg.LATEX and request.args.get("format") != "json"
-    ):
+    if request.args.get("format"):
+        chosen = conneg.negotiate(request, offered)
+    found = compare_request(body, kbs=_kbs())
+    if chosen is conneg.LATEX:
         response = latex_answer(found)
         response.headers["Cache-Control"] = "no-store"
         response.vary.add("Accept")

@@ -134,6 +134,9 @@ def compare_request(
         tasks = body["tasks"]
         if not isinstance(tasks, list):
             raise BadRequest("$.tasks: expected a list of task URIs")
+        for key in sorted(COMPARE_OPTIONS | {"tokens"}):  # as a submission's nulls are
+            if key in body and body[key] is None:
+                raise BadRequest(f"$.{key}: got null (leave the key out for the default)")
         return compare_stored(tasks, body, tokens=body.get("tokens"))
     from service.web.api import FORM_TYPES, unsupported_body
 
@@ -1021,11 +1024,21 @@ def _wanted() -> Any:
     return None if rep is conneg.HTML else rep
 
 
+def comparison_query(args: Any) -> str:
+    """The query of a comparison's link, as its page links its formats and its RDF names it:
+    the tasks in their order, then the options it reads (:data:`COMPARE_OPTIONS`), task URIs
+    written as they are; other arguments (a leaderboard's ``from``, ``dataset``) left out, so
+    one comparison has one name (the RDF re-encoded the tasks and kept them: explore67 F1)."""
+    from urllib.parse import quote, urlencode
+
+    pairs = [("task", t) for t in args.getlist("task")]
+    pairs += [(k, args[k]) for k in sorted(COMPARE_OPTIONS) if args.get(k)]
+    return urlencode(pairs, safe=":/", quote_via=quote)
+
+
 def _rdf_comparison(tasks: list[str], rep: Any) -> Response:
     """The comparison of stored ``tasks`` as RDF (:mod:`service.web.comparison_rdf`), about
     this link without its ``format``; a refusal as text."""
-    from urllib.parse import urlencode
-
     from service.web.comparison_rdf import comparison_quads
     from service.web.rdf_out import CONTEXT_PATH, serialize
 
@@ -1033,8 +1046,8 @@ def _rdf_comparison(tasks: list[str], rep: Any) -> Response:
     try:
         options = {k: v for k, v in request.args.items() if k not in ("task", "format")}
         found = compare_stored(tasks, options)
-        query = urlencode([(k, v) for k, v in request.args.items(multi=True) if k != "format"])
-        quads = comparison_quads(found, f"{base}compare?{query}", services().storage.uris)
+        uri = f"{base}compare?{comparison_query(request.args)}"
+        quads = comparison_quads(found, uri, services().storage.uris)
         body = serialize(quads, rep.rdf, context_url=base + CONTEXT_PATH)
         response = Response(body, content_type=f"{rep.media_type}; charset=utf-8")
         response.headers.update(_privacy(found))
@@ -1130,6 +1143,7 @@ def _page(*, found: Compared | None = None, error: ServiceError | None = None) -
         own_tasks=tasks,
         measures=measure_choices(),
         ticked=request.args.getlist("task") if request.method == "GET" else [],
+        compare_query=comparison_query(request.args) if request.method == "GET" else "",
         datasets=catalog.entries(),
         uploads=published_uploads(),
         own_profiles=dataset_profiles(),

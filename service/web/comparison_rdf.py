@@ -14,7 +14,9 @@ link itself (the tasks and options in its query); it is:
   its rank by the measure (tied scores share one), score and interval, tier and the
   ``gqa:tierSignature`` the tiers were computed under;
 - one ``gqa:PairwiseTest`` per pair tested (``gqa:pairwiseTest``): the two tasks, the
-  difference of the measure, the p-value and its Holm-adjusted value.
+  difference of the measure, the p-value and its Holm-adjusted value;
+- of a withdrawn experiment compared (as published), its ``gqa:withdrawnAt`` and
+  ``gqa:withdrawalReason``, as its own document says them.
 """
 
 from __future__ import annotations
@@ -84,6 +86,16 @@ def comparison_quads(found: Compared, uri: str, uris: Uris) -> list[Any]:
         ]
         if system.get("tier") is not None:
             out.append((entry, GQA + "tier", n.integer(system["tier"])))
+    for gone in found.withdrawn:  # compared as published, its withdrawal said (explore67 F2)
+        experiment = n.node(gone["experiment"])
+        out += [
+            (
+                experiment,
+                GQA + "withdrawnAt",
+                n.literal(gone["withdrawnAt"], datatype=XSD + "dateTime"),
+            ),
+            (experiment, GQA + "withdrawalReason", n.literal(gone["withdrawalReason"])),
+        ]
     for i, pair in enumerate(data["pairs"], 1):
         if pair["a"] not in task_of or pair["b"] not in task_of:
             continue

@@ -1594,8 +1594,9 @@ def openapi_document(base: str) -> dict[str, Any]:
                                 conneg.LATEX.media_type: {"schema": {"type": "string"}},
                             },
                         },
-                        # 404: a dataset of neither kind; 415: a body neither JSON nor a form
-                        **_errors(400, 403, 404, 415),
+                        # 404: a dataset of neither kind; 406: ?format= neither json nor
+                        # latex; 415: a body neither JSON nor a form
+                        **_errors(400, 403, 404, 406, 415),
                     },
                     requestBody=_compare_body(submission_body(options)),
                     parameters=[
@@ -1826,7 +1827,11 @@ def openapi_document(base: str) -> dict[str, Any]:
                     "experiment ends as cancelled within seconds. A resume asks the questions "
                     "not answered.",
                     {
-                        "200": _json_response("Cancellation requested", "Cancelled"),
+                        "200": _json_response(
+                            "Cancellation requested (cancelling true), or nothing to cancel: "
+                            "the run had ended or was cancelled already (status says which)",
+                            "Cancelled",
+                        ),
                         **_errors(403, 404),
                     },
                     parameters=[exp_id],

@@ -835,8 +835,24 @@ def test_a_stored_comparison_gives_the_latex_tables_gerbil_qa_compare_gives(
     assert form.text == cli
     assert 'id="compare-latex-submit"' in page
     link = html.unescape(page.split('id="compare-turtle" href="', 1)[1].split('"', 1)[0])
-    assert server.get(link.removeprefix("/")).headers["Content-Type"].startswith("text/turtle")
+    turtle = server.get(link.removeprefix("/"))
+    assert turtle.headers["Content-Type"].startswith("text/turtle")
+    # the link the page gives is what the RDF is about (explore67 F1: re-encoded, stray args)
+    subject = server.url + link.removeprefix("/").removesuffix("&format=ttl")
+    assert f"<{subject}> a " in turtle.text, (subject, turtle.text[:600])
+    strays = server.get(
+        "compare", params=[*query, ("from", "runs")], headers={"Accept": "text/turtle"}
+    )
+    assert f"<{subject}> a " in strays.text
+    assert server.post("api/compare", json=body, params={"format": "xml"}).status_code == 406
+    nulled = server.post("api/compare", json={"tasks": tasks, "measure": None})
+    assert nulled.status_code == 400 and "$.measure" in nulled.text
     _the_comparison_as_rdf(server, query, tasks)
+    # a withdrawn task compared as published, its withdrawal said (explore67 F2)
+    gone = server.post(f"api/experiments/{eid}/withdraw", headers=owner, json={"reason": "a bug"})
+    assert gone.status_code == 200, gone.text
+    after = server.get("compare", params=query, headers={"Accept": "text/turtle"}).text
+    assert "gqa:withdrawalReason" in after and '"a bug"' in after
 
 
 def _the_comparison_as_rdf(server: Any, query: list[tuple[str, str]], tasks: list[str]) -> None:
