@@ -179,32 +179,53 @@ def system_name(given: str) -> str:
     return unicodedata.normalize("NFC", given.strip())
 
 
+MARKS_ON_A_LETTER = 4  # combining marks one letter may carry (Vietnamese and Indic use 1-3)
+RULE = (
+    "must be 1-120 letters (with their marks), digits, spaces or _.+()@,:'- (starting with a "
+    "letter, digit or _)"
+)
+
+
 def is_system_name(text: str) -> bool:
     """Whether ``text`` (NFC) is a system's name by the rule at :data:`SYSTEM_NAME`."""
-    if len(text) > SYSTEM_NAME_LENGTH or _INVISIBLE_MARKS.search(text):
-        return False
+    return system_name_problem(text) is None
+
+
+def system_name_problem(text: str) -> str | None:
+    """Why ``text`` (NFC) is not a system's name by the rule at :data:`SYSTEM_NAME`, naming
+    the character where one is at fault (an overlay was refused with "letters (with their
+    marks)", which it is: explore67 F4); None when it is one."""
+    if len(text) > SYSTEM_NAME_LENGTH:
+        return f"is {len(text)} characters: {RULE}"
     bare: list[str] = []
-    after_letter = False  # the last character kept is a letter (its marks are passed over)
-    for char in text:
+    after_letter, marks = False, 0  # the last character kept is a letter; marks on it so far
+    for at, char in enumerate(text, 1):
+        said = f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}, at character {at}"
+        if _INVISIBLE_MARKS.match(char):
+            return f"has a mark that shows nothing ({said}): the name reads as the one without"
         if unicodedata.category(char) in _MARKS:
+            marks += 1
+            if not after_letter:
+                return f"has a combining mark after no letter ({said}): {RULE}"
             # an overlay (combining class 1: U+0335-U+0338) strikes through its letter:
             # o + U+0338 reads as ø, l + U+0337 as ł, which NFC leaves two names
-            if not after_letter or unicodedata.combining(char) == 1:
-                return False
+            if unicodedata.combining(char) == 1:
+                return f"has a mark that strikes its letter through ({said}): it reads as another"
+            if marks > MARKS_ON_A_LETTER:  # a stack of 100 accents on one letter (explore67 F5)
+                return f"has more than {MARKS_ON_A_LETTER} marks on one letter ({said})"
             continue
         bare.append(char)
-        after_letter = char.isalpha()
-    return re.match(SYSTEM_NAME, "".join(bare)) is not None
+        after_letter, marks = char.isalpha(), 0
+    return None if re.match(SYSTEM_NAME, "".join(bare)) is not None else RULE
 
 
 def check_name(name: str, n: int) -> str:
     """A system's name as recorded (its URI is ``system/{name}``); BadRequest otherwise."""
     # NFC: a decomposed é (a file name on macOS) is the precomposed one, which the rule takes
     text = unicodedata.normalize("NFC", name.strip()) if isinstance(name, str) else ""
-    if not is_system_name(text):
+    if (problem := system_name_problem(text)) is not None:
         raise BadRequest(
-            f"system {n}: name {name!r} must be 1-120 letters (with their marks), digits, "
-            "spaces or _.+()@,:'- (starting with a letter, digit or _)",
+            f"system {n}: name {name!r} {problem}",
             field=f"systems[{n - 1}].name",  # the API's problems[].path
         )
     from service.experiments.lookalikes import lookalike_reason
