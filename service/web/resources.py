@@ -1980,7 +1980,8 @@ def system(name: str) -> BaseResponse:
     stored = listings.stored_system_name(system_name)
     if stored is not None and stored != system_name:  # its name in another Unicode form
         # (NFD for the NFC it is kept in, or the older way round: explore66 F9)
-        target = url_for("resources.system", name=stored + (f".{ext}" if ext else ""))
+        # under the base, as the other redirects of a resource are (explore67 F6)
+        target = services().storage.uris.system(stored) + (f".{ext}" if ext else "")
         query = urlencode(list(request.args.items(multi=True)))
         return redirect(f"{target}?{query}" if query else target, code=301)
     uri = services().storage.uris.system(system_name)

@@ -2041,7 +2041,8 @@ def test_a_system_is_found_by_either_unicode_form_of_its_name(server) -> None:
     owner = {"Authorization": f"Bearer {submitted['token']}"}
     assert server.post(f"api/experiments/{submitted['id']}/publish", headers=owner).ok
     page = server.get("system/Cafe%CC%81%20Run.ttl")
-    assert page.status_code == 301 and page.headers["Location"].endswith("/Caf%C3%A9%20Run.ttl")
+    assert page.status_code == 301  # under the base, as the other redirects (explore67 F6)
+    assert page.headers["Location"] == f"{server.url}system/Caf%C3%A9%20Run.ttl"
     assert server.get("system/Cafe%CC%81%20Run", allow_redirects=True).status_code == 200
     badge = server.get(f"experiment/{submitted['id']}/badge.svg", params={"system": nfd})
     assert badge.status_code == 200 and nfc in badge.text, badge.text
