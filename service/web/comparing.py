@@ -988,7 +988,7 @@ def _form_answer() -> Any:
     asks for ``application/json`` or ``?format=json``: a paper's link to its significance
     tests is readable by programs too."""
     tasks = request.args.getlist("task")
-    wanted = _wanted()
+    wanted = _wanted(rdf=bool(tasks))
     if wanted is not None and wanted.rdf is not None:
         return _rdf_comparison(tasks, wanted)
     if wanted is not None:
@@ -1015,12 +1015,14 @@ def _privacy(found: Compared) -> dict[str, str]:
     return PRIVATE if found.private else {}
 
 
-def _wanted() -> Any:
-    """The representation ``?format=`` or ``Accept`` ask for (JSON, LaTeX, an RDF syntax of
-    triples), None for HTML; any other is a 406."""
+def _wanted(*, rdf: bool) -> Any:
+    """The representation ``?format=`` or ``Accept`` ask for (JSON, LaTeX, and where ``rdf``,
+    a comparison of tasks, an RDF syntax of triples), None for HTML; any other is a 406 (the
+    form alone has no RDF)."""
     from service.web import conneg
 
-    rep = conneg.negotiate(request, (conneg.HTML, conneg.JSON, conneg.LATEX, *conneg.TRIPLES))
+    offered = (conneg.HTML, conneg.JSON, conneg.LATEX, *(conneg.TRIPLES if rdf else ()))
+    rep = conneg.negotiate(request, offered)
     return None if rep is conneg.HTML else rep
 
 
