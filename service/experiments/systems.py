@@ -200,23 +200,26 @@ def system_name_problem(text: str) -> str | None:
     bare: list[str] = []
     after_letter, marks = False, 0  # the last character kept is a letter; marks on it so far
     for at, char in enumerate(text, 1):
-        said = f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}, at character {at}"
         if _INVISIBLE_MARKS.match(char):
-            return f"has a mark that shows nothing ({said}): the name reads as the one without"
+            return f"has a mark that shows nothing ({_said(char, at)}): it reads as without"
         if unicodedata.category(char) in _MARKS:
             marks += 1
             if not after_letter:
-                return f"has a combining mark after no letter ({said}): {RULE}"
+                return f"has a combining mark after no letter ({_said(char, at)}): {RULE}"
             # an overlay (combining class 1: U+0335-U+0338) strikes through its letter:
             # o + U+0338 reads as ø, l + U+0337 as ł, which NFC leaves two names
             if unicodedata.combining(char) == 1:
-                return f"has a mark that strikes its letter through ({said}): it reads as another"
+                return f"has a mark that strikes its letter through ({_said(char, at)})"
             if marks > MARKS_ON_A_LETTER:  # a stack of 100 accents on one letter (explore67 F5)
-                return f"has more than {MARKS_ON_A_LETTER} marks on one letter ({said})"
+                return f"has more than {MARKS_ON_A_LETTER} marks on one letter ({_said(char, at)})"
             continue
         bare.append(char)
         after_letter, marks = char.isalpha(), 0
     return None if re.match(SYSTEM_NAME, "".join(bare)) is not None else RULE
+
+
+def _said(char: str, at: int) -> str:
+    return f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}, at character {at}"
 
 
 def check_name(name: str, n: int) -> str:
