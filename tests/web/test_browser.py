@@ -136,10 +136,15 @@ def dataset_picks_profile(driver, form: str, dataset: str, profile: str) -> tupl
 def wait_until(driver, condition, timeout: float = 20):
     """What ``condition`` returns once it is truthy: a click starts a navigation or a request
     and returns before the next page is there. Asked every 50 ms (selenium's default, 500 ms,
-    waited a quarter of a second on average past the moment it held, at every wait)."""
+    waited a quarter of a second on average past the moment it held, at every wait). An
+    element the page redrew between finding and reading it is asked for again (a live progress
+    row is replaced when it changes: at 50 ms the condition met it mid-swap in CI)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=POLL).until(condition)
+    redrawn = (StaleElementReferenceException,)
+    wait = WebDriverWait(driver, timeout, poll_frequency=POLL, ignored_exceptions=redrawn)
+    return wait.until(condition)
 
 
 def _stale(element) -> bool:
