@@ -786,15 +786,12 @@ def published_under(
 
 def _both_forms(storage: Storage, system: str) -> set[str]:
     """The system IRI ``system`` and those of its name in NFC and NFD."""
-    import unicodedata
+    from service.experiments.systems import name_forms
 
     prefix = storage.uris.system("")
     if not system.startswith(prefix):
         return {system}
-    name = unquote(system[len(prefix) :])
-    return {system} | {
-        storage.uris.system(unicodedata.normalize(form, name)) for form in ("NFC", "NFD")
-    }
+    return {system} | {storage.uris.system(f) for f in name_forms(unquote(system[len(prefix) :]))}
 
 
 def name_in_use_note(

@@ -222,6 +222,13 @@ def _said(char: str, at: int) -> str:
     return f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}, at character {at}"
 
 
+def name_forms(name: str) -> tuple[str, ...]:
+    """``name`` as given, in NFC and in NFD, once each: the IRIs a system of that name may
+    have (names are kept in NFC since 2026-11-29; older ones as they were stored)."""
+    forms = (name, unicodedata.normalize("NFC", name), unicodedata.normalize("NFD", name))
+    return tuple(dict.fromkeys(forms))
+
+
 def check_name(name: str, n: int) -> str:
     """A system's name as recorded (its URI is ``system/{name}``); BadRequest otherwise."""
     # NFC: a decomposed é (a file name on macOS) is the precomposed one, which the rule takes

@@ -145,13 +145,11 @@ def stored_system_name(name: str) -> str | None:
     stored ``Café Run``), so a decomposed spelling found nothing (explore66 F9); a name
     stored before that (in NFD) is found as stored. The name as given when a public graph
     describes it, else its NFC or NFD form that one does; None when none does."""
-    import unicodedata
-
+    from service.experiments.systems import name_forms
     from service.graph.nodes import node
 
     storage = services().storage
-    forms = (name, unicodedata.normalize("NFC", name), unicodedata.normalize("NFD", name))
-    for form in dict.fromkeys(forms):
+    for form in name_forms(name):
         subject = node(storage.uris.system(form))
         if next(iter(storage.public.quads_for_pattern(subject, None, None)), None) is not None:
             return form
